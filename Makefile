@@ -1,0 +1,50 @@
+# profview - the commands a person types. The build itself is Meson + ninja (meson.build).
+#   make          build build/profview (gcc, -Werror)
+#   make run      install what is missing, build, and show the call tree of a bundled profile
+#   make test     install what is missing, build, run every test, then again under ASan+UBSan
+#   make bench    the benchmarks of bench/ (see bench/RESULTS.md)
+
+# Debian packages the build and the tests need (checked with dpkg, installed only when missing)
+DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g-dev libxxhash-dev
+EXAMPLE := examples/firefox-argument-values.json
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all run test deps build build-san bench clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+build/build.ninja:
+	meson setup build -Dwerror=true
+
+build: build/build.ninja
+	ninja -C build
+
+build-san/build.ninja:
+	CC=clang meson setup build-san -Dwerror=true -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dbuildtype=debug
+
+build-san: build-san/build.ninja
+	ninja -C build-san
+
+run: deps build
+	./build/profview tree $(EXAMPLE)
+
+test: deps
+	@$(MAKE) --no-print-directory build build-san
+	@sh tests/run-all.sh build build-san
+
+bench: deps build
+	sh bench/run.sh
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,43 @@
+/*
+ * error.h - status codes and error details of libprofview.
+ *
+ * Every library call that can fail returns 0 or a negative enum pv_status and, when the caller
+ * passes a non-NULL struct pv_error, fills it with a constant-free message and the position of
+ * the problem in the input (line/column for text, byte offset for binary). The library never
+ * prints, exits or aborts on bad input.
+ */
+#ifndef PV_ERROR_H
+#define PV_ERROR_H
+
+#include <stdint.h>
+
+enum pv_status {
+	PV_OK = 0,
+	PV_ENOMEM = -1,  /* allocation failed */
+	PV_EIO = -2,     /* the file could not be read */
+	PV_EFORMAT = -3, /* no importer recognises the input, or a version we do not read */
+	PV_EPARSE = -4,  /* malformed input */
+	PV_ELIMIT = -5,  /* input past a documented limit */
+	PV_EINVAL = -6,  /* bad argument (unknown metric, thread, format name, ...) */
+};
+
+struct pv_error {
+	int code;       /* enum pv_status */
+	char msg[512];  /* one line, lowercase, no trailing full stop */
+	uint64_t line;  /* 1-based line of a text input, 0 when unknown */
+	uint64_t column; /* 1-based column (bytes), 0 when unknown */
+	uint64_t offset; /* byte offset into the (decompressed) input */
+	int has_pos;    /* 1 when line/column are set, 2 when only the byte offset is */
+};
+
+/* Constant text for a status code. */
+const char *pv_strerror(int code);
+
+/* Resets err (NULL allowed). */
+void pv_error_clear(struct pv_error *err);
+
+/* Fills err (NULL allowed) with code and a printf-style message; returns code. */
+int pv_error_set(struct pv_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * format.h - text and JSON renderings of views, shared by every front end.
+ *
+ * Output is locale-independent and deterministic (no hash order), so it can be compared byte for
+ * byte. Text tables are for people; JSON has one shape for every view:
+ *   {"metric": NAME, "unit": UNIT, "total": N, "rows": [ROW, ...]}
+ *   ROW = {"name", "module", "file", "line", "total", "self", "children": [ROW, ...]}
+ * (unknown fields are null; list views have no "children").
+ */
+#ifndef PV_FORMAT_H
+#define PV_FORMAT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pv/view.h"
+
+struct pv_print_opts {
+	bool json;
+	uint32_t max_depth;  /* tree: rows deeper than this are cut (0 = no limit) */
+	double min_percent;  /* tree: rows below this share of the total are cut (0 = none) */
+	uint32_t limit;      /* list: at most this many rows (0 = all) */
+	const char *threads_label; /* "all threads" or the selection, for the header */
+};
+
+void pv_print_tree(FILE *out, const struct pv_profile *p, const struct pv_calltree *t,
+		   const struct pv_print_opts *o);
+void pv_print_top(FILE *out, const struct pv_profile *p, const struct pv_top *t,
+		  const struct pv_print_opts *o);
+/* The import report: format, threads, metrics, table sizes, markers, lossy steps. */
+void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool json);
+
+/* A cost as text: an integer in the unit, or milliseconds with 3 decimals for ns. */
+void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u);
+/* A JSON string literal of s (quotes and escapes). */
+void pv_json_string(FILE *out, const char *s);
+
+#endif

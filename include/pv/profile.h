@@ -1,0 +1,225 @@
+/*
+ * profile.h - the columnar profile model.
+ *
+ * One struct pv_profile holds every table of one profile as a struct of arrays with 32-bit row
+ * indices. Invariants (checked by pv_profile_validate):
+ *   - string 0 is "", every *_str column indexes strings;
+ *   - a stack's prefix is PV_NONE (a root) or smaller than the stack's own index, so every pass
+ *     over stacks in index order sees a parent before its children; (prefix, frame) pairs are
+ *     unique;
+ *   - samples are grouped by thread: thread t owns samples [sample_begin[t], sample_end[t]);
+ *   - sample times and marker times are nanoseconds from the profile's zero (the earliest
+ *     start the file names), PV_TIME_NONE when unknown;
+ *   - weight[m] is NULL when every sample weighs 1 for metric m.
+ *
+ * Ownership: the profile owns everything reachable from it; pv_profile_free() releases it. All
+ * pointers handed out (strings, columns) are borrowed and valid until then. A profile is
+ * read-only once an importer returns it, so any number of threads may read it at once.
+ */
+#ifndef PV_PROFILE_H
+#define PV_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pv/error.h"
+
+typedef uint32_t pv_str_ix;
+typedef uint32_t pv_cat_ix;
+typedef uint32_t pv_module_ix;
+typedef uint32_t pv_source_ix;
+typedef uint32_t pv_func_ix;
+typedef uint32_t pv_frame_ix;
+typedef uint32_t pv_stack_ix;
+typedef uint32_t pv_thread_ix;
+typedef uint32_t pv_metric_ix;
+typedef uint32_t pv_marker_ix;
+
+#define PV_NONE UINT32_MAX
+#define PV_TIME_NONE INT64_MIN
+#define PV_ID_NONE INT64_MIN
+#define PV_ADDR_NONE UINT64_MAX
+
+enum pv_module_kind {
+	PV_MODULE_UNKNOWN = 0,
+	PV_MODULE_BINARY,   /* the main executable */
+	PV_MODULE_LIBRARY,  /* a shared library */
+	PV_MODULE_KERNEL,   /* the kernel or a kernel module */
+	PV_MODULE_JIT,      /* JIT-compiled code */
+	PV_MODULE_RESOURCE, /* a script URL, an add-on, a web host */
+};
+
+enum pv_unit {
+	PV_UNIT_COUNT = 0, /* samples, calls, events */
+	PV_UNIT_NS,
+	PV_UNIT_BYTES,
+	PV_UNIT_INSTRUCTIONS,
+	PV_UNIT_CYCLES,
+	PV_UNIT_OTHER,
+};
+
+enum pv_marker_phase {
+	PV_PHASE_INSTANT = 0,
+	PV_PHASE_INTERVAL = 1,
+	PV_PHASE_START = 2,
+	PV_PHASE_END = 3,
+};
+
+struct pv_strings {
+	uint32_t len, cap;
+	const char **ptr; /* NUL-terminated, in the profile's arena */
+	uint32_t *size;   /* byte length without the NUL */
+};
+
+struct pv_categories {
+	uint32_t len, cap;
+	pv_str_ix *name;
+	pv_str_ix *color;
+	uint32_t *sub_first; /* first row of this category in pv_subcategories */
+	uint32_t *sub_len;
+};
+
+struct pv_subcategories {
+	uint32_t len, cap;
+	pv_str_ix *name;
+};
+
+struct pv_modules {
+	uint32_t len, cap;
+	pv_str_ix *name;  /* short name: libc.so.6, XUL, https://example.com */
+	pv_str_ix *path;  /* full path or URL, 0 when unknown */
+	uint8_t *kind;    /* enum pv_module_kind */
+};
+
+struct pv_sources {
+	uint32_t len, cap;
+	pv_str_ix *path;
+};
+
+struct pv_funcs {
+	uint32_t len, cap;
+	pv_str_ix *name;
+	pv_module_ix *module; /* PV_NONE when unknown */
+	pv_source_ix *source; /* PV_NONE when unknown */
+	uint32_t *line;       /* first line, 0 when unknown */
+};
+
+struct pv_frames {
+	uint32_t len, cap;
+	pv_func_ix *func;
+	uint32_t *line;        /* 0 when unknown */
+	uint32_t *column;      /* 0 when unknown */
+	uint64_t *addr;        /* module-relative when the module is known; PV_ADDR_NONE */
+	uint16_t *inline_depth;
+	pv_cat_ix *category;   /* PV_NONE: inherited from the caller */
+	uint16_t *subcategory;
+};
+
+struct pv_stacks {
+	uint32_t len, cap;
+	pv_frame_ix *frame;
+	pv_stack_ix *prefix; /* PV_NONE for a root; always smaller than the own index */
+};
+
+struct pv_threads {
+	uint32_t len, cap;
+	pv_str_ix *name;
+	pv_str_ix *process_name;
+	int64_t *pid, *tid;        /* PV_ID_NONE when unknown */
+	int64_t *start_ns, *end_ns; /* registered lifetime; PV_TIME_NONE when unknown */
+	uint32_t *sample_begin, *sample_end;
+};
+
+struct pv_samples {
+	uint32_t len, cap;
+	pv_stack_ix *stack; /* PV_NONE: a sample without a stack */
+	int64_t *time_ns;
+	int64_t **weight;   /* [metric][sample]; NULL column = every sample weighs 1 */
+};
+
+struct pv_metrics {
+	uint32_t len, cap;
+	pv_str_ix *name;
+	uint8_t *unit; /* enum pv_unit */
+};
+
+struct pv_raw_markers {
+	uint32_t len, cap;
+	pv_str_ix *name;
+	pv_cat_ix *category;   /* PV_NONE when unknown */
+	uint8_t *phase;        /* enum pv_marker_phase */
+	int64_t *start_ns, *end_ns; /* PV_TIME_NONE when unused */
+	pv_thread_ix *thread;
+	pv_str_ix *payload;    /* the payload as compact JSON text, 0 when none */
+	pv_stack_ix *cause_stack; /* PV_NONE when none */
+	int64_t *cause_time_ns;
+};
+
+/* A lossy step of the import: something the file held that the model does not keep. */
+struct pv_diags {
+	uint32_t len, cap;
+	pv_str_ix *msg;
+	uint64_t *count;
+};
+
+struct pv_meta {
+	pv_str_ix format;         /* importer name, e.g. "firefox-processed" */
+	pv_str_ix format_version; /* e.g. "70", "" when the format has none */
+	pv_str_ix product;        /* e.g. "Firefox", "" when unknown */
+	int64_t interval_ns;      /* sampling interval, 0 when unknown */
+	int64_t start_unix_ns;    /* wall-clock time of the profile's zero, 0 when unknown */
+	pv_metric_ix default_metric;
+};
+
+struct pv_arena;
+
+struct pv_profile {
+	struct pv_meta meta;
+	struct pv_strings strings;
+	struct pv_categories categories;
+	struct pv_subcategories subcategories;
+	struct pv_modules modules;
+	struct pv_sources sources;
+	struct pv_funcs funcs;
+	struct pv_frames frames;
+	struct pv_stacks stacks;
+	struct pv_threads threads;
+	struct pv_samples samples;
+	struct pv_metrics metrics;
+	struct pv_raw_markers markers;
+	struct pv_diags diags;
+	struct pv_arena *arena; /* owns string bytes */
+};
+
+/* Borrowed NUL-terminated string ix; "" for 0 or an out-of-range ix. */
+static inline const char *pv_str(const struct pv_profile *p, pv_str_ix ix)
+{
+	return ix < p->strings.len ? p->strings.ptr[ix] : "";
+}
+
+/* Weight of sample s for metric m. */
+static inline int64_t pv_sample_weight(const struct pv_profile *p, pv_metric_ix m, uint32_t s)
+{
+	const int64_t *w = p->samples.weight[m];
+	return w ? w[s] : 1;
+}
+
+/* Frees the profile and everything it owns; NULL is a no-op. */
+void pv_profile_free(struct pv_profile *p);
+
+/*
+ * Checks every invariant of the model. Returns 0, or PV_EPARSE with err naming the first broken
+ * invariant (table, row, column). Costs one pass over every table.
+ */
+int pv_profile_validate(const struct pv_profile *p, struct pv_error *err);
+
+/* Name of a unit ("count", "ns", "bytes", ...). */
+const char *pv_unit_name(enum pv_unit u);
+
+/* Finds a metric by name (case-insensitive) or index text; PV_NONE when absent. */
+pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name);
+
+/* Finds threads whose name equals s or whose tid is s; returns how many were written to out. */
+uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix *out, uint32_t cap);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * alloc.h - the one allocation hook of libprofview, and growable columns.
+ *
+ * All library allocation goes through pv_malloc/pv_realloc/pv_free so tests can make the k-th
+ * allocation fail (pv_alloc_fail_after). Growth of a column checks for overflow and caps at
+ * PV_MAX_ROWS rows.
+ */
+#ifndef PV_BASE_ALLOC_H
+#define PV_BASE_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PV_MAX_ROWS (UINT32_MAX - 1u)
+
+void *pv_malloc(size_t n);
+void *pv_calloc(size_t n, size_t size);
+void *pv_realloc(void *p, size_t n);
+void pv_free(void *p);
+char *pv_strdup(const char *s);
+
+/* Test hook: the k-th allocation from now fails (k >= 1); 0 turns failures off. */
+void pv_alloc_fail_after(uint64_t k);
+
+/*
+ * Grows *col (elements of size elt) so it holds at least need elements; *cap is shared by the
+ * columns of one table, so call it for each column and update cap once with grow_cap().
+ * Returns 0 or PV_ENOMEM (the column is unchanged on failure).
+ */
+int col_realloc(void **col, size_t elt, uint32_t newcap);
+
+/* New capacity for need rows from cap (doubling); 0 when past PV_MAX_ROWS. */
+uint32_t grow_cap(uint32_t cap, uint64_t need);
+
+#define COL_GROW(col, newcap) col_realloc((void **)&(col), sizeof(*(col)), (newcap))
+
+#endif

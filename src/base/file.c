@@ -1,0 +1,323 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "base/alloc.h"
+#include "base/file.h"
+
+static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struct pv_error *err)
+{
+	/* ISIZE (last 4 bytes) is the size mod 2^32 of the last member: a good first guess */
+	size_t cap = n * 4 + 4096;
+	if (n >= 4) {
+		uint32_t isize = (uint32_t)src[n - 4] | (uint32_t)src[n - 3] << 8 |
+				 (uint32_t)src[n - 2] << 16 | (uint32_t)src[n - 1] << 24;
+		if (isize + (size_t)4096 > cap)
+			cap = isize + (size_t)4096;
+	}
+	char *out = pv_malloc(cap);
+	if (!out)
+		return pv_error_set(err, PV_ENOMEM, "%s: out of memory for the inflated file", in->name);
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 32) != Z_OK) {
+		pv_free(out);
+		return pv_error_set(err, PV_ENOMEM, "%s: cannot start zlib", in->name);
+	}
+	size_t len = 0, pos = 0;
+	int ret = Z_OK;
+	while (pos < n) {
+		z.next_in = (unsigned char *)src + pos;
+		z.avail_in = (uInt)((n - pos) > (1u << 30) ? (1u << 30) : (n - pos));
+		if (len == cap) {
+			if (cap >= PV_MAX_INPUT) {
+				inflateEnd(&z);
+				pv_free(out);
+				return pv_error_set(err, PV_ELIMIT,
+						    "%s: inflates to more than %zu bytes", in->name,
+						    PV_MAX_INPUT);
+			}
+			char *nb = pv_realloc(out, cap * 2);
+			if (!nb) {
+				inflateEnd(&z);
+				pv_free(out);
+				return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
+			}
+			out = nb;
+			cap *= 2;
+		}
+		z.next_out = (unsigned char *)out + len;
+		size_t room = cap - len;
+		z.avail_out = (uInt)(room > (1u << 30) ? (1u << 30) : room);
+		uInt before_in = z.avail_in, before_out = z.avail_out;
+		ret = inflate(&z, Z_NO_FLUSH);
+		pos += before_in - z.avail_in;
+		len += before_out - z.avail_out;
+		if (ret == Z_STREAM_END) {
+			/* another member may follow (concatenated gzip) */
+			while (pos < n && src[pos] == 0)
+				pos++; /* padding some tools leave */
+			if (pos + 1 < n && src[pos] == 0x1f && src[pos + 1] == 0x8b) {
+				inflateReset(&z);
+				continue;
+			}
+			if (pos < n) {
+				inflateEnd(&z);
+				pv_free(out);
+				int c = pv_error_set(err, PV_EPARSE,
+						     "%s: byte %zu: trailing garbage after the gzip stream",
+						     in->name, pos);
+				if (err) {
+					err->offset = pos;
+					err->has_pos = 2;
+				}
+				return c;
+			}
+			break;
+		}
+		if (ret != Z_OK && ret != Z_BUF_ERROR) {
+			size_t at = pos;
+			inflateEnd(&z);
+			pv_free(out);
+			int c = pv_error_set(err, PV_EPARSE, "%s: byte %zu: corrupt gzip data (%s)",
+					     in->name, at, z.msg ? z.msg : "inflate failed");
+			if (err) {
+				err->offset = at;
+				err->has_pos = 2;
+			}
+			return c;
+		}
+		if (ret == Z_BUF_ERROR && z.avail_in == 0 && pos >= n)
+			break;
+	}
+	inflateEnd(&z);
+	if (ret != Z_STREAM_END) {
+		pv_free(out);
+		int c = pv_error_set(err, PV_EPARSE,
+				     "%s: byte %zu: truncated gzip data (the stream does not end)",
+				     in->name, n);
+		if (err) {
+			err->offset = n;
+			err->has_pos = 2;
+		}
+		return c;
+	}
+	in->owned = out;
+	in->data = out;
+	in->len = len;
+	in->gzip = 1;
+	return 0;
+}
+
+/* UTF-16 (BOM given) to UTF-8, surrogate pairs joined; lone surrogates become U+FFFD. */
+static int utf16_to_utf8(struct pv_input *in, const unsigned char *s, size_t n, int big)
+{
+	size_t units = n / 2;
+	char *out = pv_malloc(units * 3 + 1);
+	if (!out)
+		return PV_ENOMEM;
+	size_t o = 0;
+	for (size_t i = 1; i < units; i++) { /* unit 0 is the BOM */
+		uint32_t u = big ? (uint32_t)s[2 * i] << 8 | s[2 * i + 1]
+				 : (uint32_t)s[2 * i + 1] << 8 | s[2 * i];
+		uint32_t cp = u;
+		if (u >= 0xd800 && u < 0xdc00 && i + 1 < units) {
+			uint32_t v = big ? (uint32_t)s[2 * i + 2] << 8 | s[2 * i + 3]
+					 : (uint32_t)s[2 * i + 3] << 8 | s[2 * i + 2];
+			if (v >= 0xdc00 && v < 0xe000) {
+				cp = 0x10000 + ((u - 0xd800) << 10) + (v - 0xdc00);
+				i++;
+			} else {
+				cp = 0xfffd;
+			}
+		} else if (u >= 0xd800 && u < 0xe000) {
+			cp = 0xfffd;
+		}
+		if (cp < 0x80) {
+			out[o++] = (char)cp;
+		} else if (cp < 0x800) {
+			out[o++] = (char)(0xc0 | cp >> 6);
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		} else if (cp < 0x10000) {
+			out[o++] = (char)(0xe0 | cp >> 12);
+			out[o++] = (char)(0x80 | (cp >> 6 & 0x3f));
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		} else {
+			out[o++] = (char)(0xf0 | cp >> 18);
+			out[o++] = (char)(0x80 | (cp >> 12 & 0x3f));
+			out[o++] = (char)(0x80 | (cp >> 6 & 0x3f));
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		}
+	}
+	out[o] = 0;
+	pv_free(in->owned);
+	in->owned = out;
+	in->data = out;
+	in->len = o;
+	return 0;
+}
+
+static int decode(struct pv_input *in, struct pv_error *err)
+{
+	const unsigned char *s = (const unsigned char *)in->data;
+	if (in->len >= 2 && s[0] == 0x1f && s[1] == 0x8b) {
+		int rc = gunzip(in, s, in->len, err);
+		if (rc)
+			return rc;
+		/* the raw mapping is no longer needed */
+		if (in->map) {
+			munmap(in->map, in->map_len);
+			in->map = NULL;
+		}
+		s = (const unsigned char *)in->data;
+	}
+	if (in->len >= 2 && ((s[0] == 0xff && s[1] == 0xfe) || (s[0] == 0xfe && s[1] == 0xff))) {
+		if (utf16_to_utf8(in, s, in->len, s[0] == 0xfe))
+			return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
+		if (in->map) {
+			munmap(in->map, in->map_len);
+			in->map = NULL;
+		}
+	} else if (in->len >= 3 && s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf) {
+		in->data += 3;
+		in->len -= 3;
+	}
+	return 0;
+}
+
+static int read_all(struct pv_input *in, int fd, struct pv_error *err)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = pv_malloc(cap);
+	if (!buf)
+		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
+	for (;;) {
+		if (len == cap) {
+			if (cap >= PV_MAX_INPUT) {
+				pv_free(buf);
+				return pv_error_set(err, PV_ELIMIT, "%s: larger than %zu bytes",
+						    in->name, PV_MAX_INPUT);
+			}
+			char *nb = pv_realloc(buf, cap * 2);
+			if (!nb) {
+				pv_free(buf);
+				return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			pv_free(buf);
+			return pv_error_set(err, PV_EIO, "%s: cannot read: %s", in->name, strerror(e));
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	in->owned = buf;
+	in->data = buf;
+	in->len = len;
+	return 0;
+}
+
+int input_open(struct pv_input *in, const char *path, struct pv_error *err)
+{
+	memset(in, 0, sizeof(*in));
+	in->name = path;
+	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pv_error_set(err, PV_EIO, "%s: cannot open: %s", path, strerror(errno));
+	struct stat st;
+	int rc;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = pv_error_set(err, PV_EIO, "%s: is a directory", path);
+	} else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			rc = read_all(in, fd, err);
+		} else {
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+			in->map = m;
+			in->map_len = (size_t)st.st_size;
+			in->data = m;
+			in->len = (size_t)st.st_size;
+			rc = 0;
+		}
+	} else {
+		rc = read_all(in, fd, err);
+	}
+	if (fd != 0)
+		close(fd);
+	if (!rc)
+		rc = decode(in, err);
+	if (rc)
+		input_close(in);
+	in->name = path;
+	return rc;
+}
+
+int input_from_memory(struct pv_input *in, const char *name, const void *buf, size_t len,
+		      struct pv_error *err)
+{
+	memset(in, 0, sizeof(*in));
+	in->name = name;
+	char *copy = pv_malloc(len + 1);
+	if (!copy)
+		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", name);
+	memcpy(copy, buf, len);
+	copy[len] = 0;
+	in->owned = copy;
+	in->data = copy;
+	in->len = len;
+	int rc = decode(in, err);
+	if (rc)
+		input_close(in);
+	in->name = name;
+	return rc;
+}
+
+void input_close(struct pv_input *in)
+{
+	if (in->map)
+		munmap(in->map, in->map_len);
+	pv_free(in->owned);
+	const char *name = in->name;
+	memset(in, 0, sizeof(*in));
+	in->name = name;
+}
+
+void input_forget(struct pv_input *in, const char *p)
+{
+	if (!in->map || in->data != in->map)
+		return;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t upto = (size_t)(p - in->data);
+	upto -= upto % (size_t)page;
+	if (upto <= in->forgotten)
+		return;
+	madvise((char *)in->map + in->forgotten, upto - in->forgotten, MADV_DONTNEED);
+	in->forgotten = upto;
+}
+
+void input_position(const struct pv_input *in, const char *p, uint64_t *line, uint64_t *column)
+{
+	uint64_t l = 1;
+	const char *ls = in->data;
+	for (const char *q = in->data; q < p; q++) {
+		q = memchr(q, '\n', (size_t)(p - q));
+		if (!q)
+			break;
+		l++;
+		ls = q + 1;
+	}
+	*line = l;
+	*column = (uint64_t)(p - ls) + 1;
+}

@@ -1,0 +1,297 @@
+/*
+ * collapsed.c - folded stacks, one "frame;frame;...;leaf COUNT" per line (Brendan Gregg's
+ * stackcollapse-*.pl, speedscope, inferno, py-spy --format raw).
+ *
+ * - The count is the text after the last space, so frames may hold spaces (C++ signatures).
+ * - A first frame "comm-PID/TID" (stackcollapse-perf.pl --tid) names the thread; "comm-PID"
+ *   (--pid) does too when the file's first line has that form.
+ * - Frame suffixes of stackcollapse-perf.pl --all: "_[k]" kernel, "_[j]" JIT, "_[i]" inlined,
+ *   "_[w]" waker; a whole frame "[libfoo.so]" is an unknown function in that module.
+ * - "#" and "//" lines are comments; a line that is not "frames count" is skipped and counted
+ *   in the import report; a file with no valid line at all is an error.
+ */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "import/importer.h"
+
+static const char *line_end(const char *p, const char *e)
+{
+	const char *n = memchr(p, '\n', (size_t)(e - p));
+	return n ? n : e;
+}
+
+static int is_comment(const char *p, const char *e)
+{
+	return (e - p >= 1 && p[0] == '#') || (e - p >= 2 && p[0] == '/' && p[1] == '/');
+}
+
+/* Parses "... COUNT": sets *stack_end to the end of the frames; 0 when the line is not valid. */
+static int split_count(const char *p, const char *e, const char **stack_end, int64_t *count)
+{
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	const char *q = e;
+	while (q > p && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	if (q == e || q == p || (q[-1] != ' ' && q[-1] != '\t'))
+		return 0;
+	if (e - q > 18)
+		return 0; /* past int64 */
+	int64_t v = 0;
+	for (const char *d = q; d < e; d++)
+		v = v * 10 + (*d - '0');
+	const char *s = q - 1;
+	while (s > p && (s[-1] == ' ' || s[-1] == '\t'))
+		s--;
+	if (s == p)
+		return 0;
+	*stack_end = s;
+	*count = v;
+	return 1;
+}
+
+static int probe(const struct pv_input *in)
+{
+	const char *p = in->data, *e = in->data + (in->len < 65536 ? in->len : 65536);
+	int good = 0, bad = 0;
+	while (p < e && good + bad < 20) {
+		const char *le = line_end(p, e);
+		const char *t = le;
+		if (t > p && t[-1] == '\r')
+			t--;
+		if (t > p && !is_comment(p, t)) {
+			const char *se;
+			int64_t c;
+			if (split_count(p, t, &se, &c))
+				good++;
+			else
+				bad++;
+		}
+		p = le + 1;
+	}
+	if (good == 0 || bad * 4 > good)
+		return 0;
+	return 10; /* plain text: any more specific format wins */
+}
+
+/* "comm-PID/TID" or "comm-PID": returns 1 and the parts. */
+static int parse_task(const char *p, const char *e, const char **comm_end, int64_t *pid,
+		      int64_t *tid)
+{
+	const char *slash = NULL;
+	const char *q = e;
+	while (q > p && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	if (q == e)
+		return 0;
+	int64_t last = 0;
+	for (const char *d = q; d < e && d - q < 18; d++)
+		last = last * 10 + (*d - '0');
+	if (q > p && q[-1] == '/') {
+		slash = q - 1;
+		const char *r = slash;
+		while (r > p && r[-1] >= '0' && r[-1] <= '9')
+			r--;
+		if (r == slash || r == p || r[-1] != '-' || slash - r > 18)
+			return 0;
+		int64_t v = 0;
+		for (const char *d = r; d < slash; d++)
+			v = v * 10 + (*d - '0');
+		*pid = v;
+		*tid = last;
+		*comm_end = r - 1;
+		return 2;
+	}
+	if (q == p || q[-1] != '-')
+		return 0;
+	*pid = last;
+	*tid = PV_ID_NONE;
+	*comm_end = q - 1;
+	return 1;
+}
+
+struct cstate {
+	struct pv_builder *b;
+	pv_module_ix kernel, jit;
+	pv_str_ix kernel_name, jit_name;
+	/* threads by (pid, tid): a small linear cache is enough for real files */
+	pv_thread_ix *threads;
+	int64_t *tpid, *ttid;
+	uint32_t nr_threads, cap_threads;
+	pv_thread_ix default_thread;
+};
+
+static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
+{
+	struct pv_builder *b = s->b;
+	pv_module_ix mod = PV_NONE;
+	uint16_t inl = 0;
+	if (n > 4 && f[n - 4] == '_' && f[n - 3] == '[' && f[n - 1] == ']') {
+		switch (f[n - 2]) {
+		case 'k':
+			if (s->kernel == PV_NONE)
+				s->kernel = builder_module(b, builder_cstr(b, "[kernel.kallsyms]"), 0,
+							   PV_MODULE_KERNEL);
+			mod = s->kernel;
+			n -= 4;
+			break;
+		case 'j':
+			if (s->jit == PV_NONE)
+				s->jit = builder_module(b, builder_cstr(b, "[jit]"), 0, PV_MODULE_JIT);
+			mod = s->jit;
+			n -= 4;
+			break;
+		case 'i':
+			inl = 1;
+			n -= 4;
+			break;
+		case 'w':
+			n -= 4;
+			break;
+		}
+	} else if (n > 2 && f[0] == '[' && f[n - 1] == ']' && memcmp(f, "[unknown]", n) != 0) {
+		/* an unknown symbol in a module: "[libc-2.19.so]", "[perf-1234.map]" */
+		pv_str_ix mn = builder_str(b, f + 1, n - 2);
+		enum pv_module_kind k = PV_MODULE_LIBRARY;
+		if (n - 2 >= 8 && memcmp(f + 1, "kernel.", 7) == 0)
+			k = PV_MODULE_KERNEL;
+		else if (n - 2 >= 5 && memcmp(f + 1, "perf-", 5) == 0)
+			k = PV_MODULE_JIT;
+		mod = builder_module(b, mn, 0, k);
+	}
+	pv_func_ix fn = builder_func(b, builder_str(b, f, n), mod, PV_NONE, 0);
+	struct frame_key k = {
+		.func = fn, .addr = PV_ADDR_NONE, .category = PV_NONE, .inline_depth = inl,
+	};
+	return builder_frame(b, &k);
+}
+
+static pv_thread_ix thread_of(struct cstate *s, const char *comm, size_t n, int64_t pid,
+			      int64_t tid)
+{
+	for (uint32_t i = s->nr_threads; i-- > 0;)
+		if (s->tpid[i] == pid && s->ttid[i] == tid)
+			return s->threads[i];
+	if (s->nr_threads == s->cap_threads) {
+		uint32_t nc = grow_cap(s->cap_threads, (uint64_t)s->nr_threads + 1);
+		if (!nc || COL_GROW(s->threads, nc) || COL_GROW(s->tpid, nc) || COL_GROW(s->ttid, nc)) {
+			s->b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		s->cap_threads = nc;
+	}
+	pv_str_ix name = builder_str(s->b, comm, n);
+	pv_thread_ix t = builder_thread(s->b, name, pid, tid == PV_ID_NONE ? pid : tid, name);
+	s->threads[s->nr_threads] = t;
+	s->tpid[s->nr_threads] = pid;
+	s->ttid[s->nr_threads] = tid;
+	s->nr_threads++;
+	return t;
+}
+
+static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
+{
+	struct cstate s = {.b = b, .kernel = PV_NONE, .jit = PV_NONE, .default_thread = PV_NONE};
+	builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
+	const char *p = in->data, *e = in->data + in->len;
+	uint64_t lineno = 0, bad = 0, first_bad = 0, good = 0, zero = 0;
+	const char *first_bad_at = NULL;
+	int task_mode = -1; /* decided by the first data line: 0 none, 1 comm-pid, 2 comm-pid/tid */
+	while (p < e && !b->status) {
+		const char *le = line_end(p, e);
+		const char *t = le;
+		lineno++;
+		if (t > p && t[-1] == '\r')
+			t--;
+		if (t == p || is_comment(p, t)) {
+			p = le + 1;
+			continue;
+		}
+		const char *se;
+		int64_t count;
+		if (!split_count(p, t, &se, &count)) {
+			if (!bad++) {
+				first_bad = lineno;
+				first_bad_at = p;
+			}
+			p = le + 1;
+			continue;
+		}
+		if (count == 0) {
+			zero++;
+			p = le + 1;
+			continue;
+		}
+		good++;
+		const char *f = p;
+		pv_thread_ix th = PV_NONE;
+		/* the first frame may name the task */
+		const char *fe = memchr(f, ';', (size_t)(se - f));
+		if (!fe)
+			fe = se;
+		const char *ce = f;
+		int64_t pid = PV_ID_NONE, tid = PV_ID_NONE;
+		int tm = parse_task(f, fe, &ce, &pid, &tid);
+		if (task_mode < 0)
+			task_mode = tm;
+		if (task_mode > 0 && tm == task_mode && fe < se) {
+			th = thread_of(&s, f, (size_t)(ce - f), pid, tid);
+			f = fe + 1;
+		}
+		if (th == PV_NONE) {
+			if (s.default_thread == PV_NONE)
+				s.default_thread = builder_thread(b, builder_cstr(b, "all samples"),
+								  PV_ID_NONE, PV_ID_NONE, 0);
+			th = s.default_thread;
+		}
+		pv_stack_ix st = PV_NONE;
+		while (f < se) {
+			const char *fend = memchr(f, ';', (size_t)(se - f));
+			if (!fend)
+				fend = se;
+			if (fend > f)
+				st = builder_stack(b, st, frame_of(&s, f, (size_t)(fend - f)));
+			f = fend + 1;
+		}
+		int64_t w = count;
+		builder_sample(b, th, st, PV_TIME_NONE, &w);
+		p = le + 1;
+	}
+	pv_free(s.threads);
+	pv_free(s.tpid);
+	pv_free(s.ttid);
+	if (b->status)
+		return b->status;
+	if (good == 0) {
+		if (first_bad_at) {
+			uint64_t l, c;
+			input_position(in, first_bad_at, &l, &c);
+			int rc = pv_error_set(err, PV_EPARSE,
+					      "%s: line %llu, column 1: expected 'frame;frame;... COUNT'",
+					      in->name, (unsigned long long)l);
+			if (err) {
+				err->line = l;
+				err->column = 1;
+				err->has_pos = 1;
+			}
+			return rc;
+		}
+		if (zero == 0)
+			return pv_error_set(err, PV_EPARSE, "%s: line 1, column 1: expected 'frame;frame;... COUNT', found no stack", in->name);
+	}
+	if (bad)
+		builder_lossy(b, bad,
+			      "skipped lines that are not 'frame;frame;... COUNT' (first at line %llu)",
+			      (unsigned long long)first_bad);
+	if (zero)
+		builder_lossy(b, zero, "skipped stacks with a count of 0");
+	return 0;
+}
+
+const struct importer importer_collapsed = {
+	.name = "collapsed",
+	.description = "folded stacks: 'frame;frame;leaf COUNT' (FlameGraph, speedscope, inferno)",
+	.probe = probe,
+	.import = import,
+};

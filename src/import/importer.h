@@ -1,0 +1,28 @@
+/*
+ * importer.h - one record per input format (dav1d's demuxer table). probe() scores the decoded
+ * input (0 = not this format, higher = surer); import() fills the builder and returns 0 or an
+ * error with a position. The registry sets meta.format to the importer's name.
+ */
+#ifndef PV_IMPORT_IMPORTER_H
+#define PV_IMPORT_IMPORTER_H
+
+#include "base/file.h"
+#include "model/builder.h"
+
+struct importer {
+	const char *name;
+	const char *description;
+	int (*probe)(const struct pv_input *in);
+	int (*import)(struct pv_input *in, struct pv_builder *b, struct pv_error *err);
+};
+
+extern const struct importer importer_firefox_processed;
+extern const struct importer importer_firefox_gecko;
+extern const struct importer importer_collapsed;
+
+/* Probe helpers: the first n bytes holding s (n capped at the input's size). */
+int probe_has(const struct pv_input *in, size_t n, const char *s);
+/* The first byte that is not whitespace, or 0. */
+char probe_first_char(const struct pv_input *in);
+
+#endif

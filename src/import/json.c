@@ -1,0 +1,596 @@
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "import/json.h"
+
+/* Per-container state: what the next token may be. */
+enum {
+	ST_OPEN,  /* just after '{' or '[': a key/value or the end */
+	ST_KEY,   /* object, after a key: a value */
+	ST_AFTER, /* after a value: ',' or the end */
+};
+
+void json_init(struct json *j, struct pv_input *in, struct pv_error *err)
+{
+	memset(j, 0, sizeof(*j));
+	j->in = in;
+	j->p = in->data;
+	j->end = in->data + in->len;
+	j->err = err;
+	j->forget_mark = in->data;
+}
+
+void json_release(struct json *j)
+{
+	pv_free(j->scratch);
+	j->scratch = NULL;
+	j->scratch_cap = 0;
+}
+
+const char *json_kind_name(enum json_kind k)
+{
+	switch (k) {
+	case JSON_EOF: return "the end of the input";
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_END: return "the end of a container";
+	case JSON_KEY: return "a key";
+	case JSON_STRING: return "a string";
+	case JSON_NUMBER: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "a token";
+}
+
+int json_fail(struct json *j, const char *p, const char *fmt, ...)
+{
+	if (j->failed)
+		return j->failed;
+	if (!p)
+		p = j->p;
+	if (p > j->end)
+		p = j->end;
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	uint64_t line, col;
+	input_position(j->in, p, &line, &col);
+	int code = PV_EPARSE;
+	if (strncmp(what, "nesting", 7) == 0)
+		code = PV_ELIMIT;
+	pv_error_set(j->err, code, "%s: line %llu, column %llu: %s", j->in->name,
+		     (unsigned long long)line, (unsigned long long)col, what);
+	if (j->err) {
+		j->err->line = line;
+		j->err->column = col;
+		j->err->offset = (uint64_t)(p - j->in->data);
+		j->err->has_pos = 1;
+	}
+	j->failed = code;
+	return code;
+}
+
+static inline void skip_ws(struct json *j)
+{
+	const char *p = j->p, *e = j->end;
+	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	j->p = p;
+}
+
+static const char *describe(const struct json *j)
+{
+	if (j->p >= j->end)
+		return "the end of the input";
+	return NULL;
+}
+
+/* Error "expected X, found Y" at the current position. */
+static int expected(struct json *j, const char *what)
+{
+	const char *d = describe(j);
+	if (d)
+		return json_fail(j, NULL, "expected %s, found %s", what, d);
+	unsigned char c = (unsigned char)*j->p;
+	if (c >= 0x20 && c < 0x7f)
+		return json_fail(j, NULL, "expected %s, found '%c'", what, c);
+	return json_fail(j, NULL, "expected %s, found byte 0x%02x", what, c);
+}
+
+static int scan_string(struct json *j, struct json_tok *t)
+{
+	const char *p = j->p + 1, *e = j->end;
+	bool esc = false;
+	for (;;) {
+		while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+			p++;
+		if (p >= e) {
+			j->p = p;
+			return json_fail(j, t->s, "unterminated string (expected '\"' before the end of the input)");
+		}
+		if (*p == '"')
+			break;
+		if (*p == '\\') {
+			esc = true;
+			if (p + 1 >= e) {
+				j->p = e;
+				return json_fail(j, p, "unterminated escape in a string");
+			}
+			char c = p[1];
+			if (c == 'u') {
+				for (int i = 2; i < 6; i++) {
+					if (p + i >= e || !((p[i] >= '0' && p[i] <= '9') ||
+							    (p[i] >= 'a' && p[i] <= 'f') ||
+							    (p[i] >= 'A' && p[i] <= 'F')))
+						return json_fail(j, p, "expected four hex digits after '\\u'");
+				}
+				p += 6;
+			} else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' ||
+				   c == 'n' || c == 'r' || c == 't') {
+				p += 2;
+			} else {
+				return json_fail(j, p, "invalid escape '\\%c' in a string", c);
+			}
+			continue;
+		}
+		return json_fail(j, p, "control character 0x%02x in a string (expected it escaped)",
+				 (unsigned char)*p);
+	}
+	t->s = j->p + 1;
+	t->len = (size_t)(p - t->s);
+	t->escaped = esc;
+	j->p = p + 1;
+	return 0;
+}
+
+static int scan_number(struct json *j, struct json_tok *t)
+{
+	const char *p = j->p, *e = j->end, *s = p;
+	if (p < e && *p == '-')
+		p++;
+	if (p >= e || *p < '0' || *p > '9') {
+		j->p = p;
+		return expected(j, "a digit");
+	}
+	if (*p == '0') {
+		p++;
+	} else {
+		while (p < e && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < e && *p == '.') {
+		p++;
+		if (p >= e || *p < '0' || *p > '9') {
+			j->p = p;
+			return expected(j, "a digit after '.'");
+		}
+		while (p < e && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= e || *p < '0' || *p > '9') {
+			j->p = p;
+			return expected(j, "a digit in the exponent");
+		}
+		while (p < e && *p >= '0' && *p <= '9')
+			p++;
+	}
+	t->kind = JSON_NUMBER;
+	t->s = s;
+	t->len = (size_t)(p - s);
+	j->p = p;
+	return 0;
+}
+
+static int scan_lit(struct json *j, struct json_tok *t, const char *lit, enum json_kind k)
+{
+	size_t n = strlen(lit);
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n) != 0)
+		return expected(j, "a value");
+	t->kind = k;
+	t->s = j->p;
+	t->len = n;
+	j->p += n;
+	return 0;
+}
+
+/* A value at the current position (whitespace skipped). */
+static int scan_value(struct json *j, struct json_tok *t)
+{
+	if (j->p >= j->end)
+		return expected(j, "a value");
+	t->escaped = false;
+	switch (*j->p) {
+	case '{':
+	case '[':
+		if (j->depth >= JSON_MAX_DEPTH)
+			return json_fail(j, NULL, "nesting deeper than %d levels", JSON_MAX_DEPTH);
+		t->kind = *j->p == '{' ? JSON_OBJECT : JSON_ARRAY;
+		t->s = j->p;
+		t->len = 1;
+		j->kind[j->depth] = *j->p == '{' ? 'o' : 'a';
+		j->state[j->depth] = ST_OPEN;
+		j->depth++;
+		j->p++;
+		return 0;
+	case '"':
+		t->kind = JSON_STRING;
+		t->s = j->p;
+		return scan_string(j, t);
+	case 't': return scan_lit(j, t, "true", JSON_TRUE);
+	case 'f': return scan_lit(j, t, "false", JSON_FALSE);
+	case 'n': return scan_lit(j, t, "null", JSON_NULL);
+	default:
+		if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9'))
+			return scan_number(j, t);
+		return expected(j, "a value");
+	}
+}
+
+static int close_container(struct json *j, struct json_tok *t)
+{
+	t->kind = JSON_END;
+	t->s = j->p;
+	t->len = 1;
+	t->escaped = false;
+	j->p++;
+	j->depth--;
+	return 0;
+}
+
+static int scan_key(struct json *j, struct json_tok *t)
+{
+	if (j->p >= j->end || *j->p != '"')
+		return expected(j, "a key (a string)");
+	t->kind = JSON_KEY;
+	t->s = j->p;
+	int rc = scan_string(j, t);
+	if (rc)
+		return rc;
+	t->kind = JSON_KEY;
+	skip_ws(j);
+	if (j->p >= j->end || *j->p != ':')
+		return expected(j, "':' after a key");
+	j->p++;
+	j->state[j->depth - 1] = ST_KEY;
+	return 0;
+}
+
+static int lenient_eof(struct json *j, struct json_tok *t)
+{
+	/* a truncated trace: close every open container */
+	j->depth = 0;
+	j->top_done = true;
+	t->kind = JSON_EOF;
+	t->s = j->end;
+	t->len = 0;
+	return 0;
+}
+
+int json_next(struct json *j, struct json_tok *t)
+{
+	if (j->failed)
+		return j->failed;
+	if ((size_t)(j->p - j->forget_mark) > 2 * JSON_FORGET_LAG) {
+		input_forget(j->in, j->p - JSON_FORGET_LAG);
+		j->forget_mark = j->p;
+	}
+	skip_ws(j);
+	if (j->depth == 0) {
+		if (j->top_done) {
+			if (j->p < j->end)
+				return expected(j, "the end of the input after the top-level value");
+			t->kind = JSON_EOF;
+			t->s = j->p;
+			t->len = 0;
+			return 0;
+		}
+		int rc = scan_value(j, t);
+		if (!rc && j->depth == 0)
+			j->top_done = true;
+		return rc;
+	}
+	uint32_t d = j->depth - 1;
+	bool obj = j->kind[d] == 'o';
+	int rc;
+	switch (j->state[d]) {
+	case ST_OPEN:
+		if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
+			rc = close_container(j, t);
+			goto after_value;
+		}
+		if (j->p >= j->end && j->lenient_tail)
+			return lenient_eof(j, t);
+		if (obj)
+			return scan_key(j, t);
+		j->state[d] = ST_AFTER;
+		return scan_value(j, t);
+	case ST_KEY:
+		j->state[d] = ST_AFTER;
+		return scan_value(j, t);
+	default: /* ST_AFTER */
+		if (j->p < j->end && *j->p == ',') {
+			j->p++;
+			skip_ws(j);
+			if (j->p >= j->end && j->lenient_tail)
+				return lenient_eof(j, t);
+			if (obj)
+				return scan_key(j, t);
+			return scan_value(j, t);
+		}
+		if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
+			rc = close_container(j, t);
+			goto after_value;
+		}
+		if (j->p >= j->end && j->lenient_tail)
+			return lenient_eof(j, t);
+		return expected(j, obj ? "',' or '}'" : "',' or ']'");
+	}
+after_value:
+	if (j->depth == 0)
+		j->top_done = true;
+	return rc;
+}
+
+int json_skip(struct json *j, const struct json_tok *t)
+{
+	if (t->kind != JSON_OBJECT && t->kind != JSON_ARRAY)
+		return j->failed;
+	uint32_t target = j->depth - 1;
+	struct json_tok x;
+	while (j->depth > target) {
+		int rc = json_next(j, &x);
+		if (rc)
+			return rc;
+		if (x.kind == JSON_EOF)
+			return 0; /* lenient end */
+	}
+	return 0;
+}
+
+int json_skip_value(struct json *j)
+{
+	struct json_tok t;
+	int rc = json_next(j, &t);
+	if (rc)
+		return rc;
+	return json_skip(j, &t);
+}
+
+int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what)
+{
+	int rc = json_next(j, t);
+	if (rc)
+		return rc;
+	if (t->kind != k && !(k == JSON_TRUE && t->kind == JSON_FALSE)) {
+		if (t->kind == JSON_EOF)
+			return json_fail(j, t->s, "expected %s, found the end of the input", what);
+		return json_fail_at(j, t, "expected %s, found %s", what, json_kind_name(t->kind));
+	}
+	return 0;
+}
+
+int json_f64(struct json *j, const struct json_tok *t, double *out)
+{
+	if (t->kind != JSON_NUMBER)
+		return json_fail_at(j, t, "expected a number, found %s", json_kind_name(t->kind));
+	char buf[64];
+	if (t->len >= sizeof(buf)) {
+		/* very long numbers: copy through the heap */
+		char *h = pv_malloc(t->len + 1);
+		if (!h)
+			return json_fail_at(j, t, "out of memory reading a number");
+		memcpy(h, t->s, t->len);
+		h[t->len] = 0;
+		*out = strtod(h, NULL);
+		pv_free(h);
+		return 0;
+	}
+	memcpy(buf, t->s, t->len);
+	buf[t->len] = 0;
+	*out = strtod(buf, NULL);
+	return 0;
+}
+
+int json_fixed(struct json *j, const struct json_tok *t, int pow10, int64_t *out)
+{
+	if (t->kind != JSON_NUMBER)
+		return json_fail_at(j, t, "expected a number, found %s", json_kind_name(t->kind));
+	const char *p = t->s, *e = t->s + t->len;
+	bool neg = false;
+	if (p < e && *p == '-') {
+		neg = true;
+		p++;
+	}
+	/* mantissa digits as an integer; decimal point moves the exponent */
+	uint64_t m = 0;
+	int exp10 = pow10, digits = 0;
+	bool round_up = false, overflow = false;
+	for (; p < e && *p >= '0' && *p <= '9'; p++) {
+		if (m > (UINT64_MAX - 9) / 10) {
+			exp10++;
+			overflow = true;
+			continue;
+		}
+		m = m * 10 + (uint64_t)(*p - '0');
+		digits++;
+	}
+	if (p < e && *p == '.') {
+		for (p++; p < e && *p >= '0' && *p <= '9'; p++) {
+			if (m > (UINT64_MAX - 9) / 10)
+				continue;
+			m = m * 10 + (uint64_t)(*p - '0');
+			exp10--;
+		}
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		bool eneg = false;
+		if (p < e && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		int ev = 0;
+		for (; p < e && *p >= '0' && *p <= '9'; p++)
+			if (ev < 100000)
+				ev = ev * 10 + (*p - '0');
+		exp10 += eneg ? -ev : ev;
+	}
+	(void)overflow;
+	(void)digits;
+	while (exp10 < 0 && m) {
+		round_up = (m % 10) >= 5;
+		m /= 10;
+		exp10++;
+		if (exp10 < 0)
+			round_up = false; /* only the last dropped digit decides */
+	}
+	if (exp10 < 0)
+		m = 0;
+	if (round_up)
+		m++;
+	while (exp10 > 0 && m) {
+		if (m > (uint64_t)INT64_MAX / 10)
+			return json_fail_at(j, t, "number out of range (expected at most %lld)",
+					    (long long)INT64_MAX);
+		m *= 10;
+		exp10--;
+	}
+	if (m > (uint64_t)INT64_MAX)
+		return json_fail_at(j, t, "number out of range (expected at most %lld)",
+				    (long long)INT64_MAX);
+	*out = neg ? -(int64_t)m : (int64_t)m;
+	return 0;
+}
+
+int json_i64(struct json *j, const struct json_tok *t, int64_t *out)
+{
+	if (t->kind != JSON_NUMBER)
+		return json_fail_at(j, t, "expected an integer, found %s", json_kind_name(t->kind));
+	const char *p = t->s, *e = t->s + t->len;
+	bool neg = p < e && *p == '-';
+	if (neg)
+		p++;
+	uint64_t v = 0;
+	const char *q = p;
+	for (; q < e && *q >= '0' && *q <= '9'; q++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return json_fail_at(j, t, "integer out of range");
+		v = v * 10 + (uint64_t)(*q - '0');
+	}
+	if (q != e) {
+		/* 3.0 or 1e3: accept when integral */
+		double d;
+		json_f64(j, t, &d);
+		if (d != floor(d) || fabs(d) > 9.2e18)
+			return json_fail_at(j, t, "expected an integer, found %.*s", (int)t->len, t->s);
+		*out = (int64_t)d;
+		return 0;
+	}
+	if (v > (uint64_t)INT64_MAX + neg)
+		return json_fail_at(j, t, "integer out of range");
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return c - 'A' + 10;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | cp >> 12);
+		o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | cp >> 18);
+	o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+int json_str(struct json *j, const struct json_tok *t, const char **s, size_t *len)
+{
+	if (t->kind != JSON_STRING && t->kind != JSON_KEY)
+		return json_fail_at(j, t, "expected a string, found %s", json_kind_name(t->kind));
+	if (!t->escaped) {
+		*s = t->s;
+		*len = t->len;
+		return 0;
+	}
+	if (j->scratch_cap < t->len + 1) {
+		size_t cap = t->len + 1 < 256 ? 256 : t->len + 1;
+		char *n = pv_realloc(j->scratch, cap);
+		if (!n)
+			return json_fail_at(j, t, "out of memory decoding a string");
+		j->scratch = n;
+		j->scratch_cap = cap;
+	}
+	char *o = j->scratch;
+	const char *p = t->s, *e = t->s + t->len;
+	while (p < e) {
+		if (*p != '\\') {
+			*o++ = *p++;
+			continue;
+		}
+		char c = p[1];
+		p += 2;
+		switch (c) {
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u': {
+			uint32_t cp = (uint32_t)(hexval(p[0]) << 12 | hexval(p[1]) << 8 |
+						 hexval(p[2]) << 4 | hexval(p[3]));
+			p += 4;
+			if (cp >= 0xd800 && cp < 0xdc00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+				uint32_t lo = (uint32_t)(hexval(p[2]) << 12 | hexval(p[3]) << 8 |
+							 hexval(p[4]) << 4 | hexval(p[5]));
+				if (lo >= 0xdc00 && lo < 0xe000) {
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+					p += 6;
+				} else {
+					cp = 0xfffd;
+				}
+			} else if (cp >= 0xd800 && cp < 0xe000) {
+				cp = 0xfffd;
+			}
+			/* a \uXXXX escape is 6 bytes and yields at most 4 (a pair: 12 -> 4) */
+			o += put_utf8(o, cp);
+			break;
+		}
+		default: *o++ = c; break;
+		}
+	}
+	*s = j->scratch;
+	*len = (size_t)(o - j->scratch);
+	return 0;
+}

@@ -1,0 +1,106 @@
+/*
+ * json.h - a streaming pull tokenizer for JSON, zero-copy over a struct pv_input.
+ *
+ * json_next() returns one token at a time: the start of an object or array, an object key, a
+ * scalar, or the end of the innermost container. Syntax is checked as it goes (commas, colons,
+ * nesting, string escapes, number grammar), so an importer only checks the structure it expects.
+ * Tokens are views into the input: a token's bytes stay valid until the tokenizer has moved
+ * JSON_FORGET_LAG bytes past it (on mapped files, older pages are returned to the kernel).
+ * Strings with escapes are decoded on demand by json_str() into a scratch buffer that is valid
+ * until the next json_str() call.
+ *
+ * Every error sets struct pv_error to "FILE: line L, column C: what was expected" and returns
+ * PV_EPARSE (PV_ELIMIT past JSON_MAX_DEPTH); after an error every call fails again.
+ */
+#ifndef PV_IMPORT_JSON_H
+#define PV_IMPORT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/file.h"
+
+#define JSON_MAX_DEPTH 512
+#define JSON_FORGET_LAG ((size_t)4 << 20)
+
+enum json_kind {
+	JSON_EOF = 0,
+	JSON_OBJECT, /* '{' */
+	JSON_ARRAY,  /* '[' */
+	JSON_END,    /* '}' or ']' */
+	JSON_KEY,    /* a key; the ':' is consumed */
+	JSON_STRING,
+	JSON_NUMBER,
+	JSON_TRUE,
+	JSON_FALSE,
+	JSON_NULL,
+};
+
+struct json_tok {
+	enum json_kind kind;
+	const char *s; /* strings and keys: the bytes between the quotes; numbers: the text */
+	size_t len;
+	bool escaped;  /* the string holds a backslash escape */
+};
+
+struct json {
+	struct pv_input *in;
+	const char *p, *end;
+	struct pv_error *err;
+	int failed;
+	bool lenient_tail; /* accept a missing closing ']' / '}' and a trailing comma at EOF */
+	bool top_done;
+	uint32_t depth;
+	uint8_t kind[JSON_MAX_DEPTH];  /* 'o' or 'a' */
+	uint8_t state[JSON_MAX_DEPTH]; /* see json.c */
+	const char *forget_mark;
+	char *scratch;
+	size_t scratch_cap;
+};
+
+void json_init(struct json *j, struct pv_input *in, struct pv_error *err);
+void json_release(struct json *j);
+
+int json_next(struct json *j, struct json_tok *t);
+/* Skips the value whose first token is t (objects and arrays whole). */
+int json_skip(struct json *j, const struct json_tok *t);
+/* Reads the next token and skips the value it starts. */
+int json_skip_value(struct json *j);
+/* Reads the next token, which must be of kind k ("what" names it in the error). */
+int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what);
+
+/* Depth of the container the tokenizer is in (0 at top level). */
+static inline uint32_t json_depth(const struct json *j)
+{
+	return j->depth;
+}
+
+/* Conversions of a token; each fails with a positioned error naming what was expected. */
+int json_i64(struct json *j, const struct json_tok *t, int64_t *out);
+int json_f64(struct json *j, const struct json_tok *t, double *out);
+/* Exact value * 10^pow10 rounded to an integer (milliseconds to ns: pow10 = 6). */
+int json_fixed(struct json *j, const struct json_tok *t, int pow10, int64_t *out);
+/* A string or key token's decoded bytes (a view, or scratch when escaped). */
+int json_str(struct json *j, const struct json_tok *t, const char **s, size_t *len);
+
+/* Compares a key/string token (unescaped bytes) with a C string. */
+static inline bool json_is(const struct json_tok *t, const char *lit)
+{
+	size_t i = 0;
+	for (; i < t->len; i++)
+		if (lit[i] != t->s[i])
+			return false;
+	return lit[i] == 0;
+}
+
+/* Positioned error at p (NULL = current position): "FILE: line L, column C: <message>". */
+int json_fail(struct json *j, const char *p, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Same, at the start of token t. */
+#define json_fail_at(j, t, ...) json_fail((j), (t)->kind == JSON_STRING || (t)->kind == JSON_KEY ? (t)->s - 1 : (t)->s, __VA_ARGS__)
+
+/* Human name of a token kind ("a number", "'{'", ...). */
+const char *json_kind_name(enum json_kind k);
+
+#endif

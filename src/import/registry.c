@@ -1,0 +1,129 @@
+#include <string.h>
+#include <strings.h>
+
+#include "base/alloc.h"
+#include "import/importer.h"
+#include "pv/import.h"
+
+static const struct importer *const importers[] = {
+	&importer_firefox_processed,
+	&importer_firefox_gecko,
+	&importer_collapsed,
+};
+
+#define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
+
+size_t pv_importer_count(void)
+{
+	return NR_IMPORTERS;
+}
+
+const char *pv_importer_name(size_t i)
+{
+	return i < NR_IMPORTERS ? importers[i]->name : NULL;
+}
+
+const char *pv_importer_description(size_t i)
+{
+	return i < NR_IMPORTERS ? importers[i]->description : NULL;
+}
+
+int probe_has(const struct pv_input *in, size_t n, const char *s)
+{
+	if (n > in->len)
+		n = in->len;
+	return memmem(in->data, n, s, strlen(s)) != NULL;
+}
+
+char probe_first_char(const struct pv_input *in)
+{
+	for (size_t i = 0; i < in->len; i++) {
+		char c = in->data[i];
+		if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+			return c;
+	}
+	return 0;
+}
+
+static int run(struct pv_input *in, const char *format, struct pv_profile **out,
+	       struct pv_error *err)
+{
+	const struct importer *imp = NULL;
+	if (format) {
+		for (size_t i = 0; i < NR_IMPORTERS; i++)
+			if (strcasecmp(importers[i]->name, format) == 0)
+				imp = importers[i];
+		if (!imp) {
+			char names[256] = "";
+			for (size_t i = 0; i < NR_IMPORTERS; i++) {
+				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
+				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
+			}
+			return pv_error_set(err, PV_EINVAL, "unknown format '%s' (known: %s)",
+					    format, names);
+		}
+	} else {
+		int best = 0;
+		for (size_t i = 0; i < NR_IMPORTERS; i++) {
+			int s = importers[i]->probe(in);
+			if (s > best) {
+				best = s;
+				imp = importers[i];
+			}
+		}
+		if (!imp) {
+			char names[256] = "";
+			for (size_t i = 0; i < NR_IMPORTERS; i++) {
+				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
+				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
+			}
+			return pv_error_set(err, PV_EFORMAT,
+					    "%s: not a profile format profview reads (tried %s)",
+					    in->name, names);
+		}
+	}
+	struct pv_builder b;
+	if (builder_init(&b))
+		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
+	b.p->meta.format = builder_cstr(&b, imp->name);
+	int rc = imp->import(in, &b, err);
+	if (rc) {
+		builder_release(&b);
+		return rc;
+	}
+	if (b.status) {
+		rc = b.status;
+		builder_release(&b);
+		return pv_error_set(err, rc, "%s: %s while importing", in->name, pv_strerror(rc));
+	}
+	struct pv_profile *p;
+	rc = builder_finish(&b, &p);
+	if (rc)
+		return pv_error_set(err, rc, "%s: %s while importing", in->name, pv_strerror(rc));
+	*out = p;
+	return 0;
+}
+
+int pv_import_file(const char *path, const char *format, struct pv_profile **out,
+		   struct pv_error *err)
+{
+	struct pv_input in;
+	int rc = input_open(&in, path, err);
+	if (rc)
+		return rc;
+	rc = run(&in, format, out, err);
+	input_close(&in);
+	return rc;
+}
+
+int pv_import_memory(const char *name, const void *buf, size_t len, const char *format,
+		     struct pv_profile **out, struct pv_error *err)
+{
+	struct pv_input in;
+	int rc = input_from_memory(&in, name, buf, len, err);
+	if (rc)
+		return rc;
+	rc = run(&in, format, out, err);
+	input_close(&in);
+	return rc;
+}

@@ -1,0 +1,685 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/arena.h"
+#include "model/builder.h"
+
+
+/*
+ * Column growth: each table lists its columns with their element sizes once. A failed grow
+ * leaves already-grown columns larger, which is harmless: cap only moves when all succeeded.
+ */
+struct colspec {
+	void **col;
+	size_t elt;
+};
+
+static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct colspec *cols,
+		      size_t n)
+{
+	if (b->status)
+		return -1;
+	if (*len < *cap)
+		return 0;
+	uint32_t nc = grow_cap(*cap, (uint64_t)*len + 1);
+	if (!nc) {
+		b->status = PV_ELIMIT;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (col_realloc(cols[i].col, cols[i].elt, nc)) {
+			b->status = PV_ENOMEM;
+			return -1;
+		}
+	}
+	*cap = nc;
+	return 0;
+}
+
+#define COL(c) { (void **)&(c), sizeof(*(c)) }
+#define GROW(b, t, ...)                                                                    \
+	grow_table((b), &(t)->len, &(t)->cap, (struct colspec[]){__VA_ARGS__},             \
+		   sizeof((struct colspec[]){__VA_ARGS__}) / sizeof(struct colspec))
+
+/* ---- strings ---- */
+
+struct str_key {
+	const char *s;
+	size_t n;
+};
+
+static bool str_eq(const void *ctx, uint32_t row)
+{
+	const struct pv_builder *b = ctx;
+	const struct str_key *k = b->key;
+	return b->p->strings.size[row] == k->n && memcmp(b->p->strings.ptr[row], k->s, k->n) == 0;
+}
+
+pv_str_ix builder_str(struct pv_builder *b, const char *s, size_t n)
+{
+	if (b->status)
+		return 0;
+	if (n == 0)
+		return 0;
+	if (n > UINT32_MAX - 1) {
+		b->status = PV_ELIMIT;
+		return 0;
+	}
+	struct pv_strings *t = &b->p->strings;
+	struct str_key k = {s, n};
+	uint64_t h = hash_bytes(s, n);
+	uint32_t slot;
+	b->key = &k;
+	uint32_t r = ixmap_find(&b->str_map, h, str_eq, b, &slot);
+	if (r != UINT32_MAX)
+		return r;
+	if (GROW(b, t, COL(t->ptr), COL(t->size)))
+		return 0;
+	char *d = arena_strndup(b->p->arena, s, n);
+	if (!d) {
+		b->status = PV_ENOMEM;
+		return 0;
+	}
+	r = t->len;
+	if (ixmap_insert(&b->str_map, slot, h, r)) {
+		b->status = PV_ENOMEM;
+		return 0;
+	}
+	t->ptr[r] = d;
+	t->size[r] = (uint32_t)n;
+	t->len++;
+	return r;
+}
+
+pv_str_ix builder_strf(struct pv_builder *b, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return builder_str(b, buf, (size_t)n);
+}
+
+/* ---- init / release ---- */
+
+int builder_init(struct pv_builder *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->p = pv_calloc(1, sizeof(*b->p));
+	if (!b->p)
+		return PV_ENOMEM;
+	b->p->arena = arena_new();
+	if (!b->p->arena) {
+		pv_free(b->p);
+		b->p = NULL;
+		return PV_ENOMEM;
+	}
+	struct pv_strings *t = &b->p->strings;
+	if (GROW(b, t, COL(t->ptr), COL(t->size))) {
+		pv_profile_free(b->p);
+		b->p = NULL;
+		return PV_ENOMEM;
+	}
+	t->ptr[0] = "";
+	t->size[0] = 0;
+	t->len = 1;
+	b->p->meta.default_metric = 0;
+	return 0;
+}
+
+static void release_maps(struct pv_builder *b)
+{
+	ixmap_release(&b->str_map);
+	ixmap_release(&b->module_map);
+	ixmap_release(&b->source_map);
+	ixmap_release(&b->func_map);
+	ixmap_release(&b->frame_map);
+	ixmap_release(&b->cat_map);
+	u64map_release(&b->stack_map);
+	pv_free(b->runs);
+	b->runs = NULL;
+	b->nr_runs = b->runs_cap = 0;
+}
+
+void builder_release(struct pv_builder *b)
+{
+	release_maps(b);
+	pv_profile_free(b->p);
+	b->p = NULL;
+}
+
+/* ---- categories ---- */
+
+static bool cat_eq(const void *ctx, uint32_t row)
+{
+	const struct pv_builder *b = ctx;
+	return b->p->categories.name[row] == *(const pv_str_ix *)b->key;
+}
+
+pv_cat_ix builder_category(struct pv_builder *b, pv_str_ix name, pv_str_ix color)
+{
+	if (b->status)
+		return PV_NONE;
+	struct pv_categories *t = &b->p->categories;
+	uint64_t h = hash_u64(name);
+	uint32_t slot;
+	b->key = &name;
+	uint32_t r = ixmap_find(&b->cat_map, h, cat_eq, b, &slot);
+	if (r != UINT32_MAX)
+		return r;
+	if (GROW(b, t, COL(t->name), COL(t->color), COL(t->sub_first), COL(t->sub_len)))
+		return PV_NONE;
+	r = t->len;
+	if (ixmap_insert(&b->cat_map, slot, h, r)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	t->name[r] = name;
+	t->color[r] = color;
+	t->sub_first[r] = b->p->subcategories.len;
+	t->sub_len[r] = 0;
+	t->len++;
+	return r;
+}
+
+uint32_t builder_subcategory(struct pv_builder *b, pv_cat_ix c, pv_str_ix name)
+{
+	if (b->status || c >= b->p->categories.len)
+		return 0;
+	struct pv_categories *ct = &b->p->categories;
+	struct pv_subcategories *t = &b->p->subcategories;
+	/* Subcategories of one category are contiguous: only the newest category may grow. */
+	if (ct->sub_first[c] + ct->sub_len[c] != t->len) {
+		if (ct->sub_len[c] != 0) {
+			builder_lossy(b, 1, "subcategory '%s' of an earlier category ignored",
+				      pv_str(b->p, name));
+			return 0;
+		}
+		ct->sub_first[c] = t->len;
+	}
+	if (GROW(b, t, COL(t->name)))
+		return 0;
+	t->name[t->len++] = name;
+	return ct->sub_len[c]++;
+}
+
+/* ---- modules, sources ---- */
+
+static bool module_eq(const void *ctx, uint32_t row)
+{
+	const struct pv_builder *b = ctx;
+	const pv_str_ix *k = b->key;
+	return b->p->modules.name[row] == k[0] && b->p->modules.path[row] == k[1];
+}
+
+pv_module_ix builder_module(struct pv_builder *b, pv_str_ix name, pv_str_ix path,
+			    enum pv_module_kind kind)
+{
+	if (b->status)
+		return PV_NONE;
+	struct pv_modules *t = &b->p->modules;
+	pv_str_ix k[2] = {name, path};
+	uint64_t h = hash_bytes(k, sizeof(k));
+	uint32_t slot;
+	b->key = k;
+	uint32_t r = ixmap_find(&b->module_map, h, module_eq, b, &slot);
+	if (r != UINT32_MAX)
+		return r;
+	if (GROW(b, t, COL(t->name), COL(t->path), COL(t->kind)))
+		return PV_NONE;
+	r = t->len;
+	if (ixmap_insert(&b->module_map, slot, h, r)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	t->name[r] = name;
+	t->path[r] = path;
+	t->kind[r] = (uint8_t)kind;
+	t->len++;
+	return r;
+}
+
+static bool source_eq(const void *ctx, uint32_t row)
+{
+	const struct pv_builder *b = ctx;
+	return b->p->sources.path[row] == *(const pv_str_ix *)b->key;
+}
+
+pv_source_ix builder_source(struct pv_builder *b, pv_str_ix path)
+{
+	if (b->status)
+		return PV_NONE;
+	struct pv_sources *t = &b->p->sources;
+	uint64_t h = hash_u64(path);
+	uint32_t slot;
+	b->key = &path;
+	uint32_t r = ixmap_find(&b->source_map, h, source_eq, b, &slot);
+	if (r != UINT32_MAX)
+		return r;
+	if (GROW(b, t, COL(t->path)))
+		return PV_NONE;
+	r = t->len;
+	if (ixmap_insert(&b->source_map, slot, h, r)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	t->path[r] = path;
+	t->len++;
+	return r;
+}
+
+/* ---- functions, frames, stacks ---- */
+
+struct func_key {
+	pv_str_ix name;
+	pv_module_ix module;
+	pv_source_ix source;
+	uint32_t line;
+};
+
+static bool func_eq(const void *ctx, uint32_t row)
+{
+	const struct pv_builder *b = ctx;
+	const struct func_key *k = b->key;
+	const struct pv_funcs *t = &b->p->funcs;
+	return t->name[row] == k->name && t->module[row] == k->module &&
+	       t->source[row] == k->source && t->line[row] == k->line;
+}
+
+pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
+			pv_source_ix source, uint32_t line)
+{
+	if (b->status)
+		return PV_NONE;
+	struct pv_funcs *t = &b->p->funcs;
+	struct func_key k = {name, module, source, line};
+	uint64_t h = hash_bytes(&k, sizeof(k));
+	uint32_t slot;
+	b->key = &k;
+	uint32_t r = ixmap_find(&b->func_map, h, func_eq, b, &slot);
+	if (r != UINT32_MAX)
+		return r;
+	if (GROW(b, t, COL(t->name), COL(t->module), COL(t->source), COL(t->line)))
+		return PV_NONE;
+	r = t->len;
+	if (ixmap_insert(&b->func_map, slot, h, r)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	t->name[r] = name;
+	t->module[r] = module;
+	t->source[r] = source;
+	t->line[r] = line;
+	t->len++;
+	return r;
+}
+
+static bool frame_eq(const void *ctx, uint32_t row)
+{
+	const struct pv_builder *b = ctx;
+	const struct frame_key *k = b->key;
+	const struct pv_frames *t = &b->p->frames;
+	return t->func[row] == k->func && t->line[row] == k->line && t->column[row] == k->column &&
+	       t->addr[row] == k->addr && t->inline_depth[row] == k->inline_depth &&
+	       t->category[row] == k->category && t->subcategory[row] == k->subcategory;
+}
+
+pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
+{
+	if (b->status)
+		return PV_NONE;
+	struct pv_frames *t = &b->p->frames;
+	/* Hash the fields, not the struct: padding bytes are not part of the key. */
+	uint64_t parts[4] = {
+		((uint64_t)k->func << 32) | k->line,
+		((uint64_t)k->column << 32) | k->category,
+		k->addr,
+		((uint64_t)k->inline_depth << 16) | k->subcategory,
+	};
+	uint64_t h = hash_bytes(parts, sizeof(parts));
+	uint32_t slot;
+	b->key = k;
+	uint32_t r = ixmap_find(&b->frame_map, h, frame_eq, b, &slot);
+	if (r != UINT32_MAX)
+		return r;
+	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->addr),
+		 COL(t->inline_depth), COL(t->category), COL(t->subcategory)))
+		return PV_NONE;
+	r = t->len;
+	if (ixmap_insert(&b->frame_map, slot, h, r)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	t->func[r] = k->func;
+	t->line[r] = k->line;
+	t->column[r] = k->column;
+	t->addr[r] = k->addr;
+	t->inline_depth[r] = k->inline_depth;
+	t->category[r] = k->category;
+	t->subcategory[r] = k->subcategory;
+	t->len++;
+	return r;
+}
+
+pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f)
+{
+	struct frame_key k = {
+		.func = f, .addr = PV_ADDR_NONE, .category = PV_NONE,
+	};
+	return builder_frame(b, &k);
+}
+
+pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
+{
+	if (b->status || frame == PV_NONE)
+		return PV_NONE;
+	uint64_t key = ((uint64_t)prefix << 32) | frame;
+	uint32_t r = u64map_get(&b->stack_map, key);
+	if (r != UINT32_MAX)
+		return r;
+	struct pv_stacks *t = &b->p->stacks;
+	if (GROW(b, t, COL(t->frame), COL(t->prefix)))
+		return PV_NONE;
+	r = t->len;
+	if (u64map_put(&b->stack_map, key, r)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	t->frame[r] = frame;
+	t->prefix[r] = prefix;
+	t->len++;
+	return r;
+}
+
+/* ---- threads, metrics, samples, markers ---- */
+
+pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, int64_t tid,
+			    pv_str_ix process_name)
+{
+	struct pv_threads *t = &b->p->threads;
+	if (GROW(b, t, COL(t->name), COL(t->process_name), COL(t->pid), COL(t->tid),
+		 COL(t->start_ns), COL(t->end_ns), COL(t->sample_begin), COL(t->sample_end)))
+		return PV_NONE;
+	uint32_t r = t->len++;
+	t->name[r] = name;
+	t->process_name[r] = process_name;
+	t->pid[r] = pid;
+	t->tid[r] = tid;
+	t->start_ns[r] = PV_TIME_NONE;
+	t->end_ns[r] = PV_TIME_NONE;
+	t->sample_begin[r] = 0;
+	t->sample_end[r] = 0;
+	return r;
+}
+
+pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit unit)
+{
+	struct pv_metrics *t = &b->p->metrics;
+	for (uint32_t i = 0; i < t->len; i++)
+		if (t->name[i] == name)
+			return i;
+	uint32_t oldcap = t->cap;
+	if (GROW(b, t, COL(t->name), COL(t->unit)))
+		return PV_NONE;
+	if (t->cap != oldcap) {
+		int64_t **w = pv_realloc(b->p->samples.weight, (size_t)t->cap * sizeof(*w));
+		if (!w) {
+			b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		b->p->samples.weight = w;
+	}
+	uint32_t r = t->len++;
+	t->name[r] = name;
+	t->unit[r] = (uint8_t)unit;
+	b->p->samples.weight[r] = NULL;
+	if (b->p->samples.len) {
+		/* A metric added after samples: earlier samples weigh 0 for it. */
+		int64_t *col = pv_calloc(b->p->samples.cap, sizeof(*col));
+		if (!col) {
+			b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		b->p->samples.weight[r] = col;
+	}
+	return r;
+}
+
+static int grow_samples(struct pv_builder *b)
+{
+	struct pv_samples *t = &b->p->samples;
+	uint32_t nc = grow_cap(t->cap, (uint64_t)t->len + 1);
+	if (!nc) {
+		b->status = PV_ELIMIT;
+		return -1;
+	}
+	if (COL_GROW(t->stack, nc) || COL_GROW(t->time_ns, nc))
+		goto oom;
+	for (uint32_t m = 0; m < b->p->metrics.len; m++)
+		if (t->weight[m] && COL_GROW(t->weight[m], nc))
+			goto oom;
+	t->cap = nc;
+	return 0;
+oom:
+	b->status = PV_ENOMEM;
+	return -1;
+}
+
+void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, int64_t time_ns,
+		    const int64_t *weights)
+{
+	if (b->status)
+		return;
+	struct pv_samples *t = &b->p->samples;
+	if (t->len == t->cap && grow_samples(b))
+		return;
+	uint32_t i = t->len;
+	for (uint32_t m = 0; weights && m < b->p->metrics.len; m++) {
+		if (t->weight[m]) {
+			t->weight[m][i] = weights[m];
+		} else if (weights[m] != 1) {
+			/* first weight other than 1: materialise the column */
+			int64_t *col = pv_malloc((size_t)t->cap * sizeof(*col));
+			if (!col) {
+				b->status = PV_ENOMEM;
+				return;
+			}
+			for (uint32_t j = 0; j < i; j++)
+				col[j] = 1;
+			col[i] = weights[m];
+			t->weight[m] = col;
+		}
+	}
+	if (!weights) {
+		for (uint32_t m = 0; m < b->p->metrics.len; m++)
+			if (t->weight[m])
+				t->weight[m][i] = 1;
+	}
+	t->stack[i] = stack;
+	t->time_ns[i] = time_ns;
+	t->len++;
+	if (b->nr_runs == 0 || b->runs[b->nr_runs - 1].thread != th) {
+		if (b->nr_runs == b->runs_cap) {
+			uint32_t nc = grow_cap(b->runs_cap, (uint64_t)b->nr_runs + 1);
+			if (!nc || COL_GROW(b->runs, nc)) {
+				b->status = PV_ENOMEM;
+				return;
+			}
+			b->runs_cap = nc;
+		}
+		b->runs[b->nr_runs].thread = th;
+		b->runs[b->nr_runs].begin = i;
+		b->nr_runs++;
+	}
+}
+
+void builder_marker(struct pv_builder *b, const struct raw_marker *m)
+{
+	struct pv_raw_markers *t = &b->p->markers;
+	if (GROW(b, t, COL(t->name), COL(t->category), COL(t->phase), COL(t->start_ns),
+		 COL(t->end_ns), COL(t->thread), COL(t->payload), COL(t->cause_stack),
+		 COL(t->cause_time_ns)))
+		return;
+	uint32_t r = t->len++;
+	t->name[r] = m->name;
+	t->category[r] = m->category;
+	t->phase[r] = (uint8_t)m->phase;
+	t->start_ns[r] = m->start_ns;
+	t->end_ns[r] = m->end_ns;
+	t->thread[r] = m->thread;
+	t->payload[r] = m->payload;
+	t->cause_stack[r] = m->cause_stack;
+	t->cause_time_ns[r] = m->cause_time_ns;
+}
+
+void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)
+{
+	if (b->status || count == 0)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	pv_str_ix s = builder_str(b, buf, (size_t)n);
+	struct pv_diags *t = &b->p->diags;
+	for (uint32_t i = 0; i < t->len; i++) {
+		if (t->msg[i] == s) {
+			t->count[i] += count;
+			return;
+		}
+	}
+	if (GROW(b, t, COL(t->msg), COL(t->count)))
+		return;
+	t->msg[t->len] = s;
+	t->count[t->len] = count;
+	t->len++;
+}
+
+/* ---- finish ---- */
+
+/* Stable counting sort of the samples by thread, through the list of runs. */
+static int group_samples(struct pv_builder *b)
+{
+	struct pv_profile *p = b->p;
+	struct pv_threads *th = &p->threads;
+	uint32_t nt = th->len;
+	int sorted = 1;
+	for (uint32_t t = 0; t < nt; t++) {
+		th->sample_begin[t] = 0;
+		th->sample_end[t] = 0;
+	}
+	/* count samples per thread and check whether each thread is one run */
+	uint32_t *seen = pv_calloc(nt ? nt : 1, sizeof(*seen));
+	if (!seen)
+		return PV_ENOMEM;
+	for (uint32_t r = 0; r < b->nr_runs; r++) {
+		uint32_t end = r + 1 < b->nr_runs ? b->runs[r + 1].begin : p->samples.len;
+		pv_thread_ix t = b->runs[r].thread;
+		if (t >= nt) {
+			pv_free(seen);
+			return PV_EINVAL;
+		}
+		if (seen[t]++)
+			sorted = 0;
+		th->sample_end[t] += end - b->runs[r].begin; /* count, for now */
+	}
+	pv_free(seen);
+	if (sorted) {
+		for (uint32_t r = 0; r < b->nr_runs; r++) {
+			pv_thread_ix t = b->runs[r].thread;
+			uint32_t n = th->sample_end[t];
+			th->sample_begin[t] = b->runs[r].begin;
+			th->sample_end[t] = b->runs[r].begin + n;
+		}
+		for (uint32_t t = 0; t < nt; t++)
+			if (th->sample_end[t] == 0)
+				th->sample_begin[t] = th->sample_end[t] = 0;
+		return 0;
+	}
+	/* destination offset per thread, in thread order */
+	uint32_t *dst = pv_malloc((size_t)(nt ? nt : 1) * sizeof(*dst));
+	if (!dst)
+		return PV_ENOMEM;
+	uint32_t off = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t n = th->sample_end[t];
+		th->sample_begin[t] = off;
+		th->sample_end[t] = off + n;
+		dst[t] = off;
+		off += n;
+	}
+	uint32_t n = p->samples.len, cap = n ? n : 1;
+	pv_stack_ix *stack = pv_malloc((size_t)cap * sizeof(*stack));
+	int64_t *time = pv_malloc((size_t)cap * sizeof(*time));
+	if (!stack || !time)
+		goto oom;
+	for (uint32_t r = 0; r < b->nr_runs; r++) {
+		uint32_t end = r + 1 < b->nr_runs ? b->runs[r + 1].begin : n;
+		uint32_t d = dst[b->runs[r].thread];
+		uint32_t len = end - b->runs[r].begin;
+		memcpy(stack + d, p->samples.stack + b->runs[r].begin, len * sizeof(*stack));
+		memcpy(time + d, p->samples.time_ns + b->runs[r].begin, len * sizeof(*time));
+		dst[b->runs[r].thread] += len;
+	}
+	for (uint32_t m = 0; m < p->metrics.len; m++) {
+		int64_t *w = p->samples.weight[m];
+		if (!w)
+			continue;
+		int64_t *nw = pv_malloc((size_t)cap * sizeof(*nw));
+		if (!nw)
+			goto oom;
+		for (uint32_t t = 0; t < nt; t++)
+			dst[t] = th->sample_begin[t];
+		for (uint32_t r = 0; r < b->nr_runs; r++) {
+			uint32_t end = r + 1 < b->nr_runs ? b->runs[r + 1].begin : n;
+			uint32_t d = dst[b->runs[r].thread];
+			uint32_t len = end - b->runs[r].begin;
+			memcpy(nw + d, w + b->runs[r].begin, len * sizeof(*nw));
+			dst[b->runs[r].thread] += len;
+		}
+		pv_free(w);
+		p->samples.weight[m] = nw;
+	}
+	pv_free(p->samples.stack);
+	pv_free(p->samples.time_ns);
+	p->samples.stack = stack;
+	p->samples.time_ns = time;
+	p->samples.cap = cap;
+	pv_free(dst);
+	return 0;
+oom:
+	pv_free(stack);
+	pv_free(time);
+	pv_free(dst);
+	return PV_ENOMEM;
+}
+
+int builder_finish(struct pv_builder *b, struct pv_profile **out)
+{
+	if (!b->status && b->p->metrics.len == 0)
+		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
+	if (!b->status)
+		b->status = group_samples(b);
+	int st = b->status;
+	release_maps(b);
+	if (st) {
+		pv_profile_free(b->p);
+		b->p = NULL;
+		return st;
+	}
+	*out = b->p;
+	b->p = NULL;
+	return 0;
+}

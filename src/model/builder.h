@@ -1,0 +1,111 @@
+/*
+ * builder.h - how importers fill a profile.
+ *
+ * Every row goes through an intern call that deduplicates it (strings by bytes, functions by
+ * (name, module, source, line), frames by all their columns, stacks by (prefix, frame)), so an
+ * importer that reads per-thread tables, or a text format that repeats itself, gets one
+ * profile-wide table without knowing it.
+ *
+ * Errors are sticky: after an allocation failure every call returns PV_NONE (or does nothing)
+ * and builder_finish() returns PV_ENOMEM. Importers therefore check only the parse, not each call.
+ */
+#ifndef PV_MODEL_BUILDER_H
+#define PV_MODEL_BUILDER_H
+
+#include <stdbool.h>
+
+#include "base/hash.h"
+#include "pv/profile.h"
+
+struct sample_run {
+	pv_thread_ix thread;
+	uint32_t begin; /* first sample of the run */
+};
+
+struct pv_builder {
+	struct pv_profile *p;
+	int status; /* 0 or the first error */
+	struct ixmap str_map, module_map, source_map, func_map, frame_map, cat_map;
+	struct u64map stack_map;
+	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
+	struct sample_run *runs;
+	uint32_t nr_runs, runs_cap;
+	/* scratch key for the eq callbacks */
+	const void *key;
+	size_t key_len;
+};
+
+struct frame_key {
+	pv_func_ix func;
+	uint32_t line, column;
+	uint64_t addr;
+	uint16_t inline_depth;
+	uint16_t subcategory;
+	pv_cat_ix category;
+};
+
+/* Starts a new, empty profile (string 0 = ""). Returns 0 or PV_ENOMEM. */
+int builder_init(struct pv_builder *b);
+/* Frees what the builder holds, including the profile if builder_finish did not take it. */
+void builder_release(struct pv_builder *b);
+/*
+ * Groups samples by thread, fixes thread sample ranges, frees the maps and hands the profile
+ * to *out. Returns 0, PV_ENOMEM, or the sticky error.
+ */
+int builder_finish(struct pv_builder *b, struct pv_profile **out);
+
+pv_str_ix builder_str(struct pv_builder *b, const char *s, size_t len);
+static inline pv_str_ix builder_cstr(struct pv_builder *b, const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return builder_str(b, s, n);
+}
+/* printf into an interned string. */
+pv_str_ix builder_strf(struct pv_builder *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A category by name (interned); color used when it is new. */
+pv_cat_ix builder_category(struct pv_builder *b, pv_str_ix name, pv_str_ix color);
+/* Appends a subcategory name to category c (in order); returns its index within c. */
+uint32_t builder_subcategory(struct pv_builder *b, pv_cat_ix c, pv_str_ix name);
+
+pv_module_ix builder_module(struct pv_builder *b, pv_str_ix name, pv_str_ix path,
+			    enum pv_module_kind kind);
+pv_source_ix builder_source(struct pv_builder *b, pv_str_ix path);
+pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
+			pv_source_ix source, uint32_t line);
+pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k);
+/* A frame with only a function (line/addr unknown, category inherited). */
+pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f);
+pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame);
+
+pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, int64_t tid,
+			    pv_str_ix process_name);
+pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit unit);
+
+/*
+ * Appends a sample. weights has one value per metric defined so far (NULL = all 1). Define every
+ * metric before the first sample; a metric added later gets weight 0 for earlier samples.
+ */
+void builder_sample(struct pv_builder *b, pv_thread_ix t, pv_stack_ix stack, int64_t time_ns,
+		    const int64_t *weights);
+
+struct raw_marker {
+	pv_str_ix name;
+	pv_cat_ix category;
+	enum pv_marker_phase phase;
+	int64_t start_ns, end_ns;
+	pv_thread_ix thread;
+	pv_str_ix payload;
+	pv_stack_ix cause_stack;
+	int64_t cause_time_ns;
+};
+void builder_marker(struct pv_builder *b, const struct raw_marker *m);
+
+/* Records a lossy step (same message text = same row, counts add up). */
+void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,109 @@
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/alloc.h"
+#include "base/arena.h"
+#include "pv/profile.h"
+
+void pv_profile_free(struct pv_profile *p)
+{
+	if (!p)
+		return;
+	pv_free(p->strings.ptr);
+	pv_free(p->strings.size);
+	pv_free(p->categories.name);
+	pv_free(p->categories.color);
+	pv_free(p->categories.sub_first);
+	pv_free(p->categories.sub_len);
+	pv_free(p->subcategories.name);
+	pv_free(p->modules.name);
+	pv_free(p->modules.path);
+	pv_free(p->modules.kind);
+	pv_free(p->sources.path);
+	pv_free(p->funcs.name);
+	pv_free(p->funcs.module);
+	pv_free(p->funcs.source);
+	pv_free(p->funcs.line);
+	pv_free(p->frames.func);
+	pv_free(p->frames.line);
+	pv_free(p->frames.column);
+	pv_free(p->frames.addr);
+	pv_free(p->frames.inline_depth);
+	pv_free(p->frames.category);
+	pv_free(p->frames.subcategory);
+	pv_free(p->stacks.frame);
+	pv_free(p->stacks.prefix);
+	pv_free(p->threads.name);
+	pv_free(p->threads.process_name);
+	pv_free(p->threads.pid);
+	pv_free(p->threads.tid);
+	pv_free(p->threads.start_ns);
+	pv_free(p->threads.end_ns);
+	pv_free(p->threads.sample_begin);
+	pv_free(p->threads.sample_end);
+	pv_free(p->samples.stack);
+	pv_free(p->samples.time_ns);
+	if (p->samples.weight)
+		for (uint32_t m = 0; m < p->metrics.len; m++)
+			pv_free(p->samples.weight[m]);
+	pv_free(p->samples.weight);
+	pv_free(p->metrics.name);
+	pv_free(p->metrics.unit);
+	pv_free(p->markers.name);
+	pv_free(p->markers.category);
+	pv_free(p->markers.phase);
+	pv_free(p->markers.start_ns);
+	pv_free(p->markers.end_ns);
+	pv_free(p->markers.thread);
+	pv_free(p->markers.payload);
+	pv_free(p->markers.cause_stack);
+	pv_free(p->markers.cause_time_ns);
+	pv_free(p->diags.msg);
+	pv_free(p->diags.count);
+	arena_free(p->arena);
+	pv_free(p);
+}
+
+const char *pv_unit_name(enum pv_unit u)
+{
+	switch (u) {
+	case PV_UNIT_COUNT: return "count";
+	case PV_UNIT_NS: return "ns";
+	case PV_UNIT_BYTES: return "bytes";
+	case PV_UNIT_INSTRUCTIONS: return "instructions";
+	case PV_UNIT_CYCLES: return "cycles";
+	case PV_UNIT_OTHER: return "other";
+	}
+	return "other";
+}
+
+pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name)
+{
+	for (uint32_t m = 0; m < p->metrics.len; m++)
+		if (strcasecmp(pv_str(p, p->metrics.name[m]), name) == 0)
+			return m;
+	char *end;
+	unsigned long v = strtoul(name, &end, 10);
+	if (*name && !*end && v < p->metrics.len)
+		return (pv_metric_ix)v;
+	return PV_NONE;
+}
+
+uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix *out, uint32_t cap)
+{
+	uint32_t n = 0;
+	char *end;
+	long long tid = strtoll(s, &end, 10);
+	int numeric = *s && !*end;
+	for (uint32_t t = 0; t < p->threads.len; t++) {
+		int hit = strcmp(pv_str(p, p->threads.name[t]), s) == 0 ||
+			  (numeric && p->threads.tid[t] == tid);
+		if (hit) {
+			if (n < cap)
+				out[n] = t;
+			n++;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,142 @@
+/*
+ * validate.c - checks every invariant of the model (profile.h). Each check names the table, the
+ * row and the column of the first violation, so a test failure or a fuzzer crash says exactly
+ * which importer broke what.
+ */
+#include "pv/profile.h"
+
+#define FAIL(...) return pv_error_set(err, PV_EPARSE, __VA_ARGS__)
+
+static int ix_ok(uint32_t ix, uint32_t len)
+{
+	return ix < len;
+}
+
+static int opt_ok(uint32_t ix, uint32_t len)
+{
+	return ix == PV_NONE || ix < len;
+}
+
+int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
+{
+	const uint32_t ns = p->strings.len;
+	if (ns == 0 || p->strings.size[0] != 0 || p->strings.ptr[0][0] != 0)
+		FAIL("strings: string 0 must be \"\"");
+	for (uint32_t i = 0; i < ns; i++)
+		if (!p->strings.ptr[i] || p->strings.ptr[i][p->strings.size[i]] != 0)
+			FAIL("strings[%u]: not NUL-terminated at its size", i);
+	if (!ix_ok(p->meta.format, ns) || !ix_ok(p->meta.format_version, ns) ||
+	    !ix_ok(p->meta.product, ns))
+		FAIL("meta: string index out of range");
+
+	const struct pv_categories *c = &p->categories;
+	for (uint32_t i = 0; i < c->len; i++) {
+		if (!ix_ok(c->name[i], ns) || !ix_ok(c->color[i], ns))
+			FAIL("categories[%u]: string index out of range", i);
+		if ((uint64_t)c->sub_first[i] + c->sub_len[i] > p->subcategories.len)
+			FAIL("categories[%u]: subcategories out of range", i);
+	}
+	for (uint32_t i = 0; i < p->subcategories.len; i++)
+		if (!ix_ok(p->subcategories.name[i], ns))
+			FAIL("subcategories[%u].name: out of range", i);
+
+	const struct pv_modules *mo = &p->modules;
+	for (uint32_t i = 0; i < mo->len; i++) {
+		if (!ix_ok(mo->name[i], ns) || !ix_ok(mo->path[i], ns))
+			FAIL("modules[%u]: string index out of range", i);
+		if (mo->kind[i] > PV_MODULE_RESOURCE)
+			FAIL("modules[%u].kind: %u is not a module kind", i, mo->kind[i]);
+	}
+	for (uint32_t i = 0; i < p->sources.len; i++)
+		if (!ix_ok(p->sources.path[i], ns))
+			FAIL("sources[%u].path: out of range", i);
+
+	const struct pv_funcs *f = &p->funcs;
+	for (uint32_t i = 0; i < f->len; i++) {
+		if (!ix_ok(f->name[i], ns))
+			FAIL("funcs[%u].name: %u out of range", i, f->name[i]);
+		if (!opt_ok(f->module[i], mo->len))
+			FAIL("funcs[%u].module: %u out of range", i, f->module[i]);
+		if (!opt_ok(f->source[i], p->sources.len))
+			FAIL("funcs[%u].source: %u out of range", i, f->source[i]);
+	}
+
+	const struct pv_frames *fr = &p->frames;
+	for (uint32_t i = 0; i < fr->len; i++) {
+		if (!ix_ok(fr->func[i], f->len))
+			FAIL("frames[%u].func: %u out of range", i, fr->func[i]);
+		if (!opt_ok(fr->category[i], c->len))
+			FAIL("frames[%u].category: %u out of range", i, fr->category[i]);
+		if (fr->category[i] != PV_NONE && c->sub_len[fr->category[i]] &&
+		    fr->subcategory[i] >= c->sub_len[fr->category[i]])
+			FAIL("frames[%u].subcategory: %u out of range", i, fr->subcategory[i]);
+	}
+
+	const struct pv_stacks *st = &p->stacks;
+	for (uint32_t i = 0; i < st->len; i++) {
+		if (!ix_ok(st->frame[i], fr->len))
+			FAIL("stacks[%u].frame: %u out of range", i, st->frame[i]);
+		if (st->prefix[i] != PV_NONE && st->prefix[i] >= i)
+			FAIL("stacks[%u].prefix: %u is not smaller than the stack's own index", i,
+			     st->prefix[i]);
+	}
+
+	const struct pv_threads *th = &p->threads;
+	uint64_t covered = 0;
+	for (uint32_t i = 0; i < th->len; i++) {
+		if (!ix_ok(th->name[i], ns) || !ix_ok(th->process_name[i], ns))
+			FAIL("threads[%u]: string index out of range", i);
+		if (th->sample_begin[i] > th->sample_end[i] || th->sample_end[i] > p->samples.len)
+			FAIL("threads[%u]: sample range [%u, %u) out of range", i,
+			     th->sample_begin[i], th->sample_end[i]);
+		covered += th->sample_end[i] - th->sample_begin[i];
+		if (th->start_ns[i] != PV_TIME_NONE && th->end_ns[i] != PV_TIME_NONE &&
+		    th->end_ns[i] < th->start_ns[i])
+			FAIL("threads[%u]: ends before it starts", i);
+	}
+	if (covered != p->samples.len)
+		FAIL("threads: sample ranges cover %llu of %u samples", (unsigned long long)covered,
+		     p->samples.len);
+	/* ranges must not overlap: sort-free check through a sweep over threads by begin */
+	for (uint32_t i = 0; i < th->len; i++)
+		for (uint32_t j = i + 1; j < th->len && th->len < 4096; j++)
+			if (th->sample_begin[i] < th->sample_end[j] &&
+			    th->sample_begin[j] < th->sample_end[i])
+				FAIL("threads[%u] and threads[%u]: sample ranges overlap", i, j);
+
+	const struct pv_metrics *me = &p->metrics;
+	if (p->samples.len && me->len == 0)
+		FAIL("metrics: samples but no metric");
+	if (me->len && p->meta.default_metric >= me->len)
+		FAIL("meta.default_metric: %u out of range", p->meta.default_metric);
+	for (uint32_t i = 0; i < me->len; i++) {
+		if (!ix_ok(me->name[i], ns) || me->name[i] == 0)
+			FAIL("metrics[%u].name: missing", i);
+		if (me->unit[i] > PV_UNIT_OTHER)
+			FAIL("metrics[%u].unit: %u is not a unit", i, me->unit[i]);
+	}
+	for (uint32_t i = 0; i < p->samples.len; i++)
+		if (!opt_ok(p->samples.stack[i], st->len))
+			FAIL("samples[%u].stack: %u out of range", i, p->samples.stack[i]);
+
+	const struct pv_raw_markers *mk = &p->markers;
+	for (uint32_t i = 0; i < mk->len; i++) {
+		if (!ix_ok(mk->name[i], ns) || !ix_ok(mk->payload[i], ns))
+			FAIL("markers[%u]: string index out of range", i);
+		if (!opt_ok(mk->category[i], c->len))
+			FAIL("markers[%u].category: %u out of range", i, mk->category[i]);
+		if (mk->phase[i] > PV_PHASE_END)
+			FAIL("markers[%u].phase: %u is not a phase", i, mk->phase[i]);
+		if (!ix_ok(mk->thread[i], th->len))
+			FAIL("markers[%u].thread: %u out of range", i, mk->thread[i]);
+		if (!opt_ok(mk->cause_stack[i], st->len))
+			FAIL("markers[%u].cause_stack: %u out of range", i, mk->cause_stack[i]);
+		if (mk->phase[i] == PV_PHASE_INTERVAL && mk->start_ns[i] != PV_TIME_NONE &&
+		    mk->end_ns[i] != PV_TIME_NONE && mk->end_ns[i] < mk->start_ns[i])
+			FAIL("markers[%u]: interval ends before it starts", i);
+	}
+	for (uint32_t i = 0; i < p->diags.len; i++)
+		if (!ix_ok(p->diags.msg[i], ns))
+			FAIL("diags[%u].msg: out of range", i);
+	return 0;
+}

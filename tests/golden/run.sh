@@ -1,0 +1,49 @@
+#!/bin/sh
+# Golden tests: each folder tests/golden/<area>/<case>/ holds
+#   cmd           the arguments to profview, one line, paths relative to the repository root
+#   expected.out  the exact standard output
+#   expected.err  the exact standard error (optional; empty when absent)
+#   expected.rc   the exit code (optional; 0 when absent)
+# usage: tests/golden/run.sh PROFVIEW [--update]   (run from the repository root)
+# The last line is "golden: N passed, N failed".
+set -u
+pv=$1
+update=${2:-}
+export LC_ALL=C TZ=UTC COLUMNS=100
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for dir in $(find tests/golden -mindepth 2 -maxdepth 2 -type d | sort); do
+	[ -f "$dir/cmd" ] || continue
+	args=$(cat "$dir/cmd")
+	# shellcheck disable=SC2086
+	"$pv" $args >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$update" = "--update" ]; then
+		cp "$tmp/out" "$dir/expected.out"
+		if [ -s "$tmp/err" ]; then cp "$tmp/err" "$dir/expected.err"; else rm -f "$dir/expected.err"; fi
+		if [ $rc -ne 0 ]; then echo $rc >"$dir/expected.rc"; else rm -f "$dir/expected.rc"; fi
+	fi
+	want_rc=0
+	[ -f "$dir/expected.rc" ] && want_rc=$(cat "$dir/expected.rc")
+	[ -f "$dir/expected.err" ] && cp "$dir/expected.err" "$tmp/want_err" || : >"$tmp/want_err"
+	ok=1
+	if ! cmp -s "$tmp/out" "$dir/expected.out"; then
+		echo "FAIL $dir: standard output differs:"
+		diff -u "$dir/expected.out" "$tmp/out" | head -40
+		ok=0
+	fi
+	if ! cmp -s "$tmp/err" "$tmp/want_err"; then
+		echo "FAIL $dir: standard error differs:"
+		diff -u "$tmp/want_err" "$tmp/err" | head -20
+		ok=0
+	fi
+	if [ "$rc" != "$want_rc" ]; then
+		echo "FAIL $dir: exit code $rc, expected $want_rc"
+		ok=0
+	fi
+	if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+echo "golden: $pass passed, $fail failed"
+[ $fail -eq 0 ]

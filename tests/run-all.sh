@@ -1,0 +1,29 @@
+#!/bin/sh
+# Runs every test (unit and golden) in each build folder given, then prints one total line:
+# "N passed, N failed".
+set -u
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+pass=0
+fail=0
+add() { # add "LINE" -> updates pass/fail from "...: N passed, N failed"
+	p=$(echo "$1" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
+	f=$(echo "$1" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p')
+	if [ -z "$p" ]; then fail=$((fail + 1)); return; fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+}
+for b in "$@"; do
+	echo "== $b"
+	out=$("$b/tests/unit" 2>&1)
+	rc=$?
+	echo "$out" | grep -v '^ok ' | tail -n 60
+	last=$(echo "$out" | grep 'passed, .* failed' | tail -n 1)
+	[ $rc -ne 0 ] && [ -z "$last" ] && echo "unit tests crashed (exit $rc)"
+	add "$last"
+	out=$(sh tests/golden/run.sh "$b/profview" 2>&1)
+	echo "$out" | tail -n 60
+	add "$(echo "$out" | tail -n 1)"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

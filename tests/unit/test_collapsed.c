@@ -1,0 +1,2 @@
+/* tests of collapsed: see below */
+#include "t.h"

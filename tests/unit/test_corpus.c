@@ -1,0 +1,2 @@
+/* tests of corpus: see below */
+#include "t.h"

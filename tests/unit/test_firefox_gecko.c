@@ -1,0 +1,2 @@
+/* tests of firefox_gecko: see below */
+#include "t.h"

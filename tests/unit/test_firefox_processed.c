@@ -1,0 +1,2 @@
+/* tests of firefox_processed: see below */
+#include "t.h"

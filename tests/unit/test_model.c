@@ -1,0 +1,2 @@
+/* tests of model: see below */
+#include "t.h"
