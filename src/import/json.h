@@ -103,4 +103,11 @@ int json_fail(struct json *j, const char *p, const char *fmt, ...)
 /* Human name of a token kind ("a number", "'{'", ...). */
 const char *json_kind_name(enum json_kind k);
 
+/*
+ * Appends the value whose first token is t to *buf (heap, grown as needed; len and cap track it)
+ * as compact JSON text: strings keep their escapes as written, numbers their text. Used to keep
+ * marker payloads verbatim. Returns 0 or an error (PV_ENOMEM via json_fail).
+ */
+int json_capture(struct json *j, const struct json_tok *t, char **buf, size_t *len, size_t *cap);
+
 #endif

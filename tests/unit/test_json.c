@@ -1,4 +1,6 @@
 /* The pull tokenizer: tokens, conversions, and positioned errors. */
+#include <stdlib.h>
+
 #include "import/json.h"
 #include "t.h"
 
@@ -148,5 +150,23 @@ T_TEST(json_lenient_tail)
 	x.j.lenient_tail = true;
 	T_EQ_INT(drain(&x, &count), 0);
 	T_EQ_INT(count, 9); /* [ { a 1 } { b 2 } */
+	jt_close(&x);
+}
+
+T_TEST(json_capture_compacts)
+{
+	struct jt x;
+	jt_open(&x, "{\"d\": { \"type\" : \"Text\", \"a\": [1, {\"b\": null}, \"x\\\"y\"], \"e\": {} }, \"z\": 2}");
+	struct json_tok t;
+	json_next(&x.j, &t);
+	json_next(&x.j, &t); /* key d */
+	json_next(&x.j, &t); /* { */
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	T_EQ_INT(json_capture(&x.j, &t, &buf, &len, &cap), 0);
+	T_EQ_STR(buf, "{\"type\":\"Text\",\"a\":[1,{\"b\":null},\"x\\\"y\"],\"e\":{}}");
+	json_next(&x.j, &t);
+	T_TRUE(json_is(&t, "z"));
+	free(buf);
 	jt_close(&x);
 }
