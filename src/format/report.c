@@ -82,8 +82,10 @@ static void json_func_fields(FILE *out, const struct pv_profile *p, pv_func_ix f
 static void text_func_suffix(FILE *out, const struct pv_profile *p, pv_func_ix f)
 {
 	pv_module_ix m = p->funcs.module[f];
-	if (m != PV_NONE && p->modules.name[m])
-		fprintf(out, "  [%s]", pv_str(p, p->modules.name[m]));
+	if (m != PV_NONE && p->modules.name[m]) {
+		const char *mn = pv_str(p, p->modules.name[m]);
+		fprintf(out, mn[0] == '[' ? "  %s" : "  [%s]", mn);
+	}
 	pv_source_ix s = p->funcs.source[f];
 	if (s != PV_NONE && p->sources.path[s]) {
 		fprintf(out, "  %s", pv_str(p, p->sources.path[s]));
@@ -394,7 +396,7 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 		pv_format_cost(ib, sizeof(ib), p->meta.interval_ns, PV_UNIT_NS);
 		fprintf(out, "interval:   %s ms\n", ib);
 	}
-	fprintf(out, "samples:    %u", p->samples.len);
+	fprintf(out, "samples:    %u rows", p->samples.len);
 	if (nostack)
 		fprintf(out, " (%" PRIu64 " without a stack)", nostack);
 	fputc('\n', out);
@@ -407,9 +409,13 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 	}
 	if (nw > 40)
 		nw = 40;
+	pv_metric_ix dm = p->meta.default_metric;
+	char wh[64] = "";
+	if (p->metrics.len)
+		snprintf(wh, sizeof(wh), "%s", pv_str(p, p->metrics.name[dm]));
 	if (p->threads.len)
-		fprintf(out, "  %3s  %-*s %8s %8s %9s %14s %14s  %s\n", "#", nw, "name", "pid", "tid",
-			"samples", "first (ms)", "last (ms)", "process");
+		fprintf(out, "  %3s  %-*s %8s %8s %9s %12s %14s %14s  %s\n", "#", nw, "name", "pid",
+			"tid", "rows", wh, "first (ms)", "last (ms)", "process");
 	for (uint32_t t = 0; t < p->threads.len; t++) {
 		int64_t lo, hi;
 		thread_span(p, t, &lo, &hi);
@@ -418,10 +424,17 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 		id_text(tb, sizeof(tb), p->threads.tid[t]);
 		fmt_time(lb, sizeof(lb), lo);
 		fmt_time(hb, sizeof(hb), hi);
-		fprintf(out, "  %3u  %-*s %8s %8s %9u %14s %14s  %s\n", t, nw,
+		int64_t wsum = 0;
+		for (uint32_t s = p->threads.sample_begin[t]; p->metrics.len && s < p->threads.sample_end[t]; s++)
+			wsum += pv_sample_weight(p, dm, s);
+		char wb[32] = "";
+		if (p->metrics.len)
+			pv_format_cost(wb, sizeof(wb), wsum, p->metrics.unit[dm]);
+		const char *pn = pv_str(p, p->threads.process_name[t]);
+		fprintf(out, "  %3u  %-*s %8s %8s %9u %12s %14s %14s%s%s\n", t, nw,
 			pv_str(p, p->threads.name[t]), pb, tb,
-			p->threads.sample_end[t] - p->threads.sample_begin[t], lb, hb,
-			pv_str(p, p->threads.process_name[t]));
+			p->threads.sample_end[t] - p->threads.sample_begin[t], wb, lb, hb,
+			*pn ? "  " : "", pn);
 	}
 	fprintf(out, "metrics:    %u\n", p->metrics.len);
 	for (uint32_t m = 0; m < p->metrics.len; m++) {

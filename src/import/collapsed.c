@@ -122,6 +122,17 @@ struct cstate {
 	pv_thread_ix default_thread;
 };
 
+/* A module named in brackets: its kind from the name perf gives it. */
+static pv_module_ix module_of(struct cstate *s, const char *m, size_t n)
+{
+	enum pv_module_kind k = PV_MODULE_LIBRARY;
+	if ((n >= 7 && memcmp(m, "kernel.", 7) == 0) || (n >= 7 && memcmp(m, "vmlinux", 7) == 0))
+		k = PV_MODULE_KERNEL;
+	else if (n >= 5 && memcmp(m, "perf-", 5) == 0)
+		k = PV_MODULE_JIT;
+	return builder_module(s->b, builder_str(s->b, m, n), 0, k);
+}
+
 static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 {
 	struct pv_builder *b = s->b;
@@ -152,13 +163,25 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 		}
 	} else if (n > 2 && f[0] == '[' && f[n - 1] == ']' && memcmp(f, "[unknown]", n) != 0) {
 		/* an unknown symbol in a module: "[libc-2.19.so]", "[perf-1234.map]" */
-		pv_str_ix mn = builder_str(b, f + 1, n - 2);
-		enum pv_module_kind k = PV_MODULE_LIBRARY;
-		if (n - 2 >= 8 && memcmp(f + 1, "kernel.", 7) == 0)
-			k = PV_MODULE_KERNEL;
-		else if (n - 2 >= 5 && memcmp(f + 1, "perf-", 5) == 0)
-			k = PV_MODULE_JIT;
-		mod = builder_module(b, mn, 0, k);
+		mod = module_of(s, f + 1, n - 2);
+	}
+	if (mod == PV_NONE && n > 3 && f[n - 1] == ']') {
+		/* "name [module]": a module annotation after the symbol */
+		const char *open = NULL;
+		for (size_t i = n - 1; i-- > 1;) {
+			if (f[i] == '[') {
+				open = f + i;
+				break;
+			}
+			if (f[i] == ' ' || f[i] == ']')
+				break;
+		}
+		if (open && open[-1] == ' ' && open + 1 < f + n - 1) {
+			mod = module_of(s, open + 1, (size_t)(f + n - 1 - (open + 1)));
+			n = (size_t)(open - 1 - f);
+			while (n && f[n - 1] == ' ')
+				n--;
+		}
 	}
 	pv_func_ix fn = builder_func(b, builder_str(b, f, n), mod, PV_NONE, 0);
 	struct frame_key k = {
@@ -170,8 +193,11 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 static pv_thread_ix thread_of(struct cstate *s, const char *comm, size_t n, int64_t pid,
 			      int64_t tid)
 {
+	/* a thread is (comm, pid, tid): after an exec the same tid runs under a new comm */
+	pv_str_ix name = builder_str(s->b, comm, n);
 	for (uint32_t i = s->nr_threads; i-- > 0;)
-		if (s->tpid[i] == pid && s->ttid[i] == tid)
+		if (s->tpid[i] == pid && s->ttid[i] == tid &&
+		    s->b->p->threads.name[s->threads[i]] == name)
 			return s->threads[i];
 	if (s->nr_threads == s->cap_threads) {
 		uint32_t nc = grow_cap(s->cap_threads, (uint64_t)s->nr_threads + 1);
@@ -181,7 +207,6 @@ static pv_thread_ix thread_of(struct cstate *s, const char *comm, size_t n, int6
 		}
 		s->cap_threads = nc;
 	}
-	pv_str_ix name = builder_str(s->b, comm, n);
 	pv_thread_ix t = builder_thread(s->b, name, pid, tid == PV_ID_NONE ? pid : tid, name);
 	s->threads[s->nr_threads] = t;
 	s->tpid[s->nr_threads] = pid;

@@ -1,2 +1,149 @@
-/* tests of model: see below */
+/* The model: builder interning, sample grouping, the validator, allocation failures. */
+#include <stdlib.h>
+
+#include "base/alloc.h"
+#include "model/builder.h"
+#include "pv/import.h"
 #include "t.h"
+
+T_TEST(builder_interns_everything)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_str_ix a = builder_cstr(&b, "alpha"), a2 = builder_str(&b, "alphabet", 5);
+	T_EQ_INT(a, a2);
+	T_EQ_INT(builder_cstr(&b, ""), 0);
+	pv_module_ix m = builder_module(&b, builder_cstr(&b, "libc.so.6"), 0, PV_MODULE_LIBRARY);
+	T_EQ_INT(builder_module(&b, builder_cstr(&b, "libc.so.6"), 0, PV_MODULE_LIBRARY), m);
+	pv_func_ix f = builder_func(&b, a, m, PV_NONE, 0);
+	T_EQ_INT(builder_func(&b, a, m, PV_NONE, 0), f);
+	T_TRUE(builder_func(&b, a, PV_NONE, PV_NONE, 0) != f);
+	pv_frame_ix fr = builder_func_frame(&b, f);
+	T_EQ_INT(builder_func_frame(&b, f), fr);
+	pv_stack_ix s0 = builder_stack(&b, PV_NONE, fr);
+	pv_stack_ix s1 = builder_stack(&b, s0, fr);
+	T_EQ_INT(builder_stack(&b, s0, fr), s1);
+	T_EQ_INT(builder_stack(&b, PV_NONE, fr), s0);
+	T_TRUE(s1 > s0);
+	pv_thread_ix t0 = builder_thread(&b, a, 1, 1, 0);
+	pv_thread_ix t1 = builder_thread(&b, a, 1, 2, 0);
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	/* interleaved threads are grouped by thread, keeping order within each thread */
+	builder_sample(&b, t1, s0, 10, NULL);
+	builder_sample(&b, t0, s1, 20, NULL);
+	builder_sample(&b, t1, s1, 30, NULL);
+	int64_t w = 5;
+	builder_sample(&b, t0, s0, 40, &w);
+	builder_lossy(&b, 2, "dropped %s", "things");
+	builder_lossy(&b, 3, "dropped %s", "things");
+	struct pv_profile *p = NULL;
+	T_EQ_INT(builder_finish(&b, &p), 0);
+	builder_release(&b);
+	struct pv_error err;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
+	T_EQ_INT(p->threads.sample_begin[t0], 0);
+	T_EQ_INT(p->threads.sample_end[t0], 2);
+	T_EQ_INT(p->samples.time_ns[0], 20);
+	T_EQ_INT(p->samples.time_ns[1], 40);
+	T_EQ_INT(pv_sample_weight(p, 0, 1), 5);
+	T_EQ_INT(p->samples.time_ns[2], 10);
+	T_EQ_INT(p->samples.time_ns[3], 30);
+	T_EQ_INT(pv_sample_weight(p, 0, 2), 1);
+	T_EQ_INT(p->diags.len, 1);
+	T_EQ_U64(p->diags.count[0], 5);
+	T_EQ_STR(pv_str(p, p->diags.msg[0]), "dropped things");
+	T_EQ_INT(pv_metric_find(p, "SAMPLES"), 0);
+	T_EQ_INT(pv_metric_find(p, "nope"), PV_NONE);
+	pv_thread_ix found[4];
+	T_EQ_INT(pv_thread_find(p, "2", found, 4), 1);
+	T_EQ_INT(found[0], t1);
+	T_EQ_INT(pv_thread_find(p, "alpha", found, 4), 2);
+	pv_profile_free(p);
+}
+
+static struct pv_profile *small_profile(void)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	const char *text = "a;b;c 3\na;b 2\nx [libc.so.6];y_[k];[libm.so] 1\n";
+	if (pv_import_memory("m.txt", text, strlen(text), NULL, &p, &err))
+		t_fail(__FILE__, __LINE__, "import: %s", err.msg);
+	return p;
+}
+
+T_TEST(validate_names_the_broken_invariant)
+{
+	struct pv_profile *p = small_profile();
+	if (!p)
+		return;
+	struct pv_error err;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
+	pv_stack_ix saved = p->stacks.prefix[0];
+	p->stacks.prefix[0] = 1;
+	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
+	T_EQ_STR(err.msg, "stacks[0].prefix: 1 is not smaller than the stack's own index");
+	p->stacks.prefix[0] = saved;
+	p->frames.func[1] = 999;
+	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
+	T_EQ_STR(err.msg, "frames[1].func: 999 out of range");
+	p->frames.func[1] = 1;
+	p->samples.stack[0] = 77;
+	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
+	T_EQ_STR(err.msg, "samples[0].stack: 77 out of range");
+	p->samples.stack[0] = 2;
+	p->threads.sample_end[0]--;
+	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
+	T_EQ_STR(err.msg, "threads: sample ranges cover 2 of 3 samples");
+	pv_profile_free(p);
+}
+
+T_TEST(collapsed_modules_and_kinds)
+{
+	struct pv_profile *p = small_profile();
+	if (!p)
+		return;
+	T_EQ_INT(p->modules.len, 3);
+	T_EQ_STR(pv_str(p, p->modules.name[2]), "libm.so");
+	T_EQ_STR(pv_str(p, p->modules.name[0]), "libc.so.6");
+	T_EQ_INT(p->modules.kind[0], PV_MODULE_LIBRARY);
+	T_EQ_STR(pv_str(p, p->modules.name[1]), "[kernel.kallsyms]");
+	T_EQ_INT(p->modules.kind[1], PV_MODULE_KERNEL);
+	/* "y_[k]" is function y in the kernel */
+	int found = 0;
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		const char *fn = pv_str(p, p->funcs.name[f]);
+		if (strcmp(fn, "y") == 0 && p->funcs.module[f] == 1)
+			found |= 1;
+		if (strcmp(fn, "x") == 0 && p->funcs.module[f] == 0)
+			found |= 2;
+		if (strcmp(fn, "[libm.so]") == 0 && p->funcs.module[f] == 2)
+			found |= 4;
+	}
+	T_EQ_INT(found, 7);
+	pv_profile_free(p);
+}
+
+/* Every allocation of a small import fails in turn: PV_ENOMEM and no leak (ASan checks). */
+T_TEST(import_survives_allocation_failures)
+{
+	const char *text = "main;a;b 3\nmain;a 2\nmain;c;[libm.so] 1\n";
+	int ok = 0, oom = 0;
+	for (uint64_t k = 1; k < 400; k++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		pv_alloc_fail_after(k);
+		int rc = pv_import_memory("oom.txt", text, strlen(text), NULL, &p, &err);
+		pv_alloc_fail_after(0);
+		if (rc == 0) {
+			ok++;
+			T_EQ_INT(pv_profile_validate(p, &err), 0);
+			pv_profile_free(p);
+			break;
+		}
+		T_EQ_INT(rc, PV_ENOMEM);
+		T_TRUE(p == NULL);
+		oom++;
+	}
+	T_EQ_INT(ok, 1);
+	T_TRUE(oom > 20);
+}
