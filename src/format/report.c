@@ -84,7 +84,13 @@ static void text_func_suffix(FILE *out, const struct pv_profile *p, pv_func_ix f
 	pv_module_ix m = p->funcs.module[f];
 	if (m != PV_NONE && p->modules.name[m]) {
 		const char *mn = pv_str(p, p->modules.name[m]);
-		fprintf(out, mn[0] == '[' ? "  %s" : "  [%s]", mn);
+		const char *fn = pv_str(p, p->funcs.name[f]);
+		size_t ml = strlen(mn);
+		/* "[libc.so.6]" is already the module's name in brackets: no need to repeat it */
+		int same = fn[0] == '[' && strncmp(fn + 1, mn, ml) == 0 && fn[ml + 1] == ']' &&
+			   fn[ml + 2] == 0;
+		if (!same)
+			fprintf(out, mn[0] == '[' ? "  %s" : "  [%s]", mn);
 	}
 	pv_source_ix s = p->funcs.source[f];
 	if (s != PV_NONE && p->sources.path[s]) {
@@ -454,7 +460,8 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 	if (p->diags.len == 0) {
 		fputs("lossy:      nothing\n", out);
 	} else {
-		fprintf(out, "lossy:      %u kinds of data not kept\n", p->diags.len);
+		fprintf(out, "lossy:      %u kind%s of data not kept\n", p->diags.len,
+			p->diags.len == 1 ? "" : "s");
 		for (uint32_t i = 0; i < p->diags.len; i++)
 			fprintf(out, "  %8" PRIu64 "  %s\n", p->diags.count[i],
 				pv_str(p, p->diags.msg[i]));
