@@ -161,7 +161,8 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 			n -= 4;
 			break;
 		}
-	} else if (n > 2 && f[0] == '[' && f[n - 1] == ']' && memcmp(f, "[unknown]", n) != 0) {
+	} else if (n > 2 && f[0] == '[' && f[n - 1] == ']' &&
+		   !(n == 9 && memcmp(f, "[unknown]", 9) == 0)) {
 		/* an unknown symbol in a module: "[libc-2.19.so]", "[perf-1234.map]" */
 		mod = module_of(s, f + 1, n - 2);
 	}
