@@ -2,6 +2,7 @@
  * report.c - text and JSON output of the call tree, the function list and the import report.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pv/format.h"
@@ -112,89 +113,101 @@ static void header_line(FILE *out, const struct pv_profile *p, pv_metric_ix m, i
 
 /* ---- tree ---- */
 
-struct tree_walk {
+/*
+ * The tree is printed depth first with an explicit stack (a profile may be thousands of frames
+ * deep). Rows cut by --depth or --min-percent are counted with their whole subtree; subtree sizes
+ * come from one backward pass over the nodes, which are numbered parents first.
+ */
+struct tree_print {
 	FILE *out;
 	const struct pv_profile *p;
 	const struct pv_calltree *t;
 	const struct pv_print_opts *o;
-	int64_t min_cost; /* rows with total below this are cut */
+	int64_t min_cost;
+	uint64_t *rows; /* rows in the subtree of each node, itself included */
 	uint64_t cut_pct, cut_depth;
 };
 
-static int keep_row(struct tree_walk *w, uint32_t n)
+static int has_cost(const struct pv_calltree *t, uint32_t n)
+{
+	return t->total[n] || t->self[n];
+}
+
+/* 0 = print the row; otherwise it is cut, and counted */
+static int cut_row(struct tree_print *w, uint32_t n)
 {
 	if (w->o->min_percent > 0 && w->t->total[n] < w->min_cost) {
-		w->cut_pct++;
-		return 0;
+		w->cut_pct += w->rows[n];
+		return 1;
 	}
 	if (w->o->max_depth && w->t->depth[n] >= w->o->max_depth) {
-		w->cut_depth++;
-		return 0;
+		w->cut_depth += w->rows[n];
+		return 1;
 	}
-	return 1;
+	return 0;
 }
 
-/* counts the rows of a cut subtree, so the footer says how much was left out */
-static uint64_t subtree_rows(const struct pv_calltree *t, uint32_t n)
-{
-	uint64_t c = 1;
-	for (uint32_t i = 0; i < t->child_len[n]; i++)
-		c += subtree_rows(t, t->children[t->child_first[n] + i]);
-	return c;
-}
-
-static void text_rows(struct tree_walk *w, const uint32_t *rows, uint32_t nr)
+static void text_row(struct tree_print *w, uint32_t n)
 {
 	const struct pv_calltree *t = w->t;
 	enum pv_unit u = w->p->metrics.unit[t->metric];
-	for (uint32_t i = 0; i < nr; i++) {
-		uint32_t n = rows[i];
-		if (!keep_row(w, n)) {
-			uint64_t extra = subtree_rows(t, n) - 1;
-			if (w->o->min_percent > 0 && t->total[n] < w->min_cost)
-				w->cut_pct += extra;
-			else
-				w->cut_depth += extra;
-			continue;
-		}
-		char tb[32], sb[32], tp[16], sp[16];
-		pv_format_cost(tb, sizeof(tb), t->total[n], u);
-		pv_format_cost(sb, sizeof(sb), t->self[n], u);
-		format_pct(tp, sizeof(tp), t->total[n], t->total_cost);
-		format_pct(sp, sizeof(sp), t->self[n], t->total_cost);
-		fprintf(w->out, "%12s %8s %12s %8s  %*s%s", tb, tp, sb, sp, (int)(2 * t->depth[n]), "",
-			pv_str(w->p, w->p->funcs.name[t->func[n]]));
-		text_func_suffix(w->out, w->p, t->func[n]);
-		fputc('\n', w->out);
-		text_rows(w, t->children + t->child_first[n], t->child_len[n]);
-	}
+	char tb[32], sb[32], tp[16], sp[16];
+	pv_format_cost(tb, sizeof(tb), t->total[n], u);
+	pv_format_cost(sb, sizeof(sb), t->self[n], u);
+	format_pct(tp, sizeof(tp), t->total[n], t->total_cost);
+	format_pct(sp, sizeof(sp), t->self[n], t->total_cost);
+	fprintf(w->out, "%12s %8s %12s %8s  %*s%s", tb, tp, sb, sp, (int)(2 * t->depth[n]), "",
+		pv_str(w->p, w->p->funcs.name[t->func[n]]));
+	text_func_suffix(w->out, w->p, t->func[n]);
+	fputc('\n', w->out);
 }
 
-static void json_rows(struct tree_walk *w, const uint32_t *rows, uint32_t nr, int indent)
+struct frame_it {
+	const uint32_t *rows;
+	uint32_t nr, next;
+	int printed; /* rows printed at this level (JSON commas) */
+};
+
+static void walk_tree(struct tree_print *w)
 {
 	const struct pv_calltree *t = w->t;
-	int first = 1;
-	for (uint32_t i = 0; i < nr; i++) {
-		uint32_t n = rows[i];
-		if (!keep_row(w, n)) {
-			uint64_t extra = subtree_rows(t, n) - 1;
-			if (w->o->min_percent > 0 && t->total[n] < w->min_cost)
-				w->cut_pct += extra;
-			else
-				w->cut_depth += extra;
+	uint32_t maxd = 1;
+	for (uint32_t n = 0; n < t->len; n++)
+		if (t->depth[n] + 2 > maxd)
+			maxd = t->depth[n] + 2;
+	struct frame_it *st = malloc(sizeof(*st) * maxd);
+	if (!st)
+		return;
+	uint32_t sp = 0;
+	st[sp++] = (struct frame_it){t->roots, t->nr_roots, 0, 0};
+	while (sp) {
+		struct frame_it *it = &st[sp - 1];
+		if (it->next == it->nr) {
+			sp--;
+			if (w->o->json && sp) { /* close the row that owned this level */
+				if (it->printed)
+					fprintf(w->out, "\n%*s]}", 2 * (int)sp, "");
+				else
+					fputs("]}", w->out);
+			}
 			continue;
 		}
-		fprintf(w->out, "%s\n%*s{", first ? "" : ",", indent, "");
-		first = 0;
-		json_func_fields(w->out, w->p, t->func[n]);
-		fprintf(w->out, ", \"total\": %" PRId64 ", \"self\": %" PRId64 ", \"children\": [",
-			t->total[n], t->self[n]);
-		json_rows(w, t->children + t->child_first[n], t->child_len[n], indent + 2);
-		if (t->child_len[n] && !(w->o->max_depth && t->depth[n] + 1 >= w->o->max_depth))
-			fprintf(w->out, "\n%*s]}", indent, "");
-		else
-			fputs("]}", w->out);
+		uint32_t n = it->rows[it->next++];
+		if (cut_row(w, n))
+			continue;
+		if (w->o->json) {
+			fprintf(w->out, "%s\n%*s{", it->printed ? "," : "", 2 * (int)sp, "");
+			json_func_fields(w->out, w->p, t->func[n]);
+			fprintf(w->out,
+				", \"total\": %" PRId64 ", \"self\": %" PRId64 ", \"children\": [",
+				t->total[n], t->self[n]);
+		} else {
+			text_row(w, n);
+		}
+		it->printed++;
+		st[sp++] = (struct frame_it){t->children + t->child_first[n], t->child_len[n], 0, 0};
 	}
+	free(st);
 }
 
 void pv_print_tree(FILE *out, const struct pv_profile *p, const struct pv_calltree *t,
@@ -203,12 +216,22 @@ void pv_print_tree(FILE *out, const struct pv_profile *p, const struct pv_calltr
 	struct pv_print_opts defaults = {0};
 	if (!o)
 		o = &defaults;
-	struct tree_walk w = {out, p, t, o, 0, 0, 0};
+	struct tree_print w = {out, p, t, o, 0, NULL, 0, 0};
 	if (o->min_percent > 0) {
 		double c = (double)t->total_cost * o->min_percent / 100.0;
 		w.min_cost = (int64_t)c;
 		if ((double)w.min_cost < c)
 			w.min_cost++;
+	}
+	w.rows = calloc(t->len ? t->len : 1, sizeof(*w.rows));
+	if (!w.rows)
+		return;
+	for (uint32_t n = t->len; n-- > 0;) {
+		if (!has_cost(t, n))
+			continue;
+		w.rows[n] += 1;
+		if (t->parent[n] != PV_NONE)
+			w.rows[t->parent[n]] += w.rows[n];
 	}
 	if (o->json) {
 		fputs("{\"metric\": ", out);
@@ -216,17 +239,14 @@ void pv_print_tree(FILE *out, const struct pv_profile *p, const struct pv_calltr
 		fputs(", \"unit\": ", out);
 		pv_json_string(out, pv_unit_name(p->metrics.unit[t->metric]));
 		fprintf(out, ", \"total\": %" PRId64 ", \"rows\": [", t->total_cost);
-		json_rows(&w, t->roots, t->nr_roots, 2);
-		fputs(t->nr_roots ? "\n]}\n" : "]}\n", out);
+		walk_tree(&w);
+		fputs(t->nr_roots && w.rows ? "\n]}\n" : "]}\n", out);
+		free(w.rows);
 		return;
 	}
 	header_line(out, p, t->metric, t->total_cost, o);
-	const char *ul = unit_label(p->metrics.unit[t->metric]);
-	char th[32], sh[32];
-	snprintf(th, sizeof(th), "total %s", strcmp(ul, "count") ? ul : "");
-	snprintf(sh, sizeof(sh), "self %s", strcmp(ul, "count") ? ul : "");
 	fprintf(out, "%12s %8s %12s %8s  %s\n", "total", "total%", "self", "self%", "name");
-	text_rows(&w, t->roots, t->nr_roots);
+	walk_tree(&w);
 	if (w.cut_pct)
 		fprintf(out, "# %" PRIu64 " rows below %g%% of the total not shown\n", w.cut_pct,
 			o->min_percent);
@@ -238,6 +258,7 @@ void pv_print_tree(FILE *out, const struct pv_profile *p, const struct pv_calltr
 		pv_format_cost(nb, sizeof(nb), t->nostack_cost, p->metrics.unit[t->metric]);
 		fprintf(out, "# %s in samples without a stack not shown\n", nb);
 	}
+	free(w.rows);
 }
 
 /* ---- top ---- */

@@ -53,10 +53,12 @@ static int split_count(const char *p, const char *e, const char **stack_end, int
 
 static int probe(const struct pv_input *in)
 {
+	/* lines starting in the first 64 KiB; a line may run past it (very deep stacks) */
 	const char *p = in->data, *e = in->data + (in->len < 65536 ? in->len : 65536);
+	const char *end = in->data + in->len;
 	int good = 0, bad = 0;
 	while (p < e && good + bad < 20) {
-		const char *le = line_end(p, e);
+		const char *le = line_end(p, end);
 		const char *t = le;
 		if (t > p && t[-1] == '\r')
 			t--;

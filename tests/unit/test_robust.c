@@ -79,3 +79,41 @@ T_TEST(robust_truncations_and_mutations)
 		free(buf);
 	}
 }
+
+#include "pv/format.h"
+#include "pv/view.h"
+
+/* 100,000 frames deep: views and printers must not recurse per frame */
+T_TEST(robust_very_deep_stack)
+{
+	size_t n = 100000, cap = n * 4 + 16, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%c", i ? ";" : "", 'a' + (int)(i % 3));
+	len += (size_t)snprintf(buf + len, cap - len, " 7\n");
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("deep.txt", buf, len, NULL, &p, &err), 0);
+	free(buf);
+	if (!p)
+		return;
+	struct pv_calltree *t;
+	T_EQ_INT(pv_calltree_build(p, NULL, &t, &err), 0);
+	T_EQ_INT(t->len, 100000);
+	FILE *null = fopen("/dev/null", "w");
+	struct pv_print_opts po = {.json = true};
+	pv_print_tree(null, p, t, &po);
+	po.json = false;
+	pv_print_tree(null, p, t, &po);
+	fclose(null);
+	pv_calltree_free(t);
+	struct pv_top *top;
+	T_EQ_INT(pv_top_build(p, NULL, PV_TOP_BY_TOTAL, &top, &err), 0);
+	T_EQ_INT(top->len, 3);
+	T_EQ_INT(top->total[0], 7); /* recursion: each function counted once */
+	T_EQ_INT(top->total[2], 7);
+	pv_top_free(top);
+	pv_profile_free(p);
+}
