@@ -118,36 +118,39 @@ oom:
 	return PV_ENOMEM;
 }
 
+/* Rows sort by key (descending), then key2 (descending, optional), then name, then index. */
 struct sort_ctx {
 	const struct pv_profile *p;
-	const int64_t *key;
-	const pv_func_ix *func;
+	const int64_t *key, *key2;
+	const pv_func_ix *func; /* row -> function; NULL when rows are function indices */
 };
 
 static _Thread_local const struct sort_ctx *sort_ctx;
 
-static int cmp_by_cost(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	const struct sort_ctx *c = sort_ctx;
 	if (c->key[x] != c->key[y])
 		return c->key[x] > c->key[y] ? -1 : 1;
-	int r = strcmp(pv_str(c->p, c->p->funcs.name[c->func[x]]),
-		       pv_str(c->p, c->p->funcs.name[c->func[y]]));
+	if (c->key2 && c->key2[x] != c->key2[y])
+		return c->key2[x] > c->key2[y] ? -1 : 1;
+	pv_func_ix fx = c->func ? c->func[x] : x, fy = c->func ? c->func[y] : y;
+	int r = strcmp(pv_str(c->p, c->p->funcs.name[fx]), pv_str(c->p, c->p->funcs.name[fy]));
 	if (r)
 		return r;
-	if (c->func[x] != c->func[y])
-		return c->func[x] < c->func[y] ? -1 : 1;
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
 static void sort_rows(const struct pv_profile *p, uint32_t *rows, uint32_t n, const int64_t *key,
-		      const pv_func_ix *func)
+		      const int64_t *key2, const pv_func_ix *func)
 {
-	struct sort_ctx c = {p, key, func};
+	struct sort_ctx c = {p, key, key2, func};
 	const struct sort_ctx *saved = sort_ctx;
 	sort_ctx = &c;
-	qsort(rows, n, sizeof(*rows), cmp_by_cost);
+	qsort(rows, n, sizeof(*rows), cmp_rows);
 	sort_ctx = saved;
 }
 
@@ -183,8 +186,8 @@ static int build_children(const struct pv_profile *p, struct pv_calltree *t)
 	for (uint32_t i = 0; i < n; i++)
 		if (t->child_len[i] > 1)
 			sort_rows(p, t->children + t->child_first[i], t->child_len[i], t->total,
-				  t->func);
-	sort_rows(p, t->roots, t->nr_roots, t->total, t->func);
+				  NULL, t->func);
+	sort_rows(p, t->roots, t->nr_roots, t->total, NULL, t->func);
 	return 0;
 }
 
@@ -306,33 +309,11 @@ int pv_top_build(const struct pv_profile *p, const struct pv_view_opts *o, enum 
 		if (ftotal[f] || fself[f])
 			t->func[i++] = f;
 	t->len = len;
-	/* sort function indices by the chosen key, with the other key as the next tie-breaker */
-	{
-		const int64_t *key = sort == PV_TOP_BY_TOTAL ? ftotal : fself;
-		const int64_t *key2 = sort == PV_TOP_BY_TOTAL ? fself : ftotal;
-		/* sort by key2 first, then stable by key: qsort is not stable, so fold both */
-		int64_t *combo_dummy = NULL;
-		(void)combo_dummy;
-		struct sort_ctx c = {p, key, NULL};
-		(void)c;
-		/* identity map func->func for the comparator */
-		pv_func_ix *ident = pv_malloc((size_t)nf * sizeof(*ident));
-		if (!ident)
-			goto oom;
-		for (uint32_t f = 0; f < p->funcs.len; f++)
-			ident[f] = f;
-		/* insertion of the secondary key: sort by primary, ties resolved by secondary */
-		sort_rows(p, t->func, len, key, ident);
-		for (uint32_t a = 0; a < len;) {
-			uint32_t b = a + 1;
-			while (b < len && key[t->func[b]] == key[t->func[a]])
-				b++;
-			if (b - a > 1)
-				sort_rows(p, t->func + a, b - a, key2, ident);
-			a = b;
-		}
-		pv_free(ident);
-	}
+	/* by the chosen column, then the other one, then name */
+	if (sort == PV_TOP_BY_TOTAL)
+		sort_rows(p, t->func, len, ftotal, fself, NULL);
+	else
+		sort_rows(p, t->func, len, fself, ftotal, NULL);
 	for (uint32_t k = 0; k < len; k++) {
 		t->self[k] = fself[t->func[k]];
 		t->total[k] = ftotal[t->func[k]];
