@@ -8,6 +8,9 @@
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g-dev libxxhash-dev
 EXAMPLE := examples/firefox-argument-values.json
 
+# and what `make bench` needs on top
+BENCH_PACKAGES := hyperfine time
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all run test deps build build-san bench clean
@@ -15,7 +18,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 all: build
 
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@missing=""; for p in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -26,14 +29,14 @@ deps:
 build/build.ninja:
 	meson setup build -Dwerror=true
 
-build: build/build.ninja
+build: deps build/build.ninja
 	ninja -C build
 
 build-san/build.ninja:
 	CC=clang meson setup build-san -Dwerror=true -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dbuildtype=debug
 
-build-san: build-san/build.ninja
+build-san: deps build-san/build.ninja
 	ninja -C build-san
 
 run: deps build
@@ -43,7 +46,8 @@ test: deps
 	@$(MAKE) --no-print-directory build build-san
 	@sh tests/run-all.sh build build-san
 
-bench: deps build
+bench: build
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	sh bench/run.sh
 
 clean:

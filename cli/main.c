@@ -53,7 +53,8 @@ static void usage(FILE *out)
 	      "  -n N                top: print at most N rows\n"
 	      "  --depth N           tree: print rows up to depth N\n"
 	      "  --min-percent P     tree: leave out rows below P% of the total\n"
-	      "  -h, --help          this text\n",
+	      "  -h, --help          this text\n"
+	      "  --version           the version\n",
 	      out);
 }
 
@@ -208,6 +209,7 @@ int main(int argc, char **argv)
 		{"min-percent", required_argument, NULL, OPT_MINPCT},
 		{"no-validate", no_argument, NULL, OPT_NOVALIDATE},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	c.threads = calloc((size_t)argc, sizeof(*c.threads));
@@ -251,6 +253,10 @@ int main(int argc, char **argv)
 			if (*end || c.min_percent < 0 || c.min_percent > 100)
 				rc = fail_usage("--min-percent takes a percentage, not '%s'", optarg);
 			break;
+		case 'V':
+			printf("profview %s\n", PV_VERSION);
+			free(c.threads);
+			return 0;
 		case 'h':
 			usage(stdout);
 			free(c.threads);
