@@ -1,0 +1,1910 @@
+/*
+ * gen.c - seeded, deterministic generator of large benchmark inputs.
+ *
+ *   gen firefox   SIZE_MB OUT [SEED]   a Firefox Profiler processed profile (format v70)
+ *   gen collapsed SIZE_MB OUT [SEED]   collapsed stacks, one "frame;frame;...;leaf COUNT" a line
+ *
+ * SIZE_MB is in units of 1,000,000 bytes (the output is within a few kB of it); OUT "-" is
+ * standard output. The same arguments give the same bytes on every run and machine: the only
+ * randomness is our own splitmix64 streams, integer-only (no rand(), no libm, no hash order).
+ *
+ * What the inputs look like (bench/README.md has the figures). Everything scales linearly with
+ * SIZE_MB, so the 25/50/100 % inputs of bench/run.sh have the same shape:
+ *   - 50,000 functions per 200 MB: C++ names (namespaces, templates, argument lists, lambdas,
+ *     60-150 bytes), some Rust, some C in system libraries, 10 % JavaScript with source URLs;
+ *     8 libraries, most code in libxul.so; 1-8 frames (addresses / lines) per function.
+ *   - one call tree for all threads, grown path by path: a new path copies a hot existing path
+ *     (Zipf-like choice) up to some depth, then walks a fixed random call graph in which each
+ *     function has 8 callees of falling likelihood, to a depth of 20-60 frames. Stacks are
+ *     deduplicated by (prefix, frame), so the tree has the shared hot paths of a real program.
+ *   - firefox: 8 threads in 2 processes; the shared stack table has 800,000 rows per 200 MB;
+ *     samples pick leaf stacks with a Zipf-like law (30 % repeat the previous sample's stack,
+ *     10 % are an ancestor of a leaf), 1 ms apart with jitter, idle gaps and the floating-point
+ *     noise of real timeDeltas; ~300 markers a thread. Samples fill the byte budget.
+ *   - collapsed: the same threads as "comm-PID/TID" first frames (stackcollapse-perf.pl --tid),
+ *     some kernel frames ("_[k]"), one line per distinct stack, unsorted, heavy-tailed counts;
+ *     ~1 M distinct stacks (prefix-tree rows) per 200 MB.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+#define NTHREADS 8
+#define NLIBS 8
+#define MAX_DEPTH 60 /* frames of the deepest stack */
+#define ROOT_CHAIN 3  /* thread-specific frames below "(root)" */
+
+/* ---------------------------------------------------------------- errors and memory */
+
+static void die(const char *what)
+{
+	fprintf(stderr, "gen: %s\n", what);
+	exit(1);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		die("out of memory");
+	return q;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+#define GROW(ptr, cap, need)                                                        \
+	do {                                                                        \
+		if ((need) > (cap)) {                                               \
+			size_t c_ = (cap) ? (size_t)(cap) * 2 : 64;                 \
+			while (c_ < (size_t)(need))                                 \
+				c_ *= 2;                                            \
+			(ptr) = xrealloc((ptr), c_ * sizeof *(ptr));                \
+			(cap) = c_;                                                 \
+		}                                                                   \
+	} while (0)
+
+/* ---------------------------------------------------------------- random numbers */
+
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* splitmix64 */
+static uint64_t rng_next(struct rng *r)
+{
+	return mix64(r->s += 0x9e3779b97f4a7c15ULL);
+}
+
+static struct rng rng_make(uint64_t seed, uint64_t stream)
+{
+	struct rng r = {mix64(seed ^ mix64(stream + 0x5851f42d4c957f2dULL))};
+	return r;
+}
+
+/* Uniform in [0, n). */
+static uint32_t rng_below(struct rng *r, uint32_t n)
+{
+	return (uint32_t)(((rng_next(r) >> 32) * (uint64_t)n) >> 32);
+}
+
+static int rng_percent(struct rng *r, uint32_t pct)
+{
+	return rng_below(r, 100) < pct;
+}
+
+/* Zipf-like (P(k) ~ 1/(k+1)) in [0, n): a uniform bit length, then uniform within it. */
+static uint32_t rng_zipf(struct rng *r, uint32_t n)
+{
+	if (n <= 1)
+		return 0;
+	uint32_t bits = 0;
+	while (bits < 32 && (UINT64_C(1) << bits) <= n)
+		bits++;
+	for (;;) {
+		uint32_t b = rng_below(r, bits);
+		uint64_t lo = UINT64_C(1) << b;
+		uint64_t v = lo + rng_below(r, (uint32_t)lo);
+		if (v <= n)
+			return (uint32_t)(v - 1);
+	}
+}
+
+#define PICK(r, arr) ((arr)[rng_below((r), (uint32_t)(sizeof(arr) / sizeof((arr)[0])))])
+
+/* ---------------------------------------------------------------- buffered output */
+
+struct out {
+	FILE *f;    /* NULL: only count */
+	char *buf;
+	size_t len, cap;
+	uint64_t flushed;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->f && o->len && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		die("write error");
+	o->flushed += o->len;
+	o->len = 0;
+}
+
+static uint64_t out_total(const struct out *o)
+{
+	return o->flushed + o->len;
+}
+
+static void out_mem(struct out *o, const char *p, size_t n)
+{
+	if (o->len + n > o->cap) {
+		out_flush(o);
+		if (n > o->cap) {
+			if (o->f && fwrite(p, 1, n, o->f) != n)
+				die("write error");
+			o->flushed += n;
+			return;
+		}
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+static void out_str(struct out *o, const char *s)
+{
+	out_mem(o, s, strlen(s));
+}
+
+static void out_ch(struct out *o, char c)
+{
+	if (o->len == o->cap)
+		out_flush(o);
+	o->buf[o->len++] = c;
+}
+
+static size_t fmt_u64(char *tmp, uint64_t v)
+{
+	char rev[24];
+	size_t n = 0;
+	do {
+		rev[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = rev[n - 1 - i];
+	return n;
+}
+
+static void out_u64(struct out *o, uint64_t v)
+{
+	char tmp[24];
+	out_mem(o, tmp, fmt_u64(tmp, v));
+}
+
+/* Microseconds as milliseconds with at most 3 decimals: 1000 -> 1, 1020 -> 1.02. */
+static size_t fmt_ms(char *tmp, uint64_t us)
+{
+	size_t n = fmt_u64(tmp, us / 1000);
+	uint32_t frac = (uint32_t)(us % 1000);
+	if (frac) {
+		tmp[n++] = '.';
+		tmp[n++] = (char)('0' + frac / 100);
+		frac %= 100;
+		if (frac) {
+			tmp[n++] = (char)('0' + frac / 10);
+			frac %= 10;
+			if (frac)
+				tmp[n++] = (char)('0' + frac);
+		}
+	}
+	return n;
+}
+
+static void out_ms(struct out *o, uint64_t us)
+{
+	char tmp[32];
+	out_mem(o, tmp, fmt_ms(tmp, us));
+}
+
+/* A JSON string literal; our strings hold no control characters, but quote what needs it. */
+static void out_jstr(struct out *o, const char *s, size_t n)
+{
+	out_ch(o, '"');
+	size_t start = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"' || s[i] == '\\') {
+			out_mem(o, s + start, i - start);
+			out_ch(o, '\\');
+			start = i;
+		}
+	}
+	out_mem(o, s + start, n - start);
+	out_ch(o, '"');
+}
+
+static void out_jstrz(struct out *o, const char *s)
+{
+	out_jstr(o, s, strlen(s));
+}
+
+/* ---------------------------------------------------------------- string pool */
+
+struct pool {
+	char *buf;
+	size_t len, cap;
+	uint32_t *off, *size;
+	size_t n, ncap, scap;
+	/* dedup set over the strings added with pool_intern */
+	uint32_t *set;
+	size_t setcap, setn;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return mix64(h);
+}
+
+static uint32_t pool_add(struct pool *p, const char *s, size_t n)
+{
+	GROW(p->buf, p->cap, p->len + n + 1);
+	memcpy(p->buf + p->len, s, n);
+	p->buf[p->len + n] = 0;
+	GROW(p->off, p->ncap, p->n + 1);
+	GROW(p->size, p->scap, p->n + 1);
+	p->off[p->n] = (uint32_t)p->len;
+	p->size[p->n] = (uint32_t)n;
+	p->len += n + 1;
+	return (uint32_t)p->n++;
+}
+
+static uint32_t pool_addz(struct pool *p, const char *s)
+{
+	return pool_add(p, s, strlen(s));
+}
+
+static const char *pool_str(const struct pool *p, uint32_t i)
+{
+	return p->buf + p->off[i];
+}
+
+/* The index of s among the strings added this way, adding it when new (*fresh = 1 then). */
+static uint32_t pool_intern(struct pool *p, const char *s, size_t n, int *fresh)
+{
+	if ((p->setn + 1) * 2 > p->setcap) {
+		size_t nc = p->setcap ? p->setcap * 2 : 1024;
+		uint32_t *ns = xcalloc(nc, sizeof *ns);
+		for (size_t i = 0; i < p->setcap; i++) {
+			uint32_t v = p->set[i];
+			if (!v)
+				continue;
+			size_t h = (size_t)hash_bytes(pool_str(p, v - 1), p->size[v - 1]) & (nc - 1);
+			while (ns[h])
+				h = (h + 1) & (nc - 1);
+			ns[h] = v;
+		}
+		free(p->set);
+		p->set = ns;
+		p->setcap = nc;
+	}
+	size_t h = (size_t)hash_bytes(s, n) & (p->setcap - 1);
+	while (p->set[h]) {
+		uint32_t i = p->set[h] - 1;
+		if (p->size[i] == n && memcmp(pool_str(p, i), s, n) == 0) {
+			*fresh = 0;
+			return i;
+		}
+		h = (h + 1) & (p->setcap - 1);
+	}
+	uint32_t i = pool_add(p, s, n);
+	p->set[h] = i + 1;
+	p->setn++;
+	*fresh = 1;
+	return i;
+}
+
+/* ---------------------------------------------------------------- function names */
+
+struct sbuf {
+	char s[1024];
+	size_t n;
+};
+
+static void sb_add(struct sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+	if (b->n + n >= sizeof b->s)
+		n = sizeof b->s - 1 - b->n;
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+}
+
+static void sb_num(struct sbuf *b, uint32_t v)
+{
+	char tmp[24];
+	size_t n = fmt_u64(tmp, v);
+	tmp[n] = 0;
+	sb_add(b, tmp);
+}
+
+static const char *const ns_top[] = {
+	"mozilla", "mozilla", "mozilla", "mozilla", "js", "js", "js", "JS", "std", "base",
+	"webrtc", "skia", "angle", "icu_73", "sh", "graphite2",
+};
+static const char *const ns_moz[] = {
+	"dom", "layers", "gfx", "net", "ipc", "image", "widget", "layout", "css", "a11y",
+	"media", "gl", "wr", "intl", "storage", "places", "extensions", "glean", "hal", "loader",
+	"detail", "dom::indexedDB", "dom::cache", "dom::quota", "net::CacheFileIOManager",
+	"image::detail", "layers::apz", "dom::workerinternals", "(anonymous namespace)",
+};
+static const char *const ns_js[] = {
+	"jit", "gc", "frontend", "wasm", "detail", "jit::X86Encoding", "gc::detail", "coverage",
+	"irregexp", "ctypes", "Debugger", "Scalar", "(anonymous namespace)",
+};
+static const char *const cls_a[] = {
+	"Display", "Paint", "Frame", "Style", "Text", "Block", "Inline", "Grid", "Flex", "Scroll",
+	"Async", "Remote", "Shared", "Native", "Compositor", "Texture", "Render", "Layer", "Image",
+	"Surface", "Draw", "Glyph", "Font", "Shape", "Script", "Module", "Bytecode", "Baseline",
+	"Ion", "Warp", "Lazy", "Atom", "Property", "Object", "Array", "String", "Promise", "Event",
+	"Input", "Touch", "Http", "Socket", "Cache", "Stream", "Channel", "Request", "Timer",
+	"Idle", "Worker", "Thread", "Task", "Memory", "Arena", "Nursery", "Tenured", "Zone", "Realm",
+	"Compartment", "Document", "Element", "Node", "Attr", "Selector", "Rule", "Media", "Audio",
+	"Video", "Decoder", "Encoder", "Transaction", "Session", "Window", "Browsing", "Content",
+	"Presentation", "Accessible", "Animation", "Transition", "Transform", "Clip", "Mask",
+	"Filter", "Gradient", "Path", "Canvas", "WebGL", "Vsync", "Refresh", "Storage", "Database",
+	"Quota", "Permission", "Principal", "Security", "Certificate", "Telemetry", "Profiler",
+};
+static const char *const cls_b[] = {
+	"Manager", "Builder", "Context", "Item", "List", "Host", "Client", "Child", "Parent",
+	"Bridge", "Queue", "Pool", "Table", "Map", "Set", "Entry", "Cache", "Handler", "Listener",
+	"Observer", "Service", "Loader", "Runnable", "Visitor", "Walker", "Iterator", "Allocator",
+	"Buffer", "Helper", "Wrapper", "Proxy", "Data", "State", "Info", "Impl", "Base", "Tracker",
+	"Scheduler", "Dispatcher", "Compiler", "Generator", "Emitter", "Parser", "Tokenizer",
+	"Reader", "Writer", "Controller", "Driver", "Frame", "Element", "Object", "Group", "Set",
+	"Collector", "Marker", "Tracer", "Reporter", "Monitor", "Actor", "Storage", "Chain",
+};
+static const char *const verbs[] = {
+	"Get", "Set", "Update", "Handle", "Process", "Dispatch", "Run", "Build", "Compute",
+	"Invalidate", "Paint", "Reflow", "Resolve", "Create", "Destroy", "Notify", "Flush",
+	"Schedule", "Append", "Insert", "Remove", "Lookup", "Visit", "Emit", "Trace", "Sweep",
+	"Mark", "Allocate", "Init", "Maybe", "Ensure", "Try", "Apply", "Collect", "Convert", "Read",
+	"Write", "Send", "Recv", "Post", "Enqueue", "Drain", "Finish", "Begin", "End", "Commit",
+	"Reset", "Clear", "Find", "Match", "Parse", "Compile", "Link", "Call", "Invoke", "Execute",
+	"Evaluate", "Do", "On", "Prepare", "Record", "Replay", "Decode", "Encode", "Rasterize",
+};
+static const char *const nouns[] = {
+	"Items", "Rect", "Region", "Data", "Frame", "Children", "Properties", "Event", "Style",
+	"Buffer", "Layers", "Display", "List", "Root", "Tree", "Node", "Script", "Function", "Value",
+	"Object", "Shape", "Slots", "Elements", "Arguments", "Result", "Callback", "Message",
+	"Stream", "Request", "Response", "Headers", "Body", "Texture", "Surface", "Glyphs", "Runs",
+	"Lines", "Boxes", "Scroll", "Offset", "Bounds", "Clip", "Transform", "Opacity", "Color",
+	"Image", "Pixels", "Tile", "Scene", "Batch", "Commands", "Pass", "Pipeline", "State",
+	"Internal", "Impl", "Now", "Async", "Sync", "IfNeeded", "ForTesting", "Recursive",
+};
+static const char *const arg_types[] = {
+	"bool", "int", "int32_t", "uint32_t", "uint64_t", "size_t", "double", "float",
+	"const char*", "void*", "unsigned long", "JSContext*", "JS::Handle<JSObject*>",
+	"JS::MutableHandle<JS::Value>", "JS::Handle<JS::PropertyKey>", "const nsAString&",
+	"const nsACString&", "nsIContent*", "nsIFrame*", "mozilla::dom::Element*",
+	"const nsRect&", "const mozilla::gfx::IntRect&", "mozilla::gfx::DrawTarget&",
+	"nsDisplayListBuilder*", "already_AddRefed<nsIRunnable>",
+	"const RefPtr<mozilla::layers::Layer>&", "mozilla::TimeStamp", "mozilla::ErrorResult&",
+	"nsTArray<unsigned char>&&", "const std::function<void ()>&",
+	"mozilla::Span<const char16_t, 18446744073709551615ul>", "js::gc::Cell*", "JSObject*",
+	"JSScript*", "js::jit::MIRGenerator*", "js::jit::LInstruction*",
+	"mozilla::ipc::IProtocol*", "IPC::Message&&", "nsresult", "const JS::CallArgs&",
+	"js::jit::MacroAssembler&", "const mozilla::StyleComputedValues*", "nsPresContext*",
+	"mozilla::PresShell*", "const nsPoint&", "mozilla::wr::DisplayListBuilder&",
+	"const mozilla::layers::StackingContextHelper&", "nsIURI*", "nsIChannel*",
+	"mozilla::net::nsHttpTransaction*", "const mozilla::Maybe<unsigned int>&",
+};
+static const char *const targs[] = {
+	"char16_t", "char", "unsigned char", "JSObject*", "js::jit::MDefinition*",
+	"mozilla::dom::Element", "nsIFrame*", "RefPtr<nsAtom>", "mozilla::UniquePtr<js::ScriptSource>",
+	"std::pair<int, int>", "js::SystemAllocPolicy", "js::TempAllocPolicy", "unsigned int",
+	"mozilla::MallocAllocPolicy", "nsTString<char16_t>", "mozilla::gfx::UnknownUnits",
+	"mozilla::CSSPixel", "true", "false", "0ul", "js::gc::AllocKind",
+	"mozilla::dom::Promise", "nsCOMPtr<nsIRunnable>", "mozilla::MozPromise<bool, nsresult, true>",
+};
+static const char *const rust_crates[] = {
+	"style", "style::properties", "style::values::computed", "style::stylist", "webrender",
+	"webrender::renderer", "webrender::picture", "wgpu_core::device", "neqo_transport::connection",
+	"gkrust_shared", "glean_core::metrics", "core::ptr", "alloc::vec", "hashbrown::raw",
+	"rayon_core::registry", "crossbeam_channel::flavors", "encoding_rs", "url::parser",
+	"cssparser::parser", "selectors::matching", "euclid::rect", "regex_automata::meta",
+};
+static const char *const rust_types[] = {
+	"ComputedValues", "Stylist", "RuleTree", "Cascade", "Renderer", "PictureCache",
+	"TileCacheInstance", "Device", "Connection", "Registry", "Vec", "RawTable", "Decoder",
+	"Parser", "SelectorIter", "Rect", "SharedRwLock", "Arc", "RefCell", "StyleSheet",
+	"FrameBuilder", "SpatialTree", "ClipStore", "GpuCache", "TextureCache", "Stream",
+};
+static const char *const c_words[] = {
+	"main", "context", "dispatch", "iterate", "poll", "wait", "cond", "mutex", "lock", "unlock",
+	"read", "write", "send", "recv", "alloc", "free", "malloc", "consolidate", "source",
+	"signal", "emit", "closure", "invoke", "marshal", "object", "widget", "event", "queue",
+	"pending", "process", "update", "draw", "propagate", "handle", "value", "slot", "cert",
+	"verify", "hash", "digest", "encrypt", "btree", "vdbe", "exec", "step", "prepare", "page",
+	"cursor", "fault", "lookup", "symbol", "reloc", "init", "fini", "common", "generic",
+};
+static const char *const c_prefix[NLIBS] = {
+	"", "", "__", "g_", "gtk_", "PK11_", "sqlite3", "_dl_",
+};
+
+static const char *const js_names_a[] = {
+	"EventEmitter", "Component", "Store", "Router", "Renderer", "Scheduler", "Observer",
+	"TabBrowser", "SessionStore", "UrlbarController", "PlacesUtils", "XPCOMUtils", "Promise",
+	"Reconciler", "Fiber", "Dispatcher", "Module", "Widget", "Panel", "Toolbar", "Sidebar",
+};
+static const char *const js_names_b[] = {
+	"render", "update", "handleEvent", "onMessage", "dispatch", "emit", "flush", "commitRoot",
+	"performWork", "beginWork", "completeWork", "reconcileChildren", "createElement",
+	"setState", "forceUpdate", "observe", "notify", "load", "init", "get", "set", "next",
+	"then", "resolve", "callback", "run", "tick", "step", "measure", "layout", "paint",
+};
+
+enum func_kind { FK_LABEL, FK_CXX, FK_RUST, FK_C, FK_JS };
+
+static void gen_cxx_name(struct rng *r, struct sbuf *b)
+{
+	b->n = 0;
+	b->s[0] = 0;
+	const char *top = PICK(r, ns_top);
+	uint32_t form = rng_below(r, 100);
+	if (form < 6) { /* XPCOM-style class at the top level */
+		sb_add(b, "ns");
+		sb_add(b, PICK(r, cls_a));
+		sb_add(b, PICK(r, cls_b));
+	} else {
+		sb_add(b, top);
+		if (!strcmp(top, "mozilla") && rng_percent(r, 85)) {
+			sb_add(b, "::");
+			sb_add(b, PICK(r, ns_moz));
+		} else if ((!strcmp(top, "js") || !strcmp(top, "JS")) && rng_percent(r, 70)) {
+			sb_add(b, "::");
+			sb_add(b, PICK(r, ns_js));
+		} else if (!strcmp(top, "std")) {
+			sb_add(b, "::__1");
+		}
+		sb_add(b, "::");
+		sb_add(b, PICK(r, cls_a));
+		sb_add(b, PICK(r, cls_b));
+	}
+	if (rng_percent(r, 22)) {
+		sb_add(b, "<");
+		sb_add(b, PICK(r, targs));
+		if (rng_percent(r, 30)) {
+			sb_add(b, ", ");
+			sb_add(b, PICK(r, targs));
+		}
+		sb_add(b, ">");
+	}
+	sb_add(b, "::");
+	if (rng_percent(r, 4)) {
+		sb_add(b, "operator()");
+	} else {
+		sb_add(b, PICK(r, verbs));
+		sb_add(b, PICK(r, nouns));
+		if (rng_percent(r, 30))
+			sb_add(b, PICK(r, nouns));
+	}
+	sb_add(b, "(");
+	uint32_t nargs = rng_below(r, 5);
+	for (uint32_t i = 0; i < nargs; i++) {
+		if (i)
+			sb_add(b, ", ");
+		sb_add(b, PICK(r, arg_types));
+	}
+	sb_add(b, ")");
+	if (rng_percent(r, 20))
+		sb_add(b, " const");
+	if (rng_percent(r, 8)) {
+		sb_add(b, "::{lambda(");
+		if (rng_percent(r, 50))
+			sb_add(b, PICK(r, arg_types));
+		sb_add(b, ")#");
+		sb_num(b, 1 + rng_below(r, 4));
+		sb_add(b, "}::operator()(");
+		sb_add(b, ") const");
+	}
+}
+
+static void gen_rust_name(struct rng *r, struct sbuf *b)
+{
+	b->n = 0;
+	b->s[0] = 0;
+	uint32_t form = rng_below(r, 3);
+	if (form == 0) {
+		sb_add(b, "<");
+		sb_add(b, PICK(r, rust_crates));
+		sb_add(b, "::");
+		sb_add(b, PICK(r, rust_types));
+		sb_add(b, " as ");
+		sb_add(b, PICK(r, rust_crates));
+		sb_add(b, "::");
+		sb_add(b, PICK(r, rust_types));
+		sb_add(b, ">::");
+	} else if (form == 1) {
+		sb_add(b, "core::ptr::drop_in_place<");
+		sb_add(b, PICK(r, rust_crates));
+		sb_add(b, "::");
+		sb_add(b, PICK(r, rust_types));
+		sb_add(b, "<");
+		sb_add(b, PICK(r, rust_crates));
+		sb_add(b, "::");
+		sb_add(b, PICK(r, rust_types));
+		sb_add(b, ">>::");
+	} else {
+		sb_add(b, PICK(r, rust_crates));
+		sb_add(b, "::");
+		sb_add(b, PICK(r, rust_types));
+		sb_add(b, "::");
+	}
+	const char *v = PICK(r, verbs);
+	for (const char *c = v; *c; c++) {
+		char lc = (*c >= 'A' && *c <= 'Z') ? (char)(*c - 'A' + 'a') : *c;
+		char s2[2] = {lc, 0};
+		sb_add(b, s2);
+	}
+	sb_add(b, "_");
+	const char *n = PICK(r, nouns);
+	for (const char *c = n; *c; c++) {
+		char lc = (*c >= 'A' && *c <= 'Z') ? (char)(*c - 'A' + 'a') : *c;
+		char s2[2] = {lc, 0};
+		sb_add(b, s2);
+	}
+	if (rng_percent(r, 30))
+		sb_add(b, "::{{closure}}");
+	if (rng_percent(r, 20))
+		sb_add(b, "::{{closure}}");
+}
+
+static void gen_c_name(struct rng *r, struct sbuf *b, uint32_t lib)
+{
+	b->n = 0;
+	b->s[0] = 0;
+	sb_add(b, c_prefix[lib]);
+	uint32_t nw = 2 + rng_below(r, 3);
+	for (uint32_t i = 0; i < nw; i++) {
+		if (i)
+			sb_add(b, "_");
+		sb_add(b, PICK(r, c_words));
+	}
+	if (rng_percent(r, 10))
+		sb_add(b, ".isra.0");
+}
+
+static void gen_js_name(struct rng *r, struct sbuf *b)
+{
+	b->n = 0;
+	b->s[0] = 0;
+	uint32_t form = rng_below(r, 4);
+	if (form == 0) {
+		sb_add(b, PICK(r, js_names_a));
+		sb_add(b, ".prototype.");
+		sb_add(b, PICK(r, js_names_b));
+	} else if (form == 1) {
+		sb_add(b, PICK(r, js_names_b));
+		sb_add(b, PICK(r, js_names_a));
+	} else if (form == 2) {
+		sb_add(b, PICK(r, js_names_a));
+		sb_add(b, ".");
+		sb_add(b, PICK(r, js_names_b));
+		sb_add(b, "/<");
+	} else {
+		sb_add(b, "async*");
+		sb_add(b, PICK(r, js_names_b));
+		sb_add(b, PICK(r, js_names_a));
+	}
+}
+
+/* ---------------------------------------------------------------- the model */
+
+struct lib_info {
+	const char *name, *path, *debug_name;
+};
+
+static const struct lib_info libs[NLIBS] = {
+	{"firefox", "/usr/lib/firefox/firefox", "firefox"},
+	{"libxul.so", "/usr/lib/firefox/libxul.so", "libxul.so"},
+	{"libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6"},
+	{"libglib-2.0.so.0", "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0", "libglib-2.0.so.0"},
+	{"libgtk-3.so.0", "/usr/lib/x86_64-linux-gnu/libgtk-3.so.0", "libgtk-3.so.0"},
+	{"libnss3.so", "/usr/lib/firefox/libnss3.so", "libnss3.so"},
+	{"libmozsqlite3.so", "/usr/lib/firefox/libmozsqlite3.so", "libmozsqlite3.so"},
+	{"ld-linux-x86-64.so.2", "/usr/lib64/ld-linux-x86-64.so.2", "ld-linux-x86-64.so.2"},
+};
+
+/* JS source URL families, each one resource */
+static const char *const js_url_prefix[] = {
+	"https://www.example.com/static/js/", "https://cdn.example.net/npm/",
+	"resource://gre/modules/", "chrome://browser/content/",
+};
+static const char *const js_res_name[] = {
+	"www.example.com", "cdn.example.net", "resource://gre", "chrome://browser",
+};
+static const char *const js_res_host[] = {
+	"https://www.example.com", "https://cdn.example.net", NULL, NULL,
+};
+static const uint32_t js_res_type[] = {3, 4, 5, 5};
+#define NJSRES 4
+
+/* Categories as Firefox has them; the first grey one (Other) is the default. */
+static const char *const cat_name[] = {
+	"Idle", "Other", "Layout", "JavaScript", "GC / CC", "Network", "Graphics", "DOM",
+};
+static const char *const cat_color[] = {
+	"transparent", "grey", "purple", "yellow", "orange", "lightblue", "green", "blue",
+};
+static const char *const cat_subs[][5] = {
+	{"Other", NULL},
+	{"Other", NULL},
+	{"Other", "CSS parsing", "Style computation", "Layout tree", NULL},
+	{"Other", "Interpreter", "Baseline", "Ion", NULL},
+	{"Other", "Minor GC", "Major GC (Mark)", "Major GC (Sweep)", NULL},
+	{"Other", NULL},
+	{"Other", "DisplayList building", "WebRender", NULL},
+	{"Other", NULL},
+};
+#define NCATS 8
+enum { CAT_OTHER = 1, CAT_LAYOUT = 2, CAT_JS = 3, CAT_GC = 4, CAT_NET = 5, CAT_GFX = 6, CAT_DOM = 7 };
+
+struct thread_info {
+	const char *name, *process_type, *process_name;
+	int main, pid, tid, weight;
+};
+
+static const struct thread_info threads[NTHREADS] = {
+	{"GeckoMain", "default", "Parent Process", 1, 41842, 41842, 4},
+	{"Compositor", "default", "Parent Process", 0, 41842, 41877, 2},
+	{"Renderer", "default", "Parent Process", 0, 41842, 41879, 2},
+	{"Socket Thread", "default", "Parent Process", 0, 41842, 41853, 1},
+	{"GeckoMain", "tab", "Isolated Web Content", 1, 42210, 42210, 4},
+	{"DOM Worker", "tab", "Isolated Web Content", 0, 42210, 42241, 2},
+	{"StyleThread#0", "tab", "Isolated Web Content", 0, 42210, 42236, 1},
+	{"ImageIO", "tab", "Isolated Web Content", 0, 42210, 42244, 1},
+};
+
+struct leafs {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct model {
+	uint64_t seed;
+	struct pool str; /* the profile's string array */
+
+	/* functions */
+	uint32_t nfuncs;
+	uint32_t *func_name;      /* string index */
+	uint8_t *func_kind;       /* enum func_kind */
+	uint8_t *func_lib;        /* lib index, 0xff for none */
+	uint8_t *func_cat;        /* category of its frames, 0 = inherited (null) */
+	uint32_t *func_addr;      /* lib-relative start */
+	uint32_t *func_size;
+	uint32_t *func_source;    /* JS: source row */
+	uint32_t *func_line;      /* JS: first line */
+	uint32_t *func_frame0;    /* first frame */
+	uint8_t *func_nframes;
+	uint32_t *func_symbol;    /* native: nativeSymbols row */
+	uint32_t nsymbols;
+
+	/* frames */
+	uint32_t nframes;
+	uint32_t *frame_func;
+	uint32_t *frame_addr;     /* NONE for none */
+	uint32_t *frame_line;     /* 0 = null */
+	uint32_t *frame_col;      /* 0 = null */
+
+	/* JS sources */
+	uint32_t nsources;
+	uint32_t *source_file;    /* string index */
+
+	/* libs and resources */
+	uint32_t lib_name_str[NLIBS], lib_path_str[NLIBS];
+	uint32_t res_name_str[NLIBS + NJSRES];
+	uint32_t res_host_str[NLIBS + NJSRES]; /* NONE = null */
+
+	/* stacks: a prefix tree, parents before children */
+	uint32_t nstacks;
+	size_t stack_cap;
+	uint32_t *stack_frame, *stack_parent;
+	uint8_t *stack_depth; /* 0 for the root */
+	uint8_t *stack_flag;  /* 1: a path ended here */
+	uint64_t *tab_key;
+	uint32_t *tab_val;
+	size_t tab_cap, tab_n;
+
+	uint32_t thread_root[NTHREADS];
+	struct leafs leaves[NTHREADS];
+};
+
+static uint32_t callee(const struct model *m, uint32_t f, uint32_t k)
+{
+	return 1 + (uint32_t)(mix64(m->seed ^ ((uint64_t)f * 8 + k) * 0x2545f4914f6cdd1dULL) %
+			      (m->nfuncs - 1));
+}
+
+static void tab_insert(struct model *m, uint64_t key, uint32_t val)
+{
+	size_t mask = m->tab_cap - 1;
+	size_t h = (size_t)(mix64(key) & mask);
+	while (m->tab_key[h])
+		h = (h + 1) & mask;
+	m->tab_key[h] = key;
+	m->tab_val[h] = val;
+	m->tab_n++;
+}
+
+static void tab_grow(struct model *m)
+{
+	uint64_t *ok = m->tab_key;
+	uint32_t *ov = m->tab_val;
+	size_t oc = m->tab_cap;
+	m->tab_cap = oc ? oc * 2 : (1u << 16);
+	m->tab_key = xcalloc(m->tab_cap, sizeof *m->tab_key);
+	m->tab_val = xcalloc(m->tab_cap, sizeof *m->tab_val);
+	m->tab_n = 0;
+	for (size_t i = 0; i < oc; i++)
+		if (ok[i])
+			tab_insert(m, ok[i], ov[i]);
+	free(ok);
+	free(ov);
+}
+
+/* The stack (parent, frame), created when new. */
+static uint32_t stack_child(struct model *m, uint32_t parent, uint32_t frame)
+{
+	uint64_t key = ((uint64_t)(parent + 1) << 32) | frame; /* parent NONE -> 0 << 32 */
+	if (parent == NONE)
+		key = ((uint64_t)1 << 63) | frame;
+	if ((m->tab_n + 1) * 2 > m->tab_cap)
+		tab_grow(m);
+	size_t mask = m->tab_cap - 1;
+	size_t h = (size_t)(mix64(key) & mask);
+	while (m->tab_key[h]) {
+		if (m->tab_key[h] == key)
+			return m->tab_val[h];
+		h = (h + 1) & mask;
+	}
+	uint32_t s = m->nstacks;
+	if (s == NONE - 1)
+		die("too many stacks");
+	if (s >= m->stack_cap) {
+		size_t c = m->stack_cap ? m->stack_cap * 2 : 1024;
+		m->stack_frame = xrealloc(m->stack_frame, c * sizeof *m->stack_frame);
+		m->stack_parent = xrealloc(m->stack_parent, c * sizeof *m->stack_parent);
+		m->stack_depth = xrealloc(m->stack_depth, c);
+		m->stack_flag = xrealloc(m->stack_flag, c);
+		m->stack_cap = c;
+	}
+	m->stack_frame[s] = frame;
+	m->stack_parent[s] = parent;
+	m->stack_depth[s] = parent == NONE ? 0 : (uint8_t)(m->stack_depth[parent] + 1);
+	m->stack_flag[s] = 0;
+	m->nstacks++;
+	m->tab_key[h] = key;
+	m->tab_val[h] = s;
+	m->tab_n++;
+	return s;
+}
+
+static uint32_t pick_frame(struct rng *r, const struct model *m, uint32_t f)
+{
+	return m->func_frame0[f] + rng_zipf(r, m->func_nframes[f]);
+}
+
+/* Builds functions, frames, sources and libs: nfuncs functions. */
+static void build_code(struct model *m, uint32_t nfuncs)
+{
+	struct rng r = rng_make(m->seed, 1);
+	struct pool *sp = &m->str;
+	m->nfuncs = nfuncs;
+	m->func_name = xcalloc(nfuncs, sizeof *m->func_name);
+	m->func_kind = xcalloc(nfuncs, 1);
+	m->func_lib = xcalloc(nfuncs, 1);
+	m->func_cat = xcalloc(nfuncs, 1);
+	m->func_addr = xcalloc(nfuncs, sizeof *m->func_addr);
+	m->func_size = xcalloc(nfuncs, sizeof *m->func_size);
+	m->func_source = xcalloc(nfuncs, sizeof *m->func_source);
+	m->func_line = xcalloc(nfuncs, sizeof *m->func_line);
+	m->func_frame0 = xcalloc(nfuncs, sizeof *m->func_frame0);
+	m->func_nframes = xcalloc(nfuncs, 1);
+	m->func_symbol = xcalloc(nfuncs, sizeof *m->func_symbol);
+
+	for (uint32_t l = 0; l < NLIBS; l++) {
+		m->lib_name_str[l] = pool_addz(sp, libs[l].name);
+		m->lib_path_str[l] = pool_addz(sp, libs[l].path);
+		m->res_name_str[l] = m->lib_name_str[l];
+		m->res_host_str[l] = NONE;
+	}
+	for (uint32_t j = 0; j < NJSRES; j++) {
+		m->res_name_str[NLIBS + j] = pool_addz(sp, js_res_name[j]);
+		m->res_host_str[NLIBS + j] = js_res_host[j] ? pool_addz(sp, js_res_host[j]) : NONE;
+	}
+
+	/* JS source files */
+	m->nsources = nfuncs / 250 + NJSRES;
+	m->source_file = xcalloc(m->nsources, sizeof *m->source_file);
+	for (uint32_t s = 0; s < m->nsources; s++) {
+		struct sbuf b = {.n = 0};
+		sb_add(&b, js_url_prefix[s % NJSRES]);
+		const char *a = PICK(&r, js_names_a);
+		for (const char *c = a; *c; c++) {
+			char lc[2] = {(*c >= 'A' && *c <= 'Z') ? (char)(*c - 'A' + 'a') : *c, 0};
+			sb_add(&b, lc);
+		}
+		sb_add(&b, "-");
+		sb_num(&b, s);
+		sb_add(&b, s % NJSRES < 2 ? ".bundle.js" : ".sys.mjs");
+		m->source_file[s] = pool_add(sp, b.s, b.n);
+	}
+
+	uint32_t lib_next_addr[NLIBS];
+	for (uint32_t l = 0; l < NLIBS; l++)
+		lib_next_addr[l] = 0x1000 + rng_below(&r, 0x10000);
+
+	size_t fcap = (size_t)nfuncs * 3;
+	m->frame_func = xcalloc(fcap, sizeof *m->frame_func);
+	m->frame_addr = xcalloc(fcap, sizeof *m->frame_addr);
+	m->frame_line = xcalloc(fcap, sizeof *m->frame_line);
+	m->frame_col = xcalloc(fcap, sizeof *m->frame_col);
+
+	struct sbuf b;
+	for (uint32_t f = 0; f < nfuncs; f++) {
+		uint32_t kind, lib = 0xff, cat = 0;
+		uint32_t roll = rng_below(&r, 100);
+		if (f == 0)
+			kind = FK_LABEL;
+		else if (roll < 10)
+			kind = FK_JS;
+		else if (roll < 15)
+			kind = FK_C;
+		else if (roll < 25)
+			kind = FK_RUST;
+		else
+			kind = FK_CXX;
+
+		uint32_t name;
+		for (uint32_t attempt = 0;; attempt++) {
+			switch (kind) {
+			case FK_LABEL:
+				b.n = 0;
+				sb_add(&b, "(root)");
+				break;
+			case FK_JS:
+				gen_js_name(&r, &b); /* JS names repeat across files, as in real code */
+				break;
+			case FK_C:
+				lib = 2 + rng_below(&r, NLIBS - 2);
+				gen_c_name(&r, &b, lib);
+				break;
+			case FK_RUST:
+				gen_rust_name(&r, &b);
+				break;
+			default:
+				gen_cxx_name(&r, &b);
+				break;
+			}
+			if ((kind == FK_CXX || kind == FK_RUST) && attempt < 40 &&
+			    (b.n < 60 || b.n > 150))
+				continue;
+			int fresh;
+			name = pool_intern(sp, b.s, b.n, &fresh);
+			if (fresh || kind == FK_JS)
+				break;
+		}
+		m->func_name[f] = name;
+		m->func_kind[f] = (uint8_t)kind;
+
+		if (kind == FK_CXX || kind == FK_RUST)
+			lib = rng_percent(&r, 97) ? 1 : 0;
+		if (kind == FK_JS) {
+			m->func_source[f] = rng_below(&r, m->nsources);
+			m->func_line[f] = 1 + rng_below(&r, 4000);
+			lib = 0xff;
+			cat = CAT_JS;
+		} else if (kind == FK_LABEL) {
+			cat = CAT_OTHER;
+		} else {
+			/* a category from the namespace for 40 % of native functions, else inherited */
+			const char *n = pool_str(sp, name);
+			if (rng_percent(&r, 40)) {
+				if (!strncmp(n, "js::gc", 6))
+					cat = CAT_GC;
+				else if (!strncmp(n, "js", 2) || !strncmp(n, "JS", 2))
+					cat = CAT_JS;
+				else if (strstr(n, "::layout") || strstr(n, "::css") || !strncmp(n, "style", 5))
+					cat = CAT_LAYOUT;
+				else if (strstr(n, "::gfx") || strstr(n, "::layers") || strstr(n, "::wr") ||
+					 !strncmp(n, "webrender", 9))
+					cat = CAT_GFX;
+				else if (strstr(n, "::net"))
+					cat = CAT_NET;
+				else if (strstr(n, "::dom"))
+					cat = CAT_DOM;
+				else
+					cat = CAT_OTHER;
+			}
+			m->func_symbol[f] = m->nsymbols++;
+		}
+		m->func_lib[f] = (uint8_t)lib;
+		m->func_cat[f] = (uint8_t)cat;
+
+		uint32_t nfr = kind == FK_LABEL ? 1 : 1 + rng_zipf(&r, kind == FK_JS ? 4 : 8);
+		if (m->nframes + nfr > fcap) {
+			fcap *= 2;
+			m->frame_func = xrealloc(m->frame_func, fcap * sizeof *m->frame_func);
+			m->frame_addr = xrealloc(m->frame_addr, fcap * sizeof *m->frame_addr);
+			m->frame_line = xrealloc(m->frame_line, fcap * sizeof *m->frame_line);
+			m->frame_col = xrealloc(m->frame_col, fcap * sizeof *m->frame_col);
+		}
+		m->func_frame0[f] = m->nframes;
+		m->func_nframes[f] = (uint8_t)nfr;
+		uint32_t size = 16 + rng_below(&r, 2000);
+		if (lib != 0xff) {
+			m->func_addr[f] = lib_next_addr[lib];
+			m->func_size[f] = size;
+			lib_next_addr[lib] += (size + 15) & ~15u;
+		}
+		uint32_t has_lines = (kind == FK_CXX || kind == FK_RUST) && rng_percent(&r, 50);
+		uint32_t line0 = 10 + rng_below(&r, 3000);
+		for (uint32_t k = 0; k < nfr; k++) {
+			uint32_t fr = m->nframes++;
+			m->frame_func[fr] = f;
+			m->frame_addr[fr] = NONE;
+			m->frame_line[fr] = 0;
+			m->frame_col[fr] = 0;
+			if (kind == FK_JS) {
+				m->frame_line[fr] = m->func_line[f] + k * 3 + rng_below(&r, 3);
+				m->frame_col[fr] = 1 + rng_below(&r, 80);
+			} else if (lib != 0xff) {
+				/* nudged return addresses inside the function */
+				m->frame_addr[fr] = m->func_addr[f] + 4 + (size - 4) * k / nfr +
+						    rng_below(&r, (size - 4) / nfr + 1);
+				if (has_lines)
+					m->frame_line[fr] = line0 + k * 7 + rng_below(&r, 5);
+			}
+		}
+	}
+}
+
+/* Builds the thread roots: "(root)" then ROOT_CHAIN native frames per thread. */
+static void build_roots(struct model *m)
+{
+	struct rng r = rng_make(m->seed, 2);
+	uint32_t root = stack_child(m, NONE, m->func_frame0[0]);
+	for (uint32_t t = 0; t < NTHREADS; t++) {
+		uint32_t cur = root;
+		for (uint32_t k = 0; k < ROOT_CHAIN; k++) {
+			uint32_t f;
+			do
+				f = 1 + rng_below(&r, m->nfuncs - 1);
+			while (m->func_kind[f] == FK_JS);
+			cur = stack_child(m, cur, m->func_frame0[f]);
+		}
+		m->thread_root[t] = cur;
+	}
+}
+
+/*
+ * One more path of thread t: copy a hot existing path up to some depth, then walk the call
+ * graph to the path's own depth (20..60 frames). tip_pct: how often the copy keeps all but the
+ * last few frames (more leaves, fewer new stacks per path). Returns the path's last stack.
+ */
+static uint32_t gen_path(struct model *m, struct rng *r, uint32_t t, uint32_t tip_pct)
+{
+	struct leafs *L = &m->leaves[t];
+	uint32_t want = 20 + rng_below(r, 21) + rng_below(r, 21); /* frames */
+	uint32_t cur = m->thread_root[t];
+	uint32_t rootd = m->stack_depth[cur];
+	if (L->n) {
+		uint32_t base = L->v[rng_zipf(r, (uint32_t)L->n)];
+		uint32_t bd = m->stack_depth[base];
+		uint32_t d;
+		if (rng_percent(r, tip_pct)) {
+			uint32_t back = 1 + rng_below(r, 8);
+			d = bd > rootd + back ? bd - back : rootd;
+		} else {
+			d = rootd + rng_below(r, bd - rootd);
+		}
+		if (d + 1 >= want)
+			d = want - 2;
+		cur = base;
+		while (m->stack_depth[cur] > d)
+			cur = m->stack_parent[cur];
+	}
+	while ((uint32_t)m->stack_depth[cur] + 1 < want) {
+		uint32_t f = m->frame_func[m->stack_frame[cur]];
+		uint32_t g = callee(m, f, rng_zipf(r, 8));
+		cur = stack_child(m, cur, pick_frame(r, m, g));
+	}
+	return cur;
+}
+
+static void leaf_push(struct leafs *L, uint32_t s)
+{
+	GROW(L->v, L->cap, L->n + 1);
+	L->v[L->n++] = s;
+}
+
+static void model_free(struct model *m)
+{
+	free(m->str.buf);
+	free(m->str.off);
+	free(m->str.size);
+	free(m->str.set);
+	free(m->func_name);
+	free(m->func_kind);
+	free(m->func_lib);
+	free(m->func_cat);
+	free(m->func_addr);
+	free(m->func_size);
+	free(m->func_source);
+	free(m->func_line);
+	free(m->func_frame0);
+	free(m->func_nframes);
+	free(m->func_symbol);
+	free(m->frame_func);
+	free(m->frame_addr);
+	free(m->frame_line);
+	free(m->frame_col);
+	free(m->source_file);
+	free(m->stack_frame);
+	free(m->stack_parent);
+	free(m->stack_depth);
+	free(m->stack_flag);
+	free(m->tab_key);
+	free(m->tab_val);
+	for (uint32_t t = 0; t < NTHREADS; t++)
+		free(m->leaves[t].v);
+}
+
+/* ---------------------------------------------------------------- Firefox processed v70 */
+
+#define KEY(o, k) out_str((o), "\"" k "\":")
+
+static void out_null_col(struct out *o, uint32_t n)
+{
+	out_ch(o, '[');
+	for (uint32_t i = 0; i < n; i++)
+		out_str(o, i ? ",null" : "null");
+	out_ch(o, ']');
+}
+
+static void out_opt_u32(struct out *o, uint32_t v, uint32_t none)
+{
+	if (v == none)
+		out_str(o, "null");
+	else
+		out_u64(o, v);
+}
+
+static void out_hex_id(struct out *o, struct rng *r, uint32_t digits)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	out_ch(o, '"');
+	for (uint32_t i = 0; i < digits; i++)
+		out_ch(o, hex[rng_below(r, 16)]);
+	out_ch(o, '"');
+}
+
+static void write_meta(struct out *o, uint64_t end_us)
+{
+	out_str(o, "{\"meta\":{\"interval\":1,\"startTime\":1718012345678.25,"
+		   "\"abi\":\"x86_64-gcc3\",\"misc\":\"rv:128.0\",\"oscpu\":\"X11; Linux x86_64\","
+		   "\"platform\":\"X11\",\"processType\":0,\"product\":\"Firefox\",\"stackwalk\":1,"
+		   "\"debug\":false,\"toolkit\":\"gtk\",\"version\":36,\"categories\":[");
+	for (uint32_t c = 0; c < NCATS; c++) {
+		if (c)
+			out_ch(o, ',');
+		out_str(o, "{\"name\":");
+		out_jstrz(o, cat_name[c]);
+		out_str(o, ",\"color\":");
+		out_jstrz(o, cat_color[c]);
+		out_str(o, ",\"subcategories\":[");
+		for (uint32_t s = 0; cat_subs[c][s]; s++) {
+			if (s)
+				out_ch(o, ',');
+			out_jstrz(o, cat_subs[c][s]);
+		}
+		out_str(o, "]}");
+	}
+	out_str(o, "],\"preprocessedProfileVersion\":70,\"appBuildID\":\"20240610093000\","
+		   "\"sourceURL\":\"\",\"physicalCPUs\":8,\"logicalCPUs\":16,\"CPUName\":"
+		   "\"AMD Ryzen 7 PRO 5850U with Radeon Graphics\",\"symbolicated\":true,"
+		   "\"updateChannel\":\"nightly\",\"configuration\":{\"threads\":[\"GeckoMain\","
+		   "\"Compositor\",\"Renderer\",\"DOM Worker\"],\"features\":[\"js\",\"stackwalk\","
+		   "\"cpu\",\"screenshots\"],\"capacity\":1048576},\"markerSchema\":[],"
+		   "\"profilingStartTime\":0,\"profilingEndTime\":");
+	out_ms(o, end_us);
+	out_str(o, "},");
+}
+
+static void write_libs(struct out *o, const struct model *m)
+{
+	struct rng r = rng_make(m->seed, 3);
+	out_str(o, "\"libs\":[");
+	for (uint32_t l = 0; l < NLIBS; l++) {
+		if (l)
+			out_ch(o, ',');
+		out_str(o, "{\"arch\":\"x86_64\",\"name\":");
+		out_jstrz(o, libs[l].name);
+		out_str(o, ",\"path\":");
+		out_jstrz(o, libs[l].path);
+		out_str(o, ",\"debugName\":");
+		out_jstrz(o, libs[l].debug_name);
+		out_str(o, ",\"debugPath\":");
+		out_jstrz(o, libs[l].path);
+		out_str(o, ",\"breakpadId\":");
+		out_hex_id(o, &r, 33);
+		out_str(o, ",\"codeId\":");
+		out_hex_id(o, &r, 40);
+		out_ch(o, '}');
+	}
+	out_str(o, "],\"pages\":[],");
+}
+
+static void write_shared(struct out *o, const struct model *m)
+{
+	uint32_t n;
+	out_str(o, "\"shared\":{\"stackTable\":{\"frame\":[");
+	n = m->nstacks;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, m->stack_frame[i]);
+	}
+	out_str(o, "],\"prefixOffset\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, m->stack_parent[i] == NONE ? 0 : i - m->stack_parent[i]);
+	}
+	out_str(o, "],\"length\":");
+	out_u64(o, n);
+
+	n = m->nframes;
+	out_str(o, "},\"frameTable\":{\"address\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		if (m->frame_addr[i] == NONE)
+			out_str(o, "-1");
+		else
+			out_u64(o, m->frame_addr[i]);
+	}
+	out_str(o, "],\"inlineDepth\":[");
+	for (uint32_t i = 0; i < n; i++)
+		out_str(o, i ? ",0" : "0");
+	out_str(o, "],\"category\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		uint32_t c = m->func_cat[m->frame_func[i]];
+		out_opt_u32(o, c, 0);
+	}
+	out_str(o, "],\"subcategory\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		uint32_t f = m->frame_func[i], c = m->func_cat[f];
+		if (!c)
+			out_str(o, "null");
+		else if (c == CAT_JS && m->func_kind[f] == FK_JS)
+			out_u64(o, 1 + (i % 3)); /* Interpreter / Baseline / Ion */
+		else
+			out_ch(o, '0');
+	}
+	out_str(o, "],\"func\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, m->frame_func[i]);
+	}
+	out_str(o, "],\"lib\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		uint32_t l = m->func_lib[m->frame_func[i]];
+		if (l == 0xff)
+			out_str(o, "-1");
+		else
+			out_u64(o, l);
+	}
+	out_str(o, "],\"nativeSymbol\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		uint32_t f = m->frame_func[i];
+		if (m->func_lib[f] == 0xff)
+			out_str(o, "null");
+		else
+			out_u64(o, m->func_symbol[f]);
+	}
+	out_str(o, "],\"innerWindowID\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		uint32_t f = m->frame_func[i];
+		if (m->func_kind[f] == FK_JS && m->func_source[f] % NJSRES < 2)
+			out_str(o, "2147483649");
+		else
+			out_ch(o, '0');
+	}
+	out_str(o, "],\"line\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_opt_u32(o, m->frame_line[i], 0);
+	}
+	out_str(o, "],\"column\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_opt_u32(o, m->frame_col[i], 0);
+	}
+	out_str(o, "],\"originalLocation\":");
+	out_null_col(o, n);
+	out_str(o, ",\"length\":");
+	out_u64(o, n);
+
+	n = m->nfuncs;
+	out_str(o, "},\"funcTable\":{\"isJS\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_str(o, m->func_kind[i] == FK_JS ? "true" : "false");
+	}
+	out_str(o, "],\"relevantForJS\":[");
+	for (uint32_t i = 0; i < n; i++)
+		out_str(o, i ? ",false" : "false");
+	out_str(o, "],\"name\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, m->func_name[i]);
+	}
+	out_str(o, "],\"resource\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		if (m->func_kind[i] == FK_JS)
+			out_u64(o, NLIBS + m->func_source[i] % NJSRES);
+		else if (m->func_lib[i] != 0xff)
+			out_u64(o, m->func_lib[i]);
+		else
+			out_str(o, "-1");
+	}
+	out_str(o, "],\"source\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		if (m->func_kind[i] == FK_JS)
+			out_u64(o, m->func_source[i]);
+		else
+			out_str(o, "null");
+	}
+	out_str(o, "],\"lineNumber\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		if (m->func_kind[i] == FK_JS)
+			out_u64(o, m->func_line[i]);
+		else
+			out_str(o, "null");
+	}
+	out_str(o, "],\"columnNumber\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		if (m->func_kind[i] == FK_JS)
+			out_u64(o, 1 + m->func_line[i] % 40);
+		else
+			out_str(o, "null");
+	}
+	out_str(o, "],\"originalLocation\":");
+	out_null_col(o, n);
+	out_str(o, ",\"length\":");
+	out_u64(o, n);
+
+	n = NLIBS + NJSRES;
+	out_str(o, "},\"resourceTable\":{\"name\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, m->res_name_str[i]);
+	}
+	out_str(o, "],\"host\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_opt_u32(o, m->res_host_str[i], NONE);
+	}
+	out_str(o, "],\"type\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, i < NLIBS ? 1 : js_res_type[i - NLIBS]);
+	}
+	out_str(o, "],\"length\":");
+	out_u64(o, n);
+
+	/* nativeSymbols: one per native function, in function order */
+	out_str(o, "},\"nativeSymbols\":{\"libIndex\":[");
+	int first = 1;
+	for (uint32_t f = 0; f < m->nfuncs; f++) {
+		if (m->func_lib[f] == 0xff)
+			continue;
+		if (!first)
+			out_ch(o, ',');
+		first = 0;
+		out_u64(o, m->func_lib[f]);
+	}
+	out_str(o, "],\"address\":[");
+	first = 1;
+	for (uint32_t f = 0; f < m->nfuncs; f++) {
+		if (m->func_lib[f] == 0xff)
+			continue;
+		if (!first)
+			out_ch(o, ',');
+		first = 0;
+		out_u64(o, m->func_addr[f]);
+	}
+	out_str(o, "],\"name\":[");
+	first = 1;
+	for (uint32_t f = 0; f < m->nfuncs; f++) {
+		if (m->func_lib[f] == 0xff)
+			continue;
+		if (!first)
+			out_ch(o, ',');
+		first = 0;
+		out_u64(o, m->func_name[f]);
+	}
+	out_str(o, "],\"functionSize\":[");
+	first = 1;
+	for (uint32_t f = 0; f < m->nfuncs; f++) {
+		if (m->func_lib[f] == 0xff)
+			continue;
+		if (!first)
+			out_ch(o, ',');
+		first = 0;
+		out_u64(o, m->func_size[f]);
+	}
+	out_str(o, "],\"length\":");
+	out_u64(o, m->nsymbols);
+
+	out_str(o, "},\"stringArray\":[");
+	for (uint32_t i = 0; i < m->str.n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_jstr(o, pool_str(&m->str, i), m->str.size[i]);
+	}
+
+	n = m->nsources;
+	out_str(o, "],\"sources\":{\"id\":");
+	out_null_col(o, n);
+	out_str(o, ",\"filename\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, m->source_file[i]);
+	}
+	out_str(o, "],\"startLine\":[");
+	for (uint32_t i = 0; i < n; i++)
+		out_str(o, i ? ",1" : "1");
+	out_str(o, "],\"startColumn\":[");
+	for (uint32_t i = 0; i < n; i++)
+		out_str(o, i ? ",1" : "1");
+	out_str(o, "],\"sourceMapURL\":");
+	out_null_col(o, n);
+	out_str(o, ",\"content\":");
+	out_null_col(o, n);
+	out_str(o, ",\"length\":");
+	out_u64(o, n);
+	out_str(o, "},\"sourceLocationTable\":{\"source\":[],\"line\":[],\"column\":[],\"length\":0}},");
+}
+
+/* The samples of one thread, replayable: two streams, one per column. */
+struct sampler {
+	const struct model *m;
+	uint32_t t;
+	struct rng rs, rt;
+	uint32_t prev;
+	uint64_t i;
+};
+
+static void sampler_init(struct sampler *s, const struct model *m, uint32_t t)
+{
+	s->m = m;
+	s->t = t;
+	s->rs = rng_make(m->seed, 100 + t);
+	s->rt = rng_make(m->seed, 200 + t);
+	s->prev = NONE;
+	s->i = 0;
+}
+
+static uint32_t sampler_stack(struct sampler *s)
+{
+	const struct model *m = s->m;
+	const struct leafs *L = &m->leaves[s->t];
+	uint32_t st;
+	if (s->prev != NONE && rng_percent(&s->rs, 30)) {
+		st = s->prev;
+	} else {
+		st = L->v[rng_zipf(&s->rs, (uint32_t)L->n)];
+		if (rng_percent(&s->rs, 10)) {
+			uint32_t up = 1 + rng_below(&s->rs, 6);
+			while (up-- && m->stack_depth[st] > ROOT_CHAIN + 1)
+				st = m->stack_parent[st];
+		}
+	}
+	s->prev = st;
+	return st;
+}
+
+/* The next timeDelta as text; *us gets its value in microseconds (noise digits aside). */
+static size_t sampler_delta(struct sampler *s, char *buf, uint64_t *us)
+{
+	struct rng *r = &s->rt;
+	uint64_t v;
+	if (s->i++ == 0)
+		v = 2000 + rng_below(r, 40000); /* thread start */
+	else if (rng_percent(r, 2))
+		v = 2000 + rng_below(r, 30000); /* not sampled while idle */
+	else
+		v = 900 + rng_below(r, 200);
+	*us = v;
+	uint32_t noise = rng_below(r, 100);
+	if (noise < 30 && v % 1000) {
+		/* floating-point noise of a difference of doubles: 1.0230000000000246 */
+		size_t n = fmt_u64(buf, v / 1000);
+		buf[n++] = '.';
+		uint32_t frac = (uint32_t)(v % 1000);
+		int down = noise < 15;
+		if (down)
+			frac--;
+		buf[n++] = (char)('0' + frac / 100);
+		buf[n++] = (char)('0' + frac / 10 % 10);
+		buf[n++] = (char)('0' + frac % 10);
+		for (uint32_t k = 0; k < 10; k++)
+			buf[n++] = down ? '9' : '0';
+		uint32_t tail = 1 + rng_below(r, 999);
+		buf[n++] = (char)('0' + tail / 100);
+		buf[n++] = (char)('0' + tail / 10 % 10);
+		buf[n++] = (char)('0' + tail % 10);
+		while (buf[n - 1] == '0')
+			n--;
+		return n;
+	}
+	return fmt_ms(buf, v);
+}
+
+/* Markers of thread t over [0, dur_us]: intervals, instants, start/end pairs, payloads. */
+static const char *const marker_names[] = {
+	"RefreshDriverTick", "Paint", "Reflow", "Styles", "DOMEvent", "GCMinor", "GCSlice",
+	"CC", "Runnable", "Composite", "UserTiming", "Log", "Awake", "SetTimeout",
+};
+static const uint32_t marker_cats[] = {
+	CAT_GFX, CAT_GFX, CAT_LAYOUT, CAT_LAYOUT, CAT_DOM, CAT_GC, CAT_GC,
+	CAT_GC, CAT_OTHER, CAT_GFX, CAT_JS, CAT_OTHER, CAT_OTHER, CAT_DOM,
+};
+#define NMARKER_NAMES (sizeof marker_names / sizeof marker_names[0])
+
+struct marker {
+	uint32_t name, phase, cause_stack;
+	uint64_t start, end;
+};
+
+static void write_markers(struct out *o, const struct model *m, uint32_t t, uint32_t nmark,
+			  uint64_t dur_us, const uint32_t *name_str)
+{
+	struct rng r = rng_make(m->seed, 300 + t);
+	struct marker *mk = xcalloc((size_t)nmark * 2 + 2, sizeof *mk);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < nmark; i++) {
+		uint64_t at = dur_us * i / nmark + rng_below(&r, (uint32_t)(dur_us / nmark + 1));
+		uint64_t len = 50 + rng_below(&r, 16000);
+		uint32_t nm = rng_below(&r, NMARKER_NAMES);
+		uint32_t roll = rng_below(&r, 100);
+		struct marker a = {nm, 1, NONE, at, at + len};
+		if (roll < 20) {
+			a.phase = 0;
+			a.end = 0;
+		} else if (roll < 35) {
+			struct marker e = {nm, 3, NONE, 0, at + len};
+			a.phase = 2;
+			mk[n++] = a;
+			a = e;
+		}
+		if (rng_percent(&r, 10) && m->leaves[t].n)
+			a.cause_stack = m->leaves[t].v[rng_zipf(&r, (uint32_t)m->leaves[t].n)];
+		mk[n++] = a;
+	}
+	out_str(o, "\"markers\":{\"data\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		const char *nm = marker_names[mk[i].name];
+		if ((mk[i].name == 8 || mk[i].name == 12) && mk[i].cause_stack == NONE) {
+			out_str(o, "null");
+			continue;
+		}
+		out_str(o, "{\"type\":");
+		if (!strcmp(nm, "UserTiming")) {
+			out_str(o, "\"UserTiming\",\"name\":\"measure-");
+			out_u64(o, i);
+			out_str(o, "\",\"entryType\":\"measure\"");
+		} else if (!strcmp(nm, "Log")) {
+			out_str(o, "\"Log\",\"module\":\"nsHttp\",\"name\":\"nsHttpChannel::OnStartRequest ");
+			out_str(o, "[this=0x7f3a");
+			out_u64(o, 10000 + i);
+			out_str(o, " status=0]\"");
+		} else if (!strcmp(nm, "DOMEvent")) {
+			out_str(o, "\"DOMEvent\",\"eventType\":\"");
+			out_str(o, i % 3 ? "mousemove" : "click");
+			out_str(o, "\",\"latency\":");
+			out_u64(o, i % 17);
+		} else if (!strcmp(nm, "GCMinor")) {
+			out_str(o, "\"GCMinor\",\"nursery\":{\"status\":\"complete\",\"reason\":"
+				   "\"OUT_OF_NURSERY\",\"bytes_used\":");
+			out_u64(o, 100000 + rng_below(&r, 900000));
+			out_str(o, ",\"cur_capacity\":1048576,\"lazy_capacity\":1048576}");
+		} else {
+			out_str(o, "\"tracing\",\"category\":");
+			out_jstrz(o, cat_name[marker_cats[mk[i].name]]);
+		}
+		if (mk[i].cause_stack != NONE) {
+			out_str(o, ",\"cause\":{\"tid\":");
+			out_u64(o, (uint64_t)threads[t].tid);
+			out_str(o, ",\"time\":");
+			out_ms(o, mk[i].start > 500 ? mk[i].start - 500 : mk[i].end);
+			out_str(o, ",\"stack\":");
+			out_u64(o, mk[i].cause_stack);
+			out_ch(o, '}');
+		}
+		out_ch(o, '}');
+	}
+	out_str(o, "],\"name\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, name_str[mk[i].name]);
+	}
+	out_str(o, "],\"startTime\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		if (mk[i].phase == 3)
+			out_str(o, "null");
+		else
+			out_ms(o, mk[i].start);
+	}
+	out_str(o, "],\"endTime\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		if (mk[i].phase == 0 || mk[i].phase == 2)
+			out_str(o, "null");
+		else
+			out_ms(o, mk[i].end);
+	}
+	out_str(o, "],\"phase\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, mk[i].phase);
+	}
+	out_str(o, "],\"category\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			out_ch(o, ',');
+		out_u64(o, marker_cats[mk[i].name]);
+	}
+	out_str(o, "],\"length\":");
+	out_u64(o, n);
+	out_str(o, "},");
+	free(mk);
+}
+
+struct thread_plan {
+	uint64_t nsamples, dur_us;
+};
+
+static void write_threads(struct out *o, const struct model *m, const struct thread_plan *plan,
+			  uint32_t nmark, const uint32_t *marker_name_str)
+{
+	out_str(o, "\"threads\":[");
+	for (uint32_t t = 0; t < NTHREADS; t++) {
+		const struct thread_info *ti = &threads[t];
+		if (t)
+			out_ch(o, ',');
+		out_str(o, "{\"name\":");
+		out_jstrz(o, ti->name);
+		out_str(o, ",\"isMainThread\":");
+		out_str(o, ti->main ? "true" : "false");
+		out_str(o, ",\"processType\":");
+		out_jstrz(o, ti->process_type);
+		out_str(o, ",\"processName\":");
+		out_jstrz(o, ti->process_name);
+		out_str(o, ",\"processStartupTime\":0,\"processShutdownTime\":null,"
+			   "\"registerTime\":");
+		out_u64(o, t);
+		out_str(o, ",\"unregisterTime\":null,\"tid\":");
+		out_u64(o, (uint64_t)ti->tid);
+		out_str(o, ",\"pid\":\"");
+		out_u64(o, (uint64_t)ti->pid);
+		out_str(o, "\",\"pausedRanges\":[],");
+		write_markers(o, m, t, nmark, plan[t].dur_us, marker_name_str);
+
+		struct sampler s;
+		uint64_t n = plan[t].nsamples;
+		out_str(o, "\"samples\":{\"stack\":[");
+		sampler_init(&s, m, t);
+		for (uint64_t i = 0; i < n; i++) {
+			if (i)
+				out_ch(o, ',');
+			out_u64(o, sampler_stack(&s));
+		}
+		out_str(o, "],\"timeDeltas\":[");
+		sampler_init(&s, m, t);
+		for (uint64_t i = 0; i < n; i++) {
+			char buf[48];
+			uint64_t us;
+			if (i)
+				out_ch(o, ',');
+			out_mem(o, buf, sampler_delta(&s, buf, &us));
+		}
+		out_str(o, "],\"weightType\":\"samples\",\"weight\":null,\"length\":");
+		out_u64(o, n);
+		out_str(o, "}}");
+	}
+	out_str(o, "]}\n");
+}
+
+static uint32_t digits(uint64_t v)
+{
+	uint32_t d = 1;
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
+static void gen_firefox(FILE *f, uint64_t target, uint64_t seed)
+{
+	struct model m = {.seed = seed};
+	double scale = (double)target / 200e6;
+	uint32_t nfuncs = (uint32_t)(50000 * scale);
+	uint32_t nstacks = (uint32_t)(800000 * scale);
+	uint32_t nmark = (uint32_t)(300 * scale);
+	if (nfuncs < 200)
+		nfuncs = 200;
+	if (nstacks < 2000)
+		nstacks = 2000;
+	if (nmark < 20)
+		nmark = 20;
+
+	build_code(&m, nfuncs);
+	uint32_t marker_name_str[NMARKER_NAMES];
+	for (uint32_t i = 0; i < NMARKER_NAMES; i++)
+		marker_name_str[i] = pool_addz(&m.str, marker_names[i]);
+	build_roots(&m);
+	struct rng r = rng_make(seed, 4);
+	for (uint32_t p = 0; m.nstacks < nstacks; p++) {
+		uint32_t t = p % NTHREADS;
+		uint32_t s = gen_path(&m, &r, t, 50);
+		if (!m.stack_flag[s]) {
+			m.stack_flag[s] = 1;
+			leaf_push(&m.leaves[t], s);
+		}
+	}
+
+	/* what everything but the samples costs, then the samples fill the rest */
+	struct out dry = {.f = NULL, .cap = 1 << 16};
+	dry.buf = xcalloc(dry.cap, 1);
+	struct thread_plan plan[NTHREADS];
+	uint32_t wsum = 0;
+	for (uint32_t t = 0; t < NTHREADS; t++) {
+		plan[t].nsamples = 0;
+		plan[t].dur_us = (uint64_t)(target / 14 / 8) * 1000; /* a guess, for the digits */
+		wsum += (uint32_t)threads[t].weight;
+	}
+	write_meta(&dry, plan[0].dur_us);
+	write_libs(&dry, &m);
+	write_shared(&dry, &m);
+	write_threads(&dry, &m, plan, nmark, marker_name_str);
+	out_flush(&dry);
+	uint64_t fixed = dry.flushed;
+	uint64_t budget = target > fixed ? target - fixed : 0;
+	uint64_t end_us = 0;
+	for (uint32_t t = 0; t < NTHREADS; t++) {
+		uint64_t want = budget * (uint64_t)threads[t].weight / wsum;
+		uint64_t bytes = 0, n = 0, dur = 0;
+		struct sampler a, b;
+		sampler_init(&a, &m, t);
+		sampler_init(&b, &m, t);
+		while (bytes < want) {
+			char buf[48];
+			uint64_t us;
+			bytes += digits(sampler_stack(&a)) + 1 + sampler_delta(&b, buf, &us) + 1;
+			dur += us;
+			n++;
+		}
+		plan[t].nsamples = n;
+		plan[t].dur_us = dur;
+		if (dur > end_us)
+			end_us = dur;
+	}
+	free(dry.buf);
+
+	struct out o = {.f = f, .cap = 1 << 22};
+	o.buf = xcalloc(o.cap, 1);
+	write_meta(&o, end_us + 1000);
+	write_libs(&o, &m);
+	write_shared(&o, &m);
+	write_threads(&o, &m, plan, nmark, marker_name_str);
+	out_flush(&o);
+	free(o.buf);
+
+	uint64_t total_samples = 0;
+	size_t nleaves = 0;
+	for (uint32_t t = 0; t < NTHREADS; t++) {
+		total_samples += plan[t].nsamples;
+		nleaves += m.leaves[t].n;
+	}
+	fprintf(stderr,
+		"gen: firefox %" PRIu64 " bytes: %u threads, %" PRIu64 " samples, %u stacks "
+		"(%zu leaf paths), %u frames, %u funcs, %zu strings, %u markers/thread\n",
+		o.flushed, NTHREADS, total_samples, m.nstacks, nleaves, m.nframes, m.nfuncs,
+		m.str.n, nmark);
+	model_free(&m);
+}
+
+/* ---------------------------------------------------------------- collapsed stacks */
+
+static const char *const kernel_frames[] = {
+	"entry_SYSCALL_64_after_hwframe_[k]", "do_syscall_64_[k]", "__x64_sys_futex_[k]",
+	"do_futex_[k]", "futex_wait_[k]", "schedule_[k]", "__schedule_[k]",
+	"finish_task_switch.isra.0_[k]",
+};
+
+static void gen_collapsed(FILE *f, uint64_t target, uint64_t seed)
+{
+	struct model m = {.seed = seed};
+	double scale = (double)target / 200e6;
+	uint32_t nfuncs = (uint32_t)(50000 * scale);
+	if (nfuncs < 200)
+		nfuncs = 200;
+	build_code(&m, nfuncs);
+	build_roots(&m);
+
+	char labels[NTHREADS][64];
+	for (uint32_t t = 0; t < NTHREADS; t++) {
+		char *p = labels[t];
+		const char *nm = threads[t].name;
+		size_t n = 0;
+		for (; nm[n] && n < 40; n++)
+			p[n] = nm[n] == ' ' ? '_' : nm[n];
+		p[n++] = '-';
+		n += fmt_u64(p + n, (uint64_t)threads[t].pid);
+		p[n++] = '/';
+		n += fmt_u64(p + n, (uint64_t)threads[t].tid);
+		p[n] = 0;
+	}
+
+	struct out o = {.f = f, .cap = 1 << 22};
+	o.buf = xcalloc(o.cap, 1);
+	struct rng r = rng_make(seed, 5);
+	uint64_t lines = 0, samples = 0, misses = 0;
+	uint32_t path[MAX_DEPTH + 8];
+	for (uint32_t p = 0; out_total(&o) < target; p++) {
+		uint32_t t = p % NTHREADS;
+		uint32_t s = gen_path(&m, &r, t, 0);
+		if (m.stack_flag[s]) {
+			if (++misses > 1000000)
+				die("the call tree is saturated");
+			continue;
+		}
+		m.stack_flag[s] = 1;
+		leaf_push(&m.leaves[t], s);
+		uint32_t n = 0;
+		for (uint32_t c = s; m.stack_parent[c] != NONE; c = m.stack_parent[c])
+			path[n++] = c; /* leaf first; "(root)" left out */
+		out_str(&o, labels[t]);
+		while (n) {
+			uint32_t fn = m.frame_func[m.stack_frame[path[--n]]];
+			uint32_t nm = m.func_name[fn];
+			out_ch(&o, ';');
+			out_mem(&o, pool_str(&m.str, nm), m.str.size[nm]);
+		}
+		if (rng_percent(&r, 15)) {
+			uint32_t nk = 2 + rng_below(&r, 7);
+			for (uint32_t k = 0; k < nk; k++) {
+				out_ch(&o, ';');
+				out_str(&o, kernel_frames[k]);
+			}
+		}
+		uint32_t b = rng_below(&r, rng_below(&r, 14) + 1);
+		uint64_t count = 1 + rng_below(&r, 1u << b);
+		out_ch(&o, ' ');
+		out_u64(&o, count);
+		out_ch(&o, '\n');
+		lines++;
+		samples += count;
+	}
+	out_flush(&o);
+	free(o.buf);
+	fprintf(stderr,
+		"gen: collapsed %" PRIu64 " bytes: %" PRIu64 " lines, %" PRIu64 " samples, "
+		"%u stacks in the prefix tree (kernel tails aside), %u funcs\n",
+		o.flushed, lines, samples, m.nstacks, m.nfuncs);
+	model_free(&m);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: gen firefox|collapsed SIZE_MB OUT [SEED]\n"
+			"  SIZE_MB in units of 1,000,000 bytes; OUT '-' = standard output\n");
+	exit(2);
+}
+
+static uint64_t parse_u64(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-')
+		usage();
+	return (uint64_t)v;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4 || argc > 5)
+		usage();
+	uint64_t mb = parse_u64(argv[2]);
+	uint64_t seed = argc == 5 ? parse_u64(argv[4]) : 20240610;
+	if (mb == 0 || mb > 100000)
+		usage();
+	int firefox = !strcmp(argv[1], "firefox");
+	if (!firefox && strcmp(argv[1], "collapsed"))
+		usage();
+	FILE *f = stdout;
+	if (strcmp(argv[3], "-")) {
+		f = fopen(argv[3], "wb");
+		if (!f) {
+			fprintf(stderr, "gen: cannot open '%s': %s\n", argv[3], strerror(errno));
+			return 1;
+		}
+	}
+	setvbuf(f, NULL, _IONBF, 0); /* our own 4 MiB buffer does the batching */
+	if (firefox)
+		gen_firefox(f, mb * 1000000, seed);
+	else
+		gen_collapsed(f, mb * 1000000, seed);
+	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
+		die("write error");
+	return 0;
+}

@@ -1,0 +1,164 @@
+#!/bin/sh
+# bench/run.sh - the "open" benchmarks of bench/README.md.
+#
+# Makes the inputs in bench/out/ when missing (or older than the generator), then for each
+# input times `profview tree --depth 3 FILE` against the floor `bench/scan FILE` with hyperfine,
+# alternating the two (A B A B ...: one hyperfine call per round, one run of each), takes peak
+# RSS from /usr/bin/time -v, and writes the table and the exact commands to bench/RESULTS.md.
+#
+# Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
+# BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
+# BENCH_ONLY (firefox or collapsed: run only that kind).
+set -eu
+
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+ROUNDS=${BENCH_ROUNDS:-9}
+FF_MB=${BENCH_FIREFOX_MB:-200}
+COLL_MB=${BENCH_COLLAPSED_MB:-200}
+ONLY=${BENCH_ONLY:-}
+OUT=bench/out
+HF=$OUT/hyperfine
+RESULTS=bench/RESULTS.md
+PV=$BUILD/profview
+GEN=$BUILD/bench/gen
+SCAN=$BUILD/bench/scan
+
+for tool in hyperfine /usr/bin/time awk; do
+	command -v "$tool" >/dev/null 2>&1 || {
+		echo "bench: '$tool' is missing (Debian packages hyperfine, time)" >&2
+		exit 1
+	}
+done
+ninja -C "$BUILD" profview bench/gen bench/scan >/dev/null
+mkdir -p "$HF"
+
+# median of the numbers on standard input
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# peak RSS in KiB of a command (its standard output discarded)
+peak_rss() {
+	log=$1
+	shift
+	/usr/bin/time -v "$@" >/dev/null 2>"$log" || return 1
+	awk -F': ' '/Maximum resident set size/ { print $2 }' "$log"
+}
+
+rows=""
+details=""
+gen_cmds=""
+
+run_one() { # kind size_mb percent
+	kind=$1 mb=$2 pct=$3
+	case $kind in
+	firefox) file=$OUT/firefox-$mb.json ;;
+	collapsed) file=$OUT/collapsed-$mb.txt ;;
+	esac
+	name=$kind-$mb
+	gen_cmds="$gen_cmds
+$GEN $kind $mb $file"
+	if [ ! -s "$file" ] || [ "$GEN" -nt "$file" ]; then
+		echo "bench: generating $file" >&2
+		"$GEN" "$kind" "$mb" "$file.tmp" 2>"$OUT/gen-$name.log"
+		mv "$file.tmp" "$file"
+	fi
+	bytes=$(wc -c <"$file" | tr -d ' ')
+
+	# a first open that must succeed, kept as the import report of this input
+	if ! "$PV" info "$file" >"$OUT/info-$name.txt" 2>&1; then
+		why=$(head -n 1 "$OUT/info-$name.txt")
+		echo "bench: $PV cannot open $file: $why" >&2
+		rows="$rows
+| $name | $pct % | $(awk -v b="$bytes" 'BEGIN { printf "%.1f MB", b / 1e6 }') | fails: $why | | | | | | |"
+		return 0
+	fi
+
+	echo "bench: $name: $ROUNDS rounds" >&2
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		warm=""
+		[ "$r" -eq 1 ] && warm="--warmup 1"
+		# shellcheck disable=SC2086
+		hyperfine -N $warm --runs 1 --style none \
+			--export-csv "$HF/$name-r$r.csv" --export-json "$HF/$name-r$r.json" \
+			-n profview "$PV tree --depth 3 $file" -n scan "$SCAN $file" >/dev/null
+		r=$((r + 1))
+	done
+	pv_times=$(cat "$HF/$name"-r*.csv | awk -F, '$1 == "profview" { print $4 }')
+	sc_times=$(cat "$HF/$name"-r*.csv | awk -F, '$1 == "scan" { print $4 }')
+	pv_med=$(echo "$pv_times" | median)
+	sc_med=$(echo "$sc_times" | median)
+	pv_rss=$(peak_rss "$OUT/time-$name-profview.txt" "$PV" tree --depth 3 "$file")
+	sc_rss=$(peak_rss "$OUT/time-$name-scan.txt" "$SCAN" "$file")
+	rows="$rows
+$(awk -v n="$name" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v sc="$sc_med" \
+		-v pr="$pv_rss" -v sr="$sc_rss" 'BEGIN {
+		printf "| %s | %s %% | %.1f MB | %.3f s | %.1f MB/s | %.3f s | %.1f× | %.0f MB | %.2f | %.0f MB |",
+			n, p, b / 1e6, pv, b / 1e6 / pv, sc, pv / sc, pr * 1024 / 1e6,
+			pr * 1024 / b, sr * 1024 / 1e6 }')"
+	details="$details
+- $name: profview $(echo "$pv_times" | sort -g | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }') s;
+  scan $(echo "$sc_times" | sort -g | awk '{ printf "%s%.4f", (NR > 1 ? " " : ""), $1 }') s"
+}
+
+for kind in firefox collapsed; do
+	[ -n "$ONLY" ] && [ "$ONLY" != "$kind" ] && continue
+	full=$FF_MB
+	[ "$kind" = collapsed ] && full=$COLL_MB
+	for pct in 25 50 100; do
+		run_one "$kind" $((full * pct / 100)) "$pct"
+	done
+done
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- src include cli 2>/dev/null || commit="$commit (+ uncommitted changes in src/)"
+cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
+buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
+	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
+
+cat >"$RESULTS" <<EOF
+# Benchmark results
+
+Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), $(hyperfine --version).
+
+Targets (shared/spec/performance.md): opening the 200 MB Firefox processed profile costs at most
+6× the scan, peak memory stays below the file size, and the ratios stay flat from 25 % to 100 %.
+
+| input | of full | size | profview median | profview speed | scan median | profview / scan | profview peak RSS | RSS / size | scan peak RSS |
+|---|---|---|---|---|---|---|---|---|---|$rows
+
+Medians of $ROUNDS runs each, alternated (profview, scan, profview, scan, ...), after one warm-up
+run of each; the file is in the page cache. Peak RSS is \`Maximum resident set size\` of
+\`/usr/bin/time -v\`, one run; it counts the pages of the memory-mapped input that were touched,
+which is all of the scan's peak RSS, so profview's own memory is about its RSS minus the scan's.
+
+Every run (seconds, sorted):
+$details
+
+## Commands
+
+Inputs (seeded; the same bytes on every run):
+\`\`\`sh$gen_cmds
+\`\`\`
+
+Each round, for each input FILE (round 1 adds \`--warmup 1\`):
+\`\`\`sh
+hyperfine -N --runs 1 --style none --export-csv $HF/NAME-rK.csv --export-json $HF/NAME-rK.json \\
+  -n profview "$PV tree --depth 3 FILE" -n scan "$SCAN FILE"
+\`\`\`
+(hyperfine sends the commands' standard output to /dev/null.)
+
+Peak memory:
+\`\`\`sh
+/usr/bin/time -v $PV tree --depth 3 FILE >/dev/null
+/usr/bin/time -v $SCAN FILE >/dev/null
+\`\`\`
+EOF
+echo "bench: wrote $RESULTS" >&2
+cat "$RESULTS"
