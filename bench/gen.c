@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
-#define NTHREADS 8
-#define NLIBS 8
-#define MAX_DEPTH 60 /* frames of the deepest stack */
+#define NONE	   UINT32_MAX
+#define NTHREADS   8
+#define NLIBS	   8
+#define MAX_DEPTH  60 /* frames of the deepest stack */
 #define ROOT_CHAIN 3  /* thread-specific frames below "(root)" */
 
 /* ---------------------------------------------------------------- errors and memory */
@@ -62,15 +62,15 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-#define GROW(ptr, cap, need)                                                        \
-	do {                                                                        \
-		if ((need) > (cap)) {                                               \
-			size_t c_ = (cap) ? (size_t)(cap) * 2 : 64;                 \
-			while (c_ < (size_t)(need))                                 \
-				c_ *= 2;                                            \
-			(ptr) = xrealloc((ptr), c_ * sizeof *(ptr));                \
-			(cap) = c_;                                                 \
-		}                                                                   \
+#define GROW(ptr, cap, need)                                         \
+	do {                                                         \
+		if ((need) > (cap)) {                                \
+			size_t c_ = (cap) ? (size_t)(cap)*2 : 64;    \
+			while (c_ < (size_t)(need))                  \
+				c_ *= 2;                             \
+			(ptr) = xrealloc((ptr), c_ * sizeof *(ptr)); \
+			(cap) = c_;                                  \
+		}                                                    \
 	} while (0)
 
 /* ---------------------------------------------------------------- random numbers */
@@ -131,7 +131,7 @@ static uint32_t rng_zipf(struct rng *r, uint32_t n)
 /* ---------------------------------------------------------------- buffered output */
 
 struct out {
-	FILE *f;    /* NULL: only count */
+	FILE *f; /* NULL: only count */
 	char *buf;
 	size_t len, cap;
 	uint64_t flushed;
@@ -295,7 +295,8 @@ static uint32_t pool_intern(struct pool *p, const char *s, size_t n, int *fresh)
 			uint32_t v = p->set[i];
 			if (!v)
 				continue;
-			size_t h = (size_t)hash_bytes(pool_str(p, v - 1), p->size[v - 1]) & (nc - 1);
+			size_t h =
+			    (size_t)hash_bytes(pool_str(p, v - 1), p->size[v - 1]) & (nc - 1);
 			while (ns[h])
 				h = (h + 1) & (nc - 1);
 			ns[h] = v;
@@ -346,119 +347,253 @@ static void sb_num(struct sbuf *b, uint32_t v)
 }
 
 static const char *const ns_top[] = {
-	"mozilla", "mozilla", "mozilla", "mozilla", "js", "js", "js", "JS", "std", "base",
-	"webrtc", "skia", "angle", "icu_73", "sh", "graphite2",
+    "mozilla", "mozilla", "mozilla", "mozilla", "js",	 "js",	   "js", "JS",
+    "std",     "base",	  "webrtc",  "skia",	"angle", "icu_73", "sh", "graphite2",
 };
 static const char *const ns_moz[] = {
-	"dom", "layers", "gfx", "net", "ipc", "image", "widget", "layout", "css", "a11y",
-	"media", "gl", "wr", "intl", "storage", "places", "extensions", "glean", "hal", "loader",
-	"detail", "dom::indexedDB", "dom::cache", "dom::quota", "net::CacheFileIOManager",
-	"image::detail", "layers::apz", "dom::workerinternals", "(anonymous namespace)",
+    "dom",
+    "layers",
+    "gfx",
+    "net",
+    "ipc",
+    "image",
+    "widget",
+    "layout",
+    "css",
+    "a11y",
+    "media",
+    "gl",
+    "wr",
+    "intl",
+    "storage",
+    "places",
+    "extensions",
+    "glean",
+    "hal",
+    "loader",
+    "detail",
+    "dom::indexedDB",
+    "dom::cache",
+    "dom::quota",
+    "net::CacheFileIOManager",
+    "image::detail",
+    "layers::apz",
+    "dom::workerinternals",
+    "(anonymous namespace)",
 };
 static const char *const ns_js[] = {
-	"jit", "gc", "frontend", "wasm", "detail", "jit::X86Encoding", "gc::detail", "coverage",
-	"irregexp", "ctypes", "Debugger", "Scalar", "(anonymous namespace)",
+    "jit",	"gc",	    "frontend", "wasm",	    "detail", "jit::X86Encoding",      "gc::detail",
+    "coverage", "irregexp", "ctypes",	"Debugger", "Scalar", "(anonymous namespace)",
 };
 static const char *const cls_a[] = {
-	"Display", "Paint", "Frame", "Style", "Text", "Block", "Inline", "Grid", "Flex", "Scroll",
-	"Async", "Remote", "Shared", "Native", "Compositor", "Texture", "Render", "Layer", "Image",
-	"Surface", "Draw", "Glyph", "Font", "Shape", "Script", "Module", "Bytecode", "Baseline",
-	"Ion", "Warp", "Lazy", "Atom", "Property", "Object", "Array", "String", "Promise", "Event",
-	"Input", "Touch", "Http", "Socket", "Cache", "Stream", "Channel", "Request", "Timer",
-	"Idle", "Worker", "Thread", "Task", "Memory", "Arena", "Nursery", "Tenured", "Zone", "Realm",
-	"Compartment", "Document", "Element", "Node", "Attr", "Selector", "Rule", "Media", "Audio",
-	"Video", "Decoder", "Encoder", "Transaction", "Session", "Window", "Browsing", "Content",
-	"Presentation", "Accessible", "Animation", "Transition", "Transform", "Clip", "Mask",
-	"Filter", "Gradient", "Path", "Canvas", "WebGL", "Vsync", "Refresh", "Storage", "Database",
-	"Quota", "Permission", "Principal", "Security", "Certificate", "Telemetry", "Profiler",
+    "Display",	 "Paint",      "Frame",	       "Style",	      "Text",	     "Block",
+    "Inline",	 "Grid",       "Flex",	       "Scroll",      "Async",	     "Remote",
+    "Shared",	 "Native",     "Compositor",   "Texture",     "Render",	     "Layer",
+    "Image",	 "Surface",    "Draw",	       "Glyph",	      "Font",	     "Shape",
+    "Script",	 "Module",     "Bytecode",     "Baseline",    "Ion",	     "Warp",
+    "Lazy",	 "Atom",       "Property",     "Object",      "Array",	     "String",
+    "Promise",	 "Event",      "Input",	       "Touch",	      "Http",	     "Socket",
+    "Cache",	 "Stream",     "Channel",      "Request",     "Timer",	     "Idle",
+    "Worker",	 "Thread",     "Task",	       "Memory",      "Arena",	     "Nursery",
+    "Tenured",	 "Zone",       "Realm",	       "Compartment", "Document",    "Element",
+    "Node",	 "Attr",       "Selector",     "Rule",	      "Media",	     "Audio",
+    "Video",	 "Decoder",    "Encoder",      "Transaction", "Session",     "Window",
+    "Browsing",	 "Content",    "Presentation", "Accessible",  "Animation",   "Transition",
+    "Transform", "Clip",       "Mask",	       "Filter",      "Gradient",    "Path",
+    "Canvas",	 "WebGL",      "Vsync",	       "Refresh",     "Storage",     "Database",
+    "Quota",	 "Permission", "Principal",    "Security",    "Certificate", "Telemetry",
+    "Profiler",
 };
 static const char *const cls_b[] = {
-	"Manager", "Builder", "Context", "Item", "List", "Host", "Client", "Child", "Parent",
-	"Bridge", "Queue", "Pool", "Table", "Map", "Set", "Entry", "Cache", "Handler", "Listener",
-	"Observer", "Service", "Loader", "Runnable", "Visitor", "Walker", "Iterator", "Allocator",
-	"Buffer", "Helper", "Wrapper", "Proxy", "Data", "State", "Info", "Impl", "Base", "Tracker",
-	"Scheduler", "Dispatcher", "Compiler", "Generator", "Emitter", "Parser", "Tokenizer",
-	"Reader", "Writer", "Controller", "Driver", "Frame", "Element", "Object", "Group", "Set",
-	"Collector", "Marker", "Tracer", "Reporter", "Monitor", "Actor", "Storage", "Chain",
+    "Manager",	"Builder",   "Context",	  "Item",	"List",	      "Host",	   "Client",
+    "Child",	"Parent",    "Bridge",	  "Queue",	"Pool",	      "Table",	   "Map",
+    "Set",	"Entry",     "Cache",	  "Handler",	"Listener",   "Observer",  "Service",
+    "Loader",	"Runnable",  "Visitor",	  "Walker",	"Iterator",   "Allocator", "Buffer",
+    "Helper",	"Wrapper",   "Proxy",	  "Data",	"State",      "Info",	   "Impl",
+    "Base",	"Tracker",   "Scheduler", "Dispatcher", "Compiler",   "Generator", "Emitter",
+    "Parser",	"Tokenizer", "Reader",	  "Writer",	"Controller", "Driver",	   "Frame",
+    "Element",	"Object",    "Group",	  "Set",	"Collector",  "Marker",	   "Tracer",
+    "Reporter", "Monitor",   "Actor",	  "Storage",	"Chain",
 };
 static const char *const verbs[] = {
-	"Get", "Set", "Update", "Handle", "Process", "Dispatch", "Run", "Build", "Compute",
-	"Invalidate", "Paint", "Reflow", "Resolve", "Create", "Destroy", "Notify", "Flush",
-	"Schedule", "Append", "Insert", "Remove", "Lookup", "Visit", "Emit", "Trace", "Sweep",
-	"Mark", "Allocate", "Init", "Maybe", "Ensure", "Try", "Apply", "Collect", "Convert", "Read",
-	"Write", "Send", "Recv", "Post", "Enqueue", "Drain", "Finish", "Begin", "End", "Commit",
-	"Reset", "Clear", "Find", "Match", "Parse", "Compile", "Link", "Call", "Invoke", "Execute",
-	"Evaluate", "Do", "On", "Prepare", "Record", "Replay", "Decode", "Encode", "Rasterize",
+    "Get",	 "Set",	       "Update",  "Handle",   "Process", "Dispatch", "Run",	"Build",
+    "Compute",	 "Invalidate", "Paint",	  "Reflow",   "Resolve", "Create",   "Destroy", "Notify",
+    "Flush",	 "Schedule",   "Append",  "Insert",   "Remove",	 "Lookup",   "Visit",	"Emit",
+    "Trace",	 "Sweep",      "Mark",	  "Allocate", "Init",	 "Maybe",    "Ensure",	"Try",
+    "Apply",	 "Collect",    "Convert", "Read",     "Write",	 "Send",     "Recv",	"Post",
+    "Enqueue",	 "Drain",      "Finish",  "Begin",    "End",	 "Commit",   "Reset",	"Clear",
+    "Find",	 "Match",      "Parse",	  "Compile",  "Link",	 "Call",     "Invoke",	"Execute",
+    "Evaluate",	 "Do",	       "On",	  "Prepare",  "Record",	 "Replay",   "Decode",	"Encode",
+    "Rasterize",
 };
 static const char *const nouns[] = {
-	"Items", "Rect", "Region", "Data", "Frame", "Children", "Properties", "Event", "Style",
-	"Buffer", "Layers", "Display", "List", "Root", "Tree", "Node", "Script", "Function", "Value",
-	"Object", "Shape", "Slots", "Elements", "Arguments", "Result", "Callback", "Message",
-	"Stream", "Request", "Response", "Headers", "Body", "Texture", "Surface", "Glyphs", "Runs",
-	"Lines", "Boxes", "Scroll", "Offset", "Bounds", "Clip", "Transform", "Opacity", "Color",
-	"Image", "Pixels", "Tile", "Scene", "Batch", "Commands", "Pass", "Pipeline", "State",
-	"Internal", "Impl", "Now", "Async", "Sync", "IfNeeded", "ForTesting", "Recursive",
+    "Items",	 "Rect",     "Region",	  "Data",     "Frame",	    "Children",	 "Properties",
+    "Event",	 "Style",    "Buffer",	  "Layers",   "Display",    "List",	 "Root",
+    "Tree",	 "Node",     "Script",	  "Function", "Value",	    "Object",	 "Shape",
+    "Slots",	 "Elements", "Arguments", "Result",   "Callback",   "Message",	 "Stream",
+    "Request",	 "Response", "Headers",	  "Body",     "Texture",    "Surface",	 "Glyphs",
+    "Runs",	 "Lines",    "Boxes",	  "Scroll",   "Offset",	    "Bounds",	 "Clip",
+    "Transform", "Opacity",  "Color",	  "Image",    "Pixels",	    "Tile",	 "Scene",
+    "Batch",	 "Commands", "Pass",	  "Pipeline", "State",	    "Internal",	 "Impl",
+    "Now",	 "Async",    "Sync",	  "IfNeeded", "ForTesting", "Recursive",
 };
 static const char *const arg_types[] = {
-	"bool", "int", "int32_t", "uint32_t", "uint64_t", "size_t", "double", "float",
-	"const char*", "void*", "unsigned long", "JSContext*", "JS::Handle<JSObject*>",
-	"JS::MutableHandle<JS::Value>", "JS::Handle<JS::PropertyKey>", "const nsAString&",
-	"const nsACString&", "nsIContent*", "nsIFrame*", "mozilla::dom::Element*",
-	"const nsRect&", "const mozilla::gfx::IntRect&", "mozilla::gfx::DrawTarget&",
-	"nsDisplayListBuilder*", "already_AddRefed<nsIRunnable>",
-	"const RefPtr<mozilla::layers::Layer>&", "mozilla::TimeStamp", "mozilla::ErrorResult&",
-	"nsTArray<unsigned char>&&", "const std::function<void ()>&",
-	"mozilla::Span<const char16_t, 18446744073709551615ul>", "js::gc::Cell*", "JSObject*",
-	"JSScript*", "js::jit::MIRGenerator*", "js::jit::LInstruction*",
-	"mozilla::ipc::IProtocol*", "IPC::Message&&", "nsresult", "const JS::CallArgs&",
-	"js::jit::MacroAssembler&", "const mozilla::StyleComputedValues*", "nsPresContext*",
-	"mozilla::PresShell*", "const nsPoint&", "mozilla::wr::DisplayListBuilder&",
-	"const mozilla::layers::StackingContextHelper&", "nsIURI*", "nsIChannel*",
-	"mozilla::net::nsHttpTransaction*", "const mozilla::Maybe<unsigned int>&",
+    "bool",
+    "int",
+    "int32_t",
+    "uint32_t",
+    "uint64_t",
+    "size_t",
+    "double",
+    "float",
+    "const char*",
+    "void*",
+    "unsigned long",
+    "JSContext*",
+    "JS::Handle<JSObject*>",
+    "JS::MutableHandle<JS::Value>",
+    "JS::Handle<JS::PropertyKey>",
+    "const nsAString&",
+    "const nsACString&",
+    "nsIContent*",
+    "nsIFrame*",
+    "mozilla::dom::Element*",
+    "const nsRect&",
+    "const mozilla::gfx::IntRect&",
+    "mozilla::gfx::DrawTarget&",
+    "nsDisplayListBuilder*",
+    "already_AddRefed<nsIRunnable>",
+    "const RefPtr<mozilla::layers::Layer>&",
+    "mozilla::TimeStamp",
+    "mozilla::ErrorResult&",
+    "nsTArray<unsigned char>&&",
+    "const std::function<void ()>&",
+    "mozilla::Span<const char16_t, 18446744073709551615ul>",
+    "js::gc::Cell*",
+    "JSObject*",
+    "JSScript*",
+    "js::jit::MIRGenerator*",
+    "js::jit::LInstruction*",
+    "mozilla::ipc::IProtocol*",
+    "IPC::Message&&",
+    "nsresult",
+    "const JS::CallArgs&",
+    "js::jit::MacroAssembler&",
+    "const mozilla::StyleComputedValues*",
+    "nsPresContext*",
+    "mozilla::PresShell*",
+    "const nsPoint&",
+    "mozilla::wr::DisplayListBuilder&",
+    "const mozilla::layers::StackingContextHelper&",
+    "nsIURI*",
+    "nsIChannel*",
+    "mozilla::net::nsHttpTransaction*",
+    "const mozilla::Maybe<unsigned int>&",
 };
 static const char *const targs[] = {
-	"char16_t", "char", "unsigned char", "JSObject*", "js::jit::MDefinition*",
-	"mozilla::dom::Element", "nsIFrame*", "RefPtr<nsAtom>", "mozilla::UniquePtr<js::ScriptSource>",
-	"std::pair<int, int>", "js::SystemAllocPolicy", "js::TempAllocPolicy", "unsigned int",
-	"mozilla::MallocAllocPolicy", "nsTString<char16_t>", "mozilla::gfx::UnknownUnits",
-	"mozilla::CSSPixel", "true", "false", "0ul", "js::gc::AllocKind",
-	"mozilla::dom::Promise", "nsCOMPtr<nsIRunnable>", "mozilla::MozPromise<bool, nsresult, true>",
+    "char16_t",
+    "char",
+    "unsigned char",
+    "JSObject*",
+    "js::jit::MDefinition*",
+    "mozilla::dom::Element",
+    "nsIFrame*",
+    "RefPtr<nsAtom>",
+    "mozilla::UniquePtr<js::ScriptSource>",
+    "std::pair<int, int>",
+    "js::SystemAllocPolicy",
+    "js::TempAllocPolicy",
+    "unsigned int",
+    "mozilla::MallocAllocPolicy",
+    "nsTString<char16_t>",
+    "mozilla::gfx::UnknownUnits",
+    "mozilla::CSSPixel",
+    "true",
+    "false",
+    "0ul",
+    "js::gc::AllocKind",
+    "mozilla::dom::Promise",
+    "nsCOMPtr<nsIRunnable>",
+    "mozilla::MozPromise<bool, nsresult, true>",
 };
 static const char *const rust_crates[] = {
-	"style", "style::properties", "style::values::computed", "style::stylist", "webrender",
-	"webrender::renderer", "webrender::picture", "wgpu_core::device", "neqo_transport::connection",
-	"gkrust_shared", "glean_core::metrics", "core::ptr", "alloc::vec", "hashbrown::raw",
-	"rayon_core::registry", "crossbeam_channel::flavors", "encoding_rs", "url::parser",
-	"cssparser::parser", "selectors::matching", "euclid::rect", "regex_automata::meta",
+    "style",
+    "style::properties",
+    "style::values::computed",
+    "style::stylist",
+    "webrender",
+    "webrender::renderer",
+    "webrender::picture",
+    "wgpu_core::device",
+    "neqo_transport::connection",
+    "gkrust_shared",
+    "glean_core::metrics",
+    "core::ptr",
+    "alloc::vec",
+    "hashbrown::raw",
+    "rayon_core::registry",
+    "crossbeam_channel::flavors",
+    "encoding_rs",
+    "url::parser",
+    "cssparser::parser",
+    "selectors::matching",
+    "euclid::rect",
+    "regex_automata::meta",
 };
 static const char *const rust_types[] = {
-	"ComputedValues", "Stylist", "RuleTree", "Cascade", "Renderer", "PictureCache",
-	"TileCacheInstance", "Device", "Connection", "Registry", "Vec", "RawTable", "Decoder",
-	"Parser", "SelectorIter", "Rect", "SharedRwLock", "Arc", "RefCell", "StyleSheet",
-	"FrameBuilder", "SpatialTree", "ClipStore", "GpuCache", "TextureCache", "Stream",
+    "ComputedValues",
+    "Stylist",
+    "RuleTree",
+    "Cascade",
+    "Renderer",
+    "PictureCache",
+    "TileCacheInstance",
+    "Device",
+    "Connection",
+    "Registry",
+    "Vec",
+    "RawTable",
+    "Decoder",
+    "Parser",
+    "SelectorIter",
+    "Rect",
+    "SharedRwLock",
+    "Arc",
+    "RefCell",
+    "StyleSheet",
+    "FrameBuilder",
+    "SpatialTree",
+    "ClipStore",
+    "GpuCache",
+    "TextureCache",
+    "Stream",
 };
 static const char *const c_words[] = {
-	"main", "context", "dispatch", "iterate", "poll", "wait", "cond", "mutex", "lock", "unlock",
-	"read", "write", "send", "recv", "alloc", "free", "malloc", "consolidate", "source",
-	"signal", "emit", "closure", "invoke", "marshal", "object", "widget", "event", "queue",
-	"pending", "process", "update", "draw", "propagate", "handle", "value", "slot", "cert",
-	"verify", "hash", "digest", "encrypt", "btree", "vdbe", "exec", "step", "prepare", "page",
-	"cursor", "fault", "lookup", "symbol", "reloc", "init", "fini", "common", "generic",
+    "main",	 "context",	"dispatch", "iterate", "poll",	  "wait",    "cond",   "mutex",
+    "lock",	 "unlock",	"read",	    "write",   "send",	  "recv",    "alloc",  "free",
+    "malloc",	 "consolidate", "source",   "signal",  "emit",	  "closure", "invoke", "marshal",
+    "object",	 "widget",	"event",    "queue",   "pending", "process", "update", "draw",
+    "propagate", "handle",	"value",    "slot",    "cert",	  "verify",  "hash",   "digest",
+    "encrypt",	 "btree",	"vdbe",	    "exec",    "step",	  "prepare", "page",   "cursor",
+    "fault",	 "lookup",	"symbol",   "reloc",   "init",	  "fini",    "common", "generic",
 };
 static const char *const c_prefix[NLIBS] = {
-	"", "", "__", "g_", "gtk_", "PK11_", "sqlite3", "_dl_",
+    "", "", "__", "g_", "gtk_", "PK11_", "sqlite3", "_dl_",
 };
 
 static const char *const js_names_a[] = {
-	"EventEmitter", "Component", "Store", "Router", "Renderer", "Scheduler", "Observer",
-	"TabBrowser", "SessionStore", "UrlbarController", "PlacesUtils", "XPCOMUtils", "Promise",
-	"Reconciler", "Fiber", "Dispatcher", "Module", "Widget", "Panel", "Toolbar", "Sidebar",
+    "EventEmitter", "Component",  "Store",	  "Router",	      "Renderer",    "Scheduler",
+    "Observer",	    "TabBrowser", "SessionStore", "UrlbarController", "PlacesUtils", "XPCOMUtils",
+    "Promise",	    "Reconciler", "Fiber",	  "Dispatcher",	      "Module",	     "Widget",
+    "Panel",	    "Toolbar",	  "Sidebar",
 };
 static const char *const js_names_b[] = {
-	"render", "update", "handleEvent", "onMessage", "dispatch", "emit", "flush", "commitRoot",
-	"performWork", "beginWork", "completeWork", "reconcileChildren", "createElement",
-	"setState", "forceUpdate", "observe", "notify", "load", "init", "get", "set", "next",
-	"then", "resolve", "callback", "run", "tick", "step", "measure", "layout", "paint",
+    "render",	     "update",	   "handleEvent", "onMessage", "dispatch",     "emit",
+    "flush",	     "commitRoot", "performWork", "beginWork", "completeWork", "reconcileChildren",
+    "createElement", "setState",   "forceUpdate", "observe",   "notify",       "load",
+    "init",	     "get",	   "set",	  "next",      "then",	       "resolve",
+    "callback",	     "run",	   "tick",	  "step",      "measure",      "layout",
+    "paint",
 };
 
 enum func_kind { FK_LABEL, FK_CXX, FK_RUST, FK_C, FK_JS };
@@ -623,49 +758,65 @@ struct lib_info {
 };
 
 static const struct lib_info libs[NLIBS] = {
-	{"firefox", "/usr/lib/firefox/firefox", "firefox"},
-	{"libxul.so", "/usr/lib/firefox/libxul.so", "libxul.so"},
-	{"libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6"},
-	{"libglib-2.0.so.0", "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0", "libglib-2.0.so.0"},
-	{"libgtk-3.so.0", "/usr/lib/x86_64-linux-gnu/libgtk-3.so.0", "libgtk-3.so.0"},
-	{"libnss3.so", "/usr/lib/firefox/libnss3.so", "libnss3.so"},
-	{"libmozsqlite3.so", "/usr/lib/firefox/libmozsqlite3.so", "libmozsqlite3.so"},
-	{"ld-linux-x86-64.so.2", "/usr/lib64/ld-linux-x86-64.so.2", "ld-linux-x86-64.so.2"},
+    {"firefox", "/usr/lib/firefox/firefox", "firefox"},
+    {"libxul.so", "/usr/lib/firefox/libxul.so", "libxul.so"},
+    {"libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6"},
+    {"libglib-2.0.so.0", "/usr/lib/x86_64-linux-gnu/libglib-2.0.so.0", "libglib-2.0.so.0"},
+    {"libgtk-3.so.0", "/usr/lib/x86_64-linux-gnu/libgtk-3.so.0", "libgtk-3.so.0"},
+    {"libnss3.so", "/usr/lib/firefox/libnss3.so", "libnss3.so"},
+    {"libmozsqlite3.so", "/usr/lib/firefox/libmozsqlite3.so", "libmozsqlite3.so"},
+    {"ld-linux-x86-64.so.2", "/usr/lib64/ld-linux-x86-64.so.2", "ld-linux-x86-64.so.2"},
 };
 
 /* JS source URL families, each one resource */
 static const char *const js_url_prefix[] = {
-	"https://www.example.com/static/js/", "https://cdn.example.net/npm/",
-	"resource://gre/modules/", "chrome://browser/content/",
+    "https://www.example.com/static/js/",
+    "https://cdn.example.net/npm/",
+    "resource://gre/modules/",
+    "chrome://browser/content/",
 };
 static const char *const js_res_name[] = {
-	"www.example.com", "cdn.example.net", "resource://gre", "chrome://browser",
+    "www.example.com",
+    "cdn.example.net",
+    "resource://gre",
+    "chrome://browser",
 };
 static const char *const js_res_host[] = {
-	"https://www.example.com", "https://cdn.example.net", NULL, NULL,
+    "https://www.example.com",
+    "https://cdn.example.net",
+    NULL,
+    NULL,
 };
 static const uint32_t js_res_type[] = {3, 4, 5, 5};
 #define NJSRES 4
 
 /* Categories as Firefox has them; the first grey one (Other) is the default. */
 static const char *const cat_name[] = {
-	"Idle", "Other", "Layout", "JavaScript", "GC / CC", "Network", "Graphics", "DOM",
+    "Idle", "Other", "Layout", "JavaScript", "GC / CC", "Network", "Graphics", "DOM",
 };
 static const char *const cat_color[] = {
-	"transparent", "grey", "purple", "yellow", "orange", "lightblue", "green", "blue",
+    "transparent", "grey", "purple", "yellow", "orange", "lightblue", "green", "blue",
 };
 static const char *const cat_subs[][5] = {
-	{"Other", NULL},
-	{"Other", NULL},
-	{"Other", "CSS parsing", "Style computation", "Layout tree", NULL},
-	{"Other", "Interpreter", "Baseline", "Ion", NULL},
-	{"Other", "Minor GC", "Major GC (Mark)", "Major GC (Sweep)", NULL},
-	{"Other", NULL},
-	{"Other", "DisplayList building", "WebRender", NULL},
-	{"Other", NULL},
+    {"Other", NULL},
+    {"Other", NULL},
+    {"Other", "CSS parsing", "Style computation", "Layout tree", NULL},
+    {"Other", "Interpreter", "Baseline", "Ion", NULL},
+    {"Other", "Minor GC", "Major GC (Mark)", "Major GC (Sweep)", NULL},
+    {"Other", NULL},
+    {"Other", "DisplayList building", "WebRender", NULL},
+    {"Other", NULL},
 };
 #define NCATS 8
-enum { CAT_OTHER = 1, CAT_LAYOUT = 2, CAT_JS = 3, CAT_GC = 4, CAT_NET = 5, CAT_GFX = 6, CAT_DOM = 7 };
+enum {
+	CAT_OTHER = 1,
+	CAT_LAYOUT = 2,
+	CAT_JS = 3,
+	CAT_GC = 4,
+	CAT_NET = 5,
+	CAT_GFX = 6,
+	CAT_DOM = 7
+};
 
 struct thread_info {
 	const char *name, *process_type, *process_name;
@@ -673,14 +824,14 @@ struct thread_info {
 };
 
 static const struct thread_info threads[NTHREADS] = {
-	{"GeckoMain", "default", "Parent Process", 1, 41842, 41842, 4},
-	{"Compositor", "default", "Parent Process", 0, 41842, 41877, 2},
-	{"Renderer", "default", "Parent Process", 0, 41842, 41879, 2},
-	{"Socket Thread", "default", "Parent Process", 0, 41842, 41853, 1},
-	{"GeckoMain", "tab", "Isolated Web Content", 1, 42210, 42210, 4},
-	{"DOM Worker", "tab", "Isolated Web Content", 0, 42210, 42241, 2},
-	{"StyleThread#0", "tab", "Isolated Web Content", 0, 42210, 42236, 1},
-	{"ImageIO", "tab", "Isolated Web Content", 0, 42210, 42244, 1},
+    {"GeckoMain", "default", "Parent Process", 1, 41842, 41842, 4},
+    {"Compositor", "default", "Parent Process", 0, 41842, 41877, 2},
+    {"Renderer", "default", "Parent Process", 0, 41842, 41879, 2},
+    {"Socket Thread", "default", "Parent Process", 0, 41842, 41853, 1},
+    {"GeckoMain", "tab", "Isolated Web Content", 1, 42210, 42210, 4},
+    {"DOM Worker", "tab", "Isolated Web Content", 0, 42210, 42241, 2},
+    {"StyleThread#0", "tab", "Isolated Web Content", 0, 42210, 42236, 1},
+    {"ImageIO", "tab", "Isolated Web Content", 0, 42210, 42244, 1},
 };
 
 struct leafs {
@@ -694,29 +845,29 @@ struct model {
 
 	/* functions */
 	uint32_t nfuncs;
-	uint32_t *func_name;      /* string index */
-	uint8_t *func_kind;       /* enum func_kind */
-	uint8_t *func_lib;        /* lib index, 0xff for none */
-	uint8_t *func_cat;        /* category of its frames, 0 = inherited (null) */
-	uint32_t *func_addr;      /* lib-relative start */
+	uint32_t *func_name; /* string index */
+	uint8_t *func_kind;  /* enum func_kind */
+	uint8_t *func_lib;   /* lib index, 0xff for none */
+	uint8_t *func_cat;   /* category of its frames, 0 = inherited (null) */
+	uint32_t *func_addr; /* lib-relative start */
 	uint32_t *func_size;
-	uint32_t *func_source;    /* JS: source row */
-	uint32_t *func_line;      /* JS: first line */
-	uint32_t *func_frame0;    /* first frame */
+	uint32_t *func_source; /* JS: source row */
+	uint32_t *func_line;   /* JS: first line */
+	uint32_t *func_frame0; /* first frame */
 	uint8_t *func_nframes;
-	uint32_t *func_symbol;    /* native: nativeSymbols row */
+	uint32_t *func_symbol; /* native: nativeSymbols row */
 	uint32_t nsymbols;
 
 	/* frames */
 	uint32_t nframes;
 	uint32_t *frame_func;
-	uint32_t *frame_addr;     /* NONE for none */
-	uint32_t *frame_line;     /* 0 = null */
-	uint32_t *frame_col;      /* 0 = null */
+	uint32_t *frame_addr; /* NONE for none */
+	uint32_t *frame_line; /* 0 = null */
+	uint32_t *frame_col;  /* 0 = null */
 
 	/* JS sources */
 	uint32_t nsources;
-	uint32_t *source_file;    /* string index */
+	uint32_t *source_file; /* string index */
 
 	/* libs and resources */
 	uint32_t lib_name_str[NLIBS], lib_path_str[NLIBS];
@@ -891,18 +1042,15 @@ static void build_code(struct model *m, uint32_t nfuncs)
 				sb_add(&b, "(root)");
 				break;
 			case FK_JS:
-				gen_js_name(&r, &b); /* JS names repeat across files, as in real code */
+				gen_js_name(&r,
+					    &b); /* JS names repeat across files, as in real code */
 				break;
 			case FK_C:
 				lib = 2 + rng_below(&r, NLIBS - 2);
 				gen_c_name(&r, &b, lib);
 				break;
-			case FK_RUST:
-				gen_rust_name(&r, &b);
-				break;
-			default:
-				gen_cxx_name(&r, &b);
-				break;
+			case FK_RUST: gen_rust_name(&r, &b); break;
+			default: gen_cxx_name(&r, &b); break;
 			}
 			if ((kind == FK_CXX || kind == FK_RUST) && attempt < 40 &&
 			    (b.n < 60 || b.n > 150))
@@ -925,17 +1073,19 @@ static void build_code(struct model *m, uint32_t nfuncs)
 		} else if (kind == FK_LABEL) {
 			cat = CAT_OTHER;
 		} else {
-			/* a category from the namespace for 40 % of native functions, else inherited */
+			/* a category from the namespace for 40 % of native functions, else
+			 * inherited */
 			const char *n = pool_str(sp, name);
 			if (rng_percent(&r, 40)) {
 				if (!strncmp(n, "js::gc", 6))
 					cat = CAT_GC;
 				else if (!strncmp(n, "js", 2) || !strncmp(n, "JS", 2))
 					cat = CAT_JS;
-				else if (strstr(n, "::layout") || strstr(n, "::css") || !strncmp(n, "style", 5))
+				else if (strstr(n, "::layout") || strstr(n, "::css") ||
+					 !strncmp(n, "style", 5))
 					cat = CAT_LAYOUT;
-				else if (strstr(n, "::gfx") || strstr(n, "::layers") || strstr(n, "::wr") ||
-					 !strncmp(n, "webrender", 9))
+				else if (strstr(n, "::gfx") || strstr(n, "::layers") ||
+					 strstr(n, "::wr") || !strncmp(n, "webrender", 9))
 					cat = CAT_GFX;
 				else if (strstr(n, "::net"))
 					cat = CAT_NET;
@@ -1420,7 +1570,9 @@ static void write_shared(struct out *o, const struct model *m)
 	out_null_col(o, n);
 	out_str(o, ",\"length\":");
 	out_u64(o, n);
-	out_str(o, "},\"sourceLocationTable\":{\"source\":[],\"line\":[],\"column\":[],\"length\":0}},");
+	out_str(
+	    o,
+	    "},\"sourceLocationTable\":{\"source\":[],\"line\":[],\"column\":[],\"length\":0}},");
 }
 
 /* The samples of one thread, replayable: two streams, one per column. */
@@ -1500,12 +1652,13 @@ static size_t sampler_delta(struct sampler *s, char *buf, uint64_t *us)
 
 /* Markers of thread t over [0, dur_us]: intervals, instants, start/end pairs, payloads. */
 static const char *const marker_names[] = {
-	"RefreshDriverTick", "Paint", "Reflow", "Styles", "DOMEvent", "GCMinor", "GCSlice",
-	"CC", "Runnable", "Composite", "UserTiming", "Log", "Awake", "SetTimeout",
+    "RefreshDriverTick", "Paint",   "Reflow", "Styles",	    "DOMEvent",
+    "GCMinor",		 "GCSlice", "CC",     "Runnable",   "Composite",
+    "UserTiming",	 "Log",	    "Awake",  "SetTimeout",
 };
 static const uint32_t marker_cats[] = {
-	CAT_GFX, CAT_GFX, CAT_LAYOUT, CAT_LAYOUT, CAT_DOM, CAT_GC, CAT_GC,
-	CAT_GC, CAT_OTHER, CAT_GFX, CAT_JS, CAT_OTHER, CAT_OTHER, CAT_DOM,
+    CAT_GFX, CAT_GFX,	CAT_LAYOUT, CAT_LAYOUT, CAT_DOM,   CAT_GC,    CAT_GC,
+    CAT_GC,  CAT_OTHER, CAT_GFX,    CAT_JS,	CAT_OTHER, CAT_OTHER, CAT_DOM,
 };
 #define NMARKER_NAMES (sizeof marker_names / sizeof marker_names[0])
 
@@ -1554,7 +1707,8 @@ static void write_markers(struct out *o, const struct model *m, uint32_t t, uint
 			out_u64(o, i);
 			out_str(o, "\",\"entryType\":\"measure\"");
 		} else if (!strcmp(nm, "Log")) {
-			out_str(o, "\"Log\",\"module\":\"nsHttp\",\"name\":\"nsHttpChannel::OnStartRequest ");
+			out_str(o, "\"Log\",\"module\":\"nsHttp\",\"name\":\"nsHttpChannel::"
+				   "OnStartRequest ");
 			out_str(o, "[this=0x7f3a");
 			out_u64(o, 10000 + i);
 			out_str(o, " status=0]\"");
@@ -1783,9 +1937,14 @@ static void gen_firefox(FILE *f, uint64_t target, uint64_t seed)
 /* ---------------------------------------------------------------- collapsed stacks */
 
 static const char *const kernel_frames[] = {
-	"entry_SYSCALL_64_after_hwframe_[k]", "do_syscall_64_[k]", "__x64_sys_futex_[k]",
-	"do_futex_[k]", "futex_wait_[k]", "schedule_[k]", "__schedule_[k]",
-	"finish_task_switch.isra.0_[k]",
+    "entry_SYSCALL_64_after_hwframe_[k]",
+    "do_syscall_64_[k]",
+    "__x64_sys_futex_[k]",
+    "do_futex_[k]",
+    "futex_wait_[k]",
+    "schedule_[k]",
+    "__schedule_[k]",
+    "finish_task_switch.isra.0_[k]",
 };
 
 static void gen_collapsed(FILE *f, uint64_t target, uint64_t seed)
