@@ -1,21 +1,1911 @@
-/* firefox_processed.c - placeholder, filled in by the Firefox importer work. */
+/*
+ * firefox_processed.c - the Firefox Profiler's own format, the "processed profile", versions 24
+ * to 70: what profiler.firefox.com uploads and saves, and what samply writes.
+ *
+ * The file is one JSON object of column tables (upstream: src/types/profile.ts). It is read in
+ * one pass with the pull tokenizer and no DOM: JSON key order is not fixed (threads may come
+ * before shared, frameTable before stringArray, meta last), so every column lands first in a
+ * temporary array, 32-bit for indices and 64-bit only for times, weights and addresses. Once
+ * the object is read, the model is built through the builder: libs and resources become
+ * modules, then funcs, frames and stacks in index order, then per thread its samples and raw
+ * markers. The temporary columns of a table are freed as soon as its rows are interned.
+ *
+ * Versions differ in where tables live and how columns are named; the reader goes by the keys
+ * it finds, not by the version number:
+ *   - shared.{stackTable,frameTable,funcTable,resourceTable} (v60+) or the same per thread;
+ *   - shared.stringArray (v56+) or a per-thread stringArray (older: stringTable);
+ *   - stackTable.prefix (null = root, v65 and older) or prefixOffset (0 = root, k > 0 = the
+ *     stack k rows before, v66+);
+ *   - funcTable.source (into shared.sources, v58+) or fileName (a string index);
+ *   - resourceTable.lib (v69 and older) or frameTable.lib (v70);
+ *   - samples.time or samples.timeDeltas (summed from 0).
+ * Stack tables of v52 and older also have category and subcategory columns; the model derives
+ * a stack's category from its frames (as the front-end does since v53), so those columns are
+ * only compared with that and the stacks that disagree are reported.
+ *
+ * Times are milliseconds since meta.startTime and become nanoseconds exactly (decimal fixed
+ * point, no floating point). Whatever the model has no place for is reported once as a lossy
+ * step, counted in values that carried something (not null, 0, -1, false, "" or empty).
+ */
+#include <string.h>
+
+#include "base/alloc.h"
 #include "import/importer.h"
+#include "import/json.h"
+
+#define FXP_MIN_VERSION 24
+#define FXP_MAX_VERSION 70
+#define PROBE_BYTES	((size_t)1 << 20)
+
+enum wtype { W_SAMPLES, W_TRACING_MS, W_BYTES, NR_WTYPES };
+
+enum cpu_unit { CPU_UNKNOWN, CPU_NS, CPU_US, CPU_CYCLES };
+
+/* A column of 32-bit values: indices (PV_NONE for null and -1) or small integers. */
+struct ucol {
+	uint32_t *v;
+	uint32_t len, cap;
+	const char *at;	    /* the column's '[' in the input; NULL when the file has no column */
+	uint32_t max;	    /* largest value other than PV_NONE ... */
+	const char *max_at; /* ... and its token, for a positioned error once the target is known */
+	const char *null_at; /* the first null (or -1), for columns that must not have one */
+};
+
+/* A column of 64-bit values: times in ns, scaled weights, addresses; PV_TIME_NONE for null. */
+struct lcol {
+	int64_t *v;
+	uint32_t len, cap;
+	const char *at;
+};
+
+/* A string table: the builder's index of every string of the file's array. */
+struct strs {
+	pv_str_ix *ix;
+	uint32_t len, cap;
+	const char *at;
+};
+
+/* One set of stack/frame/func/resource tables: shared (v60+) or a thread's own. */
+struct tables {
+	const char *stack_at, *frame_at, *func_at, *res_at; /* each table's '{', NULL if absent */
+	int64_t stack_n, frame_n, func_n, res_n;	    /* their "length", -1 if absent */
+	struct ucol stack_frame, stack_prefix, stack_cat;   /* prefix: absolute, PV_NONE = root */
+	struct ucol frame_func, frame_line, frame_col, frame_cat, frame_sub, frame_inl, frame_lib;
+	struct lcol frame_addr;
+	struct ucol func_name, func_res, func_src, func_line;
+	bool func_src_is_str; /* funcTable.fileName (a string index) rather than .source */
+	struct ucol res_name, res_host, res_lib, res_type;
+	struct strs str;
+	/* built: local stack index -> profile stack */
+	pv_stack_ix *stack_map;
+	uint32_t nr_stack;
+	bool built;
+};
+
+struct thread {
+	pv_str_ix name, process_name;
+	int64_t pid, tid, reg_ns, unreg_ns;
+	struct tables t; /* the thread's own tables (older versions) */
+	/* samples */
+	const char *samples_at;
+	int64_t s_n;
+	struct ucol s_stack;
+	struct lcol s_time;   /* ns; deltas when s_deltas */
+	struct lcol s_weight; /* value * 10^6 (the weight type may come after the column) */
+	struct lcol s_cpu;    /* threadCPUDelta * 10^3 (its unit is in meta, maybe not read yet) */
+	bool s_deltas, weight_null;
+	enum wtype wtype;
+	/* markers */
+	const char *markers_at;
+	int64_t m_n;
+	struct ucol m_name, m_phase, m_cat, m_payload, m_cause;
+	struct lcol m_start, m_end, m_cause_time;
+};
+
+struct fxp {
+	struct json j;
+	struct pv_builder *b;
+	struct pv_input *in;
+	struct pv_error *err;
+	/* meta */
+	bool have_meta, have_version;
+	int64_t version, gecko_version;
+	enum cpu_unit cpu_unit;
+	pv_cat_ix *cat_map; /* the file's category index -> the profile's */
+	uint32_t nr_cat;
+	uint32_t
+	    default_cat; /* the first grey category (front-end rule), in the file's numbering */
+	/* libs */
+	pv_str_ix *lib_name, *lib_path;
+	pv_module_ix *lib_module;
+	uint32_t nr_libs, cap_libs;
+	/* shared */
+	struct tables shared;
+	const char *sources_at;
+	int64_t sources_n;
+	struct ucol src_file;  /* shared.sources.filename: string indices */
+	pv_source_ix *src_map; /* built on first use */
+	/* threads */
+	struct thread *threads;
+	uint32_t nr_threads, cap_threads;
+	/* one marker payload at a time, as compact JSON text */
+	char *cap;
+	size_t cap_len, cap_cap;
+	/* lossy counts gathered while reading, reported once at the end */
+	uint64_t subcat_clamped, cause_dropped, stack_cat_differ, weight_rounded;
+};
+
+/* ---- errors and small helpers ---- */
+
+static int oom(struct fxp *x)
+{
+	return pv_error_set(x->err, PV_ENOMEM, "%s: out of memory", x->in->name);
+}
+
+static int bad_kind(struct fxp *x, const struct json_tok *t, const char *what, const char *name)
+{
+	return json_fail_at(&x->j, t, "expected %s for %s, found %s", what, name,
+			    json_kind_name(t->kind));
+}
+
+/* The common number: up to 18 digits, maybe a '-'; anything else goes the slow way. */
+static inline bool small_int(const struct json_tok *t, int64_t *out)
+{
+	const char *p = t->s;
+	size_t n = t->len;
+	bool neg = n && *p == '-';
+	if (neg) {
+		p++;
+		n--;
+	}
+	if (n == 0 || n > 18)
+		return false;
+	int64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)p[i] - '0';
+		if (d > 9)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = neg ? -v : v;
+	return true;
+}
+
+/*
+ * The common time or weight: a plain decimal ("12.345", "-3") times 10^pow10, exact and rounded
+ * like json_fixed (half away from zero, decided by the first dropped digit). Exponents and
+ * longer integer parts take the slow way.
+ */
+static inline bool small_fixed(const struct json_tok *t, int pow10, int64_t *out)
+{
+	const char *p = t->s, *e = t->s + t->len;
+	bool neg = p < e && *p == '-';
+	bool up = false;
+	int64_t v = 0;
+	int nd = 0, frac = 0;
+	if (neg)
+		p++;
+	for (; p < e && (unsigned)(*p - '0') <= 9; p++) {
+		if (++nd > 12)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	if (nd == 0)
+		return false;
+	if (p < e && *p == '.') {
+		for (p++; p < e && (unsigned)(*p - '0') <= 9; p++, frac++) {
+			if (frac < pow10)
+				v = v * 10 + (*p - '0');
+			else if (frac == pow10)
+				up = *p >= '5';
+		}
+	}
+	static const int64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+	if (p != e)
+		return false;
+	if (frac < pow10)
+		v *= scale[pow10 - frac];
+	v += up;
+	*out = neg ? -v : v;
+	return true;
+}
+
+static int grow(struct fxp *x, void **v, size_t elt, uint32_t *cap, uint32_t len)
+{
+	uint32_t nc = grow_cap(*cap, (uint64_t)len + 1);
+	if (!nc)
+		return pv_error_set(x->err, PV_ELIMIT, "%s: more than %u rows in one column",
+				    x->in->name, PV_MAX_ROWS);
+	if (col_realloc(v, elt, nc))
+		return oom(x);
+	*cap = nc;
+	return 0;
+}
+
+static void ucol_free(struct ucol *c)
+{
+	pv_free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+static void lcol_free(struct lcol *c)
+{
+	pv_free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+static inline int ucol_push(struct fxp *x, struct ucol *c, uint32_t v, const char *at)
+{
+	if (c->len == c->cap) {
+		int rc = grow(x, (void **)&c->v, sizeof(*c->v), &c->cap, c->len);
+		if (rc)
+			return rc;
+	}
+	c->v[c->len++] = v;
+	if (v == PV_NONE) {
+		if (!c->null_at)
+			c->null_at = at;
+	} else if (!c->max_at || v > c->max) {
+		c->max = v;
+		c->max_at = at;
+	}
+	return 0;
+}
+
+static inline int lcol_push(struct fxp *x, struct lcol *c, int64_t v)
+{
+	if (c->len == c->cap) {
+		int rc = grow(x, (void **)&c->v, sizeof(*c->v), &c->cap, c->len);
+		if (rc)
+			return rc;
+	}
+	c->v[c->len++] = v;
+	return 0;
+}
+
+/* Reads tokens until the tokenizer is back at depth d (the rest of a container). */
+static int skip_to(struct fxp *x, uint32_t d)
+{
+	struct json_tok t;
+	while (json_depth(&x->j) > d) {
+		int rc = json_next(&x->j, &t);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static bool carries(const struct json_tok *t)
+{
+	switch (t->kind) {
+	case JSON_NULL:
+	case JSON_FALSE: return false;
+	case JSON_STRING: return t->len != 0;
+	case JSON_NUMBER:
+		return !(t->len == 1 && t->s[0] == '0') &&
+		       !(t->len == 2 && t->s[0] == '-' && t->s[1] == '1');
+	default: return true;
+	}
+}
+
+/*
+ * Skips the value that starts with t and counts what it carries: for a container, its
+ * elements (or members) that are not null, false, 0, -1, "" or empty; for a scalar, 1 or 0.
+ */
+static int count_value(struct fxp *x, const struct json_tok *t, uint64_t *n)
+{
+	*n = 0;
+	if (t->kind != JSON_ARRAY && t->kind != JSON_OBJECT) {
+		*n = carries(t);
+		return 0;
+	}
+	uint32_t d = json_depth(&x->j);
+	int64_t rows = -1;
+	bool length_key = false;
+	for (;;) {
+		struct json_tok e;
+		int rc = json_next(&x->j, &e);
+		if (rc)
+			return rc;
+		if (e.kind == JSON_END) {
+			/* a column table (nativeSymbols, jsAllocations, ...) counts its rows */
+			if (rows >= 0)
+				*n = (uint64_t)rows;
+			return 0;
+		}
+		if (e.kind == JSON_KEY) {
+			length_key = json_is(&e, "length");
+			continue;
+		}
+		if (length_key && e.kind == JSON_NUMBER && small_int(&e, &rows) && rows < 0)
+			rows = -1;
+		length_key = false;
+		if (e.kind != JSON_OBJECT && e.kind != JSON_ARRAY) {
+			*n += carries(&e);
+			continue;
+		}
+		struct json_tok f;
+		if ((rc = json_next(&x->j, &f)))
+			return rc;
+		if (f.kind != JSON_END) {
+			(*n)++;
+			if ((rc = skip_to(x, d)))
+				return rc;
+		}
+	}
+}
+
+/* Skips a value the model has no place for and reports it when it carried something. */
+static int not_kept(struct fxp *x, const char *where, const struct json_tok *key)
+{
+	struct json_tok v;
+	uint64_t n;
+	int rc = json_next(&x->j, &v);
+	if (!rc)
+		rc = count_value(x, &v, &n);
+	if (!rc && n) {
+		int kl = key->len > 60 ? 60 : (int)key->len;
+		builder_lossy(x->b, n, "%s%.*s not kept", where, kl, key->s);
+	}
+	return rc;
+}
+
+/* Reads the next value, which must be an object; *at gets its '{'. */
+static int expect_object(struct fxp *x, struct json_tok *t, const char *name)
+{
+	int rc = json_next(&x->j, t);
+	if (rc)
+		return rc;
+	if (t->kind != JSON_OBJECT)
+		return bad_kind(x, t, "an object", name);
+	return 0;
+}
+
+static int expect_array(struct fxp *x, struct json_tok *t, const char *name)
+{
+	int rc = json_next(&x->j, t);
+	if (rc)
+		return rc;
+	if (t->kind != JSON_ARRAY)
+		return bad_kind(x, t, "an array", name);
+	return 0;
+}
+
+/* The next key of the object being read; *end when the object closes. */
+static int next_key(struct fxp *x, struct json_tok *k, bool *end)
+{
+	int rc = json_next(&x->j, k);
+	if (rc)
+		return rc;
+	*end = k->kind == JSON_END;
+	return 0;
+}
+
+static int read_int(struct fxp *x, const char *name, int64_t *out)
+{
+	struct json_tok t;
+	int rc = json_next(&x->j, &t);
+	if (rc)
+		return rc;
+	if (t.kind != JSON_NUMBER)
+		return bad_kind(x, &t, "an integer", name);
+	return json_i64(&x->j, &t, out);
+}
+
+/* A table's "length": -1 when null (tolerated), an error when not a count. */
+static int read_length(struct fxp *x, const char *name, int64_t *out)
+{
+	struct json_tok t;
+	int rc = json_next(&x->j, &t);
+	if (rc)
+		return rc;
+	if (t.kind == JSON_NULL) {
+		*out = -1;
+		return 0;
+	}
+	if (t.kind != JSON_NUMBER)
+		return bad_kind(x, &t, "a row count", name);
+	if ((rc = json_i64(&x->j, &t, out)))
+		return rc;
+	if (*out < 0 || *out > PV_MAX_ROWS)
+		return json_fail_at(&x->j, &t, "expected a row count for %s, found %.*s", name,
+				    (int)t.len, t.s);
+	return 0;
+}
+
+/* A string value (or null -> 0) interned. */
+static int read_str(struct fxp *x, const char *name, pv_str_ix *out)
+{
+	struct json_tok t;
+	const char *s;
+	size_t n;
+	int rc = json_next(&x->j, &t);
+	if (rc)
+		return rc;
+	if (t.kind == JSON_NULL) {
+		*out = 0;
+		return 0;
+	}
+	if (t.kind != JSON_STRING)
+		return bad_kind(x, &t, "a string", name);
+	if ((rc = json_str(&x->j, &t, &s, &n)))
+		return rc;
+	*out = builder_str(x->b, s, n);
+	return 0;
+}
+
+/* A time in ms (or null) as ns. */
+static int read_ms(struct fxp *x, const char *name, int64_t *out)
+{
+	struct json_tok t;
+	int rc = json_next(&x->j, &t);
+	if (rc)
+		return rc;
+	if (t.kind == JSON_NULL) {
+		*out = PV_TIME_NONE;
+		return 0;
+	}
+	if (t.kind != JSON_NUMBER)
+		return bad_kind(x, &t, "a time in milliseconds or null", name);
+	return json_fixed(&x->j, &t, 6, out);
+}
+
+/* A pid or tid: a number or a string holding one; anything else is unknown. */
+static int read_id(struct fxp *x, const char *name, int64_t *out)
+{
+	struct json_tok t;
+	int rc = json_next(&x->j, &t);
+	if (rc)
+		return rc;
+	*out = PV_ID_NONE;
+	if (t.kind == JSON_NUMBER)
+		return json_i64(&x->j, &t, out);
+	if (t.kind == JSON_STRING) {
+		struct json_tok n = {.kind = JSON_NUMBER, .s = t.s, .len = t.len};
+		int64_t v;
+		if (!t.escaped && small_int(&n, &v))
+			*out = v;
+		return 0;
+	}
+	if (t.kind == JSON_NULL)
+		return 0;
+	return bad_kind(x, &t, "a number or a string", name);
+}
+
+/* ---- columns ---- */
+
+enum ukind {
+	U_INDEX,	 /* null and -1 are PV_NONE */
+	U_PREFIX,	 /* stackTable.prefix: null (or -1) = root, else an earlier stack */
+	U_PREFIX_OFFSET, /* stackTable.prefixOffset: 0 = root, k = the stack k rows before */
+};
+
+static int read_ucol(struct fxp *x, struct ucol *c, enum ukind kind, const char *name)
+{
+	struct json *j = &x->j;
+	struct json_tok t;
+	int rc = expect_array(x, &t, name);
+	if (rc)
+		return rc;
+	ucol_free(c);
+	c->at = t.s;
+	for (;;) {
+		if ((rc = json_next(j, &t)))
+			return rc;
+		if (t.kind == JSON_END)
+			return 0;
+		uint32_t i = c->len, v;
+		int64_t n;
+		if (t.kind == JSON_NUMBER) {
+			if (!small_int(&t, &n) && (rc = json_i64(j, &t, &n)))
+				return rc;
+		} else if (t.kind == JSON_NULL && kind != U_PREFIX_OFFSET) {
+			n = -1;
+		} else {
+			return bad_kind(
+			    x, &t, kind == U_PREFIX_OFFSET ? "an integer" : "an integer or null",
+			    name);
+		}
+		if (kind == U_PREFIX_OFFSET) {
+			if (n < 0 || n > i)
+				return json_fail_at(
+				    j, &t,
+				    "expected a prefixOffset from 0 to %u for stack %u, found %.*s",
+				    i, i, (int)t.len, t.s);
+			v = n == 0 ? PV_NONE : i - (uint32_t)n;
+		} else if (n == -1) {
+			v = PV_NONE;
+		} else if (kind == U_PREFIX && (n < 0 || n >= i)) {
+			return json_fail_at(j, &t,
+					    "expected the prefix of stack %u to be an earlier "
+					    "stack or null, found %.*s",
+					    i, (int)t.len, t.s);
+		} else if (n < 0 || n >= PV_NONE) {
+			return json_fail_at(j, &t, "expected an index or null for %s, found %.*s",
+					    name, (int)t.len, t.s);
+		} else {
+			v = (uint32_t)n;
+		}
+		if ((rc = ucol_push(x, c, v, t.s)))
+			return rc;
+	}
+}
+
+enum lkind {
+	L_MS,	/* ms -> ns; null = PV_TIME_NONE */
+	L_E6,	/* value * 10^6 (weights) */
+	L_E3,	/* value * 10^3 (threadCPUDelta) */
+	L_ADDR, /* an integer address; -1 and null = PV_TIME_NONE, converted when built */
+};
+
+/* Fills c from the array whose '[' is open. */
+static int lcol_fill(struct fxp *x, struct lcol *c, enum lkind kind, const char *name,
+		     const struct json_tok *open)
+{
+	struct json *j = &x->j;
+	struct json_tok t;
+	int rc;
+	lcol_free(c);
+	c->at = open->s;
+	int pow10 = kind == L_E3 ? 3 : 6;
+	for (;;) {
+		if ((rc = json_next(j, &t)))
+			return rc;
+		if (t.kind == JSON_END)
+			return 0;
+		int64_t v;
+		if (t.kind == JSON_NULL) {
+			v = PV_TIME_NONE;
+		} else if (t.kind != JSON_NUMBER) {
+			return bad_kind(x, &t,
+					kind == L_MS ? "a time in milliseconds or null"
+						     : "a number or null",
+					name);
+		} else if (kind == L_ADDR) {
+			if (!small_int(&t, &v) && (rc = json_i64(j, &t, &v)))
+				return rc;
+			if (v == -1)
+				v = PV_TIME_NONE;
+			else if (v < 0)
+				return json_fail_at(j, &t,
+						    "expected an address or -1 for %s, found %.*s",
+						    name, (int)t.len, t.s);
+		} else if (!small_fixed(&t, pow10, &v) && (rc = json_fixed(j, &t, pow10, &v))) {
+			return rc;
+		}
+		if ((rc = lcol_push(x, c, v)))
+			return rc;
+	}
+}
+
+static int read_lcol(struct fxp *x, struct lcol *c, enum lkind kind, const char *name)
+{
+	struct json_tok t;
+	int rc = expect_array(x, &t, name);
+	return rc ? rc : lcol_fill(x, c, kind, name, &t);
+}
+
+static int read_strs(struct fxp *x, struct strs *s, const char *name)
+{
+	struct json_tok t;
+	int rc = expect_array(x, &t, name);
+	if (rc)
+		return rc;
+	s->len = 0;
+	s->at = t.s;
+	for (;;) {
+		const char *p;
+		size_t n;
+		if ((rc = json_next(&x->j, &t)))
+			return rc;
+		if (t.kind == JSON_END)
+			return 0;
+		if (t.kind != JSON_STRING)
+			return bad_kind(x, &t, "a string", name);
+		if ((rc = json_str(&x->j, &t, &p, &n)))
+			return rc;
+		if (s->len == s->cap &&
+		    (rc = grow(x, (void **)&s->ix, sizeof(*s->ix), &s->cap, s->len)))
+			return rc;
+		s->ix[s->len++] = builder_str(x->b, p, n);
+	}
+}
+
+/* ---- tables ---- */
+
+static int read_stack_table(struct fxp *x, struct tables *T)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "stackTable");
+	if (rc)
+		return rc;
+	T->stack_at = t.s;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "frame"))
+			rc = read_ucol(x, &T->stack_frame, U_INDEX, "stackTable.frame");
+		else if (json_is(&k, "prefix"))
+			rc = read_ucol(x, &T->stack_prefix, U_PREFIX, "stackTable.prefix");
+		else if (json_is(&k, "prefixOffset"))
+			rc = read_ucol(x, &T->stack_prefix, U_PREFIX_OFFSET,
+				       "stackTable.prefixOffset");
+		else if (json_is(&k, "category"))
+			rc = read_ucol(x, &T->stack_cat, U_INDEX, "stackTable.category");
+		else if (json_is(&k, "subcategory"))
+			rc = json_skip_value(&x->j); /* reported with the category column */
+		else if (json_is(&k, "length"))
+			rc = read_length(x, "stackTable.length", &T->stack_n);
+		else
+			rc = not_kept(x, "stackTable.", &k);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+static int read_frame_table(struct fxp *x, struct tables *T)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "frameTable");
+	if (rc)
+		return rc;
+	T->frame_at = t.s;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "func"))
+			rc = read_ucol(x, &T->frame_func, U_INDEX, "frameTable.func");
+		else if (json_is(&k, "line"))
+			rc = read_ucol(x, &T->frame_line, U_INDEX, "frameTable.line");
+		else if (json_is(&k, "column"))
+			rc = read_ucol(x, &T->frame_col, U_INDEX, "frameTable.column");
+		else if (json_is(&k, "category"))
+			rc = read_ucol(x, &T->frame_cat, U_INDEX, "frameTable.category");
+		else if (json_is(&k, "subcategory"))
+			rc = read_ucol(x, &T->frame_sub, U_INDEX, "frameTable.subcategory");
+		else if (json_is(&k, "inlineDepth"))
+			rc = read_ucol(x, &T->frame_inl, U_INDEX, "frameTable.inlineDepth");
+		else if (json_is(&k, "lib"))
+			rc = read_ucol(x, &T->frame_lib, U_INDEX, "frameTable.lib");
+		else if (json_is(&k, "address"))
+			rc = read_lcol(x, &T->frame_addr, L_ADDR, "frameTable.address");
+		else if (json_is(&k, "length"))
+			rc = read_length(x, "frameTable.length", &T->frame_n);
+		else
+			rc = not_kept(x, "frameTable.", &k);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+static int read_func_table(struct fxp *x, struct tables *T)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "funcTable");
+	if (rc)
+		return rc;
+	T->func_at = t.s;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "name")) {
+			rc = read_ucol(x, &T->func_name, U_INDEX, "funcTable.name");
+		} else if (json_is(&k, "resource")) {
+			rc = read_ucol(x, &T->func_res, U_INDEX, "funcTable.resource");
+		} else if (json_is(&k, "source")) {
+			rc = read_ucol(x, &T->func_src, U_INDEX, "funcTable.source");
+			T->func_src_is_str = false;
+		} else if (json_is(&k, "fileName")) {
+			rc = read_ucol(x, &T->func_src, U_INDEX, "funcTable.fileName");
+			T->func_src_is_str = true;
+		} else if (json_is(&k, "lineNumber")) {
+			rc = read_ucol(x, &T->func_line, U_INDEX, "funcTable.lineNumber");
+		} else if (json_is(&k, "length")) {
+			rc = read_length(x, "funcTable.length", &T->func_n);
+		} else {
+			rc = not_kept(x, "funcTable.", &k);
+		}
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+static int read_resource_table(struct fxp *x, struct tables *T)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "resourceTable");
+	if (rc)
+		return rc;
+	T->res_at = t.s;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "name"))
+			rc = read_ucol(x, &T->res_name, U_INDEX, "resourceTable.name");
+		else if (json_is(&k, "host"))
+			rc = read_ucol(x, &T->res_host, U_INDEX, "resourceTable.host");
+		else if (json_is(&k, "lib"))
+			rc = read_ucol(x, &T->res_lib, U_INDEX, "resourceTable.lib");
+		else if (json_is(&k, "type"))
+			rc = read_ucol(x, &T->res_type, U_INDEX, "resourceTable.type");
+		else if (json_is(&k, "length"))
+			rc = read_length(x, "resourceTable.length", &T->res_n);
+		else
+			rc = not_kept(x, "resourceTable.", &k);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+/* A key that names one of the tables (shared or per thread); *rc is set when it did. */
+static bool read_table_key(struct fxp *x, struct tables *T, const struct json_tok *k, int *rc)
+{
+	if (json_is(k, "stackTable"))
+		*rc = read_stack_table(x, T);
+	else if (json_is(k, "frameTable"))
+		*rc = read_frame_table(x, T);
+	else if (json_is(k, "funcTable"))
+		*rc = read_func_table(x, T);
+	else if (json_is(k, "resourceTable"))
+		*rc = read_resource_table(x, T);
+	else if (json_is(k, "stringArray"))
+		*rc = read_strs(x, &T->str, "stringArray");
+	else if (json_is(k, "stringTable"))
+		*rc = read_strs(x, &T->str, "stringTable");
+	else
+		return false;
+	return true;
+}
+
+static void tables_free_columns(struct tables *T)
+{
+	ucol_free(&T->stack_frame);
+	ucol_free(&T->stack_prefix);
+	ucol_free(&T->stack_cat);
+	ucol_free(&T->frame_func);
+	ucol_free(&T->frame_line);
+	ucol_free(&T->frame_col);
+	ucol_free(&T->frame_cat);
+	ucol_free(&T->frame_sub);
+	ucol_free(&T->frame_inl);
+	ucol_free(&T->frame_lib);
+	lcol_free(&T->frame_addr);
+	ucol_free(&T->func_name);
+	ucol_free(&T->func_res);
+	ucol_free(&T->func_src);
+	ucol_free(&T->func_line);
+	ucol_free(&T->res_name);
+	ucol_free(&T->res_host);
+	ucol_free(&T->res_lib);
+	ucol_free(&T->res_type);
+}
+
+static void tables_free(struct tables *T)
+{
+	tables_free_columns(T);
+	pv_free(T->str.ix);
+	pv_free(T->stack_map);
+	T->str.ix = NULL;
+	T->stack_map = NULL;
+}
+
+static void tables_init(struct tables *T)
+{
+	memset(T, 0, sizeof(*T));
+	T->stack_n = T->frame_n = T->func_n = T->res_n = -1;
+}
+
+/* ---- meta, libs, shared ---- */
+
+static int read_category(struct fxp *x, const struct json_tok *open)
+{
+	struct json_tok t, k;
+	bool end;
+	pv_str_ix name = 0, color = 0;
+	pv_str_ix sub[256];
+	uint32_t nsub = 0, extra = 0;
+	int rc;
+	if (open->kind != JSON_OBJECT)
+		return bad_kind(x, open, "an object", "meta.categories[]");
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "name")) {
+			rc = read_str(x, "meta.categories[].name", &name);
+		} else if (json_is(&k, "color")) {
+			rc = read_str(x, "meta.categories[].color", &color);
+		} else if (json_is(&k, "subcategories")) {
+			if ((rc = expect_array(x, &t, "meta.categories[].subcategories")))
+				return rc;
+			nsub = extra = 0;
+			for (;;) {
+				const char *s;
+				size_t n;
+				if ((rc = json_next(&x->j, &t)))
+					return rc;
+				if (t.kind == JSON_END)
+					break;
+				if (t.kind != JSON_STRING)
+					return bad_kind(x, &t, "a string",
+							"meta.categories[].subcategories");
+				if ((rc = json_str(&x->j, &t, &s, &n)))
+					return rc;
+				if (nsub < sizeof(sub) / sizeof(sub[0]))
+					sub[nsub++] = builder_str(x->b, s, n);
+				else
+					extra++;
+			}
+		} else {
+			rc = json_skip_value(&x->j);
+		}
+		if (rc)
+			return rc;
+	}
+	if (rc)
+		return rc;
+	if (x->nr_cat % 16 == 0) {
+		uint32_t nc = x->nr_cat + 16;
+		if (col_realloc((void **)&x->cat_map, sizeof(*x->cat_map), nc))
+			return oom(x);
+	}
+	pv_cat_ix c = builder_category(x->b, name, color);
+	for (uint32_t i = 0; i < nsub; i++)
+		builder_subcategory(x->b, c, sub[i]);
+	if (extra)
+		builder_lossy(x->b, extra, "subcategories past the 256th of a category not kept");
+	if (x->default_cat == PV_NONE && color && strcmp(pv_str(x->b->p, color), "grey") == 0)
+		x->default_cat = x->nr_cat;
+	x->cat_map[x->nr_cat] = c;
+	x->nr_cat++;
+	return 0;
+}
+
+static int read_sample_units(struct fxp *x)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "meta.sampleUnits");
+	if (rc)
+		return rc;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (!json_is(&k, "threadCPUDelta")) {
+			if ((rc = json_skip_value(&x->j)))
+				return rc;
+			continue;
+		}
+		if ((rc = json_next(&x->j, &t)))
+			return rc;
+		if (t.kind != JSON_STRING)
+			return bad_kind(x, &t, "a string", "meta.sampleUnits.threadCPUDelta");
+		if (json_is(&t, "ns"))
+			x->cpu_unit = CPU_NS;
+		else if (json_is(&t, "\xc2\xb5s") || json_is(&t, "\\u00b5s") || json_is(&t, "us"))
+			x->cpu_unit = CPU_US;
+		else if (json_is(&t, "variable CPU cycles"))
+			x->cpu_unit = CPU_CYCLES;
+		else
+			x->cpu_unit = CPU_UNKNOWN;
+	}
+	return rc;
+}
+
+static int read_meta(struct fxp *x)
+{
+	struct json_tok t, k;
+	bool end;
+	struct pv_meta *m = &x->b->p->meta;
+	int rc;
+	if (x->have_meta) {
+		builder_lossy(x->b, 1, "a second meta object ignored");
+		return json_skip_value(&x->j);
+	}
+	x->have_meta = true;
+	if ((rc = expect_object(x, &t, "meta")))
+		return rc;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "preprocessedProfileVersion")) {
+			if ((rc = read_int(x, "meta.preprocessedProfileVersion", &x->version)))
+				return rc;
+			if (x->version < FXP_MIN_VERSION || x->version > FXP_MAX_VERSION)
+				return pv_error_set(x->err, PV_EFORMAT,
+						    "%s: processed profile version %lld is not "
+						    "supported (profview reads %d to %d)",
+						    x->in->name, (long long)x->version,
+						    FXP_MIN_VERSION, FXP_MAX_VERSION);
+			x->have_version = true;
+		} else if (json_is(&k, "version")) {
+			rc = read_int(x, "meta.version", &x->gecko_version);
+		} else if (json_is(&k, "startTime")) {
+			int64_t v;
+			if (!(rc = read_ms(x, "meta.startTime", &v)))
+				m->start_unix_ns = v == PV_TIME_NONE ? 0 : v;
+		} else if (json_is(&k, "interval")) {
+			int64_t v;
+			if (!(rc = read_ms(x, "meta.interval", &v)))
+				m->interval_ns = v == PV_TIME_NONE ? 0 : v;
+		} else if (json_is(&k, "product")) {
+			rc = read_str(x, "meta.product", &m->product);
+		} else if (json_is(&k, "categories")) {
+			if (x->nr_cat) {
+				rc = json_skip_value(&x->j);
+			} else if (!(rc = expect_array(x, &t, "meta.categories"))) {
+				for (;;) {
+					if ((rc = json_next(&x->j, &t)) || t.kind == JSON_END)
+						break;
+					if ((rc = read_category(x, &t)))
+						break;
+				}
+			}
+		} else if (json_is(&k, "sampleUnits")) {
+			rc = read_sample_units(x);
+		} else if (json_is(&k, "markerSchema")) {
+			struct json_tok v;
+			uint64_t n;
+			if (!(rc = json_next(&x->j, &v)) && !(rc = count_value(x, &v, &n)))
+				builder_lossy(x->b, n, "marker schemas not kept");
+		} else if (json_is(&k, "extra") || json_is(&k, "configuration") ||
+			   json_is(&k, "extensions") || json_is(&k, "visualMetrics") ||
+			   json_is(&k, "pausedRanges")) {
+			rc = not_kept(x, "meta.", &k);
+		} else {
+			/* descriptive scalars (platform, oscpu, appBuildID, ...) */
+			rc = json_skip_value(&x->j);
+		}
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+static int read_libs(struct fxp *x)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_array(x, &t, "libs");
+	if (rc)
+		return rc;
+	uint64_t ids = 0;
+	for (;;) {
+		if ((rc = json_next(&x->j, &t)))
+			return rc;
+		if (t.kind == JSON_END)
+			break;
+		if (t.kind != JSON_OBJECT)
+			return bad_kind(x, &t, "an object", "libs[]");
+		if (x->nr_libs == x->cap_libs) {
+			uint32_t nc = grow_cap(x->cap_libs, (uint64_t)x->nr_libs + 1);
+			if (!nc || COL_GROW(x->lib_name, nc) || COL_GROW(x->lib_path, nc))
+				return oom(x);
+			x->cap_libs = nc;
+		}
+		pv_str_ix name = 0, path = 0;
+		uint64_t more = 0;
+		while (!(rc = next_key(x, &k, &end)) && !end) {
+			if (json_is(&k, "name")) {
+				rc = read_str(x, "libs[].name", &name);
+			} else if (json_is(&k, "path")) {
+				rc = read_str(x, "libs[].path", &path);
+			} else {
+				struct json_tok v;
+				uint64_t n;
+				if (!(rc = json_next(&x->j, &v)) && !(rc = count_value(x, &v, &n)))
+					more += n;
+			}
+			if (rc)
+				return rc;
+		}
+		if (rc)
+			return rc;
+		ids += more != 0;
+		x->lib_name[x->nr_libs] = name;
+		x->lib_path[x->nr_libs] = path;
+		x->nr_libs++;
+	}
+	if (ids)
+		builder_lossy(x->b, ids, "libs: arch, debug names, breakpad and code ids not kept");
+	return 0;
+}
+
+static int read_sources(struct fxp *x)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "shared.sources");
+	if (rc)
+		return rc;
+	x->sources_at = t.s;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "filename"))
+			rc = read_ucol(x, &x->src_file, U_INDEX, "sources.filename");
+		else if (json_is(&k, "length"))
+			rc = read_length(x, "sources.length", &x->sources_n);
+		else if (json_is(&k, "id") || json_is(&k, "uuid") || json_is(&k, "startLine") ||
+			 json_is(&k, "startColumn"))
+			rc = json_skip_value(&x->j); /* identify a source, no content */
+		else
+			rc = not_kept(x, "sources.", &k);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+static int read_shared(struct fxp *x)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "shared");
+	if (rc)
+		return rc;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (read_table_key(x, &x->shared, &k, &rc))
+			;
+		else if (json_is(&k, "sources"))
+			rc = read_sources(x);
+		else
+			rc = not_kept(x, "", &k);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+/* ---- threads ---- */
+
+/* Reads a marker payload: kept as compact JSON text, and its cause (stack, time) picked out. */
+static int read_payload(struct fxp *x, struct thread *th, const struct json_tok *t)
+{
+	pv_str_ix payload = 0;
+	uint32_t cause = PV_NONE;
+	int64_t cause_time = PV_TIME_NONE;
+	int rc;
+	if (t->kind != JSON_NULL) {
+		x->cap_len = 0;
+		if ((rc = json_capture(&x->j, t, &x->cap, &x->cap_len, &x->cap_cap)))
+			return rc;
+		payload = builder_str(x->b, x->cap, x->cap_len);
+		/*
+		 * A cause is rare and its payload small, so it is found by reading the captured
+		 * text again rather than by slowing down every capture.
+		 */
+		if (t->kind == JSON_OBJECT && memmem(x->cap, x->cap_len, "\"cause\"", 7)) {
+			struct pv_input sin;
+			struct pv_error serr;
+			struct json sj;
+			struct json_tok a, k;
+			memset(&sin, 0, sizeof(sin));
+			sin.name = x->in->name;
+			sin.data = x->cap;
+			sin.len = x->cap_len;
+			json_init(&sj, &sin, &serr);
+			bool ok = !json_next(&sj, &a) && a.kind == JSON_OBJECT;
+			while (ok && !json_next(&sj, &k) && k.kind == JSON_KEY) {
+				if (!json_is(&k, "cause") || json_depth(&sj) != 1) {
+					ok = !json_skip_value(&sj);
+					continue;
+				}
+				if (json_next(&sj, &a) || a.kind != JSON_OBJECT) {
+					ok = !json_skip(&sj, &a);
+					continue;
+				}
+				while (!json_next(&sj, &k) && k.kind == JSON_KEY) {
+					int64_t v;
+					if (json_next(&sj, &a))
+						break;
+					if (json_is(&k, "stack") && a.kind == JSON_NUMBER &&
+					    !json_i64(&sj, &a, &v) && v >= 0 && v < PV_NONE)
+						cause = (uint32_t)v;
+					else if (json_is(&k, "time") && a.kind == JSON_NUMBER &&
+						 !json_fixed(&sj, &a, 6, &v))
+						cause_time = v;
+					else if (json_skip(&sj, &a))
+						break;
+				}
+			}
+			json_release(&sj);
+		}
+	}
+	if ((rc = ucol_push(x, &th->m_payload, payload, t->s)) ||
+	    (rc = ucol_push(x, &th->m_cause, cause, t->s)))
+		return rc;
+	return lcol_push(x, &th->m_cause_time, cause_time);
+}
+
+static int read_marker_data(struct fxp *x, struct thread *th)
+{
+	struct json_tok t;
+	int rc = expect_array(x, &t, "markers.data");
+	if (rc)
+		return rc;
+	ucol_free(&th->m_payload);
+	ucol_free(&th->m_cause);
+	lcol_free(&th->m_cause_time);
+	th->m_payload.at = t.s;
+	for (;;) {
+		if ((rc = json_next(&x->j, &t)))
+			return rc;
+		if (t.kind == JSON_END)
+			return 0;
+		if ((rc = read_payload(x, th, &t)))
+			return rc;
+	}
+}
+
+static int read_markers(struct fxp *x, struct thread *th)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "markers");
+	if (rc)
+		return rc;
+	th->markers_at = t.s;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "name"))
+			rc = read_ucol(x, &th->m_name, U_INDEX, "markers.name");
+		else if (json_is(&k, "startTime"))
+			rc = read_lcol(x, &th->m_start, L_MS, "markers.startTime");
+		else if (json_is(&k, "endTime"))
+			rc = read_lcol(x, &th->m_end, L_MS, "markers.endTime");
+		else if (json_is(&k, "phase"))
+			rc = read_ucol(x, &th->m_phase, U_INDEX, "markers.phase");
+		else if (json_is(&k, "category"))
+			rc = read_ucol(x, &th->m_cat, U_INDEX, "markers.category");
+		else if (json_is(&k, "data"))
+			rc = read_marker_data(x, th);
+		else if (json_is(&k, "length"))
+			rc = read_length(x, "markers.length", &th->m_n);
+		else
+			rc = not_kept(x, "markers.", &k);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+static int read_weight_type(struct fxp *x, struct thread *th)
+{
+	struct json_tok t;
+	int rc = json_next(&x->j, &t);
+	if (rc)
+		return rc;
+	if (t.kind == JSON_NULL) {
+		th->wtype = W_SAMPLES;
+		return 0;
+	}
+	if (t.kind != JSON_STRING)
+		return bad_kind(x, &t, "a string", "samples.weightType");
+	if (json_is(&t, "samples"))
+		th->wtype = W_SAMPLES;
+	else if (json_is(&t, "tracing-ms"))
+		th->wtype = W_TRACING_MS;
+	else if (json_is(&t, "bytes"))
+		th->wtype = W_BYTES;
+	else
+		return json_fail_at(
+		    &x->j, &t,
+		    "expected samples.weightType 'samples', 'tracing-ms' or 'bytes', found '%.*s'",
+		    (int)(t.len > 40 ? 40 : t.len), t.s);
+	return 0;
+}
+
+static int read_samples(struct fxp *x, struct thread *th)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = expect_object(x, &t, "samples");
+	if (rc)
+		return rc;
+	th->samples_at = t.s;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "stack")) {
+			rc = read_ucol(x, &th->s_stack, U_INDEX, "samples.stack");
+		} else if (json_is(&k, "time")) {
+			rc = read_lcol(x, &th->s_time, L_MS, "samples.time");
+			th->s_deltas = false;
+		} else if (json_is(&k, "timeDeltas")) {
+			rc = read_lcol(x, &th->s_time, L_MS, "samples.timeDeltas");
+			th->s_deltas = true;
+		} else if (json_is(&k, "weight")) {
+			struct json_tok v;
+			if ((rc = json_next(&x->j, &v)))
+				return rc;
+			th->weight_null = v.kind == JSON_NULL;
+			if (v.kind == JSON_NULL)
+				lcol_free(&th->s_weight);
+			else if (v.kind == JSON_ARRAY)
+				rc = lcol_fill(x, &th->s_weight, L_E6, "samples.weight", &v);
+			else
+				rc = bad_kind(x, &v, "an array or null", "samples.weight");
+		} else if (json_is(&k, "weightType")) {
+			rc = read_weight_type(x, th);
+		} else if (json_is(&k, "threadCPUDelta")) {
+			rc = read_lcol(x, &th->s_cpu, L_E3, "samples.threadCPUDelta");
+		} else if (json_is(&k, "length")) {
+			rc = read_length(x, "samples.length", &th->s_n);
+		} else {
+			rc = not_kept(x, "samples.", &k);
+		}
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+static int read_thread(struct fxp *x, const struct json_tok *open)
+{
+	struct json_tok k;
+	bool end;
+	int rc;
+	if (open->kind != JSON_OBJECT)
+		return bad_kind(x, open, "an object", "threads[]");
+	if (x->nr_threads == x->cap_threads) {
+		if ((rc = grow(x, (void **)&x->threads, sizeof(*x->threads), &x->cap_threads,
+			       x->nr_threads)))
+			return rc;
+	}
+	struct thread *th = &x->threads[x->nr_threads++];
+	memset(th, 0, sizeof(*th));
+	tables_init(&th->t);
+	th->pid = th->tid = PV_ID_NONE;
+	th->reg_ns = th->unreg_ns = PV_TIME_NONE;
+	th->s_n = th->m_n = -1;
+	th->wtype = W_SAMPLES;
+	th->weight_null = true;
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (read_table_key(x, &th->t, &k, &rc))
+			;
+		else if (json_is(&k, "nativeSymbols"))
+			rc = not_kept(x, "", &k);
+		else if (json_is(&k, "name"))
+			rc = read_str(x, "threads[].name", &th->name);
+		else if (json_is(&k, "processName"))
+			rc = read_str(x, "threads[].processName", &th->process_name);
+		else if (json_is(&k, "pid"))
+			rc = read_id(x, "threads[].pid", &th->pid);
+		else if (json_is(&k, "tid"))
+			rc = read_id(x, "threads[].tid", &th->tid);
+		else if (json_is(&k, "registerTime"))
+			rc = read_ms(x, "threads[].registerTime", &th->reg_ns);
+		else if (json_is(&k, "unregisterTime"))
+			rc = read_ms(x, "threads[].unregisterTime", &th->unreg_ns);
+		else if (json_is(&k, "samples"))
+			rc = read_samples(x, th);
+		else if (json_is(&k, "markers"))
+			rc = read_markers(x, th);
+		else if (json_is(&k, "processType") || json_is(&k, "processStartupTime") ||
+			 json_is(&k, "processShutdownTime") || json_is(&k, "isMainThread") ||
+			 json_is(&k, "showMarkersInTimeline") || json_is(&k, "eTLD+1") ||
+			 json_is(&k, "isPrivateBrowsing") || json_is(&k, "userContextId") ||
+			 json_is(&k, "isJsTracer"))
+			rc = json_skip_value(&x->j); /* descriptive, like most of meta */
+		else
+			rc = not_kept(x, "threads[].", &k);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+static int read_threads(struct fxp *x)
+{
+	struct json_tok t;
+	int rc = expect_array(x, &t, "threads");
+	if (rc)
+		return rc;
+	for (;;) {
+		if ((rc = json_next(&x->j, &t)))
+			return rc;
+		if (t.kind == JSON_END)
+			return 0;
+		if ((rc = read_thread(x, &t)))
+			return rc;
+	}
+}
+
+/* ---- building ---- */
+
+/* Positioned error when an index column points past its table. */
+static int check_ix(struct fxp *x, const struct ucol *c, uint32_t n, const char *table,
+		    const char *name)
+{
+	if (!c->max_at || c->max < n)
+		return 0;
+	return json_fail(&x->j, c->max_at, "expected %s index below %u for %s, found %u", table, n,
+			 name, c->max);
+}
+
+static int check_nonnull(struct fxp *x, const struct ucol *c, const char *name)
+{
+	if (!c->null_at)
+		return 0;
+	return json_fail(&x->j, c->null_at, "expected an index for %s, found null or -1", name);
+}
+
+/* Row count of a table: its length key, else its main column; every column must match. */
+static int table_rows(struct fxp *x, const char *table_at, int64_t length, const struct ucol *main,
+		      const char *main_name, uint32_t *n)
+{
+	*n = 0;
+	if (!table_at)
+		return 0;
+	if (!main->at && length > 0)
+		return json_fail(&x->j, table_at, "expected a %s column in this table", main_name);
+	*n = main->at ? main->len : 0;
+	if (length >= 0 && main->at && (uint64_t)length != main->len)
+		return json_fail(&x->j, main->at,
+				 "expected %lld values for %s (its length), found %u",
+				 (long long)length, main_name, main->len);
+	return 0;
+}
+
+static int check_len(struct fxp *x, const char *at, uint32_t len, uint32_t n, const char *name)
+{
+	if (!at || len == n)
+		return 0;
+	return json_fail(&x->j, at, "expected %u values for %s (one per row), found %u", n, name,
+			 len);
+}
+
+static pv_module_ix lib_module(struct fxp *x, uint32_t lib)
+{
+	if (lib >= x->nr_libs)
+		return PV_NONE;
+	if (!x->lib_module) {
+		x->lib_module = pv_malloc((size_t)x->nr_libs * sizeof(*x->lib_module));
+		if (!x->lib_module) {
+			x->b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		for (uint32_t i = 0; i < x->nr_libs; i++)
+			x->lib_module[i] = PV_NONE;
+	}
+	if (x->lib_module[lib] == PV_NONE)
+		x->lib_module[lib] =
+		    builder_module(x->b, x->lib_name[lib], x->lib_path[lib], PV_MODULE_LIBRARY);
+	return x->lib_module[lib];
+}
+
+static pv_source_ix source_of(struct fxp *x, uint32_t src)
+{
+	const struct strs *S = &x->shared.str;
+	if (src >= x->src_file.len)
+		return PV_NONE;
+	if (!x->src_map) {
+		x->src_map = pv_malloc((size_t)x->src_file.len * sizeof(*x->src_map));
+		if (!x->src_map) {
+			x->b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		for (uint32_t i = 0; i < x->src_file.len; i++)
+			x->src_map[i] = PV_NONE;
+	}
+	uint32_t f = x->src_file.v[src];
+	if (x->src_map[src] == PV_NONE && f != PV_NONE && f < S->len)
+		x->src_map[src] = builder_source(x->b, S->ix[f]);
+	return x->src_map[src];
+}
+
+static enum pv_module_kind resource_kind(uint32_t type)
+{
+	switch (type) {
+	case 1: return PV_MODULE_LIBRARY;
+	case 2:
+	case 3:
+	case 4:
+	case 5: return PV_MODULE_RESOURCE;
+	default: return PV_MODULE_UNKNOWN;
+	}
+}
+
+/*
+ * Interns one table set into the profile: resources and libs as modules, funcs, frames, then
+ * stacks in index order (a prefix always comes before its stack, checked while reading).
+ * Leaves T->stack_map and frees the other columns.
+ */
+static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
+{
+	struct pv_builder *b = x->b;
+	uint32_t ns, nf, nu, nr;
+	int rc;
+	uint32_t *res_lib = NULL, *func_lib = NULL;
+	pv_module_ix *res_mod = NULL;
+	pv_func_ix *func_map = NULL;
+	pv_frame_ix *frame_map = NULL;
+	uint32_t *eff = NULL;
+	T->built = true;
+	if ((rc = table_rows(x, T->stack_at, T->stack_n, &T->stack_frame, "stackTable.frame",
+			     &ns)) ||
+	    (rc = table_rows(x, T->frame_at, T->frame_n, &T->frame_func, "frameTable.func", &nf)) ||
+	    (rc = table_rows(x, T->func_at, T->func_n, &T->func_name, "funcTable.name", &nu)) ||
+	    (rc = table_rows(x, T->res_at, T->res_n, &T->res_name, "resourceTable.name", &nr)))
+		return rc;
+	if (ns && !T->stack_prefix.at)
+		return json_fail(&x->j, T->stack_at,
+				 "expected a prefix or prefixOffset column in this stackTable");
+	if ((rc = check_len(x, T->stack_prefix.at, T->stack_prefix.len, ns, "stackTable.prefix")) ||
+	    (rc = check_len(x, T->stack_cat.at, T->stack_cat.len, ns, "stackTable.category")) ||
+	    (rc = check_len(x, T->frame_line.at, T->frame_line.len, nf, "frameTable.line")) ||
+	    (rc = check_len(x, T->frame_col.at, T->frame_col.len, nf, "frameTable.column")) ||
+	    (rc = check_len(x, T->frame_cat.at, T->frame_cat.len, nf, "frameTable.category")) ||
+	    (rc = check_len(x, T->frame_sub.at, T->frame_sub.len, nf, "frameTable.subcategory")) ||
+	    (rc = check_len(x, T->frame_inl.at, T->frame_inl.len, nf, "frameTable.inlineDepth")) ||
+	    (rc = check_len(x, T->frame_lib.at, T->frame_lib.len, nf, "frameTable.lib")) ||
+	    (rc = check_len(x, T->frame_addr.at, T->frame_addr.len, nf, "frameTable.address")) ||
+	    (rc = check_len(x, T->func_res.at, T->func_res.len, nu, "funcTable.resource")) ||
+	    (rc = check_len(x, T->func_src.at, T->func_src.len, nu, "funcTable.source")) ||
+	    (rc = check_len(x, T->func_line.at, T->func_line.len, nu, "funcTable.lineNumber")) ||
+	    (rc = check_len(x, T->res_host.at, T->res_host.len, nr, "resourceTable.host")) ||
+	    (rc = check_len(x, T->res_lib.at, T->res_lib.len, nr, "resourceTable.lib")) ||
+	    (rc = check_len(x, T->res_type.at, T->res_type.len, nr, "resourceTable.type")))
+		return rc;
+	if ((rc = check_nonnull(x, &T->stack_frame, "stackTable.frame")) ||
+	    (rc = check_nonnull(x, &T->frame_func, "frameTable.func")))
+		return rc;
+	uint32_t nsrc = T->func_src_is_str ? S->len : x->src_file.len;
+	if ((rc = check_ix(x, &T->stack_frame, nf, "a frameTable", "stackTable.frame")) ||
+	    (rc = check_ix(x, &T->stack_cat, x->nr_cat, "a category", "stackTable.category")) ||
+	    (rc = check_ix(x, &T->frame_func, nu, "a funcTable", "frameTable.func")) ||
+	    (rc = check_ix(x, &T->frame_cat, x->nr_cat, "a category", "frameTable.category")) ||
+	    (rc = check_ix(x, &T->frame_lib, x->nr_libs, "a libs", "frameTable.lib")) ||
+	    (rc = check_ix(x, &T->func_name, S->len, "a string", "funcTable.name")) ||
+	    (rc = check_ix(x, &T->func_res, nr, "a resourceTable", "funcTable.resource")) ||
+	    (rc = check_ix(x, &T->func_src, nsrc, T->func_src_is_str ? "a string" : "a sources",
+			   T->func_src_is_str ? "funcTable.fileName" : "funcTable.source")) ||
+	    (rc = check_ix(x, &T->res_name, S->len, "a string", "resourceTable.name")) ||
+	    (rc = check_ix(x, &T->res_host, S->len, "a string", "resourceTable.host")) ||
+	    (rc = check_ix(x, &T->res_lib, x->nr_libs, "a libs", "resourceTable.lib")))
+		return rc;
+
+	res_mod = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*res_mod));
+	res_lib = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*res_lib));
+	func_lib = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*func_lib));
+	func_map = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*func_map));
+	frame_map = pv_malloc((size_t)(nf ? nf : 1) * sizeof(*frame_map));
+	T->stack_map = pv_malloc((size_t)(ns ? ns : 1) * sizeof(*T->stack_map));
+	if (!res_mod || !res_lib || !func_lib || !func_map || !frame_map || !T->stack_map) {
+		rc = oom(x);
+		goto out;
+	}
+	T->nr_stack = ns;
+
+	/* the lib of each resource: its own column (v69 and older) or its frames' (v70) */
+	for (uint32_t r = 0; r < nr; r++)
+		res_lib[r] = T->res_lib.at ? T->res_lib.v[r] : PV_NONE;
+	for (uint32_t f = 0; f < nu; f++)
+		func_lib[f] = PV_NONE;
+	if (T->frame_lib.at) {
+		for (uint32_t i = 0; i < nf; i++) {
+			uint32_t lib = T->frame_lib.v[i], fu = T->frame_func.v[i];
+			if (lib == PV_NONE)
+				continue;
+			uint32_t r = T->func_res.at ? T->func_res.v[fu] : PV_NONE;
+			if (r != PV_NONE) {
+				if (res_lib[r] == PV_NONE)
+					res_lib[r] = lib;
+			} else if (func_lib[fu] == PV_NONE) {
+				func_lib[fu] = lib;
+			}
+		}
+	}
+	for (uint32_t r = 0; r < nr; r++) {
+		uint32_t lib = res_lib[r], host = T->res_host.at ? T->res_host.v[r] : PV_NONE;
+		enum pv_module_kind kind = resource_kind(T->res_type.at ? T->res_type.v[r] : 0);
+		pv_str_ix name = T->res_name.v[r] == PV_NONE ? 0 : S->ix[T->res_name.v[r]];
+		pv_str_ix path = host == PV_NONE ? 0 : S->ix[host];
+		if (lib != PV_NONE) {
+			if (x->lib_name[lib])
+				name = x->lib_name[lib];
+			path = x->lib_path[lib];
+		}
+		res_mod[r] = builder_module(b, name, path, kind);
+	}
+
+	for (uint32_t f = 0; f < nu; f++) {
+		uint32_t r = T->func_res.at ? T->func_res.v[f] : PV_NONE;
+		uint32_t src = T->func_src.at ? T->func_src.v[f] : PV_NONE;
+		uint32_t line = T->func_line.at ? T->func_line.v[f] : PV_NONE;
+		uint32_t name = T->func_name.v[f];
+		pv_module_ix mod = r != PV_NONE ? res_mod[r] : lib_module(x, func_lib[f]);
+		pv_source_ix so = PV_NONE;
+		if (src != PV_NONE)
+			so = T->func_src_is_str ? builder_source(b, S->ix[src]) : source_of(x, src);
+		func_map[f] = builder_func(b, name == PV_NONE ? 0 : S->ix[name], mod, so,
+					   line == PV_NONE ? 0 : line);
+	}
+
+	for (uint32_t i = 0; i < nf; i++) {
+		uint32_t cat = T->frame_cat.at ? T->frame_cat.v[i] : PV_NONE;
+		uint32_t sub = T->frame_sub.at ? T->frame_sub.v[i] : PV_NONE;
+		uint32_t line = T->frame_line.at ? T->frame_line.v[i] : PV_NONE;
+		uint32_t col = T->frame_col.at ? T->frame_col.v[i] : PV_NONE;
+		uint32_t inl = T->frame_inl.at ? T->frame_inl.v[i] : PV_NONE;
+		int64_t addr = T->frame_addr.at ? T->frame_addr.v[i] : PV_TIME_NONE;
+		/* against the profile's category: two of the file's may share a name, hence one row
+		 */
+		if (cat == PV_NONE || sub == PV_NONE) {
+			sub = 0;
+		} else if (sub >= b->p->categories.sub_len[x->cat_map[cat]] && sub != 0) {
+			x->subcat_clamped++;
+			sub = 0;
+		}
+		struct frame_key key = {
+		    .func = func_map[T->frame_func.v[i]],
+		    .line = line == PV_NONE ? 0 : line,
+		    .column = col == PV_NONE ? 0 : col,
+		    .addr = addr == PV_TIME_NONE ? PV_ADDR_NONE : (uint64_t)addr,
+		    .inline_depth = inl == PV_NONE     ? 0
+				    : inl > UINT16_MAX ? UINT16_MAX
+						       : (uint16_t)inl,
+		    .category = cat == PV_NONE ? PV_NONE : x->cat_map[cat],
+		    .subcategory = (uint16_t)(sub > UINT16_MAX ? 0 : sub),
+		};
+		frame_map[i] = builder_frame(b, &key);
+	}
+
+	/* v52 and older: compare the stack's own category with the one its frames give */
+	if (T->stack_cat.at && ns) {
+		eff = pv_malloc((size_t)ns * sizeof(*eff));
+		if (!eff) {
+			rc = oom(x);
+			goto out;
+		}
+	}
+	for (uint32_t i = 0; i < ns; i++) {
+		uint32_t p = T->stack_prefix.v[i], fr = T->stack_frame.v[i];
+		T->stack_map[i] =
+		    builder_stack(b, p == PV_NONE ? PV_NONE : T->stack_map[p], frame_map[fr]);
+		if (eff) {
+			uint32_t c = T->frame_cat.at ? T->frame_cat.v[fr] : PV_NONE;
+			if (c == PV_NONE)
+				c = p != PV_NONE ? eff[p] : x->default_cat;
+			eff[i] = c;
+			if (T->stack_cat.v[i] != PV_NONE && T->stack_cat.v[i] != c)
+				x->stack_cat_differ++;
+		}
+	}
+out:
+	pv_free(eff);
+	pv_free(res_mod);
+	pv_free(res_lib);
+	pv_free(func_lib);
+	pv_free(func_map);
+	pv_free(frame_map);
+	tables_free_columns(T);
+	return rc;
+}
+
+struct metrics {
+	pv_metric_ix w[NR_WTYPES]; /* the metric of each weight type, PV_NONE when unused */
+	pv_metric_ix cpu;
+	uint32_t n;
+};
+
+static int64_t div_round(int64_t v, int64_t d)
+{
+	return v >= 0 ? (v + d / 2) / d : -((-v + d / 2) / d);
+}
+
+static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T,
+			 const struct metrics *M)
+{
+	uint32_t n = th->s_stack.len;
+	int rc;
+	if (!th->samples_at)
+		return 0;
+	if (!th->s_stack.at && th->s_n > 0)
+		return json_fail(&x->j, th->samples_at, "expected a stack column in these samples");
+	if (th->s_n >= 0 && th->s_stack.at && (uint64_t)th->s_n != n)
+		return json_fail(&x->j, th->s_stack.at,
+				 "expected %lld values for samples.stack (its length), found %u",
+				 (long long)th->s_n, n);
+	if (n && !th->s_time.at)
+		return json_fail(&x->j, th->samples_at,
+				 "expected a time or timeDeltas column in these samples");
+	if ((rc = check_len(x, th->s_time.at, th->s_time.len, n, "samples.time")) ||
+	    (rc = check_len(x, th->s_weight.at, th->s_weight.len, n, "samples.weight")) ||
+	    (rc = check_len(x, th->s_cpu.at, th->s_cpu.len, n, "samples.threadCPUDelta")) ||
+	    (rc = check_ix(x, &th->s_stack, T->nr_stack, "a stackTable", "samples.stack")))
+		return rc;
+	int64_t w[NR_WTYPES + 1] = {0};
+	pv_metric_ix wm = M->w[th->wtype];
+	int64_t acc = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = th->s_stack.v[i];
+		int64_t t = th->s_time.v[i];
+		if (th->s_deltas) {
+			if (t != PV_TIME_NONE)
+				acc += t;
+			t = acc;
+		}
+		int64_t wv = th->s_weight.at ? th->s_weight.v[i] : PV_TIME_NONE;
+		if (wv == PV_TIME_NONE)
+			wv = th->wtype == W_TRACING_MS ? 1000000 : 1;
+		else if (th->wtype != W_TRACING_MS) {
+			int64_t r = div_round(wv, 1000000);
+			x->weight_rounded += r * 1000000 != wv;
+			wv = r;
+		}
+		w[wm] = wv;
+		if (M->cpu != PV_NONE) {
+			int64_t c = th->s_cpu.at && i > 0 ? th->s_cpu.v[i] : 0;
+			if (c == PV_TIME_NONE)
+				c = 0;
+			else if (x->cpu_unit != CPU_US)
+				c = div_round(c, 1000);
+			w[M->cpu] = c;
+		}
+		builder_sample(x->b, ti, s == PV_NONE ? PV_NONE : T->stack_map[s], t, w);
+	}
+	return 0;
+}
+
+static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T,
+			 const struct strs *S)
+{
+	uint32_t n = th->m_name.len;
+	int rc;
+	if (!th->markers_at)
+		return 0;
+	if (!th->m_name.at && th->m_n > 0)
+		return json_fail(&x->j, th->markers_at, "expected a name column in these markers");
+	if (th->m_n >= 0 && th->m_name.at && (uint64_t)th->m_n != n)
+		return json_fail(&x->j, th->m_name.at,
+				 "expected %lld values for markers.name (its length), found %u",
+				 (long long)th->m_n, n);
+	if ((rc = check_len(x, th->m_start.at, th->m_start.len, n, "markers.startTime")) ||
+	    (rc = check_len(x, th->m_end.at, th->m_end.len, n, "markers.endTime")) ||
+	    (rc = check_len(x, th->m_phase.at, th->m_phase.len, n, "markers.phase")) ||
+	    (rc = check_len(x, th->m_cat.at, th->m_cat.len, n, "markers.category")) ||
+	    (rc = check_len(x, th->m_payload.at, th->m_payload.len, n, "markers.data")) ||
+	    (rc = check_ix(x, &th->m_name, S->len, "a string", "markers.name")) ||
+	    (rc = check_ix(x, &th->m_cat, x->nr_cat, "a category", "markers.category")))
+		return rc;
+	if (th->m_phase.max_at && th->m_phase.max > 3)
+		return json_fail(&x->j, th->m_phase.max_at,
+				 "expected a marker phase from 0 to 3, found %u", th->m_phase.max);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t name = th->m_name.v[i];
+		uint32_t cat = th->m_cat.at ? th->m_cat.v[i] : PV_NONE;
+		int64_t start = th->m_start.at ? th->m_start.v[i] : PV_TIME_NONE;
+		int64_t end = th->m_end.at ? th->m_end.v[i] : PV_TIME_NONE;
+		uint32_t phase = th->m_phase.at ? th->m_phase.v[i] : PV_NONE;
+		/* before phases (and for a null one): an end time makes an interval */
+		if (phase == PV_NONE)
+			phase = end == PV_TIME_NONE ? PV_PHASE_INSTANT : PV_PHASE_INTERVAL;
+		/* unused slots may hold anything (stale values in real files): keep only used ones
+		 */
+		if (phase == PV_PHASE_INSTANT || phase == PV_PHASE_START)
+			end = PV_TIME_NONE;
+		else if (phase == PV_PHASE_END)
+			start = PV_TIME_NONE;
+		struct raw_marker m = {
+		    .name = name == PV_NONE ? 0 : S->ix[name],
+		    .category = cat == PV_NONE ? PV_NONE : x->cat_map[cat],
+		    .phase = (enum pv_marker_phase)phase,
+		    .start_ns = start,
+		    .end_ns = end,
+		    .thread = ti,
+		    .payload = th->m_payload.at ? th->m_payload.v[i] : 0,
+		    .cause_stack = PV_NONE,
+		    .cause_time_ns = th->m_payload.at ? th->m_cause_time.v[i] : PV_TIME_NONE,
+		};
+		uint32_t cs = th->m_payload.at ? th->m_cause.v[i] : PV_NONE;
+		if (cs != PV_NONE) {
+			if (cs < T->nr_stack)
+				m.cause_stack = T->stack_map[cs];
+			else
+				x->cause_dropped++;
+		}
+		builder_marker(x->b, &m);
+	}
+	return 0;
+}
+
+static void thread_free(struct thread *th)
+{
+	tables_free(&th->t);
+	ucol_free(&th->s_stack);
+	lcol_free(&th->s_time);
+	lcol_free(&th->s_weight);
+	lcol_free(&th->s_cpu);
+	ucol_free(&th->m_name);
+	ucol_free(&th->m_phase);
+	ucol_free(&th->m_cat);
+	ucol_free(&th->m_payload);
+	ucol_free(&th->m_cause);
+	lcol_free(&th->m_start);
+	lcol_free(&th->m_end);
+	lcol_free(&th->m_cause_time);
+}
+
+static bool has_tables(const struct tables *T)
+{
+	return T->stack_at || T->frame_at || T->func_at || T->res_at;
+}
+
+static void define_metrics(struct fxp *x, struct metrics *M)
+{
+	static const char *const names[NR_WTYPES] = {"samples", "time", "bytes"};
+	static const enum pv_unit units[NR_WTYPES] = {PV_UNIT_COUNT, PV_UNIT_NS, PV_UNIT_BYTES};
+	bool cpu = false;
+	for (int w = 0; w < NR_WTYPES; w++)
+		M->w[w] = PV_NONE;
+	M->cpu = PV_NONE;
+	/* the weight of the first thread with samples is the default metric */
+	for (uint32_t i = 0; i < x->nr_threads; i++) {
+		const struct thread *th = &x->threads[i];
+		if (!th->s_stack.len)
+			continue;
+		if (M->w[th->wtype] == PV_NONE)
+			M->w[th->wtype] = builder_metric(x->b, builder_cstr(x->b, names[th->wtype]),
+							 units[th->wtype]);
+		cpu |= th->s_cpu.len > 0;
+	}
+	if (M->w[W_SAMPLES] == PV_NONE && M->w[W_TRACING_MS] == PV_NONE && M->w[W_BYTES] == PV_NONE)
+		M->w[W_SAMPLES] =
+		    builder_metric(x->b, builder_cstr(x->b, "samples"), PV_UNIT_COUNT);
+	/* a thread whose weight type has no metric yet has no samples: any metric will do */
+	for (int w = 0; w < NR_WTYPES; w++)
+		if (M->w[w] == PV_NONE)
+			M->w[w] = 0;
+	if (cpu) {
+		enum pv_unit u = x->cpu_unit == CPU_NS || x->cpu_unit == CPU_US ? PV_UNIT_NS
+				 : x->cpu_unit == CPU_CYCLES			? PV_UNIT_CYCLES
+										: PV_UNIT_OTHER;
+		M->cpu = builder_metric(x->b, builder_cstr(x->b, "cpu-delta"), u);
+	}
+	x->b->p->meta.default_metric = 0;
+}
+
+static int build(struct fxp *x)
+{
+	struct pv_builder *b = x->b;
+	struct pv_meta *m = &b->p->meta;
+	int rc;
+	if (!x->have_version)
+		return pv_error_set(
+		    x->err, PV_EFORMAT,
+		    "%s: not a Firefox processed profile (no meta.preprocessedProfileVersion)",
+		    x->in->name);
+	if (x->gecko_version)
+		m->format_version = builder_strf(b, "%lld (gecko %lld)", (long long)x->version,
+						 (long long)x->gecko_version);
+	else
+		m->format_version = builder_strf(b, "%lld", (long long)x->version);
+	if (x->nr_cat == 0) {
+		/* the front-end substitutes a default list; its first entry is enough here */
+		if (col_realloc((void **)&x->cat_map, sizeof(*x->cat_map), 16))
+			return oom(x);
+		x->cat_map[0] =
+		    builder_category(b, builder_cstr(b, "Other"), builder_cstr(b, "grey"));
+		builder_subcategory(b, x->cat_map[0], builder_cstr(b, "Other"));
+		x->nr_cat = 1;
+	}
+	if (x->default_cat == PV_NONE)
+		x->default_cat = 0;
+	if (x->sources_at) {
+		uint32_t nsrc;
+		if ((rc = table_rows(x, x->sources_at, x->sources_n, &x->src_file,
+				     "sources.filename", &nsrc)) ||
+		    (rc = check_ix(x, &x->src_file, x->shared.str.len, "a string",
+				   "sources.filename")))
+			return rc;
+	}
+
+	struct metrics M;
+	define_metrics(x, &M);
+
+	if (has_tables(&x->shared) && (rc = build_tables(x, &x->shared, &x->shared.str)))
+		return rc;
+	for (uint32_t i = 0; i < x->nr_threads && !b->status; i++) {
+		struct thread *th = &x->threads[i];
+		const struct strs *S = th->t.str.at ? &th->t.str : &x->shared.str;
+		struct tables *T = has_tables(&th->t) ? &th->t : &x->shared;
+		if (T == &th->t && (rc = build_tables(x, T, S)))
+			return rc;
+		pv_thread_ix ti = builder_thread(b, th->name, th->pid, th->tid, th->process_name);
+		if (ti == PV_NONE)
+			break;
+		b->p->threads.start_ns[ti] = th->reg_ns;
+		b->p->threads.end_ns[ti] = th->unreg_ns;
+		if ((rc = build_samples(x, th, ti, T, &M)) || (rc = build_markers(x, th, ti, T, S)))
+			return rc;
+		thread_free(th);
+	}
+	if (x->subcat_clamped)
+		builder_lossy(b, x->subcat_clamped,
+			      "frame subcategories out of their category's range, set to 0");
+	if (x->stack_cat_differ)
+		builder_lossy(b, x->stack_cat_differ,
+			      "stackTable category/subcategory columns not kept (stacks whose "
+			      "category differs from their frames')");
+	if (x->cause_dropped)
+		builder_lossy(b, x->cause_dropped, "marker cause stacks out of range, dropped");
+	if (x->weight_rounded)
+		builder_lossy(b, x->weight_rounded, "fractional sample weights rounded");
+	return 0;
+}
+
+/* ---- the importer ---- */
+
+static int read_top(struct fxp *x)
+{
+	struct json_tok t, k;
+	bool end;
+	int rc = json_next(&x->j, &t);
+	if (rc)
+		return rc;
+	if (t.kind != JSON_OBJECT)
+		return json_fail_at(&x->j, &t,
+				    "expected an object (a Firefox processed profile), found %s",
+				    json_kind_name(t.kind));
+	while (!(rc = next_key(x, &k, &end)) && !end) {
+		if (json_is(&k, "meta"))
+			rc = read_meta(x);
+		else if (json_is(&k, "libs"))
+			rc = read_libs(x);
+		else if (json_is(&k, "shared"))
+			rc = read_shared(x);
+		else if (json_is(&k, "threads"))
+			rc = read_threads(x);
+		else
+			rc = not_kept(x, "", &k);
+		if (rc)
+			return rc;
+	}
+	if (rc)
+		return rc;
+	if ((rc = json_next(&x->j, &t)))
+		return rc;
+	return 0;
+}
 
 static int probe(const struct pv_input *in)
 {
-	(void)in;
+	if (probe_first_char(in) != '{')
+		return 0;
+	if (probe_has(in, PROBE_BYTES, "\"preprocessedProfileVersion\""))
+		return 90;
+	/* meta may come last: a funcTable is only in processed profiles (Gecko has none) */
+	if (probe_has(in, PROBE_BYTES, "\"funcTable\""))
+		return 50;
 	return 0;
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
-	(void)b;
-	return pv_error_set(err, PV_EFORMAT, "%s: not implemented yet", in->name);
+	struct fxp *x = pv_calloc(1, sizeof(*x));
+	if (!x)
+		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
+	x->b = b;
+	x->in = in;
+	x->err = err;
+	x->default_cat = PV_NONE;
+	x->sources_n = -1;
+	tables_init(&x->shared);
+	json_init(&x->j, in, err);
+	int rc = read_top(x);
+	if (!rc)
+		rc = build(x);
+	if (!rc && b->status)
+		rc = b->status;
+	json_release(&x->j);
+	for (uint32_t i = 0; i < x->nr_threads; i++)
+		thread_free(&x->threads[i]);
+	pv_free(x->threads);
+	tables_free(&x->shared);
+	ucol_free(&x->src_file);
+	pv_free(x->src_map);
+	pv_free(x->lib_name);
+	pv_free(x->lib_path);
+	pv_free(x->lib_module);
+	pv_free(x->cat_map);
+	pv_free(x->cap);
+	pv_free(x);
+	return rc;
 }
 
 const struct importer importer_firefox_processed = {
-	.name = "firefox-processed",
-	.description = "Firefox Profiler",
-	.probe = probe,
-	.import = import,
+    .name = "firefox-processed",
+    .description = "Firefox Profiler processed profile (profiler.firefox.com, samply), v24-70",
+    .probe = probe,
+    .import = import,
 };
