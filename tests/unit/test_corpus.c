@@ -24,7 +24,7 @@ static const struct corpus_case cases[] = {
 	{"firefox/generated-processed-v70-calltree.json", "firefox-processed", 1, 5, 5, NULL},
 	{"firefox/argument-values.json", "firefox-processed", 1, 32, 32, NULL},
 	{"firefox/sourcemap-two.json", "firefox-processed", 2, 2, 2, NULL},
-	{"firefox/unsymbolicated.json", "firefox-processed", 6, 42, 42, NULL},
+	{"firefox/unsymbolicated.json", "firefox-processed", 6, 42, 236, NULL}, /* weight column */
 	{"firefox/gecko-2.json", "firefox-gecko", 3, 21, 21, NULL},
 	{"firefox/flamegraph.txt", "collapsed", 1, 45, 152364, NULL},
 	/* collapsed stacks (totals: awk over the count column) */
