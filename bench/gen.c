@@ -1129,7 +1129,7 @@ static void build_code(struct model *m, uint32_t nfuncs)
 			} else if (lib != 0xff) {
 				/* nudged return addresses inside the function */
 				m->frame_addr[fr] = m->func_addr[f] + 4 + (size - 4) * k / nfr +
-						    rng_below(&r, (size - 4) / nfr + 1);
+						    rng_below(&r, (size - 4) / nfr);
 				if (has_lines)
 					m->frame_line[fr] = line0 + k * 7 + rng_below(&r, 5);
 			}

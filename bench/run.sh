@@ -8,7 +8,8 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox or collapsed: run only that kind).
+# BENCH_ONLY (firefox or collapsed: run only that kind), BENCH_REVISION (what RESULTS.md names
+# as the code measured, by default the checkout's HEAD).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -137,8 +138,13 @@ for kind in firefox collapsed; do
 	done
 done
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- src include cli 2>/dev/null || commit="$commit (+ uncommitted changes in src/)"
+if [ -n "${BENCH_REVISION:-}" ]; then
+	commit=$BENCH_REVISION
+else
+	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git diff --quiet HEAD -- src include cli 2>/dev/null ||
+		commit="$commit (+ uncommitted changes in src/)"
+fi
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
