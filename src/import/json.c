@@ -137,6 +137,10 @@ static int scan_string(struct json *j, struct json_tok *t)
 				   c == 'n' || c == 'r' || c == 't') {
 				p += 2;
 			} else {
+				if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+					return json_fail(j, p,
+							 "invalid escape: byte 0x%02x after '\\'",
+							 (unsigned char)c);
 				return json_fail(j, p, "invalid escape '\\%c' in a string", c);
 			}
 			continue;
