@@ -225,6 +225,7 @@ struct gk_proc {
 struct gk_sample {
 	uint32_t stack;
 	int64_t time;
+	int64_t cpu; /* threadCPUDelta * 10^3, PV_TIME_NONE when null */
 };
 
 struct gk_stack {
@@ -294,6 +295,8 @@ struct gk_strfield {
 	pv_str_ix type, key;
 };
 
+enum cpu_unit { CPU_UNKNOWN, CPU_NS, CPU_US, CPU_CYCLES };
+
 struct gk {
 	struct pv_builder *b;
 	struct pv_input *in;
@@ -307,6 +310,9 @@ struct gk {
 	struct vec strfields; /* struct gk_strfield: payload keys holding string indexes */
 	struct vec schemas;   /* pv_str_ix: marker schema names seen */
 	struct buf out;       /* scratch: a payload being assembled, a name */
+	/* threadCPUDelta as a second metric, like the processed importer's "cpu-delta" */
+	int cpu_unit; /* enum cpu_unit, from meta.sampleUnits */
+	pv_metric_ix cpu_metric;
 };
 
 static int oom(struct gk *g)
@@ -1053,6 +1059,18 @@ static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_
 	return rc;
 }
 
+/* meta.sampleUnits.threadCPUDelta: "ns", "µs" (raw or escaped) or "variable CPU cycles" */
+static int cpu_unit_of(const struct json_tok *t)
+{
+	if (json_is(t, "ns"))
+		return CPU_NS;
+	if (json_is(t, "\xc2\xb5s") || json_is(t, "\\u00b5s") || json_is(t, "\\u00B5s"))
+		return CPU_US;
+	if (json_is(t, "variable CPU cycles"))
+		return CPU_CYCLES;
+	return CPU_UNKNOWN;
+}
+
 static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const struct json_tok *open)
 {
 	int rc = expect_kind(j, open, JSON_OBJECT, "\"meta\" (an object)");
@@ -1086,6 +1104,22 @@ static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const st
 			have_cats = true;
 		} else if (json_is(&k, "markerSchema")) {
 			rc = parse_marker_schemas(g, j, &v);
+		} else if (json_is(&k, "preprocessedProfileVersion")) {
+			return pv_error_set(g->err, PV_EFORMAT,
+					    "%s: a processed Firefox profile (meta.preprocessedProfileVersion), not a Gecko one: read it as firefox-processed",
+					    g->in->name);
+		} else if (json_is(&k, "sampleUnits") && pr->root && v.kind == JSON_OBJECT) {
+			for (;;) {
+				struct json_tok uk, uv;
+				if ((rc = json_next(j, &uk)) || uk.kind != JSON_KEY)
+					break;
+				if ((rc = json_next(j, &uv)))
+					break;
+				if (json_is(&uk, "threadCPUDelta") && uv.kind == JSON_STRING)
+					g->cpu_unit = cpu_unit_of(&uv);
+				else if ((rc = json_skip(j, &uv)))
+					break;
+			}
 		} else if (json_is(&k, "extensions") && pr->root && v.kind == JSON_OBJECT) {
 			struct table t;
 			table_init(&t, "meta.extensions", ext_fields, ext_row_cb, NULL, NULL);
@@ -1437,8 +1471,8 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 
 /* ---- threads ---- */
 
-enum { S_STACK, S_TIME };
-static const char *const sample_fields[] = {"stack", "time", NULL};
+enum { S_STACK, S_TIME, S_CPU };
+static const char *const sample_fields[] = {"stack", "time", "threadCPUDelta", NULL};
 enum { K_PREFIX, K_FRAME };
 static const char *const stack_fields[] = {"prefix", "frame", NULL};
 enum { F_LOCATION, F_LINE, F_COLUMN, F_CATEGORY, F_SUBCATEGORY };
@@ -1462,6 +1496,12 @@ static int sample_row(struct gk *g, struct json *j, struct table *t, const struc
 	int rc = cell_index(j, &c[S_STACK], row, &s.stack, "a stack index or null");
 	if (!rc)
 		rc = cell_time(j, &c[S_TIME], &s.time, "a time in milliseconds");
+	s.cpu = PV_TIME_NONE;
+	if (!rc && !tok_null(&c[S_CPU]) && c[S_CPU].kind != JSON_NUMBER)
+		rc = json_fail_at(j, &c[S_CPU], "expected a CPU delta (a number) or null, found %s",
+				  json_kind_name(c[S_CPU].kind));
+	else if (!rc && c[S_CPU].kind == JSON_NUMBER)
+		rc = json_fixed(j, &c[S_CPU], 3, &s.cpu);
 	if (rc)
 		return rc;
 	struct gk_sample *e = vec_push(&g->th.samples, sizeof(*e));
@@ -1738,10 +1778,13 @@ static int marker_row(struct gk *g, struct json *j, struct table *t, const struc
 		uint32_t ph;
 		if ((rc = cell_index(j, &c[M_PHASE], row, &ph, "a marker phase (0 to 3)")))
 			return rc;
-		if (ph > PV_PHASE_END)
+		if (ph == PV_NONE)
 			return json_fail_at(j, at(&c[M_PHASE], row),
 					    "expected a marker phase (0 to 3), found %s",
-					    ph == PV_NONE ? "null" : "a larger number");
+					    c[M_PHASE].kind == JSON_EOF ? "no cell" : "null");
+		if (ph > PV_PHASE_END)
+			return json_fail_at(j, &c[M_PHASE],
+					    "expected a marker phase (0 to 3), found %u", ph);
 		m.phase = (uint8_t)ph;
 	}
 	/* allocations are samples of another kind, not markers (process-profile.ts) */
@@ -2214,13 +2257,28 @@ static int finish_thread(struct gk *g)
 	b->p->threads.end_ns[tix] = unreg;
 
 	const struct gk_sample *sa = th->samples.p;
+	bool cpu = th->t_samples.field_col[S_CPU] >= 0 && th->samples.len;
+	if (cpu && g->cpu_metric == PV_NONE) {
+		/* threads read before weigh 0 for it, as threads without the column do */
+		enum pv_unit u = g->cpu_unit == CPU_NS || g->cpu_unit == CPU_US ? PV_UNIT_NS
+				 : g->cpu_unit == CPU_CYCLES ? PV_UNIT_CYCLES
+							     : PV_UNIT_OTHER;
+		g->cpu_metric = builder_metric(b, builder_cstr(b, "cpu-delta"), u);
+		if (b->status)
+			return 0;
+	}
 	for (uint32_t i = 0; i < th->samples.len; i++) {
 		if (sa[i].stack != PV_NONE && sa[i].stack >= nstacks)
 			return fail_cell(g, &th->t_samples, i, S_STACK,
 					 "expected a stack index below %u (the stackTable's length) or null, found %u",
 					 nstacks, sa[i].stack);
+		int64_t w[2] = {1, 0}, c = sa[i].cpu;
+		/* the first delta of a thread covers time before the profile: meaningless */
+		if (cpu && i > 0 && c != PV_TIME_NONE)
+			w[1] = g->cpu_unit == CPU_US ? c : (c + (c >= 0 ? 500 : -500)) / 1000;
 		builder_sample(b, tix, sa[i].stack == PV_NONE ? PV_NONE : smap[sa[i].stack],
-			       sa[i].time == PV_TIME_NONE ? PV_TIME_NONE : sa[i].time + delta, NULL);
+			       sa[i].time == PV_TIME_NONE ? PV_TIME_NONE : sa[i].time + delta,
+			       g->cpu_metric == PV_NONE ? NULL : w);
 	}
 	int rc = emit_markers(g, tix);
 	if (rc)
@@ -2532,7 +2590,7 @@ static void release(struct gk *g)
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
-	struct gk g = {.b = b, .in = in, .err = err};
+	struct gk g = {.b = b, .in = in, .err = err, .cpu_metric = PV_NONE};
 	struct gk_thread *th = &g.th;
 	table_init(&th->t_samples, "samples", sample_fields, sample_row, NULL, NULL);
 	table_init(&th->t_stacks, "stackTable", stack_fields, stack_row, NULL, NULL);
