@@ -45,7 +45,7 @@ enum cpu_unit { CPU_UNKNOWN, CPU_NS, CPU_US, CPU_CYCLES };
 struct ucol {
 	uint32_t *v;
 	uint32_t len, cap;
-	const char *at;	    /* the column's '[' in the input; NULL when the file has no column */
+	const char *at;	    /* the column's '[' in the input; NULL when there is none */
 	uint32_t max;	    /* largest value other than PV_NONE ... */
 	const char *max_at; /* ... and its token, for a positioned error once the target is known */
 	const char *null_at; /* the first null (or -1), for columns that must not have one */
@@ -1441,17 +1441,16 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 		return rc;
 	uint32_t nsrc = T->func_src_is_str ? S->len : x->src_file.len;
 	if ((rc = check_ix(x, &T->stack_frame, nf, "a frameTable", "stackTable.frame")) ||
-	    (rc = check_ix(x, &T->stack_cat, x->nr_cat, "a category", "stackTable.category")) ||
 	    (rc = check_ix(x, &T->frame_func, nu, "a funcTable", "frameTable.func")) ||
 	    (rc = check_ix(x, &T->frame_cat, x->nr_cat, "a category", "frameTable.category")) ||
-	    (rc = check_ix(x, &T->frame_lib, x->nr_libs, "a libs", "frameTable.lib")) ||
+	    (rc = check_ix(x, &T->frame_lib, x->nr_libs, "a lib", "frameTable.lib")) ||
 	    (rc = check_ix(x, &T->func_name, S->len, "a string", "funcTable.name")) ||
 	    (rc = check_ix(x, &T->func_res, nr, "a resourceTable", "funcTable.resource")) ||
-	    (rc = check_ix(x, &T->func_src, nsrc, T->func_src_is_str ? "a string" : "a sources",
+	    (rc = check_ix(x, &T->func_src, nsrc, T->func_src_is_str ? "a string" : "a source",
 			   T->func_src_is_str ? "funcTable.fileName" : "funcTable.source")) ||
 	    (rc = check_ix(x, &T->res_name, S->len, "a string", "resourceTable.name")) ||
 	    (rc = check_ix(x, &T->res_host, S->len, "a string", "resourceTable.host")) ||
-	    (rc = check_ix(x, &T->res_lib, x->nr_libs, "a libs", "resourceTable.lib")))
+	    (rc = check_ix(x, &T->res_lib, x->nr_libs, "a lib", "resourceTable.lib")))
 		return rc;
 
 	res_mod = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*res_mod));
@@ -1557,6 +1556,7 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 			if (c == PV_NONE)
 				c = p != PV_NONE ? eff[p] : x->default_cat;
 			eff[i] = c;
+			/* not kept, so an index past the categories only counts as a difference */
 			if (T->stack_cat.v[i] != PV_NONE && T->stack_cat.v[i] != c)
 				x->stack_cat_differ++;
 		}
