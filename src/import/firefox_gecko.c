@@ -36,9 +36,9 @@
 
 #define GK_MIN_VERSION 5  /* older: libs as a JSON string, processes inside threads */
 #define GK_MAX_VERSION 36 /* GECKO_PROFILE_VERSION of the Firefox Profiler we follow */
-#define GK_MAX_COLS 64    /* a schema column index past this is refused */
+#define GK_MAX_COLS    64 /* a schema column index past this is refused */
 #define GK_MAX_UNKNOWN 8  /* columns we do not keep, reported by name, per table */
-#define PROBE_WINDOW ((size_t)1 << 20)
+#define PROBE_WINDOW   ((size_t)1 << 20)
 
 /* ---- small growable arrays ---- */
 
@@ -141,8 +141,8 @@ static int buf_ms(struct buf *b, int64_t ns)
 {
 	char t[48];
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	int n = snprintf(t, sizeof(t), "%s%llu", ns < 0 ? "-" : "",
-			 (unsigned long long)(a / 1000000));
+	int n =
+	    snprintf(t, sizeof(t), "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000));
 	uint32_t frac = (uint32_t)(a % 1000000);
 	if (frac) {
 		char f[8];
@@ -182,15 +182,15 @@ typedef int (*cell_fn)(struct gk *g, struct json *j, struct table *t, int field,
  * JSON_EOF when the row has no such cell); container cells go to the cell callback as they come.
  */
 struct table {
-	const char *what;           /* name in messages: "samples", "frameTable" */
-	const char *const *fields;  /* known column names, NULL-terminated */
+	const char *what;	   /* name in messages: "samples", "frameTable" */
+	const char *const *fields; /* known column names, NULL-terminated */
 	row_fn row;
-	cell_fn cell;               /* NULL: a container in a known column is an error */
+	cell_fn cell; /* NULL: a container in a known column is an error */
 	void *ctx;
 	bool have_schema;
-	int8_t col_field[GK_MAX_COLS];   /* column -> field, -1 when not known */
+	int8_t col_field[GK_MAX_COLS];	 /* column -> field, -1 when not known */
 	int8_t col_unknown[GK_MAX_COLS]; /* column -> slot of unknown[], -1 */
-	int8_t field_col[16];            /* field -> column, -1 when absent */
+	int8_t field_col[16];		 /* field -> column, -1 when absent */
 	uint32_t nr_unknown;
 	char unknown_name[GK_MAX_UNKNOWN][48];
 	uint64_t unknown_count[GK_MAX_UNKNOWN];
@@ -215,9 +215,9 @@ struct gk_proc {
 	int version;
 	int64_t start_ns; /* meta.startTime in ns since the epoch */
 	bool have_start;
-	int64_t delta_ns; /* added to every time of this process: its clock onto the root's */
-	struct vec libs;  /* struct gk_lib, sorted by start */
-	struct vec cats;  /* struct gk_cat, by meta.categories index */
+	int64_t delta_ns;  /* added to every time of this process: its clock onto the root's */
+	struct vec libs;   /* struct gk_lib, sorted by start */
+	struct vec cats;   /* struct gk_cat, by meta.categories index */
 	struct vec submap; /* uint32_t: the profile's subcategory index of each */
 	const char *deferred_threads, *deferred_processes;
 };
@@ -248,22 +248,22 @@ struct gk_member {
 
 struct gk_payload {
 	bool present;
-	uint32_t first, nr;      /* members */
+	uint32_t first, nr;	  /* members */
 	pv_str_ix type, category; /* "type" and "category" when strings */
-	int interval;            /* "interval": 1 "start", 2 "end" (Gecko < 20 tracing markers) */
-	int64_t start, end;      /* numeric "startTime" / "endTime", PV_TIME_NONE otherwise */
-	int64_t timestamp;       /* numeric "timeStamp" (DOMEvent, Gecko < 21) */
+	int interval;		  /* "interval": 1 "start", 2 "end" (Gecko < 20 tracing) */
+	int64_t start, end;	  /* numeric "startTime" / "endTime", PV_TIME_NONE otherwise */
+	int64_t timestamp;	  /* numeric "timeStamp" (DOMEvent, Gecko < 21) */
 	bool has_cause, cause_tid;
-	uint32_t cause_stack;    /* Gecko stack index of the thread */
+	uint32_t cause_stack; /* Gecko stack index of the thread */
 	int64_t cause_time;
 };
 
 struct gk_marker {
 	uint32_t name, cat;
-	uint8_t phase;            /* from the phase column (new-style rows) */
+	uint8_t phase;		  /* from the phase column (new-style rows) */
 	int64_t start, end, time; /* as read, on the process's clock; PV_TIME_NONE */
 	struct gk_payload pl;
-	pv_str_ix payload;        /* assembled text, once */
+	pv_str_ix payload; /* assembled text, once */
 	/* what the upgraders of old versions change (upgrade_marker) */
 	pv_str_ix name_out, type_out; /* 0: as written */
 	bool drop_category, drop_timestamp, latency;
@@ -279,11 +279,11 @@ struct gk_thread {
 	struct table t_samples, t_stacks, t_frames, t_markers;
 	bool markers_old; /* {name, time, data} rows of Gecko < 20 */
 	struct vec samples, stacks, frames, markers, members;
-	struct buf ptext;                /* payload members */
-	struct buf stext;                /* the stringTable, decoded */
-	struct vec str_off, str_len;     /* uint64_t, uint32_t */
+	struct buf ptext;	     /* payload members */
+	struct buf stext;	     /* the stringTable, decoded */
+	struct vec str_off, str_len; /* uint64_t, uint32_t */
 	struct vec locs, frame_map, stack_map, emits;
-	struct gk_payload cur;           /* the payload of the marker row being read */
+	struct gk_payload cur; /* the payload of the marker row being read */
 	uint64_t bad_times;
 };
 
@@ -309,7 +309,7 @@ struct gk {
 	struct vec exts;      /* struct gk_ext: moz-extension origins -> resource names */
 	struct vec strfields; /* struct gk_strfield: payload keys holding string indexes */
 	struct vec schemas;   /* pv_str_ix: marker schema names seen */
-	struct buf out;       /* scratch: a payload being assembled, a name */
+	struct buf out;	      /* scratch: a payload being assembled, a name */
 	/* threadCPUDelta as a second metric, like the processed importer's "cpu-delta" */
 	int cpu_unit; /* enum cpu_unit, from meta.sampleUnits */
 	pv_metric_ix cpu_metric;
@@ -333,8 +333,7 @@ static const struct json_tok *at(const struct json_tok *cell, const struct json_
 	return cell->kind == JSON_EOF ? row : cell;
 }
 
-static int expect_kind(struct json *j, const struct json_tok *t, enum json_kind k,
-		       const char *what)
+static int expect_kind(struct json *j, const struct json_tok *t, enum json_kind k, const char *what)
 {
 	if (t->kind == k)
 		return 0;
@@ -391,7 +390,8 @@ static int tok_u64(struct json *j, const struct json_tok *t, uint64_t *out, cons
 		if (rc)
 			return rc;
 		if (!(d >= 0 && d < 18446744073709551616.0))
-			return json_fail_at(j, t, "expected %s, found %.*s", what, (int)t->len, t->s);
+			return json_fail_at(j, t, "expected %s, found %.*s", what, (int)t->len,
+					    t->s);
 		v = (uint64_t)d;
 	}
 	*out = v;
@@ -504,7 +504,8 @@ static int count_table_rows(struct json *j, const struct json_tok *t, uint64_t *
 			return rc;
 		if (json_is(&k, "data") || json_is(&k, "samples") || json_is(&k, "sample_groups")) {
 			uint64_t m;
-			rc = json_is(&k, "data") ? count_skip(j, &v, &m) : count_table_rows(j, &v, &m);
+			rc = json_is(&k, "data") ? count_skip(j, &v, &m)
+						 : count_table_rows(j, &v, &m);
 			*n += m;
 		} else {
 			rc = json_skip(j, &v);
@@ -566,8 +567,9 @@ static int read_schema(struct json *j, struct table *t, const struct json_tok *o
 			t->field_col[f] = (int8_t)c;
 		} else if (t->nr_unknown < GK_MAX_UNKNOWN && t->col_unknown[c] < 0) {
 			uint32_t u = t->nr_unknown++;
-			size_t n = k.len < sizeof(t->unknown_name[u]) - 1 ? k.len
-									 : sizeof(t->unknown_name[u]) - 1;
+			size_t n = k.len < sizeof(t->unknown_name[u]) - 1
+				       ? k.len
+				       : sizeof(t->unknown_name[u]) - 1;
 			memcpy(t->unknown_name[u], k.s, n);
 			t->unknown_name[u][n] = 0;
 			t->unknown_count[u] = 0;
@@ -593,8 +595,8 @@ static int read_rows(struct gk *g, struct json *j, struct table *t, const struct
 		if (r.kind == JSON_END)
 			return 0;
 		if (r.kind != JSON_ARRAY)
-			return json_fail_at(j, &r, "expected a %s row (an array), found %s", t->what,
-					    json_kind_name(r.kind));
+			return json_fail_at(j, &r, "expected a %s row (an array), found %s",
+					    t->what, json_kind_name(r.kind));
 		for (int f = 0; f < 16; f++)
 			cells[f].kind = JSON_EOF;
 		for (uint32_t c = 0;; c++) {
@@ -612,7 +614,8 @@ static int read_rows(struct gk *g, struct json *j, struct table *t, const struct
 			} else if (v.kind == JSON_OBJECT || v.kind == JSON_ARRAY) {
 				if (!t->cell)
 					return json_fail_at(j, &v,
-							    "expected a number, a string or null in %s column '%s', found %s",
+							    "expected a number, a string or null "
+							    "in %s column '%s', found %s",
 							    t->what, t->fields[f],
 							    json_kind_name(v.kind));
 				rc = t->cell(g, j, t, f, &v);
@@ -671,7 +674,8 @@ static int read_table(struct gk *g, struct json *j, struct table *t, const struc
 		/* rows without a schema cannot be read; no rows need none */
 		rc = json_next(&j2, &first);
 		if (!rc && first.kind != JSON_END)
-			rc = json_fail_at(&j2, &v, "expected a \"schema\" for the %s rows", t->what);
+			rc =
+			    json_fail_at(&j2, &v, "expected a \"schema\" for the %s rows", t->what);
 	} else if (!rc) {
 		rc = read_rows(g, &j2, t, &v);
 	}
@@ -683,10 +687,10 @@ static int read_table(struct gk *g, struct json *j, struct table *t, const struc
  * An error at row `row`, field `field` of a table read earlier: reads the rows again up to that
  * cell so the message has its line and column (or the row's, when the row has no such cell).
  */
-static int fail_cell(struct gk *g, const struct table *t, uint32_t row, int field,
-		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int fail_cell(struct gk *g, const struct table *t, uint32_t row, int field,
-		     const char *fmt, ...)
+static int fail_cell(struct gk *g, const struct table *t, uint32_t row, int field, const char *fmt,
+		     ...) __attribute__((format(printf, 5, 6)));
+static int fail_cell(struct gk *g, const struct table *t, uint32_t row, int field, const char *fmt,
+		     ...)
 {
 	char msg[300];
 	va_list ap;
@@ -730,30 +734,29 @@ struct default_cat {
 };
 
 /* The list Gecko 11 to 15 implied (upgrader 11): old bit-flag categories map into it. */
+/* clang-format off */
 static const struct default_cat cats_v11[] = {
-	{"Idle", "transparent"}, {"Other", "grey"}, {"JavaScript", "yellow"},
-	{"Layout", "purple"},    {"Graphics", "green"}, {"DOM", "blue"},
-	{"GC / CC", "orange"},   {"Network", "lightblue"},
+	{"Idle", "transparent"}, {"Other", "grey"}, {"JavaScript", "yellow"}, {"Layout", "purple"},
+	{"Graphics", "green"}, {"DOM", "blue"}, {"GC / CC", "orange"}, {"Network", "lightblue"},
 };
 
 /* The default categories the Firefox Profiler makes sure exist (upgrader 16). */
 static const struct default_cat cats_default[] = {
-	{"Idle", "transparent"}, {"Other", "grey"},        {"Layout", "purple"},
-	{"JavaScript", "yellow"}, {"GC / CC", "orange"},   {"Network", "lightblue"},
-	{"Graphics", "green"},   {"DOM", "blue"},
+	{"Idle", "transparent"}, {"Other", "grey"}, {"Layout", "purple"}, {"JavaScript", "yellow"},
+	{"GC / CC", "orange"}, {"Network", "lightblue"}, {"Graphics", "green"}, {"DOM", "blue"},
 };
 
 /* Which category a marker of a Gecko < 16 profile gets, from its name or payload type. */
 static const char *const marker_cat_keys[][2] = {
 	{"DOMEvent", "DOM"}, {"Navigation::DOMComplete", "DOM"},
-	{"Navigation::DOMInteractive", "DOM"}, {"Navigation::Start", "DOM"},
-	{"UserTiming", "DOM"}, {"CC", "GC / CC"}, {"GCMajor", "GC / CC"},
-	{"GCMinor", "GC / CC"}, {"GCSlice", "GC / CC"}, {"Paint", "Graphics"},
-	{"VsyncTimestamp", "Graphics"}, {"CompositorScreenshot", "Graphics"},
+	{"Navigation::DOMInteractive", "DOM"}, {"Navigation::Start", "DOM"}, {"UserTiming", "DOM"},
+	{"CC", "GC / CC"}, {"GCMajor", "GC / CC"}, {"GCMinor", "GC / CC"}, {"GCSlice", "GC / CC"},
+	{"Paint", "Graphics"}, {"VsyncTimestamp", "Graphics"}, {"CompositorScreenshot", "Graphics"},
 	{"JS allocation", "JavaScript"}, {"Styles", "Layout"},
 	{"nsRefreshDriver::Tick waiting for paint", "Layout"}, {"Navigation", "Network"},
 	{"Network", "Network"},
 };
+/* clang-format on */
 
 static const char *default_color(const char *name)
 {
@@ -1007,9 +1010,10 @@ static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_
 							rc = tok_str(g, j, &fv, &key);
 						else if (json_is(&fk, "format") &&
 							 fv.kind == JSON_STRING)
-							str_ix = json_is(&fv, "unique-string") ||
-								 json_is(&fv, "flow-id") ||
-								 json_is(&fv, "terminating-flow-id");
+							str_ix =
+							    json_is(&fv, "unique-string") ||
+							    json_is(&fv, "flow-id") ||
+							    json_is(&fv, "terminating-flow-id");
 						else
 							rc = json_skip(j, &fv);
 						if (rc)
@@ -1089,7 +1093,8 @@ static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const st
 			return rc;
 		if (json_is(&k, "version")) {
 			if (v.kind != JSON_NUMBER)
-				return json_fail_at(j, &v, "expected meta.version (a number), found %s",
+				return json_fail_at(j, &v,
+						    "expected meta.version (a number), found %s",
 						    json_kind_name(v.kind));
 			rc = json_i64(j, &v, &version);
 		} else if (json_is(&k, "startTime") && v.kind == JSON_NUMBER) {
@@ -1105,9 +1110,11 @@ static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const st
 		} else if (json_is(&k, "markerSchema")) {
 			rc = parse_marker_schemas(g, j, &v);
 		} else if (json_is(&k, "preprocessedProfileVersion")) {
-			return pv_error_set(g->err, PV_EFORMAT,
-					    "%s: a processed Firefox profile (meta.preprocessedProfileVersion), not a Gecko one: read it as firefox-processed",
-					    g->in->name);
+			return pv_error_set(
+			    g->err, PV_EFORMAT,
+			    "%s: a processed Firefox profile (meta.preprocessedProfileVersion), "
+			    "not a Gecko one: read it as firefox-processed",
+			    g->in->name);
 		} else if (json_is(&k, "sampleUnits") && pr->root && v.kind == JSON_OBJECT) {
 			for (;;) {
 				struct json_tok uk, uv;
@@ -1135,14 +1142,16 @@ static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const st
 		 * sub-process says 5 under a root of 13) */
 		version = g->root_version;
 	} else if (version < 0) {
-		return pv_error_set(g->err, PV_EFORMAT,
-				    "%s: not a Gecko profile profview reads: meta has no \"version\"",
-				    g->in->name);
+		return pv_error_set(
+		    g->err, PV_EFORMAT,
+		    "%s: not a Gecko profile profview reads: meta has no \"version\"", g->in->name);
 	}
 	if (version < GK_MIN_VERSION || version > GK_MAX_VERSION)
 		return pv_error_set(g->err, PV_EFORMAT,
-				    "%s: Gecko profile version %lld is not supported (profview reads versions %d to %d)",
-				    g->in->name, (long long)version, GK_MIN_VERSION, GK_MAX_VERSION);
+				    "%s: Gecko profile version %lld is not supported (profview "
+				    "reads versions %d to %d)",
+				    g->in->name, (long long)version, GK_MIN_VERSION,
+				    GK_MAX_VERSION);
 	pr->version = (int)version;
 	pr->have_meta = true;
 	if (!have_cats && (rc = default_categories(g, pr)))
@@ -1335,8 +1344,8 @@ static bool split_js_tail(const char *url, const char *e, size_t *url_len, uint3
  * "func (url:line:col)[source]" or "url:line:col[source]": the Firefox Profiler's two JS regular
  * expressions. Sets the name (may be empty), the url, line and column.
  */
-static bool parse_js(const char *s, size_t n, size_t *name_len, const char **url,
-		     size_t *url_len, uint32_t *line, uint32_t *col)
+static bool parse_js(const char *s, size_t n, size_t *name_len, const char **url, size_t *url_len,
+		     uint32_t *line, uint32_t *col)
 {
 	size_t m = n;
 	/* an optional "[digits]" suffix: the index of the script in the sources table */
@@ -1416,8 +1425,8 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 			li->addr = a;
 			if (l) {
 				if (l->module == PV_NONE)
-					l->module = builder_module(b, l->name, l->path,
-								   PV_MODULE_LIBRARY);
+					l->module =
+					    builder_module(b, l->name, l->path, PV_MODULE_LIBRARY);
 				mod = l->module;
 				li->addr = a - l->start + l->offset;
 			}
@@ -1432,8 +1441,8 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 			s += 21;
 			name_len -= 21;
 		}
-		pv_module_ix mod = builder_module(b, builder_str(b, lib, lib_len), 0,
-						  PV_MODULE_LIBRARY);
+		pv_module_ix mod =
+		    builder_module(b, builder_str(b, lib, lib_len), 0, PV_MODULE_LIBRARY);
 		li->func = builder_func(b, builder_str(b, s, name_len), mod, PV_NONE, 0);
 		return;
 	}
@@ -1460,8 +1469,8 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 				b->status = PV_ENOMEM;
 			name = builder_str(b, g->out.p, g->out.len);
 		}
-		li->func = builder_func(b, name, url_module(g, url, url_len), builder_source(b, urls),
-					line);
+		li->func = builder_func(b, name, url_module(g, url, url_len),
+					builder_source(b, urls), line);
 		li->line = line;
 		li->column = col;
 		return;
@@ -1476,11 +1485,11 @@ static const char *const sample_fields[] = {"stack", "time", "threadCPUDelta", N
 enum { K_PREFIX, K_FRAME };
 static const char *const stack_fields[] = {"prefix", "frame", NULL};
 enum { F_LOCATION, F_LINE, F_COLUMN, F_CATEGORY, F_SUBCATEGORY };
-static const char *const frame_fields[] = {"location", "line", "column", "category",
-					   "subcategory", NULL};
+static const char *const frame_fields[] = {"location", "line",	      "column",
+					   "category", "subcategory", NULL};
 enum { M_NAME, M_START, M_END, M_PHASE, M_CATEGORY, M_DATA, M_TIME };
-static const char *const marker_fields[] = {"name", "startTime", "endTime", "phase",
-					    "category", "data", "time", NULL};
+static const char *const marker_fields[] = {"name",	"startTime", "endTime", "phase",
+					    "category", "data",	     "time",	NULL};
 
 static const char *thread_string(const struct gk_thread *th, uint32_t i, size_t *n)
 {
@@ -1522,9 +1531,10 @@ static int stack_row(struct gk *g, struct json *j, struct table *t, const struct
 		return rc;
 	/* parents come first, so one pass in row order sees a prefix before its children */
 	if (s.prefix != PV_NONE && s.prefix >= t->rows)
-		return json_fail_at(j, &c[K_PREFIX],
-				    "expected a stack prefix below %u (the row's own index) or null, found %u",
-				    t->rows, s.prefix);
+		return json_fail_at(
+		    j, &c[K_PREFIX],
+		    "expected a stack prefix below %u (the row's own index) or null, found %u",
+		    t->rows, s.prefix);
 	if (s.frame == PV_NONE)
 		return json_fail_at(j, at(&c[K_FRAME], row), "expected a frame index, found %s",
 				    c[K_FRAME].kind == JSON_EOF ? "no cell" : "null");
@@ -1636,9 +1646,11 @@ static int parse_sync_stack(struct gk *g, struct json *j, const struct json_tok 
 }
 
 static const char *const network_times[] = {
-	"domainLookupStart", "domainLookupEnd", "connectStart", "tcpConnectEnd",
-	"secureConnectionStart", "connectEnd", "requestStart", "responseStart", "responseEnd",
-	NULL,
+    "domainLookupStart",     "domainLookupEnd",
+    "connectStart",	     "tcpConnectEnd",
+    "secureConnectionStart", "connectEnd",
+    "requestStart",	     "responseStart",
+    "responseEnd",	     NULL,
 };
 
 static bool is_time_key(const char *k, size_t n, bool network_too)
@@ -1751,13 +1763,15 @@ static int marker_row(struct gk *g, struct json *j, struct table *t, const struc
 	payload_reset(&th->cur);
 	if (c[M_DATA].kind != JSON_EOF && c[M_DATA].kind != JSON_NULL &&
 	    c[M_DATA].kind != JSON_OBJECT)
-		return json_fail_at(j, &c[M_DATA], "expected a marker payload (an object) or null, found %s",
+		return json_fail_at(j, &c[M_DATA],
+				    "expected a marker payload (an object) or null, found %s",
 				    json_kind_name(c[M_DATA].kind));
 	if (t->rows == 0) {
 		th->markers_old = t->field_col[M_PHASE] < 0;
 		if (th->markers_old && t->field_col[M_TIME] < 0)
-			return json_fail_at(j, row,
-					    "expected a \"phase\" or a \"time\" column in the markers schema");
+			return json_fail_at(
+			    j, row,
+			    "expected a \"phase\" or a \"time\" column in the markers schema");
 	}
 	int rc = cell_index(j, &c[M_NAME], row, &m.name, "a marker name (a string index)");
 	if (!rc)
@@ -1789,8 +1803,8 @@ static int marker_row(struct gk *g, struct json *j, struct table *t, const struc
 	}
 	/* allocations are samples of another kind, not markers (process-profile.ts) */
 	const char *type = pv_str(g->b->p, m.pl.type);
-	if (m.pl.present && (strcmp(type, "JS allocation") == 0 ||
-			     strcmp(type, "Native allocation") == 0)) {
+	if (m.pl.present &&
+	    (strcmp(type, "JS allocation") == 0 || strcmp(type, "Native allocation") == 0)) {
 		builder_lossy(g->b, 1, "%s markers (allocation samples)", type);
 		th->members.len = m.pl.first;
 		return 0;
@@ -1926,7 +1940,8 @@ static int assemble_payload(struct gk *g, struct gk_marker *m)
 			rc = buf_json_string(o, s, sn);
 		} else if (ipc && mem_is(k, mb->key_len, "otherPid") &&
 			   th->ptext.p[mb->val_off] != '"') {
-			/* a string since processed version 47, as upstream's processing writes it */
+			/* a string since processed version 47, as upstream's processing writes it
+			 */
 			rc = buf_json_string(o, th->ptext.p + mb->val_off, mb->val_len);
 		} else {
 			rc = buf_put(o, th->ptext.p + mb->val_off, mb->val_len);
@@ -1946,8 +1961,8 @@ static int assemble_payload(struct gk *g, struct gk_marker *m)
 }
 
 /* The category of a marker of a Gecko < 16 profile, which had none (upgrader 16). */
-static pv_cat_ix legacy_marker_category(struct gk *g, const struct gk_marker *m,
-					const char *name, size_t nn)
+static pv_cat_ix legacy_marker_category(struct gk *g, const struct gk_marker *m, const char *name,
+					size_t nn)
 {
 	const struct pv_profile *p = g->b->p;
 	const char *key = name;
@@ -1963,8 +1978,8 @@ static pv_cat_ix legacy_marker_category(struct gk *g, const struct gk_marker *m,
 		if (mem_is(key, kn, marker_cat_keys[i][0]))
 			cat = marker_cat_keys[i][1];
 	uint32_t before = p->categories.len;
-	pv_cat_ix c = builder_category(g->b, builder_cstr(g->b, cat),
-				       builder_cstr(g->b, default_color(cat)));
+	pv_cat_ix c =
+	    builder_category(g->b, builder_cstr(g->b, cat), builder_cstr(g->b, default_color(cat)));
 	if (p->categories.len != before)
 		builder_subcategory(g->b, c, builder_cstr(g->b, "Other"));
 	return c;
@@ -1983,9 +1998,9 @@ static pv_str_ix upgrade_old_marker(struct gk *g, struct gk_marker *m, int versi
 	size_t nn;
 	const char *name = thread_string(&g->th, m->name, &nn);
 	pv_str_ix type = m->pl.type;
-	if (version < 13 && (mem_is(name, nn, "VsyncTimestamp") ||
-			     mem_is(name, nn, "LayerTranslation") ||
-			     mem_is(name, nn, "CompositorScreenshot"))) {
+	if (version < 13 &&
+	    (mem_is(name, nn, "VsyncTimestamp") || mem_is(name, nn, "LayerTranslation") ||
+	     mem_is(name, nn, "CompositorScreenshot"))) {
 		type = m->type_out = builder_str(g->b, name, nn);
 		m->drop_category = true;
 	}
@@ -2039,23 +2054,26 @@ static int emit_markers(struct gk *g, pv_thread_ix tix)
 	for (uint32_t i = 0; i < nm; i++) {
 		struct gk_marker *m = &mk[i];
 		if (m->name >= nstr)
-			return fail_cell(g, &th->t_markers, i, M_NAME,
-					 "expected a string index below %u (the stringTable's length), found %u",
-					 nstr, m->name);
+			return fail_cell(
+			    g, &th->t_markers, i, M_NAME,
+			    "expected a string index below %u (the stringTable's length), found %u",
+			    nstr, m->name);
 		if (m->pl.has_cause && m->pl.cause_stack >= nstacks)
 			return fail_cell(g, &th->t_markers, i, M_DATA,
-					 "expected a marker stack index below %u (the stackTable's length), found %u",
+					 "expected a marker stack index below %u (the stackTable's "
+					 "length), found %u",
 					 nstacks, m->pl.cause_stack);
 		if (m->cat != PV_NONE && m->cat >= pr->cats.len)
 			return fail_cell(g, &th->t_markers, i, M_CATEGORY,
-					 "expected a category index below %u (the length of meta.categories), found %u",
+					 "expected a category index below %u (the length of "
+					 "meta.categories), found %u",
 					 pr->cats.len, m->cat);
 		int rc;
 		if (!th->markers_old) {
 			int64_t s = m->phase == PV_PHASE_END ? PV_TIME_NONE : m->start;
 			int64_t e = m->phase == PV_PHASE_INTERVAL || m->phase == PV_PHASE_END
-					    ? m->end
-					    : PV_TIME_NONE;
+					? m->end
+					: PV_TIME_NONE;
 			/* upstream sorts by `endTime || startTime` of the raw columns */
 			int64_t key = m->end != PV_TIME_NONE && m->end != 0 ? m->end : m->start;
 			if (pr->version < 21)
@@ -2134,15 +2152,15 @@ static int emit_markers(struct gk *g, pv_thread_ix tix)
 		else if (m->cat != PV_NONE && m->cat < pr->cats.len)
 			cat = VEC(pr->cats, struct gk_cat)[m->cat].cat;
 		struct raw_marker r = {
-			.name = m->name_out ? m->name_out : builder_str(g->b, name, nn),
-			.category = cat,
-			.phase = (enum pv_marker_phase)em[i].phase,
-			.start_ns = em[i].start == PV_TIME_NONE ? PV_TIME_NONE : em[i].start + delta,
-			.end_ns = em[i].end == PV_TIME_NONE ? PV_TIME_NONE : em[i].end + delta,
-			.thread = tix,
-			.payload = m->payload,
-			.cause_stack = PV_NONE,
-			.cause_time_ns = PV_TIME_NONE,
+		    .name = m->name_out ? m->name_out : builder_str(g->b, name, nn),
+		    .category = cat,
+		    .phase = (enum pv_marker_phase)em[i].phase,
+		    .start_ns = em[i].start == PV_TIME_NONE ? PV_TIME_NONE : em[i].start + delta,
+		    .end_ns = em[i].end == PV_TIME_NONE ? PV_TIME_NONE : em[i].end + delta,
+		    .thread = tix,
+		    .payload = m->payload,
+		    .cause_stack = PV_NONE,
+		    .cause_time_ns = PV_TIME_NONE,
 		};
 		if (r.phase == PV_PHASE_INTERVAL && r.start_ns != PV_TIME_NONE &&
 		    r.end_ns != PV_TIME_NONE && r.end_ns < r.start_ns) {
@@ -2154,7 +2172,8 @@ static int emit_markers(struct gk *g, pv_thread_ix tix)
 			if (m->pl.cause_time != PV_TIME_NONE)
 				r.cause_time_ns = m->pl.cause_time + delta;
 			if (m->pl.cause_tid)
-				builder_lossy(g->b, 1, "marker cause thread ids (tid of a marker's stack)");
+				builder_lossy(g->b, 1,
+					      "marker cause thread ids (tid of a marker's stack)");
 		}
 		builder_marker(g->b, &r);
 	}
@@ -2186,9 +2205,10 @@ static int finish_thread(struct gk *g)
 	pv_frame_ix *fmap = th->frame_map.p;
 	for (uint32_t i = 0; i < nframes; i++) {
 		if (fr[i].loc >= nstr)
-			return fail_cell(g, &th->t_frames, i, F_LOCATION,
-					 "expected a string index below %u (the stringTable's length), found %u",
-					 nstr, fr[i].loc);
+			return fail_cell(
+			    g, &th->t_frames, i, F_LOCATION,
+			    "expected a string index below %u (the stringTable's length), found %u",
+			    nstr, fr[i].loc);
 		struct locinfo *li = &locs[fr[i].loc];
 		if (li->func == PV_NONE) {
 			size_t n;
@@ -2196,11 +2216,11 @@ static int finish_thread(struct gk *g)
 			resolve_location(g, pr, s, n, li);
 		}
 		struct frame_key k = {
-			.func = li->func,
-			.line = fr[i].line != PV_NONE ? fr[i].line : li->line,
-			.column = fr[i].column != PV_NONE ? fr[i].column : li->column,
-			.addr = li->addr,
-			.category = PV_NONE,
+		    .func = li->func,
+		    .line = fr[i].line != PV_NONE ? fr[i].line : li->line,
+		    .column = fr[i].column != PV_NONE ? fr[i].column : li->column,
+		    .addr = li->addr,
+		    .category = PV_NONE,
 		};
 		uint32_t c = fr[i].cat;
 		if (c != PV_NONE && pr->version < 11) {
@@ -2218,13 +2238,15 @@ static int finish_thread(struct gk *g)
 		if (c != PV_NONE) {
 			if (c >= pr->cats.len)
 				return fail_cell(g, &th->t_frames, i, F_CATEGORY,
-						 "expected a category index below %u (the length of meta.categories), found %u",
+						 "expected a category index below %u (the length "
+						 "of meta.categories), found %u",
 						 pr->cats.len, c);
 			const struct gk_cat *gc = &VEC(pr->cats, struct gk_cat)[c];
 			uint32_t sub = fr[i].sub == PV_NONE ? 0 : fr[i].sub;
 			if (sub >= gc->sub_len)
 				return fail_cell(g, &th->t_frames, i, F_SUBCATEGORY,
-						 "expected a subcategory index below %u (the category's subcategories), found %u",
+						 "expected a subcategory index below %u (the "
+						 "category's subcategories), found %u",
 						 gc->sub_len, sub);
 			k.category = gc->cat;
 			k.subcategory = (uint16_t)VEC(pr->submap, uint32_t)[gc->sub_first + sub];
@@ -2236,9 +2258,10 @@ static int finish_thread(struct gk *g)
 	pv_stack_ix *smap = th->stack_map.p;
 	for (uint32_t i = 0; i < nstacks; i++) {
 		if (st[i].frame >= nframes)
-			return fail_cell(g, &th->t_stacks, i, K_FRAME,
-					 "expected a frame index below %u (the frameTable's length), found %u",
-					 nframes, st[i].frame);
+			return fail_cell(
+			    g, &th->t_stacks, i, K_FRAME,
+			    "expected a frame index below %u (the frameTable's length), found %u",
+			    nframes, st[i].frame);
 		smap[i] = builder_stack(b, st[i].prefix == PV_NONE ? PV_NONE : smap[st[i].prefix],
 					fmap[st[i].frame]);
 	}
@@ -2261,8 +2284,8 @@ static int finish_thread(struct gk *g)
 	if (cpu && g->cpu_metric == PV_NONE) {
 		/* threads read before weigh 0 for it, as threads without the column do */
 		enum pv_unit u = g->cpu_unit == CPU_NS || g->cpu_unit == CPU_US ? PV_UNIT_NS
-				 : g->cpu_unit == CPU_CYCLES ? PV_UNIT_CYCLES
-							     : PV_UNIT_OTHER;
+				 : g->cpu_unit == CPU_CYCLES			? PV_UNIT_CYCLES
+										: PV_UNIT_OTHER;
 		g->cpu_metric = builder_metric(b, builder_cstr(b, "cpu-delta"), u);
 		if (b->status)
 			return 0;
@@ -2270,7 +2293,8 @@ static int finish_thread(struct gk *g)
 	for (uint32_t i = 0; i < th->samples.len; i++) {
 		if (sa[i].stack != PV_NONE && sa[i].stack >= nstacks)
 			return fail_cell(g, &th->t_samples, i, S_STACK,
-					 "expected a stack index below %u (the stackTable's length) or null, found %u",
+					 "expected a stack index below %u (the stackTable's "
+					 "length) or null, found %u",
 					 nstacks, sa[i].stack);
 		int64_t w[2] = {1, 0}, c = sa[i].cpu;
 		/* the first delta of a thread covers time before the profile: meaningless */
@@ -2283,7 +2307,8 @@ static int finish_thread(struct gk *g)
 	int rc = emit_markers(g, tix);
 	if (rc)
 		return rc;
-	builder_lossy(b, th->bad_times, "interval markers ending before they start (end set to the start)");
+	builder_lossy(b, th->bad_times,
+		      "interval markers ending before they start (end set to the start)");
 	report_columns(g, &th->t_samples);
 	report_columns(g, &th->t_stacks);
 	report_columns(g, &th->t_frames);
@@ -2293,8 +2318,9 @@ static int finish_thread(struct gk *g)
 
 /* Thread keys that hold no profile data worth a word in the import report. */
 static const char *const thread_meta_keys[] = {
-	"processType", "isMainThread", "isPrivateBrowsing", "userContextId", "eTLD+1",
-	"showMarkersInTimeline", "processStartupTime", "processShutdownTime", NULL,
+    "processType", "isMainThread",	    "isPrivateBrowsing",  "userContextId",
+    "eTLD+1",	   "showMarkersInTimeline", "processStartupTime", "processShutdownTime",
+    NULL,
 };
 
 static bool in_list(const struct json_tok *k, const char *const *list)
@@ -2346,7 +2372,8 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 		} else if (json_is(&k, "registerTime")) {
 			rc = cell_time(j, &v, &th->reg, "a register time in milliseconds or null");
 		} else if (json_is(&k, "unregisterTime")) {
-			rc = cell_time(j, &v, &th->unreg, "an unregister time in milliseconds or null");
+			rc = cell_time(j, &v, &th->unreg,
+				       "an unregister time in milliseconds or null");
 		} else if (json_is(&k, "samples")) {
 			th->samples.len = 0;
 			rc = read_table(g, j, &th->t_samples, &v);
@@ -2423,14 +2450,14 @@ static int reread(struct gk *g, struct gk_proc *pr, const char *p, bool threads)
 
 /* Top-level sections of a Gecko profile that the model has no place for. */
 static const char *const lossy_sections[][2] = {
-	{"counters", "counters (tracks of counted values)"},
-	{"profilerOverhead", "profiler overhead samples"},
-	{"pausedRanges", "paused ranges"},
-	{"pages", "pages (tabs and windows)"},
-	{"sources", "sources table rows (script ids, source maps)"},
-	{"jsTracerDictionary", "JS tracer dictionary entries"},
-	{"profilingLog", "profiling log entries"},
-	{"profileGatheringLog", "profile gathering log entries"},
+    {"counters", "counters (tracks of counted values)"},
+    {"profilerOverhead", "profiler overhead samples"},
+    {"pausedRanges", "paused ranges"},
+    {"pages", "pages (tabs and windows)"},
+    {"sources", "sources table rows (script ids, source maps)"},
+    {"jsTracerDictionary", "JS tracer dictionary entries"},
+    {"profilingLog", "profiling log entries"},
+    {"profileGatheringLog", "profile gathering log entries"},
 };
 
 struct unknown_key {
@@ -2482,8 +2509,8 @@ static int parse_profile(struct gk *g, struct json *j, const struct json_tok *op
 				pr.deferred_processes = v.s;
 				rc = json_skip(j, &v);
 			}
-		} else if (top && json_is(&k, "profile") && v.kind == JSON_OBJECT && !pr.have_meta &&
-			   !wrapper) {
+		} else if (top && json_is(&k, "profile") && v.kind == JSON_OBJECT &&
+			   !pr.have_meta && !wrapper) {
 			/* the DevTools performance panel's export */
 			wrapper = true;
 			rc = parse_profile(g, j, &v, true, false);
@@ -2503,7 +2530,8 @@ static int parse_profile(struct gk *g, struct json *j, const struct json_tok *op
 				goto out;
 			if ((v.kind == JSON_ARRAY || v.kind == JSON_OBJECT) && n && nr_unk < 16) {
 				struct unknown_key *u = &unk[nr_unk++];
-				size_t l = k.len < sizeof(u->name) - 1 ? k.len : sizeof(u->name) - 1;
+				size_t l =
+				    k.len < sizeof(u->name) - 1 ? k.len : sizeof(u->name) - 1;
 				memcpy(u->name, k.s, l);
 				u->name[l] = 0;
 				u->count = n;
@@ -2514,8 +2542,8 @@ static int parse_profile(struct gk *g, struct json *j, const struct json_tok *op
 	}
 	if (wrapper) {
 		/* the panel's own views of the recording; the rest of the wrapper is metadata */
-		static const char *const devtools_data[] = {"markers", "frames", "memory", "ticks",
-							     "allocations", NULL};
+		static const char *const devtools_data[] = {"markers", "frames",      "memory",
+							    "ticks",   "allocations", NULL};
 		for (uint32_t i = 0; i < nr_unk; i++)
 			for (int d = 0; devtools_data[d]; d++)
 				if (strcmp(unk[i].name, devtools_data[d]) == 0)
@@ -2617,8 +2645,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 }
 
 const struct importer importer_firefox_gecko = {
-	.name = "firefox-gecko",
-	.description = "Firefox Profiler raw Gecko profile (what Firefox writes), DevTools export",
-	.probe = probe,
-	.import = import,
+    .name = "firefox-gecko",
+    .description = "Firefox Profiler raw Gecko profile (what Firefox writes), DevTools export",
+    .probe = probe,
+    .import = import,
 };

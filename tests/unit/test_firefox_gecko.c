@@ -121,7 +121,8 @@ T_TEST(gecko_v36_threads_samples_markers)
 		T_EQ_INT(p->threads.tid[t], tids[t]);
 		T_EQ_INT(p->threads.sample_end[t] - p->threads.sample_begin[t], 7);
 		T_EQ_INT(p->samples.time_ns[p->threads.sample_begin[t]], first_ms[t] * 1000000);
-		T_EQ_INT(p->samples.time_ns[p->threads.sample_end[t] - 1], (first_ms[t] + 6) * 1000000);
+		T_EQ_INT(p->samples.time_ns[p->threads.sample_end[t] - 1],
+			 (first_ms[t] + 6) * 1000000);
 		T_EQ_INT(p->threads.start_ns[t], first_ms[t] * 1000000);
 		T_EQ_INT(p->threads.end_ns[t], (first_ms[t] + 100) * 1000000);
 		T_EQ_INT(thread_markers(p, t, NULL), rows[t]);
@@ -165,7 +166,8 @@ T_TEST(gecko_v36_markers_causes_payloads)
 		char path[256];
 		stack_path(p, p->markers.cause_stack[i], path, sizeof(path));
 		T_EQ_STR(path, "(root) > 0x100000f84 > 0x100001a45");
-		T_EQ_INT(p->markers.cause_time_ns[i], p->markers.thread[i] == 2 ? 1001000000 : 1000000);
+		T_EQ_INT(p->markers.cause_time_ns[i],
+			 p->markers.thread[i] == 2 ? 1001000000 : 1000000);
 		T_TRUE(strstr(pv_str(p, p->markers.payload[i]), "stack") == NULL);
 	}
 	T_EQ_INT(causes, 12);
@@ -184,8 +186,11 @@ T_TEST(gecko_v36_markers_causes_payloads)
 	T_CONTAINS(pv_str(p, p->markers.payload[m]), "\"responseEnd\":1023.9}");
 	/* a string index (CompositorScreenshot.url) becomes the string; otherPid a string */
 	m = nth_marker(p, 0, 18);
-	T_EQ_STR(pv_str(p, p->markers.payload[m]),
-		 "{\"type\":\"CompositorScreenshot\",\"url\":\"data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAUD\",\"windowID\":\"0x136888400\",\"windowWidth\":1280,\"windowHeight\":1000}");
+	T_EQ_STR(
+	    pv_str(p, p->markers.payload[m]),
+	    "{\"type\":\"CompositorScreenshot\",\"url\":\"data:image/jpeg;base64,/9j/"
+	    "4AAQSkZJRgABAQAAAQABAAD/"
+	    "2wBDAAUD\",\"windowID\":\"0x136888400\",\"windowWidth\":1280,\"windowHeight\":1000}");
 	m = nth_marker(p, 0, 22);
 	T_CONTAINS(pv_str(p, p->markers.payload[m]), "\"otherPid\":\"2222\"");
 	pv_profile_free(p);
@@ -229,30 +234,31 @@ T_TEST(gecko_v36_functions_modules_addresses)
 }
 
 /*
- * The Firefox Profiler's call tree of the same profile (from generated-processed-v70-from-gecko.json,
- * its own processing of it), as "depth total self name [module]".
+ * The Firefox Profiler's call tree of the same profile (from
+ * generated-processed-v70-from-gecko.json, its own processing of it), as "depth total self name
+ * [module]".
  */
 static const char *const v36_tree[] = {
-	"0 21 3 (root)",
-	"1 12 4 0x100000f84 [firefox]",
-	"2 4 4 0x100001a45 [firefox]",
-	"2 2 2 Startup::XRE_Main",
-	"2 2 2 frobnicate [chrome://blargh]",
-	"1 6 2 0x100000f84 [firefox-webcontent]",
-	"2 2 2 0x100001a45 [firefox-webcontent]",
-	"2 1 1 Startup::XRE_Main",
-	"2 1 1 frobnicate [chrome://blargh]",
+    "0 21 3 (root)",
+    "1 12 4 0x100000f84 [firefox]",
+    "2 4 4 0x100001a45 [firefox]",
+    "2 2 2 Startup::XRE_Main",
+    "2 2 2 frobnicate [chrome://blargh]",
+    "1 6 2 0x100000f84 [firefox-webcontent]",
+    "2 2 2 0x100001a45 [firefox-webcontent]",
+    "2 1 1 Startup::XRE_Main",
+    "2 1 1 frobnicate [chrome://blargh]",
 };
 
 /* and its function list: "self total name [module]", by self */
 static const char *const v36_top[] = {
-	"4 12 0x100000f84 [firefox]",
-	"4 4 0x100001a45 [firefox]",
-	"3 21 (root)",
-	"3 3 Startup::XRE_Main",
-	"3 3 frobnicate [chrome://blargh]",
-	"2 6 0x100000f84 [firefox-webcontent]",
-	"2 2 0x100001a45 [firefox-webcontent]",
+    "4 12 0x100000f84 [firefox]",
+    "4 4 0x100001a45 [firefox]",
+    "3 21 (root)",
+    "3 3 Startup::XRE_Main",
+    "3 3 frobnicate [chrome://blargh]",
+    "2 6 0x100000f84 [firefox-webcontent]",
+    "2 2 0x100001a45 [firefox-webcontent]",
 };
 
 static void tree_lines(const struct pv_profile *p, const struct pv_calltree *t, uint32_t node,
@@ -463,16 +469,18 @@ T_TEST(gecko_devtools_export)
 
 /* ---- location strings ---- */
 
-#define LOC_PROFILE(strings, frames)                                                          \
-	"{\"meta\":{\"version\":36,\"startTime\":5,\"interval\":0.5,"                         \
-	"\"extensions\":{\"schema\":{\"id\":0,\"name\":1,\"baseURL\":2},"                      \
-	"\"data\":[[\"e@x\",\"My Ext\",\"moz-extension://abc/\"]]}},"                          \
-	"\"libs\":[{\"start\":8192,\"end\":12288,\"offset\":16,\"name\":\"libb.so\",\"path\":\"/b\"}," \
-	"{\"start\":4096,\"end\":8192,\"name\":\"liba.so\",\"path\":\"/a\"}],"                 \
-	"\"threads\":[{\"name\":\"T\",\"tid\":\"7\",\"pid\":\"x\","                             \
-	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[0,0.25],[null,1]]},"      \
-	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},"          \
-	"\"frameTable\":{\"schema\":{\"location\":0,\"line\":1,\"column\":2},\"data\":[" frames "]}," \
+#define LOC_PROFILE(strings, frames)                                                              \
+	"{\"meta\":{\"version\":36,\"startTime\":5,\"interval\":0.5,"                             \
+	"\"extensions\":{\"schema\":{\"id\":0,\"name\":1,\"baseURL\":2},"                         \
+	"\"data\":[[\"e@x\",\"My Ext\",\"moz-extension://abc/\"]]}},"                             \
+	"\"libs\":[{\"start\":8192,\"end\":12288,\"offset\":16,\"name\":\"libb.so\",\"path\":\"/" \
+	"b\"},"                                                                                   \
+	"{\"start\":4096,\"end\":8192,\"name\":\"liba.so\",\"path\":\"/a\"}],"                    \
+	"\"threads\":[{\"name\":\"T\",\"tid\":\"7\",\"pid\":\"x\","                               \
+	"\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[0,0.25],[null,1]]},"         \
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[null,0]]},"             \
+	"\"frameTable\":{\"schema\":{\"location\":0,\"line\":1,\"column\":2},\"data\":[" frames   \
+	"]},"                                                                                     \
 	"\"stringTable\":[" strings "]}]}"
 
 T_TEST(gecko_location_strings)
@@ -501,10 +509,10 @@ T_TEST(gecko_location_strings)
 		const char *name, *module;
 		uint64_t addr;
 	} addrs[] = {
-		{"0x1234", "liba.so", 0x234},
-		{"0x2010", "libb.so", 0x20},
-		{"0x9999999", "", 0x9999999},
-		{"0xzz", "", PV_ADDR_NONE},
+	    {"0x1234", "liba.so", 0x234},
+	    {"0x2010", "libb.so", 0x20},
+	    {"0x9999999", "", 0x9999999},
+	    {"0xzz", "", PV_ADDR_NONE},
 	};
 	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
 		pv_func_ix f = find_func(p, addrs[i].name);
@@ -545,29 +553,30 @@ T_TEST(gecko_location_strings)
 
 /* ---- key order: the same profile however its keys are ordered ---- */
 
-#define KO_META "\"meta\":{\"version\":36,\"startTime\":1000,\"interval\":1}"
-#define KO_LIBS "\"libs\":[{\"start\":4096,\"end\":8192,\"name\":\"liba.so\",\"path\":\"/a\"}]"
-#define KO_SUB_META "\"meta\":{\"version\":36,\"startTime\":1500.5}"
+#define KO_META	     "\"meta\":{\"version\":36,\"startTime\":1000,\"interval\":1}"
+#define KO_LIBS	     "\"libs\":[{\"start\":4096,\"end\":8192,\"name\":\"liba.so\"}]"
+#define KO_SUB_META  "\"meta\":{\"version\":36,\"startTime\":1500.5}"
 #define KO_SAMPLES_S "\"schema\":{\"stack\":0,\"time\":1}"
 #define KO_SAMPLES_D "\"data\":[[1,0],[2,1],[0,2.5]]"
-#define KO_STACKS_S "\"schema\":{\"frame\":1,\"prefix\":0}"
-#define KO_STACKS_D "\"data\":[[null,0],[0,1],[1,2]]"
-#define KO_FRAMES_S "\"schema\":{\"location\":0}"
-#define KO_FRAMES_D "\"data\":[[0],[1],[2]]"
-#define KO_MARKERS_S \
-	"\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,\"data\":5}"
-#define KO_MARKERS_D                                                                    \
+#define KO_STACKS_S  "\"schema\":{\"frame\":1,\"prefix\":0}"
+#define KO_STACKS_D  "\"data\":[[null,0],[0,1],[1,2]]"
+#define KO_FRAMES_S  "\"schema\":{\"location\":0}"
+#define KO_FRAMES_D  "\"data\":[[0],[1],[2]]"
+#define KO_MARKERS_S                                                                       \
+	"\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4," \
+	"\"data\":5}"
+#define KO_MARKERS_D                                                                          \
 	"\"data\":[[3,5,null,0,null,{\"type\":\"T\",\"startTime\":5,\"stack\":{\"samples\":{" \
 	"\"data\":[[2,4]],\"schema\":{\"stack\":0,\"time\":1}}}}],[3,1,2,1,null,null]]"
 #define KO_STRINGS "\"stringTable\":[\"(root)\",\"0x1010\",\"f (https://a.org/x.js:1)\",\"M\"]"
-#define KO_THREAD_ORDERED                                                                   \
-	"{\"name\":\"T\",\"samples\":{" KO_SAMPLES_S "," KO_SAMPLES_D "},\"stackTable\":{"        \
-	KO_STACKS_S "," KO_STACKS_D "},\"frameTable\":{" KO_FRAMES_S "," KO_FRAMES_D            \
-	"},\"markers\":{" KO_MARKERS_S "," KO_MARKERS_D "}," KO_STRINGS "}"
-#define KO_THREAD_REVERSED                                                                  \
-	"{" KO_STRINGS ",\"markers\":{" KO_MARKERS_D "," KO_MARKERS_S "},\"frameTable\":{"     \
-	KO_FRAMES_D "," KO_FRAMES_S "},\"stackTable\":{" KO_STACKS_D "," KO_STACKS_S           \
-	"},\"samples\":{" KO_SAMPLES_D "," KO_SAMPLES_S "},\"name\":\"T\"}"
+#define KO_THREAD_ORDERED                                                                 \
+	"{\"name\":\"T\",\"samples\":{" KO_SAMPLES_S "," KO_SAMPLES_D                     \
+	"},\"stackTable\":{" KO_STACKS_S "," KO_STACKS_D "},\"frameTable\":{" KO_FRAMES_S \
+	"," KO_FRAMES_D "},\"markers\":{" KO_MARKERS_S "," KO_MARKERS_D "}," KO_STRINGS "}"
+#define KO_THREAD_REVERSED                                                                \
+	"{" KO_STRINGS ",\"markers\":{" KO_MARKERS_D "," KO_MARKERS_S                     \
+	"},\"frameTable\":{" KO_FRAMES_D "," KO_FRAMES_S "},\"stackTable\":{" KO_STACKS_D \
+	"," KO_STACKS_S "},\"samples\":{" KO_SAMPLES_D "," KO_SAMPLES_S "},\"name\":\"T\"}"
 
 /* threads, their samples as stack paths with times, markers with their payloads and causes */
 static void fingerprint(const struct pv_profile *p, char *out, size_t n)
@@ -580,8 +589,8 @@ static void fingerprint(const struct pv_profile *p, char *out, size_t n)
 		strncat(out, line, n - strlen(out) - 1);
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 			stack_path(p, p->samples.stack[s], path, sizeof(path));
-			snprintf(line, sizeof(line), "  %lld %s\n", (long long)p->samples.time_ns[s],
-				 path);
+			snprintf(line, sizeof(line), "  %lld %s\n",
+				 (long long)p->samples.time_ns[s], path);
 			strncat(out, line, n - strlen(out) - 1);
 		}
 	}
@@ -598,9 +607,9 @@ static void fingerprint(const struct pv_profile *p, char *out, size_t n)
 
 T_TEST(gecko_key_order)
 {
-	static const char ordered[] =
-	    "{" KO_META "," KO_LIBS ",\"threads\":[" KO_THREAD_ORDERED "],\"processes\":[{" KO_SUB_META
-	    "," KO_LIBS ",\"threads\":[" KO_THREAD_ORDERED "],\"processes\":[]}]}";
+	static const char ordered[] = "{" KO_META "," KO_LIBS ",\"threads\":[" KO_THREAD_ORDERED
+				      "],\"processes\":[{" KO_SUB_META "," KO_LIBS
+				      ",\"threads\":[" KO_THREAD_ORDERED "],\"processes\":[]}]}";
 	/* data before schema, stringTable first, threads before meta and libs, processes first */
 	static const char reversed[] =
 	    "{\"processes\":[{\"threads\":[" KO_THREAD_REVERSED "]," KO_LIBS "," KO_SUB_META
@@ -615,9 +624,11 @@ T_TEST(gecko_key_order)
 	    "  501500000 (root) > 0x1010 > f\n"
 	    "  503000000 (root)\n"
 	    "marker 0 M 1 1000000 2000000  -9223372036854775808 \n"
-	    "marker 0 M 0 5000000 -9223372036854775808 {\"type\":\"T\",\"startTime\":5} 4000000 (root) > 0x1010 > f\n"
+	    "marker 0 M 0 5000000 -9223372036854775808 {\"type\":\"T\",\"startTime\":5} 4000000 "
+	    "(root) > 0x1010 > f\n"
 	    "marker 1 M 1 501500000 502500000  -9223372036854775808 \n"
-	    "marker 1 M 0 505500000 -9223372036854775808 {\"type\":\"T\",\"startTime\":505.5} 504500000 (root) > 0x1010 > f\n";
+	    "marker 1 M 0 505500000 -9223372036854775808 {\"type\":\"T\",\"startTime\":505.5} "
+	    "504500000 (root) > 0x1010 > f\n";
 	const char *inputs[] = {ordered, reversed};
 	for (int i = 0; i < 2; i++) {
 		struct pv_profile *p;
@@ -635,86 +646,88 @@ T_TEST(gecko_key_order)
 
 /* ---- malformed input: positioned errors ---- */
 
-#define BAD_HEAD                                                                            \
-	"{\"meta\":{\"version\":36,\"categories\":[{\"name\":\"Other\",\"color\":\"grey\"}]},"   \
+#define BAD_HEAD                                                                               \
+	"{\"meta\":{\"version\":36,\"categories\":[{\"name\":\"Other\",\"color\":\"grey\"}]}," \
 	"\"libs\":[],\"threads\":[{\"name\":\"T\","
 #define BAD_SAMPLES(rows) "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[" rows "]},"
-#define BAD_STACKS(rows) "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[" rows "]},"
+#define BAD_STACKS(rows) \
+	"\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[" rows "]},"
 #define BAD_FRAMES(rows) \
 	"\"frameTable\":{\"schema\":{\"location\":0,\"category\":1},\"data\":[" rows "]},"
 #define BAD_MARKERS(rows)                                                                \
-	"\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"     \
+	"\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3," \
 	"\"category\":4,\"data\":5},\"data\":[" rows "]},"
 #define BAD_TAIL "\"stringTable\":[\"a\",\"b\"]}]}"
 
 struct bad_case {
 	const char *json;
-	const char *at;  /* the error's position: the first occurrence of this text ... */
-	int skip;        /* ... plus these bytes; NULL at: no position */
+	const char *at; /* the error's position: the first occurrence of this text ... */
+	int skip;	/* ... plus these bytes; NULL at: no position */
 	int code;
 	const char *msg; /* after "t.json: line 1, column N: " */
 };
 
 static const struct bad_case bad_cases[] = {
-	{BAD_HEAD BAD_STACKS("[null,0],[7,0]") BAD_FRAMES("[0,null]") BAD_TAIL, "[7,", 1,
-	 PV_EPARSE, "expected a stack prefix below 1 (the row's own index) or null, found 7"},
-	{BAD_HEAD BAD_STACKS("[null,0],[1,0]") BAD_FRAMES("[0,null]") BAD_TAIL, "[1,0]", 1,
-	 PV_EPARSE, "expected a stack prefix below 1 (the row's own index) or null, found 1"},
-	{BAD_HEAD BAD_STACKS("[null,0],[0,3]") BAD_FRAMES("[0,null]") BAD_TAIL, "3]", 0, PV_EPARSE,
-	 "expected a frame index below 1 (the frameTable's length), found 3"},
-	{BAD_HEAD BAD_STACKS("[null,\"x\"]") BAD_TAIL, "\"x\"", 0, PV_EPARSE,
-	 "expected a frame index, found a string"},
-	{BAD_HEAD BAD_STACKS("[null]") BAD_TAIL, "[null]", 0, PV_EPARSE,
-	 "expected a frame index, found no cell"},
-	{BAD_HEAD BAD_STACKS("[-1,0]") BAD_TAIL, "-1", 0, PV_EPARSE,
-	 "expected a stack prefix or null, found -1"},
-	{BAD_HEAD BAD_FRAMES("[0,null],[5,null]") BAD_TAIL, "5,", 0, PV_EPARSE,
-	 "expected a string index below 2 (the stringTable's length), found 5"},
-	{BAD_HEAD BAD_FRAMES("[0,3]") BAD_TAIL, "3]", 0, PV_EPARSE,
-	 "expected a category index below 1 (the length of meta.categories), found 3"},
-	{BAD_HEAD BAD_FRAMES("[0,{}]") BAD_TAIL, "{}", 0, PV_EPARSE,
-	 "expected a number, a string or null in frameTable column 'category', found an object"},
-	{BAD_HEAD BAD_SAMPLES("[0,1],[4,2]") BAD_STACKS("[null,0]") BAD_FRAMES("[0,null]") BAD_TAIL,
-	 "4,", 0, PV_EPARSE,
-	 "expected a stack index below 1 (the stackTable's length) or null, found 4"},
-	{BAD_HEAD BAD_SAMPLES("[null,true]") BAD_TAIL, "true", 0, PV_EPARSE,
-	 "expected a time in milliseconds, found a boolean"},
-	{BAD_HEAD BAD_SAMPLES("7") BAD_TAIL, "7]", 0, PV_EPARSE,
-	 "expected a samples row (an array), found a number"},
-	{BAD_HEAD "\"samples\":{\"data\":[[0,1]]}," BAD_TAIL, "[[0", 0, PV_EPARSE,
-	 "expected a \"schema\" for the samples rows"},
-	{BAD_HEAD "\"samples\":{\"schema\":{\"stack\":99},\"data\":[]}," BAD_TAIL, "99", 0, PV_EPARSE,
-	 "expected a column index below 64, found 99"},
-	{BAD_HEAD BAD_MARKERS("[0,1,null,7,null,null]") BAD_TAIL, "7,", 0, PV_EPARSE,
-	 "expected a marker phase (0 to 3), found 7"},
-	{BAD_HEAD BAD_MARKERS("[0,1,null,0,null,null],[9,1,null,0,null,null]") BAD_TAIL, "9,", 0,
-	 PV_EPARSE, "expected a string index below 2 (the stringTable's length), found 9"},
-	{BAD_HEAD BAD_MARKERS("[0,1,null,0,null,\"x\"]") BAD_TAIL, "\"x\"", 0, PV_EPARSE,
-	 "expected a marker payload (an object) or null, found a string"},
-	{BAD_HEAD BAD_MARKERS("[0,1,null,0,2,null]") BAD_TAIL, "2,null]", 0, PV_EPARSE,
-	 "expected a category index below 1 (the length of meta.categories), found 2"},
-	{BAD_HEAD BAD_MARKERS(
-	     "[0,1,null,0,null,{\"stack\":{\"samples\":{\"schema\":{\"stack\":0},\"data\":[[5]]}}}]")
-	     BAD_TAIL,
-	 "{\"stack\"", 0, PV_EPARSE,
-	 "expected a marker stack index below 0 (the stackTable's length), found 5"},
-	{"[1]", "[", 0, PV_EPARSE, "expected a Gecko profile (a JSON object), found an array"},
-	{"{\"threads\":[]}", "{", 0, PV_EPARSE, "expected a \"meta\" object in the Gecko profile"},
-	{"{\"meta\":{\"version\":36},\"processes\":[{\"threads\":[]}]}", "{\"threads", 0, PV_EPARSE,
-	 "expected a \"meta\" object in the sub-process profile"},
-	{"{\"meta\":{\"version\":\"36\"}}", "\"36\"", 0, PV_EPARSE,
-	 "expected meta.version (a number), found a string"},
-	{"{\"meta\":{\"version\":36},\"threads\":{}}", "{}", 0, PV_EPARSE,
-	 "expected \"threads\" (an array), found an object"},
-	{"{\"meta\":{\"version\":36}", NULL, 0, PV_EPARSE, NULL},
-	{"{\"meta\":{\"version\":37}}", NULL, 0, PV_EFORMAT,
-	 "t.json: Gecko profile version 37 is not supported (profview reads versions 5 to 36)"},
-	{"{\"meta\":{\"version\":4}}", NULL, 0, PV_EFORMAT,
-	 "t.json: Gecko profile version 4 is not supported (profview reads versions 5 to 36)"},
-	{"{\"meta\":{\"startTime\":1}}", NULL, 0, PV_EFORMAT,
-	 "t.json: not a Gecko profile profview reads: meta has no \"version\""},
-	{"{\"meta\":{\"version\":36,\"preprocessedProfileVersion\":70}}", NULL, 0, PV_EFORMAT,
-	 "t.json: a processed Firefox profile (meta.preprocessedProfileVersion), not a Gecko one: read it as firefox-processed"},
+    {BAD_HEAD BAD_STACKS("[null,0],[7,0]") BAD_FRAMES("[0,null]") BAD_TAIL, "[7,", 1, PV_EPARSE,
+     "expected a stack prefix below 1 (the row's own index) or null, found 7"},
+    {BAD_HEAD BAD_STACKS("[null,0],[1,0]") BAD_FRAMES("[0,null]") BAD_TAIL, "[1,0]", 1, PV_EPARSE,
+     "expected a stack prefix below 1 (the row's own index) or null, found 1"},
+    {BAD_HEAD BAD_STACKS("[null,0],[0,3]") BAD_FRAMES("[0,null]") BAD_TAIL, "3]", 0, PV_EPARSE,
+     "expected a frame index below 1 (the frameTable's length), found 3"},
+    {BAD_HEAD BAD_STACKS("[null,\"x\"]") BAD_TAIL, "\"x\"", 0, PV_EPARSE,
+     "expected a frame index, found a string"},
+    {BAD_HEAD BAD_STACKS("[null]") BAD_TAIL, "[null]", 0, PV_EPARSE,
+     "expected a frame index, found no cell"},
+    {BAD_HEAD BAD_STACKS("[-1,0]") BAD_TAIL, "-1", 0, PV_EPARSE,
+     "expected a stack prefix or null, found -1"},
+    {BAD_HEAD BAD_FRAMES("[0,null],[5,null]") BAD_TAIL, "5,", 0, PV_EPARSE,
+     "expected a string index below 2 (the stringTable's length), found 5"},
+    {BAD_HEAD BAD_FRAMES("[0,3]") BAD_TAIL, "3]", 0, PV_EPARSE,
+     "expected a category index below 1 (the length of meta.categories), found 3"},
+    {BAD_HEAD BAD_FRAMES("[0,{}]") BAD_TAIL, "{}", 0, PV_EPARSE,
+     "expected a number, a string or null in frameTable column 'category', found an object"},
+    {BAD_HEAD BAD_SAMPLES("[0,1],[4,2]") BAD_STACKS("[null,0]") BAD_FRAMES("[0,null]") BAD_TAIL,
+     "4,", 0, PV_EPARSE,
+     "expected a stack index below 1 (the stackTable's length) or null, found 4"},
+    {BAD_HEAD BAD_SAMPLES("[null,true]") BAD_TAIL, "true", 0, PV_EPARSE,
+     "expected a time in milliseconds, found a boolean"},
+    {BAD_HEAD BAD_SAMPLES("7") BAD_TAIL, "7]", 0, PV_EPARSE,
+     "expected a samples row (an array), found a number"},
+    {BAD_HEAD "\"samples\":{\"data\":[[0,1]]}," BAD_TAIL, "[[0", 0, PV_EPARSE,
+     "expected a \"schema\" for the samples rows"},
+    {BAD_HEAD "\"samples\":{\"schema\":{\"stack\":99},\"data\":[]}," BAD_TAIL, "99", 0, PV_EPARSE,
+     "expected a column index below 64, found 99"},
+    {BAD_HEAD BAD_MARKERS("[0,1,null,7,null,null]") BAD_TAIL, "7,", 0, PV_EPARSE,
+     "expected a marker phase (0 to 3), found 7"},
+    {BAD_HEAD BAD_MARKERS("[0,1,null,0,null,null],[9,1,null,0,null,null]") BAD_TAIL, "9,", 0,
+     PV_EPARSE, "expected a string index below 2 (the stringTable's length), found 9"},
+    {BAD_HEAD BAD_MARKERS("[0,1,null,0,null,\"x\"]") BAD_TAIL, "\"x\"", 0, PV_EPARSE,
+     "expected a marker payload (an object) or null, found a string"},
+    {BAD_HEAD BAD_MARKERS("[0,1,null,0,2,null]") BAD_TAIL, "2,null]", 0, PV_EPARSE,
+     "expected a category index below 1 (the length of meta.categories), found 2"},
+    {BAD_HEAD BAD_MARKERS(
+	 "[0,1,null,0,null,{\"stack\":{\"samples\":{\"schema\":{\"stack\":0},\"data\":[[5]]}}}]")
+	 BAD_TAIL,
+     "{\"stack\"", 0, PV_EPARSE,
+     "expected a marker stack index below 0 (the stackTable's length), found 5"},
+    {"[1]", "[", 0, PV_EPARSE, "expected a Gecko profile (a JSON object), found an array"},
+    {"{\"threads\":[]}", "{", 0, PV_EPARSE, "expected a \"meta\" object in the Gecko profile"},
+    {"{\"meta\":{\"version\":36},\"processes\":[{\"threads\":[]}]}", "{\"threads", 0, PV_EPARSE,
+     "expected a \"meta\" object in the sub-process profile"},
+    {"{\"meta\":{\"version\":\"36\"}}", "\"36\"", 0, PV_EPARSE,
+     "expected meta.version (a number), found a string"},
+    {"{\"meta\":{\"version\":36},\"threads\":{}}", "{}", 0, PV_EPARSE,
+     "expected \"threads\" (an array), found an object"},
+    {"{\"meta\":{\"version\":36}", NULL, 0, PV_EPARSE, NULL},
+    {"{\"meta\":{\"version\":37}}", NULL, 0, PV_EFORMAT,
+     "t.json: Gecko profile version 37 is not supported (profview reads versions 5 to 36)"},
+    {"{\"meta\":{\"version\":4}}", NULL, 0, PV_EFORMAT,
+     "t.json: Gecko profile version 4 is not supported (profview reads versions 5 to 36)"},
+    {"{\"meta\":{\"startTime\":1}}", NULL, 0, PV_EFORMAT,
+     "t.json: not a Gecko profile profview reads: meta has no \"version\""},
+    {"{\"meta\":{\"version\":36,\"preprocessedProfileVersion\":70}}", NULL, 0, PV_EFORMAT,
+     "t.json: a processed Firefox profile (meta.preprocessedProfileVersion), not a Gecko one: read "
+     "it as firefox-processed"},
 };
 
 T_TEST(gecko_malformed_inputs)
@@ -766,14 +779,15 @@ T_TEST(gecko_probe)
 T_TEST(gecko_allocation_failures)
 {
 	static const char json[] =
-	    "{" KO_META "," KO_LIBS ",\"threads\":[" KO_THREAD_ORDERED "],\"processes\":[{" KO_SUB_META
-	    "," KO_LIBS ",\"threads\":[" KO_THREAD_REVERSED "]}]}";
+	    "{" KO_META "," KO_LIBS ",\"threads\":[" KO_THREAD_ORDERED
+	    "],\"processes\":[{" KO_SUB_META "," KO_LIBS ",\"threads\":[" KO_THREAD_REVERSED "]}]}";
 	int ok = 0, failed = 0;
 	for (uint64_t k = 1; k < 600; k++) {
 		struct pv_profile *p = NULL;
 		struct pv_error err;
 		pv_alloc_fail_after(k);
-		int rc = pv_import_memory("oom.json", json, strlen(json), "firefox-gecko", &p, &err);
+		int rc =
+		    pv_import_memory("oom.json", json, strlen(json), "firefox-gecko", &p, &err);
 		pv_alloc_fail_after(0);
 		if (rc == 0) {
 			ok++;
