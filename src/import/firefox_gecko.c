@@ -380,9 +380,10 @@ static int tok_u64(struct json *j, const struct json_tok *t, uint64_t *out, cons
 	uint64_t v = 0;
 	size_t i = 0;
 	for (; i < t->len && t->s[i] >= '0' && t->s[i] <= '9'; i++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return json_fail_at(j, t, "expected %s, found a number past 2^64", what);
-		v = v * 10 + (uint64_t)(t->s[i] - '0');
+		uint64_t d = (uint64_t)(t->s[i] - '0');
+		if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10))
+			return json_fail_at(j, t, "expected %s, found a number of 2^64 or more", what);
+		v = v * 10 + d;
 	}
 	if (i != t->len) {
 		double d;
@@ -597,7 +598,7 @@ static int read_rows(struct gk *g, struct json *j, struct table *t, const struct
 		if (r.kind != JSON_ARRAY)
 			return json_fail_at(j, &r, "expected a %s row (an array), found %s",
 					    t->what, json_kind_name(r.kind));
-		for (int f = 0; f < 16; f++)
+		for (int f = 0; t->fields[f]; f++)
 			cells[f].kind = JSON_EOF;
 		for (uint32_t c = 0;; c++) {
 			struct json_tok v;
@@ -1160,7 +1161,7 @@ static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const st
 		struct pv_meta *m = &g->b->p->meta;
 		m->format_version = builder_strf(g->b, "%d", pr->version);
 		m->product = product;
-		m->interval_ns = interval;
+		m->interval_ns = interval > 0 ? interval : 0;
 		m->start_unix_ns = pr->have_start ? pr->start_ns : 0;
 		g->have_root = true;
 		g->root_version = pr->version;
