@@ -382,7 +382,8 @@ static int tok_u64(struct json *j, const struct json_tok *t, uint64_t *out, cons
 	for (; i < t->len && t->s[i] >= '0' && t->s[i] <= '9'; i++) {
 		uint64_t d = (uint64_t)(t->s[i] - '0');
 		if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10))
-			return json_fail_at(j, t, "expected %s, found a number of 2^64 or more", what);
+			return json_fail_at(j, t, "expected %s, found a number of 2^64 or more",
+					    what);
 		v = v * 10 + d;
 	}
 	if (i != t->len) {
