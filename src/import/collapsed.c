@@ -53,9 +53,12 @@ static int split_count(const char *p, const char *e, const char **stack_end, int
 
 static int probe(const struct pv_input *in)
 {
-	/* lines starting in the first 64 KiB; a line may run past it (very deep stacks) */
+	/*
+	 * lines starting in the first 64 KiB; a line may run past it (very deep stacks), up to
+	 * 4 MiB: unbounded, a one-line JSON file was read whole before any importer ran
+	 */
 	const char *p = in->data, *e = in->data + (in->len < 65536 ? in->len : 65536);
-	const char *end = in->data + in->len;
+	const char *end = in->data + (in->len < ((size_t)4 << 20) ? in->len : ((size_t)4 << 20));
 	int good = 0, bad = 0;
 	while (p < e && good + bad < 20) {
 		const char *le = line_end(p, end);
