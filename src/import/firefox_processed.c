@@ -131,6 +131,14 @@ struct fxp {
 	/* one marker payload at a time, as compact JSON text */
 	char *cap;
 	size_t cap_len, cap_cap;
+	/*
+	 * Threads are built as soon as they are read when meta, libs and shared came first (the
+	 * order the front-end and samply write), so only one thread's columns are held at a time;
+	 * otherwise (or once one thread had to wait) at the end, in file order.
+	 */
+	bool libs_done, shared_done, prepared;
+	uint32_t nr_built;
+	pv_metric_ix wmetric[NR_WTYPES], cpu_metric; /* made on first use, PV_NONE before */
 	/* lossy counts gathered while reading, reported once at the end */
 	uint64_t subcat_clamped, cause_dropped, stack_cat_differ, weight_rounded;
 };
@@ -959,8 +967,13 @@ static int read_libs(struct fxp *x)
 {
 	struct json_tok t, k;
 	bool end;
-	int rc = expect_array(x, &t, "libs");
-	if (rc)
+	int rc;
+	if (x->libs_done || x->prepared) {
+		builder_lossy(x->b, 1, "a second or late libs array ignored");
+		return json_skip_value(&x->j);
+	}
+	x->libs_done = true;
+	if ((rc = expect_array(x, &t, "libs")))
 		return rc;
 	uint64_t ids = 0;
 	for (;;) {
@@ -1032,8 +1045,12 @@ static int read_shared(struct fxp *x)
 {
 	struct json_tok t, k;
 	bool end;
-	int rc = expect_object(x, &t, "shared");
-	if (rc)
+	int rc;
+	if (x->shared_done || x->prepared) {
+		builder_lossy(x->b, 1, "a second or late shared object ignored");
+		return json_skip_value(&x->j);
+	}
+	if ((rc = expect_object(x, &t, "shared")))
 		return rc;
 	while (!(rc = next_key(x, &k, &end)) && !end) {
 		if (read_table_key(x, &x->shared, &k, &rc))
@@ -1045,6 +1062,7 @@ static int read_shared(struct fxp *x)
 		if (rc)
 			return rc;
 	}
+	x->shared_done = !rc;
 	return rc;
 }
 
@@ -1229,6 +1247,10 @@ static int read_samples(struct fxp *x, struct thread *th)
 	return rc;
 }
 
+/* building, below: a thread may be built as soon as it is read */
+static bool can_build_now(const struct fxp *x, const struct thread *th);
+static int build_thread(struct fxp *x, uint32_t i);
+
 static int read_thread(struct fxp *x, const struct json_tok *open)
 {
 	struct json_tok k;
@@ -1281,6 +1303,8 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 		if (rc)
 			return rc;
 	}
+	if (!rc && can_build_now(x, th))
+		rc = build_thread(x, x->nr_threads - 1);
 	return rc;
 }
 
@@ -1572,19 +1596,38 @@ out:
 	return rc;
 }
 
-struct metrics {
-	pv_metric_ix w[NR_WTYPES]; /* the metric of each weight type, PV_NONE when unused */
-	pv_metric_ix cpu;
-	uint32_t n;
-};
+/*
+ * Metrics are made on first use, in thread order, so the first thread with samples gives the
+ * default metric whether threads are built while reading or at the end.
+ */
+static pv_metric_ix weight_metric(struct fxp *x, enum wtype w)
+{
+	static const char *const names[NR_WTYPES] = {"samples", "time", "bytes"};
+	static const enum pv_unit units[NR_WTYPES] = {PV_UNIT_COUNT, PV_UNIT_NS, PV_UNIT_BYTES};
+	if (x->wmetric[w] == PV_NONE)
+		x->wmetric[w] = builder_metric(x->b, builder_cstr(x->b, names[w]), units[w]);
+	return x->wmetric[w];
+}
+
+static pv_metric_ix cpu_metric(struct fxp *x)
+{
+	if (x->cpu_metric == PV_NONE) {
+		enum pv_unit u = PV_UNIT_OTHER;
+		if (x->cpu_unit == CPU_NS || x->cpu_unit == CPU_US)
+			u = PV_UNIT_NS;
+		else if (x->cpu_unit == CPU_CYCLES)
+			u = PV_UNIT_CYCLES;
+		x->cpu_metric = builder_metric(x->b, builder_cstr(x->b, "cpu-delta"), u);
+	}
+	return x->cpu_metric;
+}
 
 static int64_t div_round(int64_t v, int64_t d)
 {
 	return v >= 0 ? (v + d / 2) / d : -((-v + d / 2) / d);
 }
 
-static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T,
-			 const struct metrics *M)
+static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T)
 {
 	uint32_t n = th->s_stack.len;
 	int rc;
@@ -1604,8 +1647,14 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 	    (rc = check_len(x, th->s_cpu.at, th->s_cpu.len, n, "samples.threadCPUDelta")) ||
 	    (rc = check_ix(x, &th->s_stack, T->nr_stack, "a stackTable", "samples.stack")))
 		return rc;
+	if (n == 0)
+		return 0;
+	/* one value per metric so far: the other weight types' stay 0 */
 	int64_t w[NR_WTYPES + 1] = {0};
-	pv_metric_ix wm = M->w[th->wtype];
+	pv_metric_ix wm = weight_metric(x, th->wtype);
+	pv_metric_ix cm = th->s_cpu.len ? cpu_metric(x) : PV_NONE;
+	if (wm == PV_NONE || (th->s_cpu.len && cm == PV_NONE))
+		return x->b->status ? x->b->status : oom(x);
 	int64_t acc = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = th->s_stack.v[i];
@@ -1624,13 +1673,13 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 			wv = r;
 		}
 		w[wm] = wv;
-		if (M->cpu != PV_NONE) {
-			int64_t c = th->s_cpu.at && i > 0 ? th->s_cpu.v[i] : 0;
+		if (cm != PV_NONE) {
+			int64_t c = i > 0 ? th->s_cpu.v[i] : 0;
 			if (c == PV_TIME_NONE)
 				c = 0;
 			else if (x->cpu_unit != CPU_US)
 				c = div_round(c, 1000);
-			w[M->cpu] = c;
+			w[cm] = c;
 		}
 		builder_sample(x->b, ti, s == PV_NONE ? PV_NONE : T->stack_map[s], t, w);
 	}
@@ -1721,45 +1770,15 @@ static bool has_tables(const struct tables *T)
 	return T->stack_at || T->frame_at || T->func_at || T->res_at;
 }
 
-static void define_metrics(struct fxp *x, struct metrics *M)
-{
-	static const char *const names[NR_WTYPES] = {"samples", "time", "bytes"};
-	static const enum pv_unit units[NR_WTYPES] = {PV_UNIT_COUNT, PV_UNIT_NS, PV_UNIT_BYTES};
-	bool cpu = false;
-	for (int w = 0; w < NR_WTYPES; w++)
-		M->w[w] = PV_NONE;
-	M->cpu = PV_NONE;
-	/* the weight of the first thread with samples is the default metric */
-	for (uint32_t i = 0; i < x->nr_threads; i++) {
-		const struct thread *th = &x->threads[i];
-		if (!th->s_stack.len)
-			continue;
-		if (M->w[th->wtype] == PV_NONE)
-			M->w[th->wtype] = builder_metric(x->b, builder_cstr(x->b, names[th->wtype]),
-							 units[th->wtype]);
-		cpu |= th->s_cpu.len > 0;
-	}
-	if (M->w[W_SAMPLES] == PV_NONE && M->w[W_TRACING_MS] == PV_NONE && M->w[W_BYTES] == PV_NONE)
-		M->w[W_SAMPLES] =
-		    builder_metric(x->b, builder_cstr(x->b, "samples"), PV_UNIT_COUNT);
-	/* a thread whose weight type has no metric yet has no samples: any metric will do */
-	for (int w = 0; w < NR_WTYPES; w++)
-		if (M->w[w] == PV_NONE)
-			M->w[w] = 0;
-	if (cpu) {
-		enum pv_unit u = x->cpu_unit == CPU_NS || x->cpu_unit == CPU_US ? PV_UNIT_NS
-				 : x->cpu_unit == CPU_CYCLES			? PV_UNIT_CYCLES
-										: PV_UNIT_OTHER;
-		M->cpu = builder_metric(x->b, builder_cstr(x->b, "cpu-delta"), u);
-	}
-	x->b->p->meta.default_metric = 0;
-}
-
-static int build(struct fxp *x)
+/* Once, before the first thread is built: the checks and tables every thread relies on. */
+static int prepare(struct fxp *x)
 {
 	struct pv_builder *b = x->b;
 	struct pv_meta *m = &b->p->meta;
 	int rc;
+	if (x->prepared)
+		return 0;
+	x->prepared = true;
 	if (!x->have_version)
 		return pv_error_set(
 		    x->err, PV_EFORMAT,
@@ -1789,27 +1808,58 @@ static int build(struct fxp *x)
 				   "sources.filename")))
 			return rc;
 	}
+	if (has_tables(&x->shared))
+		return build_tables(x, &x->shared, &x->shared.str);
+	return 0;
+}
 
-	struct metrics M;
-	define_metrics(x, &M);
-
-	if (has_tables(&x->shared) && (rc = build_tables(x, &x->shared, &x->shared.str)))
+/* Hands thread i (the next in file order) to the builder and frees its columns. */
+static int build_thread(struct fxp *x, uint32_t i)
+{
+	struct pv_builder *b = x->b;
+	struct thread *th = &x->threads[i];
+	const struct strs *S = th->t.str.at ? &th->t.str : &x->shared.str;
+	struct tables *T = has_tables(&th->t) ? &th->t : &x->shared;
+	int rc = prepare(x);
+	if (rc)
 		return rc;
-	for (uint32_t i = 0; i < x->nr_threads && !b->status; i++) {
-		struct thread *th = &x->threads[i];
-		const struct strs *S = th->t.str.at ? &th->t.str : &x->shared.str;
-		struct tables *T = has_tables(&th->t) ? &th->t : &x->shared;
-		if (T == &th->t && (rc = build_tables(x, T, S)))
-			return rc;
-		pv_thread_ix ti = builder_thread(b, th->name, th->pid, th->tid, th->process_name);
-		if (ti == PV_NONE)
-			break;
-		b->p->threads.start_ns[ti] = th->reg_ns;
-		b->p->threads.end_ns[ti] = th->unreg_ns;
-		if ((rc = build_samples(x, th, ti, T, &M)) || (rc = build_markers(x, th, ti, T, S)))
-			return rc;
-		thread_free(th);
-	}
+	if (T == &th->t && (rc = build_tables(x, T, S)))
+		return rc;
+	pv_thread_ix ti = builder_thread(b, th->name, th->pid, th->tid, th->process_name);
+	if (ti == PV_NONE)
+		return b->status ? b->status : oom(x);
+	b->p->threads.start_ns[ti] = th->reg_ns;
+	b->p->threads.end_ns[ti] = th->unreg_ns;
+	if ((rc = build_samples(x, th, ti, T)) || (rc = build_markers(x, th, ti, T, S)))
+		return rc;
+	thread_free(th);
+	x->nr_built++;
+	return b->status;
+}
+
+/* Whether the thread just read can be built now: all it refers to was read before it. */
+static bool can_build_now(const struct fxp *x, const struct thread *th)
+{
+	if (x->nr_built + 1 != x->nr_threads || !x->have_version || !x->libs_done)
+		return false;
+	if (x->shared_done)
+		return true;
+	/* an older file: the thread holds all its tables and strings */
+	return has_tables(&th->t) && th->t.str.at &&
+	       (th->t.func_src_is_str || !th->t.func_src.max_at);
+}
+
+static int build(struct fxp *x)
+{
+	struct pv_builder *b = x->b;
+	int rc = prepare(x);
+	for (uint32_t i = x->nr_built; !rc && i < x->nr_threads; i++)
+		rc = build_thread(x, i);
+	if (rc)
+		return rc;
+	if (b->p->metrics.len == 0)
+		weight_metric(x, W_SAMPLES);
+	b->p->meta.default_metric = 0;
 	if (x->subcat_clamped)
 		builder_lossy(b, x->subcat_clamped,
 			      "frame subcategories out of their category's range, set to 0");
@@ -1880,6 +1930,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	x->err = err;
 	x->default_cat = PV_NONE;
 	x->sources_n = -1;
+	x->wmetric[W_SAMPLES] = x->wmetric[W_TRACING_MS] = x->wmetric[W_BYTES] = PV_NONE;
+	x->cpu_metric = PV_NONE;
 	tables_init(&x->shared);
 	json_init(&x->j, in, err);
 	int rc = read_top(x);
