@@ -201,11 +201,15 @@ static inline bool small_fixed(const struct json_tok *t, int pow10, int64_t *out
 	if (nd == 0)
 		return false;
 	if (p < e && *p == '.') {
-		for (p++; p < e && (unsigned)(*p - '0') <= 9; p++, frac++) {
-			if (frac < pow10)
-				v = v * 10 + (*p - '0');
-			else if (frac == pow10)
-				up = *p >= '5';
+		size_t room = (size_t)(e - ++p);
+		const char *stop = p + (room < (size_t)pow10 ? room : (size_t)pow10);
+		for (; p < stop && (unsigned)(*p - '0') <= 9; p++, frac++)
+			v = v * 10 + (*p - '0');
+		/* float noise ("1.0199999999999388"): one digit rounds, the rest only ends */
+		if (p < e && (unsigned)(*p - '0') <= 9) {
+			up = *p >= '5';
+			while (++p < e && (unsigned)(*p - '0') <= 9)
+				;
 		}
 	}
 	static const int64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};

@@ -1060,3 +1060,22 @@ T_TEST(firefox_processed_error_versions)
 		T_EQ_STR(pv_str(p, p->meta.format_version), "24");
 	pv_profile_free(p);
 }
+
+T_TEST(firefox_processed_exact_times)
+{
+	/* ms -> ns, rounded half away from zero (reference: Python Decimal, ROUND_HALF_UP) */
+	struct pv_profile *p = samples_doc(
+	    "\"stack\":[null,null,null,null,null,null,null,null,null,null,null],"
+	    "\"time\":[1.0000004,1.0000005,-1.0000005,0.9999995,123456.1234565,1e3,1.5E-3,"
+	    "2.00000049999999,3,-0.0000005,999999999999.999999]",
+	    "");
+	static const int64_t want[] = {
+	    1000000, 1000001, -1000001, 1000000, 123456123457,	      1000000000,
+	    1500,    2000000, 3000000,	-1,	 999999999999999999LL};
+	if (!p)
+		return;
+	T_EQ_INT(p->samples.len, 11);
+	for (uint32_t i = 0; i < p->samples.len && i < 11; i++)
+		T_EQ_INT(p->samples.time_ns[i], want[i]);
+	pv_profile_free(p);
+}
