@@ -140,7 +140,8 @@ struct fxp {
 	uint32_t nr_built;
 	pv_metric_ix wmetric[NR_WTYPES], cpu_metric; /* made on first use, PV_NONE before */
 	/* lossy counts gathered while reading, reported once at the end */
-	uint64_t subcat_clamped, cause_dropped, stack_cat_differ, weight_rounded;
+	uint64_t subcat_clamped, cause_dropped, stack_cat_differ, weight_rounded, ends_clamped;
+	uint64_t lifetimes_clamped;
 };
 
 /* ---- errors and small helpers ---- */
@@ -1729,6 +1730,12 @@ static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 			end = PV_TIME_NONE;
 		else if (phase == PV_PHASE_END)
 			start = PV_TIME_NONE;
+		else if (start != PV_TIME_NONE && end != PV_TIME_NONE && end < start) {
+			/* the model wants intervals forward; one bad row should not sink the file
+			 */
+			end = start;
+			x->ends_clamped++;
+		}
 		struct raw_marker m = {
 		    .name = name == PV_NONE ? 0 : S->ix[name],
 		    .category = cat == PV_NONE ? PV_NONE : x->cat_map[cat],
@@ -1832,6 +1839,11 @@ static int build_thread(struct fxp *x, uint32_t i)
 	pv_thread_ix ti = builder_thread(b, th->name, th->pid, th->tid, th->process_name);
 	if (ti == PV_NONE)
 		return b->status ? b->status : oom(x);
+	if (th->reg_ns != PV_TIME_NONE && th->unreg_ns != PV_TIME_NONE &&
+	    th->unreg_ns < th->reg_ns) {
+		th->unreg_ns = th->reg_ns;
+		x->lifetimes_clamped++;
+	}
 	b->p->threads.start_ns[ti] = th->reg_ns;
 	b->p->threads.end_ns[ti] = th->unreg_ns;
 	if ((rc = build_samples(x, th, ti, T)) || (rc = build_markers(x, th, ti, T, S)))
@@ -1875,6 +1887,12 @@ static int build(struct fxp *x)
 		builder_lossy(b, x->cause_dropped, "marker cause stacks out of range, dropped");
 	if (x->weight_rounded)
 		builder_lossy(b, x->weight_rounded, "fractional sample weights rounded");
+	if (x->lifetimes_clamped)
+		builder_lossy(b, x->lifetimes_clamped,
+			      "threads that unregister before they register: end set to the start");
+	if (x->ends_clamped)
+		builder_lossy(b, x->ends_clamped,
+			      "interval markers that end before they start: end set to the start");
 	return 0;
 }
 
