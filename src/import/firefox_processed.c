@@ -5,10 +5,13 @@
  * The file is one JSON object of column tables (upstream: src/types/profile.ts). It is read in
  * one pass with the pull tokenizer and no DOM: JSON key order is not fixed (threads may come
  * before shared, frameTable before stringArray, meta last), so every column lands first in a
- * temporary array, 32-bit for indices and 64-bit only for times, weights and addresses. Once
- * the object is read, the model is built through the builder: libs and resources become
- * modules, then funcs, frames and stacks in index order, then per thread its samples and raw
- * markers. The temporary columns of a table are freed as soon as its rows are interned.
+ * temporary array, 32-bit for indices and 64-bit only for times, weights and addresses. The
+ * model is then built through the builder: libs and resources become modules, then funcs,
+ * frames and stacks in index order, then per thread its samples and raw markers. When meta,
+ * libs and shared come before the threads (as the front-end and samply write them), each
+ * thread is built as soon as its object ends, so only one thread's columns are ever held;
+ * otherwise every thread waits for the end of the file. Either way a table's temporary
+ * columns are freed as soon as its rows are interned, and the result is the same.
  *
  * Versions differ in where tables live and how columns are named; the reader goes by the keys
  * it finds, not by the version number:
@@ -45,9 +48,10 @@ enum cpu_unit { CPU_UNKNOWN, CPU_NS, CPU_US, CPU_CYCLES };
 struct ucol {
 	uint32_t *v;
 	uint32_t len, cap;
-	const char *at;	    /* the column's '[' in the input; NULL when there is none */
-	uint32_t max;	    /* largest value other than PV_NONE ... */
-	const char *max_at; /* ... and its token, for a positioned error once the target is known */
+	const char *at; /* the column's '[' in the input; NULL when there is none */
+	/* the largest value other than PV_NONE and its token: checked once the target is known */
+	uint32_t max;
+	const char *max_at;
 	const char *null_at; /* the first null (or -1), for columns that must not have one */
 };
 
@@ -79,7 +83,6 @@ struct tables {
 	/* built: local stack index -> profile stack */
 	pv_stack_ix *stack_map;
 	uint32_t nr_stack;
-	bool built;
 };
 
 struct thread {
@@ -93,7 +96,7 @@ struct thread {
 	struct lcol s_time;   /* ns; deltas when s_deltas */
 	struct lcol s_weight; /* value * 10^6 (the weight type may come after the column) */
 	struct lcol s_cpu;    /* threadCPUDelta * 10^3 (its unit is in meta, maybe not read yet) */
-	bool s_deltas, weight_null;
+	bool s_deltas;
 	enum wtype wtype;
 	/* markers */
 	const char *markers_at;
@@ -113,8 +116,8 @@ struct fxp {
 	enum cpu_unit cpu_unit;
 	pv_cat_ix *cat_map; /* the file's category index -> the profile's */
 	uint32_t nr_cat;
-	uint32_t
-	    default_cat; /* the first grey category (front-end rule), in the file's numbering */
+	/* the first grey category (the front-end's default), in the file's numbering */
+	uint32_t default_cat;
 	/* libs */
 	pv_str_ix *lib_name, *lib_path;
 	pv_module_ix *lib_module;
@@ -131,11 +134,7 @@ struct fxp {
 	/* one marker payload at a time, as compact JSON text */
 	char *cap;
 	size_t cap_len, cap_cap;
-	/*
-	 * Threads are built as soon as they are read when meta, libs and shared came first (the
-	 * order the front-end and samply write), so only one thread's columns are held at a time;
-	 * otherwise (or once one thread had to wait) at the end, in file order.
-	 */
+	/* threads built so far (in file order: once one has to wait, all later ones do) */
 	bool libs_done, shared_done, prepared;
 	uint32_t nr_built;
 	pv_metric_ix wmetric[NR_WTYPES], cpu_metric; /* made on first use, PV_NONE before */
@@ -363,7 +362,7 @@ static int not_kept(struct fxp *x, const char *where, const struct json_tok *key
 	return rc;
 }
 
-/* Reads the next value, which must be an object; *at gets its '{'. */
+/* Reads the next value, which must be an object (t is its '{'). */
 static int expect_object(struct fxp *x, struct json_tok *t, const char *name)
 {
 	int rc = json_next(&x->j, t);
@@ -933,7 +932,7 @@ static int read_meta(struct fxp *x)
 		} else if (json_is(&k, "interval")) {
 			int64_t v;
 			if (!(rc = read_ms(x, "meta.interval", &v)))
-				m->interval_ns = v == PV_TIME_NONE ? 0 : v;
+				m->interval_ns = v > 0 ? v : 0; /* null or nonsense: unknown */
 		} else if (json_is(&k, "product")) {
 			rc = read_str(x, "meta.product", &m->product);
 		} else if (json_is(&k, "categories")) {
@@ -1230,7 +1229,6 @@ static int read_samples(struct fxp *x, struct thread *th)
 			struct json_tok v;
 			if ((rc = json_next(&x->j, &v)))
 				return rc;
-			th->weight_null = v.kind == JSON_NULL;
 			if (v.kind == JSON_NULL)
 				lcol_free(&th->s_weight);
 			else if (v.kind == JSON_ARRAY)
@@ -1275,7 +1273,6 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 	th->reg_ns = th->unreg_ns = PV_TIME_NONE;
 	th->s_n = th->m_n = -1;
 	th->wtype = W_SAMPLES;
-	th->weight_null = true;
 	while (!(rc = next_key(x, &k, &end)) && !end) {
 		if (read_table_key(x, &th->t, &k, &rc))
 			;
@@ -1439,7 +1436,6 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 	pv_func_ix *func_map = NULL;
 	pv_frame_ix *frame_map = NULL;
 	uint32_t *eff = NULL;
-	T->built = true;
 	if ((rc = table_rows(x, T->stack_at, T->stack_n, &T->stack_frame, "stackTable.frame",
 			     &ns)) ||
 	    (rc = table_rows(x, T->frame_at, T->frame_n, &T->frame_func, "frameTable.func", &nf)) ||
@@ -1747,6 +1743,10 @@ static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 		    .cause_stack = PV_NONE,
 		    .cause_time_ns = th->m_payload.at ? th->m_cause_time.v[i] : PV_TIME_NONE,
 		};
+		/*
+		 * A cause stack indexes the table its thread uses: the shared one (v60+), else the
+		 * thread's own (the cause's tid names the marker's own thread in those files).
+		 */
 		uint32_t cs = th->m_payload.at ? th->m_cause.v[i] : PV_NONE;
 		if (cs != PV_NONE) {
 			if (cs < T->nr_stack)
