@@ -1666,7 +1666,7 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 			t = acc;
 		}
 		int64_t wv = th->s_weight.at ? th->s_weight.v[i] : PV_TIME_NONE;
-		if (wv == PV_TIME_NONE)
+		if (wv == PV_TIME_NONE) /* no weight: one unit of the type (1 ms for tracing-ms) */
 			wv = th->wtype == W_TRACING_MS ? 1000000 : 1;
 		else if (th->wtype != W_TRACING_MS) {
 			int64_t r = div_round(wv, 1000000);
