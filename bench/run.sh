@@ -13,6 +13,11 @@
 set -eu
 
 cd "$(dirname "$0")/.."
+invocation="sh bench/run.sh"
+for v in BENCH_ONLY BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BUILD; do
+	eval "val=\${$v:-}"
+	[ -n "$val" ] && invocation="$v=$val $invocation"
+done
 BUILD=${BUILD:-build}
 ROUNDS=${BENCH_ROUNDS:-9}
 FF_MB=${BENCH_FIREFOX_MB:-200}
@@ -173,6 +178,8 @@ Every run (seconds, sorted):
 $details
 
 ## Commands
+
+This file: \`$invocation\`.
 
 Inputs (seeded; the same bytes on every run):
 \`\`\`sh$gen_cmds
