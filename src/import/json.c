@@ -347,6 +347,176 @@ after_value:
 	return rc;
 }
 
+/* ---- arrays of numbers ---- */
+
+/*
+ * The fast path reads an element only when RUN_SLACK bytes of input follow its start, so its
+ * loops need no bounds checks: a number it accepts is at most '-', 12 digits, '.', 7 digits,
+ * RUN_NOISE more digits and the byte after it (RUN_SLACK covers them).
+ */
+#define RUN_SLACK 64
+#define RUN_NOISE 32
+
+static inline bool is_digit(char c)
+{
+	return (unsigned)((unsigned char)c - '0') <= 9;
+}
+
+static const char *skip_ws_from(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+enum run_kind { RUN_U32, RUN_I64, RUN_FIXED };
+
+/*
+ * One element at q (RUN_SLACK bytes readable): its value and the byte after it in *end, or
+ * false to leave it to json_next. A number must not go on with a digit, '.', 'e' or 'E' (it
+ * would be another number, read the slow way); any other byte after it is the separator's
+ * business, as in json_next.
+ */
+static inline __attribute__((always_inline)) bool run_elem(const char *q, enum run_kind kind,
+							   int pow10, bool null_ok,
+							   int64_t null_value, int64_t *out,
+							   const char **end)
+{
+	static const int64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+	bool neg = false;
+	if (kind != RUN_U32 && *q == '-') {
+		neg = true;
+		q++;
+	}
+	unsigned d = (unsigned)((unsigned char)*q - '0');
+	if (d > 9) {
+		if (!neg && null_ok && q[0] == 'n' && q[1] == 'u' && q[2] == 'l' && q[3] == 'l') {
+			*out = null_value;
+			*end = q + 4;
+			return true;
+		}
+		return false;
+	}
+	int64_t v = d;
+	q++;
+	if (d == 0) {
+		if (is_digit(*q))
+			return false; /* a leading zero: not a JSON number */
+	} else {
+		int max = kind == RUN_U32 ? 9 : kind == RUN_I64 ? 18 : 12;
+		for (int nd = 1; (d = (unsigned)((unsigned char)*q - '0')) <= 9; q++) {
+			if (++nd > max)
+				return false;
+			v = v * 10 + d;
+		}
+	}
+	if (kind == RUN_FIXED) {
+		int frac = 0;
+		bool up = false;
+		if (*q == '.') {
+			q++;
+			if (!is_digit(*q))
+				return false;
+			for (; frac < pow10 && is_digit(*q); q++, frac++)
+				v = v * 10 + (*q - '0');
+			if (is_digit(*q)) {
+				/* as json_fixed: the first dropped digit rounds, the rest only ends */
+				up = *q >= '5';
+				const char *stop = ++q + RUN_NOISE;
+				for (; is_digit(*q); q++)
+					if (q == stop)
+						return false;
+			}
+		}
+		v = v * scale[pow10 - frac] + up;
+	} else if (*q == '.') {
+		return false;
+	}
+	if ((*q | 0x20) == 'e')
+		return false;
+	*out = neg ? -v : v;
+	*end = q;
+	return true;
+}
+
+static inline __attribute__((always_inline)) size_t
+run_array(struct json *j, enum run_kind kind, int pow10, void *out, size_t cap, bool null_ok,
+	  int64_t null_value, enum json_run *stop)
+{
+	*stop = JSON_RUN_OTHER;
+	if (j->failed || j->depth == 0 || j->kind[j->depth - 1] != 'a')
+		return 0;
+	if ((size_t)(j->p - j->forget_mark) > 2 * JSON_FORGET_LAG) {
+		input_forget(j->in, j->p - JSON_FORGET_LAG);
+		j->forget_mark = j->p;
+	}
+	uint8_t *state = &j->state[j->depth - 1];
+	const char *p = j->p, *e = j->end;
+	const char *lim = e - p > RUN_SLACK ? e - RUN_SLACK : p;
+	bool open = *state == ST_OPEN;
+	size_t n = 0;
+	for (;;) {
+		const char *q = p;
+		if (q < e && (unsigned char)*q <= ' ')
+			q = skip_ws_from(q, e);
+		if (q >= lim)
+			break;
+		if (*q == ']') {
+			j->p = q + 1;
+			j->depth--;
+			if (j->depth == 0)
+				j->top_done = true;
+			*stop = JSON_RUN_END;
+			return n;
+		}
+		if (!open) {
+			if (*q != ',')
+				break;
+			q++;
+			if ((unsigned char)*q <= ' ') {
+				q = skip_ws_from(q, e);
+				if (q >= lim)
+					break;
+			}
+		}
+		if (n == cap) {
+			*stop = JSON_RUN_FULL;
+			break;
+		}
+		int64_t v;
+		if (!run_elem(q, kind, pow10, null_ok, null_value, &v, &q))
+			break;
+		if (kind == RUN_U32)
+			((uint32_t *)out)[n++] = (uint32_t)v;
+		else
+			((int64_t *)out)[n++] = v;
+		p = q;
+		open = false;
+	}
+	j->p = p;
+	if (n)
+		*state = ST_AFTER;
+	return n;
+}
+
+size_t json_run_u32(struct json *j, uint32_t *out, size_t cap, bool null_ok, uint32_t null_value,
+		    enum json_run *stop)
+{
+	return run_array(j, RUN_U32, 0, out, cap, null_ok, null_value, stop);
+}
+
+size_t json_run_i64(struct json *j, int pow10, int64_t *out, size_t cap, bool null_ok,
+		    int64_t null_value, enum json_run *stop)
+{
+	if (pow10 < 0 || pow10 > 6) {
+		*stop = JSON_RUN_OTHER;
+		return 0;
+	}
+	if (pow10 == 0)
+		return run_array(j, RUN_I64, 0, out, cap, null_ok, null_value, stop);
+	return run_array(j, RUN_FIXED, pow10, out, cap, null_ok, null_value, stop);
+}
+
 int json_skip(struct json *j, const struct json_tok *t)
 {
 	if (t->kind != JSON_OBJECT && t->kind != JSON_ARRAY)

@@ -76,6 +76,32 @@ static inline uint32_t json_depth(const struct json *j)
 	return j->depth;
 }
 
+/*
+ * Fast path for arrays of numbers, the bulk of a profile. Inside an array (its '[' read, and
+ * maybe some elements by json_next), reads the elements that follow straight into out[],
+ * converting while it scans, and stops:
+ *   - at the end of the array, which it consumes (*stop = JSON_RUN_END);
+ *   - after cap values (JSON_RUN_FULL);
+ *   - before the first element it does not read on its own (JSON_RUN_OTHER): a string, an
+ *     exponent, a number too long or out of its range, null when not wanted, bad syntax, the
+ *     last bytes of the input. json_next then returns that element exactly as if the fast path
+ *     had not run, so the caller reads it the general way, with the same errors at the same
+ *     positions.
+ * Returns how many values it stored. Whitespace is skipped only where a byte <= ' ' is found;
+ * the forget position is checked once per call.
+ */
+enum json_run { JSON_RUN_END, JSON_RUN_FULL, JSON_RUN_OTHER };
+/* Non-negative integers below 10^9; null as null_value when null_ok. */
+size_t json_run_u32(struct json *j, uint32_t *out, size_t cap, bool null_ok, uint32_t null_value,
+		    enum json_run *stop);
+/*
+ * pow10 == 0: integers of at most 18 digits. pow10 1 to 6: value * 10^pow10 as json_fixed
+ * gives it, for decimals of at most 12 integer digits without exponent. Null as null_value when
+ * null_ok.
+ */
+size_t json_run_i64(struct json *j, int pow10, int64_t *out, size_t cap, bool null_ok,
+		    int64_t null_value, enum json_run *stop);
+
 /* Conversions of a token; each fails with a positioned error naming what was expected. */
 int json_i64(struct json *j, const struct json_tok *t, int64_t *out);
 int json_f64(struct json *j, const struct json_tok *t, double *out);

@@ -1,4 +1,5 @@
 /* The pull tokenizer: tokens, conversions, and positioned errors. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "import/json.h"
@@ -169,4 +170,122 @@ T_TEST(json_capture_compacts)
 	T_TRUE(json_is(&t, "z"));
 	free(buf);
 	jt_close(&x);
+}
+
+/*
+ * The fast path for arrays of numbers against json_next: the same values, and the same error
+ * at the same place, element by element, for every kind and many small chunks.
+ */
+enum { RUN_TEST_U32, RUN_TEST_INT, RUN_TEST_MS };
+
+/* Appends the value of token t (or its conversion error) to out as text. */
+static int run_slow_value(struct jt *x, const struct json_tok *t, int kind, char *out, size_t n)
+{
+	int64_t v = 0;
+	if (t->kind == JSON_NULL) {
+		snprintf(out, n, "null ");
+		return 0;
+	}
+	int rc = kind == RUN_TEST_MS ? json_fixed(&x->j, t, 6, &v) : json_i64(&x->j, t, &v);
+	if (rc)
+		return rc;
+	snprintf(out, n, "%lld ", (long long)v);
+	return 0;
+}
+
+/* Reads the array in text both ways; returns both transcripts (values, then the error). */
+static void run_two_ways(const char *text, int kind, size_t chunk, char *slow, char *fast,
+			 size_t n)
+{
+	struct jt x;
+	struct json_tok t;
+	char one[64];
+	size_t sl = 0, fl = 0;
+	slow[0] = fast[0] = 0;
+	jt_open(&x, text);
+	int rc = json_next(&x.j, &t);
+	while (!rc) {
+		if ((rc = json_next(&x.j, &t)) || t.kind == JSON_END || t.kind == JSON_EOF)
+			break;
+		if ((rc = run_slow_value(&x, &t, kind, one, sizeof(one))))
+			break;
+		sl += (size_t)snprintf(slow + sl, n - sl, "%s", one);
+	}
+	if (!rc)
+		rc = json_next(&x.j, &t);
+	snprintf(slow + sl, n - sl, "| %d %s", rc, rc ? x.err.msg : "");
+	jt_close(&x);
+
+	jt_open(&x, text);
+	rc = json_next(&x.j, &t);
+	uint32_t u[16];
+	int64_t l[16];
+	while (!rc) {
+		enum json_run stop;
+		size_t got = kind == RUN_TEST_U32
+				 ? json_run_u32(&x.j, u, chunk, true, UINT32_MAX, &stop)
+				 : json_run_i64(&x.j, kind == RUN_TEST_MS ? 6 : 0, l, chunk, true,
+						INT64_MIN, &stop);
+		for (size_t i = 0; i < got; i++) {
+			int64_t v = kind == RUN_TEST_U32 ? (u[i] == UINT32_MAX ? INT64_MIN : u[i])
+							 : l[i];
+			if (v == INT64_MIN)
+				fl += (size_t)snprintf(fast + fl, n - fl, "null ");
+			else
+				fl += (size_t)snprintf(fast + fl, n - fl, "%lld ", (long long)v);
+		}
+		if (stop == JSON_RUN_END)
+			break;
+		if (stop == JSON_RUN_FULL)
+			continue;
+		if ((rc = json_next(&x.j, &t)) || t.kind == JSON_END || t.kind == JSON_EOF)
+			break;
+		if ((rc = run_slow_value(&x, &t, kind, one, sizeof(one))))
+			break;
+		fl += (size_t)snprintf(fast + fl, n - fl, "%s", one);
+	}
+	if (!rc)
+		rc = json_next(&x.j, &t);
+	snprintf(fast + fl, n - fl, "| %d %s", rc, rc ? x.err.msg : "");
+	jt_close(&x);
+}
+
+T_TEST(json_run_matches_json_next)
+{
+	static const char *const elems[] = {
+	    "0", "7", "12", "123456789", "1234567890", "-1", "-0", "null", "nul", "1.5", "0.25",
+	    "1.0229999999999791", "2.00000049999999", "1.0000005", "-1.0000005", "999999999999.999999",
+	    "9999999999999", "1e3", "1.5E-3", "01", "1.", "-", "\"7\"", "true", "[]", "12x",
+	    "123456789012345678", "1234567890123456789", "1.000000000000000000000000000000000000001",
+	    "0.0000004", "-0.0000005", "4294967295", " 3", "3 ", "\t4\n", "1.25e", "nullx"};
+	const size_t ne = sizeof(elems) / sizeof(elems[0]);
+	static char text[4096], slow[8192], fast[8192];
+	uint64_t r = 12345;
+	for (int round = 0; round < 3000; round++) {
+		size_t tl = 0;
+		text[tl++] = '[';
+		int count = (int)(r % 24);
+		for (int i = 0; i < count; i++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* mostly plain numbers, so runs get long */
+			const char *el = (r >> 33) % 4 ? elems[(r >> 40) % 12] : elems[(r >> 40) % ne];
+			tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%s%s", i ? "," : "", el);
+		}
+		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* end: closed, closed with a trailing space, cut, or followed by more */
+		static const char *const tails[] = {"]", " ]", "", "]   ", ",]", "] 1"};
+		tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%s", tails[(r >> 35) % 6]);
+		/* sometimes enough padding after it that the fast path reads everything */
+		if ((r >> 45) % 2 && tails[(r >> 35) % 6][0] != 0)
+			tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%70s", "");
+		for (int kind = RUN_TEST_U32; kind <= RUN_TEST_MS; kind++) {
+			size_t chunk = 1 + (size_t)(r >> 50) % 16;
+			run_two_ways(text, kind, chunk, slow, fast, sizeof(slow));
+			if (strcmp(slow, fast) != 0) {
+				t_fail(__FILE__, __LINE__, "kind %d chunk %zu on '%s':\n  slow %s\n  fast %s",
+				       kind, chunk, text, slow, fast);
+				return;
+			}
+		}
+	}
 }
