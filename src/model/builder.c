@@ -376,9 +376,31 @@ pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f)
 	return builder_frame(b, &k);
 }
 
+void builder_stacks_done(struct pv_builder *b)
+{
+	u64map_release(&b->stack_map);
+	b->stacks_done = true;
+}
+
+/* The stack map again, after builder_stacks_done. */
+static int rebuild_stack_map(struct pv_builder *b)
+{
+	const struct pv_stacks *t = &b->p->stacks;
+	b->stacks_done = false;
+	for (uint32_t r = 0; r < t->len; r++) {
+		if (u64map_put(&b->stack_map, ((uint64_t)t->prefix[r] << 32) | t->frame[r], r)) {
+			b->status = PV_ENOMEM;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
 {
 	if (b->status || frame == PV_NONE)
+		return PV_NONE;
+	if (b->stacks_done && rebuild_stack_map(b))
 		return PV_NONE;
 	uint64_t key = ((uint64_t)prefix << 32) | frame;
 	uint32_t r = u64map_get(&b->stack_map, key);
@@ -452,14 +474,10 @@ pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit u
 	return r;
 }
 
-static int grow_samples(struct pv_builder *b)
+/* Every sample column to nc rows (nc >= cap). */
+static int resize_samples(struct pv_builder *b, uint32_t nc)
 {
 	struct pv_samples *t = &b->p->samples;
-	uint32_t nc = grow_cap(t->cap, (uint64_t)t->len + 1);
-	if (!nc) {
-		b->status = PV_ELIMIT;
-		return -1;
-	}
 	if (COL_GROW(t->stack, nc) || COL_GROW(t->time_ns, nc))
 		goto oom;
 	for (uint32_t m = 0; m < b->p->metrics.len; m++)
@@ -470,6 +488,90 @@ static int grow_samples(struct pv_builder *b)
 oom:
 	b->status = PV_ENOMEM;
 	return -1;
+}
+
+static int grow_samples(struct pv_builder *b)
+{
+	struct pv_samples *t = &b->p->samples;
+	uint32_t nc = grow_cap(t->cap, (uint64_t)t->len + 1);
+	if (!nc) {
+		b->status = PV_ELIMIT;
+		return -1;
+	}
+	return resize_samples(b, nc);
+}
+
+/* Starts a run when sample i is not of the previous sample's thread. */
+static void add_run(struct pv_builder *b, pv_thread_ix th, uint32_t i)
+{
+	if (b->nr_runs && b->runs[b->nr_runs - 1].thread == th)
+		return;
+	if (b->nr_runs == b->runs_cap) {
+		uint32_t nc = grow_cap(b->runs_cap, (uint64_t)b->nr_runs + 1);
+		if (!nc || COL_GROW(b->runs, nc)) {
+			b->status = PV_ENOMEM;
+			return;
+		}
+		b->runs_cap = nc;
+	}
+	b->runs[b->nr_runs].thread = th;
+	b->runs[b->nr_runs].begin = i;
+	b->nr_runs++;
+}
+
+int builder_samples_reserve(struct pv_builder *b, uint64_t rows, bool exact)
+{
+	struct pv_samples *t = &b->p->samples;
+	if (b->status)
+		return b->status;
+	if (rows <= t->cap)
+		return 0;
+	uint32_t nc = rows > PV_MAX_ROWS ? 0 : exact ? (uint32_t)rows : grow_cap(t->cap, rows);
+	if (!nc) {
+		b->status = PV_ELIMIT;
+		return b->status;
+	}
+	resize_samples(b, nc);
+	return b->status;
+}
+
+void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t first, uint32_t n)
+{
+	struct pv_samples *t = &b->p->samples;
+	if (b->status || n == 0)
+		return;
+	if (first < t->len || (uint64_t)first + n > t->cap) {
+		b->status = PV_EINVAL;
+		return;
+	}
+	uint32_t i = t->len;
+	if (first != i) {
+		memmove(t->stack + i, t->stack + first, (size_t)n * sizeof(*t->stack));
+		memmove(t->time_ns + i, t->time_ns + first, (size_t)n * sizeof(*t->time_ns));
+	}
+	for (uint32_t m = 0; m < b->p->metrics.len; m++)
+		for (uint32_t k = 0; t->weight[m] && k < n; k++)
+			t->weight[m][i + k] = 1;
+	t->len += n;
+	add_run(b, th, i);
+}
+
+int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m)
+{
+	struct pv_samples *t = &b->p->samples;
+	if (b->status || m >= b->p->metrics.len)
+		return NULL;
+	if (!t->weight[m]) {
+		int64_t *col = pv_malloc((size_t)(t->cap ? t->cap : 1) * sizeof(*col));
+		if (!col) {
+			b->status = PV_ENOMEM;
+			return NULL;
+		}
+		for (uint32_t j = 0; j < t->len; j++)
+			col[j] = 1;
+		t->weight[m] = col;
+	}
+	return t->weight[m];
 }
 
 void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, int64_t time_ns,
@@ -505,19 +607,7 @@ void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, in
 	t->stack[i] = stack;
 	t->time_ns[i] = time_ns;
 	t->len++;
-	if (b->nr_runs == 0 || b->runs[b->nr_runs - 1].thread != th) {
-		if (b->nr_runs == b->runs_cap) {
-			uint32_t nc = grow_cap(b->runs_cap, (uint64_t)b->nr_runs + 1);
-			if (!nc || COL_GROW(b->runs, nc)) {
-				b->status = PV_ENOMEM;
-				return;
-			}
-			b->runs_cap = nc;
-		}
-		b->runs[b->nr_runs].thread = th;
-		b->runs[b->nr_runs].begin = i;
-		b->nr_runs++;
-	}
+	add_run(b, th, i);
 }
 
 void builder_marker(struct pv_builder *b, const struct raw_marker *m)

@@ -27,6 +27,7 @@ struct pv_builder {
 	int status; /* 0 or the first error */
 	struct ixmap str_map, module_map, source_map, func_map, frame_map, cat_map;
 	struct u64map stack_map;
+	bool stacks_done; /* stack_map freed by builder_stacks_done: rebuilt on the next stack */
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;
 	uint32_t nr_runs, runs_cap;
@@ -80,6 +81,12 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k);
 /* A frame with only a function (line/addr unknown, category inherited). */
 pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f);
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame);
+/*
+ * The importer will add no stack for a while (its stack table is complete; it maps its own
+ * stack indices from now on): frees the map that deduplicates stacks. A later builder_stack
+ * rebuilds it from the stack table.
+ */
+void builder_stacks_done(struct pv_builder *b);
 
 pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, int64_t tid,
 			    pv_str_ix process_name);
@@ -91,6 +98,27 @@ pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit u
  */
 void builder_sample(struct pv_builder *b, pv_thread_ix t, pv_stack_ix stack, int64_t time_ns,
 		    const int64_t *weights);
+
+/*
+ * Samples written in place, for importers that read whole columns: no per-sample call and no
+ * copy from a temporary column.
+ *
+ * builder_samples_reserve makes the sample columns (stack, time, and the weight columns that
+ * exist) hold at least rows samples in all, exactly rows when exact, else with room to grow.
+ * Rows past samples.len belong to the importer: it writes samples.stack[i] and
+ * samples.time_ns[i] there itself, and they are kept when the columns move (any reserve may move
+ * them: take the pointers again after each). Returns 0 or the sticky error.
+ *
+ * builder_samples_commit appends the n rows written from row first (at least samples.len; rows
+ * in between are dropped) as samples of thread t, each of weight 1 for every metric.
+ *
+ * builder_samples_weight returns metric m's weight column, made when it had none (every
+ * sample so far weighing 1), for the importer to set the weights of rows it committed; NULL on
+ * error. Define every metric before committing samples (as for builder_sample).
+ */
+int builder_samples_reserve(struct pv_builder *b, uint64_t rows, bool exact);
+void builder_samples_commit(struct pv_builder *b, pv_thread_ix t, uint32_t first, uint32_t n);
+int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m);
 
 struct raw_marker {
 	pv_str_ix name;
