@@ -44,22 +44,33 @@ enum wtype { W_SAMPLES, W_TRACING_MS, W_BYTES, NR_WTYPES };
 
 enum cpu_unit { CPU_UNKNOWN, CPU_NS, CPU_US, CPU_CYCLES };
 
-/* A column of 32-bit values: indices (PV_NONE for null and -1) or small integers. */
+/*
+ * A column of 32-bit values: indices (PV_NONE for null and -1) or small integers. Its values
+ * are its own array, or (in_builder) the builder's sample stack column from row base on: a
+ * thread's samples are read straight into the profile.
+ */
 struct ucol {
 	uint32_t *v;
 	uint32_t len, cap;
 	const char *at; /* the column's '[' in the input; NULL when there is none */
-	/* the largest value other than PV_NONE and its token: checked once the target is known */
+	/* the largest value other than PV_NONE, checked once the target is known */
 	uint32_t max;
-	const char *max_at;
-	const char *null_at; /* the first null (or -1), for columns that must not have one */
+	uint32_t max_pos;  /* 1 + the first row holding max, 0 when none */
+	uint32_t null_pos; /* 1 + the first null (or -1) row, for columns that must not have one */
+	bool in_builder;
+	uint32_t base;
 };
 
-/* A column of 64-bit values: times in ns, scaled weights, addresses; PV_TIME_NONE for null. */
+/*
+ * A column of 64-bit values: times in ns, scaled weights, addresses; PV_TIME_NONE for null.
+ * in_builder: the builder's sample time column from row base on.
+ */
 struct lcol {
 	int64_t *v;
 	uint32_t len, cap;
 	const char *at;
+	bool in_builder;
+	uint32_t base;
 };
 
 /* A string table: the builder's index of every string of the file's array. */
@@ -92,11 +103,11 @@ struct thread {
 	/* samples */
 	const char *samples_at;
 	int64_t s_n;
-	struct ucol s_stack;
-	struct lcol s_time;   /* ns; deltas when s_deltas */
+	uint32_t s_base;      /* the samples' first row in the builder's columns */
+	struct ucol s_stack;  /* in the builder's columns */
+	struct lcol s_time;   /* ns (deltas summed as read); in the builder's columns */
 	struct lcol s_weight; /* value * 10^6 (the weight type may come after the column) */
 	struct lcol s_cpu;    /* threadCPUDelta * 10^3 (its unit is in meta, maybe not read yet) */
-	bool s_deltas;
 	enum wtype wtype;
 	/* markers */
 	const char *markers_at;
@@ -131,6 +142,12 @@ struct fxp {
 	/* threads */
 	struct thread *threads;
 	uint32_t nr_threads, cap_threads;
+	/*
+	 * Every thread's samples are read into the builder's sample columns past its committed
+	 * rows, one thread after the other in file order (the order threads are built in): the
+	 * next thread's start there.
+	 */
+	uint32_t tail_end;
 	/* one marker payload at a time, as compact JSON text */
 	char *cap;
 	size_t cap_len, cap_cap;
@@ -234,45 +251,160 @@ static int grow(struct fxp *x, void **v, size_t elt, uint32_t *cap, uint32_t len
 	return 0;
 }
 
+/* Empties a column; one in the builder stays there. */
 static void ucol_free(struct ucol *c)
 {
-	pv_free(c->v);
+	bool in_builder = c->in_builder;
+	uint32_t base = c->base;
+	if (!in_builder)
+		pv_free(c->v);
 	memset(c, 0, sizeof(*c));
+	c->in_builder = in_builder;
+	c->base = base;
 }
 
 static void lcol_free(struct lcol *c)
 {
-	pv_free(c->v);
+	bool in_builder = c->in_builder;
+	uint32_t base = c->base;
+	if (!in_builder)
+		pv_free(c->v);
 	memset(c, 0, sizeof(*c));
+	c->in_builder = in_builder;
+	c->base = base;
 }
 
-static inline int ucol_push(struct fxp *x, struct ucol *c, uint32_t v, const char *at)
+/*
+ * Room for one more row at least: the stated length (a table's "length") when it is more, else
+ * twice the rows. A column in the builder grows the builder's sample columns.
+ */
+static int col_room(struct fxp *x, void **v, size_t elt, uint32_t *cap, uint32_t len,
+		    bool in_builder, uint32_t base, int64_t stated)
+{
+	uint64_t need = (uint64_t)base + len + 1;
+	bool exact = stated > (int64_t)len;
+	if (exact)
+		need = (uint64_t)base + (uint64_t)stated;
+	if (need > PV_MAX_ROWS)
+		return pv_error_set(x->err, PV_ELIMIT, "%s: more than %u rows in one column",
+				    x->in->name, PV_MAX_ROWS);
+	if (!in_builder) {
+		uint32_t nc = exact ? (uint32_t)need : grow_cap(*cap, need);
+		if (col_realloc(v, elt, nc))
+			return oom(x);
+		*cap = nc;
+		return 0;
+	}
+	struct pv_samples *t = &x->b->p->samples;
+	if (builder_samples_reserve(x->b, need, exact))
+		return x->b->status == PV_ENOMEM ? oom(x) : x->b->status;
+	*v = elt == sizeof(*t->stack) ? (void *)(t->stack + base) : (void *)(t->time_ns + base);
+	*cap = t->cap - base;
+	return 0;
+}
+
+static int ucol_room(struct fxp *x, struct ucol *c, int64_t stated)
+{
+	return col_room(x, (void **)&c->v, sizeof(*c->v), &c->cap, c->len, c->in_builder, c->base,
+			stated);
+}
+
+static int lcol_room(struct fxp *x, struct lcol *c, int64_t stated)
+{
+	return col_room(x, (void **)&c->v, sizeof(*c->v), &c->cap, c->len, c->in_builder, c->base,
+			stated);
+}
+
+/* Where a thread's sample columns are now (any reserve may have moved the builder's). */
+static void tail_sync(struct fxp *x, struct thread *th)
+{
+	struct pv_samples *t = &x->b->p->samples;
+	if (th->s_stack.cap) {
+		th->s_stack.v = t->stack + th->s_base;
+		th->s_stack.cap = t->cap - th->s_base;
+	}
+	if (th->s_time.cap) {
+		th->s_time.v = t->time_ns + th->s_base;
+		th->s_time.cap = t->cap - th->s_base;
+	}
+}
+
+static inline int ucol_push(struct fxp *x, struct ucol *c, uint32_t v)
 {
 	if (c->len == c->cap) {
-		int rc = grow(x, (void **)&c->v, sizeof(*c->v), &c->cap, c->len);
+		int rc = ucol_room(x, c, -1);
 		if (rc)
 			return rc;
 	}
-	c->v[c->len++] = v;
+	uint32_t row = c->len++;
+	c->v[row] = v;
 	if (v == PV_NONE) {
-		if (!c->null_at)
-			c->null_at = at;
-	} else if (!c->max_at || v > c->max) {
+		if (!c->null_pos)
+			c->null_pos = row + 1;
+	} else if (!c->max_pos || v > c->max) {
 		c->max = v;
-		c->max_at = at;
+		c->max_pos = row + 1;
 	}
 	return 0;
+}
+
+/* The maximum and first null of rows [from, from + n), read in bulk. */
+static void ucol_track(struct ucol *c, uint32_t from, uint32_t n)
+{
+	const uint32_t *v = c->v + from;
+	uint32_t m = 0;
+	bool nul = false, any = false;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t a = v[k];
+		nul |= a == PV_NONE;
+		any |= a != PV_NONE;
+		a = a == PV_NONE ? 0 : a;
+		m = a > m ? a : m;
+	}
+	if (any && (!c->max_pos || m > c->max)) {
+		uint32_t k = 0;
+		while (v[k] != m)
+			k++;
+		c->max = m;
+		c->max_pos = from + k + 1;
+	}
+	if (nul && !c->null_pos) {
+		uint32_t k = 0;
+		while (v[k] != PV_NONE)
+			k++;
+		c->null_pos = from + k + 1;
+	}
 }
 
 static inline int lcol_push(struct fxp *x, struct lcol *c, int64_t v)
 {
 	if (c->len == c->cap) {
-		int rc = grow(x, (void **)&c->v, sizeof(*c->v), &c->cap, c->len);
+		int rc = lcol_room(x, c, -1);
 		if (rc)
 			return rc;
 	}
 	c->v[c->len++] = v;
 	return 0;
+}
+
+/*
+ * The token of row `row` of the array whose '[' is at `at`, read again for a message: columns
+ * keep rows, not positions. A column read whole parsed once already, so this cannot fail.
+ */
+static struct json_tok row_tok(struct fxp *x, const char *at, uint32_t row)
+{
+	struct json sj;
+	struct pv_error e;
+	struct json_tok t = {.kind = JSON_NUMBER, .s = at, .len = 0};
+	json_init(&sj, x->in, &e);
+	sj.p = sj.forget_mark = at;
+	if (!json_next(&sj, &t) && t.kind == JSON_ARRAY) {
+		for (uint32_t i = 0; i <= row; i++)
+			if (json_next(&sj, &t) || t.kind == JSON_END)
+				break;
+	}
+	json_release(&sj);
+	return t;
 }
 
 /* Reads tokens until the tokenizer is back at depth d (the rest of a container). */
@@ -492,109 +624,238 @@ enum ukind {
 	U_PREFIX_OFFSET, /* stackTable.prefixOffset: 0 = root, k = the stack k rows before */
 };
 
-static int read_ucol(struct fxp *x, struct ucol *c, enum ukind kind, const char *name)
+/* One value of an index column, read the general way; *end at the column's end. */
+static int ucol_one(struct fxp *x, struct ucol *c, enum ukind kind, const char *name, bool *end)
 {
 	struct json *j = &x->j;
+	struct json_tok t;
+	int rc;
+	*end = false;
+	if ((rc = json_next(j, &t)))
+		return rc;
+	if (t.kind == JSON_END) {
+		*end = true;
+		return 0;
+	}
+	uint32_t i = c->len, v;
+	int64_t n;
+	if (t.kind == JSON_NUMBER) {
+		if (!small_int(&t, &n) && (rc = json_i64(j, &t, &n)))
+			return rc;
+	} else if (t.kind == JSON_NULL && kind != U_PREFIX_OFFSET) {
+		n = -1;
+	} else {
+		return bad_kind(
+		    x, &t, kind == U_PREFIX_OFFSET ? "an integer" : "an integer or null",
+		    name);
+	}
+	if (kind == U_PREFIX_OFFSET) {
+		if (n < 0 || n > i)
+			return json_fail_at(
+			    j, &t,
+			    "expected a prefixOffset from 0 to %u for stack %u, found %.*s",
+			    i, i, (int)t.len, t.s);
+		v = n == 0 ? PV_NONE : i - (uint32_t)n;
+	} else if (n == -1) {
+		v = PV_NONE;
+	} else if (kind == U_PREFIX && (n < 0 || n >= i)) {
+		return json_fail_at(j, &t,
+				    "expected the prefix of stack %u to be an earlier "
+				    "stack or null, found %.*s",
+				    i, (int)t.len, t.s);
+	} else if (n < 0 || n >= PV_NONE) {
+		return json_fail_at(j, &t, "expected an index or null for %s, found %.*s",
+				    name, (int)t.len, t.s);
+	} else {
+		v = (uint32_t)n;
+	}
+	return ucol_push(x, c, v);
+}
+
+#define RUN_CHUNK 4096u
+
+/* Checks and converts the n rows the fast path stored from row c->len, and takes them. */
+static int ucol_take(struct fxp *x, struct ucol *c, enum ukind kind, uint32_t n)
+{
+	uint32_t *v = c->v + c->len, i0 = c->len;
+	struct json_tok t;
+	if (kind == U_PREFIX) {
+		for (uint32_t k = 0; k < n; k++) {
+			if (v[k] != PV_NONE && v[k] >= i0 + k) {
+				t = row_tok(x, c->at, i0 + k);
+				return json_fail_at(&x->j, &t,
+						    "expected the prefix of stack %u to be an earlier "
+						    "stack or null, found %.*s",
+						    i0 + k, (int)t.len, t.s);
+			}
+		}
+	} else if (kind == U_PREFIX_OFFSET) {
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t i = i0 + k;
+			if (v[k] > i) {
+				t = row_tok(x, c->at, i);
+				return json_fail_at(
+				    &x->j, &t,
+				    "expected a prefixOffset from 0 to %u for stack %u, found %.*s", i,
+				    i, (int)t.len, t.s);
+			}
+			v[k] = v[k] == 0 ? PV_NONE : i - v[k];
+		}
+	}
+	ucol_track(c, i0, n);
+	c->len += n;
+	return 0;
+}
+
+/* Fills c from the array whose '[' was just read, plain numbers by the tokenizer's fast path. */
+static int ucol_fill(struct fxp *x, struct ucol *c, enum ukind kind, const char *name,
+		     int64_t stated)
+{
+	int rc;
+	for (;;) {
+		if (c->len == c->cap && (rc = ucol_room(x, c, stated)))
+			return rc;
+		uint32_t room = c->cap - c->len;
+		enum json_run stop;
+		size_t got = json_run_u32(&x->j, c->v + c->len, room < RUN_CHUNK ? room : RUN_CHUNK,
+					  kind != U_PREFIX_OFFSET, PV_NONE, &stop);
+		if (got && (rc = ucol_take(x, c, kind, (uint32_t)got)))
+			return rc;
+		if (stop == JSON_RUN_END)
+			return 0;
+		if (stop == JSON_RUN_OTHER) {
+			bool end;
+			if ((rc = ucol_one(x, c, kind, name, &end)) || end)
+				return rc;
+		}
+	}
+}
+
+static int read_ucol_n(struct fxp *x, struct ucol *c, enum ukind kind, const char *name,
+		       int64_t stated)
+{
 	struct json_tok t;
 	int rc = expect_array(x, &t, name);
 	if (rc)
 		return rc;
 	ucol_free(c);
 	c->at = t.s;
-	for (;;) {
-		if ((rc = json_next(j, &t)))
-			return rc;
-		if (t.kind == JSON_END)
-			return 0;
-		uint32_t i = c->len, v;
-		int64_t n;
-		if (t.kind == JSON_NUMBER) {
-			if (!small_int(&t, &n) && (rc = json_i64(j, &t, &n)))
-				return rc;
-		} else if (t.kind == JSON_NULL && kind != U_PREFIX_OFFSET) {
-			n = -1;
-		} else {
-			return bad_kind(
-			    x, &t, kind == U_PREFIX_OFFSET ? "an integer" : "an integer or null",
-			    name);
-		}
-		if (kind == U_PREFIX_OFFSET) {
-			if (n < 0 || n > i)
-				return json_fail_at(
-				    j, &t,
-				    "expected a prefixOffset from 0 to %u for stack %u, found %.*s",
-				    i, i, (int)t.len, t.s);
-			v = n == 0 ? PV_NONE : i - (uint32_t)n;
-		} else if (n == -1) {
-			v = PV_NONE;
-		} else if (kind == U_PREFIX && (n < 0 || n >= i)) {
-			return json_fail_at(j, &t,
-					    "expected the prefix of stack %u to be an earlier "
-					    "stack or null, found %.*s",
-					    i, (int)t.len, t.s);
-		} else if (n < 0 || n >= PV_NONE) {
-			return json_fail_at(j, &t, "expected an index or null for %s, found %.*s",
-					    name, (int)t.len, t.s);
-		} else {
-			v = (uint32_t)n;
-		}
-		if ((rc = ucol_push(x, c, v, t.s)))
-			return rc;
-	}
+	return ucol_fill(x, c, kind, name, stated);
+}
+
+static int read_ucol(struct fxp *x, struct ucol *c, enum ukind kind, const char *name)
+{
+	return read_ucol_n(x, c, kind, name, -1);
 }
 
 enum lkind {
 	L_MS,	/* ms -> ns; null = PV_TIME_NONE */
+	L_MS_DELTAS, /* the same, summed from 0 as read (a null adds nothing) */
 	L_E6,	/* value * 10^6 (weights) */
 	L_E3,	/* value * 10^3 (threadCPUDelta) */
 	L_ADDR, /* an integer address; -1 and null = PV_TIME_NONE, converted when built */
 };
 
-/* Fills c from the array whose '[' is open. */
-static int lcol_fill(struct fxp *x, struct lcol *c, enum lkind kind, const char *name,
-		     const struct json_tok *open)
+/* One value of a 64-bit column, read the general way; *end at the column's end. */
+static int lcol_one(struct fxp *x, struct lcol *c, enum lkind kind, const char *name, int64_t *acc,
+		    bool *end)
 {
 	struct json *j = &x->j;
 	struct json_tok t;
 	int rc;
+	int pow10 = kind == L_E3 ? 3 : 6;
+	*end = false;
+	if ((rc = json_next(j, &t)))
+		return rc;
+	if (t.kind == JSON_END) {
+		*end = true;
+		return 0;
+	}
+	int64_t v;
+	if (t.kind == JSON_NULL) {
+		v = PV_TIME_NONE;
+	} else if (t.kind != JSON_NUMBER) {
+		return bad_kind(x, &t,
+				kind == L_MS || kind == L_MS_DELTAS ? "a time in milliseconds or null"
+								    : "a number or null",
+				name);
+	} else if (kind == L_ADDR) {
+		if (!small_int(&t, &v) && (rc = json_i64(j, &t, &v)))
+			return rc;
+		if (v == -1)
+			v = PV_TIME_NONE;
+		else if (v < 0)
+			return json_fail_at(j, &t, "expected an address or -1 for %s, found %.*s", name,
+					    (int)t.len, t.s);
+	} else if (!small_fixed(&t, pow10, &v) && (rc = json_fixed(j, &t, pow10, &v))) {
+		return rc;
+	}
+	if (kind == L_MS_DELTAS) {
+		if (v != PV_TIME_NONE)
+			*acc += v;
+		v = *acc;
+	}
+	return lcol_push(x, c, v);
+}
+
+/* Fills c from the array whose '[' is open, plain numbers by the tokenizer's fast path. */
+static int lcol_fill(struct fxp *x, struct lcol *c, enum lkind kind, const char *name,
+		     const struct json_tok *open, int64_t stated)
+{
+	int rc;
+	int64_t acc = 0;
+	int pow10 = kind == L_E3 ? 3 : kind == L_ADDR ? 0 : 6;
 	lcol_free(c);
 	c->at = open->s;
-	int pow10 = kind == L_E3 ? 3 : 6;
 	for (;;) {
-		if ((rc = json_next(j, &t)))
+		if (c->len == c->cap && (rc = lcol_room(x, c, stated)))
 			return rc;
-		if (t.kind == JSON_END)
-			return 0;
-		int64_t v;
-		if (t.kind == JSON_NULL) {
-			v = PV_TIME_NONE;
-		} else if (t.kind != JSON_NUMBER) {
-			return bad_kind(x, &t,
-					kind == L_MS ? "a time in milliseconds or null"
-						     : "a number or null",
-					name);
-		} else if (kind == L_ADDR) {
-			if (!small_int(&t, &v) && (rc = json_i64(j, &t, &v)))
-				return rc;
-			if (v == -1)
-				v = PV_TIME_NONE;
-			else if (v < 0)
-				return json_fail_at(j, &t,
-						    "expected an address or -1 for %s, found %.*s",
-						    name, (int)t.len, t.s);
-		} else if (!small_fixed(&t, pow10, &v) && (rc = json_fixed(j, &t, pow10, &v))) {
-			return rc;
+		uint32_t room = c->cap - c->len;
+		enum json_run stop;
+		int64_t *v = c->v + c->len;
+		uint32_t n = (uint32_t)json_run_i64(&x->j, pow10, v,
+						    room < RUN_CHUNK ? room : RUN_CHUNK, true,
+						    PV_TIME_NONE, &stop);
+		if (kind == L_ADDR) {
+			for (uint32_t k = 0; k < n; k++) {
+				if (v[k] == -1) {
+					v[k] = PV_TIME_NONE;
+				} else if (v[k] < 0 && v[k] != PV_TIME_NONE) {
+					struct json_tok t = row_tok(x, c->at, c->len + k);
+					return json_fail_at(&x->j, &t,
+							    "expected an address or -1 for %s, found %.*s",
+							    name, (int)t.len, t.s);
+				}
+			}
+		} else if (kind == L_MS_DELTAS) {
+			for (uint32_t k = 0; k < n; k++) {
+				if (v[k] != PV_TIME_NONE)
+					acc += v[k];
+				v[k] = acc;
+			}
 		}
-		if ((rc = lcol_push(x, c, v)))
-			return rc;
+		c->len += n;
+		if (stop == JSON_RUN_END)
+			return 0;
+		if (stop == JSON_RUN_OTHER) {
+			bool end;
+			if ((rc = lcol_one(x, c, kind, name, &acc, &end)) || end)
+				return rc;
+		}
 	}
+}
+
+static int read_lcol_n(struct fxp *x, struct lcol *c, enum lkind kind, const char *name,
+		       int64_t stated)
+{
+	struct json_tok t;
+	int rc = expect_array(x, &t, name);
+	return rc ? rc : lcol_fill(x, c, kind, name, &t, stated);
 }
 
 static int read_lcol(struct fxp *x, struct lcol *c, enum lkind kind, const char *name)
 {
-	struct json_tok t;
-	int rc = expect_array(x, &t, name);
-	return rc ? rc : lcol_fill(x, c, kind, name, &t);
+	return read_lcol_n(x, c, kind, name, -1);
 }
 
 static int read_strs(struct fxp *x, struct strs *s, const char *name)
@@ -1125,8 +1386,8 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 			json_release(&sj);
 		}
 	}
-	if ((rc = ucol_push(x, &th->m_payload, payload, t->s)) ||
-	    (rc = ucol_push(x, &th->m_cause, cause, t->s)))
+	if ((rc = ucol_push(x, &th->m_payload, payload)) ||
+	    (rc = ucol_push(x, &th->m_cause, cause)))
 		return rc;
 	return lcol_push(x, &th->m_cause_time, cause_time);
 }
@@ -1218,13 +1479,11 @@ static int read_samples(struct fxp *x, struct thread *th)
 	th->samples_at = t.s;
 	while (!(rc = next_key(x, &k, &end)) && !end) {
 		if (json_is(&k, "stack")) {
-			rc = read_ucol(x, &th->s_stack, U_INDEX, "samples.stack");
+			rc = read_ucol_n(x, &th->s_stack, U_INDEX, "samples.stack", th->s_n);
 		} else if (json_is(&k, "time")) {
-			rc = read_lcol(x, &th->s_time, L_MS, "samples.time");
-			th->s_deltas = false;
+			rc = read_lcol_n(x, &th->s_time, L_MS, "samples.time", th->s_n);
 		} else if (json_is(&k, "timeDeltas")) {
-			rc = read_lcol(x, &th->s_time, L_MS, "samples.timeDeltas");
-			th->s_deltas = true;
+			rc = read_lcol_n(x, &th->s_time, L_MS_DELTAS, "samples.timeDeltas", th->s_n);
 		} else if (json_is(&k, "weight")) {
 			struct json_tok v;
 			if ((rc = json_next(&x->j, &v)))
@@ -1232,13 +1491,13 @@ static int read_samples(struct fxp *x, struct thread *th)
 			if (v.kind == JSON_NULL)
 				lcol_free(&th->s_weight);
 			else if (v.kind == JSON_ARRAY)
-				rc = lcol_fill(x, &th->s_weight, L_E6, "samples.weight", &v);
+				rc = lcol_fill(x, &th->s_weight, L_E6, "samples.weight", &v, th->s_n);
 			else
 				rc = bad_kind(x, &v, "an array or null", "samples.weight");
 		} else if (json_is(&k, "weightType")) {
 			rc = read_weight_type(x, th);
 		} else if (json_is(&k, "threadCPUDelta")) {
-			rc = read_lcol(x, &th->s_cpu, L_E3, "samples.threadCPUDelta");
+			rc = read_lcol_n(x, &th->s_cpu, L_E3, "samples.threadCPUDelta", th->s_n);
 		} else if (json_is(&k, "length")) {
 			rc = read_length(x, "samples.length", &th->s_n);
 		} else {
@@ -1273,6 +1532,8 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 	th->reg_ns = th->unreg_ns = PV_TIME_NONE;
 	th->s_n = th->m_n = -1;
 	th->wtype = W_SAMPLES;
+	th->s_base = th->s_stack.base = th->s_time.base = x->tail_end;
+	th->s_stack.in_builder = th->s_time.in_builder = true;
 	while (!(rc = next_key(x, &k, &end)) && !end) {
 		if (read_table_key(x, &th->t, &k, &rc))
 			;
@@ -1305,7 +1566,12 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 		if (rc)
 			return rc;
 	}
-	if (!rc && can_build_now(x, th))
+	if (rc)
+		return rc;
+	/* the next thread's samples go after this one's, which stay until it is built */
+	x->tail_end = th->s_base + (th->s_stack.len > th->s_time.len ? th->s_stack.len
+								      : th->s_time.len);
+	if (can_build_now(x, th))
 		rc = build_thread(x, x->nr_threads - 1);
 	return rc;
 }
@@ -1332,17 +1598,19 @@ static int read_threads(struct fxp *x)
 static int check_ix(struct fxp *x, const struct ucol *c, uint32_t n, const char *table,
 		    const char *name)
 {
-	if (!c->max_at || c->max < n)
+	if (!c->max_pos || c->max < n)
 		return 0;
-	return json_fail(&x->j, c->max_at, "expected %s index below %u for %s, found %u", table, n,
+	struct json_tok t = row_tok(x, c->at, c->max_pos - 1);
+	return json_fail(&x->j, t.s, "expected %s index below %u for %s, found %u", table, n,
 			 name, c->max);
 }
 
 static int check_nonnull(struct fxp *x, const struct ucol *c, const char *name)
 {
-	if (!c->null_at)
+	if (!c->null_pos)
 		return 0;
-	return json_fail(&x->j, c->null_at, "expected an index for %s, found null or -1", name);
+	struct json_tok t = row_tok(x, c->at, c->null_pos - 1);
+	return json_fail(&x->j, t.s, "expected an index for %s, found null or -1", name);
 }
 
 /* Row count of a table: its length key, else its main column; every column must match. */
@@ -1628,12 +1896,36 @@ static int64_t div_round(int64_t v, int64_t d)
 	return v >= 0 ? (v + d / 2) / d : -((-v + d / 2) / d);
 }
 
+/* Sets metric m's weights of rows [first, first + n) to w[] (NULL: all to v). */
+static void set_weights(struct fxp *x, pv_metric_ix m, uint32_t first, uint32_t n,
+			const int64_t *w, int64_t v)
+{
+	struct pv_samples *t = &x->b->p->samples;
+	if (!t->weight[m]) {
+		/* no column yet: every sample weighs 1 until one does not */
+		if (!w && v == 1)
+			return;
+		uint32_t k = 0;
+		while (k < n && (w ? w[k] : v) == 1)
+			k++;
+		if (k == n)
+			return;
+	}
+	int64_t *col = builder_samples_weight(x->b, m);
+	if (!col)
+		return;
+	for (uint32_t k = 0; k < n; k++)
+		col[first + k] = w ? w[k] : v;
+}
+
 static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T)
 {
+	struct pv_builder *b = x->b;
 	uint32_t n = th->s_stack.len;
 	int rc;
 	if (!th->samples_at)
 		return 0;
+	tail_sync(x, th);
 	if (!th->s_stack.at && th->s_n > 0)
 		return json_fail(&x->j, th->samples_at, "expected a stack column in these samples");
 	if (th->s_n >= 0 && th->s_stack.at && (uint64_t)th->s_n != n)
@@ -1650,41 +1942,49 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 		return rc;
 	if (n == 0)
 		return 0;
-	/* one value per metric so far: the other weight types' stay 0 */
-	int64_t w[NR_WTYPES + 1] = {0};
 	pv_metric_ix wm = weight_metric(x, th->wtype);
 	pv_metric_ix cm = th->s_cpu.len ? cpu_metric(x) : PV_NONE;
 	if (wm == PV_NONE || (th->s_cpu.len && cm == PV_NONE))
-		return x->b->status ? x->b->status : oom(x);
-	int64_t acc = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = th->s_stack.v[i];
-		int64_t t = th->s_time.v[i];
-		if (th->s_deltas) {
-			if (t != PV_TIME_NONE)
-				acc += t;
-			t = acc;
+		return b->status ? b->status : oom(x);
+	/* the file's stack indices become the profile's, in place */
+	uint32_t *sv = th->s_stack.v;
+	const pv_stack_ix *map = T->stack_map;
+	for (uint32_t i = 0; i < n; i++)
+		sv[i] = sv[i] == PV_NONE ? PV_NONE : map[sv[i]];
+	uint32_t first = b->p->samples.len;
+	builder_samples_commit(b, ti, th->s_base, n);
+	if (b->status)
+		return b->status;
+	/* weights: the thread's type from its column (1 per sample without), the CPU delta, 0
+	 * for the other metrics */
+	int64_t *wv = th->s_weight.at ? th->s_weight.v : NULL;
+	for (uint32_t i = 0; wv && i < n; i++) {
+		if (wv[i] == PV_TIME_NONE) { /* no weight: one unit of the type (1 ms for tracing-ms) */
+			wv[i] = th->wtype == W_TRACING_MS ? 1000000 : 1;
+		} else if (th->wtype != W_TRACING_MS) {
+			int64_t r = div_round(wv[i], 1000000);
+			x->weight_rounded += r * 1000000 != wv[i];
+			wv[i] = r;
 		}
-		int64_t wv = th->s_weight.at ? th->s_weight.v[i] : PV_TIME_NONE;
-		if (wv == PV_TIME_NONE) /* no weight: one unit of the type (1 ms for tracing-ms) */
-			wv = th->wtype == W_TRACING_MS ? 1000000 : 1;
-		else if (th->wtype != W_TRACING_MS) {
-			int64_t r = div_round(wv, 1000000);
-			x->weight_rounded += r * 1000000 != wv;
-			wv = r;
-		}
-		w[wm] = wv;
-		if (cm != PV_NONE) {
-			int64_t c = i > 0 ? th->s_cpu.v[i] : 0;
-			if (c == PV_TIME_NONE)
-				c = 0;
-			else if (x->cpu_unit != CPU_US)
-				c = div_round(c, 1000);
-			w[cm] = c;
-		}
-		builder_sample(x->b, ti, s == PV_NONE ? PV_NONE : T->stack_map[s], t, w);
 	}
-	return 0;
+	int64_t *cv = cm != PV_NONE ? th->s_cpu.v : NULL;
+	for (uint32_t i = 0; cv && i < n; i++) {
+		int64_t c = i > 0 ? cv[i] : 0;
+		if (c == PV_TIME_NONE)
+			c = 0;
+		else if (x->cpu_unit != CPU_US)
+			c = div_round(c, 1000);
+		cv[i] = c;
+	}
+	for (pv_metric_ix m = 0; m < b->p->metrics.len; m++) {
+		if (m == wm)
+			set_weights(x, m, first, n, wv, th->wtype == W_TRACING_MS ? 1000000 : 1);
+		else if (m == cm)
+			set_weights(x, m, first, n, cv, 0);
+		else
+			set_weights(x, m, first, n, NULL, 0);
+	}
+	return b->status;
 }
 
 static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T,
@@ -1708,8 +2008,8 @@ static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 	    (rc = check_ix(x, &th->m_name, S->len, "a string", "markers.name")) ||
 	    (rc = check_ix(x, &th->m_cat, x->nr_cat, "a category", "markers.category")))
 		return rc;
-	if (th->m_phase.max_at && th->m_phase.max > 3)
-		return json_fail(&x->j, th->m_phase.max_at,
+	if (th->m_phase.max_pos && th->m_phase.max > 3)
+		return json_fail(&x->j, row_tok(x, th->m_phase.at, th->m_phase.max_pos - 1).s,
 				 "expected a marker phase from 0 to 3, found %u", th->m_phase.max);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t name = th->m_name.v[i];
@@ -1862,7 +2162,7 @@ static bool can_build_now(const struct fxp *x, const struct thread *th)
 		return true;
 	/* an older file: the thread holds all its tables and strings */
 	return has_tables(&th->t) && th->t.str.at &&
-	       (th->t.func_src_is_str || !th->t.func_src.max_at);
+	       (th->t.func_src_is_str || !th->t.func_src.max_pos);
 }
 
 static int build(struct fxp *x)
