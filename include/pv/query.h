@@ -1,0 +1,138 @@
+/*
+ * query.h - one value that says which view of a profile to compute.
+ *
+ * A query holds the view kind, the center (a set of scopes), the filters in the order they apply,
+ * the metrics, the granularity, the threads, the time range, the percent base and the thresholds.
+ * Everything is kept as text as the user wrote it (a scope "re:^std::", a thread "GeckoMain"), so
+ * a query needs no profile to exist, prints back exactly, and reads the same from CLI flags, a URL
+ * query string and JSON. It is resolved against a profile when a view is computed (view.h).
+ *
+ * Scope syntax (center and filters):
+ *   NAME                a function by exact name
+ *   re:REGEX            every function whose name matches (POSIX extended)
+ *   file:PATH           every function of a file whose path ends with PATH
+ *   module:NAME         every function of a module (binary, library, resource)
+ *   line:FILE:LINE      a source line; FUNCTION:LINE also names a line
+ *   path:a;b;c          one call path from the root
+ *
+ * Ownership: a query owns its strings; pv_query_release() frees them. pv_query_init() sets the
+ * defaults (top-down view, no center, no filter, the profile's default metric, function
+ * granularity, all threads, whole time range, percentages of the center).
+ */
+#ifndef PV_QUERY_H
+#define PV_QUERY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pv/error.h"
+
+enum pv_view_kind {
+	PV_VIEW_TREE = 0,  /* top-down */
+	PV_VIEW_CALLERS,   /* bottom-up */
+	PV_VIEW_FLAT,      /* module > file > function > line */
+	PV_VIEW_BUTTERFLY, /* callers, center, callees */
+	PV_VIEW_TOP,       /* one row per function (or per scope at the granularity) */
+};
+
+enum pv_filter_kind {
+	PV_FILTER_INCLUDE = 0,     /* keep samples whose stack has the scope */
+	PV_FILTER_DROP,            /* drop samples whose stack has the scope */
+	PV_FILTER_MERGE,           /* remove the scope's frames; cost goes to the caller */
+	PV_FILTER_COLLAPSE_RECURSION, /* A>B>A>C becomes A>C */
+	PV_FILTER_COLLAPSE_MODULE, /* consecutive frames of a module become one */
+	PV_FILTER_FOCUS_CATEGORY,  /* keep only frames of a category (others merge into callers) */
+};
+
+enum pv_granularity {
+	PV_BY_FUNCTION = 0,
+	PV_BY_LINE,
+	PV_BY_FILE,
+	PV_BY_MODULE,
+};
+
+enum pv_percent_base {
+	PV_PERCENT_CENTER = 0, /* of the center's total (the whole profile without a center) */
+	PV_PERCENT_WHOLE,      /* of the whole filtered profile */
+};
+
+enum pv_sort_key {
+	PV_SORT_SELF = 0,
+	PV_SORT_TOTAL,
+};
+
+struct pv_filter {
+	enum pv_filter_kind kind;
+	char *arg; /* a scope, a module name or a category name */
+};
+
+#define PV_QUERY_MAX 64 /* scopes, filters, metrics, threads: at most this many each */
+
+struct pv_query {
+	enum pv_view_kind view;
+	char *center[PV_QUERY_MAX];
+	uint32_t nr_center;
+	struct pv_filter filters[PV_QUERY_MAX];
+	uint32_t nr_filters;
+	char *metrics[PV_QUERY_MAX]; /* none = the profile's default */
+	uint32_t nr_metrics;
+	enum pv_granularity by;
+	char *threads[PV_QUERY_MAX]; /* names or tids; none = all, merged */
+	uint32_t nr_threads;
+	bool has_range;
+	int64_t range_start_ns, range_end_ns; /* from the profile's zero: start <= t < end;
+					       * an open end is INT64_MIN / INT64_MAX */
+	enum pv_percent_base percent;
+	double min_percent; /* rows below this share are cut (0 = none); kept to 1e-6 % */
+	uint32_t depth;     /* rows deeper than this are cut (0 = no limit) */
+	uint32_t limit;     /* list views: at most this many rows (0 = all) */
+	enum pv_sort_key sort; /* list views: the column to sort by */
+};
+
+void pv_query_init(struct pv_query *q);
+void pv_query_release(struct pv_query *q);
+/* A deep copy; returns 0 or PV_ENOMEM. */
+int pv_query_copy(struct pv_query *dst, const struct pv_query *src);
+/* Same query (every field, filters in order). */
+bool pv_query_equal(const struct pv_query *a, const struct pv_query *b);
+
+/* Adders (copy their arguments); PV_ELIMIT past PV_QUERY_MAX, PV_ENOMEM. */
+int pv_query_add_center(struct pv_query *q, const char *scope);
+int pv_query_add_filter(struct pv_query *q, enum pv_filter_kind k, const char *arg);
+int pv_query_add_metric(struct pv_query *q, const char *name);
+int pv_query_add_thread(struct pv_query *q, const char *thread);
+
+/* Names used in every notation: "tree", "include", "line", "whole", ... */
+const char *pv_view_name(enum pv_view_kind v);
+const char *pv_filter_name(enum pv_filter_kind k);
+const char *pv_granularity_name(enum pv_granularity g);
+int pv_view_parse(const char *s, enum pv_view_kind *out);
+int pv_filter_parse(const char *s, enum pv_filter_kind *out);
+int pv_granularity_parse(const char *s, enum pv_granularity *out);
+
+/*
+ * Command-line notation. pv_query_set_option() takes one long option name (without "--") and
+ * its value, as the CLI parses them: center, include, drop, merge, collapse-recursion,
+ * collapse-module, focus-category, metric (a,b), by, thread, range (T0:T1 in ms), percent,
+ * min-percent, depth, n, sort. Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
+ * name is not a query option.
+ */
+int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
+			struct pv_error *err);
+/*
+ * The flags that rebuild q (view not included: it is the command), as one line.
+ * Every writer returns a string to pv_free(), NULL when out of memory. The readers overwrite q
+ * (it needs no pv_query_init, but must not hold strings) and leave the defaults on failure.
+ */
+char *pv_query_to_args(const struct pv_query *q);
+
+/* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&... */
+char *pv_query_to_url(const struct pv_query *q);
+int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
+
+/* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...} */
+char *pv_query_to_json(const struct pv_query *q);
+int pv_query_from_json(struct pv_query *q, const char *s, size_t len, struct pv_error *err);
+
+#endif
