@@ -23,10 +23,8 @@ struct pv_print_opts {
 	const char *threads_label; /* "all threads" or the selection, for the header */
 };
 
-void pv_print_tree(FILE *out, const struct pv_profile *p, const struct pv_calltree *t,
-		   const struct pv_print_opts *o);
-void pv_print_top(FILE *out, const struct pv_profile *p, const struct pv_top *t,
-		  const struct pv_print_opts *o);
+/* A view of a query (view.h): trees, butterfly, flat or list, as text or JSON. */
+void pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o);
 /* The import report: format, threads, metrics, table sizes, markers, lossy steps. */
 void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool json);
 

@@ -11,6 +11,7 @@
 #define PV_VIEW_H
 
 #include "pv/profile.h"
+#include "pv/query.h"
 
 struct pv_view_opts {
 	pv_metric_ix metric;          /* PV_NONE = the profile's default metric */
@@ -55,5 +56,82 @@ struct pv_top {
 int pv_top_build(const struct pv_profile *p, const struct pv_view_opts *o, enum pv_top_sort sort,
 		 struct pv_top **out, struct pv_error *err);
 void pv_top_free(struct pv_top *t);
+
+/* ---- views of a query (query.h): centered trees, flat, butterfly, list ---- */
+
+/* What a row stands for. */
+enum pv_row_kind {
+	PV_ROW_FUNCTION = 0, /* id = function (or a collapsed module, see pv_view_row_name) */
+	PV_ROW_LINE,         /* id = function, line = the source line */
+	PV_ROW_FILE,         /* id = source, PV_NONE for functions without a file */
+	PV_ROW_MODULE,       /* id = module, PV_NONE for functions without a module */
+	PV_ROW_CENTER,       /* the center of a centered tree: one or several scopes */
+};
+
+/*
+ * A tree of rows (top-down or bottom-up). Rows are numbered parents first; children of a row are
+ * sorted by the first metric's total (descending), then by name. Costs are [metric][row].
+ */
+struct pv_tree {
+	uint32_t len;
+	uint8_t *kind;     /* enum pv_row_kind */
+	uint32_t *id, *line;
+	uint32_t *parent;  /* PV_NONE for a root */
+	uint32_t *depth;
+	int64_t **total, **self;
+	uint32_t *child_first, *child_len, *children;
+	uint32_t *roots;
+	uint32_t nr_roots;
+};
+
+/* A flat row: one scope, nested module > file > function > line by level (0..3). */
+struct pv_flat {
+	uint32_t len;
+	uint8_t *kind;
+	uint32_t *id, *line;
+	uint8_t *level;    /* 0 module, 1 file, 2 function, 3 line */
+	uint8_t *in_center;
+	int64_t **total, **self;
+};
+
+struct pv_view {
+	const struct pv_profile *p;
+	struct pv_query q;          /* a copy of the query it was computed for */
+	uint32_t nr_metrics;
+	pv_metric_ix metrics[PV_QUERY_MAX];
+	pv_thread_ix *threads;      /* the selected threads */
+	uint32_t nr_threads;
+	int64_t whole[PV_QUERY_MAX];  /* cost of the filtered profile (samples with a stack) */
+	int64_t center[PV_QUERY_MAX]; /* cost of the samples that reach the center (= whole without) */
+	int64_t nostack[PV_QUERY_MAX]; /* selected samples without a stack (in no tree) */
+	int64_t lost[PV_QUERY_MAX];   /* samples whose every frame a transform removed */
+	uint64_t nr_samples;        /* selected samples */
+	bool centered;
+	char *center_label;         /* "foo", "<multiple contexts>", a file or module name */
+	struct pv_tree *tree;       /* tree: top-down; callers: bottom-up; butterfly: callees */
+	struct pv_tree *callers;    /* butterfly: the callers of the center */
+	struct pv_flat *flat;       /* flat and top */
+	/* private */
+	uint32_t nr_pseudo;         /* collapsed-module functions, ids funcs.len + i */
+	pv_module_ix *pseudo_module;
+};
+
+/*
+ * Computes the view the query asks for. Returns 0; PV_EINVAL with err for a query that does not
+ * fit the profile (unknown metric, thread, a scope matching nothing, a bad regex); PV_ENOMEM.
+ * The view borrows p. Cost: one pass over the selected samples, then a constant number of
+ * passes over the distinct stacks (one per filter); bottom-up trees also walk each centered
+ * stack's callers.
+ */
+int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		    struct pv_error *err);
+void pv_view_free(struct pv_view *v);
+
+/* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
+const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+			     char *buf, size_t len, uint32_t line);
+/* Module, file and line of a row when known (PV_NONE / 0 otherwise). */
+void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+		       pv_module_ix *module, pv_source_ix *source, uint32_t *line);
 
 #endif

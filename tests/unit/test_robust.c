@@ -81,6 +81,7 @@ T_TEST(robust_truncations_and_mutations)
 }
 
 #include "pv/format.h"
+#include "pv/query.h"
 #include "pv/view.h"
 
 /* 100,000 frames deep: views and printers must not recurse per frame */
@@ -102,13 +103,26 @@ T_TEST(robust_very_deep_stack)
 	struct pv_calltree *t;
 	T_EQ_INT(pv_calltree_build(p, NULL, &t, &err), 0);
 	T_EQ_INT(t->len, 100000);
-	FILE *null = fopen("/dev/null", "w");
-	struct pv_print_opts po = {.json = true};
-	pv_print_tree(null, p, t, &po);
-	po.json = false;
-	pv_print_tree(null, p, t, &po);
-	fclose(null);
 	pv_calltree_free(t);
+	FILE *null = fopen("/dev/null", "w");
+	static const enum pv_view_kind kinds[] = {PV_VIEW_TREE, PV_VIEW_CALLERS, PV_VIEW_FLAT,
+						  PV_VIEW_TOP, PV_VIEW_BUTTERFLY};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct pv_query q;
+		pv_query_init(&q);
+		q.view = kinds[k];
+		pv_query_add_center(&q, "b");
+		struct pv_view *v;
+		T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+		struct pv_print_opts po = {.json = true};
+		pv_print_view(null, v, &po);
+		po.json = false;
+		pv_print_view(null, v, &po);
+		T_EQ_INT(v->center[0], 7);
+		pv_view_free(v);
+		pv_query_release(&q);
+	}
+	fclose(null);
 	struct pv_top *top;
 	T_EQ_INT(pv_top_build(p, NULL, PV_TOP_BY_TOTAL, &top, &err), 0);
 	T_EQ_INT(top->len, 3);

@@ -1,0 +1,442 @@
+/*
+ * view_out.c - text and JSON output of a computed view (trees, butterfly, flat, list).
+ *
+ * Trees print depth first with an explicit stack; rows cut by --depth or --min-percent are
+ * counted with their subtrees, and a footer says how many. Percentages are of the center's total
+ * or of the whole filtered profile, as the query asks.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pv/format.h"
+
+/*
+ * Times print in the largest of ms, us and ns that keeps the whole's total at 1 or more, with
+ * three decimals (exact: integer arithmetic), so a 63 ns profile is not all zeros.
+ */
+static int64_t time_scale(const struct pv_view *v, uint32_t m)
+{
+	int64_t w = v->whole[m] < 0 ? -v->whole[m] : v->whole[m];
+	return w >= 1000000 ? 1000000 : w >= 1000 ? 1000 : 1;
+}
+
+static const char *unit_text(const struct pv_view *v, uint32_t m)
+{
+	enum pv_unit u = v->p->metrics.unit[v->metrics[m]];
+	if (u != PV_UNIT_NS)
+		return pv_unit_name(u);
+	int64_t sc = time_scale(v, m);
+	return sc == 1000000 ? "ms" : sc == 1000 ? "us" : "ns";
+}
+
+static void cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x)
+{
+	enum pv_unit u = v->p->metrics.unit[v->metrics[m]];
+	int64_t sc = u == PV_UNIT_NS ? time_scale(v, m) : 1;
+	if (sc == 1) {
+		snprintf(buf, n, "%" PRId64, x);
+		return;
+	}
+	int64_t a = x < 0 ? -x : x;
+	int64_t milli = (a * 1000 + sc / 2) / sc; /* thousandths of the unit, rounded */
+	if (a > INT64_MAX / 1000)
+		milli = a / sc * 1000;
+	snprintf(buf, n, "%s%" PRId64 ".%03" PRId64, x < 0 ? "-" : "", milli / 1000, milli % 1000);
+}
+
+static void pct(char *buf, size_t n, int64_t v, int64_t whole)
+{
+	if (whole == 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2f%%", 100.0 * (double)v / (double)whole);
+}
+
+/* the total percentages are of: the center's total, or the whole filtered profile */
+static int64_t base_of(const struct pv_view *v, uint32_t m)
+{
+	/* the flat view is not cut at the center (it only marks it): of the whole, always */
+	if (v->q.percent == PV_PERCENT_WHOLE || v->q.view == PV_VIEW_FLAT)
+		return v->whole[m];
+	return v->center[m];
+}
+
+static enum pv_unit unit_of(const struct pv_view *v, uint32_t m)
+{
+	return v->p->metrics.unit[v->metrics[m]];
+}
+
+static const char *metric_name(const struct pv_view *v, uint32_t m)
+{
+	return pv_str(v->p, v->p->metrics.name[v->metrics[m]]);
+}
+
+static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+		       uint32_t line)
+{
+	const struct pv_profile *p = v->p;
+	pv_module_ix m;
+	pv_source_ix s;
+	uint32_t fl;
+	pv_view_row_place(v, kind, id, &m, &s, &fl);
+	if (kind == PV_ROW_LINE && line)
+		fl = line;
+	if ((kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && m != PV_NONE &&
+	    p->modules.name[m]) {
+		char b[64];
+		const char *mn = pv_str(p, p->modules.name[m]);
+		const char *fn = pv_view_row_name(v, kind, id, b, sizeof(b), 0);
+		size_t ml = strlen(mn);
+		int same = fn[0] == '[' && strncmp(fn + 1, mn, ml) == 0 && fn[ml + 1] == ']' &&
+			   fn[ml + 2] == 0;
+		if (!same && strcmp(fn, mn) != 0)
+			fprintf(out, mn[0] == '[' ? "  %s" : "  [%s]", mn);
+	}
+	if ((kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && s != PV_NONE && p->sources.path[s]) {
+		fprintf(out, "  %s", pv_str(p, p->sources.path[s]));
+		if (fl)
+			fprintf(out, ":%u", fl);
+	}
+}
+
+static void json_str_or_null(FILE *out, const char *s)
+{
+	if (!s || !*s)
+		fputs("null", out);
+	else
+		pv_json_string(out, s);
+}
+
+static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+			  uint32_t line, int64_t *const *total, int64_t *const *self, uint32_t r)
+{
+	const struct pv_profile *p = v->p;
+	char b[512];
+	pv_module_ix m;
+	pv_source_ix s;
+	uint32_t fl;
+	pv_view_row_place(v, kind, id, &m, &s, &fl);
+	if (kind == PV_ROW_LINE && line)
+		fl = line;
+	static const char *const kinds[] = {"function", "line", "file", "module", "center"};
+	fputs("{\"name\": ", out);
+	pv_json_string(out, pv_view_row_name(v, kind, id, b, sizeof(b), line));
+	fputs(", \"kind\": ", out);
+	pv_json_string(out, kinds[kind < 5 ? kind : 0]);
+	fputs(", \"module\": ", out);
+	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
+	fputs(", \"file\": ", out);
+	json_str_or_null(out, s == PV_NONE ? NULL : pv_str(p, p->sources.path[s]));
+	fputs(", \"line\": ", out);
+	if (fl)
+		fprintf(out, "%u", fl);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"total\": %" PRId64 ", \"self\": %" PRId64, total[0][r], self[0][r]);
+	if (v->nr_metrics > 1) {
+		fputs(", \"values\": [", out);
+		for (uint32_t k = 0; k < v->nr_metrics; k++)
+			fprintf(out, "%s{\"total\": %" PRId64 ", \"self\": %" PRId64 "}", k ? ", " : "",
+				total[k][r], self[k][r]);
+		fputc(']', out);
+	}
+}
+
+/* ---- header ---- */
+
+static void text_header(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
+{
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		char tb[32];
+		cost_text(v, m, tb, sizeof(tb), v->whole[m]);
+		fprintf(out, "# metric: %s (%s), total %s, %s\n", metric_name(v, m),
+			unit_text(v, m), tb,
+			o && o->threads_label ? o->threads_label : "all threads");
+	}
+	if (v->q.nr_filters || v->q.has_range) {
+		char *args = pv_query_to_args(&v->q);
+		/* only the filter part: the whole query line is what --json prints */
+		fprintf(out, "# query: %s\n", args ? args : "");
+		free(args);
+	}
+	if (v->centered) {
+		char cb[32], pb[16];
+		cost_text(v, 0, cb, sizeof(cb), v->center[0]);
+		pct(pb, sizeof(pb), v->center[0], v->whole[0]);
+		fprintf(out, "# center: %s, total %s (%s of the whole)\n", v->center_label, cb, pb);
+	}
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		if (v->lost[m]) {
+			char lb[32];
+			cost_text(v, m, lb, sizeof(lb), v->lost[m]);
+			fprintf(out, "# %s: %s in samples whose every frame a filter removed\n",
+				metric_name(v, m), lb);
+		}
+	}
+}
+
+static void text_columns(FILE *out, const struct pv_view *v, bool self_first)
+{
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		char a[64], b[64];
+		if (v->nr_metrics == 1) {
+			snprintf(a, sizeof(a), "%s", self_first ? "self" : "total");
+			snprintf(b, sizeof(b), "%s", self_first ? "total" : "self");
+		} else {
+			snprintf(a, sizeof(a), "%s %s", metric_name(v, m), self_first ? "self" : "total");
+			snprintf(b, sizeof(b), "%s %s", metric_name(v, m), self_first ? "total" : "self");
+		}
+		fprintf(out, "%12s %8s %12s %8s  ", a, self_first ? "self%" : "total%", b,
+			self_first ? "total%" : "self%");
+	}
+	fputs("name\n", out);
+}
+
+static void text_values(FILE *out, const struct pv_view *v, int64_t *const *total,
+			int64_t *const *self, uint32_t r, bool self_first)
+{
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		char tb[32], sb[32], tp[16], sp[16];
+		cost_text(v, m, tb, sizeof(tb), total[m][r]);
+		cost_text(v, m, sb, sizeof(sb), self[m][r]);
+		pct(tp, sizeof(tp), total[m][r], base_of(v, m));
+		pct(sp, sizeof(sp), self[m][r], base_of(v, m));
+		if (self_first)
+			fprintf(out, "%12s %8s %12s %8s  ", sb, sp, tb, tp);
+		else
+			fprintf(out, "%12s %8s %12s %8s  ", tb, tp, sb, sp);
+	}
+}
+
+/* ---- trees ---- */
+
+struct walk {
+	FILE *out;
+	const struct pv_view *v;
+	const struct pv_tree *t;
+	bool json;
+	uint32_t max_depth;
+	int64_t min_cost;
+	uint64_t *rows;
+	uint64_t cut_pct, cut_depth;
+};
+
+static int cut(struct walk *w, uint32_t r)
+{
+	if (w->min_cost > 0 && w->t->total[0][r] < w->min_cost) {
+		w->cut_pct += w->rows[r];
+		return 1;
+	}
+	if (w->max_depth && w->t->depth[r] >= w->max_depth) {
+		w->cut_depth += w->rows[r];
+		return 1;
+	}
+	return 0;
+}
+
+struct level {
+	const uint32_t *rows;
+	uint32_t nr, next, printed;
+};
+
+static void walk(struct walk *w, int indent0)
+{
+	const struct pv_tree *t = w->t;
+	uint32_t maxd = 2;
+	for (uint32_t r = 0; r < t->len; r++)
+		if (t->depth[r] + 2 > maxd)
+			maxd = t->depth[r] + 2;
+	struct level *st = malloc(sizeof(*st) * maxd);
+	if (!st)
+		return;
+	uint32_t sp = 0;
+	st[sp++] = (struct level){t->roots, t->nr_roots, 0, 0};
+	while (sp) {
+		struct level *it = &st[sp - 1];
+		if (it->next == it->nr) {
+			sp--;
+			if (w->json && sp) {
+				if (it->printed)
+					fprintf(w->out, "\n%*s]}", indent0 + 2 * (int)sp, "");
+				else
+					fputs("]}", w->out);
+			}
+			continue;
+		}
+		uint32_t r = it->rows[it->next++];
+		if (cut(w, r))
+			continue;
+		if (w->json) {
+			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", indent0 + 2 * (int)sp, "");
+			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r], t->total,
+				      t->self, r);
+			fputs(", \"children\": [", w->out);
+		} else {
+			char b[512];
+			text_values(w->out, w->v, t->total, t->self, r, false);
+			fprintf(w->out, "%*s%s", (int)(2 * t->depth[r]), "",
+				pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b),
+						 t->line[r]));
+			row_suffix(w->out, w->v, t->kind[r], t->id[r], t->line[r]);
+			fputc('\n', w->out);
+		}
+		it->printed++;
+		st[sp++] = (struct level){t->children + t->child_first[r], t->child_len[r], 0, 0};
+	}
+	free(st);
+}
+
+static void print_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t, bool json,
+		       int indent0, uint64_t *cut_pct, uint64_t *cut_depth)
+{
+	struct walk w = {out, v, t, json, v->q.depth, 0, NULL, 0, 0};
+	if (v->q.min_percent > 0) {
+		double c = (double)base_of(v, 0) * v->q.min_percent / 100.0;
+		w.min_cost = (int64_t)c;
+		if ((double)w.min_cost < c)
+			w.min_cost++;
+	}
+	w.rows = calloc(t->len ? t->len : 1, sizeof(*w.rows));
+	if (!w.rows)
+		return;
+	for (uint32_t r = t->len; r-- > 0;) {
+		w.rows[r] += 1;
+		if (t->parent[r] != PV_NONE)
+			w.rows[t->parent[r]] += w.rows[r];
+	}
+	walk(&w, indent0);
+	free(w.rows);
+	*cut_pct += w.cut_pct;
+	*cut_depth += w.cut_depth;
+}
+
+static void text_footer(FILE *out, const struct pv_view *v, uint64_t cut_pct, uint64_t cut_depth)
+{
+	if (cut_pct)
+		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", cut_pct, v->q.min_percent);
+	if (cut_depth)
+		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", cut_depth, v->q.depth);
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		if (v->nostack[m]) {
+			char nb[32];
+			cost_text(v, m, nb, sizeof(nb), v->nostack[m]);
+			fprintf(out, "# %s: %s in samples without a stack not shown\n",
+				metric_name(v, m), nb);
+		}
+	}
+}
+
+static void json_open(FILE *out, const struct pv_view *v)
+{
+	fputs("{\"metric\": ", out);
+	pv_json_string(out, metric_name(v, 0));
+	fputs(", \"unit\": ", out);
+	pv_json_string(out, pv_unit_name(unit_of(v, 0)));
+	fprintf(out, ", \"total\": %" PRId64, v->whole[0]);
+	if (v->nr_metrics > 1) {
+		fputs(", \"metrics\": [", out);
+		for (uint32_t m = 0; m < v->nr_metrics; m++) {
+			fprintf(out, "%s{\"name\": ", m ? ", " : "");
+			pv_json_string(out, metric_name(v, m));
+			fputs(", \"unit\": ", out);
+			pv_json_string(out, pv_unit_name(unit_of(v, m)));
+			fprintf(out, ", \"total\": %" PRId64 "}", v->whole[m]);
+		}
+		fputc(']', out);
+	}
+	fputs(", \"view\": ", out);
+	pv_json_string(out, pv_view_name(v->q.view));
+	if (v->centered) {
+		fputs(", \"center\": {\"label\": ", out);
+		pv_json_string(out, v->center_label);
+		fprintf(out, ", \"total\": %" PRId64 "}", v->center[0]);
+	}
+}
+
+/* ---- flat and list ---- */
+
+static void print_flat(FILE *out, const struct pv_view *v, bool json)
+{
+	const struct pv_flat *f = v->flat;
+	bool list = v->q.view == PV_VIEW_TOP;
+	uint32_t n = f->len;
+	if (list && v->q.limit && v->q.limit < n)
+		n = v->q.limit;
+	if (json) {
+		/* nested as module > file > function > line: children arrays, as trees have */
+		uint32_t cnt[6] = {0}; /* rows printed so far in the open container of a level */
+		int depth = -1;        /* level of the innermost open row */
+		for (uint32_t r = 0; r < n; r++) {
+			int lv = list ? 0 : f->level[r] - f->level[0];
+			for (; depth >= lv; depth--)
+				fprintf(out, cnt[depth + 1] ? "\n%*s]}" : "%*s]}",
+					cnt[depth + 1] ? 2 * depth + 2 : 0, "");
+			fprintf(out, "%s\n%*s", cnt[lv] ? "," : "", 2 * lv + 2, "");
+			cnt[lv]++;
+			json_row_head(out, v, f->kind[r], f->id[r], f->line[r], f->total, f->self, r);
+			if (v->centered)
+				fprintf(out, ", \"in_center\": %s", f->in_center[r] ? "true" : "false");
+			if (list) {
+				fputc('}', out);
+				continue;
+			}
+			fputs(", \"children\": [", out);
+			depth = lv;
+			cnt[lv + 1] = 0;
+		}
+		for (; depth >= 0; depth--)
+			fprintf(out, cnt[depth + 1] ? "\n%*s]}" : "%*s]}",
+				cnt[depth + 1] ? 2 * depth + 2 : 0, "");
+		return;
+	}
+	text_columns(out, v, list && v->q.sort == PV_SORT_SELF);
+	for (uint32_t r = 0; r < n; r++) {
+		char b[512];
+		text_values(out, v, f->total, f->self, r, list && v->q.sort == PV_SORT_SELF);
+		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
+		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
+			pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b), f->line[r]));
+		row_suffix(out, v, f->kind[r], f->id[r], f->line[r]);
+		fputc('\n', out);
+	}
+	if (n < f->len)
+		fprintf(out, "# %u more rows not shown\n", f->len - n);
+}
+
+void pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
+{
+	bool json = o && o->json;
+	uint64_t cut_pct = 0, cut_depth = 0;
+	if (json) {
+		json_open(out, v);
+		if (v->q.view == PV_VIEW_BUTTERFLY) {
+			fputs(", \"callers\": [", out);
+			print_tree(out, v, v->callers, true, 0, &cut_pct, &cut_depth);
+			fputs(v->callers->nr_roots ? "\n]" : "]", out);
+		}
+		fputs(", \"rows\": [", out);
+		if (v->flat)
+			print_flat(out, v, true);
+		else
+			print_tree(out, v, v->tree, true, 0, &cut_pct, &cut_depth);
+		bool any = v->flat ? v->flat->len > 0 : v->tree->nr_roots > 0;
+		fputs(any ? "\n]}\n" : "]}\n", out);
+		return;
+	}
+	text_header(out, v, o);
+	if (v->flat) {
+		print_flat(out, v, false);
+	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
+		fprintf(out, "# callers of %s (bottom-up)\n", v->center_label);
+		text_columns(out, v, false);
+		print_tree(out, v, v->callers, false, 0, &cut_pct, &cut_depth);
+		fprintf(out, "# callees of %s (top-down)\n", v->center_label);
+		text_columns(out, v, false);
+		print_tree(out, v, v->tree, false, 0, &cut_pct, &cut_depth);
+	} else {
+		text_columns(out, v, false);
+		print_tree(out, v, v->tree, false, 0, &cut_pct, &cut_depth);
+	}
+	text_footer(out, v, cut_pct, cut_depth);
+}

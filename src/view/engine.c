@@ -1,0 +1,1518 @@
+/*
+ * engine.c - views of a query: the sample pass, the filters, the center, and the trees.
+ *
+ * The pipeline (spec/views.md):
+ *   1. one pass over the selected samples (threads, time range) sums each metric per stack;
+ *   2. each filter is one pass over the working stack table in index order: include/drop zero
+ *      the cost of stacks; merge, collapse and focus build a new table by interning (prefix,
+ *      frame) pairs and move each stack's cost to its image;
+ *   3. the center's outermost match of every stack (its anchor) takes one more pass;
+ *   4. rows are interned per (parent row, row key) in stack order, so rows are numbered parents
+ *      first and totals come from one backward pass; bottom-up trees walk each anchor's callers.
+ * Nothing recurses per frame, so stacks thousands of frames deep are fine.
+ *
+ * The working table's frames are "vframes": a profile frame, or (>= frames.len) a frame of a
+ * pseudo-function standing for a collapsed module.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "pv/view.h"
+
+/* ---- working stack table ---- */
+
+struct wst {
+	uint32_t len;
+	uint32_t *frame, *prefix; /* borrowed from the profile until a transform */
+	bool owned;
+	int64_t *cost[PV_QUERY_MAX];
+};
+
+struct engine {
+	const struct pv_profile *p;
+	struct pv_view *v;
+	struct pv_error *err;
+	uint32_t nm; /* metrics */
+	struct wst w;
+};
+
+static uint32_t vf_func(const struct pv_view *v, uint32_t vf)
+{
+	const struct pv_profile *p = v->p;
+	return vf < p->frames.len ? p->frames.func[vf] : p->funcs.len + (vf - p->frames.len);
+}
+
+static uint32_t vf_line(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len ? v->p->frames.line[vf] : 0;
+}
+
+static pv_module_ix fn_module(const struct pv_view *v, uint32_t f)
+{
+	return f < v->p->funcs.len ? v->p->funcs.module[f] : v->pseudo_module[f - v->p->funcs.len];
+}
+
+static pv_source_ix fn_source(const struct pv_view *v, uint32_t f)
+{
+	return f < v->p->funcs.len ? v->p->funcs.source[f] : PV_NONE;
+}
+
+static const char *fn_name(const struct pv_view *v, uint32_t f)
+{
+	const struct pv_profile *p = v->p;
+	if (f < p->funcs.len)
+		return pv_str(p, p->funcs.name[f]);
+	return pv_str(p, p->modules.name[v->pseudo_module[f - p->funcs.len]]);
+}
+
+/* ---- scopes ---- */
+
+enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH };
+
+struct scope {
+	enum scope_kind kind;
+	const char *text;
+	uint8_t *fmatch;          /* over profile functions */
+	pv_module_ix module;      /* module:NAME also matches that module's collapsed frames */
+	uint32_t line;
+	char **path;              /* SC_PATH: function names from the root */
+	uint32_t path_len;
+};
+
+static void scope_release(struct scope *s)
+{
+	pv_free(s->fmatch);
+	for (uint32_t i = 0; i < s->path_len; i++)
+		pv_free(s->path[i]);
+	pv_free(s->path);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool ends_with_path(const char *path, const char *suffix)
+{
+	size_t a = strlen(path), b = strlen(suffix);
+	if (b == 0 || b > a)
+		return false;
+	if (strcmp(path + a - b, suffix) != 0)
+		return false;
+	/* a whole path component: "foo.c" matches "src/foo.c", not "src/barfoo.c" */
+	return a == b || path[a - b - 1] == '/' || path[a - b - 1] == '\\' || suffix[0] == '/';
+}
+
+static bool module_named(const struct pv_profile *p, pv_module_ix m, const char *name)
+{
+	if (m == PV_NONE)
+		return false;
+	return strcmp(pv_str(p, p->modules.name[m]), name) == 0 ||
+	       ends_with_path(pv_str(p, p->modules.path[m]), name);
+}
+
+/* Marks the functions of file "path"; returns how many. */
+static uint32_t mark_file(const struct pv_profile *p, uint8_t *fm, const char *path)
+{
+	uint32_t n = 0;
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		pv_source_ix s = p->funcs.source[f];
+		if (s != PV_NONE && ends_with_path(pv_str(p, p->sources.path[s]), path)) {
+			fm[f] = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+static uint32_t mark_name(const struct pv_profile *p, uint8_t *fm, const char *name, size_t len)
+{
+	uint32_t n = 0;
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		pv_str_ix s = p->funcs.name[f];
+		if (p->strings.size[s] == len && memcmp(p->strings.ptr[s], name, len) == 0) {
+			fm[f] = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Parses ":DIGITS" at the end of s; returns the number (0 when absent) and the split point. */
+static uint32_t trailing_line(const char *s, size_t *head)
+{
+	size_t n = strlen(s), i = n;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i == n || i < 2 || s[i - 1] != ':' || n - i > 9)
+		return 0;
+	*head = i - 1;
+	return (uint32_t)strtoul(s + i, NULL, 10);
+}
+
+/*
+ * Compiles a scope for profile p. what names the role in messages ("center", "--merge").
+ * A scope that matches nothing is an error: it is almost always a typo.
+ */
+static int scope_compile(struct engine *e, struct scope *sc, const char *text, const char *what)
+{
+	const struct pv_profile *p = e->p;
+	memset(sc, 0, sizeof(*sc));
+	sc->text = text;
+	sc->kind = SC_FUNCS;
+	sc->module = PV_NONE;
+	sc->fmatch = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+	if (!sc->fmatch)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	uint32_t n = 0;
+	if (strncmp(text, "re:", 3) == 0) {
+		regex_t re;
+		int rc = regcomp(&re, text + 3, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[128];
+			regerror(rc, &re, msg, sizeof(msg));
+			return pv_error_set(e->err, PV_EINVAL, "%s '%s': bad regular expression: %s",
+					    what, text, msg);
+		}
+		for (uint32_t f = 0; f < p->funcs.len; f++) {
+			if (regexec(&re, pv_str(p, p->funcs.name[f]), 0, NULL, 0) == 0) {
+				sc->fmatch[f] = 1;
+				n++;
+			}
+		}
+		regfree(&re);
+	} else if (strncmp(text, "file:", 5) == 0) {
+		n = mark_file(p, sc->fmatch, text + 5);
+	} else if (strncmp(text, "module:", 7) == 0) {
+		for (pv_module_ix m = 0; m < p->modules.len; m++)
+			if (module_named(p, m, text + 7) && sc->module == PV_NONE)
+				sc->module = m;
+		for (uint32_t f = 0; f < p->funcs.len; f++) {
+			if (module_named(p, p->funcs.module[f], text + 7)) {
+				sc->fmatch[f] = 1;
+				n++;
+			}
+		}
+		if (sc->module != PV_NONE && n == 0)
+			n = 1; /* a module with no function of its own may still be collapsed */
+	} else if (strncmp(text, "line:", 5) == 0) {
+		size_t head;
+		uint32_t line = trailing_line(text + 5, &head);
+		if (!line)
+			return pv_error_set(e->err, PV_EINVAL,
+					    "%s '%s': expected line:FILE:LINE or FUNCTION:LINE", what,
+					    text);
+		char *file = pv_malloc(head + 1);
+		if (!file)
+			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		memcpy(file, text + 5, head);
+		file[head] = 0;
+		n = mark_file(p, sc->fmatch, file);
+		if (!n)
+			n = mark_name(p, sc->fmatch, file, head);
+		pv_free(file);
+		sc->kind = SC_LINE;
+		sc->line = line;
+	} else if (strncmp(text, "path:", 5) == 0) {
+		sc->kind = SC_PATH;
+		const char *s = text + 5;
+		uint32_t cap = 1;
+		for (const char *q = s; *q; q++)
+			cap += *q == ';';
+		sc->path = pv_calloc(cap, sizeof(*sc->path));
+		if (!sc->path)
+			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		while (*s) {
+			const char *q = strchr(s, ';');
+			size_t len = q ? (size_t)(q - s) : strlen(s);
+			if (len) {
+				char *name = pv_malloc(len + 1);
+				if (!name)
+					return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+				memcpy(name, s, len);
+				name[len] = 0;
+				sc->path[sc->path_len++] = name;
+				if (!mark_name(p, sc->fmatch, s, len))
+					return pv_error_set(e->err, PV_EINVAL,
+							    "%s '%s': no function named '%s'", what,
+							    text, name);
+			}
+			s += len + (q != NULL);
+		}
+		if (!sc->path_len)
+			return pv_error_set(e->err, PV_EINVAL, "%s '%s': an empty path", what, text);
+		memset(sc->fmatch, 0, p->funcs.len);
+		n = 1;
+	} else {
+		n = mark_name(p, sc->fmatch, text, strlen(text));
+		if (!n) {
+			/* FUNCTION:LINE */
+			size_t head;
+			uint32_t line = trailing_line(text, &head);
+			if (line && (n = mark_name(p, sc->fmatch, text, head)) != 0) {
+				sc->kind = SC_LINE;
+				sc->line = line;
+			}
+		}
+	}
+	if (!n)
+		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no function of the profile",
+				    what, text);
+	return 0;
+}
+
+static bool scope_func(const struct pv_view *v, const struct scope *sc, uint32_t f)
+{
+	if (f < v->p->funcs.len)
+		return sc->fmatch[f];
+	return sc->module != PV_NONE && v->pseudo_module[f - v->p->funcs.len] == sc->module;
+}
+
+/*
+ * match[s] = 1 when the frame of working stack s is in one of the scopes. Path scopes follow
+ * the function path from the root: state[s] counts the path elements matched down to s.
+ */
+static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_t *match)
+{
+	struct wst *w = &e->w;
+	const struct pv_view *v = e->v;
+	uint32_t *state = NULL;
+	for (uint32_t i = 0; i < nsc; i++)
+		if (sc[i].kind == SC_PATH && !state)
+			state = pv_malloc((size_t)(w->len ? w->len : 1) * sizeof(*state));
+	memset(match, 0, w->len);
+	for (uint32_t i = 0; i < nsc; i++) {
+		struct scope *c = &sc[i];
+		if (c->kind == SC_PATH) {
+			if (!state)
+				return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+			for (uint32_t s = 0; s < w->len; s++) {
+				uint32_t pre = w->prefix[s];
+				uint32_t st = pre == PV_NONE ? 0 : state[pre];
+				uint32_t f = vf_func(v, w->frame[s]);
+				if (st < c->path_len && strcmp(fn_name(v, f), c->path[st]) == 0)
+					st++;
+				else
+					st = UINT32_MAX;
+				state[s] = st;
+				if (st == c->path_len)
+					match[s] = 1;
+			}
+			continue;
+		}
+		for (uint32_t s = 0; s < w->len; s++) {
+			uint32_t vf = w->frame[s];
+			if (scope_func(v, c, vf_func(v, vf)) &&
+			    (c->kind != SC_LINE || vf_line(v, vf) == c->line))
+				match[s] = 1;
+		}
+	}
+	pv_free(state);
+	return 0;
+}
+
+/* ---- transforms ---- */
+
+static int wst_own(struct engine *e, uint32_t cap, uint32_t **frame, uint32_t **prefix)
+{
+	*frame = pv_malloc((size_t)(cap ? cap : 1) * sizeof(**frame));
+	*prefix = pv_malloc((size_t)(cap ? cap : 1) * sizeof(**prefix));
+	if (!*frame || !*prefix) {
+		pv_free(*frame);
+		pv_free(*prefix);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
+	}
+	return 0;
+}
+
+/*
+ * Rebuilds the working table through img[s] (the new stack of s, or PV_NONE when every frame
+ * of s was removed), given as a callback over the new table being built. Costs move to images;
+ * the cost of stacks without an image is lost (counted in v->lost).
+ */
+struct rebuild {
+	struct u64map map;
+	uint32_t *frame, *prefix;
+	uint32_t len;
+};
+
+static uint32_t rb_intern(struct rebuild *r, uint32_t prefix, uint32_t vf, int *oom)
+{
+	uint64_t key = ((uint64_t)prefix << 32) | vf;
+	uint32_t x = u64map_get(&r->map, key);
+	if (x != UINT32_MAX)
+		return x;
+	x = r->len++;
+	r->frame[x] = vf;
+	r->prefix[x] = prefix;
+	if (u64map_put(&r->map, key, x))
+		*oom = 1;
+	return x;
+}
+
+static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
+{
+	struct wst *w = &e->w;
+	int64_t *nc[PV_QUERY_MAX] = {0};
+	for (uint32_t m = 0; m < e->nm; m++) {
+		nc[m] = pv_calloc(r->len ? r->len : 1, sizeof(int64_t));
+		if (!nc[m]) {
+			for (uint32_t k = 0; k < m; k++)
+				pv_free(nc[k]);
+			return pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
+		}
+		for (uint32_t s = 0; s < w->len; s++) {
+			if (img[s] == PV_NONE)
+				e->v->lost[m] += w->cost[m][s];
+			else
+				nc[m][img[s]] += w->cost[m][s];
+		}
+		pv_free(w->cost[m]);
+		w->cost[m] = nc[m];
+	}
+	if (w->owned) {
+		pv_free(w->frame);
+		pv_free(w->prefix);
+	}
+	w->frame = r->frame;
+	w->prefix = r->prefix;
+	w->len = r->len;
+	w->owned = true;
+	u64map_release(&r->map);
+	return 0;
+}
+
+static uint32_t pseudo_frame(struct engine *e, pv_module_ix m)
+{
+	struct pv_view *v = e->v;
+	for (uint32_t i = 0; i < v->nr_pseudo; i++)
+		if (v->pseudo_module[i] == m)
+			return e->p->frames.len + i;
+	pv_module_ix *n = pv_realloc(v->pseudo_module, (v->nr_pseudo + 1) * sizeof(*n));
+	if (!n)
+		return PV_NONE;
+	v->pseudo_module = n;
+	n[v->nr_pseudo] = m;
+	return e->p->frames.len + v->nr_pseudo++;
+}
+
+static pv_cat_ix vf_category(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len ? v->p->frames.category[vf] : PV_NONE;
+}
+
+static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t index)
+{
+	struct wst *w = &e->w;
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	char what[64];
+	snprintf(what, sizeof(what), "--%s", pv_filter_name(f->kind));
+	struct scope sc;
+	memset(&sc, 0, sizeof(sc));
+	uint8_t *match = NULL;
+	uint32_t *img = NULL, *aux = NULL;
+	struct rebuild r;
+	memset(&r, 0, sizeof(r));
+	int rc = 0;
+	uint32_t n = w->len ? w->len : 1;
+	(void)index;
+
+	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
+	    f->kind == PV_FILTER_MERGE || f->kind == PV_FILTER_COLLAPSE_RECURSION) {
+		rc = scope_compile(e, &sc, f->arg, what);
+		if (rc)
+			goto out;
+		match = pv_malloc(n);
+		if (!match || match_stacks(e, &sc, 1, match)) {
+			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
+			goto out;
+		}
+	}
+	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP) {
+		/* has[s]: the path down to s holds the scope; kept in match[] in place */
+		for (uint32_t s = 0; s < w->len; s++)
+			if (w->prefix[s] != PV_NONE && match[w->prefix[s]])
+				match[s] = 1;
+		bool keep_if = f->kind == PV_FILTER_INCLUDE;
+		for (uint32_t s = 0; s < w->len; s++)
+			if ((bool)match[s] != keep_if)
+				for (uint32_t m = 0; m < e->nm; m++)
+					w->cost[m][s] = 0;
+		goto out;
+	}
+
+	pv_module_ix module = PV_NONE;
+	pv_cat_ix cat = PV_NONE;
+	uint32_t pseudo = PV_NONE;
+	if (f->kind == PV_FILTER_COLLAPSE_MODULE) {
+		for (pv_module_ix m = 0; m < p->modules.len && module == PV_NONE; m++)
+			if (module_named(p, m, f->arg))
+				module = m;
+		if (module == PV_NONE) {
+			rc = pv_error_set(e->err, PV_EINVAL, "%s '%s': the profile has no such module",
+					  what, f->arg);
+			goto out;
+		}
+		pseudo = pseudo_frame(e, module);
+		if (pseudo == PV_NONE) {
+			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (f->kind == PV_FILTER_FOCUS_CATEGORY) {
+		for (pv_cat_ix c = 0; c < p->categories.len && cat == PV_NONE; c++)
+			if (strcmp(pv_str(p, p->categories.name[c]), f->arg) == 0)
+				cat = c;
+		if (cat == PV_NONE) {
+			rc = pv_error_set(e->err, PV_EINVAL, "%s '%s': the profile has no such category",
+					  what, f->arg);
+			goto out;
+		}
+	}
+	img = pv_malloc((size_t)n * sizeof(*img));
+	aux = pv_malloc((size_t)n * sizeof(*aux));
+	if (!img || !aux || wst_own(e, n, &r.frame, &r.prefix)) {
+		rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
+		goto out;
+	}
+	int oom = 0;
+	for (uint32_t s = 0; s < w->len; s++) {
+		uint32_t pre = w->prefix[s];
+		uint32_t ip = pre == PV_NONE ? PV_NONE : img[pre];
+		uint32_t vf = w->frame[s];
+		switch (f->kind) {
+		case PV_FILTER_MERGE:
+			img[s] = match[s] ? ip : rb_intern(&r, ip, vf, &oom);
+			break;
+		case PV_FILTER_COLLAPSE_RECURSION: {
+			/* aux[s]: image of the outermost frame of the scope above s, or PV_NONE */
+			uint32_t anchor = pre == PV_NONE ? PV_NONE : aux[pre];
+			if (match[s] && anchor != PV_NONE) {
+				img[s] = anchor;
+			} else {
+				img[s] = rb_intern(&r, ip, vf, &oom);
+				if (match[s])
+					anchor = img[s];
+			}
+			aux[s] = anchor;
+			break;
+		}
+		case PV_FILTER_COLLAPSE_MODULE:
+			if (fn_module(v, vf_func(v, vf)) == module)
+				img[s] = ip != PV_NONE && r.frame[ip] == pseudo
+						 ? ip
+						 : rb_intern(&r, ip, pseudo, &oom);
+			else
+				img[s] = rb_intern(&r, ip, vf, &oom);
+			break;
+		case PV_FILTER_FOCUS_CATEGORY: {
+			/* a frame without a category has its caller's (Firefox's rule) */
+			pv_cat_ix c = vf_category(v, vf);
+			if (c == PV_NONE)
+				c = pre == PV_NONE ? PV_NONE : aux[pre];
+			aux[s] = c;
+			img[s] = c == cat ? rb_intern(&r, ip, vf, &oom) : ip;
+			break;
+		}
+		default:
+			img[s] = PV_NONE;
+		}
+	}
+	if (oom) {
+		rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
+		goto out;
+	}
+	rc = finish_rebuild(e, &r, img);
+	if (!rc)
+		r.frame = r.prefix = NULL;
+out:
+	u64map_release(&r.map);
+	pv_free(r.frame);
+	pv_free(r.prefix);
+	pv_free(img);
+	pv_free(aux);
+	pv_free(match);
+	scope_release(&sc);
+	return rc;
+}
+
+/* ---- rows and trees ---- */
+
+/*
+ * A row key: kind, id and line packed into 64 bits. At file and module granularity, a frame
+ * whose key equals its caller's row continues that row (a file calling itself is one row).
+ */
+#define KEY(kind, id, line) (((uint64_t)(kind) << 61) | ((uint64_t)(line & 0x1fffffff) << 32) | (id))
+#define KEY_KIND(k) ((uint8_t)((k) >> 61))
+#define KEY_ID(k) ((uint32_t)(k))
+#define KEY_LINE(k) ((uint32_t)(((k) >> 32) & 0x1fffffff))
+#define CENTER_KEY KEY(PV_ROW_CENTER, 0, 0)
+
+static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granularity by)
+{
+	uint32_t f = vf_func(v, vf);
+	switch (by) {
+	case PV_BY_LINE: return KEY(PV_ROW_LINE, f, vf_line(v, vf));
+	case PV_BY_FILE: return KEY(PV_ROW_FILE, fn_source(v, f), 0);
+	case PV_BY_MODULE: return KEY(PV_ROW_MODULE, fn_module(v, f), 0);
+	default: return KEY(PV_ROW_FUNCTION, f, 0);
+	}
+}
+
+struct tree_build {
+	struct pv_tree *t;
+	uint32_t cap;
+	uint32_t nm;
+	/* (parent row, key) -> row: keys are interned first, so the pair fits 64 bits */
+	struct u64map keys;   /* key -> key index */
+	uint64_t *keyv;
+	uint32_t nr_keys, cap_keys;
+	struct u64map rows;   /* (parent + 1) << 32 | key index -> row */
+	int oom;
+};
+
+static uint32_t key_index(struct tree_build *b, uint64_t key)
+{
+	/* the 64-bit key is hashed as is; u64map keys are unique 64-bit values */
+	uint32_t k = u64map_get(&b->keys, key);
+	if (k != UINT32_MAX)
+		return k;
+	if (b->nr_keys == b->cap_keys) {
+		uint32_t nc = grow_cap(b->cap_keys, (uint64_t)b->nr_keys + 1);
+		if (!nc || COL_GROW(b->keyv, nc)) {
+			b->oom = 1;
+			return 0;
+		}
+		b->cap_keys = nc;
+	}
+	k = b->nr_keys++;
+	b->keyv[k] = key;
+	if (u64map_put(&b->keys, key, k))
+		b->oom = 1;
+	return k;
+}
+
+static int tb_grow(struct tree_build *b)
+{
+	struct pv_tree *t = b->t;
+	uint32_t nc = grow_cap(b->cap, (uint64_t)t->len + 1);
+	if (!nc || COL_GROW(t->kind, nc) || COL_GROW(t->id, nc) || COL_GROW(t->line, nc) ||
+	    COL_GROW(t->parent, nc) || COL_GROW(t->depth, nc))
+		return -1;
+	for (uint32_t m = 0; m < b->nm; m++) {
+		if (COL_GROW(t->total[m], nc) || COL_GROW(t->self[m], nc))
+			return -1;
+	}
+	b->cap = nc;
+	return 0;
+}
+
+/* The row for key under parent (PV_NONE = a root), created when new. */
+static uint32_t row_of(struct tree_build *b, uint32_t parent, uint64_t key)
+{
+	if (b->oom)
+		return 0;
+	uint32_t k = key_index(b, key);
+	uint64_t rk = ((uint64_t)(parent + 1) << 32) | k; /* parent PV_NONE wraps to 0 */
+	uint32_t r = u64map_get(&b->rows, rk);
+	if (r != UINT32_MAX)
+		return r;
+	struct pv_tree *t = b->t;
+	if (t->len == b->cap && tb_grow(b)) {
+		b->oom = 1;
+		return 0;
+	}
+	r = t->len++;
+	t->kind[r] = KEY_KIND(key);
+	t->id[r] = KEY_ID(key);
+	t->line[r] = KEY_LINE(key);
+	t->parent[r] = parent;
+	t->depth[r] = parent == PV_NONE ? 0 : t->depth[parent] + 1;
+	for (uint32_t m = 0; m < b->nm; m++)
+		t->total[m][r] = t->self[m][r] = 0;
+	if (u64map_put(&b->rows, rk, r))
+		b->oom = 1;
+	return r;
+}
+
+static void tree_free(struct pv_tree *t, uint32_t nm)
+{
+	if (!t)
+		return;
+	pv_free(t->kind);
+	pv_free(t->id);
+	pv_free(t->line);
+	pv_free(t->parent);
+	pv_free(t->depth);
+	for (uint32_t m = 0; m < nm; m++) {
+		if (t->total)
+			pv_free(t->total[m]);
+		if (t->self)
+			pv_free(t->self[m]);
+	}
+	pv_free(t->total);
+	pv_free(t->self);
+	pv_free(t->child_first);
+	pv_free(t->child_len);
+	pv_free(t->children);
+	pv_free(t->roots);
+	pv_free(t);
+}
+
+static int tb_init(struct tree_build *b, uint32_t nm)
+{
+	memset(b, 0, sizeof(*b));
+	b->nm = nm;
+	b->t = pv_calloc(1, sizeof(*b->t));
+	if (!b->t)
+		return -1;
+	b->t->total = pv_calloc(nm, sizeof(int64_t *));
+	b->t->self = pv_calloc(nm, sizeof(int64_t *));
+	if (!b->t->total || !b->t->self)
+		return -1;
+	return 0;
+}
+
+static void tb_release(struct tree_build *b)
+{
+	u64map_release(&b->keys);
+	u64map_release(&b->rows);
+	pv_free(b->keyv);
+}
+
+/* Sorting rows: first metric's total descending, then name, then key. */
+struct row_sort {
+	const struct pv_view *v;
+	const struct pv_tree *t;
+	const int64_t *key, *key2;
+	const uint8_t *kind;
+	const uint32_t *id, *line;
+};
+
+static _Thread_local const struct row_sort *row_sort;
+
+static int cmp_row(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct row_sort *c = row_sort;
+	if (c->key[x] != c->key[y])
+		return c->key[x] > c->key[y] ? -1 : 1;
+	if (c->key2 && c->key2[x] != c->key2[y])
+		return c->key2[x] > c->key2[y] ? -1 : 1;
+	char bx[64], by[64];
+	const char *nx = pv_view_row_name(c->v, c->kind[x], c->id[x], bx, sizeof(bx), c->line[x]);
+	const char *ny = pv_view_row_name(c->v, c->kind[y], c->id[y], by, sizeof(by), c->line[y]);
+	int r = strcmp(nx, ny);
+	if (r)
+		return r;
+	if (c->line[x] != c->line[y])
+		return c->line[x] < c->line[y] ? -1 : 1;
+	if (c->id[x] != c->id[y])
+		return c->id[x] < c->id[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
+{
+	if (n < 2)
+		return;
+	const struct row_sort *saved = row_sort;
+	row_sort = c;
+	qsort(rows, n, sizeof(*rows), cmp_row);
+	row_sort = saved;
+}
+
+/* Totals from selves (rows are parents first), children lists, sorting. */
+static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_self)
+{
+	uint32_t n = t->len;
+	if (totals_from_self) {
+		for (uint32_t m = 0; m < e->nm; m++) {
+			memcpy(t->total[m], t->self[m], (size_t)n * sizeof(int64_t));
+			for (uint32_t r = n; r-- > 0;)
+				if (t->parent[r] != PV_NONE)
+					t->total[m][t->parent[r]] += t->total[m][r];
+		}
+	}
+	t->child_first = pv_calloc(n ? n : 1, sizeof(uint32_t));
+	t->child_len = pv_calloc(n ? n : 1, sizeof(uint32_t));
+	t->children = pv_malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+	t->roots = pv_malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+	if (!t->child_first || !t->child_len || !t->children || !t->roots)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+	/* rows left without cost by a filter (their stacks' costs moved away) are not shown */
+	uint8_t *live = pv_malloc(n ? n : 1);
+	if (!live)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+	for (uint32_t r = 0; r < n; r++) {
+		live[r] = 0;
+		for (uint32_t m = 0; m < e->nm; m++)
+			live[r] |= t->total[m][r] != 0 || t->self[m][r] != 0;
+	}
+	for (uint32_t r = 0; r < n; r++)
+		if (t->parent[r] != PV_NONE && live[r])
+			t->child_len[t->parent[r]]++;
+	uint32_t off = 0;
+	for (uint32_t r = 0; r < n; r++) {
+		t->child_first[r] = off;
+		off += t->child_len[r];
+		t->child_len[r] = 0;
+	}
+	t->nr_roots = 0;
+	for (uint32_t r = 0; r < n; r++) {
+		if (!live[r])
+			continue;
+		if (t->parent[r] == PV_NONE)
+			t->roots[t->nr_roots++] = r;
+		else
+			t->children[t->child_first[t->parent[r]] + t->child_len[t->parent[r]]++] = r;
+	}
+	pv_free(live);
+	struct row_sort c = {e->v, t, t->total[0], NULL, t->kind, t->id, t->line};
+	for (uint32_t r = 0; r < n; r++)
+		sort_ix(&c, t->children + t->child_first[r], t->child_len[r]);
+	sort_ix(&c, t->roots, t->nr_roots);
+	return 0;
+}
+
+/*
+ * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
+ * and the anchor itself is the one center row.
+ */
+static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_row,
+			  struct pv_tree **out)
+{
+	struct wst *w = &e->w;
+	struct tree_build b;
+	uint32_t *node = pv_malloc((size_t)(w->len ? w->len : 1) * sizeof(*node));
+	if (tb_init(&b, e->nm) || !node) {
+		pv_free(node);
+		tb_release(&b);
+		tree_free(b.t, e->nm);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+	}
+	enum pv_granularity by = e->v->q.by;
+	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
+	for (uint32_t s = 0; s < w->len && !b.oom; s++) {
+		uint32_t pre = w->prefix[s];
+		if (anchor && anchor[s] == PV_NONE) {
+			node[s] = PV_NONE;
+			continue;
+		}
+		if (anchor && anchor[s] == s && center_row) {
+			node[s] = row_of(&b, PV_NONE, CENTER_KEY);
+		} else if (anchor && anchor[s] == s) {
+			node[s] = row_of(&b, PV_NONE, frame_key(e->v, w->frame[s], by));
+		} else {
+			uint32_t parent = pre == PV_NONE ? PV_NONE : node[pre];
+			uint64_t key = frame_key(e->v, w->frame[s], by);
+			if (merge_runs && parent != PV_NONE && b.t->kind[parent] != PV_ROW_CENTER &&
+			    KEY(b.t->kind[parent], b.t->id[parent], 0) == key)
+				node[s] = parent;
+			else
+				node[s] = row_of(&b, parent, key);
+		}
+		if (b.oom)
+			break;
+		for (uint32_t m = 0; m < e->nm; m++)
+			b.t->self[m][node[s]] += w->cost[m][s];
+	}
+	pv_free(node);
+	int oom = b.oom;
+	tb_release(&b);
+	if (oom) {
+		tree_free(b.t, e->nm);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+	}
+	int rc = tree_finish(e, b.t, true);
+	if (rc) {
+		tree_free(b.t, e->nm);
+		return rc;
+	}
+	*out = b.t;
+	return 0;
+}
+
+/*
+ * Bottom-up. With a center: every stack's cost flows from its anchor up the anchor's callers,
+ * under the center row; self is the part of the center's self (stacks ending at their anchor).
+ * Without: each stack's cost starts at a root row for its own frame and flows up its callers,
+ * all of it self (the classic inverted tree). Costs are first summed per anchor, so each
+ * distinct anchor walks its callers once.
+ */
+static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_tree **out)
+{
+	struct wst *w = &e->w;
+	uint32_t n = w->len ? w->len : 1;
+	int64_t *acc_t[PV_QUERY_MAX] = {0}, *acc_s[PV_QUERY_MAX] = {0};
+	struct tree_build b;
+	int rc = 0;
+	if (tb_init(&b, e->nm))
+		goto oom;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		acc_t[m] = pv_calloc(n, sizeof(int64_t));
+		acc_s[m] = pv_calloc(n, sizeof(int64_t));
+		if (!acc_t[m] || !acc_s[m])
+			goto oom;
+	}
+	for (uint32_t s = 0; s < w->len; s++) {
+		uint32_t a = anchor ? anchor[s] : s;
+		if (a == PV_NONE)
+			continue;
+		for (uint32_t m = 0; m < e->nm; m++) {
+			acc_t[m][a] += w->cost[m][s];
+			if (a == s)
+				acc_s[m][a] += w->cost[m][s];
+		}
+	}
+	enum pv_granularity by = e->v->q.by;
+	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
+	for (uint32_t a = 0; a < w->len && !b.oom; a++) {
+		bool has = false;
+		for (uint32_t m = 0; m < e->nm; m++)
+			has |= acc_t[m][a] != 0 || acc_s[m][a] != 0;
+		if (!has)
+			continue;
+		/* the first row: the center, or (inverted tree) the stack's own frame */
+		uint32_t row = row_of(&b, PV_NONE,
+				      anchor ? CENTER_KEY : frame_key(e->v, w->frame[a], by));
+		uint32_t s = w->prefix[a];
+		for (;;) {
+			if (b.oom)
+				break;
+			for (uint32_t m = 0; m < e->nm; m++) {
+				b.t->total[m][row] += acc_t[m][a];
+				b.t->self[m][row] += acc_s[m][a];
+			}
+			/* next caller; at file or module granularity a run of one key is one row */
+			uint64_t key = 0;
+			while (s != PV_NONE) {
+				key = frame_key(e->v, w->frame[s], by);
+				if (!(merge_runs && b.t->kind[row] != PV_ROW_CENTER &&
+				      KEY(b.t->kind[row], b.t->id[row], 0) == key))
+					break;
+				s = w->prefix[s];
+			}
+			if (s == PV_NONE)
+				break;
+			row = row_of(&b, row, key);
+			s = w->prefix[s];
+		}
+	}
+	if (b.oom)
+		goto oom;
+	tb_release(&b);
+	rc = tree_finish(e, b.t, false);
+	if (rc)
+		tree_free(b.t, e->nm);
+	else
+		*out = b.t;
+	goto done;
+oom:
+	tb_release(&b);
+	tree_free(b.t, e->nm);
+	rc = pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+done:
+	for (uint32_t m = 0; m < e->nm; m++) {
+		pv_free(acc_t[m]);
+		pv_free(acc_s[m]);
+	}
+	return rc;
+}
+
+/* ---- flat view and the per-scope list ---- */
+
+/*
+ * Counted once per sample: a depth-first walk over a top-down tree (at line granularity) keeps,
+ * for each level's scope, how many rows of it are on the current path; a row adds its total to
+ * its scope only when it is the outermost one.
+ */
+struct flat_build {
+	uint32_t nlevels;
+	uint32_t *key_of[4];     /* per tree row: the level's scope index */
+	uint32_t nr_scopes[4];
+	int64_t *incl[4][PV_QUERY_MAX], *excl[4][PV_QUERY_MAX];
+	uint32_t *active[4];
+	uint64_t *scope_key[4];  /* scope index -> KEY() */
+	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
+};
+
+static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_flat **out)
+{
+	struct pv_view *v = e->v;
+	uint32_t levels[4];
+	uint32_t nl = 0;
+	bool list = v->q.view == PV_VIEW_TOP;
+	enum pv_granularity by = v->q.by;
+	if (list) {
+		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : by == PV_BY_LINE ? 3 : 2;
+	} else {
+		levels[nl++] = 0;
+		if (by != PV_BY_MODULE)
+			levels[nl++] = 1;
+		if (by == PV_BY_FUNCTION || by == PV_BY_LINE)
+			levels[nl++] = 2;
+		if (by == PV_BY_LINE)
+			levels[nl++] = 3;
+	}
+	struct flat_build fb;
+	memset(&fb, 0, sizeof(fb));
+	fb.nlevels = nl;
+	struct u64map maps[4];
+	memset(maps, 0, sizeof(maps));
+	uint32_t n = t->len ? t->len : 1;
+	uint32_t *stack = NULL, *iter = NULL;
+	struct pv_flat *f = NULL;
+	int rc = PV_ENOMEM;
+	for (uint32_t l = 0; l < nl; l++) {
+		fb.key_of[l] = pv_malloc((size_t)n * sizeof(uint32_t));
+		fb.scope_key[l] = pv_malloc((size_t)n * sizeof(uint64_t));
+		fb.scope_parent[l] = pv_malloc((size_t)n * sizeof(uint32_t));
+		if (!fb.key_of[l] || !fb.scope_key[l] || !fb.scope_parent[l])
+			goto out;
+	}
+	/* scope of each row at each level; rows are (function, line) at line granularity */
+	for (uint32_t r = 0; r < t->len; r++) {
+		uint32_t fn = t->id[r];
+		uint32_t parent_scope = PV_NONE;
+		for (uint32_t l = 0; l < nl; l++) {
+			uint64_t key;
+			switch (levels[l]) {
+			case 0: key = KEY(PV_ROW_MODULE, fn_module(v, fn), 0); break;
+			case 1: key = KEY(PV_ROW_FILE, fn_source(v, fn), 0); break;
+			case 2: key = KEY(PV_ROW_FUNCTION, fn, 0); break;
+			default: key = KEY(PV_ROW_LINE, fn, t->line[r]); break;
+			}
+			/* nesting: a file row belongs to its module row, and so on */
+			uint64_t mk = list ? key : key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL);
+			uint32_t sx = u64map_get(&maps[l], mk);
+			if (sx == UINT32_MAX) {
+				sx = fb.nr_scopes[l]++;
+				fb.scope_key[l][sx] = key;
+				fb.scope_parent[l][sx] = parent_scope;
+				if (u64map_put(&maps[l], mk, sx))
+					goto out;
+			}
+			fb.key_of[l][r] = sx;
+			parent_scope = sx;
+		}
+	}
+	for (uint32_t l = 0; l < nl; l++) {
+		uint32_t ns = fb.nr_scopes[l] ? fb.nr_scopes[l] : 1;
+		fb.active[l] = pv_calloc(ns, sizeof(uint32_t));
+		if (!fb.active[l])
+			goto out;
+		for (uint32_t m = 0; m < e->nm; m++) {
+			fb.incl[l][m] = pv_calloc(ns, sizeof(int64_t));
+			fb.excl[l][m] = pv_calloc(ns, sizeof(int64_t));
+			if (!fb.incl[l][m] || !fb.excl[l][m])
+				goto out;
+		}
+	}
+	uint32_t maxd = 1;
+	for (uint32_t r = 0; r < t->len; r++)
+		if (t->depth[r] + 1 > maxd)
+			maxd = t->depth[r] + 1;
+	stack = pv_malloc((size_t)maxd * sizeof(uint32_t));
+	iter = pv_malloc((size_t)maxd * sizeof(uint32_t));
+	if (!stack || !iter)
+		goto out;
+	for (uint32_t ri = 0; ri < t->nr_roots; ri++) {
+		uint32_t sp = 0;
+		uint32_t r = t->roots[ri];
+		goto enter;
+		while (sp) {
+			r = stack[sp - 1];
+			if (iter[sp - 1] < t->child_len[r]) {
+				r = t->children[t->child_first[r] + iter[sp - 1]++];
+enter:
+				for (uint32_t l = 0; l < nl; l++) {
+					uint32_t sx = fb.key_of[l][r];
+					bool outer = fb.active[l][sx]++ == 0;
+					for (uint32_t m = 0; m < e->nm; m++) {
+						if (outer)
+							fb.incl[l][m][sx] += t->total[m][r];
+						fb.excl[l][m][sx] += t->self[m][r];
+					}
+				}
+				stack[sp] = r;
+				iter[sp] = 0;
+				sp++;
+			} else {
+				for (uint32_t l = 0; l < nl; l++)
+					fb.active[l][fb.key_of[l][r]]--;
+				sp--;
+			}
+		}
+	}
+	/* rows: each level's scopes, nested under their parent scope, sorted */
+	uint32_t total_rows = 0;
+	for (uint32_t l = 0; l < nl; l++)
+		total_rows += fb.nr_scopes[l];
+	f = pv_calloc(1, sizeof(*f));
+	if (!f)
+		goto out;
+	uint32_t cap = total_rows ? total_rows : 1;
+	f->kind = pv_malloc(cap);
+	f->id = pv_malloc((size_t)cap * sizeof(uint32_t));
+	f->line = pv_malloc((size_t)cap * sizeof(uint32_t));
+	f->level = pv_malloc(cap);
+	f->in_center = pv_calloc(cap, 1);
+	f->total = pv_calloc(e->nm, sizeof(int64_t *));
+	f->self = pv_calloc(e->nm, sizeof(int64_t *));
+	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center || !f->total || !f->self)
+		goto out;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
+		f->self[m] = pv_malloc((size_t)cap * sizeof(int64_t));
+		if (!f->total[m] || !f->self[m])
+			goto out;
+	}
+	/* order the scopes of each level, then emit depth first by parent scope */
+	uint32_t *order[4] = {0}, *first[4] = {0}, *count[4] = {0};
+	uint8_t *tmpkind[4] = {0};
+	uint32_t *tmpid[4] = {0}, *tmpline[4] = {0};
+	bool ok = true;
+	for (uint32_t l = 0; l < nl && ok; l++) {
+		uint32_t ns = fb.nr_scopes[l] ? fb.nr_scopes[l] : 1;
+		order[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
+		tmpkind[l] = pv_malloc(ns);
+		tmpid[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
+		tmpline[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
+		uint32_t np = l ? (fb.nr_scopes[l - 1] ? fb.nr_scopes[l - 1] : 1) : 1;
+		first[l] = pv_calloc(np, sizeof(uint32_t));
+		count[l] = pv_calloc(np, sizeof(uint32_t));
+		ok = order[l] && tmpkind[l] && tmpid[l] && tmpline[l] && first[l] && count[l];
+		if (!ok)
+			break;
+		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
+			tmpkind[l][sx] = KEY_KIND(fb.scope_key[l][sx]);
+			tmpid[l][sx] = KEY_ID(fb.scope_key[l][sx]);
+			tmpline[l][sx] = KEY_LINE(fb.scope_key[l][sx]);
+		}
+		/* group by parent scope (counting sort), then sort each group */
+		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
+			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
+			count[l][ps]++;
+		}
+		uint32_t off = 0;
+		for (uint32_t ps = 0; ps < np; ps++) {
+			first[l][ps] = off;
+			off += count[l][ps];
+			count[l][ps] = 0;
+		}
+		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
+			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
+			order[l][first[l][ps] + count[l][ps]++] = sx;
+		}
+		bool by_self = list && v->q.sort == PV_SORT_SELF;
+		struct row_sort c = {v, NULL, by_self ? fb.excl[l][0] : fb.incl[l][0],
+				     by_self ? fb.incl[l][0] : fb.excl[l][0], tmpkind[l], tmpid[l],
+				     tmpline[l]};
+		for (uint32_t ps = 0; ps < np; ps++)
+			sort_ix(&c, order[l] + first[l][ps], count[l][ps]);
+	}
+	if (ok) {
+		/* emit: depth first through the levels with an explicit cursor per level */
+		uint32_t pos[4] = {0}, endp[4] = {0};
+		uint32_t depth = 0;
+		pos[0] = 0;
+		endp[0] = fb.nr_scopes[0];
+		uint32_t out_len = 0;
+		while (true) {
+			if (pos[depth] == endp[depth]) {
+				if (depth == 0)
+					break;
+				depth--;
+				continue;
+			}
+			uint32_t sx = order[depth][pos[depth]++];
+			uint32_t l = depth;
+			bool live = false;
+			for (uint32_t m = 0; m < e->nm; m++)
+				live |= fb.incl[l][m][sx] != 0 || fb.excl[l][m][sx] != 0;
+			if (!live) /* a scope only on stacks without cost: nothing under it either */
+				continue;
+			uint32_t o = out_len++;
+			f->kind[o] = tmpkind[l][sx];
+			f->id[o] = tmpid[l][sx];
+			f->line[o] = tmpline[l][sx];
+			f->level[o] = (uint8_t)levels[l];
+			for (uint32_t m = 0; m < e->nm; m++) {
+				f->total[m][o] = fb.incl[l][m][sx];
+				f->self[m][o] = fb.excl[l][m][sx];
+			}
+			if (!list && l + 1 < nl) {
+				depth++;
+				pos[depth] = first[depth][sx];
+				endp[depth] = first[depth][sx] + count[depth][sx];
+			}
+		}
+		f->len = out_len;
+		rc = 0;
+	}
+	for (uint32_t l = 0; l < 4; l++) {
+		pv_free(order[l]);
+		pv_free(first[l]);
+		pv_free(count[l]);
+		pv_free(tmpkind[l]);
+		pv_free(tmpid[l]);
+		pv_free(tmpline[l]);
+	}
+out:
+	for (uint32_t l = 0; l < 4; l++) {
+		pv_free(fb.key_of[l]);
+		pv_free(fb.scope_key[l]);
+		pv_free(fb.scope_parent[l]);
+		pv_free(fb.active[l]);
+		for (uint32_t m = 0; m < e->nm; m++) {
+			pv_free(fb.incl[l][m]);
+			pv_free(fb.excl[l][m]);
+		}
+		u64map_release(&maps[l]);
+	}
+	pv_free(stack);
+	pv_free(iter);
+	if (rc) {
+		if (f) {
+			pv_free(f->kind);
+			pv_free(f->id);
+			pv_free(f->line);
+			pv_free(f->level);
+			pv_free(f->in_center);
+			for (uint32_t m = 0; m < e->nm && f->total; m++) {
+				pv_free(f->total[m]);
+				pv_free(f->self[m]);
+			}
+			pv_free(f->total);
+			pv_free(f->self);
+			pv_free(f);
+		}
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building the flat view");
+	}
+	*out = f;
+	return 0;
+}
+
+/* ---- the view ---- */
+
+void pv_view_free(struct pv_view *v)
+{
+	if (!v)
+		return;
+	tree_free(v->tree, v->nr_metrics);
+	tree_free(v->callers, v->nr_metrics);
+	if (v->flat) {
+		pv_free(v->flat->kind);
+		pv_free(v->flat->id);
+		pv_free(v->flat->line);
+		pv_free(v->flat->level);
+		pv_free(v->flat->in_center);
+		for (uint32_t m = 0; m < v->nr_metrics; m++) {
+			pv_free(v->flat->total[m]);
+			pv_free(v->flat->self[m]);
+		}
+		pv_free(v->flat->total);
+		pv_free(v->flat->self);
+		pv_free(v->flat);
+	}
+	pv_free(v->threads);
+	pv_free(v->center_label);
+	pv_free(v->pseudo_module);
+	pv_query_release(&v->q);
+	pv_free(v);
+}
+
+const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+			     char *buf, size_t len, uint32_t line)
+{
+	const struct pv_profile *p = v->p;
+	switch (kind) {
+	case PV_ROW_CENTER: return v->center_label ? v->center_label : "";
+	case PV_ROW_FILE:
+		return id == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[id]);
+	case PV_ROW_MODULE:
+		return id == PV_NONE ? "<unknown module>" : pv_str(p, p->modules.name[id]);
+	case PV_ROW_LINE:
+		if (line)
+			snprintf(buf, len, "%s:%u", fn_name(v, id), line);
+		else
+			snprintf(buf, len, "%s:?", fn_name(v, id)); /* frames without a line */
+		return buf;
+	default: return fn_name(v, id);
+	}
+}
+
+void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+		       pv_module_ix *module, pv_source_ix *source, uint32_t *line)
+{
+	*module = PV_NONE;
+	*source = PV_NONE;
+	*line = 0;
+	if (kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) {
+		*module = fn_module(v, id);
+		*source = fn_source(v, id);
+		if (id < v->p->funcs.len)
+			*line = v->p->funcs.line[id];
+	} else if (kind == PV_ROW_FILE) {
+		*source = id;
+	} else if (kind == PV_ROW_MODULE) {
+		*module = id;
+	}
+}
+
+static int resolve(struct engine *e, const struct pv_query *q)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	if (q->nr_metrics == 0) {
+		if (p->metrics.len == 0)
+			return pv_error_set(e->err, PV_EINVAL, "the profile has no metric");
+		v->metrics[v->nr_metrics++] = p->meta.default_metric;
+	}
+	for (uint32_t i = 0; i < q->nr_metrics; i++) {
+		pv_metric_ix m = pv_metric_find(p, q->metrics[i]);
+		if (m == PV_NONE) {
+			char have[256] = "";
+			for (uint32_t k = 0; k < p->metrics.len; k++) {
+				strncat(have, k ? ", " : "", sizeof(have) - strlen(have) - 1);
+				strncat(have, pv_str(p, p->metrics.name[k]),
+					sizeof(have) - strlen(have) - 1);
+			}
+			return pv_error_set(e->err, PV_EINVAL, "no metric named '%s' (the profile has: %s)",
+					    q->metrics[i], have);
+		}
+		v->metrics[v->nr_metrics++] = m;
+	}
+	e->nm = v->nr_metrics;
+	v->threads = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(pv_thread_ix));
+	if (!v->threads)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	if (q->nr_threads == 0) {
+		for (uint32_t t = 0; t < p->threads.len; t++)
+			v->threads[v->nr_threads++] = t;
+		return 0;
+	}
+	uint8_t *sel = pv_calloc(p->threads.len ? p->threads.len : 1, 1);
+	pv_thread_ix *found = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(*found));
+	if (!sel || !found) {
+		pv_free(sel);
+		pv_free(found);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < q->nr_threads; i++) {
+		uint32_t k = pv_thread_find(p, q->threads[i], found, p->threads.len);
+		if (k == 0) {
+			pv_free(sel);
+			pv_free(found);
+			return pv_error_set(e->err, PV_EINVAL, "no thread named '%s' (see 'profview info')",
+					    q->threads[i]);
+		}
+		for (uint32_t j = 0; j < k && j < p->threads.len; j++)
+			sel[found[j]] = 1;
+	}
+	for (uint32_t t = 0; t < p->threads.len; t++)
+		if (sel[t])
+			v->threads[v->nr_threads++] = t;
+	pv_free(sel);
+	pv_free(found);
+	return 0;
+}
+
+static int sample_pass(struct engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	struct wst *w = &e->w;
+	w->len = p->stacks.len;
+	w->frame = p->stacks.frame;
+	w->prefix = p->stacks.prefix;
+	w->owned = false;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		w->cost[m] = pv_calloc(w->len ? w->len : 1, sizeof(int64_t));
+		if (!w->cost[m])
+			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	}
+	const struct pv_query *q = &v->q;
+	for (uint32_t i = 0; i < v->nr_threads; i++) {
+		pv_thread_ix t = v->threads[i];
+		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
+			if (q->has_range) {
+				int64_t x = p->samples.time_ns[s];
+				if (x == PV_TIME_NONE || x < q->range_start_ns || x >= q->range_end_ns)
+					continue;
+			}
+			v->nr_samples++;
+			pv_stack_ix st = p->samples.stack[s];
+			for (uint32_t m = 0; m < e->nm; m++) {
+				int64_t x = pv_sample_weight(p, v->metrics[m], s);
+				if (st == PV_NONE)
+					v->nostack[m] += x;
+				else
+					w->cost[m][st] += x;
+			}
+		}
+	}
+	return 0;
+}
+
+static char *center_label(const struct pv_query *q)
+{
+	if (q->nr_center > 1)
+		return pv_strdup("<multiple contexts>");
+	const char *s = q->center[0];
+	if (strncmp(s, "file:", 5) == 0 || strncmp(s, "module:", 7) == 0 ||
+	    strncmp(s, "line:", 5) == 0)
+		s = strchr(s, ':') + 1;
+	else if (strncmp(s, "path:", 5) == 0 && strrchr(s, ';'))
+		s = strrchr(s, ';') + 1;
+	else if (strncmp(s, "path:", 5) == 0)
+		s += 5;
+	return pv_strdup(s);
+}
+
+int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		    struct pv_error *err)
+{
+	struct pv_view *v = pv_calloc(1, sizeof(*v));
+	if (!v)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	v->p = p;
+	pv_query_init(&v->q);
+	struct engine e = {.p = p, .v = v, .err = err};
+	struct scope center[PV_QUERY_MAX];
+	uint32_t ncenter = 0;
+	uint8_t *match = NULL;
+	uint32_t *anchor = NULL;
+	int rc = pv_query_copy(&v->q, q);
+	if (rc) {
+		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = resolve(&e, q)) || (rc = sample_pass(&e)))
+		goto fail;
+	for (uint32_t i = 0; i < q->nr_filters; i++)
+		if ((rc = apply_filter(&e, &q->filters[i], i)))
+			goto fail;
+	for (uint32_t m = 0; m < e.nm; m++)
+		for (uint32_t s = 0; s < e.w.len; s++)
+			v->whole[m] += e.w.cost[m][s];
+	/* the center and each stack's outermost match */
+	v->centered = q->nr_center > 0;
+	if (q->view == PV_VIEW_BUTTERFLY && !v->centered) {
+		rc = pv_error_set(err, PV_EINVAL, "the butterfly view needs a center (--center NAME)");
+		goto fail;
+	}
+	for (uint32_t i = 0; i < q->nr_center; i++) {
+		if ((rc = scope_compile(&e, &center[ncenter], q->center[i], "center"))) {
+			scope_release(&center[ncenter]);
+			goto fail;
+		}
+		ncenter++;
+	}
+	if (v->centered) {
+		v->center_label = center_label(q);
+		match = pv_malloc(e.w.len ? e.w.len : 1);
+		anchor = pv_malloc((size_t)(e.w.len ? e.w.len : 1) * sizeof(*anchor));
+		if (!v->center_label || !match || !anchor) {
+			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+			goto fail;
+		}
+		if ((rc = match_stacks(&e, center, ncenter, match)))
+			goto fail;
+		for (uint32_t s = 0; s < e.w.len; s++) {
+			uint32_t pre = e.w.prefix[s];
+			uint32_t a = pre == PV_NONE ? PV_NONE : anchor[pre];
+			anchor[s] = a != PV_NONE ? a : match[s] ? s : PV_NONE;
+			if (anchor[s] != PV_NONE)
+				for (uint32_t m = 0; m < e.nm; m++)
+					v->center[m] += e.w.cost[m][s];
+		}
+	} else {
+		memcpy(v->center, v->whole, sizeof(v->whole));
+	}
+	switch (q->view) {
+	case PV_VIEW_CALLERS:
+		rc = build_bottom_up(&e, anchor, &v->tree);
+		break;
+	case PV_VIEW_BUTTERFLY:
+		rc = build_bottom_up(&e, anchor, &v->callers);
+		if (!rc)
+			rc = build_top_down(&e, anchor, true, &v->tree);
+		break;
+	case PV_VIEW_FLAT:
+	case PV_VIEW_TOP: {
+		/* counted once per sample over the line-level top-down tree (centered for top) */
+		enum pv_granularity saved = v->q.by;
+		v->q.by = PV_BY_LINE;
+		struct pv_tree *t = NULL;
+		rc = build_top_down(&e, q->view == PV_VIEW_TOP ? anchor : NULL, false, &t);
+		v->q.by = saved;
+		if (!rc)
+			rc = flat_compute(&e, t, &v->flat);
+		tree_free(t, e.nm);
+		if (!rc && v->centered) {
+			for (uint32_t r = 0; r < v->flat->len; r++) {
+				uint32_t id = v->flat->id[r];
+				bool in = false;
+				for (uint32_t c = 0; c < ncenter && !in; c++) {
+					const struct scope *sc = &center[c];
+					switch (v->flat->kind[r]) {
+					case PV_ROW_FUNCTION:
+						in = sc->kind == SC_FUNCS && scope_func(v, sc, id);
+						break;
+					case PV_ROW_LINE:
+						in = scope_func(v, sc, id) &&
+						     (sc->kind == SC_FUNCS ||
+						      (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
+						break;
+					case PV_ROW_FILE:
+						in = strncmp(sc->text, "file:", 5) == 0 && id != PV_NONE &&
+						     ends_with_path(pv_str(p, p->sources.path[id]),
+								    sc->text + 5);
+						break;
+					case PV_ROW_MODULE:
+						in = strncmp(sc->text, "module:", 7) == 0 &&
+						     module_named(p, id, sc->text + 7);
+						break;
+					default: break;
+					}
+				}
+				v->flat->in_center[r] = in;
+			}
+		}
+		break;
+	}
+	default:
+		rc = build_top_down(&e, anchor, true, &v->tree);
+		break;
+	}
+	if (rc)
+		goto fail;
+	for (uint32_t i = 0; i < ncenter; i++)
+		scope_release(&center[i]);
+	for (uint32_t m = 0; m < e.nm; m++)
+		pv_free(e.w.cost[m]);
+	if (e.w.owned) {
+		pv_free(e.w.frame);
+		pv_free(e.w.prefix);
+	}
+	pv_free(match);
+	pv_free(anchor);
+	*out = v;
+	return 0;
+fail:
+	for (uint32_t i = 0; i < ncenter; i++)
+		scope_release(&center[i]);
+	for (uint32_t m = 0; m < PV_QUERY_MAX; m++)
+		pv_free(e.w.cost[m]);
+	if (e.w.owned) {
+		pv_free(e.w.frame);
+		pv_free(e.w.prefix);
+	}
+	pv_free(match);
+	pv_free(anchor);
+	pv_view_free(v);
+	return rc ? rc : PV_ENOMEM;
+}

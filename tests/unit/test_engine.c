@@ -1,0 +1,429 @@
+/*
+ * The views of spec/views.md on its worked example, every number by hand; and the invariants of
+ * the spec on every corpus file (top-down selves sum to the root, bottom-up totals are callers
+ * plus the stacks ending at the row, centered roots equal the function's total).
+ */
+#include <stdlib.h>
+
+#include "pv/format.h"
+#include "pv/import.h"
+#include "pv/query.h"
+#include "pv/view.h"
+#include "t.h"
+
+static struct pv_profile *example(void)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_file(t_data("collapsed/worked-example.txt"), NULL, &p, &err))
+		t_fail(__FILE__, __LINE__, "import: %s", err.msg);
+	return p;
+}
+
+/*
+ * Renders a tree as "name total/self" lines indented by depth, so expected trees are written as
+ * in the spec.
+ */
+static void render(const struct pv_view *v, const struct pv_tree *t, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	uint32_t stack[256], iter[256], sp = 0;
+	for (uint32_t ri = 0; ri < t->nr_roots; ri++) {
+		stack[0] = t->roots[ri];
+		iter[0] = 0;
+		sp = 1;
+		uint32_t r = stack[0];
+		char nb[128];
+		used += (size_t)snprintf(buf + used, len - used, "%s %lld/%lld\n",
+					 pv_view_row_name(v, t->kind[r], t->id[r], nb, sizeof(nb), t->line[r]),
+					 (long long)t->total[0][r], (long long)t->self[0][r]);
+		while (sp && used < len) {
+			r = stack[sp - 1];
+			if (iter[sp - 1] == t->child_len[r]) {
+				sp--;
+				continue;
+			}
+			uint32_t c = t->children[t->child_first[r] + iter[sp - 1]++];
+			used += (size_t)snprintf(buf + used, len - used, "%*s%s %lld/%lld\n", 2 * (int)sp,
+						 "",
+						 pv_view_row_name(v, t->kind[c], t->id[c], nb, sizeof(nb),
+								  t->line[c]),
+						 (long long)t->total[0][c], (long long)t->self[0][c]);
+			stack[sp] = c;
+			iter[sp] = 0;
+			sp++;
+		}
+	}
+}
+
+/* Computes view kind with flags given as "name=value" pairs, returns the rendered tree. */
+static char *run(struct pv_profile *p, enum pv_view_kind kind, const char *const *opts, int callers)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = kind;
+	struct pv_error err;
+	for (int i = 0; opts && opts[i]; i += 2)
+		if (pv_query_set_option(&q, opts[i], opts[i + 1], &err))
+			t_fail(__FILE__, __LINE__, "option %s: %s", opts[i], err.msg);
+	struct pv_view *v;
+	char *out = calloc(1, 8192);
+	if (pv_view_compute(p, &q, &v, &err)) {
+		snprintf(out, 8192, "error: %s", err.msg);
+	} else {
+		render(v, callers ? v->callers : v->tree, out, 8192);
+		pv_view_free(v);
+	}
+	pv_query_release(&q);
+	return out;
+}
+
+#define EXPECT_VIEW(kind, opts, callers, want)                                                 \
+	do {                                                                                   \
+		char *got_ = run(p, kind, opts, callers);                                      \
+		T_EQ_STR(got_, want);                                                          \
+		free(got_);                                                                    \
+	} while (0)
+
+T_TEST(engine_worked_example_top_down)
+{
+	struct pv_profile *p = example();
+	if (!p)
+		return;
+	EXPECT_VIEW(PV_VIEW_TREE, NULL, 0,
+		    "main 26/1\n"
+		    "  real_main 15/0\n"
+		    "    foo 11/1\n"
+		    "      bar 10/10\n"
+		    "    malloc 4/4\n"
+		    "  foo 7/0\n"
+		    "    baz 5/5\n"
+		    "    bar 2/0\n"
+		    "      foo 2/0\n"
+		    "        baz 2/2\n"
+		    "  qux 3/0\n"
+		    "    malloc 3/3\n");
+	static const char *const foo[] = {"center", "foo", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, foo, 0,
+		    "foo 18/1\n"
+		    "  bar 12/10\n"
+		    "    foo 2/0\n"
+		    "      baz 2/2\n"
+		    "  baz 5/5\n");
+	static const char *const barbaz[] = {"center", "bar", "center", "baz", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, barbaz, 0,
+		    "<multiple contexts> 17/15\n"
+		    "  foo 2/0\n"
+		    "    baz 2/2\n");
+	pv_profile_free(p);
+}
+
+T_TEST(engine_worked_example_bottom_up)
+{
+	struct pv_profile *p = example();
+	if (!p)
+		return;
+	static const char *const foo[] = {"center", "foo", NULL};
+	EXPECT_VIEW(PV_VIEW_CALLERS, foo, 0,
+		    "foo 18/1\n"
+		    "  real_main 11/1\n"
+		    "    main 11/1\n"
+		    "  main 7/0\n");
+	static const char *const barbaz[] = {"center", "bar", "center", "baz", NULL};
+	EXPECT_VIEW(PV_VIEW_CALLERS, barbaz, 0,
+		    "<multiple contexts> 17/15\n"
+		    "  foo 17/15\n"
+		    "    real_main 10/10\n"
+		    "      main 10/10\n"
+		    "    main 7/5\n");
+	/* butterfly: the same two trees */
+	EXPECT_VIEW(PV_VIEW_BUTTERFLY, foo, 1,
+		    "foo 18/1\n"
+		    "  real_main 11/1\n"
+		    "    main 11/1\n"
+		    "  main 7/0\n");
+	EXPECT_VIEW(PV_VIEW_BUTTERFLY, foo, 0,
+		    "foo 18/1\n"
+		    "  bar 12/10\n"
+		    "    foo 2/0\n"
+		    "      baz 2/2\n"
+		    "  baz 5/5\n");
+	/* the classic inverted tree: roots are functions with self cost, all of it self */
+	EXPECT_VIEW(PV_VIEW_CALLERS, NULL, 0,
+		    "bar 10/10\n"
+		    "  foo 10/10\n"
+		    "    real_main 10/10\n"
+		    "      main 10/10\n"
+		    "baz 7/7\n"
+		    "  foo 7/7\n"
+		    "    main 5/5\n"
+		    "    bar 2/2\n"
+		    "      foo 2/2\n"
+		    "        main 2/2\n"
+		    "malloc 7/7\n"
+		    "  real_main 4/4\n"
+		    "    main 4/4\n"
+		    "  qux 3/3\n"
+		    "    main 3/3\n"
+		    "foo 1/1\n"
+		    "  real_main 1/1\n"
+		    "    main 1/1\n"
+		    "main 1/1\n");
+	pv_profile_free(p);
+}
+
+T_TEST(engine_worked_example_filters)
+{
+	struct pv_profile *p = example();
+	if (!p)
+		return;
+	/* center malloc, include real_main: malloc 4/4; drop real_main: malloc 3/3 */
+	static const char *const inc[] = {"center", "malloc", "include", "real_main", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, inc, 0, "malloc 4/4\n");
+	static const char *const drop[] = {"center", "malloc", "drop", "real_main", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, drop, 0, "malloc 3/3\n");
+	/* merge foo: main;real_main;bar 10, main;baz 5, main;bar;baz 2, main;real_main 1 */
+	static const char *const merge[] = {"merge", "foo", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, merge, 0,
+		    "main 26/1\n"
+		    "  real_main 15/1\n"
+		    "    bar 10/10\n"
+		    "    malloc 4/4\n"
+		    "  baz 5/5\n"
+		    "  qux 3/0\n"
+		    "    malloc 3/3\n"
+		    "  bar 2/0\n"
+		    "    baz 2/2\n");
+	/* collapse recursion of foo: main;foo;bar;foo;baz becomes main;foo;baz */
+	static const char *const rec[] = {"collapse-recursion", "foo", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, rec, 0,
+		    "main 26/1\n"
+		    "  real_main 15/0\n"
+		    "    foo 11/1\n"
+		    "      bar 10/10\n"
+		    "    malloc 4/4\n"
+		    "  foo 7/0\n"
+		    "    baz 7/7\n"
+		    "  qux 3/0\n"
+		    "    malloc 3/3\n");
+	/* filters compose in order: merge real_main, then center foo */
+	static const char *const both[] = {"merge", "real_main", "center", "foo", NULL};
+	EXPECT_VIEW(PV_VIEW_CALLERS, both, 0, "foo 18/1\n  main 18/1\n");
+	/* path center: main;foo (not the foo under real_main) */
+	static const char *const path[] = {"center", "path:main;foo", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, path, 0,
+		    "foo 7/0\n"
+		    "  baz 5/5\n"
+		    "  bar 2/0\n"
+		    "    foo 2/0\n"
+		    "      baz 2/2\n");
+	static const char *const nosuch[] = {"center", "nosuch", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, nosuch, 0,
+		    "error: center 'nosuch' matches no function of the profile");
+	static const char *const re[] = {"center", "re:^(bar|baz)$", NULL};
+	EXPECT_VIEW(PV_VIEW_TREE, re, 0,
+		    "re:^(bar|baz)$ 17/15\n"
+		    "  foo 2/0\n"
+		    "    baz 2/2\n");
+	pv_profile_free(p);
+}
+
+T_TEST(engine_worked_example_flat)
+{
+	struct pv_profile *p = example();
+	if (!p)
+		return;
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = PV_VIEW_TOP;
+	q.sort = PV_SORT_TOTAL;
+	struct pv_view *v;
+	struct pv_error err;
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	/* main 26/1, foo 18/1, real_main 15/0, bar 12/10, baz 7/7, malloc 7/7, qux 3/0 */
+	static const char *const names[] = {"main", "foo", "real_main", "bar", "baz", "malloc", "qux"};
+	static const int64_t tot[] = {26, 18, 15, 12, 7, 7, 3}, slf[] = {1, 1, 0, 10, 7, 7, 0};
+	T_EQ_INT(v->flat->len, 7);
+	for (uint32_t r = 0; r < v->flat->len && r < 7; r++) {
+		char b[64];
+		T_EQ_STR(pv_view_row_name(v, v->flat->kind[r], v->flat->id[r], b, sizeof(b), 0),
+			 names[r]);
+		T_EQ_INT(v->flat->total[0][r], tot[r]);
+		T_EQ_INT(v->flat->self[0][r], slf[r]);
+	}
+	pv_view_free(v);
+	/* the flat view: one unknown module > one unknown file > the functions, in that nesting */
+	q.view = PV_VIEW_FLAT;
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	T_EQ_INT(v->flat->len, 9);
+	T_EQ_INT(v->flat->level[0], 0);
+	T_EQ_INT(v->flat->total[0][0], 26);
+	T_EQ_INT(v->flat->self[0][0], 26);
+	T_EQ_INT(v->flat->level[1], 1);
+	T_EQ_INT(v->flat->level[2], 2);
+	char b[64];
+	T_EQ_STR(pv_view_row_name(v, v->flat->kind[2], v->flat->id[2], b, sizeof(b), 0), "main");
+	T_EQ_INT(v->flat->total[0][3], 18);
+	pv_view_free(v);
+	pv_query_release(&q);
+	pv_profile_free(p);
+}
+
+/* ---- the spec's invariants on real profiles ---- */
+
+static const char *const invariant_files[] = {
+	"firefox/generated-processed-v70-calltree.json",
+	"firefox/generated-processed-v70-from-gecko.json",
+	"firefox/argument-values.json",
+	"firefox/unsymbolicated.json",
+	"firefox/sourcemap-two.json",
+	"firefox/generated-gecko-v36.json",
+	"firefox/gecko-2.json",
+	"firefox/flamegraph.txt",
+	"speedscope/stackcollapse/recursion.txt",
+	"speedscope/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt",
+	"flamegraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt",
+	"flamegraph/test/results/perf-java-stacks-01-collapsed-all.txt",
+};
+
+static struct pv_view *compute(const struct pv_profile *p, enum pv_view_kind kind,
+			       const char *center, const char *path)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = kind;
+	if (center)
+		pv_query_add_center(&q, center);
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	if (pv_view_compute(p, &q, &v, &err))
+		t_fail(__FILE__, __LINE__, "%s: %s view centered on '%s': %s", path,
+		       pv_view_name(kind), center ? center : "", err.msg);
+	pv_query_release(&q);
+	return v;
+}
+
+/* top-down: total = self + children's totals, and the selves sum to the roots' totals */
+static void check_top_down(const char *path, const struct pv_tree *t, int64_t whole)
+{
+	int64_t selfsum = 0, rootsum = 0;
+	for (uint32_t r = 0; r < t->len; r++) {
+		selfsum += t->self[0][r];
+		int64_t c = t->self[0][r];
+		for (uint32_t i = 0; i < t->child_len[r]; i++)
+			c += t->total[0][t->children[t->child_first[r] + i]];
+		if (c != t->total[0][r])
+			t_fail(__FILE__, __LINE__, "%s: top-down row %u: total %lld != self + children %lld",
+			       path, r, (long long)t->total[0][r], (long long)c);
+		if (t->total[0][r] > whole)
+			t_fail(__FILE__, __LINE__, "%s: row %u above 100%%", path, r);
+	}
+	for (uint32_t i = 0; i < t->nr_roots; i++)
+		rootsum += t->total[0][t->roots[i]];
+	if (selfsum != rootsum)
+		t_fail(__FILE__, __LINE__, "%s: selves %lld != root totals %lld", path,
+		       (long long)selfsum, (long long)rootsum);
+}
+
+/*
+ * bottom-up: a row's total = its callers' totals + the cost of the stacks whose call chain ends
+ * at the row; that last part is total minus children, which must not be negative, and the self
+ * of a row never exceeds its total.
+ */
+static void check_bottom_up(const char *path, const struct pv_tree *t)
+{
+	for (uint32_t r = 0; r < t->len; r++) {
+		int64_t c = 0;
+		for (uint32_t i = 0; i < t->child_len[r]; i++)
+			c += t->total[0][t->children[t->child_first[r] + i]];
+		if (c > t->total[0][r] || t->self[0][r] > t->total[0][r])
+			t_fail(__FILE__, __LINE__, "%s: bottom-up row %u: total %lld < callers %lld",
+			       path, r, (long long)t->total[0][r], (long long)c);
+	}
+}
+
+T_TEST(engine_invariants_on_the_corpus)
+{
+	for (size_t i = 0; i < sizeof(invariant_files) / sizeof(invariant_files[0]); i++) {
+		const char *path = invariant_files[i];
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		if (pv_import_file(t_corpus(path), NULL, &p, &err)) {
+			t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+			continue;
+		}
+		struct pv_view *top = compute(p, PV_VIEW_TOP, NULL, path);
+		struct pv_view *tree = compute(p, PV_VIEW_TREE, NULL, path);
+		struct pv_view *inv = compute(p, PV_VIEW_CALLERS, NULL, path);
+		if (!top || !tree || !inv)
+			goto next;
+		check_top_down(path, tree->tree, tree->whole[0]);
+		check_bottom_up(path, inv->tree);
+		/* the inverted tree's roots hold every sample once: their totals sum to the whole */
+		int64_t roots = 0;
+		for (uint32_t k = 0; k < inv->tree->nr_roots; k++)
+			roots += inv->tree->total[0][inv->tree->roots[k]];
+		T_EQ_INT(roots, inv->whole[0]);
+		/* for every function F: tree --center F and callers --center F have F's total */
+		for (uint32_t r = 0; r < top->flat->len; r++) {
+			const char *name = p->strings.ptr[p->funcs.name[top->flat->id[r]]];
+			/* functions sharing a name (two modules) are one center: sum their totals */
+			int64_t want = 0;
+			for (uint32_t k = 0; k < top->flat->len; k++)
+				if (strcmp(p->strings.ptr[p->funcs.name[top->flat->id[k]]], name) == 0)
+					want += top->flat->total[0][k];
+			bool shared = want != top->flat->total[0][r];
+			struct pv_view *c = compute(p, PV_VIEW_TREE, name, path);
+			struct pv_view *b = compute(p, PV_VIEW_CALLERS, name, path);
+			if (c && b && c->tree->nr_roots == 1 && b->tree->nr_roots == 1) {
+				int64_t ct = c->tree->total[0][c->tree->roots[0]];
+				int64_t bt = b->tree->total[0][b->tree->roots[0]];
+				if ((!shared && ct != want) || ct != bt || ct != c->center[0])
+					t_fail(__FILE__, __LINE__,
+					       "%s: center '%s': top %lld, tree %lld, callers %lld", path,
+					       name, (long long)want, (long long)ct, (long long)bt);
+				check_top_down(path, c->tree, c->whole[0]);
+				check_bottom_up(path, b->tree);
+			} else if (c && b) {
+				t_fail(__FILE__, __LINE__, "%s: center '%s': %u and %u roots", path, name,
+				       c->tree->nr_roots, b->tree->nr_roots);
+			}
+			pv_view_free(c);
+			pv_view_free(b);
+		}
+next:
+		pv_view_free(top);
+		pv_view_free(tree);
+		pv_view_free(inv);
+		pv_profile_free(p);
+	}
+}
+
+/* recursion A>B>C>B>B>D: no total above 100 % of the whole, in any view */
+T_TEST(engine_recursion_never_above_whole)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_file(t_corpus("firefox/generated-processed-v70-calltree.json"), NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		return;
+	}
+	struct pv_view *v = compute(p, PV_VIEW_TOP, NULL, "calltree");
+	if (v) {
+		for (uint32_t r = 0; r < v->flat->len; r++)
+			T_TRUE(v->flat->total[0][r] <= v->whole[0]);
+		/* B is on every stack: 5 of 5, counted once although A>B>C>B>B>D has it three times */
+		for (uint32_t r = 0; r < v->flat->len; r++)
+			if (strcmp(p->strings.ptr[p->funcs.name[v->flat->id[r]]], "B") == 0)
+				T_EQ_INT(v->flat->total[0][r], 5);
+		pv_view_free(v);
+	}
+	v = compute(p, PV_VIEW_TREE, "B", "calltree");
+	if (v) {
+		T_EQ_INT(v->center[0], 5);
+		T_EQ_INT(v->tree->total[0][v->tree->roots[0]], 5);
+		pv_view_free(v);
+	}
+	pv_profile_free(p);
+}
