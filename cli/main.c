@@ -41,6 +41,7 @@ static void usage(FILE *out)
 	      "  flat        module > file > function > line rows (--by picks the depth)\n"
 	      "  top         one row per function: self, total (recursion counted once)\n"
 	      "  formats     the formats profview reads\n"
+	      "  query       print the query given by the options as flags, URL and JSON\n"
 	      "\n"
 	      "the query (the same in every command):\n"
 	      "  --center SCOPE        the context of the view; repeat to merge several\n"
@@ -60,6 +61,7 @@ static void usage(FILE *out)
 	      "  FUNCTION:LINE or path:a;b;c. Filters apply in the order given.\n"
 	      "\n"
 	      "other options:\n"
+	      "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
 	      "  --format NAME   read FILE as this format instead of probing it\n"
 	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
 	      "  -h, --help      this text;  --version   the version\n",
@@ -136,7 +138,7 @@ static int run_file(const char *cmd, const char *path, const struct cli *c)
 }
 
 static const char *const commands[] = {"info", "top", "tree", "callers", "flat", "butterfly",
-				      "formats"};
+				      "formats", "query"};
 
 /* Options that belong to the query (query.h); their values go to pv_query_set_option. */
 static const char *const query_options[] = {
@@ -165,14 +167,15 @@ int main(int argc, char **argv)
 		pv_view_parse(strcmp(cmd, "top") == 0 ? "top" : cmd, &c.q.view);
 	if (strcmp(cmd, "top") == 0)
 		c.q.view = PV_VIEW_TOP;
-	enum { OPT_FORMAT = 256, OPT_JSON, OPT_NOVALIDATE, OPT_QUERY };
-	struct option longopts[NR_QUERY_OPTIONS + 6];
+	enum { OPT_FORMAT = 256, OPT_JSON, OPT_NOVALIDATE, OPT_FROM, OPT_QUERY };
+	struct option longopts[NR_QUERY_OPTIONS + 7];
 	size_t nl = 0;
 	longopts[nl++] = (struct option){"format", required_argument, NULL, OPT_FORMAT};
 	longopts[nl++] = (struct option){"json", no_argument, NULL, OPT_JSON};
 	longopts[nl++] = (struct option){"no-validate", no_argument, NULL, OPT_NOVALIDATE};
 	longopts[nl++] = (struct option){"help", no_argument, NULL, 'h'};
 	longopts[nl++] = (struct option){"version", no_argument, NULL, 'V'};
+	longopts[nl++] = (struct option){"query", required_argument, NULL, OPT_FROM};
 	for (size_t i = 0; i < NR_QUERY_OPTIONS; i++)
 		longopts[nl++] = (struct option){query_options[i], required_argument, NULL,
 						 OPT_QUERY + (int)i};
@@ -190,6 +193,18 @@ int main(int argc, char **argv)
 		case OPT_FORMAT: c.format = optarg; break;
 		case OPT_JSON: c.json = 1; break;
 		case OPT_NOVALIDATE: c.no_validate = 1; break;
+		case OPT_FROM: {
+			/* a whole query as a URL query string or JSON; later flags add to it */
+			enum pv_view_kind view = c.q.view;
+			int r = optarg[0] == '{'
+					? pv_query_from_json(&c.q, optarg, strlen(optarg), &err)
+					: pv_query_from_url(&c.q, optarg, &err);
+			if (r)
+				rc = fail_usage("--query: %s", err.msg);
+			else if (strcmp(cmd, "query") != 0)
+				c.q.view = view; /* the command names the view */
+			break;
+		}
 		case 'n':
 			if (pv_query_set_option(&c.q, "n", optarg, &err))
 				rc = fail_usage("%s", err.msg);
@@ -218,6 +233,20 @@ int main(int argc, char **argv)
 			pv_query_release(&c.q);
 			return rc;
 		}
+	}
+	if (strcmp(cmd, "query") == 0) {
+		/* the query in its three notations, each of which reads back to the same query */
+		char *args = pv_query_to_args(&c.q), *url = pv_query_to_url(&c.q),
+		     *json = pv_query_to_json(&c.q);
+		if (!args || !url || !json)
+			rc = EXIT_RUNTIME;
+		else
+			printf("args: %s\nurl:  %s\njson: %s\n", args, url, json);
+		free(args);
+		free(url);
+		free(json);
+		pv_query_release(&c.q);
+		return rc;
 	}
 	if (strcmp(cmd, "formats") == 0) {
 		for (size_t i = 0; i < pv_importer_count(); i++)

@@ -122,7 +122,7 @@ int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 			struct pv_error *err);
 /*
  * The flags that rebuild q (view not included: it is the command), as one line.
- * Every writer returns a string to pv_free(), NULL when out of memory. The readers overwrite q
+ * Every writer returns a string to free(), NULL when out of memory. The readers overwrite q
  * (it needs no pv_query_init, but must not hold strings) and leave the defaults on failure.
  */
 char *pv_query_to_args(const struct pv_query *q);

@@ -1,9 +1,11 @@
 #!/bin/sh
 # Golden tests: each folder tests/golden/<area>/<case>/ holds
-#   cmd           the arguments to profview, one line, paths relative to the repository root
+#   cmd           the arguments to profview, one line, paths relative to the repository root,
+#                 quoted as in a shell ('...' keeps spaces and special characters)
 #   expected.out  the exact standard output
 #   expected.err  the exact standard error (optional; empty when absent)
 #   expected.rc   the exit code (optional; 0 when absent)
+#   same-as       another case whose expected output this one must equal (optional)
 # usage: tests/golden/run.sh PROFVIEW [--update]   (run from the repository root)
 # The last line is "golden: N passed, N failed".
 set -u
@@ -17,8 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 for dir in $(find tests/golden -mindepth 2 -maxdepth 2 -type d | sort); do
 	[ -f "$dir/cmd" ] || continue
 	args=$(cat "$dir/cmd")
-	# shellcheck disable=SC2086
-	"$pv" $args >"$tmp/out" 2>"$tmp/err"
+	eval "\"\$pv\" $args" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$update" = "--update" ]; then
 		cp "$tmp/out" "$dir/expected.out"
@@ -37,6 +38,10 @@ for dir in $(find tests/golden -mindepth 2 -maxdepth 2 -type d | sort); do
 	if ! cmp -s "$tmp/err" "$tmp/want_err"; then
 		echo "FAIL $dir: standard error differs:"
 		diff -u "$tmp/want_err" "$tmp/err" | head -20
+		ok=0
+	fi
+	if [ -f "$dir/same-as" ] && ! cmp -s "$tmp/out" "tests/golden/$(cat "$dir/same-as")/expected.out"; then
+		echo "FAIL $dir: output differs from $(cat "$dir/same-as")"
 		ok=0
 	fi
 	if [ "$rc" != "$want_rc" ]; then
