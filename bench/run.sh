@@ -8,7 +8,7 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox or collapsed: run only that kind), BENCH_REVISION (what RESULTS.md names
+# BENCH_ONLY (firefox, collapsed or center: run only that kind), BENCH_REVISION (what RESULTS.md names
 # as the code measured, by default the checkout's HEAD).
 set -eu
 
@@ -198,5 +198,24 @@ Peak memory:
 /usr/bin/time -v $SCAN FILE >/dev/null
 \`\`\`
 EOF
+
+# "move the center" (issue 3): a centered view against one plain inclusive pass, in process
+if [ -z "$ONLY" ] || [ "$ONLY" = center ]; then
+	ninja -C "$BUILD" bench/center >/dev/null
+	center_out=$("$BUILD/bench/center" 10000000 1000000 "$ROUNDS")
+	cat >>"$RESULTS" <<EOF
+
+## Move the center
+
+\`$BUILD/bench/center 10000000 1000000 $ROUNDS\` builds a seeded profile of 10 M samples over 1 M
+distinct stacks (50 k functions, depths 20-60) in memory, then alternates one plain inclusive pass
+(each sample onto its stack, totals up the prefix tree) with a top-down and a bottom-up view
+centered on a different function each round. Target: a centered view costs at most 3x the pass.
+
+\`\`\`
+$center_out
+\`\`\`
+EOF
+fi
 echo "bench: wrote $RESULTS" >&2
 cat "$RESULTS"
