@@ -170,7 +170,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 		if (v->lost[m]) {
 			char lb[32];
 			cost_text(v, m, lb, sizeof(lb), v->lost[m]);
-			fprintf(out, "# %s: %s in samples whose every frame a filter removed\n",
+			fprintf(out, "# %s: %s in samples that lost every frame to a filter (not shown)\n",
 				metric_name(v, m), lb);
 		}
 	}
