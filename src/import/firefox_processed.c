@@ -1832,6 +1832,7 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 		frame_map[i] = builder_frame(b, &key);
 	}
 
+	builder_stacks_reserve(b, ns);
 	/* v52 and older: compare the stack's own category with the one its frames give */
 	if (T->stack_cat.at && ns) {
 		eff = pv_malloc((size_t)ns * sizeof(*eff));
@@ -2119,8 +2120,12 @@ static int prepare(struct fxp *x)
 				   "sources.filename")))
 			return rc;
 	}
-	if (has_tables(&x->shared))
-		return build_tables(x, &x->shared, &x->shared.str);
+	if (!has_tables(&x->shared))
+		return 0;
+	if ((rc = build_tables(x, &x->shared, &x->shared.str)))
+		return rc;
+	/* the threads map their stack indices through shared.stack_map from now on */
+	builder_stacks_done(b);
 	return 0;
 }
 

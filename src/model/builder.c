@@ -382,11 +382,40 @@ void builder_stacks_done(struct pv_builder *b)
 	b->stacks_done = true;
 }
 
+/*
+ * An empty stack map made at the size for rows stacks, so that filling it never rehashes (the
+ * layout of base/hash.c: a free slot has val 0, u64map_put grows past 3/4 full). A map in use
+ * is left to grow as it goes.
+ */
+static int presize_stack_map(struct pv_builder *b, uint64_t rows)
+{
+	struct u64map *m = &b->stack_map;
+	if (m->key || rows <= 768)
+		return 0;
+	uint64_t cap = 1024;
+	while (cap * 3 < rows * 4 + 4)
+		cap *= 2;
+	if (cap > ((uint64_t)1 << 31))
+		return 0;
+	m->key = pv_malloc((size_t)cap * sizeof(*m->key));
+	m->val = pv_calloc((size_t)cap, sizeof(*m->val));
+	if (!m->key || !m->val) {
+		u64map_release(m);
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	m->mask = (uint32_t)(cap - 1);
+	m->count = 0;
+	return 0;
+}
+
 /* The stack map again, after builder_stacks_done. */
 static int rebuild_stack_map(struct pv_builder *b)
 {
 	const struct pv_stacks *t = &b->p->stacks;
 	b->stacks_done = false;
+	if (presize_stack_map(b, t->len))
+		return -1;
 	for (uint32_t r = 0; r < t->len; r++) {
 		if (u64map_put(&b->stack_map, ((uint64_t)t->prefix[r] << 32) | t->frame[r], r)) {
 			b->status = PV_ENOMEM;
@@ -394,6 +423,25 @@ static int rebuild_stack_map(struct pv_builder *b)
 		}
 	}
 	return 0;
+}
+
+void builder_stacks_reserve(struct pv_builder *b, uint32_t n)
+{
+	struct pv_stacks *t = &b->p->stacks;
+	uint64_t rows = (uint64_t)t->len + n;
+	if (b->status || rows > PV_MAX_ROWS)
+		return;
+	if (rows > t->cap) {
+		if (COL_GROW(t->frame, (uint32_t)rows) || COL_GROW(t->prefix, (uint32_t)rows)) {
+			b->status = PV_ENOMEM;
+			return;
+		}
+		t->cap = (uint32_t)rows;
+	}
+	if (b->stacks_done)
+		rebuild_stack_map(b);
+	else
+		presize_stack_map(b, rows);
 }
 
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)

@@ -87,6 +87,8 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
  * rebuilds it from the stack table.
  */
 void builder_stacks_done(struct pv_builder *b);
+/* Room for n more stacks (a table about to be interned): no growth, no rehashing on the way. */
+void builder_stacks_reserve(struct pv_builder *b, uint32_t n);
 
 pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, int64_t tid,
 			    pv_str_ix process_name);
