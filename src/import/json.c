@@ -377,12 +377,98 @@ enum run_kind { RUN_U32, RUN_I64, RUN_FIXED };
  * would be another number, read the slow way); any other byte after it is the separator's
  * business, as in json_next.
  */
+static const int64_t run_scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * Eight bytes at a time (little-endian: the first byte is the lowest). digits8 counts the
+ * leading ASCII digits of w; a carry out of a byte only happens above a non-digit, so the
+ * first non-digit is found right. conv8 is the value of the first k (1 to 8) digits.
+ */
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+static inline unsigned digits8(uint64_t w)
+{
+	uint64_t x = w ^ 0x3030303030303030ULL;
+	uint64_t nd = ((x + 0x7676767676767676ULL) | x) & 0x8080808080808080ULL;
+	return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+}
+
+static inline uint64_t conv8(uint64_t w, unsigned k)
+{
+	w = (w & 0x0F0F0F0F0F0F0F0FULL) << (8 * (8 - k));
+	w = (w * 2561) >> 8 & 0x00FF00FF00FF00FFULL;
+	w = (w * 6553601) >> 16 & 0x0000FFFF0000FFFFULL;
+	return (w * 42949672960001ULL) >> 32;
+}
+
+/*
+ * The common shapes (up to 8 integer digits, a short or float-noise fraction) word by word;
+ * false leaves the element to run_elem's byte loop, which reads every shape it accepts.
+ */
+static inline __attribute__((always_inline)) bool run_swar(const char *q, enum run_kind kind,
+							   int pow10, int64_t *out,
+							   const char **end)
+{
+	bool neg = kind != RUN_U32 && *q == '-';
+	q += neg;
+	uint64_t w = load8(q);
+	unsigned k = digits8(w);
+	if (k == 0 || k == 8 || (k > 1 && (w & 0xff) == '0'))
+		return false;
+	int64_t v = (int64_t)conv8(w, k);
+	q += k;
+	if (kind == RUN_FIXED) {
+		if (*q == '.') {
+			w = load8(++q);
+			unsigned f = digits8(w);
+			if (f == 0)
+				return false;
+			if (f <= (unsigned)pow10) {
+				v = v * run_scale[pow10] +
+				    (int64_t)conv8(w, f) * run_scale[pow10 - (int)f];
+				q += f;
+			} else {
+				/* as json_fixed: the first dropped digit rounds, the rest only ends */
+				bool up = (w >> (8 * pow10) & 0xff) >= '5';
+				v = v * run_scale[pow10] + (int64_t)conv8(w, (unsigned)pow10) + up;
+				q += f;
+				for (int i = 0; f == 8; i++) {
+					if (i == RUN_NOISE / 8)
+						return false;
+					f = digits8(load8(q));
+					q += f;
+				}
+			}
+		} else {
+			v *= run_scale[pow10];
+		}
+	} else if (*q == '.') {
+		return false;
+	}
+	if ((*q | 0x20) == 'e')
+		return false;
+	*out = neg ? -v : v;
+	*end = q;
+	return true;
+}
+#endif
+
 static inline __attribute__((always_inline)) bool run_elem(const char *q, enum run_kind kind,
 							   int pow10, bool null_ok,
 							   int64_t null_value, int64_t *out,
 							   const char **end)
 {
-	static const int64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+	const int64_t *scale = run_scale;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (run_swar(q, kind, pow10, out, end))
+		return true;
+#endif
 	bool neg = false;
 	if (kind != RUN_U32 && *q == '-') {
 		neg = true;
