@@ -24,6 +24,19 @@ for b in "$@"; do
 	out=$(sh tests/golden/run.sh "$b/profview" 2>&1)
 	echo "$out" | tail -n 60
 	add "$(echo "$out" | tail -n 1)"
+	# the fuzz targets replay their seed corpora (fuzz/corpus/<format>/)
+	for dir in fuzz/corpus/*/; do
+		name=$(basename "$dir")
+		[ -x "$b/fuzz/fuzz_$name" ] || continue
+		[ -n "$(ls "$dir")" ] || continue
+		out=$("$b/fuzz/fuzz_$name" "$dir" 2>&1)
+		line=$(echo "$out" | tail -n 1)
+		echo "$line"
+		case "$line" in
+		*" passed, 0 failed") add "$line" ;;
+		*) echo "$out" | tail -n 20; fail=$((fail + 1)) ;;
+		esac
+	done
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

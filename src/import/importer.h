@@ -19,6 +19,11 @@ struct importer {
 extern const struct importer importer_firefox_processed;
 extern const struct importer importer_firefox_gecko;
 extern const struct importer importer_collapsed;
+extern const struct importer importer_perf_script;
+extern const struct importer importer_chrome;
+extern const struct importer importer_speedscope;
+extern const struct importer importer_pprof;
+extern const struct importer importer_callgrind;
 
 /* Probe helpers: the first n bytes holding s (n capped at the input's size). */
 int probe_has(const struct pv_input *in, size_t n, const char *s);

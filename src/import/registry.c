@@ -8,6 +8,11 @@
 static const struct importer *const importers[] = {
 	&importer_firefox_processed,
 	&importer_firefox_gecko,
+	&importer_chrome,
+	&importer_speedscope,
+	&importer_pprof,
+	&importer_callgrind,
+	&importer_perf_script,
 	&importer_collapsed,
 };
 

@@ -1,0 +1,58 @@
+/*
+ * fuzz_import.c - the fuzz target of every importer: import, validate, compute views.
+ *
+ * Built once per format with -DFUZZ_FORMAT="name" (or none: the probe picks). Under libFuzzer
+ * (meson -Dfuzz=true, clang) it runs as a fuzzer; otherwise replay.c gives it a main() that
+ * replays the seed corpus fuzz/corpus/<format>/, so `make test` runs every seed every time.
+ * An input must import into a valid profile or fail with a message: anything else aborts.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pv/format.h"
+#include "pv/import.h"
+#include "pv/query.h"
+#include "pv/view.h"
+
+#ifndef FUZZ_FORMAT
+#define FUZZ_FORMAT NULL
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_import_memory("fuzz-input", data, size, FUZZ_FORMAT, &p, &err)) {
+		if (!err.msg[0]) {
+			fprintf(stderr, "fuzz: failed without a message (code %d)\n", err.code);
+			abort();
+		}
+		return 0;
+	}
+	if (pv_profile_validate(p, &err)) {
+		fprintf(stderr, "fuzz: invalid profile: %s\n", err.msg);
+		abort();
+	}
+	static const enum pv_view_kind kinds[] = {PV_VIEW_TREE, PV_VIEW_CALLERS, PV_VIEW_FLAT};
+	FILE *null = fopen("/dev/null", "w");
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && null; k++) {
+		struct pv_query q;
+		pv_query_init(&q);
+		q.view = kinds[k];
+		struct pv_view *v;
+		if (pv_view_compute(p, &q, &v, &err) == 0) {
+			struct pv_print_opts po = {.json = k == 1};
+			pv_print_view(null, v, &po);
+			pv_view_free(v);
+		}
+		pv_query_release(&q);
+	}
+	if (null)
+		fclose(null);
+	pv_profile_free(p);
+	return 0;
+}
