@@ -459,6 +459,132 @@ static inline __attribute__((always_inline)) bool run_swar(const char *q, enum r
 }
 #endif
 
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RUN_BLOCK 1
+/*
+ * Compact arrays 64 bytes at a time: one pass of SSE2 compares finds every digit, comma, '.'
+ * and '-' of the window, so each element's bounds are known before it is read and no element
+ * waits for the digits of the one before. The window is taken from a comma (after an element);
+ * the elements read are those ended by a comma before the first byte that is none of these
+ * (whitespace, ']', a letter...). An element of another shape (too long, a leading zero, two
+ * dots, ...) ends the block there; the per-element path takes it, as it takes whatever the
+ * window did not reach. Needs 128 readable bytes at b. Returns how many values it stored
+ * (at most cap) and where it stopped: after the last element read, on its comma.
+ */
+#include <emmintrin.h>
+
+/*
+ * The elements of a window whose commas (from the second on) are cm, from byte s. minus: the
+ * window holds a '-' somewhere. Z marks leading zeros already refused by the caller.
+ */
+static inline __attribute__((always_inline)) size_t
+run_block_elems(const char *b, uint64_t cm, uint64_t M, uint64_t X, bool minus,
+		enum run_kind kind, int pow10, void *out, uint32_t *ps)
+{
+	uint32_t s = 1;
+	size_t n = 0;
+	for (; cm; cm &= cm - 1) {
+		uint32_t e = (uint32_t)__builtin_ctzll(cm), len = e - s;
+		const char *q = b + s;
+		int64_t v;
+		if (kind == RUN_U32) {
+			if (len - 1 > 7)
+				break;
+			v = (int64_t)conv8(load8(q), len);
+		} else {
+			uint64_t el = (1ULL << len) - 1;
+			uint32_t neg = 0;
+			if (minus) {
+				uint64_t me = M >> s & el;
+				neg = (uint32_t)(me & 1);
+				if (me & ~1ULL)
+					break;
+			}
+			uint64_t xe = kind == RUN_FIXED ? X >> s & el : 0;
+			if (xe & (xe - 1))
+				break;
+			/* k integer digits, f fraction digits, the first fd of which count */
+			uint32_t k = (xe ? (uint32_t)__builtin_ctzll(xe) : len) - neg;
+			uint32_t f = xe ? len - neg - k - 1 : 0;
+			if (k - 1 > 7 || (xe && f == 0))
+				break;
+			q += neg;
+			uint64_t w = load8(q);
+			if (kind != RUN_FIXED) {
+				v = (int64_t)conv8(w, k);
+			} else {
+				uint32_t fd = f < (uint32_t)pow10 ? f : (uint32_t)pow10;
+				if (k + 1 + fd <= 8) {
+					/* all the digits that count are in w: drop the '.' between them */
+					uint64_t lo = (1ULL << (8 * k)) - 1;
+					w = (w & lo) | (w >> 8 & ~lo);
+					v = (int64_t)conv8(w, k + fd) * run_scale[pow10 - (int)fd];
+				} else {
+					v = (int64_t)conv8(w, k) * run_scale[pow10];
+					if (fd)
+						v += (int64_t)conv8(load8(q + k + 1), fd) *
+						     run_scale[pow10 - (int)fd];
+				}
+				/* as json_fixed: the first dropped digit rounds */
+				v += (f > fd) & (q[k + 1 + fd] >= '5');
+			}
+			if (minus)
+				v = neg ? -v : v;
+		}
+		if (kind == RUN_U32)
+			((uint32_t *)out)[n++] = (uint32_t)v;
+		else
+			((int64_t *)out)[n++] = v;
+		s = e + 1;
+	}
+	*ps = s;
+	return n;
+}
+
+static inline __attribute__((always_inline)) size_t run_block(const char **pb, enum run_kind kind,
+							      int pow10, void *out, size_t cap)
+{
+	const char *b = *pb;
+	uint64_t D = 0, C = 0, M = 0, X = 0, Z = 0;
+	const __m128i zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
+	const __m128i comma = _mm_set1_epi8(','), minus = _mm_set1_epi8('-');
+	const __m128i dot = _mm_set1_epi8('.');
+	for (int i = 0; i < 4; i++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
+		__m128i t = _mm_sub_epi8(x, zero);
+		uint64_t sh = 16 * (uint64_t)i;
+		D |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, nine), t))
+		     << sh;
+		Z |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, zero)) << sh;
+		C |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, comma)) << sh;
+		if (kind != RUN_U32)
+			M |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, minus)) << sh;
+		if (kind == RUN_FIXED)
+			X |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dot)) << sh;
+	}
+	/* the window ends at the first byte of no element, or at a leading zero */
+	uint64_t bad = ~(D | C | M | X) | (Z & ((C | M) << 1) & (D >> 1));
+	uint64_t cm = bad ? C & ((1ULL << __builtin_ctzll(bad)) - 1) : C;
+	if (!(cm & 1))
+		return 0;
+	cm &= cm - 1;
+	if (cap < 64) {
+		/* at most cap elements: drop the last commas */
+		uint64_t keep = 0;
+		for (size_t i = 0; i < cap && cm; i++) {
+			keep |= cm & (0 - cm);
+			cm &= cm - 1;
+		}
+		cm = keep;
+	}
+	uint32_t s;
+	size_t n = M ? run_block_elems(b, cm, M, X, true, kind, pow10, out, &s)
+		     : run_block_elems(b, cm, M, X, false, kind, pow10, out, &s);
+	*pb = b + s - 1;
+	return n;
+}
+#endif
+
 static inline __attribute__((always_inline)) bool run_elem(const char *q, enum run_kind kind,
 							   int pow10, bool null_ok,
 							   int64_t null_value, int64_t *out,
@@ -541,7 +667,25 @@ run_array(struct json *j, enum run_kind kind, int pow10, void *out, size_t cap, 
 	const char *lim = e - p > RUN_SLACK ? e - RUN_SLACK : p;
 	bool open = *state == ST_OPEN;
 	size_t n = 0;
+#ifdef RUN_BLOCK
+	/* per-element steps before the block path is tried again, after it read nothing */
+	unsigned wait = 0;
+#endif
 	for (;;) {
+#ifdef RUN_BLOCK
+		if (!open && !wait && (size_t)(e - p) >= 128 && n < cap) {
+			size_t got = run_block(&p, kind, pow10,
+					       kind == RUN_U32 ? (void *)((uint32_t *)out + n)
+							       : (void *)((int64_t *)out + n),
+					       cap - n);
+			n += got;
+			if (got)
+				continue;
+			wait = 8;
+		} else if (wait) {
+			wait--;
+		}
+#endif
 		const char *q = p;
 		if (q < e && (unsigned char)*q <= ' ')
 			q = skip_ws_from(q, e);

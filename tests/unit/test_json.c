@@ -260,14 +260,15 @@ T_TEST(json_run_matches_json_next)
 	    "2.00000049999999", "1.0000005", "-1.0000005", "999999999999.999999",
 	    "9999999999999", "1e3", "1.5E-3", "01", "1.", "-", "\"7\"", "true", "[]", "12x",
 	    "123456789012345678", "1234567890123456789", "1.000000000000000000000000000000000000001",
-	    "0.0000004", "-0.0000005", "4294967295", " 3", "3 ", "\t4\n", "1.25e", "nullx"};
+	    "0.0000004", "-0.0000005", "4294967295", " 3", "3 ", "\t4\n", "1.25e", "nullx",
+	    "1.2.3", "1-2", "--1", "1.-2", "-.5", ".5", "00.5", "-01"};
 	const size_t ne = sizeof(elems) / sizeof(elems[0]);
 	static char text[4096], slow[8192], fast[8192];
 	uint64_t r = 12345;
-	for (int round = 0; round < 3000; round++) {
+	for (int round = 0; round < 4000; round++) {
 		size_t tl = 0;
 		text[tl++] = '[';
-		int count = (int)(r % 24);
+		int count = (int)(r % 64);
 		for (int i = 0; i < count; i++) {
 			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
 			/* mostly plain numbers, so runs get long */
@@ -280,7 +281,7 @@ T_TEST(json_run_matches_json_next)
 		tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%s", tails[(r >> 35) % 6]);
 		/* sometimes enough padding after it that the fast path reads everything */
 		if ((r >> 45) % 2 && tails[(r >> 35) % 6][0] != 0)
-			tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%70s", "");
+			tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%130s", "");
 		for (int kind = RUN_TEST_U32; kind <= RUN_TEST_MS; kind++) {
 			size_t chunk = 1 + (size_t)(r >> 50) % 16;
 			run_two_ways(text, kind, chunk, slow, fast, sizeof(slow));
