@@ -3,6 +3,7 @@
  *
  *   gen firefox   SIZE_MB OUT [SEED]   a Firefox Profiler processed profile (format v70)
  *   gen collapsed SIZE_MB OUT [SEED]   collapsed stacks, one "frame;frame;...;leaf COUNT" a line
+ *   gen callgrind SIZE_MB OUT [SEED]   a callgrind file (callgrind 3.19, positions: line, Ir)
  *
  * SIZE_MB is in units of 1,000,000 bytes (the output is within a few kB of it); OUT "-" is
  * standard output. The same arguments give the same bytes on every run and machine: the only
@@ -24,6 +25,9 @@
  *   - collapsed: the same threads as "comm-PID/TID" first frames (stackcollapse-perf.pl --tid),
  *     some kernel frames ("_[k]"), one line per distinct stack, unsorted, heavy-tailed counts;
  *     ~1 M distinct stacks (prefix-tree rows) per 200 MB.
+ *   - callgrind: ~350,000 functions and ~690,000 call edges per 100 MB, one block a function
+ *     (gen_callgrind says what it holds); consistent inclusive costs, so callgrind_annotate and
+ *     profview must agree on every function.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -2022,9 +2026,294 @@ static void gen_collapsed(FILE *f, uint64_t target, uint64_t seed)
 
 /* ---------------------------------------------------------------- main */
 
+/* ---------------------------------------------------------------- callgrind */
+
+/*
+ * A callgrind file as callgrind 3.19 writes it (positions: line, events: Ir): one block a
+ * function with name compression for ob/fl/fi/fe/fn/cob/cfi/cfn, relative line numbers, calls=
+ * lines each followed by the inclusive cost of the call, some inlined code (fi=/fe=) and some
+ * self-recursion. The call graph is consistent, as a real run's is: a function's incoming calls
+ * add up to its own cost plus its outgoing calls (recursive calls aside), callees always come
+ * after their callers in the numbering (no cycle other than recursion), and summary: and
+ * totals: are the sum of every self cost.
+ */
+__extension__ typedef unsigned __int128 u128;
+
+struct cg_edge {
+	uint32_t from, to, line, count;
+	uint64_t weight, cost;
+};
+
+static int cg_edge_by_from(const void *a, const void *b)
+{
+	const struct cg_edge *x = a, *y = b;
+	return x->from != y->from ? (x->from < y->from ? -1 : 1)
+				  : (x->to != y->to ? (x->to < y->to ? -1 : 1) : 0);
+}
+
+static int cg_edge_by_line(const void *a, const void *b)
+{
+	const struct cg_edge *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* A name-compressed spec "key=(id) name" the first time, "key=(id)" after. */
+static void cg_spec(struct out *o, const char *key, uint32_t id, uint8_t *seen, const char *name)
+{
+	out_str(o, key);
+	out_ch(o, '(');
+	out_u64(o, id + 1);
+	out_ch(o, ')');
+	if (!seen[id]) {
+		seen[id] = 1;
+		out_ch(o, ' ');
+		out_str(o, name);
+	}
+	out_ch(o, '\n');
+}
+
+/* A position relative to the previous one, as callgrind compresses it (|diff| < 100). */
+static void cg_pos(struct out *o, uint32_t line, uint32_t prev)
+{
+	if (line == prev) {
+		out_ch(o, '*');
+	} else if (line > prev && line - prev < 100) {
+		out_ch(o, '+');
+		out_u64(o, line - prev);
+	} else if (line < prev && prev - line < 100) {
+		out_ch(o, '-');
+		out_u64(o, prev - line);
+	} else {
+		out_u64(o, line);
+	}
+}
+
+static void gen_callgrind(FILE *f, uint64_t target, uint64_t seed)
+{
+	struct rng r = rng_make(seed, 11);
+	uint32_t n = (uint32_t)(target / 287);
+	if (n < 100)
+		n = 100;
+	uint32_t nfiles = n / 16 + 1, nlibs = NLIBS;
+	struct pool sp = {0};
+	uint32_t *name = xcalloc(n, sizeof *name), *file = xcalloc(n, sizeof *file);
+	uint32_t *line0 = xcalloc(n, sizeof *line0), *nlines = xcalloc(n, sizeof *nlines);
+	uint64_t *self = xcalloc(n, sizeof *self), *incl = xcalloc(n, sizeof *incl);
+	uint64_t *rec = xcalloc(n, sizeof *rec);
+	uint32_t *file_lib = xcalloc(nfiles, sizeof *file_lib), *file_name = xcalloc(nfiles, 4);
+	struct sbuf b;
+	for (uint32_t i = 0; i < nfiles; i++) {
+		b.n = 0;
+		sb_add(&b, i % 7 == 0 ? "/usr/include/c++/12/bits/" : "/home/dev/src/engine/");
+		sb_add(&b, PICK(&r, nouns));
+		sb_add(&b, "_");
+		sb_num(&b, i);
+		sb_add(&b, i % 7 == 0 ? ".h" : ".cpp");
+		file_name[i] = pool_add(&sp, b.s, b.n);
+		file_lib[i] = i % 7 == 0 ? 1 : rng_below(&r, nlibs);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t attempt = 0;; attempt++) {
+			b.n = 0;
+			if (i == 0)
+				sb_add(&b, "(below main)");
+			else if (i == 1)
+				sb_add(&b, "main");
+			else if (rng_percent(&r, 10))
+				gen_c_name(&r, &b, 2 + rng_below(&r, NLIBS - 2));
+			else if (rng_percent(&r, 10))
+				gen_rust_name(&r, &b);
+			else
+				gen_cxx_name(&r, &b);
+			int fresh;
+			name[i] = pool_intern(&sp, b.s, b.n, &fresh);
+			if (fresh || attempt > 40)
+				break;
+		}
+		file[i] = rng_below(&r, nfiles);
+		line0[i] = 1 + rng_below(&r, 5000);
+		nlines[i] = 2 + rng_zipf(&r, 40);
+		uint32_t bits = rng_below(&r, 20);
+		self[i] = nlines[i] + rng_below(&r, 1u << bits);
+	}
+	/* every function but the first has a caller before it, and a few more */
+	struct cg_edge *e = NULL;
+	size_t ne = 0, ecap = 0;
+	for (uint32_t g = 1; g < n; g++) {
+		uint32_t k = 1 + (rng_percent(&r, 30) ? rng_zipf(&r, 12) : 0);
+		if (g >= n - 64)
+			k += 8 + rng_below(&r, 24); /* malloc-like helpers called from everywhere */
+		for (uint32_t j = 0; j < k; j++) {
+			GROW(e, ecap, ne + 1);
+			uint32_t from = j == 0 ? g - 1 - rng_zipf(&r, g) : rng_below(&r, g);
+			e[ne++] = (struct cg_edge){.from = from, .to = g, .count = 1 + rng_zipf(&r, 1000),
+						   .weight = 1 + rng_below(&r, 1000)};
+		}
+	}
+	qsort(e, ne, sizeof *e, cg_edge_by_from);
+	/* merge repeated (from, to) pairs: one calls= line per callee and call site */
+	size_t w = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (w && e[w - 1].from == e[i].from && e[w - 1].to == e[i].to) {
+			e[w - 1].weight += e[i].weight;
+			e[w - 1].count += e[i].count;
+		} else {
+			e[w++] = e[i];
+		}
+	}
+	ne = w;
+	size_t *first = xcalloc(n + 1, sizeof *first); /* edges of each caller */
+	for (size_t i = 0; i < ne; i++)
+		first[e[i].from + 1]++;
+	for (uint32_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	/* incoming edges of each callee, to split its inclusive cost over them */
+	size_t *in_first = xcalloc(n + 1, sizeof *in_first), *in = xcalloc(ne ? ne : 1, sizeof *in);
+	uint64_t *in_weight = xcalloc(n, sizeof *in_weight);
+	for (size_t i = 0; i < ne; i++) {
+		in_first[e[i].to + 1]++;
+		in_weight[e[i].to] += e[i].weight;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		in_first[i + 1] += in_first[i];
+	size_t *fill = xcalloc(n, sizeof *fill);
+	for (size_t i = 0; i < ne; i++)
+		in[in_first[e[i].to] + fill[e[i].to]++] = i;
+	uint64_t total = 0;
+	for (uint32_t g = n; g-- > 0;) {
+		uint64_t t = self[g];
+		for (size_t i = first[g]; i < first[g + 1]; i++)
+			t += e[i].cost;
+		incl[g] = t;
+		total += self[g];
+		/* cumulative rounding: the incoming costs add up to t exactly */
+		uint64_t acc = 0, done = 0;
+		for (size_t k = in_first[g]; k < in_first[g + 1]; k++) {
+			struct cg_edge *x = &e[in[k]];
+			acc += x->weight;
+			uint64_t upto = (uint64_t)((u128)t * acc / in_weight[g]);
+			x->cost = upto - done;
+			done = upto;
+		}
+		if (g > 1 && rng_percent(&r, 3))
+			rec[g] = t / 3 + 1; /* the inner activations of a recursion */
+	}
+	for (size_t i = 0; i < ne; i++)
+		e[i].line = line0[e[i].from] + rng_below(&r, nlines[e[i].from]);
+	qsort(e, ne, sizeof *e, cg_edge_by_line); /* the calls of a caller in line order */
+
+	struct out o = {.f = f, .cap = 1 << 22};
+	o.buf = xcalloc(o.cap, 1);
+	out_str(&o, "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 48213\n"
+		    "cmd:  ./engine --replay session.bin\npart: 1\n\n\n"
+		    "desc: I1 cache: \ndesc: D1 cache: \ndesc: LL cache: \n\n"
+		    "desc: Timerange: Basic block 0 - 918273645\n"
+		    "desc: Trigger: Program termination\n\npositions: line\nevents: Ir\nsummary: ");
+	out_u64(&o, total);
+	out_str(&o, "\n\n\n");
+	uint8_t *seen_fn = xcalloc(n, 1), *seen_fl = xcalloc(nfiles, 1), *seen_ob = xcalloc(nlibs, 1);
+	uint32_t cur_ob = NONE, cur_fl = NONE;
+	for (uint32_t g = 0; g < n; g++) {
+		uint32_t fl = file[g], ob = file_lib[fl];
+		if (ob != cur_ob)
+			cg_spec(&o, "ob=", ob, seen_ob, libs[ob].path);
+		if (fl != cur_fl)
+			cg_spec(&o, "fl=", fl, seen_fl, pool_str(&sp, file_name[fl]));
+		cur_ob = ob;
+		cur_fl = fl;
+		cg_spec(&o, "fn=", g, seen_fn, pool_str(&sp, name[g]));
+		/* self cost over its lines (some inlined from a header), the calls in between */
+		uint32_t nl = nlines[g], inl_at = rng_percent(&r, 10) ? 1 + rng_below(&r, nl) : NONE;
+		uint32_t inl_file = (fl / 7) * 7, prev = 0;
+		uint64_t left = self[g];
+		size_t c = first[g];
+		for (uint32_t k = 0; k < nl; k++) {
+			uint32_t ln = line0[g] + k;
+			if (k == inl_at)
+				cg_spec(&o, "fi=", inl_file, seen_fl, pool_str(&sp, file_name[inl_file]));
+			uint64_t room = left - (nl - k - 1), v = left; /* keep 1 for each line after */
+			if (k + 1 < nl) {
+				v = 1 + rng_next(&r) % (2 * (left / (nl - k)) + 1);
+				v = v < room ? v : room;
+			}
+			left -= v;
+			cg_pos(&o, ln, prev);
+			prev = ln;
+			out_ch(&o, ' ');
+			out_u64(&o, v);
+			out_ch(&o, '\n');
+			if (k == inl_at)
+				cg_spec(&o, "fe=", fl, seen_fl, "");
+			for (; c < first[g + 1] && e[c].line <= ln; c++) {
+				struct cg_edge *x = &e[c];
+				uint32_t tfl = file[x->to], tob = file_lib[tfl];
+				if (tob != ob)
+					cg_spec(&o, "cob=", tob, seen_ob, libs[tob].path);
+				if (tfl != fl || rng_percent(&r, 50))
+					cg_spec(&o, "cfi=", tfl, seen_fl, pool_str(&sp, file_name[tfl]));
+				cg_spec(&o, "cfn=", x->to, seen_fn, pool_str(&sp, name[x->to]));
+				out_str(&o, "calls=");
+				out_u64(&o, x->count);
+				out_ch(&o, ' ');
+				cg_pos(&o, line0[x->to], prev);
+				out_str(&o, " \n");
+				cg_pos(&o, ln, prev);
+				out_ch(&o, ' ');
+				out_u64(&o, x->cost);
+				out_ch(&o, '\n');
+			}
+			if (k == nl / 2 && rec[g]) {
+				out_str(&o, "cfn=");
+				out_ch(&o, '(');
+				out_u64(&o, g + 1);
+				out_str(&o, ")\ncalls=2 ");
+				cg_pos(&o, line0[g], prev);
+				out_str(&o, " \n*");
+				out_ch(&o, ' ');
+				out_u64(&o, rec[g]);
+				out_ch(&o, '\n');
+			}
+		}
+		out_ch(&o, '\n');
+	}
+	out_str(&o, "totals: ");
+	out_u64(&o, total);
+	out_ch(&o, '\n');
+	out_flush(&o);
+	fprintf(stderr, "gen: callgrind %" PRIu64 " bytes: %u functions, %zu call edges, total Ir %" PRIu64 "\n",
+		o.flushed, n, ne, total);
+	free(o.buf);
+	free(seen_fn);
+	free(seen_fl);
+	free(seen_ob);
+	free(name);
+	free(file);
+	free(line0);
+	free(nlines);
+	free(self);
+	free(incl);
+	free(rec);
+	free(file_lib);
+	free(file_name);
+	free(e);
+	free(first);
+	free(in_first);
+	free(in);
+	free(in_weight);
+	free(fill);
+	free(sp.buf);
+	free(sp.off);
+	free(sp.size);
+	free(sp.set);
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen firefox|collapsed SIZE_MB OUT [SEED]\n"
+	fprintf(stderr, "usage: gen firefox|collapsed|callgrind SIZE_MB OUT [SEED]\n"
 			"  SIZE_MB in units of 1,000,000 bytes; OUT '-' = standard output\n");
 	exit(2);
 }
@@ -2047,8 +2336,8 @@ int main(int argc, char **argv)
 	uint64_t seed = argc == 5 ? parse_u64(argv[4]) : 20240610;
 	if (mb == 0 || mb > 100000)
 		usage();
-	int firefox = !strcmp(argv[1], "firefox");
-	if (!firefox && strcmp(argv[1], "collapsed"))
+	int firefox = !strcmp(argv[1], "firefox"), callgrind = !strcmp(argv[1], "callgrind");
+	if (!firefox && !callgrind && strcmp(argv[1], "collapsed"))
 		usage();
 	FILE *f = stdout;
 	if (strcmp(argv[3], "-")) {
@@ -2061,6 +2350,8 @@ int main(int argc, char **argv)
 	setvbuf(f, NULL, _IONBF, 0); /* our own 4 MiB buffer does the batching */
 	if (firefox)
 		gen_firefox(f, mb * 1000000, seed);
+	else if (callgrind)
+		gen_callgrind(f, mb * 1000000, seed);
 	else
 		gen_collapsed(f, mb * 1000000, seed);
 	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
