@@ -134,6 +134,12 @@ int builder_init(struct pv_builder *b)
 	return 0;
 }
 
+static void stack_map_release(struct pv_builder *b)
+{
+	pv_free(b->stack_map.slot);
+	memset(&b->stack_map, 0, sizeof(b->stack_map));
+}
+
 static void release_maps(struct pv_builder *b)
 {
 	ixmap_release(&b->str_map);
@@ -142,7 +148,7 @@ static void release_maps(struct pv_builder *b)
 	ixmap_release(&b->func_map);
 	ixmap_release(&b->frame_map);
 	ixmap_release(&b->cat_map);
-	u64map_release(&b->stack_map);
+	stack_map_release(b);
 	pv_free(b->runs);
 	b->runs = NULL;
 	b->nr_runs = b->runs_cap = 0;
@@ -378,50 +384,68 @@ pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f)
 
 void builder_stacks_done(struct pv_builder *b)
 {
-	u64map_release(&b->stack_map);
+	stack_map_release(b);
 	b->stacks_done = true;
 }
 
-/*
- * An empty stack map made at the size for rows stacks, so that filling it never rehashes (the
- * layout of base/hash.c: a free slot has val 0, u64map_put grows past 3/4 full). A map in use
- * is left to grow as it goes.
- */
-static int presize_stack_map(struct pv_builder *b, uint64_t rows)
+static inline uint32_t stack_hash(pv_stack_ix prefix, pv_frame_ix frame)
 {
-	struct u64map *m = &b->stack_map;
-	if (m->key || rows <= 768)
-		return 0;
-	uint64_t cap = 1024;
-	while (cap * 3 < rows * 4 + 4)
-		cap *= 2;
-	if (cap > ((uint64_t)1 << 31))
-		return 0;
-	m->key = pv_malloc((size_t)cap * sizeof(*m->key));
-	m->val = pv_calloc((size_t)cap, sizeof(*m->val));
-	if (!m->key || !m->val) {
-		u64map_release(m);
+	return (uint32_t)hash_u64(((uint64_t)prefix << 32) | frame);
+}
+
+/* The stack map at capacity cap (a power of two), its rows placed again. */
+static int stack_map_resize(struct pv_builder *b, uint64_t cap)
+{
+	if (cap > ((uint64_t)1 << 31)) {
+		b->status = PV_ELIMIT;
+		return -1;
+	}
+	uint64_t *slot = pv_calloc((size_t)cap, sizeof(*slot));
+	if (!slot) {
 		b->status = PV_ENOMEM;
 		return -1;
 	}
-	m->mask = (uint32_t)(cap - 1);
-	m->count = 0;
+	uint32_t mask = (uint32_t)(cap - 1);
+	for (uint32_t i = 0; b->stack_map.slot && i <= b->stack_map.mask; i++) {
+		uint64_t v = b->stack_map.slot[i];
+		if (!v)
+			continue;
+		uint32_t j = (uint32_t)(v >> 32) & mask;
+		while (slot[j])
+			j = (j + 1) & mask;
+		slot[j] = v;
+	}
+	pv_free(b->stack_map.slot);
+	b->stack_map.slot = slot;
+	b->stack_map.mask = mask;
 	return 0;
 }
 
-/* The stack map again, after builder_stacks_done. */
+/* Capacity for rows stacks at most 3/4 full. */
+static uint64_t stack_map_cap(uint64_t rows)
+{
+	uint64_t cap = 1024;
+	while (cap * 3 < rows * 4 + 4)
+		cap *= 2;
+	return cap;
+}
+
+/* The stack map again, after builder_stacks_done, at its size for all stacks so far. */
 static int rebuild_stack_map(struct pv_builder *b)
 {
 	const struct pv_stacks *t = &b->p->stacks;
 	b->stacks_done = false;
-	if (presize_stack_map(b, t->len))
+	if (stack_map_resize(b, stack_map_cap(t->len)))
 		return -1;
+	uint64_t *slot = b->stack_map.slot;
+	uint32_t mask = b->stack_map.mask;
 	for (uint32_t r = 0; r < t->len; r++) {
-		if (u64map_put(&b->stack_map, ((uint64_t)t->prefix[r] << 32) | t->frame[r], r)) {
-			b->status = PV_ENOMEM;
-			return -1;
-		}
+		uint32_t h = stack_hash(t->prefix[r], t->frame[r]), j = h & mask;
+		while (slot[j])
+			j = (j + 1) & mask;
+		slot[j] = (uint64_t)h << 32 | (r + 1);
 	}
+	b->stack_map.count = t->len;
 	return 0;
 }
 
@@ -438,10 +462,13 @@ void builder_stacks_reserve(struct pv_builder *b, uint32_t n)
 		}
 		t->cap = (uint32_t)rows;
 	}
-	if (b->stacks_done)
+	if (b->stacks_done) {
 		rebuild_stack_map(b);
-	else
-		presize_stack_map(b, rows);
+		return;
+	}
+	uint64_t cap = stack_map_cap(rows);
+	if (!b->stack_map.slot || cap > (uint64_t)b->stack_map.mask + 1)
+		stack_map_resize(b, cap);
 }
 
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
@@ -450,18 +477,25 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 		return PV_NONE;
 	if (b->stacks_done && rebuild_stack_map(b))
 		return PV_NONE;
-	uint64_t key = ((uint64_t)prefix << 32) | frame;
-	uint32_t r = u64map_get(&b->stack_map, key);
-	if (r != UINT32_MAX)
-		return r;
 	struct pv_stacks *t = &b->p->stacks;
+	if (!b->stack_map.slot || (uint64_t)(b->stack_map.count + 1) * 4 >
+				      ((uint64_t)b->stack_map.mask + 1) * 3) {
+		if (stack_map_resize(b, b->stack_map.slot ? ((uint64_t)b->stack_map.mask + 1) * 2
+							  : 1024))
+			return PV_NONE;
+	}
+	uint32_t h = stack_hash(prefix, frame), mask = b->stack_map.mask, j = h & mask;
+	uint64_t *slot = b->stack_map.slot;
+	for (uint64_t v; (v = slot[j]); j = (j + 1) & mask) {
+		uint32_t r = (uint32_t)v - 1;
+		if ((uint32_t)(v >> 32) == h && t->frame[r] == frame && t->prefix[r] == prefix)
+			return r;
+	}
 	if (GROW(b, t, COL(t->frame), COL(t->prefix)))
 		return PV_NONE;
-	r = t->len;
-	if (u64map_put(&b->stack_map, key, r)) {
-		b->status = PV_ENOMEM;
-		return PV_NONE;
-	}
+	uint32_t r = t->len;
+	slot[j] = (uint64_t)h << 32 | (r + 1);
+	b->stack_map.count++;
 	t->frame[r] = frame;
 	t->prefix[r] = prefix;
 	t->len++;

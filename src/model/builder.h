@@ -26,7 +26,14 @@ struct pv_builder {
 	struct pv_profile *p;
 	int status; /* 0 or the first error */
 	struct ixmap str_map, module_map, source_map, func_map, frame_map, cat_map;
-	struct u64map stack_map;
+	/*
+	 * Stacks by (prefix, frame), open addressing: a slot holds 32 bits of the key's hash
+	 * (which also place it) above row + 1, 0 when free; a key is confirmed in the stack table.
+	 */
+	struct {
+		uint64_t *slot;
+		uint32_t mask, count;
+	} stack_map;
 	bool stacks_done; /* stack_map freed by builder_stacks_done: rebuilt on the next stack */
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;
