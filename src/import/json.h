@@ -22,7 +22,7 @@
 #include "base/file.h"
 
 #define JSON_MAX_DEPTH 512
-#define JSON_FORGET_LAG ((size_t)4 << 20)
+#define JSON_FORGET_LAG ((size_t)1 << 20)
 
 enum json_kind {
 	JSON_EOF = 0,
