@@ -135,6 +135,7 @@ struct pv_samples {
 	pv_stack_ix *stack; /* PV_NONE: a sample without a stack */
 	int64_t *time_ns;
 	int64_t **weight;   /* [metric][sample]; NULL column = every sample weighs 1 */
+	uint32_t *label_set; /* [sample]: a row of label_sets (0 = no label); NULL = none has one */
 };
 
 struct pv_metrics {
@@ -171,6 +172,41 @@ struct pv_meta {
 	pv_metric_ix default_metric;
 };
 
+/*
+ * Labels of samples (pprof): key = value pairs, a string or a number with a unit. Each distinct
+ * label is one row of pv_labels; each distinct set of labels is one row of pv_label_sets, its
+ * labels being items[first .. first + count). Set 0 is the empty set. A filter on labels (pprof's
+ * -tagfocus, profview's --tag key=value) tests a sample's set: pv_label_set_has().
+ */
+struct pv_labels {
+	uint32_t len, cap;
+	pv_str_ix *key;
+	pv_str_ix *str;  /* the string value; 0 for a numeric label */
+	int64_t *num;    /* the numeric value (0 for a string label) */
+	pv_str_ix *unit; /* the numeric value's unit ("bytes", "nanoseconds"), 0 when none */
+};
+
+struct pv_label_sets {
+	uint32_t len, cap;
+	uint32_t *first, *count; /* rows of items */
+	uint32_t nr_items, items_cap;
+	uint32_t *items;         /* rows of pv_labels, sorted by row within a set */
+};
+
+/*
+ * Exact per-function costs stated by the file, for formats that store a call graph rather than
+ * stacks (callgrind): self[m][f] and total[m][f] as the producer's own report computes them
+ * (callgrind_annotate --inclusive=yes), one entry per function. Views of one row per function
+ * over the whole, unfiltered profile (top, flat, the butterfly's first ring) should show these;
+ * the samples then hold calling contexts estimated from the call graph (their self costs are
+ * exact, their inclusive costs are exact where the call graph is a consistent DAG).
+ * Both NULL when the file states no such costs. funcs_len is funcs.len when they were set.
+ */
+struct pv_func_costs {
+	int64_t **self, **total; /* [metric][func] */
+	uint32_t funcs_len;
+};
+
 struct pv_arena;
 
 struct pv_profile {
@@ -188,6 +224,9 @@ struct pv_profile {
 	struct pv_metrics metrics;
 	struct pv_raw_markers markers;
 	struct pv_diags diags;
+	struct pv_labels labels;
+	struct pv_label_sets label_sets;
+	struct pv_func_costs func_costs;
 	struct pv_arena *arena; /* owns string bytes */
 };
 
@@ -203,6 +242,12 @@ static inline int64_t pv_sample_weight(const struct pv_profile *p, pv_metric_ix 
 	const int64_t *w = p->samples.weight[m];
 	return w ? w[s] : 1;
 }
+
+/*
+ * Whether label set ls has a label key=value: value is a string label's text, or a number
+ * (decimal, optionally followed by the label's unit, "4096" or "4096bytes"). ls 0 has none.
+ */
+int pv_label_set_has(const struct pv_profile *p, uint32_t ls, const char *key, const char *value);
 
 /* Frees the profile and everything it owns; NULL is a no-op. */
 void pv_profile_free(struct pv_profile *p);

@@ -560,7 +560,8 @@ pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit u
 static int resize_samples(struct pv_builder *b, uint32_t nc)
 {
 	struct pv_samples *t = &b->p->samples;
-	if (COL_GROW(t->stack, nc) || COL_GROW(t->time_ns, nc))
+	if (COL_GROW(t->stack, nc) || COL_GROW(t->time_ns, nc) ||
+	    (t->label_set && COL_GROW(t->label_set, nc)))
 		goto oom;
 	for (uint32_t m = 0; m < b->p->metrics.len; m++)
 		if (t->weight[m] && COL_GROW(t->weight[m], nc))
@@ -631,6 +632,8 @@ void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t firs
 		memmove(t->stack + i, t->stack + first, (size_t)n * sizeof(*t->stack));
 		memmove(t->time_ns + i, t->time_ns + first, (size_t)n * sizeof(*t->time_ns));
 	}
+	if (t->label_set)
+		memset(t->label_set + i, 0, (size_t)n * sizeof(*t->label_set));
 	for (uint32_t m = 0; m < b->p->metrics.len; m++)
 		for (uint32_t k = 0; t->weight[m] && k < n; k++)
 			t->weight[m][i + k] = 1;
@@ -688,6 +691,8 @@ void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, in
 	}
 	t->stack[i] = stack;
 	t->time_ns[i] = time_ns;
+	if (t->label_set)
+		t->label_set[i] = 0; /* the importer that made the column sets it */
 	t->len++;
 	add_run(b, th, i);
 }
@@ -823,6 +828,21 @@ static int group_samples(struct pv_builder *b)
 		}
 		pv_free(w);
 		p->samples.weight[m] = nw;
+	}
+	if (p->samples.label_set) {
+		uint32_t *ol = p->samples.label_set, *nl = pv_malloc((size_t)cap * sizeof(*nl));
+		if (!nl)
+			goto oom;
+		for (uint32_t t = 0; t < nt; t++)
+			dst[t] = th->sample_begin[t];
+		for (uint32_t r = 0; r < b->nr_runs; r++) {
+			uint32_t end = r + 1 < b->nr_runs ? b->runs[r + 1].begin : n;
+			uint32_t len = end - b->runs[r].begin;
+			memcpy(nl + dst[b->runs[r].thread], ol + b->runs[r].begin, len * sizeof(*nl));
+			dst[b->runs[r].thread] += len;
+		}
+		pv_free(ol);
+		p->samples.label_set = nl;
 	}
 	pv_free(p->samples.stack);
 	pv_free(p->samples.time_ns);

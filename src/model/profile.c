@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -48,6 +49,22 @@ void pv_profile_free(struct pv_profile *p)
 		for (uint32_t m = 0; m < p->metrics.len; m++)
 			pv_free(p->samples.weight[m]);
 	pv_free(p->samples.weight);
+	pv_free(p->samples.label_set);
+	pv_free(p->labels.key);
+	pv_free(p->labels.str);
+	pv_free(p->labels.num);
+	pv_free(p->labels.unit);
+	pv_free(p->label_sets.first);
+	pv_free(p->label_sets.count);
+	pv_free(p->label_sets.items);
+	for (uint32_t m = 0; m < p->metrics.len; m++) {
+		if (p->func_costs.self)
+			pv_free(p->func_costs.self[m]);
+		if (p->func_costs.total)
+			pv_free(p->func_costs.total[m]);
+	}
+	pv_free(p->func_costs.self);
+	pv_free(p->func_costs.total);
 	pv_free(p->metrics.name);
 	pv_free(p->metrics.unit);
 	pv_free(p->markers.name);
@@ -106,4 +123,27 @@ uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix 
 		}
 	}
 	return n;
+}
+
+int pv_label_set_has(const struct pv_profile *p, uint32_t ls, const char *key, const char *value)
+{
+	if (ls == 0 || ls >= p->label_sets.len)
+		return 0;
+	const struct pv_labels *l = &p->labels;
+	for (uint32_t i = 0; i < p->label_sets.count[ls]; i++) {
+		uint32_t r = p->label_sets.items[p->label_sets.first[ls] + i];
+		if (strcmp(pv_str(p, l->key[r]), key) != 0)
+			continue;
+		if (l->str[r]) {
+			if (strcmp(pv_str(p, l->str[r]), value) == 0)
+				return 1;
+			continue;
+		}
+		char num[32];
+		int n = snprintf(num, sizeof(num), "%lld", (long long)l->num[r]);
+		if (n > 0 && strncmp(value, num, (size_t)n) == 0 &&
+		    (value[n] == 0 || strcmp(value + n, pv_str(p, l->unit[r])) == 0))
+			return 1;
+	}
+	return 0;
 }

@@ -119,6 +119,37 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (!opt_ok(p->samples.stack[i], st->len))
 			FAIL("samples[%u].stack: %u out of range", i, p->samples.stack[i]);
 
+	const struct pv_labels *lb = &p->labels;
+	for (uint32_t i = 0; i < lb->len; i++)
+		if (!ix_ok(lb->key[i], ns) || !ix_ok(lb->str[i], ns) || !ix_ok(lb->unit[i], ns))
+			FAIL("labels[%u]: string index out of range", i);
+	const struct pv_label_sets *ls = &p->label_sets;
+	if (ls->len && ls->count[0] != 0)
+		FAIL("label_sets[0]: not the empty set");
+	for (uint32_t i = 0; i < ls->len; i++) {
+		if ((uint64_t)ls->first[i] + ls->count[i] > ls->nr_items)
+			FAIL("label_sets[%u]: items out of range", i);
+		for (uint32_t k = 0; k < ls->count[i]; k++) {
+			uint32_t r = ls->items[ls->first[i] + k];
+			if (!ix_ok(r, lb->len))
+				FAIL("label_sets[%u]: label %u out of range", i, r);
+			if (k && r <= ls->items[ls->first[i] + k - 1])
+				FAIL("label_sets[%u]: labels not sorted", i);
+		}
+	}
+	for (uint32_t i = 0; p->samples.label_set && i < p->samples.len; i++)
+		if (!ix_ok(p->samples.label_set[i], ls->len))
+			FAIL("samples[%u].label_set: %u out of range", i, p->samples.label_set[i]);
+
+	const struct pv_func_costs *fc = &p->func_costs;
+	if ((fc->self || fc->total) && fc->funcs_len != p->funcs.len)
+		FAIL("func_costs: %u functions, the profile has %u", fc->funcs_len, p->funcs.len);
+	if ((fc->self == NULL) != (fc->total == NULL))
+		FAIL("func_costs: self and total must both be set");
+	for (uint32_t m = 0; fc->self && m < me->len; m++)
+		if (!fc->self[m] || !fc->total[m])
+			FAIL("func_costs: metric %u has no column", m);
+
 	const struct pv_raw_markers *mk = &p->markers;
 	for (uint32_t i = 0; i < mk->len; i++) {
 		if (!ix_ok(mk->name[i], ns) || !ix_ok(mk->payload[i], ns))
