@@ -473,63 +473,43 @@ static inline __attribute__((always_inline)) bool run_swar(const char *q, enum r
  */
 #include <emmintrin.h>
 
-/*
- * The elements of a window whose commas (from the second on) are cm, from byte s. minus: the
- * window holds a '-' somewhere. Z marks leading zeros already refused by the caller.
- */
-static inline __attribute__((always_inline)) size_t
-run_block_elems(const char *b, uint64_t cm, uint64_t M, uint64_t X, bool minus,
-		enum run_kind kind, int pow10, void *out, uint32_t *ps)
+/* The elements of a window whose commas (from the second on) are cm, from byte 1 on. */
+static inline __attribute__((always_inline)) size_t run_block_elems(const char *b, uint64_t cm,
+								    uint64_t X, enum run_kind kind,
+								    int pow10, void *out,
+								    uint32_t *ps)
 {
 	uint32_t s = 1;
 	size_t n = 0;
 	for (; cm; cm &= cm - 1) {
 		uint32_t e = (uint32_t)__builtin_ctzll(cm), len = e - s;
 		const char *q = b + s;
+		uint64_t w = load8(q);
 		int64_t v;
-		if (kind == RUN_U32) {
-			if (len - 1 > 7)
+		if (kind != RUN_FIXED) {
+			if (len - 1 > 7 || (len > 1 && *q == '0'))
 				break;
-			v = (int64_t)conv8(load8(q), len);
+			v = (int64_t)conv8(w, len);
 		} else {
-			uint64_t el = (1ULL << len) - 1;
-			uint32_t neg = 0;
-			if (minus) {
-				uint64_t me = M >> s & el;
-				neg = (uint32_t)(me & 1);
-				if (me & ~1ULL)
-					break;
-			}
-			uint64_t xe = kind == RUN_FIXED ? X >> s & el : 0;
-			if (xe & (xe - 1))
+			/* k integer digits, then maybe '.' and f fraction digits, fd of which count */
+			uint32_t k = (uint32_t)__builtin_ctzll(X >> s | 1ULL << len);
+			uint32_t f = k < len ? len - k - 1 : 0;
+			if (k - 1 > 7 || (k > 1 && *q == '0'))
 				break;
-			/* k integer digits, f fraction digits, the first fd of which count */
-			uint32_t k = (xe ? (uint32_t)__builtin_ctzll(xe) : len) - neg;
-			uint32_t f = xe ? len - neg - k - 1 : 0;
-			if (k - 1 > 7 || (xe && f == 0))
-				break;
-			q += neg;
-			uint64_t w = load8(q);
-			if (kind != RUN_FIXED) {
-				v = (int64_t)conv8(w, k);
+			uint32_t fd = f < (uint32_t)pow10 ? f : (uint32_t)pow10;
+			if (k + 1 + fd <= 8) {
+				/* all the digits that count are in w: drop the '.' between them */
+				uint64_t lo = (1ULL << (8 * k)) - 1;
+				w = (w & lo) | (w >> 8 & ~lo);
+				v = (int64_t)conv8(w, k + fd) * run_scale[pow10 - (int)fd];
 			} else {
-				uint32_t fd = f < (uint32_t)pow10 ? f : (uint32_t)pow10;
-				if (k + 1 + fd <= 8) {
-					/* all the digits that count are in w: drop the '.' between them */
-					uint64_t lo = (1ULL << (8 * k)) - 1;
-					w = (w & lo) | (w >> 8 & ~lo);
-					v = (int64_t)conv8(w, k + fd) * run_scale[pow10 - (int)fd];
-				} else {
-					v = (int64_t)conv8(w, k) * run_scale[pow10];
-					if (fd)
-						v += (int64_t)conv8(load8(q + k + 1), fd) *
-						     run_scale[pow10 - (int)fd];
-				}
-				/* as json_fixed: the first dropped digit rounds */
-				v += (f > fd) & (q[k + 1 + fd] >= '5');
+				v = (int64_t)conv8(w, k) * run_scale[pow10];
+				if (fd)
+					v += (int64_t)conv8(load8(q + k + 1), fd) *
+					     run_scale[pow10 - (int)fd];
 			}
-			if (minus)
-				v = neg ? -v : v;
+			/* as json_fixed: the first dropped digit rounds */
+			v += (f > fd) & (q[k + 1 + fd] >= '5');
 		}
 		if (kind == RUN_U32)
 			((uint32_t *)out)[n++] = (uint32_t)v;
@@ -541,29 +521,39 @@ run_block_elems(const char *b, uint64_t cm, uint64_t M, uint64_t X, bool minus,
 	return n;
 }
 
+/*
+ * Non-negative numbers only: a '-' ends the window like any other byte of no element, and the
+ * per-element path reads it.
+ */
 static inline __attribute__((always_inline)) size_t run_block(const char **pb, enum run_kind kind,
 							      int pow10, void *out, size_t cap)
 {
 	const char *b = *pb;
-	uint64_t D = 0, C = 0, M = 0, X = 0, Z = 0;
+	uint64_t OK = 0, C = 0, X = 0;
 	const __m128i zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
-	const __m128i comma = _mm_set1_epi8(','), minus = _mm_set1_epi8('-');
-	const __m128i dot = _mm_set1_epi8('.');
+	const __m128i comma = _mm_set1_epi8(','), dot = _mm_set1_epi8('.');
 	for (int i = 0; i < 4; i++) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
 		__m128i t = _mm_sub_epi8(x, zero);
+		__m128i c = _mm_cmpeq_epi8(x, comma);
+		__m128i ok = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(t, nine), t), c);
 		uint64_t sh = 16 * (uint64_t)i;
-		D |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, nine), t))
-		     << sh;
-		Z |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, zero)) << sh;
-		C |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, comma)) << sh;
-		if (kind != RUN_U32)
-			M |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, minus)) << sh;
-		if (kind == RUN_FIXED)
-			X |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, dot)) << sh;
+		if (kind == RUN_FIXED) {
+			__m128i d = _mm_cmpeq_epi8(x, dot);
+			ok = _mm_or_si128(ok, d);
+			X |= (uint64_t)(uint16_t)_mm_movemask_epi8(d) << sh;
+		}
+		OK |= (uint64_t)(uint16_t)_mm_movemask_epi8(ok) << sh;
+		C |= (uint64_t)(uint16_t)_mm_movemask_epi8(c) << sh;
 	}
-	/* the window ends at the first byte of no element, or at a leading zero */
-	uint64_t bad = ~(D | C | M | X) | (Z & ((C | M) << 1) & (D >> 1));
+	/*
+	 * The window ends at the first byte of no element, or at a '.' that is not between
+	 * digits of its own element: before a comma, or after another '.' with no comma between
+	 * (subtracting the bit after each '.' from the commas borrows up to the next comma).
+	 */
+	uint64_t bad = ~OK;
+	if (kind == RUN_FIXED)
+		bad |= X & ((C >> 1) | (C ^ (C - (X << 1))));
 	uint64_t cm = bad ? C & ((1ULL << __builtin_ctzll(bad)) - 1) : C;
 	if (!(cm & 1))
 		return 0;
@@ -578,8 +568,7 @@ static inline __attribute__((always_inline)) size_t run_block(const char **pb, e
 		cm = keep;
 	}
 	uint32_t s;
-	size_t n = M ? run_block_elems(b, cm, M, X, true, kind, pow10, out, &s)
-		     : run_block_elems(b, cm, M, X, false, kind, pow10, out, &s);
+	size_t n = run_block_elems(b, cm, X, kind, pow10, out, &s);
 	*pb = b + s - 1;
 	return n;
 }
@@ -742,9 +731,13 @@ size_t json_run_i64(struct json *j, int pow10, int64_t *out, size_t cap, bool nu
 		*stop = JSON_RUN_OTHER;
 		return 0;
 	}
-	if (pow10 == 0)
-		return run_array(j, RUN_I64, 0, out, cap, null_ok, null_value, stop);
-	return run_array(j, RUN_FIXED, pow10, out, cap, null_ok, null_value, stop);
+	/* a constant pow10 for the common scales (times and weights, CPU deltas) */
+	switch (pow10) {
+	case 0: return run_array(j, RUN_I64, 0, out, cap, null_ok, null_value, stop);
+	case 6: return run_array(j, RUN_FIXED, 6, out, cap, null_ok, null_value, stop);
+	case 3: return run_array(j, RUN_FIXED, 3, out, cap, null_ok, null_value, stop);
+	default: return run_array(j, RUN_FIXED, pow10, out, cap, null_ok, null_value, stop);
+	}
 }
 
 int json_skip(struct json *j, const struct json_tok *t)
