@@ -846,7 +846,7 @@ T_TEST(firefox_processed_probe)
 	pv_profile_free(p);
 	/* not claimed */
 	p = NULL;
-	static const char other[] = "{\"traceEvents\":[]}";
+	static const char other[] = "{\"someOtherTool\":[]}";
 	T_EQ_INT(pv_import_memory("c.json", other, strlen(other), NULL, &p, &err), PV_EFORMAT);
 	T_CONTAINS(err.msg, "not a profile format profview reads");
 }
