@@ -393,6 +393,18 @@ static inline uint32_t stack_hash(pv_stack_ix prefix, pv_frame_ix frame)
 	return (uint32_t)hash_u64(((uint64_t)prefix << 32) | frame);
 }
 
+/* Places a key known to be absent. */
+static inline void stack_map_place(uint32_t *slot, uint32_t mask, pv_stack_ix prefix,
+				   pv_frame_ix frame, uint32_t row1)
+{
+	uint32_t j = stack_hash(prefix, frame) & mask;
+	while (slot[3 * (size_t)j + 2])
+		j = (j + 1) & mask;
+	slot[3 * (size_t)j] = prefix;
+	slot[3 * (size_t)j + 1] = frame;
+	slot[3 * (size_t)j + 2] = row1;
+}
+
 /* The stack map at capacity cap (a power of two), its rows placed again. */
 static int stack_map_resize(struct pv_builder *b, uint64_t cap)
 {
@@ -400,21 +412,17 @@ static int stack_map_resize(struct pv_builder *b, uint64_t cap)
 		b->status = PV_ELIMIT;
 		return -1;
 	}
-	uint64_t *slot = pv_calloc((size_t)cap, sizeof(*slot));
+	uint32_t *slot = pv_calloc((size_t)cap * 3, sizeof(*slot));
 	if (!slot) {
 		b->status = PV_ENOMEM;
 		return -1;
 	}
 	uint32_t mask = (uint32_t)(cap - 1);
-	for (uint32_t i = 0; b->stack_map.slot && i <= b->stack_map.mask; i++) {
-		uint64_t v = b->stack_map.slot[i];
-		if (!v)
-			continue;
-		uint32_t j = (uint32_t)(v >> 32) & mask;
-		while (slot[j])
-			j = (j + 1) & mask;
-		slot[j] = v;
-	}
+	const uint32_t *old = b->stack_map.slot;
+	for (uint32_t i = 0; old && i <= b->stack_map.mask; i++)
+		if (old[3 * (size_t)i + 2])
+			stack_map_place(slot, mask, old[3 * (size_t)i], old[3 * (size_t)i + 1],
+					old[3 * (size_t)i + 2]);
 	pv_free(b->stack_map.slot);
 	b->stack_map.slot = slot;
 	b->stack_map.mask = mask;
@@ -437,14 +445,9 @@ static int rebuild_stack_map(struct pv_builder *b)
 	b->stacks_done = false;
 	if (stack_map_resize(b, stack_map_cap(t->len)))
 		return -1;
-	uint64_t *slot = b->stack_map.slot;
-	uint32_t mask = b->stack_map.mask;
-	for (uint32_t r = 0; r < t->len; r++) {
-		uint32_t h = stack_hash(t->prefix[r], t->frame[r]), j = h & mask;
-		while (slot[j])
-			j = (j + 1) & mask;
-		slot[j] = (uint64_t)h << 32 | (r + 1);
-	}
+	for (uint32_t r = 0; r < t->len; r++)
+		stack_map_place(b->stack_map.slot, b->stack_map.mask, t->prefix[r], t->frame[r],
+				r + 1);
 	b->stack_map.count = t->len;
 	return 0;
 }
@@ -484,17 +487,17 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 							  : 1024))
 			return PV_NONE;
 	}
-	uint32_t h = stack_hash(prefix, frame), mask = b->stack_map.mask, j = h & mask;
-	uint64_t *slot = b->stack_map.slot;
-	for (uint64_t v; (v = slot[j]); j = (j + 1) & mask) {
-		uint32_t r = (uint32_t)v - 1;
-		if ((uint32_t)(v >> 32) == h && t->frame[r] == frame && t->prefix[r] == prefix)
-			return r;
-	}
+	uint32_t mask = b->stack_map.mask, j = stack_hash(prefix, frame) & mask;
+	uint32_t *slot = b->stack_map.slot;
+	for (uint32_t *e; (e = slot + 3 * (size_t)j)[2]; j = (j + 1) & mask)
+		if (e[0] == prefix && e[1] == frame)
+			return e[2] - 1;
 	if (GROW(b, t, COL(t->frame), COL(t->prefix)))
 		return PV_NONE;
 	uint32_t r = t->len;
-	slot[j] = (uint64_t)h << 32 | (r + 1);
+	slot[3 * (size_t)j] = prefix;
+	slot[3 * (size_t)j + 1] = frame;
+	slot[3 * (size_t)j + 2] = r + 1;
 	b->stack_map.count++;
 	t->frame[r] = frame;
 	t->prefix[r] = prefix;

@@ -27,11 +27,11 @@ struct pv_builder {
 	int status; /* 0 or the first error */
 	struct ixmap str_map, module_map, source_map, func_map, frame_map, cat_map;
 	/*
-	 * Stacks by (prefix, frame), open addressing: a slot holds 32 bits of the key's hash
-	 * (which also place it) above row + 1, 0 when free; a key is confirmed in the stack table.
+	 * Stacks by (prefix, frame), open addressing: a slot is three words, prefix, frame and
+	 * row + 1 (0 when free), so a probe finds or rules out a key in one cache line.
 	 */
 	struct {
-		uint64_t *slot;
+		uint32_t *slot;
 		uint32_t mask, count;
 	} stack_map;
 	bool stacks_done; /* stack_map freed by builder_stacks_done: rebuilt on the next stack */
