@@ -170,6 +170,12 @@ struct pv_meta {
 	int64_t interval_ns;      /* sampling interval, 0 when unknown */
 	int64_t start_unix_ns;    /* wall-clock time of the profile's zero, 0 when unknown */
 	pv_metric_ix default_metric;
+	/*
+	 * The marker schemas (how to label and format marker payloads, by payload type) as one
+	 * compact JSON array of schema objects in the file's own shape (Firefox: processed
+	 * "fields" or old Gecko "data"); 0 when the file has none. Read by pv/marker.h.
+	 */
+	pv_str_ix marker_schema;
 };
 
 /*

@@ -309,6 +309,7 @@ struct gk {
 	struct vec exts;      /* struct gk_ext: moz-extension origins -> resource names */
 	struct vec strfields; /* struct gk_strfield: payload keys holding string indexes */
 	struct vec schemas;   /* pv_str_ix: marker schema names seen */
+	struct buf schema_json; /* "[" and the schemas kept, comma-separated */
 	struct buf out;	      /* scratch: a payload being assembled, a name */
 	/* threadCPUDelta as a second metric, like the processed importer's "cpu-delta" */
 	int cpu_unit; /* enum cpu_unit, from meta.sampleUnits */
@@ -962,8 +963,85 @@ static bool schema_seen(struct gk *g, pv_str_ix name)
 }
 
 /*
- * meta.markerSchema: only which payload keys hold string-table indexes is used (formats
- * unique-string, flow-id, terminating-flow-id); the schemas themselves are reported as not kept.
+ * Which keys of one schema's fields hold string-table indexes (formats unique-string, flow-id,
+ * terminating-flow-id), read from the schema's captured text; its name too. Old schemas list
+ * them under "data", newer ones under "fields".
+ */
+static int schema_keys(struct gk *g, const char *text, size_t len, pv_str_ix *name,
+		       struct vec *keys)
+{
+	struct pv_input sin;
+	struct json sj;
+	struct json_tok o, k, v;
+	memset(&sin, 0, sizeof(sin));
+	sin.name = g->in->name;
+	sin.data = text;
+	sin.len = len;
+	json_init(&sj, &sin, g->err);
+	int rc = json_next(&sj, &o);
+	*name = 0;
+	keys->len = 0;
+	for (;;) {
+		if (rc || (rc = json_next(&sj, &k)) || k.kind != JSON_KEY)
+			break;
+		if ((rc = json_next(&sj, &v)))
+			break;
+		if (json_is(&k, "name") && v.kind == JSON_STRING) {
+			rc = tok_str(g, &sj, &v, name);
+			continue;
+		}
+		if (!(json_is(&k, "data") || json_is(&k, "fields")) || v.kind != JSON_ARRAY) {
+			rc = json_skip(&sj, &v);
+			continue;
+		}
+		for (;;) {
+			struct json_tok f, fk, fv;
+			if ((rc = json_next(&sj, &f)) || f.kind == JSON_END)
+				break;
+			if (f.kind != JSON_OBJECT) {
+				if ((rc = json_skip(&sj, &f)))
+					break;
+				continue;
+			}
+			pv_str_ix key = 0;
+			bool str_ix = false;
+			for (;;) {
+				if ((rc = json_next(&sj, &fk)) || fk.kind != JSON_KEY)
+					break;
+				if ((rc = json_next(&sj, &fv)))
+					break;
+				if (json_is(&fk, "key") && fv.kind == JSON_STRING)
+					rc = tok_str(g, &sj, &fv, &key);
+				else if (json_is(&fk, "format") && fv.kind == JSON_STRING)
+					str_ix = json_is(&fv, "unique-string") ||
+						 json_is(&fv, "flow-id") ||
+						 json_is(&fv, "terminating-flow-id");
+				else
+					rc = json_skip(&sj, &fv);
+				if (rc)
+					break;
+			}
+			if (rc)
+				break;
+			if (str_ix && key) {
+				pv_str_ix *e = vec_push(keys, sizeof(*e));
+				if (!e) {
+					rc = oom(g);
+					break;
+				}
+				*e = key;
+			}
+		}
+	}
+	json_release(&sj);
+	return rc;
+}
+
+/*
+ * meta.markerSchema of the root and of each sub-process: the union by name (the first schema
+ * of a name wins, as the Firefox Profiler merges them) kept as compact JSON text in
+ * g->schema_json for meta.marker_schema, in the shape the file wrote (the marker module reads
+ * old "data" schemas too). Which payload keys hold string-table indexes is noted on the way.
  */
 static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_tok *open)
 {
@@ -971,9 +1049,8 @@ static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_
 		return json_skip(j, open);
 	struct vec keys = {0};
 	int rc = 0;
-	uint64_t fresh = 0;
 	for (;;) {
-		struct json_tok o, k, v;
+		struct json_tok o;
 		if ((rc = json_next(j, &o)) || o.kind == JSON_END)
 			break;
 		if (o.kind != JSON_OBJECT) {
@@ -981,74 +1058,30 @@ static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_
 				break;
 			continue;
 		}
-		pv_str_ix name = 0;
-		keys.len = 0;
-		for (;;) {
-			if ((rc = json_next(j, &k)) || k.kind != JSON_KEY)
-				break;
-			if ((rc = json_next(j, &v)))
-				break;
-			if (json_is(&k, "name") && v.kind == JSON_STRING) {
-				rc = tok_str(g, j, &v, &name);
-			} else if ((json_is(&k, "data") || json_is(&k, "fields")) &&
-				   v.kind == JSON_ARRAY) {
-				for (;;) {
-					struct json_tok f, fk, fv;
-					if ((rc = json_next(j, &f)) || f.kind == JSON_END)
-						break;
-					if (f.kind != JSON_OBJECT) {
-						if ((rc = json_skip(j, &f)))
-							break;
-						continue;
-					}
-					pv_str_ix key = 0;
-					bool str_ix = false;
-					for (;;) {
-						if ((rc = json_next(j, &fk)) || fk.kind != JSON_KEY)
-							break;
-						if ((rc = json_next(j, &fv)))
-							break;
-						if (json_is(&fk, "key") && fv.kind == JSON_STRING)
-							rc = tok_str(g, j, &fv, &key);
-						else if (json_is(&fk, "format") &&
-							 fv.kind == JSON_STRING)
-							str_ix =
-							    json_is(&fv, "unique-string") ||
-							    json_is(&fv, "flow-id") ||
-							    json_is(&fv, "terminating-flow-id");
-						else
-							rc = json_skip(j, &fv);
-						if (rc)
-							break;
-					}
-					if (rc)
-						break;
-					if (str_ix && key) {
-						pv_str_ix *e = vec_push(&keys, sizeof(*e));
-						if (!e) {
-							rc = oom(g);
-							break;
-						}
-						*e = key;
-					}
-				}
-			} else {
-				rc = json_skip(j, &v);
-			}
-			if (rc)
-				break;
-		}
-		if (rc)
+		/* captured after the ones kept so far; dropped again when its name is taken */
+		size_t at = g->schema_json.len;
+		if (buf_put(&g->schema_json, at ? "," : "[", 1)) {
+			rc = oom(g);
 			break;
-		if (!name || schema_seen(g, name))
+		}
+		size_t from = g->schema_json.len;
+		if ((rc = json_capture(j, &o, &g->schema_json.p, &g->schema_json.len,
+				       &g->schema_json.cap)))
+			break;
+		pv_str_ix name;
+		if ((rc = schema_keys(g, g->schema_json.p + from, g->schema_json.len - from, &name,
+				      &keys)))
+			break;
+		if (!name || schema_seen(g, name)) {
+			g->schema_json.len = at;
 			continue;
+		}
 		pv_str_ix *e = vec_push(&g->schemas, sizeof(*e));
 		if (!e) {
 			rc = oom(g);
 			break;
 		}
 		*e = name;
-		fresh++;
 		for (uint32_t i = 0; i < keys.len; i++) {
 			struct gk_strfield *sf = vec_push(&g->strfields, sizeof(*sf));
 			if (!sf) {
@@ -1058,10 +1091,10 @@ static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_
 			sf->type = name;
 			sf->key = VEC(keys, pv_str_ix)[i];
 		}
+		if (rc)
+			break;
 	}
 	vec_free(&keys);
-	if (!rc)
-		builder_lossy(g->b, fresh, "marker schemas (how to show marker payloads)");
 	return rc;
 }
 
@@ -2615,6 +2648,7 @@ static void release(struct gk *g)
 	vec_free(&g->exts);
 	vec_free(&g->strfields);
 	vec_free(&g->schemas);
+	pv_free(g->schema_json.p);
 	pv_free(g->out.p);
 }
 
@@ -2638,6 +2672,12 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = parse_profile(&g, &j, &t, true, true);
 	if (!rc && !g.have_root)
 		rc = json_fail_at(&j, &t, "expected a \"meta\" object in the Gecko profile");
+	if (!rc && g.schemas.len) {
+		if (buf_put(&g.schema_json, "]", 1))
+			rc = oom(&g);
+		else
+			b->p->meta.marker_schema = builder_str(b, g.schema_json.p, g.schema_json.len);
+	}
 	if (!rc && !(rc = json_next(&j, &t)) && t.kind != JSON_EOF)
 		rc = json_fail_at(&j, &t, "expected the end of the input, found %s",
 				  json_kind_name(t.kind));

@@ -26,7 +26,7 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (!p->strings.ptr[i] || p->strings.ptr[i][p->strings.size[i]] != 0)
 			FAIL("strings[%u]: not NUL-terminated at its size", i);
 	if (!ix_ok(p->meta.format, ns) || !ix_ok(p->meta.format_version, ns) ||
-	    !ix_ok(p->meta.product, ns))
+	    !ix_ok(p->meta.product, ns) || !ix_ok(p->meta.marker_schema, ns))
 		FAIL("meta: string index out of range");
 
 	const struct pv_categories *c = &p->categories;
