@@ -1,16 +1,1479 @@
-/* callgrind.c - placeholder: the callgrind importer (callgrind and cachegrind output). */
+/*
+ * callgrind.c - callgrind and cachegrind output (valgrind's tools, KCachegrind's format, and
+ * the converters that write it: xdebug, gprof2dot's inputs, pyprof2calltree, ...).
+ *
+ * The grammar (shared/spec/anchors/hpctoolkit-kcachegrind-analyzer.md §3):
+ * - header lines anywhere (version:, creator:, pid:, thread:, part:, cmd:, desc:, positions:,
+ *   events:, event:, summary:, totals:); "#" comments and blank lines;
+ * - position specs ob= fl= fi= fe= fn= and call specs cob= cfi= cfl= cfn=, with name compression
+ *   "(id) name" defines and "(id)" refers, in three namespaces: objects (ob cob), files
+ *   (fl fi fe cfi cfl jfi), functions (fn cfn jfn);
+ * - cost lines: one field per "positions:" entry (absolute, 0x hex, +N / -N relative to the
+ *   previous cost line, * the same), then one cost per event (missing trailing costs are 0);
+ * - calls=COUNT TARGET: the next cost line is the call site and the inclusive cost of the calls;
+ *   jump= / jcnd=: the next line is the jump's source position (no cost);
+ * - "part:" (or "thread:", "pid:") after data starts a new part; each part is one thread.
+ *
+ * Functions are what callgrind_annotate calls them: FILE:NAME, where the file is the current
+ * fl=, or the fi=/fe= file for inlined code (so a function's inlined lines form a function of
+ * their own, as in callgrind_annotate), and a callee's file is cfi= or else the current file.
+ * The exact per-function costs are kept in profile->func_costs, computed by callgrind_annotate's
+ * rules: self = the function's cost lines; inclusive = the sum of the calls to it when it is
+ * ever called, else self plus its calls.
+ *
+ * callgrind stores a call graph, not stacks. The samples are calling contexts built from it:
+ * every function's cost is split over its callers in proportion to the calls' inclusive costs
+ * (gprof's rule), top-down from the functions nobody calls, with back edges of a depth-first
+ * walk dropped so recursion and cycles end. Each function's self cost is exactly its cost lines
+ * (over all its contexts), and in a call graph without cycles whose calls add up (a real run's)
+ * each function's inclusive cost is exact too; anything deeper than one call is an estimate,
+ * which the import report says. A function keeps at most a bounded number of contexts (the
+ * costliest; the rest start at the root), so the model stays linear in the file. A part with no
+ * calls (cachegrind) becomes one sample per function and line.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
 #include "import/importer.h"
+
+#define MAX_EVENTS 64
+#define MAX_POS 3
+#define NONE32 UINT32_MAX
+
+__extension__ typedef __int128 i128;
+
+enum ns { NS_OB, NS_FL, NS_FN, NR_NS };
+
+struct cg_fn {
+	pv_str_ix file, name;
+	pv_module_ix module;
+	uint8_t defined;   /* seen as fn= (its module is from ob=) */
+	uint8_t callee;    /* some calls= names it (callgrind_annotate's rule for inclusive) */
+	pv_func_ix func;
+	pv_frame_ix frame;
+	uint32_t touched;  /* the last part that gave it a self cost or an edge, + 1 */
+};
+
+struct cg_edge {
+	uint32_t from, to;
+	uint8_t is_inline; /* host function to its inlined-code function (fi=/fe=) */
+};
+
+struct cg {
+	struct pv_input *in;
+	struct pv_builder *b;
+	struct pv_error *err;
+	const char *line;  /* the current line, for error positions */
+	uint64_t lineno;
+
+	uint32_t nev;
+	pv_str_ix ev_name[MAX_EVENTS];
+	uint32_t npos;     /* position columns */
+	int pos_line;      /* which column is the line, -1 when none */
+	int have_events;
+
+	/* name compression: id -> string */
+	struct u64map names[NR_NS];
+
+	/* functions: (file, name) -> index */
+	struct u64map fn_map;
+	struct cg_fn *fns;
+	uint32_t nfns, cap_fns;
+	int64_t *exact_self, *callee_in, *out_calls; /* [fn * nev + e], over the whole file */
+	/* the current part */
+	int64_t *pself;    /* [fn * nev + e] */
+	uint32_t *touched_list;
+	uint32_t nr_touched, cap_touched;
+	struct u64map edge_map; /* (from, to, inline) -> edge */
+	struct cg_edge *edges;
+	int64_t *ecost;    /* [edge * nev + e] */
+	uint32_t nedges, cap_edges;
+	/* per-line self costs while the part has no call (cachegrind) */
+	struct u64map line_map; /* (fn, line) -> row */
+	uint32_t *line_fn, *line_no;
+	int64_t *line_cost;
+	uint32_t nlines, cap_lines;
+	int lines_on;
+
+	/* the state of the body */
+	pv_str_ix cur_ob, cur_file, cur_fn_name, cfile, cob, cfn;
+	int have_cfile, have_cfn;
+	uint32_t cur;      /* current function (file:name), NONE32 before the first fn= */
+	uint32_t host;     /* the function fn= named (before fi=/fe= switched the file) */
+	uint32_t callee;   /* from cfn=, NONE32 when none */
+	uint64_t call_count;
+	int pending_call;  /* 1: the next cost line is a call's; 2: a jump's position line */
+	int64_t prev_pos[MAX_POS];
+	int part_has_data;
+
+	/* parts / threads */
+	uint32_t part_no;
+	int64_t pid, tid;
+	pv_str_ix part_name, cmd;
+	uint32_t nr_parts_done;
+	pv_thread_ix thread;
+
+	/* checks and report */
+	int64_t total[MAX_EVENTS];    /* sum of self costs */
+	int64_t summary[MAX_EVENTS], totals[MAX_EVENTS];
+	int have_summary, have_totals;
+	uint64_t summary_line, totals_line;
+	uint64_t unknown_lines, first_unknown, jumps, odd_costs, negative, desc_lines;
+	uint64_t derived_events, merged_contexts, calls_no_fn, costs_no_fn, undefined_names;
+	int instr_positions;
+	uint32_t ctx_cap;  /* contexts kept per function */
+};
+
+/* ---- errors ---- */
+
+__attribute__((format(printf, 3, 4))) static int cg_fail(struct cg *c, const char *at,
+							  const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	uint64_t l = c->lineno, col = 1;
+	if (at && c->line && at >= c->line)
+		col = (uint64_t)(at - c->line) + 1;
+	int rc = pv_error_set(c->err, PV_EPARSE, "%s: line %llu, column %llu: %s", c->in->name,
+			      (unsigned long long)l, (unsigned long long)col, msg);
+	if (c->err) {
+		c->err->line = l;
+		c->err->column = col;
+		c->err->has_pos = 1;
+	}
+	return rc;
+}
+
+/* ---- probe ---- */
 
 static int probe(const struct pv_input *in)
 {
-	(void)in;
+	if (in->len >= 18 && memcmp(in->data, "# callgrind format", 18) == 0)
+		return 70;
+	/* an events: line and a fn= line among the first lines */
+	const char *p = in->data, *e = in->data + (in->len < 65536 ? in->len : 65536);
+	int events = 0, fn = 0, other = 0, n = 0;
+	while (p < e && n < 400) {
+		const char *le = memchr(p, '\n', (size_t)(e - p));
+		if (!le)
+			le = e;
+		size_t len = (size_t)(le - p);
+		if (len >= 7 && memcmp(p, "events:", 7) == 0)
+			events = 1;
+		else if (len >= 3 && (memcmp(p, "fn=", 3) == 0 || memcmp(p, "fl=", 3) == 0))
+			fn = 1;
+		else if ((len >= 8 && memcmp(p, "version:", 8) == 0) ||
+			 (len >= 18 && memcmp(p, "creator: callgrind", 18) == 0) ||
+			 (len >= 10 && memcmp(p, "positions:", 10) == 0))
+			fn = 1;
+		else if (len && p[0] == '{')
+			other++;
+		p = le + 1;
+		n++;
+	}
+	if (events && fn && !other)
+		return 55;
 	return 0;
+}
+
+/* ---- growable tables ---- */
+
+static int grow(struct cg *c, void **col, size_t elt, uint32_t *cap, uint64_t need)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t nc = grow_cap(*cap, need);
+	if (!nc || col_realloc(col, elt, nc)) {
+		c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+		return -1;
+	}
+	*cap = nc;
+	return 0;
+}
+
+/* Grows a [rows * nev] cost array from old_cap rows to new_cap rows, zero-filled. */
+static int grow_costs(struct cg *c, int64_t **a, uint32_t old_cap, uint32_t new_cap)
+{
+	if (!c->nev)
+		return 0;
+	int64_t *n = pv_realloc(*a, (size_t)new_cap * c->nev * sizeof(int64_t));
+	if (!n) {
+		c->b->status = PV_ENOMEM;
+		return -1;
+	}
+	memset(n + (size_t)old_cap * c->nev, 0, (size_t)(new_cap - old_cap) * c->nev * sizeof(int64_t));
+	*a = n;
+	return 0;
+}
+
+/* ---- names ---- */
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/*
+ * A spec value "(id) name", "(id)" or "name": the string, defining or looking up id in
+ * namespace ns. Returns 0, or -1 after an error.
+ */
+static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_str_ix *out)
+{
+	struct pv_builder *b = c->b;
+	p = skip_ws(p, e);
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	const char *q = p + 1;
+	uint64_t id = 0;
+	int digits = 0;
+	if (p < e && *p == '(')
+		while (q < e && *q >= '0' && *q <= '9') {
+			if (id > (UINT64_MAX - 9) / 10)
+				return cg_fail(c, q, "name id too large");
+			id = id * 10 + (uint64_t)(*q++ - '0');
+			digits++;
+		}
+	/* "(id)" or "(id) name"; anything else, "(below main)" say, is a plain name */
+	if (digits && q < e && *q == ')' && (q + 1 == e || q[1] == ' ' || q[1] == '\t')) {
+		const char *name = skip_ws(q + 1, e);
+		if (name < e) {
+			pv_str_ix s = builder_str(b, name, (size_t)(e - name));
+			uint32_t old = u64map_get(&c->names[ns], id);
+			if (old == UINT32_MAX) {
+				if (u64map_put(&c->names[ns], id, s)) {
+					b->status = PV_ENOMEM;
+					return -1;
+				}
+			} else {
+				/* a redefinition (a new part): overwrite in place */
+				uint32_t i = (uint32_t)hash_u64(id) & c->names[ns].mask;
+				while (c->names[ns].key[i] != id)
+					i = (i + 1) & c->names[ns].mask;
+				c->names[ns].val[i] = s + 1;
+			}
+			*out = s;
+			return 0;
+		}
+		uint32_t s = u64map_get(&c->names[ns], id);
+		if (s == UINT32_MAX) {
+			/* as callgrind_annotate: an undefined name is "" (old callgrinds wrote these) */
+			c->undefined_names++;
+			s = 0;
+		}
+		*out = s;
+		return 0;
+	}
+	*out = builder_str(b, p, (size_t)(e - p));
+	return 0;
+}
+
+/* The function FILE:NAME, made when new. */
+static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
+{
+	uint64_t key = (uint64_t)file << 32 | name;
+	uint32_t f = u64map_get(&c->fn_map, key);
+	if (f != UINT32_MAX)
+		return f;
+	uint32_t old = c->cap_fns;
+	if (grow(c, (void **)&c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1))
+		return NONE32;
+	if (c->cap_fns != old &&
+	    (grow_costs(c, &c->exact_self, old, c->cap_fns) || grow_costs(c, &c->callee_in, old, c->cap_fns) ||
+	     grow_costs(c, &c->out_calls, old, c->cap_fns) || grow_costs(c, &c->pself, old, c->cap_fns)))
+		return NONE32;
+	f = c->nfns++;
+	c->fns[f] = (struct cg_fn){.file = file, .name = name, .module = PV_NONE, .func = PV_NONE,
+				   .frame = PV_NONE};
+	if (u64map_put(&c->fn_map, key, f)) {
+		c->b->status = PV_ENOMEM;
+		return NONE32;
+	}
+	return f;
+}
+
+static void touch(struct cg *c, uint32_t f)
+{
+	if (c->fns[f].touched == c->part_no + 1)
+		return;
+	c->fns[f].touched = c->part_no + 1;
+	if (grow(c, (void **)&c->touched_list, sizeof(uint32_t), &c->cap_touched, (uint64_t)c->nr_touched + 1))
+		return;
+	c->touched_list[c->nr_touched++] = f;
+}
+
+static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
+{
+	uint64_t key = (uint64_t)from << 32 | to | (is_inline ? 1ULL << 63 : 0);
+	uint32_t x = u64map_get(&c->edge_map, key);
+	if (x != UINT32_MAX)
+		return x;
+	uint32_t old = c->cap_edges;
+	if (grow(c, (void **)&c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1))
+		return NONE32;
+	if (c->cap_edges != old && grow_costs(c, &c->ecost, old, c->cap_edges))
+		return NONE32;
+	x = c->nedges++;
+	c->edges[x] = (struct cg_edge){.from = from, .to = to, .is_inline = (uint8_t)is_inline};
+	memset(c->ecost + (size_t)x * c->nev, 0, c->nev * sizeof(int64_t));
+	if (u64map_put(&c->edge_map, key, x)) {
+		c->b->status = PV_ENOMEM;
+		return NONE32;
+	}
+	touch(c, from);
+	touch(c, to);
+	return x;
+}
+
+/* ---- numbers ---- */
+
+/* An unsigned decimal or 0x hex number at *p; -1 (with the error set) when too large. */
+static int parse_u64(struct cg *c, const char **pp, const char *e, uint64_t *v)
+{
+	const char *p = *pp;
+	uint64_t x = 0;
+	if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		p += 2;
+		const char *s = p;
+		while (p < e) {
+			int d;
+			if (*p >= '0' && *p <= '9')
+				d = *p - '0';
+			else if ((*p | 32) >= 'a' && (*p | 32) <= 'f')
+				d = (*p | 32) - 'a' + 10;
+			else
+				break;
+			if (x >> 60)
+				return cg_fail(c, s, "number too large");
+			x = x << 4 | (uint64_t)d;
+			p++;
+		}
+		if (p == s)
+			return cg_fail(c, s, "expected a hexadecimal number");
+	} else {
+		const char *s = p;
+		while (p < e && *p >= '0' && *p <= '9') {
+			uint64_t d = (uint64_t)(*p - '0');
+			if (x > (UINT64_MAX - d) / 10)
+				return cg_fail(c, s, "number too large");
+			x = x * 10 + d;
+			p++;
+		}
+		if (p == s)
+			return cg_fail(c, s, "expected a number");
+	}
+	*pp = p;
+	*v = x;
+	return 0;
+}
+
+/* A position field (absolute, +N, -N, *) relative to prev; -1 on error. */
+static int parse_pos(struct cg *c, const char **pp, const char *e, int64_t prev, int64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v;
+	if (*p == '*') {
+		*out = prev;
+		*pp = p + 1;
+		return 0;
+	}
+	if (*p == '+' || *p == '-') {
+		const char *q = p + 1;
+		if (parse_u64(c, &q, e, &v))
+			return -1;
+		if (v > (uint64_t)INT64_MAX)
+			return cg_fail(c, p, "number too large");
+		*out = *p == '+' ? prev + (int64_t)v : prev - (int64_t)v;
+		*pp = q;
+		return 0;
+	}
+	if (parse_u64(c, &p, e, &v))
+		return -1;
+	*out = (int64_t)v;
+	*pp = p;
+	return 0;
+}
+
+static int is_field_end(const char *p, const char *e)
+{
+	return p >= e || *p == ' ' || *p == '\t';
+}
+
+/*
+ * A cost line: positions, then up to nev costs into cost[] (the rest 0). Costs are decimals;
+ * "+N", "-N" and "*" (position syntax some converters write) are read as callgrind_annotate
+ * reads them (N, -N, 0) and counted.
+ */
+static int parse_cost_line(struct cg *c, const char *p, const char *e, int64_t *cost, int64_t *line)
+{
+	int64_t pos[MAX_POS];
+	for (uint32_t i = 0; i < c->npos; i++) {
+		p = skip_ws(p, e);
+		if (p >= e) {
+			pos[i] = c->prev_pos[i];
+			continue;
+		}
+		if (parse_pos(c, &p, e, c->prev_pos[i], &pos[i]))
+			return -1;
+		if (!is_field_end(p, e))
+			return cg_fail(c, p, "expected a position");
+	}
+	for (uint32_t i = 0; i < c->npos; i++)
+		c->prev_pos[i] = pos[i];
+	*line = c->pos_line >= 0 ? pos[c->pos_line] : 0;
+	uint32_t k = 0;
+	for (;;) {
+		p = skip_ws(p, e);
+		if (p >= e)
+			break;
+		if (k == c->nev)
+			return cg_fail(c, p, "more costs than the %u events of the events: line", c->nev);
+		int64_t v;
+		if (*p >= '0' && *p <= '9') {
+			uint64_t u;
+			if (parse_u64(c, &p, e, &u))
+				return -1;
+			if (u > (uint64_t)INT64_MAX)
+				return cg_fail(c, p, "cost too large");
+			v = (int64_t)u;
+		} else if (*p == '*') {
+			v = 0;
+			p++;
+			c->odd_costs++;
+		} else if (*p == '+' || *p == '-') {
+			const char *q = p + 1;
+			uint64_t u;
+			if (parse_u64(c, &q, e, &u))
+				return -1;
+			if (u > (uint64_t)INT64_MAX)
+				return cg_fail(c, p, "cost too large");
+			v = *p == '-' ? -(int64_t)u : (int64_t)u;
+			p = q;
+			c->odd_costs++;
+		} else {
+			return cg_fail(c, p, "expected a cost");
+		}
+		if (!is_field_end(p, e))
+			return cg_fail(c, p, "expected a cost");
+		cost[k++] = v;
+	}
+	for (; k < c->nev; k++)
+		cost[k] = 0;
+	return 0;
+}
+
+static int add_checked(struct cg *c, int64_t *acc, int64_t v)
+{
+	if (__builtin_add_overflow(*acc, v, acc))
+		return cg_fail(c, c->line, "costs add up past 2^63");
+	return 0;
+}
+
+/* ---- events ---- */
+
+static enum pv_unit event_unit(const char *n, size_t len)
+{
+	if ((len == 2 && !memcmp(n, "Ir", 2)) || (len >= 5 && !strncmp(n, "Instr", 5)))
+		return PV_UNIT_INSTRUCTIONS;
+	if ((len >= 5 && !strncmp(n, "Cycle", 5)) || (len == 4 && !memcmp(n, "CEst", 4)))
+		return PV_UNIT_CYCLES;
+	if (memmem(n, len, "bytes", 5) || memmem(n, len, "Bytes", 5))
+		return PV_UNIT_BYTES;
+	return PV_UNIT_COUNT;
+}
+
+static int read_events(struct cg *c, const char *p, const char *e)
+{
+	if (c->have_events) {
+		/* events: again (a new part) must name the same events */
+		uint32_t k = 0;
+		for (;;) {
+			p = skip_ws(p, e);
+			if (p >= e)
+				break;
+			const char *s = p;
+			while (p < e && *p != ' ' && *p != '\t')
+				p++;
+			if (k >= c->nev || c->ev_name[k] != builder_str(c->b, s, (size_t)(p - s)))
+				return cg_fail(c, s, "events: names other events than before");
+			k++;
+		}
+		if (k != c->nev)
+			return cg_fail(c, p, "events: names other events than before");
+		return 0;
+	}
+	for (;;) {
+		p = skip_ws(p, e);
+		if (p >= e)
+			break;
+		const char *s = p;
+		while (p < e && *p != ' ' && *p != '\t')
+			p++;
+		if (c->nev == MAX_EVENTS) {
+			int rc = pv_error_set(c->err, PV_ELIMIT, "%s: line %llu: more than %d events", c->in->name,
+					      (unsigned long long)c->lineno, MAX_EVENTS);
+			return rc;
+		}
+		pv_str_ix n = builder_str(c->b, s, (size_t)(p - s));
+		c->ev_name[c->nev++] = n;
+		builder_metric(c->b, n, event_unit(s, (size_t)(p - s)));
+	}
+	if (c->nev == 0)
+		return cg_fail(c, p, "events: names no event");
+	c->have_events = 1;
+	return 0;
+}
+
+static int read_positions(struct cg *c, const char *p, const char *e)
+{
+	uint32_t n = 0;
+	int line = -1;
+	for (;;) {
+		p = skip_ws(p, e);
+		if (p >= e)
+			break;
+		const char *s = p;
+		while (p < e && *p != ' ' && *p != '\t')
+			p++;
+		size_t len = (size_t)(p - s);
+		if (n == MAX_POS)
+			return cg_fail(c, s, "more than %d positions", MAX_POS);
+		if (len == 4 && !memcmp(s, "line", 4))
+			line = (int)n;
+		else if ((len == 5 && !memcmp(s, "instr", 5)) || (len == 4 && !memcmp(s, "addr", 4)))
+			c->instr_positions = 1;
+		else if (!(len == 2 && !memcmp(s, "bb", 2)))
+			return cg_fail(c, s, "unknown position '%.*s'", (int)len, s);
+		n++;
+	}
+	if (n == 0)
+		return cg_fail(c, p, "positions: names no position");
+	if (c->part_has_data && n != c->npos)
+		return cg_fail(c, p, "positions: changes within a part");
+	c->npos = n;
+	c->pos_line = line;
+	return 0;
+}
+
+static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *out)
+{
+	uint32_t k = 0;
+	for (;;) {
+		p = skip_ws(p, e);
+		if (p >= e)
+			break;
+		if (k == MAX_EVENTS)
+			return cg_fail(c, p, "too many totals");
+		uint64_t u;
+		if (parse_u64(c, &p, e, &u))
+			return -1;
+		if (u > (uint64_t)INT64_MAX)
+			return cg_fail(c, p, "total too large");
+		if (!is_field_end(p, e))
+			return cg_fail(c, p, "expected a number");
+		out[k++] = (int64_t)u;
+	}
+	for (; k < MAX_EVENTS; k++)
+		out[k] = 0;
+	return 0;
+}
+
+/* ---- calling contexts of one part ---- */
+
+struct ctx {
+	pv_stack_ix parent; /* the caller's context stack (PV_NONE: a root) */
+	int64_t flow;       /* cost of the primary event flowing into this context */
+};
+
+static int cmp_ctx_flow(const void *a, const void *b)
+{
+	const struct ctx *x = a, *y = b;
+	if (x->flow != y->flow)
+		return x->flow > y->flow ? -1 : 1;
+	return x->parent < y->parent ? -1 : x->parent > y->parent;
+}
+
+static pv_frame_ix fn_frame(struct cg *c, uint32_t f, uint32_t line)
+{
+	struct pv_builder *b = c->b;
+	struct cg_fn *F = &c->fns[f];
+	if (F->func == PV_NONE) {
+		pv_source_ix src = F->file ? builder_source(b, F->file) : PV_NONE;
+		F->func = builder_func(b, F->name ? F->name : builder_cstr(b, "???"), F->module, src, 0);
+		F->frame = builder_func_frame(b, F->func);
+	}
+	if (!line)
+		return F->frame;
+	struct frame_key k = {.func = F->func, .line = line, .addr = PV_ADDR_NONE, .category = PV_NONE};
+	return builder_frame(b, &k);
+}
+
+/*
+ * Splits the rows' amounts over columns with fixed sums (sum of rows == sum of columns), each
+ * row in proportion to what the columns still need: out[r * ncol + j]; exact row and column
+ * sums, no negative cell.
+ */
+static void split_rows(const int64_t *rows, uint32_t nrows, const int64_t *cols, uint32_t ncol,
+		       int64_t *need, int64_t *out, double *frac)
+{
+	int64_t left = 0;
+	for (uint32_t j = 0; j < ncol; j++) {
+		need[j] = cols[j];
+		left += cols[j];
+	}
+	for (uint32_t r = 0; r < nrows; r++) {
+		int64_t amount = rows[r] < left ? rows[r] : left, given = 0;
+		int64_t *o = out + (size_t)r * ncol;
+		for (uint32_t j = 0; j < ncol; j++) {
+			if (left <= 0 || amount <= 0) {
+				o[j] = 0;
+				frac[j] = -1;
+				continue;
+			}
+			i128 q = (i128)amount * need[j];
+			o[j] = (int64_t)(q / left);
+			frac[j] = (double)(q % left) / (double)left;
+			given += o[j];
+		}
+		/* the units rounding left over go to the largest remainders */
+		while (given < amount) {
+			uint32_t best = NONE32;
+			for (uint32_t j = 0; j < ncol; j++)
+				if (o[j] < need[j] && (best == NONE32 || frac[j] > frac[best]))
+					best = j;
+			if (best == NONE32)
+				break;
+			o[best]++;
+			frac[best] = -1;
+			given++;
+		}
+		for (uint32_t j = 0; j < ncol; j++)
+			need[j] -= o[j];
+		left -= given;
+	}
+}
+
+/* Apportions total over weights (sum > 0) exactly: largest remainders. */
+static void apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out, double *frac)
+{
+	int64_t sum = 0, given = 0;
+	for (uint32_t i = 0; i < n; i++)
+		sum += w[i];
+	if (sum <= 0) {
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = i == 0 ? total : 0;
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		i128 q = (i128)total * w[i];
+		out[i] = (int64_t)(q / sum);
+		frac[i] = (double)((q % sum) < 0 ? -(q % sum) : (q % sum)) / (double)sum;
+		given += out[i];
+	}
+	while (given != total) {
+		uint32_t best = 0;
+		for (uint32_t i = 1; i < n; i++)
+			if (frac[i] > frac[best])
+				best = i;
+		int64_t step = given < total ? 1 : -1;
+		out[best] += step;
+		given += step;
+		frac[best] = -2;
+		int any = 0;
+		for (uint32_t i = 0; i < n; i++)
+			any |= frac[i] > -2;
+		if (!any)
+			for (uint32_t i = 0; i < n; i++)
+				frac[i] = 0;
+	}
+}
+
+struct synth {
+	uint32_t *order;      /* functions of the part in topological order */
+	uint32_t *out_first, *out_list; /* kept edges by caller */
+	uint32_t *in_count;
+	uint8_t *back;        /* per edge: dropped (a back edge of the walk) */
+	int64_t *tflow;       /* per function: self + kept calls (primary event) */
+	struct ctx **pend;    /* per function: contexts from its callers */
+	uint32_t *npend, *cpend;
+};
+
+static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix parent, int64_t flow)
+{
+	if (s->npend[f] == s->cpend[f]) {
+		uint32_t nc = s->cpend[f] ? s->cpend[f] * 2 : 4;
+		struct ctx *n = pv_realloc(s->pend[f], (size_t)nc * sizeof(*n));
+		if (!n) {
+			c->b->status = PV_ENOMEM;
+			return -1;
+		}
+		s->pend[f] = n;
+		s->cpend[f] = nc;
+	}
+	s->pend[f][s->npend[f]++] = (struct ctx){.parent = parent, .flow = flow};
+	return 0;
+}
+
+static int64_t pos0(int64_t v)
+{
+	return v > 0 ? v : 0;
+}
+
+/* One part: samples for its functions (touched_list), from its edges. */
+static int synthesize(struct cg *c)
+{
+	struct pv_builder *b = c->b;
+	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
+	if (n == 0)
+		return 0;
+	if (c->thread == PV_NONE) {
+		pv_str_ix name = c->part_name ? c->part_name : builder_cstr(b, "callgrind");
+		c->thread = builder_thread(b, name, c->pid, c->tid, c->cmd);
+	}
+	pv_thread_ix th = c->thread;
+	int64_t *w = pv_malloc((nev ? nev : 1) * sizeof(int64_t));
+	if (!w) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	if (ne == 0) {
+		/* no calls: one sample per function and line (cachegrind) */
+		for (uint32_t r = 0; r < c->nlines && !b->status; r++) {
+			int any = 0;
+			for (uint32_t e = 0; e < nev; e++) {
+				w[e] = c->line_cost[(size_t)r * nev + e];
+				any |= w[e] != 0;
+			}
+			if (!any)
+				continue;
+			pv_frame_ix fr = fn_frame(c, c->line_fn[r], c->line_no[r] > UINT32_MAX ? 0 : c->line_no[r]);
+			builder_sample(b, th, builder_stack(b, PV_NONE, fr), PV_TIME_NONE, w);
+		}
+		pv_free(w);
+		return b->status ? -1 : 0;
+	}
+	/* local index of each function of the part */
+	uint32_t *local = pv_malloc((size_t)c->nfns * sizeof(uint32_t));
+	struct synth s = {0};
+	s.order = pv_malloc((size_t)n * sizeof(uint32_t));
+	s.out_first = pv_calloc((size_t)n + 1, sizeof(uint32_t));
+	s.out_list = pv_malloc((size_t)(ne ? ne : 1) * sizeof(uint32_t));
+	s.in_count = pv_calloc(n, sizeof(uint32_t));
+	s.back = pv_calloc(ne ? ne : 1, 1);
+	s.tflow = pv_calloc(n, sizeof(int64_t));
+	s.pend = pv_calloc(n, sizeof(struct ctx *));
+	s.npend = pv_calloc(n, sizeof(uint32_t));
+	s.cpend = pv_calloc(n, sizeof(uint32_t));
+	uint32_t *stack = pv_malloc((size_t)n * sizeof(uint32_t)), *iter = pv_malloc((size_t)n * sizeof(uint32_t));
+	uint8_t *state = pv_calloc(n, 1);
+	int64_t *ecost0 = pv_malloc((size_t)(ne ? ne : 1) * sizeof(int64_t));
+	if (!local || !s.order || !s.out_first || !s.out_list || !s.in_count || !s.back || !s.tflow ||
+	    !s.pend || !s.npend || !s.cpend || !stack || !iter || !state || !ecost0) {
+		b->status = PV_ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		local[c->touched_list[i]] = i;
+	/* the primary event's cost of each edge; an inlined-code edge costs what the inlined code does */
+	for (uint32_t x = 0; x < ne; x++)
+		ecost0[x] = c->edges[x].is_inline ? 0 : pos0(c->ecost[(size_t)x * nev]);
+	for (uint32_t x = 0; x < ne; x++)
+		s.out_first[local[c->edges[x].from] + 1]++;
+	for (uint32_t i = 0; i < n; i++)
+		s.out_first[i + 1] += s.out_first[i];
+	{
+		uint32_t *fill = iter;
+		memset(fill, 0, (size_t)n * sizeof(uint32_t));
+		for (uint32_t x = 0; x < ne; x++) {
+			uint32_t f = local[c->edges[x].from];
+			s.out_list[s.out_first[f] + fill[f]++] = x;
+		}
+	}
+	/* depth-first walks, from the functions nobody calls first: back edges dropped */
+	for (uint32_t x = 0; x < ne; x++)
+		s.in_count[local[c->edges[x].to]]++;
+	uint32_t norder = 0;
+	for (uint32_t pass = 0; pass < 2; pass++) {
+		for (uint32_t r = 0; r < n; r++) {
+			if (state[r] || (pass == 0 && s.in_count[r]))
+				continue;
+			uint32_t sp = 0;
+			stack[sp] = r;
+			iter[sp] = s.out_first[r];
+			sp++;
+			state[r] = 1;
+			while (sp) {
+				uint32_t f = stack[sp - 1];
+				if (iter[sp - 1] < s.out_first[f + 1]) {
+					uint32_t x = s.out_list[iter[sp - 1]++];
+					uint32_t g = local[c->edges[x].to];
+					if (state[g] == 1) {
+						s.back[x] = 1;
+					} else if (state[g] == 0) {
+						state[g] = 1;
+						stack[sp] = g;
+						iter[sp] = s.out_first[g];
+						sp++;
+					}
+				} else {
+					state[f] = 2;
+					s.order[norder++] = f;
+					sp--;
+				}
+			}
+		}
+	}
+	/* reverse post-order: callers before callees */
+	for (uint32_t i = 0; i < norder / 2; i++) {
+		uint32_t t = s.order[i];
+		s.order[i] = s.order[norder - 1 - i];
+		s.order[norder - 1 - i] = t;
+	}
+	/* inlined-code edges cost the inlined code's own flow: computed callees first */
+	for (uint32_t k = norder; k-- > 0;) {
+		uint32_t f = s.order[k];
+		int64_t t = pos0(c->pself[(size_t)c->touched_list[f] * nev]);
+		for (uint32_t i = s.out_first[f]; i < s.out_first[f + 1]; i++) {
+			uint32_t x = s.out_list[i];
+			if (s.back[x])
+				continue;
+			if (c->edges[x].is_inline)
+				ecost0[x] = s.tflow[local[c->edges[x].to]];
+			t += ecost0[x];
+		}
+		s.tflow[f] = t;
+	}
+	/* top-down: each function's contexts split over its self cost and its kept calls */
+	int64_t *rows = NULL, *cols = NULL, *need = NULL, *cell = NULL, *tmp = NULL;
+	double *frac = NULL, *frow = NULL;
+	uint32_t cap_rows = 0, cap_cols = 0;
+	for (uint32_t k = 0; k < norder && !b->status; k++) {
+		uint32_t f = s.order[k], fg = c->touched_list[f];
+		int64_t in = 0;
+		for (uint32_t i = 0; i < s.npend[f]; i++)
+			in += s.pend[f][i].flow;
+		int64_t tf = s.tflow[f];
+		int any_self = 0;
+		for (uint32_t e = 0; e < nev; e++)
+			any_self |= c->pself[(size_t)fg * nev + e] > 0;
+		if (in < tf && push_ctx(c, &s, f, PV_NONE, tf - in))
+			break;
+		if (s.npend[f] == 0 && any_self && push_ctx(c, &s, f, PV_NONE, 0))
+			break;
+		uint32_t nr = s.npend[f];
+		struct ctx *cx = s.pend[f];
+		if (nr == 0)
+			continue;
+		/* at most ctx_cap contexts: the costliest; the rest start at the root */
+		if (nr > c->ctx_cap) {
+			qsort(cx, nr, sizeof(*cx), cmp_ctx_flow);
+			int64_t rest = 0;
+			for (uint32_t i = c->ctx_cap - 1; i < nr; i++)
+				rest += cx[i].flow;
+			c->merged_contexts += nr - (c->ctx_cap - 1);
+			cx[c->ctx_cap - 1] = (struct ctx){.parent = PV_NONE, .flow = rest};
+			nr = c->ctx_cap;
+			/* the root context may now appear twice: merge them */
+			for (uint32_t i = 0; i + 1 < nr; i++)
+				if (cx[i].parent == PV_NONE) {
+					cx[i].flow += cx[nr - 1].flow;
+					nr--;
+					break;
+				}
+		}
+		uint32_t ncol = 1 + s.out_first[f + 1] - s.out_first[f];
+		if (nr > cap_rows) {
+			cap_rows = nr * 2;
+			pv_free(rows);
+			pv_free(tmp);
+			pv_free(frow);
+			rows = pv_malloc(cap_rows * sizeof(int64_t));
+			tmp = pv_malloc(cap_rows * sizeof(int64_t));
+			frow = pv_malloc(cap_rows * sizeof(double));
+		}
+		if (ncol > cap_cols) {
+			cap_cols = ncol * 2;
+			pv_free(cols);
+			pv_free(need);
+			pv_free(frac);
+			cols = pv_malloc(cap_cols * sizeof(int64_t));
+			need = pv_malloc(cap_cols * sizeof(int64_t));
+			frac = pv_malloc(cap_cols * sizeof(double));
+		}
+		pv_free(cell);
+		cell = pv_malloc((size_t)nr * ncol * sizeof(int64_t));
+		if (!rows || !tmp || !frow || !cols || !need || !frac || !cell) {
+			b->status = PV_ENOMEM;
+			break;
+		}
+		/* when more flows in than the function spends, the contexts shrink in proportion */
+		int64_t sum = 0;
+		for (uint32_t i = 0; i < nr; i++)
+			sum += cx[i].flow;
+		if (sum > tf) {
+			for (uint32_t i = 0; i < nr; i++)
+				tmp[i] = cx[i].flow;
+			apportion(tf, tmp, nr, rows, frow);
+		} else {
+			for (uint32_t i = 0; i < nr; i++)
+				rows[i] = cx[i].flow;
+		}
+		cols[0] = pos0(c->pself[(size_t)fg * nev]);
+		uint32_t j = 1;
+		for (uint32_t i = s.out_first[f]; i < s.out_first[f + 1]; i++, j++)
+			cols[j] = s.back[s.out_list[i]] ? 0 : ecost0[s.out_list[i]];
+		split_rows(rows, nr, cols, ncol, need, cell, frac);
+		/* the stacks of the contexts */
+		for (uint32_t i = 0; i < nr && !b->status; i++)
+			cx[i].parent = builder_stack(b, cx[i].parent, fn_frame(c, fg, 0));
+		/* weights per context: event 0 from the matrix, others apportioned by flow */
+		int64_t *wt = pv_malloc((size_t)nr * nev * sizeof(int64_t));
+		double *fr2 = pv_malloc((size_t)(nr ? nr : 1) * sizeof(double));
+		int64_t *flows = pv_malloc((size_t)(nr ? nr : 1) * sizeof(int64_t));
+		int64_t *share = pv_malloc((size_t)(nr ? nr : 1) * sizeof(int64_t));
+		if (!wt || !fr2 || !flows || !share) {
+			pv_free(wt);
+			pv_free(fr2);
+			pv_free(flows);
+			pv_free(share);
+			b->status = PV_ENOMEM;
+			break;
+		}
+		int64_t fsum = 0;
+		for (uint32_t i = 0; i < nr; i++) {
+			flows[i] = rows[i];
+			fsum += flows[i];
+		}
+		if (fsum == 0)
+			for (uint32_t i = 0; i < nr; i++)
+				flows[i] = 1;
+		for (uint32_t i = 0; i < nr; i++)
+			wt[(size_t)i * nev] = cell[(size_t)i * ncol];
+		for (uint32_t e = 0; e < nev; e++) {
+			int64_t se = c->pself[(size_t)fg * nev + e];
+			if (e == 0 && se >= 0 && fsum > 0)
+				continue;
+			apportion(se, flows, nr, share, fr2);
+			for (uint32_t i = 0; i < nr; i++)
+				wt[(size_t)i * nev + e] = share[i];
+		}
+		for (uint32_t i = 0; i < nr; i++) {
+			int any = 0;
+			for (uint32_t e = 0; e < nev; e++)
+				any |= wt[(size_t)i * nev + e] != 0;
+			if (any)
+				builder_sample(b, th, cx[i].parent, PV_TIME_NONE, wt + (size_t)i * nev);
+		}
+		pv_free(wt);
+		pv_free(fr2);
+		pv_free(flows);
+		pv_free(share);
+		/* callees */
+		j = 1;
+		for (uint32_t i = s.out_first[f]; i < s.out_first[f + 1] && !b->status; i++, j++) {
+			uint32_t x = s.out_list[i];
+			if (s.back[x])
+				continue;
+			uint32_t g = local[c->edges[x].to];
+			for (uint32_t r = 0; r < nr; r++) {
+				int64_t v = cell[(size_t)r * ncol + j];
+				if (v > 0 && push_ctx(c, &s, g, cx[r].parent, v))
+					break;
+			}
+		}
+		pv_free(s.pend[f]);
+		s.pend[f] = NULL;
+		s.npend[f] = s.cpend[f] = 0;
+	}
+	pv_free(rows);
+	pv_free(tmp);
+	pv_free(cols);
+	pv_free(need);
+	pv_free(frac);
+	pv_free(frow);
+	pv_free(cell);
+out:
+	if (s.pend)
+		for (uint32_t i = 0; i < n; i++)
+			pv_free(s.pend[i]);
+	pv_free(s.pend);
+	pv_free(s.npend);
+	pv_free(s.cpend);
+	pv_free(s.order);
+	pv_free(s.out_first);
+	pv_free(s.out_list);
+	pv_free(s.in_count);
+	pv_free(s.back);
+	pv_free(s.tflow);
+	pv_free(stack);
+	pv_free(iter);
+	pv_free(state);
+	pv_free(ecost0);
+	pv_free(local);
+	pv_free(w);
+	return b->status ? -1 : 0;
+}
+
+/* Ends a part: its samples, then its tables cleared for the next one. */
+static int end_part(struct cg *c)
+{
+	if (!c->part_has_data)
+		return 0;
+	/* a bounded number of contexts per function keeps the model linear in the file */
+	uint64_t cap = c->nfns ? 4000000 / c->nfns : 64;
+	c->ctx_cap = cap > 64 ? 64 : cap < 4 ? 4 : (uint32_t)cap;
+	if (synthesize(c))
+		return -1;
+	for (uint32_t i = 0; i < c->nr_touched; i++)
+		memset(c->pself + (size_t)c->touched_list[i] * c->nev, 0, c->nev * sizeof(int64_t));
+	c->nr_touched = 0;
+	c->nedges = 0;
+	u64map_release(&c->edge_map);
+	u64map_release(&c->line_map);
+	c->nlines = 0;
+	c->lines_on = 1;
+	c->part_has_data = 0;
+	c->part_no++;
+	c->nr_parts_done++;
+	c->thread = PV_NONE;
+	for (uint32_t i = 0; i < MAX_POS; i++)
+		c->prev_pos[i] = 0;
+	return 0;
+}
+
+/* ---- the body ---- */
+
+static int self_cost(struct cg *c, const int64_t *cost, int64_t line)
+{
+	uint32_t f = c->cur;
+	uint32_t nev = c->nev;
+	touch(c, f);
+	for (uint32_t e = 0; e < nev; e++) {
+		if (!cost[e])
+			continue;
+		if (add_checked(c, &c->exact_self[(size_t)f * nev + e], cost[e]) ||
+		    add_checked(c, &c->pself[(size_t)f * nev + e], cost[e]) ||
+		    add_checked(c, &c->total[e], cost[e]))
+			return -1;
+		if (cost[e] < 0)
+			c->negative++;
+	}
+	if (c->lines_on) {
+		uint64_t key = (uint64_t)f << 32 | (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
+		uint32_t r = u64map_get(&c->line_map, key);
+		if (r == UINT32_MAX) {
+			uint32_t old = c->cap_lines;
+			if (grow(c, (void **)&c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1))
+				return -1;
+			if (old != c->cap_lines) {
+				if (COL_GROW(c->line_no, c->cap_lines) || grow_costs(c, &c->line_cost, old, c->cap_lines)) {
+					c->b->status = PV_ENOMEM;
+					return -1;
+				}
+			}
+			r = c->nlines++;
+			c->line_fn[r] = f;
+			c->line_no[r] = (uint32_t)(key & 0xffffffffu);
+			memset(c->line_cost + (size_t)r * nev, 0, nev * sizeof(int64_t));
+			if (u64map_put(&c->line_map, key, r)) {
+				c->b->status = PV_ENOMEM;
+				return -1;
+			}
+		}
+		for (uint32_t e = 0; e < nev; e++)
+			c->line_cost[(size_t)r * nev + e] += cost[e];
+	}
+	return 0;
+}
+
+static int call_cost(struct cg *c, const int64_t *cost)
+{
+	uint32_t nev = c->nev;
+	uint32_t x = edge_of(c, c->cur, c->callee, 0);
+	if (x == NONE32)
+		return -1;
+	c->fns[c->callee].callee = 1;
+	for (uint32_t e = 0; e < nev; e++) {
+		if (add_checked(c, &c->ecost[(size_t)x * nev + e], cost[e]) ||
+		    add_checked(c, &c->callee_in[(size_t)c->callee * nev + e], cost[e]) ||
+		    add_checked(c, &c->out_calls[(size_t)c->cur * nev + e], cost[e]))
+			return -1;
+	}
+	/* a part with calls keeps no per-line costs */
+	if (c->lines_on) {
+		c->lines_on = 0;
+		u64map_release(&c->line_map);
+		c->nlines = 0;
+	}
+	return 0;
+}
+
+/* Header line "key: value" handled; 1 when it was one, 0 when not, -1 on error. */
+static int header_line(struct cg *c, const char *p, const char *e)
+{
+	const char *colon = memchr(p, ':', (size_t)(e - p));
+	if (!colon)
+		return 0;
+	for (const char *q = p; q < colon; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_'))
+			return 0;
+	size_t kl = (size_t)(colon - p);
+	const char *v = skip_ws(colon + 1, e);
+	struct pv_builder *b = c->b;
+	if (kl == 6 && !memcmp(p, "events", 6))
+		return read_events(c, v, e) ? -1 : 1;
+	if (kl == 9 && !memcmp(p, "positions", 9))
+		return read_positions(c, v, e) ? -1 : 1;
+	if (kl == 7 && !memcmp(p, "summary", 7)) {
+		if (read_total_line(c, v, e, c->summary))
+			return -1;
+		c->have_summary = 1;
+		c->summary_line = c->lineno;
+		return 1;
+	}
+	if (kl == 6 && !memcmp(p, "totals", 6)) {
+		int64_t t[MAX_EVENTS];
+		if (read_total_line(c, v, e, t))
+			return -1;
+		for (uint32_t i = 0; i < MAX_EVENTS; i++)
+			c->totals[i] += t[i]; /* one totals: line per part */
+		c->have_totals = 1;
+		c->totals_line = c->lineno;
+		return 1;
+	}
+	if ((kl == 4 && !memcmp(p, "part", 4)) || (kl == 6 && !memcmp(p, "thread", 6)) ||
+	    (kl == 3 && !memcmp(p, "pid", 3))) {
+		if (c->part_has_data && end_part(c))
+			return -1;
+		int64_t num = 0;
+		for (const char *q = v; q < e && *q >= '0' && *q <= '9' && num < INT64_MAX / 10; q++)
+			num = num * 10 + (*q - '0');
+		if (kl == 3)
+			c->pid = num;
+		else if (kl == 6)
+			c->tid = num;
+		else
+			c->part_name = builder_strf(b, "part %.*s", (int)(e - v), v);
+		return 1;
+	}
+	if (kl == 3 && !memcmp(p, "cmd", 3)) {
+		c->cmd = builder_str(b, v, (size_t)(e - v));
+		return 1;
+	}
+	if (kl == 5 && !memcmp(p, "event", 5)) {
+		if (memchr(v, '=', (size_t)(e - v)))
+			c->derived_events++;
+		return 1;
+	}
+	if (kl == 4 && !memcmp(p, "desc", 4)) {
+		c->desc_lines++;
+		return 1;
+	}
+	if ((kl == 7 && !memcmp(p, "version", 7)) || (kl == 7 && !memcmp(p, "creator", 7)))
+		return 1;
+	return 0;
+}
+
+static int body(struct cg *c)
+{
+	struct pv_builder *b = c->b;
+	const char *p = c->in->data, *end = c->in->data + c->in->len;
+	int64_t cost[MAX_EVENTS];
+	while (p < end && !b->status) {
+		const char *le = memchr(p, '\n', (size_t)(end - p));
+		if (!le)
+			le = end;
+		const char *e = le;
+		if (e > p && e[-1] == '\r')
+			e--;
+		c->lineno++;
+		c->line = p;
+		if ((c->lineno & 0xffff) == 0)
+			input_forget(c->in, p);
+		if (p == e || *p == '#' || skip_ws(p, e) == e) {
+			p = le + 1;
+			continue;
+		}
+		char ch = *p;
+		if ((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') {
+			/* a cost line */
+			if (!c->have_events)
+				return cg_fail(c, p, "a cost line before the events: line");
+			if (c->cur == NONE32) {
+				c->costs_no_fn++;
+				p = le + 1;
+				continue;
+			}
+			int64_t line = 0;
+			if (parse_cost_line(c, p, e, cost, &line))
+				return -1;
+			c->part_has_data = 1;
+			if (c->pending_call == 1) {
+				if (call_cost(c, cost))
+					return -1;
+				c->callee = NONE32;
+			} else if (c->pending_call == 2) {
+				int any = 0;
+				for (uint32_t i = 0; i < c->nev; i++)
+					any |= cost[i] != 0;
+				if (any && self_cost(c, cost, line))
+					return -1;
+			} else if (self_cost(c, cost, line)) {
+				return -1;
+			}
+			c->pending_call = 0;
+			p = le + 1;
+			continue;
+		}
+		if (c->pending_call == 1)
+			return cg_fail(c, p, "a calls= line must be followed by its cost line");
+		c->pending_call = 0;
+		const char *eq = memchr(p, '=', (size_t)(e - p));
+		size_t kl = eq ? (size_t)(eq - p) : 0;
+		if (eq && kl <= 6 && kl >= 2 && p[0] >= 'a' && p[0] <= 'z') {
+			const char *v = eq + 1;
+			if (!c->have_events)
+				return cg_fail(c, p, "a '%.*s=' line before the events: line", (int)kl, p);
+			pv_str_ix s;
+			if (kl == 2 && !memcmp(p, "fn", 2)) {
+				if (spec_name(c, NS_FN, v, e, &s))
+					return -1;
+				c->cur_fn_name = s;
+				c->cur = c->host = fn_of(c, c->cur_file, s);
+				if (c->cur == NONE32)
+					return -1;
+				struct cg_fn *F = &c->fns[c->cur];
+				if (!F->defined) {
+					F->defined = 1;
+					if (c->cur_ob) {
+						size_t n;
+						const char *path = pv_str(b->p, c->cur_ob);
+						n = strlen(path);
+						const char *base = path + n;
+						while (base > path && base[-1] != '/')
+							base--;
+						enum pv_module_kind k = strstr(base, ".so") ? PV_MODULE_LIBRARY
+								       : !strncmp(base, "vgpreload", 9) ? PV_MODULE_LIBRARY
+								       : PV_MODULE_BINARY;
+						if (!strcmp(path, "???"))
+							k = PV_MODULE_UNKNOWN;
+						F->module = builder_module(b, builder_str(b, base, (size_t)(path + n - base)),
+									   c->cur_ob, k);
+					}
+				}
+				c->callee = NONE32;
+				c->have_cfile = c->have_cfn = 0;
+			} else if (kl == 2 && !memcmp(p, "fl", 2)) {
+				if (spec_name(c, NS_FL, v, e, &s))
+					return -1;
+				c->cur_file = s;
+			} else if (kl == 2 && (!memcmp(p, "fi", 2) || !memcmp(p, "fe", 2))) {
+				if (spec_name(c, NS_FL, v, e, &s))
+					return -1;
+				c->cur_file = s;
+				if (c->host != NONE32) {
+					c->cur = fn_of(c, s, c->cur_fn_name);
+					if (c->cur == NONE32)
+						return -1;
+					if (c->cur != c->host) {
+						c->fns[c->cur].module = c->fns[c->host].module;
+						if (edge_of(c, c->host, c->cur, 1) == NONE32)
+							return -1;
+					}
+				}
+			} else if (kl == 2 && !memcmp(p, "ob", 2)) {
+				if (spec_name(c, NS_OB, v, e, &s))
+					return -1;
+				c->cur_ob = s;
+			} else if (kl == 3 && !memcmp(p, "cob", 3)) {
+				if (spec_name(c, NS_OB, v, e, &s))
+					return -1;
+				c->cob = s;
+			} else if (kl == 3 && (!memcmp(p, "cfi", 3) || !memcmp(p, "cfl", 3))) {
+				if (spec_name(c, NS_FL, v, e, &s))
+					return -1;
+				c->cfile = s;
+				c->have_cfile = 1;
+			} else if (kl == 3 && !memcmp(p, "cfn", 3)) {
+				if (spec_name(c, NS_FN, v, e, &s))
+					return -1;
+				c->cfn = s;
+				c->have_cfn = 1;
+			} else if (kl == 3 && (!memcmp(p, "jfi", 3) || !memcmp(p, "jfn", 3))) {
+				if (spec_name(c, p[1] == 'f' && p[2] == 'i' ? NS_FL : NS_FN, v, e, &s))
+					return -1;
+			} else if (kl == 5 && !memcmp(p, "calls", 5)) {
+				uint64_t count;
+				const char *q = skip_ws(v, e);
+				if (parse_u64(c, &q, e, &count))
+					return -1;
+				/* the target position: checked, not kept */
+				for (uint32_t i = 0; i < c->npos; i++) {
+					q = skip_ws(q, e);
+					if (q >= e)
+						break;
+					int64_t t;
+					if (parse_pos(c, &q, e, c->prev_pos[i], &t))
+						return -1;
+				}
+				/* the callee: cfn= in cfi= (or the current file), both for this call only */
+				if (c->have_cfn) {
+					c->callee = fn_of(c, c->have_cfile ? c->cfile : c->cur_file, c->cfn);
+					if (c->callee == NONE32)
+						return -1;
+				}
+				c->have_cfile = 0;
+				c->have_cfn = 0;
+				if (c->cur == NONE32 || c->callee == NONE32) {
+					c->calls_no_fn++;
+					/* its cost line is read and dropped */
+					const char *nl = le + 1;
+					p = nl;
+					if (p < end) {
+						const char *l2 = memchr(p, '\n', (size_t)(end - p));
+						p = l2 ? l2 + 1 : end;
+						c->lineno++;
+					}
+					continue;
+				}
+				c->call_count = count;
+				c->pending_call = 1;
+			} else if ((kl == 4 && !memcmp(p, "jump", 4)) || (kl == 4 && !memcmp(p, "jcnd", 4))) {
+				c->jumps++;
+				c->pending_call = 2;
+			} else if ((kl == 6 && !memcmp(p, "rcalls", 6))) {
+				c->unknown_lines++;
+			} else {
+				if (!c->unknown_lines++)
+					c->first_unknown = c->lineno;
+			}
+			p = le + 1;
+			continue;
+		}
+		int h = header_line(c, p, e);
+		if (h < 0)
+			return -1;
+		if (h == 0 && !c->unknown_lines++)
+			c->first_unknown = c->lineno;
+		p = le + 1;
+	}
+	if (c->pending_call == 1)
+		return cg_fail(c, end, "the file ends after a calls= line, without its cost line");
+	return b->status ? -1 : 0;
+}
+
+static void fmt_costs(char *buf, size_t n, const int64_t *v, uint32_t nev)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (uint32_t e = 0; e < nev && used < n; e++)
+		used += (size_t)snprintf(buf + used, n - used, "%s%lld", e ? " " : "", (long long)v[e]);
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
-	(void)b;
-	return pv_error_set(err, PV_EFORMAT, "%s: the callgrind importer is not written yet", in->name);
+	struct cg c = {.in = in, .b = b, .err = err, .cur = NONE32, .host = NONE32, .callee = NONE32,
+		       .npos = 1, .pos_line = 0, .pid = PV_ID_NONE, .tid = PV_ID_NONE,
+		       .thread = PV_NONE, .lines_on = 1};
+	int rc = body(&c);
+	if (!rc && !b->status && !c.have_events)
+		rc = cg_fail(&c, NULL, "no events: line (not a callgrind file)");
+	if (!rc && !b->status) {
+		if (c.part_has_data)
+			end_part(&c);
+	}
+	if (!rc && !b->status && c.nr_parts_done == 0 && c.nfns == 0) {
+		/* no cost at all (an empty part): one empty thread */
+		builder_thread(b, c.part_name ? c.part_name : builder_cstr(b, "callgrind"), c.pid, c.tid, c.cmd);
+	}
+	if (!rc && !b->status) {
+		/* every function a model function, even those with no cost */
+		for (uint32_t f = 0; f < c.nfns; f++)
+			fn_frame(&c, f, 0);
+		/* the exact per-function costs, as callgrind_annotate --inclusive=yes computes them */
+		struct pv_profile *p = b->p;
+		uint32_t nf = p->funcs.len, nev = c.nev;
+		p->func_costs.self = pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
+		p->func_costs.total = pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
+		if (!p->func_costs.self || !p->func_costs.total)
+			b->status = PV_ENOMEM;
+		for (uint32_t m = 0; m < p->metrics.len && !b->status; m++) {
+			p->func_costs.self[m] = pv_calloc(nf ? nf : 1, sizeof(int64_t));
+			p->func_costs.total[m] = pv_calloc(nf ? nf : 1, sizeof(int64_t));
+			if (!p->func_costs.self[m] || !p->func_costs.total[m])
+				b->status = PV_ENOMEM;
+		}
+		p->func_costs.funcs_len = nf;
+		for (uint32_t f = 0; f < c.nfns && !b->status; f++) {
+			pv_func_ix fi = c.fns[f].func;
+			for (uint32_t e = 0; e < nev; e++) {
+				int64_t s = c.exact_self[(size_t)f * nev + e];
+				int64_t t = c.fns[f].callee ? c.callee_in[(size_t)f * nev + e]
+							    : s + c.out_calls[(size_t)f * nev + e];
+				p->func_costs.self[e][fi] += s;
+				p->func_costs.total[e][fi] += t;
+			}
+		}
+	}
+	if (!rc && !b->status) {
+		char got[512], said[512];
+		fmt_costs(got, sizeof(got), c.total, c.nev);
+		if (c.have_totals && memcmp(c.totals, c.total, c.nev * sizeof(int64_t)) != 0) {
+			fmt_costs(said, sizeof(said), c.totals, c.nev);
+			builder_lossy(b, 1, "totals: (line %llu) says %s, the cost lines add up to %s (used)",
+				      (unsigned long long)c.totals_line, said, got);
+		}
+		if (c.have_summary && memcmp(c.summary, c.total, c.nev * sizeof(int64_t)) != 0) {
+			fmt_costs(said, sizeof(said), c.summary, c.nev);
+			builder_lossy(b, 1, "summary: (line %llu) says %s, the cost lines add up to %s (used)",
+				      (unsigned long long)c.summary_line, said, got);
+		}
+		int calls = 0;
+		for (uint32_t f = 0; f < c.nfns && !calls; f++)
+			calls = c.fns[f].callee;
+		if (calls)
+			builder_lossy(b, 1, "callgrind stores a call graph: calling contexts deeper than one call are estimated (each function's cost split over its callers in proportion to the calls' inclusive costs); per-function self and inclusive costs are exact (top, flat)");
+		builder_lossy(b, c.merged_contexts, "calling contexts beyond %u per function merged into one starting at the root", c.ctx_cap);
+		builder_lossy(b, c.jumps, "jump= / jcnd= lines (jumps not kept)");
+		builder_lossy(b, c.odd_costs, "costs written as positions (+N, -N, *), read as callgrind_annotate reads them");
+		builder_lossy(b, c.negative, "negative costs (not in the calling contexts)");
+		builder_lossy(b, c.derived_events, "derived events (event: NAME = FORMULA) not computed");
+		builder_lossy(b, c.desc_lines, "desc: lines not kept");
+		builder_lossy(b, c.unknown_lines, "lines profview does not read (skipped, first at line %llu)",
+			      (unsigned long long)c.first_unknown);
+		builder_lossy(b, c.calls_no_fn, "calls= lines outside a function or without cfn= (skipped)");
+		builder_lossy(b, c.costs_no_fn, "cost lines before any fn= (skipped)");
+		builder_lossy(b, c.undefined_names, "compressed names used before they are defined (read as \"\", as callgrind_annotate does)");
+		if (c.instr_positions)
+			builder_lossy(b, 1, "instruction addresses of cost lines not kept (costs per line)");
+	}
+	for (int i = 0; i < NR_NS; i++)
+		u64map_release(&c.names[i]);
+	u64map_release(&c.fn_map);
+	u64map_release(&c.edge_map);
+	u64map_release(&c.line_map);
+	pv_free(c.fns);
+	pv_free(c.exact_self);
+	pv_free(c.callee_in);
+	pv_free(c.out_calls);
+	pv_free(c.pself);
+	pv_free(c.touched_list);
+	pv_free(c.edges);
+	pv_free(c.ecost);
+	pv_free(c.line_fn);
+	pv_free(c.line_no);
+	pv_free(c.line_cost);
+	if (!rc && b->status)
+		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name, pv_strerror(b->status));
+	return rc;
 }
 
 const struct importer importer_callgrind = {

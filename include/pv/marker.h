@@ -1,0 +1,202 @@
+/*
+ * marker.h - derived markers: the markers every view shows, their schemas, labels, formats,
+ * search and per-name summary (spec/markers.md; the Firefox Profiler's marker model).
+ *
+ * pv_markers_derive() turns the raw marker rows of a profile (profile.h) into derived markers,
+ * per thread in one pass in raw-row order: instants; intervals; interval starts paired with the
+ * latest open start of the same name (last in, first out); Network markers paired by payload id;
+ * IPC rows correlated across threads into one IPCOut / IPCIn marker per thread;
+ * CompositorScreenshot instants made to last until the next one of their window. What has no
+ * other end becomes an incomplete marker clamped to the thread's range (first sample to last
+ * sample + interval; without samples, the earliest and latest marker times). The list is sorted
+ * by start (stable: raw order, then thread order, breaks ties).
+ *
+ * The marker set borrows the profile, which must outlive it. Everything it hands out (names,
+ * payload text, schemas) is borrowed from it and valid until pv_markers_free(). Times are
+ * nanoseconds from the profile's zero, like every time of the model. Nothing here prints.
+ */
+#ifndef PV_MARKER_H
+#define PV_MARKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pv/error.h"
+#include "pv/profile.h"
+
+/* A growable NUL-terminated text; zero-initialise, release with pv_text_release. */
+struct pv_text {
+	char *s;     /* "" until something is written; NULL only before the first write */
+	size_t len, cap;
+	bool oom;    /* an append failed: the text is cut short */
+};
+
+void pv_text_release(struct pv_text *t);
+void pv_text_clear(struct pv_text *t);
+void pv_text_put(struct pv_text *t, const char *s, size_t n);
+void pv_text_puts(struct pv_text *t, const char *s);
+void pv_text_printf(struct pv_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+enum pv_marker_flag {
+	PV_MARKER_INCOMPLETE = 1, /* an end was missing: clamped to the thread's range */
+};
+
+struct pv_marker_schema; /* one payload type's schema (opaque) */
+
+struct pv_markers {
+	const struct pv_profile *p;
+	uint32_t len;
+	int64_t *start_ns;
+	int64_t *end_ns;          /* PV_TIME_NONE: an instant */
+	const char **name;        /* profile strings, or "IPCOut", "SyncIPCIn", ... */
+	pv_cat_ix *category;      /* PV_NONE when unknown */
+	pv_thread_ix *thread;
+	uint8_t *flags;           /* enum pv_marker_flag */
+	uint32_t *raw;            /* raw rows of marker i: raw[2i], raw[2i+1] (PV_NONE if one) */
+	const char **data;        /* the payload as compact JSON text, NULL when none; pairs merged
+				   * (the end's keys win) */
+	pv_stack_ix *cause_stack; /* PV_NONE when none */
+	int64_t *cause_time_ns;   /* PV_TIME_NONE when unknown */
+	int64_t *thread_start_ns, *thread_end_ns; /* the range of each thread (see above) */
+	/* schemas: the profile's (meta.marker_schema) and the built-in IPC, Network, Jank */
+	uint32_t nr_schemas;
+	struct pv_marker_schema *schemas;
+	/*
+	 * What could not be shown as the file meant it, each said once: schema fields of an
+	 * unknown format (shown raw), label placeholders that are not understood (shown empty),
+	 * raw rows missing the time their phase needs (left out).
+	 */
+	uint32_t nr_notes;
+	char **notes;
+	/* private */
+	struct pv_arena *arena;
+};
+
+/*
+ * Derives the markers of p. Returns 0, PV_ENOMEM, or PV_EPARSE for a marker schema list that is
+ * not a JSON array of objects (err says where). Cost: one pass over the raw rows (payload text is
+ * read only for the few types that pair specially), one linear sort by start.
+ */
+int pv_markers_derive(const struct pv_profile *p, struct pv_markers **out, struct pv_error *err);
+void pv_markers_free(struct pv_markers *ms);
+
+/* The schema for a payload type, NULL when there is none. */
+const struct pv_marker_schema *pv_marker_schema_find(const struct pv_markers *ms,
+						     const char *type);
+
+/* ---- one marker as the tooltip, the sidebar and the table show it ---- */
+
+enum pv_label_kind { PV_LABEL_TOOLTIP = 0, PV_LABEL_TABLE, PV_LABEL_CHART };
+
+struct pv_marker_field {
+	const char *key;   /* NULL for a static row of an old Gecko schema */
+	const char *label; /* the schema's label, else the key */
+	const char *value; /* formatted */
+	bool hidden;       /* out of tooltips and the sidebar; still in labels and search */
+};
+
+/*
+ * A marker resolved for display. Reuse one between calls (its buffers are kept); release it
+ * with pv_marker_detail_release. Pointers are valid until the next pv_marker_detail call on it.
+ */
+struct pv_marker_detail {
+	const char *type;          /* the payload's "type", NULL when none */
+	const char *label[3];      /* by enum pv_label_kind, with the spec's fallbacks */
+	const char *description;   /* NULL when the schema has none */
+	uint32_t nr_fields;        /* the schema's fields that have a value, in schema order */
+	struct pv_marker_field *fields;
+	/* private */
+	struct pv_text buf;
+	size_t *offs;
+	uint32_t cap;
+	void *doc;
+};
+
+/* Resolves marker i. Returns 0 or PV_ENOMEM. */
+int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_detail *d);
+void pv_marker_detail_release(struct pv_marker_detail *d);
+
+/*
+ * One value formatted as a schema field format says (spec table "Formats"): format is the
+ * format's JSON text ("\"bytes\"" or {"type": "table", "columns": [...]}), value a JSON value's
+ * text. A missing or null value is "(empty)"; an unknown format shows the raw value. ms may be
+ * NULL (pid and tid then show as "PID: n" / "TID: n").
+ */
+void pv_marker_format(const struct pv_markers *ms, const char *format, size_t format_len,
+		      const char *value, size_t value_len, struct pv_text *out);
+
+/* A time in milliseconds as the Firefox Profiler shows one: 500ns, 250μs, 12.346ms, 1m5s. */
+void pv_format_timestamp(double ms, struct pv_text *out);
+
+/*
+ * The cause stack of marker i as function names from the leaf to the root (one per frame);
+ * returns how many, 0 when the marker has none. names may be NULL to count.
+ */
+uint32_t pv_marker_cause(const struct pv_markers *ms, uint32_t i, const char **names,
+			 uint32_t cap);
+
+/* ---- search: "a,b,key:value,-key:value" ---- */
+
+struct pv_marker_search;
+
+/*
+ * Compiles a search: comma-separated terms, trimmed, each a case-insensitive substring of the
+ * name, the category, the payload type or a field's formatted value (OR); "key:value" matches one
+ * key (name, cat, type or a field key) and is also a plain term; "-key:value" excludes. A marker
+ * is kept when (there is no positive term or one matches) and no negative term matches. An empty
+ * search keeps everything. Returns 0 or PV_ENOMEM.
+ */
+int pv_marker_search_new(const char *text, struct pv_marker_search **out);
+void pv_marker_search_free(struct pv_marker_search *s);
+/* Whether marker i is kept; scratch is a detail reused between calls. */
+bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,
+			    const struct pv_marker_search *s, struct pv_marker_detail *scratch);
+
+/* ---- a selection, as the marker table shows it ---- */
+
+enum pv_marker_order {
+	PV_MARKERS_BY_START = 0,  /* the list's own order */
+	PV_MARKERS_BY_DURATION,   /* longest first; instants and incomplete ones last, by start */
+};
+
+struct pv_marker_select {
+	const struct pv_marker_search *search; /* NULL: every marker */
+	const pv_thread_ix *threads;           /* NULL or none: every thread */
+	uint32_t nr_threads;
+	bool has_range;   /* keep markers that overlap [range_start_ns, range_end_ns): start before
+			   * its end, and end (start for an instant) at or after its start */
+	int64_t range_start_ns, range_end_ns;
+	enum pv_marker_order order;
+};
+
+/*
+ * The markers sel keeps, in its order, as indexes into ms (*idx is freed with pv_free_indexes).
+ * Returns 0 or PV_ENOMEM.
+ */
+int pv_marker_select(const struct pv_markers *ms, const struct pv_marker_select *sel,
+		     uint32_t **idx, uint32_t *n);
+void pv_free_indexes(uint32_t *idx);
+
+/* ---- per-name summary ---- */
+
+struct pv_marker_summary_row {
+	const char *name;
+	uint64_t count;      /* markers of this name */
+	uint64_t instant;    /* of which instants (no duration) */
+	uint64_t incomplete; /* of which incomplete (duration unknown) */
+	uint64_t timed;      /* with a known duration: the rest; the durations below are theirs */
+	int64_t total_ns, min_ns, median_ns, max_ns; /* 0 when timed is 0; median of an even
+						      * count: the mean of the middle two */
+};
+
+/*
+ * Per name over the markers with keep[i] set (keep NULL: all), sorted by total duration
+ * (descending), then count (descending), then name. Returns 0 or PV_ENOMEM; *rows is freed by
+ * pv_marker_summary_free. Linear in the markers (medians by selection).
+ */
+int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
+		      struct pv_marker_summary_row **rows, uint32_t *nr_rows);
+void pv_marker_summary_free(struct pv_marker_summary_row *rows);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * internal.h - what the marker module's files share: a small JSON document over payload text
+ * (payloads are short, and labels, fields and pairing need random access by key), JavaScript's
+ * way of turning values into text (the formats are defined by what the Firefox Profiler shows),
+ * and the compiled schemas.
+ */
+#ifndef PV_MARKER_INTERNAL_H
+#define PV_MARKER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "import/json.h"
+#include "pv/marker.h"
+
+#define JN_NONE UINT32_MAX
+
+/* One value of a document. Offsets index the source text, or the decoded text when *_dec. */
+struct jnode {
+	uint8_t kind;         /* enum json_kind: OBJECT, ARRAY, STRING, NUMBER, TRUE, FALSE, NULL */
+	bool key_dec, str_dec;
+	uint32_t next;        /* next sibling, JN_NONE */
+	uint32_t first;       /* first child of an object or array, JN_NONE */
+	uint32_t nkids;
+	uint32_t key, key_len; /* an object member's key */
+	uint32_t str, str_len; /* a string's decoded bytes; a number's or literal's text */
+	uint32_t off, end;     /* the value's own text in the source */
+};
+
+struct jdoc {
+	const char *src;
+	size_t src_len;
+	struct jnode *n; /* n[0] is the root */
+	uint32_t nr, cap;
+	char *dec;       /* decoded strings and keys that held escapes */
+	size_t dec_len, dec_cap;
+};
+
+/* Parses src (reusing d's buffers). Returns 0, PV_EPARSE (not JSON) or PV_ENOMEM. */
+int jdoc_parse(struct jdoc *d, const char *src, size_t len, struct pv_error *err);
+void jdoc_release(struct jdoc *d);
+const char *jn_key(const struct jdoc *d, uint32_t n, size_t *len);
+const char *jn_str(const struct jdoc *d, uint32_t n, size_t *len);
+bool jn_is(const struct jdoc *d, uint32_t n, const char *lit); /* a string equal to lit */
+/* The member of object obj named key, JN_NONE when absent (or obj is not an object). */
+uint32_t jn_get(const struct jdoc *d, uint32_t obj, const char *key);
+/* JavaScript's Number(value) for numbers, numeric strings and booleans; false when NaN. */
+bool jn_number(const struct jdoc *d, uint32_t n, double *out);
+/* JavaScript truthiness (missing: false). */
+bool jn_truthy(const struct jdoc *d, uint32_t n);
+/* JavaScript's String(value): strings as they are, numbers as JS prints them, [a,b] as "a,b". */
+void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out);
+
+/* A number as JavaScript's Number.prototype.toString prints it (shortest round trip). */
+void js_number(double v, struct pv_text *out);
+/* Exact milliseconds text (a JSON number) to nanoseconds; false when not a plain number. */
+bool ms_text_to_ns(const char *s, size_t n, int64_t *out);
+/* Nanoseconds as exact milliseconds JSON text: "1022", "1030.1", "-0.5". */
+void ns_to_ms_text(int64_t ns, struct pv_text *out);
+/* s as a JSON string literal. */
+void json_quote(struct pv_text *out, const char *s, size_t n);
+
+/* ---- formats ---- */
+
+enum mfmt_kind {
+	F_UNKNOWN = 0, F_STRING, F_UNIQUE_STRING, F_DURATION, F_SECONDS, F_MILLISECONDS,
+	F_MICROSECONDS, F_NANOSECONDS, F_BYTES, F_INTEGER, F_DECIMAL, F_PERCENTAGE, F_HEX, F_PID,
+	F_TID, F_LIST, F_TABLE,
+};
+
+struct mcol {
+	const char *label; /* NULL when the column has none */
+	uint8_t kind;      /* enum mfmt_kind (not a table) */
+	const char *name;  /* the format's name as written (for unknown ones) */
+};
+
+struct mfmt {
+	uint8_t kind;
+	const char *name;  /* as written; "" for a table */
+	uint32_t nr_cols;
+	struct mcol *cols;
+};
+
+/* The kind of a format name ("bytes" -> F_BYTES), F_UNKNOWN when it is not one. */
+enum mfmt_kind mfmt_kind_of(const char *name, size_t len);
+/* Formats value node n of d (JN_NONE: missing) as f says. */
+void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, const struct jdoc *d,
+		uint32_t n, struct pv_text *out);
+/* formatNumber of the Firefox Profiler: significant digits, at most maxfrac decimals. */
+void fmt_number(double v, int sig, int maxfrac, bool percent, struct pv_text *out);
+
+/* ---- schemas ---- */
+
+enum lpart_kind { LP_TEXT, LP_NAME, LP_START, LP_END, LP_DURATION, LP_CATEGORY, LP_DATA,
+		  LP_TERNARY, LP_EMPTY };
+
+struct lpart {
+	uint8_t kind;
+	const char *text;          /* LP_TEXT; LP_DATA/LP_TERNARY: the key */
+	const struct mfmt *fmt;    /* LP_DATA: the key's field format, NULL for raw */
+	const char *yes, *no;      /* LP_TERNARY */
+};
+
+struct label {
+	uint32_t nr;
+	struct lpart *parts;       /* NULL with nr 0: no label (the fallback applies) */
+};
+
+struct mfield {
+	const char *key;           /* NULL: a static row (old Gecko schemas) */
+	const char *label;
+	const char *value;         /* a static row's text */
+	struct mfmt fmt;
+	bool hidden;
+};
+
+struct pv_marker_schema {
+	const char *name;
+	const char *description;
+	struct label label[3];     /* by enum pv_label_kind */
+	uint32_t nr_fields;
+	struct mfield *fields;
+};
+
+/* Reads the schemas of ms->p (and the built-ins) into ms. Returns 0, PV_ENOMEM or PV_EPARSE. */
+int schemas_load(struct pv_markers *ms, struct pv_error *err);
+/* Records a note once (same text, one note). */
+void markers_note(struct pv_markers *ms, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,527 @@
+/*
+ * payload.c - marker payloads as small JSON documents, and JavaScript's rules for turning values
+ * into text.
+ *
+ * A payload is kept in the model as compact JSON text. Pairing, labels and fields need its
+ * members by key, so it is read into a flat node array (one allocation reused from payload to
+ * payload) with the pull tokenizer of the importers: its depth limit and syntax checks apply, and
+ * no recursion happens here. Values the Firefox Profiler prints with String(value) are printed
+ * the way JavaScript does, so a number reads "165.870919" whether the file wrote
+ * "165.87091900000001" or not.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/file.h"
+#include "marker/internal.h"
+
+/* ---- text ---- */
+
+static bool text_room(struct pv_text *t, size_t n)
+{
+	if (t->oom)
+		return false;
+	if (t->len + n + 1 <= t->cap)
+		return true;
+	size_t nc = t->cap ? t->cap : 64;
+	while (nc < t->len + n + 1)
+		nc *= 2;
+	char *p = pv_realloc(t->s, nc);
+	if (!p) {
+		t->oom = true;
+		return false;
+	}
+	t->s = p;
+	t->cap = nc;
+	return true;
+}
+
+void pv_text_put(struct pv_text *t, const char *s, size_t n)
+{
+	if (!text_room(t, n))
+		return;
+	if (n)
+		memcpy(t->s + t->len, s, n);
+	t->len += n;
+	t->s[t->len] = 0;
+}
+
+void pv_text_puts(struct pv_text *t, const char *s)
+{
+	pv_text_put(t, s, strlen(s));
+}
+
+void pv_text_printf(struct pv_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !text_room(t, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
+}
+
+void pv_text_clear(struct pv_text *t)
+{
+	t->len = 0;
+	t->oom = false;
+	if (t->s)
+		t->s[0] = 0;
+	else
+		pv_text_put(t, "", 0);
+}
+
+void pv_text_release(struct pv_text *t)
+{
+	pv_free(t->s);
+	memset(t, 0, sizeof(*t));
+}
+
+void json_quote(struct pv_text *out, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	pv_text_put(out, "\"", 1);
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		pv_text_put(out, s + run, i - run);
+		run = i + 1;
+		char e[7] = {'\\', (char)c, 0};
+		switch (c) {
+		case '\n': e[1] = 'n'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\t': e[1] = 't'; break;
+		case '"': case '\\': break;
+		default:
+			memcpy(e, "\\u00", 4);
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+		}
+		pv_text_puts(out, e);
+	}
+	pv_text_put(out, s + run, n - run);
+	pv_text_put(out, "\"", 1);
+}
+
+/* ---- documents ---- */
+
+static uint32_t node_new(struct jdoc *d)
+{
+	if (d->nr == d->cap) {
+		uint32_t nc = grow_cap(d->cap, (uint64_t)d->nr + 1);
+		if (!nc || COL_GROW(d->n, nc))
+			return JN_NONE;
+		d->cap = nc;
+	}
+	struct jnode *x = &d->n[d->nr];
+	memset(x, 0, sizeof(*x));
+	x->next = x->first = JN_NONE;
+	return d->nr++;
+}
+
+/* A string or key token's bytes: a view of the source, or a copy in d->dec when escaped. */
+static int tok_text(struct jdoc *d, struct json *j, const struct json_tok *t, uint32_t *off,
+		    uint32_t *len, bool *dec)
+{
+	if (!t->escaped) {
+		*off = (uint32_t)(t->s - d->src);
+		*len = (uint32_t)t->len;
+		*dec = false;
+		return 0;
+	}
+	const char *s;
+	size_t n;
+	int rc = json_str(j, t, &s, &n);
+	if (rc)
+		return rc;
+	if (d->dec_len + n > UINT32_MAX)
+		return PV_ENOMEM;
+	if (d->dec_len + n > d->dec_cap) {
+		size_t nc = d->dec_cap ? d->dec_cap : 256;
+		while (nc < d->dec_len + n)
+			nc *= 2;
+		char *p = pv_realloc(d->dec, nc);
+		if (!p)
+			return PV_ENOMEM;
+		d->dec = p;
+		d->dec_cap = nc;
+	}
+	memcpy(d->dec + d->dec_len, s, n);
+	*off = (uint32_t)d->dec_len;
+	*len = (uint32_t)n;
+	*dec = true;
+	d->dec_len += n;
+	return 0;
+}
+
+int jdoc_parse(struct jdoc *d, const char *src, size_t len, struct pv_error *err)
+{
+	struct pv_input in;
+	struct json j;
+	struct json_tok t;
+	struct pv_error local;
+	uint32_t stack[JSON_MAX_DEPTH + 1], last[JSON_MAX_DEPTH + 1];
+	uint32_t depth = 0;
+	int rc = 0;
+	d->src = src;
+	d->src_len = len;
+	d->nr = 0;
+	d->dec_len = 0;
+	if (len > UINT32_MAX)
+		return pv_error_set(err, PV_ELIMIT, "a marker payload of 4 GiB or more");
+	memset(&in, 0, sizeof(in));
+	in.name = "marker payload";
+	in.data = src;
+	in.len = len;
+	json_init(&j, &in, err ? err : &local);
+	bool have_key = false;
+	struct json_tok key = {0};
+	for (;;) {
+		if ((rc = json_next(&j, &t)))
+			break;
+		if (t.kind == JSON_EOF)
+			break;
+		if (t.kind == JSON_KEY) {
+			key = t;
+			have_key = true;
+			continue;
+		}
+		if (t.kind == JSON_END) {
+			uint32_t c = stack[--depth];
+			d->n[c].end = (uint32_t)(t.s + 1 - src);
+			continue;
+		}
+		uint32_t x = node_new(d);
+		if (x == JN_NONE) {
+			rc = PV_ENOMEM;
+			break;
+		}
+		struct jnode *n = &d->n[x];
+		n->kind = (uint8_t)t.kind;
+		if (have_key) {
+			if ((rc = tok_text(d, &j, &key, &n->key, &n->key_len, &n->key_dec)))
+				break;
+			have_key = false;
+		}
+		if (t.kind == JSON_STRING) {
+			if ((rc = tok_text(d, &j, &t, &n->str, &n->str_len, &n->str_dec)))
+				break;
+			n->off = (uint32_t)(t.s - 1 - src);
+			n->end = (uint32_t)(t.s + t.len + 1 - src);
+		} else {
+			n->str = (uint32_t)(t.s - src);
+			n->str_len = (uint32_t)t.len;
+			n->off = n->str;
+			n->end = n->str + n->str_len;
+		}
+		if (depth) {
+			uint32_t parent = stack[depth - 1];
+			if (d->n[parent].first == JN_NONE)
+				d->n[parent].first = x;
+			else
+				d->n[last[depth - 1]].next = x;
+			last[depth - 1] = x;
+			d->n[parent].nkids++;
+		}
+		if (t.kind == JSON_OBJECT || t.kind == JSON_ARRAY) {
+			stack[depth] = x;
+			last[depth] = JN_NONE;
+			depth++;
+		}
+	}
+	json_release(&j);
+	if (rc == PV_ENOMEM)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	if (!rc && d->nr == 0)
+		return pv_error_set(err, PV_EPARSE, "an empty marker payload");
+	return rc;
+}
+
+void jdoc_release(struct jdoc *d)
+{
+	pv_free(d->n);
+	pv_free(d->dec);
+	memset(d, 0, sizeof(*d));
+}
+
+const char *jn_key(const struct jdoc *d, uint32_t n, size_t *len)
+{
+	const struct jnode *x = &d->n[n];
+	*len = x->key_len;
+	return (x->key_dec ? d->dec : d->src) + x->key;
+}
+
+const char *jn_str(const struct jdoc *d, uint32_t n, size_t *len)
+{
+	const struct jnode *x = &d->n[n];
+	*len = x->str_len;
+	return (x->str_dec ? d->dec : d->src) + x->str;
+}
+
+bool jn_is(const struct jdoc *d, uint32_t n, const char *lit)
+{
+	size_t len;
+	if (n == JN_NONE || d->n[n].kind != JSON_STRING)
+		return false;
+	const char *s = jn_str(d, n, &len);
+	return strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+uint32_t jn_get(const struct jdoc *d, uint32_t obj, const char *key)
+{
+	if (obj == JN_NONE || obj >= d->nr || d->n[obj].kind != JSON_OBJECT)
+		return JN_NONE;
+	size_t kl = strlen(key), len;
+	uint32_t found = JN_NONE;
+	/* the last of duplicate keys wins, as in JSON.parse */
+	for (uint32_t c = d->n[obj].first; c != JN_NONE; c = d->n[c].next) {
+		const char *k = jn_key(d, c, &len);
+		if (len == kl && memcmp(k, key, kl) == 0)
+			found = c;
+	}
+	return found;
+}
+
+/* JavaScript's Number("text"): trimmed decimal (or empty = 0); hex and Infinity are rare. */
+static bool js_str_number(const char *s, size_t n, double *out)
+{
+	char buf[64];
+	while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	if (n == 0) {
+		*out = 0;
+		return true;
+	}
+	if (n >= sizeof(buf))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789+-.eE", s[i]))
+			return false;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	char *end;
+	*out = strtod(buf, &end);
+	return *end == 0;
+}
+
+bool jn_number(const struct jdoc *d, uint32_t n, double *out)
+{
+	size_t len;
+	if (n == JN_NONE)
+		return false;
+	const char *s = jn_str(d, n, &len);
+	switch (d->n[n].kind) {
+	case JSON_NUMBER: {
+		char buf[400];
+		if (len >= sizeof(buf))
+			return false;
+		memcpy(buf, s, len);
+		buf[len] = 0;
+		*out = strtod(buf, NULL);
+		return true;
+	}
+	case JSON_STRING: return js_str_number(s, len, out);
+	case JSON_TRUE: *out = 1; return true;
+	case JSON_FALSE: *out = 0; return true;
+	case JSON_NULL: *out = 0; return true;
+	default: return false;
+	}
+}
+
+bool jn_truthy(const struct jdoc *d, uint32_t n)
+{
+	if (n == JN_NONE)
+		return false;
+	switch (d->n[n].kind) {
+	case JSON_FALSE:
+	case JSON_NULL: return false;
+	case JSON_STRING: return d->n[n].str_len > 0;
+	case JSON_NUMBER: {
+		double v;
+		return jn_number(d, n, &v) && v != 0 && !isnan(v);
+	}
+	default: return true;
+	}
+}
+
+void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
+{
+	size_t len;
+	if (n == JN_NONE) {
+		pv_text_puts(out, "undefined");
+		return;
+	}
+	const char *s = jn_str(d, n, &len);
+	switch (d->n[n].kind) {
+	case JSON_STRING:
+	case JSON_TRUE:
+	case JSON_FALSE:
+	case JSON_NULL:
+		pv_text_put(out, s, len);
+		return;
+	case JSON_NUMBER: {
+		double v = 0;
+		jn_number(d, n, &v);
+		js_number(v, out);
+		return;
+	}
+	case JSON_OBJECT:
+		pv_text_puts(out, "[object Object]");
+		return;
+	default: /* an array: its items joined by ",", null as "" */
+		for (uint32_t c = d->n[n].first; c != JN_NONE; c = d->n[c].next) {
+			if (c != d->n[n].first)
+				pv_text_put(out, ",", 1);
+			if (d->n[c].kind != JSON_NULL)
+				jn_js_string(d, c, out);
+		}
+		return;
+	}
+}
+
+/* ---- numbers ---- */
+
+void js_number(double v, struct pv_text *out)
+{
+	if (isnan(v)) {
+		pv_text_puts(out, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		pv_text_puts(out, v < 0 ? "-Infinity" : "Infinity");
+		return;
+	}
+	if (v == 0) {
+		pv_text_puts(out, "0");
+		return;
+	}
+	/* the shortest digits that read back as v */
+	char e[40];
+	int prec;
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(e, sizeof(e), "%.*e", prec - 1, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	const char *p = e;
+	bool neg = *p == '-';
+	if (neg)
+		p++;
+	char digits[24];
+	int k = 0;
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[k++] = *p;
+	while (k > 1 && digits[k - 1] == '0')
+		k--;
+	digits[k] = 0;
+	int exp10 = atoi(p + 1);
+	int n = exp10 + 1; /* the decimal point sits after n digits */
+	if (neg)
+		pv_text_put(out, "-", 1);
+	if (k <= n && n <= 21) {
+		pv_text_put(out, digits, (size_t)k);
+		for (int i = k; i < n; i++)
+			pv_text_put(out, "0", 1);
+	} else if (0 < n && n <= 21) {
+		pv_text_put(out, digits, (size_t)n);
+		pv_text_put(out, ".", 1);
+		pv_text_put(out, digits + n, (size_t)(k - n));
+	} else if (-6 < n && n <= 0) {
+		pv_text_put(out, "0.", 2);
+		for (int i = 0; i < -n; i++)
+			pv_text_put(out, "0", 1);
+		pv_text_put(out, digits, (size_t)k);
+	} else {
+		pv_text_put(out, digits, 1);
+		if (k > 1) {
+			pv_text_put(out, ".", 1);
+			pv_text_put(out, digits + 1, (size_t)(k - 1));
+		}
+		pv_text_printf(out, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
+	}
+}
+
+bool ms_text_to_ns(const char *s, size_t n, int64_t *out)
+{
+	/* digits scaled by 10^6 exactly; an exponent moves the point; beyond the ns: rounded */
+	const char *p = s, *e = s + n;
+	bool neg = false;
+	if (p < e && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	char dig[48];
+	int nd = 0, point = -1, exp = 0;
+	bool any = false;
+	for (; p < e; p++) {
+		if (*p >= '0' && *p <= '9') {
+			any = true;
+			if (nd == 0 && *p == '0' && point < 0)
+				continue; /* leading zeros of the integer part */
+			if (nd < (int)sizeof(dig) - 1)
+				dig[nd++] = *p;
+			else if (point < 0)
+				return false; /* too large */
+		} else if (*p == '.' && point < 0) {
+			point = nd;
+		} else {
+			break;
+		}
+	}
+	if (!any)
+		return false;
+	if (point < 0)
+		point = nd;
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		bool eneg = false;
+		if (p < e && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		if (p >= e)
+			return false;
+		for (; p < e && *p >= '0' && *p <= '9'; p++)
+			if (exp < 10000)
+				exp = exp * 10 + (*p - '0');
+		if (eneg)
+			exp = -exp;
+	}
+	if (p != e)
+		return false;
+	/* value = 0.dig * 10^point * 10^exp ms; in ns: shift by 6 */
+	int int_digits = point + exp + 6;
+	if (int_digits > 18)
+		return false;
+	uint64_t v = 0;
+	for (int i = 0; i < int_digits; i++)
+		v = v * 10 + (uint64_t)(i < nd ? dig[i] - '0' : 0);
+	if (int_digits >= 0 && int_digits < nd && dig[int_digits] >= '5')
+		v++; /* half away from zero, like json_fixed */
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+void ns_to_ms_text(int64_t ns, struct pv_text *out)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	pv_text_printf(out, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000));
+	uint32_t frac = (uint32_t)(a % 1000000);
+	if (frac) {
+		char f[8];
+		snprintf(f, sizeof(f), "%06u", frac);
+		int fl = 6;
+		while (f[fl - 1] == '0')
+			fl--;
+		pv_text_printf(out, ".%.*s", fl, f);
+	}
+}

@@ -1,0 +1,252 @@
+/*
+ * search.c - the marker search of the Firefox Profiler (stringsToMarkerRegExps and
+ * getSearchFilteredMarkerIndexes): comma-separated terms, each a case-insensitive substring.
+ *
+ * A plain term is tried on the category name, the marker name, the payload type and the
+ * formatted value of every schema field (hidden ones too). "key:value" (key = [A-Za-z0-9_]+,
+ * compared lowercased) tries value on that key only (name, cat, type or a field key) and is also
+ * a plain term as a whole; "-key:value" excludes the markers whose key matches. Case is folded
+ * for ASCII letters only.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "marker/internal.h"
+
+struct term {
+	char *key;   /* lowercased; NULL for a plain term */
+	char *value; /* lowercased */
+	bool neg;
+};
+
+struct pv_marker_search {
+	uint32_t nr;
+	struct term *t;
+	bool any_pos, any_neg;
+};
+
+static char *lower_dup(const char *s, size_t n)
+{
+	char *d = pv_malloc(n + 1);
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		d[i] = (char)tolower((unsigned char)s[i]);
+	d[n] = 0;
+	return d;
+}
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static int push(struct pv_marker_search *s, const char *key, size_t kn, const char *v, size_t vn,
+		bool neg)
+{
+	struct term *t = pv_realloc(s->t, (s->nr + 1) * sizeof(*t));
+	if (!t)
+		return PV_ENOMEM;
+	s->t = t;
+	t = &s->t[s->nr];
+	t->key = key ? lower_dup(key, kn) : NULL;
+	t->value = lower_dup(v, vn);
+	t->neg = neg;
+	if ((key && !t->key) || !t->value) {
+		pv_free(t->key);
+		pv_free(t->value);
+		return PV_ENOMEM;
+	}
+	s->nr++;
+	if (neg)
+		s->any_neg = true;
+	else
+		s->any_pos = true;
+	return 0;
+}
+
+void pv_marker_search_free(struct pv_marker_search *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->nr; i++) {
+		pv_free(s->t[i].key);
+		pv_free(s->t[i].value);
+	}
+	pv_free(s->t);
+	pv_free(s);
+}
+
+int pv_marker_search_new(const char *text, struct pv_marker_search **out)
+{
+	struct pv_marker_search *s = pv_calloc(1, sizeof(*s));
+	if (!s)
+		return PV_ENOMEM;
+	int rc = 0;
+	for (const char *p = text; *p && !rc;) {
+		size_t n = strcspn(p, ",");
+		const char *a = p, *e = p + n;
+		p = *e ? e + 1 : e;
+		while (a < e && isspace((unsigned char)*a))
+			a++;
+		while (e > a && isspace((unsigned char)e[-1]))
+			e--;
+		if (a == e)
+			continue;
+		/* ^(-?)(\w+):(.+) */
+		const char *k = a + (*a == '-');
+		const char *kend = k;
+		while (kend < e && word_char(*kend))
+			kend++;
+		if (kend > k && kend < e && *kend == ':' && kend + 1 < e) {
+			bool neg = *a == '-';
+			rc = push(s, k, (size_t)(kend - k), kend + 1, (size_t)(e - kend - 1), neg);
+			if (!rc && !neg)
+				rc = push(s, NULL, 0, a, (size_t)(e - a), false);
+		} else {
+			rc = push(s, NULL, 0, a, (size_t)(e - a), false);
+		}
+	}
+	if (rc) {
+		pv_marker_search_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+static bool contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (const char *h = hay; *h; h++) {
+		size_t i = 0;
+		while (i < n && h[i] && tolower((unsigned char)h[i]) == (unsigned char)needle[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return n == 0;
+}
+
+/* Whether a term of the given sign matches value under key. */
+static bool test(const struct pv_marker_search *s, bool neg, const char *value, const char *key)
+{
+	for (uint32_t i = 0; i < s->nr; i++) {
+		const struct term *t = &s->t[i];
+		if (t->neg != neg)
+			continue;
+		if (t->key) {
+			size_t kl = strlen(t->key);
+			bool same = strlen(key) == kl;
+			for (size_t j = 0; same && j < kl; j++)
+				same = tolower((unsigned char)key[j]) == (unsigned char)t->key[j];
+			if (!same)
+				continue;
+		}
+		if (contains(value, t->value))
+			return true;
+	}
+	return false;
+}
+
+/* Any term of the sign matches the category, the name, the type or a field value. */
+static bool any(const struct pv_markers *ms, uint32_t i, const struct pv_marker_search *s,
+		bool neg, const struct pv_marker_detail *d)
+{
+	const struct pv_profile *p = ms->p;
+	pv_cat_ix c = ms->category[i];
+	if (c != PV_NONE && c < p->categories.len &&
+	    test(s, neg, pv_str(p, p->categories.name[c]), "cat"))
+		return true;
+	if (test(s, neg, ms->name[i], "name"))
+		return true;
+	if (d->type && test(s, neg, d->type, "type"))
+		return true;
+	for (uint32_t f = 0; f < d->nr_fields; f++)
+		if (d->fields[f].key && *d->fields[f].value &&
+		    test(s, neg, d->fields[f].value, d->fields[f].key))
+			return true;
+	return false;
+}
+
+bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,
+			    const struct pv_marker_search *s, struct pv_marker_detail *scratch)
+{
+	if (!s || (!s->any_pos && !s->any_neg))
+		return true;
+	if (pv_marker_detail(ms, i, scratch))
+		return false;
+	if (s->any_pos && !any(ms, i, s, false, scratch))
+		return false;
+	return !(s->any_neg && any(ms, i, s, true, scratch));
+}
+
+/* ---- selection ---- */
+
+static _Thread_local const struct pv_markers *sel_ms;
+
+static int64_t known_duration(const struct pv_markers *ms, uint32_t i)
+{
+	if (ms->end_ns[i] == PV_TIME_NONE || (ms->flags[i] & PV_MARKER_INCOMPLETE))
+		return -1;
+	return ms->end_ns[i] - ms->start_ns[i];
+}
+
+static int cmp_duration(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int64_t dx = known_duration(sel_ms, x), dy = known_duration(sel_ms, y);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return x < y ? -1 : x > y; /* the list's order: by start */
+}
+
+int pv_marker_select(const struct pv_markers *ms, const struct pv_marker_select *sel,
+		     uint32_t **idx_out, uint32_t *n_out)
+{
+	const struct pv_profile *p = ms->p;
+	uint32_t *idx = pv_malloc((ms->len ? ms->len : 1) * sizeof(*idx));
+	uint8_t *tsel = NULL;
+	struct pv_marker_detail d = {0};
+	if (!idx)
+		return PV_ENOMEM;
+	if (sel->threads && sel->nr_threads) {
+		tsel = pv_calloc(p->threads.len ? p->threads.len : 1, 1);
+		if (!tsel) {
+			pv_free(idx);
+			return PV_ENOMEM;
+		}
+		for (uint32_t i = 0; i < sel->nr_threads; i++)
+			if (sel->threads[i] < p->threads.len)
+				tsel[sel->threads[i]] = 1;
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < ms->len; i++) {
+		if (tsel && !tsel[ms->thread[i]])
+			continue;
+		if (sel->has_range) {
+			int64_t e = ms->end_ns[i] == PV_TIME_NONE ? ms->start_ns[i] : ms->end_ns[i];
+			if (ms->start_ns[i] >= sel->range_end_ns || e < sel->range_start_ns)
+				continue;
+		}
+		if (sel->search && !pv_marker_search_match(ms, i, sel->search, &d))
+			continue;
+		idx[n++] = i;
+	}
+	pv_marker_detail_release(&d);
+	pv_free(tsel);
+	if (sel->order == PV_MARKERS_BY_DURATION) {
+		sel_ms = ms;
+		qsort(idx, n, sizeof(*idx), cmp_duration);
+	}
+	*idx_out = idx;
+	*n_out = n;
+	return 0;
+}
+
+void pv_free_indexes(uint32_t *idx)
+{
+	pv_free(idx);
+}

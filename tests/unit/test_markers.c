@@ -1,0 +1,678 @@
+/*
+ * Derived markers (spec/markers.md): pairing on the Firefox corpus against the counts the
+ * Firefox Profiler's own code gives (corpus/firefox/README.md), pairing rules one by one on
+ * small built profiles, every field format of the spec's table value by value, label templates,
+ * search and the per-name summary.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/builder.h"
+#include "pv/import.h"
+#include "pv/marker.h"
+#include "t.h"
+
+#define MS(x) ((int64_t)((x) * 1000000.0 + ((x) < 0 ? -0.5 : 0.5)))
+#define NO PV_TIME_NONE
+
+static struct pv_markers *derive_file(const char *path, struct pv_profile **pp)
+{
+	struct pv_error err;
+	struct pv_markers *ms = NULL;
+	*pp = NULL;
+	if (pv_import_file(path, NULL, pp, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+		return NULL;
+	}
+	if (pv_markers_derive(*pp, &ms, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+		pv_profile_free(*pp);
+		*pp = NULL;
+		return NULL;
+	}
+	return ms;
+}
+
+/* ---- the corpus ---- */
+
+struct count_case {
+	const char *file;
+	uint32_t thread, raw, derived, instant, incomplete;
+	double range_start, range_end; /* ms */
+};
+
+/* corpus/firefox/README.md, "Expected derived markers" */
+static const struct count_case counts[] = {
+	{"generated-gecko-v36.json", 0, 27, 19, 2, 3, 0, 7},
+	{"generated-gecko-v36.json", 1, 23, 17, 2, 2, 0, 7},
+	{"generated-gecko-v36.json", 2, 25, 18, 2, 2, 1000, 1007},
+	{"generated-processed-v70-from-gecko.json", 0, 27, 19, 2, 3, 0, 7},
+	{"generated-processed-v70-from-gecko.json", 1, 23, 17, 2, 2, 0, 7},
+	{"generated-processed-v70-from-gecko.json", 2, 25, 18, 2, 2, 1000, 1007},
+	{"generated-processed-v70-marker-table.json", 0, 7, 7, 2, 1, 12.5, 176},
+	{"generated-processed-v70-network.json", 0, 26, 16, 3, 0, 3, 9},
+	{"argument-values.json", 0, 13, 11, 2, 1, 324347.532151375, 324385.2655263752},
+};
+
+T_TEST(markers_corpus_counts)
+{
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		const struct count_case *c = &counts[k];
+		char rel[256];
+		snprintf(rel, sizeof(rel), "firefox/%s", c->file);
+		struct pv_profile *p;
+		struct pv_markers *ms = derive_file(t_corpus(rel), &p);
+		if (!ms)
+			continue;
+		uint32_t raw = 0, n = 0, inst = 0, inc = 0;
+		for (uint32_t r = 0; r < p->markers.len; r++)
+			raw += p->markers.thread[r] == c->thread;
+		for (uint32_t i = 0; i < ms->len; i++) {
+			if (ms->thread[i] != c->thread)
+				continue;
+			n++;
+			inst += ms->end_ns[i] == PV_TIME_NONE;
+			inc += (ms->flags[i] & PV_MARKER_INCOMPLETE) != 0;
+			if (i)
+				T_TRUE(ms->start_ns[i - 1] <= ms->start_ns[i]);
+		}
+		if (raw != c->raw || n != c->derived || inst != c->instant ||
+		    inc != c->incomplete)
+			t_fail(__FILE__, __LINE__, "%s thread %u: raw %u derived %u instant %u "
+			       "incomplete %u", c->file, c->thread, raw, n, inst, inc);
+		/* exact to the nanosecond the importer kept */
+		T_EQ_INT(ms->thread_start_ns[c->thread], MS(c->range_start));
+		T_EQ_INT(ms->thread_end_ns[c->thread], MS(c->range_end));
+		pv_markers_free(ms);
+		pv_profile_free(p);
+	}
+}
+
+/* The first marker of thread t named name starting at start_ms; UINT32_MAX when none. */
+static uint32_t find(const struct pv_markers *ms, pv_thread_ix t, const char *name,
+		     double start_ms)
+{
+	for (uint32_t i = 0; i < ms->len; i++)
+		if (ms->thread[i] == t && strcmp(ms->name[i], name) == 0 &&
+		    ms->start_ns[i] == MS(start_ms))
+			return i;
+	return UINT32_MAX;
+}
+
+static void expect(const struct pv_markers *ms, pv_thread_ix t, const char *name, double s,
+		   double e, bool incomplete, int line)
+{
+	uint32_t i = find(ms, t, name, s);
+	if (i == UINT32_MAX) {
+		t_fail(__FILE__, line, "no %s at %g on thread %u", name, s, t);
+		return;
+	}
+	if (ms->end_ns[i] != MS(e) || !!(ms->flags[i] & PV_MARKER_INCOMPLETE) != incomplete)
+		t_fail(__FILE__, line, "%s at %g: end %lld incomplete %d", name, s,
+		       (long long)ms->end_ns[i], ms->flags[i]);
+}
+
+/* README: Reflow 3, 13, 14 / 8, 15, 18 pair LIFO; lone Rasterize ends and starts clamp. */
+T_TEST(markers_reflow_rasterize_example)
+{
+	static const char *const files[] = {"firefox/generated-gecko-v36.json",
+					    "firefox/generated-processed-v70-from-gecko.json"};
+	for (int f = 0; f < 2; f++) {
+		struct pv_profile *p;
+		struct pv_markers *ms = derive_file(t_corpus(files[f]), &p);
+		if (!ms)
+			continue;
+		expect(ms, 0, "Reflow", 3, 8, false, __LINE__);
+		expect(ms, 0, "Reflow", 14, 15, false, __LINE__);
+		expect(ms, 0, "Reflow", 13, 18, false, __LINE__);
+		expect(ms, 0, "Rasterize", 0, 1, true, __LINE__);
+		expect(ms, 0, "Rasterize", 4, 5, false, __LINE__);
+		expect(ms, 0, "Rasterize", 100, 100, true, __LINE__);
+		expect(ms, 0, "IPCOut", 30, 1031, false, __LINE__);
+		expect(ms, 0, "IPCOut", 40, 40, true, __LINE__);
+		expect(ms, 2, "IPCIn", 30, 1031, false, __LINE__);
+		expect(ms, 0, "CompositorScreenshot", 25, 25, false, __LINE__);
+		/* the pairs keep both raw rows, start first; the lone end its own */
+		uint32_t i = find(ms, 0, "Reflow", 13);
+		T_TRUE(i != UINT32_MAX && p->markers.start_ns[ms->raw[2 * i]] == MS(13) &&
+		       p->markers.end_ns[ms->raw[2 * i + 1]] == MS(18));
+		i = find(ms, 0, "Rasterize", 0);
+		T_TRUE(i != UINT32_MAX && ms->raw[2 * i + 1] == PV_NONE &&
+		       p->markers.phase[ms->raw[2 * i]] == PV_PHASE_END);
+		/* the cause of a pair: the start's (the end has none) */
+		i = find(ms, 0, "Reflow", 3);
+		T_TRUE(i != UINT32_MAX && ms->cause_stack[i] != PV_NONE);
+		T_EQ_INT(ms->cause_time_ns[i], MS(1));
+		pv_markers_free(ms);
+		pv_profile_free(p);
+	}
+}
+
+/* ---- built profiles ---- */
+
+struct mk {
+	const char *name;
+	int phase;
+	double start, end; /* ms; NO-like: -1 for none */
+	const char *payload;
+	pv_thread_ix thread;
+	const char *cat;
+};
+
+/* A profile of two threads (samples at samples[] ms on thread 0), the markers and schemas. */
+static struct pv_profile *build(const struct mk *m, size_t n, const double *samples, size_t ns,
+				const char *schema)
+{
+	struct pv_builder b;
+	struct pv_profile *p = NULL;
+	if (builder_init(&b))
+		return NULL;
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	b.p->meta.interval_ns = MS(1);
+	pv_cat_ix other = builder_category(&b, builder_cstr(&b, "Other"), 0);
+	builder_thread(&b, builder_cstr(&b, "Main"), 1, 10, 0);
+	builder_thread(&b, builder_cstr(&b, "Worker"), 1, 11, 0);
+	pv_func_ix f = builder_func(&b, builder_cstr(&b, "main"), PV_NONE, PV_NONE, 0);
+	pv_stack_ix st = builder_stack(&b, PV_NONE, builder_func_frame(&b, f));
+	for (size_t i = 0; i < ns; i++)
+		builder_sample(&b, 0, st, MS(samples[i]), NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct raw_marker r = {
+		    .name = builder_cstr(&b, m[i].name),
+		    .category = m[i].cat ? builder_category(&b, builder_cstr(&b, m[i].cat), 0)
+					 : other,
+		    .phase = (enum pv_marker_phase)m[i].phase,
+		    .start_ns = m[i].start < 0 ? NO : MS(m[i].start),
+		    .end_ns = m[i].end < 0 ? NO : MS(m[i].end),
+		    .thread = m[i].thread,
+		    .payload = m[i].payload ? builder_cstr(&b, m[i].payload) : 0,
+		    .cause_stack = PV_NONE,
+		    .cause_time_ns = NO,
+		};
+		builder_marker(&b, &r);
+	}
+	if (schema)
+		b.p->meta.marker_schema = builder_cstr(&b, schema);
+	if (builder_finish(&b, &p)) {
+		builder_release(&b);
+		return NULL;
+	}
+	builder_release(&b);
+	return p;
+}
+
+static struct pv_markers *derive(struct pv_profile *p)
+{
+	struct pv_markers *ms = NULL;
+	struct pv_error err;
+	if (!p || pv_markers_derive(p, &ms, &err)) {
+		t_fail(__FILE__, __LINE__, "derive: %s", p ? err.msg : "no profile");
+		return NULL;
+	}
+	return ms;
+}
+
+enum { I = PV_PHASE_INSTANT, V = PV_PHASE_INTERVAL, S = PV_PHASE_START, E = PV_PHASE_END };
+
+T_TEST(markers_pairing_rules)
+{
+	/* thread 0 runs from 10 (first sample) to 21 (last + 1 ms) */
+	static const double samples[] = {10, 15, 20};
+	static const struct mk m[] = {
+	    {"A", S, 11, 99, "{\"type\":\"t\",\"a\":1,\"b\":1}", 0, "Start"}, /* 99: unused */
+	    {"A", S, 12, -1, NULL, 0, NULL},
+	    {"A", E, 99, 13, "{\"b\":2,\"c\":3}", 0, "End"}, /* pairs with the start at 12 */
+	    {"A", E, -1, 14, "{\"b\":2,\"c\":3}", 0, "End"}, /* with 11: payloads merged */
+	    {"B", E, -1, 5, NULL, 0, NULL},   /* before the thread: [5, 5] */
+	    {"B", E, -1, 16, NULL, 0, NULL},  /* [10, 16] */
+	    {"C", S, 17, -1, NULL, 0, NULL},  /* [17, 21] */
+	    {"D", S, 30, -1, NULL, 0, NULL},  /* after the thread: [30, 30] */
+	    {"X", I, 12, 77, NULL, 0, NULL},  /* an instant: its end slot is junk */
+	    {"Y", V, 12, 12.5, NULL, 0, NULL},
+	    {"W", S, 3, -1, NULL, 1, NULL},   /* thread 1, no samples: its range is [1, 9] */
+	    {"W", V, 1, 8, NULL, 1, NULL},
+	    {"Z", E, -1, 4, NULL, 1, NULL},
+	};
+	struct pv_profile *p = build(m, sizeof(m) / sizeof(m[0]), samples, 3, NULL);
+	struct pv_markers *ms = derive(p);
+	if (!ms) {
+		pv_profile_free(p);
+		return;
+	}
+	T_EQ_INT(ms->len, 11);
+	expect(ms, 0, "A", 12, 13, false, __LINE__);
+	expect(ms, 0, "A", 11, 14, false, __LINE__);
+	expect(ms, 0, "B", 5, 5, true, __LINE__);
+	expect(ms, 0, "B", 10, 16, true, __LINE__);
+	expect(ms, 0, "C", 17, 21, true, __LINE__);
+	expect(ms, 0, "D", 30, 30, true, __LINE__);
+	uint32_t x = find(ms, 0, "X", 12);
+	T_TRUE(x != UINT32_MAX && ms->end_ns[x] == PV_TIME_NONE && !ms->flags[x]);
+	expect(ms, 0, "Y", 12, 12.5, false, __LINE__);
+	expect(ms, 1, "W", 1, 8, false, __LINE__);
+	expect(ms, 1, "W", 3, 9, true, __LINE__);  /* open to the thread's end: 8 + 1 */
+	expect(ms, 1, "Z", 1, 4, true, __LINE__);  /* from the thread's start */
+	/* the pair 11-14: the end's category, the payloads merged with the end's keys winning */
+	uint32_t a = find(ms, 0, "A", 11);
+	if (a != UINT32_MAX) {
+		T_EQ_STR(ms->data[a], "{\"type\":\"t\",\"a\":1,\"b\":2,\"c\":3}");
+		T_EQ_STR(pv_str(p, p->categories.name[ms->category[a]]), "End");
+		T_EQ_INT(ms->raw[2 * a], 0);
+		T_EQ_INT(ms->raw[2 * a + 1], 3);
+	}
+	/* the pair 12-13: the start had no payload, the end's is kept as it is */
+	a = find(ms, 0, "A", 12);
+	if (a != UINT32_MAX)
+		T_EQ_STR(ms->data[a], "{\"b\":2,\"c\":3}");
+	/* sorted by start; equal starts keep the order the pass made them in: the pair 12-13 when
+	 * its end came (row 2), then X and Y (rows 8 and 9) */
+	for (uint32_t i = 1; i < ms->len; i++)
+		T_TRUE(ms->start_ns[i - 1] <= ms->start_ns[i]);
+	uint32_t at12[3], k = 0;
+	for (uint32_t i = 0; i < ms->len && k < 3; i++)
+		if (ms->start_ns[i] == MS(12) && ms->thread[i] == 0)
+			at12[k++] = i;
+	T_EQ_INT(k, 3);
+	if (k == 3) {
+		T_EQ_STR(ms->name[at12[0]], "A");
+		T_EQ_STR(ms->name[at12[1]], "X");
+		T_EQ_STR(ms->name[at12[2]], "Y");
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+T_TEST(markers_network_pairing)
+{
+	static const double samples[] = {10, 20};
+#define NET(id, st) "{\"type\":\"Network\",\"id\":" #id ",\"status\":\"" st "\",\"URI\":\"u\"}"
+	static const struct mk m[] = {
+	    {"Load 1", V, 11, 12, NET(1, "STATUS_START"), 0, NULL},
+	    {"Load 2", V, 11.5, 12, NET(2, "STATUS_START"), 0, NULL},
+	    {"Load 1", V, 12, 15, NET(1, "STATUS_STOP"), 0, "Network"},
+	    {"Load 2", V, 12, 13, NET(2, "STATUS_REDIRECT"), 0, NULL},
+	    {"Load 3", V, 4, 6, NET(3, "STATUS_STOP"), 0, NULL},  /* began before the thread */
+	    {"Load 4", V, 18, 19, NET(4, "STATUS_START"), 0, NULL}, /* never ends */
+	};
+	struct pv_profile *p = build(m, sizeof(m) / sizeof(m[0]), samples, 2, NULL);
+	struct pv_markers *ms = derive(p);
+	if (!ms) {
+		pv_profile_free(p);
+		return;
+	}
+	T_EQ_INT(ms->len, 4);
+	expect(ms, 0, "Load 1", 11, 15, false, __LINE__);
+	expect(ms, 0, "Load 2", 11.5, 13, false, __LINE__);
+	expect(ms, 0, "Load 3", 4, 6, true, __LINE__);
+	expect(ms, 0, "Load 4", 18, 21, true, __LINE__);
+	uint32_t i = find(ms, 0, "Load 1", 11);
+	if (i != UINT32_MAX) {
+		/* the end's data with the load's start and the end's start as fetchStart */
+		T_EQ_STR(ms->data[i], "{\"type\":\"Network\",\"id\":1,\"status\":\"STATUS_STOP\","
+				      "\"URI\":\"u\",\"startTime\":11,\"fetchStart\":12}");
+		T_EQ_STR(pv_str(p, p->categories.name[ms->category[i]]), "Network");
+		T_EQ_INT(ms->raw[2 * i], 0);
+		T_EQ_INT(ms->raw[2 * i + 1], 2);
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* ---- formats ---- */
+
+static void fmt_is(const char *format, const char *value, const char *want, int line)
+{
+	struct pv_text t = {0};
+	pv_marker_format(NULL, format, strlen(format), value, value ? strlen(value) : 0, &t);
+	if (!t.s || strcmp(t.s, want) != 0)
+		t_fail(__FILE__, line, "%s of %s: \"%s\", expected \"%s\"", format,
+		       value ? value : "(missing)", t.s ? t.s : "(null)", want);
+	pv_text_release(&t);
+}
+
+#define FMT(f, v, want) fmt_is("\"" f "\"", v, want, __LINE__)
+
+T_TEST(markers_formats_spec_table)
+{
+	/* string, url, file-path, sanitized-string: as is, empty -> (empty) */
+	FMT("string", "\"hello\"", "hello");
+	FMT("url", "\"https://mozilla.org\"", "https://mozilla.org");
+	FMT("file-path", "\"/foo/bar\"", "/foo/bar");
+	FMT("sanitized-string", "\"x y\"", "x y");
+	FMT("string", "\"\"", "(empty)");
+	FMT("string", "12.5", "12.5");
+	FMT("string", "true", "true");
+	/* unique-string, flow-id, terminating-flow-id: the importers put the string in */
+	FMT("unique-string", "\"resolved\"", "resolved");
+	FMT("flow-id", "\"0x1f\"", "0x1f");
+	FMT("terminating-flow-id", "\"0x20\"", "0x20");
+	/* duration, time */
+	FMT("duration", "0.0005", "500ns");
+	FMT("duration", "0.25", "250μs");
+	FMT("duration", "12.345678", "12.346ms");
+	FMT("duration", "1500", "1.500s");
+	FMT("duration", "65000", "1m5s");
+	FMT("duration", "3725000", "1h2m");
+	FMT("time", "12.345678", "12.346ms");
+	FMT("duration", "0", "0s");
+	FMT("duration", "5", "5ms");
+	FMT("duration", "90061000", "1d1h");
+	/* seconds and milliseconds take milliseconds */
+	FMT("seconds", "5000", "5.000s");
+	FMT("milliseconds", "5", "5.0ms");
+	FMT("milliseconds", "123.456", "123ms");
+	FMT("microseconds", "5", "5.0μs");
+	FMT("nanoseconds", "5", "5.00ns");
+	/* bytes: below 10,000 as they are, then 1000-based with 3 significant digits */
+	FMT("bytes", "9360", "9,360B");
+	FMT("bytes", "313000", "313KB");
+	FMT("bytes", "5200000", "5.20MB");
+	FMT("bytes", "1230000000", "1.23GB");
+	FMT("bytes", "20000", "20.0KB");
+	FMT("integer", "1234567.8", "1,234,568");
+	FMT("integer", "2.5", "3"); /* half away from zero, as Intl.NumberFormat */
+	FMT("integer", "-1234", "-1,234");
+	FMT("decimal", "52.23", "52");
+	FMT("decimal", "0.0054", "0.005");
+	FMT("decimal", "0.125", "0.13");
+	FMT("decimal", "1.23", "1.2");
+	FMT("percentage", "0.5", "50%");
+	FMT("percentage", "0.0123", "1.2%");
+	FMT("percentage", "1", "100%");
+	FMT("hexadecimal", "255", "0xff");
+	FMT("pid", "123", "PID: 123");
+	FMT("pid", "\"123\"", "PID: 123");
+	FMT("tid", "456", "TID: 456");
+	FMT("list", "[\"a\", 1, \"b\"]", "a, 1, b");
+	FMT("list", "[\"a\", \"\"]", "a, (empty)");
+	fmt_is("{\"type\":\"table\",\"columns\":[{\"label\":\"Name\"},{\"label\":\"Size\","
+	       "\"type\":\"bytes\"}]}",
+	       "[[\"a\", 20000], [\"b\", 3]]", "(Name, Size),(a, 20.0KB),(b, 3B)", __LINE__);
+	fmt_is("{\"type\":\"table\",\"columns\":[{},{\"type\":\"integer\"}]}", "[[\"x\", 1234]]",
+	       "(x, 1,234)", __LINE__);
+	/* missing or null: (empty); unknown formats: the raw value */
+	FMT("bytes", "null", "(empty)");
+	FMT("bytes", NULL, "(empty)");
+	FMT("frobnicate", "[1,2]", "1,2");
+	FMT("frobnicate", "1.50", "1.5"); /* numbers as JavaScript prints them */
+	FMT("frobnicate", "1e21", "1e+21");
+	FMT("string", "0.0000001", "1e-7");
+	FMT("string", "165.87091900000001", "165.87091900000001");
+}
+
+/* The pid and tid formats name a known thread or process. */
+T_TEST(markers_formats_pid_tid_named)
+{
+	struct pv_profile *p = build(NULL, 0, NULL, 0, NULL);
+	struct pv_markers *ms = derive(p);
+	if (ms) {
+		struct pv_text t = {0};
+		pv_marker_format(ms, "\"tid\"", 5, "11", 2, &t);
+		T_EQ_STR(t.s, "Worker (11)");
+		pv_text_clear(&t);
+		pv_marker_format(ms, "\"pid\"", 5, "1", 1, &t);
+		T_EQ_STR(t.s, "PID: 1"); /* no process name */
+		pv_text_release(&t);
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* ---- labels, fields, search ---- */
+
+static const char label_schema[] =
+	"[{\"name\":\"T\","
+	"\"tooltipLabel\":\"{marker.name} took {marker.duration} from {marker.start} to "
+	"{marker.end}\","
+	"\"tableLabel\":\"{marker.name} \xe2\x80\x94 {marker.data.size} "
+	"{ marker.data.flag ? 'yes' : \\\"no\\\" } [{marker.category}]\","
+	"\"chartLabel\":\"{marker.data.missing}|{marker.data.raw}|{bad.thing}|"
+	"{marker.data.a.b}|{}\","
+	"\"description\":\"A test schema.\","
+	"\"fields\":[{\"key\":\"size\",\"label\":\"Size\",\"format\":\"bytes\"},"
+	"{\"key\":\"secret\",\"label\":\"Secret\",\"format\":\"string\",\"hidden\":true},"
+	"{\"key\":\"weird\",\"format\":\"frobnicate\"}]},"
+	"{\"name\":\"Old\",\"data\":[{\"key\":\"x\",\"label\":\"X\",\"format\":\"integer\"},"
+	"{\"label\":\"Description\",\"value\":\"An old schema\"},"
+	"{\"label\":\"Static\",\"value\":\"row\"}]},"
+	"{\"name\":\"Dash\",\"tableLabel\":\"{marker.name} - {marker.data.x}\"}]";
+
+static const struct mk label_markers[] = {
+    {"Alloc", V, 1.5, 4,
+     "{\"type\":\"T\",\"size\":313000,\"flag\":1,\"secret\":\"s3\",\"weird\":[1,2],\"raw\":12.50}",
+     0, NULL},
+    {"Tick", I, 2, -1, "{\"type\":\"T\",\"flag\":0}", 0, NULL},
+    {"Legacy", V, 3, 4, "{\"type\":\"Old\",\"x\":1234}", 0, NULL},
+    {"Bare", I, 5, -1, NULL, 0, NULL},
+    {"Read", V, 6, 7, "{\"type\":\"FileIO\",\"source\":\"src\",\"operation\":\"read\","
+		       "\"filename\":\"/f\"}", 0, "IO"},
+    {"Dashed", I, 8, -1, "{\"type\":\"Dash\",\"x\":\"y\"}", 0, NULL},
+};
+
+T_TEST(markers_labels_and_fields)
+{
+	struct pv_profile *p = build(label_markers, 6, NULL, 0, label_schema);
+	struct pv_markers *ms = derive(p);
+	if (!ms) {
+		pv_profile_free(p);
+		return;
+	}
+	struct pv_marker_detail d = {0};
+	T_EQ_INT(ms->len, 6);
+	/* Alloc: every placeholder form */
+	T_EQ_INT(pv_marker_detail(ms, 0, &d), 0);
+	T_EQ_STR(d.type, "T");
+	T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "Alloc took 2.500ms from 1.500ms to 4ms");
+	T_EQ_STR(d.label[PV_LABEL_TABLE], "313KB yes [Other]"); /* "{marker.name} — " dropped */
+	T_EQ_STR(d.label[PV_LABEL_CHART], "|12.5|||{}");
+	T_EQ_STR(d.description, "A test schema.");
+	T_EQ_INT(d.nr_fields, 3);
+	if (d.nr_fields == 3) {
+		T_EQ_STR(d.fields[0].label, "Size");
+		T_EQ_STR(d.fields[0].value, "313KB");
+		T_TRUE(!d.fields[0].hidden);
+		T_EQ_STR(d.fields[1].value, "s3");
+		T_TRUE(d.fields[1].hidden);
+		T_EQ_STR(d.fields[2].label, "weird"); /* no label: the key */
+		T_EQ_STR(d.fields[2].value, "1,2");  /* unknown format: raw */
+	}
+	/* Tick: an instant has no end or duration; a falsy flag takes the ternary's else */
+	T_EQ_INT(pv_marker_detail(ms, 1, &d), 0);
+	T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "Tick took unknown from 2ms to unknown");
+	T_EQ_STR(d.label[PV_LABEL_TABLE], " no [Other]");
+	T_EQ_INT(d.nr_fields, 0);
+	/* an old schema: keyed rows are fields, a static Description row the description */
+	T_EQ_INT(pv_marker_detail(ms, 2, &d), 0);
+	T_EQ_STR(d.description, "An old schema");
+	T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "Legacy");
+	T_EQ_INT(d.nr_fields, 2);
+	if (d.nr_fields == 2) {
+		T_EQ_STR(d.fields[0].value, "1,234");
+		T_TRUE(d.fields[1].key == NULL);
+		T_EQ_STR(d.fields[1].label, "Static");
+		T_EQ_STR(d.fields[1].value, "row");
+	}
+	/* no payload: the name, and empty table and chart labels */
+	T_EQ_INT(pv_marker_detail(ms, 3, &d), 0);
+	T_TRUE(d.type == NULL);
+	T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "Bare");
+	T_EQ_STR(d.label[PV_LABEL_TABLE], "");
+	T_EQ_STR(d.label[PV_LABEL_CHART], "");
+	/* FileIO without a schema: the table's own fallback */
+	T_EQ_INT(pv_marker_detail(ms, 4, &d), 0);
+	T_EQ_STR(d.label[PV_LABEL_TABLE], "(src) read \xe2\x80\x94 /f");
+	/* "{marker.name} - " is dropped too */
+	T_EQ_INT(pv_marker_detail(ms, 5, &d), 0);
+	T_EQ_STR(d.label[PV_LABEL_TABLE], "y");
+	/* each problem said once */
+	T_EQ_INT(ms->nr_notes, 3);
+	if (ms->nr_notes == 3) {
+		T_CONTAINS(ms->notes[0], "'weird' has an unknown format 'frobnicate'");
+		T_CONTAINS(ms->notes[1], "'{bad.thing}' is not a placeholder");
+		T_CONTAINS(ms->notes[2], "'{marker.data.a.b}' is not a placeholder");
+	}
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* The names of the markers a search keeps, comma-separated. */
+static void search_is(const struct pv_markers *ms, const char *search, const char *want,
+		      int line)
+{
+	struct pv_marker_search *s = NULL;
+	struct pv_marker_detail d = {0};
+	char got[1024] = "";
+	if (pv_marker_search_new(search, &s)) {
+		t_fail(__FILE__, line, "search '%s': out of memory", search);
+		return;
+	}
+	for (uint32_t i = 0; i < ms->len; i++) {
+		if (!pv_marker_search_match(ms, i, s, &d))
+			continue;
+		if (*got)
+			strncat(got, ",", sizeof(got) - strlen(got) - 1);
+		strncat(got, ms->name[i], sizeof(got) - strlen(got) - 1);
+	}
+	if (strcmp(got, want) != 0)
+		t_fail(__FILE__, line, "search '%s' kept \"%s\", expected \"%s\"", search, got,
+		       want);
+	pv_marker_detail_release(&d);
+	pv_marker_search_free(s);
+}
+
+T_TEST(markers_search_syntax)
+{
+	struct pv_profile *p = build(label_markers, 6, NULL, 0, label_schema);
+	struct pv_markers *ms = derive(p);
+	if (!ms) {
+		pv_profile_free(p);
+		return;
+	}
+	search_is(ms, "", "Alloc,Tick,Legacy,Bare,Read,Dashed", __LINE__);
+	search_is(ms, " , ", "Alloc,Tick,Legacy,Bare,Read,Dashed", __LINE__);
+	search_is(ms, "ALLOC", "Alloc", __LINE__);             /* case-insensitive */
+	search_is(ms, "313kb", "Alloc", __LINE__);             /* a formatted field value */
+	search_is(ms, "313000", "", __LINE__);                 /* not the raw one */
+	search_is(ms, "s3", "Alloc", __LINE__);                /* hidden fields are searched */
+	search_is(ms, "tick, legacy", "Tick,Legacy", __LINE__); /* OR */
+	search_is(ms, "type:fileio", "Read", __LINE__);
+	search_is(ms, "cat:io", "Read", __LINE__);
+	search_is(ms, "name:e", "Legacy,Bare,Read,Dashed", __LINE__);
+	search_is(ms, "size:313", "Alloc", __LINE__);
+	search_is(ms, "secret:313", "", __LINE__);             /* the key must match */
+	search_is(ms, "-name:a", "Tick", __LINE__);            /* excludes */
+	search_is(ms, "e,-type:t", "Legacy,Bare,Read,Dashed", __LINE__);
+	search_is(ms, "-name", "", __LINE__);                  /* no key: a plain substring */
+	search_is(ms, "x:1,234", "Legacy", __LINE__);          /* "x:1" as a term, then "234" */
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+T_TEST(markers_summary_by_name)
+{
+	static const struct mk m[] = {
+	    {"A", V, 0, 1, NULL, 0, NULL},  {"A", V, 1, 4, NULL, 0, NULL},
+	    {"A", V, 2, 4, NULL, 0, NULL},  {"A", V, 3, 13, NULL, 0, NULL},
+	    {"A", I, 5, -1, NULL, 0, NULL}, {"A", S, 6, -1, NULL, 0, NULL},
+	    {"B", V, 0, 20, NULL, 1, NULL}, {"C", I, 1, -1, NULL, 0, NULL},
+	    {"D", V, 0, 3, NULL, 0, NULL},  {"D", V, 0, 5, NULL, 0, NULL},
+	    {"D", V, 0, 4, NULL, 0, NULL},
+	};
+	struct pv_profile *p = build(m, sizeof(m) / sizeof(m[0]), NULL, 0, NULL);
+	struct pv_markers *ms = derive(p);
+	struct pv_marker_summary_row *rows = NULL;
+	uint32_t n = 0;
+	if (!ms || pv_marker_summary(ms, NULL, &rows, &n)) {
+		pv_markers_free(ms);
+		pv_profile_free(p);
+		return;
+	}
+	T_EQ_INT(n, 4);
+	if (n == 4) {
+		/* by total: B 20, A 16, D 12, C (nothing timed) */
+		T_EQ_STR(rows[0].name, "B");
+		T_EQ_STR(rows[1].name, "A");
+		T_EQ_U64(rows[1].count, 6);
+		T_EQ_U64(rows[1].instant, 1);
+		T_EQ_U64(rows[1].incomplete, 1);
+		T_EQ_U64(rows[1].timed, 4);
+		T_EQ_INT(rows[1].total_ns, MS(16));
+		T_EQ_INT(rows[1].min_ns, MS(1));
+		T_EQ_INT(rows[1].median_ns, MS(2.5)); /* (2 + 3) / 2 */
+		T_EQ_INT(rows[1].max_ns, MS(10));
+		T_EQ_STR(rows[2].name, "D");
+		T_EQ_INT(rows[2].median_ns, MS(4));
+		T_EQ_STR(rows[3].name, "C");
+		T_EQ_U64(rows[3].timed, 0);
+	}
+	/* only the kept markers count */
+	uint8_t *keep = calloc(ms->len, 1);
+	for (uint32_t i = 0; keep && i < ms->len; i++)
+		keep[i] = strcmp(ms->name[i], "D") == 0;
+	pv_marker_summary_free(rows);
+	rows = NULL;
+	if (keep && !pv_marker_summary(ms, keep, &rows, &n)) {
+		T_EQ_INT(n, 1);
+		T_EQ_U64(rows[0].count, 3);
+	}
+	free(keep);
+	pv_marker_summary_free(rows);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* A schema list that is not a JSON array is an error with the format's name. */
+T_TEST(markers_bad_schema_list)
+{
+	struct pv_profile *p = build(NULL, 0, NULL, 0, "{\"name\":\"x\"}");
+	struct pv_markers *ms = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_markers_derive(p, &ms, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "the marker schema list: expected a JSON array");
+	pv_profile_free(p);
+}
+
+/*
+ * The Gecko importer keeps meta.markerSchema of the main process and the sub-processes, the first
+ * schema of a name winning, each in the shape it was written; old "data" schemas read as fields
+ * and static rows.
+ */
+T_TEST(markers_gecko_schemas_unioned)
+{
+	struct pv_profile *p;
+	struct pv_markers *ms = derive_file(t_data("firefox/gecko-v36-schemas.json"), &p);
+	if (!ms)
+		return;
+	const char *s = pv_str(p, p->meta.marker_schema);
+	T_TRUE(strncmp(s, "[{\"name\":\"tracing\",\"display\":[\"marker-chart\"],", 45) == 0);
+	T_CONTAINS(s, "{\"name\":\"DOMEvent\",");
+	T_CONTAINS(s, "},{\"name\":\"FileIO\",\"display\":[\"marker-table\"],");
+	T_TRUE(strstr(s, "sub-process") == NULL); /* the sub-process's "tracing" lost to the main's */
+	struct pv_marker_detail d = {0};
+	uint32_t i = find(ms, 2, "Reflow", 1003); /* a marker of the sub-process */
+	T_TRUE(i != UINT32_MAX);
+	if (i != UINT32_MAX && !pv_marker_detail(ms, i, &d)) {
+		T_EQ_STR(d.label[PV_LABEL_TABLE], "Paint");
+		T_EQ_STR(d.description, "Paint and layout phases.");
+		T_EQ_INT(d.nr_fields, 2);
+		if (d.nr_fields == 2) {
+			T_EQ_STR(d.fields[0].label, "Type");
+			T_EQ_STR(d.fields[0].value, "Paint");
+			T_EQ_STR(d.fields[1].label, "Source");
+			T_EQ_STR(d.fields[1].value, "Gecko");
+		}
+	}
+	i = find(ms, 0, "DOMEvent", 9);
+	if (i != UINT32_MAX && !pv_marker_detail(ms, i, &d)) {
+		T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "mouseout \xe2\x80\x94 DOMEvent");
+		T_EQ_STR(d.fields[0].value, "8ms"); /* the end's latency won the merge */
+	}
+	i = find(ms, 0, "FileIO", 22);
+	if (i != UINT32_MAX && !pv_marker_detail(ms, i, &d))
+		T_EQ_STR(d.label[PV_LABEL_TABLE], "create/open /foo/bar/");
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
