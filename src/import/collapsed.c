@@ -10,9 +10,11 @@
  * - "#" and "//" lines are comments; a line that is not "frames count" is skipped and counted
  *   in the import report; a file with no valid line at all is an error.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "import/importer.h"
 
 static const char *line_end(const char *p, const char *e)
@@ -116,6 +118,25 @@ static int parse_task(const char *p, const char *e, const char **comm_end, int64
 	return 1;
 }
 
+/*
+ * Frames by their text in the file. A frame's text decides all of it (name, module, kind), and
+ * the same frames repeat on every line that goes through them, so a frame seen before costs one
+ * hash, one probe and one compare with a copy of its text, instead of interning its name, its
+ * function and itself again. Empty slot: len 0 (a frame has at least one byte).
+ */
+struct fslot {
+	uint64_t h;
+	uint32_t off, len; /* its text in fcache.text */
+	pv_frame_ix frame;
+};
+
+struct fcache {
+	struct fslot *slot;
+	uint32_t mask, count;
+	char *text;
+	size_t text_len, text_cap;
+};
+
 struct cstate {
 	struct pv_builder *b;
 	pv_module_ix kernel, jit;
@@ -125,6 +146,7 @@ struct cstate {
 	int64_t *tpid, *ttid;
 	uint32_t nr_threads, cap_threads;
 	pv_thread_ix default_thread;
+	struct fcache fc;
 };
 
 /* A module named in brackets: its kind from the name perf gives it. */
@@ -196,6 +218,69 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 	return builder_frame(b, &k);
 }
 
+static int fcache_grow(struct fcache *c)
+{
+	uint32_t cap = c->slot ? (c->mask + 1) * 2 : 4096;
+	if (cap == 0)
+		return PV_ENOMEM;
+	struct fslot *slot = pv_calloc(cap, sizeof(*slot));
+	if (!slot)
+		return PV_ENOMEM;
+	for (uint32_t i = 0; c->slot && i <= c->mask; i++) {
+		if (!c->slot[i].len)
+			continue;
+		uint32_t j = (uint32_t)c->slot[i].h & (cap - 1);
+		while (slot[j].len)
+			j = (j + 1) & (cap - 1);
+		slot[j] = c->slot[i];
+	}
+	pv_free(c->slot);
+	c->slot = slot;
+	c->mask = cap - 1;
+	return 0;
+}
+
+/* The frame of the text f (n bytes, n > 0), made on its first occurrence. */
+static pv_frame_ix frame_cached(struct cstate *s, const char *f, size_t n)
+{
+	struct fcache *c = &s->fc;
+	if (n > UINT32_MAX - 1)
+		return frame_of(s, f, n);
+	uint64_t h = hash_bytes(f, n);
+	if (!c->slot || (uint64_t)(c->count + 1) * 4 > (uint64_t)(c->mask + 1) * 3) {
+		if (fcache_grow(c)) {
+			s->b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+	}
+	uint32_t i = (uint32_t)h & c->mask;
+	for (; c->slot[i].len; i = (i + 1) & c->mask) {
+		const struct fslot *e = &c->slot[i];
+		if (e->h == h && e->len == n && memcmp(c->text + e->off, f, n) == 0)
+			return e->frame;
+	}
+	pv_frame_ix fr = frame_of(s, f, n);
+	if (fr == PV_NONE || c->text_len + n > UINT32_MAX)
+		return fr;
+	if (c->text_len + n > c->text_cap) {
+		size_t cap = c->text_cap ? c->text_cap : 65536;
+		while (cap < c->text_len + n)
+			cap *= 2;
+		char *t = pv_realloc(c->text, cap);
+		if (!t) {
+			s->b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		c->text = t;
+		c->text_cap = cap;
+	}
+	memcpy(c->text + c->text_len, f, n);
+	c->slot[i] = (struct fslot){h, (uint32_t)c->text_len, (uint32_t)n, fr};
+	c->text_len += n;
+	c->count++;
+	return fr;
+}
+
 static pv_thread_ix thread_of(struct cstate *s, const char *comm, size_t n, int64_t pid,
 			      int64_t tid)
 {
@@ -228,8 +313,14 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	const char *p = in->data, *e = in->data + in->len;
 	uint64_t lineno = 0, bad = 0, first_bad = 0, good = 0, zero = 0;
 	const char *first_bad_at = NULL;
+	const char *forget_mark = p;
 	int task_mode = -1; /* decided by the first data line: 0 none, 1 comm-pid, 2 comm-pid/tid */
 	while (p < e && !b->status) {
+		/* nothing refers to earlier lines (frames are interned): their pages may go */
+		if (p - forget_mark > ((ptrdiff_t)1 << 20)) {
+			input_forget(in, p);
+			forget_mark = p;
+		}
 		const char *le = line_end(p, e);
 		const char *t = le;
 		lineno++;
@@ -282,7 +373,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			if (!fend)
 				fend = se;
 			if (fend > f)
-				st = builder_stack(b, st, frame_of(&s, f, (size_t)(fend - f)));
+				st = builder_stack(b, st, frame_cached(&s, f, (size_t)(fend - f)));
 			f = fend + 1;
 		}
 		int64_t w = count;
@@ -292,6 +383,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	pv_free(s.threads);
 	pv_free(s.tpid);
 	pv_free(s.ttid);
+	pv_free(s.fc.slot);
+	pv_free(s.fc.text);
 	if (b->status)
 		return b->status;
 	if (good == 0) {
