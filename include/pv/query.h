@@ -83,6 +83,8 @@ struct pv_query {
 	bool has_range;
 	int64_t range_start_ns, range_end_ns; /* from the profile's zero: start <= t < end;
 					       * an open end is INT64_MIN / INT64_MAX */
+	char *inside_markers; /* a marker search (marker.h): keep only the samples inside the
+			       * interval of a matching marker of their thread; NULL = all */
 	enum pv_percent_base percent;
 	double min_percent; /* rows below this share are cut (0 = none); kept to 1e-6 % */
 	uint32_t depth;     /* rows deeper than this are cut (0 = no limit) */
@@ -115,7 +117,7 @@ int pv_granularity_parse(const char *s, enum pv_granularity *out);
  * Command-line notation. pv_query_set_option() takes one long option name (without "--") and
  * its value, as the CLI parses them: center, include, drop, merge, collapse-recursion,
  * collapse-module, focus-category, metric (a,b), by, thread, range (T0:T1 in ms), percent,
- * min-percent, depth, n, sort. Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
+ * min-percent, depth, n, sort, inside-markers. Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
  * name is not a query option.
  */
 int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
@@ -127,11 +129,13 @@ int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
  */
 char *pv_query_to_args(const struct pv_query *q);
 
-/* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&... */
+/* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&...
+ * (inside-markers=SEARCH) */
 char *pv_query_to_url(const struct pv_query *q);
 int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
 
-/* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...} */
+/* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,
+ * "inside_markers": null or "SEARCH"} */
 char *pv_query_to_json(const struct pv_query *q);
 int pv_query_from_json(struct pv_query *q, const char *s, size_t len, struct pv_error *err);
 

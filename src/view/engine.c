@@ -2,7 +2,9 @@
  * engine.c - views of a query: the sample pass, the filters, the center, and the trees.
  *
  * The pipeline (spec/views.md):
- *   1. one pass over the selected samples (threads, time range) sums each metric per stack;
+ *   1. one pass over the selected samples (threads, time range, inside markers matching a
+ *      search: a binary search in each thread's union of their intervals) sums each metric per
+ *      stack;
  *   2. each filter is one pass over the working stack table in index order: include/drop zero
  *      the cost of stacks; merge, collapse and focus build a new table by interning (prefix,
  *      frame) pairs and move each stack's cost to its image;
@@ -21,6 +23,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "pv/marker.h"
 #include "pv/view.h"
 
 /* ---- working stack table ---- */
@@ -1320,11 +1323,106 @@ static int resolve(struct engine *e, const struct pv_query *q)
 	return 0;
 }
 
+/*
+ * --inside-markers: per thread, the union of the intervals of the markers that match the search,
+ * as sorted disjoint [start, end) pairs iv[2k], iv[2k+1] for k in [first[t], first[t + 1]).
+ * Markers come sorted by start, so each thread's union is built in one pass (a count, a fill
+ * into each thread's region, then the regions closed up where intervals merged).
+ */
+struct inside {
+	uint32_t *first;
+	int64_t *iv;
+};
+
+static int inside_build(struct engine *e, const char *search, struct inside *in)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_markers *ms = NULL;
+	struct pv_marker_search *s = NULL;
+	struct pv_marker_detail d = {0};
+	uint8_t *keep = NULL;
+	uint32_t *pos = NULL;
+	uint32_t nt = p->threads.len;
+	int rc = pv_markers_derive(p, &ms, e->err);
+	if (rc)
+		return rc;
+	if (pv_marker_search_new(search, &s) ||
+	    !(keep = pv_calloc(ms->len ? ms->len : 1, 1)) ||
+	    !(in->first = pv_calloc((size_t)nt + 1, sizeof(*in->first)))) {
+		rc = pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (uint32_t i = 0; i < ms->len; i++) {
+		if (ms->end_ns[i] == PV_TIME_NONE || ms->end_ns[i] <= ms->start_ns[i])
+			continue; /* no time inside an instant */
+		keep[i] = pv_marker_search_match(ms, i, s, &d);
+		in->first[ms->thread[i] + 1] += keep[i];
+	}
+	/* first[t]: where thread t's region starts; pos[t] (first[t + 1] while filling): its end */
+	for (uint32_t t = 0; t < nt; t++)
+		in->first[t + 1] += in->first[t];
+	in->iv = pv_malloc(((size_t)in->first[nt] + 1) * 2 * sizeof(*in->iv));
+	pos = pv_malloc(((size_t)nt + 1) * sizeof(*pos));
+	if (!in->iv || !pos) {
+		rc = pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		goto done;
+	}
+	memcpy(pos, in->first, (size_t)nt * sizeof(*pos));
+	for (uint32_t i = 0; i < ms->len; i++) {
+		if (!keep[i])
+			continue;
+		pv_thread_ix t = ms->thread[i];
+		int64_t *last = pos[t] > in->first[t] ? &in->iv[2 * (pos[t] - 1)] : NULL;
+		if (last && ms->start_ns[i] <= last[1]) {
+			/* overlapping the last one (markers come by start): one interval */
+			if (ms->end_ns[i] > last[1])
+				last[1] = ms->end_ns[i];
+			continue;
+		}
+		in->iv[2 * pos[t]] = ms->start_ns[i];
+		in->iv[2 * pos[t] + 1] = ms->end_ns[i];
+		pos[t]++;
+	}
+	/* merged intervals leave gaps: close them, regions in thread order */
+	uint32_t at = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t from = in->first[t], n = pos[t] - from;
+		memmove(&in->iv[2 * at], &in->iv[2 * from], (size_t)n * 2 * sizeof(*in->iv));
+		in->first[t] = at;
+		at += n;
+	}
+	in->first[nt] = at;
+done:
+	pv_marker_detail_release(&d);
+	pv_marker_search_free(s);
+	pv_free(keep);
+	pv_free(pos);
+	pv_markers_free(ms);
+	return rc;
+}
+
+/* Whether time x lies in one of thread t's intervals (binary search). */
+static bool inside_has(const struct inside *in, pv_thread_ix t, int64_t x)
+{
+	uint32_t lo = in->first[t], hi = in->first[t + 1];
+	if (x == PV_TIME_NONE)
+		return false;
+	while (lo < hi) { /* the first interval starting after x */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (in->iv[2 * mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > in->first[t] && x < in->iv[2 * (lo - 1) + 1];
+}
+
 static int sample_pass(struct engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
 	struct wst *w = &e->w;
+	struct inside in = {0};
 	w->len = p->stacks.len;
 	w->frame = p->stacks.frame;
 	w->prefix = p->stacks.prefix;
@@ -1335,6 +1433,14 @@ static int sample_pass(struct engine *e)
 			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 	}
 	const struct pv_query *q = &v->q;
+	if (q->inside_markers) {
+		int rc = inside_build(e, q->inside_markers, &in);
+		if (rc) {
+			pv_free(in.first);
+			pv_free(in.iv);
+			return rc;
+		}
+	}
 	for (uint32_t i = 0; i < v->nr_threads; i++) {
 		pv_thread_ix t = v->threads[i];
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
@@ -1343,6 +1449,8 @@ static int sample_pass(struct engine *e)
 				if (x == PV_TIME_NONE || x < q->range_start_ns || x >= q->range_end_ns)
 					continue;
 			}
+			if (in.first && !inside_has(&in, t, p->samples.time_ns[s]))
+				continue;
 			v->nr_samples++;
 			pv_stack_ix st = p->samples.stack[s];
 			for (uint32_t m = 0; m < e->nm; m++) {
@@ -1354,6 +1462,8 @@ static int sample_pass(struct engine *e)
 			}
 		}
 	}
+	pv_free(in.first);
+	pv_free(in.iv);
 	return 0;
 }
 

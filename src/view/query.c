@@ -122,6 +122,7 @@ void pv_query_release(struct pv_query *q)
 		pv_free(q->metrics[i]);
 	for (uint32_t i = 0; i < q->nr_threads; i++)
 		pv_free(q->threads[i]);
+	pv_free(q->inside_markers);
 	/* back to the defaults, so a second release or a reuse is harmless */
 	pv_query_init(q);
 }
@@ -186,6 +187,8 @@ int pv_query_copy(struct pv_query *dst, const struct pv_query *src)
 		rc = pv_query_add_metric(dst, src->metrics[i]);
 	for (uint32_t i = 0; !rc && i < src->nr_threads; i++)
 		rc = pv_query_add_thread(dst, src->threads[i]);
+	if (!rc && src->inside_markers && !(dst->inside_markers = pv_strdup(src->inside_markers)))
+		rc = PV_ENOMEM;
 	if (rc)
 		pv_query_release(dst);
 	return rc;
@@ -227,6 +230,9 @@ bool pv_query_equal(const struct pv_query *a, const struct pv_query *b)
 		return false;
 	if (has_range(a) &&
 	    (a->range_start_ns != b->range_start_ns || a->range_end_ns != b->range_end_ns))
+		return false;
+	if ((a->inside_markers == NULL) != (b->inside_markers == NULL) ||
+	    (a->inside_markers && strcmp(a->inside_markers, b->inside_markers) != 0))
 		return false;
 	if (!same_list(a->center, a->nr_center, b->center, b->nr_center) ||
 	    !same_list(a->metrics, a->nr_metrics, b->metrics, b->nr_metrics) ||
@@ -364,6 +370,7 @@ enum opt {
 	O_DEPTH,
 	O_N,
 	O_SORT,
+	O_INSIDE,
 	O_VIEW, /* not a CLI option: the view is the command */
 };
 
@@ -371,7 +378,7 @@ enum opt {
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "metric", "by", "thread", "range", "percent", "min-percent", "depth",
-	"n", "sort",
+	"n", "sort", "inside-markers",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
@@ -532,6 +539,17 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 					    label, v);
 		q->depth = c;
 		return 0;
+	case O_INSIDE: {
+		if (!*v)
+			return pv_error_set(err, PV_EINVAL,
+					    "%s takes a marker search, not an empty string", label);
+		char *d = pv_strdup(v);
+		if (!d)
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		pv_free(q->inside_markers);
+		q->inside_markers = d;
+		return 0;
+	}
 	case O_N:
 		if (!parse_count(v, &c))
 			return pv_error_set(err, PV_EINVAL, "%s takes a count, not '%s'", label, v);
@@ -664,6 +682,8 @@ char *pv_query_to_args(const struct pv_query *q)
 		range_text(buf, sizeof(buf), q);
 		flag1(&o, "range", buf);
 	}
+	if (q->inside_markers)
+		flag1(&o, "inside-markers", q->inside_markers);
 	if (q->percent != PV_PERCENT_CENTER)
 		flag1(&o, "percent", text_of(percent_names, NR(percent_names), q->percent));
 	if (min_micro(q->min_percent)) {
@@ -736,6 +756,8 @@ char *pv_query_to_url(const struct pv_query *q)
 		range_text(buf, sizeof(buf), q);
 		fprintf(o.f, "&range=%s", buf);
 	}
+	if (q->inside_markers)
+		pair(&o, "inside-markers", NULL, q->inside_markers);
 	if (q->percent != PV_PERCENT_CENTER)
 		pair(&o, "percent", NULL, text_of(percent_names, NR(percent_names), q->percent));
 	if (min_micro(q->min_percent)) {
@@ -806,6 +828,10 @@ char *pv_query_to_json(const struct pv_query *q)
 	} else {
 		fputs("null", f);
 	}
+	if (q->inside_markers) { /* only when set: the other queries print as they always did */
+		fputs(", \"inside_markers\": ", f);
+		pv_json_string(f, q->inside_markers);
+	}
 	fputs(", \"percent\": ", f);
 	pv_json_string(f, text_of(percent_names, NR(percent_names), q->percent));
 	fixed_text(buf, sizeof(buf), min_micro(q->min_percent));
@@ -861,7 +887,7 @@ static char *url_decode(const char *s, size_t n, bool *bad)
 static const char *const url_keys[] = {
 	[O_CENTER] = "center", [O_METRIC] = "metric", [O_BY] = "by", [O_THREAD] = "thread",
 	[O_RANGE] = "range", [O_PERCENT] = "percent", [O_MIN] = "min", [O_DEPTH] = "depth",
-	[O_N] = "n", [O_SORT] = "sort", [O_VIEW] = "view",
+	[O_N] = "n", [O_SORT] = "sort", [O_INSIDE] = "inside-markers", [O_VIEW] = "view",
 };
 
 static int decode_fail(const char *s, size_t n, bool bad, struct pv_error *err)
@@ -974,11 +1000,11 @@ int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err)
 
 static const char *const json_keys[] = {
 	"view", "center", "filters", "metrics", "by", "threads", "range", "percent",
-	"min_percent", "depth", "limit", "sort",
+	"min_percent", "depth", "limit", "sort", "inside_markers",
 };
 enum {
 	K_VIEW, K_CENTER, K_FILTERS, K_METRICS, K_BY, K_THREADS, K_RANGE, K_PERCENT, K_MIN,
-	K_DEPTH, K_LIMIT, K_SORT,
+	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE,
 };
 
 /* A string or key token as a new C string; positioned errors (no NUL inside, memory). */
@@ -1136,6 +1162,24 @@ static int json_range(struct json *j, struct pv_query *q)
 	return 0;
 }
 
+/* "inside_markers": null or a marker search. */
+static int json_inside(struct json *j, struct pv_query *q)
+{
+	struct json_tok t;
+	char *v;
+	int rc = json_next(j, &t);
+	if (rc || t.kind == JSON_NULL)
+		return rc;
+	if (t.kind != JSON_STRING)
+		return json_fail_at(j, &t, "expected null or a marker search (a string), found %s",
+				    json_kind_name(t.kind));
+	if ((rc = json_cstr(j, &t, &v)))
+		return rc;
+	rc = json_set(j, &t, q, O_INSIDE, v, "inside_markers");
+	pv_free(v);
+	return rc;
+}
+
 /* min_percent, depth, limit: a number, checked like its CLI form. */
 static int json_number(struct json *j, struct pv_query *q, int key)
 {
@@ -1192,6 +1236,7 @@ static int json_query(struct json *j, struct pv_query *q)
 		case K_THREADS: rc = json_strings(j, q, O_THREAD, "threads"); break;
 		case K_FILTERS: rc = json_filters(j, q); break;
 		case K_RANGE: rc = json_range(j, q); break;
+		case K_INSIDE: rc = json_inside(j, q); break;
 		default: rc = json_number(j, q, k); break;
 		}
 	}

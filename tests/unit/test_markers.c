@@ -11,6 +11,7 @@
 #include "model/builder.h"
 #include "pv/import.h"
 #include "pv/marker.h"
+#include "pv/view.h"
 #include "t.h"
 
 #define MS(x) ((int64_t)((x) * 1000000.0 + ((x) < 0 ? -0.5 : 0.5)))
@@ -674,5 +675,44 @@ T_TEST(markers_gecko_schemas_unioned)
 		T_EQ_STR(d.label[PV_LABEL_TABLE], "create/open /foo/bar/");
 	pv_marker_detail_release(&d);
 	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* --inside-markers keeps the samples inside a matching marker of their own thread. */
+T_TEST(markers_inside_markers_view)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_file(t_corpus("firefox/generated-gecko-v36.json"), NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		return;
+	}
+	static const struct {
+		const char *search;
+		uint64_t samples;
+	} cases[] = {
+	    /* samples at 0..6 ms (threads 0, 1) and 1000..1006 (thread 2); Reflow [3, 8] and
+	     * [1003, 1008] hold 3, 4, 5, 6 of each thread */
+	    {"Reflow", 12},
+	    {"Rasterize", 6},     /* [0, 1] incomplete, [4, 5]: 0 and 4; [1000, 1001]: 1000 */
+	    {"DOMEvent", 0},      /* [9, 10]: after the samples */
+	    {"Reflow,-cat:Other", 0},
+	    {"IPC", 7},           /* IPCIn [30, 1031] on thread 2; IPCOut on 0 after its samples */
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pv_query q;
+		struct pv_view *v = NULL;
+		pv_query_init(&q);
+		T_EQ_INT(pv_query_set_option(&q, "inside-markers", cases[k].search, &err), 0);
+		if (pv_view_compute(p, &q, &v, &err)) {
+			t_fail(__FILE__, __LINE__, "%s: %s", cases[k].search, err.msg);
+		} else if (v->nr_samples != cases[k].samples) {
+			t_fail(__FILE__, __LINE__, "inside '%s': %llu samples, expected %llu",
+			       cases[k].search, (unsigned long long)v->nr_samples,
+			       (unsigned long long)cases[k].samples);
+		}
+		pv_view_free(v);
+		pv_query_release(&q);
+	}
 	pv_profile_free(p);
 }

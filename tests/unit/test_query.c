@@ -815,3 +815,53 @@ T_TEST(query_out_of_memory)
 	pv_free(json);
 	pv_query_release(&a);
 }
+
+/* --inside-markers: a marker search, kept as written, in all three notations. */
+T_TEST(query_inside_markers)
+{
+	static const struct opt o[] = {
+		{"inside-markers", "Reflow,-cat:Paint, name:it's a \"b&c=d\""},
+		{"range", "1:2"}, {NULL, NULL},
+	};
+	struct pv_query q;
+	struct pv_error err;
+	build(&q, PV_VIEW_TREE, o);
+	T_EQ_STR(q.inside_markers, "Reflow,-cat:Paint, name:it's a \"b&c=d\"");
+	char *s = pv_query_to_args(&q);
+	T_EQ_STR(s, "--range 1:2 --inside-markers 'Reflow,-cat:Paint, name:it'\\''s a \"b&c=d\"'");
+	pv_free(s);
+	s = pv_query_to_url(&q);
+	T_EQ_STR(s, "view=tree&range=1:2&inside-markers=Reflow%2C-cat%3APaint%2C%20name%3Ait%27s"
+		    "%20a%20%22b%26c%3Dd%22");
+	pv_free(s);
+	s = pv_query_to_json(&q);
+	T_EQ_STR(s, "{\"view\": \"tree\", \"center\": [], \"filters\": [], \"metrics\": [], "
+		    "\"by\": \"function\", \"threads\": [], \"range\": [1, 2], \"inside_markers\": "
+		    "\"Reflow,-cat:Paint, name:it's a \\\"b&c=d\\\"\", \"percent\": \"center\", "
+		    "\"min_percent\": 0, \"depth\": 0, \"limit\": 0, \"sort\": \"self\"}");
+	pv_free(s);
+	round_trip(&q, __LINE__);
+
+	/* a second value replaces the first; the same query is equal, another is not */
+	struct pv_query r;
+	T_EQ_INT(pv_query_copy(&r, &q), 0);
+	T_TRUE(pv_query_equal(&q, &r));
+	T_EQ_INT(pv_query_set_option(&r, "inside-markers", "GC", &err), 0);
+	T_EQ_STR(r.inside_markers, "GC");
+	T_TRUE(!pv_query_equal(&q, &r));
+	pv_query_release(&r);
+
+	/* empty is refused in every notation; JSON takes null as none */
+	T_EQ_INT(pv_query_set_option(&q, "inside-markers", "", &err), PV_EINVAL);
+	T_EQ_STR(err.msg, "--inside-markers takes a marker search, not an empty string");
+	T_EQ_INT(pv_query_from_url(&r, "inside-markers=", &err), PV_EINVAL);
+	T_EQ_STR(err.msg, "inside-markers takes a marker search, not an empty string");
+	T_EQ_INT(pv_query_from_json(&r, "{\"inside_markers\": \"\"}", 22, &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "inside_markers takes a marker search, not an empty string");
+	T_EQ_INT(pv_query_from_json(&r, "{\"inside_markers\": 3}", 21, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "expected null or a marker search (a string), found a number");
+	T_EQ_INT(pv_query_from_json(&r, "{\"inside_markers\": null}", 24, &err), 0);
+	T_TRUE(r.inside_markers == NULL);
+	pv_query_release(&r);
+	pv_query_release(&q);
+}
