@@ -106,6 +106,7 @@ static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struc
 		}
 		return c;
 	}
+	pv_free(in->owned); /* the compressed copy of input_from_memory, if any */
 	in->owned = out;
 	in->data = out;
 	in->len = len;

@@ -1288,8 +1288,8 @@ static int whole_profile(struct ch *c, uint32_t ci, uint32_t th, int64_t ts)
 		uint32_t d0 = c->deltas.len;
 		if ((uint64_t)d0 + n > PV_MAX_ROWS || vec_resize(&c->deltas, sizeof(int64_t), d0 + n))
 			return oom(c);
-		const int64_t *st_ = VEC(c->stamps, int64_t) + b0;
-		int64_t *d = VEC(c->deltas, int64_t) + d0;
+		const int64_t *st_ = n ? VEC(c->stamps, int64_t) + b0 : NULL;
+		int64_t *d = n ? VEC(c->deltas, int64_t) + d0 : NULL;
 		int64_t prev = start != PV_TIME_NONE ? start : (n ? st_[0] : 0);
 		for (uint32_t i = 0; i < n; i++) {
 			if (__builtin_sub_overflow(st_[i], prev, &d[i]))
@@ -2054,6 +2054,11 @@ static int read_top_object(struct ch *c, struct json *j)
 		if (rc)
 			return rc;
 	}
+	if (!trace && top == NO_IX)
+		return pv_error_set(c->err, PV_EFORMAT,
+				    "%s: not a Chrome trace or a V8 CPU profile (no 'traceEvents', "
+				    "'samples', 'nodes' or 'head')",
+				    c->in->name);
 	if (top != NO_IX) {
 		struct vchunk *ck = chunk_at(c, top);
 		if (!trace || ck->has_samples || c->nodes.len) {
@@ -2397,6 +2402,8 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 			bool cols = k->has_cols && k->c_len == k->s_len;
 			if ((k->has_lines && !lines) || (k->has_cols && !cols))
 				c->lines_mismatch++;
+			if (!n)
+				continue;
 			const int64_t *ids = VEC(c->s_ids, int64_t) + k->s_begin;
 			const int64_t *d = VEC(c->deltas, int64_t) + k->d_begin;
 			for (uint32_t s = 0; s < n; s++) {
@@ -2423,8 +2430,8 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 		}
 		if (rc)
 			break;
-		struct psample *ps = VEC(c->psamples, struct psample) + s0;
 		uint32_t len = c->psamples.len - s0;
+		struct psample *ps = len ? VEC(c->psamples, struct psample) + s0 : NULL;
 		if (!sorted)
 			sort_n(ps, len, sizeof(*ps), cmp_psample);
 		for (uint32_t i = 1; i < len; i++) {

@@ -728,8 +728,10 @@ static int build(struct ss *s)
 		int64_t t = p->start != INT64_MIN ? p->start : 0;
 		memset(w, 0, sizeof(w));
 		if (!p->evented) {
+			if (!p->s_count)
+				continue;
 			const uint32_t *off = VEC(s->s_off, uint32_t) + p->s_first;
-			const int64_t *wt = VEC(s->weights, int64_t) + p->w_first;
+			const int64_t *wt = p->w_count ? VEC(s->weights, int64_t) + p->w_first : NULL;
 			for (uint32_t k = 0; k < p->s_count && !b->status; k++) {
 				pv_stack_ix st = PV_NONE;
 				for (uint32_t f = off[k]; f < off[k + 1]; f++)

@@ -1,0 +1,852 @@
+/*
+ * tests of the chrome importer: Chrome trace events (array and object form) and V8 CPU profiles.
+ *
+ * Figures of the corpus files and of the two recordings made here (tests/data/chrome/README.md)
+ * were computed once by a script over the JSON, independently of profview (kept out of the
+ * tree): sample counts per thread, the time metric (each sample lasting until the profile's next
+ * one, the last until the profile's end), marker rows per phase, self time per function.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pv/import.h"
+#include "t.h"
+
+static struct pv_profile *load(const char *path)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_import_file(path, NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+		return NULL;
+	}
+	if (pv_profile_validate(p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
+		pv_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Imports text as "t.json" (format NULL: probed); 0 or the error code. */
+static int import_text(const char *json, const char *format, struct pv_profile **p,
+		       struct pv_error *err)
+{
+	pv_error_clear(err);
+	*p = NULL;
+	int rc = pv_import_memory("t.json", json, strlen(json), format, p, err);
+	if (!rc && pv_profile_validate(*p, err)) {
+		t_fail(__FILE__, __LINE__, "invalid profile: %s", err->msg);
+		pv_profile_free(*p);
+		*p = NULL;
+		return -100;
+	}
+	return rc;
+}
+
+static struct pv_profile *text(const char *json)
+{
+	struct pv_profile *p;
+	struct pv_error err;
+	int rc = import_text(json, NULL, &p, &err);
+	if (rc) {
+		t_fail(__FILE__, __LINE__, "import failed: %s", err.msg);
+		return NULL;
+	}
+	T_EQ_STR(pv_str(p, p->meta.format), "chrome");
+	return p;
+}
+
+static int64_t total(const struct pv_profile *p, const char *metric)
+{
+	pv_metric_ix m = pv_metric_find(p, metric);
+	if (m == PV_NONE)
+		return -1;
+	int64_t s = 0;
+	for (uint32_t i = 0; i < p->samples.len; i++)
+		s += pv_sample_weight(p, m, i);
+	return s;
+}
+
+static const char *leaf_name(const struct pv_profile *p, uint32_t s)
+{
+	pv_stack_ix st = p->samples.stack[s];
+	if (st == PV_NONE)
+		return "";
+	return pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]);
+}
+
+/* Self weight (metric) and sample count of the function named name. */
+static int64_t self_of(const struct pv_profile *p, const char *metric, const char *name,
+		       uint32_t *count)
+{
+	pv_metric_ix m = pv_metric_find(p, metric);
+	int64_t s = 0;
+	*count = 0;
+	for (uint32_t i = 0; i < p->samples.len; i++)
+		if (strcmp(leaf_name(p, i), name) == 0) {
+			s += pv_sample_weight(p, m, i);
+			(*count)++;
+		}
+	return s;
+}
+
+static pv_thread_ix thread_by_tid(const struct pv_profile *p, int64_t pid, int64_t tid)
+{
+	for (uint32_t t = 0; t < p->threads.len; t++)
+		if (p->threads.pid[t] == pid && p->threads.tid[t] == tid)
+			return t;
+	return PV_NONE;
+}
+
+static void phases_of(const struct pv_profile *p, pv_thread_ix t, uint32_t ph[4])
+{
+	memset(ph, 0, 4 * sizeof(ph[0]));
+	for (uint32_t i = 0; i < p->markers.len; i++)
+		if (t == PV_NONE || p->markers.thread[i] == t)
+			ph[p->markers.phase[i] & 3]++;
+}
+
+static uint32_t find_marker(const struct pv_profile *p, const char *name)
+{
+	for (uint32_t i = 0; i < p->markers.len; i++)
+		if (strcmp(pv_str(p, p->markers.name[i]), name) == 0)
+			return i;
+	return PV_NONE;
+}
+
+static uint64_t lossy(const struct pv_profile *p, const char *what)
+{
+	for (uint32_t i = 0; i < p->diags.len; i++)
+		if (strstr(pv_str(p, p->diags.msg[i]), what))
+			return p->diags.count[i];
+	return 0;
+}
+
+/* "a > b > c" of a stack */
+static void stack_path(const struct pv_profile *p, pv_stack_ix s, char *buf, size_t n)
+{
+	const char *parts[64];
+	int k = 0;
+	for (; s != PV_NONE && k < 64; s = p->stacks.prefix[s])
+		parts[k++] = pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[s]]]);
+	buf[0] = 0;
+	while (k-- > 0) {
+		strncat(buf, parts[k], n - strlen(buf) - 1);
+		if (k)
+			strncat(buf, " > ", n - strlen(buf) - 1);
+	}
+}
+
+/* ---- the corpus ---- */
+
+struct corpus_case {
+	const char *path;
+	uint32_t threads, samples;
+	int64_t time_ns;
+	uint32_t phases[4]; /* instant, interval, start, end */
+};
+
+static const struct corpus_case corpus[] = {
+	{"speedscope/Chrome/116/Trace-20230603T221323.json", 12, 1600, 265139000, {110, 2456, 234, 234}},
+	{"speedscope/Chrome/141/no-arg-data.json", 1, 421, 55862000, {0, 0, 0, 0}},
+	{"speedscope/Chrome/65/simple-timeline.json", 21, 4081, 545683000, {274, 2253, 473, 476}},
+	{"speedscope/Chrome/66/worker.json", 21, 8239, 1917332000, {150, 1536, 354, 353}},
+	{"speedscope/Chrome/69/simple.json", 16, 2051, 276450000, {66, 927, 149, 146}},
+	{"speedscope/Chrome/70/worker.json", 20, 3380, 452252000, {105, 1988, 198, 197}},
+	{"speedscope/Chrome/65/simple.cpuprofile", 1, 29, 36317000, {0, 0, 0, 0}},
+	{"speedscope/Chrome/65/sucrase.cpuprofile", 1, 17138, 22003906000, {0, 0, 0, 0}},
+	{"speedscope/node/10.11.0/example.cpuprofile", 1, 29, 44777000, {0, 0, 0, 0}},
+	{"speedscope/source-maps/chrome-85-esbuild.json", 13, 1490, 204640000, {103, 1213, 5, 0}},
+	{"firefox/chrome-trace-issue-5429.json.gz", 4, 206, 254459000, {0, 0, 51, 51}},
+	{"firefox/chrome-tracing.json.gz", 14, 0, -1, {8, 186, 0, 0}},
+	{"firefox/test.chrome-unchunked.json", 2, 20, 6291251000, {28, 39, 40, 37}},
+	{"firefox/test.chrome.gz", 15, 3711, 480113000, {245, 4074, 185, 185}},
+	{"firefox/hello.cjs-20231120T211435.cpuprofile", 1, 150, 168955000, {0, 0, 0, 0}},
+	{"speedscope/trace-event/bex-interaction.json", 1, 0, -1, {0, 6, 6, 6}},
+	{"speedscope/trace-event/multiprocess.json", 8, 0, -1, {0, 8, 0, 0}},
+	{"speedscope/trace-event/multi-thread-with-samples.json", 2, 8, 88192000, {0, 2, 0, 0}},
+	{"speedscope/trace-event/simple-with-samples.json", 1, 7, 64710000, {0, 0, 0, 0}},
+	{"speedscope/trace-event/simple-partial.json", 1, 0, -1, {0, 2, 2, 2}},
+	{"speedscope/trace-event/simple-partial-whitespace.json", 1, 0, -1, {0, 2, 2, 2}},
+	{"speedscope/trace-event/too-many-end-events.json", 1, 0, -1, {0, 0, 2, 4}},
+	{"speedscope/trace-event/zero-duration-events.json", 1, 0, -1, {0, 1, 3, 3}},
+};
+
+T_TEST(chrome_corpus_figures)
+{
+	for (size_t i = 0; i < sizeof(corpus) / sizeof(corpus[0]); i++) {
+		const struct corpus_case *c = &corpus[i];
+		struct pv_profile *p = load(t_corpus(c->path));
+		if (!p)
+			continue;
+		if (strcmp(pv_str(p, p->meta.format), "chrome") != 0)
+			t_fail(__FILE__, __LINE__, "%s: read as %s", c->path, pv_str(p, p->meta.format));
+		if (p->threads.len != c->threads || p->samples.len != c->samples)
+			t_fail(__FILE__, __LINE__, "%s: %u threads, %u samples; expected %u, %u", c->path,
+			       p->threads.len, p->samples.len, c->threads, c->samples);
+		if (total(p, "time") != c->time_ns)
+			t_fail(__FILE__, __LINE__, "%s: time %lld, expected %lld", c->path,
+			       (long long)total(p, "time"), (long long)c->time_ns);
+		if (c->samples && total(p, "samples") != c->samples)
+			t_fail(__FILE__, __LINE__, "%s: samples metric %lld", c->path,
+			       (long long)total(p, "samples"));
+		uint32_t ph[4];
+		phases_of(p, PV_NONE, ph);
+		if (memcmp(ph, c->phases, sizeof(ph)) != 0)
+			t_fail(__FILE__, __LINE__, "%s: phases %u %u %u %u, expected %u %u %u %u", c->path,
+			       ph[0], ph[1], ph[2], ph[3], c->phases[0], c->phases[1], c->phases[2],
+			       c->phases[3]);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(chrome_corpus_details)
+{
+	/* 116: threads ordered by process_sort_index (Browser -6, Renderer -5, GPU -1) */
+	struct pv_profile *p = load(t_corpus("speedscope/Chrome/116/Trace-20230603T221323.json"));
+	if (p) {
+		T_EQ_STR(pv_str(p, p->threads.name[0]), "CrBrowserMain");
+		T_EQ_STR(pv_str(p, p->threads.process_name[0]), "Browser");
+		pv_thread_ix t = thread_by_tid(p, 6543, 259);
+		T_EQ_INT(t, 3);
+		T_EQ_STR(pv_str(p, p->threads.name[t]), "CrRendererMain");
+		T_EQ_STR(pv_str(p, p->threads.process_name[9]), "GPU Process");
+		/* the CPU samples are the Profile's thread's, not the sampler thread's */
+		T_EQ_INT(p->threads.sample_end[t] - p->threads.sample_begin[t], 1600);
+		T_EQ_INT(lossy(p, "flow events"), 26);
+		T_EQ_INT(lossy(p, "object events"), 3);
+		T_EQ_INT(lossy(p, "top-level 'metadata'"), 1);
+		/* b/e carry their id2 in the payload */
+		uint32_t m = PV_NONE;
+		for (uint32_t i = 0; i < p->markers.len && m == PV_NONE; i++)
+			if (p->markers.phase[i] == PV_PHASE_START &&
+			    strstr(pv_str(p, p->markers.payload[i]), "\"id\":\"local:"))
+				m = i;
+		T_TRUE(m != PV_NONE);
+		pv_profile_free(p);
+	}
+	/* a whole cpuProfile inside a chunk (rspack) on the Profile's own clock */
+	p = load(t_corpus("firefox/chrome-trace-issue-5429.json.gz"));
+	if (p) {
+		pv_thread_ix t = thread_by_tid(p, 44554, 44554);
+		T_TRUE(t != PV_NONE);
+		if (t != PV_NONE)
+			T_EQ_INT(p->threads.sample_end[t] - p->threads.sample_begin[t], 206);
+		pv_profile_free(p);
+	}
+	/* README: 307 events, M 113, X 186, I 8; threads are the 14 with events */
+	p = load(t_corpus("firefox/chrome-tracing.json.gz"));
+	if (p) {
+		T_EQ_INT(p->markers.len, 194);
+		T_EQ_INT(lossy(p, "metadata events 'process_uptime_seconds'"), 12);
+		pv_profile_free(p);
+	}
+	/* README: 164 nodes, 150 samples; the (root) node is no frame: 163 stacks */
+	p = load(t_corpus("firefox/hello.cjs-20231120T211435.cpuprofile"));
+	if (p) {
+		T_EQ_INT(p->stacks.len, 163);
+		T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile");
+		pv_profile_free(p);
+	}
+	/* heap profiles and tick logs are other formats */
+	static const char *const others[] = {
+	    "speedscope/Chrome/69/Heap-20181005T144546.heapprofile",
+	    "speedscope/node/10.11.0/Heap-20181003T105432.heapprofile",
+	    "speedscope/node/8.5.0/simple.v8log.json.zip",
+	};
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		struct pv_error err;
+		p = NULL;
+		T_TRUE(pv_import_file(t_corpus(others[i]), NULL, &p, &err) != 0);
+		T_CONTAINS(err.msg, "not a profile format profview reads");
+		pv_profile_free(p);
+	}
+}
+
+/* ---- the recordings made here ---- */
+
+T_TEST(chrome_node_cpu_prof_recorded)
+{
+	struct pv_profile *p = load(t_data("chrome/node-wordfreq.cpuprofile"));
+	if (!p)
+		return;
+	T_EQ_INT(p->threads.len, 1);
+	T_EQ_STR(pv_str(p, p->threads.name[0]), "Main");
+	T_EQ_INT(p->samples.len, 504);
+	T_EQ_INT(total(p, "time"), 1127167000);
+	T_EQ_INT(p->meta.default_metric, pv_metric_find(p, "time"));
+	uint32_t n;
+	T_EQ_INT(self_of(p, "time", "countWords", &n), 395494000);
+	T_EQ_INT(n, 188);
+	T_EQ_INT(self_of(p, "time", "makeText", &n), 274161000);
+	T_EQ_INT(n, 140);
+	T_EQ_INT(self_of(p, "time", "(garbage collector)", &n), 219683000);
+	T_EQ_INT(self_of(p, "time", "sieve", &n), 73778000);
+	T_EQ_INT(n, 28);
+	/* lineNumber is 0-based in the file, 1-based here: countWords is on line 15 */
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		if (strcmp(pv_str(p, p->funcs.name[f]), "countWords") != 0)
+			continue;
+		T_EQ_INT(p->funcs.line[f], 15);
+		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "wordfreq.js");
+		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "file:///tmp/rec/wordfreq.js");
+	}
+	T_EQ_INT(lossy(p, "positionTicks"), 19);
+	pv_profile_free(p);
+}
+
+T_TEST(chrome_chromium_trace_recorded)
+{
+	struct pv_profile *p = load(t_data("chrome/chromium-page.json.gz"));
+	if (!p)
+		return;
+	T_EQ_INT(p->threads.len, 4);
+	T_EQ_INT(p->samples.len, 8533);
+	T_EQ_INT(total(p, "time"), 2379199000);
+	static const struct {
+		int64_t pid, tid;
+		const char *name, *process;
+		uint32_t samples, ph[4];
+	} th[] = {
+	    {0, 0, "swapper", "", 0, {3, 0, 0, 0}},
+	    {10356, 10356, "CrRendererMain", NULL, 0, {30, 0, 0, 0}},
+	    {10381, 10381, "CrRendererMain", "Renderer", 4896, {20, 23, 1, 0}},
+	    {10375, 10375, "CrRendererMain", "Renderer", 3637, {101, 167, 0, 0}},
+	};
+	for (uint32_t i = 0; i < 4; i++) {
+		T_EQ_INT(p->threads.pid[i], th[i].pid);
+		T_EQ_INT(p->threads.tid[i], th[i].tid);
+		T_EQ_STR(pv_str(p, p->threads.name[i]), th[i].name);
+		if (th[i].process)
+			T_EQ_STR(pv_str(p, p->threads.process_name[i]), th[i].process);
+		T_EQ_INT(p->threads.sample_end[i] - p->threads.sample_begin[i], th[i].samples);
+		uint32_t ph[4];
+		phases_of(p, i, ph);
+		T_TRUE(memcmp(ph, th[i].ph, sizeof(ph)) == 0);
+	}
+	/* the page's User Timing mark, an instant with its args */
+	uint32_t m = find_marker(p, "work-start");
+	T_TRUE(m != PV_NONE);
+	if (m != PV_NONE) {
+		T_EQ_INT(p->markers.phase[m], PV_PHASE_INSTANT);
+		T_EQ_INT(p->markers.thread[m], 3);
+		T_CONTAINS(pv_str(p, p->markers.payload[m]), "\"callTime\":4442920033");
+		T_EQ_STR(pv_str(p, p->categories.name[p->markers.category[m]]), "blink.user_timing");
+	}
+	/* the page's functions, with their file and 1-based line */
+	uint32_t n;
+	T_TRUE(self_of(p, "time", "sortNumbers", &n) > 300000000);
+	for (uint32_t f = 0; f < p->funcs.len; f++)
+		if (strcmp(pv_str(p, p->funcs.name[f]), "sortNumbers") == 0) {
+			T_EQ_INT(p->funcs.line[f], 8);
+			T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]),
+				 "file:///tmp/rec/page.html");
+		}
+	pv_profile_free(p);
+}
+
+/* ---- semantics, on small inputs ---- */
+
+T_TEST(chrome_times_exact)
+{
+	/* µs as integers, fractions, strings and exponents; the zero is the earliest time */
+	struct pv_profile *p = text(
+	    "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1.5,\"dur\":\"2.25\",\"pid\":1,\"tid\":2},"
+	    "{\"ph\":\"i\",\"name\":\"b\",\"ts\":\"3\",\"pid\":1,\"tid\":2,\"s\":\"g\"},"
+	    "{\"ph\":\"B\",\"name\":\"c\",\"ts\":1e1,\"pid\":1,\"tid\":2},"
+	    "{\"ph\":\"E\",\"name\":\"c\",\"ts\":10.0005,\"pid\":1,\"tid\":2},"
+	    "{\"ph\":\"X\",\"name\":\"d\",\"ts\":1234567890123.456,\"dur\":0.001,\"pid\":1,\"tid\":2}]");
+	if (!p)
+		return;
+	T_EQ_INT(p->markers.len, 5);
+	uint32_t a = find_marker(p, "a"), b = find_marker(p, "b"), d = find_marker(p, "d");
+	T_EQ_INT(p->markers.phase[a], PV_PHASE_INTERVAL);
+	T_EQ_INT(p->markers.start_ns[a], 0);
+	T_EQ_INT(p->markers.end_ns[a], 2250);
+	T_EQ_INT(p->markers.start_ns[b], 1500);
+	T_EQ_INT(p->markers.end_ns[b], PV_TIME_NONE);
+	/* B then E of c, in time order */
+	T_EQ_INT(p->markers.phase[2], PV_PHASE_START);
+	T_EQ_INT(p->markers.start_ns[2], 8500);
+	T_EQ_INT(p->markers.phase[3], PV_PHASE_END);
+	T_EQ_INT(p->markers.end_ns[3], 8501); /* 10000.5 ns rounds half up */
+	T_EQ_INT(p->markers.start_ns[d], 1234567890123456LL - 1500);
+	T_EQ_INT(p->markers.end_ns[d] - p->markers.start_ns[d], 1);
+	pv_profile_free(p);
+}
+
+T_TEST(chrome_metadata_threads)
+{
+	/* M events anywhere name and order threads; tids may be strings */
+	struct pv_profile *p = text(
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"X\",\"name\":\"w\",\"ts\":5,\"dur\":1,\"pid\":7,\"tid\":\"71\"},"
+	    "{\"ph\":\"X\",\"name\":\"x\",\"ts\":1,\"dur\":1,\"pid\":8,\"tid\":81},"
+	    "{\"ph\":\"X\",\"name\":\"y\",\"ts\":2,\"dur\":1,\"pid\":8,\"tid\":82},"
+	    "{\"ph\":\"X\",\"name\":\"z\",\"ts\":3,\"dur\":1,\"pid\":9,\"tid\":\"worker\"},"
+	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":8,\"tid\":82,\"args\":{\"name\":\"Main\"}},"
+	    "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":8,\"tid\":82,\"args\":{\"sort_index\":-1}},"
+	    "{\"args\":{\"name\":\"Browser\"},\"name\":\"process_name\",\"ph\":\"M\",\"pid\":8},"
+	    "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":8,\"args\":{\"labels\":\"tab\"}},"
+	    "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":8,\"args\":{\"sort_index\":-3}},"
+	    "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":9,\"args\":{\"labels\":\"gpu\"}},"
+	    "{\"ph\":\"M\",\"name\":\"num_cpus\",\"pid\":9,\"args\":{\"number\":8}}]}");
+	if (!p)
+		return;
+	T_EQ_INT(p->threads.len, 4);
+	/* process 8 first (sort index -3), its thread 82 first (-1); then 7, then 9 */
+	T_EQ_INT(p->threads.tid[0], 82);
+	T_EQ_STR(pv_str(p, p->threads.name[0]), "Main");
+	T_EQ_STR(pv_str(p, p->threads.process_name[0]), "Browser (tab)");
+	T_EQ_INT(p->threads.tid[1], 81);
+	T_EQ_STR(pv_str(p, p->threads.name[1]), "Thread 81");
+	T_EQ_INT(p->threads.pid[2], 7);
+	T_EQ_INT(p->threads.tid[2], 71);
+	T_EQ_INT(p->threads.tid[3], PV_ID_NONE);
+	T_EQ_STR(pv_str(p, p->threads.name[3]), "Thread worker");
+	T_EQ_STR(pv_str(p, p->threads.process_name[3]), "Process 9 (gpu)");
+	T_EQ_INT(lossy(p, "metadata events 'num_cpus'"), 1);
+	pv_profile_free(p);
+}
+
+T_TEST(chrome_markers_phases_payloads)
+{
+	struct pv_profile *p = text(
+	    "[{\"ph\":\"B\",\"name\":\"job\",\"cat\":\"sched\",\"ts\":1,\"pid\":1,\"tid\":1,"
+	    "\"args\":{\"n\": 1, \"s\":\"a\\\"b\"}},"
+	    "{\"ph\":\"E\",\"name\":\"job\",\"ts\":4,\"pid\":1,\"tid\":1,\"args\":{}},"
+	    "{\"args\":{\"url\":\"x\"},\"ph\":\"b\",\"name\":\"load\",\"cat\":\"net\",\"id\":\"0x5\","
+	    "\"ts\":2,\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"e\",\"name\":\"load\",\"cat\":\"net\",\"id2\":{\"local\":\"0x5\"},\"scope\":\"s\","
+	    "\"ts\":6,\"pid\":1,\"tid\":2,\"args\":{\"id\":7,\"ok\":true}},"
+	    "{\"ph\":\"n\",\"name\":\"step\",\"cat\":\"net\",\"id\":5,\"ts\":3,\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"S\",\"name\":\"old\",\"id\":\"9\",\"ts\":3,\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"T\",\"name\":\"old\",\"id\":\"9\",\"ts\":4,\"pid\":1,\"tid\":1,\"args\":{\"step\":\"s1\"}},"
+	    "{\"ph\":\"F\",\"name\":\"old\",\"id\":\"9\",\"ts\":5,\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"R\",\"name\":\"firstPaint\",\"ts\":5,\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"I\",\"name\":\"old-instant\",\"ts\":5,\"pid\":1,\"tid\":1,\"args\":{\"id\":3}},"
+	    "{\"ph\":\"C\",\"name\":\"counter\",\"ts\":5,\"pid\":1,\"tid\":1,\"args\":{\"v\":1}},"
+	    "{\"ph\":\"s\",\"name\":\"flow\",\"id\":1,\"ts\":5,\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"f\",\"name\":\"flow\",\"id\":1,\"ts\":6,\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"i\",\"name\":\"no time\",\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"X\",\"name\":\"neg\",\"ts\":1,\"dur\":-5,\"pid\":1,\"tid\":1}]");
+	if (!p)
+		return;
+	T_EQ_INT(p->markers.len, 11);
+	uint32_t ph[4];
+	phases_of(p, PV_NONE, ph);
+	T_EQ_INT(ph[PV_PHASE_INSTANT], 4); /* n, T, R, I */
+	T_EQ_INT(ph[PV_PHASE_INTERVAL], 1);
+	T_EQ_INT(ph[PV_PHASE_START], 3); /* B, b, S */
+	T_EQ_INT(ph[PV_PHASE_END], 3);   /* E, e, F */
+	uint32_t m = find_marker(p, "job");
+	T_EQ_INT(p->markers.phase[m], PV_PHASE_START);
+	T_EQ_STR(pv_str(p, p->markers.payload[m]), "{\"n\":1,\"s\":\"a\\\"b\"}");
+	T_EQ_STR(pv_str(p, p->categories.name[p->markers.category[m]]), "sched");
+	/* an E with empty args has no payload */
+	for (uint32_t i = 0; i < p->markers.len; i++)
+		if (p->markers.phase[i] == PV_PHASE_END &&
+		    strcmp(pv_str(p, p->markers.name[i]), "job") == 0)
+			T_EQ_INT(p->markers.payload[i], 0);
+	/* async ids: id, id2 with scope; the event's id replaces an args id */
+	m = find_marker(p, "load");
+	T_EQ_STR(pv_str(p, p->markers.payload[m]), "{\"id\":\"0x5\",\"url\":\"x\"}");
+	for (uint32_t i = 0; i < p->markers.len; i++)
+		if (p->markers.phase[i] == PV_PHASE_END &&
+		    strcmp(pv_str(p, p->markers.name[i]), "load") == 0) {
+			T_EQ_STR(pv_str(p, p->markers.payload[i]), "{\"id\":\"s:local:0x5\",\"ok\":true}");
+			T_EQ_INT(p->threads.tid[p->markers.thread[i]], 2);
+		}
+	T_EQ_STR(pv_str(p, p->markers.payload[find_marker(p, "step")]), "{\"id\":\"5\"}");
+	/* a non-async event keeps its args id */
+	T_EQ_STR(pv_str(p, p->markers.payload[find_marker(p, "old-instant")]), "{\"id\":3}");
+	m = find_marker(p, "neg");
+	T_EQ_INT(p->markers.end_ns[m], p->markers.start_ns[m]);
+	T_EQ_INT(lossy(p, "async events' args 'id'"), 1);
+	T_EQ_INT(lossy(p, "counter events"), 1);
+	T_EQ_INT(lossy(p, "flow events"), 2);
+	T_EQ_INT(lossy(p, "events without a time"), 1);
+	T_EQ_INT(lossy(p, "negative duration"), 1);
+	/* by time within the thread: job start (1), load start (2), ... */
+	T_EQ_STR(pv_str(p, p->markers.name[0]), "job");
+	T_EQ_STR(pv_str(p, p->markers.name[1]), "neg");
+	pv_profile_free(p);
+}
+
+T_TEST(chrome_array_form_tolerance)
+{
+	static const char *const ok[] = {
+	    "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1}",
+	    "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n",
+	    "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n  \n",
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct pv_profile *p = text(ok[i]);
+		if (!p)
+			continue;
+		T_EQ_INT(p->markers.len, 1);
+		T_EQ_INT(lossy(p, "truncated"), 0);
+		pv_profile_free(p);
+	}
+	/* a last event cut off: dropped and reported */
+	struct pv_profile *p = text("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},"
+				    "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"args\":{\"x\":[1,");
+	if (p) {
+		T_EQ_INT(p->markers.len, 1);
+		T_EQ_INT(lossy(p, "truncated"), 1);
+		pv_profile_free(p);
+	}
+	/* the object form must be whole */
+	struct pv_error err;
+	T_EQ_INT(import_text("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1}", NULL, &p, &err),
+		 PV_EPARSE);
+	T_CONTAINS(err.msg, "t.json: line 1, column 45: expected ',' or ']'");
+	/* a non-event element is skipped and counted */
+	p = text("[1, {\"ph\":\"i\",\"name\":\"a\",\"ts\":1}, \"x\"]");
+	if (p) {
+		T_EQ_INT(p->markers.len, 1);
+		T_EQ_INT(lossy(p, "array elements that are not events"), 2);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(chrome_profile_chunks)
+{
+	/*
+	 * A Profile on the renderer thread, chunks from the sampler thread, out of file order
+	 * (ordered by ts); nodes with parents across chunks; a negative delta (samples put in time
+	 * order); per-sample lines; the last chunk's endTime (its ts ends the profile).
+	 */
+	struct pv_profile *p = text(
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":300,"
+	    "\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[3,2]},\"timeDeltas\":[10,-5],"
+	    "\"lines\":[7,0]}}},"
+	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":1,\"args\":{\"name\":\"CrRendererMain\"}},"
+	    "{\"args\":{\"data\":{\"startTime\":100}},\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\","
+	    "\"pid\":5,\"tid\":1,\"ts\":99},"
+	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":200,"
+	    "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
+	    "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":0}},"
+	    "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"main\",\"url\":\"https://a.example/x/app.js\","
+	    "\"lineNumber\":0,\"columnNumber\":4,\"scriptId\":7}},"
+	    "{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"\",\"url\":\"https://a.example/x/app.js\","
+	    "\"lineNumber\":5,\"columnNumber\":0}}],\"samples\":[2,3]},\"timeDeltas\":[20,30]}}},"
+	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":400,"
+	    "\"args\":{\"data\":{\"endTime\":123456789}}},"
+	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x2\",\"pid\":5,\"tid\":99,\"ts\":400,"
+	    "\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[1]},\"timeDeltas\":[1]}}}]}");
+	if (!p)
+		return;
+	T_EQ_INT(p->threads.len, 1);
+	T_EQ_STR(pv_str(p, p->threads.name[0]), "CrRendererMain");
+	T_EQ_INT(p->threads.tid[0], 1);
+	T_EQ_INT(p->samples.len, 4);
+	/* times: 100+20=120, 150, 160, 155 -> sorted 120 150 155 160; zero is the start (100) */
+	static const int64_t want_t[] = {20000, 50000, 55000, 60000};
+	static const int64_t want_w[] = {30000, 5000, 5000, 240000}; /* last: until ts 400 */
+	static const char *const want_leaf[] = {"main", "(anonymous)", "main", "(anonymous)"};
+	pv_metric_ix mt = pv_metric_find(p, "time");
+	for (uint32_t i = 0; i < 4; i++) {
+		T_EQ_INT(p->samples.time_ns[i], want_t[i]);
+		T_EQ_INT(pv_sample_weight(p, mt, i), want_w[i]);
+		T_EQ_STR(leaf_name(p, i), want_leaf[i]);
+	}
+	char path[256];
+	stack_path(p, p->samples.stack[1], path, sizeof(path));
+	T_EQ_STR(path, "main > (anonymous)");
+	/* the sample with a line gets a frame of that line; others the function's (1-based) */
+	pv_frame_ix f1 = p->stacks.frame[p->samples.stack[1]];
+	pv_frame_ix f3 = p->stacks.frame[p->samples.stack[3]];
+	T_EQ_INT(p->frames.line[f1], 6);
+	T_EQ_INT(p->frames.line[f3], 7);
+	pv_frame_ix f0 = p->stacks.frame[p->samples.stack[0]];
+	T_EQ_INT(p->frames.line[f0], 1);
+	T_EQ_INT(p->frames.column[f0], 5);
+	pv_func_ix fn = p->frames.func[f0];
+	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[fn]]), "https://a.example");
+	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[fn]]), "https://a.example/x/app.js");
+	T_EQ_STR(pv_str(p, p->categories.name[p->frames.category[f0]]), "JavaScript");
+	T_EQ_INT(lossy(p, "ProfileChunk events of no Profile"), 1);
+	T_EQ_INT(p->meta.interval_ns, 5000);
+	pv_profile_free(p);
+}
+
+T_TEST(chrome_cpuprofile_shapes)
+{
+	/* children lists, ids in any order, a sample of a missing node, no endTime */
+	struct pv_profile *p = text(
+	    "{\"nodes\":[{\"id\":3,\"callFrame\":{\"functionName\":\"leaf\",\"url\":\"/srv/app.js\","
+	    "\"lineNumber\":9,\"columnNumber\":-1},\"children\":[]},"
+	    "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":-1},"
+	    "\"children\":[2]},"
+	    "{\"id\":2,\"callFrame\":{\"functionName\":\"(program)\",\"lineNumber\":-1},\"children\":[3]}],"
+	    "\"samples\":[3,3,42],\"timeDeltas\":[5,5,5],\"startTime\":1000}");
+	if (!p)
+		return;
+	T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile");
+	T_EQ_INT(p->samples.len, 3);
+	char path[128];
+	stack_path(p, p->samples.stack[0], path, sizeof(path));
+	T_EQ_STR(path, "(program) > leaf");
+	T_EQ_INT(p->samples.stack[2], PV_NONE);
+	T_EQ_INT(lossy(p, "samples naming no node"), 1);
+	T_EQ_INT(total(p, "time"), 10000); /* the last sample lasts 0 without endTime */
+	pv_func_ix f = p->frames.func[p->stacks.frame[p->samples.stack[0]]];
+	T_EQ_INT(p->funcs.line[f], 10);
+	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "app.js");
+	pv_profile_free(p);
+
+	/* the old layout: a nested head tree, timestamps, start and end in seconds */
+	p = text("{\"head\":{\"functionName\":\"(root)\",\"id\":1,\"children\":["
+		 "{\"functionName\":\"a\",\"url\":\"\",\"lineNumber\":2,\"id\":2,\"children\":["
+		 "{\"functionName\":\"b\",\"lineNumber\":4,\"id\":3,\"children\":[]}]}]},"
+		 "\"startTime\":10.5,\"endTime\":10.6,\"samples\":[3,2,3],"
+		 "\"timestamps\":[10500010,10500030,10500040]}");
+	if (!p)
+		return;
+	T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile (head tree)");
+	stack_path(p, p->samples.stack[0], path, sizeof(path));
+	T_EQ_STR(path, "a > b");
+	T_EQ_INT(p->samples.time_ns[0], 10000);
+	T_EQ_INT(total(p, "time"), 99990000); /* the last sample lasts until 10.6 s */
+	pv_profile_free(p);
+}
+
+T_TEST(chrome_stack_frames_samples)
+{
+	struct pv_profile *p = text(
+	    "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":3,\"tid\":\"7\","
+	    "\"args\":{\"name\":\"js\"}},"
+	    "{\"ph\":\"i\",\"name\":\"gc\",\"ts\":\"15\",\"pid\":3,\"tid\":7,\"sf\":\"3\"}],"
+	    "\"samples\":[{\"cpu\":\"-1\",\"tid\":\"7\",\"ts\":\"10\",\"weight\":\"2\",\"sf\":3},"
+	    "{\"tid\":7,\"ts\":\"20\",\"sf\":\"2\"},{\"tid\":7,\"ts\":\"25\",\"sf\":\"99\"}],"
+	    "\"stackFrames\":{\"1\":{\"name\":\"[root]\",\"category\":\"root\"},"
+	    "\"2\":{\"name\":\"run(http://h.example/b.js?x=1:12:3)\",\"category\":\"JavaScript\",\"parent\":1},"
+	    "\"3\":{\"name\":\"[GC]\",\"category\":\"Metadata\",\"parent\":\"2\"}}}");
+	if (!p)
+		return;
+	T_EQ_INT(p->threads.len, 1);
+	T_EQ_INT(p->threads.pid[0], 3); /* samples without a pid: the one thread with their tid */
+	T_EQ_INT(p->samples.len, 3);
+	char path[256];
+	stack_path(p, p->samples.stack[0], path, sizeof(path));
+	T_EQ_STR(path, "[root] > run > [GC]");
+	T_EQ_INT(total(p, "samples"), 4);
+	T_EQ_INT(total(p, "time"), 15000);
+	T_EQ_INT(lossy(p, "samples naming no stack frame"), 1);
+	pv_frame_ix f = p->stacks.frame[p->samples.stack[1]];
+	T_EQ_INT(p->frames.line[f], 12);
+	T_EQ_INT(p->frames.column[f], 3);
+	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[p->frames.func[f]]]),
+		 "http://h.example/b.js?x=1");
+	T_EQ_STR(pv_str(p, p->categories.name[p->frames.category[f]]), "JavaScript");
+	/* an event's sf: its cause stack */
+	uint32_t m = find_marker(p, "gc");
+	T_EQ_INT(p->markers.cause_stack[m], p->samples.stack[0]);
+	T_EQ_INT(p->markers.cause_time_ns[m], 5000);
+	pv_profile_free(p);
+}
+
+/* ---- malformed input ---- */
+
+static void expect_error(const char *json, int code, const char *want)
+{
+	struct pv_profile *p;
+	struct pv_error err;
+	int rc = import_text(json, "chrome", &p, &err);
+	if (rc == 0)
+		pv_profile_free(p);
+	if (rc != code)
+		t_fail(__FILE__, __LINE__, "expected code %d, got %d (%s) for %.60s", code, rc, err.msg,
+		       json);
+	T_CONTAINS(err.msg, want);
+	T_TRUE(strchr(err.msg, '\n') == NULL);
+}
+
+T_TEST(chrome_malformed)
+{
+	expect_error("[{\"ph\":\"X\",\"ts\":{}}]", PV_EPARSE,
+		     "t.json: line 1, column 17: expected 'ts' (a number), found an object");
+	expect_error("[{\"ph\":\"X\",\"ts\":\"soon\"}]", PV_EPARSE,
+		     "line 1, column 17: expected 'ts' (a number), found a string that is not a number");
+	expect_error("[{\"ph\":5}]", PV_EPARSE, "line 1, column 8: expected 'ph' (a phase letter)");
+	expect_error("[{\"ph\":\"X\",\"ts\":1e400}]", PV_EPARSE, "line 1, column 17: number out of range");
+	expect_error("[{\"ph\":\"X\",\"ts\":1,\"pid\":[]}]", PV_EPARSE,
+		     "expected 'pid' (a number or a string), found an array");
+	expect_error("[{\"ph\":\"X\",\"ts\":9e15,\"dur\":9e15}]", PV_EPARSE, "past the largest time");
+	expect_error("[{\"ph\":\"X\",\"ts\":-9e15},{\"ph\":\"X\",\"ts\":9e15}]", PV_ELIMIT,
+		     "t.json: the times span more than the model holds");
+	expect_error("{\"nodes\":\"x\",\"samples\":[]}", PV_EPARSE,
+		     "line 1, column 10: expected 'nodes' to be an array, found a string");
+	expect_error("{\"nodes\":[{\"callFrame\":{}}],\"samples\":[]}", PV_EPARSE, "a node without an 'id'");
+	expect_error("{\"nodes\":[{\"id\":1}],\"samples\":[1,\"2\"]}", PV_EPARSE,
+		     "line 1, column 34: expected a number in 'samples', found a string");
+	expect_error("{\"traceEvents\":{}}", PV_EPARSE, "expected 'traceEvents' to be an array");
+	expect_error("{\"traceEvents\":[{\"ph\":\"P\",\"name\":\"Profile\",\"args\":{\"data\":"
+		     "{\"cpuProfile\":{\"nodes\":[{\"id\":1,\"callFrame\":[]}]}}}}]}",
+		     PV_EPARSE, "expected 'callFrame' to be an object, found an array");
+	expect_error("{\"traceEvents\":[{\"args\":{\"data\":{\"timeDeltas\":[1,{}]}},\"ph\":\"P\","
+		     "\"name\":\"ProfileChunk\"}]}",
+		     PV_EPARSE, "expected a number in 'timeDeltas', found an object");
+	expect_error("\"just a string\"", PV_EPARSE, "expected a Chrome trace");
+	/* a cycle in the node tree is cut, not followed */
+	struct pv_profile *p = text("{\"nodes\":[{\"id\":1,\"parent\":2,\"callFrame\":{\"functionName\":\"a\"}},"
+				    "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"b\"}}],"
+				    "\"samples\":[1,2],\"timeDeltas\":[1,1],\"startTime\":0}");
+	if (p) {
+		T_EQ_INT(lossy(p, "node parent cycles"), 1);
+		pv_profile_free(p);
+	}
+}
+
+/* n nodes, each the child of the one before (a stack n deep), one sample at the deepest */
+static char *deep_cpuprofile(size_t n, bool nested, size_t *len)
+{
+	size_t cap = n * 96 + 256, o = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	if (!nested) {
+		o += (size_t)snprintf(buf + o, cap - o, "{\"nodes\":[");
+		for (size_t i = 1; i <= n; i++)
+			o += (size_t)snprintf(buf + o, cap - o,
+					      "%s{\"id\":%zu,\"parent\":%zu,\"callFrame\":{\"functionName\":\"f%zu\"}}",
+					      i > 1 ? "," : "", i, i - 1, i % 7);
+		o += (size_t)snprintf(buf + o, cap - o,
+				      "],\"samples\":[%zu,%zu],\"timeDeltas\":[1,2],\"startTime\":0,\"endTime\":10}",
+				      n, n / 2);
+	} else {
+		o += (size_t)snprintf(buf + o, cap - o, "{\"head\":");
+		for (size_t i = 1; i <= n; i++)
+			o += (size_t)snprintf(buf + o, cap - o,
+					      "{\"functionName\":\"f\",\"id\":%zu,\"children\":[", i);
+		for (size_t i = 1; i <= n; i++)
+			o += (size_t)snprintf(buf + o, cap - o, "]}");
+		o += (size_t)snprintf(buf + o, cap - o,
+				      ",\"samples\":[%zu],\"timestamps\":[1],\"startTime\":0}", n);
+	}
+	*len = o;
+	return buf;
+}
+
+T_TEST(chrome_deep_stacks)
+{
+	size_t len;
+	char *buf = deep_cpuprofile(100000, false, &len);
+	if (!buf)
+		return;
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("deep.cpuprofile", buf, len, NULL, &p, &err), 0);
+	free(buf);
+	if (p) {
+		T_EQ_INT(pv_profile_validate(p, &err), 0);
+		uint32_t depth = 0;
+		for (pv_stack_ix s = p->samples.stack[0]; s != PV_NONE; s = p->stacks.prefix[s])
+			depth++;
+		T_EQ_INT(depth, 100000);
+		T_EQ_INT(p->stacks.len, 100000);
+		pv_profile_free(p);
+	}
+	/* the old layout nests JSON as deep as the stack: refused past the tokenizer's limit */
+	buf = deep_cpuprofile(100000, true, &len);
+	if (!buf)
+		return;
+	p = NULL;
+	T_EQ_INT(pv_import_memory("deep.cpuprofile", buf, len, NULL, &p, &err), PV_ELIMIT);
+	T_CONTAINS(err.msg, "deep.cpuprofile: line 1, column");
+	free(buf);
+	/* a stackFrames chain 100,000 deep */
+	size_t n = 100000, cap = n * 64 + 256, o = 0;
+	buf = malloc(cap);
+	if (!buf)
+		return;
+	o += (size_t)snprintf(buf + o, cap - o, "{\"traceEvents\":[],\"stackFrames\":{");
+	for (size_t i = 1; i <= n; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s\"%zu\":{\"name\":\"g%zu\",\"parent\":%zu}",
+				      i > 1 ? "," : "", i, i % 5, i - 1);
+	o += (size_t)snprintf(buf + o, cap - o, "},\"samples\":[{\"tid\":1,\"ts\":1,\"sf\":%zu}]}", n);
+	p = NULL;
+	T_EQ_INT(pv_import_memory("deep.json", buf, o, NULL, &p, &err), 0);
+	free(buf);
+	if (p) {
+		uint32_t depth = 0;
+		for (pv_stack_ix s = p->samples.stack[0]; s != PV_NONE; s = p->stacks.prefix[s])
+			depth++;
+		T_EQ_INT(depth, 100000);
+		T_EQ_INT(lossy(p, "parent does not exist"), 1); /* "0" names no frame */
+		pv_profile_free(p);
+	}
+}
+
+/* ---- truncations and mutations never crash, and fail with one positioned line ---- */
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void check_one(const char *name, const char *buf, size_t len, const char *format)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = pv_import_memory(name, buf, len, format, &p, &err);
+	if (rc == 0) {
+		if (pv_profile_validate(p, &err))
+			t_fail(__FILE__, __LINE__, "%s (%zu bytes): invalid profile: %s", name, len,
+			       err.msg);
+		pv_profile_free(p);
+		return;
+	}
+	if (!err.msg[0] || !strstr(err.msg, name) || strchr(err.msg, '\n'))
+		t_fail(__FILE__, __LINE__, "%s (%zu bytes): bad error '%s'", name, len, err.msg);
+	if (p)
+		t_fail(__FILE__, __LINE__, "%s: output set on failure", name);
+}
+
+T_TEST(chrome_truncations_and_mutations)
+{
+	static const char *const files[] = {
+	    "chrome/simple.cpuprofile",
+	    "chrome/example.cpuprofile",
+	    "chrome/trace-event-simple.json",
+	    "chrome/trace-event-multi-thread-with-samples.json",
+	    "chrome/node-wordfreq.cpuprofile",
+	    "chrome/trace-event-simple-partial-trailing-comma.json",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t len;
+		char *raw = t_read_file(t_data(files[i]), &len);
+		if (!raw) {
+			t_fail(__FILE__, __LINE__, "cannot read %s", files[i]);
+			continue;
+		}
+		char *buf = raw;
+		size_t step = len / 120 + 1;
+		for (size_t cut = 0; cut < len; cut += step) {
+			check_one(files[i], buf, cut, NULL);
+			check_one(files[i], buf, cut, "chrome");
+		}
+		char *m = malloc(len);
+		static const char junk[] = "{}[]\",:0-9e.\\ \n;ax\xff";
+		for (int k = 0; k < 250 && m; k++) {
+			memcpy(m, buf, len);
+			int nmut = 1 + (int)(rng() % 3);
+			for (int j = 0; j < nmut; j++)
+				m[rng() % len] = junk[rng() % (sizeof(junk) - 1)];
+			check_one(files[i], m, len, "chrome");
+		}
+		free(m);
+		free(buf);
+	}
+}
