@@ -177,3 +177,169 @@ T_TEST(speedscope_units_and_key_order)
 	T_EQ_STR(pv_str(p, p->meta.product), "test@1");
 	pv_profile_free(p);
 }
+
+static void expect_error(const char *json, int code, const char *want)
+{
+	struct pv_profile *p;
+	struct pv_error err;
+	int rc = import_text(json, "speedscope", &p, &err);
+	if (rc == 0)
+		pv_profile_free(p);
+	if (rc != code)
+		t_fail(__FILE__, __LINE__, "expected code %d, got %d (%s) for %.70s", code, rc, err.msg,
+		       json);
+	T_CONTAINS(err.msg, want);
+	T_TRUE(strchr(err.msg, '\n') == NULL);
+}
+
+#define FRAMES ",\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]}"
+
+T_TEST(speedscope_malformed)
+{
+	expect_error("{\"profiles\":[]}", PV_EFORMAT, "s.json: not a speedscope file (no \"$schema\"");
+	expect_error("{\"$schema\":\"https://example.com/x.json\"}", PV_EPARSE,
+		     "line 1, column 12: not a speedscope file");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\","
+		     "\"samples\":[[0],[1]],\"weights\":[1]}]}",
+		     PV_EPARSE, "a sampled profile with 2 samples and 1 weights");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\","
+		     "\"samples\":[[0,2]],\"weights\":[1]}]}",
+		     PV_EPARSE, "line 1, column 171: frame 2 does not exist (2 frames)");
+	expect_error("{" SCHEMA ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\","
+		     "\"samples\":[[0,7]],\"weights\":[1]}]" FRAMES "}",
+		     PV_EPARSE, "s.json: a sample names frame 7, shared.frames has 2");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"evented\",\"unit\":\"none\","
+		     "\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":4}]}]}",
+		     PV_EPARSE, "event at 4 goes back in time (the one before is at 5)");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"evented\",\"unit\":\"none\","
+		     "\"events\":[{\"type\":\"C\",\"frame\":1,\"at\":4}]}]}",
+		     PV_EPARSE, "closes frame 1 'b' while no frame is open");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"evented\",\"unit\":\"none\","
+		     "\"events\":[{\"type\":\"X\",\"frame\":1,\"at\":4}]}]}",
+		     PV_EPARSE, "expected an event type (\"O\" or \"C\")");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"evented\",\"unit\":\"none\","
+		     "\"events\":[{\"type\":\"O\",\"at\":4}]}]}",
+		     PV_EPARSE, "an event needs 'type', 'frame' and 'at'");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"seconds\","
+		     "\"samples\":[[0]],\"weights\":[1e30]}]}",
+		     PV_EPARSE, "number out of range");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\","
+		     "\"samples\":[[0]],\"weights\":[\"1\"]}]}",
+		     PV_EPARSE, "expected a number, found a string");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\","
+		     "\"samples\":{},\"weights\":[]}]}",
+		     PV_EPARSE, "expected 'samples' (an array of stacks), found an object");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"unit\":\"none\"}]}", PV_EPARSE,
+		     "a profile without a 'type'");
+	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\","
+		     "\"samples\":[[0]],\"weights\":[1]}]",
+		     PV_EPARSE, "expected ',' or '}', found the end of the input");
+	/* other types and units: kept out, and said */
+	struct pv_profile *p = text("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"flame\"},"
+				    "{\"type\":\"sampled\",\"unit\":\"furlongs\",\"samples\":[[1]],"
+				    "\"weights\":[3]},{\"type\":\"sampled\",\"unit\":\"none\","
+				    "\"samples\":[[0],[0]]}]}");
+	if (p) {
+		T_EQ_INT(p->threads.len, 2);
+		T_EQ_INT(total(p, "samples"), 5);
+		T_EQ_INT(p->diags.len, 3);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(speedscope_deep_stacks)
+{
+	size_t n = 100000, cap = n * 100 + 512, o = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return;
+	/* a sampled stack 100,000 frames deep, and an evented profile nesting as deep */
+	o += (size_t)snprintf(buf + o, cap - o, "{" SCHEMA FRAMES ",\"profiles\":["
+				  "{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[");
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s%zu", i ? "," : "", i % 2);
+	o += (size_t)snprintf(buf + o, cap - o, "]],\"weights\":[3]},"
+				  "{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"events\":[");
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "{\"type\":\"O\",\"frame\":%zu,\"at\":%zu},", i % 2, i);
+	for (size_t i = n; i-- > 0;)
+		o += (size_t)snprintf(buf + o, cap - o, "{\"type\":\"C\",\"frame\":%zu,\"at\":%zu}%s", i % 2,
+				      2 * n - i, i ? "," : "");
+	o += (size_t)snprintf(buf + o, cap - o, "]}]}");
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("deep.json", buf, o, NULL, &p, &err), 0);
+	free(buf);
+	if (!p)
+		return;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
+	uint32_t depth = 0;
+	for (pv_stack_ix s = p->samples.stack[0]; s != PV_NONE; s = p->stacks.prefix[s])
+		depth++;
+	T_EQ_INT(depth, 100000);
+	/* the sampled sample, then one per stretch between two events of the evented profile */
+	T_EQ_INT(p->samples.len, 1 + (n - 1) + n);
+	T_EQ_INT(total(p, "time"), (int64_t)(2 * n)); /* 0 to n-1 opening, n+1 to 2n closing */
+	pv_profile_free(p);
+}
+
+static uint64_t rng_state = 0x853c49e6748fea9bULL;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void check_one(const char *name, const char *buf, size_t len, const char *format)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = pv_import_memory(name, buf, len, format, &p, &err);
+	if (rc == 0) {
+		if (pv_profile_validate(p, &err))
+			t_fail(__FILE__, __LINE__, "%s (%zu bytes): invalid profile: %s", name, len,
+			       err.msg);
+		pv_profile_free(p);
+		return;
+	}
+	if (!err.msg[0] || !strstr(err.msg, name) || strchr(err.msg, '\n'))
+		t_fail(__FILE__, __LINE__, "%s (%zu bytes): bad error '%s'", name, len, err.msg);
+	if (p)
+		t_fail(__FILE__, __LINE__, "%s: output set on failure", name);
+}
+
+T_TEST(speedscope_truncations_and_mutations)
+{
+	static const char *const files[] = {
+	    "speedscope/evented-simple.speedscope.json",
+	    "speedscope/sampled-simple.speedscope.json",
+	    "speedscope/two-sampled.speedscope.json",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t len;
+		char *buf = t_read_file(t_data(files[i]), &len);
+		if (!buf) {
+			t_fail(__FILE__, __LINE__, "cannot read %s", files[i]);
+			continue;
+		}
+		for (size_t cut = 0; cut < len; cut += len / 150 + 1) {
+			check_one(files[i], buf, cut, NULL);
+			check_one(files[i], buf, cut, "speedscope");
+		}
+		char *m = malloc(len);
+		static const char junk[] = "{}[]\",:0-9e.\\ \n;OCax\xff";
+		for (int k = 0; k < 300 && m; k++) {
+			memcpy(m, buf, len);
+			int nmut = 1 + (int)(rng() % 3);
+			for (int j = 0; j < nmut; j++)
+				m[rng() % len] = junk[rng() % (sizeof(junk) - 1)];
+			check_one(files[i], m, len, "speedscope");
+		}
+		free(m);
+		free(buf);
+	}
+}
