@@ -157,7 +157,7 @@ struct fxp {
 	pv_metric_ix wmetric[NR_WTYPES], cpu_metric; /* made on first use, PV_NONE before */
 	/* lossy counts gathered while reading, reported once at the end */
 	uint64_t subcat_clamped, cause_dropped, stack_cat_differ, weight_rounded, ends_clamped;
-	uint64_t lifetimes_clamped;
+	uint64_t lifetimes_clamped, cause_tids;
 };
 
 /* ---- errors and small helpers ---- */
@@ -1333,7 +1333,11 @@ static int read_shared(struct fxp *x)
 
 /* ---- threads ---- */
 
-/* Reads a marker payload: kept as compact JSON text, and its cause (stack, time) picked out. */
+/*
+ * Reads a marker payload: kept as compact JSON text, without its "cause" object, whose stack (an
+ * index into the file's own stack table, meaningless in the model) and time become the marker's
+ * cause columns, as the Gecko importer does with a payload's "stack".
+ */
 static int read_payload(struct fxp *x, struct thread *th, const struct json_tok *t)
 {
 	pv_str_ix payload = 0;
@@ -1344,7 +1348,6 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 		x->cap_len = 0;
 		if ((rc = json_capture(&x->j, t, &x->cap, &x->cap_len, &x->cap_cap)))
 			return rc;
-		payload = builder_str(x->b, x->cap, x->cap_len);
 		/*
 		 * A cause is rare and its payload small, so it is found by reading the captured
 		 * text again rather than by slowing down every capture.
@@ -1354,6 +1357,9 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 			struct pv_error serr;
 			struct json sj;
 			struct json_tok a, k;
+			/* the bytes of the cause members read whole, cut from the text after */
+			size_t cut_from[8], cut_to[8];
+			uint32_t ncut = 0;
 			memset(&sin, 0, sizeof(sin));
 			sin.name = x->in->name;
 			sin.data = x->cap;
@@ -1365,12 +1371,18 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 					ok = !json_skip_value(&sj);
 					continue;
 				}
+				size_t from = (size_t)(k.s - 1 - x->cap); /* its opening quote */
 				if (json_next(&sj, &a) || a.kind != JSON_OBJECT) {
 					ok = !json_skip(&sj, &a);
 					continue;
 				}
-				while (!json_next(&sj, &k) && k.kind == JSON_KEY) {
+				bool closed = false, tid = false;
+				while (!json_next(&sj, &k)) {
 					int64_t v;
+					if (k.kind != JSON_KEY) {
+						closed = k.kind == JSON_END;
+						break;
+					}
 					if (json_next(&sj, &a))
 						break;
 					if (json_is(&k, "stack") && a.kind == JSON_NUMBER &&
@@ -1379,12 +1391,30 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 					else if (json_is(&k, "time") && a.kind == JSON_NUMBER &&
 						 !json_fixed(&sj, &a, 6, &v))
 						cause_time = v;
-					else if (json_skip(&sj, &a))
+					else if (json_is(&k, "tid") && a.kind != JSON_NULL)
+						tid = true;
+					if (json_skip(&sj, &a)) /* a container; scalars are read */
 						break;
+				}
+				if (closed && ncut < sizeof(cut_from) / sizeof(cut_from[0])) {
+					cut_from[ncut] = from;
+					cut_to[ncut++] = (size_t)(sj.p - x->cap);
+					x->cause_tids += tid;
 				}
 			}
 			json_release(&sj);
+			/* last first, each with one comma: the one before, or after a first member */
+			while (ncut--) {
+				size_t from = cut_from[ncut], to = cut_to[ncut];
+				if (x->cap[from - 1] == ',')
+					from--;
+				else if (to < x->cap_len && x->cap[to] == ',')
+					to++;
+				memmove(x->cap + from, x->cap + to, x->cap_len - to);
+				x->cap_len -= to - from;
+			}
 		}
+		payload = builder_str(x->b, x->cap, x->cap_len);
 	}
 	if ((rc = ucol_push(x, &th->m_payload, payload)) ||
 	    (rc = ucol_push(x, &th->m_cause, cause)))
@@ -2190,6 +2220,8 @@ static int build(struct fxp *x)
 			      "category differs from their frames')");
 	if (x->cause_dropped)
 		builder_lossy(b, x->cause_dropped, "marker cause stacks out of range, dropped");
+	if (x->cause_tids)
+		builder_lossy(b, x->cause_tids, "marker cause thread ids (tid of a marker's stack)");
 	if (x->weight_rounded)
 		builder_lossy(b, x->weight_rounded, "fractional sample weights rounded");
 	if (x->lifetimes_clamped)

@@ -294,9 +294,11 @@ T_TEST(firefox_processed_from_gecko_v70)
 		}
 		causes++;
 		T_EQ_INT(p->markers.cause_time_ns[i], MS(p->markers.thread[i] == 2 ? 1001 : 1));
-		T_CONTAINS(pv_str(p, p->markers.payload[i]), "\"cause\":{");
+		/* the cause became the columns: the payload keeps the rest */
+		T_TRUE(!strstr(pv_str(p, p->markers.payload[i]), "cause"));
 	}
 	T_EQ_INT(causes, 12);
+	T_EQ_U64(lossy_count(p, "marker cause thread ids (tid of a marker's stack)"), 12);
 	/* marker 2 of thread 0: Reflow start at 3 ms, its cause = shared stack 4 =
 	 * (root)>0x100000f84>0x100001a45 */
 	T_EQ_STR(pv_str(p, p->markers.name[2]), "Reflow");
@@ -306,9 +308,7 @@ T_TEST(firefox_processed_from_gecko_v70)
 	char buf[256];
 	stack_path(p, p->markers.cause_stack[2], buf, sizeof(buf));
 	T_EQ_STR(buf, "(root)>0x100000f84>0x100001a45");
-	T_EQ_STR(pv_str(p, p->markers.payload[2]),
-		 "{\"category\":\"Paint\",\"type\":\"tracing\",\"cause\":{\"tid\":1111,\"time\":1,"
-		 "\"stack\":4}}");
+	T_EQ_STR(pv_str(p, p->markers.payload[2]), "{\"category\":\"Paint\",\"type\":\"tracing\"}");
 	/* marker 0: a Rasterize end at 1 ms keeps only its end */
 	T_EQ_INT(p->markers.phase[0], PV_PHASE_END);
 	T_EQ_INT(p->markers.start_ns[0], PV_TIME_NONE);
@@ -680,8 +680,8 @@ T_TEST(firefox_processed_small_v70)
 	stack_path(p, p->markers.cause_stack[1], buf, sizeof(buf));
 	T_EQ_STR(buf, "main>work");
 	T_EQ_INT(p->markers.cause_time_ns[1], 500000);
-	T_EQ_STR(pv_str(p, p->markers.payload[1]),
-		 "{\"type\":\"X\",\"cause\":{\"stack\":1,\"time\":0.5}}");
+	T_EQ_STR(pv_str(p, p->markers.payload[1]), "{\"type\":\"X\"}");
+	T_EQ_U64(lossy_count(p, "marker cause thread ids (tid of a marker's stack)"), 0);
 	pv_profile_free(p);
 }
 
@@ -1078,4 +1078,40 @@ T_TEST(firefox_processed_exact_times)
 	for (uint32_t i = 0; i < p->samples.len && i < 11; i++)
 		T_EQ_INT(p->samples.time_ns[i], want[i]);
 	pv_profile_free(p);
+}
+
+/* A payload's cause object becomes the cause columns and leaves the payload text. */
+T_TEST(firefox_processed_cause_leaves_the_payload)
+{
+	static const char *const cases[][4] = {
+	    /* payload in the file, payload kept, cause stack, cause time (ns) */
+	    {"{\"cause\":{\"stack\":1,\"time\":0.5},\"type\":\"X\"}", "{\"type\":\"X\"}",
+	     "main>work", "500000"},
+	    {"{\"cause\":{\"stack\":0,\"tid\":7}}", "{}", "main", "-"},
+	    {"{\"type\":\"X\",\"cause\":5}", "{\"type\":\"X\",\"cause\":5}", "", "-"},
+	    {"{\"a\":1,\"cause\":{\"stack\":1},\"b\":{\"cause\":{\"stack\":0}},\"cause\":{\"time\":2}}",
+	     "{\"a\":1,\"b\":{\"cause\":{\"stack\":0}}}", "main>work", "2000000"},
+	    {"{\"type\":\"X\", \"cause\" : { \"stack\" : 1 , \"x\":[1,{\"y\":2}] } }", "{\"type\":\"X\"}",
+	     "main>work", "-"},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *doc = edit("{\"type\":\"X\",\"cause\":{\"stack\":1,\"time\":0.5}}", cases[c][0]);
+		struct pv_profile *p = doc ? load_doc(doc) : NULL;
+		free(doc);
+		T_TRUE(p != NULL);
+		if (!p)
+			continue;
+		char buf[256], t[32];
+		T_EQ_STR(pv_str(p, p->markers.payload[1]), cases[c][1]);
+		stack_path(p, p->markers.cause_stack[1], buf, sizeof(buf));
+		T_EQ_STR(buf, cases[c][2]);
+		if (p->markers.cause_time_ns[1] == PV_TIME_NONE)
+			snprintf(t, sizeof(t), "-");
+		else
+			snprintf(t, sizeof(t), "%lld", (long long)p->markers.cause_time_ns[1]);
+		T_EQ_STR(t, cases[c][3]);
+		T_EQ_U64(lossy_count(p, "marker cause thread ids (tid of a marker's stack)"),
+			 c == 1);
+		pv_profile_free(p);
+	}
 }
