@@ -1,0 +1,530 @@
+/*
+ * test_callgrind.c - the callgrind / cachegrind importer against callgrind_annotate.
+ *
+ * tests/data/callgrind/ has callgrind files recorded here (valgrind 3.19 on gzip and sort) with
+ * callgrind_annotate's own output beside them, and corpus.annotate.tsv, callgrind_annotate's
+ * per-function costs of the corpus files (README.md there says how each was made).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pv/import.h"
+#include "pv/profile.h"
+#include "t.h"
+
+static struct pv_profile *load(const char *path)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_file(path, NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+		return NULL;
+	}
+	if (pv_profile_validate(p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
+		pv_profile_free(p);
+		return NULL;
+	}
+	T_EQ_STR(pv_str(p, p->meta.format), "callgrind");
+	return p;
+}
+
+/* The function named "FILE:NAME" as callgrind_annotate prints it; PV_NONE when absent. */
+static pv_func_ix find_fn(const struct pv_profile *p, const char *key)
+{
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		pv_source_ix s = p->funcs.source[f];
+		const char *file = s == PV_NONE ? "" : pv_str(p, p->sources.path[s]);
+		size_t fl = strlen(file);
+		if (strncmp(key, file, fl) == 0 && key[fl] == ':' &&
+		    strcmp(key + fl + 1, pv_str(p, p->funcs.name[f])) == 0)
+			return f;
+	}
+	return PV_NONE;
+}
+
+/*
+ * Compares one callgrind_annotate output (the function table: one cost per event, then
+ * "file:function [object]") with func_costs (self or total). Returns the functions compared.
+ */
+static uint32_t check_annotate(const struct pv_profile *p, const char *path, int inclusive)
+{
+	char *text = t_read_file(path, NULL);
+	if (!text) {
+		t_fail(__FILE__, __LINE__, "cannot read %s", path);
+		return 0;
+	}
+	char *line = strstr(text, " file:function\n");
+	T_TRUE(line != NULL);
+	if (!line) {
+		free(text);
+		return 0;
+	}
+	line = strchr(line + 1, '\n') + 1; /* the dashes */
+	line = strchr(line, '\n') + 1;
+	uint32_t n = 0, bad = 0;
+	uint32_t nev = p->metrics.len;
+	while (*line && *line != '\n' && *line != '-') {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = 0;
+		char *q = line;
+		int64_t v[64] = {0};
+		for (uint32_t e = 0; e < nev; e++) {
+			while (*q == ' ')
+				q++;
+			if (*q == '.') {
+				v[e] = 0;
+				q++;
+			} else {
+				int neg = *q == '-';
+				q += neg;
+				int64_t x = 0;
+				while ((*q >= '0' && *q <= '9') || *q == ',') {
+					if (*q != ',')
+						x = x * 10 + (*q - '0');
+					q++;
+				}
+				v[e] = neg ? -x : x;
+				if (q[0] == ' ' && q[1] == '(')
+					q = strchr(q, ')') + 1;
+			}
+		}
+		while (*q == ' ')
+			q++;
+		char *obj = strstr(q, " [");
+		char *last = NULL;
+		while (obj) { /* the object is the last " [...]" */
+			last = obj;
+			obj = strstr(obj + 2, " [");
+		}
+		if (last && last[strlen(last) - 1] == ']')
+			*last = 0;
+		pv_func_ix f = find_fn(p, q);
+		if (f == PV_NONE) {
+			if (bad++ < 5)
+				t_fail(__FILE__, __LINE__, "%s: no function %s", path, q);
+		} else {
+			for (uint32_t e = 0; e < nev; e++) {
+				int64_t ours = inclusive ? p->func_costs.total[e][f] : p->func_costs.self[e][f];
+				if (ours != v[e] && bad++ < 5)
+					t_fail(__FILE__, __LINE__, "%s: %s event %u: %" PRId64 " != %" PRId64,
+					       path, q, e, ours, v[e]);
+			}
+		}
+		n++;
+		if (!end)
+			break;
+		line = end + 1;
+	}
+	T_EQ_INT(bad, 0);
+	free(text);
+	return n;
+}
+
+/* Self cost per function from the samples (the leaf's function), metric m. */
+static int64_t *sample_self(const struct pv_profile *p, pv_metric_ix m)
+{
+	int64_t *s = calloc(p->funcs.len + 1, sizeof(*s));
+	for (uint32_t i = 0; i < p->samples.len; i++) {
+		pv_stack_ix st = p->samples.stack[i];
+		if (st == PV_NONE)
+			continue;
+		s[p->frames.func[p->stacks.frame[st]]] += pv_sample_weight(p, m, i);
+	}
+	return s;
+}
+
+/* Inclusive cost per function from the samples, each sample once per function. */
+static int64_t *sample_total(const struct pv_profile *p, pv_metric_ix m)
+{
+	int64_t *t = calloc(p->funcs.len + 1, sizeof(*t));
+	uint32_t *seen = calloc(p->funcs.len + 1, sizeof(*seen));
+	for (uint32_t i = 0; i < p->samples.len; i++) {
+		for (pv_stack_ix st = p->samples.stack[i]; st != PV_NONE; st = p->stacks.prefix[st]) {
+			pv_func_ix f = p->frames.func[p->stacks.frame[st]];
+			if (seen[f] == i + 1)
+				continue;
+			seen[f] = i + 1;
+			t[f] += pv_sample_weight(p, m, i);
+		}
+	}
+	free(seen);
+	return t;
+}
+
+static int has_diag(const struct pv_profile *p, const char *text)
+{
+	for (uint32_t i = 0; i < p->diags.len; i++)
+		if (strstr(pv_str(p, p->diags.msg[i]), text))
+			return 1;
+	return 0;
+}
+
+T_TEST(callgrind_recorded_equal_annotate)
+{
+	static const char *const files[] = {"gzip.callgrind", "sort-instr.callgrind"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[512], ann[600];
+		snprintf(path, sizeof(path), "%s", t_data("callgrind/"));
+		strncat(path, files[i], sizeof(path) - strlen(path) - 1);
+		struct pv_profile *p = load(path);
+		if (!p)
+			continue;
+		snprintf(ann, sizeof(ann), "%s.annotate-inclusive", path);
+		T_TRUE(check_annotate(p, ann, 1) > 300);
+		snprintf(ann, sizeof(ann), "%s.annotate-self", path);
+		T_TRUE(check_annotate(p, ann, 0) > 300);
+		pv_profile_free(p);
+	}
+	/* cachegrind: no calls, self only (inclusive == self) */
+	struct pv_profile *p = load(t_data("callgrind/sort.cgout"));
+	if (p) {
+		T_EQ_INT(p->metrics.len, 9);
+		T_TRUE(check_annotate(p, t_data("callgrind/sort.cgout.annotate-self"), 0) > 400);
+		T_TRUE(check_annotate(p, t_data("callgrind/sort.cgout.annotate-self"), 1) > 400);
+		/* one sample per function and line: flat by line has the lines */
+		uint32_t lines = 0;
+		for (uint32_t i = 0; i < p->samples.len; i++)
+			lines += p->frames.line[p->stacks.frame[p->samples.stack[i]]] != 0;
+		T_TRUE(lines > 100);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(callgrind_corpus_equal_annotate)
+{
+	char *tsv = t_read_file(t_data("callgrind/corpus.annotate.tsv"), NULL);
+	T_TRUE(tsv != NULL);
+	if (!tsv)
+		return;
+	char cur[256] = "";
+	struct pv_profile *p = NULL;
+	uint32_t n = 0, files = 0, bad = 0;
+	for (char *line = tsv; *line;) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = 0;
+		char *f1 = strchr(line, '\t'), *f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
+		char *f3 = f2 ? strchr(f2 + 1, '\t') : NULL;
+		if (!f3)
+			break;
+		*f1 = *f2 = *f3 = 0;
+		if (strcmp(cur, line) != 0) {
+			pv_profile_free(p);
+			snprintf(cur, sizeof(cur), "%s", line);
+			p = load(t_corpus(cur));
+			files++;
+		}
+		if (p) {
+			pv_func_ix f = find_fn(p, f1 + 1);
+			int64_t self = strtoll(f2 + 1, NULL, 10), incl = strtoll(f3 + 1, NULL, 10);
+			if (f == PV_NONE || p->func_costs.self[0][f] != self || p->func_costs.total[0][f] != incl) {
+				if (bad++ < 5)
+					t_fail(__FILE__, __LINE__, "%s: %s: annotate %" PRId64 "/%" PRId64 ", ours %" PRId64 "/%" PRId64,
+					       cur, f1 + 1, self, incl, f == PV_NONE ? -1 : p->func_costs.self[0][f],
+					       f == PV_NONE ? -1 : p->func_costs.total[0][f]);
+			}
+			n++;
+		}
+		if (!end)
+			break;
+		line = end + 1;
+	}
+	pv_profile_free(p);
+	free(tsv);
+	T_EQ_INT(bad, 0);
+	T_EQ_INT(files, 11);
+	T_TRUE(n > 4000);
+}
+
+/* The calling contexts: every function's self cost exact, the total the file's. */
+T_TEST(callgrind_contexts_keep_self_exact)
+{
+	static const char *const files[] = {"callgrind/gzip.callgrind", "callgrind/sort-instr.callgrind",
+					    "callgrind/gzip-parts.callgrind"};
+	for (size_t i = 0; i < 3; i++) {
+		struct pv_profile *p = load(t_data(files[i]));
+		if (!p)
+			continue;
+		for (pv_metric_ix m = 0; m < p->metrics.len; m++) {
+			int64_t *s = sample_self(p, m);
+			int64_t sum = 0;
+			uint32_t bad = 0;
+			for (uint32_t f = 0; f < p->funcs.len; f++) {
+				bad += s[f] != p->func_costs.self[m][f];
+				sum += p->func_costs.self[m][f];
+			}
+			T_EQ_INT(bad, 0);
+			int64_t w = 0;
+			for (uint32_t k = 0; k < p->samples.len; k++)
+				w += pv_sample_weight(p, m, k);
+			T_EQ_INT(w, sum);
+			free(s);
+		}
+		T_TRUE(has_diag(p, "calling contexts deeper than one call are estimated"));
+		pv_profile_free(p);
+	}
+}
+
+/* On a call graph without cycles, the contexts' inclusive costs are the exact ones. */
+T_TEST(callgrind_contexts_inclusive_on_a_dag)
+{
+	struct pv_profile *p = load(t_corpus("speedscope/callgrind/callgrind.example.log"));
+	if (!p)
+		return;
+	int64_t *t = sample_total(p, 0);
+	for (uint32_t f = 0; f < p->funcs.len; f++)
+		T_EQ_INT(t[f], p->func_costs.total[0][f]);
+	T_EQ_INT(t[find_fn(p, "file1.c:main")], 820);
+	T_EQ_INT(t[find_fn(p, "file2.c:func2")], 700);
+	free(t);
+	pv_profile_free(p);
+	/* gzip: every function but those in recursion or called from outside main's tree */
+	p = load(t_data("callgrind/gzip.callgrind"));
+	if (!p)
+		return;
+	t = sample_total(p, 0);
+	uint32_t exact = 0, over = 0;
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		exact += t[f] == p->func_costs.total[0][f];
+		over += t[f] > p->func_costs.total[0][f] && p->func_costs.total[0][f] >= 0;
+	}
+	T_TRUE(exact * 100 >= p->funcs.len * 95);
+	T_EQ_INT(over, 0);
+	free(t);
+	pv_profile_free(p);
+}
+
+T_TEST(callgrind_totals_checked)
+{
+	/* bzr's summary: does not match its own cost lines; issue34 says "summary: 0" */
+	struct pv_profile *p = load(t_corpus("callgrind/gprof2dot-bzr.callgrind"));
+	if (p) {
+		T_TRUE(has_diag(p, "summary: (last at line 2) says 1482829, the cost lines add up to 1482191 (used)"));
+		int64_t w = 0;
+		for (uint32_t k = 0; k < p->samples.len; k++)
+			w += pv_sample_weight(p, 0, k);
+		T_EQ_INT(w, 1482191);
+		pv_profile_free(p);
+	}
+	p = load(t_corpus("callgrind/gprof2dot-googlecode-issue34.callgrind"));
+	if (p) {
+		T_TRUE(has_diag(p, "summary: (last at line 17) says 0 0 0 0 0 0 0 0 0"));
+		T_TRUE(!has_diag(p, "totals:"));
+		T_EQ_INT(p->metrics.len, 9);
+		T_TRUE(has_diag(p, "jump= / jcnd= lines"));
+		pv_profile_free(p);
+	}
+	/* a right totals: line says nothing */
+	p = load(t_data("callgrind/gzip.callgrind"));
+	if (p) {
+		T_TRUE(!has_diag(p, "summary:"));
+		T_TRUE(!has_diag(p, "totals:"));
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(callgrind_parts_are_threads)
+{
+	struct pv_profile *p = load(t_data("callgrind/gzip-parts.callgrind"));
+	if (!p)
+		return;
+	T_EQ_INT(p->threads.len, 4);
+	T_EQ_STR(pv_str(p, p->threads.name[1]), "part 2");
+	int64_t w = 0;
+	for (uint32_t k = 0; k < p->samples.len; k++)
+		w += pv_sample_weight(p, 0, k);
+	T_EQ_INT(w, 238214 + 293022 + 330467 + 6010); /* the four totals: lines */
+	T_TRUE(!has_diag(p, "summary:"));
+	/* main's calls go on across dumps ("calls=0"): its inclusive cost is the four parts' */
+	pv_func_ix f = find_fn(p, "???:0x0000000000003df0");
+	T_TRUE(f != PV_NONE);
+	if (f != PV_NONE)
+		T_EQ_INT(p->func_costs.total[0][f], 109877 + 293022 + 330467 + 6010);
+	pv_profile_free(p);
+}
+
+T_TEST(callgrind_grammar)
+{
+	/* name compression, fi/fe, relative positions, a call's inclusive cost, two events */
+	static const char text[] =
+		"# callgrind format\n"
+		"version: 1\n"
+		"positions: instr line\n"
+		"events: Ir Dr\n"
+		"\n"
+		"ob=(1) /bin/prog\n"
+		"fl=(1) main.c\n"
+		"fn=(1) main\n"
+		"0x10 10 5 1\n"
+		"+4 +1 3\n"
+		"cfi=(2) lib.c\n"
+		"cfn=(2) work\n"
+		"calls=2 0x100 20\n"
+		"* * 100 10\n"
+		"fi=(3) inl.h\n"
+		"+2 -9 7 7\n"
+		"fe=(1)\n"
+		"jump=1 +8 *\n"
+		"* *\n"
+		"\n"
+		"fl=(2)\n"
+		"fn=(2)\n"
+		"0x100 20 90 10\n"
+		"cfn=(3) leaf\n"
+		"calls=1 0x200 30\n"
+		"* * 10\n"
+		"fn=(3)\n"
+		"0x200 30 10\n"
+		"totals: 115 18\n";
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("grammar.callgrind", text, sizeof(text) - 1, NULL, &p, &err), 0);
+	if (!p)
+		return;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
+	T_EQ_INT(p->metrics.len, 2);
+	pv_func_ix mainf = find_fn(p, "main.c:main"), inl = find_fn(p, "inl.h:main"),
+		   work = find_fn(p, "lib.c:work"), leaf = find_fn(p, "lib.c:leaf");
+	T_TRUE(mainf != PV_NONE && inl != PV_NONE && work != PV_NONE && leaf != PV_NONE);
+	if (mainf == PV_NONE || inl == PV_NONE || work == PV_NONE || leaf == PV_NONE) {
+		pv_profile_free(p);
+		return;
+	}
+	T_EQ_INT(p->func_costs.self[0][mainf], 8);
+	T_EQ_INT(p->func_costs.total[0][mainf], 108);
+	T_EQ_INT(p->func_costs.self[1][mainf], 1);
+	T_EQ_INT(p->func_costs.self[0][inl], 7);
+	T_EQ_INT(p->func_costs.total[0][inl], 7);
+	T_EQ_INT(p->func_costs.self[0][work], 90);
+	T_EQ_INT(p->func_costs.total[0][work], 100);
+	T_EQ_INT(p->func_costs.total[1][work], 10);
+	T_EQ_INT(p->func_costs.total[0][leaf], 10);
+	T_TRUE(!has_diag(p, "totals:"));
+	T_TRUE(has_diag(p, "jump="));
+	/* the contexts: main > work > leaf; main's inlined code under main */
+	int64_t *t = sample_total(p, 0);
+	T_EQ_INT(t[mainf], 115);
+	T_EQ_INT(t[work], 100);
+	T_EQ_INT(t[leaf], 10);
+	free(t);
+	pv_profile_free(p);
+}
+
+struct bad_case {
+	const char *text;
+	const char *msg;
+	uint64_t line, column;
+};
+
+T_TEST(callgrind_malformed)
+{
+	static const struct bad_case cases[] = {
+		{"events: Ir\nfn=a\n1 2\ncfn=b\ncalls=1 1\n", "without its cost line", 5, 1},
+		{"events: Ir\nfn=a\n1 99999999999999999999\n", "number too large", 3, 3},
+		{"events: Ir\nfn=a\n1 5 x\n", "more costs than the 1 events", 3, 5},
+		{"events: Ir Dr\nfn=a\n1 5 x\n", "expected a cost", 3, 5},
+		{"events: Ir\nfn=a\n1 9223372036854775807\n2 1\n", "costs add up past", 4, 1},
+		{"fn=a\nevents: Ir\n1 2\n", "before the events: line", 1, 1},
+		{"# callgrind format\n1 2\n", "a cost line before the events: line", 2, 1},
+		{"events: Ir\nfn=(99999999999999999999) x\n", "name id too large", 2, 5},
+		{"events: Ir\nfn=a\ncfn=b\ncalls=1 1\nfn=b\n", "must be followed by its cost line", 5, 1},
+		{"events: Ir\npositions: line bogus\n", "unknown position", 2, 17},
+		{"# callgrind format\nversion: 1\n", "no events: line", 2, 1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		pv_error_clear(&err);
+		int rc = pv_import_memory("bad.callgrind", cases[i].text, strlen(cases[i].text), "callgrind", &p, &err);
+		T_EQ_INT(rc, PV_EPARSE);
+		T_CONTAINS(err.msg, cases[i].msg);
+		T_EQ_INT(err.has_pos, 1);
+		if (cases[i].line) {
+			T_EQ_INT(err.line, cases[i].line);
+			T_EQ_INT(err.column, cases[i].column);
+		}
+		T_TRUE(strchr(err.msg, '\n') == NULL);
+		if (!rc)
+			pv_profile_free(p);
+	}
+}
+
+/* A call chain 100,000 functions deep, and a cycle through all of them: both end. */
+T_TEST(callgrind_deep_chain_and_cycle)
+{
+	for (int cycle = 0; cycle < 2; cycle++) {
+		uint32_t n = 100000;
+		size_t cap = (size_t)n * 64 + 64, len = 0;
+		char *t = malloc(cap);
+		len += (size_t)snprintf(t + len, cap - len, "events: Ir\n");
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t next = i + 1 < n ? i + 1 : (cycle ? 0 : n);
+			len += (size_t)snprintf(t + len, cap - len, "fn=(%u) f%u\n1 1\n", i + 1, i);
+			if (next < n)
+				len += (size_t)snprintf(t + len, cap - len, "cfn=(%u) f%u\ncalls=1 1\n1 %u\n", next + 1,
+							next, n - 1 - i);
+		}
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_import_memory("deep.callgrind", t, len, NULL, &p, &err), 0);
+		free(t);
+		if (!p)
+			continue;
+		T_EQ_INT(pv_profile_validate(p, &err), 0);
+		T_EQ_INT(p->funcs.len, n);
+		int64_t w = 0;
+		uint32_t depth = 0;
+		uint32_t *d = calloc(p->stacks.len + 1, sizeof(*d)); /* prefixes come first */
+		for (uint32_t s = 0; s < p->stacks.len; s++)
+			d[s] = p->stacks.prefix[s] == PV_NONE ? 1 : d[p->stacks.prefix[s]] + 1;
+		for (uint32_t k = 0; k < p->samples.len; k++) {
+			w += pv_sample_weight(p, 0, k);
+			uint32_t dk = p->samples.stack[k] == PV_NONE ? 0 : d[p->samples.stack[k]];
+			depth = dk > depth ? dk : depth;
+		}
+		free(d);
+		T_EQ_INT(w, n);
+		if (!cycle)
+			T_EQ_INT(depth, n);
+		pv_func_ix f0 = find_fn(p, ":f0");
+		T_TRUE(f0 != PV_NONE);
+		if (!cycle && f0 != PV_NONE)
+			T_EQ_INT(p->func_costs.total[0][f0], n);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(callgrind_probe)
+{
+	static const char *const corpus[] = {
+		"callgrind/gprof2dot-bool.callgrind", "callgrind/gprof2dot-bzr.callgrind",
+		"callgrind/gprof2dot-empty.callgrind", "callgrind/gprof2dot-selinux.callgrind",
+		"callgrind/cachegrind/valgrind-ann2.cgout", "callgrind/cachegrind/valgrind-ann-diff2a.cgout",
+		"speedscope/callgrind/callgrind.multiple-event-types.log",
+		"speedscope/callgrind/callgrind.subposition-compression.log",
+	};
+	for (size_t i = 0; i < sizeof(corpus) / sizeof(corpus[0]); i++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		int rc = pv_import_file(t_corpus(corpus[i]), NULL, &p, &err);
+		T_EQ_INT(rc, 0);
+		if (rc) {
+			t_fail(__FILE__, __LINE__, "%s: %s", corpus[i], err.msg);
+			continue;
+		}
+		T_EQ_STR(pv_str(p, p->meta.format), "callgrind");
+		T_EQ_INT(pv_profile_validate(p, &err), 0);
+		pv_profile_free(p);
+	}
+	/* speedscope's fixture writes costs as positions: read as callgrind_annotate does */
+	struct pv_profile *p = load(t_corpus("speedscope/callgrind/callgrind.subposition-compression.log"));
+	if (p) {
+		T_TRUE(has_diag(p, "costs written as positions"));
+		T_EQ_INT(p->func_costs.self[0][find_fn(p, "file1.c:func1")], -300);
+		pv_profile_free(p);
+	}
+}

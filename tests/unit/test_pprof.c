@@ -1,0 +1,2 @@
+/* test_pprof.c - the pprof importer. */
+#include "t.h"
