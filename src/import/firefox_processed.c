@@ -30,6 +30,7 @@
  * point, no floating point). Whatever the model has no place for is reported once as a lossy
  * step, counted in values that carried something (not null, 0, -1, false, "" or empty).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -886,96 +887,111 @@ static int read_strs(struct fxp *x, struct strs *s, const char *name)
 
 /* ---- tables ---- */
 
-static int read_stack_table(struct fxp *x, struct tables *T)
-{
-	struct json_tok t, k;
-	bool end;
-	int rc = expect_object(x, &t, "stackTable");
-	if (rc)
-		return rc;
-	T->stack_at = t.s;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
-		if (json_is(&k, "frame"))
-			rc = read_ucol(x, &T->stack_frame, U_INDEX, "stackTable.frame");
-		else if (json_is(&k, "prefix"))
-			rc = read_ucol(x, &T->stack_prefix, U_PREFIX, "stackTable.prefix");
-		else if (json_is(&k, "prefixOffset"))
-			rc = read_ucol(x, &T->stack_prefix, U_PREFIX_OFFSET,
-				       "stackTable.prefixOffset");
-		else if (json_is(&k, "category"))
-			rc = read_ucol(x, &T->stack_cat, U_INDEX, "stackTable.category");
-		else if (json_is(&k, "subcategory"))
-			rc = json_skip_value(&x->j); /* reported with the category column */
-		else if (json_is(&k, "length"))
-			rc = read_length(x, "stackTable.length", &T->stack_n);
-		else
-			rc = not_kept(x, "stackTable.", &k);
-		if (rc)
-			return rc;
-	}
-	return rc;
-}
+/*
+ * The column tables are read by one loop from a description of their keys: which column a key
+ * fills (an offset into the struct holding the table) and how, and what it is called in
+ * messages. A key not described is reported as not kept.
+ */
+enum colkind {
+	C_INDEX,	 /* a ucol of indices (U_INDEX) */
+	C_PREFIX,	 /* stackTable.prefix */
+	C_PREFIX_OFFSET, /* stackTable.prefixOffset */
+	C_ADDR,		 /* an lcol of addresses */
+	C_SOURCE,	 /* funcTable.source: a ucol, into shared.sources */
+	C_FILENAME,	 /* funcTable.fileName: the same ucol, string indices */
+	C_LENGTH,	 /* the table's "length" */
+	C_SKIP,		 /* read elsewhere or describing only: skipped, not reported */
+};
 
-static int read_frame_table(struct fxp *x, struct tables *T)
-{
-	struct json_tok t, k;
-	bool end;
-	int rc = expect_object(x, &t, "frameTable");
-	if (rc)
-		return rc;
-	T->frame_at = t.s;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
-		if (json_is(&k, "func"))
-			rc = read_ucol(x, &T->frame_func, U_INDEX, "frameTable.func");
-		else if (json_is(&k, "line"))
-			rc = read_ucol(x, &T->frame_line, U_INDEX, "frameTable.line");
-		else if (json_is(&k, "column"))
-			rc = read_ucol(x, &T->frame_col, U_INDEX, "frameTable.column");
-		else if (json_is(&k, "category"))
-			rc = read_ucol(x, &T->frame_cat, U_INDEX, "frameTable.category");
-		else if (json_is(&k, "subcategory"))
-			rc = read_ucol(x, &T->frame_sub, U_INDEX, "frameTable.subcategory");
-		else if (json_is(&k, "inlineDepth"))
-			rc = read_ucol(x, &T->frame_inl, U_INDEX, "frameTable.inlineDepth");
-		else if (json_is(&k, "lib"))
-			rc = read_ucol(x, &T->frame_lib, U_INDEX, "frameTable.lib");
-		else if (json_is(&k, "address"))
-			rc = read_lcol(x, &T->frame_addr, L_ADDR, "frameTable.address");
-		else if (json_is(&k, "length"))
-			rc = read_length(x, "frameTable.length", &T->frame_n);
-		else
-			rc = not_kept(x, "frameTable.", &k);
-		if (rc)
-			return rc;
-	}
-	return rc;
-}
+struct colspec {
+	const char *key;
+	enum colkind kind;
+	size_t off;	   /* of the column in the struct (tables or fxp) */
+	const char *label; /* for messages */
+};
 
-static int read_func_table(struct fxp *x, struct tables *T)
+#define TCOL(key, kind, field, label) {key, kind, offsetof(struct tables, field), label}
+
+static const struct colspec stack_cols[] = {
+    TCOL("frame", C_INDEX, stack_frame, "stackTable.frame"),
+    TCOL("prefix", C_PREFIX, stack_prefix, "stackTable.prefix"),
+    TCOL("prefixOffset", C_PREFIX_OFFSET, stack_prefix, "stackTable.prefixOffset"),
+    TCOL("category", C_INDEX, stack_cat, "stackTable.category"),
+    {"subcategory", C_SKIP, 0, NULL}, /* reported with the category column */
+    TCOL("length", C_LENGTH, stack_n, "stackTable.length"),
+    {NULL, C_SKIP, 0, NULL},
+};
+
+static const struct colspec frame_cols[] = {
+    TCOL("func", C_INDEX, frame_func, "frameTable.func"),
+    TCOL("line", C_INDEX, frame_line, "frameTable.line"),
+    TCOL("column", C_INDEX, frame_col, "frameTable.column"),
+    TCOL("category", C_INDEX, frame_cat, "frameTable.category"),
+    TCOL("subcategory", C_INDEX, frame_sub, "frameTable.subcategory"),
+    TCOL("inlineDepth", C_INDEX, frame_inl, "frameTable.inlineDepth"),
+    TCOL("lib", C_INDEX, frame_lib, "frameTable.lib"),
+    TCOL("address", C_ADDR, frame_addr, "frameTable.address"),
+    TCOL("length", C_LENGTH, frame_n, "frameTable.length"),
+    {NULL, C_SKIP, 0, NULL},
+};
+
+static const struct colspec func_cols[] = {
+    TCOL("name", C_INDEX, func_name, "funcTable.name"),
+    TCOL("resource", C_INDEX, func_res, "funcTable.resource"),
+    TCOL("source", C_SOURCE, func_src, "funcTable.source"),
+    TCOL("fileName", C_FILENAME, func_src, "funcTable.fileName"),
+    TCOL("lineNumber", C_INDEX, func_line, "funcTable.lineNumber"),
+    TCOL("length", C_LENGTH, func_n, "funcTable.length"),
+    {NULL, C_SKIP, 0, NULL},
+};
+
+static const struct colspec resource_cols[] = {
+    TCOL("name", C_INDEX, res_name, "resourceTable.name"),
+    TCOL("host", C_INDEX, res_host, "resourceTable.host"),
+    TCOL("lib", C_INDEX, res_lib, "resourceTable.lib"),
+    TCOL("type", C_INDEX, res_type, "resourceTable.type"),
+    TCOL("length", C_LENGTH, res_n, "resourceTable.length"),
+    {NULL, C_SKIP, 0, NULL},
+};
+
+/*
+ * Reads the object named name (its '{' next) as the column table spec describes, into the
+ * struct at base; *at is its '{' and *len its "length" (-1 until read). lossy prefixes the
+ * keys reported as not kept. func_src_is_str is set by C_SOURCE and C_FILENAME.
+ */
+static int read_table(struct fxp *x, const char *name, const struct colspec *spec, void *base,
+		      const char **at, int64_t *len, const char *lossy, bool *func_src_is_str)
 {
 	struct json_tok t, k;
 	bool end;
-	int rc = expect_object(x, &t, "funcTable");
+	int rc = expect_object(x, &t, name);
 	if (rc)
 		return rc;
-	T->func_at = t.s;
+	*at = t.s;
 	while (!(rc = next_key(x, &k, &end)) && !end) {
-		if (json_is(&k, "name")) {
-			rc = read_ucol(x, &T->func_name, U_INDEX, "funcTable.name");
-		} else if (json_is(&k, "resource")) {
-			rc = read_ucol(x, &T->func_res, U_INDEX, "funcTable.resource");
-		} else if (json_is(&k, "source")) {
-			rc = read_ucol(x, &T->func_src, U_INDEX, "funcTable.source");
-			T->func_src_is_str = false;
-		} else if (json_is(&k, "fileName")) {
-			rc = read_ucol(x, &T->func_src, U_INDEX, "funcTable.fileName");
-			T->func_src_is_str = true;
-		} else if (json_is(&k, "lineNumber")) {
-			rc = read_ucol(x, &T->func_line, U_INDEX, "funcTable.lineNumber");
-		} else if (json_is(&k, "length")) {
-			rc = read_length(x, "funcTable.length", &T->func_n);
+		const struct colspec *c = spec;
+		while (c->key && !json_is(&k, c->key))
+			c++;
+		if (!c->key) {
+			rc = not_kept(x, lossy, &k);
 		} else {
-			rc = not_kept(x, "funcTable.", &k);
+			void *col = (char *)base + c->off;
+			switch (c->kind) {
+			case C_INDEX:
+			case C_SOURCE:
+			case C_FILENAME:
+				rc = read_ucol_n(x, col, U_INDEX, c->label, *len);
+				if (c->kind != C_INDEX)
+					*func_src_is_str = c->kind == C_FILENAME;
+				break;
+			case C_PREFIX: rc = read_ucol_n(x, col, U_PREFIX, c->label, *len); break;
+			case C_PREFIX_OFFSET:
+				rc = read_ucol_n(x, col, U_PREFIX_OFFSET, c->label, *len);
+				break;
+			case C_ADDR: rc = read_lcol_n(x, col, L_ADDR, c->label, *len); break;
+			case C_LENGTH: rc = read_length(x, c->label, col); break;
+			case C_SKIP: rc = json_skip_value(&x->j); break;
+			}
 		}
 		if (rc)
 			return rc;
@@ -983,31 +999,28 @@ static int read_func_table(struct fxp *x, struct tables *T)
 	return rc;
 }
 
+static int read_stack_table(struct fxp *x, struct tables *T)
+{
+	return read_table(x, "stackTable", stack_cols, T, &T->stack_at, &T->stack_n,
+			  "stackTable.", &T->func_src_is_str);
+}
+
+static int read_frame_table(struct fxp *x, struct tables *T)
+{
+	return read_table(x, "frameTable", frame_cols, T, &T->frame_at, &T->frame_n,
+			  "frameTable.", &T->func_src_is_str);
+}
+
+static int read_func_table(struct fxp *x, struct tables *T)
+{
+	return read_table(x, "funcTable", func_cols, T, &T->func_at, &T->func_n, "funcTable.",
+			  &T->func_src_is_str);
+}
+
 static int read_resource_table(struct fxp *x, struct tables *T)
 {
-	struct json_tok t, k;
-	bool end;
-	int rc = expect_object(x, &t, "resourceTable");
-	if (rc)
-		return rc;
-	T->res_at = t.s;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
-		if (json_is(&k, "name"))
-			rc = read_ucol(x, &T->res_name, U_INDEX, "resourceTable.name");
-		else if (json_is(&k, "host"))
-			rc = read_ucol(x, &T->res_host, U_INDEX, "resourceTable.host");
-		else if (json_is(&k, "lib"))
-			rc = read_ucol(x, &T->res_lib, U_INDEX, "resourceTable.lib");
-		else if (json_is(&k, "type"))
-			rc = read_ucol(x, &T->res_type, U_INDEX, "resourceTable.type");
-		else if (json_is(&k, "length"))
-			rc = read_length(x, "resourceTable.length", &T->res_n);
-		else
-			rc = not_kept(x, "resourceTable.", &k);
-		if (rc)
-			return rc;
-	}
-	return rc;
+	return read_table(x, "resourceTable", resource_cols, T, &T->res_at, &T->res_n,
+			  "resourceTable.", &T->func_src_is_str);
 }
 
 /* A key that names one of the tables (shared or per thread); *rc is set when it did. */
@@ -1282,28 +1295,22 @@ static int read_libs(struct fxp *x)
 	return 0;
 }
 
+static const struct colspec source_cols[] = {
+    {"filename", C_INDEX, offsetof(struct fxp, src_file), "sources.filename"},
+    {"length", C_LENGTH, offsetof(struct fxp, sources_n), "sources.length"},
+    /* identify a source, no content */
+    {"id", C_SKIP, 0, NULL},
+    {"uuid", C_SKIP, 0, NULL},
+    {"startLine", C_SKIP, 0, NULL},
+    {"startColumn", C_SKIP, 0, NULL},
+    {NULL, C_SKIP, 0, NULL},
+};
+
 static int read_sources(struct fxp *x)
 {
-	struct json_tok t, k;
-	bool end;
-	int rc = expect_object(x, &t, "shared.sources");
-	if (rc)
-		return rc;
-	x->sources_at = t.s;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
-		if (json_is(&k, "filename"))
-			rc = read_ucol(x, &x->src_file, U_INDEX, "sources.filename");
-		else if (json_is(&k, "length"))
-			rc = read_length(x, "sources.length", &x->sources_n);
-		else if (json_is(&k, "id") || json_is(&k, "uuid") || json_is(&k, "startLine") ||
-			 json_is(&k, "startColumn"))
-			rc = json_skip_value(&x->j); /* identify a source, no content */
-		else
-			rc = not_kept(x, "sources.", &k);
-		if (rc)
-			return rc;
-	}
-	return rc;
+	bool unused;
+	return read_table(x, "shared.sources", source_cols, x, &x->sources_at, &x->sources_n,
+			  "sources.", &unused);
 }
 
 static int read_shared(struct fxp *x)
