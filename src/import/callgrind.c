@@ -126,6 +126,8 @@ struct cg {
 	uint64_t derived_events, merged_contexts, calls_no_fn, costs_no_fn, undefined_names;
 	int instr_positions;
 	uint32_t ctx_cap;  /* contexts kept per function */
+	uint64_t call_line; /* the line of the pending calls= */
+	int failed;        /* the error code cg_fail set */
 };
 
 /* ---- errors ---- */
@@ -143,6 +145,7 @@ __attribute__((format(printf, 3, 4))) static int cg_fail(struct cg *c, const cha
 		col = (uint64_t)(at - c->line) + 1;
 	int rc = pv_error_set(c->err, PV_EPARSE, "%s: line %llu, column %llu: %s", c->in->name,
 			      (unsigned long long)l, (unsigned long long)col, msg);
+	c->failed = rc;
 	if (c->err) {
 		c->err->line = l;
 		c->err->column = col;
@@ -238,7 +241,7 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 	if (p < e && *p == '(')
 		while (q < e && *q >= '0' && *q <= '9') {
 			if (id > (UINT64_MAX - 9) / 10)
-				return cg_fail(c, q, "name id too large");
+				return cg_fail(c, p + 1, "name id too large");
 			id = id * 10 + (uint64_t)(*q++ - '0');
 			digits++;
 		}
@@ -722,6 +725,22 @@ static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix paren
 	return 0;
 }
 
+/* A grow-only scratch buffer of at least n bytes. */
+static void *scratch(struct cg *c, void **buf, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		size_t nc = n * 2;
+		void *q = pv_realloc(*buf, nc);
+		if (!q) {
+			c->b->status = PV_ENOMEM;
+			return NULL;
+		}
+		*buf = q;
+		*cap = nc;
+	}
+	return *buf;
+}
+
 static int64_t pos0(int64_t v)
 {
 	return v > 0 ? v : 0;
@@ -852,9 +871,10 @@ static int synthesize(struct cg *c)
 		s.tflow[f] = t;
 	}
 	/* top-down: each function's contexts split over its self cost and its kept calls */
-	int64_t *rows = NULL, *cols = NULL, *need = NULL, *cell = NULL, *tmp = NULL;
-	double *frac = NULL, *frow = NULL;
-	uint32_t cap_rows = 0, cap_cols = 0;
+	int64_t *rows, *cols, *need, *cell, *tmp;
+	double *frac, *frow;
+	void *sc[11] = {0};
+	size_t scap[11] = {0};
 	for (uint32_t k = 0; k < norder && !b->status; k++) {
 		uint32_t f = s.order[k], fg = c->touched_list[f];
 		int64_t in = 0;
@@ -890,30 +910,19 @@ static int synthesize(struct cg *c)
 				}
 		}
 		uint32_t ncol = 1 + s.out_first[f + 1] - s.out_first[f];
-		if (nr > cap_rows) {
-			cap_rows = nr * 2;
-			pv_free(rows);
-			pv_free(tmp);
-			pv_free(frow);
-			rows = pv_malloc(cap_rows * sizeof(int64_t));
-			tmp = pv_malloc(cap_rows * sizeof(int64_t));
-			frow = pv_malloc(cap_rows * sizeof(double));
-		}
-		if (ncol > cap_cols) {
-			cap_cols = ncol * 2;
-			pv_free(cols);
-			pv_free(need);
-			pv_free(frac);
-			cols = pv_malloc(cap_cols * sizeof(int64_t));
-			need = pv_malloc(cap_cols * sizeof(int64_t));
-			frac = pv_malloc(cap_cols * sizeof(double));
-		}
-		pv_free(cell);
-		cell = pv_malloc((size_t)nr * ncol * sizeof(int64_t));
-		if (!rows || !tmp || !frow || !cols || !need || !frac || !cell) {
-			b->status = PV_ENOMEM;
+		rows = scratch(c, &sc[0], &scap[0], (size_t)nr * sizeof(int64_t));
+		tmp = scratch(c, &sc[1], &scap[1], (size_t)nr * sizeof(int64_t));
+		frow = scratch(c, &sc[2], &scap[2], (size_t)nr * sizeof(double));
+		cols = scratch(c, &sc[3], &scap[3], (size_t)ncol * sizeof(int64_t));
+		need = scratch(c, &sc[4], &scap[4], (size_t)ncol * sizeof(int64_t));
+		frac = scratch(c, &sc[5], &scap[5], (size_t)ncol * sizeof(double));
+		cell = scratch(c, &sc[6], &scap[6], (size_t)nr * ncol * sizeof(int64_t));
+		int64_t *wt = scratch(c, &sc[7], &scap[7], (size_t)nr * nev * sizeof(int64_t));
+		int64_t *flows = scratch(c, &sc[8], &scap[8], (size_t)nr * sizeof(int64_t));
+		int64_t *share = scratch(c, &sc[9], &scap[9], (size_t)nr * sizeof(int64_t));
+		double *fr2 = scratch(c, &sc[10], &scap[10], (size_t)nr * sizeof(double));
+		if (b->status)
 			break;
-		}
 		/* when more flows in than the function spends, the contexts shrink in proportion */
 		int64_t sum = 0;
 		for (uint32_t i = 0; i < nr; i++)
@@ -935,18 +944,6 @@ static int synthesize(struct cg *c)
 		for (uint32_t i = 0; i < nr && !b->status; i++)
 			cx[i].parent = builder_stack(b, cx[i].parent, fn_frame(c, fg, 0));
 		/* weights per context: event 0 from the matrix, others apportioned by flow */
-		int64_t *wt = pv_malloc((size_t)nr * nev * sizeof(int64_t));
-		double *fr2 = pv_malloc((size_t)(nr ? nr : 1) * sizeof(double));
-		int64_t *flows = pv_malloc((size_t)(nr ? nr : 1) * sizeof(int64_t));
-		int64_t *share = pv_malloc((size_t)(nr ? nr : 1) * sizeof(int64_t));
-		if (!wt || !fr2 || !flows || !share) {
-			pv_free(wt);
-			pv_free(fr2);
-			pv_free(flows);
-			pv_free(share);
-			b->status = PV_ENOMEM;
-			break;
-		}
 		int64_t fsum = 0;
 		for (uint32_t i = 0; i < nr; i++) {
 			flows[i] = rows[i];
@@ -972,10 +969,6 @@ static int synthesize(struct cg *c)
 			if (any)
 				builder_sample(b, th, cx[i].parent, PV_TIME_NONE, wt + (size_t)i * nev);
 		}
-		pv_free(wt);
-		pv_free(fr2);
-		pv_free(flows);
-		pv_free(share);
 		/* callees */
 		j = 1;
 		for (uint32_t i = s.out_first[f]; i < s.out_first[f + 1] && !b->status; i++, j++) {
@@ -993,13 +986,8 @@ static int synthesize(struct cg *c)
 		s.pend[f] = NULL;
 		s.npend[f] = s.cpend[f] = 0;
 	}
-	pv_free(rows);
-	pv_free(tmp);
-	pv_free(cols);
-	pv_free(need);
-	pv_free(frac);
-	pv_free(frow);
-	pv_free(cell);
+	for (int i = 0; i < 11; i++)
+		pv_free(sc[i]);
 out:
 	if (s.pend)
 		for (uint32_t i = 0; i < n; i++)
@@ -1028,7 +1016,7 @@ static int end_part(struct cg *c)
 	if (!c->part_has_data)
 		return 0;
 	/* a bounded number of contexts per function keeps the model linear in the file */
-	uint64_t cap = c->nfns ? 4000000 / c->nfns : 64;
+	uint64_t cap = c->nfns ? 2000000 / c->nfns : 64;
 	c->ctx_cap = cap > 64 ? 64 : cap < 4 ? 4 : (uint32_t)cap;
 	if (synthesize(c))
 		return -1;
@@ -1133,8 +1121,11 @@ static int header_line(struct cg *c, const char *p, const char *e)
 	if (kl == 9 && !memcmp(p, "positions", 9))
 		return read_positions(c, v, e) ? -1 : 1;
 	if (kl == 7 && !memcmp(p, "summary", 7)) {
-		if (read_total_line(c, v, e, c->summary))
+		int64_t t[MAX_EVENTS];
+		if (read_total_line(c, v, e, t))
 			return -1;
+		for (uint32_t i = 0; i < MAX_EVENTS; i++)
+			c->summary[i] += t[i]; /* one summary: line per part */
 		c->have_summary = 1;
 		c->summary_line = c->lineno;
 		return 1;
@@ -1346,6 +1337,7 @@ static int body(struct cg *c)
 				}
 				c->call_count = count;
 				c->pending_call = 1;
+				c->call_line = c->lineno;
 			} else if ((kl == 4 && !memcmp(p, "jump", 4)) || (kl == 4 && !memcmp(p, "jcnd", 4))) {
 				c->jumps++;
 				c->pending_call = 2;
@@ -1365,8 +1357,11 @@ static int body(struct cg *c)
 			c->first_unknown = c->lineno;
 		p = le + 1;
 	}
-	if (c->pending_call == 1)
-		return cg_fail(c, end, "the file ends after a calls= line, without its cost line");
+	if (c->pending_call == 1) {
+		c->lineno = c->call_line;
+		c->line = NULL;
+		return cg_fail(c, NULL, "the file ends after this calls= line, without its cost line");
+	}
 	return b->status ? -1 : 0;
 }
 
@@ -1383,7 +1378,9 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	struct cg c = {.in = in, .b = b, .err = err, .cur = NONE32, .host = NONE32, .callee = NONE32,
 		       .npos = 1, .pos_line = 0, .pid = PV_ID_NONE, .tid = PV_ID_NONE,
 		       .thread = PV_NONE, .lines_on = 1};
-	int rc = body(&c);
+	int rc = body(&c) ? (c.failed ? c.failed : b->status) : 0;
+	if (rc == -1)
+		rc = PV_ENOMEM;
 	if (!rc && !b->status && !c.have_events)
 		rc = cg_fail(&c, NULL, "no events: line (not a callgrind file)");
 	if (!rc && !b->status) {
@@ -1428,12 +1425,12 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		fmt_costs(got, sizeof(got), c.total, c.nev);
 		if (c.have_totals && memcmp(c.totals, c.total, c.nev * sizeof(int64_t)) != 0) {
 			fmt_costs(said, sizeof(said), c.totals, c.nev);
-			builder_lossy(b, 1, "totals: (line %llu) says %s, the cost lines add up to %s (used)",
+			builder_lossy(b, 1, "totals: (last at line %llu) say %s, the cost lines add up to %s (used)",
 				      (unsigned long long)c.totals_line, said, got);
 		}
 		if (c.have_summary && memcmp(c.summary, c.total, c.nev * sizeof(int64_t)) != 0) {
 			fmt_costs(said, sizeof(said), c.summary, c.nev);
-			builder_lossy(b, 1, "summary: (line %llu) says %s, the cost lines add up to %s (used)",
+			builder_lossy(b, 1, "summary: (last at line %llu) says %s, the cost lines add up to %s (used)",
 				      (unsigned long long)c.summary_line, said, got);
 		}
 		int calls = 0;
