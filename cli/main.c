@@ -14,6 +14,7 @@
 
 #include "pv/format.h"
 #include "pv/import.h"
+#include "pv/marker.h"
 #include "pv/profile.h"
 #include "pv/query.h"
 #include "pv/view.h"
@@ -26,6 +27,13 @@ struct cli {
 	int json;
 	int no_validate;
 	struct pv_query q;
+	/* markers and marker */
+	const char *search;
+	int summary;
+	enum pv_marker_order order;
+	const char *marker_arg; /* marker: N */
+	/* views: resolved against each profile */
+	const char *range_marker, *center_marker;
 };
 
 static void usage(FILE *out)
@@ -40,6 +48,8 @@ static void usage(FILE *out)
 	      "  butterfly   callers, the center, callees (needs --center)\n"
 	      "  flat        module > file > function > line rows (--by picks the depth)\n"
 	      "  top         one row per function: self, total (recursion counted once)\n"
+	      "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
+	      "  marker      one marker in full: profview marker FILE N\n"
 	      "  formats     the formats profview reads\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
 	      "\n"
@@ -57,8 +67,18 @@ static void usage(FILE *out)
 	      "  --by function|line|file|module   granularity of the rows\n"
 	      "  --percent center|whole           percentages of the center or the whole\n"
 	      "  --depth N, --min-percent P, -n N, --sort self|total   what to print\n"
+	      "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
+	      "  --range-from-marker N     the time range of marker N (see 'markers')\n"
+	      "  --center-from-marker N    the center: marker N's cause stack, as a path\n"
 	      "  SCOPE is NAME, re:REGEX, file:PATH, module:NAME, line:FILE:LINE,\n"
 	      "  FUNCTION:LINE or path:a;b;c. Filters apply in the order given.\n"
+	      "\n"
+	      "markers:\n"
+	      "  --search TERMS        comma-separated substrings (OR) of name, category, type\n"
+	      "                        and fields; key:value for one key, -key:value excludes\n"
+	      "  --thread, --range     markers of these threads, overlapping this range\n"
+	      "  --sort start|duration the table's order (default start)\n"
+	      "  --summary             per name: count, total, min, median, max duration\n"
 	      "\n"
 	      "other options:\n"
 	      "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
@@ -97,12 +117,137 @@ static void threads_label(const struct pv_view *v, const struct cli *c, char *bu
 		used += (size_t)snprintf(buf + used, len - used, " %s", c->q.threads[i]);
 }
 
+/* keep[i] for the markers of idx; returns keep. */
+static const uint8_t *keep_all(uint8_t *keep, const uint32_t *idx, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		keep[idx[k]] = 1;
+	return keep;
+}
+
+/* A marker index N given on the command line; false when it is not a count. */
+static bool marker_number(const char *s, uint32_t *out)
+{
+	char *end;
+	if (!*s || *s < '0' || *s > '9')
+		return false;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || v >= UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static void print_notes(const char *path, const struct pv_markers *ms)
+{
+	for (uint32_t i = 0; i < ms->nr_notes; i++)
+		fprintf(stderr, "profview: note: %s: %s\n", path, ms->notes[i]);
+}
+
+/* Derives the markers of p and checks that option's N names one; 0 or an exit code. */
+static int marker_of(const char *path, const struct pv_profile *p, const char *option,
+		     const char *arg, struct pv_markers **ms, uint32_t *n)
+{
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = pv_markers_derive(p, ms, &err);
+	if (rc) {
+		fprintf(stderr, "profview: error: %s: %s\n", path, err.msg);
+		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
+	}
+	if (!marker_number(arg, n) || *n >= (*ms)->len) {
+		fprintf(stderr, "profview: error: %s: %s%s'%s' is not a marker (the profile has %u: "
+			"0 to %u, see 'profview markers')\n", path, option, *option ? " " : "", arg,
+			(*ms)->len, (*ms)->len ? (*ms)->len - 1 : 0);
+		pv_markers_free(*ms);
+		*ms = NULL;
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
+/*
+ * --range-from-marker and --center-from-marker: the marker's interval becomes the range, its
+ * cause stack a path center (function names from the root, path:a;b;c).
+ */
+static int resolve_markers(const char *path, const struct pv_profile *p, const struct cli *c,
+			   struct pv_query *q)
+{
+	struct pv_markers *ms;
+	uint32_t n;
+	int rc;
+	if (c->range_marker) {
+		if ((rc = marker_of(path, p, "--range-from-marker", c->range_marker, &ms, &n)))
+			return rc;
+		if (ms->end_ns[n] == PV_TIME_NONE || ms->end_ns[n] <= ms->start_ns[n]) {
+			fprintf(stderr, "profview: error: %s: --range-from-marker: marker %u (%s) has "
+				"no duration\n", path, n, ms->name[n]);
+			pv_markers_free(ms);
+			return EXIT_INPUT;
+		}
+		q->has_range = true;
+		q->range_start_ns = ms->start_ns[n];
+		q->range_end_ns = ms->end_ns[n];
+		pv_markers_free(ms);
+	}
+	if (c->center_marker) {
+		if ((rc = marker_of(path, p, "--center-from-marker", c->center_marker, &ms, &n)))
+			return rc;
+		uint32_t nf = pv_marker_cause(ms, n, NULL, 0);
+		const char **fr = nf ? malloc(nf * sizeof(*fr)) : NULL;
+		if (!nf || !fr) {
+			if (nf)
+				fputs("profview: error: out of memory\n", stderr);
+			else
+				fprintf(stderr, "profview: error: %s: --center-from-marker: marker %u (%s) "
+					"has no cause stack\n", path, n, ms->name[n]);
+			pv_markers_free(ms);
+			return nf ? EXIT_RUNTIME : EXIT_INPUT;
+		}
+		pv_marker_cause(ms, n, fr, nf);
+		size_t len = 6;
+		for (uint32_t k = 0; k < nf; k++)
+			len += strlen(fr[k]) + 1;
+		char *scope = malloc(len);
+		rc = 0;
+		if (scope) {
+			strcpy(scope, "path:");
+			for (uint32_t k = nf; k-- > 0;) { /* the stack lists the leaf first */
+				strcat(scope, fr[k]);
+				if (k)
+					strcat(scope, ";");
+			}
+			rc = pv_query_add_center(q, scope);
+		}
+		free(scope);
+		free(fr);
+		pv_markers_free(ms);
+		if (!scope || rc) {
+			fprintf(stderr, "profview: error: %s\n",
+				rc == PV_ELIMIT ? "too many center values" : "out of memory");
+			return rc == PV_ELIMIT ? EXIT_INPUT : EXIT_RUNTIME;
+		}
+	}
+	return 0;
+}
+
 static int run_view(const char *path, const struct pv_profile *p, const struct cli *c)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
 	struct pv_view *v;
-	int rc = pv_view_compute(p, &c->q, &v, &err);
+	struct pv_query q;
+	if (pv_query_copy(&q, &c->q)) {
+		fputs("profview: error: out of memory\n", stderr);
+		return EXIT_RUNTIME;
+	}
+	int rc = resolve_markers(path, p, c, &q);
+	if (rc) {
+		pv_query_release(&q);
+		return rc;
+	}
+	rc = pv_view_compute(p, &q, &v, &err);
+	pv_query_release(&q);
 	if (rc) {
 		fprintf(stderr, "profview: error: %s: %s\n", path, err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
@@ -113,6 +258,95 @@ static int run_view(const char *path, const struct pv_profile *p, const struct c
 	pv_print_view(stdout, v, &po);
 	pv_view_free(v);
 	return 0;
+}
+
+/* markers (the table or the summary) and marker N. */
+static int run_markers(const char *cmd, const char *path, const struct pv_profile *p,
+		       const struct cli *c)
+{
+	struct pv_markers *ms = NULL;
+	struct pv_marker_search *search = NULL;
+	pv_thread_ix *threads = NULL;
+	uint32_t *idx = NULL, n = 0, nt = 0;
+	int rc = 0;
+	if (strcmp(cmd, "marker") == 0) {
+		uint32_t i;
+		if ((rc = marker_of(path, p, "", c->marker_arg, &ms, &i)))
+			return rc;
+		print_notes(path, ms);
+		rc = pv_print_marker(stdout, ms, i, c->json) ? EXIT_RUNTIME : 0;
+		pv_markers_free(ms);
+		return rc;
+	}
+	struct pv_error err;
+	pv_error_clear(&err);
+	if ((rc = pv_markers_derive(p, &ms, &err))) {
+		fprintf(stderr, "profview: error: %s: %s\n", path, err.msg);
+		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
+	}
+	print_notes(path, ms);
+	struct pv_marker_select sel = {
+	    .has_range = c->q.has_range,
+	    .range_start_ns = c->q.range_start_ns,
+	    .range_end_ns = c->q.range_end_ns,
+	    .order = c->order,
+	};
+	if (c->q.nr_threads) {
+		threads = malloc((p->threads.len ? p->threads.len : 1) * sizeof(*threads));
+		if (!threads) {
+			rc = EXIT_RUNTIME;
+			goto done;
+		}
+		for (uint32_t i = 0; i < c->q.nr_threads; i++) {
+			uint32_t k = pv_thread_find(p, c->q.threads[i], threads + nt,
+						    p->threads.len - nt);
+			if (!k) {
+				fprintf(stderr, "profview: error: %s: no thread named '%s' (see "
+					"'profview info')\n", path, c->q.threads[i]);
+				rc = EXIT_INPUT;
+				goto done;
+			}
+			nt += k;
+		}
+		sel.threads = threads;
+		sel.nr_threads = nt;
+	}
+	if (c->search && pv_marker_search_new(c->search, &search)) {
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	sel.search = search;
+	if (pv_marker_select(ms, &sel, &idx, &n)) {
+		rc = EXIT_RUNTIME;
+		goto done;
+	}
+	if (c->summary) {
+		uint8_t *keep = calloc(ms->len ? ms->len : 1, 1);
+		struct pv_marker_summary_row *rows;
+		uint32_t nr;
+		if (!keep || pv_marker_summary(ms, keep_all(keep, idx, n), &rows, &nr)) {
+			free(keep);
+			rc = EXIT_RUNTIME;
+			goto done;
+		}
+		free(keep);
+		if (c->q.limit && nr > c->q.limit)
+			nr = c->q.limit;
+		pv_print_marker_summary(stdout, rows, nr, c->json);
+		pv_marker_summary_free(rows);
+	} else {
+		if (c->q.limit && n > c->q.limit)
+			n = c->q.limit;
+		rc = pv_print_markers(stdout, ms, idx, n, c->json) ? EXIT_RUNTIME : 0;
+	}
+done:
+	if (rc == EXIT_RUNTIME)
+		fputs("profview: error: out of memory\n", stderr);
+	pv_free_indexes(idx);
+	pv_marker_search_free(search);
+	free(threads);
+	pv_markers_free(ms);
+	return rc;
 }
 
 static int run_file(const char *cmd, const char *path, const struct cli *c)
@@ -131,21 +365,29 @@ static int run_file(const char *cmd, const char *path, const struct cli *c)
 	}
 	if (strcmp(cmd, "info") == 0)
 		pv_print_info(stdout, p, path, c->json);
+	else if (strcmp(cmd, "markers") == 0 || strcmp(cmd, "marker") == 0)
+		rc = run_markers(cmd, path, p, c);
 	else
 		rc = run_view(path, p, c);
 	pv_profile_free(p);
 	return rc;
 }
 
-static const char *const commands[] = {"info", "top", "tree", "callers", "flat", "butterfly",
-				      "formats", "query"};
+static const char *const commands[] = {"info",	   "top",     "tree",	"callers", "flat",
+				      "butterfly", "formats", "query", "markers", "marker"};
 
 /* Options that belong to the query (query.h); their values go to pv_query_set_option. */
 static const char *const query_options[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "metric", "by", "thread", "range", "percent", "min-percent", "depth",
-	"sort",
+	"sort", "inside-markers",
 };
+
+/* The query options that apply to the marker commands (the rest shape call trees). */
+static bool marker_option(const char *name)
+{
+	return strcmp(name, "thread") == 0 || strcmp(name, "range") == 0;
+}
 
 #define NR_QUERY_OPTIONS (sizeof(query_options) / sizeof(query_options[0]))
 
@@ -163,12 +405,16 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (strcmp(cmd, "formats") != 0 && strcmp(cmd, "info") != 0)
+	bool markers = strcmp(cmd, "markers") == 0 || strcmp(cmd, "marker") == 0;
+	if (strcmp(cmd, "formats") != 0 && strcmp(cmd, "info") != 0 && !markers)
 		pv_view_parse(strcmp(cmd, "top") == 0 ? "top" : cmd, &c.q.view);
 	if (strcmp(cmd, "top") == 0)
 		c.q.view = PV_VIEW_TOP;
-	enum { OPT_FORMAT = 256, OPT_JSON, OPT_NOVALIDATE, OPT_FROM, OPT_QUERY };
-	struct option longopts[NR_QUERY_OPTIONS + 7];
+	enum {
+		OPT_FORMAT = 256, OPT_JSON, OPT_NOVALIDATE, OPT_FROM, OPT_SEARCH, OPT_SUMMARY,
+		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_QUERY
+	};
+	struct option longopts[NR_QUERY_OPTIONS + 11];
 	size_t nl = 0;
 	longopts[nl++] = (struct option){"format", required_argument, NULL, OPT_FORMAT};
 	longopts[nl++] = (struct option){"json", no_argument, NULL, OPT_JSON};
@@ -176,6 +422,12 @@ int main(int argc, char **argv)
 	longopts[nl++] = (struct option){"help", no_argument, NULL, 'h'};
 	longopts[nl++] = (struct option){"version", no_argument, NULL, 'V'};
 	longopts[nl++] = (struct option){"query", required_argument, NULL, OPT_FROM};
+	longopts[nl++] = (struct option){"search", required_argument, NULL, OPT_SEARCH};
+	longopts[nl++] = (struct option){"summary", no_argument, NULL, OPT_SUMMARY};
+	longopts[nl++] =
+	    (struct option){"range-from-marker", required_argument, NULL, OPT_RANGE_MARKER};
+	longopts[nl++] =
+	    (struct option){"center-from-marker", required_argument, NULL, OPT_CENTER_MARKER};
 	for (size_t i = 0; i < NR_QUERY_OPTIONS; i++)
 		longopts[nl++] = (struct option){query_options[i], required_argument, NULL,
 						 OPT_QUERY + (int)i};
@@ -209,6 +461,29 @@ int main(int argc, char **argv)
 			if (pv_query_set_option(&c.q, "n", optarg, &err))
 				rc = fail_usage("%s", err.msg);
 			break;
+		case OPT_SEARCH:
+		case OPT_SUMMARY:
+			if (strcmp(cmd, "markers") != 0)
+				rc = fail_usage("--%s applies to 'markers' only",
+						ch == OPT_SEARCH ? "search" : "summary");
+			else if (ch == OPT_SEARCH)
+				c.search = optarg;
+			else
+				c.summary = 1;
+			break;
+		case OPT_RANGE_MARKER:
+		case OPT_CENTER_MARKER:
+			if (markers || strcmp(cmd, "info") == 0 || strcmp(cmd, "formats") == 0 ||
+			    strcmp(cmd, "query") == 0)
+				rc = fail_usage("--%s applies to the views (tree, callers, flat, "
+						"butterfly, top)",
+						ch == OPT_RANGE_MARKER ? "range-from-marker"
+								       : "center-from-marker");
+			else if (ch == OPT_RANGE_MARKER)
+				c.range_marker = optarg;
+			else
+				c.center_marker = optarg;
+			break;
 		case 'V':
 			printf("profview %s\n", PV_VERSION);
 			pv_query_release(&c.q);
@@ -223,11 +498,26 @@ int main(int argc, char **argv)
 		case '?':
 			rc = fail_usage("unknown option '%s'", sub_argv[optind - 1]);
 			break;
-		default:
-			if (ch >= OPT_QUERY && ch < OPT_QUERY + (int)NR_QUERY_OPTIONS &&
-			    pv_query_set_option(&c.q, query_options[ch - OPT_QUERY], optarg, &err))
+		default: {
+			if (ch < OPT_QUERY || ch >= OPT_QUERY + (int)NR_QUERY_OPTIONS)
+				break;
+			const char *name = query_options[ch - OPT_QUERY];
+			if (markers && strcmp(name, "sort") == 0 && strcmp(cmd, "markers") == 0) {
+				/* the marker table's own order */
+				if (strcmp(optarg, "start") == 0)
+					c.order = PV_MARKERS_BY_START;
+				else if (strcmp(optarg, "duration") == 0)
+					c.order = PV_MARKERS_BY_DURATION;
+				else
+					rc = fail_usage("--sort takes start or duration, not '%s'",
+							optarg);
+			} else if (markers && !marker_option(name)) {
+				rc = fail_usage("--%s does not apply to '%s'", name, cmd);
+			} else if (pv_query_set_option(&c.q, name, optarg, &err)) {
 				rc = fail_usage("%s", err.msg);
+			}
 			break;
+		}
 		}
 		if (rc) {
 			pv_query_release(&c.q);
@@ -260,6 +550,17 @@ int main(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	int nfiles = sub_argc - optind;
+	if (strcmp(cmd, "marker") == 0) {
+		/* profview marker FILE N */
+		if (nfiles != 2) {
+			pv_query_release(&c.q);
+			return fail_usage("'marker' takes a file and a marker number: profview marker "
+					  "FILE N");
+		}
+		c.marker_arg = sub_argv[optind + 1];
+		nfiles = 1;
+		sub_argc--;
+	}
 	for (int i = optind; i < sub_argc; i++) {
 		if (nfiles > 1 && !c.json)
 			printf("%s== %s ==\n", i > optind ? "\n" : "", sub_argv[i]);
