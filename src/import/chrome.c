@@ -30,6 +30,10 @@
  *     id2 "local:ID" / "global:ID", prefixed by "SCOPE:" when the event has a scope; pairing is
  *     by that id and the category (a local id within the thread's process). An event 'sf' naming
  *     a stackFrames entry becomes the marker's cause stack.
+ *   - a trace with no CPU samples at all (pure trace events: Hermes, clang -ftime-trace,
+ *     instrumented programs) gets the call tree of its duration events (B/E, X) per thread, as
+ *     speedscope draws it: every stretch of time with events open is a sample of the open stack
+ *     weighing the stretch, metric "time" (see duration_samples); the markers stay as they are;
  *   - counters, flows, object snapshots, memory dumps, clock syncs, other 'M' and 'P' events,
  *     events without a time, thread-clock times, and every top-level key with no place in the
  *     model are counted in the import report.
@@ -201,6 +205,7 @@ struct cmark {
 	pv_str_ix payload;
 	uint32_t sf; /* pool offset of the 'sf' id text, 0 when none */
 	uint32_t order;
+	char ph; /* the event's phase letter */
 };
 
 struct vprof {
@@ -329,6 +334,7 @@ struct ch {
 	uint64_t orphan_samples, deltas_mismatch, lines_mismatch, no_start;
 	uint64_t pos_ticks, missing_parent, unknown_node, dup_nodes, args_id, stack_fields;
 	uint64_t flow_fields, gs_unknown_sf, sf_unknown, cycles;
+	uint64_t dur_unmatched, dur_open;
 };
 
 /* ---- errors and small readers ---- */
@@ -1497,6 +1503,7 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 		.end = PV_TIME_NONE,
 		.thread = th,
 		.order = c->order++,
+		.ph = e->ph,
 	};
 	int rc = compose_payload(c, &m.payload);
 	if (rc)
@@ -2564,6 +2571,153 @@ static void report(struct ch *c)
 	builder_lossy(b, c->unknown_node, "samples naming no node (kept without a stack)");
 	builder_lossy(b, c->gs_unknown_sf, "samples naming no stack frame (kept without a stack)");
 	builder_lossy(b, c->sf_unknown, "events' 'sf' naming no stack frame (no cause stack)");
+	builder_lossy(b, c->dur_unmatched,
+		      "'E' events ending no open event of their name (not in the call tree)");
+	builder_lossy(b, c->dur_open, "events begun and never ended (closed at the thread's last "
+				      "event in the call tree)");
+}
+
+/*
+ * A trace without CPU samples: its duration events (B/E and X) become a call tree, as speedscope
+ * shows such a trace. Per thread, begins in time order (at one time B before X, a longer X
+ * first), ends in time order; at one time an end goes first unless the begin has the end's name
+ * (a zero-length event); an end closes the innermost open frame when their names match, an end
+ * of the same time that matches it better going first, and is ignored (counted) otherwise. Each
+ * stretch of time with a frame open is a sample of the open stack weighing the stretch.
+ */
+struct dur_ev {
+	uint32_t thread; /* out thread */
+	int64_t t;
+	int kind;     /* begins: 0 B, 1 X; ends: 0 E, 1 X */
+	int64_t dur;  /* X: the duration (longer first) */
+	uint32_t order;
+	pv_str_ix name;
+	pv_cat_ix cat;
+};
+
+static int cmp_dur_ev(const void *a, const void *b)
+{
+	const struct dur_ev *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+struct open_frame {
+	pv_stack_ix stack;
+	pv_str_ix name;
+};
+
+static int duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
+{
+	struct pv_builder *b = c->b;
+	const struct cmark *mk = VEC(c->marks, struct cmark);
+	const struct cthread *th = VEC(c->threads, struct cthread);
+	struct vec begins = {0}, ends = {0}, open = {0};
+	int rc = 0;
+	for (uint32_t i = 0; i < c->marks.len && !rc; i++) {
+		const struct cmark *k = &mk[i];
+		if (k->ph != 'B' && k->ph != 'E' && k->ph != 'X')
+			continue;
+		struct dur_ev e = {
+			.thread = th[k->thread].out, .kind = k->ph == 'X', .order = k->order,
+			.name = k->name, .cat = k->cat,
+		};
+		if (k->ph == 'X')
+			e.dur = k->end - k->start;
+		if (k->ph != 'E') {
+			e.t = k->start;
+			struct dur_ev *s = vec_push(&begins, sizeof(*s));
+			if (!s) {
+				rc = oom(c);
+				break;
+			}
+			*s = e;
+		}
+		if (k->ph != 'B') {
+			e.t = k->end;
+			struct dur_ev *s = vec_push(&ends, sizeof(*s));
+			if (!s) {
+				rc = oom(c);
+				break;
+			}
+			*s = e;
+		}
+	}
+	struct dur_ev *bq = VEC(begins, struct dur_ev), *eq = VEC(ends, struct dur_ev);
+	sort_n(bq, begins.len, sizeof(*bq), cmp_dur_ev);
+	sort_n(eq, ends.len, sizeof(*eq), cmp_dur_ev);
+	int64_t w[2] = {0, 0};
+	uint32_t bi = 0, ei = 0;
+	while (!rc && !b->status && (bi < begins.len || ei < ends.len)) {
+		/* one thread at a time: the lower thread's queues first */
+		uint32_t thread = bi < begins.len ? bq[bi].thread : eq[ei].thread;
+		if (ei < ends.len && eq[ei].thread < thread)
+			thread = eq[ei].thread;
+		open.len = 0;
+		int64_t last = 0;
+		for (;;) {
+			bool hb = bi < begins.len && bq[bi].thread == thread;
+			bool he = ei < ends.len && eq[ei].thread == thread;
+			if (!hb && !he)
+				break;
+			bool take_b = !he || (hb && (bq[bi].t < eq[ei].t ||
+						     (bq[bi].t == eq[ei].t && bq[bi].name == eq[ei].name)));
+			int64_t t = take_b ? bq[bi].t : eq[ei].t;
+			if (open.len && t > last) {
+				struct open_frame *top = &VEC(open, struct open_frame)[open.len - 1];
+				int64_t rt;
+				if ((rc = rel(c, last, zero, &rt)))
+					break;
+				w[m] = t - last;
+				builder_sample(b, thread, top->stack, rt, w);
+			}
+			last = t;
+			if (take_b) {
+				const struct dur_ev *e = &bq[bi++];
+				pv_func_ix f = builder_func(b, e->name, PV_NONE, PV_NONE, 0);
+				struct frame_key k = {.func = f, .addr = PV_ADDR_NONE, .category = e->cat};
+				pv_stack_ix prefix =
+				    open.len ? VEC(open, struct open_frame)[open.len - 1].stack : PV_NONE;
+				struct open_frame *o = vec_push(&open, sizeof(*o));
+				if (!o) {
+					rc = oom(c);
+					break;
+				}
+				o->stack = builder_stack(b, prefix, builder_frame(b, &k));
+				o->name = e->name;
+				continue;
+			}
+			if (open.len) {
+				/* an end at the same time that closes the innermost frame goes first */
+				pv_str_ix top = VEC(open, struct open_frame)[open.len - 1].name;
+				for (uint32_t j = ei + 1; j < ends.len && eq[j].thread == thread &&
+							  eq[j].t == eq[ei].t && eq[ei].name != top;
+				     j++)
+					if (eq[j].name == top) {
+						struct dur_ev tmp = eq[ei];
+						eq[ei] = eq[j];
+						eq[j] = tmp;
+					}
+			}
+			const struct dur_ev *e = &eq[ei++];
+			if (open.len && VEC(open, struct open_frame)[open.len - 1].name == e->name)
+				open.len--;
+			else
+				c->dur_unmatched++;
+		}
+		c->dur_open += open.len;
+	}
+	vec_free(&begins);
+	vec_free(&ends);
+	vec_free(&open);
+	return rc;
 }
 
 static int build(struct ch *c)
@@ -2685,6 +2839,12 @@ static int build(struct ch *c)
 		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
 		m_time = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
 		b->p->meta.default_metric = m_time;
+	} else if (nm) {
+		/* no CPU samples: the duration events' call tree */
+		m_time = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
+		b->p->meta.default_metric = m_time;
+		if ((rc = duration_samples(c, zero, m_time)))
+			goto out;
 	}
 	uint32_t npo = 0;
 	for (uint32_t i = 0; i < np; i++)
@@ -2822,6 +2982,17 @@ static int probe(const struct pv_input *in)
 	}
 	if (probe_has(in, win, "\"stackFrames\"") && probe_has(in, win, "\"samples\""))
 		return 80;
+	/* keys in another order: big sample arrays first, the nodes at the end */
+	size_t tail = in->len < 65536 ? in->len : 65536;
+	if ((probe_has(in, win, "\"samples\"") || probe_has(in, win, "\"timeDeltas\"")) &&
+	    memmem(in->data + in->len - tail, tail, "\"callFrame\"", 11))
+		return 85;
+	/* a DevTools export with a big "metadata" before its "traceEvents" */
+	const char *p = in->data, *e = in->data + in->len;
+	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t' || *p == '{'))
+		p++;
+	if ((size_t)(e - p) > 10 && memcmp(p, "\"metadata\"", 10) == 0)
+		return 60;
 	return 0;
 }
 
