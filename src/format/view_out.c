@@ -38,10 +38,9 @@ static void cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, 
 		snprintf(buf, n, "%" PRId64, x);
 		return;
 	}
-	int64_t a = x < 0 ? -x : x;
-	int64_t milli = (a * 1000 + sc / 2) / sc; /* thousandths of the unit, rounded */
-	if (a > INT64_MAX / 1000)
-		milli = a / sc * 1000;
+	int64_t a = x < 0 ? (x == INT64_MIN ? INT64_MAX : -x) : x;
+	/* thousandths of the unit, rounded (past INT64_MAX / 1000: whole units) */
+	int64_t milli = a > INT64_MAX / 1000 ? a / sc * 1000 : (a * 1000 + sc / 2) / sc;
 	snprintf(buf, n, "%s%" PRId64 ".%03" PRId64, x < 0 ? "-" : "", milli / 1000, milli % 1000);
 }
 

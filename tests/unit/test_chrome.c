@@ -901,3 +901,31 @@ T_TEST(chrome_truncations_and_mutations)
 		free(buf);
 	}
 }
+
+#include "pv/format.h"
+#include "pv/query.h"
+#include "pv/view.h"
+
+/* Huge times print without overflowing (found by fuzzing the chrome importer) */
+T_TEST(chrome_huge_times_print)
+{
+	struct pv_profile *p = text("[{\"ph\":\"X\",\"name\":\"long\",\"ts\":0,\"dur\":9300000000000,"
+				    "\"pid\":1,\"tid\":1}]");
+	if (!p)
+		return;
+	T_EQ_INT(total(p, "time"), 9300000000000000LL);
+	FILE *null = fopen("/dev/null", "w");
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_view *v;
+	struct pv_error err;
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	struct pv_print_opts po = {.json = false};
+	if (null)
+		pv_print_view(null, v, &po);
+	pv_view_free(v);
+	pv_query_release(&q);
+	if (null)
+		fclose(null);
+	pv_profile_free(p);
+}
