@@ -8,13 +8,14 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed or center: run only that kind), BENCH_REVISION (what RESULTS.md names
+# BENCH_ONLY (firefox, collapsed, center or callgrind: run only that kind),
+# BENCH_CALLGRIND_MB / BENCH_CALLGRIND_ROUNDS (callgrind: 100 % size and runs, default 100 / 3), BENCH_REVISION (what RESULTS.md names
 # as the code measured, by default the checkout's HEAD).
 set -eu
 
 cd "$(dirname "$0")/.."
 invocation="sh bench/run.sh"
-for v in BENCH_ONLY BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BUILD; do
+for v in BENCH_ONLY BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BUILD; do
 	eval "val=\${$v:-}"
 	[ -n "$val" ] && invocation="$v=$val $invocation"
 done
@@ -154,7 +155,7 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
 
-cat >"$RESULTS" <<EOF
+[ "$ONLY" = callgrind ] || cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -214,6 +215,90 @@ centered on a different function each round. Target: a centered view costs at mo
 
 \`\`\`
 $center_out
+\`\`\`
+EOF
+fi
+# callgrind (issue 5): `profview top` against `callgrind_annotate --inclusive=yes` on a generated
+# callgrind file at 25/50/100 % of BENCH_CALLGRIND_MB (default 100), BENCH_CALLGRIND_ROUNDS runs
+# each (default 3: callgrind_annotate takes over a minute on 100 MB), alternated; the program
+# totals must be identical, and at 25 % every function's self cost (profview top --json against
+# callgrind_annotate --inclusive=no).
+if [ -z "$ONLY" ] || [ "$ONLY" = callgrind ]; then
+	CG_MB=${BENCH_CALLGRIND_MB:-100}
+	CG_ROUNDS=${BENCH_CALLGRIND_ROUNDS:-3}
+	CGA=$(command -v callgrind_annotate) || { echo "bench: callgrind_annotate is missing (Debian package valgrind)" >&2; exit 1; }
+	cg_rows=""
+	cg_details=""
+	for pct in 25 50 100; do
+		mb=$((CG_MB * pct / 100))
+		file=$OUT/callgrind-$mb.out
+		if [ ! -s "$file" ] || [ "$GEN" -nt "$file" ]; then
+			echo "bench: generating $file" >&2
+			"$GEN" callgrind "$mb" "$file.tmp" 2>"$OUT/gen-callgrind-$mb.log"
+			mv "$file.tmp" "$file"
+		fi
+		abs=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
+		bytes=$(wc -c <"$file" | tr -d ' ')
+		echo "bench: callgrind-$mb: $CG_ROUNDS rounds" >&2
+		r=1
+		while [ "$r" -le "$CG_ROUNDS" ]; do
+			hyperfine -N --runs 1 --style none \
+				--export-csv "$HF/callgrind-$mb-r$r.csv" \
+				-n profview "$PV top -n 20 $abs" \
+				-n annotate "$CGA --inclusive=yes $abs" >/dev/null
+			r=$((r + 1))
+		done
+		pv_times=$(cat "$HF/callgrind-$mb"-r*.csv | awk -F, '$1 == "profview" { print $4 }')
+		an_times=$(cat "$HF/callgrind-$mb"-r*.csv | awk -F, '$1 == "annotate" { print $4 }')
+		pv_med=$(echo "$pv_times" | median)
+		an_med=$(echo "$an_times" | median)
+		pv_rss=$(peak_rss "$OUT/time-callgrind-$mb-profview.txt" "$PV" top -n 20 "$abs")
+		# identical totals: annotate's PROGRAM TOTALS against profview's metric total
+		an_total=$(cd / && callgrind_annotate --inclusive=yes "$abs" |
+			awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+		pv_total=$("$PV" info "$abs" | awk '/^  Ir \(instructions\): total/ { print $4; exit }')
+		same=no
+		[ "$an_total" = "$pv_total" ] && same=yes
+		selfcheck=""
+		if [ "$pct" = 25 ]; then
+			(cd / && callgrind_annotate --inclusive=no --threshold=100 "$abs") >"$OUT/annotate-self-$mb.txt"
+			"$PV" top --json "$abs" >"$OUT/top-$mb.json"
+			selfcheck=$(python3 bench/cg_self.py "$OUT/annotate-self-$mb.txt" "$OUT/top-$mb.json")
+		fi
+		cg_rows="$cg_rows
+$(awk -v n="callgrind-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v an="$an_med" -v pr="$pv_rss" \
+			-v at="$an_total" -v pt="$pv_total" -v same="$same" 'BEGIN {
+			printf "| %s | %s %% | %.1f MB | %.3f s | %.3f s | %.1f× | %.0f MB | %s | %s | %s |",
+				n, p, b / 1e6, pv, an, an / pv, pr * 1024 / 1e6, at, pt, same }')"
+		cg_details="$cg_details
+- callgrind-$mb: profview $(echo "$pv_times" | sort -g | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }') s;
+  callgrind_annotate $(echo "$an_times" | sort -g | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 }') s${selfcheck:+;
+  self cost per function against callgrind_annotate --inclusive=no: $selfcheck}"
+	done
+	# the section replaces the one of an earlier run
+	awk '/^## Callgrind: / { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## Callgrind: profview top against callgrind_annotate
+
+Target (shared/spec/performance.md): per-function inclusive/exclusive of a 100 MB callgrind file
+at least 20× faster than \`callgrind_annotate --inclusive=yes\`, identical totals, the ratio flat
+from 25 % to 100 %. Medians of $CG_ROUNDS runs each, alternated (profview, annotate, ...).
+
+| input | of full | size | profview top | callgrind_annotate | ratio | profview peak RSS | annotate total Ir | profview total Ir | identical |
+|---|---|---|---|---|---|---|---|---|---|$cg_rows
+
+Every run (seconds, sorted):
+$cg_details
+
+Commands (FILE = the absolute path of bench/out/callgrind-MB.out, made by
+\`$GEN callgrind MB FILE\`):
+\`\`\`sh
+hyperfine -N --runs 1 --style none --export-csv $HF/callgrind-MB-rK.csv \\
+  -n profview "$PV top -n 20 FILE" -n annotate "callgrind_annotate --inclusive=yes FILE"
+cd / && callgrind_annotate --inclusive=yes FILE | grep 'PROGRAM TOTALS'; $PV info FILE | grep total
+python3 bench/cg_self.py ANNOTATE-SELF-OUTPUT TOP-JSON   # at 25 %
 \`\`\`
 EOF
 fi
