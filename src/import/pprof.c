@@ -161,12 +161,11 @@ static long walk(const uint8_t *p, const uint8_t *e, enum msg_kind k, struct wir
 			if (fs.kind == F_V)
 				return fault(f, start, "%s field %llu: a length-delimited value where a number was expected",
 					     msg_names[k], (unsigned long long)num);
-			const uint8_t *lp = p;
 			r = get_varint(&p, e, &v);
 			if (r)
-				return fault(f, lp, "%s field %llu: truncated length", msg_names[k], (unsigned long long)num);
+				return fault(f, start, "%s field %llu: truncated length", msg_names[k], (unsigned long long)num);
 			if (v > (uint64_t)(e - p))
-				return fault(f, lp, "%s field %llu: length %llu runs past the end of its message",
+				return fault(f, start, "%s field %llu: length %llu runs past the end of its message",
 					     msg_names[k], (unsigned long long)num, (unsigned long long)v);
 			const uint8_t *ve = p + v;
 			if (fs.kind == F_MSG) {
