@@ -44,7 +44,7 @@ static const struct corpus_case cases[] = {
 	/* formats of later issues (perf script, Chrome, V8, DHAT, ART, simpleperf): a clear error */
 	/* Chrome and V8 (tests/unit/test_chrome.c checks them in full): default metric time, ns */
 	{"firefox/test.chrome-unchunked.json", "chrome", 2, 20, 6291251000, NULL},
-	{"firefox/chrome-tracing.json.gz", "chrome", 14, 0, 0, NULL},
+	{"firefox/chrome-tracing.json.gz", "chrome", 14, 248, 18838000, NULL}, /* X events as a tree */
 	{"firefox/hello.cjs-20231120T211435.cpuprofile", "chrome", 1, 150, 168955000, NULL},
 	{"firefox/test.perf.gz", NULL, -1, -1, -1, "not a profile format profview reads"},
 	{"firefox/gzip.perf.gz", NULL, -1, -1, -1, "not a profile format profview reads"},
