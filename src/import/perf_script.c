@@ -1,16 +1,1427 @@
-/* perf_script.c - placeholder: the perf-script importer (Linux perf script text (perf script, simpleperf report-sample)). */
+/*
+ * perf_script.c - the text of `perf script` (Linux perf) and of simpleperf's report-sample
+ * script: one block per sample, a header line, then the call chain leaf first, one frame a line,
+ * then a blank line.
+ *
+ *   comm  PID/TID [CPU] SECS.FRAC:  PERIOD EVENT[:MODS]: [tracepoint payload | IP SYM (DSO)]
+ *   \t  IP SYM[+0xOFF] (DSO)
+ *
+ * Header: every field but the task id and the event is optional (perf version and -F decide),
+ * the comm may hold spaces and may be right-aligned, the task is "TID" or "PID/TID". The header
+ * is read by trying each numeric token as the task id and checking the rest of the line against
+ * the field order; the first header fixes the file's shape, which later headers are matched
+ * against first (so a comm ending in a number stays part of the comm). simpleperf's
+ * report_sample.py writes "comm\tTID [CPU] SECS.USECS:\t\tPERIOD EVENT:" with the microseconds
+ * not zero-padded ("115540.8374" is 8374 us): a header with a tab after the time is read so.
+ *
+ * Frames: the module is the last parenthesised group ("(dso)", "(dso (deleted))"), preceded by
+ * a blank; "(inlined)" marks an inlined frame (perf script --inline), which takes the module of
+ * the frame it is inlined into and an inline depth. "+0xOFF" is cut from symbols (and from
+ * DSOs, -F +dsoff); addresses are not kept (frames are merged by function). "[unknown]" in a
+ * known module is named "[MODULE]" as stackcollapse-perf.pl does. Module kinds: kernel for
+ * [kernel.*], vmlinux* and *.ko*, JIT for perf-PID.map / jitted-*.so / [JIT] / //anon / memfd,
+ * library for *.so* and [vdso], binary for other paths.
+ *
+ * Samples: period (else 1) is the weight in the metric of the sample's event; every event is
+ * its own metric (a sample weighs 0 in the others). Threads are (comm, pid, tid); a thread's
+ * process name is the comm of the thread whose tid is its pid. Times are parsed as decimal text
+ * into nanoseconds and kept relative to the earliest sample (the import report says where that
+ * is on perf's clock). Tracepoint events ("sys:name:") become instant markers on their thread
+ * with their fields as a JSON object ({"prev_pid":123,...}, {"text":"..."} when the payload is
+ * not key=value) and their call chain as the cause stack. PERF_RECORD_* side-band lines, srcline
+ * lines and header text that is not a frame are counted in the import report; a line that is
+ * none of these is skipped and counted; a file without any sample or tracepoint is an error at
+ * the first line that is not a comment.
+ *
+ * Speed: one pass over the buffer. A frame line costs a memchr for its end, a backwards scan
+ * over the DSO, one hash of the symbol and one probe of a local (symbol, module) -> frame cache;
+ * stacks reuse the prefix they share with the previous sample of their thread. Consumed input
+ * pages are handed back to the kernel as the parse goes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
 #include "import/importer.h"
 
+/* ---------------------------------------------------------------- small scanners */
+
+static inline int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline int is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static inline const char *skip_blanks(const char *p, const char *e)
+{
+	while (p < e && is_blank(*p))
+		p++;
+	return p;
+}
+
+static inline const char *token_end(const char *p, const char *e)
+{
+	while (p < e && !is_blank(*p))
+		p++;
+	return p;
+}
+
+/* Decimal digits [p, e) into *v; 0 when empty, not all digits or past 18 digits. */
+static int parse_u64(const char *p, const char *e, int64_t *v)
+{
+	if (p == e || e - p > 18)
+		return 0;
+	int64_t x = 0;
+	for (; p < e; p++) {
+		if (!is_digit(*p))
+			return 0;
+		x = x * 10 + (*p - '0');
+	}
+	*v = x;
+	return 1;
+}
+
+/* A task id: digits, optionally negative (perf prints -1 for no task). */
+static int parse_id(const char *p, const char *e, int64_t *v)
+{
+	int neg = p < e && *p == '-';
+	if (!parse_u64(p + neg, e, v))
+		return 0;
+	if (neg)
+		*v = -*v;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- the header line */
+
+enum {
+	SH_PIDTID = 1, /* "PID/TID" rather than "TID" */
+	SH_CPU = 2,
+	SH_TIME = 4,
+	SH_PERIOD = 8,
+	SH_EVENT = 16,
+};
+
+struct header {
+	const char *comm, *comm_end;
+	int64_t pid, tid; /* pid PV_ID_NONE when only the tid is printed */
+	int64_t time_ns;  /* absolute, PV_TIME_NONE when absent */
+	int64_t period;   /* -1 when absent */
+	const char *event, *event_end; /* without the final ':'; NULL when absent */
+	const char *rest;              /* after the event: payload or a frame; == end when none */
+	int shape;
+	int bad_number; /* a field was there but out of range */
+};
+
+/*
+ * "SECS.FRAC:" into ns. simpleperf (tab after the colon) prints unpadded microseconds.
+ * Returns 1, 0 (not a time), or -1 (a time out of range).
+ */
+static int parse_time(const char *p, const char *e, int simpleperf, int64_t *ns)
+{
+	const char *dot = p;
+	while (dot < e && is_digit(*dot))
+		dot++;
+	if (dot == p || dot + 1 >= e || *dot != '.' || e[-1] != ':')
+		return 0;
+	const char *f = dot + 1, *fe = e - 1;
+	if (f == fe)
+		return 0;
+	for (const char *q = f; q < fe; q++)
+		if (!is_digit(*q))
+			return 0;
+	if (dot - p > 10 || fe - f > 9)
+		return -1;
+	int64_t s = 0, frac = 0;
+	for (const char *q = p; q < dot; q++)
+		s = s * 10 + (*q - '0');
+	for (const char *q = f; q < fe; q++)
+		frac = frac * 10 + (*q - '0');
+	int nd = (int)(fe - f);
+	if (simpleperf && nd <= 6) {
+		frac *= 1000;
+	} else {
+		for (int i = nd; i < 9; i++)
+			frac *= 10;
+	}
+	if (s > (INT64_MAX - frac) / 1000000000)
+		return -1;
+	*ns = s * 1000000000 + frac;
+	return 1;
+}
+
+/* The fields after the task id, from q (just past it). Returns 1 when they fit the grammar. */
+static int parse_after_task(const char *q, const char *e, struct header *h)
+{
+	q = skip_blanks(q, e);
+	const char *t, *te;
+	/* [CPU] */
+	if (q < e && *q == '[') {
+		te = token_end(q, e);
+		int64_t cpu;
+		if (te - q < 3 || te[-1] != ']' || !parse_u64(q + 1, te - 1, &cpu))
+			return 0;
+		h->shape |= SH_CPU;
+		q = skip_blanks(te, e);
+	}
+	/* SECS.FRAC: */
+	t = q;
+	te = token_end(t, e);
+	if (te > t && is_digit(*t) && te[-1] == ':') {
+		int r = parse_time(t, te, te < e && *te == '\t', &h->time_ns);
+		if (r == 0)
+			return 0;
+		if (r < 0)
+			h->bad_number = 1;
+		h->shape |= SH_TIME;
+		q = skip_blanks(te, e);
+		t = q;
+		te = token_end(t, e);
+	}
+	/* PERIOD (digits followed by a blank and more) */
+	if (te > t && te < e && is_digit(*t)) {
+		const char *d = t;
+		while (d < te && is_digit(*d))
+			d++;
+		if (d != te)
+			return 0;
+		if (te - t > 18)
+			h->bad_number = 1;
+		else
+			parse_u64(t, te, &h->period);
+		h->shape |= SH_PERIOD;
+		q = skip_blanks(te, e);
+		t = q;
+		te = token_end(t, e);
+	}
+	/* side-band records (--show-*-events): "PERF_RECORD_COMM exec: ...", "PERF_RECORD_FORK(..." */
+	if (te - t > 12 && memcmp(t, "PERF_RECORD_", 12) == 0) {
+		const char *n = t + 12;
+		while (n < te && ((*n >= 'A' && *n <= 'Z') || is_digit(*n) || *n == '_'))
+			n++;
+		h->event = t;
+		h->event_end = n;
+		h->shape |= SH_EVENT;
+		h->rest = e;
+		return 1;
+	}
+	/* EVENT: */
+	if (te - t >= 2 && te[-1] == ':' && *t != '[' && !is_digit(*t)) {
+		h->event = t;
+		h->event_end = te - 1;
+		h->shape |= SH_EVENT;
+		h->rest = skip_blanks(te, e);
+		return 1;
+	}
+	/* no event: only when nothing follows a time or a cpu (perf script -F without event) */
+	if (t == e && (h->shape & (SH_TIME | SH_CPU))) {
+		h->rest = e;
+		return 1;
+	}
+	return 0;
+}
+
+/* Tries the token [t, te) as the task id. */
+static int try_task(const char *s, const char *t, const char *te, const char *e,
+		    struct header *h)
+{
+	const char *slash = memchr(t, '/', (size_t)(te - t));
+	struct header x = {.time_ns = PV_TIME_NONE, .period = -1, .pid = PV_ID_NONE};
+	if (slash) {
+		if (!parse_id(t, slash, &x.pid) || !parse_id(slash + 1, te, &x.tid))
+			return 0;
+		x.shape |= SH_PIDTID;
+	} else if (!parse_id(t, te, &x.tid)) {
+		return 0;
+	}
+	if (!parse_after_task(te, e, &x))
+		return 0;
+	const char *ce = t;
+	while (ce > s && is_blank(ce[-1]))
+		ce--;
+	x.comm = s;
+	x.comm_end = ce;
+	*h = x;
+	return 1;
+}
+
+static int popcount(int x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+/*
+ * Reads a header line [p, e) (e past the trimmed end). shape: the file's shape once known (0
+ * before the first header). Returns 1 and fills h.
+ */
+static int parse_header(const char *p, const char *e, int shape, struct header *h)
+{
+	const char *s = skip_blanks(p, e);
+	if (s == e)
+		return 0;
+	int found = 0, best = -1;
+	for (const char *t = s; t < e;) {
+		const char *te = token_end(t, e);
+		if (is_digit(*t) || (*t == '-' && te - t > 1 && is_digit(t[1]))) {
+			struct header x;
+			if (try_task(s, t, te, e, &x)) {
+				if (shape && x.shape == shape) {
+					*h = x;
+					return 1;
+				}
+				/* the richest reading wins; the leftmost among equals */
+				int score = popcount(x.shape);
+				if (score > best) {
+					best = score;
+					*h = x;
+					found = 1;
+				}
+			}
+		}
+		t = skip_blanks(te, e);
+	}
+	return found;
+}
+
+/* ---------------------------------------------------------------- frame lines */
+
+struct frame_text {
+	const char *sym, *sym_end; /* without +0xOFF; empty when the line has only an address */
+	const char *dso, *dso_end; /* NULL when there is no (dso) */
+	const char *addr, *addr_end;
+	int inlined;
+};
+
+/* Cuts a "+0xHEX" suffix off [p, *e). */
+static void cut_offset(const char *p, const char **e)
+{
+	const char *q = *e;
+	while (q > p && is_hex(q[-1]))
+		q--;
+	if (q < *e && q - p >= 3 && q[-1] == 'x' && q[-2] == '0' && q[-3] == '+')
+		*e = q - 3;
+}
+
+/* "  IP SYM (DSO)" from p to e (trimmed). Returns 1 when it is a frame line. */
+static int parse_frame(const char *p, const char *e, struct frame_text *f)
+{
+	const char *s = skip_blanks(p, e);
+	const char *a = s;
+	while (s < e && is_hex(*s))
+		s++;
+	if (s == a || (s < e && !is_blank(*s)))
+		return 0;
+	f->addr = a;
+	f->addr_end = s;
+	f->inlined = 0;
+	f->dso = NULL;
+	s = skip_blanks(s, e);
+	const char *se = e;
+	if (se > s && se[-1] == ')') {
+		/* the last parenthesised group, nesting allowed: "(/tmp/x (deleted))" */
+		int depth = 0;
+		const char *q = se;
+		while (q > s) {
+			q--;
+			if (*q == ')') {
+				depth++;
+			} else if (*q == '(' && --depth == 0) {
+				break;
+			}
+		}
+		if (depth == 0 && *q == '(' && (q == s || is_blank(q[-1]))) {
+			f->dso = q + 1;
+			f->dso_end = se - 1;
+			se = q;
+			while (se > s && is_blank(se[-1]))
+				se--;
+			if (f->dso_end - f->dso == 7 && memcmp(f->dso, "inlined", 7) == 0) {
+				f->inlined = 1;
+				f->dso = NULL;
+			} else {
+				cut_offset(f->dso, &f->dso_end);
+			}
+		}
+	}
+	cut_offset(s, &se);
+	f->sym = s;
+	f->sym_end = se;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- import state */
+
+struct fc_ent {
+	uint64_t h; /* 0: empty */
+	const char *key; /* the symbol text as read (interned, or a literal) */
+	uint32_t len;
+	pv_module_ix mod;
+	pv_frame_ix frame;
+};
+
+struct tstate {
+	int64_t pid, tid;
+	pv_str_ix comm;
+	pv_thread_ix th;
+	/* the previous sample's path, root first, and its stacks */
+	pv_frame_ix *pf;
+	pv_stack_ix *ps;
+	uint32_t plen, pcap;
+};
+
+struct event {
+	pv_str_ix name;
+	pv_metric_ix metric; /* PV_NONE until the first sample of the event */
+	int kind;            /* EV_SAMPLE, EV_TRACEPOINT, EV_SIDEBAND */
+};
+
+enum { EV_SAMPLE, EV_TRACEPOINT, EV_SIDEBAND };
+
+struct pending_inline {
+	const char *sym, *sym_end; /* in the input, or an interned string */
+	uint32_t at;               /* its row in frames */
+};
+
+struct pstate {
+	struct pv_builder *b;
+	struct pv_input *in;
+	int shape;
+
+	/* (symbol, module) -> frame */
+	struct fc_ent *fc;
+	uint32_t fc_mask, fc_count;
+
+	/* dso text -> module */
+	struct u64map dso_map; /* interned dso text -> module + 0 */
+	const char *last_dso;  /* interned text of the last dso seen */
+	uint32_t last_dso_len;
+	pv_module_ix last_mod;
+
+	/* threads */
+	struct tstate *ts;
+	uint32_t nts, tscap;
+	uint32_t *tmap; /* hash slots: ts index + 1 */
+	uint32_t tmask;
+	uint32_t last_ts;
+
+	struct event *ev;
+	uint32_t nev, evcap;
+	uint32_t last_ev;
+
+	int64_t *weights; /* one per metric, all 0 between samples */
+	uint32_t wcap;
+
+	/* the sample being read */
+	int active, skipping;
+	uint32_t cur_ts, cur_ev;
+	int64_t cur_time, cur_weight;
+	pv_str_ix cur_payload; /* a tracepoint's fields as JSON */
+	pv_frame_ix *frames; /* leaf first */
+	uint32_t nframes, fcap;
+	struct pending_inline *pend;
+	uint32_t npend, pendcap;
+	int prev_frame; /* the previous line was a frame line */
+
+	char *json;
+	size_t jlen, jcap;
+
+	/* what the report says */
+	uint64_t nsamples, nmarkers;
+	uint64_t bad_lines, first_bad_line;
+	const char *first_bad_at;
+	uint64_t bad_headers, first_bad_header;
+	uint64_t stray_frames, first_stray;
+	uint64_t sideband, srclines, header_text, first_header_text;
+	int64_t min_time;
+	pv_str_ix perf_version;
+	int64_t interval;
+};
+
+static int oom(struct pstate *s)
+{
+	if (!s->b->status)
+		s->b->status = PV_ENOMEM;
+	return -1;
+}
+
+#define ENSURE(s, ptr, cap, need)                                                     \
+	((need) <= (cap) ? 0 : ensure_cap((s), (void **)&(ptr), sizeof(*(ptr)), &(cap), (need)))
+
+static int ensure_cap(struct pstate *s, void **ptr, size_t elt, uint32_t *cap, uint64_t need)
+{
+	uint32_t nc = grow_cap(*cap, need);
+	if (!nc || col_realloc(ptr, elt, nc))
+		return oom(s);
+	*cap = nc;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- modules */
+
+static int has_prefix(const char *p, size_t n, const char *pre)
+{
+	size_t m = strlen(pre);
+	return n >= m && memcmp(p, pre, m) == 0;
+}
+
+static int has_suffix(const char *p, size_t n, const char *suf)
+{
+	size_t m = strlen(suf);
+	return n >= m && memcmp(p + n - m, suf, m) == 0;
+}
+
+static const void *memmem_n(const char *p, size_t n, const char *s)
+{
+	return memmem(p, n, s, strlen(s));
+}
+
+static enum pv_module_kind module_kind(const char *d, size_t n, const char *base, size_t bn)
+{
+	if (n && d[0] == '[') {
+		if (has_prefix(d, n, "[kernel.") || has_prefix(d, n, "[guest.kernel"))
+			return PV_MODULE_KERNEL;
+		if (has_prefix(d, n, "[JIT]") || has_prefix(d, n, "[jit"))
+			return PV_MODULE_JIT;
+		if (has_prefix(d, n, "[vdso") || has_prefix(d, n, "[vsyscall") ||
+		    has_prefix(d, n, "[vectors") || has_prefix(d, n, "[sigpage"))
+			return PV_MODULE_LIBRARY;
+		if (has_prefix(d, n, "[heap") || has_prefix(d, n, "[stack") ||
+		    has_prefix(d, n, "[anon") || has_prefix(d, n, "[uprobes"))
+			return PV_MODULE_UNKNOWN;
+		return PV_MODULE_KERNEL; /* a kernel module: "[nf_conntrack]" */
+	}
+	if (has_prefix(base, bn, "vmlinux") || has_suffix(base, bn, ".ko") ||
+	    memmem_n(base, bn, ".ko."))
+		return PV_MODULE_KERNEL;
+	if ((has_prefix(base, bn, "perf-") && memmem_n(base, bn, ".map")) ||
+	    has_prefix(base, bn, "jitted-") || has_prefix(d, n, "//anon") ||
+	    has_prefix(d, n, "/memfd:") || has_prefix(d, n, "[JIT]"))
+		return PV_MODULE_JIT;
+	if (has_suffix(base, bn, ".so") || memmem_n(base, bn, ".so.") ||
+	    memmem_n(base, bn, ".so ") || has_suffix(base, bn, ".dll") ||
+	    has_suffix(base, bn, ".dylib"))
+		return PV_MODULE_LIBRARY;
+	return PV_MODULE_BINARY;
+}
+
+static pv_module_ix module_new(struct pstate *s, const char *d, size_t n)
+{
+	struct pv_builder *b = s->b;
+	const char *base = d;
+	if (!(n && d[0] == '[') && !has_prefix(d, n, "//anon")) {
+		for (size_t i = n; i-- > 0;) {
+			if (d[i] == '/') {
+				base = d + i + 1;
+				break;
+			}
+		}
+	}
+	size_t bn = (size_t)(d + n - base);
+	if (bn == 0) {
+		base = d;
+		bn = n;
+	}
+	enum pv_module_kind k = module_kind(d, n, base, bn);
+	pv_str_ix name = builder_str(b, base, bn);
+	pv_str_ix path = base == d ? 0 : builder_str(b, d, n);
+	return builder_module(b, name, path, k);
+}
+
+/* The module of a dso text; PV_NONE for "[unknown]" or none. */
+static pv_module_ix module_of(struct pstate *s, const char *d, const char *de)
+{
+	if (!d || de == d)
+		return PV_NONE;
+	size_t n = (size_t)(de - d);
+	if (n == s->last_dso_len && s->last_dso && memcmp(d, s->last_dso, n) == 0)
+		return s->last_mod;
+	if (n == 9 && memcmp(d, "[unknown]", 9) == 0)
+		return PV_NONE;
+	struct pv_builder *b = s->b;
+	pv_str_ix raw = builder_str(b, d, n);
+	if (b->status)
+		return PV_NONE;
+	uint32_t m = u64map_get(&s->dso_map, raw);
+	if (m == UINT32_MAX) {
+		m = module_new(s, d, n);
+		if (m == PV_NONE || u64map_put(&s->dso_map, raw, m)) {
+			oom(s);
+			return PV_NONE;
+		}
+	}
+	s->last_dso = b->p->strings.ptr[raw];
+	s->last_dso_len = (uint32_t)n;
+	s->last_mod = m;
+	return m;
+}
+
+/* ---------------------------------------------------------------- frames */
+
+static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_module_ix mod,
+			      uint16_t inline_depth, const char **key)
+{
+	struct pv_builder *b = s->b;
+	pv_str_ix name;
+	if (n == 9 && memcmp(sym, "[unknown]", 9) == 0) {
+		*key = "[unknown]";
+		if (mod == PV_NONE) {
+			name = builder_str(b, sym, n);
+		} else {
+			const char *mn = pv_str(b->p, b->p->modules.name[mod]);
+			name = mn[0] == '[' ? b->p->modules.name[mod] : builder_strf(b, "[%s]", mn);
+		}
+	} else {
+		name = builder_str(b, sym, n);
+		*key = name ? b->p->strings.ptr[name] : "";
+	}
+	pv_func_ix fn = builder_func(b, name, mod, PV_NONE, 0);
+	struct frame_key k = {
+		.func = fn, .addr = PV_ADDR_NONE, .category = PV_NONE,
+		.inline_depth = inline_depth,
+	};
+	return builder_frame(b, &k);
+}
+
+static int fc_grow(struct pstate *s)
+{
+	uint32_t ncap = s->fc ? (s->fc_mask + 1) * 2 : 4096;
+	struct fc_ent *n = pv_calloc(ncap, sizeof(*n));
+	if (!n)
+		return oom(s);
+	for (uint32_t i = 0; s->fc && i <= s->fc_mask; i++) {
+		if (!s->fc[i].h)
+			continue;
+		uint32_t j = (uint32_t)s->fc[i].h & (ncap - 1);
+		while (n[j].h)
+			j = (j + 1) & (ncap - 1);
+		n[j] = s->fc[i];
+	}
+	pv_free(s->fc);
+	s->fc = n;
+	s->fc_mask = ncap - 1;
+	return 0;
+}
+
+/* The frame of a (non-inlined) symbol in a module, through the cache. */
+static pv_frame_ix frame_of(struct pstate *s, const char *sym, size_t n, pv_module_ix mod)
+{
+	uint64_t h = (hash_bytes(sym, n) ^ hash_u64((uint64_t)mod + 1)) | 1;
+	uint32_t i = (uint32_t)h & s->fc_mask;
+	for (;;) {
+		struct fc_ent *c = &s->fc[i];
+		if (!c->h)
+			break;
+		if (c->h == h && c->mod == mod && c->len == n && memcmp(c->key, sym, n) == 0)
+			return c->frame;
+		i = (i + 1) & s->fc_mask;
+	}
+	const char *key;
+	pv_frame_ix f = frame_make(s, sym, n, mod, 0, &key);
+	if (f == PV_NONE || n > UINT32_MAX)
+		return f;
+	s->fc[i] = (struct fc_ent){.h = h, .key = key, .len = (uint32_t)n, .mod = mod, .frame = f};
+	if (++s->fc_count * 2 > s->fc_mask && fc_grow(s))
+		return PV_NONE;
+	return f;
+}
+
+static int push_frame(struct pstate *s, pv_frame_ix f)
+{
+	if (ENSURE(s, s->frames, s->fcap, (uint64_t)s->nframes + 1))
+		return -1;
+	s->frames[s->nframes++] = f;
+	return 0;
+}
+
+/*
+ * An inlined frame waits (PV_NONE in frames) until the sample ends: it takes the module of the
+ * first frame below it that is not inlined, and its depth from there.
+ */
+static int push_inline(struct pstate *s, const char *sym, const char *sym_end)
+{
+	if (ENSURE(s, s->pend, s->pendcap, (uint64_t)s->npend + 1))
+		return -1;
+	s->pend[s->npend++] = (struct pending_inline){sym, sym_end, s->nframes};
+	return push_frame(s, PV_NONE);
+}
+
+static void resolve_inline(struct pstate *s)
+{
+	const struct pv_profile *p = s->b->p;
+	pv_module_ix mod = PV_NONE;
+	uint32_t depth = 0, k = s->npend;
+	for (uint32_t i = s->nframes; i-- > 0;) {
+		pv_frame_ix f = s->frames[i];
+		if (f != PV_NONE) {
+			mod = p->funcs.module[p->frames.func[f]];
+			depth = 0;
+			continue;
+		}
+		while (k > 0 && s->pend[k - 1].at > i)
+			k--;
+		if (k == 0 || s->pend[k - 1].at != i)
+			continue; /* cannot happen: every PV_NONE has its entry */
+		const struct pending_inline *q = &s->pend[k - 1];
+		const char *key;
+		depth++;
+		s->frames[i] = frame_make(s, q->sym, (size_t)(q->sym_end - q->sym), mod,
+					  (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth), &key);
+	}
+	s->npend = 0;
+}
+
+/* "  file.c:12 (inlined)" (-F +srcline --inline): the frame before it was an inlined one. */
+static void mark_inlined(struct pstate *s)
+{
+	if (!s->nframes || s->frames[s->nframes - 1] == PV_NONE)
+		return;
+	const struct pv_profile *p = s->b->p;
+	pv_frame_ix f = s->frames[--s->nframes];
+	pv_str_ix name = p->funcs.name[p->frames.func[f]];
+	const char *n = p->strings.ptr[name];
+	push_inline(s, n, n + p->strings.size[name]);
+}
+
+static void add_frame(struct pstate *s, const struct frame_text *ft)
+{
+	if (ft->inlined) {
+		push_inline(s, ft->sym, ft->sym_end);
+		return;
+	}
+	pv_module_ix mod = module_of(s, ft->dso, ft->dso_end);
+	const char *sym = ft->sym;
+	size_t n = (size_t)(ft->sym_end - ft->sym);
+	pv_frame_ix f;
+	if (n == 0 && ft->dso) {
+		f = frame_of(s, "[unknown]", 9, mod);
+	} else if (n == 0) {
+		/* only an address: the function is named by it */
+		struct pv_builder *b = s->b;
+		int an = (int)(ft->addr_end - ft->addr);
+		pv_func_ix fn = builder_func(b, builder_strf(b, "0x%.*s", an, ft->addr), PV_NONE,
+					     PV_NONE, 0);
+		f = builder_func_frame(b, fn);
+	} else {
+		f = frame_of(s, sym, n, mod);
+	}
+	push_frame(s, f);
+}
+
+/* ---------------------------------------------------------------- threads and events */
+
+static uint64_t thread_hash(const char *c, size_t n, int64_t pid, int64_t tid)
+{
+	return hash_bytes(c, n) ^ hash_u64((uint64_t)tid * 0x9e3779b97f4a7c15ULL + (uint64_t)pid);
+}
+
+static int tmap_grow(struct pstate *s)
+{
+	uint32_t ncap = s->tmap ? (s->tmask + 1) * 2 : 256;
+	uint32_t *n = pv_calloc(ncap, sizeof(*n));
+	if (!n)
+		return oom(s);
+	for (uint32_t i = 0; i < s->nts; i++) {
+		const struct tstate *t = &s->ts[i];
+		const char *c = pv_str(s->b->p, t->comm);
+		uint32_t j = (uint32_t)thread_hash(c, strlen(c), t->pid, t->tid) & (ncap - 1);
+		while (n[j])
+			j = (j + 1) & (ncap - 1);
+		n[j] = i + 1;
+	}
+	pv_free(s->tmap);
+	s->tmap = n;
+	s->tmask = ncap - 1;
+	return 0;
+}
+
+static int same_task(const struct pstate *s, const struct tstate *t, const struct header *h,
+		     size_t cn)
+{
+	const struct pv_strings *st = &s->b->p->strings;
+	return t->tid == h->tid && t->pid == h->pid && st->size[t->comm] == cn &&
+	       memcmp(st->ptr[t->comm], h->comm, cn) == 0;
+}
+
+/* The thread state of a header's task; UINT32_MAX on error. */
+static uint32_t task_of(struct pstate *s, const struct header *h)
+{
+	size_t cn = (size_t)(h->comm_end - h->comm);
+	if (s->nts && same_task(s, &s->ts[s->last_ts], h, cn))
+		return s->last_ts;
+	if (!s->tmap && tmap_grow(s))
+		return UINT32_MAX;
+	uint32_t j = (uint32_t)thread_hash(h->comm, cn, h->pid, h->tid) & s->tmask;
+	for (;;) {
+		uint32_t v = s->tmap[j];
+		if (!v)
+			break;
+		if (same_task(s, &s->ts[v - 1], h, cn))
+			return s->last_ts = v - 1;
+		j = (j + 1) & s->tmask;
+	}
+	struct pv_builder *b = s->b;
+	pv_str_ix comm = builder_str(b, h->comm, cn);
+	if (b->status || ENSURE(s, s->ts, s->tscap, (uint64_t)s->nts + 1))
+		return UINT32_MAX;
+	pv_thread_ix th = builder_thread(b, comm, h->pid, h->tid, 0);
+	if (th == PV_NONE)
+		return UINT32_MAX;
+	uint32_t i = s->nts++;
+	s->ts[i] = (struct tstate){.pid = h->pid, .tid = h->tid, .comm = comm, .th = th};
+	s->tmap[j] = i + 1;
+	if (s->nts * 2 > s->tmask && tmap_grow(s))
+		return UINT32_MAX;
+	return s->last_ts = i;
+}
+
+static int is_modifier_set(const char *p, const char *e)
+{
+	if (p == e || e - p > 12)
+		return 0;
+	for (; p < e; p++)
+		if (!strchr("ukhHGIpPSDWeb", *p))
+			return 0;
+	return 1;
+}
+
+static enum pv_unit event_unit(const char *n, size_t len)
+{
+	/* the event name without a PMU ("cpu_core/cycles/") and modifiers */
+	const char *p = n, *e = n + len;
+	const char *c = memchr(p, ':', len);
+	if (c)
+		e = c;
+	if (e > p && e[-1] == '/') {
+		e--;
+		const char *sl = p;
+		for (const char *q = p; q < e; q++)
+			if (*q == '/')
+				sl = q + 1;
+		p = sl;
+	}
+	size_t m = (size_t)(e - p);
+	if ((m == 9 && memcmp(p, "cpu-clock", 9) == 0) ||
+	    (m == 10 && memcmp(p, "task-clock", 10) == 0))
+		return PV_UNIT_NS;
+	if (m >= 6 && memcmp(p + m - 6, "cycles", 6) == 0)
+		return PV_UNIT_CYCLES;
+	if (m == 12 && memcmp(p, "instructions", 12) == 0)
+		return PV_UNIT_INSTRUCTIONS;
+	return PV_UNIT_COUNT;
+}
+
+/* The event of a header (the name without its final ':'); UINT32_MAX on error. */
+static uint32_t event_of(struct pstate *s, const char *n, const char *ne)
+{
+	size_t len = (size_t)(ne - n);
+	const struct pv_strings *st = &s->b->p->strings;
+	if (s->nev) {
+		const struct event *v = &s->ev[s->last_ev];
+		if (st->size[v->name] == len && memcmp(st->ptr[v->name], n, len) == 0)
+			return s->last_ev;
+	}
+	for (uint32_t i = 0; i < s->nev; i++)
+		if (st->size[s->ev[i].name] == len && memcmp(st->ptr[s->ev[i].name], n, len) == 0)
+			return s->last_ev = i;
+	if (ENSURE(s, s->ev, s->evcap, (uint64_t)s->nev + 1))
+		return UINT32_MAX;
+	struct event v = {.name = builder_str(s->b, n, len), .metric = PV_NONE, .kind = EV_SAMPLE};
+	if (s->b->status)
+		return UINT32_MAX;
+	const char *c = memchr(n, ':', len);
+	if (has_prefix(n, len, "PERF_RECORD_"))
+		v.kind = EV_SIDEBAND;
+	else if (c && c > n && !is_modifier_set(c + 1, ne))
+		v.kind = EV_TRACEPOINT;
+	s->ev[s->nev] = v;
+	return s->last_ev = s->nev++;
+}
+
+/* The metric of a sample event, made at its first sample. */
+static pv_metric_ix metric_of(struct pstate *s, struct event *v, int has_period)
+{
+	if (v->metric != PV_NONE)
+		return v->metric;
+	const char *n = pv_str(s->b->p, v->name);
+	enum pv_unit u = has_period ? event_unit(n, strlen(n)) : PV_UNIT_COUNT;
+	v->metric = builder_metric(s->b, v->name, u);
+	if (v->metric == PV_NONE)
+		return PV_NONE;
+	uint32_t nm = s->b->p->metrics.len;
+	if (nm > s->wcap) {
+		uint32_t old = s->wcap;
+		if (ENSURE(s, s->weights, s->wcap, nm))
+			return PV_NONE;
+		memset(s->weights + old, 0, (size_t)(s->wcap - old) * sizeof(*s->weights));
+	}
+	return v->metric;
+}
+
+/* ---------------------------------------------------------------- tracepoint payloads */
+
+static int json_put(struct pstate *s, const char *p, size_t n)
+{
+	if (s->jlen + n + 1 > s->jcap) {
+		size_t nc = s->jcap ? s->jcap : 256;
+		while (nc < s->jlen + n + 1)
+			nc *= 2;
+		char *j = pv_realloc(s->json, nc);
+		if (!j)
+			return oom(s);
+		s->json = j;
+		s->jcap = nc;
+	}
+	memcpy(s->json + s->jlen, p, n);
+	s->jlen += n;
+	return 0;
+}
+
+static void json_string(struct pstate *s, const char *p, const char *e)
+{
+	json_put(s, "\"", 1);
+	const char *run = p;
+	for (; p < e; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		json_put(s, run, (size_t)(p - run));
+		char esc[8];
+		int n = c == '"' ? snprintf(esc, sizeof(esc), "\\\"")
+		      : c == '\\' ? snprintf(esc, sizeof(esc), "\\\\")
+				  : snprintf(esc, sizeof(esc), "\\u%04x", c);
+		json_put(s, esc, (size_t)n);
+		run = p + 1;
+	}
+	json_put(s, run, (size_t)(p - run));
+	json_put(s, "\"", 1);
+}
+
+/* A canonical JSON integer: -?(0|[1-9][0-9]*), at most 18 digits. */
+static int is_json_int(const char *p, const char *e)
+{
+	if (p < e && *p == '-')
+		p++;
+	if (p == e || e - p > 18 || (*p == '0' && e - p > 1))
+		return 0;
+	for (; p < e; p++)
+		if (!is_digit(*p))
+			return 0;
+	return 1;
+}
+
+static void json_value(struct pstate *s, const char *p, const char *e)
+{
+	if (is_json_int(p, e))
+		json_put(s, p, (size_t)(e - p));
+	else
+		json_string(s, p, e);
+}
+
+/*
+ * "k=v k=v ..." into {"k":v,...}: a token without '=' continues the previous value ("comm=Web
+ * Content"), "==>" (sched_switch) separates; anything else is {"text":"..."}.
+ */
+static pv_str_ix payload_json(struct pstate *s, const char *p, const char *e)
+{
+	s->jlen = 0;
+	if (p == e)
+		return 0;
+	const char *t0 = token_end(p, e);
+	const char *eq = memchr(p, '=', (size_t)(t0 - p));
+	json_put(s, "{", 1);
+	if (!eq || eq == p) {
+		json_put(s, "\"text\":", 7);
+		json_string(s, p, e);
+	} else {
+		int first = 1;
+		const char *key = NULL, *key_end = NULL, *val = NULL, *val_end = NULL;
+		for (const char *t = p; t < e;) {
+			const char *te = token_end(t, e);
+			const char *q = memchr(t, '=', (size_t)(te - t));
+			int sep = te - t == 3 && memcmp(t, "==>", 3) == 0;
+			if ((q && q > t) || sep) {
+				if (key) {
+					if (!first)
+						json_put(s, ",", 1);
+					first = 0;
+					json_string(s, key, key_end);
+					json_put(s, ":", 1);
+					json_value(s, val, val_end);
+				}
+				key = NULL;
+				if (!sep) {
+					key = t;
+					key_end = q;
+					val = q + 1;
+					val_end = te;
+				}
+			} else if (key) {
+				val_end = te; /* the value goes on, blanks included */
+			}
+			t = skip_blanks(te, e);
+		}
+		if (key) {
+			if (!first)
+				json_put(s, ",", 1);
+			json_string(s, key, key_end);
+			json_put(s, ":", 1);
+			json_value(s, val, val_end);
+		}
+	}
+	json_put(s, "}", 1);
+	if (s->b->status)
+		return 0;
+	return builder_str(s->b, s->json, s->jlen);
+}
+
+/* ---------------------------------------------------------------- samples */
+
+/* The stack of the frames read (leaf first), sharing the thread's previous path. */
+static pv_stack_ix build_stack(struct pstate *s, struct tstate *t)
+{
+	uint32_t n = s->nframes;
+	if (n == 0)
+		return PV_NONE;
+	if (n > t->pcap) {
+		uint32_t nc = grow_cap(t->pcap, n);
+		if (!nc || COL_GROW(t->pf, nc) || COL_GROW(t->ps, nc)) {
+			oom(s);
+			return PV_NONE;
+		}
+		t->pcap = nc;
+	}
+	const pv_frame_ix *f = s->frames;
+	uint32_t common = 0, lim = n < t->plen ? n : t->plen;
+	while (common < lim && t->pf[common] == f[n - 1 - common])
+		common++;
+	pv_stack_ix st = common ? t->ps[common - 1] : PV_NONE;
+	for (uint32_t i = common; i < n; i++) {
+		pv_frame_ix fr = f[n - 1 - i];
+		st = builder_stack(s->b, st, fr);
+		t->pf[i] = fr;
+		t->ps[i] = st;
+	}
+	t->plen = n;
+	return st;
+}
+
+/* Ends the sample being read: a sample, or a marker for a tracepoint. */
+static void finish_sample(struct pstate *s)
+{
+	s->skipping = 0;
+	s->prev_frame = 0;
+	if (!s->active)
+		return;
+	s->active = 0;
+	struct pv_builder *b = s->b;
+	if (s->npend)
+		resolve_inline(s);
+	if (b->status)
+		return;
+	struct event *v = &s->ev[s->cur_ev];
+	struct tstate *t = &s->ts[s->cur_ts];
+	pv_stack_ix st = build_stack(s, t);
+	if (s->cur_time != PV_TIME_NONE && s->cur_time < s->min_time)
+		s->min_time = s->cur_time;
+	if (v->kind == EV_TRACEPOINT) {
+		struct raw_marker m = {
+			.name = v->name,
+			.category = PV_NONE,
+			.phase = PV_PHASE_INSTANT,
+			.start_ns = s->cur_time,
+			.end_ns = PV_TIME_NONE,
+			.thread = t->th,
+			.payload = s->cur_payload,
+			.cause_stack = st,
+			.cause_time_ns = st == PV_NONE ? PV_TIME_NONE : s->cur_time,
+		};
+		builder_marker(b, &m);
+		s->nmarkers++;
+		return;
+	}
+	pv_metric_ix m = metric_of(s, v, s->cur_weight >= 0);
+	if (m == PV_NONE)
+		return;
+	s->weights[m] = s->cur_weight >= 0 ? s->cur_weight : 1;
+	builder_sample(b, t->th, st, s->cur_time, s->weights);
+	s->weights[m] = 0;
+	s->nsamples++;
+}
+
+static void note_bad(struct pstate *s, uint64_t lineno, const char *at)
+{
+	if (!s->bad_lines++) {
+		s->first_bad_line = lineno;
+		s->first_bad_at = at;
+	}
+}
+
+/* "# perf version : 5.11.22" in the header block. */
+static void comment_line(struct pstate *s, const char *p, const char *e)
+{
+	static const char key[] = "# perf version :";
+	if (!s->perf_version && e - p > (ptrdiff_t)sizeof(key) &&
+	    memcmp(p, key, sizeof(key) - 1) == 0) {
+		const char *v = skip_blanks(p + sizeof(key) - 1, e);
+		if (v < e)
+			s->perf_version = builder_str(s->b, v, (size_t)(e - v));
+	}
+}
+
+/*
+ * A srcline line (perf script -F +srcline): "  " then "file.c:123", "??:0", ":0" or
+ * "dso[addr]", right after a frame line; 2 when it ends in " (inlined)" (with --inline: the
+ * frame before it is an inlined one).
+ */
+static int is_srcline(const char *p, const char *e)
+{
+	if (e - p < 3 || p[0] != ' ' || p[1] != ' ' || p[2] == ' ' || p[2] == '\t')
+		return 0;
+	return e - p > 12 && memcmp(e - 10, " (inlined)", 10) == 0 ? 2 : 1;
+}
+
+/* Starts a sample at a header read from a line ending at e. */
+static void start_sample(struct pstate *s, const struct header *h, const char *e,
+			 uint64_t lineno)
+{
+	static const char samples[] = "samples";
+	uint32_t ev;
+	if (h->event)
+		ev = event_of(s, h->event, h->event_end);
+	else
+		ev = event_of(s, samples, samples + sizeof(samples) - 1);
+	if (ev == UINT32_MAX)
+		return;
+	struct event *v = &s->ev[ev];
+	if (v->kind == EV_SIDEBAND) {
+		s->sideband++;
+		s->skipping = 1; /* lines that follow it, if any, are not frames of a sample */
+		return;
+	}
+	uint32_t t = task_of(s, h);
+	if (t == UINT32_MAX)
+		return;
+	s->active = 1;
+	s->cur_ts = t;
+	s->cur_ev = ev;
+	s->cur_time = h->time_ns;
+	s->cur_weight = h->period;
+	s->cur_payload = 0;
+	s->nframes = 0;
+	s->npend = 0;
+	if (v->kind == EV_TRACEPOINT) {
+		/* without call chains (-G) the sample's frame follows the payload */
+		const char *pe = e;
+		struct frame_text ft;
+		for (const char *q = h->rest; q < e;) {
+			const char *qe = token_end(q, e);
+			const char *x = q;
+			while (x < qe && is_hex(*x))
+				x++;
+			if (x == qe && qe - q >= 4 && parse_frame(q, e, &ft) && ft.dso &&
+			    !memchr(ft.sym, '=', (size_t)(ft.sym_end - ft.sym))) {
+				add_frame(s, &ft);
+				pe = q;
+				while (pe > h->rest && is_blank(pe[-1]))
+					pe--;
+				break;
+			}
+			q = skip_blanks(qe, e);
+		}
+		s->cur_payload = payload_json(s, h->rest, pe);
+		return;
+	}
+	if (s->interval == 0 && h->period > 0) {
+		const char *n = pv_str(s->b->p, v->name);
+		if (event_unit(n, strlen(n)) == PV_UNIT_NS)
+			s->interval = h->period;
+	}
+	if (h->rest < e) {
+		/* without call chains the sample's own frame ends the header line */
+		struct frame_text ft;
+		if (parse_frame(h->rest, e, &ft)) {
+			add_frame(s, &ft);
+		} else if (!s->header_text++) {
+			s->first_header_text = lineno;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- probe */
+
+static const char *line_end(const char *p, const char *e)
+{
+	const char *n = memchr(p, '\n', (size_t)(e - p));
+	return n ? n : e;
+}
+
+static const char *trim_end(const char *p, const char *e)
+{
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	return e;
+}
+
+/*
+ * Up to 200 lines of the first 64 KiB: sample headers, each followed by frame lines (or with
+ * its frame on the header line), comments and blank lines, few other lines.
+ */
 static int probe(const struct pv_input *in)
 {
-	(void)in;
-	return 0;
+	const char *p = in->data;
+	const char *e = in->data + (in->len < 65536 ? in->len : 65536);
+	const char *end = in->data + (in->len < ((size_t)1 << 20) ? in->len : ((size_t)1 << 20));
+	int headers = 0, frames = 0, bad = 0, lines = 0, prev = 0; /* prev: in a sample */
+	int shape = 0;
+	while (p < e && lines < 200) {
+		const char *le = line_end(p, end);
+		const char *t = trim_end(p, le);
+		lines++;
+		struct frame_text ft;
+		struct header h;
+		if (t == p || *p == '#') {
+			prev = 0;
+		} else if (*p == '\t' && prev && parse_frame(p, t, &ft)) {
+			frames++;
+		} else if (parse_header(p, t, shape, &h)) {
+			headers++;
+			shape = h.shape;
+			prev = 1;
+			if (h.rest < t && parse_frame(h.rest, t, &ft))
+				frames++;
+		} else if (prev && parse_frame(p, t, &ft)) {
+			frames++;
+		} else if (prev && is_srcline(p, t)) {
+			/* "  file.c:12" after a frame (-F +srcline) */
+		} else {
+			bad++;
+			prev = 0;
+		}
+		p = le + 1;
+	}
+	if (headers == 0 || frames == 0 || bad * 4 > headers + frames)
+		return 0;
+	return 50; /* above collapsed's 10: a perf script header is specific */
+}
+
+/* ---------------------------------------------------------------- import */
+
+static int positioned(struct pv_input *in, struct pv_error *err, const char *at, const char *what)
+{
+	uint64_t l = 1, c = 1;
+	if (at)
+		input_position(in, at, &l, &c);
+	int rc = pv_error_set(err, PV_EPARSE, "%s: line %llu, column %llu: %s", in->name,
+			      (unsigned long long)l, (unsigned long long)c, what);
+	if (err) {
+		err->line = l;
+		err->column = c;
+		err->has_pos = 1;
+	}
+	return rc;
+}
+
+static void release(struct pstate *s)
+{
+	for (uint32_t i = 0; i < s->nts; i++) {
+		pv_free(s->ts[i].pf);
+		pv_free(s->ts[i].ps);
+	}
+	pv_free(s->ts);
+	pv_free(s->tmap);
+	pv_free(s->fc);
+	u64map_release(&s->dso_map);
+	pv_free(s->ev);
+	pv_free(s->weights);
+	pv_free(s->frames);
+	pv_free(s->pend);
+	pv_free(s->json);
+}
+
+/* Process names: the comm of the thread whose tid is the pid. */
+static void name_processes(struct pstate *s)
+{
+	struct pv_builder *b = s->b;
+	struct u64map main_comm = {0};
+	for (uint32_t i = 0; i < s->nts; i++) {
+		const struct tstate *t = &s->ts[i];
+		if (t->pid == PV_ID_NONE || t->pid < 0 || t->pid != t->tid || !t->comm)
+			continue;
+		if (u64map_get(&main_comm, (uint64_t)t->pid) == UINT32_MAX &&
+		    u64map_put(&main_comm, (uint64_t)t->pid, t->comm)) {
+			oom(s);
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < s->nts && !b->status; i++) {
+		const struct tstate *t = &s->ts[i];
+		if (t->pid == PV_ID_NONE || t->pid < 0)
+			continue;
+		uint32_t c = u64map_get(&main_comm, (uint64_t)t->pid);
+		if (c != UINT32_MAX)
+			b->p->threads.process_name[t->th] = c;
+	}
+	u64map_release(&main_comm);
+}
+
+/* Times relative to the earliest sample or marker. */
+static void rebase_times(struct pstate *s)
+{
+	struct pv_profile *p = s->b->p;
+	int64_t z = s->min_time;
+	if (z == INT64_MAX || s->b->status)
+		return;
+	for (uint32_t i = 0; i < p->samples.len; i++)
+		if (p->samples.time_ns[i] != PV_TIME_NONE)
+			p->samples.time_ns[i] -= z;
+	for (uint32_t i = 0; i < p->markers.len; i++) {
+		if (p->markers.start_ns[i] != PV_TIME_NONE)
+			p->markers.start_ns[i] -= z;
+		if (p->markers.cause_time_ns[i] != PV_TIME_NONE)
+			p->markers.cause_time_ns[i] -= z;
+	}
+	/* as the file wrote it: microseconds, or nanoseconds (--ns) */
+	long long sec = (long long)(z / 1000000000), ns = (long long)(z % 1000000000);
+	if (ns % 1000 == 0)
+		builder_lossy(s->b, 1, "absolute times: the profile starts at %lld.%06lld s of perf's clock",
+			      sec, ns / 1000);
+	else
+		builder_lossy(s->b, 1, "absolute times: the profile starts at %lld.%09lld s of perf's clock",
+			      sec, ns);
+}
+
+static void report(struct pstate *s)
+{
+	struct pv_builder *b = s->b;
+	if (s->bad_lines)
+		builder_lossy(b, s->bad_lines,
+			      "skipped lines that are neither sample headers nor frames (first at line %llu)",
+			      (unsigned long long)s->first_bad_line);
+	if (s->bad_headers)
+		builder_lossy(b, s->bad_headers,
+			      "skipped samples with a number out of range in the header (first at line %llu)",
+			      (unsigned long long)s->first_bad_header);
+	if (s->stray_frames)
+		builder_lossy(b, s->stray_frames,
+			      "skipped frame lines outside a sample (first at line %llu)",
+			      (unsigned long long)s->first_stray);
+	if (s->header_text)
+		builder_lossy(b, s->header_text,
+			      "sample header text after the event that is not a frame, not kept (first at line %llu)",
+			      (unsigned long long)s->first_header_text);
+	if (s->sideband)
+		builder_lossy(b, s->sideband, "side-band records (PERF_RECORD_*) not kept");
+	if (s->srclines)
+		builder_lossy(b, s->srclines, "source lines of frames (srcline) not kept");
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
-	(void)b;
-	return pv_error_set(err, PV_EFORMAT, "%s: the perf-script importer is not written yet", in->name);
+	struct pstate s = {.b = b, .in = in, .min_time = INT64_MAX};
+	if (fc_grow(&s)) {
+		release(&s);
+		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
+	}
+	const char *p = in->data, *e = in->data + in->len;
+	const char *forget_at = p, *first_content = NULL;
+	uint64_t lineno = 0;
+	while (p < e && !b->status) {
+		const char *le = line_end(p, e);
+		const char *t = trim_end(p, le);
+		lineno++;
+		struct frame_text ft;
+		struct header h;
+		int k;
+		if (t == p) {
+			finish_sample(&s); /* a blank line ends the sample */
+		} else if (*p == '\t') {
+			/* perf's frame lines start with a tab */
+			if (s.active && parse_frame(p, t, &ft)) {
+				add_frame(&s, &ft);
+				s.prev_frame = 1;
+			} else if (s.active) {
+				note_bad(&s, lineno, p);
+			} else if (!s.skipping && !s.stray_frames++) {
+				s.first_stray = lineno;
+			}
+		} else if (*p == '#') {
+			comment_line(&s, p, t);
+		} else if (parse_header(p, t, s.shape, &h)) {
+			if (!first_content)
+				first_content = p;
+			finish_sample(&s);
+			if (p - forget_at > ((ptrdiff_t)8 << 20)) {
+				input_forget(in, p);
+				forget_at = p;
+			}
+			if (h.bad_number) {
+				if (!s.bad_headers++) {
+					s.first_bad_header = lineno;
+					if (!s.first_bad_at)
+						s.first_bad_at = p;
+				}
+				s.skipping = 1;
+			} else {
+				if (!s.shape)
+					s.shape = h.shape;
+				start_sample(&s, &h, t, lineno);
+			}
+		} else if ((s.active || s.skipping) && parse_frame(p, t, &ft)) {
+			/* simpleperf's frame lines start with spaces */
+			if (s.active)
+				add_frame(&s, &ft);
+			s.prev_frame = 1;
+		} else if (s.prev_frame && (k = is_srcline(p, t)) != 0) {
+			s.srclines++;
+			if (k == 2 && s.active)
+				mark_inlined(&s);
+		} else {
+			if (!first_content)
+				first_content = p;
+			note_bad(&s, lineno, p);
+			s.prev_frame = 0;
+		}
+		p = le + 1;
+	}
+	finish_sample(&s);
+	if (b->status) {
+		release(&s);
+		return b->status;
+	}
+	if (s.nsamples == 0 && s.nmarkers == 0) {
+		const char *at = s.first_bad_at ? s.first_bad_at : first_content;
+		int rc;
+		if (s.first_bad_at && s.bad_headers && at == s.first_bad_at && !s.bad_lines)
+			rc = positioned(in, err, at, "a number in the sample header is out of range, and the file has no other sample");
+		else
+			rc = positioned(in, err, at,
+					"expected a perf script sample: a header 'comm pid [cpu] time: [period] event:' and its frames");
+		release(&s);
+		return rc;
+	}
+	if (b->p->metrics.len == 0)
+		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
+	name_processes(&s);
+	rebase_times(&s);
+	report(&s);
+	if (s.perf_version)
+		b->p->meta.format_version = s.perf_version;
+	if (s.interval > 0)
+		b->p->meta.interval_ns = s.interval;
+	release(&s);
+	return b->status;
 }
 
 const struct importer importer_perf_script = {

@@ -39,6 +39,9 @@ static const struct corpus_case cases[] = {
 	{"speedscope/stackcollapse/tall.txt", "collapsed", 1, 1, 1, NULL},
 	{"flamegraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt", "collapsed", 11, 134, 200, NULL},
 	{"flamegraph/test/results/perf-java-stacks-01-collapsed-all.txt", "collapsed", 1, 33, 45, NULL},
+	/* perf script text (more in test_perf_script.c): corpus/firefox/README.md ~73, ~420 */
+	{"firefox/test.perf.gz", "perf-script", 17, 73, 587515833, NULL},
+	{"firefox/gzip.perf.gz", "perf-script", 2, 420, 283922691, NULL},
 	/* not Firefox's own format: a symbolication response, not a profile */
 	{"firefox/symbol-server-response.json", NULL, -1, -1, -1, "not a profile format profview reads"},
 	/* formats of later issues (perf script, Chrome, V8, DHAT, ART, simpleperf): a clear error */
@@ -46,8 +49,6 @@ static const struct corpus_case cases[] = {
 	{"firefox/test.chrome-unchunked.json", "chrome", 2, 20, 6291251000, NULL},
 	{"firefox/chrome-tracing.json.gz", "chrome", 14, 248, 18838000, NULL}, /* X events as a tree */
 	{"firefox/hello.cjs-20231120T211435.cpuprofile", "chrome", 1, 150, 168955000, NULL},
-	{"firefox/test.perf.gz", NULL, -1, -1, -1, "not a profile format profview reads"},
-	{"firefox/gzip.perf.gz", NULL, -1, -1, -1, "not a profile format profview reads"},
 	{"firefox/dhat.json.gz", NULL, -1, -1, -1, "not a profile format profview reads"},
 	{"firefox/art-trace-regular.trace.gz", NULL, -1, -1, -1, "not a profile format profview reads"},
 	{"firefox/simpleperf-cpu-clock.trace.gz", NULL, -1, -1, -1, "not a profile format profview reads"},

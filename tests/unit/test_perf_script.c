@@ -1,0 +1,1052 @@
+/*
+ * perf script text (src/import/perf_script.c) against what other tools say about the same files:
+ *
+ *  - the corpus files: sample counts are the header lines of each file,
+ *      grep -vc -e '^#' -e '^\s' -e '^$' FILE      (zcat first for .gz)
+ *    and match the corpus READMEs (test.perf.gz ~73, gzip.perf.gz ~420, graphviz ~310,
+ *    simple-perf ~160); metric totals are awk sums of the period column where there is one;
+ *  - FlameGraph's own stackcollapse-perf.pl results for two of its inputs (test/results/);
+ *  - `perf report` on three profiles recorded here (tests/data/perf/README.md): self and
+ *    children per symbol to 0.01 percentage points;
+ *  - the format's variants, then malformed input, which gets a positioned error or an import.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/file.h"
+#include "pv/import.h"
+#include "pv/view.h"
+#include "t.h"
+
+static struct pv_profile *load(const char *path)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_file(path, NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "import %s: %s", path, err.msg);
+		return NULL;
+	}
+	if (pv_profile_validate(p, &err))
+		t_fail(__FILE__, __LINE__, "validate %s: %s", path, err.msg);
+	if (strcmp(pv_str(p, p->meta.format), "perf-script") != 0)
+		t_fail(__FILE__, __LINE__, "%s read as %s", path, pv_str(p, p->meta.format));
+	return p;
+}
+
+static struct pv_profile *load_mem(const char *text, size_t len, const char *format,
+				   struct pv_error *err)
+{
+	struct pv_profile *p = NULL;
+	pv_error_clear(err);
+	if (pv_import_memory("mem.txt", text, len, format, &p, err))
+		return NULL;
+	struct pv_error verr;
+	if (pv_profile_validate(p, &verr))
+		t_fail(__FILE__, __LINE__, "validate: %s", verr.msg);
+	return p;
+}
+
+static int64_t metric_total(const struct pv_profile *p, pv_metric_ix m)
+{
+	int64_t s = 0;
+	for (uint32_t i = 0; i < p->samples.len; i++)
+		s += pv_sample_weight(p, m, i);
+	return s;
+}
+
+static const char *diag_with(const struct pv_profile *p, const char *needle, uint64_t *count)
+{
+	for (uint32_t i = 0; i < p->diags.len; i++) {
+		if (strstr(pv_str(p, p->diags.msg[i]), needle)) {
+			if (count)
+				*count = p->diags.count[i];
+			return pv_str(p, p->diags.msg[i]);
+		}
+	}
+	return NULL;
+}
+
+/* A whole (possibly gzip) file through the importers' own reader, NUL-terminated copy. */
+static char *read_any(const char *path, size_t *len)
+{
+	struct pv_input in;
+	struct pv_error err;
+	if (input_open(&in, path, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+		return NULL;
+	}
+	char *s = malloc(in.len + 1);
+	if (s) {
+		memcpy(s, in.data, in.len);
+		s[in.len] = 0;
+		*len = in.len;
+	}
+	input_close(&in);
+	return s;
+}
+
+/* ---------------------------------------------------------------- the corpus */
+
+struct corpus_perf {
+	const char *path;
+	int threads;
+	uint32_t samples;
+	const char *metric0; /* default metric and its total */
+	int64_t total0;
+	const char *metric1; /* a second event, or NULL */
+	int64_t total1;
+};
+
+static const struct corpus_perf corpus[] = {
+	/* no period column: one per sample; two events in one file */
+	{"flamegraph/test/perf-cycles-instructions-01.txt", 5, 444, "instructions", 333, "cycles", 111},
+	{"flamegraph/test/perf-funcab-pid-01.txt", 1, 228, "cpu-clock", 228, NULL, 0},
+	{"flamegraph/test/perf-iperf-stacks-pidtid-01.txt", 11, 201, "cpu-clock", 201, NULL, 0},
+	{"flamegraph/test/perf-java-stacks-01.txt", 7, 46, "cycles", 46, NULL, 0},
+	{"flamegraph/test/perf-mirageos-stacks-01.txt", 2, 53, "cpu-clock", 53, NULL, 0},
+	/* period column: awk '$(NF-1) ~ /^[0-9]+$/ && /cycles:u:/ {s += $(NF-1)} END {print s}' */
+	{"flamegraph/test/perf-rust-Yamakaky-dcpu.txt", 1, 58, "cycles:u", 6850637, NULL, 0},
+	{"flamegraph/example-perf-stacks.txt.gz", 15, 1315, "cycles", 1315, NULL, 0},
+	{"speedscope/linux-perf/forks.linux-perf.txt", 4, 561, "cpu-clock", 561561561, NULL, 0},
+	{"speedscope/linux-perf/one-sample.linux-perf.txt", 1, 1, "cpu-clock", 1001001, NULL, 0},
+	{"speedscope/linux-perf/rust-mangled.linux-perf.txt", 1, 96, "task-clock:ppp", 1627118592, NULL, 0},
+	{"speedscope/linux-perf/simple-with-header.linux-perf.txt", 1, 136, "cpu-clock", 136136136, NULL, 0},
+	{"speedscope/linux-perf/simple-with-pid.linux-perf.txt", 1, 137, "cpu-clock", 137, NULL, 0},
+	{"speedscope/linux-perf/simple.linux-perf.txt", 1, 1, "cpu-clock", 1001001, NULL, 0},
+	{"speedscope/linux-perf/system-wide.linux-perf.txt", 2, 556, "cpu-clock", 556556556, NULL, 0},
+	/* "FS Broker 5906  7564/7598": a comm with a space and a number; one cycles:ppp sample */
+	{"firefox/test.perf.gz", 17, 73, "cycles:uppp", 587515833, "cycles:ppp", 1},
+	{"firefox/gzip.perf.gz", 2, 420, "cycles", 283922691, NULL, 0},
+	{"firefox/graphviz.perf.gz", 2, 312, "cycles", 171113749, NULL, 0},
+	/* simpleperf report-sample: tab-separated header, frames indented with spaces */
+	{"firefox/simple-perf.txt.gz", 12, 163, "task-clock:u", 163000000, NULL, 0},
+};
+
+T_TEST(perf_corpus_files_open)
+{
+	for (size_t i = 0; i < sizeof(corpus) / sizeof(corpus[0]); i++) {
+		const struct corpus_perf *c = &corpus[i];
+		struct pv_profile *p = load(t_corpus(c->path));
+		if (!p)
+			continue;
+		if ((int)p->threads.len != c->threads)
+			t_fail(__FILE__, __LINE__, "%s: %u threads, expected %d", c->path,
+			       p->threads.len, c->threads);
+		if (p->samples.len != c->samples)
+			t_fail(__FILE__, __LINE__, "%s: %u samples, expected %u", c->path,
+			       p->samples.len, c->samples);
+		T_EQ_STR(pv_str(p, p->metrics.name[0]), c->metric0);
+		T_EQ_INT(p->meta.default_metric, 0);
+		if (metric_total(p, 0) != c->total0)
+			t_fail(__FILE__, __LINE__, "%s: %s total %lld, expected %lld", c->path,
+			       c->metric0, (long long)metric_total(p, 0), (long long)c->total0);
+		T_EQ_INT(p->metrics.len, c->metric1 ? 2 : 1);
+		if (c->metric1 && p->metrics.len == 2) {
+			T_EQ_STR(pv_str(p, p->metrics.name[1]), c->metric1);
+			T_EQ_INT(metric_total(p, 1), c->total1);
+		}
+		/* nothing was skipped: the only report line is where the clock started */
+		for (uint32_t d = 0; d < p->diags.len; d++)
+			if (!strstr(pv_str(p, p->diags.msg[d]), "absolute times"))
+				t_fail(__FILE__, __LINE__, "%s: lossy '%s'", c->path,
+				       pv_str(p, p->diags.msg[d]));
+		pv_profile_free(p);
+	}
+}
+
+/* Threads, process names, module kinds and times on a few corpus files. */
+T_TEST(perf_corpus_details)
+{
+	struct pv_profile *p = load(t_corpus("firefox/test.perf.gz"));
+	if (p) {
+		/* 16: "FS Broker 5906  7564/7598  2574592.949428:          1 cycles:ppp:" */
+		pv_thread_ix th[4];
+		T_EQ_INT(pv_thread_find(p, "7598", th, 4), 1);
+		T_EQ_STR(pv_str(p, p->threads.name[th[0]]), "FS Broker 5906");
+		T_EQ_INT(p->threads.pid[th[0]], 7564);
+		T_EQ_STR(pv_str(p, p->threads.process_name[th[0]]), "firefox");
+		/* it weighs 1 in cycles:ppp and 0 in cycles:uppp */
+		uint32_t s = p->threads.sample_begin[th[0]];
+		T_EQ_INT(p->threads.sample_end[th[0]] - s, 1);
+		T_EQ_INT(pv_sample_weight(p, 0, s), 0);
+		T_EQ_INT(pv_sample_weight(p, 1, s), 1);
+		T_EQ_INT(p->metrics.unit[0], PV_UNIT_CYCLES);
+		/* first sample 2574592.839818; that one at 2574592.949428: 109.610 ms later */
+		T_EQ_INT(p->samples.time_ns[s], 109610000);
+		T_TRUE(diag_with(p, "starts at 2574592.839818 s", NULL) != NULL);
+		pv_profile_free(p);
+	}
+	p = load(t_corpus("flamegraph/test/perf-java-stacks-01.txt"));
+	if (p) {
+		int kinds[8] = {0};
+		for (uint32_t m = 0; m < p->modules.len; m++) {
+			const char *n = pv_str(p, p->modules.name[m]);
+			kinds[p->modules.kind[m]]++;
+			if (strcmp(n, "[kernel.kallsyms]") == 0)
+				T_EQ_INT(p->modules.kind[m], PV_MODULE_KERNEL);
+			if (strncmp(n, "perf-", 5) == 0) {
+				T_EQ_INT(p->modules.kind[m], PV_MODULE_JIT);
+				T_EQ_STR(pv_str(p, p->modules.path[m]), "/tmp/perf-23895.map");
+			}
+			if (strcmp(n, "libjvm.so") == 0)
+				T_EQ_INT(p->modules.kind[m], PV_MODULE_LIBRARY);
+			if (strcmp(n, "perf") == 0)
+				T_EQ_INT(p->modules.kind[m], PV_MODULE_BINARY);
+		}
+		T_TRUE(kinds[PV_MODULE_KERNEL] == 1 && kinds[PV_MODULE_JIT] == 1);
+		T_EQ_INT(kinds[PV_MODULE_LIBRARY], 4); /* libjvm.so, libpthread, libc, [vdso] */
+		T_EQ_INT(kinds[PV_MODULE_BINARY], 1);  /* /usr/lib/linux-tools-3.13.0-44/perf */
+		pv_profile_free(p);
+	}
+	p = load(t_corpus("flamegraph/test/perf-iperf-stacks-pidtid-01.txt"));
+	if (p) {
+		/* "(/lib/modules/4.3.0-rc1-virtual/build/vmlinux)" is the kernel */
+		int found = 0;
+		for (uint32_t m = 0; m < p->modules.len; m++)
+			if (strcmp(pv_str(p, p->modules.name[m]), "vmlinux") == 0) {
+				T_EQ_INT(p->modules.kind[m], PV_MODULE_KERNEL);
+				found = 1;
+			}
+		T_TRUE(found);
+		pv_profile_free(p);
+	}
+	p = load(t_corpus("firefox/simple-perf.txt.gz"));
+	if (p) {
+		/*
+		 * simpleperf prints unpadded microseconds: "115540.8374" is 115540.008374; the
+		 * first sample is 115539.936601, so that sample of tid 25117 is 71.773 ms in
+		 */
+		pv_thread_ix th[2];
+		T_EQ_INT(pv_thread_find(p, "25117", th, 2), 1);
+		int found = 0;
+		for (uint32_t s = p->threads.sample_begin[th[0]]; s < p->threads.sample_end[th[0]]; s++)
+			found += p->samples.time_ns[s] == 71773000;
+		T_EQ_INT(found, 1);
+		T_EQ_INT(p->threads.pid[th[0]], PV_ID_NONE);
+		T_EQ_INT(p->metrics.unit[0], PV_UNIT_NS);
+		T_EQ_INT(p->meta.interval_ns, 1000000);
+		/* C++ names with spaces and parentheses, the module after the last group */
+		int cxx = 0;
+		for (uint32_t f = 0; f < p->funcs.len; f++)
+			if (strcmp(pv_str(p, p->funcs.name[f]),
+				   "nsCOMPtr_base::assign_from_helper(nsCOMPtr_helper const&, nsID const&)") == 0) {
+				cxx++;
+				T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "libxul.so");
+			}
+		T_EQ_INT(cxx, 1);
+		pv_profile_free(p);
+	}
+	p = load(t_corpus("flamegraph/test/perf-rust-Yamakaky-dcpu.txt"));
+	if (p) {
+		/* "_start+0xffff018fd5dce000": the offset is cut */
+		int found = 0;
+		for (uint32_t f = 0; f < p->funcs.len; f++)
+			found += strcmp(pv_str(p, p->funcs.name[f]), "_start") == 0;
+		T_EQ_INT(found, 1);
+		T_EQ_STR(pv_str(p, p->meta.format_version), "");
+		pv_profile_free(p);
+	}
+	p = load(t_corpus("firefox/graphviz.perf.gz"));
+	if (p) {
+		/* the "# ========" header block names perf's version */
+		T_EQ_STR(pv_str(p, p->meta.format_version), "5.11.22");
+		pv_profile_free(p);
+	}
+}
+
+/* ---------------------------------------------------------------- FlameGraph's results */
+
+struct folded {
+	char **line; /* "stack count" */
+	size_t len, cap;
+};
+
+static void folded_add(struct folded *f, char *s)
+{
+	if (f->len == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 256;
+		f->line = realloc(f->line, f->cap * sizeof(*f->line));
+	}
+	f->line[f->len++] = s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void folded_free(struct folded *f)
+{
+	for (size_t i = 0; i < f->len; i++)
+		free(f->line[i]);
+	free(f->line);
+}
+
+/* stackcollapse-perf.pl's tidy_generic: ';' -> ':', cut at the first '(' (unless Go-like or
+ * "(anonymous namespace)"), drop quotes; tidy_java for comm "java": a leading 'L' when '/' */
+static void fg_name(const char *in, int java, char *out, size_t cap)
+{
+	size_t n = 0;
+	int go = 0;
+	const char *dp = strstr(in, ".(");
+	if (dp && strchr(dp + 2, ')') && strchr(strchr(dp + 2, ')'), '.'))
+		go = 1;
+	if (java && in[0] == 'L' && strchr(in, '/'))
+		in++;
+	for (const char *c = in; *c && n + 1 < cap; c++) {
+		if (*c == '(' && !go && strncmp(c, "(anonymous namespace)", 21) != 0)
+			break;
+		if (*c == '"' || *c == '\'')
+			continue;
+		out[n++] = *c == ';' ? ':' : *c;
+	}
+	out[n] = 0;
+}
+
+/*
+ * The profile as stackcollapse-perf.pl folds it: "comm;root;...;leaf count". tid: comm-PID/TID
+ * process frames (--tid); all: "_[k]" on kernel frames, "_[j]" on perf-PID.map frames (--all).
+ * skip_time: a sample the script never sees (it folds a sample at the blank line after it, and
+ * the corpus files end without one).
+ */
+static void fold(const struct pv_profile *p, int tid, int all, int64_t skip_time,
+		 struct folded *out)
+{
+	struct folded raw = {0};
+	static pv_stack_ix path[4096];
+	for (uint32_t t = 0; t < p->threads.len; t++) {
+		char pname[256];
+		const char *comm = pv_str(p, p->threads.name[t]);
+		if (tid) {
+			char pid[32] = "?";
+			if (p->threads.pid[t] != PV_ID_NONE)
+				snprintf(pid, sizeof(pid), "%lld", (long long)p->threads.pid[t]);
+			snprintf(pname, sizeof(pname), "%s-%s/%lld", comm, pid,
+				 (long long)p->threads.tid[t]);
+		} else {
+			snprintf(pname, sizeof(pname), "%s", comm);
+		}
+		for (char *c = pname; *c; c++)
+			if (*c == ' ')
+				*c = '_';
+		int java = strcmp(pname, "java") == 0;
+		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
+			if (p->samples.time_ns[s] == skip_time)
+				continue;
+			size_t depth = 0;
+			for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE; st = p->stacks.prefix[st])
+				path[depth++] = st;
+			size_t cap = 256 + depth * 256, n = 0;
+			char *line = malloc(cap);
+			n += (size_t)snprintf(line, cap, "%s", pname);
+			while (depth-- > 0) {
+				pv_func_ix f = p->frames.func[p->stacks.frame[path[depth]]];
+				pv_module_ix m = p->funcs.module[f];
+				const char *mname = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
+				const char *mpath = m == PV_NONE ? "" : pv_str(p, p->modules.path[m]);
+				const char *name = pv_str(p, p->funcs.name[f]);
+				char buf[1024];
+				/* a symbol-less frame in "[vdso]"-like module: FlameGraph wraps it again */
+				if (m != PV_NONE && mname[0] == '[' && strcmp(name, mname) == 0)
+					snprintf(buf, sizeof(buf), "[%s]", name);
+				else
+					fg_name(name, java, buf, sizeof(buf));
+				const char *sfx = "";
+				if (all && m != PV_NONE &&
+				    (mname[0] == '[' || (strlen(mpath) >= 7 &&
+							 strcmp(mpath + strlen(mpath) - 7, "vmlinux") == 0)))
+					sfx = "_[k]";
+				else if (all && m != PV_NONE && strncmp(mpath, "/tmp/perf-", 10) == 0)
+					sfx = "_[j]";
+				n += (size_t)snprintf(line + n, cap - n, ";%s%s", buf, sfx);
+			}
+			snprintf(line + n, cap - n, " %lld", (long long)pv_sample_weight(p, 0, s));
+			folded_add(&raw, line);
+		}
+	}
+	/* sum the counts of equal stacks */
+	qsort(raw.line, raw.len, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < raw.len;) {
+		char *sp = strrchr(raw.line[i], ' ');
+		size_t klen = (size_t)(sp - raw.line[i]);
+		long long c = 0;
+		size_t j = i;
+		while (j < raw.len && strncmp(raw.line[j], raw.line[i], klen) == 0 &&
+		       raw.line[j][klen] == ' ')
+			c += atoll(raw.line[j++] + klen + 1);
+		char *l = malloc(klen + 32);
+		memcpy(l, raw.line[i], klen);
+		snprintf(l + klen, 32, " %lld", c);
+		folded_add(out, l);
+		i = j;
+	}
+	folded_free(&raw);
+}
+
+static void compare_folded(const char *what, struct folded *mine, const char *results)
+{
+	size_t len;
+	char *text = t_read_file(results, &len);
+	if (!text) {
+		t_fail(__FILE__, __LINE__, "cannot read %s", results);
+		return;
+	}
+	struct folded theirs = {0};
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
+		folded_add(&theirs, strdup(l));
+	free(text);
+	qsort(theirs.line, theirs.len, sizeof(char *), cmp_str);
+	qsort(mine->line, mine->len, sizeof(char *), cmp_str);
+	size_t i = 0, j = 0, bad = 0;
+	while (i < mine->len || j < theirs.len) {
+		int c = i == mine->len ? 1 : j == theirs.len ? -1 : strcmp(mine->line[i], theirs.line[j]);
+		if (c == 0) {
+			i++;
+			j++;
+			continue;
+		}
+		if (bad++ < 5)
+			t_fail(__FILE__, __LINE__, "%s: %s '%s'", what, c < 0 ? "only ours" : "only theirs",
+			       c < 0 ? mine->line[i] : theirs.line[j]);
+		if (c < 0)
+			i++;
+		else
+			j++;
+	}
+	T_EQ_INT(bad, 0);
+	T_EQ_INT(mine->len, theirs.len);
+	folded_free(&theirs);
+}
+
+static int64_t last_sample_time(const struct pv_profile *p)
+{
+	int64_t t = PV_TIME_NONE;
+	for (uint32_t s = 0; s < p->samples.len; s++)
+		if (p->samples.time_ns[s] > t)
+			t = p->samples.time_ns[s];
+	return t;
+}
+
+T_TEST(perf_matches_stackcollapse_perf)
+{
+	/* stackcollapse-perf.pl --tid perf-iperf-stacks-pidtid-01.txt */
+	struct pv_profile *p = load(t_corpus("flamegraph/test/perf-iperf-stacks-pidtid-01.txt"));
+	if (p) {
+		struct folded mine = {0};
+		fold(p, 1, 0, last_sample_time(p), &mine);
+		compare_folded("iperf --tid", &mine,
+			       t_corpus("flamegraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt"));
+		folded_free(&mine);
+		pv_profile_free(p);
+	}
+	/* stackcollapse-perf.pl --all perf-java-stacks-01.txt */
+	p = load(t_corpus("flamegraph/test/perf-java-stacks-01.txt"));
+	if (p) {
+		struct folded mine = {0};
+		fold(p, 0, 1, last_sample_time(p), &mine);
+		compare_folded("java --all", &mine,
+			       t_corpus("flamegraph/test/results/perf-java-stacks-01-collapsed-all.txt"));
+		folded_free(&mine);
+		pv_profile_free(p);
+	}
+}
+
+/* ---------------------------------------------------------------- perf report */
+
+struct report_row {
+	char name[512];
+	double self, children;
+};
+
+struct report {
+	struct report_row *row;
+	size_t len, cap;
+};
+
+static struct report_row *report_find(struct report *r, const char *name, int add)
+{
+	for (size_t i = 0; i < r->len; i++)
+		if (strcmp(r->row[i].name, name) == 0)
+			return &r->row[i];
+	if (!add)
+		return NULL;
+	if (r->len == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 256;
+		r->row = realloc(r->row, r->cap * sizeof(*r->row));
+	}
+	struct report_row *w = &r->row[r->len++];
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	return w;
+}
+
+/*
+ * "perf report --stdio --sort symbol -g none" rows: "   1.23%  [.] name   -   -" without
+ * --children (self), "  45.67%   1.23%  [.] name ..." with it. A name may hold spaces; the
+ * trailing "-      -" is the IPC column. Rows of one name (same name, other DSO) add up.
+ */
+static void read_report(const char *path, int children, struct report *r)
+{
+	size_t len;
+	char *text = read_any(path, &len);
+	if (!text)
+		return;
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		if (l[0] == '#')
+			continue;
+		double a, b = 0;
+		int n = 0;
+		if (children ? sscanf(l, " %lf%% %lf%% %n", &a, &b, &n) != 2
+			     : sscanf(l, " %lf%% %n", &a, &n) != 1)
+			continue;
+		char *name = l + n;
+		if (name[0] != '[' || name[2] != ']' || name[3] != ' ')
+			continue;
+		name += 4;
+		char *e = name + strlen(name);
+		while (e > name && (e[-1] == ' ' || e[-1] == '-'))
+			e--;
+		*e = 0;
+		struct report_row *w = report_find(r, name, 1);
+		if (children) {
+			w->children += a;
+			w->self += b;
+		} else {
+			w->self += a;
+		}
+	}
+	free(text);
+}
+
+/* perf report names unresolved addresses by their value, data symbols by "sym+0xOFF" */
+static int report_name_resolved(const char *n)
+{
+	size_t h = strncmp(n, "0x", 2) == 0 ? 2 : 0;
+	while (n[h] && strchr("0123456789abcdef", n[h]))
+		h++;
+	return n[h] != 0 && !strstr(n, "+0x");
+}
+
+static void compare_perf_report(const char *name, int expect_rows)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "perf/%s.perf.txt.gz", name);
+	struct pv_profile *p = load(t_data(path));
+	if (!p)
+		return;
+	struct pv_top *top;
+	struct pv_error err;
+	T_EQ_INT(pv_top_build(p, NULL, PV_TOP_BY_SELF, &top, &err), 0);
+	/* profview's rows by name (two functions of one name in two modules add up, as in perf) */
+	struct report mine = {0};
+	for (uint32_t i = 0; i < top->len; i++) {
+		struct report_row *w = report_find(&mine, pv_str(p, p->funcs.name[top->func[i]]), 1);
+		w->self += (double)top->self[i];
+		w->children += (double)top->total[i];
+	}
+	/*
+	 * samples whose call chain perf script printed empty (clang.frameless.txt): perf report
+	 * still gives them to the symbol of their IP, which the text does not name
+	 */
+	snprintf(path, sizeof(path), "perf/%s.frameless.txt", name);
+	size_t len;
+	char *fl = t_read_file(t_data(path), &len);
+	int nframeless = 0;
+	for (char *l = fl ? strtok(fl, "\n") : NULL; l; l = strtok(NULL, "\n")) {
+		char sym[512];
+		long long period;
+		if (l[0] == '#' || sscanf(l, "%*s %lld %*s %511[^\n]", &period, sym) != 2)
+			continue;
+		struct report_row *w = report_find(&mine, sym, 1);
+		w->self += (double)period;
+		w->children += (double)period;
+		nframeless++;
+	}
+	free(fl);
+	double total = (double)metric_total(p, 0);
+	struct report self = {0}, children = {0};
+	snprintf(path, sizeof(path), "perf/%s.report-self.txt.gz", name);
+	read_report(t_data(path), 0, &self);
+	snprintf(path, sizeof(path), "perf/%s.report-children.txt.gz", name);
+	read_report(t_data(path), 1, &children);
+	int compared = 0;
+	for (size_t i = 0; i < self.len; i++) {
+		if (!report_name_resolved(self.row[i].name))
+			continue;
+		struct report_row *m = report_find(&mine, self.row[i].name, 0);
+		double v = m ? 100.0 * m->self / total : 0;
+		if (v - self.row[i].self > 0.01 || self.row[i].self - v > 0.01)
+			t_fail(__FILE__, __LINE__, "%s: self of %s: perf %.2f%%, profview %.4f%%", name,
+			       self.row[i].name, self.row[i].self, v);
+		compared++;
+	}
+	for (size_t i = 0; i < children.len; i++) {
+		if (!report_name_resolved(children.row[i].name))
+			continue;
+		struct report_row *m = report_find(&mine, children.row[i].name, 0);
+		double v = m ? 100.0 * m->children / total : 0;
+		double s = m ? 100.0 * m->self / total : 0;
+		if (v - children.row[i].children > 0.01 || children.row[i].children - v > 0.01)
+			t_fail(__FILE__, __LINE__, "%s: children of %s: perf %.2f%%, profview %.4f%%",
+			       name, children.row[i].name, children.row[i].children, v);
+		if (s - children.row[i].self > 0.01 || children.row[i].self - s > 0.01)
+			t_fail(__FILE__, __LINE__, "%s: self (children report) of %s: perf %.2f%%, profview %.4f%%",
+			       name, children.row[i].name, children.row[i].self, s);
+		compared++;
+	}
+	if (compared < expect_rows)
+		t_fail(__FILE__, __LINE__, "%s: only %d rows compared", name, compared);
+	if (strcmp(name, "clang") == 0)
+		T_EQ_INT(nframeless, 8);
+	free(self.row);
+	free(children.row);
+	free(mine.row);
+	pv_top_free(top);
+	pv_profile_free(p);
+}
+
+/* perf record -g of a compression run, a compiler run and python3 (tests/data/perf/README.md) */
+T_TEST(perf_matches_perf_report)
+{
+	compare_perf_report("xz", 100);
+	compare_perf_report("clang", 1000);
+	compare_perf_report("python3", 300);
+}
+
+/* ---------------------------------------------------------------- variants recorded here */
+
+T_TEST(perf_tracepoints_and_side_band)
+{
+	/* perf record -e sched:sched_switch -e cpu-clock -g; perf script --show-task-events */
+	struct pv_profile *p = load(t_data("perf/tracepoints.perf.txt"));
+	if (!p)
+		return;
+	/* grep -c cpu-clock: 54 samples; grep -c sched_switch: 19 markers */
+	T_EQ_INT(p->samples.len, 54);
+	T_EQ_INT(p->metrics.len, 1);
+	T_EQ_STR(pv_str(p, p->metrics.name[0]), "cpu-clock");
+	T_EQ_INT(metric_total(p, 0), 54 * 250000);
+	T_EQ_INT(p->markers.len, 19);
+	/* "sh 20829 [001]  3789.518517: sched:sched_switch: prev_comm=sh prev_pid=20829
+	 * prev_prio=120 prev_state=D ==> next_comm=perf next_pid=20823 next_prio=120" */
+	T_EQ_STR(pv_str(p, p->markers.name[0]), "sched:sched_switch");
+	T_EQ_INT(p->markers.phase[0], PV_PHASE_INSTANT);
+	T_EQ_STR(pv_str(p, p->markers.payload[0]),
+		 "{\"prev_comm\":\"sh\",\"prev_pid\":20829,\"prev_prio\":120,\"prev_state\":\"D\","
+		 "\"next_comm\":\"perf\",\"next_pid\":20823,\"next_prio\":120}");
+	/* the first sample is at 3789.517743: 774 us before */
+	T_EQ_INT(p->markers.start_ns[0], 774000);
+	T_EQ_STR(pv_str(p, p->threads.name[p->markers.thread[0]]), "sh");
+	/* its call chain is the cause: __schedule <- schedule <- schedule_timeout ... */
+	pv_stack_ix cs = p->markers.cause_stack[0];
+	T_TRUE(cs != PV_NONE);
+	if (cs != PV_NONE)
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[cs]]]), "__schedule");
+	T_EQ_INT(p->markers.cause_time_ns[0], 774000);
+	/* "ls 20833 [001] 3789.520911 ... prev_state=R+ ==> next_comm=migration/0 ..." */
+	int plus = 0;
+	for (uint32_t m = 0; m < p->markers.len; m++)
+		plus += strstr(pv_str(p, p->markers.payload[m]), "\"prev_state\":\"R+\"") != NULL;
+	T_TRUE(plus >= 1);
+	/* grep -c PERF_RECORD_: 21 side-band lines, counted */
+	uint64_t n = 0;
+	T_TRUE(diag_with(p, "side-band records", &n) != NULL);
+	T_EQ_U64(n, 21);
+	/* "perf-exec 0 [000] 0.000000: PERF_RECORD_COMM" does not move the zero */
+	T_TRUE(diag_with(p, "starts at 3789.517743 s", NULL) != NULL);
+	T_EQ_INT(p->diags.len, 2);
+	pv_profile_free(p);
+
+	/* the same recording with -F +pid --ns: PID/TID and nanoseconds */
+	p = load(t_data("perf/tracepoints-pid-ns.perf.txt"));
+	if (p) {
+		T_EQ_INT(p->samples.len, 54);
+		T_EQ_INT(p->markers.len, 19);
+		T_TRUE(diag_with(p, "starts at 3789.517743124 s", NULL) != NULL);
+		/* "sh 20829/20829  3789.517990686:" is the second sample */
+		T_EQ_INT(p->samples.time_ns[1], 247562);
+		T_EQ_INT(p->threads.pid[0], 20829);
+		T_EQ_INT(p->threads.tid[0], 20829);
+		T_EQ_STR(pv_str(p, p->threads.process_name[0]), "sh");
+		pv_profile_free(p);
+	}
+
+	/*
+	 * -F comm,tid,time,event,ip,sym,dso,trace -G: right-aligned comm, no call chains, the
+	 * frame on the header line (after a tracepoint's payload too)
+	 */
+	p = load(t_data("perf/tracepoints-nocallchain.perf.txt"));
+	if (p) {
+		T_EQ_INT(p->samples.len, 54);
+		T_EQ_INT(p->markers.len, 19);
+		T_EQ_INT(p->diags.len, 1);
+		for (uint32_t s = 0; s < p->samples.len; s++) {
+			pv_stack_ix st = p->samples.stack[s];
+			T_TRUE(st != PV_NONE && p->stacks.prefix[st] == PV_NONE);
+		}
+		/* "... next_pid=20823 next_prio=120 ffffffff821f8b58 __schedule ([kernel.kallsyms])" */
+		T_EQ_STR(pv_str(p, p->markers.payload[0]),
+			 "{\"prev_comm\":\"sh\",\"prev_pid\":20829,\"prev_prio\":120,\"prev_state\":\"D\","
+			 "\"next_comm\":\"perf\",\"next_pid\":20823,\"next_prio\":120}");
+		pv_stack_ix cs2 = p->markers.cause_stack[0];
+		T_TRUE(cs2 != PV_NONE);
+		if (cs2 != PV_NONE) {
+			pv_func_ix f = p->frames.func[p->stacks.frame[cs2]];
+			T_EQ_STR(pv_str(p, p->funcs.name[f]), "__schedule");
+			T_EQ_INT(p->modules.kind[p->funcs.module[f]], PV_MODULE_KERNEL);
+		}
+		T_EQ_STR(pv_str(p, p->threads.name[0]), "sh");
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(perf_inlined_frames_and_srclines)
+{
+	/* perf record --call-graph dwarf; perf script: "sym+0xOFF (inlined)" frames */
+	struct pv_profile *p = load(t_data("perf/python3-dwarf-inline.perf.txt.gz"));
+	if (p) {
+		T_EQ_INT(p->samples.len, 150);
+		/*
+		 *   2bb41f move_unreachable+0x36f (inlined)
+		 *   2bb41f deduce_unreachable+0x36f (inlined)
+		 *   2bb41f gc_collect_main+0x36f (/root/.pyenv/.../libpython3.11.so.1.0)
+		 * nowhere here, but the rule on every inlined frame: the module of the first frame
+		 * below it that is not inlined, depth counted from there
+		 */
+		uint32_t inlined = 0;
+		for (uint32_t s = 0; s < p->samples.len; s++) {
+			uint32_t depth = 0;
+			pv_module_ix below = PV_NONE;
+			pv_stack_ix path[512];
+			uint32_t n = 0;
+			for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE && n < 512; st = p->stacks.prefix[st])
+				path[n++] = st;
+			while (n-- > 0) {
+				pv_frame_ix fr = p->stacks.frame[path[n]];
+				pv_module_ix m = p->funcs.module[p->frames.func[fr]];
+				if (p->frames.inline_depth[fr] == 0) {
+					below = m;
+					depth = 0;
+					continue;
+				}
+				inlined++;
+				T_EQ_INT(p->frames.inline_depth[fr], ++depth);
+				T_EQ_INT(m, below);
+			}
+		}
+		T_TRUE(inlined > 1000);
+		pv_profile_free(p);
+	}
+	/* -F +srcline: "  file.c:12" after each frame, "  file.c:12 (inlined)" for inlined ones */
+	p = load(t_data("perf/python3-dwarf-srcline.perf.txt"));
+	if (p) {
+		T_EQ_INT(p->samples.len, 11); /* grep -c cpu-clock */
+		uint64_t n = 0;
+		T_TRUE(diag_with(p, "srcline", &n) != NULL);
+		/* grep -c '^  ' */
+		T_EQ_U64(n, 189);
+		/* "_dl_get_file_id+0x70f" / "  dl-fileid.h:40 (inlined)" / "_dl_map_object_from_fd
+		 * (ld-linux-x86-64.so.2)": the leaf of the first sample */
+		pv_stack_ix st = p->samples.stack[0];
+		pv_frame_ix fr = p->stacks.frame[st];
+		pv_func_ix f = p->frames.func[fr];
+		T_EQ_STR(pv_str(p, p->funcs.name[f]), "_dl_get_file_id");
+		T_EQ_INT(p->frames.inline_depth[fr], 1);
+		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "ld-linux-x86-64.so.2");
+		pv_frame_ix up = p->stacks.frame[p->stacks.prefix[st]];
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[up]]), "_dl_map_object_from_fd");
+		T_EQ_INT(p->frames.inline_depth[up], 0);
+		T_EQ_INT(p->diags.len, 2);
+		pv_profile_free(p);
+	}
+}
+
+/* ---------------------------------------------------------------- hand-made variants */
+
+/*
+ * variants.perf.txt (hand-made): a right-aligned comm with PID/TID, [cpu], --ns time and period;
+ * an event with a modifier; inlined frames; a comm with spaces ending in a number; JIT frames;
+ * [unknown]s; a C++ name with spaces and parentheses; a "(deleted)" module; a line perf never
+ * writes; a frame outside a sample; a tracepoint whose payload is not key=value; a sample
+ * without frames.
+ */
+T_TEST(perf_variants_by_hand)
+{
+	struct pv_profile *p = load(t_data("perf/variants.perf.txt"));
+	if (!p)
+		return;
+	T_EQ_STR(pv_str(p, p->meta.format_version), "6.1.187");
+	T_EQ_INT(p->samples.len, 3);
+	T_EQ_INT(p->markers.len, 1);
+	T_EQ_INT(p->metrics.len, 2);
+	T_EQ_STR(pv_str(p, p->metrics.name[0]), "cycles:u");
+	T_EQ_INT(p->metrics.unit[0], PV_UNIT_CYCLES);
+	T_EQ_STR(pv_str(p, p->metrics.name[1]), "instructions");
+	T_EQ_INT(p->metrics.unit[1], PV_UNIT_INSTRUCTIONS);
+	T_EQ_INT(metric_total(p, 0), 1000000);
+	T_EQ_INT(metric_total(p, 1), 1000);
+	T_EQ_INT(p->threads.len, 2);
+	T_EQ_STR(pv_str(p, p->threads.name[0]), "python3");
+	T_EQ_STR(pv_str(p, p->threads.name[1]), "V8 WorkerThread 2");
+	T_EQ_INT(p->threads.tid[1], 5170);
+	T_EQ_STR(pv_str(p, p->threads.process_name[1]), "python3");
+	/* thread 0: samples at 0 and 1 ms exactly; the first has the leaf-first chain */
+	uint32_t s0 = p->threads.sample_begin[0];
+	T_EQ_INT(p->threads.sample_end[0] - s0, 2);
+	T_EQ_INT(p->samples.time_ns[s0], 0);
+	T_EQ_INT(p->samples.time_ns[s0 + 1], 1000000);
+	T_EQ_INT(p->samples.stack[s0 + 1], PV_NONE);
+	T_EQ_INT(pv_sample_weight(p, 1, s0), 0);
+	static const char *const chain[] = {"native_write_msr", "move_unreachable",
+					    "deduce_unreachable", "gc_collect_main", "main",
+					    "__libc_start_main"};
+	static const uint16_t depth[] = {0, 2, 1, 0, 0, 0};
+	static const char *const mods[] = {"[kernel.kallsyms]", "libpython3.11.so.1.0",
+					   "libpython3.11.so.1.0", "libpython3.11.so.1.0",
+					   "python3.11", "libc-2.19.so"};
+	static const int kinds[] = {PV_MODULE_KERNEL, PV_MODULE_LIBRARY, PV_MODULE_LIBRARY,
+				    PV_MODULE_LIBRARY, PV_MODULE_BINARY, PV_MODULE_LIBRARY};
+	pv_stack_ix st = p->samples.stack[s0];
+	for (int i = 0; i < 6; i++) {
+		if (st == PV_NONE) {
+			t_fail(__FILE__, __LINE__, "stack ends at frame %d", i);
+			break;
+		}
+		pv_frame_ix fr = p->stacks.frame[st];
+		pv_func_ix f = p->frames.func[fr];
+		T_EQ_STR(pv_str(p, p->funcs.name[f]), chain[i]);
+		T_EQ_INT(p->frames.inline_depth[fr], depth[i]);
+		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), mods[i]);
+		T_EQ_INT(p->modules.kind[p->funcs.module[f]], kinds[i]);
+		st = p->stacks.prefix[st];
+	}
+	T_EQ_INT(st, PV_NONE);
+	/* thread 1 */
+	uint32_t s1 = p->threads.sample_begin[1];
+	T_EQ_INT(p->samples.time_ns[s1], 499877);
+	T_EQ_INT(pv_sample_weight(p, 0, s1), 0);
+	T_EQ_INT(pv_sample_weight(p, 1, s1), 1000);
+	static const char *const chain1[] = {
+		"v8::internal::Heap::Scavenge(int, (anonymous namespace)::Kind) const",
+		"LazyCompile:~foo /app/x.js:3", "[perf-5162.map]", "start_thread", "[unknown]"};
+	static const int kinds1[] = {PV_MODULE_LIBRARY, PV_MODULE_JIT, PV_MODULE_JIT,
+				     PV_MODULE_LIBRARY, -1};
+	st = p->samples.stack[s1];
+	for (int i = 0; i < 5 && st != PV_NONE; i++) {
+		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
+		T_EQ_STR(pv_str(p, p->funcs.name[f]), chain1[i]);
+		if (kinds1[i] < 0)
+			T_EQ_INT(p->funcs.module[f], PV_NONE);
+		else
+			T_EQ_INT(p->modules.kind[p->funcs.module[f]], kinds1[i]);
+		if (i == 3)
+			T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]),
+				 "libpthread-2.19.so (deleted)");
+		st = p->stacks.prefix[st];
+	}
+	/* the tracepoint */
+	T_EQ_STR(pv_str(p, p->markers.name[0]), "raw_syscalls:sys_enter");
+	T_EQ_STR(pv_str(p, p->markers.payload[0]), "{\"text\":\"NR 0 (3, 7ffc, 400, 0, 0, 0)\"}");
+	T_EQ_INT(p->markers.start_ns[0], 377);
+	T_EQ_INT(p->markers.cause_stack[0], PV_NONE);
+	/* what was skipped */
+	uint64_t n = 0;
+	T_TRUE(diag_with(p, "neither sample headers nor frames (first at line 20)", &n) != NULL);
+	T_EQ_U64(n, 1);
+	T_TRUE(diag_with(p, "frame lines outside a sample (first at line 22)", &n) != NULL);
+	T_EQ_U64(n, 1);
+	T_TRUE(diag_with(p, "starts at 4284.786018123 s", NULL) != NULL);
+	T_EQ_INT(p->diags.len, 3);
+	pv_profile_free(p);
+}
+
+/* simpleperf's report_sample.py: "comm\tTID [CPU] SECS.USECS:\t\tPERIOD EVENT:" */
+T_TEST(perf_simpleperf_layout)
+{
+	static const char text[] =
+		"Gecko\t25122 [007] 115539.997294:\t\t1000000 task-clock:u:\n"
+		"        b3cea6c4\tLock::unlock() (/system/lib/libc.so)\n"
+		"        b3cea535\tshould_trace() (/system/lib/libc.so)\n"
+		"\n"
+		"Gecko\t25122 [007] 115540.8374:\t\t1000000 task-clock:u:\n"
+		"        b3cea535\tshould_trace() (/system/lib/libc.so)\n"
+		"\n";
+	struct pv_error err;
+	struct pv_profile *p = load_mem(text, sizeof(text) - 1, NULL, &err);
+	if (!p) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		return;
+	}
+	T_EQ_INT(p->samples.len, 2);
+	/* 115540.008374 - 115539.997294 */
+	T_EQ_INT(p->samples.time_ns[1], 11080000);
+	pv_stack_ix st = p->samples.stack[0];
+	T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), "Lock::unlock()");
+	T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[p->stacks.prefix[st]]]]),
+		 "should_trace()");
+	T_EQ_INT(p->threads.len, 1);
+	T_EQ_INT(p->threads.pid[0], PV_ID_NONE);
+	pv_profile_free(p);
+}
+
+/* ---------------------------------------------------------------- probing */
+
+T_TEST(perf_probe)
+{
+	/* perf files are recognised without --format; collapsed files stay collapsed */
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_file(t_data("collapsed/worked-example.txt"), NULL, &p, &err), 0);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->meta.format), "collapsed");
+		pv_profile_free(p);
+	}
+	T_EQ_INT(pv_import_file(t_data("collapsed/perf-iperf-stacks-pidtid-01-collapsed-tid.txt"),
+				NULL, &p, &err), 0);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->meta.format), "collapsed");
+		pv_profile_free(p);
+	}
+	/* one header and one frame are enough */
+	static const char one[] = "a 1 cpu-clock:\n\t1 f (m)\n";
+	p = load_mem(one, sizeof(one) - 1, NULL, &err);
+	T_TRUE(p != NULL);
+	pv_profile_free(p);
+	/* prose with numbers is not perf script */
+	static const char prose[] = "we ran 3 times: it was fine\nthen 4 more: also fine\n";
+	p = load_mem(prose, sizeof(prose) - 1, NULL, &err);
+	T_TRUE(p == NULL);
+	T_CONTAINS(err.msg, "not a profile format");
+}
+
+/* ---------------------------------------------------------------- malformed input */
+
+static void expect_error(const char *text, size_t len, const char *what, uint64_t line)
+{
+	struct pv_error err;
+	struct pv_profile *p = load_mem(text, len, "perf-script", &err);
+	if (p) {
+		t_fail(__FILE__, __LINE__, "%s: imported, expected an error", what);
+		pv_profile_free(p);
+		return;
+	}
+	T_EQ_INT(err.code, PV_EPARSE);
+	T_CONTAINS(err.msg, "mem.txt: line ");
+	T_TRUE(strchr(err.msg, '\n') == NULL);
+	T_EQ_INT(err.has_pos, 1);
+	if (err.line != line)
+		t_fail(__FILE__, __LINE__, "%s: error at line %llu, expected %llu: %s", what,
+		       (unsigned long long)err.line, (unsigned long long)line, err.msg);
+}
+
+T_TEST(perf_malformed)
+{
+	/* no sample at all */
+	expect_error("", 0, "empty", 1);
+	static const char comments[] = "# ========\n# perf version : 6.1\n# ========\n\n";
+	expect_error(comments, sizeof(comments) - 1, "comments only", 1);
+	static const char junk[] = "# header\n\nhello world\n\tnot a frame\n";
+	expect_error(junk, sizeof(junk) - 1, "junk", 3);
+	/* wrong types: letters where the task id and the time go */
+	static const char types[] = "# x\nperf abc/def [000] 12.5: cycles:\n\tffff f (k)\n";
+	expect_error(types, sizeof(types) - 1, "wrong types", 2);
+	static const char types2[] = "perf 12 [0x1] twelve: cycles:\n\tffff f (k)\n";
+	expect_error(types2, sizeof(types2) - 1, "wrong types 2", 1);
+	/* huge numbers: a time past int64 ns, a period past int64; the only sample */
+	static const char huge_time[] = "\nperf 12 [000] 99999999999.000000: 1 cycles:\n\tffff f (k)\n";
+	expect_error(huge_time, sizeof(huge_time) - 1, "huge time", 2);
+	static const char huge_period[] =
+		"perf 12 [000] 1.000000: 99999999999999999999999 cycles:\n\tffff f (k)\n";
+	expect_error(huge_period, sizeof(huge_period) - 1, "huge period", 1);
+	/* next to a good sample, a bad one is skipped and counted */
+	static const char mixed[] = "perf 12 [000] 1.000000: 5 cycles:\n\tffff f (k)\n\n"
+				    "perf 12 [000] 99999999999.000000: 1 cycles:\n\tffff f (k)\n\n";
+	struct pv_error err;
+	struct pv_profile *p = load_mem(mixed, sizeof(mixed) - 1, NULL, &err);
+	T_TRUE(p != NULL);
+	if (p) {
+		T_EQ_INT(p->samples.len, 1);
+		uint64_t n = 0;
+		T_TRUE(diag_with(p, "number out of range in the header (first at line 4)", &n) != NULL);
+		T_EQ_U64(n, 1);
+		pv_profile_free(p);
+	}
+	/* huge pid, hex address past 64 bits: still a sample */
+	static const char big[] = "perf 123456789012345678/123456789012345678 1.5: cycles:\n"
+				  "\tffffffffffffffffffffffffff f (m)\n";
+	p = load_mem(big, sizeof(big) - 1, NULL, &err);
+	T_TRUE(p != NULL);
+	if (p) {
+		T_EQ_INT(p->threads.tid[0], 123456789012345678LL);
+		pv_profile_free(p);
+	}
+}
+
+/* Every cut of a real file imports or fails with one positioned line; nothing crashes. */
+T_TEST(perf_truncated)
+{
+	size_t len;
+	char *text = t_read_file(t_data("perf/tracepoints.perf.txt"), &len);
+	if (!text) {
+		t_fail(__FILE__, __LINE__, "cannot read tracepoints.perf.txt");
+		return;
+	}
+	size_t step = len / 400 + 1;
+	int ok = 0, failed = 0;
+	for (size_t cut = 0; cut < len; cut += step) {
+		struct pv_error err;
+		struct pv_profile *p = load_mem(text, cut, "perf-script", &err);
+		if (p) {
+			ok++;
+			pv_profile_free(p);
+		} else {
+			failed++;
+			T_EQ_INT(err.code, PV_EPARSE);
+			T_EQ_INT(err.has_pos, 1);
+			T_TRUE(strchr(err.msg, '\n') == NULL);
+		}
+	}
+	/* only the cuts before the first complete header line fail */
+	T_TRUE(ok > 390);
+	T_TRUE(failed >= 1);
+	free(text);
+}
+
+/* A stack of 100,000 frames (and one of 100,000 inlined frames) imports whole. */
+T_TEST(perf_deep_stack)
+{
+	size_t n = 100000, cap = 64 + n * 40, len = 0;
+	char *buf = malloc(cap);
+	len += (size_t)snprintf(buf, cap, "deep 1/1 [000] 1.000000: 7 cycles:\n");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "\t%zx f%zu+0x1 (/bin/deep)\n", i, i % 1000);
+	len += (size_t)snprintf(buf + len, cap - len, "\n");
+	struct pv_error err;
+	struct pv_profile *p = load_mem(buf, len, NULL, &err);
+	T_TRUE(p != NULL);
+	if (p) {
+		T_EQ_INT(p->samples.len, 1);
+		T_EQ_INT(p->stacks.len, n);
+		T_EQ_INT(p->funcs.len, 1000);
+		uint32_t d = 0;
+		for (pv_stack_ix st = p->samples.stack[0]; st != PV_NONE; st = p->stacks.prefix[st])
+			d++;
+		T_EQ_INT(d, n);
+		/* the leaf is the first frame line */
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[p->samples.stack[0]]]]), "f0");
+		pv_profile_free(p);
+	}
+	/* inlined: depths count up to 65535 and stay there */
+	len = (size_t)snprintf(buf, cap, "deep 1/1 [000] 1.000000: 7 cycles:\n");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "\t%zx g%zu (inlined)\n", i, i % 7);
+	len += (size_t)snprintf(buf + len, cap - len, "\t1 root (/bin/deep)\n\n");
+	p = load_mem(buf, len, NULL, &err);
+	T_TRUE(p != NULL);
+	if (p) {
+		pv_frame_ix leaf = p->stacks.frame[p->samples.stack[0]];
+		T_EQ_INT(p->frames.inline_depth[leaf], 65535);
+		pv_profile_free(p);
+	}
+	free(buf);
+}
