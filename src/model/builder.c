@@ -138,6 +138,9 @@ static void stack_map_release(struct pv_builder *b)
 {
 	pv_free(b->stack_map.slot);
 	memset(&b->stack_map, 0, sizeof(b->stack_map));
+	pv_free(b->first_child);
+	b->first_child = NULL;
+	b->fc_cap = 0;
 }
 
 static void release_maps(struct pv_builder *b)
@@ -429,26 +432,70 @@ static int stack_map_resize(struct pv_builder *b, uint64_t cap)
 	return 0;
 }
 
-/* Capacity for rows stacks at most 3/4 full. */
-static uint64_t stack_map_cap(uint64_t rows)
+#define FC_MANY 0xffffffffu
+
+/* Room in first_child for prefixes up to row rows - 1 (index rows). */
+static int fc_room(struct pv_builder *b, uint64_t rows)
 {
-	uint64_t cap = 1024;
-	while (cap * 3 < rows * 4 + 4)
-		cap *= 2;
-	return cap;
+	if (rows + 1 <= b->fc_cap)
+		return 0;
+	uint32_t nc = grow_cap(b->fc_cap, rows + 1);
+	if (!nc || COL_GROW(b->first_child, nc)) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	memset(b->first_child + b->fc_cap, 0, (size_t)(nc - b->fc_cap) * sizeof(*b->first_child));
+	b->fc_cap = nc;
+	return 0;
 }
 
-/* The stack map again, after builder_stacks_done, at its size for all stacks so far. */
+/* Puts a stack known to be absent in the map, growing it past 3/4 full. */
+static int stack_map_add(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame, uint32_t row)
+{
+	if (!b->stack_map.slot || (uint64_t)(b->stack_map.count + 1) * 4 >
+				      ((uint64_t)b->stack_map.mask + 1) * 3) {
+		if (stack_map_resize(b, b->stack_map.slot ? ((uint64_t)b->stack_map.mask + 1) * 2
+							  : 1024))
+			return -1;
+	}
+	stack_map_place(b->stack_map.slot, b->stack_map.mask, prefix, frame, row + 1);
+	b->stack_map.count++;
+	return 0;
+}
+
+/*
+ * Notes stack row (prefix, frame) as a child of its prefix: first_child for a first child,
+ * the map (with the first one) for the others. A prefix that is not a stack (yet) keeps its
+ * children in the map.
+ */
+static int note_child(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame, uint32_t row)
+{
+	uint32_t i = prefix + 1;
+	if (prefix != PV_NONE && prefix >= row)
+		return stack_map_add(b, prefix, frame, row);
+	uint64_t fc = b->first_child[i];
+	if (!fc) {
+		b->first_child[i] = (uint64_t)frame << 32 | (row + 1);
+		return 0;
+	}
+	if ((uint32_t)fc != FC_MANY) {
+		if (stack_map_add(b, prefix, (uint32_t)(fc >> 32), (uint32_t)fc - 1))
+			return -1;
+		b->first_child[i] = FC_MANY;
+	}
+	return stack_map_add(b, prefix, frame, row);
+}
+
+/* The stack map again, after builder_stacks_done. */
 static int rebuild_stack_map(struct pv_builder *b)
 {
 	const struct pv_stacks *t = &b->p->stacks;
 	b->stacks_done = false;
-	if (stack_map_resize(b, stack_map_cap(t->len)))
+	if (fc_room(b, t->cap > t->len ? t->cap : t->len))
 		return -1;
 	for (uint32_t r = 0; r < t->len; r++)
-		stack_map_place(b->stack_map.slot, b->stack_map.mask, t->prefix[r], t->frame[r],
-				r + 1);
-	b->stack_map.count = t->len;
+		if (note_child(b, t->prefix[r], t->frame[r], r))
+			return -1;
 	return 0;
 }
 
@@ -465,13 +512,10 @@ void builder_stacks_reserve(struct pv_builder *b, uint32_t n)
 		}
 		t->cap = (uint32_t)rows;
 	}
-	if (b->stacks_done) {
+	if (b->stacks_done)
 		rebuild_stack_map(b);
-		return;
-	}
-	uint64_t cap = stack_map_cap(rows);
-	if (!b->stack_map.slot || cap > (uint64_t)b->stack_map.mask + 1)
-		stack_map_resize(b, cap);
+	else
+		fc_room(b, rows);
 }
 
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
@@ -481,24 +525,31 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 	if (b->stacks_done && rebuild_stack_map(b))
 		return PV_NONE;
 	struct pv_stacks *t = &b->p->stacks;
-	if (!b->stack_map.slot || (uint64_t)(b->stack_map.count + 1) * 4 >
-				      ((uint64_t)b->stack_map.mask + 1) * 3) {
-		if (stack_map_resize(b, b->stack_map.slot ? ((uint64_t)b->stack_map.mask + 1) * 2
-							  : 1024))
+	bool known = prefix == PV_NONE || prefix < t->len;
+	if (known) {
+		if (!b->first_child && fc_room(b, t->len))
 			return PV_NONE;
+		uint64_t fc = b->first_child[prefix + 1];
+		if (!fc)
+			goto add; /* a first child: new */
+		if ((uint32_t)fc != FC_MANY) {
+			if ((uint32_t)(fc >> 32) == frame)
+				return (uint32_t)fc - 1;
+			goto add; /* a second child: new, and both go to the map */
+		}
 	}
-	uint32_t mask = b->stack_map.mask, j = stack_hash(prefix, frame) & mask;
-	uint32_t *slot = b->stack_map.slot;
-	for (uint32_t *e; (e = slot + 3 * (size_t)j)[2]; j = (j + 1) & mask)
-		if (e[0] == prefix && e[1] == frame)
-			return e[2] - 1;
-	if (GROW(b, t, COL(t->frame), COL(t->prefix)))
+	if (b->stack_map.slot) {
+		uint32_t mask = b->stack_map.mask, j = stack_hash(prefix, frame) & mask;
+		for (uint32_t *e; (e = b->stack_map.slot + 3 * (size_t)j)[2]; j = (j + 1) & mask)
+			if (e[0] == prefix && e[1] == frame)
+				return e[2] - 1;
+	}
+add:
+	if (GROW(b, t, COL(t->frame), COL(t->prefix)) || fc_room(b, t->cap))
 		return PV_NONE;
 	uint32_t r = t->len;
-	slot[3 * (size_t)j] = prefix;
-	slot[3 * (size_t)j + 1] = frame;
-	slot[3 * (size_t)j + 2] = r + 1;
-	b->stack_map.count++;
+	if (note_child(b, prefix, frame, r))
+		return PV_NONE;
 	t->frame[r] = frame;
 	t->prefix[r] = prefix;
 	t->len++;

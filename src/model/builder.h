@@ -34,6 +34,14 @@ struct pv_builder {
 		uint32_t *slot;
 		uint32_t mask, count;
 	} stack_map;
+	/*
+	 * Most stacks have one child at most (the deep part of call paths): first_child[p + 1]
+	 * (p = PV_NONE wraps to 0, the roots) holds the only child of stack p as frame << 32 |
+	 * (row + 1), 0 when p has none, and low word UINT32_MAX once p has several: only those
+	 * children are in stack_map.
+	 */
+	uint64_t *first_child;
+	uint32_t fc_cap;
 	bool stacks_done; /* stack_map freed by builder_stacks_done: rebuilt on the next stack */
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;
