@@ -929,3 +929,60 @@ T_TEST(chrome_huge_times_print)
 		fclose(null);
 	pv_profile_free(p);
 }
+
+/* Probing: each shape is found without --format */
+T_TEST(chrome_probe_shapes)
+{
+	/* a .cpuprofile with its big sample arrays first and its nodes last */
+	size_t n = 20000, cap = n * 8 + 512, o = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return;
+	o += (size_t)snprintf(buf + o, cap - o, "{\"samples\":[");
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s2", i ? "," : "");
+	o += (size_t)snprintf(buf + o, cap - o, "],\"timeDeltas\":[");
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s10", i ? "," : "");
+	o += (size_t)snprintf(buf + o, cap - o,
+			      "],\"startTime\":0,\"endTime\":200010,\"nodes\":[{\"id\":1,\"callFrame\":"
+			      "{\"functionName\":\"(root)\"},\"children\":[2]},{\"id\":2,\"callFrame\":"
+			      "{\"functionName\":\"work\",\"url\":\"w.js\",\"lineNumber\":0}}]}");
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("late-nodes.cpuprofile", buf, o, NULL, &p, &err), 0);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->meta.format), "chrome");
+		T_EQ_INT(p->samples.len, 20000);
+		T_EQ_INT(total(p, "time"), 200000000);
+		pv_profile_free(p);
+	}
+	free(buf);
+	/* a DevTools export whose "metadata" (first) is bigger than the probe's window */
+	cap = (2u << 20) + 512;
+	buf = malloc(cap);
+	if (!buf)
+		return;
+	o = (size_t)snprintf(buf, cap, "{\"metadata\":{\"source\":\"DevTools\",\"pad\":\"");
+	memset(buf + o, 'x', 2u << 20);
+	o += 2u << 20;
+	o += (size_t)snprintf(buf + o, cap - o,
+			      "\"},\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1}]}");
+	p = NULL;
+	T_EQ_INT(pv_import_memory("devtools.json", buf, o, NULL, &p, &err), 0);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->meta.format), "chrome");
+		T_EQ_INT(p->markers.len, 1);
+		T_EQ_INT(lossy(p, "top-level 'metadata'"), 1);
+		pv_profile_free(p);
+	}
+	free(buf);
+	/* an empty array is no trace; an array of objects with "ph" is */
+	T_EQ_INT(import_text("[]", NULL, &p, &err), PV_EFORMAT);
+	T_CONTAINS(err.msg, "not a profile format profview reads");
+	p = text("[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"x\"}}]");
+	if (p) {
+		T_EQ_INT(p->threads.len, 0); /* named, but without events */
+		pv_profile_free(p);
+	}
+}
