@@ -3,6 +3,7 @@
  *
  *   gen firefox   SIZE_MB OUT [SEED]   a Firefox Profiler processed profile (format v70)
  *   gen collapsed SIZE_MB OUT [SEED]   collapsed stacks, one "frame;frame;...;leaf COUNT" a line
+ *   gen perf      SIZE_MB OUT [SEED]   `perf script` text (perf record -g, cpu-clock)
  *   gen callgrind SIZE_MB OUT [SEED]   a callgrind file (callgrind 3.19, positions: line, Ir)
  *
  * SIZE_MB is in units of 1,000,000 bytes (the output is within a few kB of it); OUT "-" is
@@ -2024,6 +2025,161 @@ static void gen_collapsed(FILE *f, uint64_t target, uint64_t seed)
 	model_free(&m);
 }
 
+/* ---------------------------------------------------------------- perf script */
+
+static const char *const perf_kernel[] = {
+    "entry_SYSCALL_64_after_hwframe", "do_syscall_64", "__x64_sys_futex", "do_futex",
+    "futex_wait", "schedule", "__schedule", "finish_task_switch.isra.0",
+};
+
+/* v as perf prints an IP: lowercase hex, right-aligned in 16 columns */
+static void out_hex16(struct out *o, uint64_t v)
+{
+	char tmp[16];
+	size_t n = 0;
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	for (size_t k = n; k < 16; k++)
+		out_ch(o, ' ');
+	while (n)
+		out_ch(o, tmp[--n]);
+}
+
+static void out_hex(struct out *o, uint64_t v)
+{
+	char tmp[16];
+	size_t n = 0;
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		out_ch(o, tmp[--n]);
+}
+
+/*
+ * `perf script -F +pid` as perf 6.1 writes `perf record -g` (cpu-clock, 4 kHz): per sample a
+ * header "comm PID/TID [CPU] SECS.USECS:     250000 cpu-clock:pppH: " (comm cut to 15 bytes as
+ * the kernel does), the call chain leaf first, "\t%16x sym+0xOFF (dso)" (JS functions as JIT
+ * frames in /tmp/perf-PID.map, without offset; 15 % of samples end in 2-8 kernel frames), then
+ * a blank line. The threads, the call tree (200,000 stacks per 200 MB) and the choice of
+ * stacks are the firefox mode's; samples come from the threads in proportion to their weight,
+ * 20-250 us apart.
+ */
+static void gen_perf(FILE *f, uint64_t target, uint64_t seed)
+{
+	struct model m = {.seed = seed};
+	double scale = (double)target / 200e6;
+	uint32_t nfuncs = (uint32_t)(50000 * scale), nstacks = (uint32_t)(200000 * scale);
+	if (nfuncs < 200)
+		nfuncs = 200;
+	if (nstacks < 2000)
+		nstacks = 2000;
+	build_code(&m, nfuncs);
+	build_roots(&m);
+	struct rng r = rng_make(seed, 6);
+	for (uint32_t p = 0; m.nstacks < nstacks; p++) {
+		uint32_t t = p % NTHREADS;
+		uint32_t s = gen_path(&m, &r, t, 50);
+		if (!m.stack_flag[s]) {
+			m.stack_flag[s] = 1;
+			leaf_push(&m.leaves[t], s);
+		}
+	}
+	uint64_t lib_base[NLIBS];
+	for (uint32_t l = 0; l < NLIBS; l++)
+		lib_base[l] = 0x7f0000000000ULL + (uint64_t)rng_below(&r, 0x7fff) * 0x1000000;
+	struct sampler smp[NTHREADS];
+	uint32_t wsum = 0;
+	for (uint32_t t = 0; t < NTHREADS; t++) {
+		sampler_init(&smp[t], &m, t);
+		wsum += (uint32_t)threads[t].weight;
+	}
+	struct out o = {.f = f, .cap = 1 << 22};
+	o.buf = xcalloc(o.cap, 1);
+	uint64_t us = 3789517743ULL, samples = 0, lines = 0;
+	uint32_t path[MAX_DEPTH + 8];
+	while (out_total(&o) < target) {
+		uint32_t x = rng_below(&r, wsum), t = 0;
+		while (x >= (uint32_t)threads[t].weight)
+			x -= (uint32_t)threads[t].weight, t++;
+		uint32_t s = sampler_stack(&smp[t]);
+		us += 20 + rng_below(&r, 231);
+		const char *nm = threads[t].main ? threads[t].process_name : threads[t].name;
+		out_mem(&o, nm, strlen(nm) > 15 ? 15 : strlen(nm));
+		out_ch(&o, ' ');
+		out_u64(&o, (uint64_t)threads[t].pid);
+		out_ch(&o, '/');
+		out_u64(&o, (uint64_t)threads[t].tid);
+		out_str(&o, " [00");
+		out_ch(&o, (char)('0' + t % 4));
+		out_str(&o, "] ");
+		out_u64(&o, us / 1000000);
+		char frac[8];
+		uint64_t u = us % 1000000;
+		for (int k = 5; k >= 0; k--, u /= 10)
+			frac[k] = (char)('0' + u % 10);
+		out_ch(&o, '.');
+		out_mem(&o, frac, 6);
+		out_str(&o, ":     250000 cpu-clock:pppH: \n");
+		if (rng_percent(&r, 15)) {
+			uint32_t nk = 2 + rng_below(&r, 7);
+			for (uint32_t k = nk; k-- > 0;) {
+				out_ch(&o, '\t');
+				out_hex16(&o, 0xffffffff81000000ULL + k * 0x10f30 + rng_below(&r, 0x100));
+				out_ch(&o, ' ');
+				out_str(&o, perf_kernel[k]);
+				out_str(&o, "+0x");
+				out_hex(&o, 0x10 + rng_below(&r, 0x200));
+				out_str(&o, " ([kernel.kallsyms])\n");
+				lines++;
+			}
+		}
+		uint32_t n = 0;
+		for (uint32_t c = s; m.stack_parent[c] != NONE; c = m.stack_parent[c])
+			path[n++] = c; /* leaf first; "(root)" left out */
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t fr = m.stack_frame[path[k]], fn = m.frame_func[fr];
+			uint32_t name = m.func_name[fn], lib = m.func_lib[fn];
+			out_ch(&o, '\t');
+			if (lib == 0xff) {
+				out_hex16(&o, 0x3b0a5c000000ULL + (uint64_t)fr * 0x40);
+				out_str(&o, " LazyCompile:~");
+				out_mem(&o, pool_str(&m.str, name), m.str.size[name]);
+				out_ch(&o, ' ');
+				uint32_t src = m.source_file[m.func_source[fn]];
+				out_mem(&o, pool_str(&m.str, src), m.str.size[src]);
+				out_ch(&o, ':');
+				out_u64(&o, m.func_line[fn]);
+				out_str(&o, " (/tmp/perf-");
+				out_u64(&o, (uint64_t)threads[t].pid);
+				out_str(&o, ".map)\n");
+			} else {
+				out_hex16(&o, lib_base[lib] + m.frame_addr[fr]);
+				out_ch(&o, ' ');
+				out_mem(&o, pool_str(&m.str, name), m.str.size[name]);
+				out_str(&o, "+0x");
+				out_hex(&o, m.frame_addr[fr] - m.func_addr[fn]);
+				out_str(&o, " (");
+				out_str(&o, libs[lib].path);
+				out_str(&o, ")\n");
+			}
+			lines++;
+		}
+		out_ch(&o, '\n');
+		samples++;
+	}
+	out_flush(&o);
+	free(o.buf);
+	fprintf(stderr,
+		"gen: perf %" PRIu64 " bytes: %" PRIu64 " samples, %" PRIu64 " frame lines, "
+		"%u threads, %u stacks in the tree, %u funcs\n",
+		o.flushed, samples, lines, NTHREADS, m.nstacks, m.nfuncs);
+	model_free(&m);
+}
+
 /* ---------------------------------------------------------------- main */
 
 /* ---------------------------------------------------------------- callgrind */
@@ -2313,7 +2469,7 @@ static void gen_callgrind(FILE *f, uint64_t target, uint64_t seed)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen firefox|collapsed|callgrind SIZE_MB OUT [SEED]\n"
+	fprintf(stderr, "usage: gen firefox|collapsed|callgrind|perf SIZE_MB OUT [SEED]\n"
 			"  SIZE_MB in units of 1,000,000 bytes; OUT '-' = standard output\n");
 	exit(2);
 }
@@ -2337,7 +2493,8 @@ int main(int argc, char **argv)
 	if (mb == 0 || mb > 100000)
 		usage();
 	int firefox = !strcmp(argv[1], "firefox"), callgrind = !strcmp(argv[1], "callgrind");
-	if (!firefox && !callgrind && strcmp(argv[1], "collapsed"))
+	int perf = !strcmp(argv[1], "perf");
+	if (!firefox && !callgrind && !perf && strcmp(argv[1], "collapsed"))
 		usage();
 	FILE *f = stdout;
 	if (strcmp(argv[3], "-")) {
@@ -2352,6 +2509,8 @@ int main(int argc, char **argv)
 		gen_firefox(f, mb * 1000000, seed);
 	else if (callgrind)
 		gen_callgrind(f, mb * 1000000, seed);
+	else if (perf)
+		gen_perf(f, mb * 1000000, seed);
 	else
 		gen_collapsed(f, mb * 1000000, seed);
 	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
