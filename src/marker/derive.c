@@ -173,6 +173,8 @@ struct ipc_shared {
 	const char *send_name, *recv_name;                  /* NULL when missing */
 };
 
+#define SPECIAL_CACHE 4096
+
 struct ctx {
 	const struct pv_profile *p;
 	struct pv_markers *ms;
@@ -195,6 +197,9 @@ struct ctx {
 	uint64_t no_time;       /* rows without the time their phase needs */
 	struct mkey *mk;        /* merge scratch */
 	uint32_t mk_cap;
+	uint8_t *special_row;   /* per raw row: its payload names a special type (after pass 1) */
+	uint32_t special_ix[SPECIAL_CACHE]; /* payload string + 1, 0 = empty (maybe_special) */
+	bool special[SPECIAL_CACHE];
 };
 
 static int oom(struct ctx *c)
@@ -210,15 +215,41 @@ static const char *payload_of(const struct ctx *c, uint32_t r, size_t *len)
 }
 
 /*
+ * Whether payload string s could be of a special type (it names one somewhere). Payloads are
+ * interned and repeat a lot, so the answer is cached by string index in a small direct-mapped
+ * table: most rows cost one lookup instead of three memmem calls.
+ */
+static bool maybe_special(struct ctx *c, pv_str_ix ix, const char *s, size_t n)
+{
+	uint32_t slot = (uint32_t)hash_u64(ix) & (SPECIAL_CACHE - 1);
+	if (c->special_ix[slot] == ix + 1)
+		return c->special[slot];
+	bool yes = false;
+	/* one pass over the bytes (three memmem calls cost more on payloads this short) */
+	for (size_t i = 0; i + 3 <= n && !yes; i++) {
+		switch (s[i]) {
+		case 'I': yes = s[i + 1] == 'P' && s[i + 2] == 'C'; break;
+		case 'N': yes = i + 7 <= n && memcmp(s + i + 1, "etwork", 6) == 0; break;
+		case 'C': yes = i + 20 <= n && memcmp(s + i + 1, "ompositorScreenshot", 19) == 0; break;
+		default: break;
+		}
+	}
+	c->special_ix[slot] = ix + 1;
+	c->special[slot] = yes;
+	return yes;
+}
+
+/*
  * The row's special type, with the payload parsed into c->doc when it is one. Only text that
- * names a special type is parsed: the rest of a million payloads costs one memmem each.
+ * names a special type is parsed.
  */
 static enum row_type row_type(struct ctx *c, uint32_t r)
 {
 	size_t n;
 	const char *s = payload_of(c, r, &n);
-	if (!s || !(memmem(s, n, "Network", 7) || memmem(s, n, "IPC", 3) ||
-		    memmem(s, n, "CompositorScreenshot", 20)))
+	if (c->special_row && !c->special_row[r])
+		return T_OTHER; /* decided by the first pass */
+	if (!s || !maybe_special(c, c->p->markers.payload[r], s, n))
 		return T_OTHER;
 	if (jdoc_parse(&c->doc, s, n, NULL) || c->doc.n[0].kind != JSON_OBJECT)
 		return T_OTHER;
@@ -808,9 +839,19 @@ static int correlate_ipc(struct ctx *c)
 	uint32_t (*slots)[5] = NULL;
 	uint32_t nmsg = 0, capmsg = 0;
 	int rc = 0;
+	/* which rows name a special type, for the derivation's pass too */
+	uint8_t *special = pv_calloc(rm->len ? rm->len : 1, 1);
+	if (!special)
+		return oom(c);
+	for (uint32_t r = 0; r < rm->len; r++) {
+		size_t n;
+		const char *s = payload_of(c, r, &n);
+		special[r] = s && maybe_special(c, rm->payload[r], s, n);
+	}
+	c->special_row = special;
 	for (uint32_t r = 0; r < rm->len && !rc; r++) {
 		pv_thread_ix t = rm->thread[r];
-		if (p->threads.tid[t] == PV_ID_NONE || row_type(c, r) != T_IPC)
+		if (!special[r] || p->threads.tid[t] == PV_ID_NONE || row_type(c, r) != T_IPC)
 			continue;
 		struct jdoc *d = &c->doc;
 		bool sending = jn_is(d, jn_get(d, 0, "direction"), "sending");
@@ -1123,6 +1164,7 @@ done:
 	omap_release(&c.shots);
 	pv_free(c.ipc_of);
 	pv_free(c.ipc);
+	pv_free(c.special_row);
 	pv_free(order);
 	pv_free(first);
 	if (rc) {

@@ -372,6 +372,15 @@ void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 		pv_text_put(out, s, len);
 		return;
 	case JSON_NUMBER: {
+		/* an integer of up to 15 digits prints as written (ids, counts: the common case) */
+		size_t i = len && s[0] == '-', digits = len - i;
+		bool plain = digits && digits <= 15 && (s[i] != '0' || digits == 1);
+		for (size_t k = i; plain && k < len; k++)
+			plain = s[k] >= '0' && s[k] <= '9';
+		if (plain && !(digits == 1 && s[i] == '0' && i)) {
+			pv_text_put(out, s, len);
+			return;
+		}
 		double v = 0;
 		jn_number(d, n, &v);
 		js_number(v, out);

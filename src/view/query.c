@@ -486,7 +486,7 @@ static int set_enum(const char *const *names, size_t n, const char *v, int *out,
 static int set_value(struct pv_query *q, enum opt o, const char *v, const char *label,
 		     struct pv_error *err)
 {
-	int rc, e;
+	int rc, e = 0;
 	uint32_t c;
 	int64_t x;
 	switch (o) {
