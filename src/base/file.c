@@ -16,7 +16,8 @@ static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struc
 	if (n >= 4) {
 		uint32_t isize = (uint32_t)src[n - 4] | (uint32_t)src[n - 3] << 8 |
 				 (uint32_t)src[n - 2] << 16 | (uint32_t)src[n - 1] << 24;
-		if (isize + (size_t)4096 > cap)
+		/* DEFLATE expands at most 1032:1: a larger ISIZE is corrupt, not a reason to allocate */
+		if (isize + (size_t)4096 > cap && isize / 1032 <= n)
 			cap = isize + (size_t)4096;
 	}
 	char *out = pv_malloc(cap);

@@ -732,7 +732,8 @@ static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_sel
 	uint32_t n = t->len;
 	if (totals_from_self) {
 		for (uint32_t m = 0; m < e->nm; m++) {
-			memcpy(t->total[m], t->self[m], (size_t)n * sizeof(int64_t));
+			if (n) /* no rows: the columns were never allocated */
+				memcpy(t->total[m], t->self[m], (size_t)n * sizeof(int64_t));
 			for (uint32_t r = n; r-- > 0;)
 				if (t->parent[r] != PV_NONE)
 					t->total[m][t->parent[r]] += t->total[m][r];
