@@ -40,6 +40,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "import/importer.h"
@@ -364,12 +365,31 @@ static int parse_frame(const char *p, const char *e, struct frame_text *f)
 /* ---------------------------------------------------------------- import state */
 
 struct fc_ent {
-	uint64_t h; /* 0: empty */
-	const char *key; /* the symbol text as read (interned, or a literal) */
-	uint32_t len;
+	uint32_t h;     /* 0: empty */
+	pv_str_ix key;  /* the symbol text as read, interned */
 	pv_module_ix mod;
 	pv_frame_ix frame;
 };
+
+/*
+ * A frame line met before: its frame, the stack it last made on top of which prefix (the same
+ * call site mostly has the same callers), then its text (from the address on), padded to 8.
+ */
+struct line_rec {
+	uint64_t h;
+	uint32_t len;
+	pv_frame_ix frame;
+	pv_stack_ix memo_prefix, memo_stack;
+	uint32_t next; /* the record of the line that followed it last time, 0 for none */
+	uint32_t pad;
+};
+
+/* record ids: (chunk << REC_BITS | 8-byte unit in the chunk) + 1; chunks of 4 MiB */
+#define REC_BITS 19
+#define REC_CHUNKS 8192
+#define REC(s, r)                                                                              \
+	((struct line_rec *)((s)->rchunk[((r) - 1) >> REC_BITS] +                              \
+			     (size_t)(((r) - 1) & ((1u << REC_BITS) - 1)) * 8))
 
 struct tstate {
 	int64_t pid, tid;
@@ -403,6 +423,14 @@ struct pstate {
 	struct fc_ent *fc;
 	uint32_t fc_mask, fc_count;
 
+	/* frame line text -> record: a hit skips parsing the line */
+	char **rchunk; /* line_rec + text, 8-aligned, never moved */
+	uint32_t nrchunk, rchunk_cap;
+	uint32_t rused; /* 8-byte units used in the last chunk */
+	uint64_t *lslot; /* (low 32 bits of the hash << 32) | record id; 0: empty */
+	uint32_t lmask, lcount;
+	uint32_t prev_rec; /* the record of the previous frame line of this sample, 0 for none */
+
 	/* dso text -> module */
 	struct u64map dso_map; /* interned dso text -> module + 0 */
 	const char *last_dso;  /* interned text of the last dso seen */
@@ -429,6 +457,7 @@ struct pstate {
 	int64_t cur_time, cur_weight;
 	pv_str_ix cur_payload; /* a tracepoint's fields as JSON */
 	pv_frame_ix *frames; /* leaf first */
+	uint32_t *frame_rec; /* the line record of each frame, 0 for none */
 	uint32_t nframes, fcap;
 	struct pending_inline *pend;
 	uint32_t npend, pendcap;
@@ -448,6 +477,15 @@ struct pstate {
 	pv_str_ix perf_version;
 	int64_t interval;
 };
+
+/* Big arenas in huge pages (performance.md: first-touch faults cost ~8 us a 4 KiB page here). */
+static void want_huge_pages(void *p, size_t n)
+{
+	uintptr_t a = ((uintptr_t)p + ((uintptr_t)2 << 20) - 1) & ~(((uintptr_t)2 << 20) - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(((uintptr_t)2 << 20) - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
 
 static int oom(struct pstate *s)
 {
@@ -570,21 +608,21 @@ static pv_module_ix module_of(struct pstate *s, const char *d, const char *de)
 /* ---------------------------------------------------------------- frames */
 
 static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_module_ix mod,
-			      uint16_t inline_depth, const char **key)
+			      uint16_t inline_depth, pv_str_ix *key)
 {
 	struct pv_builder *b = s->b;
 	pv_str_ix name;
 	if (n == 9 && memcmp(sym, "[unknown]", 9) == 0) {
-		*key = "[unknown]";
+		*key = builder_str(b, sym, n);
 		if (mod == PV_NONE) {
-			name = builder_str(b, sym, n);
+			name = *key;
 		} else {
 			const char *mn = pv_str(b->p, b->p->modules.name[mod]);
 			name = mn[0] == '[' ? b->p->modules.name[mod] : builder_strf(b, "[%s]", mn);
 		}
 	} else {
 		name = builder_str(b, sym, n);
-		*key = name ? b->p->strings.ptr[name] : "";
+		*key = name;
 	}
 	pv_func_ix fn = builder_func(b, name, mod, PV_NONE, 0);
 	struct frame_key k = {
@@ -596,14 +634,15 @@ static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_mo
 
 static int fc_grow(struct pstate *s)
 {
-	uint32_t ncap = s->fc ? (s->fc_mask + 1) * 2 : 4096;
+	uint32_t ncap = s->fc ? (s->fc_mask + 1) * 2 : 16384;
 	struct fc_ent *n = pv_calloc(ncap, sizeof(*n));
 	if (!n)
 		return oom(s);
+	want_huge_pages(n, (size_t)ncap * sizeof(*n));
 	for (uint32_t i = 0; s->fc && i <= s->fc_mask; i++) {
 		if (!s->fc[i].h)
 			continue;
-		uint32_t j = (uint32_t)s->fc[i].h & (ncap - 1);
+		uint32_t j = s->fc[i].h & (ncap - 1);
 		while (n[j].h)
 			j = (j + 1) & (ncap - 1);
 		n[j] = s->fc[i];
@@ -617,30 +656,37 @@ static int fc_grow(struct pstate *s)
 /* The frame of a (non-inlined) symbol in a module, through the cache. */
 static pv_frame_ix frame_of(struct pstate *s, const char *sym, size_t n, pv_module_ix mod)
 {
-	uint64_t h = (hash_bytes(sym, n) ^ hash_u64((uint64_t)mod + 1)) | 1;
-	uint32_t i = (uint32_t)h & s->fc_mask;
+	uint32_t h = (uint32_t)(hash_bytes(sym, n) ^ hash_u64((uint64_t)mod + 1)) | 1;
+	uint32_t i = h & s->fc_mask;
+	const struct pv_strings *st = &s->b->p->strings;
 	for (;;) {
-		struct fc_ent *c = &s->fc[i];
+		const struct fc_ent *c = &s->fc[i];
 		if (!c->h)
 			break;
-		if (c->h == h && c->mod == mod && c->len == n && memcmp(c->key, sym, n) == 0)
+		if (c->h == h && c->mod == mod && st->size[c->key] == n &&
+		    memcmp(st->ptr[c->key], sym, n) == 0)
 			return c->frame;
 		i = (i + 1) & s->fc_mask;
 	}
-	const char *key;
+	pv_str_ix key;
 	pv_frame_ix f = frame_make(s, sym, n, mod, 0, &key);
-	if (f == PV_NONE || n > UINT32_MAX)
+	if (f == PV_NONE || !key)
 		return f;
-	s->fc[i] = (struct fc_ent){.h = h, .key = key, .len = (uint32_t)n, .mod = mod, .frame = f};
+	s->fc[i] = (struct fc_ent){.h = h, .key = key, .mod = mod, .frame = f};
 	if (++s->fc_count * 2 > s->fc_mask && fc_grow(s))
 		return PV_NONE;
 	return f;
 }
 
-static int push_frame(struct pstate *s, pv_frame_ix f)
+static inline int push_frame(struct pstate *s, pv_frame_ix f, uint32_t rec)
 {
-	if (ENSURE(s, s->frames, s->fcap, (uint64_t)s->nframes + 1))
-		return -1;
+	if (__builtin_expect(s->nframes == s->fcap, 0)) {
+		uint32_t nc = grow_cap(s->fcap, (uint64_t)s->nframes + 1);
+		if (!nc || COL_GROW(s->frames, nc) || COL_GROW(s->frame_rec, nc))
+			return oom(s);
+		s->fcap = nc;
+	}
+	s->frame_rec[s->nframes] = rec;
 	s->frames[s->nframes++] = f;
 	return 0;
 }
@@ -654,7 +700,7 @@ static int push_inline(struct pstate *s, const char *sym, const char *sym_end)
 	if (ENSURE(s, s->pend, s->pendcap, (uint64_t)s->npend + 1))
 		return -1;
 	s->pend[s->npend++] = (struct pending_inline){sym, sym_end, s->nframes};
-	return push_frame(s, PV_NONE);
+	return push_frame(s, PV_NONE, 0);
 }
 
 static void resolve_inline(struct pstate *s)
@@ -674,7 +720,7 @@ static void resolve_inline(struct pstate *s)
 		if (k == 0 || s->pend[k - 1].at != i)
 			continue; /* cannot happen: every PV_NONE has its entry */
 		const struct pending_inline *q = &s->pend[k - 1];
-		const char *key;
+		pv_str_ix key;
 		depth++;
 		s->frames[i] = frame_make(s, q->sym, (size_t)(q->sym_end - q->sym), mod,
 					  (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth), &key);
@@ -716,7 +762,183 @@ static void add_frame(struct pstate *s, const struct frame_text *ft)
 	} else {
 		f = frame_of(s, sym, n, mod);
 	}
-	push_frame(s, f);
+	push_frame(s, f, 0);
+}
+
+static int lslot_grow(struct pstate *s)
+{
+	uint32_t ncap = s->lslot ? (s->lmask + 1) * 2 : 65536;
+	uint64_t *n = pv_calloc(ncap, sizeof(*n));
+	if (!n)
+		return oom(s);
+	want_huge_pages(n, (size_t)ncap * sizeof(*n));
+	for (uint32_t i = 0; s->lslot && i <= s->lmask; i++) {
+		uint64_t v = s->lslot[i];
+		if (!v)
+			continue;
+		uint32_t j = (uint32_t)(v >> 32) & (ncap - 1);
+		while (n[j])
+			j = (j + 1) & (ncap - 1);
+		n[j] = v;
+	}
+	pv_free(s->lslot);
+	s->lslot = n;
+	s->lmask = ncap - 1;
+	return 0;
+}
+
+/*
+ * The hash of a frame line: its first 24 bytes (the address and the symbol's start), enough to
+ * tell call sites apart; the whole text is compared on a hit.
+ */
+#define LINE_KEY 24
+
+static uint64_t line_hash(const char *k, size_t n)
+{
+	return hash_bytes(k, n < LINE_KEY ? n : LINE_KEY);
+}
+
+/* A new record for the line [k, k + n) of frame f; its id, 0 when there is no room. */
+static uint32_t rec_add(struct pstate *s, uint64_t h, const char *k, size_t n, pv_frame_ix f)
+{
+	uint32_t units = (uint32_t)((sizeof(struct line_rec) + n + 7) / 8);
+	if (!s->nrchunk || s->rused + units > (1u << REC_BITS)) {
+		if (s->nrchunk == REC_CHUNKS)
+			return 0;
+		if (s->nrchunk == s->rchunk_cap &&
+		    ENSURE(s, s->rchunk, s->rchunk_cap, (uint64_t)s->nrchunk + 1))
+			return 0;
+		char *c = pv_malloc((size_t)8 << REC_BITS);
+		if (!c) {
+			oom(s);
+			return 0;
+		}
+		want_huge_pages(c, (size_t)8 << REC_BITS);
+		s->rchunk[s->nrchunk++] = c;
+		s->rused = 0;
+	}
+	uint32_t id = (((s->nrchunk - 1) << REC_BITS) | s->rused) + 1;
+	struct line_rec *r = REC(s, id);
+	*r = (struct line_rec){.h = h, .len = (uint32_t)n, .frame = f, .memo_prefix = PV_NONE,
+			       .memo_stack = PV_NONE, .next = 0};
+	memcpy(r + 1, k, n);
+	s->rused += units;
+	return id;
+}
+
+/* Whether record id is the line at k (up to blanks and the newline); *next: the next line. */
+static inline __attribute__((always_inline)) int rec_match(const struct pstate *s, uint32_t id,
+							      const char *k, const char *e,
+							      const char **next)
+{
+	const struct line_rec *r = REC(s, id);
+	if ((size_t)(e - k) < r->len || memcmp(r + 1, k, r->len) != 0)
+		return 0;
+	const char *q = k + r->len;
+	if (q < e && *q == '\n') {
+		*next = q + 1;
+		return 1;
+	}
+	while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+		q++;
+	if (q < e && *q != '\n')
+		return 0;
+	*next = q < e ? q + 1 : e;
+	return 1;
+}
+
+/*
+ * A frame line at p seen before, found without looking for its end first: the record that
+ * followed the previous line last time, else the hash of its first bytes. Returns the start of
+ * the next line, or NULL when the line is not a known frame line.
+ */
+static const char *frame_line_fast(struct pstate *s, const char *p, const char *e)
+{
+	const char *k = p;
+	const char *next;
+	uint32_t id = 0;
+	if (s->prev_rec) {
+		uint32_t nx = REC(s, s->prev_rec)->next;
+		if (nx && rec_match(s, nx, k, e, &next))
+			id = nx;
+	}
+	if (!id) {
+		size_t m = (size_t)(e - k) < LINE_KEY ? (size_t)(e - k) : LINE_KEY;
+		const char *nl = memchr(k, '\n', m);
+		if (nl) {
+			while (nl > k && (nl[-1] == ' ' || nl[-1] == '\t' || nl[-1] == '\r'))
+				nl--;
+			m = (size_t)(nl - k);
+		}
+		uint64_t h = line_hash(k, m);
+		uint32_t h32 = (uint32_t)h;
+		for (uint32_t i = h32 & s->lmask;; i = (i + 1) & s->lmask) {
+			uint64_t v = s->lslot[i];
+			if (!v)
+				return NULL;
+			if ((uint32_t)(v >> 32) == h32 && rec_match(s, (uint32_t)v, k, e, &next)) {
+				id = (uint32_t)v;
+				if (s->prev_rec)
+					REC(s, s->prev_rec)->next = id;
+				break;
+			}
+		}
+	}
+	push_frame(s, REC(s, id)->frame, id);
+	s->prev_rec = id;
+	return next;
+}
+
+/*
+ * A frame line from p to t (its trimmed end). The same call site prints the same line, so the
+ * line's text (from the address on) finds its frame without parsing it again; inlined frames
+ * (whose module comes from the next line) and lines past 64 KiB always take the long way.
+ * Returns 0 when the line is not a frame.
+ */
+static int frame_line(struct pstate *s, const char *p, const char *t)
+{
+	const char *k = p; /* the whole line: the same call site prints the same bytes */
+	size_t n = (size_t)(t - k);
+	uint64_t h = 0;
+	uint32_t i = 0;
+	if (n <= 65536) {
+		h = line_hash(k, n);
+		uint32_t h32 = (uint32_t)h;
+		i = h32 & s->lmask;
+		for (;;) {
+			uint64_t v = s->lslot[i];
+			if (!v)
+				break;
+			if ((uint32_t)(v >> 32) == h32) {
+				const struct line_rec *r = REC(s, (uint32_t)v);
+				if (r->len == n && memcmp(r + 1, k, n) == 0) {
+					push_frame(s, r->frame, (uint32_t)v);
+					if (s->prev_rec)
+						REC(s, s->prev_rec)->next = (uint32_t)v;
+					s->prev_rec = (uint32_t)v;
+					return 1;
+				}
+			}
+			i = (i + 1) & s->lmask;
+		}
+	}
+	struct frame_text ft;
+	if (!parse_frame(p, t, &ft))
+		return 0;
+	uint32_t before = s->nframes;
+	add_frame(s, &ft);
+	s->prev_rec = 0;
+	if (n > 65536 || ft.inlined || s->nframes != before + 1 || s->frames[before] == PV_NONE)
+		return 1;
+	uint32_t id = rec_add(s, h, k, n, s->frames[before]);
+	if (!id)
+		return 1;
+	s->prev_rec = id;
+	s->frame_rec[before] = id;
+	s->lslot[i] = ((uint64_t)(uint32_t)h << 32) | id;
+	if (++s->lcount * 2 > s->lmask)
+		lslot_grow(s);
+	return 1;
 }
 
 /* ---------------------------------------------------------------- threads and events */
@@ -1009,7 +1231,20 @@ static pv_stack_ix build_stack(struct pstate *s, struct tstate *t)
 	pv_stack_ix st = common ? t->ps[common - 1] : PV_NONE;
 	for (uint32_t i = common; i < n; i++) {
 		pv_frame_ix fr = f[n - 1 - i];
-		st = builder_stack(s->b, st, fr);
+		uint32_t rid = s->frame_rec[n - 1 - i];
+		if (rid) {
+			/* the call site's last stack, when it had the same callers */
+			struct line_rec *r = REC(s, rid);
+			if (r->memo_prefix == st && r->memo_stack != PV_NONE) {
+				st = r->memo_stack;
+			} else {
+				r->memo_prefix = st;
+				st = builder_stack(s->b, st, fr);
+				r->memo_stack = st;
+			}
+		} else {
+			st = builder_stack(s->b, st, fr);
+		}
 		t->pf[i] = fr;
 		t->ps[i] = st;
 	}
@@ -1121,6 +1356,7 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 	s->cur_payload = 0;
 	s->nframes = 0;
 	s->npend = 0;
+	s->prev_rec = 0;
 	if (v->kind == EV_TRACEPOINT) {
 		/* without call chains (-G) the sample's frame follows the payload */
 		const char *pe = e;
@@ -1242,10 +1478,15 @@ static void release(struct pstate *s)
 	pv_free(s->ts);
 	pv_free(s->tmap);
 	pv_free(s->fc);
+	pv_free(s->lslot);
+	for (uint32_t i = 0; i < s->nrchunk; i++)
+		pv_free(s->rchunk[i]);
+	pv_free(s->rchunk);
 	u64map_release(&s->dso_map);
 	pv_free(s->ev);
 	pv_free(s->weights);
 	pv_free(s->frames);
+	pv_free(s->frame_rec);
 	pv_free(s->pend);
 	pv_free(s->json);
 }
@@ -1330,7 +1571,7 @@ static void report(struct pstate *s)
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
 	struct pstate s = {.b = b, .in = in, .min_time = INT64_MAX};
-	if (fc_grow(&s)) {
+	if (fc_grow(&s) || lslot_grow(&s)) {
 		release(&s);
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
 	}
@@ -1338,6 +1579,15 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	const char *forget_at = p, *first_content = NULL;
 	uint64_t lineno = 0;
 	while (p < e && !b->status) {
+		if (*p == '\t' && s.active) {
+			const char *next = frame_line_fast(&s, p, e);
+			if (next) {
+				lineno++;
+				s.prev_frame = 1;
+				p = next;
+				continue;
+			}
+		}
 		const char *le = line_end(p, e);
 		const char *t = trim_end(p, le);
 		lineno++;
@@ -1348,8 +1598,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			finish_sample(&s); /* a blank line ends the sample */
 		} else if (*p == '\t') {
 			/* perf's frame lines start with a tab */
-			if (s.active && parse_frame(p, t, &ft)) {
-				add_frame(&s, &ft);
+			if (s.active && frame_line(&s, p, t)) {
 				s.prev_frame = 1;
 			} else if (s.active) {
 				note_bad(&s, lineno, p);
@@ -1378,10 +1627,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 					s.shape = h.shape;
 				start_sample(&s, &h, t, lineno);
 			}
-		} else if ((s.active || s.skipping) && parse_frame(p, t, &ft)) {
+		} else if (s.active ? frame_line(&s, p, t) : s.skipping && parse_frame(p, t, &ft)) {
 			/* simpleperf's frame lines start with spaces */
-			if (s.active)
-				add_frame(&s, &ft);
 			s.prev_frame = 1;
 		} else if (s.prev_frame && (k = is_srcline(p, t)) != 0) {
 			s.srclines++;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/alloc.h"
 #include "base/file.h"
 #include "pv/import.h"
 #include "pv/view.h"
@@ -1049,4 +1050,36 @@ T_TEST(perf_deep_stack)
 		pv_profile_free(p);
 	}
 	free(buf);
+}
+
+/* Every allocation failing in turn: "out of memory" and nothing leaked (ASan), then a profile. */
+T_TEST(perf_allocation_failures)
+{
+	size_t len;
+	char *text = t_read_file(t_data("perf/variants.perf.txt"), &len);
+	if (!text) {
+		t_fail(__FILE__, __LINE__, "cannot read variants.perf.txt");
+		return;
+	}
+	int ok = 0, failed = 0;
+	for (uint64_t k = 1; k < 2000; k++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		pv_alloc_fail_after(k);
+		int rc = pv_import_memory("oom.txt", text, len, "perf-script", &p, &err);
+		pv_alloc_fail_after(0);
+		if (rc == 0) {
+			ok++;
+			T_EQ_INT(pv_profile_validate(p, &err), 0);
+			T_EQ_INT(p->samples.len, 3);
+			pv_profile_free(p);
+			break;
+		}
+		failed++;
+		T_CONTAINS(err.msg, "out of memory");
+		T_TRUE(p == NULL);
+	}
+	T_EQ_INT(ok, 1);
+	T_TRUE(failed > 20);
+	free(text);
 }
