@@ -155,7 +155,7 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
 
-[ "$ONLY" = callgrind ] || cat >"$RESULTS" <<EOF
+[ "$ONLY" = callgrind ] || [ "$ONLY" = perf ] || cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -299,6 +299,105 @@ hyperfine -N --runs 1 --style none --export-csv $HF/callgrind-MB-rK.csv \\
   -n profview "$PV top -n 20 FILE" -n annotate "callgrind_annotate --inclusive=yes FILE"
 cd / && callgrind_annotate --inclusive=yes FILE | grep 'PROGRAM TOTALS'; $PV info FILE | grep total
 python3 bench/cg_self.py ANNOTATE-SELF-OUTPUT TOP-JSON   # at 25 %
+\`\`\`
+EOF
+fi
+# perf script (issue 5): open + top-down tree of a generated `perf script` text (bench/gen.c perf)
+# at 25/50/100 % of BENCH_PERF_MB (default 200) against the byte scan of the same file and
+# against speedscope's importer under Node (bench/speedscope-import.js, npm package speedscope,
+# installed into bench/node_modules when missing), BENCH_PERF_ROUNDS runs of each (default 5:
+# speedscope takes ~10 s on 200 MB), alternated (profview, scan, speedscope, ...). BENCH_ONLY=perf
+# runs only this and replaces its section of bench/RESULTS.md.
+if [ -z "$ONLY" ] || [ "$ONLY" = perf ]; then
+	PF_MB=${BENCH_PERF_MB:-200}
+	PF_ROUNDS=${BENCH_PERF_ROUNDS:-5}
+	command -v node >/dev/null 2>&1 || { echo "bench: node is missing (Debian package nodejs)" >&2; exit 1; }
+	if [ ! -d bench/node_modules/speedscope ]; then
+		npm install --prefix bench --no-save --no-package-lock --ignore-scripts speedscope@1.25.0 >&2
+	fi
+	ss_version=$(awk -F'"' '/"version":/ { print $4; exit }' bench/node_modules/speedscope/package.json)
+	pf_rows=""
+	pf_details=""
+	for pct in 25 50 100; do
+		mb=$((PF_MB * pct / 100))
+		file=$OUT/perf-$mb.txt
+		if [ ! -s "$file" ] || [ "$GEN" -nt "$file" ]; then
+			echo "bench: generating $file" >&2
+			"$GEN" perf "$mb" "$file.tmp" 2>"$OUT/gen-perf-$mb.log"
+			mv "$file.tmp" "$file"
+		fi
+		bytes=$(wc -c <"$file" | tr -d ' ')
+		"$PV" info "$file" >"$OUT/info-perf-$mb.txt"
+		echo "bench: perf-$mb: $PF_ROUNDS rounds" >&2
+		r=1
+		while [ "$r" -le "$PF_ROUNDS" ]; do
+			warm=""
+			[ "$r" -eq 1 ] && warm="--warmup 1"
+			# shellcheck disable=SC2086
+			hyperfine -N $warm --runs 1 --style none --export-csv "$HF/perf-$mb-r$r.csv" \
+				-n profview "$PV tree --depth 3 $file" -n scan "$SCAN $file" \
+				-n speedscope "node bench/speedscope-import.js $file" >/dev/null
+			r=$((r + 1))
+		done
+		col() { cat "$HF/perf-$mb"-r*.csv | awk -F, -v c="$1" -v k="$2" '$1 == c { print (k == "cpu" ? $5 + $6 : $4) }'; }
+		pv_med=$(col profview wall | median)
+		sc_med=$(col scan wall | median)
+		ss_med=$(col speedscope wall | median)
+		pv_cpu=$(col profview cpu | median)
+		sc_cpu=$(col scan cpu | median)
+		ss_call=$(node bench/speedscope-import.js "$file" 2>&1 >/dev/null | tee "$OUT/speedscope-perf-$mb.txt" |
+			awk '{ for (i = 1; i < NF; i++) if ($i == "call") print $(i + 1) / 1000 }')
+		pv_rss=$(peak_rss "$OUT/time-perf-$mb-profview.txt" "$PV" tree --depth 3 "$file")
+		sc_rss=$(peak_rss "$OUT/time-perf-$mb-scan.txt" "$SCAN" "$file")
+		ss_rss=$(peak_rss "$OUT/time-perf-$mb-speedscope.txt" node bench/speedscope-import.js "$file")
+		split=$(rss_split "$PV" tree --depth 3 "$file")
+		pf_rows="$pf_rows
+$(awk -v n="perf-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v sc="$sc_med" -v ss="$ss_med" \
+			-v pc="$pv_cpu" -v scc="$sc_cpu" -v call="$ss_call" -v pr="$pv_rss" -v sr="$ss_rss" \
+			-v scr="$sc_rss" -v mem="$split" 'BEGIN {
+			split(mem, a, " ")
+			printf "| %s | %s %% | %.1f MB | %.3f s | %.0f MB/s | %.3f s | %.1f× | %.1f× | %.2f s (import call %.2f s) | %.0f× (%.0f×) | %.0f MB (anon %.0f MB) | %.2f | %.0f MB | %.0f MB |",
+				n, p, b / 1e6, pv, b / 1e6 / pv, sc, pv / sc, pc / scc, ss, call, ss / pv,
+				call / pv, pr * 1024 / 1e6, a[1] * 1024 / 1e6, pr * 1024 / b, sr * 1024 / 1e6,
+				scr * 1024 / 1e6 }')"
+		pf_details="$pf_details
+- perf-$mb: profview $(col profview wall | sort -g | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }') s;
+  scan $(col scan wall | sort -g | awk '{ printf "%s%.4f", (NR > 1 ? " " : ""), $1 }') s;
+  speedscope $(col speedscope wall | sort -g | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 }') s;
+  $(cat "$OUT/speedscope-perf-$mb.txt")"
+	done
+	# the section replaces the one of an earlier run
+	awk '/^## perf script: / { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## perf script: profview tree against a byte scan and speedscope's importer
+
+Targets (shared/spec/performance.md): opening a 200 MB \`perf script\` text and printing the
+top-down tree costs at most 4× the byte scan of the file and is at least 10× faster than
+speedscope's importer under Node, with peak memory at most ¼ of speedscope's and at most the
+input size; the ratios stay flat from 25 % to 100 %. Medians of $PF_ROUNDS runs each, alternated
+(profview, scan, speedscope, ...) after one warm-up run of each; wall time, and CPU time (user +
+system) for profview / scan, since other processes share this machine. speedscope $ss_version
+(npm), Node $(node --version); "import call" is speedscope's importProfilesFromArrayBuffer alone,
+timed inside the process (bench/speedscope-import.js), the other figure is the whole process.
+Peak memory: \`/usr/bin/time -v\`, one run each; profview's "anon" is its own memory (RssAnon),
+the rest is pages of the mapped input.
+
+| input | of full | size | profview | profview speed | scan | profview / scan (wall) | profview / scan (CPU) | speedscope | speedscope / profview | profview peak RSS | RSS / size | speedscope peak RSS | scan peak RSS |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$pf_rows
+
+Every run (seconds, sorted):
+$pf_details
+
+Commands (FILE = bench/out/perf-MB.txt; this section: \`BENCH_PERF_MB=$PF_MB BENCH_PERF_ROUNDS=$PF_ROUNDS BENCH_ONLY=perf sh bench/run.sh\`):
+\`\`\`sh
+npm install --prefix bench --no-save --no-package-lock --ignore-scripts speedscope@1.25.0
+$GEN perf MB FILE
+hyperfine -N --runs 1 --style none --export-csv $HF/perf-MB-rK.csv \\
+  -n profview "$PV tree --depth 3 FILE" -n scan "$SCAN FILE" \\
+  -n speedscope "node bench/speedscope-import.js FILE"
+/usr/bin/time -v $PV tree --depth 3 FILE >/dev/null    # and the same for the other two
 \`\`\`
 EOF
 fi
