@@ -333,16 +333,22 @@ static int parse_frame(const char *p, const char *e, struct frame_text *f)
 	if (se > s && se[-1] == ')') {
 		/* the last parenthesised group, nesting allowed: "(/tmp/x (deleted))" */
 		int depth = 0;
-		const char *q = se;
-		while (q > s) {
-			q--;
-			if (*q == ')') {
-				depth++;
-			} else if (*q == '(' && --depth == 0) {
-				break;
+		const char *q = memrchr(s, '(', (size_t)(se - s));
+		if (q && !memchr(q + 1, '(', (size_t)(se - 1 - (q + 1))) &&
+		    !memchr(q + 1, ')', (size_t)(se - 1 - (q + 1)))) {
+			depth = 0; /* the usual case: no parenthesis inside the group */
+		} else {
+			q = se;
+			while (q > s) {
+				q--;
+				if (*q == ')') {
+					depth++;
+				} else if (*q == '(' && --depth == 0) {
+					break;
+				}
 			}
 		}
-		if (depth == 0 && *q == '(' && (q == s || is_blank(q[-1]))) {
+		if (q && depth == 0 && *q == '(' && (q == s || is_blank(q[-1]))) {
 			f->dso = q + 1;
 			f->dso_end = se - 1;
 			se = q;
@@ -884,8 +890,16 @@ static const char *frame_line_fast(struct pstate *s, const char *p, const char *
 			}
 		}
 	}
-	push_frame(s, REC(s, id)->frame, id);
+	const struct line_rec *r = REC(s, id);
+	push_frame(s, r->frame, id);
 	s->prev_rec = id;
+	if (r->next) {
+		/* the line likely to come next: its record and text into the cache meanwhile */
+		const char *q = (const char *)REC(s, r->next);
+		__builtin_prefetch(q);
+		__builtin_prefetch(q + 64);
+		__builtin_prefetch(q + 128);
+	}
 	return next;
 }
 
