@@ -8,14 +8,15 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed, center or callgrind: run only that kind),
+# BENCH_ONLY (firefox, collapsed, center, callgrind, perf or markers: run only that kind),
+# BENCH_MARKERS (markers: the 100 % count of raw markers, default 1000000),
 # BENCH_CALLGRIND_MB / BENCH_CALLGRIND_ROUNDS (callgrind: 100 % size and runs, default 100 / 3), BENCH_REVISION (what RESULTS.md names
 # as the code measured, by default the checkout's HEAD).
 set -eu
 
 cd "$(dirname "$0")/.."
 invocation="sh bench/run.sh"
-for v in BENCH_ONLY BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BUILD; do
+for v in BENCH_ONLY BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BUILD; do
 	eval "val=\${$v:-}"
 	[ -n "$val" ] && invocation="$v=$val $invocation"
 done
@@ -155,7 +156,7 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
 
-[ "$ONLY" = callgrind ] || [ "$ONLY" = perf ] || cat >"$RESULTS" <<EOF
+[ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -299,6 +300,91 @@ hyperfine -N --runs 1 --style none --export-csv $HF/callgrind-MB-rK.csv \\
   -n profview "$PV top -n 20 FILE" -n annotate "callgrind_annotate --inclusive=yes FILE"
 cd / && callgrind_annotate --inclusive=yes FILE | grep 'PROGRAM TOTALS'; $PV info FILE | grep total
 python3 bench/cg_self.py ANNOTATE-SELF-OUTPUT TOP-JSON   # at 25 %
+\`\`\`
+EOF
+fi
+# markers (issue 4): on generated profiles of 25/50/100 % of BENCH_MARKERS raw markers, the
+# marker work alone (derivation and per-name summary, timed in one process by bench/marker-time
+# after one import: it must cost the same per marker at every size), and the whole command
+# `profview markers --summary` against `profview info` (the import alone), BENCH_ROUNDS runs each,
+# alternated.
+if [ -z "$ONLY" ] || [ "$ONLY" = markers ]; then
+	MK_N=${BENCH_MARKERS:-1000000}
+	ninja -C "$BUILD" bench/gen-markers bench/marker-time >/dev/null
+	MKGEN=$BUILD/bench/gen-markers
+	MKTIME=$BUILD/bench/marker-time
+	mk_rows=""
+	mk_details=""
+	base=""
+	for pct in 25 50 100; do
+		n=$((MK_N * pct / 100))
+		file=$OUT/markers-$n.json
+		if [ ! -s "$file" ] || [ "$MKGEN" -nt "$file" ]; then
+			echo "bench: generating $file" >&2
+			"$MKGEN" "$n" "$file.tmp"
+			mv "$file.tmp" "$file"
+		fi
+		bytes=$(wc -c <"$file" | tr -d ' ')
+		echo "bench: markers-$n: $ROUNDS rounds" >&2
+		work=$("$MKTIME" "$file" "$ROUNDS")
+		r=1
+		while [ "$r" -le "$ROUNDS" ]; do
+			warm=""
+			[ "$r" -eq 1 ] && warm="--warmup 1"
+			# shellcheck disable=SC2086
+			hyperfine -N $warm --runs 1 --style none --export-csv "$HF/markers-$n-r$r.csv" \
+				-n summary "$PV markers --summary $file" -n info "$PV info $file" >/dev/null
+			r=$((r + 1))
+		done
+		su_times=$(cat "$HF/markers-$n"-r*.csv | awk -F, '$1 == "summary" { print $4 }')
+		in_times=$(cat "$HF/markers-$n"-r*.csv | awk -F, '$1 == "info" { print $4 }')
+		su_med=$(echo "$su_times" | median)
+		in_med=$(echo "$in_times" | median)
+		su_rss=$(peak_rss "$OUT/time-markers-$n-summary.txt" "$PV" markers --summary "$file")
+		per=$(echo "$work" | awk '{ for (i = 1; i < NF; i++) if ($i == "ns_per_raw") print $(i + 1) }')
+		[ -z "$base" ] && base=$per
+		mk_rows="$mk_rows
+$(echo "$work" | awk -v n="$n" -v p="$pct" -v b="$bytes" -v su="$su_med" -v in_="$in_med" \
+			-v sr="$su_rss" -v base="$base" '{
+			for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+			printf "| markers-%s | %s %% | %.1f MB | %d | %d | %.3f s | %.3f s | %.0f ns | %.2f | %.3f s | %.3f s | %.0f MB |",
+				n, p, b / 1e6, v["raw"], v["derived"], v["cpu_median"], v["wall_median"],
+				v["ns_per_raw"], v["ns_per_raw"] / base, su, in_, sr * 1024 / 1e6 }')"
+		mk_details="$mk_details
+- markers-$n: marker-time: $work;
+  markers --summary $(echo "$su_times" | sort -g | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }') s;
+  info $(echo "$in_times" | sort -g | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }') s"
+	done
+	# the section replaces the one of an earlier run
+	awk '/^## Markers: / { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## Markers: the per-name summary of up to 1 M markers
+
+\`$MKGEN N FILE\` writes a Firefox processed profile of N raw markers (bench/markers.c: 8 threads,
+intervals, instants, nested start/end pairs, Network loads, incomplete ones, 48 names).
+\`$MKTIME FILE $ROUNDS\` imports it once, then derives the markers and summarizes them by name
+$ROUNDS times in the same process: "marker work" is the median CPU time (and wall time) of those
+rounds, "per raw marker" divides it by N, and "vs 25 %" compares that with the 25 % input.
+Target (issue 4): time linear in the marker count, i.e. "vs 25 %" near 1.00. The whole command
+\`$PV markers --summary FILE\` (import, derivation, summary) and \`$PV info FILE\` (the import
+alone) are timed too, alternated, medians of $ROUNDS runs (wall time; other processes share this
+machine, so these two are the noisier figures).
+
+| input | of full | size | raw markers | derived | marker work (CPU) | marker work (wall) | per raw marker | vs 25 % | markers --summary | info | summary peak RSS |
+|---|---|---|---|---|---|---|---|---|---|---|---|$mk_rows
+
+Every run:
+$mk_details
+
+Commands (FILE = bench/out/markers-N.json):
+\`\`\`sh
+$MKGEN N FILE
+$MKTIME FILE $ROUNDS
+hyperfine -N --runs 1 --style none --export-csv $HF/markers-N-rK.csv \\
+  -n summary "$PV markers --summary FILE" -n info "$PV info FILE"
+/usr/bin/time -v $PV markers --summary FILE >/dev/null
 \`\`\`
 EOF
 fi

@@ -46,12 +46,22 @@ static size_t cols(const char *s)
 	return n;
 }
 
+/* s[0..n) with control characters (a name's "\n") as spaces: one table row is one line. */
+static void put_flat(FILE *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < 0x20 ? ' ' : s[i], out);
+}
+
 /* s cut to max code points ("…" as the last one when cut), padded to width when pad. */
 static void put_cell(FILE *out, const char *s, size_t max, size_t width, bool pad)
 {
-	size_t n = cols(s), shown = 0;
+	size_t n = cols(s), shown = 0, len = strlen(s);
+	if (!pad) /* the last cell: no trailing blanks (a name's "\n") */
+		while (len && (unsigned char)s[len - 1] <= ' ')
+			len--;
 	if (n <= max) {
-		fputs(s, out);
+		put_flat(out, s, len);
 		shown = n;
 	} else {
 		const char *p = s;
@@ -60,7 +70,7 @@ static void put_cell(FILE *out, const char *s, size_t max, size_t width, bool pa
 			while (((unsigned char)*p & 0xc0) == 0x80)
 				p++;
 		}
-		fwrite(s, 1, (size_t)(p - s), out);
+		put_flat(out, s, (size_t)(p - s));
 		fputs("…", out);
 		shown++;
 	}
