@@ -1199,6 +1199,73 @@ out:
 	return 0;
 }
 
+/*
+ * Call-graph formats (callgrind) state each function's exact self and inclusive cost; the samples
+ * only hold calling contexts estimated from the call graph. A list of functions over the whole,
+ * unfiltered profile shows the file's own numbers (what callgrind_annotate prints), re-sorted.
+ */
+static bool whole_profile(const struct pv_view *v)
+{
+	const struct pv_query *q = &v->q;
+	return !q->nr_filters && !q->has_range && !v->centered && !q->inside_markers &&
+	       v->nr_threads == v->p->threads.len;
+}
+
+static void exact_function_costs(struct engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	struct pv_flat *f = v->flat;
+	if (!p->func_costs.total || p->func_costs.funcs_len != p->funcs.len || !whole_profile(v) ||
+	    v->q.by != PV_BY_FUNCTION)
+		return;
+	for (uint32_t r = 0; r < f->len; r++) {
+		if (f->kind[r] != PV_ROW_FUNCTION || f->id[r] >= p->funcs.len)
+			continue;
+		for (uint32_t m = 0; m < e->nm; m++) {
+			f->total[m][r] = p->func_costs.total[v->metrics[m]][f->id[r]];
+			f->self[m][r] = p->func_costs.self[v->metrics[m]][f->id[r]];
+		}
+	}
+	/* re-sort each run of function rows (the list, or the functions of one file) */
+	uint32_t *order = pv_malloc((size_t)(f->len ? f->len : 1) * sizeof(*order));
+	int64_t *tot = pv_malloc((size_t)(f->len ? f->len : 1) * sizeof(*tot));
+	int64_t *slf = pv_malloc((size_t)(f->len ? f->len : 1) * sizeof(*slf));
+	uint32_t *id = pv_malloc((size_t)(f->len ? f->len : 1) * sizeof(*id));
+	if (!order || !tot || !slf || !id)
+		goto out;
+	for (uint32_t a = 0; a < f->len;) {
+		uint32_t b = a;
+		while (b < f->len && f->kind[b] == PV_ROW_FUNCTION)
+			b++;
+		if (b - a > 1) {
+			for (uint32_t r = a; r < b; r++)
+				order[r - a] = r;
+			bool by_self = v->q.view == PV_VIEW_TOP && v->q.sort == PV_SORT_SELF;
+			struct row_sort c = {v, NULL, by_self ? f->self[0] : f->total[0],
+					     by_self ? f->total[0] : f->self[0], f->kind, f->id, f->line};
+			sort_ix(&c, order, b - a);
+			for (uint32_t m = 0; m < e->nm; m++) {
+				for (uint32_t k = 0; k < b - a; k++) {
+					tot[k] = f->total[m][order[k]];
+					slf[k] = f->self[m][order[k]];
+				}
+				memcpy(f->total[m] + a, tot, (b - a) * sizeof(*tot));
+				memcpy(f->self[m] + a, slf, (b - a) * sizeof(*slf));
+			}
+			for (uint32_t k = 0; k < b - a; k++)
+				id[k] = f->id[order[k]];
+			memcpy(f->id + a, id, (b - a) * sizeof(*id));
+		}
+		a = b == a ? a + 1 : b;
+	}
+out:
+	pv_free(order);
+	pv_free(tot);
+	pv_free(slf);
+	pv_free(id);
+}
+
 /* ---- the view ---- */
 
 void pv_view_free(struct pv_view *v)
@@ -1563,6 +1630,8 @@ int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct
 		if (!rc)
 			rc = flat_compute(&e, t, &v->flat);
 		tree_free(t, e.nm);
+		if (!rc)
+			exact_function_costs(&e);
 		if (!rc && v->centered) {
 			for (uint32_t r = 0; r < v->flat->len; r++) {
 				uint32_t id = v->flat->id[r];
