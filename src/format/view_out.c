@@ -159,6 +159,10 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 		fprintf(out, "# query: %s\n", args ? args : "");
 		free(args);
 	}
+	if (v->p->func_costs.total && v->q.view != PV_VIEW_TOP && v->q.view != PV_VIEW_FLAT)
+		fputs("# calling contexts estimated from the call graph (callgrind stores no stacks); "
+		      "top and flat show the file's exact per-function costs\n",
+		      out);
 	if (v->centered) {
 		char cb[32], pb[16];
 		cost_text(v, 0, cb, sizeof(cb), v->center[0]);
