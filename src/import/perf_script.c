@@ -382,7 +382,6 @@ struct fc_ent {
  * call site mostly has the same callers), then its text (from the address on), padded to 8.
  */
 struct line_rec {
-	uint64_t h;
 	uint32_t len;
 	pv_frame_ix frame;
 	pv_stack_ix memo_prefix, memo_stack;
@@ -427,13 +426,16 @@ struct pstate {
 
 	/* (symbol, module) -> frame */
 	struct fc_ent *fc;
+	void *fc_raw;
 	uint32_t fc_mask, fc_count;
 
 	/* frame line text -> record: a hit skips parsing the line */
 	char **rchunk; /* line_rec + text, 8-aligned, never moved */
+	void **rraw;   /* what to free of each chunk */
 	uint32_t nrchunk, rchunk_cap;
 	uint32_t rused; /* 8-byte units used in the last chunk */
 	uint64_t *lslot; /* (low 32 bits of the hash << 32) | record id; 0: empty */
+	void *lslot_raw;
 	uint32_t lmask, lcount;
 	uint32_t prev_rec; /* the record of the previous frame line of this sample, 0 for none */
 
@@ -484,13 +486,28 @@ struct pstate {
 	int64_t interval;
 };
 
-/* Big arenas in huge pages (performance.md: first-touch faults cost ~8 us a 4 KiB page here). */
-static void want_huge_pages(void *p, size_t n)
+/*
+ * n bytes (zeroed when zero); from 2 MiB on, 2 MiB-aligned in transparent huge pages (one fault
+ * instead of 512: performance.md, first-touch faults are dear on these VMs). The block is
+ * over-allocated for the alignment: *raw is what to free.
+ */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static void *big_alloc(size_t n, int zero, void **raw)
 {
-	uintptr_t a = ((uintptr_t)p + ((uintptr_t)2 << 20) - 1) & ~(((uintptr_t)2 << 20) - 1);
-	uintptr_t e = ((uintptr_t)p + n) & ~(((uintptr_t)2 << 20) - 1);
-	if (e > a)
-		madvise((void *)a, e - a, MADV_HUGEPAGE);
+	if (n < HUGE_PAGE) {
+		*raw = zero ? pv_calloc(1, n) : pv_malloc(n);
+		return *raw;
+	}
+	char *r = pv_malloc(n + HUGE_PAGE);
+	*raw = r;
+	if (!r)
+		return NULL;
+	char *p = (char *)(((uintptr_t)r + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	madvise(p, n, MADV_HUGEPAGE);
+	if (zero)
+		memset(p, 0, n);
+	return p;
 }
 
 static int oom(struct pstate *s)
@@ -638,13 +655,25 @@ static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_mo
 	return builder_frame(b, &k);
 }
 
+/*
+ * The first size of a table: about what the input will need (a perf script text has a new frame
+ * line every ~2.5 KB and a new function every ~5 KB), from 4096 up to max, a power of two.
+ */
+static uint32_t first_cap(size_t want, uint32_t max)
+{
+	uint32_t c = 4096;
+	while (c < want && c < max)
+		c *= 2;
+	return c;
+}
+
 static int fc_grow(struct pstate *s)
 {
-	uint32_t ncap = s->fc ? (s->fc_mask + 1) * 2 : 16384;
-	struct fc_ent *n = pv_calloc(ncap, sizeof(*n));
+	uint32_t ncap = s->fc ? (s->fc_mask + 1) * 2 : first_cap(s->in->len / 2048, 1u << 17);
+	void *raw;
+	struct fc_ent *n = big_alloc((size_t)ncap * sizeof(*n), 1, &raw);
 	if (!n)
 		return oom(s);
-	want_huge_pages(n, (size_t)ncap * sizeof(*n));
 	for (uint32_t i = 0; s->fc && i <= s->fc_mask; i++) {
 		if (!s->fc[i].h)
 			continue;
@@ -653,8 +682,9 @@ static int fc_grow(struct pstate *s)
 			j = (j + 1) & (ncap - 1);
 		n[j] = s->fc[i];
 	}
-	pv_free(s->fc);
+	pv_free(s->fc_raw);
 	s->fc = n;
+	s->fc_raw = raw;
 	s->fc_mask = ncap - 1;
 	return 0;
 }
@@ -773,11 +803,11 @@ static void add_frame(struct pstate *s, const struct frame_text *ft)
 
 static int lslot_grow(struct pstate *s)
 {
-	uint32_t ncap = s->lslot ? (s->lmask + 1) * 2 : 65536;
-	uint64_t *n = pv_calloc(ncap, sizeof(*n));
+	uint32_t ncap = s->lslot ? (s->lmask + 1) * 2 : first_cap(s->in->len / 1024, 1u << 18);
+	void *raw;
+	uint64_t *n = big_alloc((size_t)ncap * sizeof(*n), 1, &raw);
 	if (!n)
 		return oom(s);
-	want_huge_pages(n, (size_t)ncap * sizeof(*n));
 	for (uint32_t i = 0; s->lslot && i <= s->lmask; i++) {
 		uint64_t v = s->lslot[i];
 		if (!v)
@@ -787,8 +817,9 @@ static int lslot_grow(struct pstate *s)
 			j = (j + 1) & (ncap - 1);
 		n[j] = v;
 	}
-	pv_free(s->lslot);
+	pv_free(s->lslot_raw);
 	s->lslot = n;
+	s->lslot_raw = raw;
 	s->lmask = ncap - 1;
 	return 0;
 }
@@ -811,21 +842,28 @@ static uint32_t rec_add(struct pstate *s, uint64_t h, const char *k, size_t n, p
 	if (!s->nrchunk || s->rused + units > (1u << REC_BITS)) {
 		if (s->nrchunk == REC_CHUNKS)
 			return 0;
-		if (s->nrchunk == s->rchunk_cap &&
-		    ENSURE(s, s->rchunk, s->rchunk_cap, (uint64_t)s->nrchunk + 1))
-			return 0;
-		char *c = pv_malloc((size_t)8 << REC_BITS);
+		if (s->nrchunk == s->rchunk_cap) {
+			uint32_t nc = grow_cap(s->rchunk_cap, (uint64_t)s->nrchunk + 1);
+			if (!nc || COL_GROW(s->rchunk, nc) || COL_GROW(s->rraw, nc)) {
+				oom(s);
+				return 0;
+			}
+			s->rchunk_cap = nc;
+		}
+		void *raw;
+		char *c = big_alloc((size_t)8 << REC_BITS, 0, &raw);
 		if (!c) {
 			oom(s);
 			return 0;
 		}
-		want_huge_pages(c, (size_t)8 << REC_BITS);
+		s->rraw[s->nrchunk] = raw;
 		s->rchunk[s->nrchunk++] = c;
 		s->rused = 0;
 	}
 	uint32_t id = (((s->nrchunk - 1) << REC_BITS) | s->rused) + 1;
 	struct line_rec *r = REC(s, id);
-	*r = (struct line_rec){.h = h, .len = (uint32_t)n, .frame = f, .memo_prefix = PV_NONE,
+	(void)h;
+	*r = (struct line_rec){.len = (uint32_t)n, .frame = f, .memo_prefix = PV_NONE,
 			       .memo_stack = PV_NONE, .next = 0};
 	memcpy(r + 1, k, n);
 	s->rused += units;
@@ -1438,12 +1476,16 @@ static int probe(const struct pv_input *in)
 	while (p < e && lines < 200) {
 		const char *le = line_end(p, end);
 		const char *t = trim_end(p, le);
-		lines++;
 		struct frame_text ft;
 		struct header h;
 		if (t == p || *p == '#') {
+			/* not counted: a "# ========" block may be long */
 			prev = 0;
-		} else if (*p == '\t' && prev && parse_frame(p, t, &ft)) {
+			p = le + 1;
+			continue;
+		}
+		lines++;
+		if (*p == '\t' && prev && parse_frame(p, t, &ft)) {
 			frames++;
 		} else if (parse_header(p, t, shape, &h)) {
 			headers++;
@@ -1491,11 +1533,12 @@ static void release(struct pstate *s)
 	}
 	pv_free(s->ts);
 	pv_free(s->tmap);
-	pv_free(s->fc);
-	pv_free(s->lslot);
+	pv_free(s->fc_raw);
+	pv_free(s->lslot_raw);
 	for (uint32_t i = 0; i < s->nrchunk; i++)
-		pv_free(s->rchunk[i]);
+		pv_free(s->rraw[i]);
 	pv_free(s->rchunk);
+	pv_free(s->rraw);
 	u64map_release(&s->dso_map);
 	pv_free(s->ev);
 	pv_free(s->weights);

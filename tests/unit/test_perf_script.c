@@ -913,6 +913,16 @@ T_TEST(perf_probe)
 	p = load_mem(one, sizeof(one) - 1, NULL, &err);
 	T_TRUE(p != NULL);
 	pv_profile_free(p);
+	/* a long "# ========" header block (bpf_prog_info lines, ...) does not hide the samples */
+	char *longhdr = malloc(300 * 40 + 64);
+	size_t n = 0;
+	for (int i = 0; i < 300; i++)
+		n += (size_t)sprintf(longhdr + n, "# bpf_prog_info %d: bpf_prog_6deef7\n", i);
+	n += (size_t)sprintf(longhdr + n, "a 1 cpu-clock:\n\t1 f (m)\n");
+	p = load_mem(longhdr, n, NULL, &err);
+	T_TRUE(p != NULL);
+	pv_profile_free(p);
+	free(longhdr);
 	/* prose with numbers is not perf script */
 	static const char prose[] = "we ran 3 times: it was fine\nthen 4 more: also fine\n";
 	p = load_mem(prose, sizeof(prose) - 1, NULL, &err);
