@@ -1,5 +1,6 @@
 /*
- * fuzz_import.c - the fuzz target of every importer: import, validate, compute views.
+ * fuzz_import.c - the fuzz target of every importer: import, validate, compute views, derive and
+ * print the markers.
  *
  * Built once per format with -DFUZZ_FORMAT="name" (or none: the probe picks). Under libFuzzer
  * (meson -Dfuzz=true, clang) it runs as a fuzzer; otherwise replay.c gives it a main() that
@@ -12,6 +13,7 @@
 
 #include "pv/format.h"
 #include "pv/import.h"
+#include "pv/marker.h"
 #include "pv/query.h"
 #include "pv/view.h"
 
@@ -50,6 +52,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pv_view_free(v);
 		}
 		pv_query_release(&q);
+	}
+	/* markers: derived, every one as the table and the tooltip show it, searched, summarized */
+	struct pv_markers *ms = NULL;
+	if (null && pv_markers_derive(p, &ms, &err) == 0) {
+		struct pv_marker_search *s = NULL;
+		struct pv_marker_select sel = {.order = PV_MARKERS_BY_DURATION};
+		uint32_t *idx = NULL, n = 0;
+		if (pv_marker_search_new("a,-cat:b,name:e,x:1", &s) == 0) {
+			sel.search = s;
+			if (pv_marker_select(ms, &sel, &idx, &n) == 0)
+				pv_print_markers(null, ms, idx, n, false);
+			pv_free_indexes(idx);
+			pv_marker_search_free(s);
+		}
+		sel.search = NULL;
+		if (pv_marker_select(ms, &sel, &idx, &n) == 0) {
+			pv_print_markers(null, ms, idx, n, true);
+			for (uint32_t i = 0; i < n && i < 64; i++)
+				pv_print_marker(null, ms, idx[i], i & 1);
+		}
+		pv_free_indexes(idx);
+		struct pv_marker_summary_row *rows;
+		uint32_t nr;
+		if (pv_marker_summary(ms, NULL, &rows, &nr) == 0) {
+			pv_print_marker_summary(null, rows, nr, false);
+			pv_marker_summary_free(rows);
+		}
+		pv_markers_free(ms);
 	}
 	if (null)
 		fclose(null);

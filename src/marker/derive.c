@@ -197,6 +197,7 @@ struct ctx {
 	uint64_t no_time;       /* rows without the time their phase needs */
 	struct mkey *mk;        /* merge scratch */
 	uint32_t mk_cap;
+	uint32_t *slot, slot_cap; /* merge: key -> mk row, for payloads with many keys */
 	uint8_t *special_row;   /* per raw row: its payload names a special type (after pass 1) */
 	uint32_t special_ix[SPECIAL_CACHE]; /* payload string + 1, 0 = empty (maybe_special) */
 	bool special[SPECIAL_CACHE];
@@ -347,13 +348,38 @@ static const char *merge(struct ctx *c, const char *s, const char *e, const stru
 {
 	struct jdoc *docs[2] = {&c->doc, &c->doc2};
 	const char *src[2] = {s, e};
+	bool obj[2];
+	uint64_t bound = no;
+	for (int w = 0; w < 2; w++) {
+		obj[w] = src[w] && !jdoc_parse(docs[w], src[w], strlen(src[w]), NULL) &&
+			 docs[w]->n[0].kind == JSON_OBJECT;
+		bound += obj[w] ? docs[w]->n[0].nkids : 0;
+	}
+	/* keys are found by a linear search in small payloads, through a hash table in big ones */
+	bool hashed = bound > 32;
+	uint32_t mask = 0;
+	if (hashed) {
+		uint64_t cap = 64;
+		while (cap < 2 * bound)
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			return NULL;
+		if (cap > c->slot_cap) {
+			uint32_t *sl = pv_realloc(c->slot, (size_t)cap * sizeof(*sl));
+			if (!sl)
+				return NULL;
+			c->slot = sl;
+			c->slot_cap = (uint32_t)cap;
+		}
+		mask = (uint32_t)cap - 1;
+		memset(c->slot, 0xff, (size_t)cap * sizeof(*c->slot));
+	}
 	uint32_t nk = 0;
 	for (int w = 0; w < 3; w++) {
 		struct jdoc *d = w < 2 ? docs[w] : NULL;
 		uint32_t x = JN_NONE, total = w < 2 ? 0 : no;
 		if (w < 2) {
-			if (!src[w] || jdoc_parse(d, src[w], strlen(src[w]), NULL) ||
-			    d->n[0].kind != JSON_OBJECT)
+			if (!obj[w])
 				continue;
 			x = d->n[0].first;
 		}
@@ -371,9 +397,19 @@ static const char *merge(struct ctx *c, const char *s, const char *e, const stru
 				m.vl = m.v ? strlen(m.v) : 0;
 				m.drop = !m.v;
 			}
-			uint32_t f = 0;
-			while (f < nk && !(c->mk[f].kl == m.kl && memcmp(c->mk[f].k, m.k, m.kl) == 0))
-				f++;
+			uint32_t f = 0, h = 0;
+			if (hashed) {
+				h = (uint32_t)hash_bytes(m.k, m.kl) & mask;
+				while ((f = c->slot[h]) != UINT32_MAX &&
+				       !(c->mk[f].kl == m.kl && memcmp(c->mk[f].k, m.k, m.kl) == 0))
+					h = (h + 1) & mask;
+				if (f == UINT32_MAX)
+					f = nk;
+			} else {
+				while (f < nk &&
+				       !(c->mk[f].kl == m.kl && memcmp(c->mk[f].k, m.k, m.kl) == 0))
+					f++;
+			}
 			if (f < nk) {
 				c->mk[f].v = m.v;
 				c->mk[f].vl = m.vl;
@@ -388,6 +424,8 @@ static const char *merge(struct ctx *c, const char *s, const char *e, const stru
 					return NULL;
 				c->mk_cap = nc;
 			}
+			if (hashed)
+				c->slot[h] = nk;
 			c->mk[nk++] = m;
 		}
 	}
@@ -1160,6 +1198,7 @@ done:
 	pv_free(c.btop);
 	pv_free(c.bname);
 	pv_free(c.mk);
+	pv_free(c.slot);
 	omap_release(&c.net);
 	omap_release(&c.shots);
 	pv_free(c.ipc_of);

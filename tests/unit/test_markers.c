@@ -716,3 +716,31 @@ T_TEST(markers_inside_markers_view)
 	}
 	pv_profile_free(p);
 }
+
+/* A pair with payloads of many keys merges through a hash table: the same result. */
+T_TEST(markers_merge_many_keys)
+{
+	char s[4096], e[4096];
+	size_t ns = (size_t)snprintf(s, sizeof(s), "{\"type\":\"big\""), ne = 1;
+	e[0] = '{';
+	for (int k = 0; k < 100; k++) {
+		ns += (size_t)snprintf(s + ns, sizeof(s) - ns, ",\"k%d\":%d", k, k);
+		ne += (size_t)snprintf(e + ne, sizeof(e) - ne, "%s\"k%d\":\"end\"", k ? "," : "",
+				       2 * k);
+	}
+	snprintf(s + ns, sizeof(s) - ns, "}");
+	snprintf(e + ne, sizeof(e) - ne, "}");
+	const struct mk m[] = {{"M", S, 1, -1, s, 0, NULL}, {"M", E, -1, 2, e, 0, NULL}};
+	struct pv_profile *p = build(m, 2, NULL, 0, NULL);
+	struct pv_markers *ms = derive(p);
+	if (ms && ms->len == 1) {
+		const char *d = ms->data[0];
+		T_TRUE(strncmp(d, "{\"type\":\"big\",\"k0\":\"end\",\"k1\":1,\"k2\":\"end\",", 43) == 0);
+		T_CONTAINS(d, ",\"k98\":\"end\",\"k99\":99,\"k100\":\"end\",\"k102\":\"end\",");
+		T_CONTAINS(d, ",\"k196\":\"end\",\"k198\":\"end\"}");
+	} else {
+		T_TRUE(ms && ms->len == 1);
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
