@@ -1115,3 +1115,65 @@ T_TEST(firefox_processed_cause_leaves_the_payload)
 		pv_profile_free(p);
 	}
 }
+
+/*
+ * Sample stacks are mapped in place in the model's columns: through the shared tables, or
+ * through a thread's own tables even when they come after its samples (no writer does this), and
+ * the deferred order (threads first) gives the same profile. The shared table repeats its root,
+ * so its map is not the identity.
+ */
+#define OWN_TABLES(frames, offsets, len)                                                      \
+	"\"stackTable\":{\"frame\":[" frames "],\"prefixOffset\":[" offsets "],\"length\":" len \
+	"},\"frameTable\":{\"func\":[0,1,2],\"length\":3},\"funcTable\":{\"name\":[0,1,3],"     \
+	"\"length\":3}"
+#define MORE_THREADS                                                                         \
+	",{\"name\":\"Plain\",\"samples\":{\"stack\":[3,null,2,1,0],\"time\":[1,2,3,4,5]}},"  \
+	"{\"name\":\"OwnAfter\",\"samples\":{\"stack\":[1,2],\"time\":[5,6]},"                 \
+	OWN_TABLES("0,1,2", "0,1,1", "3") "},"                                                \
+	"{\"name\":\"OwnPast\",\"samples\":{\"stack\":[0,4,2],\"time\":[7,8,9]},"              \
+	OWN_TABLES("0,1,2,0,1", "0,1,1,0,1", "5") "}]"
+
+T_TEST(firefox_processed_samples_mapped_in_place)
+{
+	size_t n = strlen(BASE_THREADS) - 1; /* without its closing ']' */
+	char *threads = malloc(n + sizeof(MORE_THREADS));
+	memcpy(threads, BASE_THREADS, n);
+	strcpy(threads + n, MORE_THREADS);
+	/* shared stacks: main, main again, main>work, main>work>leaf */
+	char tables[4096];
+	snprintf(tables, sizeof(tables),
+		 "\"stackTable\":{\"frame\":[0,0,1,2],\"prefixOffset\":[0,0,1,1],\"length\":4},%s",
+		 strstr(BASE_TABLES, "\"frameTable\""));
+	char *doc = malloc(strlen(threads) + 8192), *late = malloc(strlen(threads) + 8192);
+	sprintf(doc, "{%s,%s,\"shared\":{%s,%s},%s}", BASE_META, BASE_LIBS, BASE_STRINGS, tables,
+		threads);
+	sprintf(late, "{%s,\"shared\":{%s,%s},%s,%s}", threads, tables, BASE_STRINGS, BASE_LIBS,
+		BASE_META);
+	struct pv_profile *a = load_doc(doc), *b = load_doc(late);
+	if (a && b) {
+		static char sa[16384], sb[16384];
+		summary(a, sa, sizeof(sa));
+		summary(b, sb, sizeof(sb));
+		T_EQ_STR(sb, sa);
+		static const char *const want[] = {
+		    /* Plain: shared stacks 3, none, 2, 1 (main again) and 0 */
+		    "main>work>leaf", "", "main>work", "main", "main",
+		    /* OwnAfter: its own stacks 1 and 2 */
+		    "main>work", "main>work>leaf",
+		    /* OwnPast: its own 0, 4 (past the shared table: main again > work) and 2 */
+		    "main", "main>work", "main>work>leaf"};
+		uint32_t nw = sizeof(want) / sizeof(want[0]);
+		T_EQ_INT(a->threads.len, 4);
+		T_EQ_INT(a->samples.len, 4 + nw);
+		for (uint32_t i = 0; i < nw && 4 + i < a->samples.len; i++) {
+			char buf[256];
+			stack_path(a, a->samples.stack[4 + i], buf, sizeof(buf));
+			T_EQ_STR(buf, want[i]);
+		}
+	}
+	pv_profile_free(a);
+	pv_profile_free(b);
+	free(threads);
+	free(doc);
+	free(late);
+}
