@@ -81,6 +81,22 @@ struct pv_markers {
 int pv_markers_derive(const struct pv_profile *p, struct pv_markers **out, struct pv_error *err);
 void pv_markers_free(struct pv_markers *ms);
 
+/* b - a, saturated at the int64 range (times near its ends come from damaged files). */
+static inline int64_t pv_time_diff(int64_t b, int64_t a)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(b, a, &d))
+		return b > a ? INT64_MAX : INT64_MIN + 1;
+	return d;
+}
+
+/* The duration of marker i in ns, PV_TIME_NONE for an instant. */
+static inline int64_t pv_marker_duration(const struct pv_markers *ms, uint32_t i)
+{
+	return ms->end_ns[i] == PV_TIME_NONE ? PV_TIME_NONE
+					      : pv_time_diff(ms->end_ns[i], ms->start_ns[i]);
+}
+
 /* The schema for a payload type, NULL when there is none. */
 const struct pv_marker_schema *pv_marker_schema_find(const struct pv_markers *ms,
 						     const char *type);

@@ -15,10 +15,12 @@
 #define NAME_COLS 40
 #define DETAIL_COLS 500
 
-/* ns as exact milliseconds with 3 decimals, rounded half away from zero. */
+/* ns as exact milliseconds with 3 decimals, rounded half away from zero (any int64). */
 static void ms3(char *buf, size_t n, int64_t ns)
 {
-	pv_format_cost(buf, n, ns, PV_UNIT_NS);
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	uint64_t us = a / 1000 + (a % 1000 >= 500);
+	snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", us / 1000, us % 1000);
 }
 
 /* ns as a JSON number of exact milliseconds ("12.5", "165.870919"). */
@@ -103,7 +105,7 @@ static void duration_text(const struct pv_markers *ms, uint32_t i, char *buf, si
 	else if (ms->flags[i] & PV_MARKER_INCOMPLETE)
 		snprintf(buf, n, "unknown");
 	else
-		ms3(buf, n, ms->end_ns[i] - ms->start_ns[i]);
+		ms3(buf, n, pv_marker_duration(ms, i));
 }
 
 static void json_str_or_null(FILE *out, const char *s)
@@ -129,7 +131,7 @@ static void json_marker(FILE *out, const struct pv_markers *ms, uint32_t i,
 		fputs("null", out);
 	fputs(", \"duration\": ", out);
 	if (known)
-		json_ms(out, ms->end_ns[i] - ms->start_ns[i]);
+		json_ms(out, pv_marker_duration(ms, i));
 	else
 		fputs("null", out);
 	fputs(", \"name\": ", out);
@@ -289,7 +291,7 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 	if (ms->flags[i] & PV_MARKER_INCOMPLETE)
 		pv_text_puts(&x, "unknown duration");
 	else if (ms->end_ns[i] != PV_TIME_NONE)
-		pv_format_timestamp((double)(ms->end_ns[i] - ms->start_ns[i]) / 1e6, &x);
+		pv_format_timestamp((double)pv_marker_duration(ms, i) / 1e6, &x);
 	fprintf(out, "%s%s%s\n", x.s, x.len ? "  " : "", d.label[PV_LABEL_TOOLTIP]);
 	if (d.description)
 		fprintf(out, "%s\n", d.description);
@@ -330,7 +332,7 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 		fputs("\nstack", out);
 		if (ct != PV_TIME_NONE && ct < ms->start_ns[i]) {
 			pv_text_clear(&x);
-			pv_format_timestamp((double)(ms->start_ns[i] - ct) / 1e6, &x);
+			pv_format_timestamp((double)pv_time_diff(ms->start_ns[i], ct) / 1e6, &x);
 			fprintf(out, " (triggered %s before the marker)", x.s);
 		}
 		fputs(":\n", out);

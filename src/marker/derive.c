@@ -482,7 +482,8 @@ static void thread_range(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 	}
 	if (first != PV_TIME_NONE) {
 		c->tstart = first;
-		c->tend = last + p->meta.interval_ns;
+		c->tend = last > INT64_MAX - p->meta.interval_ns ? INT64_MAX
+								 : last + p->meta.interval_ns;
 		return;
 	}
 	/* no samples: the earliest and latest marker times (the slots each phase uses) */
@@ -503,7 +504,9 @@ static void thread_range(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 		}
 	}
 	c->tstart = lo;
-	c->tend = hi == INT64_MIN ? INT64_MIN : hi + p->meta.interval_ns;
+	c->tend = hi == INT64_MIN			      ? INT64_MIN
+		  : hi > INT64_MAX - p->meta.interval_ns ? INT64_MAX
+							  : hi + p->meta.interval_ns;
 }
 
 static int64_t min64(int64_t a, int64_t b)
@@ -1329,9 +1332,9 @@ int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
 			r->incomplete++;
 			group[i] = UINT32_MAX;
 		} else {
-			int64_t d = ms->end_ns[i] - ms->start_ns[i];
+			int64_t d = pv_marker_duration(ms, i);
 			r->timed++;
-			r->total_ns += d;
+			r->total_ns = d > INT64_MAX - r->total_ns ? INT64_MAX : r->total_ns + d;
 			r->min_ns = d < r->min_ns ? d : r->min_ns;
 			r->max_ns = d > r->max_ns ? d : r->max_ns;
 		}
@@ -1346,7 +1349,7 @@ int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
 		off[g + 1] = off[g] + (uint32_t)rows[g].timed;
 	for (uint32_t i = 0; i < n; i++)
 		if (group[i] != UINT32_MAX)
-			dur[off[group[i]]++] = ms->end_ns[i] - ms->start_ns[i];
+			dur[off[group[i]]++] = pv_marker_duration(ms, i);
 	for (uint32_t g = ng; g > 0; g--)
 		off[g] = off[g - 1];
 	off[0] = 0;
@@ -1363,7 +1366,8 @@ int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
 			r->median_ns = hi;
 		} else {
 			int64_t lo = select_k(v, t / 2, t / 2 - 1); /* the largest below */
-			r->median_ns = lo + (hi - lo) / 2;
+			/* the mean without overflow (durations of damaged files reach the int64 ends) */
+			r->median_ns = lo / 2 + hi / 2 + (lo % 2 + hi % 2) / 2;
 		}
 	}
 	for (uint32_t g = 0; g < ng; g++)

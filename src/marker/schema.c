@@ -511,7 +511,7 @@ static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv
 			if (e == PV_TIME_NONE)
 				pv_text_puts(out, "unknown");
 			else
-				put_time(e - s, out);
+				put_time(pv_time_diff(e, s), out);
 			break;
 		case LP_CATEGORY:
 			if (ms->category[i] != PV_NONE && ms->category[i] < p->categories.len)

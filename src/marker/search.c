@@ -191,7 +191,7 @@ static int64_t known_duration(const struct pv_markers *ms, uint32_t i)
 {
 	if (ms->end_ns[i] == PV_TIME_NONE || (ms->flags[i] & PV_MARKER_INCOMPLETE))
 		return -1;
-	return ms->end_ns[i] - ms->start_ns[i];
+	return pv_marker_duration(ms, i);
 }
 
 static int cmp_duration(const void *a, const void *b)
