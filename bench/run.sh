@@ -459,6 +459,9 @@ $(awk -v n="perf-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v sc="$sc_med" 
 
 ## perf script: profview tree against a byte scan and speedscope's importer
 
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), $(hyperfine --version).
+
 Targets (shared/spec/performance.md): opening a 200 MB \`perf script\` text and printing the
 top-down tree costs at most 4× the byte scan of the file and is at least 10× faster than
 speedscope's importer under Node, with peak memory at most ¼ of speedscope's and at most the
