@@ -114,11 +114,11 @@ enum {
 
 struct header {
 	const char *comm, *comm_end;
-	int64_t pid, tid; /* pid PV_ID_NONE when only the tid is printed */
-	int64_t time_ns;  /* absolute, PV_TIME_NONE when absent */
-	int64_t period;   /* -1 when absent */
+	int64_t pid, tid;	       /* pid PV_ID_NONE when only the tid is printed */
+	int64_t time_ns;	       /* absolute, PV_TIME_NONE when absent */
+	int64_t period;		       /* -1 when absent */
 	const char *event, *event_end; /* without the final ':'; NULL when absent */
-	const char *rest;              /* after the event: payload or a frame; == end when none */
+	const char *rest;	       /* after the event: payload or a frame; == end when none */
 	int shape;
 	int bad_number; /* a field was there but out of range */
 };
@@ -204,7 +204,8 @@ static int parse_after_task(const char *q, const char *e, struct header *h)
 		t = q;
 		te = token_end(t, e);
 	}
-	/* side-band records (--show-*-events): "PERF_RECORD_COMM exec: ...", "PERF_RECORD_FORK(..." */
+	/* side-band records (--show-*-events): "PERF_RECORD_COMM exec: ...", "PERF_RECORD_FORK(..."
+	 */
 	if (te - t > 12 && memcmp(t, "PERF_RECORD_", 12) == 0) {
 		const char *n = t + 12;
 		while (n < te && ((*n >= 'A' && *n <= 'Z') || is_digit(*n) || *n == '_'))
@@ -232,8 +233,7 @@ static int parse_after_task(const char *q, const char *e, struct header *h)
 }
 
 /* Tries the token [t, te) as the task id. */
-static int try_task(const char *s, const char *t, const char *te, const char *e,
-		    struct header *h)
+static int try_task(const char *s, const char *t, const char *te, const char *e, struct header *h)
 {
 	const char *slash = memchr(t, '/', (size_t)(te - t));
 	struct header x = {.time_ns = PV_TIME_NONE, .period = -1, .pid = PV_ID_NONE};
@@ -371,8 +371,8 @@ static int parse_frame(const char *p, const char *e, struct frame_text *f)
 /* ---------------------------------------------------------------- import state */
 
 struct fc_ent {
-	uint32_t h;     /* 0: empty */
-	pv_str_ix key;  /* the symbol text as read, interned */
+	uint32_t h;    /* 0: empty */
+	pv_str_ix key; /* the symbol text as read, interned */
 	pv_module_ix mod;
 	pv_frame_ix frame;
 };
@@ -390,11 +390,11 @@ struct line_rec {
 };
 
 /* record ids: (chunk << REC_BITS | 8-byte unit in the chunk) + 1; chunks of 4 MiB */
-#define REC_BITS 19
+#define REC_BITS   19
 #define REC_CHUNKS 8192
-#define REC(s, r)                                                                              \
-	((struct line_rec *)((s)->rchunk[((r) - 1) >> REC_BITS] +                              \
-			     (size_t)(((r) - 1) & ((1u << REC_BITS) - 1)) * 8))
+#define REC(s, r)                                               \
+	((struct line_rec *)((s)->rchunk[((r)-1) >> REC_BITS] + \
+			     (size_t)(((r)-1) & ((1u << REC_BITS) - 1)) * 8))
 
 struct tstate {
 	int64_t pid, tid;
@@ -409,14 +409,14 @@ struct tstate {
 struct event {
 	pv_str_ix name;
 	pv_metric_ix metric; /* PV_NONE until the first sample of the event */
-	int kind;            /* EV_SAMPLE, EV_TRACEPOINT, EV_SIDEBAND */
+	int kind;	     /* EV_SAMPLE, EV_TRACEPOINT, EV_SIDEBAND */
 };
 
 enum { EV_SAMPLE, EV_TRACEPOINT, EV_SIDEBAND };
 
 struct pending_inline {
 	const char *sym, *sym_end; /* in the input, or an interned string */
-	uint32_t at;               /* its row in frames */
+	uint32_t at;		   /* its row in frames */
 };
 
 struct pstate {
@@ -433,7 +433,7 @@ struct pstate {
 	char **rchunk; /* line_rec + text, 8-aligned, never moved */
 	void **rraw;   /* what to free of each chunk */
 	uint32_t nrchunk, rchunk_cap;
-	uint32_t rused; /* 8-byte units used in the last chunk */
+	uint32_t rused;	 /* 8-byte units used in the last chunk */
 	uint64_t *lslot; /* (low 32 bits of the hash << 32) | record id; 0: empty */
 	void *lslot_raw;
 	uint32_t lmask, lcount;
@@ -464,8 +464,8 @@ struct pstate {
 	uint32_t cur_ts, cur_ev;
 	int64_t cur_time, cur_weight;
 	pv_str_ix cur_payload; /* a tracepoint's fields as JSON */
-	pv_frame_ix *frames; /* leaf first */
-	uint32_t *frame_rec; /* the line record of each frame, 0 for none */
+	pv_frame_ix *frames;   /* leaf first */
+	uint32_t *frame_rec;   /* the line record of each frame, 0 for none */
 	uint32_t nframes, fcap;
 	struct pending_inline *pend;
 	uint32_t npend, pendcap;
@@ -517,7 +517,7 @@ static int oom(struct pstate *s)
 	return -1;
 }
 
-#define ENSURE(s, ptr, cap, need)                                                     \
+#define ENSURE(s, ptr, cap, need) \
 	((need) <= (cap) ? 0 : ensure_cap((s), (void **)&(ptr), sizeof(*(ptr)), &(cap), (need)))
 
 static int ensure_cap(struct pstate *s, void **ptr, size_t elt, uint32_t *cap, uint64_t need)
@@ -649,8 +649,10 @@ static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_mo
 	}
 	pv_func_ix fn = builder_func(b, name, mod, PV_NONE, 0);
 	struct frame_key k = {
-		.func = fn, .addr = PV_ADDR_NONE, .category = PV_NONE,
-		.inline_depth = inline_depth,
+	    .func = fn,
+	    .addr = PV_ADDR_NONE,
+	    .category = PV_NONE,
+	    .inline_depth = inline_depth,
 	};
 	return builder_frame(b, &k);
 }
@@ -758,8 +760,9 @@ static void resolve_inline(struct pstate *s)
 		const struct pending_inline *q = &s->pend[k - 1];
 		pv_str_ix key;
 		depth++;
-		s->frames[i] = frame_make(s, q->sym, (size_t)(q->sym_end - q->sym), mod,
-					  (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth), &key);
+		s->frames[i] =
+		    frame_make(s, q->sym, (size_t)(q->sym_end - q->sym), mod,
+			       (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth), &key);
 	}
 	s->npend = 0;
 }
@@ -792,8 +795,8 @@ static void add_frame(struct pstate *s, const struct frame_text *ft)
 		/* only an address: the function is named by it */
 		struct pv_builder *b = s->b;
 		int an = (int)(ft->addr_end - ft->addr);
-		pv_func_ix fn = builder_func(b, builder_strf(b, "0x%.*s", an, ft->addr), PV_NONE,
-					     PV_NONE, 0);
+		pv_func_ix fn =
+		    builder_func(b, builder_strf(b, "0x%.*s", an, ft->addr), PV_NONE, PV_NONE, 0);
 		f = builder_func_frame(b, fn);
 	} else {
 		f = frame_of(s, sym, n, mod);
@@ -863,17 +866,19 @@ static uint32_t rec_add(struct pstate *s, uint64_t h, const char *k, size_t n, p
 	uint32_t id = (((s->nrchunk - 1) << REC_BITS) | s->rused) + 1;
 	struct line_rec *r = REC(s, id);
 	(void)h;
-	*r = (struct line_rec){.len = (uint32_t)n, .frame = f, .memo_prefix = PV_NONE,
-			       .memo_stack = PV_NONE, .next = 0};
+	*r = (struct line_rec){.len = (uint32_t)n,
+			       .frame = f,
+			       .memo_prefix = PV_NONE,
+			       .memo_stack = PV_NONE,
+			       .next = 0};
 	memcpy(r + 1, k, n);
 	s->rused += units;
 	return id;
 }
 
 /* Whether record id is the line at k (up to blanks and the newline); *next: the next line. */
-static inline __attribute__((always_inline)) int rec_match(const struct pstate *s, uint32_t id,
-							      const char *k, const char *e,
-							      const char **next)
+static inline __attribute__((always_inline)) int
+rec_match(const struct pstate *s, uint32_t id, const char *k, const char *e, const char **next)
 {
 	const struct line_rec *r = REC(s, id);
 	if ((size_t)(e - k) < r->len || memcmp(r + 1, k, r->len) != 0)
@@ -1172,9 +1177,9 @@ static void json_string(struct pstate *s, const char *p, const char *e)
 			continue;
 		json_put(s, run, (size_t)(p - run));
 		char esc[8];
-		int n = c == '"' ? snprintf(esc, sizeof(esc), "\\\"")
-		      : c == '\\' ? snprintf(esc, sizeof(esc), "\\\\")
-				  : snprintf(esc, sizeof(esc), "\\u%04x", c);
+		int n = c == '"'    ? snprintf(esc, sizeof(esc), "\\\"")
+			: c == '\\' ? snprintf(esc, sizeof(esc), "\\\\")
+				    : snprintf(esc, sizeof(esc), "\\u%04x", c);
 		json_put(s, esc, (size_t)n);
 		run = p + 1;
 	}
@@ -1324,15 +1329,15 @@ static void finish_sample(struct pstate *s)
 		s->min_time = s->cur_time;
 	if (v->kind == EV_TRACEPOINT) {
 		struct raw_marker m = {
-			.name = v->name,
-			.category = PV_NONE,
-			.phase = PV_PHASE_INSTANT,
-			.start_ns = s->cur_time,
-			.end_ns = PV_TIME_NONE,
-			.thread = t->th,
-			.payload = s->cur_payload,
-			.cause_stack = st,
-			.cause_time_ns = st == PV_NONE ? PV_TIME_NONE : s->cur_time,
+		    .name = v->name,
+		    .category = PV_NONE,
+		    .phase = PV_PHASE_INSTANT,
+		    .start_ns = s->cur_time,
+		    .end_ns = PV_TIME_NONE,
+		    .thread = t->th,
+		    .payload = s->cur_payload,
+		    .cause_stack = st,
+		    .cause_time_ns = st == PV_NONE ? PV_TIME_NONE : s->cur_time,
 		};
 		builder_marker(b, &m);
 		s->nmarkers++;
@@ -1380,8 +1385,7 @@ static int is_srcline(const char *p, const char *e)
 }
 
 /* Starts a sample at a header read from a line ending at e. */
-static void start_sample(struct pstate *s, const struct header *h, const char *e,
-			 uint64_t lineno)
+static void start_sample(struct pstate *s, const struct header *h, const char *e, uint64_t lineno)
 {
 	static const char samples[] = "samples";
 	uint32_t ev;
@@ -1593,10 +1597,12 @@ static void rebase_times(struct pstate *s)
 	/* as the file wrote it: microseconds, or nanoseconds (--ns) */
 	long long sec = (long long)(z / 1000000000), ns = (long long)(z % 1000000000);
 	if (ns % 1000 == 0)
-		builder_lossy(s->b, 1, "absolute times: the profile starts at %lld.%06lld s of perf's clock",
+		builder_lossy(s->b, 1,
+			      "absolute times: the profile starts at %lld.%06lld s of perf's clock",
 			      sec, ns / 1000);
 	else
-		builder_lossy(s->b, 1, "absolute times: the profile starts at %lld.%09lld s of perf's clock",
+		builder_lossy(s->b, 1,
+			      "absolute times: the profile starts at %lld.%09lld s of perf's clock",
 			      sec, ns);
 }
 
@@ -1604,20 +1610,23 @@ static void report(struct pstate *s)
 {
 	struct pv_builder *b = s->b;
 	if (s->bad_lines)
-		builder_lossy(b, s->bad_lines,
-			      "skipped lines that are neither sample headers nor frames (first at line %llu)",
-			      (unsigned long long)s->first_bad_line);
+		builder_lossy(
+		    b, s->bad_lines,
+		    "skipped lines that are neither sample headers nor frames (first at line %llu)",
+		    (unsigned long long)s->first_bad_line);
 	if (s->bad_headers)
-		builder_lossy(b, s->bad_headers,
-			      "skipped samples with a number out of range in the header (first at line %llu)",
-			      (unsigned long long)s->first_bad_header);
+		builder_lossy(
+		    b, s->bad_headers,
+		    "skipped samples with a number out of range in the header (first at line %llu)",
+		    (unsigned long long)s->first_bad_header);
 	if (s->stray_frames)
 		builder_lossy(b, s->stray_frames,
 			      "skipped frame lines outside a sample (first at line %llu)",
 			      (unsigned long long)s->first_stray);
 	if (s->header_text)
 		builder_lossy(b, s->header_text,
-			      "sample header text after the event that is not a frame, not kept (first at line %llu)",
+			      "sample header text after the event that is not a frame, not kept "
+			      "(first at line %llu)",
 			      (unsigned long long)s->first_header_text);
 	if (s->sideband)
 		builder_lossy(b, s->sideband, "side-band records (PERF_RECORD_*) not kept");
@@ -1708,10 +1717,13 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		const char *at = s.first_bad_at ? s.first_bad_at : first_content;
 		int rc;
 		if (s.first_bad_at && s.bad_headers && at == s.first_bad_at && !s.bad_lines)
-			rc = positioned(in, err, at, "a number in the sample header is out of range, and the file has no other sample");
+			rc = positioned(in, err, at,
+					"a number in the sample header is out of range, and the "
+					"file has no other sample");
 		else
 			rc = positioned(in, err, at,
-					"expected a perf script sample: a header 'comm pid [cpu] time: [period] event:' and its frames");
+					"expected a perf script sample: a header 'comm pid [cpu] "
+					"time: [period] event:' and its frames");
 		release(&s);
 		return rc;
 	}
@@ -1729,8 +1741,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 }
 
 const struct importer importer_perf_script = {
-	.name = "perf-script",
-	.description = "Linux perf script text (perf script, simpleperf report-sample)",
-	.probe = probe,
-	.import = import,
+    .name = "perf-script",
+    .description = "Linux perf script text (perf script, simpleperf report-sample)",
+    .probe = probe,
+    .import = import,
 };

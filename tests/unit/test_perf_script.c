@@ -99,28 +99,30 @@ struct corpus_perf {
 };
 
 static const struct corpus_perf corpus[] = {
-	/* no period column: one per sample; two events in one file */
-	{"flamegraph/test/perf-cycles-instructions-01.txt", 5, 444, "instructions", 333, "cycles", 111},
-	{"flamegraph/test/perf-funcab-pid-01.txt", 1, 228, "cpu-clock", 228, NULL, 0},
-	{"flamegraph/test/perf-iperf-stacks-pidtid-01.txt", 11, 201, "cpu-clock", 201, NULL, 0},
-	{"flamegraph/test/perf-java-stacks-01.txt", 7, 46, "cycles", 46, NULL, 0},
-	{"flamegraph/test/perf-mirageos-stacks-01.txt", 2, 53, "cpu-clock", 53, NULL, 0},
-	/* period column: awk '$(NF-1) ~ /^[0-9]+$/ && /cycles:u:/ {s += $(NF-1)} END {print s}' */
-	{"flamegraph/test/perf-rust-Yamakaky-dcpu.txt", 1, 58, "cycles:u", 6850637, NULL, 0},
-	{"flamegraph/example-perf-stacks.txt.gz", 15, 1315, "cycles", 1315, NULL, 0},
-	{"speedscope/linux-perf/forks.linux-perf.txt", 4, 561, "cpu-clock", 561561561, NULL, 0},
-	{"speedscope/linux-perf/one-sample.linux-perf.txt", 1, 1, "cpu-clock", 1001001, NULL, 0},
-	{"speedscope/linux-perf/rust-mangled.linux-perf.txt", 1, 96, "task-clock:ppp", 1627118592, NULL, 0},
-	{"speedscope/linux-perf/simple-with-header.linux-perf.txt", 1, 136, "cpu-clock", 136136136, NULL, 0},
-	{"speedscope/linux-perf/simple-with-pid.linux-perf.txt", 1, 137, "cpu-clock", 137, NULL, 0},
-	{"speedscope/linux-perf/simple.linux-perf.txt", 1, 1, "cpu-clock", 1001001, NULL, 0},
-	{"speedscope/linux-perf/system-wide.linux-perf.txt", 2, 556, "cpu-clock", 556556556, NULL, 0},
-	/* "FS Broker 5906  7564/7598": a comm with a space and a number; one cycles:ppp sample */
-	{"firefox/test.perf.gz", 17, 73, "cycles:uppp", 587515833, "cycles:ppp", 1},
-	{"firefox/gzip.perf.gz", 2, 420, "cycles", 283922691, NULL, 0},
-	{"firefox/graphviz.perf.gz", 2, 312, "cycles", 171113749, NULL, 0},
-	/* simpleperf report-sample: tab-separated header, frames indented with spaces */
-	{"firefox/simple-perf.txt.gz", 12, 163, "task-clock:u", 163000000, NULL, 0},
+    /* no period column: one per sample; two events in one file */
+    {"flamegraph/test/perf-cycles-instructions-01.txt", 5, 444, "instructions", 333, "cycles", 111},
+    {"flamegraph/test/perf-funcab-pid-01.txt", 1, 228, "cpu-clock", 228, NULL, 0},
+    {"flamegraph/test/perf-iperf-stacks-pidtid-01.txt", 11, 201, "cpu-clock", 201, NULL, 0},
+    {"flamegraph/test/perf-java-stacks-01.txt", 7, 46, "cycles", 46, NULL, 0},
+    {"flamegraph/test/perf-mirageos-stacks-01.txt", 2, 53, "cpu-clock", 53, NULL, 0},
+    /* period column: awk '$(NF-1) ~ /^[0-9]+$/ && /cycles:u:/ {s += $(NF-1)} END {print s}' */
+    {"flamegraph/test/perf-rust-Yamakaky-dcpu.txt", 1, 58, "cycles:u", 6850637, NULL, 0},
+    {"flamegraph/example-perf-stacks.txt.gz", 15, 1315, "cycles", 1315, NULL, 0},
+    {"speedscope/linux-perf/forks.linux-perf.txt", 4, 561, "cpu-clock", 561561561, NULL, 0},
+    {"speedscope/linux-perf/one-sample.linux-perf.txt", 1, 1, "cpu-clock", 1001001, NULL, 0},
+    {"speedscope/linux-perf/rust-mangled.linux-perf.txt", 1, 96, "task-clock:ppp", 1627118592, NULL,
+     0},
+    {"speedscope/linux-perf/simple-with-header.linux-perf.txt", 1, 136, "cpu-clock", 136136136,
+     NULL, 0},
+    {"speedscope/linux-perf/simple-with-pid.linux-perf.txt", 1, 137, "cpu-clock", 137, NULL, 0},
+    {"speedscope/linux-perf/simple.linux-perf.txt", 1, 1, "cpu-clock", 1001001, NULL, 0},
+    {"speedscope/linux-perf/system-wide.linux-perf.txt", 2, 556, "cpu-clock", 556556556, NULL, 0},
+    /* "FS Broker 5906  7564/7598": a comm with a space and a number; one cycles:ppp sample */
+    {"firefox/test.perf.gz", 17, 73, "cycles:uppp", 587515833, "cycles:ppp", 1},
+    {"firefox/gzip.perf.gz", 2, 420, "cycles", 283922691, NULL, 0},
+    {"firefox/graphviz.perf.gz", 2, 312, "cycles", 171113749, NULL, 0},
+    /* simpleperf report-sample: tab-separated header, frames indented with spaces */
+    {"firefox/simple-perf.txt.gz", 12, 163, "task-clock:u", 163000000, NULL, 0},
 };
 
 T_TEST(perf_corpus_files_open)
@@ -220,7 +222,8 @@ T_TEST(perf_corpus_details)
 		pv_thread_ix th[2];
 		T_EQ_INT(pv_thread_find(p, "25117", th, 2), 1);
 		int found = 0;
-		for (uint32_t s = p->threads.sample_begin[th[0]]; s < p->threads.sample_end[th[0]]; s++)
+		for (uint32_t s = p->threads.sample_begin[th[0]]; s < p->threads.sample_end[th[0]];
+		     s++)
 			found += p->samples.time_ns[s] == 71773000;
 		T_EQ_INT(found, 1);
 		T_EQ_INT(p->threads.pid[th[0]], PV_ID_NONE);
@@ -230,9 +233,11 @@ T_TEST(perf_corpus_details)
 		int cxx = 0;
 		for (uint32_t f = 0; f < p->funcs.len; f++)
 			if (strcmp(pv_str(p, p->funcs.name[f]),
-				   "nsCOMPtr_base::assign_from_helper(nsCOMPtr_helper const&, nsID const&)") == 0) {
+				   "nsCOMPtr_base::assign_from_helper(nsCOMPtr_helper const&, nsID "
+				   "const&)") == 0) {
 				cxx++;
-				T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "libxul.so");
+				T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]),
+					 "libxul.so");
 			}
 		T_EQ_INT(cxx, 1);
 		pv_profile_free(p);
@@ -335,7 +340,8 @@ static void fold(const struct pv_profile *p, int tid, int all, int64_t skip_time
 			if (p->samples.time_ns[s] == skip_time)
 				continue;
 			size_t depth = 0;
-			for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE; st = p->stacks.prefix[st])
+			for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE;
+			     st = p->stacks.prefix[st])
 				path[depth++] = st;
 			size_t cap = 256 + depth * 256, n = 0;
 			char *line = malloc(cap);
@@ -343,21 +349,26 @@ static void fold(const struct pv_profile *p, int tid, int all, int64_t skip_time
 			while (depth-- > 0) {
 				pv_func_ix f = p->frames.func[p->stacks.frame[path[depth]]];
 				pv_module_ix m = p->funcs.module[f];
-				const char *mname = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
-				const char *mpath = m == PV_NONE ? "" : pv_str(p, p->modules.path[m]);
+				const char *mname =
+				    m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
+				const char *mpath =
+				    m == PV_NONE ? "" : pv_str(p, p->modules.path[m]);
 				const char *name = pv_str(p, p->funcs.name[f]);
 				char buf[1024];
-				/* a symbol-less frame in "[vdso]"-like module: FlameGraph wraps it again */
+				/* a symbol-less frame in "[vdso]"-like module: FlameGraph wraps it
+				 * again */
 				if (m != PV_NONE && mname[0] == '[' && strcmp(name, mname) == 0)
 					snprintf(buf, sizeof(buf), "[%s]", name);
 				else
 					fg_name(name, java, buf, sizeof(buf));
 				const char *sfx = "";
 				if (all && m != PV_NONE &&
-				    (mname[0] == '[' || (strlen(mpath) >= 7 &&
-							 strcmp(mpath + strlen(mpath) - 7, "vmlinux") == 0)))
+				    (mname[0] == '[' ||
+				     (strlen(mpath) >= 7 &&
+				      strcmp(mpath + strlen(mpath) - 7, "vmlinux") == 0)))
 					sfx = "_[k]";
-				else if (all && m != PV_NONE && strncmp(mpath, "/tmp/perf-", 10) == 0)
+				else if (all && m != PV_NONE &&
+					 strncmp(mpath, "/tmp/perf-", 10) == 0)
 					sfx = "_[j]";
 				n += (size_t)snprintf(line + n, cap - n, ";%s%s", buf, sfx);
 			}
@@ -400,14 +411,17 @@ static void compare_folded(const char *what, struct folded *mine, const char *re
 	qsort(mine->line, mine->len, sizeof(char *), cmp_str);
 	size_t i = 0, j = 0, bad = 0;
 	while (i < mine->len || j < theirs.len) {
-		int c = i == mine->len ? 1 : j == theirs.len ? -1 : strcmp(mine->line[i], theirs.line[j]);
+		int c = i == mine->len	  ? 1
+			: j == theirs.len ? -1
+					  : strcmp(mine->line[i], theirs.line[j]);
 		if (c == 0) {
 			i++;
 			j++;
 			continue;
 		}
 		if (bad++ < 5)
-			t_fail(__FILE__, __LINE__, "%s: %s '%s'", what, c < 0 ? "only ours" : "only theirs",
+			t_fail(__FILE__, __LINE__, "%s: %s '%s'", what,
+			       c < 0 ? "only ours" : "only theirs",
 			       c < 0 ? mine->line[i] : theirs.line[j]);
 		if (c < 0)
 			i++;
@@ -435,8 +449,10 @@ T_TEST(perf_matches_stackcollapse_perf)
 	if (p) {
 		struct folded mine = {0};
 		fold(p, 1, 0, last_sample_time(p), &mine);
-		compare_folded("iperf --tid", &mine,
-			       t_corpus("flamegraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt"));
+		compare_folded(
+		    "iperf --tid", &mine,
+		    t_corpus(
+			"flamegraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt"));
 		folded_free(&mine);
 		pv_profile_free(p);
 	}
@@ -445,8 +461,9 @@ T_TEST(perf_matches_stackcollapse_perf)
 	if (p) {
 		struct folded mine = {0};
 		fold(p, 0, 1, last_sample_time(p), &mine);
-		compare_folded("java --all", &mine,
-			       t_corpus("flamegraph/test/results/perf-java-stacks-01-collapsed-all.txt"));
+		compare_folded(
+		    "java --all", &mine,
+		    t_corpus("flamegraph/test/results/perf-java-stacks-01-collapsed-all.txt"));
 		folded_free(&mine);
 		pv_profile_free(p);
 	}
@@ -541,7 +558,8 @@ static void compare_perf_report(const char *name, int expect_rows)
 	/* profview's rows by name (two functions of one name in two modules add up, as in perf) */
 	struct report mine = {0};
 	for (uint32_t i = 0; i < top->len; i++) {
-		struct report_row *w = report_find(&mine, pv_str(p, p->funcs.name[top->func[i]]), 1);
+		struct report_row *w =
+		    report_find(&mine, pv_str(p, p->funcs.name[top->func[i]]), 1);
 		w->self += (double)top->self[i];
 		w->children += (double)top->total[i];
 	}
@@ -577,8 +595,8 @@ static void compare_perf_report(const char *name, int expect_rows)
 		struct report_row *m = report_find(&mine, self.row[i].name, 0);
 		double v = m ? 100.0 * m->self / total : 0;
 		if (v - self.row[i].self > 0.01 || self.row[i].self - v > 0.01)
-			t_fail(__FILE__, __LINE__, "%s: self of %s: perf %.2f%%, profview %.4f%%", name,
-			       self.row[i].name, self.row[i].self, v);
+			t_fail(__FILE__, __LINE__, "%s: self of %s: perf %.2f%%, profview %.4f%%",
+			       name, self.row[i].name, self.row[i].self, v);
 		compared++;
 	}
 	for (size_t i = 0; i < children.len; i++) {
@@ -588,10 +606,12 @@ static void compare_perf_report(const char *name, int expect_rows)
 		double v = m ? 100.0 * m->children / total : 0;
 		double s = m ? 100.0 * m->self / total : 0;
 		if (v - children.row[i].children > 0.01 || children.row[i].children - v > 0.01)
-			t_fail(__FILE__, __LINE__, "%s: children of %s: perf %.2f%%, profview %.4f%%",
-			       name, children.row[i].name, children.row[i].children, v);
+			t_fail(__FILE__, __LINE__,
+			       "%s: children of %s: perf %.2f%%, profview %.4f%%", name,
+			       children.row[i].name, children.row[i].children, v);
 		if (s - children.row[i].self > 0.01 || children.row[i].self - s > 0.01)
-			t_fail(__FILE__, __LINE__, "%s: self (children report) of %s: perf %.2f%%, profview %.4f%%",
+			t_fail(__FILE__, __LINE__,
+			       "%s: self (children report) of %s: perf %.2f%%, profview %.4f%%",
 			       name, children.row[i].name, children.row[i].self, s);
 		compared++;
 	}
@@ -642,7 +662,8 @@ T_TEST(perf_tracepoints_and_side_band)
 	pv_stack_ix cs = p->markers.cause_stack[0];
 	T_TRUE(cs != PV_NONE);
 	if (cs != PV_NONE)
-		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[cs]]]), "__schedule");
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[cs]]]),
+			 "__schedule");
 	T_EQ_INT(p->markers.cause_time_ns[0], 774000);
 	/* "ls 20833 [001] 3789.520911 ... prev_state=R+ ==> next_comm=migration/0 ..." */
 	int plus = 0;
@@ -685,9 +706,11 @@ T_TEST(perf_tracepoints_and_side_band)
 			pv_stack_ix st = p->samples.stack[s];
 			T_TRUE(st != PV_NONE && p->stacks.prefix[st] == PV_NONE);
 		}
-		/* "... next_pid=20823 next_prio=120 ffffffff821f8b58 __schedule ([kernel.kallsyms])" */
+		/* "... next_pid=20823 next_prio=120 ffffffff821f8b58 __schedule
+		 * ([kernel.kallsyms])" */
 		T_EQ_STR(pv_str(p, p->markers.payload[0]),
-			 "{\"prev_comm\":\"sh\",\"prev_pid\":20829,\"prev_prio\":120,\"prev_state\":\"D\","
+			 "{\"prev_comm\":\"sh\",\"prev_pid\":20829,\"prev_prio\":120,\"prev_"
+			 "state\":\"D\","
 			 "\"next_comm\":\"perf\",\"next_pid\":20823,\"next_prio\":120}");
 		pv_stack_ix cs2 = p->markers.cause_stack[0];
 		T_TRUE(cs2 != PV_NONE);
@@ -720,7 +743,8 @@ T_TEST(perf_inlined_frames_and_srclines)
 			pv_module_ix below = PV_NONE;
 			pv_stack_ix path[512];
 			uint32_t n = 0;
-			for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE && n < 512; st = p->stacks.prefix[st])
+			for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE && n < 512;
+			     st = p->stacks.prefix[st])
 				path[n++] = st;
 			while (n-- > 0) {
 				pv_frame_ix fr = p->stacks.frame[path[n]];
@@ -798,15 +822,15 @@ T_TEST(perf_variants_by_hand)
 	T_EQ_INT(p->samples.time_ns[s0 + 1], 1000000);
 	T_EQ_INT(p->samples.stack[s0 + 1], PV_NONE);
 	T_EQ_INT(pv_sample_weight(p, 1, s0), 0);
-	static const char *const chain[] = {"native_write_msr", "move_unreachable",
-					    "deduce_unreachable", "gc_collect_main", "main",
-					    "__libc_start_main"};
+	static const char *const chain[] = {
+	    "native_write_msr", "move_unreachable", "deduce_unreachable", "gc_collect_main", "main",
+	    "__libc_start_main"};
 	static const uint16_t depth[] = {0, 2, 1, 0, 0, 0};
-	static const char *const mods[] = {"[kernel.kallsyms]", "libpython3.11.so.1.0",
+	static const char *const mods[] = {"[kernel.kallsyms]",	   "libpython3.11.so.1.0",
 					   "libpython3.11.so.1.0", "libpython3.11.so.1.0",
-					   "python3.11", "libc-2.19.so"};
-	static const int kinds[] = {PV_MODULE_KERNEL, PV_MODULE_LIBRARY, PV_MODULE_LIBRARY,
-				    PV_MODULE_LIBRARY, PV_MODULE_BINARY, PV_MODULE_LIBRARY};
+					   "python3.11",	   "libc-2.19.so"};
+	static const int kinds[] = {PV_MODULE_KERNEL,  PV_MODULE_LIBRARY, PV_MODULE_LIBRARY,
+				    PV_MODULE_LIBRARY, PV_MODULE_BINARY,  PV_MODULE_LIBRARY};
 	pv_stack_ix st = p->samples.stack[s0];
 	for (int i = 0; i < 6; i++) {
 		if (st == PV_NONE) {
@@ -828,8 +852,8 @@ T_TEST(perf_variants_by_hand)
 	T_EQ_INT(pv_sample_weight(p, 0, s1), 0);
 	T_EQ_INT(pv_sample_weight(p, 1, s1), 1000);
 	static const char *const chain1[] = {
-		"v8::internal::Heap::Scavenge(int, (anonymous namespace)::Kind) const",
-		"LazyCompile:~foo /app/x.js:3", "[perf-5162.map]", "start_thread", "[unknown]"};
+	    "v8::internal::Heap::Scavenge(int, (anonymous namespace)::Kind) const",
+	    "LazyCompile:~foo /app/x.js:3", "[perf-5162.map]", "start_thread", "[unknown]"};
 	static const int kinds1[] = {PV_MODULE_LIBRARY, PV_MODULE_JIT, PV_MODULE_JIT,
 				     PV_MODULE_LIBRARY, -1};
 	st = p->samples.stack[s1];
@@ -864,14 +888,13 @@ T_TEST(perf_variants_by_hand)
 /* simpleperf's report_sample.py: "comm\tTID [CPU] SECS.USECS:\t\tPERIOD EVENT:" */
 T_TEST(perf_simpleperf_layout)
 {
-	static const char text[] =
-		"Gecko\t25122 [007] 115539.997294:\t\t1000000 task-clock:u:\n"
-		"        b3cea6c4\tLock::unlock() (/system/lib/libc.so)\n"
-		"        b3cea535\tshould_trace() (/system/lib/libc.so)\n"
-		"\n"
-		"Gecko\t25122 [007] 115540.8374:\t\t1000000 task-clock:u:\n"
-		"        b3cea535\tshould_trace() (/system/lib/libc.so)\n"
-		"\n";
+	static const char text[] = "Gecko\t25122 [007] 115539.997294:\t\t1000000 task-clock:u:\n"
+				   "        b3cea6c4\tLock::unlock() (/system/lib/libc.so)\n"
+				   "        b3cea535\tshould_trace() (/system/lib/libc.so)\n"
+				   "\n"
+				   "Gecko\t25122 [007] 115540.8374:\t\t1000000 task-clock:u:\n"
+				   "        b3cea535\tshould_trace() (/system/lib/libc.so)\n"
+				   "\n";
 	struct pv_error err;
 	struct pv_profile *p = load_mem(text, sizeof(text) - 1, NULL, &err);
 	if (!p) {
@@ -903,7 +926,8 @@ T_TEST(perf_probe)
 		pv_profile_free(p);
 	}
 	T_EQ_INT(pv_import_file(t_data("collapsed/perf-iperf-stacks-pidtid-01-collapsed-tid.txt"),
-				NULL, &p, &err), 0);
+				NULL, &p, &err),
+		 0);
 	if (p) {
 		T_EQ_STR(pv_str(p, p->meta.format), "collapsed");
 		pv_profile_free(p);
@@ -964,10 +988,11 @@ T_TEST(perf_malformed)
 	static const char types2[] = "perf 12 [0x1] twelve: cycles:\n\tffff f (k)\n";
 	expect_error(types2, sizeof(types2) - 1, "wrong types 2", 1);
 	/* huge numbers: a time past int64 ns, a period past int64; the only sample */
-	static const char huge_time[] = "\nperf 12 [000] 99999999999.000000: 1 cycles:\n\tffff f (k)\n";
+	static const char huge_time[] =
+	    "\nperf 12 [000] 99999999999.000000: 1 cycles:\n\tffff f (k)\n";
 	expect_error(huge_time, sizeof(huge_time) - 1, "huge time", 2);
 	static const char huge_period[] =
-		"perf 12 [000] 1.000000: 99999999999999999999999 cycles:\n\tffff f (k)\n";
+	    "perf 12 [000] 1.000000: 99999999999999999999999 cycles:\n\tffff f (k)\n";
 	expect_error(huge_period, sizeof(huge_period) - 1, "huge period", 1);
 	/* next to a good sample, a bad one is skipped and counted */
 	static const char mixed[] = "perf 12 [000] 1.000000: 5 cycles:\n\tffff f (k)\n\n"
@@ -978,7 +1003,8 @@ T_TEST(perf_malformed)
 	if (p) {
 		T_EQ_INT(p->samples.len, 1);
 		uint64_t n = 0;
-		T_TRUE(diag_with(p, "number out of range in the header (first at line 4)", &n) != NULL);
+		T_TRUE(diag_with(p, "number out of range in the header (first at line 4)", &n) !=
+		       NULL);
 		T_EQ_U64(n, 1);
 		pv_profile_free(p);
 	}
@@ -1030,7 +1056,8 @@ T_TEST(perf_deep_stack)
 	char *buf = malloc(cap);
 	len += (size_t)snprintf(buf, cap, "deep 1/1 [000] 1.000000: 7 cycles:\n");
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "\t%zx f%zu+0x1 (/bin/deep)\n", i, i % 1000);
+		len += (size_t)snprintf(buf + len, cap - len, "\t%zx f%zu+0x1 (/bin/deep)\n", i,
+					i % 1000);
 	len += (size_t)snprintf(buf + len, cap - len, "\n");
 	struct pv_error err;
 	struct pv_profile *p = load_mem(buf, len, NULL, &err);
@@ -1044,7 +1071,9 @@ T_TEST(perf_deep_stack)
 			d++;
 		T_EQ_INT(d, n);
 		/* the leaf is the first frame line */
-		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[p->samples.stack[0]]]]), "f0");
+		T_EQ_STR(
+		    pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[p->samples.stack[0]]]]),
+		    "f0");
 		pv_profile_free(p);
 	}
 	/* inlined: depths count up to 65535 and stay there */
