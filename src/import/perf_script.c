@@ -33,10 +33,16 @@
  * none of these is skipped and counted; a file without any sample or tracepoint is an error at
  * the first line that is not a comment.
  *
- * Speed: one pass over the buffer. A frame line costs a memchr for its end, a backwards scan
- * over the DSO, one hash of the symbol and one probe of a local (symbol, module) -> frame cache;
- * stacks reuse the prefix they share with the previous sample of their thread. Consumed input
- * pages are handed back to the kernel as the parse goes.
+ * Speed: one pass over the buffer. The same call site prints the same frame line, so a line is
+ * first looked up by its text: the line that followed the previous line last time (checked by
+ * one compare, which also finds the line's end), else a hash of its first 24 bytes and a
+ * compare; only a line never seen is parsed (its module group, its symbol through a (symbol,
+ * module) -> frame cache, then the builder). A sample's stack reuses the prefix it shares with
+ * the previous sample of its thread, and each line remembers the stack it last made on top of
+ * which callers. Line copies (one per distinct line) and the tables live in 2 MiB huge pages;
+ * consumed input pages are handed back to the kernel as the parse goes. The header after the
+ * event holds the sample's frame only without call chains; a bare number there (-F +addr) is
+ * reported, not taken for a frame.
  */
 #include <stdio.h>
 #include <string.h>
@@ -1441,9 +1447,12 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 			s->interval = h->period;
 	}
 	if (h->rest < e) {
-		/* without call chains the sample's own frame ends the header line */
+		/*
+		 * without call chains the sample's own frame ends the header line; a bare number
+		 * there is another field (-F +addr: the data address), not a frame
+		 */
 		struct frame_text ft;
-		if (parse_frame(h->rest, e, &ft)) {
+		if (parse_frame(h->rest, e, &ft) && (ft.sym < ft.sym_end || ft.dso)) {
 			add_frame(s, &ft);
 		} else if (!s->header_text++) {
 			s->first_header_text = lineno;

@@ -1008,6 +1008,20 @@ T_TEST(perf_malformed)
 		T_EQ_U64(n, 1);
 		pv_profile_free(p);
 	}
+	/* -F +addr: a data address after the event is not a frame (and is reported) */
+	static const char addr[] = "perf 1/1 [000] 1.000000: 1 cycles:      7ffd5f0c2a18\n"
+				   "\t400000 main (/bin/x)\n\n";
+	p = load_mem(addr, sizeof(addr) - 1, NULL, &err);
+	T_TRUE(p != NULL);
+	if (p) {
+		T_EQ_INT(p->samples.len, 1);
+		pv_stack_ix st = p->samples.stack[0];
+		T_TRUE(st != PV_NONE && p->stacks.prefix[st] == PV_NONE);
+		uint64_t n = 0;
+		T_TRUE(diag_with(p, "header text after the event", &n) != NULL);
+		T_EQ_U64(n, 1);
+		pv_profile_free(p);
+	}
 	/* huge pid, hex address past 64 bits: still a sample */
 	static const char big[] = "perf 123456789012345678/123456789012345678 1.5: cycles:\n"
 				  "\tffffffffffffffffffffffffff f (m)\n";
