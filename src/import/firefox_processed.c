@@ -26,6 +26,11 @@
  * a stack's category from its frames (as the front-end does since v53), so those columns are
  * only compared with that and the stacks that disagree are reported.
  *
+ * Marker payloads are kept as compact JSON text, except that a cause object becomes the cause
+ * columns and that fields whose schema format is unique-string, flow-id or terminating-flow-id
+ * (and CompositorScreenshot's url) get the string their index names; meta.markerSchema is kept
+ * whole as the model's meta.marker_schema.
+ *
  * Times are milliseconds since meta.startTime and become nanoseconds exactly (decimal fixed
  * point, no floating point). Whatever the model has no place for is reported once as a lossy
  * step, counted in values that carried something (not null, 0, -1, false, "" or empty).
@@ -159,6 +164,15 @@ struct fxp {
 	/* lossy counts gathered while reading, reported once at the end */
 	uint64_t subcat_clamped, cause_dropped, stack_cat_differ, weight_rounded, ends_clamped;
 	uint64_t lifetimes_clamped, cause_tids;
+	/* meta.markerSchema: which payload keys of which types hold string-array indexes */
+	struct strfield *strfields;
+	uint32_t nr_strfields;
+	uint64_t str_ix_bad; /* such values that index no string (kept as they are) */
+};
+
+/* A payload key of a marker type whose values are string-array indexes (unique-string, ...). */
+struct strfield {
+	pv_str_ix type, key;
 };
 
 /* ---- errors and small helpers ---- */
@@ -1173,6 +1187,296 @@ static int read_sample_units(struct fxp *x)
 	return rc;
 }
 
+/* ---- marker schemas ---- */
+
+/* Room for n more bytes in the capture buffer. */
+static int cap_room(struct fxp *x, size_t n)
+{
+	if (x->cap_len + n <= x->cap_cap)
+		return 0;
+	size_t nc = x->cap_cap ? x->cap_cap : 256;
+	while (nc < x->cap_len + n)
+		nc *= 2;
+	char *p = pv_realloc(x->cap, nc);
+	if (!p)
+		return oom(x);
+	x->cap = p;
+	x->cap_cap = nc;
+	return 0;
+}
+
+/* s as a JSON string literal appended to the capture buffer. */
+static int cap_quote(struct fxp *x, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (cap_room(x, 6 * n + 2))
+		return PV_ENOMEM;
+	char *o = x->cap + x->cap_len;
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c < 0x20) {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	x->cap_len = (size_t)(o - x->cap);
+	return 0;
+}
+
+/* A JSON reader over text the importer captured (valid JSON already). */
+static void sub_json(struct fxp *x, struct json *sj, struct pv_input *sin, struct pv_error *serr,
+		     const char *text, size_t len)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->name = x->in->name;
+	sin->data = text;
+	sin->len = len;
+	json_init(sj, sin, serr);
+}
+
+/* An unescaped string token as an interned string. */
+static pv_str_ix tok_intern(struct fxp *x, struct json *sj, const struct json_tok *t)
+{
+	const char *s;
+	size_t n;
+	return json_str(sj, t, &s, &n) ? PV_NONE : builder_str(x->b, s, n);
+}
+
+/*
+ * One schema's fields whose format is a string index (unique-string, flow-id,
+ * terminating-flow-id), noted by the schema's name; old Gecko-shaped "data" rows alike.
+ */
+static int schema_fields(struct fxp *x, const char *text, size_t len)
+{
+	struct pv_input sin;
+	struct pv_error serr;
+	struct json sj;
+	struct json_tok o, k, v, f, fk, fv;
+	pv_str_ix name = 0, keys[64];
+	uint32_t nkeys = 0;
+	sub_json(x, &sj, &sin, &serr, text, len);
+	int rc = json_next(&sj, &o);
+	while (!rc && !(rc = json_next(&sj, &k)) && k.kind == JSON_KEY) {
+		if ((rc = json_next(&sj, &v)))
+			break;
+		if (json_is(&k, "name") && v.kind == JSON_STRING) {
+			name = tok_intern(x, &sj, &v);
+			continue;
+		}
+		if (!(json_is(&k, "fields") || json_is(&k, "data")) || v.kind != JSON_ARRAY) {
+			rc = json_skip(&sj, &v);
+			continue;
+		}
+		while (!rc && !(rc = json_next(&sj, &f)) && f.kind != JSON_END) {
+			if (f.kind != JSON_OBJECT) {
+				rc = json_skip(&sj, &f);
+				continue;
+			}
+			pv_str_ix key = 0;
+			bool is_str = false;
+			while (!(rc = json_next(&sj, &fk)) && fk.kind == JSON_KEY) {
+				if ((rc = json_next(&sj, &fv)))
+					break;
+				if (json_is(&fk, "key") && fv.kind == JSON_STRING)
+					key = tok_intern(x, &sj, &fv);
+				else if (json_is(&fk, "format") && fv.kind == JSON_STRING)
+					is_str = json_is(&fv, "unique-string") ||
+						 json_is(&fv, "flow-id") ||
+						 json_is(&fv, "terminating-flow-id");
+				else
+					rc = json_skip(&sj, &fv);
+				if (rc)
+					break;
+			}
+			if (!rc && is_str && key && key != PV_NONE && nkeys < 64)
+				keys[nkeys++] = key;
+		}
+	}
+	json_release(&sj);
+	if (x->b->status)
+		return oom(x);
+	for (uint32_t i = 0; name && name != PV_NONE && i < nkeys; i++) {
+		struct strfield *sf = pv_realloc(x->strfields, (x->nr_strfields + 1) * sizeof(*sf));
+		if (!sf)
+			return oom(x);
+		x->strfields = sf;
+		sf[x->nr_strfields].type = name;
+		sf[x->nr_strfields++].key = keys[i];
+	}
+	return 0;
+}
+
+/*
+ * meta.markerSchema: kept whole as compact JSON (the model's meta.marker_schema, read by the
+ * marker module), each schema's string-index fields noted for build_markers.
+ */
+static int read_marker_schemas(struct fxp *x)
+{
+	struct json_tok v, t;
+	int rc = json_next(&x->j, &v);
+	if (rc)
+		return rc;
+	if (v.kind != JSON_ARRAY)
+		return json_skip(&x->j, &v);
+	x->cap_len = 0;
+	if ((rc = json_capture(&x->j, &v, &x->cap, &x->cap_len, &x->cap_cap)))
+		return rc;
+	if (x->cap_len <= 2)
+		return 0; /* [] */
+	pv_str_ix all = builder_str(x->b, x->cap, x->cap_len);
+	x->b->p->meta.marker_schema = all == PV_NONE ? 0 : all;
+	if (all == PV_NONE)
+		return oom(x);
+	/* the array's objects: each found by its braces (the text is compact and valid) */
+	const char *text = x->b->p->strings.ptr[all];
+	size_t len = x->b->p->strings.size[all];
+	struct pv_input sin;
+	struct pv_error serr;
+	struct json sj;
+	sub_json(x, &sj, &sin, &serr, text, len);
+	rc = json_next(&sj, &t);
+	while (!rc && !(rc = json_next(&sj, &t)) && t.kind != JSON_END) {
+		if (t.kind != JSON_OBJECT) {
+			rc = json_skip(&sj, &t);
+			continue;
+		}
+		const char *from = t.s;
+		uint32_t depth = 0;
+		const char *p = from;
+		bool in_str = false;
+		for (; p < text + len; p++) {
+			if (in_str) {
+				if (*p == '\\')
+					p++;
+				else if (*p == '"')
+					in_str = false;
+			} else if (*p == '"') {
+				in_str = true;
+			} else if (*p == '{' || *p == '[') {
+				depth++;
+			} else if ((*p == '}' || *p == ']') && --depth == 0) {
+				break;
+			}
+		}
+		if ((rc = json_skip(&sj, &t)) || p >= text + len)
+			break;
+		rc = schema_fields(x, from, (size_t)(p + 1 - from));
+	}
+	json_release(&sj);
+	return rc == PV_ENOMEM ? rc : 0;
+}
+
+/* Whether key k of a payload of type (t, tn) holds a string index. */
+static bool is_strfield(const struct fxp *x, const char *t, size_t tn, const char *k, size_t kn)
+{
+	const struct pv_profile *p = x->b->p;
+	if (tn == 20 && memcmp(t, "CompositorScreenshot", 20) == 0 && kn == 3 &&
+	    memcmp(k, "url", 3) == 0)
+		return true; /* no schema says so (upstream #5303): hard-wired there too */
+	for (uint32_t i = 0; i < x->nr_strfields; i++) {
+		pv_str_ix a = x->strfields[i].type, b = x->strfields[i].key;
+		if (p->strings.size[a] == tn && memcmp(p->strings.ptr[a], t, tn) == 0 &&
+		    p->strings.size[b] == kn && memcmp(p->strings.ptr[b], k, kn) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether payloads of type (t, tn) have string-index fields at all. */
+static bool type_has_strfields(const struct fxp *x, const char *t, size_t tn)
+{
+	const struct pv_profile *p = x->b->p;
+	if (tn == 20 && memcmp(t, "CompositorScreenshot", 20) == 0)
+		return true;
+	for (uint32_t i = 0; i < x->nr_strfields; i++) {
+		pv_str_ix a = x->strfields[i].type;
+		if (p->strings.size[a] == tn && memcmp(p->strings.ptr[a], t, tn) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A payload whose schema says some of its fields hold string-array indexes, with each such index
+ * replaced by its string, so the model's payloads stand alone (the Gecko importer does the same
+ * with its string tables). Returns the payload to keep: the same one when nothing changed.
+ */
+static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix payload)
+{
+	const struct pv_profile *p = x->b->p;
+	const char *text = p->strings.ptr[payload];
+	size_t len = p->strings.size[payload];
+	if (!x->nr_strfields && !memmem(text, len, "CompositorScreenshot", 20))
+		return payload;
+	struct pv_input sin;
+	struct pv_error serr;
+	struct json sj;
+	struct json_tok o, k, v;
+	/* the type first: the fields to replace depend on it, wherever it comes */
+	const char *type = NULL;
+	size_t tn = 0;
+	sub_json(x, &sj, &sin, &serr, text, len);
+	bool ok = !json_next(&sj, &o) && o.kind == JSON_OBJECT;
+	while (ok && !json_next(&sj, &k) && k.kind == JSON_KEY && !json_next(&sj, &v)) {
+		if (json_is(&k, "type") && v.kind == JSON_STRING && !v.escaped) {
+			type = v.s;
+			tn = v.len;
+			break;
+		}
+		ok = !json_skip(&sj, &v);
+	}
+	json_release(&sj);
+	if (!type || !type_has_strfields(x, type, tn))
+		return payload;
+	/* copied member by member (keys as written), the index values replaced */
+	x->cap_len = 0;
+	bool changed = false;
+	int rc = cap_room(x, 1);
+	if (!rc)
+		x->cap[x->cap_len++] = '{';
+	sub_json(x, &sj, &sin, &serr, text, len);
+	if (!rc)
+		rc = json_next(&sj, &o);
+	while (!rc && !(rc = json_next(&sj, &k)) && k.kind == JSON_KEY) {
+		if ((rc = json_next(&sj, &v)) || (rc = cap_room(x, k.len + 4)))
+			break;
+		if (changed || x->cap_len > 1 || x->cap[x->cap_len - 1] != '{')
+			x->cap[x->cap_len++] = ',';
+		x->cap[x->cap_len++] = '"';
+		memcpy(x->cap + x->cap_len, k.s, k.len);
+		x->cap_len += k.len;
+		x->cap[x->cap_len++] = '"';
+		x->cap[x->cap_len++] = ':';
+		int64_t ix;
+		if (v.kind == JSON_NUMBER && !k.escaped && is_strfield(x, type, tn, k.s, k.len)) {
+			if (small_int(&v, &ix) && ix >= 0 && ix < (int64_t)S->len) {
+				pv_str_ix s = S->ix[ix];
+				rc = cap_quote(x, p->strings.ptr[s], p->strings.size[s]);
+				changed = true;
+				continue;
+			}
+			x->str_ix_bad++;
+		}
+		rc = json_capture(&sj, &v, &x->cap, &x->cap_len, &x->cap_cap);
+	}
+	json_release(&sj);
+	if (rc || !changed || cap_room(x, 1))
+		return payload;
+	x->cap[x->cap_len++] = '}';
+	pv_str_ix r = builder_str(x->b, x->cap, x->cap_len);
+	return r == PV_NONE ? payload : r;
+}
+
+
 static int read_meta(struct fxp *x)
 {
 	struct json_tok t, k;
@@ -1223,10 +1527,7 @@ static int read_meta(struct fxp *x)
 		} else if (json_is(&k, "sampleUnits")) {
 			rc = read_sample_units(x);
 		} else if (json_is(&k, "markerSchema")) {
-			struct json_tok v;
-			uint64_t n;
-			if (!(rc = json_next(&x->j, &v)) && !(rc = count_value(x, &v, &n)))
-				builder_lossy(x->b, n, "marker schemas not kept");
+			rc = read_marker_schemas(x);
 		} else if (json_is(&k, "extra") || json_is(&k, "configuration") ||
 			   json_is(&k, "extensions") || json_is(&k, "visualMetrics") ||
 			   json_is(&k, "pausedRanges")) {
@@ -2077,7 +2378,9 @@ static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 		    .start_ns = start,
 		    .end_ns = end,
 		    .thread = ti,
-		    .payload = th->m_payload.at ? th->m_payload.v[i] : 0,
+		    .payload = th->m_payload.at && th->m_payload.v[i]
+				   ? resolve_strings(x, S, th->m_payload.v[i])
+				   : 0,
 		    .cause_stack = PV_NONE,
 		    .cause_time_ns = th->m_payload.at ? th->m_cause_time.v[i] : PV_TIME_NONE,
 		};
@@ -2227,6 +2530,10 @@ static int build(struct fxp *x)
 			      "category differs from their frames')");
 	if (x->cause_dropped)
 		builder_lossy(b, x->cause_dropped, "marker cause stacks out of range, dropped");
+	if (x->str_ix_bad)
+		builder_lossy(b, x->str_ix_bad,
+			      "marker fields of a string format that index no string (kept as "
+			      "numbers)");
 	if (x->cause_tids)
 		builder_lossy(b, x->cause_tids, "marker cause thread ids (tid of a marker's stack)");
 	if (x->weight_rounded)
@@ -2316,6 +2623,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	pv_free(x->lib_path);
 	pv_free(x->lib_module);
 	pv_free(x->cat_map);
+	pv_free(x->strfields);
 	pv_free(x->cap);
 	pv_free(x);
 	return rc;

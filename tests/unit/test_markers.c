@@ -744,3 +744,231 @@ T_TEST(markers_merge_many_keys)
 	pv_markers_free(ms);
 	pv_profile_free(p);
 }
+/* ---- labels, search and summary on the Firefox corpus (the processed importer's schemas) ---- */
+
+struct corpus_labels {
+	const char *file;
+	const char *table[24]; /* the table label of each marker, in order; NULL ends */
+};
+
+static const struct corpus_labels corpus_labels[] = {
+	{"firefox/generated-processed-v70-marker-table.json",
+	 {"foobar", "", "PContent::Msg_PreferenceUpdate \xe2\x80\x94 sent to 2222", "5.5", "5.5",
+	  "(nsJarProtocol) nsJARChannel::nsJARChannel [this=0x87f1ec80]\n",
+	  "(PoisonIOInterposer) create/open \xe2\x80\x94 /foo/bar", NULL}},
+	{"firefox/generated-processed-v70-network.json",
+	 {"", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", NULL}},
+	{"firefox/argument-values.json",
+	 {"", "PBrowser::Msg_RealMouseButtonEvent - priority: InputHigh (6) task: f67ae7353bf8e5000",
+	  "Coalesced input move flusher [Event]", "mousedown - html@10bc0c080", "",
+	  "resource:///actors/GenAIChild.sys.mjs", "(empty)",
+	  "TaskController::AddTask (flow=f67ae7353bf8e9600)",
+	  "browser.drag_out_of_frame_style: 1 (Int)", "resource://gre/actors/AutoScrollChild.sys.mjs",
+	  "(empty)", NULL}},
+};
+
+T_TEST(markers_corpus_table_labels)
+{
+	for (size_t k = 0; k < sizeof(corpus_labels) / sizeof(corpus_labels[0]); k++) {
+		const struct corpus_labels *c = &corpus_labels[k];
+		struct pv_profile *p;
+		struct pv_markers *ms = derive_file(t_data(c->file), &p);
+		if (!ms)
+			continue;
+		struct pv_marker_detail d = {0};
+		uint32_t i = 0;
+		for (; c->table[i] && i < ms->len; i++) {
+			if (pv_marker_detail(ms, i, &d) || strcmp(d.label[PV_LABEL_TABLE], c->table[i]))
+				t_fail(__FILE__, __LINE__, "%s marker %u: table label \"%s\", expected "
+				       "\"%s\"", c->file, i, d.label[PV_LABEL_TABLE], c->table[i]);
+		}
+		T_EQ_INT(i, ms->len);
+		T_EQ_INT(ms->nr_notes, 0);
+		pv_marker_detail_release(&d);
+		pv_markers_free(ms);
+		pv_profile_free(p);
+	}
+}
+
+/* Tooltip and chart labels, descriptions and fields of a few markers, as the tooltip shows them. */
+T_TEST(markers_corpus_tooltips)
+{
+	struct pv_profile *p;
+	struct pv_markers *ms = derive_file(t_data("firefox/argument-values.json"), &p);
+	if (!ms)
+		return;
+	struct pv_marker_detail d = {0};
+	/* Runnable: a Task payload; its terminating-flow-id resolved by the importer */
+	T_EQ_INT(pv_marker_detail(ms, 1, &d), 0);
+	T_EQ_STR(d.type, "Task");
+	T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "Runnable");
+	T_EQ_STR(d.label[PV_LABEL_CHART], "PBrowser::Msg_RealMouseButtonEvent");
+	T_EQ_STR(d.description, "Marker representing a task being executed in TaskController.");
+	T_EQ_INT(d.nr_fields, 4);
+	if (d.nr_fields == 4) {
+		T_EQ_STR(d.fields[1].label, "Priority level");
+		T_EQ_STR(d.fields[1].value, "6");
+		T_EQ_STR(d.fields[2].label, "Task");
+		T_EQ_STR(d.fields[2].value, "f67ae7353bf8e5000");
+	}
+	/* DOMEvent: the start's and end's payloads merged; latency as a duration */
+	T_EQ_INT(pv_marker_detail(ms, 3, &d), 0);
+	T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "mousedown - DOMEvent");
+	T_EQ_STR(d.fields[1].label, "Latency");
+	T_EQ_STR(d.fields[1].value, "2.966ms");
+	/* Awake: the end's payload keys win, the start's stay ("CPU Time" has no label) */
+	T_EQ_INT(pv_marker_detail(ms, 0, &d), 0);
+	T_EQ_STR(ms->data[0], "{\"type\":\"Awake\",\"QoS\":\"User Interactive\","
+			      "\"CPU Time\":37.453}");
+	T_EQ_INT(d.nr_fields, 2);
+	if (d.nr_fields == 2) {
+		T_EQ_STR(d.fields[0].label, "CPU Time");
+		T_EQ_STR(d.fields[0].value, "37.453ms");
+		T_EQ_STR(d.fields[1].label, "Quality of Service");
+	}
+	/* a TextStack marker's cause: its time (ms to the ns, half away from zero) and stack */
+	T_EQ_INT(ms->cause_time_ns[5], 324383877234);
+	T_TRUE(pv_marker_cause(ms, 5, NULL, 0) > 0);
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+
+	ms = derive_file(t_data("firefox/generated-processed-v70-network.json"), &p);
+	if (!ms)
+		return;
+	T_EQ_INT(pv_marker_detail(ms, 0, &d), 0);
+	T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "Load 0: https://mozilla.org");
+	T_EQ_STR(d.label[PV_LABEL_CHART], "https://mozilla.org");
+	T_EQ_INT(d.nr_fields, 1);
+	if (d.nr_fields == 1) {
+		T_EQ_STR(d.fields[0].label, "Content Type");
+		T_EQ_STR(d.fields[0].value, "text/html");
+		T_TRUE(d.fields[0].hidden);
+	}
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+T_TEST(markers_corpus_search)
+{
+	static const struct {
+		const char *file, *search, *want;
+	} cases[] = {
+	    {"generated-processed-v70-marker-table.json", "ipc", "IPCOut"},
+	    {"generated-processed-v70-marker-table.json", "5.5", "setTimeout,Lorem"},
+	    {"generated-processed-v70-marker-table.json", "-type:text",
+	     "UserTiming,NotifyDidPaint,IPCOut,LogMessages,FileIO"},
+	    /* "name:" also tries the fields whose key is "name" (the Firefox Profiler's rule):
+	     * UserTiming's "foobar" and LogMessages' "...0x87f1ec80" go too */
+	    {"generated-processed-v70-marker-table.json", "cat:other,-name:f", "IPCOut,setTimeout"},
+	    {"generated-processed-v70-marker-table.json", "filename:bar,nsjar", "LogMessages,FileIO"},
+	    {"generated-processed-v70-marker-table.json", "paint", "NotifyDidPaint"},
+	    {"generated-processed-v70-network.json", "text/html",
+	     "Load 0,Load 1,Load 2,Load 3,Load 4,Load 5,Load 6,Load 7,Load 8,Load 9"},
+	    {"generated-processed-v70-network.json", "type:network,-name:load 1,-name:load 2",
+	     "Load 0,Load 3,Load 4,Load 5,Load 6,Load 7,Load 8,Load 9"},
+	    /* Load and DOMContentLoaded are tracing markers of the category (field) Navigation */
+	    {"generated-processed-v70-network.json", "navigation",
+	     "Load,DOMContentLoaded,Navigation,Navigation"},
+	    {"generated-processed-v70-network.json", "tti, firstcontentful",
+	     "TTI,FirstContentfulPaint"},
+	    {"argument-values.json", "flow", "TaskController"},
+	    {"argument-values.json", "priorityname:inputhigh", "Runnable"},
+	    {"argument-values.json", "cat:javascript,-name:chrome", "ModuleEvaluation,ModuleEvaluation"},
+	    {"argument-values.json", "mousedown,f67ae7353bf8e9600", "DOMEvent,TaskController"},
+	    {"argument-values.json", "cat:dom,-type:domevent", ""},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char rel[256], got[1024] = "";
+		snprintf(rel, sizeof(rel), "firefox/%s", cases[k].file);
+		struct pv_profile *p;
+		struct pv_markers *ms = derive_file(t_data(rel), &p);
+		struct pv_marker_search *s = NULL;
+		struct pv_marker_detail d = {0};
+		if (!ms || pv_marker_search_new(cases[k].search, &s)) {
+			pv_markers_free(ms);
+			pv_profile_free(p);
+			continue;
+		}
+		for (uint32_t i = 0; i < ms->len; i++) {
+			if (!pv_marker_search_match(ms, i, s, &d))
+				continue;
+			/* names up to their first ':' or space, to keep the table short */
+			size_t n = strcspn(ms->name[i], ": ");
+			if (*got)
+				strncat(got, ",", sizeof(got) - strlen(got) - 1);
+			if (strncmp(ms->name[i], "Load ", 5) == 0)
+				n = 5 + strcspn(ms->name[i] + 5, ":");
+			strncat(got, ms->name[i], n < sizeof(got) - strlen(got) - 1
+							 ? n : sizeof(got) - strlen(got) - 1);
+		}
+		if (strcmp(got, cases[k].want) != 0)
+			t_fail(__FILE__, __LINE__, "%s: search '%s' kept \"%s\", expected \"%s\"",
+			       cases[k].file, cases[k].search, got, cases[k].want);
+		pv_marker_detail_release(&d);
+		pv_marker_search_free(s);
+		pv_markers_free(ms);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(markers_corpus_summary)
+{
+	static const struct {
+		const char *file;
+		const char *rows; /* name count instant incomplete total_us median_us; ... */
+	} cases[] = {
+	    {"argument-values.json",
+	     "Awake 1 0 0 37473 37473;Runnable 1 0 0 37120 37120;RefreshObserver 1 0 0 37096 37096;"
+	     "DOMEvent 1 0 0 36772 36772;ChromeUtils.importESModule 2 0 0 73 37;"
+	     "ModuleEvaluation 2 0 0 8 4;IPC Accumulator 1 0 1 0 0;Preference Read 1 1 0 0 0;"
+	     "TaskController::AddTask 1 1 0 0 0;"},
+	    {"generated-processed-v70-marker-table.json",
+	     /* equal totals and counts: by name */
+	     "FileIO 1 0 0 1000 1000;Lorem 1 0 0 1 1;setTimeout 1 0 0 1 1;IPCOut 1 0 1 0 0;"
+	     "LogMessages 1 1 0 0 0;NotifyDidPaint 1 1 0 0 0;UserTiming 1 0 0 0 0;"},
+	    {"generated-processed-v70-network.json",
+	     "Load 1 0 0 2000 2000;DOMContentLoaded 1 0 0 1000 1000;FirstContentfulPaint 1 0 0 1000 "
+	     "1000;Load 0: https 1 0 0 1000 1000;Load 1: https 1 0 0 1000 1000;Load 2: https 1 0 0 "
+	     "1000 1000;Load 3: https 1 0 0 1000 1000;Load 4: https 1 0 0 1000 1000;Load 5: https 1 "
+	     "0 0 1000 1000;Load 6: https 1 0 0 1000 1000;Load 7: https 1 0 0 1000 1000;Load 8: "
+	     "https 1 0 0 1000 1000;Load 9: https 1 0 0 1000 1000;Navigation::Start 2 2 0 0 0;"
+	     "TTI 1 1 0 0 0;"},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char rel[256], got[2048] = "";
+		snprintf(rel, sizeof(rel), "firefox/%s", cases[k].file);
+		struct pv_profile *p;
+		struct pv_markers *ms = derive_file(t_data(rel), &p);
+		struct pv_marker_summary_row *rows = NULL;
+		uint32_t n = 0;
+		if (!ms || pv_marker_summary(ms, NULL, &rows, &n)) {
+			pv_markers_free(ms);
+			pv_profile_free(p);
+			continue;
+		}
+		for (uint32_t r = 0; r < n; r++) {
+			char line[200];
+			/* a long name to its first space or ':' + "https" (the Lorem and the loads) */
+			int nl = (int)strlen(rows[r].name);
+			if (strncmp(rows[r].name, "Lorem", 5) == 0)
+				nl = 5;
+			else if (strncmp(rows[r].name, "Load ", 5) == 0 && nl > 13)
+				nl = (int)(strchr(rows[r].name, ':') - rows[r].name) + 7;
+			snprintf(line, sizeof(line), "%.*s %llu %llu %llu %lld %lld;", nl, rows[r].name,
+				 (unsigned long long)rows[r].count, (unsigned long long)rows[r].instant,
+				 (unsigned long long)rows[r].incomplete,
+				 (long long)((rows[r].total_ns + 500) / 1000),
+				 (long long)((rows[r].median_ns + 500) / 1000));
+			strncat(got, line, sizeof(got) - strlen(got) - 1);
+		}
+		if (strcmp(got, cases[k].rows) != 0)
+			t_fail(__FILE__, __LINE__, "%s summary:\n  got  %s\n  want %s",
+			       cases[k].file, got, cases[k].rows);
+		pv_marker_summary_free(rows);
+		pv_markers_free(ms);
+		pv_profile_free(p);
+	}
+}
+
