@@ -324,9 +324,29 @@ if [ -z "$ONLY" ] || [ "$ONLY" = markers ]; then
 			"$MKGEN" "$n" "$file.tmp"
 			mv "$file.tmp" "$file"
 		fi
+	done
+	# the marker work: 3 passes over the three sizes, so a busy spell of this shared machine
+	# falls on all of them; each size keeps its least disturbed round
+	for pass in 1 2 3; do
+		for pct in 25 50 100; do
+			n=$((MK_N * pct / 100))
+			echo "bench: markers-$n: marker-time pass $pass" >&2
+			"$MKTIME" "$OUT/markers-$n.json" "$ROUNDS" >>"$OUT/marker-time-$n.txt.new"
+		done
+	done
+	for pct in 25 50 100; do
+		n=$((MK_N * pct / 100))
+		mv "$OUT/marker-time-$n.txt.new" "$OUT/marker-time-$n.txt"
+	done
+	for pct in 25 50 100; do
+		n=$((MK_N * pct / 100))
+		file=$OUT/markers-$n.json
 		bytes=$(wc -c <"$file" | tr -d ' ')
+		# the pass with the smallest minimum
+		work=$(awk '{ for (i = 1; i < NF; i++) if ($i == "cpu_min") v = $(i + 1)
+			if (best == "" || v < best) { best = v; line = $0 } } END { print line }' \
+			"$OUT/marker-time-$n.txt")
 		echo "bench: markers-$n: $ROUNDS rounds" >&2
-		work=$("$MKTIME" "$file" "$ROUNDS")
 		r=1
 		while [ "$r" -le "$ROUNDS" ]; do
 			warm=""
@@ -348,10 +368,11 @@ $(echo "$work" | awk -v n="$n" -v p="$pct" -v b="$bytes" -v su="$su_med" -v in_=
 			-v sr="$su_rss" -v base="$base" '{
 			for (i = 1; i < NF; i++) v[$i] = $(i + 1)
 			printf "| markers-%s | %s %% | %.1f MB | %d | %d | %.3f s | %.3f s | %.0f ns | %.2f | %.3f s | %.3f s | %.0f MB |",
-				n, p, b / 1e6, v["raw"], v["derived"], v["cpu_median"], v["wall_median"],
+				n, p, b / 1e6, v["raw"], v["derived"], v["cpu_min"], v["cpu_median"],
 				v["ns_per_raw"], v["ns_per_raw"] / base, su, in_, sr * 1024 / 1e6 }')"
 		mk_details="$mk_details
-- markers-$n: marker-time: $work;
+- markers-$n: marker-time, 3 passes:
+$(sed 's/^/  /; s/$/;/' "$OUT/marker-time-$n.txt")
   markers --summary $(echo "$su_times" | sort -g | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }') s;
   info $(echo "$in_times" | sort -g | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }') s"
 	done
@@ -365,14 +386,17 @@ $(echo "$work" | awk -v n="$n" -v p="$pct" -v b="$bytes" -v su="$su_med" -v in_=
 \`$MKGEN N FILE\` writes a Firefox processed profile of N raw markers (bench/markers.c: 8 threads,
 intervals, instants, nested start/end pairs, Network loads, incomplete ones, 48 names).
 \`$MKTIME FILE $ROUNDS\` imports it once, then derives the markers and summarizes them by name
-$ROUNDS times in the same process: "marker work" is the median CPU time (and wall time) of those
-rounds, "per raw marker" divides it by N, and "vs 25 %" compares that with the 25 % input.
+$ROUNDS times in the same process; this is done in 3 passes over the three inputs (so that a busy
+spell of this shared machine falls on all of them) and each input keeps its best pass. "Marker
+work" is that pass's CPU time, the minimum of its rounds (the round least disturbed: the figure
+compared) and their median; "per raw marker" divides the minimum by N, and "vs 25 %" compares
+that with the 25 % input.
 Target (issue 4): time linear in the marker count, i.e. "vs 25 %" near 1.00. The whole command
 \`$PV markers --summary FILE\` (import, derivation, summary) and \`$PV info FILE\` (the import
 alone) are timed too, alternated, medians of $ROUNDS runs (wall time; other processes share this
 machine, so these two are the noisier figures).
 
-| input | of full | size | raw markers | derived | marker work (CPU) | marker work (wall) | per raw marker | vs 25 % | markers --summary | info | summary peak RSS |
+| input | of full | size | raw markers | derived | marker work (CPU, min) | marker work (CPU, median) | per raw marker | vs 25 % | markers --summary | info | summary peak RSS |
 |---|---|---|---|---|---|---|---|---|---|---|---|$mk_rows
 
 Every run:

@@ -292,22 +292,31 @@ static int run_markers(const char *cmd, const char *path, const struct pv_profil
 	    .order = c->order,
 	};
 	if (c->q.nr_threads) {
-		threads = malloc((p->threads.len ? p->threads.len : 1) * sizeof(*threads));
-		if (!threads) {
-			rc = EXIT_RUNTIME;
-			goto done;
-		}
-		for (uint32_t i = 0; i < c->q.nr_threads; i++) {
-			uint32_t k = pv_thread_find(p, c->q.threads[i], threads + nt,
-						    p->threads.len - nt);
+		/* the threads each name or tid finds, marked, then listed once each */
+		uint32_t len = p->threads.len ? p->threads.len : 1;
+		pv_thread_ix *found = malloc(len * sizeof(*found));
+		uint8_t *mark = calloc(len, 1);
+		threads = malloc(len * sizeof(*threads));
+		for (uint32_t i = 0; found && mark && threads && i < c->q.nr_threads; i++) {
+			uint32_t k = pv_thread_find(p, c->q.threads[i], found, len);
 			if (!k) {
 				fprintf(stderr, "profview: error: %s: no thread named '%s' (see "
 					"'profview info')\n", path, c->q.threads[i]);
 				rc = EXIT_INPUT;
-				goto done;
+				break;
 			}
-			nt += k;
+			for (uint32_t j = 0; j < k; j++)
+				mark[found[j]] = 1;
 		}
+		if (!found || !mark || !threads)
+			rc = EXIT_RUNTIME;
+		for (uint32_t t = 0; !rc && t < p->threads.len; t++)
+			if (mark[t])
+				threads[nt++] = t;
+		free(found);
+		free(mark);
+		if (rc)
+			goto done;
 		sel.threads = threads;
 		sel.nr_threads = nt;
 	}
