@@ -187,7 +187,7 @@ struct ctx {
 	uint32_t *below;        /* below[row]: the open start under row on its name's stack */
 	uint32_t *nslot_key, *nslot_val; /* name -> bucket (open addressing) */
 	uint32_t nslot_mask;
-	uint32_t *btop, *bname; /* buckets in creation order: top row, name */
+	uint32_t *btop;         /* buckets in creation order: the top row of each */
 	uint32_t nb, bcap;
 	struct omap net, shots;
 	/* IPC */
@@ -551,12 +551,11 @@ static uint32_t bucket(struct ctx *c, pv_str_ix name, bool make)
 		return UINT32_MAX;
 	if (c->nb == c->bcap) {
 		uint32_t nc = grow_cap(c->bcap, (uint64_t)c->nb + 1);
-		if (!nc || COL_GROW(c->btop, nc) || COL_GROW(c->bname, nc))
+		if (!nc || COL_GROW(c->btop, nc))
 			return UINT32_MAX;
 		c->bcap = nc;
 	}
 	c->btop[c->nb] = PV_NONE;
-	c->bname[c->nb] = name;
 	c->nslot_key[i] = name;
 	c->nslot_val[i] = c->nb;
 	return c->nb++;
@@ -1199,7 +1198,6 @@ done:
 	pv_free(c.nslot_key);
 	pv_free(c.nslot_val);
 	pv_free(c.btop);
-	pv_free(c.bname);
 	pv_free(c.mk);
 	pv_free(c.slot);
 	omap_release(&c.net);
