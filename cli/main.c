@@ -157,9 +157,13 @@ static int marker_of(const char *path, const struct pv_profile *p, const char *o
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
 	}
 	if (!marker_number(arg, n) || *n >= (*ms)->len) {
-		fprintf(stderr, "profview: error: %s: %s%s'%s' is not a marker (the profile has %u: "
-			"0 to %u, see 'profview markers')\n", path, option, *option ? " " : "", arg,
-			(*ms)->len, (*ms)->len ? (*ms)->len - 1 : 0);
+		if ((*ms)->len)
+			fprintf(stderr, "profview: error: %s: %s%s'%s' is not a marker (the profile has "
+				"%u: 0 to %u, see 'profview markers')\n", path, option,
+				*option ? " " : "", arg, (*ms)->len, (*ms)->len - 1);
+		else
+			fprintf(stderr, "profview: error: %s: %s%s'%s' is not a marker (the profile has "
+				"none)\n", path, option, *option ? " " : "", arg);
 		pv_markers_free(*ms);
 		*ms = NULL;
 		return EXIT_INPUT;
