@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/vec.h"
 #include "base/hash.h"
 #include "import/importer.h"
 #include "import/json.h"
@@ -60,42 +61,6 @@
 #define NO_IX UINT32_MAX
 
 /* ---- small growable arrays and byte buffers ---- */
-
-struct vec {
-	void *p;
-	uint32_t len, cap;
-};
-
-#define VEC(v, type) ((type *)(v).p)
-
-static void *vec_push(struct vec *v, size_t elt)
-{
-	if (v->len == v->cap) {
-		uint32_t nc = grow_cap(v->cap, (uint64_t)v->len + 1);
-		if (!nc || col_realloc(&v->p, elt, nc))
-			return NULL;
-		v->cap = nc;
-	}
-	return (char *)v->p + (size_t)v->len++ * elt;
-}
-
-static int vec_resize(struct vec *v, size_t elt, uint32_t n)
-{
-	if (n > v->cap) {
-		uint32_t nc = grow_cap(v->cap, n);
-		if (!nc || col_realloc(&v->p, elt, nc))
-			return PV_ENOMEM;
-		v->cap = nc;
-	}
-	v->len = n;
-	return 0;
-}
-
-static void vec_free(struct vec *v)
-{
-	pv_free(v->p);
-	memset(v, 0, sizeof(*v));
-}
 
 struct sbuf {
 	char *p;

@@ -30,36 +30,13 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/vec.h"
 #include "import/importer.h"
 #include "import/json.h"
 
 #define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
 #define PROBE_WINDOW ((size_t)1 << 20)
 #define NO_IX UINT32_MAX
-
-struct vec {
-	void *p;
-	uint32_t len, cap;
-};
-
-#define VEC(v, type) ((type *)(v).p)
-
-static void *vec_push(struct vec *v, size_t elt)
-{
-	if (v->len == v->cap) {
-		uint32_t nc = grow_cap(v->cap, (uint64_t)v->len + 1);
-		if (!nc || col_realloc(&v->p, elt, nc))
-			return NULL;
-		v->cap = nc;
-	}
-	return (char *)v->p + (size_t)v->len++ * elt;
-}
-
-static void vec_free(struct vec *v)
-{
-	pv_free(v->p);
-	memset(v, 0, sizeof(*v));
-}
 
 struct sbuf {
 	char *p;
