@@ -8,7 +8,9 @@
 #ifndef PV_IMPORT_H
 #define PV_IMPORT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pv/profile.h"
 
@@ -20,6 +22,20 @@
  */
 int pv_import_file(const char *path, const char *format, struct pv_profile **out,
 		   struct pv_error *err);
+/*
+ * Progress of one import, readable from another thread while it runs (a server shows it).
+ * phase: PV_PROGRESS_READING (loading or inflating the file), _PARSING (done of total bytes
+ * of the decoded input parsed), _FINISHING (building the model's tables), _DONE.
+ */
+enum { PV_PROGRESS_READING = 0, PV_PROGRESS_PARSING, PV_PROGRESS_FINISHING, PV_PROGRESS_DONE };
+struct pv_progress {
+	_Atomic uint64_t done;
+	_Atomic uint64_t total;
+	_Atomic int phase;
+};
+/* pv_import_file, reporting to prog (may be NULL) as it goes. */
+int pv_import_file_progress(const char *path, const char *format, struct pv_progress *prog,
+			    struct pv_profile **out, struct pv_error *err);
 /* The same over a memory buffer (copied); name is used in messages. */
 int pv_import_memory(const char *name, const void *buf, size_t len, const char *format,
 		     struct pv_profile **out, struct pv_error *err);

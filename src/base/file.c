@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "pv/import.h"
 
 static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struct pv_error *err)
 {
@@ -298,6 +300,9 @@ void input_close(struct pv_input *in)
 
 void input_forget(struct pv_input *in, const char *p)
 {
+	if (in->progress && p >= in->data)
+		atomic_store_explicit(&in->progress->done, (uint64_t)(p - in->data),
+				      memory_order_relaxed);
 	if (!in->map || in->data != in->map)
 		return;
 	long page = sysconf(_SC_PAGESIZE);

@@ -14,6 +14,8 @@
 
 #include "pv/error.h"
 
+struct pv_progress;
+
 /* Largest decompressed input we accept (PV_ELIMIT past it). */
 #define PV_MAX_INPUT ((size_t)16 << 30)
 
@@ -27,6 +29,7 @@ struct pv_input {
 	size_t map_len;
 	char *owned;
 	size_t forgotten;  /* bytes of data already handed back to the kernel */
+	struct pv_progress *progress; /* optional: bytes parsed so far (input_forget reports them) */
 };
 
 /* Loads path ("-" = standard input). Returns 0, PV_EIO, PV_EPARSE (bad gzip) or PV_ENOMEM. */
@@ -35,7 +38,8 @@ int input_open(struct pv_input *in, const char *path, struct pv_error *err);
 int input_from_memory(struct pv_input *in, const char *name, const void *buf, size_t len,
 		      struct pv_error *err);
 void input_close(struct pv_input *in);
-/* Tells the kernel the bytes before p are no longer needed (mapped files only; page-granular). */
+/* Tells the kernel the bytes before p are no longer needed (mapped files only; page-granular),
+ * and reports p as the parse position to in->progress when set. */
 void input_forget(struct pv_input *in, const char *p);
 
 /* 1-based line and column (bytes) of position p in the input; counts newlines up to p. */

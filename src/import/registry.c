@@ -112,12 +112,30 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 int pv_import_file(const char *path, const char *format, struct pv_profile **out,
 		   struct pv_error *err)
 {
+	return pv_import_file_progress(path, format, NULL, out, err);
+}
+
+int pv_import_file_progress(const char *path, const char *format, struct pv_progress *prog,
+			    struct pv_profile **out, struct pv_error *err)
+{
 	struct pv_input in;
+	if (prog)
+		atomic_store(&prog->phase, PV_PROGRESS_READING);
 	int rc = input_open(&in, path, err);
 	if (rc)
 		return rc;
+	if (prog) {
+		atomic_store(&prog->total, (uint64_t)in.len);
+		atomic_store(&prog->done, 0);
+		atomic_store(&prog->phase, PV_PROGRESS_PARSING);
+		in.progress = prog;
+	}
 	rc = run(&in, format, out, err);
 	input_close(&in);
+	if (prog) {
+		atomic_store(&prog->done, atomic_load(&prog->total));
+		atomic_store(&prog->phase, PV_PROGRESS_DONE);
+	}
 	return rc;
 }
 
