@@ -21,6 +21,15 @@ for b in "$@"; do
 	last=$(echo "$out" | grep 'passed, .* failed' | tail -n 1)
 	[ $rc -ne 0 ] && [ -z "$last" ] && echo "unit tests crashed (exit $rc)"
 	add "$last"
+	# the web API and server (web/): in process and over a loopback socket
+	if [ -x "$b/tests/unit-web" ]; then
+		out=$("$b/tests/unit-web" 2>&1)
+		rc=$?
+		echo "$out" | grep -v '^ok ' | tail -n 60
+		last=$(echo "$out" | grep 'passed, .* failed' | tail -n 1)
+		[ $rc -ne 0 ] && [ -z "$last" ] && echo "web unit tests crashed (exit $rc)"
+		add "$last"
+	fi
 	out=$(sh tests/golden/run.sh "$b/profview" 2>&1)
 	echo "$out" | tail -n 60
 	add "$(echo "$out" | tail -n 1)"
@@ -38,5 +47,13 @@ for b in "$@"; do
 		esac
 	done
 done
+# the page in a real Chromium (tests/browser/run.sh installs chromium and playwright-core when
+# missing), against the first build's binary; its last line is "browser: N passed, N failed"
+if [ -f tests/browser/run.sh ] && [ "$#" -gt 0 ]; then
+	echo "== browser"
+	out=$(sh tests/browser/run.sh "$1/profview" 2>&1)
+	echo "$out" | tail -n 60
+	add "$(echo "$out" | tail -n 1)"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

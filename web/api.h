@@ -1,0 +1,136 @@
+/*
+ * web/api.h - internals of the JSON API (include/pv/serve.h, doc/api.md), shared by its files:
+ *   api.c         the state (slots, view cache), parameters, dispatch, status, profile,
+ *                 markers, marker, marker-summary, marker-chart, activity
+ *   api_view.c    view, children, flame, thread-costs, source
+ *   server.c      HTTP (libmicrohttpd): token, Host check, static assets, threads
+ *
+ * A handler writes its JSON body to out (an open_memstream) and returns the HTTP status; on an
+ * error it returns 400/404/503 after api_error(), which writes {"error": "..."} itself.
+ */
+#ifndef PV_WEB_API_H
+#define PV_WEB_API_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pv/import.h"
+#include "pv/marker.h"
+#include "pv/profile.h"
+#include "pv/query.h"
+#include "pv/serve.h"
+#include "pv/view.h"
+
+/* ---- the parameters of one request: decoded key=value pairs, in order ---- */
+
+#define API_MAX_PARAMS 256
+
+struct api_params {
+	uint32_t len;
+	char *key[API_MAX_PARAMS], *value[API_MAX_PARAMS]; /* decoded, owned */
+};
+
+/* Splits and percent-decodes q ('+' is a space). Returns 0, PV_ELIMIT (too many) or PV_ENOMEM. */
+int api_params_parse(struct api_params *ps, const char *q);
+void api_params_free(struct api_params *ps);
+/* The first value of key, NULL when absent. */
+const char *api_param(const struct api_params *ps, const char *key);
+/* Every value of key in order (at most cap); returns how many there are. */
+uint32_t api_param_all(const struct api_params *ps, const char *key, const char **out,
+		       uint32_t cap);
+/* An unsigned/signed integer parameter: def when absent; false (and api_error 400) when bad. */
+bool api_param_u32(const struct api_params *ps, const char *key, uint32_t def, uint32_t *out,
+		   FILE *out_json, int *status);
+bool api_param_i64(const struct api_params *ps, const char *key, int64_t def, int64_t *out,
+		   FILE *out_json, int *status);
+
+/*
+ * The query of a request: every parameter pv_query_from_url() knows (view, center, filter,
+ * metric, by, thread, range, percent, min-percent, depth, n, sort, inside-markers), the others
+ * (p, open, key, offset, ...) ignored. Returns 0 or the status of the error it wrote.
+ */
+int api_query(const struct api_params *ps, struct pv_query *q, FILE *out);
+
+/* ---- state ---- */
+
+enum api_slot_state { API_LOADING = 0, API_READY, API_FAILED };
+
+struct api_slot {
+	char *path;
+	_Atomic int state;            /* enum api_slot_state */
+	struct pv_progress progress;
+	struct pv_profile *p;         /* when ready */
+	struct pv_markers *markers;   /* derived once, lazily (under the api lock) */
+	char *error;                  /* when failed: the importer's one line */
+};
+
+#define API_VIEW_CACHE 8
+
+struct api_cached_view {
+	uint32_t slot;
+	char *key;           /* the canonical query URL (pv_query_to_url) */
+	struct pv_view *v;
+	uint32_t refs;       /* requests using it */
+	uint64_t used;       /* LRU clock */
+};
+
+struct pv_api {
+	pthread_mutex_t lock;
+	uint32_t nr_slots, cap_slots;
+	struct api_slot **slots;
+	char *source_root;
+	struct api_cached_view cache[API_VIEW_CACHE];
+	uint64_t clock;
+};
+
+/*
+ * The ready profile named by the "p" parameter (default 0). Returns it, or NULL after writing
+ * the error: 404 for no such slot, 503 {"error": "loading", ...} while loading, 500 failed.
+ */
+struct api_slot *api_slot(struct pv_api *a, const struct api_params *ps, FILE *out, int *status);
+/* The derived markers of a ready slot (derived on first use). NULL after api_error on failure. */
+const struct pv_markers *api_markers(struct pv_api *a, struct api_slot *s, FILE *out, int *status);
+
+/*
+ * The view of q on slot s, from the cache or computed (and cached). Release with
+ * api_view_release. NULL after writing the error (400 for a query that does not fit).
+ */
+struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_query *q, FILE *out,
+			     int *status);
+void api_view_release(struct pv_api *a, struct pv_view *v);
+
+/* {"error": msg} and the status; returns status. */
+int api_error(FILE *out, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- handlers ---- */
+
+typedef int (*api_handler)(struct pv_api *a, const struct api_params *ps, FILE *out);
+
+int api_status(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_profile(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_markers_table(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_marker_one(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_marker_summary(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_marker_chart(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out);
+
+int api_view(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_children(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_source(struct pv_api *a, const struct api_params *ps, FILE *out);
+
+/* ---- static assets (generated at build time from web/assets/ by tools/embed.c) ---- */
+
+struct pv_asset {
+	const char *path;          /* "index.html", "app.js", "views/tree.js" */
+	const char *content_type;
+	const unsigned char *data;
+	size_t len;
+};
+extern const struct pv_asset pv_assets[];
+extern const size_t pv_nr_assets;
+
+#endif
