@@ -61,6 +61,7 @@ static void usage(FILE *out)
 	      "  --collapse-recursion SCOPE   A>B>A>C becomes A>C\n"
 	      "  --collapse-module M   consecutive frames of module M become one\n"
 	      "  --focus-category C    keep only frames of category C\n"
+	      "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
 	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
 	      "  --thread NAME|TID     only these threads (repeatable, merged; default all)\n"
 	      "  --metric A[,B]        metrics to show (default: the profile's own)\n"
@@ -393,8 +394,8 @@ static const char *const commands[] = {"info",	   "top",     "tree",	"callers", 
 /* Options that belong to the query (query.h); their values go to pv_query_set_option. */
 static const char *const query_options[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
-	"focus-category", "metric", "by", "thread", "range", "percent", "min-percent", "depth",
-	"sort", "inside-markers",
+	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
+	"min-percent", "depth", "sort", "inside-markers",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */

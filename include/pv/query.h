@@ -43,6 +43,8 @@ enum pv_filter_kind {
 	PV_FILTER_COLLAPSE_RECURSION, /* A>B>A>C becomes A>C */
 	PV_FILTER_COLLAPSE_MODULE, /* consecutive frames of a module become one */
 	PV_FILTER_FOCUS_CATEGORY,  /* keep only frames of a category (others merge into callers) */
+	PV_FILTER_TAG,             /* keep samples with the label KEY=VALUE (pprof's -tagfocus) */
+	PV_FILTER_DROP_TAG,        /* drop samples with the label KEY=VALUE (pprof's -tagignore) */
 };
 
 enum pv_granularity {
@@ -116,7 +118,7 @@ int pv_granularity_parse(const char *s, enum pv_granularity *out);
 /*
  * Command-line notation. pv_query_set_option() takes one long option name (without "--") and
  * its value, as the CLI parses them: center, include, drop, merge, collapse-recursion,
- * collapse-module, focus-category, metric (a,b), by, thread, range (T0:T1 in ms), percent,
+ * collapse-module, focus-category, tag, drop-tag, metric (a,b), by, thread, range (T0:T1 in ms), percent,
  * min-percent, depth, n, sort, inside-markers. Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
  * name is not a query option.
  */

@@ -420,6 +420,8 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 	int rc = 0;
 	uint32_t n = w->len ? w->len : 1;
 	(void)index;
+	if (f->kind == PV_FILTER_TAG || f->kind == PV_FILTER_DROP_TAG)
+		return 0; /* applied to the samples (tags_build) */
 
 	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
 	    f->kind == PV_FILTER_MERGE || f->kind == PV_FILTER_COLLAPSE_RECURSION) {
@@ -1485,6 +1487,58 @@ static bool inside_has(const struct inside *in, pv_thread_ix t, int64_t x)
 	return lo > in->first[t] && x < in->iv[2 * (lo - 1) + 1];
 }
 
+/*
+ * The label filters (--tag, --drop-tag): keep[ls] for each label set, NULL when the query has
+ * none. They test samples, not stacks, so they apply in the sample pass whatever their place
+ * among the filters (keeping or dropping samples commutes with the stack transforms).
+ */
+static int tags_build(struct engine *e, uint8_t **out)
+{
+	const struct pv_profile *p = e->p;
+	const struct pv_query *q = &e->v->q;
+	*out = NULL;
+	bool any = false;
+	for (uint32_t i = 0; i < q->nr_filters; i++)
+		any |= q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
+	if (!any)
+		return 0;
+	uint32_t n = p->label_sets.len ? p->label_sets.len : 1;
+	uint8_t *keep = pv_malloc(n);
+	if (!keep)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	memset(keep, 1, n);
+	for (uint32_t i = 0; i < q->nr_filters; i++) {
+		const struct pv_filter *f = &q->filters[i];
+		if (f->kind != PV_FILTER_TAG && f->kind != PV_FILTER_DROP_TAG)
+			continue;
+		const char *eq = strchr(f->arg, '=');
+		char key[256];
+		size_t kl = eq ? (size_t)(eq - f->arg) : 0;
+		if (!eq || kl == 0 || kl >= sizeof(key)) {
+			pv_free(keep);
+			return pv_error_set(e->err, PV_EINVAL, "--%s takes a label KEY=VALUE, not '%s'",
+					    pv_filter_name(f->kind), f->arg);
+		}
+		memcpy(key, f->arg, kl);
+		key[kl] = 0;
+		bool known = false;
+		for (uint32_t r = 0; r < p->labels.len && !known; r++)
+			known = strcmp(pv_str(p, p->labels.key[r]), key) == 0;
+		if (!known) {
+			pv_free(keep);
+			return pv_error_set(e->err, PV_EINVAL, "--%s '%s': the profile has no label '%s'",
+					    pv_filter_name(f->kind), f->arg, key);
+		}
+		for (uint32_t ls = 0; ls < n; ls++) {
+			bool has = pv_label_set_has(p, ls, key, eq + 1) != 0;
+			if (has != (f->kind == PV_FILTER_TAG))
+				keep[ls] = 0;
+		}
+	}
+	*out = keep;
+	return 0;
+}
+
 static int sample_pass(struct engine *e)
 {
 	const struct pv_profile *p = e->p;
@@ -1509,9 +1563,18 @@ static int sample_pass(struct engine *e)
 			return rc;
 		}
 	}
+	uint8_t *tag_keep = NULL;
+	int rc = tags_build(e, &tag_keep);
+	if (rc) {
+		pv_free(in.first);
+		pv_free(in.iv);
+		return rc;
+	}
 	for (uint32_t i = 0; i < v->nr_threads; i++) {
 		pv_thread_ix t = v->threads[i];
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
+			if (tag_keep && !tag_keep[p->samples.label_set ? p->samples.label_set[s] : 0])
+				continue;
 			if (q->has_range) {
 				int64_t x = p->samples.time_ns[s];
 				if (x == PV_TIME_NONE || x < q->range_start_ns || x >= q->range_end_ns)
@@ -1532,6 +1595,7 @@ static int sample_pass(struct engine *e)
 	}
 	pv_free(in.first);
 	pv_free(in.iv);
+	pv_free(tag_keep);
 	return 0;
 }
 

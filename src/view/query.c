@@ -23,14 +23,15 @@
 
 static const char *const view_names[] = {"tree", "callers", "flat", "butterfly", "top"};
 static const char *const filter_names[] = {"include", "drop", "merge", "collapse-recursion",
-					   "collapse-module", "focus-category"};
+					   "collapse-module", "focus-category", "tag", "drop-tag"};
 static const char *const by_names[] = {"function", "line", "file", "module"};
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total"};
 
 /* What each filter's argument is, for messages. */
 static const char *const filter_arg_what[] = {"a scope", "a scope", "a scope", "a scope",
-					      "a module name", "a category name"};
+					      "a module name", "a category name", "a label KEY=VALUE",
+					      "a label KEY=VALUE"};
 
 #define MICRO 1000000 /* ns per ms, and min_percent's fixed-point scale */
 #define MAX_MIN_PERCENT ((int64_t)100 * MICRO)
@@ -361,7 +362,7 @@ static bool parse_count(const char *s, uint32_t *out)
 enum opt {
 	O_CENTER,
 	O_FILTER, /* + enum pv_filter_kind */
-	O_METRIC = O_FILTER + 6,
+	O_METRIC = O_FILTER + 8,
 	O_BY,
 	O_THREAD,
 	O_RANGE,
@@ -377,8 +378,8 @@ enum opt {
 /* CLI long option names, indexed by enum opt (filters by their names). */
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
-	"focus-category", "metric", "by", "thread", "range", "percent", "min-percent", "depth",
-	"n", "sort", "inside-markers",
+	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
+	"min-percent", "depth", "n", "sort", "inside-markers",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
@@ -403,6 +404,9 @@ static int add_item(struct pv_query *q, enum opt o, const char *v, const char *l
 		return pv_error_set(err, PV_EINVAL, "%s takes %s, not an empty string", label,
 				    what);
 	}
+	if ((o == O_FILTER + PV_FILTER_TAG || o == O_FILTER + PV_FILTER_DROP_TAG) &&
+	    (!strchr(v, '=') || *v == '='))
+		return pv_error_set(err, PV_EINVAL, "%s takes a label KEY=VALUE, not '%s'", label, v);
 	if (o == O_CENTER)
 		rc = pv_query_add_center(q, v);
 	else if (o == O_THREAD)

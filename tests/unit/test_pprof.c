@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pv/import.h"
+#include "pv/view.h"
 #include "pv/profile.h"
 #include "t.h"
 
@@ -293,6 +294,44 @@ T_TEST(pprof_written_profile)
 		T_TRUE(!pv_label_set_has(p, 0, "thread", "worker-1"));
 		T_EQ_INT(p->labels.len, 2);
 		T_EQ_INT(p->label_sets.len, 2);
+	}
+	/* --tag keeps the labelled samples (counts 1 + 2), --drop-tag the others (3 + 4) */
+	static const struct {
+		const char *opt, *arg;
+		int64_t total;
+		uint64_t samples;
+	} tags[] = {
+		{"tag", "thread=worker-1", 3, 2},      {"tag", "bytes=4096bytes", 3, 2},
+		{"drop-tag", "thread=worker-1", 7, 2}, {"tag", "thread=worker-2", 0, 0},
+		{"drop-tag", "bytes=1", 10, 4},
+	};
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		struct pv_query q;
+		struct pv_error err = {0};
+		pv_query_init(&q);
+		T_EQ_INT(pv_query_set_option(&q, tags[i].opt, tags[i].arg, &err), 0);
+		T_EQ_INT(pv_query_set_option(&q, "metric", "samples", &err), 0);
+		struct pv_view *v = NULL;
+		T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+		if (v) {
+			T_EQ_INT(v->whole[0] + v->nostack[0], tags[i].total);
+			T_EQ_U64(v->nr_samples, tags[i].samples);
+		}
+		pv_view_free(v);
+		pv_query_release(&q);
+	}
+	{
+		/* a label key the profile lacks is an error, like a scope matching nothing */
+		struct pv_query q;
+		struct pv_error err = {0};
+		pv_query_init(&q);
+		T_EQ_INT(pv_query_set_option(&q, "tag", "nosuch=1", &err), 0);
+		struct pv_view *v = NULL;
+		T_EQ_INT(pv_view_compute(p, &q, &v, &err), PV_EINVAL);
+		T_EQ_STR(err.msg, "--tag 'nosuch=1': the profile has no label 'nosuch'");
+		T_EQ_INT(pv_query_set_option(&q, "tag", "novalue", &err), PV_EINVAL);
+		T_EQ_STR(err.msg, "--tag takes a label KEY=VALUE, not 'novalue'");
+		pv_query_release(&q);
 	}
 	/* the report: what the model does not keep */
 	T_TRUE(has_diag(p, "period 1000 (period_type cpu/microseconds)"));
