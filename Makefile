@@ -1,12 +1,12 @@
 # profview - the commands a person types. The build itself is Meson + ninja (meson.build).
 #   make          build build/profview (gcc, -Werror)
-#   make run      install what is missing, build, and show the call tree of a bundled profile
+#   make run      install what is missing, build, and serve a bundled profile in the web UI (prints the URL)
 #   make test     install what is missing, build, run every test, then again under ASan+UBSan
 #   make bench    the benchmarks of bench/ (see bench/RESULTS.md)
 
 # Debian packages the build and the tests need (checked with dpkg, installed only when missing)
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g-dev libxxhash-dev \
-	libprotobuf-c-dev protobuf-c-compiler
+	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev
 EXAMPLE := examples/firefox-argument-values.json
 
 # and what `make bench` needs on top
@@ -41,7 +41,7 @@ build-san: deps build-san/build.ninja
 	ninja -C build-san
 
 run: deps build
-	./build/profview tree $(EXAMPLE)
+	./build/profview serve $(EXAMPLE)
 
 test: deps
 	@$(MAKE) --no-print-directory build build-san

@@ -1,0 +1,2 @@
+/* test_api.c */
+#include "t.h"

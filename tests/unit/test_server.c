@@ -1,0 +1,2 @@
+/* test_server.c */
+#include "t.h"
