@@ -235,6 +235,10 @@ static int probe(const struct pv_input *in)
 		return 0;
 	if (!(seen & ((1u << 1) | (1u << 2) | (1u << 6))))
 		return 0;
+	/* thousands of field-1 messages and nothing else: a Perfetto trace (repeated TracePacket
+	 * packet = 1), never a profile, whose few sample types are followed by samples */
+	if (seen == (1u << 1))
+		return 0;
 	return in->gzip ? 60 : 50;
 }
 

@@ -541,4 +541,26 @@ T_TEST(pprof_probe)
 			pv_profile_free(p);
 		}
 	}
+	/*
+	 * A Perfetto trace is protobuf too: repeated TracePacket packet = 1, each here a timestamp
+	 * (field 8) and a trusted_packet_sequence_id (field 10). Few packets or many (past the
+	 * probe's walk), it is not a profile.
+	 */
+	static const unsigned char packet[] = {0x0a, 0x04, 0x40, 0x01, 0x50, 0x02};
+	static const size_t counts[] = {3, 5000};
+	for (size_t c = 0; c < 2; c++) {
+		size_t len = counts[c] * sizeof(packet);
+		unsigned char *buf = malloc(len);
+		if (!buf)
+			continue;
+		for (size_t i = 0; i < counts[c]; i++)
+			memcpy(buf + i * sizeof(packet), packet, sizeof(packet));
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		int rc = pv_import_memory("trace.perfetto-trace", buf, len, NULL, &p, &err);
+		T_EQ_INT(rc, PV_EFORMAT);
+		if (rc == 0)
+			pv_profile_free(p);
+		free(buf);
+	}
 }
