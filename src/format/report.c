@@ -92,6 +92,29 @@ static void id_text(char *buf, size_t n, int64_t id)
 		snprintf(buf, n, "%" PRId64, id);
 }
 
+/* The label keys of a profile (pprof) with how many distinct values each has, in first-seen
+ * order; returns how many (at most cap; keys are few in practice). */
+static uint32_t label_keys(const struct pv_profile *p, pv_str_ix *key, uint64_t *values,
+			   pv_str_ix *unit, uint32_t cap)
+{
+	uint32_t n = 0;
+	for (uint32_t r = 0; r < p->labels.len; r++) {
+		uint32_t k = 0;
+		while (k < n && key[k] != p->labels.key[r])
+			k++;
+		if (k == n) {
+			if (n == cap)
+				continue;
+			key[n] = p->labels.key[r];
+			values[n] = 0;
+			unit[n] = p->labels.unit[r];
+			n++;
+		}
+		values[k]++;
+	}
+	return n;
+}
+
 void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool json)
 {
 	uint64_t phases[4] = {0};
@@ -152,12 +175,30 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 			p->samples.len, nostack, p->funcs.len, p->frames.len, p->stacks.len,
 			p->modules.len, p->sources.len, p->categories.len, p->markers.len, phases[0],
 			phases[1], phases[2], phases[3]);
+		pv_str_ix lk[64], lu[64];
+		uint64_t lv[64];
+		uint32_t nl = label_keys(p, lk, lv, lu, 64);
 		for (uint32_t i = 0; i < p->diags.len; i++) {
 			fprintf(out, "%s\n  {\"what\": ", i ? "," : "");
 			pv_json_string(out, pv_str(p, p->diags.msg[i]));
 			fprintf(out, ", \"count\": %" PRIu64 "}", p->diags.count[i]);
 		}
-		fputs(p->diags.len ? "\n]}\n" : "]}\n", out);
+		fputs(p->diags.len ? "\n]" : "]", out);
+		if (nl) { /* only profiles with labels (pprof) have the key */
+			fputs(", \"labels\": [", out);
+			for (uint32_t k = 0; k < nl; k++) {
+				fputs(k ? ", {\"key\": " : "{\"key\": ", out);
+				pv_json_string(out, pv_str(p, lk[k]));
+				fprintf(out, ", \"values\": %" PRIu64 ", \"unit\": ", lv[k]);
+				if (lu[k])
+					pv_json_string(out, pv_str(p, lu[k]));
+				else
+					fputs("null", out);
+				fputc('}', out);
+			}
+			fputc(']', out);
+		}
+		fputs("}\n", out);
 		return;
 	}
 	fprintf(out, "file:       %s\n", path);
@@ -223,6 +264,17 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 	fprintf(out, "tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u categories\n",
 		p->funcs.len, p->frames.len, p->stacks.len, p->modules.len, p->sources.len,
 		p->categories.len);
+	pv_str_ix lk[64], lu[64];
+	uint64_t lv[64];
+	uint32_t nl = label_keys(p, lk, lv, lu, 64);
+	if (nl) {
+		fputs("labels:    ", out);
+		for (uint32_t k = 0; k < nl; k++)
+			fprintf(out, "%s %s (%" PRIu64 " value%s%s%s)", k ? "," : "", pv_str(p, lk[k]),
+				lv[k], lv[k] == 1 ? "" : "s", lu[k] ? ", " : "",
+				lu[k] ? pv_str(p, lu[k]) : "");
+		fputs("  [--tag KEY=VALUE]\n", out);
+	}
 	fprintf(out,
 		"markers:    %u raw (instant %" PRIu64 ", interval %" PRIu64 ", start %" PRIu64
 		", end %" PRIu64 ")\n",
