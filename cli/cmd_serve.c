@@ -1,12 +1,316 @@
-/* cmd_serve.c - `profview serve FILE...`: the local web UI (doc/api.md). */
+/*
+ * cmd_serve.c - `profview serve FILE...`: the local web UI (doc/api.md).
+ *
+ * The server starts first and its URL is printed at once; the files then load one after the
+ * other in a background thread (pv_import_file_progress), the page showing each one's progress
+ * through /api/status and the terminal on standard error. A file that fails to load is reported
+ * in one line and its slot answers 500; the server stays up until SIGINT or SIGTERM.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 #include "pv/serve.h"
 
 int cmd_serve(int argc, char **argv);
+
+extern char **environ;
+
+struct loader {
+	struct pv_api *a;
+	char **files;
+	uint32_t nr;
+	uint32_t *slots;
+	const char *format;
+	int quiet;
+	_Atomic uint32_t current; /* the file being loaded; nr when all are done */
+	_Atomic int done;
+	pthread_mutex_t out_lock; /* one writer of stderr at a time */
+};
+
+static void serve_usage(FILE *out)
+{
+	fputs("usage: profview serve FILE... [OPTIONS]\n"
+	      "\n"
+	      "Serves a local web page of the profiles (timeline, call trees, flame graph, markers,\n"
+	      "source) and prints its URL; runs until interrupted (Ctrl-C).\n"
+	      "\n"
+	      "  --port N           the port to listen on (default: a free one)\n"
+	      "  --host H           the address to bind (default 127.0.0.1)\n"
+	      "  --open             open the page in a browser (xdg-open)\n"
+	      "  --source-root DIR  a folder where the profiles' relative source paths are looked up\n"
+	      "  --format NAME      read every FILE as this format instead of probing it\n"
+	      "  --token T          the URL's token instead of a random one (for tests)\n"
+	      "  --quiet            no loading progress on standard error\n"
+	      "  -h, --help         this text\n"
+	      "\n"
+	      "The URL holds a random token; the server answers only requests that carry it and\n"
+	      "name this machine's loopback address in their Host header.\n",
+	      out);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void human_bytes(char *buf, size_t n, uint64_t b)
+{
+	if (b >= 1000ull * 1000 * 1000)
+		snprintf(buf, n, "%.2f GB", (double)b / 1e9);
+	else if (b >= 1000 * 1000)
+		snprintf(buf, n, "%.1f MB", (double)b / 1e6);
+	else if (b >= 1000)
+		snprintf(buf, n, "%.1f kB", (double)b / 1e3);
+	else
+		snprintf(buf, n, "%llu B", (unsigned long long)b);
+}
+
+static void *load_all(void *arg)
+{
+	struct loader *l = arg;
+	for (uint32_t i = 0; i < l->nr; i++) {
+		atomic_store(&l->current, i);
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		pv_error_clear(&err);
+		double t0 = now_s();
+		int rc = pv_import_file_progress(l->files[i], l->format,
+						 pv_api_progress(l->a, l->slots[i]), &p, &err);
+		pthread_mutex_lock(&l->out_lock);
+		if (isatty(2) && !l->quiet)
+			fputs("\r\033[K", stderr);
+		if (rc) {
+			fprintf(stderr, "profview: error: %s\n", err.msg);
+		} else if (!l->quiet) {
+			const char *ver = pv_str(p, p->meta.format_version);
+			fprintf(stderr, "profview: loaded %s (%s%s%s, %u thread%s, %u samples, %u "
+				"markers%s) in %.1f s\n",
+				l->files[i], pv_str(p, p->meta.format), *ver ? " " : "", ver,
+				p->threads.len, p->threads.len == 1 ? "" : "s", p->samples.len,
+				p->markers.len, p->diags.len ? ", lossy: see 'profview info'" : "",
+				now_s() - t0);
+		}
+		fflush(stderr);
+		pthread_mutex_unlock(&l->out_lock);
+		pv_api_set_loaded(l->a, l->slots[i], rc ? NULL : p, &err);
+	}
+	atomic_store(&l->current, l->nr);
+	atomic_store(&l->done, 1);
+	return NULL;
+}
+
+/* One progress report of the file being loaded: a line rewritten in place on a terminal,
+ * else a plain line when the phase changes or every 10 s. */
+static void show_progress(struct loader *l, bool tty, int *last_phase, uint32_t *last_file,
+			  double *last_t)
+{
+	uint32_t i = atomic_load(&l->current);
+	if (l->quiet || i >= l->nr)
+		return;
+	struct pv_progress *pr = pv_api_progress(l->a, l->slots[i]);
+	if (!pr)
+		return;
+	int ph = atomic_load(&pr->phase);
+	uint64_t done = atomic_load(&pr->done), total = atomic_load(&pr->total);
+	static const char *const names[] = {"reading", "parsing", "finishing", "done"};
+	const char *name = ph >= 0 && ph <= PV_PROGRESS_DONE ? names[ph] : "loading";
+	if (ph == PV_PROGRESS_DONE)
+		return;
+	double t = now_s();
+	if (!tty && i == *last_file && ph == *last_phase && t - *last_t < 10)
+		return;
+	*last_file = i;
+	*last_phase = ph;
+	*last_t = t;
+	char db[32], tb[32];
+	human_bytes(db, sizeof(db), done);
+	human_bytes(tb, sizeof(tb), total);
+	pthread_mutex_lock(&l->out_lock);
+	if (atomic_load(&l->current) == i) {
+		if (total)
+			fprintf(stderr, "%sprofview: %s %s: %s of %s (%.0f%%)%s", tty ? "\r\033[K" : "",
+				name, l->files[i], db, tb, 100.0 * (double)done / (double)total,
+				tty ? "" : "\n");
+		else
+			fprintf(stderr, "%sprofview: %s %s: %s%s", tty ? "\r\033[K" : "", name,
+				l->files[i], db, tty ? "" : "\n");
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&l->out_lock);
+}
+
+static void open_browser(const char *url)
+{
+	const char *path = getenv("PATH");
+	bool found = false;
+	char buf[4096];
+	for (const char *p = path ? path : "/usr/bin:/bin"; p && *p && !found;) {
+		size_t n = strcspn(p, ":");
+		snprintf(buf, sizeof(buf), "%.*s/xdg-open", (int)n, p);
+		found = access(buf, X_OK) == 0;
+		p += n + (p[n] == ':');
+	}
+	if (!found) {
+		fputs("profview: note: xdg-open is not installed: open the URL yourself\n", stderr);
+		return;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	char *args[] = {(char *)"xdg-open", (char *)url, NULL};
+	pid_t pid;
+	if (posix_spawn(&pid, buf, &fa, NULL, args, environ) != 0)
+		fputs("profview: note: could not run xdg-open: open the URL yourself\n", stderr);
+	posix_spawn_file_actions_destroy(&fa);
+}
+
 int cmd_serve(int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fputs("profview: serve is not implemented yet\n", stderr);
-	return 2;
+	struct pv_serve_opts o = {.host = NULL, .port = 0};
+	const char *source_root = NULL, *format = NULL;
+	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT };
+	static const struct option longopts[] = {
+		{"port", required_argument, NULL, O_PORT},
+		{"host", required_argument, NULL, O_HOST},
+		{"open", no_argument, NULL, O_OPEN},
+		{"source-root", required_argument, NULL, O_ROOT},
+		{"token", required_argument, NULL, O_TOKEN},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case O_PORT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v > 65535) {
+				fprintf(stderr, "profview: error: --port takes 0 to 65535, not '%s' (see "
+					"'profview serve --help')\n", optarg);
+				return 2;
+			}
+			o.port = (uint16_t)v;
+			break;
+		}
+		case O_HOST: o.host = optarg; break;
+		case O_OPEN: o.open_browser = 1; break;
+		case O_ROOT: source_root = optarg; break;
+		case O_TOKEN: o.token = optarg; break;
+		case O_QUIET: o.quiet = 1; break;
+		case O_FORMAT: format = optarg; break;
+		case 'h': serve_usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "profview: error: option '%s' needs a value (see 'profview serve "
+				"--help')\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "profview: error: unknown option '%s' (see 'profview serve "
+				"--help')\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		serve_usage(stderr);
+		return 2;
+	}
+	struct pv_api *a;
+	if (pv_api_new(&a, source_root)) {
+		fputs("profview: error: out of memory\n", stderr);
+		return 1;
+	}
+	struct loader l = {.a = a, .files = argv + optind, .nr = (uint32_t)(argc - optind),
+			   .format = format, .quiet = o.quiet};
+	pthread_mutex_init(&l.out_lock, NULL);
+	l.slots = calloc(l.nr, sizeof(*l.slots));
+	for (uint32_t i = 0; l.slots && i < l.nr; i++)
+		if ((l.slots[i] = pv_api_add_file(a, l.files[i])) == UINT32_MAX) {
+			free(l.slots);
+			l.slots = NULL;
+		}
+	if (!l.slots) {
+		fputs("profview: error: out of memory\n", stderr);
+		pv_api_free(a);
+		return 1;
+	}
+	/* SIGINT and SIGTERM are waited for by this thread only: block them before any thread */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct pv_server *srv;
+	char *url = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_server_start(a, &o, &srv, &url, &err)) {
+		fprintf(stderr, "profview: error: %s\n", err.msg);
+		free(l.slots);
+		pv_api_free(a);
+		return err.code == PV_ENOMEM ? 1 : 2;
+	}
+	printf("profview: serving on %s\n", url);
+	fflush(stdout);
+	if (o.open_browser)
+		open_browser(url);
+
+	pthread_t th;
+	bool loading = pthread_create(&th, NULL, load_all, &l) == 0;
+	if (!loading) {
+		fputs("profview: error: cannot start the loader thread\n", stderr);
+		for (uint32_t i = 0; i < l.nr; i++)
+			pv_api_set_loaded(a, l.slots[i], NULL, NULL);
+		atomic_store(&l.done, 1);
+	}
+	bool tty = isatty(2);
+	int last_phase = -1;
+	uint32_t last_file = UINT32_MAX;
+	double last_t = 0;
+	struct timespec tick = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
+	for (;;) {
+		int sig = sigtimedwait(&sigs, NULL, &tick);
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+		if (!atomic_load(&l.done))
+			show_progress(&l, tty, &last_phase, &last_file, &last_t);
+	}
+	pthread_mutex_lock(&l.out_lock);
+	if (tty && !o.quiet && !atomic_load(&l.done))
+		fputs("\r\033[K", stderr);
+	if (!o.quiet)
+		fputs("profview: stopping\n", stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&l.out_lock);
+	pv_server_stop(srv);
+	free(url);
+	if (loading && !atomic_load(&l.done)) {
+		/* an import still runs and cannot be interrupted: leave without waiting for it */
+		fflush(stdout);
+		_exit(0);
+	}
+	if (loading)
+		pthread_join(th, NULL);
+	free(l.slots);
+	pv_api_free(a);
+	pthread_mutex_destroy(&l.out_lock);
+	return 0;
 }

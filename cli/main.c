@@ -51,6 +51,8 @@ static void usage(FILE *out)
 	      "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
 	      "  marker      one marker in full: profview marker FILE N\n"
 	      "  formats     the formats profview reads\n"
+	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
+	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
 	      "\n"
 	      "the query (the same in every command):\n"
@@ -406,8 +408,13 @@ static bool marker_option(const char *name)
 
 #define NR_QUERY_OPTIONS (sizeof(query_options) / sizeof(query_options[0]))
 
+/* cli/cmd_serve.c */
+int cmd_serve(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "serve") == 0)
+		return cmd_serve(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";
