@@ -1,2 +1,875 @@
-/* test_api_view.c - the view endpoints (placeholder; filled by the api_view.c owner) */
+/*
+ * test_api_view.c - the view endpoints of the web API (web/api_view.c, doc/api.md) in process:
+ * view (tree, centered, callers, butterfly, flat and top pages), children, flame, thread-costs
+ * and source, as exact JSON hand-checked against the worked example of spec/views.md; the
+ * view endpoint's numbers against pv_view_compute on corpus files; the error answers.
+ *
+ * The worked example's functions are numbered in the order the collapsed importer meets them:
+ * main f0, real_main f1, foo f2, bar f3, baz f4, qux f5, malloc f6.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/builder.h"
+#include "pv/import.h"
+#include "pv/serve.h"
+#include "pv/view.h"
 #include "t.h"
+
+/* ---- helpers ---- */
+
+static struct pv_api *api_of(const char *rel, const char *source_root)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_file(t_data(rel), NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "import %s: %s", rel, err.msg);
+		return NULL;
+	}
+	struct pv_api *a = NULL;
+	T_EQ_INT(pv_api_new(&a, source_root), 0);
+	T_EQ_INT(pv_api_add_profile(a, t_data(rel), p), 0);
+	return a;
+}
+
+/* The body of one call (malloc'ed), its status in *status. */
+static char *call(struct pv_api *a, const char *endpoint, const char *query, int *status)
+{
+	char *body = NULL;
+	size_t len = 0;
+	const char *type = NULL;
+	*status = pv_api_call(a, endpoint, query, &body, &len, &type);
+	T_TRUE(body != NULL);
+	if (body)
+		T_EQ_U64(strlen(body), len);
+	return body;
+}
+
+/* The answer without its "query" object (the query reader's JSON is tested in test_query.c). */
+static char *without_query(char *body)
+{
+	const char *q = "{\"query\": {";
+	if (!body || strncmp(body, q, strlen(q)) != 0)
+		return body;
+	char *end = strstr(body, "}, \"url\": ");
+	if (!end)
+		return body;
+	memmove(body + 1, end + 3, strlen(end + 3) + 1);
+	return body;
+}
+
+#define EXPECT(a, ep, query, want_status, want)                                      \
+	do {                                                                         \
+		int st_;                                                             \
+		char *body_ = without_query(call((a), (ep), (query), &st_));         \
+		T_EQ_INT(st_, (want_status));                                        \
+		T_EQ_STR(body_, (want));                                             \
+		free(body_);                                                         \
+	} while (0)
+
+#define HEAD(view, url, center_total, centered, label)                                          \
+	"{\"url\": \"" url "\", \"view\": \"" view "\", \"metrics\": [{\"name\": \"samples\", \"unit\": " \
+	"\"count\"}], \"whole\": [26], \"center_total\": [" center_total                         \
+	"], \"nostack\": [0], \"centered\": " centered ", \"center_label\": " label               \
+	", \"samples\": 7"
+
+#define FN(key, name, depth, total, self, children, scope, path)                                \
+	"{\"key\": \"" key "\", \"name\": \"" name "\", \"kind\": \"function\", \"module\": null, " \
+	"\"file\": null, \"line\": null, \"depth\": " #depth ", \"total\": [" #total            \
+	"], \"self\": [" #self "], \"children\": " #children ", \"scope\": \"" scope            \
+	"\", \"path\": " path "}"
+
+#define CENTER(key, name, total, self, children)                                                 \
+	"{\"key\": \"" key "\", \"name\": \"" name "\", \"kind\": \"center\", \"module\": null, "  \
+	"\"file\": null, \"line\": null, \"depth\": 0, \"total\": [" #total "], \"self\": [" #self \
+	"], \"children\": " #children ", \"scope\": null, \"path\": null}"
+
+#define EXPECT_VIEW(a, query, hd, rest) EXPECT(a, "view", query, 200, hd rest)
+
+/* ---- view ---- */
+
+T_TEST(api_view_tree)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* the roots only: nothing open */
+	EXPECT_VIEW(a, "", HEAD("tree", "view=tree", "26", "false", "null"),
+		    ", \"rows\": [\n" FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") "\n]}\n");
+	/* main and real_main open; an open key of no row of this view is ignored */
+	EXPECT_VIEW(a, "open=f0&open=f0/f1&open=f0/f9/f3&open=c", HEAD("tree", "view=tree", "26", "false", "null"),
+		    ", \"rows\": [\n"
+		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
+		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
+		    FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n"
+		    FN("f0/f1/f6", "malloc", 2, 4, 4, 0, "malloc", "\"path:main;real_main;malloc\"") ",\n"
+		    FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
+		    FN("f0/f5", "qux", 1, 3, 0, 1, "qux", "\"path:main;qux\"") "\n]}\n");
+	/* a row under a closed one is not sent, even when open */
+	EXPECT_VIEW(a, "open=f0/f2", HEAD("tree", "view=tree", "26", "false", "null"),
+		    ", \"rows\": [\n" FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") "\n]}\n");
+	pv_api_free(a);
+}
+
+T_TEST(api_view_centered)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* spec: top-down, center foo: foo 18/1 > bar 12/10 > foo 2/0 > baz 2/2; baz 5/5 */
+	EXPECT_VIEW(a, "center=foo&open=c/f3", HEAD("tree", "view=tree&center=foo", "18", "true", "\"foo\""),
+		    ", \"rows\": [\n"
+		    CENTER("c", "foo", 18, 1, 2) ",\n"
+		    FN("c/f3", "bar", 1, 12, 10, 1, "bar", "null") ",\n"
+		    FN("c/f3/f2", "foo", 2, 2, 0, 1, "foo", "null") ",\n"
+		    FN("c/f4", "baz", 1, 5, 5, 0, "baz", "null") "\n]}\n");
+	/* spec: bottom-up, center foo: real_main 11/1 > main 11/1; main 7/0 */
+	EXPECT_VIEW(a, "view=callers&center=foo&open=c/f1", HEAD("callers", "view=callers&center=foo", "18", "true", "\"foo\""),
+		    ", \"rows\": [\n"
+		    CENTER("c", "foo", 18, 1, 2) ",\n"
+		    FN("c/f1", "real_main", 1, 11, 1, 1, "real_main", "null") ",\n"
+		    FN("c/f1/f0", "main", 2, 11, 1, 0, "main", "null") ",\n"
+		    FN("c/f0", "main", 1, 7, 0, 0, "main", "null") "\n]}\n");
+	/* spec: center {bar, baz}: <multiple contexts> 17/15 > foo 2/0 > baz 2/2 */
+	EXPECT_VIEW(a, "center=bar&center=baz&open=c/f2", HEAD("tree", "view=tree&center=bar&center=baz", "17", "true", "\"<multiple contexts>\""),
+		    ", \"rows\": [\n"
+		    CENTER("c", "<multiple contexts>", 17, 15, 1) ",\n"
+		    FN("c/f2", "foo", 1, 2, 0, 1, "foo", "null") ",\n"
+		    FN("c/f2/f4", "baz", 2, 2, 2, 0, "baz", "null") "\n]}\n");
+	/* centered on a call path: the rows below have paths through it */
+	EXPECT_VIEW(a, "center=path:main;foo&open=c/f3", HEAD("tree", "view=tree&center=path%3Amain%3Bfoo", "7", "true", "\"foo\""),
+		    ", \"rows\": [\n"
+		    CENTER("c", "foo", 7, 0, 2) ",\n"
+		    FN("c/f4", "baz", 1, 5, 5, 0, "baz", "\"path:main;foo;baz\"") ",\n"
+		    FN("c/f3", "bar", 1, 2, 0, 1, "bar", "\"path:main;foo;bar\"") ",\n"
+		    FN("c/f3/f2", "foo", 2, 2, 0, 1, "foo", "\"path:main;foo;bar;foo\"") "\n]}\n");
+	/* the classic inverted tree: roots are the functions with self cost */
+	EXPECT_VIEW(a, "view=callers", HEAD("callers", "view=callers", "26", "false", "null"),
+		    ", \"rows\": [\n"
+		    FN("f3", "bar", 0, 10, 10, 1, "bar", "null") ",\n"
+		    FN("f4", "baz", 0, 7, 7, 1, "baz", "null") ",\n"
+		    FN("f6", "malloc", 0, 7, 7, 2, "malloc", "null") ",\n"
+		    FN("f2", "foo", 0, 1, 1, 1, "foo", "null") ",\n"
+		    FN("f0", "main", 0, 1, 1, 0, "main", "null") "\n]}\n");
+	pv_api_free(a);
+}
+
+T_TEST(api_view_butterfly)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	EXPECT_VIEW(a, "view=butterfly&center=foo&open=up:c/f1&open=down:c/f3&open=c/f4", HEAD("butterfly", "view=butterfly&center=foo", "18", "true", "\"foo\""),
+		    ", \"callers\": [\n"
+		    CENTER("up:c", "foo", 18, 1, 2) ",\n"
+		    FN("up:c/f1", "real_main", 1, 11, 1, 1, "real_main", "null") ",\n"
+		    FN("up:c/f1/f0", "main", 2, 11, 1, 0, "main", "null") ",\n"
+		    FN("up:c/f0", "main", 1, 7, 0, 0, "main", "null") "\n"
+		    "], \"rows\": [\n"
+		    CENTER("down:c", "foo", 18, 1, 2) ",\n"
+		    FN("down:c/f3", "bar", 1, 12, 10, 1, "bar", "null") ",\n"
+		    FN("down:c/f3/f2", "foo", 2, 2, 0, 1, "foo", "null") ",\n"
+		    FN("down:c/f4", "baz", 1, 5, 5, 0, "baz", "null") "\n]}\n");
+	pv_api_free(a);
+}
+
+#define FLAT(key, name, kind, level, total, self, scope)                                         \
+	"{\"key\": \"" key "\", \"name\": \"" name "\", \"kind\": \"" kind "\", \"level\": " #level \
+	", \"in_center\": false, \"module\": null, \"file\": null, \"line\": null, \"total\": ["  \
+	#total "], \"self\": [" #self "], \"scope\": " scope "}"
+
+T_TEST(api_view_flat_and_top)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* spec: flat by function main 26/1, foo 18/1, real_main 15/0, bar 12/10, baz 7/7, ...;
+	 * under the module and file rows ("no module", "no file"): rows 1 to 3 of 9 */
+	EXPECT_VIEW(a, "view=flat&offset=1&limit=3", HEAD("flat", "view=flat", "26", "false", "null"),
+		    ", \"nr_rows\": 9, \"rows\": [\n"
+		    FLAT("m-/s-", "<unknown file>", "file", 1, 26, 26, "null") ",\n"
+		    FLAT("m-/s-/f0", "main", "function", 2, 26, 1, "\"main\"") ",\n"
+		    FLAT("m-/s-/f2", "foo", "function", 2, 18, 1, "\"foo\"") "\n]}\n");
+	/* the last page, past the end: nothing */
+	EXPECT_VIEW(a, "view=flat&offset=8&limit=5", HEAD("flat", "view=flat", "26", "false", "null"),
+		    ", \"nr_rows\": 9, \"rows\": [\n"
+		    FLAT("m-/s-/f5", "qux", "function", 2, 3, 0, "\"qux\"") "\n]}\n");
+	EXPECT_VIEW(a, "view=flat&offset=9", HEAD("flat", "view=flat", "26", "false", "null"),
+		    ", \"nr_rows\": 9, \"rows\": []}\n");
+	/* top, by total: one step per key */
+	EXPECT_VIEW(a, "view=top&sort=total&limit=2&offset=1", HEAD("top", "view=top&sort=total", "26", "false", "null"),
+		    ", \"nr_rows\": 7, \"rows\": [\n"
+		    FLAT("f2", "foo", "function", 2, 18, 1, "\"foo\"") ",\n"
+		    FLAT("f1", "real_main", "function", 2, 15, 0, "\"real_main\"") "\n]}\n");
+	pv_api_free(a);
+}
+
+/* ---- children ---- */
+
+T_TEST(api_view_children)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	EXPECT(a, "children", "key=f0", 200,
+	       "{\"rows\": [\n"
+	       FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
+	       FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
+	       FN("f0/f5", "qux", 1, 3, 0, 1, "qux", "\"path:main;qux\"") "\n]}\n");
+	EXPECT(a, "children", "key=f0/f2/f3", 200,
+	       "{\"rows\": [\n"
+	       FN("f0/f2/f3/f2", "foo", 3, 2, 0, 1, "foo", "\"path:main;foo;bar;foo\"") "\n]}\n");
+	EXPECT(a, "children", "key=f0/f1/f6", 200, "{\"rows\": []}\n");
+	/* up:/down: keys name rows of the butterfly of the same query */
+	EXPECT(a, "children", "center=foo&key=up:c", 200,
+	       "{\"rows\": [\n"
+	       FN("up:c/f1", "real_main", 1, 11, 1, 1, "real_main", "null") ",\n"
+	       FN("up:c/f0", "main", 1, 7, 0, 0, "main", "null") "\n]}\n");
+	EXPECT(a, "children", "center=path:main;foo&key=c/f3", 200,
+	       "{\"rows\": [\n"
+	       FN("c/f3/f2", "foo", 2, 2, 0, 1, "foo", "\"path:main;foo;bar;foo\"") "\n]}\n");
+	/* the module and file rows of the flat view have rows below them */
+	EXPECT(a, "children", "view=flat&key=m-", 200,
+	       "{\"rows\": [\n" FLAT("m-/s-", "<unknown file>", "file", 1, 26, 26, "null") "\n]}\n");
+	/* unknown rows and malformed keys: 404; no key: 400 */
+	EXPECT(a, "children", "key=f0/f9", 404, "{\"error\": \"no row 'f0/f9' in this view\"}");
+	EXPECT(a, "children", "key=f00", 404, "{\"error\": \"no row 'f00' in this view\"}");
+	EXPECT(a, "children", "key=f0/", 404, "{\"error\": \"no row 'f0/' in this view\"}");
+	EXPECT(a, "children", "key=c", 404, "{\"error\": \"no row 'c' in this view\"}");
+	EXPECT(a, "children", "key=up:c", 404, "{\"error\": \"no row 'up:c' in this view\"}");
+	EXPECT(a, "children", "key=f4294967295", 404,
+	       "{\"error\": \"no row 'f4294967295' in this view\"}");
+	EXPECT(a, "children", "key=", 404, "{\"error\": \"no row '' in this view\"}");
+	EXPECT(a, "children", "", 400, "{\"error\": \"missing parameter 'key'\"}");
+	pv_api_free(a);
+}
+
+/* ---- flame ---- */
+
+T_TEST(api_view_flame)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* the three heaviest rows: main 26, real_main 15, then real_main's foo 11 (not main's foo 7) */
+	EXPECT(a, "flame", "max-nodes=3", 200,
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
+	       "{\"key\": \"\", \"name\": \"(all)\", \"total\": 26, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0\", \"name\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
+	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"total\": 15, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0/f1/f2\", \"name\": \"foo\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "]}]}]}, \"callers\": null}\n");
+	/* centered: the sandwich; the two centers, then bar 12 above and real_main 11 below */
+	EXPECT(a, "flame", "center=foo&max-nodes=4", 200,
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
+	       "{\"key\": \"down:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"total\": 12, \"self\": 10, \"children\": []}"
+	       "]}, \"callers\": "
+	       "{\"key\": \"up:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "]}}\n");
+	/* everything (the default 20000) */
+	EXPECT(a, "flame", "center=foo", 200,
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
+	       "{\"key\": \"down:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"total\": 12, \"self\": 10, \"children\": ["
+	       "{\"key\": \"down:c/f3/f2\", \"name\": \"foo\", \"total\": 2, \"self\": 0, \"children\": ["
+	       "{\"key\": \"down:c/f3/f2/f4\", \"name\": \"baz\", \"total\": 2, \"self\": 2, \"children\": []}"
+	       "]}]}, "
+	       "{\"key\": \"down:c/f4\", \"name\": \"baz\", \"total\": 5, \"self\": 5, \"children\": []}"
+	       "]}, \"callers\": "
+	       "{\"key\": \"up:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1/f0\", \"name\": \"main\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "]}, "
+	       "{\"key\": \"up:c/f0\", \"name\": \"main\", \"total\": 7, \"self\": 0, \"children\": []}"
+	       "]}}\n");
+	/* a center no sample reaches: a zero node each */
+	EXPECT(a, "flame", "center=malloc&filter=drop:malloc", 200,
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 19, \"callees\": "
+	       "{\"key\": \"down:c\", \"name\": \"malloc\", \"total\": 0, \"self\": 0, \"children\": []}, "
+	       "\"callers\": "
+	       "{\"key\": \"up:c\", \"name\": \"malloc\", \"total\": 0, \"self\": 0, \"children\": []}}\n");
+	EXPECT(a, "flame", "max-nodes=0", 400, "{\"error\": \"max-nodes takes 1 to 1000000\"}");
+	EXPECT(a, "flame", "max-nodes=x", 400, "{\"error\": \"max-nodes takes a count, not 'x'\"}");
+	pv_api_free(a);
+}
+
+/*
+ * A small profile with a source file (tests/data/web/hello.c) and five threads: main (tid 1),
+ * worker (tid 2), worker (tid 3), and twice w (tid 7), which no query can tell apart.
+ *   main@5 > add@3: main x2, worker/2 x1, the first w x1
+ *   main@5:         main x1, worker/3 x1, the second w x1
+ */
+static struct pv_profile *hello_profile(const char *source)
+{
+	struct pv_builder b;
+	if (builder_init(&b))
+		return NULL;
+	pv_source_ix src = builder_source(&b, builder_cstr(&b, source));
+	pv_func_ix fmain = builder_func(&b, builder_cstr(&b, "main"), PV_NONE, src, 5);
+	pv_func_ix fadd = builder_func(&b, builder_cstr(&b, "add"), PV_NONE, src, 1);
+	struct frame_key km = {.func = fmain, .line = 5, .addr = PV_ADDR_NONE, .category = PV_NONE};
+	struct frame_key ka = {.func = fadd, .line = 3, .addr = PV_ADDR_NONE, .category = PV_NONE};
+	pv_stack_ix s1 = builder_stack(&b, PV_NONE, builder_frame(&b, &km));
+	pv_stack_ix s2 = builder_stack(&b, s1, builder_frame(&b, &ka));
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	pv_thread_ix tmain = builder_thread(&b, builder_cstr(&b, "main"), 1, 1, 0);
+	pv_thread_ix tw2 = builder_thread(&b, builder_cstr(&b, "worker"), 1, 2, 0);
+	pv_thread_ix tw3 = builder_thread(&b, builder_cstr(&b, "worker"), 1, 3, 0);
+	pv_thread_ix tx = builder_thread(&b, builder_cstr(&b, "w"), 1, 7, 0);
+	pv_thread_ix ty = builder_thread(&b, builder_cstr(&b, "w"), 1, 7, 0);
+	int64_t t = 0;
+	builder_sample(&b, tmain, s2, t++, NULL);
+	builder_sample(&b, tmain, s2, t++, NULL);
+	builder_sample(&b, tmain, s1, t++, NULL);
+	builder_sample(&b, tw2, s2, t++, NULL);
+	builder_sample(&b, tw3, s1, t++, NULL);
+	builder_sample(&b, tx, s2, t++, NULL);
+	builder_sample(&b, ty, s1, t++, NULL);
+	struct pv_profile *p = NULL;
+	if (builder_finish(&b, &p)) {
+		builder_release(&b);
+		return NULL;
+	}
+	builder_release(&b);
+	return p;
+}
+
+static struct pv_api *hello_api(const char *profile_path, const char *source,
+				const char *source_root)
+{
+	struct pv_profile *p = hello_profile(source);
+	struct pv_api *a = NULL;
+	T_TRUE(p != NULL);
+	if (!p || pv_api_new(&a, source_root)) {
+		pv_profile_free(p);
+		return NULL;
+	}
+	T_EQ_INT(pv_api_add_profile(a, profile_path, p), 0);
+	return a;
+}
+
+/* ---- thread-costs ---- */
+
+T_TEST(api_view_thread_costs)
+{
+	struct pv_api *a = hello_api(t_data("web/profile"), "hello.c", NULL);
+	if (!a)
+		return;
+	/* main > add on each thread; the two "w" threads share name and tid: unknown */
+	EXPECT(a, "thread-costs", "key=f0/f1", 200,
+	       "{\"key\": \"f0/f1\", \"name\": \"add\", \"metrics\": [{\"name\": \"samples\", "
+	       "\"unit\": \"count\"}], \"truncated\": false, \"threads\": [\n"
+	       "{\"index\": 0, \"name\": \"main\", \"tid\": 1, \"total\": [2], \"self\": [2]},\n"
+	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [1]},\n"
+	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [0], \"self\": [0]},\n"
+	       "{\"index\": 3, \"name\": \"w\", \"tid\": 7, \"total\": null, \"self\": null},\n"
+	       "{\"index\": 4, \"name\": \"w\", \"tid\": 7, \"total\": null, \"self\": null}\n]}\n");
+	/* the query's own threads only; a line row of a flat view (by line) */
+	EXPECT(a, "thread-costs", "thread=worker&view=top&by=line&key=l0:5", 200,
+	       "{\"key\": \"l0:5\", \"name\": \"main:5\", \"metrics\": [{\"name\": \"samples\", "
+	       "\"unit\": \"count\"}], \"truncated\": false, \"threads\": [\n"
+	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [0]},\n"
+	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [1], \"self\": [1]}\n]}\n");
+	/* the callers' side of a butterfly, asked with the tree's query (self: the center's self
+	 * that flows through the row) */
+	EXPECT(a, "thread-costs", "center=add&key=up:c/f0", 200,
+	       "{\"key\": \"up:c/f0\", \"name\": \"main\", \"metrics\": [{\"name\": \"samples\", "
+	       "\"unit\": \"count\"}], \"truncated\": false, \"threads\": [\n"
+	       "{\"index\": 0, \"name\": \"main\", \"tid\": 1, \"total\": [2], \"self\": [2]},\n"
+	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [1]},\n"
+	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [0], \"self\": [0]},\n"
+	       "{\"index\": 3, \"name\": \"w\", \"tid\": 7, \"total\": null, \"self\": null},\n"
+	       "{\"index\": 4, \"name\": \"w\", \"tid\": 7, \"total\": null, \"self\": null}\n]}\n");
+	EXPECT(a, "thread-costs", "key=f1", 404, "{\"error\": \"no row 'f1' in this view\"}");
+	EXPECT(a, "thread-costs", "thread=nobody&key=f0", 400,
+	       "{\"error\": \"no thread named 'nobody' (see 'profview info')\"}");
+	pv_api_free(a);
+}
+
+/* ---- source ---- */
+
+#define HELLO_METRICS "\"metrics\": [{\"name\": \"samples\", \"unit\": \"count\"}]"
+
+T_TEST(api_view_source)
+{
+	/* relative to the profile's folder; text escaped, bad UTF-8 bytes as U+FFFD, CR dropped */
+	struct pv_api *a = hello_api(t_data("web/profile"), "hello.c", NULL);
+	if (!a)
+		return;
+	EXPECT(a, "source", "file=0", 200,
+	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"lines\": [\n"
+	       "{\"line\": 1, \"text\": \"int add(int a, int b)\", \"total\": null, \"self\": null},\n"
+	       "{\"line\": 2, \"text\": \"{\", \"total\": null, \"self\": null},\n"
+	       "{\"line\": 3, \"text\": \"\\treturn a + b; /* \\\"sum\\\" \\\\ */\", \"total\": [4], "
+	       "\"self\": [4]},\n"
+	       "{\"line\": 4, \"text\": \"}\", \"total\": null, \"self\": null},\n"
+	       "{\"line\": 5, \"text\": \"int main(void) { return add(1, 2); } // caf\xc3\xa9 "
+	       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\", \"total\": [7], \"self\": [3]}\n]}\n");
+	/* costs of the query: one thread, a center */
+	EXPECT(a, "source", "file=0&thread=1&center=add", 200,
+	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"lines\": [\n"
+	       "{\"line\": 1, \"text\": \"int add(int a, int b)\", \"total\": null, \"self\": null},\n"
+	       "{\"line\": 2, \"text\": \"{\", \"total\": null, \"self\": null},\n"
+	       "{\"line\": 3, \"text\": \"\\treturn a + b; /* \\\"sum\\\" \\\\ */\", \"total\": [2], "
+	       "\"self\": [2]},\n"
+	       "{\"line\": 4, \"text\": \"}\", \"total\": null, \"self\": null},\n"
+	       "{\"line\": 5, \"text\": \"int main(void) { return add(1, 2); } // caf\xc3\xa9 "
+	       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\", \"total\": null, \"self\": null}\n]}\n");
+	/* only ids of the source table */
+	EXPECT(a, "source", "file=1", 404, "{\"error\": \"no such source file\"}");
+	EXPECT(a, "source", "file=../../etc/passwd", 404, "{\"error\": \"no such source file\"}");
+	EXPECT(a, "source", "file=%2Fetc%2Fpasswd", 404, "{\"error\": \"no such source file\"}");
+	EXPECT(a, "source", "file=00", 404, "{\"error\": \"no such source file\"}");
+	EXPECT(a, "source", "file=-1", 404, "{\"error\": \"no such source file\"}");
+	EXPECT(a, "source", "", 404, "{\"error\": \"no such source file\"}");
+	EXPECT(a, "source", "file=0&center=nothing", 400,
+	       "{\"error\": \"center 'nothing' matches no function of the profile\"}");
+	pv_api_free(a);
+
+	/* not found next to the profile: the source root; else 404 */
+	a = hello_api("/nonexistent/profile", "hello.c", t_data("web"));
+	if (a) {
+		int st;
+		char *b = call(a, "source", "file=0", &st);
+		T_EQ_INT(st, 200);
+		T_CONTAINS(b, "\"text\": \"int add(int a, int b)\"");
+		free(b);
+		pv_api_free(a);
+	}
+	a = hello_api("/nonexistent/profile", "hello.c", NULL);
+	if (a) {
+		EXPECT(a, "source", "file=0", 404,
+		       "{\"error\": \"cannot read source file 'hello.c'\"}");
+		pv_api_free(a);
+	}
+	/* a folder is not a regular file */
+	a = hello_api(t_data("web/profile"), t_data("web"), NULL);
+	if (a) {
+		int st;
+		free(call(a, "source", "file=0", &st));
+		T_EQ_INT(st, 404);
+		pv_api_free(a);
+	}
+}
+
+T_TEST(api_view_source_symlink)
+{
+	/* a symlink is not followed, wherever it points */
+	char dir[] = "/tmp/pv-api-view-XXXXXX";
+	if (!mkdtemp(dir)) {
+		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+		return;
+	}
+	char link[64], prof[64];
+	snprintf(link, sizeof(link), "%s/link.c", dir);
+	snprintf(prof, sizeof(prof), "%s/profile", dir);
+	char target[4096];
+	T_TRUE(realpath(t_data("web/hello.c"), target) != NULL);
+	T_EQ_INT(symlink(target, link), 0);
+	struct pv_api *a = hello_api(prof, "link.c", NULL);
+	if (a) {
+		EXPECT(a, "source", "file=0", 404, "{\"error\": \"cannot read source file 'link.c'\"}");
+		pv_api_free(a);
+	}
+	a = hello_api(prof, link, NULL); /* absolute */
+	if (a) {
+		int st;
+		free(call(a, "source", "file=0", &st));
+		T_EQ_INT(st, 404);
+		pv_api_free(a);
+	}
+	unlink(link);
+	rmdir(dir);
+}
+
+/* ---- errors ---- */
+
+T_TEST(api_view_errors)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	EXPECT(a, "view", "view=nope", 400,
+	       "{\"error\": \"view takes tree, callers, flat, butterfly or top, not 'nope'\"}");
+	EXPECT(a, "view", "center=nothing", 400,
+	       "{\"error\": \"center 'nothing' matches no function of the profile\"}");
+	EXPECT(a, "view", "view=butterfly", 400,
+	       "{\"error\": \"the butterfly view needs a center (--center NAME)\"}");
+	EXPECT(a, "view", "metric=bytes", 400,
+	       "{\"error\": \"no metric named 'bytes' (the profile has: samples)\"}");
+	EXPECT(a, "view", "view=flat&offset=-1", 400,
+	       "{\"error\": \"offset takes a count, not '-1'\"}");
+	EXPECT(a, "view", "p=1", 404, "{\"error\": \"no profile 1\"}");
+	EXPECT(a, "children", "center=nothing&key=c", 400,
+	       "{\"error\": \"center 'nothing' matches no function of the profile\"}");
+	EXPECT(a, "thread-costs", "key=f0/f4", 404, "{\"error\": \"no row 'f0/f4' in this view\"}");
+	EXPECT(a, "flame", "filter=include:nothing", 400,
+	       "{\"error\": \"--include 'nothing' matches no function of the profile\"}");
+	pv_api_free(a);
+}
+
+/* ---- scopes ---- */
+
+/*
+ * Every scope the server writes names its row again: as the center, it gives a view whose
+ * center total is the row's own total in the flat view (a function, a line, a file, a module).
+ */
+T_TEST(api_view_scopes_resolve)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_module_ix mod = builder_module(&b, builder_cstr(&b, "libx.so"), builder_cstr(&b, "/usr/lib/libx.so"),
+					  PV_MODULE_LIBRARY);
+	pv_source_ix src = builder_source(&b, builder_cstr(&b, "src/a:b.c"));
+	/* names the query reader would take for other scopes */
+	pv_func_ix f1 = builder_func(&b, builder_cstr(&b, "re:weird(x)"), mod, src, 3);
+	pv_func_ix f2 = builder_func(&b, builder_cstr(&b, "file:x.c"), PV_NONE, PV_NONE, 0);
+	pv_func_ix f3 = builder_func(&b, builder_cstr(&b, "plain"), mod, PV_NONE, 0);
+	struct frame_key k1 = {.func = f1, .line = 4, .addr = PV_ADDR_NONE, .category = PV_NONE};
+	struct frame_key k3 = {.func = f3, .line = 9, .addr = PV_ADDR_NONE, .category = PV_NONE};
+	pv_stack_ix s1 = builder_stack(&b, PV_NONE, builder_frame(&b, &k1));
+	pv_stack_ix s2 = builder_stack(&b, s1, builder_func_frame(&b, f2));
+	pv_stack_ix s3 = builder_stack(&b, s2, builder_frame(&b, &k3));
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	pv_thread_ix t = builder_thread(&b, builder_cstr(&b, "main"), 1, 1, 0);
+	builder_sample(&b, t, s1, 0, NULL);
+	builder_sample(&b, t, s2, 1, NULL);
+	builder_sample(&b, t, s3, 2, NULL);
+	builder_sample(&b, t, s3, 3, NULL);
+	struct pv_profile *p = NULL;
+	T_EQ_INT(builder_finish(&b, &p), 0);
+	builder_release(&b);
+	if (!p)
+		return;
+	struct pv_api *a = NULL;
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	T_EQ_INT(pv_api_add_profile(a, "scopes", p), 0);
+	static const char *const granularity[] = {"function", "line", "file", "module"};
+	uint32_t checked = 0;
+	for (int g = 0; g < 4; g++) {
+		char q[64];
+		snprintf(q, sizeof(q), "view=flat&by=%s", granularity[g]);
+		int st;
+		char *body = call(a, "view", q, &st);
+		T_EQ_INT(st, 200);
+		/* each row: its scope and total, then the center total of that scope */
+		for (const char *r = body ? strstr(body, "{\"key\": ") : NULL; r;
+		     r = strstr(r + 1, "{\"key\": ")) {
+			const char *sc = strstr(r, "\"scope\": ");
+			const char *tot = strstr(r, "\"total\": [");
+			if (!sc || !tot)
+				break;
+			sc += 9;
+			long long want = strtoll(tot + 10, NULL, 10);
+			if (strncmp(sc, "null", 4) == 0)
+				continue;
+			/* the scope as a URL value: only '%', '&', '+' and '#' need escaping here */
+			char scope[256], url[512];
+			size_t n = 0;
+			for (const char *c = sc + 1; *c && *c != '"' && n + 4 < sizeof(scope); c++) {
+				if (*c == '\\' && c[1])
+					c++;
+				if (strchr("%&+#;", *c))
+					n += (size_t)snprintf(scope + n, sizeof(scope) - n, "%%%02X",
+							      (unsigned char)*c);
+				else
+					scope[n++] = *c;
+			}
+			scope[n] = 0;
+			snprintf(url, sizeof(url), "center=%s&by=%s", scope, granularity[g]);
+			char *vb = call(a, "view", url, &st);
+			T_EQ_INT(st, 200);
+			const char *ct = vb ? strstr(vb, "\"center_total\": [") : NULL;
+			long long got = ct ? strtoll(ct + 17, NULL, 10) : -1;
+			if (got != want)
+				t_fail(__FILE__, __LINE__, "%s: center total %lld, row total %lld", url,
+				       got, want);
+			free(vb);
+			checked++;
+		}
+		free(body);
+	}
+	/* by function: module libx.so, file src/a:b.c, 3 functions (no module, no file: null);
+	 * by line: the same and 2 lines (f2's frame has none); by file: 2; by module: 1 */
+	T_EQ_INT(checked, 15);
+	/* the scopes themselves */
+	EXPECT(a, "children", "view=top&by=line&key=l0:4", 200, "{\"rows\": []}\n");
+	int st;
+	char *body = call(a, "view", "view=top&by=line", &st);
+	T_CONTAINS(body, "\"scope\": \"line:src/a:b.c:4\"");
+	T_CONTAINS(body, "\"scope\": \"plain:9\"");
+	free(body);
+	body = call(a, "view", "view=top", &st);
+	T_CONTAINS(body, "\"scope\": \"re:^re:weird\\\\(x\\\\)$\"");
+	T_CONTAINS(body, "\"scope\": \"re:^file:x\\\\.c$\"");
+	free(body);
+	body = call(a, "view", "view=flat&by=module", &st);
+	T_CONTAINS(body, "\"scope\": \"module:libx.so\"");
+	free(body);
+	pv_api_free(a);
+}
+
+/* ---- the numbers of the library ---- */
+
+#define KEYLEN 1024
+
+struct got_row {
+	char key[KEYLEN];
+	int64_t total[4], self[4];
+};
+
+/* The rows of an answer in order: key, total, self (up to 4 metrics). */
+static uint32_t parse_rows(const char *body, const char *from, struct got_row *rows, uint32_t cap,
+			   uint32_t nm)
+{
+	uint32_t n = 0;
+	const char *r = body ? strstr(body, from) : NULL;
+	for (r = r ? strstr(r, "{\"key\": \"") : NULL; r && n < cap;
+	     r = strstr(r + 1, "{\"key\": \"")) {
+		const char *k = r + 9, *e = strchr(k, '"');
+		size_t kl = (size_t)(e - k) < sizeof(rows[n].key) ? (size_t)(e - k) : 0;
+		memcpy(rows[n].key, k, kl);
+		rows[n].key[kl] = 0;
+		const char *t = strstr(r, "\"total\": [") + 10, *s = strstr(r, "\"self\": [") + 9;
+		for (uint32_t m = 0; m < nm; m++) {
+			char *end;
+			rows[n].total[m] = strtoll(t, &end, 10);
+			t = end + 2;
+			rows[n].self[m] = strtoll(s, &end, 10);
+			s = end + 2;
+		}
+		n++;
+	}
+	return n;
+}
+
+static void key_step(char *buf, size_t n, uint8_t kind, uint32_t id, uint32_t line)
+{
+	switch (kind) {
+	case PV_ROW_FUNCTION: snprintf(buf, n, "f%u", id); break;
+	case PV_ROW_LINE: snprintf(buf, n, "l%u:%u", id, line); break;
+	case PV_ROW_FILE: id == PV_NONE ? snprintf(buf, n, "s-") : snprintf(buf, n, "s%u", id); break;
+	case PV_ROW_MODULE: id == PV_NONE ? snprintf(buf, n, "m-") : snprintf(buf, n, "m%u", id); break;
+	default: snprintf(buf, n, "c"); break;
+	}
+}
+
+/* The expected rows: pre-order, roots and the children of the rows whose index is open. */
+static uint32_t expect_rows(const struct pv_tree *t, const uint8_t *open, uint32_t nm,
+			    struct got_row *rows, uint32_t cap)
+{
+	uint32_t n = 0, sp = 0;
+	struct {
+		uint32_t r, next;
+		char key[KEYLEN];
+	} *st;
+	uint32_t maxd = 0;
+	for (uint32_t r = 0; r < t->len; r++)
+		maxd = t->depth[r] > maxd ? t->depth[r] : maxd;
+	st = malloc(sizeof(*st) * (maxd + 2));
+	if (!st)
+		return 0;
+	st[0].r = PV_NONE;
+	st[0].next = 0;
+	st[0].key[0] = 0;
+	sp = 1;
+	while (sp && n < cap) {
+		uint32_t pr = st[sp - 1].r;
+		const uint32_t *list = pr == PV_NONE ? t->roots : t->children + t->child_first[pr];
+		uint32_t len = pr == PV_NONE ? t->nr_roots : t->child_len[pr];
+		if (st[sp - 1].next == len) {
+			sp--;
+			continue;
+		}
+		uint32_t r = list[st[sp - 1].next++];
+		char step[40];
+		key_step(step, sizeof(step), t->kind[r], t->id[r], t->line[r]);
+		size_t kl = strlen(st[sp - 1].key), sl = strlen(step);
+		if (kl + sl + 2 > KEYLEN) {
+			t_fail(__FILE__, __LINE__, "key too long for the test");
+			break;
+		}
+		memcpy(rows[n].key, st[sp - 1].key, kl);
+		if (pr != PV_NONE)
+			rows[n].key[kl++] = '/';
+		memcpy(rows[n].key + kl, step, sl + 1);
+		for (uint32_t m = 0; m < nm; m++) {
+			rows[n].total[m] = t->total[m][r];
+			rows[n].self[m] = t->self[m][r];
+		}
+		if (open[r] || t->kind[r] == PV_ROW_CENTER) {
+			st[sp].r = r;
+			st[sp].next = 0;
+			memcpy(st[sp].key, rows[n].key, sizeof(st[sp].key));
+			sp++;
+		}
+		n++;
+	}
+	free(st);
+	return n;
+}
+
+static void same_rows(const char *what, const struct got_row *g, uint32_t ng,
+		      const struct got_row *w, uint32_t nw, uint32_t nm)
+{
+	if (ng != nw) {
+		t_fail(__FILE__, __LINE__, "%s: %u rows, expected %u", what, ng, nw);
+		return;
+	}
+	for (uint32_t i = 0; i < ng; i++) {
+		bool same = strcmp(g[i].key, w[i].key) == 0;
+		for (uint32_t m = 0; m < nm; m++)
+			same &= g[i].total[m] == w[i].total[m] && g[i].self[m] == w[i].self[m];
+		if (!same) {
+			t_fail(__FILE__, __LINE__, "%s: row %u: %s %lld/%lld, expected %s %lld/%lld",
+			       what, i, g[i].key, (long long)g[i].total[0], (long long)g[i].self[0],
+			       w[i].key, (long long)w[i].total[0], (long long)w[i].self[0]);
+			return;
+		}
+	}
+}
+
+/*
+ * The view endpoint against pv_view_compute of the same query, on corpus files: every row
+ * sent (the roots, and the children of up to 200 open rows, heaviest first) has the key, total
+ * and self of the library's tree; the flat list is the library's, row for row.
+ */
+static void compare_file(const char *rel, const char *query, uint32_t nm)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_file(t_corpus(rel), NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "import %s: %s", rel, err.msg);
+		return;
+	}
+	struct pv_query q;
+	pv_query_init(&q);
+	if (pv_query_from_url(&q, query, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: %s", query, err.msg);
+		pv_profile_free(p);
+		return;
+	}
+	struct pv_view *v = NULL;
+	if (pv_view_compute(p, &q, &v, &err)) {
+		t_fail(__FILE__, __LINE__, "%s %s: %s", rel, query, err.msg);
+		pv_query_release(&q);
+		pv_profile_free(p);
+		return;
+	}
+	struct pv_api *a = NULL;
+	pv_api_new(&a, NULL);
+	pv_api_add_profile(a, t_corpus(rel), p);
+	enum { CAP = 8000 };
+	struct got_row *got = malloc(sizeof(*got) * CAP), *want = malloc(sizeof(*want) * CAP);
+	char *url = NULL;
+	char what[512];
+	snprintf(what, sizeof(what), "%s ?%s", rel, query);
+	if (v->flat) {
+		url = malloc(strlen(query) + 32);
+		sprintf(url, "%s&limit=%u", query, CAP);
+		int st;
+		char *body = call(a, "view", url, &st);
+		T_EQ_INT(st, 200);
+		uint32_t ng = parse_rows(body, "\"rows\": [", got, CAP, nm);
+		if (ng < 2)
+			t_fail(__FILE__, __LINE__, "%s: only %u rows", what, ng);
+		uint32_t nw = 0;
+		for (uint32_t r = 0; r < v->flat->len && nw < CAP; r++, nw++) {
+			for (uint32_t m = 0; m < nm; m++) {
+				want[nw].total[m] = v->flat->total[m][r];
+				want[nw].self[m] = v->flat->self[m][r];
+			}
+			strcpy(want[nw].key, ng > nw ? got[nw].key : "");
+		}
+		same_rows(what, got, ng, want, nw, nm);
+		free(body);
+	} else {
+		/* open the 200 heaviest rows with children, best first (a walk of the library's
+		 * tree from the roots, by total, only through open rows) */
+		const struct pv_tree *t = v->tree;
+		uint8_t *open = calloc(t->len + 1, 1);
+		for (int round = 0; round < 200; round++) {
+			/* the heaviest row sent (its ancestors open) that is closed, with children */
+			uint32_t best = PV_NONE;
+			int64_t bw = INT64_MIN;
+			for (uint32_t r = 0; r < t->len; r++) {
+				if (open[r] || !t->child_len[r] || t->kind[r] == PV_ROW_CENTER ||
+				    t->total[0][r] <= bw)
+					continue;
+				uint32_t x = t->parent[r];
+				while (x != PV_NONE && (open[x] || t->kind[x] == PV_ROW_CENTER))
+					x = t->parent[x];
+				if (x == PV_NONE) {
+					best = r;
+					bw = t->total[0][r];
+				}
+			}
+			if (best == PV_NONE)
+				break;
+			open[best] = 1;
+		}
+		uint32_t nw = expect_rows(t, open, nm, want, CAP);
+		/* the query and the open keys (letters, digits, ':' and '/': no escaping) */
+		size_t ul = 0;
+		FILE *u = open_memstream(&url, &ul);
+		fputs(query, u);
+		for (uint32_t r = 0; r < t->len; r++) {
+			if (!open[r])
+				continue;
+			char step[40];
+			uint32_t chain[4096], n = 0;
+			for (uint32_t x = r; x != PV_NONE && n < 4096; x = t->parent[x])
+				chain[n++] = x;
+			fputs("&open=", u);
+			while (n-- > 0) {
+				key_step(step, sizeof(step), t->kind[chain[n]], t->id[chain[n]],
+					 t->line[chain[n]]);
+				fprintf(u, "%s%s", step, n ? "/" : "");
+			}
+		}
+		fclose(u);
+		int st;
+		char *body = call(a, "view", url, &st);
+		T_EQ_INT(st, 200);
+		uint32_t ng = parse_rows(body, "\"rows\": [", got, CAP, nm);
+		if (ng <= t->nr_roots)
+			t_fail(__FILE__, __LINE__, "%s: only %u rows", what, ng);
+		same_rows(what, got, ng, want, nw, nm);
+		free(body);
+		free(open);
+	}
+	free(url);
+	free(got);
+	free(want);
+	pv_view_free(v);
+	pv_query_release(&q);
+	pv_api_free(a);
+}
+
+T_TEST(api_view_corpus_numbers)
+{
+	static const struct {
+		const char *file, *query;
+		uint32_t nm;
+	} cases[] = {
+		{"firefox/argument-values.json", "view=tree", 1},
+		{"firefox/argument-values.json", "view=callers", 1},
+		{"firefox/unsymbolicated.json", "view=tree&by=module", 1},
+		{"firefox/generated-processed-v70-from-gecko.json", "view=tree&by=line", 1},
+		{"firefox/flamegraph.txt", "view=tree", 1},
+		{"firefox/flamegraph.txt", "view=flat", 1},
+		{"firefox/hello.cjs-20231120T211435.cpuprofile", "view=tree&metric=samples,time", 2},
+		{"firefox/hello.cjs-20231120T211435.cpuprofile", "view=top&by=line&sort=total", 1},
+		{"firefox/test.perf.gz", "view=tree&by=module", 1},
+		{"firefox/test.perf.gz", "view=callers&center=re:^_dl_", 1},
+		{"speedscope/stackcollapse/recursion.txt", "view=tree&filter=collapse-recursion:a", 1},
+		{"flamegraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt",
+		 "view=flat&by=line", 1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		compare_file(cases[i].file, cases[i].query, cases[i].nm);
+}
