@@ -1,0 +1,380 @@
+// profview's page: loads (with progress), then the timeline, the query bar and the tabs, all
+// driven by the query in the URL (state.js). Every number comes from the JSON API
+// (doc/api.md), computed by the same library calls as the CLI.
+import { api } from './api.js';
+import { ctx } from './ctx.js';
+import * as S from './state.js';
+import { h, clear, fmtBytes, debounce } from './util.js';
+import { showError, clearError, showChecks, hideMenu, menuOpen, hideTooltip } from './ui.js';
+import { Timeline } from './timeline.js';
+import { TreePane, ButterflyPane } from './views/calltree.js';
+import { FlatPane } from './views/flat.js';
+import { FlamePane } from './views/flame.js';
+import { MarkerChartPane } from './views/markerchart.js';
+import { MarkerTablePane } from './views/markers.js';
+import { SourcePane } from './views/source.js';
+
+const $ = (id) => document.getElementById(id);
+
+const FILTER_LABELS = {
+  include: 'Include',
+  drop: 'Drop',
+  merge: 'Merge',
+  'collapse-recursion': 'Collapse recursion',
+  'collapse-module': 'Collapse',
+  'focus-category': 'Focus category',
+};
+
+const panes = new Map();
+let timeline = null;
+let statusFiles = [];
+
+function paneFor(tab) {
+  if (!panes.has(tab)) {
+    let p;
+    switch (tab) {
+      case 'top-down': p = new TreePane('tree'); break;
+      case 'bottom-up': p = new TreePane('callers'); break;
+      case 'flat': p = new FlatPane(); break;
+      case 'butterfly': p = new ButterflyPane(); break;
+      case 'flame': p = new FlamePane(); break;
+      case 'marker-chart': p = new MarkerChartPane(); break;
+      case 'marker-table': p = new MarkerTablePane(); break;
+      case 'source': p = new SourcePane(); break;
+      default: p = new TreePane('tree');
+    }
+    p.el.dataset.tab = tab;
+    p.el.hidden = true;
+    $('panel').append(p.el);
+    panes.set(tab, p);
+  }
+  return panes.get(tab);
+}
+
+// ---- actions (every view calls these) ----
+
+function queryChanged() {
+  hideMenu();
+  hideTooltip();
+  S.commit('query', true);
+}
+
+const actions = {
+  queryChanged,
+  error: (msg) => showError(msg),
+  setCenter(scope) {
+    if (!scope) return;
+    S.set('center', [scope]);
+    S.state.sel = null;
+    queryChanged();
+  },
+  addCenter(scope) {
+    if (!scope) return;
+    const cs = S.centers();
+    if (!cs.includes(scope)) S.set('center', [...cs, scope]);
+    S.state.sel = null;
+    queryChanged();
+  },
+  removeCenter(i) {
+    const cs = S.centers().slice();
+    cs.splice(i, 1);
+    S.set('center', cs);
+    S.state.sel = null;
+    queryChanged();
+  },
+  resetCenter() {
+    S.set('center', null);
+    S.state.sel = null;
+    queryChanged();
+  },
+  addFilter(kind, arg) {
+    if (!arg) return;
+    S.addFilter(kind, arg);
+    queryChanged();
+  },
+  popFilters(n) {
+    S.setFilters(S.filters().slice(0, n));
+    queryChanged();
+  },
+  setRange(r) {
+    S.setRange(r);
+    queryChanged();
+  },
+  zoomTo(r) {
+    S.state.zoom = [...S.state.zoom, r];
+    S.setRange(r);
+    queryChanged();
+  },
+  popZoom(n) {
+    S.state.zoom = S.state.zoom.slice(0, n);
+    S.setRange(n ? S.state.zoom[n - 1] : null);
+    queryChanged();
+  },
+  selectThread(id, multi) {
+    const cur = S.get('thread');
+    let next;
+    if (multi) next = cur.includes(id) ? cur.filter((x) => x !== id) : [...cur, id];
+    else next = cur.length === 1 && cur[0] === id ? [] : [id];
+    S.set('thread', next);
+    queryChanged();
+  },
+  setInsideMarkers(search) {
+    S.set('inside-markers', search ? [search] : null);
+    queryChanged();
+  },
+  openSource(id, line) {
+    S.state.tab = 'source';
+    S.state.src = id;
+    S.state.line = line || null;
+    S.commit('tab', true);
+  },
+};
+ctx.actions = actions;
+ctx.status = (text) => { $('view-status').textContent = text || ''; };
+
+// ---- the query bar ----
+
+function chip(text, cls, onRemove, title) {
+  const el = h('span', { class: 'chip ' + (cls || ''), title: title || text },
+    h('span', { class: 'chip-text', text }));
+  if (onRemove) el.append(h('button', { class: 'chip-x', title: 'Remove', 'aria-label': 'Remove ' + text, onclick: onRemove }, '×'));
+  else el.style.paddingRight = '8px';
+  return el;
+}
+
+function renderQueryBar() {
+  const cs = S.centers();
+  const chips = clear($('center-chips'));
+  if (!cs.length) {
+    chips.append(h('span', { class: 'dim', text: 'root (the whole profile)' }));
+  } else {
+    if (cs.length > 1) chips.append(h('span', { class: 'chip-label', text: '<multiple contexts>' }));
+    cs.forEach((c, i) => chips.append(chip(c, 'center', () => actions.removeCenter(i))));
+  }
+  $('center-reset').disabled = !cs.length;
+
+  const crumbs = clear($('filter-crumbs'));
+  const fs = S.filters();
+  const items = [{ label: 'Complete profile' }, ...fs.map((f) => ({ label: `${FILTER_LABELS[f.kind] || f.kind}: ${f.arg}` }))];
+  items.forEach((it, i) => {
+    if (i) crumbs.append(h('span', { class: 'crumb-sep', text: '›' }));
+    const last = i === items.length - 1;
+    const b = h('button', { class: 'crumb' + (last ? ' last' : ''), text: it.label, title: last ? 'The current filters' : 'Go back to this point (drop the later filters)' });
+    if (!last) b.addEventListener('click', () => actions.popFilters(i));
+    crumbs.append(b);
+  });
+
+  const rc = clear($('range-chip'));
+  const r = S.range();
+  if (r) {
+    const z = ctx.profile.start;
+    const fmt = (t) => (t - z).toFixed(3);
+    rc.append(chip(`Range ${fmt(r[0])} – ${fmt(r[1])} ms`, '', () => actions.popZoom(0), `samples with ${r[0]} <= time < ${r[1]} (ms from the profile's zero)`));
+  }
+  const tc = clear($('thread-chip'));
+  const ths = S.get('thread');
+  if (ths.length) {
+    const names = ths.map((t) => {
+      const th = ctx.profile.threads.find((x) => String(x.tid) === t || x.name === t);
+      return th ? th.name : t;
+    });
+    tc.append(chip(`Threads: ${names.join(', ')}`, '', () => { S.set('thread', null); queryChanged(); }));
+  }
+  const mc = clear($('marker-filter-chip'));
+  const im = S.get1('inside-markers');
+  if (im) mc.append(chip(`Inside markers: ${im}`, '', () => actions.setInsideMarkers(null)));
+
+  // top bar controls
+  $('by-select').value = S.get1('by') || 'function';
+  $('percent-select').value = S.get1('percent') || 'center';
+  const ms = S.get1('metric');
+  $('metric-button').textContent = ms ? ms.split(',').join(', ') : (ctx.profile.default_metric || 'default');
+}
+
+// ---- tabs ----
+
+function showTab() {
+  for (const b of document.querySelectorAll('#tabs button[data-tab]')) b.classList.toggle('active', b.dataset.tab === S.state.tab);
+  for (const [tab, p] of panes) if (tab !== S.state.tab) p.el.hidden = true;
+  const p = paneFor(S.state.tab);
+  p.el.hidden = false;
+  return p;
+}
+
+function updateActive(force) {
+  const p = showTab();
+  ctx.status('');
+  p.update(force).catch((e) => showError(e.message));
+  return p;
+}
+
+function onState(what) {
+  if (!ctx.profile) return;
+  switch (what) {
+    case 'sel':
+    case 'mk':
+    case 'init':
+      return;
+    case 'tab':
+    case 'src':
+      updateActive();
+      if (what === 'tab') renderQueryBar();
+      return;
+    case 'search':
+      updateActive();
+      return;
+    default: // 'query', 'pop'
+      clearError();
+      renderQueryBar();
+      timeline.update();
+      updateActive();
+  }
+}
+
+// ---- loading ----
+
+async function waitLoaded() {
+  const box = $('loading');
+  let shown = false;
+  const t = setTimeout(() => { box.hidden = false; shown = true; }, 150);
+  for (;;) {
+    let st;
+    try {
+      st = await api('status');
+    } catch (e) {
+      clearTimeout(t);
+      box.hidden = false;
+      showError(e.message);
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    statusFiles = st.files || [];
+    renderProgress(statusFiles);
+    if (st.state === 'ready' || st.state === 'failed') {
+      clearTimeout(t);
+      const f = statusFiles[S.state.p];
+      if (f && f.state === 'failed') {
+        box.hidden = false;
+        showError(`${f.path}: ${f.error || 'could not be loaded'}`);
+        return false;
+      }
+      if (!f) {
+        box.hidden = false;
+        showError(`no profile ${S.state.p}: the server has ${statusFiles.length}`);
+        return false;
+      }
+      box.hidden = true;
+      return true;
+    }
+    if (!shown) { box.hidden = false; shown = true; clearTimeout(t); }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function renderProgress(files) {
+  const list = clear($('loading-files'));
+  for (const f of files) {
+    const pct = f.total ? Math.min(100, (100 * f.done) / f.total) : (f.state === 'ready' ? 100 : 0);
+    list.append(h('div', { class: 'load-file' },
+      h('div', { class: 'load-path', text: f.path }),
+      h('div', { class: 'progress' }, h('div', { style: { width: pct.toFixed(1) + '%' } })),
+      h('div', { class: 'load-info', text: f.error ? `failed: ${f.error}` : `${f.phase || f.state} · ${fmtBytes(f.done || 0)} of ${fmtBytes(f.total || 0)} · ${pct.toFixed(1)}%` })));
+  }
+}
+
+function setupTopbar() {
+  const p = ctx.profile;
+  const f = statusFiles[S.state.p];
+  const file = (f && f.path) || p.file || '';
+  $('file-name').textContent = `${file.split('/').pop()} · ${p.format || ''}${p.product ? ' · ' + p.product : ''}`;
+  $('file-name').title = file;
+  document.title = `${file.split('/').pop()} – profview`;
+  if (statusFiles.length > 1) {
+    const sel = clear($('profile-select'));
+    statusFiles.forEach((x, i) => sel.append(h('option', { value: i, text: x.path.split('/').pop() })));
+    sel.value = String(S.state.p);
+    sel.hidden = false;
+    sel.addEventListener('change', () => {
+      const url = new URL(location.href);
+      url.search = `?p=${sel.value}`;
+      location.href = url.toString();
+    });
+  }
+  $('by-select').addEventListener('change', (e) => {
+    S.set('by', e.target.value === 'function' ? null : e.target.value);
+    queryChanged();
+  });
+  $('percent-select').addEventListener('change', (e) => {
+    S.set('percent', e.target.value === 'center' ? null : e.target.value);
+    queryChanged();
+  });
+  $('metric-button').addEventListener('click', (e) => {
+    const r = e.target.getBoundingClientRect();
+    const cur = (S.get1('metric') || p.default_metric || '').split(',').filter(Boolean);
+    showChecks(r.left, r.bottom + 2, p.metrics.map((m) => ({ value: m.name, label: `${m.name} (${m.unit})`, checked: cur.includes(m.name) })), (name, on) => {
+      let next = (S.get1('metric') || p.default_metric || '').split(',').filter(Boolean);
+      if (on && !next.includes(name)) next.push(name);
+      if (!on) next = next.filter((x) => x !== name);
+      if (!next.length) return;
+      const order = p.metrics.map((m) => m.name);
+      next.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+      S.set('metric', next.length === 1 && next[0] === p.default_metric ? null : [next.join(',')]);
+      S.commit('query', true);
+    });
+  });
+  $('center-reset').addEventListener('click', () => actions.resetCenter());
+  for (const b of document.querySelectorAll('#tabs button[data-tab]')) {
+    b.addEventListener('click', () => {
+      if (S.state.tab === b.dataset.tab) return;
+      S.state.tab = b.dataset.tab;
+      S.commit('tab', false);
+    });
+  }
+}
+
+document.addEventListener('keydown', (e) => {
+  if (menuOpen()) return;
+  const tag = (e.target.tagName || '').toLowerCase();
+  const typing = tag === 'input' || tag === 'textarea' || tag === 'select';
+  if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey) {
+    const p = panes.get(S.state.tab);
+    if (p && p.focusSearch) { p.focusSearch(); e.preventDefault(); }
+  } else if (e.key === 'Escape' && typing) {
+    const p = panes.get(S.state.tab);
+    if (p && p.focus) p.focus();
+  }
+});
+
+async function main() {
+  S.readUrl();
+  S.onChange(onState);
+  if (!(await waitLoaded())) return;
+  try {
+    ctx.profile = await api('profile', S.state.p ? [['p', S.state.p]] : []);
+  } catch (e) {
+    $('loading').hidden = false;
+    clear($('loading-files'));
+    showError(e.message);
+    return;
+  }
+  $('app').hidden = false;
+  setupTopbar();
+  timeline = new Timeline();
+  renderQueryBar();
+  S.commit('init', false); // canonical URL (tab=...) without a new entry
+  timeline.update();
+  const p = updateActive();
+  if (p.focus) setTimeout(() => p.focus(), 0);
+  window.profview = { ctx, state: S.state, ready: true };
+}
+
+window.addEventListener('error', (e) => {
+  if (/ResizeObserver loop/.test(e.message || '')) return; // benign
+  showError(`page error: ${e.message}`);
+});
+window.addEventListener('unhandledrejection', (e) => {
+  if (e.reason && e.reason.name === 'AbortError') return;
+  showError(`page error: ${e.reason && e.reason.message ? e.reason.message : e.reason}`);
+});
+
+main();

@@ -1,0 +1,360 @@
+// The timeline: one track per thread with its activity graph (api/activity: samples per time
+// bucket, stacked by the leaf's category; the samples the query keeps drawn solid over the
+// others faded) and its timeline-overview markers. Drag selects a range (the query's
+// range=T0:T1), the zoom button commits it (breadcrumbs of zoomed ranges), clicking a thread's
+// name selects that thread (ctrl-click: several).
+import { api, isAbort } from './api.js';
+import { ctx } from './ctx.js';
+import * as S from './state.js';
+import { h, clear, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce } from './util.js';
+import { showTooltip, hideTooltip, moveTooltip } from './ui.js';
+import { fetchMarker, markerDetails } from './views/markers.js';
+
+const LABEL_W = 150;
+const AXIS_H = 18;
+const TRACK_H = 38;
+const MARK_H = 6;
+
+export class Timeline {
+  constructor() {
+    this.canvas = document.getElementById('timeline-canvas');
+    this.scroll = document.getElementById('timeline-scroll');
+    this.crumbs = document.getElementById('zoom-crumbs');
+    this.zoomBtn = document.getElementById('zoom-button');
+    this.gen = 0;
+    this.lastKey = null;
+    this.full = null;
+    this.sel = null;
+    this.drag = null;
+    this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
+    this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
+    this.canvas.addEventListener('mouseleave', () => hideTooltip());
+    window.addEventListener('mousemove', (e) => this.onDrag(e));
+    window.addEventListener('mouseup', (e) => this.onUp(e));
+    this.zoomBtn.addEventListener('click', () => {
+      const r = S.range();
+      if (r) ctx.actions.zoomTo(r);
+    });
+    this.refetch = debounce(() => this.update(true), 200);
+    this.lastW = 0;
+    new ResizeObserver(() => {
+      const w = this.scroll.clientWidth;
+      if (this.full && Math.abs(w - this.lastW) > 60) this.refetch(); else this.draw();
+    }).observe(this.scroll);
+  }
+
+  window() {
+    const z = S.state.zoom;
+    if (z.length) return z[z.length - 1];
+    return [ctx.profile.start, ctx.profile.end];
+  }
+
+  async update(force) {
+    this.renderCrumbs();
+    const [w0, w1] = this.window();
+    const width = this.scroll.clientWidth || 1000;
+    // a bucket no narrower than the sampling interval (a sparse profile stays readable)
+    const iv = ctx.profile.interval_ns ? ctx.profile.interval_ns / 1e6 : 0;
+    let buckets = Math.floor((width - LABEL_W) / 2);
+    if (iv > 0) buckets = Math.min(buckets, Math.ceil((w1 - w0) / iv));
+    buckets = Math.max(20, Math.min(4000, buckets));
+    const win = [['buckets', buckets], ['start', S.fmtMsParam(w0)], ['end', S.fmtMsParam(w1)]];
+    const filtered = S.queryParams(null, { noRange: true, noThread: true });
+    const hasFilter = filtered.some(([k]) => k === 'center' || k === 'filter' || k === 'inside-markers');
+    const key = JSON.stringify([win, filtered]);
+    if (!force && key === this.lastKey) { this.draw(); return; }
+    const gen = ++this.gen;
+    try {
+      const [full, sel] = await Promise.all([
+        api('activity', [...onlyMetric(filtered), ...win]),
+        hasFilter ? api('activity', [...filtered, ...win]) : null,
+      ]);
+      if (gen !== this.gen) return;
+      this.lastKey = key;
+      this.lastW = width;
+      this.full = full;
+      this.sel = sel;
+      this.error = null;
+    } catch (e) {
+      if (gen !== this.gen || isAbort(e)) return;
+      this.error = e.message;
+      this.lastKey = null;
+    }
+    this.draw();
+  }
+
+  renderCrumbs() {
+    clear(this.crumbs);
+    const p = ctx.profile;
+    const z = S.state.zoom;
+    const items = [{ label: `Full range (${fmtMs(p.end - p.start)})`, n: 0 }];
+    z.forEach((r, i) => items.push({ label: fmtMs(r[1] - r[0]), n: i + 1 }));
+    items.forEach((it, i) => {
+      if (i) this.crumbs.append(h('span', { class: 'crumb-sep', text: '›' }));
+      const last = i === items.length - 1;
+      const b = h('button', { class: 'crumb' + (last ? ' last' : ''), text: it.label, 'data-zoom': it.n });
+      if (!last) b.addEventListener('click', () => ctx.actions.popZoom(it.n));
+      this.crumbs.append(b);
+    });
+    const r = S.range();
+    if (r) {
+      const zr = z.length ? z[z.length - 1] : null;
+      const same = zr && Math.abs(zr[0] - r[0]) < 1e-6 && Math.abs(zr[1] - r[1]) < 1e-6;
+      if (!same) this.crumbs.append(h('span', { class: 'crumb-sep', text: '›' }), h('span', { class: 'dim', text: `selection ${fmtMs(r[1] - r[0])}` }));
+    }
+  }
+
+  threads() { return this.full ? this.full.threads : []; }
+
+  x(t, width) {
+    const [w0, w1] = this.window();
+    return LABEL_W + ((t - w0) / (w1 - w0)) * (width - LABEL_W);
+  }
+  t(x, width) {
+    const [w0, w1] = this.window();
+    return w0 + ((x - LABEL_W) / (width - LABEL_W)) * (w1 - w0);
+  }
+
+  selectedThreads() { return new Set(S.get('thread')); }
+  threadId(th) { return th.tid !== null && th.tid !== undefined && th.tid !== '' ? String(th.tid) : th.name; }
+
+  draw() {
+    const width = this.scroll.clientWidth || 1000;
+    const threads = this.threads();
+    const height = AXIS_H + Math.max(1, threads.length) * TRACK_H + 2;
+    const c = sizeCanvas(this.canvas, width, this.error ? AXIS_H + TRACK_H : height);
+    c.clearRect(0, 0, width, height);
+    c.font = '11px system-ui, sans-serif';
+    c.textBaseline = 'middle';
+    if (this.error) {
+      c.fillStyle = '#a4000f';
+      c.fillText(this.error, 8, AXIS_H + TRACK_H / 2);
+      return;
+    }
+    if (!this.full) {
+      c.fillStyle = '#737373';
+      c.fillText('loading…', 8, AXIS_H + 10);
+      return;
+    }
+    const [w0, w1] = this.window();
+    const z = ctx.profile.start;
+    // axis
+    c.fillStyle = '#f9f9fa';
+    c.fillRect(0, 0, width, AXIS_H);
+    const step = niceStep(w1 - w0, Math.max(2, (width - LABEL_W) / 100));
+    c.strokeStyle = '#e6e6ea';
+    c.fillStyle = '#737373';
+    c.textAlign = 'left';
+    for (let t = Math.ceil((w0 - z) / step) * step + z; t <= w1; t += step) {
+      const x = Math.round(this.x(t, width)) + 0.5;
+      c.beginPath(); c.moveTo(x, AXIS_H - 5); c.lineTo(x, height); c.stroke();
+      c.fillText(fmtMs(t - z), x + 3, AXIS_H / 2);
+    }
+    c.strokeStyle = '#d7d7db';
+    c.beginPath(); c.moveTo(0, AXIS_H - 0.5); c.lineTo(width, AXIS_H - 0.5); c.stroke();
+    const cats = this.full.categories || ctx.profile.categories || [];
+    const colors = cats.map((k) => categoryColor(k.color));
+    const selThreads = this.selectedThreads();
+    const selByIndex = new Map();
+    if (this.sel) for (const t of this.sel.threads) selByIndex.set(t.index, t);
+    const overview = new Map();
+    for (const m of this.full.overview || []) {
+      if (!overview.has(m.thread)) overview.set(m.thread, []);
+      overview.get(m.thread).push(m);
+    }
+    const graphW = width - LABEL_W;
+    threads.forEach((th, ti) => {
+      const y = AXIS_H + ti * TRACK_H;
+      const picked = !selThreads.size || selThreads.has(this.threadId(th)) || selThreads.has(th.name);
+      // label
+      c.fillStyle = picked && selThreads.size ? '#e8f2ff' : '#fff';
+      c.fillRect(0, y, LABEL_W, TRACK_H);
+      c.fillStyle = picked ? '#0c0c0d' : '#9a9aa0';
+      c.font = (picked && selThreads.size ? '600 ' : '') + '11.5px system-ui, sans-serif';
+      c.fillText(fitText(c, th.name || `thread ${th.index}`, LABEL_W - 12), 8, y + 13);
+      c.font = '10.5px system-ui, sans-serif';
+      c.fillStyle = '#8a8a90';
+      const sub = `${th.tid !== null && th.tid !== undefined ? 'tid ' + th.tid + ' · ' : ''}${(th.samples || 0).toLocaleString('en-US')} samples`;
+      c.fillText(fitText(c, sub, LABEL_W - 12), 8, y + 27);
+      c.font = '11px system-ui, sans-serif';
+      // overview markers
+      const ms = overview.get(th.index) || [];
+      for (const m of ms) {
+        const x0 = this.x(m.start, width);
+        const x1 = m.end === null || m.end === undefined ? x0 + 1 : Math.max(x0 + 1, this.x(m.end, width));
+        if (x1 < LABEL_W || x0 > width) continue;
+        c.fillStyle = categoryColor(m.color);
+        c.fillRect(Math.max(LABEL_W, x0), y + 2, Math.min(width, x1) - Math.max(LABEL_W, x0), MARK_H);
+      }
+      // activity graph
+      const gy = y + MARK_H + 4, gh = TRACK_H - MARK_H - 7;
+      const buckets = th.buckets || [];
+      const nb = buckets.length;
+      let max = 0;
+      for (const b of buckets) {
+        let s = 0;
+        for (const [, v] of b) s += v;
+        if (s > max) max = s;
+      }
+      if (!nb || !max) return;
+      const bw = graphW / nb;
+      const selTh = selByIndex.get(th.index);
+      const faded = !!this.sel || !picked;
+      for (let i = 0; i < nb; i++) {
+        let acc = 0;
+        for (const [cat, v] of buckets[i]) {
+          const hh = (v / max) * gh;
+          c.fillStyle = faded ? fade(colors[cat] || '#b8b8bd', 0.3) : colors[cat] || '#b8b8bd';
+          c.fillRect(LABEL_W + i * bw, gy + gh - acc - hh, Math.ceil(bw), hh);
+          acc += hh;
+        }
+      }
+      if (selTh && picked) {
+        const sb = selTh.buckets || [];
+        const bw2 = graphW / Math.max(1, sb.length);
+        for (let i = 0; i < sb.length; i++) {
+          let acc = 0;
+          for (const [cat, v] of sb[i]) {
+            const hh = (v / max) * gh;
+            c.fillStyle = colors[cat] || '#b8b8bd';
+            c.fillRect(LABEL_W + i * bw2, gy + gh - acc - hh, Math.ceil(bw2), hh);
+            acc += hh;
+          }
+        }
+      }
+      c.strokeStyle = '#ececf0';
+      c.beginPath(); c.moveTo(0, y + TRACK_H - 0.5); c.lineTo(width, y + TRACK_H - 0.5); c.stroke();
+    });
+    c.strokeStyle = '#d7d7db';
+    c.beginPath(); c.moveTo(LABEL_W - 0.5, 0); c.lineTo(LABEL_W - 0.5, height); c.stroke();
+    // selection (the query's range, or the one being dragged)
+    const r = this.drag && this.drag.moved ? [Math.min(this.drag.t0, this.drag.t1), Math.max(this.drag.t0, this.drag.t1)] : S.range();
+    this.zoomBtn.hidden = true;
+    if (r) {
+      const x0 = Math.max(LABEL_W, this.x(r[0], width)), x1 = Math.min(width, this.x(r[1], width));
+      const full = x0 <= LABEL_W + 0.5 && x1 >= width - 0.5;
+      if (!full && x1 > x0 - 1) {
+        c.fillStyle = 'rgba(12,12,13,0.12)';
+        c.fillRect(LABEL_W, AXIS_H, x0 - LABEL_W, height - AXIS_H);
+        c.fillRect(x1, AXIS_H, width - x1, height - AXIS_H);
+        c.strokeStyle = '#0a84ff';
+        c.beginPath();
+        c.moveTo(x0 + 0.5, AXIS_H); c.lineTo(x0 + 0.5, height);
+        c.moveTo(x1 - 0.5, AXIS_H); c.lineTo(x1 - 0.5, height);
+        c.stroke();
+        const label = fmtMs(r[1] - r[0]);
+        c.font = '600 11px system-ui, sans-serif';
+        const tw = c.measureText(label).width + 8;
+        const lx = Math.min(width - tw, Math.max(LABEL_W, (x0 + x1) / 2 - tw / 2));
+        c.fillStyle = '#0a84ff';
+        c.fillRect(lx, 1, tw, AXIS_H - 2);
+        c.fillStyle = '#fff';
+        c.fillText(label, lx + 4, AXIS_H / 2);
+        if (!this.drag) {
+          this.zoomBtn.hidden = false;
+          const top = this.crumbs.offsetHeight + AXIS_H + 4 - this.scroll.scrollTop;
+          this.zoomBtn.style.top = Math.max(this.crumbs.offsetHeight + 2, top) + 'px';
+          this.zoomBtn.style.left = Math.min(width - 80, Math.max(LABEL_W + 2, (x0 + x1) / 2 - 34)) + 'px';
+        }
+      }
+    }
+  }
+
+  pos(e) {
+    const r = this.canvas.getBoundingClientRect();
+    return { x: e.clientX - r.left, y: e.clientY - r.top, width: r.width };
+  }
+
+  trackAt(y) {
+    const i = Math.floor((y - AXIS_H) / TRACK_H);
+    const th = this.threads();
+    return i >= 0 && i < th.length ? { th: th[i], i, yIn: y - AXIS_H - i * TRACK_H } : null;
+  }
+
+  onDown(e) {
+    if (e.button !== 0) return;
+    const p = this.pos(e);
+    if (p.x < LABEL_W) {
+      const tr = this.trackAt(p.y);
+      if (tr) ctx.actions.selectThread(this.threadId(tr.th), e.ctrlKey || e.metaKey || e.shiftKey);
+      return;
+    }
+    e.preventDefault();
+    const t = this.t(p.x, p.width);
+    this.drag = { x0: p.x, t0: t, t1: t, moved: false, width: p.width };
+  }
+
+  onDrag(e) {
+    if (!this.drag) return;
+    const p = this.pos(e);
+    const x = Math.max(LABEL_W, Math.min(p.width, p.x));
+    if (Math.abs(x - this.drag.x0) > 3) this.drag.moved = true;
+    this.drag.t1 = this.t(x, p.width);
+    if (this.drag.moved) this.draw();
+  }
+
+  onUp(e) {
+    if (!this.drag) return;
+    const d = this.drag;
+    this.drag = null;
+    if (d.moved) {
+      const a = Math.min(d.t0, d.t1), b = Math.max(d.t0, d.t1);
+      if (b > a) ctx.actions.setRange([a, b]);
+      return;
+    }
+    // a click: an overview marker selects its range; elsewhere clears the selection
+    const p = this.pos(e);
+    const hit = this.markerAt(p);
+    if (hit) {
+      S.state.mk = hit.i;
+      if (hit.end !== null && hit.end !== undefined && hit.end > hit.start) ctx.actions.setRange([hit.start, hit.end]);
+      else S.commit('mk', false);
+    } else if (S.range() && p.y >= AXIS_H) {
+      const z = S.state.zoom;
+      ctx.actions.setRange(z.length ? z[z.length - 1] : null);
+    }
+  }
+
+  markerAt(p) {
+    if (!this.full || p.x < LABEL_W) return null;
+    const tr = this.trackAt(p.y);
+    if (!tr || tr.yIn > MARK_H + 3) return null;
+    let best = null;
+    for (const m of this.full.overview || []) {
+      if (m.thread !== tr.th.index) continue;
+      const x0 = this.x(m.start, p.width);
+      const x1 = m.end === null || m.end === undefined ? x0 + 1 : Math.max(x0 + 1, this.x(m.end, p.width));
+      if (p.x >= x0 - 2 && p.x <= x1 + 2 && (!best || (x1 - x0) < best.w)) best = { m, w: x1 - x0 };
+    }
+    return best ? best.m : null;
+  }
+
+  async onHover(e) {
+    if (this.drag) return;
+    const p = this.pos(e);
+    const m = this.markerAt(p);
+    this.canvas.style.cursor = p.x < LABEL_W ? 'pointer' : 'crosshair';
+    if (!m) {
+      this.hoverI = null;
+      if (p.x >= LABEL_W && this.full && p.y >= AXIS_H) {
+        const t = this.t(p.x, p.width);
+        showTooltip(e.clientX, e.clientY, fmtMs(t - ctx.profile.start));
+      } else hideTooltip();
+      return;
+    }
+    this.hoverI = m.i;
+    const cx = e.clientX, cy = e.clientY;
+    showTooltip(cx, cy, m.name);
+    try {
+      const full = await fetchMarker(m.i);
+      if (this.hoverI !== m.i) return;
+      showTooltip(cx, cy, markerDetails(full, true));
+      moveTooltip(cx, cy);
+    } catch (err) { /* the short tooltip stays */ }
+  }
+}
+
+// The timeline's graph shows every sample of the chosen metric (no filter, no center).
+function onlyMetric(params) {
+  return params.filter(([k]) => k === 'metric' || k === 'p');
+}

@@ -1,0 +1,201 @@
+// Small helpers shared by every view: DOM building, number and time formats, colours.
+
+export function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'class') el.className = v;
+      else if (k === 'text') el.textContent = v;
+      else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
+      else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+      else if (k === 'dataset') Object.assign(el.dataset, v);
+      else el.setAttribute(k, v === true ? '' : v);
+    }
+  }
+  for (const kid of kids.flat()) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+
+export function clear(el) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  return el;
+}
+
+const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const dec1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const dec3 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+
+// A cost in its metric's unit. Counts and integral values are exact (the same digits as the
+// CLI's --json, with thousands separators); times are in the unit the API gives.
+export function fmtCost(v, unit) {
+  if (v === null || v === undefined) return '';
+  if (!Number.isFinite(v)) return String(v);
+  if (unit === 'ns') return dec3.format(v / 1e6); // shown in ms, like the CLI's text
+  if (unit === 'us' || unit === 'µs') return dec3.format(v / 1e3);
+  if (Number.isInteger(v)) return intFmt.format(v);
+  if (Math.abs(v) >= 100) return dec1.format(v);
+  return dec3.format(v);
+}
+
+export function fmtPct(v, base) {
+  if (!base) return '—';
+  const p = (100 * v) / base;
+  if (p === 0) return '0%';
+  if (p < 0.01 && p > 0) return '<0.01%';
+  return p.toFixed(p >= 99.995 ? 0 : 2) + '%';
+}
+
+// The unit a column header names for a metric unit.
+export function unitLabel(unit) {
+  if (unit === 'ns' || unit === 'us' || unit === 'µs') return 'ms';
+  if (!unit || unit === 'count') return '';
+  return unit;
+}
+
+// Durations in ms, adaptive like the Firefox Profiler.
+export function fmtMs(ms) {
+  if (ms === null || ms === undefined) return 'unknown';
+  const a = Math.abs(ms);
+  if (a === 0) return '0ms';
+  if (a < 0.001) return (ms * 1e6).toFixed(0) + 'ns';
+  if (a < 1) return (ms * 1e3).toFixed(a < 0.01 ? 2 : a < 0.1 ? 1 : 0) + 'μs';
+  if (a < 10) return ms.toFixed(3) + 'ms';
+  if (a < 100) return ms.toFixed(2) + 'ms';
+  if (a < 1000) return ms.toFixed(1) + 'ms';
+  if (a < 60000) return (ms / 1000).toFixed(a < 10000 ? 3 : 2) + 's';
+  const m = Math.floor(a / 60000), s = Math.round((a % 60000) / 1000);
+  return (ms < 0 ? '-' : '') + m + 'm' + s + 's';
+}
+
+// A timestamp relative to the profile start (the page's zero), for axes and tables.
+export function fmtTime(ms) {
+  const a = Math.abs(ms);
+  if (a >= 1000) return (ms / 1000).toFixed(3) + 's';
+  return ms.toFixed(3) + 'ms';
+}
+
+export function fmtBytes(n) {
+  if (n < 10000) return intFmt.format(n) + 'B';
+  const u = ['KB', 'MB', 'GB', 'TB'];
+  let v = n, i = -1;
+  while (v >= 1000 && i < u.length - 1) { v /= 1000; i++; }
+  return (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) + u[i];
+}
+
+// Category colours: the Firefox Profiler's names (photon palette); anything else is used as CSS.
+const CATEGORY_COLORS = {
+  transparent: 'rgba(0,0,0,0)',
+  purple: '#9059ff',
+  green: '#2ac3a2',
+  orange: '#ff9f1a',
+  yellow: '#ffd500',
+  lightblue: '#75c4ff',
+  blue: '#0a84ff',
+  brown: '#b07a48',
+  magenta: '#ed00b5',
+  red: '#ff4f5e',
+  lightred: '#ff9aa2',
+  darkgrey: '#7a7a80',
+  darkgray: '#7a7a80',
+  lightgreen: '#87e5b0',
+  grey: '#b8b8bd',
+  gray: '#b8b8bd',
+};
+export function categoryColor(name) {
+  if (!name) return CATEGORY_COLORS.grey;
+  return CATEGORY_COLORS[name] || name;
+}
+
+// A lighter shade of a colour (for unselected samples and marker fills).
+export function fade(color, alpha) {
+  const c = parseColor(color);
+  if (!c) return color;
+  return `rgba(${c[0]},${c[1]},${c[2]},${alpha})`;
+}
+const colorCache = new Map();
+function parseColor(color) {
+  if (colorCache.has(color)) return colorCache.get(color);
+  let r = null;
+  const m = /^#([0-9a-f]{6})$/i.exec(color);
+  if (m) {
+    const v = parseInt(m[1], 16);
+    r = [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+  } else {
+    const m2 = /^rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(color);
+    if (m2) r = [+m2[1], +m2[2], +m2[3]];
+  }
+  colorCache.set(color, r);
+  return r;
+}
+
+// A stable warm colour for a name (flame graphs).
+export function hashColor(name, dim) {
+  let x = 2166136261;
+  for (let i = 0; i < name.length; i++) x = Math.imul(x ^ name.charCodeAt(i), 16777619);
+  const u = (x >>> 0) / 4294967296;
+  const hue = 8 + u * 42;
+  const light = dim ? 88 : 62 + ((x >>> 8) & 15);
+  const sat = dim ? 30 : 80;
+  return `hsl(${hue.toFixed(1)},${sat}%,${light}%)`;
+}
+
+// Fit a text into width px, cutting with an ellipsis.
+export function fitText(ctx, text, width) {
+  if (width < 8) return '';
+  if (ctx.measureText(text).width <= width) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(text.slice(0, mid) + '…').width <= width) lo = mid; else hi = mid - 1;
+  }
+  return lo > 0 ? text.slice(0, lo) + '…' : '';
+}
+
+// A canvas sized to its CSS box at the device pixel ratio; returns the 2d context.
+export function sizeCanvas(canvas, cssW, cssH) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(1, Math.round(cssW * dpr)), hh = Math.max(1, Math.round(cssH * dpr));
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== hh) canvas.height = hh;
+  canvas.style.width = cssW + 'px';
+  canvas.style.height = cssH + 'px';
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}
+
+// Nice tick step for an axis covering span units in about n ticks.
+export function niceStep(span, n) {
+  const raw = span / Math.max(1, n);
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const f = raw / p;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+export function debounce(fn, ms) {
+  let t = 0;
+  return (...a) => {
+    clearTimeout(t);
+    t = setTimeout(() => fn(...a), ms);
+  };
+}
+
+export function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    return navigator.clipboard.writeText(text).catch(() => fallbackCopy(text));
+  }
+  fallbackCopy(text);
+  return Promise.resolve();
+}
+function fallbackCopy(text) {
+  const ta = h('textarea', { style: { position: 'fixed', left: '-1000px', top: '0' } });
+  ta.value = text;
+  document.body.append(ta);
+  ta.select();
+  try { document.execCommand('copy'); } catch (e) { /* ignore */ }
+  ta.remove();
+}

@@ -1,0 +1,284 @@
+// Top-down, bottom-up and butterfly tabs: tree tables over api/view and api/children, with a
+// sidebar for the selected row (its costs and the per-thread plot of api/thread-costs).
+import { api, isAbort } from '../api.js';
+import { ctx } from '../ctx.js';
+import * as S from '../state.js';
+import { h, clear, fmtCost, fmtPct, debounce } from '../util.js';
+import { paneError } from '../ui.js';
+import { TreeTable, shortPath } from './tree.js';
+import { renderThreadPlot } from './threadplot.js';
+import { rowMenu, rowKey, inCenter, sourceOf, stackOf } from '../rowmenu.js';
+
+function bases(resp) {
+  const whole = S.get1('percent') === 'whole';
+  return resp.metrics.map((_, i) => (whole ? resp.whole[i] : (resp.centered ? resp.center_total[i] : resp.whole[i])));
+}
+
+// ---- the sidebar of a tree tab ----
+
+class RowSidebar {
+  constructor() {
+    this.el = h('aside', { class: 'sidebar' });
+    this.plotGen = 0;
+    this.fetchPlot = debounce((key, view) => this.loadPlot(key, view), 120);
+    this.showEmpty();
+  }
+  showEmpty() {
+    clear(this.el);
+    this.el.append(h('div', { class: 'dim', text: 'Select a row to see its costs and how they spread over the threads.' }));
+  }
+  show(node, resp, view, inverted) {
+    if (!node) { this.showEmpty(); return; }
+    const row = node.row;
+    clear(this.el);
+    this.el.append(h('h3', { text: row.name }));
+    const info = h('div', { class: 'kv-grid' });
+    const add = (k, v) => { if (v !== null && v !== undefined && v !== '') info.append(h('span', { class: 'k', text: k }), h('span', { text: String(v) })); };
+    add('kind', row.kind);
+    add('module', row.module);
+    add('file', row.file ? row.file + (row.line ? ':' + row.line : '') : null);
+    add('scope', row.scope);
+    this.el.append(info);
+    const b = bases(resp);
+    const costs = h('table');
+    resp.metrics.forEach((m, i) => {
+      costs.append(h('tr', null, h('td', { class: 'k', text: `total ${m.name}` }),
+        h('td', { class: 'num', text: fmtCost(row.total[i], m.unit) }), h('td', { class: 'num dim', text: fmtPct(row.total[i], b[i]) })));
+      costs.append(h('tr', null, h('td', { class: 'k', text: `self ${m.name}` }),
+        h('td', { class: 'num', text: fmtCost(row.self[i], m.unit) }), h('td', { class: 'num dim', text: fmtPct(row.self[i], b[i]) })));
+    });
+    this.el.append(h('h4', { text: 'Cost' }), costs);
+    const actions = h('div', { class: 'actions' });
+    if (row.scope) actions.append(h('button', { class: 'small', text: 'Set as center', onclick: () => ctx.actions.setCenter(row.scope) }));
+    const src = sourceOf(row);
+    if (src !== null) actions.append(h('button', { class: 'small', text: 'Show source', onclick: () => ctx.actions.openSource(src, row.line) }));
+    this.el.append(actions);
+    const stack = stackOf(node, inverted);
+    if (stack.length > 1) {
+      this.el.append(h('h4', { text: inverted ? 'Call path (outermost first)' : 'Call path' }),
+        h('div', { class: 'stack', text: stack.map((s, i) => ' '.repeat(Math.min(i, 20)) + s).join('\n') }));
+    }
+    this.plot = h('div', { class: 'tplot' });
+    this.el.append(h('h4', { text: 'Per thread' }), this.plot);
+    this.plot.append(h('div', { class: 'dim', text: 'loading…' }));
+    this.unit = resp.metrics[0] && resp.metrics[0].unit;
+    this.fetchPlot(node.key, view);
+  }
+  async loadPlot(key, view) {
+    const gen = ++this.plotGen;
+    const plot = this.plot;
+    try {
+      const data = await api('thread-costs', [...S.queryParams(view), ['key', key]]);
+      if (gen !== this.plotGen) return;
+      renderThreadPlot(plot, data, 0, this.unit);
+    } catch (e) {
+      if (gen !== this.plotGen || isAbort(e)) return;
+      clear(plot);
+      plot.append(h('div', { class: 'pane-error', text: e.message }));
+    }
+  }
+}
+
+// ---- top-down / bottom-up ----
+
+export class TreePane {
+  constructor(view) {
+    this.view = view; // 'tree' | 'callers'
+    this.inverted = view === 'callers';
+    this.gen = 0;
+    this.lastKey = null;
+    this.el = h('div', { class: 'pane' });
+    this.find = h('input', { type: 'search', placeholder: 'Find a function (/)', 'aria-label': 'Find' });
+    this.find.addEventListener('input', () => this.tree.setFind(this.find.value));
+    this.find.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { this.tree.findNext(e.shiftKey); e.preventDefault(); }
+      if (e.key === 'Escape') { this.find.value = ''; this.tree.setFind(''); this.tree.focus(); }
+    });
+    this.label = h('span', { class: 'dim' });
+    const toolbar = h('div', { class: 'pane-toolbar' }, this.find,
+      h('button', { class: 'small', text: 'Expand all', title: 'Expand every row below the selected one (*)', onclick: () => this.tree.expandAll(this.tree.selected() || this.tree.roots[0]) }),
+      h('button', { class: 'small', text: 'Collapse all', onclick: () => { this.tree.open.clear(); this.tree.reflatten(); } }),
+      h('span', { class: 'spacer' }), this.label);
+    this.tree = new TreeTable({
+      nameHeader: this.inverted ? 'Function (callers below)' : 'Function',
+      fetchChildren: (key) => api('children', [...S.queryParams(this.view), ['key', key]]).then((r) => r.rows),
+      onSelect: (node) => this.onSelect(node),
+      onContext: (node, x, y) => rowMenu(node, x, y, { tree: this.tree, inverted: this.inverted }),
+      onKey: (e, node) => rowKey(e, node, { inverted: this.inverted }),
+      onOpen: (node) => { const s = sourceOf(node.row); if (s !== null) ctx.actions.openSource(s, node.row.line); },
+      isCenter: inCenter,
+      status: (t) => ctx.status(t),
+      onError: (e) => ctx.actions.error(e.message),
+    });
+    this.sidebar = new RowSidebar();
+    this.content = h('div', { class: 'split' }, this.tree.el, this.sidebar.el);
+    this.el.append(toolbar, this.content);
+  }
+
+  focusSearch() { this.find.focus(); this.find.select(); }
+  focus() { this.tree.focus(); }
+
+  onSelect(node) {
+    S.state.sel = node ? node.key : null;
+    S.commit('sel', false);
+    this.sidebar.show(node, this.resp, this.view, this.inverted);
+  }
+
+  async update(force) {
+    const params = S.queryParams(this.view);
+    const key = JSON.stringify(params);
+    if (!force && key === this.lastKey) {
+      if (S.state.sel && S.state.sel !== this.tree.selKey) this.tree.selectKey(S.state.sel);
+      return;
+    }
+    const gen = ++this.gen;
+    const firstTime = this.lastKey === null;
+    const open = firstTime ? [] : this.tree.openKeys();
+    if (firstTime && S.state.sel) open.push(...ancestorsOf(S.state.sel));
+    ctx.status('computing…');
+    let resp;
+    try {
+      resp = await api('view', [...params, ...open.map((k) => ['open', k])]);
+    } catch (e) {
+      if (gen !== this.gen || isAbort(e)) return;
+      this.lastKey = null;
+      this.showError(e.message);
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.lastKey = key;
+    this.resp = resp;
+    if (this.errorEl) { this.errorEl.remove(); this.errorEl = null; this.content.hidden = false; }
+    this.label.textContent = describe(resp);
+    this.tree.setData(resp.rows, resp.metrics, bases(resp), open);
+    if (!resp.rows.length) {
+      ctx.status('no samples');
+      this.sidebar.showEmpty();
+      return;
+    }
+    const keptOpen = open.some((k) => k !== 'c' && this.tree.open.has(k));
+    if (!keptOpen) await this.tree.openHeaviest();
+    if (gen !== this.gen) return;
+    const want = S.state.sel;
+    if (want && this.tree.selectKey(want)) {
+      this.sidebar.show(this.tree.selected(), resp, this.view, this.inverted);
+    } else if (this.tree.selected()) {
+      this.onSelect(this.tree.selected());
+    } else {
+      this.sidebar.showEmpty();
+    }
+  }
+
+  showError(msg) {
+    this.content.hidden = true;
+    if (!this.errorEl) { this.errorEl = h('div'); this.el.append(this.errorEl); }
+    paneError(this.errorEl, msg);
+    ctx.status('');
+  }
+}
+
+function ancestorsOf(key) {
+  const parts = key.split('/');
+  const out = [];
+  for (let i = 1; i < parts.length; i++) out.push(parts.slice(0, i).join('/'));
+  return out;
+}
+
+function describe(resp) {
+  const m = resp.metrics[0];
+  const parts = [];
+  if (resp.centered) parts.push(`center ${resp.center_label}: ${fmtCost(resp.center_total[0], m.unit)} of ${fmtCost(resp.whole[0], m.unit)} ${m.name}`);
+  else parts.push(`${fmtCost(resp.whole[0], m.unit)} ${m.name}`);
+  if (resp.samples !== undefined && m.name !== 'samples') parts.push(`${resp.samples.toLocaleString('en-US')} samples`);
+  return parts.join(' · ');
+}
+
+// ---- butterfly: callers above, callees below ----
+
+export class ButterflyPane {
+  constructor() {
+    this.gen = 0;
+    this.lastKey = null;
+    this.el = h('div', { class: 'pane' });
+    this.label = h('span', { class: 'dim' });
+    this.el.append(h('div', { class: 'pane-toolbar' }, h('span', { text: 'Callers of the center (bottom-up) above, its callees (top-down) below' }), h('span', { class: 'spacer' }), this.label));
+    const mk = (inverted) => new TreeTable({
+      nameHeader: inverted ? 'Callers' : 'Callees',
+      fetchChildren: (key) => api('children', [...S.queryParams('butterfly'), ['key', key]]).then((r) => r.rows),
+      onSelect: (node) => this.onSelect(node, inverted),
+      onContext: (node, x, y) => rowMenu(node, x, y, { tree: inverted ? this.callers : this.callees, inverted }),
+      onKey: (e, node) => rowKey(e, node, { inverted }),
+      isCenter: inCenter,
+      status: (t) => ctx.status(t),
+      onError: (e) => ctx.actions.error(e.message),
+    });
+    this.callers = mk(true);
+    this.callees = mk(false);
+    this.sidebar = new RowSidebar();
+    const left = h('div', { class: 'pane' },
+      h('div', { class: 'bf-part' }, this.callers.el),
+      h('div', { class: 'bf-section', text: 'Callees' }),
+      h('div', { class: 'bf-part' }, this.callees.el));
+    this.content = h('div', { class: 'split' }, left, this.sidebar.el);
+    this.note = h('div', { class: 'pane-note' });
+    this.el.append(this.content, this.note);
+  }
+  focusSearch() {}
+  focus() { this.callees.focus(); }
+  onSelect(node, inverted) {
+    const other = inverted ? this.callees : this.callers;
+    if (node && other.selKey) { other.selKey = null; other.list.refresh(true); }
+    S.state.sel = node ? node.key : null;
+    S.commit('sel', false);
+    this.sidebar.show(node, this.resp, 'butterfly', inverted);
+  }
+  async update(force) {
+    if (!S.centers().length) {
+      this.content.hidden = true;
+      this.note.hidden = false;
+      clear(this.note);
+      this.note.append('The butterfly view shows the callers and callees of the center. Pick a center: select a row in another view and press ',
+        h('b', { text: 'c' }), ' (or use its context menu).');
+      this.lastKey = null;
+      ctx.status('');
+      return;
+    }
+    this.note.hidden = true;
+    this.content.hidden = false;
+    const params = S.queryParams('butterfly');
+    const key = JSON.stringify(params);
+    if (!force && key === this.lastKey) return;
+    const gen = ++this.gen;
+    const open = this.lastKey === null ? [] : [...this.callers.openKeys(3000), ...this.callees.openKeys(3000)];
+    ctx.status('computing…');
+    let resp;
+    try {
+      resp = await api('view', [...params, ...open.map((k) => ['open', k])]);
+    } catch (e) {
+      if (gen !== this.gen || isAbort(e)) return;
+      this.lastKey = null;
+      this.content.hidden = true;
+      this.note.hidden = false;
+      paneError(this.note, e.message);
+      ctx.status('');
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.lastKey = key;
+    this.resp = resp;
+    this.label.textContent = describe(resp);
+    const b = bases(resp);
+    this.callers.setData(resp.callers || [], resp.metrics, b, open);
+    this.callees.setData(resp.rows || [], resp.metrics, b, open);
+    if (!open.length) {
+      await Promise.all([this.callers.openHeaviest(4, false), this.callees.openHeaviest(4, false)]);
+    }
+    ctx.status(`${this.callers.flat.length + this.callees.flat.length} rows shown`);
+    if (S.state.sel && (this.callers.selectKey(S.state.sel) || this.callees.selectKey(S.state.sel))) {
+      const n = this.callers.selected() || this.callees.selected();
+      this.sidebar.show(n, resp, 'butterfly', !!this.callers.selected());
+    }
+  }
+}
+
+export { shortPath };

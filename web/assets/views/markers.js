@@ -1,0 +1,308 @@
+// Markers: one marker in full (api/marker), its details (tooltip and sidebar), its context menu,
+// and the marker table (api/markers) with the search syntax, paged as it scrolls.
+import { api, isAbort } from '../api.js';
+import { ctx } from '../ctx.js';
+import * as S from '../state.js';
+import { h, clear, fmtMs, fmtTime, categoryColor, copyText, debounce } from '../util.js';
+import { paneError, showMenu } from '../ui.js';
+import { VList } from './vlist.js';
+
+const cache = new Map(); // "p:i" -> marker JSON
+export function fetchMarker(i) {
+  const k = `${S.state.p}:${i}`;
+  if (!cache.has(k)) {
+    const pr = api('marker', [['p', S.state.p], ['i', i]]);
+    cache.set(k, pr);
+    pr.catch(() => cache.delete(k));
+  }
+  return cache.get(k);
+}
+
+export function rel(t) { return t - (ctx.profile ? ctx.profile.start : 0); }
+
+export function causeScope(m) {
+  const st = m && m.cause && m.cause.stack;
+  if (!st || !st.length) return null;
+  return 'path:' + st.slice().reverse().join(';');
+}
+
+export function hasDuration(m) { return m.end !== null && m.end !== undefined && m.end > m.start; }
+
+// The marker in full: duration + tooltip label, description, fields, thread, cause stack.
+export function markerDetails(m, compact) {
+  const el = h('div', { class: 'marker-details' });
+  const dur = m.end === null || m.end === undefined ? (m.instant ? '' : 'unknown duration') : fmtMs(m.duration ?? m.end - m.start);
+  el.append(h('div', { class: 'tt-title' }, dur ? h('span', { class: 'tt-dur', text: dur }) : null, m.tooltip_label || m.label || m.name));
+  if (m.description) el.append(h('div', { class: 'dim', text: m.description, style: { margin: '2px 0 4px' } }));
+  const t = h('table');
+  const row = (k, v) => t.append(h('tr', null, h('td', { class: 'k', text: k }), h('td', { class: 'v', text: v })));
+  row('Name', m.name);
+  row('Category', m.category);
+  if (m.type) row('Type', m.type);
+  row('Start', fmtTime(rel(m.start)) + (m.incomplete ? ' (incomplete)' : ''));
+  if (m.end !== null && m.end !== undefined) row('End', fmtTime(rel(m.end)));
+  for (const f of m.fields || []) if (!f.hidden) row(f.label || f.key, f.value);
+  row('Thread', `${m.thread_name}${m.tid !== undefined && m.tid !== null ? ` (${m.tid})` : ''}`);
+  if (!compact) row('Index', String(m.index));
+  el.append(t);
+  if (m.cause && m.cause.stack && m.cause.stack.length) {
+    const before = m.cause.time !== undefined && m.cause.time !== null && m.cause.time < m.start
+      ? `Triggered ${fmtMs(m.start - m.cause.time)} before, at:` : 'Stack:';
+    const frames = compact ? m.cause.stack.slice(0, 12) : m.cause.stack;
+    el.append(h('div', { class: 'dim', text: before, style: { marginTop: '4px' } }),
+      h('div', { class: 'stack', text: frames.join('\n') + (frames.length < m.cause.stack.length ? `\n… ${m.cause.stack.length - frames.length} more` : '') }));
+  }
+  return el;
+}
+
+export function markerItems(m) {
+  const a = ctx.actions;
+  const cs = causeScope(m);
+  return [
+    { label: 'Use as time range', disabled: !hasDuration(m), action: () => a.setRange([m.start, m.end]) },
+    { label: 'Zoom to the marker', disabled: !hasDuration(m), action: () => a.zoomTo([m.start, m.end]) },
+    { label: 'Center on cause stack', disabled: !cs, action: () => a.setCenter(cs) },
+    { label: `Keep only samples inside ${m.name} markers`, action: () => a.setInsideMarkers('name:' + m.name) },
+    'sep',
+    { label: 'Copy description', action: () => copyText(`${m.name}${m.label ? ' — ' + m.label : ''}`) },
+    { label: 'Copy cause stack', disabled: !cs, action: () => copyText(m.cause.stack.join('\n')) },
+    { label: 'Copy as JSON', action: () => copyText(JSON.stringify(m, null, 2)) },
+  ];
+}
+
+export async function markerMenu(i, x, y) {
+  try {
+    const m = await fetchMarker(i);
+    showMenu(x, y, markerItems(m));
+  } catch (e) {
+    if (!isAbort(e)) ctx.actions.error(e.message);
+  }
+}
+
+// The window the marker views show: the selection, else the zoomed range, else everything.
+export function markerWindow(useSelection) {
+  const r = useSelection ? S.range() : null;
+  if (r) return r;
+  const z = S.state.zoom;
+  if (z.length) return z[z.length - 1];
+  return null;
+}
+
+export function threadParams() {
+  return S.queryParams(null, { onlyThreads: true });
+}
+
+// The sidebar showing the selected marker.
+export class MarkerSidebar {
+  constructor() {
+    this.el = h('aside', { class: 'sidebar' });
+    this.gen = 0;
+    this.show(null);
+  }
+  async show(i) {
+    const gen = ++this.gen;
+    if (i === null || i === undefined) {
+      clear(this.el);
+      this.el.append(h('div', { class: 'dim', text: 'Select a marker to see it in full.' }));
+      return;
+    }
+    try {
+      const m = await fetchMarker(i);
+      if (gen !== this.gen) return;
+      clear(this.el);
+      this.el.append(markerDetails(m, false));
+      const acts = h('div', { class: 'actions' });
+      for (const it of markerItems(m)) {
+        if (it === 'sep' || it.label.startsWith('Copy')) continue;
+        acts.append(h('button', { class: 'small', text: it.label, disabled: it.disabled, onclick: it.action }));
+      }
+      this.el.append(acts);
+    } catch (e) {
+      if (gen !== this.gen || isAbort(e)) return;
+      paneError(this.el, e.message);
+    }
+  }
+}
+
+// ---- the marker table ----
+
+const ROW_H = 18;
+const PAGE = 500;
+
+export class MarkerTablePane {
+  constructor() {
+    this.gen = 0;
+    this.lastKey = null;
+    this.pages = new Map();
+    this.loading = new Set();
+    this.n = 0;
+    this.selRow = -1;
+    this.sort = 'start';
+    this.el = h('div', { class: 'pane' });
+    this.searchBox = h('input', { type: 'search', placeholder: 'Filter markers: DOMEvent, -name:mouse, cat:GC (/)', 'aria-label': 'Marker search' });
+    this.searchBox.value = S.state.search;
+    const apply = debounce(() => { S.state.search = this.searchBox.value.trim(); S.commit('search', false); }, 250);
+    this.searchBox.addEventListener('input', apply);
+    this.label = h('span', { class: 'dim' });
+    this.el.append(h('div', { class: 'pane-toolbar' }, this.searchBox, h('span', { class: 'spacer' }), this.label));
+    this.tt = h('div', { class: 'tt' });
+    this.head = h('div', { class: 'tt-head' });
+    const col = (cls, text, sortKey) => {
+      const el = h('div', { class: cls, text });
+      if (sortKey) el.addEventListener('click', () => { this.sort = sortKey; this.update(true); });
+      return el;
+    };
+    this.hStart = col('num c-start', 'Start', 'start');
+    this.hDur = col('num c-dur', 'Duration', 'duration');
+    this.head.append(this.hStart, this.hDur, col('c-name', 'Name'), col('c-thread', 'Thread'), col('c-label', 'Details'));
+    for (const c of this.head.children) c.style.flex = c.classList.contains('c-label') ? '1' : 'none';
+    this.hStart.style.width = '90px'; this.hDur.style.width = '80px';
+    this.head.children[2].style.width = '200px'; this.head.children[3].style.width = '130px';
+    this.body = h('div', { class: 'tt-body', tabindex: '0' });
+    this.tt.append(this.head, this.body);
+    this.sidebar = new MarkerSidebar();
+    this.content = h('div', { class: 'split' }, this.tt, this.sidebar.el);
+    this.el.append(this.content);
+    this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
+    this.body.addEventListener('mousedown', (e) => { const i = this.idx(e); if (i >= 0) this.select(i); });
+    this.body.addEventListener('dblclick', async (e) => {
+      const m = this.rowOf(this.idx(e));
+      if (m && hasDuration(m)) ctx.actions.setRange([m.start, m.end]);
+    });
+    this.body.addEventListener('contextmenu', (e) => {
+      const i = this.idx(e);
+      const m = this.rowOf(i);
+      if (!m) return;
+      e.preventDefault();
+      this.select(i);
+      markerMenu(m.index, e.clientX, e.clientY);
+    });
+    this.body.addEventListener('keydown', (e) => {
+      const page = Math.max(1, Math.floor(this.body.clientHeight / ROW_H) - 1);
+      const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
+      if (e.key in moves && this.n) {
+        this.select(Math.max(0, Math.min(this.n - 1, this.selRow + moves[e.key])));
+        e.preventDefault();
+      } else if (e.key === 'Enter') {
+        const m = this.rowOf(this.selRow);
+        if (m && hasDuration(m)) ctx.actions.setRange([m.start, m.end]);
+      }
+    });
+  }
+  focusSearch() { this.searchBox.focus(); this.searchBox.select(); }
+  focus() { this.body.focus({ preventScroll: true }); }
+
+  idx(e) {
+    const el = e.target.closest('.tt-row');
+    return el && el.dataset.index !== undefined ? +el.dataset.index : -1;
+  }
+  rowOf(i) {
+    if (i < 0) return null;
+    const p = this.pages.get(Math.floor(i / PAGE));
+    return p ? p[i % PAGE] || null : null;
+  }
+  select(i) {
+    this.selRow = i;
+    this.list.scrollTo(i);
+    this.list.refresh(true);
+    const m = this.rowOf(i);
+    if (m) {
+      S.state.mk = m.index;
+      S.commit('mk', false);
+      this.sidebar.show(m.index);
+    }
+  }
+
+  params() {
+    const out = [['p', S.state.p], ...threadParams()];
+    if (S.state.search) out.push(['search', S.state.search]);
+    const w = markerWindow(true);
+    if (w) out.push(['start', S.fmtMsParam(w[0])], ['end', S.fmtMsParam(w[1])]);
+    if (this.sort !== 'start') out.push(['sort', this.sort]);
+    return out;
+  }
+
+  renderRow(div, i) {
+    const m = this.rowOf(i);
+    div.className = 'tt-row mt-row' + (i % 2 ? ' odd' : '') + (i === this.selRow ? ' selected' : '');
+    div.dataset.index = i;
+    clear(div);
+    if (!m) {
+      this.ensurePage(Math.floor(i / PAGE));
+      div.append(h('div', { class: 'dim', text: '…' }));
+      return;
+    }
+    div.dataset.marker = m.index;
+    const dur = m.instant ? '' : (m.duration === null || m.incomplete && m.duration === null ? 'unknown' : fmtMs(m.duration));
+    const sw = h('span', { style: { display: 'inline-block', width: '8px', height: '8px', borderRadius: '2px', marginRight: '5px', background: categoryColor(colorOfCategory(m.category)) } });
+    div.append(
+      h('div', { class: 'c-num c-start', style: { flex: 'none' }, text: fmtTime(rel(m.start)) }),
+      h('div', { class: 'c-num c-dur', style: { flex: 'none' }, text: dur }),
+      h('div', { class: 'c-name', style: { flex: 'none' }, title: m.category }, sw, m.name),
+      h('div', { class: 'c-thread dim', style: { flex: 'none' }, text: m.thread_name }),
+      h('div', { class: 'c-label', text: m.label || '' }));
+  }
+
+  async ensurePage(p) {
+    if (this.pages.has(p) || this.loading.has(p)) return;
+    this.loading.add(p);
+    const gen = this.gen;
+    try {
+      const r = await api('markers', [...this.params(), ['offset', p * PAGE], ['limit', PAGE]]);
+      if (gen !== this.gen) return;
+      this.pages.set(p, r.rows);
+      this.list.refresh(true);
+    } catch (e) {
+      if (gen === this.gen && !isAbort(e)) ctx.actions.error(e.message);
+    } finally {
+      this.loading.delete(p);
+    }
+  }
+
+  async update(force) {
+    if (this.searchBox.value.trim() !== S.state.search && document.activeElement !== this.searchBox) this.searchBox.value = S.state.search;
+    const params = this.params();
+    const key = JSON.stringify(params);
+    this.hStart.classList.toggle('sorted', this.sort === 'start');
+    this.hDur.classList.toggle('sorted', this.sort === 'duration');
+    if (!force && key === this.lastKey) {
+      if (S.state.mk !== null) this.sidebar.show(S.state.mk);
+      return;
+    }
+    const gen = ++this.gen;
+    let r;
+    try {
+      r = await api('markers', [...params, ['offset', 0], ['limit', PAGE]]);
+    } catch (e) {
+      if (gen !== this.gen || isAbort(e)) return;
+      this.lastKey = null;
+      this.pages = new Map();
+      this.n = 0;
+      this.list.setCount(0);
+      clear(this.label);
+      this.label.append(h('span', { style: { color: '#a4000f' }, text: e.message }));
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.lastKey = key;
+    this.pages = new Map([[0, r.rows]]);
+    this.n = r.total;
+    const w = markerWindow(true);
+    this.label.textContent = `${r.total.toLocaleString('en-US')} markers` + (w ? ` in ${fmtTime(rel(w[0]))} – ${fmtTime(rel(w[1]))}` : '');
+    ctx.status(`${r.total.toLocaleString('en-US')} markers`);
+    this.selRow = S.state.mk !== null ? r.rows.findIndex((m) => m.index === S.state.mk) : -1;
+    this.list.setCount(this.n);
+    if (this.selRow >= 0) this.list.scrollTo(this.selRow);
+    this.sidebar.show(S.state.mk);
+    if (!r.total) {
+      this.list.setCount(0);
+    }
+  }
+}
+
+export function colorOfCategory(name) {
+  const cats = ctx.profile && ctx.profile.categories;
+  if (!cats) return 'grey';
+  const c = cats.find((x) => x.name === name);
+  return c ? c.color : 'grey';
+}

@@ -1,0 +1,153 @@
+// The source tab (api/source): a file the profile names, with the query's per-line total and
+// self, hot lines shaded, the center's lines (line: scopes, the line a row was opened at)
+// highlighted.
+import { api, isAbort } from '../api.js';
+import { ctx } from '../ctx.js';
+import * as S from '../state.js';
+import { h, clear, fmtCost, fmtPct } from '../util.js';
+import { paneError } from '../ui.js';
+import { VList } from './vlist.js';
+
+const ROW_H = 17;
+const NUM_W = 78;
+
+export class SourcePane {
+  constructor() {
+    this.gen = 0;
+    this.lastKey = null;
+    this.lines = [];
+    this.el = h('div', { class: 'pane' });
+    this.select = h('select', { 'aria-label': 'Source file' });
+    this.select.addEventListener('change', () => {
+      S.state.src = parseInt(this.select.value, 10);
+      S.state.line = null;
+      S.commit('src', false);
+    });
+    this.path = h('span', { class: 'source-path' });
+    this.info = h('span', { class: 'dim' });
+    this.el.append(h('div', { class: 'pane-toolbar' }, h('span', { class: 'dim', text: 'File' }), this.select, this.path, h('span', { class: 'spacer' }), this.info));
+    this.tt = h('div', { class: 'tt' });
+    this.head = h('div', { class: 'tt-head' });
+    this.body = h('div', { class: 'tt-body', tabindex: '0' });
+    this.tt.append(this.head, this.body);
+    this.msg = h('div');
+    this.el.append(this.tt, this.msg);
+    this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
+  }
+  focusSearch() { this.select.focus(); }
+  focus() { this.body.focus({ preventScroll: true }); }
+
+  fillSelect() {
+    const sources = (ctx.profile.sources || []).slice();
+    sources.sort((a, b) => (b.available - a.available) || a.path.localeCompare(b.path));
+    clear(this.select);
+    for (const s of sources) {
+      const o = h('option', { value: s.id, text: s.path + (s.available ? '' : '  (not available)') });
+      if (!s.available) o.disabled = true;
+      this.select.append(o);
+    }
+    this.filled = true;
+  }
+
+  note(text, isError) {
+    this.tt.hidden = true;
+    if (isError) paneError(this.msg, text);
+    else { clear(this.msg); this.msg.append(h('div', { class: 'pane-note', text })); }
+  }
+
+  async update(force) {
+    if (!this.filled) this.fillSelect();
+    const sources = ctx.profile.sources || [];
+    if (!sources.length) { this.note('The profile names no source file.'); this.select.hidden = true; return; }
+    let id = S.state.src;
+    if (id === null || !sources.some((s) => s.id === id)) {
+      const first = sources.find((s) => s.available);
+      if (!first) {
+        this.note(`None of the ${sources.length} source files the profile names is readable here (start the server with --source-root DIR to point at them).`);
+        return;
+      }
+      id = first.id;
+    }
+    this.select.value = String(id);
+    const params = [...S.queryParams(null), ['file', id]];
+    const key = JSON.stringify(params);
+    if (!force && key === this.lastKey) { this.scrollToLine(); return; }
+    const gen = ++this.gen;
+    let d;
+    try {
+      d = await api('source', params);
+    } catch (e) {
+      if (gen !== this.gen || isAbort(e)) return;
+      this.lastKey = null;
+      this.note(e.message, true);
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.lastKey = key;
+    clear(this.msg);
+    this.tt.hidden = false;
+    this.data = d;
+    this.lines = d.lines || [];
+    this.metrics = d.metrics || [];
+    this.path.textContent = d.path;
+    let max = 0, sum = 0;
+    for (const l of this.lines) if (l.total) { max = Math.max(max, l.total[0]); }
+    for (const l of this.lines) if (l.self) sum += l.self[0];
+    this.max = max;
+    this.sum = sum;
+    this.centerLines = centerLinesOf(d.path);
+    clear(this.head);
+    const unit = this.metrics[0] && this.metrics[0].unit;
+    const mname = this.metrics[0] ? this.metrics[0].name : '';
+    this.head.append(h('div', { class: 'num', style: { width: '56px', flex: 'none' }, text: 'Line' }),
+      h('div', { class: 'num', style: { width: NUM_W + 'px', flex: 'none' }, text: 'Total', title: `Total ${mname}` }),
+      h('div', { class: 'num', style: { width: NUM_W + 'px', flex: 'none' }, text: 'Self', title: `Self ${mname}` }),
+      h('div', { class: 'name', text: 'Source' }));
+    this.unit = unit;
+    this.info.textContent = `${this.lines.length.toLocaleString('en-US')} lines · self in this file ${fmtCost(Math.round(sum * 1000) / 1000, unit)} ${mname}`;
+    this.list.setCount(this.lines.length);
+    this.scrollToLine();
+  }
+
+  scrollToLine() {
+    let target = S.state.line;
+    if (!target && this.lines.length) {
+      // the hottest line
+      let best = null;
+      for (const l of this.lines) if (l.total && (!best || l.total[0] > best.total[0])) best = l;
+      target = best ? best.line : null;
+    }
+    if (!target) return;
+    const i = this.lines.findIndex((l) => l.line === target);
+    if (i < 0) return;
+    requestAnimationFrame(() => {
+      this.body.scrollTop = Math.max(0, i * ROW_H - this.body.clientHeight / 3);
+      this.list.refresh(true);
+    });
+  }
+
+  renderRow(div, i) {
+    const l = this.lines[i];
+    const center = this.centerLines.has(l.line) || l.line === S.state.line;
+    div.className = 'tt-row src-row' + (center ? ' center-line' : '');
+    div.dataset.line = l.line;
+    const heat = l.total && this.max ? l.total[0] / this.max : 0;
+    div.style.background = center ? '' : heat ? `rgba(255, 79, 94, ${0.05 + 0.3 * heat})` : '';
+    clear(div);
+    div.append(
+      h('div', { class: 'c-line num', style: { flex: 'none' }, text: String(l.line) }),
+      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.total ? fmtCost(l.total[0], this.unit) : '', title: l.total ? fmtPct(l.total[0], this.sum) : '' }),
+      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.self ? fmtCost(l.self[0], this.unit) : '' }),
+      h('div', { class: 'c-text', text: l.text }));
+  }
+}
+
+// Lines the center names in this file: line:FILE:LINE scopes whose FILE ends the path.
+function centerLinesOf(path) {
+  const out = new Set();
+  for (const c of S.centers()) {
+    const m = /^line:(.*):(\d+)$/.exec(c);
+    if (m && path && (path.endsWith(m[1]) || m[1].endsWith(path))) out.add(parseInt(m[2], 10));
+  }
+  return out;
+}

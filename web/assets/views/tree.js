@@ -1,0 +1,435 @@
+// The tree table of the top-down, bottom-up and butterfly views: a flat array of the visible
+// rows (pre-order over the open rows) drawn by a VList, children fetched on demand.
+import { h, clear, fmtCost, fmtPct, unitLabel } from '../util.js';
+import { VList } from './vlist.js';
+
+const ROW_H = 18;
+const NUM_W = 78;
+const PCT_W = 60;
+const EXPAND_ALL_LIMIT = 200000;
+
+export class TreeTable {
+  // opts: {fetchChildren(key) -> Promise<rows>, onSelect(node), onContext(node, x, y),
+  //        onKey(e, node) -> bool (handled), onOpen(node) (double click on a leaf),
+  //        isCenter(row), nameHeader, status(text)}
+  constructor(opts) {
+    this.opts = opts;
+    this.metrics = [];
+    this.bases = [];
+    this.nodes = new Map();
+    this.roots = [];
+    this.open = new Set();
+    this.flat = [];
+    this.selKey = null;
+    this.sort = null; // {field: 'total'|'self'|'name', m, asc}
+    this.find = '';
+    this.gen = 0;
+    this.el = h('div', { class: 'tt' });
+    this.head = h('div', { class: 'tt-head' });
+    this.body = h('div', { class: 'tt-body', tabindex: '0' });
+    this.el.append(this.head, this.body);
+    this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
+    this.body.addEventListener('keydown', (e) => this.onKey(e));
+    this.body.addEventListener('mousedown', (e) => this.onMouse(e));
+    this.body.addEventListener('dblclick', (e) => this.onDbl(e));
+    this.body.addEventListener('contextmenu', (e) => this.onContext(e));
+  }
+
+  // ---- data ----
+
+  // rows: pre-order with depth (doc/api.md); open: the keys whose children were asked for.
+  setData(rows, metrics, bases, open) {
+    this.gen++;
+    const metricsChanged = JSON.stringify(metrics) !== JSON.stringify(this.metrics);
+    this.metrics = metrics;
+    this.bases = bases;
+    this.nodes = new Map();
+    this.roots = [];
+    const stack = [];
+    for (const row of rows) {
+      const node = { key: row.key, row, depth: row.depth, parent: null, kids: row.children > 0 ? null : [] };
+      while (stack.length && stack[stack.length - 1].depth >= row.depth) stack.pop();
+      const parent = stack.length ? stack[stack.length - 1] : null;
+      if (parent) {
+        node.parent = parent;
+        if (!parent.kids) parent.kids = [];
+        parent.kids.push(node);
+      } else {
+        this.roots.push(node);
+      }
+      this.nodes.set(row.key, node);
+      stack.push(node);
+    }
+    this.open = new Set();
+    for (const k of open) {
+      const n = this.nodes.get(k);
+      if (n && n.kids && n.kids.length) this.open.add(k);
+    }
+    for (const n of this.nodes.values()) if (n.kids && n.kids.length) this.open.add(n.key);
+    if (this.selKey && !this.nodes.has(this.selKey)) this.selKey = null;
+    if (metricsChanged || !this.head.firstChild) this.renderHead();
+    this.reflatten();
+  }
+
+  empty() { return this.roots.length === 0; }
+
+  // The open keys to send with the next query (stable keys: the page keeps its open rows
+  // when the center or a filter changes), lowest depth first, cut to a reasonable URL.
+  openKeys(maxChars = 6000) {
+    const keys = [...this.open].sort((a, b) => a.length - b.length);
+    const out = [];
+    let len = 0;
+    for (const k of keys) {
+      len += k.length + 6;
+      if (len > maxChars) break;
+      out.push(k);
+    }
+    return out;
+  }
+
+  sortedKids(node) {
+    const kids = node.kids || [];
+    if (!this.sort) return kids;
+    const { field, m, asc } = this.sort;
+    const s = asc ? 1 : -1;
+    const arr = kids.slice();
+    if (field === 'name') arr.sort((a, b) => s * a.row.name.localeCompare(b.row.name));
+    else arr.sort((a, b) => s * ((a.row[field][m] || 0) - (b.row[field][m] || 0)));
+    return arr;
+  }
+
+  reflatten() {
+    const flat = [];
+    const walk = (nodes) => {
+      for (const n of nodes) {
+        flat.push(n);
+        if (this.open.has(n.key) && n.kids) walk(this.sortedKids(n));
+      }
+    };
+    const roots = this.sort ? this.sortedKids({ kids: this.roots }) : this.roots;
+    walk(roots);
+    this.flat = flat;
+    this.index = new Map();
+    flat.forEach((n, i) => this.index.set(n.key, i));
+    this.list.setCount(flat.length);
+    if (this.opts.status) this.opts.status(`${flat.length.toLocaleString('en-US')} rows shown`);
+  }
+
+  async ensureKids(node) {
+    if (node.kids) return true;
+    const gen = this.gen;
+    const rows = await this.opts.fetchChildren(node.key);
+    if (gen !== this.gen || this.nodes.get(node.key) !== node) return false;
+    node.kids = [];
+    for (const row of rows) {
+      const kid = { key: row.key, row, depth: row.depth ?? node.depth + 1, parent: node, kids: row.children > 0 ? null : [] };
+      node.kids.push(kid);
+      this.nodes.set(row.key, kid);
+    }
+    return true;
+  }
+
+  async expand(node) {
+    if (!node || !(node.row.children > 0)) return;
+    try {
+      if (!(await this.ensureKids(node))) return;
+    } catch (e) {
+      if (this.opts.onError) this.opts.onError(e);
+      return;
+    }
+    this.open.add(node.key);
+    this.reflatten();
+  }
+
+  collapse(node) {
+    this.open.delete(node.key);
+    this.reflatten();
+  }
+
+  toggle(node) {
+    if (this.open.has(node.key)) this.collapse(node); else return this.expand(node);
+  }
+
+  // '*': every row below node, fetched level by level.
+  async expandAll(node) {
+    if (!node) return;
+    let queue = [node];
+    let count = 0;
+    const gen = this.gen;
+    while (queue.length && count < EXPAND_ALL_LIMIT) {
+      const next = [];
+      for (let i = 0; i < queue.length && gen === this.gen; i += 16) {
+        const batch = queue.slice(i, i + 16);
+        try {
+          await Promise.all(batch.map((n) => this.ensureKids(n)));
+        } catch (e) {
+          if (this.opts.onError) this.opts.onError(e);
+          return;
+        }
+        if (gen !== this.gen) return;
+        for (const n of batch) {
+          if (!n.kids || !n.kids.length) continue;
+          this.open.add(n.key);
+          count += n.kids.length;
+          for (const k of n.kids) if (k.row.children > 0) next.push(k);
+        }
+        if (this.opts.status) this.opts.status(`expanding… ${count.toLocaleString('en-US')} rows`);
+      }
+      queue = next;
+      this.reflatten();
+    }
+    this.reflatten();
+  }
+
+  // First display: open the heaviest path a few levels down and select its end.
+  async openHeaviest(levels = 12, selectEnd = true) {
+    const gen = this.gen;
+    const m = 0;
+    let node = this.heaviest(this.roots, m);
+    if (!node) return;
+    const top = node.row.total[m] || 0;
+    let last = node;
+    for (let d = 0; d < levels && node; d++) {
+      if (!(node.row.children > 0)) break;
+      try {
+        if (!(await this.ensureKids(node))) return;
+      } catch (e) {
+        return;
+      }
+      if (gen !== this.gen) return;
+      this.open.add(node.key);
+      last = node;
+      const next = this.heaviest(node.kids, m);
+      if (!next || (next.row.total[m] || 0) < top * 0.05) break;
+      node = next;
+      last = node;
+    }
+    this.reflatten();
+    if (selectEnd && !this.selKey) this.select(last, false);
+  }
+
+  heaviest(nodes, m) {
+    let best = null;
+    for (const n of nodes || []) if (!best || (n.row.total[m] || 0) > (best.row.total[m] || 0)) best = n;
+    return best;
+  }
+
+  // ---- selection ----
+
+  selected() { return this.selKey ? this.nodes.get(this.selKey) || null : null; }
+
+  select(node, notify = true) {
+    this.selKey = node ? node.key : null;
+    if (node && this.index.has(node.key)) this.list.scrollTo(this.index.get(node.key));
+    this.list.refresh(true);
+    if (notify && this.opts.onSelect) this.opts.onSelect(node);
+  }
+
+  // Select a key, opening its ancestors when they are loaded.
+  selectKey(key, notify = false) {
+    const node = this.nodes.get(key);
+    if (!node) return false;
+    for (let p = node.parent; p; p = p.parent) this.open.add(p.key);
+    this.reflatten();
+    this.select(node, notify);
+    return true;
+  }
+
+  focus() { this.body.focus({ preventScroll: true }); }
+
+  setFind(text) {
+    this.find = (text || '').toLowerCase();
+    this.list.refresh(true);
+  }
+  findNext(back) {
+    if (!this.find) return;
+    const n = this.flat.length;
+    const start = this.selKey && this.index.has(this.selKey) ? this.index.get(this.selKey) : -1;
+    for (let j = 1; j <= n; j++) {
+      const i = ((start + (back ? -j : j)) % n + n) % n;
+      if (this.flat[i].row.name.toLowerCase().includes(this.find)) {
+        this.select(this.flat[i]);
+        return;
+      }
+    }
+  }
+
+  // ---- drawing ----
+
+  renderHead() {
+    clear(this.head);
+    const cols = [];
+    const many = this.metrics.length > 1;
+    this.metrics.forEach((m, mi) => {
+      const u = unitLabel(m.unit);
+      const suffix = (many ? ' ' + m.name : '') + (u ? ` (${u})` : '');
+      cols.push(this.headCell('Total' + suffix, NUM_W, 'total', mi));
+      cols.push(this.headCell('%', PCT_W, 'total', mi));
+      cols.push(this.headCell('Self' + suffix, NUM_W, 'self', mi));
+      cols.push(this.headCell('%', PCT_W, 'self', mi));
+    });
+    const name = h('div', { class: 'name', title: 'Sort by name' }, this.opts.nameHeader || 'Function');
+    name.addEventListener('click', () => this.setSort('name', 0));
+    cols.push(name);
+    this.head.append(...cols);
+    this.markSorted();
+  }
+
+  headCell(label, w, field, m) {
+    const el = h('div', { class: 'num', style: { width: w + 'px', flex: 'none' }, title: `${label === '%' ? 'percent of ' + field : label} (click to sort)`, dataset: { field, m } }, label);
+    el.addEventListener('click', () => this.setSort(field, m));
+    return el;
+  }
+
+  setSort(field, m) {
+    const cur = this.sort;
+    if (cur && cur.field === field && cur.m === m) {
+      if (cur.asc === (field === 'name')) this.sort = { field, m, asc: !cur.asc };
+      else this.sort = null; // third click: the server's order
+    } else {
+      this.sort = { field, m, asc: field === 'name' };
+    }
+    this.markSorted();
+    this.reflatten();
+    const sel = this.selected();
+    if (sel && this.index.has(sel.key)) this.list.scrollTo(this.index.get(sel.key));
+  }
+
+  markSorted() {
+    for (const c of this.head.children) {
+      const s = this.sort;
+      const on = s && c.dataset.field === s.field && (s.field === 'name' || +c.dataset.m === s.m) && !c.textContent.startsWith('%');
+      const isName = c.classList.contains('name');
+      const onName = s && s.field === 'name' && isName;
+      c.classList.toggle('sorted', !!(on || onName));
+      c.classList.toggle('asc', !!(s && s.asc));
+    }
+  }
+
+  renderRow(div, i) {
+    const node = this.flat[i];
+    const row = node.row;
+    const sel = node.key === this.selKey;
+    let cls = 'tt-row' + (i % 2 ? ' odd' : '') + (sel ? ' selected' : '');
+    if (this.opts.isCenter && this.opts.isCenter(row)) cls += ' in-center';
+    if (this.find && row.name.toLowerCase().includes(this.find)) cls += ' match';
+    div.className = cls;
+    div.dataset.key = node.key;
+    div.dataset.depth = node.depth;
+    div.dataset.index = i;
+    clear(div);
+    this.metrics.forEach((m, mi) => {
+      const t = row.total[mi], s = row.self[mi];
+      div.append(
+        h('div', { class: 'c-num c-total', style: { width: NUM_W + 'px', flex: 'none' }, text: fmtCost(t, m.unit) }),
+        h('div', { class: 'c-pct c-total-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(t, this.bases[mi]) }),
+        h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' }, text: fmtCost(s, m.unit) }),
+        h('div', { class: 'c-pct c-self-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(s, this.bases[mi]) }),
+      );
+    });
+    const open = this.open.has(node.key);
+    const twisty = row.children > 0 ? (open ? '▾' : '▸') : '';
+    const name = h('div', { class: 'name', title: rowTitle(row) },
+      h('span', { style: { display: 'inline-block', width: node.depth * 12 + 'px' } }),
+      h('span', { class: 'twisty', text: twisty }),
+      row.kind && row.kind !== 'function' && row.kind !== 'center' ? h('span', { class: 'badge', text: row.kind }) : null,
+      h('span', { class: 'nm', text: row.name }),
+      extraText(row) ? h('span', { class: 'extra', text: extraText(row) }) : null);
+    div.append(name);
+  }
+
+  rowAt(e) {
+    const el = e.target.closest('.tt-row');
+    if (!el || el.dataset.index === undefined) return null;
+    return this.flat[+el.dataset.index] || null;
+  }
+
+  onMouse(e) {
+    if (e.button !== 0) return;
+    const node = this.rowAt(e);
+    if (!node) return;
+    if (e.target.classList.contains('twisty')) {
+      this.toggle(node);
+      e.preventDefault();
+    }
+    this.select(node);
+  }
+
+  onDbl(e) {
+    const node = this.rowAt(e);
+    if (!node) return;
+    if (node.row.children > 0) this.toggle(node);
+    else if (this.opts.onOpen) this.opts.onOpen(node);
+  }
+
+  onContext(e) {
+    const node = this.rowAt(e);
+    if (!node) return;
+    e.preventDefault();
+    this.select(node);
+    this.focus();
+    if (this.opts.onContext) this.opts.onContext(node, e.clientX, e.clientY);
+  }
+
+  onKey(e) {
+    if (e.ctrlKey && e.key !== 'c' && e.key !== 'C') return;
+    if (e.altKey || e.metaKey) return;
+    const n = this.flat.length;
+    if (!n) return;
+    let i = this.selKey && this.index.has(this.selKey) ? this.index.get(this.selKey) : -1;
+    const node = i >= 0 ? this.flat[i] : null;
+    const page = Math.max(1, Math.floor(this.body.clientHeight / ROW_H) - 1);
+    let handled = true;
+    switch (e.key) {
+      case 'ArrowDown': this.select(this.flat[Math.min(n - 1, i + 1)]); break;
+      case 'ArrowUp': this.select(this.flat[Math.max(0, i - 1)]); break;
+      case 'PageDown': this.select(this.flat[Math.min(n - 1, i + page)]); break;
+      case 'PageUp': this.select(this.flat[Math.max(0, i - page)]); break;
+      case 'Home': this.select(this.flat[0]); break;
+      case 'End': this.select(this.flat[n - 1]); break;
+      case 'ArrowRight':
+        if (!node) { this.select(this.flat[0]); break; }
+        if (node.row.children > 0 && !this.open.has(node.key)) this.expand(node);
+        else if (this.open.has(node.key) && i + 1 < n) this.select(this.flat[i + 1]);
+        break;
+      case 'ArrowLeft':
+        if (!node) break;
+        if (this.open.has(node.key)) this.collapse(node);
+        else if (node.parent) this.select(node.parent);
+        break;
+      case '*': this.expandAll(node); break;
+      case 'Enter': if (node) this.toggle(node); break;
+      default:
+        handled = !!(this.opts.onKey && this.opts.onKey(e, node));
+    }
+    if (handled) {
+      e.preventDefault();
+      e.stopPropagation();
+    }
+  }
+
+  destroy() { this.list.destroy(); }
+}
+
+function extraText(row) {
+  if (row.kind === 'file' || row.kind === 'module') return '';
+  const parts = [];
+  if (row.file) parts.push(row.line ? `${shortPath(row.file)}:${row.line}` : shortPath(row.file));
+  else if (row.module) parts.push(row.module);
+  return parts.join(' ');
+}
+
+export function shortPath(p) {
+  if (!p) return '';
+  const s = p.replace(/^file:\/\//, '');
+  const parts = s.split('/');
+  return parts.length > 2 ? '…/' + parts.slice(-2).join('/') : s;
+}
+
+function rowTitle(row) {
+  const lines = [row.name];
+  if (row.module) lines.push('module: ' + row.module);
+  if (row.file) lines.push('file: ' + row.file + (row.line ? ':' + row.line : ''));
+  if (row.scope) lines.push('scope: ' + row.scope);
+  return lines.join('\n');
+}
