@@ -8,7 +8,7 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed, center, callgrind, perf or markers: run only that kind),
+# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers or serve: run only that kind),
 # BENCH_MARKERS (markers: the 100 % count of raw markers, default 1000000),
 # BENCH_CALLGRIND_MB / BENCH_CALLGRIND_ROUNDS (callgrind: 100 % size and runs, default 100 / 3), BENCH_REVISION (what RESULTS.md names
 # as the code measured, by default the checkout's HEAD).
@@ -156,7 +156,8 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
 
-[ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || cat >"$RESULTS" <<EOF
+[ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
+	cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -511,6 +512,36 @@ hyperfine -N --runs 1 --style none --export-csv $HF/perf-MB-rK.csv \\
   -n profview "$PV tree --depth 3 FILE" -n scan "$SCAN FILE" \\
   -n speedscope "node bench/speedscope-import.js FILE"
 /usr/bin/time -v $PV tree --depth 3 FILE >/dev/null    # and the same for the other two
+\`\`\`
+EOF
+fi
+# the web UI (issue 6): moving the center through the view endpoint of the API of
+# `profview serve` against pv_view_compute of the same query, in one process (bench/serve.c):
+# the answer may cost at most 1.5x the computation. BENCH_ONLY=serve
+if [ -z "$ONLY" ] || [ "$ONLY" = serve ]; then
+	ninja -C "$BUILD" bench/serve >/dev/null
+	serve_out=$("$BUILD/bench/serve" 10000000 1000000 "$ROUNDS")
+	# the section replaces the one of an earlier run
+	awk '/^## Move the center through the web API/ { skip = 1; next } /^## / { skip = 0 } !skip' \
+		"$RESULTS" >"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## Move the center through the web API
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu).
+
+\`$BUILD/bench/serve 10000000 1000000 $ROUNDS\` (this section: \`BENCH_ONLY=serve sh bench/run.sh\`)
+builds the profile of "Move the center" (10 M samples over 1 M distinct stacks, 50 k functions)
+in memory, hands it to an in-process API (\`pv_api_add_profile\`), then alternates, for a new
+center each round, \`pv_view_compute\` of a centered top-down (then bottom-up) view with
+\`pv_api_call("view", "view=tree&center=...")\` of the same query: a miss of the API's view cache,
+so the request's parsing, the same computation, the rows sent (the center and its children) and
+the JSON. Target (issue 6): the answer costs at most 1.5x the computation.
+
+\`\`\`
+$serve_out
 \`\`\`
 EOF
 fi

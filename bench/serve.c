@@ -6,8 +6,9 @@
  * 1 M distinct stacks, 50 k functions, depths 20-60), hands it to an in-process API
  * (pv_api_add_profile), then, alternating A B A B, times for a new center each round
  *   A  pv_view_compute of the query (the library alone), and
- *   B  pv_api_call("view", "view=KIND&center=...") of the same query: a cache miss (the center
- *      is new to the API), so parsing, the same pv_view_compute, the rows and the JSON;
+ *   B  pv_api_call("view", "view=KIND&center=...&open=...") of the same query with the heaviest
+ *      path open 30 rows deep (what the page asks for): a cache miss (the center is new to
+ *      the API), so parsing, the same pv_view_compute, resolving the keys, the rows and JSON;
  * for a top-down and a bottom-up view, and prints the medians and the ratios B / A.
  *
  * usage: serve [SAMPLES [STACKS [ROUNDS]]]
@@ -112,6 +113,9 @@ static struct pv_profile *make_profile(uint32_t nsamples, uint32_t nstacks, uint
 	return p;
 }
 
+/* rows the request opens below the center: the heaviest path, as the page opens it */
+#define OPEN_DEPTH 30
+
 struct kind_times {
 	double lib[101], api[101];
 	size_t bytes, rows;
@@ -133,11 +137,22 @@ static int round_of(struct pv_api *a, const struct pv_profile *p, enum pv_view_k
 		return -1;
 	}
 	double e = now();
+	/* the page keeps the heaviest path open: the keys of its first OPEN_DEPTH rows */
+	char url[16384];
+	int n = snprintf(url, sizeof(url), "view=%s&center=%s", pv_view_name(kind), scope_url);
+	char key[8192] = "c";
+	const struct pv_tree *t = v->tree;
+	uint32_t row = t->nr_roots ? t->roots[0] : PV_NONE;
+	for (int d = 0; d < OPEN_DEPTH && row != PV_NONE && t->child_len[row]; d++) {
+		row = t->children[t->child_first[row]];
+		size_t kl = strlen(key);
+		snprintf(key + kl, sizeof(key) - kl, "/f%u", t->id[row]);
+		if (t->child_len[row] && n + 6 + strlen(key) < sizeof(url))
+			n += snprintf(url + n, sizeof(url) - (size_t)n, "&open=%s", key);
+	}
 	pv_view_free(v);
 	pv_query_release(&q);
 
-	char url[256];
-	snprintf(url, sizeof(url), "view=%s&center=%s", pv_view_name(kind), scope_url);
 	char *body = NULL;
 	size_t len = 0;
 	const char *type;
