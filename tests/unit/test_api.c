@@ -1,2 +1,441 @@
-/* test_api.c */
+/*
+ * test_api.c - the JSON API of `profview serve` in process (web/api.c, doc/api.md): status,
+ * profile, markers, marker, marker-summary, marker-chart, activity, the errors, the parameters
+ * and the view cache. The expected texts were checked by hand against `profview info --json`,
+ * `profview markers --json`, `profview marker --json` and `profview markers --summary --json` of
+ * the same files (the API adds keys; the rows are the CLI's).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "pv/import.h"
+#include "pv/serve.h"
 #include "t.h"
+
+#define CALLTREE "firefox/generated-processed-v70-calltree.json"
+#define MARKERS "firefox/generated-processed-v70-marker-table.json"
+#define NETWORK "firefox/generated-processed-v70-network.json"
+
+static struct pv_profile *load(const char *rel)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_import_file(t_data(rel), NULL, &p, &err))
+		t_fail(__FILE__, __LINE__, "cannot import %s: %s", rel, err.msg);
+	return p;
+}
+
+/* slots: 0 calltree, 1 marker table, 2 network (named by their file name only) */
+static struct pv_api *api3(void)
+{
+	struct pv_api *a = NULL;
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	T_EQ_INT(pv_api_add_profile(a, "calltree.json", load(CALLTREE)), 0);
+	T_EQ_INT(pv_api_add_profile(a, "marker-table.json", load(MARKERS)), 1);
+	T_EQ_INT(pv_api_add_profile(a, "network.json", load(NETWORK)), 2);
+	return a;
+}
+
+static char *call(struct pv_api *a, const char *ep, const char *q, int *status)
+{
+	char *body = NULL;
+	size_t len = 0;
+	const char *type = NULL;
+	*status = pv_api_call(a, ep, q, &body, &len, &type);
+	T_EQ_STR(type, "application/json; charset=utf-8");
+	T_TRUE(body && strlen(body) == len);
+	return body;
+}
+
+#define T_CALL(a, ep, q, want_status, want_body)                                                   \
+	do {                                                                                       \
+		int call_st;                                                                           \
+		char *call_b = call(a, ep, q, &call_st);                                                   \
+		T_EQ_INT(call_st, want_status);                                                        \
+		T_EQ_STR(call_b, want_body);                                                           \
+		free(call_b);                                                                        \
+	} while (0)
+
+#define CATEGORIES                                                                                 \
+	"[{\"name\": \"Other\", \"color\": \"grey\"}, {\"name\": \"Idle\", \"color\": "            \
+	"\"transparent\"}, {\"name\": \"Layout\", \"color\": \"purple\"}, {\"name\": "             \
+	"\"JavaScript\", \"color\": \"yellow\"}, {\"name\": \"GC / CC\", \"color\": \"orange\"}, " \
+	"{\"name\": \"Network\", \"color\": \"lightblue\"}, {\"name\": \"Graphics\", \"color\": "  \
+	"\"green\"}, {\"name\": \"DOM\", \"color\": \"blue\"}]"
+
+T_TEST(api_status)
+{
+	struct pv_api *a = NULL;
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	T_CALL(a, "status", NULL, 200, "{\"state\": \"ready\", \"files\": []}\n");
+	T_EQ_INT(pv_api_add_profile(a, "calltree.json", load(CALLTREE)), 0);
+	T_CALL(a, "status", "", 200,
+	       "{\"state\": \"ready\", \"files\": [\n"
+	       "  {\"path\": \"calltree.json\", \"state\": \"ready\", \"phase\": \"done\", \"done\": 0, "
+	       "\"total\": 0, \"error\": null}\n]}\n");
+	/* one loading (half parsed), then one failed */
+	T_EQ_INT(pv_api_add_file(a, "big.json"), 1);
+	struct pv_progress *pr = pv_api_progress(a, 1);
+	atomic_store(&pr->phase, PV_PROGRESS_PARSING);
+	atomic_store(&pr->done, 500);
+	atomic_store(&pr->total, 1000);
+	T_CALL(a, "status", NULL, 200,
+	       "{\"state\": \"loading\", \"files\": [\n"
+	       "  {\"path\": \"calltree.json\", \"state\": \"ready\", \"phase\": \"done\", \"done\": 0, "
+	       "\"total\": 0, \"error\": null},\n"
+	       "  {\"path\": \"big.json\", \"state\": \"loading\", \"phase\": \"parsing\", \"done\": 500, "
+	       "\"total\": 1000, \"error\": null}\n]}\n");
+	/* a loading slot answers 503 with its progress */
+	T_CALL(a, "profile", "p=1", 503,
+	       "{\"error\": \"loading\", \"path\": \"big.json\", \"phase\": \"parsing\", \"done\": 500, "
+	       "\"total\": 1000}");
+	T_CALL(a, "markers", "p=1", 503,
+	       "{\"error\": \"loading\", \"path\": \"big.json\", \"phase\": \"parsing\", \"done\": 500, "
+	       "\"total\": 1000}");
+	struct pv_error err;
+	pv_error_set(&err, PV_EPARSE, "big.json: line 3, column 7: expected a value");
+	pv_api_set_loaded(a, 1, NULL, &err);
+	T_CALL(a, "status", NULL, 200,
+	       "{\"state\": \"failed\", \"files\": [\n"
+	       "  {\"path\": \"calltree.json\", \"state\": \"ready\", \"phase\": \"done\", \"done\": 0, "
+	       "\"total\": 0, \"error\": null},\n"
+	       "  {\"path\": \"big.json\", \"state\": \"failed\", \"phase\": \"parsing\", \"done\": 500, "
+	       "\"total\": 1000, \"error\": \"big.json: line 3, column 7: expected a value\"}\n]}\n");
+	T_CALL(a, "activity", "p=1", 500,
+	       "{\"error\": \"big.json: line 3, column 7: expected a value\"}");
+	/* the others still answer */
+	int st;
+	char *b = call(a, "profile", "p=0", &st);
+	T_EQ_INT(st, 200);
+	free(b);
+	pv_api_free(a);
+}
+
+T_TEST(api_profile)
+{
+	struct pv_api *a = api3();
+	/* `profview info --json` of the file, the thread numbered, the categories listed, and the
+	 * API's keys at the end: samples at 0..4 ms, no marker, no source */
+	T_CALL(a, "profile", NULL, 200,
+	       "{\"file\": \"calltree.json\", \"format\": \"firefox-processed\", \"version\": \"70 (gecko "
+	       "36)\", \"product\": \"Firefox\", \"interval_ns\": 1000000, \"threads\": [\n"
+	       "  {\"index\": 0, \"name\": \"Empty\", \"process\": null, \"pid\": 0, \"tid\": 0, "
+	       "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000}\n"
+	       "], \"metrics\": [\n"
+	       "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
+	       "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
+	       "\"stacks\": 16, \"modules\": 0, \"sources\": 0, \"categories\": " CATEGORIES
+	       ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
+	       "0}, \"lossy\": [],\n"
+	       "\"index\": 0, \"start\": 0, \"end\": 4, \"default_metric\": \"samples\", \"sources\": "
+	       "[], \"marker_names\": 0}\n");
+	/* the marker table file: no samples, the span is its markers' (12.5 to 175 ms) */
+	int st;
+	char *b = call(a, "profile", "p=1", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"markers\": {\"total\": 7, \"instant\": 2, \"interval\": 5, \"start\": 0, "
+		      "\"end\": 0}");
+	T_CONTAINS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"default_metric\": "
+		      "\"samples\", \"sources\": [], \"marker_names\": 7}\n");
+	free(b);
+	pv_api_free(a);
+}
+
+T_TEST(api_markers)
+{
+	struct pv_api *a = api3();
+	/* rows 1 and 2 of `profview markers --json`, with the total and the offset */
+	T_CALL(a, "markers", "p=1&limit=2&offset=1", 200,
+	       "{\"total\": 7, \"offset\": 1, \"rows\": [\n"
+	       "  {\"index\": 1, \"start\": 14.5, \"end\": null, \"duration\": null, \"name\": "
+	       "\"NotifyDidPaint\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": \"Empty\", "
+	       "\"tid\": 0, \"instant\": true, \"incomplete\": false, \"type\": \"tracing\", \"label\": "
+	       "\"\", \"fields\": [{\"key\": \"category\", \"label\": \"Type\", \"value\": \"Paint\", "
+	       "\"hidden\": false}], \"data\": {\"type\":\"tracing\",\"category\":\"Paint\"}, \"raw\": "
+	       "[1]},\n"
+	       "  {\"index\": 2, \"start\": 120, \"end\": null, \"duration\": null, \"name\": "
+	       "\"IPCOut\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": \"Empty\", \"tid\": "
+	       "0, \"instant\": false, \"incomplete\": true, \"type\": \"IPC\", \"label\": "
+	       "\"PContent::Msg_PreferenceUpdate — sent to 2222\", \"fields\": [{\"key\": "
+	       "\"messageType\", \"label\": \"Type\", \"value\": \"PContent::Msg_PreferenceUpdate\", "
+	       "\"hidden\": false}, {\"key\": \"sync\", \"label\": \"Sync\", \"value\": \"false\", "
+	       "\"hidden\": false}, {\"key\": \"sendThreadName\", \"label\": \"From\", \"value\": "
+	       "\"Empty (Thread ID: 0)\", \"hidden\": false}, {\"key\": \"otherPid\", \"label\": "
+	       "\"Other Pid\", \"value\": \"PID: 2222\", \"hidden\": false}], \"data\": "
+	       "{\"type\":\"IPC\",\"startTime\":120,\"otherPid\":\"2222\",\"messageType\":"
+	       "\"PContent::Msg_PreferenceUpdate\",\"messageSeqno\":1,\"side\":\"parent\","
+	       "\"direction\":\"sending\",\"phase\":\"endpoint\",\"sync\":false,\"niceDirection\":"
+	       "\"sent to 2222\",\"sendTid\":0,\"sendThreadName\":\"Empty (Thread ID: 0)\"}, \"raw\": "
+	       "[2]}\n]}\n");
+	/* past the end: the total, no rows */
+	T_CALL(a, "markers", "p=1&offset=99", 200, "{\"total\": 7, \"offset\": 7, \"rows\": []}\n");
+	/* search, window, thread, order: FileIO (174..175) is the longest of the window */
+	int st;
+	char *b = call(a, "markers", "p=1&start=100&end=180&sort=duration&limit=1&thread=Empty", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "{\"total\": 5, \"offset\": 0, \"rows\": [\n  {\"index\": 6, \"start\": 174, ");
+	free(b);
+	b = call(a, "markers", "p=1&search=paint&limit=10", &st);
+	T_CONTAINS(b, "{\"total\": 1, \"offset\": 0, \"rows\": [\n  {\"index\": 1, ");
+	free(b);
+	/* one marker in full: `profview marker --json FILE 1` */
+	T_CALL(a, "marker", "p=1&i=1", 200,
+	       "{\"index\": 1, \"start\": 14.5, \"end\": null, \"duration\": null, \"name\": "
+	       "\"NotifyDidPaint\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": \"Empty\", "
+	       "\"tid\": 0, \"instant\": true, \"incomplete\": false, \"type\": \"tracing\", \"label\": "
+	       "\"\", \"tooltip_label\": \"NotifyDidPaint\", \"chart_label\": \"\", \"description\": "
+	       "null, \"fields\": [{\"key\": \"category\", \"label\": \"Type\", \"value\": \"Paint\", "
+	       "\"hidden\": false}], \"data\": {\"type\":\"tracing\",\"category\":\"Paint\"}, \"raw\": "
+	       "[1], \"cause\": null}\n");
+	T_CALL(a, "marker", "p=1&i=7", 404, "{\"error\": \"no marker 7 (the profile has 7)\"}");
+	T_CALL(a, "marker", "p=1", 400, "{\"error\": \"marker needs i (a marker index)\"}");
+	T_CALL(a, "marker", "p=1&i=-1", 400, "{\"error\": \"i takes a count, not '-1'\"}");
+	/* the per-name summary: `profview markers --summary --json --search ipc,file` */
+	T_CALL(a, "marker-summary", "p=1&search=ipc,file", 200,
+	       "{\"rows\": [\n"
+	       "  {\"name\": \"FileIO\", \"count\": 1, \"instant\": 0, \"incomplete\": 0, \"timed\": 1, "
+	       "\"total\": 1, \"min\": 1, \"median\": 1, \"max\": 1},\n"
+	       "  {\"name\": \"IPCOut\", \"count\": 1, \"instant\": 0, \"incomplete\": 1, \"timed\": 0, "
+	       "\"total\": null, \"min\": null, \"median\": null, \"max\": null}\n]}\n");
+	T_CALL(a, "markers", "p=1&thread=nope", 400, "{\"error\": \"no thread named 'nope'\"}");
+	T_CALL(a, "markers", "p=1&sort=name", 400,
+	       "{\"error\": \"sort takes start or duration, not 'name'\"}");
+	T_CALL(a, "markers", "p=1&start=abc", 400,
+	       "{\"error\": \"start takes a time in ms, not 'abc'\"}");
+	pv_api_free(a);
+}
+
+T_TEST(api_marker_chart)
+{
+	struct pv_api *a = api3();
+	/* rows by thread, category, name; the window is the profile's span (12.5 to 175 ms);
+	 * labels are the schemas' chart labels (UserTiming: its name; IPC: the message type); the
+	 * incomplete IPCOut reaches its thread's end (120: the thread has no sample) */
+	T_CALL(a, "marker-chart", "p=1&width=100&search=UserTiming,FileIO,ipc", 200,
+	       "{\"start\": 12.5, \"end\": 175, \"rows\": [\n"
+	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"FileIO\", \"category\": "
+	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 6, \"start\": 174, \"end\": 175, "
+	       "\"label\": \"\"}]},\n"
+	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"IPCOut\", \"category\": "
+	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 2, \"start\": 120, \"end\": 120, "
+	       "\"label\": \"PContent::Msg_PreferenceUpdate\"}]},\n"
+	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"UserTiming\", \"category\": "
+	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 0, \"start\": 12.5, \"end\": "
+	       "12.5, \"label\": \"foobar\"}]}\n]}\n");
+	/* a window: markers overlapping 3..5 ms only */
+	int st;
+	char *b = call(a, "marker-chart", "p=2&width=10&start=3&end=5", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "{\"start\": 3, \"end\": 5, \"rows\": [\n  {\"thread\": 0, \"thread_name\": "
+		      "\"Empty\", \"name\": \"Load\", \"category\": \"Other\", \"color\": \"grey\", "
+		      "\"markers\": [{\"i\": 10, \"start\": 4, \"end\": 6, \"label\": \"\"}]},\n");
+	T_TRUE(!strstr(b, "DOMContentLoaded")); /* 6..7 */
+	free(b);
+	T_CALL(a, "marker-chart", "p=1&width=0", 400,
+	       "{\"error\": \"width takes 1 to 100000 pixels, not 0\"}");
+	T_CALL(a, "marker-chart", "p=1&start=10&end=5", 400, "{\"error\": \"end is before start\"}");
+	pv_api_free(a);
+
+	/* narrow markers of one row that touch are merged: ChromeUtils.importESModule 5 and 6 of
+	 * the bundled example (0.4 ms and 0.04 ms apart, on a 1.6 ms pixel) */
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	pv_api_add_profile(a, "argument-values.json", load("firefox/argument-values.json"));
+	b = call(a, "marker-chart", "width=100&search=importESModule", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"merged\": 2}");
+	free(b);
+	pv_api_free(a);
+}
+
+T_TEST(api_activity)
+{
+	struct pv_api *a = api3();
+	/* 5 samples at 0, 1, 2, 3, 4 ms (interval 1 ms: the span ends at 5), one per bucket; the
+	 * frames have no category, so the leaf's is the profile's "Other" (0) */
+	T_CALL(a, "activity", "buckets=5", 200,
+	       "{\"start\": 0, \"end\": 5, \"bucket\": 1, \"categories\": " CATEGORIES
+	       ", \"threads\": [\n"
+	       "  {\"index\": 0, \"name\": \"Empty\", \"tid\": 0, \"samples\": 5, \"buckets\": "
+	       "[[[0,1]],[[0,1]],[[0,1]],[[0,1]],[[0,1]]]}\n"
+	       "], \"overview\": []}\n");
+	/* a window of two buckets (1 <= t < 3) and the query's range (2 <= t < 4) */
+	T_CALL(a, "activity", "buckets=2&start=1&end=3", 200,
+	       "{\"start\": 1, \"end\": 3, \"bucket\": 1, \"categories\": " CATEGORIES
+	       ", \"threads\": [\n"
+	       "  {\"index\": 0, \"name\": \"Empty\", \"tid\": 0, \"samples\": 2, \"buckets\": "
+	       "[[[0,1]],[[0,1]]]}\n], \"overview\": []}\n");
+	T_CALL(a, "activity", "buckets=1&range=2:4", 200,
+	       "{\"start\": 0, \"end\": 5, \"bucket\": 5, \"categories\": " CATEGORIES
+	       ", \"threads\": [\n"
+	       "  {\"index\": 0, \"name\": \"Empty\", \"tid\": 0, \"samples\": 2, \"buckets\": "
+	       "[[[0,2]]]}\n], \"overview\": []}\n");
+	/* the network file: no samples; its track shows the Network loads (no schema in the file)
+	 * and the "tracing" markers (the file's schema lists timeline-overview), not TTI,
+	 * FirstContentfulPaint or Navigation::Start (no schema) */
+	int st;
+	char *b = call(a, "activity", "p=2&buckets=2", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "{\"start\": 3, \"end\": 9, \"bucket\": 3, \"categories\": " CATEGORIES
+		      ", \"threads\": [\n  {\"index\": 0, \"name\": \"Empty\", \"tid\": 0, \"samples\": "
+		      "0, \"buckets\": [[],[]]}\n], \"overview\": [\n  {\"thread\": 0, \"i\": 0, "
+		      "\"name\": \"Load 0: https://mozilla.org\", \"start\": 3, \"end\": 4, \"color\": "
+		      "\"grey\"},\n");
+	T_CONTAINS(b, "  {\"thread\": 0, \"i\": 10, \"name\": \"Load\", \"start\": 4, \"end\": 6, "
+		      "\"color\": \"grey\"},\n  {\"thread\": 0, \"i\": 12, \"name\": \"DOMContentLoaded\", "
+		      "\"start\": 6, \"end\": 7, \"color\": \"grey\"},\n  {\"thread\": 0, \"i\": 13, "
+		      "\"name\": \"Navigation::Start\", \"start\": 7, \"end\": null, \"color\": "
+		      "\"grey\"}\n]}\n");
+	T_TRUE(!strstr(b, "TTI") && !strstr(b, "FirstContentfulPaint") && !strstr(b, "\"i\": 15"));
+	free(b);
+	T_CALL(a, "activity", "buckets=0", 400, "{\"error\": \"buckets takes 1 to 4000, not 0\"}");
+	T_CALL(a, "activity", "buckets=4001", 400,
+	       "{\"error\": \"buckets takes 1 to 4000, not 4001\"}");
+	T_CALL(a, "activity", "thread=nope", 400, "{\"error\": \"no thread named 'nope'\"}");
+	T_CALL(a, "activity", "metric=bytes", 400, "{\"error\": \"no metric named 'bytes'\"}");
+	T_CALL(a, "activity", "start=3&end=1", 400, "{\"error\": \"end must be after start\"}");
+	pv_api_free(a);
+
+	/* a real profile: every sample of the thread lands in some bucket */
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	pv_api_add_profile(a, "argument-values.json", load("firefox/argument-values.json"));
+	b = call(a, "activity", "buckets=400", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"name\": \"GeckoMain\", \"tid\": 2503164, \"samples\": 32, ");
+	T_CONTAINS(b, "{\"thread\": 0, \"i\": 3, \"name\": \"DOMEvent\", ");
+	free(b);
+	pv_api_free(a);
+}
+
+T_TEST(api_errors)
+{
+	struct pv_api *a = api3();
+	T_CALL(a, "nope", NULL, 404, "{\"error\": \"no endpoint 'nope'\"}");
+	T_CALL(a, "", NULL, 404, "{\"error\": \"no endpoint ''\"}");
+	T_CALL(a, "profile", "p=3", 404, "{\"error\": \"no profile 3\"}");
+	T_CALL(a, "profile", "p=x", 404, "{\"error\": \"no profile 'x'\"}");
+	T_CALL(a, "profile", "p=-1", 404, "{\"error\": \"no profile '-1'\"}");
+	T_CALL(a, "markers", "p=1&offset=1e3", 400, "{\"error\": \"offset takes a count, not '1e3'\"}");
+	T_CALL(a, "markers", "p=1&limit=99999999999", 400,
+	       "{\"error\": \"limit takes a count, not '99999999999'\"}");
+	T_CALL(a, "markers", "p=1&search=%zz", 400,
+	       "{\"error\": \"a broken percent escape in the query\"}");
+	T_CALL(a, "markers", "p=1&search=%00", 400,
+	       "{\"error\": \"a broken percent escape in the query\"}");
+	T_CALL(a, "activity", "view=bogus", 400,
+	       "{\"error\": \"view takes tree, callers, flat, butterfly or top, not 'bogus'\"}");
+	T_CALL(a, "activity", "bogus=1", 400, "{\"error\": \"unknown query key 'bogus'\"}");
+	/* too many parameters */
+	char q[8 * 300];
+	size_t n = 0;
+	for (int i = 0; i < 300; i++)
+		n += (size_t)snprintf(q + n, sizeof(q) - n, "%sn=1", i ? "&" : "");
+	T_CALL(a, "status", q, 400, "{\"error\": \"too many parameters\"}");
+	pv_api_free(a);
+}
+
+T_TEST(api_params)
+{
+	struct api_params ps;
+	T_EQ_INT(api_params_parse(&ps, "center=a+b&center=%41%3bc&&open=c%2Ff12&flag&p=1"), 0);
+	T_EQ_INT(ps.len, 5);
+	const char *v[4];
+	T_EQ_INT(api_param_all(&ps, "center", v, 4), 2);
+	T_EQ_STR(v[0], "a b");
+	T_EQ_STR(v[1], "A;c");
+	T_EQ_STR(api_param(&ps, "open"), "c/f12");
+	T_EQ_STR(api_param(&ps, "flag"), "");
+	T_TRUE(api_param(&ps, "nope") == NULL);
+	api_params_free(&ps);
+	T_EQ_INT(api_params_parse(&ps, "center=a+b&center=%41%3bc&&open=c%2Ff12&p=1"), 0);
+	/* the query: the API's own parameters left out, the rest read as pv_query_from_url */
+	struct pv_query q;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	T_EQ_INT(api_query(&ps, &q, out), 0);
+	T_EQ_INT(q.nr_center, 2);
+	T_EQ_STR(q.center[0], "a b");
+	T_EQ_STR(q.center[1], "A;c");
+	pv_query_release(&q);
+	api_params_free(&ps);
+	T_EQ_INT(api_params_parse(&ps, "view=flat&filter=merge%3Afoo%26bar&range=1.5:2&open=x&key=y&"
+				       "i=3&tab=flame&sel=1&max-nodes=5&width=3&buckets=2&file=0"),
+		 0);
+	T_EQ_INT(api_query(&ps, &q, out), 0);
+	T_EQ_INT(q.view, PV_VIEW_FLAT);
+	T_EQ_INT(q.nr_filters, 1);
+	T_EQ_STR(q.filters[0].arg, "foo&bar");
+	T_TRUE(q.has_range && q.range_start_ns == 1500000 && q.range_end_ns == 2000000);
+	pv_query_release(&q);
+	api_params_free(&ps);
+	fclose(out);
+	T_EQ_STR(buf, "");
+	free(buf);
+	T_EQ_INT(api_params_parse(&ps, "a=%4"), PV_EPARSE);
+	T_EQ_INT(api_params_parse(&ps, NULL), 0);
+	T_EQ_INT(ps.len, 0);
+}
+
+T_TEST(api_view_cache)
+{
+	struct pv_api *a = api3();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int st = 0;
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_view *v1 = api_view_get(a, 0, &q, out, &st);
+	struct pv_view *v2 = api_view_get(a, 0, &q, out, &st);
+	T_TRUE(v1 && v1 == v2); /* the same canonical query: computed once */
+	api_view_release(a, v1);
+	api_view_release(a, v2);
+	/* another slot is another key */
+	struct pv_view *v3 = api_view_get(a, 1, &q, out, &st);
+	T_TRUE(v3 && v3 != v1);
+	api_view_release(a, v3);
+	/* more queries than entries: the least recently used unreferenced ones go */
+	struct pv_view *held = api_view_get(a, 0, &q, out, &st);
+	for (int i = 0; i < API_VIEW_CACHE + 3; i++) {
+		struct pv_query q2;
+		pv_query_init(&q2);
+		q2.depth = (uint32_t)i + 1;
+		struct pv_view *v = api_view_get(a, 0, &q2, out, &st);
+		T_TRUE(v != NULL);
+		api_view_release(a, v);
+		pv_query_release(&q2);
+	}
+	struct pv_view *again = api_view_get(a, 0, &q, out, &st);
+	T_TRUE(again == held); /* referenced, so kept */
+	api_view_release(a, again);
+	api_view_release(a, held);
+	/* every entry held: the next view lives for its request only */
+	struct pv_view *hold[API_VIEW_CACHE];
+	for (int i = 0; i < API_VIEW_CACHE; i++) {
+		struct pv_query q2;
+		pv_query_init(&q2);
+		q2.depth = (uint32_t)i + 100;
+		hold[i] = api_view_get(a, 0, &q2, out, &st);
+		pv_query_release(&q2);
+	}
+	struct pv_query q3;
+	pv_query_init(&q3);
+	q3.depth = 999;
+	struct pv_view *extra = api_view_get(a, 0, &q3, out, &st);
+	T_TRUE(extra != NULL);
+	api_view_release(a, extra); /* freed (ASan sees a leak or a double free otherwise) */
+	pv_query_release(&q3);
+	for (int i = 0; i < API_VIEW_CACHE; i++)
+		api_view_release(a, hold[i]);
+	/* a query that does not fit: 400 and the engine's message */
+	pv_query_add_center(&q, "no_such_function");
+	T_TRUE(api_view_get(a, 0, &q, out, &st) == NULL);
+	T_EQ_INT(st, 400);
+	pv_query_release(&q);
+	fclose(out);
+	T_CONTAINS(buf, "{\"error\": \"");
+	free(buf);
+	pv_api_free(a);
+}
