@@ -23,11 +23,11 @@
 
 #include "api.h"
 
-#define SOURCE_MAX_BYTES (16u << 20)
-#define THREADS_MAX 256
+#define SOURCE_MAX_BYTES    (16u << 20)
+#define THREADS_MAX	    256
 #define FLAME_DEFAULT_NODES 20000
-#define FLAME_MAX_NODES 1000000
-#define FLAT_DEFAULT_LIMIT 500
+#define FLAME_MAX_NODES	    1000000
+#define FLAT_DEFAULT_LIMIT  500
 
 static const char *const kind_names[] = {"function", "line", "file", "module", "center"};
 
@@ -256,8 +256,8 @@ static bool has_prefix(const char *s, const char *pre)
 /* A name the query reader would take for another kind of scope. */
 static bool reserved_name(const char *s)
 {
-	return !*s || has_prefix(s, "re:") || has_prefix(s, "file:") ||
-	       has_prefix(s, "module:") || has_prefix(s, "line:") || has_prefix(s, "path:");
+	return !*s || has_prefix(s, "re:") || has_prefix(s, "file:") || has_prefix(s, "module:") ||
+	       has_prefix(s, "line:") || has_prefix(s, "path:");
 }
 
 /* re:^NAME$ with the ERE's special characters escaped: names any function name exactly. */
@@ -388,7 +388,10 @@ static bool parse_step(const char **s, struct step *st)
 	st->id = PV_NONE;
 	st->line = 0;
 	switch (*p++) {
-	case 'c': st->kind = PV_ROW_CENTER; st->id = 0; break;
+	case 'c':
+		st->kind = PV_ROW_CENTER;
+		st->id = 0;
+		break;
 	case 'f':
 		st->kind = PV_ROW_FUNCTION;
 		if (!parse_u32(&p, &st->id))
@@ -495,7 +498,7 @@ static uint32_t flat_find(const struct pv_flat *f, bool list, const char *key)
 struct found {
 	const struct pv_tree *t; /* NULL: a flat row */
 	uint32_t row;
-	const char *prefix;      /* "", "up:" or "down:" */
+	const char *prefix; /* "", "up:" or "down:" */
 };
 
 /* The tree a key names and the rest of the key after its prefix; NULL when none. */
@@ -596,8 +599,7 @@ static size_t path_step(const struct pv_view *v, const struct pv_tree *t, enum p
 }
 
 /* The path of row r, built up from its ancestors (children endpoint). */
-static size_t path_of(const struct pv_view *v, const struct pv_tree *t, uint32_t r,
-		      struct sb *path)
+static size_t path_of(const struct pv_view *v, const struct pv_tree *t, uint32_t r, struct sb *path)
 {
 	enum path_mode mode = path_mode_of(v, t);
 	if (mode == PATH_NONE)
@@ -688,7 +690,7 @@ static bool is_open(const uint32_t *open, uint32_t n, uint32_t r)
 }
 
 struct frame {
-	uint32_t row;     /* PV_NONE: the list the walk starts from */
+	uint32_t row; /* PV_NONE: the list the walk starts from */
 	uint32_t next;
 	size_t klen, plen;
 };
@@ -709,7 +711,8 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, bool sep,
 	st[sp++] = (struct frame){PV_NONE, 0, e->key.len, plen};
 	while (sp) {
 		struct frame *f = &st[sp - 1];
-		const uint32_t *rows = f->row == PV_NONE ? list : t->children + t->child_first[f->row];
+		const uint32_t *rows =
+		    f->row == PV_NONE ? list : t->children + t->child_first[f->row];
 		uint32_t nr = f->row == PV_NONE ? n : t->child_len[f->row];
 		if (f->next == nr) {
 			sp--;
@@ -767,8 +770,8 @@ static int emit_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t
 	size_t pl = strlen(prefix);
 	for (uint32_t i = 0; i < nkeys; i++) {
 		const char *k = open_keys[i];
-		if (strncmp(k, prefix, pl) != 0 || (!pl && (has_prefix(k, "up:") ||
-							    has_prefix(k, "down:"))))
+		if (strncmp(k, prefix, pl) != 0 ||
+		    (!pl && (has_prefix(k, "up:") || has_prefix(k, "down:"))))
 			continue;
 		/* keys of rows not in this view (kept by the page across queries) are skipped */
 		uint32_t r = tree_find(t, k + pl);
@@ -846,8 +849,8 @@ static void flat_key(struct sb *key, const struct pv_flat *f, bool list, const u
  * Flat rows from..to (to excluded); with only_level (< 4), only those of that level (the
  * children of a row). anc holds the ancestors of from by level.
  */
-static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t to,
-		     uint32_t *anc, uint32_t only_level)
+static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t to, uint32_t *anc,
+		     uint32_t only_level)
 {
 	const struct pv_flat *f = v->flat;
 	bool list = v->q.view == PV_VIEW_TOP;
@@ -1166,12 +1169,15 @@ static void flame_open(FILE *out, const struct pv_view *v, const struct flame *f
 		int64_t tot = 0;
 		for (uint32_t i = 0; i < t->nr_roots; i++)
 			tot += t->total[0][t->roots[i]];
-		fprintf(out, ", \"name\": \"(all)\", \"total\": %" PRId64
-			", \"self\": 0, \"children\": [", tot);
+		fprintf(out,
+			", \"name\": \"(all)\", \"total\": %" PRId64
+			", \"self\": 0, \"children\": [",
+			tot);
 		return;
 	}
 	fputs(", \"name\": ", out);
-	json_str(out, row_name(v, t->kind[nd->row], t->id[nd->row], t->line[nd->row], b, sizeof(b)));
+	json_str(out,
+		 row_name(v, t->kind[nd->row], t->id[nd->row], t->line[nd->row], b, sizeof(b)));
 	fprintf(out, ", \"total\": %" PRId64 ", \"self\": %" PRId64 ", \"children\": [",
 		t->total[0][nd->row], t->self[0][nd->row]);
 }
@@ -1266,7 +1272,7 @@ int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out)
 	/* one computation gives both trees of a centered query: the butterfly */
 	bool centered = q.nr_center > 0;
 	struct pv_view *v =
-		view_as(a, slot, &q, centered ? PV_VIEW_BUTTERFLY : PV_VIEW_TREE, -1, out, &status);
+	    view_as(a, slot, &q, centered ? PV_VIEW_BUTTERFLY : PV_VIEW_TREE, -1, out, &status);
 	pv_query_release(&q);
 	if (!v)
 		return status;
