@@ -1419,10 +1419,11 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 
 /* ---- source ---- */
 
-/* Opens path read-only (not through a symlink), a regular file of at most 16 MiB; -1 else. */
+/* Reads path (not through a symlink): a regular file of at most 16 MiB; -1 else. */
 static int open_source(const char *path, char **data, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO would block the open until a writer came */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	struct stat st;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/builder.h"
@@ -458,7 +459,7 @@ T_TEST(api_view_source)
 
 T_TEST(api_view_source_symlink)
 {
-	/* a symlink is not followed, wherever it points */
+	/* a symlink is not followed, wherever it points; a FIFO is not read */
 	char dir[] = "/tmp/pv-api-view-XXXXXX";
 	if (!mkdtemp(dir)) {
 		t_fail(__FILE__, __LINE__, "mkdtemp failed");
@@ -482,6 +483,16 @@ T_TEST(api_view_source_symlink)
 		T_EQ_INT(st, 404);
 		pv_api_free(a);
 	}
+	/* a FIFO is not a regular file (and the open does not wait for a writer) */
+	char fifo[64];
+	snprintf(fifo, sizeof(fifo), "%s/fifo.c", dir);
+	T_EQ_INT(mkfifo(fifo, 0600), 0);
+	a = hello_api(prof, "fifo.c", NULL);
+	if (a) {
+		EXPECT(a, "source", "file=0", 404, "{\"error\": \"cannot read source file 'fifo.c'\"}");
+		pv_api_free(a);
+	}
+	unlink(fifo);
 	unlink(link);
 	rmdir(dir);
 }
