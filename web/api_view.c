@@ -115,31 +115,37 @@ static void json_body(FILE *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	while (p < end) {
-		unsigned c = *p;
-		if (c < 0x80) {
-			switch (c) {
-			case '"': fputs("\\\"", out); break;
-			case '\\': fputs("\\\\", out); break;
-			case '\n': fputs("\\n", out); break;
-			case '\r': fputs("\\r", out); break;
-			case '\t': fputs("\\t", out); break;
-			default:
-				if (c < 0x20 || c == 0x7f)
-					fprintf(out, "\\u%04x", c);
-				else
-					fputc((int)c, out);
+		/* a run of bytes written as they are: printable ASCII and valid UTF-8 */
+		const unsigned char *run = p;
+		for (;;) {
+			if (p == end)
+				break;
+			if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
+				p++;
+				continue;
 			}
-			p++;
-			continue;
+			size_t len = *p >= 0x80 ? utf8_len(p, end) : 0;
+			if (!len)
+				break;
+			p += len;
 		}
-		size_t len = utf8_len(p, end);
-		if (!len) {
-			fputs("\xef\xbf\xbd", out);
-			p++;
-			continue;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), out);
+		if (p == end)
+			break;
+		unsigned c = *p++;
+		switch (c) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (c < 0x80)
+				fprintf(out, "\\u%04x", c);
+			else
+				fputs("\xef\xbf\xbd", out); /* not UTF-8: U+FFFD for the byte */
 		}
-		fwrite(p, 1, len, out);
-		p += len;
 	}
 }
 
