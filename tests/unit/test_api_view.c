@@ -624,6 +624,48 @@ T_TEST(api_view_scopes_resolve)
 	pv_api_free(a);
 }
 
+/* Every path the server writes, as the center, has the row's total (and "path:" scopes of
+ * a path-centered tree too). */
+T_TEST(api_view_paths_resolve)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	static const char *const views[] = {
+		"open=f0&open=f0/f1&open=f0/f1/f2&open=f0/f2&open=f0/f2/f3&open=f0/f2/f3/f2&open=f0/f5",
+		"center=path:main;foo&open=c/f3&open=c/f3/f2",
+	};
+	uint32_t checked = 0;
+	for (int i = 0; i < 2; i++) {
+		int st;
+		char *body = call(a, "view", views[i], &st);
+		T_EQ_INT(st, 200);
+		for (const char *r = body ? strstr(body, "{\"key\": ") : NULL; r;
+		     r = strstr(r + 1, "{\"key\": ")) {
+			const char *pa = strstr(r, "\"path\": \"path:");
+			const char *nl = strchr(r, '\n');
+			if (!pa || (nl && pa > nl))
+				continue;
+			long long want = strtoll(strstr(r, "\"total\": [") + 10, NULL, 10);
+			char url[256];
+			const char *e = strchr(pa + 9, '"');
+			snprintf(url, sizeof(url), "center=%.*s", (int)(e - pa - 9), pa + 9);
+			char *vb = call(a, "view", url, &st);
+			T_EQ_INT(st, 200);
+			const char *ct = vb ? strstr(vb, "\"center_total\": [") : NULL;
+			long long got = ct ? strtoll(ct + 17, NULL, 10) : -1;
+			if (got != want)
+				t_fail(__FILE__, __LINE__, "%s: center total %lld, row total %lld", url,
+				       got, want);
+			free(vb);
+			checked++;
+		}
+		free(body);
+	}
+	T_EQ_INT(checked, 12 + 4); /* every row of the tree; the 4 rows below the centered path */
+	pv_api_free(a);
+}
+
 /* ---- the numbers of the library ---- */
 
 #define KEYLEN 1024
