@@ -23,6 +23,7 @@ extern const struct importer importer_perf_script;
 extern const struct importer importer_chrome;
 extern const struct importer importer_speedscope;
 extern const struct importer importer_pprof;
+extern const struct importer importer_pprof_legacy;
 extern const struct importer importer_callgrind;
 
 /* Probe helpers: the first n bytes holding s (n capped at the input's size). */

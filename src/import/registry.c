@@ -11,6 +11,7 @@ static const struct importer *const importers[] = {
 	&importer_chrome,
 	&importer_speedscope,
 	&importer_pprof,
+	&importer_pprof_legacy,
 	&importer_callgrind,
 	&importer_perf_script,
 	&importer_collapsed,
