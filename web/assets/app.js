@@ -365,7 +365,7 @@ async function main() {
   timeline.update();
   const p = updateActive();
   if (p.focus) setTimeout(() => p.focus(), 0);
-  window.profview = { ctx, state: S.state, ready: true };
+  window.profview = { ctx, state: S.state, panes, ready: true }; // for tests and the console
 }
 
 window.addEventListener('error', (e) => {

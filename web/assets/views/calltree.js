@@ -151,6 +151,9 @@ export class TreePane {
     if (this.errorEl) { this.errorEl.remove(); this.errorEl = null; this.content.hidden = false; }
     this.label.textContent = describe(resp);
     this.tree.setData(resp.rows, resp.metrics, bases(resp), open);
+    this.tree.setNote(resp.rows.length ? '' : (resp.centered
+      ? `No sample of this query reaches the center ${resp.center_label} (its total is 0).`
+      : 'No sample is left by this query.'));
     if (!resp.rows.length) {
       ctx.status('no samples');
       this.sidebar.showEmpty();
@@ -270,6 +273,9 @@ export class ButterflyPane {
     const b = bases(resp);
     this.callers.setData(resp.callers || [], resp.metrics, b, open);
     this.callees.setData(resp.rows || [], resp.metrics, b, open);
+    const none = (resp.rows || []).length ? '' : `No sample of this query reaches the center ${resp.center_label}.`;
+    this.callers.setNote(none);
+    this.callees.setNote('');
     if (!open.length) {
       await Promise.all([this.callers.openHeaviest(4, false), this.callees.openHeaviest(4, false)]);
     }

@@ -98,11 +98,14 @@ export class FlamePane {
     // Show the center row (or the root) on first display.
     requestAnimationFrame(() => {
       const y = this.centerY();
+      if (this.offY) return;
       this.wrap.scrollTop = Math.max(0, y - this.wrap.clientHeight + RH * (this.down.depth > 1 ? Math.min(this.down.depth, 8) : 2));
     });
   }
 
-  centerY() { return PAD + (this.up.depth - 1) * RH; }
+  // The center row's y: the graph sits at the bottom of the pane (a flame grows upward); a
+  // sandwich is centred on its center row when it fits.
+  centerY() { return (this.offY || 0) + PAD + (this.up.depth - 1) * RH; }
 
   // Geometry of an item: side 'callees' grows upward from the center row, 'callers' downward.
   geom(item, side, width) {
@@ -117,7 +120,10 @@ export class FlamePane {
     if (!this.data) return;
     const width = this.wrap.clientWidth || 800;
     const rows = this.up.depth + Math.max(0, this.down.depth - 1);
-    const height = Math.max(this.wrap.clientHeight - 2, PAD * 2 + rows * RH);
+    const content = PAD * 2 + rows * RH;
+    const height = Math.max(this.wrap.clientHeight - 2, content);
+    this.offY = 0;
+    if (height > content) this.offY = this.down.depth > 1 ? Math.floor((height - content) / 2) : height - content;
     const c = sizeCanvas(this.canvas, width, height);
     c.clearRect(0, 0, width, height);
     c.font = '11px system-ui, sans-serif';

@@ -11,7 +11,7 @@ import { shortPath } from './tree.js';
 
 const ROW_H = 18;
 const PAGE = 500;
-const NUM_W = 78, PCT_W = 60;
+const NUM_W = 86, PCT_W = 60;
 
 export class FlatPane {
   constructor() {
@@ -32,9 +32,9 @@ export class FlatPane {
     this.tt.append(this.head, this.body);
     this.el.append(this.tt);
     this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
-    this.body.addEventListener('mousedown', (e) => { const i = this.idx(e); if (i >= 0) this.select(i); });
+    this.body.addEventListener('mousedown', (e) => { const i = this.idx(e); this.downIdx = i; if (i >= 0) this.select(i); });
     this.body.addEventListener('dblclick', (e) => {
-      const r = this.rowOf(this.idx(e));
+      const r = this.rowOf(this.idx(e) >= 0 ? this.idx(e) : this.downIdx);
       const s = r && sourceOf(r);
       if (s !== null && s !== undefined) ctx.actions.openSource(s, r.line);
     });
@@ -61,6 +61,7 @@ export class FlatPane {
     return page ? page[i % PAGE] || null : null;
   }
   select(i) {
+    if (i === this.sel) { this.list.scrollTo(i); return; }
     this.sel = i;
     this.list.scrollTo(i);
     this.list.refresh(true);

@@ -216,6 +216,20 @@ export class MarkerChartPane {
     c.beginPath(); c.moveTo(LABEL_W - 0.5, 0); c.lineTo(LABEL_W - 0.5, height); c.stroke();
   }
 
+  // Where marker i is drawn (client coordinates), or null: for tests and keyboard use.
+  locate(i) {
+    const rect = this.canvas.getBoundingClientRect();
+    for (let li = 0; li < this.lines.length; li++) {
+      const row = this.lines[li].row;
+      const m = row && row.markers.find((x) => x.i === i);
+      if (!m) continue;
+      const x0 = this.x(m.start, rect.width);
+      const x1 = m.end === null || m.end === undefined ? x0 : Math.max(x0 + 2, this.x(m.end, rect.width));
+      return { x: rect.left + (x0 + x1) / 2, y: rect.top + AXIS_H + li * RH + RH / 2 };
+    }
+    return null;
+  }
+
   hit(e) {
     if (!this.data) return null;
     const rect = this.canvas.getBoundingClientRect();

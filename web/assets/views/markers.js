@@ -164,9 +164,9 @@ export class MarkerTablePane {
     this.content = h('div', { class: 'split' }, this.tt, this.sidebar.el);
     this.el.append(this.content);
     this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
-    this.body.addEventListener('mousedown', (e) => { const i = this.idx(e); if (i >= 0) this.select(i); });
+    this.body.addEventListener('mousedown', (e) => { const i = this.idx(e); this.downIdx = i; if (i >= 0) this.select(i); });
     this.body.addEventListener('dblclick', async (e) => {
-      const m = this.rowOf(this.idx(e));
+      const m = this.rowOf(this.idx(e) >= 0 ? this.idx(e) : this.downIdx);
       if (m && hasDuration(m)) ctx.actions.setRange([m.start, m.end]);
     });
     this.body.addEventListener('contextmenu', (e) => {
@@ -202,6 +202,7 @@ export class MarkerTablePane {
     return p ? p[i % PAGE] || null : null;
   }
   select(i) {
+    if (i === this.selRow) { this.list.scrollTo(i); return; }
     this.selRow = i;
     this.list.scrollTo(i);
     this.list.refresh(true);

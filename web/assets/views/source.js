@@ -63,6 +63,7 @@ export class SourcePane {
     if (id === null || !sources.some((s) => s.id === id)) {
       const first = sources.find((s) => s.available);
       if (!first) {
+        this.select.hidden = true;
         this.note(`None of the ${sources.length} source files the profile names is readable here (start the server with --source-root DIR to point at them).`);
         return;
       }

@@ -4,7 +4,7 @@ import { h, clear, fmtCost, fmtPct, unitLabel } from '../util.js';
 import { VList } from './vlist.js';
 
 const ROW_H = 18;
-const NUM_W = 78;
+const NUM_W = 86;
 const PCT_W = 60;
 const EXPAND_ALL_LIMIT = 200000;
 
@@ -72,6 +72,16 @@ export class TreeTable {
   }
 
   empty() { return this.roots.length === 0; }
+
+  // A note in place of the rows (an empty result).
+  setNote(text) {
+    if (!this.note) {
+      this.note = h('div', { class: 'tt-empty' });
+      this.body.append(this.note);
+    }
+    this.note.textContent = text || '';
+    this.note.hidden = !text;
+  }
 
   // The open keys to send with the next query (stable keys: the page keeps its open rows
   // when the center or a filter changes), lowest depth first, cut to a reasonable URL.
@@ -219,6 +229,10 @@ export class TreeTable {
   selected() { return this.selKey ? this.nodes.get(this.selKey) || null : null; }
 
   select(node, notify = true) {
+    if (node && node.key === this.selKey) {
+      if (this.index.has(node.key)) this.list.scrollTo(this.index.get(node.key));
+      return;
+    }
     this.selKey = node ? node.key : null;
     if (node && this.index.has(node.key)) this.list.scrollTo(this.index.get(node.key));
     this.list.refresh(true);
@@ -347,6 +361,7 @@ export class TreeTable {
   onMouse(e) {
     if (e.button !== 0) return;
     const node = this.rowAt(e);
+    this.downNode = node;
     if (!node) return;
     if (e.target.classList.contains('twisty')) {
       this.toggle(node);
@@ -356,7 +371,7 @@ export class TreeTable {
   }
 
   onDbl(e) {
-    const node = this.rowAt(e);
+    const node = this.rowAt(e) || this.downNode; // the row may be redrawn between the clicks
     if (!node) return;
     if (node.row.children > 0) this.toggle(node);
     else if (this.opts.onOpen) this.opts.onOpen(node);
