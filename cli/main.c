@@ -65,7 +65,7 @@ static void usage(FILE *out)
 	      "  --focus-category C    keep only frames of category C\n"
 	      "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
 	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
-	      "  --thread NAME|TID     only these threads (repeatable, merged; default all)\n"
+	      "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
 	      "  --metric A[,B]        metrics to show (default: the profile's own)\n"
 	      "  --by function|line|file|module   granularity of the rows\n"
 	      "  --percent center|whole           percentages of the center or the whole\n"

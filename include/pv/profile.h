@@ -270,7 +270,11 @@ const char *pv_unit_name(enum pv_unit u);
 /* Finds a metric by name (case-insensitive) or index text; PV_NONE when absent. */
 pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name);
 
-/* Finds threads whose name equals s or whose tid is s; returns how many were written to out. */
+/*
+ * Finds threads whose name equals s or whose tid is s, or the one thread "#N" (its index, the
+ * '#' column of `info`: names and tids can repeat, an index cannot); returns how many match
+ * (at most cap are written to out).
+ */
 uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix *out, uint32_t cap);
 
 #endif

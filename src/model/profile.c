@@ -111,6 +111,14 @@ uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix 
 {
 	uint32_t n = 0;
 	char *end;
+	if (s[0] == '#' && s[1] >= '0' && s[1] <= '9') {
+		unsigned long long ix = strtoull(s + 1, &end, 10);
+		if (!*end && ix < p->threads.len) {
+			if (cap)
+				out[0] = (pv_thread_ix)ix;
+			return 1;
+		}
+	}
 	long long tid = strtoll(s, &end, 10);
 	int numeric = *s && !*end;
 	for (uint32_t t = 0; t < p->threads.len; t++) {

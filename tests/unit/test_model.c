@@ -58,6 +58,12 @@ T_TEST(builder_interns_everything)
 	T_EQ_INT(pv_thread_find(p, "2", found, 4), 1);
 	T_EQ_INT(found[0], t1);
 	T_EQ_INT(pv_thread_find(p, "alpha", found, 4), 2);
+	/* "#N" is the one thread of index N, whatever the names and tids; past the end, nothing */
+	T_EQ_INT(pv_thread_find(p, "#1", found, 4), 1);
+	T_EQ_INT(found[0], 1);
+	T_EQ_INT(pv_thread_find(p, "#0", found, 4), 1);
+	T_EQ_INT(found[0], 0);
+	T_EQ_INT(pv_thread_find(p, "#9", found, 4), 0);
 	pv_profile_free(p);
 }
 
