@@ -275,6 +275,33 @@ async function main() {
     }
   });
 
+  await test('timeline: drag selects a range, the zoom button commits it, a crumb pops it', async () => {
+    await page.goto(url + '?tab=top-down');
+    await waitRows(page, 'top-down');
+    const box = await page.locator('#timeline-canvas').boundingBox();
+    const gx = box.x + 150, gw = box.width - 150;
+    const y = box.y + 18 + 25;
+    await page.mouse.move(gx + gw * 0.001, y);
+    await page.mouse.down();
+    await page.mouse.move(gx + gw * 0.08, y, { steps: 5 });
+    await page.mouse.move(gx + gw * 0.16, y, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction(() => new URLSearchParams(location.search).has('range'));
+    const range = new URLSearchParams(new URL(page.url()).search).get('range');
+    const want = cli('tree', FIREFOX, '--range', range, '--json');
+    const rows = await waitRows(page, 'top-down', (r) => num(r[0].total) === (want.rows[0] ? want.rows[0].total : -1), `the tree of --range ${range}`);
+    assert(rows.length > 0, 'rows');
+    await page.click('#zoom-button');
+    await page.waitForFunction(() => new URLSearchParams(location.search).has('zoom'));
+    eq(new URLSearchParams(new URL(page.url()).search).get('zoom'), range, 'zoom = the selection');
+    const crumbs = await page.$$eval('#zoom-crumbs .crumb', (els) => els.map((e) => e.textContent));
+    eq(crumbs.length, 2, `zoom crumbs ${crumbs}`);
+    await page.screenshot({ path: path.join(SHOTS, 'timeline-zoomed.png') });
+    await page.click('#zoom-crumbs .crumb[data-zoom="0"]');
+    await page.waitForFunction(() => !new URLSearchParams(location.search).has('zoom') && !new URLSearchParams(location.search).has('range'));
+    await noError(page);
+  });
+
   await test('an API error shows one line, never a blank page', async () => {
     await page.goto(url + '?tab=top-down&filter=nosuchkind:x');
     await page.waitForSelector('.pane[data-tab="top-down"] .pane-error');
