@@ -1312,27 +1312,6 @@ int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out)
 
 /* ---- thread-costs ---- */
 
-/*
- * The text that selects thread t alone in a query (pv_thread_find takes a name or a tid, and
- * every thread that matches): its tid when no other thread has that tid or that name, else its
- * name when no other thread has it. False when neither picks t alone.
- */
-static bool thread_text(const struct pv_profile *p, pv_thread_ix t, char *buf, size_t n)
-{
-	pv_thread_ix found[2];
-	if (p->threads.tid[t] != PV_ID_NONE) {
-		snprintf(buf, n, "%" PRId64, p->threads.tid[t]);
-		if (pv_thread_find(p, buf, found, 2) == 1 && found[0] == t)
-			return true;
-	}
-	const char *name = pv_str(p, p->threads.name[t]);
-	if (*name && strlen(name) < n && pv_thread_find(p, name, found, 2) == 1 && found[0] == t) {
-		snprintf(buf, n, "%s", name);
-		return true;
-	}
-	return false;
-}
-
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
 	struct api_slot *s;
@@ -1375,9 +1354,10 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		pv_thread_ix t = v->threads[i];
 		int64_t tot[PV_QUERY_MAX] = {0}, self[PV_QUERY_MAX] = {0};
-		char tname[256];
-		bool alone = thread_text(p, t, tname, sizeof(tname));
-		if (alone && p->threads.sample_end[t] > p->threads.sample_begin[t]) {
+		char tname[32];
+		snprintf(tname, sizeof(tname), "#%u", t); /* the one thread of index t */
+		bool alone = true;
+		if (p->threads.sample_end[t] > p->threads.sample_begin[t]) {
 			struct pv_view *tv = NULL;
 			struct pv_error err;
 			pv_query_init(&tq);
@@ -1406,7 +1386,7 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 			fputs(", \"tid\": null", out);
 		else
 			fprintf(out, ", \"tid\": %" PRId64, p->threads.tid[t]);
-		/* a thread no query can pick alone (name and tid shared): its cost is unknown */
+		/* a thread whose query failed (not expected: "#N" always picks it) has no cost */
 		if (alone) {
 			fputs(", \"total\": ", out);
 			json_values(out, tot, nm);

@@ -360,15 +360,15 @@ T_TEST(api_view_thread_costs)
 	struct pv_api *a = hello_api(t_data("web/profile"), "hello.c", NULL);
 	if (!a)
 		return;
-	/* main > add on each thread; the two "w" threads share name and tid: unknown */
+	/* main > add on each thread; the two "w" threads share name and tid: picked by index ("#3") */
 	EXPECT(a, "thread-costs", "key=f0/f1", 200,
 	       "{\"key\": \"f0/f1\", \"name\": \"add\", \"metrics\": [{\"name\": \"samples\", "
 	       "\"unit\": \"count\"}], \"truncated\": false, \"threads\": [\n"
 	       "{\"index\": 0, \"name\": \"main\", \"tid\": 1, \"total\": [2], \"self\": [2]},\n"
 	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [1]},\n"
 	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [0], \"self\": [0]},\n"
-	       "{\"index\": 3, \"name\": \"w\", \"tid\": 7, \"total\": null, \"self\": null},\n"
-	       "{\"index\": 4, \"name\": \"w\", \"tid\": 7, \"total\": null, \"self\": null}\n]}\n");
+	       "{\"index\": 3, \"name\": \"w\", \"tid\": 7, \"total\": [1], \"self\": [1]},\n"
+	       "{\"index\": 4, \"name\": \"w\", \"tid\": 7, \"total\": [0], \"self\": [0]}\n]}\n");
 	/* the query's own threads only; a line row of a flat view (by line) */
 	EXPECT(a, "thread-costs", "thread=worker&view=top&by=line&key=l0:5", 200,
 	       "{\"key\": \"l0:5\", \"name\": \"main:5\", \"metrics\": [{\"name\": \"samples\", "
@@ -383,8 +383,8 @@ T_TEST(api_view_thread_costs)
 	       "{\"index\": 0, \"name\": \"main\", \"tid\": 1, \"total\": [2], \"self\": [2]},\n"
 	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [1]},\n"
 	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [0], \"self\": [0]},\n"
-	       "{\"index\": 3, \"name\": \"w\", \"tid\": 7, \"total\": null, \"self\": null},\n"
-	       "{\"index\": 4, \"name\": \"w\", \"tid\": 7, \"total\": null, \"self\": null}\n]}\n");
+	       "{\"index\": 3, \"name\": \"w\", \"tid\": 7, \"total\": [1], \"self\": [1]},\n"
+	       "{\"index\": 4, \"name\": \"w\", \"tid\": 7, \"total\": [0], \"self\": [0]}\n]}\n");
 	EXPECT(a, "thread-costs", "key=f1", 404, "{\"error\": \"no row 'f1' in this view\"}");
 	EXPECT(a, "thread-costs", "thread=nobody&key=f0", 400,
 	       "{\"error\": \"no thread named 'nobody' (see 'profview info')\"}");
