@@ -3,7 +3,7 @@
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, fmtCost, fmtPct } from '../util.js';
+import { h, clear, fmtCost, fmtPct, unitLabel } from '../util.js';
 import { paneError } from '../ui.js';
 import { VList } from './vlist.js';
 import { rowMenu, rowKey, inCenter, sourceOf } from '../rowmenu.js';
@@ -84,13 +84,16 @@ export class FlatPane {
   renderHead(metrics) {
     clear(this.head);
     const sort = S.get1('sort') || 'self';
+    const many = metrics.length > 1;
     metrics.forEach((m, mi) => {
+      const u = unitLabel(m.unit);
+      const suffix = (many ? ' ' + m.name : '') + (u ? ` (${u})` : '');
       const mk = (label, field, w) => {
-        const el = h('div', { class: 'num' + (field && mi === 0 && field === sort ? ' sorted' : ''), style: { width: w + 'px', flex: 'none' }, text: label, title: `${label} ${m.name}` });
+        const el = h('div', { class: 'num' + (field && mi === 0 && field === sort ? ' sorted' : ''), style: { width: w + 'px', flex: 'none' }, text: label, title: `${label} ${m.name}${field && mi === 0 ? ' (click to sort)' : ''}` });
         if (field && mi === 0) el.addEventListener('click', () => { S.set('sort', field === 'self' ? null : field); ctx.actions.queryChanged(); });
         return el;
       };
-      this.head.append(mk('Total', 'total', NUM_W), mk('%', null, PCT_W), mk('Self', 'self', NUM_W), mk('%', null, PCT_W));
+      this.head.append(mk('Total' + suffix, 'total', NUM_W), mk('%', null, PCT_W), mk('Self' + suffix, 'self', NUM_W), mk('%', null, PCT_W));
     });
     this.head.append(h('div', { class: 'name', text: 'Module › file › function › line' }));
   }
