@@ -705,8 +705,14 @@ static int looks_like_main(const char *f)
 	return 1;
 }
 
-/* pprof's massageMappings and remapMappingIDs: merges, reorders, then maps every location. */
-static void assign_mappings(struct lp *t, const uint32_t *order, uint32_t nr)
+/* Mapping lookups (locations x mappings, pprof's linear search) past this are refused. */
+#define MAX_MAP_WORK ((uint64_t)1 << 28)
+
+/*
+ * pprof's massageMappings and remapMappingIDs: merges, reorders, then maps every location.
+ * Returns 0, or PV_ELIMIT when the file has too many mappings and locations for the search.
+ */
+static int assign_mappings(struct lp *t, const uint32_t *order, uint32_t nr)
 {
 	struct lmap *m = VEC(t->maps, struct lmap);
 	uint32_t n = t->maps.len;
@@ -752,6 +758,12 @@ static void assign_mappings(struct lp *t, const uint32_t *order, uint32_t nr)
 		m[0].offset = 0;
 		t->rebased++;
 	}
+	if ((uint64_t)nr * n > MAX_MAP_WORK) {
+		int rc = pv_error_set(t->err, PV_ELIMIT,
+				      "%s: %u locations in %u mappings: more than profview matches (%llu lookups)",
+				      t->in->name, nr, n, (unsigned long long)MAX_MAP_WORK);
+		return rc;
+	}
 	struct lloc *L = VEC(t->locs, struct lloc);
 	for (uint32_t k = 0; k < nr; k++) {
 		struct lloc *l = &L[order[k]];
@@ -779,6 +791,7 @@ static void assign_mappings(struct lp *t, const uint32_t *order, uint32_t nr)
 			t->fake_locs++;
 		}
 	}
+	return 0;
 }
 
 /* Lines before the memory map (pprof's parseAdditionalSections), from the line [s, e). */
@@ -1912,11 +1925,13 @@ static int build(struct lp *t)
 				order[nr++] = stk[S[i].first + k];
 			}
 		}
-	assign_mappings(t, order, nr);
+	int rc = assign_mappings(t, order, nr);
 	for (uint32_t k = 0; k < nr; k++)
 		if (java && !L[order[k]].name)
 			t->unsym_java++;
 	pv_free(order);
+	if (rc)
+		return rc;
 
 	/* metrics */
 	int64_t scale[MAX_VALUES];

@@ -578,6 +578,20 @@ T_TEST(pprof_legacy_malformed_text)
 	if (!rc)
 		pv_profile_free(p);
 	free(big);
+	/* 20,000 locations in 20,000 mappings: past the bound on pprof's linear mapping search */
+	big = malloc(4 << 20);
+	l = (size_t)sprintf(big, "heap profile: 1: 2 [1: 2] @ heap_v2/0\n1: 2 [1: 2] @");
+	for (unsigned i = 0; i < 20000; i++)
+		l += (size_t)sprintf(big + l, " 0x%x", 0x100000 + 16 * i);
+	l += (size_t)sprintf(big + l, "\n--- Memory map: ---\n");
+	for (unsigned i = 0; i < 20000; i++)
+		l += (size_t)sprintf(big + l, "%x-%x: /lib/l%u.so\n", 0x10000000 + 32 * i, 0x10000000 + 32 * i + 16, i);
+	rc = import_text(big, l, &p, &err);
+	T_EQ_INT(rc, PV_ELIMIT);
+	T_CONTAINS(err.msg, "20000 locations in 20000 mappings");
+	if (!rc)
+		pv_profile_free(p);
+	free(big);
 }
 
 /* 64-bit little-endian words of a binary CPU profile. */
