@@ -1156,6 +1156,7 @@ static int parse_heap(struct lp *t)
 		if (!sm)
 			return oom(t);
 		unsigned k = 0;
+		int scaled = 0;
 		for (int pass = has_alloc ? 0 : 1; pass < 2; pass++) {
 			int64_t cnt = val[pass ? 0 : 2], size = val[pass ? 1 : 3];
 			if (cnt == 0 && size != 0)
@@ -1170,13 +1171,13 @@ static int parse_heap(struct lp *t)
 					if (unsample(&cnt, &size, t->period))
 						return text_error(t, f[pass ? 0 : 2][0],
 								  "unsampled value out of the 64-bit range");
-					if (t->heap_sampling)
-						t->heap_unsampled++;
+					scaled = t->heap_sampling;
 				}
 			}
 			sm->v[k++] = cnt;
 			sm->v[k++] = size;
 		}
+		t->heap_unsampled += scaled;
 		uint32_t n = 0;
 		int rc = scan_addrs(t, c, addr_span_end(c, e), ADJUST_ALL, &n);
 		if (rc)
