@@ -44,11 +44,11 @@
 #include "base/vec.h"
 #include "import/importer.h"
 
-#define MAX_VALUES 4
-#define MAX_ATTRS 64
+#define MAX_VALUES     4
+#define MAX_ATTRS      64
 #define MAX_SUBST_LINE ((size_t)1 << 20)
-#define LOC_NO_MAP UINT32_MAX
-#define LOC_FAKE_MAP (UINT32_MAX - 1)
+#define LOC_NO_MAP     UINT32_MAX
+#define LOC_FAKE_MAP   (UINT32_MAX - 1)
 
 enum adjust { ADJUST_NONE, ADJUST_CALLERS, ADJUST_ALL };
 
@@ -71,18 +71,18 @@ struct lmap {
 
 struct lloc {
 	uint64_t addr;
-	uint32_t map;       /* row of maps, LOC_FAKE_MAP or LOC_NO_MAP */
-	pv_str_ix name;     /* Java: the symbol's function, 0 when not symbolized */
-	pv_str_ix file;     /* Java: its file, 0 when none */
-	uint32_t line;      /* Java: its line, 0 when none */
-	uint32_t seen;      /* referenced by a sample after the CPU fixes */
-	pv_frame_ix frame;  /* PV_NONE until made */
+	uint32_t map;	   /* row of maps, LOC_FAKE_MAP or LOC_NO_MAP */
+	pv_str_ix name;	   /* Java: the symbol's function, 0 when not symbolized */
+	pv_str_ix file;	   /* Java: its file, 0 when none */
+	uint32_t line;	   /* Java: its line, 0 when none */
+	uint32_t seen;	   /* referenced by a sample after the CPU fixes */
+	pv_frame_ix frame; /* PV_NONE until made */
 };
 
 struct lsample {
 	int64_t v[MAX_VALUES];
 	uint32_t first, n; /* leaf-first location rows in lp.stk */
-	int64_t bytes;     /* heap: the block size label */
+	int64_t bytes;	   /* heap: the block size label */
 	uint8_t has_bytes;
 };
 
@@ -98,12 +98,12 @@ struct lp {
 	int64_t period, duration_ns;
 	struct vec samples; /* struct lsample */
 	struct vec locs;    /* struct lloc */
-	struct vec stk;     /* uint32_t location rows */
+	struct vec stk;	    /* uint32_t location rows */
 	struct vec maps;    /* struct lmap */
 	struct u64map addr_map;
 	/* text cursor */
 	const char *p, *end;
-	char *subst;        /* a memory map line after $attr substitution */
+	char *subst; /* a memory map line after $attr substitution */
 	size_t subst_cap;
 	struct {
 		const char *key, *val; /* NUL-terminated, interned */
@@ -123,7 +123,7 @@ struct lp {
 /* ---------------------------------------------------------------- errors */
 
 __attribute__((format(printf, 3, 4))) static int text_error(struct lp *t, const char *at,
-							      const char *fmt, ...)
+							    const char *fmt, ...)
 {
 	char what[256];
 	va_list ap;
@@ -144,7 +144,7 @@ __attribute__((format(printf, 3, 4))) static int text_error(struct lp *t, const 
 }
 
 __attribute__((format(printf, 3, 4))) static int byte_error(struct lp *t, size_t off,
-							      const char *fmt, ...)
+							    const char *fmt, ...)
 {
 	char what[256];
 	va_list ap;
@@ -389,7 +389,8 @@ static struct lsample *new_sample(struct lp *t)
 static int scan_addrs(struct lp *t, const char *s, const char *e, enum adjust adjust, uint32_t *n)
 {
 	while (s + 2 < e) {
-		if (s[0] != '0' || s[1] != 'x' || !((s[2] >= '0' && s[2] <= '9') || (s[2] >= 'a' && s[2] <= 'f'))) {
+		if (s[0] != '0' || s[1] != 'x' ||
+		    !((s[2] >= '0' && s[2] <= '9') || (s[2] >= 'a' && s[2] <= 'f'))) {
 			s++;
 			continue;
 		}
@@ -606,7 +607,8 @@ static int substitute(struct lp *t, const char **s, const char **e)
 			}
 		}
 		if (n + vl > MAX_SUBST_LINE) {
-			text_error(t, line, "memory map line longer than %zu bytes after $attr substitution",
+			text_error(t, line,
+				   "memory map line longer than %zu bytes after $attr substitution",
 				   MAX_SUBST_LINE);
 			if (t->err)
 				t->err->code = PV_ELIMIT;
@@ -759,9 +761,10 @@ static int assign_mappings(struct lp *t, const uint32_t *order, uint32_t nr)
 		t->rebased++;
 	}
 	if ((uint64_t)nr * n > MAX_MAP_WORK) {
-		int rc = pv_error_set(t->err, PV_ELIMIT,
-				      "%s: %u locations in %u mappings: more than profview matches (%llu lookups)",
-				      t->in->name, nr, n, (unsigned long long)MAX_MAP_WORK);
+		int rc = pv_error_set(
+		    t->err, PV_ELIMIT,
+		    "%s: %u locations in %u mappings: more than profview matches (%llu lookups)",
+		    t->in->name, nr, n, (unsigned long long)MAX_MAP_WORK);
 		return rc;
 	}
 	struct lloc *L = VEC(t->locs, struct lloc);
@@ -776,7 +779,8 @@ static int assign_mappings(struct lp *t, const uint32_t *order, uint32_t nr)
 				break;
 		if (i == n) {
 			for (i = 0; i < n; i++) {
-				if (m[i].offset && m[i].start - m[i].offset <= a && a < m[i].start) {
+				if (m[i].offset && m[i].start - m[i].offset <= a &&
+				    a < m[i].start) {
 					m[i].start -= m[i].offset;
 					m[i].offset = 0;
 					t->split_maps++;
@@ -817,9 +821,11 @@ static uint64_t word(const uint8_t *d, unsigned enc)
 	uint64_t v = 0;
 	switch (enc) {
 	case 0: /* 32-bit little-endian */
-		return (uint64_t)d[0] | (uint64_t)d[1] << 8 | (uint64_t)d[2] << 16 | (uint64_t)d[3] << 24;
+		return (uint64_t)d[0] | (uint64_t)d[1] << 8 | (uint64_t)d[2] << 16 |
+		       (uint64_t)d[3] << 24;
 	case 1:
-		return (uint64_t)d[3] | (uint64_t)d[2] << 8 | (uint64_t)d[1] << 16 | (uint64_t)d[0] << 24;
+		return (uint64_t)d[3] | (uint64_t)d[2] << 8 | (uint64_t)d[1] << 16 |
+		       (uint64_t)d[0] << 24;
 	case 2:
 		for (int i = 7; i >= 0; i--)
 			v = v << 8 | d[i];
@@ -862,7 +868,8 @@ static void drop_dup_leaves(struct lp *t)
 	for (uint32_t i = 0; i < t->samples.len; i++) {
 		if (S[i].n < 2 || L[stk[S[i].first]].addr != L[stk[S[i].first + 1]].addr + 1)
 			continue;
-		memmove(stk + S[i].first + 1, stk + S[i].first + 2, (size_t)(S[i].n - 2) * sizeof(*stk));
+		memmove(stk + S[i].first + 1, stk + S[i].first + 2,
+			(size_t)(S[i].n - 2) * sizeof(*stk));
 		S[i].n--;
 		t->dup_leaves++;
 	}
@@ -878,7 +885,8 @@ static int parse_cpu(struct lp *t)
 	cpu_header(d, n, &enc, &period_us, &java);
 	size_t ws = enc < 2 ? 4 : 8;
 	t->fam = java ? FAM_JAVA_CPU : FAM_CPU;
-	t->version = java ? (ws == 4 ? "java-cpu-32" : "java-cpu-64") : (ws == 4 ? "cpu-32" : "cpu-64");
+	t->version =
+	    java ? (ws == 4 ? "java-cpu-32" : "java-cpu-64") : (ws == 4 ? "cpu-32" : "cpu-64");
 	if (period_us > (uint64_t)INT64_MAX / 1000)
 		return byte_error(t, 3 * ws, "sampling period %llu us is too large",
 				  (unsigned long long)period_us);
@@ -895,20 +903,25 @@ static int parse_cpu(struct lp *t)
 	while (off < n) {
 		size_t rec = off;
 		if (n - off < 2 * ws)
-			return byte_error(t, rec, "truncated record (%zu bytes left, a record needs %zu)",
+			return byte_error(t, rec,
+					  "truncated record (%zu bytes left, a record needs %zu)",
 					  n - off, 2 * ws);
 		uint64_t count = word(d + off, enc), depth = word(d + off + ws, enc);
 		off += 2 * ws;
 		if (depth > (n - off) / ws)
-			return byte_error(t, rec, "stack depth %llu runs past the end of the data (%zu bytes left)",
-					  (unsigned long long)depth, n - off);
+			return byte_error(
+			    t, rec,
+			    "stack depth %llu runs past the end of the data (%zu bytes left)",
+			    (unsigned long long)depth, n - off);
 		if (count == 0 && depth == 1 && word(d + off, enc) == 0) {
 			off += ws;
 			trailer = 1;
 			break;
 		}
-		if (count > (uint64_t)INT64_MAX || (t->period && (int64_t)count > INT64_MAX / t->period))
-			return byte_error(t, rec, "sample count %llu is too large", (unsigned long long)count);
+		if (count > (uint64_t)INT64_MAX ||
+		    (t->period && (int64_t)count > INT64_MAX / t->period))
+			return byte_error(t, rec, "sample count %llu is too large",
+					  (unsigned long long)count);
 		struct lsample *s = new_sample(t);
 		if (!s)
 			return oom(t);
@@ -937,7 +950,8 @@ static int parse_cpu(struct lp *t)
 	struct lloc *L = VEC(t->locs, struct lloc);
 	uint32_t ns = t->samples.len, margin = ns / 32;
 	for (int iter = 0; iter < 2 && ns; iter++) {
-		/* a majority vote (Boyer-Moore) finds the only address that can reach ns - margin */
+		/* a majority vote (Boyer-Moore) finds the only address that can reach ns - margin
+		 */
 		uint32_t cand = UINT32_MAX, votes = 0, have = 0;
 		for (uint32_t i = 0; i < ns; i++) {
 			if (S[i].n < 2)
@@ -1063,7 +1077,8 @@ static int parse_heap(struct lp *t)
 	first_text_line(&t->p, t->end, &s, &e);
 	struct heap_header h;
 	if (!heap_header(s, e, &h))
-		return text_error(t, s, "not a heap profile header ('heap profile: N: B [N: B] @ heap...')");
+		return text_error(
+		    t, s, "not a heap profile header ('heap profile: N: B [N: B] @ heap...')");
 	int v2 = 0, has_alloc = 0;
 	t->period = 1;
 	t->version = "heap";
@@ -1150,8 +1165,10 @@ static int parse_heap(struct lp *t)
 		int64_t val[4];
 		for (int i = 0; i < 4; i++)
 			if (parse_dec(f[i][0], f[i][1], &val[i]))
-				return text_error(t, f[i][0], "number '%.*s' is out of the 64-bit range",
-						  (int)(f[i][1] - f[i][0] > 40 ? 40 : f[i][1] - f[i][0]), f[i][0]);
+				return text_error(
+				    t, f[i][0], "number '%.*s' is out of the 64-bit range",
+				    (int)(f[i][1] - f[i][0] > 40 ? 40 : f[i][1] - f[i][0]),
+				    f[i][0]);
 		struct lsample *sm = new_sample(t);
 		if (!sm)
 			return oom(t);
@@ -1160,17 +1177,20 @@ static int parse_heap(struct lp *t)
 		for (int pass = has_alloc ? 0 : 1; pass < 2; pass++) {
 			int64_t cnt = val[pass ? 0 : 2], size = val[pass ? 1 : 3];
 			if (cnt == 0 && size != 0)
-				return text_error(t, f[pass ? 0 : 2][0], "%s count is 0 but its bytes are %lld",
+				return text_error(t, f[pass ? 0 : 2][0],
+						  "%s count is 0 but its bytes are %lld",
 						  pass ? "inuse" : "allocation", (long long)size);
 			if (cnt != 0) {
 				if (cnt == -1 && size == INT64_MIN)
-					return text_error(t, f[pass ? 1 : 3][0], "block size out of range");
+					return text_error(t, f[pass ? 1 : 3][0],
+							  "block size out of range");
 				sm->bytes = size / cnt;
 				sm->has_bytes = 1;
 				if (v2) {
 					if (unsample(&cnt, &size, t->period))
-						return text_error(t, f[pass ? 0 : 2][0],
-								  "unsampled value out of the 64-bit range");
+						return text_error(
+						    t, f[pass ? 0 : 2][0],
+						    "unsampled value out of the 64-bit range");
 					scaled = t->heap_sampling;
 				}
 			}
@@ -1185,7 +1205,7 @@ static int parse_heap(struct lp *t)
 		sm = &VEC(t->samples, struct lsample)[t->samples.len - 1];
 		sm->n = n;
 		continue;
-bad:
+	bad:
 		return text_error(t, s, "expected a heap sample 'N: B [N: B] @ ADDRESS...'");
 	}
 	return additional_sections(t, s, e, have);
@@ -1228,8 +1248,9 @@ static int parse_count(struct lp *t)
 		int64_t cnt;
 		int r = parse_int0(s, c, &cnt);
 		if (r)
-			return text_error(t, s, r == -2 ? "count '%.*s' is out of the 64-bit range"
-							: "count '%.*s' is not a number",
+			return text_error(t, s,
+					  r == -2 ? "count '%.*s' is out of the 64-bit range"
+						  : "count '%.*s' is not a number",
 					  (int)(c - s > 40 ? 40 : c - s), s);
 		c += 2;
 		const char *q = c;
@@ -1299,7 +1320,8 @@ static int parse_thread(struct lp *t)
 			break;
 		}
 		if (!thread_start(s, e))
-			return text_error(t, s, "expected '--- Thread ID (name: NAME/TID) stack: ---'");
+			return text_error(t, s,
+					  "expected '--- Thread ID (name: NAME/TID) stack: ---'");
 		t->threads++;
 		/* the stack: every address of every line up to the next "---" line */
 		struct lsample *sm = new_sample(t);
@@ -1343,7 +1365,8 @@ static int parse_thread(struct lp *t)
 
 /* ---------------------------------------------------------------- contention */
 
-static void report_attr(struct lp *t, const char *k0, const char *k1, const char *v0, const char *v1)
+static void report_attr(struct lp *t, const char *k0, const char *k1, const char *v0,
+			const char *v1)
 {
 	builder_lossy(t->b, 1, "header attribute '%.*s = %.*s' not kept", (int)(k1 - k0), k0,
 		      (int)(v1 - v0), v0);
@@ -1381,8 +1404,8 @@ static int parse_contention(struct lp *t)
 		int known = eq(k0, k1, "cycles/second") || eq(k0, k1, "sampling period") ||
 			    eq(k0, k1, "ms since reset");
 		if (known && r)
-			return text_error(t, v0, "attribute '%.*s': '%.*s' is %s", (int)(k1 - k0), k0,
-					  (int)(v1 - v0 > 40 ? 40 : v1 - v0), v0,
+			return text_error(t, v0, "attribute '%.*s': '%.*s' is %s", (int)(k1 - k0),
+					  k0, (int)(v1 - v0 > 40 ? 40 : v1 - v0), v0,
 					  r == -2 ? "out of the 64-bit range" : "not a number");
 		if (eq(k0, k1, "cycles/second")) {
 			hz = v;
@@ -1409,7 +1432,9 @@ static int parse_contention(struct lp *t)
 			const char *b0 = skip_spaces(a1, e), *b1 = digit_run(b0, e);
 			const char *at = skip_spaces(b1, e);
 			if (a1 == a0 || b1 == b0 || at >= e || *at != '@')
-				return text_error(t, s, "expected a contention sample 'DELAY COUNT @ ADDRESS...'");
+				return text_error(
+				    t, s,
+				    "expected a contention sample 'DELAY COUNT @ ADDRESS...'");
 			int64_t v1, v2;
 			if (parse_dec(a0, a1, &v1))
 				return text_error(t, a0, "delay '%.*s' is out of the 64-bit range",
@@ -1422,11 +1447,14 @@ static int parse_contention(struct lp *t)
 					double ghz = (double)hz / 1e9;
 					double x = (double)v1 * (double)t->period / ghz;
 					if (!(x < 9223372036854775808.0))
-						return text_error(t, a0, "delay in ns out of the 64-bit range");
+						return text_error(
+						    t, a0, "delay in ns out of the 64-bit range");
 					v1 = (int64_t)x;
 				}
 				if (v2 > INT64_MAX / t->period)
-					return text_error(t, b0, "count times the sampling period is out of the 64-bit range");
+					return text_error(t, b0,
+							  "count times the sampling period is out "
+							  "of the 64-bit range");
 				v2 *= t->period;
 			}
 			struct lsample *sm = new_sample(t);
@@ -1493,7 +1521,8 @@ static int parse_java(struct lp *t, int heap)
 		trim(&v0, &v1);
 		if (eq(k0, k1, "format")) {
 			if (!eq(v0, v1, "java"))
-				return text_error(t, v0, "format '%.*s' is not java", (int)(v1 - v0), v0);
+				return text_error(t, v0, "format '%.*s' is not java",
+						  (int)(v1 - v0), v0);
 		} else if (eq(k0, k1, "resolution")) {
 			t->type[0] = heap ? "inuse_objects" : "contentions";
 			t->unit[0] = "count";
@@ -1505,13 +1534,15 @@ static int parse_java(struct lp *t, int heap)
 			t->period_unit = "count";
 			int r = parse_int0(v0, v1, &t->period);
 			if (r)
-				return text_error(t, v0, "sampling period '%.*s' is %s", (int)(v1 - v0), v0,
-						  r == -2 ? "out of the 64-bit range" : "not a number");
+				return text_error(
+				    t, v0, "sampling period '%.*s' is %s", (int)(v1 - v0), v0,
+				    r == -2 ? "out of the 64-bit range" : "not a number");
 		} else if (!heap && eq(k0, k1, "ms since reset")) {
 			int64_t v;
 			int r = parse_int0(v0, v1, &v);
 			if (r || v > INT64_MAX / 1000000 || v < INT64_MIN / 1000000)
-				return text_error(t, v0, "'ms since reset' is not a number in range");
+				return text_error(t, v0,
+						  "'ms since reset' is not a number in range");
 			t->duration_ns = v * 1000000;
 		} else {
 			report_attr(t, k0, k1, v0, v1);
@@ -1519,7 +1550,8 @@ static int parse_java(struct lp *t, int heap)
 		line_start = t->p;
 	}
 	if (!have_types) {
-		builder_lossy(t->b, 1, "no 'resolution' attribute (read as %s)", heap ? "bytes" : "microseconds");
+		builder_lossy(t->b, 1, "no 'resolution' attribute (read as %s)",
+			      heap ? "bytes" : "microseconds");
 		t->type[0] = heap ? "inuse_objects" : "contentions";
 		t->unit[0] = "count";
 		t->type[1] = heap ? "inuse_space" : "delay";
@@ -1544,13 +1576,15 @@ static int parse_java(struct lp *t, int heap)
 		int r1 = parse_int0(a0, a1, &size), r2 = parse_int0(b0, b1, &count);
 		if (r1 || r2)
 			return text_error(t, r1 ? a0 : b0, "sample value is %s",
-					  (r1 ? r1 : r2) == -2 ? "out of the 64-bit range" : "not a number");
+					  (r1 ? r1 : r2) == -2 ? "out of the 64-bit range"
+							       : "not a number");
 		struct lsample *sm = new_sample(t);
 		if (!sm)
 			return oom(t);
 		if (heap) {
 			if (count == 0)
-				return text_error(t, b0, "the object count of a heap sample must not be 0");
+				return text_error(
+				    t, b0, "the object count of a heap sample must not be 0");
 			if (count == -1 && size == INT64_MIN)
 				return text_error(t, a0, "block size out of range");
 			sm->bytes = size / count;
@@ -1561,7 +1595,9 @@ static int parse_java(struct lp *t, int heap)
 		} else if (t->period) {
 			if (count > INT64_MAX / t->period || count < INT64_MIN / t->period ||
 			    size > INT64_MAX / t->period || size < INT64_MIN / t->period)
-				return text_error(t, a0, "value times the sampling period is out of the 64-bit range");
+				return text_error(
+				    t, a0,
+				    "value times the sampling period is out of the 64-bit range");
 			count *= t->period;
 			size *= t->period;
 		}
@@ -1760,7 +1796,8 @@ static enum family detect(const struct pv_input *in)
 			while (k1 > a && is_space(k1[-1]))
 				k1--;
 			if (eq(a, k1, "format") || eq(a, k1, "resolution"))
-				return eq(s, e, "--- contentionz 1 ---") ? FAM_JAVA_CONTENTION : FAM_NONE;
+				return eq(s, e, "--- contentionz 1 ---") ? FAM_JAVA_CONTENTION
+									 : FAM_NONE;
 		}
 		return FAM_CONTENTION;
 	}
@@ -1770,13 +1807,10 @@ static enum family detect(const struct pv_input *in)
 static int probe(const struct pv_input *in)
 {
 	switch (detect(in)) {
-	case FAM_NONE:
-		return 0;
+	case FAM_NONE: return 0;
 	case FAM_CPU:
-	case FAM_JAVA_CPU:
-		return 70; /* five exact header words */
-	default:
-		return 60; /* a specific first line; above collapsed and perf script */
+	case FAM_JAVA_CPU: return 70; /* five exact header words */
+	default: return 60;	      /* a specific first line; above collapsed and perf script */
 	}
 }
 
@@ -1810,8 +1844,8 @@ static enum pv_module_kind module_kind(const char *path, int first)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	if (!strncmp(path, "[kernel", 7) || !strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]") ||
-	    !strncmp(base, "vmlinux", 7))
+	if (!strncmp(path, "[kernel", 7) || !strcmp(path, "[vdso]") ||
+	    !strcmp(path, "[vsyscall]") || !strncmp(base, "vmlinux", 7))
 		return PV_MODULE_KERNEL;
 	if (strstr(base, ".so"))
 		return PV_MODULE_LIBRARY;
@@ -1911,7 +1945,8 @@ static int build(struct lp *t)
 	struct lsample *S = VEC(t->samples, struct lsample);
 	uint32_t *stk = VEC(t->stk, uint32_t);
 	struct lloc *L = VEC(t->locs, struct lloc);
-	int java = t->fam == FAM_JAVA_CPU || t->fam == FAM_JAVA_HEAP || t->fam == FAM_JAVA_CONTENTION;
+	int java =
+	    t->fam == FAM_JAVA_CPU || t->fam == FAM_JAVA_HEAP || t->fam == FAM_JAVA_CONTENTION;
 
 	/* locations in the order samples first name them (pprof's location ids) */
 	uint32_t *order = pv_malloc(((size_t)t->locs.len + 1) * sizeof(*order));
@@ -1939,9 +1974,11 @@ static int build(struct lp *t)
 	for (unsigned i = 0; i < t->nvals; i++) {
 		enum pv_unit u = unit_of(t->unit[i], &scale[i]);
 		if (u == PV_UNIT_OTHER)
-			builder_lossy(b, 1, "sample type %s: unit '%s' shown as 'other'", t->type[i], t->unit[i]);
+			builder_lossy(b, 1, "sample type %s: unit '%s' shown as 'other'",
+				      t->type[i], t->unit[i]);
 		else if (scale[i] != 1)
-			builder_lossy(b, 1, "sample type %s: %s scaled to ns", t->type[i], t->unit[i]);
+			builder_lossy(b, 1, "sample type %s: %s scaled to ns", t->type[i],
+				      t->unit[i]);
 		builder_metric(b, builder_cstr(b, t->type[i]), u);
 	}
 	p->meta.default_metric = t->nvals - 1;
@@ -1964,13 +2001,15 @@ static int build(struct lp *t)
 		const char *path = pv_str(p, m->file);
 		const char *base = strrchr(path, '/');
 		base = base && base[1] ? base + 1 : path;
-		mods[i] = builder_module(b, builder_cstr(b, base), m->file, module_kind(path, i == 0));
+		mods[i] =
+		    builder_module(b, builder_cstr(b, base), m->file, module_kind(path, i == 0));
 	}
 
 	/* samples */
 	struct u64map label_rows = {0};
 	uint64_t sat = 0;
-	pv_thread_ix th = builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE, PV_ID_NONE, 0);
+	pv_thread_ix th =
+	    builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE, PV_ID_NONE, 0);
 	for (uint32_t i = 0; i < t->samples.len && !b->status; i++) {
 		const struct lsample *s = &S[i];
 		pv_stack_ix st = PV_NONE;
@@ -2008,39 +2047,55 @@ static int build(struct lp *t)
 
 	/* the report */
 	builder_lossy(b, 1, "period %lld (period_type %s/%s)", (long long)t->period,
-		      *t->period_type ? t->period_type : "-", *t->period_unit ? t->period_unit : "-");
+		      *t->period_type ? t->period_type : "-",
+		      *t->period_unit ? t->period_unit : "-");
 	if (t->duration_ns)
-		builder_lossy(b, 1, "duration %lld ns (pprof's duration_nanos)", (long long)t->duration_ns);
+		builder_lossy(b, 1, "duration %lld ns (pprof's duration_nanos)",
+			      (long long)t->duration_ns);
 	if (t->heap_sampling)
 		builder_lossy(b, t->heap_unsampled,
-			      "heap samples unsampled as pprof does (sampling rate %lld bytes: count and bytes x 1/(1-exp(-average size/rate)))",
+			      "heap samples unsampled as pprof does (sampling rate %lld bytes: "
+			      "count and bytes x 1/(1-exp(-average size/rate)))",
 			      (long long)t->heap_rate);
-	builder_lossy(b, t->sig_frames, "signal handler frames removed from samples (pprof's rule: the second frame of nearly every sample)");
+	builder_lossy(b, t->sig_frames,
+		      "signal handler frames removed from samples (pprof's rule: the second frame "
+		      "of nearly every sample)");
 	builder_lossy(b, t->dup_leaves, "duplicated leaf frames removed (pprof's rule)");
 	builder_lossy(b, t->no_trailer, "no end-of-data record after the samples");
-	builder_lossy(b, t->discarded, "samples discarded by the profiler ('discarded samples' attribute)");
-	builder_lossy(b, t->threads, "threadz sections: thread ids and names not kept (one sample per thread)");
-	builder_lossy(b, t->same_as_prev, "threads with the same stack as the previous thread (counted on its sample)");
+	builder_lossy(b, t->discarded,
+		      "samples discarded by the profiler ('discarded samples' attribute)");
+	builder_lossy(b, t->threads,
+		      "threadz sections: thread ids and names not kept (one sample per thread)");
+	builder_lossy(b, t->same_as_prev,
+		      "threads with the same stack as the previous thread (counted on its sample)");
 	builder_lossy(b, t->skipped_lines, "lines of unrecognized sections skipped");
 	builder_lossy(b, t->map_nonexec, "non-executable memory map entries skipped");
 	builder_lossy(b, t->map_unknown, "memory map lines not understood (skipped)");
-	builder_lossy(b, t->map_attrs_dropped, "memory map $attr definitions past %d (not applied)", MAX_ATTRS);
-	builder_lossy(b, t->merged_maps, "memory map entries merged into the adjacent piece of their file");
+	builder_lossy(b, t->map_attrs_dropped, "memory map $attr definitions past %d (not applied)",
+		      MAX_ATTRS);
+	builder_lossy(b, t->merged_maps,
+		      "memory map entries merged into the adjacent piece of their file");
 	builder_lossy(b, t->hugepage, "leading /anon_hugepage mapping dropped (pprof's rule)");
-	builder_lossy(b, t->rebased, "main binary mapping moved to start at 0x400000 (pprof's rule)");
-	builder_lossy(b, t->split_maps, "mappings extended back by their offset to hold a location (pprof's rule)");
+	builder_lossy(b, t->rebased,
+		      "main binary mapping moved to start at 0x400000 (pprof's rule)");
+	builder_lossy(b, t->split_maps,
+		      "mappings extended back by their offset to hold a location (pprof's rule)");
 	if (t->maps.len || !java)
-		builder_lossy(b, t->fake_locs, t->maps.len ? "locations outside every mapping (no module)"
-							 : "no memory map: locations have no module");
+		builder_lossy(b, t->fake_locs,
+			      t->maps.len ? "locations outside every mapping (no module)"
+					  : "no memory map: locations have no module");
 	builder_lossy(b, t->unsym_java, "Java locations without a symbol (named by address)");
 	builder_lossy(b, t->line_range, "line numbers out of range (read as 0)");
 	builder_lossy(b, sat, "values too large for nanoseconds (saturated)");
 	if (java)
-		builder_lossy(b, 1, "Java locations keep function, file and line (pprof drops their addresses)");
+		builder_lossy(
+		    b, 1,
+		    "Java locations keep function, file and line (pprof drops their addresses)");
 	builder_lossy(b, 1, "pprof's drop_frames for %s profiles not applied",
 		      t->fam == FAM_HEAP || t->fam == FAM_JAVA_HEAP ? "heap"
-		      : t->fam == FAM_CONTENTION || t->fam == FAM_JAVA_CONTENTION ? "contention"
-										 : "CPU and other");
+		      : t->fam == FAM_CONTENTION || t->fam == FAM_JAVA_CONTENTION
+			  ? "contention"
+			  : "CPU and other");
 	return b->status ? oom(t) : 0;
 }
 
@@ -2051,29 +2106,17 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	int rc;
 	switch (t.fam) {
 	case FAM_CPU:
-	case FAM_JAVA_CPU:
-		rc = parse_cpu(&t);
-		break;
-	case FAM_HEAP:
-		rc = parse_heap(&t);
-		break;
-	case FAM_COUNT:
-		rc = parse_count(&t);
-		break;
-	case FAM_THREAD:
-		rc = parse_thread(&t);
-		break;
-	case FAM_CONTENTION:
-		rc = parse_contention(&t);
-		break;
-	case FAM_JAVA_HEAP:
-		rc = parse_java(&t, 1);
-		break;
-	case FAM_JAVA_CONTENTION:
-		rc = parse_java(&t, 0);
-		break;
+	case FAM_JAVA_CPU: rc = parse_cpu(&t); break;
+	case FAM_HEAP: rc = parse_heap(&t); break;
+	case FAM_COUNT: rc = parse_count(&t); break;
+	case FAM_THREAD: rc = parse_thread(&t); break;
+	case FAM_CONTENTION: rc = parse_contention(&t); break;
+	case FAM_JAVA_HEAP: rc = parse_java(&t, 1); break;
+	case FAM_JAVA_CONTENTION: rc = parse_java(&t, 0); break;
 	default:
-		rc = pv_error_set(err, PV_EFORMAT, "%s: not a legacy pprof profile (binary CPU, heap, contention, thread or count)",
+		rc = pv_error_set(err, PV_EFORMAT,
+				  "%s: not a legacy pprof profile (binary CPU, heap, contention, "
+				  "thread or count)",
 				  in->name);
 		break;
 	}
@@ -2091,8 +2134,9 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 }
 
 const struct importer importer_pprof_legacy = {
-	.name = "pprof-legacy",
-	.description = "pprof's legacy profiles: gperftools/Go binary CPU, Java CPU, heap, growth, contention, thread, threadcreate",
-	.probe = probe,
-	.import = import,
+    .name = "pprof-legacy",
+    .description = "pprof's legacy profiles: gperftools/Go binary CPU, Java CPU, heap, growth, "
+		   "contention, thread, threadcreate",
+    .probe = probe,
+    .import = import,
 };

@@ -114,7 +114,8 @@ static struct dump *read_dump(const char *path)
 				c = end;
 			}
 		} else if (sect == LOCS) {
-			/* "     1: 0x42ef04 M=1" or "     4: 0x0 com.example.f source.java:6:0 s=0" */
+			/* "     1: 0x42ef04 M=1" or "     4: 0x0 com.example.f source.java:6:0 s=0"
+			 */
 			struct dloc *l = &d->locs[d->nlocs++];
 			char rest[256] = "";
 			sscanf(line, " %llu: %llx %255[^\n]", &l->id, &l->addr, rest);
@@ -131,8 +132,8 @@ static struct dump *read_dump(const char *path)
 		} else if (sect == MAPS) {
 			/* "1: 0x400000/0xfcb000/0x0 cppbench_server_main" */
 			struct dmap *m = &d->maps[d->nmaps++];
-			sscanf(line, "%llu: %llx/%llx/%llx %255s", &m->id, &m->start, &m->limit, &m->offset,
-			       m->file);
+			sscanf(line, "%llu: %llx/%llx/%llx %255s", &m->id, &m->start, &m->limit,
+			       &m->offset, m->file);
 		}
 	}
 	free(text);
@@ -195,7 +196,8 @@ static void check_against_dump(const char *rel)
 		goto out;
 	/* period and period type, in the import report */
 	char want[256];
-	snprintf(want, sizeof(want), "period %lld (period_type %s/%s)", d->period, d->ptype, d->punit);
+	snprintf(want, sizeof(want), "period %lld (period_type %s/%s)", d->period, d->ptype,
+		 d->punit);
 	if (!has_diag(p, want))
 		t_fail(__FILE__, __LINE__, "%s: no diag '%s'", rel, want);
 	/* sample types: names, units (microseconds read as ns), the last one the default */
@@ -204,7 +206,9 @@ static void check_against_dump(const char *rel)
 	for (int v = 0; v < d->nvals && v < (int)p->metrics.len; v++) {
 		T_EQ_STR(pv_str(p, p->metrics.name[v]), d->type[v]);
 		const char *u = d->unit[v];
-		int want_unit = !strcmp(u, "count") ? PV_UNIT_COUNT : !strcmp(u, "bytes") ? PV_UNIT_BYTES : PV_UNIT_NS;
+		int want_unit = !strcmp(u, "count")   ? PV_UNIT_COUNT
+				: !strcmp(u, "bytes") ? PV_UNIT_BYTES
+						      : PV_UNIT_NS;
 		if (!strcmp(u, "microseconds"))
 			scale[v] = 1000;
 		T_EQ_INT(p->metrics.unit[v], want_unit);
@@ -214,13 +218,16 @@ static void check_against_dump(const char *rel)
 	T_EQ_INT(p->samples.len, d->nsamples);
 	for (int s = 0; s < d->nsamples && s < (int)p->samples.len; s++) {
 		for (int v = 0; v < d->nvals; v++)
-			if (pv_sample_weight(p, (pv_metric_ix)v, (uint32_t)s) != d->vals[s][v] * scale[v])
-				t_fail(__FILE__, __LINE__, "%s: sample %d value %d: %lld != %lld", rel, s, v,
+			if (pv_sample_weight(p, (pv_metric_ix)v, (uint32_t)s) !=
+			    d->vals[s][v] * scale[v])
+				t_fail(__FILE__, __LINE__, "%s: sample %d value %d: %lld != %lld",
+				       rel, s, v,
 				       (long long)pv_sample_weight(p, (pv_metric_ix)v, (uint32_t)s),
 				       d->vals[s][v] * scale[v]);
 		/* the stack, leaf first as in the dump */
 		int k = 0;
-		for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE; st = p->stacks.prefix[st], k++) {
+		for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE;
+		     st = p->stacks.prefix[st], k++) {
 			if (k >= d->nlocs_of[s])
 				break;
 			const struct dloc *l = dump_loc(d, d->locs_of[s][k]);
@@ -228,23 +235,30 @@ static void check_against_dump(const char *rel)
 			pv_func_ix fn = p->frames.func[f];
 			const char *name = pv_str(p, p->funcs.name[fn]);
 			if (!l) {
-				t_fail(__FILE__, __LINE__, "%s: location %llu not in the dump", rel, d->locs_of[s][k]);
+				t_fail(__FILE__, __LINE__, "%s: location %llu not in the dump", rel,
+				       d->locs_of[s][k]);
 				break;
 			}
 			if (l->sym) {
 				/* Java: function, file and line from the symbol section */
 				pv_source_ix src = p->funcs.source[fn];
-				if (strcmp(name, l->name) || p->frames.line[f] != (uint32_t)l->line ||
-				    strcmp(src == PV_NONE ? "" : pv_str(p, p->sources.path[src]), l->file))
-					t_fail(__FILE__, __LINE__, "%s: sample %d frame %d: %s %s:%u, dump %s %s:%lld",
-					       rel, s, k, name, src == PV_NONE ? "" : pv_str(p, p->sources.path[src]),
+				if (strcmp(name, l->name) ||
+				    p->frames.line[f] != (uint32_t)l->line ||
+				    strcmp(src == PV_NONE ? "" : pv_str(p, p->sources.path[src]),
+					   l->file))
+					t_fail(__FILE__, __LINE__,
+					       "%s: sample %d frame %d: %s %s:%u, dump %s %s:%lld",
+					       rel, s, k, name,
+					       src == PV_NONE ? ""
+							      : pv_str(p, p->sources.path[src]),
 					       p->frames.line[f], l->name, l->file, l->line);
 				continue;
 			}
 			char addr[32];
 			snprintf(addr, sizeof(addr), "%#llx", l->addr);
 			if (strcmp(name, addr))
-				t_fail(__FILE__, __LINE__, "%s: sample %d frame %d: %s, dump %s", rel, s, k, name, addr);
+				t_fail(__FILE__, __LINE__, "%s: sample %d frame %d: %s, dump %s",
+				       rel, s, k, name, addr);
 			/* the module of the location's mapping, and the address relative to it */
 			const struct dmap *m = dump_map(d, l->map);
 			pv_module_ix mod = p->funcs.module[fn];
@@ -254,15 +268,20 @@ static void check_against_dump(const char *rel)
 			} else {
 				const char *base = strrchr(m->file, '/');
 				base = base ? base + 1 : m->file;
-				if (mod == PV_NONE || strcmp(pv_str(p, p->modules.name[mod]), base) ||
+				if (mod == PV_NONE ||
+				    strcmp(pv_str(p, p->modules.name[mod]), base) ||
 				    strcmp(pv_str(p, p->modules.path[mod]), m->file))
-					t_fail(__FILE__, __LINE__, "%s: sample %d frame %d: module %s, dump %s", rel,
-					       s, k, mod == PV_NONE ? "-" : pv_str(p, p->modules.path[mod]), m->file);
+					t_fail(
+					    __FILE__, __LINE__,
+					    "%s: sample %d frame %d: module %s, dump %s", rel, s, k,
+					    mod == PV_NONE ? "-" : pv_str(p, p->modules.path[mod]),
+					    m->file);
 				T_EQ_U64(p->frames.addr[f], l->addr - m->start + m->offset);
 			}
 		}
 		if (k != d->nlocs_of[s])
-			t_fail(__FILE__, __LINE__, "%s: sample %d: %d frames, dump %d", rel, s, k, d->nlocs_of[s]);
+			t_fail(__FILE__, __LINE__, "%s: sample %d: %d frames, dump %d", rel, s, k,
+			       d->nlocs_of[s]);
 		/* heap: the block size label */
 		uint32_t ls = p->samples.label_set ? p->samples.label_set[s] : 0;
 		if (d->bytes[s] >= 0) {
@@ -291,12 +310,12 @@ out:
 
 T_TEST(pprof_legacy_against_dumps)
 {
-	check_against_dump(TD "cppbench.cpu");      /* 64-bit gperftools CPU, signal frame removed */
-	check_against_dump(TD "go.crc32.cpu");      /* old Go CPU profile, no memory map */
-	check_against_dump(TD "cppbench.heap");     /* heapz_v2, unsampled, $source substitution */
+	check_against_dump(TD "cppbench.cpu");	/* 64-bit gperftools CPU, signal frame removed */
+	check_against_dump(TD "go.crc32.cpu");	/* old Go CPU profile, no memory map */
+	check_against_dump(TD "cppbench.heap"); /* heapz_v2, unsampled, $source substitution */
 	check_against_dump(TD "cppbench.contention"); /* cycles to ns, sampling period */
-	check_against_dump(TD "go.godoc.thread");   /* threadcreate count profile */
-	check_against_dump(TD "java.cpu");          /* 32-bit Java CPU with a symbol section */
+	check_against_dump(TD "go.godoc.thread");     /* threadcreate count profile */
+	check_against_dump(TD "java.cpu");	      /* 32-bit Java CPU with a symbol section */
 }
 
 /* Totals of the dumps, summed by hand (awk over the dumps' value columns). */
@@ -315,7 +334,8 @@ T_TEST(pprof_legacy_dump_totals)
 		T_EQ_INT(pv_sample_weight(p, 1, 4), 5420000000);
 		pv_frame_ix f = p->stacks.frame[p->samples.stack[4]];
 		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[f]]), "0x42ed43");
-		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[p->frames.func[f]]]), "cppbench_server_main");
+		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[p->frames.func[f]]]),
+			 "cppbench_server_main");
 		T_TRUE(has_diag(p, "signal handler frames removed"));
 		pv_profile_free(p);
 	}
@@ -366,12 +386,14 @@ static void stack_names(const struct pv_profile *p, uint32_t s, char *buf, size_
 {
 	pv_frame_ix fr[512];
 	uint32_t n = 0;
-	for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE && n < 512; st = p->stacks.prefix[st])
+	for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE && n < 512;
+	     st = p->stacks.prefix[st])
 		fr[n++] = p->stacks.frame[st];
 	buf[0] = 0;
 	for (uint32_t i = n; i-- > 0;) {
 		size_t l = strlen(buf);
-		snprintf(buf + l, cap - l, "%s%s", i + 1 < n ? ";" : "", pv_str(p, p->funcs.name[p->frames.func[fr[i]]]));
+		snprintf(buf + l, cap - l, "%s%s", i + 1 < n ? ";" : "",
+			 pv_str(p, p->funcs.name[p->frames.func[fr[i]]]));
 	}
 }
 
@@ -398,7 +420,8 @@ T_TEST(pprof_legacy_other_corpus_files)
 		T_EQ_STR(buf, "0x40651a;0xc25cc5;0x42d575;0xc635ef;0xb87d4f;0xb83002");
 		pv_profile_free(p);
 	}
-	/* upstream dump: alloc and inuse (the header's two pairs differ), heap/1048576 = rate 524288 */
+	/* upstream dump: alloc and inuse (the header's two pairs differ), heap/1048576 = rate
+	 * 524288 */
 	p = open_corpus(TD "gobench.heap");
 	if (p) {
 		T_EQ_INT(p->metrics.len, 4);
@@ -407,7 +430,8 @@ T_TEST(pprof_legacy_other_corpus_files)
 		T_EQ_INT(p->meta.default_metric, 3);
 		T_EQ_INT(p->samples.len, 15);
 		T_EQ_INT(total(p, 0), 83134);
-		/* first sample "4 2488234 1 829411", the 12th "7085 1048724 1820 524432" without a stack */
+		/* first sample "4 2488234 1 829411", the 12th "7085 1048724 1820 524432" without a
+		 * stack */
 		T_EQ_INT(pv_sample_weight(p, 0, 0), 4);
 		T_EQ_INT(pv_sample_weight(p, 1, 0), 2488234);
 		T_EQ_INT(pv_sample_weight(p, 2, 0), 1);
@@ -433,11 +457,13 @@ T_TEST(pprof_legacy_other_corpus_files)
 		T_EQ_INT(p->stacks.prefix[p->samples.stack[6]], PV_NONE);
 		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[f]]), "com.example.function097");
 		T_EQ_INT(p->frames.line[f], 197);
-		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[p->frames.func[f]]]), "Source097.java");
+		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[p->frames.func[f]]]),
+			 "Source097.java");
 		T_TRUE(has_diag(p, "period 0 (period_type -/-)"));
 		pv_profile_free(p);
 	}
-	/* upstream dump: contentions/count delay/microseconds, period 100: 100 100, 100 1400, 200 200, 300 200 */
+	/* upstream dump: contentions/count delay/microseconds, period 100: 100 100, 100 1400, 200
+	 * 200, 300 200 */
 	p = open_corpus(TD "java.contention");
 	if (p) {
 		T_EQ_INT(p->samples.len, 4);
@@ -465,7 +491,8 @@ T_TEST(pprof_legacy_other_corpus_files)
 	/*
 	 * threadz: one sample per thread, a "[same as previous thread]" thread counted on the one
 	 * before; every address of the section's lines (the "creator:" ones too), callers moved
-	 * back by 1. cppbench.thread: main (3 frames), thread1 (2 + 7 creator), thread2 and thread3.
+	 * back by 1. cppbench.thread: main (3 frames), thread1 (2 + 7 creator), thread2 and
+	 * thread3.
 	 */
 	p = open_corpus(TD "cppbench.thread");
 	if (p) {
@@ -476,11 +503,13 @@ T_TEST(pprof_legacy_other_corpus_files)
 		stack_names(p, 0, buf, sizeof(buf));
 		T_EQ_STR(buf, "0x7f7949a9811c;0x40be30;0xbc8f1c");
 		stack_names(p, 1, buf, sizeof(buf));
-		T_EQ_STR(buf, "0x7f7949a9811c;0x40bce3;0xbb0d20;0xbaa9f8;0xbaa17e;0xa460b3;0xa45b95;"
-			      "0x7f794a32414d;0x7f794a32bf7d");
+		T_EQ_STR(buf,
+			 "0x7f7949a9811c;0x40bce3;0xbb0d20;0xbaa9f8;0xbaa17e;0xa460b3;0xa45b95;"
+			 "0x7f794a32414d;0x7f794a32bf7d");
 		pv_frame_ix f = p->stacks.frame[p->samples.stack[0]];
 		pv_module_ix m = p->funcs.module[p->frames.func[f]];
-		T_EQ_STR(pv_str(p, p->modules.path[m]), "/home/rsilvera/cppbench/cppbench_server_main");
+		T_EQ_STR(pv_str(p, p->modules.path[m]),
+			 "/home/rsilvera/cppbench/cppbench_server_main");
 		T_EQ_INT(p->frames.addr[f], 0xbc8f1c - 0x400000);
 		T_TRUE(has_diag(p, "period 1 (period_type thread/count)"));
 		pv_profile_free(p);
@@ -499,8 +528,10 @@ T_TEST(pprof_legacy_other_corpus_files)
 		T_EQ_INT(total(p, 0), 4);
 		/* thread2's stack goes on over two lines */
 		stack_names(p, 2, buf, sizeof(buf));
-		T_EQ_STR(buf, "0x7eff052e111c;0x40bd6d;0x79ec1b;0xbbff76;0x7a3e8c;0x7a37d1;0xa45b95;"
-			      "0x7eff05b6d14d;0xa456e3;0x7a296c;0x7a2726;0x7a1c44;0x7a1955;0x7eff052dfa93");
+		T_EQ_STR(
+		    buf,
+		    "0x7eff052e111c;0x40bd6d;0x79ec1b;0xbbff76;0x7a3e8c;0x7a37d1;0xa45b95;"
+		    "0x7eff05b6d14d;0xa456e3;0x7a296c;0x7a2726;0x7a1c44;0x7a1955;0x7eff052dfa93");
 		T_EQ_STR(pv_str(p, p->modules.name[0]), "cppbench_server_main.unstripped");
 		pv_profile_free(p);
 	}
@@ -524,38 +555,45 @@ struct text_case {
 T_TEST(pprof_legacy_malformed_text)
 {
 	static const struct text_case cases[] = {
-		{"heap profile: 1: 2 [1: 2] @ heapz_v2/524288\n1: 2 [1: 2] @ 0x10\nbogus\n", PV_EPARSE,
-		 "line 3, column 1: expected a heap sample"},
-		{"heap profile: 1: 2 [1: 2] @ heapz_v2/524288\n0: 5 [0: 5] @ 0x10\n", PV_EPARSE,
-		 "line 2, column 1: inuse count is 0 but its bytes are 5"},
-		{"heap profile: 1: 2 [1: 2] @ heapz_v2/524288\n99999999999999999999: 1 [1: 1] @ 0x10\n",
-		 PV_EPARSE, "line 2, column 1: number '99999999999999999999' is out of the 64-bit range"},
-		{"heap profile: 1: 2 [1: 2] @ heapz_v2/524288\n1: 2 [1: 2] @ 0x10 0x123456789abcdef012\n",
-		 PV_EPARSE, "line 2, column 20: address '0x123456789abcdef012' is longer than 64 bits"},
-		{"heap profile: 1: 2 [1: 2] @ heapz_v9/524288\n", PV_EPARSE, "unknown heap profile kind 'heapz_v9'"},
-		{"--- contentionz 1 ---\ncycles/second = 3000000000\n10 1 @ 0x10\nnot a sample\n", PV_EPARSE,
-		 "line 4, column 1: expected a contention sample"},
-		{"--- contentionz 1 ---\nsampling period = 99999999999999999999\n", PV_EPARSE,
-		 "line 2, column 19: attribute 'sampling period'"},
-		{"--- contentionz 1 ---\nsampling period = 1000000000000\n1 99999999 @ 0x10\n", PV_EPARSE,
-		 "count times the sampling period is out of the 64-bit range"},
-		{"threadcreate profile: total 1\n1 @ 0x10 zz\n", PV_EPARSE, "line 2, column 9: expected ' 0xADDRESS'"},
-		{"threadcreate profile: total 1\n1 @\n", PV_EPARSE, "line 2, column 4: expected ' 0xADDRESS'"},
-		{"--- threadz 1 ---\n--- Thread 1 (name: a/1) stack: ---\n  0x10\n--- bogus ---\n", PV_EPARSE,
-		 "line 4, column 1: expected '--- Thread ID (name: NAME/TID) stack: ---'"},
-		{"--- heapz 1 ---\nformat = java\nresolution = bytes\n 10 0 @ 0x1\n", PV_EPARSE,
-		 "line 4, column 5: the object count of a heap sample must not be 0"},
-		{"--- heapz 1 ---\nformat = cobol\n", PV_EPARSE, "format 'cobol' is not java"},
-		{"--- heapz 1 ---\nformat = java\nresolution = bytes\n 10 1 @ 0x1\n\n 0x123456789abcdef012 f (A.java:1)\n",
-		 PV_EPARSE, "line 6, column 2: address '0x123456789abcdef012' is longer than 64 bits"},
-		{"not a legacy profile\n", PV_EFORMAT, "not a legacy pprof profile"},
+	    {"heap profile: 1: 2 [1: 2] @ heapz_v2/524288\n1: 2 [1: 2] @ 0x10\nbogus\n", PV_EPARSE,
+	     "line 3, column 1: expected a heap sample"},
+	    {"heap profile: 1: 2 [1: 2] @ heapz_v2/524288\n0: 5 [0: 5] @ 0x10\n", PV_EPARSE,
+	     "line 2, column 1: inuse count is 0 but its bytes are 5"},
+	    {"heap profile: 1: 2 [1: 2] @ heapz_v2/524288\n99999999999999999999: 1 [1: 1] @ 0x10\n",
+	     PV_EPARSE,
+	     "line 2, column 1: number '99999999999999999999' is out of the 64-bit range"},
+	    {"heap profile: 1: 2 [1: 2] @ heapz_v2/524288\n1: 2 [1: 2] @ 0x10 "
+	     "0x123456789abcdef012\n",
+	     PV_EPARSE, "line 2, column 20: address '0x123456789abcdef012' is longer than 64 bits"},
+	    {"heap profile: 1: 2 [1: 2] @ heapz_v9/524288\n", PV_EPARSE,
+	     "unknown heap profile kind 'heapz_v9'"},
+	    {"--- contentionz 1 ---\ncycles/second = 3000000000\n10 1 @ 0x10\nnot a sample\n",
+	     PV_EPARSE, "line 4, column 1: expected a contention sample"},
+	    {"--- contentionz 1 ---\nsampling period = 99999999999999999999\n", PV_EPARSE,
+	     "line 2, column 19: attribute 'sampling period'"},
+	    {"--- contentionz 1 ---\nsampling period = 1000000000000\n1 99999999 @ 0x10\n",
+	     PV_EPARSE, "count times the sampling period is out of the 64-bit range"},
+	    {"threadcreate profile: total 1\n1 @ 0x10 zz\n", PV_EPARSE,
+	     "line 2, column 9: expected ' 0xADDRESS'"},
+	    {"threadcreate profile: total 1\n1 @\n", PV_EPARSE,
+	     "line 2, column 4: expected ' 0xADDRESS'"},
+	    {"--- threadz 1 ---\n--- Thread 1 (name: a/1) stack: ---\n  0x10\n--- bogus ---\n",
+	     PV_EPARSE, "line 4, column 1: expected '--- Thread ID (name: NAME/TID) stack: ---'"},
+	    {"--- heapz 1 ---\nformat = java\nresolution = bytes\n 10 0 @ 0x1\n", PV_EPARSE,
+	     "line 4, column 5: the object count of a heap sample must not be 0"},
+	    {"--- heapz 1 ---\nformat = cobol\n", PV_EPARSE, "format 'cobol' is not java"},
+	    {"--- heapz 1 ---\nformat = java\nresolution = bytes\n 10 1 @ 0x1\n\n "
+	     "0x123456789abcdef012 f (A.java:1)\n",
+	     PV_EPARSE, "line 6, column 2: address '0x123456789abcdef012' is longer than 64 bits"},
+	    {"not a legacy profile\n", PV_EFORMAT, "not a legacy pprof profile"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pv_profile *p;
 		struct pv_error err;
 		int rc = import_text(cases[i].text, strlen(cases[i].text), &p, &err);
 		if (rc != cases[i].rc)
-			t_fail(__FILE__, __LINE__, "case %zu: rc %d, want %d (%s)", i, rc, cases[i].rc, err.msg);
+			t_fail(__FILE__, __LINE__, "case %zu: rc %d, want %d (%s)", i, rc,
+			       cases[i].rc, err.msg);
 		T_CONTAINS(err.msg, cases[i].msg);
 		T_TRUE(strchr(err.msg, '\n') == NULL);
 		if (rc == PV_EPARSE)
@@ -566,8 +604,10 @@ T_TEST(pprof_legacy_malformed_text)
 	/* "$attr" substitutions past 1 MiB for one memory map line */
 	size_t n = 200000;
 	char *big = malloc(n + 4096);
-	size_t l = (size_t)snprintf(big, 4096, "heap profile: 1: 2 [1: 2] @ heap_v2/0\n1: 2 [1: 2] @ 0x10\n"
-					       "--- Memory map: ---\nx=%01000d\n", 7);
+	size_t l = (size_t)snprintf(big, 4096,
+				    "heap profile: 1: 2 [1: 2] @ heap_v2/0\n1: 2 [1: 2] @ 0x10\n"
+				    "--- Memory map: ---\nx=%01000d\n",
+				    7);
 	for (size_t i = 0; i < 2000; i++)
 		l += (size_t)sprintf(big + l, "$x");
 	struct pv_profile *p;
@@ -585,7 +625,8 @@ T_TEST(pprof_legacy_malformed_text)
 		l += (size_t)sprintf(big + l, " 0x%x", 0x100000 + 16 * i);
 	l += (size_t)sprintf(big + l, "\n--- Memory map: ---\n");
 	for (unsigned i = 0; i < 20000; i++)
-		l += (size_t)sprintf(big + l, "%x-%x: /lib/l%u.so\n", 0x10000000 + 32 * i, 0x10000000 + 32 * i + 16, i);
+		l += (size_t)sprintf(big + l, "%x-%x: /lib/l%u.so\n", 0x10000000 + 32 * i,
+				     0x10000000 + 32 * i + 16, i);
 	rc = import_text(big, l, &p, &err);
 	T_EQ_INT(rc, PV_ELIMIT);
 	T_CONTAINS(err.msg, "20000 locations in 20000 mappings");
@@ -619,7 +660,8 @@ static void cpu_header(struct words *b)
 	put(b, 0);
 }
 
-static int import_words(const struct words *b, size_t bytes, struct pv_profile **p, struct pv_error *err)
+static int import_words(const struct words *b, size_t bytes, struct pv_profile **p,
+			struct pv_error *err)
 {
 	pv_error_clear(err);
 	*p = NULL;
@@ -689,8 +731,10 @@ T_TEST(pprof_legacy_malformed_binary)
 /* Cut text profiles anywhere: a profile that validates or a positioned error. */
 T_TEST(pprof_legacy_cut_text)
 {
-	static const char *const files[] = {TD "cppbench.heap", TD "cppbench.contention", TD "cppbench.thread",
-					    TD "go.godoc.thread", TD "java.heap", TD "java.contention", TD "java.cpu"};
+	static const char *const files[] = {TD "cppbench.heap",	  TD "cppbench.contention",
+					    TD "cppbench.thread", TD "go.godoc.thread",
+					    TD "java.heap",	  TD "java.contention",
+					    TD "java.cpu"};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		size_t len;
 		char *text = t_read_file(t_corpus(files[i]), &len);
@@ -759,10 +803,10 @@ T_TEST(pprof_legacy_probe)
 		}
 	}
 	static const char *const mine[] = {
-		"# a comment\ngoroutine profile: total 2\n2 @ 0x10 0x20\n",
-		"--- mutex:\ncycles/second=1000000000\nsampling period=1\n5 1 @ 0x10\n",
-		"--- Thread 1 (name: a/1) stack: ---\n  0x10\n",
-		"heap profile:    1:    2 [   1:    2] @ heapprofile\n1: 2 [1: 2] @ 0x10\n",
+	    "# a comment\ngoroutine profile: total 2\n2 @ 0x10 0x20\n",
+	    "--- mutex:\ncycles/second=1000000000\nsampling period=1\n5 1 @ 0x10\n",
+	    "--- Thread 1 (name: a/1) stack: ---\n  0x10\n",
+	    "heap profile:    1:    2 [   1:    2] @ heapprofile\n1: 2 [1: 2] @ 0x10\n",
 	};
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++) {
 		struct pv_profile *p = NULL;
@@ -781,17 +825,16 @@ T_TEST(pprof_legacy_probe)
 /* The memory map forms pprof reads: /proc/self/maps, brief, (@offset), glog prefixes, $attr. */
 T_TEST(pprof_legacy_memory_maps)
 {
-	static const char text[] =
-		"heap profile: 1: 2 [1: 2] @ heapprofile\n"
-		"1: 2 [1: 2] @ 0x401001 0x7f0000001001 0x10001 0x20001 0x30001\n"
-		"MAPPED_LIBRARIES:\n"
-		"I0101 12:00:00.000 1 maps.cc:12] lib=/usr/lib\n"
-		"00400000-00500000 r-xp 00000000 08:01 1234   /usr/bin/server\n"
-		"00500000-00600000 rw-p 00100000 08:01 1234   /usr/bin/server\n"
-		"7f0000000000-7f0000100000: $lib/libfoo.so.1\n"
-		"0x10000-0x18000 /opt/a.so (@1000) 0123abcd\n"
-		"20000-28000 r--p 00000000 08:01 1 /opt/data\n"
-		"what is this\n";
+	static const char text[] = "heap profile: 1: 2 [1: 2] @ heapprofile\n"
+				   "1: 2 [1: 2] @ 0x401001 0x7f0000001001 0x10001 0x20001 0x30001\n"
+				   "MAPPED_LIBRARIES:\n"
+				   "I0101 12:00:00.000 1 maps.cc:12] lib=/usr/lib\n"
+				   "00400000-00500000 r-xp 00000000 08:01 1234   /usr/bin/server\n"
+				   "00500000-00600000 rw-p 00100000 08:01 1234   /usr/bin/server\n"
+				   "7f0000000000-7f0000100000: $lib/libfoo.so.1\n"
+				   "0x10000-0x18000 /opt/a.so (@1000) 0123abcd\n"
+				   "20000-28000 r--p 00000000 08:01 1 /opt/data\n"
+				   "what is this\n";
 	struct pv_profile *p;
 	struct pv_error err;
 	if (import_text(text, sizeof(text) - 1, &p, &err)) {
