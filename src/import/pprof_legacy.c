@@ -1217,9 +1217,10 @@ static int parse_count(struct lp *t)
 {
 	const char *s, *e;
 	first_text_line(&t->p, t->end, &s, &e);
-	/* "(\w+) profile: total \d+" */
+	trim(&s, &e);
+	/* "(\S+) profile: total \d+" (the name printable: a NUL would end it in C) */
 	const char *w = s;
-	while (w < e && !is_space(*w))
+	while (w < e && (unsigned char)*w > ' ' && *w != 0x7f)
 		w++;
 	pv_str_ix name = builder_str(t->b, s, (size_t)(w - s));
 	if (t->b->status)
@@ -1753,7 +1754,7 @@ static int count_header(const char *s, const char *e)
 {
 	trim(&s, &e);
 	const char *w = s;
-	while (w < e && !is_space(*w))
+	while (w < e && (unsigned char)*w > ' ' && *w != 0x7f)
 		w++;
 	if (w == s || !starts(w, e, " profile: total "))
 		return 0;
