@@ -594,6 +594,8 @@ static int substitute(struct lp *t, const char **s, const char **e)
 {
 	size_t n = 0;
 	const char *line = *s;
+	if (*s == *e)
+		return 0; /* nothing to substitute (and no buffer yet) */
 	for (const char *c = *s; c < *e;) {
 		const char *v = c;
 		size_t vl = 1, adv = 1;
