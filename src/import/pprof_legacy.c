@@ -1596,13 +1596,11 @@ static int parse_java(struct lp *t, int heap)
 				return text_error(t, a0, "unsampled value out of the 64-bit range");
 			t->heap_unsampled++;
 		} else if (t->period) {
-			if (count > INT64_MAX / t->period || count < INT64_MIN / t->period ||
-			    size > INT64_MAX / t->period || size < INT64_MIN / t->period)
+			if (__builtin_mul_overflow(count, t->period, &count) ||
+			    __builtin_mul_overflow(size, t->period, &size))
 				return text_error(
 				    t, a0,
 				    "value times the sampling period is out of the 64-bit range");
-			count *= t->period;
-			size *= t->period;
 		}
 		sm->v[0] = count;
 		sm->v[1] = size;
