@@ -1474,7 +1474,7 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 	tp.len = q.nr_threads;
 	pv_thread_ix *threads = NULL;
 	uint32_t nt = 0;
-	uint8_t *tag_keep = NULL;
+	uint8_t *tag_keep = NULL, *stack_keep = NULL;
 	struct inside in = {0};
 	pv_cat_ix *leaf = NULL;
 	uint64_t *acc = NULL;
@@ -1491,6 +1491,24 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 		}
 		for (uint32_t t = 0; t < p->threads.len; t++)
 			threads[nt++] = t;
+	}
+	/* the center and the stack filters: the stacks whose samples count in the query's view */
+	if (q.nr_center || q.nr_filters) {
+		struct pv_query vq;
+		struct pv_view *v = NULL;
+		struct pv_error err = {0};
+		if (pv_query_copy(&vq, &q)) {
+			status = api_error(out, 500, "out of memory");
+			goto done;
+		}
+		vq.view = PV_VIEW_TREE;
+		int rc = pv_view_compute_keep(p, &vq, &v, &stack_keep, &err);
+		pv_view_free(v);
+		pv_query_release(&vq);
+		if (rc) {
+			status = api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg);
+			goto done;
+		}
 	}
 	ms = api_markers(a, s, out, &status);
 	if (!ms)
@@ -1559,6 +1577,9 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 			if (in.begin && !inside_has(&in, t, tm))
 				continue;
 			pv_stack_ix st = p->samples.stack[x];
+			/* with a center or stack filters, a sample without a stack is in no view */
+			if (stack_keep && (st == PV_NONE || !stack_keep[st]))
+				continue;
 			uint32_t c = st == PV_NONE ? none : leaf[st];
 			uint32_t b = (uint32_t)((double)(tm - start) * nb / span);
 			if (b >= nb)
@@ -1627,6 +1648,7 @@ done:
 	free(acc);
 	inside_release(&in);
 	free(tag_keep);
+	pv_free_keep(stack_keep);
 	free(threads);
 	pv_query_release(&q);
 	return status;

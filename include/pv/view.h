@@ -127,6 +127,17 @@ int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct
 		    struct pv_error *err);
 void pv_view_free(struct pv_view *v);
 
+/*
+ * pv_view_compute, and also keep[stack] for every stack of the profile (p->stacks.len bytes,
+ * freed with pv_free_keep): 1 when samples on that stack count in the view — they survive the
+ * query's stack filters (include, drop; a transform that removed every frame loses them) and,
+ * with a center, reach it. The per-sample selections (threads, range, tags, inside-markers) are
+ * not in it. Costs one more pass over the stacks per filter.
+ */
+int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
+			 struct pv_view **out, uint8_t **keep, struct pv_error *err);
+void pv_free_keep(uint8_t *keep);
+
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
 const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 			     char *buf, size_t len, uint32_t line);

@@ -41,6 +41,10 @@ struct engine {
 	struct pv_error *err;
 	uint32_t nm; /* metrics */
 	struct wst w;
+	/* pv_view_compute_keep only: the working stack of each profile stack (PV_NONE once a
+	 * transform removed all its frames) and whether an include/drop filter dropped it */
+	uint32_t *origin;
+	uint8_t *odrop;
 };
 
 static uint32_t vf_func(const struct pv_view *v, uint32_t vf)
@@ -377,6 +381,10 @@ static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
 		pv_free(w->frame);
 		pv_free(w->prefix);
 	}
+	if (e->origin)
+		for (uint32_t o = 0; o < e->p->stacks.len; o++)
+			if (e->origin[o] != PV_NONE)
+				e->origin[o] = img[e->origin[o]];
 	w->frame = r->frame;
 	w->prefix = r->prefix;
 	w->len = r->len;
@@ -444,6 +452,10 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			if ((bool)match[s] != keep_if)
 				for (uint32_t m = 0; m < e->nm; m++)
 					w->cost[m][s] = 0;
+		if (e->origin)
+			for (uint32_t o = 0; o < p->stacks.len; o++)
+				if (e->origin[o] != PV_NONE && (bool)match[e->origin[o]] != keep_if)
+					e->odrop[o] = 1;
 		goto out;
 	}
 
@@ -1270,6 +1282,11 @@ out:
 
 /* ---- the view ---- */
 
+void pv_free_keep(uint8_t *keep)
+{
+	pv_free(keep);
+}
+
 void pv_view_free(struct pv_view *v)
 {
 	if (!v)
@@ -1614,8 +1631,23 @@ static char *center_label(const struct pv_query *q)
 	return pv_strdup(s);
 }
 
+static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		   uint8_t **keep_out, struct pv_error *err);
+
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
+{
+	return compute(p, q, out, NULL, err);
+}
+
+int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
+			 struct pv_view **out, uint8_t **keep, struct pv_error *err)
+{
+	return compute(p, q, out, keep, err);
+}
+
+static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		   uint8_t **keep_out, struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
 	if (!v)
@@ -1631,6 +1663,17 @@ int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct
 	if (rc) {
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
+	}
+	if (keep_out) {
+		size_t n = p->stacks.len ? p->stacks.len : 1;
+		e.origin = pv_malloc(n * sizeof(*e.origin));
+		e.odrop = pv_calloc(n, 1);
+		if (!e.origin || !e.odrop) {
+			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (uint32_t o = 0; o < p->stacks.len; o++)
+			e.origin[o] = o;
 	}
 	if ((rc = resolve(&e, q)) || (rc = sample_pass(&e)))
 		goto fail;
@@ -1742,11 +1785,24 @@ int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct
 		pv_free(e.w.frame);
 		pv_free(e.w.prefix);
 	}
+	if (keep_out) {
+		/* the stack mask: every profile stack whose samples count in this view */
+		uint8_t *keep = e.odrop; /* reused in place: odrop[o] is read before keep[o] is set */
+		for (uint32_t o = 0; o < p->stacks.len; o++) {
+			uint32_t ws = e.origin[o];
+			keep[o] = !e.odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
+		}
+		*keep_out = keep;
+		e.odrop = NULL;
+	}
+	pv_free(e.origin);
 	pv_free(match);
 	pv_free(anchor);
 	*out = v;
 	return 0;
 fail:
+	pv_free(e.origin);
+	pv_free(e.odrop);
 	for (uint32_t i = 0; i < ncenter; i++)
 		scope_release(&center[i]);
 	for (uint32_t m = 0; m < PV_QUERY_MAX; m++)

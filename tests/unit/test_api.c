@@ -305,6 +305,18 @@ T_TEST(api_activity)
 	T_CONTAINS(b, "\"name\": \"GeckoMain\", \"tid\": 2503164, \"samples\": 32, ");
 	T_CONTAINS(b, "{\"thread\": 0, \"i\": 3, \"name\": \"DOMEvent\", ");
 	free(b);
+	/* the center and the stack filters select samples too: mousedown's 5 samples of 32 (its
+	 * total in `profview tree --center mousedown`), the 27 others with --drop mousedown */
+	b = call(a, "activity", "buckets=400&center=mousedown", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"name\": \"GeckoMain\", \"tid\": 2503164, \"samples\": 5, ");
+	free(b);
+	b = call(a, "activity", "buckets=400&filter=drop:mousedown", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"name\": \"GeckoMain\", \"tid\": 2503164, \"samples\": 27, ");
+	free(b);
+	T_CALL(a, "activity", "center=nosuch", 400,
+	       "{\"error\": \"center 'nosuch' matches no function of the profile\"}");
 	pv_api_free(a);
 }
 

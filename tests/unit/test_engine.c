@@ -427,3 +427,94 @@ T_TEST(engine_recursion_never_above_whole)
 	}
 	pv_profile_free(p);
 }
+
+/* ---- the stack mask (pv_view_compute_keep): which samples count in a view ---- */
+
+/* The cost of the samples whose stack the mask keeps (all threads, the default metric). */
+static int64_t kept_cost(const struct pv_profile *p, const uint8_t *keep)
+{
+	int64_t sum = 0;
+	for (uint32_t s = 0; s < p->samples.len; s++)
+		if (p->samples.stack[s] != PV_NONE && keep[p->samples.stack[s]])
+			sum += pv_sample_weight(p, p->meta.default_metric, s);
+	return sum;
+}
+
+static int64_t keep_of(const struct pv_profile *p, const char *const *opts, int64_t *view_total)
+{
+	struct pv_query q;
+	struct pv_error err = {0};
+	pv_query_init(&q);
+	for (const char *const *o = opts; *o; o += 2)
+		T_EQ_INT(pv_query_set_option(&q, o[0], o[1], &err), 0);
+	struct pv_view *v = NULL;
+	uint8_t *keep = NULL;
+	int64_t sum = -1;
+	T_EQ_INT(pv_view_compute_keep(p, &q, &v, &keep, &err), 0);
+	if (v && keep) {
+		sum = kept_cost(p, keep);
+		*view_total = v->centered ? v->center[0] : v->whole[0];
+	}
+	pv_free_keep(keep);
+	pv_view_free(v);
+	pv_query_release(&q);
+	return sum;
+}
+
+T_TEST(engine_keep_mask_worked_example)
+{
+	struct pv_profile *p = example();
+	if (!p)
+		return;
+	/* by hand from the seven lines of worked-example.txt (26 samples in all) */
+	static const struct {
+		const char *opts[7];
+		int64_t kept;
+	} cases[] = {
+		{{NULL}, 26},
+		{{"center", "foo", NULL}, 18},               /* lines 1, 2, 3, 5 */
+		{{"drop", "bar", "center", "foo", NULL}, 6}, /* lines 2, 5 */
+		{{"merge", "foo", "center", "baz", NULL}, 7}, /* lines 2, 3 */
+		{{"include", "malloc", NULL}, 7},            /* lines 4, 6 */
+		{{"merge", "main", NULL}, 25},               /* "main 1" loses its only frame */
+		{{"collapse-recursion", "foo", "center", "baz", NULL}, 7},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t total = -1;
+		T_EQ_INT(keep_of(p, cases[i].opts, &total), cases[i].kept);
+		T_EQ_INT(total, cases[i].kept); /* the view counts exactly the kept samples */
+	}
+	pv_profile_free(p);
+}
+
+T_TEST(engine_keep_mask_on_the_corpus)
+{
+	/* for the heaviest function of each file as the center, and a drop of it: the mask's
+	 * samples cost what the view says */
+	for (size_t f = 0; f < sizeof(invariant_files) / sizeof(invariant_files[0]); f++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		if (pv_import_file(t_corpus(invariant_files[f]), NULL, &p, &err)) {
+			t_fail(__FILE__, __LINE__, "%s: %s", invariant_files[f], err.msg);
+			continue;
+		}
+		struct pv_view *top = compute(p, PV_VIEW_TOP, NULL, invariant_files[f]);
+		if (top && top->flat->len) {
+			char name[512];
+			snprintf(name, sizeof(name), "%s", pv_str(p, p->funcs.name[top->flat->id[0]]));
+			const char *c1[] = {"center", name, NULL};
+			const char *c2[] = {"drop", name, NULL};
+			const char *c3[] = {"merge", name, "center", "re:.", NULL};
+			const char *const *qs[] = {c1, c2, c3};
+			for (size_t k = 0; k < 3; k++) {
+				int64_t total = -1;
+				int64_t kept = keep_of(p, qs[k], &total);
+				if (kept != total)
+					t_fail(__FILE__, __LINE__, "%s, query %zu on '%s': kept %lld != view %lld",
+					       invariant_files[f], k, name, (long long)kept, (long long)total);
+			}
+		}
+		pv_view_free(top);
+		pv_profile_free(p);
+	}
+}
