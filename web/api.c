@@ -752,6 +752,13 @@ int api_profile(struct pv_api *a, const struct api_params *ps, FILE *out)
 		fprintf(out, "\"index\": %u, ", t);
 		at = o + 4;
 	}
+	/* info's count of sources is "nr_sources" here: "sources" is the list, below */
+	char *nsrc = strstr(at, "\"sources\": ");
+	if (nsrc && nsrc < cat) {
+		fwrite(at, 1, (size_t)(nsrc - at), out);
+		fputs("\"nr_sources\": ", out);
+		at = nsrc + strlen("\"sources\": ");
+	}
 	fwrite(at, 1, (size_t)(cat - at), out);
 	fputs("\"categories\": ", out);
 	put_categories(out, p);

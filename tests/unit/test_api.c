@@ -126,7 +126,7 @@ T_TEST(api_profile)
 	       "], \"metrics\": [\n"
 	       "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
 	       "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
-	       "\"stacks\": 16, \"modules\": 0, \"sources\": 0, \"categories\": " CATEGORIES
+	       "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
 	       ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
 	       "0}, \"lossy\": [],\n"
 	       "\"index\": 0, \"start\": 0, \"end\": 4, \"default_metric\": \"samples\", \"sources\": "
