@@ -617,10 +617,7 @@ int api_status(struct pv_api *a, const struct api_params *ps, FILE *out)
 	return 200;
 }
 
-/* The source file id of p, opened as the source endpoint does (doc/api.md): the path as written,
- * else relative to the profile's folder, else to the source root; read-only, O_NOFOLLOW, a
- * regular file of at most 16 MiB. Returns the fd or -1. */
-static int source_open(const struct pv_api *a, const struct api_slot *s, pv_source_ix id)
+int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_ix id)
 {
 	const struct pv_profile *p = s->p;
 	if (id >= p->sources.len)
@@ -782,7 +779,7 @@ int api_profile(struct pv_api *a, const struct api_params *ps, FILE *out)
 		fputs("null", out);
 	fputs(", \"sources\": [", out);
 	for (uint32_t i = 0; i < p->sources.len; i++) {
-		int fd = source_open(a, s, i);
+		int fd = api_source_open(a, s, i);
 		if (fd >= 0)
 			close(fd);
 		fprintf(out, "%s{\"id\": %u, \"path\": ", i ? ",\n  " : "\n  ", i);

@@ -101,6 +101,14 @@ struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_qu
 			     int *status);
 void api_view_release(struct pv_api *a, struct pv_view *v);
 
+/*
+ * Source file id of a ready slot's profile, opened as doc/api.md says: the path as written,
+ * else relative to the profile's folder, else to the source root; read-only, O_NOFOLLOW,
+ * O_NONBLOCK, a regular file of at most 16 MiB. Returns the fd or -1. The profile endpoint's
+ * "available" and the source endpoint both use it, so they agree.
+ */
+int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_ix id);
+
 /* {"error": msg} and the status; returns status. */
 int api_error(FILE *out, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

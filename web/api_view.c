@@ -1405,16 +1405,12 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 
 /* ---- source ---- */
 
-/* Reads path (not through a symlink): a regular file of at most 16 MiB; -1 else. */
-static int open_source(const char *path, char **data, size_t *len)
+/* Reads the rest of fd (a regular file api_source_open checked) and closes it; -1 on a read
+ * error or past 16 MiB (the file grew). */
+static int read_fd(int fd, char **data, size_t *len)
 {
-	/* O_NONBLOCK: a FIFO would block the open until a writer came */
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
 	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 0 ||
-	    (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
+	if (fstat(fd, &st) || st.st_size < 0 || (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
 		close(fd);
 		return -1;
 	}
@@ -1458,43 +1454,6 @@ static int open_source(const char *path, char **data, size_t *len)
 	return 0;
 }
 
-/* dir "/" rel into a new string (dir "" = rel). */
-static char *join_path(const char *dir, size_t dlen, const char *rel)
-{
-	size_t rl = strlen(rel);
-	char *s = malloc(dlen + rl + 2);
-	if (!s)
-		return NULL;
-	memcpy(s, dir, dlen);
-	size_t n = dlen;
-	if (dlen && dir[dlen - 1] != '/')
-		s[n++] = '/';
-	memcpy(s + n, rel, rl + 1);
-	return s;
-}
-
-/*
- * The bytes of source id of the slot's profile: the path as written when absolute, else
- * relative to the profile's folder, else to the API's source root. -1 when none opens.
- */
-static int read_source(const struct pv_api *a, const struct api_slot *s, const char *path,
-		       char **data, size_t *len)
-{
-	if (path[0] == '/')
-		return open_source(path, data, len);
-	const char *slash = strrchr(s->path, '/');
-	char *full = slash ? join_path(s->path, (size_t)(slash - s->path) + 1, path)
-			   : join_path("", 0, path);
-	int rc = full ? open_source(full, data, len) : -1;
-	free(full);
-	if (rc && a->source_root) {
-		full = join_path(a->source_root, strlen(a->source_root), path);
-		rc = full ? open_source(full, data, len) : -1;
-		free(full);
-	}
-	return rc;
-}
-
 int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
 	struct api_slot *s;
@@ -1515,7 +1474,8 @@ int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 	const char *path = pv_str(p, p->sources.path[id]);
 	char *data = NULL;
 	size_t len = 0;
-	if (read_source(a, s, path, &data, &len)) {
+	int fd = api_source_open(a, s, id);
+	if (fd < 0 || read_fd(fd, &data, &len)) {
 		pv_query_release(&q);
 		return api_error(out, 404, "cannot read source file '%s'", path);
 	}
