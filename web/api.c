@@ -1320,117 +1320,6 @@ static bool overview_shows(const struct overview_types *o, const char *payload)
 #define ACTIVITY_MAX_BUCKETS 4000
 #define OVERVIEW_MAX 2000
 
-/* Per thread, the sorted disjoint [start, end) intervals of the markers that match search:
- * thread t has iv[2k], iv[2k+1] for k in [begin[t], end[t]). */
-struct inside {
-	uint32_t *begin, *end;
-	int64_t *iv;
-};
-
-static void inside_release(struct inside *in)
-{
-	free(in->begin);
-	free(in->end);
-	free(in->iv);
-}
-
-static int inside_build(const struct pv_markers *ms, const char *search, struct inside *in)
-{
-	const struct pv_profile *p = ms->p;
-	struct pv_marker_search *s = NULL;
-	uint32_t *idx = NULL, n = 0, nt = p->threads.len;
-	memset(in, 0, sizeof(*in));
-	if (pv_marker_search_new(search, &s))
-		return PV_ENOMEM;
-	struct pv_marker_select sel = {.search = s};
-	int rc = pv_marker_select(ms, &sel, &idx, &n);
-	pv_marker_search_free(s);
-	if (rc)
-		return rc;
-	in->begin = calloc((size_t)nt + 1, sizeof(*in->begin));
-	in->end = calloc((size_t)nt + 1, sizeof(*in->end));
-	in->iv = malloc(((size_t)n + 1) * 2 * sizeof(*in->iv));
-	if (!in->begin || !in->end || !in->iv) {
-		pv_free_indexes(idx);
-		inside_release(in);
-		return PV_ENOMEM;
-	}
-	for (uint32_t k = 0; k < n; k++) /* counts, then starts */
-		in->begin[ms->thread[idx[k]] + 1]++;
-	for (uint32_t t = 0; t < nt; t++)
-		in->begin[t + 1] += in->begin[t];
-	memcpy(in->end, in->begin, (size_t)nt * sizeof(*in->end));
-	for (uint32_t k = 0; k < n; k++) { /* by start (idx is), merged where they overlap */
-		uint32_t i = idx[k];
-		pv_thread_ix t = ms->thread[i];
-		if (ms->end_ns[i] == PV_TIME_NONE || ms->end_ns[i] <= ms->start_ns[i])
-			continue; /* no time inside an instant */
-		int64_t *last = in->end[t] > in->begin[t] ? &in->iv[2 * (in->end[t] - 1)] : NULL;
-		if (last && ms->start_ns[i] <= last[1]) {
-			if (ms->end_ns[i] > last[1])
-				last[1] = ms->end_ns[i];
-			continue;
-		}
-		in->iv[2 * in->end[t]] = ms->start_ns[i];
-		in->iv[2 * in->end[t] + 1] = ms->end_ns[i];
-		in->end[t]++;
-	}
-	pv_free_indexes(idx);
-	return 0;
-}
-
-static bool inside_has(const struct inside *in, pv_thread_ix t, int64_t x)
-{
-	uint32_t lo = in->begin[t], hi = in->end[t];
-	if (x == PV_TIME_NONE)
-		return false;
-	while (lo < hi) { /* the first interval starting after x */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (in->iv[2 * mid] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > in->begin[t] && x < in->iv[2 * (lo - 1) + 1];
-}
-
-/* keep[ls] of the label sets for the query's tag filters; NULL when it has none */
-static int tags_keep(const struct pv_profile *p, const struct pv_query *q, uint8_t **out,
-		     FILE *json)
-{
-	*out = NULL;
-	bool any = false;
-	for (uint32_t i = 0; i < q->nr_filters; i++)
-		any |= q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
-	if (!any)
-		return 0;
-	uint32_t n = p->label_sets.len ? p->label_sets.len : 1;
-	uint8_t *keep = malloc(n);
-	if (!keep)
-		return api_error(json, 500, "out of memory");
-	memset(keep, 1, n);
-	for (uint32_t i = 0; i < q->nr_filters; i++) {
-		const struct pv_filter *f = &q->filters[i];
-		if (f->kind != PV_FILTER_TAG && f->kind != PV_FILTER_DROP_TAG)
-			continue;
-		const char *eq = strchr(f->arg, '=');
-		char key[256];
-		size_t kl = eq ? (size_t)(eq - f->arg) : 0;
-		if (!eq || kl == 0 || kl >= sizeof(key)) {
-			free(keep);
-			return api_error(json, 400, "%s takes a label KEY=VALUE, not '%.200s'",
-					 pv_filter_name(f->kind), f->arg);
-		}
-		memcpy(key, f->arg, kl);
-		key[kl] = 0;
-		for (uint32_t ls = 0; ls < n; ls++)
-			if ((pv_label_set_has(p, ls, key, eq + 1) != 0) != (f->kind == PV_FILTER_TAG))
-				keep[ls] = 0;
-	}
-	*out = keep;
-	return 0;
-}
-
 int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
 	int status = 200;
@@ -1478,14 +1367,12 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 	tp.len = q.nr_threads;
 	pv_thread_ix *threads = NULL;
 	uint32_t nt = 0;
-	uint8_t *tag_keep = NULL, *stack_keep = NULL;
-	struct inside in = {0};
+	uint8_t *keep = NULL;
 	pv_cat_ix *leaf = NULL;
 	uint64_t *acc = NULL;
 	struct overview_types ov = {0};
 	const struct pv_markers *ms = NULL;
-	if ((status = threads_param(p, &tp, out, &threads, &nt)) ||
-	    (status = tags_keep(p, &q, &tag_keep, out)))
+	if ((status = threads_param(p, &tp, out, &threads, &nt)))
 		goto done;
 	if (!q.nr_threads) {
 		threads = malloc((p->threads.len ? p->threads.len : 1) * sizeof(*threads));
@@ -1496,8 +1383,9 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 		for (uint32_t t = 0; t < p->threads.len; t++)
 			threads[nt++] = t;
 	}
-	/* the center and the stack filters: the stacks whose samples count in the query's view */
-	if (q.nr_center || q.nr_filters) {
+	/* the samples that count in the query's view (threads, range, tags, inside-markers, the
+	 * stack filters and the center): the engine's own selection */
+	{
 		struct pv_query vq;
 		struct pv_view *v = NULL;
 		struct pv_error err = {0};
@@ -1506,7 +1394,7 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 			goto done;
 		}
 		vq.view = PV_VIEW_TREE;
-		int rc = pv_view_compute_keep(p, &vq, &v, &stack_keep, &err);
+		int rc = pv_view_compute_keep(p, &vq, &v, NULL, &keep, &err);
 		pv_view_free(v);
 		pv_query_release(&vq);
 		if (rc) {
@@ -1517,10 +1405,6 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 	ms = api_markers(a, s, out, &status);
 	if (!ms)
 		goto done;
-	if (q.inside_markers && inside_build(ms, q.inside_markers, &in)) {
-		status = api_error(out, 500, "out of memory");
-		goto done;
-	}
 	/* the leaf category of every stack (a frame without one inherits its caller's); none is
 	 * the profile's "Other" category, else one more listed after the profile's */
 	uint32_t none = p->categories.len;
@@ -1574,16 +1458,9 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 			int64_t tm = p->samples.time_ns[x];
 			if (tm == PV_TIME_NONE || tm < start || tm >= end)
 				continue;
-			if (q.has_range && (tm < q.range_start_ns || tm >= q.range_end_ns))
-				continue;
-			if (tag_keep && !tag_keep[p->samples.label_set ? p->samples.label_set[x] : 0])
-				continue;
-			if (in.begin && !inside_has(&in, t, tm))
+			if (!keep[x])
 				continue;
 			pv_stack_ix st = p->samples.stack[x];
-			/* with a center or stack filters, a sample without a stack is in no view */
-			if (stack_keep && (st == PV_NONE || !stack_keep[st]))
-				continue;
 			uint32_t c = st == PV_NONE ? none : leaf[st];
 			uint32_t b = (uint32_t)((double)(tm - start) * nb / span);
 			if (b >= nb)
@@ -1650,9 +1527,7 @@ done:
 	free(ov.shown);
 	free(leaf);
 	free(acc);
-	inside_release(&in);
-	free(tag_keep);
-	pv_free_keep(stack_keep);
+	pv_free_keep(keep);
 	free(threads);
 	pv_query_release(&q);
 	return status;

@@ -128,14 +128,21 @@ int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct
 void pv_view_free(struct pv_view *v);
 
 /*
- * pv_view_compute, and also keep[stack] for every stack of the profile (p->stacks.len bytes,
- * freed with pv_free_keep): 1 when samples on that stack count in the view — they survive the
- * query's stack filters (include, drop; a transform that removed every frame loses them) and,
- * with a center, reach it. The per-sample selections (threads, range, tags, inside-markers) are
- * not in it. Costs one more pass over the stacks per filter.
+ * pv_view_compute, and also which stacks and samples count in the view (either pointer may be
+ * NULL; each mask is freed with pv_free_keep):
+ *   stacks[stack] (p->stacks.len bytes): samples on that stack survive the query's stack filters
+ *     (include, drop; a transform that removed every frame loses them) and, with a center,
+ *     reach it;
+ *   samples[sample] (p->samples.len bytes): the sample is selected (threads, range, tags,
+ *     inside-markers) and its stack is kept; a sample without a stack counts (in the view's
+ *     nostack) unless the query has a center or an include filter.
+ * So the kept samples cost the view's center when centered, else its whole (plus nostack
+ * without an include filter). Costs one more pass over the stacks per filter and one over the
+ * samples.
  */
 int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
-			 struct pv_view **out, uint8_t **keep, struct pv_error *err);
+			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
+			 struct pv_error *err);
 void pv_free_keep(uint8_t *keep);
 
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */

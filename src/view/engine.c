@@ -45,6 +45,7 @@ struct engine {
 	 * transform removed all its frames) and whether an include/drop filter dropped it */
 	uint32_t *origin;
 	uint8_t *odrop;
+	uint8_t *skeep; /* per sample: selected by threads, range, tags, inside-markers */
 };
 
 static uint32_t vf_func(const struct pv_view *v, uint32_t vf)
@@ -1599,6 +1600,8 @@ static int sample_pass(struct engine *e)
 			}
 			if (in.first && !inside_has(&in, t, p->samples.time_ns[s]))
 				continue;
+			if (e->skeep)
+				e->skeep[s] = 1;
 			v->nr_samples++;
 			pv_stack_ix st = p->samples.stack[s];
 			for (uint32_t m = 0; m < e->nm; m++) {
@@ -1632,22 +1635,23 @@ static char *center_label(const struct pv_query *q)
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, struct pv_error *err);
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
 
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
-	return compute(p, q, out, NULL, err);
+	return compute(p, q, out, NULL, NULL, err);
 }
 
 int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
-			 struct pv_view **out, uint8_t **keep, struct pv_error *err)
+			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
+			 struct pv_error *err)
 {
-	return compute(p, q, out, keep, err);
+	return compute(p, q, out, stacks, samples, err);
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, struct pv_error *err)
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
 	if (!v)
@@ -1664,7 +1668,11 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (keep_out) {
+	if (samples_out && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
+		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (keep_out || samples_out) {
 		size_t n = p->stacks.len ? p->stacks.len : 1;
 		e.origin = pv_malloc(n * sizeof(*e.origin));
 		e.odrop = pv_calloc(n, 1);
@@ -1785,15 +1793,32 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		pv_free(e.w.frame);
 		pv_free(e.w.prefix);
 	}
-	if (keep_out) {
+	if (keep_out || samples_out) {
 		/* the stack mask: every profile stack whose samples count in this view */
 		uint8_t *keep = e.odrop; /* reused in place: odrop[o] is read before keep[o] is set */
 		for (uint32_t o = 0; o < p->stacks.len; o++) {
 			uint32_t ws = e.origin[o];
 			keep[o] = !e.odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
 		}
-		*keep_out = keep;
 		e.odrop = NULL;
+		if (samples_out) {
+			/* a sample without a stack is in v->nostack: kept unless the view needs a
+			 * stack (a center, an include filter) */
+			bool nostack = !v->centered;
+			for (uint32_t i = 0; i < q->nr_filters; i++)
+				nostack &= q->filters[i].kind != PV_FILTER_INCLUDE;
+			for (uint32_t x = 0; x < p->samples.len; x++) {
+				pv_stack_ix st = p->samples.stack[x];
+				if (e.skeep[x])
+					e.skeep[x] = st == PV_NONE ? nostack : keep[st];
+			}
+			*samples_out = e.skeep;
+			e.skeep = NULL;
+		}
+		if (keep_out)
+			*keep_out = keep;
+		else
+			pv_free(keep);
 	}
 	pv_free(e.origin);
 	pv_free(match);
@@ -1803,6 +1828,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 fail:
 	pv_free(e.origin);
 	pv_free(e.odrop);
+	pv_free(e.skeep);
 	for (uint32_t i = 0; i < ncenter; i++)
 		scope_release(&center[i]);
 	for (uint32_t m = 0; m < PV_QUERY_MAX; m++)

@@ -448,14 +448,23 @@ static int64_t keep_of(const struct pv_profile *p, const char *const *opts, int6
 	for (const char *const *o = opts; *o; o += 2)
 		T_EQ_INT(pv_query_set_option(&q, o[0], o[1], &err), 0);
 	struct pv_view *v = NULL;
-	uint8_t *keep = NULL;
+	uint8_t *keep = NULL, *samples = NULL;
 	int64_t sum = -1;
-	T_EQ_INT(pv_view_compute_keep(p, &q, &v, &keep, &err), 0);
-	if (v && keep) {
-		sum = kept_cost(p, keep);
+	T_EQ_INT(pv_view_compute_keep(p, &q, &v, &keep, &samples, &err), 0);
+	if (v && keep && samples) {
 		*view_total = v->centered ? v->center[0] : v->whole[0];
+		/* the sample mask is the stack mask within the per-sample selections (threads,
+		 * range): never more */
+		sum = 0;
+		for (uint32_t s = 0; s < p->samples.len; s++)
+			if (samples[s] && p->samples.stack[s] != PV_NONE)
+				sum += pv_sample_weight(p, p->meta.default_metric, s);
+		T_TRUE(kept_cost(p, keep) >= sum);
+		if (!q.has_range && !q.nr_threads)
+			T_EQ_INT(kept_cost(p, keep), sum);
 	}
 	pv_free_keep(keep);
+	pv_free_keep(samples);
 	pv_view_free(v);
 	pv_query_release(&q);
 	return sum;
@@ -478,6 +487,8 @@ T_TEST(engine_keep_mask_worked_example)
 		{{"include", "malloc", NULL}, 7},            /* lines 4, 6 */
 		{{"merge", "main", NULL}, 25},               /* "main 1" loses its only frame */
 		{{"collapse-recursion", "foo", "center", "baz", NULL}, 7},
+		{{"range", "0:1", NULL}, 0}, /* collapsed stacks have no time: no sample in a range */
+		{{"thread", "#0", "center", "malloc", NULL}, 7},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int64_t total = -1;
