@@ -18,102 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/builder.h"
 #include "pv/query.h"
 #include "pv/serve.h"
 #include "pv/view.h"
-
-static uint64_t rng_state = 0x5eed5eed5eedULL;
-
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, int n)
-{
-	double s[101];
-	memcpy(s, v, sizeof(*v) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-/* a skewed pick in [0, n): small indices are hot */
-static uint32_t skewed(uint32_t n)
-{
-	double u = (double)(rng() >> 11) / (double)(1ULL << 53);
-	return (uint32_t)((double)n * u * u * u);
-}
-
-/* the profile of bench/center.c (same seed, same shape) */
-static struct pv_profile *make_profile(uint32_t nsamples, uint32_t nstacks, uint32_t nfuncs)
-{
-	struct pv_builder b;
-	if (builder_init(&b))
-		return NULL;
-	pv_frame_ix *frames = malloc(sizeof(*frames) * nfuncs);
-	uint8_t *depth = malloc(nstacks);
-	for (uint32_t f = 0; f < nfuncs; f++) {
-		pv_str_ix name =
-		    builder_strf(&b, "ns%u::Class%u<std::vector<int>>::method_%u(int, char const*)",
-				 f % 97, f % 1013, f);
-		frames[f] = builder_func_frame(&b, builder_func(&b, name, PV_NONE, PV_NONE, 0));
-	}
-	pv_thread_ix th[4];
-	for (int t = 0; t < 4; t++)
-		th[t] = builder_thread(&b, builder_strf(&b, "thread-%d", t), 1, 100 + t, 0);
-	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
-	pv_stack_ix last = PV_NONE;
-	uint32_t d = 0;
-	while (b.p->stacks.len < nstacks && !b.status) {
-		pv_stack_ix pre;
-		if (last != PV_NONE && d < 60 && (d < 20 || rng() % 10 < 8)) {
-			pre = last;
-		} else {
-			pre = b.p->stacks.len ? (pv_stack_ix)(rng() % b.p->stacks.len) : PV_NONE;
-			if (pre != PV_NONE && depth[pre] >= 40)
-				pre = b.p->stacks.prefix[pre] == PV_NONE ? PV_NONE
-									 : b.p->stacks.prefix[pre];
-		}
-		uint32_t pd = pre == PV_NONE ? 0 : depth[pre] + 1u;
-		pv_stack_ix s = builder_stack(&b, pre, frames[skewed(nfuncs)]);
-		if (s == b.p->stacks.len - 1)
-			depth[s] = (uint8_t)(pd > 255 ? 255 : pd);
-		last = s;
-		d = depth[s];
-	}
-	uint32_t ns = b.p->stacks.len;
-	int64_t t = 0;
-	for (uint32_t i = 0; i < nsamples; i++) {
-		t += 1000000;
-		builder_sample(&b, th[i % 4], (pv_stack_ix)(ns - 1 - skewed(ns)), t, NULL);
-	}
-	free(frames);
-	free(depth);
-	struct pv_profile *p = NULL;
-	if (builder_finish(&b, &p)) {
-		builder_release(&b);
-		return NULL;
-	}
-	builder_release(&b);
-	return p;
-}
+#include "synth.h"
 
 /* rows the request opens below the center: the heaviest path, as the page opens it */
 #define OPEN_DEPTH 30
@@ -133,12 +41,12 @@ static int round_of(struct pv_api *a, const struct pv_profile *p, enum pv_view_k
 	pv_query_add_center(&q, scope);
 	struct pv_view *v;
 	struct pv_error err;
-	double s = now();
+	double s = synth_now();
 	if (pv_view_compute(p, &q, &v, &err)) {
 		fprintf(stderr, "serve: %s\n", err.msg);
 		return -1;
 	}
-	double e = now();
+	double e = synth_now();
 	/* the page keeps the heaviest path open: the keys of its first OPEN_DEPTH rows */
 	char url[16384];
 	int n = snprintf(url, sizeof(url), "view=%s&center=%s", pv_view_name(kind), scope_url);
@@ -158,9 +66,9 @@ static int round_of(struct pv_api *a, const struct pv_profile *p, enum pv_view_k
 	char *body = NULL;
 	size_t len = 0;
 	const char *type;
-	double s2 = now();
+	double s2 = synth_now();
 	int status = pv_api_call(a, "view", url, &body, &len, &type);
-	double e2 = now();
+	double e2 = synth_now();
 	if (status != 200) {
 		fprintf(stderr, "serve: %d %.*s\n", status, (int)len, body ? body : "");
 		free(body);
@@ -186,14 +94,14 @@ int main(int argc, char **argv)
 	int rounds = argc > 3 ? atoi(argv[3]) : 7;
 	if (rounds < 1 || rounds > 101)
 		rounds = 7;
-	double t0 = now();
-	struct pv_profile *p = make_profile(nsamples, nstacks, 50000);
+	double t0 = synth_now();
+	struct pv_profile *p = synth_profile(nsamples, nstacks, 50000);
 	if (!p) {
 		fprintf(stderr, "serve: cannot build the profile\n");
 		return 1;
 	}
 	printf("profile: %u samples, %u stacks, %u functions, %u frames (built in %.2f s)\n",
-	       p->samples.len, p->stacks.len, p->funcs.len, p->frames.len, now() - t0);
+	       p->samples.len, p->stacks.len, p->funcs.len, p->frames.len, synth_now() - t0);
 	struct pv_api *a;
 	if (pv_api_new(&a, NULL) || pv_api_add_profile(a, "generated", p) == PV_NONE) {
 		fprintf(stderr, "serve: out of memory\n");
@@ -215,13 +123,13 @@ int main(int argc, char **argv)
 				return 1;
 	}
 	for (int k = 0; k < 2; k++) {
-		double ml = median(kt[k].lib, rounds), ma = median(kt[k].api, rounds);
+		double ml = synth_median(kt[k].lib, rounds), ma = synth_median(kt[k].api, rounds);
 		double ratio[101];
 		for (int r = 0; r < rounds; r++)
 			ratio[r] = kt[k].api[r] / kt[k].lib[r];
 		printf("%s  pv_view_compute %7.1f ms  view endpoint %7.1f ms  %.3fx "
 		       "(median of per-round ratios %.3fx; answer %zu rows, %zu bytes)\n",
-		       labels[k], ml * 1e3, ma * 1e3, ma / ml, median(ratio, rounds), kt[k].rows,
+		       labels[k], ml * 1e3, ma * 1e3, ma / ml, synth_median(ratio, rounds), kt[k].rows,
 		       kt[k].bytes);
 	}
 	printf("(medians of %d alternated rounds, a new center each round)\n", rounds);

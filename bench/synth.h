@@ -1,0 +1,28 @@
+/*
+ * synth.h - the seeded synthetic profile of the in-process benchmarks (center.c, serve.c), and
+ * their timing helpers.
+ */
+#ifndef PV_BENCH_SYNTH_H
+#define PV_BENCH_SYNTH_H
+
+#include <stdint.h>
+
+#include "pv/profile.h"
+
+/* seconds on the monotonic clock */
+double synth_now(void);
+/* the median of v[0..n) (v is not changed; 0 when n is 0 or memory is short) */
+double synth_median(const double *v, int n);
+/* a seeded pseudo-random number (splitmix64): the same sequence every run */
+uint64_t synth_rng(void);
+/*
+ * A profile of nsamples samples over nstacks distinct stacks and nfuncs functions with long C++
+ * names, on 4 threads, depths 20-60: a prefix tree that mostly deepens the last path and
+ * branches from earlier stacks; samples and functions skewed towards a hot few. NULL when out
+ * of memory.
+ */
+struct pv_profile *synth_profile(uint32_t nsamples, uint32_t nstacks, uint32_t nfuncs);
+/* a skewed pick in [0, n): small indices are hot */
+uint32_t synth_skewed(uint32_t n);
+
+#endif
