@@ -65,47 +65,6 @@ int api_error(FILE *out, int status, const char *fmt, ...)
 
 /* ---- parameters ---- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* a percent-decoded copy of s[0..n) ('+' is a space); NULL when out of memory, *bad for a
- * broken escape or a NUL byte */
-static char *decode(const char *s, size_t n, bool *bad)
-{
-	char *d = malloc(n + 1), *o = d;
-	*bad = false;
-	if (!d)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c == '+') {
-			c = ' ';
-		} else if (c == '%') {
-			int hi = i + 1 < n ? hexval(s[i + 1]) : -1;
-			int lo = i + 2 < n ? hexval(s[i + 2]) : -1;
-			int h = hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
-			if (h <= 0) { /* broken, or %00 */
-				free(d);
-				*bad = true;
-				return NULL;
-			}
-			c = (char)h;
-			i += 2;
-		}
-		*o++ = c;
-	}
-	*o = 0;
-	return d;
-}
-
 void api_params_free(struct api_params *ps)
 {
 	for (uint32_t i = 0; i < ps->len; i++) {
@@ -132,8 +91,8 @@ int api_params_parse(struct api_params *ps, const char *q)
 			const char *eq = memchr(q, '=', n);
 			size_t kl = eq ? (size_t)(eq - q) : n;
 			bool bk, bv;
-			char *k = decode(q, kl, &bk);
-			char *v = eq ? decode(eq + 1, n - kl - 1, &bv) : (bv = false, strdup(""));
+			char *k = pv_url_decode(q, kl, &bk);
+			char *v = eq ? pv_url_decode(eq + 1, n - kl - 1, &bv) : (bv = false, strdup(""));
 			if (!k || !v) {
 				free(k);
 				free(v);

@@ -134,6 +134,9 @@ char *pv_query_to_args(const struct pv_query *q);
 /* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&...
  * (inside-markers=SEARCH) */
 char *pv_query_to_url(const struct pv_query *q);
+/* Percent-decodes s[0..n) ('+' is a space) into a new string to free(); NULL when out of memory,
+ * or with *bad set for a broken escape or %00 (which would cut the string short). */
+char *pv_url_decode(const char *s, size_t n, bool *bad);
 int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
 
 /* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,

@@ -859,8 +859,7 @@ static int hexval(char c)
 	return -1;
 }
 
-/* Decodes s[0..n) (%XX, '+' = space) into a new string; NULL with *bad set on a bad escape. */
-static char *url_decode(const char *s, size_t n, bool *bad)
+char *pv_url_decode(const char *s, size_t n, bool *bad)
 {
 	char *d = pv_malloc(n + 1), *o = d;
 	*bad = false;
@@ -916,7 +915,7 @@ static int url_metrics(struct pv_query *q, const char *v, size_t n, struct pv_er
 	while (!rc) {
 		const char *c = memchr(p, ',', (size_t)(e - p));
 		size_t len = c ? (size_t)(c - p) : (size_t)(e - p);
-		char *name = url_decode(p, len, &bad);
+		char *name = pv_url_decode(p, len, &bad);
 		if (!name)
 			return decode_fail(v, n, bad, err);
 		if (!*name)
@@ -940,7 +939,7 @@ static int url_pair(struct pv_query *q, const char *s, size_t n, struct pv_error
 	const char *v = eq ? eq + 1 : s + n;
 	size_t vlen = n - klen - (eq != NULL);
 	bool bad;
-	char *key = url_decode(s, klen, &bad);
+	char *key = pv_url_decode(s, klen, &bad);
 	if (!key)
 		return decode_fail(s, n, bad, err);
 	int o = -1, rc = 0;
@@ -956,7 +955,7 @@ static int url_pair(struct pv_query *q, const char *s, size_t n, struct pv_error
 	if (o == O_METRIC)
 		return url_metrics(q, v, vlen, err);
 
-	char *val = url_decode(v, vlen, &bad);
+	char *val = pv_url_decode(v, vlen, &bad);
 	if (!val)
 		return decode_fail(s, n, bad, err);
 	if (is_filter) {
