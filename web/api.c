@@ -29,22 +29,6 @@ static _Thread_local long error_at = -1;
 
 /* ---- JSON helpers ---- */
 
-/* ns as a JSON number of exact milliseconds ("12.5", "165.870919"), like the CLI's --json. */
-static void json_ms(FILE *out, int64_t ns)
-{
-	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	fprintf(out, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000000);
-	uint32_t frac = (uint32_t)(a % 1000000);
-	if (frac) {
-		char f[8];
-		snprintf(f, sizeof(f), "%06u", frac);
-		int fl = 6;
-		while (f[fl - 1] == '0')
-			fl--;
-		fprintf(out, ".%.*s", fl, f);
-	}
-}
-
 int api_error(FILE *out, int status, const char *fmt, ...)
 {
 	char msg[1024];
@@ -728,9 +712,9 @@ int api_profile(struct pv_api *a, const struct api_params *ps, FILE *out)
 	int st2 = 200;
 	const struct pv_markers *ms = api_markers(a, s, NULL, &st2);
 	fprintf(out, ",\n\"index\": %u, \"start\": ", slot_index(ps));
-	json_ms(out, lo);
+	pv_json_ms(out, lo);
 	fputs(", \"end\": ", out);
-	json_ms(out, hi);
+	pv_json_ms(out, hi);
 	fputs(", \"default_metric\": ", out);
 	if (p->metrics.len)
 		pv_json_string(out, pv_str(p, p->metrics.name[p->meta.default_metric]));
@@ -1087,9 +1071,9 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, FILE *out)
 		qsort(rows, nr, sizeof(*rows), cmp_chart_row);
 	struct pv_marker_detail d = {0};
 	fputs("{\"start\": ", out);
-	json_ms(out, start);
+	pv_json_ms(out, start);
 	fputs(", \"end\": ", out);
-	json_ms(out, end);
+	pv_json_ms(out, end);
 	fputs(", \"rows\": [", out);
 	for (uint32_t k = 0; k < nr; k++) {
 		struct chart_row *r = &rows[k];
@@ -1105,12 +1089,12 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, FILE *out)
 		for (uint32_t j = 0; j < r->len; j++) {
 			struct chart_entry *e = &r->e[j];
 			fprintf(out, "%s{\"i\": %u, \"start\": ", j ? ", " : "", e->i);
-			json_ms(out, e->start);
+			pv_json_ms(out, e->start);
 			fputs(", \"end\": ", out);
 			if (e->end == PV_TIME_NONE)
 				fputs("null", out);
 			else
-				json_ms(out, e->end);
+				pv_json_ms(out, e->end);
 			fputs(", \"label\": ", out);
 			pv_json_string(out, pv_marker_detail(ms, e->i, &d) ? ""
 								       : d.label[PV_LABEL_CHART]);
@@ -1385,9 +1369,9 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 	}
 	double span = (double)(end - start);
 	fputs("{\"start\": ", out);
-	json_ms(out, start);
+	pv_json_ms(out, start);
 	fputs(", \"end\": ", out);
-	json_ms(out, end);
+	pv_json_ms(out, end);
 	fprintf(out, ", \"bucket\": %.9g, \"categories\": ", span / nb / 1e6);
 	/* the extra "Other" is listed when some sample needs it */
 	for (uint32_t k = 0; k < nt && !other && none == p->categories.len; k++)
@@ -1467,12 +1451,12 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 		fprintf(out, "%s{\"thread\": %u, \"i\": %u, \"name\": ", nov++ ? ",\n  " : "\n  ", t, i);
 		pv_json_string(out, ms->name[i]);
 		fputs(", \"start\": ", out);
-		json_ms(out, ms->start_ns[i]);
+		pv_json_ms(out, ms->start_ns[i]);
 		fputs(", \"end\": ", out);
 		if (ms->end_ns[i] == PV_TIME_NONE)
 			fputs("null", out);
 		else
-			json_ms(out, ms->end_ns[i]);
+			pv_json_ms(out, ms->end_ns[i]);
 		fputs(", \"color\": ", out);
 		pv_json_string(out, category_color(p, ms->category[i]));
 		fputc('}', out);

@@ -49,5 +49,7 @@ void pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows
 void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u);
 /* A JSON string literal of s (quotes and escapes). */
 void pv_json_string(FILE *out, const char *s);
+/* ns as a JSON number of exact milliseconds ("12.5", "165.870919"), as every --json writes times. */
+void pv_json_ms(FILE *out, int64_t ns);
 
 #endif

@@ -23,8 +23,7 @@ static void ms3(char *buf, size_t n, int64_t ns)
 	snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", us / 1000, us % 1000);
 }
 
-/* ns as a JSON number of exact milliseconds ("12.5", "165.870919"). */
-static void json_ms(FILE *out, int64_t ns)
+void pv_json_ms(FILE *out, int64_t ns)
 {
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	fprintf(out, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000000);
@@ -123,15 +122,15 @@ static void json_marker(FILE *out, const struct pv_markers *ms, uint32_t i,
 	const struct pv_profile *p = ms->p;
 	bool known = ms->end_ns[i] != PV_TIME_NONE && !(ms->flags[i] & PV_MARKER_INCOMPLETE);
 	fprintf(out, "{\"index\": %u, \"start\": ", i);
-	json_ms(out, ms->start_ns[i]);
+	pv_json_ms(out, ms->start_ns[i]);
 	fputs(", \"end\": ", out);
 	if (known)
-		json_ms(out, ms->end_ns[i]);
+		pv_json_ms(out, ms->end_ns[i]);
 	else
 		fputs("null", out);
 	fputs(", \"duration\": ", out);
 	if (known)
-		json_ms(out, pv_marker_duration(ms, i));
+		pv_json_ms(out, pv_marker_duration(ms, i));
 	else
 		fputs("null", out);
 	fputs(", \"name\": ", out);
@@ -186,7 +185,7 @@ static void json_marker(FILE *out, const struct pv_markers *ms, uint32_t i,
 			const char **fr = malloc(nf * sizeof(*fr));
 			fputs("{\"time\": ", out);
 			if (ms->cause_time_ns[i] != PV_TIME_NONE)
-				json_ms(out, ms->cause_time_ns[i]);
+				pv_json_ms(out, ms->cause_time_ns[i]);
 			else
 				fputs("null", out);
 			fputs(", \"stack\": [", out);
@@ -367,7 +366,7 @@ void pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows
 			for (int c = 0; c < 4; c++) {
 				fprintf(out, ", \"%s\": ", keys[c]);
 				if (r->timed)
-					json_ms(out, v[c]);
+					pv_json_ms(out, v[c]);
 				else
 					fputs("null", out);
 			}
