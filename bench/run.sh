@@ -8,7 +8,8 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers or serve: run only that kind),
+# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve or page: run only that kind),
+# BENCH_PAGE_ROUNDS (page: center changes per tab, default 11),
 # BENCH_MARKERS (markers: the 100 % count of raw markers, default 1000000),
 # BENCH_CALLGRIND_MB / BENCH_CALLGRIND_ROUNDS (callgrind: 100 % size and runs, default 100 / 3), BENCH_REVISION (what RESULTS.md names
 # as the code measured, by default the checkout's HEAD).
@@ -16,7 +17,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 invocation="sh bench/run.sh"
-for v in BENCH_ONLY BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BUILD; do
+for v in BENCH_ONLY BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BUILD; do
 	eval "val=\${$v:-}"
 	[ -n "$val" ] && invocation="$v=$val $invocation"
 done
@@ -157,6 +158,7 @@ buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
 
 [ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
+	[ "$ONLY" = page ] ||
 	cat >"$RESULTS" <<EOF
 # Benchmark results
 
@@ -544,6 +546,88 @@ machine is shared: the two columns move together from run to run, their ratio le
 
 \`\`\`
 $serve_out
+\`\`\`
+EOF
+fi
+# the page (issue 6): the same center move seen in the browser. bench/page.mjs drives `profview
+# serve`'s page in headless Chromium (playwright-core from tests/browser/node_modules, Debian's
+# /usr/bin/chromium) on a generated Firefox profile of 1 M distinct stacks: a row click + `c` in
+# the top-down and bottom-up tabs alternately, a new function each time, timed in the page; then
+# scripted scrolls of a 100,001-row tree. BENCH_ONLY=page
+if [ -z "$ONLY" ] || [ "$ONLY" = page ]; then
+	PG_ROUNDS=${BENCH_PAGE_ROUNDS:-11}
+	command -v node >/dev/null 2>&1 || { echo "bench: node is missing (Debian package nodejs)" >&2; exit 1; }
+	[ -x /usr/bin/chromium ] || { echo "bench: /usr/bin/chromium is missing (Debian package chromium; sh tests/browser/run.sh installs it)" >&2; exit 1; }
+	if [ ! -f tests/browser/node_modules/playwright-core/package.json ]; then
+		(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >&2
+	fi
+	pg_file=$OUT/page-firefox-250.json
+	if [ ! -s "$pg_file" ] || [ "$GEN" -nt "$pg_file" ]; then
+		echo "bench: generating $pg_file" >&2
+		"$GEN" firefox 250 "$pg_file.tmp" 2>"$OUT/gen-page-firefox-250.log"
+		mv "$pg_file.tmp" "$pg_file"
+	fi
+	"$PV" info "$pg_file" >"$OUT/info-page-firefox-250.txt"
+	pg_stacks=$(awk '/^tables:/ { print $6; exit }' "$OUT/info-page-firefox-250.txt")
+	pg_samples=$(awk '/^samples:/ { print $2; exit }' "$OUT/info-page-firefox-250.txt")
+	pg_commit=$commit
+	case $pg_commit in
+	*uncommitted*) ;;
+	*) git diff --quiet HEAD -- web 2>/dev/null || pg_commit="$pg_commit (+ uncommitted changes in web/)" ;;
+	esac
+	echo "bench: page: $PG_ROUNDS center changes per tab in headless Chromium" >&2
+	page_out=$(node bench/page.mjs "$PV" "$pg_file" "$OUT/page-wide-100k.txt" "$PG_ROUNDS")
+	# the section replaces the one of an earlier run
+	awk '/^## The page: move the center and scroll/ { skip = 1; next } /^## / { skip = 0 } !skip' \
+		"$RESULTS" >"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## The page: move the center and scroll (headless Chromium)
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $pg_commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), Node $(node --version). The machine is shared with other busy sessions
+(2 cores for the server, Chromium and other people's builds and fuzzers), so absolute times move
+from run to run; the changes alternate between the two tabs.
+
+This section: \`$invocation\` (BENCH_ONLY=page runs only it), i.e.
+\`$GEN firefox 250 $pg_file\` ($pg_stacks distinct stacks, $pg_samples samples, 8 threads) then
+\`node bench/page.mjs $PV $pg_file $OUT/page-wide-100k.txt $PG_ROUNDS\`. The script starts
+\`$PV serve FILE --port 0 --quiet\`, waits for the profile to load and opens the page in
+Debian's Chromium (headless, the browser tests' flags, 1400x900). Then, $PG_ROUNDS times in the
+top-down tab and $PG_ROUNDS times in the bottom-up tab, alternately, it does what a user does:
+clicks a row of the tab (a function not centered before), waits until the page is idle, presses
+\`c\`. Timed in the page (performance.now()): from the key press to the api/view request, and to
+the centered rows painted (a MutationObserver sees the center row with the new name; a task
+posted from there runs after the frame's paint); the api/view request's Resource Timing (server
+part: request sent to first byte); "page work after the answer" = rows painted - response end
+(JSON, rows, the wait for the next frame, style, layout, paint); "settled" = the heaviest path
+below the center opened (one api/children request a level) and selected (the page's mark
+\`pv-tree-shown\`, then the next frame). Stalls: the longest main-thread task (PerformanceObserver
+\`longtask\`, which reports tasks over 50 ms; 0 = none), the longest gap between two animation
+frames, and the renderer's main-thread busy time from the key press until the page is idle (CDP
+Performance.getMetrics TaskDuration; it includes the timeline's graph of the new center and the
+sidebar's per-thread plot). Scrolling: a tree of 100,001 rows (\`main\` and 100,000 children, a
+collapsed file the script writes), 300 frames of each kind driven by requestAnimationFrame, in 3
+passes alternating the kinds; "rows missing" counts frames whose drawn rows did not cover the view.
+Target (issue 6): the page shows the new center without a visible stall: no main-thread task
+near 100 ms, and the page's own work small next to the server's computation (the section "Move
+the center through the web API" has the server's answer against the library's).
+
+The page changes that came with this benchmark (web/assets/, first run before them: 3 changes
+a tab, the same script): a center change then cost 688 ms median to the rows (842 max) with a
+95 ms longest task and 7 long tasks over 6 changes, and scrolling had 42-89 frames over 50 ms in
+900 with long tasks up to 161 ms. The causes: the timeline redrew its activity graph with a
+fillRect and a fillStyle per bucket and category (~25,000 calls, 110 ms of script + 25 ms of
+canvas) - now one path per colour; the timeline asked the server again for the whole profile's
+graph (unchanged by a center) and asked for the center's graph at the same time as the tree, so
+the three computations shared the 2 cores (the view's answer took ~600 ms instead of ~150) - now
+the whole graph is kept and the center's is asked once the tree is shown; the virtual list
+rendered every row again on every scroll step and rebuilt each row's elements - now a row keeps
+its div while it stays in view and its cells are updated in place.
+
+\`\`\`
+$page_out
 \`\`\`
 EOF
 fi

@@ -201,11 +201,11 @@ function showTab() {
   return p;
 }
 
+// Resolves when the active pane has its rows (never rejects).
 function updateActive(force) {
   const p = showTab();
   ctx.status('');
-  p.update(force).catch((e) => showError(e.message));
-  return p;
+  return p.update(force).catch((e) => showError(e.message));
 }
 
 function onState(what) {
@@ -226,8 +226,8 @@ function onState(what) {
     default: // 'query', 'pop'
       clearError();
       renderQueryBar();
-      timeline.update();
-      updateActive();
+      // the timeline's graph of the new query is asked for once the pane has its answer
+      timeline.update(false, updateActive());
   }
 }
 
@@ -363,8 +363,9 @@ async function main() {
   renderQueryBar();
   S.commit('init', false); // canonical URL (tab=...) without a new entry
   timeline.update();
-  const p = updateActive();
-  if (p.focus) setTimeout(() => p.focus(), 0);
+  updateActive();
+  const p = panes.get(S.state.tab);
+  if (p && p.focus) setTimeout(() => p.focus(), 0);
   window.profview = { ctx, state: S.state, panes, ready: true }; // for tests and the console
 }
 

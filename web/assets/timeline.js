@@ -14,6 +14,7 @@ const LABEL_W = 150;
 const AXIS_H = 18;
 const TRACK_H = 38;
 const MARK_H = 6;
+const GREY = '#b8b8bd';
 
 export class Timeline {
   constructor() {
@@ -49,7 +50,9 @@ export class Timeline {
     return [ctx.profile.start, ctx.profile.end];
   }
 
-  async update(force) {
+  // after: a promise to wait for before asking the server (the active pane's update: its
+  // answer comes first when both would share a small machine's cores).
+  async update(force, after) {
     this.renderCrumbs();
     const [w0, w1] = this.window();
     const width = this.scroll.clientWidth || 1000;
@@ -65,11 +68,18 @@ export class Timeline {
     if (!force && key === this.lastKey) { this.draw(); return; }
     const gen = ++this.gen;
     try {
+      if (after) {
+        await after;
+        if (gen !== this.gen) return;
+      }
+      // the whole profile's graph does not change with the center or the filters: kept
+      const fullKey = JSON.stringify([win, onlyMetric(filtered)]);
       const [full, sel] = await Promise.all([
-        api('activity', [...onlyMetric(filtered), ...win]),
+        !force && this.full && this.fullKey === fullKey ? this.full : api('activity', [...onlyMetric(filtered), ...win]),
         hasFilter ? api('activity', [...filtered, ...win]) : null,
       ]);
       if (gen !== this.gen) return;
+      this.fullKey = fullKey;
       this.lastKey = key;
       this.lastW = width;
       this.full = full;
@@ -154,6 +164,7 @@ export class Timeline {
     c.beginPath(); c.moveTo(0, AXIS_H - 0.5); c.lineTo(width, AXIS_H - 0.5); c.stroke();
     const cats = this.full.categories || ctx.profile.categories || [];
     const colors = cats.map((k) => categoryColor(k.color));
+    const fadedColors = colors.map((k) => fade(k, 0.3));
     const selThreads = this.selectedThreads();
     const selByIndex = new Map();
     if (this.sel) for (const t of this.sel.threads) selByIndex.set(t.index, t);
@@ -197,30 +208,12 @@ export class Timeline {
         if (s > max) max = s;
       }
       if (!nb || !max) return;
-      const bw = graphW / nb;
       const selTh = selByIndex.get(th.index);
       const faded = !!this.sel || !picked;
-      for (let i = 0; i < nb; i++) {
-        let acc = 0;
-        for (const [cat, v] of buckets[i]) {
-          const hh = (v / max) * gh;
-          c.fillStyle = faded ? fade(colors[cat] || '#b8b8bd', 0.3) : colors[cat] || '#b8b8bd';
-          c.fillRect(LABEL_W + i * bw, gy + gh - acc - hh, Math.ceil(bw), hh);
-          acc += hh;
-        }
-      }
+      drawStacked(c, buckets, graphW / nb, gy, gh, max, faded ? fadedColors : colors, faded ? fade(GREY, 0.3) : GREY);
       if (selTh && picked) {
         const sb = selTh.buckets || [];
-        const bw2 = graphW / Math.max(1, sb.length);
-        for (let i = 0; i < sb.length; i++) {
-          let acc = 0;
-          for (const [cat, v] of sb[i]) {
-            const hh = (v / max) * gh;
-            c.fillStyle = colors[cat] || '#b8b8bd';
-            c.fillRect(LABEL_W + i * bw2, gy + gh - acc - hh, Math.ceil(bw2), hh);
-            acc += hh;
-          }
-        }
+        drawStacked(c, sb, graphW / Math.max(1, sb.length), gy, gh, max, colors, GREY);
       }
       c.strokeStyle = '#ececf0';
       c.beginPath(); c.moveTo(0, y + TRACK_H - 0.5); c.lineTo(width, y + TRACK_H - 0.5); c.stroke();
@@ -355,6 +348,30 @@ export class Timeline {
 }
 
 // The timeline's graph shows every sample of the chosen metric (no filter, no center).
+// One thread's activity graph: per bucket, its categories stacked from the bottom. One path
+// per colour (a few fills instead of a fillRect and a fillStyle per bucket and category: the
+// graph of a long profile has tens of thousands of those, a visible stall on every redraw).
+function drawStacked(c, buckets, bw, gy, gh, max, colors, other) {
+  const paths = new Map();
+  const w = Math.ceil(bw);
+  for (let i = 0; i < buckets.length; i++) {
+    let acc = 0;
+    const x = LABEL_W + i * bw;
+    for (const [cat, v] of buckets[i]) {
+      const hh = (v / max) * gh;
+      const col = colors[cat] || other;
+      let p = paths.get(col);
+      if (!p) paths.set(col, (p = new Path2D()));
+      p.rect(x, gy + gh - acc - hh, w, hh);
+      acc += hh;
+    }
+  }
+  for (const [col, p] of paths) {
+    c.fillStyle = col;
+    c.fill(p);
+  }
+}
+
 function onlyMetric(params) {
   return params.filter(([k]) => k === 'metric' || k === 'p');
 }

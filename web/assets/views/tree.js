@@ -320,6 +320,8 @@ export class TreeTable {
     }
   }
 
+  // Fills a row div; its cells are made once per div and then only updated (scrolling a
+  // page of rows a frame makes no new elements).
   renderRow(div, i) {
     const node = this.flat[i];
     const row = node.row;
@@ -331,25 +333,48 @@ export class TreeTable {
     div.dataset.key = node.key;
     div.dataset.depth = node.depth;
     div.dataset.index = i;
-    clear(div);
+    let c = div._cells;
+    if (!c || c.metrics !== this.metrics.length) {
+      clear(div);
+      c = div._cells = { metrics: this.metrics.length, nums: [] };
+      for (let mi = 0; mi < c.metrics; mi++) {
+        const cells = [
+          h('div', { class: 'c-num c-total', style: { width: NUM_W + 'px', flex: 'none' } }),
+          h('div', { class: 'c-pct c-total-pct', style: { width: PCT_W + 'px', flex: 'none' } }),
+          h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' } }),
+          h('div', { class: 'c-pct c-self-pct', style: { width: PCT_W + 'px', flex: 'none' } }),
+        ];
+        div.append(...cells);
+        c.nums.push(cells);
+      }
+      c.indent = h('span', { style: { display: 'inline-block' } });
+      c.twisty = h('span', { class: 'twisty' });
+      c.badge = h('span', { class: 'badge' });
+      c.nm = h('span', { class: 'nm' });
+      c.extra = h('span', { class: 'extra' });
+      c.name = h('div', { class: 'name' }, c.indent, c.twisty, c.badge, c.nm, c.extra);
+      div.append(c.name);
+    }
     this.metrics.forEach((m, mi) => {
       const t = row.total[mi], s = row.self[mi];
-      div.append(
-        h('div', { class: 'c-num c-total', style: { width: NUM_W + 'px', flex: 'none' }, text: fmtCost(t, m.unit) }),
-        h('div', { class: 'c-pct c-total-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(t, this.bases[mi]) }),
-        h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' }, text: fmtCost(s, m.unit) }),
-        h('div', { class: 'c-pct c-self-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(s, this.bases[mi]) }),
-      );
+      const cells = c.nums[mi];
+      setText(cells[0], fmtCost(t, m.unit));
+      setText(cells[1], fmtPct(t, this.bases[mi]));
+      setText(cells[2], fmtCost(s, m.unit));
+      setText(cells[3], fmtPct(s, this.bases[mi]));
     });
     const open = this.open.has(node.key);
-    const twisty = row.children > 0 ? (open ? '▾' : '▸') : '';
-    const name = h('div', { class: 'name', title: rowTitle(row) },
-      h('span', { style: { display: 'inline-block', width: node.depth * 12 + 'px' } }),
-      h('span', { class: 'twisty', text: twisty }),
-      row.kind && row.kind !== 'function' && row.kind !== 'center' ? h('span', { class: 'badge', text: row.kind }) : null,
-      h('span', { class: 'nm', text: row.name }),
-      extraText(row) ? h('span', { class: 'extra', text: extraText(row) }) : null);
-    div.append(name);
+    c.name.title = rowTitle(row);
+    const indent = node.depth * 12 + 'px';
+    if (c.indent.style.width !== indent) c.indent.style.width = indent;
+    setText(c.twisty, row.children > 0 ? (open ? '▾' : '▸') : '');
+    const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' ? row.kind : '';
+    setText(c.badge, badge);
+    c.badge.style.display = badge ? '' : 'none';
+    setText(c.nm, row.name);
+    const extra = extraText(row);
+    setText(c.extra, extra);
+    c.extra.style.display = extra ? '' : 'none';
   }
 
   rowAt(e) {
@@ -424,6 +449,13 @@ export class TreeTable {
   }
 
   destroy() { this.list.destroy(); }
+}
+
+function setText(el, text) {
+  if (el._text !== text) {
+    el._text = text;
+    el.textContent = text;
+  }
 }
 
 function extraText(row) {

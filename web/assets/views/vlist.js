@@ -36,29 +36,42 @@ export class VList {
     });
   }
 
+  // Row i is drawn by pool[i % pool.length]: a div keeps its row while the row stays in the
+  // window, so a scroll of a few rows renders only the rows that come into view.
   draw() {
     const top = this.body.scrollTop;
     const height = this.body.clientHeight || 600;
     const first = Math.max(0, Math.floor(top / this.rowH) - 8);
     const last = Math.min(this.n, Math.ceil((top + height) / this.rowH) + 8);
     const count = Math.max(0, last - first);
-    while (this.pool.length < count) {
-      const div = h('div', { class: 'tt-row' });
-      this.body.append(div);
-      this.pool.push(div);
-    }
-    for (let j = 0; j < this.pool.length; j++) {
-      const div = this.pool[j];
-      if (j >= count) {
-        if (!div.hidden) div.hidden = true;
-        continue;
+    if (this.pool.length < count) {
+      while (this.pool.length < count) {
+        const div = h('div', { class: 'tt-row' });
+        this.body.append(div);
+        this.pool.push(div);
       }
-      const i = first + j;
-      div.hidden = false;
-      div.style.transform = `translateY(${i * this.rowH}px)`;
+      this.dirty = true; // the ring changed size: every row moves to another div
+    }
+    const size = this.pool.length;
+    const pass = (this.pass = (this.pass || 0) + 1);
+    for (let i = first; i < last; i++) {
+      const div = this.pool[i % size];
+      div._pass = pass;
+      if (div.hidden) div.hidden = false;
+      if (div._y !== i) {
+        div._y = i;
+        div.style.transform = `translateY(${i * this.rowH}px)`;
+      }
       if (this.dirty || div._index !== i) {
         div._index = i;
         this.render(div, i);
+      }
+    }
+    for (const div of this.pool) {
+      if (div._pass !== pass && !div.hidden) {
+        div.hidden = true;
+        div._index = -1;
+        delete div.dataset.index;
       }
     }
     this.dirty = false;
