@@ -1,0 +1,123 @@
+/* The growable string of src/base: invariants, JSON literals, exact milliseconds, ownership. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/sbuf.h"
+#include "t.h"
+
+T_TEST(sbuf_empty_and_put)
+{
+	struct sbuf b = SBUF_INIT;
+	T_EQ_STR(sbuf_str(&b), "");
+	T_TRUE(b.buf == NULL);
+	T_EQ_INT(sbuf_put(&b, NULL, 0), 0);
+	T_TRUE(b.buf != NULL);
+	T_EQ_STR(sbuf_str(&b), "");
+	for (int i = 0; i < 100; i++)
+		T_EQ_INT(sbuf_puts(&b, "abc"), 0);
+	T_EQ_U64(b.len, 300);
+	T_TRUE(b.len < b.cap);
+	T_EQ_INT(b.buf[300], 0);
+	T_EQ_INT(memcmp(b.buf + 297, "abc", 3), 0);
+	/* NULs are bytes like the others */
+	T_EQ_INT(sbuf_put(&b, "x\0y", 3), 0);
+	T_EQ_U64(b.len, 303);
+	T_EQ_INT(b.buf[301], 0);
+	sbuf_setlen(&b, 2);
+	T_EQ_STR(sbuf_str(&b), "ab");
+	sbuf_reset(&b);
+	T_EQ_STR(sbuf_str(&b), "");
+	T_EQ_INT(sbuf_set(&b, "hello", 3), 0);
+	T_EQ_STR(sbuf_str(&b), "hel");
+	sbuf_release(&b);
+	T_TRUE(b.buf == NULL && b.len == 0 && b.cap == 0);
+	T_EQ_STR(sbuf_str(&b), "");
+}
+
+T_TEST(sbuf_json_string)
+{
+	struct sbuf b = SBUF_INIT;
+	const char in[] = "a\"b\\c\nd\re\tf\x01g\x1f\x7fh\xc3\xa9";
+	T_EQ_INT(sbuf_json_string(&b, in, sizeof(in) - 1), 0);
+	T_EQ_STR(sbuf_str(&b), "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\\u001f\x7fh\xc3\xa9\"");
+	sbuf_reset(&b);
+	T_EQ_INT(sbuf_json_string(&b, "x\0y", 3), 0);
+	T_EQ_STR(sbuf_str(&b), "\"x\\u0000y\"");
+	sbuf_reset(&b);
+	T_EQ_INT(sbuf_json_string(&b, NULL, 0), 0);
+	T_EQ_STR(sbuf_str(&b), "\"\"");
+	char e[8];
+	T_EQ_U64(sbuf_json_escape('a', e), 0);
+	T_EQ_U64(sbuf_json_escape('\n', e), 2);
+	T_EQ_STR(e, "\\n");
+	T_EQ_U64(sbuf_json_escape(0x1b, e), 6);
+	T_EQ_STR(e, "\\u001b");
+	sbuf_release(&b);
+}
+
+T_TEST(sbuf_ms)
+{
+	static const struct {
+		int64_t ns;
+		const char *text;
+	} cases[] = {
+	    {0, "0"},
+	    {1022000000, "1022"},
+	    {1030100000, "1030.1"},
+	    {-500000, "-0.5"},
+	    {165870919, "165.870919"},
+	    {1, "0.000001"},
+	    {INT64_MAX, "9223372036854.775807"},
+	    {INT64_MIN, "-9223372036854.775808"},
+	};
+	struct sbuf b = SBUF_INIT;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char t[SBUF_MS_MAX];
+		T_EQ_U64(sbuf_ms_text(t, cases[i].ns), strlen(cases[i].text));
+		T_EQ_STR(t, cases[i].text);
+		sbuf_reset(&b);
+		T_EQ_INT(sbuf_ms(&b, cases[i].ns), 0);
+		T_EQ_STR(sbuf_str(&b), cases[i].text);
+	}
+	sbuf_release(&b);
+}
+
+T_TEST(sbuf_detach)
+{
+	struct sbuf b = SBUF_INIT;
+	size_t n = 7;
+	char *s = sbuf_detach(&b, &n);
+	T_TRUE(s != NULL);
+	T_EQ_U64(n, 0);
+	T_EQ_STR(s, "");
+	pv_free(s);
+	T_EQ_INT(sbuf_puts(&b, "kept"), 0);
+	s = sbuf_detach(&b, &n);
+	T_EQ_STR(s, "kept");
+	T_EQ_U64(n, 4);
+	T_TRUE(b.buf == NULL && b.len == 0 && b.cap == 0);
+	pv_free(s);
+}
+
+T_TEST(sbuf_out_of_memory)
+{
+	struct sbuf b = SBUF_INIT;
+	T_EQ_INT(sbuf_puts(&b, "abc"), 0);
+	size_t cap = b.cap;
+	pv_alloc_fail_after(1);
+	char big[200];
+	memset(big, 'x', sizeof(big));
+	T_EQ_INT(sbuf_put(&b, big, sizeof(big)), PV_ENOMEM);
+	pv_alloc_fail_after(0);
+	T_EQ_STR(sbuf_str(&b), "abc");
+	T_EQ_U64(b.cap, cap);
+	T_EQ_INT(sbuf_grow(&b, SIZE_MAX - 1), PV_ENOMEM);
+	T_EQ_STR(sbuf_str(&b), "abc");
+	sbuf_release(&b);
+	pv_alloc_fail_after(1);
+	T_TRUE(sbuf_detach(&b, NULL) == NULL);
+	pv_alloc_fail_after(0);
+	T_TRUE(b.buf == NULL);
+}
