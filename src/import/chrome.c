@@ -52,6 +52,7 @@
 #include "base/alloc.h"
 #include "base/vec.h"
 #include "base/hash.h"
+#include "base/sbuf.h"
 #include "import/importer.h"
 #include "import/json.h"
 
@@ -59,88 +60,6 @@
 #define ID_MISSING INT64_MIN
 #define ID_STRANGE (INT64_MIN / 2) /* + k: the k-th pid/tid text that is not a number */
 #define NO_IX UINT32_MAX
-
-/* ---- small growable arrays and byte buffers ---- */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int sbuf_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 64;
-		while (nc < b->len + n + 1)
-			nc *= 2;
-		char *np = pv_realloc(b->p, nc);
-		if (!np)
-			return PV_ENOMEM;
-		b->p = np;
-		b->cap = nc;
-	}
-	if (n)
-		memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-	return 0;
-}
-
-static int sbuf_cstr(struct sbuf *b, const char *s)
-{
-	return sbuf_put(b, s, strlen(s));
-}
-
-static void sbuf_clear(struct sbuf *b)
-{
-	b->len = 0;
-	if (b->p)
-		b->p[0] = 0;
-}
-
-static const char *sbuf_s(const struct sbuf *b)
-{
-	return b->p ? b->p : "";
-}
-
-static void sbuf_free(struct sbuf *b)
-{
-	pv_free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-/* s as a JSON string literal. */
-static int sbuf_json_string(struct sbuf *b, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	if (sbuf_put(b, "\"", 1))
-		return PV_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char e[7] = {'\\', 0};
-		size_t en = 2;
-		switch (c) {
-		case '"': e[1] = '"'; break;
-		case '\\': e[1] = '\\'; break;
-		case '\n': e[1] = 'n'; break;
-		case '\r': e[1] = 'r'; break;
-		case '\t': e[1] = 't'; break;
-		default:
-			if (c >= 0x20) {
-				e[0] = (char)c;
-				en = 1;
-			} else {
-				memcpy(e, "\\u00", 4);
-				e[4] = hex[c >> 4];
-				e[5] = hex[c & 15];
-				en = 6;
-			}
-		}
-		if (sbuf_put(b, e, en))
-			return PV_ENOMEM;
-	}
-	return sbuf_put(b, "\"", 1);
-}
 
 /* ---- the importer's tables ---- */
 
@@ -314,15 +233,14 @@ static uint32_t pool_add(struct ch *c, const char *s, size_t n)
 	if (c->pool.len > UINT32_MAX - n - 2)
 		return 0;
 	uint32_t off = (uint32_t)c->pool.len;
-	if (sbuf_put(&c->pool, s, n))
+	if (sbuf_put(&c->pool, s, n) || sbuf_put(&c->pool, "", 1))
 		return 0;
-	c->pool.len++; /* past the NUL sbuf_put wrote */
 	return off;
 }
 
 static const char *pool_s(const struct ch *c, uint32_t off)
 {
-	return off < c->pool.len ? c->pool.p + off : "";
+	return off < c->pool.len ? c->pool.buf + off : "";
 }
 
 static bool is_number_text(const char *s, size_t n)
@@ -388,7 +306,7 @@ static int read_fixed(struct ch *c, struct json *j, const struct json_tok *t, in
 /* Text of a string (decoded) or number token into out; 1 when t is neither. */
 static int tok_text(struct json *j, const struct json_tok *t, struct sbuf *out)
 {
-	sbuf_clear(out);
+	sbuf_reset(out);
 	if (t->kind == JSON_NUMBER)
 		return sbuf_put(out, t->s, t->len) ? json_fail(j, NULL, "out of memory") : 0;
 	if (t->kind != JSON_STRING)
@@ -421,7 +339,7 @@ static int read_id(struct ch *c, struct json *j, const struct json_tok *t, const
 	int rc = tok_text(j, t, &c->tmp);
 	if (rc)
 		return rc;
-	const char *s = sbuf_s(&c->tmp);
+	const char *s = sbuf_str(&c->tmp);
 	size_t n = c->tmp.len;
 	if (n && n < 19 && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) {
 		size_t i = s[0] == '-';
@@ -987,19 +905,19 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 		if (!n) {
 			rc = oom(c);
 		} else {
-			const char *fn = sbuf_s(&cf.fn);
+			const char *fn = sbuf_str(&cf.fn);
 			n->chunk = ci;
 			n->id = id;
 			n->parent = parent;
 			n->has_parent = has_parent;
 			n->root_name = cf.fn.len == 6 && memcmp(fn, "(root)", 6) == 0;
-			n->frame = v8_frame(c, fn, cf.fn.len, sbuf_s(&cf.url), cf.url.len, cf.line,
+			n->frame = v8_frame(c, fn, cf.fn.len, sbuf_str(&cf.url), cf.url.len, cf.line,
 					    cf.col);
 		}
 	}
 	(void)depth;
-	sbuf_free(&cf.fn);
-	sbuf_free(&cf.url);
+	sbuf_release(&cf.fn);
+	sbuf_release(&cf.url);
 	return rc;
 }
 
@@ -1221,12 +1139,12 @@ static uint32_t find_prof(struct ch *c, int64_t pid, const char *key, bool creat
 static const char *prof_key_text(struct ch *c)
 {
 	if (c->ev.has_id)
-		return sbuf_s(&c->id);
-	sbuf_clear(&c->tmp);
+		return sbuf_str(&c->id);
+	sbuf_reset(&c->tmp);
 	char buf[64];
 	snprintf(buf, sizeof(buf), "tid:%lld", (long long)c->ev.tid);
-	sbuf_cstr(&c->tmp, buf);
-	return sbuf_s(&c->tmp);
+	sbuf_puts(&c->tmp, buf);
+	return sbuf_str(&c->tmp);
 }
 
 /*
@@ -1292,7 +1210,7 @@ static enum ev_kind ev_kind(const struct ch *c)
 {
 	if (!c->ev.has_name)
 		return EV_OTHER;
-	const char *n = sbuf_s(&c->name);
+	const char *n = sbuf_str(&c->name);
 	if (strcmp(n, "Profile") == 0)
 		return EV_PROFILE;
 	if (strcmp(n, "ProfileChunk") == 0)
@@ -1315,15 +1233,15 @@ static bool async_phase(char ph)
 /* args of an event that becomes a marker: its members, without an "id" member, into cap. */
 static int capture_args(struct ch *c, struct json *j, const struct json_tok *v)
 {
-	sbuf_clear(&c->cap);
-	sbuf_clear(&c->argid);
+	sbuf_reset(&c->cap);
+	sbuf_reset(&c->argid);
 	c->ev.args_had_id = false;
 	c->ev.has_payload = false;
 	if (v->kind == JSON_NULL)
 		return 0;
 	if (v->kind != JSON_OBJECT) {
-		if (sbuf_cstr(&c->cap, "\"args\":") ||
-		    json_capture(j, v, &c->cap.p, &c->cap.len, &c->cap.cap))
+		if (sbuf_puts(&c->cap, "\"args\":") ||
+		    json_capture(j, v, &c->cap))
 			return j->failed ? j->failed : oom(c);
 		c->ev.has_payload = true;
 		return 0;
@@ -1341,14 +1259,14 @@ static int capture_args(struct ch *c, struct json *j, const struct json_tok *v)
 			return rc;
 		if (json_is(&k, "id")) {
 			c->ev.args_had_id = true;
-			if (json_capture(j, &x, &c->argid.p, &c->argid.len, &c->argid.cap))
+			if (json_capture(j, &x, &c->argid))
 				return j->failed;
 			continue;
 		}
 		if ((c->cap.len && sbuf_put(&c->cap, ",", 1)) || sbuf_put(&c->cap, "\"", 1) ||
 		    sbuf_put(&c->cap, k.s, k.len) || sbuf_put(&c->cap, "\":", 2))
 			return oom(c);
-		if (json_capture(j, &x, &c->cap.p, &c->cap.len, &c->cap.cap))
+		if (json_capture(j, &x, &c->cap))
 			return j->failed;
 	}
 	c->ev.has_payload = c->cap.len > 0 || c->ev.args_had_id;
@@ -1417,31 +1335,31 @@ static int compose_payload(struct ch *c, pv_str_ix *out)
 	bool async = async_phase(e->ph) && e->has_id;
 	if (!async && !e->has_payload)
 		return 0;
-	sbuf_clear(p);
+	sbuf_reset(p);
 	if (sbuf_put(p, "{", 1))
 		return oom(c);
 	if (async) {
 		if (e->has_scope && (sbuf_put(&c->scope, ":", 1) ||
-				     sbuf_put(&c->scope, c->id.p ? c->id.p : "", c->id.len)))
+				     sbuf_put(&c->scope, sbuf_str(&c->id), c->id.len)))
 			return oom(c);
 		const struct sbuf *id = e->has_scope ? &c->scope : &c->id;
-		if (sbuf_put(p, "\"id\":", 5) || sbuf_json_string(p, sbuf_s(id), id->len))
+		if (sbuf_put(p, "\"id\":", 5) || sbuf_json_string(p, sbuf_str(id), id->len))
 			return oom(c);
 		if (e->args_had_id)
 			c->args_id++;
-		if (c->cap.len && (sbuf_put(p, ",", 1) || sbuf_put(p, c->cap.p, c->cap.len)))
+		if (c->cap.len && (sbuf_put(p, ",", 1) || sbuf_put(p, c->cap.buf, c->cap.len)))
 			return oom(c);
 	} else {
-		if (c->cap.len && sbuf_put(p, c->cap.p, c->cap.len))
+		if (c->cap.len && sbuf_put(p, c->cap.buf, c->cap.len))
 			return oom(c);
 		if (e->args_had_id && ((c->cap.len && sbuf_put(p, ",", 1)) ||
 				       sbuf_put(p, "\"id\":", 5) ||
-				       sbuf_put(p, c->argid.p, c->argid.len)))
+				       sbuf_put(p, c->argid.buf, c->argid.len)))
 			return oom(c);
 	}
 	if (sbuf_put(p, "}", 1))
 		return oom(c);
-	*out = builder_str(c->b, p->p, p->len);
+	*out = builder_str(c->b, p->buf, p->len);
 	return 0;
 }
 
@@ -1457,10 +1375,10 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 		return oom(c);
 	VEC(c->threads, struct cthread)[th].used = true;
 	struct cmark m = {
-		.name = e->has_name ? builder_str(c->b, c->name.p, c->name.len)
+		.name = e->has_name ? builder_str(c->b, c->name.buf, c->name.len)
 				    : builder_cstr(c->b, "(unnamed)"),
 		.cat = e->has_cat && c->cat.len
-			   ? builder_category(c->b, builder_str(c->b, c->cat.p, c->cat.len),
+			   ? builder_category(c->b, builder_str(c->b, c->cat.buf, c->cat.len),
 					      builder_cstr(c->b, "grey"))
 			   : PV_NONE,
 		.phase = (uint8_t)phase,
@@ -1473,7 +1391,7 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 	int rc = compose_payload(c, &m.payload);
 	if (rc)
 		return rc;
-	if (e->has_sf && !(m.sf = pool_add(c, c->sf.p, c->sf.len)))
+	if (e->has_sf && !(m.sf = pool_add(c, c->sf.buf, c->sf.len)))
 		return oom(c);
 	switch (phase) {
 	case PV_PHASE_END:
@@ -1510,7 +1428,7 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 static int meta_event(struct ch *c)
 {
 	struct ev *e = &c->ev;
-	const char *n = sbuf_s(&c->name);
+	const char *n = sbuf_str(&c->name);
 	bool thread = strcmp(n, "thread_name") == 0 || strcmp(n, "thread_sort_index") == 0;
 	bool proc = strcmp(n, "process_name") == 0 || strcmp(n, "process_labels") == 0 ||
 		    strcmp(n, "process_sort_index") == 0;
@@ -1524,7 +1442,7 @@ static int meta_event(struct ch *c)
 			return oom(c);
 		struct cthread *ct = &VEC(c->threads, struct cthread)[t];
 		if (n[7] == 'n' && e->meta_name)
-			ct->name = builder_str(c->b, c->meta.p, c->meta.len);
+			ct->name = builder_str(c->b, c->meta.buf, c->meta.len);
 		else if (n[7] == 's' && e->meta_sort)
 			ct->sort_index = e->sort_index;
 		return 0;
@@ -1534,9 +1452,9 @@ static int meta_event(struct ch *c)
 		return oom(c);
 	struct cproc *cp = &VEC(c->procs, struct cproc)[p];
 	if (n[8] == 'n' && e->meta_name)
-		cp->name = builder_str(c->b, c->meta.p, c->meta.len);
+		cp->name = builder_str(c->b, c->meta.buf, c->meta.len);
 	else if (n[8] == 'l' && e->meta_name)
-		cp->labels = builder_str(c->b, c->meta.p, c->meta.len);
+		cp->labels = builder_str(c->b, c->meta.buf, c->meta.len);
 	else if (n[8] == 's' && e->meta_sort)
 		cp->sort_index = e->sort_index;
 	return 0;
@@ -1586,7 +1504,7 @@ static int profile_event(struct ch *c, enum ev_kind kind)
 	}
 	if (kind != EV_PROFILE)
 		return 0;
-	uint32_t pi = find_prof(c, e->pid, sbuf_s(&c->pool) + off, true);
+	uint32_t pi = find_prof(c, e->pid, sbuf_str(&c->pool) + off, true);
 	if (pi == NO_IX)
 		return oom(c);
 	ck = chunk_at(c, ci);
@@ -1667,13 +1585,13 @@ static int read_event(struct ch *c, struct json *j)
 	memset(e, 0, sizeof(*e));
 	e->pid = e->tid = ID_MISSING;
 	e->chunk = NO_IX;
-	sbuf_clear(&c->name);
-	sbuf_clear(&c->cat);
-	sbuf_clear(&c->id);
-	sbuf_clear(&c->scope);
-	sbuf_clear(&c->sf);
-	sbuf_clear(&c->cap);
-	sbuf_clear(&c->argid);
+	sbuf_reset(&c->name);
+	sbuf_reset(&c->cat);
+	sbuf_reset(&c->id);
+	sbuf_reset(&c->scope);
+	sbuf_reset(&c->sf);
+	sbuf_reset(&c->cap);
+	sbuf_reset(&c->argid);
 	bool tts = false, stack = false, flow = false;
 	for (;;) {
 		struct json_tok k, v;
@@ -1747,10 +1665,10 @@ static int read_event(struct ch *c, struct json *j)
 					if ((rc = next_val(j, &v2)))
 						break;
 					if (tok_text(j, &v2, &c->tmp) == 0) {
-						sbuf_clear(&c->id);
+						sbuf_reset(&c->id);
 						if (sbuf_put(&c->id, k2.s, k2.len) ||
 						    sbuf_put(&c->id, ":", 1) ||
-						    sbuf_put(&c->id, c->tmp.p, c->tmp.len))
+						    sbuf_put(&c->id, c->tmp.buf, c->tmp.len))
 							return oom(c);
 						e->has_id = true;
 					} else if ((rc = json_skip(j, &v2))) {
@@ -1854,8 +1772,8 @@ static int read_stack_frames(struct ch *c, struct json *j, const struct json_tok
 					    json_kind_name(v.kind));
 		uint32_t parent = 0;
 		bool has_name = false;
-		sbuf_clear(&c->name);
-		sbuf_clear(&c->cat);
+		sbuf_reset(&c->name);
+		sbuf_reset(&c->cat);
 		for (;;) {
 			struct json_tok k2, v2;
 			if ((rc = json_next(j, &k2)))
@@ -1871,7 +1789,7 @@ static int read_stack_frames(struct ch *c, struct json *j, const struct json_tok
 				rc = tok_text(j, &v2, &c->cat);
 			} else if (json_is(&k2, "parent")) {
 				rc = tok_text(j, &v2, &c->tmp);
-				if (!rc && !(parent = pool_add(c, c->tmp.p, c->tmp.len)))
+				if (!rc && !(parent = pool_add(c, c->tmp.buf, c->tmp.len)))
 					return oom(c);
 			} else {
 				rc = 1;
@@ -1886,8 +1804,8 @@ static int read_stack_frames(struct ch *c, struct json *j, const struct json_tok
 			return oom(c);
 		f->id = id;
 		f->parent = parent;
-		f->frame = sf_frame(c, has_name ? sbuf_s(&c->name) : "", has_name ? c->name.len : 0,
-				    sbuf_s(&c->cat), c->cat.len);
+		f->frame = sf_frame(c, has_name ? sbuf_str(&c->name) : "", has_name ? c->name.len : 0,
+				    sbuf_str(&c->cat), c->cat.len);
 	}
 }
 
@@ -1929,7 +1847,7 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 					g.weight = w;
 			} else if (json_is(&k, "sf")) {
 				rc = tok_text(j, &v, &c->tmp);
-				if (!rc && !(g.sf = pool_add(c, c->tmp.p, c->tmp.len)))
+				if (!rc && !(g.sf = pool_add(c, c->tmp.buf, c->tmp.len)))
 					return oom(c);
 				if (rc == 1)
 					rc = json_skip(j, &v);
@@ -2978,7 +2896,7 @@ static void release(struct ch *c)
 	struct sbuf *bufs[] = {&c->pool, &c->name, &c->cat,   &c->id,      &c->sf,  &c->meta,
 			       &c->cap,  &c->argid, &c->payload, &c->tmp, &c->scope};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
-		sbuf_free(bufs[i]);
+		sbuf_release(bufs[i]);
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)

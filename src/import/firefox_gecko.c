@@ -31,6 +31,8 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/sbuf.h"
+#include "base/vec.h"
 #include "import/importer.h"
 #include "import/json.h"
 
@@ -39,121 +41,6 @@
 #define GK_MAX_COLS    64 /* a schema column index past this is refused */
 #define GK_MAX_UNKNOWN 8  /* columns we do not keep, reported by name, per table */
 #define PROBE_WINDOW   ((size_t)1 << 20)
-
-/* ---- small growable arrays ---- */
-
-struct vec {
-	void *p;
-	uint32_t len, cap;
-};
-
-/* Appends one element of size elt; returns it (not zeroed), NULL when out of memory. */
-static void *vec_push(struct vec *v, size_t elt)
-{
-	if (v->len == v->cap) {
-		uint32_t nc = grow_cap(v->cap, (uint64_t)v->len + 1);
-		if (!nc || col_realloc(&v->p, elt, nc))
-			return NULL;
-		v->cap = nc;
-	}
-	return (char *)v->p + (size_t)v->len++ * elt;
-}
-
-/* Makes room for n elements and sets len to n. */
-static int vec_resize(struct vec *v, size_t elt, uint32_t n)
-{
-	if (n > v->cap) {
-		uint32_t nc = grow_cap(v->cap, n);
-		if (!nc || col_realloc(&v->p, elt, nc))
-			return PV_ENOMEM;
-		v->cap = nc;
-	}
-	v->len = n;
-	return 0;
-}
-
-static void vec_free(struct vec *v)
-{
-	pv_free(v->p);
-	memset(v, 0, sizeof(*v));
-}
-
-#define VEC(v, type) ((type *)(v).p)
-
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static int buf_put(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 256;
-		while (nc < b->len + n + 1)
-			nc *= 2;
-		char *np = pv_realloc(b->p, nc);
-		if (!np)
-			return PV_ENOMEM;
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-	return 0;
-}
-
-/* s as a JSON string literal (quotes, escapes). */
-static int buf_json_string(struct buf *b, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	if (buf_put(b, "\"", 1))
-		return PV_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char e[7] = {'\\', 0};
-		size_t en = 2;
-		switch (c) {
-		case '"': e[1] = '"'; break;
-		case '\\': e[1] = '\\'; break;
-		case '\n': e[1] = 'n'; break;
-		case '\r': e[1] = 'r'; break;
-		case '\t': e[1] = 't'; break;
-		default:
-			if (c >= 0x20) {
-				e[0] = (char)c;
-				en = 1;
-			} else {
-				memcpy(e, "\\u00", 4);
-				e[4] = hex[c >> 4];
-				e[5] = hex[c & 15];
-				en = 6;
-			}
-		}
-		if (buf_put(b, e, en))
-			return PV_ENOMEM;
-	}
-	return buf_put(b, "\"", 1);
-}
-
-/* Milliseconds as JSON number text from exact nanoseconds: "1022", "1030.1", "-0.5". */
-static int buf_ms(struct buf *b, int64_t ns)
-{
-	char t[48];
-	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	int n =
-	    snprintf(t, sizeof(t), "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000));
-	uint32_t frac = (uint32_t)(a % 1000000);
-	if (frac) {
-		char f[8];
-		snprintf(f, sizeof(f), "%06u", frac);
-		size_t fl = 6;
-		while (f[fl - 1] == '0')
-			fl--;
-		n += snprintf(t + n, sizeof(t) - (size_t)n, ".%.*s", (int)fl, f);
-	}
-	return buf_put(b, t, (size_t)n);
-}
 
 static bool mem_is(const char *s, size_t n, const char *lit)
 {
@@ -279,8 +166,8 @@ struct gk_thread {
 	struct table t_samples, t_stacks, t_frames, t_markers;
 	bool markers_old; /* {name, time, data} rows of Gecko < 20 */
 	struct vec samples, stacks, frames, markers, members;
-	struct buf ptext;	     /* payload members */
-	struct buf stext;	     /* the stringTable, decoded */
+	struct sbuf ptext;	     /* payload members */
+	struct sbuf stext;	     /* the stringTable, decoded */
 	struct vec str_off, str_len; /* uint64_t, uint32_t */
 	struct vec locs, frame_map, stack_map, emits;
 	struct gk_payload cur; /* the payload of the marker row being read */
@@ -309,8 +196,8 @@ struct gk {
 	struct vec exts;      /* struct gk_ext: moz-extension origins -> resource names */
 	struct vec strfields; /* struct gk_strfield: payload keys holding string indexes */
 	struct vec schemas;   /* pv_str_ix: marker schema names seen */
-	struct buf schema_json; /* "[" and the schemas kept, comma-separated */
-	struct buf out;	      /* scratch: a payload being assembled, a name */
+	struct sbuf schema_json; /* "[" and the schemas kept, comma-separated */
+	struct sbuf out;	      /* scratch: a payload being assembled, a name */
 	/* threadCPUDelta as a second metric, like the processed importer's "cpu-delta" */
 	int cpu_unit; /* enum cpu_unit, from meta.sampleUnits */
 	pv_metric_ix cpu_metric;
@@ -943,14 +830,14 @@ static int ext_row_cb(struct gk *g, struct json *j, struct table *t, const struc
 		return oom(g);
 	e->origin = builder_str(g->b, o, on);
 	/* the resource name the Firefox Profiler gives an add-on */
-	g->out.len = 0;
+	sbuf_reset(&g->out);
 	const char *nm = pv_str(g->b->p, name);
-	if (buf_put(&g->out, "Extension ", 10) || buf_json_string(&g->out, nm, strlen(nm)) ||
-	    buf_put(&g->out, " (ID: ", 6) ||
-	    buf_put(&g->out, pv_str(g->b->p, id), strlen(pv_str(g->b->p, id))) ||
-	    buf_put(&g->out, ")", 1))
+	if (sbuf_put(&g->out, "Extension ", 10) || sbuf_json_string(&g->out, nm, strlen(nm)) ||
+	    sbuf_put(&g->out, " (ID: ", 6) ||
+	    sbuf_put(&g->out, pv_str(g->b->p, id), strlen(pv_str(g->b->p, id))) ||
+	    sbuf_put(&g->out, ")", 1))
 		return oom(g);
-	e->name = builder_str(g->b, g->out.p, g->out.len);
+	e->name = builder_str(g->b, g->out.buf, g->out.len);
 	return 0;
 }
 
@@ -1060,20 +947,19 @@ static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_
 		}
 		/* captured after the ones kept so far; dropped again when its name is taken */
 		size_t at = g->schema_json.len;
-		if (buf_put(&g->schema_json, at ? "," : "[", 1)) {
+		if (sbuf_put(&g->schema_json, at ? "," : "[", 1)) {
 			rc = oom(g);
 			break;
 		}
 		size_t from = g->schema_json.len;
-		if ((rc = json_capture(j, &o, &g->schema_json.p, &g->schema_json.len,
-				       &g->schema_json.cap)))
+		if ((rc = json_capture(j, &o, &g->schema_json)))
 			break;
 		pv_str_ix name;
-		if ((rc = schema_keys(g, g->schema_json.p + from, g->schema_json.len - from, &name,
+		if ((rc = schema_keys(g, g->schema_json.buf + from, g->schema_json.len - from, &name,
 				      &keys)))
 			break;
 		if (!name || schema_seen(g, name)) {
-			g->schema_json.len = at;
+			sbuf_setlen(&g->schema_json, at);
 			continue;
 		}
 		pv_str_ix *e = vec_push(&g->schemas, sizeof(*e));
@@ -1499,10 +1385,10 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 			name = builder_str(b, s, name_len);
 		} else {
 			/* the top level of a script, as the Firefox Profiler names it */
-			g->out.len = 0;
-			if (buf_put(&g->out, "(root scope) ", 13) || buf_put(&g->out, url, url_len))
+			sbuf_reset(&g->out);
+			if (sbuf_put(&g->out, "(root scope) ", 13) || sbuf_put(&g->out, url, url_len))
 				b->status = PV_ENOMEM;
-			name = builder_str(b, g->out.p, g->out.len);
+			name = builder_str(b, g->out.buf, g->out.len);
 		}
 		li->func = builder_func(b, name, url_module(g, url, url_len),
 					builder_source(b, urls), line);
@@ -1529,7 +1415,7 @@ static const char *const marker_fields[] = {"name",	"startTime", "endTime", "pha
 static const char *thread_string(const struct gk_thread *th, uint32_t i, size_t *n)
 {
 	*n = VEC(th->str_len, uint32_t)[i];
-	return th->stext.p + VEC(th->str_off, uint64_t)[i];
+	return th->stext.buf + VEC(th->str_off, uint64_t)[i];
 }
 
 static int sample_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
@@ -1727,7 +1613,7 @@ static int parse_payload(struct gk *g, struct json *j, const struct json_tok *op
 		memset(m, 0, sizeof(*m));
 		m->key_off = th->ptext.len;
 		m->key_len = (uint32_t)k.len;
-		if (buf_put(&th->ptext, k.s, k.len))
+		if (sbuf_put(&th->ptext, k.s, k.len))
 			return oom(g);
 		if (v.kind == JSON_STRING && json_is(&k, "type"))
 			rc = tok_str(g, j, &v, &pl->type);
@@ -1761,7 +1647,7 @@ static int parse_payload(struct gk *g, struct json *j, const struct json_tok *op
 		}
 		m->is_index = tok_small_uint(&v, &m->index);
 		m->val_off = th->ptext.len;
-		if ((rc = json_capture(j, &v, &th->ptext.p, &th->ptext.len, &th->ptext.cap)))
+		if ((rc = json_capture(j, &v, &th->ptext)))
 			return rc;
 		if (th->ptext.len - m->val_off > UINT32_MAX)
 			return json_fail_at(j, &v, "expected a marker payload value below 4 GiB");
@@ -1859,7 +1745,7 @@ static int parse_string_table(struct gk *g, struct json *j, const struct json_to
 	int rc = expect_kind(j, open, JSON_ARRAY, "a stringTable (an array of strings)");
 	if (rc)
 		return rc;
-	th->stext.len = 0;
+	sbuf_reset(&th->stext);
 	th->str_off.len = th->str_len.len = 0;
 	for (;;) {
 		struct json_tok s;
@@ -1881,7 +1767,7 @@ static int parse_string_table(struct gk *g, struct json *j, const struct json_to
 			return oom(g);
 		*off = th->stext.len;
 		*len = (uint32_t)n;
-		if (buf_put(&th->stext, p, n))
+		if (sbuf_put(&th->stext, p, n))
 			return oom(g);
 	}
 }
@@ -1939,59 +1825,59 @@ static int assemble_payload(struct gk *g, struct gk_marker *m)
 	pv_str_ix type = m->type_out ? m->type_out : m->pl.type;
 	bool network = str_is(p, type, "Network"), ipc = str_is(p, type, "IPC");
 	bool keep_times = !th->markers_old || network || ipc;
-	struct buf *o = &g->out;
-	o->len = 0;
-	int rc = buf_put(o, "{", 1);
+	struct sbuf *o = &g->out;
+	sbuf_reset(o);
+	int rc = sbuf_put(o, "{", 1);
 	bool first = true;
 	for (uint32_t i = 0; !rc && i < m->pl.nr; i++) {
 		const struct gk_member *mb = &VEC(th->members, struct gk_member)[m->pl.first + i];
-		const char *k = th->ptext.p + mb->key_off;
+		const char *k = th->ptext.buf + mb->key_off;
 		bool tk = is_time_key(k, mb->key_len, false);
 		if ((tk && !keep_times) ||
 		    (m->drop_category && mem_is(k, mb->key_len, "category")) ||
 		    (m->drop_timestamp && mem_is(k, mb->key_len, "timeStamp")))
 			continue;
 		if (!first)
-			rc = buf_put(o, ",", 1);
+			rc = sbuf_put(o, ",", 1);
 		first = false;
 		if (!rc)
-			rc = buf_put(o, "\"", 1);
+			rc = sbuf_put(o, "\"", 1);
 		if (!rc)
-			rc = buf_put(o, k, mb->key_len);
+			rc = sbuf_put(o, k, mb->key_len);
 		if (!rc)
-			rc = buf_put(o, "\":", 2);
+			rc = sbuf_put(o, "\":", 2);
 		if (rc)
 			break;
 		size_t sn;
 		if (m->type_out && mem_is(k, mb->key_len, "type")) {
 			const char *ts = pv_str(p, m->type_out);
-			rc = buf_json_string(o, ts, strlen(ts));
+			rc = sbuf_json_string(o, ts, strlen(ts));
 		} else if (mb->is_time && delta &&
 			   (tk || (network && is_time_key(k, mb->key_len, true)))) {
-			rc = buf_ms(o, mb->ns + delta);
+			rc = sbuf_ms(o, mb->ns + delta);
 		} else if (mb->is_index && mb->index < th->str_off.len &&
 			   is_string_field(g, type, k, mb->key_len)) {
 			const char *s = thread_string(th, mb->index, &sn);
-			rc = buf_json_string(o, s, sn);
+			rc = sbuf_json_string(o, s, sn);
 		} else if (ipc && mem_is(k, mb->key_len, "otherPid") &&
-			   th->ptext.p[mb->val_off] != '"') {
+			   th->ptext.buf[mb->val_off] != '"') {
 			/* a string since processed version 47, as upstream's processing writes it
 			 */
-			rc = buf_json_string(o, th->ptext.p + mb->val_off, mb->val_len);
+			rc = sbuf_json_string(o, th->ptext.buf + mb->val_off, mb->val_len);
 		} else {
-			rc = buf_put(o, th->ptext.p + mb->val_off, mb->val_len);
+			rc = sbuf_put(o, th->ptext.buf + mb->val_off, mb->val_len);
 		}
 	}
 	if (!rc && m->latency) {
-		rc = buf_put(o, first ? "\"latency\":" : ",\"latency\":", first ? 10 : 11);
+		rc = sbuf_put(o, first ? "\"latency\":" : ",\"latency\":", first ? 10 : 11);
 		if (!rc)
-			rc = buf_ms(o, m->latency_ns);
+			rc = sbuf_ms(o, m->latency_ns);
 	}
 	if (!rc)
-		rc = buf_put(o, "}", 1);
+		rc = sbuf_put(o, "}", 1);
 	if (rc)
 		return oom(g);
-	m->payload = builder_str(g->b, o->p, o->len);
+	m->payload = builder_str(g->b, o->buf, o->len);
 	return 0;
 }
 
@@ -2379,7 +2265,8 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 	th->reg = th->unreg = PV_TIME_NONE;
 	th->samples.len = th->stacks.len = th->frames.len = th->markers.len = 0;
 	th->members.len = 0;
-	th->ptext.len = th->stext.len = 0;
+	sbuf_reset(&th->ptext);
+	sbuf_reset(&th->stext);
 	th->str_off.len = th->str_len.len = 0;
 	th->markers_old = false;
 	th->bad_times = 0;
@@ -2420,7 +2307,7 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 			rc = read_table(g, j, &th->t_frames, &v);
 		} else if (json_is(&k, "markers")) {
 			th->markers.len = th->members.len = 0;
-			th->ptext.len = 0;
+			sbuf_reset(&th->ptext);
 			rc = read_table(g, j, &th->t_markers, &v);
 		} else if (json_is(&k, "stringTable")) {
 			rc = parse_string_table(g, j, &v);
@@ -2643,13 +2530,13 @@ static void release(struct gk *g)
 	vec_free(&th->frame_map);
 	vec_free(&th->stack_map);
 	vec_free(&th->emits);
-	pv_free(th->ptext.p);
-	pv_free(th->stext.p);
+	sbuf_release(&th->ptext);
+	sbuf_release(&th->stext);
 	vec_free(&g->exts);
 	vec_free(&g->strfields);
 	vec_free(&g->schemas);
-	pv_free(g->schema_json.p);
-	pv_free(g->out.p);
+	sbuf_release(&g->schema_json);
+	sbuf_release(&g->out);
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
@@ -2673,10 +2560,10 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (!rc && !g.have_root)
 		rc = json_fail_at(&j, &t, "expected a \"meta\" object in the Gecko profile");
 	if (!rc && g.schemas.len) {
-		if (buf_put(&g.schema_json, "]", 1))
+		if (sbuf_put(&g.schema_json, "]", 1))
 			rc = oom(&g);
 		else
-			b->p->meta.marker_schema = builder_str(b, g.schema_json.p, g.schema_json.len);
+			b->p->meta.marker_schema = builder_str(b, g.schema_json.buf, g.schema_json.len);
 	}
 	if (!rc && !(rc = json_next(&j, &t)) && t.kind != JSON_EOF)
 		rc = json_fail_at(&j, &t, "expected the end of the input, found %s",

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/sbuf.h"
 #include "import/importer.h"
 #include "import/json.h"
 
@@ -155,8 +156,7 @@ struct fxp {
 	 */
 	uint32_t tail_end;
 	/* one marker payload at a time, as compact JSON text */
-	char *cap;
-	size_t cap_len, cap_cap;
+	struct sbuf cap;
 	/* threads built so far (in file order: once one has to wait, all later ones do) */
 	bool libs_done, shared_done, prepared;
 	uint32_t nr_built;
@@ -1189,29 +1189,22 @@ static int read_sample_units(struct fxp *x)
 
 /* ---- marker schemas ---- */
 
-/* Room for n more bytes in the capture buffer. */
-static int cap_room(struct fxp *x, size_t n)
+/* Appends s[0..n) to the capture buffer. */
+static int cap_put(struct fxp *x, const char *s, size_t n)
 {
-	if (x->cap_len + n <= x->cap_cap)
-		return 0;
-	size_t nc = x->cap_cap ? x->cap_cap : 256;
-	while (nc < x->cap_len + n)
-		nc *= 2;
-	char *p = pv_realloc(x->cap, nc);
-	if (!p)
-		return oom(x);
-	x->cap = p;
-	x->cap_cap = nc;
-	return 0;
+	return sbuf_put(&x->cap, s, n) ? oom(x) : 0;
 }
 
-/* s as a JSON string literal appended to the capture buffer. */
+/*
+ * s as a JSON string literal appended to the capture buffer: only '"', '\\' and control
+ * characters escaped, the last as \u00XX (not sbuf_json_string's \n: the text is kept as is).
+ */
 static int cap_quote(struct fxp *x, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	if (cap_room(x, 6 * n + 2))
-		return PV_ENOMEM;
-	char *o = x->cap + x->cap_len;
+	if (sbuf_grow(&x->cap, 6 * n + 2))
+		return oom(x);
+	char *o = x->cap.buf + x->cap.len;
 	*o++ = '"';
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -1228,7 +1221,7 @@ static int cap_quote(struct fxp *x, const char *s, size_t n)
 		}
 	}
 	*o++ = '"';
-	x->cap_len = (size_t)(o - x->cap);
+	sbuf_setlen(&x->cap, (size_t)(o - x->cap.buf));
 	return 0;
 }
 
@@ -1327,12 +1320,12 @@ static int read_marker_schemas(struct fxp *x)
 		return rc;
 	if (v.kind != JSON_ARRAY)
 		return json_skip(&x->j, &v);
-	x->cap_len = 0;
-	if ((rc = json_capture(&x->j, &v, &x->cap, &x->cap_len, &x->cap_cap)))
+	sbuf_reset(&x->cap);
+	if ((rc = json_capture(&x->j, &v, &x->cap)))
 		return rc;
-	if (x->cap_len <= 2)
+	if (x->cap.len <= 2)
 		return 0; /* [] */
-	pv_str_ix all = builder_str(x->b, x->cap, x->cap_len);
+	pv_str_ix all = builder_str(x->b, x->cap.buf, x->cap.len);
 	x->b->p->meta.marker_schema = all == PV_NONE ? 0 : all;
 	if (all == PV_NONE)
 		return oom(x);
@@ -1438,24 +1431,19 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 	if (!type || !type_has_strfields(x, type, tn))
 		return payload;
 	/* copied member by member (keys as written), the index values replaced */
-	x->cap_len = 0;
+	sbuf_reset(&x->cap);
 	bool changed = false;
-	int rc = cap_room(x, 1);
-	if (!rc)
-		x->cap[x->cap_len++] = '{';
+	int rc = cap_put(x, "{", 1);
 	sub_json(x, &sj, &sin, &serr, text, len);
 	if (!rc)
 		rc = json_next(&sj, &o);
 	while (!rc && !(rc = json_next(&sj, &k)) && k.kind == JSON_KEY) {
-		if ((rc = json_next(&sj, &v)) || (rc = cap_room(x, k.len + 4)))
+		if ((rc = json_next(&sj, &v)))
 			break;
-		if (changed || x->cap_len > 1 || x->cap[x->cap_len - 1] != '{')
-			x->cap[x->cap_len++] = ',';
-		x->cap[x->cap_len++] = '"';
-		memcpy(x->cap + x->cap_len, k.s, k.len);
-		x->cap_len += k.len;
-		x->cap[x->cap_len++] = '"';
-		x->cap[x->cap_len++] = ':';
+		bool comma = changed || x->cap.len > 1 || x->cap.buf[x->cap.len - 1] != '{';
+		if ((comma && (rc = cap_put(x, ",", 1))) || (rc = cap_put(x, "\"", 1)) ||
+		    (rc = cap_put(x, k.s, k.len)) || (rc = cap_put(x, "\":", 2)))
+			break;
 		int64_t ix;
 		if (v.kind == JSON_NUMBER && !k.escaped && is_strfield(x, type, tn, k.s, k.len)) {
 			if (small_int(&v, &ix) && ix >= 0 && ix < (int64_t)S->len) {
@@ -1466,13 +1454,12 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 			}
 			x->str_ix_bad++;
 		}
-		rc = json_capture(&sj, &v, &x->cap, &x->cap_len, &x->cap_cap);
+		rc = json_capture(&sj, &v, &x->cap);
 	}
 	json_release(&sj);
-	if (rc || !changed || cap_room(x, 1))
+	if (rc || !changed || cap_put(x, "}", 1))
 		return payload;
-	x->cap[x->cap_len++] = '}';
-	pv_str_ix r = builder_str(x->b, x->cap, x->cap_len);
+	pv_str_ix r = builder_str(x->b, x->cap.buf, x->cap.len);
 	return r == PV_NONE ? payload : r;
 }
 
@@ -1653,14 +1640,14 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 	int64_t cause_time = PV_TIME_NONE;
 	int rc;
 	if (t->kind != JSON_NULL) {
-		x->cap_len = 0;
-		if ((rc = json_capture(&x->j, t, &x->cap, &x->cap_len, &x->cap_cap)))
+		sbuf_reset(&x->cap);
+		if ((rc = json_capture(&x->j, t, &x->cap)))
 			return rc;
 		/*
 		 * A cause is rare and its payload small, so it is found by reading the captured
 		 * text again rather than by slowing down every capture.
 		 */
-		if (t->kind == JSON_OBJECT && memmem(x->cap, x->cap_len, "\"cause\"", 7)) {
+		if (t->kind == JSON_OBJECT && memmem(x->cap.buf, x->cap.len, "\"cause\"", 7)) {
 			struct pv_input sin;
 			struct pv_error serr;
 			struct json sj;
@@ -1670,8 +1657,8 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 			uint32_t ncut = 0;
 			memset(&sin, 0, sizeof(sin));
 			sin.name = x->in->name;
-			sin.data = x->cap;
-			sin.len = x->cap_len;
+			sin.data = x->cap.buf;
+			sin.len = x->cap.len;
 			json_init(&sj, &sin, &serr);
 			bool ok = !json_next(&sj, &a) && a.kind == JSON_OBJECT;
 			while (ok && !json_next(&sj, &k) && k.kind == JSON_KEY) {
@@ -1679,7 +1666,7 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 					ok = !json_skip_value(&sj);
 					continue;
 				}
-				size_t from = (size_t)(k.s - 1 - x->cap); /* its opening quote */
+				size_t from = (size_t)(k.s - 1 - x->cap.buf); /* its opening quote */
 				if (json_next(&sj, &a) || a.kind != JSON_OBJECT) {
 					ok = !json_skip(&sj, &a);
 					continue;
@@ -1706,7 +1693,7 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 				}
 				if (closed && ncut < sizeof(cut_from) / sizeof(cut_from[0])) {
 					cut_from[ncut] = from;
-					cut_to[ncut++] = (size_t)(sj.p - x->cap);
+					cut_to[ncut++] = (size_t)(sj.p - x->cap.buf);
 					x->cause_tids += tid;
 				}
 			}
@@ -1714,15 +1701,15 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 			/* last first, each with one comma: the one before, or after a first member */
 			while (ncut--) {
 				size_t from = cut_from[ncut], to = cut_to[ncut];
-				if (x->cap[from - 1] == ',')
+				if (x->cap.buf[from - 1] == ',')
 					from--;
-				else if (to < x->cap_len && x->cap[to] == ',')
+				else if (to < x->cap.len && x->cap.buf[to] == ',')
 					to++;
-				memmove(x->cap + from, x->cap + to, x->cap_len - to);
-				x->cap_len -= to - from;
+				memmove(x->cap.buf + from, x->cap.buf + to, x->cap.len - to);
+				sbuf_setlen(&x->cap, x->cap.len - (to - from));
 			}
 		}
-		payload = builder_str(x->b, x->cap, x->cap_len);
+		payload = builder_str(x->b, x->cap.buf, x->cap.len);
 	}
 	if ((rc = ucol_push(x, &th->m_payload, payload)) ||
 	    (rc = ucol_push(x, &th->m_cause, cause)))
@@ -2624,7 +2611,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	pv_free(x->lib_module);
 	pv_free(x->cat_map);
 	pv_free(x->strfields);
-	pv_free(x->cap);
+	sbuf_release(&x->cap);
 	pv_free(x);
 	return rc;
 }

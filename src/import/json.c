@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/sbuf.h"
 #include "import/json.h"
 
 /* Per-container state: what the next token may be. */
@@ -992,46 +993,33 @@ int json_str(struct json *j, const struct json_tok *t, const char **s, size_t *l
 	return 0;
 }
 
-static int cap_put(struct json *j, char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+static int cap_put(struct json *j, struct sbuf *buf, const char *s, size_t n)
 {
-	if (*len + n + 1 > *cap) {
-		size_t nc = *cap ? *cap : 256;
-		while (nc < *len + n + 1)
-			nc *= 2;
-		char *nb = pv_realloc(*buf, nc);
-		if (!nb)
-			return json_fail(j, NULL, "out of memory keeping a value");
-		*buf = nb;
-		*cap = nc;
-	}
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = 0;
-	return 0;
+	return sbuf_put(buf, s, n) ? json_fail(j, NULL, "out of memory keeping a value") : 0;
 }
 
-static int cap_tok(struct json *j, const struct json_tok *t, char **buf, size_t *len, size_t *cap)
+static int cap_tok(struct json *j, const struct json_tok *t, struct sbuf *buf)
 {
 	switch (t->kind) {
-	case JSON_OBJECT: return cap_put(j, buf, len, cap, "{", 1);
-	case JSON_ARRAY: return cap_put(j, buf, len, cap, "[", 1);
-	case JSON_END: return cap_put(j, buf, len, cap, t->s, 1);
+	case JSON_OBJECT: return cap_put(j, buf, "{", 1);
+	case JSON_ARRAY: return cap_put(j, buf, "[", 1);
+	case JSON_END: return cap_put(j, buf, t->s, 1);
 	case JSON_KEY:
-		if (cap_put(j, buf, len, cap, "\"", 1) || cap_put(j, buf, len, cap, t->s, t->len))
+		if (cap_put(j, buf, "\"", 1) || cap_put(j, buf, t->s, t->len))
 			return j->failed;
-		return cap_put(j, buf, len, cap, "\":", 2);
+		return cap_put(j, buf, "\":", 2);
 	case JSON_STRING:
-		if (cap_put(j, buf, len, cap, "\"", 1) || cap_put(j, buf, len, cap, t->s, t->len))
+		if (cap_put(j, buf, "\"", 1) || cap_put(j, buf, t->s, t->len))
 			return j->failed;
-		return cap_put(j, buf, len, cap, "\"", 1);
+		return cap_put(j, buf, "\"", 1);
 	case JSON_EOF: return 0;
-	default: return cap_put(j, buf, len, cap, t->s, t->len);
+	default: return cap_put(j, buf, t->s, t->len);
 	}
 }
 
-int json_capture(struct json *j, const struct json_tok *t, char **buf, size_t *len, size_t *cap)
+int json_capture(struct json *j, const struct json_tok *t, struct sbuf *buf)
 {
-	if (cap_tok(j, t, buf, len, cap))
+	if (cap_tok(j, t, buf))
 		return j->failed;
 	if (t->kind != JSON_OBJECT && t->kind != JSON_ARRAY)
 		return 0;
@@ -1048,13 +1036,13 @@ int json_capture(struct json *j, const struct json_tok *t, char **buf, size_t *l
 			need_comma = 1;
 		} else {
 			/* a comma before every member but the first of its container */
-			char prev = *len ? (*buf)[*len - 1] : 0;
+			char prev = buf->len ? buf->buf[buf->len - 1] : 0;
 			if (need_comma && prev != '{' && prev != '[' && prev != ':' &&
-			    cap_put(j, buf, len, cap, ",", 1))
+			    cap_put(j, buf, ",", 1))
 				return j->failed;
 			need_comma = x.kind != JSON_KEY && x.kind != JSON_OBJECT && x.kind != JSON_ARRAY;
 		}
-		if (cap_tok(j, &x, buf, len, cap))
+		if (cap_tok(j, &x, buf))
 			return j->failed;
 	}
 	return 0;

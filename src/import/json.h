@@ -21,6 +21,8 @@
 
 #include "base/file.h"
 
+struct sbuf;
+
 #define JSON_MAX_DEPTH 512
 #define JSON_FORGET_LAG ((size_t)1 << 20)
 
@@ -130,10 +132,10 @@ int json_fail(struct json *j, const char *p, const char *fmt, ...)
 const char *json_kind_name(enum json_kind k);
 
 /*
- * Appends the value whose first token is t to *buf (heap, grown as needed; len and cap track it)
- * as compact JSON text: strings keep their escapes as written, numbers their text. Used to keep
- * marker payloads verbatim. Returns 0 or an error (PV_ENOMEM via json_fail).
+ * Appends the value whose first token is t to buf as compact JSON text: strings keep their
+ * escapes as written, numbers their text. Used to keep marker payloads verbatim. Returns 0 or an
+ * error (PV_ENOMEM via json_fail).
  */
-int json_capture(struct json *j, const struct json_tok *t, char **buf, size_t *len, size_t *cap);
+int json_capture(struct json *j, const struct json_tok *t, struct sbuf *buf);
 
 #endif

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/sbuf.h"
 #include "base/vec.h"
 #include "import/importer.h"
 #include "import/json.h"
@@ -37,30 +38,6 @@
 #define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
 #define PROBE_WINDOW ((size_t)1 << 20)
 #define NO_IX UINT32_MAX
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int sbuf_set(struct sbuf *b, const char *s, size_t n)
-{
-	if (n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 64;
-		while (nc < n + 1)
-			nc *= 2;
-		char *np = pv_realloc(b->p, nc);
-		if (!np)
-			return PV_ENOMEM;
-		b->p = np;
-		b->cap = nc;
-	}
-	if (n)
-		memcpy(b->p, s, n);
-	b->p[n] = 0;
-	b->len = n;
-	return 0;
-}
 
 enum unit { U_NONE, U_NS, U_US, U_MS, U_S, U_BYTES, U_UNKNOWN };
 
@@ -232,10 +209,10 @@ static int read_frames(struct ss *s)
 		}
 		struct pv_builder *b = s->b;
 		size_t fl = has_file ? s->file.len : 0;
-		pv_str_ix name = has_name && s->name.len ? builder_str(b, s->name.p, s->name.len)
+		pv_str_ix name = has_name && s->name.len ? builder_str(b, s->name.buf, s->name.len)
 							 : builder_cstr(b, "(anonymous)");
-		pv_module_ix mod = file_module(s, has_file ? s->file.p : "", fl);
-		pv_source_ix src = fl ? builder_source(b, builder_str(b, s->file.p, fl)) : PV_NONE;
+		pv_module_ix mod = file_module(s, has_file ? s->file.buf : "", fl);
+		pv_source_ix src = fl ? builder_source(b, builder_str(b, s->file.buf, fl)) : PV_NONE;
 		pv_func_ix f = builder_func(b, name, mod, src, line);
 		struct frame_key key = {
 			.func = f, .line = line, .column = col, .addr = PV_ADDR_NONE,
@@ -498,7 +475,7 @@ static int read_profile(struct ss *s)
 			if (v.kind == JSON_STRING) {
 				if ((rc = text(j, &v, &s->tmp)))
 					return rc;
-				p.name = builder_str(s->b, s->tmp.p, s->tmp.len);
+				p.name = builder_str(s->b, s->tmp.buf, s->tmp.len);
 			} else if ((rc = json_skip(j, &v))) {
 				return rc;
 			}
@@ -627,7 +604,7 @@ static int read_top(struct ss *s)
 				if ((rc = text(j, &v, &s->tmp)))
 					return rc;
 				*(ex ? &s->exporter : &s->version) =
-				    builder_str(s->b, s->tmp.p, s->tmp.len);
+				    builder_str(s->b, s->tmp.buf, s->tmp.len);
 			} else {
 				rc = json_skip(j, &v);
 			}
@@ -798,9 +775,9 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			      &s->weights, &s->events, &s->open};
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		vec_free(vecs[i]);
-	pv_free(s->name.p);
-	pv_free(s->file.p);
-	pv_free(s->tmp.p);
+	sbuf_release(&s->name);
+	sbuf_release(&s->file);
+	sbuf_release(&s->tmp);
 	pv_free(s);
 	return rc;
 }

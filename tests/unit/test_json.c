@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/sbuf.h"
 #include "import/json.h"
 #include "t.h"
 
@@ -162,13 +163,12 @@ T_TEST(json_capture_compacts)
 	json_next(&x.j, &t);
 	json_next(&x.j, &t); /* key d */
 	json_next(&x.j, &t); /* { */
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	T_EQ_INT(json_capture(&x.j, &t, &buf, &len, &cap), 0);
-	T_EQ_STR(buf, "{\"type\":\"Text\",\"a\":[1,{\"b\":null},\"x\\\"y\"],\"e\":{}}");
+	struct sbuf buf = SBUF_INIT;
+	T_EQ_INT(json_capture(&x.j, &t, &buf), 0);
+	T_EQ_STR(sbuf_str(&buf), "{\"type\":\"Text\",\"a\":[1,{\"b\":null},\"x\\\"y\"],\"e\":{}}");
 	json_next(&x.j, &t);
 	T_TRUE(json_is(&t, "z"));
-	free(buf);
+	sbuf_release(&buf);
 	jt_close(&x);
 }
 
