@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sbuf.h"
 #include "pv/format.h"
 
 #define NAME_COLS 40
@@ -25,17 +26,8 @@ static void ms3(char *buf, size_t n, int64_t ns)
 
 void pv_json_ms(FILE *out, int64_t ns)
 {
-	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	fprintf(out, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000000);
-	uint32_t frac = (uint32_t)(a % 1000000);
-	if (frac) {
-		char f[8];
-		snprintf(f, sizeof(f), "%06u", frac);
-		int fl = 6;
-		while (f[fl - 1] == '0')
-			fl--;
-		fprintf(out, ".%.*s", fl, f);
-	}
+	char t[SBUF_MS_MAX];
+	fwrite(t, 1, sbuf_ms_text(t, ns), out);
 }
 
 /* Code points of s (UTF-8 continuation bytes do not count). */

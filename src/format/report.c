@@ -5,24 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sbuf.h"
 #include "pv/format.h"
 
 void pv_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
+		char e[8];
+		if (sbuf_json_escape(*p, e))
+			fputs(e, out);
+		else
+			fputc(*p, out);
 	}
 	fputc('"', out);
 }

@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/sbuf.h"
 #include "marker/internal.h"
 
 /* ---- text ---- */
@@ -87,27 +88,16 @@ void pv_text_release(struct pv_text *t)
 
 void json_quote(struct pv_text *out, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
 	pv_text_put(out, "\"", 1);
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
+		char e[8];
+		size_t en = sbuf_json_escape((unsigned char)s[i], e);
+		if (!en)
 			continue;
 		pv_text_put(out, s + run, i - run);
+		pv_text_put(out, e, en);
 		run = i + 1;
-		char e[7] = {'\\', (char)c, 0};
-		switch (c) {
-		case '\n': e[1] = 'n'; break;
-		case '\r': e[1] = 'r'; break;
-		case '\t': e[1] = 't'; break;
-		case '"': case '\\': break;
-		default:
-			memcpy(e, "\\u00", 4);
-			e[4] = hex[c >> 4];
-			e[5] = hex[c & 15];
-		}
-		pv_text_puts(out, e);
 	}
 	pv_text_put(out, s + run, n - run);
 	pv_text_put(out, "\"", 1);
@@ -522,15 +512,6 @@ bool ms_text_to_ns(const char *s, size_t n, int64_t *out)
 
 void ns_to_ms_text(int64_t ns, struct pv_text *out)
 {
-	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	pv_text_printf(out, "%s%llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000000));
-	uint32_t frac = (uint32_t)(a % 1000000);
-	if (frac) {
-		char f[8];
-		snprintf(f, sizeof(f), "%06u", frac);
-		int fl = 6;
-		while (f[fl - 1] == '0')
-			fl--;
-		pv_text_printf(out, ".%.*s", fl, f);
-	}
+	char t[SBUF_MS_MAX];
+	pv_text_put(out, t, sbuf_ms_text(t, ns));
 }
