@@ -596,14 +596,6 @@ struct ctx {
 	int64_t flow;       /* cost of the primary event flowing into this context */
 };
 
-static int cmp_ctx_flow(const void *a, const void *b)
-{
-	const struct ctx *x = a, *y = b;
-	if (x->flow != y->flow)
-		return x->flow > y->flow ? -1 : 1;
-	return x->parent < y->parent ? -1 : x->parent > y->parent;
-}
-
 static pv_frame_ix fn_frame(struct cg *c, uint32_t f, uint32_t line)
 {
 	struct pv_builder *b = c->b;
@@ -699,29 +691,56 @@ static void apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out,
 	}
 }
 
+/*
+ * The contexts waiting for each function (pushed by its callers, read when its turn comes): one
+ * list of fixed-size chunks a function, the chunks from one pool and recycled once read.
+ */
+#define CTX_CHUNK 8
+
 struct synth {
 	uint32_t *order;      /* functions of the part in topological order */
-	uint32_t *out_first, *out_list; /* kept edges by caller */
+	uint32_t *out_first;  /* kept edges by caller: slots out_first[f] .. out_first[f + 1] */
+	uint32_t *slot_to;    /* per slot: the callee (local index) */
+	int64_t *slot_cost;   /* per slot: the call's cost of the primary event (0 when dropped) */
+	uint8_t *slot_back;   /* per slot: dropped (a back edge of the walk) */
+	uint8_t *slot_inline; /* per slot: an inlined-code edge */
 	uint32_t *in_count;
-	uint8_t *back;        /* per edge: dropped (a back edge of the walk) */
 	int64_t *tflow;       /* per function: self + kept calls (primary event) */
-	struct ctx **pend;    /* per function: contexts from its callers */
-	uint32_t *npend, *cpend;
+	uint32_t *pend_head, *pend_tail, *npend; /* per function: its list of chunks */
+	struct ctx *pool;     /* chunk k: pool[k * CTX_CHUNK ...] */
+	uint32_t *pool_next;  /* next chunk of a list, or of the free list */
+	uint32_t pool_len, pool_cap, pool_free;
 };
 
 static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix parent, int64_t flow)
 {
-	if (s->npend[f] == s->cpend[f]) {
-		uint32_t nc = s->cpend[f] ? s->cpend[f] * 2 : 4;
-		struct ctx *n = pv_realloc(s->pend[f], (size_t)nc * sizeof(*n));
-		if (!n) {
-			c->b->status = PV_ENOMEM;
-			return -1;
+	uint32_t n = s->npend[f];
+	if (n % CTX_CHUNK == 0) {
+		uint32_t k = s->pool_free;
+		if (k != NONE32) {
+			s->pool_free = s->pool_next[k];
+		} else {
+			if (s->pool_len == s->pool_cap) {
+				uint32_t nc = grow_cap(s->pool_cap, (uint64_t)s->pool_len + 1);
+				if (!nc || (uint64_t)nc * CTX_CHUNK > UINT32_MAX ||
+				    COL_GROW(s->pool_next, nc) ||
+				    col_realloc((void **)&s->pool, CTX_CHUNK * sizeof(struct ctx), nc)) {
+					c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+					return -1;
+				}
+				s->pool_cap = nc;
+			}
+			k = s->pool_len++;
 		}
-		s->pend[f] = n;
-		s->cpend[f] = nc;
+		s->pool_next[k] = NONE32;
+		if (n == 0)
+			s->pend_head[f] = k;
+		else
+			s->pool_next[s->pend_tail[f]] = k;
+		s->pend_tail[f] = k;
 	}
-	s->pend[f][s->npend[f]++] = (struct ctx){.parent = parent, .flow = flow};
+	s->pool[(size_t)s->pend_tail[f] * CTX_CHUNK + n % CTX_CHUNK] = (struct ctx){.parent = parent, .flow = flow};
+	s->npend[f] = n + 1;
 	return 0;
 }
 
@@ -744,6 +763,45 @@ static void *scratch(struct cg *c, void **buf, size_t *cap, size_t n)
 static int64_t pos0(int64_t v)
 {
 	return v > 0 ? v : 0;
+}
+
+/* The order of contexts when some are merged: the costliest first, then by parent. */
+static inline int ctx_before(const struct ctx *x, const struct ctx *y)
+{
+	return x->flow != y->flow ? x->flow > y->flow : x->parent < y->parent;
+}
+
+/*
+ * Keeps the k first contexts of cx[0 .. nr) in ctx_before order (what sorting them all would put
+ * first) in cx[0 .. k), and returns the sum of the flows of the others.
+ */
+static int64_t keep_costliest(struct ctx *cx, uint32_t nr, uint32_t k)
+{
+	int64_t rest = 0;
+	for (uint32_t i = 1; i < k; i++) {
+		struct ctx v = cx[i];
+		uint32_t j = i;
+		while (j && ctx_before(&v, &cx[j - 1])) {
+			cx[j] = cx[j - 1];
+			j--;
+		}
+		cx[j] = v;
+	}
+	for (uint32_t i = k; i < nr; i++) {
+		struct ctx v = cx[i];
+		if (!ctx_before(&v, &cx[k - 1])) {
+			rest += v.flow;
+			continue;
+		}
+		rest += cx[k - 1].flow;
+		uint32_t j = k - 1;
+		while (j && ctx_before(&v, &cx[j - 1])) {
+			cx[j] = cx[j - 1];
+			j--;
+		}
+		cx[j] = v;
+	}
+	return rest;
 }
 
 /* One part: samples for its functions (touched_list), from its edges. */
@@ -781,29 +839,31 @@ static int synthesize(struct cg *c)
 	}
 	/* local index of each function of the part */
 	uint32_t *local = pv_malloc((size_t)c->nfns * sizeof(uint32_t));
-	struct synth s = {0};
+	struct synth s = {.pool_free = NONE32};
+	size_t ne1 = ne ? ne : 1;
 	s.order = pv_malloc((size_t)n * sizeof(uint32_t));
 	s.out_first = pv_calloc((size_t)n + 1, sizeof(uint32_t));
-	s.out_list = pv_malloc((size_t)(ne ? ne : 1) * sizeof(uint32_t));
+	s.slot_to = pv_malloc(ne1 * sizeof(uint32_t));
+	s.slot_cost = pv_malloc(ne1 * sizeof(int64_t));
+	s.slot_back = pv_calloc(ne1, 1);
+	s.slot_inline = pv_malloc(ne1);
 	s.in_count = pv_calloc(n, sizeof(uint32_t));
-	s.back = pv_calloc(ne ? ne : 1, 1);
 	s.tflow = pv_calloc(n, sizeof(int64_t));
-	s.pend = pv_calloc(n, sizeof(struct ctx *));
+	s.pend_head = pv_malloc((size_t)n * sizeof(uint32_t));
+	s.pend_tail = pv_malloc((size_t)n * sizeof(uint32_t));
 	s.npend = pv_calloc(n, sizeof(uint32_t));
-	s.cpend = pv_calloc(n, sizeof(uint32_t));
 	uint32_t *stack = pv_malloc((size_t)n * sizeof(uint32_t)), *iter = pv_malloc((size_t)n * sizeof(uint32_t));
 	uint8_t *state = pv_calloc(n, 1);
-	int64_t *ecost0 = pv_malloc((size_t)(ne ? ne : 1) * sizeof(int64_t));
-	if (!local || !s.order || !s.out_first || !s.out_list || !s.in_count || !s.back || !s.tflow ||
-	    !s.pend || !s.npend || !s.cpend || !stack || !iter || !state || !ecost0) {
+	if (!local || !s.order || !s.out_first || !s.slot_to || !s.slot_cost || !s.slot_back ||
+	    !s.slot_inline || !s.in_count || !s.tflow || !s.pend_head || !s.pend_tail || !s.npend ||
+	    !stack || !iter || !state) {
 		b->status = PV_ENOMEM;
 		goto out;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		local[c->touched_list[i]] = i;
-	/* the primary event's cost of each edge; an inlined-code edge costs what the inlined code does */
-	for (uint32_t x = 0; x < ne; x++)
-		ecost0[x] = c->edges[x].is_inline ? 0 : pos0(c->ecost[(size_t)x * nev]);
+	/* the edges by caller (in edge order), with the callee and the primary event's cost of each;
+	 * an inlined-code edge costs what the inlined code does (below) */
 	for (uint32_t x = 0; x < ne; x++)
 		s.out_first[local[c->edges[x].from] + 1]++;
 	for (uint32_t i = 0; i < n; i++)
@@ -812,13 +872,16 @@ static int synthesize(struct cg *c)
 		uint32_t *fill = iter;
 		memset(fill, 0, (size_t)n * sizeof(uint32_t));
 		for (uint32_t x = 0; x < ne; x++) {
-			uint32_t f = local[c->edges[x].from];
-			s.out_list[s.out_first[f] + fill[f]++] = x;
+			const struct cg_edge *E = &c->edges[x];
+			uint32_t f = local[E->from], g = local[E->to];
+			uint32_t i = s.out_first[f] + fill[f]++;
+			s.slot_to[i] = g;
+			s.slot_inline[i] = E->is_inline;
+			s.slot_cost[i] = E->is_inline ? 0 : pos0(c->ecost[(size_t)x * nev]);
+			s.in_count[g]++;
 		}
 	}
 	/* depth-first walks, from the functions nobody calls first: back edges dropped */
-	for (uint32_t x = 0; x < ne; x++)
-		s.in_count[local[c->edges[x].to]]++;
 	uint32_t norder = 0;
 	for (uint32_t pass = 0; pass < 2; pass++) {
 		for (uint32_t r = 0; r < n; r++) {
@@ -832,10 +895,11 @@ static int synthesize(struct cg *c)
 			while (sp) {
 				uint32_t f = stack[sp - 1];
 				if (iter[sp - 1] < s.out_first[f + 1]) {
-					uint32_t x = s.out_list[iter[sp - 1]++];
-					uint32_t g = local[c->edges[x].to];
+					uint32_t i = iter[sp - 1]++;
+					uint32_t g = s.slot_to[i];
 					if (state[g] == 1) {
-						s.back[x] = 1;
+						s.slot_back[i] = 1;
+						s.slot_cost[i] = 0;
 					} else if (state[g] == 0) {
 						state[g] = 1;
 						stack[sp] = g;
@@ -861,43 +925,60 @@ static int synthesize(struct cg *c)
 		uint32_t f = s.order[k];
 		int64_t t = pos0(c->pself[(size_t)c->touched_list[f] * nev]);
 		for (uint32_t i = s.out_first[f]; i < s.out_first[f + 1]; i++) {
-			uint32_t x = s.out_list[i];
-			if (s.back[x])
+			if (s.slot_back[i])
 				continue;
-			if (c->edges[x].is_inline)
-				ecost0[x] = s.tflow[local[c->edges[x].to]];
-			t += ecost0[x];
+			if (s.slot_inline[i])
+				s.slot_cost[i] = s.tflow[s.slot_to[i]];
+			t += s.slot_cost[i];
 		}
 		s.tflow[f] = t;
 	}
 	/* top-down: each function's contexts split over its self cost and its kept calls */
 	int64_t *rows, *cols, *need, *cell, *tmp;
 	double *frac, *frow;
-	void *sc[11] = {0};
-	size_t scap[11] = {0};
+	void *sc[12] = {0};
+	size_t scap[12] = {0};
 	for (uint32_t k = 0; k < norder && !b->status; k++) {
 		uint32_t f = s.order[k], fg = c->touched_list[f];
-		int64_t in = 0;
-		for (uint32_t i = 0; i < s.npend[f]; i++)
-			in += s.pend[f][i].flow;
+		const int64_t *self = c->pself + (size_t)fg * nev;
 		int64_t tf = s.tflow[f];
 		int any_self = 0;
 		for (uint32_t e = 0; e < nev; e++)
-			any_self |= c->pself[(size_t)fg * nev + e] > 0;
-		if (in < tf && push_ctx(c, &s, f, PV_NONE, tf - in))
-			break;
-		if (s.npend[f] == 0 && any_self && push_ctx(c, &s, f, PV_NONE, 0))
-			break;
+			any_self |= self[e] > 0;
+		/* the contexts from the callers, in the order they came, and maybe one from the root */
 		uint32_t nr = s.npend[f];
-		struct ctx *cx = s.pend[f];
+		struct ctx *cx = scratch(c, &sc[11], &scap[11], ((size_t)nr + 2) * sizeof(struct ctx));
+		if (!cx)
+			break;
+		int64_t in = 0;
+		if (nr) {
+			uint32_t ch = s.pend_head[f], i = 0;
+			for (;;) {
+				uint32_t m = nr - i < CTX_CHUNK ? nr - i : CTX_CHUNK;
+				const struct ctx *src = s.pool + (size_t)ch * CTX_CHUNK;
+				for (uint32_t j = 0; j < m; j++) {
+					cx[i + j] = src[j];
+					in += src[j].flow;
+				}
+				i += m;
+				if (i == nr)
+					break;
+				ch = s.pool_next[ch];
+			}
+			/* the chunks back to the free list */
+			s.pool_next[s.pend_tail[f]] = s.pool_free;
+			s.pool_free = s.pend_head[f];
+			s.npend[f] = 0;
+		}
+		if (in < tf)
+			cx[nr++] = (struct ctx){.parent = PV_NONE, .flow = tf - in};
+		if (nr == 0 && any_self)
+			cx[nr++] = (struct ctx){.parent = PV_NONE, .flow = 0};
 		if (nr == 0)
 			continue;
 		/* at most ctx_cap contexts: the costliest; the rest start at the root */
 		if (nr > c->ctx_cap) {
-			qsort(cx, nr, sizeof(*cx), cmp_ctx_flow);
-			int64_t rest = 0;
-			for (uint32_t i = c->ctx_cap - 1; i < nr; i++)
-				rest += cx[i].flow;
+			int64_t rest = keep_costliest(cx, nr, c->ctx_cap - 1);
 			c->merged_contexts += nr - (c->ctx_cap - 1);
 			cx[c->ctx_cap - 1] = (struct ctx){.parent = PV_NONE, .flow = rest};
 			nr = c->ctx_cap;
@@ -909,7 +990,8 @@ static int synthesize(struct cg *c)
 					break;
 				}
 		}
-		uint32_t ncol = 1 + s.out_first[f + 1] - s.out_first[f];
+		uint32_t s0 = s.out_first[f], s1 = s.out_first[f + 1];
+		uint32_t ncol = 1 + s1 - s0;
 		rows = scratch(c, &sc[0], &scap[0], (size_t)nr * sizeof(int64_t));
 		tmp = scratch(c, &sc[1], &scap[1], (size_t)nr * sizeof(int64_t));
 		frow = scratch(c, &sc[2], &scap[2], (size_t)nr * sizeof(double));
@@ -935,14 +1017,13 @@ static int synthesize(struct cg *c)
 			for (uint32_t i = 0; i < nr; i++)
 				rows[i] = cx[i].flow;
 		}
-		cols[0] = pos0(c->pself[(size_t)fg * nev]);
-		uint32_t j = 1;
-		for (uint32_t i = s.out_first[f]; i < s.out_first[f + 1]; i++, j++)
-			cols[j] = s.back[s.out_list[i]] ? 0 : ecost0[s.out_list[i]];
+		cols[0] = pos0(self[0]);
+		memcpy(cols + 1, s.slot_cost + s0, (size_t)(s1 - s0) * sizeof(int64_t));
 		split_rows(rows, nr, cols, ncol, need, cell, frac);
 		/* the stacks of the contexts */
+		pv_frame_ix fr = fn_frame(c, fg, 0);
 		for (uint32_t i = 0; i < nr && !b->status; i++)
-			cx[i].parent = builder_stack(b, cx[i].parent, fn_frame(c, fg, 0));
+			cx[i].parent = builder_stack(b, cx[i].parent, fr);
 		/* weights per context: event 0 from the matrix, others apportioned by flow */
 		int64_t fsum = 0;
 		for (uint32_t i = 0; i < nr; i++) {
@@ -955,7 +1036,7 @@ static int synthesize(struct cg *c)
 		for (uint32_t i = 0; i < nr; i++)
 			wt[(size_t)i * nev] = cell[(size_t)i * ncol];
 		for (uint32_t e = 0; e < nev; e++) {
-			int64_t se = c->pself[(size_t)fg * nev + e];
+			int64_t se = self[e];
 			if (e == 0 && se >= 0 && fsum > 0)
 				continue;
 			apportion(se, flows, nr, share, fr2);
@@ -970,41 +1051,36 @@ static int synthesize(struct cg *c)
 				builder_sample(b, th, cx[i].parent, PV_TIME_NONE, wt + (size_t)i * nev);
 		}
 		/* callees */
-		j = 1;
-		for (uint32_t i = s.out_first[f]; i < s.out_first[f + 1] && !b->status; i++, j++) {
-			uint32_t x = s.out_list[i];
-			if (s.back[x])
+		for (uint32_t i = s0, j = 1; i < s1 && !b->status; i++, j++) {
+			if (s.slot_back[i])
 				continue;
-			uint32_t g = local[c->edges[x].to];
+			uint32_t g = s.slot_to[i];
 			for (uint32_t r = 0; r < nr; r++) {
 				int64_t v = cell[(size_t)r * ncol + j];
 				if (v > 0 && push_ctx(c, &s, g, cx[r].parent, v))
 					break;
 			}
 		}
-		pv_free(s.pend[f]);
-		s.pend[f] = NULL;
-		s.npend[f] = s.cpend[f] = 0;
 	}
-	for (int i = 0; i < 11; i++)
+	for (int i = 0; i < 12; i++)
 		pv_free(sc[i]);
 out:
-	if (s.pend)
-		for (uint32_t i = 0; i < n; i++)
-			pv_free(s.pend[i]);
-	pv_free(s.pend);
-	pv_free(s.npend);
-	pv_free(s.cpend);
 	pv_free(s.order);
 	pv_free(s.out_first);
-	pv_free(s.out_list);
+	pv_free(s.slot_to);
+	pv_free(s.slot_cost);
+	pv_free(s.slot_back);
+	pv_free(s.slot_inline);
 	pv_free(s.in_count);
-	pv_free(s.back);
 	pv_free(s.tflow);
+	pv_free(s.pend_head);
+	pv_free(s.pend_tail);
+	pv_free(s.npend);
+	pv_free(s.pool);
+	pv_free(s.pool_next);
 	pv_free(stack);
 	pv_free(iter);
 	pv_free(state);
-	pv_free(ecost0);
 	pv_free(local);
 	pv_free(w);
 	return b->status ? -1 : 0;
