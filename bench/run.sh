@@ -576,7 +576,9 @@ if [ -z "$ONLY" ] || [ "$ONLY" = page ]; then
 	*) git diff --quiet HEAD -- web 2>/dev/null || pg_commit="$pg_commit (+ uncommitted changes in web/)" ;;
 	esac
 	echo "bench: page: $PG_ROUNDS center changes per tab in headless Chromium" >&2
+	pg_load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	page_out=$(node bench/page.mjs "$PV" "$pg_file" "$OUT/page-wide-100k.txt" "$PG_ROUNDS")
+	pg_load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	# the section replaces the one of an earlier run
 	awk '/^## The page: move the center and scroll/ { skip = 1; next } /^## / { skip = 0 } !skip' \
 		"$RESULTS" >"$RESULTS.tmp"
@@ -588,7 +590,8 @@ if [ -z "$ONLY" ] || [ "$ONLY" = page ]; then
 Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $pg_commit, build \`$BUILD\` (${buildtype:-?}),
 $(nproc) CPUs ($cpu), Node $(node --version). The machine is shared with other busy sessions
 (2 cores for the server, Chromium and other people's builds and fuzzers), so absolute times move
-from run to run; the changes alternate between the two tabs.
+from run to run (load average $pg_load0 at the start of this run, $pg_load1 at its end); the
+changes alternate between the two tabs.
 
 This section: \`$invocation\` (BENCH_ONLY=page runs only it), i.e.
 \`$GEN firefox 250 $pg_file\` ($pg_stacks distinct stacks, $pg_samples samples, 8 threads) then
