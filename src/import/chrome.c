@@ -45,6 +45,7 @@
  * found, and samples and markers handed to the builder.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,17 @@ static int tok_text(struct json *j, const struct json_tok *t, struct sbuf *out)
 	if (rc)
 		return rc;
 	return sbuf_put(out, s, n) ? json_fail(j, NULL, "out of memory") : 0;
+}
+
+/* A member whose value is text (tok_text) into out, *has set; any other value is skipped. */
+static int text_member(struct json *j, const struct json_tok *v, struct sbuf *out, bool *has)
+{
+	int rc = tok_text(j, v, out);
+	if (rc == 1)
+		return json_skip(j, v);
+	if (!rc)
+		*has = true;
+	return rc;
 }
 
 /* A pid or tid: a number, a string (numeric or not), or null. */
@@ -949,6 +961,30 @@ static int read_cpu_object(struct ch *c, struct json *j, const struct json_tok *
 			   uint32_t depth);
 
 /*
+ * The number arrays of cpu profile data: each read into its column of struct ch, the chunk's
+ * range of it and its flag set in struct vchunk (offsets, as firefox_processed.c's colspec).
+ */
+struct chunk_array {
+	const char *key;
+	int pow10; /* to ns: µs times 10^3; 0 for counts and positions */
+	bool u32;  /* read_numbers' u32 (lines, columns) */
+	size_t col; /* the struct vec in struct ch */
+	size_t begin, len, has; /* in struct vchunk */
+};
+
+#define CHUNK_ARRAY(key, pow10, u32, col, pre, has)                                             \
+	{key, pow10, u32, offsetof(struct ch, col), offsetof(struct vchunk, pre##_begin),        \
+	 offsetof(struct vchunk, pre##_len), offsetof(struct vchunk, has)}
+
+static const struct chunk_array chunk_arrays[] = {
+    CHUNK_ARRAY("samples", 0, false, s_ids, s, has_samples),
+    CHUNK_ARRAY("timeDeltas", 3, false, deltas, d, has_deltas),
+    CHUNK_ARRAY("timestamps", 3, false, stamps, t, has_stamps),
+    CHUNK_ARRAY("lines", 0, true, s_lines, l, has_lines),
+    CHUNK_ARRAY("columns", 0, true, s_cols, c, has_cols),
+};
+
+/*
  * One member of cpu profile data (k is its key): nodes, samples, timeDeltas, lines, columns,
  * startTime, endTime, the old layout's head and timestamps, and the wrappers data/cpuProfile.
  * Returns 1 when k is none of them (the value is not read).
@@ -975,53 +1011,19 @@ static int cpu_member(struct ch *c, struct json *j, const struct json_tok *k, ui
 					    json_kind_name(v.kind));
 		return read_node(c, j, ci, 0);
 	}
-	if (json_is(k, "samples")) {
+	for (size_t a = 0; a < sizeof(chunk_arrays) / sizeof(chunk_arrays[0]); a++) {
+		const struct chunk_array *ca = &chunk_arrays[a];
+		if (!json_is(k, ca->key))
+			continue;
 		uint32_t b0 = 0, n = 0;
 		if ((rc = next_val(j, &v)))
 			return rc;
-		rc = read_number_array(c, j, &v, 0, &c->s_ids, false, "samples", &b0, &n);
-		ck = chunk_at(c, ci);
-		ck->s_begin = b0;
-		ck->s_len = n;
-		ck->has_samples = true;
-		return rc;
-	}
-	if (json_is(k, "timeDeltas") || json_is(k, "timestamps")) {
-		bool stamps = json_is(k, "timestamps");
-		uint32_t b0 = 0, n = 0;
-		if ((rc = next_val(j, &v)))
-			return rc;
-		rc = read_number_array(c, j, &v, 3, stamps ? &c->stamps : &c->deltas, false,
-				       stamps ? "timestamps" : "timeDeltas", &b0, &n);
-		ck = chunk_at(c, ci);
-		if (stamps) {
-			ck->t_begin = b0;
-			ck->t_len = n;
-			ck->has_stamps = true;
-		} else {
-			ck->d_begin = b0;
-			ck->d_len = n;
-			ck->has_deltas = true;
-		}
-		return rc;
-	}
-	if (json_is(k, "lines") || json_is(k, "columns")) {
-		bool lines = k->len == 5;
-		uint32_t b0 = 0, n = 0;
-		if ((rc = next_val(j, &v)))
-			return rc;
-		rc = read_number_array(c, j, &v, 0, lines ? &c->s_lines : &c->s_cols, true,
-				       lines ? "lines" : "columns", &b0, &n);
-		ck = chunk_at(c, ci);
-		if (lines) {
-			ck->l_begin = b0;
-			ck->l_len = n;
-			ck->has_lines = true;
-		} else {
-			ck->c_begin = b0;
-			ck->c_len = n;
-			ck->has_cols = true;
-		}
+		rc = read_number_array(c, j, &v, ca->pow10, (struct vec *)((char *)c + ca->col),
+				       ca->u32, ca->key, &b0, &n);
+		char *at = (char *)chunk_at(c, ci);
+		*(uint32_t *)(at + ca->begin) = b0;
+		*(uint32_t *)(at + ca->len) = n;
+		*(bool *)(at + ca->has) = true;
 		return rc;
 	}
 	if (json_is(k, "startTime") || json_is(k, "endTime")) {
@@ -1613,17 +1615,9 @@ static int read_event(struct ch *c, struct json *j)
 			e->ph = v.len ? v.s[0] : 0;
 			e->ph_long = v.len != 1 || v.escaped;
 		} else if (json_is(&k, "name")) {
-			rc = tok_text(j, &v, &c->name);
-			if (rc == 1)
-				rc = json_skip(j, &v);
-			else if (!rc)
-				e->has_name = true;
+			rc = text_member(j, &v, &c->name, &e->has_name);
 		} else if (json_is(&k, "cat")) {
-			rc = tok_text(j, &v, &c->cat);
-			if (rc == 1)
-				rc = json_skip(j, &v);
-			else if (!rc)
-				e->has_cat = true;
+			rc = text_member(j, &v, &c->cat, &e->has_cat);
 		} else if (json_is(&k, "ts")) {
 			rc = read_fixed(c, j, &v, 3, "'ts'", &e->ts, &have);
 			e->has_ts = have;
@@ -1642,11 +1636,7 @@ static int read_event(struct ch *c, struct json *j)
 		} else if (json_is(&k, "tid")) {
 			rc = read_id(c, j, &v, "'tid'", &e->tid);
 		} else if (json_is(&k, "id")) {
-			rc = tok_text(j, &v, &c->id);
-			if (rc == 1)
-				rc = json_skip(j, &v);
-			else if (!rc)
-				e->has_id = true;
+			rc = text_member(j, &v, &c->id, &e->has_id);
 		} else if (json_is(&k, "id2")) {
 			/* {"local": ID} or {"global": ID} */
 			if (v.kind != JSON_OBJECT) {
@@ -1677,17 +1667,9 @@ static int read_event(struct ch *c, struct json *j)
 				}
 			}
 		} else if (json_is(&k, "scope")) {
-			rc = tok_text(j, &v, &c->scope);
-			if (rc == 1)
-				rc = json_skip(j, &v);
-			else if (!rc)
-				e->has_scope = true;
+			rc = text_member(j, &v, &c->scope, &e->has_scope);
 		} else if (json_is(&k, "sf")) {
-			rc = tok_text(j, &v, &c->sf);
-			if (rc == 1)
-				rc = json_skip(j, &v);
-			else if (!rc)
-				e->has_sf = true;
+			rc = text_member(j, &v, &c->sf, &e->has_sf);
 		} else if (json_is(&k, "stack") || json_is(&k, "esf") || json_is(&k, "estack")) {
 			stack = true;
 			rc = json_skip(j, &v);
