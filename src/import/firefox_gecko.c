@@ -42,6 +42,19 @@
 #define GK_MAX_UNKNOWN 8  /* columns we do not keep, reported by name, per table */
 #define PROBE_WINDOW   ((size_t)1 << 20)
 
+/*
+ * The next member of the object being read: its key in *k and the first token of its value in
+ * *v. At the object's end *k is not a key (JSON_END, or JSON_EOF in a cut file) and *v is unset.
+ * Returns 0 or the tokenizer's error.
+ */
+static int next_member(struct json *j, struct json_tok *k, struct json_tok *v)
+{
+	int rc = json_next(j, k);
+	if (rc || k->kind != JSON_KEY)
+		return rc;
+	return json_next(j, v);
+}
+
 static bool mem_is(const char *s, size_t n, const char *lit)
 {
 	size_t l = strlen(lit);
@@ -433,12 +446,10 @@ static int read_schema(struct json *j, struct table *t, const struct json_tok *o
 		return rc;
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = json_next(j, &k)))
+		if ((rc = next_member(j, &k, &v)))
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
-		if ((rc = json_next(j, &v)))
-			return rc;
 		if (v.kind != JSON_NUMBER)
 			return json_fail_at(j, &v, "expected a column index (a number), found %s",
 					    json_kind_name(v.kind));
@@ -531,12 +542,10 @@ static int read_table(struct gk *g, struct json *j, struct table *t, const struc
 	const char *deferred = NULL;
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = json_next(j, &k)))
+		if ((rc = next_member(j, &k, &v)))
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
-		if ((rc = json_next(j, &v)))
-			return rc;
 		if (json_is(&k, "schema")) {
 			rc = read_schema(j, t, &v);
 		} else if (json_is(&k, "data") && t->have_schema) {
@@ -1006,12 +1015,10 @@ static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const st
 	bool have_cats = false;
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = json_next(j, &k)))
+		if ((rc = next_member(j, &k, &v)))
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
-		if ((rc = json_next(j, &v)))
-			return rc;
 		if (json_is(&k, "version")) {
 			if (v.kind != JSON_NUMBER)
 				return json_fail_at(j, &v,
@@ -1119,12 +1126,10 @@ static int parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const st
 			return rc;
 		struct gk_lib l = {.module = PV_NONE};
 		for (;;) {
-			if ((rc = json_next(j, &k)))
+			if ((rc = next_member(j, &k, &v)))
 				return rc;
 			if (k.kind != JSON_KEY)
 				break;
-			if ((rc = json_next(j, &v)))
-				return rc;
 			if (json_is(&k, "start"))
 				rc = tok_u64(j, &v, &l.start, "a lib start address");
 			else if (json_is(&k, "end"))
@@ -2277,12 +2282,10 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 	payload_reset(&th->cur);
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = json_next(j, &k)))
+		if ((rc = next_member(j, &k, &v)))
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
-		if ((rc = json_next(j, &v)))
-			return rc;
 		if (json_is(&k, "name") && v.kind == JSON_STRING) {
 			rc = tok_str(g, j, &v, &th->name);
 		} else if (json_is(&k, "processName") && v.kind == JSON_STRING) {
@@ -2401,12 +2404,10 @@ static int parse_profile(struct gk *g, struct json *j, const struct json_tok *op
 	int rc = 0;
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = json_next(j, &k)))
+		if ((rc = next_member(j, &k, &v)))
 			goto out;
 		if (k.kind != JSON_KEY)
 			break;
-		if ((rc = json_next(j, &v)))
-			goto out;
 		if (json_is(&k, "meta") && !wrapper) {
 			rc = parse_meta(g, j, &pr, &v);
 		} else if (json_is(&k, "libs") && !wrapper) {
