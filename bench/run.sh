@@ -618,8 +618,8 @@ near 100 ms, and the page's own work small next to the server's computation (the
 the center through the web API" has the server's answer against the library's).
 
 The page changes that came with this benchmark (web/assets/, first run before them: 3 changes
-a tab, the same script): a center change then cost 688 ms median to the rows (842 max) with a
-95 ms longest task and 7 long tasks over 6 changes, and scrolling had 42-89 frames over 50 ms in
+a tab, the same script): a center change then cost 688 ms median to the rows (840 max) with a
+94 ms longest task and 7 long tasks over 6 changes, and scrolling had 42-89 frames over 50 ms in
 900 with long tasks up to 161 ms. The causes: the timeline redrew its activity graph with a
 fillRect and a fillStyle per bucket and category (~25,000 calls, 110 ms of script + 25 ms of
 canvas) - now one path per colour; the timeline asked the server again for the whole profile's
