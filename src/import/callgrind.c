@@ -56,7 +56,12 @@ struct cg_fn {
 	pv_func_ix func;
 	pv_frame_ix frame;
 	uint32_t touched;  /* the last part that gave it a self cost or an edge, + 1 */
+	uint32_t out_head; /* its edges in the current part: the last made (NONE32: none) ... */
+	uint32_t out_deg;  /* ... and how many (more than EDGE_LIST: in edge_map too) */
 };
+
+/* A function's edges are found by walking its list while it has at most this many. */
+#define EDGE_LIST 8
 
 struct cg_edge {
 	uint32_t from, to;
@@ -76,11 +81,15 @@ struct cg {
 	int pos_line;      /* which column is the line, -1 when none */
 	int have_events;
 
-	/* name compression: id -> string */
+	/* name compression: id -> string + 1 (0: undefined) in dense[] for small ids, else names[] */
+	uint32_t *dense[NR_NS];
+	uint32_t dense_cap[NR_NS], dense_defs[NR_NS];
 	struct u64map names[NR_NS];
 
-	/* functions: (file, name) -> index */
+	/* functions: (file, name) -> index; fn_cache[name] = {file, index} of the last one found */
 	struct u64map fn_map;
+	uint32_t (*fn_cache)[2];
+	uint32_t fn_cache_cap;
 	struct cg_fn *fns;
 	uint32_t nfns, cap_fns;
 	int64_t *exact_self, *callee_in, *out_calls; /* [fn * nev + e], over the whole file */
@@ -88,8 +97,9 @@ struct cg {
 	int64_t *pself;    /* [fn * nev + e] */
 	uint32_t *touched_list;
 	uint32_t nr_touched, cap_touched;
-	struct u64map edge_map; /* (from, to, inline) -> edge */
+	struct u64map edge_map; /* (from, to, inline) -> edge, for callers of many edges */
 	struct cg_edge *edges;
+	uint32_t *edge_next; /* the caller's edge made before this one (NONE32: none) */
 	int64_t *ecost;    /* [edge * nev + e] */
 	uint32_t nedges, cap_edges;
 	/* per-line self costs while the part has no call (cachegrind) */
@@ -225,6 +235,51 @@ static const char *skip_ws(const char *p, const char *e)
 	return p;
 }
 
+/* The string of name id in namespace ns + 1, 0 when undefined. */
+static inline uint32_t name_get(const struct cg *c, enum ns ns, uint64_t id)
+{
+	if (id < c->dense_cap[ns] && c->dense[ns][id])
+		return c->dense[ns][id];
+	uint32_t v = u64map_get(&c->names[ns], id);
+	return v == UINT32_MAX ? 0 : v + 1;
+}
+
+/* Defines (or redefines) name id in namespace ns as string s; -1 when out of memory. */
+static int name_set(struct cg *c, enum ns ns, uint64_t id, pv_str_ix s)
+{
+	/* small ids (the usual 1, 2, 3, ...) index an array; a huge id does not make it grow */
+	if (id >= c->dense_cap[ns] && id < 4 * ((uint64_t)c->dense_defs[ns] + 4096)) {
+		uint64_t nc = c->dense_cap[ns] ? c->dense_cap[ns] : 4096;
+		while (nc <= id)
+			nc *= 2;
+		uint32_t *d = pv_realloc(c->dense[ns], (size_t)nc * sizeof(uint32_t));
+		if (!d)
+			goto oom;
+		memset(d + c->dense_cap[ns], 0, (size_t)(nc - c->dense_cap[ns]) * sizeof(uint32_t));
+		c->dense[ns] = d;
+		c->dense_cap[ns] = (uint32_t)nc;
+	}
+	if (id < c->dense_cap[ns]) {
+		c->dense[ns][id] = s + 1;
+		c->dense_defs[ns]++;
+		return 0;
+	}
+	if (u64map_get(&c->names[ns], id) == UINT32_MAX) {
+		if (u64map_put(&c->names[ns], id, s))
+			goto oom;
+	} else {
+		/* a redefinition (a new part): overwrite in place */
+		uint32_t i = (uint32_t)hash_u64(id) & c->names[ns].mask;
+		while (c->names[ns].key[i] != id)
+			i = (i + 1) & c->names[ns].mask;
+		c->names[ns].val[i] = s + 1;
+	}
+	return 0;
+oom:
+	c->b->status = PV_ENOMEM;
+	return -1;
+}
+
 /*
  * A spec value "(id) name", "(id)" or "name": the string, defining or looking up id in
  * namespace ns. Returns 0, or -1 after an error.
@@ -232,7 +287,8 @@ static const char *skip_ws(const char *p, const char *e)
 static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_str_ix *out)
 {
 	struct pv_builder *b = c->b;
-	p = skip_ws(p, e);
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
 	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
 		e--;
 	const char *q = p + 1;
@@ -250,42 +306,56 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 		const char *name = skip_ws(q + 1, e);
 		if (name < e) {
 			pv_str_ix s = builder_str(b, name, (size_t)(e - name));
-			uint32_t old = u64map_get(&c->names[ns], id);
-			if (old == UINT32_MAX) {
-				if (u64map_put(&c->names[ns], id, s)) {
-					b->status = PV_ENOMEM;
-					return -1;
-				}
-			} else {
-				/* a redefinition (a new part): overwrite in place */
-				uint32_t i = (uint32_t)hash_u64(id) & c->names[ns].mask;
-				while (c->names[ns].key[i] != id)
-					i = (i + 1) & c->names[ns].mask;
-				c->names[ns].val[i] = s + 1;
-			}
+			if (name_set(c, ns, id, s))
+				return -1;
 			*out = s;
 			return 0;
 		}
-		uint32_t s = u64map_get(&c->names[ns], id);
-		if (s == UINT32_MAX) {
+		uint32_t s = name_get(c, ns, id);
+		if (s == 0) {
 			/* as callgrind_annotate: an undefined name is "" (old callgrinds wrote these) */
 			c->undefined_names++;
-			s = 0;
+			*out = 0;
+			return 0;
 		}
-		*out = s;
+		*out = s - 1;
 		return 0;
 	}
 	*out = builder_str(b, p, (size_t)(e - p));
 	return 0;
 }
 
+static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name, uint64_t key);
+
 /* The function FILE:NAME, made when new. */
 static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
 {
+	if (name < c->fn_cache_cap && c->fn_cache[name][0] == file + 1)
+		return c->fn_cache[name][1];
 	uint64_t key = (uint64_t)file << 32 | name;
 	uint32_t f = u64map_get(&c->fn_map, key);
-	if (f != UINT32_MAX)
-		return f;
+	if (f == UINT32_MAX) {
+		f = fn_new(c, file, name, key);
+		if (f == NONE32)
+			return NONE32;
+	}
+	if (name >= c->fn_cache_cap) {
+		uint32_t nc = grow_cap(c->fn_cache_cap, (uint64_t)name + 1);
+		if (!nc || col_realloc((void **)&c->fn_cache, sizeof(*c->fn_cache), nc)) {
+			c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+			return NONE32;
+		}
+		memset(c->fn_cache + c->fn_cache_cap, 0, (size_t)(nc - c->fn_cache_cap) * sizeof(*c->fn_cache));
+		c->fn_cache_cap = nc;
+	}
+	c->fn_cache[name][0] = file + 1;
+	c->fn_cache[name][1] = f;
+	return f;
+}
+
+static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name, uint64_t key)
+{
+	uint32_t f;
 	uint32_t old = c->cap_fns;
 	if (grow(c, (void **)&c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1))
 		return NONE32;
@@ -295,7 +365,7 @@ static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
 		return NONE32;
 	f = c->nfns++;
 	c->fns[f] = (struct cg_fn){.file = file, .name = name, .module = PV_NONE, .func = PV_NONE,
-				   .frame = PV_NONE};
+				   .frame = PV_NONE, .out_head = NONE32};
 	if (u64map_put(&c->fn_map, key, f)) {
 		c->b->status = PV_ENOMEM;
 		return NONE32;
@@ -316,24 +386,47 @@ static void touch(struct cg *c, uint32_t f)
 static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
 {
 	uint64_t key = (uint64_t)from << 32 | to | (is_inline ? 1ULL << 63 : 0);
-	uint32_t x = u64map_get(&c->edge_map, key);
-	if (x != UINT32_MAX)
-		return x;
+	struct cg_fn *F = &c->fns[from];
+	uint32_t x;
+	if (F->out_deg <= EDGE_LIST) {
+		for (x = F->out_head; x != NONE32; x = c->edge_next[x])
+			if (c->edges[x].to == to && c->edges[x].is_inline == (uint8_t)is_inline)
+				return x;
+	} else {
+		x = u64map_get(&c->edge_map, key);
+		if (x != UINT32_MAX)
+			return x;
+	}
 	uint32_t old = c->cap_edges;
 	if (grow(c, (void **)&c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1))
 		return NONE32;
-	if (c->cap_edges != old && grow_costs(c, &c->ecost, old, c->cap_edges))
-		return NONE32;
-	x = c->nedges++;
-	c->edges[x] = (struct cg_edge){.from = from, .to = to, .is_inline = (uint8_t)is_inline};
-	memset(c->ecost + (size_t)x * c->nev, 0, c->nev * sizeof(int64_t));
-	if (u64map_put(&c->edge_map, key, x)) {
+	if (c->cap_edges != old && (COL_GROW(c->edge_next, c->cap_edges) || grow_costs(c, &c->ecost, old, c->cap_edges))) {
 		c->b->status = PV_ENOMEM;
 		return NONE32;
 	}
+	x = c->nedges++;
+	c->edges[x] = (struct cg_edge){.from = from, .to = to, .is_inline = (uint8_t)is_inline};
+	memset(c->ecost + (size_t)x * c->nev, 0, c->nev * sizeof(int64_t));
 	touch(c, from);
 	touch(c, to);
+	F = &c->fns[from];
+	c->edge_next[x] = F->out_head;
+	F->out_head = x;
+	F->out_deg++;
+	/* past EDGE_LIST edges, the caller's edges go to the map: all of them the first time */
+	if (F->out_deg == EDGE_LIST + 1) {
+		for (uint32_t y = x; y != NONE32; y = c->edge_next[y]) {
+			const struct cg_edge *E = &c->edges[y];
+			if (u64map_put(&c->edge_map, (uint64_t)E->from << 32 | E->to | (E->is_inline ? 1ULL << 63 : 0), y))
+				goto oom;
+		}
+	} else if (F->out_deg > EDGE_LIST + 1 && u64map_put(&c->edge_map, key, x)) {
+		goto oom;
+	}
 	return x;
+oom:
+	c->b->status = PV_ENOMEM;
+	return NONE32;
 }
 
 /* ---- numbers ---- */
@@ -1096,8 +1189,12 @@ static int end_part(struct cg *c)
 	c->ctx_cap = cap > 64 ? 64 : cap < 4 ? 4 : (uint32_t)cap;
 	if (synthesize(c))
 		return -1;
-	for (uint32_t i = 0; i < c->nr_touched; i++)
-		memset(c->pself + (size_t)c->touched_list[i] * c->nev, 0, c->nev * sizeof(int64_t));
+	for (uint32_t i = 0; i < c->nr_touched; i++) {
+		uint32_t f = c->touched_list[i];
+		memset(c->pself + (size_t)f * c->nev, 0, c->nev * sizeof(int64_t));
+		c->fns[f].out_head = NONE32;
+		c->fns[f].out_deg = 0;
+	}
 	c->nr_touched = 0;
 	c->nedges = 0;
 	u64map_release(&c->edge_map);
@@ -1528,8 +1625,12 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		if (c.instr_positions)
 			builder_lossy(b, 1, "instruction addresses of cost lines not kept (costs per line)");
 	}
-	for (int i = 0; i < NR_NS; i++)
+	for (int i = 0; i < NR_NS; i++) {
 		u64map_release(&c.names[i]);
+		pv_free(c.dense[i]);
+	}
+	pv_free(c.fn_cache);
+	pv_free(c.edge_next);
 	u64map_release(&c.fn_map);
 	u64map_release(&c.edge_map);
 	u64map_release(&c.line_map);
