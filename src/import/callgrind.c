@@ -790,16 +790,24 @@ static void apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out,
  */
 #define CTX_CHUNK 8
 
+struct pend {
+	uint32_t head, tail, n; /* first and last chunk, contexts */
+};
+
+/*
+ * The part's functions renumbered in the order they are visited top-down (callers before
+ * callees): the pass over them reads these arrays in order.
+ */
 struct synth {
-	uint32_t *order;      /* functions of the part in topological order */
-	uint32_t *out_first;  /* kept edges by caller: slots out_first[f] .. out_first[f + 1] */
-	uint32_t *slot_to;    /* per slot: the callee (local index) */
+	uint32_t *fn;         /* rank -> function */
+	int64_t *self;        /* [rank * nev + e]: its self cost in the part */
+	uint32_t *out_first;  /* its edges: slots out_first[k] .. out_first[k + 1], in edge order */
+	uint32_t *slot_to;    /* per slot: the callee's rank */
 	int64_t *slot_cost;   /* per slot: the call's cost of the primary event (0 when dropped) */
 	uint8_t *slot_back;   /* per slot: dropped (a back edge of the walk) */
 	uint8_t *slot_inline; /* per slot: an inlined-code edge */
-	uint32_t *in_count;
-	int64_t *tflow;       /* per function: self + kept calls (primary event) */
-	uint32_t *pend_head, *pend_tail, *npend; /* per function: its list of chunks */
+	int64_t *tflow;       /* per rank: self + kept calls (primary event) */
+	struct pend *pend;    /* per rank */
 	struct ctx *pool;     /* chunk k: pool[k * CTX_CHUNK ...] */
 	uint32_t *pool_next;  /* next chunk of a list, or of the free list */
 	uint32_t pool_len, pool_cap, pool_free;
@@ -807,7 +815,8 @@ struct synth {
 
 static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix parent, int64_t flow)
 {
-	uint32_t n = s->npend[f];
+	struct pend *P = &s->pend[f];
+	uint32_t n = P->n;
 	if (n % CTX_CHUNK == 0) {
 		uint32_t k = s->pool_free;
 		if (k != NONE32) {
@@ -827,13 +836,13 @@ static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix paren
 		}
 		s->pool_next[k] = NONE32;
 		if (n == 0)
-			s->pend_head[f] = k;
+			P->head = k;
 		else
-			s->pool_next[s->pend_tail[f]] = k;
-		s->pend_tail[f] = k;
+			s->pool_next[P->tail] = k;
+		P->tail = k;
 	}
-	s->pool[(size_t)s->pend_tail[f] * CTX_CHUNK + n % CTX_CHUNK] = (struct ctx){.parent = parent, .flow = flow};
-	s->npend[f] = n + 1;
+	s->pool[(size_t)P->tail * CTX_CHUNK + n % CTX_CHUNK] = (struct ctx){.parent = parent, .flow = flow};
+	P->n = n + 1;
 	return 0;
 }
 
@@ -897,6 +906,152 @@ static int64_t keep_costliest(struct ctx *cx, uint32_t nr, uint32_t k)
 	return rest;
 }
 
+static void synth_free(struct synth *s)
+{
+	pv_free(s->fn);
+	pv_free(s->self);
+	pv_free(s->out_first);
+	pv_free(s->slot_to);
+	pv_free(s->slot_cost);
+	pv_free(s->slot_back);
+	pv_free(s->slot_inline);
+	pv_free(s->tflow);
+	pv_free(s->pend);
+	pv_free(s->pool);
+	pv_free(s->pool_next);
+}
+
+/*
+ * The part's call graph in struct synth: its functions (touched_list) ranked callers before
+ * callees by depth-first walks from the functions nobody calls first, whose back edges are
+ * dropped (reverse post-order), and each function's edges in edge order.
+ */
+static int synth_graph(struct cg *c, struct synth *s)
+{
+	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
+	size_t ne1 = ne ? ne : 1;
+	uint32_t *local = pv_malloc((size_t)c->nfns * sizeof(uint32_t));
+	uint32_t *first = pv_calloc((size_t)n + 1, sizeof(uint32_t));
+	uint32_t *to = pv_malloc(ne1 * sizeof(uint32_t)), *xs = pv_malloc(ne1 * sizeof(uint32_t));
+	uint8_t *back = pv_calloc(ne1, 1);
+	uint32_t *in_count = pv_calloc(n, sizeof(uint32_t)), *order = pv_malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *stack = pv_malloc((size_t)n * sizeof(uint32_t)), *iter = pv_malloc((size_t)n * sizeof(uint32_t));
+	uint8_t *state = pv_calloc(n, 1);
+	s->fn = pv_malloc((size_t)n * sizeof(uint32_t));
+	s->self = pv_malloc((size_t)n * (nev ? nev : 1) * sizeof(int64_t));
+	s->out_first = pv_malloc(((size_t)n + 1) * sizeof(uint32_t));
+	s->slot_to = pv_malloc(ne1 * sizeof(uint32_t));
+	s->slot_cost = pv_malloc(ne1 * sizeof(int64_t));
+	s->slot_back = pv_malloc(ne1);
+	s->slot_inline = pv_malloc(ne1);
+	s->tflow = pv_malloc((size_t)n * sizeof(int64_t));
+	s->pend = pv_calloc(n, sizeof(struct pend));
+	int rc = -1;
+	if (!local || !first || !to || !xs || !back || !in_count || !order || !stack || !iter ||
+	    !state || !s->fn || !s->self || !s->out_first || !s->slot_to || !s->slot_cost ||
+	    !s->slot_back || !s->slot_inline || !s->tflow || !s->pend) {
+		c->b->status = PV_ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		local[c->touched_list[i]] = i;
+	/* the edges by caller (local index), in edge order */
+	for (uint32_t x = 0; x < ne; x++)
+		first[local[c->edges[x].from] + 1]++;
+	for (uint32_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	{
+		uint32_t *fill = iter;
+		memset(fill, 0, (size_t)n * sizeof(uint32_t));
+		for (uint32_t x = 0; x < ne; x++) {
+			const struct cg_edge *E = &c->edges[x];
+			uint32_t f = local[E->from], g = local[E->to];
+			uint32_t i = first[f] + fill[f]++;
+			to[i] = g;
+			xs[i] = x;
+			in_count[g]++;
+		}
+	}
+	/* depth-first walks, from the functions nobody calls first: back edges dropped */
+	uint32_t norder = 0;
+	for (uint32_t pass = 0; pass < 2; pass++) {
+		for (uint32_t r = 0; r < n; r++) {
+			if (state[r] || (pass == 0 && in_count[r]))
+				continue;
+			uint32_t sp = 0;
+			stack[sp] = r;
+			iter[sp] = first[r];
+			sp++;
+			state[r] = 1;
+			while (sp) {
+				uint32_t f = stack[sp - 1];
+				if (iter[sp - 1] < first[f + 1]) {
+					uint32_t i = iter[sp - 1]++;
+					uint32_t g = to[i];
+					if (state[g] == 1) {
+						back[i] = 1;
+					} else if (state[g] == 0) {
+						state[g] = 1;
+						stack[sp] = g;
+						iter[sp] = first[g];
+						sp++;
+					}
+				} else {
+					state[f] = 2;
+					order[norder++] = f;
+					sp--;
+				}
+			}
+		}
+	}
+	/* rank = reverse post-order: callers before callees */
+	uint32_t *rank = stack;
+	for (uint32_t i = 0; i < norder; i++)
+		rank[order[i]] = norder - 1 - i;
+	uint32_t j = 0;
+	for (uint32_t k = 0; k < norder; k++) {
+		uint32_t f = order[norder - 1 - k], fg = c->touched_list[f];
+		s->fn[k] = fg;
+		memcpy(s->self + (size_t)k * nev, c->pself + (size_t)fg * nev, nev * sizeof(int64_t));
+		s->out_first[k] = j;
+		for (uint32_t i = first[f]; i < first[f + 1]; i++, j++) {
+			uint32_t x = xs[i];
+			uint8_t inl = c->edges[x].is_inline;
+			s->slot_to[j] = rank[to[i]];
+			s->slot_back[j] = back[i];
+			s->slot_inline[j] = inl;
+			/* an inlined-code edge costs what the inlined code does (below) */
+			s->slot_cost[j] = back[i] || inl ? 0 : pos0(c->ecost[(size_t)x * nev]);
+		}
+	}
+	s->out_first[norder] = j;
+	/* inlined-code edges cost the inlined code's own flow: computed callees first */
+	for (uint32_t k = norder; k-- > 0;) {
+		int64_t t = pos0(s->self[(size_t)k * nev]);
+		for (uint32_t i = s->out_first[k]; i < s->out_first[k + 1]; i++) {
+			if (s->slot_back[i])
+				continue;
+			if (s->slot_inline[i])
+				s->slot_cost[i] = s->tflow[s->slot_to[i]];
+			t += s->slot_cost[i];
+		}
+		s->tflow[k] = t;
+	}
+	rc = 0;
+out:
+	pv_free(local);
+	pv_free(first);
+	pv_free(to);
+	pv_free(xs);
+	pv_free(back);
+	pv_free(in_count);
+	pv_free(order);
+	pv_free(stack);
+	pv_free(iter);
+	pv_free(state);
+	return rc;
+}
+
 /* One part: samples for its functions (touched_list), from its edges. */
 static int synthesize(struct cg *c)
 {
@@ -909,13 +1064,13 @@ static int synthesize(struct cg *c)
 		c->thread = builder_thread(b, name, c->pid, c->tid, c->cmd);
 	}
 	pv_thread_ix th = c->thread;
-	int64_t *w = pv_malloc((nev ? nev : 1) * sizeof(int64_t));
-	if (!w) {
-		b->status = PV_ENOMEM;
-		return -1;
-	}
 	if (ne == 0) {
 		/* no calls: one sample per function and line (cachegrind) */
+		int64_t *w = pv_malloc((nev ? nev : 1) * sizeof(int64_t));
+		if (!w) {
+			b->status = PV_ENOMEM;
+			return -1;
+		}
 		for (uint32_t r = 0; r < c->nlines && !b->status; r++) {
 			int any = 0;
 			for (uint32_t e = 0; e < nev; e++) {
@@ -930,122 +1085,32 @@ static int synthesize(struct cg *c)
 		pv_free(w);
 		return b->status ? -1 : 0;
 	}
-	/* local index of each function of the part */
-	uint32_t *local = pv_malloc((size_t)c->nfns * sizeof(uint32_t));
 	struct synth s = {.pool_free = NONE32};
-	size_t ne1 = ne ? ne : 1;
-	s.order = pv_malloc((size_t)n * sizeof(uint32_t));
-	s.out_first = pv_calloc((size_t)n + 1, sizeof(uint32_t));
-	s.slot_to = pv_malloc(ne1 * sizeof(uint32_t));
-	s.slot_cost = pv_malloc(ne1 * sizeof(int64_t));
-	s.slot_back = pv_calloc(ne1, 1);
-	s.slot_inline = pv_malloc(ne1);
-	s.in_count = pv_calloc(n, sizeof(uint32_t));
-	s.tflow = pv_calloc(n, sizeof(int64_t));
-	s.pend_head = pv_malloc((size_t)n * sizeof(uint32_t));
-	s.pend_tail = pv_malloc((size_t)n * sizeof(uint32_t));
-	s.npend = pv_calloc(n, sizeof(uint32_t));
-	uint32_t *stack = pv_malloc((size_t)n * sizeof(uint32_t)), *iter = pv_malloc((size_t)n * sizeof(uint32_t));
-	uint8_t *state = pv_calloc(n, 1);
-	if (!local || !s.order || !s.out_first || !s.slot_to || !s.slot_cost || !s.slot_back ||
-	    !s.slot_inline || !s.in_count || !s.tflow || !s.pend_head || !s.pend_tail || !s.npend ||
-	    !stack || !iter || !state) {
-		b->status = PV_ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		local[c->touched_list[i]] = i;
-	/* the edges by caller (in edge order), with the callee and the primary event's cost of each;
-	 * an inlined-code edge costs what the inlined code does (below) */
-	for (uint32_t x = 0; x < ne; x++)
-		s.out_first[local[c->edges[x].from] + 1]++;
-	for (uint32_t i = 0; i < n; i++)
-		s.out_first[i + 1] += s.out_first[i];
-	{
-		uint32_t *fill = iter;
-		memset(fill, 0, (size_t)n * sizeof(uint32_t));
-		for (uint32_t x = 0; x < ne; x++) {
-			const struct cg_edge *E = &c->edges[x];
-			uint32_t f = local[E->from], g = local[E->to];
-			uint32_t i = s.out_first[f] + fill[f]++;
-			s.slot_to[i] = g;
-			s.slot_inline[i] = E->is_inline;
-			s.slot_cost[i] = E->is_inline ? 0 : pos0(c->ecost[(size_t)x * nev]);
-			s.in_count[g]++;
-		}
-	}
-	/* depth-first walks, from the functions nobody calls first: back edges dropped */
-	uint32_t norder = 0;
-	for (uint32_t pass = 0; pass < 2; pass++) {
-		for (uint32_t r = 0; r < n; r++) {
-			if (state[r] || (pass == 0 && s.in_count[r]))
-				continue;
-			uint32_t sp = 0;
-			stack[sp] = r;
-			iter[sp] = s.out_first[r];
-			sp++;
-			state[r] = 1;
-			while (sp) {
-				uint32_t f = stack[sp - 1];
-				if (iter[sp - 1] < s.out_first[f + 1]) {
-					uint32_t i = iter[sp - 1]++;
-					uint32_t g = s.slot_to[i];
-					if (state[g] == 1) {
-						s.slot_back[i] = 1;
-						s.slot_cost[i] = 0;
-					} else if (state[g] == 0) {
-						state[g] = 1;
-						stack[sp] = g;
-						iter[sp] = s.out_first[g];
-						sp++;
-					}
-				} else {
-					state[f] = 2;
-					s.order[norder++] = f;
-					sp--;
-				}
-			}
-		}
-	}
-	/* reverse post-order: callers before callees */
-	for (uint32_t i = 0; i < norder / 2; i++) {
-		uint32_t t = s.order[i];
-		s.order[i] = s.order[norder - 1 - i];
-		s.order[norder - 1 - i] = t;
-	}
-	/* inlined-code edges cost the inlined code's own flow: computed callees first */
-	for (uint32_t k = norder; k-- > 0;) {
-		uint32_t f = s.order[k];
-		int64_t t = pos0(c->pself[(size_t)c->touched_list[f] * nev]);
-		for (uint32_t i = s.out_first[f]; i < s.out_first[f + 1]; i++) {
-			if (s.slot_back[i])
-				continue;
-			if (s.slot_inline[i])
-				s.slot_cost[i] = s.tflow[s.slot_to[i]];
-			t += s.slot_cost[i];
-		}
-		s.tflow[f] = t;
+	if (synth_graph(c, &s)) {
+		synth_free(&s);
+		return -1;
 	}
 	/* top-down: each function's contexts split over its self cost and its kept calls */
 	int64_t *rows, *cols, *need, *cell, *tmp;
 	double *frac, *frow;
 	void *sc[12] = {0};
 	size_t scap[12] = {0};
-	for (uint32_t k = 0; k < norder && !b->status; k++) {
-		uint32_t f = s.order[k], fg = c->touched_list[f];
-		const int64_t *self = c->pself + (size_t)fg * nev;
-		int64_t tf = s.tflow[f];
+	for (uint32_t k = 0; k < n && !b->status; k++) {
+		uint32_t fg = s.fn[k];
+		const int64_t *self = s.self + (size_t)k * nev;
+		int64_t tf = s.tflow[k];
 		int any_self = 0;
 		for (uint32_t e = 0; e < nev; e++)
 			any_self |= self[e] > 0;
 		/* the contexts from the callers, in the order they came, and maybe one from the root */
-		uint32_t nr = s.npend[f];
+		struct pend *P = &s.pend[k];
+		uint32_t nr = P->n;
 		struct ctx *cx = scratch(c, &sc[11], &scap[11], ((size_t)nr + 2) * sizeof(struct ctx));
 		if (!cx)
 			break;
 		int64_t in = 0;
 		if (nr) {
-			uint32_t ch = s.pend_head[f], i = 0;
+			uint32_t ch = P->head, i = 0;
 			for (;;) {
 				uint32_t m = nr - i < CTX_CHUNK ? nr - i : CTX_CHUNK;
 				const struct ctx *src = s.pool + (size_t)ch * CTX_CHUNK;
@@ -1059,9 +1124,9 @@ static int synthesize(struct cg *c)
 				ch = s.pool_next[ch];
 			}
 			/* the chunks back to the free list */
-			s.pool_next[s.pend_tail[f]] = s.pool_free;
-			s.pool_free = s.pend_head[f];
-			s.npend[f] = 0;
+			s.pool_next[P->tail] = s.pool_free;
+			s.pool_free = P->head;
+			P->n = 0;
 		}
 		if (in < tf)
 			cx[nr++] = (struct ctx){.parent = PV_NONE, .flow = tf - in};
@@ -1083,7 +1148,7 @@ static int synthesize(struct cg *c)
 					break;
 				}
 		}
-		uint32_t s0 = s.out_first[f], s1 = s.out_first[f + 1];
+		uint32_t s0 = s.out_first[k], s1 = s.out_first[k + 1];
 		uint32_t ncol = 1 + s1 - s0;
 		rows = scratch(c, &sc[0], &scap[0], (size_t)nr * sizeof(int64_t));
 		tmp = scratch(c, &sc[1], &scap[1], (size_t)nr * sizeof(int64_t));
@@ -1092,7 +1157,7 @@ static int synthesize(struct cg *c)
 		need = scratch(c, &sc[4], &scap[4], (size_t)ncol * sizeof(int64_t));
 		frac = scratch(c, &sc[5], &scap[5], (size_t)ncol * sizeof(double));
 		cell = scratch(c, &sc[6], &scap[6], (size_t)nr * ncol * sizeof(int64_t));
-		int64_t *wt = scratch(c, &sc[7], &scap[7], (size_t)nr * nev * sizeof(int64_t));
+		int64_t *wt = scratch(c, &sc[7], &scap[7], (size_t)nr * (nev ? nev : 1) * sizeof(int64_t));
 		int64_t *flows = scratch(c, &sc[8], &scap[8], (size_t)nr * sizeof(int64_t));
 		int64_t *share = scratch(c, &sc[9], &scap[9], (size_t)nr * sizeof(int64_t));
 		double *fr2 = scratch(c, &sc[10], &scap[10], (size_t)nr * sizeof(double));
@@ -1157,25 +1222,7 @@ static int synthesize(struct cg *c)
 	}
 	for (int i = 0; i < 12; i++)
 		pv_free(sc[i]);
-out:
-	pv_free(s.order);
-	pv_free(s.out_first);
-	pv_free(s.slot_to);
-	pv_free(s.slot_cost);
-	pv_free(s.slot_back);
-	pv_free(s.slot_inline);
-	pv_free(s.in_count);
-	pv_free(s.tflow);
-	pv_free(s.pend_head);
-	pv_free(s.pend_tail);
-	pv_free(s.npend);
-	pv_free(s.pool);
-	pv_free(s.pool_next);
-	pv_free(stack);
-	pv_free(iter);
-	pv_free(state);
-	pv_free(local);
-	pv_free(w);
+	synth_free(&s);
 	return b->status ? -1 : 0;
 }
 
