@@ -90,6 +90,8 @@ struct cg {
 	struct u64map fn_map;
 	uint32_t (*fn_cache)[2];
 	uint32_t fn_cache_cap;
+	uint32_t *src_cache; /* file string -> its source + 1 (0: not looked up yet) */
+	uint32_t src_cache_cap;
 	struct cg_fn *fns;
 	uint32_t nfns, cap_fns;
 	int64_t *exact_self, *callee_in, *out_calls; /* [fn * nev + e], over the whole file */
@@ -694,7 +696,21 @@ static pv_frame_ix fn_frame(struct cg *c, uint32_t f, uint32_t line)
 	struct pv_builder *b = c->b;
 	struct cg_fn *F = &c->fns[f];
 	if (F->func == PV_NONE) {
-		pv_source_ix src = F->file ? builder_source(b, F->file) : PV_NONE;
+		pv_source_ix src = PV_NONE;
+		if (F->file) {
+			if (F->file >= c->src_cache_cap) {
+				uint32_t nc = grow_cap(c->src_cache_cap, (uint64_t)F->file + 1);
+				if (!nc || COL_GROW(c->src_cache, nc)) {
+					b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+					return PV_NONE;
+				}
+				memset(c->src_cache + c->src_cache_cap, 0, (size_t)(nc - c->src_cache_cap) * sizeof(uint32_t));
+				c->src_cache_cap = nc;
+			}
+			if (!c->src_cache[F->file])
+				c->src_cache[F->file] = builder_source(b, F->file) + 1;
+			src = c->src_cache[F->file] - 1;
+		}
 		F->func = builder_func(b, F->name ? F->name : builder_cstr(b, "???"), F->module, src, 0);
 		F->frame = builder_func_frame(b, F->func);
 	}
@@ -726,9 +742,16 @@ static void split_rows(const int64_t *rows, uint32_t nrows, const int64_t *cols,
 				frac[j] = -1;
 				continue;
 			}
-			i128 q = (i128)amount * need[j];
-			o[j] = (int64_t)(q / left);
-			frac[j] = (double)(q % left) / (double)left;
+			int64_t q64, rem;
+			if (!__builtin_mul_overflow(amount, need[j], &q64)) {
+				o[j] = q64 / left;
+				rem = q64 % left;
+			} else {
+				i128 q = (i128)amount * need[j];
+				o[j] = (int64_t)(q / left);
+				rem = (int64_t)(q % left);
+			}
+			frac[j] = (double)rem / (double)left;
 			given += o[j];
 		}
 		/* the units rounding left over go to the largest remainders */
@@ -761,9 +784,16 @@ static void apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out,
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		i128 q = (i128)total * w[i];
-		out[i] = (int64_t)(q / sum);
-		frac[i] = (double)((q % sum) < 0 ? -(q % sum) : (q % sum)) / (double)sum;
+		int64_t q64, rem;
+		if (!__builtin_mul_overflow(total, w[i], &q64)) {
+			out[i] = q64 / sum;
+			rem = q64 % sum;
+		} else {
+			i128 q = (i128)total * w[i];
+			out[i] = (int64_t)(q / sum);
+			rem = (int64_t)(q % sum);
+		}
+		frac[i] = (double)(rem < 0 ? -rem : rem) / (double)sum;
 		given += out[i];
 	}
 	while (given != total) {
@@ -1677,6 +1707,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		pv_free(c.dense[i]);
 	}
 	pv_free(c.fn_cache);
+	pv_free(c.src_cache);
 	pv_free(c.edge_next);
 	u64map_release(&c.fn_map);
 	u64map_release(&c.edge_map);
