@@ -86,9 +86,12 @@ struct cg {
 	uint32_t dense_cap[NR_NS], dense_defs[NR_NS];
 	struct u64map names[NR_NS];
 
-	/* functions: (file, name) -> index; fn_cache[name] = {file, index} of the last one found */
+	/* functions: (file, name) -> index */
 	struct u64map fn_map;
-	uint32_t (*fn_cache)[2];
+	struct fn_cache {
+		uint32_t file1, fn; /* the last function of this name found: its file + 1, its index */
+		uint32_t multi;     /* the name has more than one function */
+	} *fn_cache;            /* by name */
 	uint32_t fn_cache_cap;
 	uint32_t *src_cache; /* file string -> its source + 1 (0: not looked up yet) */
 	uint32_t src_cache_cap;
@@ -327,35 +330,7 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 	return 0;
 }
 
-static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name, uint64_t key);
-
-/* The function FILE:NAME, made when new. */
-static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
-{
-	if (name < c->fn_cache_cap && c->fn_cache[name][0] == file + 1)
-		return c->fn_cache[name][1];
-	uint64_t key = (uint64_t)file << 32 | name;
-	uint32_t f = u64map_get(&c->fn_map, key);
-	if (f == UINT32_MAX) {
-		f = fn_new(c, file, name, key);
-		if (f == NONE32)
-			return NONE32;
-	}
-	if (name >= c->fn_cache_cap) {
-		uint32_t nc = grow_cap(c->fn_cache_cap, (uint64_t)name + 1);
-		if (!nc || col_realloc((void **)&c->fn_cache, sizeof(*c->fn_cache), nc)) {
-			c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
-			return NONE32;
-		}
-		memset(c->fn_cache + c->fn_cache_cap, 0, (size_t)(nc - c->fn_cache_cap) * sizeof(*c->fn_cache));
-		c->fn_cache_cap = nc;
-	}
-	c->fn_cache[name][0] = file + 1;
-	c->fn_cache[name][1] = f;
-	return f;
-}
-
-static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name, uint64_t key)
+static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name)
 {
 	uint32_t f;
 	uint32_t old = c->cap_fns;
@@ -368,11 +343,50 @@ static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name, uint64_t ke
 	f = c->nfns++;
 	c->fns[f] = (struct cg_fn){.file = file, .name = name, .module = PV_NONE, .func = PV_NONE,
 				   .frame = PV_NONE, .out_head = NONE32};
-	if (u64map_put(&c->fn_map, key, f)) {
-		c->b->status = PV_ENOMEM;
-		return NONE32;
-	}
 	return f;
+}
+
+/*
+ * The function FILE:NAME, made when new. fn_cache[name] holds the last one found of that name;
+ * fn_map (file, name) holds the functions of names that have more than one.
+ */
+static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
+{
+	if (name >= c->fn_cache_cap) {
+		uint32_t nc = grow_cap(c->fn_cache_cap, (uint64_t)name + 1);
+		if (!nc || col_realloc((void **)&c->fn_cache, sizeof(*c->fn_cache), nc)) {
+			c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+			return NONE32;
+		}
+		memset(c->fn_cache + c->fn_cache_cap, 0, (size_t)(nc - c->fn_cache_cap) * sizeof(*c->fn_cache));
+		c->fn_cache_cap = nc;
+	}
+	struct fn_cache *C = &c->fn_cache[name];
+	if (C->file1 == file + 1)
+		return C->fn;
+	uint32_t f = UINT32_MAX;
+	uint64_t key = (uint64_t)file << 32 | name;
+	if (C->file1 && !C->multi) {
+		/* the name's second function: from now on its functions are in the map */
+		if (u64map_put(&c->fn_map, (uint64_t)(C->file1 - 1) << 32 | name, C->fn))
+			goto oom;
+		C->multi = 1;
+	} else if (C->multi) {
+		f = u64map_get(&c->fn_map, key);
+	}
+	if (f == UINT32_MAX) {
+		f = fn_new(c, file, name);
+		if (f == NONE32)
+			return NONE32;
+		if (C->multi && u64map_put(&c->fn_map, key, f))
+			goto oom;
+	}
+	C->file1 = file + 1;
+	C->fn = f;
+	return f;
+oom:
+	c->b->status = PV_ENOMEM;
+	return NONE32;
 }
 
 static void touch(struct cg *c, uint32_t f)
