@@ -81,8 +81,15 @@ struct cg {
 	int pos_line;      /* which column is the line, -1 when none */
 	int have_events;
 
-	/* name compression: id -> string + 1 (0: undefined) in dense[] for small ids, else names[] */
-	uint32_t *dense[NR_NS];
+	/* name compression: id -> string + 1 (0: undefined) in dense[] for small ids, else names[];
+	 * a function name's slot also keeps the last function found under it (fn_of_slot) */
+	struct name_slot {
+		uint32_t str1;  /* the string + 1, 0: undefined */
+		uint32_t file1; /* the last function found with this name: its file + 1 ... */
+		uint32_t fn;    /* ... and its index */
+	} *dense[NR_NS];
+	uint32_t name_slot;  /* the dense slot spec_name last read or set, NONE32: none */
+	uint32_t cfn_slot;   /* name_slot of cfn= */
 	uint32_t dense_cap[NR_NS], dense_defs[NR_NS];
 	struct u64map names[NR_NS];
 
@@ -241,10 +248,12 @@ static const char *skip_ws(const char *p, const char *e)
 }
 
 /* The string of name id in namespace ns + 1, 0 when undefined. */
-static inline uint32_t name_get(const struct cg *c, enum ns ns, uint64_t id)
+static inline uint32_t name_get(struct cg *c, enum ns ns, uint64_t id)
 {
-	if (id < c->dense_cap[ns] && c->dense[ns][id])
-		return c->dense[ns][id];
+	if (id < c->dense_cap[ns] && c->dense[ns][id].str1) {
+		c->name_slot = (uint32_t)id;
+		return c->dense[ns][id].str1;
+	}
 	uint32_t v = u64map_get(&c->names[ns], id);
 	return v == UINT32_MAX ? 0 : v + 1;
 }
@@ -257,16 +266,17 @@ static int name_set(struct cg *c, enum ns ns, uint64_t id, pv_str_ix s)
 		uint64_t nc = c->dense_cap[ns] ? c->dense_cap[ns] : 4096;
 		while (nc <= id)
 			nc *= 2;
-		uint32_t *d = pv_realloc(c->dense[ns], (size_t)nc * sizeof(uint32_t));
+		struct name_slot *d = pv_realloc(c->dense[ns], (size_t)nc * sizeof(*d));
 		if (!d)
 			goto oom;
-		memset(d + c->dense_cap[ns], 0, (size_t)(nc - c->dense_cap[ns]) * sizeof(uint32_t));
+		memset(d + c->dense_cap[ns], 0, (size_t)(nc - c->dense_cap[ns]) * sizeof(*d));
 		c->dense[ns] = d;
 		c->dense_cap[ns] = (uint32_t)nc;
 	}
 	if (id < c->dense_cap[ns]) {
-		c->dense[ns][id] = s + 1;
+		c->dense[ns][id] = (struct name_slot){.str1 = s + 1};
 		c->dense_defs[ns]++;
+		c->name_slot = (uint32_t)id;
 		return 0;
 	}
 	if (u64map_get(&c->names[ns], id) == UINT32_MAX) {
@@ -287,11 +297,12 @@ oom:
 
 /*
  * A spec value "(id) name", "(id)" or "name": the string, defining or looking up id in
- * namespace ns. Returns 0, or -1 after an error.
+ * namespace ns (c->name_slot: its slot in dense[ns], or NONE32). Returns 0, or -1 after an error.
  */
 static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_str_ix *out)
 {
 	struct pv_builder *b = c->b;
+	c->name_slot = NONE32;
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
 	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
@@ -387,6 +398,22 @@ static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
 oom:
 	c->b->status = PV_ENOMEM;
 	return NONE32;
+}
+
+/* fn_of for a name spec_name read from slot (NONE32: none) of dense[NS_FN]. */
+static uint32_t fn_of_slot(struct cg *c, pv_str_ix file, pv_str_ix name, uint32_t slot)
+{
+	if (slot == NONE32)
+		return fn_of(c, file, name);
+	struct name_slot *S = &c->dense[NS_FN][slot];
+	if (S->file1 == file + 1 && S->str1 == name + 1)
+		return S->fn;
+	uint32_t f = fn_of(c, file, name);
+	if (f != NONE32 && S->str1 == name + 1) {
+		S->file1 = file + 1;
+		S->fn = f;
+	}
+	return f;
 }
 
 static void touch(struct cg *c, uint32_t f)
@@ -1502,7 +1529,7 @@ static int body(struct cg *c)
 				if (spec_name(c, NS_FN, v, e, &s))
 					return -1;
 				c->cur_fn_name = s;
-				c->cur = c->host = fn_of(c, c->cur_file, s);
+				c->cur = c->host = fn_of_slot(c, c->cur_file, s, c->name_slot);
 				if (c->cur == NONE32)
 					return -1;
 				struct cg_fn *F = &c->fns[c->cur];
@@ -1561,6 +1588,7 @@ static int body(struct cg *c)
 				if (spec_name(c, NS_FN, v, e, &s))
 					return -1;
 				c->cfn = s;
+				c->cfn_slot = c->name_slot;
 				c->have_cfn = 1;
 			} else if (kl == 3 && (!memcmp(p, "jfi", 3) || !memcmp(p, "jfn", 3))) {
 				if (spec_name(c, p[1] == 'f' && p[2] == 'i' ? NS_FL : NS_FN, v, e, &s))
@@ -1581,7 +1609,7 @@ static int body(struct cg *c)
 				}
 				/* the callee: cfn= in cfi= (or the current file), both for this call only */
 				if (c->have_cfn) {
-					c->callee = fn_of(c, c->have_cfile ? c->cfile : c->cur_file, c->cfn);
+					c->callee = fn_of_slot(c, c->have_cfile ? c->cfile : c->cur_file, c->cfn, c->cfn_slot);
 					if (c->callee == NONE32)
 						return -1;
 				}
