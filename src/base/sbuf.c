@@ -40,7 +40,7 @@ int sbuf_json_string(struct sbuf *b, const char *s, size_t n)
 			return PV_ENOMEM;
 		run = i + 1;
 	}
-	if (sbuf_put(b, s + run, n - run))
+	if (run < n && sbuf_put(b, s + run, n - run)) /* s may be NULL when n is 0 */
 		return PV_ENOMEM;
 	return sbuf_put(b, "\"", 1);
 }
