@@ -1532,6 +1532,10 @@ static int body(struct cg *c)
 				c->cur = c->host = fn_of_slot(c, c->cur_file, s, c->name_slot);
 				if (c->cur == NONE32)
 					return -1;
+				/* its cost lines follow: their sums, asked for while this line ends */
+				__builtin_prefetch(&c->exact_self[(size_t)c->cur * c->nev], 1);
+				__builtin_prefetch(&c->pself[(size_t)c->cur * c->nev], 1);
+				__builtin_prefetch(&c->out_calls[(size_t)c->cur * c->nev], 1);
 				struct cg_fn *F = &c->fns[c->cur];
 				if (!F->defined) {
 					F->defined = 1;
@@ -1612,6 +1616,8 @@ static int body(struct cg *c)
 					c->callee = fn_of_slot(c, c->have_cfile ? c->cfile : c->cur_file, c->cfn, c->cfn_slot);
 					if (c->callee == NONE32)
 						return -1;
+					__builtin_prefetch(&c->fns[c->callee], 1);
+					__builtin_prefetch(&c->callee_in[(size_t)c->callee * c->nev], 1);
 				}
 				c->have_cfile = 0;
 				c->have_cfn = 0;
