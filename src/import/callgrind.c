@@ -1169,6 +1169,13 @@ static int synthesize(struct cg *c)
 	for (uint32_t k = 0; k < n && !b->status; k++) {
 		uint32_t fg = s.fn[k];
 		const int64_t *self = s.self + (size_t)k * nev;
+		/* what the next functions and this one's callees need, asked for early */
+		if (k + 8 < n)
+			__builtin_prefetch(&c->fns[s.fn[k + 8]]);
+		if (k + 1 < n && s.pend[k + 1].n)
+			__builtin_prefetch(s.pool + (size_t)s.pend[k + 1].head * CTX_CHUNK);
+		for (uint32_t i = s.out_first[k]; i < s.out_first[k + 1]; i++)
+			__builtin_prefetch(&s.pend[s.slot_to[i]], 1);
 		int64_t tf = s.tflow[k];
 		int any_self = 0;
 		for (uint32_t e = 0; e < nev; e++)
