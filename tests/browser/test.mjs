@@ -87,12 +87,21 @@ async function shownRows(page, tab) {
 }
 const num = (s) => Number(String(s).replace(/,/g, ''));
 
+// The rows of a tab once its pane has its whole answer (data-state "ready": the view and the
+// heaviest path it opens on first display) and pred holds. Reading rows while the pane is still
+// "busy" races with the rows that arrive next.
+// The bound only ends a test that went wrong: a loaded 2-core CI machine (the ASan build runs
+// beside) may take seconds for what takes milliseconds here.
+const WAIT_MS = 30000;
 async function waitRows(page, tab, pred, what) {
-  const deadline = Date.now() + 8000;
+  const deadline = Date.now() + WAIT_MS;
   let rows = [];
   while (Date.now() < deadline) {
-    rows = await shownRows(page, tab);
-    if (rows.length && (!pred || pred(rows))) return rows;
+    const ready = await page.$(`.pane[data-tab="${tab}"][data-state="ready"]`);
+    if (ready) {
+      rows = await shownRows(page, tab);
+      if (rows.length && (!pred || pred(rows))) return rows;
+    }
     await page.waitForTimeout(50);
   }
   throw new Error(`${what || 'rows'}: not shown (last: ${JSON.stringify(rows.slice(0, 3))})`);
@@ -111,7 +120,11 @@ async function test(name, fn) {
     console.log(`ok - ${name} (${Date.now() - t0} ms)`);
   } catch (e) {
     failed++;
-    console.log(`not ok - ${name}: ${e.message.split('\n')[0]}`);
+    // the whole message (playwright's call log included) and where it was thrown: a flake
+    // seen once in CI must be diagnosable from the log alone
+    console.log(`not ok - ${name} (${Date.now() - t0} ms): ${e.message}`);
+    const at = (e.stack || '').split('\n').filter((l) => l.includes('test.mjs')).slice(0, 3);
+    for (const l of at) console.log(`#   ${l.trim()}`);
   }
 }
 
@@ -122,7 +135,23 @@ async function main() {
       '--disable-component-update', '--disable-sync'],
   });
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  context.setDefaultTimeout(10000);
+  context.setDefaultTimeout(WAIT_MS);
+  // PV_JITTER=MS delays every API answer by a random 0..MS ms (answers then arrive out of
+  // order, like on a loaded machine): a race between a render and an assertion shows up in a
+  // few runs instead of one run in ten. PV_CPU=N slows the page's CPU N times (CDP).
+  const jitter = +(process.env.PV_JITTER || 0);
+  if (jitter) {
+    await context.route(/\/api\//, async (route) => {
+      await new Promise((r) => setTimeout(r, Math.random() * jitter));
+      await route.continue();
+    });
+  }
+  const slowCpu = +(process.env.PV_CPU || 0);
+  context.on('page', async (pg) => {
+    if (!slowCpu) return;
+    const cdp = await context.newCDPSession(pg);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: slowCpu });
+  });
   const page = await context.newPage();
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -173,6 +202,7 @@ async function main() {
 
   await test('add to center (shift-C) shows <multiple contexts>; back walks the history', async () => {
     await page.goto(url);
+    await waitRows(page, 'top-down'); // rows drawn by a virtual list move between divs until then
     const row = page.locator('.pane[data-tab="top-down"] .tt-row[data-key]', { has: page.locator('.nm', { hasText: /^bar$/ }) }).first();
     await row.click();
     await page.keyboard.press('c');
@@ -180,6 +210,7 @@ async function main() {
     await waitRows(page, 'top-down', (r) => r[0].name === 'bar', 'center bar');
     // add mousedown from the bottom-up tab's roots with shift-C
     await page.click('#tabs button[data-tab="bottom-up"]');
+    await waitRows(page, 'bottom-up');
     const r2 = page.locator('.pane[data-tab="bottom-up"] .tt-row[data-key]', { has: page.locator('.nm', { hasText: /^mousedown$/ }) }).first();
     await r2.click();
     await page.keyboard.press('Shift+C');
@@ -226,7 +257,8 @@ async function main() {
     const row = page.locator(`.pane[data-tab="marker-table"] .tt-row[data-marker="${m.index}"]`);
     await row.click();
     await page.waitForFunction((i) => new URLSearchParams(location.search).get('mk') === String(i), m.index);
-    const side = await page.textContent('.pane[data-tab="marker-table"] .sidebar');
+    // the sidebar fetches the marker (api/marker) after the click: wait for its details
+    const side = await page.textContent(`.pane[data-tab="marker-table"] .sidebar[data-marker="${m.index}"]`);
     assert(side.includes('mousedown'), `sidebar: ${side.slice(0, 200)}`);
     await row.dblclick();
     await page.waitForFunction(() => new URLSearchParams(location.search).has('range'));
@@ -243,6 +275,8 @@ async function main() {
 
   await test('the marker chart: tooltip, select, center on cause stack', async () => {
     await page.goto(url + '?tab=marker-chart');
+    // the pane exists only once the profile is loaded: wait for its answer, not its element
+    await page.waitForSelector('.pane[data-tab="marker-chart"][data-state="ready"]');
     await page.waitForFunction(() => document.querySelector('.pane[data-tab="marker-chart"] .pane-toolbar .dim').textContent.includes('markers'));
     const markers = cli('markers', FIREFOX, '--json').rows;
     const withCause = markers.filter((x) => x.name === 'ChromeUtils.importESModule')[0];
@@ -357,8 +391,8 @@ async function main() {
       await p2.waitForTimeout(16);
     }
     const last = await waitRows(p2, 'top-down', (r) => r.some((x) => x.i === 100000), 'the last row');
-    const ms = Date.now() - t0;
-    assert(ms < 5000, `scrolling took ${ms} ms`);
+    // how fast is bench/page.mjs's question (a wall-clock bound here fails on a loaded machine)
+    console.log(`#   scrolled 100,000 rows in ${Date.now() - t0} ms`);
     await p2.close();
     assert(last.length < 200, 'still few rows');
   });
@@ -367,7 +401,7 @@ async function main() {
     const u = await serve(DEMO);
     const p3 = await context.newPage();
     await p3.goto(u + '?tab=source&center=line:demo.js:7');
-    await p3.waitForSelector('.pane[data-tab="source"] .src-row');
+    await p3.waitForSelector('.pane[data-tab="source"][data-state="ready"] .src-row');
     const lines = await p3.$$eval('.pane[data-tab="source"] .src-row', (els) => els.map((e) => ({
       line: +e.dataset.line, center: e.classList.contains('center-line'),
       cells: [...e.children].map((c) => c.textContent),
@@ -394,7 +428,10 @@ async function main() {
       if (tab === 'butterfly') q += '&center=foo';
       if (tab === 'flame' || tab === 'marker-table') q += '';
       await page.goto(url + q);
-      await page.waitForTimeout(tab === 'flame' || tab === 'marker-chart' ? 600 : 400);
+      // the pane has its answer, the timeline its graph, and one frame is drawn
+      await page.waitForSelector(`.pane[data-tab="${tab}"][data-state="ready"]`);
+      await page.waitForSelector('#timeline-canvas[data-state="ready"]');
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       await noError(page);
       await page.screenshot({ path: path.join(SHOTS, `${tab}.png`) });
     }

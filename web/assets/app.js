@@ -201,11 +201,18 @@ function showTab() {
   return p;
 }
 
-// Resolves when the active pane has its rows (never rejects).
+// Resolves when the active pane has its rows (never rejects). The pane's data-state is
+// "busy" until then and "ready" once they are drawn (the virtual lists draw on the next
+// animation frame): what the browser tests wait for before they read the rows.
+let updateGen = 0;
 function updateActive(force) {
   const p = showTab();
+  const gen = ++updateGen;
+  p.el.dataset.state = 'busy';
   ctx.status('');
-  return p.update(force).catch((e) => showError(e.message));
+  return p.update(force).catch((e) => showError(e.message)).finally(() => {
+    requestAnimationFrame(() => { if (gen === updateGen) p.el.dataset.state = 'ready'; });
+  });
 }
 
 function onState(what) {

@@ -67,6 +67,7 @@ export class Timeline {
     const key = JSON.stringify([win, filtered]);
     if (!force && key === this.lastKey) { this.draw(); return; }
     const gen = ++this.gen;
+    this.canvas.dataset.state = 'busy'; // "ready" once this answer is drawn (tests wait for it)
     try {
       if (after) {
         await after;
@@ -91,6 +92,7 @@ export class Timeline {
       this.lastKey = null;
     }
     this.draw();
+    this.canvas.dataset.state = 'ready';
   }
 
   renderCrumbs() {

@@ -99,8 +99,10 @@ export class MarkerSidebar {
     this.gen = 0;
     this.show(null);
   }
+  // data-marker names the marker the sidebar shows once its details are in (tests wait for it)
   async show(i) {
     const gen = ++this.gen;
+    delete this.el.dataset.marker;
     if (i === null || i === undefined) {
       clear(this.el);
       this.el.append(h('div', { class: 'dim', text: 'Select a marker to see it in full.' }));
@@ -117,6 +119,7 @@ export class MarkerSidebar {
         acts.append(h('button', { class: 'small', text: it.label, disabled: it.disabled, onclick: it.action }));
       }
       this.el.append(acts);
+      this.el.dataset.marker = String(i);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       paneError(this.el, e.message);
