@@ -765,14 +765,61 @@ static void emit_release(struct emit *e)
 	sb_release(&e->scope);
 }
 
-/* The rows of tree t (keys start with prefix), opening the rows named by open keys. */
-static int emit_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t,
-		     const char *prefix, const char *const *open_keys, uint32_t nkeys)
+/* ---- the heaviest path (view's heaviest=N) ---- */
+
+#define HEAVIEST_MAX 1024
+
+/*
+ * The heaviest path of t to open: its first root (the center row of a centered tree), then
+ * each row's first child (children are sorted by the first metric's total), at most n rows,
+ * ending before a row without children. Returns how many rows are in chain.
+ */
+static uint32_t heavy_chain(const struct pv_tree *t, uint32_t n, uint32_t *chain)
 {
-	uint32_t *open = malloc(sizeof(*open) * (nkeys ? nkeys : 1));
+	uint32_t k = 0;
+	uint32_t r = t->nr_roots ? t->roots[0] : PV_NONE;
+	while (r != PV_NONE && k < n && t->child_len[r]) {
+		chain[k++] = r;
+		r = t->children[t->child_first[r]];
+	}
+	return k;
+}
+
+/* The keys of the k chain rows (prefix first) as JSON strings after ", " when *any. */
+static int chain_keys(FILE *out, const struct pv_tree *t, const char *prefix,
+		      const uint32_t *chain, uint32_t k, bool *any)
+{
+	struct sb key = {0};
+	sb_adds(&key, prefix);
+	for (uint32_t i = 0; i < k; i++) {
+		if (i)
+			sb_add(&key, "/", 1);
+		step_add(&key, t->kind[chain[i]], t->id[chain[i]], t->line[chain[i]]);
+		if (key.oom)
+			break;
+		fputs(*any ? ", " : "", out);
+		json_text(out, key.s, key.len);
+		*any = true;
+	}
+	int rc = key.oom ? -1 : 0;
+	sb_release(&key);
+	return rc;
+}
+
+/*
+ * The rows of tree t (keys start with prefix), opening the rows named by open keys and the
+ * nchain rows of chain.
+ */
+static int emit_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t,
+		     const char *prefix, const char *const *open_keys, uint32_t nkeys,
+		     const uint32_t *chain, uint32_t nchain)
+{
+	uint32_t *open = malloc(sizeof(*open) * (nkeys + nchain ? nkeys + nchain : 1));
 	if (!open)
 		return -1;
 	uint32_t nopen = 0;
+	for (uint32_t i = 0; i < nchain; i++)
+		open[nopen++] = chain[i];
 	size_t pl = strlen(prefix);
 	for (uint32_t i = 0; i < nkeys; i++) {
 		const char *k = open_keys[i];
@@ -915,12 +962,16 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 		pv_query_release(&q);
 		return status;
 	}
-	uint32_t offset = 0, limit = FLAT_DEFAULT_LIMIT;
+	uint32_t offset = 0, limit = FLAT_DEFAULT_LIMIT, heaviest = 0;
 	if (!api_param_u32(ps, "offset", 0, &offset, out, &status) ||
-	    !api_param_u32(ps, "limit", FLAT_DEFAULT_LIMIT, &limit, out, &status)) {
+	    !api_param_u32(ps, "limit", FLAT_DEFAULT_LIMIT, &limit, out, &status) ||
+	    !api_param_u32(ps, "heaviest", 0, &heaviest, out, &status)) {
 		pv_query_release(&q);
 		return status;
 	}
+	bool want_opened = api_param(ps, "heaviest") != NULL;
+	if (heaviest > HEAVIEST_MAX)
+		heaviest = HEAVIEST_MAX;
 	struct pv_view *v = api_view_get(a, slot, &q, out, &status);
 	pv_query_release(&q);
 	if (!v)
@@ -933,9 +984,28 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 	uint32_t nopen = api_param_all(ps, "open", open, API_MAX_PARAMS);
 	if (nopen > API_MAX_PARAMS)
 		nopen = API_MAX_PARAMS;
+	/* the heaviest paths: of the tree, or of the butterfly's callers (up) and callees */
+	uint32_t up[HEAVIEST_MAX], down[HEAVIEST_MAX], nup = 0, ndown = 0;
+	const struct pv_tree *up_tree = v->q.view == PV_VIEW_BUTTERFLY ? v->callers : NULL;
+	const struct pv_tree *down_tree = v->flat ? NULL : v->tree;
+	if (up_tree)
+		nup = heavy_chain(up_tree, heaviest, up);
+	if (down_tree)
+		ndown = heavy_chain(down_tree, heaviest, down);
 	int rc = 0;
 	view_head(out, v);
-	if (v->flat) {
+	if (want_opened) {
+		bool any = false;
+		fputs(", \"opened\": [", out);
+		if (nup)
+			rc = chain_keys(out, up_tree, "up:", up, nup, &any);
+		if (!rc && ndown)
+			rc = chain_keys(out, down_tree, up_tree ? "down:" : "", down, ndown, &any);
+		fputc(']', out);
+	}
+	if (rc) {
+		/* out of memory: the answer is replaced by the error below */
+	} else if (v->flat) {
 		const struct pv_flat *f = v->flat;
 		uint32_t from = offset < f->len ? offset : f->len;
 		uint32_t to = limit < f->len - from ? from + limit : f->len;
@@ -949,14 +1019,14 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 		fputs("]}\n", out);
 	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
 		fputs(", \"callers\": [", out);
-		rc = emit_tree(out, v, v->callers, "up:", open, nopen);
+		rc = emit_tree(out, v, v->callers, "up:", open, nopen, up, nup);
 		fputs("], \"rows\": [", out);
 		if (!rc)
-			rc = emit_tree(out, v, v->tree, "down:", open, nopen);
+			rc = emit_tree(out, v, v->tree, "down:", open, nopen, down, ndown);
 		fputs("]}\n", out);
 	} else {
 		fputs(", \"rows\": [", out);
-		rc = emit_tree(out, v, v->tree, "", open, nopen);
+		rc = emit_tree(out, v, v->tree, "", open, nopen, down, ndown);
 		fputs("]}\n", out);
 	}
 	free(open);

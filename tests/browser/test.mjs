@@ -181,6 +181,27 @@ async function main() {
     assert(rows.some((r) => r.selected), 'a row is selected on first display');
   });
 
+  await test('first display: one api/view request opens the heaviest path (heaviest=N)', async () => {
+    const asked = [];
+    const onReq = (r) => { if (/\/api\/(view|children)\?/.test(r.url())) asked.push(new URL(r.url())); };
+    page.on('request', onReq);
+    await page.goto(url + '?tab=top-down');
+    const rows = await waitRows(page, 'top-down', (r) => r.some((x) => x.selected), 'the heaviest path');
+    page.off('request', onReq);
+    eq(asked.map((u) => u.pathname.split('/').pop()), ['view'], 'requests of the first display');
+    assert(asked[0].searchParams.get('heaviest'), 'the view asks for the heaviest path');
+    // the CLI's heaviest path: the first child at each level (rows sorted by total)
+    let want = cli('tree', FIREFOX, '--json').rows;
+    const names = [];
+    while (want.length && names.length < 13) {
+      names.push(want[0].name);
+      if (!want[0].children || !want[0].children.length) break;
+      want = want[0].children;
+    }
+    const sel = rows.find((r) => r.selected);
+    eq(sel.path.split('\u0001'), names.slice(0, sel.depth + 1), 'the selected row ends the heaviest path');
+  });
+
   await test('the context menu sets the center: URL, chips and rows follow', async () => {
     const row = page.locator('.pane[data-tab="top-down"] .tt-row[data-key]', { has: page.locator('.nm', { hasText: /^foo$/ }) }).first();
     await row.click({ button: 'right' });

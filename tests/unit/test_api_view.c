@@ -157,22 +157,24 @@ T_TEST(api_view_centered)
 	pv_api_free(a);
 }
 
+/* the butterfly of center foo with its callers' real_main and its callees' bar open */
+#define BUTTERFLY_FOO                                                               \
+	", \"callers\": [\n" CENTER("up:c", "foo", 18, 1, 2) ",\n"                    \
+	FN("up:c/f1", "real_main", 1, 11, 1, 1, "real_main", "null") ",\n"              \
+	FN("up:c/f1/f0", "main", 2, 11, 1, 0, "main", "null") ",\n"                     \
+	FN("up:c/f0", "main", 1, 7, 0, 0, "main", "null") "\n], \"rows\": [\n"           \
+	CENTER("down:c", "foo", 18, 1, 2) ",\n"                                          \
+	FN("down:c/f3", "bar", 1, 12, 10, 1, "bar", "null") ",\n"                       \
+	FN("down:c/f3/f2", "foo", 2, 2, 0, 1, "foo", "null") ",\n"                      \
+	FN("down:c/f4", "baz", 1, 5, 5, 0, "baz", "null") "\n]}\n"
+
 T_TEST(api_view_butterfly)
 {
 	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
 	if (!a)
 		return;
 	EXPECT_VIEW(a, "view=butterfly&center=foo&open=up:c/f1&open=down:c/f3&open=c/f4", HEAD("butterfly", "view=butterfly&center=foo", "18", "true", "\"foo\""),
-		    ", \"callers\": [\n"
-		    CENTER("up:c", "foo", 18, 1, 2) ",\n"
-		    FN("up:c/f1", "real_main", 1, 11, 1, 1, "real_main", "null") ",\n"
-		    FN("up:c/f1/f0", "main", 2, 11, 1, 0, "main", "null") ",\n"
-		    FN("up:c/f0", "main", 1, 7, 0, 0, "main", "null") "\n"
-		    "], \"rows\": [\n"
-		    CENTER("down:c", "foo", 18, 1, 2) ",\n"
-		    FN("down:c/f3", "bar", 1, 12, 10, 1, "bar", "null") ",\n"
-		    FN("down:c/f3/f2", "foo", 2, 2, 0, 1, "foo", "null") ",\n"
-		    FN("down:c/f4", "baz", 1, 5, 5, 0, "baz", "null") "\n]}\n");
+		    BUTTERFLY_FOO);
 	pv_api_free(a);
 }
 
@@ -204,6 +206,58 @@ T_TEST(api_view_flat_and_top)
 		    ", \"nr_rows\": 7, \"rows\": [\n"
 		    FLAT("f2", "foo", "function", 2, 18, 1, "\"foo\"") ",\n"
 		    FLAT("f1", "real_main", "function", 2, 15, 0, "\"real_main\"") "\n]}\n");
+	pv_api_free(a);
+}
+
+/* heaviest=N: the heaviest path opened N rows deep in the same answer, its keys in "opened" */
+T_TEST(api_view_heaviest)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* main 26 > real_main 15 > foo 11 > bar 10 (a leaf: the path ends at foo) */
+	EXPECT_VIEW(a, "heaviest=12", HEAD("tree", "view=tree", "26", "false", "null"),
+		    ", \"opened\": [\"f0\", \"f0/f1\", \"f0/f1/f2\"], \"rows\": [\n"
+		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
+		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
+		    FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n"
+		    FN("f0/f1/f2/f3", "bar", 3, 10, 10, 0, "bar", "\"path:main;real_main;foo;bar\"") ",\n"
+		    FN("f0/f1/f6", "malloc", 2, 4, 4, 0, "malloc", "\"path:main;real_main;malloc\"") ",\n"
+		    FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
+		    FN("f0/f5", "qux", 1, 3, 0, 1, "qux", "\"path:main;qux\"") "\n]}\n");
+	/* two levels, with an open key of its own (main's foo) */
+	EXPECT_VIEW(a, "heaviest=2&open=f0/f2", HEAD("tree", "view=tree", "26", "false", "null"),
+		    ", \"opened\": [\"f0\", \"f0/f1\"], \"rows\": [\n"
+		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
+		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
+		    FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n"
+		    FN("f0/f1/f6", "malloc", 2, 4, 4, 0, "malloc", "\"path:main;real_main;malloc\"") ",\n"
+		    FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
+		    FN("f0/f2/f4", "baz", 2, 5, 5, 0, "baz", "\"path:main;foo;baz\"") ",\n"
+		    FN("f0/f2/f3", "bar", 2, 2, 0, 1, "bar", "\"path:main;foo;bar\"") ",\n"
+		    FN("f0/f5", "qux", 1, 3, 0, 1, "qux", "\"path:main;qux\"") "\n]}\n");
+	/* from the center: foo 18 > bar 12 > foo 2 (> baz 2) */
+	EXPECT_VIEW(a, "center=foo&heaviest=3", HEAD("tree", "view=tree&center=foo", "18", "true", "\"foo\""),
+		    ", \"opened\": [\"c\", \"c/f3\", \"c/f3/f2\"], \"rows\": [\n"
+		    CENTER("c", "foo", 18, 1, 2) ",\n"
+		    FN("c/f3", "bar", 1, 12, 10, 1, "bar", "null") ",\n"
+		    FN("c/f3/f2", "foo", 2, 2, 0, 1, "foo", "null") ",\n"
+		    FN("c/f3/f2/f4", "baz", 3, 2, 2, 0, "baz", "null") ",\n"
+		    FN("c/f4", "baz", 1, 5, 5, 0, "baz", "null") "\n]}\n");
+	/* 0 levels: nothing opened (the center still is) */
+	EXPECT_VIEW(a, "center=foo&heaviest=0", HEAD("tree", "view=tree&center=foo", "18", "true", "\"foo\""),
+		    ", \"opened\": [], \"rows\": [\n"
+		    CENTER("c", "foo", 18, 1, 2) ",\n"
+		    FN("c/f3", "bar", 1, 12, 10, 1, "bar", "null") ",\n"
+		    FN("c/f4", "baz", 1, 5, 5, 0, "baz", "null") "\n]}\n");
+	/* the butterfly: both sides, callers first */
+	EXPECT_VIEW(a, "view=butterfly&center=foo&heaviest=2", HEAD("butterfly", "view=butterfly&center=foo", "18", "true", "\"foo\""),
+		    ", \"opened\": [\"up:c\", \"up:c/f1\", \"down:c\", \"down:c/f3\"]" BUTTERFLY_FOO);
+	/* flat views have no path to open; a bad count is a 400 */
+	EXPECT_VIEW(a, "view=top&sort=total&limit=1&heaviest=4", HEAD("top", "view=top&sort=total", "26", "false", "null"),
+		    ", \"opened\": [], \"nr_rows\": 7, \"rows\": [\n"
+		    FLAT("f0", "main", "function", 2, 26, 1, "\"main\"") "\n]}\n");
+	EXPECT(a, "view", "heaviest=-1", 400, "{\"error\": \"heaviest takes a count, not '-1'\"}");
 	pv_api_free(a);
 }
 

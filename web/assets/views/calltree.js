@@ -138,7 +138,8 @@ export class TreePane {
     ctx.status('computing…');
     let resp;
     try {
-      resp = await api('view', [...params, ...open.map((k) => ['open', k])]);
+      // one request: the open rows and the heaviest path (shown when no open row is kept)
+      resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', HEAVIEST_LEVELS]]);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       this.lastKey = null;
@@ -150,7 +151,9 @@ export class TreePane {
     this.resp = resp;
     if (this.errorEl) { this.errorEl.remove(); this.errorEl = null; this.content.hidden = false; }
     this.label.textContent = describe(resp);
-    this.tree.setData(resp.rows, resp.metrics, bases(resp), open);
+    const opened = resp.opened || [];
+    const keptOpen = keptOpenKeys(resp.rows, open);
+    this.tree.setData(resp.rows, resp.metrics, bases(resp), keptOpen ? open : [...open, ...opened]);
     this.tree.setNote(resp.rows.length ? '' : (resp.centered
       ? `No sample of this query reaches the center ${resp.center_label} (its total is 0).`
       : 'No sample is left by this query.'));
@@ -159,9 +162,7 @@ export class TreePane {
       this.sidebar.showEmpty();
       return;
     }
-    const keptOpen = open.some((k) => k !== 'c' && this.tree.open.has(k));
-    if (!keptOpen) await this.tree.openHeaviest();
-    if (gen !== this.gen) return;
+    if (!keptOpen) this.tree.selectHeaviestEnd(opened);
     const want = S.state.sel;
     if (want && this.tree.selectKey(want)) {
       this.sidebar.show(this.tree.selected(), resp, this.view, this.inverted);
@@ -180,6 +181,22 @@ export class TreePane {
     paneError(this.errorEl, msg);
     ctx.status('');
   }
+}
+
+// How deep the page opens the heaviest path on first display (the view's heaviest=N).
+const HEAVIEST_LEVELS = 12;
+// Butterfly: callers and callees, each this deep.
+const BUTTERFLY_LEVELS = 4;
+
+// Whether an open key other than the center's names a row of the answer with children in it
+// (the page then keeps the user's open rows instead of the heaviest path).
+function keptOpenKeys(rows, open) {
+  const want = new Set(open.filter((k) => k !== 'c' && k !== 'up:c' && k !== 'down:c'));
+  if (!want.size) return false;
+  for (let i = 0; i + 1 < rows.length; i++) {
+    if (want.has(rows[i].key) && rows[i + 1].depth > rows[i].depth) return true;
+  }
+  return false;
 }
 
 function ancestorsOf(key) {
@@ -258,7 +275,7 @@ export class ButterflyPane {
     ctx.status('computing…');
     let resp;
     try {
-      resp = await api('view', [...params, ...open.map((k) => ['open', k])]);
+      resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', BUTTERFLY_LEVELS]]);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       this.lastKey = null;
@@ -273,14 +290,12 @@ export class ButterflyPane {
     this.resp = resp;
     this.label.textContent = describe(resp);
     const b = bases(resp);
-    this.callers.setData(resp.callers || [], resp.metrics, b, open);
-    this.callees.setData(resp.rows || [], resp.metrics, b, open);
+    const shown = open.length ? open : (resp.opened || []);
+    this.callers.setData(resp.callers || [], resp.metrics, b, shown);
+    this.callees.setData(resp.rows || [], resp.metrics, b, shown);
     const none = (resp.rows || []).length ? '' : `No sample of this query reaches the center ${resp.center_label}.`;
     this.callers.setNote(none);
     this.callees.setNote('');
-    if (!open.length) {
-      await Promise.all([this.callers.openHeaviest(4, false), this.callees.openHeaviest(4, false)]);
-    }
     ctx.status(`${this.callers.flat.length + this.callees.flat.length} rows shown`);
     if (S.state.sel && (this.callers.selectKey(S.state.sel) || this.callees.selectKey(S.state.sel))) {
       const n = this.callers.selected() || this.callees.selected();

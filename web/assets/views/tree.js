@@ -37,7 +37,8 @@ export class TreeTable {
 
   // ---- data ----
 
-  // rows: pre-order with depth (doc/api.md); open: the keys whose children were asked for.
+  // rows: pre-order with depth (doc/api.md); open: the keys to show open (those whose
+  // children are in rows; other loaded rows stay closed, their children kept for a click).
   setData(rows, metrics, bases, open) {
     this.gen++;
     const metricsChanged = JSON.stringify(metrics) !== JSON.stringify(this.metrics);
@@ -65,7 +66,8 @@ export class TreeTable {
       const n = this.nodes.get(k);
       if (n && n.kids && n.kids.length) this.open.add(k);
     }
-    for (const n of this.nodes.values()) if (n.kids && n.kids.length) this.open.add(n.key);
+    // the center row is always open (the server always sends its children)
+    for (const n of this.roots) if (n.row.kind === 'center' && n.kids && n.kids.length) this.open.add(n.key);
     if (this.selKey && !this.nodes.has(this.selKey)) this.selKey = null;
     if (metricsChanged || !this.head.firstChild) this.renderHead();
     this.reflatten();
@@ -191,31 +193,12 @@ export class TreeTable {
     this.reflatten();
   }
 
-  // First display: open the heaviest path a few levels down and select its end.
-  async openHeaviest(levels = 12, selectEnd = true) {
-    const gen = this.gen;
-    const m = 0;
-    let node = this.heaviest(this.roots, m);
-    if (!node) return;
-    const top = node.row.total[m] || 0;
-    let last = node;
-    for (let d = 0; d < levels && node; d++) {
-      if (!(node.row.children > 0)) break;
-      try {
-        if (!(await this.ensureKids(node))) return;
-      } catch (e) {
-        return;
-      }
-      if (gen !== this.gen) return;
-      this.open.add(node.key);
-      last = node;
-      const next = this.heaviest(node.kids, m);
-      if (!next || (next.row.total[m] || 0) < top * 0.05) break;
-      node = next;
-      last = node;
-    }
-    this.reflatten();
-    if (selectEnd && !this.selKey) this.select(last, false);
+  // First display: the heaviest path is open (the view's heaviest=N, its keys in opened);
+  // select its end, the heaviest child of the last opened row.
+  selectHeaviestEnd(opened) {
+    const last = opened.length ? this.nodes.get(opened[opened.length - 1]) : null;
+    const end = last ? this.heaviest(last.kids, 0) || last : this.heaviest(this.roots, 0);
+    if (end && !this.selKey) this.select(end, false);
   }
 
   heaviest(nodes, m) {
