@@ -697,30 +697,72 @@ static bool is_open(const uint32_t *open, uint32_t n, uint32_t r)
 
 struct frame {
 	uint32_t row; /* PV_NONE: the list the walk starts from */
-	uint32_t next;
+	uint32_t next, stop;
 	size_t klen, plen;
 };
 
 /*
- * Writes the rows of list (n rows; their parent's key is e->key, plen its path) in pre-order,
- * with the children of every open row (and of the center row) when recurse. One frame per open
- * level: the work is the rows written.
+ * The placeholder of the rows from..n of list that a per-parent limit left out: kind "more",
+ * key PARENT/+FROM (+FROM for roots), the parent's key, the offset to ask children for, how
+ * many rows are left and their summed costs.
  */
-static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, bool sep, size_t plen,
-		     const uint32_t *open, uint32_t nopen, bool recurse)
+static void more_row(struct emit *e, const uint32_t *list, uint32_t from, uint32_t n, bool sep,
+		     size_t klen, uint32_t depth)
+{
+	const struct pv_view *v = e->v;
+	const struct pv_tree *t = e->t;
+	FILE *out = e->out;
+	int64_t total[PV_QUERY_MAX] = {0}, self[PV_QUERY_MAX] = {0};
+	for (uint32_t i = from; i < n; i++) {
+		for (uint32_t m = 0; m < v->nr_metrics; m++) {
+			total[m] += t->total[m][list[i]];
+			self[m] += t->self[m][list[i]];
+		}
+	}
+	sb_cut(&e->key, klen);
+	fputs(e->any ? ",\n{\"key\": \"" : "\n{\"key\": \"", out);
+	e->any = true;
+	json_body(out, e->key.s ? e->key.s : "", klen);
+	fprintf(out, "%s+%u\", \"name\": \"\u2026 %u more rows\", \"kind\": \"more\", \"parent\": ",
+		sep ? "/" : "", from, n - from);
+	json_text(out, e->key.s ? e->key.s : "", klen);
+	fprintf(out, ", \"offset\": %u, \"more\": %u, \"depth\": %u, \"total\": ", from, n - from,
+		depth);
+	json_values(out, total, v->nr_metrics);
+	fputs(", \"self\": ", out);
+	json_values(out, self, v->nr_metrics);
+	fputs(", \"children\": 0}", out);
+}
+
+/*
+ * Writes the rows of list from offset on (n rows in all; their parent's key is e->key, plen its
+ * path) in pre-order, with the children of every open row (and of the center row) when
+ * recurse. With limit (0: none), at most limit rows of each list, then a "more" row for the
+ * rest. One frame per open level: the work is the rows written.
+ */
+static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, uint32_t offset,
+		     uint32_t limit, bool sep, size_t plen, const uint32_t *open, uint32_t nopen,
+		     bool recurse)
 {
 	const struct pv_tree *t = e->t;
 	uint32_t cap = 16, sp = 0;
 	struct frame *st = malloc(sizeof(*st) * cap);
 	if (!st)
 		return -1;
-	st[sp++] = (struct frame){PV_NONE, 0, e->key.len, plen};
+	if (offset > n)
+		offset = n;
+	uint32_t stop = limit && n - offset > limit ? offset + limit : n;
+	st[sp++] = (struct frame){PV_NONE, offset, stop, e->key.len, plen};
 	while (sp) {
 		struct frame *f = &st[sp - 1];
 		const uint32_t *rows =
 		    f->row == PV_NONE ? list : t->children + t->child_first[f->row];
 		uint32_t nr = f->row == PV_NONE ? n : t->child_len[f->row];
-		if (f->next == nr) {
+		if (f->next == f->stop) {
+			if (f->stop < nr) {
+				uint32_t depth = f->row == PV_NONE ? t->depth[rows[0]] : t->depth[f->row] + 1;
+				more_row(e, rows, f->stop, nr, f->row != PV_NONE || sep, f->klen, depth);
+			}
 			sp--;
 			continue;
 		}
@@ -742,7 +784,8 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, bool sep,
 				st = ns;
 				cap *= 2;
 			}
-			st[sp++] = (struct frame){r, 0, e->key.len, rp};
+			uint32_t nk = t->child_len[r];
+			st[sp++] = (struct frame){r, 0, limit && nk > limit ? limit : nk, e->key.len, rp};
 		}
 	}
 	free(st);
@@ -808,11 +851,11 @@ static int chain_keys(FILE *out, const struct pv_tree *t, const char *prefix,
 
 /*
  * The rows of tree t (keys start with prefix), opening the rows named by open keys and the
- * nchain rows of chain.
+ * nchain rows of chain, at most limit rows of each list (0: all).
  */
 static int emit_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t,
 		     const char *prefix, const char *const *open_keys, uint32_t nkeys,
-		     const uint32_t *chain, uint32_t nchain)
+		     const uint32_t *chain, uint32_t nchain, uint32_t limit)
 {
 	uint32_t *open = malloc(sizeof(*open) * (nkeys + nchain ? nkeys + nchain : 1));
 	if (!open)
@@ -835,8 +878,8 @@ static int emit_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t
 	struct emit e;
 	emit_init(&e, out, v, t);
 	sb_adds(&e.key, prefix);
-	int rc = emit_rows(&e, t->roots, t->nr_roots, false, e.mode == PATH_ROOT ? 0 : NO_PATH,
-			   open, nopen, true);
+	int rc = emit_rows(&e, t->roots, t->nr_roots, 0, limit, false,
+			   e.mode == PATH_ROOT ? 0 : NO_PATH, open, nopen, true);
 	if (e.any)
 		fputc('\n', out);
 	emit_release(&e);
@@ -970,6 +1013,8 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 		return status;
 	}
 	bool want_opened = api_param(ps, "heaviest") != NULL;
+	/* trees: limit caps each list of rows (none by default); flat and top: the page size */
+	uint32_t per_parent = api_param(ps, "limit") ? limit : 0;
 	if (heaviest > HEAVIEST_MAX)
 		heaviest = HEAVIEST_MAX;
 	struct pv_view *v = api_view_get(a, slot, &q, out, &status);
@@ -1019,14 +1064,15 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 		fputs("]}\n", out);
 	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
 		fputs(", \"callers\": [", out);
-		rc = emit_tree(out, v, v->callers, "up:", open, nopen, up, nup);
+		rc = emit_tree(out, v, v->callers, "up:", open, nopen, up, nup, per_parent);
 		fputs("], \"rows\": [", out);
 		if (!rc)
-			rc = emit_tree(out, v, v->tree, "down:", open, nopen, down, ndown);
+			rc = emit_tree(out, v, v->tree, "down:", open, nopen, down, ndown,
+					       per_parent);
 		fputs("]}\n", out);
 	} else {
 		fputs(", \"rows\": [", out);
-		rc = emit_tree(out, v, v->tree, "", open, nopen, down, ndown);
+		rc = emit_tree(out, v, v->tree, "", open, nopen, down, ndown, per_parent);
 		fputs("]}\n", out);
 	}
 	free(open);
@@ -1063,8 +1109,17 @@ int api_children(struct pv_api *a, const struct api_params *ps, FILE *out)
 	pv_query_release(&q);
 	if (!v)
 		return status;
-	struct found fd;
-	if (!view_find(v, key, &fd)) {
+	uint32_t offset = 0, limit = 0;
+	if (!api_param_u32(ps, "offset", 0, &offset, out, &status) ||
+	    !api_param_u32(ps, "limit", 0, &limit, out, &status)) {
+		api_view_release(a, v);
+		return status;
+	}
+	/* an empty key (or only up:/down:) names the roots: the pages of a long list of roots */
+	const char *rest = key, *prefix = "";
+	const struct pv_tree *rt = v->flat ? NULL : key_tree(v, &rest, &prefix);
+	struct found fd = {rt, PV_NONE, prefix};
+	if (!(rt && !*rest) && !view_find(v, key, &fd)) {
 		api_view_release(a, v);
 		return api_error(out, 404, "no row '%s' in this view", key);
 	}
@@ -1074,9 +1129,12 @@ int api_children(struct pv_api *a, const struct api_params *ps, FILE *out)
 		struct emit e;
 		emit_init(&e, out, v, fd.t);
 		sb_adds(&e.key, key);
-		size_t plen = path_of(v, fd.t, fd.row, &e.path);
-		rc = emit_rows(&e, fd.t->children + fd.t->child_first[fd.row],
-			       fd.t->child_len[fd.row], true, plen, NULL, 0, false);
+		bool roots = fd.row == PV_NONE;
+		size_t plen = roots ? (e.mode == PATH_ROOT ? 0 : NO_PATH)
+				    : path_of(v, fd.t, fd.row, &e.path);
+		const uint32_t *list = roots ? fd.t->roots : fd.t->children + fd.t->child_first[fd.row];
+		uint32_t n = roots ? fd.t->nr_roots : fd.t->child_len[fd.row];
+		rc = emit_rows(&e, list, n, offset, limit, !roots, plen, NULL, 0, false);
 		if (e.any)
 			fputc('\n', out);
 		emit_release(&e);

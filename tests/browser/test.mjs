@@ -107,6 +107,12 @@ async function waitRows(page, tab, pred, what) {
   throw new Error(`${what || 'rows'}: not shown (last: ${JSON.stringify(rows.slice(0, 3))})`);
 }
 
+// GET api/ENDPOINT?QS of the server at base (a page URL): the JSON.
+async function api(base, endpoint, qs) {
+  const res = await fetch(new URL(`api/${endpoint}?${qs}`, base));
+  return res.json();
+}
+
 async function noError(page) {
   const err = await page.$eval('#errorbar', (e) => (e.hidden ? '' : e.textContent));
   assert(!err, `error bar: ${err}`);
@@ -402,8 +408,20 @@ async function main() {
     const p2 = await context.newPage();
     await p2.goto(u + '?tab=top-down');
     await waitRows(p2, 'top-down', (r) => r.length > 5);
-    const n = await p2.evaluate(() => document.querySelector('.pane[data-tab="top-down"] .tt-spacer').offsetHeight);
-    eq(n, 100001 * 18, 'spacer height');
+    const spacer = () => p2.evaluate(() => document.querySelector('.pane[data-tab="top-down"] .tt-spacer').offsetHeight);
+    // main, the first page of 2,000 children and a placeholder for the 98,000 others
+    eq(await spacer(), 2002 * 18, 'spacer height of the first page');
+    const shown = await api(u, 'view', 'view=tree&open=f0&limit=2000');
+    const more = shown.rows[shown.rows.length - 1];
+    eq([more.kind, more.more, more.offset, more.parent], ['more', 98000, 2000, 'f0'], 'the placeholder row');
+    // scrolling to the placeholder loads the next page, until every row is there
+    for (let k = 0; k < 100; k++) {
+      const h = await spacer();
+      if (h === 100001 * 18) break;
+      await p2.evaluate(() => { const b = document.querySelector('.pane[data-tab="top-down"] .tt-body'); b.scrollTop = b.scrollHeight; });
+      await p2.waitForFunction((h0) => document.querySelector('.pane[data-tab="top-down"] .tt-spacer').offsetHeight !== h0, h);
+    }
+    eq(await spacer(), 100001 * 18, 'spacer height once every page is loaded');
     const domRows = await p2.$$eval('.pane[data-tab="top-down"] .tt-row', (e) => e.length);
     assert(domRows < 200, `${domRows} row divs`);
     const t0 = Date.now();

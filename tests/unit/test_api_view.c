@@ -296,8 +296,66 @@ T_TEST(api_view_children)
 	EXPECT(a, "children", "key=up:c", 404, "{\"error\": \"no row 'up:c' in this view\"}");
 	EXPECT(a, "children", "key=f4294967295", 404,
 	       "{\"error\": \"no row 'f4294967295' in this view\"}");
-	EXPECT(a, "children", "key=", 404, "{\"error\": \"no row '' in this view\"}");
+	/* the empty key names the roots */
+	EXPECT(a, "children", "key=", 200,
+	       "{\"rows\": [\n" FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") "\n]}\n");
 	EXPECT(a, "children", "", 400, "{\"error\": \"missing parameter 'key'\"}");
+	pv_api_free(a);
+}
+
+/* ---- per-parent limit: "more" rows ---- */
+
+#define MORE(key, parent, offset, more, depth, total, self)                                    \
+	"{\"key\": \"" key "\", \"name\": \"\xe2\x80\xa6 " #more " more rows\", \"kind\": \"more\", " \
+	"\"parent\": \"" parent "\", \"offset\": " #offset ", \"more\": " #more                \
+	", \"depth\": " #depth ", \"total\": [" #total "], \"self\": [" #self "], \"children\": 0}"
+
+T_TEST(api_view_limit)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* main's children real_main 15, foo 7, qux 3: two of them, then the rest as one row */
+	EXPECT_VIEW(a, "open=f0&limit=2", HEAD("tree", "view=tree", "26", "false", "null"),
+		    ", \"rows\": [\n"
+		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
+		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
+		    FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
+		    MORE("f0/+2", "f0", 2, 1, 1, 3, 0) "\n]}\n");
+	/* every list is cut: real_main's (foo 11, malloc 4) and main's */
+	EXPECT_VIEW(a, "open=f0&open=f0/f1&limit=1", HEAD("tree", "view=tree", "26", "false", "null"),
+		    ", \"rows\": [\n"
+		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
+		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
+		    FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n"
+		    MORE("f0/f1/+1", "f0/f1", 1, 1, 2, 4, 4) ",\n"
+		    MORE("f0/+1", "f0", 1, 2, 1, 10, 0) "\n]}\n");
+	/* the roots too: the inverted tree's bar 10, baz 7, then malloc 7, foo 1, main 1 */
+	EXPECT_VIEW(a, "view=callers&limit=2", HEAD("callers", "view=callers", "26", "false", "null"),
+		    ", \"rows\": [\n"
+		    FN("f3", "bar", 0, 10, 10, 1, "bar", "null") ",\n"
+		    FN("f4", "baz", 0, 7, 7, 1, "baz", "null") ",\n"
+		    MORE("+2", "", 2, 3, 0, 9, 9) "\n]}\n");
+	/* children pages: offset and limit; the empty key pages the roots */
+	EXPECT(a, "children", "view=callers&key=&offset=2&limit=2", 200,
+	       "{\"rows\": [\n"
+	       FN("f6", "malloc", 0, 7, 7, 2, "malloc", "null") ",\n"
+	       FN("f2", "foo", 0, 1, 1, 1, "foo", "null") ",\n"
+	       MORE("+4", "", 4, 1, 0, 1, 1) "\n]}\n");
+	EXPECT(a, "children", "key=f0&offset=1&limit=1", 200,
+	       "{\"rows\": [\n"
+	       FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
+	       MORE("f0/+2", "f0", 2, 1, 1, 3, 0) "\n]}\n");
+	/* the last page has no "more" row; past the end, nothing */
+	EXPECT(a, "children", "key=f0&offset=2&limit=1", 200,
+	       "{\"rows\": [\n" FN("f0/f5", "qux", 1, 3, 0, 1, "qux", "\"path:main;qux\"") "\n]}\n");
+	EXPECT(a, "children", "key=f0&offset=3", 200, "{\"rows\": []}\n");
+	EXPECT(a, "children", "key=f0&offset=99&limit=5", 200, "{\"rows\": []}\n");
+	/* a butterfly side's roots; a placeholder's key names no row */
+	EXPECT(a, "children", "view=butterfly&center=foo&key=up:&limit=1", 200,
+	       "{\"rows\": [\n" CENTER("up:c", "foo", 18, 1, 2) "\n]}\n");
+	EXPECT(a, "children", "key=f0/%2B2", 404, "{\"error\": \"no row 'f0/+2' in this view\"}");
+	EXPECT(a, "children", "key=f0&limit=x", 400, "{\"error\": \"limit takes a count, not 'x'\"}");
 	pv_api_free(a);
 }
 

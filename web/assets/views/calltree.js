@@ -101,7 +101,7 @@ export class TreePane {
       h('span', { class: 'spacer' }), this.label);
     this.tree = new TreeTable({
       nameHeader: this.inverted ? 'Function (callers below)' : 'Function',
-      fetchChildren: (key) => api('children', [...S.queryParams(this.view), ['key', key]]).then((r) => r.rows),
+      fetchChildren: (key, offset) => api('children', [...S.queryParams(this.view), ['key', key], ...pageParams(offset)]).then((r) => r.rows),
       onSelect: (node) => this.onSelect(node),
       onContext: (node, x, y) => rowMenu(node, x, y, { tree: this.tree, inverted: this.inverted }),
       onKey: (e, node) => rowKey(e, node, { inverted: this.inverted }),
@@ -139,7 +139,7 @@ export class TreePane {
     let resp;
     try {
       // one request: the open rows and the heaviest path (shown when no open row is kept)
-      resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', HEAVIEST_LEVELS]]);
+      resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', HEAVIEST_LEVELS], ...pageParams(0)]);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       this.lastKey = null;
@@ -181,6 +181,13 @@ export class TreePane {
     paneError(this.errorEl, msg);
     ctx.status('');
   }
+}
+
+// At most this many rows of one list (a row's children, the roots) per request: the rest is a
+// "more" row that loads the next page when it is scrolled into view or clicked (doc/api.md).
+const PAGE_ROWS = 2000;
+function pageParams(offset) {
+  return offset ? [['limit', PAGE_ROWS], ['offset', offset]] : [['limit', PAGE_ROWS]];
 }
 
 // How deep the page opens the heaviest path on first display (the view's heaviest=N).
@@ -226,7 +233,7 @@ export class ButterflyPane {
     this.el.append(h('div', { class: 'pane-toolbar' }, h('span', { text: 'Callers of the center (bottom-up) above, its callees (top-down) below' }), h('span', { class: 'spacer' }), this.label));
     const mk = (inverted) => new TreeTable({
       nameHeader: inverted ? 'Callers' : 'Callees',
-      fetchChildren: (key) => api('children', [...S.queryParams('butterfly'), ['key', key]]).then((r) => r.rows),
+      fetchChildren: (key, offset) => api('children', [...S.queryParams('butterfly'), ['key', key], ...pageParams(offset)]).then((r) => r.rows),
       onSelect: (node) => this.onSelect(node, inverted),
       onContext: (node, x, y) => rowMenu(node, x, y, { tree: inverted ? this.callers : this.callees, inverted }),
       onKey: (e, node) => rowKey(e, node, { inverted }),
@@ -275,7 +282,7 @@ export class ButterflyPane {
     ctx.status('computing…');
     let resp;
     try {
-      resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', BUTTERFLY_LEVELS]]);
+      resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', BUTTERFLY_LEVELS], ...pageParams(0)]);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       this.lastKey = null;

@@ -9,7 +9,7 @@ const PCT_W = 60;
 const EXPAND_ALL_LIMIT = 200000;
 
 export class TreeTable {
-  // opts: {fetchChildren(key) -> Promise<rows>, onSelect(node), onContext(node, x, y),
+  // opts: {fetchChildren(key, offset) -> Promise<rows>, onSelect(node), onContext(node, x, y),
   //        onKey(e, node) -> bool (handled), onOpen(node) (double click on a leaf),
   //        isCenter(row), nameHeader, status(text)}
   constructor(opts) {
@@ -104,9 +104,11 @@ export class TreeTable {
     if (!this.sort) return kids;
     const { field, m, asc } = this.sort;
     const s = asc ? 1 : -1;
-    const arr = kids.slice();
+    // a "more" placeholder (rows not loaded yet) stays last
+    const arr = kids.filter((k) => !isMore(k));
     if (field === 'name') arr.sort((a, b) => s * a.row.name.localeCompare(b.row.name));
     else arr.sort((a, b) => s * ((a.row[field][m] || 0) - (b.row[field][m] || 0)));
+    for (const k of kids) if (isMore(k)) arr.push(k);
     return arr;
   }
 
@@ -139,6 +141,35 @@ export class TreeTable {
       this.nodes.set(row.key, kid);
     }
     return true;
+  }
+
+  // The next page of the rows a "more" placeholder stands for (api/children with its parent's
+  // key and offset): they replace it, followed by a new placeholder when rows are still left.
+  async loadMore(node) {
+    if (node.loading || !this.nodes.has(node.key)) return;
+    node.loading = true;
+    this.list.refresh(true); // "(loading…)"
+    const gen = this.gen;
+    let rows;
+    try {
+      rows = await this.opts.fetchChildren(node.row.parent, node.row.offset);
+    } catch (e) {
+      node.loading = false;
+      if (this.opts.onError) this.opts.onError(e);
+      return;
+    }
+    if (gen !== this.gen || this.nodes.get(node.key) !== node) return;
+    const list = node.parent ? node.parent.kids : this.roots;
+    const at = list.indexOf(node);
+    if (at < 0) return;
+    const added = rows.map((row) => ({ key: row.key, row, depth: row.depth ?? node.depth, parent: node.parent, kids: row.children > 0 ? null : [] }));
+    list.splice(at, 1, ...added);
+    this.nodes.delete(node.key);
+    for (const n of added) this.nodes.set(n.key, n);
+    const wasSelected = this.selKey === node.key;
+    if (wasSelected) this.selKey = added.length ? added[0].key : null;
+    this.reflatten();
+    if (wasSelected && added.length && this.opts.onSelect) this.opts.onSelect(added[0]);
   }
 
   async expand(node) {
@@ -203,7 +234,10 @@ export class TreeTable {
 
   heaviest(nodes, m) {
     let best = null;
-    for (const n of nodes || []) if (!best || (n.row.total[m] || 0) > (best.row.total[m] || 0)) best = n;
+    for (const n of nodes || []) {
+      if (isMore(n)) continue; // the sum of many rows, not a row
+      if (!best || (n.row.total[m] || 0) > (best.row.total[m] || 0)) best = n;
+    }
     return best;
   }
 
@@ -346,15 +380,20 @@ export class TreeTable {
       setText(cells[2], fmtCost(s, m.unit));
       setText(cells[3], fmtPct(s, this.bases[mi]));
     });
+    if (isMore(node)) {
+      div.classList.add('more-row');
+      // drawn means scrolled into view: ask for the rows it stands for
+      if (!node.loading) queueMicrotask(() => this.loadMore(node));
+    }
     const open = this.open.has(node.key);
-    c.name.title = rowTitle(row);
+    c.name.title = isMore(node) ? 'Rows not loaded yet: scroll to them or click to load them' : rowTitle(row);
     const indent = node.depth * 12 + 'px';
     if (c.indent.style.width !== indent) c.indent.style.width = indent;
     setText(c.twisty, row.children > 0 ? (open ? '▾' : '▸') : '');
     const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' ? row.kind : '';
     setText(c.badge, badge);
     c.badge.style.display = badge ? '' : 'none';
-    setText(c.nm, row.name);
+    setText(c.nm, isMore(node) ? `… ${row.more.toLocaleString('en-US')} more rows${node.loading ? ' (loading…)' : ''}` : row.name);
     const extra = extraText(row);
     setText(c.extra, extra);
     c.extra.style.display = extra ? '' : 'none';
@@ -371,6 +410,7 @@ export class TreeTable {
     const node = this.rowAt(e);
     this.downNode = node;
     if (!node) return;
+    if (isMore(node)) { this.loadMore(node); return; }
     if (e.target.classList.contains('twisty')) {
       this.toggle(node);
       e.preventDefault();
@@ -387,7 +427,7 @@ export class TreeTable {
 
   onContext(e) {
     const node = this.rowAt(e);
-    if (!node) return;
+    if (!node || isMore(node)) return;
     e.preventDefault();
     this.select(node);
     this.focus();
@@ -433,6 +473,9 @@ export class TreeTable {
 
   destroy() { this.list.destroy(); }
 }
+
+// A placeholder for the rows of a list past the page the server sent (doc/api.md "more").
+function isMore(node) { return node.row.kind === 'more'; }
 
 function setText(el, text) {
   if (el._text !== text) {
