@@ -7,6 +7,9 @@
  *   - a trace, object form: {"traceEvents": [...], "samples": [...], "stackFrames": {...}, ...};
  *   - a .cpuprofile (DevTools Profiler.Profile, node --cpu-prof): {nodes, samples, timeDeltas,
  *     startTime, endTime}, and the older V8 layout {head (a nested tree), samples, timestamps}.
+ *   - a sampling heap profile (.heapprofile: DevTools "Allocation sampling", node --heap-prof):
+ *     {head: NODE, samples: [{size, nodeId, ordinal}]}, NODE = {callFrame, selfSize, id,
+ *     children: [NODE]}; older ones (Chrome 69, Node 10) have neither ids nor samples.
  *
  * What becomes what:
  *   - threads are (pid, tid) pairs that carry samples or markers; 'M' events name them
@@ -21,6 +24,11 @@
  *     put in time order when deltas were negative. Two metrics: "samples" (1 each) and "time"
  *     (ns, the default): the time up to the profile's next sample, the last one lasting until the
  *     profile's end (endTime, or the ts of the chunk that carries it), 0 when the file has none;
+ *   - a sampling heap profile: one thread "heap", no times; its nodes become stacks as a
+ *     .cpuprofile's do (the (root) node is no frame). With samples: one model sample per
+ *     allocation sample in 'ordinal' order, metrics "bytes" (its size, the default) and
+ *     "allocations" (1 each), and every node's selfSize checked against its samples' sizes (a
+ *     mismatch is reported). Without: one sample per node with a selfSize, metric "bytes";
  *   - object form "samples" with "stackFrames" (Hermes and others): one sample each on its
  *     (pid, tid) thread, "weight" as its samples weight, time as above within its thread;
  *   - events as raw markers (the marker module pairs them later): B start, E end, X interval
@@ -132,6 +140,8 @@ struct vnode {
 	int64_t parent;
 	bool has_parent;
 	bool root_name; /* named (root): no frame of its own when it has no parent */
+	bool has_self;  /* a sampling heap profile's node: selfSize */
+	int64_t self;   /* its selfSize, bytes */
 	pv_frame_ix frame;
 };
 
@@ -153,6 +163,12 @@ struct gsample {
 	uint32_t sf; /* pool offset, 0 when none */
 	int64_t weight;
 	uint32_t thread; /* set at build */
+	uint32_t seq;
+};
+
+/* A sample of a sampling heap profile: {size, nodeId, ordinal}. */
+struct hsample {
+	int64_t size, node, ordinal;
 	uint32_t seq;
 };
 
@@ -195,6 +211,7 @@ struct ch {
 	struct json j;
 
 	struct vec threads, procs, marks, profs, chunks, nodes, edges, sframes, gsamples;
+	struct vec hsamples; /* struct hsample */
 	struct vec s_ids, deltas, stamps; /* int64 */
 	struct vec s_lines, s_cols;       /* uint32 */
 	struct vec psamples;
@@ -212,6 +229,11 @@ struct ch {
 	uint32_t order;
 	uint32_t nr_cpuprofiles;
 	const char *product;
+	/* a sampling heap profile (.heapprofile): the head tree's nodes carry selfSize */
+	bool heap;
+	uint32_t heap_prof; /* its profile */
+	uint64_t heap_nodes;
+	int64_t heap_self, heap_size; /* sums of selfSize and of samples' size (kept in range) */
 
 	/* counts for the import report */
 	uint64_t ph_count[128];
@@ -220,6 +242,7 @@ struct ch {
 	uint64_t pos_ticks, missing_parent, unknown_node, dup_nodes, args_id, stack_fields;
 	uint64_t flow_fields, gs_unknown_sf, sf_unknown, cycles;
 	uint64_t dur_unmatched, dur_open;
+	uint64_t heap_mismatch, heap_unused;
 };
 
 /* ---- errors and small readers ---- */
@@ -769,6 +792,22 @@ static int read_callframe(struct ch *c, struct json *j, struct cframe *cf)
 	}
 }
 
+/* Bytes of a sampling heap profile (selfSize, a sample's size): at most 2^53, JavaScript's exact range. */
+#define HEAP_MAX_BYTES ((int64_t)1 << 53)
+
+/* A byte count v of a sampling heap profile (what names it). */
+static int heap_bytes(struct json *j, const struct json_tok *v, const char *what, int64_t *out)
+{
+	if (v->kind != JSON_NUMBER)
+		return json_fail_at(j, v, "expected '%s' to be a number, found %s", what,
+				    json_kind_name(v->kind));
+	int rc = json_i64(j, v, out);
+	if (!rc && (*out < 0 || *out > HEAP_MAX_BYTES))
+		rc = json_fail_at(j, v, "'%s' out of range (0 to 2^53 bytes): %.*s", what,
+				  (int)(v->len > 40 ? 40 : v->len), v->s);
+	return rc;
+}
+
 static int read_int_value(struct json *j, const char *what, int64_t *out, bool *have)
 {
 	struct json_tok v;
@@ -790,14 +829,17 @@ static int read_int_value(struct json *j, const char *what, int64_t *out, bool *
 /*
  * One node object, its '{' read: {id, callFrame, parent, children: [ids], positionTicks, ...},
  * or an old-layout node {functionName, url, lineNumber, id, children: [node, ...]} whose nested
- * children are read first and get this node as parent when it ends.
+ * children are read first and get this node as parent when it ends, or a sampling heap profile's
+ * node {callFrame, selfSize, id, children: [node, ...]} (older ones have no id: the node gets one
+ * of its own, below any id a file writes). The recursion over nested children is bounded by the
+ * tokenizer's JSON_MAX_DEPTH (a node and its 'children' array are two levels).
  */
 static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 {
 	struct cframe cf = {.line = -1, .col = -1};
 	struct json_tok k, v;
-	int64_t id = 0, parent = 0;
-	bool has_id = false, has_parent = false;
+	int64_t id = 0, parent = 0, self = 0;
+	bool has_id = false, has_parent = false, has_self = false;
 	uint32_t node0 = c->nodes.len, edge0 = c->edges.len;
 	int rc = 0;
 	for (;;) {
@@ -815,6 +857,15 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 			rc = read_callframe(c, j, &cf);
 		} else if (json_is(&k, "parent")) {
 			rc = read_int_value(j, "a node 'parent'", &parent, &has_parent);
+		} else if (json_is(&k, "selfSize")) {
+			if ((rc = next_val(j, &v)))
+				break;
+			if (v.kind == JSON_NULL)
+				continue;
+			rc = heap_bytes(j, &v, "selfSize", &self);
+			if (!rc && __builtin_add_overflow(c->heap_self, self, &c->heap_self))
+				rc = json_fail_at(j, &v, "the nodes' selfSize sum out of range");
+			has_self = !rc;
 		} else if (json_is(&k, "children")) {
 			if ((rc = next_val(j, &v)))
 				break;
@@ -897,6 +948,10 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 		if (rc)
 			break;
 	}
+	if (!rc && !has_id && has_self) {
+		id = INT64_MIN + 1 + (int64_t)c->nodes.len; /* an old heap profile's node */
+		has_id = true;
+	}
 	if (!rc && !has_id)
 		rc = json_fail(j, NULL, "a node without an 'id'");
 	if (!rc) {
@@ -923,6 +978,9 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 			n->parent = parent;
 			n->has_parent = has_parent;
 			n->root_name = cf.fn.len == 6 && memcmp(fn, "(root)", 6) == 0;
+			n->has_self = has_self;
+			n->self = self;
+			c->heap_nodes += has_self;
 			n->frame = v8_frame(c, fn, cf.fn.len, sbuf_str(&cf.url), cf.url.len, cf.line,
 					    cf.col);
 		}
@@ -1805,6 +1863,9 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 		struct gsample g = {
 			.pid = ID_MISSING, .tid = ID_MISSING, .ts = PV_TIME_NONE, .weight = 1,
 		};
+		/* a sampling heap profile's sample: {size, nodeId, ordinal} */
+		struct hsample hs = {.size = 0, .node = 0, .ordinal = 0};
+		bool heap = false;
 		for (;;) {
 			struct json_tok k, v;
 			bool have;
@@ -1827,6 +1888,19 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 				rc = read_fixed(c, j, &v, 0, "'weight'", &w, &have);
 				if (!rc && have)
 					g.weight = w;
+			} else if (json_is(&k, "nodeId")) {
+				heap = true;
+				rc = json_i64(j, &v, &hs.node);
+			} else if (json_is(&k, "size")) {
+				rc = heap_bytes(j, &v, "size", &hs.size);
+				if (!rc && __builtin_add_overflow(c->heap_size, hs.size, &c->heap_size))
+					rc = json_fail_at(j, &v, "the samples' size sum out of range");
+			} else if (json_is(&k, "ordinal")) {
+				rc = v.kind == JSON_NUMBER
+					     ? read_fixed(c, j, &v, 0, "'ordinal'", &hs.ordinal, &have)
+					     : json_fail_at(j, &v,
+							    "expected 'ordinal' to be a number, found %s",
+							    json_kind_name(v.kind));
 			} else if (json_is(&k, "sf")) {
 				rc = tok_text(j, &v, &c->tmp);
 				if (!rc && !(g.sf = pool_add(c, c->tmp.buf, c->tmp.len)))
@@ -1839,11 +1913,19 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 			if (rc)
 				return rc;
 		}
-		g.seq = c->gsamples.len;
-		struct gsample *s = vec_push(&c->gsamples, sizeof(*s));
-		if (!s)
-			return oom(c);
-		*s = g;
+		if (heap) {
+			hs.seq = c->hsamples.len;
+			struct hsample *h = vec_push(&c->hsamples, sizeof(*h));
+			if (!h)
+				return oom(c);
+			*h = hs;
+		} else {
+			g.seq = c->gsamples.len;
+			struct gsample *s = vec_push(&c->gsamples, sizeof(*s));
+			if (!s)
+				return oom(c);
+			*s = g;
+		}
 		if ((rc = json_next(j, &t)))
 			return rc;
 	}
@@ -1897,8 +1979,10 @@ static int read_top_object(struct ch *c, struct json *j)
 			if ((rc = json_next(j, &x)))
 				return rc;
 			if (x.kind == JSON_OBJECT) {
-				trace = true;
+				/* trace samples, or a sampling heap profile's (they name a nodeId) */
+				uint32_t g0 = c->gsamples.len;
 				rc = read_gsamples(c, j, &x);
+				trace |= c->gsamples.len > g0;
 			} else {
 				/* a .cpuprofile's node ids */
 				if (top == NO_IX && (top = new_chunk(c)) == NO_IX)
@@ -1931,6 +2015,11 @@ static int read_top_object(struct ch *c, struct json *j)
 				    "%s: not a Chrome trace or a V8 CPU profile (no 'traceEvents', "
 				    "'samples', 'nodes' or 'head')",
 				    c->in->name);
+	/* a sampling heap profile: its head tree as a profile without times (see heap_samples) */
+	bool heap = !trace && top != NO_IX && c->heap_nodes && !chunk_at(c, top)->has_samples &&
+		    !chunk_at(c, top)->has_deltas;
+	if (!heap)
+		c->heap_unused += c->hsamples.len;
 	if (top != NO_IX) {
 		struct vchunk *ck = chunk_at(c, top);
 		if (!trace || ck->has_samples || c->nodes.len) {
@@ -1942,6 +2031,14 @@ static int read_top_object(struct ch *c, struct json *j)
 				return rc;
 			chunk_at(c, top)->done = true;
 			c->product = ck->has_stamps ? "V8 CPU profile (head tree)" : "V8 CPU profile";
+			if (heap) {
+				struct cthread *t = &VEC(c->threads, struct cthread)[th];
+				t->name = builder_cstr(c->b, "heap");
+				t->used = true;
+				c->heap = true;
+				c->heap_prof = ck->prof;
+				c->product = "V8 sampling heap profile";
+			}
 		}
 	}
 	if (!c->product)
@@ -2106,6 +2203,14 @@ static int cmp_chunk(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+static int cmp_hsample(const void *a, const void *b)
+{
+	const struct hsample *x = a, *y = b;
+	if (x->ordinal != y->ordinal)
+		return x->ordinal < y->ordinal ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static int64_t mark_time(const struct cmark *m)
 {
 	return m->phase == PV_PHASE_END ? m->end : m->start;
@@ -2252,7 +2357,7 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 				start = chunks[order[i]].ts;
 		if (start == PV_TIME_NONE) {
 			start = 0;
-			c->no_start++;
+			c->no_start += !c->heap; /* a heap profile has no times at all */
 		}
 		for (uint32_t i = a; i < z; i++) {
 			const struct vchunk *k = &chunks[order[i]];
@@ -2440,6 +2545,56 @@ static void report(struct ch *c)
 		      "'E' events ending no open event of their name (not in the call tree)");
 	builder_lossy(b, c->dur_open, "events begun and never ended (closed at the thread's last "
 				      "event in the call tree)");
+	builder_lossy(b, c->heap_mismatch,
+		      "heap profile nodes whose selfSize differs from their samples' sizes (the "
+		      "samples kept)");
+	builder_lossy(b, c->heap_unused, "sampling heap profile samples outside a heap profile");
+}
+
+/*
+ * A sampling heap profile's samples, all on one thread, times unknown. With 'samples': one per
+ * allocation sample in 'ordinal' order, on its node's stack, weighing its size (metric "bytes",
+ * the default) and 1 ("allocations"); each node's selfSize is checked against the sizes of its
+ * samples (a mismatch is counted in the report). Without: one per node with a selfSize, weighing
+ * it ("bytes" only).
+ */
+static int heap_samples(struct ch *c, const uint32_t *node_prof, const pv_stack_ix *nstack,
+			pv_thread_ix tout)
+{
+	struct pv_builder *b = c->b;
+	uint32_t nn = c->nodes.len, nh = c->hsamples.len;
+	const struct vnode *nodes = VEC(c->nodes, struct vnode);
+	pv_metric_ix bytes = builder_metric(b, builder_cstr(b, "bytes"), PV_UNIT_BYTES);
+	b->p->meta.default_metric = bytes;
+	if (!nh) {
+		for (uint32_t i = 0; i < nn && !b->status; i++)
+			if (node_prof[i] == c->heap_prof && nodes[i].self > 0)
+				builder_sample(b, tout, nstack[i], PV_TIME_NONE, &nodes[i].self);
+		return 0;
+	}
+	builder_metric(b, builder_cstr(b, "allocations"), PV_UNIT_COUNT);
+	int64_t *sum = pv_calloc(nn ? nn : 1, sizeof(int64_t));
+	if (!sum)
+		return oom(c);
+	struct hsample *hs = VEC(c->hsamples, struct hsample);
+	sort_n(hs, nh, sizeof(*hs), cmp_hsample);
+	for (uint32_t i = 0; i < nh && !b->status; i++) {
+		uint32_t n = node_find(c, node_prof, c->heap_prof, hs[i].node);
+		pv_stack_ix st = PV_NONE;
+		if (n == NO_IX) {
+			c->unknown_node++;
+		} else {
+			st = nstack[n];
+			sum[n] += hs[i].size; /* no overflow: the sum of all sizes is in range */
+		}
+		int64_t w[2] = {hs[i].size, 1};
+		builder_sample(b, tout, st, PV_TIME_NONE, w);
+	}
+	for (uint32_t i = 0; i < nn; i++)
+		if (node_prof[i] == c->heap_prof && nodes[i].self != sum[i])
+			c->heap_mismatch++;
+	pv_free(sum);
+	return 0;
 }
 
 /*
@@ -2700,7 +2855,11 @@ static int build(struct ch *c)
 
 	/* samples */
 	pv_metric_ix m_time = PV_NONE;
-	if (c->psamples.len || ng) {
+	if (c->heap) {
+		const struct vprof *hp = &pr[c->heap_prof];
+		if ((rc = heap_samples(c, node_prof, nstack, th[hp->thread].out)))
+			goto out;
+	} else if (c->psamples.len || ng) {
 		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
 		m_time = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
 		b->p->meta.default_metric = m_time;
@@ -2845,6 +3004,9 @@ static int probe(const struct pv_input *in)
 		    probe_has(in, win, "\"timestamps\""))
 			return 85;
 	}
+	/* a sampling heap profile (.heapprofile): the head tree's nodes carry selfSize */
+	if (probe_has(in, win, "\"head\"") && probe_has(in, win, "\"selfSize\""))
+		return 85;
 	if (probe_has(in, win, "\"stackFrames\"") && probe_has(in, win, "\"samples\""))
 		return 80;
 	/* keys in another order: big sample arrays first, the nodes at the end */
@@ -2867,7 +3029,7 @@ static void release(struct ch *c)
 	struct vec *vecs[] = {&c->threads, &c->procs,    &c->marks,    &c->profs,  &c->chunks,
 			      &c->nodes,   &c->edges,    &c->sframes,  &c->gsamples, &c->s_ids,
 			      &c->deltas,  &c->stamps,   &c->s_lines,  &c->s_cols, &c->psamples,
-			      &c->strange};
+			      &c->strange, &c->hsamples};
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		vec_free(vecs[i]);
 	ixmap_release(&c->thread_map);
@@ -2926,7 +3088,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 
 const struct importer importer_chrome = {
 	.name = "chrome",
-	.description = "Chrome trace events (array or object form) and V8 .cpuprofile",
+	.description = "Chrome trace events (array or object form), V8 .cpuprofile and .heapprofile",
 	.probe = probe,
 	.import = import,
 };
