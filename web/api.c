@@ -566,18 +566,31 @@ int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_
 	if (id >= p->sources.len)
 		return -1;
 	const char *path = pv_str(p, p->sources.path[id]);
+	if (strncmp(path, "file:///", 8) == 0) /* a URL of a local file (V8, Chrome): its path */
+		path += 7;
 	if (!*path || strlen(path) > 4000)
 		return -1;
+	/*
+	 * Relative paths are looked up below the profile's folder and the source root. An absolute
+	 * path recorded on another machine: its file name there (the last component, never "." or
+	 * ".." or empty, so no candidate leaves those two folders).
+	 */
+	const char *rel = path;
+	if (path[0] == '/') {
+		rel = strrchr(path, '/') + 1;
+		if (!*rel || strcmp(rel, ".") == 0 || strcmp(rel, "..") == 0)
+			rel = NULL;
+	}
 	char buf[8192];
 	const char *cand[3] = {path, NULL, NULL};
 	uint32_t nc = 1;
-	if (path[0] != '/') {
+	if (rel) {
 		const char *slash = strrchr(s->path, '/');
 		int dl = slash ? (int)(slash - s->path) : 1;
-		snprintf(buf, 4096, "%.*s/%s", dl, slash ? s->path : ".", path);
+		snprintf(buf, 4096, "%.*s/%s", dl, slash ? s->path : ".", rel);
 		cand[nc++] = buf;
 		if (a->source_root) {
-			snprintf(buf + 4096, 4096, "%s/%s", a->source_root, path);
+			snprintf(buf + 4096, 4096, "%s/%s", a->source_root, rel);
 			cand[nc++] = buf + 4096;
 		}
 	}

@@ -1582,6 +1582,52 @@ static int read_fd(int fd, char **data, size_t *len)
 	return 0;
 }
 
+/*
+ * The function a center scope names by name: a plain name, or the last step of a path: scope;
+ * NULL for the others (line:, file:, module:, re:). Its length in *len.
+ */
+static const char *center_function(const char *scope, size_t *len)
+{
+	if (has_prefix(scope, "path:")) {
+		const char *last = strrchr(scope, ';');
+		scope = last ? last + 1 : scope + 5;
+	} else if (reserved_name(scope)) {
+		return NULL;
+	}
+	*len = strlen(scope);
+	return *len ? scope : NULL;
+}
+
+/* The definition lines of source id's functions that the query's centers name, ascending. */
+static void json_center_lines(FILE *out, const struct pv_profile *p, const struct pv_query *q,
+			      pv_source_ix id)
+{
+	fputc('[', out);
+	uint32_t last = 0;
+	bool any = false;
+	for (;;) { /* the next line above last: the centers are few, the file's functions too */
+		uint32_t next = UINT32_MAX;
+		for (uint32_t c = 0; c < q->nr_center; c++) {
+			size_t n;
+			const char *name = center_function(q->center[c], &n);
+			for (pv_func_ix f = 0; name && f < p->funcs.len; f++) {
+				uint32_t ln = p->funcs.line[f];
+				if (p->funcs.source[f] != id || ln <= last || ln >= next)
+					continue;
+				const char *fn = pv_str(p, p->funcs.name[f]);
+				if (strlen(fn) == n && memcmp(fn, name, n) == 0)
+					next = ln;
+			}
+		}
+		if (next == UINT32_MAX)
+			break;
+		fprintf(out, "%s%u", any ? ", " : "", next);
+		any = true;
+		last = next;
+	}
+	fputc(']', out);
+}
+
 int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
 	struct api_slot *s;
@@ -1609,8 +1655,8 @@ int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 	}
 	/* per-line costs: the query at line granularity, one row per (function, line) */
 	struct pv_view *v = view_as(a, slot, &q, PV_VIEW_TOP, PV_BY_LINE, out, &status);
-	pv_query_release(&q);
 	if (!v) {
+		pv_query_release(&q);
 		free(data);
 		return status;
 	}
@@ -1626,6 +1672,7 @@ int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 		free(cost);
 		free(has);
 		free(data);
+		pv_query_release(&q);
 		api_view_release(a, v);
 		return api_error(out, 500, "out of memory");
 	}
@@ -1645,6 +1692,9 @@ int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 	json_str(out, path);
 	fputs(", \"metrics\": ", out);
 	json_metrics(out, v);
+	fputs(", \"center_lines\": ", out);
+	json_center_lines(out, p, &q, id);
+	pv_query_release(&q);
 	fputs(", \"lines\": [", out);
 	size_t at = 0;
 	for (uint32_t ln = 1; ln <= nlines; ln++) {

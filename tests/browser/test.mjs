@@ -439,25 +439,66 @@ async function main() {
   await test('the source tab shows per-line costs and the center line', async () => {
     const u = await serve(DEMO);
     const p3 = await context.newPage();
-    await p3.goto(u + '?tab=source&center=line:demo.js:7');
-    await p3.waitForSelector('.pane[data-tab="source"][data-state="ready"] .src-row');
-    const lines = await p3.$$eval('.pane[data-tab="source"] .src-row', (els) => els.map((e) => ({
-      line: +e.dataset.line, center: e.classList.contains('center-line'),
-      cells: [...e.children].map((c) => c.textContent),
-    })));
+    // the lines of demo.js the page shows with a cost: [[line, total ms, self ms]]
+    const shown = async (q) => {
+      await p3.goto(u + q);
+      await p3.waitForSelector('.pane[data-tab="source"][data-state="ready"] .src-row');
+      return p3.$$eval('.pane[data-tab="source"] .src-row', (els) => els.map((e) => ({
+        line: +e.dataset.line, center: e.classList.contains('center-line'),
+        cells: [...e.children].map((c) => c.textContent),
+      })));
+    };
+    const costs = (lines) => lines.filter((l) => l.cells[1] !== '').map((l) => [l.line, num(l.cells[1]), num(l.cells[2])]);
+    // the CLI's line rows of demo.js summed by line (ms), from flat (nested) or top (a list)
+    const perLine = (json) => {
+      const m = new Map();
+      const walk = (rs) => {
+        for (const r of rs) {
+          if (r.kind === 'line' && /demo\.js$/.test(r.file || '')) {
+            const w = m.get(r.line) || [r.line, 0, 0];
+            w[1] += r.total / 1e6;
+            w[2] += r.self / 1e6;
+            m.set(r.line, w);
+          }
+          walk(r.children || []);
+        }
+      };
+      walk(json.rows);
+      return [...m.values()].sort((a, b) => a[0] - b[0]).map((w) => [w[0], +w[1].toFixed(3), +w[2].toFixed(3)]);
+    };
+    // the whole profile: every line with a cost, as profview flat --by line
+    const all = await shown('?tab=source');
+    const flat = perLine(cli('flat', DEMO, '--by', 'line', '--json'));
+    assert(flat.length >= 4, `the recording has few lines of demo.js: ${JSON.stringify(flat)}`);
+    eq(costs(all), flat, 'per-line total and self (ms), like profview flat --by line');
+    // centered on line 7: the center line highlighted, costs of the center's view (the
+    // endpoint's view at line granularity: profview top --by line)
+    const lines = await shown('?tab=source&center=line:demo.js:7');
     const l7 = lines.find((l) => l.line === 7);
     assert(l7 && l7.center, 'line 7 is the center line');
     assert(l7.cells[3].includes('function work'), `line 7 text: ${l7.cells[3]}`);
-    // costs: the line view of the same query
-    const want = cli('flat', DEMO, '--by', 'line', '--center', 'line:demo.js:7', '--json');
-    const rows = [];
-    const walk = (rs) => { for (const r of rs) { if (r.kind === 'line') rows.push(r); walk(r.children || []); } };
-    walk(want.rows);
-    const r7 = rows.find((r) => r.line === 7);
-    assert(r7, 'CLI has line 7');
-    eq(num(l7.cells[1]), r7.total / 1e6, 'line 7 total (ms)');
+    eq(costs(lines), perLine(cli('top', DEMO, '--by', 'line', '--center', 'line:demo.js:7', '--json')), 'centered per-line costs, like profview top --by line');
     await p3.screenshot({ path: path.join(SHOTS, 'source.png') });
     await p3.close();
+  });
+
+  await test('the source tab: a function center highlights its definition line', async () => {
+    const u = await serve(DEMO);
+    const p4 = await context.newPage();
+    await p4.goto(u + '?tab=source&center=helper');
+    await p4.waitForSelector('.pane[data-tab="source"][data-state="ready"] .src-row');
+    const center = await p4.$$eval('.pane[data-tab="source"] .src-row.center-line', (els) => els.map((e) => +e.dataset.line));
+    const want = cli('top', DEMO, '--json').rows.find((r) => r.name === 'helper');
+    eq(center, [want.line], 'the highlighted line is helper\'s (profview top)');
+    const visible = await p4.evaluate((ln) => {
+      const b = document.querySelector('.pane[data-tab="source"] .tt-body');
+      const r = b.querySelector(`.src-row[data-line="${ln}"]`);
+      if (!r) return false;
+      const y = r.getBoundingClientRect().top - b.getBoundingClientRect().top;
+      return y >= 0 && y < b.clientHeight;
+    }, want.line);
+    assert(visible, 'the definition line is scrolled into view');
+    await p4.close();
   });
 
   await test('a screenshot of every tab', async () => {

@@ -514,7 +514,7 @@ T_TEST(api_view_source)
 	if (!a)
 		return;
 	EXPECT(a, "source", "file=0", 200,
-	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"lines\": [\n"
+	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"center_lines\": [], \"lines\": [\n"
 	       "{\"line\": 1, \"text\": \"int add(int a, int b)\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 2, \"text\": \"{\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 3, \"text\": \"\\treturn a + b; /* \\\"sum\\\" \\\\ */\", \"total\": [4], "
@@ -524,7 +524,7 @@ T_TEST(api_view_source)
 	       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\", \"total\": [7], \"self\": [3]}\n]}\n");
 	/* costs of the query: one thread, a center */
 	EXPECT(a, "source", "file=0&thread=1&center=add", 200,
-	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"lines\": [\n"
+	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"center_lines\": [1], \"lines\": [\n"
 	       "{\"line\": 1, \"text\": \"int add(int a, int b)\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 2, \"text\": \"{\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 3, \"text\": \"\\treturn a + b; /* \\\"sum\\\" \\\\ */\", \"total\": [2], "
@@ -532,6 +532,20 @@ T_TEST(api_view_source)
 	       "{\"line\": 4, \"text\": \"}\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 5, \"text\": \"int main(void) { return add(1, 2); } // caf\xc3\xa9 "
 	       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\", \"total\": null, \"self\": null}\n]}\n");
+	/* the definition lines of the functions the center names (add at 1, main at 5; a path's
+	 * last step), not those of line: or file: scopes */
+	{
+		int st;
+		char *b = call(a, "source", "file=0&center=main&center=add", &st);
+		T_CONTAINS(b, "\"center_lines\": [1, 5], \"lines\"");
+		free(b);
+		b = call(a, "source", "file=0&center=path:main;add", &st);
+		T_CONTAINS(b, "\"center_lines\": [1], \"lines\"");
+		free(b);
+		b = call(a, "source", "file=0&center=line:hello.c:5", &st);
+		T_CONTAINS(b, "\"center_lines\": [], \"lines\"");
+		free(b);
+	}
 	/* only ids of the source table */
 	EXPECT(a, "source", "file=1", 404, "{\"error\": \"no such source file\"}");
 	EXPECT(a, "source", "file=../../etc/passwd", 404, "{\"error\": \"no such source file\"}");
@@ -565,6 +579,54 @@ T_TEST(api_view_source)
 		int st;
 		free(call(a, "source", "file=0", &st));
 		T_EQ_INT(st, 404);
+		pv_api_free(a);
+	}
+}
+
+T_TEST(api_view_source_moved)
+{
+	/* an absolute path recorded on another machine: its file name in the profile's folder */
+	const char *moved[] = {"/home/someone/src/hello.c", "file:///home/someone/src/hello.c"};
+	for (int i = 0; i < 2; i++) {
+		struct pv_api *a = hello_api(t_data("web/profile"), moved[i], NULL);
+		if (!a)
+			continue;
+		int st;
+		char *b = call(a, "source", "file=0", &st);
+		T_EQ_INT(st, 200);
+		T_CONTAINS(b, "\"text\": \"int add(int a, int b)\"");
+		free(b);
+		b = call(a, "profile", "", &st);
+		T_CONTAINS(b, "\"available\": true");
+		free(b);
+		pv_api_free(a);
+	}
+	/* else under the source root */
+	struct pv_api *a = hello_api("/nonexistent/profile", "/home/someone/src/hello.c", t_data("web"));
+	if (a) {
+		int st;
+		char *b = call(a, "source", "file=0", &st);
+		T_EQ_INT(st, 200);
+		free(b);
+		pv_api_free(a);
+	}
+	/* a name that is no file name (".." or empty) is not looked up; never outside the folders */
+	const char *bad[] = {"/home/someone/..", "/home/someone/", "/..", "file:///..", "/nonexistent/hello.c/.."};
+	for (int i = 0; i < 5; i++) {
+		a = hello_api(t_data("web/profile"), bad[i], t_data("web"));
+		if (!a)
+			continue;
+		int st;
+		free(call(a, "source", "file=0", &st));
+		T_EQ_INT(st, 404);
+		char *b = call(a, "profile", "", &st);
+		T_CONTAINS(b, "\"available\": false");
+		free(b);
+		pv_api_free(a);
+	}
+	a = hello_api(t_data("web/profile"), "/home/someone/src/hello.c", NULL);
+	if (a) {
+		EXPECT(a, "source", "file=..%2F..%2Fetc%2Fpasswd", 404, "{\"error\": \"no such source file\"}");
 		pv_api_free(a);
 	}
 }

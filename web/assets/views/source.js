@@ -1,6 +1,7 @@
 // The source tab (api/source): a file the profile names, with the query's per-line total and
-// self, hot lines shaded, the center's lines (line: scopes, the line a row was opened at)
-// highlighted.
+// self, hot lines shaded, the center's lines (line: scopes, the definition line of a function
+// center, the line a row was opened at) highlighted; it scrolls to the line asked for, else
+// the center function's definition, else the hottest line.
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
@@ -96,7 +97,10 @@ export class SourcePane {
     for (const l of this.lines) if (l.self) sum += l.self[0];
     this.max = max;
     this.sum = sum;
+    // line: centers in this file, and the definition lines of the functions the center names
     this.centerLines = centerLinesOf(d.path);
+    this.defLines = d.center_lines || [];
+    for (const l of this.defLines) this.centerLines.add(l);
     clear(this.head);
     const unit = this.metrics[0] && this.metrics[0].unit;
     const mname = this.metrics[0] ? this.metrics[0].name : '';
@@ -112,6 +116,7 @@ export class SourcePane {
 
   scrollToLine() {
     let target = S.state.line;
+    if (!target && this.defLines && this.defLines.length) target = this.defLines[0];
     if (!target && this.lines.length) {
       // the hottest line
       let best = null;
