@@ -984,3 +984,260 @@ T_TEST(chrome_probe_shapes)
 		pv_profile_free(p);
 	}
 }
+
+/* ---- V8 sampling heap profiles (.heapprofile) ---- */
+
+/*
+ * Figures from a python walk of the JSON, independent of profview: the sample per node with a
+ * selfSize (no 'samples' in the file) or per allocation sample, the stacks (distinct paths of
+ * (functionName, url, lineNumber, columnNumber) below (root)), the deepest path below (root),
+ * a function's total (the weight of the samples whose path holds it, once each) and self.
+ */
+struct heap_case {
+	const char *path;
+	bool corpus;
+	uint32_t samples, stacks, depth;
+	int64_t bytes, allocations; /* -1: no such metric */
+	const char *fn;
+	int64_t fn_total, fn_self;
+};
+
+static const struct heap_case heap_cases[] = {
+	{"speedscope/node/10.11.0/Heap-20181003T105432.heapprofile", true, 11, 79, 16, 525704, -1,
+	 "emit", 295472, 0},
+	{"speedscope/Chrome/69/Heap-20181005T144546.heapprofile", true, 201, 539, 39, 10030888, -1,
+	 "(V8 API)", 1894920, 1894920},
+	{"chrome/node-heapalloc.heapprofile", false, 299, 12, 10, 39561520, 299, "makeStrings",
+	 13078688, 3770672},
+};
+
+/* Weight (metric) of the samples whose stack holds a function named name, once per sample. */
+static int64_t total_of(const struct pv_profile *p, const char *metric, const char *name)
+{
+	pv_metric_ix m = pv_metric_find(p, metric);
+	int64_t s = 0;
+	for (uint32_t i = 0; i < p->samples.len; i++)
+		for (pv_stack_ix st = p->samples.stack[i]; st != PV_NONE; st = p->stacks.prefix[st])
+			if (strcmp(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), name) ==
+			    0) {
+				s += pv_sample_weight(p, m, i);
+				break;
+			}
+	return s;
+}
+
+T_TEST(chrome_heap_profiles)
+{
+	for (size_t i = 0; i < sizeof(heap_cases) / sizeof(heap_cases[0]); i++) {
+		const struct heap_case *h = &heap_cases[i];
+		struct pv_profile *p = load(h->corpus ? t_corpus(h->path) : t_data(h->path));
+		if (!p)
+			continue;
+		T_EQ_STR(pv_str(p, p->meta.format), "chrome");
+		T_EQ_STR(pv_str(p, p->meta.product), "V8 sampling heap profile");
+		T_EQ_INT(p->threads.len, 1);
+		T_EQ_STR(pv_str(p, p->threads.name[0]), "heap");
+		T_EQ_INT(p->samples.len, h->samples);
+		T_EQ_INT(p->stacks.len, h->stacks);
+		T_EQ_STR(pv_str(p, p->metrics.name[p->meta.default_metric]), "bytes");
+		T_EQ_INT(p->metrics.unit[p->meta.default_metric], PV_UNIT_BYTES);
+		T_EQ_INT(total(p, "bytes"), h->bytes);
+		T_EQ_INT(total(p, "allocations"), h->allocations);
+		if (h->allocations >= 0)
+			T_EQ_INT(p->metrics.unit[pv_metric_find(p, "allocations")], PV_UNIT_COUNT);
+		uint32_t depth = 0, no_time = 0, n;
+		for (uint32_t s = 0; s < p->stacks.len; s++) {
+			uint32_t d = 0;
+			for (pv_stack_ix x = s; x != PV_NONE; x = p->stacks.prefix[x])
+				d++;
+			depth = d > depth ? d : depth;
+		}
+		for (uint32_t s = 0; s < p->samples.len; s++)
+			no_time += p->samples.time_ns[s] == PV_TIME_NONE;
+		T_EQ_INT(depth, h->depth);
+		T_EQ_INT(no_time, h->samples);
+		T_EQ_INT(total_of(p, "bytes", h->fn), h->fn_total);
+		T_EQ_INT(self_of(p, "bytes", h->fn, &n), h->fn_self);
+		/* (root) is no frame */
+		T_EQ_INT(total_of(p, "bytes", "(root)"), 0);
+		pv_profile_free(p);
+	}
+	/*
+	 * The recording: samples in 'ordinal' order (the file lists them otherwise): the first
+	 * three are ordinals 3, 4, 6 (131088 bytes at the script's top level, 131104 in
+	 * makeStrings, 131088 in repeat), the last ordinal 377 (132048 in makeBuffers). Four nodes'
+	 * selfSize differ from their samples' sizes (tests/data/chrome/README.md), reported.
+	 */
+	struct pv_profile *p = load(t_data("chrome/node-heapalloc.heapprofile"));
+	if (!p)
+		return;
+	pv_metric_ix bytes = pv_metric_find(p, "bytes");
+	T_EQ_INT(pv_sample_weight(p, bytes, 0), 131088);
+	T_EQ_STR(leaf_name(p, 0), "(anonymous)");
+	T_EQ_INT(pv_sample_weight(p, bytes, 1), 131104);
+	T_EQ_STR(leaf_name(p, 1), "makeStrings");
+	T_EQ_INT(pv_sample_weight(p, bytes, 2), 131088);
+	T_EQ_STR(leaf_name(p, 2), "repeat");
+	T_EQ_INT(pv_sample_weight(p, bytes, 298), 132048);
+	T_EQ_STR(leaf_name(p, 298), "makeBuffers");
+	T_EQ_INT(lossy(p, "selfSize differs from their samples"), 4);
+	uint32_t n;
+	T_EQ_INT(self_of(p, "bytes", "makeBuffers", &n), 14978160);
+	T_EQ_INT(n, 113);
+	T_EQ_INT(self_of(p, "allocations", "makeObjects", &n), 86);
+	pv_profile_free(p);
+}
+
+T_TEST(chrome_heap_shapes)
+{
+	/* ids and samples: ordinal order, a sample of no node, a node whose samples differ */
+	struct pv_profile *p = text(
+	    "{\"head\":{\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":-1},"
+	    "\"selfSize\":0,\"id\":1,\"children\":[{\"callFrame\":{\"functionName\":\"\",\"url\":"
+	    "\"file:///a/app.js\",\"lineNumber\":4,\"columnNumber\":2},\"selfSize\":300,\"id\":2,"
+	    "\"children\":[{\"callFrame\":{\"functionName\":\"alloc\",\"url\":\"https://x.org/l.js\","
+	    "\"lineNumber\":9},\"selfSize\":50,\"id\":3,\"children\":[]}]}]},\"samples\":["
+	    "{\"size\":100,\"nodeId\":2,\"ordinal\":5},{\"size\":200,\"nodeId\":2,\"ordinal\":2},"
+	    "{\"size\":40,\"nodeId\":3,\"ordinal\":9},{\"size\":7,\"nodeId\":42,\"ordinal\":1}]}");
+	if (p) {
+		T_EQ_INT(p->samples.len, 4);
+		T_EQ_INT(total(p, "bytes"), 347);
+		T_EQ_INT(total(p, "allocations"), 4);
+		pv_metric_ix m = pv_metric_find(p, "bytes");
+		T_EQ_INT(pv_sample_weight(p, m, 0), 7); /* ordinal 1: no node, no stack */
+		T_EQ_INT(p->samples.stack[0], PV_NONE);
+		T_EQ_INT(pv_sample_weight(p, m, 1), 200);
+		T_EQ_INT(pv_sample_weight(p, m, 2), 100);
+		T_EQ_STR(leaf_name(p, 2), "(anonymous)");
+		char buf[256];
+		stack_path(p, p->samples.stack[3], buf, sizeof(buf));
+		T_EQ_STR(buf, "(anonymous) > alloc");
+		pv_frame_ix f = p->stacks.frame[p->samples.stack[3]];
+		T_EQ_INT(p->frames.line[f], 10);
+		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[p->frames.func[f]]]), "https://x.org");
+		T_EQ_INT(lossy(p, "samples naming no node"), 1);
+		T_EQ_INT(lossy(p, "selfSize differs"), 1); /* node 3: 50 vs 40 */
+		pv_profile_free(p);
+	}
+	/* the old layout: no ids, no samples: one sample per node with a selfSize */
+	p = text("{\"head\":{\"callFrame\":{\"functionName\":\"(root)\"},\"selfSize\":0,\"children\":["
+		 "{\"callFrame\":{\"functionName\":\"a\"},\"selfSize\":10,\"children\":["
+		 "{\"callFrame\":{\"functionName\":\"b\"},\"selfSize\":0,\"children\":[]},"
+		 "{\"callFrame\":{\"functionName\":\"c\"},\"selfSize\":5,\"children\":[]}]},"
+		 "{\"callFrame\":{\"functionName\":\"a\"},\"selfSize\":1,\"children\":[]}]}}");
+	if (p) {
+		T_EQ_INT(p->samples.len, 3);
+		T_EQ_INT(p->metrics.len, 1);
+		T_EQ_INT(total(p, "bytes"), 16);
+		T_EQ_INT(total_of(p, "bytes", "a"), 16);
+		T_EQ_INT(p->stacks.len, 3); /* a, a > b, a > c: the two a nodes are one stack */
+		T_EQ_INT(p->diags.len, 0);
+		pv_profile_free(p);
+	}
+	/* a cpuprofile's head tree (no selfSize) is still a cpuprofile */
+	p = text("{\"head\":{\"functionName\":\"(root)\",\"id\":1,\"children\":[{\"functionName\":"
+		 "\"f\",\"id\":2,\"children\":[]}]},\"samples\":[2],\"timestamps\":[1],\"startTime\":0}");
+	if (p) {
+		T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile (head tree)");
+		pv_profile_free(p);
+	}
+}
+
+/* a heap profile nested n deep: {"head":{...,"children":[{...,"children":[...]}]}} */
+static char *deep_heapprofile(size_t n, size_t *len)
+{
+	size_t cap = n * 80 + 64, o = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	o += (size_t)snprintf(buf + o, cap - o, "{\"head\":");
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(buf + o, cap - o,
+				      "{\"callFrame\":{\"functionName\":\"f\"},\"selfSize\":1,\"children\":[");
+	for (size_t i = 0; i < n; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "]}");
+	o += (size_t)snprintf(buf + o, cap - o, "}");
+	*len = o;
+	return buf;
+}
+
+T_TEST(chrome_heap_malformed)
+{
+	/* after a head node's call frame: what follows, the error */
+	static const struct {
+		const char *rest, *want;
+	} bad[] = {
+	    {"\"selfSize\":-1}}",
+	     "t.json: line 1, column 54: 'selfSize' out of range (0 to 2^53 bytes): -1"},
+	    {"\"selfSize\":9007199254740993}}", "line 1, column 54: 'selfSize' out of range"},
+	    {"\"selfSize\":1e300}}", "line 1, column 54: expected an integer"},
+	    {"\"selfSize\":\"12\"}}",
+	     "line 1, column 54: expected 'selfSize' to be a number, found a string"},
+	    {"\"selfSize\":1.5}}", "line 1, column 54: expected an integer, found 1.5"},
+	    {"\"selfSize\":1,\"children\":{}}}", "expected 'children' to be an array, found an object"},
+	    {"\"selfSize\":1,\"children\":[\"x\"]}}",
+	     "expected a child node id (a number), found a string"},
+	    {"\"selfSize\":1,\"id\":1},\"samples\":[{\"size\":-5,\"nodeId\":1,\"ordinal\":1}]}",
+	     "'size' out of range (0 to 2^53 bytes): -5"},
+	    {"\"selfSize\":1,\"id\":1},\"samples\":[{\"size\":5,\"nodeId\":\"1\",\"ordinal\":1}]}",
+	     "expected an integer, found a string"},
+	    {"\"selfSize\":1,\"id\":1},\"samples\":[{\"size\":5,\"nodeId\":1,\"ordinal\":{}}]}",
+	     "expected 'ordinal' to be a number, found an object"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "{\"head\":{\"callFrame\":{\"functionName\":\"f\"},%s",
+			 bad[i].rest);
+		expect_error(buf, PV_EPARSE, bad[i].want);
+	}
+	/* sums past int64: 1025 nodes of 2^53 bytes */
+	size_t cap = 1100 * 64, o = 0;
+	char *big = malloc(cap);
+	if (big) {
+		o += (size_t)snprintf(big + o, cap - o, "{\"head\":{\"selfSize\":0,\"children\":[");
+		for (int i = 0; i < 1025; i++)
+			o += (size_t)snprintf(big + o, cap - o, "%s{\"selfSize\":9007199254740992}",
+					      i ? "," : "");
+		o += (size_t)snprintf(big + o, cap - o, "]}}");
+		expect_error(big, PV_EPARSE, "the nodes' selfSize sum out of range");
+		free(big);
+	}
+	/* truncated: every cut of the recording fails with one positioned line, or reads */
+	size_t len;
+	char *raw = t_read_file(t_data("chrome/node-heapalloc.heapprofile"), &len);
+	if (raw) {
+		for (size_t cut = 0; cut < len; cut += len / 150 + 1) {
+			check_one("node-heapalloc.heapprofile", raw, cut, NULL);
+			check_one("node-heapalloc.heapprofile", raw, cut, "chrome");
+		}
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_import_memory("cut.heapprofile", raw, len / 2, "chrome", &p, &err),
+			 PV_EPARSE);
+		T_CONTAINS(err.msg, "cut.heapprofile: line 1, column");
+		free(raw);
+	}
+	/* 100,000 deep: refused past the tokenizer's depth limit, at a position */
+	char *deep = deep_heapprofile(100000, &len);
+	if (deep) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_import_memory("deep.heapprofile", deep, len, NULL, &p, &err), PV_ELIMIT);
+		T_CONTAINS(err.msg, "deep.heapprofile: line 1, column");
+		T_TRUE(p == NULL);
+		free(deep);
+	}
+	/* 200 deep (400 JSON levels) reads */
+	deep = deep_heapprofile(200, &len);
+	if (deep) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_import_memory("deep.heapprofile", deep, len, NULL, &p, &err), 0);
+		if (p) {
+			T_EQ_INT(p->samples.len, 200);
+			T_EQ_INT(p->stacks.len, 200);
+			pv_profile_free(p);
+		}
+		free(deep);
+	}
+}
