@@ -336,6 +336,71 @@ async function main() {
     }
   });
 
+  await test('ctrl+wheel zooms the timeline and the marker chart around the pointer; the wheel scrolls', async () => {
+    await page.goto(url + '?tab=marker-chart');
+    await page.waitForSelector('.pane[data-tab="marker-chart"][data-state="ready"]');
+    await page.waitForSelector('#timeline-canvas[data-state="ready"]');
+    const box = await page.locator('#timeline-canvas').boundingBox();
+    const x = box.x + 150 + (box.width - 150) * 0.4, y = box.y + 30;
+    const tl = () => page.evaluate((px) => {
+      const t = window.profview.timeline;
+      const r = t.canvas.getBoundingClientRect();
+      return { win: t.window(), at: t.t(px - r.left, r.width) };
+    }, x);
+    const before = await tl();
+    await page.mouse.move(x, y);
+    await page.mouse.wheel(0, 200); // plain: no zoom
+    eq((await tl()).win, before.win, 'the plain wheel does not zoom');
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -300);
+    await page.keyboard.up('Control');
+    const after = await tl();
+    const span = (w) => w[1] - w[0];
+    assert(span(after.win) < span(before.win) * 0.8, `zoomed in: ${span(before.win)} -> ${span(after.win)} ms`);
+    assert(Math.abs(after.at - before.at) < span(before.win) * 1e-6, `the time under the pointer stays: ${before.at} -> ${after.at}`);
+    eq(new URLSearchParams(new URL(page.url()).search).has('zoom'), false, 'the URL keeps no zoom');
+    await page.waitForSelector('#timeline-canvas[data-state="ready"]');
+    // the marker chart, around its own pointer
+    const mc = await page.locator('.pane[data-tab="marker-chart"] canvas').boundingBox();
+    const mx = mc.x + 200 + (mc.width - 200) * 0.7, my = mc.y + 40;
+    const chart = () => page.evaluate((px) => {
+      const p = window.profview.panes.get('marker-chart');
+      const r = p.canvas.getBoundingClientRect();
+      return { win: [p.t0, p.t1], at: p.t0 + ((px - r.left - 200) / (r.width - 200)) * (p.t1 - p.t0) };
+    }, mx);
+    const c0 = await chart();
+    await page.mouse.move(mx, my);
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -300);
+    await page.keyboard.up('Control');
+    const c1 = await chart();
+    assert(span(c1.win) < span(c0.win) * 0.8, `chart zoomed in: ${span(c0.win)} -> ${span(c1.win)} ms`);
+    assert(Math.abs(c1.at - c0.at) < span(c0.win) * 1e-6, `the chart's time under the pointer stays: ${c0.at} -> ${c1.at}`);
+    // the answer for the zoomed view comes (asked with its window)
+    await page.waitForFunction((w) => { const p = window.profview.panes.get('marker-chart'); return p.data && Math.abs(p.data.start - w[0]) < 1e-3 && Math.abs(p.data.end - w[1]) < 1e-3; }, c1.win);
+    await page.screenshot({ path: path.join(SHOTS, 'marker-chart-zoomed.png') });
+  });
+
+  await test('overlapping markers of one name go on sub-rows of the marker chart', async () => {
+    // three nested Work intervals and a later one on one thread (a Chrome trace)
+    const file = path.join(OUT, 'overlap.trace.json');
+    const ev = (ts, dur) => ({ ph: 'X', name: 'Work', cat: 'app', ts, dur, pid: 1, tid: 1 });
+    writeFileSync(file, JSON.stringify([{ ph: 'M', name: 'thread_name', pid: 1, tid: 1, args: { name: 'Main' } },
+      ev(0, 100000), ev(10000, 40000), ev(120000, 10000), ev(20000, 10000),
+      { ph: 'X', name: 'Other', cat: 'app', ts: 0, dur: 200000, pid: 1, tid: 1 }]));
+    const u = await serve(file);
+    const p5 = await context.newPage();
+    await p5.goto(u + '?tab=marker-chart');
+    await p5.waitForSelector('.pane[data-tab="marker-chart"][data-state="ready"]');
+    const lines = await p5.evaluate(() => window.profview.panes.get('marker-chart').lines
+      .filter((l) => l.row).map((l) => ({ name: l.row.name, sub: l.sub, ms: l.markers.map((m) => [m.start, m.end]) })));
+    const work = lines.filter((l) => l.name === 'Work');
+    eq(work.map((l) => l.ms), [[[0, 100], [120, 130]], [[10, 50]], [[20, 30]]], 'Work on three sub-rows');
+    eq(lines.filter((l) => l.name === 'Other').length, 1, 'Other on one row');
+    await p5.screenshot({ path: path.join(SHOTS, 'marker-chart-subrows.png') });
+    await p5.close();
+  });
+
   await test('timeline: drag selects a range, the zoom button commits it, a crumb pops it', async () => {
     await page.goto(url + '?tab=top-down');
     await waitRows(page, 'top-down');

@@ -373,7 +373,7 @@ async function main() {
   updateActive();
   const p = panes.get(S.state.tab);
   if (p && p.focus) setTimeout(() => p.focus(), 0);
-  window.profview = { ctx, state: S.state, panes, ready: true }; // for tests and the console
+  window.profview = { ctx, state: S.state, panes, timeline, ready: true }; // for tests and the console
 }
 
 window.addEventListener('error', (e) => {

@@ -2,11 +2,12 @@
 // bucket, stacked by the leaf's category; the samples the query keeps drawn solid over the
 // others faded) and its timeline-overview markers. Drag selects a range (the query's
 // range=T0:T1), the zoom button commits it (breadcrumbs of zoomed ranges), clicking a thread's
-// name selects that thread (ctrl-click: several).
+// name selects that thread (ctrl-click: several). Ctrl/⌘+wheel zooms the view around the
+// pointer inside the committed zoom (the URL does not change); the plain wheel scrolls.
 import { api, isAbort } from './api.js';
 import { ctx } from './ctx.js';
 import * as S from './state.js';
-import { h, clear, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce } from './util.js';
+import { h, clear, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce, zoomAround } from './util.js';
 import { showTooltip, hideTooltip, moveTooltip } from './ui.js';
 import { fetchMarker, markerDetails } from './views/markers.js';
 
@@ -30,6 +31,8 @@ export class Timeline {
     this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
     this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
     this.canvas.addEventListener('mouseleave', () => hideTooltip());
+    this.vp = null; // the ctrl+wheel view inside base(), null: all of it
+    this.canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
     window.addEventListener('mousemove', (e) => this.onDrag(e));
     window.addEventListener('mouseup', (e) => this.onUp(e));
     this.zoomBtn.addEventListener('click', () => {
@@ -44,10 +47,29 @@ export class Timeline {
     }).observe(this.scroll);
   }
 
-  window() {
+  // the committed window (the last zoom crumb, else the whole profile)
+  base() {
     const z = S.state.zoom;
     if (z.length) return z[z.length - 1];
     return [ctx.profile.start, ctx.profile.end];
+  }
+
+  // what is drawn: the wheel's view inside the committed window
+  window() {
+    const b = this.base();
+    const key = b.join(':');
+    if (key !== this.vpBase) { this.vpBase = key; this.vp = null; }
+    return this.vp || b;
+  }
+
+  onWheel(e) {
+    if (!(e.ctrlKey || e.metaKey)) return; // the plain wheel scrolls the tracks
+    const p = this.pos(e);
+    if (p.x < LABEL_W || !this.full) return;
+    e.preventDefault();
+    this.vp = zoomAround(this.window(), this.base(), this.t(p.x, p.width), e.deltaY);
+    this.draw(); // the graph in hand, stretched; its buckets for the new view follow
+    this.refetch();
   }
 
   // after: a promise to wait for before asking the server (the active pane's update: its
@@ -96,6 +118,7 @@ export class Timeline {
   }
 
   renderCrumbs() {
+    this.window(); // drops a wheel view of another committed window
     clear(this.crumbs);
     const p = ctx.profile;
     const z = S.state.zoom;
@@ -108,6 +131,10 @@ export class Timeline {
       if (!last) b.addEventListener('click', () => ctx.actions.popZoom(it.n));
       this.crumbs.append(b);
     });
+    if (this.vp) {
+      this.crumbs.append(h('span', { class: 'crumb-sep', text: '›' }),
+        h('span', { class: 'dim', text: `view ${fmtMs(this.vp[1] - this.vp[0])}`, title: 'Ctrl/⌘+wheel zoom (not in the URL); ctrl+wheel down zooms out' }));
+    }
     const r = S.range();
     if (r) {
       const zr = z.length ? z[z.length - 1] : null;
@@ -212,11 +239,19 @@ export class Timeline {
       if (!nb || !max) return;
       const selTh = selByIndex.get(th.index);
       const faded = !!this.sel || !picked;
-      drawStacked(c, buckets, graphW / nb, gy, gh, max, faded ? fadedColors : colors, faded ? fade(GREY, 0.3) : GREY);
+      // the buckets span the answer's window (the view before a wheel zoom's answer is in)
+      const gx0 = this.x(this.full.start ?? w0, width);
+      const gw = this.x(this.full.end ?? w1, width) - gx0;
+      c.save();
+      c.beginPath();
+      c.rect(LABEL_W, y, graphW, TRACK_H);
+      c.clip();
+      drawStacked(c, buckets, gx0, gw / nb, gy, gh, max, faded ? fadedColors : colors, faded ? fade(GREY, 0.3) : GREY);
       if (selTh && picked) {
         const sb = selTh.buckets || [];
-        drawStacked(c, sb, graphW / Math.max(1, sb.length), gy, gh, max, colors, GREY);
+        drawStacked(c, sb, gx0, gw / Math.max(1, sb.length), gy, gh, max, colors, GREY);
       }
+      c.restore();
       c.strokeStyle = '#ececf0';
       c.beginPath(); c.moveTo(0, y + TRACK_H - 0.5); c.lineTo(width, y + TRACK_H - 0.5); c.stroke();
     });
@@ -353,12 +388,12 @@ export class Timeline {
 // One thread's activity graph: per bucket, its categories stacked from the bottom. One path
 // per colour (a few fills instead of a fillRect and a fillStyle per bucket and category: the
 // graph of a long profile has tens of thousands of those, a visible stall on every redraw).
-function drawStacked(c, buckets, bw, gy, gh, max, colors, other) {
+function drawStacked(c, buckets, x0, bw, gy, gh, max, colors, other) {
   const paths = new Map();
   const w = Math.ceil(bw);
   for (let i = 0; i < buckets.length; i++) {
     let acc = 0;
-    const x = LABEL_W + i * bw;
+    const x = x0 + i * bw;
     for (const [cat, v] of buckets[i]) {
       const hh = (v / max) * gh;
       const col = colors[cat] || other;

@@ -199,3 +199,18 @@ function fallbackCopy(text) {
   try { document.execCommand('copy'); } catch (e) { /* ignore */ }
   ta.remove();
 }
+
+// Ctrl/⌘+wheel zoom of a time axis around the time t under the pointer: the window win
+// ([t0, t1] ms) scaled by the wheel's deltaY (up zooms in), t staying where it is, kept inside
+// bounds. Returns the new window, or null when it is all of bounds (zoomed out fully).
+export function zoomAround(win, bounds, t, deltaY) {
+  const span = win[1] - win[0];
+  const full = bounds[1] - bounds[0];
+  if (!(span > 0) || !(full > 0)) return null;
+  const dy = Math.max(-300, Math.min(300, deltaY));
+  const next = Math.max(full * 1e-6, Math.min(full, span * Math.exp(dy * 0.002)));
+  if (next >= full * (1 - 1e-9)) return null;
+  let a = t - ((t - win[0]) * next) / span;
+  a = Math.max(bounds[0], Math.min(bounds[1] - next, a));
+  return [a, a + next];
+}

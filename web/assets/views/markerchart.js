@@ -1,17 +1,20 @@
 // The marker chart (api/marker-chart) of the timeline's visible window: one row per marker
 // name, grouped by thread then category; intervals as bars with their chart label, instants as
-// diamonds. Hover: the tooltip (api/marker); click selects; double-click uses the marker as the
-// time range; right-click: use as range, center on cause stack, ...
+// diamonds; markers of one row that overlap go on sub-rows below it (like the Firefox
+// Profiler). Hover: the tooltip (api/marker); click selects; double-click uses the marker as
+// the time range; right-click: use as range, center on cause stack, ... Ctrl/⌘+wheel zooms
+// around the pointer (inside the committed zoom); the plain wheel scrolls.
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtTime, fmtMs, debounce } from '../util.js';
+import { h, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtTime, fmtMs, debounce, zoomAround } from '../util.js';
 import { paneError, showTooltip, moveTooltip, hideTooltip } from '../ui.js';
 import { fetchMarker, markerDetails, markerMenu, MarkerSidebar, markerWindow, threadParams, rel, hasDuration } from './markers.js';
 
 const RH = 16;
 const LABEL_W = 200;
 const AXIS_H = 20;
+const MAX_SUBROWS = 32; // deeper overlaps share the last sub-row
 
 export class MarkerChartPane {
   constructor() {
@@ -61,6 +64,8 @@ export class MarkerChartPane {
       this.draw();
       markerMenu(hit.m.i, e.clientX, e.clientY);
     });
+    this.vp = null; // the ctrl+wheel view inside base(), null: all of it
+    this.canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
     this.refetch = debounce(() => this.update(true), 200);
     this.lastW = 0;
     new ResizeObserver(() => {
@@ -71,10 +76,30 @@ export class MarkerChartPane {
   focusSearch() { this.searchBox.focus(); this.searchBox.select(); }
   focus() { this.wrap.focus({ preventScroll: true }); }
 
-  window() {
+  // the committed window (the timeline's zoom), and what is drawn: the wheel's view inside it
+  base() {
     const w = markerWindow(false);
     if (w) return w;
     return [ctx.profile.start, ctx.profile.end];
+  }
+  window() {
+    const b = this.base();
+    const key = b.join(':');
+    if (key !== this.vpBase) { this.vpBase = key; this.vp = null; }
+    return this.vp || b;
+  }
+
+  onWheel(e) {
+    if (!(e.ctrlKey || e.metaKey)) return; // the plain wheel scrolls the rows
+    const rect = this.canvas.getBoundingClientRect();
+    const x = e.clientX - rect.left;
+    if (x < LABEL_W || !this.data) return;
+    e.preventDefault();
+    const t = this.t0 + ((x - LABEL_W) / (rect.width - LABEL_W)) * (this.t1 - this.t0);
+    this.vp = zoomAround([this.t0, this.t1], this.base(), t, e.deltaY);
+    [this.t0, this.t1] = this.window();
+    this.draw(); // the markers in hand; the answer for the new view (merging by pixel) follows
+    this.refetch();
   }
 
   async update(force) {
@@ -109,7 +134,7 @@ export class MarkerChartPane {
     const lines = [];
     const threads = new Set(d.rows.map((r) => r.thread));
     let lastThread = null, lastCat = null;
-    let count = 0;
+    let count = 0, rowCount = 0;
     for (const r of d.rows) {
       if (threads.size > 1 && r.thread !== lastThread) {
         lines.push({ header: 'thread', text: r.thread_name || `thread ${r.thread}` });
@@ -118,7 +143,8 @@ export class MarkerChartPane {
       if (r.category !== lastCat) lines.push({ header: 'category', text: r.category, color: r.color });
       lastThread = r.thread;
       lastCat = r.category;
-      lines.push({ row: r });
+      const band = rowCount++;
+      subRows(r.markers).forEach((markers, sub) => lines.push({ row: r, markers, sub, band }));
       count += r.markers.reduce((a, m) => a + (m.merged || 1), 0);
     }
     this.lines = lines;
@@ -178,15 +204,17 @@ export class MarkerChartPane {
         return;
       }
       const row = line.row;
-      if (li % 2) { c.fillStyle = '#fafafb'; c.fillRect(0, y, width, RH); }
-      c.fillStyle = '#38383d';
-      c.fillText(fitText(c, row.name, LABEL_W - 24), 14, y + RH / 2);
+      if (line.band % 2) { c.fillStyle = '#fafafb'; c.fillRect(0, y, width, RH); }
+      if (!line.sub) {
+        c.fillStyle = '#38383d';
+        c.fillText(fitText(c, row.name, LABEL_W - 24), 14, y + RH / 2);
+      }
       const col = categoryColor(row.color);
       c.save();
       c.beginPath();
       c.rect(LABEL_W, y, width - LABEL_W, RH);
       c.clip();
-      for (const m of row.markers) {
+      for (const m of line.markers) {
         const x0 = this.x(m.start, width);
         const selected = m.i === sel;
         const hot = m.i === this.hoverI;
@@ -220,8 +248,8 @@ export class MarkerChartPane {
   locate(i) {
     const rect = this.canvas.getBoundingClientRect();
     for (let li = 0; li < this.lines.length; li++) {
-      const row = this.lines[li].row;
-      const m = row && row.markers.find((x) => x.i === i);
+      const line = this.lines[li];
+      const m = line.row && line.markers.find((x) => x.i === i);
       if (!m) continue;
       const x0 = this.x(m.start, rect.width);
       const x1 = m.end === null || m.end === undefined ? x0 : Math.max(x0 + 2, this.x(m.end, rect.width));
@@ -239,7 +267,7 @@ export class MarkerChartPane {
     if (!line || !line.row || x < LABEL_W) return null;
     const width = rect.width;
     let best = null, bestD = Infinity;
-    for (const m of line.row.markers) {
+    for (const m of line.markers) {
       const x0 = this.x(m.start, width);
       if (m.end === null || m.end === undefined) {
         const d = Math.abs(x - x0);
@@ -273,4 +301,22 @@ export class MarkerChartPane {
     }
     moveTooltip(e.clientX, e.clientY);
   }
+}
+
+// The markers of one row on sub-rows: each marker (by start) goes on the first sub-row whose
+// last marker ended by its start, so markers that overlap (nested or not) never share one.
+export function subRows(markers) {
+  const order = markers.slice().sort((a, b) => a.start - b.start);
+  const rows = [], ends = [];
+  for (const m of order) {
+    const end = m.end === null || m.end === undefined ? m.start : m.end;
+    let k = ends.findIndex((e) => e <= m.start);
+    if (k < 0) {
+      k = rows.length < MAX_SUBROWS ? rows.length : MAX_SUBROWS - 1;
+      if (k === rows.length) { rows.push([]); ends.push(-Infinity); }
+    }
+    rows[k].push(m);
+    ends[k] = Math.max(ends[k], end);
+  }
+  return rows.length ? rows : [[]];
 }
