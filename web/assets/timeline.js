@@ -7,7 +7,7 @@
 import { api, isAbort } from './api.js';
 import { ctx } from './ctx.js';
 import * as S from './state.js';
-import { h, clear, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce, zoomAround } from './util.js';
+import { h, clear, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce, WheelView } from './util.js';
 import { showTooltip, hideTooltip, moveTooltip } from './ui.js';
 import { fetchMarker, markerDetails } from './views/markers.js';
 
@@ -31,7 +31,7 @@ export class Timeline {
     this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
     this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
     this.canvas.addEventListener('mouseleave', () => hideTooltip());
-    this.vp = null; // the ctrl+wheel view inside base(), null: all of it
+    this.view = new WheelView(); // ctrl+wheel
     this.canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
     window.addEventListener('mousemove', (e) => this.onDrag(e));
     window.addEventListener('mouseup', (e) => this.onUp(e));
@@ -55,19 +55,14 @@ export class Timeline {
   }
 
   // what is drawn: the wheel's view inside the committed window
-  window() {
-    const b = this.base();
-    const key = b.join(':');
-    if (key !== this.vpBase) { this.vpBase = key; this.vp = null; }
-    return this.vp || b;
-  }
+  window() { return this.view.window(this.base()); }
 
   onWheel(e) {
     if (!(e.ctrlKey || e.metaKey)) return; // the plain wheel scrolls the tracks
     const p = this.pos(e);
     if (p.x < LABEL_W || !this.full) return;
     e.preventDefault();
-    this.vp = zoomAround(this.window(), this.base(), this.t(p.x, p.width), e.deltaY);
+    this.view.zoom(this.base(), this.t(p.x, p.width), e.deltaY);
     this.draw(); // the graph in hand, stretched; its buckets for the new view follow
     this.refetch();
   }
@@ -131,9 +126,10 @@ export class Timeline {
       if (!last) b.addEventListener('click', () => ctx.actions.popZoom(it.n));
       this.crumbs.append(b);
     });
-    if (this.vp) {
+    const vp = this.view.vp;
+    if (vp) {
       this.crumbs.append(h('span', { class: 'crumb-sep', text: '›' }),
-        h('span', { class: 'dim', text: `view ${fmtMs(this.vp[1] - this.vp[0])}`, title: 'Ctrl/⌘+wheel zoom (not in the URL); ctrl+wheel down zooms out' }));
+        h('span', { class: 'dim', text: `view ${fmtMs(vp[1] - vp[0])}`, title: 'Ctrl/⌘+wheel zoom (not in the URL); ctrl+wheel down zooms out' }));
     }
     const r = S.range();
     if (r) {

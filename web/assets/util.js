@@ -214,3 +214,18 @@ export function zoomAround(win, bounds, t, deltaY) {
   a = Math.max(bounds[0], Math.min(bounds[1] - next, a));
   return [a, a + next];
 }
+
+// The ctrl/⌘+wheel view of a time axis inside its committed window (base): none at first,
+// dropped when the base changes (another zoom crumb).
+export class WheelView {
+  constructor() { this.vp = null; this.key = null; }
+  window(base) {
+    const key = base.join(':');
+    if (key !== this.key) { this.key = key; this.vp = null; }
+    return this.vp || base;
+  }
+  zoom(base, t, deltaY) {
+    this.vp = zoomAround(this.window(base), base, t, deltaY);
+    return this.window(base);
+  }
+}

@@ -7,7 +7,7 @@
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtTime, fmtMs, debounce, zoomAround } from '../util.js';
+import { h, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtTime, fmtMs, debounce, WheelView } from '../util.js';
 import { paneError, showTooltip, moveTooltip, hideTooltip } from '../ui.js';
 import { fetchMarker, markerDetails, markerMenu, MarkerSidebar, markerWindow, threadParams, rel, hasDuration } from './markers.js';
 
@@ -64,7 +64,7 @@ export class MarkerChartPane {
       this.draw();
       markerMenu(hit.m.i, e.clientX, e.clientY);
     });
-    this.vp = null; // the ctrl+wheel view inside base(), null: all of it
+    this.view = new WheelView(); // ctrl+wheel
     this.canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
     this.refetch = debounce(() => this.update(true), 200);
     this.lastW = 0;
@@ -82,12 +82,7 @@ export class MarkerChartPane {
     if (w) return w;
     return [ctx.profile.start, ctx.profile.end];
   }
-  window() {
-    const b = this.base();
-    const key = b.join(':');
-    if (key !== this.vpBase) { this.vpBase = key; this.vp = null; }
-    return this.vp || b;
-  }
+  window() { return this.view.window(this.base()); }
 
   onWheel(e) {
     if (!(e.ctrlKey || e.metaKey)) return; // the plain wheel scrolls the rows
@@ -96,8 +91,7 @@ export class MarkerChartPane {
     if (x < LABEL_W || !this.data) return;
     e.preventDefault();
     const t = this.t0 + ((x - LABEL_W) / (rect.width - LABEL_W)) * (this.t1 - this.t0);
-    this.vp = zoomAround([this.t0, this.t1], this.base(), t, e.deltaY);
-    [this.t0, this.t1] = this.window();
+    [this.t0, this.t1] = this.view.zoom(this.base(), t, e.deltaY);
     this.draw(); // the markers in hand; the answer for the new view (merging by pixel) follows
     this.refetch();
   }
