@@ -428,6 +428,23 @@ async function main() {
     await noError(page);
   });
 
+  await test('butterfly: the center row is selected on first display and the sidebar shows it', async () => {
+    await page.goto(url + '?tab=butterfly&center=foo');
+    const rows = await waitRows(page, 'butterfly', (r) => r.some((x) => x.selected), 'a selected row');
+    const sel = rows.filter((r) => r.selected);
+    eq(sel.map((r) => [r.key, r.name]), [['down:c', 'foo']], 'the selected row');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('sel') === 'down:c');
+    const want = cli('butterfly', FIREFOX, '--center', 'foo', '--json');
+    const side = await page.$eval('.pane[data-tab="butterfly"] .sidebar', (e) => ({
+      title: e.querySelector('h3') && e.querySelector('h3').textContent,
+      costs: [...e.querySelectorAll('table tr')].map((tr) => [...tr.children].slice(0, 2).map((td) => td.textContent)),
+    }));
+    eq(side.title, 'foo', 'the sidebar names the center');
+    eq(side.costs.map(([k, v]) => [k, num(v)]), [['total samples', want.center.total], ['self samples', want.rows[0] ? want.rows[0].self : want.callers[0].self]], 'the sidebar costs, like profview butterfly');
+    await page.waitForSelector('.pane[data-tab="butterfly"] .sidebar .tplot canvas'); // the per-thread plot
+    await page.screenshot({ path: path.join(SHOTS, 'butterfly-selected.png') });
+  });
+
   await test('an API error shows one line, never a blank page', async () => {
     await page.goto(url + '?tab=top-down&filter=nosuchkind:x');
     await page.waitForSelector('.pane[data-tab="top-down"] .pane-error');

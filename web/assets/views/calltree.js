@@ -307,6 +307,14 @@ export class ButterflyPane {
     if (S.state.sel && (this.callers.selectKey(S.state.sel) || this.callees.selectKey(S.state.sel))) {
       const n = this.callers.selected() || this.callees.selected();
       this.sidebar.show(n, resp, 'butterfly', !!this.callers.selected());
+    } else if (this.callees.roots.length) {
+      // nothing (still) selected: the center row, shown in the sidebar
+      const c = this.callees.roots[0];
+      this.callers.selKey = null;
+      this.callees.select(c, false);
+      this.onSelect(c, false);
+    } else {
+      this.sidebar.showEmpty();
     }
   }
 }
