@@ -1281,6 +1281,143 @@ out:
 	pv_free(id);
 }
 
+/*
+ * The function list of a call-graph profile over its whole, unfiltered self (callgrind): the
+ * rows are every function of the stack table (as the line-level tree and flat_compute would
+ * find them) and exact_function_costs gives their values and order, so neither the tree nor
+ * the flat pass runs. Returns 1 when it applies, 0 when not, or the error.
+ */
+static int exact_top(struct engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	if (v->q.view != PV_VIEW_TOP || !p->func_costs.total ||
+	    p->func_costs.funcs_len != p->funcs.len || !whole_profile(v) ||
+	    v->q.by != PV_BY_FUNCTION)
+		return 0;
+	struct wst *w = &e->w;
+	uint8_t *seen = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+	struct pv_flat *f = pv_calloc(1, sizeof(*f));
+	if (!seen || !f)
+		goto oom;
+	f->total = pv_calloc(e->nm, sizeof(int64_t *));
+	f->self = pv_calloc(e->nm, sizeof(int64_t *));
+	if (!f->total || !f->self) {
+		pv_free(f->total);
+		pv_free(f->self);
+		pv_free(f);
+		f = NULL;
+		goto oom;
+	}
+	v->flat = f; /* from here pv_view_free releases it */
+	/*
+	 * A function has a row when its cost over the samples, as flat_compute sums it (self, and
+	 * total with recursion counted once), is not zero in some shown metric: a depth-first walk
+	 * of the stack tree with one active counter per function.
+	 */
+	uint32_t ns = w->len, nf = p->funcs.len;
+	uint32_t *first = pv_calloc((size_t)ns + 1, sizeof(uint32_t));
+	uint32_t *kids = pv_malloc((size_t)(ns ? ns : 1) * sizeof(uint32_t));
+	uint32_t *stk = pv_malloc((size_t)(ns ? ns : 1) * sizeof(uint32_t));
+	uint32_t *it = pv_malloc((size_t)(ns ? ns : 1) * sizeof(uint32_t));
+	uint32_t *active = pv_calloc(nf ? nf : 1, sizeof(uint32_t));
+	int64_t *incl = pv_malloc((size_t)(ns ? ns : 1) * sizeof(int64_t));
+	int64_t *fin = pv_calloc(nf ? nf : 1, sizeof(int64_t));
+	int64_t *fex = pv_calloc(nf ? nf : 1, sizeof(int64_t));
+	bool ok = first && kids && stk && it && active && incl && fin && fex;
+	if (ok) {
+		for (uint32_t x = 0; x < ns; x++)
+			if (w->prefix[x] != PV_NONE)
+				first[w->prefix[x] + 1]++;
+		for (uint32_t x = 0; x < ns; x++)
+			first[x + 1] += first[x];
+		memset(it, 0, (size_t)ns * sizeof(uint32_t));
+		for (uint32_t x = 0; x < ns; x++)
+			if (w->prefix[x] != PV_NONE)
+				kids[first[w->prefix[x]] + it[w->prefix[x]]++] = x;
+	}
+	for (uint32_t m = 0; ok && m < e->nm; m++) {
+		memcpy(incl, w->cost[m], (size_t)ns * sizeof(*incl));
+		for (uint32_t x = ns; x-- > 0;)
+			if (w->prefix[x] != PV_NONE)
+				incl[w->prefix[x]] += incl[x];
+		memset(fin, 0, (size_t)nf * sizeof(*fin));
+		memset(fex, 0, (size_t)nf * sizeof(*fex));
+		for (uint32_t root = 0; root < ns; root++) {
+			if (w->prefix[root] != PV_NONE)
+				continue;
+			uint32_t sp = 0;
+			uint32_t x = root;
+			goto enter;
+			while (sp) {
+				x = stk[sp - 1];
+				if (it[sp - 1] < first[x + 1] - first[x]) {
+					x = kids[first[x] + it[sp - 1]++];
+enter:;
+					uint32_t fn = vf_func(v, w->frame[x]);
+					if (fn < nf) {
+						if (active[fn]++ == 0)
+							fin[fn] += incl[x];
+						fex[fn] += w->cost[m][x];
+					}
+					stk[sp] = x;
+					it[sp] = 0;
+					sp++;
+				} else {
+					uint32_t fn = vf_func(v, w->frame[x]);
+					if (fn < nf)
+						active[fn]--;
+					sp--;
+				}
+			}
+		}
+		for (uint32_t fn = 0; fn < nf; fn++)
+			if (!seen[fn] && (fin[fn] != 0 || fex[fn] != 0))
+				seen[fn] = 1;
+	}
+	pv_free(first);
+	pv_free(kids);
+	pv_free(stk);
+	pv_free(it);
+	pv_free(active);
+	pv_free(incl);
+	pv_free(fin);
+	pv_free(fex);
+	if (!ok)
+		goto oom;
+	uint32_t n = 0;
+	for (uint32_t fn = 0; fn < nf; fn++)
+		n += seen[fn];
+	uint32_t cap = n ? n : 1;
+	f->kind = pv_malloc(cap);
+	f->id = pv_malloc((size_t)cap * sizeof(uint32_t));
+	f->line = pv_calloc(cap, sizeof(uint32_t));
+	f->level = pv_malloc(cap);
+	f->in_center = pv_calloc(cap, 1);
+	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center)
+		goto oom;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
+		f->self[m] = pv_malloc((size_t)cap * sizeof(int64_t));
+		if (!f->total[m] || !f->self[m])
+			goto oom;
+	}
+	for (uint32_t fn = 0; fn < p->funcs.len; fn++) {
+		if (!seen[fn])
+			continue;
+		f->kind[f->len] = PV_ROW_FUNCTION;
+		f->id[f->len] = fn;
+		f->level[f->len] = 2;
+		f->len++;
+	}
+	pv_free(seen);
+	exact_function_costs(e); /* the values, and the list sorted as asked */
+	return 1;
+oom:
+	pv_free(seen);
+	return pv_error_set(e->err, PV_ENOMEM, "out of memory building the list");
+}
+
 /* ---- the view ---- */
 
 void pv_free_keep(uint8_t *keep)
@@ -1736,6 +1873,10 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		break;
 	case PV_VIEW_FLAT:
 	case PV_VIEW_TOP: {
+		if ((rc = exact_top(&e))) {
+			rc = rc == 1 ? 0 : rc;
+			break;
+		}
 		/* counted once per sample over the line-level top-down tree (centered for top) */
 		enum pv_granularity saved = v->q.by;
 		v->q.by = PV_BY_LINE;
