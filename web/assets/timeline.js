@@ -84,6 +84,16 @@ export class Timeline {
     const key = JSON.stringify([win, filtered]);
     if (!force && key === this.lastKey) { this.draw(); return; }
     const gen = ++this.gen;
+    if (!(w1 > w0)) {
+      // no timestamps (collapsed stacks, callgrind...): nothing to draw against time
+      this.full = null;
+      this.error = null;
+      this.note = 'This profile has no timestamps: no timeline (every view works without it).';
+      this.lastKey = key;
+      this.draw();
+      this.canvas.dataset.state = 'ready';
+      return;
+    }
     this.canvas.dataset.state = 'busy'; // "ready" once this answer is drawn (tests wait for it)
     try {
       if (after) {
@@ -101,6 +111,7 @@ export class Timeline {
       this.lastKey = key;
       this.lastW = width;
       this.full = full;
+      this.note = null;
       this.sel = sel;
       this.error = null;
     } catch (e) {
@@ -157,13 +168,14 @@ export class Timeline {
     const width = this.scroll.clientWidth || 1000;
     const threads = this.threads();
     const height = AXIS_H + Math.max(1, threads.length) * TRACK_H + 2;
-    const c = sizeCanvas(this.canvas, width, this.error ? AXIS_H + TRACK_H : height);
+    const msg = this.error || this.note;
+    const c = sizeCanvas(this.canvas, width, msg ? AXIS_H + TRACK_H : height);
     c.clearRect(0, 0, width, height);
     c.font = '11px system-ui, sans-serif';
     c.textBaseline = 'middle';
-    if (this.error) {
-      c.fillStyle = '#a4000f';
-      c.fillText(this.error, 8, AXIS_H + TRACK_H / 2);
+    if (msg) {
+      c.fillStyle = this.error ? '#a4000f' : '#737373';
+      c.fillText(msg, 8, AXIS_H + TRACK_H / 2);
       return;
     }
     if (!this.full) {

@@ -5,7 +5,7 @@ import { VList } from './vlist.js';
 
 const ROW_H = 18;
 const NUM_W = 86;
-const PCT_W = 60;
+const PCT_W = 66; // "<0.01%" and "100%" without an ellipsis
 const EXPAND_ALL_LIMIT = 200000;
 
 export class TreeTable {
@@ -390,7 +390,7 @@ export class TreeTable {
     const indent = node.depth * 12 + 'px';
     if (c.indent.style.width !== indent) c.indent.style.width = indent;
     setText(c.twisty, row.children > 0 ? (open ? '▾' : '▸') : '');
-    const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' ? row.kind : '';
+    const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' && row.kind !== 'more' ? row.kind : '';
     setText(c.badge, badge);
     c.badge.style.display = badge ? '' : 'none';
     setText(c.nm, isMore(node) ? `… ${row.more.toLocaleString('en-US')} more rows${node.loading ? ' (loading…)' : ''}` : row.name);
