@@ -1082,12 +1082,16 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 
 /* ---- children ---- */
 
-/* The view of the request for a row key (the butterfly for up:/down: keys). */
+/*
+ * The view of the request for a row key (the butterfly for up:/down: keys), with the key and
+ * the request's query q (initialized either way: release it); NULL with *status on an error.
+ */
 static struct pv_view *keyed_view(struct pv_api *a, const struct api_params *ps, FILE *out,
-				  int *status, const char **key, struct api_slot **s,
-				  uint32_t *slot, struct pv_query *q)
+				  int *status, const char **key, struct pv_query *q)
 {
-	*status = req_query(a, ps, out, slot, s, q);
+	struct api_slot *s;
+	uint32_t slot;
+	*status = req_query(a, ps, out, &slot, &s, q);
 	if (*status)
 		return NULL;
 	*key = api_param(ps, "key");
@@ -1095,17 +1099,15 @@ static struct pv_view *keyed_view(struct pv_api *a, const struct api_params *ps,
 		*status = api_error(out, 400, "missing parameter 'key'");
 		return NULL;
 	}
-	return view_as(a, *slot, q, view_for_key(q, *key), -1, out, status);
+	return view_as(a, slot, q, view_for_key(q, *key), -1, out, status);
 }
 
 int api_children(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
-	struct api_slot *s;
 	struct pv_query q;
-	uint32_t slot;
 	const char *key;
 	int status = 0;
-	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &s, &slot, &q);
+	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &q);
 	pv_query_release(&q);
 	if (!v)
 		return status;
@@ -1442,12 +1444,10 @@ int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out)
 
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
-	struct api_slot *s;
 	struct pv_query q;
-	uint32_t slot;
 	const char *key;
 	int status = 0;
-	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &s, &slot, &q);
+	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &q);
 	if (!v) {
 		pv_query_release(&q);
 		return status;

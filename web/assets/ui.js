@@ -124,3 +124,18 @@ export function paneError(el, msg) {
   clear(el);
   el.append(h('div', { class: 'pane-error', role: 'alert', text: msg }));
 }
+
+// A pane's update failed: it forgets what it showed (the next update fetches again), hides
+// content and shows the error in its place, in pane.errorEl (made at the end of pane.el).
+export function paneFailed(pane, content, msg) {
+  pane.lastKey = null;
+  content.hidden = true;
+  if (!pane.errorEl) { pane.errorEl = h('div'); pane.el.append(pane.errorEl); }
+  paneError(pane.errorEl, msg);
+}
+
+// A pane's update came through: the error (if any) goes, content shows again.
+export function paneOk(pane, content) {
+  if (pane.errorEl) { pane.errorEl.remove(); pane.errorEl = null; }
+  content.hidden = false;
+}

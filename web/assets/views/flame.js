@@ -6,7 +6,7 @@ import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
 import { h, clear, fmtCost, fmtPct, hashColor, fitText, sizeCanvas } from '../util.js';
-import { paneError, showTooltip, moveTooltip, hideTooltip, showMenu } from '../ui.js';
+import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip, showMenu } from '../ui.js';
 import { copyText } from '../util.js';
 
 const RH = 17;
@@ -77,16 +77,12 @@ export class FlamePane {
       d = await api('flame', [...params, ['max-nodes', 20000]]);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
-      this.lastKey = null;
-      this.wrap.hidden = true;
-      if (!this.errorEl) { this.errorEl = h('div'); this.el.append(this.errorEl); }
-      paneError(this.errorEl, e.message);
+      paneFailed(this, this.wrap, e.message);
       ctx.status('');
       return;
     }
     if (gen !== this.gen) return;
-    if (this.errorEl) { this.errorEl.remove(); this.errorEl = null; }
-    this.wrap.hidden = false;
+    paneOk(this, this.wrap);
     this.lastKey = key;
     this.data = d;
     this.up = layout(d.callees);

@@ -1,26 +1,19 @@
 // The flat tab (hpcviewer's flat view): module > file > function > line rows from api/view
 // (view=flat), fetched in pages of 500 as they scroll into view; rows in the center marked.
-import { api, isAbort } from '../api.js';
+import { isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
 import { h, clear, fmtCost, fmtPct, unitLabel } from '../util.js';
-import { paneError } from '../ui.js';
-import { VList } from './vlist.js';
+import { paneFailed, paneOk } from '../ui.js';
+import { PagedTable } from './paged.js';
 import { rowMenu, rowKey, inCenter, sourceOf } from '../rowmenu.js';
 import { shortPath } from './tree.js';
 
-const ROW_H = 18;
-const PAGE = 500;
 const NUM_W = 86, PCT_W = 60;
 
-export class FlatPane {
+export class FlatPane extends PagedTable {
   constructor() {
-    this.gen = 0;
-    this.lastKey = null;
-    this.pages = new Map();
-    this.loading = new Set();
-    this.n = 0;
-    this.sel = -1;
+    super('view');
     this.el = h('div', { class: 'pane' });
     this.label = h('span', { class: 'dim' });
     this.el.append(h('div', { class: 'pane-toolbar' },
@@ -31,52 +24,21 @@ export class FlatPane {
     this.body = h('div', { class: 'tt-body', tabindex: '0' });
     this.tt.append(this.head, this.body);
     this.el.append(this.tt);
-    this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
-    this.body.addEventListener('mousedown', (e) => { const i = this.idx(e); this.downIdx = i; if (i >= 0) this.select(i); });
-    this.body.addEventListener('dblclick', (e) => {
-      const r = this.rowOf(this.idx(e) >= 0 ? this.idx(e) : this.downIdx);
-      const s = r && sourceOf(r);
-      if (s !== null && s !== undefined) ctx.actions.openSource(s, r.line);
-    });
-    this.body.addEventListener('contextmenu', (e) => {
-      const i = this.idx(e);
-      const row = this.rowOf(i);
-      if (!row) return;
-      e.preventDefault();
-      this.select(i);
-      rowMenu({ key: row.key, row, parent: null }, e.clientX, e.clientY, {});
-    });
+    this.initList();
     this.body.addEventListener('keydown', (e) => this.onKey(e));
   }
   focusSearch() {}
-  focus() { this.body.focus({ preventScroll: true }); }
 
-  idx(e) {
-    const el = e.target.closest('.tt-row');
-    return el && el.dataset.index !== undefined ? +el.dataset.index : -1;
+  params() { return S.queryParams('flat'); }
+  open(r) {
+    const s = sourceOf(r);
+    if (s !== null && s !== undefined) ctx.actions.openSource(s, r.line);
   }
-  rowOf(i) {
-    if (i < 0) return null;
-    const page = this.pages.get(Math.floor(i / PAGE));
-    return page ? page[i % PAGE] || null : null;
-  }
-  select(i) {
-    if (i === this.sel) { this.list.scrollTo(i); return; }
-    this.sel = i;
-    this.list.scrollTo(i);
-    this.list.refresh(true);
-    const row = this.rowOf(i);
-    if (row) { S.state.sel = row.key; S.commit('sel', false); }
-  }
+  openMenu(row, e) { rowMenu({ key: row.key, row, parent: null }, e.clientX, e.clientY, {}); }
+  selected(row) { S.state.sel = row.key; S.commit('sel', false); }
   onKey(e) {
     if (!this.n) return;
-    const page = Math.max(1, Math.floor(this.body.clientHeight / ROW_H) - 1);
-    const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
-    if (e.key in moves) {
-      this.select(Math.max(0, Math.min(this.n - 1, this.sel + moves[e.key])));
-      e.preventDefault();
-      return;
-    }
+    if (this.moveKey(e)) return;
     const row = this.rowOf(this.sel);
     if (row && rowKey(e, { key: row.key, row, parent: null }, {})) e.preventDefault();
   }
@@ -103,11 +65,7 @@ export class FlatPane {
     div.className = 'tt-row' + (i % 2 ? ' odd' : '') + (i === this.sel ? ' selected' : '') + (row && inCenter(row) ? ' in-center' : '');
     div.dataset.index = i;
     clear(div);
-    if (!row) {
-      this.ensurePage(Math.floor(i / PAGE));
-      div.append(h('div', { class: 'dim', text: '…' }));
-      return;
-    }
+    if (!row) { this.placeholder(div, i); return; }
     div.dataset.key = row.key;
     this.metrics.forEach((m, mi) => {
       div.append(
@@ -124,43 +82,23 @@ export class FlatPane {
       extra ? h('span', { class: 'extra', text: extra }) : null));
   }
 
-  async ensurePage(p) {
-    if (this.pages.has(p) || this.loading.has(p)) return;
-    this.loading.add(p);
-    const gen = this.gen;
-    try {
-      const r = await api('view', [...S.queryParams('flat'), ['offset', p * PAGE], ['limit', PAGE]]);
-      if (gen !== this.gen) return;
-      this.pages.set(p, r.rows);
-      this.list.refresh(true);
-    } catch (e) {
-      if (gen === this.gen && !isAbort(e)) ctx.actions.error(e.message);
-    } finally {
-      this.loading.delete(p);
-    }
-  }
-
   async update(force) {
-    const params = S.queryParams('flat');
+    const params = this.params();
     const key = JSON.stringify(params);
     if (!force && key === this.lastKey) return;
     const gen = ++this.gen;
     ctx.status('computing…');
     let r;
     try {
-      r = await api('view', [...params, ['offset', 0], ['limit', PAGE]]);
+      r = await this.fetchPage(params, 0);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
-      this.lastKey = null;
-      this.tt.hidden = true;
-      if (!this.errorEl) { this.errorEl = h('div'); this.el.append(this.errorEl); }
-      paneError(this.errorEl, e.message);
+      paneFailed(this, this.tt, e.message);
       ctx.status('');
       return;
     }
     if (gen !== this.gen) return;
-    if (this.errorEl) { this.errorEl.remove(); this.errorEl = null; }
-    this.tt.hidden = false;
+    paneOk(this, this.tt);
     this.lastKey = key;
     this.metrics = r.metrics;
     const whole = S.get1('percent') === 'whole';

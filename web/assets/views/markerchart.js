@@ -8,7 +8,7 @@ import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
 import { h, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtTime, fmtMs, debounce, WheelView } from '../util.js';
-import { paneError, showTooltip, moveTooltip, hideTooltip } from '../ui.js';
+import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip } from '../ui.js';
 import { fetchMarker, markerDetails, markerMenu, MarkerSidebar, markerWindow, threadParams, rel, hasDuration } from './markers.js';
 
 const RH = 16;
@@ -110,15 +110,11 @@ export class MarkerChartPane {
       d = await api('marker-chart', params);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
-      this.lastKey = null;
-      this.content.hidden = true;
-      if (!this.errorEl) { this.errorEl = h('div'); this.el.append(this.errorEl); }
-      paneError(this.errorEl, e.message);
+      paneFailed(this, this.content, e.message);
       return;
     }
     if (gen !== this.gen) return;
-    if (this.errorEl) { this.errorEl.remove(); this.errorEl = null; }
-    this.content.hidden = false;
+    paneOk(this, this.content);
     this.lastKey = key;
     this.lastW = this.wrap.clientWidth;
     this.data = d;

@@ -5,7 +5,7 @@ import { ctx } from '../ctx.js';
 import * as S from '../state.js';
 import { h, clear, fmtMs, fmtTime, categoryColor, copyText, debounce } from '../util.js';
 import { paneError, showMenu } from '../ui.js';
-import { VList } from './vlist.js';
+import { PagedTable } from './paged.js';
 
 const cache = new Map(); // "p:i" -> marker JSON
 export function fetchMarker(i) {
@@ -129,17 +129,9 @@ export class MarkerSidebar {
 
 // ---- the marker table ----
 
-const ROW_H = 18;
-const PAGE = 500;
-
-export class MarkerTablePane {
+export class MarkerTablePane extends PagedTable {
   constructor() {
-    this.gen = 0;
-    this.lastKey = null;
-    this.pages = new Map();
-    this.loading = new Set();
-    this.n = 0;
-    this.selRow = -1;
+    super('markers');
     this.sort = 'start';
     this.el = h('div', { class: 'pane' });
     this.searchBox = h('input', { type: 'search', placeholder: 'Filter markers: DOMEvent, -name:mouse, cat:GC (/)', 'aria-label': 'Marker search' });
@@ -166,55 +158,23 @@ export class MarkerTablePane {
     this.sidebar = new MarkerSidebar();
     this.content = h('div', { class: 'split' }, this.tt, this.sidebar.el);
     this.el.append(this.content);
-    this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
-    this.body.addEventListener('mousedown', (e) => { const i = this.idx(e); this.downIdx = i; if (i >= 0) this.select(i); });
-    this.body.addEventListener('dblclick', async (e) => {
-      const m = this.rowOf(this.idx(e) >= 0 ? this.idx(e) : this.downIdx);
-      if (m && hasDuration(m)) ctx.actions.setRange([m.start, m.end]);
-    });
-    this.body.addEventListener('contextmenu', (e) => {
-      const i = this.idx(e);
-      const m = this.rowOf(i);
-      if (!m) return;
-      e.preventDefault();
-      this.select(i);
-      markerMenu(m.index, e.clientX, e.clientY);
-    });
+    this.initList();
     this.body.addEventListener('keydown', (e) => {
-      const page = Math.max(1, Math.floor(this.body.clientHeight / ROW_H) - 1);
-      const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
-      if (e.key in moves && this.n) {
-        this.select(Math.max(0, Math.min(this.n - 1, this.selRow + moves[e.key])));
-        e.preventDefault();
-      } else if (e.key === 'Enter') {
-        const m = this.rowOf(this.selRow);
-        if (m && hasDuration(m)) ctx.actions.setRange([m.start, m.end]);
+      if (this.moveKey(e)) return;
+      if (e.key === 'Enter') {
+        const m = this.rowOf(this.sel);
+        if (m) this.open(m);
       }
     });
   }
   focusSearch() { this.searchBox.focus(); this.searchBox.select(); }
-  focus() { this.body.focus({ preventScroll: true }); }
 
-  idx(e) {
-    const el = e.target.closest('.tt-row');
-    return el && el.dataset.index !== undefined ? +el.dataset.index : -1;
-  }
-  rowOf(i) {
-    if (i < 0) return null;
-    const p = this.pages.get(Math.floor(i / PAGE));
-    return p ? p[i % PAGE] || null : null;
-  }
-  select(i) {
-    if (i === this.selRow) { this.list.scrollTo(i); return; }
-    this.selRow = i;
-    this.list.scrollTo(i);
-    this.list.refresh(true);
-    const m = this.rowOf(i);
-    if (m) {
-      S.state.mk = m.index;
-      S.commit('mk', false);
-      this.sidebar.show(m.index);
-    }
+  open(m) { if (hasDuration(m)) ctx.actions.setRange([m.start, m.end]); }
+  openMenu(m, e) { markerMenu(m.index, e.clientX, e.clientY); }
+  selected(m) {
+    S.state.mk = m.index;
+    S.commit('mk', false);
+    this.sidebar.show(m.index);
   }
 
   params() {
@@ -228,14 +188,10 @@ export class MarkerTablePane {
 
   renderRow(div, i) {
     const m = this.rowOf(i);
-    div.className = 'tt-row mt-row' + (i % 2 ? ' odd' : '') + (i === this.selRow ? ' selected' : '');
+    div.className = 'tt-row mt-row' + (i % 2 ? ' odd' : '') + (i === this.sel ? ' selected' : '');
     div.dataset.index = i;
     clear(div);
-    if (!m) {
-      this.ensurePage(Math.floor(i / PAGE));
-      div.append(h('div', { class: 'dim', text: '…' }));
-      return;
-    }
+    if (!m) { this.placeholder(div, i); return; }
     div.dataset.marker = m.index;
     const dur = m.instant ? '' : (m.duration === null || m.incomplete && m.duration === null ? 'unknown' : fmtMs(m.duration));
     const sw = h('span', { style: { display: 'inline-block', width: '8px', height: '8px', borderRadius: '2px', marginRight: '5px', background: categoryColor(colorOfCategory(m.category)) } });
@@ -245,22 +201,6 @@ export class MarkerTablePane {
       h('div', { class: 'c-name', style: { flex: 'none' }, title: m.category }, sw, m.name),
       h('div', { class: 'c-thread dim', style: { flex: 'none' }, text: m.thread_name }),
       h('div', { class: 'c-label', text: m.label || '' }));
-  }
-
-  async ensurePage(p) {
-    if (this.pages.has(p) || this.loading.has(p)) return;
-    this.loading.add(p);
-    const gen = this.gen;
-    try {
-      const r = await api('markers', [...this.params(), ['offset', p * PAGE], ['limit', PAGE]]);
-      if (gen !== this.gen) return;
-      this.pages.set(p, r.rows);
-      this.list.refresh(true);
-    } catch (e) {
-      if (gen === this.gen && !isAbort(e)) ctx.actions.error(e.message);
-    } finally {
-      this.loading.delete(p);
-    }
   }
 
   async update(force) {
@@ -276,7 +216,7 @@ export class MarkerTablePane {
     const gen = ++this.gen;
     let r;
     try {
-      r = await api('markers', [...params, ['offset', 0], ['limit', PAGE]]);
+      r = await this.fetchPage(params, 0);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       this.lastKey = null;
@@ -294,9 +234,9 @@ export class MarkerTablePane {
     const w = markerWindow(true);
     this.label.textContent = `${r.total.toLocaleString('en-US')} markers` + (w ? ` in ${fmtTime(rel(w[0]))} – ${fmtTime(rel(w[1]))}` : '');
     ctx.status(`${r.total.toLocaleString('en-US')} markers`);
-    this.selRow = S.state.mk !== null ? r.rows.findIndex((m) => m.index === S.state.mk) : -1;
+    this.sel = S.state.mk !== null ? r.rows.findIndex((m) => m.index === S.state.mk) : -1;
     this.list.setCount(this.n);
-    if (this.selRow >= 0) this.list.scrollTo(this.selRow);
+    if (this.sel >= 0) this.list.scrollTo(this.sel);
     this.sidebar.show(S.state.mk);
     if (!r.total) {
       this.list.setCount(0);
