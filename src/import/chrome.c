@@ -529,24 +529,12 @@ static uint32_t line_of(int64_t zero_based)
 	return zero_based >= 0 && zero_based < (int64_t)UINT32_MAX - 1 ? (uint32_t)zero_based + 1 : 0;
 }
 
-/* A V8 call frame: name, script URL, 0-based line and column (-1 unknown). */
-static pv_frame_ix v8_frame(struct ch *c, const char *fn, size_t fn_len, const char *url,
-			    size_t url_len, int64_t line0, int64_t col0)
+/* The frame of a function of a script: its name ("(anonymous)" when empty), the script's URL as
+ * its module and source, 0-based line and column (-1 unknown), a category. */
+static pv_frame_ix script_frame(struct ch *c, const char *fn, size_t fn_len, const char *url,
+				size_t url_len, int64_t line0, int64_t col0, pv_cat_ix cat)
 {
 	struct pv_builder *b = c->b;
-	pv_cat_ix cat;
-	bool special = fn_len > 1 && fn[0] == '(' && fn[fn_len - 1] == ')';
-	if (special && fn_len == 6 && memcmp(fn, "(idle)", 6) == 0)
-		cat = frame_cat(c, &c->cat_idle, "Idle", "transparent");
-	else if (special && fn_len == 19 && memcmp(fn, "(garbage collector)", 19) == 0)
-		cat = frame_cat(c, &c->cat_gc, "GC / CC", "orange");
-	else if (special && ((fn_len == 6 && memcmp(fn, "(root)", 6) == 0) ||
-			     (fn_len == 9 && memcmp(fn, "(program)", 9) == 0)))
-		cat = frame_cat(c, &c->cat_other, "Other", "grey");
-	else if (url_len || line0 >= 0)
-		cat = frame_cat(c, &c->cat_js, "JavaScript", "yellow");
-	else
-		cat = frame_cat(c, &c->cat_native, "Native", "blue");
 	pv_str_ix name = fn_len ? builder_str(b, fn, fn_len) : builder_cstr(b, "(anonymous)");
 	pv_module_ix mod = url_module(c, url, url_len);
 	pv_source_ix src = url_len ? builder_source(b, builder_str(b, url, url_len)) : PV_NONE;
@@ -560,6 +548,26 @@ static pv_frame_ix v8_frame(struct ch *c, const char *fn, size_t fn_len, const c
 		.category = cat,
 	};
 	return builder_frame(b, &k);
+}
+
+/* A V8 call frame: name, script URL, 0-based line and column (-1 unknown). */
+static pv_frame_ix v8_frame(struct ch *c, const char *fn, size_t fn_len, const char *url,
+			    size_t url_len, int64_t line0, int64_t col0)
+{
+	pv_cat_ix cat;
+	bool special = fn_len > 1 && fn[0] == '(' && fn[fn_len - 1] == ')';
+	if (special && fn_len == 6 && memcmp(fn, "(idle)", 6) == 0)
+		cat = frame_cat(c, &c->cat_idle, "Idle", "transparent");
+	else if (special && fn_len == 19 && memcmp(fn, "(garbage collector)", 19) == 0)
+		cat = frame_cat(c, &c->cat_gc, "GC / CC", "orange");
+	else if (special && ((fn_len == 6 && memcmp(fn, "(root)", 6) == 0) ||
+			     (fn_len == 9 && memcmp(fn, "(program)", 9) == 0)))
+		cat = frame_cat(c, &c->cat_other, "Other", "grey");
+	else if (url_len || line0 >= 0)
+		cat = frame_cat(c, &c->cat_js, "JavaScript", "yellow");
+	else
+		cat = frame_cat(c, &c->cat_native, "Native", "blue");
+	return script_frame(c, fn, fn_len, url, url_len, line0, col0, cat);
 }
 
 /*
@@ -607,19 +615,7 @@ static pv_frame_ix sf_frame(struct ch *c, const char *s, size_t n, const char *c
 			}
 		}
 	}
-	pv_str_ix name = fn_len ? builder_str(b, s, fn_len) : builder_cstr(b, "(anonymous)");
-	pv_module_ix mod = url_module(c, url, url_len);
-	pv_source_ix src = url_len ? builder_source(b, builder_str(b, url, url_len)) : PV_NONE;
-	uint32_t l = line_of(line);
-	pv_func_ix f = builder_func(b, name, mod, src, l);
-	struct frame_key k = {
-		.func = f,
-		.line = l,
-		.column = line_of(col),
-		.addr = PV_ADDR_NONE,
-		.category = ci,
-	};
-	return builder_frame(b, &k);
+	return script_frame(c, s, fn_len, url, url_len, line, col, ci);
 }
 
 /* ---- cpu profile data (nodes, samples, time deltas) ---- */
