@@ -1324,18 +1324,12 @@ static int exact_top(struct engine *e)
 	int64_t *incl = pv_malloc((size_t)(ns ? ns : 1) * sizeof(int64_t));
 	int64_t *fin = pv_calloc(nf ? nf : 1, sizeof(int64_t));
 	int64_t *fex = pv_calloc(nf ? nf : 1, sizeof(int64_t));
-	bool ok = first && kids && stk && it && active && incl && fin && fex;
-	if (ok) {
+	uint32_t *fnof = pv_malloc((size_t)(ns ? ns : 1) * sizeof(uint32_t));
+	bool ok = first && kids && stk && it && active && incl && fin && fex && fnof;
+	bool have_kids = false;
+	if (ok)
 		for (uint32_t x = 0; x < ns; x++)
-			if (w->prefix[x] != PV_NONE)
-				first[w->prefix[x] + 1]++;
-		for (uint32_t x = 0; x < ns; x++)
-			first[x + 1] += first[x];
-		memset(it, 0, (size_t)ns * sizeof(uint32_t));
-		for (uint32_t x = 0; x < ns; x++)
-			if (w->prefix[x] != PV_NONE)
-				kids[first[w->prefix[x]] + it[w->prefix[x]]++] = x;
-	}
+			fnof[x] = vf_func(v, w->frame[x]);
 	for (uint32_t m = 0; ok && m < e->nm; m++) {
 		memcpy(incl, w->cost[m], (size_t)ns * sizeof(*incl));
 		for (uint32_t x = ns; x-- > 0;)
@@ -1343,6 +1337,34 @@ static int exact_top(struct engine *e)
 				incl[w->prefix[x]] += incl[x];
 		memset(fin, 0, (size_t)nf * sizeof(*fin));
 		memset(fex, 0, (size_t)nf * sizeof(*fex));
+		/*
+		 * Without negative costs, a function's total is not zero exactly when one of its
+		 * frames has a non-zero inclusive cost (the outermost one's is at least as large):
+		 * one pass in stack order. Negative costs (cachegrind diffs) can cancel: walk.
+		 */
+		bool negative = false;
+		for (uint32_t x = 0; x < ns && !negative; x++)
+			negative = w->cost[m][x] < 0;
+		if (!negative) {
+			for (uint32_t x = 0; x < ns; x++) {
+				uint32_t fn = fnof[x];
+				if (fn < nf && !seen[fn] && (incl[x] != 0 || w->cost[m][x] != 0))
+					seen[fn] = 1;
+			}
+			continue;
+		}
+		if (!have_kids) { /* the children of each stack, for the walk */
+			for (uint32_t x = 0; x < ns; x++)
+				if (w->prefix[x] != PV_NONE)
+					first[w->prefix[x] + 1]++;
+			for (uint32_t x = 0; x < ns; x++)
+				first[x + 1] += first[x];
+			memset(it, 0, (size_t)ns * sizeof(uint32_t));
+			for (uint32_t x = 0; x < ns; x++)
+				if (w->prefix[x] != PV_NONE)
+					kids[first[w->prefix[x]] + it[w->prefix[x]]++] = x;
+			have_kids = true;
+		}
 		for (uint32_t root = 0; root < ns; root++) {
 			if (w->prefix[root] != PV_NONE)
 				continue;
@@ -1354,7 +1376,7 @@ static int exact_top(struct engine *e)
 				if (it[sp - 1] < first[x + 1] - first[x]) {
 					x = kids[first[x] + it[sp - 1]++];
 enter:;
-					uint32_t fn = vf_func(v, w->frame[x]);
+					uint32_t fn = fnof[x];
 					if (fn < nf) {
 						if (active[fn]++ == 0)
 							fin[fn] += incl[x];
@@ -1364,7 +1386,7 @@ enter:;
 					it[sp] = 0;
 					sp++;
 				} else {
-					uint32_t fn = vf_func(v, w->frame[x]);
+					uint32_t fn = fnof[x];
 					if (fn < nf)
 						active[fn]--;
 					sp--;
@@ -1383,6 +1405,7 @@ enter:;
 	pv_free(incl);
 	pv_free(fin);
 	pv_free(fex);
+	pv_free(fnof);
 	if (!ok)
 		goto oom;
 	uint32_t n = 0;
