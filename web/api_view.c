@@ -1442,6 +1442,25 @@ int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out)
 
 /* ---- thread-costs ---- */
 
+/*
+ * Whether the path: scope of row r names only that row's path: every row from r up to the root
+ * a function row whose name no other function of the profile has (a path: scope matches by
+ * names, so "[unknown]" of two modules would merge two rows' samples).
+ */
+static bool path_unambiguous(const struct pv_view *v, const struct pv_tree *t, uint32_t r)
+{
+	const struct pv_profile *p = v->p;
+	for (; r != PV_NONE; r = t->parent[r]) {
+		if (t->kind[r] != PV_ROW_FUNCTION || t->id[r] >= p->funcs.len)
+			return false;
+		const char *name = pv_str(p, p->funcs.name[t->id[r]]);
+		for (uint32_t f = 0; f < p->funcs.len; f++)
+			if (f != t->id[r] && strcmp(pv_str(p, p->funcs.name[f]), name) == 0)
+				return false;
+	}
+	return true;
+}
+
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
 	struct pv_query q;
@@ -1479,13 +1498,57 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 	uint32_t n = v->nr_threads < THREADS_MAX ? v->nr_threads : THREADS_MAX;
 	fprintf(out, ", \"truncated\": %s, \"threads\": [", v->nr_threads > n ? "true" : "false");
 	int rc = 0;
+	/*
+	 * A row of a top-down tree with a call path: one computation centered on that path gives
+	 * each sample's part (2: the row is its leaf, 1: below it), summed per thread. Other rows
+	 * (bottom-up, flat, no path): one view per thread.
+	 */
+	uint8_t *mask = NULL;
+	if (fd.t && fd.t == v->tree && v->q.view == PV_VIEW_TREE && v->q.by == PV_BY_FUNCTION &&
+	    path_unambiguous(v, fd.t, fd.row)) {
+		struct sb path = {0};
+		if (path_of(v, fd.t, fd.row, &path) != NO_PATH && !path.oom && path.s) {
+			struct pv_query cq;
+			struct pv_view *cv = NULL;
+			struct pv_error err;
+			if (pv_query_copy(&cq, &base) == 0) {
+				for (uint32_t c = 0; c < cq.nr_center; c++)
+					free(cq.center[c]);
+				cq.nr_center = 0;
+				cq.view = PV_VIEW_TREE;
+				char *scope = malloc(path.len + 6);
+				if (scope) {
+					memcpy(scope, "path:", 5);
+					memcpy(scope + 5, path.s, path.len + 1);
+				}
+				if (scope && pv_query_add_center(&cq, scope) == 0 &&
+				    pv_view_compute_keep(p, &cq, &cv, NULL, &mask, &err) != 0)
+					mask = NULL;
+				free(scope);
+				pv_view_free(cv);
+				pv_query_release(&cq);
+			}
+		}
+		sb_release(&path);
+	}
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		pv_thread_ix t = v->threads[i];
 		int64_t tot[PV_QUERY_MAX] = {0}, self[PV_QUERY_MAX] = {0};
 		char tname[32];
 		snprintf(tname, sizeof(tname), "#%u", t); /* the one thread of index t */
 		bool alone = true;
-		if (p->threads.sample_end[t] > p->threads.sample_begin[t]) {
+		if (mask) {
+			for (uint32_t x = p->threads.sample_begin[t]; x < p->threads.sample_end[t]; x++) {
+				if (!mask[x])
+					continue;
+				for (uint32_t m = 0; m < nm; m++) {
+					int64_t wgt = pv_sample_weight(p, v->metrics[m], x);
+					tot[m] += wgt;
+					if (mask[x] == 2)
+						self[m] += wgt;
+				}
+			}
+		} else if (p->threads.sample_end[t] > p->threads.sample_begin[t]) {
 			struct pv_view *tv = NULL;
 			struct pv_error err;
 			pv_query_init(&tq);
@@ -1526,6 +1589,7 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 		fputc('}', out);
 	}
 	fputs(n ? "\n]}\n" : "]}\n", out);
+	pv_free_keep(mask);
 	api_view_release(a, v);
 	pv_query_release(&q);
 	return rc ? api_error(out, 500, "out of memory") : 200;

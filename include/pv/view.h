@@ -136,6 +136,8 @@ void pv_view_free(struct pv_view *v);
  *   samples[sample] (p->samples.len bytes): the sample is selected (threads, range, tags,
  *     inside-markers) and its stack is kept; a sample without a stack counts (in the view's
  *     nostack) unless the query has a center or an include filter.
+ * With a center, a kept stack or sample is 2 when the center is its leaf (it counts in the
+ * center's self), else 1.
  * So the kept samples cost the view's center when centered, else its whole (plus nostack
  * without an include filter). Costs one more pass over the stacks per filter and one over the
  * samples.

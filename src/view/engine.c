@@ -1963,6 +1963,8 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		for (uint32_t o = 0; o < p->stacks.len; o++) {
 			uint32_t ws = e.origin[o];
 			keep[o] = !e.odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
+			if (keep[o] && anchor && anchor[ws] == ws)
+				keep[o] = 2; /* the center is the stack's leaf: the center's self */
 		}
 		e.odrop = NULL;
 		if (samples_out) {

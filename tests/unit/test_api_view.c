@@ -1100,3 +1100,86 @@ T_TEST(api_view_corpus_numbers)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		compare_file(cases[i].file, cases[i].query, cases[i].nm);
 }
+
+/*
+ * thread-costs of a top-down row with a call path is one computation centered on the path; it
+ * must give what each thread's own view gives that row.
+ */
+static int64_t first_number(const char *s, const char *after)
+{
+	const char *p = s ? strstr(s, after) : NULL;
+	return p ? strtoll(p + strlen(after), NULL, 10) : -1;
+}
+
+T_TEST(api_view_thread_costs_one_pass)
+{
+	static const char *const files[] = {
+		"firefox/generated-gecko-v36.json",
+		"flamegraph/test/perf-iperf-stacks-pidtid-01.txt",
+	};
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		if (pv_import_file(t_corpus(files[f]), NULL, &p, &err)) {
+			t_fail(__FILE__, __LINE__, "import %s: %s", files[f], err.msg);
+			continue;
+		}
+		uint32_t nthreads = p->threads.len;
+		struct pv_api *a = NULL;
+		T_EQ_INT(pv_api_new(&a, NULL), 0);
+		pv_api_add_profile(a, files[f], p);
+		int st;
+		char *body = call(a, "view", "heaviest=4", &st);
+		T_EQ_INT(st, 200);
+		static struct got_row rows[64];
+		uint32_t nr = parse_rows(body, "\"rows\"", rows, 64, 1);
+		free(body);
+		T_TRUE(nr > 2);
+		uint32_t checked = 0;
+		for (uint32_t r = 0; r < nr && r < 12; r++) {
+			char q[4 * KEYLEN];
+			snprintf(q, sizeof(q), "key=%.*s", KEYLEN - 1, rows[r].key);
+			char *tc = call(a, "thread-costs", q, &st);
+			T_EQ_INT(st, 200);
+			for (uint32_t t = 0; t < nthreads && tc; t++) {
+				/* the thread's own view, the row's ancestors open */
+				char vq[8 * KEYLEN];
+				int n = snprintf(vq, sizeof(vq), "thread=%%23%u", t);
+				for (const char *k = rows[r].key; (k = strchr(k, '/')); k++)
+					n += snprintf(vq + n, sizeof(vq) - (size_t)n, "&open=%.*s",
+						      (int)(k - rows[r].key), rows[r].key);
+				char *tv = call(a, "view", vq, &st);
+				T_EQ_INT(st, 200);
+				static struct got_row trows[4096];
+				uint32_t tn = parse_rows(tv, "\"rows\"", trows, 4096, 1);
+				int64_t want_total = 0, want_self = 0;
+				for (uint32_t i = 0; i < tn; i++) {
+					if (strcmp(trows[i].key, rows[r].key) == 0) {
+						want_total = trows[i].total[0];
+						want_self = trows[i].self[0];
+					}
+				}
+				free(tv);
+				char at[64];
+				snprintf(at, sizeof(at), "{\"index\": %u,", t);
+				const char *th = strstr(tc, at);
+				T_TRUE(th != NULL);
+				if (!th)
+					continue;
+				int64_t got_total = first_number(th, "\"total\": ["),
+					got_self = first_number(th, "\"self\": [");
+				if (got_total != want_total || got_self != want_self)
+					t_fail(__FILE__, __LINE__,
+					       "%s, row %s, thread %u: total/self %lld/%lld, the "
+					       "thread's view %lld/%lld",
+					       files[f], rows[r].key, t, (long long)got_total,
+					       (long long)got_self, (long long)want_total,
+					       (long long)want_self);
+				checked++;
+			}
+			free(tc);
+		}
+		T_TRUE(checked >= nthreads * 3);
+		pv_api_free(a);
+	}
+}
