@@ -648,6 +648,18 @@ static int next_val(struct json *j, struct json_tok *v)
 	return rc;
 }
 
+/* The next member of an object: k its key and v its value's first token, or k the object's end
+ * (JSON_END); TRUNCATED when the input ends inside it. */
+static int next_member(struct json *j, struct json_tok *k, struct json_tok *v)
+{
+	int rc = json_next(j, k);
+	if (rc || k->kind == JSON_END)
+		return rc;
+	if (k->kind == JSON_EOF)
+		return TRUNCATED;
+	return next_val(j, v);
+}
+
 /*
  * The elements of an array of numbers (t is its '[', or first its first element already read)
  * appended to v: int64 scaled by 10^pow10, or uint32 (0 for what does not fit) with u32.
@@ -1304,15 +1316,11 @@ static int capture_args(struct ch *c, struct json *j, const struct json_tok *v)
 	}
 	for (;;) {
 		struct json_tok k, x;
-		int rc = json_next(j, &k);
+		int rc = next_member(j, &k, &x);
 		if (rc)
 			return rc;
 		if (k.kind == JSON_END)
 			break;
-		if (k.kind == JSON_EOF)
-			return TRUNCATED;
-		if ((rc = next_val(j, &x)))
-			return rc;
 		if (json_is(&k, "id")) {
 			c->ev.args_had_id = true;
 			if (json_capture(j, &x, &c->argid))
@@ -1336,15 +1344,11 @@ static int meta_args(struct ch *c, struct json *j, const struct json_tok *v)
 		return json_skip(j, v);
 	for (;;) {
 		struct json_tok k, x;
-		int rc = json_next(j, &k);
+		int rc = next_member(j, &k, &x);
 		if (rc)
 			return rc;
 		if (k.kind == JSON_END)
 			return 0;
-		if (k.kind == JSON_EOF)
-			return TRUNCATED;
-		if ((rc = next_val(j, &x)))
-			return rc;
 		if ((json_is(&k, "name") || json_is(&k, "labels")) && x.kind == JSON_STRING) {
 			if ((rc = tok_text(j, &x, &c->meta)))
 				return rc;
@@ -1651,15 +1655,11 @@ static int read_event(struct ch *c, struct json *j)
 	bool tts = false, stack = false, flow = false;
 	for (;;) {
 		struct json_tok k, v;
-		int rc = json_next(j, &k);
+		int rc = next_member(j, &k, &v);
 		if (rc)
 			return rc;
 		if (k.kind == JSON_END)
 			break;
-		if (k.kind == JSON_EOF)
-			return TRUNCATED;
-		if ((rc = next_val(j, &v)))
-			return rc;
 		bool have = false;
 		if (json_is(&k, "ph")) {
 			if (v.kind != JSON_STRING)
