@@ -9,7 +9,7 @@
 #define T_DATA "tests/data"
 #endif
 #ifndef T_CORPUS
-#define T_CORPUS "../shared/corpus"
+#define T_CORPUS "tests/data/corpus"
 #endif
 
 struct test {
