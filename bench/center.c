@@ -7,7 +7,7 @@
  *      adding every stack's total to its prefix (what any call-tree view costs at least);
  *   B  pv_view_compute of a top-down tree centered on a function (a different one each round),
  *      and the same for a bottom-up tree;
- * and prints the medians and the ratios B / A (target: <= 3, spec/performance.md).
+ * and prints the medians and the ratios B / A (target: <= 3, doc/performance.md).
  *
  * usage: center [SAMPLES [STACKS [ROUNDS]]]
  */

@@ -166,7 +166,7 @@ Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each 
 Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
 $(nproc) CPUs ($cpu), $(hyperfine --version).
 
-Targets (shared/spec/performance.md): opening the 200 MB Firefox processed profile costs at most
+Targets (doc/performance.md): opening the 200 MB Firefox processed profile costs at most
 6× the scan, peak memory stays below the file size, and the ratios stay flat from 25 % to 100 %.
 
 | input | of full | size | profview median | profview speed | scan median | profview / scan | profview peak RSS | RSS / size | profview peak anon | profview peak file-backed | scan peak RSS |
@@ -286,7 +286,7 @@ $(awk -v n="callgrind-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v an="$an_
 
 ## Callgrind: profview top against callgrind_annotate
 
-Target (shared/spec/performance.md): per-function inclusive/exclusive of a 100 MB callgrind file
+Target (doc/performance.md): per-function inclusive/exclusive of a 100 MB callgrind file
 at least 20× faster than \`callgrind_annotate --inclusive=yes\`, identical totals, the ratio flat
 from 25 % to 100 %. Medians of $CG_ROUNDS runs each, alternated (profview, annotate, ...).
 
@@ -489,7 +489,7 @@ $(awk -v n="perf-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v sc="$sc_med" 
 Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
 $(nproc) CPUs ($cpu), $(hyperfine --version).
 
-Targets (shared/spec/performance.md): opening a 200 MB \`perf script\` text and printing the
+Targets (doc/performance.md): opening a 200 MB \`perf script\` text and printing the
 top-down tree costs at most 4× the byte scan of the file and is at least 10× faster than
 speedscope's importer under Node, with peak memory at most ¼ of speedscope's and at most the
 input size; the ratios stay flat from 25 % to 100 %. Medians of $PF_ROUNDS runs each, alternated

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // speedscope-import.js - speedscope's own importer run under Node on one file: the peer of
-// `profview tree` in bench/run.sh (shared/spec/performance.md).
+// `profview tree` in bench/run.sh (doc/performance.md).
 //
 //   npm install --prefix bench --no-save --no-package-lock --ignore-scripts speedscope@1.25.0
 //   node bench/speedscope-import.js FILE [NAME]

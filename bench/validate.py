@@ -15,7 +15,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_REF = os.path.join(HERE, '..', '..', 'shared', 'corpus', 'firefox',
+DEFAULT_REF = os.path.join(HERE, '..', 'tests', 'data', 'corpus', 'firefox',
                            'generated-processed-v70-from-gecko.json')
 
 

@@ -1,6 +1,6 @@
 /*
  * marker.h - derived markers: the markers every view shows, their schemas, labels, formats,
- * search and per-name summary (spec/markers.md; the Firefox Profiler's marker model).
+ * search and per-name summary (doc/markers.md; the Firefox Profiler's marker model).
  *
  * pv_markers_derive() turns the raw marker rows of a profile (profile.h) into derived markers,
  * per thread in one pass in raw-row order: instants; intervals; interval starts paired with the
@@ -118,7 +118,7 @@ struct pv_marker_field {
  */
 struct pv_marker_detail {
 	const char *type;          /* the payload's "type", NULL when none */
-	const char *label[3];      /* by enum pv_label_kind, with the spec's fallbacks */
+	const char *label[3];      /* by enum pv_label_kind, with doc/markers.md's fallbacks */
 	const char *description;   /* NULL when the schema has none */
 	uint32_t nr_fields;        /* the schema's fields that have a value, in schema order */
 	struct pv_marker_field *fields;
@@ -134,7 +134,7 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 void pv_marker_detail_release(struct pv_marker_detail *d);
 
 /*
- * One value formatted as a schema field format says (spec table "Formats"): format is the
+ * One value formatted as a schema field format says (doc/markers.md, "Formats"): format is the
  * format's JSON text ("\"bytes\"" or {"type": "table", "columns": [...]}), value a JSON value's
  * text. A missing or null value is "(empty)"; an unknown format shows the raw value. ms may be
  * NULL (pid and tid then show as "PID: n" / "TID: n").

@@ -2,7 +2,7 @@
  * callgrind.c - callgrind and cachegrind output (valgrind's tools, KCachegrind's format, and
  * the converters that write it: xdebug, gprof2dot's inputs, pyprof2calltree, ...).
  *
- * The grammar (shared/spec/anchors/hpctoolkit-kcachegrind-analyzer.md §3):
+ * The grammar (KCachegrind's "Callgrind Format Specification", as callgrind 3.x writes it):
  * - header lines anywhere (version:, creator:, pid:, thread:, part:, cmd:, desc:, positions:,
  *   events:, event:, summary:, totals:); "#" comments and blank lines;
  * - position specs ob= fl= fi= fe= fn= and call specs cob= cfi= cfl= cfn=, with name compression

@@ -1,7 +1,7 @@
 /*
  * chrome.c - Chrome trace events (array and object form) and V8 CPU profiles (.cpuprofile).
  *
- * Inputs (spec: ../shared/spec/anchors/pprof-speedscope-perf.md §6-7):
+ * Inputs (Chrome's "Trace Event Format" document and V8's Profiler.Profile):
  *   - a trace, array form: [event, event, ...], where a missing closing ']' and a trailing comma
  *     are accepted (crashed writers); a truncated last event is dropped and reported;
  *   - a trace, object form: {"traceEvents": [...], "samples": [...], "stackFrames": {...}, ...};

@@ -1,5 +1,5 @@
 /*
- * derive.c - raw marker rows to derived markers (spec/markers.md, "Derived markers"), the
+ * derive.c - raw marker rows to derived markers (doc/markers.md, "Derived markers"), the
  * Firefox Profiler's deriveMarkersFromRawMarkerTable and correlateIPCMarkers step by step, so
  * that counts, pairs and even the order of ties come out as that code makes them.
  *

@@ -2,7 +2,7 @@
  * format.c - marker field formats, rendered as the Firefox Profiler renders them in en-US
  * (src/utils/format-numbers.ts): one locale, ',' between thousands, rounding half away from
  * zero on the exact value of the double (what Intl.NumberFormat does). Bytes are 1000-based, as
- * the spec's table says.
+ * doc/markers.md's table says.
  *
  * Every number goes through fmt_number, which picks the decimals from significant digits the way
  * formatNumber does, then rounds the exact decimal expansion printf gives (printf alone would

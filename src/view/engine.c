@@ -1,7 +1,7 @@
 /*
  * engine.c - views of a query: the sample pass, the filters, the center, and the trees.
  *
- * The pipeline (spec/views.md):
+ * The pipeline (doc/views.md):
  *   1. one pass over the selected samples (threads, time range, inside markers matching a
  *      search: a binary search in each thread's union of their intervals) sums each metric per
  *      stack;

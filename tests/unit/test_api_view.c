@@ -1,7 +1,7 @@
 /*
  * test_api_view.c - the view endpoints of the web API (web/api_view.c, doc/api.md) in process:
  * view (tree, centered, callers, butterfly, flat and top pages), children, flame, thread-costs
- * and source, as exact JSON hand-checked against the worked example of spec/views.md; the
+ * and source, as exact JSON hand-checked against the worked example of doc/views.md; the
  * view endpoint's numbers against pv_view_compute on corpus files; the error answers.
  *
  * The worked example's functions are numbered in the order the collapsed importer meets them:
@@ -119,21 +119,21 @@ T_TEST(api_view_centered)
 	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
 	if (!a)
 		return;
-	/* spec: top-down, center foo: foo 18/1 > bar 12/10 > foo 2/0 > baz 2/2; baz 5/5 */
+	/* doc/views.md: top-down, center foo: foo 18/1 > bar 12/10 > foo 2/0 > baz 2/2; baz 5/5 */
 	EXPECT_VIEW(a, "center=foo&open=c/f3", HEAD("tree", "view=tree&center=foo", "18", "true", "\"foo\""),
 		    ", \"rows\": [\n"
 		    CENTER("c", "foo", 18, 1, 2) ",\n"
 		    FN("c/f3", "bar", 1, 12, 10, 1, "bar", "null") ",\n"
 		    FN("c/f3/f2", "foo", 2, 2, 0, 1, "foo", "null") ",\n"
 		    FN("c/f4", "baz", 1, 5, 5, 0, "baz", "null") "\n]}\n");
-	/* spec: bottom-up, center foo: real_main 11/1 > main 11/1; main 7/0 */
+	/* doc/views.md: bottom-up, center foo: real_main 11/1 > main 11/1; main 7/0 */
 	EXPECT_VIEW(a, "view=callers&center=foo&open=c/f1", HEAD("callers", "view=callers&center=foo", "18", "true", "\"foo\""),
 		    ", \"rows\": [\n"
 		    CENTER("c", "foo", 18, 1, 2) ",\n"
 		    FN("c/f1", "real_main", 1, 11, 1, 1, "real_main", "null") ",\n"
 		    FN("c/f1/f0", "main", 2, 11, 1, 0, "main", "null") ",\n"
 		    FN("c/f0", "main", 1, 7, 0, 0, "main", "null") "\n]}\n");
-	/* spec: center {bar, baz}: <multiple contexts> 17/15 > foo 2/0 > baz 2/2 */
+	/* doc/views.md: center {bar, baz}: <multiple contexts> 17/15 > foo 2/0 > baz 2/2 */
 	EXPECT_VIEW(a, "center=bar&center=baz&open=c/f2", HEAD("tree", "view=tree&center=bar&center=baz", "17", "true", "\"<multiple contexts>\""),
 		    ", \"rows\": [\n"
 		    CENTER("c", "<multiple contexts>", 17, 15, 1) ",\n"
@@ -188,7 +188,7 @@ T_TEST(api_view_flat_and_top)
 	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
 	if (!a)
 		return;
-	/* spec: flat by function main 26/1, foo 18/1, real_main 15/0, bar 12/10, baz 7/7, ...;
+	/* doc/views.md: flat by function main 26/1, foo 18/1, real_main 15/0, bar 12/10, baz 7/7, ...;
 	 * under the module and file rows ("no module", "no file"): rows 1 to 3 of 9 */
 	EXPECT_VIEW(a, "view=flat&offset=1&limit=3", HEAD("flat", "view=flat", "26", "false", "null"),
 		    ", \"nr_rows\": 9, \"rows\": [\n"

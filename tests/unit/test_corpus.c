@@ -1,5 +1,5 @@
 /*
- * Every Firefox and collapsed-stack file of the shared corpus opens and passes the validator,
+ * Every Firefox and collapsed-stack file of tests/data/corpus opens and passes the validator,
  * with the sample counts its README states; files of formats profview does not read yet are
  * answered with one clear error.
  */

@@ -1,6 +1,6 @@
 /*
- * The views of spec/views.md on its worked example, every number by hand; and the invariants of
- * the spec on every corpus file (top-down selves sum to the root, bottom-up totals are callers
+ * The views of doc/views.md on its worked example, every number by hand; and the invariants of
+ * doc/views.md on every corpus file (top-down selves sum to the root, bottom-up totals are callers
  * plus the stacks ending at the row, centered roots equal the function's total).
  */
 #include <stdlib.h>
@@ -22,7 +22,7 @@ static struct pv_profile *example(void)
 
 /*
  * Renders a tree as "name total/self" lines indented by depth, so expected trees are written as
- * in the spec.
+ * in doc/views.md.
  */
 static void render(const struct pv_view *v, const struct pv_tree *t, char *buf, size_t len)
 {
@@ -270,7 +270,7 @@ T_TEST(engine_worked_example_flat)
 	pv_profile_free(p);
 }
 
-/* ---- the spec's invariants on real profiles ---- */
+/* ---- doc/views.md's invariants on real profiles ---- */
 
 static const char *const invariant_files[] = {
 	"firefox/generated-processed-v70-calltree.json",

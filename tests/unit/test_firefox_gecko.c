@@ -1,7 +1,7 @@
 /*
  * tests of firefox_gecko: the raw Gecko format and the DevTools export that wraps it.
  *
- * Figures come from the corpus README (shared/corpus/firefox/README.md) and from the Firefox
+ * Figures come from the corpus README (tests/data/corpus/firefox/README.md) and from the Firefox
  * Profiler's own processing of the same profile, generated-processed-v70-from-gecko.json: its call
  * tree and function list, computed once with a script over that JSON (kept out of the tree), are
  * the constants below; the same file read by the processed importer must agree with ours.

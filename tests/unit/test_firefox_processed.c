@@ -1,7 +1,7 @@
 /*
  * Tests of the Firefox processed-format importer (src/import/firefox_processed.c).
  *
- * Figures for the real files come from shared/corpus/firefox/README.md and were checked with an
+ * Figures for the real files come from tests/data/corpus/firefox/README.md and were checked with an
  * independent script (Python's json module over the same file: walking prefix / prefixOffset
  * to function-name paths, summing the weight column, counting marker phases, with cumulative
  * timeDeltas and cpu deltas summed in decimal). Small documents written here cover the version

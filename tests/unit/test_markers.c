@@ -1,7 +1,7 @@
 /*
- * Derived markers (spec/markers.md): pairing on the Firefox corpus against the counts the
+ * Derived markers (doc/markers.md): pairing on the Firefox corpus against the counts the
  * Firefox Profiler's own code gives (corpus/firefox/README.md), pairing rules one by one on
- * small built profiles, every field format of the spec's table value by value, label templates,
+ * small built profiles, every field format of doc/markers.md's table value by value, label templates,
  * search and the per-name summary.
  */
 #include <stdio.h>

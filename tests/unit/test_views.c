@@ -1,4 +1,4 @@
-/* The worked example of spec/views.md (no-center parts), through the collapsed importer. */
+/* The worked example of doc/views.md (no-center parts), through the collapsed importer. */
 #include <stdlib.h>
 
 #include "pv/format.h"

@@ -34,6 +34,6 @@ with open(sys.argv[1], 'w') as out:
         inc, slf = annotate(os.path.abspath(path), True), annotate(os.path.abspath(path), False)
         if inc is None:
             continue
-        base = os.path.relpath(os.path.abspath(path), os.path.abspath(os.path.join(os.path.dirname(__file__), '../../../../shared/corpus')))
+        base = os.path.relpath(os.path.abspath(path), os.path.abspath(os.path.join(os.path.dirname(__file__), '../corpus')))
         for name in sorted(inc):
             out.write('%s\t%s\t%d\t%d\n' % (base, name, slf.get(name, 0), inc[name]))
