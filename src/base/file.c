@@ -1,5 +1,9 @@
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,6 +14,89 @@
 #include "base/alloc.h"
 #include "base/file.h"
 #include "pv/import.h"
+
+/*
+ * The SIGBUS guard of mapped inputs. A mapped file that shrinks under us (its writer truncated
+ * or rewrote it) raises SIGBUS when a page past its new end is read. The handler looks the
+ * address up in the table of live mappings; when it is one of ours it maps zero pages over the
+ * rest of that mapping (the parse then meets NUL bytes and ends, at worst at the old end) and
+ * flags the slot, so input_changed() reports the change. An address outside every mapping is
+ * not ours: the previous handler (or the default action) gets it.
+ */
+#define NR_GUARDS 256
+
+static struct guard {
+	_Atomic uintptr_t lo, hi; /* page-aligned [lo, hi); lo 0: a free slot */
+	atomic_int hit;
+} guards[NR_GUARDS];
+static struct sigaction prev_bus;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static uintptr_t page_size;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	for (int i = 0; i < NR_GUARDS; i++) {
+		uintptr_t lo = atomic_load(&guards[i].lo), hi = atomic_load(&guards[i].hi);
+		if (!lo || a < lo || a >= hi)
+			continue;
+		uintptr_t from = a & ~(page_size - 1);
+		void *m = mmap((void *)from, hi - from, PROT_READ,
+			       MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			break;
+		atomic_store(&guards[i].hit, 1);
+		return;
+	}
+	if ((prev_bus.sa_flags & SA_SIGINFO) && prev_bus.sa_sigaction) {
+		prev_bus.sa_sigaction(sig, si, ctx);
+		return;
+	}
+	if (prev_bus.sa_handler != SIG_DFL && prev_bus.sa_handler != SIG_IGN) {
+		prev_bus.sa_handler(sig);
+		return;
+	}
+	/* the default action: the faulting read runs again and the process stops with SIGBUS */
+	signal(SIGBUS, SIG_DFL);
+}
+
+static void guard_install(void)
+{
+	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &prev_bus);
+}
+
+/* Registers [m, m + len) with the guard; the slot, or -1 when the table is full. */
+static int guard_add(void *m, size_t len)
+{
+	pthread_once(&guard_once, guard_install);
+	uintptr_t lo = (uintptr_t)m, hi = (lo + len + page_size - 1) & ~(page_size - 1);
+	for (int i = 0; i < NR_GUARDS; i++) {
+		uintptr_t free_lo = 0;
+		if (atomic_compare_exchange_strong(&guards[i].lo, &free_lo, lo)) {
+			atomic_store(&guards[i].hit, 0);
+			atomic_store(&guards[i].hi, hi);
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void guard_remove(int i)
+{
+	atomic_store(&guards[i].hi, 0);
+	atomic_store(&guards[i].lo, 0);
+}
+
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
 
 static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struct pv_error *err)
 {
@@ -165,6 +252,20 @@ static int utf16_to_utf8(struct pv_input *in, const unsigned char *s, size_t n, 
 	return 0;
 }
 
+/* Drops the mapping (a decoded copy replaced it), remembering whether it was hit. */
+static void unmap(struct pv_input *in)
+{
+	if (in->guard >= 0) {
+		in->changed |= atomic_load(&guards[in->guard].hit) != 0;
+		guard_remove(in->guard);
+		in->guard = -1;
+	}
+	if (in->map) {
+		munmap(in->map, in->map_len);
+		in->map = NULL;
+	}
+}
+
 static int decode(struct pv_input *in, struct pv_error *err)
 {
 	const unsigned char *s = (const unsigned char *)in->data;
@@ -172,20 +273,13 @@ static int decode(struct pv_input *in, struct pv_error *err)
 		int rc = gunzip(in, s, in->len, err);
 		if (rc)
 			return rc;
-		/* the raw mapping is no longer needed */
-		if (in->map) {
-			munmap(in->map, in->map_len);
-			in->map = NULL;
-		}
+		unmap(in); /* the raw mapping is no longer needed */
 		s = (const unsigned char *)in->data;
 	}
 	if (in->len >= 2 && ((s[0] == 0xff && s[1] == 0xfe) || (s[0] == 0xfe && s[1] == 0xff))) {
 		if (utf16_to_utf8(in, s, in->len, s[0] == 0xfe))
 			return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
-		if (in->map) {
-			munmap(in->map, in->map_len);
-			in->map = NULL;
-		}
+		unmap(in);
 	} else if (in->len >= 3 && s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf) {
 		in->data += 3;
 		in->len -= 3;
@@ -236,36 +330,95 @@ int input_open(struct pv_input *in, const char *path, struct pv_error *err)
 {
 	memset(in, 0, sizeof(*in));
 	in->name = path;
-	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	in->fd = -1;
+	in->guard = -1;
+	/* O_NONBLOCK: opening a FIFO that has no writer must not wait for one */
+	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return pv_error_set(err, PV_EIO, "%s: cannot open: %s", path, strerror(errno));
 	struct stat st;
 	int rc;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		rc = pv_error_set(err, PV_EIO, "%s: cannot read: %s", path, strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
 		rc = pv_error_set(err, PV_EIO, "%s: is a directory", path);
-	} else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	} else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		rc = fd == 0 && isatty(0)
+			     ? read_all(in, fd, err)
+			     : pv_error_set(err, PV_EIO,
+					    "%s: is a device, not a file (a regular file or a pipe "
+					    "was expected)",
+					    path);
+	} else {
+		if (fd != 0) {
+			/* reads block again (a pipe's data may come later); a FIFO with no
+			 * writer reads as empty */
+			int fl = fcntl(fd, F_GETFL);
+			if (fl >= 0)
+				fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		}
+		void *m = MAP_FAILED;
+		if (S_ISREG(st.st_mode) && st.st_size > 0 && fd != 0)
+			m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		int slot = m == MAP_FAILED ? -1 : guard_add(m, (size_t)st.st_size);
+		if (m != MAP_FAILED && slot < 0) {
+			munmap(m, (size_t)st.st_size); /* unguarded: read a copy instead */
+			m = MAP_FAILED;
+		}
 		if (m == MAP_FAILED) {
 			rc = read_all(in, fd, err);
 		} else {
 			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
 			in->map = m;
 			in->map_len = (size_t)st.st_size;
+			in->guard = slot;
 			in->data = m;
 			in->len = (size_t)st.st_size;
 			rc = 0;
 		}
-	} else {
-		rc = read_all(in, fd, err);
+		if (S_ISREG(st.st_mode) && fd != 0) {
+			in->fd = fd;
+			in->size0 = (int64_t)st.st_size;
+			in->mtime0_ns = mtime_ns(&st);
+			fd = 0; /* kept open for input_changed() */
+		}
 	}
 	if (fd != 0)
 		close(fd);
 	if (!rc)
 		rc = decode(in, err);
-	if (rc)
+	if (rc) {
+		/* a file that changed under the parse says so rather than how it broke */
+		if (input_changed(in, err))
+			rc = PV_EIO;
 		input_close(in);
+	}
 	in->name = path;
 	return rc;
+}
+
+int input_changed(struct pv_input *in, struct pv_error *err)
+{
+	bool hit = in->changed || (in->guard >= 0 && atomic_load(&guards[in->guard].hit));
+	struct stat st;
+	int64_t size = in->size0;
+	if (in->fd >= 0 && fstat(in->fd, &st) == 0) {
+		size = (int64_t)st.st_size;
+		if (size != in->size0 || mtime_ns(&st) != in->mtime0_ns)
+			hit = true;
+	}
+	if (!hit)
+		return 0;
+	if (size != in->size0)
+		pv_error_set(err, PV_EIO,
+			     "%s: changed while being read (%" PRId64 " bytes at open, %" PRId64
+			     " now): open it again once its writer is done",
+			     in->name, in->size0, size);
+	else
+		pv_error_set(err, PV_EIO,
+			     "%s: changed while being read: open it again once its writer is done",
+			     in->name);
+	return 1;
 }
 
 int input_from_memory(struct pv_input *in, const char *name, const void *buf, size_t len,
@@ -273,6 +426,8 @@ int input_from_memory(struct pv_input *in, const char *name, const void *buf, si
 {
 	memset(in, 0, sizeof(*in));
 	in->name = name;
+	in->fd = -1;
+	in->guard = -1;
 	char *copy = pv_malloc(len + 1);
 	if (!copy)
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", name);
@@ -290,12 +445,15 @@ int input_from_memory(struct pv_input *in, const char *name, const void *buf, si
 
 void input_close(struct pv_input *in)
 {
-	if (in->map)
-		munmap(in->map, in->map_len);
+	unmap(in);
+	if (in->fd >= 0)
+		close(in->fd);
 	pv_free(in->owned);
 	const char *name = in->name;
 	memset(in, 0, sizeof(*in));
 	in->name = name;
+	in->fd = -1;
+	in->guard = -1;
 }
 
 void input_forget(struct pv_input *in, const char *p)

@@ -5,6 +5,14 @@
  * (with a byte-order mark) is transcoded once to UTF-8; a UTF-8 byte-order mark is skipped.
  * Importers parse the buffer in place. For a mapped file, input_forget() lets the kernel drop
  * pages the parser is done with, so opening a big file does not keep all of it resident.
+ *
+ * A file can change while it is read (a profiler still writing it, a truncation): a mapped file
+ * that shrinks would raise SIGBUS on the next page read. Every mapping is registered with one
+ * process-wide SIGBUS handler, which puts zero pages in place of the missing ones and flags the
+ * input; input_changed() then tells (it also compares the file's size and modification time with
+ * those at open), and the import reports "FILE: changed while being read" instead of a result.
+ * Only regular files are mapped; pipes and FIFOs are read (a FIFO without a writer reads as
+ * empty, never blocks at open); devices are refused.
  */
 #ifndef PV_BASE_FILE_H
 #define PV_BASE_FILE_H
@@ -28,6 +36,10 @@ struct pv_input {
 	void *map;
 	size_t map_len;
 	char *owned;
+	int fd;            /* the open regular file (-1: none), for input_changed() */
+	int64_t size0, mtime0_ns; /* its size and modification time at open */
+	int guard;         /* slot of the mapping in the SIGBUS guard, -1: none */
+	int changed;       /* a dropped mapping had been hit */
 	size_t forgotten;  /* bytes of data already handed back to the kernel */
 	struct pv_progress *progress; /* optional: bytes parsed so far (input_forget reports them) */
 };
@@ -38,6 +50,9 @@ int input_open(struct pv_input *in, const char *path, struct pv_error *err);
 int input_from_memory(struct pv_input *in, const char *name, const void *buf, size_t len,
 		      struct pv_error *err);
 void input_close(struct pv_input *in);
+/* Whether the file changed since input_open (a page vanished under the mapping, or its size or
+ * modification time differ); fills err with "NAME: changed while being read" when it did. */
+int input_changed(struct pv_input *in, struct pv_error *err);
 /* Tells the kernel the bytes before p are no longer needed (mapped files only; page-granular),
  * and reports p as the parse position to in->progress when set. */
 void input_forget(struct pv_input *in, const char *p);

@@ -69,6 +69,9 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 					    format, names);
 		}
 	} else {
+		if (in->len == 0)
+			return pv_error_set(err, PV_EPARSE, "%s: is empty (a profile was expected)",
+					    in->name);
 		int best = 0;
 		for (size_t i = 0; i < NR_IMPORTERS; i++) {
 			int s = importers[i]->probe(in);
@@ -132,6 +135,14 @@ int pv_import_file_progress(const char *path, const char *format, struct pv_prog
 		in.progress = prog;
 	}
 	rc = run(&in, format, out, err);
+	if (input_changed(&in, err)) {
+		/* what was read is not the file: neither its profile nor its parse error stands */
+		if (!rc) {
+			pv_profile_free(*out);
+			*out = NULL;
+		}
+		rc = PV_EIO;
+	}
 	input_close(&in);
 	if (prog) {
 		atomic_store(&prog->done, atomic_load(&prog->total));
