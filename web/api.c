@@ -20,9 +20,9 @@
 
 #include "api.h"
 #include "pv/format.h"
+#include "pv/source.h"
 
 #define JSON_TYPE "application/json; charset=utf-8"
-#define SOURCE_MAX (16u << 20)
 
 /* where the error object of the current request starts in its stream (-1: none) */
 static _Thread_local long error_at = -1;
@@ -560,50 +560,36 @@ int api_status(struct pv_api *a, const struct api_params *ps, FILE *out)
 	return 200;
 }
 
+/* The folders a slot's source files are looked up beneath: the profile's own folder (made
+ * absolute, so the working directory never matters later) and --source-root; their count. */
+uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char *dir,
+			  size_t len, const char *roots[2])
+{
+	uint32_t n = 0;
+	const char *slash = strrchr(s->path, '/');
+	char d[4096];
+	snprintf(d, sizeof(d), "%.*s", slash ? (int)(slash - s->path + (slash == s->path)) : 1,
+		 slash ? s->path : ".");
+	char *real = realpath(d, NULL);
+	if (real && strlen(real) < len) {
+		strcpy(dir, real);
+		roots[n++] = dir;
+	}
+	free(real);
+	if (a->source_root)
+		roots[n++] = a->source_root;
+	return n;
+}
+
 int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_ix id)
 {
 	const struct pv_profile *p = s->p;
 	if (id >= p->sources.len)
 		return -1;
-	const char *path = pv_str(p, p->sources.path[id]);
-	if (strncmp(path, "file:///", 8) == 0) /* a URL of a local file (V8, Chrome): its path */
-		path += 7;
-	if (!*path || strlen(path) > 4000)
-		return -1;
-	/*
-	 * Relative paths are looked up below the profile's folder and the source root. An absolute
-	 * path recorded on another machine: its file name there (the last component, never "." or
-	 * ".." or empty, so no candidate leaves those two folders).
-	 */
-	const char *rel = path;
-	if (path[0] == '/') {
-		rel = strrchr(path, '/') + 1;
-		if (!*rel || strcmp(rel, ".") == 0 || strcmp(rel, "..") == 0)
-			rel = NULL;
-	}
-	char buf[8192];
-	const char *cand[3] = {path, NULL, NULL};
-	uint32_t nc = 1;
-	if (rel) {
-		const char *slash = strrchr(s->path, '/');
-		int dl = slash ? (int)(slash - s->path) : 1;
-		snprintf(buf, 4096, "%.*s/%s", dl, slash ? s->path : ".", rel);
-		cand[nc++] = buf;
-		if (a->source_root) {
-			snprintf(buf + 4096, 4096, "%s/%s", a->source_root, rel);
-			cand[nc++] = buf + 4096;
-		}
-	}
-	for (uint32_t i = 0; i < nc; i++) {
-		int fd = open(cand[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (off_t)SOURCE_MAX)
-			return fd;
-		close(fd);
-	}
-	return -1;
+	char dir[4096];
+	const char *roots[2];
+	uint32_t n = api_source_roots(a, s, dir, sizeof(dir), roots);
+	return pv_source_open(pv_str(p, p->sources.path[id]), roots, n, API_SOURCE_MAX);
 }
 
 /* the span of samples and raw markers (ns); both 0 when the profile has no time */

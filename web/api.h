@@ -107,6 +107,11 @@ void api_view_release(struct pv_api *a, struct pv_view *v);
  * O_NONBLOCK, a regular file of at most 16 MiB. Returns the fd or -1. The profile endpoint's
  * "available" and the source endpoint both use it, so they agree.
  */
+/* Source files the page shows: at most this big, found beneath api_source_roots() only. */
+#define API_SOURCE_MAX (16u << 20)
+uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char *dir,
+			  size_t len, const char *roots[2]);
+/* An open descriptor of source id of the slot's profile, -1 when none is allowed and found. */
 int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_ix id);
 
 /* {"error": msg} and the status; returns status. */

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "pv/source.h"
 
-#define SOURCE_MAX_BYTES    (16u << 20)
 #define THREADS_MAX	    256
 #define FLAME_DEFAULT_NODES 20000
 #define FLAME_MAX_NODES	    1000000
@@ -1597,55 +1597,6 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 
 /* ---- source ---- */
 
-/* Reads the rest of fd (a regular file api_source_open checked) and closes it; -1 on a read
- * error or past 16 MiB (the file grew). */
-static int read_fd(int fd, char **data, size_t *len)
-{
-	struct stat st;
-	if (fstat(fd, &st) || st.st_size < 0 || (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
-		close(fd);
-		return -1;
-	}
-	size_t cap = (size_t)st.st_size + 1, n = 0;
-	char *buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -1;
-	}
-	for (;;) {
-		ssize_t k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			free(buf);
-			close(fd);
-			return -1;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n == cap) { /* the file grew: at most the limit */
-			if (cap > SOURCE_MAX_BYTES) {
-				free(buf);
-				close(fd);
-				return -1;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -1;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	*data = buf;
-	*len = n;
-	return 0;
-}
-
 /*
  * The function a center scope names by name: a plain name, or the last step of a path: scope;
  * NULL for the others (line:, file:, module:, re:). Its length in *len.
@@ -1712,8 +1663,10 @@ int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 	const char *path = pv_str(p, p->sources.path[id]);
 	char *data = NULL;
 	size_t len = 0;
-	int fd = api_source_open(a, s, id);
-	if (fd < 0 || read_fd(fd, &data, &len)) {
+	char dir[4096];
+	const char *roots[2];
+	uint32_t nr = api_source_roots(a, s, dir, sizeof(dir), roots);
+	if (pv_source_read(path, roots, nr, API_SOURCE_MAX, &data, &len)) {
 		pv_query_release(&q);
 		return api_error(out, 404, "cannot read source file '%s'", path);
 	}
