@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -268,6 +269,12 @@ int cmd_serve(int argc, char **argv)
 		pv_api_free(a);
 		return err.code == PV_ENOMEM ? 1 : 2;
 	}
+	if (pv_server_public(srv))
+		fprintf(stderr,
+			"profview: warning: --host %s makes the page reachable from other machines "
+			"(the token in the URL is still required; anyone who sees the URL can read "
+			"the profiles and their sources)\n",
+			o.host);
 	printf("profview: serving on %s\n", url);
 	fflush(stdout);
 	if (o.open_browser)

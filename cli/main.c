@@ -25,7 +25,6 @@
 struct cli {
 	const char *format;
 	int json;
-	int no_validate;
 	struct pv_query q;
 	/* markers and marker */
 	const char *search;
@@ -374,12 +373,6 @@ static int run_file(const char *cmd, const char *path, const struct cli *c)
 	int rc = pv_import_file(path, c->format, &p, &err);
 	if (rc)
 		return error_exit(&err);
-	if (!c->no_validate && pv_profile_validate(p, &err)) {
-		fprintf(stderr, "profview: error: %s: the import broke an invariant: %s\n", path,
-			err.msg);
-		pv_profile_free(p);
-		return EXIT_RUNTIME;
-	}
 	if (strcmp(cmd, "info") == 0)
 		pv_print_info(stdout, p, path, c->json);
 	else if (strcmp(cmd, "markers") == 0 || strcmp(cmd, "marker") == 0)
@@ -433,14 +426,13 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "top") == 0)
 		c.q.view = PV_VIEW_TOP;
 	enum {
-		OPT_FORMAT = 256, OPT_JSON, OPT_NOVALIDATE, OPT_FROM, OPT_SEARCH, OPT_SUMMARY,
+		OPT_FORMAT = 256, OPT_JSON, OPT_FROM, OPT_SEARCH, OPT_SUMMARY,
 		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_QUERY
 	};
 	struct option longopts[NR_QUERY_OPTIONS + 11];
 	size_t nl = 0;
 	longopts[nl++] = (struct option){"format", required_argument, NULL, OPT_FORMAT};
 	longopts[nl++] = (struct option){"json", no_argument, NULL, OPT_JSON};
-	longopts[nl++] = (struct option){"no-validate", no_argument, NULL, OPT_NOVALIDATE};
 	longopts[nl++] = (struct option){"help", no_argument, NULL, 'h'};
 	longopts[nl++] = (struct option){"version", no_argument, NULL, 'V'};
 	longopts[nl++] = (struct option){"query", required_argument, NULL, OPT_FROM};
@@ -466,7 +458,6 @@ int main(int argc, char **argv)
 		switch (ch) {
 		case OPT_FORMAT: c.format = optarg; break;
 		case OPT_JSON: c.json = 1; break;
-		case OPT_NOVALIDATE: c.no_validate = 1; break;
 		case OPT_FROM: {
 			/* a whole query as a URL query string or JSON; later flags add to it */
 			enum pv_view_kind view = c.q.view;

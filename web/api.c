@@ -159,8 +159,12 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 		return true;
 	char *end;
 	double x = *v ? strtod(v, &end) : NAN;
-	if (!*v || *end || !isfinite(x) || fabs(x) > 9e12) {
-		*status = api_error(out, 400, "%s takes a time in ms, not '%.200s'", key, v);
+	/* within ±10^12 ms (31 years) of the profile's zero: any difference of two fits in ns */
+	if (!*v || *end || !isfinite(x) || fabs(x) > 1e12) {
+		*status = api_error(out, 400,
+				    "%s takes a time in ms within ±1e12 of the profile's zero, not "
+				    "'%.200s'",
+				    key, v);
 		return false;
 	}
 	*ns = (int64_t)llround(x * 1e6);
@@ -997,7 +1001,7 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, FILE *out)
 	uint32_t *map = malloc(cap * sizeof(*map));
 	struct chart_row *rows = NULL;
 	uint32_t nr = 0, rcap = 0;
-	double px = (double)(end - start) / width; /* ns per pixel */
+	double px = (double)pv_time_diff(end, start) / width; /* ns per pixel */
 	bool oom = !map;
 	if (map)
 		memset(map, 0xff, cap * sizeof(*map));
@@ -1283,7 +1287,7 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 	if (!has_start)
 		start = lo;
 	if (!has_end)
-		end = hi + (p->meta.interval_ns > 0 ? p->meta.interval_ns : 1);
+		end = pv_time_add(hi, p->meta.interval_ns > 0 ? p->meta.interval_ns : 1);
 	if (end <= start)
 		return api_error(out, 400, "end must be after start");
 	struct pv_query q;
@@ -1366,7 +1370,7 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 		pv_stack_ix pre = p->stacks.prefix[st];
 		leaf[st] = c < p->categories.len ? c : pre != PV_NONE ? leaf[pre] : none;
 	}
-	double span = (double)(end - start);
+	double span = (double)pv_time_diff(end, start);
 	fputs("{\"start\": ", out);
 	pv_json_ms(out, start);
 	fputs(", \"end\": ", out);
@@ -1404,7 +1408,7 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 				continue;
 			pv_stack_ix st = p->samples.stack[x];
 			uint32_t c = st == PV_NONE ? none : leaf[st];
-			uint32_t b = (uint32_t)((double)(tm - start) * nb / span);
+			uint32_t b = (uint32_t)((double)pv_time_diff(tm, start) * nb / span);
 			if (b >= nb)
 				b = nb - 1;
 			acc[(size_t)b * ncat + c] += (uint64_t)pv_sample_weight(p, metric, x);

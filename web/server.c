@@ -6,11 +6,17 @@
  * either), and only GET and HEAD are served (405). Then /TOKEN/api/ENDPOINT?QUERY goes to
  * pv_api_call with the raw query string (kept from MHD's URI log callback, so repeated and
  * ordered parameters reach the API as they were sent), and any other path is an embedded file of
- * web/assets/ (pv_assets). libmicrohttpd runs a pool of 4 threads polling with poll(), limits the
- * connections and the memory of each, and times idle ones out, so a flood of connections or
- * malformed requests cannot take the server down. (Not epoll: with MHD 0.9.75's epoll pool, a
- * burst of 1,000 connections left one now and then unserved until its timeout.)
+ * web/assets/ (pv_assets). Connections come through the gate (gate.h): it accepts them and hands
+ * one to libmicrohttpd only once its first request's head is complete, so clients that trickle
+ * their headers wait in the gate's bounded list (oldest dropped first) and never hold the
+ * library's slots. libmicrohttpd runs a pool of SERVER_THREADS threads polling with poll() (at
+ * most SERVER_CONNECTIONS connections, idle keep-alive ones timed out). (Not epoll: with MHD
+ * 0.9.75's epoll pool, a burst of 1,000 connections left one now and then unserved until its
+ * timeout; and not a thread per connection, which deadlocked under the same burst.)
  */
+#include <errno.h>
+#include <stdatomic.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -20,13 +26,17 @@
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <arpa/inet.h>
 
-#include "api.h"
+#include <unistd.h>
 
-#define SERVER_THREADS 4
-#define SERVER_CONNECTIONS 512
-#define SERVER_TIMEOUT_S 30
+#include "api.h"
+#include "gate.h"
+
+#define SERVER_THREADS 4       /* the library's pool of polling threads */
+#define SERVER_CONNECTIONS 512 /* connections past the gate (the library's own limit is above) */
+#define SERVER_TIMEOUT_S 15    /* an idle keep-alive connection is closed after this */
 #define SERVER_CONN_MEMORY (64 * 1024)
 #define MAX_HOSTS 5
 
@@ -38,20 +48,49 @@
 
 struct pv_server {
 	struct MHD_Daemon *d;
+	struct gate *gate;
+	atomic_uint live; /* connections the library holds (gate.h) */
 	struct pv_api *a;
 	char token[65];
 	size_t token_len;
 	uint16_t port;
+	bool public;  /* bound beyond the loopback */
 	uint32_t nr_hosts;
 	char hosts[MAX_HOSTS][300]; /* accepted Host header values */
 };
 
 /* ---- per request: the raw URI, kept by the URI log callback ---- */
 
+/*
+ * The request's state: its raw URI, and whether the handler has been called once. The first
+ * call only returns: libmicrohttpd 0.9.75 closes a connection whose answer was queued in the
+ * handler's first call (it may not have read the request's body), which would end every
+ * keep-alive connection after one request.
+ */
+struct request {
+	bool called;
+	char uri[];
+};
+
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	(void)cls, (void)c;
-	return strdup(uri ? uri : "");
+	size_t n = strlen(uri ? uri : "");
+	struct request *r = malloc(sizeof(*r) + n + 1);
+	if (r) {
+		r->called = false;
+		memcpy(r->uri, uri ? uri : "", n + 1);
+	}
+	return r;
+}
+
+static void connection_note(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			    enum MHD_ConnectionNotificationCode code)
+{
+	(void)c, (void)socket_ctx;
+	struct pv_server *s = cls;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED)
+		atomic_fetch_sub(&s->live, 1);
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
@@ -62,15 +101,21 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 	*req_cls = NULL;
 }
 
+const struct server_header server_headers[] = {
+	{MHD_HTTP_HEADER_CACHE_CONTROL, "no-store"},
+	{"X-Content-Type-Options", "nosniff"},
+	{"Content-Security-Policy", CSP},
+	{"Referrer-Policy", "no-referrer"},
+	{"X-Frame-Options", "DENY"},
+	{"Cross-Origin-Resource-Policy", "same-origin"},
+};
+const size_t server_nr_headers = sizeof(server_headers) / sizeof(server_headers[0]);
+
 static void add_headers(struct MHD_Response *r, const char *type)
 {
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Content-Security-Policy", CSP);
-	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(r, "X-Frame-Options", "DENY");
-	MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
+	for (size_t i = 0; i < server_nr_headers; i++)
+		MHD_add_response_header(r, server_headers[i].name, server_headers[i].value);
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
@@ -83,6 +128,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 		return MHD_NO;
 	}
 	add_headers(r, type);
+	if (status >= 400) /* only a client that gets answers keeps its connection */
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	enum MHD_Result ret = MHD_queue_response(c, status, r);
@@ -131,7 +178,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	(void)url, (void)version, (void)upload_data, (void)upload_data_size;
 	struct pv_server *s = cls;
-	const char *raw = *req_cls ? *req_cls : "";
+	struct request *req = *req_cls;
+	if (req && !req->called) {
+		req->called = true;
+		return MHD_YES;
+	}
+	const char *raw = req ? req->uri : "";
 	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!host_ok(s, host))
 		return reply_error(c, MHD_HTTP_FORBIDDEN, "forbidden host");
@@ -168,6 +220,25 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 }
 
 /* ---- start and stop ---- */
+
+/* A listening socket nobody can connect to: a Unix socket bound in a fresh private folder, its
+ * name and folder removed at once. -1 on failure. */
+static int unreachable_listener(void)
+{
+	char dir[] = "/tmp/profview-XXXXXX";
+	if (!mkdtemp(dir))
+		return -1;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/s", dir);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+		  listen(fd, 1) == 0;
+	unlink(sa.sun_path);
+	rmdir(dir);
+	if (!ok && fd >= 0)
+		close(fd);
+	return ok ? fd : -1;
+}
 
 static bool token_chars(const char *t)
 {
@@ -230,31 +301,67 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
 	else
 		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	s->public = v6 ? !IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)
+		       : (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) != 127;
 	char addr[INET6_ADDRSTRLEN] = "";
 	inet_ntop(v6 ? AF_INET6 : AF_INET,
 		  v6 ? (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
 		     : (void *)&((struct sockaddr_in *)&ss)->sin_addr,
 		  addr, sizeof(addr));
 
-	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0);
-	s->d = MHD_start_daemon(flags, port, NULL, NULL, handle, s,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVER_THREADS,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)SERVER_CONNECTIONS,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVER_TIMEOUT_S,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVER_CONN_MEMORY,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)0,
-				MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
-				MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
-				MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
-				MHD_OPTION_END);
-	if (!s->d) {
+	/* the listening socket is the gate's; the library only gets connections from it */
+	int lfd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1;
+	socklen_t sl = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(lfd, (struct sockaddr *)&ss, sl) != 0 || listen(lfd, 1024) != 0) {
+		int e = errno;
+		if (lfd >= 0)
+			close(lfd);
 		free(s);
-		return pv_error_set(err, PV_EIO, "cannot listen on %s port %u (in use, or not an "
-				    "address of this machine)", addr, (unsigned)port);
+		return pv_error_set(err, PV_EIO,
+				    "cannot listen on %s port %u: %s (in use, or not an address of "
+				    "this machine)",
+				    addr, (unsigned)port, strerror(e));
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-	s->port = info ? info->port : port;
+	struct sockaddr_storage bound;
+	socklen_t bl = sizeof(bound);
+	getsockname(lfd, (struct sockaddr *)&bound, &bl);
+	s->port = ntohs(v6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+			   : ((struct sockaddr_in *)&bound)->sin_port);
+	/*
+	 * The library's thread pool needs a listening socket of its own: one that no client can
+	 * reach (a Unix socket whose name is removed at once), so every connection comes through
+	 * the gate and MHD_add_connection.
+	 */
+	int dummy = unreachable_listener();
+	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC;
+	s->d = dummy < 0 ? NULL
+			 : MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
+					    MHD_OPTION_LISTEN_SOCKET, dummy,
+					    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVER_THREADS,
+					    MHD_OPTION_CONNECTION_LIMIT,
+					    (unsigned)SERVER_CONNECTIONS + 64,
+					    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVER_TIMEOUT_S,
+					    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+					    (size_t)SERVER_CONN_MEMORY,
+					    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)0,
+					    MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
+					    MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+					    MHD_OPTION_NOTIFY_CONNECTION, connection_note, s,
+					    MHD_OPTION_END);
+	if (!s->d && dummy >= 0)
+		close(dummy);
+	if (s->d)
+		s->gate = gate_start(lfd, s->d, o ? o->head_timeout_ms : 0, &s->live,
+				     SERVER_CONNECTIONS);
+	if (!s->d || !s->gate) {
+		if (s->d)
+			MHD_stop_daemon(s->d);
+		close(lfd);
+		free(s);
+		return pv_error_set(err, PV_EIO, "cannot start the HTTP server's threads");
+	}
 
 	/* the Host values a browser sends for this server */
 	const char *names[] = {"127.0.0.1", "localhost", "[::1]", NULL, NULL};
@@ -293,6 +400,7 @@ void pv_server_stop(struct pv_server *s)
 {
 	if (!s)
 		return;
+	gate_stop(s->gate); /* no new connection first */
 	if (s->d)
 		MHD_stop_daemon(s->d);
 	free(s);
@@ -301,4 +409,9 @@ void pv_server_stop(struct pv_server *s)
 uint16_t pv_server_port(const struct pv_server *s)
 {
 	return s ? s->port : 0;
+}
+
+int pv_server_public(const struct pv_server *s)
+{
+	return s && s->public;
 }

@@ -90,6 +90,15 @@ static inline int64_t pv_time_diff(int64_t b, int64_t a)
 	return d;
 }
 
+/* a + d, saturated at the int64 range. */
+static inline int64_t pv_time_add(int64_t a, int64_t d)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, d, &r))
+		return d > 0 ? INT64_MAX : INT64_MIN + 1;
+	return r;
+}
+
 /* The duration of marker i in ns, PV_TIME_NONE for an instant. */
 static inline int64_t pv_marker_duration(const struct pv_markers *ms, uint32_t i)
 {

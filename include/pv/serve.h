@@ -56,6 +56,7 @@ struct pv_serve_opts {
 	const char *token;   /* NULL = a random one per run */
 	int open_browser;    /* run xdg-open on the URL */
 	int quiet;           /* no progress lines on stderr */
+	int head_timeout_ms; /* time a client has to send a request head; 0 = 10 s (tests) */
 };
 
 struct pv_server;
@@ -67,5 +68,8 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 void pv_server_stop(struct pv_server *s);
 /* The bound port (useful with port 0). */
 uint16_t pv_server_port(const struct pv_server *s);
+/* Whether the server listens beyond this machine's loopback (--host 0.0.0.0, a LAN address):
+ * the page is then reachable from other machines, to anyone with the token. */
+int pv_server_public(const struct pv_server *s);
 
 #endif

@@ -109,6 +109,15 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 	rc = builder_finish(&b, &p);
 	if (rc)
 		return pv_error_set(err, rc, "%s: %s while importing", in->name, pv_strerror(rc));
+	/* every front end gets a profile whose invariants hold, or this line */
+	struct pv_error verr;
+	if (pv_profile_validate(p, &verr)) {
+		pv_profile_free(p);
+		return pv_error_set(err, PV_EPARSE,
+				    "%s: the %s importer broke an invariant of the model (a bug: "
+				    "please report it with the file): %s",
+				    in->name, imp->name, verr.msg);
+	}
 	*out = p;
 	return 0;
 }

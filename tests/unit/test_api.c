@@ -203,7 +203,8 @@ T_TEST(api_markers)
 	T_CALL(a, "markers", "p=1&sort=name", 400,
 	       "{\"error\": \"sort takes start or duration, not 'name'\"}");
 	T_CALL(a, "markers", "p=1&start=abc", 400,
-	       "{\"error\": \"start takes a time in ms, not 'abc'\"}");
+	       "{\"error\": \"start takes a time in ms within ±1e12 of the profile's zero, not "
+	       "'abc'\"}");
 	pv_api_free(a);
 }
 
@@ -236,6 +237,13 @@ T_TEST(api_marker_chart)
 	T_CALL(a, "marker-chart", "p=1&width=0", 400,
 	       "{\"error\": \"width takes 1 to 100000 pixels, not 0\"}");
 	T_CALL(a, "marker-chart", "p=1&start=10&end=5", 400, "{\"error\": \"end is before start\"}");
+	{ /* the widest window allowed: every marker on the first pixel, no overflow */
+		int wst;
+		char *wb = call(a, "marker-chart", "p=1&start=-1e12&end=1e12&width=100000", &wst);
+		T_EQ_INT(wst, 200);
+		T_CONTAINS(wb, "\"start\": -1000000000000, \"end\": 1000000000000");
+		free(wb);
+	}
 	pv_api_free(a);
 
 	/* narrow markers of one row that touch are merged: ChromeUtils.importESModule 5 and 6 of
@@ -295,6 +303,14 @@ T_TEST(api_activity)
 	T_CALL(a, "activity", "thread=nope", 400, "{\"error\": \"no thread named 'nope'\"}");
 	T_CALL(a, "activity", "metric=bytes", 400, "{\"error\": \"no metric named 'bytes'\"}");
 	T_CALL(a, "activity", "start=3&end=1", 400, "{\"error\": \"end must be after start\"}");
+	/* very wide windows: refused past ±1e12 ms; at the bound, answered (no signed overflow) */
+	T_CALL(a, "activity", "start=-9e12&end=9e12", 400,
+	       "{\"error\": \"start takes a time in ms within ±1e12 of the profile's zero, not "
+	       "'-9e12'\"}");
+	b = call(a, "activity", "buckets=4000&start=-1e12&end=1e12", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"bucket\": 500000000");
+	free(b);
 	pv_api_free(a);
 
 	/* a real profile: every sample of the thread lands in some bucket */

@@ -14,9 +14,11 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api.h"
+#include "gate.h"
 #include "pv/import.h"
 #include "pv/serve.h"
 #include "t.h"
@@ -43,7 +45,7 @@ static void write_file(const char *path, const char *text)
 
 /* A speedscope profile naming two sources: ok.c (a file beside it) and link.c (a symlink to
  * /etc/passwd beside it). */
-static bool setup(struct fixture *fx)
+static bool setup_opts(struct fixture *fx, int head_timeout_ms)
 {
 	memset(fx, 0, sizeof(*fx));
 	snprintf(fx->dir, sizeof(fx->dir), "/tmp/pv-server-XXXXXX");
@@ -73,7 +75,7 @@ static bool setup(struct fixture *fx)
 	}
 	T_EQ_INT(pv_api_new(&fx->a, NULL), 0);
 	pv_api_add_profile(fx->a, path, p);
-	struct pv_serve_opts o = {.token = TOKEN, .quiet = 1};
+	struct pv_serve_opts o = {.token = TOKEN, .quiet = 1, .head_timeout_ms = head_timeout_ms};
 	char *url = NULL;
 	if (pv_server_start(fx->a, &o, &fx->s, &url, &err)) {
 		t_fail(__FILE__, __LINE__, "server: %s", err.msg);
@@ -87,6 +89,11 @@ static bool setup(struct fixture *fx)
 	T_TRUE(fx->port != 0);
 	free(url);
 	return true;
+}
+
+static bool setup(struct fixture *fx)
+{
+	return setup_opts(fx, 0);
 }
 
 static void teardown(struct fixture *fx)
@@ -435,7 +442,15 @@ T_TEST(server_bind_errors)
 	o.port = pv_server_port(s1);
 	T_EQ_INT(pv_server_start(a, &o, &s2, &url, &err), PV_EIO);
 	T_CONTAINS(err.msg, "cannot listen on 127.0.0.1 port");
+	T_EQ_INT(pv_server_public(s1), 0);
 	o.port = 0;
+	/* every address of the machine: public (the CLI warns) */
+	o.host = "0.0.0.0";
+	T_EQ_INT(pv_server_start(a, &o, &s2, &url, &err), 0);
+	T_EQ_INT(pv_server_public(s2), 1);
+	free(url);
+	pv_server_stop(s2);
+	o.host = NULL;
 	o.token = "bad token/";
 	T_EQ_INT(pv_server_start(a, &o, &s2, &url, &err), PV_EINVAL);
 	o.token = NULL;
@@ -443,4 +458,192 @@ T_TEST(server_bind_errors)
 	T_TRUE(pv_server_start(a, &o, &s2, &url, &err) == PV_EIO);
 	pv_server_stop(s1);
 	pv_api_free(a);
+}
+
+/* Room for n client sockets besides the server's own (the gate's list, the library's). */
+static uint32_t raise_fd_limit(uint32_t n)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rlim_t want = 2 * (rlim_t)n + 1200;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	getrlimit(RLIMIT_NOFILE, &rl);
+	return rl.rlim_cur >= want ? n : (uint32_t)(rl.rlim_cur > 1300 ? (rl.rlim_cur - 1300) / 2 : 0);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The status and time of one ordinary request. */
+static int timed_get(const struct fixture *fx, const char *path, double *secs)
+{
+	double t0 = now_s();
+	int st = get(fx, "GET", path, NULL, NULL);
+	*secs = now_s() - t0;
+	return st;
+}
+
+/*
+ * Slowloris: 600 connections that send a request head a line at a time and never finish it. An
+ * ordinary request is still answered within a second while they trickle; when their time is up
+ * each gets 408 with the usual security headers; past the gate's list the oldest is dropped.
+ */
+T_TEST(server_slow_clients)
+{
+	struct fixture fx;
+	if (!setup_opts(&fx, 2500))
+		return;
+	uint32_t n = raise_fd_limit(1100);
+	T_TRUE(n >= 600);
+	int *fds = malloc(n * sizeof(*fds));
+	char line[128];
+	snprintf(line, sizeof(line), "GET /" TOKEN "/api/status HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n",
+		 (unsigned)fx.port);
+	for (uint32_t i = 0; i < 600; i++) {
+		fds[i] = connect_to(fx.port);
+		if (fds[i] >= 0)
+			send_all(fds[i], line, strlen(line));
+	}
+	double secs;
+	for (int round = 0; round < 3; round++) {
+		for (uint32_t i = 0; i < 600; i++) /* a header line now and then */
+			if (fds[i] >= 0)
+				send_all(fds[i], "X-Slow: 1\r\n", 11);
+		T_EQ_INT(timed_get(&fx, "/" TOKEN "/api/status", &secs), 200);
+		if (secs > 1.0)
+			t_fail(__FILE__, __LINE__, "an ordinary request took %.3f s", secs);
+		struct timespec ts = {0, 300 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	/* their time is up: 408, with the headers every answer has */
+	struct timespec wait = {3, 0};
+	nanosleep(&wait, NULL);
+	char *r = read_all(fds[0]);
+	T_EQ_INT(status_of(r), 408);
+	T_CONTAINS(r, "Content-Security-Policy: default-src 'none';");
+	T_CONTAINS(r, "X-Content-Type-Options: nosniff\r\n");
+	T_CONTAINS(r, "Connection: close\r\n");
+	T_CONTAINS(body_of(r), "{\"error\": \"request head not received in time\"}");
+	free(r);
+	for (uint32_t i = 0; i < 600; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	/* more waiting connections than the gate keeps: the oldest makes room for the newest */
+	for (uint32_t i = 0; i < n; i++) {
+		fds[i] = connect_to(fx.port);
+		if (fds[i] >= 0)
+			send_all(fds[i], "GET /", 5);
+	}
+	T_EQ_INT(timed_get(&fx, "/" TOKEN "/api/status", &secs), 200);
+	if (secs > 1.0)
+		t_fail(__FILE__, __LINE__, "with %u waiting connections a request took %.3f s", n,
+		       secs);
+	r = read_all(fds[0]);
+	T_EQ_INT(status_of(r), 503);
+	T_CONTAINS(body_of(r), "too many connections waiting");
+	free(r);
+	for (uint32_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	teardown(&fx);
+}
+
+/* Keep-alive: two requests on one connection, the second pipelined behind the first. */
+T_TEST(server_keep_alive_and_pipelining)
+{
+	struct fixture fx;
+	if (!setup(&fx))
+		return;
+	char req[512];
+	int n = snprintf(req, sizeof(req),
+			 "GET /" TOKEN "/api/status HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n"
+			 "GET /" TOKEN "/api/profile HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+			 "Connection: close\r\n\r\n",
+			 (unsigned)fx.port, (unsigned)fx.port);
+	int fd = connect_to(fx.port);
+	T_TRUE(fd >= 0);
+	send_all(fd, req, (size_t)n);
+	char *r = read_all(fd);
+	close(fd);
+	const char *second = strstr(r + 1, "HTTP/1.1 200");
+	T_EQ_INT(status_of(r), 200);
+	T_TRUE(second != NULL);
+	T_CONTAINS(r, "{\"state\": \"ready\"");
+	T_CONTAINS(second ? second : "", "\"nr_sources\"");
+	free(r);
+	teardown(&fx);
+}
+
+/* What the gate refuses itself carries the same headers as every other answer. */
+T_TEST(server_gate_answers)
+{
+	struct fixture fx;
+	if (!setup(&fx))
+		return;
+	static const struct {
+		const char *req;
+		int status;
+		const char *error;
+	} cases[] = {
+		{"GARBAGE\r\n\r\n", 400, "malformed request"},
+		{"GET /x HTTP/2.0\r\nHost: h\r\n\r\n", 400, "malformed request"},
+		{"GET /x HTTP/1.1\r\nHost h\r\n\r\n", 400, "malformed request"},
+		{"POST /" TOKEN "/api/status HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello",
+		 413, "a request body is not accepted"},
+		{"POST /" TOKEN "/ HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		 501, "a request body is not accepted"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *r = NULL;
+		T_EQ_INT(raw(fx.port, cases[i].req, strlen(cases[i].req), &r), cases[i].status);
+		T_CONTAINS(r, "Content-Security-Policy: default-src 'none';");
+		T_CONTAINS(r, "Cache-Control: no-store\r\n");
+		T_CONTAINS(r, "Connection: close\r\n");
+		char want[128];
+		snprintf(want, sizeof(want), "{\"error\": \"%s\"}", cases[i].error);
+		T_EQ_STR(body_of(r), want);
+		free(r);
+	}
+	/* a head larger than the gate reads */
+	size_t big = GATE_HEAD_MAX + 100;
+	char *req = malloc(big + 64);
+	int n = snprintf(req, 64, "GET /" TOKEN "/ HTTP/1.1\r\nX-Big: ");
+	memset(req + n, 'a', big);
+	memcpy(req + n + big, "\r\n\r\n", 4);
+	char *r = NULL;
+	T_EQ_INT(raw(fx.port, req, (size_t)n + big + 4, &r), 431);
+	T_CONTAINS(r, "X-Frame-Options: DENY\r\n");
+	free(r);
+	free(req);
+	/* the server's own refusals close the connection too */
+	T_EQ_INT(get(&fx, "GET", "/", NULL, &r), 403);
+	T_CONTAINS(r, "Connection: close\r\n");
+	free(r);
+	teardown(&fx);
+}
+
+/* gate_check_head of a head written as a C string */
+static unsigned check(const char *head)
+{
+	return gate_check_head(head, strlen(head));
+}
+
+T_TEST(server_gate_check_head)
+{
+	T_EQ_INT(check("GET / HTTP/1.1\r\nHost: a"), 0);
+	T_EQ_INT(check("HEAD /x?y=1 HTTP/1.0"), 0);
+	T_EQ_INT(check("GET / HTTP/1.1\r\nContent-Length: 0"), 0);
+	T_EQ_INT(check("GET  / HTTP/1.1"), 400);
+	T_EQ_INT(check("GET /\x01 HTTP/1.1"), 400);
+	T_EQ_INT(check("GET / HTTP/1.1\r\n: x"), 400);
+	T_EQ_INT(check("GET / HTTP/1.1\r\nA: b\x01"), 400);
+	T_EQ_INT(check("GET / HTTP/1.1\r\ncontent-length: 12"), 413);
 }
