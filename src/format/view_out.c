@@ -52,15 +52,6 @@ static void pct(char *buf, size_t n, int64_t v, int64_t whole)
 		snprintf(buf, n, "%.2f%%", 100.0 * (double)v / (double)whole);
 }
 
-/* the total percentages are of: the center's total, or the whole filtered profile */
-static int64_t base_of(const struct pv_view *v, uint32_t m)
-{
-	/* the flat view is not cut at the center (it only marks it): of the whole, always */
-	if (v->q.percent == PV_PERCENT_WHOLE || v->q.view == PV_VIEW_FLAT)
-		return v->whole[m];
-	return v->center[m];
-}
-
 static enum pv_unit unit_of(const struct pv_view *v, uint32_t m)
 {
 	return v->p->metrics.unit[v->metrics[m]];
@@ -118,11 +109,10 @@ static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind k
 	pv_view_row_place(v, kind, id, &m, &s, &fl);
 	if (kind == PV_ROW_LINE && line)
 		fl = line;
-	static const char *const kinds[] = {"function", "line", "file", "module", "center"};
 	fputs("{\"name\": ", out);
 	pv_json_string(out, pv_view_row_name(v, kind, id, b, sizeof(b), line));
 	fputs(", \"kind\": ", out);
-	pv_json_string(out, kinds[kind < 5 ? kind : 0]);
+	pv_json_string(out, pv_row_kind_name(kind, false));
 	fputs(", \"module\": ", out);
 	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
 	fputs(", \"file\": ", out);
@@ -203,8 +193,8 @@ static void text_values(FILE *out, const struct pv_view *v, int64_t *const *tota
 		char tb[32], sb[32], tp[16], sp[16];
 		cost_text(v, m, tb, sizeof(tb), total[m][r]);
 		cost_text(v, m, sb, sizeof(sb), self[m][r]);
-		pct(tp, sizeof(tp), total[m][r], base_of(v, m));
-		pct(sp, sizeof(sp), self[m][r], base_of(v, m));
+		pct(tp, sizeof(tp), total[m][r], v->base[m]);
+		pct(sp, sizeof(sp), self[m][r], v->base[m]);
 		if (self_first)
 			fprintf(out, "%12s %8s %12s %8s  ", sb, sp, tb, tp);
 		else
@@ -295,7 +285,7 @@ static void print_tree(FILE *out, const struct pv_view *v, const struct pv_tree 
 {
 	struct walk w = {out, v, t, json, v->q.depth, 0, NULL, 0, 0};
 	if (v->q.min_percent > 0) {
-		double c = (double)base_of(v, 0) * v->q.min_percent / 100.0;
+		double c = (double)v->base[0] * v->q.min_percent / 100.0;
 		w.min_cost = (int64_t)c;
 		if ((double)w.min_cost < c)
 			w.min_cost++;
@@ -320,14 +310,6 @@ static void text_footer(FILE *out, const struct pv_view *v, uint64_t cut_pct, ui
 		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", cut_pct, v->q.min_percent);
 	if (cut_depth)
 		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", cut_depth, v->q.depth);
-	for (uint32_t m = 0; m < v->nr_metrics; m++) {
-		if (v->nostack[m]) {
-			char nb[32];
-			cost_text(v, m, nb, sizeof(nb), v->nostack[m]);
-			fprintf(out, "# %s: %s in samples without a stack not shown\n",
-				metric_name(v, m), nb);
-		}
-	}
 }
 
 static void json_open(FILE *out, const struct pv_view *v)

@@ -796,8 +796,39 @@ static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_sel
 }
 
 /*
+ * The samples without a stack as one root row of an uncentered tree, so the roots add up to the
+ * whole (doc/samples-and-inlines.md). with_total: the builder sets totals itself (bottom-up).
+ */
+static void nostack_row(struct engine *e, struct tree_build *b, bool with_total)
+{
+	const struct pv_view *v = e->v;
+	bool any = false;
+	for (uint32_t m = 0; m < e->nm; m++)
+		any |= v->nostack[m] != 0;
+	if (!any)
+		return;
+	uint32_t r = row_of(b, PV_NONE, KEY(PV_ROW_NOSTACK, 0, 0));
+	if (b->oom)
+		return;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		b->t->self[m][r] += v->nostack[m];
+		if (with_total)
+			b->t->total[m][r] += v->nostack[m];
+	}
+}
+
+/* Whether the samples without a stack count in a view of q: not with an include filter. */
+static bool nostack_kept(const struct pv_query *q)
+{
+	for (uint32_t i = 0; i < q->nr_filters; i++)
+		if (q->filters[i].kind == PV_FILTER_INCLUDE)
+			return false;
+	return true;
+}
+
+/*
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
- * and the anchor itself is the one center row.
+ * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
 static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_row,
 			  struct pv_tree **out)
@@ -837,6 +868,8 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 		for (uint32_t m = 0; m < e->nm; m++)
 			b.t->self[m][node[s]] += w->cost[m][s];
 	}
+	if (!anchor && !b.oom)
+		nostack_row(e, &b, false);
 	pv_free(node);
 	int oom = b.oom;
 	tb_release(&b);
@@ -919,6 +952,8 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 			s = w->prefix[s];
 		}
 	}
+	if (!anchor && !b.oom)
+		nostack_row(e, &b, true);
 	if (b.oom)
 		goto oom;
 	tb_release(&b);
@@ -997,7 +1032,8 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 		uint32_t parent_scope = PV_NONE;
 		for (uint32_t l = 0; l < nl; l++) {
 			uint64_t key;
-			switch (levels[l]) {
+			switch (t->kind[r] == PV_ROW_NOSTACK ? 4 : levels[l]) {
+			case 4: key = KEY(PV_ROW_NOSTACK, 0, 0); break; /* one row, on top */
 			case 0: key = KEY(PV_ROW_MODULE, fn_module(v, fn), 0); break;
 			case 1: key = KEY(PV_ROW_FILE, fn_source(v, fn), 0); break;
 			case 2: key = KEY(PV_ROW_FUNCTION, fn, 0); break;
@@ -1153,6 +1189,9 @@ enter:
 				live |= fb.incl[l][m][sx] != 0 || fb.excl[l][m][sx] != 0;
 			if (!live) /* a scope only on stacks without cost: nothing under it either */
 				continue;
+			bool nostack = KEY_KIND(fb.scope_key[l][sx]) == PV_ROW_NOSTACK;
+			if (nostack && l > 0) /* the (no stack) row has no rows under it */
+				continue;
 			uint32_t o = out_len++;
 			f->kind[o] = tmpkind[l][sx];
 			f->id[o] = tmpid[l][sx];
@@ -1162,7 +1201,7 @@ enter:
 				f->total[m][o] = fb.incl[l][m][sx];
 				f->self[m][o] = fb.excl[l][m][sx];
 			}
-			if (!list && l + 1 < nl) {
+			if (!list && l + 1 < nl && !nostack) {
 				depth++;
 				pos[depth] = first[depth][sx];
 				endp[depth] = first[depth][sx] + count[depth][sx];
@@ -1481,6 +1520,7 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 	const struct pv_profile *p = v->p;
 	switch (kind) {
 	case PV_ROW_CENTER: return v->center_label ? v->center_label : "";
+	case PV_ROW_NOSTACK: return "(no stack)";
 	case PV_ROW_FILE:
 		return id == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[id]);
 	case PV_ROW_MODULE:
@@ -1493,6 +1533,15 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 		return buf;
 	default: return fn_name(v, id);
 	}
+}
+
+const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined)
+{
+	static const char *const names[] = {"function", "line", "file", "module", "center",
+					    "nostack"};
+	if (kind == PV_ROW_FUNCTION && inlined)
+		return "inline";
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "function";
 }
 
 void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
@@ -1848,9 +1897,14 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	for (uint32_t i = 0; i < q->nr_filters; i++)
 		if ((rc = apply_filter(&e, &q->filters[i], i)))
 			goto fail;
-	for (uint32_t m = 0; m < e.nm; m++)
+	/* the whole: every kept sample, those without a stack too (doc/samples-and-inlines.md) */
+	if (!nostack_kept(q))
+		memset(v->nostack, 0, sizeof(v->nostack));
+	for (uint32_t m = 0; m < e.nm; m++) {
+		v->whole[m] = v->nostack[m];
 		for (uint32_t s = 0; s < e.w.len; s++)
 			v->whole[m] += e.w.cost[m][s];
+	}
 	/* the center and each stack's outermost match */
 	v->centered = q->nr_center > 0;
 	if (q->view == PV_VIEW_BUTTERFLY && !v->centered) {
@@ -1885,6 +1939,9 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	} else {
 		memcpy(v->center, v->whole, sizeof(v->whole));
 	}
+	/* the percentages' base: the flat view is not cut at the center (it only marks it) */
+	bool of_whole = q->percent == PV_PERCENT_WHOLE || q->view == PV_VIEW_FLAT;
+	memcpy(v->base, of_whole ? v->whole : v->center, sizeof(v->base));
 	switch (q->view) {
 	case PV_VIEW_CALLERS:
 		rc = build_bottom_up(&e, anchor, &v->tree);
@@ -1970,9 +2027,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		if (samples_out) {
 			/* a sample without a stack is in v->nostack: kept unless the view needs a
 			 * stack (a center, an include filter) */
-			bool nostack = !v->centered;
-			for (uint32_t i = 0; i < q->nr_filters; i++)
-				nostack &= q->filters[i].kind != PV_FILTER_INCLUDE;
+			bool nostack = !v->centered && nostack_kept(q);
 			for (uint32_t x = 0; x < p->samples.len; x++) {
 				pv_stack_ix st = p->samples.stack[x];
 				if (e.skeep[x])

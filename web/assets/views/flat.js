@@ -101,8 +101,7 @@ export class FlatPane extends PagedTable {
     paneOk(this, this.tt);
     this.lastKey = key;
     this.metrics = r.metrics;
-    const whole = S.get1('percent') === 'whole';
-    this.bases = r.metrics.map((_, i) => (whole || !r.centered ? r.whole[i] : r.center_total[i]));
+    this.bases = r.base; // what the percentages are of, as the library computed it
     this.pages = new Map([[0, r.rows]]);
     this.n = r.nr_rows ?? r.rows.length;
     this.renderHead(r.metrics);
