@@ -655,7 +655,7 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	fputs(", \"name\": ", out);
 	json_str(out, row_name(v, t->kind[r], t->id[r], t->line[r], b, sizeof(b)));
 	fputs(", \"kind\": ", out);
-	json_str(out, pv_row_kind_name((enum pv_row_kind)t->kind[r], false));
+	json_str(out, pv_row_kind_name((enum pv_row_kind)t->kind[r], t->inlined && t->inlined[r]));
 	fputs(", \"module\": ", out);
 	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
 	fputs(", \"file\": ", out);
@@ -906,7 +906,7 @@ static void flat_row(FILE *out, const struct pv_view *v, uint32_t r, const struc
 	fputs(", \"name\": ", out);
 	json_str(out, row_name(v, f->kind[r], f->id[r], f->line[r], b, sizeof(b)));
 	fputs(", \"kind\": ", out);
-	json_str(out, pv_row_kind_name((enum pv_row_kind)f->kind[r], false));
+	json_str(out, pv_row_kind_name((enum pv_row_kind)f->kind[r], f->inlined && f->inlined[r]));
 	fprintf(out, ", \"level\": %u, \"in_center\": %s, \"module\": ", f->level[r],
 		f->in_center[r] ? "true" : "false");
 	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));

@@ -84,6 +84,7 @@ struct pv_tree {
 	uint32_t *child_first, *child_len, *children;
 	uint32_t *roots;
 	uint32_t nr_roots;
+	uint8_t *inlined;  /* 1: every frame of the row is an inlined frame (NULL: none is) */
 };
 
 /* A flat row: one scope, nested module > file > function > line by level (0..3). */
@@ -94,6 +95,7 @@ struct pv_flat {
 	uint8_t *level;    /* 0 module, 1 file, 2 function, 3 line */
 	uint8_t *in_center;
 	int64_t **total, **self;
+	uint8_t *inlined;  /* 1: every frame of the row's scope is inlined (NULL: none is) */
 };
 
 struct pv_view {

@@ -90,6 +90,13 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 	}
 }
 
+/* " (inline)" after the name of a row of kind inline (pv_row_kind_name) */
+static void inline_mark(FILE *out, enum pv_row_kind kind, bool inlined)
+{
+	if (strcmp(pv_row_kind_name(kind, inlined), "inline") == 0)
+		fputs(" (inline)", out);
+}
+
 static void json_str_or_null(FILE *out, const char *s)
 {
 	if (!s || !*s)
@@ -99,7 +106,8 @@ static void json_str_or_null(FILE *out, const char *s)
 }
 
 static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			  uint32_t line, int64_t *const *total, int64_t *const *self, uint32_t r)
+			  uint32_t line, bool inlined, int64_t *const *total, int64_t *const *self,
+			  uint32_t r)
 {
 	const struct pv_profile *p = v->p;
 	char b[512];
@@ -112,7 +120,7 @@ static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind k
 	fputs("{\"name\": ", out);
 	pv_json_string(out, pv_view_row_name(v, kind, id, b, sizeof(b), line));
 	fputs(", \"kind\": ", out);
-	pv_json_string(out, pv_row_kind_name(kind, false));
+	pv_json_string(out, pv_row_kind_name(kind, inlined));
 	fputs(", \"module\": ", out);
 	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
 	fputs(", \"file\": ", out);
@@ -262,8 +270,8 @@ static void walk(struct walk *w, int indent0)
 			continue;
 		if (w->json) {
 			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", indent0 + 2 * (int)sp, "");
-			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r], t->total,
-				      t->self, r);
+			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r],
+				      t->inlined && t->inlined[r], t->total, t->self, r);
 			fputs(", \"children\": [", w->out);
 		} else {
 			char b[512];
@@ -271,6 +279,7 @@ static void walk(struct walk *w, int indent0)
 			fprintf(w->out, "%*s%s", (int)(2 * t->depth[r]), "",
 				pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b),
 						 t->line[r]));
+			inline_mark(w->out, t->kind[r], t->inlined && t->inlined[r]);
 			row_suffix(w->out, w->v, t->kind[r], t->id[r], t->line[r]);
 			fputc('\n', w->out);
 		}
@@ -359,7 +368,8 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 					cnt[depth + 1] ? 2 * depth + 2 : 0, "");
 			fprintf(out, "%s\n%*s", cnt[lv] ? "," : "", 2 * lv + 2, "");
 			cnt[lv]++;
-			json_row_head(out, v, f->kind[r], f->id[r], f->line[r], f->total, f->self, r);
+			json_row_head(out, v, f->kind[r], f->id[r], f->line[r],
+				      f->inlined && f->inlined[r], f->total, f->self, r);
 			if (v->centered)
 				fprintf(out, ", \"in_center\": %s", f->in_center[r] ? "true" : "false");
 			if (list) {
@@ -382,6 +392,7 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
 		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
 			pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b), f->line[r]));
+		inline_mark(out, f->kind[r], f->inlined && f->inlined[r]);
 		row_suffix(out, v, f->kind[r], f->id[r], f->line[r]);
 		fputc('\n', out);
 	}

@@ -59,6 +59,12 @@ static uint32_t vf_line(const struct pv_view *v, uint32_t vf)
 	return vf < v->p->frames.len ? v->p->frames.line[vf] : 0;
 }
 
+/* An inlined frame: inline depth 1 or more (a pseudo-frame never is). */
+static bool vf_inlined(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len && v->p->frames.inline_depth[vf] > 0;
+}
+
 static pv_module_ix fn_module(const struct pv_view *v, uint32_t f)
 {
 	return f < v->p->funcs.len ? v->p->funcs.module[f] : v->pseudo_module[f - v->p->funcs.len];
@@ -555,6 +561,47 @@ out:
 	return rc;
 }
 
+/* ---- inlined frames (--inline fold) ---- */
+
+/*
+ * Folds every inlined frame into the frame it is inlined in, as pprof's -noinlines keeps only a
+ * location's outermost line: an inlined frame's image is its caller's, so its cost and its
+ * callees go to the function that holds the inlined code (a stack's inlined frames sit right
+ * above that function's frame). An inlined frame at the root, with nothing to fold into, stays.
+ * One rebuild of the working table, before the filters; nothing to do without inlined frames.
+ */
+static int fold_inlines(struct engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct wst *w = &e->w;
+	bool any = false;
+	for (uint32_t f = 0; f < p->frames.len && !any; f++)
+		any = p->frames.inline_depth[f] > 0;
+	if (!any)
+		return 0;
+	uint32_t n = w->len ? w->len : 1;
+	struct rebuild r;
+	memset(&r, 0, sizeof(r));
+	uint32_t *img = pv_malloc((size_t)n * sizeof(*img));
+	int oom = !img || wst_own(e, n, &r.frame, &r.prefix);
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t pre = w->prefix[s];
+		uint32_t ip = pre == PV_NONE ? PV_NONE : img[pre];
+		img[s] = vf_inlined(e->v, w->frame[s]) && ip != PV_NONE
+				 ? ip
+				 : rb_intern(&r, ip, w->frame[s], &oom);
+	}
+	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "out of memory folding inlined frames")
+		     : finish_rebuild(e, &r, img);
+	if (!rc)
+		r.frame = r.prefix = NULL;
+	u64map_release(&r.map);
+	pv_free(r.frame);
+	pv_free(r.prefix);
+	pv_free(img);
+	return rc;
+}
+
 /* ---- rows and trees ---- */
 
 /*
@@ -576,6 +623,18 @@ static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granular
 	case PV_BY_MODULE: return KEY(PV_ROW_MODULE, fn_module(v, f), 0);
 	default: return KEY(PV_ROW_FUNCTION, f, 0);
 	}
+}
+
+/*
+ * Inlined rows: while a tree is built, inlined[r] collects INL_INLINED when one of the row's
+ * frames is an inlined frame, INL_OUTLINED when one is not; tree_finish keeps 1 for the rows
+ * with inlined frames only (kind "inline", doc/samples-and-inlines.md).
+ */
+enum { INL_INLINED = 1, INL_OUTLINED = 2 };
+
+static void row_frame(const struct pv_view *v, struct pv_tree *t, uint32_t r, uint32_t vf)
+{
+	t->inlined[r] |= vf_inlined(v, vf) ? INL_INLINED : INL_OUTLINED;
 }
 
 struct tree_build {
@@ -616,7 +675,7 @@ static int tb_grow(struct tree_build *b)
 	struct pv_tree *t = b->t;
 	uint32_t nc = grow_cap(b->cap, (uint64_t)t->len + 1);
 	if (!nc || COL_GROW(t->kind, nc) || COL_GROW(t->id, nc) || COL_GROW(t->line, nc) ||
-	    COL_GROW(t->parent, nc) || COL_GROW(t->depth, nc))
+	    COL_GROW(t->parent, nc) || COL_GROW(t->depth, nc) || COL_GROW(t->inlined, nc))
 		return -1;
 	for (uint32_t m = 0; m < b->nm; m++) {
 		if (COL_GROW(t->total[m], nc) || COL_GROW(t->self[m], nc))
@@ -647,6 +706,7 @@ static uint32_t row_of(struct tree_build *b, uint32_t parent, uint64_t key)
 	t->line[r] = KEY_LINE(key);
 	t->parent[r] = parent;
 	t->depth[r] = parent == PV_NONE ? 0 : t->depth[parent] + 1;
+	t->inlined[r] = 0;
 	for (uint32_t m = 0; m < b->nm; m++)
 		t->total[m][r] = t->self[m][r] = 0;
 	if (u64map_put(&b->rows, rk, r))
@@ -663,6 +723,7 @@ static void tree_free(struct pv_tree *t, uint32_t nm)
 	pv_free(t->line);
 	pv_free(t->parent);
 	pv_free(t->depth);
+	pv_free(t->inlined);
 	for (uint32_t m = 0; m < nm; m++) {
 		if (t->total)
 			pv_free(t->total[m]);
@@ -745,6 +806,8 @@ static void sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
 static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_self)
 {
 	uint32_t n = t->len;
+	for (uint32_t r = 0; r < n; r++) /* INL_* bits (row_frame) to the flag */
+		t->inlined[r] = t->inlined[r] == INL_INLINED;
 	if (totals_from_self) {
 		for (uint32_t m = 0; m < e->nm; m++) {
 			if (n) /* no rows: the columns were never allocated */
@@ -865,6 +928,8 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 		}
 		if (b.oom)
 			break;
+		if (b.t->kind[node[s]] != PV_ROW_CENTER)
+			row_frame(e->v, b.t, node[s], w->frame[s]);
 		for (uint32_t m = 0; m < e->nm; m++)
 			b.t->self[m][node[s]] += w->cost[m][s];
 	}
@@ -929,6 +994,8 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 		/* the first row: the center, or (inverted tree) the stack's own frame */
 		uint32_t row = row_of(&b, PV_NONE,
 				      anchor ? CENTER_KEY : frame_key(e->v, w->frame[a], by));
+		if (!anchor && !b.oom)
+			row_frame(e->v, b.t, row, w->frame[a]);
 		uint32_t s = w->prefix[a];
 		for (;;) {
 			if (b.oom)
@@ -949,6 +1016,8 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 			if (s == PV_NONE)
 				break;
 			row = row_of(&b, row, key);
+			if (!b.oom)
+				row_frame(e->v, b.t, row, w->frame[s]);
 			s = w->prefix[s];
 		}
 	}
@@ -988,6 +1057,7 @@ struct flat_build {
 	uint32_t nr_scopes[4];
 	int64_t *incl[4][PV_QUERY_MAX], *excl[4][PV_QUERY_MAX];
 	uint32_t *active[4];
+	uint8_t *inlined[4];     /* scope index -> every tree row of it inlined */
 	uint64_t *scope_key[4];  /* scope index -> KEY() */
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
 };
@@ -1056,8 +1126,12 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	for (uint32_t l = 0; l < nl; l++) {
 		uint32_t ns = fb.nr_scopes[l] ? fb.nr_scopes[l] : 1;
 		fb.active[l] = pv_calloc(ns, sizeof(uint32_t));
-		if (!fb.active[l])
+		fb.inlined[l] = pv_malloc(ns);
+		if (!fb.active[l] || !fb.inlined[l])
 			goto out;
+		memset(fb.inlined[l], 1, ns);
+		for (uint32_t r = 0; r < t->len; r++)
+			fb.inlined[l][fb.key_of[l][r]] &= t->inlined[r];
 		for (uint32_t m = 0; m < e->nm; m++) {
 			fb.incl[l][m] = pv_calloc(ns, sizeof(int64_t));
 			fb.excl[l][m] = pv_calloc(ns, sizeof(int64_t));
@@ -1114,9 +1188,11 @@ enter:
 	f->line = pv_malloc((size_t)cap * sizeof(uint32_t));
 	f->level = pv_malloc(cap);
 	f->in_center = pv_calloc(cap, 1);
+	f->inlined = pv_calloc(cap, 1);
 	f->total = pv_calloc(e->nm, sizeof(int64_t *));
 	f->self = pv_calloc(e->nm, sizeof(int64_t *));
-	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center || !f->total || !f->self)
+	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center || !f->inlined ||
+	    !f->total || !f->self)
 		goto out;
 	for (uint32_t m = 0; m < e->nm; m++) {
 		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
@@ -1201,6 +1277,7 @@ enter:
 				f->total[m][o] = fb.incl[l][m][sx];
 				f->self[m][o] = fb.excl[l][m][sx];
 			}
+			f->inlined[o] = fb.inlined[l][sx];
 			if (!list && l + 1 < nl && !nostack) {
 				depth++;
 				pos[depth] = first[depth][sx];
@@ -1224,6 +1301,7 @@ out:
 		pv_free(fb.scope_key[l]);
 		pv_free(fb.scope_parent[l]);
 		pv_free(fb.active[l]);
+		pv_free(fb.inlined[l]);
 		for (uint32_t m = 0; m < e->nm; m++) {
 			pv_free(fb.incl[l][m]);
 			pv_free(fb.excl[l][m]);
@@ -1239,6 +1317,7 @@ out:
 			pv_free(f->line);
 			pv_free(f->level);
 			pv_free(f->in_center);
+			pv_free(f->inlined);
 			for (uint32_t m = 0; m < e->nm && f->total; m++) {
 				pv_free(f->total[m]);
 				pv_free(f->self[m]);
@@ -1310,6 +1389,10 @@ static void exact_function_costs(struct engine *e)
 			for (uint32_t k = 0; k < b - a; k++)
 				id[k] = f->id[order[k]];
 			memcpy(f->id + a, id, (b - a) * sizeof(*id));
+			for (uint32_t k = 0; k < b - a; k++)
+				id[k] = f->inlined[order[k]];
+			for (uint32_t k = 0; k < b - a; k++)
+				f->inlined[a + k] = (uint8_t)id[k];
 		}
 		a = b == a ? a + 1 : b;
 	}
@@ -1456,7 +1539,8 @@ enter:;
 	f->line = pv_calloc(cap, sizeof(uint32_t));
 	f->level = pv_malloc(cap);
 	f->in_center = pv_calloc(cap, 1);
-	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center)
+	f->inlined = pv_calloc(cap, 1); /* call-graph formats have no inlined frames */
+	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center || !f->inlined)
 		goto oom;
 	for (uint32_t m = 0; m < e->nm; m++) {
 		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
@@ -1499,6 +1583,7 @@ void pv_view_free(struct pv_view *v)
 		pv_free(v->flat->line);
 		pv_free(v->flat->level);
 		pv_free(v->flat->in_center);
+		pv_free(v->flat->inlined);
 		for (uint32_t m = 0; m < v->nr_metrics; m++) {
 			pv_free(v->flat->total[m]);
 			pv_free(v->flat->self[m]);
@@ -1893,6 +1978,8 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 			e.origin[o] = o;
 	}
 	if ((rc = resolve(&e, q)) || (rc = sample_pass(&e)))
+		goto fail;
+	if (q->inlines == PV_INLINE_FOLD && (rc = fold_inlines(&e)))
 		goto fail;
 	for (uint32_t i = 0; i < q->nr_filters; i++)
 		if ((rc = apply_filter(&e, &q->filters[i], i)))
