@@ -151,7 +151,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 			unit_text(v, m), tb,
 			o && o->threads_label ? o->threads_label : "all threads");
 	}
-	if (v->q.nr_filters || v->q.has_range) {
+	if (v->q.nr_filters || v->q.has_range || v->q.inlines != PV_INLINE_KEEP) {
 		char *args = pv_query_to_args(&v->q);
 		/* only the filter part: the whole query line is what --json prints */
 		fprintf(out, "# query: %s\n", args ? args : "");
