@@ -4,7 +4,9 @@
  * The pipeline (spec/views.md):
  *   1. one pass over the selected samples (threads, time range, inside markers matching a
  *      search: a binary search in each thread's union of their intervals) sums each metric per
- *      stack;
+ *      stack (samples without a stack apart: they stay in the whole, as the (no stack) row of
+ *      an uncentered view; doc/samples-and-inlines.md); with --inline fold, one rebuild folds
+ *      inlined frames into the frames that hold them;
  *   2. each filter is one pass over the working stack table in index order: include/drop zero
  *      the cost of stacks; merge, collapse and focus build a new table by interning (prefix,
  *      frame) pairs and move each stack's cost to its image;
