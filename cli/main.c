@@ -68,6 +68,8 @@ static void usage(FILE *out)
 	      "  --metric A[,B]        metrics to show (default: the profile's own)\n"
 	      "  --by function|line|file|module   granularity of the rows\n"
 	      "  --percent center|whole           percentages of the center or the whole\n"
+	      "  --inline keep|fold    inlined frames as frames (kind inline) or folded into\n"
+	      "                        the function they are inlined in\n"
 	      "  --depth N, --min-percent P, -n N, --sort self|total   what to print\n"
 	      "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
 	      "  --range-from-marker N     the time range of marker N (see 'markers')\n"
@@ -390,7 +392,7 @@ static const char *const commands[] = {"info",	   "top",     "tree",	"callers", 
 static const char *const query_options[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "sort", "inside-markers",
+	"min-percent", "depth", "sort", "inside-markers", "inline",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */

@@ -29,8 +29,6 @@
 #define FLAME_MAX_NODES	    1000000
 #define FLAT_DEFAULT_LIMIT  500
 
-static const char *const kind_names[] = {"function", "line", "file", "module", "center"};
-
 /* ---- a growable string (keys, paths) ---- */
 
 struct sb {
@@ -359,6 +357,7 @@ static void step_add(struct sb *b, uint8_t kind, uint32_t id, uint32_t line)
 		else
 			snprintf(buf, sizeof(buf), "m%u", id);
 		break;
+	case PV_ROW_NOSTACK: snprintf(buf, sizeof(buf), "n"); break;
 	default: snprintf(buf, sizeof(buf), "c"); break;
 	}
 	sb_adds(b, buf);
@@ -395,7 +394,8 @@ static bool parse_step(const char **s, struct step *st)
 	st->line = 0;
 	switch (*p++) {
 	case 'c':
-		st->kind = PV_ROW_CENTER;
+	case 'n':
+		st->kind = p[-1] == 'c' ? PV_ROW_CENTER : PV_ROW_NOSTACK;
 		st->id = 0;
 		break;
 	case 'f':
@@ -655,7 +655,7 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	fputs(", \"name\": ", out);
 	json_str(out, row_name(v, t->kind[r], t->id[r], t->line[r], b, sizeof(b)));
 	fputs(", \"kind\": ", out);
-	json_str(out, kind_names[t->kind[r] < 5 ? t->kind[r] : 0]);
+	json_str(out, pv_row_kind_name((enum pv_row_kind)t->kind[r], t->inlined && t->inlined[r]));
 	fputs(", \"module\": ", out);
 	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
 	fputs(", \"file\": ", out);
@@ -906,7 +906,7 @@ static void flat_row(FILE *out, const struct pv_view *v, uint32_t r, const struc
 	fputs(", \"name\": ", out);
 	json_str(out, row_name(v, f->kind[r], f->id[r], f->line[r], b, sizeof(b)));
 	fputs(", \"kind\": ", out);
-	json_str(out, kind_names[f->kind[r] < 5 ? f->kind[r] : 0]);
+	json_str(out, pv_row_kind_name((enum pv_row_kind)f->kind[r], f->inlined && f->inlined[r]));
 	fprintf(out, ", \"level\": %u, \"in_center\": %s, \"module\": ", f->level[r],
 		f->in_center[r] ? "true" : "false");
 	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
@@ -990,6 +990,8 @@ static void view_head(FILE *out, const struct pv_view *v)
 	json_values(out, v->center, v->nr_metrics);
 	fputs(", \"nostack\": ", out);
 	json_values(out, v->nostack, v->nr_metrics);
+	fputs(", \"base\": ", out);
+	json_values(out, v->base, v->nr_metrics);
 	fprintf(out, ", \"centered\": %s, \"center_label\": ", v->centered ? "true" : "false");
 	json_str_or_null(out, v->centered ? v->center_label : NULL);
 	fprintf(out, ", \"samples\": %" PRIu64, v->nr_samples);

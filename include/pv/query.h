@@ -64,6 +64,12 @@ enum pv_sort_key {
 	PV_SORT_TOTAL,
 };
 
+/* Inlined frames (doc/samples-and-inlines.md). */
+enum pv_inline_mode {
+	PV_INLINE_KEEP = 0, /* frames of their own, rows of kind "inline" */
+	PV_INLINE_FOLD,     /* folded into the function they are inlined in (pprof's -noinlines) */
+};
+
 struct pv_filter {
 	enum pv_filter_kind kind;
 	char *arg; /* a scope, a module name or a category name */
@@ -92,6 +98,8 @@ struct pv_query {
 	uint32_t depth;     /* rows deeper than this are cut (0 = no limit) */
 	uint32_t limit;     /* list views: at most this many rows (0 = all) */
 	enum pv_sort_key sort; /* list views: the column to sort by */
+	enum pv_inline_mode inlines; /* inlined frames: kept (default) or folded, before the
+				      * filters */
 };
 
 void pv_query_init(struct pv_query *q);
@@ -119,7 +127,7 @@ int pv_granularity_parse(const char *s, enum pv_granularity *out);
  * Command-line notation. pv_query_set_option() takes one long option name (without "--") and
  * its value, as the CLI parses them: center, include, drop, merge, collapse-recursion,
  * collapse-module, focus-category, tag, drop-tag, metric (a,b), by, thread, range (T0:T1 in ms), percent,
- * min-percent, depth, n, sort, inside-markers. Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
+ * min-percent, depth, n, sort, inside-markers, inline (keep|fold). Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
  * name is not a query option.
  */
 int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
@@ -132,7 +140,7 @@ int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 char *pv_query_to_args(const struct pv_query *q);
 
 /* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&...
- * (inside-markers=SEARCH) */
+ * (inside-markers=SEARCH, inline=fold) */
 char *pv_query_to_url(const struct pv_query *q);
 /* Percent-decodes s[0..n) ('+' is a space) into a new string to free(); NULL when out of memory,
  * or with *bad set for a broken escape or %00 (which would cut the string short). */
@@ -140,7 +148,8 @@ char *pv_url_decode(const char *s, size_t n, bool *bad);
 int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
 
 /* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,
- * "inside_markers": null or "SEARCH"} */
+ * "inside_markers": null or "SEARCH", "inline": "keep" or "fold"} ("inline" and
+ * "inside_markers" are written only when set) */
 char *pv_query_to_json(const struct pv_query *q);
 int pv_query_from_json(struct pv_query *q, const char *s, size_t len, struct pv_error *err);
 

@@ -66,6 +66,8 @@ enum pv_row_kind {
 	PV_ROW_FILE,         /* id = source, PV_NONE for functions without a file */
 	PV_ROW_MODULE,       /* id = module, PV_NONE for functions without a module */
 	PV_ROW_CENTER,       /* the center of a centered tree: one or several scopes */
+	PV_ROW_NOSTACK,      /* the samples without a stack (id 0): one row of an uncentered view,
+			      * so the rows add up to the whole (doc/samples-and-inlines.md) */
 };
 
 /*
@@ -82,6 +84,7 @@ struct pv_tree {
 	uint32_t *child_first, *child_len, *children;
 	uint32_t *roots;
 	uint32_t nr_roots;
+	uint8_t *inlined;  /* 1: every frame of the row is an inlined frame (NULL: none is) */
 };
 
 /* A flat row: one scope, nested module > file > function > line by level (0..3). */
@@ -92,6 +95,7 @@ struct pv_flat {
 	uint8_t *level;    /* 0 module, 1 file, 2 function, 3 line */
 	uint8_t *in_center;
 	int64_t **total, **self;
+	uint8_t *inlined;  /* 1: every frame of the row's scope is inlined (NULL: none is) */
 };
 
 struct pv_view {
@@ -101,9 +105,14 @@ struct pv_view {
 	pv_metric_ix metrics[PV_QUERY_MAX];
 	pv_thread_ix *threads;      /* the selected threads */
 	uint32_t nr_threads;
-	int64_t whole[PV_QUERY_MAX];  /* cost of the filtered profile (samples with a stack) */
+	int64_t whole[PV_QUERY_MAX];  /* cost of the filtered profile, samples without a stack
+				       * included (nostack) */
 	int64_t center[PV_QUERY_MAX]; /* cost of the samples that reach the center (= whole without) */
-	int64_t nostack[PV_QUERY_MAX]; /* selected samples without a stack (in no tree) */
+	int64_t nostack[PV_QUERY_MAX]; /* selected samples without a stack: in whole, shown as the
+					* (no stack) row of an uncentered view; 0 with an include
+					* filter (they hold no scope) */
+	int64_t base[PV_QUERY_MAX];   /* what every percentage of the view is of: the center's total,
+				       * or the whole (--percent whole, the flat view, no center) */
 	int64_t lost[PV_QUERY_MAX];   /* samples whose every frame a transform removed */
 	uint64_t nr_samples;        /* selected samples */
 	bool centered;
@@ -150,6 +159,12 @@ void pv_free_keep(uint8_t *keep);
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
 const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 			     char *buf, size_t len, uint32_t line);
+/*
+ * The name of a row's kind in JSON (CLI --json, the web API): "function", "line", "file",
+ * "module", "center", "nostack"; "inline" for a function row whose frames are all inlined
+ * (the row's inlined flag).
+ */
+const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined);
 /* Module, file and line of a row when known (PV_NONE / 0 otherwise). */
 void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 		       pv_module_ix *module, pv_source_ix *source, uint32_t *line);

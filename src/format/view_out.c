@@ -52,15 +52,6 @@ static void pct(char *buf, size_t n, int64_t v, int64_t whole)
 		snprintf(buf, n, "%.2f%%", 100.0 * (double)v / (double)whole);
 }
 
-/* the total percentages are of: the center's total, or the whole filtered profile */
-static int64_t base_of(const struct pv_view *v, uint32_t m)
-{
-	/* the flat view is not cut at the center (it only marks it): of the whole, always */
-	if (v->q.percent == PV_PERCENT_WHOLE || v->q.view == PV_VIEW_FLAT)
-		return v->whole[m];
-	return v->center[m];
-}
-
 static enum pv_unit unit_of(const struct pv_view *v, uint32_t m)
 {
 	return v->p->metrics.unit[v->metrics[m]];
@@ -99,6 +90,13 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 	}
 }
 
+/* " (inline)" after the name of a row of kind inline (pv_row_kind_name) */
+static void inline_mark(FILE *out, enum pv_row_kind kind, bool inlined)
+{
+	if (strcmp(pv_row_kind_name(kind, inlined), "inline") == 0)
+		fputs(" (inline)", out);
+}
+
 static void json_str_or_null(FILE *out, const char *s)
 {
 	if (!s || !*s)
@@ -108,7 +106,8 @@ static void json_str_or_null(FILE *out, const char *s)
 }
 
 static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			  uint32_t line, int64_t *const *total, int64_t *const *self, uint32_t r)
+			  uint32_t line, bool inlined, int64_t *const *total, int64_t *const *self,
+			  uint32_t r)
 {
 	const struct pv_profile *p = v->p;
 	char b[512];
@@ -118,11 +117,10 @@ static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind k
 	pv_view_row_place(v, kind, id, &m, &s, &fl);
 	if (kind == PV_ROW_LINE && line)
 		fl = line;
-	static const char *const kinds[] = {"function", "line", "file", "module", "center"};
 	fputs("{\"name\": ", out);
 	pv_json_string(out, pv_view_row_name(v, kind, id, b, sizeof(b), line));
 	fputs(", \"kind\": ", out);
-	pv_json_string(out, kinds[kind < 5 ? kind : 0]);
+	pv_json_string(out, pv_row_kind_name(kind, inlined));
 	fputs(", \"module\": ", out);
 	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
 	fputs(", \"file\": ", out);
@@ -153,7 +151,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 			unit_text(v, m), tb,
 			o && o->threads_label ? o->threads_label : "all threads");
 	}
-	if (v->q.nr_filters || v->q.has_range) {
+	if (v->q.nr_filters || v->q.has_range || v->q.inlines != PV_INLINE_KEEP) {
 		char *args = pv_query_to_args(&v->q);
 		/* only the filter part: the whole query line is what --json prints */
 		fprintf(out, "# query: %s\n", args ? args : "");
@@ -203,8 +201,8 @@ static void text_values(FILE *out, const struct pv_view *v, int64_t *const *tota
 		char tb[32], sb[32], tp[16], sp[16];
 		cost_text(v, m, tb, sizeof(tb), total[m][r]);
 		cost_text(v, m, sb, sizeof(sb), self[m][r]);
-		pct(tp, sizeof(tp), total[m][r], base_of(v, m));
-		pct(sp, sizeof(sp), self[m][r], base_of(v, m));
+		pct(tp, sizeof(tp), total[m][r], v->base[m]);
+		pct(sp, sizeof(sp), self[m][r], v->base[m]);
 		if (self_first)
 			fprintf(out, "%12s %8s %12s %8s  ", sb, sp, tb, tp);
 		else
@@ -272,8 +270,8 @@ static void walk(struct walk *w, int indent0)
 			continue;
 		if (w->json) {
 			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", indent0 + 2 * (int)sp, "");
-			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r], t->total,
-				      t->self, r);
+			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r],
+				      t->inlined && t->inlined[r], t->total, t->self, r);
 			fputs(", \"children\": [", w->out);
 		} else {
 			char b[512];
@@ -281,6 +279,7 @@ static void walk(struct walk *w, int indent0)
 			fprintf(w->out, "%*s%s", (int)(2 * t->depth[r]), "",
 				pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b),
 						 t->line[r]));
+			inline_mark(w->out, t->kind[r], t->inlined && t->inlined[r]);
 			row_suffix(w->out, w->v, t->kind[r], t->id[r], t->line[r]);
 			fputc('\n', w->out);
 		}
@@ -295,7 +294,7 @@ static void print_tree(FILE *out, const struct pv_view *v, const struct pv_tree 
 {
 	struct walk w = {out, v, t, json, v->q.depth, 0, NULL, 0, 0};
 	if (v->q.min_percent > 0) {
-		double c = (double)base_of(v, 0) * v->q.min_percent / 100.0;
+		double c = (double)v->base[0] * v->q.min_percent / 100.0;
 		w.min_cost = (int64_t)c;
 		if ((double)w.min_cost < c)
 			w.min_cost++;
@@ -320,14 +319,6 @@ static void text_footer(FILE *out, const struct pv_view *v, uint64_t cut_pct, ui
 		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", cut_pct, v->q.min_percent);
 	if (cut_depth)
 		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", cut_depth, v->q.depth);
-	for (uint32_t m = 0; m < v->nr_metrics; m++) {
-		if (v->nostack[m]) {
-			char nb[32];
-			cost_text(v, m, nb, sizeof(nb), v->nostack[m]);
-			fprintf(out, "# %s: %s in samples without a stack not shown\n",
-				metric_name(v, m), nb);
-		}
-	}
 }
 
 static void json_open(FILE *out, const struct pv_view *v)
@@ -377,7 +368,8 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 					cnt[depth + 1] ? 2 * depth + 2 : 0, "");
 			fprintf(out, "%s\n%*s", cnt[lv] ? "," : "", 2 * lv + 2, "");
 			cnt[lv]++;
-			json_row_head(out, v, f->kind[r], f->id[r], f->line[r], f->total, f->self, r);
+			json_row_head(out, v, f->kind[r], f->id[r], f->line[r],
+				      f->inlined && f->inlined[r], f->total, f->self, r);
 			if (v->centered)
 				fprintf(out, ", \"in_center\": %s", f->in_center[r] ? "true" : "false");
 			if (list) {
@@ -400,6 +392,7 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
 		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
 			pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b), f->line[r]));
+		inline_mark(out, f->kind[r], f->inlined && f->inlined[r]);
 		row_suffix(out, v, f->kind[r], f->id[r], f->line[r]);
 		fputc('\n', out);
 	}

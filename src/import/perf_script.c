@@ -423,6 +423,8 @@ enum { EV_SAMPLE, EV_TRACEPOINT, EV_SIDEBAND };
 struct pending_inline {
 	const char *sym, *sym_end; /* in the input, or an interned string */
 	uint32_t at;		   /* its row in frames */
+	int has_addr;		   /* addr: the line's address (IP) */
+	uint64_t addr;
 };
 
 struct pstate {
@@ -735,16 +737,69 @@ static inline int push_frame(struct pstate *s, pv_frame_ix f, uint32_t rec)
 	return 0;
 }
 
+/* The address at the start of a frame line [p, e) (blanks first); 0 when there is none. */
+static int line_addr(const char *p, const char *e, uint64_t *out)
+{
+	p = skip_blanks(p, e);
+	uint64_t v = 0;
+	int n = 0;
+	for (; p < e && is_hex(*p) && n < 16; p++, n++)
+		v = v << 4 | (uint64_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+	*out = v;
+	return n > 0 && (p == e || is_blank(*p));
+}
+
+/* The address of the line of the sample's frame row i; 0 when it is not known. */
+static int frame_addr(const struct pstate *s, uint32_t i, uint64_t *out)
+{
+	if (s->frames[i] == PV_NONE) {
+		for (uint32_t k = s->npend; k-- > 0;)
+			if (s->pend[k].at == i) {
+				*out = s->pend[k].addr;
+				return s->pend[k].has_addr;
+			}
+		return 0;
+	}
+	if (!s->frame_rec[i])
+		return 0;
+	const struct line_rec *r = REC(s, s->frame_rec[i]);
+	const char *t = (const char *)(r + 1);
+	return line_addr(t, t + r->len, out);
+}
+
 /*
- * An inlined frame waits (PV_NONE in frames) until the sample ends: it takes the module of the
- * first frame below it that is not inlined, and its depth from there.
+ * An inlined frame waits (PV_NONE in frames) until the sample ends. perf prints the frames of
+ * one IP together, innermost first, each with the same address, the function that holds them
+ * last; it marks "(inlined)" every one whose debug-info name differs from the ELF symbol's
+ * (tools/perf's new_inline_sym), so the holder itself is marked when the two names differ
+ * ("sort_block" for "sort_block.constprop.0", "__libc_start_main_impl" for
+ * "__libc_start_main@@GLIBC_2.34"). So an "(inlined)" frame is inlined into the next line only
+ * when that line has the same address (or when addresses are not known); otherwise, and as the
+ * last line, it is the function at its address: inline depth 0, in the module of the nearest
+ * frame with a module below it (its callee; not the kernel's), else above it. An inlined frame
+ * takes the module of the frame it is inlined into, and its depth counted from there.
  */
-static int push_inline(struct pstate *s, const char *sym, const char *sym_end)
+static int push_inline(struct pstate *s, const char *sym, const char *sym_end, int has_addr,
+		       uint64_t addr)
 {
 	if (ENSURE(s, s->pend, s->pendcap, (uint64_t)s->npend + 1))
 		return -1;
-	s->pend[s->npend++] = (struct pending_inline){sym, sym_end, s->nframes};
+	s->pend[s->npend++] = (struct pending_inline){sym, sym_end, s->nframes, has_addr, addr};
 	return push_frame(s, PV_NONE, 0);
+}
+
+/* The module of the first frame with one below row i (toward the leaf), not the kernel. */
+static pv_module_ix callee_module(const struct pstate *s, uint32_t i)
+{
+	const struct pv_profile *p = s->b->p;
+	while (i-- > 0) {
+		pv_frame_ix f = s->frames[i];
+		if (f == PV_NONE)
+			continue;
+		pv_module_ix m = p->funcs.module[p->frames.func[f]];
+		return m != PV_NONE && p->modules.kind[m] != PV_MODULE_KERNEL ? m : PV_NONE;
+	}
+	return PV_NONE;
 }
 
 static void resolve_inline(struct pstate *s)
@@ -764,8 +819,17 @@ static void resolve_inline(struct pstate *s)
 		if (k == 0 || s->pend[k - 1].at != i)
 			continue; /* cannot happen: every PV_NONE has its entry */
 		const struct pending_inline *q = &s->pend[k - 1];
+		uint64_t next;
+		int holder = i + 1 == s->nframes ||
+			     (q->has_addr && frame_addr(s, i + 1, &next) && q->addr != next);
+		if (holder) {
+			pv_module_ix cm = callee_module(s, i);
+			mod = cm != PV_NONE ? cm : mod;
+			depth = 0;
+		} else {
+			depth++;
+		}
 		pv_str_ix key;
-		depth++;
 		s->frames[i] =
 		    frame_make(s, q->sym, (size_t)(q->sym_end - q->sym), mod,
 			       (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth), &key);
@@ -779,16 +843,20 @@ static void mark_inlined(struct pstate *s)
 	if (!s->nframes || s->frames[s->nframes - 1] == PV_NONE)
 		return;
 	const struct pv_profile *p = s->b->p;
+	uint64_t addr = 0;
+	int has_addr = frame_addr(s, s->nframes - 1, &addr);
 	pv_frame_ix f = s->frames[--s->nframes];
 	pv_str_ix name = p->funcs.name[p->frames.func[f]];
 	const char *n = p->strings.ptr[name];
-	push_inline(s, n, n + p->strings.size[name]);
+	push_inline(s, n, n + p->strings.size[name], has_addr, addr);
 }
 
 static void add_frame(struct pstate *s, const struct frame_text *ft)
 {
 	if (ft->inlined) {
-		push_inline(s, ft->sym, ft->sym_end);
+		uint64_t addr;
+		int has_addr = line_addr(ft->addr, ft->addr_end, &addr);
+		push_inline(s, ft->sym, ft->sym_end, has_addr, addr);
 		return;
 	}
 	pv_module_ix mod = module_of(s, ft->dso, ft->dso_end);

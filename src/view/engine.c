@@ -4,7 +4,9 @@
  * The pipeline (doc/views.md):
  *   1. one pass over the selected samples (threads, time range, inside markers matching a
  *      search: a binary search in each thread's union of their intervals) sums each metric per
- *      stack;
+ *      stack (samples without a stack apart: they stay in the whole, as the (no stack) row of
+ *      an uncentered view; doc/samples-and-inlines.md); with --inline fold, one rebuild folds
+ *      inlined frames into the frames that hold them;
  *   2. each filter is one pass over the working stack table in index order: include/drop zero
  *      the cost of stacks; merge, collapse and focus build a new table by interning (prefix,
  *      frame) pairs and move each stack's cost to its image;
@@ -57,6 +59,12 @@ static uint32_t vf_func(const struct pv_view *v, uint32_t vf)
 static uint32_t vf_line(const struct pv_view *v, uint32_t vf)
 {
 	return vf < v->p->frames.len ? v->p->frames.line[vf] : 0;
+}
+
+/* An inlined frame: inline depth 1 or more (a pseudo-frame never is). */
+static bool vf_inlined(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len && v->p->frames.inline_depth[vf] > 0;
 }
 
 static pv_module_ix fn_module(const struct pv_view *v, uint32_t f)
@@ -555,6 +563,47 @@ out:
 	return rc;
 }
 
+/* ---- inlined frames (--inline fold) ---- */
+
+/*
+ * Folds every inlined frame into the frame it is inlined in, as pprof's -noinlines keeps only a
+ * location's outermost line: an inlined frame's image is its caller's, so its cost and its
+ * callees go to the function that holds the inlined code (a stack's inlined frames sit right
+ * above that function's frame). An inlined frame at the root, with nothing to fold into, stays.
+ * One rebuild of the working table, before the filters; nothing to do without inlined frames.
+ */
+static int fold_inlines(struct engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct wst *w = &e->w;
+	bool any = false;
+	for (uint32_t f = 0; f < p->frames.len && !any; f++)
+		any = p->frames.inline_depth[f] > 0;
+	if (!any)
+		return 0;
+	uint32_t n = w->len ? w->len : 1;
+	struct rebuild r;
+	memset(&r, 0, sizeof(r));
+	uint32_t *img = pv_malloc((size_t)n * sizeof(*img));
+	int oom = !img || wst_own(e, n, &r.frame, &r.prefix);
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t pre = w->prefix[s];
+		uint32_t ip = pre == PV_NONE ? PV_NONE : img[pre];
+		img[s] = vf_inlined(e->v, w->frame[s]) && ip != PV_NONE
+				 ? ip
+				 : rb_intern(&r, ip, w->frame[s], &oom);
+	}
+	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "out of memory folding inlined frames")
+		     : finish_rebuild(e, &r, img);
+	if (!rc)
+		r.frame = r.prefix = NULL;
+	u64map_release(&r.map);
+	pv_free(r.frame);
+	pv_free(r.prefix);
+	pv_free(img);
+	return rc;
+}
+
 /* ---- rows and trees ---- */
 
 /*
@@ -576,6 +625,18 @@ static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granular
 	case PV_BY_MODULE: return KEY(PV_ROW_MODULE, fn_module(v, f), 0);
 	default: return KEY(PV_ROW_FUNCTION, f, 0);
 	}
+}
+
+/*
+ * Inlined rows: while a tree is built, inlined[r] collects INL_INLINED when one of the row's
+ * frames is an inlined frame, INL_OUTLINED when one is not; tree_finish keeps 1 for the rows
+ * with inlined frames only (kind "inline", doc/samples-and-inlines.md).
+ */
+enum { INL_INLINED = 1, INL_OUTLINED = 2 };
+
+static void row_frame(const struct pv_view *v, struct pv_tree *t, uint32_t r, uint32_t vf)
+{
+	t->inlined[r] |= vf_inlined(v, vf) ? INL_INLINED : INL_OUTLINED;
 }
 
 struct tree_build {
@@ -616,7 +677,7 @@ static int tb_grow(struct tree_build *b)
 	struct pv_tree *t = b->t;
 	uint32_t nc = grow_cap(b->cap, (uint64_t)t->len + 1);
 	if (!nc || COL_GROW(t->kind, nc) || COL_GROW(t->id, nc) || COL_GROW(t->line, nc) ||
-	    COL_GROW(t->parent, nc) || COL_GROW(t->depth, nc))
+	    COL_GROW(t->parent, nc) || COL_GROW(t->depth, nc) || COL_GROW(t->inlined, nc))
 		return -1;
 	for (uint32_t m = 0; m < b->nm; m++) {
 		if (COL_GROW(t->total[m], nc) || COL_GROW(t->self[m], nc))
@@ -647,6 +708,7 @@ static uint32_t row_of(struct tree_build *b, uint32_t parent, uint64_t key)
 	t->line[r] = KEY_LINE(key);
 	t->parent[r] = parent;
 	t->depth[r] = parent == PV_NONE ? 0 : t->depth[parent] + 1;
+	t->inlined[r] = 0;
 	for (uint32_t m = 0; m < b->nm; m++)
 		t->total[m][r] = t->self[m][r] = 0;
 	if (u64map_put(&b->rows, rk, r))
@@ -663,6 +725,7 @@ static void tree_free(struct pv_tree *t, uint32_t nm)
 	pv_free(t->line);
 	pv_free(t->parent);
 	pv_free(t->depth);
+	pv_free(t->inlined);
 	for (uint32_t m = 0; m < nm; m++) {
 		if (t->total)
 			pv_free(t->total[m]);
@@ -745,6 +808,8 @@ static void sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
 static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_self)
 {
 	uint32_t n = t->len;
+	for (uint32_t r = 0; r < n; r++) /* INL_* bits (row_frame) to the flag */
+		t->inlined[r] = t->inlined[r] == INL_INLINED;
 	if (totals_from_self) {
 		for (uint32_t m = 0; m < e->nm; m++) {
 			if (n) /* no rows: the columns were never allocated */
@@ -796,8 +861,39 @@ static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_sel
 }
 
 /*
+ * The samples without a stack as one root row of an uncentered tree, so the roots add up to the
+ * whole (doc/samples-and-inlines.md). with_total: the builder sets totals itself (bottom-up).
+ */
+static void nostack_row(struct engine *e, struct tree_build *b, bool with_total)
+{
+	const struct pv_view *v = e->v;
+	bool any = false;
+	for (uint32_t m = 0; m < e->nm; m++)
+		any |= v->nostack[m] != 0;
+	if (!any)
+		return;
+	uint32_t r = row_of(b, PV_NONE, KEY(PV_ROW_NOSTACK, 0, 0));
+	if (b->oom)
+		return;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		b->t->self[m][r] += v->nostack[m];
+		if (with_total)
+			b->t->total[m][r] += v->nostack[m];
+	}
+}
+
+/* Whether the samples without a stack count in a view of q: not with an include filter. */
+static bool nostack_kept(const struct pv_query *q)
+{
+	for (uint32_t i = 0; i < q->nr_filters; i++)
+		if (q->filters[i].kind == PV_FILTER_INCLUDE)
+			return false;
+	return true;
+}
+
+/*
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
- * and the anchor itself is the one center row.
+ * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
 static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_row,
 			  struct pv_tree **out)
@@ -834,9 +930,13 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 		}
 		if (b.oom)
 			break;
+		if (b.t->kind[node[s]] != PV_ROW_CENTER)
+			row_frame(e->v, b.t, node[s], w->frame[s]);
 		for (uint32_t m = 0; m < e->nm; m++)
 			b.t->self[m][node[s]] += w->cost[m][s];
 	}
+	if (!anchor && !b.oom)
+		nostack_row(e, &b, false);
 	pv_free(node);
 	int oom = b.oom;
 	tb_release(&b);
@@ -896,6 +996,8 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 		/* the first row: the center, or (inverted tree) the stack's own frame */
 		uint32_t row = row_of(&b, PV_NONE,
 				      anchor ? CENTER_KEY : frame_key(e->v, w->frame[a], by));
+		if (!anchor && !b.oom)
+			row_frame(e->v, b.t, row, w->frame[a]);
 		uint32_t s = w->prefix[a];
 		for (;;) {
 			if (b.oom)
@@ -916,9 +1018,13 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 			if (s == PV_NONE)
 				break;
 			row = row_of(&b, row, key);
+			if (!b.oom)
+				row_frame(e->v, b.t, row, w->frame[s]);
 			s = w->prefix[s];
 		}
 	}
+	if (!anchor && !b.oom)
+		nostack_row(e, &b, true);
 	if (b.oom)
 		goto oom;
 	tb_release(&b);
@@ -953,6 +1059,7 @@ struct flat_build {
 	uint32_t nr_scopes[4];
 	int64_t *incl[4][PV_QUERY_MAX], *excl[4][PV_QUERY_MAX];
 	uint32_t *active[4];
+	uint8_t *inlined[4];     /* scope index -> every tree row of it inlined */
 	uint64_t *scope_key[4];  /* scope index -> KEY() */
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
 };
@@ -997,7 +1104,8 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 		uint32_t parent_scope = PV_NONE;
 		for (uint32_t l = 0; l < nl; l++) {
 			uint64_t key;
-			switch (levels[l]) {
+			switch (t->kind[r] == PV_ROW_NOSTACK ? 4 : levels[l]) {
+			case 4: key = KEY(PV_ROW_NOSTACK, 0, 0); break; /* one row, on top */
 			case 0: key = KEY(PV_ROW_MODULE, fn_module(v, fn), 0); break;
 			case 1: key = KEY(PV_ROW_FILE, fn_source(v, fn), 0); break;
 			case 2: key = KEY(PV_ROW_FUNCTION, fn, 0); break;
@@ -1020,8 +1128,12 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	for (uint32_t l = 0; l < nl; l++) {
 		uint32_t ns = fb.nr_scopes[l] ? fb.nr_scopes[l] : 1;
 		fb.active[l] = pv_calloc(ns, sizeof(uint32_t));
-		if (!fb.active[l])
+		fb.inlined[l] = pv_malloc(ns);
+		if (!fb.active[l] || !fb.inlined[l])
 			goto out;
+		memset(fb.inlined[l], 1, ns);
+		for (uint32_t r = 0; r < t->len; r++)
+			fb.inlined[l][fb.key_of[l][r]] &= t->inlined[r];
 		for (uint32_t m = 0; m < e->nm; m++) {
 			fb.incl[l][m] = pv_calloc(ns, sizeof(int64_t));
 			fb.excl[l][m] = pv_calloc(ns, sizeof(int64_t));
@@ -1078,9 +1190,11 @@ enter:
 	f->line = pv_malloc((size_t)cap * sizeof(uint32_t));
 	f->level = pv_malloc(cap);
 	f->in_center = pv_calloc(cap, 1);
+	f->inlined = pv_calloc(cap, 1);
 	f->total = pv_calloc(e->nm, sizeof(int64_t *));
 	f->self = pv_calloc(e->nm, sizeof(int64_t *));
-	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center || !f->total || !f->self)
+	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center || !f->inlined ||
+	    !f->total || !f->self)
 		goto out;
 	for (uint32_t m = 0; m < e->nm; m++) {
 		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
@@ -1153,6 +1267,9 @@ enter:
 				live |= fb.incl[l][m][sx] != 0 || fb.excl[l][m][sx] != 0;
 			if (!live) /* a scope only on stacks without cost: nothing under it either */
 				continue;
+			bool nostack = KEY_KIND(fb.scope_key[l][sx]) == PV_ROW_NOSTACK;
+			if (nostack && l > 0) /* the (no stack) row has no rows under it */
+				continue;
 			uint32_t o = out_len++;
 			f->kind[o] = tmpkind[l][sx];
 			f->id[o] = tmpid[l][sx];
@@ -1162,7 +1279,8 @@ enter:
 				f->total[m][o] = fb.incl[l][m][sx];
 				f->self[m][o] = fb.excl[l][m][sx];
 			}
-			if (!list && l + 1 < nl) {
+			f->inlined[o] = fb.inlined[l][sx];
+			if (!list && l + 1 < nl && !nostack) {
 				depth++;
 				pos[depth] = first[depth][sx];
 				endp[depth] = first[depth][sx] + count[depth][sx];
@@ -1185,6 +1303,7 @@ out:
 		pv_free(fb.scope_key[l]);
 		pv_free(fb.scope_parent[l]);
 		pv_free(fb.active[l]);
+		pv_free(fb.inlined[l]);
 		for (uint32_t m = 0; m < e->nm; m++) {
 			pv_free(fb.incl[l][m]);
 			pv_free(fb.excl[l][m]);
@@ -1200,6 +1319,7 @@ out:
 			pv_free(f->line);
 			pv_free(f->level);
 			pv_free(f->in_center);
+			pv_free(f->inlined);
 			for (uint32_t m = 0; m < e->nm && f->total; m++) {
 				pv_free(f->total[m]);
 				pv_free(f->self[m]);
@@ -1271,6 +1391,10 @@ static void exact_function_costs(struct engine *e)
 			for (uint32_t k = 0; k < b - a; k++)
 				id[k] = f->id[order[k]];
 			memcpy(f->id + a, id, (b - a) * sizeof(*id));
+			for (uint32_t k = 0; k < b - a; k++)
+				id[k] = f->inlined[order[k]];
+			for (uint32_t k = 0; k < b - a; k++)
+				f->inlined[a + k] = (uint8_t)id[k];
 		}
 		a = b == a ? a + 1 : b;
 	}
@@ -1417,7 +1541,8 @@ enter:;
 	f->line = pv_calloc(cap, sizeof(uint32_t));
 	f->level = pv_malloc(cap);
 	f->in_center = pv_calloc(cap, 1);
-	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center)
+	f->inlined = pv_calloc(cap, 1); /* call-graph formats have no inlined frames */
+	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center || !f->inlined)
 		goto oom;
 	for (uint32_t m = 0; m < e->nm; m++) {
 		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
@@ -1460,6 +1585,7 @@ void pv_view_free(struct pv_view *v)
 		pv_free(v->flat->line);
 		pv_free(v->flat->level);
 		pv_free(v->flat->in_center);
+		pv_free(v->flat->inlined);
 		for (uint32_t m = 0; m < v->nr_metrics; m++) {
 			pv_free(v->flat->total[m]);
 			pv_free(v->flat->self[m]);
@@ -1481,6 +1607,7 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 	const struct pv_profile *p = v->p;
 	switch (kind) {
 	case PV_ROW_CENTER: return v->center_label ? v->center_label : "";
+	case PV_ROW_NOSTACK: return "(no stack)";
 	case PV_ROW_FILE:
 		return id == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[id]);
 	case PV_ROW_MODULE:
@@ -1493,6 +1620,15 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 		return buf;
 	default: return fn_name(v, id);
 	}
+}
+
+const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined)
+{
+	static const char *const names[] = {"function", "line", "file", "module", "center",
+					    "nostack"};
+	if (kind == PV_ROW_FUNCTION && inlined)
+		return "inline";
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "function";
 }
 
 void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
@@ -1845,12 +1981,19 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	if ((rc = resolve(&e, q)) || (rc = sample_pass(&e)))
 		goto fail;
+	if (q->inlines == PV_INLINE_FOLD && (rc = fold_inlines(&e)))
+		goto fail;
 	for (uint32_t i = 0; i < q->nr_filters; i++)
 		if ((rc = apply_filter(&e, &q->filters[i], i)))
 			goto fail;
-	for (uint32_t m = 0; m < e.nm; m++)
+	/* the whole: every kept sample, those without a stack too (doc/samples-and-inlines.md) */
+	if (!nostack_kept(q))
+		memset(v->nostack, 0, sizeof(v->nostack));
+	for (uint32_t m = 0; m < e.nm; m++) {
+		v->whole[m] = v->nostack[m];
 		for (uint32_t s = 0; s < e.w.len; s++)
 			v->whole[m] += e.w.cost[m][s];
+	}
 	/* the center and each stack's outermost match */
 	v->centered = q->nr_center > 0;
 	if (q->view == PV_VIEW_BUTTERFLY && !v->centered) {
@@ -1885,6 +2028,9 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	} else {
 		memcpy(v->center, v->whole, sizeof(v->whole));
 	}
+	/* the percentages' base: the flat view is not cut at the center (it only marks it) */
+	bool of_whole = q->percent == PV_PERCENT_WHOLE || q->view == PV_VIEW_FLAT;
+	memcpy(v->base, of_whole ? v->whole : v->center, sizeof(v->base));
 	switch (q->view) {
 	case PV_VIEW_CALLERS:
 		rc = build_bottom_up(&e, anchor, &v->tree);
@@ -1970,9 +2116,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		if (samples_out) {
 			/* a sample without a stack is in v->nostack: kept unless the view needs a
 			 * stack (a center, an include filter) */
-			bool nostack = !v->centered;
-			for (uint32_t i = 0; i < q->nr_filters; i++)
-				nostack &= q->filters[i].kind != PV_FILTER_INCLUDE;
+			bool nostack = !v->centered && nostack_kept(q);
 			for (uint32_t x = 0; x < p->samples.len; x++) {
 				pv_stack_ix st = p->samples.stack[x];
 				if (e.skeep[x])

@@ -27,6 +27,7 @@ static const char *const filter_names[] = {"include", "drop", "merge", "collapse
 static const char *const by_names[] = {"function", "line", "file", "module"};
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total"};
+static const char *const inline_names[] = {"keep", "fold"};
 
 /* What each filter's argument is, for messages. */
 static const char *const filter_arg_what[] = {"a scope", "a scope", "a scope", "a scope",
@@ -179,6 +180,7 @@ int pv_query_copy(struct pv_query *dst, const struct pv_query *src)
 	dst->depth = src->depth;
 	dst->limit = src->limit;
 	dst->sort = src->sort;
+	dst->inlines = src->inlines;
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < src->nr_center; i++)
 		rc = pv_query_add_center(dst, src->center[i]);
@@ -225,6 +227,7 @@ bool pv_query_equal(const struct pv_query *a, const struct pv_query *b)
 {
 	if (a->view != b->view || a->by != b->by || a->percent != b->percent ||
 	    a->depth != b->depth || a->limit != b->limit || a->sort != b->sort ||
+	    a->inlines != b->inlines ||
 	    min_micro(a->min_percent) != min_micro(b->min_percent))
 		return false;
 	if (has_range(a) != has_range(b))
@@ -372,6 +375,7 @@ enum opt {
 	O_N,
 	O_SORT,
 	O_INSIDE,
+	O_INLINE,
 	O_VIEW, /* not a CLI option: the view is the command */
 };
 
@@ -379,7 +383,7 @@ enum opt {
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "n", "sort", "inside-markers",
+	"min-percent", "depth", "n", "sort", "inside-markers", "inline",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
@@ -522,6 +526,11 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 		rc = set_enum(sort_names, NR(sort_names), v, &e, label, err);
 		if (!rc)
 			q->sort = (enum pv_sort_key)e;
+		return rc;
+	case O_INLINE:
+		rc = set_enum(inline_names, NR(inline_names), v, &e, label, err);
+		if (!rc)
+			q->inlines = (enum pv_inline_mode)e;
 		return rc;
 	case O_VIEW:
 		rc = set_enum(view_names, NR(view_names), v, &e, label, err);
@@ -704,6 +713,8 @@ char *pv_query_to_args(const struct pv_query *q)
 	}
 	if (q->sort != PV_SORT_SELF)
 		flag1(&o, "sort", text_of(sort_names, NR(sort_names), q->sort));
+	if (q->inlines != PV_INLINE_KEEP)
+		flag1(&o, "inline", text_of(inline_names, NR(inline_names), q->inlines));
 	return out_close(&o);
 }
 
@@ -774,6 +785,8 @@ char *pv_query_to_url(const struct pv_query *q)
 		fprintf(o.f, "&n=%u", q->limit);
 	if (q->sort != PV_SORT_SELF)
 		pair(&o, "sort", NULL, text_of(sort_names, NR(sort_names), q->sort));
+	if (q->inlines != PV_INLINE_KEEP)
+		pair(&o, "inline", NULL, text_of(inline_names, NR(inline_names), q->inlines));
 	return out_close(&o);
 }
 
@@ -842,6 +855,10 @@ char *pv_query_to_json(const struct pv_query *q)
 	fprintf(f, ", \"min_percent\": %s, \"depth\": %u, \"limit\": %u, \"sort\": ", buf, q->depth,
 		q->limit);
 	pv_json_string(f, text_of(sort_names, NR(sort_names), q->sort));
+	if (q->inlines != PV_INLINE_KEEP) { /* only when set, as inside_markers */
+		fputs(", \"inline\": ", f);
+		pv_json_string(f, text_of(inline_names, NR(inline_names), q->inlines));
+	}
 	fputc('}', f);
 	return out_close(&o);
 }
@@ -890,7 +907,8 @@ char *pv_url_decode(const char *s, size_t n, bool *bad)
 static const char *const url_keys[] = {
 	[O_CENTER] = "center", [O_METRIC] = "metric", [O_BY] = "by", [O_THREAD] = "thread",
 	[O_RANGE] = "range", [O_PERCENT] = "percent", [O_MIN] = "min", [O_DEPTH] = "depth",
-	[O_N] = "n", [O_SORT] = "sort", [O_INSIDE] = "inside-markers", [O_VIEW] = "view",
+	[O_N] = "n", [O_SORT] = "sort", [O_INSIDE] = "inside-markers", [O_INLINE] = "inline",
+	[O_VIEW] = "view",
 };
 
 static int decode_fail(const char *s, size_t n, bool bad, struct pv_error *err)
@@ -1003,11 +1021,11 @@ int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err)
 
 static const char *const json_keys[] = {
 	"view", "center", "filters", "metrics", "by", "threads", "range", "percent",
-	"min_percent", "depth", "limit", "sort", "inside_markers",
+	"min_percent", "depth", "limit", "sort", "inside_markers", "inline",
 };
 enum {
 	K_VIEW, K_CENTER, K_FILTERS, K_METRICS, K_BY, K_THREADS, K_RANGE, K_PERCENT, K_MIN,
-	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE,
+	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE,
 };
 
 /* A string or key token as a new C string; positioned errors (no NUL inside, memory). */
@@ -1051,7 +1069,7 @@ static int json_set(struct json *j, const struct json_tok *t, struct pv_query *q
 	return rc ? json_value_fail(j, t, &e) : 0;
 }
 
-/* "key": "name" for view, by, percent, sort. */
+/* "key": "name" for view, by, percent, sort, inline. */
 static int json_enum(struct json *j, struct pv_query *q, enum opt o, const char *key)
 {
 	struct json_tok t;
@@ -1234,6 +1252,7 @@ static int json_query(struct json *j, struct pv_query *q)
 		case K_BY: rc = json_enum(j, q, O_BY, "by"); break;
 		case K_PERCENT: rc = json_enum(j, q, O_PERCENT, "percent"); break;
 		case K_SORT: rc = json_enum(j, q, O_SORT, "sort"); break;
+		case K_INLINE: rc = json_enum(j, q, O_INLINE, "inline"); break;
 		case K_CENTER: rc = json_strings(j, q, O_CENTER, "center"); break;
 		case K_METRICS: rc = json_strings(j, q, O_METRIC, "metrics"); break;
 		case K_THREADS: rc = json_strings(j, q, O_THREAD, "threads"); break;

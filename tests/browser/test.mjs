@@ -583,6 +583,49 @@ async function main() {
     await p4.close();
   });
 
+  await test('the inline toggle: kind inline rows, then inlined frames folded (inline=fold in the URL)', async () => {
+    const INL = 'tests/data/perf/inline-dwarf.perf.txt.gz';
+    const u = await serve(INL);
+    const p5 = await context.newPage();
+    const badges = () => p5.$$eval('.pane[data-tab="top-down"] .tt-row[data-key]', (els) =>
+      Object.fromEntries(els.filter((e) => !e.hidden && e.querySelector('.nm')).map((e) => {
+        const b = e.querySelector('.badge');
+        return [e.querySelector('.nm').textContent, b && b.style.display !== 'none' ? b.textContent : ''];
+      })));
+    await p5.goto(u + '?tab=top-down');
+    // the heaviest path: _start > ... > main > sort_block > less > mix (less and mix inlined)
+    await waitRows(p5, 'top-down', (r) => r.some((x) => x.name === 'mix'), 'the inlined rows');
+    const kept = await badges();
+    eq([kept.less, kept.mix, kept.sort_block, kept.main], ['inline', 'inline', '', ''], 'badges of inlined rows');
+    assert(!(await p5.isChecked('#inline-fold')), 'folding is off by default');
+    await p5.check('#inline-fold');
+    await p5.waitForFunction(() => new URLSearchParams(location.search).get('inline') === 'fold');
+    // the CLI's folded tree, every row by its path of names (two roots are "_start": the
+    // program's and the dynamic loader's)
+    const want = new Map();
+    const walk = (list, prefix) => {
+      for (const r of list) {
+        const k = prefix ? prefix + '\u0001' + r.name : r.name;
+        want.set(k, [...(want.get(k) || []), JSON.stringify([r.total / 1e6, r.self / 1e6])]);
+        walk(r.children || [], k);
+      }
+    };
+    walk(cli('tree', INL, '--inline', 'fold', '--json').rows, '');
+    const rows = await waitRows(p5, 'top-down', (r) => r.some((x) => x.name === 'sort_block') && !r.some((x) => x.name === 'less' || x.name === 'mix'), 'folded rows');
+    for (const r of rows) {
+      const got = JSON.stringify([num(r.total), num(r.self)]);
+      assert((want.get(r.path) || []).includes(got), `folded row ${r.path.replace(/\u0001/g, ' > ')} ${got} is not in the CLI's folded tree`);
+    }
+    // perf report --no-children: sort_block.constprop.0 96.36 % (424 of 440 ms)
+    const sb = rows.find((r) => r.name === 'sort_block');
+    eq(num(sb.self), 424, 'sort_block self, folded');
+    await p5.reload();
+    await waitRows(p5, 'top-down', (r) => r.some((x) => x.name === 'sort_block') && !r.some((x) => x.name === 'less'), 'folded rows after reload');
+    assert(await p5.isChecked('#inline-fold'), 'the toggle is read back from the URL');
+    await noError(p5);
+    await p5.close();
+  });
+
   await test('a screenshot of every tab', async () => {
     for (const tab of TABS) {
       if (tab === 'source') continue; // taken on the profile with a readable source

@@ -70,11 +70,13 @@ static char *without_query(char *body)
 		free(body_);                                                         \
 	} while (0)
 
+/* the percentages' base is the center's total in these (no flat view with a center, no
+ * percent=whole: api_view_percent_base) */
 #define HEAD(view, url, center_total, centered, label)                                          \
 	"{\"url\": \"" url "\", \"view\": \"" view "\", \"metrics\": [{\"name\": \"samples\", \"unit\": " \
 	"\"count\"}], \"whole\": [26], \"center_total\": [" center_total                         \
-	"], \"nostack\": [0], \"centered\": " centered ", \"center_label\": " label               \
-	", \"samples\": 7"
+	"], \"nostack\": [0], \"base\": [" center_total "], \"centered\": " centered              \
+	", \"center_label\": " label ", \"samples\": 7"
 
 #define FN(key, name, depth, total, self, children, scope, path)                                \
 	"{\"key\": \"" key "\", \"name\": \"" name "\", \"kind\": \"function\", \"module\": null, " \
@@ -206,6 +208,79 @@ T_TEST(api_view_flat_and_top)
 		    ", \"nr_rows\": 7, \"rows\": [\n"
 		    FLAT("f2", "foo", "function", 2, 18, 1, "\"foo\"") ",\n"
 		    FLAT("f1", "real_main", "function", 2, 15, 0, "\"real_main\"") "\n]}\n");
+	pv_api_free(a);
+}
+
+/* What the percentages are of ("base"): the whole for the flat view and with percent=whole. */
+T_TEST(api_view_percent_base)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	int st;
+	static const struct {
+		const char *query, *base;
+	} cases[] = {
+	    {"center=foo", "\"base\": [18]"},
+	    {"center=foo&percent=whole", "\"base\": [26]"},
+	    {"view=flat&center=foo&limit=1", "\"base\": [26]"},
+	    {"view=top&center=foo&limit=1", "\"base\": [18]"},
+	    {"view=butterfly&center=foo&percent=whole", "\"base\": [26]"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *body = call(a, "view", cases[i].query, &st);
+		T_EQ_INT(st, 200);
+		if (body && !strstr(body, cases[i].base))
+			t_fail(__FILE__, __LINE__, "%s: no %s in %.300s", cases[i].query,
+			       cases[i].base, body);
+		free(body);
+	}
+	pv_api_free(a);
+}
+
+/*
+ * Samples without a stack (a window of a gcc run, tests/data/perf: 2 of 192 samples of 0.5 ms):
+ * one (no stack) row, key "n", in the whole and the base, as `perf report` counts them.
+ */
+T_TEST(api_view_nostack_row)
+{
+	struct pv_api *a = api_of("perf/gcc.perf.txt.gz", NULL);
+	if (!a)
+		return;
+#define GCC_HEAD(view, url)                                                                     \
+	"{\"url\": \"" url "\", \"view\": \"" view "\", \"metrics\": [{\"name\": \"cpu-clock\", "  \
+	"\"unit\": \"ns\"}], \"whole\": [96000000], \"center_total\": [96000000], \"nostack\": "   \
+	"[1000000], \"base\": [96000000], \"centered\": false, \"center_label\": null, "          \
+	"\"samples\": 192"
+#define NOSTACK_ROW(extra)                                                                      \
+	"{\"key\": \"n\", \"name\": \"(no stack)\", \"kind\": \"nostack\", " extra "\"module\": " \
+	"null, \"file\": null, \"line\": null, "
+	/* top by self: [cc1] 34.5, exc_page_fault 2, _int_malloc 2, walk_stmt_load_store_addr_ops
+	 * 2, __memset_avx2_unaligned_erms 1, then (no stack) 1 (before the other 1 ms rows: "(" sorts
+	 * before letters) */
+	EXPECT_VIEW(a, "view=top&limit=1&offset=5", GCC_HEAD("top", "view=top"),
+		    ", \"nr_rows\": 151, \"rows\": [\n" NOSTACK_ROW("\"level\": 2, \"in_center\": false, ")
+		    "\"total\": [1000000], \"self\": [1000000], \"scope\": null}\n]}\n");
+	EXPECT(a, "children", "key=n", 200, "{\"rows\": []}\n");
+	EXPECT(a, "thread-costs", "key=n", 200,
+	       "{\"key\": \"n\", \"name\": \"(no stack)\", \"metrics\": [{\"name\": \"cpu-clock\", "
+	       "\"unit\": \"ns\"}], \"truncated\": false, \"threads\": [\n"
+	       "{\"index\": 0, \"name\": \"cc1\", \"tid\": 10406, \"total\": [1000000], \"self\": "
+	       "[1000000]}\n]}\n");
+	/* a root of the top-down and the inverted trees */
+	int st;
+	static const char *const views[] = {"view=tree", "view=callers"};
+	for (size_t i = 0; i < 2; i++) {
+		char *body = call(a, "view", views[i], &st);
+		T_EQ_INT(st, 200);
+		if (body && !strstr(body, NOSTACK_ROW("") "\"depth\": 0, \"total\": [1000000], "
+					  "\"self\": [1000000], \"children\": 0, \"scope\": "
+					  "null, \"path\": null}"))
+			t_fail(__FILE__, __LINE__, "%s: no (no stack) row in %.300s", views[i], body);
+		free(body);
+	}
+#undef GCC_HEAD
+#undef NOSTACK_ROW
 	pv_api_free(a);
 }
 

@@ -6,7 +6,7 @@
  *    and match the corpus READMEs (test.perf.gz ~73, gzip.perf.gz ~420, graphviz ~310,
  *    simple-perf ~160); metric totals are awk sums of the period column where there is one;
  *  - FlameGraph's own stackcollapse-perf.pl results for two of its inputs (test/results/);
- *  - `perf report` on three profiles recorded here (tests/data/perf/README.md): self and
+ *  - `perf report` on four profiles recorded here (tests/data/perf/README.md): self and
  *    children per symbol to 0.01 percentage points;
  *  - the format's variants, then malformed input, which gets a positioned error or an import.
  */
@@ -499,11 +499,31 @@ static struct report_row *report_find(struct report *r, const char *name, int ad
 }
 
 /*
+ * The length of a symbol name without the suffix of a compiler's clone of the function
+ * (".constprop.0", ".isra.0", ".part.0", ".cold"): the ELF symbol perf report names, where
+ * perf script with DWARF call chains prints the debug-info name (tests/data/perf/README.md).
+ */
+static size_t without_clone_suffix(const char *n)
+{
+	static const char *const marks[] = {".constprop.", ".isra.", ".part.", ".cold"};
+	size_t len = strlen(n);
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *m = strstr(n, marks[i]);
+		if (m && (size_t)(m - n) < len)
+			len = (size_t)(m - n);
+	}
+	return len;
+}
+
+/*
  * "perf report --stdio --sort symbol -g none" rows: "   1.23%  [.] name   -   -" without
  * --children (self), "  45.67%   1.23%  [.] name ..." with it. A name may hold spaces; the
  * trailing "-      -" is the IPC column. Rows of one name (same name, other DSO) add up.
+ * dwarf (a recording with DWARF call chains, whose perf script text names functions by their
+ * debug info): self rows of a compiler's clone are its function's; with --children, the
+ * " (inlined)" entries are their function's and the clones' own rows (self only) are left out.
  */
-static void read_report(const char *path, int children, struct report *r)
+static void read_report(const char *path, int children, int dwarf, struct report *r)
 {
 	size_t len;
 	char *text = read_any(path, &len);
@@ -525,6 +545,12 @@ static void read_report(const char *path, int children, struct report *r)
 		while (e > name && (e[-1] == ' ' || e[-1] == '-'))
 			e--;
 		*e = 0;
+		if (dwarf && children && e - name > 10 && strcmp(e - 10, " (inlined)") == 0)
+			e[-10] = 0;
+		else if (dwarf && without_clone_suffix(name) < strlen(name) && children)
+			continue;
+		else if (dwarf)
+			name[without_clone_suffix(name)] = 0;
 		struct report_row *w = report_find(r, name, 1);
 		if (children) {
 			w->children += a;
@@ -545,93 +571,307 @@ static int report_name_resolved(const char *n)
 	return n[h] != 0 && !strstr(n, "+0x");
 }
 
-static void compare_perf_report(const char *name, int expect_rows)
+/* The view of q's options (NULL-terminated name/value pairs) with view kind k. */
+static struct pv_view *view_of(const struct pv_profile *p, enum pv_view_kind k,
+			       const char *const *opts)
+{
+	struct pv_query q;
+	struct pv_error err = {0};
+	pv_query_init(&q);
+	q.view = k;
+	for (const char *const *o = opts; o && *o; o += 2)
+		T_EQ_INT(pv_query_set_option(&q, o[0], o[1], &err), 0);
+	struct pv_view *v = NULL;
+	if (pv_view_compute(p, &q, &v, &err))
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+	pv_query_release(&q);
+	return v;
+}
+
+/* "# Event count (approx.): 96000000" of a perf report: the total every percentage is of */
+static int64_t report_event_count(const char *path)
+{
+	size_t len;
+	char *text = read_any(path, &len);
+	const char *c = text ? strstr(text, "# Event count (approx.): ") : NULL;
+	int64_t n = c ? strtoll(c + 25, NULL, 10) : -1;
+	free(text);
+	return n;
+}
+
+/*
+ * profview's `top` (the view of the query opts, NULL-terminated name/value pairs) against
+ * `perf report --stdio --sort symbol -g none` of the same recording: every symbol's self (and,
+ * when NAME.report-children.txt.gz exists, children) percentage to 0.01 points, each of the
+ * view's base, which must be perf's event count. Samples for which `perf script` printed no
+ * call chain (NAME.frameless.txt, from `perf script -F time,period,ip,sym -G`) are the
+ * (no stack) row in profview and their IP's symbol in perf.
+ */
+enum { CMP_SELF = 1, CMP_CHILDREN = 2, CMP_BOTH = 3, CMP_DWARF = 4 };
+
+static void compare_perf_report(const char *name, int expect_rows, const char *const *opts,
+				int how)
 {
 	char path[256];
 	snprintf(path, sizeof(path), "perf/%s.perf.txt.gz", name);
 	struct pv_profile *p = load(t_data(path));
 	if (!p)
 		return;
-	struct pv_top *top;
-	struct pv_error err;
-	T_EQ_INT(pv_top_build(p, NULL, PV_TOP_BY_SELF, &top, &err), 0);
-	/* profview's rows by name (two functions of one name in two modules add up, as in perf) */
-	struct report mine = {0};
-	for (uint32_t i = 0; i < top->len; i++) {
-		struct report_row *w =
-		    report_find(&mine, pv_str(p, p->funcs.name[top->func[i]]), 1);
-		w->self += (double)top->self[i];
-		w->children += (double)top->total[i];
+	struct pv_view *v = view_of(p, PV_VIEW_TOP, opts);
+	if (!v) {
+		pv_profile_free(p);
+		return;
 	}
-	/*
-	 * samples whose call chain perf script printed empty (clang.frameless.txt): perf report
-	 * still gives them to the symbol of their IP, which the text does not name
-	 */
+	/* profview's rows by name, in percent (two functions of one name in two modules add up,
+	 * as in perf) */
+	struct report mine = {0};
+	double base = (double)v->base[0], nostack = 0;
+	for (uint32_t i = 0; i < v->flat->len; i++) {
+		char b[64];
+		double self = 100.0 * (double)v->flat->self[0][i] / base;
+		double total = 100.0 * (double)v->flat->total[0][i] / base;
+		if (v->flat->kind[i] == PV_ROW_NOSTACK) {
+			T_TRUE(self == total);
+			nostack += self;
+			continue;
+		}
+		const char *n = pv_view_row_name(v, v->flat->kind[i], v->flat->id[i], b, sizeof(b),
+						 v->flat->line[i]);
+		struct report_row *w = report_find(&mine, n, 1);
+		w->self += self;
+		w->children += total;
+	}
+	/* the samples perf script printed without a call chain: perf gives them to their IP */
 	snprintf(path, sizeof(path), "perf/%s.frameless.txt", name);
 	size_t len;
 	char *fl = t_read_file(t_data(path), &len);
-	int nframeless = 0;
+	double frameless = 0;
 	for (char *l = fl ? strtok(fl, "\n") : NULL; l; l = strtok(NULL, "\n")) {
 		char sym[512];
 		long long period;
 		if (l[0] == '#' || sscanf(l, "%*s %lld %*s %511[^\n]", &period, sym) != 2)
 			continue;
 		struct report_row *w = report_find(&mine, sym, 1);
-		w->self += (double)period;
-		w->children += (double)period;
-		nframeless++;
+		double x = 100.0 * (double)period / base;
+		w->self += x;
+		w->children += x;
+		frameless += x;
 	}
 	free(fl);
-	double total = (double)metric_total(p, 0);
-	struct report self = {0}, children = {0};
+	/* the (no stack) row is exactly those samples: every share is of perf's total */
+	if (nostack - frameless > 1e-9 || frameless - nostack > 1e-9)
+		t_fail(__FILE__, __LINE__, "%s: (no stack) %.4f%%, frameless samples %.4f%%", name,
+		       nostack, frameless);
 	snprintf(path, sizeof(path), "perf/%s.report-self.txt.gz", name);
-	read_report(t_data(path), 0, &self);
+	T_EQ_INT(v->base[0], report_event_count(t_data(path)));
+	struct report self = {0}, children = {0};
+	int dwarf = (how & CMP_DWARF) != 0;
+	if (how & CMP_SELF)
+		read_report(t_data(path), 0, dwarf, &self);
 	snprintf(path, sizeof(path), "perf/%s.report-children.txt.gz", name);
-	read_report(t_data(path), 1, &children);
+	if (how & CMP_CHILDREN)
+		read_report(t_data(path), 1, dwarf, &children);
 	int compared = 0;
 	for (size_t i = 0; i < self.len; i++) {
 		if (!report_name_resolved(self.row[i].name))
 			continue;
 		struct report_row *m = report_find(&mine, self.row[i].name, 0);
-		double v = m ? 100.0 * m->self / total : 0;
-		if (v - self.row[i].self > 0.01 || self.row[i].self - v > 0.01)
+		double x = m ? m->self : 0;
+		if (x - self.row[i].self > 0.01 || self.row[i].self - x > 0.01)
 			t_fail(__FILE__, __LINE__, "%s: self of %s: perf %.2f%%, profview %.4f%%",
-			       name, self.row[i].name, self.row[i].self, v);
+			       name, self.row[i].name, self.row[i].self, x);
 		compared++;
 	}
 	for (size_t i = 0; i < children.len; i++) {
 		if (!report_name_resolved(children.row[i].name))
 			continue;
 		struct report_row *m = report_find(&mine, children.row[i].name, 0);
-		double v = m ? 100.0 * m->children / total : 0;
-		double s = m ? 100.0 * m->self / total : 0;
-		if (v - children.row[i].children > 0.01 || children.row[i].children - v > 0.01)
+		double x = m ? m->children : 0, y = m ? m->self : 0;
+		if (x - children.row[i].children > 0.01 || children.row[i].children - x > 0.01)
 			t_fail(__FILE__, __LINE__,
 			       "%s: children of %s: perf %.2f%%, profview %.4f%%", name,
-			       children.row[i].name, children.row[i].children, v);
-		if (s - children.row[i].self > 0.01 || children.row[i].self - s > 0.01)
+			       children.row[i].name, children.row[i].children, x);
+		/* DWARF: perf gives self to the clone's ELF symbol, compared above */
+		if (!dwarf && (y - children.row[i].self > 0.01 || children.row[i].self - y > 0.01))
 			t_fail(__FILE__, __LINE__,
 			       "%s: self (children report) of %s: perf %.2f%%, profview %.4f%%",
-			       name, children.row[i].name, children.row[i].self, s);
+			       name, children.row[i].name, children.row[i].self, y);
 		compared++;
 	}
 	if (compared < expect_rows)
 		t_fail(__FILE__, __LINE__, "%s: only %d rows compared", name, compared);
-	if (strcmp(name, "clang") == 0)
-		T_EQ_INT(nframeless, 8);
 	free(self.row);
 	free(children.row);
 	free(mine.row);
-	pv_top_free(top);
+	pv_view_free(v);
 	pv_profile_free(p);
 }
 
-/* perf record -g of a compression run, a compiler run and python3 (tests/data/perf/README.md) */
+/*
+ * perf record -g of a compression run, a compiler run (clang: 8 of 1470 samples without a call
+ * chain), python3, and a window of a gcc run (2 of 192 without); tests/data/perf/README.md
+ */
 T_TEST(perf_matches_perf_report)
 {
-	compare_perf_report("xz", 100);
-	compare_perf_report("clang", 1000);
-	compare_perf_report("python3", 300);
+	compare_perf_report("xz", 100, NULL, CMP_BOTH);
+	compare_perf_report("clang", 1000, NULL, CMP_BOTH);
+	compare_perf_report("python3", 300, NULL, CMP_BOTH);
+	compare_perf_report("gcc", 200, NULL, CMP_BOTH);
+}
+
+/*
+ * perf record --call-graph dwarf of a program built with -O2 -g whose hot code is inlined
+ * (tests/data/perf/README.md, inline-dwarf): with --inline fold, `top` is perf report
+ * --no-children symbol by symbol (sort_block 96.36 %, hash_block 1.36 %, main 0.91 %, the
+ * kernel's); with inlined frames kept, each function's total is perf report --children's for
+ * its "(inlined)" entries and the others (less 29.09 %, mix 29.77 % in two entries, ...).
+ */
+T_TEST(perf_dwarf_inline_matches_perf_report)
+{
+	static const char *const fold[] = {"inline", "fold", NULL};
+	compare_perf_report("inline-dwarf", 8, fold, CMP_SELF | CMP_DWARF);
+	compare_perf_report("inline-dwarf", 30, NULL, CMP_CHILDREN | CMP_DWARF);
+	/* kept, the inlined code's time is its own: perf's self of sort_block.constprop.0 is
+	 * profview's sort_block (296 ms) and mix (inlined into less, 128 ms), ... */
+	struct pv_profile *p = load(t_data("perf/inline-dwarf.perf.txt.gz"));
+	if (!p)
+		return;
+	struct pv_view *keep = view_of(p, PV_VIEW_TOP, NULL);
+	struct pv_view *folded = view_of(p, PV_VIEW_TOP, fold);
+	int kinds = 0;
+	for (uint32_t r = 0; keep && r < keep->flat->len; r++) {
+		const char *n = pv_str(p, p->funcs.name[keep->flat->id[r]]);
+		const char *kind = pv_row_kind_name(keep->flat->kind[r], keep->flat->inlined[r]);
+		/* perf script: "12aa mix+0x4a (inlined)", "12aa less+0x4a (inlined)", "12aa
+		 * sort_block+0x4a (inlined)", "1120 main+0xc0 (/tmp/diag/inl/inl)": sort_block holds
+		 * them (its ELF symbol is sort_block.constprop.0), main calls it */
+		if (!strcmp(n, "mix") || !strcmp(n, "less") || !strcmp(n, "step")) {
+			T_EQ_STR(kind, "inline");
+			kinds++;
+		}
+		if (!strcmp(n, "sort_block") || !strcmp(n, "hash_block") || !strcmp(n, "main") ||
+		    !strcmp(n, "__libc_start_main_impl")) {
+			T_EQ_STR(kind, "function");
+			kinds++;
+		}
+		if (!strcmp(n, "sort_block"))
+			T_EQ_INT(keep->flat->self[0][r], 296000000);
+	}
+	T_EQ_INT(kinds, 7);
+	for (uint32_t r = 0; folded && r < folded->flat->len; r++) {
+		T_EQ_INT(folded->flat->inlined[r], 0);
+		const char *n = pv_str(p, p->funcs.name[folded->flat->id[r]]);
+		T_TRUE(strcmp(n, "mix") && strcmp(n, "less") && strcmp(n, "step"));
+	}
+	pv_view_free(keep);
+	pv_view_free(folded);
+	pv_profile_free(p);
+}
+
+/* The cost of the (no stack) roots of a tree, -1 when there is none. */
+static int64_t nostack_root(const struct pv_tree *t)
+{
+	for (uint32_t i = 0; i < t->nr_roots; i++)
+		if (t->kind[t->roots[i]] == PV_ROW_NOSTACK) {
+			T_EQ_INT(t->child_len[t->roots[i]], 0);
+			T_EQ_INT(t->self[0][t->roots[i]], t->total[0][t->roots[i]]);
+			return t->total[0][t->roots[i]];
+		}
+	return -1;
+}
+
+static int64_t roots_sum(const struct pv_tree *t)
+{
+	int64_t s = 0;
+	for (uint32_t i = 0; i < t->nr_roots; i++)
+		s += t->total[0][t->roots[i]];
+	return s;
+}
+
+/*
+ * gcc window: 192 samples of 500000 ns, 2 without a call chain (gcc.frameless.txt). Every
+ * uncentered view has one (no stack) row of 1000000 and rows that add up to perf's event
+ * count, 96000000; a center leaves them out of its total, --percent whole keeps them in the
+ * base; an include filter drops them (they hold no scope), a drop filter keeps them.
+ */
+T_TEST(perf_samples_without_stack_in_every_view)
+{
+	struct pv_profile *p = load(t_data("perf/gcc.perf.txt.gz"));
+	if (!p)
+		return;
+	const int64_t whole = 96000000, nostack = 1000000;
+	static const enum pv_view_kind kinds[] = {PV_VIEW_TREE, PV_VIEW_CALLERS, PV_VIEW_FLAT,
+						  PV_VIEW_TOP};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct pv_view *v = view_of(p, kinds[k], NULL);
+		if (!v)
+			continue;
+		T_EQ_INT(v->whole[0], whole);
+		T_EQ_INT(v->base[0], whole);
+		T_EQ_INT(v->nostack[0], nostack);
+		if (v->tree) {
+			T_EQ_INT(nostack_root(v->tree), nostack);
+			T_EQ_INT(roots_sum(v->tree), whole);
+		} else {
+			/* the selves of the first level add up: each sample has one leaf */
+			int64_t level0 = 0, ns = -1;
+			for (uint32_t r = 0; r < v->flat->len; r++) {
+				if (v->flat->level[r] == v->flat->level[0])
+					level0 += v->flat->self[0][r];
+				if (v->flat->kind[r] == PV_ROW_NOSTACK)
+					ns = v->flat->total[0][r];
+			}
+			T_EQ_INT(ns, nostack);
+			T_EQ_INT(level0, whole);
+		}
+		pv_view_free(v);
+	}
+	/* perf report --children: asm_exc_page_fault 5.21 % = 10 of 192 samples */
+	static const char *const center[] = {"center", "asm_exc_page_fault", NULL};
+	static const char *const center_whole[] = {"center", "asm_exc_page_fault", "percent",
+						   "whole", NULL};
+	struct pv_view *v = view_of(p, PV_VIEW_TREE, center);
+	if (v) {
+		T_EQ_INT(v->center[0], 5000000);
+		T_EQ_INT(v->base[0], 5000000);
+		T_EQ_INT(v->whole[0], whole);
+		T_EQ_INT(nostack_root(v->tree), -1);
+		pv_view_free(v);
+	}
+	static const enum pv_view_kind centered[] = {PV_VIEW_TREE, PV_VIEW_CALLERS,
+						     PV_VIEW_BUTTERFLY, PV_VIEW_TOP};
+	for (size_t k = 0; k < sizeof(centered) / sizeof(centered[0]); k++) {
+		v = view_of(p, centered[k], center_whole);
+		if (!v)
+			continue;
+		T_EQ_INT(v->base[0], whole);
+		T_EQ_INT(v->center[0], 5000000);
+		if (v->tree)
+			T_EQ_INT(nostack_root(v->tree), -1);
+		pv_view_free(v);
+	}
+	/* the flat view marks the center and keeps every row: of the whole */
+	v = view_of(p, PV_VIEW_FLAT, center);
+	if (v) {
+		T_EQ_INT(v->base[0], whole);
+		pv_view_free(v);
+	}
+	static const char *const include[] = {"include", "asm_exc_page_fault", NULL};
+	v = view_of(p, PV_VIEW_TREE, include);
+	if (v) {
+		T_EQ_INT(v->whole[0], 5000000);
+		T_EQ_INT(v->nostack[0], 0);
+		T_EQ_INT(nostack_root(v->tree), -1);
+		pv_view_free(v);
+	}
+	static const char *const drop[] = {"drop", "asm_exc_page_fault", NULL};
+	v = view_of(p, PV_VIEW_TREE, drop);
+	if (v) {
+		T_EQ_INT(v->whole[0], whole - 5000000);
+		T_EQ_INT(nostack_root(v->tree), nostack);
+		pv_view_free(v);
+	}
+	pv_profile_free(p);
 }
 
 /* ---------------------------------------------------------------- variants recorded here */

@@ -865,3 +865,57 @@ T_TEST(query_inside_markers)
 	pv_query_release(&r);
 	pv_query_release(&q);
 }
+
+/* --inline keep|fold: written only when folding, read in all three notations. */
+T_TEST(query_inline)
+{
+	static const struct opt o[] = {{"inline", "fold"}, {"center", "main"}, {NULL, NULL}};
+	struct pv_query q, r;
+	struct pv_error err;
+	build(&q, PV_VIEW_TOP, o);
+	T_EQ_INT(q.inlines, PV_INLINE_FOLD);
+	char *s = pv_query_to_args(&q);
+	T_EQ_STR(s, "--center main --inline fold");
+	pv_free(s);
+	s = pv_query_to_url(&q);
+	T_EQ_STR(s, "view=top&center=main&inline=fold");
+	pv_free(s);
+	s = pv_query_to_json(&q);
+	T_EQ_STR(s, "{\"view\": \"top\", \"center\": [\"main\"], \"filters\": [], \"metrics\": [], "
+		    "\"by\": \"function\", \"threads\": [], \"range\": null, \"percent\": "
+		    "\"center\", \"min_percent\": 0, \"depth\": 0, \"limit\": 0, \"sort\": \"self\", "
+		    "\"inline\": \"fold\"}");
+	pv_free(s);
+	round_trip(&q, __LINE__);
+
+	/* keep is the default: not written, read from every notation, not equal to fold */
+	T_EQ_INT(pv_query_copy(&r, &q), 0);
+	T_EQ_INT(pv_query_set_option(&r, "inline", "keep", &err), 0);
+	T_EQ_INT(r.inlines, PV_INLINE_KEEP);
+	T_TRUE(!pv_query_equal(&q, &r));
+	s = pv_query_to_url(&r);
+	T_EQ_STR(s, "view=top&center=main");
+	pv_free(s);
+	round_trip(&r, __LINE__);
+	pv_query_release(&r);
+	T_EQ_INT(pv_query_from_url(&r, "inline=keep", &err), 0);
+	T_EQ_INT(r.inlines, PV_INLINE_KEEP);
+	pv_query_release(&r);
+	T_EQ_INT(pv_query_from_url(&r, "view=top&center=main&inline=fold", &err), 0);
+	T_TRUE(pv_query_equal(&q, &r));
+	pv_query_release(&r);
+	T_EQ_INT(pv_query_from_json(&r, "{\"inline\": \"keep\"}", 18, &err), 0);
+	T_EQ_INT(r.inlines, PV_INLINE_KEEP);
+	pv_query_release(&r);
+
+	/* other values are refused with the same words in every notation */
+	T_EQ_INT(pv_query_set_option(&q, "inline", "drop", &err), PV_EINVAL);
+	T_EQ_STR(err.msg, "--inline takes keep or fold, not 'drop'");
+	T_EQ_INT(pv_query_from_url(&r, "inline=yes", &err), PV_EINVAL);
+	T_EQ_STR(err.msg, "inline takes keep or fold, not 'yes'");
+	T_EQ_INT(pv_query_from_json(&r, "{\"inline\": \"\"}", 14, &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "inline takes keep or fold, not ''");
+	T_EQ_INT(pv_query_from_json(&r, "{\"inline\": true}", 16, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "expected a string");
+	pv_query_release(&q);
+}

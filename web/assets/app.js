@@ -187,6 +187,7 @@ function renderQueryBar() {
   // top bar controls
   $('by-select').value = S.get1('by') || 'function';
   $('percent-select').value = S.get1('percent') || 'center';
+  $('inline-fold').checked = S.get1('inline') === 'fold';
   const ms = S.get1('metric');
   $('metric-button').textContent = ms ? ms.split(',').join(', ') : (ctx.profile.default_metric || 'default');
 }
@@ -313,6 +314,10 @@ function setupTopbar() {
   });
   $('percent-select').addEventListener('change', (e) => {
     S.set('percent', e.target.value === 'center' ? null : e.target.value);
+    queryChanged();
+  });
+  $('inline-fold').addEventListener('change', (e) => {
+    S.set('inline', e.target.checked ? 'fold' : null);
     queryChanged();
   });
   $('metric-button').addEventListener('click', (e) => {

@@ -4,7 +4,7 @@
 // center, filter and range changes are pushed to the history so back/forward walk them.
 
 export const QUERY_KEYS = ['center', 'filter', 'metric', 'by', 'thread', 'range', 'percent',
-  'min-percent', 'depth', 'n', 'sort', 'inside-markers'];
+  'min-percent', 'depth', 'n', 'sort', 'inside-markers', 'inline'];
 const REPEATED = new Set(['center', 'filter', 'thread']);
 
 export const TABS = ['top-down', 'bottom-up', 'flat', 'butterfly', 'flame', 'marker-chart',

@@ -9,11 +9,6 @@ import { TreeTable, shortPath } from './tree.js';
 import { renderThreadPlot } from './threadplot.js';
 import { rowMenu, rowKey, inCenter, sourceOf, stackOf } from '../rowmenu.js';
 
-function bases(resp) {
-  const whole = S.get1('percent') === 'whole';
-  return resp.metrics.map((_, i) => (whole ? resp.whole[i] : (resp.centered ? resp.center_total[i] : resp.whole[i])));
-}
-
 // ---- the sidebar of a tree tab ----
 
 class RowSidebar {
@@ -39,7 +34,7 @@ class RowSidebar {
     add('file', row.file ? row.file + (row.line ? ':' + row.line : '') : null);
     add('scope', row.scope);
     this.el.append(info);
-    const b = bases(resp);
+    const b = resp.base;
     const costs = h('table');
     resp.metrics.forEach((m, i) => {
       costs.append(h('tr', null, h('td', { class: 'k', text: `total ${m.name}` }),
@@ -153,7 +148,7 @@ export class TreePane {
     this.label.textContent = describe(resp);
     const opened = resp.opened || [];
     const keptOpen = keptOpenKeys(resp.rows, open);
-    this.tree.setData(resp.rows, resp.metrics, bases(resp), keptOpen ? open : [...open, ...opened]);
+    this.tree.setData(resp.rows, resp.metrics, resp.base, keptOpen ? open : [...open, ...opened]);
     this.tree.setNote(resp.rows.length ? '' : (resp.centered
       ? `No sample of this query reaches the center ${resp.center_label} (its total is 0).`
       : 'No sample is left by this query.'));
@@ -296,7 +291,7 @@ export class ButterflyPane {
     this.lastKey = key;
     this.resp = resp;
     this.label.textContent = describe(resp);
-    const b = bases(resp);
+    const b = resp.base;
     const shown = open.length ? open : (resp.opened || []);
     this.callers.setData(resp.callers || [], resp.metrics, b, shown);
     this.callees.setData(resp.rows || [], resp.metrics, b, shown);

@@ -74,7 +74,7 @@ export class FlatPane extends PagedTable {
         h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' }, text: fmtCost(row.self[mi], m.unit) }),
         h('div', { class: 'c-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(row.self[mi], this.bases[mi]) }));
     });
-    const extra = row.kind === 'function' && row.file ? `${shortPath(row.file)}${row.line ? ':' + row.line : ''}` : '';
+    const extra = (row.kind === 'function' || row.kind === 'inline') && row.file ? `${shortPath(row.file)}${row.line ? ':' + row.line : ''}` : '';
     div.append(h('div', { class: 'name', title: row.scope || row.name },
       h('span', { style: { display: 'inline-block', width: (row.level || 0) * 14 + 4 + 'px' } }),
       row.kind !== 'function' ? h('span', { class: 'badge', text: row.kind }) : null,
@@ -101,8 +101,7 @@ export class FlatPane extends PagedTable {
     paneOk(this, this.tt);
     this.lastKey = key;
     this.metrics = r.metrics;
-    const whole = S.get1('percent') === 'whole';
-    this.bases = r.metrics.map((_, i) => (whole || !r.centered ? r.whole[i] : r.center_total[i]));
+    this.bases = r.base; // what the percentages are of, as the library computed it
     this.pages = new Map([[0, r.rows]]);
     this.n = r.nr_rows ?? r.rows.length;
     this.renderHead(r.metrics);
