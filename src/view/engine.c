@@ -25,6 +25,7 @@
 #include "base/hash.h"
 #include "pv/marker.h"
 #include "pv/view.h"
+#include "view/internal.h"
 
 /* ---- working stack table ---- */
 
@@ -675,6 +676,7 @@ static void tree_free(struct pv_tree *t, uint32_t nm)
 	pv_free(t->child_len);
 	pv_free(t->children);
 	pv_free(t->roots);
+	pv_free(t->estimated);
 	pv_free(t);
 }
 
@@ -1470,6 +1472,7 @@ void pv_view_free(struct pv_view *v)
 	}
 	pv_free(v->threads);
 	pv_free(v->center_label);
+	pv_free(v->note);
 	pv_free(v->pseudo_module);
 	pv_query_release(&v->q);
 	pv_free(v);
@@ -1843,7 +1846,19 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		for (uint32_t o = 0; o < p->stacks.len; o++)
 			e.origin[o] = o;
 	}
-	if ((rc = resolve(&e, q)) || (rc = sample_pass(&e)))
+	if ((rc = resolve(&e, q)))
+		goto fail;
+	if (!keep_out && !samples_out) {
+		/* a call-graph profile: the views its graph answers (callgraph.c) */
+		bool done = false;
+		if ((rc = pv__callgraph_view(v, &done, err)))
+			goto fail;
+		if (done) {
+			*out = v;
+			return 0;
+		}
+	}
+	if ((rc = sample_pass(&e)))
 		goto fail;
 	for (uint32_t i = 0; i < q->nr_filters; i++)
 		if ((rc = apply_filter(&e, &q->filters[i], i)))
@@ -2007,4 +2022,40 @@ fail:
 	pv_free(anchor);
 	pv_view_free(v);
 	return rc ? rc : PV_ENOMEM;
+}
+
+/* ---- for the call-graph views (view/internal.h) ---- */
+
+int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only,
+			  struct pv_error *err)
+{
+	struct engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	const struct pv_query *q = &v->q;
+	*funcs_only = true;
+	for (uint32_t i = 0; i < q->nr_center; i++) {
+		struct scope sc;
+		int rc = scope_compile(&e, &sc, q->center[i], "center");
+		if (rc) {
+			scope_release(&sc);
+			return rc;
+		}
+		*funcs_only &= sc.kind == SC_FUNCS;
+		for (uint32_t f = 0; f < v->p->funcs.len; f++)
+			mask[f] |= sc.fmatch[f];
+		scope_release(&sc);
+	}
+	if (q->nr_center && !(v->center_label = center_label(q)))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	return 0;
+}
+
+int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err)
+{
+	struct engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	return tree_finish(&e, t, false);
+}
+
+void pv__tree_free(struct pv_tree *t, uint32_t nm)
+{
+	tree_free(t, nm);
 }

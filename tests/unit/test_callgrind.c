@@ -6,6 +6,7 @@
  * per-function costs of the corpus files (README.md there says how each was made).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,47 @@ static struct pv_profile *load(const char *path)
 	}
 	T_EQ_STR(pv_str(p, p->meta.format), "callgrind");
 	return p;
+}
+
+/*
+ * Whether f calls itself, directly or through other functions (a walk of the model's call
+ * graph): its inclusive cost then leaves out what callgrind counts again for nested calls, so it
+ * is below callgrind_annotate's (doc/callgraph.md).
+ */
+static bool recursive(const struct pv_profile *p, pv_func_ix f)
+{
+	const struct pv_callgraph *cg = &p->callgraph;
+	uint8_t *seen = calloc(p->funcs.len + 1, 1);
+	uint32_t *todo = malloc((p->funcs.len + 1) * sizeof(uint32_t)), n = 0;
+	bool found = false;
+	if (!seen || !todo) {
+		free(seen);
+		free(todo);
+		return false;
+	}
+	todo[n++] = f;
+	while (n && !found) {
+		uint32_t g = todo[--n];
+		for (uint32_t e = 0; e < cg->nr_edges && !found; e++) {
+			if (cg->caller[e] != g)
+				continue;
+			uint32_t h = cg->callee[e];
+			found = h == f;
+			if (!seen[h]) {
+				seen[h] = 1;
+				todo[n++] = h;
+			}
+		}
+	}
+	free(seen);
+	free(todo);
+	return found;
+}
+
+/* Our inclusive cost of f against callgrind_annotate's. */
+static bool incl_ok(const struct pv_profile *p, pv_func_ix f, int64_t ours, int64_t annotate)
+{
+	return ours == annotate || (ours < annotate && recursive(p, f));
 }
 
 /* The function named "FILE:NAME" as callgrind_annotate prints it; PV_NONE when absent. */
@@ -109,7 +151,8 @@ static uint32_t check_annotate(const struct pv_profile *p, const char *path, int
 		} else {
 			for (uint32_t e = 0; e < nev; e++) {
 				int64_t ours = inclusive ? p->func_costs.total[e][f] : p->func_costs.self[e][f];
-				if (ours != v[e] && bad++ < 5)
+				bool ok = inclusive ? incl_ok(p, f, ours, v[e]) : ours == v[e];
+				if (!ok && bad++ < 5)
 					t_fail(__FILE__, __LINE__, "%s: %s event %u: %" PRId64 " != %" PRId64,
 					       path, q, e, ours, v[e]);
 			}
@@ -221,7 +264,8 @@ T_TEST(callgrind_corpus_equal_annotate)
 		if (p) {
 			pv_func_ix f = find_fn(p, f1 + 1);
 			int64_t self = strtoll(f2 + 1, NULL, 10), incl = strtoll(f3 + 1, NULL, 10);
-			if (f == PV_NONE || p->func_costs.self[0][f] != self || p->func_costs.total[0][f] != incl) {
+			if (f == PV_NONE || p->func_costs.self[0][f] != self ||
+			    !incl_ok(p, f, p->func_costs.total[0][f], incl)) {
 				if (bad++ < 5)
 					t_fail(__FILE__, __LINE__, "%s: %s: annotate %" PRId64 "/%" PRId64 ", ours %" PRId64 "/%" PRId64,
 					       cur, f1 + 1, self, incl, f == PV_NONE ? -1 : p->func_costs.self[0][f],
@@ -264,7 +308,7 @@ T_TEST(callgrind_contexts_keep_self_exact)
 			T_EQ_INT(w, sum);
 			free(s);
 		}
-		T_TRUE(has_diag(p, "calling contexts deeper than one call are estimated"));
+		T_TRUE(has_diag(p, "callgrind stores a call graph, not stacks"));
 		pv_profile_free(p);
 	}
 }
@@ -395,7 +439,10 @@ T_TEST(callgrind_grammar)
 		return;
 	}
 	T_EQ_INT(p->func_costs.self[0][mainf], 8);
-	T_EQ_INT(p->func_costs.total[0][mainf], 108);
+	/* callgrind_annotate says 108: for a function nobody calls it leaves out the inlined code
+	 * (inl.h), which it counts in a called function through the calls' costs; the whole
+	 * program's root costs the whole program (doc/callgraph.md) */
+	T_EQ_INT(p->func_costs.total[0][mainf], 115);
 	T_EQ_INT(p->func_costs.self[1][mainf], 1);
 	T_EQ_INT(p->func_costs.self[0][inl], 7);
 	T_EQ_INT(p->func_costs.total[0][inl], 7);
