@@ -281,6 +281,20 @@ out:
 	return rc;
 }
 
+/* Whether v, a member of the set in[], starts its own runs: nobody calls it, and it is not the
+ * inlined code of another member (whose cost holds it). */
+static bool set_root(const struct cg_graph *g, const uint8_t *in, uint32_t v)
+{
+	if (g->called[v])
+		return false;
+	for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
+		uint32_t e = g->in_edge[j];
+		if (g->kind[e] && g->from[e] != v && in[g->from[e]])
+			return false;
+	}
+	return true;
+}
+
 /* The rule for one set (see cg_set_inclusive), without the recursion bound. */
 static void set_rule(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
 		     int64_t *out)
@@ -293,21 +307,20 @@ static void set_rule(const struct cg_graph *g, const uint8_t *in, const uint32_t
 		uint32_t v = mem[i];
 		for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
 			uint32_t e = g->in_edge[j];
-			if (g->kind[e] || in[g->from[e]])
+			if (in[g->from[e]] || g->kind[e])
 				continue;
 			entered = true;
 			for (uint32_t k = 0; k < nm; k++)
 				out[k] += g->cost[(size_t)e * nm + k];
 		}
-		if (!g->called[v])
-			rooted = true;
+		rooted |= set_root(g, in, v);
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t v = mem[i];
 		/* a member nobody calls: its own cost and its calls out; when nothing enters the
-		 * set and every member is called (a cycle with no way in: a dump's boundary), the
-		 * set's own cost and its calls out */
-		if (g->called[v] && (entered || rooted))
+		 * set and no member is such a root (a cycle with no way in: a dump's boundary),
+		 * the set's own cost and its calls out */
+		if ((entered || rooted) && !set_root(g, in, v))
 			continue;
 		for (uint32_t k = 0; k < nm; k++)
 			out[k] += g->self[(size_t)v * nm + k];
