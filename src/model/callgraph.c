@@ -2,6 +2,7 @@
  * callgraph.c - the call graph of call-graph profiles (callgrind): its rows, their checks, and
  * the graph of a set of threads with the inclusive costs the views use (doc/callgraph.md).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -131,6 +132,19 @@ int pv_callgraph_check(const struct pv_profile *p, struct pv_error *err)
 
 /* ---- apportioning ---- */
 
+struct rem {
+	i128 r; /* remainder * sum, sign-adjusted: larger first */
+	uint32_t i;
+};
+
+static int rem_cmp(const void *a, const void *b)
+{
+	const struct rem *x = a, *y = b;
+	if (x->r != y->r)
+		return x->r > y->r ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 {
 	i128 sum = 0;
@@ -148,9 +162,29 @@ void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 		out[i] = (int64_t)((i128)total * w[i] / sum);
 		given += out[i];
 	}
-	/* the units rounding left over, one each, to the largest remainders (ties: the first) */
+	if (given == total)
+		return;
+	/* the units rounding left over (fewer than n), one each, to the largest remainders (ties:
+	 * the first); the remainders sorted when there are many */
+	int64_t step = given < total ? 1 : -1;
+	struct rem *rs = n > 16 ? pv_malloc((size_t)n * sizeof(*rs)) : NULL;
+	if (rs) {
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (w[i] <= 0)
+				continue;
+			i128 r = (i128)total * w[i] - (i128)out[i] * sum;
+			rs[k++] = (struct rem){step < 0 ? -r : r, i};
+		}
+		qsort(rs, k, sizeof(*rs), rem_cmp);
+		for (uint32_t j = 0; given != total; j = (j + 1) % k) {
+			out[rs[j].i] += step;
+			given += step;
+		}
+		pv_free(rs);
+		return;
+	}
 	while (given != total) {
-		int64_t step = given < total ? 1 : -1;
 		uint32_t best = UINT32_MAX;
 		i128 bestr = 0;
 		for (uint32_t i = 0; i < n; i++) {
@@ -514,29 +548,22 @@ int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint
 		for (uint32_t k = 0; k < nm; k++)
 			g->self[(size_t)f * nm + k] += cg->node_self[metrics[k]][i];
 	}
-	/* the selected edges sorted by (caller, callee, kind): three stable counting sorts */
+	/* the selected edges grouped by caller (a counting sort), one edge per (callee, kind) */
 	uint32_t n = 0;
 	size_t e1 = cg->nr_edges ? cg->nr_edges : 1;
 	uint32_t *idx = pv_malloc(e1 * sizeof(uint32_t)), *tmp = pv_malloc(e1 * sizeof(uint32_t));
-	uint32_t *kindkey = pv_malloc(e1 * sizeof(uint32_t));
-	if (!idx || !tmp || !kindkey) {
+	uint32_t *last = pv_calloc(2 * n1, sizeof(uint32_t)); /* (callee, kind) -> its edge */
+	if (!idx || !tmp || !last) {
 		pv_free(idx);
 		pv_free(tmp);
-		pv_free(kindkey);
+		pv_free(last);
 		goto oom;
 	}
-	for (uint32_t i = 0; i < cg->nr_edges; i++) {
-		kindkey[i] = cg->kind[i];
+	for (uint32_t i = 0; i < cg->nr_edges; i++)
 		if (!sel || sel[cg->edge_thread[i]])
 			idx[n++] = i;
-	}
-	int rc = count_sort(idx, n, kindkey, 2, tmp);
-	if (!rc)
-		rc = count_sort(idx, n, cg->callee, nf, tmp);
-	if (!rc)
-		rc = count_sort(idx, n, cg->caller, nf, tmp);
+	int rc = count_sort(idx, n, cg->caller, nf, tmp);
 	pv_free(tmp);
-	pv_free(kindkey);
 	g->from = pv_malloc(e1 * sizeof(uint32_t));
 	g->to = pv_malloc(e1 * sizeof(uint32_t));
 	g->kind = pv_malloc(e1);
@@ -547,26 +574,33 @@ int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint
 	if (rc || !g->from || !g->to || !g->kind || !g->cost || !g->out_first || !g->in_first ||
 	    !g->in_edge) {
 		pv_free(idx);
+		pv_free(last);
 		goto oom;
 	}
-	uint32_t ne = 0;
+	uint32_t ne = 0, group = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t x = idx[i];
 		uint32_t a = cg->caller[x], b = cg->callee[x];
 		uint8_t kd = cg->kind[x];
-		if (!ne || g->from[ne - 1] != a || g->to[ne - 1] != b || g->kind[ne - 1] != kd) {
+		if (!ne || g->from[ne - 1] != a)
+			group = ne; /* a new caller: its edges start here */
+		uint32_t *l = &last[2 * (size_t)b + kd];
+		if (!(*l >= group && *l < ne && g->from[*l] == a && g->to[*l] == b &&
+		      g->kind[*l] == kd)) {
+			*l = ne;
 			g->from[ne] = a;
 			g->to[ne] = b;
 			g->kind[ne] = kd;
 			ne++;
 		}
 		for (uint32_t k = 0; k < nm; k++)
-			g->cost[(size_t)(ne - 1) * nm + k] += cg->edge_cost[metrics[k]][x];
+			g->cost[(size_t)*l * nm + k] += cg->edge_cost[metrics[k]][x];
 		g->present[a] = g->present[b] = 1;
 		if (!kd && a != b)
 			g->called[b] = 1;
 	}
 	pv_free(idx);
+	pv_free(last);
 	g->ne = ne;
 	for (uint32_t e = 0; e < ne; e++) {
 		g->out_first[g->from[e] + 1]++;
