@@ -274,6 +274,8 @@ static void walk(struct walk *w, int indent0)
 			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", indent0 + 2 * (int)sp, "");
 			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r], t->total,
 				      t->self, r);
+			if (t->estimated && t->estimated[r])
+				fputs(", \"estimated\": true", w->out);
 			fputs(", \"children\": [", w->out);
 		} else {
 			char b[512];
@@ -356,6 +358,10 @@ static void json_open(FILE *out, const struct pv_view *v)
 		fputs(", \"center\": {\"label\": ", out);
 		pv_json_string(out, v->center_label);
 		fprintf(out, ", \"total\": %" PRId64 "}", v->center[0]);
+	}
+	if (v->note) {
+		fputs(", \"note\": ", out);
+		pv_json_string(out, v->note);
 	}
 }
 
