@@ -285,8 +285,8 @@ $(awk -v n="callgrind-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v an="$an_
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["rows"][2]["name"])')
 	hyperfine -N --runs "$CG_ROUNDS" --style none --export-csv "$HF/callgrind-center.csv" \
 		-n top "$PV top -n 20 $abs" \
-		-n tree "$PV tree --center $heavy --min-percent 0.1 $abs" \
-		-n callers "$PV callers --center $heavy --min-percent 0.1 $abs" >/dev/null
+		-n tree "$PV tree --center '$heavy' --min-percent 0.1 $abs" \
+		-n callers "$PV callers --center '$heavy' --min-percent 0.1 $abs" >/dev/null
 	c_top=$(awk -F, '$1 == "top" { print $2 }' "$HF/callgrind-center.csv")
 	c_tree=$(awk -F, '$1 == "tree" { print $2 }' "$HF/callgrind-center.csv")
 	c_callers=$(awk -F, '$1 == "callers" { print $2 }' "$HF/callgrind-center.csv")
