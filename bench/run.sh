@@ -279,6 +279,19 @@ $(awk -v n="callgrind-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v an="$an_
   callgrind_annotate $(echo "$an_times" | sort -g | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 }') s${selfcheck:+;
   self cost per function against callgrind_annotate --inclusive=no: $selfcheck}"
 	done
+	# a centered view of the largest file (computed from its call graph, doc/callgraph.md)
+	# against top on it: tree and callers centered on the third heaviest function by total
+	heavy=$("$PV" top --sort total -n 3 --json "$abs" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["rows"][2]["name"])')
+	hyperfine -N --runs "$CG_ROUNDS" --style none --export-csv "$HF/callgrind-center.csv" \
+		-n top "$PV top -n 20 $abs" \
+		-n tree "$PV tree --center '$heavy' --min-percent 0.1 $abs" \
+		-n callers "$PV callers --center '$heavy' --min-percent 0.1 $abs" >/dev/null
+	c_top=$(awk -F, '$1 == "top" { print $2 }' "$HF/callgrind-center.csv")
+	c_tree=$(awk -F, '$1 == "tree" { print $2 }' "$HF/callgrind-center.csv")
+	c_callers=$(awk -F, '$1 == "callers" { print $2 }' "$HF/callgrind-center.csv")
+	cg_center=$(awk -v f="callgrind-$mb" -v h="$heavy" -v t="$c_top" -v a="$c_tree" -v b="$c_callers" 'BEGIN {
+		printf "| %s | %s | %.3f s | %.3f s (%.2f×) | %.3f s (%.2f×) |", f, h, t, a, a / t, b, b / t }')
 	# the section replaces the one of an earlier run
 	awk '/^## Callgrind: / { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
 	mv "$RESULTS.tmp" "$RESULTS"
@@ -295,6 +308,15 @@ from 25 % to 100 %. Medians of $CG_ROUNDS runs each, alternated (profview, annot
 
 Every run (seconds, sorted):
 $cg_details
+
+A centered view against top on the largest file (target: at most 2×; means of $CG_ROUNDS runs):
+\`profview tree --center F --min-percent 0.1 FILE\` and \`profview callers --center F --min-percent 0.1
+FILE\`, F the third heaviest function by total; the view is computed from the call graph (every
+row up to the row budget, the threshold only cuts what is printed).
+
+| input | center F | profview top | tree --center F | callers --center F |
+|---|---|---|---|---|
+$cg_center
 
 Commands (FILE = the absolute path of bench/out/callgrind-MB.out, made by
 \`$GEN callgrind MB FILE\`):

@@ -668,6 +668,8 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	json_costs(out, t->total, v->nr_metrics, r);
 	fputs(", \"self\": ", out);
 	json_costs(out, t->self, v->nr_metrics, r);
+	if (t->estimated && t->estimated[r])
+		fputs(", \"estimated\": true", out); /* a call-graph row away from the center */
 	fprintf(out, ", \"children\": %u, \"scope\": ", t->child_len[r]);
 	if (row_scope(v, t->kind[r], t->id[r], t->line[r], &e->scope))
 		json_text(out, e->scope.s, e->scope.len);
@@ -995,6 +997,10 @@ static void view_head(FILE *out, const struct pv_view *v)
 	fprintf(out, ", \"centered\": %s, \"center_label\": ", v->centered ? "true" : "false");
 	json_str_or_null(out, v->centered ? v->center_label : NULL);
 	fprintf(out, ", \"samples\": %" PRIu64, v->nr_samples);
+	if (v->note) {
+		fputs(", \"note\": ", out);
+		json_str(out, v->note);
+	}
 }
 
 int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)

@@ -213,6 +213,30 @@ struct pv_func_costs {
 	uint32_t funcs_len;
 };
 
+/*
+ * The call graph a call-graph format states (callgrind), per part of the file (a thread):
+ * nodes are (thread, function) with the function's self cost there; edges are (thread, caller,
+ * callee, kind) with the number of calls and their inclusive cost, the file's own figures.
+ * An edge of kind 1 is not a call: it joins a function to its inlined code from another file
+ * (callgrind's fi=/fe=, a function of its own in callgrind_annotate), and costs that code's self
+ * cost plus its calls. Views of such a profile are computed from this graph (doc/callgraph.md).
+ * Rows are unique: (thread, function) per node, (thread, caller, callee, kind) per edge; every
+ * cost of the file is in one node. Empty (nr_nodes 0) for every other format.
+ */
+struct pv_callgraph {
+	uint32_t nr_nodes, cap_nodes;
+	pv_thread_ix *node_thread;
+	pv_func_ix *node_func;
+	int64_t **node_self; /* [metric][node] */
+	uint32_t nr_edges, cap_edges;
+	pv_thread_ix *edge_thread;
+	pv_func_ix *caller, *callee;
+	uint64_t *calls;     /* call count (0 for kind 1) */
+	uint8_t *kind;       /* 0 a call, 1 inlined code */
+	int64_t **edge_cost; /* [metric][edge] */
+	uint32_t nr_metrics; /* columns of node_self and edge_cost */
+};
+
 struct pv_arena;
 
 struct pv_profile {
@@ -233,6 +257,7 @@ struct pv_profile {
 	struct pv_labels labels;
 	struct pv_label_sets label_sets;
 	struct pv_func_costs func_costs;
+	struct pv_callgraph callgraph;
 	struct pv_arena *arena; /* owns string bytes */
 };
 

@@ -85,6 +85,9 @@ struct pv_tree {
 	uint32_t *roots;
 	uint32_t nr_roots;
 	uint8_t *inlined;  /* 1: every frame of the row is an inlined frame (NULL: none is) */
+	/* per row: 1 when its costs are estimated (a call-graph profile's rows away from the
+	 * center: doc/callgraph.md); NULL when no row is */
+	uint8_t *estimated;
 };
 
 /* A flat row: one scope, nested module > file > function > line by level (0..3). */
@@ -117,6 +120,8 @@ struct pv_view {
 	uint64_t nr_samples;        /* selected samples */
 	bool centered;
 	char *center_label;         /* "foo", "<multiple contexts>", a file or module name */
+	char *note;                 /* how exact the numbers are, one line; NULL: nothing to say
+				     * (call-graph profiles: doc/callgraph.md) */
 	struct pv_tree *tree;       /* tree: top-down; callers: bottom-up; butterfly: callees */
 	struct pv_tree *callers;    /* butterfly: the callers of the center */
 	struct pv_flat *flat;       /* flat and top */

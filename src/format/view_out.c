@@ -157,10 +157,8 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 		fprintf(out, "# query: %s\n", args ? args : "");
 		free(args);
 	}
-	if (v->p->func_costs.total && v->q.view != PV_VIEW_TOP && v->q.view != PV_VIEW_FLAT)
-		fputs("# calling contexts estimated from the call graph (callgrind stores no stacks); "
-		      "top and flat show the file's exact per-function costs\n",
-		      out);
+	if (v->note)
+		fprintf(out, "# %s\n", v->note);
 	if (v->centered) {
 		char cb[32], pb[16];
 		cost_text(v, 0, cb, sizeof(cb), v->center[0]);
@@ -194,8 +192,9 @@ static void text_columns(FILE *out, const struct pv_view *v, bool self_first)
 	fputs("name\n", out);
 }
 
+/* The value columns of row r; mark is printed just before the name ('~': estimated). */
 static void text_values(FILE *out, const struct pv_view *v, int64_t *const *total,
-			int64_t *const *self, uint32_t r, bool self_first)
+			int64_t *const *self, uint32_t r, bool self_first, char mark)
 {
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32], sb[32], tp[16], sp[16];
@@ -203,10 +202,11 @@ static void text_values(FILE *out, const struct pv_view *v, int64_t *const *tota
 		cost_text(v, m, sb, sizeof(sb), self[m][r]);
 		pct(tp, sizeof(tp), total[m][r], v->base[m]);
 		pct(sp, sizeof(sp), self[m][r], v->base[m]);
+		char c = m + 1 == v->nr_metrics ? mark : ' ';
 		if (self_first)
-			fprintf(out, "%12s %8s %12s %8s  ", sb, sp, tb, tp);
+			fprintf(out, "%12s %8s %12s %8s %c", sb, sp, tb, tp, c);
 		else
-			fprintf(out, "%12s %8s %12s %8s  ", tb, tp, sb, sp);
+			fprintf(out, "%12s %8s %12s %8s %c", tb, tp, sb, sp, c);
 	}
 }
 
@@ -272,10 +272,14 @@ static void walk(struct walk *w, int indent0)
 			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", indent0 + 2 * (int)sp, "");
 			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r],
 				      t->inlined && t->inlined[r], t->total, t->self, r);
+			if (t->estimated && t->estimated[r])
+				fputs(", \"estimated\": true", w->out);
 			fputs(", \"children\": [", w->out);
 		} else {
 			char b[512];
-			text_values(w->out, w->v, t->total, t->self, r, false);
+			/* a call-graph row with estimated costs: '~' before the name */
+			text_values(w->out, w->v, t->total, t->self, r, false,
+				    t->estimated && t->estimated[r] ? '~' : ' ');
 			fprintf(w->out, "%*s%s", (int)(2 * t->depth[r]), "",
 				pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b),
 						 t->line[r]));
@@ -346,6 +350,10 @@ static void json_open(FILE *out, const struct pv_view *v)
 		pv_json_string(out, v->center_label);
 		fprintf(out, ", \"total\": %" PRId64 "}", v->center[0]);
 	}
+	if (v->note) {
+		fputs(", \"note\": ", out);
+		pv_json_string(out, v->note);
+	}
 }
 
 /* ---- flat and list ---- */
@@ -388,7 +396,7 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 	text_columns(out, v, list && v->q.sort == PV_SORT_SELF);
 	for (uint32_t r = 0; r < n; r++) {
 		char b[512];
-		text_values(out, v, f->total, f->self, r, list && v->q.sort == PV_SORT_SELF);
+		text_values(out, v, f->total, f->self, r, list && v->q.sort == PV_SORT_SELF, ' ');
 		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
 		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
 			pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b), f->line[r]));

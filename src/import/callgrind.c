@@ -39,6 +39,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "import/importer.h"
+#include "model/callgraph.h"
 
 #define MAX_EVENTS 64
 #define MAX_POS 3
@@ -113,6 +114,7 @@ struct cg {
 	struct cg_edge *edges;
 	uint32_t *edge_next; /* the caller's edge made before this one (NONE32: none) */
 	int64_t *ecost;    /* [edge * nev + e] */
+	uint64_t *ecalls;  /* [edge]: the calls= counts */
 	uint32_t nedges, cap_edges;
 	/* per-line self costs while the part has no call (cachegrind) */
 	struct u64map line_map; /* (fn, line) -> row */
@@ -443,13 +445,15 @@ static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
 	uint32_t old = c->cap_edges;
 	if (grow(c, (void **)&c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1))
 		return NONE32;
-	if (c->cap_edges != old && (COL_GROW(c->edge_next, c->cap_edges) || grow_costs(c, &c->ecost, old, c->cap_edges))) {
+	if (c->cap_edges != old && (COL_GROW(c->edge_next, c->cap_edges) || COL_GROW(c->ecalls, c->cap_edges) ||
+				    grow_costs(c, &c->ecost, old, c->cap_edges))) {
 		c->b->status = PV_ENOMEM;
 		return NONE32;
 	}
 	x = c->nedges++;
 	c->edges[x] = (struct cg_edge){.from = from, .to = to, .is_inline = (uint8_t)is_inline};
 	memset(c->ecost + (size_t)x * c->nev, 0, c->nev * sizeof(int64_t));
+	c->ecalls[x] = 0;
 	touch(c, from);
 	touch(c, to);
 	F = &c->fns[from];
@@ -813,48 +817,6 @@ static void split_rows(const int64_t *rows, uint32_t nrows, const int64_t *cols,
 	}
 }
 
-/* Apportions total over weights (sum > 0) exactly: largest remainders. */
-static void apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out, double *frac)
-{
-	int64_t sum = 0, given = 0;
-	for (uint32_t i = 0; i < n; i++)
-		sum += w[i];
-	if (sum <= 0) {
-		for (uint32_t i = 0; i < n; i++)
-			out[i] = i == 0 ? total : 0;
-		return;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		int64_t q64, rem;
-		if (!__builtin_mul_overflow(total, w[i], &q64)) {
-			out[i] = q64 / sum;
-			rem = q64 % sum;
-		} else {
-			i128 q = (i128)total * w[i];
-			out[i] = (int64_t)(q / sum);
-			rem = (int64_t)(q % sum);
-		}
-		frac[i] = (double)(rem < 0 ? -rem : rem) / (double)sum;
-		given += out[i];
-	}
-	while (given != total) {
-		uint32_t best = 0;
-		for (uint32_t i = 1; i < n; i++)
-			if (frac[i] > frac[best])
-				best = i;
-		int64_t step = given < total ? 1 : -1;
-		out[best] += step;
-		given += step;
-		frac[best] = -2;
-		int any = 0;
-		for (uint32_t i = 0; i < n; i++)
-			any |= frac[i] > -2;
-		if (!any)
-			for (uint32_t i = 0; i < n; i++)
-				frac[i] = 0;
-	}
-}
-
 /*
  * The contexts waiting for each function (pushed by its callers, read when its turn comes): one
  * list of fixed-size chunks a function, the chunks from one pool and recycled once read.
@@ -1163,7 +1125,7 @@ static int synthesize(struct cg *c)
 	}
 	/* top-down: each function's contexts split over its self cost and its kept calls */
 	int64_t *rows, *cols, *need, *cell, *tmp;
-	double *frac, *frow;
+	double *frac;
 	void *sc[12] = {0};
 	size_t scap[12] = {0};
 	for (uint32_t k = 0; k < n && !b->status; k++) {
@@ -1230,7 +1192,6 @@ static int synthesize(struct cg *c)
 		uint32_t ncol = 1 + s1 - s0;
 		rows = scratch(c, &sc[0], &scap[0], (size_t)nr * sizeof(int64_t));
 		tmp = scratch(c, &sc[1], &scap[1], (size_t)nr * sizeof(int64_t));
-		frow = scratch(c, &sc[2], &scap[2], (size_t)nr * sizeof(double));
 		cols = scratch(c, &sc[3], &scap[3], (size_t)ncol * sizeof(int64_t));
 		need = scratch(c, &sc[4], &scap[4], (size_t)ncol * sizeof(int64_t));
 		frac = scratch(c, &sc[5], &scap[5], (size_t)ncol * sizeof(double));
@@ -1238,7 +1199,6 @@ static int synthesize(struct cg *c)
 		int64_t *wt = scratch(c, &sc[7], &scap[7], (size_t)nr * (nev ? nev : 1) * sizeof(int64_t));
 		int64_t *flows = scratch(c, &sc[8], &scap[8], (size_t)nr * sizeof(int64_t));
 		int64_t *share = scratch(c, &sc[9], &scap[9], (size_t)nr * sizeof(int64_t));
-		double *fr2 = scratch(c, &sc[10], &scap[10], (size_t)nr * sizeof(double));
 		if (b->status)
 			break;
 		/* when more flows in than the function spends, the contexts shrink in proportion */
@@ -1248,7 +1208,7 @@ static int synthesize(struct cg *c)
 		if (sum > tf) {
 			for (uint32_t i = 0; i < nr; i++)
 				tmp[i] = cx[i].flow;
-			apportion(tf, tmp, nr, rows, frow);
+			pv_apportion(tf, tmp, nr, rows);
 		} else {
 			for (uint32_t i = 0; i < nr; i++)
 				rows[i] = cx[i].flow;
@@ -1275,7 +1235,7 @@ static int synthesize(struct cg *c)
 			int64_t se = self[e];
 			if (e == 0 && se >= 0 && fsum > 0)
 				continue;
-			apportion(se, flows, nr, share, fr2);
+			pv_apportion(se, flows, nr, share);
 			for (uint32_t i = 0; i < nr; i++)
 				wt[(size_t)i * nev + e] = share[i];
 		}
@@ -1304,6 +1264,48 @@ static int synthesize(struct cg *c)
 	return b->status ? -1 : 0;
 }
 
+/*
+ * The part's call graph into the model: a node per function with its self cost, an edge per
+ * call (caller, callee) with its count and inclusive cost, and per function to its inlined code
+ * (fi=/fe=) an edge costing that code's self cost and calls.
+ */
+static int keep_graph(struct cg *c)
+{
+	struct pv_builder *b = c->b;
+	uint32_t nev = c->nev;
+	if (c->thread == PV_NONE)
+		return 0;
+	int64_t *w = pv_malloc((nev ? nev : 1) * sizeof(int64_t));
+	if (!w) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	int rc = 0;
+	for (uint32_t i = 0; i < c->nr_touched && !rc && !b->status; i++) {
+		uint32_t f = c->touched_list[i];
+		fn_frame(c, f, 0);
+		rc = pv_callgraph_add_node(b->p, c->thread, c->fns[f].func, c->pself + (size_t)f * nev,
+					   nev);
+	}
+	for (uint32_t x = 0; x < c->nedges && !rc && !b->status; x++) {
+		const struct cg_edge *E = &c->edges[x];
+		const int64_t *cost = c->ecost + (size_t)x * nev;
+		if (E->is_inline) {
+			memcpy(w, c->pself + (size_t)E->to * nev, nev * sizeof(int64_t));
+			for (uint32_t y = c->fns[E->to].out_head; y != NONE32; y = c->edge_next[y])
+				for (uint32_t e = 0; e < nev && !c->edges[y].is_inline; e++)
+					w[e] += c->ecost[(size_t)y * nev + e];
+			cost = w;
+		}
+		rc = pv_callgraph_add_edge(b->p, c->thread, c->fns[E->from].func, c->fns[E->to].func,
+					   E->is_inline ? 0 : c->ecalls[x], E->is_inline, cost, nev);
+	}
+	pv_free(w);
+	if (rc)
+		b->status = rc;
+	return b->status ? -1 : 0;
+}
+
 /* Ends a part: its samples, then its tables cleared for the next one. */
 static int end_part(struct cg *c)
 {
@@ -1312,7 +1314,7 @@ static int end_part(struct cg *c)
 	/* a bounded number of contexts per function keeps the model linear in the file */
 	uint64_t cap = c->nfns ? 2000000 / c->nfns : 64;
 	c->ctx_cap = cap > 64 ? 64 : cap < 4 ? 4 : (uint32_t)cap;
-	if (synthesize(c))
+	if (synthesize(c) || keep_graph(c))
 		return -1;
 	for (uint32_t i = 0; i < c->nr_touched; i++) {
 		uint32_t f = c->touched_list[i];
@@ -1387,6 +1389,7 @@ static int call_cost(struct cg *c, const int64_t *cost)
 	if (x == NONE32)
 		return -1;
 	c->fns[c->callee].callee = 1;
+	c->ecalls[x] += c->call_count;
 	for (uint32_t e = 0; e < nev; e++) {
 		if (add_checked(c, &c->ecost[(size_t)x * nev + e], cost[e]) ||
 		    add_checked(c, &c->callee_in[(size_t)c->callee * nev + e], cost[e]) ||
@@ -1683,6 +1686,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	struct cg c = {.in = in, .b = b, .err = err, .cur = NONE32, .host = NONE32, .callee = NONE32,
 		       .npos = 1, .pos_line = 0, .pid = PV_ID_NONE, .tid = PV_ID_NONE,
 		       .thread = PV_NONE, .lines_on = 1};
+	uint64_t recursive = 0;
 	int rc = body(&c) ? (c.failed ? c.failed : b->status) : 0;
 	if (rc == -1)
 		rc = PV_ENOMEM;
@@ -1714,6 +1718,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 				b->status = PV_ENOMEM;
 		}
 		p->func_costs.funcs_len = nf;
+		/* callgrind_annotate's inclusive costs, kept in total[] for the comparison below */
 		for (uint32_t f = 0; f < c.nfns && !b->status; f++) {
 			pv_func_ix fi = c.fns[f].func;
 			for (uint32_t e = 0; e < nev; e++) {
@@ -1724,6 +1729,25 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 				p->func_costs.total[e][fi] += t;
 			}
 		}
+		/* the inclusive costs from the call graph: the same rule, except that a function's
+		 * calls to itself and the nested calls of a recursion are not counted again */
+		struct cg_graph g;
+		pv_metric_ix ms[MAX_EVENTS];
+		uint32_t nm = nev < p->metrics.len ? nev : p->metrics.len;
+		for (uint32_t e = 0; e < nm; e++)
+			ms[e] = e;
+		if (!b->status && cg_graph_build(p, ms, nm, NULL, &g))
+			b->status = PV_ENOMEM;
+		for (uint32_t f = 0; f < nf && !b->status; f++) {
+			bool differs = false;
+			for (uint32_t e = 0; e < nm; e++) {
+				differs |= p->func_costs.total[e][f] != g.incl[(size_t)f * nm + e];
+				p->func_costs.total[e][f] = g.incl[(size_t)f * nm + e];
+			}
+			recursive += differs;
+		}
+		if (!b->status)
+			cg_graph_release(&g);
 	}
 	if (!rc && !b->status) {
 		char got[512], said[512];
@@ -1742,8 +1766,9 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		for (uint32_t f = 0; f < c.nfns && !calls; f++)
 			calls = c.fns[f].callee;
 		if (calls)
-			builder_lossy(b, 1, "callgrind stores a call graph: calling contexts deeper than one call are estimated (each function's cost split over its callers in proportion to the calls' inclusive costs); per-function self and inclusive costs are exact (top, flat)");
-		builder_lossy(b, c.merged_contexts, "calling contexts beyond %u per function merged into one starting at the root", c.ctx_cap);
+			builder_lossy(b, 1, "callgrind stores a call graph, not stacks: views are computed from it; a center's total and self and the calls next to it are the file's exact costs, rows further away are estimated (split in proportion to the calls' costs)");
+		builder_lossy(b, recursive, "functions in a recursion: inclusive cost without the nested calls counted again (callgrind_annotate --inclusive=yes counts them: more)");
+		builder_lossy(b, c.merged_contexts, "estimated calling contexts (only for what the call graph cannot answer: filters, lines, files, modules) beyond %u per function merged into one starting at the root", c.ctx_cap);
 		builder_lossy(b, c.jumps, "jump= / jcnd= lines (jumps not kept)");
 		builder_lossy(b, c.odd_costs, "costs written as positions (+N, -N, *), read as callgrind_annotate reads them");
 		builder_lossy(b, c.negative, "negative costs (not in the calling contexts)");
@@ -1764,6 +1789,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	pv_free(c.fn_cache);
 	pv_free(c.src_cache);
 	pv_free(c.edge_next);
+	pv_free(c.ecalls);
 	u64map_release(&c.fn_map);
 	u64map_release(&c.edge_map);
 	u64map_release(&c.line_map);

@@ -65,6 +65,22 @@ void pv_profile_free(struct pv_profile *p)
 	}
 	pv_free(p->func_costs.self);
 	pv_free(p->func_costs.total);
+	struct pv_callgraph *cg = &p->callgraph;
+	for (uint32_t m = 0; m < cg->nr_metrics; m++) {
+		if (cg->node_self)
+			pv_free(cg->node_self[m]);
+		if (cg->edge_cost)
+			pv_free(cg->edge_cost[m]);
+	}
+	pv_free(cg->node_self);
+	pv_free(cg->edge_cost);
+	pv_free(cg->node_thread);
+	pv_free(cg->node_func);
+	pv_free(cg->edge_thread);
+	pv_free(cg->caller);
+	pv_free(cg->callee);
+	pv_free(cg->calls);
+	pv_free(cg->kind);
 	pv_free(p->metrics.name);
 	pv_free(p->metrics.unit);
 	pv_free(p->markers.name);

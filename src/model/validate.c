@@ -3,6 +3,7 @@
  * row and the column of the first violation, so a test failure or a fuzzer crash says exactly
  * which importer broke what.
  */
+#include "model/callgraph.h"
 #include "pv/profile.h"
 
 #define FAIL(...) return pv_error_set(err, PV_EPARSE, __VA_ARGS__)
@@ -149,6 +150,19 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	for (uint32_t m = 0; fc->self && m < me->len; m++)
 		if (!fc->self[m] || !fc->total[m])
 			FAIL("func_costs: metric %u has no column", m);
+
+	const struct pv_callgraph *cg = &p->callgraph;
+	if (cg->nr_nodes || cg->nr_edges) {
+		if (cg->nr_metrics != me->len)
+			FAIL("callgraph: %u metric columns, the profile has %u metrics", cg->nr_metrics,
+			     me->len);
+		for (uint32_t m = 0; m < me->len; m++)
+			if ((cg->nr_nodes && !cg->node_self[m]) || (cg->nr_edges && !cg->edge_cost[m]))
+				FAIL("callgraph: metric %u has no column", m);
+		int rc = pv_callgraph_check(p, err);
+		if (rc)
+			return rc;
+	}
 
 	const struct pv_raw_markers *mk = &p->markers;
 	for (uint32_t i = 0; i < mk->len; i++) {

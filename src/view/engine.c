@@ -27,6 +27,7 @@
 #include "base/hash.h"
 #include "pv/marker.h"
 #include "pv/view.h"
+#include "view/internal.h"
 
 /* ---- working stack table ---- */
 
@@ -738,6 +739,7 @@ static void tree_free(struct pv_tree *t, uint32_t nm)
 	pv_free(t->child_len);
 	pv_free(t->children);
 	pv_free(t->roots);
+	pv_free(t->estimated);
 	pv_free(t);
 }
 
@@ -808,7 +810,7 @@ static void sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
 static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_self)
 {
 	uint32_t n = t->len;
-	for (uint32_t r = 0; r < n; r++) /* INL_* bits (row_frame) to the flag */
+	for (uint32_t r = 0; t->inlined && r < n; r++) /* INL_* bits (row_frame) to the flag */
 		t->inlined[r] = t->inlined[r] == INL_INLINED;
 	if (totals_from_self) {
 		for (uint32_t m = 0; m < e->nm; m++) {
@@ -1133,7 +1135,7 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 			goto out;
 		memset(fb.inlined[l], 1, ns);
 		for (uint32_t r = 0; r < t->len; r++)
-			fb.inlined[l][fb.key_of[l][r]] &= t->inlined[r];
+			fb.inlined[l][fb.key_of[l][r]] &= t->inlined ? t->inlined[r] : 0;
 		for (uint32_t m = 0; m < e->nm; m++) {
 			fb.incl[l][m] = pv_calloc(ns, sizeof(int64_t));
 			fb.excl[l][m] = pv_calloc(ns, sizeof(int64_t));
@@ -1596,6 +1598,7 @@ void pv_view_free(struct pv_view *v)
 	}
 	pv_free(v->threads);
 	pv_free(v->center_label);
+	pv_free(v->note);
 	pv_free(v->pseudo_module);
 	pv_query_release(&v->q);
 	pv_free(v);
@@ -1979,7 +1982,19 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		for (uint32_t o = 0; o < p->stacks.len; o++)
 			e.origin[o] = o;
 	}
-	if ((rc = resolve(&e, q)) || (rc = sample_pass(&e)))
+	if ((rc = resolve(&e, q)))
+		goto fail;
+	if (!keep_out && !samples_out) {
+		/* a call-graph profile: the views its graph answers (callgraph.c) */
+		bool done = false;
+		if ((rc = pv__callgraph_view(v, &done, err)))
+			goto fail;
+		if (done) {
+			*out = v;
+			return 0;
+		}
+	}
+	if ((rc = sample_pass(&e)))
 		goto fail;
 	if (q->inlines == PV_INLINE_FOLD && (rc = fold_inlines(&e)))
 		goto fail;
@@ -2028,9 +2043,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	} else {
 		memcpy(v->center, v->whole, sizeof(v->whole));
 	}
-	/* the percentages' base: the flat view is not cut at the center (it only marks it) */
-	bool of_whole = q->percent == PV_PERCENT_WHOLE || q->view == PV_VIEW_FLAT;
-	memcpy(v->base, of_whole ? v->whole : v->center, sizeof(v->base));
+	pv__view_set_base(v);
 	switch (q->view) {
 	case PV_VIEW_CALLERS:
 		rc = build_bottom_up(&e, anchor, &v->tree);
@@ -2151,4 +2164,47 @@ fail:
 	pv_free(anchor);
 	pv_view_free(v);
 	return rc ? rc : PV_ENOMEM;
+}
+
+/* ---- for the call-graph views (view/internal.h) ---- */
+
+int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only,
+			  struct pv_error *err)
+{
+	struct engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	const struct pv_query *q = &v->q;
+	*funcs_only = true;
+	for (uint32_t i = 0; i < q->nr_center; i++) {
+		struct scope sc;
+		int rc = scope_compile(&e, &sc, q->center[i], "center");
+		if (rc) {
+			scope_release(&sc);
+			return rc;
+		}
+		*funcs_only &= sc.kind == SC_FUNCS;
+		for (uint32_t f = 0; f < v->p->funcs.len; f++)
+			mask[f] |= sc.fmatch[f];
+		scope_release(&sc);
+	}
+	if (q->nr_center && !(v->center_label = center_label(q)))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	return 0;
+}
+
+void pv__view_set_base(struct pv_view *v)
+{
+	/* the flat view is not cut at the center (it only marks it) */
+	bool of_whole = v->q.percent == PV_PERCENT_WHOLE || v->q.view == PV_VIEW_FLAT;
+	memcpy(v->base, of_whole ? v->whole : v->center, sizeof(v->base));
+}
+
+int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err)
+{
+	struct engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	return tree_finish(&e, t, false);
+}
+
+void pv__tree_free(struct pv_tree *t, uint32_t nm)
+{
+	tree_free(t, nm);
 }

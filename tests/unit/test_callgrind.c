@@ -6,6 +6,7 @@
  * per-function costs of the corpus files (README.md there says how each was made).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,47 @@ static struct pv_profile *load(const char *path)
 	}
 	T_EQ_STR(pv_str(p, p->meta.format), "callgrind");
 	return p;
+}
+
+/*
+ * Whether f calls itself, directly or through other functions (a walk of the model's call
+ * graph): its inclusive cost then leaves out what callgrind counts again for nested calls, so it
+ * is below callgrind_annotate's (doc/callgraph.md).
+ */
+static bool recursive(const struct pv_profile *p, pv_func_ix f)
+{
+	const struct pv_callgraph *cg = &p->callgraph;
+	uint8_t *seen = calloc(p->funcs.len + 1, 1);
+	uint32_t *todo = malloc((p->funcs.len + 1) * sizeof(uint32_t)), n = 0;
+	bool found = false;
+	if (!seen || !todo) {
+		free(seen);
+		free(todo);
+		return false;
+	}
+	todo[n++] = f;
+	while (n && !found) {
+		uint32_t g = todo[--n];
+		for (uint32_t e = 0; e < cg->nr_edges && !found; e++) {
+			if (cg->caller[e] != g)
+				continue;
+			uint32_t h = cg->callee[e];
+			found = h == f;
+			if (!seen[h]) {
+				seen[h] = 1;
+				todo[n++] = h;
+			}
+		}
+	}
+	free(seen);
+	free(todo);
+	return found;
+}
+
+/* Our inclusive cost of f against callgrind_annotate's. */
+static bool incl_ok(const struct pv_profile *p, pv_func_ix f, int64_t ours, int64_t annotate)
+{
+	return ours == annotate || (ours < annotate && recursive(p, f));
 }
 
 /* The function named "FILE:NAME" as callgrind_annotate prints it; PV_NONE when absent. */
@@ -108,10 +150,13 @@ static uint32_t check_annotate(const struct pv_profile *p, const char *path, int
 				t_fail(__FILE__, __LINE__, "%s: no function %s", path, q);
 		} else {
 			for (uint32_t e = 0; e < nev; e++) {
-				int64_t ours = inclusive ? p->func_costs.total[e][f] : p->func_costs.self[e][f];
-				if (ours != v[e] && bad++ < 5)
-					t_fail(__FILE__, __LINE__, "%s: %s event %u: %" PRId64 " != %" PRId64,
-					       path, q, e, ours, v[e]);
+				int64_t ours = inclusive ? p->func_costs.total[e][f]
+							 : p->func_costs.self[e][f];
+				bool ok = inclusive ? incl_ok(p, f, ours, v[e]) : ours == v[e];
+				if (!ok && bad++ < 5)
+					t_fail(__FILE__, __LINE__,
+					       "%s: %s event %u: %" PRId64 " != %" PRId64, path, q,
+					       e, ours, v[e]);
 			}
 		}
 		n++;
@@ -143,7 +188,8 @@ static int64_t *sample_total(const struct pv_profile *p, pv_metric_ix m)
 	int64_t *t = calloc(p->funcs.len + 1, sizeof(*t));
 	uint32_t *seen = calloc(p->funcs.len + 1, sizeof(*seen));
 	for (uint32_t i = 0; i < p->samples.len; i++) {
-		for (pv_stack_ix st = p->samples.stack[i]; st != PV_NONE; st = p->stacks.prefix[st]) {
+		for (pv_stack_ix st = p->samples.stack[i]; st != PV_NONE;
+		     st = p->stacks.prefix[st]) {
 			pv_func_ix f = p->frames.func[p->stacks.frame[st]];
 			if (seen[f] == i + 1)
 				continue;
@@ -165,18 +211,29 @@ static int has_diag(const struct pv_profile *p, const char *text)
 
 T_TEST(callgrind_recorded_equal_annotate)
 {
-	static const char *const files[] = {"gzip.callgrind", "sort-instr.callgrind"};
+	/* the file, and callgrind_annotate's output for it (of the file before gzip) */
+	static const struct {
+		const char *file, *ann;
+		bool self;
+	} files[] = {{"gzip.callgrind", "gzip.callgrind", true},
+		     {"sort-instr.callgrind", "sort-instr.callgrind", true},
+		     {"recursion.callgrind", "recursion.callgrind", true},
+		     {"lua-fib.callgrind.gz", "lua-fib.callgrind", true},
+		     {"cpython.callgrind.gz", "cpython.callgrind", false}};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char path[512], ann[600];
 		snprintf(path, sizeof(path), "%s", t_data("callgrind/"));
-		strncat(path, files[i], sizeof(path) - strlen(path) - 1);
+		strncat(path, files[i].file, sizeof(path) - strlen(path) - 1);
 		struct pv_profile *p = load(path);
 		if (!p)
 			continue;
-		snprintf(ann, sizeof(ann), "%s.annotate-inclusive", path);
+		snprintf(ann, sizeof(ann), "%s%s.annotate-inclusive", t_data("callgrind/"),
+			 files[i].ann);
 		T_TRUE(check_annotate(p, ann, 1) > 300);
-		snprintf(ann, sizeof(ann), "%s.annotate-self", path);
-		T_TRUE(check_annotate(p, ann, 0) > 300);
+		snprintf(ann, sizeof(ann), "%s%s.annotate-self", t_data("callgrind/"),
+			 files[i].ann);
+		if (files[i].self)
+			T_TRUE(check_annotate(p, ann, 0) > 300);
 		pv_profile_free(p);
 	}
 	/* cachegrind: no calls, self only (inclusive == self) */
@@ -221,10 +278,14 @@ T_TEST(callgrind_corpus_equal_annotate)
 		if (p) {
 			pv_func_ix f = find_fn(p, f1 + 1);
 			int64_t self = strtoll(f2 + 1, NULL, 10), incl = strtoll(f3 + 1, NULL, 10);
-			if (f == PV_NONE || p->func_costs.self[0][f] != self || p->func_costs.total[0][f] != incl) {
+			if (f == PV_NONE || p->func_costs.self[0][f] != self ||
+			    !incl_ok(p, f, p->func_costs.total[0][f], incl)) {
 				if (bad++ < 5)
-					t_fail(__FILE__, __LINE__, "%s: %s: annotate %" PRId64 "/%" PRId64 ", ours %" PRId64 "/%" PRId64,
-					       cur, f1 + 1, self, incl, f == PV_NONE ? -1 : p->func_costs.self[0][f],
+					t_fail(__FILE__, __LINE__,
+					       "%s: %s: annotate %" PRId64 "/%" PRId64
+					       ", ours %" PRId64 "/%" PRId64,
+					       cur, f1 + 1, self, incl,
+					       f == PV_NONE ? -1 : p->func_costs.self[0][f],
 					       f == PV_NONE ? -1 : p->func_costs.total[0][f]);
 			}
 			n++;
@@ -243,7 +304,8 @@ T_TEST(callgrind_corpus_equal_annotate)
 /* The calling contexts: every function's self cost exact, the total the file's. */
 T_TEST(callgrind_contexts_keep_self_exact)
 {
-	static const char *const files[] = {"callgrind/gzip.callgrind", "callgrind/sort-instr.callgrind",
+	static const char *const files[] = {"callgrind/gzip.callgrind",
+					    "callgrind/sort-instr.callgrind",
 					    "callgrind/gzip-parts.callgrind"};
 	for (size_t i = 0; i < 3; i++) {
 		struct pv_profile *p = load(t_data(files[i]));
@@ -264,7 +326,7 @@ T_TEST(callgrind_contexts_keep_self_exact)
 			T_EQ_INT(w, sum);
 			free(s);
 		}
-		T_TRUE(has_diag(p, "calling contexts deeper than one call are estimated"));
+		T_TRUE(has_diag(p, "callgrind stores a call graph, not stacks"));
 		pv_profile_free(p);
 	}
 }
@@ -303,7 +365,8 @@ T_TEST(callgrind_totals_checked)
 	/* bzr's summary: does not match its own cost lines; issue34 says "summary: 0" */
 	struct pv_profile *p = load(t_corpus("callgrind/gprof2dot-bzr.callgrind"));
 	if (p) {
-		T_TRUE(has_diag(p, "summary: (last at line 2) says 1482829, the cost lines add up to 1482191 (used)"));
+		T_TRUE(has_diag(p, "summary: (last at line 2) says 1482829, the cost lines add up "
+				   "to 1482191 (used)"));
 		int64_t w = 0;
 		for (uint32_t k = 0; k < p->samples.len; k++)
 			w += pv_sample_weight(p, 0, k);
@@ -350,36 +413,35 @@ T_TEST(callgrind_parts_are_threads)
 T_TEST(callgrind_grammar)
 {
 	/* name compression, fi/fe, relative positions, a call's inclusive cost, two events */
-	static const char text[] =
-		"# callgrind format\n"
-		"version: 1\n"
-		"positions: instr line\n"
-		"events: Ir Dr\n"
-		"\n"
-		"ob=(1) /bin/prog\n"
-		"fl=(1) main.c\n"
-		"fn=(1) main\n"
-		"0x10 10 5 1\n"
-		"+4 +1 3\n"
-		"cfi=(2) lib.c\n"
-		"cfn=(2) work\n"
-		"calls=2 0x100 20\n"
-		"* * 100 10\n"
-		"fi=(3) inl.h\n"
-		"+2 -9 7 7\n"
-		"fe=(1)\n"
-		"jump=1 +8 *\n"
-		"* *\n"
-		"\n"
-		"fl=(2)\n"
-		"fn=(2)\n"
-		"0x100 20 90 10\n"
-		"cfn=(3) leaf\n"
-		"calls=1 0x200 30\n"
-		"* * 10\n"
-		"fn=(3)\n"
-		"0x200 30 10\n"
-		"totals: 115 18\n";
+	static const char text[] = "# callgrind format\n"
+				   "version: 1\n"
+				   "positions: instr line\n"
+				   "events: Ir Dr\n"
+				   "\n"
+				   "ob=(1) /bin/prog\n"
+				   "fl=(1) main.c\n"
+				   "fn=(1) main\n"
+				   "0x10 10 5 1\n"
+				   "+4 +1 3\n"
+				   "cfi=(2) lib.c\n"
+				   "cfn=(2) work\n"
+				   "calls=2 0x100 20\n"
+				   "* * 100 10\n"
+				   "fi=(3) inl.h\n"
+				   "+2 -9 7 7\n"
+				   "fe=(1)\n"
+				   "jump=1 +8 *\n"
+				   "* *\n"
+				   "\n"
+				   "fl=(2)\n"
+				   "fn=(2)\n"
+				   "0x100 20 90 10\n"
+				   "cfn=(3) leaf\n"
+				   "calls=1 0x200 30\n"
+				   "* * 10\n"
+				   "fn=(3)\n"
+				   "0x200 30 10\n"
+				   "totals: 115 18\n";
 	struct pv_profile *p = NULL;
 	struct pv_error err;
 	T_EQ_INT(pv_import_memory("grammar.callgrind", text, sizeof(text) - 1, NULL, &p, &err), 0);
@@ -395,7 +457,10 @@ T_TEST(callgrind_grammar)
 		return;
 	}
 	T_EQ_INT(p->func_costs.self[0][mainf], 8);
-	T_EQ_INT(p->func_costs.total[0][mainf], 108);
+	/* callgrind_annotate says 108: for a function nobody calls it leaves out the inlined code
+	 * (inl.h), which it counts in a called function through the calls' costs; the whole
+	 * program's root costs the whole program (doc/callgraph.md) */
+	T_EQ_INT(p->func_costs.total[0][mainf], 115);
 	T_EQ_INT(p->func_costs.self[1][mainf], 1);
 	T_EQ_INT(p->func_costs.self[0][inl], 7);
 	T_EQ_INT(p->func_costs.total[0][inl], 7);
@@ -423,23 +488,25 @@ struct bad_case {
 T_TEST(callgrind_malformed)
 {
 	static const struct bad_case cases[] = {
-		{"events: Ir\nfn=a\n1 2\ncfn=b\ncalls=1 1\n", "without its cost line", 5, 1},
-		{"events: Ir\nfn=a\n1 99999999999999999999\n", "number too large", 3, 3},
-		{"events: Ir\nfn=a\n1 5 x\n", "more costs than the 1 events", 3, 5},
-		{"events: Ir Dr\nfn=a\n1 5 x\n", "expected a cost", 3, 5},
-		{"events: Ir\nfn=a\n1 9223372036854775807\n2 1\n", "costs add up past", 4, 1},
-		{"fn=a\nevents: Ir\n1 2\n", "before the events: line", 1, 1},
-		{"# callgrind format\n1 2\n", "a cost line before the events: line", 2, 1},
-		{"events: Ir\nfn=(99999999999999999999) x\n", "name id too large", 2, 5},
-		{"events: Ir\nfn=a\ncfn=b\ncalls=1 1\nfn=b\n", "must be followed by its cost line", 5, 1},
-		{"events: Ir\npositions: line bogus\n", "unknown position", 2, 17},
-		{"# callgrind format\nversion: 1\n", "no events: line", 2, 1},
+	    {"events: Ir\nfn=a\n1 2\ncfn=b\ncalls=1 1\n", "without its cost line", 5, 1},
+	    {"events: Ir\nfn=a\n1 99999999999999999999\n", "number too large", 3, 3},
+	    {"events: Ir\nfn=a\n1 5 x\n", "more costs than the 1 events", 3, 5},
+	    {"events: Ir Dr\nfn=a\n1 5 x\n", "expected a cost", 3, 5},
+	    {"events: Ir\nfn=a\n1 9223372036854775807\n2 1\n", "costs add up past", 4, 1},
+	    {"fn=a\nevents: Ir\n1 2\n", "before the events: line", 1, 1},
+	    {"# callgrind format\n1 2\n", "a cost line before the events: line", 2, 1},
+	    {"events: Ir\nfn=(99999999999999999999) x\n", "name id too large", 2, 5},
+	    {"events: Ir\nfn=a\ncfn=b\ncalls=1 1\nfn=b\n", "must be followed by its cost line", 5,
+	     1},
+	    {"events: Ir\npositions: line bogus\n", "unknown position", 2, 17},
+	    {"# callgrind format\nversion: 1\n", "no events: line", 2, 1},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pv_profile *p = NULL;
 		struct pv_error err;
 		pv_error_clear(&err);
-		int rc = pv_import_memory("bad.callgrind", cases[i].text, strlen(cases[i].text), "callgrind", &p, &err);
+		int rc = pv_import_memory("bad.callgrind", cases[i].text, strlen(cases[i].text),
+					  "callgrind", &p, &err);
 		T_EQ_INT(rc, PV_EPARSE);
 		T_CONTAINS(err.msg, cases[i].msg);
 		T_EQ_INT(err.has_pos, 1);
@@ -465,7 +532,8 @@ T_TEST(callgrind_deep_chain_and_cycle)
 			uint32_t next = i + 1 < n ? i + 1 : (cycle ? 0 : n);
 			len += (size_t)snprintf(t + len, cap - len, "fn=(%u) f%u\n1 1\n", i + 1, i);
 			if (next < n)
-				len += (size_t)snprintf(t + len, cap - len, "cfn=(%u) f%u\ncalls=1 1\n1 %u\n", next + 1,
+				len += (size_t)snprintf(t + len, cap - len,
+							"cfn=(%u) f%u\ncalls=1 1\n1 %u\n", next + 1,
 							next, n - 1 - i);
 		}
 		struct pv_profile *p = NULL;
@@ -501,11 +569,14 @@ T_TEST(callgrind_deep_chain_and_cycle)
 T_TEST(callgrind_probe)
 {
 	static const char *const corpus[] = {
-		"callgrind/gprof2dot-bool.callgrind", "callgrind/gprof2dot-bzr.callgrind",
-		"callgrind/gprof2dot-empty.callgrind", "callgrind/gprof2dot-selinux.callgrind",
-		"callgrind/cachegrind/valgrind-ann2.cgout", "callgrind/cachegrind/valgrind-ann-diff2a.cgout",
-		"speedscope/callgrind/callgrind.multiple-event-types.log",
-		"speedscope/callgrind/callgrind.subposition-compression.log",
+	    "callgrind/gprof2dot-bool.callgrind",
+	    "callgrind/gprof2dot-bzr.callgrind",
+	    "callgrind/gprof2dot-empty.callgrind",
+	    "callgrind/gprof2dot-selinux.callgrind",
+	    "callgrind/cachegrind/valgrind-ann2.cgout",
+	    "callgrind/cachegrind/valgrind-ann-diff2a.cgout",
+	    "speedscope/callgrind/callgrind.multiple-event-types.log",
+	    "speedscope/callgrind/callgrind.subposition-compression.log",
 	};
 	for (size_t i = 0; i < sizeof(corpus) / sizeof(corpus[0]); i++) {
 		struct pv_profile *p = NULL;
@@ -521,7 +592,8 @@ T_TEST(callgrind_probe)
 		pv_profile_free(p);
 	}
 	/* speedscope's fixture writes costs as positions: read as callgrind_annotate does */
-	struct pv_profile *p = load(t_corpus("speedscope/callgrind/callgrind.subposition-compression.log"));
+	struct pv_profile *p =
+	    load(t_corpus("speedscope/callgrind/callgrind.subposition-compression.log"));
 	if (p) {
 		T_TRUE(has_diag(p, "costs written as positions"));
 		T_EQ_INT(p->func_costs.self[0][find_fn(p, "file1.c:func1")], -300);

@@ -214,6 +214,7 @@ function describe(resp) {
   if (resp.centered) parts.push(`center ${resp.center_label}: ${fmtCost(resp.center_total[0], m.unit)} of ${fmtCost(resp.whole[0], m.unit)} ${m.name}`);
   else parts.push(`${fmtCost(resp.whole[0], m.unit)} ${m.name}`);
   if (resp.samples !== undefined && m.name !== 'samples') parts.push(`${resp.samples.toLocaleString('en-US')} samples`);
+  if (resp.note) parts.push(resp.note); // how exact a call-graph profile's numbers are
   return parts.join(' · ');
 }
 

@@ -375,7 +375,7 @@ export class TreeTable {
     this.metrics.forEach((m, mi) => {
       const t = row.total[mi], s = row.self[mi];
       const cells = c.nums[mi];
-      setText(cells[0], fmtCost(t, m.unit));
+      setText(cells[0], (row.estimated ? '~' : '') + fmtCost(t, m.unit)); // a call-graph estimate
       setText(cells[1], fmtPct(t, this.bases[mi]));
       setText(cells[2], fmtCost(s, m.unit));
       setText(cells[3], fmtPct(s, this.bases[mi]));

@@ -1,0 +1,627 @@
+/*
+ * callgraph.c - the call graph of call-graph profiles (callgrind): its rows, their checks, and
+ * the graph of a set of threads with the inclusive costs the views use (doc/callgraph.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "model/callgraph.h"
+
+__extension__ typedef __int128 i128;
+
+/* ---- rows ---- */
+
+static int cg_columns(struct pv_profile *p)
+{
+	struct pv_callgraph *cg = &p->callgraph;
+	if (cg->node_self)
+		return 0;
+	uint32_t nm = p->metrics.len;
+	cg->node_self = pv_calloc(nm ? nm : 1, sizeof(int64_t *));
+	cg->edge_cost = pv_calloc(nm ? nm : 1, sizeof(int64_t *));
+	if (!cg->node_self || !cg->edge_cost)
+		return PV_ENOMEM;
+	cg->nr_metrics = nm;
+	return 0;
+}
+
+int pv_callgraph_add_node(struct pv_profile *p, pv_thread_ix t, pv_func_ix f, const int64_t *self,
+			  uint32_t nm)
+{
+	struct pv_callgraph *cg = &p->callgraph;
+	if (cg_columns(p))
+		return PV_ENOMEM;
+	if (cg->nr_nodes == cg->cap_nodes) {
+		uint32_t nc = grow_cap(cg->cap_nodes, (uint64_t)cg->nr_nodes + 1);
+		if (!nc)
+			return PV_ELIMIT;
+		if (COL_GROW(cg->node_thread, nc) || COL_GROW(cg->node_func, nc))
+			return PV_ENOMEM;
+		for (uint32_t m = 0; m < cg->nr_metrics; m++)
+			if (COL_GROW(cg->node_self[m], nc))
+				return PV_ENOMEM;
+		cg->cap_nodes = nc;
+	}
+	uint32_t x = cg->nr_nodes++;
+	cg->node_thread[x] = t;
+	cg->node_func[x] = f;
+	for (uint32_t m = 0; m < cg->nr_metrics; m++)
+		cg->node_self[m][x] = m < nm ? self[m] : 0;
+	return 0;
+}
+
+int pv_callgraph_add_edge(struct pv_profile *p, pv_thread_ix t, pv_func_ix caller,
+			  pv_func_ix callee, uint64_t calls, uint8_t kind, const int64_t *cost,
+			  uint32_t nm)
+{
+	struct pv_callgraph *cg = &p->callgraph;
+	if (cg_columns(p))
+		return PV_ENOMEM;
+	if (cg->nr_edges == cg->cap_edges) {
+		uint32_t nc = grow_cap(cg->cap_edges, (uint64_t)cg->nr_edges + 1);
+		if (!nc)
+			return PV_ELIMIT;
+		if (COL_GROW(cg->edge_thread, nc) || COL_GROW(cg->caller, nc) ||
+		    COL_GROW(cg->callee, nc) || COL_GROW(cg->calls, nc) || COL_GROW(cg->kind, nc))
+			return PV_ENOMEM;
+		for (uint32_t m = 0; m < cg->nr_metrics; m++)
+			if (COL_GROW(cg->edge_cost[m], nc))
+				return PV_ENOMEM;
+		cg->cap_edges = nc;
+	}
+	uint32_t x = cg->nr_edges++;
+	cg->edge_thread[x] = t;
+	cg->caller[x] = caller;
+	cg->callee[x] = callee;
+	cg->calls[x] = calls;
+	cg->kind[x] = kind;
+	for (uint32_t m = 0; m < cg->nr_metrics; m++)
+		cg->edge_cost[m][x] = m < nm ? cost[m] : 0;
+	return 0;
+}
+
+#define FAIL(...) return pv_error_set(err, PV_EPARSE, __VA_ARGS__)
+
+int pv_callgraph_check(const struct pv_profile *p, struct pv_error *err)
+{
+	const struct pv_callgraph *cg = &p->callgraph;
+	for (uint32_t i = 0; i < cg->nr_nodes; i++) {
+		if (cg->node_thread[i] >= p->threads.len)
+			FAIL("callgraph.nodes[%u].thread: %u out of range", i, cg->node_thread[i]);
+		if (cg->node_func[i] >= p->funcs.len)
+			FAIL("callgraph.nodes[%u].func: %u out of range", i, cg->node_func[i]);
+	}
+	for (uint32_t i = 0; i < cg->nr_edges; i++) {
+		if (cg->edge_thread[i] >= p->threads.len)
+			FAIL("callgraph.edges[%u].thread: %u out of range", i, cg->edge_thread[i]);
+		if (cg->caller[i] >= p->funcs.len || cg->callee[i] >= p->funcs.len)
+			FAIL("callgraph.edges[%u]: function out of range", i);
+		if (cg->kind[i] > 1)
+			FAIL("callgraph.edges[%u].kind: %u is not a kind", i, cg->kind[i]);
+		if (cg->kind[i] == 1 && (cg->calls[i] || cg->caller[i] == cg->callee[i]))
+			FAIL("callgraph.edges[%u]: inlined code is no call, and not the function "
+			     "itself",
+			     i);
+	}
+	/* the nodes hold every self cost of the file: the exact per-function self costs */
+	const struct pv_func_costs *fc = &p->func_costs;
+	if (!fc->self || fc->funcs_len != p->funcs.len)
+		return 0;
+	int64_t *sum = pv_calloc(p->funcs.len ? p->funcs.len : 1, sizeof(int64_t));
+	if (!sum)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	for (uint32_t m = 0; m < cg->nr_metrics; m++) {
+		memset(sum, 0, (size_t)p->funcs.len * sizeof(int64_t));
+		for (uint32_t i = 0; i < cg->nr_nodes; i++)
+			sum[cg->node_func[i]] += cg->node_self[m][i];
+		for (uint32_t f = 0; f < p->funcs.len; f++) {
+			if (sum[f] != fc->self[m][f]) {
+				int64_t a = sum[f], b = fc->self[m][f];
+				pv_free(sum);
+				FAIL("callgraph: function %u, metric %u: the nodes' self costs add "
+				     "up to "
+				     "%lld, func_costs.self says %lld",
+				     f, m, (long long)a, (long long)b);
+			}
+		}
+	}
+	pv_free(sum);
+	return 0;
+}
+
+/* ---- apportioning ---- */
+
+struct rem {
+	i128 r; /* remainder * sum, sign-adjusted: larger first */
+	uint32_t i;
+};
+
+static int rem_cmp(const void *a, const void *b)
+{
+	const struct rem *x = a, *y = b;
+	if (x->r != y->r)
+		return x->r > y->r ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
+{
+	i128 sum = 0;
+	for (uint32_t i = 0; i < n; i++)
+		sum += w[i];
+	if (n == 0)
+		return;
+	if (sum <= 0) {
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = i == 0 ? total : 0;
+		return;
+	}
+	int64_t given = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		out[i] = (int64_t)((i128)total * w[i] / sum);
+		given += out[i];
+	}
+	if (given == total)
+		return;
+	/* the units rounding left over (fewer than n), one each, to the largest remainders (ties:
+	 * the first); the remainders sorted when there are many */
+	int64_t step = given < total ? 1 : -1;
+	struct rem *rs = n > 16 ? pv_malloc((size_t)n * sizeof(*rs)) : NULL;
+	if (rs) {
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (w[i] <= 0)
+				continue;
+			i128 r = (i128)total * w[i] - (i128)out[i] * sum;
+			rs[k++] = (struct rem){step < 0 ? -r : r, i};
+		}
+		qsort(rs, k, sizeof(*rs), rem_cmp);
+		for (uint32_t j = 0; given != total; j = (j + 1) % k) {
+			out[rs[j].i] += step;
+			given += step;
+		}
+		pv_free(rs);
+		return;
+	}
+	while (given != total) {
+		uint32_t best = UINT32_MAX;
+		i128 bestr = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (w[i] <= 0)
+				continue;
+			i128 r = (i128)total * w[i] - (i128)out[i] * sum; /* remainder * sum */
+			if (step < 0)
+				r = -r;
+			if (best == UINT32_MAX || r > bestr) {
+				best = i;
+				bestr = r;
+			}
+		}
+		out[best] += step;
+		given += step;
+	}
+}
+
+/* ---- the graph of a set of threads ---- */
+
+void cg_graph_release(struct cg_graph *g)
+{
+	pv_free(g->self);
+	pv_free(g->from);
+	pv_free(g->to);
+	pv_free(g->kind);
+	pv_free(g->cost);
+	pv_free(g->out_first);
+	pv_free(g->in_first);
+	pv_free(g->in_edge);
+	pv_free(g->scc);
+	pv_free(g->cyclic);
+	pv_free(g->comp_first);
+	pv_free(g->comp_mem);
+	pv_free(g->called);
+	pv_free(g->present);
+	pv_free(g->incl);
+	pv_free(g->eff_out);
+	pv_free(g->eff_in);
+	memset(g, 0, sizeof(*g));
+}
+
+/* One stable counting-sort pass of idx[0..n) by key[idx[i]] < nk. */
+static int count_sort(uint32_t *idx, uint32_t n, const uint32_t *key, uint32_t nk, uint32_t *tmp)
+{
+	uint32_t *cnt = pv_calloc((size_t)nk + 1, sizeof(uint32_t));
+	if (!cnt)
+		return PV_ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		cnt[key[idx[i]] + 1]++;
+	for (uint32_t k = 0; k < nk; k++)
+		cnt[k + 1] += cnt[k];
+	for (uint32_t i = 0; i < n; i++)
+		tmp[cnt[key[idx[i]]]++] = idx[i];
+	memcpy(idx, tmp, (size_t)n * sizeof(uint32_t));
+	pv_free(cnt);
+	return 0;
+}
+
+/* Strongly connected components (Tarjan's, iterative): scc[f], numbered in completion order. */
+static int find_sccs(struct cg_graph *g)
+{
+	uint32_t nf = g->nf;
+	size_t n1 = nf ? nf : 1;
+	uint32_t *index = pv_malloc(n1 * sizeof(uint32_t)), *low = pv_malloc(n1 * sizeof(uint32_t));
+	uint32_t *stk = pv_malloc(n1 * sizeof(uint32_t)), *call = pv_malloc(n1 * sizeof(uint32_t));
+	uint32_t *it = pv_malloc(n1 * sizeof(uint32_t));
+	uint8_t *on = pv_calloc(n1, 1);
+	g->scc = pv_malloc(n1 * sizeof(uint32_t));
+	g->cyclic = pv_calloc(n1, 1);
+	int rc = PV_ENOMEM;
+	if (!index || !low || !stk || !call || !it || !on || !g->scc || !g->cyclic)
+		goto out;
+	for (uint32_t f = 0; f < nf; f++)
+		index[f] = UINT32_MAX;
+	uint32_t next = 0, sp = 0, ncomp = 0;
+	for (uint32_t r = 0; r < nf; r++) {
+		if (index[r] != UINT32_MAX)
+			continue;
+		uint32_t csp = 0;
+		call[csp] = r;
+		it[csp++] = g->out_first[r];
+		index[r] = low[r] = next++;
+		stk[sp++] = r;
+		on[r] = 1;
+		while (csp) {
+			uint32_t f = call[csp - 1];
+			if (it[csp - 1] < g->out_first[f + 1]) {
+				uint32_t v = g->to[it[csp - 1]++];
+				if (index[v] == UINT32_MAX) {
+					index[v] = low[v] = next++;
+					stk[sp++] = v;
+					on[v] = 1;
+					call[csp] = v;
+					it[csp++] = g->out_first[v];
+				} else if (on[v] && index[v] < low[f]) {
+					low[f] = index[v];
+				}
+				continue;
+			}
+			csp--;
+			if (csp && low[f] < low[call[csp - 1]])
+				low[call[csp - 1]] = low[f];
+			if (low[f] != index[f])
+				continue;
+			uint32_t size = 0, v;
+			do {
+				v = stk[--sp];
+				on[v] = 0;
+				g->scc[v] = ncomp;
+				size++;
+			} while (v != f);
+			g->cyclic[ncomp] = size > 1;
+			ncomp++;
+		}
+	}
+	for (uint32_t e = 0; e < g->ne; e++)
+		if (g->from[e] == g->to[e])
+			g->cyclic[g->scc[g->from[e]]] = 1;
+	rc = 0;
+out:
+	pv_free(index);
+	pv_free(low);
+	pv_free(stk);
+	pv_free(call);
+	pv_free(it);
+	pv_free(on);
+	return rc;
+}
+
+/* Whether v, a member of the set in[], starts its own runs: nobody calls it, and it is not the
+ * inlined code of another member (whose cost holds it). */
+static bool set_root(const struct cg_graph *g, const uint8_t *in, uint32_t v)
+{
+	if (g->called[v])
+		return false;
+	for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
+		uint32_t e = g->in_edge[j];
+		if (g->kind[e] && g->from[e] != v && in[g->from[e]])
+			return false;
+	}
+	return true;
+}
+
+/* The rule for one set (see cg_set_inclusive), without the recursion bound. */
+static void set_rule(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
+		     int64_t *out)
+{
+	uint32_t nm = g->nm;
+	bool entered = false, rooted = false;
+	for (uint32_t k = 0; k < nm; k++)
+		out[k] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = mem[i];
+		for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
+			uint32_t e = g->in_edge[j];
+			if (in[g->from[e]] || g->kind[e])
+				continue;
+			entered = true;
+			for (uint32_t k = 0; k < nm; k++)
+				out[k] += g->cost[(size_t)e * nm + k];
+		}
+		rooted |= set_root(g, in, v);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = mem[i];
+		/* a member nobody calls: its own cost and its calls out; when nothing enters the
+		 * set and no member is such a root (a cycle with no way in: a dump's boundary),
+		 * the set's own cost and its calls out */
+		if ((entered || rooted) && !set_root(g, in, v))
+			continue;
+		for (uint32_t k = 0; k < nm; k++)
+			out[k] += g->self[(size_t)v * nm + k];
+		for (uint32_t e = g->out_first[v]; e < g->out_first[v + 1]; e++)
+			if (!in[g->to[e]])
+				for (uint32_t k = 0; k < nm; k++)
+					out[k] += g->cost[(size_t)e * nm + k];
+	}
+}
+
+int cg_set_inclusive(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
+		     uint8_t *work, int64_t *out)
+{
+	uint32_t nm = g->nm;
+	set_rule(g, in, mem, n, out);
+	/* the members' cyclic components: the set with them, when that adds a function */
+	bool grows = false;
+	for (uint32_t i = 0; i < n && !grows; i++) {
+		uint32_t c = g->scc[mem[i]];
+		for (uint32_t j = g->comp_first[c]; g->cyclic[c] && j < g->comp_first[c + 1]; j++)
+			grows |= !in[g->comp_mem[j]];
+	}
+	if (!grows)
+		return 0;
+	uint32_t *mem2 = pv_malloc((size_t)g->nf * sizeof(uint32_t));
+	int64_t *o2 = pv_malloc((size_t)(nm ? nm : 1) * sizeof(int64_t));
+	if (!mem2 || !o2) {
+		pv_free(mem2);
+		pv_free(o2);
+		return PV_ENOMEM;
+	}
+	uint32_t n2 = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		work[mem[i]] = 1;
+		mem2[n2++] = mem[i];
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = g->scc[mem[i]];
+		for (uint32_t j = g->comp_first[c]; g->cyclic[c] && j < g->comp_first[c + 1]; j++) {
+			uint32_t f = g->comp_mem[j];
+			if (!work[f]) {
+				work[f] = 1;
+				mem2[n2++] = f;
+			}
+		}
+	}
+	set_rule(g, work, mem2, n2, o2);
+	for (uint32_t k = 0; k < nm; k++)
+		if (o2[k] < out[k])
+			out[k] = o2[k];
+	for (uint32_t i = 0; i < n2; i++)
+		work[mem2[i]] = 0;
+	pv_free(mem2);
+	pv_free(o2);
+	return 0;
+}
+
+/* incl of every function: its own rule, bounded by its cyclic component's (one pass each). */
+static int all_inclusive(struct cg_graph *g)
+{
+	uint32_t nf = g->nf, nm = g->nm;
+	size_t n1 = nf ? nf : 1;
+	g->incl = pv_malloc(n1 * (nm ? nm : 1) * sizeof(int64_t));
+	uint8_t *in = pv_calloc(n1, 1);
+	uint32_t *first = g->comp_first = pv_calloc(n1 + 1, sizeof(uint32_t));
+	uint32_t *mem = g->comp_mem = pv_malloc(n1 * sizeof(uint32_t));
+	uint32_t *fill = pv_calloc(n1, sizeof(uint32_t));
+	int64_t *cyc = pv_malloc(n1 * (nm ? nm : 1) * sizeof(int64_t));
+	int rc = PV_ENOMEM;
+	if (!g->incl || !in || !first || !mem || !fill || !cyc)
+		goto out;
+	/* the members of each component */
+	for (uint32_t f = 0; f < nf; f++)
+		first[g->scc[f] + 1]++;
+	for (uint32_t c = 0; c < nf; c++)
+		first[c + 1] += first[c];
+	for (uint32_t f = 0; f < nf; f++)
+		mem[first[g->scc[f]] + fill[g->scc[f]]++] = f;
+	for (uint32_t c = 0; c < nf; c++) {
+		uint32_t a = first[c], b = first[c + 1];
+		if (a == b || !g->cyclic[c])
+			continue;
+		for (uint32_t i = a; i < b; i++)
+			in[mem[i]] = 1;
+		set_rule(g, in, mem + a, b - a, cyc + (size_t)c * nm);
+		for (uint32_t i = a; i < b; i++)
+			in[mem[i]] = 0;
+	}
+	for (uint32_t f = 0; f < nf; f++) {
+		int64_t *o = g->incl + (size_t)f * nm;
+		in[f] = 1;
+		set_rule(g, in, &f, 1, o);
+		in[f] = 0;
+		uint32_t c = g->scc[f];
+		if (g->cyclic[c] && first[c + 1] - first[c] > 1)
+			for (uint32_t k = 0; k < nm; k++)
+				if (cyc[(size_t)c * nm + k] < o[k])
+					o[k] = cyc[(size_t)c * nm + k];
+	}
+	rc = 0;
+out:
+	pv_free(in);
+	pv_free(fill);
+	pv_free(cyc);
+	return rc;
+}
+
+static int64_t pos(int64_t x)
+{
+	return x > 0 ? x : 0;
+}
+
+/*
+ * eff_out: a call out of the caller's component is the file's cost; a call to itself is 0; the
+ * calls inside the component (each counting nested calls again) share what is left of the
+ * caller's inclusive cost past its self cost and its other calls, in proportion to their costs.
+ * eff_in the same way from the callee's side: its calls from outside its component are the
+ * file's costs, the ones from inside share what is left of its inclusive cost.
+ */
+static int effective_costs(struct cg_graph *g)
+{
+	uint32_t nm = g->nm;
+	size_t ne1 = g->ne ? g->ne : 1;
+	g->eff_out = pv_malloc(ne1 * (nm ? nm : 1) * sizeof(int64_t));
+	g->eff_in = pv_malloc(ne1 * (nm ? nm : 1) * sizeof(int64_t));
+	int64_t *w = pv_malloc(ne1 * sizeof(int64_t)), *o = pv_malloc(ne1 * sizeof(int64_t));
+	uint32_t *ix = pv_malloc(ne1 * sizeof(uint32_t));
+	if (!g->eff_out || !g->eff_in || !w || !o || !ix) {
+		pv_free(w);
+		pv_free(o);
+		pv_free(ix);
+		return PV_ENOMEM;
+	}
+	for (int side = 0; side < 2; side++) {
+		int64_t *eff = side ? g->eff_in : g->eff_out;
+		for (uint32_t f = 0; f < g->nf; f++) {
+			uint32_t a = side ? g->in_first[f] : g->out_first[f];
+			uint32_t b = side ? g->in_first[f + 1] : g->out_first[f + 1];
+			for (uint32_t k = 0; k < nm; k++) {
+				int64_t left = g->incl[(size_t)f * nm + k];
+				if (!side)
+					left -= g->self[(size_t)f * nm + k];
+				uint32_t n = 0;
+				for (uint32_t j = a; j < b; j++) {
+					uint32_t e = side ? g->in_edge[j] : j;
+					uint32_t other = side ? g->from[e] : g->to[e];
+					int64_t c = g->cost[(size_t)e * nm + k];
+					if (other == f) {
+						eff[(size_t)e * nm + k] = 0;
+					} else if (g->scc[other] != g->scc[f]) {
+						eff[(size_t)e * nm + k] = c;
+						left -= pos(c);
+					} else {
+						ix[n] = e;
+						w[n++] = pos(c);
+					}
+				}
+				if (!n)
+					continue;
+				pv_apportion(pos(left), w, n, o);
+				for (uint32_t i = 0; i < n; i++)
+					eff[(size_t)ix[i] * nm + k] = w[i] ? o[i] : 0;
+			}
+		}
+	}
+	pv_free(w);
+	pv_free(o);
+	pv_free(ix);
+	return 0;
+}
+
+int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint32_t nm,
+		   const uint8_t *sel, struct cg_graph *g)
+{
+	const struct pv_callgraph *cg = &p->callgraph;
+	memset(g, 0, sizeof(*g));
+	uint32_t nf = p->funcs.len;
+	size_t n1 = nf ? nf : 1, m1 = nm ? nm : 1;
+	g->nf = nf;
+	g->nm = nm;
+	g->self = pv_calloc(n1 * m1, sizeof(int64_t));
+	g->present = pv_calloc(n1, 1);
+	g->called = pv_calloc(n1, 1);
+	if (!g->self || !g->present || !g->called)
+		goto oom;
+	for (uint32_t i = 0; i < cg->nr_nodes; i++) {
+		if (sel && !sel[cg->node_thread[i]])
+			continue;
+		uint32_t f = cg->node_func[i];
+		g->present[f] = 1;
+		for (uint32_t k = 0; k < nm; k++)
+			g->self[(size_t)f * nm + k] += cg->node_self[metrics[k]][i];
+	}
+	/* the selected edges grouped by caller (a counting sort), one edge per (callee, kind) */
+	uint32_t n = 0;
+	size_t e1 = cg->nr_edges ? cg->nr_edges : 1;
+	uint32_t *idx = pv_malloc(e1 * sizeof(uint32_t)), *tmp = pv_malloc(e1 * sizeof(uint32_t));
+	uint32_t *last = pv_calloc(2 * n1, sizeof(uint32_t)); /* (callee, kind) -> its edge */
+	if (!idx || !tmp || !last) {
+		pv_free(idx);
+		pv_free(tmp);
+		pv_free(last);
+		goto oom;
+	}
+	for (uint32_t i = 0; i < cg->nr_edges; i++)
+		if (!sel || sel[cg->edge_thread[i]])
+			idx[n++] = i;
+	int rc = count_sort(idx, n, cg->caller, nf, tmp);
+	pv_free(tmp);
+	g->from = pv_malloc(e1 * sizeof(uint32_t));
+	g->to = pv_malloc(e1 * sizeof(uint32_t));
+	g->kind = pv_malloc(e1);
+	g->cost = pv_calloc(e1 * m1, sizeof(int64_t));
+	g->out_first = pv_calloc(n1 + 1, sizeof(uint32_t));
+	g->in_first = pv_calloc(n1 + 1, sizeof(uint32_t));
+	g->in_edge = pv_malloc(e1 * sizeof(uint32_t));
+	if (rc || !g->from || !g->to || !g->kind || !g->cost || !g->out_first || !g->in_first ||
+	    !g->in_edge) {
+		pv_free(idx);
+		pv_free(last);
+		goto oom;
+	}
+	uint32_t ne = 0, group = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = idx[i];
+		uint32_t a = cg->caller[x], b = cg->callee[x];
+		uint8_t kd = cg->kind[x];
+		if (!ne || g->from[ne - 1] != a)
+			group = ne; /* a new caller: its edges start here */
+		uint32_t *l = &last[2 * (size_t)b + kd];
+		if (!(*l >= group && *l < ne && g->from[*l] == a && g->to[*l] == b &&
+		      g->kind[*l] == kd)) {
+			*l = ne;
+			g->from[ne] = a;
+			g->to[ne] = b;
+			g->kind[ne] = kd;
+			ne++;
+		}
+		for (uint32_t k = 0; k < nm; k++)
+			g->cost[(size_t)*l * nm + k] += cg->edge_cost[metrics[k]][x];
+		g->present[a] = g->present[b] = 1;
+		if (!kd && a != b)
+			g->called[b] = 1;
+	}
+	pv_free(idx);
+	pv_free(last);
+	g->ne = ne;
+	for (uint32_t e = 0; e < ne; e++) {
+		g->out_first[g->from[e] + 1]++;
+		g->in_first[g->to[e] + 1]++;
+	}
+	for (uint32_t f = 0; f < nf; f++) {
+		g->out_first[f + 1] += g->out_first[f];
+		g->in_first[f + 1] += g->in_first[f];
+	}
+	{
+		uint32_t *fill = pv_calloc(n1, sizeof(uint32_t));
+		if (!fill)
+			goto oom;
+		for (uint32_t e = 0; e < ne; e++)
+			g->in_edge[g->in_first[g->to[e]] + fill[g->to[e]]++] = e;
+		pv_free(fill);
+	}
+	if (find_sccs(g) || all_inclusive(g) || effective_costs(g))
+		goto oom;
+	return 0;
+oom:
+	cg_graph_release(g);
+	return PV_ENOMEM;
+}

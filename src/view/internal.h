@@ -1,0 +1,27 @@
+/*
+ * internal.h - what the view engine (engine.c) and the call-graph views (callgraph.c) share.
+ */
+#ifndef PV_VIEW_INTERNAL_H
+#define PV_VIEW_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "pv/view.h"
+
+/*
+ * Views of a call-graph profile computed from its graph (callgraph.c): sets *done when the
+ * query is one the graph answers (the view's trees and costs are then complete), else leaves
+ * the view to the sample pipeline, with v->note saying its contexts are estimated. 0 or an error.
+ */
+int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err);
+
+/* engine.c: the functions of the view's center scopes into mask[func]; *funcs_only is false
+ * when a scope is a line or a path (not a set of functions). Sets v->center_label. */
+int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only, struct pv_error *err);
+/* engine.c: v->base, what the view's percentages are of, from its whole and center totals. */
+void pv__view_set_base(struct pv_view *v);
+/* engine.c: children lists and order of a tree whose rows, totals and selves are set. */
+int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err);
+void pv__tree_free(struct pv_tree *t, uint32_t nm);
+
+#endif
