@@ -40,6 +40,7 @@ void pv_text_printf(struct pv_text *t, const char *fmt, ...) __attribute__((form
 
 enum pv_marker_flag {
 	PV_MARKER_INCOMPLETE = 1, /* an end was missing: clamped to the thread's range */
+	PV_MARKER_SYNTHETIC = 2, /* made from samples (Jank), not from raw rows: raw[] is PV_NONE */
 };
 
 struct pv_marker_schema; /* one payload type's schema (opaque) */
@@ -69,6 +70,8 @@ struct pv_markers {
 	 */
 	uint32_t nr_notes;
 	char **notes;
+	/* the Firefox Profiler's friendly name of each thread ("Content (1/2)" for a GeckoMain) */
+	const char **friendly;
 	/* private */
 	struct pv_arena *arena;
 };
@@ -123,7 +126,7 @@ struct pv_marker_detail {
 	uint32_t nr_fields;        /* the schema's fields that have a value, in schema order */
 	struct pv_marker_field *fields;
 	/* private */
-	struct pv_text buf;
+	struct pv_text buf, raw;
 	size_t *offs;
 	uint32_t cap;
 	void *doc;
@@ -144,6 +147,13 @@ void pv_marker_format(const struct pv_markers *ms, const char *format, size_t fo
 
 /* A time in milliseconds as the Firefox Profiler shows one: 500ns, 250μs, 12.346ms, 1m5s. */
 void pv_format_timestamp(double ms, struct pv_text *out);
+
+/*
+ * Appends the duration at the head of marker i's tooltip: "unknown duration" for an incomplete
+ * marker, nothing for an instant, else the time with 3 significant digits and at most one
+ * decimal ("2.5ms", "1.2s").
+ */
+void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct pv_text *out);
 
 /*
  * The cause stack of marker i as function names from the leaf to the root (one per frame);
