@@ -8,7 +8,9 @@
  * IPC rows correlated across threads into one IPCOut / IPCIn marker per thread;
  * CompositorScreenshot instants made to last until the next one of their window. What has no
  * other end becomes an incomplete marker clamped to the thread's range (first sample to last
- * sample + interval; without samples, the earliest and latest marker times). The list is sorted
+ * sample + interval; without samples, the earliest and latest marker times). A thread whose
+ * samples have event delays (samples.event_delay_ns) gets synthetic Jank markers after its own,
+ * by the Firefox Profiler's rule (a delay of 50 ms or more that then drops). The list is sorted
  * by start (stable: raw order, then thread order, breaks ties).
  *
  * The marker set borrows the profile, which must outlive it. Everything it hands out (names,
@@ -54,7 +56,8 @@ struct pv_markers {
 	pv_cat_ix *category;      /* PV_NONE when unknown */
 	pv_thread_ix *thread;
 	uint8_t *flags;           /* enum pv_marker_flag */
-	uint32_t *raw;            /* raw rows of marker i: raw[2i], raw[2i+1] (PV_NONE if one) */
+	uint32_t *raw;		  /* raw rows of marker i: raw[2i], raw[2i+1] (PV_NONE if one;
+				   * both for a synthetic marker) */
 	const char **data;        /* the payload as compact JSON text, NULL when none; pairs merged
 				   * (the end's keys win) */
 	pv_stack_ix *cause_stack; /* PV_NONE when none */
@@ -168,10 +171,10 @@ struct pv_marker_search;
 
 /*
  * Compiles a search: comma-separated terms, trimmed, each a case-insensitive substring of the
- * name, the category, the payload type or a field's formatted value (OR); "key:value" matches one
- * key (name, cat, type or a field key) and is also a plain term; "-key:value" excludes. A marker
- * is kept when (there is no positive term or one matches) and no negative term matches. An empty
- * search keeps everything. Returns 0 or PV_ENOMEM.
+ * name, the category, the payload type or a field's value, formatted or raw (OR); "key:value"
+ * matches one key (name, cat, type or a field key) and is also a plain term; "-key:value"
+ * excludes. A marker is kept when (there is no positive term or one matches) and no negative
+ * term matches. An empty search keeps everything. Returns 0 or PV_ENOMEM.
  */
 int pv_marker_search_new(const char *text, struct pv_marker_search **out);
 void pv_marker_search_free(struct pv_marker_search *s);

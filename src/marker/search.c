@@ -3,10 +3,10 @@
  * getSearchFilteredMarkerIndexes): comma-separated terms, each a case-insensitive substring.
  *
  * A plain term is tried on the category name, the marker name, the payload type and the
- * formatted value of every schema field (hidden ones too). "key:value" (key = [A-Za-z0-9_]+,
- * compared lowercased) tries value on that key only (name, cat, type or a field key) and is also
- * a plain term as a whole; "-key:value" excludes the markers whose key matches. Case is folded
- * for ASCII letters only.
+ * formatted and the raw value of every schema field (hidden ones too). "key:value" (key =
+ * [A-Za-z0-9_]+, compared lowercased) tries value on that key only (name, cat, type or a field key)
+ * and is also a plain term as a whole; "-key:value" excludes the markers whose key matches. Case is
+ * folded for ASCII letters only.
  */
 #include <ctype.h>
 #include <stdlib.h>
