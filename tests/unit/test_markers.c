@@ -167,7 +167,8 @@ struct th {
 	int64_t pid, tid;
 };
 
-static const struct th two_threads[] = {{"Main", "", 1, 10}, {"Worker", "", 1, 11}, {NULL}};
+static const struct th two_threads[] = {
+    {"Main", "", 1, 10}, {"Worker", "", 1, 11}, {NULL, NULL, 0, 0}};
 
 /*
  * A profile of the threads th (samples at samples[] ms on thread 0), the markers and schemas;
@@ -1381,7 +1382,7 @@ T_TEST(markers_pid_tid_friendly_names)
 	static const struct th threads[] = {{"GeckoMain", "tab", 2000, 2000},
 					    {"GeckoMain", "tab", 2001, 2001},
 					    {"GeckoMain", "default", 1, 1},
-					    {NULL}};
+					    {NULL, NULL, 0, 0}};
 	static const struct mk m[] = {
 	    {"P", I, 1, -1, "{\"type\":\"Pid\",\"pid\":\"2000\"}", 0, NULL}};
 	p = build_threads(
