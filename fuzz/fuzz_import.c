@@ -23,16 +23,24 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A failure must say what failed: an empty message (or a status that is no error) aborts. */
+static void said(const char *what, int rc, const struct pv_error *err)
+{
+	if (rc < 0 && err->msg[0])
+		return;
+	fprintf(stderr, "fuzz: %s failed without a message (status %d, code %d)\n", what, rc,
+		err->code);
+	abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pv_profile *p = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
-	if (pv_import_memory("fuzz-input", data, size, FUZZ_FORMAT, &p, &err)) {
-		if (!err.msg[0]) {
-			fprintf(stderr, "fuzz: failed without a message (code %d)\n", err.code);
-			abort();
-		}
+	int rc = pv_import_memory("fuzz-input", data, size, FUZZ_FORMAT, &p, &err);
+	if (rc) {
+		said("the import", rc, &err);
 		return 0;
 	}
 	if (pv_profile_validate(p, &err)) {
@@ -46,16 +54,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pv_query_init(&q);
 		q.view = kinds[k];
 		struct pv_view *v;
-		if (pv_view_compute(p, &q, &v, &err) == 0) {
+		if ((rc = pv_view_compute(p, &q, &v, &err)) == 0) {
 			struct pv_print_opts po = {.json = k == 1};
 			pv_print_view(null, v, &po);
 			pv_view_free(v);
+		} else {
+			said("a view", rc, &err);
 		}
 		pv_query_release(&q);
 	}
 	/* markers: derived, every one as the table and the tooltip show it, searched, summarized */
 	struct pv_markers *ms = NULL;
-	if (null && pv_markers_derive(p, &ms, &err) == 0) {
+	if (null && (rc = pv_markers_derive(p, &ms, &err)) != 0)
+		said("the markers", rc, &err);
+	if (null && rc == 0) {
 		struct pv_marker_search *s = NULL;
 		struct pv_marker_select sel = {.order = PV_MARKERS_BY_DURATION};
 		uint32_t *idx = NULL, n = 0;

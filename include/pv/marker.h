@@ -8,7 +8,9 @@
  * IPC rows correlated across threads into one IPCOut / IPCIn marker per thread;
  * CompositorScreenshot instants made to last until the next one of their window. What has no
  * other end becomes an incomplete marker clamped to the thread's range (first sample to last
- * sample + interval; without samples, the earliest and latest marker times). The list is sorted
+ * sample + interval; without samples, the earliest and latest marker times). A thread whose
+ * samples have event delays (samples.event_delay_ns) gets synthetic Jank markers after its own,
+ * by the Firefox Profiler's rule (a delay of 50 ms or more that then drops). The list is sorted
  * by start (stable: raw order, then thread order, breaks ties).
  *
  * The marker set borrows the profile, which must outlive it. Everything it hands out (names,
@@ -40,6 +42,7 @@ void pv_text_printf(struct pv_text *t, const char *fmt, ...) __attribute__((form
 
 enum pv_marker_flag {
 	PV_MARKER_INCOMPLETE = 1, /* an end was missing: clamped to the thread's range */
+	PV_MARKER_SYNTHETIC = 2, /* made from samples (Jank), not from raw rows: raw[] is PV_NONE */
 };
 
 struct pv_marker_schema; /* one payload type's schema (opaque) */
@@ -53,7 +56,8 @@ struct pv_markers {
 	pv_cat_ix *category;      /* PV_NONE when unknown */
 	pv_thread_ix *thread;
 	uint8_t *flags;           /* enum pv_marker_flag */
-	uint32_t *raw;            /* raw rows of marker i: raw[2i], raw[2i+1] (PV_NONE if one) */
+	uint32_t *raw;		  /* raw rows of marker i: raw[2i], raw[2i+1] (PV_NONE if one;
+				   * both for a synthetic marker) */
 	const char **data;        /* the payload as compact JSON text, NULL when none; pairs merged
 				   * (the end's keys win) */
 	pv_stack_ix *cause_stack; /* PV_NONE when none */
@@ -69,6 +73,8 @@ struct pv_markers {
 	 */
 	uint32_t nr_notes;
 	char **notes;
+	/* the Firefox Profiler's friendly name of each thread ("Content (1/2)" for a GeckoMain) */
+	const char **friendly;
 	/* private */
 	struct pv_arena *arena;
 };
@@ -132,7 +138,7 @@ struct pv_marker_detail {
 	uint32_t nr_fields;        /* the schema's fields that have a value, in schema order */
 	struct pv_marker_field *fields;
 	/* private */
-	struct pv_text buf;
+	struct pv_text buf, raw;
 	size_t *offs;
 	uint32_t cap;
 	void *doc;
@@ -155,6 +161,13 @@ void pv_marker_format(const struct pv_markers *ms, const char *format, size_t fo
 void pv_format_timestamp(double ms, struct pv_text *out);
 
 /*
+ * Appends the duration at the head of marker i's tooltip: "unknown duration" for an incomplete
+ * marker, nothing for an instant, else the time with 3 significant digits and at most one
+ * decimal ("2.5ms", "1.2s").
+ */
+void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct pv_text *out);
+
+/*
  * The cause stack of marker i as function names from the leaf to the root (one per frame);
  * returns how many, 0 when the marker has none. names may be NULL to count.
  */
@@ -167,10 +180,10 @@ struct pv_marker_search;
 
 /*
  * Compiles a search: comma-separated terms, trimmed, each a case-insensitive substring of the
- * name, the category, the payload type or a field's formatted value (OR); "key:value" matches one
- * key (name, cat, type or a field key) and is also a plain term; "-key:value" excludes. A marker
- * is kept when (there is no positive term or one matches) and no negative term matches. An empty
- * search keeps everything. Returns 0 or PV_ENOMEM.
+ * name, the category, the payload type or a field's value, formatted or raw (OR); "key:value"
+ * matches one key (name, cat, type or a field key) and is also a plain term; "-key:value"
+ * excludes. A marker is kept when (there is no positive term or one matches) and no negative
+ * term matches. An empty search keeps everything. Returns 0 or PV_ENOMEM.
  */
 int pv_marker_search_new(const char *text, struct pv_marker_search **out);
 void pv_marker_search_free(struct pv_marker_search *s);

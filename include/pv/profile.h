@@ -125,6 +125,7 @@ struct pv_threads {
 	uint32_t len, cap;
 	pv_str_ix *name;
 	pv_str_ix *process_name;
+	pv_str_ix *process_type;   /* Firefox's "default", "tab", "gpu"...; 0 when unknown */
 	int64_t *pid, *tid;        /* PV_ID_NONE when unknown */
 	int64_t *start_ns, *end_ns; /* registered lifetime; PV_TIME_NONE when unknown */
 	uint32_t *sample_begin, *sample_end;
@@ -136,6 +137,12 @@ struct pv_samples {
 	int64_t *time_ns;
 	int64_t **weight;   /* [metric][sample]; NULL column = every sample weighs 1 */
 	uint32_t *label_set; /* [sample]: a row of label_sets (0 = no label); NULL = none has one */
+	/*
+	 * [sample]: the event delay in ns (Firefox's samples.eventDelay, or the older
+	 * responsiveness), PV_TIME_NONE where the sample has none; NULL when no sample has one.
+	 * Jank markers are derived from it (pv/marker.h).
+	 */
+	int64_t *event_delay_ns;
 };
 
 struct pv_metrics {

@@ -112,11 +112,12 @@ static void json_marker(FILE *out, const struct pv_markers *ms, uint32_t i,
 			const struct pv_marker_detail *d, bool full)
 {
 	const struct pv_profile *p = ms->p;
+	/* an incomplete marker keeps its clamped end; only its duration is unknown */
 	bool known = ms->end_ns[i] != PV_TIME_NONE && !(ms->flags[i] & PV_MARKER_INCOMPLETE);
 	fprintf(out, "{\"index\": %u, \"start\": ", i);
 	pv_json_ms(out, ms->start_ns[i]);
 	fputs(", \"end\": ", out);
-	if (known)
+	if (ms->end_ns[i] != PV_TIME_NONE)
 		pv_json_ms(out, ms->end_ns[i]);
 	else
 		fputs("null", out);
@@ -137,9 +138,10 @@ static void json_marker(FILE *out, const struct pv_markers *ms, uint32_t i,
 		fprintf(out, "%" PRId64, p->threads.tid[t]);
 	else
 		fputs("null", out);
-	fprintf(out, ", \"instant\": %s, \"incomplete\": %s, \"type\": ",
+	fprintf(out, ", \"instant\": %s, \"incomplete\": %s, \"synthetic\": %s, \"type\": ",
 		ms->end_ns[i] == PV_TIME_NONE ? "true" : "false",
-		ms->flags[i] & PV_MARKER_INCOMPLETE ? "true" : "false");
+		ms->flags[i] & PV_MARKER_INCOMPLETE ? "true" : "false",
+		ms->flags[i] & PV_MARKER_SYNTHETIC ? "true" : "false");
 	json_str_or_null(out, d ? d->type : NULL);
 	fputs(", \"label\": ", out);
 	pv_json_string(out, d ? d->label[PV_LABEL_TABLE] : "");
@@ -164,9 +166,10 @@ static void json_marker(FILE *out, const struct pv_markers *ms, uint32_t i,
 	}
 	fputs("], \"data\": ", out);
 	fputs(ms->data[i] ? ms->data[i] : "null", out);
-	fprintf(out, ", \"raw\": [%u", ms->raw[2 * i]);
-	if (ms->raw[2 * i + 1] != PV_NONE)
-		fprintf(out, ", %u", ms->raw[2 * i + 1]);
+	fputs(", \"raw\": [", out);
+	for (int k = 0; k < 2; k++)
+		if (ms->raw[2 * i + k] != PV_NONE)
+			fprintf(out, "%s%u", k ? ", " : "", ms->raw[2 * i + k]);
 	fputc(']', out);
 	if (full) {
 		uint32_t nf = pv_marker_cause(ms, i, NULL, 0);
@@ -279,14 +282,14 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 	}
 	/* the tooltip's header: the duration, then the tooltip label */
 	pv_text_clear(&x);
-	if (ms->flags[i] & PV_MARKER_INCOMPLETE)
-		pv_text_puts(&x, "unknown duration");
-	else if (ms->end_ns[i] != PV_TIME_NONE)
-		pv_format_timestamp((double)pv_marker_duration(ms, i) / 1e6, &x);
+	pv_marker_duration_text(ms, i, &x);
 	fprintf(out, "%s%s%s\n", x.s, x.len ? "  " : "", d.label[PV_LABEL_TOOLTIP]);
 	if (d.description)
 		fprintf(out, "%s\n", d.description);
-	fprintf(out, "\nmarker:     %u (raw row %u", i, ms->raw[2 * i]);
+	if (ms->flags[i] & PV_MARKER_SYNTHETIC)
+		fprintf(out, "\nmarker:     %u (synthetic: from the samples' event delays", i);
+	else
+		fprintf(out, "\nmarker:     %u (raw row %u", i, ms->raw[2 * i]);
 	if (ms->raw[2 * i + 1] != PV_NONE)
 		fprintf(out, " and %u", ms->raw[2 * i + 1]);
 	fprintf(out, ")\nname:       %s\n", ms->name[i]);

@@ -125,7 +125,8 @@ struct gk_proc {
 struct gk_sample {
 	uint32_t stack;
 	int64_t time;
-	int64_t cpu; /* threadCPUDelta * 10^3, PV_TIME_NONE when null */
+	int64_t cpu;   /* threadCPUDelta * 10^3, PV_TIME_NONE when null */
+	int64_t delay; /* eventDelay (else responsiveness) in ns, PV_TIME_NONE when null */
 };
 
 struct gk_stack {
@@ -174,7 +175,7 @@ struct gk_marker {
 /* The thread being read; buffers are reused from one thread to the next. */
 struct gk_thread {
 	struct gk_proc *proc;
-	pv_str_ix name, process_name;
+	pv_str_ix name, process_name, process_type;
 	int64_t pid, tid, reg, unreg;
 	struct table t_samples, t_stacks, t_frames, t_markers;
 	bool markers_old; /* {name, time, data} rows of Gecko < 20 */
@@ -1406,8 +1407,9 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 
 /* ---- threads ---- */
 
-enum { S_STACK, S_TIME, S_CPU };
-static const char *const sample_fields[] = {"stack", "time", "threadCPUDelta", NULL};
+enum { S_STACK, S_TIME, S_CPU, S_DELAY, S_RESP };
+static const char *const sample_fields[] = {"stack",	  "time",	    "threadCPUDelta",
+					    "eventDelay", "responsiveness", NULL};
 enum { K_PREFIX, K_FRAME };
 static const char *const stack_fields[] = {"prefix", "frame", NULL};
 enum { F_LOCATION, F_LINE, F_COLUMN, F_CATEGORY, F_SUBCATEGORY };
@@ -1426,11 +1428,14 @@ static const char *thread_string(const struct gk_thread *th, uint32_t i, size_t 
 static int sample_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
 		      const struct json_tok *c)
 {
-	(void)t;
 	struct gk_sample s;
 	int rc = cell_index(j, &c[S_STACK], row, &s.stack, "a stack index or null");
 	if (!rc)
 		rc = cell_time(j, &c[S_TIME], &s.time, "a time in milliseconds");
+	/* the Firefox Profiler reads eventDelay when the schema has it, else responsiveness */
+	if (!rc)
+		rc = cell_time(j, &c[t->field_col[S_DELAY] >= 0 ? S_DELAY : S_RESP], &s.delay,
+			       "an event delay in milliseconds or null");
 	s.cpu = PV_TIME_NONE;
 	if (!rc && !tok_null(&c[S_CPU]) && c[S_CPU].kind != JSON_NUMBER)
 		rc = json_fail_at(j, &c[S_CPU], "expected a CPU delta (a number) or null, found %s",
@@ -2195,6 +2200,7 @@ static int finish_thread(struct gk *g)
 	pv_thread_ix tix = builder_thread(b, th->name, th->pid, th->tid, th->process_name);
 	if (b->status)
 		return 0; /* the registry reports the builder's error */
+	b->p->threads.process_type[tix] = th->process_type;
 	int64_t delta = pr->delta_ns;
 	int64_t reg = th->reg == PV_TIME_NONE ? PV_TIME_NONE : th->reg + delta;
 	int64_t unreg = th->unreg == PV_TIME_NONE ? PV_TIME_NONE : th->unreg + delta;
@@ -2216,6 +2222,11 @@ static int finish_thread(struct gk *g)
 		if (b->status)
 			return 0;
 	}
+	bool delay =
+	    (th->t_samples.field_col[S_DELAY] >= 0 || th->t_samples.field_col[S_RESP] >= 0) &&
+	    th->samples.len;
+	if (delay && !builder_samples_event_delay(b))
+		return 0; /* the registry reports the builder's error */
 	for (uint32_t i = 0; i < th->samples.len; i++) {
 		if (sa[i].stack != PV_NONE && sa[i].stack >= nstacks)
 			return fail_cell(g, &th->t_samples, i, S_STACK,
@@ -2229,6 +2240,8 @@ static int finish_thread(struct gk *g)
 		builder_sample(b, tix, sa[i].stack == PV_NONE ? PV_NONE : smap[sa[i].stack],
 			       sa[i].time == PV_TIME_NONE ? PV_TIME_NONE : sa[i].time + delta,
 			       g->cpu_metric == PV_NONE ? NULL : w);
+		if (delay && !b->status)
+			b->p->samples.event_delay_ns[b->p->samples.len - 1] = sa[i].delay;
 	}
 	int rc = emit_markers(g, tix);
 	if (rc)
@@ -2265,7 +2278,7 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 	if (rc)
 		return rc;
 	th->proc = pr;
-	th->name = th->process_name = 0;
+	th->name = th->process_name = th->process_type = 0;
 	th->pid = th->tid = PV_ID_NONE;
 	th->reg = th->unreg = PV_TIME_NONE;
 	th->samples.len = th->stacks.len = th->frames.len = th->markers.len = 0;
@@ -2290,6 +2303,8 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 			rc = tok_str(g, j, &v, &th->name);
 		} else if (json_is(&k, "processName") && v.kind == JSON_STRING) {
 			rc = tok_str(g, j, &v, &th->process_name);
+		} else if (json_is(&k, "processType") && v.kind == JSON_STRING) {
+			rc = tok_str(g, j, &v, &th->process_type);
 		} else if (json_is(&k, "pid")) {
 			rc = tok_id(j, &v, &th->pid);
 		} else if (json_is(&k, "tid")) {

@@ -104,7 +104,7 @@ struct tables {
 };
 
 struct thread {
-	pv_str_ix name, process_name;
+	pv_str_ix name, process_name, process_type;
 	int64_t pid, tid, reg_ns, unreg_ns;
 	struct tables t; /* the thread's own tables (older versions) */
 	/* samples */
@@ -115,6 +115,8 @@ struct thread {
 	struct lcol s_time;   /* ns (deltas summed as read); in the builder's columns */
 	struct lcol s_weight; /* value * 10^6 (the weight type may come after the column) */
 	struct lcol s_cpu;    /* threadCPUDelta * 10^3 (its unit is in meta, maybe not read yet) */
+	struct lcol s_delay;  /* eventDelay (else the older responsiveness) in ns */
+	bool s_delay_event;   /* s_delay holds eventDelay, which wins over responsiveness */
 	enum wtype wtype;
 	/* markers */
 	const char *markers_at;
@@ -587,6 +589,21 @@ static int read_str(struct fxp *x, const char *name, pv_str_ix *out)
 	}
 	if (t.kind != JSON_STRING)
 		return bad_kind(x, &t, "a string", name);
+	if ((rc = json_str(&x->j, &t, &s, &n)))
+		return rc;
+	*out = builder_str(x->b, s, n);
+	return 0;
+}
+
+/* threads[].processType: a string names the thread's process kind; anything else is skipped. */
+static int read_process_type(struct fxp *x, pv_str_ix *out)
+{
+	struct json_tok t;
+	const char *s;
+	size_t n;
+	int rc = json_next(&x->j, &t);
+	if (rc || t.kind != JSON_STRING)
+		return rc ? rc : json_skip(&x->j, &t);
 	if ((rc = json_str(&x->j, &t, &s, &n)))
 		return rc;
 	*out = builder_str(x->b, s, n);
@@ -1823,6 +1840,20 @@ static int read_samples(struct fxp *x, struct thread *th)
 			rc = read_weight_type(x, th);
 		} else if (json_is(&k, "threadCPUDelta")) {
 			rc = read_lcol_n(x, &th->s_cpu, L_E3, "samples.threadCPUDelta", th->s_n);
+		} else if (json_is(&k, "eventDelay") ||
+			   (json_is(&k, "responsiveness") && !th->s_delay_event)) {
+			/* the Firefox Profiler reads eventDelay when a thread has it, else this */
+			bool event = json_is(&k, "eventDelay");
+			const char *what = event ? "samples.eventDelay" : "samples.responsiveness";
+			struct json_tok v;
+			if ((rc = json_next(&x->j, &v)))
+				return rc;
+			if (v.kind == JSON_ARRAY) {
+				th->s_delay_event = event;
+				rc = lcol_fill(x, &th->s_delay, L_MS, what, &v, th->s_n);
+			} else if (v.kind != JSON_NULL) {
+				rc = bad_kind(x, &v, "an array or null", what);
+			}
 		} else if (json_is(&k, "length")) {
 			rc = read_length(x, "samples.length", &th->s_n);
 		} else {
@@ -1868,6 +1899,8 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 			rc = read_str(x, "threads[].name", &th->name);
 		else if (json_is(&k, "processName"))
 			rc = read_str(x, "threads[].processName", &th->process_name);
+		else if (json_is(&k, "processType"))
+			rc = read_process_type(x, &th->process_type);
 		else if (json_is(&k, "pid"))
 			rc = read_id(x, "threads[].pid", &th->pid);
 		else if (json_is(&k, "tid"))
@@ -1880,11 +1913,10 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 			rc = read_samples(x, th);
 		else if (json_is(&k, "markers"))
 			rc = read_markers(x, th);
-		else if (json_is(&k, "processType") || json_is(&k, "processStartupTime") ||
-			 json_is(&k, "processShutdownTime") || json_is(&k, "isMainThread") ||
-			 json_is(&k, "showMarkersInTimeline") || json_is(&k, "eTLD+1") ||
-			 json_is(&k, "isPrivateBrowsing") || json_is(&k, "userContextId") ||
-			 json_is(&k, "isJsTracer"))
+		else if (json_is(&k, "processStartupTime") || json_is(&k, "processShutdownTime") ||
+			 json_is(&k, "isMainThread") || json_is(&k, "showMarkersInTimeline") ||
+			 json_is(&k, "eTLD+1") || json_is(&k, "isPrivateBrowsing") ||
+			 json_is(&k, "userContextId") || json_is(&k, "isJsTracer"))
 			rc = json_skip_value(&x->j); /* descriptive, like most of meta */
 		else
 			rc = not_kept(x, "threads[].", &k);
@@ -2264,6 +2296,8 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 	if ((rc = check_len(x, th->s_time.at, th->s_time.len, n, "samples.time")) ||
 	    (rc = check_len(x, th->s_weight.at, th->s_weight.len, n, "samples.weight")) ||
 	    (rc = check_len(x, th->s_cpu.at, th->s_cpu.len, n, "samples.threadCPUDelta")) ||
+	    (rc = check_len(x, th->s_delay.at, th->s_delay.len, n,
+			    th->s_delay_event ? "samples.eventDelay" : "samples.responsiveness")) ||
 	    (rc = check_ix(x, &th->s_stack, T->nr_stack, "a stackTable", "samples.stack")))
 		return rc;
 	if (n == 0)
@@ -2293,6 +2327,11 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 			wv[i] = r;
 		}
 	}
+	int64_t *dv = th->s_delay.at ? builder_samples_event_delay(b) : NULL;
+	if (th->s_delay.at && !dv)
+		return b->status;
+	if (dv)
+		memcpy(dv + first, th->s_delay.v, (size_t)n * sizeof(*dv));
 	int64_t *cv = cm != PV_NONE ? th->s_cpu.v : NULL;
 	for (uint32_t i = 0; cv && i < n; i++) {
 		int64_t c = i > 0 ? cv[i] : 0;
@@ -2394,6 +2433,7 @@ static void thread_free(struct thread *th)
 	lcol_free(&th->s_time);
 	lcol_free(&th->s_weight);
 	lcol_free(&th->s_cpu);
+	lcol_free(&th->s_delay);
 	ucol_free(&th->m_name);
 	ucol_free(&th->m_phase);
 	ucol_free(&th->m_cat);
@@ -2469,6 +2509,8 @@ static int build_thread(struct fxp *x, uint32_t i)
 	if (T == &th->t && (rc = build_tables(x, T, S)))
 		return rc;
 	pv_thread_ix ti = builder_thread(b, th->name, th->pid, th->tid, th->process_name);
+	if (ti != PV_NONE)
+		b->p->threads.process_type[ti] = th->process_type;
 	if (ti == PV_NONE)
 		return b->status ? b->status : oom(x);
 	if (th->reg_ns != PV_TIME_NONE && th->unreg_ns != PV_TIME_NONE &&

@@ -169,8 +169,8 @@ enum row_type { T_OTHER, T_NETWORK, T_IPC, T_SCREENSHOT };
 /* One IPC message's shared data (IPCSharedData of the Firefox Profiler). */
 struct ipc_shared {
 	int64_t start, send_start, send_end, recv_end, end; /* PV_TIME_NONE when missing */
-	int64_t send_tid, recv_tid;                         /* PV_ID_NONE when missing */
-	const char *send_name, *recv_name;                  /* NULL when missing */
+	int64_t send_tid, recv_tid;			    /* PV_ID_NONE when missing */
+	const char *send_name, *recv_name;		    /* NULL when missing */
 };
 
 #define SPECIAL_CACHE 4096
@@ -184,21 +184,22 @@ struct ctx {
 	struct pv_text t, key;
 	/* per thread */
 	int64_t tstart, tend;
-	uint32_t *below;        /* below[row]: the open start under row on its name's stack */
+	uint32_t *below; /* below[row]: the open start under row on its name's stack */
 	uint32_t *nslot_key, *nslot_val; /* name -> bucket (open addressing) */
 	uint32_t nslot_mask;
-	uint32_t *btop;         /* buckets in creation order: the top row of each */
+	uint32_t *btop; /* buckets in creation order: the top row of each */
 	uint32_t nb, bcap;
 	struct omap net, shots;
 	/* IPC */
-	uint32_t *ipc_of;       /* raw row -> shared data index, UINT32_MAX when none */
+	uint32_t *ipc_of; /* raw row -> shared data index, UINT32_MAX when none */
 	struct ipc_shared *ipc;
 	uint32_t nr_ipc;
-	uint64_t no_time;       /* rows without the time their phase needs */
-	struct mkey *mk;        /* merge scratch */
+	uint64_t no_time;   /* rows without the time their phase needs */
+	pv_cat_ix jank_cat; /* the first grey category (the front end's default), PV_NONE */
+	struct mkey *mk;    /* merge scratch */
 	uint32_t mk_cap;
 	uint32_t *slot, slot_cap; /* merge: key -> mk row, for payloads with many keys */
-	uint8_t *special_row;   /* per raw row: its payload names a special type (after pass 1) */
+	uint8_t *special_row;	  /* per raw row: its payload names a special type (after pass 1) */
 	uint32_t special_ix[SPECIAL_CACHE]; /* payload string + 1, 0 = empty (maybe_special) */
 	bool special[SPECIAL_CACHE];
 };
@@ -231,7 +232,9 @@ static bool maybe_special(struct ctx *c, pv_str_ix ix, const char *s, size_t n)
 		switch (s[i]) {
 		case 'I': yes = s[i + 1] == 'P' && s[i + 2] == 'C'; break;
 		case 'N': yes = i + 7 <= n && memcmp(s + i + 1, "etwork", 6) == 0; break;
-		case 'C': yes = i + 20 <= n && memcmp(s + i + 1, "ompositorScreenshot", 19) == 0; break;
+		case 'C':
+			yes = i + 20 <= n && memcmp(s + i + 1, "ompositorScreenshot", 19) == 0;
+			break;
 		default: break;
 		}
 	}
@@ -307,9 +310,9 @@ static int add2(struct ctx *c, uint32_t a, uint32_t b, bool prefer_a, int64_t st
 	ms->raw[2 * i + 1] = b;
 	ms->data[i] = data;
 	uint32_t x = prefer_a ? a : b, y = prefer_a ? b : a;
-	uint32_t cr = x != PV_NONE && rm->cause_stack[x] != PV_NONE ? x
+	uint32_t cr = x != PV_NONE && rm->cause_stack[x] != PV_NONE   ? x
 		      : y != PV_NONE && rm->cause_stack[y] != PV_NONE ? y
-								       : PV_NONE;
+								      : PV_NONE;
 	ms->cause_stack[i] = cr == PV_NONE ? PV_NONE : rm->cause_stack[cr];
 	ms->cause_time_ns[i] = cr == PV_NONE ? PV_TIME_NONE : rm->cause_time_ns[cr];
 	return 0;
@@ -482,8 +485,8 @@ static void thread_range(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 	}
 	if (first != PV_TIME_NONE) {
 		c->tstart = first;
-		c->tend = last > INT64_MAX - p->meta.interval_ns ? INT64_MAX
-								 : last + p->meta.interval_ns;
+		c->tend =
+		    last > INT64_MAX - p->meta.interval_ns ? INT64_MAX : last + p->meta.interval_ns;
 		return;
 	}
 	/* no samples: the earliest and latest marker times (the slots each phase uses) */
@@ -504,9 +507,9 @@ static void thread_range(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 		}
 	}
 	c->tstart = lo;
-	c->tend = hi == INT64_MIN			      ? INT64_MIN
+	c->tend = hi == INT64_MIN			 ? INT64_MIN
 		  : hi > INT64_MAX - p->meta.interval_ns ? INT64_MAX
-							  : hi + p->meta.interval_ns;
+							 : hi + p->meta.interval_ns;
 }
 
 static int64_t min64(int64_t a, int64_t b)
@@ -627,8 +630,8 @@ static int ipc_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 	    sh->send_start != PV_TIME_NONE)
 		return 0; /* the transfer's start shows it on this thread */
 	bool sync = jn_truthy(d, jn_get(d, 0, "sync"));
-	const char *name = sending ? (sync ? "SyncIPCOut" : "IPCOut")
-				   : (sync ? "SyncIPCIn" : "IPCIn");
+	const char *name =
+	    sending ? (sync ? "SyncIPCOut" : "IPCOut") : (sync ? "SyncIPCIn" : "IPCIn");
 	uint32_t st = jn_get(d, 0, "startTime");
 	size_t sl;
 	const char *stext = st == JN_NONE ? NULL : jn_str(d, st, &sl);
@@ -700,8 +703,11 @@ static int ipc_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 	return add(c, r, start, end, name, rm->category[r], t, data, incomplete);
 }
 
-/* A CompositorScreenshot lasts until the next one of its window; returns 1 when done with r. */
-static int screenshot_row(struct ctx *c, uint32_t r, pv_thread_ix t)
+/*
+ * A CompositorScreenshot lasts until the next one of its window. Returns 0 or PV_ENOMEM; *done
+ * is set when r is dealt with (a CompositorScreenshotWindowDestroyed row also goes on as itself).
+ */
+static int screenshot_row(struct ctx *c, uint32_t r, pv_thread_ix t, bool *done)
 {
 	const struct pv_raw_markers *rm = &c->p->markers;
 	key_text(c, &c->doc, "windowID");
@@ -723,11 +729,53 @@ static int screenshot_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 	}
 	if (strcmp(row_name(c, r), "CompositorScreenshotWindowDestroyed") == 0)
 		return 0; /* kept as itself too */
+	*done = true;
 	if (rm->start_ns[r] == PV_TIME_NONE) {
 		c->no_time++;
-		return 1;
+		return 0;
 	}
-	return omap_set(&c->shots, c->key.s, c->key.len, r) ? oom(c) : 1;
+	return omap_set(&c->shots, c->key.s, c->key.len, r) ? oom(c) : 0;
+}
+
+/* ---- Jank ---- */
+
+#define JANK_THRESHOLD_NS 50000000 /* the Firefox Profiler's 50 ms */
+
+static int add_jank(struct ctx *c, pv_thread_ix t, int64_t delay, int64_t at)
+{
+	struct pv_markers *ms = c->ms;
+	int rc = add(c, PV_NONE, pv_time_diff(at, delay), at, "Jank", c->jank_cat, t,
+		     "{\"type\":\"Jank\"}", false);
+	if (!rc)
+		ms->flags[ms->len - 1] |= PV_MARKER_SYNTHETIC;
+	return rc;
+}
+
+/*
+ * Jank markers of thread t from its samples' event delays, as the Firefox Profiler's
+ * deriveJankMarkers walks them: a sample's delay grows while the event loop is blocked; when it
+ * drops, the previous sample's delay (if at least 50 ms) is one jank, ending at that sample and
+ * starting that delay before; a delay still at least 50 ms at the last sample is one too.
+ * Samples without a delay (or a time) are passed over.
+ */
+static int derive_jank(struct ctx *c, pv_thread_ix t)
+{
+	const struct pv_profile *p = c->p;
+	const int64_t *delay = p->samples.event_delay_ns, *time = p->samples.time_ns;
+	int64_t last_delay = 0, last_time = 0;
+	int rc;
+	if (!delay)
+		return 0;
+	for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
+		if (delay[s] == PV_TIME_NONE || time[s] == PV_TIME_NONE)
+			continue;
+		if (delay[s] < last_delay && last_delay >= JANK_THRESHOLD_NS &&
+		    (rc = add_jank(c, t, last_delay, last_time)))
+			return rc;
+		last_delay = delay[s];
+		last_time = time[s];
+	}
+	return last_delay >= JANK_THRESHOLD_NS ? add_jank(c, t, last_delay, last_time) : 0;
 }
 
 static int derive_thread(struct ctx *c, pv_thread_ix t, const uint32_t *rows, uint32_t n)
@@ -746,6 +794,8 @@ static int derive_thread(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t r = rows[k];
 		int64_t s = rm->start_ns[r], e = rm->end_ns[r];
+		bool done = false;
+		rc = 0; /* each row's own status: a case that adds nothing leaves it 0 */
 		switch (row_type(c, r)) {
 		case T_NETWORK:
 			if ((rc = network_row(c, r, t)))
@@ -756,13 +806,12 @@ static int derive_thread(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 				return rc;
 			continue;
 		case T_SCREENSHOT:
-			if ((rc = screenshot_row(c, r, t)) < 0)
+			if ((rc = screenshot_row(c, r, t, &done)))
 				return rc;
-			if (rc)
+			if (done)
 				continue;
 			break;
-		default:
-			break;
+		default: break;
 		}
 		switch (rm->phase[r]) {
 		case PV_PHASE_INSTANT:
@@ -854,21 +903,84 @@ static int derive_thread(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 		if (!c->shots.e[x].alive)
 			continue;
 		int64_t s = rm->start_ns[r];
-		if ((rc = add(c, r, s, max64(c->tend, s), "CompositorScreenshot",
-			      rm->category[r], t, payload_of(c, r, &len), false)))
+		if ((rc = add(c, r, s, max64(c->tend, s), "CompositorScreenshot", rm->category[r],
+			      t, payload_of(c, r, &len), false)))
 			return rc;
 	}
-	return 0;
+	return derive_jank(c, t);
 }
 
 /* ---- IPC correlation ---- */
 
-/* The Firefox Profiler's friendly thread name, as far as the model knows it. */
-static void friendly_name(const struct pv_profile *p, pv_thread_ix t, struct pv_text *out)
+/* ---- thread names ---- */
+
+pv_thread_ix thread_of_tid(const struct pv_profile *p, int64_t tid)
 {
-	const char *name = pv_str(p, p->threads.name[t]);
-	const char *proc = pv_str(p, p->threads.process_name[t]);
-	pv_text_puts(out, strcmp(name, "GeckoMain") == 0 && *proc ? proc : name);
+	for (pv_thread_ix x = p->threads.len; tid != PV_ID_NONE && x-- > 0;)
+		if (p->threads.tid[x] == tid)
+			return x;
+	return PV_NONE;
+}
+
+/* The name of a GeckoMain thread's process type, NULL when it has none. */
+static const char *process_type_name(const char *type)
+{
+	static const char *const names[][2] = {
+	    {"default", "Parent Process"},  {"gpu", "GPU Process"},
+	    {"rdd", "Remote Data Decoder"}, {"tab", "Content Process"},
+	    {"plugin", "Plugin Process"},   {"socket", "Socket Process"},
+	};
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (strcmp(type, names[k][0]) == 0)
+			return names[k][1];
+	return NULL;
+}
+
+/*
+ * The Firefox Profiler's friendly name of every thread (getFriendlyThreadName), as far as the
+ * model knows a thread (it has no eTLD+1): a GeckoMain thread is named after its process name,
+ * else its process type ("Parent Process", "Content Process"...), numbered "(i/n)" among the
+ * GeckoMain threads of the same process name, or of the type "tab", when there are several; any
+ * other thread by its own name.
+ */
+static int friendly_names(struct ctx *c)
+{
+	const struct pv_profile *p = c->p;
+	const struct pv_threads *th = &p->threads;
+	struct pv_markers *ms = c->ms;
+	uint32_t nt = th->len;
+	ms->friendly = arena_alloc(ms->arena, (nt ? nt : 1) * sizeof(*ms->friendly));
+	if (!ms->friendly)
+		return oom(c);
+	for (pv_thread_ix t = 0; t < nt; t++) {
+		const char *name = pv_str(p, th->name[t]);
+		bool by_proc = *pv_str(p, th->process_name[t]);
+		const char *type = pv_str(p, th->process_type[t]);
+		const char *label =
+		    by_proc ? pv_str(p, th->process_name[t]) : process_type_name(type);
+		if (strcmp(name, "GeckoMain") != 0 || !label) {
+			ms->friendly[t] = name;
+			continue;
+		}
+		/* homonyms: the same process name, or (by type) the content processes */
+		uint32_t index = 0, total = 0;
+		for (pv_thread_ix x = 0; (by_proc || strcmp(type, "tab") == 0) && x < nt; x++) {
+			if (strcmp(pv_str(p, th->name[x]), "GeckoMain") != 0 ||
+			    (by_proc ? th->process_name[x] != th->process_name[t]
+				     : strcmp(pv_str(p, th->process_type[x]), "tab") != 0))
+				continue;
+			total++;
+			index += x <= t;
+		}
+		pv_text_clear(&c->t);
+		pv_text_puts(&c->t, label);
+		if (total > 1)
+			pv_text_printf(&c->t, " (%u/%u)", index, total);
+		ms->friendly[t] = c->t.oom ? NULL : arena_strndup(ms->arena, c->t.s, c->t.len);
+		if (!ms->friendly[t])
+			return oom(c);
+	}
+	return 0;
 }
 
 static int correlate_ipc(struct ctx *c)
@@ -876,7 +988,7 @@ static int correlate_ipc(struct ctx *c)
 	const struct pv_profile *p = c->p;
 	const struct pv_raw_markers *rm = &p->markers;
 	struct omap msgs = {0};
-	uint32_t (*slots)[5] = NULL;
+	uint32_t(*slots)[5] = NULL;
 	uint32_t nmsg = 0, capmsg = 0;
 	int rc = 0;
 	/* which rows name a special type, for the derivation's pass too */
@@ -988,20 +1100,14 @@ static int correlate_ipc(struct ctx *c)
 			uint32_t r = k ? rr : sr;
 			if (r == PV_NONE)
 				continue;
-			/* "Name (Thread ID: tid)" of the first thread with that tid */
+			/* "Name (Thread ID: tid)", the name of the last thread with that tid (a
+			 * map from tids to names filled in thread order) */
 			int64_t tid = p->threads.tid[rm->thread[r]];
-			pv_thread_ix named = rm->thread[r];
-			for (pv_thread_ix x = 0; x < p->threads.len; x++) {
-				if (p->threads.tid[x] == tid) {
-					named = x;
-					break;
-				}
-			}
 			pv_text_clear(&c->t);
-			friendly_name(p, named, &c->t);
+			pv_text_puts(&c->t, c->ms->friendly[thread_of_tid(p, tid)]);
 			pv_text_printf(&c->t, " (Thread ID: %lld)", (long long)tid);
-			const char *s = c->t.oom ? NULL
-						 : arena_strndup(c->ms->arena, c->t.s, c->t.len);
+			const char *s =
+			    c->t.oom ? NULL : arena_strndup(c->ms->arena, c->t.s, c->t.len);
 			if (!s) {
 				rc = oom(c);
 				break;
@@ -1074,7 +1180,8 @@ static int sort_by_start(struct ctx *c)
 	for (int shift = 0; shift < 64 && (range >> shift); shift += 16) {
 		memset(cnt, 0, 65536 * sizeof(*cnt));
 		for (uint32_t i = 0; i < n; i++)
-			cnt[((((uint64_t)ms->start_ns[a[i]] ^ (1ull << 63)) - lo) >> shift) & 0xffff]++;
+			cnt[((((uint64_t)ms->start_ns[a[i]] ^ (1ull << 63)) - lo) >> shift) &
+			    0xffff]++;
 		uint32_t sum = 0;
 		for (uint32_t d = 0; d < 65536; d++) {
 			uint32_t x = cnt[d];
@@ -1082,8 +1189,10 @@ static int sort_by_start(struct ctx *c)
 			sum += x;
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			uint32_t d = (uint32_t)(((((uint64_t)ms->start_ns[a[i]] ^ (1ull << 63)) - lo) >>
-						 shift) & 0xffff);
+			uint32_t d =
+			    (uint32_t)(((((uint64_t)ms->start_ns[a[i]] ^ (1ull << 63)) - lo) >>
+					shift) &
+				       0xffff);
 			b[cnt[d]++] = a[i];
 		}
 		uint32_t *x = a;
@@ -1098,12 +1207,12 @@ static int sort_by_start(struct ctx *c)
 		pv_free(b);
 		return oom(c);
 	}
-#define PERMUTE(col, type)                                                                         \
-	do {                                                                                       \
-		type *t_ = tmp;                                                                    \
-		for (uint32_t i = 0; i < n; i++)                                                   \
-			t_[i] = (col)[a[i]];                                                       \
-		memcpy((col), t_, (size_t)n * sizeof(type));                                      \
+#define PERMUTE(col, type)                                   \
+	do {                                                 \
+		type *t_ = tmp;                              \
+		for (uint32_t i = 0; i < n; i++)             \
+			t_[i] = (col)[a[i]];                 \
+		memcpy((col), t_, (size_t)n * sizeof(type)); \
 	} while (0)
 	PERMUTE(ms->start_ns, int64_t);
 	PERMUTE(ms->end_ns, int64_t);
@@ -1170,7 +1279,11 @@ int pv_markers_derive(const struct pv_profile *p, struct pv_markers **out, struc
 		rc = oom(&c);
 		goto done;
 	}
-	if ((rc = schemas_load(ms, err)) || (rc = correlate_ipc(&c)))
+	c.jank_cat = PV_NONE;
+	for (pv_cat_ix k = p->categories.len; k-- > 0;)
+		if (strcmp(pv_str(p, p->categories.color[k]), "grey") == 0)
+			c.jank_cat = k;
+	if ((rc = schemas_load(ms, err)) || (rc = friendly_names(&c)) || (rc = correlate_ipc(&c)))
 		goto done;
 	/* raw rows grouped by thread, raw order kept (a counting sort) */
 	for (uint32_t r = 0; r < rm->len; r++)
@@ -1217,8 +1330,7 @@ done:
 
 /* ---- cause stacks ---- */
 
-uint32_t pv_marker_cause(const struct pv_markers *ms, uint32_t i, const char **names,
-			 uint32_t cap)
+uint32_t pv_marker_cause(const struct pv_markers *ms, uint32_t i, const char **names, uint32_t cap)
 {
 	const struct pv_profile *p = ms->p;
 	uint32_t n = 0;
@@ -1364,7 +1476,8 @@ int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
 			r->median_ns = hi;
 		} else {
 			int64_t lo = select_k(v, t / 2, t / 2 - 1); /* the largest below */
-			/* the mean without overflow (durations of damaged files reach the int64 ends) */
+			/* the mean without overflow (durations of damaged files reach the int64
+			 * ends) */
 			r->median_ns = lo / 2 + hi / 2 + (lo % 2 + hi % 2) / 2;
 		}
 	}

@@ -14,57 +14,51 @@
 
 #include "marker/internal.h"
 
-/* |v| * 10^shift rounded to places decimals, half away from zero, grouped by thousands. */
+/*
+ * a * 10^shift (a > 0, finite) rounded to places decimals and grouped by thousands, the way
+ * Intl.NumberFormat does it: from the shortest decimal digits that read back as the double (so
+ * 1.0005 is "1.0005", not 1.000499999...), half away from zero.
+ */
 static void put_rounded(double a, int shift, int places, struct pv_text *out)
 {
-	char buf[400], dig[400];
-	int extra = 30;
-	int n = snprintf(buf, sizeof(buf), "%.*f", places + shift + extra, a);
-	if (n <= 0 || n >= (int)sizeof(buf)) {
-		/* beyond any sensible marker value: printf's own rounding will do */
-		pv_text_printf(out, "%.*f", places, a * (shift ? 100 : 1));
-		return;
-	}
-	int nd = 0, point = 0;
-	for (int i = 0; i < n; i++) {
-		if (buf[i] == '.')
-			point = nd;
-		else
-			dig[nd++] = buf[i];
-	}
+	char sd[JS_DIGITS_MAX], dig[720];
+	int point, k = js_shortest(a, sd, &point), nd = 0;
 	point += shift;
+	/* at least one integer digit, and every digit up to the one after the last kept */
+	for (int i = point; i < 1 && nd < 400; i++)
+		dig[nd++] = '0';
+	int lead = nd;
+	for (int i = 0; i < k; i++)
+		dig[nd++] = sd[i];
+	point += lead;
+	while (nd < point + places + 1 && nd < (int)sizeof(dig))
+		dig[nd++] = '0';
 	int keep = point + places; /* digits kept */
 	bool up = keep < nd && dig[keep] >= '5';
-	int k = keep;
-	while (up && k > 0) {
-		if (dig[k - 1] == '9') {
-			dig[k - 1] = '0';
-			k--;
+	for (int i = keep; up && i > 0; i--) {
+		if (dig[i - 1] == '9') {
+			dig[i - 1] = '0';
 		} else {
-			dig[k - 1]++;
+			dig[i - 1]++;
 			up = false;
 		}
 	}
-	const char *d = dig;
-	char one[402];
-	if (up) { /* 99.9 -> 100.0 */
-		one[0] = '1';
-		memcpy(one + 1, dig, (size_t)keep);
-		d = one;
+	if (up) { /* 99.9 -> 100.0: a new first digit */
+		memmove(dig + 1, dig, (size_t)keep);
+		dig[0] = '1';
 		point++;
-		keep++;
 	}
 	int first = 0; /* leading zeros of the integer part, one kept */
-	while (first < point - 1 && d[first] == '0')
+	while (first < point - 1 && dig[first] == '0')
 		first++;
 	for (int i = first; i < point; i++) {
 		if (i > first && (point - i) % 3 == 0)
 			pv_text_put(out, ",", 1);
-		pv_text_put(out, &d[i], 1);
+		pv_text_put(out, &dig[i], 1);
 	}
 	if (places > 0) {
 		pv_text_put(out, ".", 1);
-		pv_text_put(out, d + point, (size_t)places);
+		pv_text_put(out, dig + point, (size_t)places);
 	}
 }
 
@@ -98,14 +92,26 @@ static bool is_int(double v)
 	return isfinite(v) && v == floor(v);
 }
 
+/* JavaScript's Math.round: to the nearest integer, halves up (exact for every double). */
+static double js_round(double x)
+{
+	double r = floor(x);
+	return x - r >= 0.5 ? r + 1 : r;
+}
+
 static void fmt_seconds(double ms, int sig, int maxfrac, struct pv_text *out)
 {
 	fmt_number(ms / 1000, sig, maxfrac, false, out);
 	pv_text_put(out, "s", 1);
 }
 
+/*
+ * Minutes, hours and days round to their smallest shown unit first (seconds, minutes, hours), and
+ * only then split: 59,999 ms is "1m", never "0m60s"; the remainder shows only when maxfrac > 0.
+ */
 static void fmt_minutes(double ms, int sig, int maxfrac, struct pv_text *out)
 {
+	ms = js_round(ms / 1000) * 1000;
 	double seconds = fmod(ms, 60000);
 	fmt_number((ms - seconds) / 60000, sig, 0, false, out);
 	pv_text_put(out, "m", 1);
@@ -115,6 +121,7 @@ static void fmt_minutes(double ms, int sig, int maxfrac, struct pv_text *out)
 
 static void fmt_hours(double ms, int sig, int maxfrac, struct pv_text *out)
 {
+	ms = js_round(ms / 60000) * 60000;
 	double minutes = fmod(ms, 3600000);
 	fmt_number((ms - minutes) / 3600000, sig, 0, false, out);
 	pv_text_put(out, "h", 1);
@@ -124,6 +131,7 @@ static void fmt_hours(double ms, int sig, int maxfrac, struct pv_text *out)
 
 static void fmt_days(double ms, int sig, int maxfrac, struct pv_text *out)
 {
+	ms = js_round(ms / 3600000) * 3600000;
 	double hours = fmod(ms, 86400000);
 	fmt_number((ms - hours) / 86400000, sig, 0, false, out);
 	pv_text_put(out, "d", 1);
@@ -131,9 +139,9 @@ static void fmt_days(double ms, int sig, int maxfrac, struct pv_text *out)
 		fmt_hours(hours, sig, 0, out);
 }
 
-void pv_format_timestamp(double t, struct pv_text *out)
+void fmt_timestamp(double t, int sig, int maxfrac, struct pv_text *out)
 {
-	const int sig = 5, maxfrac = 3;
+	/* the unit that the rounded value reads best in: 59.5 s is already "1m" */
 	if (t >= 60 * 1000 - 500) {
 		if (t >= 60 * 60 * 1000 - 500) {
 			if (t >= 24 * 60 * 60 * 1000 - 30 * 1000)
@@ -167,6 +175,11 @@ void pv_format_timestamp(double t, struct pv_text *out)
 	pv_text_put(out, "ns", 2);
 }
 
+void pv_format_timestamp(double t, struct pv_text *out)
+{
+	fmt_timestamp(t, 5, 3, out);
+}
+
 static void fmt_bytes(double b, struct pv_text *out)
 {
 	if (b < 10000) {
@@ -188,27 +201,27 @@ static const struct {
 	const char *name;
 	enum mfmt_kind kind;
 } kinds[] = {
-	{"string", F_STRING},
-	{"url", F_STRING},
-	{"file-path", F_STRING},
-	{"sanitized-string", F_STRING},
-	{"unique-string", F_UNIQUE_STRING},
-	{"flow-id", F_UNIQUE_STRING},
-	{"terminating-flow-id", F_UNIQUE_STRING},
-	{"duration", F_DURATION},
-	{"time", F_DURATION},
-	{"seconds", F_SECONDS},
-	{"milliseconds", F_MILLISECONDS},
-	{"microseconds", F_MICROSECONDS},
-	{"nanoseconds", F_NANOSECONDS},
-	{"bytes", F_BYTES},
-	{"integer", F_INTEGER},
-	{"decimal", F_DECIMAL},
-	{"percentage", F_PERCENTAGE},
-	{"hexadecimal", F_HEX},
-	{"pid", F_PID},
-	{"tid", F_TID},
-	{"list", F_LIST},
+    {"string", F_STRING},
+    {"url", F_STRING},
+    {"file-path", F_STRING},
+    {"sanitized-string", F_STRING},
+    {"unique-string", F_UNIQUE_STRING},
+    {"flow-id", F_UNIQUE_STRING},
+    {"terminating-flow-id", F_UNIQUE_STRING},
+    {"duration", F_DURATION},
+    {"time", F_DURATION},
+    {"seconds", F_SECONDS},
+    {"milliseconds", F_MILLISECONDS},
+    {"microseconds", F_MICROSECONDS},
+    {"nanoseconds", F_NANOSECONDS},
+    {"bytes", F_BYTES},
+    {"integer", F_INTEGER},
+    {"decimal", F_DECIMAL},
+    {"percentage", F_PERCENTAGE},
+    {"hexadecimal", F_HEX},
+    {"pid", F_PID},
+    {"tid", F_TID},
+    {"list", F_LIST},
 };
 
 enum mfmt_kind mfmt_kind_of(const char *name, size_t len)
@@ -228,49 +241,105 @@ static void fmt_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 		pv_text_puts(out, "(empty)");
 }
 
-/* "Name (id)" when a thread (tid) or a process (pid) of that id has a name, else "PID: id". */
-static void fmt_id(const struct pv_markers *ms, bool tid, const struct jdoc *d, uint32_t n,
-		   struct pv_text *out)
+/*
+ * A string-table index (unique-string, flow-id, terminating-flow-id): the importers put the
+ * string itself in the payload, so a string shows as it is, even an empty one; a value that is
+ * still a number indexed no string, and shows "(empty)" (getString's fallback).
+ */
+static void fmt_unique_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 {
+	if (d->n[n].kind == JSON_STRING)
+		jn_js_string(d, n, out);
+	else
+		pv_text_puts(out, "(empty)");
+}
+
+/* The process of a pid text: its last main thread (a GeckoMain thread), PV_NONE. */
+static pv_thread_ix thread_of_pid(const struct pv_profile *p, const char *s, size_t n)
+{
+	char id[24];
+	for (pv_thread_ix x = p->threads.len; x-- > 0;) {
+		if (p->threads.pid[x] == PV_ID_NONE ||
+		    strcmp(pv_str(p, p->threads.name[x]), "GeckoMain") != 0)
+			continue;
+		int len = snprintf(id, sizeof(id), "%lld", (long long)p->threads.pid[x]);
+		if ((size_t)len == n && memcmp(id, s, n) == 0)
+			return x;
+	}
+	return PV_NONE;
+}
+
+/*
+ * pid and tid: "Name (id)" when ids are resolved and the id names a thread, else "PID: id" /
+ * "TID: id". As in the Firefox Profiler's maps: a tid (a number) names the last thread of that
+ * tid, by its friendly name; a pid (a string, as processed profiles write pids) the last main
+ * thread of that process. Labels do not resolve (the front end formats them without the maps).
+ */
+static void fmt_id(const struct pv_markers *ms, bool tid, bool ids, const struct jdoc *d,
+		   uint32_t n, struct pv_text *out)
+{
+	const struct pv_profile *p = ms && ids ? ms->p : NULL;
+	pv_thread_ix t = PV_NONE;
 	double v;
-	const struct pv_profile *p = ms ? ms->p : NULL;
-	if (p && jn_number(d, n, &v) && is_int(v)) {
-		for (uint32_t t = 0; t < p->threads.len; t++) {
-			int64_t id = tid ? p->threads.tid[t] : p->threads.pid[t];
-			const char *name = pv_str(p, tid ? p->threads.name[t]
-							 : p->threads.process_name[t]);
-			if (id != PV_ID_NONE && (double)id == v && *name) {
-				pv_text_printf(out, "%s (", name);
-				jn_js_string(d, n, out);
-				pv_text_put(out, ")", 1);
-				return;
-			}
-		}
+	if (p && tid && d->n[n].kind == JSON_NUMBER && jn_number(d, n, &v) && is_int(v) &&
+	    fabs(v) < 9.2e18) {
+		t = thread_of_tid(p, (int64_t)v);
+	} else if (p && !tid && d->n[n].kind == JSON_STRING) {
+		size_t len;
+		const char *s = jn_str(d, n, &len);
+		t = thread_of_pid(p, s, len);
+	}
+	if (t != PV_NONE && ms->friendly) {
+		pv_text_printf(out, "%s (", ms->friendly[t]);
+		jn_js_string(d, n, out);
+		pv_text_put(out, ")", 1);
+		return;
 	}
 	pv_text_puts(out, tid ? "TID: " : "PID: ");
 	jn_js_string(d, n, out);
 }
 
+/*
+ * JavaScript's '0x' + value.toString(16): a number in base 16 (the sign in front of the digits,
+ * a fraction's binary digits after a point), anything else as String(value).
+ */
 static void fmt_hex(const struct jdoc *d, uint32_t n, struct pv_text *out)
 {
+	static const char hexd[] = "0123456789abcdef";
 	double v;
-	size_t len;
-	const char *s = jn_str(d, n, &len);
-	if (d->n[n].kind == JSON_STRING && len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		pv_text_put(out, s, len); /* a 64-bit value written as hex text already */
-		return;
-	}
-	if (!jn_number(d, n, &v) || !isfinite(v) || fabs(v) >= 18446744073709551616.0) {
+	pv_text_put(out, "0x", 2);
+	if (d->n[n].kind != JSON_NUMBER || !jn_number(d, n, &v)) {
 		jn_js_string(d, n, out);
 		return;
 	}
-	double a = fabs(trunc(v));
-	pv_text_printf(out, "%s0x%llx", v < 0 && a > 0 ? "-" : "", (unsigned long long)a);
+	if (isnan(v) || isinf(v)) {
+		js_number(v, out);
+		return;
+	}
+	if (v < 0)
+		pv_text_put(out, "-", 1);
+	double a = fabs(v), ip = floor(a), frac = a - ip;
+	char buf[300];
+	int i = (int)sizeof(buf);
+	do { /* exact: dividing by 16 only moves the exponent */
+		double r = fmod(ip, 16);
+		buf[--i] = hexd[(int)r];
+		ip = (ip - r) / 16;
+	} while (ip > 0 && i > 0);
+	pv_text_put(out, buf + i, sizeof(buf) - (size_t)i);
+	if (frac > 0)
+		pv_text_put(out, ".", 1);
+	for (int k = 0; frac > 0 && k < 280; k++) { /* a double's fraction ends in base 16 */
+		frac *= 16;
+		int digit = (int)frac;
+		pv_text_put(out, &hexd[digit], 1);
+		frac -= digit;
+	}
 }
 
-/* One value of a simple (not table) kind. */
-static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, const struct jdoc *d,
-		       uint32_t n, struct pv_text *out)
+/* One value of a simple (not table) kind; ids: resolve pid and tid values to names. */
+static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool ids,
+		       const struct jdoc *d, uint32_t n, struct pv_text *out)
 {
 	double v = NAN;
 	if (n == JN_NONE || d->n[n].kind == JSON_NULL) {
@@ -278,17 +347,11 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, const s
 		return;
 	}
 	switch (kind) {
-	case F_STRING:
-	case F_UNIQUE_STRING:
-		fmt_string(d, n, out);
-		return;
+	case F_STRING: fmt_string(d, n, out); return;
+	case F_UNIQUE_STRING: fmt_unique_string(d, n, out); return;
 	case F_PID:
-	case F_TID:
-		fmt_id(ms, kind == F_TID, d, n, out);
-		return;
-	case F_HEX:
-		fmt_hex(d, n, out);
-		return;
+	case F_TID: fmt_id(ms, kind == F_TID, ids, d, n, out); return;
+	case F_HEX: fmt_hex(d, n, out); return;
 	case F_LIST:
 		if (d->n[n].kind != JSON_ARRAY) {
 			jn_js_string(d, n, out);
@@ -297,15 +360,12 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, const s
 		for (uint32_t c = d->n[n].first; c != JN_NONE; c = d->n[c].next) {
 			if (c != d->n[n].first)
 				pv_text_put(out, ", ", 2);
-			fmt_simple(ms, F_STRING, d, c, out);
+			fmt_simple(ms, F_STRING, ids, d, c, out);
 		}
 		return;
 	case F_UNKNOWN:
-	case F_TABLE:
-		jn_js_string(d, n, out);
-		return;
-	default:
-		break;
+	case F_TABLE: jn_js_string(d, n, out); return;
+	default: break;
 	}
 	jn_number(d, n, &v);
 	switch (kind) {
@@ -331,11 +391,11 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, const s
 	}
 }
 
-void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, const struct jdoc *d,
+void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, const struct jdoc *d,
 		uint32_t n, struct pv_text *out)
 {
 	if (f->kind != F_TABLE || n == JN_NONE || d->n[n].kind != JSON_ARRAY) {
-		fmt_simple(ms, (enum mfmt_kind)f->kind, d, n, out);
+		fmt_simple(ms, (enum mfmt_kind)f->kind, ids, d, n, out);
 		return;
 	}
 	/* (label, label),(cell, cell),...: a header row when any column has a label */
@@ -366,8 +426,9 @@ void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, const struct 
 			for (uint32_t x = d->n[r].first; x != JN_NONE; x = d->n[x].next, c++) {
 				if (c)
 					pv_text_put(out, ", ", 2);
-				fmt_simple(ms, c < f->nr_cols ? (enum mfmt_kind)f->cols[c].kind
-							      : F_STRING, d, x, out);
+				fmt_simple(
+				    ms, c < f->nr_cols ? (enum mfmt_kind)f->cols[c].kind : F_STRING,
+				    ids, d, x, out);
 			}
 		}
 		pv_text_put(out, ")", 1);

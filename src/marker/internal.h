@@ -18,10 +18,10 @@
 
 /* One value of a document. Offsets index the source text, or the decoded text when *_dec. */
 struct jnode {
-	uint8_t kind;         /* enum json_kind: OBJECT, ARRAY, STRING, NUMBER, TRUE, FALSE, NULL */
+	uint8_t kind; /* enum json_kind: OBJECT, ARRAY, STRING, NUMBER, TRUE, FALSE, NULL */
 	bool key_dec, str_dec;
-	uint32_t next;        /* next sibling, JN_NONE */
-	uint32_t first;       /* first child of an object or array, JN_NONE */
+	uint32_t next;	/* next sibling, JN_NONE */
+	uint32_t first; /* first child of an object or array, JN_NONE */
 	uint32_t nkids;
 	uint32_t key, key_len; /* an object member's key */
 	uint32_t str, str_len; /* a string's decoded bytes; a number's or literal's text */
@@ -33,7 +33,7 @@ struct jdoc {
 	size_t src_len;
 	struct jnode *n; /* n[0] is the root */
 	uint32_t nr, cap;
-	char *dec;       /* decoded strings and keys that held escapes */
+	char *dec; /* decoded strings and keys that held escapes */
 	size_t dec_len, dec_cap;
 };
 
@@ -52,6 +52,13 @@ bool jn_truthy(const struct jdoc *d, uint32_t n);
 /* JavaScript's String(value): strings as they are, numbers as JS prints them, [a,b] as "a,b". */
 void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out);
 
+/*
+ * The shortest decimal digits that read back as |v| (finite, not 0), as JavaScript and ICU take
+ * a double: digits[0..k) with the decimal point after *point of them (0.00123: "123", -2).
+ * Returns k; digits holds JS_DIGITS_MAX bytes.
+ */
+#define JS_DIGITS_MAX 24
+int js_shortest(double v, char *digits, int *point);
 /* A number as JavaScript's Number.prototype.toString prints it (shortest round trip). */
 void js_number(double v, struct pv_text *out);
 /* Exact milliseconds text (a JSON number) to nanoseconds; false when not a plain number. */
@@ -64,53 +71,81 @@ void json_quote(struct pv_text *out, const char *s, size_t n);
 /* ---- formats ---- */
 
 enum mfmt_kind {
-	F_UNKNOWN = 0, F_STRING, F_UNIQUE_STRING, F_DURATION, F_SECONDS, F_MILLISECONDS,
-	F_MICROSECONDS, F_NANOSECONDS, F_BYTES, F_INTEGER, F_DECIMAL, F_PERCENTAGE, F_HEX, F_PID,
-	F_TID, F_LIST, F_TABLE,
+	F_UNKNOWN = 0,
+	F_STRING,
+	F_UNIQUE_STRING,
+	F_DURATION,
+	F_SECONDS,
+	F_MILLISECONDS,
+	F_MICROSECONDS,
+	F_NANOSECONDS,
+	F_BYTES,
+	F_INTEGER,
+	F_DECIMAL,
+	F_PERCENTAGE,
+	F_HEX,
+	F_PID,
+	F_TID,
+	F_LIST,
+	F_TABLE,
 };
 
 struct mcol {
 	const char *label; /* NULL when the column has none */
-	uint8_t kind;      /* enum mfmt_kind (not a table) */
+	uint8_t kind;	   /* enum mfmt_kind (not a table) */
 	const char *name;  /* the format's name as written (for unknown ones) */
 };
 
 struct mfmt {
 	uint8_t kind;
-	const char *name;  /* as written; "" for a table */
+	const char *name; /* as written; "" for a table */
 	uint32_t nr_cols;
 	struct mcol *cols;
 };
 
 /* The kind of a format name ("bytes" -> F_BYTES), F_UNKNOWN when it is not one. */
 enum mfmt_kind mfmt_kind_of(const char *name, size_t len);
-/* Formats value node n of d (JN_NONE: missing) as f says. */
-void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, const struct jdoc *d,
+/*
+ * Formats value node n of d (JN_NONE: missing) as f says; ids: pid and tid values name their
+ * process or thread (the tooltip's fields), else they show as "PID: n" (labels).
+ */
+void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, const struct jdoc *d,
 		uint32_t n, struct pv_text *out);
+/* formatTimestamp of the Firefox Profiler with sig significant digits, maxfrac decimals. */
+void fmt_timestamp(double ms, int sig, int maxfrac, struct pv_text *out);
 /* formatNumber of the Firefox Profiler: significant digits, at most maxfrac decimals. */
 void fmt_number(double v, int sig, int maxfrac, bool percent, struct pv_text *out);
 
 /* ---- schemas ---- */
 
-enum lpart_kind { LP_TEXT, LP_NAME, LP_START, LP_END, LP_DURATION, LP_CATEGORY, LP_DATA,
-		  LP_TERNARY, LP_EMPTY };
+enum lpart_kind {
+	LP_TEXT,
+	LP_NAME,
+	LP_START,
+	LP_END,
+	LP_DURATION,
+	LP_CATEGORY,
+	LP_DATA,
+	LP_TERNARY,
+	LP_EMPTY
+};
 
 struct lpart {
 	uint8_t kind;
-	const char *text;          /* LP_TEXT; LP_DATA/LP_TERNARY: the key */
-	const struct mfmt *fmt;    /* LP_DATA: the key's field format, NULL for raw */
-	const char *yes, *no;      /* LP_TERNARY */
+	const char *text;	/* LP_TEXT; LP_DATA/LP_TERNARY: the key */
+	const struct mfmt *fmt; /* LP_DATA: the key's field format, NULL for raw */
+	const char *yes, *no;	/* LP_TERNARY */
 };
 
 struct label {
 	uint32_t nr;
-	struct lpart *parts;       /* NULL with nr 0: no label (the fallback applies) */
+	struct lpart *parts; /* NULL with nr 0: no label (the fallback applies) */
 };
 
 struct mfield {
-	const char *key;           /* NULL: a static row (old Gecko schemas) */
+	const char *key; /* NULL: a static row (old Gecko schemas) */
 	const char *label;
-	const char *value;         /* a static row's text */
+	const char *value; /* a static row's text */
 	struct mfmt fmt;
 	bool hidden;
 };
@@ -118,14 +153,18 @@ struct mfield {
 struct pv_marker_schema {
 	const char *name;
 	const char *description;
-	struct label label[3];     /* by enum pv_label_kind */
+	struct label label[3]; /* by enum pv_label_kind */
 	uint32_t nr_fields;
 	struct mfield *fields;
 };
 
 /* Reads the schemas of ms->p (and the built-ins) into ms. Returns 0, PV_ENOMEM or PV_EPARSE. */
 int schemas_load(struct pv_markers *ms, struct pv_error *err);
+/* The last thread with that tid (a map filled in thread order keeps the last), PV_NONE. */
+pv_thread_ix thread_of_tid(const struct pv_profile *p, int64_t tid);
+
 /* Records a note once (same text, one note). */
-void markers_note(struct pv_markers *ms, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void markers_note(struct pv_markers *ms, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

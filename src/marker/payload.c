@@ -358,9 +358,7 @@ void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 	case JSON_STRING:
 	case JSON_TRUE:
 	case JSON_FALSE:
-	case JSON_NULL:
-		pv_text_put(out, s, len);
-		return;
+	case JSON_NULL: pv_text_put(out, s, len); return;
 	case JSON_NUMBER: {
 		/* an integer of up to 15 digits prints as written (ids, counts: the common case) */
 		size_t i = len && s[0] == '-', digits = len - i;
@@ -376,9 +374,7 @@ void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 		js_number(v, out);
 		return;
 	}
-	case JSON_OBJECT:
-		pv_text_puts(out, "[object Object]");
-		return;
+	case JSON_OBJECT: pv_text_puts(out, "[object Object]"); return;
 	default: /* an array: its items joined by ",", null as "" */
 		for (uint32_t c = d->n[n].first; c != JN_NONE; c = d->n[c].next) {
 			if (c != d->n[n].first)
@@ -391,6 +387,28 @@ void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 }
 
 /* ---- numbers ---- */
+
+int js_shortest(double v, char *digits, int *point)
+{
+	/* the fewest significant digits that read back as v */
+	char e[40];
+	int prec;
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(e, sizeof(e), "%.*e", prec - 1, fabs(v));
+		if (strtod(e, NULL) == fabs(v))
+			break;
+	}
+	int k = 0;
+	const char *p = e;
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[k++] = *p;
+	while (k > 1 && digits[k - 1] == '0')
+		k--;
+	digits[k] = 0;
+	*point = atoi(p + 1) + 1;
+	return k;
+}
 
 void js_number(double v, struct pv_text *out)
 {
@@ -406,29 +424,9 @@ void js_number(double v, struct pv_text *out)
 		pv_text_puts(out, "0");
 		return;
 	}
-	/* the shortest digits that read back as v */
-	char e[40];
-	int prec;
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(e, sizeof(e), "%.*e", prec - 1, v);
-		if (strtod(e, NULL) == v)
-			break;
-	}
-	const char *p = e;
-	bool neg = *p == '-';
-	if (neg)
-		p++;
-	char digits[24];
-	int k = 0;
-	for (; *p && *p != 'e'; p++)
-		if (*p >= '0' && *p <= '9')
-			digits[k++] = *p;
-	while (k > 1 && digits[k - 1] == '0')
-		k--;
-	digits[k] = 0;
-	int exp10 = atoi(p + 1);
-	int n = exp10 + 1; /* the decimal point sits after n digits */
-	if (neg)
+	char digits[JS_DIGITS_MAX];
+	int n, k = js_shortest(v, digits, &n);
+	if (v < 0)
 		pv_text_put(out, "-", 1);
 	if (k <= n && n <= 21) {
 		pv_text_put(out, digits, (size_t)k);

@@ -81,8 +81,10 @@ static int read_format(struct pv_markers *ms, const struct jdoc *d, uint32_t v, 
 			return PV_ENOMEM;
 		f->kind = (uint8_t)mfmt_kind_of(s, len);
 		if (f->kind == F_UNKNOWN)
-			markers_note(ms, "marker schema '%s': field '%s' has an unknown format '%s' "
-				     "(shown raw)", schema, key, f->name);
+			markers_note(ms,
+				     "marker schema '%s': field '%s' has an unknown format '%s' "
+				     "(shown raw)",
+				     schema, key, f->name);
 		return 0;
 	}
 	uint32_t cols = jn_get(d, v, "columns");
@@ -107,9 +109,10 @@ static int read_format(struct pv_markers *ms, const struct jdoc *d, uint32_t v, 
 		if (col->name) {
 			col->kind = (uint8_t)mfmt_kind_of(col->name, strlen(col->name));
 			if (col->kind == F_UNKNOWN)
-				markers_note(ms, "marker schema '%s': field '%s' has a table column "
-					     "of an unknown format '%s' (shown raw)", schema, key,
-					     col->name);
+				markers_note(ms,
+					     "marker schema '%s': field '%s' has a table column "
+					     "of an unknown format '%s' (shown raw)",
+					     schema, key, col->name);
 		}
 	}
 	return 0;
@@ -219,8 +222,11 @@ static bool placeholder(struct pv_markers *ms, const struct pv_marker_schema *sc
 		static const struct {
 			const char *name;
 			enum lpart_kind kind;
-		} keys[] = {{"name", LP_NAME}, {"start", LP_START}, {"end", LP_END},
-			    {"duration", LP_DURATION}, {"category", LP_CATEGORY}};
+		} keys[] = {{"name", LP_NAME},
+			    {"start", LP_START},
+			    {"end", LP_END},
+			    {"duration", LP_DURATION},
+			    {"category", LP_CATEGORY}};
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			if ((size_t)(e - k) == strlen(keys[i].name) &&
 			    memcmp(k, keys[i].name, (size_t)(e - k)) == 0) {
@@ -301,8 +307,10 @@ static int compile_label(struct pv_markers *ms, struct pv_marker_schema *sc, enu
 		memset(part, 0, sizeof(*part));
 		if (!placeholder(ms, sc, p + 1, (size_t)(close - p - 1), part)) {
 			part->kind = LP_EMPTY;
-			markers_note(ms, "marker schema '%s': %s: '{%.*s}' is not a placeholder "
-				     "(shown empty)", sc->name, what, (int)(close - p - 1), p + 1);
+			markers_note(ms,
+				     "marker schema '%s': %s: '{%.*s}' is not a placeholder "
+				     "(shown empty)",
+				     sc->name, what, (int)(close - p - 1), p + 1);
 		}
 		text = p = close;
 		text++;
@@ -356,9 +364,8 @@ static int read_schema(struct pv_markers *ms, const struct jdoc *d, uint32_t o,
 	if (fields == JN_NONE || d->n[fields].kind != JSON_ARRAY)
 		fields = jn_get(d, o, "data");
 	if (fields != JN_NONE && d->n[fields].kind == JSON_ARRAY) {
-		sc->fields = arena_alloc(ms->arena,
-					 (d->n[fields].nkids ? d->n[fields].nkids : 1) *
-					     sizeof(*sc->fields));
+		sc->fields = arena_alloc(ms->arena, (d->n[fields].nkids ? d->n[fields].nkids : 1) *
+							sizeof(*sc->fields));
 		if (!sc->fields)
 			return PV_ENOMEM;
 		for (uint32_t f = d->n[fields].first; f != JN_NONE; f = d->n[f].next) {
@@ -393,27 +400,27 @@ static int read_schema(struct pv_markers *ms, const struct jdoc *d, uint32_t o,
 
 /* The Firefox Profiler's front-end schemas (marker-schema.tsx), which replace the file's. */
 static const char builtin_schemas[] =
-	"[{\"name\":\"Jank\",\"display\":[\"marker-table\",\"marker-chart\"],"
-	"\"tooltipLabel\":\"Jank \xe2\x80\x93 event processing delay\","
-	"\"tableLabel\":\"Event processing delay\",\"fields\":[],"
-	"\"description\":\"Jank markers show when the main event loop of a thread has been "
-	"busy. It is a good indicator that there may be some kind of performance problem that is "
-	"worth investigating.\"},"
-	"{\"name\":\"IPC\",\"tooltipLabel\":\"IPC \xe2\x80\x94 {marker.data.niceDirection}\","
-	"\"tableLabel\":\"{marker.data.messageType} \xe2\x80\x94 {marker.data.niceDirection}\","
-	"\"chartLabel\":\"{marker.data.messageType}\","
-	"\"display\":[\"marker-chart\",\"marker-table\",\"timeline-ipc\"],\"fields\":["
-	"{\"key\":\"messageType\",\"label\":\"Type\",\"format\":\"string\"},"
-	"{\"key\":\"sync\",\"label\":\"Sync\",\"format\":\"string\"},"
-	"{\"key\":\"sendThreadName\",\"label\":\"From\",\"format\":\"string\"},"
-	"{\"key\":\"recvThreadName\",\"label\":\"To\",\"format\":\"string\"},"
-	"{\"key\":\"otherPid\",\"label\":\"Other Pid\",\"format\":\"pid\"}]},"
-	"{\"name\":\"Network\",\"display\":[\"marker-table\",\"marker-chart\"],"
-	"\"chartLabel\":\"{marker.data.URI}\",\"fields\":["
-	"{\"format\":\"string\",\"key\":\"contentType\",\"label\":\"Content Type\","
-	"\"hidden\":true},"
-	"{\"format\":\"integer\",\"key\":\"responseStatus\",\"label\":\"Response Status\","
-	"\"hidden\":true}]}]";
+    "[{\"name\":\"Jank\",\"display\":[\"marker-table\",\"marker-chart\"],"
+    "\"tooltipLabel\":\"Jank \xe2\x80\x93 event processing delay\","
+    "\"tableLabel\":\"Event processing delay\",\"fields\":[],"
+    "\"description\":\"Jank markers show when the main event loop of a thread has been "
+    "busy. It is a good indicator that there may be some kind of performance problem that is "
+    "worth investigating.\"},"
+    "{\"name\":\"IPC\",\"tooltipLabel\":\"IPC \xe2\x80\x94\xc2\xa0{marker.data.niceDirection}\","
+    "\"tableLabel\":\"{marker.data.messageType} \xe2\x80\x94 {marker.data.niceDirection}\","
+    "\"chartLabel\":\"{marker.data.messageType}\","
+    "\"display\":[\"marker-chart\",\"marker-table\",\"timeline-ipc\"],\"fields\":["
+    "{\"key\":\"messageType\",\"label\":\"Type\",\"format\":\"string\"},"
+    "{\"key\":\"sync\",\"label\":\"Sync\",\"format\":\"string\"},"
+    "{\"key\":\"sendThreadName\",\"label\":\"From\",\"format\":\"string\"},"
+    "{\"key\":\"recvThreadName\",\"label\":\"To\",\"format\":\"string\"},"
+    "{\"key\":\"otherPid\",\"label\":\"Other Pid\",\"format\":\"pid\"}]},"
+    "{\"name\":\"Network\",\"display\":[\"marker-table\",\"marker-chart\"],"
+    "\"chartLabel\":\"{marker.data.URI}\",\"fields\":["
+    "{\"format\":\"string\",\"key\":\"contentType\",\"label\":\"Content Type\","
+    "\"hidden\":true},"
+    "{\"format\":\"integer\",\"key\":\"responseStatus\",\"label\":\"Response Status\","
+    "\"hidden\":true}]}]";
 
 static bool builtin_name(const char *name)
 {
@@ -471,8 +478,7 @@ int schemas_load(struct pv_markers *ms, struct pv_error *err)
 	return rc;
 }
 
-const struct pv_marker_schema *pv_marker_schema_find(const struct pv_markers *ms,
-						     const char *type)
+const struct pv_marker_schema *pv_marker_schema_find(const struct pv_markers *ms, const char *type)
 {
 	if (!type)
 		return NULL;
@@ -484,9 +490,34 @@ const struct pv_marker_schema *pv_marker_schema_find(const struct pv_markers *ms
 
 /* ---- one marker ---- */
 
+/* A time of the model as the front end holds it: milliseconds in a double. */
+static double ms_of(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
 static void put_time(int64_t ns, struct pv_text *out)
 {
-	pv_format_timestamp((double)ns / 1e6, out);
+	pv_format_timestamp(ms_of(ns), out);
+}
+
+/*
+ * end - start as the front end computes it, in milliseconds, the difference of the two doubles
+ * (a duration of 0.0004 ms from 1.0001 to 1.0005 is 400.00000000004 ns, shown "400.00ns").
+ */
+static double duration_ms(const struct pv_markers *ms, uint32_t i)
+{
+	return ms_of(ms->end_ns[i]) - ms_of(ms->start_ns[i]);
+}
+
+void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct pv_text *out)
+{
+	if (!out->s)
+		pv_text_clear(out);
+	if (ms->flags[i] & PV_MARKER_INCOMPLETE)
+		pv_text_puts(out, "unknown duration");
+	else if (ms->end_ns[i] != PV_TIME_NONE)
+		fmt_timestamp(duration_ms(ms, i), 3, 1, out);
 }
 
 static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv_marker_schema *sc,
@@ -511,7 +542,7 @@ static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv
 			if (e == PV_TIME_NONE)
 				pv_text_puts(out, "unknown");
 			else
-				put_time(pv_time_diff(e, s), out);
+				pv_format_timestamp(duration_ms(ms, i), out);
 			break;
 		case LP_CATEGORY:
 			if (ms->category[i] != PV_NONE && ms->category[i] < p->categories.len)
@@ -522,14 +553,14 @@ static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv
 			if (v == JN_NONE || d->n[v].kind == JSON_NULL)
 				break;
 			if (part->fmt)
-				mfmt_value(ms, part->fmt, d, v, out);
+				mfmt_value(ms, part->fmt, false, d, v, out);
 			else
 				jn_js_string(d, v, out);
 			break;
 		}
 		case LP_TERNARY:
 			pv_text_puts(out, jn_truthy(d, jn_get(d, root, part->text)) ? part->yes
-										      : part->no);
+										    : part->no);
 			break;
 		default: break;
 		}
@@ -537,23 +568,32 @@ static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv
 	(void)sc;
 }
 
-/* The table's fallback: FileIO markers say "(source) operation — filename". */
+/*
+ * The table's fallback for FileIO markers, as the front end builds it: "(source) " when there is
+ * a source, then String(operation) ("undefined" when missing); with a filename, "... — filename"
+ * when the operation is not empty, else the filename alone (the source goes too).
+ */
 static void fileio_label(const struct jdoc *d, uint32_t root, struct pv_text *out)
 {
 	uint32_t src = jn_get(d, root, "source"), op = jn_get(d, root, "operation"),
 		 file = jn_get(d, root, "filename");
+	size_t from = out->len;
 	if (jn_truthy(d, src)) {
 		pv_text_put(out, "(", 1);
 		jn_js_string(d, src, out);
 		pv_text_put(out, ") ", 2);
 	}
-	if (op != JN_NONE && d->n[op].kind != JSON_NULL)
-		jn_js_string(d, op, out);
-	if (jn_truthy(d, file)) {
-		if (jn_truthy(d, op))
-			pv_text_puts(out, " \xe2\x80\x94 ");
-		jn_js_string(d, file, out);
+	jn_js_string(d, op, out);
+	if (!jn_truthy(d, file))
+		return;
+	if (jn_truthy(d, op)) {
+		pv_text_puts(out, " \xe2\x80\x94 ");
+	} else {
+		out->len = from;
+		if (out->s)
+			out->s[from] = 0;
 	}
+	jn_js_string(d, file, out);
 }
 
 /* Records the end of the text written since the last mark, as a string of the detail. */
@@ -628,7 +668,7 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 			uint32_t v = jn_get(doc, root, mf->key);
 			if (v == JN_NONE || doc->n[v].kind == JSON_NULL)
 				continue; /* values are optional */
-			mfmt_value(ms, &mf->fmt, doc, v, &d->buf);
+			mfmt_value(ms, &mf->fmt, true, doc, v, &d->buf);
 		} else {
 			pv_text_puts(&d->buf, mf->value);
 		}
@@ -659,6 +699,7 @@ void pv_marker_detail_release(struct pv_marker_detail *d)
 		pv_free(d->doc);
 	}
 	pv_text_release(&d->buf);
+	pv_text_release(&d->raw);
 	pv_free(d->offs);
 	pv_free(d->fields);
 	memset(d, 0, sizeof(*d));
@@ -677,7 +718,7 @@ void pv_marker_format(const struct pv_markers *ms, const char *format, size_t fo
 	if (scratch.arena && !jdoc_parse(&fd, format, format_len, NULL))
 		read_format(&scratch, &fd, 0, &f, "", "");
 	uint32_t v = value && !jdoc_parse(&vd, value, value_len, NULL) ? 0 : JN_NONE;
-	mfmt_value(ms, &f, &vd, v, out);
+	mfmt_value(ms, &f, true, &vd, v, out);
 	jdoc_release(&fd);
 	jdoc_release(&vd);
 	for (uint32_t i = 0; i < scratch.nr_notes; i++)

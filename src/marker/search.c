@@ -3,10 +3,10 @@
  * getSearchFilteredMarkerIndexes): comma-separated terms, each a case-insensitive substring.
  *
  * A plain term is tried on the category name, the marker name, the payload type and the
- * formatted value of every schema field (hidden ones too). "key:value" (key = [A-Za-z0-9_]+,
- * compared lowercased) tries value on that key only (name, cat, type or a field key) and is also
- * a plain term as a whole; "-key:value" excludes the markers whose key matches. Case is folded
- * for ASCII letters only.
+ * formatted and the raw value of every schema field (hidden ones too). "key:value" (key =
+ * [A-Za-z0-9_]+, compared lowercased) tries value on that key only (name, cat, type or a field key)
+ * and is also a plain term as a whole; "-key:value" excludes the markers whose key matches. Case is
+ * folded for ASCII letters only.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -40,7 +40,8 @@ static char *lower_dup(const char *s, size_t n)
 
 static bool word_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
 }
 
 static int push(struct pv_marker_search *s, const char *key, size_t kn, const char *v, size_t vn,
@@ -151,9 +152,35 @@ static bool test(const struct pv_marker_search *s, bool neg, const char *value, 
 	return false;
 }
 
+/*
+ * Any term of the sign matches a schema field's raw value, String(value) as the Firefox
+ * Profiler tests it (1234567 for a bytes field shown "1.23MB"); a string-index field only when
+ * it holds its string (the importers resolve the valid ones); empty values never.
+ */
+static bool raw_fields(const struct pv_markers *ms, uint32_t i, const struct pv_marker_search *s,
+		       bool neg, struct pv_marker_detail *d)
+{
+	const struct pv_marker_schema *sc = pv_marker_schema_find(ms, d->type);
+	const struct jdoc *doc = d->doc;
+	if (!sc || !ms->data[i] || !doc || !doc->nr || doc->n[0].kind != JSON_OBJECT)
+		return false;
+	for (uint32_t f = 0; f < sc->nr_fields; f++) {
+		const struct mfield *mf = &sc->fields[f];
+		uint32_t v = mf->key ? jn_get(doc, 0, mf->key) : JN_NONE;
+		if (v == JN_NONE || doc->n[v].kind == JSON_NULL ||
+		    (mf->fmt.kind == F_UNIQUE_STRING && doc->n[v].kind != JSON_STRING))
+			continue;
+		pv_text_clear(&d->raw);
+		jn_js_string(doc, v, &d->raw);
+		if (d->raw.len && test(s, neg, d->raw.s, mf->key))
+			return true;
+	}
+	return false;
+}
+
 /* Any term of the sign matches the category, the name, the type or a field value. */
-static bool any(const struct pv_markers *ms, uint32_t i, const struct pv_marker_search *s,
-		bool neg, const struct pv_marker_detail *d)
+static bool any(const struct pv_markers *ms, uint32_t i, const struct pv_marker_search *s, bool neg,
+		struct pv_marker_detail *d)
 {
 	const struct pv_profile *p = ms->p;
 	pv_cat_ix c = ms->category[i];
@@ -168,7 +195,7 @@ static bool any(const struct pv_markers *ms, uint32_t i, const struct pv_marker_
 		if (d->fields[f].key && *d->fields[f].value &&
 		    test(s, neg, d->fields[f].value, d->fields[f].key))
 			return true;
-	return false;
+	return d->type && raw_fields(ms, i, s, neg, d);
 }
 
 bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,

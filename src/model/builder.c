@@ -562,12 +562,14 @@ pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, i
 			    pv_str_ix process_name)
 {
 	struct pv_threads *t = &b->p->threads;
-	if (GROW(b, t, COL(t->name), COL(t->process_name), COL(t->pid), COL(t->tid),
-		 COL(t->start_ns), COL(t->end_ns), COL(t->sample_begin), COL(t->sample_end)))
+	if (GROW(b, t, COL(t->name), COL(t->process_name), COL(t->process_type), COL(t->pid),
+		 COL(t->tid), COL(t->start_ns), COL(t->end_ns), COL(t->sample_begin),
+		 COL(t->sample_end)))
 		return PV_NONE;
 	uint32_t r = t->len++;
 	t->name[r] = name;
 	t->process_name[r] = process_name;
+	t->process_type[r] = 0; /* an importer that knows it sets it */
 	t->pid[r] = pid;
 	t->tid[r] = tid;
 	t->start_ns[r] = PV_TIME_NONE;
@@ -615,7 +617,8 @@ static int resize_samples(struct pv_builder *b, uint32_t nc)
 {
 	struct pv_samples *t = &b->p->samples;
 	if (COL_GROW(t->stack, nc) || COL_GROW(t->time_ns, nc) ||
-	    (t->label_set && COL_GROW(t->label_set, nc)))
+	    (t->label_set && COL_GROW(t->label_set, nc)) ||
+	    (t->event_delay_ns && COL_GROW(t->event_delay_ns, nc)))
 		goto oom;
 	for (uint32_t m = 0; m < b->p->metrics.len; m++)
 		if (t->weight[m] && COL_GROW(t->weight[m], nc))
@@ -688,6 +691,9 @@ void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t firs
 	}
 	if (t->label_set)
 		memset(t->label_set + i, 0, (size_t)n * sizeof(*t->label_set));
+	/* the importer that made the event delay column sets it */
+	for (uint32_t k = 0; t->event_delay_ns && k < n; k++)
+		t->event_delay_ns[i + k] = PV_TIME_NONE;
 	for (uint32_t m = 0; m < b->p->metrics.len; m++)
 		for (uint32_t k = 0; t->weight[m] && k < n; k++)
 			t->weight[m][i + k] = 1;
@@ -711,6 +717,24 @@ int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m)
 		t->weight[m] = col;
 	}
 	return t->weight[m];
+}
+
+int64_t *builder_samples_event_delay(struct pv_builder *b)
+{
+	struct pv_samples *t = &b->p->samples;
+	if (b->status)
+		return NULL;
+	if (!t->event_delay_ns) {
+		int64_t *col = pv_malloc((size_t)(t->cap ? t->cap : 1) * sizeof(*col));
+		if (!col) {
+			b->status = PV_ENOMEM;
+			return NULL;
+		}
+		for (uint32_t j = 0; j < t->len; j++)
+			col[j] = PV_TIME_NONE;
+		t->event_delay_ns = col;
+	}
+	return t->event_delay_ns;
 }
 
 void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, int64_t time_ns,
@@ -747,6 +771,8 @@ void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, in
 	t->time_ns[i] = time_ns;
 	if (t->label_set)
 		t->label_set[i] = 0; /* the importer that made the column sets it */
+	if (t->event_delay_ns)
+		t->event_delay_ns[i] = PV_TIME_NONE; /* likewise */
 	t->len++;
 	add_run(b, th, i);
 }
@@ -800,6 +826,34 @@ void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)
 
 /* ---- finish ---- */
 
+/*
+ * One optional sample column (NULL: none) of elt-byte rows regrouped by thread through the runs,
+ * into a new column of cap rows; dst[t] is thread t's first row. Returns 0 or PV_ENOMEM.
+ */
+static int regroup_col(struct pv_builder *b, uint32_t *dst, uint32_t cap, size_t elt, void **col)
+{
+	const struct pv_profile *p = b->p;
+	uint32_t n = p->samples.len;
+	const char *old = *col;
+	if (!old)
+		return 0;
+	char *nc = pv_malloc((size_t)cap * elt);
+	if (!nc)
+		return PV_ENOMEM;
+	for (uint32_t t = 0; t < p->threads.len; t++)
+		dst[t] = p->threads.sample_begin[t];
+	for (uint32_t r = 0; r < b->nr_runs; r++) {
+		uint32_t end = r + 1 < b->nr_runs ? b->runs[r + 1].begin : n;
+		uint32_t len = end - b->runs[r].begin;
+		memcpy(nc + (size_t)dst[b->runs[r].thread] * elt,
+		       old + (size_t)b->runs[r].begin * elt, (size_t)len * elt);
+		dst[b->runs[r].thread] += len;
+	}
+	pv_free(*col);
+	*col = nc;
+	return 0;
+}
+
 /* Stable counting sort of the samples by thread, through the list of runs. */
 static int group_samples(struct pv_builder *b)
 {
@@ -851,65 +905,23 @@ static int group_samples(struct pv_builder *b)
 		dst[t] = off;
 		off += n;
 	}
-	uint32_t n = p->samples.len, cap = n ? n : 1;
-	pv_stack_ix *stack = pv_malloc((size_t)cap * sizeof(*stack));
-	int64_t *time = pv_malloc((size_t)cap * sizeof(*time));
-	if (!stack || !time)
-		goto oom;
-	for (uint32_t r = 0; r < b->nr_runs; r++) {
-		uint32_t end = r + 1 < b->nr_runs ? b->runs[r + 1].begin : n;
-		uint32_t d = dst[b->runs[r].thread];
-		uint32_t len = end - b->runs[r].begin;
-		memcpy(stack + d, p->samples.stack + b->runs[r].begin, len * sizeof(*stack));
-		memcpy(time + d, p->samples.time_ns + b->runs[r].begin, len * sizeof(*time));
-		dst[b->runs[r].thread] += len;
-	}
-	for (uint32_t m = 0; m < p->metrics.len; m++) {
-		int64_t *w = p->samples.weight[m];
-		if (!w)
-			continue;
-		int64_t *nw = pv_malloc((size_t)cap * sizeof(*nw));
-		if (!nw)
-			goto oom;
-		for (uint32_t t = 0; t < nt; t++)
-			dst[t] = th->sample_begin[t];
-		for (uint32_t r = 0; r < b->nr_runs; r++) {
-			uint32_t end = r + 1 < b->nr_runs ? b->runs[r + 1].begin : n;
-			uint32_t d = dst[b->runs[r].thread];
-			uint32_t len = end - b->runs[r].begin;
-			memcpy(nw + d, w + b->runs[r].begin, len * sizeof(*nw));
-			dst[b->runs[r].thread] += len;
-		}
-		pv_free(w);
-		p->samples.weight[m] = nw;
-	}
-	if (p->samples.label_set) {
-		uint32_t *ol = p->samples.label_set, *nl = pv_malloc((size_t)cap * sizeof(*nl));
-		if (!nl)
-			goto oom;
-		for (uint32_t t = 0; t < nt; t++)
-			dst[t] = th->sample_begin[t];
-		for (uint32_t r = 0; r < b->nr_runs; r++) {
-			uint32_t end = r + 1 < b->nr_runs ? b->runs[r + 1].begin : n;
-			uint32_t len = end - b->runs[r].begin;
-			memcpy(nl + dst[b->runs[r].thread], ol + b->runs[r].begin, len * sizeof(*nl));
-			dst[b->runs[r].thread] += len;
-		}
-		pv_free(ol);
-		p->samples.label_set = nl;
-	}
-	pv_free(p->samples.stack);
-	pv_free(p->samples.time_ns);
-	p->samples.stack = stack;
-	p->samples.time_ns = time;
-	p->samples.cap = cap;
+	/* every column moves to exactly len rows (a failure leaves a profile that is freed) */
+	struct pv_samples *sa = &p->samples;
+	uint32_t cap = sa->len ? sa->len : 1;
+	int rc = regroup_col(b, dst, cap, sizeof(*sa->stack), (void **)&sa->stack);
+	if (!rc)
+		rc = regroup_col(b, dst, cap, sizeof(*sa->time_ns), (void **)&sa->time_ns);
+	for (uint32_t m = 0; !rc && m < p->metrics.len; m++)
+		rc = regroup_col(b, dst, cap, sizeof(int64_t), (void **)&sa->weight[m]);
+	if (!rc)
+		rc = regroup_col(b, dst, cap, sizeof(*sa->label_set), (void **)&sa->label_set);
+	if (!rc)
+		rc = regroup_col(b, dst, cap, sizeof(*sa->event_delay_ns),
+				 (void **)&sa->event_delay_ns);
+	if (!rc)
+		sa->cap = cap;
 	pv_free(dst);
-	return 0;
-oom:
-	pv_free(stack);
-	pv_free(time);
-	pv_free(dst);
-	return PV_ENOMEM;
+	return rc;
 }
 
 int builder_finish(struct pv_builder *b, struct pv_profile **out)

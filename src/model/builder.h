@@ -136,6 +136,11 @@ void builder_sample(struct pv_builder *b, pv_thread_ix t, pv_stack_ix stack, int
 int builder_samples_reserve(struct pv_builder *b, uint64_t rows, bool exact);
 void builder_samples_commit(struct pv_builder *b, pv_thread_ix t, uint32_t first, uint32_t n);
 int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m);
+/*
+ * The samples' event delay column (samples.event_delay_ns), made when there is none (every
+ * sample so far without one), for the importer to set the rows it appended; NULL on error.
+ */
+int64_t *builder_samples_event_delay(struct pv_builder *b);
 
 struct raw_marker {
 	pv_str_ix name;

@@ -37,6 +37,7 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p->stacks.prefix);
 	pv_free(p->threads.name);
 	pv_free(p->threads.process_name);
+	pv_free(p->threads.process_type);
 	pv_free(p->threads.pid);
 	pv_free(p->threads.tid);
 	pv_free(p->threads.start_ns);
@@ -50,6 +51,7 @@ void pv_profile_free(struct pv_profile *p)
 			pv_free(p->samples.weight[m]);
 	pv_free(p->samples.weight);
 	pv_free(p->samples.label_set);
+	pv_free(p->samples.event_delay_ns);
 	pv_free(p->labels.key);
 	pv_free(p->labels.str);
 	pv_free(p->labels.num);

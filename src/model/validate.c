@@ -85,7 +85,8 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	const struct pv_threads *th = &p->threads;
 	uint64_t covered = 0;
 	for (uint32_t i = 0; i < th->len; i++) {
-		if (!ix_ok(th->name[i], ns) || !ix_ok(th->process_name[i], ns))
+		if (!ix_ok(th->name[i], ns) || !ix_ok(th->process_name[i], ns) ||
+		    !ix_ok(th->process_type[i], ns))
 			FAIL("threads[%u]: string index out of range", i);
 		if (th->sample_begin[i] > th->sample_end[i] || th->sample_end[i] > p->samples.len)
 			FAIL("threads[%u]: sample range [%u, %u) out of range", i,

@@ -147,28 +147,34 @@ T_TEST(api_markers)
 {
 	struct pv_api *a = api3();
 	/* rows 1 and 2 of `profview markers --json`, with the total and the offset */
-	T_CALL(a, "markers", "p=1&limit=2&offset=1", 200,
-	       "{\"total\": 7, \"offset\": 1, \"rows\": [\n"
-	       "  {\"index\": 1, \"start\": 14.5, \"end\": null, \"duration\": null, \"name\": "
-	       "\"NotifyDidPaint\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": \"Empty\", "
-	       "\"tid\": 0, \"instant\": true, \"incomplete\": false, \"type\": \"tracing\", \"label\": "
-	       "\"\", \"fields\": [{\"key\": \"category\", \"label\": \"Type\", \"value\": \"Paint\", "
-	       "\"hidden\": false}], \"data\": {\"type\":\"tracing\",\"category\":\"Paint\"}, \"raw\": "
-	       "[1]},\n"
-	       "  {\"index\": 2, \"start\": 120, \"end\": null, \"duration\": null, \"name\": "
-	       "\"IPCOut\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": \"Empty\", \"tid\": "
-	       "0, \"instant\": false, \"incomplete\": true, \"type\": \"IPC\", \"label\": "
-	       "\"PContent::Msg_PreferenceUpdate — sent to 2222\", \"fields\": [{\"key\": "
-	       "\"messageType\", \"label\": \"Type\", \"value\": \"PContent::Msg_PreferenceUpdate\", "
-	       "\"hidden\": false}, {\"key\": \"sync\", \"label\": \"Sync\", \"value\": \"false\", "
-	       "\"hidden\": false}, {\"key\": \"sendThreadName\", \"label\": \"From\", \"value\": "
-	       "\"Empty (Thread ID: 0)\", \"hidden\": false}, {\"key\": \"otherPid\", \"label\": "
-	       "\"Other Pid\", \"value\": \"PID: 2222\", \"hidden\": false}], \"data\": "
-	       "{\"type\":\"IPC\",\"startTime\":120,\"otherPid\":\"2222\",\"messageType\":"
-	       "\"PContent::Msg_PreferenceUpdate\",\"messageSeqno\":1,\"side\":\"parent\","
-	       "\"direction\":\"sending\",\"phase\":\"endpoint\",\"sync\":false,\"niceDirection\":"
-	       "\"sent to 2222\",\"sendTid\":0,\"sendThreadName\":\"Empty (Thread ID: 0)\"}, \"raw\": "
-	       "[2]}\n]}\n");
+	T_CALL(
+	    a, "markers", "p=1&limit=2&offset=1", 200,
+	    "{\"total\": 7, \"offset\": 1, \"rows\": [\n"
+	    "  {\"index\": 1, \"start\": 14.5, \"end\": null, \"duration\": null, \"name\": "
+	    "\"NotifyDidPaint\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": "
+	    "\"Empty\", "
+	    "\"tid\": 0, \"instant\": true, \"incomplete\": false, \"synthetic\": false, "
+	    "\"type\": \"tracing\", \"label\": "
+	    "\"\", \"fields\": [{\"key\": \"category\", \"label\": \"Type\", \"value\": \"Paint\", "
+	    "\"hidden\": false}], \"data\": {\"type\":\"tracing\",\"category\":\"Paint\"}, "
+	    "\"raw\": "
+	    "[1]},\n"
+	    "  {\"index\": 2, \"start\": 120, \"end\": 120, \"duration\": null, \"name\": "
+	    "\"IPCOut\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": \"Empty\", "
+	    "\"tid\": "
+	    "0, \"instant\": false, \"incomplete\": true, \"synthetic\": false, \"type\": \"IPC\", "
+	    "\"label\": "
+	    "\"PContent::Msg_PreferenceUpdate — sent to 2222\", \"fields\": [{\"key\": "
+	    "\"messageType\", \"label\": \"Type\", \"value\": \"PContent::Msg_PreferenceUpdate\", "
+	    "\"hidden\": false}, {\"key\": \"sync\", \"label\": \"Sync\", \"value\": \"false\", "
+	    "\"hidden\": false}, {\"key\": \"sendThreadName\", \"label\": \"From\", \"value\": "
+	    "\"Empty (Thread ID: 0)\", \"hidden\": false}, {\"key\": \"otherPid\", \"label\": "
+	    "\"Other Pid\", \"value\": \"PID: 2222\", \"hidden\": false}], \"data\": "
+	    "{\"type\":\"IPC\",\"startTime\":120,\"otherPid\":\"2222\",\"messageType\":"
+	    "\"PContent::Msg_PreferenceUpdate\",\"messageSeqno\":1,\"side\":\"parent\","
+	    "\"direction\":\"sending\",\"phase\":\"endpoint\",\"sync\":false,\"niceDirection\":"
+	    "\"sent to 2222\",\"sendTid\":0,\"sendThreadName\":\"Empty (Thread ID: 0)\"}, \"raw\": "
+	    "[2]}\n]}\n");
 	/* past the end: the total, no rows */
 	T_CALL(a, "markers", "p=1&offset=99", 200, "{\"total\": 7, \"offset\": 7, \"rows\": []}\n");
 	/* search, window, thread, order: FileIO (174..175) is the longest of the window */
@@ -181,14 +187,18 @@ T_TEST(api_markers)
 	T_CONTAINS(b, "{\"total\": 1, \"offset\": 0, \"rows\": [\n  {\"index\": 1, ");
 	free(b);
 	/* one marker in full: `profview marker --json FILE 1` */
-	T_CALL(a, "marker", "p=1&i=1", 200,
-	       "{\"index\": 1, \"start\": 14.5, \"end\": null, \"duration\": null, \"name\": "
-	       "\"NotifyDidPaint\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": \"Empty\", "
-	       "\"tid\": 0, \"instant\": true, \"incomplete\": false, \"type\": \"tracing\", \"label\": "
-	       "\"\", \"tooltip_label\": \"NotifyDidPaint\", \"chart_label\": \"\", \"description\": "
-	       "null, \"fields\": [{\"key\": \"category\", \"label\": \"Type\", \"value\": \"Paint\", "
-	       "\"hidden\": false}], \"data\": {\"type\":\"tracing\",\"category\":\"Paint\"}, \"raw\": "
-	       "[1], \"cause\": null}\n");
+	T_CALL(
+	    a, "marker", "p=1&i=1", 200,
+	    "{\"index\": 1, \"start\": 14.5, \"end\": null, \"duration\": null, \"name\": "
+	    "\"NotifyDidPaint\", \"category\": \"Other\", \"thread\": 0, \"thread_name\": "
+	    "\"Empty\", "
+	    "\"tid\": 0, \"instant\": true, \"incomplete\": false, \"synthetic\": false, "
+	    "\"type\": \"tracing\", \"label\": "
+	    "\"\", \"tooltip_label\": \"NotifyDidPaint\", \"chart_label\": \"\", \"description\": "
+	    "null, \"fields\": [{\"key\": \"category\", \"label\": \"Type\", \"value\": \"Paint\", "
+	    "\"hidden\": false}], \"data\": {\"type\":\"tracing\",\"category\":\"Paint\"}, "
+	    "\"raw\": "
+	    "[1], \"cause\": null}\n");
 	T_CALL(a, "marker", "p=1&i=7", 404, "{\"error\": \"no marker 7 (the profile has 7)\"}");
 	T_CALL(a, "marker", "p=1", 400, "{\"error\": \"marker needs i (a marker index)\"}");
 	T_CALL(a, "marker", "p=1&i=-1", 400, "{\"error\": \"i takes a count, not '-1'\"}");

@@ -14,8 +14,8 @@
 #include "pv/view.h"
 #include "t.h"
 
-#define MS(x) ((int64_t)((x) * 1000000.0 + ((x) < 0 ? -0.5 : 0.5)))
-#define NO PV_TIME_NONE
+#define MS(x) ((int64_t)((x)*1000000.0 + ((x) < 0 ? -0.5 : 0.5)))
+#define NO    PV_TIME_NONE
 
 static struct pv_markers *derive_file(const char *path, struct pv_profile **pp)
 {
@@ -45,15 +45,15 @@ struct count_case {
 
 /* corpus/firefox/README.md, "Expected derived markers" */
 static const struct count_case counts[] = {
-	{"generated-gecko-v36.json", 0, 27, 19, 2, 3, 0, 7},
-	{"generated-gecko-v36.json", 1, 23, 17, 2, 2, 0, 7},
-	{"generated-gecko-v36.json", 2, 25, 18, 2, 2, 1000, 1007},
-	{"generated-processed-v70-from-gecko.json", 0, 27, 19, 2, 3, 0, 7},
-	{"generated-processed-v70-from-gecko.json", 1, 23, 17, 2, 2, 0, 7},
-	{"generated-processed-v70-from-gecko.json", 2, 25, 18, 2, 2, 1000, 1007},
-	{"generated-processed-v70-marker-table.json", 0, 7, 7, 2, 1, 12.5, 176},
-	{"generated-processed-v70-network.json", 0, 26, 16, 3, 0, 3, 9},
-	{"argument-values.json", 0, 13, 11, 2, 1, 324347.532151375, 324385.2655263752},
+    {"generated-gecko-v36.json", 0, 27, 19, 2, 3, 0, 7},
+    {"generated-gecko-v36.json", 1, 23, 17, 2, 2, 0, 7},
+    {"generated-gecko-v36.json", 2, 25, 18, 2, 2, 1000, 1007},
+    {"generated-processed-v70-from-gecko.json", 0, 27, 19, 2, 3, 0, 7},
+    {"generated-processed-v70-from-gecko.json", 1, 23, 17, 2, 2, 0, 7},
+    {"generated-processed-v70-from-gecko.json", 2, 25, 18, 2, 2, 1000, 1007},
+    {"generated-processed-v70-marker-table.json", 0, 7, 7, 2, 1, 12.5, 176},
+    {"generated-processed-v70-network.json", 0, 26, 16, 3, 0, 3, 9},
+    {"argument-values.json", 0, 13, 11, 2, 1, 324347.532151375, 324385.2655263752},
 };
 
 T_TEST(markers_corpus_counts)
@@ -78,10 +78,11 @@ T_TEST(markers_corpus_counts)
 			if (i)
 				T_TRUE(ms->start_ns[i - 1] <= ms->start_ns[i]);
 		}
-		if (raw != c->raw || n != c->derived || inst != c->instant ||
-		    inc != c->incomplete)
-			t_fail(__FILE__, __LINE__, "%s thread %u: raw %u derived %u instant %u "
-			       "incomplete %u", c->file, c->thread, raw, n, inst, inc);
+		if (raw != c->raw || n != c->derived || inst != c->instant || inc != c->incomplete)
+			t_fail(__FILE__, __LINE__,
+			       "%s thread %u: raw %u derived %u instant %u "
+			       "incomplete %u",
+			       c->file, c->thread, raw, n, inst, inc);
 		/* exact to the nanosecond the importer kept */
 		T_EQ_INT(ms->thread_start_ns[c->thread], MS(c->range_start));
 		T_EQ_INT(ms->thread_end_ns[c->thread], MS(c->range_end));
@@ -91,8 +92,7 @@ T_TEST(markers_corpus_counts)
 }
 
 /* The first marker of thread t named name starting at start_ms; UINT32_MAX when none. */
-static uint32_t find(const struct pv_markers *ms, pv_thread_ix t, const char *name,
-		     double start_ms)
+static uint32_t find(const struct pv_markers *ms, pv_thread_ix t, const char *name, double start_ms)
 {
 	for (uint32_t i = 0; i < ms->len; i++)
 		if (ms->thread[i] == t && strcmp(ms->name[i], name) == 0 &&
@@ -161,9 +161,21 @@ struct mk {
 	const char *cat;
 };
 
-/* A profile of two threads (samples at samples[] ms on thread 0), the markers and schemas. */
-static struct pv_profile *build(const struct mk *m, size_t n, const double *samples, size_t ns,
-				const char *schema)
+/* A thread of a built profile. */
+struct th {
+	const char *name, *process_type;
+	int64_t pid, tid;
+};
+
+static const struct th two_threads[] = {
+    {"Main", "", 1, 10}, {"Worker", "", 1, 11}, {NULL, NULL, 0, 0}};
+
+/*
+ * A profile of the threads th (samples at samples[] ms on thread 0), the markers and schemas;
+ * category 0 is "Other".
+ */
+static struct pv_profile *build_threads(const struct mk *m, size_t n, const double *samples,
+					size_t ns, const char *schema, const struct th *th)
 {
 	struct pv_builder b;
 	struct pv_profile *p = NULL;
@@ -172,8 +184,12 @@ static struct pv_profile *build(const struct mk *m, size_t n, const double *samp
 	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
 	b.p->meta.interval_ns = MS(1);
 	pv_cat_ix other = builder_category(&b, builder_cstr(&b, "Other"), 0);
-	builder_thread(&b, builder_cstr(&b, "Main"), 1, 10, 0);
-	builder_thread(&b, builder_cstr(&b, "Worker"), 1, 11, 0);
+	for (; th->name; th++) {
+		pv_thread_ix t =
+		    builder_thread(&b, builder_cstr(&b, th->name), th->pid, th->tid, 0);
+		if (t != PV_NONE)
+			b.p->threads.process_type[t] = builder_cstr(&b, th->process_type);
+	}
 	pv_func_ix f = builder_func(&b, builder_cstr(&b, "main"), PV_NONE, PV_NONE, 0);
 	pv_stack_ix st = builder_stack(&b, PV_NONE, builder_func_frame(&b, f));
 	for (size_t i = 0; i < ns; i++)
@@ -181,8 +197,8 @@ static struct pv_profile *build(const struct mk *m, size_t n, const double *samp
 	for (size_t i = 0; i < n; i++) {
 		struct raw_marker r = {
 		    .name = builder_cstr(&b, m[i].name),
-		    .category = m[i].cat ? builder_category(&b, builder_cstr(&b, m[i].cat), 0)
-					 : other,
+		    .category =
+			m[i].cat ? builder_category(&b, builder_cstr(&b, m[i].cat), 0) : other,
 		    .phase = (enum pv_marker_phase)m[i].phase,
 		    .start_ns = m[i].start < 0 ? NO : MS(m[i].start),
 		    .end_ns = m[i].end < 0 ? NO : MS(m[i].end),
@@ -201,6 +217,13 @@ static struct pv_profile *build(const struct mk *m, size_t n, const double *samp
 	}
 	builder_release(&b);
 	return p;
+}
+
+/* The threads Main (pid 1, tid 10) and Worker (pid 1, tid 11). */
+static struct pv_profile *build(const struct mk *m, size_t n, const double *samples, size_t ns,
+				const char *schema)
+{
+	return build_threads(m, n, samples, ns, schema, two_threads);
 }
 
 static struct pv_markers *derive(struct pv_profile *p)
@@ -225,13 +248,13 @@ T_TEST(markers_pairing_rules)
 	    {"A", S, 12, -1, NULL, 0, NULL},
 	    {"A", E, 99, 13, "{\"b\":2,\"c\":3}", 0, "End"}, /* pairs with the start at 12 */
 	    {"A", E, -1, 14, "{\"b\":2,\"c\":3}", 0, "End"}, /* with 11: payloads merged */
-	    {"B", E, -1, 5, NULL, 0, NULL},   /* before the thread: [5, 5] */
-	    {"B", E, -1, 16, NULL, 0, NULL},  /* [10, 16] */
-	    {"C", S, 17, -1, NULL, 0, NULL},  /* [17, 21] */
-	    {"D", S, 30, -1, NULL, 0, NULL},  /* after the thread: [30, 30] */
-	    {"X", I, 12, 77, NULL, 0, NULL},  /* an instant: its end slot is junk */
+	    {"B", E, -1, 5, NULL, 0, NULL},		     /* before the thread: [5, 5] */
+	    {"B", E, -1, 16, NULL, 0, NULL},		     /* [10, 16] */
+	    {"C", S, 17, -1, NULL, 0, NULL},		     /* [17, 21] */
+	    {"D", S, 30, -1, NULL, 0, NULL},		     /* after the thread: [30, 30] */
+	    {"X", I, 12, 77, NULL, 0, NULL},		     /* an instant: its end slot is junk */
 	    {"Y", V, 12, 12.5, NULL, 0, NULL},
-	    {"W", S, 3, -1, NULL, 1, NULL},   /* thread 1, no samples: its range is [1, 9] */
+	    {"W", S, 3, -1, NULL, 1, NULL}, /* thread 1, no samples: its range is [1, 9] */
 	    {"W", V, 1, 8, NULL, 1, NULL},
 	    {"Z", E, -1, 4, NULL, 1, NULL},
 	};
@@ -252,8 +275,8 @@ T_TEST(markers_pairing_rules)
 	T_TRUE(x != UINT32_MAX && ms->end_ns[x] == PV_TIME_NONE && !ms->flags[x]);
 	expect(ms, 0, "Y", 12, 12.5, false, __LINE__);
 	expect(ms, 1, "W", 1, 8, false, __LINE__);
-	expect(ms, 1, "W", 3, 9, true, __LINE__);  /* open to the thread's end: 8 + 1 */
-	expect(ms, 1, "Z", 1, 4, true, __LINE__);  /* from the thread's start */
+	expect(ms, 1, "W", 3, 9, true, __LINE__); /* open to the thread's end: 8 + 1 */
+	expect(ms, 1, "Z", 1, 4, true, __LINE__); /* from the thread's start */
 	/* the pair 11-14: the end's category, the payloads merged with the end's keys winning */
 	uint32_t a = find(ms, 0, "A", 11);
 	if (a != UINT32_MAX) {
@@ -293,7 +316,7 @@ T_TEST(markers_network_pairing)
 	    {"Load 2", V, 11.5, 12, NET(2, "STATUS_START"), 0, NULL},
 	    {"Load 1", V, 12, 15, NET(1, "STATUS_STOP"), 0, "Network"},
 	    {"Load 2", V, 12, 13, NET(2, "STATUS_REDIRECT"), 0, NULL},
-	    {"Load 3", V, 4, 6, NET(3, "STATUS_STOP"), 0, NULL},  /* began before the thread */
+	    {"Load 3", V, 4, 6, NET(3, "STATUS_STOP"), 0, NULL},    /* began before the thread */
 	    {"Load 4", V, 18, 19, NET(4, "STATUS_START"), 0, NULL}, /* never ends */
 	};
 	struct pv_profile *p = build(m, sizeof(m) / sizeof(m[0]), samples, 2, NULL);
@@ -423,21 +446,21 @@ T_TEST(markers_formats_pid_tid_named)
 /* ---- labels, fields, search ---- */
 
 static const char label_schema[] =
-	"[{\"name\":\"T\","
-	"\"tooltipLabel\":\"{marker.name} took {marker.duration} from {marker.start} to "
-	"{marker.end}\","
-	"\"tableLabel\":\"{marker.name} \xe2\x80\x94 {marker.data.size} "
-	"{ marker.data.flag ? 'yes' : \\\"no\\\" } [{marker.category}]\","
-	"\"chartLabel\":\"{marker.data.missing}|{marker.data.raw}|{bad.thing}|"
-	"{marker.data.a.b}|{}\","
-	"\"description\":\"A test schema.\","
-	"\"fields\":[{\"key\":\"size\",\"label\":\"Size\",\"format\":\"bytes\"},"
-	"{\"key\":\"secret\",\"label\":\"Secret\",\"format\":\"string\",\"hidden\":true},"
-	"{\"key\":\"weird\",\"format\":\"frobnicate\"}]},"
-	"{\"name\":\"Old\",\"data\":[{\"key\":\"x\",\"label\":\"X\",\"format\":\"integer\"},"
-	"{\"label\":\"Description\",\"value\":\"An old schema\"},"
-	"{\"label\":\"Static\",\"value\":\"row\"}]},"
-	"{\"name\":\"Dash\",\"tableLabel\":\"{marker.name} - {marker.data.x}\"}]";
+    "[{\"name\":\"T\","
+    "\"tooltipLabel\":\"{marker.name} took {marker.duration} from {marker.start} to "
+    "{marker.end}\","
+    "\"tableLabel\":\"{marker.name} \xe2\x80\x94 {marker.data.size} "
+    "{ marker.data.flag ? 'yes' : \\\"no\\\" } [{marker.category}]\","
+    "\"chartLabel\":\"{marker.data.missing}|{marker.data.raw}|{bad.thing}|"
+    "{marker.data.a.b}|{}\","
+    "\"description\":\"A test schema.\","
+    "\"fields\":[{\"key\":\"size\",\"label\":\"Size\",\"format\":\"bytes\"},"
+    "{\"key\":\"secret\",\"label\":\"Secret\",\"format\":\"string\",\"hidden\":true},"
+    "{\"key\":\"weird\",\"format\":\"frobnicate\"}]},"
+    "{\"name\":\"Old\",\"data\":[{\"key\":\"x\",\"label\":\"X\",\"format\":\"integer\"},"
+    "{\"label\":\"Description\",\"value\":\"An old schema\"},"
+    "{\"label\":\"Static\",\"value\":\"row\"}]},"
+    "{\"name\":\"Dash\",\"tableLabel\":\"{marker.name} - {marker.data.x}\"}]";
 
 static const struct mk label_markers[] = {
     {"Alloc", V, 1.5, 4,
@@ -446,8 +469,10 @@ static const struct mk label_markers[] = {
     {"Tick", I, 2, -1, "{\"type\":\"T\",\"flag\":0}", 0, NULL},
     {"Legacy", V, 3, 4, "{\"type\":\"Old\",\"x\":1234}", 0, NULL},
     {"Bare", I, 5, -1, NULL, 0, NULL},
-    {"Read", V, 6, 7, "{\"type\":\"FileIO\",\"source\":\"src\",\"operation\":\"read\","
-		       "\"filename\":\"/f\"}", 0, "IO"},
+    {"Read", V, 6, 7,
+     "{\"type\":\"FileIO\",\"source\":\"src\",\"operation\":\"read\","
+     "\"filename\":\"/f\"}",
+     0, "IO"},
     {"Dashed", I, 8, -1, "{\"type\":\"Dash\",\"x\":\"y\"}", 0, NULL},
 };
 
@@ -476,7 +501,7 @@ T_TEST(markers_labels_and_fields)
 		T_EQ_STR(d.fields[1].value, "s3");
 		T_TRUE(d.fields[1].hidden);
 		T_EQ_STR(d.fields[2].label, "weird"); /* no label: the key */
-		T_EQ_STR(d.fields[2].value, "1,2");  /* unknown format: raw */
+		T_EQ_STR(d.fields[2].value, "1,2");   /* unknown format: raw */
 	}
 	/* Tick: an instant has no end or duration; a falsy flag takes the ternary's else */
 	T_EQ_INT(pv_marker_detail(ms, 1, &d), 0);
@@ -519,8 +544,7 @@ T_TEST(markers_labels_and_fields)
 }
 
 /* The names of the markers a search keeps, comma-separated. */
-static void search_is(const struct pv_markers *ms, const char *search, const char *want,
-		      int line)
+static void search_is(const struct pv_markers *ms, const char *search, const char *want, int line)
 {
 	struct pv_marker_search *s = NULL;
 	struct pv_marker_detail d = {0};
@@ -553,20 +577,20 @@ T_TEST(markers_search_syntax)
 	}
 	search_is(ms, "", "Alloc,Tick,Legacy,Bare,Read,Dashed", __LINE__);
 	search_is(ms, " , ", "Alloc,Tick,Legacy,Bare,Read,Dashed", __LINE__);
-	search_is(ms, "ALLOC", "Alloc", __LINE__);             /* case-insensitive */
-	search_is(ms, "313kb", "Alloc", __LINE__);             /* a formatted field value */
-	search_is(ms, "313000", "", __LINE__);                 /* not the raw one */
-	search_is(ms, "s3", "Alloc", __LINE__);                /* hidden fields are searched */
+	search_is(ms, "ALLOC", "Alloc", __LINE__);		/* case-insensitive */
+	search_is(ms, "313kb", "Alloc", __LINE__);		/* a formatted field value */
+	search_is(ms, "313000", "Alloc", __LINE__);		/* the raw value too */
+	search_is(ms, "s3", "Alloc", __LINE__);			/* hidden fields are searched */
 	search_is(ms, "tick, legacy", "Tick,Legacy", __LINE__); /* OR */
 	search_is(ms, "type:fileio", "Read", __LINE__);
 	search_is(ms, "cat:io", "Read", __LINE__);
 	search_is(ms, "name:e", "Legacy,Bare,Read,Dashed", __LINE__);
 	search_is(ms, "size:313", "Alloc", __LINE__);
-	search_is(ms, "secret:313", "", __LINE__);             /* the key must match */
-	search_is(ms, "-name:a", "Tick", __LINE__);            /* excludes */
+	search_is(ms, "secret:313", "", __LINE__);  /* the key must match */
+	search_is(ms, "-name:a", "Tick", __LINE__); /* excludes */
 	search_is(ms, "e,-type:t", "Legacy,Bare,Read,Dashed", __LINE__);
-	search_is(ms, "-name", "", __LINE__);                  /* no key: a plain substring */
-	search_is(ms, "x:1,234", "Legacy", __LINE__);          /* "x:1" as a term, then "234" */
+	search_is(ms, "-name", "", __LINE__);	      /* no key: a plain substring */
+	search_is(ms, "x:1,234", "Legacy", __LINE__); /* "x:1" as a term, then "234" */
 	pv_markers_free(ms);
 	pv_profile_free(p);
 }
@@ -650,7 +674,8 @@ T_TEST(markers_gecko_schemas_unioned)
 	T_TRUE(strncmp(s, "[{\"name\":\"tracing\",\"display\":[\"marker-chart\"],", 45) == 0);
 	T_CONTAINS(s, "{\"name\":\"DOMEvent\",");
 	T_CONTAINS(s, "},{\"name\":\"FileIO\",\"display\":[\"marker-table\"],");
-	T_TRUE(strstr(s, "sub-process") == NULL); /* the sub-process's "tracing" lost to the main's */
+	T_TRUE(strstr(s, "sub-process") ==
+	       NULL); /* the sub-process's "tracing" lost to the main's */
 	struct pv_marker_detail d = {0};
 	uint32_t i = find(ms, 2, "Reflow", 1003); /* a marker of the sub-process */
 	T_TRUE(i != UINT32_MAX);
@@ -694,10 +719,10 @@ T_TEST(markers_inside_markers_view)
 	    /* samples at 0..6 ms (threads 0, 1) and 1000..1006 (thread 2); Reflow [3, 8] and
 	     * [1003, 1008] hold 3, 4, 5, 6 of each thread */
 	    {"Reflow", 12},
-	    {"Rasterize", 6},     /* [0, 1] incomplete, [4, 5]: 0 and 4; [1000, 1001]: 1000 */
-	    {"DOMEvent", 0},      /* [9, 10]: after the samples */
+	    {"Rasterize", 6}, /* [0, 1] incomplete, [4, 5]: 0 and 4; [1000, 1001]: 1000 */
+	    {"DOMEvent", 0},  /* [9, 10]: after the samples */
 	    {"Reflow,-cat:Other", 0},
-	    {"IPC", 7},           /* IPCIn [30, 1031] on thread 2; IPCOut on 0 after its samples */
+	    {"IPC", 7}, /* IPCIn [30, 1031] on thread 2; IPCOut on 0 after its samples */
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		struct pv_query q;
@@ -735,7 +760,8 @@ T_TEST(markers_merge_many_keys)
 	struct pv_markers *ms = derive(p);
 	if (ms && ms->len == 1) {
 		const char *d = ms->data[0];
-		T_TRUE(strncmp(d, "{\"type\":\"big\",\"k0\":\"end\",\"k1\":1,\"k2\":\"end\",", 43) == 0);
+		T_TRUE(strncmp(d, "{\"type\":\"big\",\"k0\":\"end\",\"k1\":1,\"k2\":\"end\",",
+			       43) == 0);
 		T_CONTAINS(d, ",\"k98\":\"end\",\"k99\":99,\"k100\":\"end\",\"k102\":\"end\",");
 		T_CONTAINS(d, ",\"k196\":\"end\",\"k198\":\"end\"}");
 	} else {
@@ -752,19 +778,19 @@ struct corpus_labels {
 };
 
 static const struct corpus_labels corpus_labels[] = {
-	{"firefox/generated-processed-v70-marker-table.json",
-	 {"foobar", "", "PContent::Msg_PreferenceUpdate \xe2\x80\x94 sent to 2222", "5.5", "5.5",
-	  "(nsJarProtocol) nsJARChannel::nsJARChannel [this=0x87f1ec80]\n",
-	  "(PoisonIOInterposer) create/open \xe2\x80\x94 /foo/bar", NULL}},
-	{"firefox/generated-processed-v70-network.json",
-	 {"", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", NULL}},
-	{"firefox/argument-values.json",
-	 {"", "PBrowser::Msg_RealMouseButtonEvent - priority: InputHigh (6) task: f67ae7353bf8e5000",
-	  "Coalesced input move flusher [Event]", "mousedown - html@10bc0c080", "",
-	  "resource:///actors/GenAIChild.sys.mjs", "(empty)",
-	  "TaskController::AddTask (flow=f67ae7353bf8e9600)",
-	  "browser.drag_out_of_frame_style: 1 (Int)", "resource://gre/actors/AutoScrollChild.sys.mjs",
-	  "(empty)", NULL}},
+    {"firefox/generated-processed-v70-marker-table.json",
+     {"foobar", "", "PContent::Msg_PreferenceUpdate \xe2\x80\x94 sent to 2222", "5.5", "5.5",
+      "(nsJarProtocol) nsJARChannel::nsJARChannel [this=0x87f1ec80]\n",
+      "(PoisonIOInterposer) create/open \xe2\x80\x94 /foo/bar", NULL}},
+    {"firefox/generated-processed-v70-network.json",
+     {"", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", NULL}},
+    {"firefox/argument-values.json",
+     {"", "PBrowser::Msg_RealMouseButtonEvent - priority: InputHigh (6) task: f67ae7353bf8e5000",
+      "Coalesced input move flusher [Event]", "mousedown - html@10bc0c080", "",
+      "resource:///actors/GenAIChild.sys.mjs", "(empty)",
+      "TaskController::AddTask (flow=f67ae7353bf8e9600)",
+      "browser.drag_out_of_frame_style: 1 (Int)", "resource://gre/actors/AutoScrollChild.sys.mjs",
+      "(empty)", NULL}},
 };
 
 T_TEST(markers_corpus_table_labels)
@@ -778,9 +804,12 @@ T_TEST(markers_corpus_table_labels)
 		struct pv_marker_detail d = {0};
 		uint32_t i = 0;
 		for (; c->table[i] && i < ms->len; i++) {
-			if (pv_marker_detail(ms, i, &d) || strcmp(d.label[PV_LABEL_TABLE], c->table[i]))
-				t_fail(__FILE__, __LINE__, "%s marker %u: table label \"%s\", expected "
-				       "\"%s\"", c->file, i, d.label[PV_LABEL_TABLE], c->table[i]);
+			if (pv_marker_detail(ms, i, &d) ||
+			    strcmp(d.label[PV_LABEL_TABLE], c->table[i]))
+				t_fail(__FILE__, __LINE__,
+				       "%s marker %u: table label \"%s\", expected "
+				       "\"%s\"",
+				       c->file, i, d.label[PV_LABEL_TABLE], c->table[i]);
 		}
 		T_EQ_INT(i, ms->len);
 		T_EQ_INT(ms->nr_notes, 0);
@@ -862,7 +891,8 @@ T_TEST(markers_corpus_search)
 	    /* "name:" also tries the fields whose key is "name" (the Firefox Profiler's rule):
 	     * UserTiming's "foobar" and LogMessages' "...0x87f1ec80" go too */
 	    {"generated-processed-v70-marker-table.json", "cat:other,-name:f", "IPCOut,setTimeout"},
-	    {"generated-processed-v70-marker-table.json", "filename:bar,nsjar", "LogMessages,FileIO"},
+	    {"generated-processed-v70-marker-table.json", "filename:bar,nsjar",
+	     "LogMessages,FileIO"},
 	    {"generated-processed-v70-marker-table.json", "paint", "NotifyDidPaint"},
 	    {"generated-processed-v70-network.json", "text/html",
 	     "Load 0,Load 1,Load 2,Load 3,Load 4,Load 5,Load 6,Load 7,Load 8,Load 9"},
@@ -875,7 +905,8 @@ T_TEST(markers_corpus_search)
 	     "TTI,FirstContentfulPaint"},
 	    {"argument-values.json", "flow", "TaskController"},
 	    {"argument-values.json", "priorityname:inputhigh", "Runnable"},
-	    {"argument-values.json", "cat:javascript,-name:chrome", "ModuleEvaluation,ModuleEvaluation"},
+	    {"argument-values.json", "cat:javascript,-name:chrome",
+	     "ModuleEvaluation,ModuleEvaluation"},
 	    {"argument-values.json", "mousedown,f67ae7353bf8e9600", "DOMEvent,TaskController"},
 	    {"argument-values.json", "cat:dom,-type:domevent", ""},
 	};
@@ -900,8 +931,9 @@ T_TEST(markers_corpus_search)
 				strncat(got, ",", sizeof(got) - strlen(got) - 1);
 			if (strncmp(ms->name[i], "Load ", 5) == 0)
 				n = 5 + strcspn(ms->name[i] + 5, ":");
-			strncat(got, ms->name[i], n < sizeof(got) - strlen(got) - 1
-							 ? n : sizeof(got) - strlen(got) - 1);
+			strncat(got, ms->name[i],
+				n < sizeof(got) - strlen(got) - 1 ? n
+								  : sizeof(got) - strlen(got) - 1);
 		}
 		if (strcmp(got, cases[k].want) != 0)
 			t_fail(__FILE__, __LINE__, "%s: search '%s' kept \"%s\", expected \"%s\"",
@@ -929,9 +961,11 @@ T_TEST(markers_corpus_summary)
 	     "FileIO 1 0 0 1000 1000;Lorem 1 0 0 1 1;setTimeout 1 0 0 1 1;IPCOut 1 0 1 0 0;"
 	     "LogMessages 1 1 0 0 0;NotifyDidPaint 1 1 0 0 0;UserTiming 1 0 0 0 0;"},
 	    {"generated-processed-v70-network.json",
-	     "Load 1 0 0 2000 2000;DOMContentLoaded 1 0 0 1000 1000;FirstContentfulPaint 1 0 0 1000 "
+	     "Load 1 0 0 2000 2000;DOMContentLoaded 1 0 0 1000 1000;FirstContentfulPaint 1 0 0 "
+	     "1000 "
 	     "1000;Load 0: https 1 0 0 1000 1000;Load 1: https 1 0 0 1000 1000;Load 2: https 1 0 0 "
-	     "1000 1000;Load 3: https 1 0 0 1000 1000;Load 4: https 1 0 0 1000 1000;Load 5: https 1 "
+	     "1000 1000;Load 3: https 1 0 0 1000 1000;Load 4: https 1 0 0 1000 1000;Load 5: https "
+	     "1 "
 	     "0 0 1000 1000;Load 6: https 1 0 0 1000 1000;Load 7: https 1 0 0 1000 1000;Load 8: "
 	     "https 1 0 0 1000 1000;Load 9: https 1 0 0 1000 1000;Navigation::Start 2 2 0 0 0;"
 	     "TTI 1 1 0 0 0;"},
@@ -950,14 +984,16 @@ T_TEST(markers_corpus_summary)
 		}
 		for (uint32_t r = 0; r < n; r++) {
 			char line[200];
-			/* a long name to its first space or ':' + "https" (the Lorem and the loads) */
+			/* a long name to its first space or ':' + "https" (the Lorem and the loads)
+			 */
 			int nl = (int)strlen(rows[r].name);
 			if (strncmp(rows[r].name, "Lorem", 5) == 0)
 				nl = 5;
 			else if (strncmp(rows[r].name, "Load ", 5) == 0 && nl > 13)
 				nl = (int)(strchr(rows[r].name, ':') - rows[r].name) + 7;
-			snprintf(line, sizeof(line), "%.*s %llu %llu %llu %lld %lld;", nl, rows[r].name,
-				 (unsigned long long)rows[r].count, (unsigned long long)rows[r].instant,
+			snprintf(line, sizeof(line), "%.*s %llu %llu %llu %lld %lld;", nl,
+				 rows[r].name, (unsigned long long)rows[r].count,
+				 (unsigned long long)rows[r].instant,
 				 (unsigned long long)rows[r].incomplete,
 				 (long long)((rows[r].total_ns + 500) / 1000),
 				 (long long)((rows[r].median_ns + 500) / 1000));
@@ -972,3 +1008,505 @@ T_TEST(markers_corpus_summary)
 	}
 }
 
+/* ====================================================================================== */
+/*
+ * Issue 10, point 4: markers as the Firefox Profiler derives and shows them. Each expected
+ * text below is what its code gives (src/profile-logic/marker-data.ts, marker-schema.ts,
+ * profile-data.ts, src/utils/format-numbers.ts, src/components/tooltip/Marker.tsx), worked
+ * out by hand from that code; the comment next to each says how.
+ */
+
+#include "base/alloc.h"
+#include "pv/format.h"
+
+/* ---- derivation never returns a stale status ---- */
+
+/*
+ * A CompositorScreenshot row, then an interval start on the same thread: the screenshot's "done
+ * with this row" once leaked out as the thread's status, so every `markers` failed with an
+ * empty message. Both become markers: the screenshot until the thread's end, the start
+ * incomplete.
+ */
+T_TEST(markers_screenshot_then_start)
+{
+	static const double samples[] = {0, 9};
+	static const struct mk m[] = {
+	    {"CompositorScreenshot", I, 1, -1,
+	     "{\"type\":\"CompositorScreenshot\",\"windowID\":\"0x1\",\"url\":\"u\"}", 0, NULL},
+	    {"Reflow", S, 2, -1, NULL, 0, NULL},
+	    {"X", I, 3, -1, NULL, 0, NULL},
+	};
+	struct pv_profile *p = build(m, 3, samples, 2, NULL);
+	struct pv_markers *ms = derive(p);
+	if (ms) {
+		T_EQ_INT(ms->len, 3);
+		expect(ms, 0, "CompositorScreenshot", 1, 10, false, __LINE__);
+		expect(ms, 0, "Reflow", 2, 10, true, __LINE__);
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+	/* the fuzz seed that reproduces it, through the importer */
+	ms = derive_file(t_data("../../fuzz/corpus/firefox-processed/screenshot-then-start.json"),
+			 &p);
+	if (ms) {
+		T_EQ_INT(ms->len, 2);
+		expect(ms, 0, "CompositorScreenshot", 1, 3, false,
+		       __LINE__); /* no samples: 2 + 1 */
+		expect(ms, 0, "Reflow", 2, 3, true, __LINE__);
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/*
+ * Every error path of the marker code says what: each allocation in turn fails while deriving
+ * (every kind of marker: pairs, Network, IPC, screenshots, Jank) and resolving, searching and
+ * summarizing; a failure is PV_ENOMEM saying "out of memory", never an empty message or a status
+ * that is no error. A schema list that is no array names the format.
+ */
+T_TEST(markers_errors_say_what)
+{
+	static const char *const files[] = {"firefox/generated-gecko-v36.json",
+					    "firefox/generated-processed-v70-network.json",
+					    "firefox/jank-processed.json"};
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		if (pv_import_file(t_data(files[f]), NULL, &p, &err)) {
+			t_fail(__FILE__, __LINE__, "%s: %s", files[f], err.msg);
+			continue;
+		}
+		uint32_t failed = 0, ok = 0;
+		for (uint64_t k = 1; k < 100000 && !ok; k++) {
+			struct pv_markers *ms = NULL;
+			pv_error_clear(&err);
+			pv_alloc_fail_after(k);
+			int rc = pv_markers_derive(p, &ms, &err);
+			struct pv_marker_detail d = {0};
+			struct pv_marker_search *s = NULL;
+			uint32_t *idx = NULL, n = 0;
+			struct pv_marker_summary_row *rows = NULL;
+			int rc2 = 0;
+			if (!rc) {
+				for (uint32_t i = 0; i < ms->len && !rc2; i++)
+					rc2 = pv_marker_detail(ms, i, &d);
+				if (!rc2)
+					rc2 = pv_marker_search_new("a,-cat:x,size:1", &s);
+				struct pv_marker_select sel = {.search = s};
+				if (!rc2)
+					rc2 = pv_marker_select(ms, &sel, &idx, &n);
+				if (!rc2)
+					rc2 = pv_marker_summary(ms, NULL, &rows, &n);
+			}
+			pv_alloc_fail_after(0);
+			if (rc) {
+				failed++;
+				if (rc != PV_ENOMEM || !strstr(err.msg, "out of memory"))
+					t_fail(__FILE__, __LINE__,
+					       "%s, allocation %llu: status %d '%s'", files[f],
+					       (unsigned long long)k, rc, err.msg);
+			} else if (rc2 && rc2 != PV_ENOMEM) {
+				t_fail(__FILE__, __LINE__, "%s, allocation %llu: status %d",
+				       files[f], (unsigned long long)k, rc2);
+			}
+			ok = !rc && !rc2;
+			pv_marker_summary_free(rows);
+			pv_free_indexes(idx);
+			pv_marker_search_free(s);
+			pv_marker_detail_release(&d);
+			pv_markers_free(ms);
+		}
+		T_TRUE(ok && failed > 10);
+		pv_profile_free(p);
+	}
+	/* the one error of bad input: a schema list that is no array, named with its format */
+	struct pv_profile *p = build(NULL, 0, NULL, 0, "\"x\"");
+	struct pv_markers *ms = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	T_EQ_INT(pv_markers_derive(p, &ms, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "the marker schema list: expected a JSON array");
+	pv_profile_free(p);
+}
+
+/* ---- Jank ---- */
+
+struct jank {
+	pv_thread_ix thread;
+	double start, end; /* ms */
+};
+
+/*
+ * tests/data/firefox/jank-*.json (the same samples in both formats), by deriveJankMarkers'
+ * walk: the delay of the sample before a drop, if at least 50 ms, is a Jank ending at that
+ * sample; one still at 50 ms or more at the last sample is one too.
+ *   GeckoMain, times 100, 110, ... 250, delays 5 25 33 3 23 42 65 71 3 10 22 31 42 3 20 40
+ *     (the example of marker-data.ts): drops after 33 (< 50), 71 (a Jank at 170, 71 ms long),
+ *     42; the last is 40: one Jank [99, 170].
+ *   Worker, times 1000..1008, delays 50 20 60 60 10 55.5 null 54 80.25: 50 drops to 20 (exactly
+ *     50 counts): [950, 1000]; 60 then 60 is no drop, 10 is: [943, 1003]; the null is passed
+ *     over, so 54 drops from 55.5: [949.5, 1005]; 80.25 is last: [927.75, 1008].
+ *   Old (responsiveness, not eventDelay), times 2000..2002, delays 0 70 0: [1931, 2001].
+ *   Both: eventDelay 0 10 0 and responsiveness 90 90 90: eventDelay wins, no Jank.
+ * Sorted by start, a Jank after the derived markers of its start (the Paint instant at 99).
+ */
+static const struct jank janks[] = {
+    {0, 99, 170},     {1, 927.75, 1008}, {1, 943, 1003},
+    {1, 949.5, 1005}, {1, 950, 1000},	 {2, 1931, 2001},
+};
+
+T_TEST(markers_jank_from_event_delay)
+{
+	static const char *const files[] = {"firefox/jank-processed.json",
+					    "firefox/jank-gecko.json"};
+	for (size_t f = 0; f < 2; f++) {
+		struct pv_profile *p;
+		struct pv_markers *ms = derive_file(t_data(files[f]), &p);
+		if (!ms)
+			continue;
+		/* the model keeps the column: ns, null where the sample had none */
+		const int64_t *ed = p->samples.event_delay_ns;
+		T_TRUE(ed != NULL);
+		if (ed) {
+			uint32_t w = p->threads.sample_begin[1];
+			T_EQ_INT(ed[w + 5], MS(55.5));
+			T_EQ_INT(ed[w + 6], PV_TIME_NONE);
+			T_EQ_INT(ed[w + 8], MS(80.25));
+		}
+		uint32_t k = 0;
+		struct pv_marker_detail d = {0};
+		for (uint32_t i = 0; i < ms->len; i++) {
+			if (strcmp(ms->name[i], "Jank") != 0)
+				continue;
+			if (k < 6 && (ms->thread[i] != janks[k].thread ||
+				      ms->start_ns[i] != MS(janks[k].start) ||
+				      ms->end_ns[i] != MS(janks[k].end)))
+				t_fail(__FILE__, __LINE__, "%s: Jank %u on thread %u [%lld, %lld]",
+				       files[f], k, ms->thread[i], (long long)ms->start_ns[i],
+				       (long long)ms->end_ns[i]);
+			T_EQ_INT(ms->flags[i], PV_MARKER_SYNTHETIC);
+			T_EQ_INT(ms->raw[2 * i], PV_NONE);
+			T_EQ_INT(ms->raw[2 * i + 1], PV_NONE);
+			T_EQ_STR(ms->data[i], "{\"type\":\"Jank\"}");
+			/* the front end's default category: the first grey one (index 1) */
+			T_EQ_INT(ms->category[i], 1);
+			k++;
+		}
+		T_EQ_INT(k, 6);
+		/* the Paint instant at 99 sorts before the Jank of that start */
+		T_EQ_STR(ms->name[0], "Paint");
+		T_EQ_STR(ms->name[1], "Jank");
+		/* the front-end Jank schema's labels and description */
+		T_EQ_INT(pv_marker_detail(ms, 1, &d), 0);
+		T_EQ_STR(d.type, "Jank");
+		T_EQ_STR(d.label[PV_LABEL_TOOLTIP], "Jank \xe2\x80\x93 event processing delay");
+		T_EQ_STR(d.label[PV_LABEL_TABLE], "Event processing delay");
+		T_CONTAINS(d.description, "Jank markers show when the main event loop of a thread");
+		pv_marker_detail_release(&d);
+		/* --inside-markers Jank: 7 + 8 + 1 samples (ends excluded: 170, 1008, 2001) */
+		struct pv_query q;
+		struct pv_view *v = NULL;
+		struct pv_error err;
+		pv_query_init(&q);
+		T_EQ_INT(pv_query_set_option(&q, "inside-markers", "Jank", &err), 0);
+		if (pv_view_compute(p, &q, &v, &err) == 0)
+			T_EQ_U64(v->nr_samples, 16);
+		else
+			t_fail(__FILE__, __LINE__, "%s", err.msg);
+		pv_view_free(v);
+		pv_query_release(&q);
+		pv_markers_free(ms);
+		pv_profile_free(p);
+	}
+}
+
+/* The corpus files carry eventDelay, all 0 (or null): the column is kept, no Jank comes. */
+T_TEST(markers_jank_corpus)
+{
+	static const char *const files[] = {"firefox/generated-gecko-v36.json",
+					    "firefox/generated-processed-v70-from-gecko.json",
+					    "firefox/argument-values.json", "firefox/gecko-2.json"};
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct pv_profile *p;
+		struct pv_markers *ms = derive_file(t_data(files[f]), &p);
+		if (!ms)
+			continue;
+		T_TRUE(p->samples.event_delay_ns != NULL);
+		for (uint32_t i = 0; i < ms->len; i++)
+			if (ms->flags[i] & PV_MARKER_SYNTHETIC)
+				t_fail(__FILE__, __LINE__, "%s: a Jank at %lld", files[f],
+				       (long long)ms->start_ns[i]);
+		pv_markers_free(ms);
+		pv_profile_free(p);
+	}
+}
+
+/* ---- incomplete markers in --json ---- */
+
+static char *print_json(const struct pv_markers *ms, uint32_t i, bool one)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	if (one)
+		pv_print_marker(f, ms, i, true);
+	else
+		pv_print_markers(f, ms, &i, 1, true);
+	fclose(f);
+	return buf;
+}
+
+/* An incomplete marker keeps its clamped start and end; its duration is unknown (null). */
+T_TEST(markers_incomplete_json)
+{
+	static const double samples[] = {10, 20};
+	static const struct mk m[] = {{"C", S, 17, -1, NULL, 0, NULL},
+				      {"B", E, -1, 16, NULL, 0, NULL}};
+	struct pv_profile *p = build(m, 2, samples, 2, NULL);
+	struct pv_markers *ms = derive(p);
+	for (uint32_t i = 0; ms && i < ms->len; i++) {
+		char *j = print_json(ms, i, i == 1);
+		const char *want = i == 0 ? "\"start\": 10, \"end\": 16, \"duration\": null"
+					  : "\"start\": 17, \"end\": 21, \"duration\": null";
+		T_CONTAINS(j, want);
+		T_CONTAINS(j, "\"incomplete\": true, \"synthetic\": false");
+		free(j);
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* ---- formats ---- */
+
+T_TEST(markers_formats_upstream)
+{
+	/* formatTimestamp rounds to the unit before it splits (formatMinutes rounds to seconds,
+	 * formatHours to minutes, formatDays to hours, Math.round) */
+	FMT("duration", "59999", "1m"); /* 59.999 s -> 60 s: 1m, no "0m60s" */
+	FMT("duration", "59500", "1m"); /* 59.5 s is the first value shown as 1m */
+	FMT("duration", "59499", "59.499s");
+	FMT("duration", "3599000", "59m59s");
+	FMT("duration", "3599500", "1h");  /* 59.99 min -> 60 min */
+	FMT("duration", "86370000", "1d"); /* 23.99 h -> 24 h */
+	FMT("duration", "90061000", "1d1h");
+	/* Intl.NumberFormat rounds the double's shortest digits half away from zero */
+	FMT("duration", "1.0005", "1.001ms"); /* "1.0005", not 1.000499999... */
+	FMT("seconds", "59.5", "0.060s");     /* 0.0595 s to 3 decimals */
+	FMT("milliseconds", "0.0125", "0.013ms");
+	FMT("decimal", "1.005", "1.0");	     /* 2 significant digits: 1.0|05 */
+	FMT("percentage", "0.0005", "0.1%"); /* 0.05 % to one decimal */
+	FMT("integer", "-2.5", "-3");
+	/* unique-string and flow-ids hold the string the importer resolved: an empty one shows
+	 * empty; a value still a number indexed no string: getString's "(empty)" */
+	FMT("unique-string", "\"\"", "");
+	FMT("unique-string", "99", "(empty)");
+	FMT("flow-id", "\"f67ae7353bf8e9600\"", "f67ae7353bf8e9600");
+	FMT("terminating-flow-id", "7", "(empty)");
+	FMT("string", "\"\"", "(empty)"); /* String(value) || "(empty)" */
+	/* hexadecimal: '0x' + value.toString(16) (the values of upstream's test list first) */
+	FMT("hexadecimal", "0", "0x0");
+	FMT("hexadecimal", "255", "0xff");
+	FMT("hexadecimal", "4294967295", "0xffffffff");
+	FMT("hexadecimal", "18446744073709551615", "0x10000000000000000"); /* the double 2^64 */
+	FMT("hexadecimal", "-255", "0x-ff");
+	FMT("hexadecimal", "255.5", "0xff.8");
+}
+
+/*
+ * {marker.duration} is formatTimestamp(marker.end - marker.start) of the two times in ms: from
+ * 1.0001 to 1.0005 ms that difference is 0.00039999999999995595, 399.99999999995595 ns, so
+ * formatNanoseconds shows 5 significant digits: "400.00ns"; from 0 it is exactly 400: "400ns".
+ */
+T_TEST(markers_duration_placeholder)
+{
+	static const struct mk m[] = {
+	    {"A", V, 1.0001, 1.0005, "{\"type\":\"D\"}", 0, NULL},
+	    {"B", V, 0, 0.0004, "{\"type\":\"D\"}", 0, NULL},
+	};
+	struct pv_profile *p =
+	    build(m, 2, NULL, 0, "[{\"name\":\"D\",\"tableLabel\":\"{marker.duration}\"}]");
+	struct pv_markers *ms = derive(p);
+	struct pv_marker_detail d = {0};
+	if (ms && !pv_marker_detail(ms, 1, &d))
+		T_EQ_STR(d.label[PV_LABEL_TABLE], "400.00ns");
+	if (ms && !pv_marker_detail(ms, 0, &d))
+		T_EQ_STR(d.label[PV_LABEL_TABLE], "400ns");
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/*
+ * pid and tid as the front end resolves them. Labels are formatted without the maps: "PID:
+ * 2222". The tooltip's fields use them: a tid (a number) names the last thread of that tid by
+ * its friendly name; a pid, a string as processed pids are, the last main (GeckoMain) thread of
+ * that process. In generated-gecko-v36.json thread 0 is the parent process's GeckoMain (tid
+ * 3333), thread 1 its Compositor (3334), thread 2 the content process's GeckoMain (pid 2222,
+ * tid 1111): getFriendlyThreadName gives "Parent Process", "Compositor", "Content Process".
+ */
+T_TEST(markers_pid_tid_friendly_names)
+{
+	struct pv_profile *p;
+	struct pv_markers *ms = derive_file(t_data("firefox/generated-gecko-v36.json"), &p);
+	if (!ms)
+		return;
+	T_EQ_STR(ms->friendly[0], "Parent Process");
+	T_EQ_STR(ms->friendly[1], "Compositor");
+	T_EQ_STR(ms->friendly[2], "Content Process");
+	static const struct {
+		const char *format, *value, *want;
+	} cases[] = {
+	    {"\"tid\"", "1111", "Content Process (1111)"},
+	    {"\"tid\"", "3334", "Compositor (3334)"},
+	    {"\"tid\"", "\"1111\"", "TID: 1111"}, /* a tid map has number keys */
+	    {"\"tid\"", "42", "TID: 42"},
+	    {"\"pid\"", "\"2222\"", "Content Process (2222)"},
+	    {"\"pid\"", "\"3333\"", "Parent Process (3333)"},
+	    {"\"pid\"", "2222", "PID: 2222"}, /* processed pids are strings */
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pv_text t = {0};
+		pv_marker_format(ms, cases[k].format, strlen(cases[k].format), cases[k].value,
+				 strlen(cases[k].value), &t);
+		if (strcmp(t.s, cases[k].want) != 0)
+			t_fail(__FILE__, __LINE__, "%s of %s: \"%s\", expected \"%s\"",
+			       cases[k].format, cases[k].value, t.s, cases[k].want);
+		pv_text_release(&t);
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+
+	/* homonyms are numbered; labels do not resolve; fields do */
+	static const struct th threads[] = {{"GeckoMain", "tab", 2000, 2000},
+					    {"GeckoMain", "tab", 2001, 2001},
+					    {"GeckoMain", "default", 1, 1},
+					    {NULL, NULL, 0, 0}};
+	static const struct mk m[] = {
+	    {"P", I, 1, -1, "{\"type\":\"Pid\",\"pid\":\"2000\"}", 0, NULL}};
+	p = build_threads(
+	    m, 1, NULL, 0,
+	    "[{\"name\":\"Pid\",\"tableLabel\":\"{marker.data.pid}\","
+	    "\"fields\":[{\"key\":\"pid\",\"label\":\"Process\",\"format\":\"pid\"}]}]",
+	    threads);
+	ms = derive(p);
+	struct pv_marker_detail d = {0};
+	if (ms && !pv_marker_detail(ms, 0, &d)) {
+		T_EQ_STR(ms->friendly[0], "Content Process (1/2)");
+		T_EQ_STR(ms->friendly[1], "Content Process (2/2)");
+		T_EQ_STR(ms->friendly[2], "Parent Process");
+		T_EQ_STR(d.label[PV_LABEL_TABLE], "PID: 2000");
+		T_EQ_INT(d.nr_fields, 1);
+		if (d.nr_fields == 1)
+			T_EQ_STR(d.fields[0].value, "Content Process (1/2) (2000)");
+	}
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* ---- labels ---- */
+
+/*
+ * IPC: the front end's tooltip label "IPC —\u00a0{marker.data.niceDirection}" (a no-break space
+ * after the dash), its table label with an ordinary space; the tooltip's head is
+ * formatTimestamp(1001, 3, 1): "1.0s". The thread names are friendly names.
+ */
+T_TEST(markers_ipc_labels)
+{
+	struct pv_profile *p;
+	struct pv_markers *ms = derive_file(t_data("firefox/generated-gecko-v36.json"), &p);
+	if (!ms)
+		return;
+	uint32_t i = find(ms, 0, "IPCOut", 30);
+	struct pv_marker_detail d = {0};
+	struct pv_text t = {0};
+	if (i != UINT32_MAX && !pv_marker_detail(ms, i, &d)) {
+		T_EQ_STR(d.label[PV_LABEL_TOOLTIP],
+			 "IPC \xe2\x80\x94\xc2\xa0sent to Content Process (Thread ID: 1111)");
+		T_EQ_STR(d.label[PV_LABEL_TABLE],
+			 "PContent::Msg_PreferenceUpdate \xe2\x80\x94 sent to Content Process "
+			 "(Thread ID: 1111)");
+		pv_marker_duration_text(ms, i, &t);
+		T_EQ_STR(t.s, "1.0s");
+	}
+	i = find(ms, 2, "IPCIn", 30);
+	if (i != UINT32_MAX && !pv_marker_detail(ms, i, &d))
+		T_EQ_STR(d.label[PV_LABEL_TOOLTIP],
+			 "IPC \xe2\x80\x94\xc2\xa0received from Parent Process (Thread ID: 3333)");
+	i = find(ms, 0, "IPCOut", 40); /* incomplete */
+	pv_text_clear(&t);
+	if (i != UINT32_MAX)
+		pv_marker_duration_text(ms, i, &t);
+	T_EQ_STR(t.s, "unknown duration");
+	pv_text_release(&t);
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/*
+ * The table's FileIO fallback: "(source) " + operation, then " — filename" when the operation is
+ * not empty, else the filename alone; a missing operation prints as JavaScript's undefined.
+ */
+T_TEST(markers_fileio_labels)
+{
+	static const struct mk m[] = {
+	    {"F1", I, 1, -1,
+	     "{\"type\":\"FileIO\",\"source\":\"s\",\"operation\":\"\","
+	     "\"filename\":\"/f\"}",
+	     0, NULL},
+	    {"F2", I, 2, -1, "{\"type\":\"FileIO\",\"source\":\"s\",\"operation\":\"\"}", 0, NULL},
+	    {"F3", I, 3, -1, "{\"type\":\"FileIO\",\"source\":\"s\"}", 0, NULL},
+	    {"F4", I, 4, -1, "{\"type\":\"FileIO\",\"operation\":\"read\",\"filename\":\"/f\"}", 0,
+	     NULL},
+	    {"F5", I, 5, -1, "{\"type\":\"FileIO\",\"filename\":\"/f\"}", 0, NULL},
+	    {"F6", I, 6, -1, "{\"type\":\"FileIO\",\"operation\":null}", 0, NULL},
+	};
+	static const char *const want[] = {"/f", "(s) ", "(s) undefined", "read \xe2\x80\x94 /f",
+					   "/f", "null"};
+	struct pv_profile *p = build(m, 6, NULL, 0, NULL);
+	struct pv_markers *ms = derive(p);
+	struct pv_marker_detail d = {0};
+	for (uint32_t i = 0; ms && i < ms->len; i++)
+		if (!pv_marker_detail(ms, i, &d) && strcmp(d.label[PV_LABEL_TABLE], want[i]) != 0)
+			t_fail(__FILE__, __LINE__, "%s: \"%s\", expected \"%s\"", ms->name[i],
+			       d.label[PV_LABEL_TABLE], want[i]);
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* ---- search ---- */
+
+/*
+ * Search tests each schema field's raw value, String(value), as markerPayloadMatchesSearch
+ * does, besides the formatted one profview tests too: 1234567 finds a bytes field shown
+ * "1.23MB", "count:1234" an integer shown "1,234"; a string index that stayed a number is
+ * skipped, and so are empty values.
+ */
+T_TEST(markers_search_raw_values)
+{
+	static const struct mk m[] = {
+	    {"Big", I, 1, -1, "{\"type\":\"S\",\"size\":1234567,\"count\":1234,\"u\":77}", 0, NULL},
+	    {"Small", I, 2, -1, "{\"type\":\"S\",\"size\":20,\"count\":5,\"u\":\"\"}", 0, NULL},
+	};
+	struct pv_profile *p =
+	    build(m, 2, NULL, 0,
+		  "[{\"name\":\"S\",\"fields\":[{\"key\":\"size\",\"format\":\"bytes\"},"
+		  "{\"key\":\"count\",\"format\":\"integer\"},{\"key\":\"u\",\"format\":\"unique-"
+		  "string\"}]}]");
+	struct pv_markers *ms = derive(p);
+	if (ms) {
+		search_is(ms, "1234567", "Big", __LINE__); /* raw */
+		search_is(ms, "1.23mb", "Big", __LINE__);  /* formatted */
+		search_is(ms, "count:1234", "Big", __LINE__);
+		search_is(ms, "count:1,234", "Big", __LINE__);
+		search_is(ms, "-count:1234", "Small", __LINE__);
+		search_is(ms, "u:77", "", __LINE__); /* an index that named no string */
+		search_is(ms, "20", "Small", __LINE__);
+	}
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "pv/import.h"
+#include "pv/marker.h"
 #include "t.h"
 
 static const char *const files[] = {
@@ -38,6 +39,14 @@ static void check_one(const char *name, const char *buf, size_t len, const char 
 		if (pv_profile_validate(p, &err))
 			t_fail(__FILE__, __LINE__, "%s (%zu bytes, %s): invalid profile: %s", name,
 			       len, format ? format : "probed", err.msg);
+		/* its markers derive, or the failure says what (an error status and a message) */
+		struct pv_markers *ms = NULL;
+		pv_error_clear(&err);
+		rc = pv_markers_derive(p, &ms, &err);
+		if (rc && (rc > 0 || !err.msg[0]))
+			t_fail(__FILE__, __LINE__, "%s (%zu bytes): markers: status %d, '%s'", name,
+			       len, rc, err.msg);
+		pv_markers_free(ms);
 		pv_profile_free(p);
 		return;
 	}

@@ -31,7 +31,8 @@ export function hasDuration(m) { return m.end !== null && m.end !== undefined &&
 // The marker in full: duration + tooltip label, description, fields, thread, cause stack.
 export function markerDetails(m, compact) {
   const el = h('div', { class: 'marker-details' });
-  const dur = m.end === null || m.end === undefined ? (m.instant ? '' : 'unknown duration') : fmtMs(m.duration ?? m.end - m.start);
+  // an incomplete marker has an end (where it was clamped) but no known duration
+  const dur = m.incomplete ? 'unknown duration' : m.end === null || m.end === undefined ? '' : fmtMs(m.duration ?? m.end - m.start);
   el.append(h('div', { class: 'tt-title' }, dur ? h('span', { class: 'tt-dur', text: dur }) : null, m.tooltip_label || m.label || m.name));
   if (m.description) el.append(h('div', { class: 'dim', text: m.description, style: { margin: '2px 0 4px' } }));
   const t = h('table');
@@ -40,6 +41,7 @@ export function markerDetails(m, compact) {
   row('Category', m.category);
   if (m.type) row('Type', m.type);
   row('Start', fmtTime(rel(m.start)) + (m.incomplete ? ' (incomplete)' : ''));
+  if (m.synthetic) row('Origin', 'derived from the samples');
   if (m.end !== null && m.end !== undefined) row('End', fmtTime(rel(m.end)));
   for (const f of m.fields || []) if (!f.hidden) row(f.label || f.key, f.value);
   row('Thread', `${m.thread_name}${m.tid !== undefined && m.tid !== null ? ` (${m.tid})` : ''}`);
@@ -193,7 +195,7 @@ export class MarkerTablePane extends PagedTable {
     clear(div);
     if (!m) { this.placeholder(div, i); return; }
     div.dataset.marker = m.index;
-    const dur = m.instant ? '' : (m.duration === null || m.incomplete && m.duration === null ? 'unknown' : fmtMs(m.duration));
+    const dur = m.instant ? '' : (m.incomplete || m.duration === null ? 'unknown' : fmtMs(m.duration));
     const sw = h('span', { style: { display: 'inline-block', width: '8px', height: '8px', borderRadius: '2px', marginRight: '5px', background: categoryColor(colorOfCategory(m.category)) } });
     div.append(
       h('div', { class: 'c-num c-start', style: { flex: 'none' }, text: fmtTime(rel(m.start)) }),
