@@ -22,6 +22,7 @@
 #include <fcntl.h>
 
 #include "pv/serve.h"
+#include "say.h"
 
 int cmd_serve(int argc, char **argv);
 
@@ -94,12 +95,14 @@ static void *load_all(void *arg)
 		if (isatty(2) && !l->quiet)
 			fputs("\r\033[K", stderr);
 		if (rc) {
-			fprintf(stderr, "profview: error: %s\n", err.msg);
+			cli_say("error", "%s", err.msg);
 		} else if (!l->quiet) {
 			const char *ver = pv_str(p, p->meta.format_version);
+			char file[1024];
+			pv_escape_controls(file, sizeof(file), l->files[i]);
 			fprintf(stderr, "profview: loaded %s (%s%s%s, %u thread%s, %u samples, %u "
 				"markers%s) in %.1f s\n",
-				l->files[i], pv_str(p, p->meta.format), *ver ? " " : "", ver,
+				file, pv_str(p, p->meta.format), *ver ? " " : "", ver,
 				p->threads.len, p->threads.len == 1 ? "" : "s", p->samples.len,
 				p->markers.len, p->diags.len ? ", lossy: see 'profview info'" : "",
 				now_s() - t0);
@@ -139,15 +142,17 @@ static void show_progress(struct loader *l, bool tty, int *last_phase, uint32_t 
 	char db[32], tb[32];
 	human_bytes(db, sizeof(db), done);
 	human_bytes(tb, sizeof(tb), total);
+	char file[1024];
+	pv_escape_controls(file, sizeof(file), l->files[i]);
 	pthread_mutex_lock(&l->out_lock);
 	if (atomic_load(&l->current) == i) {
 		if (total)
 			fprintf(stderr, "%sprofview: %s %s: %s of %s (%.0f%%)%s", tty ? "\r\033[K" : "",
-				name, l->files[i], db, tb, 100.0 * (double)done / (double)total,
+				name, file, db, tb, 100.0 * (double)done / (double)total,
 				tty ? "" : "\n");
 		else
 			fprintf(stderr, "%sprofview: %s %s: %s%s", tty ? "\r\033[K" : "", name,
-				l->files[i], db, tty ? "" : "\n");
+				file, db, tty ? "" : "\n");
 		fflush(stderr);
 	}
 	pthread_mutex_unlock(&l->out_lock);
@@ -204,8 +209,8 @@ int cmd_serve(int argc, char **argv)
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (!*optarg || *end || v > 65535) {
-				fprintf(stderr, "profview: error: --port takes 0 to 65535, not '%s' (see "
-					"'profview serve --help')\n", optarg);
+				cli_say("error", "--port takes 0 to 65535, not '%s' (see "
+					"'profview serve --help')", optarg);
 				return 2;
 			}
 			o.port = (uint16_t)v;
@@ -219,12 +224,12 @@ int cmd_serve(int argc, char **argv)
 		case O_FORMAT: format = optarg; break;
 		case 'h': serve_usage(stdout); return 0;
 		case ':':
-			fprintf(stderr, "profview: error: option '%s' needs a value (see 'profview serve "
-				"--help')\n", argv[optind - 1]);
+			cli_say("error", "option '%s' needs a value (see 'profview serve "
+				"--help')", argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr, "profview: error: unknown option '%s' (see 'profview serve "
-				"--help')\n", argv[optind - 1]);
+			cli_say("error", "unknown option '%s' (see 'profview serve "
+				"--help')", argv[optind - 1]);
 			return 2;
 		}
 	}
@@ -264,16 +269,15 @@ int cmd_serve(int argc, char **argv)
 	struct pv_error err;
 	pv_error_clear(&err);
 	if (pv_server_start(a, &o, &srv, &url, &err)) {
-		fprintf(stderr, "profview: error: %s\n", err.msg);
+		cli_say("error", "%s", err.msg);
 		free(l.slots);
 		pv_api_free(a);
 		return err.code == PV_ENOMEM ? 1 : 2;
 	}
 	if (pv_server_public(srv))
-		fprintf(stderr,
-			"profview: warning: --host %s makes the page reachable from other machines "
+		cli_say("warning", "--host %s makes the page reachable from other machines "
 			"(the token in the URL is still required; anyone who sees the URL can read "
-			"the profiles and their sources)\n",
+			"the profiles and their sources)",
 			o.host);
 	printf("profview: serving on %s\n", url);
 	fflush(stdout);

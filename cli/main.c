@@ -18,6 +18,7 @@
 #include "pv/profile.h"
 #include "pv/query.h"
 #include "pv/view.h"
+#include "say.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_INPUT 2
@@ -95,18 +96,18 @@ static void usage(FILE *out)
 
 __attribute__((format(printf, 1, 2))) static int fail_usage(const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("profview: error: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (see 'profview --help')\n", stderr);
+	cli_say("error", "%s (see 'profview --help')", msg);
 	return EXIT_INPUT;
 }
 
 static int error_exit(const struct pv_error *err)
 {
-	fprintf(stderr, "profview: error: %s\n", err->msg);
+	cli_say("error", "%s", err->msg);
 	return err->code == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
 }
 
@@ -146,7 +147,7 @@ static bool marker_number(const char *s, uint32_t *out)
 static void print_notes(const char *path, const struct pv_markers *ms)
 {
 	for (uint32_t i = 0; i < ms->nr_notes; i++)
-		fprintf(stderr, "profview: note: %s: %s\n", path, ms->notes[i]);
+		cli_say("note", "%s: %s", path, ms->notes[i]);
 }
 
 /* Derives the markers of p and checks that option's N names one; 0 or an exit code. */
@@ -157,17 +158,17 @@ static int marker_of(const char *path, const struct pv_profile *p, const char *o
 	pv_error_clear(&err);
 	int rc = pv_markers_derive(p, ms, &err);
 	if (rc) {
-		fprintf(stderr, "profview: error: %s: %s\n", path, err.msg);
+		cli_say("error", "%s: %s", path, err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
 	}
 	if (!marker_number(arg, n) || *n >= (*ms)->len) {
 		if ((*ms)->len)
-			fprintf(stderr, "profview: error: %s: %s%s'%s' is not a marker (the profile has "
-				"%u: 0 to %u, see 'profview markers')\n", path, option,
+			cli_say("error", "%s: %s%s'%s' is not a marker (the profile has "
+				"%u: 0 to %u, see 'profview markers')", path, option,
 				*option ? " " : "", arg, (*ms)->len, (*ms)->len - 1);
 		else
-			fprintf(stderr, "profview: error: %s: %s%s'%s' is not a marker (the profile has "
-				"none)\n", path, option, *option ? " " : "", arg);
+			cli_say("error", "%s: %s%s'%s' is not a marker (the profile has "
+				"none)", path, option, *option ? " " : "", arg);
 		pv_markers_free(*ms);
 		*ms = NULL;
 		return EXIT_INPUT;
@@ -189,8 +190,8 @@ static int resolve_markers(const char *path, const struct pv_profile *p, const s
 		if ((rc = marker_of(path, p, "--range-from-marker", c->range_marker, &ms, &n)))
 			return rc;
 		if (ms->end_ns[n] == PV_TIME_NONE || ms->end_ns[n] <= ms->start_ns[n]) {
-			fprintf(stderr, "profview: error: %s: --range-from-marker: marker %u (%s) has "
-				"no duration\n", path, n, ms->name[n]);
+			cli_say("error", "%s: --range-from-marker: marker %u (%s) has "
+				"no duration", path, n, ms->name[n]);
 			pv_markers_free(ms);
 			return EXIT_INPUT;
 		}
@@ -208,8 +209,8 @@ static int resolve_markers(const char *path, const struct pv_profile *p, const s
 			if (nf)
 				fputs("profview: error: out of memory\n", stderr);
 			else
-				fprintf(stderr, "profview: error: %s: --center-from-marker: marker %u (%s) "
-					"has no cause stack\n", path, n, ms->name[n]);
+				cli_say("error", "%s: --center-from-marker: marker %u (%s) "
+					"has no cause stack", path, n, ms->name[n]);
 			pv_markers_free(ms);
 			return nf ? EXIT_RUNTIME : EXIT_INPUT;
 		}
@@ -232,7 +233,7 @@ static int resolve_markers(const char *path, const struct pv_profile *p, const s
 		free(fr);
 		pv_markers_free(ms);
 		if (!scope || rc) {
-			fprintf(stderr, "profview: error: %s\n",
+			cli_say("error", "%s",
 				rc == PV_ELIMIT ? "too many center values" : "out of memory");
 			return rc == PV_ELIMIT ? EXIT_INPUT : EXIT_RUNTIME;
 		}
@@ -258,7 +259,7 @@ static int run_view(const char *path, const struct pv_profile *p, const struct c
 	rc = pv_view_compute(p, &q, &v, &err);
 	pv_query_release(&q);
 	if (rc) {
-		fprintf(stderr, "profview: error: %s: %s\n", path, err.msg);
+		cli_say("error", "%s: %s", path, err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
 	}
 	char label[256];
@@ -290,7 +291,7 @@ static int run_markers(const char *cmd, const char *path, const struct pv_profil
 	struct pv_error err;
 	pv_error_clear(&err);
 	if ((rc = pv_markers_derive(p, &ms, &err))) {
-		fprintf(stderr, "profview: error: %s: %s\n", path, err.msg);
+		cli_say("error", "%s: %s", path, err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
 	}
 	print_notes(path, ms);
@@ -309,8 +310,8 @@ static int run_markers(const char *cmd, const char *path, const struct pv_profil
 		for (uint32_t i = 0; found && mark && threads && i < c->q.nr_threads; i++) {
 			uint32_t k = pv_thread_find(p, c->q.threads[i], found, len);
 			if (!k) {
-				fprintf(stderr, "profview: error: %s: no thread named '%s' (see "
-					"'profview info')\n", path, c->q.threads[i]);
+				cli_say("error", "%s: no thread named '%s' (see "
+					"'profview info')", path, c->q.threads[i]);
 				rc = EXIT_INPUT;
 				break;
 			}

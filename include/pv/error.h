@@ -9,6 +9,7 @@
 #ifndef PV_ERROR_H
 #define PV_ERROR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum pv_status {
@@ -36,7 +37,15 @@ const char *pv_strerror(int code);
 /* Resets err (NULL allowed). */
 void pv_error_clear(struct pv_error *err);
 
-/* Fills err (NULL allowed) with code and a printf-style message; returns code. */
+/*
+ * Copies src into dst (cap bytes, NUL-terminated, cut short when full) with every control byte
+ * written as an escape (\n, \r, \t, \x1b, ...), so a name from a file or a command line prints
+ * as one inert line. Returns the length written.
+ */
+size_t pv_escape_controls(char *dst, size_t cap, const char *src);
+
+/* Fills err (NULL allowed) with code and a printf-style message, control bytes escaped
+ * (pv_escape_controls); returns code. */
 int pv_error_set(struct pv_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

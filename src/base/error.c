@@ -24,6 +24,36 @@ void pv_error_clear(struct pv_error *err)
 		memset(err, 0, sizeof(*err));
 }
 
+size_t pv_escape_controls(char *dst, size_t cap, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (const unsigned char *s = (const unsigned char *)src; *s && o + 1 < cap; s++) {
+		if (*s >= 0x20 && *s != 0x7f) {
+			dst[o++] = (char)*s;
+			continue;
+		}
+		char esc[5] = {'\\', 0, 0, 0, 0};
+		switch (*s) {
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			esc[1] = 'x';
+			esc[2] = hex[*s >> 4];
+			esc[3] = hex[*s & 15];
+		}
+		size_t n = strlen(esc);
+		if (o + n + 1 > cap)
+			break;
+		memcpy(dst + o, esc, n);
+		o += n;
+	}
+	if (cap)
+		dst[o] = 0;
+	return o;
+}
+
 int pv_error_set(struct pv_error *err, int code, const char *fmt, ...)
 {
 	if (err) {
@@ -31,8 +61,12 @@ int pv_error_set(struct pv_error *err, int code, const char *fmt, ...)
 		va_start(ap, fmt);
 		memset(err, 0, sizeof(*err));
 		err->code = code;
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		char raw[sizeof(err->msg)];
+		vsnprintf(raw, sizeof(raw), fmt, ap);
 		va_end(ap);
+		/* one line, whatever a file name or a file's bytes hold: no control byte reaches a
+		 * terminal or forges a second line */
+		pv_escape_controls(err->msg, sizeof(err->msg), raw);
 	}
 	return code;
 }

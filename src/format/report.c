@@ -195,7 +195,9 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 		fputs("}\n", out);
 		return;
 	}
-	fprintf(out, "file:       %s\n", path);
+	char file[4096];
+	pv_escape_controls(file, sizeof(file), path);
+	fprintf(out, "file:       %s\n", file);
 	fprintf(out, "format:     %s", pv_str(p, p->meta.format));
 	if (p->meta.format_version)
 		fprintf(out, " version %s", pv_str(p, p->meta.format_version));
