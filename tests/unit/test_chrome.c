@@ -1241,3 +1241,27 @@ T_TEST(chrome_heap_malformed)
 		free(deep);
 	}
 }
+
+/*
+ * A Profile event whose id is 40 bytes or more (a fuzzer's find, fuzz/corpus/chrome/): the id was
+ * appended to the importer's string pool from the pool itself, and the growth freed the bytes
+ * being copied (a use-after-free under ASan). Now: one CPU profile without samples or start time.
+ */
+T_TEST(chrome_long_profile_id)
+{
+	char json[512], id[201];
+	memset(id, 'a', 200);
+	for (int n = 40; n <= 200; n += 160) {
+		id[n] = 0;
+		snprintf(json, sizeof(json), "[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"%s\"}]",
+			 id);
+		struct pv_profile *p = text(json);
+		if (!p)
+			continue;
+		T_EQ_INT(p->samples.len, 0);
+		T_EQ_INT(p->threads.len, 0);
+		T_EQ_INT(p->diags.len, 1);
+		T_EQ_INT(lossy(p, "CPU profiles without a start time (timed from 0)"), 1);
+		pv_profile_free(p);
+	}
+}
