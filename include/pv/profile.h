@@ -102,6 +102,8 @@ struct pv_funcs {
 	pv_module_ix *module; /* PV_NONE when unknown */
 	pv_source_ix *source; /* PV_NONE when unknown */
 	uint32_t *line;       /* first line, 0 when unknown */
+	uint32_t *column;     /* column of its first line (JavaScript: two functions of one line
+			       * are two functions), 0 when unknown; always 0 without a line */
 };
 
 struct pv_frames {

@@ -26,6 +26,7 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p->funcs.module);
 	pv_free(p->funcs.source);
 	pv_free(p->funcs.line);
+	pv_free(p->funcs.column);
 	pv_free(p->frames.func);
 	pv_free(p->frames.line);
 	pv_free(p->frames.column);
