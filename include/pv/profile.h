@@ -269,7 +269,7 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err);
 /* Name of a unit ("count", "ns", "bytes", ...). */
 const char *pv_unit_name(enum pv_unit u);
 
-/* Finds a metric by name (case-insensitive) or index text; PV_NONE when absent. */
+/* Finds a metric by name (exact, else case-insensitive) or index text; PV_NONE when absent. */
 pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name);
 
 /*

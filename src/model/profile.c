@@ -98,6 +98,10 @@ const char *pv_unit_name(enum pv_unit u)
 
 pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name)
 {
+	/* the exact name first: two metrics may differ only by case (callgrind's "Ir" and "ir") */
+	for (uint32_t m = 0; m < p->metrics.len; m++)
+		if (strcmp(pv_str(p, p->metrics.name[m]), name) == 0)
+			return m;
 	for (uint32_t m = 0; m < p->metrics.len; m++)
 		if (strcasecmp(pv_str(p, p->metrics.name[m]), name) == 0)
 			return m;

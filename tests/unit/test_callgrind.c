@@ -553,3 +553,20 @@ T_TEST(callgrind_event_named_twice)
 			pv_profile_free(p);
 	}
 }
+
+/* Events whose names differ only by case are two metrics, each found by its own name. */
+T_TEST(callgrind_events_differing_by_case)
+{
+	static const char text[] = "events: Ir ir\nfn=main\n1 2 3\n";
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("case.callgrind", text, strlen(text), NULL, &p, &err), 0);
+	if (!p)
+		return;
+	T_EQ_INT(p->metrics.len, 2);
+	T_EQ_INT(pv_metric_find(p, "Ir"), 0);
+	T_EQ_INT(pv_metric_find(p, "ir"), 1);
+	T_EQ_INT(pv_metric_find(p, "IR"), 0);
+	T_EQ_INT(pv_sample_weight(p, 1, 0), 3);
+	pv_profile_free(p);
+}
