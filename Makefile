@@ -3,6 +3,8 @@
 #   make run      install what is missing, build, and serve a bundled profile in the web UI (prints the URL)
 #   make test     install what is missing, build, run every test, then again under ASan+UBSan
 #   make bench    the benchmarks of bench/ (see bench/RESULTS.md)
+#   make fuzz     every fuzz target under libFuzzer for FUZZ_SECONDS each (default 600), with its
+#                 dictionary; FUZZ_TARGETS="chrome pprof" runs some (fuzz/README.md)
 
 # Debian packages the build and the tests need (checked with dpkg, installed only when missing)
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g-dev libxxhash-dev \
@@ -14,7 +16,10 @@ BENCH_PACKAGES := hyperfine time
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all run test deps build build-san bench clean
+FUZZ_SECONDS := 600
+FUZZ_TARGETS :=
+
+.PHONY: all run test deps build build-san bench fuzz clean
 
 all: build
 
@@ -40,6 +45,13 @@ build-san/build.ninja:
 build-san: deps build-san/build.ninja
 	ninja -C build-san
 
+build-fuzz/build.ninja:
+	CC=clang meson setup build-fuzz -Dwerror=true -Dfuzz=true -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dbuildtype=debugoptimized
+
+fuzz: deps build-fuzz/build.ninja
+	sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 run: deps build
 	./build/profview serve $(EXAMPLE)
 
@@ -52,4 +64,4 @@ bench: build
 	sh bench/run.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz

@@ -277,13 +277,58 @@ static void regex_scope(struct sb *b, const char *name)
 }
 
 /*
- * The scope that names row (kind, id, line) in a query: false when none does (the center row,
- * "no file", "no module", a line row without a line). A function by its name (re:^NAME$ when
- * the name reads as another scope); a line as line:FILE:LINE when its function has a file, else
- * FUNCTION:LINE; file:PATH; module:NAME (also a collapsed module's frame).
+ * The functions whose name another function has (two anonymous functions of one line of
+ * minified JavaScript): their scope is NAME@FILE:LINE[:COL]. Worked out once per request, when a
+ * function row first needs its scope; without memory every scope is the plain name.
  */
-static bool row_scope(const struct pv_view *v, uint8_t kind, uint32_t id, uint32_t line,
-		      struct sb *b)
+struct names {
+	uint8_t *shared;
+	bool tried;
+};
+
+static void names_release(struct names *nm)
+{
+	free(nm->shared);
+	memset(nm, 0, sizeof(*nm));
+}
+
+/* Appends the scope that names profile function f: NAME, or NAME@FILE:LINE[:COL] when shared. */
+static void func_scope(struct sb *b, const struct pv_profile *p, struct names *nm, uint32_t f)
+{
+	if (!nm->tried) {
+		nm->tried = true;
+		nm->shared = malloc(p->funcs.len ? p->funcs.len : 1);
+		if (nm->shared && pv_funcs_name_shared(p, nm->shared)) {
+			free(nm->shared);
+			nm->shared = NULL;
+		}
+	}
+	bool qualify = nm->shared && nm->shared[f];
+	char buf[512];
+	size_t n = pv_func_scope(p, f, qualify, buf, sizeof(buf));
+	if (n < sizeof(buf)) {
+		sb_add(b, buf, n);
+		return;
+	}
+	char *big = malloc(n + 1);
+	if (!big) {
+		b->oom = true;
+		return;
+	}
+	pv_func_scope(p, f, qualify, big, n + 1);
+	sb_add(b, big, n);
+	free(big);
+}
+
+/*
+ * The scope that names row (kind, id, line) in a query: false when none does (the center row,
+ * "no file", "no module", a line row without a line). A function by its name, with its place
+ * when another function has that name (func_scope; re:^NAME$ when the name reads as another
+ * scope); a line as line:FILE:LINE when its function has a file, else FUNCTION:LINE; file:PATH;
+ * module:NAME (also a collapsed module's frame).
+ */
+static bool row_scope(const struct pv_view *v, struct names *nm, uint8_t kind, uint32_t id,
+		      uint32_t line, struct sb *b)
 {
 	const struct pv_profile *p = v->p;
 	pv_module_ix m;
@@ -304,7 +349,7 @@ static bool row_scope(const struct pv_view *v, uint8_t kind, uint32_t id, uint32
 		if (reserved_name(pv_str(p, p->funcs.name[id])))
 			regex_scope(b, pv_str(p, p->funcs.name[id]));
 		else
-			sb_adds(b, pv_str(p, p->funcs.name[id]));
+			func_scope(b, p, nm, id);
 		return true;
 	case PV_ROW_LINE:
 		if (!line || id >= p->funcs.len)
@@ -570,16 +615,14 @@ static enum path_mode path_mode_of(const struct pv_view *v, const struct pv_tree
 	return PATH_NONE;
 }
 
-static bool path_name_ok(const char *s)
-{
-	return *s && !strchr(s, ';');
-}
-
 #define NO_PATH SIZE_MAX
 
-/* The path length after row r whose parent's path ends at plen (NO_PATH: none). */
-static size_t path_step(const struct pv_view *v, const struct pv_tree *t, enum path_mode mode,
-			uint32_t r, size_t plen, struct sb *path)
+/*
+ * The path length after row r whose parent's path ends at plen (NO_PATH: none). A step is the
+ * function's scope (func_scope: its place when its name is shared), a collapsed module's name.
+ */
+static size_t path_step(const struct pv_view *v, struct names *nm, const struct pv_tree *t,
+			enum path_mode mode, uint32_t r, size_t plen, struct sb *path)
 {
 	if (mode == PATH_NONE)
 		return NO_PATH;
@@ -594,18 +637,24 @@ static size_t path_step(const struct pv_view *v, const struct pv_tree *t, enum p
 	if (plen == NO_PATH || t->kind[r] != PV_ROW_FUNCTION)
 		return NO_PATH;
 	char b[64];
-	const char *name = row_name(v, t->kind[r], t->id[r], t->line[r], b, sizeof(b));
-	if (!path_name_ok(name))
-		return NO_PATH;
 	sb_cut(path, plen);
 	if (plen)
 		sb_add(path, ";", 1);
-	sb_adds(path, name);
+	size_t at = path->len;
+	if (t->id[r] < v->p->funcs.len)
+		func_scope(path, v->p, nm, t->id[r]);
+	else
+		sb_adds(path, row_name(v, t->kind[r], t->id[r], t->line[r], b, sizeof(b)));
+	if (path->oom || path->len == at || memchr(path->s + at, ';', path->len - at)) {
+		sb_cut(path, plen);
+		return NO_PATH;
+	}
 	return path->len;
 }
 
 /* The path of row r, built up from its ancestors (children endpoint). */
-static size_t path_of(const struct pv_view *v, const struct pv_tree *t, uint32_t r, struct sb *path)
+static size_t path_of(const struct pv_view *v, struct names *nm, const struct pv_tree *t,
+		      uint32_t r, struct sb *path)
 {
 	enum path_mode mode = path_mode_of(v, t);
 	if (mode == PATH_NONE)
@@ -622,7 +671,7 @@ static size_t path_of(const struct pv_view *v, const struct pv_tree *t, uint32_t
 	size_t plen = mode == PATH_ROOT ? 0 : NO_PATH;
 	sb_cut(path, 0);
 	while (n-- > 0)
-		plen = path_step(v, t, mode, chain[n], plen, path);
+		plen = path_step(v, nm, t, mode, chain[n], plen, path);
 	free(chain);
 	return plen;
 }
@@ -633,6 +682,7 @@ struct emit {
 	const struct pv_tree *t;
 	enum path_mode mode;
 	struct sb key, path, scope;
+	struct names names;
 	bool any; /* a row was written (commas) */
 };
 
@@ -664,6 +714,9 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 		fprintf(out, ", \"line\": %u", fl);
 	else
 		fputs(", \"line\": null", out);
+	uint32_t col = pv_view_row_column(v, (enum pv_row_kind)t->kind[r], t->id[r]);
+	if (col)
+		fprintf(out, ", \"column\": %u", col);
 	fprintf(out, ", \"depth\": %u, \"total\": ", t->depth[r]);
 	json_costs(out, t->total, v->nr_metrics, r);
 	fputs(", \"self\": ", out);
@@ -671,7 +724,7 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	if (t->estimated && t->estimated[r])
 		fputs(", \"estimated\": true", out); /* a call-graph row away from the center */
 	fprintf(out, ", \"children\": %u, \"scope\": ", t->child_len[r]);
-	if (row_scope(v, t->kind[r], t->id[r], t->line[r], &e->scope))
+	if (row_scope(v, &e->names, t->kind[r], t->id[r], t->line[r], &e->scope))
 		json_text(out, e->scope.s, e->scope.len);
 	else
 		fputs("null", out);
@@ -773,7 +826,7 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, uint32_t 
 		if (f->row != PV_NONE || sep)
 			sb_add(&e->key, "/", 1);
 		step_add(&e->key, t->kind[r], t->id[r], t->line[r]);
-		size_t rp = path_step(e->v, t, e->mode, r, f->plen, &e->path);
+		size_t rp = path_step(e->v, &e->names, t, e->mode, r, f->plen, &e->path);
 		tree_row(e, r, rp);
 		if (recurse && t->child_len[r] &&
 		    (t->kind[r] == PV_ROW_CENTER || is_open(open, nopen, r))) {
@@ -808,6 +861,7 @@ static void emit_release(struct emit *e)
 	sb_release(&e->key);
 	sb_release(&e->path);
 	sb_release(&e->scope);
+	names_release(&e->names);
 }
 
 /* ---- the heaviest path (view's heaviest=N) ---- */
@@ -891,8 +945,8 @@ static int emit_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t
 
 /* ---- flat and top rows ---- */
 
-static void flat_row(FILE *out, const struct pv_view *v, uint32_t r, const struct sb *key,
-		     struct sb *scope, bool first)
+static void flat_row(FILE *out, const struct pv_view *v, struct names *nm, uint32_t r,
+		     const struct sb *key, struct sb *scope, bool first)
 {
 	const struct pv_profile *p = v->p;
 	const struct pv_flat *f = v->flat;
@@ -918,12 +972,15 @@ static void flat_row(FILE *out, const struct pv_view *v, uint32_t r, const struc
 		fprintf(out, ", \"line\": %u", fl);
 	else
 		fputs(", \"line\": null", out);
+	uint32_t col = pv_view_row_column(v, (enum pv_row_kind)f->kind[r], f->id[r]);
+	if (col)
+		fprintf(out, ", \"column\": %u", col);
 	fputs(", \"total\": ", out);
 	json_costs(out, f->total, v->nr_metrics, r);
 	fputs(", \"self\": ", out);
 	json_costs(out, f->self, v->nr_metrics, r);
 	fputs(", \"scope\": ", out);
-	if (row_scope(v, f->kind[r], f->id[r], f->line[r], scope))
+	if (row_scope(v, nm, f->kind[r], f->id[r], f->line[r], scope))
 		json_text(out, scope->s, scope->len);
 	else
 		fputs("null", out);
@@ -953,6 +1010,7 @@ static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t
 	const struct pv_flat *f = v->flat;
 	bool list = v->q.view == PV_VIEW_TOP;
 	struct sb key = {0}, scope = {0};
+	struct names nm = {0};
 	bool first = true;
 	for (uint32_t r = from; r < to; r++) {
 		if (!list)
@@ -960,7 +1018,7 @@ static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t
 		if (only_level < 4 && f->level[r] != only_level)
 			continue;
 		flat_key(&key, f, list, anc, r);
-		flat_row(out, v, r, &key, &scope, first);
+		flat_row(out, v, &nm, r, &key, &scope, first);
 		first = false;
 	}
 	if (!first)
@@ -968,6 +1026,7 @@ static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t
 	int rc = key.oom || scope.oom ? -1 : 0;
 	sb_release(&key);
 	sb_release(&scope);
+	names_release(&nm);
 	return rc;
 }
 
@@ -1141,7 +1200,7 @@ int api_children(struct pv_api *a, const struct api_params *ps, FILE *out)
 		sb_adds(&e.key, key);
 		bool roots = fd.row == PV_NONE;
 		size_t plen = roots ? (e.mode == PATH_ROOT ? 0 : NO_PATH)
-				    : path_of(v, fd.t, fd.row, &e.path);
+				    : path_of(v, &e.names, fd.t, fd.row, &e.path);
 		const uint32_t *list = roots ? fd.t->roots : fd.t->children + fd.t->child_first[fd.row];
 		uint32_t n = roots ? fd.t->nr_roots : fd.t->child_len[fd.row];
 		rc = emit_rows(&e, list, n, offset, limit, !roots, plen, NULL, 0, false);
@@ -1452,21 +1511,30 @@ int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out)
 
 /*
  * Whether the path: scope of row r names only that row's path: every row from r up to the root
- * a function row whose name no other function of the profile has (a path: scope matches by
- * names, so "[unknown]" of two modules would merge two rows' samples).
+ * a function row whose step (func_scope) names that function alone (a step by name alone would
+ * merge "[unknown]" of two modules, a step without a file or line two anonymous functions).
  */
-static bool path_unambiguous(const struct pv_view *v, const struct pv_tree *t, uint32_t r)
+static bool path_unambiguous(const struct pv_view *v, struct names *nm, const struct pv_tree *t,
+			     uint32_t r)
 {
 	const struct pv_profile *p = v->p;
-	for (; r != PV_NONE; r = t->parent[r]) {
-		if (t->kind[r] != PV_ROW_FUNCTION || t->id[r] >= p->funcs.len)
-			return false;
-		const char *name = pv_str(p, p->funcs.name[t->id[r]]);
-		for (uint32_t f = 0; f < p->funcs.len; f++)
-			if (f != t->id[r] && strcmp(pv_str(p, p->funcs.name[f]), name) == 0)
-				return false;
+	uint8_t *mark = malloc(p->funcs.len ? p->funcs.len : 1);
+	struct sb step = {0};
+	bool ok = mark != NULL;
+	for (; ok && r != PV_NONE; r = t->parent[r]) {
+		if (t->kind[r] != PV_ROW_FUNCTION || t->id[r] >= p->funcs.len) {
+			ok = false;
+			break;
+		}
+		sb_cut(&step, 0);
+		func_scope(&step, p, nm, t->id[r]);
+		memset(mark, 0, p->funcs.len);
+		ok = !step.oom && step.s && pv_scope_functions(p, step.s, mark) == 1 &&
+		     mark[t->id[r]];
 	}
-	return true;
+	free(mark);
+	sb_release(&step);
+	return ok;
 }
 
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
@@ -1512,10 +1580,11 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 	 * (bottom-up, flat, no path): one view per thread.
 	 */
 	uint8_t *mask = NULL;
+	struct names names = {0};
 	if (fd.t && fd.t == v->tree && v->q.view == PV_VIEW_TREE && v->q.by == PV_BY_FUNCTION &&
-	    path_unambiguous(v, fd.t, fd.row)) {
+	    path_unambiguous(v, &names, fd.t, fd.row)) {
 		struct sb path = {0};
-		if (path_of(v, fd.t, fd.row, &path) != NO_PATH && !path.oom && path.s) {
+		if (path_of(v, &names, fd.t, fd.row, &path) != NO_PATH && !path.oom && path.s) {
 			struct pv_query cq;
 			struct pv_view *cv = NULL;
 			struct pv_error err;
@@ -1539,6 +1608,7 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 		}
 		sb_release(&path);
 	}
+	names_release(&names);
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		pv_thread_ix t = v->threads[i];
 		int64_t tot[PV_QUERY_MAX] = {0}, self[PV_QUERY_MAX] = {0};
@@ -1606,41 +1676,24 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 /* ---- source ---- */
 
 /*
- * The function a center scope names by name: a plain name, or the last step of a path: scope;
- * NULL for the others (line:, file:, module:, re:). Its length in *len.
+ * The definition lines of source id's functions that the query's centers name one by one (a
+ * name, NAME@FILE:LINE[:COL], the last step of a path:), ascending.
  */
-static const char *center_function(const char *scope, size_t *len)
-{
-	if (has_prefix(scope, "path:")) {
-		const char *last = strrchr(scope, ';');
-		scope = last ? last + 1 : scope + 5;
-	} else if (reserved_name(scope)) {
-		return NULL;
-	}
-	*len = strlen(scope);
-	return *len ? scope : NULL;
-}
-
-/* The definition lines of source id's functions that the query's centers name, ascending. */
 static void json_center_lines(FILE *out, const struct pv_profile *p, const struct pv_query *q,
 			      pv_source_ix id)
 {
 	fputc('[', out);
+	uint8_t *mark = calloc(p->funcs.len ? p->funcs.len : 1, 1);
+	for (uint32_t c = 0; mark && c < q->nr_center; c++)
+		pv_scope_functions(p, q->center[c], mark);
 	uint32_t last = 0;
 	bool any = false;
-	for (;;) { /* the next line above last: the centers are few, the file's functions too */
+	for (;;) { /* the next line above last: the file's center functions are few */
 		uint32_t next = UINT32_MAX;
-		for (uint32_t c = 0; c < q->nr_center; c++) {
-			size_t n;
-			const char *name = center_function(q->center[c], &n);
-			for (pv_func_ix f = 0; name && f < p->funcs.len; f++) {
-				uint32_t ln = p->funcs.line[f];
-				if (p->funcs.source[f] != id || ln <= last || ln >= next)
-					continue;
-				const char *fn = pv_str(p, p->funcs.name[f]);
-				if (strlen(fn) == n && memcmp(fn, name, n) == 0)
-					next = ln;
-			}
+		for (pv_func_ix f = 0; mark && f < p->funcs.len; f++) {
+			uint32_t ln = p->funcs.line[f];
+			if (mark[f] && p->funcs.source[f] == id && ln > last && ln < next)
+				next = ln;
 		}
 		if (next == UINT32_MAX)
 			break;
@@ -1648,6 +1701,7 @@ static void json_center_lines(FILE *out, const struct pv_profile *p, const struc
 		any = true;
 		last = next;
 	}
+	free(mark);
 	fputc(']', out);
 }
 

@@ -102,6 +102,8 @@ struct pv_funcs {
 	pv_module_ix *module; /* PV_NONE when unknown */
 	pv_source_ix *source; /* PV_NONE when unknown */
 	uint32_t *line;       /* first line, 0 when unknown */
+	uint32_t *column;     /* column of its first line (JavaScript: two functions of one line
+			       * are two functions), 0 when unknown; always 0 without a line */
 };
 
 struct pv_frames {
@@ -299,7 +301,7 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err);
 /* Name of a unit ("count", "ns", "bytes", ...). */
 const char *pv_unit_name(enum pv_unit u);
 
-/* Finds a metric by name (case-insensitive) or index text; PV_NONE when absent. */
+/* Finds a metric by name (exact, else case-insensitive) or index text; PV_NONE when absent. */
 pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name);
 
 /*

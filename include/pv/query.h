@@ -8,12 +8,14 @@
  * query string and JSON. It is resolved against a profile when a view is computed (view.h).
  *
  * Scope syntax (center and filters):
- *   NAME                a function by exact name
+ *   NAME                every function of that exact name
+ *   NAME@FILE:LINE[:COL] the function NAME defined at LINE (and column COL) of a file whose
+ *                       path ends with FILE (two anonymous JavaScript functions of one line)
  *   re:REGEX            every function whose name matches (POSIX extended)
  *   file:PATH           every function of a file whose path ends with PATH
  *   module:NAME         every function of a module (binary, library, resource)
  *   line:FILE:LINE      a source line; FUNCTION:LINE also names a line
- *   path:a;b;c          one call path from the root
+ *   path:a;b;c          one call path from the root (a step: NAME or NAME@FILE:LINE[:COL])
  *
  * Ownership: a query owns its strings; pv_query_release() frees them. pv_query_init() sets the
  * defaults (top-down view, no center, no filter, the profile's default metric, function

@@ -173,5 +173,27 @@ const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined);
 /* Module, file and line of a row when known (PV_NONE / 0 otherwise). */
 void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 		       pv_module_ix *module, pv_source_ix *source, uint32_t *line);
+/* The column of a function row's line (JavaScript), 0 when unknown or not a function row. */
+uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id);
+
+/* ---- scopes that name one function (query.h's syntax) ---- */
+
+/*
+ * shared[f] = 1 for each function f of p whose name another function has (its plain NAME scope
+ * names both: its own needs NAME@FILE:LINE[:COL]), 0 otherwise; shared holds funcs.len bytes.
+ * Returns 0 or PV_ENOMEM.
+ */
+int pv_funcs_name_shared(const struct pv_profile *p, uint8_t *shared);
+/*
+ * Writes the scope of function f into buf (snprintf's contract; returns the length it needs):
+ * NAME@FILE:LINE[:COL] when qualify and f has a file and a line, else NAME.
+ */
+size_t pv_func_scope(const struct pv_profile *p, pv_func_ix f, bool qualify, char *buf, size_t n);
+/*
+ * Marks (mark[f] = 1) the functions that a scope names one by one: NAME, NAME@FILE:LINE[:COL],
+ * and the last step of path:...; re:, file:, module: and line: scopes mark none. Returns how
+ * many it marked; mark holds funcs.len bytes.
+ */
+uint32_t pv_scope_functions(const struct pv_profile *p, const char *scope, uint8_t *mark);
 
 #endif

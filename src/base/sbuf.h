@@ -21,6 +21,7 @@
 #ifndef PV_BASE_SBUF_H
 #define PV_BASE_SBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -37,11 +38,21 @@ struct sbuf {
 /* Room for extra more bytes and the NUL. Returns 0 or PV_ENOMEM (the string unchanged). */
 int sbuf_grow(struct sbuf *b, size_t extra);
 
-/* Appends s[0..n) (s may be NULL when n is 0). Returns 0 or PV_ENOMEM. */
+/*
+ * Appends s[0..n) (s may be NULL when n is 0). s may lie in b's own bytes (a string pool that
+ * appends one of its strings again): the growth that moves them moves s with them. Returns 0 or
+ * PV_ENOMEM.
+ */
 static inline int sbuf_put(struct sbuf *b, const void *s, size_t n)
 {
-	if (b->cap - b->len <= n && sbuf_grow(b, n))
-		return PV_ENOMEM;
+	if (b->cap - b->len <= n) {
+		uintptr_t at = (uintptr_t)s - (uintptr_t)b->buf;
+		bool inside = b->buf && (uintptr_t)s >= (uintptr_t)b->buf && at < b->len;
+		if (sbuf_grow(b, n))
+			return PV_ENOMEM;
+		if (inside)
+			s = b->buf + at;
+	}
 	if (n)
 		memcpy(b->buf + b->len, s, n);
 	b->len += n;
@@ -89,7 +100,8 @@ static inline int sbuf_set(struct sbuf *b, const void *s, size_t n)
 /*
  * Appends s[0..n) as a JSON string literal: quotes around it, '"' '\\' and the control
  * characters escaped (\n \r \t by name, the others as \u00XX), every other byte as it is (UTF-8
- * passes through). Returns 0 or PV_ENOMEM.
+ * passes through). s must not lie in b (it is written in several steps, each of which may move
+ * b). Returns 0 or PV_ENOMEM.
  */
 int sbuf_json_string(struct sbuf *b, const char *s, size_t n);
 

@@ -85,8 +85,9 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 	}
 	if ((kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && s != PV_NONE && p->sources.path[s]) {
 		fprintf(out, "  %s", pv_str(p, p->sources.path[s]));
+		uint32_t col = pv_view_row_column(v, kind, id);
 		if (fl)
-			fprintf(out, ":%u", fl);
+			fprintf(out, col ? ":%u:%u" : ":%u", fl, col);
 	}
 }
 
@@ -130,6 +131,9 @@ static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind k
 		fprintf(out, "%u", fl);
 	else
 		fputs("null", out);
+	uint32_t col = pv_view_row_column(v, kind, id);
+	if (col)
+		fprintf(out, ", \"column\": %u", col);
 	fprintf(out, ", \"total\": %" PRId64 ", \"self\": %" PRId64, total[0][r], self[0][r]);
 	if (v->nr_metrics > 1) {
 		fputs(", \"values\": [", out);

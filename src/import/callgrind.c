@@ -666,6 +666,9 @@ static int read_events(struct cg *c, const char *p, const char *e)
 			return rc;
 		}
 		pv_str_ix n = builder_str(c->b, s, (size_t)(p - s));
+		for (uint32_t k = 0; k < c->nev; k++)
+			if (c->ev_name[k] == n) /* metrics are one per name: event k is metric k */
+				return cg_fail(c, s, "events: names '%.*s' twice", (int)(p - s), s);
 		c->ev_name[c->nev++] = n;
 		builder_metric(c->b, n, event_unit(s, (size_t)(p - s)));
 	}

@@ -538,14 +538,15 @@ static pv_frame_ix script_frame(struct ch *c, const char *fn, size_t fn_len, con
 	pv_str_ix name = fn_len ? builder_str(b, fn, fn_len) : builder_cstr(b, "(anonymous)");
 	pv_module_ix mod = url_module(c, url, url_len);
 	pv_source_ix src = url_len ? builder_source(b, builder_str(b, url, url_len)) : PV_NONE;
-	uint32_t line = line_of(line0);
-	pv_func_ix f = builder_func(b, name, mod, src, line);
+	uint32_t line = line_of(line0), col = line_of(col0);
+	/* name, script, line and column: two functions of one line are two, as in DevTools */
+	pv_func_ix f = builder_func_at(b, name, mod, src, line, col);
 	struct frame_key k = {
-		.func = f,
-		.line = line,
-		.column = line_of(col0),
-		.addr = PV_ADDR_NONE,
-		.category = cat,
+	    .func = f,
+	    .line = line,
+	    .column = col,
+	    .addr = PV_ADDR_NONE,
+	    .category = cat,
 	};
 	return builder_frame(b, &k);
 }

@@ -1396,8 +1396,9 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 				b->status = PV_ENOMEM;
 			name = builder_str(b, g->out.buf, g->out.len);
 		}
-		li->func = builder_func(b, name, url_module(g, url, url_len),
-					builder_source(b, urls), line);
+		/* each location string is a function in the Firefox Profiler: the column counts */
+		li->func = builder_func_at(b, name, url_module(g, url, url_len),
+					   builder_source(b, urls), line, col);
 		li->line = line;
 		li->column = col;
 		return;

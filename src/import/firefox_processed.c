@@ -94,7 +94,7 @@ struct tables {
 	struct ucol stack_frame, stack_prefix, stack_cat;   /* prefix: absolute, PV_NONE = root */
 	struct ucol frame_func, frame_line, frame_col, frame_cat, frame_sub, frame_inl, frame_lib;
 	struct lcol frame_addr;
-	struct ucol func_name, func_res, func_src, func_line;
+	struct ucol func_name, func_res, func_src, func_line, func_col;
 	bool func_src_is_str; /* funcTable.fileName (a string index) rather than .source */
 	struct ucol res_name, res_host, res_lib, res_type;
 	struct strs str;
@@ -972,6 +972,7 @@ static const struct colspec func_cols[] = {
     TCOL("source", C_SOURCE, func_src, "funcTable.source"),
     TCOL("fileName", C_FILENAME, func_src, "funcTable.fileName"),
     TCOL("lineNumber", C_INDEX, func_line, "funcTable.lineNumber"),
+    TCOL("columnNumber", C_INDEX, func_col, "funcTable.columnNumber"),
     TCOL("length", C_LENGTH, func_n, "funcTable.length"),
     {NULL, C_SKIP, 0, NULL},
 };
@@ -1091,6 +1092,7 @@ static void tables_free_columns(struct tables *T)
 	ucol_free(&T->func_res);
 	ucol_free(&T->func_src);
 	ucol_free(&T->func_line);
+	ucol_free(&T->func_col);
 	ucol_free(&T->res_name);
 	ucol_free(&T->res_host);
 	ucol_free(&T->res_lib);
@@ -2082,6 +2084,7 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 	    (rc = check_len(x, T->func_res.at, T->func_res.len, nu, "funcTable.resource")) ||
 	    (rc = check_len(x, T->func_src.at, T->func_src.len, nu, "funcTable.source")) ||
 	    (rc = check_len(x, T->func_line.at, T->func_line.len, nu, "funcTable.lineNumber")) ||
+	    (rc = check_len(x, T->func_col.at, T->func_col.len, nu, "funcTable.columnNumber")) ||
 	    (rc = check_len(x, T->res_host.at, T->res_host.len, nr, "resourceTable.host")) ||
 	    (rc = check_len(x, T->res_lib.at, T->res_lib.len, nr, "resourceTable.lib")) ||
 	    (rc = check_len(x, T->res_type.at, T->res_type.len, nr, "resourceTable.type")))
@@ -2151,13 +2154,14 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 		uint32_t r = T->func_res.at ? T->func_res.v[f] : PV_NONE;
 		uint32_t src = T->func_src.at ? T->func_src.v[f] : PV_NONE;
 		uint32_t line = T->func_line.at ? T->func_line.v[f] : PV_NONE;
+		uint32_t col = T->func_col.at ? T->func_col.v[f] : PV_NONE;
 		uint32_t name = T->func_name.v[f];
 		pv_module_ix mod = r != PV_NONE ? res_mod[r] : lib_module(x, func_lib[f]);
 		pv_source_ix so = PV_NONE;
 		if (src != PV_NONE)
 			so = T->func_src_is_str ? builder_source(b, S->ix[src]) : source_of(x, src);
-		func_map[f] = builder_func(b, name == PV_NONE ? 0 : S->ix[name], mod, so,
-					   line == PV_NONE ? 0 : line);
+		func_map[f] = builder_func_at(b, name == PV_NONE ? 0 : S->ix[name], mod, so,
+					      line == PV_NONE ? 0 : line, col == PV_NONE ? 0 : col);
 	}
 
 	for (uint32_t i = 0; i < nf; i++) {

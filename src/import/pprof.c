@@ -838,15 +838,13 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		if (u == PV_UNIT_OTHER)
 			builder_lossy(b, 1, "sample type %s: unit '%s' shown as 'other'", ty, un);
 		pv_str_ix name = *ty ? builder_cstr(b, ty) : builder_strf(b, "value%zu", i + 1);
-		/* two sample types of one name: the later one gets a suffix */
-		for (unsigned k = 2; b->p->metrics.len > i; k++) {
-			pv_metric_ix m = builder_metric(b, name, u);
-			if (m == PV_NONE || m == i)
+		/* two sample types of one name: the later one gets a suffix (metrics are interned
+		 * by name, and metric i must be sample type i) */
+		for (unsigned k = 2; !b->status; k++) {
+			if (builder_metric(b, name, u) == i)
 				break;
 			name = builder_strf(b, "%s#%u", *ty ? ty : "value", k);
 		}
-		if (b->p->metrics.len <= i)
-			builder_metric(b, name, u);
 		if (vt && pr->default_sample_type && vt->type == pr->default_sample_type)
 			dflt = (pv_metric_ix)i;
 		else if (vt && pr->default_sample_type && dflt == PV_NONE &&

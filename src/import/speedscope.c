@@ -213,7 +213,7 @@ static int read_frames(struct ss *s)
 							 : builder_cstr(b, "(anonymous)");
 		pv_module_ix mod = file_module(s, has_file ? s->file.buf : "", fl);
 		pv_source_ix src = fl ? builder_source(b, builder_str(b, s->file.buf, fl)) : PV_NONE;
-		pv_func_ix f = builder_func(b, name, mod, src, line);
+		pv_func_ix f = builder_func_at(b, name, mod, src, line, col);
 		struct frame_key key = {
 			.func = f, .line = line, .column = col, .addr = PV_ADDR_NONE,
 			.category = PV_NONE,

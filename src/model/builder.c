@@ -290,7 +290,7 @@ struct func_key {
 	pv_str_ix name;
 	pv_module_ix module;
 	pv_source_ix source;
-	uint32_t line;
+	uint32_t line, column;
 };
 
 static bool func_eq(const void *ctx, uint32_t row)
@@ -299,23 +299,24 @@ static bool func_eq(const void *ctx, uint32_t row)
 	const struct func_key *k = b->key;
 	const struct pv_funcs *t = &b->p->funcs;
 	return t->name[row] == k->name && t->module[row] == k->module &&
-	       t->source[row] == k->source && t->line[row] == k->line;
+	       t->source[row] == k->source && t->line[row] == k->line &&
+	       t->column[row] == k->column;
 }
 
-pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
-			pv_source_ix source, uint32_t line)
+pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
+			   pv_source_ix source, uint32_t line, uint32_t column)
 {
 	if (b->status)
 		return PV_NONE;
 	struct pv_funcs *t = &b->p->funcs;
-	struct func_key k = {name, module, source, line};
+	struct func_key k = {name, module, source, line, line ? column : 0};
 	uint64_t h = hash_bytes(&k, sizeof(k));
 	uint32_t slot;
 	b->key = &k;
 	uint32_t r = ixmap_find(&b->func_map, h, func_eq, b, &slot);
 	if (r != UINT32_MAX)
 		return r;
-	if (GROW(b, t, COL(t->name), COL(t->module), COL(t->source), COL(t->line)))
+	if (GROW(b, t, COL(t->name), COL(t->module), COL(t->source), COL(t->line), COL(t->column)))
 		return PV_NONE;
 	r = t->len;
 	if (ixmap_insert(&b->func_map, slot, h, r)) {
@@ -326,6 +327,7 @@ pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_module_ix modul
 	t->module[r] = module;
 	t->source[r] = source;
 	t->line[r] = line;
+	t->column[r] = k.column;
 	t->len++;
 	return r;
 }

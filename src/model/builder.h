@@ -2,8 +2,8 @@
  * builder.h - how importers fill a profile.
  *
  * Every row goes through an intern call that deduplicates it (strings by bytes, functions by
- * (name, module, source, line), frames by all their columns, stacks by (prefix, frame)), so an
- * importer that reads per-thread tables, or a text format that repeats itself, gets one
+ * (name, module, source, line, column), frames by all their columns, stacks by (prefix, frame)), so
+ * an importer that reads per-thread tables, or a text format that repeats itself, gets one
  * profile-wide table without knowing it.
  *
  * Errors are sticky: after an allocation failure every call returns PV_NONE (or does nothing)
@@ -90,8 +90,19 @@ uint32_t builder_subcategory(struct pv_builder *b, pv_cat_ix c, pv_str_ix name);
 pv_module_ix builder_module(struct pv_builder *b, pv_str_ix name, pv_str_ix path,
 			    enum pv_module_kind kind);
 pv_source_ix builder_source(struct pv_builder *b, pv_str_ix path);
-pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
-			pv_source_ix source, uint32_t line);
+/*
+ * A function by (name, module, source, line, column); line and column of its definition, 0 when
+ * unknown (a column without a line is dropped). Formats that place functions by column
+ * (JavaScript) pass it: two functions on one line of minified code are two functions.
+ */
+pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
+			   pv_source_ix source, uint32_t line, uint32_t column);
+/* A function of a format without columns. */
+static inline pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
+				      pv_source_ix source, uint32_t line)
+{
+	return builder_func_at(b, name, module, source, line, 0);
+}
 pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k);
 /* A frame with only a function (line/addr unknown, category inherited). */
 pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f);

@@ -26,6 +26,7 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p->funcs.module);
 	pv_free(p->funcs.source);
 	pv_free(p->funcs.line);
+	pv_free(p->funcs.column);
 	pv_free(p->frames.func);
 	pv_free(p->frames.line);
 	pv_free(p->frames.column);
@@ -115,6 +116,10 @@ const char *pv_unit_name(enum pv_unit u)
 
 pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name)
 {
+	/* the exact name first: two metrics may differ only by case (callgrind's "Ir" and "ir") */
+	for (uint32_t m = 0; m < p->metrics.len; m++)
+		if (strcmp(pv_str(p, p->metrics.name[m]), name) == 0)
+			return m;
 	for (uint32_t m = 0; m < p->metrics.len; m++)
 		if (strcasecmp(pv_str(p, p->metrics.name[m]), name) == 0)
 			return m;

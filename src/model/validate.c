@@ -60,6 +60,8 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 			FAIL("funcs[%u].module: %u out of range", i, f->module[i]);
 		if (!opt_ok(f->source[i], p->sources.len))
 			FAIL("funcs[%u].source: %u out of range", i, f->source[i]);
+		if (f->column[i] && !f->line[i])
+			FAIL("funcs[%u].column: %u without a line", i, f->column[i]);
 	}
 
 	const struct pv_frames *fr = &p->frames;

@@ -96,28 +96,41 @@ struct scope {
 	uint8_t *fmatch;          /* over profile functions */
 	pv_module_ix module;      /* module:NAME also matches that module's collapsed frames */
 	uint32_t line;
-	char **path;              /* SC_PATH: function names from the root */
+	char **path;	       /* SC_PATH: the steps as written, from the root */
+	uint32_t **path_funcs; /* SC_PATH: the profile functions each step names, ascending */
+	uint32_t *path_nfuncs;
 	uint32_t path_len;
 };
 
 static void scope_release(struct scope *s)
 {
 	pv_free(s->fmatch);
-	for (uint32_t i = 0; i < s->path_len; i++)
+	for (uint32_t i = 0; i < s->path_len; i++) {
 		pv_free(s->path[i]);
+		if (s->path_funcs)
+			pv_free(s->path_funcs[i]);
+	}
 	pv_free(s->path);
+	pv_free(s->path_funcs);
+	pv_free(s->path_nfuncs);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Whether path ends with suffix[0..b) as whole path components. */
+static bool ends_with_path_n(const char *path, const char *suffix, size_t b)
+{
+	size_t a = strlen(path);
+	if (b == 0 || b > a)
+		return false;
+	if (memcmp(path + a - b, suffix, b) != 0)
+		return false;
+	/* a whole path component: "foo.c" matches "src/foo.c", not "src/barfoo.c" */
+	return a == b || path[a - b - 1] == '/' || path[a - b - 1] == '\\' || suffix[0] == '/';
 }
 
 static bool ends_with_path(const char *path, const char *suffix)
 {
-	size_t a = strlen(path), b = strlen(suffix);
-	if (b == 0 || b > a)
-		return false;
-	if (strcmp(path + a - b, suffix) != 0)
-		return false;
-	/* a whole path component: "foo.c" matches "src/foo.c", not "src/barfoo.c" */
-	return a == b || path[a - b - 1] == '/' || path[a - b - 1] == '\\' || suffix[0] == '/';
+	return ends_with_path_n(path, suffix, strlen(suffix));
 }
 
 static bool module_named(const struct pv_profile *p, pv_module_ix m, const char *name)
@@ -155,16 +168,114 @@ static uint32_t mark_name(const struct pv_profile *p, uint8_t *fm, const char *n
 	return n;
 }
 
-/* Parses ":DIGITS" at the end of s; returns the number (0 when absent) and the split point. */
-static uint32_t trailing_line(const char *s, size_t *head)
+/* Parses ":DIGITS" at the end of s[0..n); returns the number (0 when absent) and the split point.
+ */
+static uint32_t trailing_number(const char *s, size_t n, size_t *head)
 {
-	size_t n = strlen(s), i = n;
+	size_t i = n;
 	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
 		i--;
 	if (i == n || i < 2 || s[i - 1] != ':' || n - i > 9)
 		return 0;
 	*head = i - 1;
-	return (uint32_t)strtoul(s + i, NULL, 10);
+	uint32_t v = 0;
+	for (size_t k = i; k < n; k++)
+		v = v * 10 + (uint32_t)(s[k] - '0');
+	return v;
+}
+
+static uint32_t trailing_line(const char *s, size_t *head)
+{
+	return trailing_number(s, strlen(s), head);
+}
+
+/*
+ * NAME@FILE:LINE:COL (col != 0) or NAME@FILE:LINE (col == 0), the text s[0..n) ending before
+ * ":LINE": marks the functions named NAME that a file whose path ends with FILE defines at LINE
+ * (and column COL). Names and URLs may hold '@': each '@' from the left splits NAME from FILE
+ * until one matches.
+ */
+static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n,
+				uint32_t line, uint32_t col)
+{
+	for (const char *at = memchr(s, '@', n); at;
+	     at = memchr(at + 1, '@', (size_t)(s + n - at - 1))) {
+		size_t nl = (size_t)(at - s), fl = n - nl - 1;
+		uint32_t k = 0;
+		for (uint32_t f = 0; f < p->funcs.len; f++) {
+			pv_str_ix sn = p->funcs.name[f];
+			pv_source_ix src = p->funcs.source[f];
+			if (p->funcs.line[f] != line || (col && p->funcs.column[f] != col) ||
+			    src == PV_NONE || p->strings.size[sn] != nl ||
+			    memcmp(p->strings.ptr[sn], s, nl) != 0 ||
+			    !ends_with_path_n(pv_str(p, p->sources.path[src]), at + 1, fl))
+				continue;
+			fm[f] = 1;
+			k++;
+		}
+		if (k)
+			return k;
+	}
+	return 0;
+}
+
+/*
+ * One function as a scope or a step of a path names it: NAME (every function of that name), or
+ * NAME@FILE:LINE[:COL] (the one defined there: two functions of one name, as JavaScript's
+ * anonymous functions on one line of minified code, are told apart). Returns how many it marked.
+ */
+static uint32_t mark_function(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n)
+{
+	uint32_t k = mark_name(p, fm, s, n);
+	size_t h1, h2;
+	uint32_t last = k ? 0 : trailing_number(s, n, &h1);
+	if (!last)
+		return k;
+	uint32_t line = trailing_number(s, h1, &h2);
+	if (line && (k = mark_defined_at(p, fm, s, h2, line, last)) != 0)
+		return k;
+	return mark_defined_at(p, fm, s, h1, last, 0);
+}
+
+int pv_funcs_name_shared(const struct pv_profile *p, uint8_t *shared)
+{
+	uint8_t *seen = pv_calloc(p->strings.len ? p->strings.len : 1, 1);
+	if (!seen)
+		return PV_ENOMEM;
+	for (uint32_t f = 0; f < p->funcs.len; f++)
+		if (seen[p->funcs.name[f]] < 2)
+			seen[p->funcs.name[f]]++;
+	for (uint32_t f = 0; f < p->funcs.len; f++)
+		shared[f] = seen[p->funcs.name[f]] > 1;
+	pv_free(seen);
+	return 0;
+}
+
+size_t pv_func_scope(const struct pv_profile *p, pv_func_ix f, bool qualify, char *buf, size_t n)
+{
+	const char *name = pv_str(p, p->funcs.name[f]);
+	pv_source_ix s = p->funcs.source[f];
+	uint32_t line = p->funcs.line[f], col = p->funcs.column[f];
+	int k;
+	if (!qualify || s == PV_NONE || !line || !*pv_str(p, p->sources.path[s]))
+		k = snprintf(buf, n, "%s", name);
+	else if (col)
+		k = snprintf(buf, n, "%s@%s:%u:%u", name, pv_str(p, p->sources.path[s]), line, col);
+	else
+		k = snprintf(buf, n, "%s@%s:%u", name, pv_str(p, p->sources.path[s]), line);
+	return k < 0 ? 0 : (size_t)k;
+}
+
+uint32_t pv_scope_functions(const struct pv_profile *p, const char *scope, uint8_t *mark)
+{
+	if (strncmp(scope, "path:", 5) == 0) {
+		const char *last = strrchr(scope, ';');
+		scope = last ? last + 1 : scope + 5;
+	} else if (strncmp(scope, "re:", 3) == 0 || strncmp(scope, "file:", 5) == 0 ||
+		   strncmp(scope, "module:", 7) == 0 || strncmp(scope, "line:", 5) == 0) {
+		return 0;
+	}
+	return mark_function(p, mark, scope, strlen(scope));
 }
 
 /*
@@ -237,7 +348,9 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 		for (const char *q = s; *q; q++)
 			cap += *q == ';';
 		sc->path = pv_calloc(cap, sizeof(*sc->path));
-		if (!sc->path)
+		sc->path_funcs = pv_calloc(cap, sizeof(*sc->path_funcs));
+		sc->path_nfuncs = pv_calloc(cap, sizeof(*sc->path_nfuncs));
+		if (!sc->path || !sc->path_funcs || !sc->path_nfuncs)
 			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 		while (*s) {
 			const char *q = strchr(s, ';');
@@ -248,11 +361,20 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 					return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 				memcpy(name, s, len);
 				name[len] = 0;
+				uint32_t k = sc->path_len;
 				sc->path[sc->path_len++] = name;
-				if (!mark_name(p, sc->fmatch, s, len))
+				memset(sc->fmatch, 0, p->funcs.len);
+				uint32_t nf = mark_function(p, sc->fmatch, s, len);
+				if (!nf)
 					return pv_error_set(e->err, PV_EINVAL,
 							    "%s '%s': no function named '%s'", what,
 							    text, name);
+				sc->path_funcs[k] = pv_malloc((size_t)nf * sizeof(uint32_t));
+				if (!sc->path_funcs[k])
+					return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+				for (uint32_t f = 0; f < p->funcs.len; f++)
+					if (sc->fmatch[f])
+						sc->path_funcs[k][sc->path_nfuncs[k]++] = f;
 			}
 			s += len + (q != NULL);
 		}
@@ -261,7 +383,7 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 		memset(sc->fmatch, 0, p->funcs.len);
 		n = 1;
 	} else {
-		n = mark_name(p, sc->fmatch, text, strlen(text));
+		n = mark_function(p, sc->fmatch, text, strlen(text));
 		if (!n) {
 			/* FUNCTION:LINE */
 			size_t head;
@@ -276,6 +398,20 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no function of the profile",
 				    what, text);
 	return 0;
+}
+
+static int cmp_func_ix(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Whether function f (a collapsed module's by its name) is step k of path scope sc. */
+static bool path_step_is(const struct pv_view *v, const struct scope *sc, uint32_t k, uint32_t f)
+{
+	if (f >= v->p->funcs.len)
+		return strcmp(fn_name(v, f), sc->path[k]) == 0;
+	return bsearch(&f, sc->path_funcs[k], sc->path_nfuncs[k], sizeof(uint32_t), cmp_func_ix);
 }
 
 static bool scope_func(const struct pv_view *v, const struct scope *sc, uint32_t f)
@@ -307,7 +443,7 @@ static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_
 				uint32_t pre = w->prefix[s];
 				uint32_t st = pre == PV_NONE ? 0 : state[pre];
 				uint32_t f = vf_func(v, w->frame[s]);
-				if (st < c->path_len && strcmp(fn_name(v, f), c->path[st]) == 0)
+				if (st < c->path_len && path_step_is(v, c, st, f))
 					st++;
 				else
 					st = UINT32_MAX;
@@ -1650,6 +1786,11 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 	} else if (kind == PV_ROW_MODULE) {
 		*module = id;
 	}
+}
+
+uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id)
+{
+	return kind == PV_ROW_FUNCTION && id < v->p->funcs.len ? v->p->funcs.column[id] : 0;
 }
 
 static int resolve(struct engine *e, const struct pv_query *q)

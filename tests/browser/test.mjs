@@ -626,6 +626,27 @@ async function main() {
     await p5.close();
   });
 
+  await test('minified code: anonymous functions of one line are rows of their own, each a center', async () => {
+    const MIN = 'tests/data/chrome/node-minified.cpuprofile';
+    const u = await serve(MIN);
+    const p5 = await context.newPage();
+    await p5.goto(u + '?tab=top-down&metric=samples');
+    await waitRows(p5, 'top-down', (r) => r.filter((x) => x.name === '(anonymous)').length >= 6, 'work and its callbacks');
+    const extras = await p5.$$eval('.pane[data-tab="top-down"] .tt-row[data-key]', (els) =>
+      els.filter((e) => !e.hidden).map((e) => e.querySelector('.extra') ? e.querySelector('.extra').textContent : ''));
+    for (const col of [1, 105, 185, 274, 312]) assert(extras.some((x) => x.endsWith(`minified.min.js:1:${col}`)), `no row placed at 1:${col}: ${extras.join(' | ')}`);
+    const row = p5.locator('.pane[data-tab="top-down"] .tt-row[data-key]', { has: p5.locator('.extra', { hasText: /minified\.min\.js:1:274$/ }) }).first();
+    await row.click({ button: 'right' });
+    await p5.click('.menu .mi[data-label="Set as center"]');
+    const scope = '(anonymous)@file:///tmp/rec/minified.min.js:1:274';
+    await p5.waitForFunction((s) => new URLSearchParams(location.search).getAll('center').join() === s, scope);
+    const want = cli('tree', MIN, '--metric', 'samples', '--center', scope, '--json');
+    const got = await waitRows(p5, 'top-down', (r) => r.length && r[0].key === 'c', 'centered rows');
+    eq([num(got[0].total), num(got[0].self)], [want.rows[0].total, want.rows[0].self], 'the center is that one function (80 samples)');
+    eq(want.rows[0].total, 80, 'the CLI center');
+    await p5.close();
+  });
+
   await test('a screenshot of every tab', async () => {
     for (const tab of TABS) {
       if (tab === 'source') continue; // taken on the profile with a readable source

@@ -778,6 +778,34 @@ T_TEST(api_view_errors)
  * Every scope the server writes names its row again: as the center, it gives a view whose
  * center total is the row's own total in the flat view (a function, a line, a file, a module).
  */
+/* The value of a JSON string field at s (after its opening quote) as a URL value, into out. */
+static void url_value(char *out, size_t cap, const char *s)
+{
+	size_t n = 0;
+	for (const char *c = s; *c && *c != '"' && n + 4 < cap; c++) {
+		if (*c == '\\' && c[1])
+			c++;
+		if (strchr("%&+#;", *c))
+			n += (size_t)snprintf(out + n, cap - n, "%%%02X", (unsigned char)*c);
+		else
+			out[n++] = *c;
+	}
+	out[n] = 0;
+}
+
+/* Checks that the view of query url has the center total want (a row's total). */
+static void expect_center_total(struct pv_api *a, const char *url, long long want, int line)
+{
+	int st;
+	char *vb = call(a, "view", url, &st);
+	T_EQ_INT(st, 200);
+	const char *ct = vb ? strstr(vb, "\"center_total\": [") : NULL;
+	long long got = ct ? strtoll(ct + 17, NULL, 10) : -1;
+	if (got != want)
+		t_fail(__FILE__, line, "%s: center total %lld, row total %lld", url, got, want);
+	free(vb);
+}
+
 T_TEST(api_view_scopes_resolve)
 {
 	struct pv_builder b;
@@ -829,26 +857,9 @@ T_TEST(api_view_scopes_resolve)
 				continue;
 			/* the scope as a URL value: only '%', '&', '+' and '#' need escaping here */
 			char scope[256], url[512];
-			size_t n = 0;
-			for (const char *c = sc + 1; *c && *c != '"' && n + 4 < sizeof(scope); c++) {
-				if (*c == '\\' && c[1])
-					c++;
-				if (strchr("%&+#;", *c))
-					n += (size_t)snprintf(scope + n, sizeof(scope) - n, "%%%02X",
-							      (unsigned char)*c);
-				else
-					scope[n++] = *c;
-			}
-			scope[n] = 0;
+			url_value(scope, sizeof(scope), sc + 1);
 			snprintf(url, sizeof(url), "center=%s&by=%s", scope, granularity[g]);
-			char *vb = call(a, "view", url, &st);
-			T_EQ_INT(st, 200);
-			const char *ct = vb ? strstr(vb, "\"center_total\": [") : NULL;
-			long long got = ct ? strtoll(ct + 17, NULL, 10) : -1;
-			if (got != want)
-				t_fail(__FILE__, __LINE__, "%s: center total %lld, row total %lld", url,
-				       got, want);
-			free(vb);
+			expect_center_total(a, url, want, __LINE__);
 			checked++;
 		}
 		free(body);
@@ -875,43 +886,92 @@ T_TEST(api_view_scopes_resolve)
 
 /* Every path the server writes, as the center, has the row's total (and "path:" scopes of
  * a path-centered tree too). */
+/*
+ * For each row of each view (query prefix + view): its "path" (and its "scope" when scopes), as
+ * the center, gives the row's total. Returns how many were checked; *marked counts the scopes
+ * and paths holding mark.
+ */
+static uint32_t rows_resolve(struct pv_api *a, const char *prefix, const char *const *views, int nv,
+			     bool scopes, const char *mark, uint32_t *marked)
+{
+	uint32_t checked = 0;
+	for (int i = 0; i < nv; i++) {
+		int st;
+		char url[640], q[256];
+		snprintf(q, sizeof(q), "%s%s", prefix, views[i]);
+		char *body = call(a, "view", q, &st);
+		T_EQ_INT(st, 200);
+		for (const char *r = body ? strstr(body, "{\"key\": ") : NULL; r;
+		     r = strstr(r + 1, "{\"key\": ")) {
+			const char *nl = strchr(r, '\n');
+			const char *tot = strstr(r, "\"total\": [");
+			if (!tot || (nl && tot > nl))
+				break;
+			long long want = strtoll(tot + 10, NULL, 10);
+			static const char *const fields[] = {"\"path\": \"path:", "\"scope\": \""};
+			for (int k = 0; k < (scopes ? 2 : 1); k++) {
+				const char *sc = strstr(r, fields[k]);
+				if (!sc || (nl && sc > nl))
+					continue;
+				char scope[512];
+				url_value(scope, sizeof(scope), sc + (k ? 10 : 9));
+				if (mark && strstr(scope, mark))
+					(*marked)++;
+				snprintf(url, sizeof(url), "%scenter=%s", prefix, scope);
+				expect_center_total(a, url, want, __LINE__);
+				checked++;
+			}
+		}
+		free(body);
+	}
+	return checked;
+}
+
+/* Every path the server writes, as the center, has the row's total (and "path:" scopes of
+ * a path-centered tree too). */
 T_TEST(api_view_paths_resolve)
 {
 	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
 	if (!a)
 		return;
 	static const char *const views[] = {
-		"open=f0&open=f0/f1&open=f0/f1/f2&open=f0/f2&open=f0/f2/f3&open=f0/f2/f3/f2&open=f0/f5",
-		"center=path:main;foo&open=c/f3&open=c/f3/f2",
+	    "open=f0&open=f0/f1&open=f0/f1/f2&open=f0/f2&open=f0/f2/f3&open=f0/f2/f3/f2&open=f0/f5",
+	    "center=path:main;foo&open=c/f3&open=c/f3/f2",
 	};
-	uint32_t checked = 0;
-	for (int i = 0; i < 2; i++) {
-		int st;
-		char *body = call(a, "view", views[i], &st);
-		T_EQ_INT(st, 200);
-		for (const char *r = body ? strstr(body, "{\"key\": ") : NULL; r;
-		     r = strstr(r + 1, "{\"key\": ")) {
-			const char *pa = strstr(r, "\"path\": \"path:");
-			const char *nl = strchr(r, '\n');
-			if (!pa || (nl && pa > nl))
-				continue;
-			long long want = strtoll(strstr(r, "\"total\": [") + 10, NULL, 10);
-			char url[256];
-			const char *e = strchr(pa + 9, '"');
-			snprintf(url, sizeof(url), "center=%.*s", (int)(e - pa - 9), pa + 9);
-			char *vb = call(a, "view", url, &st);
-			T_EQ_INT(st, 200);
-			const char *ct = vb ? strstr(vb, "\"center_total\": [") : NULL;
-			long long got = ct ? strtoll(ct + 17, NULL, 10) : -1;
-			if (got != want)
-				t_fail(__FILE__, __LINE__, "%s: center total %lld, row total %lld", url,
-				       got, want);
-			free(vb);
-			checked++;
-		}
-		free(body);
-	}
-	T_EQ_INT(checked, 12 + 4); /* every row of the tree; the 4 rows below the centered path */
+	/* every row of the tree; the 4 rows below the centered path */
+	T_EQ_INT(rows_resolve(a, "", views, 2, false, NULL, NULL), 12 + 4);
+	pv_api_free(a);
+}
+
+/*
+ * Minified JavaScript (node-minified.cpuprofile: five functions named "(anonymous)" on line 1 of
+ * minified.min.js): each row's scope and each row's path, as the center, give that row's total,
+ * so the page can center, filter and follow a path on one of two same-named functions. Their
+ * scopes are NAME@FILE:LINE:COL; rows carry the column.
+ */
+T_TEST(api_view_minified_scopes_resolve)
+{
+	struct pv_api *a = api_of("chrome/node-minified.cpuprofile", NULL);
+	if (!a)
+		return;
+	static const char *const views[] = {"view=top", "view=tree&heaviest=12"};
+	uint32_t qualified = 0;
+	uint32_t checked =
+	    rows_resolve(a, "metric=samples&", views, 2, true,
+			 "(anonymous)@file:///tmp/rec/minified.min.js:1:", &qualified);
+	/* top: 64 rows, the 5 anonymous ones of the script qualified; the tree: the heaviest path
+	 * (10 rows, each with a scope and a path) and work's 4 callbacks below it, whose scopes and
+	 * paths are qualified */
+	T_TRUE(checked >= 64 + 2 * 10);
+	T_TRUE(qualified >= 5 + 4 + 4);
+	int st;
+	char *body = call(a, "view", "view=top&metric=samples", &st);
+	T_CONTAINS(body,
+		   "\"file\": \"file:///tmp/rec/minified.min.js\", \"line\": 1, \"column\": 105, "
+		   "\"total\": [1434], \"self\": [1434], \"scope\": "
+		   "\"(anonymous)@file:///tmp/rec/minified.min.js:1:105\"");
+	T_CONTAINS(body, "\"scope\": \"work\"");
+	free(body);
 	pv_api_free(a);
 }
 

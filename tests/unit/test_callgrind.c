@@ -600,3 +600,45 @@ T_TEST(callgrind_probe)
 		pv_profile_free(p);
 	}
 }
+
+/*
+ * An event named twice on the events: line (a fuzzer's find, fuzz/corpus/callgrind/): metrics are
+ * one per name, so the second Ir had no metric and the import read past the metric table (a
+ * segmentation fault). Now refused where the name repeats.
+ */
+T_TEST(callgrind_event_named_twice)
+{
+	static const char *const texts[] = {"events: Ir Ir\nfn=main\n1 2 3\n",
+					    "events: Ir Dr Ir\nfn=main\n1 2 3 4\n"};
+	static const char *const msgs[] = {
+	    "bad.callgrind: line 1, column 12: events: names 'Ir' twice",
+	    "bad.callgrind: line 1, column 15: events: names 'Ir' twice"};
+	for (size_t i = 0; i < 2; i++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		pv_error_clear(&err);
+		int rc =
+		    pv_import_memory("bad.callgrind", texts[i], strlen(texts[i]), NULL, &p, &err);
+		T_EQ_INT(rc, PV_EPARSE);
+		T_EQ_STR(err.msg, msgs[i]);
+		if (!rc)
+			pv_profile_free(p);
+	}
+}
+
+/* Events whose names differ only by case are two metrics, each found by its own name. */
+T_TEST(callgrind_events_differing_by_case)
+{
+	static const char text[] = "events: Ir ir\nfn=main\n1 2 3\n";
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("case.callgrind", text, strlen(text), NULL, &p, &err), 0);
+	if (!p)
+		return;
+	T_EQ_INT(p->metrics.len, 2);
+	T_EQ_INT(pv_metric_find(p, "Ir"), 0);
+	T_EQ_INT(pv_metric_find(p, "ir"), 1);
+	T_EQ_INT(pv_metric_find(p, "IR"), 0);
+	T_EQ_INT(pv_sample_weight(p, 1, 0), 3);
+	pv_profile_free(p);
+}

@@ -6,6 +6,7 @@
  * tree): sample counts per thread, the time metric (each sample lasting until the profile's next
  * one, the last until the profile's end), marker rows per phase, self time per function.
  */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1240,4 +1241,202 @@ T_TEST(chrome_heap_malformed)
 		}
 		free(deep);
 	}
+}
+
+/*
+ * A Profile event whose id is 40 bytes or more (a fuzzer's find, fuzz/corpus/chrome/): the id was
+ * appended to the importer's string pool from the pool itself, and the growth freed the bytes
+ * being copied (a use-after-free under ASan). Now: one CPU profile without samples or start time.
+ */
+T_TEST(chrome_long_profile_id)
+{
+	char json[512], id[201];
+	memset(id, 'a', 200);
+	for (int n = 40; n <= 200; n += 160) {
+		id[n] = 0;
+		snprintf(json, sizeof(json), "[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"%s\"}]",
+			 id);
+		struct pv_profile *p = text(json);
+		if (!p)
+			continue;
+		T_EQ_INT(p->samples.len, 0);
+		T_EQ_INT(p->threads.len, 0);
+		T_EQ_INT(p->diags.len, 1);
+		T_EQ_INT(lossy(p, "CPU profiles without a start time (timed from 0)"), 1);
+		pv_profile_free(p);
+	}
+}
+
+/* The self and total of function f's row in a top view, metric 0; -1 when it has no row. */
+static void top_row(const struct pv_view *v, pv_func_ix f, int64_t *self, int64_t *tot)
+{
+	*self = *tot = -1;
+	for (uint32_t r = 0; r < v->flat->len; r++)
+		if (v->flat->kind[r] == PV_ROW_FUNCTION && v->flat->id[r] == f) {
+			*self = v->flat->self[0][r];
+			*tot = v->flat->total[0][r];
+		}
+}
+
+/* Computes a view of p with the CLI options (name, value)..., NULL-ended; 0 or the error. */
+static int view_of(const struct pv_profile *p, enum pv_view_kind kind, struct pv_view **v,
+		   struct pv_error *err, ...)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = kind;
+	va_list ap;
+	va_start(ap, err);
+	const char *name;
+	int rc = 0;
+	while (!rc && (name = va_arg(ap, const char *)) != NULL)
+		rc = pv_query_set_option(&q, name, va_arg(ap, const char *), err);
+	va_end(ap);
+	*v = NULL;
+	if (!rc)
+		rc = pv_view_compute(p, &q, v, err);
+	pv_query_release(&q);
+	return rc;
+}
+
+/*
+ * Minified JavaScript: node-minified.min.js has four anonymous callbacks and the script's own
+ * top level on its one line (tests/data/chrome/README.md). Functions are (name, script, line,
+ * column), as DevTools and the Firefox Profiler key them. The figures are those of
+ * tests/data/chrome/minified-figures.py, a walk of the file's nodes keyed by (functionName, url,
+ * lineNumber, columnNumber): 64 functions (60 by name, url and line), and per function the
+ * samples where it is the leaf (self) and those whose stack holds it (total).
+ */
+T_TEST(chrome_minified_columns)
+{
+	struct pv_profile *p = load(t_data("chrome/node-minified.cpuprofile"));
+	if (!p)
+		return;
+	T_EQ_INT(p->funcs.len, 64);
+	static const struct {
+		uint32_t col;
+		int64_t self, total;
+	} want[] = {
+	    {1, 10, 4648}, {105, 1434, 1434}, {185, 1870, 1870}, {274, 80, 80}, {312, 689, 689}};
+	struct pv_view *v;
+	struct pv_error err;
+	T_EQ_INT(view_of(p, PV_VIEW_TOP, &v, &err, "metric", "samples", NULL), 0);
+	uint32_t anon = 0;
+	for (pv_func_ix f = 0; f < p->funcs.len; f++) {
+		pv_source_ix s = p->funcs.source[f];
+		if (strcmp(pv_str(p, p->funcs.name[f]), "(anonymous)") != 0 || s == PV_NONE ||
+		    strcmp(pv_str(p, p->sources.path[s]), "file:///tmp/rec/minified.min.js") != 0)
+			continue;
+		anon++;
+		T_EQ_INT(p->funcs.line[f], 1);
+		size_t k = 0;
+		while (k < 5 && want[k].col != p->funcs.column[f])
+			k++;
+		if (k == 5) {
+			t_fail(__FILE__, __LINE__, "an anonymous function at column %u",
+			       p->funcs.column[f]);
+			continue;
+		}
+		int64_t self, tot;
+		if (v) {
+			top_row(v, f, &self, &tot);
+			T_EQ_INT(self, want[k].self);
+			T_EQ_INT(tot, want[k].total);
+		}
+	}
+	T_EQ_INT(anon, 5);
+	pv_view_free(v);
+
+	/* a scope names one of them, or all those of a line */
+	T_EQ_INT(view_of(p, PV_VIEW_TREE, &v, &err, "metric", "samples", "center",
+			 "(anonymous)@minified.min.js:1:105", NULL),
+		 0);
+	if (v)
+		T_EQ_INT(v->center[0], 1434);
+	pv_view_free(v);
+	T_EQ_INT(view_of(p, PV_VIEW_TREE, &v, &err, "metric", "samples", "center",
+			 "(anonymous)@file:///tmp/rec/minified.min.js:1", NULL),
+		 0);
+	if (v)
+		T_EQ_INT(v->center[0], 4648);
+	pv_view_free(v);
+	T_EQ_INT(view_of(p, PV_VIEW_TREE, &v, &err, "metric", "samples", "drop",
+			 "(anonymous)@minified.min.js:1:185", NULL),
+		 0);
+	if (v)
+		T_EQ_INT(v->whole[0], 4696 - 1870);
+	pv_view_free(v);
+	/* merged: its samples go to its caller, work (549 of its own) */
+	T_EQ_INT(view_of(p, PV_VIEW_TOP, &v, &err, "metric", "samples", "merge",
+			 "(anonymous)@minified.min.js:1:105", NULL),
+		 0);
+	for (pv_func_ix f = 0; v && f < p->funcs.len; f++) {
+		if (strcmp(pv_str(p, p->funcs.name[f]), "work") != 0)
+			continue;
+		int64_t self, tot;
+		top_row(v, f, &self, &tot);
+		T_EQ_INT(self, 549 + 1434);
+		T_EQ_INT(tot, 4622);
+	}
+	pv_view_free(v);
+	/* a path of them: the node top level (any anonymous function), the script's, work, one */
+	T_EQ_INT(
+	    view_of(p, PV_VIEW_TREE, &v, &err, "metric", "samples", "center",
+		    "path:(anonymous);executeUserEntryPoint;Module._load;Module.load;"
+		    "Module._extensions..js;Module._compile;(anonymous)@minified.min.js:1:1;work;"
+		    "(anonymous)@minified.min.js:1:274",
+		    NULL),
+	    0);
+	if (v)
+		T_EQ_INT(v->center[0], 80);
+	pv_view_free(v);
+	T_EQ_INT(
+	    view_of(p, PV_VIEW_TREE, &v, &err, "center", "(anonymous)@minified.min.js:1:106", NULL),
+	    PV_EINVAL);
+	T_EQ_STR(err.msg,
+		 "center '(anonymous)@minified.min.js:1:106' matches no function of the profile");
+	pv_view_free(v);
+	pv_profile_free(p);
+}
+
+/*
+ * The same script in Chromium (chromium-minified.json.gz: V8 samples in ProfileChunk events of
+ * two renderer threads). Figures of tests/data/chrome/minified-trace-figures.py: 22 functions by
+ * (functionName, url, lineNumber, columnNumber), 19 without the column; self samples of the four
+ * callbacks 585, 706, 21, 239 and of work 218.
+ */
+T_TEST(chrome_trace_minified_columns)
+{
+	struct pv_profile *p = load(t_data("chrome/chromium-minified.json.gz"));
+	if (!p)
+		return;
+	T_EQ_INT(p->funcs.len, 22);
+	T_EQ_INT(p->samples.len, 5547);
+	static const struct {
+		const char *name;
+		uint32_t col;
+		int64_t self;
+	} want[] = {{"(anonymous)", 105, 585},
+		    {"(anonymous)", 185, 706},
+		    {"(anonymous)", 274, 21},
+		    {"(anonymous)", 312, 239},
+		    {"work", 27, 218}};
+	struct pv_view *v;
+	struct pv_error err;
+	T_EQ_INT(view_of(p, PV_VIEW_TOP, &v, &err, "metric", "samples", NULL), 0);
+	for (size_t k = 0; v && k < sizeof(want) / sizeof(want[0]); k++) {
+		uint32_t found = 0;
+		for (pv_func_ix f = 0; f < p->funcs.len; f++) {
+			if (strcmp(pv_str(p, p->funcs.name[f]), want[k].name) != 0 ||
+			    p->funcs.line[f] != 1 || p->funcs.column[f] != want[k].col)
+				continue;
+			int64_t self, tot;
+			top_row(v, f, &self, &tot);
+			T_EQ_INT(self, want[k].self);
+			found++;
+		}
+		T_EQ_INT(found, 1);
+	}
+	pv_view_free(v);
+	pv_profile_free(p);
 }

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 
+#include "model/builder.h"
 #include "pv/format.h"
 #include "pv/import.h"
 #include "pv/query.h"
@@ -531,4 +532,109 @@ T_TEST(engine_keep_mask_on_the_corpus)
 		pv_view_free(top);
 		pv_profile_free(p);
 	}
+}
+
+/* ---- scopes that name one of several functions of one name (doc/functions.md) ---- */
+
+static int64_t center_total(const struct pv_profile *p, const char *scope, int *rc)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	pv_query_add_center(&q, scope);
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	*rc = pv_view_compute(p, &q, &v, &err);
+	int64_t t = v ? v->center[0] : -1;
+	pv_view_free(v);
+	pv_query_release(&q);
+	return t;
+}
+
+T_TEST(engine_scopes_name_one_function)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	static const struct {
+		const char *name, *src;
+		uint32_t line, col, samples;
+	} fns[] = {
+	    {"(anonymous)", "https://unpkg.com/@babel/x.min.js", 1, 10, 1},
+	    {"(anonymous)", "https://unpkg.com/@babel/x.min.js", 1, 50, 2},
+	    {"(anonymous)", "/app/b.js", 1, 10, 4},
+	    {"a@b", "/p/@c/y.js", 3, 0, 8},
+	    {"a@b:1", NULL, 0, 0, 16},
+	};
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	pv_thread_ix t = builder_thread(&b, builder_cstr(&b, "main"), 1, 1, 0);
+	pv_func_ix f[5];
+	for (int i = 0; i < 5; i++) {
+		pv_source_ix s =
+		    fns[i].src ? builder_source(&b, builder_cstr(&b, fns[i].src)) : PV_NONE;
+		f[i] = builder_func_at(&b, builder_cstr(&b, fns[i].name), PV_NONE, s, fns[i].line,
+				       fns[i].col);
+		pv_stack_ix st = builder_stack(&b, PV_NONE, builder_func_frame(&b, f[i]));
+		for (uint32_t k = 0; k < fns[i].samples; k++)
+			builder_sample(&b, t, st, k, NULL);
+	}
+	struct pv_profile *p = NULL;
+	T_EQ_INT(builder_finish(&b, &p), 0);
+	builder_release(&b);
+	if (!p)
+		return;
+	static const struct {
+		const char *scope;
+		int64_t total;
+	} cases[] = {
+	    {"(anonymous)", 7},
+	    {"(anonymous)@x.min.js:1:50", 2},
+	    {"(anonymous)@https://unpkg.com/@babel/x.min.js:1:10", 1},
+	    {"(anonymous)@x.min.js:1", 3},
+	    {"(anonymous)@b.js:1:10", 4},
+	    {"(anonymous)@/app/b.js:1", 4},
+	    {"a@b@y.js:3", 8}, /* a name with '@' */
+	    {"a@b:1", 16},     /* a whole name that exists wins */
+	    {"path:(anonymous)@x.min.js:1:50", 2},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+		int64_t got = center_total(p, cases[i].scope, &rc);
+		if (rc || got != cases[i].total)
+			t_fail(__FILE__, __LINE__, "%s: rc %d, total %lld, expected %lld",
+			       cases[i].scope, rc, (long long)got, (long long)cases[i].total);
+	}
+	/* not whole path components, another line or column: no function */
+	static const char *const none[] = {"(anonymous)@js:1:10", "(anonymous)@x.min.js:2",
+					   "(anonymous)@x.min.js:1:11", "(anonymous)@:1:10"};
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		int rc;
+		center_total(p, none[i], &rc);
+		T_EQ_INT(rc, PV_EINVAL);
+	}
+	/* the writer: qualified when the name is shared, and each scope names its function alone */
+	uint8_t shared[5], mark[5];
+	T_EQ_INT(pv_funcs_name_shared(p, shared), 0);
+	static const uint8_t want_shared[] = {1, 1, 1, 0, 0};
+	static const char *const want_scope[] = {
+	    "(anonymous)@https://unpkg.com/@babel/x.min.js:1:10",
+	    "(anonymous)@https://unpkg.com/@babel/x.min.js:1:50", "(anonymous)@/app/b.js:1:10",
+	    "a@b", "a@b:1"};
+	for (int i = 0; i < 5; i++) {
+		char buf[128];
+		T_EQ_INT(shared[f[i]], want_shared[i]);
+		T_EQ_U64(pv_func_scope(p, f[i], shared[f[i]], buf, sizeof(buf)),
+			 strlen(want_scope[i]));
+		T_EQ_STR(buf, want_scope[i]);
+		memset(mark, 0, sizeof(mark));
+		T_EQ_INT(pv_scope_functions(p, buf, mark), 1);
+		T_EQ_INT(mark[f[i]], 1);
+	}
+	char small[8];
+	T_EQ_U64(pv_func_scope(p, f[3], true, small, sizeof(small)), strlen("a@b@/p/@c/y.js:3"));
+	T_EQ_STR(small, "a@b@/p/");
+	memset(mark, 0, sizeof(mark));
+	T_EQ_INT(pv_scope_functions(p, "path:a@b;(anonymous)@b.js:1:10", mark), 1);
+	T_EQ_INT(mark[f[2]], 1);
+	T_EQ_INT(pv_scope_functions(p, "re:.*", mark), 0);
+	T_EQ_INT(pv_scope_functions(p, "file:b.js", mark), 0);
+	pv_profile_free(p);
 }

@@ -803,3 +803,36 @@ T_TEST(gecko_allocation_failures)
 	T_EQ_INT(ok, 1);
 	T_TRUE(failed > 20);
 }
+
+/*
+ * Location strings of two anonymous functions on one line of minified code, "(anonymous)
+ * (URL:1:10)" and "(anonymous) (URL:1:50)", are two functions (the Firefox Profiler makes a
+ * function of each location string); the same string twice is one.
+ */
+T_TEST(gecko_function_columns)
+{
+	static const char json[] = LOC_PROFILE(
+	    "\"(anonymous) (https://a.org/x.min.js:1:10)\",\"(anonymous) "
+	    "(https://a.org/x.min.js:1:50)\","
+	    "\"(anonymous) (https://a.org/x.min.js:1:10)\",\"f (https://a.org/x.min.js:1)\"",
+	    "[0],[1],[2],[3]");
+	struct pv_profile *p;
+	struct pv_error err;
+	if (import_text(json, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		return;
+	}
+	uint32_t n = 0, cols = 0;
+	for (pv_func_ix f = 0; f < p->funcs.len; f++) {
+		if (strcmp(pv_str(p, p->funcs.name[f]), "(anonymous)") != 0)
+			continue;
+		n++;
+		T_EQ_INT(p->funcs.line[f], 1);
+		cols += p->funcs.column[f];
+	}
+	T_EQ_INT(n, 2);
+	T_EQ_INT(cols, 10 + 50);
+	pv_func_ix f = find_func(p, "f");
+	T_EQ_INT(p->funcs.column[f], 0); /* no column written */
+	pv_profile_free(p);
+}

@@ -1180,3 +1180,43 @@ T_TEST(firefox_processed_samples_mapped_in_place)
 	free(doc);
 	free(late);
 }
+
+/*
+ * Two functions of one name, file and line that differ by column (funcTable.columnNumber, as two
+ * anonymous functions on one line of minified code) are two functions, as in the Firefox
+ * Profiler, whose funcTable rows they are; the same column is one function.
+ */
+T_TEST(firefox_processed_function_columns)
+{
+	static const char *const cols[] = {"[5,40,null]", "[5,5,null]"};
+	static const uint32_t want[] = {2, 1};
+	for (int k = 0; k < 2; k++) {
+		char doc[4096];
+		snprintf(
+		    doc, sizeof(doc),
+		    "{" BASE_META "," BASE_LIBS ",\"shared\":{" BASE_STRINGS ","
+		    "\"stackTable\":{\"frame\":[0,1,2],\"prefixOffset\":[0,1,1],\"length\":3},"
+		    "\"frameTable\":{\"func\":[0,1,2],\"address\":[-1,-1,32],\"lib\":[-1,-1,0],"
+		    "\"category\":[0,1,null],\"subcategory\":[0,1,null],\"inlineDepth\":[0,0,1],"
+		    "\"line\":[10,10,null],\"column\":[3,3,null],\"length\":3},"
+		    "\"funcTable\":{\"name\":[0,0,3],\"resource\":[-1,-1,0],\"source\":[0,0,null],"
+		    "\"lineNumber\":[9,9,null],\"columnNumber\":%s,\"length\":3},"
+		    "\"resourceTable\":{\"name\":[2],\"type\":[1],\"length\":1},"
+		    "\"sources\":{\"filename\":[5],\"length\":1}}," BASE_THREADS "}",
+		    cols[k]);
+		struct pv_profile *p = load_doc(doc);
+		if (!p)
+			continue;
+		uint32_t n = 0;
+		for (pv_func_ix f = 0; f < p->funcs.len; f++) {
+			if (strcmp(pv_str(p, p->funcs.name[f]), "main") != 0)
+				continue;
+			T_EQ_INT(p->funcs.line[f], 9);
+			T_EQ_INT(p->funcs.column[f], n == 0 ? 5 : 40);
+			n++;
+		}
+		T_EQ_INT(n, want[k]);
+		T_EQ_INT(lossy_count(p, "funcTable.columnNumber"), 0);
+		pv_profile_free(p);
+	}
+}

@@ -18,6 +18,14 @@ T_TEST(builder_interns_everything)
 	pv_func_ix f = builder_func(&b, a, m, PV_NONE, 0);
 	T_EQ_INT(builder_func(&b, a, m, PV_NONE, 0), f);
 	T_TRUE(builder_func(&b, a, PV_NONE, PV_NONE, 0) != f);
+	/* the column is part of a function (JavaScript); a column without a line is dropped */
+	pv_source_ix src = builder_source(&b, builder_cstr(&b, "x.min.js"));
+	pv_func_ix c1 = builder_func_at(&b, a, m, src, 1, 10);
+	T_EQ_INT(builder_func_at(&b, a, m, src, 1, 10), c1);
+	T_TRUE(builder_func_at(&b, a, m, src, 1, 50) != c1);
+	T_TRUE(builder_func(&b, a, m, src, 1) != c1);
+	T_EQ_INT(builder_func_at(&b, a, m, src, 0, 7), builder_func(&b, a, m, src, 0));
+	T_EQ_INT(b.p->funcs.column[c1], 10);
 	pv_frame_ix fr = builder_func_frame(&b, f);
 	T_EQ_INT(builder_func_frame(&b, f), fr);
 	pv_stack_ix s0 = builder_stack(&b, PV_NONE, fr);
@@ -97,6 +105,11 @@ T_TEST(validate_names_the_broken_invariant)
 	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
 	T_EQ_STR(err.msg, "samples[0].stack: 77 out of range");
 	p->samples.stack[0] = 2;
+	p->funcs.column[0] = 4; /* collapsed stacks have no lines */
+	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
+	T_EQ_STR(err.msg, "funcs[0].column: 4 without a line");
+	p->funcs.line[0] = 12;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
 	p->threads.sample_end[0]--;
 	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
 	T_EQ_STR(err.msg, "threads: sample ranges cover 2 of 3 samples");

@@ -626,3 +626,56 @@ T_TEST(pprof_probe)
 		free(buf);
 	}
 }
+
+/*
+ * Two sample types of one name and unit (a fuzzer's find: it stopped with "the import broke an
+ * invariant: meta.default_metric: 1 out of range"): both are read, the later one as NAME#2, and a
+ * third of that name as NAME#3 even when a type is already called NAME#2.
+ */
+T_TEST(pprof_same_sample_type_twice)
+{
+	struct pb b = {0}, t = {0};
+	value_type(&b, 1, S_SAMPLES, S_COUNT);
+	value_type(&b, 1, S_SAMPLES, S_COUNT);
+	uint64_t s1[] = {1};
+	sample(&b, s1, 1, 3, 5, 0);
+	sample(&b, s1, 1, 1, 2, 0);
+	uint64_t f1[] = {1};
+	int64_t l1[] = {12};
+	location(&b, 1, 0, 0x401000, f1, l1, 1);
+	pb_int(&t, 1, 1);
+	pb_int(&t, 2, S_MAIN);
+	pb_msg(&b, 5, &t);
+	for (int i = 0; i < NSTR; i++)
+		pb_bytes(&b, 6, strtab[i], strlen(strtab[i]));
+	struct pv_profile *p = import_pb(&b, NULL);
+	if (p) {
+		T_EQ_INT(p->metrics.len, 2);
+		T_EQ_STR(pv_str(p, p->metrics.name[0]), "samples");
+		T_EQ_STR(pv_str(p, p->metrics.name[1]), "samples#2");
+		T_EQ_INT(p->metrics.unit[1], PV_UNIT_COUNT);
+		T_EQ_INT(p->meta.default_metric, 1); /* no default_sample_type: the last one */
+		T_EQ_INT(p->samples.len, 2);
+		T_EQ_INT(pv_sample_weight(p, 0, 0) + pv_sample_weight(p, 0, 1), 4);
+		T_EQ_INT(pv_sample_weight(p, 1, 0) + pv_sample_weight(p, 1, 1), 7);
+		pv_profile_free(p);
+	}
+	/* samples, samples#2 (by its own name), samples: the third is samples#3 */
+	struct pb c = {0};
+	static const char *const strs[] = {"", "samples", "count", "samples#2"};
+	value_type(&c, 1, 1, 2);
+	value_type(&c, 1, 3, 2);
+	value_type(&c, 1, 1, 2);
+	for (int i = 0; i < 4; i++)
+		pb_bytes(&c, 6, strs[i], strlen(strs[i]));
+	p = import_pb(&c, NULL);
+	if (p) {
+		T_EQ_INT(p->metrics.len, 3);
+		T_EQ_STR(pv_str(p, p->metrics.name[1]), "samples#2");
+		T_EQ_STR(pv_str(p, p->metrics.name[2]), "samples#3");
+		pv_profile_free(p);
+	}
+	free(b.p);
+	free(c.p);
+	free(t.p);
+}

@@ -36,6 +36,35 @@ T_TEST(sbuf_empty_and_put)
 	T_EQ_STR(sbuf_str(&b), "");
 }
 
+/* A pool that appends one of its own strings again (chrome.c's pool_add did with a Profile id
+ * of 40 bytes: the growth freed the bytes being copied). */
+T_TEST(sbuf_put_from_itself)
+{
+	struct sbuf b = SBUF_INIT;
+	for (int i = 0; i < 40; i++)
+		T_EQ_INT(sbuf_put(&b, "a", 1), 0);
+	T_EQ_INT(sbuf_put(&b, "", 1), 0);
+	T_EQ_U64(b.cap, 64); /* 41 bytes and the NUL: the next 40 must grow it */
+	for (int k = 0; k < 3; k++) {
+		size_t cap = b.cap;
+		T_EQ_INT(sbuf_put(&b, b.buf, 40), 0);
+		T_TRUE(k || b.cap > cap);
+	}
+	T_EQ_U64(b.len, 161);
+	for (size_t i = 0; i < b.len; i++)
+		if (i != 40)
+			T_EQ_INT(b.buf[i], 'a');
+	T_EQ_INT(b.buf[40], 0);
+	/* from the middle, across a growth */
+	sbuf_reset(&b);
+	T_EQ_INT(sbuf_puts(&b, "0123456789"), 0);
+	while (b.cap - b.len > 5)
+		T_EQ_INT(sbuf_put(&b, "-", 1), 0);
+	T_EQ_INT(sbuf_put(&b, b.buf + 3, 5), 0);
+	T_EQ_INT(memcmp(b.buf + b.len - 5, "34567", 5), 0);
+	sbuf_release(&b);
+}
+
 T_TEST(sbuf_json_string)
 {
 	struct sbuf b = SBUF_INIT;

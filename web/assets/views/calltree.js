@@ -5,7 +5,7 @@ import { ctx } from '../ctx.js';
 import * as S from '../state.js';
 import { h, clear, fmtCost, fmtPct, debounce } from '../util.js';
 import { paneError } from '../ui.js';
-import { TreeTable, shortPath } from './tree.js';
+import { TreeTable, shortPath, linePart } from './tree.js';
 import { renderThreadPlot } from './threadplot.js';
 import { rowMenu, rowKey, inCenter, sourceOf, stackOf } from '../rowmenu.js';
 
@@ -31,7 +31,7 @@ class RowSidebar {
     const add = (k, v) => { if (v !== null && v !== undefined && v !== '') info.append(h('span', { class: 'k', text: k }), h('span', { text: String(v) })); };
     add('kind', row.kind);
     add('module', row.module);
-    add('file', row.file ? row.file + (row.line ? ':' + row.line : '') : null);
+    add('file', row.file ? row.file + linePart(row) : null);
     add('scope', row.scope);
     this.el.append(info);
     const b = resp.base;

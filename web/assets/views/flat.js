@@ -7,7 +7,7 @@ import { h, clear, fmtCost, fmtPct, unitLabel } from '../util.js';
 import { paneFailed, paneOk } from '../ui.js';
 import { PagedTable } from './paged.js';
 import { rowMenu, rowKey, inCenter, sourceOf } from '../rowmenu.js';
-import { shortPath } from './tree.js';
+import { shortPath, linePart } from './tree.js';
 
 const NUM_W = 86, PCT_W = 60;
 
@@ -74,7 +74,7 @@ export class FlatPane extends PagedTable {
         h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' }, text: fmtCost(row.self[mi], m.unit) }),
         h('div', { class: 'c-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(row.self[mi], this.bases[mi]) }));
     });
-    const extra = (row.kind === 'function' || row.kind === 'inline') && row.file ? `${shortPath(row.file)}${row.line ? ':' + row.line : ''}` : '';
+    const extra = (row.kind === 'function' || row.kind === 'inline') && row.file ? shortPath(row.file) + linePart(row) : '';
     div.append(h('div', { class: 'name', title: row.scope || row.name },
       h('span', { style: { display: 'inline-block', width: (row.level || 0) * 14 + 4 + 'px' } }),
       row.kind !== 'function' ? h('span', { class: 'badge', text: row.kind }) : null,

@@ -487,9 +487,15 @@ function setText(el, text) {
 function extraText(row) {
   if (row.kind === 'file' || row.kind === 'module') return '';
   const parts = [];
-  if (row.file) parts.push(row.line ? `${shortPath(row.file)}:${row.line}` : shortPath(row.file));
+  if (row.file) parts.push(shortPath(row.file) + linePart(row));
   else if (row.module) parts.push(row.module);
   return parts.join(' ');
+}
+
+// ":LINE" or ":LINE:COLUMN" (JavaScript: two functions of one line differ by column), or ''
+export function linePart(row) {
+  if (!row.line) return '';
+  return row.column ? `:${row.line}:${row.column}` : `:${row.line}`;
 }
 
 export function shortPath(p) {
@@ -502,7 +508,7 @@ export function shortPath(p) {
 function rowTitle(row) {
   const lines = [row.name];
   if (row.module) lines.push('module: ' + row.module);
-  if (row.file) lines.push('file: ' + row.file + (row.line ? ':' + row.line : ''));
+  if (row.file) lines.push('file: ' + row.file + linePart(row));
   if (row.scope) lines.push('scope: ' + row.scope);
   return lines.join('\n');
 }
