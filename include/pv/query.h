@@ -11,6 +11,8 @@
  *   NAME                every function of that exact name
  *   NAME@FILE:LINE[:COL] the function NAME defined at LINE (and column COL) of a file whose
  *                       path ends with FILE (two anonymous JavaScript functions of one line)
+ *   NAME@FILE           the function NAME of a file whose path ends with FILE, at any line
+ *                       (callgrind's functions of one name in two files)
  *   re:REGEX            every function whose name matches (POSIX extended)
  *   file:PATH           every function of a file whose path ends with PATH
  *   module:NAME         every function of a module (binary, library, resource)

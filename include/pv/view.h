@@ -186,11 +186,12 @@ uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint
 int pv_funcs_name_shared(const struct pv_profile *p, uint8_t *shared);
 /*
  * Writes the scope of function f into buf (snprintf's contract; returns the length it needs):
- * NAME@FILE:LINE[:COL] when qualify and f has a file and a line, else NAME.
+ * NAME@FILE:LINE[:COL] when qualify and f has a file and a line, NAME@FILE when qualify and f
+ * has a file but no line (callgrind), else NAME.
  */
 size_t pv_func_scope(const struct pv_profile *p, pv_func_ix f, bool qualify, char *buf, size_t n);
 /*
- * Marks (mark[f] = 1) the functions that a scope names one by one: NAME, NAME@FILE:LINE[:COL],
+ * Marks (mark[f] = 1) the functions that a scope names one by one: NAME, NAME@FILE[:LINE[:COL]],
  * and the last step of path:...; re:, file:, module: and line: scopes mark none. Returns how
  * many it marked; mark holds funcs.len bytes.
  */

@@ -358,8 +358,10 @@ static void set_rule(const struct cg_graph *g, const uint8_t *in, const uint32_t
 			continue;
 		for (uint32_t k = 0; k < nm; k++)
 			out[k] += g->self[(size_t)v * nm + k];
+		/* its calls out of the set, and the inlined code of other members it holds (not
+		 * roots themselves: their cost is in this edge) */
 		for (uint32_t e = g->out_first[v]; e < g->out_first[v + 1]; e++)
-			if (!in[g->to[e]])
+			if (!in[g->to[e]] || (g->kind[e] && g->to[e] != v))
 				for (uint32_t k = 0; k < nm; k++)
 					out[k] += g->cost[(size_t)e * nm + k];
 	}

@@ -192,9 +192,11 @@ static uint32_t trailing_line(const char *s, size_t *head)
 /*
  * NAME@FILE:LINE:COL (col != 0) or NAME@FILE:LINE (col == 0), the text s[0..n) ending before
  * ":LINE": marks the functions named NAME that a file whose path ends with FILE defines at LINE
- * (and column COL). Names and URLs may hold '@': each '@' from the left splits NAME from FILE
- * until one matches.
+ * (and column COL); line ANY_LINE: NAME@FILE, at any line (formats that know no line, as
+ * callgrind: a function is its file and its name). Names and URLs may hold '@': each '@' from
+ * the left splits NAME from FILE until one matches.
  */
+#define ANY_LINE UINT32_MAX
 static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n,
 				uint32_t line, uint32_t col)
 {
@@ -205,7 +207,8 @@ static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const c
 		for (uint32_t f = 0; f < p->funcs.len; f++) {
 			pv_str_ix sn = p->funcs.name[f];
 			pv_source_ix src = p->funcs.source[f];
-			if (p->funcs.line[f] != line || (col && p->funcs.column[f] != col) ||
+			if ((line != ANY_LINE && p->funcs.line[f] != line) ||
+			    (col && p->funcs.column[f] != col) ||
 			    src == PV_NONE || p->strings.size[sn] != nl ||
 			    memcmp(p->strings.ptr[sn], s, nl) != 0 ||
 			    !ends_with_path_n(pv_str(p, p->sources.path[src]), at + 1, fl))
@@ -220,21 +223,27 @@ static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const c
 }
 
 /*
- * One function as a scope or a step of a path names it: NAME (every function of that name), or
+ * One function as a scope or a step of a path names it: NAME (every function of that name),
  * NAME@FILE:LINE[:COL] (the one defined there: two functions of one name, as JavaScript's
- * anonymous functions on one line of minified code, are told apart). Returns how many it marked.
+ * anonymous functions on one line of minified code, are told apart), or NAME@FILE (the one of
+ * that file, whatever its line: callgrind's functions of one name in two files). Returns how
+ * many it marked.
  */
 static uint32_t mark_function(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n)
 {
 	uint32_t k = mark_name(p, fm, s, n);
+	if (k || !memchr(s, '@', n))
+		return k;
 	size_t h1, h2;
-	uint32_t last = k ? 0 : trailing_number(s, n, &h1);
-	if (!last)
-		return k;
-	uint32_t line = trailing_number(s, h1, &h2);
-	if (line && (k = mark_defined_at(p, fm, s, h2, line, last)) != 0)
-		return k;
-	return mark_defined_at(p, fm, s, h1, last, 0);
+	uint32_t last = trailing_number(s, n, &h1);
+	if (last) {
+		uint32_t line = trailing_number(s, h1, &h2);
+		if (line && (k = mark_defined_at(p, fm, s, h2, line, last)) != 0)
+			return k;
+		if ((k = mark_defined_at(p, fm, s, h1, last, 0)) != 0)
+			return k;
+	}
+	return mark_defined_at(p, fm, s, n, ANY_LINE, 0);
 }
 
 int pv_funcs_name_shared(const struct pv_profile *p, uint8_t *shared)
@@ -257,8 +266,10 @@ size_t pv_func_scope(const struct pv_profile *p, pv_func_ix f, bool qualify, cha
 	pv_source_ix s = p->funcs.source[f];
 	uint32_t line = p->funcs.line[f], col = p->funcs.column[f];
 	int k;
-	if (!qualify || s == PV_NONE || !line || !*pv_str(p, p->sources.path[s]))
+	if (!qualify || s == PV_NONE || !*pv_str(p, p->sources.path[s]))
 		k = snprintf(buf, n, "%s", name);
+	else if (!line)
+		k = snprintf(buf, n, "%s@%s", name, pv_str(p, p->sources.path[s]));
 	else if (col)
 		k = snprintf(buf, n, "%s@%s:%u:%u", name, pv_str(p, p->sources.path[s]), line, col);
 	else
