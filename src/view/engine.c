@@ -290,6 +290,109 @@ uint32_t pv_scope_functions(const struct pv_profile *p, const char *scope, uint8
 }
 
 /*
+ * The budget of a re: scope, checked before regcomp: glibc expands bounded repetitions (a{1,100}
+ * is 100 copies of a) and matches back-references by backtracking, so a query string could make
+ * compiling or matching take minutes. re_size estimates the expanded size: an atom is 1, a
+ * group the sum of its parts, a repetition {m,n} multiplies what it repeats by n (m for {m,}),
+ * saturating.
+ */
+#define RE_MAX_TEXT 1024
+#define RE_MAX_SIZE 20000
+#define RE_MAX_DEPTH 32
+
+static uint64_t re_mul(uint64_t a, uint64_t b)
+{
+	return a && b > RE_MAX_SIZE * 4 / a ? RE_MAX_SIZE * 4 : a * b;
+}
+
+static uint64_t re_size(const char *p, size_t *i, int depth, bool *backref)
+{
+	uint64_t total = 0, last = 0;
+	if (depth > RE_MAX_DEPTH)
+		return RE_MAX_SIZE * 4;
+	while (p[*i] && total < RE_MAX_SIZE * 4) {
+		char c = p[(*i)++];
+		if (c == '(') {
+			last = re_size(p, i, depth + 1, backref);
+			total += last;
+		} else if (c == ')') {
+			return total;
+		} else if (c == '\\') {
+			if (p[*i] >= '1' && p[*i] <= '9')
+				*backref = true;
+			if (p[*i])
+				(*i)++;
+			last = 1;
+			total += 1;
+		} else if (c == '[') { /* a bracket expression: one atom */
+			if (p[*i] == '^')
+				(*i)++;
+			if (p[*i] == ']')
+				(*i)++;
+			while (p[*i] && p[*i] != ']')
+				(*i)++;
+			if (p[*i])
+				(*i)++;
+			last = 1;
+			total += 1;
+		} else if (c == '{') {
+			uint64_t m = 0, n = 0;
+			bool comma = false;
+			for (; p[*i] && p[*i] != '}'; (*i)++) {
+				if (p[*i] == ',')
+					comma = true;
+				else if (p[*i] >= '0' && p[*i] <= '9')
+					*(comma ? &n : &m) = (comma ? n : m) * 10 + (uint64_t)(p[*i] - '0');
+				if (m > RE_MAX_SIZE || n > RE_MAX_SIZE)
+					m = n = RE_MAX_SIZE;
+			}
+			if (p[*i])
+				(*i)++;
+			uint64_t bound = comma && n ? n : m;
+			uint64_t grown = re_mul(last, bound ? bound : 1);
+			total += grown > last ? grown - last : 0;
+			last = grown;
+		} else if (c == '*' || c == '+' || c == '?') {
+			total += last;
+		} else if (c == '|') {
+			last = 0;
+		} else {
+			last = 1;
+			total += 1;
+		}
+	}
+	return total;
+}
+
+/* 0 when pattern is within the budget, else 1 with why saying what is over it. */
+static int regex_budget(const char *pattern, char *why, size_t len)
+{
+	size_t n = strlen(pattern), i = 0;
+	if (n > RE_MAX_TEXT) {
+		snprintf(why, len, "regular expression of %zu bytes (at most %d)", n, RE_MAX_TEXT);
+		return 1;
+	}
+	bool backref = false;
+	uint64_t size = 0;
+	while (pattern[i]) /* a stray ')' ends re_size early: go on after it */
+		size += re_size(pattern, &i, 0, &backref);
+	if (backref) {
+		snprintf(why, len, "back-references (\\1 ... \\9) are not allowed in a regular "
+			 "expression: matching them can take exponential time");
+		return 1;
+	}
+	if (size > RE_MAX_SIZE) {
+		snprintf(why, len,
+			 "regular expression too large once its repetitions are expanded (%s%llu "
+			 "states, at most %d)",
+			 size >= RE_MAX_SIZE * 4 ? "over " : "", (unsigned long long)size,
+			 RE_MAX_SIZE);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Compiles a scope for profile p. what names the role in messages ("center", "--merge").
  * A scope that matches nothing is an error: it is almost always a typo.
  */
@@ -305,6 +408,10 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 	uint32_t n = 0;
 	if (strncmp(text, "re:", 3) == 0) {
+		char why[160];
+		if (regex_budget(text + 3, why, sizeof(why)))
+			return pv_error_set(e->err, PV_EINVAL, "%s '%.80s%s': %s", what, text,
+					    strlen(text) > 80 ? "..." : "", why);
 		regex_t re;
 		int rc = regcomp(&re, text + 3, REG_EXTENDED | REG_NOSUB);
 		if (rc) {

@@ -638,3 +638,51 @@ T_TEST(engine_scopes_name_one_function)
 	T_EQ_INT(pv_scope_functions(p, "file:b.js", mark), 0);
 	pv_profile_free(p);
 }
+
+/* A re: scope has a budget: its text, its size once repetitions are expanded, no
+ * back-references (glibc matches them by backtracking); within it, a pattern just works. */
+T_TEST(engine_regex_budget)
+{
+	struct pv_profile *p = example();
+	if (!p)
+		return;
+	char big[1100];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	memcpy(big, "re:", 3);
+	const struct {
+		const char *scope, *error;
+	} cases[] = {
+	    {"re:a\\1", "center 're:a\\1': back-references (\\1 ... \\9) are not allowed in a "
+			"regular expression: matching them can take exponential time"},
+	    {"re:(a{1,1000}){1,1000}", "center 're:(a{1,1000}){1,1000}': regular expression too "
+				       "large once its repetitions are expanded (over 80000 "
+				       "states, at most 20000)"},
+	    {"re:((((a{10}){10}){10}){10}){3}", "regular expression too large once its "
+						"repetitions are expanded (30000 states, at "
+						"most 20000)"},
+	    {big, "regular expression of 1096 bytes (at most 1024)"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pv_query q;
+		pv_query_init(&q);
+		pv_query_add_center(&q, cases[i].scope);
+		struct pv_view *v = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_view_compute(p, &q, &v, &err), PV_EINVAL);
+		T_CONTAINS(err.msg, cases[i].error);
+		pv_query_release(&q);
+	}
+	/* within the budget: real_main and main, a bracket, an alternation, a bound */
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = PV_VIEW_TOP;
+	pv_query_add_center(&q, "re:^(real_)?m[a]{1,2}in$");
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	T_EQ_INT(v ? v->center[0] : 0, 26);
+	pv_view_free(v);
+	pv_query_release(&q);
+	pv_profile_free(p);
+}
