@@ -245,6 +245,7 @@ static int utf16_to_utf8(struct pv_input *in, const unsigned char *s, size_t n, 
 		}
 	}
 	out[o] = 0;
+	in->odd_utf16 = n % 2;
 	pv_free(in->owned);
 	in->owned = out;
 	in->data = out;

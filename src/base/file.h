@@ -40,6 +40,7 @@ struct pv_input {
 	int64_t size0, mtime0_ns; /* its size and modification time at open */
 	int guard;         /* slot of the mapping in the SIGBUS guard, -1: none */
 	int changed;       /* a dropped mapping had been hit */
+	int odd_utf16;     /* a UTF-16 input of an odd number of bytes: its last byte dropped */
 	size_t forgotten;  /* bytes of data already handed back to the kernel */
 	struct pv_progress *progress; /* optional: bytes parsed so far (input_forget reports them) */
 };

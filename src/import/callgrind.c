@@ -146,6 +146,9 @@ struct cg {
 	int64_t summary[MAX_EVENTS], totals[MAX_EVENTS];
 	int have_summary, have_totals;
 	uint64_t summary_line, totals_line;
+	uint64_t last_cost_line; /* the line of the last cost line, 0: none */
+	int by_callgrind;        /* creator: callgrind (valgrind's: it ends each dump with totals:) */
+	int creator_seen;
 	uint64_t unknown_lines, first_unknown, jumps, odd_costs, negative, desc_lines;
 	uint64_t derived_events, merged_contexts, calls_no_fn, costs_no_fn, undefined_names;
 	int instr_positions;
@@ -206,6 +209,9 @@ static int probe(const struct pv_input *in)
 		n++;
 	}
 	if (events && fn && !other)
+		return 55;
+	/* valgrind's own header, the rest cut off: callgrind's error says what is missing */
+	if (probe_has(in, 256, "\ncreator: callgrind") && !other)
 		return 55;
 	return 0;
 }
@@ -1472,7 +1478,12 @@ static int header_line(struct cg *c, const char *p, const char *e)
 		c->desc_lines++;
 		return 1;
 	}
-	if ((kl == 7 && !memcmp(p, "version", 7)) || (kl == 7 && !memcmp(p, "creator", 7)))
+	if (kl == 7 && !memcmp(p, "creator", 7)) {
+		c->by_callgrind = e - v >= 9 && !memcmp(v, "callgrind", 9);
+		c->creator_seen = 1;
+		return 1;
+	}
+	if (kl == 7 && !memcmp(p, "version", 7))
 		return 1;
 	return 0;
 }
@@ -1511,6 +1522,7 @@ static int body(struct cg *c)
 			if (parse_cost_line(c, p, e, cost, &line))
 				return -1;
 			c->part_has_data = 1;
+			c->last_cost_line = c->lineno;
 			if (c->pending_call == 1) {
 				if (call_cost(c, cost))
 					return -1;
@@ -1768,6 +1780,16 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		int calls = 0;
 		for (uint32_t f = 0; f < c.nfns && !calls; f++)
 			calls = c.fns[f].callee;
+		/* the line its writer ends with: valgrind's callgrind closes each dump with totals:,
+		 * cachegrind (no creator, no calls) its file with summary: */
+		if (c.last_cost_line && c.by_callgrind &&
+		    (!c.have_totals || c.totals_line < c.last_cost_line))
+			builder_lossy(b, 1, "no totals: line after the last costs (callgrind writes one "
+					    "at the end): the file may be cut short");
+		else if (c.last_cost_line && !c.by_callgrind && !calls && !c.creator_seen &&
+			 (!c.have_summary || c.summary_line < c.last_cost_line))
+			builder_lossy(b, 1, "no summary: line after the last costs (cachegrind writes "
+					    "one at the end): the file may be cut short");
 		if (calls)
 			builder_lossy(b, 1, "callgrind stores a call graph, not stacks: views are computed from it; a center's total and self and the calls next to it are the file's exact costs, rows further away are estimated (split in proportion to the calls' costs)");
 		builder_lossy(b, recursive, "functions in a recursion: inclusive cost without the nested calls counted again (callgrind_annotate --inclusive=yes counts them: more)");
@@ -1816,5 +1838,5 @@ const struct importer importer_callgrind = {
 	.name = "callgrind",
 	.description = "callgrind and cachegrind output",
 	.probe = probe,
-	.import = import,
+	.import = import,.cut_short = input_ends_mid_line,
 };

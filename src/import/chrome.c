@@ -237,7 +237,7 @@ struct ch {
 
 	/* counts for the import report */
 	uint64_t ph_count[128];
-	uint64_t no_ph, no_ts, tts, not_event, truncated, neg_dur, x_tdur, x_nodur;
+	uint64_t no_ph, no_ts, tts, not_event, truncated, unclosed, neg_dur, x_tdur, x_nodur;
 	uint64_t orphan_samples, deltas_mismatch, lines_mismatch, no_start;
 	uint64_t pos_ticks, missing_parent, unknown_node, dup_nodes, args_id, stack_fields;
 	uint64_t flow_fields, gs_unknown_sf, sf_unknown, cycles;
@@ -1760,8 +1760,10 @@ static int read_events(struct ch *c, struct json *j)
 		int rc = json_next(j, &t);
 		if (rc)
 			return rc;
-		if (t.kind == JSON_END || t.kind == JSON_EOF)
+		if (t.kind == JSON_END || t.kind == JSON_EOF) {
+			c->unclosed += t.kind == JSON_EOF;
 			return 0;
+		}
 		if (t.kind != JSON_OBJECT) {
 			c->not_event++;
 			if ((rc = json_skip(j, &t)))
@@ -2521,6 +2523,9 @@ static void report(struct ch *c)
 	builder_lossy(b, c->tts, "thread-clock times of events ('tts', 'tdur')");
 	builder_lossy(b, c->not_event, "array elements that are not events");
 	builder_lossy(b, c->truncated, "event cut off by the end of the input (truncated trace)");
+	builder_lossy(b, c->unclosed && !c->truncated,
+		      "the event array has no closing ']' (allowed: a trace is written as it goes; "
+		      "a file cut short between two events looks the same)");
 	builder_lossy(b, c->neg_dur, "'X' events with a negative duration (kept zero-length)");
 	builder_lossy(b, c->x_tdur, "'X' events without 'dur' (their thread duration 'tdur' used)");
 	builder_lossy(b, c->x_nodur, "'X' events without a duration (kept zero-length)");

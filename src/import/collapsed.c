@@ -72,7 +72,7 @@ static int probe(const struct pv_input *in)
 			int64_t c;
 			if (split_count(p, t, &se, &c))
 				good++;
-			else
+			else if (le < in->data + in->len) /* not a last line cut short: bad */
 				bad++;
 		}
 		p = le + 1;
@@ -417,5 +417,5 @@ const struct importer importer_collapsed = {
 	.name = "collapsed",
 	.description = "folded stacks: 'frame;frame;leaf COUNT' (FlameGraph, speedscope, inferno)",
 	.probe = probe,
-	.import = import,
+	.import = import,.cut_short = input_ends_mid_line,
 };

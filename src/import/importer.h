@@ -12,6 +12,9 @@
 struct importer {
 	const char *name;
 	const char *description;
+	/* Whether the input looks cut short at its end (a text's last record without its newline):
+	 * the registry then says so in the import report. NULL: the format cannot tell. */
+	int (*cut_short)(const struct pv_input *in);
 	int (*probe)(const struct pv_input *in);
 	int (*import)(struct pv_input *in, struct pv_builder *b, struct pv_error *err);
 };
@@ -28,6 +31,8 @@ extern const struct importer importer_callgrind;
 
 /* Probe helpers: the first n bytes holding s (n capped at the input's size). */
 int probe_has(const struct pv_input *in, size_t n, const char *s);
+/* Whether the input's last byte is not a newline (a line-based text cut inside its last line). */
+int input_ends_mid_line(const struct pv_input *in);
 /* The first byte that is not whitespace, or 0. */
 char probe_first_char(const struct pv_input *in);
 

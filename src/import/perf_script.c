@@ -1584,9 +1584,45 @@ static int probe(const struct pv_input *in)
 		}
 		p = le + 1;
 	}
-	if (headers == 0 || frames == 0 || bad * 4 > headers + frames)
+	/* a file cut inside a sample header ("comm 12 [000] 3.5: 1001" with no event after): the
+	 * line read as a header once completed; perf script then, not folded stacks */
+	int cut = 0;
+	if (bad && input_ends_mid_line(in) && p >= in->data + in->len) {
+		const char *ls = in->data + in->len;
+		while (ls > in->data && ls[-1] != '\n')
+			ls--;
+		char line[600];
+		size_t n = (size_t)(in->data + in->len - ls);
+		struct header h;
+		static const char *const ends[] = {": ", " cycles: "};
+		for (int k = 0; k < 2 && !cut && n < sizeof(line) - 16 && memchr(ls, ':', n); k++) {
+			size_t m = strlen(ends[k]);
+			memcpy(line, ls, n);
+			memcpy(line + n, ends[k], m);
+			cut = parse_header(line, line + n + m, shape, &h);
+		}
+		if (cut) {
+			bad--;
+			headers++;
+		}
+	}
+	if (headers == 0 || (frames == 0 && !cut) || bad * 4 > headers + frames)
 		return 0;
 	return 50; /* above collapsed's 10: a perf script header is specific */
+}
+
+/* A last line without its newline is cut short unless it is a whole frame line, "ADDR SYM (DSO)"
+ * (some writers leave the final newline out). */
+static int cut_short(const struct pv_input *in)
+{
+	if (!input_ends_mid_line(in))
+		return 0;
+	const char *e = in->data + in->len, *p = e;
+	while (p > in->data && p[-1] != '\n')
+		p--;
+	struct frame_text ft;
+	const char *t = trim_end(p, e);
+	return !(t > p && t[-1] == ')' && parse_frame(p, t, &ft) && ft.dso);
 }
 
 /* ---------------------------------------------------------------- import */
@@ -1797,6 +1833,10 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			rc = positioned(in, err, at,
 					"a number in the sample header is out of range, and the "
 					"file has no other sample");
+		else if (input_ends_mid_line(in) && !memchr(at, '\n', (size_t)(in->data + in->len - at)))
+			rc = positioned(in, err, at,
+					"the file ends inside its first sample header (cut short?): "
+					"expected 'comm pid [cpu] time: [period] event:' and its frames");
 		else
 			rc = positioned(in, err, at,
 					"expected a perf script sample: a header 'comm pid [cpu] "
@@ -1821,5 +1861,5 @@ const struct importer importer_perf_script = {
     .name = "perf-script",
     .description = "Linux perf script text (perf script, simpleperf report-sample)",
     .probe = probe,
-    .import = import,
+    .import = import,.cut_short = cut_short,
 };

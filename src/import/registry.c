@@ -3,6 +3,7 @@
 
 #include "base/alloc.h"
 #include "import/importer.h"
+#include "import/json.h"
 #include "pv/import.h"
 
 static const struct importer *const importers[] = {
@@ -41,6 +42,11 @@ int probe_has(const struct pv_input *in, size_t n, const char *s)
 	return memmem(in->data, n, s, strlen(s)) != NULL;
 }
 
+int input_ends_mid_line(const struct pv_input *in)
+{
+	return in->len && in->data[in->len - 1] != '\n';
+}
+
 char probe_first_char(const struct pv_input *in)
 {
 	for (size_t i = 0; i < in->len; i++) {
@@ -49,6 +55,34 @@ char probe_first_char(const struct pv_input *in)
 			return c;
 	}
 	return 0;
+}
+
+/*
+ * Reads in as JSON to its end: 1 with err naming the position of the first syntax error (the
+ * message says the file is not valid JSON, so damaged), 0 when it is well-formed.
+ */
+static int json_damage(struct pv_input *in, struct pv_error *err)
+{
+	struct pv_error jerr;
+	struct json j;
+	struct json_tok t;
+	pv_error_clear(&jerr);
+	json_init(&j, in, &jerr);
+	int rc;
+	while (!(rc = json_next(&j, &t)) && t.kind != JSON_EOF)
+		;
+	json_release(&j);
+	if (!rc)
+		return 0;
+	pv_error_set(err, PV_EPARSE, "%s (not valid JSON: the file is damaged or cut short)",
+		     jerr.msg);
+	if (err) {
+		err->line = jerr.line;
+		err->column = jerr.column;
+		err->offset = jerr.offset;
+		err->has_pos = jerr.has_pos;
+	}
+	return 1;
 }
 
 static int run(struct pv_input *in, const char *format, struct pv_profile **out,
@@ -81,6 +115,10 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 			}
 		}
 		if (!imp) {
+			/* JSON that no probe knows: damaged JSON says where, as a reader would */
+			char c = probe_first_char(in);
+			if ((c == '{' || c == '[') && json_damage(in, err))
+				return PV_EPARSE;
 			char names[256] = "";
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
@@ -100,6 +138,20 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 		builder_release(&b);
 		return rc;
 	}
+	/* damage that leaves a readable file is reported, never silent */
+	if (imp->cut_short && imp->cut_short(in))
+		builder_lossy(&b, 1,
+			      "the last line has no newline and its record may be cut short (read "
+			      "as it is)");
+	if (in->odd_utf16)
+		builder_lossy(&b, 1,
+			      "UTF-16 text of an odd number of bytes: its last byte was dropped (the "
+			      "file may be cut short)");
+	if (in->len && !b.p->samples.len && !b.p->markers.len)
+		builder_lossy(&b, 1,
+			      "no sample and no marker in %zu bytes: the file may be cut short or "
+			      "hold no profile",
+			      in->len);
 	if (b.status) {
 		rc = b.status;
 		builder_release(&b);
