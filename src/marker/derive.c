@@ -1444,7 +1444,8 @@ int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
 		} else {
 			int64_t d = pv_marker_duration(ms, i);
 			r->timed++;
-			r->total_ns = d > INT64_MAX - r->total_ns ? INT64_MAX : r->total_ns + d;
+			/* saturated both ways: a damaged file's marker may end before it starts */
+			r->total_ns = pv_time_add(r->total_ns, d);
 			r->min_ns = d < r->min_ns ? d : r->min_ns;
 			r->max_ns = d > r->max_ns ? d : r->max_ns;
 		}
