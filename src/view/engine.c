@@ -987,6 +987,11 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 #define BU_MIN_STEPS	   16000000ull /* walker moves: at least this many */
 #define BU_STEPS_PER_STACK 64u	       /* ... or this many per working stack */
 
+struct bu_item {
+	uint64_t w; /* the row's first total, by magnitude */
+	uint32_t row;
+};
+
 enum bu_step {
 	BU_SELF,   /* the walkers' own stacks: the roots of an inverted tree */
 	BU_CALLER, /* each walker's caller: the rows below the center */
@@ -1011,30 +1016,28 @@ struct bu {
 	uint64_t live;		 /* walkers of the rows waiting */
 	uint32_t *first, *count; /* per row */
 	uint32_t rcap;
-	uint32_t *heap; /* the rows waiting, heaviest first */
+	struct bu_item *heap; /* the rows waiting, heaviest first */
 	uint32_t hlen, hcap;
 	uint64_t steps;
 	int oom;
 };
 
-static bool bu_before(const struct bu *u, uint32_t x, uint32_t y)
+/* heavier (the first metric's total, by magnitude) first, then the older row */
+static bool bu_before(const struct bu_item *x, const struct bu_item *y)
 {
-	int64_t a = u->b.t->total[0][x], c = u->b.t->total[0][y];
-	a = a < 0 ? -a : a;
-	c = c < 0 ? -c : c;
-	return a != c ? a > c : x < y;
+	return x->w != y->w ? x->w > y->w : x->row < y->row;
 }
 
 static void bu_sift(struct bu *u, uint32_t i)
 {
-	uint32_t r = u->heap[i];
+	struct bu_item r = u->heap[i];
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= u->hlen)
 			break;
-		if (c + 1 < u->hlen && bu_before(u, u->heap[c + 1], u->heap[c]))
+		if (c + 1 < u->hlen && bu_before(&u->heap[c + 1], &u->heap[c]))
 			c++;
-		if (!bu_before(u, u->heap[c], r))
+		if (!bu_before(&u->heap[c], &r))
 			break;
 		u->heap[i] = u->heap[c];
 		i = c;
@@ -1052,18 +1055,20 @@ static void bu_push(struct bu *u, uint32_t r)
 		}
 		u->hcap = nc;
 	}
+	int64_t w = u->b.t->total[0][r];
+	struct bu_item it = {w < 0 ? -(uint64_t)w : (uint64_t)w, r};
 	uint32_t i = u->hlen++;
-	while (i && bu_before(u, r, u->heap[(i - 1) / 2])) {
+	while (i && bu_before(&it, &u->heap[(i - 1) / 2])) {
 		u->heap[i] = u->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	u->heap[i] = r;
+	u->heap[i] = it;
 	u->live += u->count[r];
 }
 
 static uint32_t bu_pop(struct bu *u)
 {
-	uint32_t top = u->heap[0];
+	uint32_t top = u->heap[0].row;
 	u->heap[0] = u->heap[--u->hlen];
 	if (u->hlen)
 		bu_sift(u, 0);
@@ -1118,7 +1123,8 @@ static _Thread_local const uint32_t *bu_sort_first;
 
 static int bu_cmp_first(const void *a, const void *b)
 {
-	uint32_t x = bu_sort_first[*(const uint32_t *)a], y = bu_sort_first[*(const uint32_t *)b];
+	uint32_t x = bu_sort_first[((const struct bu_item *)a)->row];
+	uint32_t y = bu_sort_first[((const struct bu_item *)b)->row];
 	return x < y ? -1 : x > y;
 }
 
@@ -1139,7 +1145,7 @@ static int bu_room(struct bu *u, uint32_t *first, uint32_t n)
 		uint32_t at = 0;
 		bool placed = false;
 		for (uint32_t i = 0; i <= u->hlen; i++) {
-			if (!placed && (i == u->hlen || u->first[u->heap[i]] > *first)) {
+			if (!placed && (i == u->hlen || u->first[u->heap[i].row] > *first)) {
 				bu_move(u, at, *first, n);
 				*first = at;
 				at += n;
@@ -1147,7 +1153,7 @@ static int bu_room(struct bu *u, uint32_t *first, uint32_t n)
 			}
 			if (i == u->hlen)
 				break;
-			uint32_t r = u->heap[i];
+			uint32_t r = u->heap[i].row;
 			bu_move(u, at, u->first[r], u->count[r]);
 			u->first[r] = at;
 			at += u->count[r];
@@ -1249,6 +1255,12 @@ static bool bu_more(const struct bu *u, uint32_t r, enum bu_step step)
 		if (bu_next(u, u->node[i], step) != PV_NONE)
 			return true;
 	return false;
+}
+
+/* How row r's walkers move: past the center to its callers, else to the next row key. */
+static enum bu_step bu_step_of(const struct bu *u, uint32_t r, bool merge_runs)
+{
+	return u->b.t->kind[r] == PV_ROW_CENTER ? BU_CALLER : merge_runs ? BU_RUN : BU_CALLER;
 }
 
 static void bu_release(struct bu *u)
@@ -1383,15 +1395,16 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 	bool unlimited = v->q.max_rows == 0;
 	uint64_t unexpanded = 0;
 	while (u.hlen && !u.oom) {
-		uint32_t r = bu_pop(&u);
-		enum bu_step step = u.b.t->kind[r] == PV_ROW_CENTER ? BU_CALLER
-				    : merge_runs		    ? BU_RUN
-								    : BU_CALLER;
 		if (!unlimited && (u.b.t->len >= max_rows || u.steps >= max_steps)) {
-			unexpanded += bu_more(&u, r, step);
-			continue;
+			/* the rows waiting stay unexpanded: those with callers are counted */
+			for (uint32_t i = 0; i < u.hlen; i++) {
+				uint32_t r = u.heap[i].row;
+				unexpanded += bu_more(&u, r, bu_step_of(&u, r, merge_runs));
+			}
+			break;
 		}
-		bu_expand(&u, r, u.first[r], u.count[r], step);
+		uint32_t r = bu_pop(&u);
+		bu_expand(&u, r, u.first[r], u.count[r], bu_step_of(&u, r, merge_runs));
 	}
 	if (!anchor && !u.oom && !u.b.oom)
 		nostack_row(e, &u.b, true);
