@@ -497,3 +497,61 @@ T_TEST(deep_every_frame_self)
 	}
 	pv_profile_free(p);
 }
+
+/* ---- a call graph 100,000 calls deep (callgrind): its trees grow from the graph ---- */
+
+T_TEST(deep_callgraph_chain)
+{
+	/* f_i: self 1, calls f_i+1 once, which costs N - 1 - i inclusive */
+	size_t cap = (size_t)N * 64 + 64, o = 0;
+	char *t = malloc(cap);
+	if (!t)
+		return;
+	o += (size_t)snprintf(t + o, cap - o, "events: Ir\n");
+	for (uint32_t i = 0; i < N; i++) {
+		o += (size_t)snprintf(t + o, cap - o, "fn=(%u) f%u\n1 1\n", i + 1, i);
+		if (i + 1 < N)
+			o += (size_t)snprintf(t + o, cap - o, "cfn=(%u) f%u\ncalls=1 1\n1 %u\n", i + 2,
+					      i + 1, N - 1 - i);
+	}
+	struct pv_profile *p = load("deep.callgrind", t, o);
+	free(t);
+	if (!p)
+		return;
+	/* top-down from the graph: f0 (N, self 1) > f1 (N - 1) > ... > f99999 (1, self 1);
+	 * each row marks its path by moving from its parent's, not by walking it */
+	struct pv_view *v = view(p, PV_VIEW_TREE, NULL);
+	if (v) {
+		T_EQ_INT(v->tree->len, N);
+		uint32_t r = v->tree->roots[0], bad = 0;
+		for (uint32_t d = 0; d < N; d++) {
+			bad += v->tree->total[0][r] != N - d || v->tree->self[0][r] != 1;
+			if (!v->tree->child_len[r])
+				break;
+			r = v->tree->children[v->tree->child_first[r]];
+		}
+		T_EQ_INT(bad, 0);
+		T_EQ_STR(rname(v, v->tree, r), "f99999");
+		struct sink s;
+		print_to(&s, v, false); /* the printers' budget: every row fits it */
+		T_EQ_U64(s.lines, 3 + N);
+		T_CONTAINS(last_line(&s, 1), "[99999] f99999");
+		pv_view_free(v);
+	}
+	/* --max-rows 10: the same tree printed to 10 rows, the rest counted */
+	v = view(p, PV_VIEW_TREE, (const char *[]){"max-rows=10", NULL});
+	if (v) {
+		struct sink s;
+		print_to(&s, v, false);
+		T_EQ_STR(last_line(&s, 1), "# 99990 rows past the first 10 printed not shown (--max-rows)");
+		pv_view_free(v);
+	}
+	/* centered on f50000: its callers f49999 .. f0, exact for the calls next to it */
+	v = view(p, PV_VIEW_CALLERS, (const char *[]){"center=f50000", NULL});
+	if (v) {
+		T_EQ_INT(v->tree->len, 50001);
+		T_EQ_INT(v->tree->total[0][v->tree->roots[0]], 50000);
+		pv_view_free(v);
+	}
+	pv_profile_free(p);
+}
