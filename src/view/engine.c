@@ -781,6 +781,9 @@ struct row_sort {
 	const int64_t *key, *key2;
 	const uint8_t *kind;
 	const uint32_t *id, *line;
+	/* per row (NULL: none): the first 8 bytes of its name, big-endian, so most name
+	 * comparisons of a long list touch no string (rows of unique stacks: millions of roots) */
+	const uint64_t *name8;
 };
 
 static _Thread_local const struct row_sort *row_sort;
@@ -793,6 +796,8 @@ static int cmp_row(const void *a, const void *b)
 		return c->key[x] > c->key[y] ? -1 : 1;
 	if (c->key2 && c->key2[x] != c->key2[y])
 		return c->key2[x] > c->key2[y] ? -1 : 1;
+	if (c->name8 && c->name8[x] != c->name8[y])
+		return c->name8[x] < c->name8[y] ? -1 : 1;
 	char bx[64], by[64];
 	const char *nx = pv_view_row_name(c->v, c->kind[x], c->id[x], bx, sizeof(bx), c->line[x]);
 	const char *ny = pv_view_row_name(c->v, c->kind[y], c->id[y], by, sizeof(by), c->line[y]);
@@ -865,10 +870,24 @@ static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_sel
 			t->children[t->child_first[t->parent[r]] + t->child_len[t->parent[r]]++] = r;
 	}
 	pv_free(live);
-	struct row_sort c = {e->v, t, t->total[0], NULL, t->kind, t->id, t->line};
+	struct row_sort c = {e->v, t, t->total[0], NULL, t->kind, t->id, t->line, NULL};
+	uint64_t *name8 = n > 4096 ? pv_malloc((size_t)n * sizeof(*name8)) : NULL;
+	for (uint32_t r = 0; name8 && r < n; r++) {
+		char b[64];
+		const char *nm =
+		    pv_view_row_name(e->v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]);
+		uint64_t x = 0;
+		for (int i = 0; i < 8; i++) {
+			x = x << 8 | (uint8_t)*nm;
+			nm += *nm != 0;
+		}
+		name8[r] = x;
+	}
+	c.name8 = name8;
 	for (uint32_t r = 0; r < n; r++)
 		sort_ix(&c, t->children + t->child_first[r], t->child_len[r]);
 	sort_ix(&c, t->roots, t->nr_roots);
+	pv_free(name8);
 	return 0;
 }
 
@@ -904,6 +923,86 @@ static bool nostack_kept(const struct pv_query *q)
 }
 
 /*
+ * Rows of a top-down tree by (parent row, key), found without hashing most of the time: a root
+ * by its key's index (at function granularity the function itself, else an interned key), a
+ * row's first child in first[] (its key and row), and only the children past a row's first in a
+ * map. A tree of unique stacks (millions of roots) costs an array entry a row, not two hash map
+ * slots.
+ */
+struct td {
+	struct tree_build b;
+	bool by_func;	/* key index = function (pseudo-functions included) */
+	uint32_t nfunc; /* functions and pseudo-functions: key indices below are functions */
+	uint32_t *root; /* per key index: its root row + 1 */
+	uint32_t root_len, root_cap;
+	uint64_t *first; /* per row: its first child's key index << 32 | row + 1 */
+	uint32_t first_cap;
+	struct u64map more; /* (parent + 1) << 32 | key index -> row, the other children */
+};
+
+static uint32_t td_key(struct td *d, uint64_t key)
+{
+	if (d->by_func && KEY_KIND(key) == PV_ROW_FUNCTION)
+		return KEY_ID(key);
+	return d->nfunc + key_index(&d->b, key);
+}
+
+static uint32_t td_row(struct td *d, uint32_t parent, uint64_t key)
+{
+	struct tree_build *b = &d->b;
+	if (b->oom)
+		return 0;
+	uint32_t k = td_key(d, key), r;
+	if (b->oom)
+		return 0;
+	if (parent == PV_NONE) {
+		if (k >= d->root_len) {
+			if (k >= d->root_cap) {
+				uint32_t nc = grow_cap(d->root_cap, (uint64_t)k + 1);
+				if (!nc || COL_GROW(d->root, nc)) {
+					b->oom = 1;
+					return 0;
+				}
+				d->root_cap = nc;
+			}
+			memset(d->root + d->root_len, 0,
+			       (size_t)(k + 1 - d->root_len) * sizeof(*d->root));
+			d->root_len = k + 1;
+		}
+		if (d->root[k])
+			return d->root[k] - 1;
+	} else {
+		uint64_t f = d->first[parent];
+		if (f && (uint32_t)(f >> 32) == k)
+			return (uint32_t)f - 1;
+		if (f &&
+		    (r = u64map_get(&d->more, ((uint64_t)(parent + 1) << 32) | k)) != UINT32_MAX)
+			return r;
+	}
+	r = tb_row(b, parent, key);
+	if (r == PV_NONE) {
+		b->oom = 1;
+		return 0;
+	}
+	if (r >= d->first_cap) {
+		uint32_t nc = grow_cap(d->first_cap, (uint64_t)r + 1);
+		if (!nc || COL_GROW(d->first, nc)) {
+			b->oom = 1;
+			return 0;
+		}
+		d->first_cap = nc;
+	}
+	d->first[r] = 0;
+	if (parent == PV_NONE)
+		d->root[k] = r + 1;
+	else if (!d->first[parent])
+		d->first[parent] = (uint64_t)k << 32 | (r + 1);
+	else if (u64map_put(&d->more, ((uint64_t)(parent + 1) << 32) | k, r))
+		b->oom = 1;
+	return r;
+}
+
+/*
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
  * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
@@ -911,57 +1010,65 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 			  struct pv_tree **out)
 {
 	struct wst *w = &e->w;
-	struct tree_build b;
+	struct td d;
+	memset(&d, 0, sizeof(d));
+	enum pv_granularity by = e->v->q.by;
+	d.by_func = by == PV_BY_FUNCTION;
+	d.nfunc = d.by_func ? e->p->funcs.len + e->v->nr_pseudo : 0;
+	struct tree_build *b = &d.b;
 	uint32_t *node = pv_malloc((size_t)(w->len ? w->len : 1) * sizeof(*node));
-	if (tb_init(&b, e->nm) || !node) {
+	if (tb_init(b, e->nm) || !node) {
 		pv_free(node);
-		tb_release(&b);
-		tree_free(b.t, e->nm);
+		tb_release(b);
+		tree_free(b->t, e->nm);
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
 	}
-	enum pv_granularity by = e->v->q.by;
 	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
-	for (uint32_t s = 0; s < w->len && !b.oom; s++) {
+	for (uint32_t s = 0; s < w->len && !b->oom; s++) {
 		uint32_t pre = w->prefix[s];
 		if (anchor && anchor[s] == PV_NONE) {
 			node[s] = PV_NONE;
 			continue;
 		}
 		if (anchor && anchor[s] == s && center_row) {
-			node[s] = row_of(&b, PV_NONE, CENTER_KEY);
+			node[s] = td_row(&d, PV_NONE, CENTER_KEY);
 		} else if (anchor && anchor[s] == s) {
-			node[s] = row_of(&b, PV_NONE, frame_key(e->v, w->frame[s], by));
+			node[s] = td_row(&d, PV_NONE, frame_key(e->v, w->frame[s], by));
 		} else {
 			uint32_t parent = pre == PV_NONE ? PV_NONE : node[pre];
 			uint64_t key = frame_key(e->v, w->frame[s], by);
-			if (merge_runs && parent != PV_NONE && b.t->kind[parent] != PV_ROW_CENTER &&
-			    KEY(b.t->kind[parent], b.t->id[parent], 0) == key)
+			if (merge_runs && parent != PV_NONE &&
+			    b->t->kind[parent] != PV_ROW_CENTER &&
+			    KEY(b->t->kind[parent], b->t->id[parent], 0) == key)
 				node[s] = parent;
 			else
-				node[s] = row_of(&b, parent, key);
+				node[s] = td_row(&d, parent, key);
 		}
-		if (b.oom)
+		if (b->oom)
 			break;
-		if (b.t->kind[node[s]] != PV_ROW_CENTER)
-			row_frame(e->v, b.t, node[s], w->frame[s]);
+		if (b->t->kind[node[s]] != PV_ROW_CENTER)
+			row_frame(e->v, b->t, node[s], w->frame[s]);
 		for (uint32_t m = 0; m < e->nm; m++)
-			b.t->self[m][node[s]] += w->cost[m][s];
+			b->t->self[m][node[s]] += w->cost[m][s];
 	}
-	if (!anchor && !b.oom)
-		nostack_row(e, &b, false);
+	if (!anchor && !b->oom)
+		nostack_row(e, b, false);
 	pv_free(node);
-	int oom = b.oom;
-	tb_release(&b);
+	pv_free(d.root);
+	pv_free(d.first);
+	u64map_release(&d.more);
+	int oom = b->oom;
+	tb_release(b);
 	if (oom) {
-		tree_free(b.t, e->nm);
+		tree_free(b->t, e->nm);
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
 	}
-	int rc = tree_finish(e, b.t, true);
+	int rc = tree_finish(e, b->t, true);
 	if (rc) {
-		tree_free(b.t, e->nm);
+		tree_free(b->t, e->nm);
 		return rc;
 	}
-	*out = b.t;
+	*out = b->t;
 	return 0;
 }
 
@@ -1621,9 +1728,14 @@ enter:
 			order[l][first[l][ps] + count[l][ps]++] = sx;
 		}
 		bool by_self = list && v->q.sort == PV_SORT_SELF;
-		struct row_sort c = {v, NULL, by_self ? fb.excl[l][0] : fb.incl[l][0],
-				     by_self ? fb.incl[l][0] : fb.excl[l][0], tmpkind[l], tmpid[l],
-				     tmpline[l]};
+		struct row_sort c = {v,
+				     NULL,
+				     by_self ? fb.excl[l][0] : fb.incl[l][0],
+				     by_self ? fb.incl[l][0] : fb.excl[l][0],
+				     tmpkind[l],
+				     tmpid[l],
+				     tmpline[l],
+				     NULL};
 		for (uint32_t ps = 0; ps < np; ps++)
 			sort_ix(&c, order[l] + first[l][ps], count[l][ps]);
 	}
@@ -1758,8 +1870,14 @@ static void exact_function_costs(struct engine *e)
 			for (uint32_t r = a; r < b; r++)
 				order[r - a] = r;
 			bool by_self = v->q.view == PV_VIEW_TOP && v->q.sort == PV_SORT_SELF;
-			struct row_sort c = {v, NULL, by_self ? f->self[0] : f->total[0],
-					     by_self ? f->total[0] : f->self[0], f->kind, f->id, f->line};
+			struct row_sort c = {v,
+					     NULL,
+					     by_self ? f->self[0] : f->total[0],
+					     by_self ? f->total[0] : f->self[0],
+					     f->kind,
+					     f->id,
+					     f->line,
+					     NULL};
 			sort_ix(&c, order, b - a);
 			for (uint32_t m = 0; m < e->nm; m++) {
 				for (uint32_t k = 0; k < b - a; k++) {
