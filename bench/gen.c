@@ -6,6 +6,18 @@
  *   gen perf      SIZE_MB OUT [SEED]   `perf script` text (perf record -g, cpu-clock)
  *   gen callgrind SIZE_MB OUT [SEED]   a callgrind file (callgrind 3.19, positions: line, Ir)
  *
+ * Shapes that cost memory, time or output per frame or per row (issue 11, bench/RESULTS.md "Deep
+ * stacks" and "Memory per unique stack and per sample"), N a count, no seed (no randomness):
+ *   gen deep-collapsed N OUT   one stack N frames deep: "f0;f1;...;fN-1 1"
+ *   gen flat-collapsed N OUT   as many bytes as deep-collapsed N: lines "fK 1", one frame each
+ *   gen deep-chrome    N OUT   a Chrome trace of N nested events f0 > f1 > ... (B at K us, E at
+ *                              2N - K us: 2 us of each event's own time)
+ *   gen flat-chrome    N OUT   N events side by side, B at 2K us, E at 2K + 1 us (the same
+ *                              events, so within a few bytes the size of deep-chrome N)
+ *   gen unique-stacks  N OUT   N distinct stacks of one distinct frame each: lines "fK 1"
+ *   gen cpuprofile     N OUT   a V8 .cpuprofile of 4 nodes and N samples (a node and a time
+ *                              delta of 90-109 us each)
+ *
  * SIZE_MB is in units of 1,000,000 bytes (the output is within a few kB of it); OUT "-" is
  * standard output. The same arguments give the same bytes on every run and machine: the only
  * randomness is our own splitmix64 streams, integer-only (no rand(), no libm, no hash order).
@@ -2470,8 +2482,115 @@ static void gen_callgrind(FILE *f, uint64_t target, uint64_t seed)
 static void usage(void)
 {
 	fprintf(stderr, "usage: gen firefox|collapsed|callgrind|perf SIZE_MB OUT [SEED]\n"
+			"       gen deep-collapsed|flat-collapsed|deep-chrome|flat-chrome|"
+			"unique-stacks|cpuprofile N OUT\n"
 			"  SIZE_MB in units of 1,000,000 bytes; OUT '-' = standard output\n");
 	exit(2);
+}
+
+/* ---------------------------------------------------------------- shapes (a count, no seed) */
+
+static void out_frame(struct out *o, uint64_t k)
+{
+	char tmp[24];
+	out_ch(o, 'f');
+	out_mem(o, tmp, fmt_u64(tmp, k));
+}
+
+/* bytes of "f0;f1;...;fN-1 1\n" */
+static uint64_t deep_collapsed_bytes(uint64_t n)
+{
+	uint64_t b = 3, digits = 1, next = 10;
+	for (uint64_t k = 0; k < n; k++) {
+		if (k == next) {
+			digits++;
+			next *= 10;
+		}
+		b += 1 + digits + (k > 0);
+	}
+	return b;
+}
+
+static void out_event(struct out *o, uint64_t k, char ph, uint64_t ts, int first)
+{
+	char tmp[24];
+	out_str(o, first ? "[{\"name\":\"" : ",\n{\"name\":\"");
+	out_frame(o, k);
+	out_str(o, ph == 'B' ? "\",\"ph\":\"B\",\"ts\":" : "\",\"ph\":\"E\",\"ts\":");
+	out_mem(o, tmp, fmt_u64(tmp, ts));
+	out_str(o, ",\"pid\":1,\"tid\":1}");
+}
+
+static int gen_shape(FILE *f, const char *kind, uint64_t n)
+{
+	struct out o = {.f = f, .cap = 1 << 22};
+	o.buf = xcalloc(o.cap, 1);
+	char tmp[24];
+	if (!strcmp(kind, "deep-collapsed")) {
+		for (uint64_t k = 0; k < n; k++) {
+			if (k)
+				out_ch(&o, ';');
+			out_frame(&o, k);
+		}
+		out_str(&o, " 1\n");
+	} else if (!strcmp(kind, "flat-collapsed")) {
+		uint64_t target = deep_collapsed_bytes(n);
+		for (uint64_t k = 0; out_total(&o) + 12 <= target; k++) {
+			out_frame(&o, k);
+			out_str(&o, " 1\n");
+		}
+	} else if (!strcmp(kind, "deep-chrome") || !strcmp(kind, "flat-chrome")) {
+		int deep = kind[0] == 'd';
+		for (uint64_t k = 0; k < n; k++) {
+			out_event(&o, k, 'B', deep ? k : 2 * k, k == 0);
+			if (!deep)
+				out_event(&o, k, 'E', 2 * k + 1, 0);
+		}
+		for (uint64_t k = n; deep && k-- > 0;)
+			out_event(&o, k, 'E', 2 * n - k, 0);
+		out_str(&o, n ? "]\n" : "[]\n");
+	} else if (!strcmp(kind, "unique-stacks")) {
+		for (uint64_t k = 0; k < n; k++) {
+			out_frame(&o, k);
+			out_str(&o, " 1\n");
+		}
+	} else if (!strcmp(kind, "cpuprofile")) {
+		static const char *const names[] = {"(root)", "main", "work", "idle"};
+		out_str(&o, "{\"nodes\":[");
+		for (int i = 0; i < 4; i++) {
+			out_str(&o, i ? ",{\"id\":" : "{\"id\":");
+			out_mem(&o, tmp, fmt_u64(tmp, (uint64_t)i + 1));
+			out_str(&o, ",\"callFrame\":{\"functionName\":\"");
+			out_str(&o, names[i]);
+			out_str(&o, "\",\"scriptId\":\"1\",\"url\":\"app.js\",\"lineNumber\":");
+			out_mem(&o, tmp, fmt_u64(tmp, (uint64_t)i * 10));
+			out_str(&o, ",\"columnNumber\":1}");
+			out_str(&o, i == 0 ? ",\"children\":[2,4]}" : i == 1 ? ",\"children\":[3]}" : "}");
+		}
+		out_str(&o, "],\"startTime\":0,\"endTime\":");
+		out_mem(&o, tmp, fmt_u64(tmp, n * 110));
+		out_str(&o, ",\"samples\":[");
+		for (uint64_t k = 0; k < n; k++) {
+			if (k)
+				out_ch(&o, ',');
+			out_ch(&o, (char)('2' + (k * 7 + k / 3) % 3)); /* nodes 2, 3, 4 */
+		}
+		out_str(&o, "],\"timeDeltas\":[");
+		for (uint64_t k = 0; k < n; k++) {
+			if (k)
+				out_ch(&o, ',');
+			out_mem(&o, tmp, fmt_u64(tmp, 90 + (k * 13) % 20));
+		}
+		out_str(&o, "]}\n");
+	} else {
+		free(o.buf);
+		return -1;
+	}
+	out_flush(&o);
+	free(o.buf);
+	fprintf(stderr, "gen: %s %llu: %llu bytes\n", kind, (unsigned long long)n,
+		(unsigned long long)out_total(&o));
+	return 0;
 }
 
 static uint64_t parse_u64(const char *s)
@@ -2488,6 +2607,21 @@ int main(int argc, char **argv)
 {
 	if (argc < 4 || argc > 5)
 		usage();
+	if (strchr(argv[1], '-') || !strcmp(argv[1], "cpuprofile")) {
+		uint64_t n = parse_u64(argv[2]);
+		if (argc != 4 || n > 1000000000)
+			usage();
+		FILE *f = strcmp(argv[3], "-") ? fopen(argv[3], "wb") : stdout;
+		if (!f) {
+			fprintf(stderr, "gen: cannot open '%s': %s\n", argv[3], strerror(errno));
+			return 1;
+		}
+		if (gen_shape(f, argv[1], n))
+			usage();
+		if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
+			die("write error");
+		return 0;
+	}
 	uint64_t mb = parse_u64(argv[2]);
 	uint64_t seed = argc == 5 ? parse_u64(argv[4]) : 20240610;
 	if (mb == 0 || mb > 100000)

@@ -8,7 +8,9 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve or page: run only that kind),
+# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep or memory:
+# run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
+# stacks and samples, default 10000000),
 # BENCH_PAGE_ROUNDS (page: center changes per tab, default 11),
 # BENCH_MARKERS (markers: the 100 % count of raw markers, default 1000000),
 # BENCH_CALLGRIND_MB / BENCH_CALLGRIND_ROUNDS (callgrind: 100 % size and runs, default 100 / 3), BENCH_REVISION (what RESULTS.md names
@@ -17,7 +19,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 invocation="sh bench/run.sh"
-for v in BENCH_ONLY BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BUILD; do
+for v in BENCH_ONLY BENCH_DEEP BENCH_MEMORY_N BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BUILD; do
 	eval "val=\${$v:-}"
 	[ -n "$val" ] && invocation="$v=$val $invocation"
 done
@@ -158,7 +160,7 @@ buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
 
 [ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
-	[ "$ONLY" = page ] ||
+	[ "$ONLY" = page ] || [ "$ONLY" = deep ] || [ "$ONLY" = memory ] ||
 	cat >"$RESULTS" <<EOF
 # Benchmark results
 
@@ -658,3 +660,139 @@ EOF
 fi
 echo "bench: wrote $RESULTS" >&2
 cat "$RESULTS"
+
+# deep stacks (issue 11): every command and /api/flame on one stack BENCH_DEEP frames deep (a
+# collapsed line, and a Chrome trace of nested events with time of their own in every frame)
+# against a flat profile of the same size; time (median of ROUNDS) and peak RSS. BENCH_ONLY=deep
+if [ -z "$ONLY" ] || [ "$ONLY" = deep ]; then
+	DEPTH=${BENCH_DEEP:-100000}
+	ninja -C "$BUILD" bench/api >/dev/null
+	deep_rows=""
+	for pair in collapsed chrome; do
+		for shape in deep flat; do
+			f=$OUT/$shape-$pair-$DEPTH.txt
+			[ -s "$f" ] && [ "$f" -nt "$GEN" ] || "$GEN" "$shape-$pair" "$DEPTH" "$f" 2>/dev/null
+		done
+		bytes=$(wc -c <"$OUT/deep-$pair-$DEPTH.txt" | tr -d ' ')
+		for cmd in tree callers flat top "butterfly --center f$((DEPTH / 2))" flame; do
+			line="| $pair, $(awk -v b="$bytes" 'BEGIN { printf "%.2f MB", b / 1e6 }') | \`$cmd\` |"
+			for shape in deep flat; do
+				f=$OUT/$shape-$pair-$DEPTH.txt
+				name=$shape-$pair-$(echo "$cmd" | cut -d' ' -f1)
+				if [ "$cmd" = flame ]; then
+					run="$BUILD/bench/api $f flame view=tree"
+				else
+					run="$PV $cmd $f"
+				fi
+				hyperfine -N --runs "$ROUNDS" --style none --export-csv "$HF/$name.csv" \
+					-n "$name" "$run" >/dev/null 2>&1 || true
+				t=$(awk -F, 'NR == 2 { print $4 }' "$HF/$name.csv")
+				# shellcheck disable=SC2086
+				rss=$(peak_rss "$OUT/time-$name.txt" $run || echo 0)
+				# shellcheck disable=SC2086
+				if [ "$cmd" = flame ]; then
+					bytes_out=$($run | sed -n 's/.*status 200, \([0-9]*\) bytes.*/\1/p')
+				else
+					bytes_out=$($run 2>/dev/null | wc -c | tr -d ' ')
+				fi
+				eval "t_$shape=\$t rss_$shape=\$rss out_$shape=\$bytes_out"
+			done
+			# shellcheck disable=SC2154
+			deep_rows="$deep_rows
+$line $(awk -v td="$t_deep" -v tf="$t_flat" -v rd="$rss_deep" -v rf="$rss_flat" \
+				-v od="$out_deep" -v of="$out_flat" 'BEGIN {
+				printf "%.3f s | %.0f MB | %.1f MB | %.3f s | %.0f MB | %.1f MB | %.1f× | %.1f× |",
+					td, rd * 1024 / 1e6, od / 1e6, tf, rf * 1024 / 1e6, of / 1e6,
+					td / tf, rd / rf }')"
+		done
+	done
+	awk '/^## Deep stacks/ { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## Deep stacks: one stack $DEPTH frames deep against a flat profile of the same size
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu). This section: \`BENCH_ONLY=deep sh bench/run.sh\`.
+
+Target (issue 11): a stack $DEPTH frames deep costs every command and endpoint time and memory
+linear in the file, at most 10× a flat profile of the same size (doc/deep-stacks.md). The inputs:
+\`deep-collapsed\` is one line of $DEPTH frames, \`flat-collapsed\` as many bytes of one-frame
+lines; \`deep-chrome\` is $DEPTH nested trace events, each with 2 µs of its own (so the bottom-up
+tree has $DEPTH roots over their callers and stops at its row budget), \`flat-chrome\` the same
+events side by side. Times are hyperfine medians of $ROUNDS runs (the command's output to
+/dev/null), peak RSS from \`/usr/bin/time -v\`, "out" the bytes written; \`flame\` is
+\`$BUILD/bench/api FILE flame view=tree\` (one /api/flame answer in process, import included).
+
+| input | command | deep: time | deep: peak RSS | deep: out | flat: time | flat: peak RSS | flat: out | time deep / flat | memory deep / flat |
+|---|---|---|---|---|---|---|---|---|---|$deep_rows
+
+Before issue 11 (at 86830f7): \`tree\` of the deep collapsed stack wrote 10 GB (two spaces of
+indentation a level), \`callers\` of a 5,000-deep trace took 688 MB and wrote 42 GB (its
+12.5 M rows, all printed), one /api/flame answer of the deep stack was 1.2 GB (every node's key
+is its whole path), and a call-graph tree 100,000 calls deep took 25 s.
+
+Commands:
+\`\`\`sh
+$GEN deep-collapsed $DEPTH $OUT/deep-collapsed-$DEPTH.txt    # and flat-collapsed, deep-chrome, flat-chrome
+hyperfine -N --runs $ROUNDS "$PV tree FILE"      # callers, flat, top, butterfly --center f$((DEPTH / 2))
+hyperfine -N --runs $ROUNDS "$BUILD/bench/api FILE flame view=tree"
+/usr/bin/time -v $PV tree FILE >/dev/null        # and the others
+\`\`\`
+EOF
+fi
+
+# memory per unique stack and per sample (issue 11): BENCH_MEMORY_N unique one-frame stacks (a
+# collapsed file) and BENCH_MEMORY_N samples of a V8 .cpuprofile; peak RSS against the file's
+# size. BENCH_ONLY=memory
+if [ -z "$ONLY" ] || [ "$ONLY" = memory ]; then
+	MEM_N=${BENCH_MEMORY_N:-10000000}
+	mem_rows=""
+	for kind in unique-stacks cpuprofile; do
+		f=$OUT/$kind-$MEM_N.txt
+		[ -s "$f" ] && [ "$f" -nt "$GEN" ] || "$GEN" "$kind" "$MEM_N" "$f" 2>/dev/null
+		bytes=$(wc -c <"$f" | tr -d ' ')
+		hyperfine -N --runs 3 --style none --export-csv "$HF/memory-$kind.csv" \
+			-n "$kind" "$PV tree --depth 3 $f" >/dev/null 2>&1 || true
+		t=$(awk -F, 'NR == 2 { print $4 }' "$HF/memory-$kind.csv")
+		rss=$(peak_rss "$OUT/time-memory-$kind.txt" "$PV" tree --depth 3 "$f" || echo 0)
+		split=$(rss_split "$PV" tree --depth 3 "$f")
+		mem_rows="$mem_rows
+$(awk -v k="$kind" -v n="$MEM_N" -v b="$bytes" -v t="$t" -v r="$rss" -v m="$split" 'BEGIN {
+			split(m, a, " ")
+			printf "| %s | %d | %.1f MB | %.3f s | %.0f MB | %.2f× | %.0f MB | %.0f MB | %.0f |",
+				k, n, b / 1e6, t, r * 1024 / 1e6, r * 1024 / b, a[1] * 1024 / 1e6,
+				a[2] * 1024 / 1e6, r * 1024 / n }')"
+	done
+	awk '/^## Memory per unique stack and per sample/ { skip = 1; next } /^## / { skip = 0 } !skip' \
+		"$RESULTS" >"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## Memory per unique stack and per sample
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu). This section: \`BENCH_ONLY=memory sh bench/run.sh\`.
+
+\`unique-stacks\`: $MEM_N lines \`fK 1\`, each a stack of its own (one string, function, frame,
+stack and sample each); \`cpuprofile\`: a V8 profile of 4 nodes and $MEM_N samples. The command
+is \`$PV tree --depth 3 FILE\` (open and print); time: hyperfine median of 3 runs; peak RSS from
+\`/usr/bin/time -v\` (anon and file-backed: polled from /proc as in the first table).
+Target (issue 11): under 5× the file.
+
+| input | rows | size | time | peak RSS | RSS / size | peak anon | peak file-backed | bytes a row |
+|---|---|---|---|---|---|---|---|---|$mem_rows
+
+Before issue 11 (at 86830f7, the same inputs and command): unique-stacks 2.45 GB (22.5×, 36 s),
+cpuprofile 747 MB (13.6×). doc/deep-stacks.md says what each row still costs and why 5× needs a
+smaller model.
+
+Commands:
+\`\`\`sh
+$GEN unique-stacks $MEM_N $OUT/unique-stacks-$MEM_N.txt
+$GEN cpuprofile $MEM_N $OUT/cpuprofile-$MEM_N.txt
+hyperfine -N --runs 3 "$PV tree --depth 3 FILE"
+/usr/bin/time -v $PV tree --depth 3 FILE >/dev/null
+\`\`\`
+EOF
+fi

@@ -38,60 +38,63 @@ struct cli {
 
 static void usage(FILE *out)
 {
-	fputs("usage: profview COMMAND [OPTIONS] FILE...\n"
-	      "       profview FILE...              (same as 'profview tree FILE...')\n"
-	      "\n"
-	      "commands:\n"
-	      "  info        format, threads, metrics, table sizes, markers, what the import lost\n"
-	      "  tree        top-down call tree (with --center: the center's callees)\n"
-	      "  callers     bottom-up tree (with --center: the center's callers)\n"
-	      "  butterfly   callers, the center, callees (needs --center)\n"
-	      "  flat        module > file > function > line rows (--by picks the depth)\n"
-	      "  top         one row per function: self, total (recursion counted once)\n"
-	      "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
-	      "  marker      one marker in full: profview marker FILE N\n"
-	      "  formats     the formats profview reads\n"
-	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
-	      "              (profview serve --help)\n"
-	      "  query       print the query given by the options as flags, URL and JSON\n"
-	      "\n"
-	      "the query (the same in every command):\n"
-	      "  --center SCOPE        the context of the view; repeat to merge several\n"
-	      "  --include SCOPE       keep samples whose stack has SCOPE\n"
-	      "  --drop SCOPE          drop samples whose stack has SCOPE\n"
-	      "  --merge SCOPE         remove SCOPE's frames, cost to the caller\n"
-	      "  --collapse-recursion SCOPE   A>B>A>C becomes A>C\n"
-	      "  --collapse-module M   consecutive frames of module M become one\n"
-	      "  --focus-category C    keep only frames of category C\n"
-	      "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
-	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
-	      "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
-	      "  --metric A[,B]        metrics to show (default: the profile's own)\n"
-	      "  --by function|line|file|module   granularity of the rows\n"
-	      "  --percent center|whole           percentages of the center or the whole\n"
-	      "  --inline keep|fold    inlined frames as frames (kind inline) or folded into\n"
-	      "                        the function they are inlined in\n"
-	      "  --depth N, --min-percent P, -n N, --sort self|total   what to print\n"
-	      "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
-	      "  --range-from-marker N     the time range of marker N (see 'markers')\n"
-	      "  --center-from-marker N    the center: marker N's cause stack, as a path\n"
-	      "  SCOPE is NAME, re:REGEX, file:PATH, module:NAME, line:FILE:LINE,\n"
-	      "  FUNCTION:LINE or path:a;b;c. Filters apply in the order given.\n"
-	      "\n"
-	      "markers:\n"
-	      "  --search TERMS        comma-separated substrings (OR) of name, category, type\n"
-	      "                        and fields; key:value for one key, -key:value excludes\n"
-	      "  --thread, --range     markers of these threads, overlapping this range\n"
-	      "  --sort start|duration the table's order (default start); -n N: the first N rows\n"
-	      "  --summary             per name: count, total, min, median, max duration\n"
-	      "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n"
-	      "\n"
-	      "other options:\n"
-	      "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
-	      "  --format NAME   read FILE as this format instead of probing it\n"
-	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
-	      "  -h, --help      this text;  --version   the version\n",
-	      out);
+	fputs(
+	    "usage: profview COMMAND [OPTIONS] FILE...\n"
+	    "       profview FILE...              (same as 'profview tree FILE...')\n"
+	    "\n"
+	    "commands:\n"
+	    "  info        format, threads, metrics, table sizes, markers, what the import lost\n"
+	    "  tree        top-down call tree (with --center: the center's callees)\n"
+	    "  callers     bottom-up tree (with --center: the center's callers)\n"
+	    "  butterfly   callers, the center, callees (needs --center)\n"
+	    "  flat        module > file > function > line rows (--by picks the depth)\n"
+	    "  top         one row per function: self, total (recursion counted once)\n"
+	    "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
+	    "  marker      one marker in full: profview marker FILE N\n"
+	    "  formats     the formats profview reads\n"
+	    "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
+	    "              (profview serve --help)\n"
+	    "  query       print the query given by the options as flags, URL and JSON\n"
+	    "\n"
+	    "the query (the same in every command):\n"
+	    "  --center SCOPE        the context of the view; repeat to merge several\n"
+	    "  --include SCOPE       keep samples whose stack has SCOPE\n"
+	    "  --drop SCOPE          drop samples whose stack has SCOPE\n"
+	    "  --merge SCOPE         remove SCOPE's frames, cost to the caller\n"
+	    "  --collapse-recursion SCOPE   A>B>A>C becomes A>C\n"
+	    "  --collapse-module M   consecutive frames of module M become one\n"
+	    "  --focus-category C    keep only frames of category C\n"
+	    "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
+	    "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
+	    "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
+	    "  --metric A[,B]        metrics to show (default: the profile's own)\n"
+	    "  --by function|line|file|module   granularity of the rows\n"
+	    "  --percent center|whole           percentages of the center or the whole\n"
+	    "  --inline keep|fold    inlined frames as frames (kind inline) or folded into\n"
+	    "                        the function they are inlined in\n"
+	    "  --depth N, --min-percent P, -n N, --sort self|total   what to print (-n: in\n"
+	    "                        a tree, rows a list; the rest is one '... N more' row)\n"
+	    "  --max-rows N          a tree prints at most N rows (default 100000; 0: all)\n"
+	    "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
+	    "  --range-from-marker N     the time range of marker N (see 'markers')\n"
+	    "  --center-from-marker N    the center: marker N's cause stack, as a path\n"
+	    "  SCOPE is NAME, re:REGEX, file:PATH, module:NAME, line:FILE:LINE,\n"
+	    "  FUNCTION:LINE or path:a;b;c. Filters apply in the order given.\n"
+	    "\n"
+	    "markers:\n"
+	    "  --search TERMS        comma-separated substrings (OR) of name, category, type\n"
+	    "                        and fields; key:value for one key, -key:value excludes\n"
+	    "  --thread, --range     markers of these threads, overlapping this range\n"
+	    "  --sort start|duration the table's order (default start); -n N: the first N rows\n"
+	    "  --summary             per name: count, total, min, median, max duration\n"
+	    "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n"
+	    "\n"
+	    "other options:\n"
+	    "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
+	    "  --format NAME   read FILE as this format instead of probing it\n"
+	    "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
+	    "  -h, --help      this text;  --version   the version\n",
+	    out);
 }
 
 __attribute__((format(printf, 1, 2))) static int fail_usage(const char *fmt, ...)
@@ -391,9 +394,26 @@ static const char *const commands[] = {"info",	   "top",     "tree",	"callers", 
 
 /* Options that belong to the query (query.h); their values go to pv_query_set_option. */
 static const char *const query_options[] = {
-	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
-	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "sort", "inside-markers", "inline",
+    "center",
+    "include",
+    "drop",
+    "merge",
+    "collapse-recursion",
+    "collapse-module",
+    "focus-category",
+    "tag",
+    "drop-tag",
+    "metric",
+    "by",
+    "thread",
+    "range",
+    "percent",
+    "min-percent",
+    "depth",
+    "sort",
+    "inside-markers",
+    "inline",
+    "max-rows",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */

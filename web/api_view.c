@@ -27,6 +27,7 @@
 #define THREADS_MAX	    256
 #define FLAME_DEFAULT_NODES 20000
 #define FLAME_MAX_NODES	    1000000
+#define FLAME_KEY_BYTES	    1024 /* per node asked: the keys' budget (a deep stack's are long) */
 #define FLAT_DEFAULT_LIMIT  500
 
 /* ---- a growable string (keys, paths) ---- */
@@ -384,28 +385,29 @@ static bool row_scope(const struct pv_view *v, struct names *nm, uint8_t kind, u
 
 /* ---- row keys ---- */
 
+/* One step of a key into buf (32 bytes); returns its length. */
+static size_t step_text(char *buf, size_t n, uint8_t kind, uint32_t id, uint32_t line)
+{
+	int k;
+	switch (kind) {
+	case PV_ROW_FUNCTION: k = snprintf(buf, n, "f%u", id); break;
+	case PV_ROW_LINE: k = snprintf(buf, n, "l%u:%u", id, line); break;
+	case PV_ROW_FILE:
+		k = id == PV_NONE ? snprintf(buf, n, "s-") : snprintf(buf, n, "s%u", id);
+		break;
+	case PV_ROW_MODULE:
+		k = id == PV_NONE ? snprintf(buf, n, "m-") : snprintf(buf, n, "m%u", id);
+		break;
+	case PV_ROW_NOSTACK: k = snprintf(buf, n, "n"); break;
+	default: k = snprintf(buf, n, "c"); break;
+	}
+	return k > 0 ? (size_t)k : 0;
+}
+
 static void step_add(struct sb *b, uint8_t kind, uint32_t id, uint32_t line)
 {
 	char buf[32];
-	switch (kind) {
-	case PV_ROW_FUNCTION: snprintf(buf, sizeof(buf), "f%u", id); break;
-	case PV_ROW_LINE: snprintf(buf, sizeof(buf), "l%u:%u", id, line); break;
-	case PV_ROW_FILE:
-		if (id == PV_NONE)
-			snprintf(buf, sizeof(buf), "s-");
-		else
-			snprintf(buf, sizeof(buf), "s%u", id);
-		break;
-	case PV_ROW_MODULE:
-		if (id == PV_NONE)
-			snprintf(buf, sizeof(buf), "m-");
-		else
-			snprintf(buf, sizeof(buf), "m%u", id);
-		break;
-	case PV_ROW_NOSTACK: snprintf(buf, sizeof(buf), "n"); break;
-	default: snprintf(buf, sizeof(buf), "c"); break;
-	}
-	sb_adds(b, buf);
+	sb_add(b, buf, step_text(buf, sizeof(buf), kind, id, line));
 }
 
 struct step {
@@ -683,7 +685,8 @@ struct emit {
 	enum path_mode mode;
 	struct sb key, path, scope;
 	struct names names;
-	bool any; /* a row was written (commas) */
+	bool any;      /* a row was written (commas) */
+	uint64_t sent; /* rows written, at most the query's max_rows */
 };
 
 static void tree_row(struct emit *e, uint32_t r, size_t plen)
@@ -801,6 +804,7 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, uint32_t 
 {
 	const struct pv_tree *t = e->t;
 	uint32_t cap = 16, sp = 0;
+	uint64_t budget = e->v->q.max_rows;
 	struct frame *st = malloc(sizeof(*st) * cap);
 	if (!st)
 		return -1;
@@ -821,6 +825,11 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, uint32_t 
 			sp--;
 			continue;
 		}
+		if (budget && e->sent >= budget) {
+			f->stop =
+			    f->next; /* past max-rows: the rest of each open list is a MORE row */
+			continue;
+		}
 		uint32_t r = rows[f->next++];
 		sb_cut(&e->key, f->klen);
 		if (f->row != PV_NONE || sep)
@@ -828,6 +837,7 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, uint32_t 
 		step_add(&e->key, t->kind[r], t->id[r], t->line[r]);
 		size_t rp = path_step(e->v, &e->names, t, e->mode, r, f->plen, &e->path);
 		tree_row(e, r, rp);
+		e->sent++;
 		if (recurse && t->child_len[r] &&
 		    (t->kind[r] == PV_ROW_CENTER || is_open(open, nopen, r))) {
 			if (sp == cap) {
@@ -1228,11 +1238,15 @@ int api_children(struct pv_api *a, const struct api_params *ps, FILE *out)
  * The heaviest max rows of one or two trees, best first: a heap of candidates, each a (parent,
  * position) pair. Children are sorted by total, so a row's next sibling only becomes a
  * candidate once the row is taken and the kept children of a row are a prefix of its list:
- * O(max log max), whatever the size of the trees.
+ * O(max log max), whatever the size of the trees. Rows narrower than a pixel (below min[tree])
+ * are not taken, and taking stops when the keys written would pass key_budget bytes: a key
+ * names a row's whole path, so a chain 100,000 rows deep would write keys quadratic in its
+ * depth (1.2 GB for 20,000 rows).
  */
 struct fnode {
 	uint32_t tree, row; /* row PV_NONE: the tree's virtual root over its roots */
 	uint32_t first, last, next;
+	uint64_t klen; /* the length of its key */
 };
 
 struct fcand {
@@ -1243,6 +1257,8 @@ struct fcand {
 
 struct flame {
 	const struct pv_tree *t[2];
+	int64_t min[2];	     /* a pixel of each tree's width */
+	uint64_t key_budget; /* bytes of keys, at most */
 	struct fnode *nodes;
 	uint32_t len, cap;
 	struct fcand *heap;
@@ -1286,8 +1302,12 @@ static void heap_push(struct flame *fl, uint32_t parent, uint32_t pos)
 		fl->heap = nh;
 		fl->hcap = nc;
 	}
-	const struct pv_tree *t = fl->t[fl->nodes[parent].tree];
-	struct fcand c = {t->total[0][list[pos]], fl->seq++, parent, pos};
+	uint32_t tree = fl->nodes[parent].tree;
+	const struct pv_tree *t = fl->t[tree];
+	int64_t w = t->total[0][list[pos]];
+	if ((w < 0 ? -w : w) < fl->min[tree])
+		return; /* below a pixel: so are the siblings after it */
+	struct fcand c = {w, fl->seq++, parent, pos};
 	uint32_t i = fl->hlen++;
 	while (i > 0 && cand_before(&c, &fl->heap[(i - 1) / 2])) {
 		fl->heap[i] = fl->heap[(i - 1) / 2];
@@ -1328,7 +1348,7 @@ static uint32_t node_add(struct flame *fl, uint32_t tree, uint32_t row)
 		fl->nodes = nn;
 		fl->cap = nc;
 	}
-	fl->nodes[fl->len] = (struct fnode){tree, row, PV_NONE, PV_NONE, PV_NONE};
+	fl->nodes[fl->len] = (struct fnode){tree, row, PV_NONE, PV_NONE, PV_NONE, 0};
 	return fl->len++;
 }
 
@@ -1340,14 +1360,25 @@ static void flame_prune(struct flame *fl, uint32_t ntrees, uint32_t max)
 	for (uint32_t k = 0; k < ntrees; k++)
 		heap_push(fl, k, 0);
 	uint32_t kept = 0;
+	uint64_t keys = 0;
 	while (fl->hlen && kept < max && !fl->oom) {
 		struct fcand c = heap_pop(fl);
 		const uint32_t *list;
 		uint32_t len;
 		node_list(fl, c.parent, &list, &len);
-		uint32_t n = node_add(fl, fl->nodes[c.parent].tree, list[c.pos]);
+		const struct fnode *pn0 = &fl->nodes[c.parent];
+		const struct pv_tree *t = fl->t[pn0->tree];
+		uint32_t r = list[c.pos];
+		char step[32];
+		uint64_t klen = pn0->klen + (pn0->row != PV_NONE) +
+				step_text(step, sizeof(step), t->kind[r], t->id[r], t->line[r]);
+		if (keys + klen > fl->key_budget)
+			break;
+		keys += klen;
+		uint32_t n = node_add(fl, pn0->tree, r);
 		if (n == PV_NONE)
 			break;
+		fl->nodes[n].klen = klen;
 		struct fnode *pn = &fl->nodes[c.parent];
 		if (pn->last == PV_NONE)
 			pn->first = n;
@@ -1462,15 +1493,20 @@ int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
 	struct api_slot *s;
 	struct pv_query q;
-	uint32_t slot, max;
+	uint32_t slot, max, width;
 	int status = req_query(a, ps, out, &slot, &s, &q);
-	if (status || !api_param_u32(ps, "max-nodes", FLAME_DEFAULT_NODES, &max, out, &status)) {
+	if (status || !api_param_u32(ps, "max-nodes", FLAME_DEFAULT_NODES, &max, out, &status) ||
+	    !api_param_u32(ps, "width", 0, &width, out, &status)) {
 		pv_query_release(&q);
 		return status;
 	}
 	if (max == 0 || max > FLAME_MAX_NODES) {
 		pv_query_release(&q);
 		return api_error(out, 400, "max-nodes takes 1 to %u", FLAME_MAX_NODES);
+	}
+	if (width > 100000) {
+		pv_query_release(&q);
+		return api_error(out, 400, "width takes 0 to 100000 pixels, not %u", width);
 	}
 	/* one computation gives both trees of a centered query: the butterfly */
 	bool centered = q.nr_center > 0;
@@ -1482,6 +1518,16 @@ int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out)
 	struct flame fl = {0};
 	fl.t[0] = v->tree;
 	fl.t[1] = v->callers;
+	fl.key_budget = (uint64_t)max * FLAME_KEY_BYTES;
+	for (uint32_t k = 0; width && k < 2; k++) {
+		/* a pixel of the graph: of the roots' total, or of the center's row */
+		const struct pv_tree *t = fl.t[k];
+		int64_t whole = 0;
+		for (uint32_t i = 0; t && i < t->nr_roots; i++)
+			whole += t->total[0][t->roots[i]] < 0 ? -t->total[0][t->roots[i]]
+							      : t->total[0][t->roots[i]];
+		fl.min[k] = (whole + width - 1) / width;
+	}
 	flame_prune(&fl, centered ? 2 : 1, max);
 	int rc = fl.oom ? -1 : 0;
 	if (!rc) {
@@ -1512,27 +1558,38 @@ int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out)
 /*
  * Whether the path: scope of row r names only that row's path: every row from r up to the root
  * a function row whose step (func_scope) names that function alone (a step by name alone would
- * merge "[unknown]" of two modules, a step without a file or line two anonymous functions).
+ * merge "[unknown]" of two modules, a step without a file or line two anonymous functions). A
+ * name no other function has names it alone; only shared names are looked up, each function
+ * once, so a deep path costs one pass over the functions per distinct shared-name function.
  */
 static bool path_unambiguous(const struct pv_view *v, struct names *nm, const struct pv_tree *t,
 			     uint32_t r)
 {
 	const struct pv_profile *p = v->p;
+	uint8_t *verdict = calloc(p->funcs.len ? p->funcs.len : 1, 1); /* 1 alone, 2 not */
 	uint8_t *mark = malloc(p->funcs.len ? p->funcs.len : 1);
 	struct sb step = {0};
-	bool ok = mark != NULL;
+	bool ok = mark && verdict;
 	for (; ok && r != PV_NONE; r = t->parent[r]) {
-		if (t->kind[r] != PV_ROW_FUNCTION || t->id[r] >= p->funcs.len) {
+		uint32_t f = t->id[r];
+		if (t->kind[r] != PV_ROW_FUNCTION || f >= p->funcs.len) {
 			ok = false;
 			break;
 		}
-		sb_cut(&step, 0);
-		func_scope(&step, p, nm, t->id[r]);
-		memset(mark, 0, p->funcs.len);
-		ok = !step.oom && step.s && pv_scope_functions(p, step.s, mark) == 1 &&
-		     mark[t->id[r]];
+		if (!verdict[f]) {
+			sb_cut(&step, 0);
+			func_scope(&step, p, nm, f); /* fills nm->shared */
+			bool alone = !step.oom && step.s && nm->shared && !nm->shared[f];
+			if (!alone && !step.oom && step.s) {
+				memset(mark, 0, p->funcs.len);
+				alone = pv_scope_functions(p, step.s, mark) == 1 && mark[f];
+			}
+			verdict[f] = alone ? 1 : 2;
+		}
+		ok = verdict[f] == 1;
 	}
 	free(mark);
+	free(verdict);
 	sb_release(&step);
 	return ok;
 }

@@ -80,6 +80,7 @@ struct pv_filter {
 };
 
 #define PV_QUERY_MAX 64 /* scopes, filters, metrics, threads: at most this many each */
+#define PV_TREE_ROWS 100000 /* the default row budget of a printed tree (max_rows) */
 
 struct pv_query {
 	enum pv_view_kind view;
@@ -100,7 +101,10 @@ struct pv_query {
 	enum pv_percent_base percent;
 	double min_percent; /* rows below this share are cut (0 = none); kept to 1e-6 % */
 	uint32_t depth;     /* rows deeper than this are cut (0 = no limit) */
-	uint32_t limit;     /* list views: at most this many rows (0 = all) */
+	uint32_t limit;	    /* list views: at most this many rows; trees: at most this many rows
+			     * of each list, the rest as one "more" row (0 = all) */
+	uint32_t max_rows;  /* trees: at most this many rows printed in all, the rest counted
+			     * (0 = no limit; default PV_TREE_ROWS) */
 	enum pv_sort_key sort; /* list views: the column to sort by */
 	enum pv_inline_mode inlines; /* inlined frames: kept (default) or folded, before the
 				      * filters */
@@ -130,9 +134,9 @@ int pv_granularity_parse(const char *s, enum pv_granularity *out);
 /*
  * Command-line notation. pv_query_set_option() takes one long option name (without "--") and
  * its value, as the CLI parses them: center, include, drop, merge, collapse-recursion,
- * collapse-module, focus-category, tag, drop-tag, metric (a,b), by, thread, range (T0:T1 in ms), percent,
- * min-percent, depth, n, sort, inside-markers, inline (keep|fold). Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
- * name is not a query option.
+ * collapse-module, focus-category, tag, drop-tag, metric (a,b), by, thread, range (T0:T1 in ms),
+ * percent, min-percent, depth, n, sort, inside-markers, inline (keep|fold), max-rows. Returns 0,
+ * PV_EINVAL with err ("--by takes ...") or 1 when the name is not a query option.
  */
 int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 			struct pv_error *err);
@@ -144,7 +148,7 @@ int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 char *pv_query_to_args(const struct pv_query *q);
 
 /* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&...
- * (inside-markers=SEARCH, inline=fold) */
+ * (inside-markers=SEARCH, inline=fold, max-rows=N) */
 char *pv_query_to_url(const struct pv_query *q);
 /* Percent-decodes s[0..n) ('+' is a space) into a new string to free(); NULL when out of memory,
  * or with *bad set for a broken escape or %00 (which would cut the string short). */
@@ -152,8 +156,8 @@ char *pv_url_decode(const char *s, size_t n, bool *bad);
 int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
 
 /* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,
- * "inside_markers": null or "SEARCH", "inline": "keep" or "fold"} ("inline" and
- * "inside_markers" are written only when set) */
+ * "inside_markers": null or "SEARCH", "inline": "keep" or "fold", "max_rows": N} ("inline",
+ * "inside_markers" and "max_rows" are written only when set) */
 char *pv_query_to_json(const struct pv_query *q);
 int pv_query_from_json(struct pv_query *q, const char *s, size_t len, struct pv_error *err);
 

@@ -216,38 +216,117 @@ static void text_values(FILE *out, const struct pv_view *v, int64_t *const *tota
 
 /* ---- trees ---- */
 
+/*
+ * What a printed tree shows: the rows not cut (--min-percent, --depth; counted with what is
+ * below them), at most -n rows of each list and at most --max-rows rows in all (both trees of
+ * a butterfly together). The rows of a list past either bound become one "more" row with their
+ * count and summed costs, so every level still adds up; the footer counts what they hold.
+ * Rows deeper than INDENT_LEVELS are indented as at that depth, their depth before the name
+ * ("[1234] f"), so a 100,000-deep stack prints in space linear in its rows.
+ */
+#define INDENT_LEVELS 50
+
+/* Rows not printed, with what is below them: cut by --min-percent, --depth, past -n, past
+ * --max-rows. */
+struct cuts {
+	uint64_t pct, depth, limit, budget;
+};
+
 struct walk {
 	FILE *out;
 	const struct pv_view *v;
 	const struct pv_tree *t;
 	bool json;
-	uint32_t max_depth;
+	uint32_t max_depth, limit;
 	int64_t min_cost;
-	uint64_t *rows;
-	uint64_t cut_pct, cut_depth;
+	uint64_t *rows;	 /* per row: rows in its subtree, itself included */
+	uint64_t *shown; /* rows printed so far, for --max-rows */
+	struct cuts *cuts;
 };
 
-static int cut(struct walk *w, uint32_t r)
+static bool cut(const struct walk *w, uint32_t r)
 {
-	if (w->min_cost > 0 && w->t->total[0][r] < w->min_cost) {
-		w->cut_pct += w->rows[r];
-		return 1;
-	}
-	if (w->max_depth && w->t->depth[r] >= w->max_depth) {
-		w->cut_depth += w->rows[r];
-		return 1;
-	}
-	return 0;
+	return (w->min_cost > 0 && w->t->total[0][r] < w->min_cost) ||
+	       (w->max_depth && w->t->depth[r] >= w->max_depth);
 }
 
+static void count_cut(struct walk *w, uint32_t r)
+{
+	if (w->min_cost > 0 && w->t->total[0][r] < w->min_cost)
+		w->cuts->pct += w->rows[r];
+	else
+		w->cuts->depth += w->rows[r];
+}
+
+/* One open list: its rows, the next to look at, how many were printed, the ones left over. */
 struct level {
 	const uint32_t *rows;
 	uint32_t nr, next, printed;
+	uint32_t more_from, more; /* the first row past a bound, and how many (not cut) */
 };
+
+static int indent_of(uint32_t depth)
+{
+	return 2 * (int)(depth < INDENT_LEVELS ? depth : INDENT_LEVELS);
+}
+
+static void text_name(FILE *out, uint32_t depth, const char *name)
+{
+	fprintf(out, "%*s", indent_of(depth), "");
+	if (depth > INDENT_LEVELS)
+		fprintf(out, "[%u] ", depth);
+	fputs(name, out);
+}
+
+/* The "more" row of a list: the rows from more_from on that are not cut, summed. */
+static void more_row(struct walk *w, const struct level *it, int indent)
+{
+	const struct pv_view *v = w->v;
+	const struct pv_tree *t = w->t;
+	uint32_t nm = v->nr_metrics;
+	int64_t tot[PV_QUERY_MAX] = {0}, slf[PV_QUERY_MAX] = {0};
+	int64_t *tp[PV_QUERY_MAX], *sp[PV_QUERY_MAX];
+	for (uint32_t i = it->more_from; i < it->nr; i++) {
+		uint32_t r = it->rows[i];
+		if (cut(w, r))
+			continue;
+		for (uint32_t m = 0; m < nm; m++) {
+			tot[m] += t->total[m][r];
+			slf[m] += t->self[m][r];
+		}
+	}
+	for (uint32_t m = 0; m < nm; m++) {
+		tp[m] = &tot[m];
+		sp[m] = &slf[m];
+	}
+	char name[64];
+	snprintf(name, sizeof(name), "... %u more rows", it->more);
+	uint32_t depth = t->depth[it->rows[0]];
+	if (w->json) {
+		fprintf(w->out, "%s\n%*s{\"name\": ", it->printed ? "," : "", indent, "");
+		pv_json_string(w->out, name);
+		fputs(", \"kind\": \"more\", \"module\": null, \"file\": null, \"line\": null",
+		      w->out);
+		fprintf(w->out, ", \"total\": %" PRId64 ", \"self\": %" PRId64, tot[0], slf[0]);
+		if (nm > 1) {
+			fputs(", \"values\": [", w->out);
+			for (uint32_t k = 0; k < nm; k++)
+				fprintf(w->out, "%s{\"total\": %" PRId64 ", \"self\": %" PRId64 "}",
+					k ? ", " : "", tot[k], slf[k]);
+			fputc(']', w->out);
+		}
+		fprintf(w->out, ", \"more\": %u, \"children\": []}", it->more);
+		return;
+	}
+	text_values(w->out, v, tp, sp, 0, false, ' ');
+	text_name(w->out, depth, name);
+	fputc('\n', w->out);
+}
 
 static void walk(struct walk *w, int indent0)
 {
 	const struct pv_tree *t = w->t;
+	uint64_t budget = w->v->q.max_rows;
 	uint32_t maxd = 2;
 	for (uint32_t r = 0; r < t->len; r++)
 		if (t->depth[r] + 2 > maxd)
@@ -256,24 +335,42 @@ static void walk(struct walk *w, int indent0)
 	if (!st)
 		return;
 	uint32_t sp = 0;
-	st[sp++] = (struct level){t->roots, t->nr_roots, 0, 0};
+	st[sp++] = (struct level){t->roots, t->nr_roots, 0, 0, 0, 0};
 	while (sp) {
 		struct level *it = &st[sp - 1];
+		/* JSON is indented like the text, to INDENT_LEVELS */
+		int ind = indent0 + 2 + indent_of(sp - 1);
 		if (it->next == it->nr) {
+			if (it->more) {
+				more_row(w, it, ind);
+				it->printed++;
+			}
 			sp--;
 			if (w->json && sp) {
 				if (it->printed)
-					fprintf(w->out, "\n%*s]}", indent0 + 2 * (int)sp, "");
+					fprintf(w->out, "\n%*s]}", ind - 2, "");
 				else
 					fputs("]}", w->out);
 			}
 			continue;
 		}
 		uint32_t r = it->rows[it->next++];
-		if (cut(w, r))
+		if (cut(w, r)) {
+			count_cut(w, r);
 			continue;
+		}
+		bool past_n = w->limit && it->printed >= w->limit;
+		if (past_n || (budget && *w->shown >= budget)) {
+			if (!it->more++)
+				it->more_from = it->next - 1;
+			if (past_n)
+				w->cuts->limit += w->rows[r];
+			else
+				w->cuts->budget += w->rows[r];
+			continue;
+		}
 		if (w->json) {
-			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", indent0 + 2 * (int)sp, "");
+			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", ind, "");
 			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r],
 				      t->inlined && t->inlined[r], t->total, t->self, r);
 			if (t->estimated && t->estimated[r])
@@ -284,23 +381,25 @@ static void walk(struct walk *w, int indent0)
 			/* a call-graph row with estimated costs: '~' before the name */
 			text_values(w->out, w->v, t->total, t->self, r, false,
 				    t->estimated && t->estimated[r] ? '~' : ' ');
-			fprintf(w->out, "%*s%s", (int)(2 * t->depth[r]), "",
-				pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b),
-						 t->line[r]));
+			text_name(
+			    w->out, t->depth[r],
+			    pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]));
 			inline_mark(w->out, t->kind[r], t->inlined && t->inlined[r]);
 			row_suffix(w->out, w->v, t->kind[r], t->id[r], t->line[r]);
 			fputc('\n', w->out);
 		}
 		it->printed++;
-		st[sp++] = (struct level){t->children + t->child_first[r], t->child_len[r], 0, 0};
+		(*w->shown)++;
+		st[sp++] =
+		    (struct level){t->children + t->child_first[r], t->child_len[r], 0, 0, 0, 0};
 	}
 	free(st);
 }
 
 static void print_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t, bool json,
-		       int indent0, uint64_t *cut_pct, uint64_t *cut_depth)
+		       int indent0, uint64_t *shown, struct cuts *cuts)
 {
-	struct walk w = {out, v, t, json, v->q.depth, 0, NULL, 0, 0};
+	struct walk w = {out, v, t, json, v->q.depth, v->q.limit, 0, NULL, shown, cuts};
 	if (v->q.min_percent > 0) {
 		double c = (double)v->base[0] * v->q.min_percent / 100.0;
 		w.min_cost = (int64_t)c;
@@ -317,16 +416,21 @@ static void print_tree(FILE *out, const struct pv_view *v, const struct pv_tree 
 	}
 	walk(&w, indent0);
 	free(w.rows);
-	*cut_pct += w.cut_pct;
-	*cut_depth += w.cut_depth;
 }
 
-static void text_footer(FILE *out, const struct pv_view *v, uint64_t cut_pct, uint64_t cut_depth)
+static void text_footer(FILE *out, const struct pv_view *v, const struct cuts *c)
 {
-	if (cut_pct)
-		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", cut_pct, v->q.min_percent);
-	if (cut_depth)
-		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", cut_depth, v->q.depth);
+	if (c->pct)
+		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", c->pct, v->q.min_percent);
+	if (c->depth)
+		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", c->depth, v->q.depth);
+	if (c->limit)
+		fprintf(out, "# %" PRIu64 " rows past the first %u of a list not shown (-n)\n",
+			c->limit, v->q.limit);
+	if (c->budget)
+		fprintf(out,
+			"# %" PRIu64 " rows past the first %u printed not shown (--max-rows)\n",
+			c->budget, v->q.max_rows);
 }
 
 static void json_open(FILE *out, const struct pv_view *v)
@@ -415,19 +519,20 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 void pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
 {
 	bool json = o && o->json;
-	uint64_t cut_pct = 0, cut_depth = 0;
+	struct cuts cuts = {0};
+	uint64_t shown = 0;
 	if (json) {
 		json_open(out, v);
 		if (v->q.view == PV_VIEW_BUTTERFLY) {
 			fputs(", \"callers\": [", out);
-			print_tree(out, v, v->callers, true, 0, &cut_pct, &cut_depth);
+			print_tree(out, v, v->callers, true, 0, &shown, &cuts);
 			fputs(v->callers->nr_roots ? "\n]" : "]", out);
 		}
 		fputs(", \"rows\": [", out);
 		if (v->flat)
 			print_flat(out, v, true);
 		else
-			print_tree(out, v, v->tree, true, 0, &cut_pct, &cut_depth);
+			print_tree(out, v, v->tree, true, 0, &shown, &cuts);
 		bool any = v->flat ? v->flat->len > 0 : v->tree->nr_roots > 0;
 		fputs(any ? "\n]}\n" : "]}\n", out);
 		return;
@@ -438,13 +543,13 @@ void pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opt
 	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
 		fprintf(out, "# callers of %s (bottom-up)\n", v->center_label);
 		text_columns(out, v, false);
-		print_tree(out, v, v->callers, false, 0, &cut_pct, &cut_depth);
+		print_tree(out, v, v->callers, false, 0, &shown, &cuts);
 		fprintf(out, "# callees of %s (top-down)\n", v->center_label);
 		text_columns(out, v, false);
-		print_tree(out, v, v->tree, false, 0, &cut_pct, &cut_depth);
+		print_tree(out, v, v->tree, false, 0, &shown, &cuts);
 	} else {
 		text_columns(out, v, false);
-		print_tree(out, v, v->tree, false, 0, &cut_pct, &cut_depth);
+		print_tree(out, v, v->tree, false, 0, &shown, &cuts);
 	}
-	text_footer(out, v, cut_pct, cut_depth);
+	text_footer(out, v, &cuts);
 }

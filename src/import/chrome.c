@@ -176,8 +176,7 @@ struct hsample {
 struct psample {
 	int64_t time; /* absolute ns */
 	uint32_t node; /* index into nodes, NO_IX when unknown */
-	uint32_t line, column;
-	uint32_t seq;
+	uint32_t seq;  /* its place in its profile as read; its line in plines[s_begin + seq] */
 };
 
 /* Callframe fields of one node (one per nesting level of the old 'head' tree). */
@@ -215,6 +214,8 @@ struct ch {
 	struct vec s_ids, deltas, stamps; /* int64 */
 	struct vec s_lines, s_cols;       /* uint32 */
 	struct vec psamples;
+	struct vec
+	    plines; /* uint32 line, column per psample as read; empty when no chunk has lines */
 	struct vec strange; /* uint32 pool offsets of non-numeric ids */
 	struct ixmap thread_map, proc_map, node_map, sframe_map, prof_map;
 	struct sbuf pool; /* NUL-terminated texts; offset 0 is "" */
@@ -2329,8 +2330,8 @@ static int build_nodes(struct ch *c, uint32_t *node_prof, pv_stack_ix *nstack, b
 	return rc;
 }
 
-/* Samples of every profile, in time order, into psamples. */
-static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *gaps)
+/* Samples of every profile, in time order, into psamples (their lines into plines). */
+static int build_profiles(struct ch *c, const uint32_t *node_prof)
 {
 	uint32_t nc = c->chunks.len;
 	uint32_t *order = pv_malloc((size_t)(nc ? nc : 1) * sizeof(uint32_t));
@@ -2343,6 +2344,9 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 			order[m++] = i;
 	sort_ch = c;
 	sort_n(order, m, sizeof(uint32_t), cmp_chunk);
+	bool any_lines = false;
+	for (uint32_t i = 0; i < m; i++)
+		any_lines |= chunks[order[i]].has_lines || chunks[order[i]].has_cols;
 	int rc = 0;
 	for (uint32_t a = 0; a < m && !rc;) {
 		uint32_t pi = chunks[order[a]].prof;
@@ -2395,9 +2399,18 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 				}
 				ps->time = t;
 				ps->node = node_find(c, node_prof, pi, ids[s]);
-				ps->line = lines ? VEC(c->s_lines, uint32_t)[k->l_begin + s] : 0;
-				ps->column = cols ? VEC(c->s_cols, uint32_t)[k->c_begin + s] : 0;
 				ps->seq = c->psamples.len - 1 - s0;
+				uint32_t *pl =
+				    any_lines ? vec_push(&c->plines, 2 * sizeof(uint32_t)) : NULL;
+				if (any_lines && !pl) {
+					rc = oom(c);
+					break;
+				}
+				if (pl) {
+					pl[0] =
+					    lines ? VEC(c->s_lines, uint32_t)[k->l_begin + s] : 0;
+					pl[1] = cols ? VEC(c->s_cols, uint32_t)[k->c_begin + s] : 0;
+				}
 				if (ps->node == NO_IX)
 					c->unknown_node++;
 				if (c->psamples.len - 1 > s0 && ps[-1].time > t)
@@ -2410,17 +2423,6 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 		struct psample *ps = len ? VEC(c->psamples, struct psample) + s0 : NULL;
 		if (!sorted)
 			sort_n(ps, len, sizeof(*ps), cmp_psample);
-		for (uint32_t i = 1; i < len; i++) {
-			int64_t g;
-			if (!__builtin_sub_overflow(ps[i].time, ps[i - 1].time, &g) && g > 0) {
-				int64_t *slot = vec_push(gaps, sizeof(int64_t));
-				if (!slot) {
-					rc = oom(c);
-					break;
-				}
-				*slot = g;
-			}
-		}
 		p = &VEC(c->profs, struct vprof)[pi];
 		p->start = start;
 		p->end = end;
@@ -2432,6 +2434,37 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 	}
 	pv_free(order);
 	return rc;
+}
+
+/*
+ * The sampling interval: the median gap between the samples of a profile (psamples), read
+ * once the per-chunk arrays they were made from are freed.
+ */
+static int sample_interval(struct ch *c)
+{
+	struct vec gaps = {0};
+	const struct vprof *pr = VEC(c->profs, struct vprof);
+	const struct psample *ps = VEC(c->psamples, struct psample);
+	for (uint32_t p = 0; p < c->profs.len; p++) {
+		for (uint32_t i = 1; i < pr[p].s_len; i++) {
+			const struct psample *s = &ps[pr[p].s_begin + i];
+			int64_t g;
+			if (!__builtin_sub_overflow(s[0].time, s[-1].time, &g) && g > 0) {
+				int64_t *slot = vec_push(&gaps, sizeof(int64_t));
+				if (!slot) {
+					vec_free(&gaps);
+					return oom(c);
+				}
+				*slot = g;
+			}
+		}
+	}
+	if (gaps.len) {
+		sort_n(gaps.p, gaps.len, sizeof(int64_t), cmp_i64);
+		c->b->p->meta.interval_ns = VEC(gaps, int64_t)[gaps.len / 2];
+	}
+	vec_free(&gaps);
+	return 0;
 }
 
 /* The thread of an object-form sample: without a pid, the one thread with its tid. */
@@ -2758,7 +2791,6 @@ static int build(struct ch *c)
 	uint32_t *tord = pv_malloc((size_t)(nt ? nt : 1) * sizeof(uint32_t));
 	uint32_t *mord = pv_malloc((size_t)(nm ? nm : 1) * sizeof(uint32_t));
 	uint32_t *pord = pv_malloc((size_t)(np ? np : 1) * sizeof(uint32_t));
-	struct vec gaps = {0};
 	if (!node_prof || !nstack || !skip || !sstack || !sparent || !sframe || !tord || !mord ||
 	    !pord) {
 		rc = oom(c);
@@ -2778,7 +2810,15 @@ static int build(struct ch *c)
 	}
 	if ((rc = build_nodes(c, node_prof, nstack, skip)))
 		goto out;
-	if ((rc = build_profiles(c, node_prof, &gaps)))
+	if ((rc = build_profiles(c, node_prof)))
+		goto out;
+	/* the samples are in psamples: the arrays read from the file go before more is made */
+	vec_free(&c->s_ids);
+	vec_free(&c->deltas);
+	vec_free(&c->stamps);
+	vec_free(&c->s_lines);
+	vec_free(&c->s_cols);
+	if ((rc = sample_interval(c)))
 		goto out;
 
 	/* stackFrames and object-form samples */
@@ -2890,18 +2930,21 @@ static int build(struct ch *c)
 				 __builtin_sub_overflow(p->end, s->time, &w[1]))
 				w[1] = 0;
 			pv_stack_ix st = s->node == NO_IX ? PV_NONE : nstack[s->node];
-			if (s->node != NO_IX && s->line && !skip[s->node]) {
+			const uint32_t *pl = c->plines.len ? VEC(c->plines, uint32_t) +
+								 2 * (size_t)(p->s_begin + s->seq)
+							   : NULL;
+			if (s->node != NO_IX && pl && pl[0] && !skip[s->node]) {
 				/* the sample's own line (and column) in the leaf function */
 				const struct pv_frames *fr = &b->p->frames;
 				pv_frame_ix f = nodes[s->node].frame;
 				if (f < fr->len && (st == PV_NONE || st < b->p->stacks.len)) {
 					struct frame_key k = {
-						.func = fr->func[f],
-						.line = s->line,
-						.column = s->column,
-						.addr = PV_ADDR_NONE,
-						.category = fr->category[f],
-						.subcategory = fr->subcategory[f],
+					    .func = fr->func[f],
+					    .line = pl[0],
+					    .column = pl[1],
+					    .addr = PV_ADDR_NONE,
+					    .category = fr->category[f],
+					    .subcategory = fr->subcategory[f],
 					};
 					pv_stack_ix pre = st == PV_NONE ? PV_NONE : b->p->stacks.prefix[st];
 					st = builder_stack(b, pre, builder_frame(b, &k));
@@ -2964,15 +3007,9 @@ static int build(struct ch *c)
 		builder_marker(b, &r);
 	}
 
-	/* the sampling interval: the median gap between a profile's samples */
-	if (gaps.len) {
-		sort_n(gaps.p, gaps.len, sizeof(int64_t), cmp_i64);
-		b->p->meta.interval_ns = VEC(gaps, int64_t)[gaps.len / 2];
-	}
 	b->p->meta.product = builder_cstr(b, c->product ? c->product : "");
 	report(c);
 out:
-	vec_free(&gaps);
 	pv_free(node_prof);
 	pv_free(nstack);
 	pv_free(skip);
@@ -3028,10 +3065,10 @@ static int probe(const struct pv_input *in)
 static void release(struct ch *c)
 {
 	json_release(&c->j);
-	struct vec *vecs[] = {&c->threads, &c->procs,    &c->marks,    &c->profs,  &c->chunks,
-			      &c->nodes,   &c->edges,    &c->sframes,  &c->gsamples, &c->s_ids,
-			      &c->deltas,  &c->stamps,   &c->s_lines,  &c->s_cols, &c->psamples,
-			      &c->strange, &c->hsamples};
+	struct vec *vecs[] = {&c->threads, &c->procs,	&c->marks,   &c->profs,	   &c->chunks,
+			      &c->nodes,   &c->edges,	&c->sframes, &c->gsamples, &c->s_ids,
+			      &c->deltas,  &c->stamps,	&c->s_lines, &c->s_cols,   &c->psamples,
+			      &c->plines,  &c->strange, &c->hsamples};
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		vec_free(vecs[i]);
 	ixmap_release(&c->thread_map);

@@ -122,8 +122,11 @@ static int parse_task(const char *p, const char *e, const char **comm_end, int64
  * Frames by their text in the file. A frame's text decides all of it (name, module, kind), and
  * the same frames repeat on every line that goes through them, so a frame seen before costs one
  * hash, one probe and one compare with a copy of its text, instead of interning its name, its
- * function and itself again. Empty slot: len 0 (a frame has at least one byte).
+ * function and itself again. Empty slot: len 0 (a frame has at least one byte). The cache holds
+ * at most FCACHE_MAX texts: past that (a file of millions of distinct frames, which it would
+ * not speed up) new frames are interned without it, so it costs at most ~20 MB.
  */
+#define FCACHE_MAX (1u << 18)
 struct fslot {
 	uint64_t h;
 	uint32_t off, len; /* its text in fcache.text */
@@ -247,7 +250,8 @@ static pv_frame_ix frame_cached(struct cstate *s, const char *f, size_t n)
 	if (n > UINT32_MAX - 1)
 		return frame_of(s, f, n);
 	uint64_t h = hash_bytes(f, n);
-	if (!c->slot || (uint64_t)(c->count + 1) * 4 > (uint64_t)(c->mask + 1) * 3) {
+	bool full = c->count >= FCACHE_MAX;
+	if (!full && (!c->slot || (uint64_t)(c->count + 1) * 4 > (uint64_t)(c->mask + 1) * 3)) {
 		if (fcache_grow(c)) {
 			s->b->status = PV_ENOMEM;
 			return PV_NONE;
@@ -260,7 +264,7 @@ static pv_frame_ix frame_cached(struct cstate *s, const char *f, size_t n)
 			return e->frame;
 	}
 	pv_frame_ix fr = frame_of(s, f, n);
-	if (fr == PV_NONE || c->text_len + n > UINT32_MAX)
+	if (fr == PV_NONE || full || c->text_len + n > UINT32_MAX)
 		return fr;
 	if (c->text_len + n > c->text_cap) {
 		size_t cap = c->text_cap ? c->text_cap : 65536;

@@ -134,13 +134,42 @@ int builder_init(struct pv_builder *b)
 	return 0;
 }
 
+static void bare_release(struct bare_index *x)
+{
+	pv_free(x->row1);
+	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * The entry of index i (row + 1, 0 when none) of a bare index, grown and zeroed up to i: the
+ * entries are set in index order, so nothing past the last one used is touched. NULL when out
+ * of memory (status set).
+ */
+static uint32_t *bare_at(struct pv_builder *b, struct bare_index *x, uint32_t i)
+{
+	if (i >= x->len) {
+		if (i >= x->cap) {
+			uint32_t nc = grow_cap(x->cap, (uint64_t)i + 1);
+			if (!nc || COL_GROW(x->row1, nc)) {
+				b->status = PV_ENOMEM;
+				return NULL;
+			}
+			x->cap = nc;
+		}
+		memset(x->row1 + x->len, 0, (size_t)(i + 1 - x->len) * sizeof(*x->row1));
+		x->len = i + 1;
+	}
+	return &x->row1[i];
+}
+
 static void stack_map_release(struct pv_builder *b)
 {
 	pv_free(b->stack_map.slot);
 	memset(&b->stack_map, 0, sizeof(b->stack_map));
 	pv_free(b->first_child);
 	b->first_child = NULL;
-	b->fc_cap = 0;
+	b->fc_cap = b->fc_len = 0;
+	bare_release(&b->root_stack);
 }
 
 static void release_maps(struct pv_builder *b)
@@ -151,6 +180,8 @@ static void release_maps(struct pv_builder *b)
 	ixmap_release(&b->func_map);
 	ixmap_release(&b->frame_map);
 	ixmap_release(&b->cat_map);
+	bare_release(&b->bare_func);
+	bare_release(&b->bare_frame);
 	stack_map_release(b);
 	pv_free(b->runs);
 	b->runs = NULL;
@@ -310,16 +341,26 @@ pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix mo
 		return PV_NONE;
 	struct pv_funcs *t = &b->p->funcs;
 	struct func_key k = {name, module, source, line, line ? column : 0};
-	uint64_t h = hash_bytes(&k, sizeof(k));
-	uint32_t slot;
-	b->key = &k;
-	uint32_t r = ixmap_find(&b->func_map, h, func_eq, b, &slot);
-	if (r != UINT32_MAX)
-		return r;
+	uint32_t slot = 0, r, *bare = NULL;
+	uint64_t h = 0;
+	if (module == PV_NONE && source == PV_NONE && line == 0) {
+		if (!(bare = bare_at(b, &b->bare_func, name)))
+			return PV_NONE;
+		if (*bare)
+			return *bare - 1;
+	} else {
+		h = hash_bytes(&k, sizeof(k));
+		b->key = &k;
+		r = ixmap_find(&b->func_map, h, func_eq, b, &slot);
+		if (r != UINT32_MAX)
+			return r;
+	}
 	if (GROW(b, t, COL(t->name), COL(t->module), COL(t->source), COL(t->line), COL(t->column)))
 		return PV_NONE;
 	r = t->len;
-	if (ixmap_insert(&b->func_map, slot, h, r)) {
+	if (bare) {
+		*bare = r + 1;
+	} else if (ixmap_insert(&b->func_map, slot, h, r)) {
 		b->status = PV_ENOMEM;
 		return PV_NONE;
 	}
@@ -347,24 +388,35 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	if (b->status)
 		return PV_NONE;
 	struct pv_frames *t = &b->p->frames;
-	/* Hash the fields, not the struct: padding bytes are not part of the key. */
-	uint64_t parts[4] = {
-		((uint64_t)k->func << 32) | k->line,
-		((uint64_t)k->column << 32) | k->category,
-		k->addr,
-		((uint64_t)k->inline_depth << 16) | k->subcategory,
-	};
-	uint64_t h = hash_bytes(parts, sizeof(parts));
-	uint32_t slot;
-	b->key = k;
-	uint32_t r = ixmap_find(&b->frame_map, h, frame_eq, b, &slot);
-	if (r != UINT32_MAX)
-		return r;
+	uint32_t slot = 0, r, *bare = NULL;
+	uint64_t h = 0;
+	if (k->line == 0 && k->column == 0 && k->addr == PV_ADDR_NONE && k->inline_depth == 0 &&
+	    k->category == PV_NONE && k->subcategory == 0 && k->func != PV_NONE) {
+		if (!(bare = bare_at(b, &b->bare_frame, k->func)))
+			return PV_NONE;
+		if (*bare)
+			return *bare - 1;
+	} else {
+		/* Hash the fields, not the struct: padding bytes are not part of the key. */
+		uint64_t parts[4] = {
+		    ((uint64_t)k->func << 32) | k->line,
+		    ((uint64_t)k->column << 32) | k->category,
+		    k->addr,
+		    ((uint64_t)k->inline_depth << 16) | k->subcategory,
+		};
+		h = hash_bytes(parts, sizeof(parts));
+		b->key = k;
+		r = ixmap_find(&b->frame_map, h, frame_eq, b, &slot);
+		if (r != UINT32_MAX)
+			return r;
+	}
 	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->addr),
 		 COL(t->inline_depth), COL(t->category), COL(t->subcategory)))
 		return PV_NONE;
 	r = t->len;
-	if (ixmap_insert(&b->frame_map, slot, h, r)) {
+	if (bare) {
+		*bare = r + 1;
+	} else if (ixmap_insert(&b->frame_map, slot, h, r)) {
 		b->status = PV_ENOMEM;
 		return PV_NONE;
 	}
@@ -436,18 +488,26 @@ static int stack_map_resize(struct pv_builder *b, uint64_t cap)
 
 #define FC_MANY 0xffffffffu
 
-/* Room in first_child for prefixes up to row rows - 1 (index rows). */
+/*
+ * Room in first_child for prefixes up to row rows - 1 (index rows), set to 0 as far as that:
+ * the capacity beyond is never touched (a first_child as large as the stacks' capacity would
+ * double the resident memory it takes).
+ */
 static int fc_room(struct pv_builder *b, uint64_t rows)
 {
-	if (rows + 1 <= b->fc_cap)
-		return 0;
-	uint32_t nc = grow_cap(b->fc_cap, rows + 1);
-	if (!nc || COL_GROW(b->first_child, nc)) {
-		b->status = PV_ENOMEM;
-		return -1;
+	if (rows + 1 > b->fc_cap) {
+		uint32_t nc = grow_cap(b->fc_cap, rows + 1);
+		if (!nc || COL_GROW(b->first_child, nc)) {
+			b->status = PV_ENOMEM;
+			return -1;
+		}
+		b->fc_cap = nc;
 	}
-	memset(b->first_child + b->fc_cap, 0, (size_t)(nc - b->fc_cap) * sizeof(*b->first_child));
-	b->fc_cap = nc;
+	if (rows + 1 > b->fc_len) {
+		memset(b->first_child + b->fc_len, 0,
+		       (size_t)(rows + 1 - b->fc_len) * sizeof(*b->first_child));
+		b->fc_len = (uint32_t)rows + 1;
+	}
 	return 0;
 }
 
@@ -493,11 +553,18 @@ static int rebuild_stack_map(struct pv_builder *b)
 {
 	const struct pv_stacks *t = &b->p->stacks;
 	b->stacks_done = false;
-	if (fc_room(b, t->cap > t->len ? t->cap : t->len))
+	if (fc_room(b, t->len))
 		return -1;
-	for (uint32_t r = 0; r < t->len; r++)
-		if (note_child(b, t->prefix[r], t->frame[r], r))
+	for (uint32_t r = 0; r < t->len; r++) {
+		if (t->prefix[r] == PV_NONE) {
+			uint32_t *root = bare_at(b, &b->root_stack, t->frame[r]);
+			if (!root)
+				return -1;
+			*root = r + 1;
+		} else if (note_child(b, t->prefix[r], t->frame[r], r)) {
 			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -527,9 +594,26 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 	if (b->stacks_done && rebuild_stack_map(b))
 		return PV_NONE;
 	struct pv_stacks *t = &b->p->stacks;
-	bool known = prefix == PV_NONE || prefix < t->len;
+	if (prefix == PV_NONE) {
+		/* a root: by its frame */
+		uint32_t *root = bare_at(b, &b->root_stack, frame);
+		if (!root)
+			return PV_NONE;
+		if (*root)
+			return *root - 1;
+		if (GROW(b, t, COL(t->frame), COL(t->prefix)))
+			return PV_NONE;
+		uint32_t r = t->len++;
+		t->frame[r] = frame;
+		t->prefix[r] = PV_NONE;
+		*root = r + 1;
+		return r;
+	}
+	bool known = prefix < t->len;
 	if (known) {
-		if (!b->first_child && fc_room(b, t->len))
+		/* first_child is set as far as the prefixes used (a stack no one extends has none)
+		 */
+		if (fc_room(b, (uint64_t)prefix + 1))
 			return PV_NONE;
 		uint64_t fc = b->first_child[prefix + 1];
 		if (!fc)
@@ -547,7 +631,7 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 				return e[2] - 1;
 	}
 add:
-	if (GROW(b, t, COL(t->frame), COL(t->prefix)) || fc_room(b, t->cap))
+	if (GROW(b, t, COL(t->frame), COL(t->prefix)))
 		return PV_NONE;
 	uint32_t r = t->len;
 	if (note_child(b, prefix, frame, r))

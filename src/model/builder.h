@@ -41,7 +41,16 @@ struct pv_builder {
 	 * children are in stack_map.
 	 */
 	uint64_t *first_child;
-	uint32_t fc_cap;
+	uint32_t fc_cap, fc_len; /* fc_len: the entries set (to 0 when new) */
+	/*
+	 * Bare keys, found by index instead of in a hash map (a file of unique stacks makes one of
+	 * each per stack): [string] the function with only a name, [function] the frame with only
+	 * a function, [frame] the root stack of that frame. Each holds row + 1, 0 when none.
+	 */
+	struct bare_index {
+		uint32_t *row1;
+		uint32_t len, cap;
+	} bare_func, bare_frame, root_stack;
 	bool stacks_done; /* stack_map freed by builder_stacks_done: rebuilt on the next stack */
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;

@@ -27,7 +27,7 @@
 #include "model/callgraph.h"
 #include "view/internal.h"
 
-#define ROW_BUDGET 100000u
+#define ROW_BUDGET 100000u /* rows, at least (or the query's max_rows) */
 
 struct rows {
 	uint32_t len, cap, nm;
@@ -132,19 +132,22 @@ struct grow {
 	uint32_t max_depth; /* rows at this depth are not made (0: no limit) */
 	struct rows R;
 	struct heap H;
-	uint32_t *stamp, now; /* per function: on the path of the row being expanded */
+	uint8_t *on;	      /* per function: on the path of row cur */
+	uint32_t cur;	      /* the row whose path is marked (PV_NONE: none) */
+	uint32_t *climb;      /* path_move's rows to mark, deepest first */
 	uint32_t *slot;	      /* per function: its neighbour slot + 1 in this expansion */
 	uint32_t *nb;	      /* neighbours of the row being expanded */
 	int64_t *w, *raw;     /* [slot * nm + k]: effective and file costs of the calls */
 	int64_t *all;	      /* [k]: the effective costs of every call of the row's function */
 	int64_t *wk, *ok;     /* [1 + slot]: one metric's split */
 	int64_t *val, *sval;  /* [slot * nm + k]: the children's totals and selves */
+	uint32_t budget;      /* rows: expansion stops past this many */
 	uint32_t unexpanded;
 };
 
 static bool on_path(const struct grow *G, uint32_t f)
 {
-	return G->stamp[f] == G->now || (G->cmask && G->cmask[f]);
+	return G->on[f] || (G->cmask && G->cmask[f]);
 }
 
 /* The neighbours of the functions fs[0..n) (callees, or callers when up) off the path. */
@@ -202,6 +205,37 @@ static void first_self(const struct grow *G, uint32_t f, const int64_t *total, i
 	}
 }
 
+/*
+ * Marks the functions on the path of row r: unmarks cur's path up to the rows they share and
+ * marks r's from there, so the cost is the distance between the two rows (a child expanded
+ * after its parent: one row), not r's depth.
+ */
+static void path_move(struct grow *G, uint32_t r)
+{
+	const struct rows *R = &G->R;
+	uint32_t a = G->cur, b = r, n = 0;
+	while (a != PV_NONE && (b == PV_NONE || R->depth[a] > R->depth[b])) {
+		if (R->func[a] != PV_NONE)
+			G->on[R->func[a]] = 0;
+		a = R->parent[a];
+	}
+	while (b != PV_NONE && (a == PV_NONE || R->depth[b] > R->depth[a])) {
+		G->climb[n++] = b;
+		b = R->parent[b];
+	}
+	while (a != b) {
+		if (R->func[a] != PV_NONE)
+			G->on[R->func[a]] = 0;
+		a = R->parent[a];
+		G->climb[n++] = b;
+		b = R->parent[b];
+	}
+	while (n)
+		if (R->func[G->climb[--n]] != PV_NONE)
+			G->on[R->func[G->climb[n]]] = 1;
+	G->cur = r;
+}
+
 static int expand(struct grow *G, uint32_t r)
 {
 	const struct cg_graph *g = G->g;
@@ -209,14 +243,11 @@ static int expand(struct grow *G, uint32_t r)
 	struct rows *R = &G->R;
 	if (G->max_depth && R->depth[r] + 1 >= G->max_depth)
 		return 0;
-	if (R->len >= ROW_BUDGET) {
+	if (R->len >= G->budget) {
 		G->unexpanded++;
 		return 0;
 	}
-	G->now++;
-	for (uint32_t a = r; a != PV_NONE; a = R->parent[a])
-		if (R->func[a] != PV_NONE)
-			G->stamp[R->func[a]] = G->now;
+	path_move(G, r);
 	uint32_t f = R->func[r];
 	bool center = f == PV_NONE;
 	uint32_t nn = center ? neighbours(G, G->cmem, G->ncmem) : neighbours(G, &f, 1);
@@ -299,7 +330,9 @@ static int grow_init(struct grow *G, const struct cg_graph *g)
 	G->g = g;
 	G->R.nm = nm;
 	G->H.R = &G->R;
-	G->stamp = pv_calloc(n1, sizeof(uint32_t));
+	G->on = pv_calloc(n1, 1);
+	G->cur = PV_NONE;
+	G->climb = pv_malloc((n1 + 1) * sizeof(uint32_t)); /* a path: distinct functions */
 	G->slot = pv_calloc(n1, sizeof(uint32_t));
 	G->nb = pv_malloc(n1 * sizeof(uint32_t));
 	G->w = pv_malloc(n1 * m1 * sizeof(int64_t));
@@ -309,8 +342,8 @@ static int grow_init(struct grow *G, const struct cg_graph *g)
 	G->all = pv_malloc(m1 * sizeof(int64_t));
 	G->wk = pv_malloc((n1 + 1) * sizeof(int64_t));
 	G->ok = pv_malloc((n1 + 1) * sizeof(int64_t));
-	return G->stamp && G->slot && G->nb && G->w && G->raw && G->val && G->sval && G->all &&
-		       G->wk && G->ok
+	return G->on && G->climb && G->slot && G->nb && G->w && G->raw && G->val && G->sval &&
+		       G->all && G->wk && G->ok
 		   ? 0
 		   : -1;
 }
@@ -319,7 +352,8 @@ static void grow_release(struct grow *G)
 {
 	rows_release(&G->R);
 	pv_free(G->H.a);
-	pv_free(G->stamp);
+	pv_free(G->on);
+	pv_free(G->climb);
 	pv_free(G->slot);
 	pv_free(G->nb);
 	pv_free(G->w);
@@ -398,6 +432,7 @@ static int one_tree(struct pv_view *v, const struct cg_graph *g, const struct ce
 		goto oom;
 	G.up = up;
 	G.max_depth = v->q.depth;
+	G.budget = v->q.max_rows > ROW_BUDGET ? v->q.max_rows : ROW_BUDGET;
 	int64_t zero[PV_QUERY_MAX] = {0}, sv[PV_QUERY_MAX];
 	if (c) {
 		G.cmask = c->mask;
@@ -600,7 +635,8 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 				   "calls' costs)");
 	if (unexpanded && n > 0 && (size_t)n < sizeof(note))
 		snprintf(note + n, sizeof(note) - (size_t)n,
-			 "; %u light rows not expanded (at most %u rows)", unexpanded, ROW_BUDGET);
+			 "; %u light rows not expanded (at most %u rows)", unexpanded,
+			 q->max_rows > ROW_BUDGET ? q->max_rows : ROW_BUDGET);
 	if (!(v->note = pv_strdup(note)))
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 	else

@@ -112,6 +112,7 @@ void pv_query_init(struct pv_query *q)
 	q->range_end_ns = INT64_MAX;
 	q->percent = PV_PERCENT_CENTER;
 	q->sort = PV_SORT_SELF;
+	q->max_rows = PV_TREE_ROWS;
 }
 
 void pv_query_release(struct pv_query *q)
@@ -179,6 +180,7 @@ int pv_query_copy(struct pv_query *dst, const struct pv_query *src)
 	dst->min_percent = src->min_percent;
 	dst->depth = src->depth;
 	dst->limit = src->limit;
+	dst->max_rows = src->max_rows;
 	dst->sort = src->sort;
 	dst->inlines = src->inlines;
 	int rc = 0;
@@ -226,8 +228,8 @@ static bool same_list(char *const *a, uint32_t na, char *const *b, uint32_t nb)
 bool pv_query_equal(const struct pv_query *a, const struct pv_query *b)
 {
 	if (a->view != b->view || a->by != b->by || a->percent != b->percent ||
-	    a->depth != b->depth || a->limit != b->limit || a->sort != b->sort ||
-	    a->inlines != b->inlines ||
+	    a->depth != b->depth || a->limit != b->limit || a->max_rows != b->max_rows ||
+	    a->sort != b->sort || a->inlines != b->inlines ||
 	    min_micro(a->min_percent) != min_micro(b->min_percent))
 		return false;
 	if (has_range(a) != has_range(b))
@@ -376,6 +378,7 @@ enum opt {
 	O_SORT,
 	O_INSIDE,
 	O_INLINE,
+	O_MAX_ROWS,
 	O_VIEW, /* not a CLI option: the view is the command */
 };
 
@@ -383,7 +386,7 @@ enum opt {
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "n", "sort", "inside-markers", "inline",
+	"min-percent", "depth", "n", "sort", "inside-markers", "inline", "max-rows",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
@@ -568,6 +571,13 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 			return pv_error_set(err, PV_EINVAL, "%s takes a count, not '%s'", label, v);
 		q->limit = c;
 		return 0;
+	case O_MAX_ROWS:
+		if (!parse_count(v, &c))
+			return pv_error_set(err, PV_EINVAL,
+					    "%s takes a count of rows (0: no limit), not '%s'",
+					    label, v);
+		q->max_rows = c;
+		return 0;
 	default: /* center, filters, thread */
 		return add_item(q, o, v, label, err);
 	}
@@ -715,6 +725,10 @@ char *pv_query_to_args(const struct pv_query *q)
 		flag1(&o, "sort", text_of(sort_names, NR(sort_names), q->sort));
 	if (q->inlines != PV_INLINE_KEEP)
 		flag1(&o, "inline", text_of(inline_names, NR(inline_names), q->inlines));
+	if (q->max_rows != PV_TREE_ROWS) {
+		snprintf(buf, sizeof(buf), "%u", q->max_rows);
+		flag1(&o, "max-rows", buf);
+	}
 	return out_close(&o);
 }
 
@@ -787,6 +801,8 @@ char *pv_query_to_url(const struct pv_query *q)
 		pair(&o, "sort", NULL, text_of(sort_names, NR(sort_names), q->sort));
 	if (q->inlines != PV_INLINE_KEEP)
 		pair(&o, "inline", NULL, text_of(inline_names, NR(inline_names), q->inlines));
+	if (q->max_rows != PV_TREE_ROWS)
+		fprintf(o.f, "&max-rows=%u", q->max_rows);
 	return out_close(&o);
 }
 
@@ -859,6 +875,8 @@ char *pv_query_to_json(const struct pv_query *q)
 		fputs(", \"inline\": ", f);
 		pv_json_string(f, text_of(inline_names, NR(inline_names), q->inlines));
 	}
+	if (q->max_rows != PV_TREE_ROWS) /* only when set, as inline */
+		fprintf(f, ", \"max_rows\": %u", q->max_rows);
 	fputc('}', f);
 	return out_close(&o);
 }
@@ -908,7 +926,7 @@ static const char *const url_keys[] = {
 	[O_CENTER] = "center", [O_METRIC] = "metric", [O_BY] = "by", [O_THREAD] = "thread",
 	[O_RANGE] = "range", [O_PERCENT] = "percent", [O_MIN] = "min", [O_DEPTH] = "depth",
 	[O_N] = "n", [O_SORT] = "sort", [O_INSIDE] = "inside-markers", [O_INLINE] = "inline",
-	[O_VIEW] = "view",
+	[O_MAX_ROWS] = "max-rows", [O_VIEW] = "view",
 };
 
 static int decode_fail(const char *s, size_t n, bool bad, struct pv_error *err)
@@ -1021,11 +1039,11 @@ int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err)
 
 static const char *const json_keys[] = {
 	"view", "center", "filters", "metrics", "by", "threads", "range", "percent",
-	"min_percent", "depth", "limit", "sort", "inside_markers", "inline",
+	"min_percent", "depth", "limit", "sort", "inside_markers", "inline", "max_rows",
 };
 enum {
 	K_VIEW, K_CENTER, K_FILTERS, K_METRICS, K_BY, K_THREADS, K_RANGE, K_PERCENT, K_MIN,
-	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE,
+	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE, K_MAX_ROWS,
 };
 
 /* A string or key token as a new C string; positioned errors (no NUL inside, memory). */
@@ -1201,7 +1219,7 @@ static int json_inside(struct json *j, struct pv_query *q)
 	return rc;
 }
 
-/* min_percent, depth, limit: a number, checked like its CLI form. */
+/* min_percent, depth, limit, max_rows: a number, checked like its CLI form. */
 static int json_number(struct json *j, struct pv_query *q, int key)
 {
 	struct json_tok t;
@@ -1222,6 +1240,8 @@ static int json_number(struct json *j, struct pv_query *q, int key)
 				    (int)t.len, t.s);
 	if (key == K_DEPTH)
 		q->depth = (uint32_t)x;
+	else if (key == K_MAX_ROWS)
+		q->max_rows = (uint32_t)x;
 	else
 		q->limit = (uint32_t)x;
 	return 0;

@@ -485,6 +485,102 @@ T_TEST(api_view_flame)
 	pv_api_free(a);
 }
 
+/* max-rows: every answer's rows in all; past it, the rest of each open list is one MORE row */
+T_TEST(api_view_max_rows)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* main, real_main, then main's foo 7 and qux 3 as one row */
+	EXPECT_VIEW(a, "open=f0&max-rows=2",
+		    HEAD("tree", "view=tree&max-rows=2", "26", "false", "null"),
+		    ", \"rows\": [\n"
+		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
+		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
+		    MORE("f0/+1", "f0", 1, 2, 1, 10, 0) "\n]}\n");
+	/* the roots of the inverted tree: bar 10, then baz 7, malloc 7, foo 1, main 1 */
+	EXPECT(a, "children", "view=callers&key=&max-rows=1", 200,
+	       "{\"rows\": [\n"
+	       FN("f3", "bar", 0, 10, 10, 1, "bar", "null") ",\n"
+	       MORE("+1", "", 1, 4, 0, 16, 16) "\n]}\n");
+	EXPECT(a, "view", "max-rows=x", 400,
+	       "{\"error\": \"max-rows takes a count of rows (0: no limit), not 'x'\"}");
+	pv_api_free(a);
+}
+
+/* flame width=W: rows narrower than a pixel (total / W of the graph's width) are left out */
+T_TEST(api_view_flame_width)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* a pixel of 26 over 2 pixels is 13: main 26 and real_main 15 stay, foo 11 goes */
+	EXPECT(a, "flame", "width=2", 200,
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
+	       "{\"key\": \"\", \"name\": \"(all)\", \"total\": 26, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0\", \"name\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
+	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"total\": 15, \"self\": 0, "
+	       "\"children\": []}]}]}, \"callers\": null}\n");
+	EXPECT(a, "flame", "width=100001", 400,
+	       "{\"error\": \"width takes 0 to 100000 pixels, not 100001\"}");
+	pv_api_free(a);
+}
+
+/* One stack 100,000 frames deep ("f0;...;f99999 7"): every answer stays small. */
+T_TEST(api_view_deep_stack)
+{
+	uint32_t n = 100000;
+	size_t cap = (size_t)n * 8 + 16, o = 0;
+	char *t = malloc(cap);
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		o += (size_t)snprintf(t + o, cap - o, "%sf%u", i ? ";" : "", i);
+	o += (size_t)snprintf(t + o, cap - o, " 7\n");
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("deep.txt", t, o, NULL, &p, &err), 0);
+	free(t);
+	struct pv_api *a = NULL;
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	if (!p || !a)
+		return;
+	T_EQ_INT(pv_api_add_profile(a, "deep.txt", p), 0);
+	int st;
+	/*
+	 * flame: a key names the whole path, so the keys of a chain grow with the square of its
+	 * depth (1.2 GB for 20,000 rows); they stop at 1 KiB a node asked: 20,480,000 bytes of
+	 * keys for the default 20,000 nodes, i.e. the first 2,771 rows of the chain (f0 .. f2770:
+	 * keys of 2 .. 15,515 bytes, the steps and their '/').
+	 */
+	char *b = call(a, "flame", "", &st);
+	T_EQ_INT(st, 200);
+	T_TRUE(b && strlen(b) < 21000000);
+	T_TRUE(b && strstr(b, "\"key\": \"f0/f1/f2\", \"name\": \"f2\", \"total\": 7"));
+	T_TRUE(b && strstr(b, "\"name\": \"f2770\""));
+	T_TRUE(b && !strstr(b, "\"name\": \"f2771\""));
+	free(b);
+	/* the inverted tree: its heaviest path opened 12 rows deep, 13 rows sent */
+	b = call(a, "view", "view=callers&heaviest=12", &st);
+	T_EQ_INT(st, 200);
+	T_TRUE(b && strlen(b) < 8000);
+	T_TRUE(b && strstr(b, "\"opened\": [\"f99999\", \"f99999/f99998\""));
+	free(b);
+	/* the children of a row 1,000 deep: one row, its key and path 1,001 steps long */
+	size_t kcap = 8 * 1000 + 16, ko = 0;
+	char *q = malloc(kcap + 8);
+	ko += (size_t)snprintf(q, kcap, "key=");
+	for (uint32_t i = 0; i < 1000; i++)
+		ko += (size_t)snprintf(q + ko, kcap - ko, "%sf%u", i ? "%2F" : "", i);
+	b = call(a, "children", q, &st);
+	free(q);
+	T_EQ_INT(st, 200);
+	T_TRUE(b && strstr(b, "\"name\": \"f1000\", \"kind\": \"function\"") != NULL);
+	T_TRUE(b && strstr(b, ";f999;f1000\"}") != NULL);
+	free(b);
+	pv_api_free(a);
+}
+
 /*
  * A small profile with a source file (tests/data/web/hello.c) and five threads: main (tid 1),
  * worker (tid 2), worker (tid 3), and twice w (tid 7), which no query can tell apart.

@@ -74,7 +74,9 @@ export class FlamePane {
     ctx.status('computing…');
     let d;
     try {
-      d = await api('flame', [...params, ['max-nodes', 20000]]);
+	    // nodes narrower than a quarter pixel are left out: a zoom of 4x is still complete
+	    const px = Math.max(1, Math.round((this.wrap.clientWidth || 800) * 4));
+	    d = await api('flame', [...params, [ 'max-nodes', 20000 ], [ 'width', px ] ]);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       paneFailed(this, this.wrap, e.message);
