@@ -4,6 +4,8 @@
 set -u
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# a test binary that hangs fails (exit 124) instead of holding CI until its own limit
+limit=1500
 pass=0
 fail=0
 add() { # add "LINE" -> updates pass/fail from "...: N passed, N failed"
@@ -15,7 +17,7 @@ add() { # add "LINE" -> updates pass/fail from "...: N passed, N failed"
 }
 for b in "$@"; do
 	echo "== $b"
-	out=$("$b/tests/unit" 2>&1)
+	out=$(timeout "$limit" "$b/tests/unit" 2>&1)
 	rc=$?
 	echo "$out" | grep -v '^ok ' | tail -n 60
 	last=$(echo "$out" | grep 'passed, .* failed' | tail -n 1)
@@ -23,7 +25,7 @@ for b in "$@"; do
 	add "$last"
 	# the web API and server (web/): in process and over a loopback socket
 	if [ -x "$b/tests/unit-web" ]; then
-		out=$("$b/tests/unit-web" 2>&1)
+		out=$(timeout "$limit" "$b/tests/unit-web" 2>&1)
 		rc=$?
 		echo "$out" | grep -v '^ok ' | tail -n 60
 		last=$(echo "$out" | grep 'passed, .* failed' | tail -n 1)

@@ -37,7 +37,9 @@ extern const size_t server_nr_headers;
  * deadline_ms (0: GATE_DEADLINE_MS) to send its head. *live counts the connections d holds
  * (the server's MHD_OPTION_NOTIFY_CONNECTION keeps it); past max_live the gate answers 503
  * itself, so the library never meets its own connection limit (libmicrohttpd 0.9.75 can
- * deadlock its workers on that path). Returns NULL when out of memory or threads. */
+ * deadlock its workers on that path; each worker of its pool has the limit divided by the
+ * pool's size and sockets are not spread evenly over them, so the server sets the library's
+ * limit to max_live for each worker). Returns NULL when out of memory or threads. */
 struct gate *gate_start(int lfd, struct MHD_Daemon *d, int deadline_ms, atomic_uint *live,
 			unsigned max_live);
 /* Stops the thread, closes the waiting connections and the listening socket. NULL is a no-op. */

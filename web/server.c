@@ -35,7 +35,8 @@
 #include "gate.h"
 
 #define SERVER_THREADS 4       /* the library's pool of polling threads */
-#define SERVER_CONNECTIONS 512 /* connections past the gate (the library's own limit is above) */
+#define SERVER_CONNECTIONS 512 /* connections past the gate (the library's own limit is above:
+				* its workers' share of it never reached) */
 #define SERVER_TIMEOUT_S 15    /* an idle keep-alive connection is closed after this */
 #define SERVER_CONN_MEMORY (64 * 1024)
 #define MAX_HOSTS 5
@@ -340,8 +341,10 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 			 : MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
 					    MHD_OPTION_LISTEN_SOCKET, dummy,
 					    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVER_THREADS,
+					    /* per worker: the pool splits the limit, and its
+					     * sockets are not spread evenly (gate.h) */
 					    MHD_OPTION_CONNECTION_LIMIT,
-					    (unsigned)SERVER_CONNECTIONS + 64,
+					    (unsigned)(SERVER_CONNECTIONS + 64) * SERVER_THREADS,
 					    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVER_TIMEOUT_S,
 					    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 					    (size_t)SERVER_CONN_MEMORY,
