@@ -52,6 +52,7 @@ enum pv_granularity {
 	PV_BY_LINE,
 	PV_BY_FILE,
 	PV_BY_MODULE,
+	PV_BY_LOOP, /* functions and the loops in them (HPCToolkit: doc/hpctoolkit.md) */
 };
 
 enum pv_percent_base {

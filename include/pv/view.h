@@ -68,6 +68,7 @@ enum pv_row_kind {
 	PV_ROW_CENTER,       /* the center of a centered tree: one or several scopes */
 	PV_ROW_NOSTACK,      /* the samples without a stack (id 0): one row of an uncentered view,
 			      * so the rows add up to the whole (doc/samples-and-inlines.md) */
+	PV_ROW_LOOP,         /* id = a loop frame (HPCToolkit, doc/hpctoolkit.md): "loop at F:L" */
 };
 
 /*
@@ -126,6 +127,7 @@ struct pv_view {
 	struct pv_tree *callers;    /* butterfly: the callers of the center */
 	struct pv_flat *flat;       /* flat and top */
 	/* private */
+	bool scoped;                /* the profile has loop or statement frames (HPCToolkit) */
 	uint32_t nr_pseudo;         /* collapsed-module functions, ids funcs.len + i */
 	pv_module_ix *pseudo_module;
 };
@@ -166,8 +168,8 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 			     char *buf, size_t len, uint32_t line);
 /*
  * The name of a row's kind in JSON (CLI --json, the web API): "function", "line", "file",
- * "module", "center", "nostack"; "inline" for a function row whose frames are all inlined
- * (the row's inlined flag).
+ * "module", "center", "nostack", "loop"; "inline" for a function row whose frames are all
+ * inlined (the row's inlined flag).
  */
 const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined);
 /* Module, file and line of a row when known (PV_NONE / 0 otherwise). */

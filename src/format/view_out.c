@@ -72,8 +72,8 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 	pv_view_row_place(v, kind, id, &m, &s, &fl);
 	if (kind == PV_ROW_LINE && line)
 		fl = line;
-	if ((kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && m != PV_NONE &&
-	    p->modules.name[m]) {
+	bool code = kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE || kind == PV_ROW_LOOP;
+	if (code && m != PV_NONE && p->modules.name[m]) {
 		char b[64];
 		const char *mn = pv_str(p, p->modules.name[m]);
 		const char *fn = pv_view_row_name(v, kind, id, b, sizeof(b), 0);
@@ -83,7 +83,7 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 		if (!same && strcmp(fn, mn) != 0)
 			fprintf(out, mn[0] == '[' ? "  %s" : "  [%s]", mn);
 	}
-	if ((kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && s != PV_NONE && p->sources.path[s]) {
+	if (code && s != PV_NONE && p->sources.path[s]) {
 		fprintf(out, "  %s", pv_str(p, p->sources.path[s]));
 		if (fl)
 			fprintf(out, ":%u", fl);

@@ -14,6 +14,11 @@ struct importer {
 	const char *description;
 	int (*probe)(const struct pv_input *in);
 	int (*import)(struct pv_input *in, struct pv_builder *b, struct pv_error *err);
+	/*
+	 * A format whose profile is a folder (HPCToolkit's databases): the file in it that the
+	 * importer opens for the folder (it finds the others next to it); NULL for one-file formats.
+	 */
+	const char *dir_entry;
 };
 
 extern const struct importer importer_firefox_processed;
@@ -25,6 +30,8 @@ extern const struct importer importer_speedscope;
 extern const struct importer importer_pprof;
 extern const struct importer importer_pprof_legacy;
 extern const struct importer importer_callgrind;
+extern const struct importer importer_hpctoolkit_v4;
+extern const struct importer importer_hpctoolkit_xml;
 
 /* Probe helpers: the first n bytes holding s (n capped at the input's size). */
 int probe_has(const struct pv_input *in, size_t n, const char *s);

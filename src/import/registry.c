@@ -1,5 +1,7 @@
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "import/importer.h"
@@ -13,6 +15,8 @@ static const struct importer *const importers[] = {
 	&importer_pprof,
 	&importer_pprof_legacy,
 	&importer_callgrind,
+	&importer_hpctoolkit_v4,
+	&importer_hpctoolkit_xml,
 	&importer_perf_script,
 	&importer_collapsed,
 };
@@ -128,15 +132,58 @@ int pv_import_file(const char *path, const char *format, struct pv_profile **out
 	return pv_import_file_progress(path, format, NULL, out, err);
 }
 
+/*
+ * A folder is a profile when a format keeps its profiles in folders (HPCToolkit's databases):
+ * *file (to free) is the path of the file the importer opens for it. 1: not a folder.
+ */
+static int dir_entry(const char *path, char **file, struct pv_error *err)
+{
+	struct stat st;
+	*file = NULL;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 1;
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < NR_IMPORTERS; i++) {
+		const char *e = importers[i]->dir_entry;
+		if (!e)
+			continue;
+		char *f = pv_malloc(n + strlen(e) + 2);
+		if (!f)
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		memcpy(f, path, n);
+		f[n] = '/';
+		strcpy(f + n + 1, e);
+		if (stat(f, &st) == 0 && S_ISREG(st.st_mode)) {
+			*file = f;
+			return 0;
+		}
+		pv_free(f);
+	}
+	return pv_error_set(err, PV_EIO,
+			    "%s: is a directory, not a profile database (an HPCToolkit database "
+			    "holds meta.db or experiment.xml)",
+			    path);
+}
+
 int pv_import_file_progress(const char *path, const char *format, struct pv_progress *prog,
 			    struct pv_profile **out, struct pv_error *err)
 {
 	struct pv_input in;
+	char *entry = NULL;
+	int rc = strcmp(path, "-") ? dir_entry(path, &entry, err) : 1;
+	if (rc < 0)
+		return rc;
+	if (entry)
+		path = entry;
 	if (prog)
 		atomic_store(&prog->phase, PV_PROGRESS_READING);
-	int rc = input_open(&in, path, err);
-	if (rc)
+	rc = input_open(&in, path, err);
+	if (rc) {
+		pv_free(entry);
 		return rc;
+	}
 	if (prog) {
 		atomic_store(&prog->total, (uint64_t)in.len);
 		atomic_store(&prog->done, 0);
@@ -153,6 +200,7 @@ int pv_import_file_progress(const char *path, const char *format, struct pv_prog
 		rc = PV_EIO;
 	}
 	input_close(&in);
+	pv_free(entry);
 	if (prog) {
 		atomic_store(&prog->done, atomic_load(&prog->total));
 		atomic_store(&prog->phase, PV_PROGRESS_DONE);

@@ -68,6 +68,23 @@ static bool vf_inlined(const struct pv_view *v, uint32_t vf)
 	return vf < v->p->frames.len && v->p->frames.inline_depth[vf] > 0;
 }
 
+/* ---- frames of lexical scopes (HPCToolkit loops and statements: doc/hpctoolkit.md) ---- */
+
+static uint8_t vf_kind(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len ? v->p->frames.kind[vf] : PV_FRAME_CODE;
+}
+
+/* The file of a frame's line: its own (a loop or line in another file), else its function's. */
+static pv_source_ix vf_source(const struct pv_view *v, uint32_t vf)
+{
+	const struct pv_profile *p = v->p;
+	if (vf >= p->frames.len)
+		return PV_NONE;
+	return p->frames.source[vf] != PV_NONE ? p->frames.source[vf]
+					       : p->funcs.source[p->frames.func[vf]];
+}
+
 static pv_module_ix fn_module(const struct pv_view *v, uint32_t f)
 {
 	return f < v->p->funcs.len ? v->p->funcs.module[f] : v->pseudo_module[f - v->p->funcs.len];
@@ -616,16 +633,41 @@ static int fold_inlines(struct engine *e)
 #define KEY_ID(k) ((uint32_t)(k))
 #define KEY_LINE(k) ((uint32_t)(((k) >> 32) & 0x1fffffff))
 #define CENTER_KEY KEY(PV_ROW_CENTER, 0, 0)
+/*
+ * A frame that makes no row of its own at the granularity: a loop or statement frame at function
+ * granularity, a statement frame at loop granularity. Its cost is its caller row's (the
+ * function or loop it is in); bottom-up, its callers are the callers of that row.
+ */
+#define CONTINUE_KEY UINT64_MAX
 
 static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granularity by)
 {
 	uint32_t f = vf_func(v, vf);
+	uint8_t fk = vf_kind(v, vf);
 	switch (by) {
-	case PV_BY_LINE: return KEY(PV_ROW_LINE, f, vf_line(v, vf));
-	case PV_BY_FILE: return KEY(PV_ROW_FILE, fn_source(v, f), 0);
+	case PV_BY_LINE:
+		if (fk == PV_FRAME_LOOP)
+			return KEY(PV_ROW_LOOP, vf, 0);
+		/* a scoped profile's procedure frame without a line is the procedure itself */
+		if (v->scoped && fk == PV_FRAME_CODE && !vf_line(v, vf))
+			return KEY(PV_ROW_FUNCTION, f, 0);
+		return KEY(PV_ROW_LINE, f, vf_line(v, vf));
+	case PV_BY_FILE:
+		return KEY(PV_ROW_FILE, fk == PV_FRAME_CODE ? fn_source(v, f) : vf_source(v, vf), 0);
 	case PV_BY_MODULE: return KEY(PV_ROW_MODULE, fn_module(v, f), 0);
-	default: return KEY(PV_ROW_FUNCTION, f, 0);
+	case PV_BY_LOOP:
+		if (fk == PV_FRAME_LOOP)
+			return KEY(PV_ROW_LOOP, vf, 0);
+		return fk == PV_FRAME_STATEMENT ? CONTINUE_KEY : KEY(PV_ROW_FUNCTION, f, 0);
+	default: return fk == PV_FRAME_CODE ? KEY(PV_ROW_FUNCTION, f, 0) : CONTINUE_KEY;
 	}
+}
+
+/* frame_key, with a continuing frame that has no row to continue (a root) its function's row */
+static uint64_t own_key(const struct pv_view *v, uint32_t vf, enum pv_granularity by)
+{
+	uint64_t k = frame_key(v, vf, by);
+	return k == CONTINUE_KEY ? KEY(PV_ROW_FUNCTION, vf_func(v, vf), 0) : k;
 }
 
 /*
@@ -920,11 +962,15 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 		if (anchor && anchor[s] == s && center_row) {
 			node[s] = row_of(&b, PV_NONE, CENTER_KEY);
 		} else if (anchor && anchor[s] == s) {
-			node[s] = row_of(&b, PV_NONE, frame_key(e->v, w->frame[s], by));
+			node[s] = row_of(&b, PV_NONE, own_key(e->v, w->frame[s], by));
 		} else {
 			uint32_t parent = pre == PV_NONE ? PV_NONE : node[pre];
 			uint64_t key = frame_key(e->v, w->frame[s], by);
-			if (merge_runs && parent != PV_NONE && b.t->kind[parent] != PV_ROW_CENTER &&
+			if (key == CONTINUE_KEY && parent != PV_NONE)
+				node[s] = parent; /* a loop or line of the row's function */
+			else if (key == CONTINUE_KEY)
+				node[s] = row_of(&b, parent, own_key(e->v, w->frame[s], by));
+			else if (merge_runs && parent != PV_NONE && b.t->kind[parent] != PV_ROW_CENTER &&
 			    KEY(b.t->kind[parent], b.t->id[parent], 0) == key)
 				node[s] = parent;
 			else
@@ -995,12 +1041,17 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 			has |= acc_t[m][a] != 0 || acc_s[m][a] != 0;
 		if (!has)
 			continue;
-		/* the first row: the center, or (inverted tree) the stack's own frame */
+		/* the first row: the center, or (inverted tree) the stack's own frame; a loop or
+		 * line that makes no row is its function's (or loop's) */
+		uint32_t own = a;
+		while (!anchor && frame_key(e->v, w->frame[own], by) == CONTINUE_KEY &&
+		       w->prefix[own] != PV_NONE)
+			own = w->prefix[own];
 		uint32_t row = row_of(&b, PV_NONE,
-				      anchor ? CENTER_KEY : frame_key(e->v, w->frame[a], by));
+				      anchor ? CENTER_KEY : own_key(e->v, w->frame[own], by));
 		if (!anchor && !b.oom)
-			row_frame(e->v, b.t, row, w->frame[a]);
-		uint32_t s = w->prefix[a];
+			row_frame(e->v, b.t, row, w->frame[own]);
+		uint32_t s = w->prefix[own];
 		for (;;) {
 			if (b.oom)
 				break;
@@ -1012,7 +1063,8 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 			uint64_t key = 0;
 			while (s != PV_NONE) {
 				key = frame_key(e->v, w->frame[s], by);
-				if (!(merge_runs && b.t->kind[row] != PV_ROW_CENTER &&
+				if (key != CONTINUE_KEY &&
+				    !(merge_runs && b.t->kind[row] != PV_ROW_CENTER &&
 				      KEY(b.t->kind[row], b.t->id[row], 0) == key))
 					break;
 				s = w->prefix[s];
@@ -1102,7 +1154,8 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	}
 	/* scope of each row at each level; rows are (function, line) at line granularity */
 	for (uint32_t r = 0; r < t->len; r++) {
-		uint32_t fn = t->id[r];
+		bool loop = t->kind[r] == PV_ROW_LOOP;
+		uint32_t fn = loop ? vf_func(v, t->id[r]) : t->id[r];
 		uint32_t parent_scope = PV_NONE;
 		for (uint32_t l = 0; l < nl; l++) {
 			uint64_t key;
@@ -1111,7 +1164,10 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 			case 0: key = KEY(PV_ROW_MODULE, fn_module(v, fn), 0); break;
 			case 1: key = KEY(PV_ROW_FILE, fn_source(v, fn), 0); break;
 			case 2: key = KEY(PV_ROW_FUNCTION, fn, 0); break;
-			default: key = KEY(PV_ROW_LINE, fn, t->line[r]); break;
+			default:
+				key = loop ? KEY(PV_ROW_LOOP, t->id[r], 0)
+					   : KEY(PV_ROW_LINE, fn, t->line[r]);
+				break;
 			}
 			/* nesting: a file row belongs to its module row, and so on */
 			uint64_t mk = list ? key : key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL);
@@ -1621,6 +1677,13 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 		else
 			snprintf(buf, len, "%s:?", fn_name(v, id)); /* frames without a line */
 		return buf;
+	case PV_ROW_LOOP: {
+		pv_source_ix s = vf_source(v, id);
+		const char *path = s == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[s]);
+		const char *base = strrchr(path, '/');
+		snprintf(buf, len, "loop at %s:%u", base ? base + 1 : path, vf_line(v, id));
+		return buf;
+	}
 	default: return fn_name(v, id);
 	}
 }
@@ -1628,7 +1691,7 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined)
 {
 	static const char *const names[] = {"function", "line", "file", "module", "center",
-					    "nostack"};
+					    "nostack", "loop"};
 	if (kind == PV_ROW_FUNCTION && inlined)
 		return "inline";
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "function";
@@ -1645,6 +1708,10 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 		*source = fn_source(v, id);
 		if (id < v->p->funcs.len)
 			*line = v->p->funcs.line[id];
+	} else if (kind == PV_ROW_LOOP) {
+		*module = fn_module(v, vf_func(v, id));
+		*source = vf_source(v, id);
+		*line = vf_line(v, id);
 	} else if (kind == PV_ROW_FILE) {
 		*source = id;
 	} else if (kind == PV_ROW_MODULE) {
@@ -1676,6 +1743,8 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		v->metrics[v->nr_metrics++] = m;
 	}
 	e->nm = v->nr_metrics;
+	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
+		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
 	v->threads = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(pv_thread_ix));
 	if (!v->threads)
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");

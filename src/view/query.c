@@ -24,7 +24,7 @@
 static const char *const view_names[] = {"tree", "callers", "flat", "butterfly", "top"};
 static const char *const filter_names[] = {"include", "drop", "merge", "collapse-recursion",
 					   "collapse-module", "focus-category", "tag", "drop-tag"};
-static const char *const by_names[] = {"function", "line", "file", "module"};
+static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total"};
 static const char *const inline_names[] = {"keep", "fold"};
