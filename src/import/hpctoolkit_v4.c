@@ -861,8 +861,15 @@ static int cmp_profile(const void *a, const void *b)
 }
 
 /* Threads from profile.db: one per execution context, sorted by id tuple. */
+/*
+ * Past this many values of execution contexts (10 bytes each in profile.db), opening a database
+ * reads its summary profile only: the views of the whole program then cost the structure and
+ * the summary, however many threads and GPU streams ran (doc/hpctoolkit.md, bench/).
+ */
+#define V4_THREAD_VALUES_MAX ((uint64_t)4 << 20)
+
 static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *title,
-			 uint32_t *nprofiles)
+			 bool summary_only, uint32_t *nprofiles)
 {
 	struct v4_profile *pr = NULL;
 	uint32_t np = 0;
@@ -874,13 +881,28 @@ static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *titl
 		pv_free(pr);
 		return hpc_fail(f, 16, "no profile (not even the summary)");
 	}
-	/* thread profiles, or the summary when there is none */
-	uint32_t first = np > 1 ? 1 : 0;
-	qsort(pr + first, np - first, sizeof(*pr), cmp_profile);
+	uint64_t values = 0;
+	for (uint32_t i = 1; i < np; i++)
+		values += pr[i].nvals;
+	if (np > 1 && !summary_only && values > V4_THREAD_VALUES_MAX) {
+		summary_only = true;
+		builder_lossy(r->b, values,
+			      "profile.db: values of the %u execution contexts, past the %llu read "
+			      "at open: the summary profile is shown as one thread",
+			      np - 1, (unsigned long long)V4_THREAD_VALUES_MAX);
+	} else if (np == 1) {
+		summary_only = true;
+		builder_lossy(r->b, 1,
+			      "profile.db: no execution context has a profile of its own; "
+			      "the summary is shown as one thread");
+	}
+	/* the execution contexts sorted by id tuple, or the summary alone */
+	uint32_t first = summary_only ? 0 : 1, last = summary_only ? 1 : np;
+	qsort(pr + 1, np - 1, sizeof(*pr), cmp_profile);
 	if ((rc = hpc_acc_begin(&r->cct, r->nm)))
 		goto out;
 	pv_str_ix proc = builder_cstr(r->b, title);
-	for (uint32_t i = first; i < np && !rc; i++) {
+	for (uint32_t i = first; i < last && !rc; i++) {
 		bool summary = pr[i].flags & 1;
 		if (i > 0 && summary) {
 			builder_lossy(r->b, 1,
@@ -893,10 +915,6 @@ static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *titl
 		rc = read_values(r, f, &pr[i], summary ? r->stat_metric : r->prop_metric);
 		hpc_acc_flush(r->b, &r->cct, th);
 	}
-	if (!rc && first == 0)
-		builder_lossy(r->b, 1,
-			      "profile.db: no execution context has a profile of its own; "
-			      "the summary is shown as one thread");
 out:
 	for (uint32_t i = 0; i < np; i++)
 		pv_free(pr[i].name);
@@ -970,7 +988,8 @@ static int open_sibling(const struct pv_input *in, const char *name, struct pv_i
 	return 0;
 }
 
-static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
+static int import_db(struct pv_input *in, struct pv_builder *b, bool summary_only,
+		     struct pv_error *err)
 {
 	struct v4 r;
 	memset(&r, 0, sizeof(r));
@@ -999,7 +1018,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	}
 	if (!rc && have_p == 0) {
 		uint32_t np = 0;
-		rc = read_profiles(&r, &pf, title, &np);
+		rc = read_profiles(&r, &pf, title, summary_only, &np);
 		if (!rc) {
 			have_t = open_sibling(in, "trace.db", &tin, &tpath, &tf, err);
 			if (have_t < 0)
@@ -1064,11 +1083,31 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	return rc;
 }
 
+static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
+{
+	return import_db(in, b, false, err);
+}
+
+static int import_summary(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
+{
+	return import_db(in, b, true, err);
+}
+
+/* A format 4 database with a thread per execution context (the summary only when they are many). */
 const struct importer importer_hpctoolkit_v4 = {
     .name = "hpctoolkit",
     .description = "HPCToolkit database, format 4 (meta.db, profile.db; a folder or its meta.db)",
     .probe = probe,
     .import = import,
+    .dir_entry = "meta.db",
+};
+
+/* Its summary profile alone, as one thread (chosen by name: --format hpctoolkit-summary). */
+const struct importer importer_hpctoolkit_summary = {
+    .name = "hpctoolkit-summary",
+    .description = "HPCToolkit database, format 4: its summary profile only",
+    .probe = NULL,
+    .import = import_summary,
     .dir_entry = "meta.db",
 };
 

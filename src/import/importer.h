@@ -12,7 +12,7 @@
 struct importer {
 	const char *name;
 	const char *description;
-	int (*probe)(const struct pv_input *in);
+	int (*probe)(const struct pv_input *in); /* NULL: chosen by name only */
 	int (*import)(struct pv_input *in, struct pv_builder *b, struct pv_error *err);
 	/*
 	 * A format whose profile is a folder (HPCToolkit's databases): the file in it that the
@@ -31,6 +31,7 @@ extern const struct importer importer_pprof;
 extern const struct importer importer_pprof_legacy;
 extern const struct importer importer_callgrind;
 extern const struct importer importer_hpctoolkit_v4;
+extern const struct importer importer_hpctoolkit_summary;
 extern const struct importer importer_hpctoolkit_xml;
 
 /* Probe helpers: the first n bytes holding s (n capped at the input's size). */

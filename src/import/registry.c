@@ -8,17 +8,10 @@
 #include "pv/import.h"
 
 static const struct importer *const importers[] = {
-	&importer_firefox_processed,
-	&importer_firefox_gecko,
-	&importer_chrome,
-	&importer_speedscope,
-	&importer_pprof,
-	&importer_pprof_legacy,
-	&importer_callgrind,
-	&importer_hpctoolkit_v4,
-	&importer_hpctoolkit_xml,
-	&importer_perf_script,
-	&importer_collapsed,
+    &importer_firefox_processed, &importer_firefox_gecko, &importer_chrome,
+    &importer_speedscope,	 &importer_pprof,	  &importer_pprof_legacy,
+    &importer_callgrind,	 &importer_hpctoolkit_v4, &importer_hpctoolkit_summary,
+    &importer_hpctoolkit_xml,	 &importer_perf_script,	  &importer_collapsed,
 };
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
@@ -67,7 +60,8 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 			char names[256] = "";
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
+				strncat(names, importers[i]->name,
+					sizeof(names) - strlen(names) - 1);
 			}
 			return pv_error_set(err, PV_EINVAL, "unknown format '%s' (known: %s)",
 					    format, names);
@@ -78,7 +72,7 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 					    in->name);
 		int best = 0;
 		for (size_t i = 0; i < NR_IMPORTERS; i++) {
-			int s = importers[i]->probe(in);
+			int s = importers[i]->probe ? importers[i]->probe(in) : 0;
 			if (s > best) {
 				best = s;
 				imp = importers[i];
@@ -87,8 +81,11 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 		if (!imp) {
 			char names[256] = "";
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
-				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
+				if (!importers[i]->probe) /* chosen by name only: not tried */
+					continue;
+				strncat(names, *names ? ", " : "", sizeof(names) - strlen(names) - 1);
+				strncat(names, importers[i]->name,
+					sizeof(names) - strlen(names) - 1);
 			}
 			return pv_error_set(err, PV_EFORMAT,
 					    "%s: not a profile format profview reads (tried %s)",
@@ -136,7 +133,7 @@ int pv_import_file(const char *path, const char *format, struct pv_profile **out
  * A folder is a profile when a format keeps its profiles in folders (HPCToolkit's databases):
  * *file (to free) is the path of the file the importer opens for it. 1: not a folder.
  */
-static int dir_entry(const char *path, char **file, struct pv_error *err)
+static int dir_entry(const char *path, const char *format, char **file, struct pv_error *err)
 {
 	struct stat st;
 	*file = NULL;
@@ -147,7 +144,7 @@ static int dir_entry(const char *path, char **file, struct pv_error *err)
 		n--;
 	for (size_t i = 0; i < NR_IMPORTERS; i++) {
 		const char *e = importers[i]->dir_entry;
-		if (!e)
+		if (!e || (format && strcasecmp(format, importers[i]->name) != 0))
 			continue;
 		char *f = pv_malloc(n + strlen(e) + 2);
 		if (!f)
@@ -172,7 +169,7 @@ int pv_import_file_progress(const char *path, const char *format, struct pv_prog
 {
 	struct pv_input in;
 	char *entry = NULL;
-	int rc = strcmp(path, "-") ? dir_entry(path, &entry, err) : 1;
+	int rc = strcmp(path, "-") ? dir_entry(path, format, &entry, err) : 1;
 	if (rc < 0)
 		return rc;
 	if (entry)
