@@ -502,3 +502,90 @@ T_TEST(hpctoolkit_threads_by_tuple)
 		pv_profile_free(p);
 	}
 }
+
+/* The value v rounded to 6 significant digits, as experiment.xml writes its values ("%g"). */
+static double sig6(double v)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%g", v);
+	return strtod(b, NULL);
+}
+
+/*
+ * The two generations of one program (two runs): the application's procedures and loops are the
+ * same rows in both trees, and the older database's values, read from its per-thread
+ * experiment-1.mdb, sum to what its experiment.xml states (6 significant digits).
+ */
+T_TEST(hpctoolkit_inline_pair)
+{
+	static struct rows a, b;
+	int64_t wa, wb;
+	struct pv_profile *v4 = load(t_data("hpctoolkit/inline-pair/metadb/inline.meta.db"), NULL);
+	struct pv_profile *xml = load(t_data("hpctoolkit/inline-pair/xml/inline.xml.db"), NULL);
+	if (!v4 || !xml)
+		goto out;
+	T_EQ_STR(pv_str(xml, xml->meta.format), "hpctoolkit-xml");
+	T_EQ_STR(pv_str(xml, xml->meta.format_version), "2.2");
+	T_EQ_INT(v4->threads.len, 8);
+	T_EQ_INT(xml->threads.len, 8);
+	T_EQ_STR(pv_str(xml, xml->threads.name[7]), "RANK 0 THREAD 7");
+	if (!tree_rows(v4, "loop", NULL, &a, &wa) || !tree_rows(xml, "loop", NULL, &b, &wb))
+		goto out;
+	/* the program's own part, under each generation's root of the main thread */
+	static const char *const own[] = {"main",
+					  "main;f",
+					  "main;f;GOMP_parallel [libgomp.so.1.0.0]",
+					  "main;f;GOMP_parallel [libgomp.so.1.0.0];f._omp_fn.0",
+					  "main;f;GOMP_parallel [libgomp.so.1.0.0];f._omp_fn.0;"
+					  "loop at inline_f.c:14",
+					  "main;f;GOMP_parallel [libgomp.so.1.0.0];f._omp_fn.0;"
+					  "loop at inline_f.c:14;loop at inline_f.c:14"};
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		char p4[512], px[512];
+		bool f4, fx;
+		snprintf(p4, sizeof(p4), "main thread;%s", own[i]);
+		snprintf(px, sizeof(px), "<program root>;%s", own[i]);
+		row_total(&a, p4, &f4);
+		int64_t x = row_total(&b, px, &fx);
+		if (!f4 || !fx)
+			t_fail(__FILE__, __LINE__, "%s: format 4 %s, xml %s", own[i],
+			       f4 ? "has it" : "has not", fx ? "has it" : "has not");
+		/* experiment.xml's own figures (cycles:Sum (I) of PF i=6 and L i=35) */
+		if (i == 0)
+			T_TRUE(sig6((double)x) == 1.57426e10);
+		if (i == 4)
+			T_TRUE(sig6((double)x) == 1.57221e10);
+	}
+	/* the whole program: M n="4" v="1.13528e+11" at the root */
+	T_TRUE(sig6((double)wb) == 1.13528e11);
+out:
+	pv_profile_free(v4);
+	pv_profile_free(xml);
+}
+
+/* experiment.xml 2.0 with one metric-db per thread: ranks x threads. */
+T_TEST(hpctoolkit_legacy_gauss)
+{
+	struct pv_profile *p = load(t_data("hpctoolkit/legacy-xml-gauss"), NULL);
+	if (!p)
+		return;
+	T_EQ_STR(pv_str(p, p->meta.format_version), "2.0");
+	T_EQ_INT(p->threads.len, 4);
+	static const char *const names[] = {"RANK 0 THREAD 0", "RANK 0 THREAD 1", "RANK 1 THREAD 0",
+					    "RANK 1 THREAD 1"};
+	for (uint32_t t = 0; t < 4 && t < p->threads.len; t++)
+		T_EQ_STR(pv_str(p, p->threads.name[t]), names[t]);
+	T_EQ_STR(pv_str(p, p->metrics.name[0]), "WALLCLOCK (us)");
+	T_EQ_INT(p->metrics.unit[0], PV_UNIT_NS);
+	/* each thread's whole program (µs in the files, ns here) */
+	int64_t total[4] = {0};
+	for (uint32_t t = 0; t < p->threads.len && t < 4; t++)
+		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++)
+			total[t] += pv_sample_weight(p, 0, s);
+	T_EQ_INT(total[0], 27273007000LL);
+	T_EQ_INT(total[1], 0);
+	T_EQ_INT(total[2], 27182721000LL);
+	/* the XML's "WALLCLOCK (us):Max (I)" of the root, over its 64 sources, is rank 0's */
+	T_TRUE(sig6((double)total[0] / 1000) == 2.7273e7);
+	pv_profile_free(p);
+}
