@@ -11,22 +11,17 @@
 
 #include "base/alloc.h"
 #include "import/hpctoolkit.h"
+#include "import/importer.h"
 
 /* ---- binary files ---- */
 
 int hpc_fail(const struct hpc_bin *f, uint64_t at, const char *fmt, ...)
 {
-	char what[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	int rc = import_vfail_byte(f->err, f->name, at, fmt, ap);
 	va_end(ap);
-	pv_error_set(f->err, PV_EPARSE, "%s: byte %llu: %s", f->name, (unsigned long long)at, what);
-	if (f->err) {
-		f->err->offset = at;
-		f->err->has_pos = 2;
-	}
-	return PV_EPARSE;
+	return rc;
 }
 
 bool hpc_in(const struct hpc_bin *f, uint64_t at, uint64_t n, const char *what)

@@ -51,23 +51,12 @@ struct xml {
 };
 
 __attribute__((format(printf, 3, 4))) static int xml_fail(struct xml *x, const char *at,
-							  const char *fmt, ...)
+							    const char *fmt, ...)
 {
-	uint64_t line, col;
-	input_position(x->in, at, &line, &col);
-	char what[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	int rc = import_vfail_at(x->err, x->in, at, fmt, ap);
 	va_end(ap);
-	int rc = pv_error_set(x->err, PV_EPARSE, "%s: line %llu, column %llu: %s", x->in->name,
-			      (unsigned long long)line, (unsigned long long)col, what);
-	if (x->err) {
-		x->err->line = line;
-		x->err->column = col;
-		x->err->offset = (uint64_t)(at - x->in->data);
-		x->err->has_pos = 1;
-	}
 	return rc;
 }
 
