@@ -67,10 +67,13 @@ static void usage(FILE *out)
 	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
 	      "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
 	      "  --metric A[,B]        metrics to show (default: the profile's own)\n"
-	      "  --by function|line|file|module   granularity of the rows\n"
+	      "  --by function|line|file|module|loop   granularity of the rows (loop: functions\n"
+	      "                        and the loops in them, HPCToolkit)\n"
 	      "  --percent center|whole           percentages of the center or the whole\n"
 	      "  --inline keep|fold    inlined frames as frames (kind inline) or folded into\n"
 	      "                        the function they are inlined in\n"
+	      "  --self own|nested     a tree row's self: its own, or with the loops nested in\n"
+	      "                        it (HPCToolkit's exclusive cost of procedures and loops)\n"
 	      "  --depth N, --min-percent P, -n N, --sort self|total   what to print\n"
 	      "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
 	      "  --range-from-marker N     the time range of marker N (see 'markers')\n"
@@ -393,7 +396,7 @@ static const char *const commands[] = {"info",	   "top",     "tree",	"callers", 
 static const char *const query_options[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "sort", "inside-markers", "inline",
+	"min-percent", "depth", "sort", "inside-markers", "inline", "self",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */

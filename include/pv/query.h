@@ -71,6 +71,16 @@ enum pv_inline_mode {
 	PV_INLINE_FOLD,     /* folded into the function they are inlined in (pprof's -noinlines) */
 };
 
+/*
+ * The self column of a top-down tree (doc/hpctoolkit.md): a row's own cost, or (nested) its own
+ * cost and that of the loops and the statements of loops nested in it: HPCToolkit's exclusive
+ * cost of a procedure and of a loop in a format-4 database.
+ */
+enum pv_self_mode {
+	PV_SELF_OWN = 0,
+	PV_SELF_NESTED,
+};
+
 struct pv_filter {
 	enum pv_filter_kind kind;
 	char *arg; /* a scope, a module name or a category name */
@@ -101,6 +111,7 @@ struct pv_query {
 	enum pv_sort_key sort; /* list views: the column to sort by */
 	enum pv_inline_mode inlines; /* inlined frames: kept (default) or folded, before the
 				      * filters */
+	enum pv_self_mode self;      /* top-down trees' self column: own (default) or nested */
 };
 
 void pv_query_init(struct pv_query *q);
@@ -128,7 +139,7 @@ int pv_granularity_parse(const char *s, enum pv_granularity *out);
  * Command-line notation. pv_query_set_option() takes one long option name (without "--") and
  * its value, as the CLI parses them: center, include, drop, merge, collapse-recursion,
  * collapse-module, focus-category, tag, drop-tag, metric (a,b), by, thread, range (T0:T1 in ms), percent,
- * min-percent, depth, n, sort, inside-markers, inline (keep|fold). Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
+ * min-percent, depth, n, sort, inside-markers, inline (keep|fold), self (own|nested). Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
  * name is not a query option.
  */
 int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
@@ -141,7 +152,7 @@ int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 char *pv_query_to_args(const struct pv_query *q);
 
 /* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&...
- * (inside-markers=SEARCH, inline=fold) */
+ * (inside-markers=SEARCH, inline=fold, self=nested) */
 char *pv_query_to_url(const struct pv_query *q);
 /* Percent-decodes s[0..n) ('+' is a space) into a new string to free(); NULL when out of memory,
  * or with *bad set for a broken escape or %00 (which would cut the string short). */
@@ -149,8 +160,8 @@ char *pv_url_decode(const char *s, size_t n, bool *bad);
 int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
 
 /* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,
- * "inside_markers": null or "SEARCH", "inline": "keep" or "fold"} ("inline" and
- * "inside_markers" are written only when set) */
+ * "inside_markers": null or "SEARCH", "inline": "keep" or "fold", "self": "own" or "nested"}
+ * ("inline", "self" and "inside_markers" are written only when set) */
 char *pv_query_to_json(const struct pv_query *q);
 int pv_query_from_json(struct pv_query *q, const char *s, size_t len, struct pv_error *err);
 

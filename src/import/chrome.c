@@ -59,23 +59,23 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/vec.h"
 #include "base/hash.h"
 #include "base/sbuf.h"
-#include "base/vec.h"
 #include "import/importer.h"
 #include "import/json.h"
 
 #define PROBE_WINDOW ((size_t)1 << 20)
-#define ID_MISSING   INT64_MIN
-#define ID_STRANGE   (INT64_MIN / 2) /* + k: the k-th pid/tid text that is not a number */
-#define NO_IX	     UINT32_MAX
+#define ID_MISSING INT64_MIN
+#define ID_STRANGE (INT64_MIN / 2) /* + k: the k-th pid/tid text that is not a number */
+#define NO_IX UINT32_MAX
 
 /* ---- the importer's tables ---- */
 
 struct cthread {
 	int64_t pid, tid;
 	uint32_t first; /* order of first appearance */
-	uint32_t proc;	/* index into procs */
+	uint32_t proc;  /* index into procs */
 	int64_t sort_index;
 	pv_str_ix name;
 	bool used;
@@ -103,7 +103,7 @@ struct cmark {
 
 struct vprof {
 	int64_t pid;
-	uint32_t key; /* pool offset of the id text */
+	uint32_t key;  /* pool offset of the id text */
 	uint32_t thread;
 	int64_t start; /* absolute ns, PV_TIME_NONE */
 	int64_t end;   /* absolute ns, PV_TIME_NONE */
@@ -140,8 +140,8 @@ struct vnode {
 	int64_t parent;
 	bool has_parent;
 	bool root_name; /* named (root): no frame of its own when it has no parent */
-	bool has_self;	/* a sampling heap profile's node: selfSize */
-	int64_t self;	/* its selfSize, bytes */
+	bool has_self;  /* a sampling heap profile's node: selfSize */
+	int64_t self;   /* its selfSize, bytes */
 	pv_frame_ix frame;
 };
 
@@ -152,7 +152,7 @@ struct vedge {
 };
 
 struct sframe {
-	uint32_t id;	 /* pool offset */
+	uint32_t id;     /* pool offset */
 	uint32_t parent; /* pool offset, 0 when none */
 	pv_frame_ix frame;
 };
@@ -174,7 +174,7 @@ struct hsample {
 
 /* A sample ready for the builder (build). */
 struct psample {
-	int64_t time;  /* absolute ns */
+	int64_t time; /* absolute ns */
 	uint32_t node; /* index into nodes, NO_IX when unknown */
 	uint32_t line, column;
 	uint32_t seq;
@@ -211,9 +211,9 @@ struct ch {
 	struct json j;
 
 	struct vec threads, procs, marks, profs, chunks, nodes, edges, sframes, gsamples;
-	struct vec hsamples;		  /* struct hsample */
+	struct vec hsamples; /* struct hsample */
 	struct vec s_ids, deltas, stamps; /* int64 */
-	struct vec s_lines, s_cols;	  /* uint32 */
+	struct vec s_lines, s_cols;       /* uint32 */
 	struct vec psamples;
 	struct vec strange; /* uint32 pool offsets of non-numeric ids */
 	struct ixmap thread_map, proc_map, node_map, sframe_map, prof_map;
@@ -526,8 +526,7 @@ static pv_module_ix url_module(struct ch *c, const char *url, size_t n)
 
 static uint32_t line_of(int64_t zero_based)
 {
-	return zero_based >= 0 && zero_based < (int64_t)UINT32_MAX - 1 ? (uint32_t)zero_based + 1
-								       : 0;
+	return zero_based >= 0 && zero_based < (int64_t)UINT32_MAX - 1 ? (uint32_t)zero_based + 1 : 0;
 }
 
 /* The frame of a function of a script: its name ("(anonymous)" when empty), the script's URL as
@@ -542,11 +541,11 @@ static pv_frame_ix script_frame(struct ch *c, const char *fn, size_t fn_len, con
 	uint32_t line = line_of(line0);
 	pv_func_ix f = builder_func(b, name, mod, src, line);
 	struct frame_key k = {
-	    .func = f,
-	    .line = line,
-	    .column = line_of(col0),
-	    .addr = PV_ADDR_NONE,
-	    .category = cat,
+		.func = f,
+		.line = line,
+		.column = line_of(col0),
+		.addr = PV_ADDR_NONE,
+		.category = cat,
 	};
 	return builder_frame(b, &k);
 }
@@ -578,9 +577,9 @@ static pv_frame_ix v8_frame(struct ch *c, const char *fn, size_t fn_len, const c
 static pv_frame_ix sf_frame(struct ch *c, const char *s, size_t n, const char *cat, size_t cat_len)
 {
 	struct pv_builder *b = c->b;
-	pv_cat_ix ci =
-	    cat_len ? builder_category(b, builder_str(b, cat, cat_len), builder_cstr(b, "grey"))
-		    : PV_NONE;
+	pv_cat_ix ci = cat_len ? builder_category(b, builder_str(b, cat, cat_len),
+						  builder_cstr(b, "grey"))
+			       : PV_NONE;
 	const char *url = NULL;
 	size_t url_len = 0, fn_len = n;
 	int64_t line = -1, col = -1;
@@ -603,11 +602,9 @@ static pv_frame_ix sf_frame(struct ch *c, const char *s, size_t n, const char *c
 				int64_t a = 0, bb = 0;
 				bool ok = c2 > c1 + 1 && e > c2 + 1;
 				for (const char *q = c1 + 1; ok && q < c2; q++)
-					ok = *q >= '0' && *q <= '9' &&
-					     (a = a * 10 + (*q - '0')) < 1000000000;
+					ok = *q >= '0' && *q <= '9' && (a = a * 10 + (*q - '0')) < 1000000000;
 				for (const char *q = c2 + 1; ok && q < e; q++)
-					ok = *q >= '0' && *q <= '9' &&
-					     (bb = bb * 10 + (*q - '0')) < 1000000000;
+					ok = *q >= '0' && *q <= '9' && (bb = bb * 10 + (*q - '0')) < 1000000000;
 				if (ok) {
 					url = in;
 					url_len = (size_t)(c1 - in);
@@ -803,8 +800,7 @@ static int read_callframe(struct ch *c, struct json *j, struct cframe *cf)
 	}
 }
 
-/* Bytes of a sampling heap profile (selfSize, a sample's size): at most 2^53, JavaScript's exact
- * range. */
+/* Bytes of a sampling heap profile (selfSize, a sample's size): at most 2^53, JavaScript's exact range. */
 #define HEAP_MAX_BYTES ((int64_t)1 << 53)
 
 /* A byte count v of a sampling heap profile (what names it). */
@@ -884,8 +880,7 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 			if (v.kind == JSON_NULL)
 				continue;
 			if (v.kind != JSON_ARRAY) {
-				rc = json_fail_at(j, &v,
-						  "expected 'children' to be an array, found %s",
+				rc = json_fail_at(j, &v, "expected 'children' to be an array, found %s",
 						  json_kind_name(v.kind));
 				break;
 			}
@@ -906,9 +901,9 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 					continue;
 				}
 				if (x.kind != JSON_NUMBER) {
-					rc = json_fail_at(
-					    j, &x, "expected a child node id (a number), found %s",
-					    json_kind_name(x.kind));
+					rc = json_fail_at(j, &x,
+							  "expected a child node id (a number), found %s",
+							  json_kind_name(x.kind));
 					break;
 				}
 				int64_t child;
@@ -994,8 +989,8 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 			n->has_self = has_self;
 			n->self = self;
 			c->heap_nodes += has_self;
-			n->frame = v8_frame(c, fn, cf.fn.len, sbuf_str(&cf.url), cf.url.len,
-					    cf.line, cf.col);
+			n->frame = v8_frame(c, fn, cf.fn.len, sbuf_str(&cf.url), cf.url.len, cf.line,
+					    cf.col);
 		}
 	}
 	(void)depth;
@@ -1037,17 +1032,15 @@ static int read_cpu_object(struct ch *c, struct json *j, const struct json_tok *
  */
 struct chunk_array {
 	const char *key;
-	int pow10;		/* to ns: µs times 10^3; 0 for counts and positions */
-	bool u32;		/* read_numbers' u32 (lines, columns) */
-	size_t col;		/* the struct vec in struct ch */
+	int pow10; /* to ns: µs times 10^3; 0 for counts and positions */
+	bool u32;  /* read_numbers' u32 (lines, columns) */
+	size_t col; /* the struct vec in struct ch */
 	size_t begin, len, has; /* in struct vchunk */
 };
 
-#define CHUNK_ARRAY(key, pow10, u32, col, pre, has)                                              \
-	{                                                                                        \
-		key, pow10, u32, offsetof(struct ch, col), offsetof(struct vchunk, pre##_begin), \
-		    offsetof(struct vchunk, pre##_len), offsetof(struct vchunk, has)             \
-	}
+#define CHUNK_ARRAY(key, pow10, u32, col, pre, has)                                             \
+	{key, pow10, u32, offsetof(struct ch, col), offsetof(struct vchunk, pre##_begin),        \
+	 offsetof(struct vchunk, pre##_len), offsetof(struct vchunk, has)}
 
 static const struct chunk_array chunk_arrays[] = {
     CHUNK_ARRAY("samples", 0, false, s_ids, s, has_samples),
@@ -1080,8 +1073,7 @@ static int cpu_member(struct ch *c, struct json *j, const struct json_tok *k, ui
 		if (v.kind == JSON_NULL)
 			return 0;
 		if (v.kind != JSON_OBJECT)
-			return json_fail_at(j, &v,
-					    "expected 'head' to be a node (an object), found %s",
+			return json_fail_at(j, &v, "expected 'head' to be a node (an object), found %s",
 					    json_kind_name(v.kind));
 		return read_node(c, j, ci, 0);
 	}
@@ -1106,8 +1098,7 @@ static int cpu_member(struct ch *c, struct json *j, const struct json_tok *k, ui
 			return rc;
 		if (v.kind == JSON_OBJECT || v.kind == JSON_ARRAY)
 			return json_fail_at(j, &v, "expected '%s' to be a number, found %s",
-					    start ? "startTime" : "endTime",
-					    json_kind_name(v.kind));
+					    start ? "startTime" : "endTime", json_kind_name(v.kind));
 		if (v.kind == JSON_NULL)
 			return 0;
 		ck = chunk_at(c, ci);
@@ -1252,8 +1243,7 @@ static int whole_profile(struct ch *c, uint32_t ci, uint32_t th, int64_t ts)
 		/* absolute sample times: deltas from the start (or the first sample) */
 		uint32_t n = ck->t_len, b0 = ck->t_begin;
 		uint32_t d0 = c->deltas.len;
-		if ((uint64_t)d0 + n > PV_MAX_ROWS ||
-		    vec_resize(&c->deltas, sizeof(int64_t), d0 + n))
+		if ((uint64_t)d0 + n > PV_MAX_ROWS || vec_resize(&c->deltas, sizeof(int64_t), d0 + n))
 			return oom(c);
 		const int64_t *st_ = n ? VEC(c->stamps, int64_t) + b0 : NULL;
 		int64_t *d = n ? VEC(c->deltas, int64_t) + d0 : NULL;
@@ -1318,7 +1308,8 @@ static int capture_args(struct ch *c, struct json *j, const struct json_tok *v)
 	if (v->kind == JSON_NULL)
 		return 0;
 	if (v->kind != JSON_OBJECT) {
-		if (sbuf_puts(&c->cap, "\"args\":") || json_capture(j, v, &c->cap))
+		if (sbuf_puts(&c->cap, "\"args\":") ||
+		    json_capture(j, v, &c->cap))
 			return j->failed ? j->failed : oom(c);
 		c->ev.has_payload = true;
 		return 0;
@@ -1421,9 +1412,9 @@ static int compose_payload(struct ch *c, pv_str_ix *out)
 	} else {
 		if (c->cap.len && sbuf_put(p, c->cap.buf, c->cap.len))
 			return oom(c);
-		if (e->args_had_id &&
-		    ((c->cap.len && sbuf_put(p, ",", 1)) || sbuf_put(p, "\"id\":", 5) ||
-		     sbuf_put(p, c->argid.buf, c->argid.len)))
+		if (e->args_had_id && ((c->cap.len && sbuf_put(p, ",", 1)) ||
+				       sbuf_put(p, "\"id\":", 5) ||
+				       sbuf_put(p, c->argid.buf, c->argid.len)))
 			return oom(c);
 	}
 	if (sbuf_put(p, "}", 1))
@@ -1444,18 +1435,18 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 		return oom(c);
 	VEC(c->threads, struct cthread)[th].used = true;
 	struct cmark m = {
-	    .name = e->has_name ? builder_str(c->b, c->name.buf, c->name.len)
-				: builder_cstr(c->b, "(unnamed)"),
-	    .cat = e->has_cat && c->cat.len
-		       ? builder_category(c->b, builder_str(c->b, c->cat.buf, c->cat.len),
-					  builder_cstr(c->b, "grey"))
-		       : PV_NONE,
-	    .phase = (uint8_t)phase,
-	    .start = PV_TIME_NONE,
-	    .end = PV_TIME_NONE,
-	    .thread = th,
-	    .order = c->order++,
-	    .ph = e->ph,
+		.name = e->has_name ? builder_str(c->b, c->name.buf, c->name.len)
+				    : builder_cstr(c->b, "(unnamed)"),
+		.cat = e->has_cat && c->cat.len
+			   ? builder_category(c->b, builder_str(c->b, c->cat.buf, c->cat.len),
+					      builder_cstr(c->b, "grey"))
+			   : PV_NONE,
+		.phase = (uint8_t)phase,
+		.start = PV_TIME_NONE,
+		.end = PV_TIME_NONE,
+		.thread = th,
+		.order = c->order++,
+		.ph = e->ph,
 	};
 	int rc = compose_payload(c, &m.payload);
 	if (rc)
@@ -1463,7 +1454,9 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 	if (e->has_sf && !(m.sf = pool_add(c, c->sf.buf, c->sf.len)))
 		return oom(c);
 	switch (phase) {
-	case PV_PHASE_END: m.end = e->ts; break;
+	case PV_PHASE_END:
+		m.end = e->ts;
+		break;
 	case PV_PHASE_INTERVAL: {
 		int64_t dur = 0;
 		if (e->has_dur)
@@ -1482,7 +1475,8 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 			return json_fail(&c->j, NULL, "an event ends past the largest time");
 		break;
 	}
-	default: m.start = e->ts;
+	default:
+		m.start = e->ts;
 	}
 	struct cmark *slot = vec_push(&c->marks, sizeof(*slot));
 	if (!slot)
@@ -1548,8 +1542,8 @@ static int profile_event(struct ch *c, enum ev_kind kind)
 	ck->ts = ts;
 	if (ck->has_end) {
 		/*
-		 * V8 writes endTime alone in the last chunk, on another clock than ts: the ts of
-		 * that chunk is the end. A chunk holding a whole profile (startTime and endTime, as
+		 * V8 writes endTime alone in the last chunk, on another clock than ts: the ts of that
+		 * chunk is the end. A chunk holding a whole profile (startTime and endTime, as
 		 * rspack writes) ends endTime - startTime after the profile's start.
 		 */
 		struct json_tok et = ck->end_tok, st = ck->start_tok;
@@ -1619,21 +1613,28 @@ static int finish_event(struct ch *c)
 		return 0;
 	}
 	switch (e->ph) {
-	case 'M': return meta_event(c);
+	case 'M':
+		return meta_event(c);
 	case 'B':
 	case 'b':
-	case 'S': return add_marker(c, PV_PHASE_START);
+	case 'S':
+		return add_marker(c, PV_PHASE_START);
 	case 'E':
 	case 'e':
-	case 'F': return add_marker(c, PV_PHASE_END);
-	case 'X': return add_marker(c, PV_PHASE_INTERVAL);
+	case 'F':
+		return add_marker(c, PV_PHASE_END);
+	case 'X':
+		return add_marker(c, PV_PHASE_INTERVAL);
 	case 'i':
 	case 'I':
 	case 'R':
 	case 'n':
 	case 'T':
-	case 'p': return add_marker(c, PV_PHASE_INSTANT);
-	default: c->ph_count[(unsigned char)e->ph & 127]++; return 0;
+	case 'p':
+		return add_marker(c, PV_PHASE_INSTANT);
+	default:
+		c->ph_count[(unsigned char)e->ph & 127]++;
+		return 0;
 	}
 }
 
@@ -1662,8 +1663,7 @@ static int read_event(struct ch *c, struct json *j)
 		bool have = false;
 		if (json_is(&k, "ph")) {
 			if (v.kind != JSON_STRING)
-				return json_fail_at(j, &v,
-						    "expected 'ph' (a phase letter), found %s",
+				return json_fail_at(j, &v, "expected 'ph' (a phase letter), found %s",
 						    json_kind_name(v.kind));
 			e->has_ph = true;
 			e->ph = v.len ? v.s[0] : 0;
@@ -1840,8 +1840,8 @@ static int read_stack_frames(struct ch *c, struct json *j, const struct json_tok
 			return oom(c);
 		f->id = id;
 		f->parent = parent;
-		f->frame = sf_frame(c, has_name ? sbuf_str(&c->name) : "",
-				    has_name ? c->name.len : 0, sbuf_str(&c->cat), c->cat.len);
+		f->frame = sf_frame(c, has_name ? sbuf_str(&c->name) : "", has_name ? c->name.len : 0,
+				    sbuf_str(&c->cat), c->cat.len);
 	}
 }
 
@@ -1857,10 +1857,7 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 			return json_fail_at(j, &t, "expected a sample (an object), found %s",
 					    json_kind_name(t.kind));
 		struct gsample g = {
-		    .pid = ID_MISSING,
-		    .tid = ID_MISSING,
-		    .ts = PV_TIME_NONE,
-		    .weight = 1,
+			.pid = ID_MISSING, .tid = ID_MISSING, .ts = PV_TIME_NONE, .weight = 1,
 		};
 		/* a sampling heap profile's sample: {size, nodeId, ordinal} */
 		struct hsample hs = {.size = 0, .node = 0, .ordinal = 0};
@@ -1892,16 +1889,14 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 				rc = json_i64(j, &v, &hs.node);
 			} else if (json_is(&k, "size")) {
 				rc = heap_bytes(j, &v, "size", &hs.size);
-				if (!rc &&
-				    __builtin_add_overflow(c->heap_size, hs.size, &c->heap_size))
-					rc = json_fail_at(j, &v,
-							  "the samples' size sum out of range");
+				if (!rc && __builtin_add_overflow(c->heap_size, hs.size, &c->heap_size))
+					rc = json_fail_at(j, &v, "the samples' size sum out of range");
 			} else if (json_is(&k, "ordinal")) {
 				rc = v.kind == JSON_NUMBER
-					 ? read_fixed(c, j, &v, 0, "'ordinal'", &hs.ordinal, &have)
-					 : json_fail_at(
-					       j, &v, "expected 'ordinal' to be a number, found %s",
-					       json_kind_name(v.kind));
+					     ? read_fixed(c, j, &v, 0, "'ordinal'", &hs.ordinal, &have)
+					     : json_fail_at(j, &v,
+							    "expected 'ordinal' to be a number, found %s",
+							    json_kind_name(v.kind));
 			} else if (json_is(&k, "sf")) {
 				rc = tok_text(j, &v, &c->tmp);
 				if (!rc && !(g.sf = pool_add(c, c->tmp.buf, c->tmp.len)))
@@ -1934,8 +1929,8 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 
 static bool is_cpu_key(const struct json_tok *k)
 {
-	static const char *const keys[] = {"nodes", "timeDeltas", "startTime", "endTime",
-					   "head",  "timestamps", "lines",     "columns"};
+	static const char *const keys[] = {"nodes", "timeDeltas", "startTime", "endTime", "head",
+					   "timestamps", "lines", "columns"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (json_is(k, keys[i]))
 			return true;
@@ -1959,9 +1954,9 @@ static int read_top_object(struct ch *c, struct json *j)
 			if ((rc = next_val(j, &v)))
 				return rc;
 			if (v.kind != JSON_ARRAY)
-				return json_fail_at(
-				    j, &v, "expected 'traceEvents' to be an array, found %s",
-				    json_kind_name(v.kind));
+				return json_fail_at(j, &v,
+						    "expected 'traceEvents' to be an array, found %s",
+						    json_kind_name(v.kind));
 			rc = read_events(c, j);
 		} else if (json_is(&k, "stackFrames")) {
 			trace = true;
@@ -1975,14 +1970,12 @@ static int read_top_object(struct ch *c, struct json *j)
 			if (v.kind == JSON_NULL)
 				continue;
 			if (v.kind != JSON_ARRAY)
-				return json_fail_at(j, &v,
-						    "expected 'samples' to be an array, found %s",
+				return json_fail_at(j, &v, "expected 'samples' to be an array, found %s",
 						    json_kind_name(v.kind));
 			if ((rc = json_next(j, &x)))
 				return rc;
 			if (x.kind == JSON_OBJECT) {
-				/* trace samples, or a sampling heap profile's (they name a nodeId)
-				 */
+				/* trace samples, or a sampling heap profile's (they name a nodeId) */
 				uint32_t g0 = c->gsamples.len;
 				rc = read_gsamples(c, j, &x);
 				trace |= c->gsamples.len > g0;
@@ -2001,8 +1994,7 @@ static int read_top_object(struct ch *c, struct json *j)
 			if (top == NO_IX && (top = new_chunk(c)) == NO_IX)
 				return oom(c);
 			rc = cpu_member(c, j, &k, top, 0);
-		} else if (json_is(&k, "displayTimeUnit") ||
-			   json_is(&k, "controllerTraceDataKey")) {
+		} else if (json_is(&k, "displayTimeUnit") || json_is(&k, "controllerTraceDataKey")) {
 			rc = json_skip_value(j);
 		} else {
 			int kl = k.len > 40 ? 40 : (int)k.len;
@@ -2034,8 +2026,7 @@ static int read_top_object(struct ch *c, struct json *j)
 			if (rc)
 				return rc;
 			chunk_at(c, top)->done = true;
-			c->product =
-			    ck->has_stamps ? "V8 CPU profile (head tree)" : "V8 CPU profile";
+			c->product = ck->has_stamps ? "V8 CPU profile (head tree)" : "V8 CPU profile";
 			if (heap) {
 				struct cthread *t = &VEC(c->threads, struct cthread)[th];
 				t->name = builder_cstr(c->b, "heap");
@@ -2102,8 +2093,8 @@ static uint32_t sframe_find(struct ch *c, const char *s)
  * The stack of every row of a forest given by parent rows (NO_IX: a root). A row whose parent
  * chain comes back to itself is cut there (counted). skip rows add no frame.
  */
-static int forest_stacks(struct ch *c, uint32_t n, const uint32_t *parent, const pv_frame_ix *frame,
-			 const bool *skip, pv_stack_ix *stack)
+static int forest_stacks(struct ch *c, uint32_t n, const uint32_t *parent,
+			 const pv_frame_ix *frame, const bool *skip, pv_stack_ix *stack)
 {
 	uint8_t *state = pv_calloc(n ? n : 1, 1);
 	struct vec path = {0};
@@ -2378,8 +2369,8 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 		for (uint32_t i = a; i < z && !rc; i++) {
 			const struct vchunk *k = &chunks[order[i]];
 			uint32_t n = k->s_len < k->d_len ? k->s_len : k->d_len;
-			c->deltas_mismatch +=
-			    (k->s_len > n ? k->s_len - n : 0) + (k->d_len > n ? k->d_len - n : 0);
+			c->deltas_mismatch += (k->s_len > n ? k->s_len - n : 0) +
+					      (k->d_len > n ? k->d_len - n : 0);
 			bool lines = k->has_lines && k->l_len == k->s_len;
 			bool cols = k->has_cols && k->c_len == k->s_len;
 			if ((k->has_lines && !lines) || (k->has_cols && !cols))
@@ -2391,8 +2382,7 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof, struct vec *g
 			for (uint32_t s = 0; s < n; s++) {
 				if (__builtin_add_overflow(t, d[s], &t)) {
 					rc = pv_error_set(c->err, PV_ELIMIT,
-							  "%s: sample times out of range",
-							  c->in->name);
+							  "%s: sample times out of range", c->in->name);
 					break;
 				}
 				struct psample *ps = vec_push(&c->psamples, sizeof(*ps));
@@ -2534,12 +2524,10 @@ static void report(struct ch *c)
 	builder_lossy(b, c->x_tdur, "'X' events without 'dur' (their thread duration 'tdur' used)");
 	builder_lossy(b, c->x_nodur, "'X' events without a duration (kept zero-length)");
 	builder_lossy(b, c->stack_fields, "event stacks ('stack', 'esf', 'estack')");
-	builder_lossy(b, c->flow_fields,
-		      "flow bindings of events ('bind_id', 'flow_in', 'flow_out')");
+	builder_lossy(b, c->flow_fields, "flow bindings of events ('bind_id', 'flow_in', 'flow_out')");
 	builder_lossy(b, c->args_id, "async events' args 'id' (the event's id kept)");
 	builder_lossy(b, c->orphan_samples, "samples of ProfileChunk events of no Profile");
-	builder_lossy(b, c->deltas_mismatch,
-		      "samples without a time delta, or deltas without a sample");
+	builder_lossy(b, c->deltas_mismatch, "samples without a time delta, or deltas without a sample");
 	builder_lossy(b, c->lines_mismatch, "per-sample 'lines'/'columns' of the wrong length");
 	builder_lossy(b, c->no_start, "CPU profiles without a start time (timed from 0)");
 	builder_lossy(b, c->pos_ticks, "nodes' positionTicks (per-line sample counts)");
@@ -2551,9 +2539,8 @@ static void report(struct ch *c)
 	builder_lossy(b, c->sf_unknown, "events' 'sf' naming no stack frame (no cause stack)");
 	builder_lossy(b, c->dur_unmatched,
 		      "'E' events ending no open event of their name (not in the call tree)");
-	builder_lossy(b, c->dur_open,
-		      "events begun and never ended (closed at the thread's last "
-		      "event in the call tree)");
+	builder_lossy(b, c->dur_open, "events begun and never ended (closed at the thread's last "
+				      "event in the call tree)");
 	builder_lossy(b, c->heap_mismatch,
 		      "heap profile nodes whose selfSize differs from their samples' sizes (the "
 		      "samples kept)");
@@ -2617,8 +2604,8 @@ static int heap_samples(struct ch *c, const uint32_t *node_prof, const pv_stack_
 struct dur_ev {
 	uint32_t thread; /* out thread */
 	int64_t t;
-	int kind;    /* begins: 0 B, 1 X; ends: 0 E, 1 X */
-	int64_t dur; /* X: the duration (longer first) */
+	int kind;     /* begins: 0 B, 1 X; ends: 0 E, 1 X */
+	int64_t dur;  /* X: the duration (longer first) */
 	uint32_t order;
 	pv_str_ix name;
 	pv_cat_ix cat;
@@ -2655,11 +2642,8 @@ static int duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
 		if (k->ph != 'B' && k->ph != 'E' && k->ph != 'X')
 			continue;
 		struct dur_ev e = {
-		    .thread = th[k->thread].out,
-		    .kind = k->ph == 'X',
-		    .order = k->order,
-		    .name = k->name,
-		    .cat = k->cat,
+			.thread = th[k->thread].out, .kind = k->ph == 'X', .order = k->order,
+			.name = k->name, .cat = k->cat,
 		};
 		if (k->ph == 'X')
 			e.dur = k->end - k->start;
@@ -2699,13 +2683,11 @@ static int duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
 			bool he = ei < ends.len && eq[ei].thread == thread;
 			if (!hb && !he)
 				break;
-			bool take_b =
-			    !he || (hb && (bq[bi].t < eq[ei].t ||
-					   (bq[bi].t == eq[ei].t && bq[bi].name == eq[ei].name)));
+			bool take_b = !he || (hb && (bq[bi].t < eq[ei].t ||
+						     (bq[bi].t == eq[ei].t && bq[bi].name == eq[ei].name)));
 			int64_t t = take_b ? bq[bi].t : eq[ei].t;
 			if (open.len && t > last) {
-				struct open_frame *top =
-				    &VEC(open, struct open_frame)[open.len - 1];
+				struct open_frame *top = &VEC(open, struct open_frame)[open.len - 1];
 				int64_t rt;
 				if ((rc = rel(c, last, zero, &rt)))
 					break;
@@ -2716,11 +2698,9 @@ static int duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
 			if (take_b) {
 				const struct dur_ev *e = &bq[bi++];
 				pv_func_ix f = builder_func(b, e->name, PV_NONE, PV_NONE, 0);
-				struct frame_key k = {
-				    .func = f, .addr = PV_ADDR_NONE, .category = e->cat};
+				struct frame_key k = {.func = f, .addr = PV_ADDR_NONE, .category = e->cat};
 				pv_stack_ix prefix =
-				    open.len ? VEC(open, struct open_frame)[open.len - 1].stack
-					     : PV_NONE;
+				    open.len ? VEC(open, struct open_frame)[open.len - 1].stack : PV_NONE;
 				struct open_frame *o = vec_push(&open, sizeof(*o));
 				if (!o) {
 					rc = oom(c);
@@ -2731,8 +2711,7 @@ static int duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
 				continue;
 			}
 			if (open.len) {
-				/* an end at the same time that closes the innermost frame goes
-				 * first */
+				/* an end at the same time that closes the innermost frame goes first */
 				pv_str_ix top = VEC(open, struct open_frame)[open.len - 1].name;
 				for (uint32_t j = ei + 1; j < ends.len && eq[j].thread == thread &&
 							  eq[j].t == eq[ei].t && eq[ei].name != top;
@@ -2911,15 +2890,14 @@ static int build(struct ch *c)
 				pv_frame_ix f = nodes[s->node].frame;
 				if (f < fr->len && (st == PV_NONE || st < b->p->stacks.len)) {
 					struct frame_key k = {
-					    .func = fr->func[f],
-					    .line = s->line,
-					    .column = s->column,
-					    .addr = PV_ADDR_NONE,
-					    .category = fr->category[f],
-					    .subcategory = fr->subcategory[f],
+						.func = fr->func[f],
+						.line = s->line,
+						.column = s->column,
+						.addr = PV_ADDR_NONE,
+						.category = fr->category[f],
+						.subcategory = fr->subcategory[f],
 					};
-					pv_stack_ix pre =
-					    st == PV_NONE ? PV_NONE : b->p->stacks.prefix[st];
+					pv_stack_ix pre = st == PV_NONE ? PV_NONE : b->p->stacks.prefix[st];
 					st = builder_stack(b, pre, builder_frame(b, &k));
 				}
 			}
@@ -2940,8 +2918,7 @@ static int build(struct ch *c)
 		}
 		int64_t w[2] = {gs[i].weight, 0};
 		if (i + 1 < ng && gs[i + 1].thread == gs[i].thread && gs[i].ts != PV_TIME_NONE &&
-		    gs[i + 1].ts != PV_TIME_NONE &&
-		    __builtin_sub_overflow(gs[i + 1].ts, gs[i].ts, &w[1]))
+		    gs[i + 1].ts != PV_TIME_NONE && __builtin_sub_overflow(gs[i + 1].ts, gs[i].ts, &w[1]))
 			w[1] = 0;
 		int64_t t;
 		if ((rc = rel(c, gs[i].ts, zero, &t)))
@@ -2958,13 +2935,13 @@ static int build(struct ch *c)
 	for (uint32_t i = 0; i < nm && !b->status; i++) {
 		const struct cmark *m = &mk[mord[i]];
 		struct raw_marker r = {
-		    .name = m->name,
-		    .category = m->cat,
-		    .phase = m->phase,
-		    .thread = th[m->thread].out,
-		    .payload = m->payload,
-		    .cause_stack = PV_NONE,
-		    .cause_time_ns = PV_TIME_NONE,
+			.name = m->name,
+			.category = m->cat,
+			.phase = m->phase,
+			.thread = th[m->thread].out,
+			.payload = m->payload,
+			.cause_stack = PV_NONE,
+			.cause_time_ns = PV_TIME_NONE,
 		};
 		if ((rc = rel(c, m->start, zero, &r.start_ns)) ||
 		    (rc = rel(c, m->end, zero, &r.end_ns)))
@@ -2975,8 +2952,7 @@ static int build(struct ch *c)
 				c->sf_unknown++;
 			} else {
 				r.cause_stack = sstack[f];
-				r.cause_time_ns =
-				    r.start_ns != PV_TIME_NONE ? r.start_ns : r.end_ns;
+				r.cause_time_ns = r.start_ns != PV_TIME_NONE ? r.start_ns : r.end_ns;
 			}
 		}
 		builder_marker(b, &r);
@@ -3046,9 +3022,9 @@ static int probe(const struct pv_input *in)
 static void release(struct ch *c)
 {
 	json_release(&c->j);
-	struct vec *vecs[] = {&c->threads, &c->procs,	&c->marks,   &c->profs,	   &c->chunks,
-			      &c->nodes,   &c->edges,	&c->sframes, &c->gsamples, &c->s_ids,
-			      &c->deltas,  &c->stamps,	&c->s_lines, &c->s_cols,   &c->psamples,
+	struct vec *vecs[] = {&c->threads, &c->procs,    &c->marks,    &c->profs,  &c->chunks,
+			      &c->nodes,   &c->edges,    &c->sframes,  &c->gsamples, &c->s_ids,
+			      &c->deltas,  &c->stamps,   &c->s_lines,  &c->s_cols, &c->psamples,
 			      &c->strange, &c->hsamples};
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		vec_free(vecs[i]);
@@ -3057,8 +3033,8 @@ static void release(struct ch *c)
 	ixmap_release(&c->node_map);
 	ixmap_release(&c->sframe_map);
 	ixmap_release(&c->prof_map);
-	struct sbuf *bufs[] = {&c->pool, &c->name,  &c->cat,	 &c->id,  &c->sf,   &c->meta,
-			       &c->cap,	 &c->argid, &c->payload, &c->tmp, &c->scope};
+	struct sbuf *bufs[] = {&c->pool, &c->name, &c->cat,   &c->id,      &c->sf,  &c->meta,
+			       &c->cap,  &c->argid, &c->payload, &c->tmp, &c->scope};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		sbuf_release(bufs[i]);
 }
@@ -3107,8 +3083,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 }
 
 const struct importer importer_chrome = {
-    .name = "chrome",
-    .description = "Chrome trace events (array or object form), V8 .cpuprofile and .heapprofile",
-    .probe = probe,
-    .import = import,
+	.name = "chrome",
+	.description = "Chrome trace events (array or object form), V8 .cpuprofile and .heapprofile",
+	.probe = probe,
+	.import = import,
 };

@@ -207,11 +207,11 @@ struct gk {
 	int64_t root_start_ns;
 	bool have_root_start;
 	struct gk_thread th;
-	struct vec exts;	 /* struct gk_ext: moz-extension origins -> resource names */
-	struct vec strfields;	 /* struct gk_strfield: payload keys holding string indexes */
-	struct vec schemas;	 /* pv_str_ix: marker schema names seen */
+	struct vec exts;      /* struct gk_ext: moz-extension origins -> resource names */
+	struct vec strfields; /* struct gk_strfield: payload keys holding string indexes */
+	struct vec schemas;   /* pv_str_ix: marker schema names seen */
 	struct sbuf schema_json; /* "[" and the schemas kept, comma-separated */
-	struct sbuf out;	 /* scratch: a payload being assembled, a name */
+	struct sbuf out;	      /* scratch: a payload being assembled, a name */
 	/* threadCPUDelta as a second metric, like the processed importer's "cpu-delta" */
 	int cpu_unit; /* enum cpu_unit, from meta.sampleUnits */
 	pv_metric_ix cpu_metric;
@@ -965,8 +965,8 @@ static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_
 		if ((rc = json_capture(j, &o, &g->schema_json)))
 			break;
 		pv_str_ix name;
-		if ((rc = schema_keys(g, g->schema_json.buf + from, g->schema_json.len - from,
-				      &name, &keys)))
+		if ((rc = schema_keys(g, g->schema_json.buf + from, g->schema_json.len - from, &name,
+				      &keys)))
 			break;
 		if (!name || schema_seen(g, name)) {
 			sbuf_setlen(&g->schema_json, at);
@@ -1392,8 +1392,7 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 		} else {
 			/* the top level of a script, as the Firefox Profiler names it */
 			sbuf_reset(&g->out);
-			if (sbuf_put(&g->out, "(root scope) ", 13) ||
-			    sbuf_put(&g->out, url, url_len))
+			if (sbuf_put(&g->out, "(root scope) ", 13) || sbuf_put(&g->out, url, url_len))
 				b->status = PV_ENOMEM;
 			name = builder_str(b, g->out.buf, g->out.len);
 		}
@@ -2580,8 +2579,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		if (sbuf_put(&g.schema_json, "]", 1))
 			rc = oom(&g);
 		else
-			b->p->meta.marker_schema =
-			    builder_str(b, g.schema_json.buf, g.schema_json.len);
+			b->p->meta.marker_schema = builder_str(b, g.schema_json.buf, g.schema_json.len);
 	}
 	if (!rc && !(rc = json_next(&j, &t)) && t.kind != JSON_EOF)
 		rc = json_fail_at(&j, &t, "expected the end of the input, found %s",

@@ -678,12 +678,14 @@ static int ucol_one(struct fxp *x, struct ucol *c, enum ukind kind, const char *
 		n = -1;
 	} else {
 		return bad_kind(
-		    x, &t, kind == U_PREFIX_OFFSET ? "an integer" : "an integer or null", name);
+		    x, &t, kind == U_PREFIX_OFFSET ? "an integer" : "an integer or null",
+		    name);
 	}
 	if (kind == U_PREFIX_OFFSET) {
 		if (n < 0 || n > i)
 			return json_fail_at(
-			    j, &t, "expected a prefixOffset from 0 to %u for stack %u, found %.*s",
+			    j, &t,
+			    "expected a prefixOffset from 0 to %u for stack %u, found %.*s",
 			    i, i, (int)t.len, t.s);
 		v = n == 0 ? PV_NONE : i - (uint32_t)n;
 	} else if (n == -1) {
@@ -694,8 +696,8 @@ static int ucol_one(struct fxp *x, struct ucol *c, enum ukind kind, const char *
 				    "stack or null, found %.*s",
 				    i, (int)t.len, t.s);
 	} else if (n < 0 || n >= PV_NONE) {
-		return json_fail_at(j, &t, "expected an index or null for %s, found %.*s", name,
-				    (int)t.len, t.s);
+		return json_fail_at(j, &t, "expected an index or null for %s, found %.*s",
+				    name, (int)t.len, t.s);
 	} else {
 		v = (uint32_t)n;
 	}
@@ -713,11 +715,10 @@ static int ucol_take(struct fxp *x, struct ucol *c, enum ukind kind, uint32_t n)
 		for (uint32_t k = 0; k < n; k++) {
 			if (v[k] != PV_NONE && v[k] >= i0 + k) {
 				t = row_tok(x, c->at, i0 + k);
-				return json_fail_at(
-				    &x->j, &t,
-				    "expected the prefix of stack %u to be an earlier "
-				    "stack or null, found %.*s",
-				    i0 + k, (int)t.len, t.s);
+				return json_fail_at(&x->j, &t,
+						    "expected the prefix of stack %u to be an earlier "
+						    "stack or null, found %.*s",
+						    i0 + k, (int)t.len, t.s);
 			}
 		}
 	} else if (kind == U_PREFIX_OFFSET) {
@@ -727,8 +728,8 @@ static int ucol_take(struct fxp *x, struct ucol *c, enum ukind kind, uint32_t n)
 				t = row_tok(x, c->at, i);
 				return json_fail_at(
 				    &x->j, &t,
-				    "expected a prefixOffset from 0 to %u for stack %u, found %.*s",
-				    i, i, (int)t.len, t.s);
+				    "expected a prefixOffset from 0 to %u for stack %u, found %.*s", i,
+				    i, (int)t.len, t.s);
 			}
 			v[k] = v[k] == 0 ? PV_NONE : i - v[k];
 		}
@@ -780,11 +781,11 @@ static int read_ucol(struct fxp *x, struct ucol *c, enum ukind kind, const char 
 }
 
 enum lkind {
-	L_MS,	     /* ms -> ns; null = PV_TIME_NONE */
+	L_MS,	/* ms -> ns; null = PV_TIME_NONE */
 	L_MS_DELTAS, /* the same, summed from 0 as read (a null adds nothing) */
-	L_E6,	     /* value * 10^6 (weights) */
-	L_E3,	     /* value * 10^3 (threadCPUDelta) */
-	L_ADDR,	     /* an integer address; -1 and null = PV_TIME_NONE, converted when built */
+	L_E6,	/* value * 10^6 (weights) */
+	L_E3,	/* value * 10^3 (threadCPUDelta) */
+	L_ADDR, /* an integer address; -1 and null = PV_TIME_NONE, converted when built */
 };
 
 /* One value of a 64-bit column, read the general way; *end at the column's end. */
@@ -807,9 +808,8 @@ static int lcol_one(struct fxp *x, struct lcol *c, enum lkind kind, const char *
 		v = PV_TIME_NONE;
 	} else if (t.kind != JSON_NUMBER) {
 		return bad_kind(x, &t,
-				kind == L_MS || kind == L_MS_DELTAS
-				    ? "a time in milliseconds or null"
-				    : "a number or null",
+				kind == L_MS || kind == L_MS_DELTAS ? "a time in milliseconds or null"
+								    : "a number or null",
 				name);
 	} else if (kind == L_ADDR) {
 		if (!small_int(&t, &v) && (rc = json_i64(j, &t, &v)))
@@ -817,8 +817,8 @@ static int lcol_one(struct fxp *x, struct lcol *c, enum lkind kind, const char *
 		if (v == -1)
 			v = PV_TIME_NONE;
 		else if (v < 0)
-			return json_fail_at(j, &t, "expected an address or -1 for %s, found %.*s",
-					    name, (int)t.len, t.s);
+			return json_fail_at(j, &t, "expected an address or -1 for %s, found %.*s", name,
+					    (int)t.len, t.s);
 	} else if (!small_fixed(&t, pow10, &v) && (rc = json_fixed(j, &t, pow10, &v))) {
 		return rc;
 	}
@@ -845,19 +845,18 @@ static int lcol_fill(struct fxp *x, struct lcol *c, enum lkind kind, const char 
 		uint32_t room = c->cap - c->len;
 		enum json_run stop;
 		int64_t *v = c->v + c->len;
-		uint32_t n =
-		    (uint32_t)json_run_i64(&x->j, pow10, v, room < RUN_CHUNK ? room : RUN_CHUNK,
-					   true, PV_TIME_NONE, &stop);
+		uint32_t n = (uint32_t)json_run_i64(&x->j, pow10, v,
+						    room < RUN_CHUNK ? room : RUN_CHUNK, true,
+						    PV_TIME_NONE, &stop);
 		if (kind == L_ADDR) {
 			for (uint32_t k = 0; k < n; k++) {
 				if (v[k] == -1) {
 					v[k] = PV_TIME_NONE;
 				} else if (v[k] < 0 && v[k] != PV_TIME_NONE) {
 					struct json_tok t = row_tok(x, c->at, c->len + k);
-					return json_fail_at(
-					    &x->j, &t,
-					    "expected an address or -1 for %s, found %.*s", name,
-					    (int)t.len, t.s);
+					return json_fail_at(&x->j, &t,
+							    "expected an address or -1 for %s, found %.*s",
+							    name, (int)t.len, t.s);
 				}
 			}
 		} else if (kind == L_MS_DELTAS) {
@@ -942,10 +941,7 @@ struct colspec {
 	const char *label; /* for messages */
 };
 
-#define TCOL(key, kind, field, label)                            \
-	{                                                        \
-		key, kind, offsetof(struct tables, field), label \
-	}
+#define TCOL(key, kind, field, label) {key, kind, offsetof(struct tables, field), label}
 
 static const struct colspec stack_cols[] = {
     TCOL("frame", C_INDEX, stack_frame, "stackTable.frame"),
@@ -1036,14 +1032,14 @@ static int read_table(struct fxp *x, const char *name, const struct colspec *spe
 
 static int read_stack_table(struct fxp *x, struct tables *T)
 {
-	return read_table(x, "stackTable", stack_cols, T, &T->stack_at, &T->stack_n, "stackTable.",
-			  &T->func_src_is_str);
+	return read_table(x, "stackTable", stack_cols, T, &T->stack_at, &T->stack_n,
+			  "stackTable.", &T->func_src_is_str);
 }
 
 static int read_frame_table(struct fxp *x, struct tables *T)
 {
-	return read_table(x, "frameTable", frame_cols, T, &T->frame_at, &T->frame_n, "frameTable.",
-			  &T->func_src_is_str);
+	return read_table(x, "frameTable", frame_cols, T, &T->frame_at, &T->frame_n,
+			  "frameTable.", &T->func_src_is_str);
 }
 
 static int read_func_table(struct fxp *x, struct tables *T)
@@ -1484,6 +1480,7 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 	return r == PV_NONE ? payload : r;
 }
 
+
 static int read_meta(struct fxp *x)
 {
 	struct json_tok t, k;
@@ -1686,8 +1683,7 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 					ok = !json_skip_value(&sj);
 					continue;
 				}
-				size_t from =
-				    (size_t)(k.s - 1 - x->cap.buf); /* its opening quote */
+				size_t from = (size_t)(k.s - 1 - x->cap.buf); /* its opening quote */
 				if (json_next(&sj, &a) || a.kind != JSON_OBJECT) {
 					ok = !json_skip(&sj, &a);
 					continue;
@@ -1719,8 +1715,7 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 				}
 			}
 			json_release(&sj);
-			/* last first, each with one comma: the one before, or after a first member
-			 */
+			/* last first, each with one comma: the one before, or after a first member */
 			while (ncut--) {
 				size_t from = cut_from[ncut], to = cut_to[ncut];
 				if (x->cap.buf[from - 1] == ',')
@@ -1830,8 +1825,7 @@ static int read_samples(struct fxp *x, struct thread *th)
 		} else if (json_is(&k, "time")) {
 			rc = read_lcol_n(x, &th->s_time, L_MS, "samples.time", th->s_n);
 		} else if (json_is(&k, "timeDeltas")) {
-			rc =
-			    read_lcol_n(x, &th->s_time, L_MS_DELTAS, "samples.timeDeltas", th->s_n);
+			rc = read_lcol_n(x, &th->s_time, L_MS_DELTAS, "samples.timeDeltas", th->s_n);
 		} else if (json_is(&k, "weight")) {
 			struct json_tok v;
 			if ((rc = json_next(&x->j, &v)))
@@ -1839,8 +1833,7 @@ static int read_samples(struct fxp *x, struct thread *th)
 			if (v.kind == JSON_NULL)
 				lcol_free(&th->s_weight);
 			else if (v.kind == JSON_ARRAY)
-				rc = lcol_fill(x, &th->s_weight, L_E6, "samples.weight", &v,
-					       th->s_n);
+				rc = lcol_fill(x, &th->s_weight, L_E6, "samples.weight", &v, th->s_n);
 			else
 				rc = bad_kind(x, &v, "an array or null", "samples.weight");
 		} else if (json_is(&k, "weightType")) {
@@ -1933,8 +1926,8 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 	if (rc)
 		return rc;
 	/* the next thread's samples go after this one's, which stay until it is built */
-	x->tail_end =
-	    th->s_base + (th->s_stack.len > th->s_time.len ? th->s_stack.len : th->s_time.len);
+	x->tail_end = th->s_base + (th->s_stack.len > th->s_time.len ? th->s_stack.len
+								      : th->s_time.len);
 	if (can_build_now(x, th))
 		rc = build_thread(x, x->nr_threads - 1);
 	return rc;
@@ -1965,8 +1958,8 @@ static int check_ix(struct fxp *x, const struct ucol *c, uint32_t n, const char 
 	if (!c->max_pos || c->max < n)
 		return 0;
 	struct json_tok t = row_tok(x, c->at, c->max_pos - 1);
-	return json_fail(&x->j, t.s, "expected %s index below %u for %s, found %u", table, n, name,
-			 c->max);
+	return json_fail(&x->j, t.s, "expected %s index below %u for %s, found %u", table, n,
+			 name, c->max);
 }
 
 static int check_nonnull(struct fxp *x, const struct ucol *c, const char *name)
@@ -2262,8 +2255,8 @@ static int64_t div_round(int64_t v, int64_t d)
 }
 
 /* Sets metric m's weights of rows [first, first + n) to w[] (NULL: all to v). */
-static void set_weights(struct fxp *x, pv_metric_ix m, uint32_t first, uint32_t n, const int64_t *w,
-			int64_t v)
+static void set_weights(struct fxp *x, pv_metric_ix m, uint32_t first, uint32_t n,
+			const int64_t *w, int64_t v)
 {
 	struct pv_samples *t = &x->b->p->samples;
 	if (!t->weight[m]) {
@@ -2326,8 +2319,7 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 	 * for the other metrics */
 	int64_t *wv = th->s_weight.at ? th->s_weight.v : NULL;
 	for (uint32_t i = 0; wv && i < n; i++) {
-		if (wv[i] ==
-		    PV_TIME_NONE) { /* no weight: one unit of the type (1 ms for tracing-ms) */
+		if (wv[i] == PV_TIME_NONE) { /* no weight: one unit of the type (1 ms for tracing-ms) */
 			wv[i] = th->wtype == W_TRACING_MS ? 1000000 : 1;
 		} else if (th->wtype != W_TRACING_MS) {
 			int64_t r = div_round(wv[i], 1000000);
@@ -2572,8 +2564,7 @@ static int build(struct fxp *x)
 			      "marker fields of a string format that index no string (kept as "
 			      "numbers)");
 	if (x->cause_tids)
-		builder_lossy(b, x->cause_tids,
-			      "marker cause thread ids (tid of a marker's stack)");
+		builder_lossy(b, x->cause_tids, "marker cause thread ids (tid of a marker's stack)");
 	if (x->weight_rounded)
 		builder_lossy(b, x->weight_rounded, "fractional sample weights rounded");
 	if (x->lifetimes_clamped)

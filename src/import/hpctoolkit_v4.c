@@ -1065,10 +1065,10 @@ static int import_db(struct pv_input *in, struct pv_builder *b, bool summary_onl
 			builder_lossy(b, r.fraction,
 				      "values rounded to whole units of their metric");
 		if (r.cct.negative)
-			builder_lossy(
-			    b, r.cct.negative,
-			    "contexts whose inclusive value is below their children's sum "
-			    "(a negative own cost)");
+			builder_lossy(b, r.cct.negative,
+				      "contexts whose own cost came out negative: their inclusive "
+				      "value below their "
+				      "children's sum (by the rounding of those values, mostly)");
 	}
 	if (!have_p)
 		input_close(&pin);

@@ -51,7 +51,7 @@ struct xml {
 };
 
 __attribute__((format(printf, 3, 4))) static int xml_fail(struct xml *x, const char *at,
-							    const char *fmt, ...)
+							  const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -971,9 +971,10 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (!rc && r.fraction)
 		builder_lossy(b, r.fraction, "values rounded to whole units of their metric");
 	if (!rc && r.cct.negative)
-		builder_lossy(b, r.cct.negative,
-			      "contexts whose inclusive value is below their children's sum (a "
-			      "negative own cost)");
+		builder_lossy(
+		    b, r.cct.negative,
+		    "contexts whose own cost came out negative: their inclusive value below their "
+		    "children's sum (by the rounding of those values, mostly)");
 	release(&r);
 	return rc;
 }

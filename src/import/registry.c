@@ -9,10 +9,18 @@
 #include "pv/import.h"
 
 static const struct importer *const importers[] = {
-    &importer_firefox_processed, &importer_firefox_gecko, &importer_chrome,
-    &importer_speedscope,	 &importer_pprof,	  &importer_pprof_legacy,
-    &importer_callgrind,	 &importer_hpctoolkit_v4, &importer_hpctoolkit_summary,
-    &importer_hpctoolkit_xml,	 &importer_perf_script,	  &importer_collapsed,
+	&importer_firefox_processed,
+	&importer_firefox_gecko,
+	&importer_chrome,
+	&importer_speedscope,
+	&importer_pprof,
+	&importer_pprof_legacy,
+	&importer_callgrind,
+	&importer_hpctoolkit_v4,
+	&importer_hpctoolkit_summary,
+	&importer_hpctoolkit_xml,
+	&importer_perf_script,
+	&importer_collapsed,
 };
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
@@ -93,8 +101,7 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 			char names[256] = "";
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-				strncat(names, importers[i]->name,
-					sizeof(names) - strlen(names) - 1);
+				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
 			}
 			return pv_error_set(err, PV_EINVAL, "unknown format '%s' (known: %s)",
 					    format, names);
@@ -117,8 +124,7 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 				if (!importers[i]->probe) /* chosen by name only: not tried */
 					continue;
 				strncat(names, *names ? ", " : "", sizeof(names) - strlen(names) - 1);
-				strncat(names, importers[i]->name,
-					sizeof(names) - strlen(names) - 1);
+				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
 			}
 			return pv_error_set(err, PV_EFORMAT,
 					    "%s: not a profile format profview reads (tried %s)",

@@ -936,6 +936,25 @@ static bool nostack_kept(const struct pv_query *q)
 }
 
 /*
+ * --self nested (doc/hpctoolkit.md): a row's self also holds the selves of the loops nested in it
+ * and of the statements of those loops, HPCToolkit's exclusive cost of procedures and loops.
+ * Rows are numbered parents first, so one backward pass adds each loop (and each line under a
+ * loop) to its parent after its own nested rows were added to it.
+ */
+static void nested_self(struct pv_tree *t, uint32_t nm)
+{
+	for (uint32_t r = t->len; r-- > 0;) {
+		uint32_t p = t->parent[r];
+		if (p == PV_NONE)
+			continue;
+		if (t->kind[r] == PV_ROW_LOOP ||
+		    (t->kind[r] == PV_ROW_LINE && t->kind[p] == PV_ROW_LOOP))
+			for (uint32_t m = 0; m < nm; m++)
+				t->self[m][p] += t->self[m][r];
+	}
+}
+
+/*
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
  * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
@@ -997,6 +1016,8 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 		tree_free(b.t, e->nm);
 		return rc;
 	}
+	if (e->v->q.self == PV_SELF_NESTED)
+		nested_self(b.t, e->nm);
 	*out = b.t;
 	return 0;
 }

@@ -28,6 +28,7 @@ static const char *const by_names[] = {"function", "line", "file", "module", "lo
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total"};
 static const char *const inline_names[] = {"keep", "fold"};
+static const char *const self_names[] = {"own", "nested"};
 
 /* What each filter's argument is, for messages. */
 static const char *const filter_arg_what[] = {"a scope", "a scope", "a scope", "a scope",
@@ -181,6 +182,7 @@ int pv_query_copy(struct pv_query *dst, const struct pv_query *src)
 	dst->limit = src->limit;
 	dst->sort = src->sort;
 	dst->inlines = src->inlines;
+	dst->self = src->self;
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < src->nr_center; i++)
 		rc = pv_query_add_center(dst, src->center[i]);
@@ -227,7 +229,7 @@ bool pv_query_equal(const struct pv_query *a, const struct pv_query *b)
 {
 	if (a->view != b->view || a->by != b->by || a->percent != b->percent ||
 	    a->depth != b->depth || a->limit != b->limit || a->sort != b->sort ||
-	    a->inlines != b->inlines ||
+	    a->inlines != b->inlines || a->self != b->self ||
 	    min_micro(a->min_percent) != min_micro(b->min_percent))
 		return false;
 	if (has_range(a) != has_range(b))
@@ -376,6 +378,7 @@ enum opt {
 	O_SORT,
 	O_INSIDE,
 	O_INLINE,
+	O_SELF,
 	O_VIEW, /* not a CLI option: the view is the command */
 };
 
@@ -383,7 +386,7 @@ enum opt {
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "n", "sort", "inside-markers", "inline",
+	"min-percent", "depth", "n", "sort", "inside-markers", "inline", "self",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
@@ -531,6 +534,11 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 		rc = set_enum(inline_names, NR(inline_names), v, &e, label, err);
 		if (!rc)
 			q->inlines = (enum pv_inline_mode)e;
+		return rc;
+	case O_SELF:
+		rc = set_enum(self_names, NR(self_names), v, &e, label, err);
+		if (!rc)
+			q->self = (enum pv_self_mode)e;
 		return rc;
 	case O_VIEW:
 		rc = set_enum(view_names, NR(view_names), v, &e, label, err);
@@ -715,6 +723,8 @@ char *pv_query_to_args(const struct pv_query *q)
 		flag1(&o, "sort", text_of(sort_names, NR(sort_names), q->sort));
 	if (q->inlines != PV_INLINE_KEEP)
 		flag1(&o, "inline", text_of(inline_names, NR(inline_names), q->inlines));
+	if (q->self != PV_SELF_OWN)
+		flag1(&o, "self", text_of(self_names, NR(self_names), q->self));
 	return out_close(&o);
 }
 
@@ -787,6 +797,8 @@ char *pv_query_to_url(const struct pv_query *q)
 		pair(&o, "sort", NULL, text_of(sort_names, NR(sort_names), q->sort));
 	if (q->inlines != PV_INLINE_KEEP)
 		pair(&o, "inline", NULL, text_of(inline_names, NR(inline_names), q->inlines));
+	if (q->self != PV_SELF_OWN)
+		pair(&o, "self", NULL, text_of(self_names, NR(self_names), q->self));
 	return out_close(&o);
 }
 
@@ -859,6 +871,10 @@ char *pv_query_to_json(const struct pv_query *q)
 		fputs(", \"inline\": ", f);
 		pv_json_string(f, text_of(inline_names, NR(inline_names), q->inlines));
 	}
+	if (q->self != PV_SELF_OWN) {
+		fputs(", \"self\": ", f);
+		pv_json_string(f, text_of(self_names, NR(self_names), q->self));
+	}
 	fputc('}', f);
 	return out_close(&o);
 }
@@ -908,7 +924,7 @@ static const char *const url_keys[] = {
 	[O_CENTER] = "center", [O_METRIC] = "metric", [O_BY] = "by", [O_THREAD] = "thread",
 	[O_RANGE] = "range", [O_PERCENT] = "percent", [O_MIN] = "min", [O_DEPTH] = "depth",
 	[O_N] = "n", [O_SORT] = "sort", [O_INSIDE] = "inside-markers", [O_INLINE] = "inline",
-	[O_VIEW] = "view",
+	[O_SELF] = "self", [O_VIEW] = "view",
 };
 
 static int decode_fail(const char *s, size_t n, bool bad, struct pv_error *err)
@@ -1021,11 +1037,11 @@ int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err)
 
 static const char *const json_keys[] = {
 	"view", "center", "filters", "metrics", "by", "threads", "range", "percent",
-	"min_percent", "depth", "limit", "sort", "inside_markers", "inline",
+	"min_percent", "depth", "limit", "sort", "inside_markers", "inline", "self",
 };
 enum {
 	K_VIEW, K_CENTER, K_FILTERS, K_METRICS, K_BY, K_THREADS, K_RANGE, K_PERCENT, K_MIN,
-	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE,
+	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE, K_SELF,
 };
 
 /* A string or key token as a new C string; positioned errors (no NUL inside, memory). */
@@ -1253,6 +1269,7 @@ static int json_query(struct json *j, struct pv_query *q)
 		case K_PERCENT: rc = json_enum(j, q, O_PERCENT, "percent"); break;
 		case K_SORT: rc = json_enum(j, q, O_SORT, "sort"); break;
 		case K_INLINE: rc = json_enum(j, q, O_INLINE, "inline"); break;
+		case K_SELF: rc = json_enum(j, q, O_SELF, "self"); break;
 		case K_CENTER: rc = json_strings(j, q, O_CENTER, "center"); break;
 		case K_METRICS: rc = json_strings(j, q, O_METRIC, "metrics"); break;
 		case K_THREADS: rc = json_strings(j, q, O_THREAD, "threads"); break;

@@ -237,7 +237,7 @@ static void row_path(const struct ydump *y, int i, const char *by, char *out, si
 
 struct rows {
 	char *path[MAXROWS];
-	int64_t total[MAXROWS];
+	int64_t total[MAXROWS], self[MAXROWS];
 	int n;
 };
 
@@ -260,6 +260,7 @@ static void collect(const struct pv_view *v, uint32_t r, const char *prefix, str
 	snprintf(path, n, "%s%s%s", prefix, *prefix ? ";" : "", name);
 	if (out->n < MAXROWS) {
 		out->path[out->n] = path;
+		out->self[out->n] = t->self[0][r];
 		out->total[out->n++] = t->total[0][r];
 	} else {
 		t_fail(__FILE__, __LINE__, "more than %d rows", MAXROWS);
@@ -270,14 +271,17 @@ static void collect(const struct pv_view *v, uint32_t r, const char *prefix, str
 		collect(v, t->children[t->child_first[r] + c], path, out);
 }
 
-static bool tree_rows(const struct pv_profile *p, const char *by, const char *thread,
-		      struct rows *out, int64_t *whole)
+/* The rows of the top-down tree by granularity by, of one thread (NULL: all); self "nested" or
+ * NULL (own). */
+static bool tree_rows_self(const struct pv_profile *p, const char *by, const char *thread,
+			   const char *self, struct rows *out, int64_t *whole)
 {
 	struct pv_query q;
 	struct pv_error err;
 	pv_query_init(&q);
 	bool ok = pv_query_set_option(&q, "by", by, &err) == 0 &&
-		  (!thread || pv_query_set_option(&q, "thread", thread, &err) == 0);
+		  (!thread || pv_query_set_option(&q, "thread", thread, &err) == 0) &&
+		  (!self || pv_query_set_option(&q, "self", self, &err) == 0);
 	struct pv_view *v = NULL;
 	if (ok && pv_view_compute(p, &q, &v, &err) == 0) {
 		rows_clear(out);
@@ -295,6 +299,12 @@ static bool tree_rows(const struct pv_profile *p, const char *by, const char *th
 
 /* The total of the k-th row (0 the first) whose path is path: two loops on one line are two rows
  * of one name, in the same order in two views of one tree. */
+static bool tree_rows(const struct pv_profile *p, const char *by, const char *thread,
+		      struct rows *out, int64_t *whole)
+{
+	return tree_rows_self(p, by, thread, NULL, out, whole);
+}
+
 static int64_t row_total_k(const struct rows *r, const char *path, int k, bool *found)
 {
 	for (int i = 0; i < r->n; i++)
@@ -587,5 +597,63 @@ T_TEST(hpctoolkit_legacy_gauss)
 	T_EQ_INT(total[2], 27182721000LL);
 	/* the XML's "WALLCLOCK (us):Max (I)" of the root, over its 64 sources, is rank 0's */
 	T_TRUE(sig6((double)total[0] / 1000) == 2.7273e7);
+	pv_profile_free(p);
+}
+
+/*
+ * The two exclusive costs of format 4 (doc/hpctoolkit.md): by loop, a loop's self is its own
+ * statements (the "lex_aware" values); with --self nested it also holds its nested loops, and a
+ * procedure's its loops (the "function" values, HPCToolkit's standard exclusive). The expected
+ * figures are the database's own stored values of those scopes (summary profile, seconds).
+ */
+T_TEST(hpctoolkit_exclusive_definitions)
+{
+	static struct rows own, nested;
+	int64_t w;
+	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), "hpctoolkit-summary");
+	if (!p || !tree_rows_self(p, "loop", NULL, NULL, &own, &w) ||
+	    !tree_rows_self(p, "loop", NULL, "nested", &nested, &w)) {
+		pv_profile_free(p);
+		return;
+	}
+	static const struct {
+		const char *path;
+		double lex_aware, function; /* seconds, as stored */
+	} want[] = {
+	    {"main._omp_fn.0", 0, 0.963364}, /* own 0: all of it is in its loops */
+	    {"main._omp_fn.0;loop at loops.c:1010", 0, 0.963364},
+	    {"main._omp_fn.0;loop at loops.c:1010;loop at loops.c:1010", 0.216478, 0.963364},
+	    {"main._omp_fn.0;loop at loops.c:1010;loop at loops.c:1010;loop at loops.c:1018",
+	     0.208203, 0.208203},
+	    {"main._omp_fn.0;loop at loops.c:1010;loop at loops.c:1010;loop at loops.c:1011",
+	     0.323228, 0.538683},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "application thread;libgomp.so.1.0.0@0x1a86d;%s",
+			 want[i].path);
+		bool f1 = false, f2 = false;
+		int k1 = -1, k2 = -1;
+		for (int r = 0; r < own.n && !f1; r++)
+			if ((f1 = strcmp(own.path[r], path) == 0))
+				k1 = r;
+		for (int r = 0; r < nested.n && !f2; r++)
+			if ((f2 = strcmp(nested.path[r], path) == 0))
+				k2 = r;
+		if (!f1 || !f2) {
+			t_fail(__FILE__, __LINE__, "no row %s", path);
+			continue;
+		}
+		/* own costs come from inclusive values rounded to the ns: a few ns apart at most */
+		if (llabs(own.self[k1] - llround(want[i].lex_aware * 1e9)) > 8 ||
+		    llabs(nested.self[k2] - llround(want[i].function * 1e9)) > 8)
+			t_fail(__FILE__, __LINE__,
+			       "%s: self %" PRId64 " / nested %" PRId64
+			       ", the database %.6f / %.6f",
+			       want[i].path, own.self[k1], nested.self[k2], want[i].lex_aware,
+			       want[i].function);
+		/* the total is the same either way */
+		T_EQ_INT(own.total[k1], nested.total[k2]);
+	}
 	pv_profile_free(p);
 }
