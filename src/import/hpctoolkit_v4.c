@@ -1113,9 +1113,36 @@ const struct importer importer_hpctoolkit_summary = {
 
 int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *err)
 {
-	(void)kind;
-	(void)buf;
-	(void)len;
-	(void)err;
-	return 0;
+	/* profile.db, trace.db, cct.db alone: a tree of no context, every metric id metric 0 */
+	struct pv_builder b;
+	struct v4 r;
+	memset(&r, 0, sizeof(r));
+	if (builder_init(&b))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	r.b = &b;
+	r.err = err;
+	r.nm = 1;
+	builder_metric(&b, builder_cstr(&b, "m"), PV_UNIT_COUNT);
+	r.prop_metric = pv_calloc(65536, sizeof(uint32_t));
+	r.stat_metric = pv_calloc(65536, sizeof(uint32_t));
+	r.scale = pv_calloc(1, sizeof(double));
+	r.point_only = pv_calloc(1, sizeof(bool));
+	int rc = !r.prop_metric || !r.stat_metric || !r.scale || !r.point_only ||
+			 hpc_cct_init(&r.cct)
+		     ? pv_error_set(err, PV_ENOMEM, "out of memory")
+		     : 0;
+	if (!rc) {
+		r.scale[0] = 1;
+		struct hpc_bin f = {"fuzz-input", buf, len, err};
+		uint32_t np;
+		if (strcmp(kind, "profile.db") == 0)
+			rc = read_profiles(&r, &f, "", false, &np);
+		else if (strcmp(kind, "trace.db") == 0)
+			rc = check_trace(&r, &f, 16);
+		else
+			rc = check_cct(&f, 16);
+	}
+	v4_release(&r);
+	builder_release(&b);
+	return rc;
 }

@@ -681,8 +681,6 @@ static uint32_t model_metrics(struct rd *r, struct model_metric *mm, uint32_t ca
 struct side {
 	uint32_t rank, thread;
 	uint64_t off; /* where its metric-db starts */
-	const struct pv_input *in;
-	const char *name; /* for messages */
 };
 
 static int cmp_side(const void *a, const void *b)
@@ -770,6 +768,43 @@ static bool name_ids(const char *file, uint32_t *rank, uint32_t *thread)
 	return true;
 }
 
+/*
+ * One side file f: a merged index (u32 type, u32 count, count x {u32 rank, u32 thread, u64
+ * offset}, big-endian) of metric-db files (mdb), or one metric-db of thread (rank, thread). Each
+ * metric-db is one thread of the profile, in (rank, thread) order.
+ */
+static int read_sidefile(struct rd *r, const struct hpc_bin *f, bool mdb, uint32_t rank,
+			 uint32_t thread, const struct model_metric *mm, uint32_t nm, pv_str_ix proc)
+{
+	struct side *sides = NULL;
+	uint32_t ns = 1;
+	int rc = 0;
+	if (mdb) {
+		if (!hpc_in(f, 0, 8, "the index header"))
+			return PV_EPARSE;
+		ns = be32(f->p + 4);
+		if (!hpc_in(f, 8, (uint64_t)ns * 16, "the index"))
+			return PV_EPARSE;
+	}
+	if (!(sides = pv_calloc(ns ? ns : 1, sizeof(*sides))))
+		return oom(r);
+	for (uint32_t k = 0; k < ns; k++) {
+		const uint8_t *q = f->p + 8 + 16 * k;
+		sides[k] = mdb ? (struct side){be32(q), be32(q + 4), be64(q + 8)}
+			       : (struct side){rank, thread, 0};
+	}
+	qsort(sides, ns, sizeof(*sides), cmp_side);
+	for (uint32_t k = 0; k < ns && !rc; k++) {
+		rc = read_metricdb(r, f, sides[k].off, mm, nm);
+		pv_thread_ix th = builder_thread(
+		    r->b, builder_strf(r->b, "RANK %u THREAD %u", sides[k].rank, sides[k].thread),
+		    sides[k].rank, sides[k].thread, proc);
+		hpc_acc_flush(r->b, &r->cct, th);
+	}
+	pv_free(sides);
+	return rc;
+}
+
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -842,47 +877,11 @@ static int read_threads(struct rd *r, const struct pv_input *xin, bool *any)
 			break;
 		}
 		struct hpc_bin f = {path, (const uint8_t *)in.data, in.len, r->err};
-		struct side *sides = NULL;
-		uint32_t ns = 0;
-		if (mdb) {
-			/* u32 type, u32 count, count x {u32 rank, u32 thread, u64 offset} */
-			if (!hpc_in(&f, 0, 8, "the index header")) {
-				rc = PV_EPARSE;
-			} else {
-				ns = be32(f.p + 4);
-				if (!hpc_in(&f, 8, (uint64_t)ns * 16, "the index"))
-					rc = PV_EPARSE;
-			}
-			if (!rc && !(sides = pv_calloc(ns ? ns : 1, sizeof(*sides))))
-				rc = oom(r);
-			for (uint32_t k = 0; k < ns && !rc; k++) {
-				const uint8_t *q = f.p + 8 + 16 * k;
-				sides[k] =
-				    (struct side){be32(q), be32(q + 4), be64(q + 8), &in, path};
-			}
-		} else {
-			sides = pv_calloc(1, sizeof(*sides));
-			if (!sides) {
-				rc = oom(r);
-			} else {
-				ns = 1;
-				sides[0] = (struct side){0, 0, 0, &in, path};
-				if (!name_ids(names[i], &sides[0].rank, &sides[0].thread))
-					sides[0].rank = i;
-			}
-		}
-		if (!rc)
-			qsort(sides, ns, sizeof(*sides), cmp_side);
-		for (uint32_t k = 0; k < ns && !rc; k++) {
-			rc = read_metricdb(r, &f, sides[k].off, mm, nm);
-			pv_thread_ix th = builder_thread(
-			    r->b,
-			    builder_strf(r->b, "RANK %u THREAD %u", sides[k].rank, sides[k].thread),
-			    sides[k].rank, sides[k].thread, proc);
-			hpc_acc_flush(r->b, &r->cct, th);
-			*any = true;
-		}
-		pv_free(sides);
+		uint32_t rank = i, thread = 0;
+		if (!mdb)
+			name_ids(names[i], &rank, &thread);
+		rc = read_sidefile(r, &f, mdb, rank, thread, mm, nm, proc);
+		*any = true;
 		input_close(&in);
 		pv_free(path);
 	}
@@ -981,11 +980,29 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 
 int hpc_xml_file(const char *kind, const void *buf, size_t len, struct pv_error *err)
 {
+	/* the side files: a tree whose node ids 1..256 are the root, one metric in column 0 */
 	(void)kind;
-	(void)buf;
-	(void)len;
-	(void)err;
-	return 0;
+	struct pv_builder b;
+	struct rd r;
+	memset(&r, 0, sizeof(r));
+	if (builder_init(&b))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	r.b = &b;
+	r.err = err;
+	int rc = hpc_cct_init(&r.cct) ? oom(&r) : 0;
+	for (uint64_t id = 1; id <= 256 && !rc; id++)
+		rc = u64map_put(&r.ids, id, 0) ? oom(&r) : 0;
+	struct model_metric mm = {builder_metric(&b, builder_cstr(&b, "m"), PV_UNIT_COUNT), 0,
+				  UINT32_MAX, 1};
+	if (!rc)
+		rc = hpc_acc_begin(&r.cct, 1);
+	struct hpc_bin f = {"fuzz-input", buf, len, err};
+	bool mdb = len < 18 || memcmp(buf, "HPCPROF-metricdb__", 18) != 0;
+	if (!rc)
+		rc = read_sidefile(&r, &f, mdb, 0, 0, &mm, 1, 0);
+	release(&r);
+	builder_release(&b);
+	return rc;
 }
 
 const struct importer importer_hpctoolkit_xml = {

@@ -170,20 +170,28 @@ int pv_import_file(const char *path, const char *format, struct pv_profile **out
 
 /*
  * A folder is a profile when a format keeps its profiles in folders (HPCToolkit's databases):
- * *file (to free) is the path of the file the importer opens for it. 1: not a folder.
+ * *file (to free) is the path of the file the importer opens for it, *format that importer (the
+ * folder says what it is, so a corrupt file there gets that importer's message rather than "not
+ * a profile format"; so does a file named as the importer's, meta.db). 1: not a folder.
  */
-static int dir_entry(const char *path, const char *format, char **file, struct pv_error *err)
+static int dir_entry(const char *path, const char **format, char **file, struct pv_error *err)
 {
 	struct stat st;
 	*file = NULL;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		for (size_t i = 0; i < NR_IMPORTERS && !*format; i++)
+			if (importers[i]->dir_entry && strcmp(base, importers[i]->dir_entry) == 0)
+				*format = importers[i]->name;
 		return 1;
+	}
 	size_t n = strlen(path);
 	while (n > 1 && path[n - 1] == '/')
 		n--;
 	for (size_t i = 0; i < NR_IMPORTERS; i++) {
 		const char *e = importers[i]->dir_entry;
-		if (!e || (format && strcasecmp(format, importers[i]->name) != 0))
+		if (!e || (*format && strcasecmp(*format, importers[i]->name) != 0))
 			continue;
 		char *f = pv_malloc(n + strlen(e) + 2);
 		if (!f)
@@ -193,10 +201,15 @@ static int dir_entry(const char *path, const char *format, char **file, struct p
 		strcpy(f + n + 1, e);
 		if (stat(f, &st) == 0 && S_ISREG(st.st_mode)) {
 			*file = f;
+			if (!*format)
+				*format = importers[i]->name;
 			return 0;
 		}
 		pv_free(f);
 	}
+	if (*format)
+		return pv_error_set(err, PV_EIO, "%s: is a directory that holds no database of format %s",
+				    path, *format);
 	return pv_error_set(err, PV_EIO,
 			    "%s: is a directory, not a profile database (an HPCToolkit database "
 			    "holds meta.db or experiment.xml)",
@@ -208,7 +221,7 @@ int pv_import_file_progress(const char *path, const char *format, struct pv_prog
 {
 	struct pv_input in;
 	char *entry = NULL;
-	int rc = strcmp(path, "-") ? dir_entry(path, format, &entry, err) : 1;
+	int rc = strcmp(path, "-") ? dir_entry(path, &format, &entry, err) : 1;
 	if (rc < 0)
 		return rc;
 	if (entry)
