@@ -14,6 +14,8 @@
  *   module:NAME         every function of a module (binary, library, resource)
  *   line:FILE:LINE      a source line; FUNCTION:LINE also names a line
  *   path:a;b;c          one call path from the root
+ *   loop:FILE:LINE      the loops whose header is at that line (HPCToolkit, doc/hpctoolkit.md);
+ *                       loop:FUNCTION:LINE names them by their function
  *
  * Ownership: a query owns its strings; pv_query_release() frees them. pv_query_init() sets the
  * defaults (top-down view, no center, no filter, the profile's default metric, function

@@ -105,7 +105,7 @@ static const char *fn_name(const struct pv_view *v, uint32_t f)
 
 /* ---- scopes ---- */
 
-enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH };
+enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH, SC_FRAMES };
 
 struct scope {
 	enum scope_kind kind;
@@ -115,11 +115,13 @@ struct scope {
 	uint32_t line;
 	char **path;              /* SC_PATH: function names from the root */
 	uint32_t path_len;
+	uint8_t *vmatch;          /* SC_FRAMES: over profile frames (loop:FILE:LINE) */
 };
 
 static void scope_release(struct scope *s)
 {
 	pv_free(s->fmatch);
+	pv_free(s->vmatch);
 	for (uint32_t i = 0; i < s->path_len; i++)
 		pv_free(s->path[i]);
 	pv_free(s->path);
@@ -188,9 +190,14 @@ static uint32_t trailing_line(const char *s, size_t *head)
  * Compiles a scope for profile p. what names the role in messages ("center", "--merge").
  * A scope that matches nothing is an error: it is almost always a typo.
  */
+static int scope_compile_loop(struct engine *e, struct scope *sc, const char *text,
+			      const char *what);
+
 static int scope_compile(struct engine *e, struct scope *sc, const char *text, const char *what)
 {
 	const struct pv_profile *p = e->p;
+	if (strncmp(text, "loop:", 5) == 0)
+		return scope_compile_loop(e, sc, text, what);
 	memset(sc, 0, sizeof(*sc));
 	sc->text = text;
 	sc->kind = SC_FUNCS;
@@ -295,6 +302,60 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 	return 0;
 }
 
+/*
+ * loop:FILE:LINE or loop:FUNCTION:LINE (HPCToolkit, doc/hpctoolkit.md): the loop frames whose
+ * header is at LINE of a file whose path ends with FILE (or, when none is, of the function named
+ * FUNCTION).
+ */
+static int scope_compile_loop(struct engine *e, struct scope *sc, const char *text,
+			      const char *what)
+{
+	const struct pv_profile *p = e->p;
+	memset(sc, 0, sizeof(*sc));
+	sc->text = text;
+	sc->kind = SC_FRAMES;
+	sc->module = PV_NONE;
+	sc->fmatch = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+	sc->vmatch = pv_calloc(p->frames.len ? p->frames.len : 1, 1);
+	if (!sc->fmatch || !sc->vmatch)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	size_t head;
+	uint32_t line = trailing_line(text + 5, &head);
+	if (!line)
+		return pv_error_set(e->err, PV_EINVAL,
+				    "%s '%s': expected loop:FILE:LINE or loop:FUNCTION:LINE", what,
+				    text);
+	const char *at = text + 5;
+	uint32_t n = 0;
+	for (int by_name = 0; by_name < 2 && !n; by_name++) {
+		for (uint32_t f = 0; f < p->frames.len; f++) {
+			if (p->frames.kind[f] != PV_FRAME_LOOP || p->frames.line[f] != line)
+				continue;
+			bool in;
+			if (by_name) {
+				pv_str_ix nm = p->funcs.name[p->frames.func[f]];
+				in = p->strings.size[nm] == head &&
+				     memcmp(p->strings.ptr[nm], at, head) == 0;
+			} else {
+				pv_source_ix src = p->frames.source[f] != PV_NONE
+							   ? p->frames.source[f]
+							   : p->funcs.source[p->frames.func[f]];
+				char file[4096];
+				snprintf(file, sizeof(file), "%.*s", (int)head, at);
+				in = src != PV_NONE && ends_with_path(pv_str(p, p->sources.path[src]), file);
+			}
+			if (in) {
+				sc->vmatch[f] = 1;
+				n++;
+			}
+		}
+	}
+	if (!n)
+		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no loop of the profile", what,
+				    text);
+	return 0;
+}
+
 static bool scope_func(const struct pv_view *v, const struct scope *sc, uint32_t f)
 {
 	if (f < v->p->funcs.len)
@@ -336,8 +397,10 @@ static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_
 		}
 		for (uint32_t s = 0; s < w->len; s++) {
 			uint32_t vf = w->frame[s];
-			if (scope_func(v, c, vf_func(v, vf)) &&
-			    (c->kind != SC_LINE || vf_line(v, vf) == c->line))
+			if (c->kind == SC_FRAMES ? vf < v->p->frames.len && c->vmatch[vf]
+						 : scope_func(v, c, vf_func(v, vf)) &&
+							   (c->kind != SC_LINE ||
+							    vf_line(v, vf) == c->line))
 				match[s] = 1;
 		}
 	}
@@ -1139,6 +1202,20 @@ struct flat_build {
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
 };
 
+/*
+ * Whether a scope of the flat view's last level (lines, and an HPCToolkit profile's loops) is a
+ * row: by loop, the loops only; in a profile with loops, not a procedure's frame of no line (the
+ * procedure itself, above its loops, not a line of it).
+ */
+static bool loop_level_row(const struct pv_view *v, uint64_t key)
+{
+	if (KEY_KIND(key) == PV_ROW_LOOP)
+		return true;
+	if (v->q.by == PV_BY_LOOP)
+		return false;
+	return !(v->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
+}
+
 static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_flat **out)
 {
 	struct pv_view *v = e->v;
@@ -1146,15 +1223,17 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	uint32_t nl = 0;
 	bool list = v->q.view == PV_VIEW_TOP;
 	enum pv_granularity by = v->q.by;
+	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
+	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
 	if (list) {
-		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : by == PV_BY_LINE ? 3 : 2;
+		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : deep ? 3 : 2;
 	} else {
 		levels[nl++] = 0;
 		if (by != PV_BY_MODULE)
 			levels[nl++] = 1;
-		if (by == PV_BY_FUNCTION || by == PV_BY_LINE)
+		if (by == PV_BY_FUNCTION || deep)
 			levels[nl++] = 2;
-		if (by == PV_BY_LINE)
+		if (deep)
 			levels[nl++] = 3;
 	}
 	struct flat_build fb;
@@ -1348,6 +1427,8 @@ enter:
 				continue;
 			bool nostack = KEY_KIND(fb.scope_key[l][sx]) == PV_ROW_NOSTACK;
 			if (nostack && l > 0) /* the (no stack) row has no rows under it */
+				continue;
+			if (levels[l] == 3 && !loop_level_row(v, fb.scope_key[l][sx]))
 				continue;
 			uint32_t o = out_len++;
 			f->kind[o] = tmpkind[l][sx];
@@ -2151,7 +2232,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		}
 		/* counted once per sample over the line-level top-down tree (centered for top) */
 		enum pv_granularity saved = v->q.by;
-		v->q.by = PV_BY_LINE;
+		v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
 		struct pv_tree *t = NULL;
 		rc = build_top_down(&e, q->view == PV_VIEW_TOP ? anchor : NULL, false, &t);
 		v->q.by = saved;
@@ -2183,6 +2264,10 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 					case PV_ROW_MODULE:
 						in = strncmp(sc->text, "module:", 7) == 0 &&
 						     module_named(p, id, sc->text + 7);
+						break;
+					case PV_ROW_LOOP:
+						in = sc->kind == SC_FRAMES && id < p->frames.len &&
+						     sc->vmatch[id];
 						break;
 					default: break;
 					}

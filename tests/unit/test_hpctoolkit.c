@@ -657,3 +657,45 @@ T_TEST(hpctoolkit_exclusive_definitions)
 	}
 	pv_profile_free(p);
 }
+
+/* tree --center loop:FILE:LINE: the loop's inclusive value at the top, the database's own. */
+T_TEST(hpctoolkit_center_loop)
+{
+	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
+	if (!p)
+		return;
+	struct pv_query q;
+	struct pv_error err;
+	struct pv_view *v = NULL;
+	pv_query_init(&q);
+	T_EQ_INT(pv_query_set_option(&q, "center", "loop:loops.c:1011", &err), 0);
+	T_EQ_INT(pv_query_set_option(&q, "by", "loop", &err), 0);
+	if (pv_view_compute(p, &q, &v, &err) == 0) {
+		/* the two contexts of the loop (main thread 0.640653 s, application threads
+		 * 1.782716 s: "execution" values of the summary profile), summed over 4 threads */
+		T_TRUE(llabs(v->center[0] - 2423369000LL) <= 4);
+		T_EQ_INT(v->tree->nr_roots, 1);
+		T_EQ_INT(v->tree->kind[v->tree->roots[0]], PV_ROW_CENTER);
+		T_EQ_INT(v->tree->total[0][v->tree->roots[0]], v->center[0]);
+		pv_view_free(v);
+	} else {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+	}
+	pv_query_release(&q);
+	/* by function name, and a scope that names no loop */
+	pv_query_init(&q);
+	T_EQ_INT(pv_query_set_option(&q, "center", "loop:func2:26", &err), 0);
+	if (pv_view_compute(p, &q, &v, &err) == 0) {
+		T_TRUE(llabs(v->center[0] - 317062000LL) <= 4); /* 0.257138 + 0.059924 */
+		pv_view_free(v);
+	} else {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+	}
+	pv_query_release(&q);
+	pv_query_init(&q);
+	T_EQ_INT(pv_query_set_option(&q, "center", "loop:func2:27", &err), 0);
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "matches no loop of the profile");
+	pv_query_release(&q);
+	pv_profile_free(p);
+}
