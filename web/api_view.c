@@ -333,6 +333,15 @@ static bool row_scope(const struct pv_view *v, uint8_t kind, uint32_t id, uint32
 		sb_adds(b, "module:");
 		sb_adds(b, pv_str(p, p->modules.name[id]));
 		return true;
+	case PV_ROW_LOOP: /* loop:FILE:LINE (every loop at that line) */
+		pv_view_row_place(v, PV_ROW_LOOP, id, &m, &s, &fl);
+		if (s == PV_NONE || !*pv_str(p, p->sources.path[s]) || !fl)
+			return false;
+		snprintf(num, sizeof(num), ":%u", fl);
+		sb_adds(b, "loop:");
+		sb_adds(b, pv_str(p, p->sources.path[s]));
+		sb_adds(b, num);
+		return true;
 	default: return false;
 	}
 }
@@ -358,6 +367,7 @@ static void step_add(struct sb *b, uint8_t kind, uint32_t id, uint32_t line)
 			snprintf(buf, sizeof(buf), "m%u", id);
 		break;
 	case PV_ROW_NOSTACK: snprintf(buf, sizeof(buf), "n"); break;
+	case PV_ROW_LOOP: snprintf(buf, sizeof(buf), "o%u", id); break;
 	default: snprintf(buf, sizeof(buf), "c"); break;
 	}
 	sb_adds(b, buf);
@@ -399,7 +409,8 @@ static bool parse_step(const char **s, struct step *st)
 		st->id = 0;
 		break;
 	case 'f':
-		st->kind = PV_ROW_FUNCTION;
+	case 'o':
+		st->kind = p[-1] == 'f' ? PV_ROW_FUNCTION : PV_ROW_LOOP;
 		if (!parse_u32(&p, &st->id))
 			return false;
 		break;
