@@ -34,6 +34,7 @@ struct cli {
 	const char *marker_arg; /* marker: N */
 	/* views: resolved against each profile */
 	const char *range_marker, *center_marker;
+	double hot_path; /* tree, callers: print the hot path only, of this share (0: off) */
 };
 
 static void usage(FILE *out)
@@ -75,6 +76,9 @@ static void usage(FILE *out)
 	      "  --self own|nested     a tree row's self: its own, or with the loops nested in\n"
 	      "                        it (HPCToolkit's exclusive cost of procedures and loops)\n"
 	      "  --depth N, --min-percent P, -n N, --sort self|total   what to print\n"
+	      "  --hot-path[=T]        tree, callers: only the hot path (hpcviewer): from the\n"
+	      "                        top row, the heaviest child while it has T%% (50) of its\n"
+	      "                        parent's total\n"
 	      "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
 	      "  --range-from-marker N     the time range of marker N (see 'markers')\n"
 	      "  --center-from-marker N    the center: marker N's cause stack, as a path\n"
@@ -269,6 +273,17 @@ static int run_view(const char *path, const struct pv_profile *p, const struct c
 	char label[256];
 	threads_label(v, c, label, sizeof(label));
 	struct pv_print_opts po = {.json = c->json, .threads_label = label};
+	if (c->hot_path > 0 && v->tree) {
+		uint32_t *rows = malloc(sizeof(*rows) * (v->tree->len ? v->tree->len : 1));
+		if (!rows) {
+			pv_view_free(v);
+			cli_say("error", "out of memory");
+			return EXIT_RUNTIME;
+		}
+		uint32_t n = pv_tree_hot_path(v->tree, PV_NONE, c->hot_path, rows, v->tree->len);
+		pv_tree_keep_path(v->tree, rows, n);
+		free(rows);
+	}
 	pv_print_view(stdout, v, &po);
 	pv_view_free(v);
 	return 0;
@@ -434,9 +449,9 @@ int main(int argc, char **argv)
 		c.q.view = PV_VIEW_TOP;
 	enum {
 		OPT_FORMAT = 256, OPT_JSON, OPT_FROM, OPT_SEARCH, OPT_SUMMARY,
-		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_QUERY
+		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_HOT, OPT_QUERY
 	};
-	struct option longopts[NR_QUERY_OPTIONS + 11];
+	struct option longopts[NR_QUERY_OPTIONS + 12];
 	size_t nl = 0;
 	longopts[nl++] = (struct option){"format", required_argument, NULL, OPT_FORMAT};
 	longopts[nl++] = (struct option){"json", no_argument, NULL, OPT_JSON};
@@ -449,6 +464,7 @@ int main(int argc, char **argv)
 	    (struct option){"range-from-marker", required_argument, NULL, OPT_RANGE_MARKER};
 	longopts[nl++] =
 	    (struct option){"center-from-marker", required_argument, NULL, OPT_CENTER_MARKER};
+	longopts[nl++] = (struct option){"hot-path", optional_argument, NULL, OPT_HOT};
 	for (size_t i = 0; i < NR_QUERY_OPTIONS; i++)
 		longopts[nl++] = (struct option){query_options[i], required_argument, NULL,
 						 OPT_QUERY + (int)i};
@@ -504,6 +520,18 @@ int main(int argc, char **argv)
 			else
 				c.center_marker = optarg;
 			break;
+		case OPT_HOT: {
+			char *end = NULL;
+			double t = optarg ? strtod(optarg, &end) : 50;
+			if (strcmp(cmd, "tree") != 0 && strcmp(cmd, "callers") != 0)
+				rc = fail_usage("--hot-path applies to 'tree' and 'callers'");
+			else if (optarg && (end == optarg || *end || !(t > 0 && t <= 100)))
+				rc = fail_usage("--hot-path takes a percent in (0, 100], not '%s'",
+						optarg);
+			else
+				c.hot_path = t / 100;
+			break;
+		}
 		case 'V':
 			printf("profview %s\n", PV_VERSION);
 			pv_query_release(&c.q);

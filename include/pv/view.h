@@ -163,6 +163,18 @@ int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
 			 struct pv_error *err);
 void pv_free_keep(uint8_t *keep);
 
+/*
+ * hpcviewer's hot path: from row `from` of t (PV_NONE: its first root, the center row of a
+ * centered tree), the heaviest child while it holds at least `fraction` of its parent's total
+ * (the first metric; hpcviewer's default 0.5), and on from it. Writes the rows, `from` first, to
+ * rows (at most cap); returns how many.
+ */
+uint32_t pv_tree_hot_path(const struct pv_tree *t, uint32_t from, double fraction, uint32_t *rows,
+			  uint32_t cap);
+/* Cuts t down to one path of rows (as pv_tree_hot_path gives): its first row the only root,
+ * each row's only child the next (tree hot-path printing). */
+void pv_tree_keep_path(struct pv_tree *t, const uint32_t *rows, uint32_t n);
+
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
 const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 			     char *buf, size_t len, uint32_t line);

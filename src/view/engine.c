@@ -1107,16 +1107,25 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 		if (!acc_t[m] || !acc_s[m])
 			goto oom;
 	}
+	/* a loop or line of the center continues its row: its cost is the center's self too */
+	uint8_t *cself = anchor && e->v->scoped ? pv_malloc(n) : NULL;
+	if (anchor && e->v->scoped && !cself)
+		goto oom;
+	for (uint32_t s = 0; cself && s < w->len; s++)
+		cself[s] = anchor[s] == s ||
+			 (anchor[s] != PV_NONE && w->prefix[s] != PV_NONE && cself[w->prefix[s]] &&
+			  frame_key(e->v, w->frame[s], e->v->q.by) == CONTINUE_KEY);
 	for (uint32_t s = 0; s < w->len; s++) {
 		uint32_t a = anchor ? anchor[s] : s;
 		if (a == PV_NONE)
 			continue;
 		for (uint32_t m = 0; m < e->nm; m++) {
 			acc_t[m][a] += w->cost[m][s];
-			if (a == s)
+			if (a == s || (cself && cself[s]))
 				acc_s[m][a] += w->cost[m][s];
 		}
 	}
+	pv_free(cself);
 	enum pv_granularity by = e->v->q.by;
 	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
 	for (uint32_t a = 0; a < w->len && !b.oom; a++) {

@@ -699,3 +699,48 @@ T_TEST(hpctoolkit_center_loop)
 	pv_query_release(&q);
 	pv_profile_free(p);
 }
+
+/*
+ * hpcviewer's hot path (pv_tree_hot_path), on doc/views.md's worked example: main 26 >
+ * real_main 15 > foo 11 > bar 10; real_main holds 58 % of main, foo 73 % of real_main.
+ */
+T_TEST(hot_path)
+{
+	struct pv_profile *p = load(t_data("collapsed/worked-example.txt"), NULL);
+	if (!p)
+		return;
+	struct pv_query q;
+	struct pv_error err;
+	struct pv_view *v = NULL;
+	pv_query_init(&q);
+	if (pv_view_compute(p, &q, &v, &err) == 0) {
+		const struct pv_tree *t = v->tree;
+		uint32_t rows[16];
+		static const struct {
+			double fraction;
+			uint32_t n;
+			int64_t last;
+		} want[] = {{0.5, 4, 10}, {0.576, 4, 10}, {0.578, 1, 26}, {0.95, 1, 26}};
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			uint32_t n = pv_tree_hot_path(t, PV_NONE, want[i].fraction, rows, 16);
+			T_EQ_INT(n, want[i].n);
+			if (n)
+				T_EQ_INT(t->total[0][rows[n - 1]], want[i].last);
+		}
+		/* from a row: real_main (15) > foo (11) > bar; foo has 73 % of real_main */
+		uint32_t n = pv_tree_hot_path(t, PV_NONE, 0.5, rows, 16);
+		if (n >= 2) {
+			uint32_t from = rows[1];
+			T_EQ_INT(pv_tree_hot_path(t, from, 0.5, rows, 16), 3);
+			T_EQ_INT(t->total[0][rows[0]], 15);
+			T_EQ_INT(pv_tree_hot_path(t, from, 0.75, rows, 16), 1);
+		}
+		/* cap */
+		T_EQ_INT(pv_tree_hot_path(t, PV_NONE, 0.5, rows, 2), 2);
+		pv_view_free(v);
+	} else {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+	}
+	pv_query_release(&q);
+	pv_profile_free(p);
+}
