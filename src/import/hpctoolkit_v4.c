@@ -504,8 +504,10 @@ static int read_contexts(struct v4 *r)
 		uint32_t id = le32(f->p + e + 16);
 		const char *name =
 		    meta_str(r, le64(f->p + e + 24), e + 24, "an entry point's name");
-		if (!name)
-			return PV_EPARSE;
+		if (!name) {
+			rc = PV_EPARSE;
+			break;
+		}
 		static const char *const canon[] = {"unknown entry", "main thread",
 						    "application thread"};
 		uint16_t ekind = le16(f->p + e + 20);
@@ -513,20 +515,24 @@ static int read_contexts(struct v4 *r)
 			name = ekind < 3 ? canon[ekind] : "<entry point>";
 		pv_func_ix efn = builder_func(r->b, builder_cstr(r->b, name), PV_NONE, PV_NONE, 0);
 		uint32_t enode = hpc_cct_add(&r->cct, 0, HPC_FUNC, efn, PV_NONE, 0, PV_ADDR_NONE);
-		if (enode == PV_NONE)
-			return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+		if (enode == PV_NONE) {
+			rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
+			break;
+		}
 		if ((rc = add_ctx(r, id, enode, e + 16)))
 			break;
 		if (!szc)
 			continue;
-		if (!hpc_in(f, pc, szc, "an entry point's children"))
-			return PV_EPARSE;
+		if (!hpc_in(f, pc, szc, "an entry point's children")) {
+			rc = PV_EPARSE;
+			break;
+		}
 		if (sp == cap) {
 			cap = cap ? cap * 2 : 64;
 			struct walk *g = pv_realloc(st, cap * sizeof(*st));
 			if (!g) {
-				pv_free(st);
-				return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+				rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
+				break;
 			}
 			st = g;
 		}
