@@ -64,6 +64,10 @@ static void usage(FILE *out)
 	      "  --collapse-recursion SCOPE   A>B>A>C becomes A>C\n"
 	      "  --collapse-module M   consecutive frames of module M become one\n"
 	      "  --focus-category C    keep only frames of category C\n"
+	      "  --collapse-subtree SCOPE   keep SCOPE, its callees' cost becomes its self\n"
+	      "  --prune SCOPE         remove SCOPE and its callees, their cost to the caller\n"
+	      "  --collapse-direct-recursion SCOPE   A>A>B becomes A>B (A>B>A stays)\n"
+	      "  --focus-self SCOPE    only the samples whose own frame (leaf) is in SCOPE\n"
 	      "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
 	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
 	      "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
@@ -412,7 +416,8 @@ static const char *const commands[] = {"info",	   "top",     "tree",	"callers", 
 static const char *const query_options[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "sort", "inside-markers", "inline", "self",
+	"min-percent", "depth", "sort", "inside-markers", "inline", "self", "collapse-subtree",
+	"prune", "collapse-direct-recursion", "focus-self",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */

@@ -47,6 +47,11 @@ enum pv_filter_kind {
 	PV_FILTER_FOCUS_CATEGORY,  /* keep only frames of a category (others merge into callers) */
 	PV_FILTER_TAG,             /* keep samples with the label KEY=VALUE (pprof's -tagfocus) */
 	PV_FILTER_DROP_TAG,        /* drop samples with the label KEY=VALUE (pprof's -tagignore) */
+	/* hpcviewer's CCT filters and Firefox Profiler transforms (doc/hpctoolkit.md) */
+	PV_FILTER_COLLAPSE_SUBTREE, /* keep the scope's frame, its callees' cost becomes its self */
+	PV_FILTER_PRUNE,           /* remove the scope's frame and its callees, cost to the caller */
+	PV_FILTER_COLLAPSE_DIRECT_RECURSION, /* A>A>B becomes A>B; A>B>A stays */
+	PV_FILTER_FOCUS_SELF,      /* keep the samples whose own frame (the leaf) is in the scope */
 };
 
 enum pv_granularity {

@@ -502,6 +502,43 @@ static pv_cat_ix vf_category(const struct pv_view *v, uint32_t vf)
 	return vf < v->p->frames.len ? v->p->frames.category[vf] : PV_NONE;
 }
 
+/*
+ * The image of working stack s (its prefix's image ip) under hpcviewer's CCT filters and the
+ * Firefox Profiler's collapse-direct-recursion (doc/hpctoolkit.md); aux[s] carries state down
+ * the stacks:
+ *   collapse-subtree: aux = the image of the outermost frame of the scope above, which every
+ *     stack below becomes (its callees' cost is its self);
+ *   prune: aux = 1 below a frame of the scope; such stacks, and the scope's own, become their
+ *     caller (ip: PV_NONE at a root, a sample that loses every frame);
+ *   collapse-direct-recursion: a frame of the scope whose caller's image is a frame of the same
+ *     function is that caller.
+ */
+static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuild *r,
+			  const uint8_t *match, uint32_t *aux, uint32_t s, uint32_t ip, int *oom)
+{
+	const struct wst *w = &e->w;
+	uint32_t pre = w->prefix[s], vf = w->frame[s];
+	switch (k) {
+	case PV_FILTER_COLLAPSE_SUBTREE: {
+		uint32_t above = pre == PV_NONE ? PV_NONE : aux[pre];
+		if (above != PV_NONE) {
+			aux[s] = above;
+			return above;
+		}
+		uint32_t img = rb_intern(r, ip, vf, oom);
+		aux[s] = match[s] ? img : PV_NONE;
+		return img;
+	}
+	case PV_FILTER_PRUNE:
+		aux[s] = match[s] || (pre != PV_NONE && aux[pre]);
+		return aux[s] ? ip : rb_intern(r, ip, vf, oom);
+	default: /* PV_FILTER_COLLAPSE_DIRECT_RECURSION */
+		if (match[s] && ip != PV_NONE && vf_func(e->v, r->frame[ip]) == vf_func(e->v, vf))
+			return ip;
+		return rb_intern(r, ip, vf, oom);
+	}
+}
+
 static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t index)
 {
 	struct wst *w = &e->w;
@@ -522,7 +559,8 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 		return 0; /* applied to the samples (tags_build) */
 
 	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
-	    f->kind == PV_FILTER_MERGE || f->kind == PV_FILTER_COLLAPSE_RECURSION) {
+	    f->kind == PV_FILTER_MERGE || f->kind == PV_FILTER_COLLAPSE_RECURSION ||
+	    f->kind >= PV_FILTER_COLLAPSE_SUBTREE) {
 		rc = scope_compile(e, &sc, f->arg, what);
 		if (rc)
 			goto out;
@@ -532,12 +570,14 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			goto out;
 		}
 	}
-	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP) {
-		/* has[s]: the path down to s holds the scope; kept in match[] in place */
-		for (uint32_t s = 0; s < w->len; s++)
+	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
+	    f->kind == PV_FILTER_FOCUS_SELF) {
+		/* has[s]: the path down to s holds the scope; kept in match[] in place (focus-self:
+		 * s's own frame only) */
+		for (uint32_t s = 0; s < w->len && f->kind != PV_FILTER_FOCUS_SELF; s++)
 			if (w->prefix[s] != PV_NONE && match[w->prefix[s]])
 				match[s] = 1;
-		bool keep_if = f->kind == PV_FILTER_INCLUDE;
+		bool keep_if = f->kind != PV_FILTER_DROP;
 		for (uint32_t s = 0; s < w->len; s++)
 			if ((bool)match[s] != keep_if)
 				for (uint32_t m = 0; m < e->nm; m++)
@@ -622,6 +662,11 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			img[s] = c == cat ? rb_intern(&r, ip, vf, &oom) : ip;
 			break;
 		}
+		case PV_FILTER_COLLAPSE_SUBTREE:
+		case PV_FILTER_PRUNE:
+		case PV_FILTER_COLLAPSE_DIRECT_RECURSION:
+			img[s] = cut_image(e, f->kind, &r, match, aux, s, ip, &oom);
+			break;
 		default:
 			img[s] = PV_NONE;
 		}

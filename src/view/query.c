@@ -23,7 +23,9 @@
 
 static const char *const view_names[] = {"tree", "callers", "flat", "butterfly", "top"};
 static const char *const filter_names[] = {"include", "drop", "merge", "collapse-recursion",
-					   "collapse-module", "focus-category", "tag", "drop-tag"};
+					   "collapse-module", "focus-category", "tag", "drop-tag",
+					   "collapse-subtree", "prune", "collapse-direct-recursion",
+					   "focus-self"};
 static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total"};
@@ -33,7 +35,8 @@ static const char *const self_names[] = {"own", "nested"};
 /* What each filter's argument is, for messages. */
 static const char *const filter_arg_what[] = {"a scope", "a scope", "a scope", "a scope",
 					      "a module name", "a category name", "a label KEY=VALUE",
-					      "a label KEY=VALUE"};
+					      "a label KEY=VALUE", "a scope", "a scope", "a scope",
+					      "a scope"};
 
 #define MICRO 1000000 /* ns per ms, and min_percent's fixed-point scale */
 #define MAX_MIN_PERCENT ((int64_t)100 * MICRO)
@@ -367,7 +370,7 @@ static bool parse_count(const char *s, uint32_t *out)
 enum opt {
 	O_CENTER,
 	O_FILTER, /* + enum pv_filter_kind */
-	O_METRIC = O_FILTER + 8,
+	O_METRIC = O_FILTER + 12,
 	O_BY,
 	O_THREAD,
 	O_RANGE,
@@ -385,7 +388,8 @@ enum opt {
 /* CLI long option names, indexed by enum opt (filters by their names). */
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
-	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
+	"focus-category", "tag", "drop-tag", "collapse-subtree", "prune",
+	"collapse-direct-recursion", "focus-self", "metric", "by", "thread", "range", "percent",
 	"min-percent", "depth", "n", "sort", "inside-markers", "inline", "self",
 };
 

@@ -744,3 +744,34 @@ T_TEST(hot_path)
 	pv_query_release(&q);
 	pv_profile_free(p);
 }
+
+/* The tree transforms read back equal from each of the query's three notations. */
+T_TEST(transform_notations)
+{
+	static const char *const opts[][2] = {
+	    {"collapse-subtree", "foo"}, {"prune", "re:^std::"},
+	    {"collapse-direct-recursion", "a"}, {"focus-self", "loop:loops.c:1011"},
+	    {"self", "nested"}, {"by", "loop"}};
+	struct pv_query q, u, j;
+	struct pv_error err;
+	pv_query_init(&q);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		T_EQ_INT(pv_query_set_option(&q, opts[i][0], opts[i][1], &err), 0);
+	T_EQ_INT(q.nr_filters, 4);
+	T_EQ_INT(q.filters[1].kind, PV_FILTER_PRUNE);
+	char *url = pv_query_to_url(&q), *json = pv_query_to_json(&q), *args = pv_query_to_args(&q);
+	T_TRUE(url && json && args);
+	if (url && json) {
+		T_EQ_INT(pv_query_from_url(&u, url, &err), 0);
+		T_EQ_INT(pv_query_from_json(&j, json, strlen(json), &err), 0);
+		T_TRUE(pv_query_equal(&q, &u));
+		T_TRUE(pv_query_equal(&q, &j));
+		pv_query_release(&u);
+		pv_query_release(&j);
+	}
+	T_CONTAINS(args, "--collapse-direct-recursion a");
+	free(url);
+	free(json);
+	free(args);
+	pv_query_release(&q);
+}
