@@ -90,8 +90,10 @@ struct v4 {
 	uint32_t *stat_metric; /* [statMetricId] -> model metric (the sum of inclusive values) */
 	bool *point_only;      /* [model metric]: no inclusive values, point values used */
 	uint64_t fraction;     /* values that were not whole numbers in the model's unit */
-	/* contexts */
-	struct u64map ctx; /* ctxId -> node */
+	/* contexts: ctxId -> node, in an array for the ids below ctx_cap (hpcprof numbers them
+	 * densely), in a map past it */
+	uint32_t *ctx_node, ctx_cap;
+	struct u64map ctx;
 	struct hpc_cct cct;
 	uint64_t hidden, hidden_ctx; /* values (and contexts) of contexts the tree does not list */
 	uint8_t *hidden_seen;
@@ -473,11 +475,18 @@ struct walk {
 	uint32_t parent;  /* their node */
 };
 
+static uint32_t ctx_of(const struct v4 *r, uint32_t id)
+{
+	return id < r->ctx_cap ? r->ctx_node[id] : u64map_get(&r->ctx, id);
+}
+
 static int add_ctx(struct v4 *r, uint32_t id, uint32_t node, uint64_t at)
 {
-	if (u64map_get(&r->ctx, id) != UINT32_MAX)
+	if (ctx_of(r, id) != UINT32_MAX)
 		return hpc_fail(&r->meta, at, "context id %u appears twice in the tree", id);
-	if (u64map_put(&r->ctx, id, node))
+	if (id < r->ctx_cap)
+		r->ctx_node[id] = node;
+	else if (u64map_put(&r->ctx, id, node))
 		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	return 0;
 }
@@ -494,6 +503,13 @@ static int read_contexts(struct v4 *r)
 	uint32_t ne = et.n, sze = et.stride;
 	/* each context takes 32 bytes or more of the file: a tree that lists more is looping */
 	uint64_t budget = f->len / 32 + 1, seen = 0;
+	uint64_t ncap = r->sz[SEC_CONTEXT] / 32;
+	r->ctx_cap = (uint32_t)(2 * ncap + 64 > UINT32_MAX ? UINT32_MAX : 2 * ncap + 64);
+	r->ctx_node = pv_malloc((size_t)r->ctx_cap * sizeof(uint32_t));
+	if (!r->ctx_node)
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	memset(r->ctx_node, 0xff, (size_t)r->ctx_cap * sizeof(uint32_t));
+	builder_stacks_reserve(r->b, (uint32_t)(ncap > UINT32_MAX / 2 ? UINT32_MAX / 2 : ncap));
 	struct walk *st = NULL;
 	uint32_t sp = 0, cap = 0;
 	pv_func_ix unknown =
@@ -695,6 +711,7 @@ static void v4_release(struct v4 *r)
 	pv_free(r->point_only);
 	pv_free(r->hidden_seen);
 	u64map_release(&r->ctx);
+	pv_free(r->ctx_node);
 	hpc_cct_release(&r->cct);
 }
 
@@ -818,7 +835,7 @@ static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_pr
 			    pr->order, cid, (unsigned long long)start, (unsigned long long)end,
 			    (unsigned long long)pr->nvals);
 		prev_start = start;
-		uint32_t node = cid ? u64map_get(&r->ctx, cid) : 0;
+		uint32_t node = cid ? ctx_of(r, cid) : 0;
 		for (uint64_t j = start; j < end; j++) {
 			const uint8_t *val = f->p + pr->pvals + 10 * j;
 			uint32_t m = ids[le16(val)];
