@@ -800,8 +800,6 @@ static int read_profile_infos(struct v4 *r, const struct hpc_bin *f, struct v4_p
 				      i, (unsigned long long)pr[i].nvals,
 				      (unsigned long long)pr[i].pvals, pr[i].nctx,
 				      (unsigned long long)pr[i].pctx);
-		else
-			rc = read_tuple(r, f, &pr[i]);
 	}
 	if (rc) {
 		for (uint32_t i = 0; i < np; i++)
@@ -919,9 +917,15 @@ static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *titl
 			      "profile.db: no execution context has a profile of its own; "
 			      "the summary is shown as one thread");
 	}
-	/* the execution contexts sorted by id tuple, or the summary alone */
+	/* the execution contexts sorted by id tuple, or the summary alone (whose cost then does not
+	 * grow with them: their tuples are not even read) */
 	uint32_t first = summary_only ? 0 : 1, last = summary_only ? 1 : np;
-	qsort(pr + 1, np - 1, sizeof(*pr), cmp_profile);
+	for (uint32_t i = first; i < last && !rc; i++)
+		rc = read_tuple(r, f, &pr[i]);
+	if (rc)
+		goto out;
+	if (!summary_only)
+		qsort(pr + 1, np - 1, sizeof(*pr), cmp_profile);
 	if ((rc = hpc_acc_begin(&r->cct, r->nm)))
 		goto out;
 	pv_str_ix proc = builder_cstr(r->b, title);
