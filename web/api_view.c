@@ -186,12 +186,13 @@ static void json_values(FILE *out, const int64_t *v, uint32_t n)
 
 static const char *metric_name(const struct pv_view *v, uint32_t m)
 {
-	return pv_str(v->p, v->p->metrics.name[v->metrics[m]]);
+	static _Thread_local char buf[PV_QUERY_MAX][300];
+	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
 }
 
 static const char *metric_unit(const struct pv_view *v, uint32_t m)
 {
-	return pv_unit_name((enum pv_unit)v->p->metrics.unit[v->metrics[m]]);
+	return pv_unit_name(pv_view_metric_unit(v, m));
 }
 
 static void json_metrics(FILE *out, const struct pv_view *v)

@@ -102,11 +102,25 @@ struct pv_flat {
 	uint8_t *inlined;  /* 1: every frame of the row's scope is inlined (NULL: none is) */
 };
 
+/*
+ * A column's statistic across the selected threads (execution contexts): "--metric NAME:mean"
+ * (doc/hpctoolkit.md). Sum is the column as usual; CfVar is StdDev / Mean in millionths.
+ */
+enum pv_stat {
+	PV_STAT_SUM = 0,
+	PV_STAT_MEAN,
+	PV_STAT_STDDEV,
+	PV_STAT_CFVAR,
+	PV_STAT_MIN,
+	PV_STAT_MAX,
+};
+
 struct pv_view {
 	const struct pv_profile *p;
 	struct pv_query q;          /* a copy of the query it was computed for */
 	uint32_t nr_metrics;
 	pv_metric_ix metrics[PV_QUERY_MAX];
+	uint8_t stat[PV_QUERY_MAX]; /* enum pv_stat of each column */
 	pv_thread_ix *threads;      /* the selected threads */
 	uint32_t nr_threads;
 	int64_t whole[PV_QUERY_MAX];  /* cost of the filtered profile, samples without a stack
@@ -174,6 +188,12 @@ uint32_t pv_tree_hot_path(const struct pv_tree *t, uint32_t from, double fractio
 /* Cuts t down to one path of rows (as pv_tree_hot_path gives): its first row the only root,
  * each row's only child the next (tree hot-path printing). */
 void pv_tree_keep_path(struct pv_tree *t, const uint32_t *rows, uint32_t n);
+
+/* "sum", "mean", "stddev", "cfvar", "min", "max". */
+const char *pv_stat_name(enum pv_stat s);
+/* A column's name: its metric's, with ":mean" (...) for a statistic; its unit (count for cfvar). */
+const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf, size_t len);
+enum pv_unit pv_view_metric_unit(const struct pv_view *v, uint32_t col);
 
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
 const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,

@@ -23,7 +23,7 @@ static int64_t time_scale(const struct pv_view *v, uint32_t m)
 
 static const char *unit_text(const struct pv_view *v, uint32_t m)
 {
-	enum pv_unit u = v->p->metrics.unit[v->metrics[m]];
+	enum pv_unit u = pv_view_metric_unit(v, m);
 	if (u != PV_UNIT_NS)
 		return pv_unit_name(u);
 	int64_t sc = time_scale(v, m);
@@ -32,7 +32,7 @@ static const char *unit_text(const struct pv_view *v, uint32_t m)
 
 static void cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x)
 {
-	enum pv_unit u = v->p->metrics.unit[v->metrics[m]];
+	enum pv_unit u = pv_view_metric_unit(v, m);
 	int64_t sc = u == PV_UNIT_NS ? time_scale(v, m) : 1;
 	if (sc == 1) {
 		snprintf(buf, n, "%" PRId64, x);
@@ -54,12 +54,13 @@ static void pct(char *buf, size_t n, int64_t v, int64_t whole)
 
 static enum pv_unit unit_of(const struct pv_view *v, uint32_t m)
 {
-	return v->p->metrics.unit[v->metrics[m]];
+	return pv_view_metric_unit(v, m);
 }
 
 static const char *metric_name(const struct pv_view *v, uint32_t m)
 {
-	return pv_str(v->p, v->p->metrics.name[v->metrics[m]]);
+	static _Thread_local char buf[PV_QUERY_MAX][300];
+	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
 }
 
 static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,

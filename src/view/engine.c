@@ -1885,7 +1885,9 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		v->metrics[v->nr_metrics++] = p->meta.default_metric;
 	}
 	for (uint32_t i = 0; i < q->nr_metrics; i++) {
-		pv_metric_ix m = pv_metric_find(p, q->metrics[i]);
+		enum pv_stat stat;
+		pv_metric_ix m = pv__metric_stat(p, q->metrics[i], &stat); /* NAME or NAME:STAT */
+		v->stat[v->nr_metrics] = (uint8_t)stat;
 		if (m == PV_NONE) {
 			char have[256] = "";
 			for (uint32_t k = 0; k < p->metrics.len; k++) {
@@ -2161,6 +2163,15 @@ static char *center_label(const struct pv_query *q)
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
 
+/* columns of statistics across threads (stats.c), once the view is computed */
+static int stats_if_any(struct pv_view *v, struct pv_error *err)
+{
+	for (uint32_t c = 0; c < v->nr_metrics; c++)
+		if (v->stat[c] != PV_STAT_SUM)
+			return pv__view_stats(v, err);
+	return 0;
+}
+
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
@@ -2213,6 +2224,8 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		/* a call-graph profile: the views its graph answers (callgraph.c) */
 		bool done = false;
 		if ((rc = pv__callgraph_view(v, &done, err)))
+			goto fail;
+		if (done && (rc = stats_if_any(v, err)))
 			goto fail;
 		if (done) {
 			*out = v;
@@ -2375,6 +2388,10 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	pv_free(e.origin);
 	pv_free(match);
 	pv_free(anchor);
+	if ((rc = stats_if_any(v, err))) {
+		pv_view_free(v);
+		return rc;
+	}
 	*out = v;
 	return 0;
 fail:

@@ -775,3 +775,66 @@ T_TEST(transform_notations)
 	free(args);
 	pv_query_release(&q);
 }
+
+/*
+ * Statistics across threads (--metric NAME:STAT): loops-cputime-t.d's main thread runs on
+ * thread 0 only (0.994165 s of 4 threads), clock_diff's 5.991 ms on one thread.
+ */
+T_TEST(stats_across_threads)
+{
+	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
+	if (!p)
+		return;
+	struct pv_query q;
+	struct pv_error err;
+	struct pv_view *v = NULL;
+	pv_query_init(&q);
+	T_EQ_INT(pv_query_set_option(&q, "metric",
+				     "CPUTIME (sec):mean,CPUTIME (sec):max,CPUTIME (sec):min,"
+				     "CPUTIME (sec):stddev,CPUTIME (sec):cfvar,CPUTIME (sec):sum",
+				     &err),
+		 0);
+	if (pv_view_compute(p, &q, &v, &err) == 0) {
+		char b[300];
+		T_EQ_STR(pv_view_metric_name(v, 0, b, sizeof(b)), "CPUTIME (sec):mean");
+		T_EQ_INT(v->stat[4], PV_STAT_CFVAR);
+		T_EQ_INT(pv_view_metric_unit(v, 4), PV_UNIT_COUNT);
+		/* the whole program: the mean of the 4 threads' totals, their max and min */
+		T_EQ_INT(v->whole[0], 993327000); /* 3973.308 ms / 4 */
+		T_EQ_INT(v->whole[1], 994165000);
+		T_EQ_INT(v->whole[2], 992704000);
+		T_EQ_INT(v->whole[5], 3973308000LL);
+		/* the row "main thread" (a root): thread 0 alone */
+		const struct pv_tree *t = v->tree;
+		bool found = false;
+		for (uint32_t i = 0; i < t->nr_roots; i++) {
+			uint32_t r = t->roots[i];
+			if (strcmp(pv_view_row_name(v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]),
+				   "main thread") != 0)
+				continue;
+			found = true;
+			T_EQ_INT(t->total[0][r], 248541250); /* 994165000 / 4 */
+			T_EQ_INT(t->total[1][r], 994165000);
+			T_EQ_INT(t->total[2][r], 0);
+			/* one thread of 4 nonzero: stddev = x * sqrt(3) / 4, cfvar = sqrt(3) */
+			T_EQ_INT(t->total[3][r], llround(994165000.0 * sqrt(3) / 4));
+			T_EQ_INT(t->total[4][r], 1732051);
+			T_EQ_INT(t->total[5][r], 994165000);
+		}
+		T_TRUE(found);
+		/* the first column orders the rows: "main thread" (248 ms) after the
+		 * application threads (745 ms) */
+		T_TRUE(t->nr_roots >= 2 && t->total[0][t->roots[0]] >= t->total[0][t->roots[1]]);
+		pv_view_free(v);
+	} else {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+	}
+	pv_query_release(&q);
+	/* a bad statistic is a bad metric name */
+	pv_query_init(&q);
+	T_EQ_INT(pv_query_set_option(&q, "metric", "CPUTIME (sec):median", &err), 0);
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "no metric named 'CPUTIME (sec):median'");
+	pv_query_release(&q);
+	pv_profile_free(p);
+}
