@@ -174,7 +174,7 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 /* the API's own parameters, not part of the query */
 static const char *const own_params[] = {
 	"p", "open", "key", "offset", "limit", "i", "start", "end", "buckets", "width", "search",
-	"file", "max-nodes", "tab", "sel", "heaviest",
+	"file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent",
 };
 
 static bool own_param(const char *k)

@@ -1057,6 +1057,29 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 		nup = heavy_chain(up_tree, heaviest, up);
 	if (down_tree)
 		ndown = heavy_chain(down_tree, heaviest, down);
+	/* hot=KEY (the page's key h): hpcviewer's hot path from that row, opened from the root */
+	const char *hot = api_param(ps, "hot");
+	struct found hf;
+	uint32_t hot_pct = 50;
+	if (hot && !api_param_u32(ps, "hot-percent", 50, &hot_pct, out, &status)) {
+		free(open);
+		api_view_release(a, v);
+		return status;
+	}
+	if (hot && !v->flat && view_find(v, hot, &hf)) {
+		bool is_up = hf.t == up_tree;
+		uint32_t *chain = is_up ? up : down, n = 0;
+		for (uint32_t r = hf.row; r != PV_NONE && n < HEAVIEST_MAX; r = hf.t->parent[r])
+			n++;
+		if (n < HEAVIEST_MAX) {
+			for (uint32_t r = hf.row, k = n; r != PV_NONE; r = hf.t->parent[r])
+				chain[--k] = r;
+			n += pv_tree_hot_path(hf.t, hf.row, (hot_pct ? hot_pct : 1) / 100.0,
+					      chain + n - 1, HEAVIEST_MAX - n + 1) - 1;
+			*(is_up ? &nup : &ndown) = n;
+			want_opened = true;
+		}
+	}
 	int rc = 0;
 	view_head(out, v);
 	if (want_opened) {

@@ -1334,3 +1334,23 @@ T_TEST(api_view_database_sources)
 	remove(path);
 	rmdir(dir);
 }
+
+/* hot=KEY: hpcviewer's hot path from a row, opened from the root (the page's key h). */
+T_TEST(api_view_hot_path)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	int st;
+	/* from real_main (15): foo (11, 73 %), bar (10, 91 %) */
+	char *body = call(a, "view", "hot=f0/f1", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"opened\": [\"f0\", \"f0/f1\", \"f0/f1/f2\", \"f0/f1/f2/f3\"]");
+	free(body);
+	/* at 80 %, foo (73 %) is not hot: the path is real_main alone */
+	body = call(a, "view", "hot=f0/f1&hot-percent=80", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"opened\": [\"f0\", \"f0/f1\"]");
+	free(body);
+	pv_api_free(a);
+}
