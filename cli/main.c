@@ -72,6 +72,9 @@ static void usage(FILE *out)
 	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
 	      "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
 	      "  --metric A[,B]        metrics to show (default: the profile's own)\n"
+	      "  --derive 'NAME=FORMULA'   a derived metric, hpcviewer's syntax: $name, $N\n"
+	      "                        or ${NAME} the row's value, @name the whole's,\n"
+	      "                        + - * / ^ ( ), sum avg min max stdev sqrt log ...\n"
 	      "  --by function|line|file|module|loop   granularity of the rows (loop: functions\n"
 	      "                        and the loops in them, HPCToolkit)\n"
 	      "  --percent center|whole           percentages of the center or the whole\n"
@@ -91,8 +94,9 @@ static void usage(FILE *out)
 	      "  SCOPE is NAME, re:REGEX, file:PATH, module:NAME, line:FILE:LINE,\n"
 	      "  FUNCTION:LINE, loop:FILE:LINE, loop:FUNCTION:LINE or path:a;b;c. Filters apply\n"
 	      "  in the order given.\n"
-	      "\n"
-	      "markers:\n"
+	      "\n",
+	      out);
+	fputs("markers:\n"
 	      "  --search TERMS        comma-separated substrings (OR) of name, category, type\n"
 	      "                        and fields; key:value for one key, -key:value excludes\n"
 	      "  --thread, --range     markers of these threads, overlapping this range\n"
@@ -419,7 +423,7 @@ static const char *const query_options[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
 	"min-percent", "depth", "sort", "inside-markers", "inline", "self", "collapse-subtree",
-	"prune", "collapse-direct-recursion", "focus-self", "max-rows",
+	"prune", "collapse-direct-recursion", "focus-self", "max-rows", "derive",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */

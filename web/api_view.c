@@ -169,19 +169,33 @@ static void json_str_or_null(FILE *out, const char *s)
 		json_str(out, s);
 }
 
-static void json_costs(FILE *out, int64_t *const *col, uint32_t nm, uint32_t r)
+/* One cost of column m: an integer, a derived metric's number or null (pv_view_value_text). */
+static void json_cost(FILE *out, const struct pv_view *v, uint32_t m, int64_t x)
+{
+	char b[40];
+	pv_view_value_text(v, m, x, true, b, sizeof(b));
+	fputs(b, out);
+}
+
+static void json_costs(FILE *out, const struct pv_view *v, int64_t *const *col, uint32_t r)
 {
 	fputc('[', out);
-	for (uint32_t m = 0; m < nm; m++)
-		fprintf(out, "%s%" PRId64, m ? ", " : "", col[m][r]);
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		if (m)
+			fputs(", ", out);
+		json_cost(out, v, m, col[m][r]);
+	}
 	fputc(']', out);
 }
 
-static void json_values(FILE *out, const int64_t *v, uint32_t n)
+static void json_values(FILE *out, const struct pv_view *v, const int64_t *x)
 {
 	fputc('[', out);
-	for (uint32_t m = 0; m < n; m++)
-		fprintf(out, "%s%" PRId64, m ? ", " : "", v[m]);
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		if (m)
+			fputs(", ", out);
+		json_cost(out, v, m, x[m]);
+	}
 	fputc(']', out);
 }
 
@@ -733,9 +747,9 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	if (col)
 		fprintf(out, ", \"column\": %u", col);
 	fprintf(out, ", \"depth\": %u, \"total\": ", t->depth[r]);
-	json_costs(out, t->total, v->nr_metrics, r);
+	json_costs(out, v, t->total, r);
 	fputs(", \"self\": ", out);
-	json_costs(out, t->self, v->nr_metrics, r);
+	json_costs(out, v, t->self, r);
 	if (t->estimated && t->estimated[r])
 		fputs(", \"estimated\": true", out); /* a call-graph row away from the center */
 	fprintf(out, ", \"children\": %u, \"scope\": ", t->child_len[r]);
@@ -789,6 +803,9 @@ static void more_row(struct emit *e, const uint32_t *list, uint32_t from, uint32
 			self[m] += t->self[m][list[i]];
 		}
 	}
+	for (uint32_t m = 0; m < v->nr_metrics; m++) /* a formula's values do not add up */
+		if (pv_view_metric_derived(v, m))
+			total[m] = self[m] = PV_VALUE_NONE;
 	sb_cut(&e->key, klen);
 	fputs(e->any ? ",\n{\"key\": \"" : "\n{\"key\": \"", out);
 	e->any = true;
@@ -798,9 +815,9 @@ static void more_row(struct emit *e, const uint32_t *list, uint32_t from, uint32
 	json_text(out, e->key.s ? e->key.s : "", klen);
 	fprintf(out, ", \"offset\": %u, \"more\": %u, \"depth\": %u, \"total\": ", from, n - from,
 		depth);
-	json_values(out, total, v->nr_metrics);
+	json_values(out, v, total);
 	fputs(", \"self\": ", out);
-	json_values(out, self, v->nr_metrics);
+	json_values(out, v, self);
 	fputs(", \"children\": 0}", out);
 }
 
@@ -998,9 +1015,9 @@ static void flat_row(FILE *out, const struct pv_view *v, struct names *nm, uint3
 	if (col)
 		fprintf(out, ", \"column\": %u", col);
 	fputs(", \"total\": ", out);
-	json_costs(out, f->total, v->nr_metrics, r);
+	json_costs(out, v, f->total, r);
 	fputs(", \"self\": ", out);
-	json_costs(out, f->self, v->nr_metrics, r);
+	json_costs(out, v, f->self, r);
 	fputs(", \"scope\": ", out);
 	if (row_scope(v, nm, f->kind[r], f->id[r], f->line[r], scope))
 		json_text(out, scope->s, scope->len);
@@ -1068,13 +1085,13 @@ static void view_head(FILE *out, const struct pv_view *v)
 	fputs(", \"metrics\": ", out);
 	json_metrics(out, v);
 	fputs(", \"whole\": ", out);
-	json_values(out, v->whole, v->nr_metrics);
+	json_values(out, v, v->whole);
 	fputs(", \"center_total\": ", out);
-	json_values(out, v->center, v->nr_metrics);
+	json_values(out, v, v->center);
 	fputs(", \"nostack\": ", out);
-	json_values(out, v->nostack, v->nr_metrics);
+	json_values(out, v, v->nostack);
 	fputs(", \"base\": ", out);
-	json_values(out, v->base, v->nr_metrics);
+	json_values(out, v, v->base);
 	fprintf(out, ", \"centered\": %s, \"center_label\": ", v->centered ? "true" : "false");
 	json_str_or_null(out, v->centered ? v->center_label : NULL);
 	fprintf(out, ", \"samples\": %" PRIu64, v->nr_samples);
@@ -1749,10 +1766,14 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 			fprintf(out, ", \"tid\": %" PRId64, p->threads.tid[t]);
 		/* a thread whose query failed (not expected: "#N" always picks it) has no cost */
 		if (alone) {
+			/* a derived metric is not plotted per thread (as in hpcviewer) */
+			for (uint32_t m = 0; m < nm; m++)
+				if (pv_view_metric_derived(v, m))
+					tot[m] = self[m] = PV_VALUE_NONE;
 			fputs(", \"total\": ", out);
-			json_values(out, tot, nm);
+			json_values(out, v, tot);
 			fputs(", \"self\": ", out);
-			json_values(out, self, nm);
+			json_values(out, v, self);
 		} else {
 			fputs(", \"total\": null, \"self\": null", out);
 		}
@@ -1884,9 +1905,13 @@ int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 				continue;
 			}
 			fputc('[', out);
-			for (uint32_t m = 0; m < nm; m++)
-				fprintf(out, "%s%" PRId64, m ? ", " : "",
-					cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
+			for (uint32_t m = 0; m < nm; m++) { /* no line sums of a formula's values */
+				fputs(m ? ", " : "", out);
+				json_cost(out, v, m,
+					  pv_view_metric_derived(v, m)
+					      ? PV_VALUE_NONE
+					      : cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
+			}
 			fputc(']', out);
 		}
 		fputc('}', out);

@@ -2586,6 +2586,7 @@ void pv_view_free(struct pv_view *v)
 	pv_free(v->center_label);
 	pv_free(v->note);
 	pv_free(v->pseudo_module);
+	pv__derived_free(v->derived);
 	pv_query_release(&v->q);
 	pv_free(v);
 }
@@ -2663,9 +2664,19 @@ static int resolve(struct engine *e, const struct pv_query *q)
 			return pv_error_set(e->err, PV_EINVAL, "the profile has no metric");
 		v->metrics[v->nr_metrics++] = p->meta.default_metric;
 	}
+	/* derived metrics (derive.c): columns of their own, their inputs' hidden columns */
+	bool derives = q->nr_derive || p->formulas.len;
+	int rc = derives ? pv__derive_begin(v, e->err) : 0;
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < q->nr_metrics; i++) {
 		enum pv_stat stat;
 		pv_metric_ix m = pv__metric_stat(p, q->metrics[i], &stat); /* NAME or NAME:STAT */
+		if (m == PV_NONE && (rc = pv__derive_column(v, q->metrics[i], e->err)) <= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		v->stat[v->nr_metrics] = (uint8_t)stat;
 		if (m == PV_NONE) {
 			char have[256] = "";
@@ -2679,6 +2690,8 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		}
 		v->metrics[v->nr_metrics++] = m;
 	}
+	if (derives && (rc = pv__derive_setup(v, e->err)))
+		return rc;
 	e->nm = v->nr_metrics;
 	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
 		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
@@ -2942,13 +2955,19 @@ static char *center_label(const struct pv_query *q)
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
 
-/* columns of statistics across threads (stats.c), once the view is computed */
+/* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
+ * view is computed */
 static int stats_if_any(struct pv_view *v, struct pv_error *err)
 {
-	for (uint32_t c = 0; c < v->nr_metrics; c++)
-		if (v->stat[c] != PV_STAT_SUM)
-			return pv__view_stats(v, err);
-	return 0;
+	for (uint32_t c = 0; c < v->nr_metrics; c++) {
+		if (v->stat[c] != PV_STAT_SUM) {
+			int rc = pv__view_stats(v, err);
+			if (rc)
+				return rc;
+			break;
+		}
+	}
+	return pv__view_derive(v, err);
 }
 
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
