@@ -537,15 +537,16 @@ static uint32_t tree_find(const struct pv_tree *t, const char *key)
 	return r;
 }
 
-/* The flat row named by key: steps module/file/function/line by level (one step for top). */
+/* The flat row named by key: steps module/file/function/(loops/)line by level (one step for
+ * top). */
 static uint32_t flat_find(const struct pv_flat *f, bool list, const char *key)
 {
-	struct step st[4];
+	struct step st[PV_FLAT_LEVELS];
 	uint32_t ns = 0;
 	if (!*key)
 		return PV_NONE;
 	while (*key) {
-		if (ns == (list ? 1 : 4) || !parse_step(&key, &st[ns]))
+		if (ns == (list ? 1 : PV_FLAT_LEVELS) || !parse_step(&key, &st[ns]))
 			return PV_NONE;
 		ns++;
 	}
@@ -1040,8 +1041,8 @@ static void flat_key(struct sb *key, const struct pv_flat *f, bool list, const u
 }
 
 /*
- * Flat rows from..to (to excluded); with only_level (< 4), only those of that level (the
- * children of a row). anc holds the ancestors of from by level.
+ * Flat rows from..to (to excluded); with only_level (< PV_FLAT_LEVELS), only those of that level
+ * (the children of a row). anc holds the ancestors of from by level.
  */
 static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t to, uint32_t *anc,
 		     uint32_t only_level)
@@ -1054,7 +1055,7 @@ static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t
 	for (uint32_t r = from; r < to; r++) {
 		if (!list)
 			anc[f->level[r]] = r;
-		if (only_level < 4 && f->level[r] != only_level)
+		if (only_level < PV_FLAT_LEVELS && f->level[r] != only_level)
 			continue;
 		flat_key(&key, f, list, anc, r);
 		flat_row(out, v, &nm, r, &key, &scope, first);
@@ -1183,13 +1184,13 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 		const struct pv_flat *f = v->flat;
 		uint32_t from = offset < f->len ? offset : f->len;
 		uint32_t to = limit < f->len - from ? from + limit : f->len;
-		uint32_t anc[4] = {0};
+		uint32_t anc[PV_FLAT_LEVELS] = {0};
 		/* the ancestors of the first row sent: one pass over the rows before it */
 		if (v->q.view != PV_VIEW_TOP)
 			for (uint32_t r = 0; r < from; r++)
 				anc[f->level[r]] = r;
 		fprintf(out, ", \"nr_rows\": %u, \"rows\": [", f->len);
-		rc = emit_flat(out, v, from, to, anc, 4);
+		rc = emit_flat(out, v, from, to, anc, PV_FLAT_LEVELS);
 		fputs("]}\n", out);
 	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
 		fputs(", \"callers\": [", out);
@@ -1271,7 +1272,7 @@ int api_children(struct pv_api *a, const struct api_params *ps, FILE *out)
 		emit_release(&e);
 	} else if (v->q.view != PV_VIEW_TOP) {
 		const struct pv_flat *f = v->flat;
-		uint32_t anc[4] = {0}, lv = f->level[fd.row];
+		uint32_t anc[PV_FLAT_LEVELS] = {0}, lv = f->level[fd.row];
 		for (uint32_t r = 0; r <= fd.row; r++)
 			anc[f->level[r]] = r;
 		uint32_t end = fd.row + 1;

@@ -91,12 +91,17 @@ struct pv_tree {
 	uint8_t *estimated;
 };
 
-/* A flat row: one scope, nested module > file > function > line by level (0..3). */
+/*
+ * A flat row: one scope, nested module > file > function > line by level (0..3); in a profile
+ * with loops (HPCToolkit) function > loop > nested loop > line, a row in N loops of its function
+ * at level 3 + N (below PV_FLAT_LEVELS: deeper loops are rows beside the deepest shown).
+ */
+#define PV_FLAT_LEVELS 16
 struct pv_flat {
 	uint32_t len;
 	uint8_t *kind;
 	uint32_t *id, *line;
-	uint8_t *level;    /* 0 module, 1 file, 2 function, 3 line */
+	uint8_t *level; /* 0 module, 1 file, 2 function, 3 line or loop, 4... in loops */
 	uint8_t *in_center;
 	int64_t **total, **self;
 	uint8_t *inlined;  /* 1: every frame of the row's scope is inlined (NULL: none is) */

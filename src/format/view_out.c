@@ -518,8 +518,10 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 	if (list && v->q.limit && v->q.limit < n)
 		n = v->q.limit;
 	if (json) {
-		/* nested as module > file > function > line: children arrays, as trees have */
-		uint32_t cnt[6] = {0}; /* rows printed so far in the open container of a level */
+		/* nested as module > file > function > (loops >) line: children arrays, as trees
+		 * have */
+		uint32_t cnt[PV_FLAT_LEVELS + 1] = {
+		    0};		       /* rows printed so far in the open container of a level */
 		int depth = -1;        /* level of the innermost open row */
 		for (uint32_t r = 0; r < n; r++) {
 			int lv = list ? 0 : f->level[r] - f->level[0];

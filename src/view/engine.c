@@ -2017,7 +2017,13 @@ struct flat_build {
 	uint8_t *inlined[4];     /* scope index -> every tree row of it inlined */
 	uint64_t *scope_key[4];  /* scope index -> KEY() */
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
+	/* the last level of a profile with loops: scope index -> the loop scope it is nested in
+	 * (PV_NONE: right in its function) and how many loops deep that is */
+	uint32_t *loop_parent, *nest;
 };
+
+/* Loops nested deeper than this in the flat view are rows beside the deepest one shown. */
+#define FLAT_NEST_MAX (PV_FLAT_LEVELS - 4)
 
 /*
  * Whether a scope of the flat view's last level (lines, and an HPCToolkit profile's loops) is a
@@ -2033,6 +2039,18 @@ static bool loop_level_row(const struct pv_view *v, uint64_t key)
 	return !(v->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
 }
 
+/* The group of scope sx of level l among the rows of one parent: its parent scope, or for a
+ * scope nested in a loop (loops given: the number of groups of parents) loops + that loop's. */
+static uint32_t flat_group(const struct flat_build *fb, uint32_t l, uint32_t sx, bool list,
+			   uint32_t loops)
+{
+	if (!l || list)
+		return 0;
+	if (loops != PV_NONE && fb->loop_parent[sx] != PV_NONE)
+		return loops + fb->loop_parent[sx];
+	return fb->scope_parent[l][sx];
+}
+
 static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_flat **out)
 {
 	struct pv_view *v = e->v;
@@ -2042,6 +2060,9 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	enum pv_granularity by = v->q.by;
 	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
 	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
+	/* hpcviewer's flat view: function > loop > nested loop > line (doc/hpctoolkit.md) */
+	bool loops = deep && v->scoped, nestl = loops && !list;
+	bool nested = v->q.self == PV_SELF_NESTED;
 	if (list) {
 		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : deep ? 3 : 2;
 	} else {
@@ -2069,6 +2090,12 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 		if (!fb.key_of[l] || !fb.scope_key[l] || !fb.scope_parent[l])
 			goto out;
 	}
+	if (loops) {
+		fb.loop_parent = pv_malloc((size_t)n * sizeof(uint32_t));
+		fb.nest = pv_malloc((size_t)n * sizeof(uint32_t));
+		if (!fb.loop_parent || !fb.nest)
+			goto out;
+	}
 	/* scope of each row at each level; rows are (function, line) at line granularity */
 	for (uint32_t r = 0; r < t->len; r++) {
 		bool loop = t->kind[r] == PV_ROW_LOOP;
@@ -2086,13 +2113,33 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 					   : KEY(PV_ROW_LINE, fn, t->line[r]);
 				break;
 			}
-			/* nesting: a file row belongs to its module row, and so on */
-			uint64_t mk = list ? key : key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL);
+			/* a loop, or a line, right in a loop of its function (rows are numbered
+			 * parents first): nested in that loop's scope */
+			uint32_t encl = PV_NONE, pr = t->parent[r];
+			if (loops && levels[l] == 3 && pr != PV_NONE &&
+			    t->kind[pr] == PV_ROW_LOOP && t->kind[r] != PV_ROW_NOSTACK &&
+			    vf_func(v, t->id[pr]) == fn) {
+				encl = fb.key_of[l][pr];
+				if (nestl &&
+				    fb.nest[encl] + 1 > FLAT_NEST_MAX) /* beside the deepest */
+					encl = fb.loop_parent[encl];
+			}
+			/* nesting: a file row belongs to its module row, and so on; a list has one
+			 * row a scope wherever it is */
+			uint64_t mk =
+			    list ? key
+			    : encl == PV_NONE
+				? key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL)
+				: key ^ ((uint64_t)(encl + 1) * 0xc2b2ae3d27d4eb4fULL);
 			uint32_t sx = u64map_get(&maps[l], mk);
 			if (sx == UINT32_MAX) {
 				sx = fb.nr_scopes[l]++;
 				fb.scope_key[l][sx] = key;
 				fb.scope_parent[l][sx] = parent_scope;
+				if (loops && levels[l] == 3) {
+					fb.loop_parent[sx] = encl;
+					fb.nest[sx] = encl == PV_NONE ? 0 : fb.nest[encl] + 1;
+				}
 				if (u64map_put(&maps[l], mk, sx))
 					goto out;
 			}
@@ -2141,6 +2188,18 @@ enter:
 							fb.incl[l][m][sx] += t->total[m][r];
 						fb.excl[l][m][sx] += t->self[m][r];
 					}
+					if (!loops || levels[l] != 3)
+						continue;
+					/* a loop's self: its own lines', and with --self nested its
+					 * nested loops' too (the rows' selves are their own here)
+					 */
+					uint32_t a = fb.loop_parent[sx];
+					if (!nested && KEY_KIND(fb.scope_key[l][sx]) != PV_ROW_LINE)
+						a = PV_NONE;
+					for (; a != PV_NONE;
+					     a = nested ? fb.loop_parent[a] : PV_NONE)
+						for (uint32_t m = 0; m < e->nm; m++)
+							fb.excl[l][m][a] += t->self[m][r];
 				}
 				stack[sp] = r;
 				iter[sp] = 0;
@@ -2189,8 +2248,10 @@ enter:
 		tmpid[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
 		tmpline[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
 		uint32_t np = l ? (fb.nr_scopes[l - 1] ? fb.nr_scopes[l - 1] : 1) : 1;
-		first[l] = pv_calloc(np, sizeof(uint32_t));
-		count[l] = pv_calloc(np, sizeof(uint32_t));
+		/* the last level nested in loops: groups np + loop scope, after the functions' */
+		uint32_t ng = nestl && l + 1 == nl ? np + ns : np;
+		first[l] = pv_calloc(ng, sizeof(uint32_t));
+		count[l] = pv_calloc(ng, sizeof(uint32_t));
 		ok = order[l] && tmpkind[l] && tmpid[l] && tmpline[l] && first[l] && count[l];
 		if (!ok)
 			break;
@@ -2200,18 +2261,16 @@ enter:
 			tmpline[l][sx] = KEY_LINE(fb.scope_key[l][sx]);
 		}
 		/* group by parent scope (counting sort), then sort each group */
-		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
-			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
-			count[l][ps]++;
-		}
+		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++)
+			count[l][flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE)]++;
 		uint32_t off = 0;
-		for (uint32_t ps = 0; ps < np; ps++) {
+		for (uint32_t ps = 0; ps < ng; ps++) {
 			first[l][ps] = off;
 			off += count[l][ps];
 			count[l][ps] = 0;
 		}
 		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
-			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
+			uint32_t ps = flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE);
 			order[l][first[l][ps] + count[l][ps]++] = sx;
 		}
 		bool by_self = list && v->q.sort == PV_SORT_SELF;
@@ -2223,13 +2282,14 @@ enter:
 				     tmpid[l],
 				     tmpline[l],
 				     NULL};
-		for (uint32_t ps = 0; ps < np; ps++)
+		for (uint32_t ps = 0; ps < ng; ps++)
 			sort_ix(&c, order[l] + first[l][ps], count[l][ps]);
 	}
 	if (ok) {
 		/* emit: depth first through the levels with an explicit cursor per level */
-		uint32_t pos[4] = {0}, endp[4] = {0};
+		uint32_t pos[PV_FLAT_LEVELS] = {0}, endp[PV_FLAT_LEVELS] = {0};
 		uint32_t depth = 0;
+		uint32_t np_last = nl > 1 ? (fb.nr_scopes[nl - 2] ? fb.nr_scopes[nl - 2] : 1) : 1;
 		pos[0] = 0;
 		endp[0] = fb.nr_scopes[0];
 		uint32_t out_len = 0;
@@ -2240,8 +2300,8 @@ enter:
 				depth--;
 				continue;
 			}
-			uint32_t sx = order[depth][pos[depth]++];
-			uint32_t l = depth;
+			uint32_t l = depth < nl ? depth : nl - 1; /* past it: loops in loops */
+			uint32_t sx = order[l][pos[depth]++];
 			bool live = false;
 			for (uint32_t m = 0; m < e->nm; m++)
 				live |= fb.incl[l][m][sx] != 0 || fb.excl[l][m][sx] != 0;
@@ -2256,7 +2316,7 @@ enter:
 			f->kind[o] = tmpkind[l][sx];
 			f->id[o] = tmpid[l][sx];
 			f->line[o] = tmpline[l][sx];
-			f->level[o] = (uint8_t)levels[l];
+			f->level[o] = (uint8_t)(levels[l] + (depth - l));
 			for (uint32_t m = 0; m < e->nm; m++) {
 				f->total[m][o] = fb.incl[l][m][sx];
 				f->self[m][o] = fb.excl[l][m][sx];
@@ -2266,6 +2326,10 @@ enter:
 				depth++;
 				pos[depth] = first[depth][sx];
 				endp[depth] = first[depth][sx] + count[depth][sx];
+			} else if (nestl && l + 1 == nl && count[l][np_last + sx]) {
+				depth++; /* the loops and lines in this loop */
+				pos[depth] = first[l][np_last + sx];
+				endp[depth] = pos[depth] + count[l][np_last + sx];
 			}
 		}
 		f->len = out_len;
@@ -2280,6 +2344,8 @@ enter:
 		pv_free(tmpline[l]);
 	}
 out:
+	pv_free(fb.loop_parent);
+	pv_free(fb.nest);
 	for (uint32_t l = 0; l < 4; l++) {
 		pv_free(fb.key_of[l]);
 		pv_free(fb.scope_key[l]);
@@ -3097,10 +3163,13 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		}
 		/* counted once per sample over the line-level top-down tree (centered for top) */
 		enum pv_granularity saved = v->q.by;
+		enum pv_self_mode saved_self = v->q.self;
 		v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
+		v->q.self = PV_SELF_OWN; /* flat_compute nests the loops' selves itself */
 		struct pv_tree *t = NULL;
 		rc = build_top_down(&e, q->view == PV_VIEW_TOP ? anchor : NULL, false, &t);
 		v->q.by = saved;
+		v->q.self = saved_self;
 		if (!rc)
 			rc = flat_compute(&e, t, &v->flat);
 		tree_free(t, e.nm);

@@ -92,9 +92,11 @@ static void tree_hashes(const struct pv_tree *t, uint64_t *h)
 /* flat rows come depth first: a row's parent is the last row of the level above */
 static void flat_hashes(const struct pv_flat *f, uint64_t *h)
 {
-	uint64_t last[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+	uint64_t last[PV_FLAT_LEVELS];
+	for (uint32_t l = 0; l < PV_FLAT_LEVELS; l++)
+		last[l] = 1;
 	for (uint32_t r = 0; r < f->len; r++) {
-		uint8_t l = f->level[r] < 7 ? f->level[r] : 7;
+		uint8_t l = f->level[r] < PV_FLAT_LEVELS ? f->level[r] : PV_FLAT_LEVELS - 1;
 		h[r] = step(l ? last[l - 1] : 1, f->kind[r], f->id[r], f->line[r], l);
 		last[l] = h[r];
 	}

@@ -1436,6 +1436,27 @@ T_TEST(api_view_loop_rows)
 	T_EQ_INT(st, 200);
 	T_CONTAINS(body, "\"center_total\": [1210259000]");
 	free(body);
+	/* the flat view by line nests the loop's line under the loop (level 4), and the loop's key
+	 * names it for its children */
+	body = call(a, "view", "view=flat&by=line", &st);
+	T_EQ_INT(st, 200);
+	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c:3\"") : NULL;
+	const char *key = loop;
+	while (key && key > body && strncmp(key, "{\"key\": \"", 9) != 0)
+		key--;
+	T_TRUE(loop && key > body);
+	if (loop && key > body) {
+		char q[256];
+		int n = (int)strcspn(key + 9, "\"");
+		snprintf(q, sizeof(q), "view=flat&by=line&key=%.*s", n, key + 9);
+		T_CONTAINS(loop, "\"level\": 3");
+		char *kids = call(a, "children", q, &st);
+		T_EQ_INT(st, 200);
+		T_CONTAINS(kids, "\"name\": \"spinsleep:3\", \"kind\": \"line\"");
+		T_CONTAINS(kids, "\"level\": 4");
+		free(kids);
+	}
+	free(body);
 	pv_api_free(a);
 }
 
