@@ -68,6 +68,8 @@ static void usage(FILE *out)
 	      "  --prune SCOPE         remove SCOPE and its callees, their cost to the caller\n"
 	      "  --collapse-direct-recursion SCOPE   A>A>B becomes A>B (A>B>A stays)\n"
 	      "  --focus-self SCOPE    only the samples whose own frame (leaf) is in SCOPE\n"
+	      "  --focus-inverted path:LEAF;CALLER;...   a node of the inverted tree: only the\n"
+	      "                        samples whose stack ends so, cut at its last step\n"
 	      "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
 	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
 	      "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
@@ -423,7 +425,7 @@ static const char *const query_options[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
 	"min-percent", "depth", "sort", "inside-markers", "inline", "self", "collapse-subtree",
-	"prune", "collapse-direct-recursion", "focus-self", "max-rows", "derive",
+	"prune", "collapse-direct-recursion", "focus-self", "focus-inverted", "max-rows", "derive",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */

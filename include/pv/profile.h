@@ -173,7 +173,7 @@ struct pv_metrics {
 /*
  * Metrics a file defines by a formula over the others (an HPCToolkit database's derived
  * metrics): no sample weighs anything for them; a view computes them as derived metrics
- * (pv/query.h's --derive, doc/derived-metrics.md).
+ * (pv/query.h's --derive, doc/hpctoolkit.md).
  */
 struct pv_formulas {
 	uint32_t len, cap;

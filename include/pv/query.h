@@ -43,19 +43,23 @@ enum pv_view_kind {
 };
 
 enum pv_filter_kind {
-	PV_FILTER_INCLUDE = 0,     /* keep samples whose stack has the scope */
-	PV_FILTER_DROP,            /* drop samples whose stack has the scope */
-	PV_FILTER_MERGE,           /* remove the scope's frames; cost goes to the caller */
+	PV_FILTER_INCLUDE = 0,	      /* keep samples whose stack has the scope */
+	PV_FILTER_DROP,		      /* drop samples whose stack has the scope */
+	PV_FILTER_MERGE,	      /* remove the scope's frames; cost goes to the caller */
 	PV_FILTER_COLLAPSE_RECURSION, /* A>B>A>C becomes A>C */
-	PV_FILTER_COLLAPSE_MODULE, /* consecutive frames of a module become one */
-	PV_FILTER_FOCUS_CATEGORY,  /* keep only frames of a category (others merge into callers) */
-	PV_FILTER_TAG,             /* keep samples with the label KEY=VALUE (pprof's -tagfocus) */
-	PV_FILTER_DROP_TAG,        /* drop samples with the label KEY=VALUE (pprof's -tagignore) */
+	PV_FILTER_COLLAPSE_MODULE,    /* consecutive frames of a module become one */
+	PV_FILTER_FOCUS_CATEGORY, /* keep only frames of a category (others merge into callers) */
+	PV_FILTER_TAG,		  /* keep samples with the label KEY=VALUE (pprof's -tagfocus) */
+	PV_FILTER_DROP_TAG,	  /* drop samples with the label KEY=VALUE (pprof's -tagignore) */
 	/* hpcviewer's CCT filters and Firefox Profiler transforms (doc/hpctoolkit.md) */
 	PV_FILTER_COLLAPSE_SUBTREE, /* keep the scope's frame, its callees' cost becomes its self */
-	PV_FILTER_PRUNE,           /* remove the scope's frame and its callees, cost to the caller */
+	PV_FILTER_PRUNE, /* remove the scope's frame and its callees, cost to the caller */
 	PV_FILTER_COLLAPSE_DIRECT_RECURSION, /* A>A>B becomes A>B; A>B>A stays */
-	PV_FILTER_FOCUS_SELF,      /* keep the samples whose own frame (the leaf) is in the scope */
+	PV_FILTER_FOCUS_SELF, /* keep the samples whose own frame (the leaf) is in the scope */
+	/* the Firefox Profiler's focus on a node of the inverted tree: path:LEAF;CALLER;... read
+	 * from the leaf (a plain scope: one step); keep the samples whose stack ends so, cut at the
+	 * last step (its callees' cost becomes its self) */
+	PV_FILTER_FOCUS_INVERTED,
 };
 
 enum pv_granularity {
@@ -127,7 +131,7 @@ struct pv_query {
 	enum pv_inline_mode inlines; /* inlined frames: kept (default) or folded, before the
 				      * filters */
 	enum pv_self_mode self;      /* top-down trees' self column: own (default) or nested */
-	char *derive[PV_QUERY_MAX];  /* derived metrics "NAME=FORMULA" (doc/derived-metrics.md) */
+	char *derive[PV_QUERY_MAX];  /* derived metrics "NAME=FORMULA" (doc/hpctoolkit.md) */
 	uint32_t nr_derive;
 };
 

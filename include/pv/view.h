@@ -202,7 +202,7 @@ const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf
 enum pv_unit pv_view_metric_unit(const struct pv_view *v, uint32_t col);
 
 /*
- * Derived metrics (--derive, a database's formulas: doc/derived-metrics.md). A derived column
+ * Derived metrics (--derive, a database's formulas: doc/hpctoolkit.md). A derived column
  * holds its values as integers scaled by a power of ten of its own, so its rows sort like any
  * column's; pv_view_value gives the number. A cell whose formula has no finite value (a division
  * by zero) is PV_VALUE_NONE: printed empty in text, null in JSON.

@@ -1,6 +1,6 @@
 /*
  * derive.c - derived metrics: hpcviewer's formulas over the metrics of any profile, computed
- * row by row from a view's columns (doc/derived-metrics.md).
+ * row by row from a view's columns (doc/hpctoolkit.md).
  *
  * A formula is parsed once into a small tree of nodes (numbers, metric references, operators,
  * calls). A view resolves each reference to a column of sums of a metric (adding a hidden

@@ -738,6 +738,20 @@ static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
 	return 0;
 }
 
+/* The end of a rebuild through img (both freed): finish_rebuild, or the error oom_msg. */
+static int rebuild_end(struct engine *e, struct rebuild *r, uint32_t *img, int oom,
+		       const char *oom_msg)
+{
+	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "%s", oom_msg) : finish_rebuild(e, r, img);
+	if (!rc)
+		r->frame = r->prefix = NULL;
+	u64map_release(&r->map);
+	pv_free(r->frame);
+	pv_free(r->prefix);
+	pv_free(img);
+	return rc;
+}
+
 static uint32_t pseudo_frame(struct engine *e, pv_module_ix m)
 {
 	struct pv_view *v = e->v;
@@ -794,6 +808,63 @@ static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuil
 	}
 }
 
+/*
+ * Where stack s, read from its leaf, completes the inverted path sc (path:LEAF;CALLER;...): the
+ * frame of its last step, PV_NONE when the stack does not end so. A loop or statement frame is
+ * part of its function's step, as in the bottom-up trees; the last step is its innermost frame.
+ */
+static uint32_t inverted_anchor(const struct engine *e, const struct scope *sc, uint32_t s)
+{
+	const struct wst *w = &e->w;
+	uint32_t a = s;
+	for (uint32_t k = 0;; k++) {
+		if (a == PV_NONE || !path_step_is(e->v, sc, k, vf_func(e->v, w->frame[a])))
+			return PV_NONE;
+		if (k + 1 == sc->path_len)
+			return a;
+		while (a != PV_NONE && vf_kind(e->v, w->frame[a]) != PV_FRAME_CODE)
+			a = w->prefix[a]; /* up to the function's own frame, then its caller */
+		a = a == PV_NONE ? PV_NONE : w->prefix[a];
+	}
+}
+
+/*
+ * --focus-inverted (the Firefox Profiler's focus on a node of the inverted tree): the samples of
+ * the stacks that end with the path stay, each on the stack of its anchor (the frames below go:
+ * their cost is the anchor's self); the others go. A plain scope is a path of one step: the
+ * samples whose leaf is in it, their stacks whole.
+ */
+static int focus_inverted(struct engine *e, const struct scope *sc, const uint8_t *match)
+{
+	struct wst *w = &e->w;
+	uint32_t n = w->len ? w->len : 1;
+	struct rebuild r;
+	memset(&r, 0, sizeof(r));
+	uint32_t *img = pv_malloc((size_t)n * sizeof(*img));
+	uint8_t *kept = pv_malloc(n);
+	int oom = !img || !kept || wst_own(e, n, &r.frame, &r.prefix);
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t pre = w->prefix[s];
+		img[s] = rb_intern(&r, pre == PV_NONE ? PV_NONE : img[pre], w->frame[s], &oom);
+	}
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t a = match[s] ? s : PV_NONE;
+		if (sc->kind == SC_PATH)
+			a = inverted_anchor(e, sc, s);
+		kept[s] = a != PV_NONE;
+		if (kept[s])
+			img[s] = img[a];
+		else
+			for (uint32_t m = 0; m < e->nm; m++)
+				w->cost[m][s] = 0;
+	}
+	for (uint32_t o = 0; e->origin && !oom && o < e->p->stacks.len; o++)
+		if (e->origin[o] != PV_NONE && !kept[e->origin[o]])
+			e->odrop[o] = 1;
+	pv_free(kept);
+	return rebuild_end(e, &r, img, oom, "out of memory applying a filter");
+}
+
 static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t index)
 {
 	struct wst *w = &e->w;
@@ -824,6 +895,10 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
 			goto out;
 		}
+	}
+	if (f->kind == PV_FILTER_FOCUS_INVERTED) {
+		rc = focus_inverted(e, &sc, match);
+		goto out;
 	}
 	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
 	    f->kind == PV_FILTER_FOCUS_SELF) {
@@ -974,15 +1049,7 @@ static int fold_inlines(struct engine *e)
 				 ? ip
 				 : rb_intern(&r, ip, w->frame[s], &oom);
 	}
-	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "out of memory folding inlined frames")
-		     : finish_rebuild(e, &r, img);
-	if (!rc)
-		r.frame = r.prefix = NULL;
-	u64map_release(&r.map);
-	pv_free(r.frame);
-	pv_free(r.prefix);
-	pv_free(img);
-	return rc;
+	return rebuild_end(e, &r, img, oom, "out of memory folding inlined frames");
 }
 
 /* ---- rows and trees ---- */

@@ -33,7 +33,7 @@ int pv__view_stats(struct pv_view *v, struct pv_error *err);
  * of the top view by its sort column), after that column changed. 0 or PV_ENOMEM. */
 int pv__view_resort(struct pv_view *v);
 
-/* ---- derive.c: derived metrics (doc/derived-metrics.md) ---- */
+/* ---- derive.c: derived metrics (doc/hpctoolkit.md) ---- */
 struct pv_formula;
 /* Parses a formula; on a mistake, PV_EINVAL with its 1-based column in text and a message
  * (PV_ENOMEM: out of memory). *out to pv__formula_free (NULL allowed). */

@@ -26,7 +26,7 @@ static const char *const view_names[] = {"tree", "callers", "flat", "butterfly",
 static const char *const filter_names[] = {"include", "drop", "merge", "collapse-recursion",
 					   "collapse-module", "focus-category", "tag", "drop-tag",
 					   "collapse-subtree", "prune", "collapse-direct-recursion",
-					   "focus-self"};
+					   "focus-self", "focus-inverted"};
 static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total"};
@@ -37,7 +37,7 @@ static const char *const self_names[] = {"own", "nested"};
 static const char *const filter_arg_what[] = {"a scope", "a scope", "a scope", "a scope",
 					      "a module name", "a category name", "a label KEY=VALUE",
 					      "a label KEY=VALUE", "a scope", "a scope", "a scope",
-					      "a scope"};
+					      "a scope", "a scope"};
 
 #define MICRO 1000000 /* ns per ms, and min_percent's fixed-point scale */
 #define MAX_MIN_PERCENT ((int64_t)100 * MICRO)
@@ -383,7 +383,7 @@ static bool parse_count(const char *s, uint32_t *out)
 enum opt {
 	O_CENTER,
 	O_FILTER, /* + enum pv_filter_kind */
-	O_METRIC = O_FILTER + 12,
+	O_METRIC = O_FILTER + 13,
 	O_BY,
 	O_THREAD,
 	O_RANGE,
@@ -404,9 +404,9 @@ enum opt {
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "collapse-subtree", "prune",
-	"collapse-direct-recursion", "focus-self", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "n", "sort", "inside-markers", "inline", "max-rows", "self",
-	"derive",
+	"collapse-direct-recursion", "focus-self", "focus-inverted", "metric", "by", "thread",
+	"range", "percent", "min-percent", "depth", "n", "sort", "inside-markers", "inline",
+	"max-rows", "self", "derive",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");

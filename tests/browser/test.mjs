@@ -119,6 +119,7 @@ async function noError(page) {
 }
 
 async function test(name, fn) {
+  if (process.env.PV_ONLY && !name.includes(process.env.PV_ONLY)) return; // PV_ONLY=words: those tests
   const t0 = Date.now();
   try {
     await fn();
@@ -493,6 +494,24 @@ async function main() {
     // main 26 > real_main 15 (58 %) > foo 11 (73 %) > bar 10 (91 %): pv_tree_hot_path's rule
     const rows = await waitRows(p2, 'top-down', (r) => r.some((x) => x.selected && x.name === 'bar'), 'bar selected');
     eq(rows.filter((r) => r.selected).map((r) => r.path.split('\u0001').join(';')), ['main;real_main;foo;bar'], 'the hot path end');
+    await p2.close();
+  });
+
+  await test('f on a bottom-up row focuses on that node of the inverted tree', async () => {
+    const u = await serve('tests/data/collapsed/worked-example.txt');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=bottom-up');
+    await waitRows(p2, 'bottom-up', (r) => r.some((x) => x.name === 'baz'));
+    const baz = p2.locator('.pane[data-tab="bottom-up"] .tt-row[data-key]', { has: p2.locator('.nm', { hasText: /^baz$/ }) }).first();
+    await baz.click();
+    await p2.keyboard.press('ArrowRight'); // open baz: its callers
+    await waitRows(p2, 'bottom-up', (r) => r.some((x) => x.path === 'baz\u0001foo'), 'baz > foo');
+    await p2.keyboard.press('ArrowDown');
+    await p2.keyboard.press('f');
+    await p2.waitForFunction(() => new URLSearchParams(location.search).getAll('filter').join() === 'focus-inverted:path:baz;foo');
+    // main;foo;baz 5 and main;foo;bar;foo;baz 2 end with foo > baz: cut at foo, 7 in all
+    const rows = await waitRows(p2, 'bottom-up', (r) => r.length && r[0].name === 'foo' && num(r[0].total) === 7, 'foo 7');
+    eq(rows.filter((r) => r.depth === 0).map((r) => r.name), ['foo'], 'one root');
     await p2.close();
   });
 

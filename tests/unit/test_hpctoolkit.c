@@ -828,6 +828,7 @@ T_TEST(transform_notations)
 					      {"prune", "re:^std::"},
 					      {"collapse-direct-recursion", "a"},
 					      {"focus-self", "loop:loops.c:1011"},
+					      {"focus-inverted", "path:baz;foo"},
 					      {"self", "nested"},
 					      {"by", "loop"}};
 	struct pv_query q, u, j;
@@ -835,8 +836,9 @@ T_TEST(transform_notations)
 	pv_query_init(&q);
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		T_EQ_INT(pv_query_set_option(&q, opts[i][0], opts[i][1], &err), 0);
-	T_EQ_INT(q.nr_filters, 4);
+	T_EQ_INT(q.nr_filters, 5);
 	T_EQ_INT(q.filters[1].kind, PV_FILTER_PRUNE);
+	T_EQ_INT(q.filters[4].kind, PV_FILTER_FOCUS_INVERTED);
 	char *url = pv_query_to_url(&q), *json = pv_query_to_json(&q), *args = pv_query_to_args(&q);
 	T_TRUE(url && json && args);
 	if (url && json) {
@@ -848,6 +850,8 @@ T_TEST(transform_notations)
 		pv_query_release(&j);
 	}
 	T_CONTAINS(args, "--collapse-direct-recursion a");
+	T_CONTAINS(url, "filter=focus-inverted%3Apath%3Abaz%3Bfoo");
+	T_CONTAINS(json, "{\"focus-inverted\": \"path:baz;foo\"}");
 	free(url);
 	free(json);
 	free(args);

@@ -23,6 +23,11 @@ const FILTER_LABELS = {
   'collapse-recursion': 'Collapse recursion',
   'collapse-module': 'Collapse',
   'focus-category': 'Focus category',
+  'collapse-subtree': 'Collapse subtree',
+  prune: 'Prune',
+  'collapse-direct-recursion': 'Collapse direct recursion',
+  'focus-self': 'Focus self',
+  'focus-inverted': 'Focus (inverted)',
 };
 
 const panes = new Map();
