@@ -218,6 +218,10 @@ static void json_metrics(FILE *out, const struct pv_view *v)
 		json_str(out, metric_name(v, m));
 		fputs(", \"unit\": ", out);
 		json_str(out, metric_unit(v, m));
+		if (pv_view_metric_formula(v, m)) { /* a derived metric */
+			fputs(", \"formula\": ", out);
+			json_str(out, pv_view_metric_formula(v, m));
+		}
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -1091,8 +1095,15 @@ static void view_head(FILE *out, const struct pv_view *v)
 	json_values(out, v, v->center);
 	fputs(", \"nostack\": ", out);
 	json_values(out, v, v->nostack);
-	fputs(", \"base\": ", out);
-	json_values(out, v, v->base);
+	fputs(", \"base\": [", out); /* a derived metric's values are no share of it: null */
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		fputs(m ? ", " : "", out);
+		if (pv_view_metric_derived(v, m))
+			fputs("null", out);
+		else
+			json_cost(out, v, m, v->base[m]);
+	}
+	fputc(']', out);
 	fprintf(out, ", \"centered\": %s, \"center_label\": ", v->centered ? "true" : "false");
 	json_str_or_null(out, v->centered ? v->center_label : NULL);
 	fprintf(out, ", \"samples\": %" PRIu64, v->nr_samples);

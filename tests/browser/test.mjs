@@ -515,6 +515,39 @@ async function main() {
     await p2.close();
   });
 
+  await test('the metrics chooser adds a derived metric: a column with the library\'s values, no percentages', async () => {
+    const u = await serve('tests/data/callgrind/sort.cgout');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.length > 0);
+    await p2.click('#metric-button');
+    await p2.fill('.menu input[name="name"]', 'D1miss');
+    await p2.fill('.menu input[name="formula"]', '100*($D1mr+$D1mw)/($Dr+$Dw)');
+    await p2.click('.menu .derive-form button');
+    await p2.waitForFunction(() => new URLSearchParams(location.search).getAll('derive').join() === 'D1miss=100*($D1mr+$D1mw)/($Dr+$Dw)');
+    const want = cli('tree', 'tests/data/callgrind/sort.cgout', '--derive', 'D1miss=100*($D1mr+$D1mw)/($Dr+$Dw)', '--json');
+    eq(want.metrics[1].name, 'D1miss', 'the CLI column');
+    // the first root ??? : D1miss 0.27861298095 = 100 * (D1mr + D1mw) / (Dr + Dw) of its costs
+    await p2.waitForFunction(() => document.querySelectorAll('.pane[data-tab="top-down"] .tt-row[data-key] .c-total').length >= 2 &&
+      document.querySelector('.pane[data-tab="top-down"] .tt-head').textContent.includes('D1miss'));
+    const cells = await p2.$$eval('.pane[data-tab="top-down"] .tt-row[data-index="0"] .c-num, .pane[data-tab="top-down"] .tt-row[data-index="0"] .c-pct', (els) => els.map((e) => e.textContent));
+    eq(want.rows[0].values[1].total.toFixed(3), cells[4], 'the derived total as the page prints it');
+    eq(cells[5], '—', 'no percentage of a derived metric');
+    // unchecking it in the chooser removes it
+    await p2.click('#metric-button');
+    await p2.click('.menu label.mi[data-value^="=D1miss"] input');
+    await p2.waitForFunction(() => !new URLSearchParams(location.search).has('derive'));
+    // 44 metrics get a filter box
+    const u2 = await serve('tests/data/hpctoolkit/issue-328');
+    await p2.goto(u2 + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.length > 0);
+    await p2.click('#metric-button');
+    await p2.fill('.menu .checks-find', 'GPUOP');
+    const shown = await p2.$$eval('.menu .checks label.mi', (els) => els.filter((e) => !e.hidden).map((e) => e.dataset.value));
+    assert(shown.length > 0 && shown.length < 44 && shown.every((v) => v.includes('GPUOP')), `filtered: ${shown}`);
+    await p2.close();
+  });
+
   await test('100,000 rows are virtualised and scroll', async () => {
     const file = path.join(OUT, 'wide.collapsed.txt');
     const lines = [];

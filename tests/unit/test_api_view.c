@@ -1460,6 +1460,34 @@ T_TEST(api_view_loop_rows)
 	pv_api_free(a);
 }
 
+/* A derived metric through the API: its formula in "metrics", its values with a fraction (or null
+ * for a division by zero) and no base for percentages. sort.cgout's whole: 100 * (6996 + 4001) /
+ * (1931094 + 1093073) = 0.36363732558 (its summary line). */
+T_TEST(api_view_derived_metric)
+{
+	struct pv_api *a = api_of("callgrind/sort.cgout", NULL);
+	if (!a)
+		return;
+	int st;
+	char *body = call(a, "view",
+			  "view=top&n=1&derive=D1miss%3D100*(%24D1mr%2B%24D1mw)%2F(%24Dr%2B%24Dw)", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "{\"name\": \"D1miss\", \"unit\": \"count\", \"formula\": "
+			 "\"100*($D1mr+$D1mw)/($Dr+$Dw)\"}");
+	T_CONTAINS(body, "\"whole\": [8333155, 0.36363732558]");
+	T_CONTAINS(body, "\"base\": [8333155, null]");
+	free(body);
+	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"whole\": [8333155, null]");
+	free(body);
+	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(body, "column 7: expected a number");
+	free(body);
+	pv_api_free(a);
+}
+
 /* A database given as its folder looks for its sources in that folder (HPCToolkit's src/). */
 T_TEST(api_view_database_sources)
 {
