@@ -2087,6 +2087,8 @@ struct flat_build {
 	/* the last level of a profile with loops: scope index -> the loop scope it is nested in
 	 * (PV_NONE: right in its function) and how many loops deep that is */
 	uint32_t *loop_parent, *nest;
+	uint32_t *row_loop; /* tree row -> the loop scope it is right in (a list has one row of a
+			     * line for its places in and out of loops) */
 };
 
 /* Loops nested deeper than this in the flat view are rows beside the deepest one shown. */
@@ -2160,7 +2162,8 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	if (loops) {
 		fb.loop_parent = pv_malloc((size_t)n * sizeof(uint32_t));
 		fb.nest = pv_malloc((size_t)n * sizeof(uint32_t));
-		if (!fb.loop_parent || !fb.nest)
+		fb.row_loop = pv_malloc((size_t)n * sizeof(uint32_t));
+		if (!fb.loop_parent || !fb.nest || !fb.row_loop)
 			goto out;
 	}
 	/* scope of each row at each level; rows are (function, line) at line granularity */
@@ -2187,10 +2190,11 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 			    t->kind[pr] == PV_ROW_LOOP && t->kind[r] != PV_ROW_NOSTACK &&
 			    vf_func(v, t->id[pr]) == fn) {
 				encl = fb.key_of[l][pr];
-				if (nestl &&
-				    fb.nest[encl] + 1 > FLAT_NEST_MAX) /* beside the deepest */
+				if (nestl && fb.nest[encl] + 1 > FLAT_NEST_MAX) /* beside the deepest */
 					encl = fb.loop_parent[encl];
 			}
+			if (loops && levels[l] == 3)
+				fb.row_loop[r] = encl;
 			/* nesting: a file row belongs to its module row, and so on; a list has one
 			 * row a scope wherever it is */
 			uint64_t mk =
@@ -2260,7 +2264,7 @@ enter:
 					/* a loop's self: its own lines', and with --self nested its
 					 * nested loops' too (the rows' selves are their own here)
 					 */
-					uint32_t a = fb.loop_parent[sx];
+					uint32_t a = fb.row_loop[r];
 					if (!nested && KEY_KIND(fb.scope_key[l][sx]) != PV_ROW_LINE)
 						a = PV_NONE;
 					for (; a != PV_NONE;
@@ -2413,6 +2417,7 @@ enter:
 out:
 	pv_free(fb.loop_parent);
 	pv_free(fb.nest);
+	pv_free(fb.row_loop);
 	for (uint32_t l = 0; l < 4; l++) {
 		pv_free(fb.key_of[l]);
 		pv_free(fb.scope_key[l]);

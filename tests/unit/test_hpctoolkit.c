@@ -729,6 +729,18 @@ T_TEST(hpctoolkit_flat_loops_nest)
 			T_EQ_INT(f->self[0][fn], 1244893000LL);
 		}
 		pv_view_free(v);
+		/* the list of every loop and line (top) gives the loops the same selves, and no
+		 * row a self above its total (a line in and out of a loop is one row there) */
+		q.view = PV_VIEW_TOP;
+		if (pv_view_compute(p, &q, &v, &err) == 0) {
+			uint32_t r = flat_row(v, 0, "loop at loops.c:1011", -1);
+			T_TRUE(r != PV_NONE && llabs(v->flat->self[0][r] - self1011[k]) <= 8);
+			for (uint32_t i = 0; i < v->flat->len; i++)
+				T_TRUE(v->flat->self[0][i] <= v->flat->total[0][i]);
+			pv_view_free(v);
+		} else {
+			t_fail(__FILE__, __LINE__, "%s", err.msg);
+		}
 		pv_query_release(&q);
 	}
 	pv_profile_free(p);
