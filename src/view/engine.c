@@ -2190,7 +2190,8 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 			    t->kind[pr] == PV_ROW_LOOP && t->kind[r] != PV_ROW_NOSTACK &&
 			    vf_func(v, t->id[pr]) == fn) {
 				encl = fb.key_of[l][pr];
-				if (nestl && fb.nest[encl] + 1 > FLAT_NEST_MAX) /* beside the deepest */
+				/* too deep: beside the deepest loop shown */
+				if (nestl && fb.nest[encl] + 1 > FLAT_NEST_MAX)
 					encl = fb.loop_parent[encl];
 			}
 			if (loops && levels[l] == 3)
