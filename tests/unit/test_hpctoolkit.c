@@ -841,6 +841,8 @@ T_TEST(transform_notations)
 					      {"collapse-direct-recursion", "a"},
 					      {"focus-self", "loop:loops.c:1011"},
 					      {"focus-inverted", "path:baz;foo"},
+					      {"derive", "IPC=$instructions / ${cycles (x)}"},
+					      {"derive", "d=@0^2"},
 					      {"self", "nested"},
 					      {"by", "loop"}};
 	struct pv_query q, u, j;
@@ -864,6 +866,8 @@ T_TEST(transform_notations)
 	T_CONTAINS(args, "--collapse-direct-recursion a");
 	T_CONTAINS(url, "filter=focus-inverted%3Apath%3Abaz%3Bfoo");
 	T_CONTAINS(json, "{\"focus-inverted\": \"path:baz;foo\"}");
+	T_CONTAINS(json, "\"derive\": [\"IPC=$instructions / ${cycles (x)}\", \"d=@0^2\"]");
+	T_CONTAINS(args, "--derive 'IPC=$instructions / ${cycles (x)}' --derive 'd=@0^2'");
 	free(url);
 	free(json);
 	free(args);
