@@ -89,6 +89,9 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p->metrics.name);
 	pv_free(p->metrics.unit);
 	pv_free(p->metrics.description);
+	pv_free(p->formulas.name);
+	pv_free(p->formulas.formula);
+	pv_free(p->formulas.description);
 	pv_free(p->markers.name);
 	pv_free(p->markers.category);
 	pv_free(p->markers.phase);

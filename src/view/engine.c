@@ -738,6 +738,20 @@ static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
 	return 0;
 }
 
+/* The end of a rebuild through img (both freed): finish_rebuild, or the error oom_msg. */
+static int rebuild_end(struct engine *e, struct rebuild *r, uint32_t *img, int oom,
+		       const char *oom_msg)
+{
+	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "%s", oom_msg) : finish_rebuild(e, r, img);
+	if (!rc)
+		r->frame = r->prefix = NULL;
+	u64map_release(&r->map);
+	pv_free(r->frame);
+	pv_free(r->prefix);
+	pv_free(img);
+	return rc;
+}
+
 static uint32_t pseudo_frame(struct engine *e, pv_module_ix m)
 {
 	struct pv_view *v = e->v;
@@ -794,6 +808,63 @@ static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuil
 	}
 }
 
+/*
+ * Where stack s, read from its leaf, completes the inverted path sc (path:LEAF;CALLER;...): the
+ * frame of its last step, PV_NONE when the stack does not end so. A loop or statement frame is
+ * part of its function's step, as in the bottom-up trees; the last step is its innermost frame.
+ */
+static uint32_t inverted_anchor(const struct engine *e, const struct scope *sc, uint32_t s)
+{
+	const struct wst *w = &e->w;
+	uint32_t a = s;
+	for (uint32_t k = 0;; k++) {
+		if (a == PV_NONE || !path_step_is(e->v, sc, k, vf_func(e->v, w->frame[a])))
+			return PV_NONE;
+		if (k + 1 == sc->path_len)
+			return a;
+		while (a != PV_NONE && vf_kind(e->v, w->frame[a]) != PV_FRAME_CODE)
+			a = w->prefix[a]; /* up to the function's own frame, then its caller */
+		a = a == PV_NONE ? PV_NONE : w->prefix[a];
+	}
+}
+
+/*
+ * --focus-inverted (the Firefox Profiler's focus on a node of the inverted tree): the samples of
+ * the stacks that end with the path stay, each on the stack of its anchor (the frames below go:
+ * their cost is the anchor's self); the others go. A plain scope is a path of one step: the
+ * samples whose leaf is in it, their stacks whole.
+ */
+static int focus_inverted(struct engine *e, const struct scope *sc, const uint8_t *match)
+{
+	struct wst *w = &e->w;
+	uint32_t n = w->len ? w->len : 1;
+	struct rebuild r;
+	memset(&r, 0, sizeof(r));
+	uint32_t *img = pv_malloc((size_t)n * sizeof(*img));
+	uint8_t *kept = pv_malloc(n);
+	int oom = !img || !kept || wst_own(e, n, &r.frame, &r.prefix);
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t pre = w->prefix[s];
+		img[s] = rb_intern(&r, pre == PV_NONE ? PV_NONE : img[pre], w->frame[s], &oom);
+	}
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t a = match[s] ? s : PV_NONE;
+		if (sc->kind == SC_PATH)
+			a = inverted_anchor(e, sc, s);
+		kept[s] = a != PV_NONE;
+		if (kept[s])
+			img[s] = img[a];
+		else
+			for (uint32_t m = 0; m < e->nm; m++)
+				w->cost[m][s] = 0;
+	}
+	for (uint32_t o = 0; e->origin && !oom && o < e->p->stacks.len; o++)
+		if (e->origin[o] != PV_NONE && !kept[e->origin[o]])
+			e->odrop[o] = 1;
+	pv_free(kept);
+	return rebuild_end(e, &r, img, oom, "out of memory applying a filter");
+}
+
 static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t index)
 {
 	struct wst *w = &e->w;
@@ -824,6 +895,10 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
 			goto out;
 		}
+	}
+	if (f->kind == PV_FILTER_FOCUS_INVERTED) {
+		rc = focus_inverted(e, &sc, match);
+		goto out;
 	}
 	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
 	    f->kind == PV_FILTER_FOCUS_SELF) {
@@ -974,15 +1049,7 @@ static int fold_inlines(struct engine *e)
 				 ? ip
 				 : rb_intern(&r, ip, w->frame[s], &oom);
 	}
-	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "out of memory folding inlined frames")
-		     : finish_rebuild(e, &r, img);
-	if (!rc)
-		r.frame = r.prefix = NULL;
-	u64map_release(&r.map);
-	pv_free(r.frame);
-	pv_free(r.prefix);
-	pv_free(img);
-	return rc;
+	return rebuild_end(e, &r, img, oom, "out of memory folding inlined frames");
 }
 
 /* ---- rows and trees ---- */
@@ -2017,7 +2084,15 @@ struct flat_build {
 	uint8_t *inlined[4];     /* scope index -> every tree row of it inlined */
 	uint64_t *scope_key[4];  /* scope index -> KEY() */
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
+	/* the last level of a profile with loops: scope index -> the loop scope it is nested in
+	 * (PV_NONE: right in its function) and how many loops deep that is */
+	uint32_t *loop_parent, *nest;
+	uint32_t *row_loop; /* tree row -> the loop scope it is right in (a list has one row of a
+			     * line for its places in and out of loops) */
 };
+
+/* Loops nested deeper than this in the flat view are rows beside the deepest one shown. */
+#define FLAT_NEST_MAX (PV_FLAT_LEVELS - 4)
 
 /*
  * Whether a scope of the flat view's last level (lines, and an HPCToolkit profile's loops) is a
@@ -2033,6 +2108,18 @@ static bool loop_level_row(const struct pv_view *v, uint64_t key)
 	return !(v->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
 }
 
+/* The group of scope sx of level l among the rows of one parent: its parent scope, or for a
+ * scope nested in a loop (loops given: the number of groups of parents) loops + that loop's. */
+static uint32_t flat_group(const struct flat_build *fb, uint32_t l, uint32_t sx, bool list,
+			   uint32_t loops)
+{
+	if (!l || list)
+		return 0;
+	if (loops != PV_NONE && fb->loop_parent[sx] != PV_NONE)
+		return loops + fb->loop_parent[sx];
+	return fb->scope_parent[l][sx];
+}
+
 static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_flat **out)
 {
 	struct pv_view *v = e->v;
@@ -2042,6 +2129,9 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	enum pv_granularity by = v->q.by;
 	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
 	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
+	/* hpcviewer's flat view: function > loop > nested loop > line (doc/hpctoolkit.md) */
+	bool loops = deep && v->scoped, nestl = loops && !list;
+	bool nested = v->q.self == PV_SELF_NESTED;
 	if (list) {
 		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : deep ? 3 : 2;
 	} else {
@@ -2069,6 +2159,13 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 		if (!fb.key_of[l] || !fb.scope_key[l] || !fb.scope_parent[l])
 			goto out;
 	}
+	if (loops) {
+		fb.loop_parent = pv_malloc((size_t)n * sizeof(uint32_t));
+		fb.nest = pv_malloc((size_t)n * sizeof(uint32_t));
+		fb.row_loop = pv_malloc((size_t)n * sizeof(uint32_t));
+		if (!fb.loop_parent || !fb.nest || !fb.row_loop)
+			goto out;
+	}
 	/* scope of each row at each level; rows are (function, line) at line granularity */
 	for (uint32_t r = 0; r < t->len; r++) {
 		bool loop = t->kind[r] == PV_ROW_LOOP;
@@ -2086,13 +2183,35 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 					   : KEY(PV_ROW_LINE, fn, t->line[r]);
 				break;
 			}
-			/* nesting: a file row belongs to its module row, and so on */
-			uint64_t mk = list ? key : key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL);
+			/* a loop, or a line, right in a loop of its function (rows are numbered
+			 * parents first): nested in that loop's scope */
+			uint32_t encl = PV_NONE, pr = t->parent[r];
+			if (loops && levels[l] == 3 && pr != PV_NONE &&
+			    t->kind[pr] == PV_ROW_LOOP && t->kind[r] != PV_ROW_NOSTACK &&
+			    vf_func(v, t->id[pr]) == fn) {
+				encl = fb.key_of[l][pr];
+				/* too deep: beside the deepest loop shown */
+				if (nestl && fb.nest[encl] + 1 > FLAT_NEST_MAX)
+					encl = fb.loop_parent[encl];
+			}
+			if (loops && levels[l] == 3)
+				fb.row_loop[r] = encl;
+			/* nesting: a file row belongs to its module row, and so on; a list has one
+			 * row a scope wherever it is */
+			uint64_t mk =
+			    list ? key
+			    : encl == PV_NONE
+				? key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL)
+				: key ^ ((uint64_t)(encl + 1) * 0xc2b2ae3d27d4eb4fULL);
 			uint32_t sx = u64map_get(&maps[l], mk);
 			if (sx == UINT32_MAX) {
 				sx = fb.nr_scopes[l]++;
 				fb.scope_key[l][sx] = key;
 				fb.scope_parent[l][sx] = parent_scope;
+				if (loops && levels[l] == 3) {
+					fb.loop_parent[sx] = encl;
+					fb.nest[sx] = encl == PV_NONE ? 0 : fb.nest[encl] + 1;
+				}
 				if (u64map_put(&maps[l], mk, sx))
 					goto out;
 			}
@@ -2141,6 +2260,18 @@ enter:
 							fb.incl[l][m][sx] += t->total[m][r];
 						fb.excl[l][m][sx] += t->self[m][r];
 					}
+					if (!loops || levels[l] != 3)
+						continue;
+					/* a loop's self: its own lines', and with --self nested its
+					 * nested loops' too (the rows' selves are their own here)
+					 */
+					uint32_t a = fb.row_loop[r];
+					if (!nested && KEY_KIND(fb.scope_key[l][sx]) != PV_ROW_LINE)
+						a = PV_NONE;
+					for (; a != PV_NONE;
+					     a = nested ? fb.loop_parent[a] : PV_NONE)
+						for (uint32_t m = 0; m < e->nm; m++)
+							fb.excl[l][m][a] += t->self[m][r];
 				}
 				stack[sp] = r;
 				iter[sp] = 0;
@@ -2189,8 +2320,10 @@ enter:
 		tmpid[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
 		tmpline[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
 		uint32_t np = l ? (fb.nr_scopes[l - 1] ? fb.nr_scopes[l - 1] : 1) : 1;
-		first[l] = pv_calloc(np, sizeof(uint32_t));
-		count[l] = pv_calloc(np, sizeof(uint32_t));
+		/* the last level nested in loops: groups np + loop scope, after the functions' */
+		uint32_t ng = nestl && l + 1 == nl ? np + ns : np;
+		first[l] = pv_calloc(ng, sizeof(uint32_t));
+		count[l] = pv_calloc(ng, sizeof(uint32_t));
 		ok = order[l] && tmpkind[l] && tmpid[l] && tmpline[l] && first[l] && count[l];
 		if (!ok)
 			break;
@@ -2200,18 +2333,16 @@ enter:
 			tmpline[l][sx] = KEY_LINE(fb.scope_key[l][sx]);
 		}
 		/* group by parent scope (counting sort), then sort each group */
-		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
-			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
-			count[l][ps]++;
-		}
+		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++)
+			count[l][flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE)]++;
 		uint32_t off = 0;
-		for (uint32_t ps = 0; ps < np; ps++) {
+		for (uint32_t ps = 0; ps < ng; ps++) {
 			first[l][ps] = off;
 			off += count[l][ps];
 			count[l][ps] = 0;
 		}
 		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
-			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
+			uint32_t ps = flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE);
 			order[l][first[l][ps] + count[l][ps]++] = sx;
 		}
 		bool by_self = list && v->q.sort == PV_SORT_SELF;
@@ -2223,13 +2354,14 @@ enter:
 				     tmpid[l],
 				     tmpline[l],
 				     NULL};
-		for (uint32_t ps = 0; ps < np; ps++)
+		for (uint32_t ps = 0; ps < ng; ps++)
 			sort_ix(&c, order[l] + first[l][ps], count[l][ps]);
 	}
 	if (ok) {
 		/* emit: depth first through the levels with an explicit cursor per level */
-		uint32_t pos[4] = {0}, endp[4] = {0};
+		uint32_t pos[PV_FLAT_LEVELS] = {0}, endp[PV_FLAT_LEVELS] = {0};
 		uint32_t depth = 0;
+		uint32_t np_last = nl > 1 ? (fb.nr_scopes[nl - 2] ? fb.nr_scopes[nl - 2] : 1) : 1;
 		pos[0] = 0;
 		endp[0] = fb.nr_scopes[0];
 		uint32_t out_len = 0;
@@ -2240,8 +2372,8 @@ enter:
 				depth--;
 				continue;
 			}
-			uint32_t sx = order[depth][pos[depth]++];
-			uint32_t l = depth;
+			uint32_t l = depth < nl ? depth : nl - 1; /* past it: loops in loops */
+			uint32_t sx = order[l][pos[depth]++];
 			bool live = false;
 			for (uint32_t m = 0; m < e->nm; m++)
 				live |= fb.incl[l][m][sx] != 0 || fb.excl[l][m][sx] != 0;
@@ -2256,7 +2388,7 @@ enter:
 			f->kind[o] = tmpkind[l][sx];
 			f->id[o] = tmpid[l][sx];
 			f->line[o] = tmpline[l][sx];
-			f->level[o] = (uint8_t)levels[l];
+			f->level[o] = (uint8_t)(levels[l] + (depth - l));
 			for (uint32_t m = 0; m < e->nm; m++) {
 				f->total[m][o] = fb.incl[l][m][sx];
 				f->self[m][o] = fb.excl[l][m][sx];
@@ -2266,6 +2398,10 @@ enter:
 				depth++;
 				pos[depth] = first[depth][sx];
 				endp[depth] = first[depth][sx] + count[depth][sx];
+			} else if (nestl && l + 1 == nl && count[l][np_last + sx]) {
+				depth++; /* the loops and lines in this loop */
+				pos[depth] = first[l][np_last + sx];
+				endp[depth] = pos[depth] + count[l][np_last + sx];
 			}
 		}
 		f->len = out_len;
@@ -2280,6 +2416,9 @@ enter:
 		pv_free(tmpline[l]);
 	}
 out:
+	pv_free(fb.loop_parent);
+	pv_free(fb.nest);
+	pv_free(fb.row_loop);
 	for (uint32_t l = 0; l < 4; l++) {
 		pv_free(fb.key_of[l]);
 		pv_free(fb.scope_key[l]);
@@ -2586,6 +2725,7 @@ void pv_view_free(struct pv_view *v)
 	pv_free(v->center_label);
 	pv_free(v->note);
 	pv_free(v->pseudo_module);
+	pv__derived_free(v->derived);
 	pv_query_release(&v->q);
 	pv_free(v);
 }
@@ -2663,9 +2803,19 @@ static int resolve(struct engine *e, const struct pv_query *q)
 			return pv_error_set(e->err, PV_EINVAL, "the profile has no metric");
 		v->metrics[v->nr_metrics++] = p->meta.default_metric;
 	}
+	/* derived metrics (derive.c): columns of their own, their inputs' hidden columns */
+	bool derives = q->nr_derive || p->formulas.len;
+	int rc = derives ? pv__derive_begin(v, e->err) : 0;
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < q->nr_metrics; i++) {
 		enum pv_stat stat;
 		pv_metric_ix m = pv__metric_stat(p, q->metrics[i], &stat); /* NAME or NAME:STAT */
+		if (m == PV_NONE && (rc = pv__derive_column(v, q->metrics[i], e->err)) <= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		v->stat[v->nr_metrics] = (uint8_t)stat;
 		if (m == PV_NONE) {
 			char have[256] = "";
@@ -2679,6 +2829,8 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		}
 		v->metrics[v->nr_metrics++] = m;
 	}
+	if (derives && (rc = pv__derive_setup(v, e->err)))
+		return rc;
 	e->nm = v->nr_metrics;
 	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
 		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
@@ -2942,13 +3094,19 @@ static char *center_label(const struct pv_query *q)
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
 
-/* columns of statistics across threads (stats.c), once the view is computed */
+/* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
+ * view is computed */
 static int stats_if_any(struct pv_view *v, struct pv_error *err)
 {
-	for (uint32_t c = 0; c < v->nr_metrics; c++)
-		if (v->stat[c] != PV_STAT_SUM)
-			return pv__view_stats(v, err);
-	return 0;
+	for (uint32_t c = 0; c < v->nr_metrics; c++) {
+		if (v->stat[c] != PV_STAT_SUM) {
+			int rc = pv__view_stats(v, err);
+			if (rc)
+				return rc;
+			break;
+		}
+	}
+	return pv__view_derive(v, err);
 }
 
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
@@ -3078,10 +3236,13 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		}
 		/* counted once per sample over the line-level top-down tree (centered for top) */
 		enum pv_granularity saved = v->q.by;
+		enum pv_self_mode saved_self = v->q.self;
 		v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
+		v->q.self = PV_SELF_OWN; /* flat_compute nests the loops' selves itself */
 		struct pv_tree *t = NULL;
 		rc = build_top_down(&e, q->view == PV_VIEW_TOP ? anchor : NULL, false, &t);
 		v->q.by = saved;
+		v->q.self = saved_self;
 		if (!rc)
 			rc = flat_compute(&e, t, &v->flat);
 		tree_free(t, e.nm);

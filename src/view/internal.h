@@ -29,4 +29,28 @@ pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum 
 /* stats.c: the columns of statistics of a computed view, from one view per selected thread. */
 int pv__view_stats(struct pv_view *v, struct pv_error *err);
 
+/* stats.c: the rows of a computed view in the order of its first column (trees, and the list
+ * of the top view by its sort column), after that column changed. 0 or PV_ENOMEM. */
+int pv__view_resort(struct pv_view *v);
+
+/* ---- derive.c: derived metrics (doc/hpctoolkit.md) ---- */
+struct pv_formula;
+/* Parses a formula; on a mistake, PV_EINVAL with its 1-based column in text and a message
+ * (PV_ENOMEM: out of memory). *out to pv__formula_free (NULL allowed). */
+int pv__formula_parse(const char *text, struct pv_formula **out, uint32_t *col, char *msg,
+		      size_t msglen);
+void pv__formula_free(struct pv_formula *f);
+/* The view's derived metrics from its query and its profile's formulas (v->derived). */
+int pv__derive_begin(struct pv_view *v, struct pv_error *err);
+/* name as a derived metric's column (0); 1 when name is none; an error. */
+int pv__derive_column(struct pv_view *v, const char *name, struct pv_error *err);
+/* After the query's metrics: the query's other derived metrics as columns, then hidden columns
+ * of the metrics their formulas read. */
+int pv__derive_setup(struct pv_view *v, struct pv_error *err);
+/* Once the view is computed: the derived columns' values; the hidden columns go. */
+int pv__view_derive(struct pv_view *v, struct pv_error *err);
+void pv__derived_free(struct pv_derived *dv);
+/* A derived column's name, NULL for a metric's column. */
+const char *pv__view_derived_name(const struct pv_view *v, uint32_t col);
+
 #endif

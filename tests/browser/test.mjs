@@ -119,6 +119,7 @@ async function noError(page) {
 }
 
 async function test(name, fn) {
+  if (process.env.PV_ONLY && !name.includes(process.env.PV_ONLY)) return; // PV_ONLY=words: those tests
   const t0 = Date.now();
   try {
     await fn();
@@ -493,6 +494,57 @@ async function main() {
     // main 26 > real_main 15 (58 %) > foo 11 (73 %) > bar 10 (91 %): pv_tree_hot_path's rule
     const rows = await waitRows(p2, 'top-down', (r) => r.some((x) => x.selected && x.name === 'bar'), 'bar selected');
     eq(rows.filter((r) => r.selected).map((r) => r.path.split('\u0001').join(';')), ['main;real_main;foo;bar'], 'the hot path end');
+    await p2.close();
+  });
+
+  await test('f on a bottom-up row focuses on that node of the inverted tree', async () => {
+    const u = await serve('tests/data/collapsed/worked-example.txt');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=bottom-up');
+    await waitRows(p2, 'bottom-up', (r) => r.some((x) => x.name === 'baz'));
+    const baz = p2.locator('.pane[data-tab="bottom-up"] .tt-row[data-key]', { has: p2.locator('.nm', { hasText: /^baz$/ }) }).first();
+    await baz.click();
+    await p2.keyboard.press('ArrowRight'); // open baz: its callers
+    await waitRows(p2, 'bottom-up', (r) => r.some((x) => x.path === 'baz\u0001foo'), 'baz > foo');
+    await p2.keyboard.press('ArrowDown');
+    await p2.keyboard.press('f');
+    await p2.waitForFunction(() => new URLSearchParams(location.search).getAll('filter').join() === 'focus-inverted:path:baz;foo');
+    // main;foo;baz 5 and main;foo;bar;foo;baz 2 end with foo > baz: cut at foo, 7 in all
+    const rows = await waitRows(p2, 'bottom-up', (r) => r.length && r[0].name === 'foo' && num(r[0].total) === 7, 'foo 7');
+    eq(rows.filter((r) => r.depth === 0).map((r) => r.name), ['foo'], 'one root');
+    await p2.close();
+  });
+
+  await test('the metrics chooser adds a derived metric: a column with the library\'s values, no percentages', async () => {
+    const u = await serve('tests/data/callgrind/sort.cgout');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.length > 0);
+    await p2.click('#metric-button');
+    await p2.fill('.menu input[name="name"]', 'D1miss');
+    await p2.fill('.menu input[name="formula"]', '100*($D1mr+$D1mw)/($Dr+$Dw)');
+    await p2.click('.menu .derive-form button');
+    await p2.waitForFunction(() => new URLSearchParams(location.search).getAll('derive').join() === 'D1miss=100*($D1mr+$D1mw)/($Dr+$Dw)');
+    const want = cli('tree', 'tests/data/callgrind/sort.cgout', '--derive', 'D1miss=100*($D1mr+$D1mw)/($Dr+$Dw)', '--json');
+    eq(want.metrics[1].name, 'D1miss', 'the CLI column');
+    // the first root ??? : D1miss 0.27861298095 = 100 * (D1mr + D1mw) / (Dr + Dw) of its costs
+    await p2.waitForFunction(() => document.querySelectorAll('.pane[data-tab="top-down"] .tt-row[data-key] .c-total').length >= 2 &&
+      document.querySelector('.pane[data-tab="top-down"] .tt-head').textContent.includes('D1miss'));
+    const cells = await p2.$$eval('.pane[data-tab="top-down"] .tt-row[data-index="0"] .c-num, .pane[data-tab="top-down"] .tt-row[data-index="0"] .c-pct', (els) => els.map((e) => e.textContent));
+    eq(want.rows[0].values[1].total.toFixed(3), cells[4], 'the derived total as the page prints it');
+    eq(cells[5], '—', 'no percentage of a derived metric');
+    // unchecking it in the chooser removes it
+    await p2.click('#metric-button');
+    await p2.click('.menu label.mi[data-value^="=D1miss"] input');
+    await p2.waitForFunction(() => !new URLSearchParams(location.search).has('derive'));
+    // 44 metrics get a filter box
+    const u2 = await serve('tests/data/hpctoolkit/issue-328');
+    await p2.goto(u2 + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.length > 0);
+    await p2.click('#metric-button');
+    await p2.fill('.menu .checks-find', 'GPUOP');
+    const shown = await p2.$$eval('.menu .checks label.mi', (els) => els.filter((e) => !e.hidden).map((e) => e.dataset.value));
+    assert(shown.length > 0 && shown.length < 44 && shown.every((v) => v.includes('GPUOP')), `filtered: ${shown}`);
     await p2.close();
   });
 
