@@ -29,4 +29,22 @@ pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum 
 /* stats.c: the columns of statistics of a computed view, from one view per selected thread. */
 int pv__view_stats(struct pv_view *v, struct pv_error *err);
 
+/*
+ * engine.c, for the per-context values (contexts.c): the view of q, whose view kind must be a
+ * top-down tree (tree or butterfly), and
+ *   stack_row[stack] (p->stacks.len entries): the row of v->tree that holds the cost of that
+ *     profile stack's samples as its self, PV_NONE when they count in no row (dropped, lost to
+ *     a transform, not reaching the center);
+ *   selected[sample] (p->samples.len bytes): 1 when the sample is selected by the query's time
+ *     range, label filters and inside-markers; NULL when every sample of the view's threads is.
+ * Both are freed with pv_free. Never the call-graph views: the rows are the samples' (callgrind's
+ * estimated contexts, v->note says so).
+ */
+struct pv__rows {
+	uint32_t *stack_row;
+	uint8_t *selected;
+};
+int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		  struct pv__rows *rows, struct pv_error *err);
+
 #endif
