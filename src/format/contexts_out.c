@@ -14,7 +14,7 @@ static void json_double(FILE *out, double x)
 {
 	if (!isfinite(x))
 		x = 0;
-	fprintf(out, "%.6g", x);
+	fprintf(out, "%.12g", x);
 }
 
 void pv_contexts_summary_json(FILE *out, const struct pv_ctx_summary *s)
