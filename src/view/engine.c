@@ -2907,12 +2907,11 @@ static int tags_build(struct engine *e, uint8_t **out)
 	return 0;
 }
 
-static int sample_pass(struct engine *e)
+/* The working table: the profile's stacks, each of cost 0 (or 1: ones). */
+static int wst_profile(struct engine *e, bool ones)
 {
 	const struct pv_profile *p = e->p;
-	struct pv_view *v = e->v;
 	struct wst *w = &e->w;
-	struct inside in = {0};
 	w->len = p->stacks.len;
 	w->frame = p->stacks.frame;
 	w->prefix = p->stacks.prefix;
@@ -2921,10 +2920,24 @@ static int sample_pass(struct engine *e)
 		w->cost[m] = pv_calloc(w->len ? w->len : 1, sizeof(int64_t));
 		if (!w->cost[m])
 			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		for (uint32_t s = 0; ones && s < w->len; s++)
+			w->cost[m][s] = 1;
 	}
+	return 0;
+}
+
+static int sample_pass(struct engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	struct wst *w = &e->w;
+	struct inside in = {0};
+	int rc = wst_profile(e, false);
+	if (rc)
+		return rc;
 	const struct pv_query *q = &v->q;
 	if (q->inside_markers) {
-		int rc = inside_build(e, q->inside_markers, &in);
+		rc = inside_build(e, q->inside_markers, &in);
 		if (rc) {
 			pv_free(in.first);
 			pv_free(in.iv);
@@ -2932,7 +2945,7 @@ static int sample_pass(struct engine *e)
 		}
 	}
 	uint8_t *tag_keep = NULL;
-	int rc = tags_build(e, &tag_keep);
+	rc = tags_build(e, &tag_keep);
 	if (rc) {
 		pv_free(in.first);
 		pv_free(in.iv);
@@ -3069,8 +3082,17 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 			return 0;
 		}
 	}
-	if ((rc = sample_pass(&e)))
+	if (rows_out && !select) {
+		/* pv__view_rows with every sample of the threads selected: the rows and the stacks'
+		 * rows need no costs, so every stack weighs 1 (and the samples without a stack, when
+		 * they count) instead of a pass over the samples */
+		if ((rc = wst_profile(&e, true)))
+			goto fail;
+		for (uint32_t m = 0; m < e.nm; m++)
+			v->nostack[m] = 1;
+	} else if ((rc = sample_pass(&e))) {
 		goto fail;
+	}
 	if (q->inlines == PV_INLINE_FOLD && (rc = fold_inlines(&e)))
 		goto fail;
 	for (uint32_t i = 0; i < q->nr_filters; i++)

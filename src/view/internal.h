@@ -38,7 +38,9 @@ int pv__view_stats(struct pv_view *v, struct pv_error *err);
  *   selected[sample] (p->samples.len bytes): 1 when the sample is selected by the query's time
  *     range, label filters and inside-markers; NULL when every sample of the view's threads is.
  * Both are freed with pv_free. Never the call-graph views: the rows are the samples' (callgrind's
- * estimated contexts, v->note says so).
+ * estimated contexts, v->note says so). When selected is NULL the view's costs are not the
+ * samples' (every stack weighs 1: no pass over the samples) and only its rows are meant: every
+ * row a stack of the filtered profile reaches is in the tree.
  */
 struct pv__rows {
 	uint32_t *stack_row;
