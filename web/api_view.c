@@ -628,6 +628,24 @@ static enum pv_view_kind view_for_key(const struct pv_query *q, const char *key)
 	return q->view;
 }
 
+struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_query *q,
+			     const char *key, const struct pv_tree **t, uint32_t *row, FILE *out,
+			     int *status)
+{
+	struct pv_view *v = view_as(a, slot, q, view_for_key(q, key), -1, out, status);
+	struct found fd;
+	if (v && !view_find(v, key, &fd)) {
+		api_view_release(a, v);
+		*status = api_error(out, 404, "no row '%s' in this view", key);
+		return NULL;
+	}
+	if (v) {
+		*t = fd.t;
+		*row = fd.row;
+	}
+	return v;
+}
+
 /* ---- tree rows ---- */
 
 /*

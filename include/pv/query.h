@@ -113,7 +113,8 @@ struct pv_query {
 	char *metrics[PV_QUERY_MAX]; /* none = the profile's default */
 	uint32_t nr_metrics;
 	enum pv_granularity by;
-	char *threads[PV_QUERY_MAX]; /* names or tids; none = all, merged */
+	char *threads[PV_QUERY_MAX]; /* names, tids, #INDEX or re:REGEX (pv_threads_mark);
+				      * none = all, merged */
 	uint32_t nr_threads;
 	bool has_range;
 	int64_t range_start_ns, range_end_ns; /* from the profile's zero: start <= t < end;

@@ -234,6 +234,15 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 /* The column of a function row's line (JavaScript), 0 when unknown or not a function row. */
 uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id);
 
+/*
+ * Marks (mark[t] = 1) the threads (execution contexts) one --thread value names: a name, a tid
+ * or #INDEX (pv_thread_find), or re:REGEX, every thread whose name matches (POSIX extended, as
+ * re: scopes, with their size budget): `--thread 're:RANK (1|2) '`. mark holds threads.len
+ * bytes. Returns 0; PV_EINVAL with err when it names no thread or the regex is bad; PV_ENOMEM.
+ */
+int pv_threads_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
+		    struct pv_error *err);
+
 /* ---- scopes that name one function (query.h's syntax) ---- */
 
 /*

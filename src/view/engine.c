@@ -50,6 +50,9 @@ struct engine {
 	uint32_t *origin;
 	uint8_t *odrop;
 	uint8_t *skeep; /* per sample: selected by threads, range, tags, inside-markers */
+	/* pv__view_rows only: build_top_down keeps its row of each working stack here */
+	bool want_node;
+	uint32_t *node;
 };
 
 static uint32_t vf_func(const struct pv_view *v, uint32_t vf)
@@ -412,6 +415,56 @@ static int regex_budget(const char *pattern, char *why, size_t len)
 	return 0;
 }
 
+/* Compiles text, "re:REGEX", within the budget; what names the role in messages. 0 or PV_EINVAL. */
+static int re_compile(regex_t *re, const char *text, const char *what, struct pv_error *err)
+{
+	char why[160];
+	if (regex_budget(text + 3, why, sizeof(why)))
+		return pv_error_set(err, PV_EINVAL, "%s '%.80s%s': %s", what, text,
+				    strlen(text) > 80 ? "..." : "", why);
+	int rc = regcomp(re, text + 3, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+		regerror(rc, re, msg, sizeof(msg));
+		return pv_error_set(err, PV_EINVAL, "%s '%s': bad regular expression: %s", what, text,
+				    msg);
+	}
+	return 0;
+}
+
+int pv_threads_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
+		    struct pv_error *err)
+{
+	uint32_t n = 0;
+	if (strncmp(spec, "re:", 3) == 0) {
+		regex_t re;
+		int rc = re_compile(&re, spec, "--thread", err);
+		if (rc)
+			return rc;
+		for (pv_thread_ix t = 0; t < p->threads.len; t++) {
+			if (regexec(&re, pv_str(p, p->threads.name[t]), 0, NULL, 0) == 0) {
+				mark[t] = 1;
+				n++;
+			}
+		}
+		regfree(&re);
+		if (!n)
+			return pv_error_set(err, PV_EINVAL, "no thread name matches '%s' (see "
+					    "'profview info')", spec);
+		return 0;
+	}
+	pv_thread_ix *found = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(*found));
+	if (!found)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	n = pv_thread_find(p, spec, found, p->threads.len);
+	for (uint32_t j = 0; j < n && j < p->threads.len; j++)
+		mark[found[j]] = 1;
+	pv_free(found);
+	if (!n)
+		return pv_error_set(err, PV_EINVAL, "no thread named '%s' (see 'profview info')", spec);
+	return 0;
+}
+
 /*
  * Compiles a scope for profile p. what names the role in messages ("center", "--merge").
  * A scope that matches nothing is an error: it is almost always a typo.
@@ -433,18 +486,10 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 	uint32_t n = 0;
 	if (strncmp(text, "re:", 3) == 0) {
-		char why[160];
-		if (regex_budget(text + 3, why, sizeof(why)))
-			return pv_error_set(e->err, PV_EINVAL, "%s '%.80s%s': %s", what, text,
-					    strlen(text) > 80 ? "..." : "", why);
 		regex_t re;
-		int rc = regcomp(&re, text + 3, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[128];
-			regerror(rc, &re, msg, sizeof(msg));
-			return pv_error_set(e->err, PV_EINVAL, "%s '%s': bad regular expression: %s",
-					    what, text, msg);
-		}
+		int rc = re_compile(&re, text, what, e->err);
+		if (rc)
+			return rc;
 		for (uint32_t f = 0; f < p->funcs.len; f++) {
 			if (regexec(&re, pv_str(p, p->funcs.name[f]), 0, NULL, 0) == 0) {
 				sc->fmatch[f] = 1;
@@ -1547,7 +1592,10 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 	}
 	if (!anchor && !b->oom)
 		nostack_row(e, b, false);
-	pv_free(node);
+	if (e->want_node && !e->node)
+		e->node = node; /* pv__view_rows: handed to the caller */
+	else
+		pv_free(node);
 	pv_free(d.root);
 	pv_free(d.first);
 	u64map_release(&d.more);
@@ -2843,28 +2891,19 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		return 0;
 	}
 	uint8_t *sel = pv_calloc(p->threads.len ? p->threads.len : 1, 1);
-	pv_thread_ix *found = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(*found));
-	if (!sel || !found) {
-		pv_free(sel);
-		pv_free(found);
+	if (!sel)
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-	}
 	for (uint32_t i = 0; i < q->nr_threads; i++) {
-		uint32_t k = pv_thread_find(p, q->threads[i], found, p->threads.len);
-		if (k == 0) {
+		int rc = pv_threads_mark(p, q->threads[i], sel, e->err);
+		if (rc) {
 			pv_free(sel);
-			pv_free(found);
-			return pv_error_set(e->err, PV_EINVAL, "no thread named '%s' (see 'profview info')",
-					    q->threads[i]);
+			return rc;
 		}
-		for (uint32_t j = 0; j < k && j < p->threads.len; j++)
-			sel[found[j]] = 1;
 	}
 	for (uint32_t t = 0; t < p->threads.len; t++)
 		if (sel[t])
 			v->threads[v->nr_threads++] = t;
 	pv_free(sel);
-	pv_free(found);
 	return 0;
 }
 
@@ -2962,6 +3001,15 @@ static bool inside_has(const struct inside *in, pv_thread_ix t, int64_t x)
 	return lo > in->first[t] && x < in->iv[2 * (lo - 1) + 1];
 }
 
+/* Whether q has a label filter (--tag, --drop-tag). */
+static bool has_tag_filter(const struct pv_query *q)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < q->nr_filters; i++)
+		any |= q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
+	return any;
+}
+
 /*
  * The label filters (--tag, --drop-tag): keep[ls] for each label set, NULL when the query has
  * none. They test samples, not stacks, so they apply in the sample pass whatever their place
@@ -2972,10 +3020,7 @@ static int tags_build(struct engine *e, uint8_t **out)
 	const struct pv_profile *p = e->p;
 	const struct pv_query *q = &e->v->q;
 	*out = NULL;
-	bool any = false;
-	for (uint32_t i = 0; i < q->nr_filters; i++)
-		any |= q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
-	if (!any)
+	if (!has_tag_filter(q))
 		return 0;
 	uint32_t n = p->label_sets.len ? p->label_sets.len : 1;
 	uint8_t *keep = pv_malloc(n);
@@ -3014,12 +3059,11 @@ static int tags_build(struct engine *e, uint8_t **out)
 	return 0;
 }
 
-static int sample_pass(struct engine *e)
+/* The working table: the profile's stacks, each of cost 0 (or 1: ones). */
+static int wst_profile(struct engine *e, bool ones)
 {
 	const struct pv_profile *p = e->p;
-	struct pv_view *v = e->v;
 	struct wst *w = &e->w;
-	struct inside in = {0};
 	w->len = p->stacks.len;
 	w->frame = p->stacks.frame;
 	w->prefix = p->stacks.prefix;
@@ -3028,10 +3072,24 @@ static int sample_pass(struct engine *e)
 		w->cost[m] = pv_calloc(w->len ? w->len : 1, sizeof(int64_t));
 		if (!w->cost[m])
 			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		for (uint32_t s = 0; ones && s < w->len; s++)
+			w->cost[m][s] = 1;
 	}
+	return 0;
+}
+
+static int sample_pass(struct engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	struct wst *w = &e->w;
+	struct inside in = {0};
+	int rc = wst_profile(e, false);
+	if (rc)
+		return rc;
 	const struct pv_query *q = &v->q;
 	if (q->inside_markers) {
-		int rc = inside_build(e, q->inside_markers, &in);
+		rc = inside_build(e, q->inside_markers, &in);
 		if (rc) {
 			pv_free(in.first);
 			pv_free(in.iv);
@@ -3039,7 +3097,7 @@ static int sample_pass(struct engine *e)
 		}
 	}
 	uint8_t *tag_keep = NULL;
-	int rc = tags_build(e, &tag_keep);
+	rc = tags_build(e, &tag_keep);
 	if (rc) {
 		pv_free(in.first);
 		pv_free(in.iv);
@@ -3092,7 +3150,8 @@ static char *center_label(const struct pv_query *q)
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
+		   struct pv_error *err);
 
 /* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
  * view is computed */
@@ -3112,25 +3171,34 @@ static int stats_if_any(struct pv_view *v, struct pv_error *err)
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
-	return compute(p, q, out, NULL, NULL, err);
+	return compute(p, q, out, NULL, NULL, NULL, err);
 }
 
 int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
 			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
 			 struct pv_error *err)
 {
-	return compute(p, q, out, stacks, samples, err);
+	return compute(p, q, out, stacks, samples, NULL, err);
+}
+
+int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		  struct pv__rows *rows, struct pv_error *err)
+{
+	rows->stack_row = NULL;
+	rows->selected = NULL;
+	return compute(p, q, out, NULL, NULL, rows, err);
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err)
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
+		   struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
 	if (!v)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	v->p = p;
 	pv_query_init(&v->q);
-	struct engine e = {.p = p, .v = v, .err = err};
+	struct engine e = {.p = p, .v = v, .err = err, .want_node = rows_out != NULL};
 	struct scope center[PV_QUERY_MAX];
 	uint32_t ncenter = 0;
 	uint8_t *match = NULL;
@@ -3140,11 +3208,14 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (samples_out && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
+	/* pv__view_rows: the selection by sample only when it is not every sample of the threads */
+	bool select = samples_out || (rows_out && (q->has_range || q->inside_markers ||
+						   has_tag_filter(q)));
+	if (select && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (keep_out || samples_out) {
+	if (keep_out || samples_out || rows_out) {
 		size_t n = p->stacks.len ? p->stacks.len : 1;
 		e.origin = pv_malloc(n * sizeof(*e.origin));
 		e.odrop = pv_calloc(n, 1);
@@ -3157,7 +3228,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	if ((rc = resolve(&e, q)))
 		goto fail;
-	if (!keep_out && !samples_out) {
+	if (!keep_out && !samples_out && !rows_out) {
 		/* a call-graph profile: the views its graph answers (callgraph.c) */
 		bool done = false;
 		if ((rc = pv__callgraph_view(v, &done, err)))
@@ -3169,8 +3240,17 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 			return 0;
 		}
 	}
-	if ((rc = sample_pass(&e)))
+	if (rows_out && !select) {
+		/* pv__view_rows with every sample of the threads selected: the rows and the stacks'
+		 * rows need no costs, so every stack weighs 1 (and the samples without a stack, when
+		 * they count) instead of a pass over the samples */
+		if ((rc = wst_profile(&e, true)))
+			goto fail;
+		for (uint32_t m = 0; m < e.nm; m++)
+			v->nostack[m] = 1;
+	} else if ((rc = sample_pass(&e))) {
 		goto fail;
+	}
 	if (q->inlines == PV_INLINE_FOLD && (rc = fold_inlines(&e)))
 		goto fail;
 	for (uint32_t i = 0; i < q->nr_filters; i++)
@@ -3325,6 +3405,21 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		else
 			pv_free(keep);
 	}
+	if (rows_out) {
+		/* each profile stack's row: its working stack's, unless a filter dropped it */
+		uint32_t *row = e.origin; /* reused in place: origin[o] is read before row[o] is set */
+		for (uint32_t o = 0; o < p->stacks.len; o++) {
+			uint32_t ws = e.origin[o];
+			row[o] = e.odrop[o] || ws == PV_NONE || !e.node ? PV_NONE : e.node[ws];
+		}
+		rows_out->stack_row = row;
+		rows_out->selected = e.skeep;
+		e.origin = NULL;
+		e.skeep = NULL;
+		pv_free(e.odrop);
+		e.odrop = NULL;
+	}
+	pv_free(e.node);
 	pv_free(e.origin);
 	pv_free(match);
 	pv_free(anchor);
@@ -3335,6 +3430,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	*out = v;
 	return 0;
 fail:
+	pv_free(e.node);
 	pv_free(e.origin);
 	pv_free(e.odrop);
 	pv_free(e.skeep);

@@ -53,4 +53,24 @@ void pv__derived_free(struct pv_derived *dv);
 /* A derived column's name, NULL for a metric's column. */
 const char *pv__view_derived_name(const struct pv_view *v, uint32_t col);
 
+/*
+ * engine.c, for the per-context values (contexts.c): the view of q, whose view kind must be a
+ * top-down tree (tree or butterfly), and
+ *   stack_row[stack] (p->stacks.len entries): the row of v->tree that holds the cost of that
+ *     profile stack's samples as its self, PV_NONE when they count in no row (dropped, lost to
+ *     a transform, not reaching the center);
+ *   selected[sample] (p->samples.len bytes): 1 when the sample is selected by the query's time
+ *     range, label filters and inside-markers; NULL when every sample of the view's threads is.
+ * Both are freed with pv_free. Never the call-graph views: the rows are the samples' (callgrind's
+ * estimated contexts, v->note says so). When selected is NULL the view's costs are not the
+ * samples' (every stack weighs 1: no pass over the samples) and only its rows are meant: every
+ * row a stack of the filtered profile reaches is in the tree.
+ */
+struct pv__rows {
+	uint32_t *stack_row;
+	uint8_t *selected;
+};
+int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		  struct pv__rows *rows, struct pv_error *err);
+
 #endif

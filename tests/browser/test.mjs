@@ -118,8 +118,9 @@ async function noError(page) {
   assert(!err, `error bar: ${err}`);
 }
 
+// PV_ONLY=TEXT runs only the tests whose name holds TEXT (while working on one).
 async function test(name, fn) {
-  if (process.env.PV_ONLY && !name.includes(process.env.PV_ONLY)) return; // PV_ONLY=words: those tests
+  if (process.env.PV_ONLY && !name.includes(process.env.PV_ONLY)) return;
   const t0 = Date.now();
   try {
     await fn();
@@ -442,7 +443,7 @@ async function main() {
     }));
     eq(side.title, 'foo', 'the sidebar names the center');
     eq(side.costs.map(([k, v]) => [k, num(v)]), [['total samples', want.center.total], ['self samples', want.rows[0] ? want.rows[0].self : want.callers[0].self]], 'the sidebar costs, like profview butterfly');
-    await page.waitForSelector('.pane[data-tab="butterfly"] .sidebar .tplot canvas'); // the per-thread plot
+    await page.waitForSelector('.pane[data-tab="butterfly"] .sidebar .cplot canvas'); // the per-context plot
     await page.screenshot({ path: path.join(SHOTS, 'butterfly-selected.png') });
   });
 
@@ -712,6 +713,74 @@ async function main() {
     eq([num(got[0].total), num(got[0].self)], [want.rows[0].total, want.rows[0].self], 'the center is that one function (80 samples)');
     eq(want.rows[0].total, 80, 'the CLI center');
     await p5.close();
+  });
+
+  await test('per-context plots of a row over 1,200 contexts: plot, sorted, histogram, hover, zoom, click', async () => {
+    // rank i: main;solve;kernel k(i), main;solve 1, main;io 5 with k(i) = 1 + (37 i mod 101)
+    const N = 1200;
+    const k = (i) => 1 + ((37 * i) % 101);
+    const lines = [];
+    for (let i = 0; i < N; i++) {
+      lines.push(`rank ${i}-1/${1000 + i};main;solve;kernel ${k(i)}`, `rank ${i}-1/${1000 + i};main;solve 1`, `rank ${i}-1/${1000 + i};main;io 5`);
+    }
+    const file = path.join(OUT, 'contexts-1200.txt');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const u = await serve(file);
+    while ((await api(new URL(u), 'status', '')).state !== 'ready') await new Promise((r) => setTimeout(r, 50));
+    // main f0, solve f1: the row main > solve, inclusive k(i) + 1 on rank i
+    const all = await api(new URL(u), 'contexts', `key=f0/f1&width=${N}`);
+    eq(all.contexts, N, 'contexts');
+    eq(all.columns.length, N, 'one column a context when they fit');
+    eq(all.columns.slice(0, 3).map((c) => c[1]), [k(0) + 1, k(1) + 1, k(2) + 1], 'the first contexts');
+    assert(all.columns.every((c, i) => c[0] === k(i) + 1 && c[1] === k(i) + 1), 'every context: k(i) + 1');
+    eq(all.summary.total.max, 102, 'max');
+    eq(all.summary.total.min, 2, 'min');
+    await page.goto(u + '?tab=top-down&sel=f0/f1');
+    const plot = '.pane[data-tab="top-down"] .sidebar .cplot';
+    await page.waitForSelector(`${plot}[data-state="ready"] canvas[data-contexts="${N}"]`);
+    const cols = +(await page.$eval(`${plot} canvas`, (e) => e.dataset.columns));
+    assert(cols > 100 && cols < N, `aggregated to pixel columns (${cols})`);
+    eq(await page.$$eval(`${plot} *`, (els) => els.length < 50), true, 'a canvas, not a node per context');
+    const box = await page.$eval(`${plot} canvas`, (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+    // hover: a column of several contexts names its range and its max's context
+    await page.mouse.move(box.x + 2, box.y + box.h / 2);
+    await page.waitForFunction(() => !document.getElementById('tooltip').hidden);
+    const tip = await page.$eval('#tooltip', (e) => e.textContent);
+    assert(/\d+ contexts \(positions \d+–\d+\)/.test(tip) && /max rank \d+/.test(tip), `tooltip: ${tip}`);
+    // sorted: the heaviest first
+    await page.click(`${plot} button[data-mode="sorted"]`);
+    await page.waitForSelector(`${plot}[data-mode="sorted"][data-state="ready"]`);
+    await page.mouse.move(box.x + 1, box.y + box.h / 2);
+    await page.waitForFunction(() => /102/.test(document.getElementById('tooltip').textContent));
+    // histogram: 30 bins
+    await page.click(`${plot} button[data-mode="histogram"]`);
+    await page.waitForSelector(`${plot}[data-mode="histogram"][data-state="ready"] canvas[data-columns="30"]`);
+    await page.mouse.move(box.x + box.w - 2, box.y + box.h / 2);
+    await page.waitForFunction(() => /contexts with/.test(document.getElementById('tooltip').textContent));
+    await page.screenshot({ path: path.join(SHOTS, 'contexts-histogram.png') });
+    // plot, zoomed with the wheel until a column is one context
+    await page.click(`${plot} button[data-mode="plot"]`);
+    await page.waitForSelector(`${plot}[data-mode="plot"][data-state="ready"]`);
+    for (let z = 0; z < 12; z++) {
+      const span = await page.$eval(`${plot} canvas`, (e) => +e.dataset.to - +e.dataset.from);
+      if (span <= 100) break;
+      await page.mouse.move(box.x + box.w / 2, box.y + box.h / 2);
+      await page.mouse.wheel(0, -400);
+      await page.waitForFunction(([sel, s]) => { const e = document.querySelector(sel); return e && e.closest('.cplot').dataset.state === 'ready' && +e.dataset.to - +e.dataset.from < s; }, [`${plot} canvas`, span]);
+    }
+    const win = await page.$eval(`${plot} canvas`, (e) => [+e.dataset.from, +e.dataset.to]);
+    assert(win[1] - win[0] <= 100 && win[0] > 0, `zoomed in: ${win}`);
+    await page.screenshot({ path: path.join(SHOTS, 'contexts-zoomed.png') });
+    await page.mouse.move(box.x + box.w / 2, box.y + box.h / 2);
+    await page.waitForFunction(() => /^rank \d+ \(#\d+\): /.test(document.getElementById('tooltip').textContent));
+    const one = await page.$eval('#tooltip', (e) => e.textContent);
+    const [, r, ix, v] = /^rank (\d+) \(#(\d+)\): (\d+)/.exec(one);
+    eq([+r, +v], [+ix, k(+ix) + 1], `the hovered context's value (${one})`);
+    // click: that context becomes the thread filter
+    await page.mouse.click(box.x + box.w / 2, box.y + box.h / 2);
+    await page.waitForFunction((t) => new URLSearchParams(location.search).getAll('thread').join() === t, `#${ix}`);
+    await waitRows(page, 'top-down', (rows) => rows.some((x) => x.name === 'main' && num(x.total) === k(+ix) + 6), 'the tree of that context');
+    await noError(page);
   });
 
   await test('a screenshot of every tab', async () => {
