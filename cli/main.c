@@ -52,11 +52,13 @@ static void usage(FILE *out)
 	      "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
 	      "  marker      one marker in full: profview marker FILE N\n"
 	      "  formats     the formats profview reads\n"
+	      "  export      write FILE in another tool's format (profview export --help)\n"
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
-	      "\n"
-	      "the query (the same in every command):\n"
+	      "\n",
+	      out);
+	fputs("the query (the same in every command):\n"
 	      "  --center SCOPE        the context of the view; repeat to merge several\n"
 	      "  --include SCOPE       keep samples whose stack has SCOPE\n"
 	      "  --drop SCOPE          drop samples whose stack has SCOPE\n"
@@ -432,11 +434,15 @@ static bool marker_option(const char *name)
 
 /* cli/cmd_serve.c */
 int cmd_serve(int argc, char **argv);
+/* cli/cmd_export.c */
+int cmd_export(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "serve") == 0)
 		return cmd_serve(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "export") == 0)
+		return cmd_export(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";

@@ -2940,7 +2940,8 @@ static char *center_label(const struct pv_query *q)
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv__selection *sel,
+		   struct pv_error *err);
 
 /* columns of statistics across threads (stats.c), once the view is computed */
 static int stats_if_any(struct pv_view *v, struct pv_error *err)
@@ -2954,18 +2955,38 @@ static int stats_if_any(struct pv_view *v, struct pv_error *err)
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
-	return compute(p, q, out, NULL, NULL, err);
+	return compute(p, q, out, NULL, NULL, NULL, err);
 }
 
 int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
 			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
 			 struct pv_error *err)
 {
-	return compute(p, q, out, stacks, samples, err);
+	return compute(p, q, out, stacks, samples, NULL, err);
+}
+
+int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		    struct pv__selection *sel, struct pv_error *err)
+{
+	memset(sel, 0, sizeof(*sel));
+	return compute(p, q, out, NULL, &sel->samples, sel, err);
+}
+
+void pv__selection_release(struct pv__selection *sel)
+{
+	if (sel->owned) {
+		pv_free(sel->frame);
+		pv_free(sel->prefix);
+	}
+	pv_free(sel->origin);
+	pv_free(sel->anchor);
+	pv_free(sel->samples);
+	memset(sel, 0, sizeof(*sel));
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err)
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv__selection *sel,
+		   struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
 	if (!v)
@@ -3133,6 +3154,15 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		scope_release(&center[i]);
 	for (uint32_t m = 0; m < e.nm; m++)
 		pv_free(e.w.cost[m]);
+	if (sel) {
+		/* the working table, the origins and the anchors go to the selection */
+		sel->len = e.w.len;
+		sel->frame = e.w.frame;
+		sel->prefix = e.w.prefix;
+		sel->owned = e.w.owned;
+		e.w.owned = false;
+		sel->anchor = anchor;
+	}
 	if (e.w.owned) {
 		pv_free(e.w.frame);
 		pv_free(e.w.prefix);
@@ -3163,6 +3193,11 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 			*keep_out = keep;
 		else
 			pv_free(keep);
+	}
+	if (sel) {
+		sel->origin = e.origin;
+		e.origin = NULL;
+		anchor = NULL;
 	}
 	pv_free(e.origin);
 	pv_free(match);
