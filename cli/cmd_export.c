@@ -112,8 +112,10 @@ int cmd_export(int argc, char **argv)
 			format = val;
 		} else if (strcmp(name, "--thread-frames") == 0) {
 			if (pv_collapsed_threads_parse(val, &o.collapsed_threads))
-				rc = usage_error("--thread-frames takes auto, none, comm, pid or tid, "
-						 "not", val);
+				rc = usage_error(
+				    "--thread-frames takes auto, none, comm, pid or tid, "
+				    "not",
+				    val);
 		} else if (strcmp(name, "--query") == 0) {
 			int r = val[0] == '{' ? pv_query_from_json(&q, val, strlen(val), &err)
 					      : pv_query_from_url(&q, val, &err);
@@ -131,10 +133,13 @@ int cmd_export(int argc, char **argv)
 	}
 	enum pv_export_format f = PV_EXPORT_FIREFOX;
 	if (!rc && (!file || !to || !outpath))
-		rc = usage_error(!file ? "needs a file" : !to ? "needs --to FORMAT" : "needs -o OUT",
+		rc = usage_error(!file ? "needs a file"
+				 : !to ? "needs --to FORMAT"
+				       : "needs -o OUT",
 				 NULL);
 	if (!rc && pv_export_format_parse(to, &f))
-		rc = usage_error("--to takes firefox, speedscope, pprof, collapsed or svg, not", to);
+		rc =
+		    usage_error("--to takes firefox, speedscope, pprof, collapsed or svg, not", to);
 	if (rc) {
 		pv_query_release(&q);
 		return rc;

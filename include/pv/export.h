@@ -22,7 +22,7 @@ enum pv_export_format {
 	PV_EXPORT_SPEEDSCOPE,  /* speedscope's file format (JSON) */
 	PV_EXPORT_PPROF,       /* profile.proto, gzip */
 	PV_EXPORT_COLLAPSED,   /* folded stacks: a;b;c N */
-	PV_EXPORT_SVG,         /* an interactive flame graph (icicle: bottom-up) */
+	PV_EXPORT_SVG,	       /* an interactive flame graph (icicle: bottom-up) */
 	PV_EXPORT_NR,
 };
 
@@ -42,9 +42,10 @@ struct pv_lossy {
 };
 /* Adds count to the line msg (a new line when it is new); nothing when count is 0. */
 void pv_lossy_add(struct pv_lossy *l, uint64_t count, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
-/* Folded stacks: how a thread shows in each line (stackcollapse-perf.pl's default, --pid, --tid). */
+/* Folded stacks: how a thread shows in each line (stackcollapse-perf.pl's default, --pid, --tid).
+ */
 enum pv_collapsed_threads {
 	PV_COLLAPSED_AUTO = 0, /* tid when the profile has several threads, else none */
 	PV_COLLAPSED_NONE,     /* threads merged, no thread frame */
@@ -61,10 +62,10 @@ struct pv_export_opts {
 	 * the profile's default */
 	pv_metric_ix metric;
 	enum pv_collapsed_threads collapsed_threads;
-	bool plain; /* collapsed: no "_[k]" (kernel), "_[j]" (JIT), "_[i]" (inlined) suffixes */
-	bool tidy;  /* collapsed: names tidied as stackcollapse-perf.pl does (C++ arguments and
-		     * quotes removed; Java's 'L' prefix in a thread named java) */
-	bool icicle;       /* svg: a bottom-up view, leaves on top (the callers of each function) */
+	bool plain;  /* collapsed: no "_[k]" (kernel), "_[j]" (JIT), "_[i]" (inlined) suffixes */
+	bool tidy;   /* collapsed: names tidied as stackcollapse-perf.pl does (C++ arguments and
+		      * quotes removed; Java's 'L' prefix in a thread named java) */
+	bool icicle; /* svg: a bottom-up view, leaves on top (the callers of each function) */
 	const char *title; /* svg: the title; NULL = "Flame Graph" / "Icicle Graph" */
 };
 
@@ -78,8 +79,8 @@ struct pv_export_opts {
  * The view kind and the printing options of q do not matter. Returns 0, PV_EINVAL (a query that
  * does not fit p, err says why) or PV_ENOMEM; *out is the caller's (pv_profile_free).
  */
-int pv_profile_select(const struct pv_profile *p, const struct pv_query *q,
-		      struct pv_profile **out, struct pv_lossy *lossy, struct pv_error *err);
+int pv_profile_select(const struct pv_profile *p, const struct pv_query *q, struct pv_profile **out,
+		      struct pv_lossy *lossy, struct pv_error *err);
 
 /*
  * Writes p whole in format f to out (opened in binary mode for pprof). opts may be NULL (the

@@ -68,6 +68,17 @@ static int put_name(struct sbuf *b, const char *s, uint64_t *changed)
 	return 0;
 }
 
+/* Whether the name at b[from..) ends in " [x]", which reads back as a module's name. */
+static bool module_like(const struct sbuf *b, size_t from)
+{
+	size_t n = b->len - from;
+	const char *s = b->buf + from;
+	if (n < 4 || s[n - 1] != ']')
+		return false;
+	const char *open = memrchr(s, '[', n);
+	return open && open > s && open[-1] == ' ';
+}
+
 /*
  * stackcollapse-perf.pl's tidying of the name just written at b[from..): from the first '('
  * on removed (unless it opens "(anonymous namespace)" or the name has ".(...)."), quotes
@@ -128,7 +139,7 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 	struct u64map map = {0};
 	struct line *lines = NULL;
 	uint32_t n = 0, cap = 0;
-	uint64_t nostack = 0, negative = 0, renamed = 0, tidied = 0;
+	uint64_t nostack = 0, negative = 0, renamed = 0, tidied = 0, modules = 0;
 	struct sbuf pool = SBUF_INIT;
 	int rc = 0;
 	for (pv_thread_ix t = 0; t < p->threads.len && !rc; t++) {
@@ -187,8 +198,10 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 			rc |= put_name(&pool, *name ? name : "[unknown]", &renamed);
 			if (o->tidy && !rc)
 				tidy(&pool, from,
-				     strcmp(pv_str(p, p->threads.name[lines[i].thread]), "java") == 0,
+				     strcmp(pv_str(p, p->threads.name[lines[i].thread]), "java") ==
+					 0,
 				     &tidied);
+			modules += !rc && module_like(&pool, from);
 			uint8_t kind = mod == PV_NONE ? 0 : p->modules.kind[mod];
 			if (o->plain)
 				continue;
@@ -214,8 +227,8 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 			if (cost < 0)
 				negative++;
 			else if (cost > 0)
-				fprintf(out, "%.*s %" PRId64 "\n", (int)lines[i].len, pool.buf + lines[i].at,
-					cost);
+				fprintf(out, "%.*s %" PRId64 "\n", (int)lines[i].len,
+					pool.buf + lines[i].at, cost);
 			i = j;
 		}
 	}
@@ -225,6 +238,7 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	pv_lossy_add(lossy, nostack, "samples without a stack (a folded line needs a frame)");
 	pv_lossy_add(lossy, negative, "lines of negative weight (folded counts are not negative)");
+	pv_lossy_add(lossy, modules, "names ending in ' [x]' (read back as the module x)");
 	pv_lossy_add(lossy, tidied, "names tidied (arguments, quotes, Java's L prefix)");
 	pv_lossy_add(lossy, renamed, "names with ';' or a line break (written as ':' or a space)");
 	return pv__export_check(out, err);

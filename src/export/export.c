@@ -55,8 +55,8 @@ pv_metric_ix pv__export_metric(const struct pv_profile *p, const struct pv_expor
 	return o->metric < p->metrics.len ? o->metric : p->meta.default_metric;
 }
 
-void pv__export_lossy_common(const struct pv_profile *p, pv_metric_ix m, bool times,
-			     bool markers, bool labels, const char *format, struct pv_lossy *l)
+void pv__export_lossy_common(const struct pv_profile *p, pv_metric_ix m, bool times, bool markers,
+			     bool labels, const char *format, struct pv_lossy *l)
 {
 	for (pv_metric_ix k = 0; k < p->metrics.len; k++)
 		if (m != PV_NONE && k != m)
@@ -121,8 +121,7 @@ int pv__export_check(FILE *out, struct pv_error *err)
 }
 
 int pv_export_write(FILE *out, const struct pv_profile *p, enum pv_export_format f,
-		    const struct pv_export_opts *opts, struct pv_lossy *lossy,
-		    struct pv_error *err)
+		    const struct pv_export_opts *opts, struct pv_lossy *lossy, struct pv_error *err)
 {
 	struct pv_export_opts def = {.metric = PV_NONE};
 	const struct pv_export_opts *o = opts ? opts : &def;

@@ -37,17 +37,17 @@ static void ix_or_null(FILE *out, uint32_t ix)
 }
 
 /* "key":[f(0),f(1),...] for rows 0..n */
-#define COLUMN(out, key, n, ...)                                        \
-	do {                                                            \
-		fputs("\"" key "\":[", out);                            \
-		for (uint32_t i_ = 0; i_ < (n); i_++) {                 \
-			if (i_)                                         \
-				fputc(',', out);                        \
-			uint32_t i = i_;                                \
-			(void)i;                                        \
-			__VA_ARGS__;                                    \
-		}                                                       \
-		fputs("],", out);                                       \
+#define COLUMN(out, key, n, ...)                        \
+	do {                                            \
+		fputs("\"" key "\":[", out);            \
+		for (uint32_t i_ = 0; i_ < (n); i_++) { \
+			if (i_)                         \
+				fputc(',', out);        \
+			uint32_t i = i_;                \
+			(void)i;                        \
+			__VA_ARGS__;                    \
+		}                                       \
+		fputs("],", out);                       \
 	} while (0)
 
 static bool native(const struct pv_profile *p, pv_module_ix m)
@@ -77,13 +77,15 @@ static void write_meta(FILE *out, const struct pv_profile *p)
 		fputs(c ? ",{\"name\":" : "{\"name\":", out);
 		pv_json_string(out, pv_str(p, p->categories.name[c]));
 		fputs(",\"color\":", out);
-		pv_json_string(out, p->categories.color[c] ? pv_str(p, p->categories.color[c]) : "grey");
+		pv_json_string(out,
+			       p->categories.color[c] ? pv_str(p, p->categories.color[c]) : "grey");
 		fputs(",\"subcategories\":[", out);
 		uint32_t n = p->categories.sub_len[c];
 		for (uint32_t k = 0; k < n; k++) {
 			if (k)
 				fputc(',', out);
-			pv_json_string(out, pv_str(p, p->subcategories.name[p->categories.sub_first[c] + k]));
+			pv_json_string(
+			    out, pv_str(p, p->subcategories.name[p->categories.sub_first[c] + k]));
 		}
 		fputs(n ? "]}" : "\"Other\"]}", out);
 	}
@@ -110,7 +112,8 @@ static void write_libs(FILE *out, const struct pv_profile *p, uint32_t *lib_of)
 		pv_json_string(out, name);
 		fputs(",\"debugPath\":", out);
 		pv_json_string(out, path);
-		fputs(",\"breakpadId\":\"\",\"codeId\":null,\"start\":0,\"end\":0,\"offset\":0}", out);
+		fputs(",\"breakpadId\":\"\",\"codeId\":null,\"start\":0,\"end\":0,\"offset\":0}",
+		      out);
 		lib_of[m] = n++;
 	}
 	fputs("],\"pages\":[],\n", out);
@@ -128,30 +131,30 @@ static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *
 	       fprintf(out, "%u", S->prefix[i] == PV_NONE ? 0 : i - S->prefix[i]));
 	fprintf(out, "\"length\":%u},\n\"frameTable\":{", S->len);
 	COLUMN(out, "address", F->len,
-	       fprintf(out, "%" PRId64, F->addr[i] == PV_ADDR_NONE ? (int64_t)-1 : (int64_t)F->addr[i]));
+	       fprintf(out, "%" PRId64,
+		       F->addr[i] == PV_ADDR_NONE ? (int64_t)-1 : (int64_t)F->addr[i]));
 	COLUMN(out, "inlineDepth", F->len, fprintf(out, "%u", F->inline_depth[i]));
 	COLUMN(out, "category", F->len, ix_or_null(out, F->category[i]));
-	COLUMN(out, "subcategory", F->len,
-	       if (F->category[i] == PV_NONE) fputs("null", out);
+	COLUMN(out, "subcategory", F->len, if (F->category[i] == PV_NONE) fputs("null", out);
 	       else fprintf(out, "%u", F->subcategory[i]));
 	COLUMN(out, "func", F->len, fprintf(out, "%u", F->func[i]));
-	COLUMN(out, "lib", F->len,
-	       pv_module_ix m = U->module[F->func[i]];
+	COLUMN(out, "lib", F->len, pv_module_ix m = U->module[F->func[i]];
 	       ix_or_null(out, m == PV_NONE ? PV_NONE : lib_of[m]));
 	COLUMN(out, "nativeSymbol", F->len, fputs("null", out));
 	COLUMN(out, "innerWindowID", F->len, fputc('0', out));
-	COLUMN(out, "line", F->len, F->line[i] ? fprintf(out, "%u", F->line[i]) : fputs("null", out));
+	COLUMN(out, "line", F->len,
+	       F->line[i] ? fprintf(out, "%u", F->line[i]) : fputs("null", out));
 	COLUMN(out, "column", F->len,
 	       F->column[i] ? fprintf(out, "%u", F->column[i]) : fputs("null", out));
 	COLUMN(out, "originalLocation", F->len, fputs("null", out));
 	fprintf(out, "\"length\":%u},\n\"funcTable\":{", F->len);
-	COLUMN(out, "isJS", U->len,
-	       pv_module_ix m = U->module[i];
+	COLUMN(out, "isJS", U->len, pv_module_ix m = U->module[i];
 	       fputs(m != PV_NONE && !native(p, m) ? "true" : "false", out));
 	COLUMN(out, "relevantForJS", U->len, fputs("false", out));
 	COLUMN(out, "name", U->len, fprintf(out, "%u", U->name[i]));
 	COLUMN(out, "resource", U->len,
-	       fprintf(out, "%" PRId64, U->module[i] == PV_NONE ? (int64_t)-1 : (int64_t)U->module[i]));
+	       fprintf(out, "%" PRId64,
+		       U->module[i] == PV_NONE ? (int64_t)-1 : (int64_t)U->module[i]));
 	COLUMN(out, "source", U->len, ix_or_null(out, U->source[i]));
 	COLUMN(out, "lineNumber", U->len,
 	       U->line[i] ? fprintf(out, "%u", U->line[i]) : fputs("null", out));
@@ -231,34 +234,33 @@ static void write_thread(FILE *out, const struct pv_profile *p, pv_thread_ix t, 
 	COLUMN(out, "stack", n, ix_or_null(out, p->samples.stack[b + i]));
 	/* a sample without a time: one interval after the one before */
 	int64_t step = p->meta.interval_ns ? p->meta.interval_ns : 1000000, last = 0;
-	COLUMN(out, "time", n,
-	       int64_t x = p->samples.time_ns[b + i];
-	       if (x == PV_TIME_NONE) {
-		       x = i ? last + step : 0;
-		       (*untimed)++;
-	       } last = x;
-	       pv_json_ms(out, x));
+	COLUMN(
+	    out, "time", n, int64_t x = p->samples.time_ns[b + i]; if (x == PV_TIME_NONE) {
+		    x = i ? last + step : 0;
+		    (*untimed)++;
+	    } last = x;
+	    pv_json_ms(out, x));
 	fprintf(out, "\"length\":%u},\n\"markers\":{", n);
 	const struct pv_raw_markers *R = &p->markers;
-	COLUMN(out, "data", nmarkers,
-	       uint32_t k = markers[i];
-	       const char *pl = R->payload[k] ? pv_str(p, R->payload[k]) : NULL;
-	       bool cause = R->cause_stack[k] != PV_NONE;
-	       if (cause && pl && pl[0] == '{') {
-		       fprintf(out, "{\"cause\":{\"stack\":%u,\"time\":", R->cause_stack[k]);
-		       ms_or_null(out, R->cause_time_ns[k]);
-		       fputs(pl[1] == '}' ? "}" : "},", out);
-		       fputs(pl + 1, out);
-	       } else {
-		       *causes_lost += cause;
-		       fputs(pl ? pl : "null", out);
-	       });
+	COLUMN(
+	    out, "data", nmarkers, uint32_t k = markers[i];
+	    const char *pl = R->payload[k] ? pv_str(p, R->payload[k]) : NULL;
+	    bool cause = R->cause_stack[k] != PV_NONE; if (cause && pl && pl[0] == '{') {
+		    fprintf(out, "{\"cause\":{\"stack\":%u,\"time\":", R->cause_stack[k]);
+		    ms_or_null(out, R->cause_time_ns[k]);
+		    fputs(pl[1] == '}' ? "}" : "},", out);
+		    fputs(pl + 1, out);
+	    } else {
+		    *causes_lost += cause;
+		    fputs(pl ? pl : "null", out);
+	    });
 	COLUMN(out, "name", nmarkers, fprintf(out, "%u", R->name[markers[i]]));
 	COLUMN(out, "startTime", nmarkers, ms_or_null(out, R->start_ns[markers[i]]));
 	COLUMN(out, "endTime", nmarkers, ms_or_null(out, R->end_ns[markers[i]]));
 	COLUMN(out, "phase", nmarkers, fprintf(out, "%u", R->phase[markers[i]]));
-	COLUMN(out, "category", nmarkers,
-	       fprintf(out, "%u", R->category[markers[i]] == PV_NONE ? 0 : R->category[markers[i]]));
+	COLUMN(
+	    out, "category", nmarkers,
+	    fprintf(out, "%u", R->category[markers[i]] == PV_NONE ? 0 : R->category[markers[i]]));
 	fprintf(out, "\"length\":%u}}", nmarkers);
 }
 
@@ -294,7 +296,8 @@ int pv__export_firefox(FILE *out, const struct pv_profile *p, const struct pv_ex
 	fputs("]}\n", out);
 	pv_free(lib_of);
 	pv_free(idx);
-	pv_lossy_add(lossy, untimed, "samples without a time (given one interval after the one before)");
+	pv_lossy_add(lossy, untimed,
+		     "samples without a time (given one interval after the one before)");
 	pv_lossy_add(lossy, causes_lost, "marker cause stacks of markers without a payload object");
 	return pv__export_check(out, err);
 }

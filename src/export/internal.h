@@ -26,8 +26,8 @@ pv_metric_ix pv__export_metric(const struct pv_profile *p, const struct pv_expor
  * (PV_NONE: the format holds them all), and unless it holds them sample times, markers,
  * labels; sample event delays (only firefox holds them).
  */
-void pv__export_lossy_common(const struct pv_profile *p, pv_metric_ix m, bool times,
-			     bool markers, bool labels, const char *format, struct pv_lossy *l);
+void pv__export_lossy_common(const struct pv_profile *p, pv_metric_ix m, bool times, bool markers,
+			     bool labels, const char *format, struct pv_lossy *l);
 
 /* The frames of stack st, root first, into buf (cap entries); returns how many there are. */
 uint32_t pv__stack_frames(const struct pv_profile *p, pv_stack_ix st, pv_frame_ix *buf,

@@ -61,8 +61,7 @@ static int64_t sx_text(struct pw *w, const char *s, size_t n)
 {
 	if (w->pr.n_string_table == w->capstr) {
 		uint32_t nc = w->capstr ? w->capstr * 2 : 256;
-		ProtobufCBinaryData *t =
-		    pv_realloc(w->pr.string_table, (size_t)nc * sizeof(*t));
+		ProtobufCBinaryData *t = pv_realloc(w->pr.string_table, (size_t)nc * sizeof(*t));
 		if (!t) {
 			w->oom = 1;
 			return 0;
@@ -231,7 +230,8 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 				break;
 			perftools__profiles__mapping__init(mp);
 			mp->id = n + 1;
-			mp->filename = sx(w, p->modules.path[m] ? p->modules.path[m] : p->modules.name[m]);
+			mp->filename =
+			    sx(w, p->modules.path[m] ? p->modules.path[m] : p->modules.name[m]);
 			mp->has_functions = true;
 			w->mapping_of[m] = n + 1;
 			pr->mapping[n++] = mp;
@@ -259,7 +259,8 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 	uint32_t *depth = pv__stack_depths(p, &maxd);
 	if (!depth)
 		w->oom = 1;
-	int64_t k_thread = threads ? sx_lit(w, "thread") : 0, k_tid = threads ? sx_lit(w, "tid") : 0;
+	int64_t k_thread = threads ? sx_lit(w, "thread") : 0,
+		k_tid = threads ? sx_lit(w, "tid") : 0;
 	uint64_t kinds = 0;
 	for (pv_thread_ix t = 0; t < p->threads.len && !w->oom; t++)
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
@@ -288,7 +289,8 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 					break;
 				perftools__profiles__label__init(L);
 				if (i < nl) {
-					uint32_t r = p->label_sets.items[p->label_sets.first[set] + i];
+					uint32_t r =
+					    p->label_sets.items[p->label_sets.first[set] + i];
 					L->key = sx(w, p->labels.key[r]);
 					L->str = sx(w, p->labels.str[r]);
 					L->num = p->labels.str[r] ? 0 : p->labels.num[r];
@@ -299,8 +301,9 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 								    : sx_lit(w, "thread");
 				} else {
 					L->key = k_tid;
-					L->num = p->threads.tid[t] == PV_ID_NONE ? (int64_t)t
-										 : p->threads.tid[t];
+					L->num = p->threads.tid[t] == PV_ID_NONE
+						     ? (int64_t)t
+						     : p->threads.tid[t];
 				}
 				S->label[S->n_label++] = L;
 			}

@@ -67,8 +67,9 @@ static pv_func_ix func_of(struct sel *x, pv_func_ix f)
 {
 	if (x->func[f] == PV_NONE) {
 		const struct pv_funcs *t = &x->p->funcs;
-		x->func[f] = builder_func_at(x->b, str_of(x, t->name[f]), module_of(x, t->module[f]),
-					     source_of(x, t->source[f]), t->line[f], t->column[f]);
+		x->func[f] =
+		    builder_func_at(x->b, str_of(x, t->name[f]), module_of(x, t->module[f]),
+				    source_of(x, t->source[f]), t->line[f], t->column[f]);
 	}
 	return x->func[f];
 }
@@ -159,7 +160,8 @@ static bool marker_in_range(uint8_t ph, int64_t start, int64_t end, int64_t from
 	case PV_PHASE_START: return start != PV_TIME_NONE && start < to;
 	case PV_PHASE_END: return end != PV_TIME_NONE && end >= from;
 	default:
-		return (start == PV_TIME_NONE || start < to) && (end == PV_TIME_NONE || end >= from);
+		return (start == PV_TIME_NONE || start < to) &&
+		       (end == PV_TIME_NONE || end >= from);
 	}
 }
 
@@ -296,7 +298,7 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 			if (n->samples.label_set && !b->status)
 				n->samples.label_set[row] = set;
 			int64_t d = p->samples.event_delay_ns ? p->samples.event_delay_ns[sm]
-							       : PV_TIME_NONE;
+							      : PV_TIME_NONE;
 			if (d != PV_TIME_NONE) {
 				int64_t *dv = builder_samples_event_delay(b);
 				if (dv)
@@ -315,7 +317,8 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 			continue;
 		struct raw_marker r = {
 		    .name = str_of(x, M->name[i]),
-		    .category = M->category[i] < p->categories.len ? x->cat[M->category[i]] : PV_NONE,
+		    .category =
+			M->category[i] < p->categories.len ? x->cat[M->category[i]] : PV_NONE,
 		    .phase = (enum pv_marker_phase)M->phase[i],
 		    .start_ns = M->start_ns[i],
 		    .end_ns = M->end_ns[i],
@@ -344,8 +347,8 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 	return b->status;
 }
 
-int pv_profile_select(const struct pv_profile *p, const struct pv_query *q,
-		      struct pv_profile **out, struct pv_lossy *lossy, struct pv_error *err)
+int pv_profile_select(const struct pv_profile *p, const struct pv_query *q, struct pv_profile **out,
+		      struct pv_lossy *lossy, struct pv_error *err)
 {
 	struct pv_query qq;
 	if (pv_query_copy(&qq, q))

@@ -31,8 +31,10 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 	enum pv_unit u = (enum pv_unit)p->metrics.unit[m];
 	pv__export_lossy_common(p, m, false, false, false, "speedscope", lossy);
 	if (u != PV_UNIT_NS && u != PV_UNIT_BYTES && u != PV_UNIT_COUNT)
-		pv_lossy_add(lossy, 1, "the unit of '%s' (%s): speedscope's units are times, bytes "
-			     "or none", pv_str(p, p->metrics.name[m]), pv_unit_name(u));
+		pv_lossy_add(lossy, 1,
+			     "the unit of '%s' (%s): speedscope's units are times, bytes "
+			     "or none",
+			     pv_str(p, p->metrics.name[m]), pv_unit_name(u));
 	uint32_t maxd = 0;
 	uint32_t *depth = pv__stack_depths(p, &maxd);
 	pv_frame_ix *fr = depth ? pv_malloc(((size_t)maxd + 1) * sizeof(*fr)) : NULL;
@@ -67,11 +69,14 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 		int64_t sum = 0;
 		for (uint32_t s = b; s < e; s++)
 			sum += pv_sample_weight(p, m, s);
-		fputs(t ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":",
+		fputs(t ? ",\n{\"type\":\"sampled\",\"name\":"
+			: "\n{\"type\":\"sampled\",\"name\":",
 		      out);
 		const char *name = pv_str(p, p->threads.name[t]);
 		pv_json_string(out, *name ? name : "thread");
-		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRId64 ",\n\"samples\":[",
+		fprintf(out,
+			",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRId64
+			",\n\"samples\":[",
 			unit_name(u), sum);
 		for (uint32_t s = b; s < e; s++) {
 			pv_stack_ix st = p->samples.stack[s];
