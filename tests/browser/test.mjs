@@ -678,6 +678,36 @@ async function main() {
     }
   });
 
+  await test('export --to svg: hover, click to zoom, search, reset', async () => {
+    // simple.txt: a;b;c 5, a;b;d 4, a;b 5 -> boxes a, b, c, d; c is 5/14 of the width
+    const svg = path.join(OUT, 'flame.svg');
+    execFileSync(BIN, ['export', 'tests/data/corpus/speedscope/stackcollapse/simple.txt', '--to', 'svg', '-o', svg]);
+    const fg = await context.newPage();
+    const errors = [];
+    fg.on('pageerror', (e) => errors.push(e.message));
+    await fg.goto('file://' + svg);
+    const box = (n) => fg.$eval(`g.f[data-n="${n}"] rect`, (r) => ({
+      x: +r.getAttribute('x'), w: +r.getAttribute('width'), shown: r.parentNode.style.display !== 'none' }));
+    eq((await fg.$$eval('g.f', (gs) => gs.map((g) => g.getAttribute('data-n')))).sort(), ['a', 'b', 'c', 'd'], 'boxes');
+    const c0 = await box('c');
+    assert(Math.abs(c0.w - 1180 * 5 / 14) < 0.1, `c's width before the zoom: ${c0.w}`);
+    await fg.hover('g.f[data-n="c"]');
+    assert((await fg.textContent('#details')).startsWith('c (5 samples'), 'hover shows name and cost');
+    await fg.click('g.f[data-n="c"] rect');
+    const c1 = await box('c'), d1 = await box('d'), a1 = await box('a');
+    assert(Math.abs(c1.w - 1180) < 0.1 && Math.abs(c1.x - 10) < 0.1, `zoomed c spans the width: ${JSON.stringify(c1)}`);
+    assert(!d1.shown, 'a sibling outside the zoom is hidden');
+    assert(a1.shown && Math.abs(a1.w - 1180) < 0.1, 'an ancestor spans the width');
+    await fg.evaluate(() => window.flamegraph.search('^[cd]$'));
+    eq(await fg.textContent('#matched'), 'Matched: 64.3%', 'search share (9 of 14)');
+    await fg.click('#unzoom');
+    const c2 = await box('c');
+    assert(Math.abs(c2.w - c0.w) < 0.01 && (await box('d')).shown, 'reset zoom');
+    await fg.screenshot({ path: path.join(SHOTS, 'export-svg.png') });
+    eq(errors, [], 'page errors');
+    await fg.close();
+  });
+
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');
   });
