@@ -2,10 +2,13 @@
 // node tests/browser/test.mjs PROFVIEW_BINARY   (run from the repository root; run.sh does it)
 // The last line is "browser: N passed, N failed".
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -134,7 +137,88 @@ async function test(name, fn) {
   }
 }
 
+
+// ---- exports read by the other tools' own decoders (npm: speedscope, pprof-format) ----
+
+// corpus files of several formats: perf script, Chrome, Firefox, pprof, callgrind, collapsed
+const EXPORT_FILES = [
+  'tests/data/corpus/firefox/test.perf.gz', 'tests/data/corpus/firefox/hello.cjs-20231120T211435.cpuprofile',
+  'tests/data/corpus/firefox/argument-values.json', 'tests/data/corpus/pprof/profile/testdata/cppbench.cpu',
+  'tests/data/corpus/pprof/profile/testdata/go.crc32.cpu', 'tests/data/corpus/pprof/profile/testdata/java.cpu',
+  'tests/data/corpus/callgrind/gprof2dot-bzr.callgrind', 'tests/data/corpus/speedscope/stackcollapse/recursion.txt',
+];
+
+function exportTo(file, to, out) {
+  execFileSync(BIN, ['export', file, '--to', to, '-o', out], { stdio: ['ignore', 'ignore', 'ignore'] });
+}
+
+// profview's own per-thread totals and per-function rows of a file (its default metric)
+function threadTotals(file) {
+  const info = cli('info', file, '--json');
+  return info.threads.map((t, i) => ({ name: t.name, total: cli('top', file, '--json', '--thread', `#${i}`).total }));
+}
+
+async function exportChecks() {
+  await test('export --to speedscope: speedscope\'s importer finds the same profiles and totals', async () => {
+    const req = createRequire(import.meta.url);
+    const { loadImporters } = req('../../bench/speedscope-import.js');
+    const importers = loadImporters(path.join(HERE, 'node_modules'));
+    for (const file of EXPORT_FILES) {
+      const out = path.join(OUT, 'export.speedscope.json');
+      exportTo(file, 'speedscope', out);
+      const buf = readFileSync(out);
+      const quiet = console.log;
+      console.log = () => {};
+      const group = await importers.importProfilesFromArrayBuffer('export.speedscope.json',
+        buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      console.log = quiet;
+      assert(group, `${file}: speedscope imported nothing`);
+      const want = threadTotals(file);
+      eq(group.profiles.map((p) => [p.getName(), p.getTotalWeight()]), want.map((t) => [t.name, t.total]),
+        `${file}: profiles and totals`);
+    }
+  });
+
+  await test('export --to pprof: pprof-format decodes the same per-function values', async () => {
+    for (const file of EXPORT_FILES) {
+      const out = path.join(OUT, 'export.pb.gz');
+      exportTo(file, 'pprof', out);
+      const pr = PprofProfile.decode(gunzipSync(readFileSync(out)));
+      const str = (i) => pr.stringTable.strings[Number(i)];
+      const fn = new Map(pr.function.map((f) => [Number(f.id), str(f.name)]));
+      const loc = new Map(pr.location.map((l) => [Number(l.id), l.line.map((ln) => fn.get(Number(ln.functionId)))]));
+      const top = cli('top', file, '--json');
+      const m = pr.sampleType.findIndex((t) => str(t.type) === top.metric);
+      assert(m >= 0, `${file}: sample type ${top.metric}`);
+      const self = new Map(), total = new Map();
+      let sum = 0;
+      for (const s of pr.sample) {
+        const v = Number(s.value[m]);
+        sum += v;
+        const names = s.locationId.flatMap((id) => loc.get(Number(id)));
+        if (names.length) self.set(names[0], (self.get(names[0]) || 0) + v);
+        for (const n of new Set(names)) total.set(n, (total.get(n) || 0) + v);
+      }
+      eq(sum, top.total, `${file}: total`);
+      const counts = new Map();
+      for (const r of top.rows) counts.set(r.name, (counts.get(r.name) || 0) + 1);
+      // a call graph's totals are its own figures; the export has the contexts estimated from
+      // it (listed as lossy), whose self costs are exact
+      const graph = file.endsWith('.callgrind');
+      let checked = 0;
+      for (const r of top.rows) {
+        if (counts.get(r.name) > 1 || r.kind === 'nostack') continue; // a name of two functions
+        eq([self.get(r.name) || 0, graph ? r.total : total.get(r.name) || 0], [r.self, r.total],
+          `${file}: ${r.name}`);
+        checked++;
+      }
+      assert(checked > 0, `${file}: no function checked`);
+    }
+  });
+}
+
 async function main() {
+  await exportChecks();
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
