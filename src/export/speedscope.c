@@ -63,7 +63,6 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 		fputc('}', out);
 	}
 	fputs("]},\n\"profiles\":[", out);
-	uint64_t negative = 0;
 	for (pv_thread_ix t = 0; t < p->threads.len; t++) {
 		uint32_t b = p->threads.sample_begin[t], e = p->threads.sample_end[t];
 		int64_t sum = 0;
@@ -89,7 +88,6 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 		fputs("],\n\"weights\":[", out);
 		for (uint32_t s = b; s < e; s++) {
 			int64_t w = pv_sample_weight(p, m, s);
-			negative += w < 0;
 			fprintf(out, s > b ? ",%" PRId64 : "%" PRId64, w);
 		}
 		fputs("]}", out);
@@ -97,6 +95,5 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 	fputs("]}\n", out);
 	pv_free(fr);
 	pv_free(depth);
-	(void)negative;
 	return pv__export_check(out, err);
 }
