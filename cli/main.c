@@ -54,6 +54,7 @@ static void usage(FILE *out)
 	      "  formats     the formats profview reads\n"
 	      "  contexts    one row's values over the threads/ranks: per context, summary,\n"
 	      "              histogram (profview contexts --help)\n"
+	      "  export      write FILE in another tool's format (profview export --help)\n"
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
@@ -444,6 +445,8 @@ static bool marker_option(const char *name)
 int cmd_serve(int argc, char **argv);
 /* cli/cmd_contexts.c */
 int cmd_contexts(int argc, char **argv);
+/* cli/cmd_export.c */
+int cmd_export(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -451,6 +454,8 @@ int main(int argc, char **argv)
 		return cmd_serve(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "contexts") == 0)
 		return cmd_contexts(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "export") == 0)
+		return cmd_export(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";

@@ -2894,7 +2894,7 @@ static int resolve(struct engine *e, const struct pv_query *q)
 	if (!sel)
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < q->nr_threads; i++) {
-		int rc = pv_threads_mark(p, q->threads[i], sel, e->err);
+		rc = pv_threads_mark(p, q->threads[i], sel, e->err);
 		if (rc) {
 			pv_free(sel);
 			return rc;
@@ -3151,6 +3151,7 @@ static char *center_label(const struct pv_query *q)
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
+		   struct pv__selection *sel,
 		   struct pv_error *err);
 
 /* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
@@ -3171,14 +3172,14 @@ static int stats_if_any(struct pv_view *v, struct pv_error *err)
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
-	return compute(p, q, out, NULL, NULL, NULL, err);
+	return compute(p, q, out, NULL, NULL, NULL, NULL, err);
 }
 
 int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
 			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
 			 struct pv_error *err)
 {
-	return compute(p, q, out, stacks, samples, NULL, err);
+	return compute(p, q, out, stacks, samples, NULL, NULL, err);
 }
 
 int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
@@ -3186,11 +3187,31 @@ int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct p
 {
 	rows->stack_row = NULL;
 	rows->selected = NULL;
-	return compute(p, q, out, NULL, NULL, rows, err);
+	return compute(p, q, out, NULL, NULL, rows, NULL, err);
+}
+
+int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		    struct pv__selection *sel, struct pv_error *err)
+{
+	memset(sel, 0, sizeof(*sel));
+	return compute(p, q, out, NULL, &sel->samples, NULL, sel, err);
+}
+
+void pv__selection_release(struct pv__selection *sel)
+{
+	if (sel->owned) {
+		pv_free(sel->frame);
+		pv_free(sel->prefix);
+	}
+	pv_free(sel->origin);
+	pv_free(sel->anchor);
+	pv_free(sel->samples);
+	memset(sel, 0, sizeof(*sel));
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
+		   struct pv__selection *sel,
 		   struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
@@ -3374,6 +3395,15 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		scope_release(&center[i]);
 	for (uint32_t m = 0; m < e.nm; m++)
 		pv_free(e.w.cost[m]);
+	if (sel) {
+		/* the working table, the origins and the anchors go to the selection */
+		sel->len = e.w.len;
+		sel->frame = e.w.frame;
+		sel->prefix = e.w.prefix;
+		sel->owned = e.w.owned;
+		e.w.owned = false;
+		sel->anchor = anchor;
+	}
 	if (e.w.owned) {
 		pv_free(e.w.frame);
 		pv_free(e.w.prefix);
@@ -3420,6 +3450,11 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		e.odrop = NULL;
 	}
 	pv_free(e.node);
+	if (sel) {
+		sel->origin = e.origin;
+		e.origin = NULL;
+		anchor = NULL;
+	}
 	pv_free(e.origin);
 	pv_free(match);
 	pv_free(anchor);

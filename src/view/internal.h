@@ -24,6 +24,26 @@ void pv__view_set_base(struct pv_view *v);
 int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err);
 void pv__tree_free(struct pv_tree *t, uint32_t nm);
 
+/*
+ * engine.c: the part of a profile a query selects, for pv_profile_select (select.c): the
+ * working stack table once the query's transforms ran (its frames: < frames.len a profile
+ * frame, else the pseudo-function of the collapsed module v->pseudo_module[vf - frames.len];
+ * a prefix always before its stack), each profile stack's image in it (PV_NONE: every frame
+ * removed), each working stack's center match (anchor; NULL without a center) and the samples
+ * the view keeps (pv_view_compute_keep's samples mask).
+ */
+struct pv__selection {
+	uint32_t len;
+	uint32_t *frame, *prefix;
+	bool owned; /* frame and prefix are the selection's, not the profile's stack table */
+	uint32_t *origin;
+	uint32_t *anchor;
+	uint8_t *samples;
+};
+int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		    struct pv__selection *sel, struct pv_error *err);
+void pv__selection_release(struct pv__selection *sel);
+
 /* stats.c: metric name or "NAME:STAT" to the metric and its statistic (PV_NONE: none). */
 pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum pv_stat *stat);
 /* stats.c: the columns of statistics of a computed view, from one view per selected thread. */

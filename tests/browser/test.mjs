@@ -2,10 +2,13 @@
 // node tests/browser/test.mjs PROFVIEW_BINARY   (run from the repository root; run.sh does it)
 // The last line is "browser: N passed, N failed".
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -136,7 +139,88 @@ async function test(name, fn) {
   }
 }
 
+
+// ---- exports read by the other tools' own decoders (npm: speedscope, pprof-format) ----
+
+// corpus files of several formats: perf script, Chrome, Firefox, pprof, callgrind, collapsed
+const EXPORT_FILES = [
+  'tests/data/corpus/firefox/test.perf.gz', 'tests/data/corpus/firefox/hello.cjs-20231120T211435.cpuprofile',
+  'tests/data/corpus/firefox/argument-values.json', 'tests/data/corpus/pprof/profile/testdata/cppbench.cpu',
+  'tests/data/corpus/pprof/profile/testdata/go.crc32.cpu', 'tests/data/corpus/pprof/profile/testdata/java.cpu',
+  'tests/data/corpus/callgrind/gprof2dot-bzr.callgrind', 'tests/data/corpus/speedscope/stackcollapse/recursion.txt',
+];
+
+function exportTo(file, to, out) {
+  execFileSync(BIN, ['export', file, '--to', to, '-o', out], { stdio: ['ignore', 'ignore', 'ignore'] });
+}
+
+// profview's own per-thread totals and per-function rows of a file (its default metric)
+function threadTotals(file) {
+  const info = cli('info', file, '--json');
+  return info.threads.map((t, i) => ({ name: t.name, total: cli('top', file, '--json', '--thread', `#${i}`).total }));
+}
+
+async function exportChecks() {
+  await test('export --to speedscope: speedscope\'s importer finds the same profiles and totals', async () => {
+    const req = createRequire(import.meta.url);
+    const { loadImporters } = req('../../bench/speedscope-import.js');
+    const importers = loadImporters(path.join(HERE, 'node_modules'));
+    for (const file of EXPORT_FILES) {
+      const out = path.join(OUT, 'export.speedscope.json');
+      exportTo(file, 'speedscope', out);
+      const buf = readFileSync(out);
+      const quiet = console.log;
+      console.log = () => {};
+      const group = await importers.importProfilesFromArrayBuffer('export.speedscope.json',
+        buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      console.log = quiet;
+      assert(group, `${file}: speedscope imported nothing`);
+      const want = threadTotals(file);
+      eq(group.profiles.map((p) => [p.getName(), p.getTotalWeight()]), want.map((t) => [t.name, t.total]),
+        `${file}: profiles and totals`);
+    }
+  });
+
+  await test('export --to pprof: pprof-format decodes the same per-function values', async () => {
+    for (const file of EXPORT_FILES) {
+      const out = path.join(OUT, 'export.pb.gz');
+      exportTo(file, 'pprof', out);
+      const pr = PprofProfile.decode(gunzipSync(readFileSync(out)));
+      const str = (i) => pr.stringTable.strings[Number(i)];
+      const fn = new Map(pr.function.map((f) => [Number(f.id), str(f.name)]));
+      const loc = new Map(pr.location.map((l) => [Number(l.id), l.line.map((ln) => fn.get(Number(ln.functionId)))]));
+      const top = cli('top', file, '--json');
+      const m = pr.sampleType.findIndex((t) => str(t.type) === top.metric);
+      assert(m >= 0, `${file}: sample type ${top.metric}`);
+      const self = new Map(), total = new Map();
+      let sum = 0;
+      for (const s of pr.sample) {
+        const v = Number(s.value[m]);
+        sum += v;
+        const names = s.locationId.flatMap((id) => loc.get(Number(id)));
+        if (names.length) self.set(names[0], (self.get(names[0]) || 0) + v);
+        for (const n of new Set(names)) total.set(n, (total.get(n) || 0) + v);
+      }
+      eq(sum, top.total, `${file}: total`);
+      const counts = new Map();
+      for (const r of top.rows) counts.set(r.name, (counts.get(r.name) || 0) + 1);
+      // a call graph's totals are its own figures; the export has the contexts estimated from
+      // it (listed as lossy), whose self costs are exact
+      const graph = file.endsWith('.callgrind');
+      let checked = 0;
+      for (const r of top.rows) {
+        if (counts.get(r.name) > 1 || r.kind === 'nostack') continue; // a name of two functions
+        eq([self.get(r.name) || 0, graph ? r.total : total.get(r.name) || 0], [r.self, r.total],
+          `${file}: ${r.name}`);
+        checked++;
+      }
+      assert(checked > 0, `${file}: no function checked`);
+    }
+  });
+}
+
 async function main() {
+  await exportChecks();
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
@@ -797,6 +881,36 @@ async function main() {
       await noError(page);
       await page.screenshot({ path: path.join(SHOTS, `${tab}.png`) });
     }
+  });
+
+  await test('export --to svg: hover, click to zoom, search, reset', async () => {
+    // simple.txt: a;b;c 5, a;b;d 4, a;b 5 -> boxes a, b, c, d; c is 5/14 of the width
+    const svg = path.join(OUT, 'flame.svg');
+    execFileSync(BIN, ['export', 'tests/data/corpus/speedscope/stackcollapse/simple.txt', '--to', 'svg', '-o', svg]);
+    const fg = await context.newPage();
+    const errors = [];
+    fg.on('pageerror', (e) => errors.push(e.message));
+    await fg.goto('file://' + svg);
+    const box = (n) => fg.$eval(`g.f[data-n="${n}"] rect`, (r) => ({
+      x: +r.getAttribute('x'), w: +r.getAttribute('width'), shown: r.parentNode.style.display !== 'none' }));
+    eq((await fg.$$eval('g.f', (gs) => gs.map((g) => g.getAttribute('data-n')))).sort(), ['a', 'b', 'c', 'd'], 'boxes');
+    const c0 = await box('c');
+    assert(Math.abs(c0.w - 1180 * 5 / 14) < 0.1, `c's width before the zoom: ${c0.w}`);
+    await fg.hover('g.f[data-n="c"]');
+    assert((await fg.textContent('#details')).startsWith('c (5 samples'), 'hover shows name and cost');
+    await fg.click('g.f[data-n="c"] rect');
+    const c1 = await box('c'), d1 = await box('d'), a1 = await box('a');
+    assert(Math.abs(c1.w - 1180) < 0.1 && Math.abs(c1.x - 10) < 0.1, `zoomed c spans the width: ${JSON.stringify(c1)}`);
+    assert(!d1.shown, 'a sibling outside the zoom is hidden');
+    assert(a1.shown && Math.abs(a1.w - 1180) < 0.1, 'an ancestor spans the width');
+    await fg.evaluate(() => window.flamegraph.search('^[cd]$'));
+    eq(await fg.textContent('#matched'), 'Matched: 64.3%', 'search share (9 of 14)');
+    await fg.click('#unzoom');
+    const c2 = await box('c');
+    assert(Math.abs(c2.w - c0.w) < 0.01 && (await box('d')).shown, 'reset zoom');
+    await fg.screenshot({ path: path.join(SHOTS, 'export-svg.png') });
+    eq(errors, [], 'page errors');
+    await fg.close();
   });
 
   await test('no uncaught page error', async () => {
