@@ -55,7 +55,9 @@ static void usage(FILE *out)
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
-	      "\n"
+	      "  trace       contexts x time (profview trace --help)\n",
+	      out);
+	fputs("\n"
 	      "the query (the same in every command):\n"
 	      "  --center SCOPE        the context of the view; repeat to merge several\n"
 	      "  --include SCOPE       keep samples whose stack has SCOPE\n"
@@ -432,11 +434,15 @@ static bool marker_option(const char *name)
 
 /* cli/cmd_serve.c */
 int cmd_serve(int argc, char **argv);
+/* cli/cmd_trace.c */
+int cmd_trace(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "serve") == 0)
 		return cmd_serve(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "trace") == 0)
+		return cmd_trace(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";
