@@ -175,6 +175,7 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 static const char *const own_params[] = {
 	"p", "open", "key", "offset", "limit", "i", "start", "end", "buckets", "width", "search",
 	"file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent",
+	"t0", "t1", "c0", "c1", "height", "context", "at", "min", /* web/api_trace.c */
 };
 
 static bool own_param(const char *k)
@@ -1502,6 +1503,9 @@ static const struct {
 	{"marker-summary", api_marker_summary},
 	{"marker-chart", api_marker_chart},
 	{"activity", api_activity},
+	{"trace", api_trace},
+	{"trace-stack", api_trace_stack},
+	{"trace-boxes", api_trace_boxes},
 };
 
 int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char **body,
