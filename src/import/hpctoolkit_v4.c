@@ -985,6 +985,8 @@ static int read_trace(struct v4 *r, const struct hpc_bin *f, uint32_t nprofiles)
 		t_min = (int64_t)le64(f->p + ptr[0] + 16);
 		t_max = (int64_t)le64(f->p + ptr[0] + 24);
 	}
+	if (t_min < 0 || t_max < t_min) /* a broken header: times as they are */
+		t_min = 0, t_max = INT64_MAX;
 	uint64_t left_out = 0, unknown = 0, late = 0;
 	for (uint32_t i = 0; i < nt; i++) {
 		const uint8_t *q = f->p + pt + (uint64_t)i * szt;
@@ -1005,7 +1007,7 @@ static int read_trace(struct v4 *r, const struct hpc_bin *f, uint32_t nprofiles)
 			continue;
 		}
 		for (uint64_t at = s; at < e; at += 12) {
-			int64_t t = (int64_t)le64(f->p + at);
+			int64_t t = (int64_t)(le64(f->p + at) & INT64_MAX);
 			uint32_t cid = le32(f->p + at + 8);
 			uint32_t node = cid ? ctx_of(r, cid) : UINT32_MAX;
 			pv_stack_ix st = node == UINT32_MAX ? PV_NONE : r->cct.stack[node];
@@ -1200,10 +1202,10 @@ int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *
 	r.stat_metric = pv_calloc(65536, sizeof(uint32_t));
 	r.scale = pv_calloc(1, sizeof(double));
 	r.point_only = pv_calloc(1, sizeof(bool));
-	int rc = !r.prop_metric || !r.stat_metric || !r.scale || !r.point_only ||
-			 hpc_cct_init(&r.cct)
-		     ? pv_error_set(err, PV_ENOMEM, "out of memory")
-		     : 0;
+	int rc =
+	    !r.prop_metric || !r.stat_metric || !r.scale || !r.point_only || hpc_cct_init(&r.cct)
+		? pv_error_set(err, PV_ENOMEM, "out of memory")
+		: 0;
 	if (!rc) {
 		r.scale[0] = 1;
 		struct hpc_bin f = {"fuzz-input", buf, len, err};

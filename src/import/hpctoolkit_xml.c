@@ -313,9 +313,9 @@ struct rd {
 	uint32_t nr_mdb, cap_mdb;
 	char trace_glob[128];
 	int64_t trace_min, trace_max; /* TraceDB's db-min-time, db-max-time; 0 when none */
-	struct u64map ids; /* XML node id (i) -> node */
-	struct u64map trace_ids; /* trace id (it) -> node */
-	struct u64map rank_thread; /* rank << 32 | thread -> the thread */
+	struct u64map ids;	      /* XML node id (i) -> node */
+	struct u64map trace_ids;      /* trace id (it) -> node */
+	struct u64map rank_thread;    /* rank << 32 | thread -> the thread */
 	struct hpc_cct cct;
 	/* summary values, read from the M elements: (node, metric id, value) */
 	uint32_t *sv_node, *sv_metric;
@@ -594,7 +594,8 @@ static int read_xml(struct rd *r)
 		} else if (tag_is(&t, "TraceDB")) {
 			const char *g = attr(&t, "db-glob", buf, sizeof(buf));
 			snprintf(r->trace_glob, sizeof(r->trace_glob), "%s", g ? g : "*.hpctrace");
-			uint64_t lo = attr_u64(&t, "db-min-time", 0), hi = attr_u64(&t, "db-max-time", 0);
+			uint64_t lo = attr_u64(&t, "db-min-time", 0),
+				 hi = attr_u64(&t, "db-max-time", 0);
 			r->trace_min = lo <= INT64_MAX ? (int64_t)lo : 0;
 			r->trace_max = hi <= INT64_MAX ? (int64_t)hi : 0;
 		} else if (tag_is(&t, "LoadModule") || tag_is(&t, "File") ||
@@ -842,7 +843,8 @@ static pv_thread_ix rank_thread(struct rd *r, uint32_t rank, uint32_t thread, pv
  * Each metric-db is one thread of the profile, in (rank, thread) order.
  */
 static int read_sidefile(struct rd *r, const struct hpc_bin *f, bool mdb, uint32_t rank,
-			 uint32_t thread, const struct model_metric *mm, uint32_t nm, pv_str_ix proc)
+			 uint32_t thread, const struct model_metric *mm, uint32_t nm,
+			 pv_str_ix proc)
 {
 	struct side *sides = NULL;
 	uint32_t ns = 0;
@@ -979,18 +981,29 @@ static int trace_header(const struct hpc_bin *f, uint64_t off, uint64_t end, uin
 		return PV_EPARSE;
 	const uint8_t *h = f->p + off;
 	if (memcmp(h, "HPCRUN-trace______", 18) != 0)
-		return hpc_fail(f, off, "not a trace file (it does not start with "
+		return hpc_fail(f, off,
+				"not a trace file (it does not start with "
 				"HPCRUN-trace______)");
 	if (h[23] != 'b')
-		return hpc_fail(f, off + 23, "a trace file of byte order '%c' (profview reads "
-				"'b', big-endian)", h[23]);
+		return hpc_fail(f, off + 23,
+				"a trace file of byte order '%c' (profview reads "
+				"'b', big-endian)",
+				h[23]);
 	bool v100 = memcmp(h + 18, "01.00", 5) == 0;
 	*first = off + (v100 ? 24 : 32);
 	*ns = v100 ? 1000 : 1;
 	if (*first > end || (end - *first) % 12)
-		return hpc_fail(f, off, "a trace file whose %llu bytes of records are not whole "
-				"12-byte records", (unsigned long long)(end - (off + 24)));
+		return hpc_fail(f, off,
+				"a trace file whose %llu bytes of records are not whole "
+				"12-byte records",
+				(unsigned long long)(end - (off + 24)));
 	return 0;
+}
+
+/* A time of ticks of ns nanoseconds, clamped where it would overflow (a broken file). */
+static int64_t tick_ns(uint64_t ticks, int64_t ns)
+{
+	return ticks > (uint64_t)(INT64_MAX / ns) ? INT64_MAX / ns * ns : (int64_t)ticks * ns;
 }
 
 struct trace_file {
@@ -1048,17 +1061,19 @@ static int read_traces(struct rd *r, const struct pv_input *xin)
 			if (!unit)
 				unit = ns;
 			for (; !rc && at < t->sides[k].end; at += 12) {
-				int64_t v = (int64_t)(be64(t->f.p + at) & INT64_MAX) * ns;
+				int64_t v = tick_ns(be64(t->f.p + at), ns);
 				t_min = v < t_min ? v : t_min;
 				t_max = v > t_max ? v : t_max;
 			}
 		}
 	}
 	if (!rc && unit) {
-		if (r->trace_min && r->trace_min * unit < t_min)
-			t_min = r->trace_min * unit;
-		if (r->trace_max * unit > t_max)
-			t_max = r->trace_max * unit;
+		int64_t lo = tick_ns((uint64_t)r->trace_min, unit);
+		int64_t hi = tick_ns((uint64_t)r->trace_max, unit);
+		if (lo && lo < t_min)
+			t_min = lo;
+		if (hi > t_max)
+			t_max = hi;
 		if (t_min > t_max)
 			t_min = t_max = 0;
 	}
@@ -1071,9 +1086,10 @@ static int read_traces(struct rd *r, const struct pv_input *xin)
 			uint64_t at;
 			int64_t ns;
 			rc = trace_header(&t->f, t->sides[k].off, t->sides[k].end, &at, &ns);
-			pv_thread_ix th = rank_thread(r, t->sides[k].rank, t->sides[k].thread, proc);
+			pv_thread_ix th =
+			    rank_thread(r, t->sides[k].rank, t->sides[k].thread, proc);
 			for (; !rc && at < t->sides[k].end; at += 12) {
-				int64_t v = (int64_t)(be64(t->f.p + at) & INT64_MAX) * ns;
+				int64_t v = tick_ns(be64(t->f.p + at), ns);
 				uint32_t node = u64map_get(&r->trace_ids, be32(t->f.p + at + 8));
 				unknown += node == UINT32_MAX;
 				builder_trace(r->b, th, v - t_min,
