@@ -7,8 +7,9 @@
  *                                                a window: pixels per function (--json: the
  *                                                function id of every pixel)
  *
- * The query options (--center, --thread, the filters) apply as in every command: the window's
- * contexts are the query's threads, and only the records passing the query are coloured.
+ * The query options (--center, --thread, the filters) apply as in every command: the contexts
+ * (--context, --contexts) are the query's threads in thread order, and only the records
+ * passing the query are coloured.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,8 +44,9 @@ static void trace_usage(FILE *out)
 	    "(HPCToolkit traces) or timed samples in time order.\n"
 	    "\n"
 	    "  (no option)           contexts, records and the time range\n"
-	    "  --context N --at T    the call stack of context N (a thread's '#', see 'info')\n"
-	    "                        at T ms, root first, each frame with its depth\n"
+	    "  --context N --at T    the call stack of context N at T ms, root first, each\n"
+	    "                        frame with its depth; N counts the query's threads\n"
+	    "                        (--thread; all threads, as 'info' numbers them, without)\n"
 	    "  --window T0:T1        a window of the trace (ms): the share of pixels per\n"
 	    "                        function; with --json the function id of each pixel\n"
 	    "  --contexts C0:C1      the window's contexts [C0, C1) of the query's (default all)\n"
@@ -184,26 +186,29 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	return 0;
 }
 
+/* The call stack of context --context of the query at --at (pv_print_trace_stack). */
+static int run_at(const struct trace_args *a, const struct pv_trace_paint *pt)
+{
+	uint32_t n = pv_trace_paint_contexts(pt);
+	if (a->context >= n) {
+		cli_say("error", "%s: --context %u: the query has %u contexts (0 to %u)", a->file,
+			a->context, n, n ? n - 1 : 0);
+		return 2;
+	}
+	return pv_print_trace_stack(stdout, pt, a->context,
+				    (int64_t)(a->at_ms * 1e6 + (a->at_ms < 0 ? -0.5 : 0.5)),
+				    a->json)
+		   ? 1
+		   : 0;
+}
+
 static int run(const struct trace_args *a, const struct pv_profile *p, const struct pv_trace *t)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
-	if (a->has_at) {
-		if (a->context >= pv_trace_lines(t)) {
-			cli_say("error", "%s: --context %u: the profile has %u contexts (0 to %u)",
-				a->file, a->context, pv_trace_lines(t),
-				pv_trace_lines(t) ? pv_trace_lines(t) - 1 : 0);
-			return 2;
-		}
-		return pv_print_trace_stack(stdout, t, a->context,
-					    (int64_t)(a->at_ms * 1e6 + (a->at_ms < 0 ? -0.5 : 0.5)),
-					    a->json)
-			   ? 1
-			   : 0;
-	}
 	int64_t start, end;
 	pv_trace_range(t, &start, &end);
-	if (!a->has_window) {
+	if (!a->has_window && !a->has_at) {
 		if (a->json)
 			printf("{\"contexts\": %u, \"records\": %llu, \"start\": %.6f, \"end\": "
 			       "%.6f, \"max_depth\": %u}\n",
@@ -224,6 +229,11 @@ static int run(const struct trace_args *a, const struct pv_profile *p, const str
 	if (rc) {
 		cli_say("error", "%s: %s", a->file, err.msg);
 		return rc == PV_ENOMEM ? 1 : 2;
+	}
+	if (a->has_at) {
+		rc = run_at(a, pt);
+		pv_trace_paint_free(pt);
+		return rc;
 	}
 	struct pv_trace_window w = {
 	    .t0 = (int64_t)(a->t0_ms * 1e6),

@@ -2,10 +2,10 @@
  * api_trace.c - the trace view's endpoints (doc/trace.md, doc/api.md):
  *   trace?p=&t0=&t1=&c0=&c1=&width=&height=&depth=[&query]   a window: functions, shares, rows
  *                                                              as runs [id, count, ...], summary
- *   trace-stack?p=&context=&at=                               the call stack there
+ *   trace-stack?p=&context=&at=[&query]                      the call stack there
  *   trace-boxes?p=&context=&t0=&t1=&min=&depth=[&query]       the depth view's boxes
- * Times are ns from the profile's zero; context is a context of the query (its threads) for
- * trace and trace-boxes, a thread index for trace-stack. The browser never gets the records.
+ * Times are ns from the profile's zero; context C is the query's C-th thread (all threads
+ * without a thread filter), as in `profview trace`. The browser never gets the records.
  */
 #include <stdlib.h>
 
@@ -69,19 +69,21 @@ int api_trace(struct pv_api *a, const struct api_params *ps, FILE *out)
 int api_trace_stack(struct pv_api *a, const struct api_params *ps, FILE *out)
 {
 	struct pv_trace *t = NULL;
-	int status = trace_open(a, ps, out, &t, NULL);
+	struct pv_trace_paint *pt = NULL;
+	int status = trace_open(a, ps, out, &t, &pt);
 	uint32_t c;
 	int64_t at;
 	if (!status && api_param_u32(ps, "context", 0, &c, out, &status) &&
 	    api_param_i64(ps, "at", 0, &at, out, &status)) {
-		if (c >= pv_trace_lines(t))
-			status = api_error(out, 400, "context %u: the profile has %u", c,
-					   pv_trace_lines(t));
+		if (c >= pv_trace_paint_contexts(pt))
+			status = api_error(out, 400, "context %u: the query has %u", c,
+					   pv_trace_paint_contexts(pt));
 		else
-			status = pv_print_trace_stack(out, t, c, at, true)
+			status = pv_print_trace_stack(out, pt, c, at, true)
 				     ? api_error(out, 500, "out of memory")
 				     : 200;
 	}
+	pv_trace_paint_free(pt);
 	pv_trace_free(t);
 	return status;
 }

@@ -145,12 +145,15 @@ void pv_free_boxes(struct pv_trace_box *b);
 /* ---- renderings shared by the CLI (profview trace) and the web API (doc/trace.md) ---- */
 
 /*
- * The call stack of line c at time (ns), root first, each frame with its depth (blank for loops
- * and statements). JSON: {"context", "thread", "time", "record", "start", "end", "frames":
- * [{"depth", "name", "function", "scope", "kind"}]} (times in ms; record, start, end null and
- * frames empty where no record is in force). Returns 0 or PV_ENOMEM.
+ * The call stack of context c of the paint (the query's c-th thread) at time (ns), root first,
+ * each frame with its depth (blank for loops and statements). JSON: {"context", "thread",
+ * "thread_index", "shown", "time", "record", "start", "end", "frames": [{"depth", "name",
+ * "function", "id", "scope", "kind"}]} (times in ms; record, start, end null and frames empty
+ * where no record is in force; shown false when the query leaves the record out). Returns 0 or
+ * PV_ENOMEM; a context past the paint's has no record.
  */
-int pv_print_trace_stack(FILE *out, const struct pv_trace *t, uint32_t c, int64_t time, bool json);
+int pv_print_trace_stack(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t time,
+			 bool json);
 
 struct pv_trace_print {
 	bool json;

@@ -25,12 +25,16 @@ static void func_scope(const struct pv_profile *p, const uint8_t *shared, pv_fun
 	pv_func_scope(p, f, shared && shared[f], buf, n);
 }
 
-int pv_print_trace_stack(FILE *out, const struct pv_trace *t, uint32_t c, int64_t time, bool json)
+int pv_print_trace_stack(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t time,
+			 bool json)
 {
+	const struct pv_trace *t = pv_trace_paint_trace(pt);
 	const struct pv_profile *p = pv_trace_profile(t);
+	pv_thread_ix th = pv_trace_paint_thread(pt, c);
 	pv_stack_ix s = PV_NONE;
 	int64_t start = 0, end = 0;
-	uint32_t rec = pv_trace_at(t, c, time, &s, &start, &end);
+	uint32_t rec = th == PV_NONE ? PV_NONE : pv_trace_at(t, th, time, &s, &start, &end);
+	bool shown = pv_trace_paint_func(pt, s) != PV_NONE;
 	uint32_t n = rec == PV_NONE ? 0 : pv_trace_frames(t, s, NULL, NULL, 0);
 	pv_frame_ix *fr = pv_malloc((size_t)(n ? n : 1) * sizeof(*fr));
 	uint32_t *dp = pv_malloc((size_t)(n ? n : 1) * sizeof(*dp));
@@ -43,12 +47,13 @@ int pv_print_trace_stack(FILE *out, const struct pv_trace *t, uint32_t c, int64_
 	}
 	if (n)
 		pv_trace_frames(t, s, fr, dp, n);
-	const char *tname = c < p->threads.len ? pv_str(p, p->threads.name[c]) : "";
+	const char *tname = th < p->threads.len ? pv_str(p, p->threads.name[th]) : "";
 	char buf[1024], scope[1024];
 	if (json) {
 		fprintf(out, "{\"context\": %u, \"thread\": ", c);
 		pv_json_string(out, tname);
-		fputs(", \"time\": ", out);
+		fprintf(out, ", \"thread_index\": %d, \"shown\": %s, \"time\": ",
+			th == PV_NONE ? -1 : (int)th, shown ? "true" : "false");
 		pv_json_ms(out, time);
 		if (rec == PV_NONE) {
 			fputs(", \"record\": null, \"start\": null, \"end\": null, \"frames\": [",
@@ -86,8 +91,8 @@ int pv_print_trace_stack(FILE *out, const struct pv_trace *t, uint32_t c, int64_
 			fprintf(out, "record %u, %.3f to %.3f ms: not running\n", rec,
 				(double)start / 1e6, (double)end / 1e6);
 		else
-			fprintf(out, "record %u, %.3f to %.3f ms\n", rec, (double)start / 1e6,
-				(double)end / 1e6);
+			fprintf(out, "record %u, %.3f to %.3f ms%s\n", rec, (double)start / 1e6,
+				(double)end / 1e6, shown ? "" : " (left out by the query)");
 		if (n)
 			fputs("depth  frame\n", out);
 		for (uint32_t k = 0; k < n; k++) {
@@ -156,9 +161,22 @@ int pv_print_trace_window(FILE *out, const struct pv_trace_paint *pt,
 		fprintf(
 		    out,
 		    ", \"c0\": %u, \"c1\": %u, \"contexts\": %u, \"width\": %u, \"height\": %u, "
-		    "\"depth\": %u, \"max_depth\": %u, \"functions\": [",
+		    "\"depth\": %u, \"max_depth\": %u, \"names\": ",
 		    w->c0, w->c1, pv_trace_paint_contexts(pt), w->width, w->height,
 		    pv_trace_paint_depth(pt), pv_trace_max_depth(t));
+		/* the contexts' thread names when each has a pixel row at least (labels) */
+		if (w->c1 - w->c0 > w->height) {
+			fputs("null", out);
+		} else {
+			for (uint32_t c = w->c0; c < w->c1; c++) {
+				pv_thread_ix th = pv_trace_paint_thread(pt, c);
+				fputs(c > w->c0 ? ", " : "[", out);
+				pv_json_string(
+				    out, th < p->threads.len ? pv_str(p, p->threads.name[th]) : "");
+			}
+			fputc(']', out);
+		}
+		fputs(", \"functions\": [", out);
 		uint32_t k = 0;
 		for (uint32_t i = 0; i < ns; i++) {
 			if (sh[i].func == PV_NONE)

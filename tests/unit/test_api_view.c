@@ -1545,5 +1545,32 @@ T_TEST(api_trace_endpoints)
 	b = call(a, "trace-stack", "p=0&context=7&at=0", &st);
 	T_EQ_INT(st, 400);
 	free(b);
+	/* one numbering: context C is the query's C-th thread in trace, trace-stack and
+	 * trace-boxes alike (threads #2 and #3: context 1 is thread 3) */
+	b = call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=1&at=30000000", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "{\"context\": 1, \"thread\": \"NODE 0 CORE 0 THREAD 3\", "
+		      "\"thread_index\": 3, \"shown\": true, \"time\": 30, \"record\": 3, "
+		      "\"start\": 24.69");
+	free(b);
+	b = call(a, "trace-boxes", "p=0&thread=%232&thread=%233&context=1&t0=0&t1=60000000",
+		 &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"thread\": \"NODE 0 CORE 0 THREAD 3\"");
+	free(b);
+	b = call(a, "trace", "p=0&thread=%232&thread=%233&width=4&height=2", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"names\": [\"NODE 0 CORE 0 THREAD 2\", \"NODE 0 CORE 0 THREAD 3\"]");
+	free(b);
+	b = call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=2&at=0", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(b, "context 2: the query has 2");
+	free(b);
+	/* a record the query leaves out is still told, marked not shown */
+	b = call(a, "trace-stack", "p=0&context=0&at=20000000&filter=drop:test_separated_loops",
+		 &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"shown\": false");
+	free(b);
 	pv_api_free(a);
 }
