@@ -8,6 +8,7 @@
  * without a thread filter), as in `profview trace`. The browser never gets the records.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "api.h"
 #include "pv/trace.h"
@@ -29,8 +30,15 @@ static int trace_open(struct pv_api *a, const struct api_params *ps, FILE *out, 
 	uint32_t depth;
 	if (!api_param_u32(ps, "depth", 0, &depth, out, &status))
 		return status;
+	/* depth is the call depth here, not the query's tree depth (0 is a good call depth) */
+	struct api_params qp = {.len = 0};
+	for (uint32_t i = 0; i < ps->len; i++)
+		if (strcmp(ps->key[i], "depth") != 0) {
+			qp.key[qp.len] = ps->key[i];
+			qp.value[qp.len++] = ps->value[i];
+		}
 	struct pv_query q;
-	if ((status = api_query(ps, &q, out)))
+	if ((status = api_query(&qp, &q, out)))
 		return status;
 	int rc = pv_trace_paint_new(*t, &q, depth, paint, &err);
 	pv_query_release(&q);

@@ -1566,6 +1566,11 @@ T_TEST(api_trace_endpoints)
 	T_EQ_INT(st, 400);
 	T_CONTAINS(b, "context 2: the query has 2");
 	free(b);
+	/* depth=0 is call depth 0, not a (bad) tree depth of the query */
+	b = call(a, "trace", "p=0&width=4&height=1&depth=0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"depth\": 0, ");
+	free(b);
 	/* a record the query leaves out is still told, marked not shown */
 	b = call(a, "trace-stack", "p=0&context=0&at=20000000&filter=drop:test_separated_loops",
 		 &st);
