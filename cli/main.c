@@ -55,6 +55,7 @@ static void usage(FILE *out)
 	      "  contexts    one row's values over the threads/ranks: per context, summary,\n"
 	      "              histogram (profview contexts --help)\n"
 	      "  export      write FILE in another tool's format (profview export --help)\n"
+	      "  trace       contexts x time (profview trace --help)\n"
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
@@ -447,6 +448,8 @@ int cmd_serve(int argc, char **argv);
 int cmd_contexts(int argc, char **argv);
 /* cli/cmd_export.c */
 int cmd_export(int argc, char **argv);
+/* cli/cmd_trace.c */
+int cmd_trace(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -456,6 +459,8 @@ int main(int argc, char **argv)
 		return cmd_contexts(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "export") == 0)
 		return cmd_export(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "trace") == 0)
+		return cmd_trace(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";

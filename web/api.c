@@ -177,6 +177,7 @@ static const char *const own_params[] = {
 	"file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent",
 	/* contexts (api_contexts.c) */
 	"scope", "value", "order", "from", "to", "bins",
+	"t0", "t1", "c0", "c1", "height", "context", "at", "min", /* web/api_trace.c */
 };
 
 static bool own_param(const char *k)
@@ -1505,6 +1506,9 @@ static const struct {
 	{"marker-summary", api_marker_summary},
 	{"marker-chart", api_marker_chart},
 	{"activity", api_activity},
+	{"trace", api_trace},
+	{"trace-stack", api_trace_stack},
+	{"trace-boxes", api_trace_boxes},
 };
 
 int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char **body,

@@ -137,6 +137,10 @@ int api_marker_one(struct pv_api *a, const struct api_params *ps, FILE *out);
 int api_marker_summary(struct pv_api *a, const struct api_params *ps, FILE *out);
 int api_marker_chart(struct pv_api *a, const struct api_params *ps, FILE *out);
 int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out);
+/* api_trace.c: the trace view (doc/trace.md) */
+int api_trace(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_trace_stack(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_trace_boxes(struct pv_api *a, const struct api_params *ps, FILE *out);
 
 int api_view(struct pv_api *a, const struct api_params *ps, FILE *out);
 int api_children(struct pv_api *a, const struct api_params *ps, FILE *out);

@@ -276,6 +276,20 @@ struct pv_callgraph {
 	uint32_t nr_metrics; /* columns of node_self and edge_cost */
 };
 
+/*
+ * Trace records (HPCToolkit's trace.db, *.hpctrace, experiment.mt): each says which calling
+ * context an execution context (a thread) was in from its time until the next record of that
+ * thread (the last one until end_ns). Records of one thread are contiguous and in time order.
+ * Empty for every other format: there a thread's timed samples are its trace (pv/trace.h).
+ */
+struct pv_trace_records {
+	uint32_t len, cap;
+	pv_thread_ix *thread;
+	int64_t *time_ns;
+	pv_stack_ix *stack; /* PV_NONE: the context was not running (HPCToolkit's context 0) */
+	int64_t end_ns;	    /* when the last record of each thread ends */
+};
+
 struct pv_arena;
 
 struct pv_profile {
@@ -298,6 +312,7 @@ struct pv_profile {
 	struct pv_label_sets label_sets;
 	struct pv_func_costs func_costs;
 	struct pv_callgraph callgraph;
+	struct pv_trace_records trace;
 	struct pv_arena *arena; /* owns string bytes */
 };
 

@@ -169,10 +169,14 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 			", \"functions\": %u, \"frames\": %u, \"stacks\": %u, \"modules\": %u"
 			", \"sources\": %u, \"categories\": %u"
 			", \"markers\": {\"total\": %u, \"instant\": %" PRIu64 ", \"interval\": %" PRIu64
-			", \"start\": %" PRIu64 ", \"end\": %" PRIu64 "}, \"lossy\": [",
+			", \"start\": %" PRIu64 ", \"end\": %" PRIu64 "}, ",
 			p->samples.len, nostack, p->funcs.len, p->frames.len, p->stacks.len,
 			p->modules.len, p->sources.len, p->categories.len, p->markers.len, phases[0],
 			phases[1], phases[2], phases[3]);
+		if (p->trace.len) /* written when the file has trace records */
+			fprintf(out, "\"trace\": {\"records\": %u, \"end_ns\": %" PRId64 "}, ",
+				p->trace.len, p->trace.end_ns);
+		fputs("\"lossy\": [", out);
 		pv_str_ix lk[64], lu[64];
 		uint64_t lv[64];
 		uint32_t nl = label_keys(p, lk, lv, lu, 64);
@@ -282,6 +286,9 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 		"markers:    %u raw (instant %" PRIu64 ", interval %" PRIu64 ", start %" PRIu64
 		", end %" PRIu64 ")\n",
 		p->markers.len, phases[0], phases[1], phases[2], phases[3]);
+	if (p->trace.len)
+		fprintf(out, "trace:      %u records, to %.3f ms  [profview trace]\n", p->trace.len,
+			(double)p->trace.end_ns / 1e6);
 	if (p->diags.len == 0) {
 		fputs("lossy:      nothing\n", out);
 	} else {

@@ -180,6 +180,13 @@ struct raw_marker {
 };
 void builder_marker(struct pv_builder *b, const struct raw_marker *m);
 
+/*
+ * Appends a trace record (pv_profile.trace): thread t was in stack (PV_NONE: not running) from
+ * time_ns on. Any order: builder_finish sorts the records by thread, then time (stable). The
+ * importer sets p->trace.end_ns.
+ */
+void builder_trace(struct pv_builder *b, pv_thread_ix t, int64_t time_ns, pv_stack_ix stack);
+
 /* Records a lossy step (same message text = same row, counts add up). */
 void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -101,6 +101,9 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p->markers.payload);
 	pv_free(p->markers.cause_stack);
 	pv_free(p->markers.cause_time_ns);
+	pv_free(p->trace.thread);
+	pv_free(p->trace.time_ns);
+	pv_free(p->trace.stack);
 	pv_free(p->diags.msg);
 	pv_free(p->diags.count);
 	arena_free(p->arena);

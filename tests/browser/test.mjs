@@ -913,6 +913,188 @@ async function main() {
     await fg.close();
   });
 
+  // ---- the trace tab (web/assets/views/trace.js) ----
+  const LOOPS = 'tests/data/hpctoolkit/loops-cputime-t.d';
+  const GECKO = 'tests/data/corpus/firefox/gecko-2.json';
+  const tp = await context.newPage();
+  tp.on('pageerror', (e) => pageErrors.push(e.message));
+  const loopsUrl = await serve(LOOPS);
+  const geckoUrl = await serve(GECKO);
+  const TPANE = '.pane[data-tab="trace"]';
+  const param = (pg, k) => new URL(pg.url()).searchParams.get(k);
+  // after an action: the pane has every answer it asked for drawn
+  const traceReady = async (pg) => {
+    await pg.waitForSelector(`${TPANE}[data-state="ready"]`);
+    await noError(pg);
+  };
+  const mainBox = (pg) => pg.locator(`${TPANE} .trace-main`).boundingBox();
+  // the stack the pane shows: [[depth, name], ...] (depth '' for a loop or statement)
+  const shownStack = (pg) => pg.$$eval(`${TPANE} .trace-stack .tf`, (els) => els.map((e) => [e.dataset.depth, e.querySelector('.tf-name').textContent]));
+  // the crosshair (URL tx=C:T) against `profview trace --context C --at T --json`
+  const sameStackAsCli = async (pg, file, extra = []) => {
+    const tx = param(pg, 'tx');
+    assert(tx, 'the crosshair is in the URL');
+    const [c, t] = tx.split(':');
+    const want = cli('trace', file, '--context', c, '--at', t, '--json', ...extra);
+    const got = await shownStack(pg);
+    eq(got, want.frames.map((f) => [f.depth === null ? '' : String(f.depth), f.name]), `stack at context ${c}, ${t} ms`);
+    const head = await pg.textContent(`${TPANE} .trace-stack-head`);
+    assert(head.includes(`context ${c}: ${want.thread}`), `stack head: ${head}`);
+    return want;
+  };
+
+  await test('trace: the crosshair shows the stack profview trace --context N --at T prints (loops, 4 threads)', async () => {
+    await tp.goto(loopsUrl + '?tab=trace');
+    await traceReady(tp);
+    const b = await mainBox(tp);
+    assert(b && b.width > 200 && b.height > 100, `main canvas ${JSON.stringify(b)}`);
+    let deep = 0;
+    for (const [fx, fy] of [[0.05, 0.1], [0.3, 0.4], [0.62, 0.9], [0.9, 0.6]]) {
+      await tp.mouse.click(b.x + b.width * fx, b.y + b.height * fy);
+      await traceReady(tp);
+      const want = await sameStackAsCli(tp, LOOPS);
+      eq(+param(tp, 'tx').split(':')[0], Math.floor(fy * 4), 'the context under the pointer (4 rows)');
+      deep = Math.max(deep, want.frames.length);
+    }
+    assert(deep >= 4, `a stack of 4 frames at least was met (${deep})`);
+    // with a thread filter the contexts are the query's threads: context 1 of #2, #3 is thread 3
+    await tp.goto(loopsUrl + '?tab=trace&thread=%232&thread=%233');
+    await traceReady(tp);
+    await tp.mouse.click(b.x + b.width * 0.4, b.y + b.height * 0.75);
+    await traceReady(tp);
+    const want = await sameStackAsCli(tp, LOOPS, ['--thread', '#2', '--thread', '#3']);
+    eq([want.context, want.thread_index], [1, 3], 'context 1 of threads #2 and #3');
+  });
+
+  await test('trace: choosing a frame sets the depth; the image is profview trace --window --depth', async () => {
+    await tp.goto(loopsUrl + '?tab=trace&tw=100:400&tc=1:3&tx=2:250');
+    await traceReady(tp);
+    await sameStackAsCli(tp, LOOPS);
+    await tp.click(`${TPANE} .trace-stack .tf[data-depth="2"]`);
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('td') === '2');
+    await traceReady(tp);
+    eq(await tp.$eval(`${TPANE} .trace-stack .tf.at-depth`, (e) => e.dataset.depth), '2', 'the frame at the depth is marked');
+    const d = await tp.evaluate(() => window.profview.panes.get('trace').winData.d);
+    eq([d.t0, d.t1, d.c0, d.c1, d.depth], [100, 400, 1, 3, 2], 'the window asked for');
+    const want = cli('trace', LOOPS, '--window', '100:400', '--contexts', '1:3', '--size', `${d.width}x${d.height}`, '--depth', '2', '--json');
+    const rows = d.rows.map((r) => { const o = []; for (let i = 0; i < r.length; i += 2) for (let k = 0; k < r[i + 1]; k++) o.push(r[i]); return o; });
+    eq(rows, want.rows, 'every pixel of the window');
+    eq(d.shares, want.shares, 'the statistics');
+    const stats = await tp.$$eval(`${TPANE} .trace-stats tr`, (els) => els.map((e) => e.lastChild.textContent));
+    eq(stats, want.shares.slice(0, 40).map((s) => s.percent.toFixed(2) + '%'), 'the statistics shown');
+    // ] and [ step the depth
+    await tp.focus(`${TPANE} .trace-main-wrap`);
+    await tp.keyboard.press(']');
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('td') === '3');
+    await tp.keyboard.press('[');
+    await tp.keyboard.press('[');
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('td') === '1');
+    await traceReady(tp);
+  });
+
+  await test('trace: wheel and drag zoom, undo and redo walk the windows, reload restores everything', async () => {
+    await tp.goto(loopsUrl + '?tab=trace');
+    await traceReady(tp);
+    const b = await mainBox(tp);
+    const full = await tp.evaluate(() => ({ ...window.profview.panes.get('trace').full }));
+    eq(param(tp, 'tw'), null, 'the whole trace is not in the URL');
+    // wheel up zooms in around the pointer
+    const px = b.x + b.width * 0.25;
+    const tAt = full.t0 + 0.25 * (full.t1 - full.t0);
+    await tp.mouse.move(px, b.y + b.height / 2);
+    await tp.mouse.wheel(0, -300);
+    await tp.waitForFunction(() => new URLSearchParams(location.search).has('tw'));
+    await traceReady(tp);
+    const w1 = param(tp, 'tw').split(':').map(Number);
+    assert(w1[1] - w1[0] < 0.7 * (full.t1 - full.t0), `zoomed in: ${w1}`);
+    assert(Math.abs((w1[0] + 0.25 * (w1[1] - w1[0])) - tAt) < 1e-3 * (full.t1 - full.t0), `the pointer's time stays put: ${w1} at ${tAt}`);
+    // a drag zooms to the rectangle: times and contexts 1..2
+    await tp.mouse.move(b.x + b.width * 0.2, b.y + b.height * 0.3);
+    await tp.mouse.down();
+    await tp.mouse.move(b.x + b.width * 0.5, b.y + b.height * 0.6, { steps: 5 });
+    await tp.mouse.up();
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('tc') === '1:3');
+    await traceReady(tp);
+    const w2 = param(tp, 'tw').split(':').map(Number);
+    const near = (a, x) => Math.abs(a - x) < (w1[1] - w1[0]) / b.width * 2;
+    assert(near(w2[0], w1[0] + 0.2 * (w1[1] - w1[0])) && near(w2[1], w1[0] + 0.5 * (w1[1] - w1[0])), `dragged window ${w2} of ${w1}`);
+    const d = await tp.evaluate(() => window.profview.panes.get('trace').winData.d);
+    eq([d.c0, d.c1, d.contexts], [1, 3, 4], 'the window answered holds contexts 1 and 2');
+    // undo: back to the wheel's window, then to the whole trace; redo forward again
+    await tp.focus(`${TPANE} .trace-main-wrap`);
+    await tp.keyboard.press('z');
+    await tp.waitForFunction(() => !new URLSearchParams(location.search).has('tc'));
+    eq(param(tp, 'tw').split(':').map(Number), w1, 'undo: the wheel window');
+    await tp.keyboard.press('z');
+    await tp.waitForFunction(() => !new URLSearchParams(location.search).has('tw'));
+    await tp.keyboard.press('Shift+Z');
+    await tp.keyboard.press('Shift+Z');
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('tc') === '1:3');
+    eq(param(tp, 'tw').split(':').map(Number), w2, 'redo: the dragged window');
+    await traceReady(tp);
+    // keys pan: right by a quarter
+    const tw2 = param(tp, 'tw');
+    await tp.keyboard.press('ArrowRight');
+    await tp.waitForFunction((w) => new URLSearchParams(location.search).get('tw') !== w, tw2);
+    const w3 = param(tp, 'tw').split(':').map(Number);
+    assert(Math.abs(w3[0] - (w2[0] + (w2[1] - w2[0]) / 4)) < 1e-3, `pan right: ${w3} from ${w2}`);
+    // a crosshair and a depth, then a reload gives the same view back
+    await traceReady(tp);
+    await tp.mouse.click(b.x + b.width * 0.5, b.y + b.height * 0.75);
+    await traceReady(tp);
+    await tp.click(`${TPANE} .trace-stack .tf[data-depth="1"]`);
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('td') === '1');
+    await traceReady(tp);
+    const before = { url: tp.url(), win: await tp.getAttribute(`${TPANE} .trace-main`, 'data-window'), stack: await shownStack(tp) };
+    await tp.reload();
+    await traceReady(tp);
+    eq(tp.url(), before.url, 'the URL after the reload');
+    eq(await tp.getAttribute(`${TPANE} .trace-main`, 'data-window'), before.win, 'window, contexts and depth');
+    eq(await shownStack(tp), before.stack, 'the crosshair stack');
+    await sameStackAsCli(tp, LOOPS);
+    await tp.screenshot({ path: path.join(SHOTS, 'trace.png') });
+  });
+
+  await test('trace: a frame becomes the center; the trace colours only what reaches it', async () => {
+    await tp.goto(loopsUrl + '?tab=trace&tx=0:20');
+    await traceReady(tp);
+    const row = tp.locator(`${TPANE} .trace-stack .tf`, { has: tp.locator('.tf-name', { hasText: /^test_separated_loops:38$/ }) });
+    await row.click({ button: 'right' });
+    await tp.click('.menu .mi[data-label="Set as center"]');
+    await tp.waitForFunction(() => new URLSearchParams(location.search).getAll('center').join() === 'test_separated_loops');
+    await traceReady(tp);
+    eq(param(tp, 'tab'), 'trace', 'the tab stays');
+    const d = await tp.evaluate(() => window.profview.panes.get('trace').winData.d);
+    const want = cli('trace', LOOPS, '--window', `${d.t0}:${d.t1}`, '--size', `${d.width}x${d.height}`, '--center', 'test_separated_loops', '--json');
+    eq(d.shares.map((x) => x.id), want.shares.map((x) => x.id), 'the centered window\'s functions');
+    assert(d.shares.find((x) => x.id === -1).percent > 10, 'records not reaching the center are blank');
+    await sameStackAsCli(tp, LOOPS, ['--center', 'test_separated_loops']);
+  });
+
+  await test('trace: a Firefox profile: the stack at the crosshair is the sample there, the depth view its boxes', async () => {
+    await tp.goto(geckoUrl + '?tab=trace&tw=0:8');
+    await traceReady(tp);
+    const b = await mainBox(tp);
+    // 3 threads; x = 3.5 ms of 0..8
+    await tp.mouse.click(b.x + b.width * (3.5 / 8), b.y + b.height * (0.5 / 3));
+    await traceReady(tp);
+    const want = await sameStackAsCli(tp, GECKO);
+    eq(want.frames.map((f) => f.name), ['(root)', '0x100000f84', 'Startup::XRE_Main:4391'], 'the CLI stack of GeckoMain at 3.5 ms');
+    // the depth view of that context: its boxes hold the stack's functions at their depths
+    const boxes = await tp.evaluate(() => window.profview.panes.get('trace').boxData);
+    eq(boxes.c, 0, 'the depth view shows the crosshair context');
+    const t = +param(tp, 'tx').split(':')[1];
+    const at = boxes.d.boxes.filter((x) => x.start <= t && t < x.end).sort((x, y) => x.depth - y.depth).map((x) => x.name);
+    eq(at, want.frames.filter((f) => f.depth !== null).map((f) => f.function), 'boxes under the crosshair');
+    // hovering a box shows its call path
+    const bb = await tp.locator(`${TPANE} .trace-boxes`).boundingBox();
+    await tp.mouse.move(bb.x + bb.width * (t / 8), bb.y + 2 + 2 * 16 + 8);
+    await tp.waitForSelector('#tooltip:not([hidden])');
+    const tip = await tp.textContent('#tooltip');
+    assert(tip.includes('Startup::XRE_Main') && tip.includes('0x100000f84'), `tooltip: ${tip}`);
+  });
+  await tp.close();
+
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');
   });

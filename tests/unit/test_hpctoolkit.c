@@ -573,17 +573,21 @@ out:
 	pv_profile_free(xml);
 }
 
-/* experiment.xml 2.0 with one metric-db per thread: ranks x threads. */
+/*
+ * experiment.xml 2.0 with one metric-db per thread: ranks x threads; and one *.hpctrace per
+ * rank 0-3 (thread 0): ranks 2 and 3 are threads with a trace and no values.
+ */
 T_TEST(hpctoolkit_legacy_gauss)
 {
 	struct pv_profile *p = load(t_data("hpctoolkit/legacy-xml-gauss"), NULL);
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "2.0");
-	T_EQ_INT(p->threads.len, 4);
+	T_EQ_INT(p->threads.len, 6);
 	static const char *const names[] = {"RANK 0 THREAD 0", "RANK 0 THREAD 1", "RANK 1 THREAD 0",
-					    "RANK 1 THREAD 1"};
-	for (uint32_t t = 0; t < 4 && t < p->threads.len; t++)
+					    "RANK 1 THREAD 1", "RANK 2 THREAD 0", "RANK 3 THREAD 0"};
+	T_EQ_INT(p->threads.sample_end[4] - p->threads.sample_begin[4], 0);
+	for (uint32_t t = 0; t < 6 && t < p->threads.len; t++)
 		T_EQ_STR(pv_str(p, p->threads.name[t]), names[t]);
 	T_EQ_STR(pv_str(p, p->metrics.name[0]), "WALLCLOCK (us)");
 	T_EQ_INT(p->metrics.unit[0], PV_UNIT_NS);

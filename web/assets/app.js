@@ -13,6 +13,7 @@ import { FlamePane } from './views/flame.js';
 import { MarkerChartPane } from './views/markerchart.js';
 import { MarkerTablePane } from './views/markers.js';
 import { SourcePane } from './views/source.js';
+import { TracePane } from './views/trace.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -46,6 +47,7 @@ function paneFor(tab) {
       case 'marker-chart': p = new MarkerChartPane(); break;
       case 'marker-table': p = new MarkerTablePane(); break;
       case 'source': p = new SourcePane(); break;
+      case 'trace': p = new TracePane(); break;
       default: p = new TreePane('tree');
     }
     p.el.dataset.tab = tab;
@@ -247,6 +249,7 @@ function onState(what) {
   switch (what) {
     case 'sel':
     case 'mk':
+    case 'pane':
     case 'init':
       return;
     case 'tab':
