@@ -24,7 +24,7 @@
 #define EXIT_INPUT 2
 
 struct cli {
-	const char *format;
+	struct pv_import_opts imp; /* --format, --cache */
 	int json;
 	struct pv_query q;
 	/* markers and marker */
@@ -52,6 +52,8 @@ static void usage(FILE *out)
 	      "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
 	      "  marker      one marker in full: profview marker FILE N\n"
 	      "  formats     the formats profview reads\n"
+	      "  snapshot    write FILE's profile as a snapshot that opens at once: profview\n"
+	      "              snapshot FILE -o OUT.pvs (profview snapshot --help)\n"
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
@@ -98,11 +100,14 @@ static void usage(FILE *out)
 	      "  --thread, --range     markers of these threads, overlapping this range\n"
 	      "  --sort start|duration the table's order (default start); -n N: the first N rows\n"
 	      "  --summary             per name: count, total, min, median, max duration\n"
-	      "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n"
-	      "\n"
+	      "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n",
+	      out);
+	fputs("\n"
 	      "other options:\n"
 	      "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
 	      "  --format NAME   read FILE as this format instead of probing it\n"
+	      "  --cache DIR     keep a snapshot of each file read in DIR (keyed by its path,\n"
+	      "                  size and modification time) and open it from there next time\n"
 	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
 	      "  -h, --help      this text;  --version   the version\n",
 	      out);
@@ -398,7 +403,10 @@ static int run_file(const char *cmd, const char *path, const struct cli *c)
 	struct pv_error err;
 	pv_error_clear(&err);
 	struct pv_profile *p = NULL;
-	int rc = pv_import_file(path, c->format, &p, &err);
+	struct pv_error note;
+	int rc = pv_import_open(path, &c->imp, &p, &err, &note);
+	if (note.msg[0])
+		cli_say("warning", "%s", note.msg);
 	if (rc)
 		return error_exit(&err);
 	if (strcmp(cmd, "info") == 0)
@@ -432,11 +440,15 @@ static bool marker_option(const char *name)
 
 /* cli/cmd_serve.c */
 int cmd_serve(int argc, char **argv);
+/* cli/cmd_snapshot.c */
+int cmd_snapshot(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "serve") == 0)
 		return cmd_serve(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "snapshot") == 0)
+		return cmd_snapshot(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";
@@ -456,11 +468,12 @@ int main(int argc, char **argv)
 		c.q.view = PV_VIEW_TOP;
 	enum {
 		OPT_FORMAT = 256, OPT_JSON, OPT_FROM, OPT_SEARCH, OPT_SUMMARY,
-		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_HOT, OPT_QUERY
+		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_HOT, OPT_CACHE, OPT_QUERY
 	};
-	struct option longopts[NR_QUERY_OPTIONS + 12];
+	struct option longopts[NR_QUERY_OPTIONS + 13];
 	size_t nl = 0;
 	longopts[nl++] = (struct option){"format", required_argument, NULL, OPT_FORMAT};
+	longopts[nl++] = (struct option){"cache", required_argument, NULL, OPT_CACHE};
 	longopts[nl++] = (struct option){"json", no_argument, NULL, OPT_JSON};
 	longopts[nl++] = (struct option){"help", no_argument, NULL, 'h'};
 	longopts[nl++] = (struct option){"version", no_argument, NULL, 'V'};
@@ -486,7 +499,12 @@ int main(int argc, char **argv)
 	struct pv_error err;
 	while ((ch = getopt_long(sub_argc, sub_argv, ":hn:", longopts, NULL)) != -1) {
 		switch (ch) {
-		case OPT_FORMAT: c.format = optarg; break;
+		case OPT_FORMAT:
+		case OPT_CACHE:
+			if (pv_import_set_option(&c.imp, ch == OPT_FORMAT ? "format" : "cache",
+						 optarg, &err))
+				rc = fail_usage("%s", err.msg);
+			break;
 		case OPT_JSON: c.json = 1; break;
 		case OPT_FROM: {
 			/* a whole query as a URL query string or JSON; later flags add to it */

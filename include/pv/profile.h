@@ -14,7 +14,9 @@
  *
  * Ownership: the profile owns everything reachable from it; pv_profile_free() releases it. All
  * pointers handed out (strings, columns) are borrowed and valid until then. A profile is
- * read-only once an importer returns it, so any number of threads may read it at once.
+ * read-only once an importer returns it, so any number of threads may read it at once. Its
+ * columns may also point into storage it does not own column by column (struct pv_storage: a
+ * snapshot's read-only mapping, pv/snapshot.h); nothing but pv_profile_free needs to know.
  */
 #ifndef PV_PROFILE_H
 #define PV_PROFILE_H
@@ -265,6 +267,18 @@ struct pv_callgraph {
 
 struct pv_arena;
 
+/*
+ * Storage that columns of the profile may point into instead of owning them: a snapshot file
+ * mapped read-only (pv/snapshot.h). pv_profile_free frees no column that lies inside
+ * [base, base + len), then calls release(ctx) once. All zero: every column is owned.
+ */
+struct pv_storage {
+	const void *base;
+	size_t len;
+	void (*release)(void *ctx);
+	void *ctx;
+};
+
 struct pv_profile {
 	struct pv_meta meta;
 	struct pv_strings strings;
@@ -285,6 +299,7 @@ struct pv_profile {
 	struct pv_func_costs func_costs;
 	struct pv_callgraph callgraph;
 	struct pv_arena *arena; /* owns string bytes */
+	struct pv_storage storage; /* what borrowed columns point into */
 };
 
 /* Borrowed NUL-terminated string ix; "" for 0 or an out-of-range ix. */

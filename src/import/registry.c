@@ -10,6 +10,7 @@
 #include "pv/import.h"
 
 static const struct importer *const importers[] = {
+	&importer_snapshot,
 	&importer_firefox_processed,
 	&importer_firefox_gecko,
 	&importer_chrome,
@@ -169,6 +170,8 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 					    in->name, names);
 		}
 	}
+	if (imp->open)
+		return imp->open(in, out, err);
 	struct pv_builder b;
 	if (builder_init(&b))
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
