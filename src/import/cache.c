@@ -44,9 +44,11 @@ static int cache_hit(const char *entry, const struct pv_snapshot_source *src,
 	struct pv_error e;
 	if (input_open(&in, entry, &e))
 		return 0; /* no entry yet (or unreadable: written over below) */
-	int match = snapshot_source_matches(&in, src);
+	int match = snapshot_source_matches(&in, src, &e);
 	input_close(&in);
-	if (!match)
+	if (match < 0)
+		pv_error_set(note, e.code, "cache: %s (imported again)", e.msg);
+	if (match <= 0)
 		return 0;
 	if (pv_import_file_progress(entry, "snapshot", o->progress, out, &e) == 0)
 		return 1;

@@ -47,8 +47,12 @@ extern const struct importer importer_hpctoolkit_xml;
 extern const struct importer importer_snapshot;
 
 struct pv_snapshot_source;
-/* Whether the snapshot in was made from src (its path, size, time and forced format). */
-int snapshot_source_matches(const struct pv_input *in, const struct pv_snapshot_source *src);
+/*
+ * Whether the snapshot in was made from src (its path, size, time and forced format): 1 yes,
+ * 0 no, -1 when in is no readable snapshot (err says why).
+ */
+int snapshot_source_matches(const struct pv_input *in, const struct pv_snapshot_source *src,
+			    struct pv_error *err);
 
 /*
  * Positioned parse errors, one line each, PV_EPARSE with the position set in err (NULL allowed):

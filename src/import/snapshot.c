@@ -544,6 +544,52 @@ static const char *section_name(uint32_t id)
 	return NULL;
 }
 
+static int by_offset(const void *a, const void *b)
+{
+	const struct in_section *x = *(const struct in_section *const *)a,
+				*y = *(const struct in_section *const *)b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * The sections do not overlap and the bytes between them (their alignment) are zeros, so every
+ * byte of the file is either checksummed or known: no damage goes unseen.
+ */
+static int check_gaps(struct reader *r)
+{
+	const struct in_section **by = pv_malloc((r->n ? r->n : 1) * sizeof(*by));
+	if (!by)
+		return pv_error_set(r->err, PV_ENOMEM, "%s: out of memory", r->in->name);
+	for (uint32_t i = 0; i < r->n; i++)
+		by[i] = &r->s[i];
+	qsort(by, r->n, sizeof(*by), by_offset);
+	uint64_t at = HEADER_SIZE + (uint64_t)r->n * ENTRY_SIZE;
+	int rc = 0;
+	for (uint32_t i = 0; i <= r->n && !rc; i++) {
+		uint64_t next = i < r->n ? by[i]->offset : r->len;
+		if (next < at) {
+			rc = fail(
+			    r, by[i]->entry + 8,
+			    "snapshot section %s overlaps the one before it (at %llu, that one "
+			    "ends at %llu)",
+			    section_name(by[i]->id), (unsigned long long)next,
+			    (unsigned long long)at);
+			break;
+		}
+		for (uint64_t k = at; k < next; k++)
+			if (r->b[k]) {
+				rc = fail(r, k,
+					  "snapshot damaged: a zero byte of padding was "
+					  "expected between sections");
+				break;
+			}
+		if (i < r->n)
+			at = by[i]->offset + by[i]->size;
+	}
+	pv_free(by);
+	return rc;
+}
+
 /* The header and the section table: each section inside the file, aligned, known, once. */
 static int read_table(struct reader *r)
 {
@@ -612,7 +658,7 @@ static int read_table(struct reader *r)
 		if (r->s[i].id == r->s[i - 1].id && r->s[i].index == r->s[i - 1].index)
 			return fail(r, r->s[i].entry, "snapshot section %s[%u] appears twice",
 				    section_name(r->s[i].id), r->s[i].index);
-	return 0;
+	return check_gaps(r);
 }
 
 /*
@@ -904,15 +950,18 @@ static int open_snapshot(struct pv_input *in, struct pv_profile **out, struct pv
 
 static int probe(const struct pv_input *in)
 {
-	return in->len >= sizeof(magic) && memcmp(in->data, magic, sizeof(magic)) == 0 ? 100 : 0;
+	if (in->len >= sizeof(magic))
+		return memcmp(in->data, magic, sizeof(magic)) == 0 ? 100 : 0;
+	/* the start of the magic: a snapshot cut short, said so by the reader */
+	return in->len && memcmp(in->data, magic, in->len) == 0 ? 1 : 0;
 }
 
-int snapshot_source_matches(const struct pv_input *in, const struct pv_snapshot_source *src)
+int snapshot_source_matches(const struct pv_input *in, const struct pv_snapshot_source *src,
+			    struct pv_error *err)
 {
-	struct pv_error err;
 	struct reader r = {
-	    .in = in, .b = (const unsigned char *)in->data, .len = in->len, .err = &err};
-	int match = 0;
+	    .in = in, .b = (const unsigned char *)in->data, .len = in->len, .err = err};
+	int match = -1;
 	if (read_table(&r) == 0) {
 		const struct in_section *s = find(&r, S_SOURCE, 0);
 		const unsigned char *b = s ? r.b + s->offset : NULL;
