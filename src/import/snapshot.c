@@ -608,7 +608,7 @@ static int check_gaps(struct reader *r)
 static int read_table(struct reader *r)
 {
 	const unsigned char *b = r->b;
-	if (r->len < sizeof(magic) || memcmp(b, magic, sizeof(magic)) != 0)
+	if (memcmp(b, magic, r->len < sizeof(magic) ? r->len : sizeof(magic)) != 0)
 		return fail(r, 0,
 			    "not a profview snapshot (its first 8 bytes are not the snapshot "
 			    "magic)");
@@ -693,8 +693,7 @@ static uint32_t hash_sections(const struct reader *r, const uint8_t *mine, uint8
 {
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct in_section *s = &r->s[i];
-		if ((mine ? mine[i] : 0) == who &&
-		    !sum_ok(s->hash, r->b + s->offset, s->size))
+		if ((mine ? mine[i] : 0) == who && !sum_ok(s->hash, r->b + s->offset, s->size))
 			return i;
 	}
 	return r->n;
