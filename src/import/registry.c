@@ -10,7 +10,6 @@
 #include "pv/import.h"
 
 static const struct importer *const importers[] = {
-	&importer_snapshot,
 	&importer_firefox_processed,
 	&importer_firefox_gecko,
 	&importer_chrome,
@@ -23,6 +22,7 @@ static const struct importer *const importers[] = {
 	&importer_hpctoolkit_xml,
 	&importer_perf_script,
 	&importer_collapsed,
+	&importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
