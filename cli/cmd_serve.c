@@ -95,6 +95,10 @@ static void *load_all(void *arg)
 		imp.progress = pv_api_progress(l->a, l->slots[i]);
 		struct pv_error note;
 		int rc = pv_import_open(l->files[i], &imp, &p, &err, &note);
+		if (!rc && (rc = pv_profile_check(p, &err))) { /* a snapshot's checksums */
+			pv_profile_free(p);
+			p = NULL;
+		}
 		pthread_mutex_lock(&l->out_lock);
 		if (isatty(2) && !l->quiet)
 			fputs("\r\033[K", stderr);

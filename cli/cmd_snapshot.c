@@ -76,6 +76,8 @@ int cmd_snapshot(int argc, char **argv)
 	struct pv_profile *p = NULL;
 	int rc = pv_import_open(argv[optind], &o, &p, &err, NULL);
 	if (!rc)
+		rc = pv_profile_check(p, &err); /* a snapshot of a snapshot: copy no damage */
+	if (!rc)
 		rc = pv_snapshot_write(p, outpath, NULL, &err);
 	pv_profile_free(p);
 	if (rc) {

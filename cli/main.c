@@ -281,6 +281,10 @@ static int run_view(const char *path, const struct pv_profile *p, const struct c
 		cli_say("error", "%s: %s", path, err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
 	}
+	if (pv_profile_check(p, &err)) { /* a snapshot's checksums, verified meanwhile */
+		pv_view_free(v);
+		return error_exit(&err);
+	}
 	char label[256];
 	threads_label(v, c, label, sizeof(label));
 	struct pv_print_opts po = {.json = c->json, .threads_label = label};
@@ -309,20 +313,28 @@ static int run_markers(const char *cmd, const char *path, const struct pv_profil
 	pv_thread_ix *threads = NULL;
 	uint32_t *idx = NULL, n = 0, nt = 0;
 	int rc = 0;
+	struct pv_error err;
+	pv_error_clear(&err);
 	if (strcmp(cmd, "marker") == 0) {
 		uint32_t i;
 		if ((rc = marker_of(path, p, "", c->marker_arg, &ms, &i)))
 			return rc;
+		if (pv_profile_check(p, &err)) {
+			pv_markers_free(ms);
+			return error_exit(&err);
+		}
 		print_notes(path, ms);
 		rc = pv_print_marker(stdout, ms, i, c->json) ? EXIT_RUNTIME : 0;
 		pv_markers_free(ms);
 		return rc;
 	}
-	struct pv_error err;
-	pv_error_clear(&err);
 	if ((rc = pv_markers_derive(p, &ms, &err))) {
 		cli_say("error", "%s: %s", path, err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
+	}
+	if (pv_profile_check(p, &err)) {
+		pv_markers_free(ms);
+		return error_exit(&err);
 	}
 	print_notes(path, ms);
 	struct pv_marker_select sel = {
@@ -409,7 +421,9 @@ static int run_file(const char *cmd, const char *path, const struct cli *c)
 		cli_say("warning", "%s", note.msg);
 	if (rc)
 		return error_exit(&err);
-	if (strcmp(cmd, "info") == 0)
+	if (strcmp(cmd, "info") == 0 && (rc = pv_profile_check(p, &err)))
+		rc = error_exit(&err);
+	else if (strcmp(cmd, "info") == 0)
 		pv_print_info(stdout, p, path, c->json);
 	else if (strcmp(cmd, "markers") == 0 || strcmp(cmd, "marker") == 0)
 		rc = run_markers(cmd, path, p, c);

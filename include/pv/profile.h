@@ -270,12 +270,14 @@ struct pv_arena;
 /*
  * Storage that columns of the profile may point into instead of owning them: a snapshot file
  * mapped read-only (pv/snapshot.h). pv_profile_free frees no column that lies inside
- * [base, base + len), then calls release(ctx) once. All zero: every column is owned.
+ * [base, base + len), then calls release(ctx) once. check (may be NULL) is what
+ * pv_profile_check() asks. All zero: every column is owned.
  */
 struct pv_storage {
 	const void *base;
 	size_t len;
 	void (*release)(void *ctx);
+	int (*check)(void *ctx, struct pv_error *err);
 	void *ctx;
 };
 
@@ -320,6 +322,16 @@ static inline int64_t pv_sample_weight(const struct pv_profile *p, pv_metric_ix 
  * (decimal, optionally followed by the label's unit, "4096" or "4096bytes"). ls 0 has none.
  */
 int pv_label_set_has(const struct pv_profile *p, uint32_t ls, const char *key, const char *value);
+
+/*
+ * Waits for the checks an import left running and returns 0, or PV_EPARSE with err (one line:
+ * the file, the byte, what is damaged). Only a snapshot leaves some: the checksums of its big
+ * sections, verified on a second thread while the caller computes (pv/snapshot.h); every index
+ * of the profile is checked before the import returns, so the profile is safe to read, but a
+ * front end calls this before it shows what it computed. 0 at once for any other profile; may be
+ * called any number of times, from any thread.
+ */
+int pv_profile_check(const struct pv_profile *p, struct pv_error *err);
 
 /* Frees the profile and everything it owns; NULL is a no-op. */
 void pv_profile_free(struct pv_profile *p);

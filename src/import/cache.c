@@ -50,8 +50,13 @@ static int cache_hit(const char *entry, const struct pv_snapshot_source *src,
 		pv_error_set(note, e.code, "cache: %s (imported again)", e.msg);
 	if (match <= 0)
 		return 0;
-	if (pv_import_file_progress(entry, "snapshot", o->progress, out, &e) == 0)
-		return 1;
+	/* its checksums all verified now: a damaged entry is one to import again */
+	if (pv_import_file_progress(entry, "snapshot", o->progress, out, &e) == 0) {
+		if (pv_profile_check(*out, &e) == 0)
+			return 1;
+		pv_profile_free(*out);
+		*out = NULL;
+	}
 	pv_error_set(note, e.code, "cache: %s (imported again)", e.msg);
 	return 0;
 }

@@ -503,15 +503,18 @@ struct reader {
 	struct pv_error *err;
 };
 
-__attribute__((format(printf, 3, 4))) static int fail(struct reader *r, uint64_t off,
-						      const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int fail_at(struct pv_error *err, const char *name,
+							 uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = import_vfail_byte(r->err, r->in->name, off, fmt, ap);
+	int rc = import_vfail_byte(err, name, off, fmt, ap);
 	va_end(ap);
 	return rc;
 }
+
+/* "NAME: byte OFF: what", PV_EPARSE */
+#define fail(r, off, ...) fail_at((r)->err, (r)->in->name, (off), __VA_ARGS__)
 
 static int by_key(const void *a, const void *b)
 {
@@ -676,79 +679,98 @@ static int read_table(struct reader *r)
 }
 
 /*
- * Each section's checksum: damage anywhere in the file is found at open. A big file is hashed on
- * two threads, a helper taking the largest sections (about half the bytes) while the caller
- * hashes the rest and then checks the model's invariants (most of the open's cost: the hash
- * reads every byte of the file once).
+ * Each section's checksum. Hashing reads every byte of the file once, most of what an open would
+ * cost, so the sections of LAZY_BYTES or more (the sample columns: nearly all the bytes of a big
+ * profile) are hashed by a helper thread started at open, which goes on after the open returns,
+ * while the caller computes its view; pv_profile_check() waits for its verdict, and front ends
+ * ask for it before they show anything (doc/snapshot.md). The rest is hashed at open. What the
+ * helper needs outlives the open: it is the profile's storage (struct snap).
  */
-struct hasher {
-	const struct reader *r;
+#define LAZY_BYTES ((uint64_t)1 << 20)
+
+struct snap {
+	struct pv_input *in; /* the bytes (input_take), NULL until the open succeeds */
+	const unsigned char *b;
+	char *name;	      /* for messages */
+	struct in_section *s; /* the section table, sorted by (id, index) */
+	uint32_t n;
 	uint8_t *mine; /* [section]: 1 for the helper's */
-	uint32_t bad;  /* the helper's first damaged section, r->n when none */
+	uint32_t bad;  /* the helper's first damaged section, n when none */
 	pthread_t th;
 	int running;
+	pthread_mutex_t lock;
 };
 
-static uint32_t hash_sections(const struct reader *r, const uint8_t *mine, uint8_t who)
+static uint32_t hash_sections(const unsigned char *b, const struct in_section *s, uint32_t n,
+			      const uint8_t *mine, uint8_t who)
 {
-	for (uint32_t i = 0; i < r->n; i++) {
-		const struct in_section *s = &r->s[i];
-		if ((mine ? mine[i] : 0) == who && !sum_ok(s->hash, r->b + s->offset, s->size))
+	for (uint32_t i = 0; i < n; i++)
+		if ((mine ? mine[i] : 0) == who && !sum_ok(s[i].hash, b + s[i].offset, s[i].size))
 			return i;
-	}
-	return r->n;
+	return n;
 }
 
 static void *hash_helper(void *arg)
 {
-	struct hasher *h = arg;
-	h->bad = hash_sections(h->r, h->mine, 1);
+	struct snap *h = arg;
+	h->bad = hash_sections(h->b, h->s, h->n, h->mine, 1);
 	return NULL;
 }
 
-#define PARALLEL_BYTES ((uint64_t)16 << 20)
-
-static void hash_start(struct hasher *h, const struct reader *r)
+/* Starts the helper on the big sections (none when the thread cannot start: the caller's). */
+static void hash_start(struct snap *h)
 {
-	memset(h, 0, sizeof(*h));
-	h->r = r;
-	h->bad = r->n;
-	if (r->len < PARALLEL_BYTES || !(h->mine = pv_calloc(r->n ? r->n : 1, 1)))
-		return;
-	/* the helper takes the largest sections until it has half the bytes */
-	uint64_t taken = 0;
-	while (taken < r->len / 2) {
-		uint32_t big = r->n;
-		for (uint32_t i = 0; i < r->n; i++)
-			if (!h->mine[i] && (big == r->n || r->s[i].size > r->s[big].size))
-				big = i;
-		if (big == r->n)
-			break;
-		h->mine[big] = 1;
-		taken += r->s[big].size;
-	}
-	h->running = pthread_create(&h->th, NULL, hash_helper, h) == 0;
-	if (!h->running)
-		memset(h->mine, 0, r->n); /* hashed by the caller, then */
+	h->bad = h->n;
+	uint32_t big = 0;
+	for (uint32_t i = 0; i < h->n; i++)
+		big += h->mine[i] = h->s[i].size >= LAZY_BYTES;
+	if (big && !(h->running = pthread_create(&h->th, NULL, hash_helper, h) == 0))
+		memset(h->mine, 0, h->n);
 }
 
-/* The caller's sections, then the helper's verdict: the first damaged section, r->n if none. */
-static uint32_t hash_finish(struct hasher *h, uint32_t mine_bad)
+/* The helper's verdict, once it is done: its first damaged section, n when none. */
+static uint32_t hash_wait(struct snap *h)
 {
-	if (h->running)
+	pthread_mutex_lock(&h->lock);
+	if (h->running) {
 		pthread_join(h->th, NULL);
-	uint32_t bad = mine_bad < h->bad ? mine_bad : h->bad;
-	pv_free(h->mine);
-	h->mine = NULL;
-	return bad;
+		h->running = 0;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return h->bad;
 }
 
-static int damaged(struct reader *r, uint32_t i)
+static void snap_free(void *ctx)
 {
-	const struct in_section *s = &r->s[i];
-	return fail(r, s->offset,
-		    "snapshot section %s[%u] damaged (%llu bytes: their checksum does not match)",
-		    section_name(s->id), s->index, (unsigned long long)s->size);
+	struct snap *h = ctx;
+	if (!h)
+		return;
+	hash_wait(h);
+	pthread_mutex_destroy(&h->lock);
+	if (h->in) {
+		input_close(h->in);
+		pv_free(h->in);
+	}
+	pv_free(h->mine);
+	pv_free(h->s);
+	pv_free(h->name);
+	pv_free(h);
+}
+
+static int snap_damaged(struct pv_error *err, const char *name, const struct in_section *s)
+{
+	return fail_at(err, name, s->offset,
+		       "snapshot section %s[%u] damaged (%llu bytes: their checksum does "
+		       "not match)",
+		       section_name(s->id), s->index, (unsigned long long)s->size);
+}
+
+/* pv_storage's check: the big sections' verdict. */
+static int snap_check(void *ctx, struct pv_error *err)
+{
+	struct snap *h = ctx;
+	uint32_t bad = hash_wait(h);
+	return bad < h->n ? snap_damaged(err, h->name, &h->s[bad]) : 0;
 }
 
 /* The META section into p's scalars (row counts, meta); *flags the per-metric arrays. */
@@ -895,12 +917,6 @@ static void set_caps(struct pv_profile *p)
 	p->callgraph.cap_edges = p->callgraph.nr_edges;
 }
 
-static void release_input(void *ctx)
-{
-	input_close(ctx);
-	pv_free(ctx);
-}
-
 static int open_snapshot(struct pv_input *in, struct pv_profile **out, struct pv_error *err)
 {
 	struct reader r = {
@@ -909,40 +925,51 @@ static int open_snapshot(struct pv_input *in, struct pv_profile **out, struct pv
 		return pv_error_set(err, PV_EINVAL, "%s: snapshot bytes not aligned in memory",
 				    in->name);
 	struct pv_profile *p = pv_calloc(1, sizeof(*p));
-	if (!p)
+	struct snap *h = pv_calloc(1, sizeof(*h));
+	if (!p || !h || !(h->name = pv_strdup(in->name))) {
+		pv_free(p);
+		snap_free(h);
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
+	}
+	pthread_mutex_init(&h->lock, NULL);
 	/* the columns point into in's bytes: none of them is the profile's to free */
 	p->storage.base = in->data;
 	p->storage.len = in->len;
-	uint32_t flags = 0;
+	p->storage.release = snap_free;
+	p->storage.check = snap_check;
+	p->storage.ctx = h;
 	int rc = read_table(&r);
+	h->s = r.s;
+	h->n = r.n;
+	h->b = r.b;
+	if (!rc && !(h->mine = pv_calloc(r.n ? r.n : 1, 1)))
+		rc = pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
 	if (rc) {
-		pv_free(r.s);
 		pv_profile_free(p);
 		return rc;
 	}
-	/* the helper hashes while the model is read and checked (safe on damaged bytes: every
-	 * bound is checked); a damaged section is named before what its damage broke */
-	struct hasher h;
-	hash_start(&h, &r);
-	uint32_t bad = hash_sections(&r, h.mine, 0);
+	/* the helper hashes the big sections while the small ones are hashed and the model read
+	 * and checked (safe on damaged bytes: every bound is checked) */
+	hash_start(h);
+	uint32_t flags = 0, bad = hash_sections(r.b, r.s, r.n, h->mine, 0);
 	struct pv_error verr;
 	int vrc = 0;
-	if (!(rc = read_meta(&r, p, &flags)) && !(rc = read_columns(&r, p, flags)) &&
-	    !(rc = read_strings(&r, p))) {
+	if (bad < r.n)
+		rc = snap_damaged(err, in->name, &r.s[bad]);
+	else if (!(rc = read_meta(&r, p, &flags)) && !(rc = read_columns(&r, p, flags)) &&
+		 !(rc = read_strings(&r, p))) {
 		set_caps(p);
 		vrc = pv_profile_validate(p, &verr);
 	}
-	bad = hash_finish(&h, bad);
-	if (bad < r.n)
-		rc = damaged(&r, bad);
-	else if (!rc && vrc)
-		rc = pv_error_set(err, PV_EPARSE,
-				  "%s: snapshot breaks an invariant of the model (damaged, or not "
-				  "written by profview): %s",
-				  in->name, verr.msg);
-	pv_free(r.s);
-	if (rc) {
+	if (rc || vrc) {
+		/* a damaged section is named rather than what its damage broke */
+		if (!rc && (bad = hash_wait(h)) < r.n)
+			rc = snap_damaged(err, in->name, &r.s[bad]);
+		else if (!rc)
+			rc = pv_error_set(err, PV_EPARSE,
+					  "%s: snapshot breaks an invariant of the model (damaged, "
+					  "or not written by profview): %s",
+					  in->name, verr.msg);
 		pv_profile_free(p);
 		return rc;
 	}
@@ -950,13 +977,10 @@ static int open_snapshot(struct pv_input *in, struct pv_profile **out, struct pv
 		pv_profile_free(p);
 		return PV_EIO;
 	}
-	struct pv_input *keep = input_take(in);
-	if (!keep) {
+	if (!(h->in = input_take(in))) {
 		pv_profile_free(p);
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
 	}
-	p->storage.release = release_input;
-	p->storage.ctx = keep;
 	*out = p;
 	return 0;
 }

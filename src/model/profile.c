@@ -115,6 +115,11 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p);
 }
 
+int pv_profile_check(const struct pv_profile *p, struct pv_error *err)
+{
+	return p->storage.check ? p->storage.check(p->storage.ctx, err) : 0;
+}
+
 const char *pv_unit_name(enum pv_unit u)
 {
 	switch (u) {
