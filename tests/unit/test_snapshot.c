@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "model/builder.h"
 #include "pv/import.h"
 #include "pv/profile.h"
 #include "pv/snapshot.h"
@@ -20,6 +21,18 @@
 
 static char tmpdir[64];
 
+static void remove_tmpdir(void)
+{
+	char cmd[128];
+	if (!tmpdir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	tmpdir[0] = 0;
+}
+
+/* A path in this run's temporary folder (removed at exit), in a static buffer. */
 static const char *tmp(const char *name)
 {
 	static char path[128];
@@ -27,6 +40,7 @@ static const char *tmp(const char *name)
 		strcpy(tmpdir, "/tmp/pv-snapshot-XXXXXX");
 		if (!mkdtemp(tmpdir))
 			return "/nonexistent";
+		atexit(remove_tmpdir);
 	}
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 	return path;
@@ -365,7 +379,68 @@ T_TEST(snapshot_cache)
 	T_TRUE(p != NULL);
 	T_CONTAINS(note.msg, "cache: /proc/no-such-folder: cannot make the folder");
 	pv_profile_free(p);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	T_EQ_INT(system(cmd), 0);
-	tmpdir[0] = 0;
+}
+
+/*
+ * A section of 1 MiB or more is checksummed on the helper thread the open leaves running: the
+ * open succeeds, pv_profile_check says the damage, and so does every command (exit 2, one line).
+ */
+T_TEST(snapshot_big_section_checked_after_open)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_thread_ix t = builder_thread(&b, builder_cstr(&b, "main"), 1, 1, 0);
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	pv_stack_ix st = builder_stack(
+	    &b, PV_NONE,
+	    builder_func_frame(&b, builder_func(&b, builder_cstr(&b, "f"), PV_NONE, PV_NONE, 0)));
+	enum { N = 200000 }; /* 1.6 MB of times */
+	for (uint32_t i = 0; i < N; i++)
+		builder_sample(&b, t, st, (int64_t)i * 1000, NULL);
+	struct pv_profile *p = NULL;
+	T_EQ_INT(builder_finish(&b, &p), 0);
+	struct pv_error err;
+	char path[128];
+	snprintf(path, sizeof(path), "%s", tmp("big.pvs"));
+	T_EQ_INT(pv_snapshot_write(p, path, NULL, &err), 0);
+	pv_profile_free(p);
+	size_t len;
+	unsigned char *bytes = (unsigned char *)t_read_file(path, &len);
+	T_TRUE(bytes != NULL);
+	if (!bytes)
+		return;
+	/* the time column's last byte */
+	uint32_t nr;
+	memcpy(&nr, bytes + 24, 4);
+	uint64_t off = 0, size = 0;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t id;
+		memcpy(&id, bytes + 64 + i * 32, 4);
+		if (id == 52) { /* samples.time_ns (doc/snapshot.md) */
+			memcpy(&off, bytes + 64 + i * 32 + 8, 8);
+			memcpy(&size, bytes + 64 + i * 32 + 16, 8);
+		}
+	}
+	T_EQ_U64(size, (uint64_t)N * 8);
+	bytes[off + size - 1] ^= 1;
+	FILE *f = fopen(path, "wb");
+	T_TRUE(f && fwrite(bytes, 1, len, f) == len);
+	if (f)
+		fclose(f);
+	free(bytes);
+	p = NULL;
+	T_EQ_INT(pv_import_file(path, NULL, &p, &err), 0); /* every index is right */
+	T_TRUE(p != NULL);
+	if (!p)
+		return;
+	char want[256];
+	snprintf(want, sizeof(want),
+		 "%s: byte %llu: snapshot section samples.time_ns[0] damaged (1600000 bytes: their "
+		 "checksum does not match)",
+		 path, (unsigned long long)off);
+	T_EQ_INT(pv_profile_check(p, &err), PV_EPARSE);
+	T_EQ_STR(err.msg, want);
+	T_EQ_INT(pv_profile_check(p, &err), PV_EPARSE); /* asked again: the same */
+	T_EQ_STR(err.msg, want);
+	pv_profile_free(p);
 }
