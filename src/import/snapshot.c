@@ -802,6 +802,11 @@ static int read_meta(struct reader *r, struct pv_profile *p, uint32_t *flags)
 		return fail(r, s->offset + NR_SCALARS * 8, "snapshot flags 0x%llx: unknown bits",
 			    (unsigned long long)fl);
 	*flags = (uint32_t)fl;
+	/* the one count no section bounds: the call graph's metric columns are the profile's */
+	if (p->callgraph.nr_metrics && p->callgraph.nr_metrics != p->metrics.len)
+		return fail(r, s->offset + T_CG_METRICS * 8,
+			    "snapshot callgraph.metrics: %u, 0 or the %u metrics expected",
+			    p->callgraph.nr_metrics, p->metrics.len);
 	if (!p->strings.len)
 		return fail(r, s->offset, "snapshot has no string table (string 0 is \"\")");
 	return 0;

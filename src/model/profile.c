@@ -71,21 +71,18 @@ void pv_profile_free(struct pv_profile *p)
 	col_free(p, p->label_sets.first);
 	col_free(p, p->label_sets.count);
 	col_free(p, p->label_sets.items);
-	for (uint32_t m = 0; m < p->metrics.len; m++) {
-		if (p->func_costs.self)
-			col_free(p, p->func_costs.self[m]);
-		if (p->func_costs.total)
-			col_free(p, p->func_costs.total[m]);
-	}
+	/* (the arrays tested first: a count read from a damaged file may be huge without them) */
+	for (uint32_t m = 0; p->func_costs.self && m < p->metrics.len; m++)
+		col_free(p, p->func_costs.self[m]);
+	for (uint32_t m = 0; p->func_costs.total && m < p->metrics.len; m++)
+		col_free(p, p->func_costs.total[m]);
 	col_free(p, p->func_costs.self);
 	col_free(p, p->func_costs.total);
 	struct pv_callgraph *cg = &p->callgraph;
-	for (uint32_t m = 0; m < cg->nr_metrics; m++) {
-		if (cg->node_self)
-			col_free(p, cg->node_self[m]);
-		if (cg->edge_cost)
-			col_free(p, cg->edge_cost[m]);
-	}
+	for (uint32_t m = 0; cg->node_self && m < cg->nr_metrics; m++)
+		col_free(p, cg->node_self[m]);
+	for (uint32_t m = 0; cg->edge_cost && m < cg->nr_metrics; m++)
+		col_free(p, cg->edge_cost[m]);
 	col_free(p, cg->node_self);
 	col_free(p, cg->edge_cost);
 	col_free(p, cg->node_thread);

@@ -294,6 +294,28 @@ T_TEST(snapshot_other_version_and_crafted)
 	T_EQ_STR(err.msg, "s.pvs: snapshot breaks an invariant of the model (damaged, or not "
 			  "written by profview): stacks[0].frame: 1000 out of range");
 
+	/* the call graph's metric count huge (a fuzzer's find: freeing the profile walked it):
+	 * the meta section is the table's first entry (id 1), its word 19 that count */
+	free(b);
+	b = snapshot_bytes(t_data("collapsed/recursion.txt"), "ver.pvs", &len);
+	T_TRUE(b != NULL);
+	if (!b)
+		return;
+	uint64_t meta_off, meta_size, huge = (uint64_t)1 << 30;
+	memcpy(&meta_off, b + 64 + 8, 8);
+	memcpy(&meta_size, b + 64 + 16, 8);
+	memcpy(b + meta_off + 19 * 8, &huge, 8);
+	uint64_t mh = hash_bytes(b + meta_off, (size_t)meta_size);
+	memcpy(b + 64 + 24, &mh, 8);
+	reseal(b);
+	T_EQ_INT(open_bytes(b, len, &err), PV_EPARSE);
+	char want[160];
+	snprintf(want, sizeof(want),
+		 "s.pvs: byte %llu: snapshot callgraph.metrics: 1073741824, 0 or the 1 metrics "
+		 "expected",
+		 (unsigned long long)(meta_off + 19 * 8));
+	T_EQ_STR(err.msg, want);
+
 	/* a section past the end of the file, checksums valid */
 	uint64_t off = (uint64_t)len;
 	memcpy(b + 64 + 8, &off, 8);
