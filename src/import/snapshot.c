@@ -442,7 +442,10 @@ int pv_snapshot_write(const struct pv_profile *p, const char *path,
 		rc = pv_error_set(err, PV_EIO, "%s: cannot write: %s", path, strerror(errno));
 		goto out;
 	}
-	if (write_file(fd, &w, head, head_len) || fchmod(fd, 0644) || close(fd)) {
+	/* mkstemp made it 0600: the mode of a file created as usual, 0666 less the umask */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (write_file(fd, &w, head, head_len) || fchmod(fd, 0666 & ~mask) || close(fd)) {
 		int e = errno;
 		fd = -1;
 		unlink(tmp);
