@@ -627,9 +627,8 @@ static int read_table(struct reader *r)
 			    "snapshot of another byte order (written on another kind of "
 			    "machine): make it again here with 'profview snapshot'");
 	if (version != SNAP_VERSION) {
-		char writer[17] = "";
+		char writer[17] = ""; /* its control bytes escaped by the message */
 		memcpy(writer, b + 40, 16);
-		pv_escape_controls(writer, sizeof(writer), writer);
 		return fail(r, 8,
 			    "snapshot version %u (written by %s), this profview reads version %d: "
 			    "make it again with 'profview snapshot'",
