@@ -8,8 +8,8 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep or memory:
-# run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
+# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, memory or
+# snapshot: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
 # stacks and samples, default 10000000),
 # BENCH_PAGE_ROUNDS (page: center changes per tab, default 11),
 # BENCH_MARKERS (markers: the 100 % count of raw markers, default 1000000),
@@ -160,7 +160,7 @@ buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 	tr '{' '\n' | awk -F'"value": "' '/"name": "buildtype"/ { split($2, a, "\""); print a[1] }')
 
 [ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
-	[ "$ONLY" = page ] || [ "$ONLY" = deep ] || [ "$ONLY" = memory ] ||
+	[ "$ONLY" = page ] || [ "$ONLY" = deep ] || [ "$ONLY" = memory ] || [ "$ONLY" = snapshot ] ||
 	cat >"$RESULTS" <<EOF
 # Benchmark results
 
@@ -793,6 +793,102 @@ $GEN unique-stacks $MEM_N $OUT/unique-stacks-$MEM_N.txt
 $GEN cpuprofile $MEM_N $OUT/cpuprofile-$MEM_N.txt
 hyperfine -N --runs 3 "$PV tree --depth 3 FILE"
 /usr/bin/time -v $PV tree --depth 3 FILE >/dev/null
+\`\`\`
+EOF
+fi
+# snapshots (issue 16): the BENCH_FIREFOX_MB (200) Firefox profile opened from the file (a parse)
+# and from its snapshot (a map), each open alone in a process of its own (bench/open.c:
+# pv_import_file timed, peak RssAnon polled in process), BENCH_ROUNDS runs each, alternated; then
+# the whole `profview info` on each. Targets: the reopen at least 50x faster than the first open,
+# its peak anonymous memory at most a tenth. BENCH_ONLY=snapshot
+if [ -z "$ONLY" ] || [ "$ONLY" = snapshot ]; then
+	ninja -C "$BUILD" bench/open >/dev/null
+	OPEN=$BUILD/bench/open
+	file=$OUT/firefox-$FF_MB.json
+	snap=$OUT/firefox-$FF_MB.pvs
+	if [ ! -s "$file" ] || [ "$GEN" -nt "$file" ]; then
+		echo "bench: generating $file" >&2
+		"$GEN" firefox "$FF_MB" "$file.tmp" 2>"$OUT/gen-firefox-$FF_MB.log"
+		mv "$file.tmp" "$file"
+	fi
+	t0=$(date +%s.%N)
+	"$PV" snapshot "$file" -o "$snap"
+	t1=$(date +%s.%N)
+	write_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	: >"$OUT/open-file.txt"
+	: >"$OUT/open-snapshot.txt"
+	"$OPEN" "$file" >/dev/null # warm-up: both files in the page cache
+	"$OPEN" "$snap" >/dev/null
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		"$OPEN" "$file" >>"$OUT/open-file.txt"
+		"$OPEN" "$snap" >>"$OUT/open-snapshot.txt"
+		r=$((r + 1))
+	done
+	field() { # field FILE NAME: the median of NAME=V over the lines of FILE
+		tr ' ' '\n' <"$1" | awk -F= -v n="$2" '$1 == n { print $2 }' | median
+	}
+	fw=$(field "$OUT/open-file.txt" seconds) fc=$(field "$OUT/open-file.txt" cpu)
+	fa=$(field "$OUT/open-file.txt" anon_kb) fh=$(field "$OUT/open-file.txt" hwm_kb)
+	sw=$(field "$OUT/open-snapshot.txt" seconds) scpu=$(field "$OUT/open-snapshot.txt" cpu)
+	fk=$(field "$OUT/open-file.txt" checked) sk=$(field "$OUT/open-snapshot.txt" checked)
+	sa=$(field "$OUT/open-snapshot.txt" anon_kb) shwm=$(field "$OUT/open-snapshot.txt" hwm_kb)
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		hyperfine -N --runs 1 --style none --export-csv "$HF/snapshot-info-r$r.csv" \
+			-n file "$PV info $file" -n snapshot "$PV info $snap" >/dev/null
+		r=$((r + 1))
+	done
+	iw=$(cat "$HF"/snapshot-info-r*.csv | awk -F, '$1 == "file" { print $4 }' | median)
+	isw=$(cat "$HF"/snapshot-info-r*.csv | awk -F, '$1 == "snapshot" { print $4 }' | median)
+	mb() { awk -v b="$1" -v k="${2:-1}" -v d="${3:-1}" 'BEGIN { printf "%.*f MB", d, b * k / 1e6 }'; }
+	sec() { awk -v v="$1" -v d="$2" 'BEGIN { printf "%.*f s", d, v }'; }
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f×", a / b }'; }
+	awk '/^## Snapshot: reopen/ { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" \
+		>"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## Snapshot: reopen of the ${FF_MB} MB Firefox profile
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end.
+This section: \`BENCH_ONLY=snapshot sh bench/run.sh\` (doc/snapshot.md).
+
+\`$PV snapshot FILE -o FILE.pvs\` wrote a $(mb "$(wc -c <"$snap")") snapshot of the
+$(mb "$(wc -c <"$file")") file in $write_s s (the import included). Each open alone, in a process
+of its own, both files in the page cache, $ROUNDS runs of each alternated (\`$OPEN FILE\`,
+bench/open.c: \`pv_import_file\` timed, wall and the CPU of its thread; "checked": the wall time
+until \`pv_profile_check\` has returned too; peak RssAnon, the anonymous memory, polled every
+0.5 ms in process and read after the open; VmHWM, all resident memory, the mapped file's pages
+too), medians. The snapshot's open checks every invariant of the model and the checksums of the
+sections under 1 MiB; the big sections' checksums are verified by a second thread that the open
+leaves running (doc/snapshot.md), done by "checked". Targets (issue 16): at least 50× faster, at
+most a tenth of the anonymous memory. The machine is shared (the load average below): wall times
+move with the other jobs, the CPU of the open's thread much less.
+
+| open | wall | CPU | checked | peak anon | peak RSS (file pages too) |
+|---|---|---|---|---|---|
+| first (parse the JSON) | $(sec "$fw" 3) | $(sec "$fc" 3) | $(sec "$fk" 3) | $(mb "$fa" 1024) | $(mb "$fh" 1024) |
+| reopen (map the snapshot) | $(sec "$sw" 4) | $(sec "$scpu" 4) | $(sec "$sk" 4) | $(mb "$sa" 1024 2) | $(mb "$shwm" 1024) |
+| first / reopen | $(ratio "$fw" "$sw") | $(ratio "$fc" "$scpu") | $(ratio "$fk" "$sk") | $(ratio "$fa" "$sa") | |
+
+Every run (seconds = wall, cpu, checked, anon_kb = peak RssAnon, hwm_kb = VmHWM):
+\`\`\`
+$(sed 's/^/file:     /' "$OUT/open-file.txt")
+$(sed 's/^/snapshot: /' "$OUT/open-snapshot.txt")
+\`\`\`
+
+The whole command \`$PV info\` (the open, then per-thread spans and totals over every sample,
+then the report), hyperfine median of $ROUNDS alternated runs: $(sec "$iw" 3) from the file,
+$(sec "$isw" 3) from the snapshot.
+
+Commands:
+\`\`\`sh
+$GEN firefox $FF_MB $file
+$PV snapshot $file -o $snap
+$OPEN $file; $OPEN $snap      # alternated, $ROUNDS times each
+hyperfine -N --runs 1 "$PV info $file" "$PV info $snap"      # $ROUNDS times
 \`\`\`
 EOF
 fi

@@ -39,6 +39,7 @@ static void contexts_usage(FILE *out)
 	    "                     instead of one line per context\n"
 	    "  --json             {\"metric\", \"unit\", \"row\", \"contexts\", \"summary\", ...}\n"
 	    "  --format NAME      read FILE as this format instead of probing it\n"
+	    "  --cache DIR        keep a snapshot of FILE in DIR, open it next time\n"
 	    "  --query Q          a whole query as a URL query string or JSON\n"
 	    "  and every filter of the views: --include, --drop, --merge, --range, --tag, ...\n"
 	    "  (profview --help)\n",
@@ -58,13 +59,13 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_INPUT;
 }
 
-static int run(const char *path, const char *format, const struct pv_query *q,
+static int run(const char *path, const struct pv_import_opts *imp, const struct pv_query *q,
 	       const struct pv_contexts_print_opts *po)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
 	struct pv_profile *p = NULL;
-	int rc = pv_import_file(path, format, &p, &err);
+	int rc = cli_open(path, imp, 1, &p, &err);
 	if (rc) {
 		cli_say("error", "%s", err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
@@ -89,7 +90,7 @@ int cmd_contexts(int argc, char **argv)
 	struct pv_query q;
 	pv_query_init(&q);
 	struct pv_contexts_print_opts po = {0};
-	const char *format = NULL;
+	struct pv_import_opts imp = {0};
 	const char **files = calloc((size_t)argc + 1, sizeof(*files));
 	int nfiles = 0, rc = 0;
 	struct pv_error err;
@@ -141,8 +142,9 @@ int cmd_contexts(int argc, char **argv)
 				    "not '%s'",
 				    value);
 			po.histogram = (uint32_t)n;
-		} else if (strcmp(name, "format") == 0) {
-			format = value;
+		} else if (strcmp(name, "format") == 0 || strcmp(name, "cache") == 0) {
+			if (pv_import_set_option(&imp, name, value, &err))
+				rc = usage_error("%s", err.msg);
 		} else if (strcmp(name, "query") == 0) {
 			int r = value[0] == '{' ? pv_query_from_json(&q, value, strlen(value), &err)
 						: pv_query_from_url(&q, value, &err);
@@ -164,7 +166,7 @@ int cmd_contexts(int argc, char **argv)
 	for (int i = 0; usage_ok && i < nfiles; i++) {
 		if (nfiles > 1 && !po.json)
 			printf("%s== %s ==\n", i ? "\n" : "", files[i]);
-		int r = run(files[i], format, &q, &po);
+		int r = run(files[i], &imp, &q, &po);
 		fflush(stdout);
 		if (r && !rc)
 			rc = r;

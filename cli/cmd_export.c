@@ -41,6 +41,7 @@ static void export_usage(FILE *out)
 	      "  --tidy                  collapsed: names tidied as stackcollapse-perf.pl does\n"
 	      "                          (C++ arguments, quotes, Java's L prefix removed)\n"
 	      "  --format NAME           read FILE as this format instead of probing it\n"
+	      "  --cache DIR             keep a snapshot of FILE in DIR, open it next time\n"
 	      "  --query Q               a whole query as a URL query string or JSON\n"
 	      "  the query options of 'profview --help' (--center, --merge, --thread, --range,\n"
 	      "  --metric A[,B]: the metrics to write, the first for one-metric formats, ...)\n",
@@ -56,7 +57,8 @@ static int usage_error(const char *msg, const char *arg)
 
 int cmd_export(int argc, char **argv)
 {
-	const char *file = NULL, *to = NULL, *outpath = NULL, *format = NULL;
+	const char *file = NULL, *to = NULL, *outpath = NULL;
+	struct pv_import_opts imp = {0}; /* --format, --cache */
 	struct pv_export_opts o = {.metric = PV_NONE};
 	struct pv_query q;
 	struct pv_error err;
@@ -108,8 +110,9 @@ int cmd_export(int argc, char **argv)
 			outpath = val;
 		} else if (strcmp(name, "--title") == 0) {
 			o.title = val;
-		} else if (strcmp(name, "--format") == 0) {
-			format = val;
+		} else if (strcmp(name, "--format") == 0 || strcmp(name, "--cache") == 0) {
+			if (pv_import_set_option(&imp, name + 2, val, &err))
+				rc = usage_error("%s", err.msg);
 		} else if (strcmp(name, "--thread-frames") == 0) {
 			if (pv_collapsed_threads_parse(val, &o.collapsed_threads))
 				rc = usage_error(
@@ -146,7 +149,7 @@ int cmd_export(int argc, char **argv)
 	}
 	struct pv_profile *p = NULL, *sel = NULL;
 	struct pv_lossy lossy = {0};
-	rc = pv_import_file(file, format, &p, &err);
+	rc = cli_open(file, &imp, 1, &p, &err);
 	if (!rc)
 		rc = pv_profile_select(p, &q, &sel, &lossy, &err);
 	pv_query_release(&q);

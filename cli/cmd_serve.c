@@ -33,7 +33,7 @@ struct loader {
 	char **files;
 	uint32_t nr;
 	uint32_t *slots;
-	const char *format;
+	struct pv_import_opts imp; /* --format, --cache */
 	int quiet;
 	_Atomic uint32_t current; /* the file being loaded; nr when all are done */
 	_Atomic int done;
@@ -52,6 +52,8 @@ static void serve_usage(FILE *out)
 	      "  --open             open the page in a browser (xdg-open)\n"
 	      "  --source-root DIR  a folder where the profiles' relative source paths are looked up\n"
 	      "  --format NAME      read every FILE as this format instead of probing it\n"
+	      "  --cache DIR        keep a snapshot of each file in DIR and open it from there\n"
+	      "                     next time (profview snapshot --help)\n"
 	      "  --token T          the URL's token instead of a random one (for tests)\n"
 	      "  --quiet            no loading progress on standard error\n"
 	      "  -h, --help         this text\n"
@@ -89,11 +91,19 @@ static void *load_all(void *arg)
 		struct pv_error err;
 		pv_error_clear(&err);
 		double t0 = now_s();
-		int rc = pv_import_file_progress(l->files[i], l->format,
-						 pv_api_progress(l->a, l->slots[i]), &p, &err);
+		struct pv_import_opts imp = l->imp;
+		imp.progress = pv_api_progress(l->a, l->slots[i]);
+		struct pv_error note;
+		int rc = pv_import_open(l->files[i], &imp, &p, &err, &note);
+		if (!rc && (rc = pv_profile_check(p, &err))) { /* a snapshot's checksums */
+			pv_profile_free(p);
+			p = NULL;
+		}
 		pthread_mutex_lock(&l->out_lock);
 		if (isatty(2) && !l->quiet)
 			fputs("\r\033[K", stderr);
+		if (note.msg[0])
+			cli_say("warning", "%s", note.msg);
 		if (rc) {
 			cli_say("error", "%s", err.msg);
 		} else if (!l->quiet) {
@@ -187,8 +197,10 @@ static void open_browser(const char *url)
 int cmd_serve(int argc, char **argv)
 {
 	struct pv_serve_opts o = {.host = NULL, .port = 0};
-	const char *source_root = NULL, *format = NULL;
-	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT };
+	const char *source_root = NULL;
+	struct pv_import_opts imp = {0};
+	struct pv_error opt_err;
+	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_CACHE };
 	static const struct option longopts[] = {
 		{"port", required_argument, NULL, O_PORT},
 		{"host", required_argument, NULL, O_HOST},
@@ -197,6 +209,7 @@ int cmd_serve(int argc, char **argv)
 		{"token", required_argument, NULL, O_TOKEN},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"format", required_argument, NULL, O_FORMAT},
+		{"cache", required_argument, NULL, O_CACHE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -221,7 +234,14 @@ int cmd_serve(int argc, char **argv)
 		case O_ROOT: source_root = optarg; break;
 		case O_TOKEN: o.token = optarg; break;
 		case O_QUIET: o.quiet = 1; break;
-		case O_FORMAT: format = optarg; break;
+		case O_FORMAT:
+		case O_CACHE:
+			if (pv_import_set_option(&imp, ch == O_FORMAT ? "format" : "cache", optarg,
+						 &opt_err)) {
+				cli_say("error", "%s (see 'profview serve --help')", opt_err.msg);
+				return 2;
+			}
+			break;
 		case 'h': serve_usage(stdout); return 0;
 		case ':':
 			cli_say("error", "option '%s' needs a value (see 'profview serve "
@@ -243,7 +263,7 @@ int cmd_serve(int argc, char **argv)
 		return 1;
 	}
 	struct loader l = {.a = a, .files = argv + optind, .nr = (uint32_t)(argc - optind),
-			   .format = format, .quiet = o.quiet};
+			   .imp = imp, .quiet = o.quiet};
 	pthread_mutex_init(&l.out_lock, NULL);
 	l.slots = calloc(l.nr, sizeof(*l.slots));
 	for (uint32_t i = 0; l.slots && i < l.nr; i++)

@@ -25,7 +25,8 @@
 int cmd_trace(int argc, char **argv);
 
 struct trace_args {
-	const char *file, *format;
+	const char *file;
+	struct pv_import_opts imp; /* --format, --cache */
 	bool json;
 	bool has_context, has_at, has_window, has_contexts;
 	uint32_t context;
@@ -55,6 +56,7 @@ static void trace_usage(FILE *out)
 	    "                        its deepest frame)\n"
 	    "  --json                JSON (doc/trace.md)\n"
 	    "  --format NAME         read FILE as this format\n"
+	    "  --cache DIR           keep a snapshot of FILE in DIR, open it next time\n"
 	    "  query options (--center, --thread, --drop, --merge, ...): only the records\n"
 	    "  that pass the query are coloured; --thread picks the contexts\n",
 	    out);
@@ -137,8 +139,10 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 				return bad("option '%s' needs a value", arg);
 			val = argv[++i];
 		}
-		if (strcmp(name, "format") == 0) {
-			a->format = val;
+		if (strcmp(name, "format") == 0 || strcmp(name, "cache") == 0) {
+			struct pv_error e;
+			if (pv_import_set_option(&a->imp, name, val, &e))
+				return bad("%s", e.msg);
 		} else if (strcmp(name, "context") == 0) {
 			if (!parse_u32(val, &a->context))
 				return bad("--context takes a context number, not '%s'", val);
@@ -267,7 +271,7 @@ int cmd_trace(int argc, char **argv)
 	pv_error_clear(&err);
 	struct pv_profile *p = NULL;
 	struct pv_trace *t = NULL;
-	rc = pv_import_file(a.file, a.format, &p, &err);
+	rc = cli_open(a.file, &a.imp, 1, &p, &err);
 	if (!rc)
 		rc = pv_trace_open(p, &t, &err);
 	if (rc) {

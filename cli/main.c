@@ -24,7 +24,7 @@
 #define EXIT_INPUT 2
 
 struct cli {
-	const char *format;
+	struct pv_import_opts imp; /* --format, --cache */
 	int json;
 	struct pv_query q;
 	/* markers and marker */
@@ -56,6 +56,8 @@ static void usage(FILE *out)
 	      "              histogram (profview contexts --help)\n"
 	      "  export      write FILE in another tool's format (profview export --help)\n"
 	      "  trace       contexts x time (profview trace --help)\n"
+	      "  snapshot    write FILE's profile as a snapshot that opens at once: profview\n"
+	      "              snapshot FILE -o OUT.pvs (profview snapshot --help)\n"
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
@@ -110,11 +112,14 @@ static void usage(FILE *out)
 	      "  --thread, --range     markers of these threads, overlapping this range\n"
 	      "  --sort start|duration the table's order (default start); -n N: the first N rows\n"
 	      "  --summary             per name: count, total, min, median, max duration\n"
-	      "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n"
-	      "\n"
+	      "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n",
+	      out);
+	fputs("\n"
 	      "other options:\n"
 	      "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
 	      "  --format NAME   read FILE as this format instead of probing it\n"
+	      "  --cache DIR     keep a snapshot of each file read in DIR (keyed by its path,\n"
+	      "                  size and modification time) and open it from there next time\n"
 	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
 	      "  -h, --help      this text;  --version   the version\n",
 	      out);
@@ -288,6 +293,10 @@ static int run_view(const char *path, const struct pv_profile *p, const struct c
 		cli_say("error", "%s: %s", path, err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
 	}
+	if (pv_profile_check(p, &err)) { /* a snapshot's checksums, verified meanwhile */
+		pv_view_free(v);
+		return error_exit(&err);
+	}
 	char label[256];
 	threads_label(v, c, label, sizeof(label));
 	struct pv_print_opts po = {.json = c->json, .threads_label = label};
@@ -316,20 +325,28 @@ static int run_markers(const char *cmd, const char *path, const struct pv_profil
 	pv_thread_ix *threads = NULL;
 	uint32_t *idx = NULL, n = 0, nt = 0;
 	int rc = 0;
+	struct pv_error err;
+	pv_error_clear(&err);
 	if (strcmp(cmd, "marker") == 0) {
 		uint32_t i;
 		if ((rc = marker_of(path, p, "", c->marker_arg, &ms, &i)))
 			return rc;
+		if (pv_profile_check(p, &err)) {
+			pv_markers_free(ms);
+			return error_exit(&err);
+		}
 		print_notes(path, ms);
 		rc = pv_print_marker(stdout, ms, i, c->json) ? EXIT_RUNTIME : 0;
 		pv_markers_free(ms);
 		return rc;
 	}
-	struct pv_error err;
-	pv_error_clear(&err);
 	if ((rc = pv_markers_derive(p, &ms, &err))) {
 		cli_say("error", "%s: %s", path, err.msg);
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
+	}
+	if (pv_profile_check(p, &err)) {
+		pv_markers_free(ms);
+		return error_exit(&err);
 	}
 	print_notes(path, ms);
 	struct pv_marker_select sel = {
@@ -410,10 +427,12 @@ static int run_file(const char *cmd, const char *path, const struct cli *c)
 	struct pv_error err;
 	pv_error_clear(&err);
 	struct pv_profile *p = NULL;
-	int rc = pv_import_file(path, c->format, &p, &err);
+	int rc = cli_open(path, &c->imp, 0, &p, &err);
 	if (rc)
 		return error_exit(&err);
-	if (strcmp(cmd, "info") == 0)
+	if (strcmp(cmd, "info") == 0 && (rc = pv_profile_check(p, &err)))
+		rc = error_exit(&err);
+	else if (strcmp(cmd, "info") == 0)
 		pv_print_info(stdout, p, path, c->json);
 	else if (strcmp(cmd, "markers") == 0 || strcmp(cmd, "marker") == 0)
 		rc = run_markers(cmd, path, p, c);
@@ -450,6 +469,8 @@ int cmd_contexts(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 /* cli/cmd_trace.c */
 int cmd_trace(int argc, char **argv);
+/* cli/cmd_snapshot.c */
+int cmd_snapshot(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -461,6 +482,8 @@ int main(int argc, char **argv)
 		return cmd_export(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "trace") == 0)
 		return cmd_trace(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "snapshot") == 0)
+		return cmd_snapshot(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";
@@ -480,11 +503,12 @@ int main(int argc, char **argv)
 		c.q.view = PV_VIEW_TOP;
 	enum {
 		OPT_FORMAT = 256, OPT_JSON, OPT_FROM, OPT_SEARCH, OPT_SUMMARY,
-		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_HOT, OPT_QUERY
+		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_HOT, OPT_CACHE, OPT_QUERY
 	};
-	struct option longopts[NR_QUERY_OPTIONS + 12];
+	struct option longopts[NR_QUERY_OPTIONS + 13];
 	size_t nl = 0;
 	longopts[nl++] = (struct option){"format", required_argument, NULL, OPT_FORMAT};
+	longopts[nl++] = (struct option){"cache", required_argument, NULL, OPT_CACHE};
 	longopts[nl++] = (struct option){"json", no_argument, NULL, OPT_JSON};
 	longopts[nl++] = (struct option){"help", no_argument, NULL, 'h'};
 	longopts[nl++] = (struct option){"version", no_argument, NULL, 'V'};
@@ -510,7 +534,12 @@ int main(int argc, char **argv)
 	struct pv_error err;
 	while ((ch = getopt_long(sub_argc, sub_argv, ":hn:", longopts, NULL)) != -1) {
 		switch (ch) {
-		case OPT_FORMAT: c.format = optarg; break;
+		case OPT_FORMAT:
+		case OPT_CACHE:
+			if (pv_import_set_option(&c.imp, ch == OPT_FORMAT ? "format" : "cache",
+						 optarg, &err))
+				rc = fail_usage("%s", err.msg);
+			break;
 		case OPT_JSON: c.json = 1; break;
 		case OPT_FROM: {
 			/* a whole query as a URL query string or JSON; later flags add to it */

@@ -47,6 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz: invalid profile: %s\n", err.msg);
 		abort();
 	}
+	if ((rc = pv_profile_check(p, &err))) { /* a snapshot's checksums */
+		said("the check", rc, &err);
+		pv_profile_free(p);
+		return 0;
+	}
 	static const enum pv_view_kind kinds[] = {PV_VIEW_TREE, PV_VIEW_CALLERS, PV_VIEW_FLAT};
 	FILE *null = fopen("/dev/null", "w");
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && null; k++) {

@@ -49,6 +49,14 @@ for b in "$@"; do
 		esac
 	done
 done
+# every profile of tests/data from its snapshot and through --cache, against the first build's
+# binary (tests/snapshot/run.sh; its last line is "snapshot: N passed, N failed")
+if [ "$#" -gt 0 ]; then
+	echo "== snapshot"
+	out=$(sh tests/snapshot/run.sh "$1/profview" 2>&1)
+	echo "$out" | tail -n 30
+	add "$(echo "$out" | tail -n 1)"
+fi
 # the page in a real Chromium (tests/browser/run.sh installs chromium and playwright-core when
 # missing), against the first build's binary; its last line is "browser: N passed, N failed"
 if [ -f tests/browser/run.sh ] && [ "$#" -gt 0 ]; then

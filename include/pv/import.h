@@ -40,6 +40,34 @@ int pv_import_file_progress(const char *path, const char *format, struct pv_prog
 int pv_import_memory(const char *name, const void *buf, size_t len, const char *format,
 		     struct pv_profile **out, struct pv_error *err);
 
+/*
+ * An import with options, as the command line and the server take them:
+ *   format     an importer name, NULL to probe (--format NAME);
+ *   cache_dir  NULL, or a folder of snapshots (pv/snapshot.h) of the files imported (--cache
+ *              DIR): a regular file whose snapshot there was made from the same path, size,
+ *              modification time and format opens from it; any other is imported and its
+ *              snapshot written there for the next time;
+ *   progress   as for pv_import_file_progress (may be NULL).
+ * The cache never changes the profile: a cache entry that is damaged, of another version or
+ * cannot be written is passed over, with one line in note (note->msg "" when all went well;
+ * note may be NULL). Returns what pv_import_file_progress returns.
+ */
+struct pv_import_opts {
+	const char *format;
+	const char *cache_dir;
+	struct pv_progress *progress;
+};
+int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_profile **out,
+		   struct pv_error *err, struct pv_error *note);
+/*
+ * Sets one import option by its command-line name without "--" ("format", "cache") from its
+ * text, the one place both the CLI and the server read them. Returns 0, PV_EINVAL with err
+ * ("--format: unknown format ..."), or 1 when name is not an import option. The value is
+ * borrowed, not copied.
+ */
+int pv_import_set_option(struct pv_import_opts *o, const char *name, const char *value,
+			 struct pv_error *err);
+
 /* The registry, in probe order. */
 size_t pv_importer_count(void);
 const char *pv_importer_name(size_t i);

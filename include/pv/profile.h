@@ -14,7 +14,9 @@
  *
  * Ownership: the profile owns everything reachable from it; pv_profile_free() releases it. All
  * pointers handed out (strings, columns) are borrowed and valid until then. A profile is
- * read-only once an importer returns it, so any number of threads may read it at once.
+ * read-only once an importer returns it, so any number of threads may read it at once. Its
+ * columns may also point into storage it does not own column by column (struct pv_storage: a
+ * snapshot's read-only mapping, pv/snapshot.h); nothing but pv_profile_free needs to know.
  */
 #ifndef PV_PROFILE_H
 #define PV_PROFILE_H
@@ -292,6 +294,20 @@ struct pv_trace_records {
 
 struct pv_arena;
 
+/*
+ * Storage that columns of the profile may point into instead of owning them: a snapshot file
+ * mapped read-only (pv/snapshot.h). pv_profile_free frees no column that lies inside
+ * [base, base + len), then calls release(ctx) once. check (may be NULL) is what
+ * pv_profile_check() asks. All zero: every column is owned.
+ */
+struct pv_storage {
+	const void *base;
+	size_t len;
+	void (*release)(void *ctx);
+	int (*check)(void *ctx, struct pv_error *err);
+	void *ctx;
+};
+
 struct pv_profile {
 	struct pv_meta meta;
 	struct pv_strings strings;
@@ -314,6 +330,7 @@ struct pv_profile {
 	struct pv_callgraph callgraph;
 	struct pv_trace_records trace;
 	struct pv_arena *arena; /* owns string bytes */
+	struct pv_storage storage; /* what borrowed columns point into */
 };
 
 /* Borrowed NUL-terminated string ix; "" for 0 or an out-of-range ix. */
@@ -334,6 +351,16 @@ static inline int64_t pv_sample_weight(const struct pv_profile *p, pv_metric_ix 
  * (decimal, optionally followed by the label's unit, "4096" or "4096bytes"). ls 0 has none.
  */
 int pv_label_set_has(const struct pv_profile *p, uint32_t ls, const char *key, const char *value);
+
+/*
+ * Waits for the checks an import left running and returns 0, or PV_EPARSE with err (one line:
+ * the file, the byte, what is damaged). Only a snapshot leaves some: the checksums of its big
+ * sections, verified on a second thread while the caller computes (pv/snapshot.h); every index
+ * of the profile is checked before the import returns, so the profile is safe to read, but a
+ * front end calls this before it shows what it computed. 0 at once for any other profile; may be
+ * called any number of times, from any thread.
+ */
+int pv_profile_check(const struct pv_profile *p, struct pv_error *err);
 
 /* Frees the profile and everything it owns; NULL is a no-op. */
 void pv_profile_free(struct pv_profile *p);

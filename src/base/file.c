@@ -457,6 +457,27 @@ void input_close(struct pv_input *in)
 	in->guard = -1;
 }
 
+struct pv_input *input_take(struct pv_input *in)
+{
+	struct pv_input *k = pv_malloc(sizeof(*k));
+	if (!k)
+		return NULL;
+	*k = *in;
+	k->name = "";
+	k->progress = NULL;
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+	/* in keeps its name and its file's identity, so input_changed() can still tell */
+	in->map = NULL;
+	in->owned = NULL;
+	in->guard = -1;
+	in->data = NULL;
+	in->len = 0;
+	in->fd = -1;
+	return k;
+}
+
 void input_forget(struct pv_input *in, const char *p)
 {
 	if (in->progress && p >= in->data)

@@ -51,6 +51,13 @@ int input_open(struct pv_input *in, const char *path, struct pv_error *err);
 int input_from_memory(struct pv_input *in, const char *name, const void *buf, size_t len,
 		      struct pv_error *err);
 void input_close(struct pv_input *in);
+/*
+ * Moves in's bytes (the mapping, guarded as before, or the decoded copy) into a new input for a
+ * caller that keeps them past the import (a snapshot's profile points into them), leaving in
+ * closed; the file itself is closed. NULL when out of memory (in is then unchanged). The moved
+ * input is released with input_close() and pv_free().
+ */
+struct pv_input *input_take(struct pv_input *in);
 /* Whether in was read from a regular file on disk (whose folder may hold sibling files). */
 static inline int input_is_file(const struct pv_input *in)
 {

@@ -24,6 +24,12 @@ struct importer {
 	 * importer opens for the folder (it finds the others next to it); NULL for one-file formats.
 	 */
 	const char *dir_entry;
+	/*
+	 * A format that holds the model itself (a snapshot, pv/snapshot.h): makes the profile
+	 * without a builder, checks it (pv_profile_validate) and may keep in's bytes (input_take:
+	 * the profile's columns point into them). Set instead of import.
+	 */
+	int (*open)(struct pv_input *in, struct pv_profile **out, struct pv_error *err);
 };
 
 extern const struct importer importer_firefox_processed;
@@ -38,6 +44,15 @@ extern const struct importer importer_callgrind;
 extern const struct importer importer_hpctoolkit_v4;
 extern const struct importer importer_hpctoolkit_summary;
 extern const struct importer importer_hpctoolkit_xml;
+extern const struct importer importer_snapshot;
+
+struct pv_snapshot_source;
+/*
+ * Whether the snapshot in was made from src (its path, size, time and forced format): 1 yes,
+ * 0 no, -1 when in is no readable snapshot (err says why).
+ */
+int snapshot_source_matches(const struct pv_input *in, const struct pv_snapshot_source *src,
+			    struct pv_error *err);
 
 /*
  * Positioned parse errors, one line each, PV_EPARSE with the position set in err (NULL allowed):

@@ -22,6 +22,7 @@ static const struct importer *const importers[] = {
 	&importer_hpctoolkit_xml,
 	&importer_perf_script,
 	&importer_collapsed,
+	&importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
@@ -169,6 +170,8 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 					    in->name, names);
 		}
 	}
+	if (imp->open)
+		return imp->open(in, out, err);
 	struct pv_builder b;
 	if (builder_init(&b))
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);

@@ -7,107 +7,120 @@
 #include "base/arena.h"
 #include "pv/profile.h"
 
+/* Frees a column the profile owns; one inside its storage (a mapped snapshot) is left alone. */
+static void col_free(const struct pv_profile *p, void *col)
+{
+	const char *c = col, *base = p->storage.base;
+	if (c && base && c >= base && c <= base + p->storage.len)
+		return;
+	pv_free(col);
+}
+
 void pv_profile_free(struct pv_profile *p)
 {
 	if (!p)
 		return;
-	pv_free(p->strings.ptr);
-	pv_free(p->strings.size);
-	pv_free(p->categories.name);
-	pv_free(p->categories.color);
-	pv_free(p->categories.sub_first);
-	pv_free(p->categories.sub_len);
-	pv_free(p->subcategories.name);
-	pv_free(p->modules.name);
-	pv_free(p->modules.path);
-	pv_free(p->modules.kind);
-	pv_free(p->sources.path);
-	pv_free(p->funcs.name);
-	pv_free(p->funcs.module);
-	pv_free(p->funcs.source);
-	pv_free(p->funcs.line);
-	pv_free(p->funcs.column);
-	pv_free(p->frames.func);
-	pv_free(p->frames.line);
-	pv_free(p->frames.column);
-	pv_free(p->frames.addr);
-	pv_free(p->frames.inline_depth);
-	pv_free(p->frames.category);
-	pv_free(p->frames.subcategory);
-	pv_free(p->frames.kind);
-	pv_free(p->frames.source);
-	pv_free(p->stacks.frame);
-	pv_free(p->stacks.prefix);
-	pv_free(p->threads.name);
-	pv_free(p->threads.process_name);
-	pv_free(p->threads.process_type);
-	pv_free(p->threads.pid);
-	pv_free(p->threads.tid);
-	pv_free(p->threads.start_ns);
-	pv_free(p->threads.end_ns);
-	pv_free(p->threads.sample_begin);
-	pv_free(p->threads.sample_end);
-	pv_free(p->samples.stack);
-	pv_free(p->samples.time_ns);
+	col_free(p, p->strings.ptr);
+	col_free(p, p->strings.size);
+	col_free(p, p->categories.name);
+	col_free(p, p->categories.color);
+	col_free(p, p->categories.sub_first);
+	col_free(p, p->categories.sub_len);
+	col_free(p, p->subcategories.name);
+	col_free(p, p->modules.name);
+	col_free(p, p->modules.path);
+	col_free(p, p->modules.kind);
+	col_free(p, p->sources.path);
+	col_free(p, p->funcs.name);
+	col_free(p, p->funcs.module);
+	col_free(p, p->funcs.source);
+	col_free(p, p->funcs.line);
+	col_free(p, p->funcs.column);
+	col_free(p, p->frames.func);
+	col_free(p, p->frames.line);
+	col_free(p, p->frames.column);
+	col_free(p, p->frames.addr);
+	col_free(p, p->frames.inline_depth);
+	col_free(p, p->frames.category);
+	col_free(p, p->frames.subcategory);
+	col_free(p, p->frames.kind);
+	col_free(p, p->frames.source);
+	col_free(p, p->stacks.frame);
+	col_free(p, p->stacks.prefix);
+	col_free(p, p->threads.name);
+	col_free(p, p->threads.process_name);
+	col_free(p, p->threads.process_type);
+	col_free(p, p->threads.pid);
+	col_free(p, p->threads.tid);
+	col_free(p, p->threads.start_ns);
+	col_free(p, p->threads.end_ns);
+	col_free(p, p->threads.sample_begin);
+	col_free(p, p->threads.sample_end);
+	col_free(p, p->samples.stack);
+	col_free(p, p->samples.time_ns);
 	if (p->samples.weight)
 		for (uint32_t m = 0; m < p->metrics.len; m++)
-			pv_free(p->samples.weight[m]);
-	pv_free(p->samples.weight);
-	pv_free(p->samples.label_set);
-	pv_free(p->samples.event_delay_ns);
-	pv_free(p->labels.key);
-	pv_free(p->labels.str);
-	pv_free(p->labels.num);
-	pv_free(p->labels.unit);
-	pv_free(p->label_sets.first);
-	pv_free(p->label_sets.count);
-	pv_free(p->label_sets.items);
-	for (uint32_t m = 0; m < p->metrics.len; m++) {
-		if (p->func_costs.self)
-			pv_free(p->func_costs.self[m]);
-		if (p->func_costs.total)
-			pv_free(p->func_costs.total[m]);
-	}
-	pv_free(p->func_costs.self);
-	pv_free(p->func_costs.total);
+			col_free(p, p->samples.weight[m]);
+	col_free(p, p->samples.weight);
+	col_free(p, p->samples.label_set);
+	col_free(p, p->samples.event_delay_ns);
+	col_free(p, p->labels.key);
+	col_free(p, p->labels.str);
+	col_free(p, p->labels.num);
+	col_free(p, p->labels.unit);
+	col_free(p, p->label_sets.first);
+	col_free(p, p->label_sets.count);
+	col_free(p, p->label_sets.items);
+	/* (the arrays tested first: a count read from a damaged file may be huge without them) */
+	for (uint32_t m = 0; p->func_costs.self && m < p->metrics.len; m++)
+		col_free(p, p->func_costs.self[m]);
+	for (uint32_t m = 0; p->func_costs.total && m < p->metrics.len; m++)
+		col_free(p, p->func_costs.total[m]);
+	col_free(p, p->func_costs.self);
+	col_free(p, p->func_costs.total);
 	struct pv_callgraph *cg = &p->callgraph;
-	for (uint32_t m = 0; m < cg->nr_metrics; m++) {
-		if (cg->node_self)
-			pv_free(cg->node_self[m]);
-		if (cg->edge_cost)
-			pv_free(cg->edge_cost[m]);
-	}
-	pv_free(cg->node_self);
-	pv_free(cg->edge_cost);
-	pv_free(cg->node_thread);
-	pv_free(cg->node_func);
-	pv_free(cg->edge_thread);
-	pv_free(cg->caller);
-	pv_free(cg->callee);
-	pv_free(cg->calls);
-	pv_free(cg->kind);
-	pv_free(p->metrics.name);
-	pv_free(p->metrics.unit);
-	pv_free(p->metrics.description);
-	pv_free(p->formulas.name);
-	pv_free(p->formulas.formula);
-	pv_free(p->formulas.description);
-	pv_free(p->markers.name);
-	pv_free(p->markers.category);
-	pv_free(p->markers.phase);
-	pv_free(p->markers.start_ns);
-	pv_free(p->markers.end_ns);
-	pv_free(p->markers.thread);
-	pv_free(p->markers.payload);
-	pv_free(p->markers.cause_stack);
-	pv_free(p->markers.cause_time_ns);
-	pv_free(p->trace.thread);
-	pv_free(p->trace.time_ns);
-	pv_free(p->trace.stack);
-	pv_free(p->diags.msg);
-	pv_free(p->diags.count);
+	for (uint32_t m = 0; cg->node_self && m < cg->nr_metrics; m++)
+		col_free(p, cg->node_self[m]);
+	for (uint32_t m = 0; cg->edge_cost && m < cg->nr_metrics; m++)
+		col_free(p, cg->edge_cost[m]);
+	col_free(p, cg->node_self);
+	col_free(p, cg->edge_cost);
+	col_free(p, cg->node_thread);
+	col_free(p, cg->node_func);
+	col_free(p, cg->edge_thread);
+	col_free(p, cg->caller);
+	col_free(p, cg->callee);
+	col_free(p, cg->calls);
+	col_free(p, cg->kind);
+	col_free(p, p->metrics.name);
+	col_free(p, p->metrics.unit);
+	col_free(p, p->metrics.description);
+	col_free(p, p->formulas.name);
+	col_free(p, p->formulas.formula);
+	col_free(p, p->formulas.description);
+	col_free(p, p->markers.name);
+	col_free(p, p->markers.category);
+	col_free(p, p->markers.phase);
+	col_free(p, p->markers.start_ns);
+	col_free(p, p->markers.end_ns);
+	col_free(p, p->markers.thread);
+	col_free(p, p->markers.payload);
+	col_free(p, p->markers.cause_stack);
+	col_free(p, p->markers.cause_time_ns);
+	col_free(p, p->trace.thread);
+	col_free(p, p->trace.time_ns);
+	col_free(p, p->trace.stack);
+	col_free(p, p->diags.msg);
+	col_free(p, p->diags.count);
 	arena_free(p->arena);
+	if (p->storage.release)
+		p->storage.release(p->storage.ctx);
 	pv_free(p);
+}
+
+int pv_profile_check(const struct pv_profile *p, struct pv_error *err)
+{
+	return p->storage.check ? p->storage.check(p->storage.ctx, err) : 0;
 }
 
 const char *pv_unit_name(enum pv_unit u)
