@@ -170,9 +170,9 @@ static bool raw_fields(const struct pv_markers *ms, uint32_t i, const struct pv_
 		if (v == JN_NONE || doc->n[v].kind == JSON_NULL ||
 		    (mf->fmt.kind == F_UNIQUE_STRING && doc->n[v].kind != JSON_STRING))
 			continue;
-		pv_text_clear(&d->raw);
+		sbuf_reset(&d->raw);
 		jn_js_string(doc, v, &d->raw);
-		if (d->raw.len && test(s, neg, d->raw.s, mf->key))
+		if (d->raw.len && test(s, neg, sbuf_str(&d->raw), mf->key))
 			return true;
 	}
 	return false;
