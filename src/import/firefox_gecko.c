@@ -32,6 +32,7 @@
 
 #include "base/alloc.h"
 #include "base/sbuf.h"
+#include "base/text.h"
 #include "base/vec.h"
 #include "import/importer.h"
 #include "import/json.h"
@@ -1339,11 +1340,7 @@ static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, si
 		uint64_t a = 0;
 		bool ok = n > 2 && n <= 18;
 		for (size_t i = 2; ok && i < n; i++) {
-			char c = s[i];
-			int d = c >= '0' && c <= '9'   ? c - '0'
-				: c >= 'a' && c <= 'f' ? c - 'a' + 10
-				: c >= 'A' && c <= 'F' ? c - 'A' + 10
-						       : -1;
+			int d = text_hex_digit(s[i]);
 			ok = d >= 0;
 			a = a << 4 | (uint64_t)(d & 15);
 		}

@@ -41,6 +41,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/text.h"
 #include "base/vec.h"
 #include "import/importer.h"
 
@@ -125,38 +126,20 @@ struct lp {
 __attribute__((format(printf, 3, 4))) static int text_error(struct lp *t, const char *at,
 							    const char *fmt, ...)
 {
-	char what[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	int rc = input_vfail(t->in, t->err, PV_EPARSE, at, fmt, ap);
 	va_end(ap);
-	uint64_t l = 1, c = 1;
-	if (at)
-		input_position(t->in, at, &l, &c);
-	int rc = pv_error_set(t->err, PV_EPARSE, "%s: line %llu, column %llu: %s", t->in->name,
-			      (unsigned long long)l, (unsigned long long)c, what);
-	if (t->err) {
-		t->err->line = l;
-		t->err->column = c;
-		t->err->has_pos = 1;
-	}
 	return rc;
 }
 
 __attribute__((format(printf, 3, 4))) static int byte_error(struct lp *t, size_t off,
 							    const char *fmt, ...)
 {
-	char what[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	int rc = input_vfail_byte(t->in, t->err, PV_EPARSE, off, fmt, ap);
 	va_end(ap);
-	int rc = pv_error_set(t->err, PV_EPARSE, "%s: byte %llu: %s", t->in->name,
-			      (unsigned long long)off, what);
-	if (t->err) {
-		t->err->offset = off;
-		t->err->has_pos = 2;
-	}
 	return rc;
 }
 
@@ -171,22 +154,6 @@ static int oom(struct lp *t)
 static int is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* The next line of [*p, end) without its '\n'; 0 at the end. */
@@ -207,24 +174,6 @@ static void trim(const char **s, const char **e)
 		(*s)++;
 	while (*e > *s && is_space((*e)[-1]))
 		(*e)--;
-}
-
-static int starts(const char *s, const char *e, const char *lit)
-{
-	size_t n = strlen(lit);
-	return (size_t)(e - s) >= n && memcmp(s, lit, n) == 0;
-}
-
-static int eq(const char *s, const char *e, const char *lit)
-{
-	return (size_t)(e - s) == strlen(lit) && memcmp(s, lit, (size_t)(e - s)) == 0;
-}
-
-static const char *skip_spaces(const char *s, const char *e)
-{
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
 }
 
 static int blank_or_comment(const char *s, const char *e)
@@ -261,7 +210,7 @@ static int parse_dec(const char *s, const char *e, int64_t *out)
 		return -1;
 	uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	for (; s < e; s++) {
-		if (!is_digit(*s))
+		if (!text_is_digit(*s))
 			return -1;
 		unsigned d = (unsigned)(*s - '0');
 		if (v > (lim - d) / 10)
@@ -300,7 +249,7 @@ static int parse_int0(const char *s, const char *e, int64_t *out)
 	for (; s < e; s++) {
 		if (*s == '_' && base != 10)
 			continue;
-		int d = hexval(*s);
+		int d = text_hex_digit(*s);
 		if (d < 0 || (unsigned)d >= base)
 			return -1;
 		if (v > (lim - (unsigned)d) / base)
@@ -318,7 +267,7 @@ static int parse_hex(const char *s, const char *e, uint64_t *out)
 		return -1;
 	uint64_t v = 0;
 	for (; s < e; s++) {
-		int d = hexval(*s);
+		int d = text_hex_digit(*s);
 		if (d < 0)
 			return -1;
 		if (v >> 60)
@@ -331,14 +280,14 @@ static int parse_hex(const char *s, const char *e, uint64_t *out)
 
 static const char *hex_run(const char *s, const char *e)
 {
-	while (s < e && hexval(*s) >= 0)
+	while (s < e && text_is_hex(*s))
 		s++;
 	return s;
 }
 
 static const char *digit_run(const char *s, const char *e)
 {
-	while (s < e && is_digit(*s))
+	while (s < e && text_is_digit(*s))
 		s++;
 	return s;
 }
@@ -414,7 +363,7 @@ static int scan_addrs(struct lp *t, const char *s, const char *e, enum adjust ad
 /* The span of pprof's "@([ x0-9a-f]*)": the address characters after '@'. */
 static const char *addr_span_end(const char *s, const char *e)
 {
-	while (s < e && (*s == ' ' || *s == 'x' || is_digit(*s) || (*s >= 'a' && *s <= 'f')))
+	while (s < e && (*s == ' ' || *s == 'x' || text_is_digit(*s) || (*s >= 'a' && *s <= 'f')))
 		s++;
 	return s;
 }
@@ -432,7 +381,7 @@ static int add_map(struct lp *t, uint64_t start, uint64_t limit, uint64_t offset
 	return 0;
 }
 
-static int ws(char c)
+static bool ws(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
@@ -444,38 +393,28 @@ static const char *skip_ws(const char *s, const char *e)
 	return s;
 }
 
-static int is_perm(char c)
+static bool is_perm(char c)
 {
 	return c == '-' || c == 'r' || c == 'w' || c == 'x' || c == 'p';
 }
 
 /* The next "\s+X" field: its start, or NULL when there is no space or no X there. */
-static const char *field(const char *q, const char *e, int (*is)(char))
+static const char *field(const char *q, const char *e, bool (*is)(char))
 {
 	const char *w = skip_ws(q, e);
 	return w > q && w < e && is(*w) ? w : NULL;
 }
 
-static int is_hex(char c)
-{
-	return hexval(c) >= 0;
-}
-
-static int not_ws(char c)
+static bool not_ws(char c)
 {
 	return !ws(c);
 }
 
-static const char *run(const char *s, const char *e, int (*is)(char))
+static const char *run(const char *s, const char *e, bool (*is)(char))
 {
 	while (s < e && is(*s))
 		s++;
 	return s;
-}
-
-static int is_dig(char c)
-{
-	return is_digit(c);
 }
 
 /*
@@ -490,19 +429,19 @@ static int map_entry(struct lp *t, const char *s, const char *e, int *rc)
 {
 	*rc = 0;
 	const char *c = skip_ws(s, e);
-	if (e - c >= 3 && c[0] == '0' && c[1] == 'x' && is_hex(c[2]))
+	if (e - c >= 3 && c[0] == '0' && c[1] == 'x' && text_is_hex(c[2]))
 		c += 2;
-	const char *s0 = c, *s1 = run(c, e, is_hex), *l0, *l1;
+	const char *s0 = c, *s1 = run(c, e, text_is_hex), *l0, *l1;
 	if (s1 == s0)
 		return 0;
 	c = s1;
 	if (c < e && (*c == '-' || ws(*c)))
 		c++;
 	c = skip_ws(c, e);
-	if (e - c >= 3 && c[0] == '0' && c[1] == 'x' && is_hex(c[2]))
+	if (e - c >= 3 && c[0] == '0' && c[1] == 'x' && text_is_hex(c[2]))
 		c += 2;
 	l0 = c;
-	l1 = run(c, e, is_hex);
+	l1 = run(c, e, text_is_hex);
 	if (l1 == l0) {
 		/* no separator: the expression gives the first number's last digit to the second */
 		if (c != s1 || s1 - s0 < 2)
@@ -524,18 +463,18 @@ static int map_entry(struct lp *t, const char *s, const char *e, int *rc)
 		const char *q = c, *h;
 		o0 = o1 = NULL;
 		if (with_off) {
-			if (!(w = field(q, e, is_hex)))
+			if (!(w = field(q, e, text_is_hex)))
 				continue;
 			o0 = w;
-			q = o1 = run(w, e, is_hex);
+			q = o1 = run(w, e, text_is_hex);
 		}
-		if (!(w = field(q, e, is_hex)) || (h = run(w, e, is_hex)) >= e || *h != ':' ||
-		    run(h + 1, e, is_hex) == h + 1)
+		if (!(w = field(q, e, text_is_hex)) || (h = run(w, e, text_is_hex)) >= e ||
+		    *h != ':' || run(h + 1, e, text_is_hex) == h + 1)
 			continue;
-		q = run(h + 1, e, is_hex);
-		if (!(w = field(q, e, is_dig)))
+		q = run(h + 1, e, text_is_hex);
+		if (!(w = field(q, e, text_is_digit)))
 			continue;
-		q = run(w, e, is_dig);
+		q = run(w, e, text_is_digit);
 		f0 = f1 = NULL;
 		if ((w = field(q, e, not_ws))) {
 			f0 = w;
@@ -553,7 +492,7 @@ static int map_entry(struct lp *t, const char *s, const char *e, int *rc)
 		}
 		w = skip_ws(q, e);
 		if (w > q && e - w > 2 && w[0] == '(' && w[1] == '@') {
-			const char *h = run(w + 2, e, is_hex);
+			const char *h = run(w + 2, e, text_is_hex);
 			if (h > w + 2 && h < e && *h == ')') {
 				o0 = w + 2;
 				o1 = h;
@@ -582,7 +521,7 @@ static const char *log_prefix_end(const char *s, const char *e)
 	if (c >= e || *c != ']' || c + 1 >= e || !ws(c[1]))
 		return s;
 	const char *d = c;
-	while (d > s && is_digit(d[-1]))
+	while (d > s && text_is_digit(d[-1]))
 		d--;
 	if (d == c || d - 1 <= s || d[-1] != ':')
 		return s;
@@ -703,7 +642,7 @@ static int looks_like_main(const char *f)
 			continue;
 		if (c + 3 == e)
 			return 0;
-		if ((c[3] == '.' || c[3] == '_') && c + 4 < e && is_digit(c[4]))
+		if ((c[3] == '.' || c[3] == '_') && c + 4 < e && text_is_digit(c[4]))
 			return 0;
 	}
 	return 1;
@@ -1003,11 +942,11 @@ static int heap_header(const char *s, const char *e, struct heap_header *h)
 		return 0;
 	c += 13;
 	for (int i = 0; i < 4; i++) {
-		c = skip_spaces(c, e);
+		c = text_skip_blanks(c, e);
 		if (i == 2) {
 			if (c >= e || *c != '[')
 				return 0;
-			c = skip_spaces(c + 1, e);
+			c = text_skip_blanks(c + 1, e);
 		}
 		h->n[i][0] = c;
 		c = digit_run(c, e);
@@ -1015,23 +954,23 @@ static int heap_header(const char *s, const char *e, struct heap_header *h)
 			return 0;
 		h->n[i][1] = c;
 		if (i % 2 == 0) {
-			c = skip_spaces(c, e);
+			c = text_skip_blanks(c, e);
 			if (c >= e || *c != ':')
 				return 0;
 			c++;
 		}
 	}
-	c = skip_spaces(c, e);
+	c = text_skip_blanks(c, e);
 	if (c >= e || *c != ']')
 		return 0;
-	c = skip_spaces(c + 1, e);
+	c = text_skip_blanks(c + 1, e);
 	if (c >= e || *c != '@')
 		return 0;
-	c = skip_spaces(c + 1, e);
+	c = text_skip_blanks(c + 1, e);
 	h->what = c;
-	if (starts(c, e, "heap")) {
+	if (text_starts(c, e, "heap")) {
 		c += 4;
-		while (c < e && (*c == '_' || (*c >= 'a' && *c <= 'z') || is_digit(*c)))
+		while (c < e && (*c == '_' || (*c >= 'a' && *c <= 'z') || text_is_digit(*c)))
 			c++;
 		h->what_end = c;
 		if (c < e && *c == '/')
@@ -1040,7 +979,7 @@ static int heap_header(const char *s, const char *e, struct heap_header *h)
 		h->rate_end = digit_run(c, e);
 		return 1;
 	}
-	if (starts(c, e, "growthz") || starts(c, e, "fragmentationz")) {
+	if (text_starts(c, e, "growthz") || text_starts(c, e, "fragmentationz")) {
 		h->what_end = c + (*c == 'g' ? 7 : 14);
 		h->rate = h->rate_end = h->what_end;
 		return 1;
@@ -1084,17 +1023,18 @@ static int parse_heap(struct lp *t)
 	int v2 = 0, has_alloc = 0;
 	t->period = 1;
 	t->version = "heap";
-	if (starts(h.what, h.what_end, "heap")) {
+	if (text_starts(h.what, h.what_end, "heap")) {
 		int64_t rate = 0;
 		if (h.rate_end > h.rate && parse_dec(h.rate, h.rate_end, &rate))
 			return text_error(t, h.rate, "sampling rate '%.*s' is too large",
 					  (int)(h.rate_end - h.rate), h.rate);
-		if (eq(h.what, h.what_end, "heapz_v2") || eq(h.what, h.what_end, "heap_v2")) {
+		if (text_eq(h.what, h.what_end, "heapz_v2") ||
+		    text_eq(h.what, h.what_end, "heap_v2")) {
 			v2 = 1;
 			t->period = rate;
-		} else if (eq(h.what, h.what_end, "heapprofile")) {
+		} else if (text_eq(h.what, h.what_end, "heapprofile")) {
 			t->period = 1;
-		} else if (eq(h.what, h.what_end, "heap")) {
+		} else if (text_eq(h.what, h.what_end, "heap")) {
 			v2 = 1;
 			t->period = rate / 2;
 		} else {
@@ -1142,7 +1082,7 @@ static int parse_heap(struct lp *t)
 			if (i == 2) {
 				if (c >= e || *c != '[')
 					goto bad;
-				c = skip_spaces(c + 1, e);
+				c = text_skip_blanks(c + 1, e);
 			}
 			f[i][0] = c;
 			if (i < 2 && c < e && *c == '-')
@@ -1156,11 +1096,11 @@ static int parse_heap(struct lp *t)
 					goto bad;
 				c++;
 			}
-			c = skip_spaces(c, e);
+			c = text_skip_blanks(c, e);
 		}
 		if (c >= e || *c != ']')
 			goto bad;
-		c = skip_spaces(c + 1, e);
+		c = text_skip_blanks(c + 1, e);
 		if (c >= e || *c != '@')
 			goto bad;
 		c++;
@@ -1236,7 +1176,7 @@ static int parse_count(struct lp *t)
 	while (next_line(&t->p, t->end, &s, &e)) {
 		if (blank_or_comment(s, e))
 			continue;
-		if (starts(s, e, "---")) {
+		if (text_starts(s, e, "---")) {
 			trim(&s, &e);
 			have = 1;
 			break;
@@ -1265,7 +1205,7 @@ static int parse_count(struct lp *t)
 			if (q + 3 > tail || q[0] != ' ' || q[1] != '0' || q[2] != 'x')
 				return text_error(t, q, "expected ' 0xADDRESS'");
 			const char *h0 = q + 3, *h1 = h0;
-			while (h1 < tail && (is_digit(*h1) || (*h1 >= 'a' && *h1 <= 'f')))
+			while (h1 < tail && (text_is_digit(*h1) || (*h1 >= 'a' && *h1 <= 'f')))
 				h1++;
 			if (h1 == h0)
 				return text_error(t, q, "expected ' 0xADDRESS'");
@@ -1293,7 +1233,7 @@ static int thread_start(const char *s, const char *e)
 		return 0;
 	c += 11;
 	const char *h = hex_run(c, e);
-	if (h == c || !starts(h, e, " (name: "))
+	if (h == c || !text_starts(h, e, " (name: "))
 		return 0;
 	return memmem(h, (size_t)(e - h), ") stack: ---", 12) != NULL;
 }
@@ -1308,7 +1248,7 @@ static int parse_thread(struct lp *t)
 	t->unit[0] = t->period_unit = "count";
 	t->period = 1;
 	t->version = "threadz";
-	if (have && starts(s, e, "--- threadz ")) {
+	if (have && text_starts(s, e, "--- threadz ")) {
 		/* comments up to the first stack */
 		while ((have = next_line(&t->p, t->end, &s, &e))) {
 			if (map_trigger(s, e) || (s < e && *s == '-'))
@@ -1318,7 +1258,7 @@ static int parse_thread(struct lp *t)
 		}
 	}
 	while (have && !map_trigger(s, e)) {
-		if (starts(s, e, "---- no stack trace for")) {
+		if (text_starts(s, e, "---- no stack trace for")) {
 			have = 0;
 			break;
 		}
@@ -1337,7 +1277,7 @@ static int parse_thread(struct lp *t)
 			trim(&s, &e);
 			if (s == e)
 				continue;
-			if (starts(s, e, "---")) {
+			if (text_starts(s, e, "---")) {
 				have = 1;
 				break;
 			}
@@ -1394,7 +1334,7 @@ static int parse_contention(struct lp *t)
 		trim(&s, &e);
 		if (s == e || *s == '#')
 			continue;
-		if (starts(s, e, "---"))
+		if (text_starts(s, e, "---"))
 			break;
 		const char *q = memchr(s, '=', (size_t)(e - s));
 		if (!q)
@@ -1404,21 +1344,21 @@ static int parse_contention(struct lp *t)
 		trim(&v0, &v1);
 		int64_t v = 0;
 		int r = parse_int0(v0, v1, &v);
-		int known = eq(k0, k1, "cycles/second") || eq(k0, k1, "sampling period") ||
-			    eq(k0, k1, "ms since reset");
+		int known = text_eq(k0, k1, "cycles/second") ||
+			    text_eq(k0, k1, "sampling period") || text_eq(k0, k1, "ms since reset");
 		if (known && r)
 			return text_error(t, v0, "attribute '%.*s': '%.*s' is %s", (int)(k1 - k0),
 					  k0, (int)(v1 - v0 > 40 ? 40 : v1 - v0), v0,
 					  r == -2 ? "out of the 64-bit range" : "not a number");
-		if (eq(k0, k1, "cycles/second")) {
+		if (text_eq(k0, k1, "cycles/second")) {
 			hz = v;
-		} else if (eq(k0, k1, "sampling period")) {
+		} else if (text_eq(k0, k1, "sampling period")) {
 			t->period = v;
-		} else if (eq(k0, k1, "ms since reset")) {
+		} else if (text_eq(k0, k1, "ms since reset")) {
 			if (v > INT64_MAX / 1000000 || v < INT64_MIN / 1000000)
 				return text_error(t, v0, "'ms since reset' is out of range");
 			t->duration_ns = v * 1000000;
-		} else if (eq(k0, k1, "discarded samples")) {
+		} else if (text_eq(k0, k1, "discarded samples")) {
 			if (!r && v)
 				t->discarded = (uint64_t)v;
 		} else {
@@ -1428,12 +1368,12 @@ static int parse_contention(struct lp *t)
 	/* samples: "DELAY COUNT @ ADDRESS..." */
 	while (have) {
 		trim(&s, &e);
-		if (starts(s, e, "---"))
+		if (text_starts(s, e, "---"))
 			break;
 		if (s < e && *s != '#') {
 			const char *a0 = s, *a1 = digit_run(s, e);
-			const char *b0 = skip_spaces(a1, e), *b1 = digit_run(b0, e);
-			const char *at = skip_spaces(b1, e);
+			const char *b0 = text_skip_blanks(a1, e), *b1 = digit_run(b0, e);
+			const char *at = text_skip_blanks(b1, e);
 			if (a1 == a0 || b1 == b0 || at >= e || *at != '@')
 				return text_error(
 				    t, s,
@@ -1480,7 +1420,7 @@ static int parse_contention(struct lp *t)
 
 static int is_word(char c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+	return text_is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
 static void java_unit(struct lp *t, unsigned i, const char *v0, const char *v1)
@@ -1522,17 +1462,17 @@ static int parse_java(struct lp *t, int heap)
 			v1++;
 		trim(&k0, &k1);
 		trim(&v0, &v1);
-		if (eq(k0, k1, "format")) {
-			if (!eq(v0, v1, "java"))
+		if (text_eq(k0, k1, "format")) {
+			if (!text_eq(v0, v1, "java"))
 				return text_error(t, v0, "format '%.*s' is not java",
 						  (int)(v1 - v0), v0);
-		} else if (eq(k0, k1, "resolution")) {
+		} else if (text_eq(k0, k1, "resolution")) {
 			t->type[0] = heap ? "inuse_objects" : "contentions";
 			t->unit[0] = "count";
 			t->type[1] = heap ? "inuse_space" : "delay";
 			java_unit(t, 1, v0, v1);
 			have_types = 1;
-		} else if (!heap && eq(k0, k1, "sampling period")) {
+		} else if (!heap && text_eq(k0, k1, "sampling period")) {
 			t->period_type = "contentions";
 			t->period_unit = "count";
 			int r = parse_int0(v0, v1, &t->period);
@@ -1540,7 +1480,7 @@ static int parse_java(struct lp *t, int heap)
 				return text_error(
 				    t, v0, "sampling period '%.*s' is %s", (int)(v1 - v0), v0,
 				    r == -2 ? "out of the 64-bit range" : "not a number");
-		} else if (!heap && eq(k0, k1, "ms since reset")) {
+		} else if (!heap && text_eq(k0, k1, "ms since reset")) {
 			int64_t v;
 			int r = parse_int0(v0, v1, &v);
 			if (r || v > INT64_MAX / 1000000 || v < INT64_MIN / 1000000)
@@ -1568,8 +1508,8 @@ static int parse_java(struct lp *t, int heap)
 			line_start = t->p;
 			continue;
 		}
-		const char *a0 = s, *a1 = digit_run(s, e), *b0 = skip_spaces(a1, e);
-		const char *b1 = digit_run(b0, e), *at = skip_spaces(b1, e);
+		const char *a0 = s, *a1 = digit_run(s, e), *b0 = text_skip_blanks(a1, e);
+		const char *b1 = digit_run(b0, e), *at = text_skip_blanks(b1, e);
 		if (a1 == a0 || b0 == a1 || b1 == b0 || at == b1 || at >= e || *at != '@' ||
 		    at + 1 >= e || at[1] != ' ') {
 			t->p = line_start;
@@ -1648,7 +1588,7 @@ static int parse_java_symbols(struct lp *t, const char *p, const char *end)
 	int rc = 0;
 	while (next_line(&p, end, &s, &e)) {
 		trim(&s, &e);
-		if (!starts(s, e, "0x"))
+		if (!text_starts(s, e, "0x"))
 			continue;
 		const char *h0 = s + 2, *h1 = hex_run(h0, e);
 		if (h1 == h0 || h1 >= e || !ws(*h1))
@@ -1756,7 +1696,7 @@ static int count_header(const char *s, const char *e)
 	const char *w = s;
 	while (w < e && (unsigned char)*w > ' ' && *w != 0x7f)
 		w++;
-	if (w == s || !starts(w, e, " profile: total "))
+	if (w == s || !text_starts(w, e, " profile: total "))
 		return 0;
 	w += 16;
 	return w < e && digit_run(w, e) == e;
@@ -1773,17 +1713,18 @@ static enum family detect(const struct pv_input *in)
 	if (!first_line(in, &s, &e))
 		return FAM_NONE;
 	struct heap_header h;
-	if (heap_header(s, e, &h) && starts(s, e, "heap profile:"))
+	if (heap_header(s, e, &h) && text_starts(s, e, "heap profile:"))
 		return FAM_HEAP;
 	if (count_header(s, e))
 		return FAM_COUNT;
-	if (starts(s, e, "--- threadz ") || (starts(s, e, "--- Thread ") && thread_start(s, e)))
+	if (text_starts(s, e, "--- threadz ") ||
+	    (text_starts(s, e, "--- Thread ") && thread_start(s, e)))
 		return FAM_THREAD;
 	trim(&s, &e);
-	if (eq(s, e, "--- heapz 1 ---"))
+	if (text_eq(s, e, "--- heapz 1 ---"))
 		return FAM_JAVA_HEAP;
-	if (starts(s, e, "--- contentionz ") || starts(s, e, "--- mutex:") ||
-	    starts(s, e, "--- contention:")) {
+	if (text_starts(s, e, "--- contentionz ") || text_starts(s, e, "--- mutex:") ||
+	    text_starts(s, e, "--- contention:")) {
 		/* Java's has "format = java" among its attributes */
 		const char *p = e, *end = in->data + in->len, *a, *b;
 		for (int i = 0; i < 16 && next_line(&p, end, &a, &b); i++) {
@@ -1791,14 +1732,14 @@ static enum family detect(const struct pv_input *in)
 			if (a == b)
 				continue;
 			const char *q = memchr(a, '=', (size_t)(b - a));
-			if (!q || starts(a, b, "---"))
+			if (!q || text_starts(a, b, "---"))
 				break;
 			const char *k1 = q;
 			while (k1 > a && is_space(k1[-1]))
 				k1--;
-			if (eq(a, k1, "format") || eq(a, k1, "resolution"))
-				return eq(s, e, "--- contentionz 1 ---") ? FAM_JAVA_CONTENTION
-									 : FAM_NONE;
+			if (text_eq(a, k1, "format") || text_eq(a, k1, "resolution"))
+				return text_eq(s, e, "--- contentionz 1 ---") ? FAM_JAVA_CONTENTION
+									      : FAM_NONE;
 		}
 		return FAM_CONTENTION;
 	}

@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/file.h"
 #include "base/sbuf.h"
+#include "base/text.h"
 #include "import/json.h"
 #include "pv/query.h"
 
@@ -863,17 +864,6 @@ char *pv_query_to_json(const struct pv_query *q)
 
 /* ---- URL reader ---- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *pv_url_decode(const char *s, size_t n, bool *bad)
 {
 	char *d = pv_malloc(n + 1), *o = d;
@@ -886,8 +876,8 @@ char *pv_url_decode(const char *s, size_t n, bool *bad)
 		} else if (s[i] != '%') {
 			*o++ = s[i];
 		} else {
-			int hi = i + 2 < n ? hexval(s[i + 1]) : -1;
-			int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+			int hi = i + 2 < n ? text_hex_digit(s[i + 1]) : -1;
+			int lo = hi >= 0 ? text_hex_digit(s[i + 2]) : -1;
 			if (lo < 0 || (hi | lo) == 0) { /* %00 would cut the string short */
 				*bad = true;
 				pv_free(d);
