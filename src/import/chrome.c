@@ -59,9 +59,10 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/vec.h"
 #include "base/hash.h"
 #include "base/sbuf.h"
+#include "base/sort.h"
+#include "base/vec.h"
 #include "import/importer.h"
 #include "import/json.h"
 
@@ -2139,13 +2140,6 @@ static int forest_stacks(struct ch *c, uint32_t n, const uint32_t *parent,
 	return rc;
 }
 
-/* qsort, which must not see a NULL array even when it is empty */
-static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
 static int cmp_psample(const void *a, const void *b)
 {
 	const struct psample *x = a, *y = b;
@@ -2172,13 +2166,11 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* sort context for threads, chunks and markers (qsort has none) */
-static const struct ch *sort_ch;
-
-static int cmp_thread(const void *a, const void *b)
+static int cmp_thread(const void *a, const void *b, void *ctx)
 {
-	const struct cthread *t = VEC(sort_ch->threads, struct cthread);
-	const struct cproc *p = VEC(sort_ch->procs, struct cproc);
+	const struct ch *c = ctx;
+	const struct cthread *t = VEC(c->threads, struct cthread);
+	const struct cproc *p = VEC(c->procs, struct cproc);
 	const struct cthread *x = &t[*(const uint32_t *)a], *y = &t[*(const uint32_t *)b];
 	const struct cproc *px = &p[x->proc], *py = &p[y->proc];
 	if (px->sort_index != py->sort_index)
@@ -2190,9 +2182,10 @@ static int cmp_thread(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static int cmp_chunk(const void *a, const void *b)
+static int cmp_chunk(const void *a, const void *b, void *ctx)
 {
-	const struct vchunk *k = VEC(sort_ch->chunks, struct vchunk);
+	const struct ch *c = ctx;
+	const struct vchunk *k = VEC(c->chunks, struct vchunk);
 	const struct vchunk *x = &k[*(const uint32_t *)a], *y = &k[*(const uint32_t *)b];
 	if (x->prof != y->prof)
 		return x->prof < y->prof ? -1 : 1;
@@ -2216,10 +2209,11 @@ static int64_t mark_time(const struct cmark *m)
 	return m->phase == PV_PHASE_END ? m->end : m->start;
 }
 
-static int cmp_mark(const void *a, const void *b)
+static int cmp_mark(const void *a, const void *b, void *ctx)
 {
-	const struct cmark *k = VEC(sort_ch->marks, struct cmark);
-	const struct cthread *t = VEC(sort_ch->threads, struct cthread);
+	const struct ch *c = ctx;
+	const struct cmark *k = VEC(c->marks, struct cmark);
+	const struct cthread *t = VEC(c->threads, struct cthread);
 	const struct cmark *x = &k[*(const uint32_t *)a], *y = &k[*(const uint32_t *)b];
 	pv_thread_ix ox = t[x->thread].out, oy = t[y->thread].out;
 	if (ox != oy)
@@ -2230,10 +2224,11 @@ static int cmp_mark(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int cmp_prof_out(const void *a, const void *b)
+static int cmp_prof_out(const void *a, const void *b, void *ctx)
 {
-	const struct vprof *p = VEC(sort_ch->profs, struct vprof);
-	const struct cthread *t = VEC(sort_ch->threads, struct cthread);
+	const struct ch *c = ctx;
+	const struct vprof *p = VEC(c->profs, struct vprof);
+	const struct cthread *t = VEC(c->threads, struct cthread);
 	const struct vprof *x = &p[*(const uint32_t *)a], *y = &p[*(const uint32_t *)b];
 	pv_thread_ix ox = t[x->thread].out, oy = t[y->thread].out;
 	if (ox != oy)
@@ -2342,8 +2337,7 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof)
 	for (uint32_t i = 0; i < nc; i++)
 		if (chunks[i].done && chunks[i].prof != NO_IX)
 			order[m++] = i;
-	sort_ch = c;
-	sort_n(order, m, sizeof(uint32_t), cmp_chunk);
+	pv_sort_r(order, m, sizeof(uint32_t), cmp_chunk, c);
 	bool any_lines = false;
 	for (uint32_t i = 0; i < m; i++)
 		any_lines |= chunks[order[i]].has_lines || chunks[order[i]].has_cols;
@@ -2422,7 +2416,7 @@ static int build_profiles(struct ch *c, const uint32_t *node_prof)
 		uint32_t len = c->psamples.len - s0;
 		struct psample *ps = len ? VEC(c->psamples, struct psample) + s0 : NULL;
 		if (!sorted)
-			sort_n(ps, len, sizeof(*ps), cmp_psample);
+			pv_sort(ps, len, sizeof(*ps), cmp_psample);
 		p = &VEC(c->profs, struct vprof)[pi];
 		p->start = start;
 		p->end = end;
@@ -2460,7 +2454,7 @@ static int sample_interval(struct ch *c)
 		}
 	}
 	if (gaps.len) {
-		sort_n(gaps.p, gaps.len, sizeof(int64_t), cmp_i64);
+		pv_sort(gaps.p, gaps.len, sizeof(int64_t), cmp_i64);
 		c->b->p->meta.interval_ns = VEC(gaps, int64_t)[gaps.len / 2];
 	}
 	vec_free(&gaps);
@@ -2612,7 +2606,7 @@ static int heap_samples(struct ch *c, const uint32_t *node_prof, const pv_stack_
 	if (!sum)
 		return oom(c);
 	struct hsample *hs = VEC(c->hsamples, struct hsample);
-	sort_n(hs, nh, sizeof(*hs), cmp_hsample);
+	pv_sort(hs, nh, sizeof(*hs), cmp_hsample);
 	for (uint32_t i = 0; i < nh && !b->status; i++) {
 		uint32_t n = node_find(c, node_prof, c->heap_prof, hs[i].node);
 		pv_stack_ix st = PV_NONE;
@@ -2706,8 +2700,8 @@ static int duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
 		}
 	}
 	struct dur_ev *bq = VEC(begins, struct dur_ev), *eq = VEC(ends, struct dur_ev);
-	sort_n(bq, begins.len, sizeof(*bq), cmp_dur_ev);
-	sort_n(eq, ends.len, sizeof(*eq), cmp_dur_ev);
+	pv_sort(bq, begins.len, sizeof(*bq), cmp_dur_ev);
+	pv_sort(eq, ends.len, sizeof(*eq), cmp_dur_ev);
 	int64_t w[2] = {0, 0};
 	uint32_t bi = 0, ei = 0;
 	while (!rc && !b->status && (bi < begins.len || ei < ends.len)) {
@@ -2852,8 +2846,7 @@ static int build(struct ch *c)
 		}
 		VEC(c->threads, struct cthread)[gs[i].thread].used = true;
 	}
-	sort_ch = c;
-	sort_n(gs, ng, sizeof(*gs), cmp_gsample);
+	pv_sort(gs, ng, sizeof(*gs), cmp_gsample);
 
 	/* threads, in their order */
 	nt = c->threads.len;
@@ -2868,7 +2861,7 @@ static int build(struct ch *c)
 	for (uint32_t i = 0; i < nt; i++)
 		if (th[i].used)
 			tord[used++] = i;
-	sort_n(tord, used, sizeof(uint32_t), cmp_thread);
+	pv_sort_r(tord, used, sizeof(uint32_t), cmp_thread, c);
 	for (uint32_t i = 0; i < used; i++) {
 		struct cthread *t = &th[tord[i]];
 		const struct cproc *p = &VEC(c->procs, struct cproc)[t->proc];
@@ -2916,7 +2909,7 @@ static int build(struct ch *c)
 	for (uint32_t i = 0; i < np; i++)
 		if (pr[i].s_len)
 			pord[npo++] = i;
-	sort_n(pord, npo, sizeof(uint32_t), cmp_prof_out);
+	pv_sort_r(pord, npo, sizeof(uint32_t), cmp_prof_out, c);
 	const struct vnode *nodes = VEC(c->nodes, struct vnode);
 	for (uint32_t a = 0; a < npo && !rc; a++) {
 		const struct vprof *p = &pr[pord[a]];
@@ -2980,7 +2973,7 @@ static int build(struct ch *c)
 	/* markers, by thread and time */
 	for (uint32_t i = 0; i < nm; i++)
 		mord[i] = i;
-	sort_n(mord, nm, sizeof(uint32_t), cmp_mark);
+	pv_sort_r(mord, nm, sizeof(uint32_t), cmp_mark, c);
 	for (uint32_t i = 0; i < nm && !b->status; i++) {
 		const struct cmark *m = &mk[mord[i]];
 		struct raw_marker r = {

@@ -32,6 +32,7 @@
 
 #include "base/alloc.h"
 #include "base/sbuf.h"
+#include "base/sort.h"
 #include "base/text.h"
 #include "base/vec.h"
 #include "import/importer.h"
@@ -1153,7 +1154,7 @@ static int parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const st
 		*e = l;
 	}
 	if (pr->libs.len > 1)
-		qsort(pr->libs.p, pr->libs.len, sizeof(struct gk_lib), lib_cmp);
+		pv_sort(pr->libs.p, pr->libs.len, sizeof(struct gk_lib), lib_cmp);
 	pr->have_libs = true;
 	return 0;
 }
@@ -2062,7 +2063,7 @@ static int emit_markers(struct gk *g, pv_thread_ix tix)
 	}
 	struct emit *em = th->emits.p;
 	if (th->emits.len > 1)
-		qsort(em, th->emits.len, sizeof(*em), emit_cmp);
+		pv_sort(em, th->emits.len, sizeof(*em), emit_cmp);
 	int64_t delta = pr->delta_ns;
 	for (uint32_t i = 0; i < th->emits.len; i++) {
 		struct gk_marker *m = &mk[em[i].m];

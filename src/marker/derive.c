@@ -25,6 +25,7 @@
 #include "base/alloc.h"
 #include "base/arena.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "marker/internal.h"
 
 /* ---- an insertion-ordered map from text keys to rows (JavaScript's Map) ---- */
@@ -1384,14 +1385,14 @@ static int64_t select_k(int64_t *v, uint32_t n, uint32_t k)
 		else
 			return v[k];
 	}
-	qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_i64);
+	pv_sort(v + lo, hi - lo + 1, sizeof(*v), cmp_i64);
 	return v[k];
 }
 
-static _Thread_local const struct pv_marker_summary_row *sum_rows;
-
-static int cmp_sum(const void *a, const void *b)
+/* Summary rows by total, count, ... (ctx: the rows). */
+static int cmp_sum(const void *a, const void *b, void *ctx)
 {
+	const struct pv_marker_summary_row *sum_rows = ctx;
 	const struct pv_marker_summary_row *x = &sum_rows[*(const uint32_t *)a],
 					   *y = &sum_rows[*(const uint32_t *)b];
 	if (x->total_ns != y->total_ns)
@@ -1486,8 +1487,7 @@ int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
 	}
 	for (uint32_t g = 0; g < ng; g++)
 		perm[g] = g;
-	sum_rows = rows;
-	qsort(perm, ng, sizeof(*perm), cmp_sum);
+	pv_sort_r(perm, ng, sizeof(*perm), cmp_sum, rows);
 	struct pv_marker_summary_row *sorted = pv_malloc((ng ? ng : 1) * sizeof(*sorted));
 	if (!sorted)
 		goto done;
