@@ -329,26 +329,10 @@ static int read_fixed(struct ch *c, struct json *j, const struct json_tok *t, in
 						   : json_kind_name(t->kind));
 }
 
-/* Text of a string (decoded) or number token into out; 1 when t is neither. */
-static int tok_text(struct json *j, const struct json_tok *t, struct sbuf *out)
-{
-	sbuf_reset(out);
-	if (t->kind == JSON_NUMBER)
-		return sbuf_put(out, t->s, t->len) ? json_fail(j, NULL, "out of memory") : 0;
-	if (t->kind != JSON_STRING)
-		return 1;
-	const char *s;
-	size_t n;
-	int rc = json_str(j, t, &s, &n);
-	if (rc)
-		return rc;
-	return sbuf_put(out, s, n) ? json_fail(j, NULL, "out of memory") : 0;
-}
-
-/* A member whose value is text (tok_text) into out, *has set; any other value is skipped. */
+/* A member whose value is text (json_text) into out, *has set; any other value is skipped. */
 static int text_member(struct json *j, const struct json_tok *v, struct sbuf *out, bool *has)
 {
-	int rc = tok_text(j, v, out);
+	int rc = json_text(j, v, out);
 	if (rc == 1)
 		return json_skip(j, v);
 	if (!rc)
@@ -373,7 +357,7 @@ static int read_id(struct ch *c, struct json *j, const struct json_tok *t, const
 	if (t->kind != JSON_STRING)
 		return json_fail_at(j, t, "expected %s (a number or a string), found %s", what,
 				    json_kind_name(t->kind));
-	int rc = tok_text(j, t, &c->tmp);
+	int rc = json_text(j, t, &c->tmp);
 	if (rc)
 		return rc;
 	const char *s = sbuf_str(&c->tmp);
@@ -651,18 +635,6 @@ static int next_val(struct json *j, struct json_tok *v)
 	return rc;
 }
 
-/* The next member of an object: k its key and v its value's first token, or k the object's end
- * (JSON_END); TRUNCATED when the input ends inside it. */
-static int next_member(struct json *j, struct json_tok *k, struct json_tok *v)
-{
-	int rc = json_next(j, k);
-	if (rc || k->kind == JSON_END)
-		return rc;
-	if (k->kind == JSON_EOF)
-		return TRUNCATED;
-	return next_val(j, v);
-}
-
 /*
  * The elements of an array of numbers (t is its '[', or first its first element already read)
  * appended to v: int64 scaled by 10^pow10, or uint32 (0 for what does not fit) with u32.
@@ -763,7 +735,7 @@ static int callframe_field(struct ch *c, struct json *j, const struct json_tok *
 		if (v.kind != JSON_STRING)
 			return json_fail_at(j, &v, "expected '%s' to be a string, found %s",
 					    fn ? "functionName" : "url", json_kind_name(v.kind));
-		return tok_text(j, &v, fn ? &cf->fn : &cf->url);
+		return json_text(j, &v, fn ? &cf->fn : &cf->url);
 	}
 	if (v.kind == JSON_NULL)
 		return 0;
@@ -1319,10 +1291,12 @@ static int capture_args(struct ch *c, struct json *j, const struct json_tok *v)
 	}
 	for (;;) {
 		struct json_tok k, x;
-		int rc = next_member(j, &k, &x);
+		int rc = json_next_member(j, &k, &x);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_END)
+		if (k.kind == JSON_EOF)
+			return TRUNCATED;
+		if (k.kind != JSON_KEY)
 			break;
 		if (json_is(&k, "id")) {
 			c->ev.args_had_id = true;
@@ -1347,13 +1321,15 @@ static int meta_args(struct ch *c, struct json *j, const struct json_tok *v)
 		return json_skip(j, v);
 	for (;;) {
 		struct json_tok k, x;
-		int rc = next_member(j, &k, &x);
+		int rc = json_next_member(j, &k, &x);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_END)
+		if (k.kind == JSON_EOF)
+			return TRUNCATED;
+		if (k.kind != JSON_KEY)
 			return 0;
 		if ((json_is(&k, "name") || json_is(&k, "labels")) && x.kind == JSON_STRING) {
-			if ((rc = tok_text(j, &x, &c->meta)))
+			if ((rc = json_text(j, &x, &c->meta)))
 				return rc;
 			c->ev.meta_name = true;
 		} else if (json_is(&k, "sort_index") && x.kind == JSON_NUMBER) {
@@ -1658,10 +1634,12 @@ static int read_event(struct ch *c, struct json *j)
 	bool tts = false, stack = false, flow = false;
 	for (;;) {
 		struct json_tok k, v;
-		int rc = next_member(j, &k, &v);
+		int rc = json_next_member(j, &k, &v);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_END)
+		if (k.kind == JSON_EOF)
+			return TRUNCATED;
+		if (k.kind != JSON_KEY)
 			break;
 		bool have = false;
 		if (json_is(&k, "ph")) {
@@ -1701,17 +1679,15 @@ static int read_event(struct ch *c, struct json *j)
 			} else {
 				for (;;) {
 					struct json_tok k2, v2;
-					if ((rc = json_next(j, &k2)))
-						break;
-					if (k2.kind == JSON_END)
+					if ((rc = json_next_member(j, &k2, &v2)))
 						break;
 					if (k2.kind == JSON_EOF) {
 						rc = TRUNCATED;
 						break;
 					}
-					if ((rc = next_val(j, &v2)))
+					if (k2.kind != JSON_KEY)
 						break;
-					if (tok_text(j, &v2, &c->tmp) == 0) {
+					if (json_text(j, &v2, &c->tmp) == 0) {
 						sbuf_reset(&c->id);
 						if (sbuf_put(&c->id, k2.s, k2.len) ||
 						    sbuf_put(&c->id, ":", 1) ||
@@ -1794,11 +1770,9 @@ static int read_stack_frames(struct ch *c, struct json *j, const struct json_tok
 				    json_kind_name(t->kind));
 	for (;;) {
 		struct json_tok k, v;
-		int rc = json_next(j, &k);
-		if (rc)
-			return rc;
-		if (k.kind == JSON_END)
-			return 0;
+		int rc = json_next_member(j, &k, &v);
+		if (rc || k.kind != JSON_KEY)
+			return rc; /* not lenient: the end is a '}' */
 		const char *ks;
 		size_t kn;
 		if ((rc = json_str(j, &k, &ks, &kn)))
@@ -1806,8 +1780,6 @@ static int read_stack_frames(struct ch *c, struct json *j, const struct json_tok
 		uint32_t id = pool_add(c, ks, kn);
 		if (!id)
 			return oom(c);
-		if ((rc = next_val(j, &v)))
-			return rc;
 		if (v.kind != JSON_OBJECT)
 			return json_fail_at(j, &v, "expected a stack frame (an object), found %s",
 					    json_kind_name(v.kind));
@@ -1817,19 +1789,17 @@ static int read_stack_frames(struct ch *c, struct json *j, const struct json_tok
 		sbuf_reset(&c->cat);
 		for (;;) {
 			struct json_tok k2, v2;
-			if ((rc = json_next(j, &k2)))
+			if ((rc = json_next_member(j, &k2, &v2)))
 				return rc;
-			if (k2.kind == JSON_END)
+			if (k2.kind != JSON_KEY)
 				break;
-			if ((rc = next_val(j, &v2)))
-				return rc;
 			if (json_is(&k2, "name")) {
-				rc = tok_text(j, &v2, &c->name);
+				rc = json_text(j, &v2, &c->name);
 				has_name = rc == 0;
 			} else if (json_is(&k2, "category")) {
-				rc = tok_text(j, &v2, &c->cat);
+				rc = json_text(j, &v2, &c->cat);
 			} else if (json_is(&k2, "parent")) {
-				rc = tok_text(j, &v2, &c->tmp);
+				rc = json_text(j, &v2, &c->tmp);
 				if (!rc && !(parent = pool_add(c, c->tmp.buf, c->tmp.len)))
 					return oom(c);
 			} else {
@@ -1870,12 +1840,10 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 		for (;;) {
 			struct json_tok k, v;
 			bool have;
-			if ((rc = json_next(j, &k)))
+			if ((rc = json_next_member(j, &k, &v)))
 				return rc;
-			if (k.kind == JSON_END)
+			if (k.kind != JSON_KEY)
 				break;
-			if ((rc = next_val(j, &v)))
-				return rc;
 			if (json_is(&k, "pid")) {
 				rc = read_id(c, j, &v, "'pid'", &g.pid);
 			} else if (json_is(&k, "tid")) {
@@ -1903,7 +1871,7 @@ static int read_gsamples(struct ch *c, struct json *j, const struct json_tok *fi
 							    "expected 'ordinal' to be a number, found %s",
 							    json_kind_name(v.kind));
 			} else if (json_is(&k, "sf")) {
-				rc = tok_text(j, &v, &c->tmp);
+				rc = json_text(j, &v, &c->tmp);
 				if (!rc && !(g.sf = pool_add(c, c->tmp.buf, c->tmp.len)))
 					return oom(c);
 				if (rc == 1)

@@ -44,19 +44,6 @@
 #define GK_MAX_UNKNOWN 8  /* columns we do not keep, reported by name, per table */
 #define PROBE_WINDOW   ((size_t)1 << 20)
 
-/*
- * The next member of the object being read: its key in *k and the first token of its value in
- * *v. At the object's end *k is not a key (JSON_END, or JSON_EOF in a cut file) and *v is unset.
- * Returns 0 or the tokenizer's error.
- */
-static int next_member(struct json *j, struct json_tok *k, struct json_tok *v)
-{
-	int rc = json_next(j, k);
-	if (rc || k->kind != JSON_KEY)
-		return rc;
-	return json_next(j, v);
-}
-
 static bool mem_is(const char *s, size_t n, const char *lit)
 {
 	size_t l = strlen(lit);
@@ -382,10 +369,10 @@ static int count_longest(struct json *j, const struct json_tok *t, uint64_t *n)
 	for (;;) {
 		struct json_tok k, v;
 		uint64_t m;
-		int rc = json_next(j, &k);
+		int rc = json_next_member(j, &k, &v);
 		if (rc || k.kind != JSON_KEY)
 			return rc;
-		if ((rc = json_next(j, &v)) || (rc = count_skip(j, &v, &m)))
+		if ((rc = count_skip(j, &v, &m)))
 			return rc;
 		if (m > *n)
 			*n = m;
@@ -400,14 +387,11 @@ static int count_table_rows(struct json *j, const struct json_tok *t, uint64_t *
 		return count_skip(j, t, n);
 	for (;;) {
 		struct json_tok k, v;
-		int rc = json_next(j, &k);
+		int rc = json_next_member(j, &k, &v);
 		if (rc)
 			return rc;
 		if (k.kind != JSON_KEY)
 			return 0;
-		rc = json_next(j, &v);
-		if (rc)
-			return rc;
 		if (json_is(&k, "data") || json_is(&k, "samples") || json_is(&k, "sample_groups")) {
 			uint64_t m;
 			rc = json_is(&k, "data") ? count_skip(j, &v, &m)
@@ -449,7 +433,7 @@ static int read_schema(struct json *j, struct table *t, const struct json_tok *o
 		return rc;
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = next_member(j, &k, &v)))
+		if ((rc = json_next_member(j, &k, &v)))
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
@@ -545,7 +529,7 @@ static int read_table(struct gk *g, struct json *j, struct table *t, const struc
 	const char *deferred = NULL;
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = next_member(j, &k, &v)))
+		if ((rc = json_next_member(j, &k, &v)))
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
@@ -731,9 +715,7 @@ static int parse_categories(struct gk *g, struct json *j, struct gk_proc *pr,
 		pv_str_ix name = 0, color = 0;
 		subs.len = 0;
 		for (;;) {
-			if ((rc = json_next(j, &k)) || k.kind != JSON_KEY)
-				break;
-			if ((rc = json_next(j, &v)))
+			if ((rc = json_next_member(j, &k, &v)) || k.kind != JSON_KEY)
 				break;
 			if (json_is(&k, "name") && v.kind == JSON_STRING) {
 				rc = tok_str(g, j, &v, &name);
@@ -881,9 +863,7 @@ static int schema_keys(struct gk *g, const char *text, size_t len, pv_str_ix *na
 	*name = 0;
 	keys->len = 0;
 	for (;;) {
-		if (rc || (rc = json_next(&sj, &k)) || k.kind != JSON_KEY)
-			break;
-		if ((rc = json_next(&sj, &v)))
+		if (rc || (rc = json_next_member(&sj, &k, &v)) || k.kind != JSON_KEY)
 			break;
 		if (json_is(&k, "name") && v.kind == JSON_STRING) {
 			rc = tok_str(g, &sj, &v, name);
@@ -905,9 +885,7 @@ static int schema_keys(struct gk *g, const char *text, size_t len, pv_str_ix *na
 			pv_str_ix key = 0;
 			bool str_ix = false;
 			for (;;) {
-				if ((rc = json_next(&sj, &fk)) || fk.kind != JSON_KEY)
-					break;
-				if ((rc = json_next(&sj, &fv)))
+				if ((rc = json_next_member(&sj, &fk, &fv)) || fk.kind != JSON_KEY)
 					break;
 				if (json_is(&fk, "key") && fv.kind == JSON_STRING)
 					rc = tok_str(g, &sj, &fv, &key);
@@ -1018,7 +996,7 @@ static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const st
 	bool have_cats = false;
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = next_member(j, &k, &v)))
+		if ((rc = json_next_member(j, &k, &v)))
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
@@ -1049,9 +1027,7 @@ static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const st
 		} else if (json_is(&k, "sampleUnits") && pr->root && v.kind == JSON_OBJECT) {
 			for (;;) {
 				struct json_tok uk, uv;
-				if ((rc = json_next(j, &uk)) || uk.kind != JSON_KEY)
-					break;
-				if ((rc = json_next(j, &uv)))
+				if ((rc = json_next_member(j, &uk, &uv)) || uk.kind != JSON_KEY)
 					break;
 				if (json_is(&uk, "threadCPUDelta") && uv.kind == JSON_STRING)
 					g->cpu_unit = cpu_unit_of(&uv);
@@ -1129,7 +1105,7 @@ static int parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const st
 			return rc;
 		struct gk_lib l = {.module = PV_NONE};
 		for (;;) {
-			if ((rc = next_member(j, &k, &v)))
+			if ((rc = json_next_member(j, &k, &v)))
 				return rc;
 			if (k.kind != JSON_KEY)
 				break;
@@ -1540,13 +1516,11 @@ static int parse_sync_stack(struct gk *g, struct json *j, const struct json_tok 
 	bool own_tables = false, tid = false;
 	for (;;) {
 		struct json_tok k, v;
-		int rc = json_next(j, &k);
+		int rc = json_next_member(j, &k, &v);
 		if (rc)
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
-		if ((rc = json_next(j, &v)))
-			return rc;
 		if (json_is(&k, "samples"))
 			rc = read_table(g, j, &t, &v);
 		else if (json_is(&k, "stackTable") || json_is(&k, "frameTable"))
@@ -1603,13 +1577,11 @@ static int parse_payload(struct gk *g, struct json *j, const struct json_tok *op
 	pl->first = th->members.len;
 	for (;;) {
 		struct json_tok k, v;
-		int rc = json_next(j, &k);
+		int rc = json_next_member(j, &k, &v);
 		if (rc)
 			return rc;
 		if (k.kind != JSON_KEY)
 			return 0;
-		if ((rc = json_next(j, &v)))
-			return rc;
 		if (json_is(&k, "stack") && v.kind == JSON_OBJECT) {
 			/* becomes the cause columns; dropped from the payload text */
 			if ((rc = parse_sync_stack(g, j, &v, pl)))
@@ -2294,7 +2266,7 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 	payload_reset(&th->cur);
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = next_member(j, &k, &v)))
+		if ((rc = json_next_member(j, &k, &v)))
 			return rc;
 		if (k.kind != JSON_KEY)
 			break;
@@ -2418,7 +2390,7 @@ static int parse_profile(struct gk *g, struct json *j, const struct json_tok *op
 	int rc = 0;
 	for (;;) {
 		struct json_tok k, v;
-		if ((rc = next_member(j, &k, &v)))
+		if ((rc = json_next_member(j, &k, &v)))
 			goto out;
 		if (k.kind != JSON_KEY)
 			break;

@@ -532,16 +532,6 @@ static int expect_array(struct fxp *x, struct json_tok *t, const char *name)
 	return 0;
 }
 
-/* The next key of the object being read; *end when the object closes. */
-static int next_key(struct fxp *x, struct json_tok *k, bool *end)
-{
-	int rc = json_next(&x->j, k);
-	if (rc)
-		return rc;
-	*end = k->kind == JSON_END;
-	return 0;
-}
-
 static int read_int(struct fxp *x, const char *name, int64_t *out)
 {
 	struct json_tok t;
@@ -995,12 +985,11 @@ static int read_table(struct fxp *x, const char *name, const struct colspec *spe
 		      const char **at, int64_t *len, const char *lossy, bool *func_src_is_str)
 {
 	struct json_tok t, k;
-	bool end;
 	int rc = expect_object(x, &t, name);
 	if (rc)
 		return rc;
 	*at = t.s;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		const struct colspec *c = spec;
 		while (c->key && !json_is(&k, c->key))
 			c++;
@@ -1119,14 +1108,13 @@ static void tables_init(struct tables *T)
 static int read_category(struct fxp *x, const struct json_tok *open)
 {
 	struct json_tok t, k;
-	bool end;
 	pv_str_ix name = 0, color = 0;
 	pv_str_ix sub[256];
 	uint32_t nsub = 0, extra = 0;
 	int rc;
 	if (open->kind != JSON_OBJECT)
 		return bad_kind(x, open, "an object", "meta.categories[]");
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		if (json_is(&k, "name")) {
 			rc = read_str(x, "meta.categories[].name", &name);
 		} else if (json_is(&k, "color")) {
@@ -1180,11 +1168,10 @@ static int read_category(struct fxp *x, const struct json_tok *open)
 static int read_sample_units(struct fxp *x)
 {
 	struct json_tok t, k;
-	bool end;
 	int rc = expect_object(x, &t, "meta.sampleUnits");
 	if (rc)
 		return rc;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		if (!json_is(&k, "threadCPUDelta")) {
 			if ((rc = json_skip_value(&x->j)))
 				return rc;
@@ -1277,9 +1264,7 @@ static int schema_fields(struct fxp *x, const char *text, size_t len)
 	uint32_t nkeys = 0;
 	sub_json(x, &sj, &sin, &serr, text, len);
 	int rc = json_next(&sj, &o);
-	while (!rc && !(rc = json_next(&sj, &k)) && k.kind == JSON_KEY) {
-		if ((rc = json_next(&sj, &v)))
-			break;
+	while (!rc && !(rc = json_next_member(&sj, &k, &v)) && k.kind == JSON_KEY) {
 		if (json_is(&k, "name") && v.kind == JSON_STRING) {
 			name = tok_intern(x, &sj, &v);
 			continue;
@@ -1295,9 +1280,7 @@ static int schema_fields(struct fxp *x, const char *text, size_t len)
 			}
 			pv_str_ix key = 0;
 			bool is_str = false;
-			while (!(rc = json_next(&sj, &fk)) && fk.kind == JSON_KEY) {
-				if ((rc = json_next(&sj, &fv)))
-					break;
+			while (!(rc = json_next_member(&sj, &fk, &fv)) && fk.kind == JSON_KEY) {
 				if (json_is(&fk, "key") && fv.kind == JSON_STRING)
 					key = tok_intern(x, &sj, &fv);
 				else if (json_is(&fk, "format") && fv.kind == JSON_STRING)
@@ -1438,7 +1421,7 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 	size_t tn = 0;
 	sub_json(x, &sj, &sin, &serr, text, len);
 	bool ok = !json_next(&sj, &o) && o.kind == JSON_OBJECT;
-	while (ok && !json_next(&sj, &k) && k.kind == JSON_KEY && !json_next(&sj, &v)) {
+	while (ok && !json_next_member(&sj, &k, &v) && k.kind == JSON_KEY) {
 		if (json_is(&k, "type") && v.kind == JSON_STRING && !v.escaped) {
 			type = v.s;
 			tn = v.len;
@@ -1456,9 +1439,7 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 	sub_json(x, &sj, &sin, &serr, text, len);
 	if (!rc)
 		rc = json_next(&sj, &o);
-	while (!rc && !(rc = json_next(&sj, &k)) && k.kind == JSON_KEY) {
-		if ((rc = json_next(&sj, &v)))
-			break;
+	while (!rc && !(rc = json_next_member(&sj, &k, &v)) && k.kind == JSON_KEY) {
 		bool comma = changed || x->cap.len > 1 || x->cap.buf[x->cap.len - 1] != '{';
 		if ((comma && (rc = cap_put(x, ",", 1))) || (rc = cap_put(x, "\"", 1)) ||
 		    (rc = cap_put(x, k.s, k.len)) || (rc = cap_put(x, "\":", 2)))
@@ -1486,7 +1467,6 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 static int read_meta(struct fxp *x)
 {
 	struct json_tok t, k;
-	bool end;
 	struct pv_meta *m = &x->b->p->meta;
 	int rc;
 	if (x->have_meta) {
@@ -1496,7 +1476,7 @@ static int read_meta(struct fxp *x)
 	x->have_meta = true;
 	if ((rc = expect_object(x, &t, "meta")))
 		return rc;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		if (json_is(&k, "preprocessedProfileVersion")) {
 			if ((rc = read_int(x, "meta.preprocessedProfileVersion", &x->version)))
 				return rc;
@@ -1551,7 +1531,6 @@ static int read_meta(struct fxp *x)
 static int read_libs(struct fxp *x)
 {
 	struct json_tok t, k;
-	bool end;
 	int rc;
 	if (x->libs_done || x->prepared) {
 		builder_lossy(x->b, 1, "a second or late libs array ignored");
@@ -1576,7 +1555,7 @@ static int read_libs(struct fxp *x)
 		}
 		pv_str_ix name = 0, path = 0;
 		uint64_t more = 0;
-		while (!(rc = next_key(x, &k, &end)) && !end) {
+		while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 			if (json_is(&k, "name")) {
 				rc = read_str(x, "libs[].name", &name);
 			} else if (json_is(&k, "path")) {
@@ -1623,7 +1602,6 @@ static int read_sources(struct fxp *x)
 static int read_shared(struct fxp *x)
 {
 	struct json_tok t, k;
-	bool end;
 	int rc;
 	if (x->shared_done || x->prepared) {
 		builder_lossy(x->b, 1, "a second or late shared object ignored");
@@ -1631,7 +1609,7 @@ static int read_shared(struct fxp *x)
 	}
 	if ((rc = expect_object(x, &t, "shared")))
 		return rc;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		if (read_table_key(x, &x->shared, &k, &rc))
 			;
 		else if (json_is(&k, "sources"))
@@ -1691,14 +1669,12 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 					continue;
 				}
 				bool closed = false, tid = false;
-				while (!json_next(&sj, &k)) {
+				while (!json_next_member(&sj, &k, &a)) {
 					int64_t v;
 					if (k.kind != JSON_KEY) {
 						closed = k.kind == JSON_END;
 						break;
 					}
-					if (json_next(&sj, &a))
-						break;
 					if (json_is(&k, "stack") && a.kind == JSON_NUMBER &&
 					    !json_i64(&sj, &a, &v) && v >= 0 && v < PV_NONE)
 						cause = (uint32_t)v;
@@ -1759,12 +1735,11 @@ static int read_marker_data(struct fxp *x, struct thread *th)
 static int read_markers(struct fxp *x, struct thread *th)
 {
 	struct json_tok t, k;
-	bool end;
 	int rc = expect_object(x, &t, "markers");
 	if (rc)
 		return rc;
 	th->markers_at = t.s;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		if (json_is(&k, "name"))
 			rc = read_ucol(x, &th->m_name, U_INDEX, "markers.name");
 		else if (json_is(&k, "startTime"))
@@ -1816,12 +1791,11 @@ static int read_weight_type(struct fxp *x, struct thread *th)
 static int read_samples(struct fxp *x, struct thread *th)
 {
 	struct json_tok t, k;
-	bool end;
 	int rc = expect_object(x, &t, "samples");
 	if (rc)
 		return rc;
 	th->samples_at = t.s;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		if (json_is(&k, "stack")) {
 			rc = read_ucol_n(x, &th->s_stack, U_INDEX, "samples.stack", th->s_n);
 		} else if (json_is(&k, "time")) {
@@ -1874,7 +1848,6 @@ static int build_thread(struct fxp *x, uint32_t i);
 static int read_thread(struct fxp *x, const struct json_tok *open)
 {
 	struct json_tok k;
-	bool end;
 	int rc;
 	if (open->kind != JSON_OBJECT)
 		return bad_kind(x, open, "an object", "threads[]");
@@ -1892,7 +1865,7 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 	th->wtype = W_SAMPLES;
 	th->s_base = th->s_stack.base = th->s_time.base = x->tail_end;
 	th->s_stack.in_builder = th->s_time.in_builder = true;
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		if (read_table_key(x, &th->t, &k, &rc))
 			;
 		else if (json_is(&k, "nativeSymbols"))
@@ -2585,7 +2558,6 @@ static int build(struct fxp *x)
 static int read_top(struct fxp *x)
 {
 	struct json_tok t, k;
-	bool end;
 	int rc = json_next(&x->j, &t);
 	if (rc)
 		return rc;
@@ -2593,7 +2565,7 @@ static int read_top(struct fxp *x)
 		return json_fail_at(&x->j, &t,
 				    "expected an object (a Firefox processed profile), found %s",
 				    json_kind_name(t.kind));
-	while (!(rc = next_key(x, &k, &end)) && !end) {
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
 		if (json_is(&k, "meta"))
 			rc = read_meta(x);
 		else if (json_is(&k, "libs"))

@@ -768,6 +768,29 @@ int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char
 	return 0;
 }
 
+int json_next_member(struct json *j, struct json_tok *k, struct json_tok *v)
+{
+	int rc = json_next(j, k);
+	if (rc || k->kind != JSON_KEY)
+		return rc;
+	return json_next(j, v); /* after a key the tokenizer reads a value or fails */
+}
+
+int json_text(struct json *j, const struct json_tok *t, struct sbuf *out)
+{
+	sbuf_reset(out);
+	if (t->kind == JSON_NUMBER)
+		return sbuf_put(out, t->s, t->len) ? json_fail(j, NULL, "out of memory") : 0;
+	if (t->kind != JSON_STRING && t->kind != JSON_KEY)
+		return 1;
+	const char *s;
+	size_t n;
+	int rc = json_str(j, t, &s, &n);
+	if (rc)
+		return rc;
+	return sbuf_put(out, s, n) ? json_fail(j, NULL, "out of memory") : 0;
+}
+
 int json_f64(struct json *j, const struct json_tok *t, double *out)
 {
 	if (t->kind != JSON_NUMBER)
