@@ -174,7 +174,7 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 /* the API's own parameters, not part of the query */
 static const char *const own_params[] = {
 	"p", "open", "key", "offset", "limit", "i", "start", "end", "buckets", "width", "search",
-	"file", "max-nodes", "tab", "sel", "heaviest",
+	"file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent",
 };
 
 static bool own_param(const char *k)
@@ -572,8 +572,13 @@ uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char
 	uint32_t n = 0;
 	const char *slash = strrchr(s->path, '/');
 	char d[4096];
-	snprintf(d, sizeof(d), "%.*s", slash ? (int)(slash - s->path + (slash == s->path)) : 1,
-		 slash ? s->path : ".");
+	struct stat st;
+	if (stat(s->path, &st) == 0 && S_ISDIR(st.st_mode)) /* a database folder: its src/ copies */
+		snprintf(d, sizeof(d), "%s", s->path);
+	else
+		snprintf(d, sizeof(d), "%.*s",
+			 slash ? (int)(slash - s->path + (slash == s->path)) : 1,
+			 slash ? s->path : ".");
 	char *real = realpath(d, NULL);
 	if (real && strlen(real) < len) {
 		strcpy(dir, real);

@@ -187,12 +187,13 @@ static void json_values(FILE *out, const int64_t *v, uint32_t n)
 
 static const char *metric_name(const struct pv_view *v, uint32_t m)
 {
-	return pv_str(v->p, v->p->metrics.name[v->metrics[m]]);
+	static _Thread_local char buf[PV_QUERY_MAX][300];
+	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
 }
 
 static const char *metric_unit(const struct pv_view *v, uint32_t m)
 {
-	return pv_unit_name((enum pv_unit)v->p->metrics.unit[v->metrics[m]]);
+	return pv_unit_name(pv_view_metric_unit(v, m));
 }
 
 static void json_metrics(FILE *out, const struct pv_view *v)
@@ -379,6 +380,15 @@ static bool row_scope(const struct pv_view *v, struct names *nm, uint8_t kind, u
 		sb_adds(b, "module:");
 		sb_adds(b, pv_str(p, p->modules.name[id]));
 		return true;
+	case PV_ROW_LOOP: /* loop:FILE:LINE (every loop at that line) */
+		pv_view_row_place(v, PV_ROW_LOOP, id, &m, &s, &fl);
+		if (s == PV_NONE || !*pv_str(p, p->sources.path[s]) || !fl)
+			return false;
+		snprintf(num, sizeof(num), ":%u", fl);
+		sb_adds(b, "loop:");
+		sb_adds(b, pv_str(p, p->sources.path[s]));
+		sb_adds(b, num);
+		return true;
 	default: return false;
 	}
 }
@@ -399,6 +409,7 @@ static size_t step_text(char *buf, size_t n, uint8_t kind, uint32_t id, uint32_t
 		k = id == PV_NONE ? snprintf(buf, n, "m-") : snprintf(buf, n, "m%u", id);
 		break;
 	case PV_ROW_NOSTACK: k = snprintf(buf, n, "n"); break;
+	case PV_ROW_LOOP: k = snprintf(buf, n, "o%u", id); break;
 	default: k = snprintf(buf, n, "c"); break;
 	}
 	return k > 0 ? (size_t)k : 0;
@@ -446,7 +457,8 @@ static bool parse_step(const char **s, struct step *st)
 		st->id = 0;
 		break;
 	case 'f':
-		st->kind = PV_ROW_FUNCTION;
+	case 'o':
+		st->kind = p[-1] == 'f' ? PV_ROW_FUNCTION : PV_ROW_LOOP;
 		if (!parse_u32(&p, &st->id))
 			return false;
 		break;
@@ -1114,6 +1126,29 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 		nup = heavy_chain(up_tree, heaviest, up);
 	if (down_tree)
 		ndown = heavy_chain(down_tree, heaviest, down);
+	/* hot=KEY (the page's key h): hpcviewer's hot path from that row, opened from the root */
+	const char *hot = api_param(ps, "hot");
+	struct found hf;
+	uint32_t hot_pct = 50;
+	if (hot && !api_param_u32(ps, "hot-percent", 50, &hot_pct, out, &status)) {
+		free(open);
+		api_view_release(a, v);
+		return status;
+	}
+	if (hot && !v->flat && view_find(v, hot, &hf)) {
+		bool is_up = hf.t == up_tree;
+		uint32_t *chain = is_up ? up : down, n = 0;
+		for (uint32_t r = hf.row; r != PV_NONE && n < HEAVIEST_MAX; r = hf.t->parent[r])
+			n++;
+		if (n < HEAVIEST_MAX) {
+			for (uint32_t r = hf.row, k = n; r != PV_NONE; r = hf.t->parent[r])
+				chain[--k] = r;
+			n += pv_tree_hot_path(hf.t, hf.row, (hot_pct ? hot_pct : 1) / 100.0,
+					      chain + n - 1, HEAVIEST_MAX - n + 1) - 1;
+			*(is_up ? &nup : &ndown) = n;
+			want_opened = true;
+		}
+	}
 	int rc = 0;
 	view_head(out, v);
 	if (want_opened) {

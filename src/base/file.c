@@ -504,7 +504,10 @@ int input_vfail(const struct pv_input *in, struct pv_error *err, int code, const
 	uint64_t line = 1, column = 1;
 	if (at)
 		input_position(in, at, &line, &column);
-	return input_vfail_at(in, err, code, line, column, fmt, ap);
+	int rc = input_vfail_at(in, err, code, line, column, fmt, ap);
+	if (err && at)
+		err->offset = (uint64_t)(at - in->data);
+	return rc;
 }
 
 int input_fail(const struct pv_input *in, struct pv_error *err, int code, const char *at,
@@ -520,9 +523,15 @@ int input_fail(const struct pv_input *in, struct pv_error *err, int code, const 
 int input_vfail_byte(const struct pv_input *in, struct pv_error *err, int code, uint64_t offset,
 		     const char *fmt, va_list ap)
 {
+	return name_vfail_byte(in->name, err, code, offset, fmt, ap);
+}
+
+int name_vfail_byte(const char *name, struct pv_error *err, int code, uint64_t offset,
+		    const char *fmt, va_list ap)
+{
 	char what[400];
 	vsnprintf(what, sizeof(what), fmt, ap);
-	int rc = pv_error_set(err, code, "%s: byte %llu: %s", in->name, (unsigned long long)offset,
+	int rc = pv_error_set(err, code, "%s: byte %llu: %s", name, (unsigned long long)offset,
 			      what);
 	if (err) {
 		err->offset = offset;

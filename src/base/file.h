@@ -52,6 +52,11 @@ int input_open(struct pv_input *in, const char *path, struct pv_error *err);
 int input_from_memory(struct pv_input *in, const char *name, const void *buf, size_t len,
 		      struct pv_error *err);
 void input_close(struct pv_input *in);
+/* Whether in was read from a regular file on disk (whose folder may hold sibling files). */
+static inline int input_is_file(const struct pv_input *in)
+{
+	return in->fd >= 0;
+}
 /* Whether the file changed since input_open (a page vanished under the mapping, or its size or
  * modification time differ); fills err with "NAME: changed while being read" when it did. */
 int input_changed(struct pv_input *in, struct pv_error *err);
@@ -64,7 +69,8 @@ void input_position(const struct pv_input *in, const char *p, uint64_t *line, ui
 
 /*
  * The one shape of a parse error at a place in the input, as every importer reports it: err
- * (NULL allowed) gets "NAME: line L, column C: WHAT" with line, column and has_pos = 1, or
+ * (NULL allowed) gets "NAME: line L, column C: WHAT" with line, column and has_pos = 1 (and the
+ * byte offset when the position is given as a pointer), or
  * "NAME: byte N: WHAT" with offset and has_pos = 2; WHAT is printf's text of fmt (cut at 399
  * bytes). Each returns code.
  */
@@ -83,5 +89,8 @@ int input_vfail(const struct pv_input *in, struct pv_error *err, int code, const
 		const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 int input_vfail_byte(const struct pv_input *in, struct pv_error *err, int code, uint64_t offset,
 		     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+/* The same for a file read without a pv_input (a database's member files): NAME is its name. */
+int name_vfail_byte(const char *name, struct pv_error *err, int code, uint64_t offset,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 #endif

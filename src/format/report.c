@@ -157,6 +157,10 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 			pv_json_string(out, pv_str(p, p->metrics.name[m]));
 			fputs(", \"unit\": ", out);
 			pv_json_string(out, pv_unit_name(p->metrics.unit[m]));
+			if (p->metrics.description[m]) { /* written when the file says it */
+				fputs(", \"description\": ", out);
+				pv_json_string(out, pv_str(p, p->metrics.description[m]));
+			}
 			fprintf(out, ", \"total\": %" PRId64 ", \"default\": %s}", metric_total(p, m),
 				m == p->meta.default_metric ? "true" : "false");
 		}
@@ -254,8 +258,11 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 		char vb[32];
 		enum pv_unit u = p->metrics.unit[m];
 		pv_format_cost(vb, sizeof(vb), metric_total(p, m), u);
-		fprintf(out, "  %s (%s): total %s%s\n", pv_str(p, p->metrics.name[m]), unit_label(u),
-			vb, m == p->meta.default_metric ? " [default]" : "");
+		const char *desc = pv_str(p, p->metrics.description[m]);
+		bool say = *desc && strcmp(desc, pv_str(p, p->metrics.name[m])) != 0;
+		fprintf(out, "  %s (%s): total %s%s%s%s\n", pv_str(p, p->metrics.name[m]),
+			unit_label(u), vb, m == p->meta.default_metric ? " [default]" : "",
+			say ? "  - " : "", say ? desc : "");
 	}
 	fprintf(out, "tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u categories\n",
 		p->funcs.len, p->frames.len, p->stacks.len, p->modules.len, p->sources.len,

@@ -15,8 +15,13 @@ struct importer {
 	/* Whether the input looks cut short at its end (a text's last record without its newline):
 	 * the registry then says so in the import report. NULL: the format cannot tell. */
 	int (*cut_short)(const struct pv_input *in);
-	int (*probe)(const struct pv_input *in);
+	int (*probe)(const struct pv_input *in); /* NULL: chosen by name only */
 	int (*import)(struct pv_input *in, struct pv_builder *b, struct pv_error *err);
+	/*
+	 * A format whose profile is a folder (HPCToolkit's databases): the file in it that the
+	 * importer opens for the folder (it finds the others next to it); NULL for one-file formats.
+	 */
+	const char *dir_entry;
 };
 
 extern const struct importer importer_firefox_processed;
@@ -28,6 +33,9 @@ extern const struct importer importer_speedscope;
 extern const struct importer importer_pprof;
 extern const struct importer importer_pprof_legacy;
 extern const struct importer importer_callgrind;
+extern const struct importer importer_hpctoolkit_v4;
+extern const struct importer importer_hpctoolkit_summary;
+extern const struct importer importer_hpctoolkit_xml;
 
 /* Probe helpers: the first n bytes holding s (n capped at the input's size). */
 int probe_has(const struct pv_input *in, size_t n, const char *s);
