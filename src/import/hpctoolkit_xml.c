@@ -23,6 +23,8 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
+#include "base/text.h"
 #include "import/hpctoolkit.h"
 #include "import/importer.h"
 
@@ -271,7 +273,7 @@ static uint64_t attr_u64(const struct xtag *t, const char *name, uint64_t def)
 {
 	char b[32];
 	const char *s = attr(t, name, b, sizeof(b));
-	if (!s || !isdigit((unsigned char)*s))
+	if (!s || !text_is_digit(*s))
 		return def;
 	return strtoull(s, NULL, 0);
 }
@@ -457,7 +459,7 @@ static int scope_element(struct rd *r, const struct xtag *t, const struct open_e
 		if (!n)
 			return xml_fail(&r->x, t->pos, "<%s> without its n attribute",
 					tag_is(t, "PF") ? "PF" : "Pr");
-		uint64_t pid = isdigit((unsigned char)*n) ? strtoull(n, NULL, 10) : UINT64_MAX;
+		uint64_t pid = text_is_digit(*n) ? strtoull(n, NULL, 10) : UINT64_MAX;
 		uint32_t name = pid != UINT64_MAX ? u64map_get(&r->procs, pid) : UINT32_MAX;
 		if (name == UINT32_MAX) /* the name itself, as DTD 2.0 allows */
 			name = builder_cstr(r->b, n);
@@ -793,7 +795,7 @@ static int read_sidefile(struct rd *r, const struct hpc_bin *f, bool mdb, uint32
 		sides[k] = mdb ? (struct side){be32(q), be32(q + 4), be64(q + 8)}
 			       : (struct side){rank, thread, 0};
 	}
-	qsort(sides, ns, sizeof(*sides), cmp_side);
+	pv_sort(sides, ns, sizeof(*sides), cmp_side);
 	for (uint32_t k = 0; k < ns && !rc; k++) {
 		rc = read_metricdb(r, f, sides[k].off, mm, nm);
 		pv_thread_ix th = builder_thread(
@@ -856,7 +858,7 @@ static int read_threads(struct rd *r, const struct pv_input *xin, bool *any)
 	closedir(d);
 	if (rc || !nn)
 		goto out;
-	qsort(names, nn, sizeof(*names), cmp_name);
+	pv_sort(names, nn, sizeof(*names), cmp_name);
 	uint32_t nm = model_metrics(r, mm, 64, true);
 	if (!nm)
 		goto out;
