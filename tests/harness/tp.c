@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "import/json.h"
 #include "pv/marker.h"
 #include "t.h"
 #include "tp.h"
@@ -43,16 +45,16 @@ int tp_import_text_at(const char *file, int line, const char *name, const char *
 	return rc;
 }
 
-struct pv_profile *tp_load_text_at(const char *file, int line, const char *name, const char *text,
-				   const char *expect)
+struct pv_profile *tp_load_mem_at(const char *file, int line, const char *name, const char *text,
+				  size_t len, const char *format, const char *expect)
 {
 	struct pv_profile *p;
 	struct pv_error err;
-	if (tp_import_text_at(file, line, name, text, strlen(text), NULL, &p, &err)) {
-		t_fail(file, line, "import failed: %s", err.msg);
+	if (tp_import_text_at(file, line, name, text, len, format, &p, &err)) {
+		t_fail(file, line, "%s: %s", name, err.msg);
 		return NULL;
 	}
-	if (p && strcmp(pv_str(p, p->meta.format), expect) != 0) {
+	if (expect && strcmp(pv_str(p, p->meta.format), expect) != 0) {
 		t_fail(file, line, "%s read as %s, expected %s", name, pv_str(p, p->meta.format),
 		       expect);
 	}
@@ -97,8 +99,8 @@ int tp_check_damaged_at(const char *file, int line, const char *name, const char
 		pv_error_clear(&err);
 		int mrc = pv_markers_derive(p, &ms, &err);
 		if (mrc && (mrc > 0 || !err.msg[0]))
-			t_fail(file, line, "%s (%zu bytes): markers: status %d, '%s'", name, len, mrc,
-			       err.msg);
+			t_fail(file, line, "%s (%zu bytes): markers: status %d, '%s'", name, len,
+			       mrc, err.msg);
 		pv_markers_free(ms);
 		pv_profile_free(p);
 		return 0;
@@ -130,6 +132,34 @@ void tp_damage_at(const char *file, int line, const char *name, const char *buf,
 		tp_check_damaged_at(file, line, name, m, len, d->mutate_format);
 	}
 	free(m);
+}
+
+struct pv_profile *tp_import_oom_at(const char *file, int line, const char *name, const char *text,
+				    size_t len, const char *format, uint64_t max, int *failed)
+{
+	*failed = 0;
+	for (uint64_t k = 1; k < max; k++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		pv_alloc_fail_after(k);
+		int rc = pv_import_memory(name, text, len, format, &p, &err);
+		pv_alloc_fail_after(0);
+		if (rc == 0) {
+			if (pv_profile_validate(p, &err))
+				t_fail(file, line, "%s: invalid after %d failures: %s", name,
+				       *failed, err.msg);
+			return p;
+		}
+		(*failed)++;
+		if (!strstr(err.msg, "out of memory"))
+			t_fail(file, line, "allocation %llu failing: '%s'", (unsigned long long)k,
+			       err.msg);
+		if (p)
+			t_fail(file, line, "allocation %llu failing: a profile all the same",
+			       (unsigned long long)k);
+	}
+	t_fail(file, line, "%s: no import succeeded in %llu tries", name, (unsigned long long)max);
+	return NULL;
 }
 
 int64_t t_total(const struct pv_profile *p, pv_metric_ix m)
@@ -200,4 +230,91 @@ uint64_t t_rng(uint64_t *state)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+bool t_json_same(const char *a, const char *b)
+{
+	struct pv_input ia = {0}, ib = {0};
+	struct pv_error ea, eb;
+	struct json ja, jb;
+	ia.name = "got";
+	ia.data = a;
+	ia.len = strlen(a);
+	ib.name = "want";
+	ib.data = b;
+	ib.len = strlen(b);
+	json_init(&ja, &ia, &ea);
+	json_init(&jb, &ib, &eb);
+	bool same = true, json = true;
+	for (;;) {
+		struct json_tok x, y;
+		if (json_next(&ja, &x) || json_next(&jb, &y)) {
+			json = false;
+			break;
+		}
+		if (x.kind != y.kind) {
+			same = false;
+			break;
+		}
+		if (x.kind == JSON_EOF)
+			break;
+		if (x.kind == JSON_KEY || x.kind == JSON_STRING) {
+			const char *s;
+			size_t n;
+			if (json_str(&ja, &x, &s, &n)) {
+				json = false;
+				break;
+			}
+			/* json_str's text lasts until ja's next json_str: b's goes in jb's scratch
+			 */
+			const char *u;
+			size_t m;
+			if (json_str(&jb, &y, &u, &m)) {
+				json = false;
+				break;
+			}
+			if (n != m || memcmp(s, u, n) != 0) {
+				same = false;
+				break;
+			}
+		} else if (x.kind == JSON_NUMBER &&
+			   (x.len != y.len || memcmp(x.s, y.s, x.len) != 0)) {
+			same = false;
+			break;
+		}
+	}
+	json_release(&ja);
+	json_release(&jb);
+	return json ? same : strcmp(a, b) == 0;
+}
+
+char *t_json_compact(char *s)
+{
+	char *o = s;
+	bool str = false;
+	for (const char *p = s; *p; p++) {
+		if (str) {
+			*o++ = *p;
+			if (*p == '\\' && p[1])
+				*o++ = *++p;
+			else if (*p == '"')
+				str = false;
+		} else if (*p == '"') {
+			*o++ = *p;
+			str = true;
+		} else if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r') {
+			*o++ = *p;
+		}
+	}
+	*o = 0;
+	return s;
+}
+
+bool t_json_has(const char *json, const char *fragment)
+{
+	char *a = strdup(json), *b = strdup(fragment);
+	bool has = a && b && strstr(t_json_compact(a), t_json_compact(b)) != NULL;
+	free(a);
+	free(b);
+	return has;
 }

@@ -7,6 +7,7 @@
 #ifndef PV_TEST_TP_H
 #define PV_TEST_TP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -40,12 +41,18 @@ int tp_import_text_at(const char *file, int line, const char *name, const char *
 	tp_import_text_at(__FILE__, __LINE__, (name), (text), strlen(text), (format), (p), (err))
 
 /*
- * A NUL-terminated text imported as a file called name, probed, validated and read as format
- * expect; a failure fails the test and gives NULL.
+ * text[0..len) imported as a file called name (format NULL: probed) and validated; with expect,
+ * it must have been read as that format. A failure fails the test and gives NULL. t_load_text
+ * and t_load_text_format take a NUL-terminated text.
  */
-struct pv_profile *tp_load_text_at(const char *file, int line, const char *name, const char *text,
-				   const char *expect);
-#define t_load_text(name, text, expect) tp_load_text_at(__FILE__, __LINE__, (name), (text), (expect))
+struct pv_profile *tp_load_mem_at(const char *file, int line, const char *name, const char *text,
+				  size_t len, const char *format, const char *expect);
+#define t_load_mem(name, text, len) \
+	tp_load_mem_at(__FILE__, __LINE__, (name), (text), (len), NULL, NULL)
+#define t_load_text(name, text, expect) \
+	tp_load_mem_at(__FILE__, __LINE__, (name), (text), strlen(text), NULL, (expect))
+#define t_load_text_format(name, text, format) \
+	tp_load_mem_at(__FILE__, __LINE__, (name), (text), strlen(text), (format), NULL)
 
 /*
  * The import of text (NUL-terminated) must fail with code and one line of message holding want;
@@ -84,6 +91,17 @@ void tp_damage_at(const char *file, int line, const char *name, const char *buf,
 		  const struct t_damage *d);
 #define t_damage(name, buf, len, d) tp_damage_at(__FILE__, __LINE__, (name), (buf), (len), (d))
 
+/*
+ * The import of text[0..len) with its k-th allocation failing, for k = 1, 2, ... up to max:
+ * each failure must say "out of memory" and leave no profile (ASan finds what leaks); the first
+ * import that succeeds ends the sweep, and its profile is returned validated (NULL when none
+ * did by max, which fails the test). *failed counts the imports that failed.
+ */
+struct pv_profile *tp_import_oom_at(const char *file, int line, const char *name, const char *text,
+				    size_t len, const char *format, uint64_t max, int *failed);
+#define t_import_oom(name, text, len, format, max, failed) \
+	tp_import_oom_at(__FILE__, __LINE__, (name), (text), (len), (format), (max), (failed))
+
 /* Metric m summed over every sample. */
 int64_t t_total(const struct pv_profile *p, pv_metric_ix m);
 /* The same for the metric named metric; -1 when the profile has none. */
@@ -98,6 +116,30 @@ const char *t_leaf_name(const struct pv_profile *p, uint32_t i);
 const char *t_diag(const struct pv_profile *p, const char *needle, uint64_t *count);
 /* The count of the first diagnostic whose text holds needle, 0 when none. */
 uint64_t t_diag_count(const struct pv_profile *p, const char *needle);
+/*
+ * Whether the JSON texts a and b hold the same values: the same tokens in the same order (keys
+ * and strings compared decoded, numbers as written), whatever the spaces and line breaks. A text
+ * that is not JSON is compared byte for byte. T_JSON_EQ checks it, printing both on a mismatch.
+ */
+bool t_json_same(const char *a, const char *b);
+#define T_JSON_EQ(got, want)                                                                    \
+	do {                                                                                    \
+		const char *g_ = (got), *w_ = (want);                                           \
+		if (!g_ || !w_ || !t_json_same(g_, w_))                                         \
+			t_fail(__FILE__, __LINE__, "%s == %s (as JSON):\n  got  %s\n  want %s", \
+			       #got, #want, g_ ? g_ : "(null)", w_ ? w_ : "(null)");            \
+	} while (0)
+/* s (a JSON text) without the spaces and line breaks between its tokens, in place; returns s. */
+char *t_json_compact(char *s);
+/* Whether JSON text json holds fragment, both compacted: a layout-free substring check. */
+bool t_json_has(const char *json, const char *fragment);
+#define T_JSON_HAS(json, fragment)                                                             \
+	do {                                                                                   \
+		const char *j_ = (json), *f_ = (fragment);                                     \
+		if (!j_ || !t_json_has(j_, f_))                                                \
+			t_fail(__FILE__, __LINE__, "%s holds %s (as JSON): \"%s\"", #json, f_, \
+			       j_ ? j_ : "(null)");                                            \
+	} while (0)
 /* The next value of a splitmix64 stream (*state its state: same seed, same stream). */
 uint64_t t_rng(uint64_t *state);
 
