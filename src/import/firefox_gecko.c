@@ -35,6 +35,7 @@
 #include "base/sort.h"
 #include "base/text.h"
 #include "base/vec.h"
+#include "import/firefox.h"
 #include "import/importer.h"
 #include "import/json.h"
 
@@ -311,13 +312,7 @@ static int tok_id(struct json *j, const struct json_tok *t, int64_t *out)
 
 static int tok_str(struct gk *g, struct json *j, const struct json_tok *t, pv_str_ix *out)
 {
-	const char *s;
-	size_t n;
-	int rc = json_str(j, t, &s, &n);
-	if (rc)
-		return rc;
-	*out = builder_str(g->b, s, n);
-	return 0;
+	return ff_tok_str(g->b, j, t, out);
 }
 
 /* A non-negative integer below 2^32 written as plain digits. */
@@ -844,77 +839,6 @@ static bool schema_seen(struct gk *g, pv_str_ix name)
 }
 
 /*
- * Which keys of one schema's fields hold string-table indexes (formats unique-string, flow-id,
- * terminating-flow-id), read from the schema's captured text; its name too. Old schemas list
- * them under "data", newer ones under "fields".
- */
-static int schema_keys(struct gk *g, const char *text, size_t len, pv_str_ix *name,
-		       struct vec *keys)
-{
-	struct pv_input sin;
-	struct json sj;
-	struct json_tok o, k, v;
-	memset(&sin, 0, sizeof(sin));
-	sin.name = g->in->name;
-	sin.data = text;
-	sin.len = len;
-	json_init(&sj, &sin, g->err);
-	int rc = json_next(&sj, &o);
-	*name = 0;
-	keys->len = 0;
-	for (;;) {
-		if (rc || (rc = json_next_member(&sj, &k, &v)) || k.kind != JSON_KEY)
-			break;
-		if (json_is(&k, "name") && v.kind == JSON_STRING) {
-			rc = tok_str(g, &sj, &v, name);
-			continue;
-		}
-		if (!(json_is(&k, "data") || json_is(&k, "fields")) || v.kind != JSON_ARRAY) {
-			rc = json_skip(&sj, &v);
-			continue;
-		}
-		for (;;) {
-			struct json_tok f, fk, fv;
-			if ((rc = json_next(&sj, &f)) || f.kind == JSON_END)
-				break;
-			if (f.kind != JSON_OBJECT) {
-				if ((rc = json_skip(&sj, &f)))
-					break;
-				continue;
-			}
-			pv_str_ix key = 0;
-			bool str_ix = false;
-			for (;;) {
-				if ((rc = json_next_member(&sj, &fk, &fv)) || fk.kind != JSON_KEY)
-					break;
-				if (json_is(&fk, "key") && fv.kind == JSON_STRING)
-					rc = tok_str(g, &sj, &fv, &key);
-				else if (json_is(&fk, "format") && fv.kind == JSON_STRING)
-					str_ix = json_is(&fv, "unique-string") ||
-						 json_is(&fv, "flow-id") ||
-						 json_is(&fv, "terminating-flow-id");
-				else
-					rc = json_skip(&sj, &fv);
-				if (rc)
-					break;
-			}
-			if (rc)
-				break;
-			if (str_ix && key) {
-				pv_str_ix *e = vec_push(keys, sizeof(*e));
-				if (!e) {
-					rc = oom(g);
-					break;
-				}
-				*e = key;
-			}
-		}
-	}
-	json_release(&sj);
-	return rc;
-}
-
-/*
  * meta.markerSchema of the root and of each sub-process: the union by name (the first schema
  * of a name wins, as the Firefox Profiler merges them) kept as compact JSON text in
  * g->schema_json for meta.marker_schema, in the shape the file wrote (the marker module reads
@@ -945,8 +869,8 @@ static int parse_marker_schemas(struct gk *g, struct json *j, const struct json_
 		if ((rc = json_capture(j, &o, &g->schema_json)))
 			break;
 		pv_str_ix name;
-		if ((rc = schema_keys(g, g->schema_json.buf + from, g->schema_json.len - from, &name,
-				      &keys)))
+		if ((rc = ff_schema_string_keys(g->b, g->in->name, g->schema_json.buf + from,
+						g->schema_json.len - from, g->err, &name, &keys)))
 			break;
 		if (!name || schema_seen(g, name)) {
 			sbuf_setlen(&g->schema_json, at);

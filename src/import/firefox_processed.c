@@ -40,6 +40,8 @@
 
 #include "base/alloc.h"
 #include "base/sbuf.h"
+#include "base/vec.h"
+#include "import/firefox.h"
 #include "import/importer.h"
 #include "import/json.h"
 
@@ -1231,82 +1233,29 @@ static int cap_quote(struct fxp *x, const char *s, size_t n)
 	return 0;
 }
 
-/* A JSON reader over text the importer captured (valid JSON already). */
-static void sub_json(struct fxp *x, struct json *sj, struct pv_input *sin, struct pv_error *serr,
-		     const char *text, size_t len)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->name = x->in->name;
-	sin->data = text;
-	sin->len = len;
-	json_init(sj, sin, serr);
-}
-
-/* An unescaped string token as an interned string. */
-static pv_str_ix tok_intern(struct fxp *x, struct json *sj, const struct json_tok *t)
-{
-	const char *s;
-	size_t n;
-	return json_str(sj, t, &s, &n) ? PV_NONE : builder_str(x->b, s, n);
-}
-
-/*
- * One schema's fields whose format is a string index (unique-string, flow-id,
- * terminating-flow-id), noted by the schema's name; old Gecko-shaped "data" rows alike.
- */
+/* One schema's string-index fields (firefox.h), noted by the schema's name (64 at most). */
 static int schema_fields(struct fxp *x, const char *text, size_t len)
 {
-	struct pv_input sin;
 	struct pv_error serr;
-	struct json sj;
-	struct json_tok o, k, v, f, fk, fv;
-	pv_str_ix name = 0, keys[64];
-	uint32_t nkeys = 0;
-	sub_json(x, &sj, &sin, &serr, text, len);
-	int rc = json_next(&sj, &o);
-	while (!rc && !(rc = json_next_member(&sj, &k, &v)) && k.kind == JSON_KEY) {
-		if (json_is(&k, "name") && v.kind == JSON_STRING) {
-			name = tok_intern(x, &sj, &v);
-			continue;
-		}
-		if (!(json_is(&k, "fields") || json_is(&k, "data")) || v.kind != JSON_ARRAY) {
-			rc = json_skip(&sj, &v);
-			continue;
-		}
-		while (!rc && !(rc = json_next(&sj, &f)) && f.kind != JSON_END) {
-			if (f.kind != JSON_OBJECT) {
-				rc = json_skip(&sj, &f);
-				continue;
-			}
-			pv_str_ix key = 0;
-			bool is_str = false;
-			while (!(rc = json_next_member(&sj, &fk, &fv)) && fk.kind == JSON_KEY) {
-				if (json_is(&fk, "key") && fv.kind == JSON_STRING)
-					key = tok_intern(x, &sj, &fv);
-				else if (json_is(&fk, "format") && fv.kind == JSON_STRING)
-					is_str = json_is(&fv, "unique-string") ||
-						 json_is(&fv, "flow-id") ||
-						 json_is(&fv, "terminating-flow-id");
-				else
-					rc = json_skip(&sj, &fv);
-				if (rc)
-					break;
-			}
-			if (!rc && is_str && key && key != PV_NONE && nkeys < 64)
-				keys[nkeys++] = key;
-		}
-	}
-	json_release(&sj);
-	if (x->b->status)
+	struct vec keys = {0};
+	pv_str_ix name;
+	int rc = ff_schema_string_keys(x->b, x->in->name, text, len, &serr, &name, &keys);
+	if (rc == PV_ENOMEM || x->b->status) {
+		vec_free(&keys);
 		return oom(x);
+	}
+	uint32_t nkeys = keys.len < 64 ? keys.len : 64;
 	for (uint32_t i = 0; name && name != PV_NONE && i < nkeys; i++) {
 		struct strfield *sf = pv_realloc(x->strfields, (x->nr_strfields + 1) * sizeof(*sf));
-		if (!sf)
+		if (!sf) {
+			vec_free(&keys);
 			return oom(x);
+		}
 		x->strfields = sf;
 		sf[x->nr_strfields].type = name;
-		sf[x->nr_strfields++].key = keys[i];
+		sf[x->nr_strfields++].key = VEC(keys, pv_str_ix)[i];
 	}
+	vec_free(&keys);
 	return 0;
 }
 
@@ -1337,7 +1286,7 @@ static int read_marker_schemas(struct fxp *x)
 	struct pv_input sin;
 	struct pv_error serr;
 	struct json sj;
-	sub_json(x, &sj, &sin, &serr, text, len);
+	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
 	rc = json_next(&sj, &t);
 	while (!rc && !(rc = json_next(&sj, &t)) && t.kind != JSON_END) {
 		if (t.kind != JSON_OBJECT) {
@@ -1419,7 +1368,7 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 	/* the type first: the fields to replace depend on it, wherever it comes */
 	const char *type = NULL;
 	size_t tn = 0;
-	sub_json(x, &sj, &sin, &serr, text, len);
+	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
 	bool ok = !json_next(&sj, &o) && o.kind == JSON_OBJECT;
 	while (ok && !json_next_member(&sj, &k, &v) && k.kind == JSON_KEY) {
 		if (json_is(&k, "type") && v.kind == JSON_STRING && !v.escaped) {
@@ -1436,7 +1385,7 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 	sbuf_reset(&x->cap);
 	bool changed = false;
 	int rc = cap_put(x, "{", 1);
-	sub_json(x, &sj, &sin, &serr, text, len);
+	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
 	if (!rc)
 		rc = json_next(&sj, &o);
 	while (!rc && !(rc = json_next_member(&sj, &k, &v)) && k.kind == JSON_KEY) {
@@ -1462,7 +1411,6 @@ static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix 
 	pv_str_ix r = builder_str(x->b, x->cap.buf, x->cap.len);
 	return r == PV_NONE ? payload : r;
 }
-
 
 static int read_meta(struct fxp *x)
 {
@@ -1652,11 +1600,7 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 			/* the bytes of the cause members read whole, cut from the text after */
 			size_t cut_from[8], cut_to[8];
 			uint32_t ncut = 0;
-			memset(&sin, 0, sizeof(sin));
-			sin.name = x->in->name;
-			sin.data = x->cap.buf;
-			sin.len = x->cap.len;
-			json_init(&sj, &sin, &serr);
+			ff_sub_json(&sj, &sin, &serr, x->in->name, x->cap.buf, x->cap.len);
 			bool ok = !json_next(&sj, &a) && a.kind == JSON_OBJECT;
 			while (ok && !json_next(&sj, &k) && k.kind == JSON_KEY) {
 				if (!json_is(&k, "cause") || json_depth(&sj) != 1) {
