@@ -66,6 +66,7 @@
 #include "base/sort.h"
 #include "base/vec.h"
 #include "import/chrome.h"
+#include "import/script_url.h"
 
 /* ---- errors and small readers ---- */
 
@@ -293,43 +294,6 @@ static pv_cat_ix frame_cat(struct ch *c, pv_cat_ix *slot, const char *name, cons
 	return *slot;
 }
 
-/* The module of a script URL: the origin of a web URL, else the file name. */
-static pv_module_ix url_module(struct ch *c, const char *url, size_t n)
-{
-	if (!n)
-		return PV_NONE;
-	struct pv_builder *b = c->b;
-	const char *sep = NULL;
-	for (size_t i = 0; i + 2 < n; i++) {
-		if (url[i] == '/' || url[i] == '?')
-			break;
-		if (url[i] == ':' && url[i + 1] == '/' && url[i + 2] == '/') {
-			sep = url + i;
-			break;
-		}
-	}
-	pv_str_ix path = builder_str(b, url, n);
-	if (sep && !(sep - url == 4 && memcmp(url, "file", 4) == 0)) {
-		const char *host = sep + 3, *e = host;
-		while (e < url + n && *e != '/' && *e != '?' && *e != '#')
-			e++;
-		if (e > host) {
-			pv_str_ix origin = builder_str(b, url, (size_t)(e - url));
-			return builder_module(b, origin, origin, PV_MODULE_RESOURCE);
-		}
-	}
-	if (n > 5 && memcmp(url, "node:", 5) == 0)
-		return builder_module(b, path, path, PV_MODULE_RESOURCE);
-	const char *base = url;
-	for (size_t i = 0; i < n; i++)
-		if (url[i] == '/' || url[i] == '\\')
-			base = url + i + 1;
-	if (base == url + n)
-		base = url;
-	return builder_module(b, builder_str(b, base, (size_t)(url + n - base)), path,
-			      PV_MODULE_RESOURCE);
-}
-
 static uint32_t line_of(int64_t zero_based)
 {
 	return zero_based >= 0 && zero_based < (int64_t)UINT32_MAX - 1 ? (uint32_t)zero_based + 1 : 0;
@@ -342,7 +306,7 @@ static pv_frame_ix script_frame(struct ch *c, const char *fn, size_t fn_len, con
 {
 	struct pv_builder *b = c->b;
 	pv_str_ix name = fn_len ? builder_str(b, fn, fn_len) : builder_cstr(b, "(anonymous)");
-	pv_module_ix mod = url_module(c, url, url_len);
+	pv_module_ix mod = script_module(c->b, url, url_len, PV_MODULE_RESOURCE);
 	pv_source_ix src = url_len ? builder_source(b, builder_str(b, url, url_len)) : PV_NONE;
 	uint32_t line = line_of(line0), col = line_of(col0);
 	/* name, script, line and column: two functions of one line are two, as in DevTools */

@@ -38,6 +38,7 @@
 #include "import/firefox.h"
 #include "import/importer.h"
 #include "import/json.h"
+#include "import/script_url.h"
 
 #define GK_MIN_VERSION 5  /* older: libs as a JSON string, processes inside threads */
 #define GK_MAX_VERSION 36 /* GECKO_PROFILE_VERSION of the Firefox Profiler we follow */
@@ -749,51 +750,6 @@ static int parse_categories(struct gk *g, struct json *j, struct gk_proc *pr,
 
 static const char *const ext_fields[] = {"id", "name", "baseURL", NULL};
 
-/*
- * The origin of a URL the way the Firefox Profiler names a web host: "scheme://host[:port]" for
- * http, https and moz-extension URLs (scheme and host lowercased, default port dropped). Returns
- * its length in out, 0 when the URL is of another kind.
- */
-static size_t url_origin(const char *u, size_t n, char *out, size_t cap)
-{
-	size_t sl;
-	if (mem_starts(u, n, "http://"))
-		sl = 4;
-	else if (mem_starts(u, n, "https://"))
-		sl = 5;
-	else if (mem_starts(u, n, "moz-extension://"))
-		sl = 13;
-	else
-		return 0;
-	size_t hs = sl + 3, he = hs;
-	while (he < n && u[he] != '/' && u[he] != '?' && u[he] != '#' && u[he] != '\\')
-		he++;
-	for (size_t i = hs; i < he; i++)
-		if (u[i] == '@')
-			hs = i + 1;
-	if (he == hs || he - hs + sl + 3 >= cap)
-		return 0;
-	size_t o = 0;
-	for (size_t i = 0; i < hs; i++) {
-		if (i >= sl && i < sl + 3) {
-			out[o++] = u[i];
-			continue;
-		}
-		if (i < sl) {
-			char c = u[i];
-			out[o++] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-		}
-	}
-	for (size_t i = hs; i < he; i++) {
-		char c = u[i];
-		out[o++] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-	}
-	if ((sl == 4 && o >= 3 && mem_is(out + o - 3, 3, ":80")) ||
-	    (sl == 5 && o >= 4 && mem_is(out + o - 4, 4, ":443")))
-		o -= sl == 4 ? 3 : 4;
-	return o;
-}
-
 static int ext_row_cb(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
 		      const struct json_tok *cells)
 {
@@ -811,7 +767,7 @@ static int ext_row_cb(struct gk *g, struct json *j, struct table *t, const struc
 	if (json_str(j, &cells[2], &s, &n))
 		return j->failed;
 	char o[512];
-	size_t on = url_origin(s, n, o, sizeof(o));
+	size_t on = script_url_origin(s, n, o, sizeof(o));
 	if (!on)
 		return 0;
 	struct gk_ext *e = vec_push(&g->exts, sizeof(*e));
@@ -1209,19 +1165,22 @@ static bool parse_js(const char *s, size_t n, size_t *name_len, const char **url
 	return false;
 }
 
-/* The module of a script URL: its web origin, an add-on, or the URL itself (chrome://, ...). */
+/*
+ * The module of a script URL (script_url.h, the rule of every JavaScript format); an add-on's
+ * origin is named by the add-on when the profile lists it, as the Firefox Profiler does.
+ */
 static pv_module_ix url_module(struct gk *g, const char *u, size_t n)
 {
 	char o[512];
-	size_t on = url_origin(u, n, o, sizeof(o));
-	if (!on)
-		return builder_module(g->b, builder_str(g->b, u, n), 0, PV_MODULE_RESOURCE);
-	pv_str_ix origin = builder_str(g->b, o, on);
-	for (uint32_t i = 0; i < g->exts.len; i++)
-		if (VEC(g->exts, struct gk_ext)[i].origin == origin)
-			return builder_module(g->b, VEC(g->exts, struct gk_ext)[i].name, origin,
-					      PV_MODULE_RESOURCE);
-	return builder_module(g->b, origin, 0, PV_MODULE_RESOURCE);
+	size_t on = script_url_origin(u, n, o, sizeof(o));
+	if (on) {
+		pv_str_ix origin = builder_str(g->b, o, on);
+		for (uint32_t i = 0; i < g->exts.len; i++)
+			if (VEC(g->exts, struct gk_ext)[i].origin == origin)
+				return builder_module(g->b, VEC(g->exts, struct gk_ext)[i].name,
+						      origin, PV_MODULE_RESOURCE);
+	}
+	return script_module(g->b, u, n, PV_MODULE_RESOURCE);
 }
 
 static void resolve_location(struct gk *g, struct gk_proc *pr, const char *s, size_t n,

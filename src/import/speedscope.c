@@ -34,6 +34,7 @@
 #include "base/vec.h"
 #include "import/importer.h"
 #include "import/json.h"
+#include "import/script_url.h"
 
 #define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
 #define PROBE_WINDOW ((size_t)1 << 20)
@@ -106,22 +107,6 @@ static int oom(struct ss *s)
 
 /* ---- frames ---- */
 
-/* The module of a frame's file: its last path component. */
-static pv_module_ix file_module(struct ss *s, const char *f, size_t n)
-{
-	if (!n)
-		return PV_NONE;
-	const char *base = f;
-	for (size_t i = 0; i < n; i++)
-		if (f[i] == '/' || f[i] == '\\')
-			base = f + i + 1;
-	if (base == f + n)
-		base = f;
-	struct pv_builder *b = s->b;
-	return builder_module(b, builder_str(b, base, (size_t)(f + n - base)), builder_str(b, f, n),
-			      PV_MODULE_UNKNOWN);
-}
-
 static int read_number_u32(struct json *j, const struct json_tok *v, const char *what,
 			   uint32_t *out)
 {
@@ -189,7 +174,8 @@ static int read_frames(struct ss *s)
 		size_t fl = has_file ? s->file.len : 0;
 		pv_str_ix name = has_name && s->name.len ? builder_str(b, s->name.buf, s->name.len)
 							 : builder_cstr(b, "(anonymous)");
-		pv_module_ix mod = file_module(s, has_file ? s->file.buf : "", fl);
+		pv_module_ix mod =
+		    script_module(s->b, has_file ? s->file.buf : "", fl, PV_MODULE_UNKNOWN);
 		pv_source_ix src = fl ? builder_source(b, builder_str(b, s->file.buf, fl)) : PV_NONE;
 		pv_func_ix f = builder_func_at(b, name, mod, src, line, col);
 		struct frame_key key = {

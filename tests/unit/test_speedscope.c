@@ -123,7 +123,7 @@ T_TEST(speedscope_units_and_key_order)
 	T_EQ_INT(p->samples.time_ns[4], PV_TIME_NONE);
 	pv_func_ix f = p->frames.func[p->stacks.frame[p->samples.stack[0]]];
 	T_EQ_INT(p->funcs.line[f], 3);
-	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "app.py");
+	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "/src/app.py"); /* its file */
 	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "/src/app.py");
 	T_EQ_INT(p->frames.column[p->stacks.frame[p->samples.stack[0]]], 1);
 	T_EQ_STR(pv_str(p, p->meta.product), "test@1");
@@ -244,4 +244,72 @@ T_TEST(speedscope_truncations_and_mutations)
 		t_damage(files[i], buf, len, &d);
 		free(buf);
 	}
+}
+
+/*
+ * One URL -> module rule for the JavaScript formats (doc/modules.md): the same script URLs in a
+ * speedscope file and a .cpuprofile get the same modules: the origin of http, https and
+ * moz-extension URLs (lowercased, user and default port dropped), else the URL itself.
+ */
+T_TEST(script_url_module_rule_shared)
+{
+	static const struct {
+		const char *url, *module;
+	} cases[] = {
+	    {"https://User@Example.COM:443/x/app.js", "https://example.com"},
+	    {"http://x.org:80/a.js?v=1", "http://x.org"},
+	    {"http://x.org:8080/a.js", "http://x.org:8080"},
+	    {"moz-extension://abc-1/b.js", "moz-extension://abc-1"},
+	    {"chrome-extension://id/e.js", "chrome-extension://id/e.js"},
+	    {"node:internal/main/run_main_module", "node:internal/main/run_main_module"},
+	    {"file:///srv/c.js", "file:///srv/c.js"},
+	    {"/srv/d.js", "/srv/d.js"},
+	};
+	enum { N = sizeof(cases) / sizeof(cases[0]) };
+	char ss[2048], cp[2048];
+	size_t o = (size_t)snprintf(ss, sizeof(ss), "{" SCHEMA ",\"shared\":{\"frames\":[");
+	size_t c = (size_t)snprintf(
+	    cp, sizeof(cp), "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"}}");
+	for (int i = 0; i < N; i++) {
+		o +=
+		    (size_t)snprintf(ss + o, sizeof(ss) - o, "%s{\"name\":\"f%d\",\"file\":\"%s\"}",
+				     i ? "," : "", i, cases[i].url);
+		c += (size_t)snprintf(
+		    cp + c, sizeof(cp) - c,
+		    ",{\"id\":%d,\"parent\":1,\"callFrame\":{\"functionName\":\"f%d\","
+		    "\"url\":\"%s\"}}",
+		    i + 2, i, cases[i].url);
+	}
+	o += (size_t)snprintf(
+	    ss + o, sizeof(ss) - o,
+	    "]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"startValue\":0,"
+	    "\"endValue\":%d,\"samples\":[",
+	    N);
+	c += (size_t)snprintf(cp + c, sizeof(cp) - c, "],\"samples\":[");
+	for (int i = 0; i < N; i++) {
+		o += (size_t)snprintf(ss + o, sizeof(ss) - o, "%s[%d]", i ? "," : "", i);
+		c += (size_t)snprintf(cp + c, sizeof(cp) - c, "%s%d", i ? "," : "", i + 2);
+	}
+	o += (size_t)snprintf(ss + o, sizeof(ss) - o, "],\"weights\":[");
+	for (int i = 0; i < N; i++)
+		o += (size_t)snprintf(ss + o, sizeof(ss) - o, "%s1", i ? "," : "");
+	snprintf(ss + o, sizeof(ss) - o, "]}]}");
+	c += (size_t)snprintf(cp + c, sizeof(cp) - c, "],\"timeDeltas\":[");
+	for (int i = 0; i < N; i++)
+		c += (size_t)snprintf(cp + c, sizeof(cp) - c, "%s1", i ? "," : "");
+	snprintf(cp + c, sizeof(cp) - c, "],\"startTime\":0,\"endTime\":%d}", N + 1);
+	struct pv_profile *a = t_load_text("s.json", ss, "speedscope");
+	struct pv_profile *b = t_load_text("t.cpuprofile", cp, "chrome");
+	for (int i = 0; a && b && i < N; i++) {
+		char fn[8];
+		snprintf(fn, sizeof(fn), "f%d", i);
+		pv_func_ix fa = t_find_func(a, fn), fb = t_find_func(b, fn);
+		T_TRUE(fa != PV_NONE && fb != PV_NONE);
+		if (fa == PV_NONE || fb == PV_NONE)
+			continue;
+		T_EQ_STR(pv_str(a, a->modules.name[a->funcs.module[fa]]), cases[i].module);
+		T_EQ_STR(pv_str(b, b->modules.name[b->funcs.module[fb]]), cases[i].module);
+	}
+	pv_profile_free(a);
+	pv_profile_free(b);
 }
