@@ -225,12 +225,11 @@ int ch_rel(struct ch *c, int64_t t, int64_t zero, int64_t *out);
 
 struct vchunk *ch_chunk_at(struct ch *c, uint32_t ci);
 uint32_t ch_new_chunk(struct ch *c);
-int ch_next_val(struct json *j, struct json_tok *v);
 int ch_read_numbers(struct ch *c, struct json *j, const struct json_tok *first, int pow10,
 		    struct vec *v, bool u32, const char *what);
 int ch_heap_bytes(struct json *j, const struct json_tok *v, const char *what, int64_t *out);
-int ch_cpu_member(struct ch *c, struct json *j, const struct json_tok *k, uint32_t ci,
-		  uint32_t depth);
+int ch_cpu_member(struct ch *c, struct json *j, const struct json_tok *k, const struct json_tok *v,
+		  uint32_t ci, uint32_t depth);
 int ch_read_cpu_object(struct ch *c, struct json *j, const struct json_tok *t, uint32_t ci,
 		       uint32_t depth);
 int ch_chunk_time(struct ch *c, const struct json_tok *t, bool seconds, const char *what,

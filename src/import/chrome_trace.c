@@ -683,15 +683,13 @@ int ch_read_top_object(struct ch *c, struct json *j)
 	bool trace = false;
 	for (;;) {
 		struct json_tok k, v;
-		int rc = json_next(j, &k);
+		int rc = json_next_member(j, &k, &v);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_END)
+		if (k.kind != JSON_KEY)
 			break;
 		if (json_is(&k, "traceEvents")) {
 			trace = true;
-			if ((rc = ch_next_val(j, &v)))
-				return rc;
 			if (v.kind != JSON_ARRAY)
 				return json_fail_at(
 				    j, &v, "expected 'traceEvents' to be an array, found %s",
@@ -699,13 +697,9 @@ int ch_read_top_object(struct ch *c, struct json *j)
 			rc = ch_read_events(c, j);
 		} else if (json_is(&k, "stackFrames")) {
 			trace = true;
-			if ((rc = ch_next_val(j, &v)))
-				return rc;
 			rc = read_stack_frames(c, j, &v);
 		} else if (json_is(&k, "samples")) {
 			struct json_tok x;
-			if ((rc = ch_next_val(j, &v)))
-				return rc;
 			if (v.kind == JSON_NULL)
 				continue;
 			if (v.kind != JSON_ARRAY)
@@ -734,14 +728,14 @@ int ch_read_top_object(struct ch *c, struct json *j)
 		} else if (is_cpu_key(&k)) {
 			if (top == NO_IX && (top = ch_new_chunk(c)) == NO_IX)
 				return ch_oom(c);
-			rc = ch_cpu_member(c, j, &k, top, 0);
+			rc = ch_cpu_member(c, j, &k, &v, top, 0);
 		} else if (json_is(&k, "displayTimeUnit") ||
 			   json_is(&k, "controllerTraceDataKey")) {
-			rc = json_skip_value(j);
+			rc = json_skip(j, &v);
 		} else {
 			int kl = k.len > 40 ? 40 : (int)k.len;
 			builder_lossy(c->b, 1, "top-level '%.*s' not kept", kl, k.s);
-			rc = json_skip_value(j);
+			rc = json_skip(j, &v);
 		}
 		if (rc == TRUNCATED)
 			rc = json_fail(j, NULL, "the input ends early");

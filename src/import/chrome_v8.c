@@ -39,14 +39,6 @@ uint32_t ch_new_chunk(struct ch *c)
 	return c->chunks.len - 1;
 }
 
-int ch_next_val(struct json *j, struct json_tok *v)
-{
-	int rc = json_next(j, v);
-	if (!rc && (v->kind == JSON_EOF || v->kind == JSON_END))
-		return v->kind == JSON_EOF ? TRUNCATED : json_fail_at(j, v, "expected a value");
-	return rc;
-}
-
 /*
  * The elements of an array of numbers (t is its '[', or first its first element already read)
  * appended to v: int64 scaled by 10^pow10, or uint32 (0 for what does not fit) with u32.
@@ -128,19 +120,19 @@ static int read_number_array(struct ch *c, struct json *j, const struct json_tok
 	return rc;
 }
 
-/* One field of a call frame (in callFrame, or on an old-layout node): 1 when k is not one. */
-static int callframe_field(struct ch *c, struct json *j, const struct json_tok *k,
+/*
+ * One field of a call frame (in callFrame, or on an old-layout node), k its key and v its
+ * value's first token: 1 when k is not one (v not read).
+ */
+static int callframe_field(struct json *j, const struct json_tok *k, const struct json_tok *vp,
 			   struct cframe *cf)
 {
-	(void)c;
-	struct json_tok v;
+	struct json_tok v = *vp;
 	bool fn = json_is(k, "functionName"), url = json_is(k, "url");
 	bool line = json_is(k, "lineNumber"), col = json_is(k, "columnNumber");
 	if (!fn && !url && !line && !col)
 		return 1;
-	int rc = ch_next_val(j, &v);
-	if (rc)
-		return rc;
+	int rc;
 	if (fn || url) {
 		if (v.kind == JSON_NULL)
 			return 0;
@@ -161,27 +153,26 @@ static int callframe_field(struct ch *c, struct json *j, const struct json_tok *
 	return 0;
 }
 
-static int read_callframe(struct ch *c, struct json *j, struct cframe *cf)
+/* A callFrame value (t its first token) into cf. */
+static int read_callframe(struct json *j, const struct json_tok *t, struct cframe *cf)
 {
-	struct json_tok t, k;
-	int rc = ch_next_val(j, &t);
-	if (rc)
-		return rc;
-	if (t.kind == JSON_NULL)
+	struct json_tok k, v;
+	int rc;
+	if (t->kind == JSON_NULL)
 		return 0;
-	if (t.kind != JSON_OBJECT)
-		return json_fail_at(j, &t, "expected 'callFrame' to be an object, found %s",
-				    json_kind_name(t.kind));
+	if (t->kind != JSON_OBJECT)
+		return json_fail_at(j, t, "expected 'callFrame' to be an object, found %s",
+				    json_kind_name(t->kind));
 	for (;;) {
-		if ((rc = json_next(j, &k)))
+		if ((rc = json_next_member(j, &k, &v)))
 			return rc;
-		if (k.kind == JSON_END)
-			return 0;
 		if (k.kind == JSON_EOF)
 			return TRUNCATED;
-		rc = callframe_field(c, j, &k, cf);
+		if (k.kind != JSON_KEY)
+			return 0;
+		rc = callframe_field(j, &k, &v, cf);
 		if (rc == 1)
-			rc = json_skip_value(j);
+			rc = json_skip(j, &v);
 		if (rc)
 			return rc;
 	}
@@ -204,22 +195,19 @@ int ch_heap_bytes(struct json *j, const struct json_tok *v, const char *what, in
 	return rc;
 }
 
-static int read_int_value(struct json *j, const char *what, int64_t *out, bool *have)
+/* An integer value v, or null (*have false); what names it. */
+static int read_int_value(struct json *j, const struct json_tok *v, const char *what, int64_t *out,
+			  bool *have)
 {
-	struct json_tok v;
-	int rc = ch_next_val(j, &v);
-	if (rc)
-		return rc;
 	*have = false;
-	if (v.kind == JSON_NULL)
+	if (v->kind == JSON_NULL)
 		return 0;
-	if (v.kind != JSON_NUMBER)
-		return json_fail_at(j, &v, "expected %s (a number), found %s", what,
-				    json_kind_name(v.kind));
-	if ((rc = json_i64(j, &v, out)))
-		return rc;
-	*have = true;
-	return 0;
+	if (v->kind != JSON_NUMBER)
+		return json_fail_at(j, v, "expected %s (a number), found %s", what,
+				    json_kind_name(v->kind));
+	int rc = json_i64(j, v, out);
+	*have = !rc;
+	return rc;
 }
 
 /*
@@ -239,23 +227,21 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 	uint32_t node0 = c->nodes.len, edge0 = c->edges.len;
 	int rc = 0;
 	for (;;) {
-		if ((rc = json_next(j, &k)))
-			break;
-		if (k.kind == JSON_END)
+		if ((rc = json_next_member(j, &k, &v)))
 			break;
 		if (k.kind == JSON_EOF) {
 			rc = TRUNCATED;
 			break;
 		}
+		if (k.kind != JSON_KEY)
+			break;
 		if (json_is(&k, "id")) {
-			rc = read_int_value(j, "a node 'id'", &id, &has_id);
+			rc = read_int_value(j, &v, "a node 'id'", &id, &has_id);
 		} else if (json_is(&k, "callFrame")) {
-			rc = read_callframe(c, j, &cf);
+			rc = read_callframe(j, &v, &cf);
 		} else if (json_is(&k, "parent")) {
-			rc = read_int_value(j, "a node 'parent'", &parent, &has_parent);
+			rc = read_int_value(j, &v, "a node 'parent'", &parent, &has_parent);
 		} else if (json_is(&k, "selfSize")) {
-			if ((rc = ch_next_val(j, &v)))
-				break;
 			if (v.kind == JSON_NULL)
 				continue;
 			rc = ch_heap_bytes(j, &v, "selfSize", &self);
@@ -263,8 +249,6 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 				rc = json_fail_at(j, &v, "the nodes' selfSize sum out of range");
 			has_self = !rc;
 		} else if (json_is(&k, "children")) {
-			if ((rc = ch_next_val(j, &v)))
-				break;
 			if (v.kind == JSON_NULL)
 				continue;
 			if (v.kind != JSON_ARRAY) {
@@ -309,8 +293,6 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 				e->child = child;
 			}
 		} else if (json_is(&k, "positionTicks")) {
-			if ((rc = ch_next_val(j, &v)))
-				break;
 			if (v.kind == JSON_ARRAY) {
 				struct json_tok x;
 				if ((rc = json_next(j, &x)))
@@ -338,9 +320,9 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 				rc = json_skip(j, &v);
 			}
 		} else {
-			rc = callframe_field(c, j, &k, &cf);
+			rc = callframe_field(j, &k, &v, &cf);
 			if (rc == 1)
-				rc = json_skip_value(j);
+				rc = json_skip(j, &v);
 		}
 		if (rc)
 			break;
@@ -439,24 +421,20 @@ static const struct chunk_array chunk_arrays[] = {
 };
 
 /*
- * One member of cpu profile data (k is its key): nodes, samples, timeDeltas, lines, columns,
- * startTime, endTime, the old layout's head and timestamps, and the wrappers data/cpuProfile.
- * Returns 1 when k is none of them (the value is not read).
+ * One member of cpu profile data (k is its key, vp its value's first token): nodes, samples,
+ * timeDeltas, lines, columns, startTime, endTime, the old layout's head and timestamps, and the
+ * wrappers data/cpuProfile. Returns 1 when k is none of them (the value is not read).
  */
-int ch_cpu_member(struct ch *c, struct json *j, const struct json_tok *k, uint32_t ci,
-		  uint32_t depth)
+int ch_cpu_member(struct ch *c, struct json *j, const struct json_tok *k, const struct json_tok *vp,
+		  uint32_t ci, uint32_t depth)
 {
-	struct json_tok v;
+	struct json_tok v = *vp;
 	int rc;
 	struct vchunk *ck;
 	if (json_is(k, "nodes")) {
-		if ((rc = ch_next_val(j, &v)))
-			return rc;
 		return read_nodes(c, j, &v, ci);
 	}
 	if (json_is(k, "head")) {
-		if ((rc = ch_next_val(j, &v)))
-			return rc;
 		ch_chunk_at(c, ci)->has_stamps = true; /* the old layout */
 		if (v.kind == JSON_NULL)
 			return 0;
@@ -471,8 +449,6 @@ int ch_cpu_member(struct ch *c, struct json *j, const struct json_tok *k, uint32
 		if (!json_is(k, ca->key))
 			continue;
 		uint32_t b0 = 0, n = 0;
-		if ((rc = ch_next_val(j, &v)))
-			return rc;
 		rc = read_number_array(c, j, &v, ca->pow10, (struct vec *)((char *)c + ca->col),
 				       ca->u32, ca->key, &b0, &n);
 		char *at = (char *)ch_chunk_at(c, ci);
@@ -483,8 +459,6 @@ int ch_cpu_member(struct ch *c, struct json *j, const struct json_tok *k, uint32
 	}
 	if (json_is(k, "startTime") || json_is(k, "endTime")) {
 		bool start = k->s[0] == 's';
-		if ((rc = ch_next_val(j, &v)))
-			return rc;
 		if (v.kind == JSON_OBJECT || v.kind == JSON_ARRAY)
 			return json_fail_at(j, &v, "expected '%s' to be a number, found %s",
 					    start ? "startTime" : "endTime",
@@ -502,8 +476,6 @@ int ch_cpu_member(struct ch *c, struct json *j, const struct json_tok *k, uint32
 		return 0;
 	}
 	if (json_is(k, "cpuProfile") || json_is(k, "data")) {
-		if ((rc = ch_next_val(j, &v)))
-			return rc;
 		if (v.kind == JSON_NULL)
 			return 0;
 		if (v.kind != JSON_OBJECT)
@@ -520,17 +492,17 @@ int ch_read_cpu_object(struct ch *c, struct json *j, const struct json_tok *t, u
 		return json_skip(j, t);
 	(void)depth;
 	for (;;) {
-		struct json_tok k;
-		int rc = json_next(j, &k);
+		struct json_tok k, v;
+		int rc = json_next_member(j, &k, &v);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_END)
-			return 0;
 		if (k.kind == JSON_EOF)
 			return TRUNCATED;
-		rc = ch_cpu_member(c, j, &k, ci, depth);
+		if (k.kind != JSON_KEY)
+			return 0;
+		rc = ch_cpu_member(c, j, &k, &v, ci, depth);
 		if (rc == 1)
-			rc = json_skip_value(j);
+			rc = json_skip(j, &v);
 		if (rc)
 			return rc;
 	}

@@ -226,13 +226,6 @@ static const struct json_tok *at(const struct json_tok *cell, const struct json_
 	return cell->kind == JSON_EOF ? row : cell;
 }
 
-static int expect_kind(struct json *j, const struct json_tok *t, enum json_kind k, const char *what)
-{
-	if (t->kind == k)
-		return 0;
-	return json_fail_at(j, t, "expected %s, found %s", what, json_kind_name(t->kind));
-}
-
 /* An index cell: a non-negative integer, or null (PV_NONE). */
 static int cell_index(struct json *j, const struct json_tok *t, const struct json_tok *row,
 		      uint32_t *out, const char *what)
@@ -424,7 +417,7 @@ static void table_reset(struct table *t)
 
 static int read_schema(struct json *j, struct table *t, const struct json_tok *open)
 {
-	int rc = expect_kind(j, open, JSON_OBJECT, "a schema (an object of column indexes)");
+	int rc = json_want(j, open, JSON_OBJECT, "a schema (an object of column indexes)");
 	if (rc)
 		return rc;
 	for (;;) {
@@ -518,7 +511,7 @@ static int read_rows(struct gk *g, struct json *j, struct table *t, const struct
 /* Reads a table whose '{' is open; rows that come before the schema are read again after it. */
 static int read_table(struct gk *g, struct json *j, struct table *t, const struct json_tok *open)
 {
-	int rc = expect_kind(j, open, JSON_OBJECT, "a table (an object with schema and data)");
+	int rc = json_want(j, open, JSON_OBJECT, "a table (an object with schema and data)");
 	if (rc)
 		return rc;
 	table_reset(t);
@@ -534,7 +527,7 @@ static int read_table(struct gk *g, struct json *j, struct table *t, const struc
 		} else if (json_is(&k, "data") && t->have_schema) {
 			rc = read_rows(g, j, t, &v);
 		} else if (json_is(&k, "data")) {
-			if ((rc = expect_kind(j, &v, JSON_ARRAY, "the rows (an array)")))
+			if ((rc = json_want(j, &v, JSON_ARRAY, "the rows (an array)")))
 				return rc;
 			deferred = v.s;
 			rc = json_skip(j, &v);
@@ -696,7 +689,7 @@ static int default_categories(struct gk *g, struct gk_proc *pr)
 static int parse_categories(struct gk *g, struct json *j, struct gk_proc *pr,
 			    const struct json_tok *open)
 {
-	int rc = expect_kind(j, open, JSON_ARRAY, "meta.categories (an array)");
+	int rc = json_want(j, open, JSON_ARRAY, "meta.categories (an array)");
 	if (rc)
 		return rc;
 	struct vec subs = {0};
@@ -706,7 +699,7 @@ static int parse_categories(struct gk *g, struct json *j, struct gk_proc *pr,
 			break;
 		if (o.kind == JSON_END)
 			break;
-		if ((rc = expect_kind(j, &o, JSON_OBJECT, "a category (an object)")))
+		if ((rc = json_want(j, &o, JSON_OBJECT, "a category (an object)")))
 			break;
 		pv_str_ix name = 0, color = 0;
 		subs.len = 0;
@@ -722,8 +715,8 @@ static int parse_categories(struct gk *g, struct json *j, struct gk_proc *pr,
 					struct json_tok s;
 					if ((rc = json_next(j, &s)) || s.kind == JSON_END)
 						break;
-					if ((rc = expect_kind(j, &s, JSON_STRING,
-							      "a subcategory name (a string)")))
+					if ((rc = json_want(j, &s, JSON_STRING,
+							    "a subcategory name (a string)")))
 						break;
 					pv_str_ix *e = vec_push(&subs, sizeof(*e));
 					if (!e) {
@@ -868,7 +861,7 @@ static int cpu_unit_of(const struct json_tok *t)
 
 static int parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const struct json_tok *open)
 {
-	int rc = expect_kind(j, open, JSON_OBJECT, "\"meta\" (an object)");
+	int rc = json_want(j, open, JSON_OBJECT, "\"meta\" (an object)");
 	if (rc)
 		return rc;
 	int64_t version = -1, interval = 0;
@@ -971,7 +964,7 @@ static int lib_cmp(const void *a, const void *b)
 
 static int parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const struct json_tok *open)
 {
-	int rc = expect_kind(j, open, JSON_ARRAY, "\"libs\" (an array)");
+	int rc = json_want(j, open, JSON_ARRAY, "\"libs\" (an array)");
 	if (rc)
 		return rc;
 	pr->libs.len = 0;
@@ -981,7 +974,7 @@ static int parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const st
 			return rc;
 		if (o.kind == JSON_END)
 			break;
-		if ((rc = expect_kind(j, &o, JSON_OBJECT, "a lib (an object)")))
+		if ((rc = json_want(j, &o, JSON_OBJECT, "a lib (an object)")))
 			return rc;
 		struct gk_lib l = {.module = PV_NONE};
 		for (;;) {
@@ -1606,7 +1599,7 @@ static int marker_row(struct gk *g, struct json *j, struct table *t, const struc
 static int parse_string_table(struct gk *g, struct json *j, const struct json_tok *open)
 {
 	struct gk_thread *th = &g->th;
-	int rc = expect_kind(j, open, JSON_ARRAY, "a stringTable (an array of strings)");
+	int rc = json_want(j, open, JSON_ARRAY, "a stringTable (an array of strings)");
 	if (rc)
 		return rc;
 	sbuf_reset(&th->stext);
@@ -1617,7 +1610,7 @@ static int parse_string_table(struct gk *g, struct json *j, const struct json_to
 			return rc;
 		if (s.kind == JSON_END)
 			return 0;
-		if ((rc = expect_kind(j, &s, JSON_STRING, "a string")))
+		if ((rc = json_want(j, &s, JSON_STRING, "a string")))
 			return rc;
 		const char *p;
 		size_t n;
@@ -2128,7 +2121,7 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 			const struct json_tok *open)
 {
 	struct gk_thread *th = &g->th;
-	int rc = expect_kind(j, open, JSON_OBJECT, "a thread (an object)");
+	int rc = json_want(j, open, JSON_OBJECT, "a thread (an object)");
 	if (rc)
 		return rc;
 	th->proc = pr;
@@ -2203,7 +2196,7 @@ static int parse_profile(struct gk *g, struct json *j, const struct json_tok *op
 static int parse_threads(struct gk *g, struct json *j, struct gk_proc *pr,
 			 const struct json_tok *open)
 {
-	int rc = expect_kind(j, open, JSON_ARRAY, "\"threads\" (an array)");
+	int rc = json_want(j, open, JSON_ARRAY, "\"threads\" (an array)");
 	for (;;) {
 		struct json_tok t;
 		if (rc || (rc = json_next(j, &t)) || t.kind == JSON_END)
@@ -2216,12 +2209,12 @@ static int parse_threads(struct gk *g, struct json *j, struct gk_proc *pr,
 
 static int parse_processes(struct gk *g, struct json *j, const struct json_tok *open)
 {
-	int rc = expect_kind(j, open, JSON_ARRAY, "\"processes\" (an array)");
+	int rc = json_want(j, open, JSON_ARRAY, "\"processes\" (an array)");
 	for (;;) {
 		struct json_tok t;
 		if (rc || (rc = json_next(j, &t)) || t.kind == JSON_END)
 			break;
-		if (!(rc = expect_kind(j, &t, JSON_OBJECT, "a sub-process profile (an object)")))
+		if (!(rc = json_want(j, &t, JSON_OBJECT, "a sub-process profile (an object)")))
 			rc = parse_profile(g, j, &t, false, false);
 	}
 	return rc;
@@ -2282,7 +2275,7 @@ static int parse_profile(struct gk *g, struct json *j, const struct json_tok *op
 		} else if (json_is(&k, "libs") && !wrapper) {
 			rc = parse_libs(g, j, &pr, &v);
 		} else if (json_is(&k, "threads") && !wrapper) {
-			if ((rc = expect_kind(j, &v, JSON_ARRAY, "\"threads\" (an array)")))
+			if ((rc = json_want(j, &v, JSON_ARRAY, "\"threads\" (an array)")))
 				goto out;
 			if (pr.have_meta && pr.have_libs) {
 				rc = parse_threads(g, j, &pr, &v);
@@ -2292,7 +2285,7 @@ static int parse_profile(struct gk *g, struct json *j, const struct json_tok *op
 				rc = json_skip(j, &v);
 			}
 		} else if (json_is(&k, "processes") && !wrapper) {
-			if ((rc = expect_kind(j, &v, JSON_ARRAY, "\"processes\" (an array)")))
+			if ((rc = json_want(j, &v, JSON_ARRAY, "\"processes\" (an array)")))
 				goto out;
 			if (pr.threads_done) {
 				rc = parse_processes(g, j, &v);

@@ -36,6 +36,7 @@
  * step, counted in values that carried something (not null, 0, -1, false, "" or empty).
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -514,24 +515,23 @@ static int not_kept(struct fxp *x, const char *where, const struct json_tok *key
 }
 
 /* Reads the next value, which must be an object (t is its '{'). */
+/* The next value, which must be an object / an array: "expected an object for NAME, ...". */
+static int expect_kind(struct fxp *x, struct json_tok *t, enum json_kind k, const char *name)
+{
+	char what[160];
+	snprintf(what, sizeof(what), "%s for %s", k == JSON_OBJECT ? "an object" : "an array",
+		 name);
+	return json_expect(&x->j, t, k, what);
+}
+
 static int expect_object(struct fxp *x, struct json_tok *t, const char *name)
 {
-	int rc = json_next(&x->j, t);
-	if (rc)
-		return rc;
-	if (t->kind != JSON_OBJECT)
-		return bad_kind(x, t, "an object", name);
-	return 0;
+	return expect_kind(x, t, JSON_OBJECT, name);
 }
 
 static int expect_array(struct fxp *x, struct json_tok *t, const char *name)
 {
-	int rc = json_next(&x->j, t);
-	if (rc)
-		return rc;
-	if (t->kind != JSON_ARRAY)
-		return bad_kind(x, t, "an array", name);
-	return 0;
+	return expect_kind(x, t, JSON_ARRAY, name);
 }
 
 static int read_int(struct fxp *x, const char *name, int64_t *out)

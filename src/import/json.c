@@ -755,17 +755,20 @@ int json_skip_value(struct json *j)
 	return json_skip(j, &t);
 }
 
-int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what)
+int json_want(struct json *j, const struct json_tok *t, enum json_kind k, const char *what)
 {
-	int rc = json_next(j, t);
-	if (rc)
-		return rc;
 	if (t->kind != k && !(k == JSON_TRUE && t->kind == JSON_FALSE)) {
 		if (t->kind == JSON_EOF)
 			return json_fail(j, t->s, "expected %s, found the end of the input", what);
 		return json_fail_at(j, t, "expected %s, found %s", what, json_kind_name(t->kind));
 	}
 	return 0;
+}
+
+int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what)
+{
+	int rc = json_next(j, t);
+	return rc ? rc : json_want(j, t, k, what);
 }
 
 int json_next_member(struct json *j, struct json_tok *k, struct json_tok *v)

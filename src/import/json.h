@@ -69,7 +69,11 @@ int json_next(struct json *j, struct json_tok *t);
 int json_skip(struct json *j, const struct json_tok *t);
 /* Reads the next token and skips the value it starts. */
 int json_skip_value(struct json *j);
-/* Reads the next token, which must be of kind k ("what" names it in the error). */
+/*
+ * Token t, already read, must be of kind k (JSON_TRUE: either boolean); else the error
+ * "expected WHAT, found KIND" at t. json_expect reads the next token and checks it so.
+ */
+int json_want(struct json *j, const struct json_tok *t, enum json_kind k, const char *what);
 int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what);
 /*
  * The next member of the object being read (its '{' read): its key in *k and the first token of
