@@ -396,6 +396,7 @@ int gk_read_table(struct gk *g, struct json *j, struct table *t, const struct js
 	json_release(&j2);
 	return rc;
 }
+
 int gk_fail_cell(struct gk *g, const struct table *t, uint32_t row, int field, const char *fmt, ...)
 {
 	char msg[300];

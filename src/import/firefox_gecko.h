@@ -202,8 +202,8 @@ void gk_table_init(struct table *t, const char *what, const char *const *fields,
 		   cell_fn cell, void *ctx);
 void gk_table_reset(struct table *t);
 int gk_read_table(struct gk *g, struct json *j, struct table *t, const struct json_tok *open);
-int gk_fail_cell(struct gk *g, const struct table *t, uint32_t row, int field, const char *fmt,
-		 ...);
+int gk_fail_cell(struct gk *g, const struct table *t, uint32_t row, int field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 const char *gk_default_color(const char *name);
 int gk_parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const struct json_tok *open);
 int gk_parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const struct json_tok *open);
