@@ -26,19 +26,7 @@
 
 #include "pv/error.h"
 #include "pv/profile.h"
-
-/* A growable NUL-terminated text; zero-initialise, release with pv_text_release. */
-struct pv_text {
-	char *s;     /* "" until something is written; NULL only before the first write */
-	size_t len, cap;
-	bool oom;    /* an append failed: the text is cut short */
-};
-
-void pv_text_release(struct pv_text *t);
-void pv_text_clear(struct pv_text *t);
-void pv_text_put(struct pv_text *t, const char *s, size_t n);
-void pv_text_puts(struct pv_text *t, const char *s);
-void pv_text_printf(struct pv_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include "pv/sbuf.h" /* the text the formatting functions append to */
 
 enum pv_marker_flag {
 	PV_MARKER_INCOMPLETE = 1, /* an end was missing: clamped to the thread's range */
@@ -138,7 +126,7 @@ struct pv_marker_detail {
 	uint32_t nr_fields;        /* the schema's fields that have a value, in schema order */
 	struct pv_marker_field *fields;
 	/* private */
-	struct pv_text buf, raw;
+	struct sbuf buf, raw;
 	size_t *offs;
 	uint32_t cap;
 	void *doc;
@@ -155,17 +143,17 @@ void pv_marker_detail_release(struct pv_marker_detail *d);
  * NULL (pid and tid then show as "PID: n" / "TID: n").
  */
 void pv_marker_format(const struct pv_markers *ms, const char *format, size_t format_len,
-		      const char *value, size_t value_len, struct pv_text *out);
+		      const char *value, size_t value_len, struct sbuf *out);
 
 /* A time in milliseconds as the Firefox Profiler shows one: 500ns, 250μs, 12.346ms, 1m5s. */
-void pv_format_timestamp(double ms, struct pv_text *out);
+void pv_format_timestamp(double ms, struct sbuf *out);
 
 /*
  * Appends the duration at the head of marker i's tooltip: "unknown duration" for an incomplete
  * marker, nothing for an instant, else the time with 3 significant digits and at most one
  * decimal ("2.5ms", "1.2s").
  */
-void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct pv_text *out);
+void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct sbuf *out);
 
 /*
  * The cause stack of marker i as function names from the leaf to the root (one per frame);

@@ -1,10 +1,12 @@
 #include <errno.h>
-#include <inttypes.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -158,14 +160,8 @@ static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struc
 			if (pos < n) {
 				inflateEnd(&z);
 				pv_free(out);
-				int c = pv_error_set(err, PV_EPARSE,
-						     "%s: byte %zu: trailing garbage after the gzip stream",
-						     in->name, pos);
-				if (err) {
-					err->offset = pos;
-					err->has_pos = 2;
-				}
-				return c;
+				return input_fail_byte(in, err, PV_EPARSE, pos,
+						       "trailing garbage after the gzip stream");
 			}
 			break;
 		}
@@ -173,13 +169,8 @@ static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struc
 			size_t at = pos;
 			inflateEnd(&z);
 			pv_free(out);
-			int c = pv_error_set(err, PV_EPARSE, "%s: byte %zu: corrupt gzip data (%s)",
-					     in->name, at, z.msg ? z.msg : "inflate failed");
-			if (err) {
-				err->offset = at;
-				err->has_pos = 2;
-			}
-			return c;
+			return input_fail_byte(in, err, PV_EPARSE, at, "corrupt gzip data (%s)",
+					       z.msg ? z.msg : "inflate failed");
 		}
 		if (ret == Z_BUF_ERROR && z.avail_in == 0 && pos >= n)
 			break;
@@ -187,14 +178,8 @@ static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struc
 	inflateEnd(&z);
 	if (ret != Z_STREAM_END) {
 		pv_free(out);
-		int c = pv_error_set(err, PV_EPARSE,
-				     "%s: byte %zu: truncated gzip data (the stream does not end)",
-				     in->name, n);
-		if (err) {
-			err->offset = n;
-			err->has_pos = 2;
-		}
-		return c;
+		return input_fail_byte(in, err, PV_EPARSE, n,
+				       "truncated gzip data (the stream does not end)");
 	}
 	pv_free(in->owned); /* the compressed copy of input_from_memory, if any */
 	in->owned = out;
@@ -507,4 +492,81 @@ void input_position(const struct pv_input *in, const char *p, uint64_t *line, ui
 	}
 	*line = l;
 	*column = (uint64_t)(p - ls) + 1;
+}
+
+int input_vfail_at(const struct pv_input *in, struct pv_error *err, int code, uint64_t line,
+		   uint64_t column, const char *fmt, va_list ap)
+{
+	char what[400];
+	vsnprintf(what, sizeof(what), fmt, ap);
+	int rc = pv_error_set(err, code, "%s: line %llu, column %llu: %s", in->name,
+			      (unsigned long long)line, (unsigned long long)column, what);
+	if (err) {
+		err->line = line;
+		err->column = column;
+		err->has_pos = 1;
+	}
+	return rc;
+}
+
+int input_fail_at(const struct pv_input *in, struct pv_error *err, int code, uint64_t line,
+		  uint64_t column, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = input_vfail_at(in, err, code, line, column, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int input_vfail(const struct pv_input *in, struct pv_error *err, int code, const char *at,
+		const char *fmt, va_list ap)
+{
+	uint64_t line = 1, column = 1;
+	if (at)
+		input_position(in, at, &line, &column);
+	int rc = input_vfail_at(in, err, code, line, column, fmt, ap);
+	if (err && at)
+		err->offset = (uint64_t)(at - in->data);
+	return rc;
+}
+
+int input_fail(const struct pv_input *in, struct pv_error *err, int code, const char *at,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = input_vfail(in, err, code, at, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int input_vfail_byte(const struct pv_input *in, struct pv_error *err, int code, uint64_t offset,
+		     const char *fmt, va_list ap)
+{
+	return name_vfail_byte(in->name, err, code, offset, fmt, ap);
+}
+
+int name_vfail_byte(const char *name, struct pv_error *err, int code, uint64_t offset,
+		    const char *fmt, va_list ap)
+{
+	char what[400];
+	vsnprintf(what, sizeof(what), fmt, ap);
+	int rc = pv_error_set(err, code, "%s: byte %llu: %s", name, (unsigned long long)offset,
+			      what);
+	if (err) {
+		err->offset = offset;
+		err->has_pos = 2;
+	}
+	return rc;
+}
+
+int input_fail_byte(const struct pv_input *in, struct pv_error *err, int code, uint64_t offset,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = input_vfail_byte(in, err, code, offset, fmt, ap);
+	va_end(ap);
+	return rc;
 }

@@ -17,6 +17,7 @@
 #ifndef PV_BASE_FILE_H
 #define PV_BASE_FILE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,5 +73,31 @@ void input_forget(struct pv_input *in, const char *p);
 
 /* 1-based line and column (bytes) of position p in the input; counts newlines up to p. */
 void input_position(const struct pv_input *in, const char *p, uint64_t *line, uint64_t *column);
+
+/*
+ * The one shape of a parse error at a place in the input, as every importer reports it: err
+ * (NULL allowed) gets "NAME: line L, column C: WHAT" with line, column and has_pos = 1 (and the
+ * byte offset when the position is given as a pointer), or
+ * "NAME: byte N: WHAT" with offset and has_pos = 2; WHAT is printf's text of fmt (cut at 399
+ * bytes). Each returns code.
+ */
+int input_fail_at(const struct pv_input *in, struct pv_error *err, int code, uint64_t line,
+		  uint64_t column, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* At position at of the input (NULL: line 1, column 1). */
+int input_fail(const struct pv_input *in, struct pv_error *err, int code, const char *at,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int input_fail_byte(const struct pv_input *in, struct pv_error *err, int code, uint64_t offset,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same for an importer's own printf-like error function. */
+int input_vfail_at(const struct pv_input *in, struct pv_error *err, int code, uint64_t line,
+		   uint64_t column, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+int input_vfail(const struct pv_input *in, struct pv_error *err, int code, const char *at,
+		const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+int input_vfail_byte(const struct pv_input *in, struct pv_error *err, int code, uint64_t offset,
+		     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+/* The same for a file read without a pv_input (a database's member files): NAME is its name. */
+int name_vfail_byte(const char *name, struct pv_error *err, int code, uint64_t offset,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 #endif

@@ -1,15 +1,22 @@
 /*
  * sbuf.c - the growable byte string (sbuf.h has the invariants).
  */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "base/alloc.h"
 #include "base/sbuf.h"
 
+static int grow_failed(struct sbuf *b)
+{
+	b->oom = true;
+	return PV_ENOMEM;
+}
+
 int sbuf_grow(struct sbuf *b, size_t extra)
 {
 	if (extra >= SIZE_MAX - b->len)
-		return PV_ENOMEM;
+		return grow_failed(b);
 	size_t need = b->len + extra + 1;
 	if (need <= b->cap)
 		return 0;
@@ -18,11 +25,28 @@ int sbuf_grow(struct sbuf *b, size_t extra)
 		nc = nc > SIZE_MAX / 2 ? need : nc * 2;
 	char *p = pv_realloc(b->buf, nc);
 	if (!p)
-		return PV_ENOMEM;
+		return grow_failed(b);
 	if (!b->buf)
 		p[0] = 0;
 	b->buf = p;
 	b->cap = nc;
+	return 0;
+}
+
+int sbuf_addf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return grow_failed(b); /* a format C cannot print: taken as a failed write */
+	if (sbuf_grow(b, (size_t)n))
+		return PV_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
 	return 0;
 }
 

@@ -268,7 +268,7 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 {
 	const struct pv_profile *p = ms->p;
 	struct pv_marker_detail d = {0};
-	struct pv_text x = {0};
+	struct sbuf x = {0};
 	char b[64];
 	if (pv_marker_detail(ms, i, &d)) {
 		pv_marker_detail_release(&d);
@@ -281,9 +281,9 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 		return 0;
 	}
 	/* the tooltip's header: the duration, then the tooltip label */
-	pv_text_clear(&x);
+	sbuf_reset(&x);
 	pv_marker_duration_text(ms, i, &x);
-	fprintf(out, "%s%s%s\n", x.s, x.len ? "  " : "", d.label[PV_LABEL_TOOLTIP]);
+	fprintf(out, "%s%s%s\n", sbuf_str(&x), x.len ? "  " : "", d.label[PV_LABEL_TOOLTIP]);
 	if (d.description)
 		fprintf(out, "%s\n", d.description);
 	if (ms->flags[i] & PV_MARKER_SYNTHETIC)
@@ -325,9 +325,9 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 		int64_t ct = ms->cause_time_ns[i];
 		fputs("\nstack", out);
 		if (ct != PV_TIME_NONE && ct < ms->start_ns[i]) {
-			pv_text_clear(&x);
+			sbuf_reset(&x);
 			pv_format_timestamp((double)pv_time_diff(ms->start_ns[i], ct) / 1e6, &x);
-			fprintf(out, " (triggered %s before the marker)", x.s);
+			fprintf(out, " (triggered %s before the marker)", sbuf_str(&x));
 		}
 		fputs(":\n", out);
 		if (fr) {
@@ -338,7 +338,7 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 		free(fr);
 	}
 	int rc = x.oom ? PV_ENOMEM : 0;
-	pv_text_release(&x);
+	sbuf_release(&x);
 	pv_marker_detail_release(&d);
 	return rc;
 }

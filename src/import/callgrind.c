@@ -38,6 +38,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/text.h"
 #include "import/importer.h"
 #include "model/callgraph.h"
 
@@ -162,23 +163,14 @@ struct cg {
 __attribute__((format(printf, 3, 4))) static int cg_fail(struct cg *c, const char *at,
 							  const char *fmt, ...)
 {
-	char msg[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	uint64_t l = c->lineno, col = 1;
+	uint64_t col = 1;
 	if (at && c->line && at >= c->line)
 		col = (uint64_t)(at - c->line) + 1;
-	int rc = pv_error_set(c->err, PV_EPARSE, "%s: line %llu, column %llu: %s", c->in->name,
-			      (unsigned long long)l, (unsigned long long)col, msg);
-	c->failed = rc;
-	if (c->err) {
-		c->err->line = l;
-		c->err->column = col;
-		c->err->has_pos = 1;
-	}
-	return rc;
+	va_list ap;
+	va_start(ap, fmt);
+	c->failed = input_vfail_at(c->in, c->err, PV_EPARSE, c->lineno, col, fmt, ap);
+	va_end(ap);
+	return c->failed;
 }
 
 /* ---- probe ---- */
@@ -247,13 +239,6 @@ static int grow_costs(struct cg *c, int64_t **a, uint32_t old_cap, uint32_t new_
 }
 
 /* ---- names ---- */
-
-static const char *skip_ws(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
 
 /* The string of name id in namespace ns + 1, 0 when undefined. */
 static inline uint32_t name_get(struct cg *c, enum ns ns, uint64_t id)
@@ -327,7 +312,7 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 		}
 	/* "(id)" or "(id) name"; anything else, "(below main)" say, is a plain name */
 	if (digits && q < e && *q == ')' && (q + 1 == e || q[1] == ' ' || q[1] == '\t')) {
-		const char *name = skip_ws(q + 1, e);
+		const char *name = text_skip_blanks(q + 1, e);
 		if (name < e) {
 			pv_str_ix s = builder_str(b, name, (size_t)(e - name));
 			if (name_set(c, ns, id, s))
@@ -493,12 +478,8 @@ static int parse_u64(struct cg *c, const char **pp, const char *e, uint64_t *v)
 		p += 2;
 		const char *s = p;
 		while (p < e) {
-			int d;
-			if (*p >= '0' && *p <= '9')
-				d = *p - '0';
-			else if ((*p | 32) >= 'a' && (*p | 32) <= 'f')
-				d = (*p | 32) - 'a' + 10;
-			else
+			int d = text_hex_digit(*p);
+			if (d < 0)
 				break;
 			if (x >> 60)
 				return cg_fail(c, s, "number too large");
@@ -565,7 +546,7 @@ static int parse_cost_line(struct cg *c, const char *p, const char *e, int64_t *
 {
 	int64_t pos[MAX_POS];
 	for (uint32_t i = 0; i < c->npos; i++) {
-		p = skip_ws(p, e);
+		p = text_skip_blanks(p, e);
 		if (p >= e) {
 			pos[i] = c->prev_pos[i];
 			continue;
@@ -580,7 +561,7 @@ static int parse_cost_line(struct cg *c, const char *p, const char *e, int64_t *
 	*line = c->pos_line >= 0 ? pos[c->pos_line] : 0;
 	uint32_t k = 0;
 	for (;;) {
-		p = skip_ws(p, e);
+		p = text_skip_blanks(p, e);
 		if (p >= e)
 			break;
 		if (k == c->nev)
@@ -645,7 +626,7 @@ static int read_events(struct cg *c, const char *p, const char *e)
 		/* events: again (a new part) must name the same events */
 		uint32_t k = 0;
 		for (;;) {
-			p = skip_ws(p, e);
+			p = text_skip_blanks(p, e);
 			if (p >= e)
 				break;
 			const char *s = p;
@@ -660,7 +641,7 @@ static int read_events(struct cg *c, const char *p, const char *e)
 		return 0;
 	}
 	for (;;) {
-		p = skip_ws(p, e);
+		p = text_skip_blanks(p, e);
 		if (p >= e)
 			break;
 		const char *s = p;
@@ -689,7 +670,7 @@ static int read_positions(struct cg *c, const char *p, const char *e)
 	uint32_t n = 0;
 	int line = -1;
 	for (;;) {
-		p = skip_ws(p, e);
+		p = text_skip_blanks(p, e);
 		if (p >= e)
 			break;
 		const char *s = p;
@@ -719,7 +700,7 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
 {
 	uint32_t k = 0;
 	for (;;) {
-		p = skip_ws(p, e);
+		p = text_skip_blanks(p, e);
 		if (p >= e)
 			break;
 		if (k == MAX_EVENTS)
@@ -1424,7 +1405,7 @@ static int header_line(struct cg *c, const char *p, const char *e)
 		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_'))
 			return 0;
 	size_t kl = (size_t)(colon - p);
-	const char *v = skip_ws(colon + 1, e);
+	const char *v = text_skip_blanks(colon + 1, e);
 	struct pv_builder *b = c->b;
 	if (kl == 6 && !memcmp(p, "events", 6))
 		return read_events(c, v, e) ? -1 : 1;
@@ -1504,7 +1485,7 @@ static int body(struct cg *c)
 		c->line = p;
 		if ((c->lineno & 0xffff) == 0)
 			input_forget(c->in, p);
-		if (p == e || *p == '#' || skip_ws(p, e) == e) {
+		if (p == e || *p == '#' || text_skip_blanks(p, e) == e) {
 			p = le + 1;
 			continue;
 		}
@@ -1624,12 +1605,12 @@ static int body(struct cg *c)
 					return -1;
 			} else if (kl == 5 && !memcmp(p, "calls", 5)) {
 				uint64_t count;
-				const char *q = skip_ws(v, e);
+				const char *q = text_skip_blanks(v, e);
 				if (parse_u64(c, &q, e, &count))
 					return -1;
 				/* the target position: checked, not kept */
 				for (uint32_t i = 0; i < c->npos; i++) {
-					q = skip_ws(q, e);
+					q = text_skip_blanks(q, e);
 					if (q >= e)
 						break;
 					int64_t t;

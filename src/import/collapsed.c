@@ -15,13 +15,8 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/text.h"
 #include "import/importer.h"
-
-static const char *line_end(const char *p, const char *e)
-{
-	const char *n = memchr(p, '\n', (size_t)(e - p));
-	return n ? n : e;
-}
 
 static int is_comment(const char *p, const char *e)
 {
@@ -63,7 +58,7 @@ static int probe(const struct pv_input *in)
 	const char *end = in->data + (in->len < ((size_t)4 << 20) ? in->len : ((size_t)4 << 20));
 	int good = 0, bad = 0;
 	while (p < e && good + bad < 20) {
-		const char *le = line_end(p, end);
+		const char *le = text_line_end(p, end);
 		const char *t = le;
 		if (t > p && t[-1] == '\r')
 			t--;
@@ -325,7 +320,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			input_forget(in, p);
 			forget_mark = p;
 		}
-		const char *le = line_end(p, e);
+		const char *le = text_line_end(p, e);
 		const char *t = le;
 		lineno++;
 		if (t > p && t[-1] == '\r')
@@ -395,15 +390,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		if (first_bad_at) {
 			uint64_t l, c;
 			input_position(in, first_bad_at, &l, &c);
-			int rc = pv_error_set(err, PV_EPARSE,
-					      "%s: line %llu, column 1: expected 'frame;frame;... COUNT'",
-					      in->name, (unsigned long long)l);
-			if (err) {
-				err->line = l;
-				err->column = 1;
-				err->has_pos = 1;
-			}
-			return rc;
+			return input_fail_at(in, err, PV_EPARSE, l, 1,
+					     "expected 'frame;frame;... COUNT'");
 		}
 		if (zero == 0)
 			return pv_error_set(err, PV_EPARSE, "%s: line 1, column 1: expected 'frame;frame;... COUNT', found no stack", in->name);

@@ -19,7 +19,7 @@ int hpc_fail(const struct hpc_bin *f, uint64_t at, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = import_vfail_byte(f->err, f->name, at, fmt, ap);
+	int rc = name_vfail_byte(f->name, f->err, PV_EPARSE, at, fmt, ap);
 	va_end(ap);
 	return rc;
 }

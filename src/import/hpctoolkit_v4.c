@@ -16,6 +16,8 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
+#include "base/text.h"
 #include "import/hpctoolkit.h"
 #include "import/importer.h"
 
@@ -248,9 +250,8 @@ static int read_id_names(struct v4 *r)
  */
 static char *yaml_scalar(const char *s, const char *end)
 {
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+	s = text_skip_blanks(s, end);
+	while (end > s && (text_is_blank(end[-1]) || end[-1] == '\r'))
 		end--;
 	char *out = pv_malloc((size_t)(end - s) + 1);
 	if (!out)
@@ -865,7 +866,7 @@ static int cmp_profile(const void *a, const void *b)
 	/* the names compare the tuples kind by kind; numbers by value */
 	const char *s = x->name, *t = y->name;
 	while (*s && *t) {
-		if (*s >= '0' && *s <= '9' && *t >= '0' && *t <= '9') {
+		if (text_is_digit(*s) && text_is_digit(*t)) {
 			char *es, *et;
 			unsigned long long u = strtoull(s, &es, 10), v = strtoull(t, &et, 10);
 			if (u != v)
@@ -928,7 +929,7 @@ static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *titl
 	if (rc)
 		goto out;
 	if (!summary_only)
-		qsort(pr + 1, np - 1, sizeof(*pr), cmp_profile);
+		pv_sort(pr + 1, np - 1, sizeof(*pr), cmp_profile);
 	if ((rc = hpc_acc_begin(&r->cct, r->nm)))
 		goto out;
 	if (!(r->prof_thread = pv_malloc((size_t)np * sizeof(*r->prof_thread)))) {

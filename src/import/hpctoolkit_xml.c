@@ -24,6 +24,8 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
+#include "base/text.h"
 #include "import/hpctoolkit.h"
 #include "import/importer.h"
 
@@ -56,7 +58,7 @@ __attribute__((format(printf, 3, 4))) static int xml_fail(struct xml *x, const c
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = import_vfail_at(x->err, x->in, at, fmt, ap);
+	int rc = input_vfail(x->in, x->err, PV_EPARSE, at, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -272,7 +274,7 @@ static uint64_t attr_u64(const struct xtag *t, const char *name, uint64_t def)
 {
 	char b[32];
 	const char *s = attr(t, name, b, sizeof(b));
-	if (!s || !isdigit((unsigned char)*s))
+	if (!s || !text_is_digit(*s))
 		return def;
 	return strtoull(s, NULL, 0);
 }
@@ -461,7 +463,7 @@ static int scope_element(struct rd *r, const struct xtag *t, const struct open_e
 		if (!n)
 			return xml_fail(&r->x, t->pos, "<%s> without its n attribute",
 					tag_is(t, "PF") ? "PF" : "Pr");
-		uint64_t pid = isdigit((unsigned char)*n) ? strtoull(n, NULL, 10) : UINT64_MAX;
+		uint64_t pid = text_is_digit(*n) ? strtoull(n, NULL, 10) : UINT64_MAX;
 		uint32_t name = pid != UINT64_MAX ? u64map_get(&r->procs, pid) : UINT32_MAX;
 		if (name == UINT32_MAX) /* the name itself, as DTD 2.0 allows */
 			name = builder_cstr(r->b, n);
@@ -815,10 +817,10 @@ static int side_files(struct rd *r, const struct hpc_bin *f, bool merged, uint32
 	uint64_t len = f->len;
 	if (merged && len >= 16 && be64(f->p + len - 8) == 0xffffffffdeadf00dull)
 		len -= 8;
-	qsort(sides, ns, sizeof(*sides), cmp_offset);
+	pv_sort(sides, ns, sizeof(*sides), cmp_offset);
 	for (uint32_t k = 0; k < ns; k++)
 		sides[k].end = k + 1 < ns ? sides[k + 1].off : len;
-	qsort(sides, ns, sizeof(*sides), cmp_side);
+	pv_sort(sides, ns, sizeof(*sides), cmp_side);
 	*out = sides;
 	*n = ns;
 	return 0;
@@ -912,7 +914,7 @@ static int folder_files(struct rd *r, const struct pv_input *xin, const char *pa
 		return rc;
 	}
 	if (nn)
-		qsort(v, nn, sizeof(*v), cmp_name);
+		pv_sort(v, nn, sizeof(*v), cmp_name);
 	*names = v;
 	*n = nn;
 	return 0;

@@ -6,8 +6,6 @@
 #ifndef PV_IMPORT_IMPORTER_H
 #define PV_IMPORT_IMPORTER_H
 
-#include <stdarg.h>
-
 #include "base/file.h"
 #include "model/builder.h"
 
@@ -53,16 +51,6 @@ struct pv_snapshot_source;
  */
 int snapshot_source_matches(const struct pv_input *in, const struct pv_snapshot_source *src,
 			    struct pv_error *err);
-
-/*
- * Positioned parse errors, one line each, PV_EPARSE with the position set in err (NULL allowed):
- * "NAME: byte OFF: what" for binary inputs, "NAME: line L, column C: what" for the text of in at
- * p. Both return PV_EPARSE.
- */
-int import_vfail_byte(struct pv_error *err, const char *name, uint64_t off, const char *fmt,
-		      va_list ap) __attribute__((format(printf, 4, 0)));
-int import_vfail_at(struct pv_error *err, const struct pv_input *in, const char *p,
-		    const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* Probe helpers: the first n bytes holding s (n capped at the input's size). */
 int probe_has(const struct pv_input *in, size_t n, const char *s);

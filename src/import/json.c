@@ -6,6 +6,7 @@
 
 #include "base/alloc.h"
 #include "base/sbuf.h"
+#include "base/text.h"
 #include "import/json.h"
 
 /* Per-container state: what the next token may be. */
@@ -62,19 +63,12 @@ int json_fail(struct json *j, const char *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	uint64_t line, col;
-	input_position(j->in, p, &line, &col);
 	int code = PV_EPARSE;
 	if (strncmp(what, "nesting", 7) == 0)
 		code = PV_ELIMIT;
-	pv_error_set(j->err, code, "%s: line %llu, column %llu: %s", j->in->name,
-		     (unsigned long long)line, (unsigned long long)col, what);
-	if (j->err) {
-		j->err->line = line;
-		j->err->column = col;
+	input_fail(j->in, j->err, code, p, "%s", what);
+	if (j->err)
 		j->err->offset = (uint64_t)(p - j->in->data);
-		j->err->has_pos = 1;
-	}
 	j->failed = code;
 	return code;
 }
@@ -358,11 +352,6 @@ after_value:
 #define RUN_SLACK 64
 #define RUN_NOISE 32
 
-static inline bool is_digit(char c)
-{
-	return (unsigned)((unsigned char)c - '0') <= 9;
-}
-
 static const char *skip_ws_from(const char *p, const char *e)
 {
 	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
@@ -602,7 +591,7 @@ static inline __attribute__((always_inline)) bool run_elem(const char *q, enum r
 	int64_t v = d;
 	q++;
 	if (d == 0) {
-		if (is_digit(*q))
+		if (text_is_digit(*q))
 			return false; /* a leading zero: not a JSON number */
 	} else {
 		int max = kind == RUN_U32 ? 9 : kind == RUN_I64 ? 18 : 12;
@@ -617,15 +606,15 @@ static inline __attribute__((always_inline)) bool run_elem(const char *q, enum r
 		bool up = false;
 		if (*q == '.') {
 			q++;
-			if (!is_digit(*q))
+			if (!text_is_digit(*q))
 				return false;
-			for (; frac < pow10 && is_digit(*q); q++, frac++)
+			for (; frac < pow10 && text_is_digit(*q); q++, frac++)
 				v = v * 10 + (*q - '0');
-			if (is_digit(*q)) {
+			if (text_is_digit(*q)) {
 				/* as json_fixed: the first dropped digit rounds, the rest only ends */
 				up = *q >= '5';
 				const char *stop = ++q + RUN_NOISE;
-				for (; is_digit(*q); q++)
+				for (; text_is_digit(*q); q++)
 					if (q == stop)
 						return false;
 			}
@@ -766,17 +755,43 @@ int json_skip_value(struct json *j)
 	return json_skip(j, &t);
 }
 
-int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what)
+int json_want(struct json *j, const struct json_tok *t, enum json_kind k, const char *what)
 {
-	int rc = json_next(j, t);
-	if (rc)
-		return rc;
 	if (t->kind != k && !(k == JSON_TRUE && t->kind == JSON_FALSE)) {
 		if (t->kind == JSON_EOF)
 			return json_fail(j, t->s, "expected %s, found the end of the input", what);
 		return json_fail_at(j, t, "expected %s, found %s", what, json_kind_name(t->kind));
 	}
 	return 0;
+}
+
+int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what)
+{
+	int rc = json_next(j, t);
+	return rc ? rc : json_want(j, t, k, what);
+}
+
+int json_next_member(struct json *j, struct json_tok *k, struct json_tok *v)
+{
+	int rc = json_next(j, k);
+	if (rc || k->kind != JSON_KEY)
+		return rc;
+	return json_next(j, v); /* after a key the tokenizer reads a value or fails */
+}
+
+int json_text(struct json *j, const struct json_tok *t, struct sbuf *out)
+{
+	sbuf_reset(out);
+	if (t->kind == JSON_NUMBER)
+		return sbuf_put(out, t->s, t->len) ? json_fail(j, NULL, "out of memory") : 0;
+	if (t->kind != JSON_STRING && t->kind != JSON_KEY)
+		return 1;
+	const char *s;
+	size_t n;
+	int rc = json_str(j, t, &s, &n);
+	if (rc)
+		return rc;
+	return sbuf_put(out, s, n) ? json_fail(j, NULL, "out of memory") : 0;
 }
 
 int json_f64(struct json *j, const struct json_tok *t, double *out)
@@ -900,15 +915,6 @@ int json_i64(struct json *j, const struct json_tok *t, int64_t *out)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return c - 'A' + 10;
-}
-
 static size_t put_utf8(char *o, uint32_t cp)
 {
 	if (cp < 0x80) {
@@ -966,12 +972,15 @@ int json_str(struct json *j, const struct json_tok *t, const char **s, size_t *l
 		case 'r': *o++ = '\r'; break;
 		case 't': *o++ = '\t'; break;
 		case 'u': {
-			uint32_t cp = (uint32_t)(hexval(p[0]) << 12 | hexval(p[1]) << 8 |
-						 hexval(p[2]) << 4 | hexval(p[3]));
+			uint32_t cp =
+			    (uint32_t)(text_hex_digit(p[0]) << 12 | text_hex_digit(p[1]) << 8 |
+				       text_hex_digit(p[2]) << 4 | text_hex_digit(p[3]));
 			p += 4;
 			if (cp >= 0xd800 && cp < 0xdc00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-				uint32_t lo = (uint32_t)(hexval(p[2]) << 12 | hexval(p[3]) << 8 |
-							 hexval(p[4]) << 4 | hexval(p[5]));
+				uint32_t lo =
+				    (uint32_t)(text_hex_digit(p[2]) << 12 |
+					       text_hex_digit(p[3]) << 8 |
+					       text_hex_digit(p[4]) << 4 | text_hex_digit(p[5]));
 				if (lo >= 0xdc00 && lo < 0xe000) {
 					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 					p += 6;

@@ -69,8 +69,20 @@ int json_next(struct json *j, struct json_tok *t);
 int json_skip(struct json *j, const struct json_tok *t);
 /* Reads the next token and skips the value it starts. */
 int json_skip_value(struct json *j);
-/* Reads the next token, which must be of kind k ("what" names it in the error). */
+/*
+ * Token t, already read, must be of kind k (JSON_TRUE: either boolean); else the error
+ * "expected WHAT, found KIND" at t. json_expect reads the next token and checks it so.
+ */
+int json_want(struct json *j, const struct json_tok *t, enum json_kind k, const char *what);
 int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what);
+/*
+ * The next member of the object being read (its '{' read): its key in *k and the first token of
+ * its value in *v (a value, never an end). At the object's end *k is not a key: JSON_END (the
+ * '}' consumed), or JSON_EOF when a lenient_tail input ends inside the object; *v is then
+ * unset. Returns 0 or the tokenizer's error. The loop of every importer:
+ *     while (!(rc = json_next_member(j, &k, &v)) && k.kind == JSON_KEY) { ... }
+ */
+int json_next_member(struct json *j, struct json_tok *k, struct json_tok *v);
 
 /* Depth of the container the tokenizer is in (0 at top level). */
 static inline uint32_t json_depth(const struct json *j)
@@ -111,6 +123,13 @@ int json_f64(struct json *j, const struct json_tok *t, double *out);
 int json_fixed(struct json *j, const struct json_tok *t, int pow10, int64_t *out);
 /* A string or key token's decoded bytes (a view, or scratch when escaped). */
 int json_str(struct json *j, const struct json_tok *t, const char **s, size_t *len);
+/*
+ * The text of a string or key token (decoded) or of a number token (as written) into out,
+ * replacing what it held. Returns 0; 1 when t is none of these (out emptied, t's value not
+ * read: the caller skips or refuses it); or the tokenizer's error (PV_ENOMEM as a positioned
+ * "out of memory").
+ */
+int json_text(struct json *j, const struct json_tok *t, struct sbuf *out);
 
 /* Compares a key/string token (unescaped bytes) with a C string. */
 static inline bool json_is(const struct json_tok *t, const char *lit)

@@ -49,35 +49,14 @@
 #include <sys/mman.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 #include "import/importer.h"
 
 /* ---------------------------------------------------------------- small scanners */
 
-static inline int is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static inline int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline int is_hex(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static inline const char *skip_blanks(const char *p, const char *e)
-{
-	while (p < e && is_blank(*p))
-		p++;
-	return p;
-}
-
 static inline const char *token_end(const char *p, const char *e)
 {
-	while (p < e && !is_blank(*p))
+	while (p < e && !text_is_blank(*p))
 		p++;
 	return p;
 }
@@ -89,7 +68,7 @@ static int parse_u64(const char *p, const char *e, int64_t *v)
 		return 0;
 	int64_t x = 0;
 	for (; p < e; p++) {
-		if (!is_digit(*p))
+		if (!text_is_digit(*p))
 			return 0;
 		x = x * 10 + (*p - '0');
 	}
@@ -136,7 +115,7 @@ struct header {
 static int parse_time(const char *p, const char *e, int simpleperf, int64_t *ns)
 {
 	const char *dot = p;
-	while (dot < e && is_digit(*dot))
+	while (dot < e && text_is_digit(*dot))
 		dot++;
 	if (dot == p || dot + 1 >= e || *dot != '.' || e[-1] != ':')
 		return 0;
@@ -144,7 +123,7 @@ static int parse_time(const char *p, const char *e, int simpleperf, int64_t *ns)
 	if (f == fe)
 		return 0;
 	for (const char *q = f; q < fe; q++)
-		if (!is_digit(*q))
+		if (!text_is_digit(*q))
 			return 0;
 	if (dot - p > 10 || fe - f > 9)
 		return -1;
@@ -169,7 +148,7 @@ static int parse_time(const char *p, const char *e, int simpleperf, int64_t *ns)
 /* The fields after the task id, from q (just past it). Returns 1 when they fit the grammar. */
 static int parse_after_task(const char *q, const char *e, struct header *h)
 {
-	q = skip_blanks(q, e);
+	q = text_skip_blanks(q, e);
 	const char *t, *te;
 	/* [CPU] */
 	if (q < e && *q == '[') {
@@ -178,26 +157,26 @@ static int parse_after_task(const char *q, const char *e, struct header *h)
 		if (te - q < 3 || te[-1] != ']' || !parse_u64(q + 1, te - 1, &cpu))
 			return 0;
 		h->shape |= SH_CPU;
-		q = skip_blanks(te, e);
+		q = text_skip_blanks(te, e);
 	}
 	/* SECS.FRAC: */
 	t = q;
 	te = token_end(t, e);
-	if (te > t && is_digit(*t) && te[-1] == ':') {
+	if (te > t && text_is_digit(*t) && te[-1] == ':') {
 		int r = parse_time(t, te, te < e && *te == '\t', &h->time_ns);
 		if (r == 0)
 			return 0;
 		if (r < 0)
 			h->bad_number = 1;
 		h->shape |= SH_TIME;
-		q = skip_blanks(te, e);
+		q = text_skip_blanks(te, e);
 		t = q;
 		te = token_end(t, e);
 	}
 	/* PERIOD (digits followed by a blank and more) */
-	if (te > t && te < e && is_digit(*t)) {
+	if (te > t && te < e && text_is_digit(*t)) {
 		const char *d = t;
-		while (d < te && is_digit(*d))
+		while (d < te && text_is_digit(*d))
 			d++;
 		if (d != te)
 			return 0;
@@ -206,7 +185,7 @@ static int parse_after_task(const char *q, const char *e, struct header *h)
 		else
 			parse_u64(t, te, &h->period);
 		h->shape |= SH_PERIOD;
-		q = skip_blanks(te, e);
+		q = text_skip_blanks(te, e);
 		t = q;
 		te = token_end(t, e);
 	}
@@ -214,7 +193,7 @@ static int parse_after_task(const char *q, const char *e, struct header *h)
 	 */
 	if (te - t > 12 && memcmp(t, "PERF_RECORD_", 12) == 0) {
 		const char *n = t + 12;
-		while (n < te && ((*n >= 'A' && *n <= 'Z') || is_digit(*n) || *n == '_'))
+		while (n < te && ((*n >= 'A' && *n <= 'Z') || text_is_digit(*n) || *n == '_'))
 			n++;
 		h->event = t;
 		h->event_end = n;
@@ -223,11 +202,11 @@ static int parse_after_task(const char *q, const char *e, struct header *h)
 		return 1;
 	}
 	/* EVENT: */
-	if (te - t >= 2 && te[-1] == ':' && *t != '[' && !is_digit(*t)) {
+	if (te - t >= 2 && te[-1] == ':' && *t != '[' && !text_is_digit(*t)) {
 		h->event = t;
 		h->event_end = te - 1;
 		h->shape |= SH_EVENT;
-		h->rest = skip_blanks(te, e);
+		h->rest = text_skip_blanks(te, e);
 		return 1;
 	}
 	/* no event: only when nothing follows a time or a cpu (perf script -F without event) */
@@ -253,7 +232,7 @@ static int try_task(const char *s, const char *t, const char *te, const char *e,
 	if (!parse_after_task(te, e, &x))
 		return 0;
 	const char *ce = t;
-	while (ce > s && is_blank(ce[-1]))
+	while (ce > s && text_is_blank(ce[-1]))
 		ce--;
 	x.comm = s;
 	x.comm_end = ce;
@@ -275,13 +254,13 @@ static int popcount(int x)
  */
 static int parse_header(const char *p, const char *e, int shape, struct header *h)
 {
-	const char *s = skip_blanks(p, e);
+	const char *s = text_skip_blanks(p, e);
 	if (s == e)
 		return 0;
 	int found = 0, best = -1;
 	for (const char *t = s; t < e;) {
 		const char *te = token_end(t, e);
-		if (is_digit(*t) || (*t == '-' && te - t > 1 && is_digit(t[1]))) {
+		if (text_is_digit(*t) || (*t == '-' && te - t > 1 && text_is_digit(t[1]))) {
 			struct header x;
 			if (try_task(s, t, te, e, &x)) {
 				if (shape && x.shape == shape) {
@@ -297,7 +276,7 @@ static int parse_header(const char *p, const char *e, int shape, struct header *
 				}
 			}
 		}
-		t = skip_blanks(te, e);
+		t = text_skip_blanks(te, e);
 	}
 	return found;
 }
@@ -315,7 +294,7 @@ struct frame_text {
 static void cut_offset(const char *p, const char **e)
 {
 	const char *q = *e;
-	while (q > p && is_hex(q[-1]))
+	while (q > p && text_is_hex(q[-1]))
 		q--;
 	if (q < *e && q - p >= 3 && q[-1] == 'x' && q[-2] == '0' && q[-3] == '+')
 		*e = q - 3;
@@ -324,17 +303,17 @@ static void cut_offset(const char *p, const char **e)
 /* "  IP SYM (DSO)" from p to e (trimmed). Returns 1 when it is a frame line. */
 static int parse_frame(const char *p, const char *e, struct frame_text *f)
 {
-	const char *s = skip_blanks(p, e);
+	const char *s = text_skip_blanks(p, e);
 	const char *a = s;
-	while (s < e && is_hex(*s))
+	while (s < e && text_is_hex(*s))
 		s++;
-	if (s == a || (s < e && !is_blank(*s)))
+	if (s == a || (s < e && !text_is_blank(*s)))
 		return 0;
 	f->addr = a;
 	f->addr_end = s;
 	f->inlined = 0;
 	f->dso = NULL;
-	s = skip_blanks(s, e);
+	s = text_skip_blanks(s, e);
 	const char *se = e;
 	if (se > s && se[-1] == ')') {
 		/* the last parenthesised group, nesting allowed: "(/tmp/x (deleted))" */
@@ -354,11 +333,11 @@ static int parse_frame(const char *p, const char *e, struct frame_text *f)
 				}
 			}
 		}
-		if (q && depth == 0 && *q == '(' && (q == s || is_blank(q[-1]))) {
+		if (q && depth == 0 && *q == '(' && (q == s || text_is_blank(q[-1]))) {
 			f->dso = q + 1;
 			f->dso_end = se - 1;
 			se = q;
-			while (se > s && is_blank(se[-1]))
+			while (se > s && text_is_blank(se[-1]))
 				se--;
 			if (f->dso_end - f->dso == 7 && memcmp(f->dso, "inlined", 7) == 0) {
 				f->inlined = 1;
@@ -740,13 +719,13 @@ static inline int push_frame(struct pstate *s, pv_frame_ix f, uint32_t rec)
 /* The address at the start of a frame line [p, e) (blanks first); 0 when there is none. */
 static int line_addr(const char *p, const char *e, uint64_t *out)
 {
-	p = skip_blanks(p, e);
+	p = text_skip_blanks(p, e);
 	uint64_t v = 0;
 	int n = 0;
-	for (; p < e && is_hex(*p) && n < 16; p++, n++)
-		v = v << 4 | (uint64_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+	for (; p < e && text_is_hex(*p) && n < 16; p++, n++)
+		v = v << 4 | (uint64_t)text_hex_digit(*p);
 	*out = v;
-	return n > 0 && (p == e || is_blank(*p));
+	return n > 0 && (p == e || text_is_blank(*p));
 }
 
 /* The address of the line of the sample's frame row i; 0 when it is not known. */
@@ -1269,7 +1248,7 @@ static int is_json_int(const char *p, const char *e)
 	if (p == e || e - p > 18 || (*p == '0' && e - p > 1))
 		return 0;
 	for (; p < e; p++)
-		if (!is_digit(*p))
+		if (!text_is_digit(*p))
 			return 0;
 	return 1;
 }
@@ -1323,7 +1302,7 @@ static pv_str_ix payload_json(struct pstate *s, const char *p, const char *e)
 			} else if (key) {
 				val_end = te; /* the value goes on, blanks included */
 			}
-			t = skip_blanks(te, e);
+			t = text_skip_blanks(te, e);
 		}
 		if (key) {
 			if (!first)
@@ -1440,7 +1419,7 @@ static void comment_line(struct pstate *s, const char *p, const char *e)
 	static const char key[] = "# perf version :";
 	if (!s->perf_version && e - p > (ptrdiff_t)sizeof(key) &&
 	    memcmp(p, key, sizeof(key) - 1) == 0) {
-		const char *v = skip_blanks(p + sizeof(key) - 1, e);
+		const char *v = text_skip_blanks(p + sizeof(key) - 1, e);
 		if (v < e)
 			s->perf_version = builder_str(s->b, v, (size_t)(e - v));
 	}
@@ -1494,17 +1473,17 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 		for (const char *q = h->rest; q < e;) {
 			const char *qe = token_end(q, e);
 			const char *x = q;
-			while (x < qe && is_hex(*x))
+			while (x < qe && text_is_hex(*x))
 				x++;
 			if (x == qe && qe - q >= 4 && parse_frame(q, e, &ft) && ft.dso &&
 			    !memchr(ft.sym, '=', (size_t)(ft.sym_end - ft.sym))) {
 				add_frame(s, &ft);
 				pe = q;
-				while (pe > h->rest && is_blank(pe[-1]))
+				while (pe > h->rest && text_is_blank(pe[-1]))
 					pe--;
 				break;
 			}
-			q = skip_blanks(qe, e);
+			q = text_skip_blanks(qe, e);
 		}
 		s->cur_payload = payload_json(s, h->rest, pe);
 		return;
@@ -1530,12 +1509,6 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 
 /* ---------------------------------------------------------------- probe */
 
-static const char *line_end(const char *p, const char *e)
-{
-	const char *n = memchr(p, '\n', (size_t)(e - p));
-	return n ? n : e;
-}
-
 static const char *trim_end(const char *p, const char *e)
 {
 	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
@@ -1555,7 +1528,7 @@ static int probe(const struct pv_input *in)
 	int headers = 0, frames = 0, bad = 0, lines = 0, prev = 0; /* prev: in a sample */
 	int shape = 0;
 	while (p < e && lines < 200) {
-		const char *le = line_end(p, end);
+		const char *le = text_line_end(p, end);
 		const char *t = trim_end(p, le);
 		struct frame_text ft;
 		struct header h;
@@ -1626,21 +1599,6 @@ static int cut_short(const struct pv_input *in)
 }
 
 /* ---------------------------------------------------------------- import */
-
-static int positioned(struct pv_input *in, struct pv_error *err, const char *at, const char *what)
-{
-	uint64_t l = 1, c = 1;
-	if (at)
-		input_position(in, at, &l, &c);
-	int rc = pv_error_set(err, PV_EPARSE, "%s: line %llu, column %llu: %s", in->name,
-			      (unsigned long long)l, (unsigned long long)c, what);
-	if (err) {
-		err->line = l;
-		err->column = c;
-		err->has_pos = 1;
-	}
-	return rc;
-}
 
 static void release(struct pstate *s)
 {
@@ -1767,7 +1725,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 				continue;
 			}
 		}
-		const char *le = line_end(p, e);
+		const char *le = text_line_end(p, e);
 		const char *t = trim_end(p, le);
 		lineno++;
 		struct frame_text ft;
@@ -1830,15 +1788,16 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		const char *at = s.first_bad_at ? s.first_bad_at : first_content;
 		int rc;
 		if (s.first_bad_at && s.bad_headers && at == s.first_bad_at && !s.bad_lines)
-			rc = positioned(in, err, at,
+			rc = input_fail(in, err, PV_EPARSE, at,
 					"a number in the sample header is out of range, and the "
 					"file has no other sample");
 		else if (input_ends_mid_line(in) && !memchr(at, '\n', (size_t)(in->data + in->len - at)))
-			rc = positioned(in, err, at,
-					"the file ends inside its first sample header (cut short?): "
-					"expected 'comm pid [cpu] time: [period] event:' and its frames");
+			rc = input_fail(
+			    in, err, PV_EPARSE, at,
+			    "the file ends inside its first sample header (cut short?): "
+			    "expected 'comm pid [cpu] time: [period] event:' and its frames");
 		else
-			rc = positioned(in, err, at,
+			rc = input_fail(in, err, PV_EPARSE, at,
 					"expected a perf script sample: a header 'comm pid [cpu] "
 					"time: [period] event:' and its frames");
 		release(&s);

@@ -36,6 +36,7 @@
 #include "base/alloc.h"
 #include "base/arena.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "import/importer.h"
 #include "profile.pb-c.h"
 
@@ -649,7 +650,7 @@ static uint32_t label_set(struct pv_builder *b, struct label_state *ls, uint32_t
 {
 	if (n == 0)
 		return 0;
-	qsort(items, n, sizeof(*items), cmp_u32);
+	pv_sort(items, n, sizeof(*items), cmp_u32);
 	uint32_t w = 1;
 	for (uint32_t i = 1; i < n; i++)
 		if (items[i] != items[w - 1])

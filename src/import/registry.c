@@ -42,38 +42,6 @@ const char *pv_importer_description(size_t i)
 	return i < NR_IMPORTERS ? importers[i]->description : NULL;
 }
 
-int import_vfail_byte(struct pv_error *err, const char *name, uint64_t off, const char *fmt,
-		      va_list ap)
-{
-	char what[400];
-	vsnprintf(what, sizeof(what), fmt, ap);
-	pv_error_set(err, PV_EPARSE, "%s: byte %llu: %s", name, (unsigned long long)off, what);
-	if (err) {
-		err->offset = off;
-		err->has_pos = 2;
-	}
-	return PV_EPARSE;
-}
-
-int import_vfail_at(struct pv_error *err, const struct pv_input *in, const char *p,
-		    const char *fmt, va_list ap)
-{
-	char what[400];
-	vsnprintf(what, sizeof(what), fmt, ap);
-	uint64_t l = 1, c = 1;
-	if (p)
-		input_position(in, p, &l, &c);
-	pv_error_set(err, PV_EPARSE, "%s: line %llu, column %llu: %s", in->name,
-		     (unsigned long long)l, (unsigned long long)c, what);
-	if (err) {
-		err->line = l;
-		err->column = c;
-		err->offset = p ? (uint64_t)(p - in->data) : 0;
-		err->has_pos = 1;
-	}
-	return PV_EPARSE;
-}
-
 int probe_has(const struct pv_input *in, size_t n, const char *s)
 {
 	if (n > in->len)

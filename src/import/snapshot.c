@@ -522,7 +522,7 @@ __attribute__((format(printf, 4, 5))) static int fail_at(struct pv_error *err, c
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = import_vfail_byte(err, name, off, fmt, ap);
+	int rc = name_vfail_byte(name, err, PV_EPARSE, off, fmt, ap);
 	va_end(ap);
 	return rc;
 }

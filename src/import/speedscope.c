@@ -34,6 +34,7 @@
 #include "base/vec.h"
 #include "import/importer.h"
 #include "import/json.h"
+#include "import/script_url.h"
 
 #define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
 #define PROBE_WINDOW ((size_t)1 << 20)
@@ -104,43 +105,7 @@ static int oom(struct ss *s)
 	return json_fail(&s->j, NULL, "out of memory");
 }
 
-static int text(struct json *j, const struct json_tok *t, struct sbuf *out)
-{
-	const char *p;
-	size_t n;
-	int rc = json_str(j, t, &p, &n);
-	if (rc)
-		return rc;
-	return sbuf_set(out, p, n) ? json_fail(j, NULL, "out of memory") : 0;
-}
-
-static int expect(struct json *j, struct json_tok *t, enum json_kind k, const char *what)
-{
-	int rc = json_next(j, t);
-	if (rc)
-		return rc;
-	if (t->kind != k)
-		return json_fail_at(j, t, "expected %s, found %s", what, json_kind_name(t->kind));
-	return 0;
-}
-
 /* ---- frames ---- */
-
-/* The module of a frame's file: its last path component. */
-static pv_module_ix file_module(struct ss *s, const char *f, size_t n)
-{
-	if (!n)
-		return PV_NONE;
-	const char *base = f;
-	for (size_t i = 0; i < n; i++)
-		if (f[i] == '/' || f[i] == '\\')
-			base = f + i + 1;
-	if (base == f + n)
-		base = f;
-	struct pv_builder *b = s->b;
-	return builder_module(b, builder_str(b, base, (size_t)(f + n - base)), builder_str(b, f, n),
-			      PV_MODULE_UNKNOWN);
-}
 
 static int read_number_u32(struct json *j, const struct json_tok *v, const char *what,
 			   uint32_t *out)
@@ -164,7 +129,7 @@ static int read_frames(struct ss *s)
 {
 	struct json *j = &s->j;
 	struct json_tok t;
-	int rc = expect(j, &t, JSON_ARRAY, "'frames' (an array)");
+	int rc = json_expect(j, &t, JSON_ARRAY, "'frames' (an array)");
 	if (rc)
 		return rc;
 	s->have_frames = true;
@@ -180,12 +145,10 @@ static int read_frames(struct ss *s)
 		uint32_t line = 0, col = 0;
 		for (;;) {
 			struct json_tok k, v;
-			if ((rc = json_next(j, &k)))
+			if ((rc = json_next_member(j, &k, &v)))
 				return rc;
-			if (k.kind == JSON_END)
+			if (k.kind != JSON_KEY)
 				break;
-			if ((rc = json_next(j, &v)))
-				return rc;
 			if (json_is(&k, "name") || json_is(&k, "file")) {
 				bool nm = k.s[0] == 'n';
 				if (v.kind == JSON_NULL)
@@ -194,7 +157,7 @@ static int read_frames(struct ss *s)
 					return json_fail_at(j, &v, "expected '%s' (a string), found %s",
 							    nm ? "name" : "file",
 							    json_kind_name(v.kind));
-				if ((rc = text(j, &v, nm ? &s->name : &s->file)))
+				if ((rc = json_text(j, &v, nm ? &s->name : &s->file)))
 					return rc;
 				*(nm ? &has_name : &has_file) = true;
 			} else if (json_is(&k, "line")) {
@@ -211,7 +174,8 @@ static int read_frames(struct ss *s)
 		size_t fl = has_file ? s->file.len : 0;
 		pv_str_ix name = has_name && s->name.len ? builder_str(b, s->name.buf, s->name.len)
 							 : builder_cstr(b, "(anonymous)");
-		pv_module_ix mod = file_module(s, has_file ? s->file.buf : "", fl);
+		pv_module_ix mod =
+		    script_module(s->b, has_file ? s->file.buf : "", fl, PV_MODULE_UNKNOWN);
 		pv_source_ix src = fl ? builder_source(b, builder_str(b, s->file.buf, fl)) : PV_NONE;
 		pv_func_ix f = builder_func_at(b, name, mod, src, line, col);
 		struct frame_key key = {
@@ -229,7 +193,7 @@ static int read_shared(struct ss *s)
 {
 	struct json *j = &s->j;
 	struct json_tok t;
-	int rc = expect(j, &t, JSON_OBJECT, "'shared' (an object)");
+	int rc = json_expect(j, &t, JSON_OBJECT, "'shared' (an object)");
 	while (!rc) {
 		if ((rc = json_next(j, &t)))
 			return rc;
@@ -256,7 +220,7 @@ static int unit_value(struct json *j, const struct json_tok *t, enum unit u, int
 static int read_weights(struct ss *s, struct json *j, struct sprof *p)
 {
 	struct json_tok t;
-	int rc = expect(j, &t, JSON_ARRAY, "'weights' (an array)");
+	int rc = json_expect(j, &t, JSON_ARRAY, "'weights' (an array)");
 	if (rc)
 		return rc;
 	p->w_first = s->weights.len;
@@ -279,7 +243,7 @@ static int read_weights(struct ss *s, struct json *j, struct sprof *p)
 static int read_samples(struct ss *s, struct json *j, struct sprof *p)
 {
 	struct json_tok t, x;
-	int rc = expect(j, &t, JSON_ARRAY, "'samples' (an array of stacks)");
+	int rc = json_expect(j, &t, JSON_ARRAY, "'samples' (an array of stacks)");
 	if (rc)
 		return rc;
 	p->s_first = s->s_off.len;
@@ -340,7 +304,7 @@ static const char *frame_name(struct ss *s, uint32_t f)
 static int read_events(struct ss *s, struct json *j, struct sprof *p)
 {
 	struct json_tok t;
-	int rc = expect(j, &t, JSON_ARRAY, "'events' (an array)");
+	int rc = json_expect(j, &t, JSON_ARRAY, "'events' (an array)");
 	if (rc)
 		return rc;
 	p->e_first = s->events.len;
@@ -360,12 +324,10 @@ static int read_events(struct ss *s, struct json *j, struct sprof *p)
 		bool has_at = false;
 		for (;;) {
 			struct json_tok k, v;
-			if ((rc = json_next(j, &k)))
+			if ((rc = json_next_member(j, &k, &v)))
 				return rc;
-			if (k.kind == JSON_END)
+			if (k.kind != JSON_KEY)
 				break;
-			if ((rc = json_next(j, &v)))
-				return rc;
 			if (json_is(&k, "type")) {
 				if (v.kind != JSON_STRING || v.len != 1 || (v.s[0] != 'O' && v.s[0] != 'C'))
 					return json_fail_at(j, &v,
@@ -462,7 +424,7 @@ static int read_profile(struct ss *s)
 			break;
 		struct json_tok v;
 		if (json_is(&t, "type")) {
-			if ((rc = expect(j, &v, JSON_STRING, "a profile 'type' (a string)")))
+			if ((rc = json_expect(j, &v, JSON_STRING, "a profile 'type' (a string)")))
 				return rc;
 			has_type = true;
 			if (json_is(&v, "evented"))
@@ -473,14 +435,14 @@ static int read_profile(struct ss *s)
 			if ((rc = json_next(j, &v)))
 				return rc;
 			if (v.kind == JSON_STRING) {
-				if ((rc = text(j, &v, &s->tmp)))
+				if ((rc = json_text(j, &v, &s->tmp)))
 					return rc;
 				p.name = builder_str(s->b, s->tmp.buf, s->tmp.len);
 			} else if ((rc = json_skip(j, &v))) {
 				return rc;
 			}
 		} else if (json_is(&t, "unit")) {
-			if ((rc = expect(j, &v, JSON_STRING, "a 'unit' (a string)")))
+			if ((rc = json_expect(j, &v, JSON_STRING, "a 'unit' (a string)")))
 				return rc;
 			has_unit = true;
 			p.unit = U_UNKNOWN;
@@ -493,8 +455,9 @@ static int read_profile(struct ss *s)
 			}
 		} else if (json_is(&t, "startValue") || json_is(&t, "endValue")) {
 			bool st = t.s[0] == 's';
-			if ((rc = expect(j, &v, JSON_NUMBER, st ? "'startValue' (a number)"
-								: "'endValue' (a number)")))
+			if ((rc = json_expect(j, &v, JSON_NUMBER,
+					      st ? "'startValue' (a number)"
+						 : "'endValue' (a number)")))
 				return rc;
 			*(st ? &start_tok : &end_tok) = v;
 			*(st ? &has_start : &has_end) = true;
@@ -556,7 +519,7 @@ static int read_profiles(struct ss *s)
 {
 	struct json *j = &s->j;
 	struct json_tok t;
-	int rc = expect(j, &t, JSON_ARRAY, "'profiles' (an array)");
+	int rc = json_expect(j, &t, JSON_ARRAY, "'profiles' (an array)");
 	while (!rc) {
 		if ((rc = json_next(j, &t)))
 			return rc;
@@ -586,7 +549,7 @@ static int read_top(struct ss *s)
 		if (t.kind == JSON_END)
 			break;
 		if (json_is(&t, "$schema")) {
-			if ((rc = expect(j, &v, JSON_STRING, "'$schema' (a string)")))
+			if ((rc = json_expect(j, &v, JSON_STRING, "'$schema' (a string)")))
 				return rc;
 			if (!json_is(&v, SCHEMA_URL))
 				return json_fail_at(j, &v, "not a speedscope file: '$schema' is not %s",
@@ -601,7 +564,7 @@ static int read_top(struct ss *s)
 			if ((rc = json_next(j, &v)))
 				return rc;
 			if (v.kind == JSON_STRING) {
-				if ((rc = text(j, &v, &s->tmp)))
+				if ((rc = json_text(j, &v, &s->tmp)))
 					return rc;
 				*(ex ? &s->exporter : &s->version) =
 				    builder_str(s->b, s->tmp.buf, s->tmp.len);

@@ -25,6 +25,7 @@
 #include "base/alloc.h"
 #include "base/arena.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "marker/internal.h"
 
 /* ---- an insertion-ordered map from text keys to rows (JavaScript's Map) ---- */
@@ -181,7 +182,7 @@ struct ctx {
 	struct pv_error *err;
 	uint32_t cap; /* of the derived columns */
 	struct jdoc doc, doc2;
-	struct pv_text t, key;
+	struct sbuf t, key;
 	/* per thread */
 	int64_t tstart, tend;
 	uint32_t *below; /* below[row]: the open start under row on its name's stack */
@@ -270,7 +271,7 @@ static enum row_type row_type(struct ctx *c, uint32_t r)
 /* The text of String(payload[key]) into c->key (a map key), "undefined" when missing. */
 static void key_text(struct ctx *c, struct jdoc *d, const char *key)
 {
-	pv_text_clear(&c->key);
+	sbuf_reset(&c->key);
 	jn_js_string(d, jn_get(d, 0, key), &c->key);
 }
 
@@ -432,24 +433,24 @@ static const char *merge(struct ctx *c, const char *s, const char *e, const stru
 			c->mk[nk++] = m;
 		}
 	}
-	struct pv_text *t = &c->t;
-	pv_text_clear(t);
-	pv_text_put(t, "{", 1);
+	struct sbuf *t = &c->t;
+	sbuf_reset(t);
+	sbuf_put(t, "{", 1);
 	bool first = true;
 	for (uint32_t f = 0; f < nk; f++) {
 		if (c->mk[f].drop)
 			continue;
 		if (!first)
-			pv_text_put(t, ",", 1);
+			sbuf_put(t, ",", 1);
 		first = false;
-		json_quote(t, c->mk[f].k, c->mk[f].kl);
-		pv_text_put(t, ":", 1);
-		pv_text_put(t, c->mk[f].v, c->mk[f].vl);
+		sbuf_json_string(t, c->mk[f].k, c->mk[f].kl);
+		sbuf_put(t, ":", 1);
+		sbuf_put(t, c->mk[f].v, c->mk[f].vl);
 	}
-	pv_text_put(t, "}", 1);
+	sbuf_put(t, "}", 1);
 	if (t->oom)
 		return NULL;
-	return arena_strndup(c->ms->arena, t->s, t->len);
+	return arena_strndup(c->ms->arena, sbuf_str(t), t->len);
 }
 
 /* The payload of a start/end pair: one side when the other has none or both are the same. */
@@ -575,11 +576,11 @@ static int network_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 	if (c->key.oom)
 		return oom(c);
 	if (start)
-		return omap_set(&c->net, c->key.s, c->key.len, r) ? oom(c) : 0;
-	uint32_t sr = omap_get(&c->net, c->key.s, c->key.len);
+		return omap_set(&c->net, sbuf_str(&c->key), c->key.len, r) ? oom(c) : 0;
+	uint32_t sr = omap_get(&c->net, sbuf_str(&c->key), c->key.len);
 	size_t n;
 	const char *e = payload_of(c, r, &n);
-	struct pv_text ms_start = {0}, ms_fetch = {0};
+	struct sbuf ms_start = {0}, ms_fetch = {0};
 	struct ovr o[2] = {{"startTime", NULL}, {"fetchStart", NULL}};
 	int64_t s, end = rm->end_ns[r];
 	bool incomplete = sr == UINT32_MAX;
@@ -589,21 +590,21 @@ static int network_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 		return 0;
 	}
 	if (!incomplete) {
-		omap_del(&c->net, c->key.s, c->key.len);
+		omap_del(&c->net, sbuf_str(&c->key), c->key.len);
 		s = rm->start_ns[sr];
 		ns_to_ms_text(rm->start_ns[r], &ms_fetch);
-		o[1].json = ms_fetch.s;
+		o[1].json = ms_fetch.buf;
 	} else {
 		/* an end without its start: it began before the profile */
 		s = min64(c->tstart, rm->start_ns[r]);
 		uint32_t f = jn_get(&c->doc, 0, "startTime");
 		if (f != JN_NONE)
-			pv_text_put(&ms_fetch, c->doc.src + c->doc.n[f].off,
-				    c->doc.n[f].end - c->doc.n[f].off);
-		o[1].json = f != JN_NONE ? ms_fetch.s : NULL;
+			sbuf_put(&ms_fetch, c->doc.src + c->doc.n[f].off,
+				 c->doc.n[f].end - c->doc.n[f].off);
+		o[1].json = f != JN_NONE ? ms_fetch.buf : NULL;
 	}
 	ns_to_ms_text(s, &ms_start);
-	o[0].json = ms_start.s;
+	o[0].json = ms_start.buf;
 	int rc = 0;
 	const char *data = ms_start.oom || ms_fetch.oom ? NULL : merge(c, NULL, e, o, 2);
 	if (!data)
@@ -612,8 +613,8 @@ static int network_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 		/* the start's cause first, as startData.cause || endData.cause */
 		rc = add2(c, incomplete ? r : sr, incomplete ? PV_NONE : r, true, s, end,
 			  row_name(c, r), rm->category[r], t, data, incomplete);
-	pv_text_release(&ms_start);
-	pv_text_release(&ms_fetch);
+	sbuf_release(&ms_start);
+	sbuf_release(&ms_fetch);
 	return rc;
 }
 
@@ -648,7 +649,7 @@ static int ipc_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 		incomplete = false;
 	}
 	/* {...data, ...sharedData, niceDirection} */
-	struct pv_text v[10] = {{0}};
+	struct sbuf v[10] = {{0}};
 	struct ovr o[10];
 	const int64_t times[5] = {sh->start, sh->send_start, sh->send_end, sh->recv_end, sh->end};
 	static const char *const tkeys[5] = {"startTime", "sendStartTime", "sendEndTime",
@@ -658,7 +659,7 @@ static int ipc_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 		o[k].json = NULL;
 		if (times[k] != PV_TIME_NONE) {
 			ns_to_ms_text(times[k], &v[k]);
-			o[k].json = v[k].s;
+			o[k].json = v[k].buf;
 		}
 	}
 	const int64_t tids[2] = {sh->send_tid, sh->recv_tid};
@@ -666,8 +667,8 @@ static int ipc_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 		o[5 + k].key = k ? "recvTid" : "sendTid";
 		o[5 + k].json = NULL;
 		if (tids[k] != PV_ID_NONE) {
-			pv_text_printf(&v[5 + k], "%lld", (long long)tids[k]);
-			o[5 + k].json = v[5 + k].s;
+			sbuf_addf(&v[5 + k], "%lld", (long long)tids[k]);
+			o[5 + k].json = v[5 + k].buf;
 		}
 	}
 	const char *names[2] = {sh->send_name, sh->recv_name};
@@ -675,29 +676,29 @@ static int ipc_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 		o[7 + k].key = k ? "recvThreadName" : "sendThreadName";
 		o[7 + k].json = NULL;
 		if (names[k]) {
-			json_quote(&v[7 + k], names[k], strlen(names[k]));
-			o[7 + k].json = v[7 + k].s;
+			sbuf_json_string(&v[7 + k], names[k], strlen(names[k]));
+			o[7 + k].json = v[7 + k].buf;
 		}
 	}
-	struct pv_text nice = {0};
-	pv_text_puts(&nice, sending ? "sent to " : "received from ");
+	struct sbuf nice = {0};
+	sbuf_puts(&nice, sending ? "sent to " : "received from ");
 	const char *other = sending ? sh->recv_name : sh->send_name;
 	if (other && *other)
-		pv_text_puts(&nice, other);
+		sbuf_puts(&nice, other);
 	else
 		jn_js_string(d, jn_get(d, 0, "otherPid"), &nice);
-	json_quote(&v[9], nice.s, nice.len);
+	sbuf_json_string(&v[9], nice.buf, nice.len);
 	o[9].key = "niceDirection";
-	o[9].json = v[9].s;
+	o[9].json = v[9].buf;
 	bool bad = nice.oom;
 	for (int k = 0; k < 10; k++)
 		bad |= v[k].oom;
 	size_t n;
 	const char *e = payload_of(c, r, &n);
 	const char *data = bad ? NULL : merge(c, NULL, e, o, 10);
-	pv_text_release(&nice);
+	sbuf_release(&nice);
 	for (int k = 0; k < 10; k++)
-		pv_text_release(&v[k]);
+		sbuf_release(&v[k]);
 	if (!data)
 		return oom(c);
 	return add(c, r, start, end, name, rm->category[r], t, data, incomplete);
@@ -713,9 +714,9 @@ static int screenshot_row(struct ctx *c, uint32_t r, pv_thread_ix t, bool *done)
 	key_text(c, &c->doc, "windowID");
 	if (c->key.oom)
 		return oom(c);
-	uint32_t prev = omap_get(&c->shots, c->key.s, c->key.len);
+	uint32_t prev = omap_get(&c->shots, sbuf_str(&c->key), c->key.len);
 	if (prev != UINT32_MAX) {
-		omap_del(&c->shots, c->key.s, c->key.len);
+		omap_del(&c->shots, sbuf_str(&c->key), c->key.len);
 		if (rm->start_ns[r] == PV_TIME_NONE) {
 			c->no_time++;
 		} else {
@@ -734,7 +735,7 @@ static int screenshot_row(struct ctx *c, uint32_t r, pv_thread_ix t, bool *done)
 		c->no_time++;
 		return 0;
 	}
-	return omap_set(&c->shots, c->key.s, c->key.len, r) ? oom(c) : 0;
+	return omap_set(&c->shots, sbuf_str(&c->key), c->key.len, r) ? oom(c) : 0;
 }
 
 /* ---- Jank ---- */
@@ -972,11 +973,12 @@ static int friendly_names(struct ctx *c)
 			total++;
 			index += x <= t;
 		}
-		pv_text_clear(&c->t);
-		pv_text_puts(&c->t, label);
+		sbuf_reset(&c->t);
+		sbuf_puts(&c->t, label);
 		if (total > 1)
-			pv_text_printf(&c->t, " (%u/%u)", index, total);
-		ms->friendly[t] = c->t.oom ? NULL : arena_strndup(ms->arena, c->t.s, c->t.len);
+			sbuf_addf(&c->t, " (%u/%u)", index, total);
+		ms->friendly[t] =
+		    c->t.oom ? NULL : arena_strndup(ms->arena, sbuf_str(&c->t), c->t.len);
 		if (!ms->friendly[t])
 			return oom(c);
 	}
@@ -1018,29 +1020,29 @@ static int correlate_ipc(struct ctx *c)
 		else
 			continue; /* a phase the Firefox Profiler refuses */
 		/* the message: sender pid, receiver pid, sequence number, message type */
-		struct pv_text *k = &c->key;
-		pv_text_clear(k);
+		struct sbuf *k = &c->key;
+		sbuf_reset(k);
 		char pid[32] = "undefined";
 		if (p->threads.pid[t] != PV_ID_NONE)
 			snprintf(pid, sizeof(pid), "%lld", (long long)p->threads.pid[t]);
 		if (!sending) {
 			jn_js_string(d, jn_get(d, 0, "otherPid"), k);
-			pv_text_put(k, ",", 1);
+			sbuf_put(k, ",", 1);
 		}
-		pv_text_puts(k, pid);
+		sbuf_puts(k, pid);
 		if (sending) {
-			pv_text_put(k, ",", 1);
+			sbuf_put(k, ",", 1);
 			jn_js_string(d, jn_get(d, 0, "otherPid"), k);
 		}
-		pv_text_put(k, ",", 1);
+		sbuf_put(k, ",", 1);
 		jn_js_string(d, jn_get(d, 0, "messageSeqno"), k);
-		pv_text_put(k, ",", 1);
+		sbuf_put(k, ",", 1);
 		jn_js_string(d, jn_get(d, 0, "messageType"), k);
 		if (k->oom) {
 			rc = oom(c);
 			break;
 		}
-		uint32_t m = omap_get(&msgs, k->s, k->len);
+		uint32_t m = omap_get(&msgs, sbuf_str(k), k->len);
 		if (m == UINT32_MAX) {
 			if (nmsg == capmsg) {
 				uint32_t nc = grow_cap(capmsg, (uint64_t)nmsg + 1);
@@ -1053,7 +1055,7 @@ static int correlate_ipc(struct ctx *c)
 			m = nmsg++;
 			for (int s = 0; s < 5; s++)
 				slots[m][s] = PV_NONE;
-			if (omap_set(&msgs, k->s, k->len, m)) {
+			if (omap_set(&msgs, sbuf_str(k), k->len, m)) {
 				rc = oom(c);
 				break;
 			}
@@ -1103,11 +1105,12 @@ static int correlate_ipc(struct ctx *c)
 			/* "Name (Thread ID: tid)", the name of the last thread with that tid (a
 			 * map from tids to names filled in thread order) */
 			int64_t tid = p->threads.tid[rm->thread[r]];
-			pv_text_clear(&c->t);
-			pv_text_puts(&c->t, c->ms->friendly[thread_of_tid(p, tid)]);
-			pv_text_printf(&c->t, " (Thread ID: %lld)", (long long)tid);
+			sbuf_reset(&c->t);
+			sbuf_puts(&c->t, c->ms->friendly[thread_of_tid(p, tid)]);
+			sbuf_addf(&c->t, " (Thread ID: %lld)", (long long)tid);
 			const char *s =
-			    c->t.oom ? NULL : arena_strndup(c->ms->arena, c->t.s, c->t.len);
+			    c->t.oom ? NULL
+				     : arena_strndup(c->ms->arena, sbuf_str(&c->t), c->t.len);
 			if (!s) {
 				rc = oom(c);
 				break;
@@ -1305,8 +1308,8 @@ int pv_markers_derive(const struct pv_profile *p, struct pv_markers **out, struc
 done:
 	jdoc_release(&c.doc);
 	jdoc_release(&c.doc2);
-	pv_text_release(&c.t);
-	pv_text_release(&c.key);
+	sbuf_release(&c.t);
+	sbuf_release(&c.key);
 	pv_free(c.below);
 	pv_free(c.nslot_key);
 	pv_free(c.nslot_val);
@@ -1382,14 +1385,14 @@ static int64_t select_k(int64_t *v, uint32_t n, uint32_t k)
 		else
 			return v[k];
 	}
-	qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_i64);
+	pv_sort(v + lo, hi - lo + 1, sizeof(*v), cmp_i64);
 	return v[k];
 }
 
-static _Thread_local const struct pv_marker_summary_row *sum_rows;
-
-static int cmp_sum(const void *a, const void *b)
+/* Summary rows by total, count, ... (ctx: the rows). */
+static int cmp_sum(const void *a, const void *b, void *ctx)
 {
+	const struct pv_marker_summary_row *sum_rows = ctx;
 	const struct pv_marker_summary_row *x = &sum_rows[*(const uint32_t *)a],
 					   *y = &sum_rows[*(const uint32_t *)b];
 	if (x->total_ns != y->total_ns)
@@ -1484,8 +1487,7 @@ int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
 	}
 	for (uint32_t g = 0; g < ng; g++)
 		perm[g] = g;
-	sum_rows = rows;
-	qsort(perm, ng, sizeof(*perm), cmp_sum);
+	pv_sort_r(perm, ng, sizeof(*perm), cmp_sum, rows);
 	struct pv_marker_summary_row *sorted = pv_malloc((ng ? ng : 1) * sizeof(*sorted));
 	if (!sorted)
 		goto done;

@@ -19,7 +19,7 @@
  * Intl.NumberFormat does it: from the shortest decimal digits that read back as the double (so
  * 1.0005 is "1.0005", not 1.000499999...), half away from zero.
  */
-static void put_rounded(double a, int shift, int places, struct pv_text *out)
+static void put_rounded(double a, int shift, int places, struct sbuf *out)
 {
 	char sd[JS_DIGITS_MAX], dig[720];
 	int point, k = js_shortest(a, sd, &point), nd = 0;
@@ -53,25 +53,25 @@ static void put_rounded(double a, int shift, int places, struct pv_text *out)
 		first++;
 	for (int i = first; i < point; i++) {
 		if (i > first && (point - i) % 3 == 0)
-			pv_text_put(out, ",", 1);
-		pv_text_put(out, &dig[i], 1);
+			sbuf_put(out, ",", 1);
+		sbuf_put(out, &dig[i], 1);
 	}
 	if (places > 0) {
-		pv_text_put(out, ".", 1);
-		pv_text_put(out, dig + point, (size_t)places);
+		sbuf_put(out, ".", 1);
+		sbuf_put(out, dig + point, (size_t)places);
 	}
 }
 
-void fmt_number(double v, int sig, int maxfrac, bool percent, struct pv_text *out)
+void fmt_number(double v, int sig, int maxfrac, bool percent, struct sbuf *out)
 {
 	if (isnan(v)) {
-		pv_text_puts(out, "<invalid>");
+		sbuf_puts(out, "<invalid>");
 		return;
 	}
 	if (isinf(v)) {
-		pv_text_puts(out, v < 0 ? "-∞" : "∞");
+		sbuf_puts(out, v < 0 ? "-∞" : "∞");
 	} else if (v == 0) {
-		pv_text_put(out, "0", 1);
+		sbuf_put(out, "0", 1);
 	} else {
 		int left = (int)floor(log10(fabs(v))) + 1 + (percent ? 2 : 0);
 		int places = sig - left;
@@ -80,11 +80,11 @@ void fmt_number(double v, int sig, int maxfrac, bool percent, struct pv_text *ou
 		else if (places > maxfrac)
 			places = maxfrac;
 		if (v < 0)
-			pv_text_put(out, "-", 1);
+			sbuf_put(out, "-", 1);
 		put_rounded(fabs(v), percent ? 2 : 0, places, out);
 	}
 	if (percent)
-		pv_text_put(out, "%", 1);
+		sbuf_put(out, "%", 1);
 }
 
 static bool is_int(double v)
@@ -99,47 +99,47 @@ static double js_round(double x)
 	return x - r >= 0.5 ? r + 1 : r;
 }
 
-static void fmt_seconds(double ms, int sig, int maxfrac, struct pv_text *out)
+static void fmt_seconds(double ms, int sig, int maxfrac, struct sbuf *out)
 {
 	fmt_number(ms / 1000, sig, maxfrac, false, out);
-	pv_text_put(out, "s", 1);
+	sbuf_put(out, "s", 1);
 }
 
 /*
  * Minutes, hours and days round to their smallest shown unit first (seconds, minutes, hours), and
  * only then split: 59,999 ms is "1m", never "0m60s"; the remainder shows only when maxfrac > 0.
  */
-static void fmt_minutes(double ms, int sig, int maxfrac, struct pv_text *out)
+static void fmt_minutes(double ms, int sig, int maxfrac, struct sbuf *out)
 {
 	ms = js_round(ms / 1000) * 1000;
 	double seconds = fmod(ms, 60000);
 	fmt_number((ms - seconds) / 60000, sig, 0, false, out);
-	pv_text_put(out, "m", 1);
+	sbuf_put(out, "m", 1);
 	if (seconds > 0 && maxfrac > 0)
 		fmt_seconds(seconds, sig, 0, out);
 }
 
-static void fmt_hours(double ms, int sig, int maxfrac, struct pv_text *out)
+static void fmt_hours(double ms, int sig, int maxfrac, struct sbuf *out)
 {
 	ms = js_round(ms / 60000) * 60000;
 	double minutes = fmod(ms, 3600000);
 	fmt_number((ms - minutes) / 3600000, sig, 0, false, out);
-	pv_text_put(out, "h", 1);
+	sbuf_put(out, "h", 1);
 	if (minutes > 0 && maxfrac > 0)
 		fmt_minutes(minutes, sig, 0, out);
 }
 
-static void fmt_days(double ms, int sig, int maxfrac, struct pv_text *out)
+static void fmt_days(double ms, int sig, int maxfrac, struct sbuf *out)
 {
 	ms = js_round(ms / 3600000) * 3600000;
 	double hours = fmod(ms, 86400000);
 	fmt_number((ms - hours) / 86400000, sig, 0, false, out);
-	pv_text_put(out, "d", 1);
+	sbuf_put(out, "d", 1);
 	if (hours > 0 && maxfrac > 0)
 		fmt_hours(hours, sig, 0, out);
 }
 
-void fmt_timestamp(double t, int sig, int maxfrac, struct pv_text *out)
+void fmt_timestamp(double t, int sig, int maxfrac, struct sbuf *out)
 {
 	/* the unit that the rounded value reads best in: 59.5 s is already "1m" */
 	if (t >= 60 * 1000 - 500) {
@@ -159,41 +159,41 @@ void fmt_timestamp(double t, int sig, int maxfrac, struct pv_text *out)
 	}
 	if (t >= 1) {
 		fmt_number(t, sig, is_int(t) ? 0 : maxfrac, false, out);
-		pv_text_put(out, "ms", 2);
+		sbuf_put(out, "ms", 2);
 		return;
 	}
 	if (t * 1000 >= 1) {
 		fmt_number(t * 1000, sig, is_int(t * 1000) ? 0 : maxfrac, false, out);
-		pv_text_puts(out, "μs");
+		sbuf_puts(out, "μs");
 		return;
 	}
 	if (t == 0) {
-		pv_text_put(out, "0s", 2);
+		sbuf_put(out, "0s", 2);
 		return;
 	}
 	fmt_number(t * 1000 * 1000, sig, is_int(t * 1000 * 1000) ? 0 : maxfrac, false, out);
-	pv_text_put(out, "ns", 2);
+	sbuf_put(out, "ns", 2);
 }
 
-void pv_format_timestamp(double t, struct pv_text *out)
+void pv_format_timestamp(double t, struct sbuf *out)
 {
 	fmt_timestamp(t, 5, 3, out);
 }
 
-static void fmt_bytes(double b, struct pv_text *out)
+static void fmt_bytes(double b, struct sbuf *out)
 {
 	if (b < 10000) {
 		fmt_number(b, 0, 3, false, out);
-		pv_text_put(out, "B", 1);
+		sbuf_put(out, "B", 1);
 	} else if (b < 1e6) {
 		fmt_number(b / 1e3, 3, 2, false, out);
-		pv_text_put(out, "KB", 2);
+		sbuf_put(out, "KB", 2);
 	} else if (b < 1e9) {
 		fmt_number(b / 1e6, 3, 2, false, out);
-		pv_text_put(out, "MB", 2);
+		sbuf_put(out, "MB", 2);
 	} else {
 		fmt_number(b / 1e9, 3, 2, false, out);
-		pv_text_put(out, "GB", 2);
+		sbuf_put(out, "GB", 2);
 	}
 }
 
@@ -233,12 +233,12 @@ enum mfmt_kind mfmt_kind_of(const char *name, size_t len)
 }
 
 /* String(value) || "(empty)" */
-static void fmt_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
+static void fmt_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	size_t before = out->len;
 	jn_js_string(d, n, out);
 	if (out->len == before)
-		pv_text_puts(out, "(empty)");
+		sbuf_puts(out, "(empty)");
 }
 
 /*
@@ -246,12 +246,12 @@ static void fmt_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
  * string itself in the payload, so a string shows as it is, even an empty one; a value that is
  * still a number indexed no string, and shows "(empty)" (getString's fallback).
  */
-static void fmt_unique_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
+static void fmt_unique_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	if (d->n[n].kind == JSON_STRING)
 		jn_js_string(d, n, out);
 	else
-		pv_text_puts(out, "(empty)");
+		sbuf_puts(out, "(empty)");
 }
 
 /* The process of a pid text: its last main thread (a GeckoMain thread), PV_NONE. */
@@ -276,7 +276,7 @@ static pv_thread_ix thread_of_pid(const struct pv_profile *p, const char *s, siz
  * thread of that process. Labels do not resolve (the front end formats them without the maps).
  */
 static void fmt_id(const struct pv_markers *ms, bool tid, bool ids, const struct jdoc *d,
-		   uint32_t n, struct pv_text *out)
+		   uint32_t n, struct sbuf *out)
 {
 	const struct pv_profile *p = ms && ids ? ms->p : NULL;
 	pv_thread_ix t = PV_NONE;
@@ -290,12 +290,12 @@ static void fmt_id(const struct pv_markers *ms, bool tid, bool ids, const struct
 		t = thread_of_pid(p, s, len);
 	}
 	if (t != PV_NONE && ms->friendly) {
-		pv_text_printf(out, "%s (", ms->friendly[t]);
+		sbuf_addf(out, "%s (", ms->friendly[t]);
 		jn_js_string(d, n, out);
-		pv_text_put(out, ")", 1);
+		sbuf_put(out, ")", 1);
 		return;
 	}
-	pv_text_puts(out, tid ? "TID: " : "PID: ");
+	sbuf_puts(out, tid ? "TID: " : "PID: ");
 	jn_js_string(d, n, out);
 }
 
@@ -303,11 +303,11 @@ static void fmt_id(const struct pv_markers *ms, bool tid, bool ids, const struct
  * JavaScript's '0x' + value.toString(16): a number in base 16 (the sign in front of the digits,
  * a fraction's binary digits after a point), anything else as String(value).
  */
-static void fmt_hex(const struct jdoc *d, uint32_t n, struct pv_text *out)
+static void fmt_hex(const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	static const char hexd[] = "0123456789abcdef";
 	double v;
-	pv_text_put(out, "0x", 2);
+	sbuf_put(out, "0x", 2);
 	if (d->n[n].kind != JSON_NUMBER || !jn_number(d, n, &v)) {
 		jn_js_string(d, n, out);
 		return;
@@ -317,7 +317,7 @@ static void fmt_hex(const struct jdoc *d, uint32_t n, struct pv_text *out)
 		return;
 	}
 	if (v < 0)
-		pv_text_put(out, "-", 1);
+		sbuf_put(out, "-", 1);
 	double a = fabs(v), ip = floor(a), frac = a - ip;
 	char buf[300];
 	int i = (int)sizeof(buf);
@@ -326,24 +326,24 @@ static void fmt_hex(const struct jdoc *d, uint32_t n, struct pv_text *out)
 		buf[--i] = hexd[(int)r];
 		ip = (ip - r) / 16;
 	} while (ip > 0 && i > 0);
-	pv_text_put(out, buf + i, sizeof(buf) - (size_t)i);
+	sbuf_put(out, buf + i, sizeof(buf) - (size_t)i);
 	if (frac > 0)
-		pv_text_put(out, ".", 1);
+		sbuf_put(out, ".", 1);
 	for (int k = 0; frac > 0 && k < 280; k++) { /* a double's fraction ends in base 16 */
 		frac *= 16;
 		int digit = (int)frac;
-		pv_text_put(out, &hexd[digit], 1);
+		sbuf_put(out, &hexd[digit], 1);
 		frac -= digit;
 	}
 }
 
 /* One value of a simple (not table) kind; ids: resolve pid and tid values to names. */
 static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool ids,
-		       const struct jdoc *d, uint32_t n, struct pv_text *out)
+		       const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	double v = NAN;
 	if (n == JN_NONE || d->n[n].kind == JSON_NULL) {
-		pv_text_puts(out, "(empty)");
+		sbuf_puts(out, "(empty)");
 		return;
 	}
 	switch (kind) {
@@ -359,7 +359,7 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool id
 		}
 		for (uint32_t c = d->n[n].first; c != JN_NONE; c = d->n[c].next) {
 			if (c != d->n[n].first)
-				pv_text_put(out, ", ", 2);
+				sbuf_put(out, ", ", 2);
 			fmt_simple(ms, F_STRING, ids, d, c, out);
 		}
 		return;
@@ -373,15 +373,15 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool id
 	case F_SECONDS: fmt_seconds(v, 5, 3, out); break;
 	case F_MILLISECONDS:
 		fmt_number(v, 2, 3, false, out);
-		pv_text_put(out, "ms", 2);
+		sbuf_put(out, "ms", 2);
 		break;
 	case F_MICROSECONDS:
 		fmt_number(v, 2, 3, false, out);
-		pv_text_puts(out, "μs");
+		sbuf_puts(out, "μs");
 		break;
 	case F_NANOSECONDS:
 		fmt_number(v, 3, 4, false, out);
-		pv_text_put(out, "ns", 2);
+		sbuf_put(out, "ns", 2);
 		break;
 	case F_BYTES: fmt_bytes(v, out); break;
 	case F_INTEGER: fmt_number(v, 0, 0, false, out); break;
@@ -392,7 +392,7 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool id
 }
 
 void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, const struct jdoc *d,
-		uint32_t n, struct pv_text *out)
+		uint32_t n, struct sbuf *out)
 {
 	if (f->kind != F_TABLE || n == JN_NONE || d->n[n].kind != JSON_ARRAY) {
 		fmt_simple(ms, (enum mfmt_kind)f->kind, ids, d, n, out);
@@ -404,33 +404,33 @@ void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, con
 		header |= f->cols[c].label != NULL;
 	bool first_row = true;
 	if (header) {
-		pv_text_put(out, "(", 1);
+		sbuf_put(out, "(", 1);
 		for (uint32_t c = 0; c < f->nr_cols; c++) {
 			if (c)
-				pv_text_put(out, ", ", 2);
+				sbuf_put(out, ", ", 2);
 			const char *l = f->cols[c].label;
-			pv_text_puts(out, l && *l ? l : "(empty)");
+			sbuf_puts(out, l && *l ? l : "(empty)");
 		}
-		pv_text_put(out, ")", 1);
+		sbuf_put(out, ")", 1);
 		first_row = false;
 	}
 	for (uint32_t r = d->n[n].first; r != JN_NONE; r = d->n[r].next) {
 		if (!first_row)
-			pv_text_put(out, ",", 1);
+			sbuf_put(out, ",", 1);
 		first_row = false;
-		pv_text_put(out, "(", 1);
+		sbuf_put(out, "(", 1);
 		if (d->n[r].kind != JSON_ARRAY) {
 			jn_js_string(d, r, out);
 		} else {
 			uint32_t c = 0;
 			for (uint32_t x = d->n[r].first; x != JN_NONE; x = d->n[x].next, c++) {
 				if (c)
-					pv_text_put(out, ", ", 2);
+					sbuf_put(out, ", ", 2);
 				fmt_simple(
 				    ms, c < f->nr_cols ? (enum mfmt_kind)f->cols[c].kind : F_STRING,
 				    ids, d, x, out);
 			}
 		}
-		pv_text_put(out, ")", 1);
+		sbuf_put(out, ")", 1);
 	}
 }

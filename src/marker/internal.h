@@ -50,7 +50,7 @@ bool jn_number(const struct jdoc *d, uint32_t n, double *out);
 /* JavaScript truthiness (missing: false). */
 bool jn_truthy(const struct jdoc *d, uint32_t n);
 /* JavaScript's String(value): strings as they are, numbers as JS prints them, [a,b] as "a,b". */
-void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out);
+void jn_js_string(const struct jdoc *d, uint32_t n, struct sbuf *out);
 
 /*
  * The shortest decimal digits that read back as |v| (finite, not 0), as JavaScript and ICU take
@@ -60,13 +60,11 @@ void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out);
 #define JS_DIGITS_MAX 24
 int js_shortest(double v, char *digits, int *point);
 /* A number as JavaScript's Number.prototype.toString prints it (shortest round trip). */
-void js_number(double v, struct pv_text *out);
+void js_number(double v, struct sbuf *out);
 /* Exact milliseconds text (a JSON number) to nanoseconds; false when not a plain number. */
 bool ms_text_to_ns(const char *s, size_t n, int64_t *out);
 /* Nanoseconds as exact milliseconds JSON text: "1022", "1030.1", "-0.5". */
-void ns_to_ms_text(int64_t ns, struct pv_text *out);
-/* s as a JSON string literal. */
-void json_quote(struct pv_text *out, const char *s, size_t n);
+void ns_to_ms_text(int64_t ns, struct sbuf *out);
 
 /* ---- formats ---- */
 
@@ -110,11 +108,11 @@ enum mfmt_kind mfmt_kind_of(const char *name, size_t len);
  * process or thread (the tooltip's fields), else they show as "PID: n" (labels).
  */
 void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, const struct jdoc *d,
-		uint32_t n, struct pv_text *out);
+		uint32_t n, struct sbuf *out);
 /* formatTimestamp of the Firefox Profiler with sig significant digits, maxfrac decimals. */
-void fmt_timestamp(double ms, int sig, int maxfrac, struct pv_text *out);
+void fmt_timestamp(double ms, int sig, int maxfrac, struct sbuf *out);
 /* formatNumber of the Firefox Profiler: significant digits, at most maxfrac decimals. */
-void fmt_number(double v, int sig, int maxfrac, bool percent, struct pv_text *out);
+void fmt_number(double v, int sig, int maxfrac, bool percent, struct sbuf *out);
 
 /* ---- schemas ---- */
 

@@ -20,89 +20,6 @@
 #include "base/sbuf.h"
 #include "marker/internal.h"
 
-/* ---- text ---- */
-
-static bool text_room(struct pv_text *t, size_t n)
-{
-	if (t->oom)
-		return false;
-	if (t->len + n + 1 <= t->cap)
-		return true;
-	size_t nc = t->cap ? t->cap : 64;
-	while (nc < t->len + n + 1)
-		nc *= 2;
-	char *p = pv_realloc(t->s, nc);
-	if (!p) {
-		t->oom = true;
-		return false;
-	}
-	t->s = p;
-	t->cap = nc;
-	return true;
-}
-
-void pv_text_put(struct pv_text *t, const char *s, size_t n)
-{
-	if (!text_room(t, n))
-		return;
-	if (n)
-		memcpy(t->s + t->len, s, n);
-	t->len += n;
-	t->s[t->len] = 0;
-}
-
-void pv_text_puts(struct pv_text *t, const char *s)
-{
-	pv_text_put(t, s, strlen(s));
-}
-
-void pv_text_printf(struct pv_text *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !text_room(t, (size_t)n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	t->len += (size_t)n;
-}
-
-void pv_text_clear(struct pv_text *t)
-{
-	t->len = 0;
-	t->oom = false;
-	if (t->s)
-		t->s[0] = 0;
-	else
-		pv_text_put(t, "", 0);
-}
-
-void pv_text_release(struct pv_text *t)
-{
-	pv_free(t->s);
-	memset(t, 0, sizeof(*t));
-}
-
-void json_quote(struct pv_text *out, const char *s, size_t n)
-{
-	pv_text_put(out, "\"", 1);
-	size_t run = 0;
-	for (size_t i = 0; i < n; i++) {
-		char e[8];
-		size_t en = sbuf_json_escape((unsigned char)s[i], e);
-		if (!en)
-			continue;
-		pv_text_put(out, s + run, i - run);
-		pv_text_put(out, e, en);
-		run = i + 1;
-	}
-	pv_text_put(out, s + run, n - run);
-	pv_text_put(out, "\"", 1);
-}
-
 /* ---- documents ---- */
 
 static uint32_t node_new(struct jdoc *d)
@@ -346,11 +263,11 @@ bool jn_truthy(const struct jdoc *d, uint32_t n)
 	}
 }
 
-void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
+void jn_js_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	size_t len;
 	if (n == JN_NONE) {
-		pv_text_puts(out, "undefined");
+		sbuf_puts(out, "undefined");
 		return;
 	}
 	const char *s = jn_str(d, n, &len);
@@ -358,7 +275,7 @@ void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 	case JSON_STRING:
 	case JSON_TRUE:
 	case JSON_FALSE:
-	case JSON_NULL: pv_text_put(out, s, len); return;
+	case JSON_NULL: sbuf_put(out, s, len); return;
 	case JSON_NUMBER: {
 		/* an integer of up to 15 digits prints as written (ids, counts: the common case) */
 		size_t i = len && s[0] == '-', digits = len - i;
@@ -366,7 +283,7 @@ void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 		for (size_t k = i; plain && k < len; k++)
 			plain = s[k] >= '0' && s[k] <= '9';
 		if (plain && !(digits == 1 && s[i] == '0' && i)) {
-			pv_text_put(out, s, len);
+			sbuf_put(out, s, len);
 			return;
 		}
 		double v = 0;
@@ -374,11 +291,11 @@ void jn_js_string(const struct jdoc *d, uint32_t n, struct pv_text *out)
 		js_number(v, out);
 		return;
 	}
-	case JSON_OBJECT: pv_text_puts(out, "[object Object]"); return;
+	case JSON_OBJECT: sbuf_puts(out, "[object Object]"); return;
 	default: /* an array: its items joined by ",", null as "" */
 		for (uint32_t c = d->n[n].first; c != JN_NONE; c = d->n[c].next) {
 			if (c != d->n[n].first)
-				pv_text_put(out, ",", 1);
+				sbuf_put(out, ",", 1);
 			if (d->n[c].kind != JSON_NULL)
 				jn_js_string(d, c, out);
 		}
@@ -410,44 +327,44 @@ int js_shortest(double v, char *digits, int *point)
 	return k;
 }
 
-void js_number(double v, struct pv_text *out)
+void js_number(double v, struct sbuf *out)
 {
 	if (isnan(v)) {
-		pv_text_puts(out, "NaN");
+		sbuf_puts(out, "NaN");
 		return;
 	}
 	if (isinf(v)) {
-		pv_text_puts(out, v < 0 ? "-Infinity" : "Infinity");
+		sbuf_puts(out, v < 0 ? "-Infinity" : "Infinity");
 		return;
 	}
 	if (v == 0) {
-		pv_text_puts(out, "0");
+		sbuf_puts(out, "0");
 		return;
 	}
 	char digits[JS_DIGITS_MAX];
 	int n, k = js_shortest(v, digits, &n);
 	if (v < 0)
-		pv_text_put(out, "-", 1);
+		sbuf_put(out, "-", 1);
 	if (k <= n && n <= 21) {
-		pv_text_put(out, digits, (size_t)k);
+		sbuf_put(out, digits, (size_t)k);
 		for (int i = k; i < n; i++)
-			pv_text_put(out, "0", 1);
+			sbuf_put(out, "0", 1);
 	} else if (0 < n && n <= 21) {
-		pv_text_put(out, digits, (size_t)n);
-		pv_text_put(out, ".", 1);
-		pv_text_put(out, digits + n, (size_t)(k - n));
+		sbuf_put(out, digits, (size_t)n);
+		sbuf_put(out, ".", 1);
+		sbuf_put(out, digits + n, (size_t)(k - n));
 	} else if (-6 < n && n <= 0) {
-		pv_text_put(out, "0.", 2);
+		sbuf_put(out, "0.", 2);
 		for (int i = 0; i < -n; i++)
-			pv_text_put(out, "0", 1);
-		pv_text_put(out, digits, (size_t)k);
+			sbuf_put(out, "0", 1);
+		sbuf_put(out, digits, (size_t)k);
 	} else {
-		pv_text_put(out, digits, 1);
+		sbuf_put(out, digits, 1);
 		if (k > 1) {
-			pv_text_put(out, ".", 1);
-			pv_text_put(out, digits + 1, (size_t)(k - 1));
+			sbuf_put(out, ".", 1);
+			sbuf_put(out, digits + 1, (size_t)(k - 1));
 		}
-		pv_text_printf(out, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
+		sbuf_addf(out, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
 	}
 }
 
@@ -508,8 +425,8 @@ bool ms_text_to_ns(const char *s, size_t n, int64_t *out)
 	return true;
 }
 
-void ns_to_ms_text(int64_t ns, struct pv_text *out)
+void ns_to_ms_text(int64_t ns, struct sbuf *out)
 {
 	char t[SBUF_MS_MAX];
-	pv_text_put(out, t, sbuf_ms_text(t, ns));
+	sbuf_put(out, t, sbuf_ms_text(t, ns));
 }

@@ -335,12 +335,11 @@ static int read_field(struct pv_markers *ms, struct pv_marker_schema *sc, const 
 	if (!out->key) {
 		/* a static row of an old schema: {label, value} */
 		uint32_t v = jn_get(d, f, "value");
-		struct pv_text t = {0};
-		pv_text_clear(&t);
+		struct sbuf t = SBUF_INIT;
 		if (v != JN_NONE)
 			jn_js_string(d, v, &t);
-		out->value = t.oom ? NULL : arena_strndup(ms->arena, t.s, t.len);
-		pv_text_release(&t);
+		out->value = t.oom ? NULL : arena_strndup(ms->arena, sbuf_str(&t), t.len);
+		sbuf_release(&t);
 		if (!out->value)
 			return PV_ENOMEM;
 		out->fmt.name = "";
@@ -496,7 +495,7 @@ static double ms_of(int64_t ns)
 	return (double)ns / 1e6;
 }
 
-static void put_time(int64_t ns, struct pv_text *out)
+static void put_time(int64_t ns, struct sbuf *out)
 {
 	pv_format_timestamp(ms_of(ns), out);
 }
@@ -510,43 +509,41 @@ static double duration_ms(const struct pv_markers *ms, uint32_t i)
 	return ms_of(ms->end_ns[i]) - ms_of(ms->start_ns[i]);
 }
 
-void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct pv_text *out)
+void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct sbuf *out)
 {
-	if (!out->s)
-		pv_text_clear(out);
 	if (ms->flags[i] & PV_MARKER_INCOMPLETE)
-		pv_text_puts(out, "unknown duration");
+		sbuf_puts(out, "unknown duration");
 	else if (ms->end_ns[i] != PV_TIME_NONE)
 		fmt_timestamp(duration_ms(ms, i), 3, 1, out);
 }
 
 static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv_marker_schema *sc,
 			const struct label *l, const struct jdoc *d, uint32_t root,
-			struct pv_text *out)
+			struct sbuf *out)
 {
 	const struct pv_profile *p = ms->p;
 	for (uint32_t k = 0; k < l->nr; k++) {
 		const struct lpart *part = &l->parts[k];
 		int64_t s = ms->start_ns[i], e = ms->end_ns[i];
 		switch (part->kind) {
-		case LP_TEXT: pv_text_puts(out, part->text); break;
-		case LP_NAME: pv_text_puts(out, ms->name[i]); break;
+		case LP_TEXT: sbuf_puts(out, part->text); break;
+		case LP_NAME: sbuf_puts(out, ms->name[i]); break;
 		case LP_START: put_time(s, out); break;
 		case LP_END:
 			if (e == PV_TIME_NONE)
-				pv_text_puts(out, "unknown");
+				sbuf_puts(out, "unknown");
 			else
 				put_time(e, out);
 			break;
 		case LP_DURATION:
 			if (e == PV_TIME_NONE)
-				pv_text_puts(out, "unknown");
+				sbuf_puts(out, "unknown");
 			else
 				pv_format_timestamp(duration_ms(ms, i), out);
 			break;
 		case LP_CATEGORY:
 			if (ms->category[i] != PV_NONE && ms->category[i] < p->categories.len)
-				pv_text_puts(out, pv_str(p, p->categories.name[ms->category[i]]));
+				sbuf_puts(out, pv_str(p, p->categories.name[ms->category[i]]));
 			break;
 		case LP_DATA: {
 			uint32_t v = jn_get(d, root, part->text);
@@ -559,8 +556,8 @@ static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv
 			break;
 		}
 		case LP_TERNARY:
-			pv_text_puts(out, jn_truthy(d, jn_get(d, root, part->text)) ? part->yes
-										    : part->no);
+			sbuf_puts(out,
+				  jn_truthy(d, jn_get(d, root, part->text)) ? part->yes : part->no);
 			break;
 		default: break;
 		}
@@ -573,25 +570,23 @@ static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv
  * a source, then String(operation) ("undefined" when missing); with a filename, "... — filename"
  * when the operation is not empty, else the filename alone (the source goes too).
  */
-static void fileio_label(const struct jdoc *d, uint32_t root, struct pv_text *out)
+static void fileio_label(const struct jdoc *d, uint32_t root, struct sbuf *out)
 {
 	uint32_t src = jn_get(d, root, "source"), op = jn_get(d, root, "operation"),
 		 file = jn_get(d, root, "filename");
 	size_t from = out->len;
 	if (jn_truthy(d, src)) {
-		pv_text_put(out, "(", 1);
+		sbuf_put(out, "(", 1);
 		jn_js_string(d, src, out);
-		pv_text_put(out, ") ", 2);
+		sbuf_put(out, ") ", 2);
 	}
 	jn_js_string(d, op, out);
 	if (!jn_truthy(d, file))
 		return;
 	if (jn_truthy(d, op)) {
-		pv_text_puts(out, " \xe2\x80\x94 ");
+		sbuf_puts(out, " \xe2\x80\x94 ");
 	} else {
-		out->len = from;
-		if (out->s)
-			out->s[from] = 0;
+		sbuf_setlen(out, from);
 	}
 	jn_js_string(d, file, out);
 }
@@ -599,7 +594,7 @@ static void fileio_label(const struct jdoc *d, uint32_t root, struct pv_text *ou
 /* Records the end of the text written since the last mark, as a string of the detail. */
 static void mark(struct pv_marker_detail *d, uint32_t k)
 {
-	pv_text_put(&d->buf, "", 1); /* the NUL that ends it; len moves past it */
+	sbuf_put(&d->buf, "", 1); /* the NUL that ends it; len moves past it */
 	d->offs[k] = d->buf.len;
 }
 
@@ -611,7 +606,7 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 		if (!doc)
 			return PV_ENOMEM;
 	}
-	pv_text_clear(&d->buf);
+	sbuf_reset(&d->buf);
 	d->type = NULL;
 	d->description = NULL;
 	d->nr_fields = 0;
@@ -648,14 +643,14 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 	}
 	d->offs[0] = 0;
 	if (type)
-		pv_text_put(&d->buf, type, type_len);
+		sbuf_put(&d->buf, type, type_len);
 	mark(d, 1);
 	for (int k = 0; k < 3; k++) {
 		const struct label *l = sc ? &sc->label[k] : NULL;
 		if (l && l->nr)
 			apply_label(ms, i, sc, l, doc, root, &d->buf);
 		else if (k == PV_LABEL_TOOLTIP)
-			pv_text_puts(&d->buf, ms->name[i]);
+			sbuf_puts(&d->buf, ms->name[i]);
 		else if (k == PV_LABEL_TABLE && type && type_len == 6 &&
 			 memcmp(type, "FileIO", 6) == 0)
 			fileio_label(doc, root, &d->buf);
@@ -670,7 +665,7 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 				continue; /* values are optional */
 			mfmt_value(ms, &mf->fmt, true, doc, v, &d->buf);
 		} else {
-			pv_text_puts(&d->buf, mf->value);
+			sbuf_puts(&d->buf, mf->value);
 		}
 		mark(d, 5 + nout);
 		d->fields[nout].key = mf->key;
@@ -681,7 +676,7 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 	if (d->buf.oom)
 		return PV_ENOMEM;
 	/* the buffer is complete: turn offsets into pointers */
-	const char *b = d->buf.s;
+	const char *b = sbuf_str(&d->buf);
 	d->type = type ? b : NULL;
 	for (int k = 0; k < 3; k++)
 		d->label[k] = b + d->offs[1 + k];
@@ -698,21 +693,19 @@ void pv_marker_detail_release(struct pv_marker_detail *d)
 		jdoc_release(d->doc);
 		pv_free(d->doc);
 	}
-	pv_text_release(&d->buf);
-	pv_text_release(&d->raw);
+	sbuf_release(&d->buf);
+	sbuf_release(&d->raw);
 	pv_free(d->offs);
 	pv_free(d->fields);
 	memset(d, 0, sizeof(*d));
 }
 
 void pv_marker_format(const struct pv_markers *ms, const char *format, size_t format_len,
-		      const char *value, size_t value_len, struct pv_text *out)
+		      const char *value, size_t value_len, struct sbuf *out)
 {
 	struct jdoc fd = {0}, vd = {0};
 	struct pv_markers scratch = {0};
 	struct mfmt f = {.kind = F_UNKNOWN, .name = ""};
-	if (!out->s)
-		pv_text_clear(out);
 	scratch.arena = arena_new();
 	scratch.p = ms ? ms->p : NULL;
 	if (scratch.arena && !jdoc_parse(&fd, format, format_len, NULL))

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/sort.h"
 #include "marker/internal.h"
 
 struct term {
@@ -170,9 +171,9 @@ static bool raw_fields(const struct pv_markers *ms, uint32_t i, const struct pv_
 		if (v == JN_NONE || doc->n[v].kind == JSON_NULL ||
 		    (mf->fmt.kind == F_UNIQUE_STRING && doc->n[v].kind != JSON_STRING))
 			continue;
-		pv_text_clear(&d->raw);
+		sbuf_reset(&d->raw);
 		jn_js_string(doc, v, &d->raw);
-		if (d->raw.len && test(s, neg, d->raw.s, mf->key))
+		if (d->raw.len && test(s, neg, sbuf_str(&d->raw), mf->key))
 			return true;
 	}
 	return false;
@@ -212,8 +213,6 @@ bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,
 
 /* ---- selection ---- */
 
-static _Thread_local const struct pv_markers *sel_ms;
-
 static int64_t known_duration(const struct pv_markers *ms, uint32_t i)
 {
 	if (ms->end_ns[i] == PV_TIME_NONE || (ms->flags[i] & PV_MARKER_INCOMPLETE))
@@ -221,10 +220,12 @@ static int64_t known_duration(const struct pv_markers *ms, uint32_t i)
 	return pv_marker_duration(ms, i);
 }
 
-static int cmp_duration(const void *a, const void *b)
+/* Markers by known duration, longest first (ctx: the markers). */
+static int cmp_duration(const void *a, const void *b, void *ctx)
 {
+	const struct pv_markers *ms = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int64_t dx = known_duration(sel_ms, x), dy = known_duration(sel_ms, y);
+	int64_t dx = known_duration(ms, x), dy = known_duration(ms, y);
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
 	return x < y ? -1 : x > y; /* the list's order: by start */
@@ -264,10 +265,8 @@ int pv_marker_select(const struct pv_markers *ms, const struct pv_marker_select 
 	}
 	pv_marker_detail_release(&d);
 	pv_free(tsel);
-	if (sel->order == PV_MARKERS_BY_DURATION) {
-		sel_ms = ms;
-		qsort(idx, n, sizeof(*idx), cmp_duration);
-	}
+	if (sel->order == PV_MARKERS_BY_DURATION)
+		pv_sort_r(idx, n, sizeof(*idx), cmp_duration, ms);
 	*idx_out = idx;
 	*n_out = n;
 	return 0;

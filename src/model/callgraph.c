@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/sort.h"
 #include "model/callgraph.h"
 
 __extension__ typedef __int128 i128;
@@ -176,7 +177,7 @@ void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 			i128 r = (i128)total * w[i] - (i128)out[i] * sum;
 			rs[k++] = (struct rem){step < 0 ? -r : r, i};
 		}
-		qsort(rs, k, sizeof(*rs), rem_cmp);
+		pv_sort(rs, k, sizeof(*rs), rem_cmp);
 		for (uint32_t j = 0; given != total; j = (j + 1) % k) {
 			out[rs[j].i] += step;
 			given += step;

@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "pv/view.h"
 
 void pv_calltree_free(struct pv_calltree *t)
@@ -125,12 +126,10 @@ struct sort_ctx {
 	const pv_func_ix *func; /* row -> function; NULL when rows are function indices */
 };
 
-static _Thread_local const struct sort_ctx *sort_ctx;
-
-static int cmp_rows(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct sort_ctx *c = sort_ctx;
+	const struct sort_ctx *c = ctx;
 	if (c->key[x] != c->key[y])
 		return c->key[x] > c->key[y] ? -1 : 1;
 	if (c->key2 && c->key2[x] != c->key2[y])
@@ -148,10 +147,7 @@ static void sort_rows(const struct pv_profile *p, uint32_t *rows, uint32_t n, co
 		      const int64_t *key2, const pv_func_ix *func)
 {
 	struct sort_ctx c = {p, key, key2, func};
-	const struct sort_ctx *saved = sort_ctx;
-	sort_ctx = &c;
-	qsort(rows, n, sizeof(*rows), cmp_rows);
-	sort_ctx = saved;
+	pv_sort_r(rows, n, sizeof(*rows), cmp_rows, &c);
 }
 
 /* Children lists in CSR form, each sorted; nodes without cost are left out. */

@@ -26,6 +26,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "pv/marker.h"
 #include "pv/view.h"
 #include "view/internal.h"
@@ -1302,12 +1303,10 @@ struct row_sort {
 	const uint64_t *name8;
 };
 
-static _Thread_local const struct row_sort *row_sort;
-
-static int cmp_row(const void *a, const void *b)
+static int cmp_row(const void *a, const void *b, void *ctx)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct row_sort *c = row_sort;
+	const struct row_sort *c = ctx;
 	if (c->key[x] != c->key[y])
 		return c->key[x] > c->key[y] ? -1 : 1;
 	if (c->key2 && c->key2[x] != c->key2[y])
@@ -1329,12 +1328,7 @@ static int cmp_row(const void *a, const void *b)
 
 static void sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
 {
-	if (n < 2)
-		return;
-	const struct row_sort *saved = row_sort;
-	row_sort = c;
-	qsort(rows, n, sizeof(*rows), cmp_row);
-	row_sort = saved;
+	pv_sort_r(rows, n, sizeof(*rows), cmp_row, c);
 }
 
 /* Totals from selves (rows are parents first), children lists, sorting. */
@@ -1770,12 +1764,12 @@ static int bu_grow(struct bu *u, uint64_t need)
 	return 0;
 }
 
-static _Thread_local const uint32_t *bu_sort_first;
-
-static int bu_cmp_first(const void *a, const void *b)
+/* Walkers by the first walker slot of their row (ctx: u->first). */
+static int bu_cmp_first(const void *a, const void *b, void *ctx)
 {
-	uint32_t x = bu_sort_first[((const struct bu_item *)a)->row];
-	uint32_t y = bu_sort_first[((const struct bu_item *)b)->row];
+	const uint32_t *first = ctx;
+	uint32_t x = first[((const struct bu_item *)a)->row];
+	uint32_t y = first[((const struct bu_item *)b)->row];
 	return x < y ? -1 : x > y;
 }
 
@@ -1789,10 +1783,7 @@ static int bu_room(struct bu *u, uint32_t *first, uint32_t n)
 	if ((uint64_t)u->wlen + n <= u->wcap)
 		return 0;
 	if ((u->live + n) * 2 <= u->wlen) {
-		const uint32_t *saved = bu_sort_first;
-		bu_sort_first = u->first;
-		qsort(u->heap, u->hlen, sizeof(*u->heap), bu_cmp_first);
-		bu_sort_first = saved;
+		pv_sort_r(u->heap, u->hlen, sizeof(*u->heap), bu_cmp_first, u->first);
 		uint32_t at = 0;
 		bool placed = false;
 		for (uint32_t i = 0; i <= u->hlen; i++) {

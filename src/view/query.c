@@ -6,8 +6,8 @@
  * ("--by", "by") differs. Times are parsed as decimal text into integer nanoseconds and printed
  * back from the integer, so a range round-trips exactly; min_percent is parsed the same way as
  * fixed point with 6 decimals and compared at that resolution, for the same reason.
- * Writers print into a memory stream (so JSON strings share pv_json_string with the reports) and
- * hand back a pv_malloc'ed copy, which the caller frees with pv_free().
+ * Writers build the text in an sbuf (JSON strings escaped by sbuf_json_string, as the reports
+ * escape theirs) and hand it over pv_malloc'ed; the caller frees it with pv_free().
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +15,9 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/sbuf.h"
+#include "base/text.h"
 #include "import/json.h"
-#include "pv/format.h"
 #include "pv/query.h"
 #include "view/internal.h"
 
@@ -647,37 +648,18 @@ int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 /* ---- writers ---- */
 
 struct out {
-	FILE *f;
-	char *buf;
-	size_t len;
+	struct sbuf b;
 	unsigned items; /* flags or pairs written so far, for separators */
 };
-
-static bool out_open(struct out *o)
-{
-	o->buf = NULL;
-	o->len = 0;
-	o->items = 0;
-	o->f = open_memstream(&o->buf, &o->len);
-	return o->f != NULL;
-}
 
 /* The text as a pv_malloc'ed string (NULL when out of memory). */
 static char *out_close(struct out *o)
 {
-	bool bad = ferror(o->f) != 0;
-	bad |= fclose(o->f) != 0;
-	char *r = NULL;
-	if (!bad) {
-		r = pv_malloc(o->len + 1);
-		if (r) {
-			if (o->len)
-				memcpy(r, o->buf, o->len);
-			r[o->len] = 0;
-		}
+	if (o->b.oom) {
+		sbuf_release(&o->b);
+		return NULL;
 	}
-	free(o->buf); /* open_memstream's buffer comes from malloc */
-	return r;
+	return sbuf_detach(&o->b, NULL);
 }
 
 /* Characters a POSIX shell reads literally anywhere in a word (bytes >= 0x80: UTF-8). */
@@ -688,7 +670,7 @@ static bool shell_safe(unsigned char c)
 }
 
 /* One shell word holding the strings v[0..n) joined by commas; quoted only when it must be. */
-static void shell_word(FILE *f, char *const *v, uint32_t n)
+static void shell_word(struct sbuf *f, char *const *v, uint32_t n)
 {
 	bool quote = n == 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -697,25 +679,25 @@ static void shell_word(FILE *f, char *const *v, uint32_t n)
 			quote |= !shell_safe((unsigned char)*p);
 	}
 	if (quote)
-		fputc('\'', f);
+		sbuf_put(f, "'", 1);
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
-			fputc(',', f);
+			sbuf_put(f, ",", 1);
 		for (const char *p = v[i]; *p; p++) {
 			if (*p == '\'')
-				fputs("'\\''", f); /* close, an escaped quote, reopen */
+				sbuf_puts(f, "'\\''"); /* close, an escaped quote, reopen */
 			else
-				fputc(*p, f);
+				sbuf_put(f, p, 1);
 		}
 	}
 	if (quote)
-		fputc('\'', f);
+		sbuf_put(f, "'", 1);
 }
 
 static void flag(struct out *o, const char *name, char *const *v, uint32_t n)
 {
-	fprintf(o->f, "%s%s%s ", o->items++ ? " " : "", strcmp(name, "n") ? "--" : "-", name);
-	shell_word(o->f, v, n);
+	sbuf_addf(&o->b, "%s%s%s ", o->items++ ? " " : "", strcmp(name, "n") ? "--" : "-", name);
+	shell_word(&o->b, v, n);
 }
 
 static void flag1(struct out *o, const char *name, const char *v)
@@ -736,10 +718,8 @@ static void range_text(char *buf, size_t n, const struct pv_query *q)
 
 char *pv_query_to_args(const struct pv_query *q)
 {
-	struct out o;
+	struct out o = {SBUF_INIT, 0};
 	char buf[80];
-	if (!out_open(&o))
-		return NULL;
 	for (uint32_t i = 0; i < q->nr_center; i++)
 		flag1(&o, "center", q->center[i]);
 	for (uint32_t i = 0; i < q->nr_filters; i++)
@@ -787,34 +767,32 @@ char *pv_query_to_args(const struct pv_query *q)
 }
 
 /* RFC 3986 unreserved characters stay, every other byte is %XX. */
-static void url_escape(FILE *f, const char *s)
+static void url_escape(struct sbuf *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_' || *p == '~')
-			fputc(*p, f);
+			sbuf_put(f, p, 1);
 		else
-			fprintf(f, "%%%02X", *p);
+			sbuf_addf(f, "%%%02X", *p);
 	}
 }
 
 /* key=escaped value; prefix (a filter kind) is escaped with the value, so its ':' is %3A. */
 static void pair(struct out *o, const char *key, const char *prefix, const char *v)
 {
-	fprintf(o->f, "%s%s=", o->items++ ? "&" : "", key);
+	sbuf_addf(&o->b, "%s%s=", o->items++ ? "&" : "", key);
 	if (prefix) {
-		url_escape(o->f, prefix);
-		url_escape(o->f, ":");
+		url_escape(&o->b, prefix);
+		url_escape(&o->b, ":");
 	}
-	url_escape(o->f, v);
+	url_escape(&o->b, v);
 }
 
 char *pv_query_to_url(const struct pv_query *q)
 {
-	struct out o;
+	struct out o = {SBUF_INIT, 0};
 	char buf[80];
-	if (!out_open(&o))
-		return NULL;
 	pair(&o, "view", NULL, text_of(view_names, NR(view_names), q->view));
 	for (uint32_t i = 0; i < q->nr_center; i++)
 		pair(&o, "center", NULL, q->center[i]);
@@ -826,8 +804,8 @@ char *pv_query_to_url(const struct pv_query *q)
 		 * separate them */
 		pair(&o, "metric", NULL, q->metrics[0]);
 		for (uint32_t i = 1; i < q->nr_metrics; i++) {
-			fputc(',', o.f);
-			url_escape(o.f, q->metrics[i]);
+			sbuf_put(&o.b, ",", 1);
+			url_escape(&o.b, q->metrics[i]);
 		}
 	}
 	if (q->by != PV_BY_FUNCTION)
@@ -837,7 +815,7 @@ char *pv_query_to_url(const struct pv_query *q)
 	if (has_range(q)) {
 		/* the ':' is a plain query character; written raw, as users type it */
 		range_text(buf, sizeof(buf), q);
-		fprintf(o.f, "&range=%s", buf);
+		sbuf_addf(&o.b, "&range=%s", buf);
 	}
 	if (q->inside_markers)
 		pair(&o, "inside-markers", NULL, q->inside_markers);
@@ -848,15 +826,15 @@ char *pv_query_to_url(const struct pv_query *q)
 		pair(&o, "min", NULL, buf);
 	}
 	if (q->depth)
-		fprintf(o.f, "&depth=%u", q->depth);
+		sbuf_addf(&o.b, "&depth=%u", q->depth);
 	if (q->limit)
-		fprintf(o.f, "&n=%u", q->limit);
+		sbuf_addf(&o.b, "&n=%u", q->limit);
 	if (q->sort != PV_SORT_SELF)
 		pair(&o, "sort", NULL, text_of(sort_names, NR(sort_names), q->sort));
 	if (q->inlines != PV_INLINE_KEEP)
 		pair(&o, "inline", NULL, text_of(inline_names, NR(inline_names), q->inlines));
 	if (q->max_rows != PV_TREE_ROWS)
-		fprintf(o.f, "&max-rows=%u", q->max_rows);
+		sbuf_addf(&o.b, "&max-rows=%u", q->max_rows);
 	if (q->self != PV_SELF_OWN)
 		pair(&o, "self", NULL, text_of(self_names, NR(self_names), q->self));
 	for (uint32_t i = 0; i < q->nr_derive; i++)
@@ -864,99 +842,91 @@ char *pv_query_to_url(const struct pv_query *q)
 	return out_close(&o);
 }
 
-static void json_list(FILE *f, const char *key, char *const *v, uint32_t n)
+static void put_string(struct sbuf *f, const char *s)
 {
-	fprintf(f, ", \"%s\": [", key);
-	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", f);
-		pv_json_string(f, v[i]);
-	}
-	fputc(']', f);
+	sbuf_json_string(f, s, strlen(s));
 }
 
-static void json_time(FILE *f, int64_t ns, int64_t open)
+static void json_list(struct sbuf *f, const char *key, char *const *v, uint32_t n)
+{
+	sbuf_addf(f, ", \"%s\": [", key);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			sbuf_puts(f, ", ");
+		put_string(f, v[i]);
+	}
+	sbuf_put(f, "]", 1);
+}
+
+static void json_time(struct sbuf *f, int64_t ns, int64_t open)
 {
 	char buf[32];
 	if (ns == open) {
-		fputs("null", f);
+		sbuf_puts(f, "null");
 		return;
 	}
 	fixed_text(buf, sizeof(buf), ns);
-	fputs(buf, f);
+	sbuf_puts(f, buf);
 }
 
 char *pv_query_to_json(const struct pv_query *q)
 {
-	struct out o;
+	struct out o = {SBUF_INIT, 0};
 	char buf[32];
-	if (!out_open(&o))
-		return NULL;
-	FILE *f = o.f;
-	fputs("{\"view\": ", f);
-	pv_json_string(f, text_of(view_names, NR(view_names), q->view));
+	struct sbuf *f = &o.b;
+	sbuf_puts(f, "{\"view\": ");
+	put_string(f, text_of(view_names, NR(view_names), q->view));
 	json_list(f, "center", q->center, q->nr_center);
-	fputs(", \"filters\": [", f);
+	sbuf_puts(f, ", \"filters\": [");
 	for (uint32_t i = 0; i < q->nr_filters; i++) {
-		fputs(i ? ", {" : "{", f);
-		pv_json_string(f, text_of(filter_names, NR(filter_names), q->filters[i].kind));
-		fputs(": ", f);
-		pv_json_string(f, q->filters[i].arg);
-		fputc('}', f);
+		sbuf_puts(f, i ? ", {" : "{");
+		put_string(f, text_of(filter_names, NR(filter_names), q->filters[i].kind));
+		sbuf_puts(f, ": ");
+		put_string(f, q->filters[i].arg);
+		sbuf_put(f, "}", 1);
 	}
-	fputc(']', f);
+	sbuf_put(f, "]", 1);
 	json_list(f, "metrics", q->metrics, q->nr_metrics);
-	fputs(", \"by\": ", f);
-	pv_json_string(f, text_of(by_names, NR(by_names), q->by));
+	sbuf_puts(f, ", \"by\": ");
+	put_string(f, text_of(by_names, NR(by_names), q->by));
 	json_list(f, "threads", q->threads, q->nr_threads);
-	fputs(", \"range\": ", f);
+	sbuf_puts(f, ", \"range\": ");
 	if (has_range(q)) {
-		fputc('[', f);
+		sbuf_put(f, "[", 1);
 		json_time(f, q->range_start_ns, INT64_MIN);
-		fputs(", ", f);
+		sbuf_puts(f, ", ");
 		json_time(f, q->range_end_ns, INT64_MAX);
-		fputc(']', f);
+		sbuf_put(f, "]", 1);
 	} else {
-		fputs("null", f);
+		sbuf_puts(f, "null");
 	}
 	if (q->inside_markers) { /* only when set: the other queries print as they always did */
-		fputs(", \"inside_markers\": ", f);
-		pv_json_string(f, q->inside_markers);
+		sbuf_puts(f, ", \"inside_markers\": ");
+		put_string(f, q->inside_markers);
 	}
-	fputs(", \"percent\": ", f);
-	pv_json_string(f, text_of(percent_names, NR(percent_names), q->percent));
+	sbuf_puts(f, ", \"percent\": ");
+	put_string(f, text_of(percent_names, NR(percent_names), q->percent));
 	fixed_text(buf, sizeof(buf), min_micro(q->min_percent));
-	fprintf(f, ", \"min_percent\": %s, \"depth\": %u, \"limit\": %u, \"sort\": ", buf, q->depth,
-		q->limit);
-	pv_json_string(f, text_of(sort_names, NR(sort_names), q->sort));
+	sbuf_addf(f, ", \"min_percent\": %s, \"depth\": %u, \"limit\": %u, \"sort\": ", buf,
+		  q->depth, q->limit);
+	put_string(f, text_of(sort_names, NR(sort_names), q->sort));
 	if (q->inlines != PV_INLINE_KEEP) { /* only when set, as inside_markers */
-		fputs(", \"inline\": ", f);
-		pv_json_string(f, text_of(inline_names, NR(inline_names), q->inlines));
+		sbuf_puts(f, ", \"inline\": ");
+		put_string(f, text_of(inline_names, NR(inline_names), q->inlines));
 	}
 	if (q->max_rows != PV_TREE_ROWS) /* only when set, as inline */
-		fprintf(f, ", \"max_rows\": %u", q->max_rows);
+		sbuf_addf(f, ", \"max_rows\": %u", q->max_rows);
 	if (q->self != PV_SELF_OWN) {
-		fputs(", \"self\": ", f);
-		pv_json_string(f, text_of(self_names, NR(self_names), q->self));
+		sbuf_puts(f, ", \"self\": ");
+		put_string(f, text_of(self_names, NR(self_names), q->self));
 	}
 	if (q->nr_derive) /* only when set, as self */
 		json_list(f, "derive", q->derive, q->nr_derive);
-	fputc('}', f);
+	sbuf_put(f, "}", 1);
 	return out_close(&o);
 }
 
 /* ---- URL reader ---- */
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 char *pv_url_decode(const char *s, size_t n, bool *bad)
 {
@@ -970,8 +940,8 @@ char *pv_url_decode(const char *s, size_t n, bool *bad)
 		} else if (s[i] != '%') {
 			*o++ = s[i];
 		} else {
-			int hi = i + 2 < n ? hexval(s[i + 1]) : -1;
-			int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+			int hi = i + 2 < n ? text_hex_digit(s[i + 1]) : -1;
+			int lo = hi >= 0 ? text_hex_digit(s[i + 2]) : -1;
 			if (lo < 0 || (hi | lo) == 0) { /* %00 would cut the string short */
 				*bad = true;
 				pv_free(d);

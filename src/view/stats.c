@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "pv/view.h"
 #include "view/internal.h"
 
@@ -166,10 +167,10 @@ static int64_t acc_get(const struct acc *a, uint32_t r, uint32_t n, enum pv_stat
 
 /* ---- re-sorting a tree by its first column ---- */
 
-static _Thread_local const int64_t *sort_key;
-
-static int cmp_rows(const void *x, const void *y)
+/* Rows by ctx's column (int64_t per row), largest first, then by index. */
+static int cmp_rows(const void *x, const void *y, void *ctx)
 {
+	const int64_t *sort_key = ctx;
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	if (sort_key[a] != sort_key[b])
 		return sort_key[a] > sort_key[b] ? -1 : 1;
@@ -178,12 +179,10 @@ static int cmp_rows(const void *x, const void *y)
 
 static void resort(struct pv_tree *t)
 {
-	const int64_t *saved = sort_key;
-	sort_key = t->total[0];
 	for (uint32_t r = 0; r < t->len; r++)
-		qsort(t->children + t->child_first[r], t->child_len[r], sizeof(uint32_t), cmp_rows);
-	qsort(t->roots, t->nr_roots, sizeof(uint32_t), cmp_rows);
-	sort_key = saved;
+		pv_sort_r(t->children + t->child_first[r], t->child_len[r], sizeof(uint32_t),
+			  cmp_rows, t->total[0]);
+	pv_sort_r(t->roots, t->nr_roots, sizeof(uint32_t), cmp_rows, t->total[0]);
 }
 
 /* A list view (top) in the order of its sort column, when that column became a statistic. */
@@ -200,10 +199,8 @@ static int resort_list(struct pv_view *v)
 	}
 	for (uint32_t r = 0; r < n; r++)
 		ix[r] = r;
-	const int64_t *saved = sort_key;
-	sort_key = v->q.sort == PV_SORT_SELF ? f->self[0] : f->total[0];
-	qsort(ix, n, sizeof(uint32_t), cmp_rows);
-	sort_key = saved;
+	pv_sort_r(ix, n, sizeof(uint32_t), cmp_rows,
+		  v->q.sort == PV_SORT_SELF ? f->self[0] : f->total[0]);
 #define PERMUTE(col, type)                                                                         \
 	do {                                                                                       \
 		type *t_ = tmp;                                                                    \

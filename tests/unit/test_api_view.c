@@ -18,35 +18,9 @@
 #include "pv/serve.h"
 #include "pv/view.h"
 #include "t.h"
+#include "tapi.h"
 
 /* ---- helpers ---- */
-
-static struct pv_api *api_of(const char *rel, const char *source_root)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_file(t_data(rel), NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "import %s: %s", rel, err.msg);
-		return NULL;
-	}
-	struct pv_api *a = NULL;
-	T_EQ_INT(pv_api_new(&a, source_root), 0);
-	T_EQ_INT(pv_api_add_profile(a, t_data(rel), p), 0);
-	return a;
-}
-
-/* The body of one call (malloc'ed), its status in *status. */
-static char *call(struct pv_api *a, const char *endpoint, const char *query, int *status)
-{
-	char *body = NULL;
-	size_t len = 0;
-	const char *type = NULL;
-	*status = pv_api_call(a, endpoint, query, &body, &len, &type);
-	T_TRUE(body != NULL);
-	if (body)
-		T_EQ_U64(strlen(body), len);
-	return body;
-}
 
 /* The answer without its "query" object (the query reader's JSON is tested in test_query.c). */
 static char *without_query(char *body)
@@ -61,13 +35,13 @@ static char *without_query(char *body)
 	return body;
 }
 
-#define EXPECT(a, ep, query, want_status, want)                                      \
-	do {                                                                         \
-		int st_;                                                             \
-		char *body_ = without_query(call((a), (ep), (query), &st_));         \
-		T_EQ_INT(st_, (want_status));                                        \
-		T_EQ_STR(body_, (want));                                             \
-		free(body_);                                                         \
+#define EXPECT(a, ep, query, want_status, want)                                    \
+	do {                                                                       \
+		int st_;                                                           \
+		char *body_ = without_query(t_api_call((a), (ep), (query), &st_)); \
+		T_EQ_INT(st_, (want_status));                                      \
+		T_JSON_EQ(body_, (want));                                          \
+		free(body_);                                                       \
 	} while (0)
 
 /* the percentages' base is the center's total in these (no flat view with a center, no
@@ -95,7 +69,7 @@ static char *without_query(char *body)
 
 T_TEST(api_view_tree)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	/* the roots only: nothing open */
@@ -118,7 +92,7 @@ T_TEST(api_view_tree)
 
 T_TEST(api_view_centered)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	/* doc/views.md: top-down, center foo: foo 18/1 > bar 12/10 > foo 2/0 > baz 2/2; baz 5/5 */
@@ -172,7 +146,7 @@ T_TEST(api_view_centered)
 
 T_TEST(api_view_butterfly)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	EXPECT_VIEW(a, "view=butterfly&center=foo&open=up:c/f1&open=down:c/f3&open=c/f4", HEAD("butterfly", "view=butterfly&center=foo", "18", "true", "\"foo\""),
@@ -187,7 +161,7 @@ T_TEST(api_view_butterfly)
 
 T_TEST(api_view_flat_and_top)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	/* doc/views.md: flat by function main 26/1, foo 18/1, real_main 15/0, bar 12/10, baz 7/7, ...;
@@ -214,7 +188,7 @@ T_TEST(api_view_flat_and_top)
 /* What the percentages are of ("base"): the whole for the flat view and with percent=whole. */
 T_TEST(api_view_percent_base)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	int st;
@@ -228,7 +202,7 @@ T_TEST(api_view_percent_base)
 	    {"view=butterfly&center=foo&percent=whole", "\"base\": [26]"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *body = call(a, "view", cases[i].query, &st);
+		char *body = t_api_call(a, "view", cases[i].query, &st);
 		T_EQ_INT(st, 200);
 		if (body && !strstr(body, cases[i].base))
 			t_fail(__FILE__, __LINE__, "%s: no %s in %.300s", cases[i].query,
@@ -244,7 +218,7 @@ T_TEST(api_view_percent_base)
  */
 T_TEST(api_view_nostack_row)
 {
-	struct pv_api *a = api_of("perf/gcc.perf.txt.gz", NULL);
+	struct pv_api *a = t_api_of(t_data("perf/gcc.perf.txt.gz"), NULL);
 	if (!a)
 		return;
 #define GCC_HEAD(view, url)                                                                     \
@@ -271,7 +245,7 @@ T_TEST(api_view_nostack_row)
 	int st;
 	static const char *const views[] = {"view=tree", "view=callers"};
 	for (size_t i = 0; i < 2; i++) {
-		char *body = call(a, "view", views[i], &st);
+		char *body = t_api_call(a, "view", views[i], &st);
 		T_EQ_INT(st, 200);
 		if (body && !strstr(body, NOSTACK_ROW("") "\"depth\": 0, \"total\": [1000000], "
 					  "\"self\": [1000000], \"children\": 0, \"scope\": "
@@ -287,7 +261,7 @@ T_TEST(api_view_nostack_row)
 /* heaviest=N: the heaviest path opened N rows deep in the same answer, its keys in "opened" */
 T_TEST(api_view_heaviest)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	/* main 26 > real_main 15 > foo 11 > bar 10 (a leaf: the path ends at foo) */
@@ -340,7 +314,7 @@ T_TEST(api_view_heaviest)
 
 T_TEST(api_view_children)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	EXPECT(a, "children", "key=f0", 200,
@@ -387,7 +361,7 @@ T_TEST(api_view_children)
 
 T_TEST(api_view_limit)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	/* main's children real_main 15, foo 7, qux 3: two of them, then the rest as one row */
@@ -438,7 +412,7 @@ T_TEST(api_view_limit)
 
 T_TEST(api_view_flame)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	/* the three heaviest rows: main 26, real_main 15, then real_main's foo 11 (not main's foo 7) */
@@ -488,7 +462,7 @@ T_TEST(api_view_flame)
 /* max-rows: every answer's rows in all; past it, the rest of each open list is one MORE row */
 T_TEST(api_view_max_rows)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	/* main, real_main, then main's foo 7 and qux 3 as one row */
@@ -511,7 +485,7 @@ T_TEST(api_view_max_rows)
 /* flame width=W: rows narrower than a pixel (total / W of the graph's width) are left out */
 T_TEST(api_view_flame_width)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	/* a pixel of 26 over 2 pixels is 13: main 26 and real_main 15 stay, foo 11 goes */
@@ -553,18 +527,18 @@ T_TEST(api_view_deep_stack)
 	 * keys for the default 20,000 nodes, i.e. the first 2,771 rows of the chain (f0 .. f2770:
 	 * keys of 2 .. 15,515 bytes, the steps and their '/').
 	 */
-	char *b = call(a, "flame", "", &st);
+	char *b = t_api_call(a, "flame", "", &st);
 	T_EQ_INT(st, 200);
 	T_TRUE(b && strlen(b) < 21000000);
-	T_TRUE(b && strstr(b, "\"key\": \"f0/f1/f2\", \"name\": \"f2\", \"total\": 7"));
-	T_TRUE(b && strstr(b, "\"name\": \"f2770\""));
-	T_TRUE(b && !strstr(b, "\"name\": \"f2771\""));
+	T_TRUE(b && t_json_has(b, "\"key\": \"f0/f1/f2\", \"name\": \"f2\", \"total\": 7"));
+	T_TRUE(b && t_json_has(b, "\"name\": \"f2770\""));
+	T_TRUE(b && !t_json_has(b, "\"name\": \"f2771\""));
 	free(b);
 	/* the inverted tree: its heaviest path opened 12 rows deep, 13 rows sent */
-	b = call(a, "view", "view=callers&heaviest=12", &st);
+	b = t_api_call(a, "view", "view=callers&heaviest=12", &st);
 	T_EQ_INT(st, 200);
 	T_TRUE(b && strlen(b) < 8000);
-	T_TRUE(b && strstr(b, "\"opened\": [\"f99999\", \"f99999/f99998\""));
+	T_TRUE(b && t_json_has(b, "\"opened\": [\"f99999\", \"f99999/f99998\""));
 	free(b);
 	/* the children of a row 1,000 deep: one row, its key and path 1,001 steps long */
 	size_t kcap = 8 * 1000 + 16, ko = 0;
@@ -572,11 +546,11 @@ T_TEST(api_view_deep_stack)
 	ko += (size_t)snprintf(q, kcap, "key=");
 	for (uint32_t i = 0; i < 1000; i++)
 		ko += (size_t)snprintf(q + ko, kcap - ko, "%sf%u", i ? "%2F" : "", i);
-	b = call(a, "children", q, &st);
+	b = t_api_call(a, "children", q, &st);
 	free(q);
 	T_EQ_INT(st, 200);
-	T_TRUE(b && strstr(b, "\"name\": \"f1000\", \"kind\": \"function\"") != NULL);
-	T_TRUE(b && strstr(b, ";f999;f1000\"}") != NULL);
+	T_TRUE(b && t_json_has(b, "\"name\": \"f1000\", \"kind\": \"function\""));
+	T_TRUE(b && t_json_has(b, ";f999;f1000\"}"));
 	free(b);
 	pv_api_free(a);
 }
@@ -707,14 +681,14 @@ T_TEST(api_view_source)
 	 * last step), not those of line: or file: scopes */
 	{
 		int st;
-		char *b = call(a, "source", "file=0&center=main&center=add", &st);
-		T_CONTAINS(b, "\"center_lines\": [1, 5], \"lines\"");
+		char *b = t_api_call(a, "source", "file=0&center=main&center=add", &st);
+		T_JSON_HAS(b, "\"center_lines\": [1, 5], \"lines\"");
 		free(b);
-		b = call(a, "source", "file=0&center=path:main;add", &st);
-		T_CONTAINS(b, "\"center_lines\": [1], \"lines\"");
+		b = t_api_call(a, "source", "file=0&center=path:main;add", &st);
+		T_JSON_HAS(b, "\"center_lines\": [1], \"lines\"");
 		free(b);
-		b = call(a, "source", "file=0&center=line:hello.c:5", &st);
-		T_CONTAINS(b, "\"center_lines\": [], \"lines\"");
+		b = t_api_call(a, "source", "file=0&center=line:hello.c:5", &st);
+		T_JSON_HAS(b, "\"center_lines\": [], \"lines\"");
 		free(b);
 	}
 	/* only ids of the source table */
@@ -732,9 +706,9 @@ T_TEST(api_view_source)
 	a = hello_api("/nonexistent/profile", "hello.c", t_data("web"));
 	if (a) {
 		int st;
-		char *b = call(a, "source", "file=0", &st);
+		char *b = t_api_call(a, "source", "file=0", &st);
 		T_EQ_INT(st, 200);
-		T_CONTAINS(b, "\"text\": \"int add(int a, int b)\"");
+		T_JSON_HAS(b, "\"text\": \"int add(int a, int b)\"");
 		free(b);
 		pv_api_free(a);
 	}
@@ -748,7 +722,7 @@ T_TEST(api_view_source)
 	a = hello_api(t_data("web/profile"), t_data("web"), NULL);
 	if (a) {
 		int st;
-		free(call(a, "source", "file=0", &st));
+		free(t_api_call(a, "source", "file=0", &st));
 		T_EQ_INT(st, 404);
 		pv_api_free(a);
 	}
@@ -763,12 +737,12 @@ T_TEST(api_view_source_moved)
 		if (!a)
 			continue;
 		int st;
-		char *b = call(a, "source", "file=0", &st);
+		char *b = t_api_call(a, "source", "file=0", &st);
 		T_EQ_INT(st, 200);
-		T_CONTAINS(b, "\"text\": \"int add(int a, int b)\"");
+		T_JSON_HAS(b, "\"text\": \"int add(int a, int b)\"");
 		free(b);
-		b = call(a, "profile", "", &st);
-		T_CONTAINS(b, "\"available\": true");
+		b = t_api_call(a, "profile", "", &st);
+		T_JSON_HAS(b, "\"available\": true");
 		free(b);
 		pv_api_free(a);
 	}
@@ -776,7 +750,7 @@ T_TEST(api_view_source_moved)
 	struct pv_api *a = hello_api("/nonexistent/profile", "/home/someone/src/hello.c", t_data("web"));
 	if (a) {
 		int st;
-		char *b = call(a, "source", "file=0", &st);
+		char *b = t_api_call(a, "source", "file=0", &st);
 		T_EQ_INT(st, 200);
 		free(b);
 		pv_api_free(a);
@@ -788,10 +762,10 @@ T_TEST(api_view_source_moved)
 		if (!a)
 			continue;
 		int st;
-		free(call(a, "source", "file=0", &st));
+		free(t_api_call(a, "source", "file=0", &st));
 		T_EQ_INT(st, 404);
-		char *b = call(a, "profile", "", &st);
-		T_CONTAINS(b, "\"available\": false");
+		char *b = t_api_call(a, "profile", "", &st);
+		T_JSON_HAS(b, "\"available\": false");
 		free(b);
 		pv_api_free(a);
 	}
@@ -824,7 +798,7 @@ T_TEST(api_view_source_symlink)
 	a = hello_api(prof, link, NULL); /* absolute */
 	if (a) {
 		int st;
-		free(call(a, "source", "file=0", &st));
+		free(t_api_call(a, "source", "file=0", &st));
 		T_EQ_INT(st, 404);
 		pv_api_free(a);
 	}
@@ -846,7 +820,7 @@ T_TEST(api_view_source_symlink)
 
 T_TEST(api_view_errors)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	EXPECT(a, "view", "view=nope", 400,
@@ -893,7 +867,7 @@ static void url_value(char *out, size_t cap, const char *s)
 static void expect_center_total(struct pv_api *a, const char *url, long long want, int line)
 {
 	int st;
-	char *vb = call(a, "view", url, &st);
+	char *vb = t_api_call(a, "view", url, &st);
 	T_EQ_INT(st, 200);
 	const char *ct = vb ? strstr(vb, "\"center_total\": [") : NULL;
 	long long got = ct ? strtoll(ct + 17, NULL, 10) : -1;
@@ -938,7 +912,7 @@ T_TEST(api_view_scopes_resolve)
 		char q[64];
 		snprintf(q, sizeof(q), "view=flat&by=%s", granularity[g]);
 		int st;
-		char *body = call(a, "view", q, &st);
+		char *body = t_api_call(a, "view", q, &st);
 		T_EQ_INT(st, 200);
 		/* each row: its scope and total, then the center total of that scope */
 		for (const char *r = body ? strstr(body, "{\"key\": ") : NULL; r;
@@ -966,16 +940,16 @@ T_TEST(api_view_scopes_resolve)
 	/* the scopes themselves */
 	EXPECT(a, "children", "view=top&by=line&key=l0:4", 200, "{\"rows\": []}\n");
 	int st;
-	char *body = call(a, "view", "view=top&by=line", &st);
-	T_CONTAINS(body, "\"scope\": \"line:src/a:b.c:4\"");
-	T_CONTAINS(body, "\"scope\": \"plain:9\"");
+	char *body = t_api_call(a, "view", "view=top&by=line", &st);
+	T_JSON_HAS(body, "\"scope\": \"line:src/a:b.c:4\"");
+	T_JSON_HAS(body, "\"scope\": \"plain:9\"");
 	free(body);
-	body = call(a, "view", "view=top", &st);
-	T_CONTAINS(body, "\"scope\": \"re:^re:weird\\\\(x\\\\)$\"");
-	T_CONTAINS(body, "\"scope\": \"re:^file:x\\\\.c$\"");
+	body = t_api_call(a, "view", "view=top", &st);
+	T_JSON_HAS(body, "\"scope\": \"re:^re:weird\\\\(x\\\\)$\"");
+	T_JSON_HAS(body, "\"scope\": \"re:^file:x\\\\.c$\"");
 	free(body);
-	body = call(a, "view", "view=flat&by=module", &st);
-	T_CONTAINS(body, "\"scope\": \"module:libx.so\"");
+	body = t_api_call(a, "view", "view=flat&by=module", &st);
+	T_JSON_HAS(body, "\"scope\": \"module:libx.so\"");
 	free(body);
 	pv_api_free(a);
 }
@@ -995,7 +969,7 @@ static uint32_t rows_resolve(struct pv_api *a, const char *prefix, const char *c
 		int st;
 		char url[640], q[256];
 		snprintf(q, sizeof(q), "%s%s", prefix, views[i]);
-		char *body = call(a, "view", q, &st);
+		char *body = t_api_call(a, "view", q, &st);
 		T_EQ_INT(st, 200);
 		for (const char *r = body ? strstr(body, "{\"key\": ") : NULL; r;
 		     r = strstr(r + 1, "{\"key\": ")) {
@@ -1027,7 +1001,7 @@ static uint32_t rows_resolve(struct pv_api *a, const char *prefix, const char *c
  * a path-centered tree too). */
 T_TEST(api_view_paths_resolve)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	static const char *const views[] = {
@@ -1047,7 +1021,7 @@ T_TEST(api_view_paths_resolve)
  */
 T_TEST(api_view_minified_scopes_resolve)
 {
-	struct pv_api *a = api_of("chrome/node-minified.cpuprofile", NULL);
+	struct pv_api *a = t_api_of(t_data("chrome/node-minified.cpuprofile"), NULL);
 	if (!a)
 		return;
 	static const char *const views[] = {"view=top", "view=tree&heaviest=12"};
@@ -1061,12 +1035,12 @@ T_TEST(api_view_minified_scopes_resolve)
 	T_TRUE(checked >= 64 + 2 * 10);
 	T_TRUE(qualified >= 5 + 4 + 4);
 	int st;
-	char *body = call(a, "view", "view=top&metric=samples", &st);
-	T_CONTAINS(body,
+	char *body = t_api_call(a, "view", "view=top&metric=samples", &st);
+	T_JSON_HAS(body,
 		   "\"file\": \"file:///tmp/rec/minified.min.js\", \"line\": 1, \"column\": 105, "
 		   "\"total\": [1434], \"self\": [1434], \"scope\": "
 		   "\"(anonymous)@file:///tmp/rec/minified.min.js:1:105\"");
-	T_CONTAINS(body, "\"scope\": \"work\"");
+	T_JSON_HAS(body, "\"scope\": \"work\"");
 	free(body);
 	pv_api_free(a);
 }
@@ -1230,7 +1204,7 @@ static void compare_file(const char *rel, const char *query, uint32_t nm)
 		url = malloc(strlen(query) + 32);
 		sprintf(url, "%s&limit=%u", query, CAP);
 		int st;
-		char *body = call(a, "view", url, &st);
+		char *body = t_api_call(a, "view", url, &st);
 		T_EQ_INT(st, 200);
 		uint32_t ng = parse_rows(body, "\"rows\": [", got, CAP, nm);
 		if (ng < 2)
@@ -1291,7 +1265,7 @@ static void compare_file(const char *rel, const char *query, uint32_t nm)
 		}
 		fclose(u);
 		int st;
-		char *body = call(a, "view", url, &st);
+		char *body = t_api_call(a, "view", url, &st);
 		T_EQ_INT(st, 200);
 		uint32_t ng = parse_rows(body, "\"rows\": [", got, CAP, nm);
 		if (ng <= t->nr_roots)
@@ -1360,7 +1334,7 @@ T_TEST(api_view_thread_costs_one_pass)
 		T_EQ_INT(pv_api_new(&a, NULL), 0);
 		pv_api_add_profile(a, files[f], p);
 		int st;
-		char *body = call(a, "view", "heaviest=4", &st);
+		char *body = t_api_call(a, "view", "heaviest=4", &st);
 		T_EQ_INT(st, 200);
 		static struct got_row rows[64];
 		uint32_t nr = parse_rows(body, "\"rows\"", rows, 64, 1);
@@ -1370,7 +1344,7 @@ T_TEST(api_view_thread_costs_one_pass)
 		for (uint32_t r = 0; r < nr && r < 12; r++) {
 			char q[4 * KEYLEN];
 			snprintf(q, sizeof(q), "key=%.*s", KEYLEN - 1, rows[r].key);
-			char *tc = call(a, "thread-costs", q, &st);
+			char *tc = t_api_call(a, "thread-costs", q, &st);
 			T_EQ_INT(st, 200);
 			for (uint32_t t = 0; t < nthreads && tc; t++) {
 				/* the thread's own view, the row's ancestors open */
@@ -1379,7 +1353,7 @@ T_TEST(api_view_thread_costs_one_pass)
 				for (const char *k = rows[r].key; (k = strchr(k, '/')); k++)
 					n += snprintf(vq + n, sizeof(vq) - (size_t)n, "&open=%.*s",
 						      (int)(k - rows[r].key), rows[r].key);
-				char *tv = call(a, "view", vq, &st);
+				char *tv = t_api_call(a, "view", vq, &st);
 				T_EQ_INT(st, 200);
 				static struct got_row trows[4096];
 				uint32_t tn = parse_rows(tv, "\"rows\"", trows, 4096, 1);
@@ -1419,26 +1393,28 @@ T_TEST(api_view_thread_costs_one_pass)
  * query takes back as a center; a database folder's own sources are found in it. */
 T_TEST(api_view_loop_rows)
 {
-	struct pv_api *a = api_of("hpctoolkit/small.d", NULL);
+	struct pv_api *a = t_api_of(t_data("hpctoolkit/small.d"), NULL);
 	if (!a)
 		return;
 	int st;
-	char *body = call(a, "view", "by=loop&heaviest=10", &st);
+	char *body = t_api_call(a, "view", "by=loop&heaviest=10", &st);
 	T_EQ_INT(st, 200);
-	T_CONTAINS(body, "\"name\": \"loop at small.c:3\", \"kind\": \"loop\"");
-	T_CONTAINS(body, "\"scope\": \"loop:/builds/hpctoolkit/hpctoolkit/tests/data/meas/small.c:3\"");
+	T_JSON_HAS(body, "\"name\": \"loop at small.c:3\", \"kind\": \"loop\"");
+	T_JSON_HAS(body,
+		   "\"scope\": \"loop:/builds/hpctoolkit/hpctoolkit/tests/data/meas/small.c:3\"");
 	const char *k = body ? strstr(body, "/o") : NULL;
 	T_TRUE(k != NULL);
 	free(body);
-	body = call(a, "view", "by=loop&center=loop:/builds/hpctoolkit/hpctoolkit/tests/data/meas/"
-				"small.c:3",
-		    &st);
+	body = t_api_call(a, "view",
+			  "by=loop&center=loop:/builds/hpctoolkit/hpctoolkit/tests/data/meas/"
+			  "small.c:3",
+			  &st);
 	T_EQ_INT(st, 200);
-	T_CONTAINS(body, "\"center_total\": [1210259000]");
+	T_JSON_HAS(body, "\"center_total\": [1210259000]");
 	free(body);
 	/* the flat view by line nests the loop's line under the loop (level 4), and the loop's key
 	 * names it for its children */
-	body = call(a, "view", "view=flat&by=line", &st);
+	body = t_api_call(a, "view", "view=flat&by=line", &st);
 	T_EQ_INT(st, 200);
 	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c:3\"") : NULL;
 	const char *key = loop;
@@ -1450,7 +1426,7 @@ T_TEST(api_view_loop_rows)
 		int n = (int)strcspn(key + 9, "\"");
 		snprintf(q, sizeof(q), "view=flat&by=line&key=%.*s", n, key + 9);
 		T_CONTAINS(loop, "\"level\": 3");
-		char *kids = call(a, "children", q, &st);
+		char *kids = t_api_call(a, "children", q, &st);
 		T_EQ_INT(st, 200);
 		T_CONTAINS(kids, "\"name\": \"spinsleep:3\", \"kind\": \"line\"");
 		T_CONTAINS(kids, "\"level\": 4");
@@ -1465,11 +1441,11 @@ T_TEST(api_view_loop_rows)
  * (1931094 + 1093073) = 0.36363732558 (its summary line). */
 T_TEST(api_view_derived_metric)
 {
-	struct pv_api *a = api_of("callgrind/sort.cgout", NULL);
+	struct pv_api *a = t_api_of(t_data("callgrind/sort.cgout"), NULL);
 	if (!a)
 		return;
 	int st;
-	char *body = call(a, "view",
+	char *body = t_api_call(a, "view",
 			  "view=top&n=1&derive=D1miss%3D100*(%24D1mr%2B%24D1mw)%2F(%24Dr%2B%24Dw)", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(body, "{\"name\": \"D1miss\", \"unit\": \"count\", \"formula\": "
@@ -1477,11 +1453,11 @@ T_TEST(api_view_derived_metric)
 	T_CONTAINS(body, "\"whole\": [8333155, 0.36363732558]");
 	T_CONTAINS(body, "\"base\": [8333155, null]");
 	free(body);
-	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F0", &st);
+	body = t_api_call(a, "view", "view=top&derive=x%3D%24Ir%2F0", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(body, "\"whole\": [8333155, null]");
 	free(body);
-	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F", &st);
+	body = t_api_call(a, "view", "view=top&derive=x%3D%24Ir%2F", &st);
 	T_EQ_INT(st, 400);
 	T_CONTAINS(body, "column 7: expected a number");
 	free(body);
@@ -1523,10 +1499,11 @@ T_TEST(api_view_database_sources)
 	if (pv_import_file(dir, NULL, &p, &err) == 0 && pv_api_new(&a, NULL) == 0 &&
 	    pv_api_add_profile(a, dir, p) == 0) {
 		int st;
-		char *body = call(a, "profile", "", &st);
+		char *body = t_api_call(a, "profile", "", &st);
 		T_EQ_INT(st, 200);
-		T_CONTAINS(body, "\"path\": \"/builds/hpctoolkit/hpctoolkit/tests/data/meas/small.c\", "
-				 "\"available\": true");
+		T_JSON_HAS(body,
+			   "\"path\": \"/builds/hpctoolkit/hpctoolkit/tests/data/meas/small.c\", "
+			   "\"available\": true");
 		free(body);
 	} else {
 		t_fail(__FILE__, __LINE__, "%s", err.msg);
@@ -1543,19 +1520,19 @@ T_TEST(api_view_database_sources)
 /* hot=KEY: hpcviewer's hot path from a row, opened from the root (the page's key h). */
 T_TEST(api_view_hot_path)
 {
-	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
 	if (!a)
 		return;
 	int st;
 	/* from real_main (15): foo (11, 73 %), bar (10, 91 %) */
-	char *body = call(a, "view", "hot=f0/f1", &st);
+	char *body = t_api_call(a, "view", "hot=f0/f1", &st);
 	T_EQ_INT(st, 200);
-	T_CONTAINS(body, "\"opened\": [\"f0\", \"f0/f1\", \"f0/f1/f2\", \"f0/f1/f2/f3\"]");
+	T_JSON_HAS(body, "\"opened\": [\"f0\", \"f0/f1\", \"f0/f1/f2\", \"f0/f1/f2/f3\"]");
 	free(body);
 	/* at 80 %, foo (73 %) is not hot: the path is real_main alone */
-	body = call(a, "view", "hot=f0/f1&hot-percent=80", &st);
+	body = t_api_call(a, "view", "hot=f0/f1&hot-percent=80", &st);
 	T_EQ_INT(st, 200);
-	T_CONTAINS(body, "\"opened\": [\"f0\", \"f0/f1\"]");
+	T_JSON_HAS(body, "\"opened\": [\"f0\", \"f0/f1\"]");
 	free(body);
 	pv_api_free(a);
 }
@@ -1563,65 +1540,65 @@ T_TEST(api_view_hot_path)
 /* The trace endpoints (web/api_trace.c, doc/trace.md): the same answers as profview trace. */
 T_TEST(api_trace_endpoints)
 {
-	struct pv_api *a = api_of("hpctoolkit/loops-cputime-t.d", NULL);
+	struct pv_api *a = t_api_of(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
 	if (!a)
 		return;
 	int st;
-	char *b = call(a, "trace-stack", "p=0&context=0&at=20000000", &st);
+	char *b = t_api_call(a, "trace-stack", "p=0&context=0&at=20000000", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "\"record\": 3, \"start\": 17.693, \"end\": 23.686");
 	T_CONTAINS(b, "{\"depth\": 4, \"name\": \"test_separated_loops:38\"");
 	free(b);
 	/* profview trace --window 0:60 --size 12x4 --depth 4: row 0 is -1 5 5 5 5 5 4 4 4 4 5 8 */
-	b = call(a, "trace", "p=0&t0=0&t1=60000000&width=12&height=4&depth=4", &st);
+	b = t_api_call(a, "trace", "p=0&t0=0&t1=60000000&width=12&height=4&depth=4", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "\"rows\": [\n  [-1,1,5,5,4,4,5,1,8,1],");
 	T_CONTAINS(b, "\"summary\": [\n  [-1,4],");
 	free(b);
-	b = call(a, "trace", "p=0&t0=0&t1=60000000&width=12&height=4&depth=3&filter=drop:"
+	b = t_api_call(a, "trace", "p=0&t0=0&t1=60000000&width=12&height=4&depth=3&filter=drop:"
 			     "test_separated_loops", &st);
 	T_EQ_INT(st, 200);
 	free(b);
-	b = call(a, "trace-boxes", "p=0&context=0&t0=0&t1=53689000&min=0", &st);
+	b = t_api_call(a, "trace-boxes", "p=0&context=0&t0=0&t1=53689000&min=0", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "{\"depth\": 4, \"start\": 5.735, \"end\": 29.695, \"id\": 5, \"name\": "
 		      "\"test_separated_loops\"");
 	free(b);
-	b = call(a, "trace", "p=0&c0=0&c1=9", &st);
+	b = t_api_call(a, "trace", "p=0&c0=0&c1=9", &st);
 	T_EQ_INT(st, 400);
 	T_CONTAINS(b, "c0 < c1 <= 4");
 	free(b);
-	b = call(a, "trace-stack", "p=0&context=7&at=0", &st);
+	b = t_api_call(a, "trace-stack", "p=0&context=7&at=0", &st);
 	T_EQ_INT(st, 400);
 	free(b);
 	/* one numbering: context C is the query's C-th thread in trace, trace-stack and
 	 * trace-boxes alike (threads #2 and #3: context 1 is thread 3) */
-	b = call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=1&at=30000000", &st);
+	b = t_api_call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=1&at=30000000", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "{\"context\": 1, \"thread\": \"NODE 0 CORE 0 THREAD 3\", "
 		      "\"thread_index\": 3, \"shown\": true, \"time\": 30, \"record\": 3, "
 		      "\"start\": 24.69");
 	free(b);
-	b = call(a, "trace-boxes", "p=0&thread=%232&thread=%233&context=1&t0=0&t1=60000000",
+	b = t_api_call(a, "trace-boxes", "p=0&thread=%232&thread=%233&context=1&t0=0&t1=60000000",
 		 &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "\"thread\": \"NODE 0 CORE 0 THREAD 3\"");
 	free(b);
-	b = call(a, "trace", "p=0&thread=%232&thread=%233&width=4&height=2", &st);
+	b = t_api_call(a, "trace", "p=0&thread=%232&thread=%233&width=4&height=2", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "\"names\": [\"NODE 0 CORE 0 THREAD 2\", \"NODE 0 CORE 0 THREAD 3\"]");
 	free(b);
-	b = call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=2&at=0", &st);
+	b = t_api_call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=2&at=0", &st);
 	T_EQ_INT(st, 400);
 	T_CONTAINS(b, "context 2: the query has 2");
 	free(b);
 	/* depth=0 is call depth 0, not a (bad) tree depth of the query */
-	b = call(a, "trace", "p=0&width=4&height=1&depth=0", &st);
+	b = t_api_call(a, "trace", "p=0&width=4&height=1&depth=0", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "\"depth\": 0, ");
 	free(b);
 	/* a record the query leaves out is still told, marked not shown */
-	b = call(a, "trace-stack", "p=0&context=0&at=20000000&filter=drop:test_separated_loops",
+	b = t_api_call(a, "trace-stack", "p=0&context=0&at=20000000&filter=drop:test_separated_loops",
 		 &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "\"shown\": false");

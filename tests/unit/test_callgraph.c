@@ -17,22 +17,7 @@
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
-
-static struct pv_profile *load(const char *path)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_file(path, NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
-		return NULL;
-	}
-	if (pv_profile_validate(p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
-		pv_profile_free(p);
-		return NULL;
-	}
-	return p;
-}
+#include "tp.h"
 
 /* A view of p: kind, center (NULL: none), every metric, rows down to depth (0: all). */
 static struct pv_view *view(const struct pv_profile *p, enum pv_view_kind kind, const char *center,
@@ -59,14 +44,6 @@ static struct pv_view *view(const struct pv_profile *p, enum pv_view_kind kind, 
 	return v;
 }
 
-static pv_func_ix func_named(const struct pv_profile *p, const char *name)
-{
-	for (uint32_t f = 0; f < p->funcs.len; f++)
-		if (strcmp(pv_str(p, p->funcs.name[f]), name) == 0)
-			return f;
-	return PV_NONE;
-}
-
 /* The file's cost of the calls from the functions named like f's center to callee g. */
 static int64_t edge_cost(const struct pv_profile *p, const uint8_t *center, pv_func_ix g,
 			 pv_metric_ix m)
@@ -86,7 +63,7 @@ struct stats {
 /* The invariant on every function of one file, each named by its own scope. */
 static void check_file(const char *path, struct stats *st)
 {
-	struct pv_profile *p = load(path);
+	struct pv_profile *p = t_load(path);
 	if (!p)
 		return;
 	st->files++;
@@ -240,11 +217,11 @@ T_TEST(callgraph_center_equals_top_everywhere)
 /* recursion.c (src/): fib recursing, even and odd calling each other. */
 T_TEST(callgraph_recursion)
 {
-	struct pv_profile *p = load(t_data("callgrind/recursion.callgrind"));
+	struct pv_profile *p = t_load(t_data("callgrind/recursion.callgrind"));
 	if (!p)
 		return;
-	pv_func_ix fib2 = func_named(p, "fib'2"), even2 = func_named(p, "even'2"),
-		   odd2 = func_named(p, "odd'2"), work = func_named(p, "work");
+	pv_func_ix fib2 = t_find_func(p, "fib'2"), even2 = t_find_func(p, "even'2"),
+		   odd2 = t_find_func(p, "odd'2"), work = t_find_func(p, "work");
 	T_TRUE(fib2 != PV_NONE && even2 != PV_NONE && odd2 != PV_NONE && work != PV_NONE);
 	if (fib2 == PV_NONE || even2 == PV_NONE || odd2 == PV_NONE || work == PV_NONE) {
 		pv_profile_free(p);
@@ -326,10 +303,10 @@ static uint32_t find_row(const struct pv_profile *p, const struct pv_tree *t, co
  */
 T_TEST(callgraph_lua)
 {
-	struct pv_profile *p = load(t_data("callgrind/lua-fib.callgrind.gz"));
+	struct pv_profile *p = t_load(t_data("callgrind/lua-fib.callgrind.gz"));
 	if (!p)
 		return;
-	pv_func_ix pcall = func_named(p, "luaD_pcall");
+	pv_func_ix pcall = t_find_func(p, "luaD_pcall");
 	T_TRUE(pcall != PV_NONE);
 	if (pcall == PV_NONE) {
 		pv_profile_free(p);
@@ -369,10 +346,10 @@ T_TEST(callgraph_lua)
 /* CPython 3.11 (a pyenv build with symbols) running python3 -c: fib(15) printed. */
 T_TEST(callgraph_cpython)
 {
-	struct pv_profile *p = load(t_data("callgrind/cpython.callgrind.gz"));
+	struct pv_profile *p = t_load(t_data("callgrind/cpython.callgrind.gz"));
 	if (!p)
 		return;
-	pv_func_ix mainf = func_named(p, "main");
+	pv_func_ix mainf = t_find_func(p, "main");
 	T_TRUE(mainf != PV_NONE);
 	if (mainf != PV_NONE)
 		T_EQ_INT(p->func_costs.total[0][mainf], 139062250); /* callgrind_annotate's */

@@ -14,23 +14,7 @@
 #include "pv/import.h"
 #include "pv/profile.h"
 #include "t.h"
-
-static struct pv_profile *load(const char *path)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_file(path, NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
-		return NULL;
-	}
-	if (pv_profile_validate(p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
-		pv_profile_free(p);
-		return NULL;
-	}
-	T_EQ_STR(pv_str(p, p->meta.format), "callgrind");
-	return p;
-}
+#include "tp.h"
 
 /*
  * Whether f calls itself, directly or through other functions (a walk of the model's call
@@ -201,14 +185,6 @@ static int64_t *sample_total(const struct pv_profile *p, pv_metric_ix m)
 	return t;
 }
 
-static int has_diag(const struct pv_profile *p, const char *text)
-{
-	for (uint32_t i = 0; i < p->diags.len; i++)
-		if (strstr(pv_str(p, p->diags.msg[i]), text))
-			return 1;
-	return 0;
-}
-
 T_TEST(callgrind_recorded_equal_annotate)
 {
 	/* the file, and callgrind_annotate's output for it (of the file before gzip) */
@@ -224,7 +200,7 @@ T_TEST(callgrind_recorded_equal_annotate)
 		char path[512], ann[600];
 		snprintf(path, sizeof(path), "%s", t_data("callgrind/"));
 		strncat(path, files[i].file, sizeof(path) - strlen(path) - 1);
-		struct pv_profile *p = load(path);
+		struct pv_profile *p = t_load_as(path, "callgrind");
 		if (!p)
 			continue;
 		snprintf(ann, sizeof(ann), "%s%s.annotate-inclusive", t_data("callgrind/"),
@@ -237,7 +213,7 @@ T_TEST(callgrind_recorded_equal_annotate)
 		pv_profile_free(p);
 	}
 	/* cachegrind: no calls, self only (inclusive == self) */
-	struct pv_profile *p = load(t_data("callgrind/sort.cgout"));
+	struct pv_profile *p = t_load_as(t_data("callgrind/sort.cgout"), "callgrind");
 	if (p) {
 		T_EQ_INT(p->metrics.len, 9);
 		T_TRUE(check_annotate(p, t_data("callgrind/sort.cgout.annotate-self"), 0) > 400);
@@ -272,7 +248,7 @@ T_TEST(callgrind_corpus_equal_annotate)
 		if (strcmp(cur, line) != 0) {
 			pv_profile_free(p);
 			snprintf(cur, sizeof(cur), "%s", line);
-			p = load(t_corpus(cur));
+			p = t_load_as(t_corpus(cur), "callgrind");
 			files++;
 		}
 		if (p) {
@@ -308,7 +284,7 @@ T_TEST(callgrind_contexts_keep_self_exact)
 					    "callgrind/sort-instr.callgrind",
 					    "callgrind/gzip-parts.callgrind"};
 	for (size_t i = 0; i < 3; i++) {
-		struct pv_profile *p = load(t_data(files[i]));
+		struct pv_profile *p = t_load_as(t_data(files[i]), "callgrind");
 		if (!p)
 			continue;
 		for (pv_metric_ix m = 0; m < p->metrics.len; m++) {
@@ -326,7 +302,7 @@ T_TEST(callgrind_contexts_keep_self_exact)
 			T_EQ_INT(w, sum);
 			free(s);
 		}
-		T_TRUE(has_diag(p, "callgrind stores a call graph, not stacks"));
+		T_TRUE(t_diag(p, "callgrind stores a call graph, not stacks", NULL));
 		pv_profile_free(p);
 	}
 }
@@ -334,7 +310,8 @@ T_TEST(callgrind_contexts_keep_self_exact)
 /* On a call graph without cycles, the contexts' inclusive costs are the exact ones. */
 T_TEST(callgrind_contexts_inclusive_on_a_dag)
 {
-	struct pv_profile *p = load(t_corpus("speedscope/callgrind/callgrind.example.log"));
+	struct pv_profile *p =
+	    t_load_as(t_corpus("speedscope/callgrind/callgrind.example.log"), "callgrind");
 	if (!p)
 		return;
 	int64_t *t = sample_total(p, 0);
@@ -345,7 +322,7 @@ T_TEST(callgrind_contexts_inclusive_on_a_dag)
 	free(t);
 	pv_profile_free(p);
 	/* gzip: every function but those in recursion or called from outside main's tree */
-	p = load(t_data("callgrind/gzip.callgrind"));
+	p = t_load_as(t_data("callgrind/gzip.callgrind"), "callgrind");
 	if (!p)
 		return;
 	t = sample_total(p, 0);
@@ -363,36 +340,39 @@ T_TEST(callgrind_contexts_inclusive_on_a_dag)
 T_TEST(callgrind_totals_checked)
 {
 	/* bzr's summary: does not match its own cost lines; issue34 says "summary: 0" */
-	struct pv_profile *p = load(t_corpus("callgrind/gprof2dot-bzr.callgrind"));
+	struct pv_profile *p =
+	    t_load_as(t_corpus("callgrind/gprof2dot-bzr.callgrind"), "callgrind");
 	if (p) {
-		T_TRUE(has_diag(p, "summary: (last at line 2) says 1482829, the cost lines add up "
-				   "to 1482191 (used)"));
+		T_TRUE(t_diag(p,
+			      "summary: (last at line 2) says 1482829, the cost lines add up "
+			      "to 1482191 (used)",
+			      NULL));
 		int64_t w = 0;
 		for (uint32_t k = 0; k < p->samples.len; k++)
 			w += pv_sample_weight(p, 0, k);
 		T_EQ_INT(w, 1482191);
 		pv_profile_free(p);
 	}
-	p = load(t_corpus("callgrind/gprof2dot-googlecode-issue34.callgrind"));
+	p = t_load_as(t_corpus("callgrind/gprof2dot-googlecode-issue34.callgrind"), "callgrind");
 	if (p) {
-		T_TRUE(has_diag(p, "summary: (last at line 17) says 0 0 0 0 0 0 0 0 0"));
-		T_TRUE(!has_diag(p, "totals:"));
+		T_TRUE(t_diag(p, "summary: (last at line 17) says 0 0 0 0 0 0 0 0 0", NULL));
+		T_TRUE(!t_diag(p, "totals:", NULL));
 		T_EQ_INT(p->metrics.len, 9);
-		T_TRUE(has_diag(p, "jump= / jcnd= lines"));
+		T_TRUE(t_diag(p, "jump= / jcnd= lines", NULL));
 		pv_profile_free(p);
 	}
 	/* a right totals: line says nothing */
-	p = load(t_data("callgrind/gzip.callgrind"));
+	p = t_load_as(t_data("callgrind/gzip.callgrind"), "callgrind");
 	if (p) {
-		T_TRUE(!has_diag(p, "summary:"));
-		T_TRUE(!has_diag(p, "totals:"));
+		T_TRUE(!t_diag(p, "summary:", NULL));
+		T_TRUE(!t_diag(p, "totals:", NULL));
 		pv_profile_free(p);
 	}
 }
 
 T_TEST(callgrind_parts_are_threads)
 {
-	struct pv_profile *p = load(t_data("callgrind/gzip-parts.callgrind"));
+	struct pv_profile *p = t_load_as(t_data("callgrind/gzip-parts.callgrind"), "callgrind");
 	if (!p)
 		return;
 	T_EQ_INT(p->threads.len, 4);
@@ -401,7 +381,7 @@ T_TEST(callgrind_parts_are_threads)
 	for (uint32_t k = 0; k < p->samples.len; k++)
 		w += pv_sample_weight(p, 0, k);
 	T_EQ_INT(w, 238214 + 293022 + 330467 + 6010); /* the four totals: lines */
-	T_TRUE(!has_diag(p, "summary:"));
+	T_TRUE(!t_diag(p, "summary:", NULL));
 	/* main's calls go on across dumps ("calls=0"): its inclusive cost is the four parts' */
 	pv_func_ix f = find_fn(p, "???:0x0000000000003df0");
 	T_TRUE(f != PV_NONE);
@@ -468,8 +448,8 @@ T_TEST(callgrind_grammar)
 	T_EQ_INT(p->func_costs.total[0][work], 100);
 	T_EQ_INT(p->func_costs.total[1][work], 10);
 	T_EQ_INT(p->func_costs.total[0][leaf], 10);
-	T_TRUE(!has_diag(p, "totals:"));
-	T_TRUE(has_diag(p, "jump="));
+	T_TRUE(!t_diag(p, "totals:", NULL));
+	T_TRUE(t_diag(p, "jump=", NULL));
 	/* the contexts: main > work > leaf; main's inlined code under main */
 	int64_t *t = sample_total(p, 0);
 	T_EQ_INT(t[mainf], 115);
@@ -592,10 +572,10 @@ T_TEST(callgrind_probe)
 		pv_profile_free(p);
 	}
 	/* speedscope's fixture writes costs as positions: read as callgrind_annotate does */
-	struct pv_profile *p =
-	    load(t_corpus("speedscope/callgrind/callgrind.subposition-compression.log"));
+	struct pv_profile *p = t_load_as(
+	    t_corpus("speedscope/callgrind/callgrind.subposition-compression.log"), "callgrind");
 	if (p) {
-		T_TRUE(has_diag(p, "costs written as positions"));
+		T_TRUE(t_diag(p, "costs written as positions", NULL));
 		T_EQ_INT(p->func_costs.self[0][find_fn(p, "file1.c:func1")], -300);
 		pv_profile_free(p);
 	}

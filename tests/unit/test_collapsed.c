@@ -6,27 +6,7 @@
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
-
-static struct pv_profile *load(const char *path)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_file(path, NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "import %s: %s", path, err.msg);
-		return NULL;
-	}
-	if (pv_profile_validate(p, &err))
-		t_fail(__FILE__, __LINE__, "validate %s: %s", path, err.msg);
-	return p;
-}
-
-static int64_t total(const struct pv_profile *p)
-{
-	int64_t s = 0;
-	for (uint32_t i = 0; i < p->samples.len; i++)
-		s += pv_sample_weight(p, 0, i);
-	return s;
-}
+#include "tp.h"
 
 T_TEST(collapsed_speedscope_variants)
 {
@@ -34,11 +14,11 @@ T_TEST(collapsed_speedscope_variants)
 					    "collapsed/simple-utf16-le.txt",
 					    "collapsed/simple-with-invalids.txt"};
 	for (size_t i = 0; i < 3; i++) {
-		struct pv_profile *p = load(t_data(files[i]));
+		struct pv_profile *p = t_load(t_data(files[i]));
 		if (!p)
 			continue;
 		T_EQ_INT(p->samples.len, 5);
-		T_EQ_INT(total(p), 14);
+		T_EQ_INT(t_total(p, 0), 14);
 		/* a;b;c 1, a;b;c 1, a;b;d 4, a;b;c 3, a;b 5: c self 5, d self 4, b self 5 */
 		struct pv_top *t;
 		struct pv_error err;
@@ -74,10 +54,10 @@ T_TEST(collapsed_speedscope_variants)
 /* recursion.txt: a;a / b;b / a;b / a;b;a;b / ... ten samples of weight 1 */
 T_TEST(collapsed_recursion_counted_once)
 {
-	struct pv_profile *p = load(t_data("collapsed/recursion.txt"));
+	struct pv_profile *p = t_load(t_data("collapsed/recursion.txt"));
 	if (!p)
 		return;
-	T_EQ_INT(total(p), 10);
+	T_EQ_INT(t_total(p, 0), 10);
 	struct pv_top *t;
 	struct pv_error err;
 	T_EQ_INT(pv_top_build(p, NULL, PV_TOP_BY_TOTAL, &t, &err), 0);
@@ -99,11 +79,12 @@ T_TEST(collapsed_recursion_counted_once)
 /* stackcollapse-perf.pl --tid: "comm-PID/TID" first frames become threads */
 T_TEST(collapsed_tid_threads)
 {
-	struct pv_profile *p = load(t_data("collapsed/perf-iperf-stacks-pidtid-01-collapsed-tid.txt"));
+	struct pv_profile *p =
+	    t_load(t_data("collapsed/perf-iperf-stacks-pidtid-01-collapsed-tid.txt"));
 	if (!p)
 		return;
 	T_EQ_INT(p->samples.len, 134);
-	T_EQ_INT(total(p), 200);
+	T_EQ_INT(t_total(p, 0), 200);
 	T_EQ_INT(p->threads.len, 11);
 	T_EQ_STR(pv_str(p, p->threads.name[0]), "iperf");
 	T_EQ_INT(p->threads.pid[0], 27409);

@@ -20,6 +20,7 @@
 #include "pv/query.h"
 #include "pv/view.h"
 #include "t.h"
+#include "tp.h"
 
 #define N 100000
 
@@ -104,18 +105,6 @@ static char *path_text(const char *prefix, uint32_t n, size_t *len)
 	return t;
 }
 
-static struct pv_profile *load(const char *name, const char *text, size_t len)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_memory(name, text, len, NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "import %s: %s", name, err.msg);
-		return NULL;
-	}
-	T_EQ_INT(pv_profile_validate(p, &err), 0);
-	return p;
-}
-
 static struct pv_profile *one_stack(void)
 {
 	size_t n;
@@ -126,7 +115,7 @@ static struct pv_profile *one_stack(void)
 	memcpy(t, path, n);
 	memcpy(t + n, " 7\n", 4);
 	free(path);
-	struct pv_profile *p = load("one.txt", t, n + 3);
+	struct pv_profile *p = t_load_mem("one.txt", t, n + 3);
 	free(t);
 	return p;
 }
@@ -147,7 +136,7 @@ static struct pv_profile *shared_prefix(void)
 	o += cut;
 	o += (size_t)snprintf(t + o, cap - o, "z 1\n");
 	free(path);
-	struct pv_profile *p = load("shared.txt", t, o);
+	struct pv_profile *p = t_load_mem("shared.txt", t, o);
 	free(t);
 	return p;
 }
@@ -169,7 +158,7 @@ static struct pv_profile *steps(uint32_t n)
 				      ",{\"name\":\"g%u\",\"ph\":\"E\",\"ts\":%u,\"pid\":1,\"tid\":1}", i,
 				      2 * n - i);
 	o += (size_t)snprintf(t + o, cap - o, "]");
-	struct pv_profile *p = load("steps.json", t, o);
+	struct pv_profile *p = t_load_mem("steps.json", t, o);
 	free(t);
 	return p;
 }
@@ -514,7 +503,7 @@ T_TEST(deep_callgraph_chain)
 			o += (size_t)snprintf(t + o, cap - o, "cfn=(%u) f%u\ncalls=1 1\n1 %u\n", i + 2,
 					      i + 1, N - 1 - i);
 	}
-	struct pv_profile *p = load("deep.callgrind", t, o);
+	struct pv_profile *p = t_load_mem("deep.callgrind", t, o);
 	free(t);
 	if (!p)
 		return;

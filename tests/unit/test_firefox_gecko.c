@@ -13,37 +13,7 @@
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
-
-static struct pv_profile *load(const char *path, const char *format)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	pv_error_clear(&err);
-	if (pv_import_file(path, format, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
-		return NULL;
-	}
-	if (pv_profile_validate(p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
-		pv_profile_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-static int import_text(const char *json, struct pv_profile **p, struct pv_error *err)
-{
-	pv_error_clear(err);
-	*p = NULL;
-	int rc = pv_import_memory("t.json", json, strlen(json), "firefox-gecko", p, err);
-	if (!rc && pv_profile_validate(*p, err)) {
-		t_fail(__FILE__, __LINE__, "invalid profile: %s", err->msg);
-		pv_profile_free(*p);
-		*p = NULL;
-		return -1;
-	}
-	return rc;
-}
+#include "tp.h"
 
 static uint32_t thread_markers(const struct pv_profile *p, pv_thread_ix t, uint32_t phases[4])
 {
@@ -56,29 +26,6 @@ static uint32_t thread_markers(const struct pv_profile *p, pv_thread_ix t, uint3
 			phases[p->markers.phase[i]]++;
 	}
 	return n;
-}
-
-/* "(root) > a > b" for a stack */
-static void stack_path(const struct pv_profile *p, pv_stack_ix s, char *buf, size_t n)
-{
-	const char *parts[64];
-	int k = 0;
-	for (; s != PV_NONE && k < 64; s = p->stacks.prefix[s])
-		parts[k++] = pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[s]]]);
-	buf[0] = 0;
-	while (k-- > 0) {
-		strncat(buf, parts[k], n - strlen(buf) - 1);
-		if (k)
-			strncat(buf, " > ", n - strlen(buf) - 1);
-	}
-}
-
-static pv_func_ix find_func(const struct pv_profile *p, const char *name)
-{
-	for (uint32_t f = 0; f < p->funcs.len; f++)
-		if (strcmp(pv_str(p, p->funcs.name[f]), name) == 0)
-			return f;
-	return PV_NONE;
 }
 
 static const char *module_of(const struct pv_profile *p, pv_func_ix f)
@@ -101,7 +48,7 @@ static uint32_t nth_marker(const struct pv_profile *p, pv_thread_ix t, uint32_t 
 
 T_TEST(gecko_v36_threads_samples_markers)
 {
-	struct pv_profile *p = load(t_data("firefox/generated-gecko-v36.json"), NULL);
+	struct pv_profile *p = t_load_format(t_data("firefox/generated-gecko-v36.json"), NULL);
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format), "firefox-gecko");
@@ -148,7 +95,7 @@ T_TEST(gecko_v36_threads_samples_markers)
 
 T_TEST(gecko_v36_markers_causes_payloads)
 {
-	struct pv_profile *p = load(t_data("firefox/generated-gecko-v36.json"), NULL);
+	struct pv_profile *p = t_load_format(t_data("firefox/generated-gecko-v36.json"), NULL);
 	if (!p)
 		return;
 	/* sorted by time as the Firefox Profiler stores them: Rasterize end at 1 comes first */
@@ -164,7 +111,7 @@ T_TEST(gecko_v36_markers_causes_payloads)
 			continue;
 		causes++;
 		char path[256];
-		stack_path(p, p->markers.cause_stack[i], path, sizeof(path));
+		t_stack_path(p, p->markers.cause_stack[i], " > ", path, sizeof(path));
 		T_EQ_STR(path, "(root) > 0x100000f84 > 0x100001a45");
 		T_EQ_INT(p->markers.cause_time_ns[i],
 			 p->markers.thread[i] == 2 ? 1001000000 : 1000000);
@@ -198,7 +145,7 @@ T_TEST(gecko_v36_markers_causes_payloads)
 
 T_TEST(gecko_v36_functions_modules_addresses)
 {
-	struct pv_profile *p = load(t_data("firefox/generated-gecko-v36.json"), NULL);
+	struct pv_profile *p = t_load_format(t_data("firefox/generated-gecko-v36.json"), NULL);
 	if (!p)
 		return;
 	T_EQ_INT(p->funcs.len, 11);
@@ -215,13 +162,13 @@ T_TEST(gecko_v36_functions_modules_addresses)
 				T_EQ_U64(p->frames.addr[fr], 0xf84); /* start 0x100000000 */
 	}
 	T_EQ_INT(libs, 2); /* firefox in the parent, firefox-webcontent in the tab */
-	pv_func_ix f = find_func(p, "frobnicate");
+	pv_func_ix f = t_find_func(p, "frobnicate");
 	T_TRUE(f != PV_NONE);
 	T_EQ_STR(module_of(p, f), "chrome://blargh");
 	T_EQ_INT(p->modules.kind[p->funcs.module[f]], PV_MODULE_RESOURCE);
 	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "chrome://blargh");
 	T_EQ_INT(p->funcs.line[f], 34);
-	f = find_func(p, "Startup::XRE_Main");
+	f = t_find_func(p, "Startup::XRE_Main");
 	T_TRUE(f != PV_NONE);
 	T_EQ_INT(p->funcs.module[f], PV_NONE);
 	for (uint32_t fr = 0; fr < p->frames.len; fr++) {
@@ -303,7 +250,7 @@ static uint32_t views(const struct pv_profile *p, char tree[][96], char top[][96
 
 T_TEST(gecko_v36_call_tree_as_the_firefox_profiler)
 {
-	struct pv_profile *p = load(t_data("firefox/generated-gecko-v36.json"), NULL);
+	struct pv_profile *p = t_load_format(t_data("firefox/generated-gecko-v36.json"), NULL);
 	if (!p)
 		return;
 	char tree[64][96], top[64][96];
@@ -319,9 +266,10 @@ T_TEST(gecko_v36_call_tree_as_the_firefox_profiler)
 
 T_TEST(gecko_v36_equals_its_processed_form)
 {
-	struct pv_profile *g = load(t_data("firefox/generated-gecko-v36.json"), "firefox-gecko");
-	struct pv_profile *p =
-	    load(t_data("firefox/generated-processed-v70-from-gecko.json"), "firefox-processed");
+	struct pv_profile *g =
+	    t_load_format(t_data("firefox/generated-gecko-v36.json"), "firefox-gecko");
+	struct pv_profile *p = t_load_format(
+	    t_data("firefox/generated-processed-v70-from-gecko.json"), "firefox-processed");
 	if (!g || !p) {
 		pv_profile_free(g);
 		pv_profile_free(p);
@@ -347,8 +295,8 @@ T_TEST(gecko_v36_equals_its_processed_form)
 	for (uint32_t s = 0; s < g->samples.len && s < p->samples.len; s++) {
 		T_EQ_INT(g->samples.time_ns[s], p->samples.time_ns[s]);
 		char a[256], b[256];
-		stack_path(g, g->samples.stack[s], a, sizeof(a));
-		stack_path(p, p->samples.stack[s], b, sizeof(b));
+		t_stack_path(g, g->samples.stack[s], " > ", a, sizeof(a));
+		t_stack_path(p, p->samples.stack[s], " > ", b, sizeof(b));
 		T_EQ_STR(a, b);
 	}
 	/*
@@ -367,8 +315,8 @@ T_TEST(gecko_v36_equals_its_processed_form)
 			 pv_str(p, p->categories.name[p->markers.category[i]]));
 		T_EQ_INT(g->markers.cause_time_ns[i], p->markers.cause_time_ns[i]);
 		char a[256], b[256];
-		stack_path(g, g->markers.cause_stack[i], a, sizeof(a));
-		stack_path(p, p->markers.cause_stack[i], b, sizeof(b));
+		t_stack_path(g, g->markers.cause_stack[i], " > ", a, sizeof(a));
+		t_stack_path(p, p->markers.cause_stack[i], " > ", b, sizeof(b));
 		T_EQ_STR(a, b);
 		causes += p->markers.cause_stack[i] != PV_NONE;
 		if (strcmp(pv_str(g, g->markers.name[i]), "CompositorScreenshot") == 0)
@@ -395,7 +343,7 @@ T_TEST(gecko_v36_equals_its_processed_form)
 
 T_TEST(gecko_2_old_version)
 {
-	struct pv_profile *p = load(t_data("firefox/gecko-2.json"), NULL);
+	struct pv_profile *p = t_load_format(t_data("firefox/gecko-2.json"), NULL);
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format), "firefox-gecko");
@@ -404,7 +352,7 @@ T_TEST(gecko_2_old_version)
 	T_EQ_INT(p->samples.len, 21);
 	T_EQ_INT(p->categories.len, 8);
 	/* libs without "offset" (what stops the Firefox Profiler) read as offset 0 */
-	pv_func_ix f = find_func(p, "0x100000f84");
+	pv_func_ix f = t_find_func(p, "0x100000f84");
 	T_EQ_STR(module_of(p, f), "firefox");
 	/* the sub-process (tab) is shifted by its start time, 1000 ms later */
 	T_EQ_INT(p->samples.time_ns[p->threads.sample_begin[2]], 1000000000);
@@ -441,7 +389,7 @@ T_TEST(gecko_2_old_version)
 	T_CONTAINS(pv_str(p, p->markers.payload[m]), "{\"type\":\"DOMEvent\",");
 	T_CONTAINS(pv_str(p, p->markers.payload[m]), ",\"latency\":1.45}");
 	/* "AutoEntryScript " left the frame names (upgrader 14) */
-	T_TRUE(find_func(p, "Promise resolution or rejection") != PV_NONE);
+	T_TRUE(t_find_func(p, "Promise resolution or rejection") != PV_NONE);
 	pv_profile_free(p);
 }
 
@@ -449,7 +397,8 @@ T_TEST(gecko_2_old_version)
 
 T_TEST(gecko_devtools_export)
 {
-	struct pv_profile *p = load(t_corpus("speedscope/Firefox/59/simple-firefox.json"), NULL);
+	struct pv_profile *p =
+	    t_load_format(t_corpus("speedscope/Firefox/59/simple-firefox.json"), NULL);
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format), "firefox-gecko");
@@ -459,7 +408,7 @@ T_TEST(gecko_devtools_export)
 	T_EQ_INT(p->markers.len, 5);
 	pv_profile_free(p);
 	/* its profile starts past the probe's first megabyte: found by the file's end */
-	p = load(t_corpus("speedscope/Firefox/59/firefox.json"), NULL);
+	p = t_load_format(t_corpus("speedscope/Firefox/59/firefox.json"), NULL);
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format), "firefox-gecko");
@@ -495,7 +444,7 @@ T_TEST(gecko_location_strings)
 	    "[0],[1],[2],[3],[4],[5],[6],[7],[8,99,null],[9],[10],[11],[12]");
 	struct pv_profile *p;
 	struct pv_error err;
-	if (import_text(json, &p, &err)) {
+	if (t_import_str("t.json", json, "firefox-gecko", &p, &err)) {
 		t_fail(__FILE__, __LINE__, "%s", err.msg);
 		return;
 	}
@@ -516,18 +465,18 @@ T_TEST(gecko_location_strings)
 	    {"0xzz", "", PV_ADDR_NONE},
 	};
 	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
-		pv_func_ix f = find_func(p, addrs[i].name);
+		pv_func_ix f = t_find_func(p, addrs[i].name);
 		T_TRUE(f != PV_NONE);
 		T_EQ_STR(module_of(p, f), addrs[i].module);
 		for (uint32_t fr = 0; fr < p->frames.len; fr++)
 			if (p->frames.func[fr] == f)
 				T_EQ_U64(p->frames.addr[fr], addrs[i].addr);
 	}
-	T_EQ_STR(module_of(p, find_func(p, "Foo::bar()")), "libxul.so");
-	T_EQ_STR(module_of(p, find_func(p, "Baz")), "libxul.so");
-	T_EQ_STR(module_of(p, find_func(p, "qux")), "libc.so");
-	T_EQ_INT(p->modules.kind[p->funcs.module[find_func(p, "qux")]], PV_MODULE_LIBRARY);
-	pv_func_ix f = find_func(p, "fn");
+	T_EQ_STR(module_of(p, t_find_func(p, "Foo::bar()")), "libxul.so");
+	T_EQ_STR(module_of(p, t_find_func(p, "Baz")), "libxul.so");
+	T_EQ_STR(module_of(p, t_find_func(p, "qux")), "libc.so");
+	T_EQ_INT(p->modules.kind[p->funcs.module[t_find_func(p, "qux")]], PV_MODULE_LIBRARY);
+	pv_func_ix f = t_find_func(p, "fn");
 	T_EQ_STR(module_of(p, f), "https://example.com");
 	T_EQ_INT(p->modules.kind[p->funcs.module[f]], PV_MODULE_RESOURCE);
 	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "https://Example.COM:443/app.js");
@@ -538,15 +487,15 @@ T_TEST(gecko_location_strings)
 		T_EQ_INT(p->frames.line[fr], 99); /* the frameTable's line wins */
 		T_EQ_INT(p->frames.column[fr], 5);
 	}
-	f = find_func(p, "(root scope) https://x.org/b.js");
+	f = t_find_func(p, "(root scope) https://x.org/b.js");
 	T_EQ_STR(module_of(p, f), "https://x.org");
 	T_EQ_INT(p->funcs.line[f], 3);
-	f = find_func(p, "load");
+	f = t_find_func(p, "load");
 	T_EQ_STR(module_of(p, f), "chrome://b/c.js");
 	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "chrome://b/c.js");
 	T_EQ_INT(p->funcs.line[f], 7);
-	T_EQ_STR(module_of(p, find_func(p, "ext")), "Extension \"My Ext\" (ID: e@x)");
-	f = find_func(p, "nsThread::ProcessNextEvent");
+	T_EQ_STR(module_of(p, t_find_func(p, "ext")), "Extension \"My Ext\" (ID: e@x)");
+	f = t_find_func(p, "nsThread::ProcessNextEvent");
 	T_EQ_INT(p->funcs.module[f], PV_NONE);
 	T_EQ_INT(p->funcs.source[f], PV_NONE);
 	pv_profile_free(p);
@@ -589,14 +538,14 @@ static void fingerprint(const struct pv_profile *p, char *out, size_t n)
 			 (long long)p->threads.pid[t]);
 		strncat(out, line, n - strlen(out) - 1);
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-			stack_path(p, p->samples.stack[s], path, sizeof(path));
+			t_stack_path(p, p->samples.stack[s], " > ", path, sizeof(path));
 			snprintf(line, sizeof(line), "  %lld %s\n",
 				 (long long)p->samples.time_ns[s], path);
 			strncat(out, line, n - strlen(out) - 1);
 		}
 	}
 	for (uint32_t m = 0; m < p->markers.len; m++) {
-		stack_path(p, p->markers.cause_stack[m], path, sizeof(path));
+		t_stack_path(p, p->markers.cause_stack[m], " > ", path, sizeof(path));
 		snprintf(line, sizeof(line), "marker %u %s %u %lld %lld %s %lld %s\n",
 			 p->markers.thread[m], pv_str(p, p->markers.name[m]), p->markers.phase[m],
 			 (long long)p->markers.start_ns[m], (long long)p->markers.end_ns[m],
@@ -634,7 +583,7 @@ T_TEST(gecko_key_order)
 	for (int i = 0; i < 2; i++) {
 		struct pv_profile *p;
 		struct pv_error err;
-		if (import_text(inputs[i], &p, &err)) {
+		if (t_import_str("t.json", inputs[i], "firefox-gecko", &p, &err)) {
 			t_fail(__FILE__, __LINE__, "input %d: %s", i, err.msg);
 			continue;
 		}
@@ -737,7 +686,7 @@ T_TEST(gecko_malformed_inputs)
 		const struct bad_case *c = &bad_cases[i];
 		struct pv_profile *p;
 		struct pv_error err;
-		int rc = import_text(c->json, &p, &err);
+		int rc = t_import_str("t.json", c->json, "firefox-gecko", &p, &err);
 		if (rc == 0) {
 			t_fail(__FILE__, __LINE__, "case %zu: imported, expected an error", i);
 			pv_profile_free(p);
@@ -771,7 +720,7 @@ T_TEST(gecko_probe)
 	if (p)
 		T_EQ_STR(pv_str(p, p->meta.format), "firefox-gecko");
 	pv_profile_free(p);
-	p = load(t_data("firefox/generated-processed-v70-from-gecko.json"), NULL);
+	p = t_load_format(t_data("firefox/generated-processed-v70-from-gecko.json"), NULL);
 	if (p)
 		T_EQ_STR(pv_str(p, p->meta.format), "firefox-processed");
 	pv_profile_free(p);
@@ -782,25 +731,11 @@ T_TEST(gecko_allocation_failures)
 	static const char json[] =
 	    "{" KO_META "," KO_LIBS ",\"threads\":[" KO_THREAD_ORDERED
 	    "],\"processes\":[{" KO_SUB_META "," KO_LIBS ",\"threads\":[" KO_THREAD_REVERSED "]}]}";
-	int ok = 0, failed = 0;
-	for (uint64_t k = 1; k < 600; k++) {
-		struct pv_profile *p = NULL;
-		struct pv_error err;
-		pv_alloc_fail_after(k);
-		int rc =
-		    pv_import_memory("oom.json", json, strlen(json), "firefox-gecko", &p, &err);
-		pv_alloc_fail_after(0);
-		if (rc == 0) {
-			ok++;
-			T_EQ_INT(pv_profile_validate(p, &err), 0);
-			pv_profile_free(p);
-			break;
-		}
-		failed++;
-		T_CONTAINS(err.msg, "out of memory");
-		T_TRUE(p == NULL);
-	}
-	T_EQ_INT(ok, 1);
+	int failed = 0;
+	struct pv_profile *p =
+	    t_import_oom("oom.json", json, strlen(json), "firefox-gecko", 600, &failed);
+	T_TRUE(p != NULL);
+	pv_profile_free(p);
 	T_TRUE(failed > 20);
 }
 
@@ -818,7 +753,7 @@ T_TEST(gecko_function_columns)
 	    "[0],[1],[2],[3]");
 	struct pv_profile *p;
 	struct pv_error err;
-	if (import_text(json, &p, &err)) {
+	if (t_import_str("t.json", json, "firefox-gecko", &p, &err)) {
 		t_fail(__FILE__, __LINE__, "%s", err.msg);
 		return;
 	}
@@ -832,7 +767,7 @@ T_TEST(gecko_function_columns)
 	}
 	T_EQ_INT(n, 2);
 	T_EQ_INT(cols, 10 + 50);
-	pv_func_ix f = find_func(p, "f");
+	pv_func_ix f = t_find_func(p, "f");
 	T_EQ_INT(p->funcs.column[f], 0); /* no column written */
 	pv_profile_free(p);
 }

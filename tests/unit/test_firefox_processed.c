@@ -13,44 +13,9 @@
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
+#include "tp.h"
 
 #define MS(x) ((int64_t)(x)*1000000)
-
-static struct pv_profile *load(const char *path)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	pv_error_clear(&err);
-	if (pv_import_file(path, NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
-		return NULL;
-	}
-	if (pv_profile_validate(p, &err))
-		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
-	T_EQ_STR(pv_str(p, p->meta.format), "firefox-processed");
-	return p;
-}
-
-static int import_doc(const char *doc, struct pv_profile **p, struct pv_error *err)
-{
-	pv_error_clear(err);
-	*p = NULL;
-	int rc = pv_import_memory("mem.json", doc, strlen(doc), "firefox-processed", p, err);
-	if (!rc && pv_profile_validate(*p, err))
-		t_fail(__FILE__, __LINE__, "invalid profile: %s", err->msg);
-	return rc;
-}
-
-static struct pv_profile *load_doc(const char *doc)
-{
-	struct pv_profile *p;
-	struct pv_error err;
-	if (import_doc(doc, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s", err.msg);
-		return NULL;
-	}
-	return p;
-}
 
 static uint32_t nr_samples(const struct pv_profile *p, pv_thread_ix t)
 {
@@ -81,21 +46,6 @@ static uint64_t lossy_count(const struct pv_profile *p, const char *msg)
 		if (strcmp(pv_str(p, p->diags.msg[i]), msg) == 0)
 			return p->diags.count[i];
 	return 0;
-}
-
-/* A stack as "a>b>c" (root first). */
-static void stack_path(const struct pv_profile *p, pv_stack_ix s, char *buf, size_t n)
-{
-	const char *names[256];
-	int k = 0;
-	for (; s != PV_NONE && k < 256; s = p->stacks.prefix[s])
-		names[k++] = pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[s]]]);
-	buf[0] = 0;
-	while (k-- > 0) {
-		strncat(buf, names[k], n - strlen(buf) - 1);
-		if (k)
-			strncat(buf, ">", n - strlen(buf) - 1);
-	}
 }
 
 /* The call node at a path of function names "A>B>C", PV_NONE when absent. */
@@ -147,19 +97,12 @@ static void top_of(const struct pv_profile *p, const struct pv_top *t, const cha
 	}
 }
 
-static pv_func_ix func_named(const struct pv_profile *p, const char *name)
-{
-	for (uint32_t f = 0; f < p->funcs.len; f++)
-		if (strcmp(pv_str(p, p->funcs.name[f]), name) == 0)
-			return f;
-	return PV_NONE;
-}
-
 /* ---- real files ---- */
 
 T_TEST(firefox_processed_calltree_v70)
 {
-	struct pv_profile *p = load(t_data("firefox/generated-processed-v70-calltree.json"));
+	struct pv_profile *p =
+	    t_load_as(t_data("firefox/generated-processed-v70-calltree.json"), "firefox-processed");
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "70 (gecko 36)");
@@ -186,7 +129,7 @@ T_TEST(firefox_processed_calltree_v70)
 	static const char *const want[] = {"A>B>C>D>E", "A>B>C>F>G", "A>B>H>F", "A>B>C>B>B>D",
 					   "A>X>B>C>D"};
 	for (uint32_t s = 0; s < 5; s++) {
-		stack_path(p, p->samples.stack[s], buf, sizeof(buf));
+		t_stack_path(p, p->samples.stack[s], ">", buf, sizeof(buf));
 		T_EQ_STR(buf, want[s]);
 	}
 
@@ -247,7 +190,8 @@ T_TEST(firefox_processed_calltree_v70)
 
 T_TEST(firefox_processed_from_gecko_v70)
 {
-	struct pv_profile *p = load(t_data("firefox/generated-processed-v70-from-gecko.json"));
+	struct pv_profile *p = t_load_as(t_data("firefox/generated-processed-v70-from-gecko.json"),
+					 "firefox-processed");
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "70 (gecko 36)");
@@ -308,7 +252,7 @@ T_TEST(firefox_processed_from_gecko_v70)
 	T_EQ_INT(p->markers.start_ns[2], MS(3));
 	T_EQ_INT(p->markers.end_ns[2], PV_TIME_NONE);
 	char buf[256];
-	stack_path(p, p->markers.cause_stack[2], buf, sizeof(buf));
+	t_stack_path(p, p->markers.cause_stack[2], ">", buf, sizeof(buf));
 	T_EQ_STR(buf, "(root)>0x100000f84>0x100001a45");
 	T_EQ_STR(pv_str(p, p->markers.payload[2]), "{\"category\":\"Paint\",\"type\":\"tracing\"}");
 	/* marker 0: a Rasterize end at 1 ms keeps only its end */
@@ -335,7 +279,7 @@ T_TEST(firefox_processed_from_gecko_v70)
 	}
 	T_EQ_INT(libs, 2);
 	/* the JS function: source chrome://blargh line 34; its frame line 34, no address */
-	pv_func_ix f = func_named(p, "frobnicate");
+	pv_func_ix f = t_find_func(p, "frobnicate");
 	T_TRUE(f != PV_NONE);
 	if (f != PV_NONE) {
 		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "chrome://blargh");
@@ -369,7 +313,8 @@ T_TEST(firefox_processed_from_gecko_v70)
 T_TEST(firefox_processed_argument_values_v58)
 {
 	/* v58: per-thread tables with prefix, shared stringArray and sources */
-	struct pv_profile *p = load(t_data("firefox/argument-values.json"));
+	struct pv_profile *p =
+	    t_load_as(t_data("firefox/argument-values.json"), "firefox-processed");
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "58 (gecko 32)");
@@ -406,7 +351,7 @@ T_TEST(firefox_processed_argument_values_v58)
 	T_EQ_INT(causes, 3);
 	T_EQ_INT(p->markers.cause_time_ns[4], 324383877234LL); /* 324383.877234375 ms */
 	/* funcs through shared.sources */
-	pv_func_ix f = func_named(p, "foo");
+	pv_func_ix f = t_find_func(p, "foo");
 	T_TRUE(f != PV_NONE);
 	if (f != PV_NONE) {
 		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "file://<URL>");
@@ -453,7 +398,8 @@ T_TEST(firefox_processed_argument_values_v58)
 T_TEST(firefox_processed_unsymbolicated_v49)
 {
 	/* v49 (samply): per-thread stringArray and tables, weights, threadCPUDelta in µs */
-	struct pv_profile *p = load(t_data("firefox/unsymbolicated.json"));
+	struct pv_profile *p =
+	    t_load_as(t_data("firefox/unsymbolicated.json"), "firefox-processed");
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "49 (gecko 24)");
@@ -488,7 +434,7 @@ T_TEST(firefox_processed_unsymbolicated_v49)
 	T_EQ_INT(p->funcs.len, 15);
 	T_EQ_INT(p->frames.len, 15);
 	/* the root frame of thread 0: 0x6153 in dyld at lib-relative address 24915 */
-	pv_func_ix f = func_named(p, "0x6153");
+	pv_func_ix f = t_find_func(p, "0x6153");
 	T_TRUE(f != PV_NONE);
 	for (uint32_t i = 0; i < p->frames.len; i++)
 		if (p->frames.func[i] == f)
@@ -517,7 +463,8 @@ T_TEST(firefox_processed_unsymbolicated_v49)
 
 T_TEST(firefox_processed_other_corpus_files)
 {
-	struct pv_profile *p = load(t_corpus("firefox/sourcemap-two.json"));
+	struct pv_profile *p =
+	    t_load_as(t_corpus("firefox/sourcemap-two.json"), "firefox-processed");
 	if (p) {
 		/* v68: prefixOffset, resourceTable.lib; two threads, one sample each */
 		T_EQ_INT(p->threads.len, 2);
@@ -531,7 +478,8 @@ T_TEST(firefox_processed_other_corpus_files)
 		T_EQ_U64(lossy_count(p, "sources.sourceMapURL not kept"), 2);
 		pv_profile_free(p);
 	}
-	p = load(t_corpus("firefox/generated-processed-v70-marker-table.json"));
+	p = t_load_as(t_corpus("firefox/generated-processed-v70-marker-table.json"),
+		      "firefox-processed");
 	if (p) {
 		T_EQ_INT(p->threads.len, 1);
 		T_EQ_INT(p->samples.len, 0);
@@ -540,7 +488,8 @@ T_TEST(firefox_processed_other_corpus_files)
 		T_EQ_INT(count_markers(p, 0, PV_PHASE_INTERVAL), 5);
 		pv_profile_free(p);
 	}
-	p = load(t_corpus("firefox/generated-processed-v70-network.json"));
+	p = t_load_as(t_corpus("firefox/generated-processed-v70-network.json"),
+		      "firefox-processed");
 	if (p) {
 		T_EQ_INT(p->markers.len, 26);
 		T_EQ_INT(count_markers(p, 0, PV_PHASE_INSTANT), 3);
@@ -600,14 +549,14 @@ static void summary(const struct pv_profile *p, char *out, size_t n)
 		    (long long)p->threads.pid[t], (long long)p->threads.tid[t],
 		    pv_str(p, p->threads.process_name[t]));
 	for (uint32_t s = 0; s < p->samples.len; s++) {
-		stack_path(p, p->samples.stack[s], buf, sizeof(buf));
+		t_stack_path(p, p->samples.stack[s], ">", buf, sizeof(buf));
 		PUT("S %s @%lld", buf, (long long)p->samples.time_ns[s]);
 		for (uint32_t m = 0; m < p->metrics.len; m++)
 			PUT(" %lld", (long long)pv_sample_weight(p, m, s));
 		PUT(";");
 	}
 	for (uint32_t i = 0; i < p->markers.len; i++) {
-		stack_path(p, p->markers.cause_stack[i], buf, sizeof(buf));
+		t_stack_path(p, p->markers.cause_stack[i], ">", buf, sizeof(buf));
 		PUT("M %s %u %lld %lld %s %s %lld;", pv_str(p, p->markers.name[i]),
 		    p->markers.phase[i], (long long)p->markers.start_ns[i],
 		    (long long)p->markers.end_ns[i], pv_str(p, p->markers.payload[i]), buf,
@@ -633,7 +582,7 @@ static void summary(const struct pv_profile *p, char *out, size_t n)
 
 T_TEST(firefox_processed_small_v70)
 {
-	struct pv_profile *p = load_doc(base_doc);
+	struct pv_profile *p = t_load_text_format("mem.json", base_doc, "firefox-processed");
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "70 (gecko 36)");
@@ -651,7 +600,7 @@ T_TEST(firefox_processed_small_v70)
 	T_EQ_INT(p->samples.time_ns[3], 2750000);
 	T_EQ_INT(p->samples.stack[2], PV_NONE);
 	char buf[256];
-	stack_path(p, p->samples.stack[0], buf, sizeof(buf));
+	t_stack_path(p, p->samples.stack[0], ">", buf, sizeof(buf));
 	T_EQ_STR(buf, "main>work>leaf");
 	/* cpu deltas in cycles, the first one dropped */
 	T_EQ_INT(p->metrics.len, 2);
@@ -680,7 +629,7 @@ T_TEST(firefox_processed_small_v70)
 	T_EQ_STR(pv_str(p, p->categories.name[p->markers.category[0]]), "JS");
 	T_EQ_INT(p->markers.start_ns[1], MS(2));
 	T_EQ_INT(p->markers.end_ns[1], MS(3));
-	stack_path(p, p->markers.cause_stack[1], buf, sizeof(buf));
+	t_stack_path(p, p->markers.cause_stack[1], ">", buf, sizeof(buf));
 	T_EQ_STR(buf, "main>work");
 	T_EQ_INT(p->markers.cause_time_ns[1], 500000);
 	T_EQ_STR(pv_str(p, p->markers.payload[1]), "{\"type\":\"X\"}");
@@ -690,7 +639,8 @@ T_TEST(firefox_processed_small_v70)
 
 T_TEST(firefox_processed_key_order_does_not_matter)
 {
-	struct pv_profile *a = load_doc(base_doc), *b = load_doc(reordered_doc);
+	struct pv_profile *a = t_load_text_format("mem.json", base_doc, "firefox-processed"),
+			  *b = t_load_text_format("mem.json", reordered_doc, "firefox-processed");
 	if (a && b) {
 		static char sa[8192], sb[8192];
 		summary(a, sa, sizeof(sa));
@@ -723,7 +673,7 @@ T_TEST(firefox_processed_small_old_versions)
 	    "\"samples\":{\"stack\":[1,1,0],\"time\":[5,6.5,7],\"length\":3},"
 	    "\"markers\":{\"name\":[3,3],\"startTime\":[1,2],\"endTime\":[null,4],"
 	    "\"data\":[null,null],\"category\":[0,0],\"length\":2}}]}";
-	struct pv_profile *p = load_doc(doc);
+	struct pv_profile *p = t_load_text_format("mem.json", doc, "firefox-processed");
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "30");
@@ -731,14 +681,14 @@ T_TEST(firefox_processed_small_old_versions)
 	T_EQ_INT(p->samples.len, 3);
 	T_EQ_INT(p->samples.time_ns[1], 6500000);
 	char buf[64];
-	stack_path(p, p->samples.stack[0], buf, sizeof(buf));
+	t_stack_path(p, p->samples.stack[0], ">", buf, sizeof(buf));
 	T_EQ_STR(buf, "a>b");
 	/* the default category list */
 	T_EQ_INT(p->categories.len, 1);
 	T_EQ_STR(pv_str(p, p->categories.name[0]), "Other");
 	T_EQ_STR(pv_str(p, p->categories.color[0]), "grey");
 	/* fileName is a string index */
-	pv_func_ix f = func_named(p, "b");
+	pv_func_ix f = t_find_func(p, "b");
 	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "f.js");
 	T_EQ_INT(p->funcs.line[f], 1);
 	/* phases derived from the end times */
@@ -756,7 +706,7 @@ T_TEST(firefox_processed_small_old_versions)
 	char *d2 = strdup(doc);
 	char *c = strstr(d2, "\"category\":[0,0],\"subcategory\":[0,0]");
 	c[12] = '5';
-	p = load_doc(d2);
+	p = t_load_text_format("mem.json", d2, "firefox-processed");
 	if (p) {
 		T_EQ_U64(lossy_count(p, "stackTable category/subcategory columns not kept (stacks "
 					"whose category differs from their frames')"),
@@ -774,7 +724,7 @@ static struct pv_profile *samples_doc(const char *samples, const char *units)
 		 "{\"meta\":{\"preprocessedProfileVersion\":70%s},\"shared\":{\"stringArray\":[]},"
 		 "\"threads\":[{\"name\":\"T\",\"samples\":{%s}}]}",
 		 units, samples);
-	return load_doc(doc);
+	return t_load_text_format("mem.json", doc, "firefox-processed");
 }
 
 T_TEST(firefox_processed_weights)
@@ -819,7 +769,7 @@ T_TEST(firefox_processed_weights)
 	    "\"weight\":[64]}},"
 	    "{\"name\":\"B\",\"samples\":{\"stack\":[null],\"time\":[0],\"weightType\":"
 	    "\"tracing-ms\",\"weight\":[2]}}]}";
-	p = load_doc(doc);
+	p = t_load_text_format("mem.json", doc, "firefox-processed");
 	if (p) {
 		T_EQ_INT(p->metrics.len, 2);
 		T_EQ_STR(pv_str(p, p->metrics.name[p->meta.default_metric]), "bytes");
@@ -863,7 +813,7 @@ static void expect_error(const char *doc, int code, const char *want, int line)
 	struct pv_error err;
 	char full[600];
 	snprintf(full, sizeof(full), "mem.json: %s", want);
-	int rc = import_doc(doc, &p, &err);
+	int rc = t_import_str("mem.json", doc, "firefox-processed", &p, &err);
 	if (rc == 0) {
 		t_fail(__FILE__, line, "imported, expected '%s'", full);
 		pv_profile_free(p);
@@ -1058,7 +1008,7 @@ T_TEST(firefox_processed_error_versions)
 		     "not a Firefox processed profile (no meta.preprocessedProfileVersion)");
 	/* the oldest and newest supported */
 	static const char v24[] = "{\"meta\":{\"preprocessedProfileVersion\":24},\"threads\":[]}";
-	struct pv_profile *p = load_doc(v24);
+	struct pv_profile *p = t_load_text_format("mem.json", v24, "firefox-processed");
 	if (p)
 		T_EQ_STR(pv_str(p, p->meta.format_version), "24");
 	pv_profile_free(p);
@@ -1099,14 +1049,15 @@ T_TEST(firefox_processed_cause_leaves_the_payload)
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		char *doc = edit("{\"type\":\"X\",\"cause\":{\"stack\":1,\"time\":0.5}}", cases[c][0]);
-		struct pv_profile *p = doc ? load_doc(doc) : NULL;
+		struct pv_profile *p =
+		    doc ? t_load_text_format("mem.json", doc, "firefox-processed") : NULL;
 		free(doc);
 		T_TRUE(p != NULL);
 		if (!p)
 			continue;
 		char buf[256], t[32];
 		T_EQ_STR(pv_str(p, p->markers.payload[1]), cases[c][1]);
-		stack_path(p, p->markers.cause_stack[1], buf, sizeof(buf));
+		t_stack_path(p, p->markers.cause_stack[1], ">", buf, sizeof(buf));
 		T_EQ_STR(buf, cases[c][2]);
 		if (p->markers.cause_time_ns[1] == PV_TIME_NONE)
 			snprintf(t, sizeof(t), "-");
@@ -1152,7 +1103,8 @@ T_TEST(firefox_processed_samples_mapped_in_place)
 		threads);
 	sprintf(late, "{%s,\"shared\":{%s,%s},%s,%s}", threads, tables, BASE_STRINGS, BASE_LIBS,
 		BASE_META);
-	struct pv_profile *a = load_doc(doc), *b = load_doc(late);
+	struct pv_profile *a = t_load_text_format("mem.json", doc, "firefox-processed"),
+			  *b = t_load_text_format("mem.json", late, "firefox-processed");
 	if (a && b) {
 		static char sa[16384], sb[16384];
 		summary(a, sa, sizeof(sa));
@@ -1170,7 +1122,7 @@ T_TEST(firefox_processed_samples_mapped_in_place)
 		T_EQ_INT(a->samples.len, 4 + nw);
 		for (uint32_t i = 0; i < nw && 4 + i < a->samples.len; i++) {
 			char buf[256];
-			stack_path(a, a->samples.stack[4 + i], buf, sizeof(buf));
+			t_stack_path(a, a->samples.stack[4 + i], ">", buf, sizeof(buf));
 			T_EQ_STR(buf, want[i]);
 		}
 	}
@@ -1204,7 +1156,7 @@ T_TEST(firefox_processed_function_columns)
 		    "\"resourceTable\":{\"name\":[2],\"type\":[1],\"length\":1},"
 		    "\"sources\":{\"filename\":[5],\"length\":1}}," BASE_THREADS "}",
 		    cols[k]);
-		struct pv_profile *p = load_doc(doc);
+		struct pv_profile *p = t_load_text_format("mem.json", doc, "firefox-processed");
 		if (!p)
 			continue;
 		uint32_t n = 0;

@@ -19,22 +19,7 @@
 #include "pv/query.h"
 #include "pv/view.h"
 #include "t.h"
-
-static struct pv_profile *load(const char *path, const char *format)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_file(path, format, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
-		return NULL;
-	}
-	if (pv_profile_validate(p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
-		pv_profile_free(p);
-		return NULL;
-	}
-	return p;
-}
+#include "tp.h"
 
 /* ---- HPCToolkit's YAML dump (the tags and layout of its test tooling) ---- */
 
@@ -383,7 +368,7 @@ T_TEST(hpctoolkit_small_equals_dump)
 		return;
 	T_EQ_INT(y.n, 13); /* 1 entry point, 12 contexts */
 	T_EQ_INT(y.nr_profiles, 2);
-	struct pv_profile *p = load(t_data("hpctoolkit/small.d"), NULL);
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/small.d"), NULL);
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format), "hpctoolkit");
@@ -400,7 +385,7 @@ T_TEST(hpctoolkit_small_equals_dump)
 	T_EQ_INT(check_against_dump(p, &y, 1, NULL), 5 + (5 + 2) + (6 + 2));
 	pv_profile_free(p);
 	/* the summary profile on its own */
-	p = load(t_data("hpctoolkit/small.d"), "hpctoolkit-summary");
+	p = t_load_format(t_data("hpctoolkit/small.d"), "hpctoolkit-summary");
 	if (p) {
 		T_EQ_STR(pv_str(p, p->threads.name[0]), "SUMMARY");
 		check_against_dump(p, &y, 0, NULL);
@@ -414,7 +399,7 @@ T_TEST(hpctoolkit_nostruct_equals_dump)
 	if (!read_dump(t_data("hpctoolkit/small.nostruct.yaml"), &y))
 		return;
 	T_EQ_INT(y.n, 11);
-	struct pv_profile *p = load(t_data("hpctoolkit/small.nostruct.d"), NULL);
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/small.nostruct.d"), NULL);
 	if (!p)
 		return;
 	/* no structure: procedures are instructions, named as hpcviewer names them */
@@ -441,8 +426,8 @@ T_TEST(hpctoolkit_threads_sum_to_summary)
 	for (size_t d = 0; d < sizeof(dbs) / sizeof(dbs[0]); d++) {
 		char path[256];
 		snprintf(path, sizeof(path), "hpctoolkit/%s", dbs[d]);
-		struct pv_profile *pt = load(t_data(path), NULL);
-		struct pv_profile *ps = load(t_data(path), "hpctoolkit-summary");
+		struct pv_profile *pt = t_load_format(t_data(path), NULL);
+		struct pv_profile *ps = t_load_format(t_data(path), "hpctoolkit-summary");
 		if (!pt || !ps) {
 			pv_profile_free(pt);
 			pv_profile_free(ps);
@@ -487,7 +472,7 @@ T_TEST(hpctoolkit_threads_sum_to_summary)
 /* Execution contexts are threads named by their id tuples, sorted as tuples. */
 T_TEST(hpctoolkit_threads_by_tuple)
 {
-	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
 	if (p) {
 		T_EQ_INT(p->threads.len, 4);
 		for (uint32_t t = 0; t < p->threads.len && t < 4; t++) {
@@ -498,7 +483,7 @@ T_TEST(hpctoolkit_threads_by_tuple)
 		}
 		pv_profile_free(p);
 	}
-	p = load(t_data("hpctoolkit/issue-328"), NULL);
+	p = t_load_format(t_data("hpctoolkit/issue-328"), NULL);
 	if (p) {
 		T_EQ_INT(p->threads.len, 3);
 		T_EQ_STR(pv_str(p, p->threads.name[0]), "NODE 0 GPUCONTEXT 2 GPUSTREAM 0");
@@ -530,8 +515,10 @@ T_TEST(hpctoolkit_inline_pair)
 {
 	static struct rows a, b;
 	int64_t wa, wb;
-	struct pv_profile *v4 = load(t_data("hpctoolkit/inline-pair/metadb/inline.meta.db"), NULL);
-	struct pv_profile *xml = load(t_data("hpctoolkit/inline-pair/xml/inline.xml.db"), NULL);
+	struct pv_profile *v4 =
+	    t_load_format(t_data("hpctoolkit/inline-pair/metadb/inline.meta.db"), NULL);
+	struct pv_profile *xml =
+	    t_load_format(t_data("hpctoolkit/inline-pair/xml/inline.xml.db"), NULL);
 	if (!v4 || !xml)
 		goto out;
 	T_EQ_STR(pv_str(xml, xml->meta.format), "hpctoolkit-xml");
@@ -579,7 +566,7 @@ out:
  */
 T_TEST(hpctoolkit_legacy_gauss)
 {
-	struct pv_profile *p = load(t_data("hpctoolkit/legacy-xml-gauss"), NULL);
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/legacy-xml-gauss"), NULL);
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "2.0");
@@ -614,7 +601,8 @@ T_TEST(hpctoolkit_exclusive_definitions)
 {
 	static struct rows own, nested;
 	int64_t w;
-	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), "hpctoolkit-summary");
+	struct pv_profile *p =
+	    t_load_format(t_data("hpctoolkit/loops-cputime-t.d"), "hpctoolkit-summary");
 	if (!p || !tree_rows_self(p, "loop", NULL, NULL, &own, &w) ||
 	    !tree_rows_self(p, "loop", NULL, "nested", &nested, &w)) {
 		pv_profile_free(p);
@@ -685,7 +673,7 @@ static uint32_t flat_row(const struct pv_view *v, uint32_t from, const char *nam
  */
 T_TEST(hpctoolkit_flat_loops_nest)
 {
-	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
+	struct pv_profile *p = t_load(t_data("hpctoolkit/loops-cputime-t.d"));
 	if (!p)
 		return;
 	static const char *const modes[] = {"own", "nested"};
@@ -753,7 +741,7 @@ T_TEST(hpctoolkit_flat_loops_nest)
 /* tree --center loop:FILE:LINE: the loop's inclusive value at the top, the database's own. */
 T_TEST(hpctoolkit_center_loop)
 {
-	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
 	if (!p)
 		return;
 	struct pv_query q;
@@ -798,7 +786,7 @@ T_TEST(hpctoolkit_center_loop)
  */
 T_TEST(hot_path)
 {
-	struct pv_profile *p = load(t_data("collapsed/worked-example.txt"), NULL);
+	struct pv_profile *p = t_load_format(t_data("collapsed/worked-example.txt"), NULL);
 	if (!p)
 		return;
 	struct pv_query q;
@@ -884,7 +872,7 @@ T_TEST(transform_notations)
  */
 T_TEST(stats_across_threads)
 {
-	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
 	if (!p)
 		return;
 	struct pv_query q;

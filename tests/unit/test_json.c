@@ -5,6 +5,7 @@
 #include "base/sbuf.h"
 #include "import/json.h"
 #include "t.h"
+#include "tp.h"
 
 struct jt {
 	struct pv_input in;
@@ -292,4 +293,17 @@ T_TEST(json_run_matches_json_next)
 			}
 		}
 	}
+}
+
+/* The tests' structural JSON comparison (tests/harness/tp.c): layout is free, values are not. */
+T_TEST(json_same_compares_values_not_layout)
+{
+	T_TRUE(t_json_same("{\"a\": [1, 2], \"b\": \"x\"}", "{\"a\":[1,2],\n \"b\":\"x\"}\n"));
+	T_TRUE(t_json_same("{\"s\": \"\\u0041\"}", "{\"s\": \"A\"}")); /* decoded strings */
+	T_TRUE(!t_json_same("{\"a\": 1}", "{\"a\": 2}"));
+	T_TRUE(!t_json_same("{\"a\": 1, \"b\": 2}", "{\"b\": 2, \"a\": 1}")); /* order counts */
+	T_TRUE(!t_json_same("{\"a\": \"x y\"}", "{\"a\": \"xy\"}")); /* spaces in strings count */
+	T_TRUE(!t_json_same("[1]", "[1] x"));			     /* not JSON: bytes */
+	T_TRUE(t_json_has("{\"a\": {\"b\": 1}}", "{\"b\":1}"));
+	T_TRUE(!t_json_has("{\"a\": \"x y\"}", "\"xy\""));
 }

@@ -347,12 +347,12 @@ T_TEST(markers_network_pairing)
 
 static void fmt_is(const char *format, const char *value, const char *want, int line)
 {
-	struct pv_text t = {0};
+	struct sbuf t = {0};
 	pv_marker_format(NULL, format, strlen(format), value, value ? strlen(value) : 0, &t);
-	if (!t.s || strcmp(t.s, want) != 0)
+	if (strcmp(sbuf_str(&t), want) != 0)
 		t_fail(__FILE__, line, "%s of %s: \"%s\", expected \"%s\"", format,
-		       value ? value : "(missing)", t.s ? t.s : "(null)", want);
-	pv_text_release(&t);
+		       value ? value : "(missing)", sbuf_str(&t), want);
+	sbuf_release(&t);
 }
 
 #define FMT(f, v, want) fmt_is("\"" f "\"", v, want, __LINE__)
@@ -431,13 +431,13 @@ T_TEST(markers_formats_pid_tid_named)
 	struct pv_profile *p = build(NULL, 0, NULL, 0, NULL);
 	struct pv_markers *ms = derive(p);
 	if (ms) {
-		struct pv_text t = {0};
+		struct sbuf t = {0};
 		pv_marker_format(ms, "\"tid\"", 5, "11", 2, &t);
-		T_EQ_STR(t.s, "Worker (11)");
-		pv_text_clear(&t);
+		T_EQ_STR(sbuf_str(&t), "Worker (11)");
+		sbuf_reset(&t);
 		pv_marker_format(ms, "\"pid\"", 5, "1", 1, &t);
-		T_EQ_STR(t.s, "PID: 1"); /* no process name */
-		pv_text_release(&t);
+		T_EQ_STR(sbuf_str(&t), "PID: 1"); /* no process name */
+		sbuf_release(&t);
 	}
 	pv_markers_free(ms);
 	pv_profile_free(p);
@@ -1367,13 +1367,13 @@ T_TEST(markers_pid_tid_friendly_names)
 	    {"\"pid\"", "2222", "PID: 2222"}, /* processed pids are strings */
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		struct pv_text t = {0};
+		struct sbuf t = {0};
 		pv_marker_format(ms, cases[k].format, strlen(cases[k].format), cases[k].value,
 				 strlen(cases[k].value), &t);
-		if (strcmp(t.s, cases[k].want) != 0)
+		if (strcmp(sbuf_str(&t), cases[k].want) != 0)
 			t_fail(__FILE__, __LINE__, "%s of %s: \"%s\", expected \"%s\"",
-			       cases[k].format, cases[k].value, t.s, cases[k].want);
-		pv_text_release(&t);
+			       cases[k].format, cases[k].value, sbuf_str(&t), cases[k].want);
+		sbuf_release(&t);
 	}
 	pv_markers_free(ms);
 	pv_profile_free(p);
@@ -1421,7 +1421,7 @@ T_TEST(markers_ipc_labels)
 		return;
 	uint32_t i = find(ms, 0, "IPCOut", 30);
 	struct pv_marker_detail d = {0};
-	struct pv_text t = {0};
+	struct sbuf t = {0};
 	if (i != UINT32_MAX && !pv_marker_detail(ms, i, &d)) {
 		T_EQ_STR(d.label[PV_LABEL_TOOLTIP],
 			 "IPC \xe2\x80\x94\xc2\xa0sent to Content Process (Thread ID: 1111)");
@@ -1429,18 +1429,18 @@ T_TEST(markers_ipc_labels)
 			 "PContent::Msg_PreferenceUpdate \xe2\x80\x94 sent to Content Process "
 			 "(Thread ID: 1111)");
 		pv_marker_duration_text(ms, i, &t);
-		T_EQ_STR(t.s, "1.0s");
+		T_EQ_STR(sbuf_str(&t), "1.0s");
 	}
 	i = find(ms, 2, "IPCIn", 30);
 	if (i != UINT32_MAX && !pv_marker_detail(ms, i, &d))
 		T_EQ_STR(d.label[PV_LABEL_TOOLTIP],
 			 "IPC \xe2\x80\x94\xc2\xa0received from Parent Process (Thread ID: 3333)");
 	i = find(ms, 0, "IPCOut", 40); /* incomplete */
-	pv_text_clear(&t);
+	sbuf_reset(&t);
 	if (i != UINT32_MAX)
 		pv_marker_duration_text(ms, i, &t);
-	T_EQ_STR(t.s, "unknown duration");
-	pv_text_release(&t);
+	T_EQ_STR(sbuf_str(&t), "unknown duration");
+	sbuf_release(&t);
 	pv_marker_detail_release(&d);
 	pv_markers_free(ms);
 	pv_profile_free(p);

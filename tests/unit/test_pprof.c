@@ -11,9 +11,10 @@
 #include <string.h>
 
 #include "pv/import.h"
-#include "pv/view.h"
 #include "pv/profile.h"
+#include "pv/view.h"
 #include "t.h"
+#include "tp.h"
 
 /* ---- a protobuf writer ---- */
 
@@ -189,14 +190,6 @@ static struct pb make_profile(int keep)
 	return b;
 }
 
-static int has_diag(const struct pv_profile *p, const char *text)
-{
-	for (uint32_t i = 0; i < p->diags.len; i++)
-		if (strstr(pv_str(p, p->diags.msg[i]), text))
-			return 1;
-	return 0;
-}
-
 /* The function names of sample i's stack, root first, joined by ';' (with "+N" inline depths). */
 static void stack_text(const struct pv_profile *p, uint32_t i, char *buf, size_t n)
 {
@@ -334,11 +327,11 @@ T_TEST(pprof_written_profile)
 		pv_query_release(&q);
 	}
 	/* the report: what the model does not keep */
-	T_TRUE(has_diag(p, "period 1000 (period_type cpu/microseconds)"));
-	T_TRUE(has_diag(p, "duration 2000000000 ns"));
-	T_TRUE(has_diag(p, "comment: made by test_pprof.c"));
-	T_TRUE(has_diag(p, "mapping build ids not kept"));
-	T_TRUE(has_diag(p, "samples cut by the profile's drop_frames 'drop_.*'"));
+	T_TRUE(t_diag(p, "period 1000 (period_type cpu/microseconds)", NULL));
+	T_TRUE(t_diag(p, "duration 2000000000 ns", NULL));
+	T_TRUE(t_diag(p, "comment: made by test_pprof.c", NULL));
+	T_TRUE(t_diag(p, "mapping build ids not kept", NULL));
+	T_TRUE(t_diag(p, "samples cut by the profile's drop_frames 'drop_.*'", NULL));
 	pv_profile_free(p);
 
 	/* keep_frames overrides drop_frames */
@@ -349,7 +342,7 @@ T_TEST(pprof_written_profile)
 		return;
 	stack_text(p, 2, buf, sizeof(buf));
 	T_EQ_STR(buf, "main;drop_me(int);leaf");
-	T_TRUE(!has_diag(p, "samples cut"));
+	T_TRUE(!t_diag(p, "samples cut", NULL));
 	pv_profile_free(p);
 }
 
@@ -584,9 +577,9 @@ T_TEST(pprof_deep_stack_and_huge_numbers)
 		d++;
 	T_EQ_INT(d, n);
 	T_EQ_INT(pv_sample_weight(p, 1, 0), INT64_MAX);
-	T_TRUE(has_diag(p, "values too large for nanoseconds"));
-	T_TRUE(has_diag(p, "line, column or start line numbers out of range"));
-	T_TRUE(has_diag(p, "string indices out of the string table"));
+	T_TRUE(t_diag(p, "values too large for nanoseconds", NULL));
+	T_TRUE(t_diag(p, "line, column or start line numbers out of range", NULL));
+	T_TRUE(t_diag(p, "string indices out of the string table", NULL));
 	pv_profile_free(p);
 }
 

@@ -17,6 +17,7 @@
 #include "pv/import.h"
 #include "pv/profile.h"
 #include "t.h"
+#include "tp.h"
 
 #define TD "pprof/profile/testdata/"
 
@@ -156,49 +157,20 @@ static const struct dmap *dump_map(const struct dump *d, unsigned long long id)
 	return NULL;
 }
 
-static int has_diag(const struct pv_profile *p, const char *s)
-{
-	for (uint32_t i = 0; i < p->diags.len; i++)
-		if (strstr(pv_str(p, p->diags.msg[i]), s))
-			return 1;
-	return 0;
-}
-
-static struct pv_profile *open_corpus(const char *rel)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_file(t_corpus(rel), NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", rel, err.msg);
-		return NULL;
-	}
-	T_EQ_INT(pv_profile_validate(p, &err), 0);
-	T_EQ_STR(pv_str(p, p->meta.format), "pprof-legacy");
-	return p;
-}
-
-static int64_t total(const struct pv_profile *p, pv_metric_ix m)
-{
-	int64_t t = 0;
-	for (uint32_t s = 0; s < p->samples.len; s++)
-		t += pv_sample_weight(p, m, s);
-	return t;
-}
-
 /* The model against the dump: metrics, samples (values, stacks, labels), modules. */
 static void check_against_dump(const char *rel)
 {
 	char dpath[512];
 	snprintf(dpath, sizeof(dpath), "%s.string", t_corpus(rel));
 	struct dump *d = read_dump(dpath);
-	struct pv_profile *p = open_corpus(rel);
+	struct pv_profile *p = t_load_as(t_corpus(rel), "pprof-legacy");
 	if (!d || !p)
 		goto out;
 	/* period and period type, in the import report */
 	char want[256];
 	snprintf(want, sizeof(want), "period %lld (period_type %s/%s)", d->period, d->ptype,
 		 d->punit);
-	if (!has_diag(p, want))
+	if (!t_diag(p, want, NULL))
 		t_fail(__FILE__, __LINE__, "%s: no diag '%s'", rel, want);
 	/* sample types: names, units (microseconds read as ns), the last one the default */
 	T_EQ_INT(p->metrics.len, d->nvals);
@@ -321,11 +293,11 @@ T_TEST(pprof_legacy_against_dumps)
 /* Totals of the dumps, summed by hand (awk over the dumps' value columns). */
 T_TEST(pprof_legacy_dump_totals)
 {
-	struct pv_profile *p = open_corpus(TD "cppbench.cpu");
+	struct pv_profile *p = t_load_as(t_corpus(TD "cppbench.cpu"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 52);
-		T_EQ_INT(total(p, 0), 712);
-		T_EQ_INT(total(p, 1), 7120000000);
+		T_EQ_INT(t_total(p, 0), 712);
+		T_EQ_INT(t_total(p, 1), 7120000000);
 		T_EQ_INT(p->meta.interval_ns, 10000000);
 		T_EQ_INT(p->modules.len, 12);
 		T_EQ_STR(pv_str(p, p->meta.format_version), "cpu-64");
@@ -336,45 +308,45 @@ T_TEST(pprof_legacy_dump_totals)
 		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[f]]), "0x42ed43");
 		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[p->frames.func[f]]]),
 			 "cppbench_server_main");
-		T_TRUE(has_diag(p, "signal handler frames removed"));
+		T_TRUE(t_diag(p, "signal handler frames removed", NULL));
 		pv_profile_free(p);
 	}
-	p = open_corpus(TD "go.crc32.cpu");
+	p = t_load_as(t_corpus(TD "go.crc32.cpu"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 69);
-		T_EQ_INT(total(p, 0), 211);
-		T_EQ_INT(total(p, 1), 2110000000);
+		T_EQ_INT(t_total(p, 0), 211);
+		T_EQ_INT(t_total(p, 1), 2110000000);
 		T_EQ_INT(p->modules.len, 0);
 		pv_profile_free(p);
 	}
-	p = open_corpus(TD "cppbench.heap");
+	p = t_load_as(t_corpus(TD "cppbench.heap"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 31);
-		T_EQ_INT(total(p, 0), 41063);
-		T_EQ_INT(total(p, 1), 80935293);
+		T_EQ_INT(t_total(p, 0), 41063);
+		T_EQ_INT(t_total(p, 1), 80935293);
 		T_EQ_STR(pv_str(p, p->modules.path[0]), "/home/cppbench_server_main");
 		pv_profile_free(p);
 	}
-	p = open_corpus(TD "cppbench.contention");
+	p = t_load_as(t_corpus(TD "cppbench.contention"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 6);
-		T_EQ_INT(total(p, 0), 3500);
-		T_EQ_INT(total(p, 1), 690508213);
-		T_TRUE(has_diag(p, "duration 16502830000000 ns"));
+		T_EQ_INT(t_total(p, 0), 3500);
+		T_EQ_INT(t_total(p, 1), 690508213);
+		T_TRUE(t_diag(p, "duration 16502830000000 ns", NULL));
 		pv_profile_free(p);
 	}
-	p = open_corpus(TD "go.godoc.thread");
+	p = t_load_as(t_corpus(TD "go.godoc.thread"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 7);
-		T_EQ_INT(total(p, 0), 7);
+		T_EQ_INT(t_total(p, 0), 7);
 		T_EQ_STR(pv_str(p, p->metrics.name[0]), "threadcreate");
 		pv_profile_free(p);
 	}
-	p = open_corpus(TD "java.cpu");
+	p = t_load_as(t_corpus(TD "java.cpu"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 8);
-		T_EQ_INT(total(p, 0), 7);
-		T_EQ_INT(total(p, 1), 70000000);
+		T_EQ_INT(t_total(p, 0), 7);
+		T_EQ_INT(t_total(p, 1), 70000000);
 		T_EQ_INT(p->modules.len, 0);
 		T_EQ_STR(pv_str(p, p->meta.format_version), "java-cpu-32");
 		pv_profile_free(p);
@@ -406,14 +378,14 @@ T_TEST(pprof_legacy_other_corpus_files)
 {
 	char buf[4096];
 	/* upstream dump: 85 samples of 1 object, 2097152 bytes; period 1, nothing unsampled */
-	struct pv_profile *p = open_corpus(TD "cppbench.growth");
+	struct pv_profile *p = t_load_as(t_corpus(TD "cppbench.growth"), "pprof-legacy");
 	if (p) {
 		T_EQ_STR(pv_str(p, p->meta.format_version), "growth");
 		T_EQ_INT(p->samples.len, 85);
-		T_EQ_INT(total(p, 0), 85);
-		T_EQ_INT(total(p, 1), 178257920);
+		T_EQ_INT(t_total(p, 0), 85);
+		T_EQ_INT(t_total(p, 1), 178257920);
 		T_EQ_INT(p->modules.len, 12);
-		T_TRUE(has_diag(p, "period 1 (period_type space/bytes)"));
+		T_TRUE(t_diag(p, "period 1 (period_type space/bytes)", NULL));
 		/* upstream dump, last sample: 1 2 3 58 59 60 = 0xb83002 0xb87d4f 0xc635ef 0x42d575
 		 * 0xc25cc5 0x40651a (every address of a text profile moved back by 1) */
 		stack_names(p, 84, buf, sizeof(buf));
@@ -422,14 +394,14 @@ T_TEST(pprof_legacy_other_corpus_files)
 	}
 	/* upstream dump: alloc and inuse (the header's two pairs differ), heap/1048576 = rate
 	 * 524288 */
-	p = open_corpus(TD "gobench.heap");
+	p = t_load_as(t_corpus(TD "gobench.heap"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->metrics.len, 4);
 		T_EQ_STR(pv_str(p, p->metrics.name[0]), "alloc_objects");
 		T_EQ_STR(pv_str(p, p->metrics.name[3]), "inuse_space");
 		T_EQ_INT(p->meta.default_metric, 3);
 		T_EQ_INT(p->samples.len, 15);
-		T_EQ_INT(total(p, 0), 83134);
+		T_EQ_INT(t_total(p, 0), 83134);
 		/* first sample "4 2488234 1 829411", the 12th "7085 1048724 1820 524432" without a
 		 * stack */
 		T_EQ_INT(pv_sample_weight(p, 0, 0), 4);
@@ -441,15 +413,15 @@ T_TEST(pprof_legacy_other_corpus_files)
 		T_EQ_INT(pv_sample_weight(p, 3, 11), 524432);
 		T_EQ_INT(p->samples.stack[11], PV_NONE);
 		T_EQ_INT(p->modules.len, 0); /* Go: no memory map, pprof's fake mapping */
-		T_TRUE(has_diag(p, "period 524288 (period_type space/bytes)"));
+		T_TRUE(t_diag(p, "period 524288 (period_type space/bytes)", NULL));
 		pv_profile_free(p);
 	}
 	/* upstream dump: inuse_objects 74+8941+596+936+993+1192+54615, inuse_space likewise */
-	p = open_corpus(TD "java.heap");
+	p = t_load_as(t_corpus(TD "java.heap"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 7);
-		T_EQ_INT(total(p, 0), 67347);
-		T_EQ_INT(total(p, 1), 9968703);
+		T_EQ_INT(t_total(p, 0), 67347);
+		T_EQ_INT(t_total(p, 1), 9968703);
 		T_EQ_INT(pv_sample_weight(p, 0, 0), 74);
 		T_EQ_INT(pv_sample_weight(p, 1, 0), 527819);
 		/* the last sample: one frame, com.example.function097 Source097.java:197 */
@@ -459,31 +431,31 @@ T_TEST(pprof_legacy_other_corpus_files)
 		T_EQ_INT(p->frames.line[f], 197);
 		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[p->frames.func[f]]]),
 			 "Source097.java");
-		T_TRUE(has_diag(p, "period 0 (period_type -/-)"));
+		T_TRUE(t_diag(p, "period 0 (period_type -/-)", NULL));
 		pv_profile_free(p);
 	}
 	/* upstream dump: contentions/count delay/microseconds, period 100: 100 100, 100 1400, 200
 	 * 200, 300 200 */
-	p = open_corpus(TD "java.contention");
+	p = t_load_as(t_corpus(TD "java.contention"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 4);
 		T_EQ_STR(pv_str(p, p->metrics.name[1]), "delay");
 		T_EQ_INT(p->metrics.unit[1], PV_UNIT_NS);
-		T_EQ_INT(total(p, 0), 700);
-		T_EQ_INT(total(p, 1), 1900000); /* 1900 us */
+		T_EQ_INT(t_total(p, 0), 700);
+		T_EQ_INT(t_total(p, 1), 1900000); /* 1900 us */
 		T_EQ_INT(pv_sample_weight(p, 1, 1), 1400000);
 		stack_names(p, 0, buf, sizeof(buf));
 		T_EQ_STR(buf, "com.example.function04;com.example.function03");
-		T_TRUE(has_diag(p, "duration 6019923000000 ns"));
+		T_TRUE(t_diag(p, "duration 6019923000000 ns", NULL));
 		pv_profile_free(p);
 	}
 	/* the binary words: 206 records, counts adding up to 305, period 10000 us; the first
 	 * record is count 1, depth 2: 0x410bc0 0x41a771 (the caller moved back by 1) */
-	p = open_corpus(TD "gobench.cpu");
+	p = t_load_as(t_corpus(TD "gobench.cpu"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 206);
-		T_EQ_INT(total(p, 0), 305);
-		T_EQ_INT(total(p, 1), 3050000000);
+		T_EQ_INT(t_total(p, 0), 305);
+		T_EQ_INT(t_total(p, 1), 3050000000);
 		stack_names(p, 0, buf, sizeof(buf));
 		T_EQ_STR(buf, "0x41a770;0x410bc0");
 		pv_profile_free(p);
@@ -494,12 +466,12 @@ T_TEST(pprof_legacy_other_corpus_files)
 	 * back by 1. cppbench.thread: main (3 frames), thread1 (2 + 7 creator), thread2 and
 	 * thread3.
 	 */
-	p = open_corpus(TD "cppbench.thread");
+	p = t_load_as(t_corpus(TD "cppbench.thread"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 3);
 		T_EQ_INT(pv_sample_weight(p, 0, 0), 1);
 		T_EQ_INT(pv_sample_weight(p, 0, 2), 2);
-		T_EQ_INT(total(p, 0), 4);
+		T_EQ_INT(t_total(p, 0), 4);
 		stack_names(p, 0, buf, sizeof(buf));
 		T_EQ_STR(buf, "0x7f7949a9811c;0x40be30;0xbc8f1c");
 		stack_names(p, 1, buf, sizeof(buf));
@@ -511,21 +483,21 @@ T_TEST(pprof_legacy_other_corpus_files)
 		T_EQ_STR(pv_str(p, p->modules.path[m]),
 			 "/home/rsilvera/cppbench/cppbench_server_main");
 		T_EQ_INT(p->frames.addr[f], 0xbc8f1c - 0x400000);
-		T_TRUE(has_diag(p, "period 1 (period_type thread/count)"));
+		T_TRUE(t_diag(p, "period 1 (period_type thread/count)", NULL));
 		pv_profile_free(p);
 	}
-	p = open_corpus(TD "cppbench.thread.all");
+	p = t_load_as(t_corpus(TD "cppbench.thread.all"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 3);
-		T_EQ_INT(total(p, 0), 4);
+		T_EQ_INT(t_total(p, 0), 4);
 		stack_names(p, 1, buf, sizeof(buf));
 		T_EQ_STR(buf, "0x7eff052e111c;0x40bce3;0x7eff05b6d14d;0x7eff05b74f7d");
 		pv_profile_free(p);
 	}
-	p = open_corpus(TD "cppbench.thread.none");
+	p = t_load_as(t_corpus(TD "cppbench.thread.none"), "pprof-legacy");
 	if (p) {
 		T_EQ_INT(p->samples.len, 4);
-		T_EQ_INT(total(p, 0), 4);
+		T_EQ_INT(t_total(p, 0), 4);
 		/* thread2's stack goes on over two lines */
 		stack_names(p, 2, buf, sizeof(buf));
 		T_EQ_STR(
@@ -538,13 +510,6 @@ T_TEST(pprof_legacy_other_corpus_files)
 }
 
 /* ---- malformed input: one positioned line, never a crash ---- */
-
-static int import_text(const char *text, size_t len, struct pv_profile **p, struct pv_error *err)
-{
-	pv_error_clear(err);
-	*p = NULL;
-	return pv_import_memory("bad.prof", text, len, "pprof-legacy", p, err);
-}
 
 struct text_case {
 	const char *text;
@@ -590,7 +555,8 @@ T_TEST(pprof_legacy_malformed_text)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pv_profile *p;
 		struct pv_error err;
-		int rc = import_text(cases[i].text, strlen(cases[i].text), &p, &err);
+		int rc = t_import_text("bad.prof", cases[i].text, strlen(cases[i].text),
+				       "pprof-legacy", &p, &err);
 		if (rc != cases[i].rc)
 			t_fail(__FILE__, __LINE__, "case %zu: rc %d, want %d (%s)", i, rc,
 			       cases[i].rc, err.msg);
@@ -612,7 +578,7 @@ T_TEST(pprof_legacy_malformed_text)
 		l += (size_t)sprintf(big + l, "$x");
 	struct pv_profile *p;
 	struct pv_error err;
-	int rc = import_text(big, l, &p, &err);
+	int rc = t_import_text("bad.prof", big, l, "pprof-legacy", &p, &err);
 	T_EQ_INT(rc, PV_ELIMIT);
 	T_CONTAINS(err.msg, "after $attr substitution");
 	if (!rc)
@@ -627,7 +593,7 @@ T_TEST(pprof_legacy_malformed_text)
 	for (unsigned i = 0; i < 20000; i++)
 		l += (size_t)sprintf(big + l, "%x-%x: /lib/l%u.so\n", 0x10000000 + 32 * i,
 				     0x10000000 + 32 * i + 16, i);
-	rc = import_text(big, l, &p, &err);
+	rc = t_import_text("bad.prof", big, l, "pprof-legacy", &p, &err);
 	T_EQ_INT(rc, PV_ELIMIT);
 	T_CONTAINS(err.msg, "20000 locations in 20000 mappings");
 	if (!rc)
@@ -706,7 +672,7 @@ T_TEST(pprof_legacy_malformed_binary)
 	cpu_header(&b);
 	if (import_words(&b, b.n * 8, &p, &err) == 0) {
 		T_EQ_INT(p->samples.len, 0);
-		T_TRUE(has_diag(p, "no end-of-data record"));
+		T_TRUE(t_diag(p, "no end-of-data record", NULL));
 		pv_profile_free(p);
 	} else {
 		t_fail(__FILE__, __LINE__, "header only: %s", err.msg);
@@ -782,7 +748,7 @@ T_TEST(pprof_legacy_deep_stack)
 		for (pv_stack_ix s = p->samples.stack[0]; s != PV_NONE; s = p->stacks.prefix[s])
 			d++;
 		T_EQ_INT(d, n);
-		T_EQ_INT(total(p, 1), 40000000);
+		T_EQ_INT(t_total(p, 1), 40000000);
 		T_EQ_INT(p->funcs.len, 5); /* 0x1001 (the leaf), 0x2000, 0x1000, 0x5000, 0x6000 */
 		pv_profile_free(p);
 	}
@@ -837,7 +803,7 @@ T_TEST(pprof_legacy_memory_maps)
 				   "what is this\n";
 	struct pv_profile *p;
 	struct pv_error err;
-	if (import_text(text, sizeof(text) - 1, &p, &err)) {
+	if (t_import_text("bad.prof", text, sizeof(text) - 1, "pprof-legacy", &p, &err)) {
 		t_fail(__FILE__, __LINE__, "%s", err.msg);
 		return;
 	}
@@ -858,8 +824,8 @@ T_TEST(pprof_legacy_memory_maps)
 	T_EQ_U64(p->frames.addr[p->stacks.frame[st]], 0x1000);
 	st = p->stacks.prefix[st];
 	T_EQ_U64(p->frames.addr[p->stacks.frame[st]], 0x1000);
-	T_TRUE(has_diag(p, "non-executable memory map entries skipped"));
-	T_TRUE(has_diag(p, "memory map lines not understood"));
-	T_TRUE(has_diag(p, "locations outside every mapping"));
+	T_TRUE(t_diag(p, "non-executable memory map entries skipped", NULL));
+	T_TRUE(t_diag(p, "memory map lines not understood", NULL));
+	T_TRUE(t_diag(p, "locations outside every mapping", NULL));
 	pv_profile_free(p);
 }

@@ -113,6 +113,23 @@ T_TEST(sbuf_ms)
 	sbuf_release(&b);
 }
 
+T_TEST(sbuf_addf)
+{
+	struct sbuf b = SBUF_INIT;
+	T_EQ_INT(sbuf_addf(&b, "%s=%d", "n", 42), 0);
+	T_EQ_INT(sbuf_addf(&b, "%s", ""), 0);
+	T_EQ_INT(sbuf_addf(&b, ";%%%02X", 0x2c), 0);
+	T_EQ_STR(sbuf_str(&b), "n=42;%2C");
+	T_EQ_U64(b.len, 8);
+	/* past the first 64 bytes: the text is measured, then written into the grown room */
+	T_EQ_INT(sbuf_addf(&b, "%0100d", 5), 0);
+	T_EQ_U64(b.len, 108);
+	T_EQ_INT(b.buf[107], '5');
+	T_EQ_INT(b.buf[108], 0);
+	T_TRUE(!b.oom);
+	sbuf_release(&b);
+}
+
 T_TEST(sbuf_detach)
 {
 	struct sbuf b = SBUF_INIT;
@@ -142,9 +159,22 @@ T_TEST(sbuf_out_of_memory)
 	pv_alloc_fail_after(0);
 	T_EQ_STR(sbuf_str(&b), "abc");
 	T_EQ_U64(b.cap, cap);
+	/* the failure is remembered for a check at the end of a chain of writes */
+	T_TRUE(b.oom);
+	T_EQ_INT(sbuf_puts(&b, "d"), 0);
+	T_TRUE(b.oom);
+	sbuf_reset(&b);
+	T_TRUE(!b.oom);
+	T_EQ_INT(sbuf_puts(&b, "abc"), 0);
 	T_EQ_INT(sbuf_grow(&b, SIZE_MAX - 1), PV_ENOMEM);
 	T_EQ_STR(sbuf_str(&b), "abc");
+	T_TRUE(b.oom);
+	pv_alloc_fail_after(1);
+	T_EQ_INT(sbuf_addf(&b, "%0300d", 7), PV_ENOMEM);
+	pv_alloc_fail_after(0);
+	T_EQ_STR(sbuf_str(&b), "abc");
 	sbuf_release(&b);
+	T_TRUE(!b.oom);
 	pv_alloc_fail_after(1);
 	T_TRUE(sbuf_detach(&b, NULL) == NULL);
 	pv_alloc_fail_after(0);

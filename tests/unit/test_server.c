@@ -22,6 +22,7 @@
 #include "pv/import.h"
 #include "pv/serve.h"
 #include "t.h"
+#include "tp.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 
@@ -280,7 +281,7 @@ T_TEST(server_api)
 	T_CONTAINS(body_of(r), "{\"state\": \"ready\", \"files\": [");
 	free(r);
 	T_EQ_INT(get(&fx, "GET", "/" TOKEN "/api/nope", NULL, &r), 404);
-	T_EQ_STR(body_of(r), "{\"error\": \"no endpoint 'nope'\"}");
+	T_JSON_EQ(body_of(r), "{\"error\": \"no endpoint 'nope'\"}");
 	free(r);
 	T_EQ_INT(get(&fx, "GET", "/" TOKEN "/api/profile?p=7", NULL, NULL), 404);
 	/* the raw query reaches the API: repeated keys in order, escapes decoded once */
@@ -288,7 +289,7 @@ T_TEST(server_api)
 		 200);
 	free(r);
 	T_EQ_INT(get(&fx, "GET", "/" TOKEN "/api/activity?metric=%6Eope", NULL, &r), 400);
-	T_EQ_STR(body_of(r), "{\"error\": \"no metric named 'nope'\"}");
+	T_JSON_EQ(body_of(r), "{\"error\": \"no metric named 'nope'\"}");
 	free(r);
 	T_EQ_INT(get(&fx, "GET", "/" TOKEN "/api/profile", NULL, &r), 200);
 	T_CONTAINS(body_of(r), "{\"id\": 0, \"path\": \"ok.c\", \"available\": true}");

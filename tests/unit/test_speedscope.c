@@ -10,63 +10,15 @@
 
 #include "pv/import.h"
 #include "t.h"
+#include "tp.h"
 
-static struct pv_profile *load(const char *path)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	pv_error_clear(&err);
-	if (pv_import_file(path, NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
-		return NULL;
-	}
-	if (pv_profile_validate(p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
-		pv_profile_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-static int import_text(const char *json, const char *format, struct pv_profile **p,
-		       struct pv_error *err)
-{
-	pv_error_clear(err);
-	*p = NULL;
-	int rc = pv_import_memory("s.json", json, strlen(json), format, p, err);
-	if (!rc && pv_profile_validate(*p, err)) {
-		t_fail(__FILE__, __LINE__, "invalid profile: %s", err->msg);
-		pv_profile_free(*p);
-		*p = NULL;
-		return -100;
-	}
-	return rc;
-}
-
-static struct pv_profile *text(const char *json)
-{
-	struct pv_profile *p;
-	struct pv_error err;
-	if (import_text(json, NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "import failed: %s", err.msg);
-		return NULL;
-	}
-	T_EQ_STR(pv_str(p, p->meta.format), "speedscope");
-	return p;
-}
-
-static int64_t total(const struct pv_profile *p, const char *metric)
-{
-	pv_metric_ix m = pv_metric_find(p, metric);
-	if (m == PV_NONE)
-		return -1;
-	int64_t s = 0;
-	for (uint32_t i = 0; i < p->samples.len; i++)
-		s += pv_sample_weight(p, m, i);
-	return s;
-}
+/* The shared helpers bound to this format and its test file name. */
+#define text(json) t_load_text("s.json", (json), "speedscope")
+#define expect_error(json, code, want) \
+	t_expect_error("s.json", (json), "speedscope", (code), (want), NULL)
 
 /* "a;b;c WEIGHT" per sample, joined by " | " (metric m) */
+
 static void samples_text(const struct pv_profile *p, const char *metric, char *buf, size_t n)
 {
 	pv_metric_ix m = pv_metric_find(p, metric);
@@ -94,7 +46,7 @@ T_TEST(speedscope_corpus_files)
 {
 	char buf[512];
 	/* evented, unit none, profiles before shared: self time per stack */
-	struct pv_profile *p = load(t_data("speedscope/evented-simple.speedscope.json"));
+	struct pv_profile *p = t_load(t_data("speedscope/evented-simple.speedscope.json"));
 	if (p) {
 		T_EQ_STR(pv_str(p, p->meta.format_version), "0.0.1");
 		T_EQ_INT(p->threads.len, 1);
@@ -105,7 +57,7 @@ T_TEST(speedscope_corpus_files)
 		pv_profile_free(p);
 	}
 	/* sampled, in seconds: ns exactly, each sample starting where the weights before end */
-	p = load(t_data("speedscope/sampled-simple.speedscope.json"));
+	p = t_load(t_data("speedscope/sampled-simple.speedscope.json"));
 	if (p) {
 		samples_text(p, "time", buf, sizeof(buf));
 		T_EQ_STR(buf, "a;b;c 1000000000 | a;b;c 1000000000 | a;b;d 4000000000 | a;b;c 3000000000 "
@@ -115,12 +67,12 @@ T_TEST(speedscope_corpus_files)
 			T_EQ_INT(p->samples.time_ns[i], t[i]);
 		pv_profile_free(p);
 	}
-	p = load(t_data("speedscope/two-sampled.speedscope.json"));
+	p = t_load(t_data("speedscope/two-sampled.speedscope.json"));
 	if (p) {
 		T_EQ_INT(p->threads.len, 2);
 		T_EQ_STR(pv_str(p, p->threads.name[1]), "two");
 		T_EQ_STR(pv_str(p, p->meta.product), "speedscope@0.6.0");
-		T_EQ_INT(total(p, "time"), 28000000000LL);
+		T_EQ_INT(t_total_named(p, "time"), 28000000000LL);
 		pv_profile_free(p);
 	}
 	/* speedscope refuses these two; so do we, at the event */
@@ -171,25 +123,11 @@ T_TEST(speedscope_units_and_key_order)
 	T_EQ_INT(p->samples.time_ns[4], PV_TIME_NONE);
 	pv_func_ix f = p->frames.func[p->stacks.frame[p->samples.stack[0]]];
 	T_EQ_INT(p->funcs.line[f], 3);
-	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "app.py");
+	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "/src/app.py"); /* its file */
 	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "/src/app.py");
 	T_EQ_INT(p->frames.column[p->stacks.frame[p->samples.stack[0]]], 1);
 	T_EQ_STR(pv_str(p, p->meta.product), "test@1");
 	pv_profile_free(p);
-}
-
-static void expect_error(const char *json, int code, const char *want)
-{
-	struct pv_profile *p;
-	struct pv_error err;
-	int rc = import_text(json, "speedscope", &p, &err);
-	if (rc == 0)
-		pv_profile_free(p);
-	if (rc != code)
-		t_fail(__FILE__, __LINE__, "expected code %d, got %d (%s) for %.70s", code, rc, err.msg,
-		       json);
-	T_CONTAINS(err.msg, want);
-	T_TRUE(strchr(err.msg, '\n') == NULL);
 }
 
 #define FRAMES ",\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]}"
@@ -241,7 +179,7 @@ T_TEST(speedscope_malformed)
 				    "\"samples\":[[0],[0]]}]}");
 	if (p) {
 		T_EQ_INT(p->threads.len, 2);
-		T_EQ_INT(total(p, "samples"), 5);
+		T_EQ_INT(t_total_named(p, "samples"), 5);
 		T_EQ_INT(p->diags.len, 3);
 		pv_profile_free(p);
 	}
@@ -279,38 +217,12 @@ T_TEST(speedscope_deep_stacks)
 	T_EQ_INT(depth, 100000);
 	/* the sampled sample, then one per stretch between two events of the evented profile */
 	T_EQ_INT(p->samples.len, 1 + (n - 1) + n);
-	T_EQ_INT(total(p, "time"), (int64_t)(2 * n)); /* 0 to n-1 opening, n+1 to 2n closing */
+	T_EQ_INT(t_total_named(p, "time"),
+		 (int64_t)(2 * n)); /* 0 to n-1 opening, n+1 to 2n closing */
 	pv_profile_free(p);
 }
 
 static uint64_t rng_state = 0x853c49e6748fea9bULL;
-
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void check_one(const char *name, const char *buf, size_t len, const char *format)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	pv_error_clear(&err);
-	int rc = pv_import_memory(name, buf, len, format, &p, &err);
-	if (rc == 0) {
-		if (pv_profile_validate(p, &err))
-			t_fail(__FILE__, __LINE__, "%s (%zu bytes): invalid profile: %s", name, len,
-			       err.msg);
-		pv_profile_free(p);
-		return;
-	}
-	if (!err.msg[0] || !strstr(err.msg, name) || strchr(err.msg, '\n'))
-		t_fail(__FILE__, __LINE__, "%s (%zu bytes): bad error '%s'", name, len, err.msg);
-	if (p)
-		t_fail(__FILE__, __LINE__, "%s: output set on failure", name);
-}
 
 T_TEST(speedscope_truncations_and_mutations)
 {
@@ -326,20 +238,78 @@ T_TEST(speedscope_truncations_and_mutations)
 			t_fail(__FILE__, __LINE__, "cannot read %s", files[i]);
 			continue;
 		}
-		for (size_t cut = 0; cut < len; cut += len / 150 + 1) {
-			check_one(files[i], buf, cut, NULL);
-			check_one(files[i], buf, cut, "speedscope");
-		}
-		char *m = malloc(len);
-		static const char junk[] = "{}[]\",:0-9e.\\ \n;OCax\xff";
-		for (int k = 0; k < 300 && m; k++) {
-			memcpy(m, buf, len);
-			int nmut = 1 + (int)(rng() % 3);
-			for (int j = 0; j < nmut; j++)
-				m[rng() % len] = junk[rng() % (sizeof(junk) - 1)];
-			check_one(files[i], m, len, "speedscope");
-		}
-		free(m);
+		static const char *const formats[] = {NULL, "speedscope"};
+		const struct t_damage d = {
+		    formats, 2, 150, "speedscope", 300, "{}[]\",:0-9e.\\ \n;OCax\xff", &rng_state};
+		t_damage(files[i], buf, len, &d);
 		free(buf);
 	}
+}
+
+/*
+ * One URL -> module rule for the JavaScript formats (doc/modules.md): the same script URLs in a
+ * speedscope file and a .cpuprofile get the same modules: the origin of http, https and
+ * moz-extension URLs (lowercased, user and default port dropped), else the URL itself.
+ */
+T_TEST(script_url_module_rule_shared)
+{
+	static const struct {
+		const char *url, *module;
+	} cases[] = {
+	    {"https://User@Example.COM:443/x/app.js", "https://example.com"},
+	    {"http://x.org:80/a.js?v=1", "http://x.org"},
+	    {"http://x.org:8080/a.js", "http://x.org:8080"},
+	    {"moz-extension://abc-1/b.js", "moz-extension://abc-1"},
+	    {"chrome-extension://id/e.js", "chrome-extension://id/e.js"},
+	    {"node:internal/main/run_main_module", "node:internal/main/run_main_module"},
+	    {"file:///srv/c.js", "file:///srv/c.js"},
+	    {"/srv/d.js", "/srv/d.js"},
+	};
+	enum { N = sizeof(cases) / sizeof(cases[0]) };
+	char ss[2048], cp[2048];
+	size_t o = (size_t)snprintf(ss, sizeof(ss), "{" SCHEMA ",\"shared\":{\"frames\":[");
+	size_t c = (size_t)snprintf(
+	    cp, sizeof(cp), "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"}}");
+	for (int i = 0; i < N; i++) {
+		o +=
+		    (size_t)snprintf(ss + o, sizeof(ss) - o, "%s{\"name\":\"f%d\",\"file\":\"%s\"}",
+				     i ? "," : "", i, cases[i].url);
+		c += (size_t)snprintf(
+		    cp + c, sizeof(cp) - c,
+		    ",{\"id\":%d,\"parent\":1,\"callFrame\":{\"functionName\":\"f%d\","
+		    "\"url\":\"%s\"}}",
+		    i + 2, i, cases[i].url);
+	}
+	o += (size_t)snprintf(
+	    ss + o, sizeof(ss) - o,
+	    "]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"startValue\":0,"
+	    "\"endValue\":%d,\"samples\":[",
+	    N);
+	c += (size_t)snprintf(cp + c, sizeof(cp) - c, "],\"samples\":[");
+	for (int i = 0; i < N; i++) {
+		o += (size_t)snprintf(ss + o, sizeof(ss) - o, "%s[%d]", i ? "," : "", i);
+		c += (size_t)snprintf(cp + c, sizeof(cp) - c, "%s%d", i ? "," : "", i + 2);
+	}
+	o += (size_t)snprintf(ss + o, sizeof(ss) - o, "],\"weights\":[");
+	for (int i = 0; i < N; i++)
+		o += (size_t)snprintf(ss + o, sizeof(ss) - o, "%s1", i ? "," : "");
+	snprintf(ss + o, sizeof(ss) - o, "]}]}");
+	c += (size_t)snprintf(cp + c, sizeof(cp) - c, "],\"timeDeltas\":[");
+	for (int i = 0; i < N; i++)
+		c += (size_t)snprintf(cp + c, sizeof(cp) - c, "%s1", i ? "," : "");
+	snprintf(cp + c, sizeof(cp) - c, "],\"startTime\":0,\"endTime\":%d}", N + 1);
+	struct pv_profile *a = t_load_text("s.json", ss, "speedscope");
+	struct pv_profile *b = t_load_text("t.cpuprofile", cp, "chrome");
+	for (int i = 0; a && b && i < N; i++) {
+		char fn[8];
+		snprintf(fn, sizeof(fn), "f%d", i);
+		pv_func_ix fa = t_find_func(a, fn), fb = t_find_func(b, fn);
+		T_TRUE(fa != PV_NONE && fb != PV_NONE);
+		if (fa == PV_NONE || fb == PV_NONE)
+			continue;
+		T_EQ_STR(pv_str(a, a->modules.name[a->funcs.module[fa]]), cases[i].module);
+		T_EQ_STR(pv_str(b, b->modules.name[b->funcs.module[fb]]), cases[i].module);
+	}
+	pv_profile_free(a);
+	pv_profile_free(b);
 }
