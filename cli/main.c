@@ -47,18 +47,22 @@ static void usage(FILE *out)
 	      "  tree        top-down call tree (with --center: the center's callees)\n"
 	      "  callers     bottom-up tree (with --center: the center's callers)\n"
 	      "  butterfly   callers, the center, callees (needs --center)\n"
-	      "  flat        module > file > function > line rows (--by picks the depth)\n"
+	      "  flat        module > file > function > (loop >) line rows (--by: the depth)\n"
 	      "  top         one row per function: self, total (recursion counted once)\n"
 	      "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
 	      "  marker      one marker in full: profview marker FILE N\n"
 	      "  formats     the formats profview reads\n"
 	      "  snapshot    write FILE's profile as a snapshot that opens at once: profview\n"
 	      "              snapshot FILE -o OUT.pvs (profview snapshot --help)\n"
+	      "  contexts    one row's values over the threads/ranks: per context, summary,\n"
+	      "              histogram (profview contexts --help)\n"
+	      "  export      write FILE in another tool's format (profview export --help)\n"
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
-	      "\n"
-	      "the query (the same in every command):\n"
+	      "\n",
+	      out);
+	fputs("the query (the same in every command):\n"
 	      "  --center SCOPE        the context of the view; repeat to merge several\n"
 	      "  --include SCOPE       keep samples whose stack has SCOPE\n"
 	      "  --drop SCOPE          drop samples whose stack has SCOPE\n"
@@ -70,17 +74,23 @@ static void usage(FILE *out)
 	      "  --prune SCOPE         remove SCOPE and its callees, their cost to the caller\n"
 	      "  --collapse-direct-recursion SCOPE   A>A>B becomes A>B (A>B>A stays)\n"
 	      "  --focus-self SCOPE    only the samples whose own frame (leaf) is in SCOPE\n"
+	      "  --focus-inverted path:LEAF;CALLER;...   a node of the inverted tree: only the\n"
+	      "                        samples whose stack ends so, cut at its last step\n"
 	      "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
 	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
 	      "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
 	      "  --metric A[,B]        metrics to show (default: the profile's own)\n"
+	      "  --derive 'NAME=FORMULA'   a derived metric, hpcviewer's syntax: $name, $N\n"
+	      "                        or ${NAME} the row's value, @name the whole's,\n"
+	      "                        + - * / ^ ( ), sum avg min max stdev sqrt log ...\n"
 	      "  --by function|line|file|module|loop   granularity of the rows (loop: functions\n"
 	      "                        and the loops in them, HPCToolkit)\n"
 	      "  --percent center|whole           percentages of the center or the whole\n"
 	      "  --inline keep|fold    inlined frames as frames (kind inline) or folded into\n"
 	      "                        the function they are inlined in\n"
-	      "  --self own|nested     a tree row's self: its own, or with the loops nested in\n"
-	      "                        it (HPCToolkit's exclusive cost of procedures and loops)\n"
+	      "  --self own|nested     a tree (or flat loop) row's self: its own, or with the\n"
+	      "                        loops nested in it (HPCToolkit's exclusive cost of\n"
+	      "                        procedures and loops)\n"
 	      "  --depth N, --min-percent P, -n N, --sort self|total   what to print (-n: in\n"
 	      "                        a tree, rows a list; the rest is one '... N more' row)\n"
 	      "  --max-rows N          a tree prints at most N rows (default 100000; 0: all)\n"
@@ -93,8 +103,9 @@ static void usage(FILE *out)
 	      "  SCOPE is NAME, re:REGEX, file:PATH, module:NAME, line:FILE:LINE,\n"
 	      "  FUNCTION:LINE, loop:FILE:LINE, loop:FUNCTION:LINE or path:a;b;c. Filters apply\n"
 	      "  in the order given.\n"
-	      "\n"
-	      "markers:\n"
+	      "\n",
+	      out);
+	fputs("markers:\n"
 	      "  --search TERMS        comma-separated substrings (OR) of name, category, type\n"
 	      "                        and fields; key:value for one key, -key:value excludes\n"
 	      "  --thread, --range     markers of these threads, overlapping this range\n"
@@ -441,7 +452,7 @@ static const char *const query_options[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
 	"min-percent", "depth", "sort", "inside-markers", "inline", "self", "collapse-subtree",
-	"prune", "collapse-direct-recursion", "focus-self", "max-rows",
+	"prune", "collapse-direct-recursion", "focus-self", "focus-inverted", "max-rows", "derive",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */
@@ -456,6 +467,10 @@ static bool marker_option(const char *name)
 int cmd_serve(int argc, char **argv);
 /* cli/cmd_snapshot.c */
 int cmd_snapshot(int argc, char **argv);
+/* cli/cmd_contexts.c */
+int cmd_contexts(int argc, char **argv);
+/* cli/cmd_export.c */
+int cmd_export(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -463,6 +478,10 @@ int main(int argc, char **argv)
 		return cmd_serve(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "snapshot") == 0)
 		return cmd_snapshot(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "contexts") == 0)
+		return cmd_contexts(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "export") == 0)
+		return cmd_export(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";

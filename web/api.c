@@ -175,6 +175,8 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 static const char *const own_params[] = {
 	"p", "open", "key", "offset", "limit", "i", "start", "end", "buckets", "width", "search",
 	"file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent",
+	/* contexts (api_contexts.c) */
+	"scope", "value", "order", "from", "to", "bins",
 };
 
 static bool own_param(const char *k)
@@ -1496,6 +1498,7 @@ static const struct {
 	{"children", api_children},
 	{"flame", api_flame},
 	{"thread-costs", api_thread_costs},
+	{"contexts", api_contexts},
 	{"source", api_source},
 	{"markers", api_markers_table},
 	{"marker", api_marker_one},

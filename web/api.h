@@ -3,6 +3,7 @@
  *   api.c         the state (slots, view cache), parameters, dispatch, status, profile,
  *                 markers, marker, marker-summary, marker-chart, activity
  *   api_view.c    view, children, flame, thread-costs, source
+ *   api_contexts.c  contexts (one row's values over the execution contexts)
  *   server.c      HTTP (libmicrohttpd): token, Host check, static assets, threads
  *
  * A handler writes its JSON body to out (an open_memstream) and returns the HTTP status; on an
@@ -100,6 +101,14 @@ const struct pv_markers *api_markers(struct pv_api *a, struct api_slot *s, FILE 
 struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_query *q, FILE *out,
 			     int *status);
 void api_view_release(struct pv_api *a, struct pv_view *v);
+/*
+ * The view of q in which a row key names a row (the butterfly for up:/down: keys, doc/api.md)
+ * and that row: *t its tree (NULL for a flat or list row), *row its index. NULL after writing
+ * the error (404 when the key names no row). Release the view with api_view_release.
+ */
+struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_query *q,
+			     const char *key, const struct pv_tree **t, uint32_t *row, FILE *out,
+			     int *status);
 
 /*
  * Source file id of a ready slot's profile, opened as doc/api.md says: the path as written,
@@ -134,6 +143,8 @@ int api_children(struct pv_api *a, const struct api_params *ps, FILE *out);
 int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out);
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out);
 int api_source(struct pv_api *a, const struct api_params *ps, FILE *out);
+/* api_contexts.c */
+int api_contexts(struct pv_api *a, const struct api_params *ps, FILE *out);
 
 /* ---- static assets (generated at build time from web/assets/ by tools/embed.c) ---- */
 

@@ -169,19 +169,33 @@ static void json_str_or_null(FILE *out, const char *s)
 		json_str(out, s);
 }
 
-static void json_costs(FILE *out, int64_t *const *col, uint32_t nm, uint32_t r)
+/* One cost of column m: an integer, a derived metric's number or null (pv_view_value_text). */
+static void json_cost(FILE *out, const struct pv_view *v, uint32_t m, int64_t x)
+{
+	char b[40];
+	pv_view_value_text(v, m, x, true, b, sizeof(b));
+	fputs(b, out);
+}
+
+static void json_costs(FILE *out, const struct pv_view *v, int64_t *const *col, uint32_t r)
 {
 	fputc('[', out);
-	for (uint32_t m = 0; m < nm; m++)
-		fprintf(out, "%s%" PRId64, m ? ", " : "", col[m][r]);
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		if (m)
+			fputs(", ", out);
+		json_cost(out, v, m, col[m][r]);
+	}
 	fputc(']', out);
 }
 
-static void json_values(FILE *out, const int64_t *v, uint32_t n)
+static void json_values(FILE *out, const struct pv_view *v, const int64_t *x)
 {
 	fputc('[', out);
-	for (uint32_t m = 0; m < n; m++)
-		fprintf(out, "%s%" PRId64, m ? ", " : "", v[m]);
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		if (m)
+			fputs(", ", out);
+		json_cost(out, v, m, x[m]);
+	}
 	fputc(']', out);
 }
 
@@ -204,6 +218,10 @@ static void json_metrics(FILE *out, const struct pv_view *v)
 		json_str(out, metric_name(v, m));
 		fputs(", \"unit\": ", out);
 		json_str(out, metric_unit(v, m));
+		if (pv_view_metric_formula(v, m)) { /* a derived metric */
+			fputs(", \"formula\": ", out);
+			json_str(out, pv_view_metric_formula(v, m));
+		}
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -523,15 +541,16 @@ static uint32_t tree_find(const struct pv_tree *t, const char *key)
 	return r;
 }
 
-/* The flat row named by key: steps module/file/function/line by level (one step for top). */
+/* The flat row named by key: steps module/file/function/(loops/)line by level (one step for
+ * top). */
 static uint32_t flat_find(const struct pv_flat *f, bool list, const char *key)
 {
-	struct step st[4];
+	struct step st[PV_FLAT_LEVELS];
 	uint32_t ns = 0;
 	if (!*key)
 		return PV_NONE;
 	while (*key) {
-		if (ns == (list ? 1 : 4) || !parse_step(&key, &st[ns]))
+		if (ns == (list ? 1 : PV_FLAT_LEVELS) || !parse_step(&key, &st[ns]))
 			return PV_NONE;
 		ns++;
 	}
@@ -607,6 +626,24 @@ static enum pv_view_kind view_for_key(const struct pv_query *q, const char *key)
 	if ((has_prefix(key, "up:") || has_prefix(key, "down:")) && q->nr_center)
 		return PV_VIEW_BUTTERFLY;
 	return q->view;
+}
+
+struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_query *q,
+			     const char *key, const struct pv_tree **t, uint32_t *row, FILE *out,
+			     int *status)
+{
+	struct pv_view *v = view_as(a, slot, q, view_for_key(q, key), -1, out, status);
+	struct found fd;
+	if (v && !view_find(v, key, &fd)) {
+		api_view_release(a, v);
+		*status = api_error(out, 404, "no row '%s' in this view", key);
+		return NULL;
+	}
+	if (v) {
+		*t = fd.t;
+		*row = fd.row;
+	}
+	return v;
 }
 
 /* ---- tree rows ---- */
@@ -733,9 +770,9 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	if (col)
 		fprintf(out, ", \"column\": %u", col);
 	fprintf(out, ", \"depth\": %u, \"total\": ", t->depth[r]);
-	json_costs(out, t->total, v->nr_metrics, r);
+	json_costs(out, v, t->total, r);
 	fputs(", \"self\": ", out);
-	json_costs(out, t->self, v->nr_metrics, r);
+	json_costs(out, v, t->self, r);
 	if (t->estimated && t->estimated[r])
 		fputs(", \"estimated\": true", out); /* a call-graph row away from the center */
 	fprintf(out, ", \"children\": %u, \"scope\": ", t->child_len[r]);
@@ -789,6 +826,9 @@ static void more_row(struct emit *e, const uint32_t *list, uint32_t from, uint32
 			self[m] += t->self[m][list[i]];
 		}
 	}
+	for (uint32_t m = 0; m < v->nr_metrics; m++) /* a formula's values do not add up */
+		if (pv_view_metric_derived(v, m))
+			total[m] = self[m] = PV_VALUE_NONE;
 	sb_cut(&e->key, klen);
 	fputs(e->any ? ",\n{\"key\": \"" : "\n{\"key\": \"", out);
 	e->any = true;
@@ -798,9 +838,9 @@ static void more_row(struct emit *e, const uint32_t *list, uint32_t from, uint32
 	json_text(out, e->key.s ? e->key.s : "", klen);
 	fprintf(out, ", \"offset\": %u, \"more\": %u, \"depth\": %u, \"total\": ", from, n - from,
 		depth);
-	json_values(out, total, v->nr_metrics);
+	json_values(out, v, total);
 	fputs(", \"self\": ", out);
-	json_values(out, self, v->nr_metrics);
+	json_values(out, v, self);
 	fputs(", \"children\": 0}", out);
 }
 
@@ -998,9 +1038,9 @@ static void flat_row(FILE *out, const struct pv_view *v, struct names *nm, uint3
 	if (col)
 		fprintf(out, ", \"column\": %u", col);
 	fputs(", \"total\": ", out);
-	json_costs(out, f->total, v->nr_metrics, r);
+	json_costs(out, v, f->total, r);
 	fputs(", \"self\": ", out);
-	json_costs(out, f->self, v->nr_metrics, r);
+	json_costs(out, v, f->self, r);
 	fputs(", \"scope\": ", out);
 	if (row_scope(v, nm, f->kind[r], f->id[r], f->line[r], scope))
 		json_text(out, scope->s, scope->len);
@@ -1023,8 +1063,8 @@ static void flat_key(struct sb *key, const struct pv_flat *f, bool list, const u
 }
 
 /*
- * Flat rows from..to (to excluded); with only_level (< 4), only those of that level (the
- * children of a row). anc holds the ancestors of from by level.
+ * Flat rows from..to (to excluded); with only_level (< PV_FLAT_LEVELS), only those of that level
+ * (the children of a row). anc holds the ancestors of from by level.
  */
 static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t to, uint32_t *anc,
 		     uint32_t only_level)
@@ -1037,7 +1077,7 @@ static int emit_flat(FILE *out, const struct pv_view *v, uint32_t from, uint32_t
 	for (uint32_t r = from; r < to; r++) {
 		if (!list)
 			anc[f->level[r]] = r;
-		if (only_level < 4 && f->level[r] != only_level)
+		if (only_level < PV_FLAT_LEVELS && f->level[r] != only_level)
 			continue;
 		flat_key(&key, f, list, anc, r);
 		flat_row(out, v, &nm, r, &key, &scope, first);
@@ -1068,13 +1108,20 @@ static void view_head(FILE *out, const struct pv_view *v)
 	fputs(", \"metrics\": ", out);
 	json_metrics(out, v);
 	fputs(", \"whole\": ", out);
-	json_values(out, v->whole, v->nr_metrics);
+	json_values(out, v, v->whole);
 	fputs(", \"center_total\": ", out);
-	json_values(out, v->center, v->nr_metrics);
+	json_values(out, v, v->center);
 	fputs(", \"nostack\": ", out);
-	json_values(out, v->nostack, v->nr_metrics);
-	fputs(", \"base\": ", out);
-	json_values(out, v->base, v->nr_metrics);
+	json_values(out, v, v->nostack);
+	fputs(", \"base\": [", out); /* a derived metric's values are no share of it: null */
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		fputs(m ? ", " : "", out);
+		if (pv_view_metric_derived(v, m))
+			fputs("null", out);
+		else
+			json_cost(out, v, m, v->base[m]);
+	}
+	fputc(']', out);
 	fprintf(out, ", \"centered\": %s, \"center_label\": ", v->centered ? "true" : "false");
 	json_str_or_null(out, v->centered ? v->center_label : NULL);
 	fprintf(out, ", \"samples\": %" PRIu64, v->nr_samples);
@@ -1166,13 +1213,13 @@ int api_view(struct pv_api *a, const struct api_params *ps, FILE *out)
 		const struct pv_flat *f = v->flat;
 		uint32_t from = offset < f->len ? offset : f->len;
 		uint32_t to = limit < f->len - from ? from + limit : f->len;
-		uint32_t anc[4] = {0};
+		uint32_t anc[PV_FLAT_LEVELS] = {0};
 		/* the ancestors of the first row sent: one pass over the rows before it */
 		if (v->q.view != PV_VIEW_TOP)
 			for (uint32_t r = 0; r < from; r++)
 				anc[f->level[r]] = r;
 		fprintf(out, ", \"nr_rows\": %u, \"rows\": [", f->len);
-		rc = emit_flat(out, v, from, to, anc, 4);
+		rc = emit_flat(out, v, from, to, anc, PV_FLAT_LEVELS);
 		fputs("]}\n", out);
 	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
 		fputs(", \"callers\": [", out);
@@ -1254,7 +1301,7 @@ int api_children(struct pv_api *a, const struct api_params *ps, FILE *out)
 		emit_release(&e);
 	} else if (v->q.view != PV_VIEW_TOP) {
 		const struct pv_flat *f = v->flat;
-		uint32_t anc[4] = {0}, lv = f->level[fd.row];
+		uint32_t anc[PV_FLAT_LEVELS] = {0}, lv = f->level[fd.row];
 		for (uint32_t r = 0; r <= fd.row; r++)
 			anc[f->level[r]] = r;
 		uint32_t end = fd.row + 1;
@@ -1749,10 +1796,14 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out)
 			fprintf(out, ", \"tid\": %" PRId64, p->threads.tid[t]);
 		/* a thread whose query failed (not expected: "#N" always picks it) has no cost */
 		if (alone) {
+			/* a derived metric is not plotted per thread (as in hpcviewer) */
+			for (uint32_t m = 0; m < nm; m++)
+				if (pv_view_metric_derived(v, m))
+					tot[m] = self[m] = PV_VALUE_NONE;
 			fputs(", \"total\": ", out);
-			json_values(out, tot, nm);
+			json_values(out, v, tot);
 			fputs(", \"self\": ", out);
-			json_values(out, self, nm);
+			json_values(out, v, self);
 		} else {
 			fputs(", \"total\": null, \"self\": null", out);
 		}
@@ -1884,9 +1935,13 @@ int api_source(struct pv_api *a, const struct api_params *ps, FILE *out)
 				continue;
 			}
 			fputc('[', out);
-			for (uint32_t m = 0; m < nm; m++)
-				fprintf(out, "%s%" PRId64, m ? ", " : "",
-					cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
+			for (uint32_t m = 0; m < nm; m++) { /* no line sums of a formula's values */
+				fputs(m ? ", " : "", out);
+				json_cost(out, v, m,
+					  pv_view_metric_derived(v, m)
+					      ? PV_VALUE_NONE
+					      : cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
+			}
 			fputc(']', out);
 		}
 		fputc('}', out);

@@ -172,6 +172,19 @@ struct pv_metrics {
 	pv_str_ix *description; /* what the metric measures, as the file says it; 0 when none */
 };
 
+/*
+ * Metrics a file defines by a formula over the others (an HPCToolkit database's derived
+ * metrics): no sample weighs anything for them; a view computes them as derived metrics
+ * (pv/query.h's --derive, doc/hpctoolkit.md).
+ */
+struct pv_formulas {
+	uint32_t len, cap;
+	pv_str_ix *name;
+	pv_str_ix
+	    *formula; /* hpcviewer's syntax, with metrics by name: "$cycles / $instructions" */
+	pv_str_ix *description; /* 0 when none */
+};
+
 struct pv_raw_markers {
 	uint32_t len, cap;
 	pv_str_ix *name;
@@ -294,6 +307,7 @@ struct pv_profile {
 	struct pv_threads threads;
 	struct pv_samples samples;
 	struct pv_metrics metrics;
+	struct pv_formulas formulas;
 	struct pv_raw_markers markers;
 	struct pv_diags diags;
 	struct pv_labels labels;

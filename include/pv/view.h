@@ -91,12 +91,17 @@ struct pv_tree {
 	uint8_t *estimated;
 };
 
-/* A flat row: one scope, nested module > file > function > line by level (0..3). */
+/*
+ * A flat row: one scope, nested module > file > function > line by level (0..3); in a profile
+ * with loops (HPCToolkit) function > loop > nested loop > line, a row in N loops of its function
+ * at level 3 + N (below PV_FLAT_LEVELS: deeper loops are rows beside the deepest shown).
+ */
+#define PV_FLAT_LEVELS 16
 struct pv_flat {
 	uint32_t len;
 	uint8_t *kind;
 	uint32_t *id, *line;
-	uint8_t *level;    /* 0 module, 1 file, 2 function, 3 line */
+	uint8_t *level; /* 0 module, 1 file, 2 function, 3 line or loop, 4... in loops */
 	uint8_t *in_center;
 	int64_t **total, **self;
 	uint8_t *inlined;  /* 1: every frame of the row's scope is inlined (NULL: none is) */
@@ -141,6 +146,7 @@ struct pv_view {
 	struct pv_tree *callers;    /* butterfly: the callers of the center */
 	struct pv_flat *flat;       /* flat and top */
 	/* private */
+	struct pv_derived *derived; /* derived metrics (derive.c); NULL when the query has none */
 	bool scoped;                /* the profile has loop or statement frames (HPCToolkit) */
 	uint32_t nr_pseudo;         /* collapsed-module functions, ids funcs.len + i */
 	pv_module_ix *pseudo_module;
@@ -195,6 +201,24 @@ const char *pv_stat_name(enum pv_stat s);
 const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf, size_t len);
 enum pv_unit pv_view_metric_unit(const struct pv_view *v, uint32_t col);
 
+/*
+ * Derived metrics (--derive, a database's formulas: doc/hpctoolkit.md). A derived column
+ * holds its values as integers scaled by a power of ten of its own, so its rows sort like any
+ * column's; pv_view_value gives the number. A cell whose formula has no finite value (a division
+ * by zero) is PV_VALUE_NONE: printed empty in text, null in JSON.
+ */
+#define PV_VALUE_NONE INT64_MIN
+bool pv_view_metric_derived(const struct pv_view *v, uint32_t col);
+/* The formula of a derived column as written, NULL for a metric's column. */
+const char *pv_view_metric_formula(const struct pv_view *v, uint32_t col);
+/* Cell x of column col as a number: a metric's cost as it is, a derived metric's value (NaN for
+ * PV_VALUE_NONE). */
+double pv_view_value(const struct pv_view *v, uint32_t col, int64_t x);
+/* Cell x as text: a metric's integer cost; a derived value with 6 significant digits, empty for
+ * none, or (json) with 14 and null for none. snprintf's contract. */
+size_t pv_view_value_text(const struct pv_view *v, uint32_t col, int64_t x, bool json, char *buf,
+			  size_t n);
+
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
 const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 			     char *buf, size_t len, uint32_t line);
@@ -209,6 +233,15 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 		       pv_module_ix *module, pv_source_ix *source, uint32_t *line);
 /* The column of a function row's line (JavaScript), 0 when unknown or not a function row. */
 uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id);
+
+/*
+ * Marks (mark[t] = 1) the threads (execution contexts) one --thread value names: a name, a tid
+ * or #INDEX (pv_thread_find), or re:REGEX, every thread whose name matches (POSIX extended, as
+ * re: scopes, with their size budget): `--thread 're:RANK (1|2) '`. mark holds threads.len
+ * bytes. Returns 0; PV_EINVAL with err when it names no thread or the regex is bad; PV_ENOMEM.
+ */
+int pv_threads_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
+		    struct pv_error *err);
 
 /* ---- scopes that name one function (query.h's syntax) ---- */
 

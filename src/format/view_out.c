@@ -32,6 +32,10 @@ static const char *unit_text(const struct pv_view *v, uint32_t m)
 
 static void cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x)
 {
+	if (pv_view_metric_derived(v, m)) {
+		pv_view_value_text(v, m, x, false, buf, n);
+		return;
+	}
 	enum pv_unit u = pv_view_metric_unit(v, m);
 	int64_t sc = u == PV_UNIT_NS ? time_scale(v, m) : 1;
 	if (sc == 1) {
@@ -107,6 +111,14 @@ static void json_str_or_null(FILE *out, const char *s)
 		pv_json_string(out, s);
 }
 
+/* A cell in JSON: an integer cost, a derived metric's number or null. */
+static void json_cost(FILE *out, const struct pv_view *v, uint32_t m, int64_t x)
+{
+	char b[40];
+	pv_view_value_text(v, m, x, true, b, sizeof(b));
+	fputs(b, out);
+}
+
 static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 			  uint32_t line, bool inlined, int64_t *const *total, int64_t *const *self,
 			  uint32_t r)
@@ -135,12 +147,19 @@ static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind k
 	uint32_t col = pv_view_row_column(v, kind, id);
 	if (col)
 		fprintf(out, ", \"column\": %u", col);
-	fprintf(out, ", \"total\": %" PRId64 ", \"self\": %" PRId64, total[0][r], self[0][r]);
+	fputs(", \"total\": ", out);
+	json_cost(out, v, 0, total[0][r]);
+	fputs(", \"self\": ", out);
+	json_cost(out, v, 0, self[0][r]);
 	if (v->nr_metrics > 1) {
 		fputs(", \"values\": [", out);
-		for (uint32_t k = 0; k < v->nr_metrics; k++)
-			fprintf(out, "%s{\"total\": %" PRId64 ", \"self\": %" PRId64 "}", k ? ", " : "",
-				total[k][r], self[k][r]);
+		for (uint32_t k = 0; k < v->nr_metrics; k++) {
+			fputs(k ? ", {\"total\": " : "{\"total\": ", out);
+			json_cost(out, v, k, total[k][r]);
+			fputs(", \"self\": ", out);
+			json_cost(out, v, k, self[k][r]);
+			fputc('}', out);
+		}
 		fputc(']', out);
 	}
 }
@@ -152,9 +171,15 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32];
 		cost_text(v, m, tb, sizeof(tb), v->whole[m]);
-		fprintf(out, "# metric: %s (%s), total %s, %s\n", metric_name(v, m),
-			unit_text(v, m), tb,
-			o && o->threads_label ? o->threads_label : "all threads");
+		const char *formula = pv_view_metric_formula(v, m);
+		if (formula)
+			fprintf(out, "# metric: %s = %s, total %s, %s\n", metric_name(v, m),
+				formula, tb,
+				o && o->threads_label ? o->threads_label : "all threads");
+		else
+			fprintf(out, "# metric: %s (%s), total %s, %s\n", metric_name(v, m),
+				unit_text(v, m), tb,
+				o && o->threads_label ? o->threads_label : "all threads");
 	}
 	if (v->q.nr_filters || v->q.has_range || v->q.inlines != PV_INLINE_KEEP) {
 		char *args = pv_query_to_args(&v->q);
@@ -207,6 +232,8 @@ static void text_values(FILE *out, const struct pv_view *v, int64_t *const *tota
 		cost_text(v, m, sb, sizeof(sb), self[m][r]);
 		pct(tp, sizeof(tp), total[m][r], v->base[m]);
 		pct(sp, sizeof(sp), self[m][r], v->base[m]);
+		if (pv_view_metric_derived(v, m)) /* a formula's value is no share of a whole */
+			tp[0] = sp[0] = 0;
 		char c = m + 1 == v->nr_metrics ? mark : ' ';
 		if (self_first)
 			fprintf(out, "%12s %8s %12s %8s %c", sb, sp, tb, tp, c);
@@ -297,6 +324,8 @@ static void more_row(struct walk *w, const struct level *it, int indent)
 		}
 	}
 	for (uint32_t m = 0; m < nm; m++) {
+		if (pv_view_metric_derived(v, m)) /* a formula's values do not add up */
+			tot[m] = slf[m] = PV_VALUE_NONE;
 		tp[m] = &tot[m];
 		sp[m] = &slf[m];
 	}
@@ -308,12 +337,19 @@ static void more_row(struct walk *w, const struct level *it, int indent)
 		pv_json_string(w->out, name);
 		fputs(", \"kind\": \"more\", \"module\": null, \"file\": null, \"line\": null",
 		      w->out);
-		fprintf(w->out, ", \"total\": %" PRId64 ", \"self\": %" PRId64, tot[0], slf[0]);
+		fputs(", \"total\": ", w->out);
+		json_cost(w->out, v, 0, tot[0]);
+		fputs(", \"self\": ", w->out);
+		json_cost(w->out, v, 0, slf[0]);
 		if (nm > 1) {
 			fputs(", \"values\": [", w->out);
-			for (uint32_t k = 0; k < nm; k++)
-				fprintf(w->out, "%s{\"total\": %" PRId64 ", \"self\": %" PRId64 "}",
-					k ? ", " : "", tot[k], slf[k]);
+			for (uint32_t k = 0; k < nm; k++) {
+				fputs(k ? ", {\"total\": " : "{\"total\": ", w->out);
+				json_cost(w->out, v, k, tot[k]);
+				fputs(", \"self\": ", w->out);
+				json_cost(w->out, v, k, slf[k]);
+				fputc('}', w->out);
+			}
 			fputc(']', w->out);
 		}
 		fprintf(w->out, ", \"more\": %u, \"children\": []}", it->more);
@@ -440,7 +476,8 @@ static void json_open(FILE *out, const struct pv_view *v)
 	pv_json_string(out, metric_name(v, 0));
 	fputs(", \"unit\": ", out);
 	pv_json_string(out, pv_unit_name(unit_of(v, 0)));
-	fprintf(out, ", \"total\": %" PRId64, v->whole[0]);
+	fputs(", \"total\": ", out);
+	json_cost(out, v, 0, v->whole[0]);
 	if (v->nr_metrics > 1) {
 		fputs(", \"metrics\": [", out);
 		for (uint32_t m = 0; m < v->nr_metrics; m++) {
@@ -448,7 +485,13 @@ static void json_open(FILE *out, const struct pv_view *v)
 			pv_json_string(out, metric_name(v, m));
 			fputs(", \"unit\": ", out);
 			pv_json_string(out, pv_unit_name(unit_of(v, m)));
-			fprintf(out, ", \"total\": %" PRId64 "}", v->whole[m]);
+			if (pv_view_metric_formula(v, m)) {
+				fputs(", \"formula\": ", out);
+				pv_json_string(out, pv_view_metric_formula(v, m));
+			}
+			fputs(", \"total\": ", out);
+			json_cost(out, v, m, v->whole[m]);
+			fputc('}', out);
 		}
 		fputc(']', out);
 	}
@@ -475,8 +518,10 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 	if (list && v->q.limit && v->q.limit < n)
 		n = v->q.limit;
 	if (json) {
-		/* nested as module > file > function > line: children arrays, as trees have */
-		uint32_t cnt[6] = {0}; /* rows printed so far in the open container of a level */
+		/* nested as module > file > function > (loops >) line: children arrays, as trees
+		 * have */
+		uint32_t cnt[PV_FLAT_LEVELS + 1] = {
+		    0};		       /* rows printed so far in the open container of a level */
 		int depth = -1;        /* level of the innermost open row */
 		for (uint32_t r = 0; r < n; r++) {
 			int lv = list ? 0 : f->level[r] - f->level[0];

@@ -711,6 +711,18 @@ void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix 
 		b->p->metrics.description[m] = desc;
 }
 
+int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_str_ix desc)
+{
+	struct pv_formulas *t = &b->p->formulas;
+	if (b->status || GROW(b, t, COL(t->name), COL(t->formula), COL(t->description)))
+		return b->status ? b->status : PV_ENOMEM;
+	uint32_t r = t->len++;
+	t->name[r] = name;
+	t->formula[r] = formula;
+	t->description[r] = desc;
+	return 0;
+}
+
 /* Every sample column to nc rows (nc >= cap). */
 static int resize_samples(struct pv_builder *b, uint32_t nc)
 {

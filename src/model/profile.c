@@ -95,6 +95,9 @@ void pv_profile_free(struct pv_profile *p)
 	col_free(p, p->metrics.name);
 	col_free(p, p->metrics.unit);
 	col_free(p, p->metrics.description);
+	col_free(p, p->formulas.name);
+	col_free(p, p->formulas.formula);
+	col_free(p, p->formulas.description);
 	col_free(p, p->markers.name);
 	col_free(p, p->markers.category);
 	col_free(p, p->markers.phase);

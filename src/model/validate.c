@@ -159,6 +159,11 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (!ix_ok(me->description[i], ns))
 			FAIL("metrics[%u].description: %u out of range", i, me->description[i]);
 	}
+	const struct pv_formulas *fo = &p->formulas;
+	for (uint32_t i = 0; i < fo->len; i++)
+		if (!ix_ok(fo->name[i], ns) || fo->name[i] == 0 || !ix_ok(fo->formula[i], ns) ||
+		    fo->formula[i] == 0 || !ix_ok(fo->description[i], ns))
+			FAIL("formulas[%u]: a string missing or out of range", i);
 	uint32_t bad = first_bad_opt(p->samples.stack, p->samples.len, st->len);
 	if (bad < p->samples.len)
 		FAIL("samples[%u].stack: %u out of range", bad, p->samples.stack[bad]);

@@ -50,6 +50,9 @@ struct engine {
 	uint32_t *origin;
 	uint8_t *odrop;
 	uint8_t *skeep; /* per sample: selected by threads, range, tags, inside-markers */
+	/* pv__view_rows only: build_top_down keeps its row of each working stack here */
+	bool want_node;
+	uint32_t *node;
 };
 
 static uint32_t vf_func(const struct pv_view *v, uint32_t vf)
@@ -412,6 +415,56 @@ static int regex_budget(const char *pattern, char *why, size_t len)
 	return 0;
 }
 
+/* Compiles text, "re:REGEX", within the budget; what names the role in messages. 0 or PV_EINVAL. */
+static int re_compile(regex_t *re, const char *text, const char *what, struct pv_error *err)
+{
+	char why[160];
+	if (regex_budget(text + 3, why, sizeof(why)))
+		return pv_error_set(err, PV_EINVAL, "%s '%.80s%s': %s", what, text,
+				    strlen(text) > 80 ? "..." : "", why);
+	int rc = regcomp(re, text + 3, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+		regerror(rc, re, msg, sizeof(msg));
+		return pv_error_set(err, PV_EINVAL, "%s '%s': bad regular expression: %s", what, text,
+				    msg);
+	}
+	return 0;
+}
+
+int pv_threads_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
+		    struct pv_error *err)
+{
+	uint32_t n = 0;
+	if (strncmp(spec, "re:", 3) == 0) {
+		regex_t re;
+		int rc = re_compile(&re, spec, "--thread", err);
+		if (rc)
+			return rc;
+		for (pv_thread_ix t = 0; t < p->threads.len; t++) {
+			if (regexec(&re, pv_str(p, p->threads.name[t]), 0, NULL, 0) == 0) {
+				mark[t] = 1;
+				n++;
+			}
+		}
+		regfree(&re);
+		if (!n)
+			return pv_error_set(err, PV_EINVAL, "no thread name matches '%s' (see "
+					    "'profview info')", spec);
+		return 0;
+	}
+	pv_thread_ix *found = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(*found));
+	if (!found)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	n = pv_thread_find(p, spec, found, p->threads.len);
+	for (uint32_t j = 0; j < n && j < p->threads.len; j++)
+		mark[found[j]] = 1;
+	pv_free(found);
+	if (!n)
+		return pv_error_set(err, PV_EINVAL, "no thread named '%s' (see 'profview info')", spec);
+	return 0;
+}
+
 /*
  * Compiles a scope for profile p. what names the role in messages ("center", "--merge").
  * A scope that matches nothing is an error: it is almost always a typo.
@@ -433,18 +486,10 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 	uint32_t n = 0;
 	if (strncmp(text, "re:", 3) == 0) {
-		char why[160];
-		if (regex_budget(text + 3, why, sizeof(why)))
-			return pv_error_set(e->err, PV_EINVAL, "%s '%.80s%s': %s", what, text,
-					    strlen(text) > 80 ? "..." : "", why);
 		regex_t re;
-		int rc = regcomp(&re, text + 3, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[128];
-			regerror(rc, &re, msg, sizeof(msg));
-			return pv_error_set(e->err, PV_EINVAL, "%s '%s': bad regular expression: %s",
-					    what, text, msg);
-		}
+		int rc = re_compile(&re, text, what, e->err);
+		if (rc)
+			return rc;
 		for (uint32_t f = 0; f < p->funcs.len; f++) {
 			if (regexec(&re, pv_str(p, p->funcs.name[f]), 0, NULL, 0) == 0) {
 				sc->fmatch[f] = 1;
@@ -738,6 +783,20 @@ static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
 	return 0;
 }
 
+/* The end of a rebuild through img (both freed): finish_rebuild, or the error oom_msg. */
+static int rebuild_end(struct engine *e, struct rebuild *r, uint32_t *img, int oom,
+		       const char *oom_msg)
+{
+	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "%s", oom_msg) : finish_rebuild(e, r, img);
+	if (!rc)
+		r->frame = r->prefix = NULL;
+	u64map_release(&r->map);
+	pv_free(r->frame);
+	pv_free(r->prefix);
+	pv_free(img);
+	return rc;
+}
+
 static uint32_t pseudo_frame(struct engine *e, pv_module_ix m)
 {
 	struct pv_view *v = e->v;
@@ -794,6 +853,63 @@ static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuil
 	}
 }
 
+/*
+ * Where stack s, read from its leaf, completes the inverted path sc (path:LEAF;CALLER;...): the
+ * frame of its last step, PV_NONE when the stack does not end so. A loop or statement frame is
+ * part of its function's step, as in the bottom-up trees; the last step is its innermost frame.
+ */
+static uint32_t inverted_anchor(const struct engine *e, const struct scope *sc, uint32_t s)
+{
+	const struct wst *w = &e->w;
+	uint32_t a = s;
+	for (uint32_t k = 0;; k++) {
+		if (a == PV_NONE || !path_step_is(e->v, sc, k, vf_func(e->v, w->frame[a])))
+			return PV_NONE;
+		if (k + 1 == sc->path_len)
+			return a;
+		while (a != PV_NONE && vf_kind(e->v, w->frame[a]) != PV_FRAME_CODE)
+			a = w->prefix[a]; /* up to the function's own frame, then its caller */
+		a = a == PV_NONE ? PV_NONE : w->prefix[a];
+	}
+}
+
+/*
+ * --focus-inverted (the Firefox Profiler's focus on a node of the inverted tree): the samples of
+ * the stacks that end with the path stay, each on the stack of its anchor (the frames below go:
+ * their cost is the anchor's self); the others go. A plain scope is a path of one step: the
+ * samples whose leaf is in it, their stacks whole.
+ */
+static int focus_inverted(struct engine *e, const struct scope *sc, const uint8_t *match)
+{
+	struct wst *w = &e->w;
+	uint32_t n = w->len ? w->len : 1;
+	struct rebuild r;
+	memset(&r, 0, sizeof(r));
+	uint32_t *img = pv_malloc((size_t)n * sizeof(*img));
+	uint8_t *kept = pv_malloc(n);
+	int oom = !img || !kept || wst_own(e, n, &r.frame, &r.prefix);
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t pre = w->prefix[s];
+		img[s] = rb_intern(&r, pre == PV_NONE ? PV_NONE : img[pre], w->frame[s], &oom);
+	}
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t a = match[s] ? s : PV_NONE;
+		if (sc->kind == SC_PATH)
+			a = inverted_anchor(e, sc, s);
+		kept[s] = a != PV_NONE;
+		if (kept[s])
+			img[s] = img[a];
+		else
+			for (uint32_t m = 0; m < e->nm; m++)
+				w->cost[m][s] = 0;
+	}
+	for (uint32_t o = 0; e->origin && !oom && o < e->p->stacks.len; o++)
+		if (e->origin[o] != PV_NONE && !kept[e->origin[o]])
+			e->odrop[o] = 1;
+	pv_free(kept);
+	return rebuild_end(e, &r, img, oom, "out of memory applying a filter");
+}
+
 static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t index)
 {
 	struct wst *w = &e->w;
@@ -824,6 +940,10 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
 			goto out;
 		}
+	}
+	if (f->kind == PV_FILTER_FOCUS_INVERTED) {
+		rc = focus_inverted(e, &sc, match);
+		goto out;
 	}
 	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
 	    f->kind == PV_FILTER_FOCUS_SELF) {
@@ -974,15 +1094,7 @@ static int fold_inlines(struct engine *e)
 				 ? ip
 				 : rb_intern(&r, ip, w->frame[s], &oom);
 	}
-	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "out of memory folding inlined frames")
-		     : finish_rebuild(e, &r, img);
-	if (!rc)
-		r.frame = r.prefix = NULL;
-	u64map_release(&r.map);
-	pv_free(r.frame);
-	pv_free(r.prefix);
-	pv_free(img);
-	return rc;
+	return rebuild_end(e, &r, img, oom, "out of memory folding inlined frames");
 }
 
 /* ---- rows and trees ---- */
@@ -1480,7 +1592,10 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 	}
 	if (!anchor && !b->oom)
 		nostack_row(e, b, false);
-	pv_free(node);
+	if (e->want_node && !e->node)
+		e->node = node; /* pv__view_rows: handed to the caller */
+	else
+		pv_free(node);
 	pv_free(d.root);
 	pv_free(d.first);
 	u64map_release(&d.more);
@@ -2017,7 +2132,15 @@ struct flat_build {
 	uint8_t *inlined[4];     /* scope index -> every tree row of it inlined */
 	uint64_t *scope_key[4];  /* scope index -> KEY() */
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
+	/* the last level of a profile with loops: scope index -> the loop scope it is nested in
+	 * (PV_NONE: right in its function) and how many loops deep that is */
+	uint32_t *loop_parent, *nest;
+	uint32_t *row_loop; /* tree row -> the loop scope it is right in (a list has one row of a
+			     * line for its places in and out of loops) */
 };
+
+/* Loops nested deeper than this in the flat view are rows beside the deepest one shown. */
+#define FLAT_NEST_MAX (PV_FLAT_LEVELS - 4)
 
 /*
  * Whether a scope of the flat view's last level (lines, and an HPCToolkit profile's loops) is a
@@ -2033,6 +2156,18 @@ static bool loop_level_row(const struct pv_view *v, uint64_t key)
 	return !(v->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
 }
 
+/* The group of scope sx of level l among the rows of one parent: its parent scope, or for a
+ * scope nested in a loop (loops given: the number of groups of parents) loops + that loop's. */
+static uint32_t flat_group(const struct flat_build *fb, uint32_t l, uint32_t sx, bool list,
+			   uint32_t loops)
+{
+	if (!l || list)
+		return 0;
+	if (loops != PV_NONE && fb->loop_parent[sx] != PV_NONE)
+		return loops + fb->loop_parent[sx];
+	return fb->scope_parent[l][sx];
+}
+
 static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_flat **out)
 {
 	struct pv_view *v = e->v;
@@ -2042,6 +2177,9 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	enum pv_granularity by = v->q.by;
 	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
 	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
+	/* hpcviewer's flat view: function > loop > nested loop > line (doc/hpctoolkit.md) */
+	bool loops = deep && v->scoped, nestl = loops && !list;
+	bool nested = v->q.self == PV_SELF_NESTED;
 	if (list) {
 		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : deep ? 3 : 2;
 	} else {
@@ -2069,6 +2207,13 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 		if (!fb.key_of[l] || !fb.scope_key[l] || !fb.scope_parent[l])
 			goto out;
 	}
+	if (loops) {
+		fb.loop_parent = pv_malloc((size_t)n * sizeof(uint32_t));
+		fb.nest = pv_malloc((size_t)n * sizeof(uint32_t));
+		fb.row_loop = pv_malloc((size_t)n * sizeof(uint32_t));
+		if (!fb.loop_parent || !fb.nest || !fb.row_loop)
+			goto out;
+	}
 	/* scope of each row at each level; rows are (function, line) at line granularity */
 	for (uint32_t r = 0; r < t->len; r++) {
 		bool loop = t->kind[r] == PV_ROW_LOOP;
@@ -2086,13 +2231,35 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 					   : KEY(PV_ROW_LINE, fn, t->line[r]);
 				break;
 			}
-			/* nesting: a file row belongs to its module row, and so on */
-			uint64_t mk = list ? key : key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL);
+			/* a loop, or a line, right in a loop of its function (rows are numbered
+			 * parents first): nested in that loop's scope */
+			uint32_t encl = PV_NONE, pr = t->parent[r];
+			if (loops && levels[l] == 3 && pr != PV_NONE &&
+			    t->kind[pr] == PV_ROW_LOOP && t->kind[r] != PV_ROW_NOSTACK &&
+			    vf_func(v, t->id[pr]) == fn) {
+				encl = fb.key_of[l][pr];
+				/* too deep: beside the deepest loop shown */
+				if (nestl && fb.nest[encl] + 1 > FLAT_NEST_MAX)
+					encl = fb.loop_parent[encl];
+			}
+			if (loops && levels[l] == 3)
+				fb.row_loop[r] = encl;
+			/* nesting: a file row belongs to its module row, and so on; a list has one
+			 * row a scope wherever it is */
+			uint64_t mk =
+			    list ? key
+			    : encl == PV_NONE
+				? key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL)
+				: key ^ ((uint64_t)(encl + 1) * 0xc2b2ae3d27d4eb4fULL);
 			uint32_t sx = u64map_get(&maps[l], mk);
 			if (sx == UINT32_MAX) {
 				sx = fb.nr_scopes[l]++;
 				fb.scope_key[l][sx] = key;
 				fb.scope_parent[l][sx] = parent_scope;
+				if (loops && levels[l] == 3) {
+					fb.loop_parent[sx] = encl;
+					fb.nest[sx] = encl == PV_NONE ? 0 : fb.nest[encl] + 1;
+				}
 				if (u64map_put(&maps[l], mk, sx))
 					goto out;
 			}
@@ -2141,6 +2308,18 @@ enter:
 							fb.incl[l][m][sx] += t->total[m][r];
 						fb.excl[l][m][sx] += t->self[m][r];
 					}
+					if (!loops || levels[l] != 3)
+						continue;
+					/* a loop's self: its own lines', and with --self nested its
+					 * nested loops' too (the rows' selves are their own here)
+					 */
+					uint32_t a = fb.row_loop[r];
+					if (!nested && KEY_KIND(fb.scope_key[l][sx]) != PV_ROW_LINE)
+						a = PV_NONE;
+					for (; a != PV_NONE;
+					     a = nested ? fb.loop_parent[a] : PV_NONE)
+						for (uint32_t m = 0; m < e->nm; m++)
+							fb.excl[l][m][a] += t->self[m][r];
 				}
 				stack[sp] = r;
 				iter[sp] = 0;
@@ -2189,8 +2368,10 @@ enter:
 		tmpid[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
 		tmpline[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
 		uint32_t np = l ? (fb.nr_scopes[l - 1] ? fb.nr_scopes[l - 1] : 1) : 1;
-		first[l] = pv_calloc(np, sizeof(uint32_t));
-		count[l] = pv_calloc(np, sizeof(uint32_t));
+		/* the last level nested in loops: groups np + loop scope, after the functions' */
+		uint32_t ng = nestl && l + 1 == nl ? np + ns : np;
+		first[l] = pv_calloc(ng, sizeof(uint32_t));
+		count[l] = pv_calloc(ng, sizeof(uint32_t));
 		ok = order[l] && tmpkind[l] && tmpid[l] && tmpline[l] && first[l] && count[l];
 		if (!ok)
 			break;
@@ -2200,18 +2381,16 @@ enter:
 			tmpline[l][sx] = KEY_LINE(fb.scope_key[l][sx]);
 		}
 		/* group by parent scope (counting sort), then sort each group */
-		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
-			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
-			count[l][ps]++;
-		}
+		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++)
+			count[l][flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE)]++;
 		uint32_t off = 0;
-		for (uint32_t ps = 0; ps < np; ps++) {
+		for (uint32_t ps = 0; ps < ng; ps++) {
 			first[l][ps] = off;
 			off += count[l][ps];
 			count[l][ps] = 0;
 		}
 		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
-			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
+			uint32_t ps = flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE);
 			order[l][first[l][ps] + count[l][ps]++] = sx;
 		}
 		bool by_self = list && v->q.sort == PV_SORT_SELF;
@@ -2223,13 +2402,14 @@ enter:
 				     tmpid[l],
 				     tmpline[l],
 				     NULL};
-		for (uint32_t ps = 0; ps < np; ps++)
+		for (uint32_t ps = 0; ps < ng; ps++)
 			sort_ix(&c, order[l] + first[l][ps], count[l][ps]);
 	}
 	if (ok) {
 		/* emit: depth first through the levels with an explicit cursor per level */
-		uint32_t pos[4] = {0}, endp[4] = {0};
+		uint32_t pos[PV_FLAT_LEVELS] = {0}, endp[PV_FLAT_LEVELS] = {0};
 		uint32_t depth = 0;
+		uint32_t np_last = nl > 1 ? (fb.nr_scopes[nl - 2] ? fb.nr_scopes[nl - 2] : 1) : 1;
 		pos[0] = 0;
 		endp[0] = fb.nr_scopes[0];
 		uint32_t out_len = 0;
@@ -2240,8 +2420,8 @@ enter:
 				depth--;
 				continue;
 			}
-			uint32_t sx = order[depth][pos[depth]++];
-			uint32_t l = depth;
+			uint32_t l = depth < nl ? depth : nl - 1; /* past it: loops in loops */
+			uint32_t sx = order[l][pos[depth]++];
 			bool live = false;
 			for (uint32_t m = 0; m < e->nm; m++)
 				live |= fb.incl[l][m][sx] != 0 || fb.excl[l][m][sx] != 0;
@@ -2256,7 +2436,7 @@ enter:
 			f->kind[o] = tmpkind[l][sx];
 			f->id[o] = tmpid[l][sx];
 			f->line[o] = tmpline[l][sx];
-			f->level[o] = (uint8_t)levels[l];
+			f->level[o] = (uint8_t)(levels[l] + (depth - l));
 			for (uint32_t m = 0; m < e->nm; m++) {
 				f->total[m][o] = fb.incl[l][m][sx];
 				f->self[m][o] = fb.excl[l][m][sx];
@@ -2266,6 +2446,10 @@ enter:
 				depth++;
 				pos[depth] = first[depth][sx];
 				endp[depth] = first[depth][sx] + count[depth][sx];
+			} else if (nestl && l + 1 == nl && count[l][np_last + sx]) {
+				depth++; /* the loops and lines in this loop */
+				pos[depth] = first[l][np_last + sx];
+				endp[depth] = pos[depth] + count[l][np_last + sx];
 			}
 		}
 		f->len = out_len;
@@ -2280,6 +2464,9 @@ enter:
 		pv_free(tmpline[l]);
 	}
 out:
+	pv_free(fb.loop_parent);
+	pv_free(fb.nest);
+	pv_free(fb.row_loop);
 	for (uint32_t l = 0; l < 4; l++) {
 		pv_free(fb.key_of[l]);
 		pv_free(fb.scope_key[l]);
@@ -2586,6 +2773,7 @@ void pv_view_free(struct pv_view *v)
 	pv_free(v->center_label);
 	pv_free(v->note);
 	pv_free(v->pseudo_module);
+	pv__derived_free(v->derived);
 	pv_query_release(&v->q);
 	pv_free(v);
 }
@@ -2663,9 +2851,19 @@ static int resolve(struct engine *e, const struct pv_query *q)
 			return pv_error_set(e->err, PV_EINVAL, "the profile has no metric");
 		v->metrics[v->nr_metrics++] = p->meta.default_metric;
 	}
+	/* derived metrics (derive.c): columns of their own, their inputs' hidden columns */
+	bool derives = q->nr_derive || p->formulas.len;
+	int rc = derives ? pv__derive_begin(v, e->err) : 0;
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < q->nr_metrics; i++) {
 		enum pv_stat stat;
 		pv_metric_ix m = pv__metric_stat(p, q->metrics[i], &stat); /* NAME or NAME:STAT */
+		if (m == PV_NONE && (rc = pv__derive_column(v, q->metrics[i], e->err)) <= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		v->stat[v->nr_metrics] = (uint8_t)stat;
 		if (m == PV_NONE) {
 			char have[256] = "";
@@ -2679,6 +2877,8 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		}
 		v->metrics[v->nr_metrics++] = m;
 	}
+	if (derives && (rc = pv__derive_setup(v, e->err)))
+		return rc;
 	e->nm = v->nr_metrics;
 	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
 		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
@@ -2691,28 +2891,19 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		return 0;
 	}
 	uint8_t *sel = pv_calloc(p->threads.len ? p->threads.len : 1, 1);
-	pv_thread_ix *found = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(*found));
-	if (!sel || !found) {
-		pv_free(sel);
-		pv_free(found);
+	if (!sel)
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-	}
 	for (uint32_t i = 0; i < q->nr_threads; i++) {
-		uint32_t k = pv_thread_find(p, q->threads[i], found, p->threads.len);
-		if (k == 0) {
+		rc = pv_threads_mark(p, q->threads[i], sel, e->err);
+		if (rc) {
 			pv_free(sel);
-			pv_free(found);
-			return pv_error_set(e->err, PV_EINVAL, "no thread named '%s' (see 'profview info')",
-					    q->threads[i]);
+			return rc;
 		}
-		for (uint32_t j = 0; j < k && j < p->threads.len; j++)
-			sel[found[j]] = 1;
 	}
 	for (uint32_t t = 0; t < p->threads.len; t++)
 		if (sel[t])
 			v->threads[v->nr_threads++] = t;
 	pv_free(sel);
-	pv_free(found);
 	return 0;
 }
 
@@ -2810,6 +3001,15 @@ static bool inside_has(const struct inside *in, pv_thread_ix t, int64_t x)
 	return lo > in->first[t] && x < in->iv[2 * (lo - 1) + 1];
 }
 
+/* Whether q has a label filter (--tag, --drop-tag). */
+static bool has_tag_filter(const struct pv_query *q)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < q->nr_filters; i++)
+		any |= q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
+	return any;
+}
+
 /*
  * The label filters (--tag, --drop-tag): keep[ls] for each label set, NULL when the query has
  * none. They test samples, not stacks, so they apply in the sample pass whatever their place
@@ -2820,10 +3020,7 @@ static int tags_build(struct engine *e, uint8_t **out)
 	const struct pv_profile *p = e->p;
 	const struct pv_query *q = &e->v->q;
 	*out = NULL;
-	bool any = false;
-	for (uint32_t i = 0; i < q->nr_filters; i++)
-		any |= q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
-	if (!any)
+	if (!has_tag_filter(q))
 		return 0;
 	uint32_t n = p->label_sets.len ? p->label_sets.len : 1;
 	uint8_t *keep = pv_malloc(n);
@@ -2862,12 +3059,11 @@ static int tags_build(struct engine *e, uint8_t **out)
 	return 0;
 }
 
-static int sample_pass(struct engine *e)
+/* The working table: the profile's stacks, each of cost 0 (or 1: ones). */
+static int wst_profile(struct engine *e, bool ones)
 {
 	const struct pv_profile *p = e->p;
-	struct pv_view *v = e->v;
 	struct wst *w = &e->w;
-	struct inside in = {0};
 	w->len = p->stacks.len;
 	w->frame = p->stacks.frame;
 	w->prefix = p->stacks.prefix;
@@ -2876,10 +3072,24 @@ static int sample_pass(struct engine *e)
 		w->cost[m] = pv_calloc(w->len ? w->len : 1, sizeof(int64_t));
 		if (!w->cost[m])
 			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		for (uint32_t s = 0; ones && s < w->len; s++)
+			w->cost[m][s] = 1;
 	}
+	return 0;
+}
+
+static int sample_pass(struct engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	struct wst *w = &e->w;
+	struct inside in = {0};
+	int rc = wst_profile(e, false);
+	if (rc)
+		return rc;
 	const struct pv_query *q = &v->q;
 	if (q->inside_markers) {
-		int rc = inside_build(e, q->inside_markers, &in);
+		rc = inside_build(e, q->inside_markers, &in);
 		if (rc) {
 			pv_free(in.first);
 			pv_free(in.iv);
@@ -2887,7 +3097,7 @@ static int sample_pass(struct engine *e)
 		}
 	}
 	uint8_t *tag_keep = NULL;
-	int rc = tags_build(e, &tag_keep);
+	rc = tags_build(e, &tag_keep);
 	if (rc) {
 		pv_free(in.first);
 		pv_free(in.iv);
@@ -2940,39 +3150,76 @@ static char *center_label(const struct pv_query *q)
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
+		   struct pv__selection *sel,
+		   struct pv_error *err);
 
-/* columns of statistics across threads (stats.c), once the view is computed */
+/* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
+ * view is computed */
 static int stats_if_any(struct pv_view *v, struct pv_error *err)
 {
-	for (uint32_t c = 0; c < v->nr_metrics; c++)
-		if (v->stat[c] != PV_STAT_SUM)
-			return pv__view_stats(v, err);
-	return 0;
+	for (uint32_t c = 0; c < v->nr_metrics; c++) {
+		if (v->stat[c] != PV_STAT_SUM) {
+			int rc = pv__view_stats(v, err);
+			if (rc)
+				return rc;
+			break;
+		}
+	}
+	return pv__view_derive(v, err);
 }
 
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
-	return compute(p, q, out, NULL, NULL, err);
+	return compute(p, q, out, NULL, NULL, NULL, NULL, err);
 }
 
 int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
 			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
 			 struct pv_error *err)
 {
-	return compute(p, q, out, stacks, samples, err);
+	return compute(p, q, out, stacks, samples, NULL, NULL, err);
+}
+
+int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		  struct pv__rows *rows, struct pv_error *err)
+{
+	rows->stack_row = NULL;
+	rows->selected = NULL;
+	return compute(p, q, out, NULL, NULL, rows, NULL, err);
+}
+
+int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		    struct pv__selection *sel, struct pv_error *err)
+{
+	memset(sel, 0, sizeof(*sel));
+	return compute(p, q, out, NULL, &sel->samples, NULL, sel, err);
+}
+
+void pv__selection_release(struct pv__selection *sel)
+{
+	if (sel->owned) {
+		pv_free(sel->frame);
+		pv_free(sel->prefix);
+	}
+	pv_free(sel->origin);
+	pv_free(sel->anchor);
+	pv_free(sel->samples);
+	memset(sel, 0, sizeof(*sel));
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err)
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
+		   struct pv__selection *sel,
+		   struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
 	if (!v)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	v->p = p;
 	pv_query_init(&v->q);
-	struct engine e = {.p = p, .v = v, .err = err};
+	struct engine e = {.p = p, .v = v, .err = err, .want_node = rows_out != NULL};
 	struct scope center[PV_QUERY_MAX];
 	uint32_t ncenter = 0;
 	uint8_t *match = NULL;
@@ -2982,11 +3229,14 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (samples_out && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
+	/* pv__view_rows: the selection by sample only when it is not every sample of the threads */
+	bool select = samples_out || (rows_out && (q->has_range || q->inside_markers ||
+						   has_tag_filter(q)));
+	if (select && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (keep_out || samples_out) {
+	if (keep_out || samples_out || rows_out) {
 		size_t n = p->stacks.len ? p->stacks.len : 1;
 		e.origin = pv_malloc(n * sizeof(*e.origin));
 		e.odrop = pv_calloc(n, 1);
@@ -2999,7 +3249,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	if ((rc = resolve(&e, q)))
 		goto fail;
-	if (!keep_out && !samples_out) {
+	if (!keep_out && !samples_out && !rows_out) {
 		/* a call-graph profile: the views its graph answers (callgraph.c) */
 		bool done = false;
 		if ((rc = pv__callgraph_view(v, &done, err)))
@@ -3011,8 +3261,17 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 			return 0;
 		}
 	}
-	if ((rc = sample_pass(&e)))
+	if (rows_out && !select) {
+		/* pv__view_rows with every sample of the threads selected: the rows and the stacks'
+		 * rows need no costs, so every stack weighs 1 (and the samples without a stack, when
+		 * they count) instead of a pass over the samples */
+		if ((rc = wst_profile(&e, true)))
+			goto fail;
+		for (uint32_t m = 0; m < e.nm; m++)
+			v->nostack[m] = 1;
+	} else if ((rc = sample_pass(&e))) {
 		goto fail;
+	}
 	if (q->inlines == PV_INLINE_FOLD && (rc = fold_inlines(&e)))
 		goto fail;
 	for (uint32_t i = 0; i < q->nr_filters; i++)
@@ -3078,10 +3337,13 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		}
 		/* counted once per sample over the line-level top-down tree (centered for top) */
 		enum pv_granularity saved = v->q.by;
+		enum pv_self_mode saved_self = v->q.self;
 		v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
+		v->q.self = PV_SELF_OWN; /* flat_compute nests the loops' selves itself */
 		struct pv_tree *t = NULL;
 		rc = build_top_down(&e, q->view == PV_VIEW_TOP ? anchor : NULL, false, &t);
 		v->q.by = saved;
+		v->q.self = saved_self;
 		if (!rc)
 			rc = flat_compute(&e, t, &v->flat);
 		tree_free(t, e.nm);
@@ -3133,6 +3395,15 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		scope_release(&center[i]);
 	for (uint32_t m = 0; m < e.nm; m++)
 		pv_free(e.w.cost[m]);
+	if (sel) {
+		/* the working table, the origins and the anchors go to the selection */
+		sel->len = e.w.len;
+		sel->frame = e.w.frame;
+		sel->prefix = e.w.prefix;
+		sel->owned = e.w.owned;
+		e.w.owned = false;
+		sel->anchor = anchor;
+	}
 	if (e.w.owned) {
 		pv_free(e.w.frame);
 		pv_free(e.w.prefix);
@@ -3164,6 +3435,26 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		else
 			pv_free(keep);
 	}
+	if (rows_out) {
+		/* each profile stack's row: its working stack's, unless a filter dropped it */
+		uint32_t *row = e.origin; /* reused in place: origin[o] is read before row[o] is set */
+		for (uint32_t o = 0; o < p->stacks.len; o++) {
+			uint32_t ws = e.origin[o];
+			row[o] = e.odrop[o] || ws == PV_NONE || !e.node ? PV_NONE : e.node[ws];
+		}
+		rows_out->stack_row = row;
+		rows_out->selected = e.skeep;
+		e.origin = NULL;
+		e.skeep = NULL;
+		pv_free(e.odrop);
+		e.odrop = NULL;
+	}
+	pv_free(e.node);
+	if (sel) {
+		sel->origin = e.origin;
+		e.origin = NULL;
+		anchor = NULL;
+	}
 	pv_free(e.origin);
 	pv_free(match);
 	pv_free(anchor);
@@ -3174,6 +3465,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	*out = v;
 	return 0;
 fail:
+	pv_free(e.node);
 	pv_free(e.origin);
 	pv_free(e.odrop);
 	pv_free(e.skeep);

@@ -1436,6 +1436,55 @@ T_TEST(api_view_loop_rows)
 	T_EQ_INT(st, 200);
 	T_CONTAINS(body, "\"center_total\": [1210259000]");
 	free(body);
+	/* the flat view by line nests the loop's line under the loop (level 4), and the loop's key
+	 * names it for its children */
+	body = call(a, "view", "view=flat&by=line", &st);
+	T_EQ_INT(st, 200);
+	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c:3\"") : NULL;
+	const char *key = loop;
+	while (key && key > body && strncmp(key, "{\"key\": \"", 9) != 0)
+		key--;
+	T_TRUE(loop && key > body);
+	if (loop && key > body) {
+		char q[256];
+		int n = (int)strcspn(key + 9, "\"");
+		snprintf(q, sizeof(q), "view=flat&by=line&key=%.*s", n, key + 9);
+		T_CONTAINS(loop, "\"level\": 3");
+		char *kids = call(a, "children", q, &st);
+		T_EQ_INT(st, 200);
+		T_CONTAINS(kids, "\"name\": \"spinsleep:3\", \"kind\": \"line\"");
+		T_CONTAINS(kids, "\"level\": 4");
+		free(kids);
+	}
+	free(body);
+	pv_api_free(a);
+}
+
+/* A derived metric through the API: its formula in "metrics", its values with a fraction (or null
+ * for a division by zero) and no base for percentages. sort.cgout's whole: 100 * (6996 + 4001) /
+ * (1931094 + 1093073) = 0.36363732558 (its summary line). */
+T_TEST(api_view_derived_metric)
+{
+	struct pv_api *a = api_of("callgrind/sort.cgout", NULL);
+	if (!a)
+		return;
+	int st;
+	char *body = call(a, "view",
+			  "view=top&n=1&derive=D1miss%3D100*(%24D1mr%2B%24D1mw)%2F(%24Dr%2B%24Dw)", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "{\"name\": \"D1miss\", \"unit\": \"count\", \"formula\": "
+			 "\"100*($D1mr+$D1mw)/($Dr+$Dw)\"}");
+	T_CONTAINS(body, "\"whole\": [8333155, 0.36363732558]");
+	T_CONTAINS(body, "\"base\": [8333155, null]");
+	free(body);
+	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"whole\": [8333155, null]");
+	free(body);
+	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(body, "column 7: expected a number");
+	free(body);
 	pv_api_free(a);
 }
 

@@ -3,9 +3,9 @@
 // (tab, sel, mk, zoom, search, src, line, p). A reload or a shared URL gives the same view;
 // center, filter and range changes are pushed to the history so back/forward walk them.
 
-export const QUERY_KEYS = ['center', 'filter', 'metric', 'by', 'thread', 'range', 'percent',
+export const QUERY_KEYS = ['center', 'filter', 'metric', 'derive', 'by', 'thread', 'range', 'percent',
   'min-percent', 'depth', 'n', 'sort', 'inside-markers', 'inline'];
-const REPEATED = new Set(['center', 'filter', 'thread']);
+const REPEATED = new Set(['center', 'filter', 'thread', 'derive']);
 
 export const TABS = ['top-down', 'bottom-up', 'flat', 'butterfly', 'flame', 'marker-chart',
   'marker-table', 'source'];
