@@ -57,6 +57,8 @@ static void usage(FILE *out)
 	      "  contexts    one row's values over the threads/ranks: per context, summary,\n"
 	      "              histogram (profview contexts --help)\n"
 	      "  export      write FILE in another tool's format (profview export --help)\n"
+	      "  merge       many profiles as one snapshot, each input a context; over MPI\n"
+	      "              ranks under mpirun (profview merge --help)\n"
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
@@ -471,6 +473,8 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_contexts(int argc, char **argv);
 /* cli/cmd_export.c */
 int cmd_export(int argc, char **argv);
+/* cli/cmd_merge.c */
+int cmd_merge(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -482,6 +486,8 @@ int main(int argc, char **argv)
 		return cmd_contexts(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "export") == 0)
 		return cmd_export(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return cmd_merge(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";

@@ -7,6 +7,7 @@
 #define PV_IMPORT_IMPORTER_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "base/file.h"
 #include "model/builder.h"
@@ -45,6 +46,9 @@ extern const struct importer importer_hpctoolkit_v4;
 extern const struct importer importer_hpctoolkit_summary;
 extern const struct importer importer_hpctoolkit_xml;
 extern const struct importer importer_snapshot;
+
+/* Whether path is a folder that holds a profile database (one input, not a folder of them). */
+bool import_folder_is_profile(const char *path);
 
 struct pv_snapshot_source;
 /*
