@@ -58,8 +58,12 @@ static void merge_usage(FILE *out)
 	    "bytes whatever the number of ranks.\n"
 	    "\n"
 	    "  profview merge -o all.pvs --context-regex 'rank-([0-9]+)' \\\n"
-	    "      --context-name 'rank {1}' out/\n",
+	    "      --context-name 'rank {1}' out/\n"
+	    "\n",
 	    out);
+	fputs(PV_MPI ? "this profview is built with MPI\n"
+		     : "this profview is built without MPI (meson -Dmpi=enabled builds it in)\n",
+	      out);
 }
 
 struct mpi {
@@ -392,7 +396,16 @@ int cmd_merge(int argc, char **argv)
 	pv_merge_free(probe);
 
 	struct mpi w = {.rank = 0, .size = 1, .on = false};
-#if PV_MPI
+#if !PV_MPI
+	const char *ranks = getenv("OMPI_COMM_WORLD_SIZE");
+	if (ranks && strcmp(ranks, "1") != 0) {
+		cli_say("error",
+			"merge: this profview is built without MPI (meson -Dmpi=enabled): "
+			"each of the %s ranks would merge everything; run it without mpirun",
+			ranks);
+		return 2;
+	}
+#else
 	/* under a launcher (mpirun sets these), else alone without MPI */
 	if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE")) {
 		MPI_Init(&argc, &argv);
