@@ -1,6 +1,6 @@
 #!/bin/sh
 # profview merge of per-rank profiles (bench/RESULTS.md "Merge"), from the repository root:
-#   sh bench/merge.sh [N...]      (default: 1000 10000)
+#   sh bench/merge.sh [N...]      (default: 1000 10000; FORMATS='collapsed pprof' by default)
 # For each N: bench/gen-ranks writes N collapsed per-rank profiles and `profview export --to
 # pprof` the same as pprof; then, one after the other, wall times of
 #   baseline  cat the collapsed files into one and `profview snapshot` it (one context)
@@ -28,14 +28,20 @@ for n in ${@:-1000 10000}; do
 		rm -rf "$d"
 		mkdir -p "$d/collapsed" "$d/pprof"
 		build/bench/gen-ranks "$n" "$d/collapsed"
-		ls "$d/collapsed" | sed 's/\.txt$//' |
-			xargs -P 2 -I{} $pv export "$d/collapsed/{}.txt" --to pprof -o "$d/pprof/{}.pb.gz"
 		touch "$d/done"
 	fi
-	echo "## N=$n ranks: collapsed $(du -sm "$d/collapsed" | cut -f1) MB, pprof $(du -sm "$d/pprof" | cut -f1) MB"
+	case "${FORMATS:-collapsed pprof}" in
+	*pprof*)
+		if [ ! -f "$d/pprof-done" ]; then
+			ls "$d/collapsed" | sed 's/\.txt$//' |
+				xargs -P 2 -I{} $pv export "$d/collapsed/{}.txt" --to pprof -o "$d/pprof/{}.pb.gz"
+			touch "$d/pprof-done"
+		fi ;;
+	esac
+	echo "## N=$n ranks: collapsed $(du -sm "$d/collapsed" | cut -f1) MB, pprof $(du -sm "$d/pprof" | cut -f1) MB (${FORMATS:-collapsed pprof} measured)"
 	base=$(t sh -c "cat $d/collapsed/*.txt > $out/all.txt && $pv snapshot $out/all.txt -o $out/base.pvs")
 	echo "baseline cat + profview snapshot (one context): ${base} s, snapshot $(du -m $out/base.pvs | cut -f1) MB"
-	for fmt in collapsed pprof; do
+	for fmt in ${FORMATS:-collapsed pprof}; do
 		one=$(t $pv merge --stats -o "$out/one-$fmt.pvs" "$d/$fmt")
 		echo "$fmt: profview merge (no MPI): ${one} s; $(grep -o 'peak RSS.*' "$out/last.err")"
 		for np in 1 2 4; do

@@ -244,7 +244,7 @@ static void free_list(const struct mpi *w, char **paths, uint64_t n)
 
 /* --stats: this rank's figures, printed by rank 0 in rank order. */
 struct stats {
-	double inputs, sent, t_read, t_reduce, t_write, peak_kb;
+	double inputs, sent, t_read, t_reduce, t_write, peak_kb, cpu;
 };
 
 static void print_stats(const struct mpi *w, struct stats *st)
@@ -252,11 +252,13 @@ static void print_stats(const struct mpi *w, struct stats *st)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	st->peak_kb = (double)ru.ru_maxrss;
+	st->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		  (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	struct stats *all = st;
 #if PV_MPI
 	if (w->on) {
 		all = w->rank == 0 ? malloc((size_t)w->size * sizeof(*all)) : NULL;
-		MPI_Gather(st, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+		MPI_Gather(st, 7, MPI_DOUBLE, all, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 		if (w->rank != 0 || !all)
 			return;
 	}
@@ -264,9 +266,9 @@ static void print_stats(const struct mpi *w, struct stats *st)
 	for (int r = 0; r < w->size; r++)
 		fprintf(stderr,
 			"merge: rank %d of %d: %.0f inputs, read and merged in %.3f s, reduce %.3f "
-			"s, write %.3f s, sent %.0f bytes, peak RSS %.1f MB\n",
+			"s, write %.3f s, CPU %.3f s, sent %.0f bytes, peak RSS %.1f MB\n",
 			r, w->size, all[r].inputs, all[r].t_read, all[r].t_reduce, all[r].t_write,
-			all[r].sent, all[r].peak_kb / 1024.0);
+			all[r].cpu, all[r].sent, all[r].peak_kb / 1024.0);
 	if (all != st)
 		free(all);
 }
