@@ -58,6 +58,8 @@ static void usage(FILE *out)
 	      "  trace       contexts x time (profview trace --help)\n"
 	      "  snapshot    write FILE's profile as a snapshot that opens at once: profview\n"
 	      "              snapshot FILE -o OUT.pvs (profview snapshot --help)\n"
+	      "  merge       many profiles as one snapshot, each input a context; over MPI\n"
+	      "              ranks under mpirun (profview merge --help)\n"
 	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
 	      "              (profview serve --help)\n"
 	      "  query       print the query given by the options as flags, URL and JSON\n"
@@ -471,6 +473,8 @@ int cmd_export(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 /* cli/cmd_snapshot.c */
 int cmd_snapshot(int argc, char **argv);
+/* cli/cmd_merge.c */
+int cmd_merge(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -484,6 +488,8 @@ int main(int argc, char **argv)
 		return cmd_trace(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "snapshot") == 0)
 		return cmd_snapshot(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return cmd_merge(argc - 1, argv + 1);
 	struct cli c = {0};
 	pv_query_init(&c.q);
 	const char *cmd = "tree";

@@ -57,6 +57,15 @@ if [ "$#" -gt 0 ]; then
 	echo "$out" | tail -n 30
 	add "$(echo "$out" | tail -n 1)"
 fi
+# profview merge: per-thread splits of multi-thread profiles merged back, and under mpirun with
+# 1, 2 and 4 ranks byte for byte the single-process merge (tests/merge/run.sh; its last line is
+# "merge: N passed, N failed")
+if [ "$#" -gt 0 ]; then
+	echo "== merge"
+	out=$(sh tests/merge/run.sh "$1/profview" 2>&1)
+	echo "$out" | tail -n 30
+	add "$(echo "$out" | tail -n 1)"
+fi
 # the page in a real Chromium (tests/browser/run.sh installs chromium and playwright-core when
 # missing), against the first build's binary; its last line is "browser: N passed, N failed"
 if [ -f tests/browser/run.sh ] && [ "$#" -gt 0 ]; then

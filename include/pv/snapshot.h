@@ -32,4 +32,12 @@ struct pv_snapshot_source {
 int pv_snapshot_write(const struct pv_profile *p, const char *path,
 		      const struct pv_snapshot_source *src, struct pv_error *err);
 
+/*
+ * The snapshot of p as bytes in memory (*buf, the caller frees it with free()), the same bytes
+ * pv_snapshot_write writes without a source (what `profview merge` sends between its MPI
+ * ranks; pv_import_memory opens them). Returns 0 or PV_ENOMEM.
+ */
+int pv_snapshot_write_memory(const struct pv_profile *p, void **buf, size_t *len,
+			     struct pv_error *err);
+
 #endif

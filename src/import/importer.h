@@ -44,6 +44,9 @@ extern const struct importer importer_hpctoolkit_summary;
 extern const struct importer importer_hpctoolkit_xml;
 extern const struct importer importer_snapshot;
 
+/* Whether path is a folder that holds a profile database (one input, not a folder of them). */
+bool import_folder_is_profile(const char *path);
+
 struct pv_snapshot_source;
 /*
  * Whether the snapshot in was made from src (its path, size, time and forced format): 1 yes,

@@ -573,130 +573,10 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 /* ---- labels: interned rows and sets, written straight into the model's tables ---- */
 
 struct label_state {
-	struct u64map label_map; /* hash -> row + 1, chained through label_next on collision */
-	struct u64map set_map;
 	uint32_t *items;         /* scratch: one sample's label rows */
 	uint32_t cap_items;
 	uint64_t bad;
 };
-
-static uint64_t label_hash(pv_str_ix key, pv_str_ix str, int64_t num, pv_str_ix unit)
-{
-	uint64_t v[4] = {key, str, (uint64_t)num, unit};
-	return hash_bytes(v, sizeof(v));
-}
-
-/* A label row, interned (linear probing on the 64-bit hash in a u64map keyed by hash + k). */
-static uint32_t label_row(struct pv_builder *b, struct label_state *ls, pv_str_ix key,
-			  pv_str_ix str, int64_t num, pv_str_ix unit)
-{
-	struct pv_labels *l = &b->p->labels;
-	uint64_t h = label_hash(key, str, num, unit);
-	for (uint64_t k = 0;; k++) {
-		uint32_t r = u64map_get(&ls->label_map, h + k);
-		if (r == UINT32_MAX)
-			break;
-		if (l->key[r] == key && l->str[r] == str && l->num[r] == num && l->unit[r] == unit)
-			return r;
-	}
-	if (l->len == l->cap) {
-		uint32_t nc = grow_cap(l->cap, (uint64_t)l->len + 1);
-		if (!nc || COL_GROW(l->key, nc) || COL_GROW(l->str, nc) || COL_GROW(l->num, nc) ||
-		    COL_GROW(l->unit, nc)) {
-			b->status = PV_ENOMEM;
-			return PV_NONE;
-		}
-		l->cap = nc;
-	}
-	uint32_t r = l->len++;
-	l->key[r] = key;
-	l->str[r] = str;
-	l->num[r] = num;
-	l->unit[r] = unit;
-	uint64_t k = 0;
-	while (u64map_get(&ls->label_map, h + k) != UINT32_MAX)
-		k++;
-	if (u64map_put(&ls->label_map, h + k, r)) {
-		b->status = PV_ENOMEM;
-		return PV_NONE;
-	}
-	return r;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int ensure_sets(struct pv_builder *b)
-{
-	struct pv_label_sets *t = &b->p->label_sets;
-	if (t->len)
-		return 0;
-	/* set 0: the empty set */
-	if (COL_GROW(t->first, 16) || COL_GROW(t->count, 16)) {
-		b->status = PV_ENOMEM;
-		return -1;
-	}
-	t->cap = 16;
-	t->first[0] = 0;
-	t->count[0] = 0;
-	t->len = 1;
-	return 0;
-}
-
-static uint32_t label_set(struct pv_builder *b, struct label_state *ls, uint32_t *items, uint32_t n)
-{
-	if (n == 0)
-		return 0;
-	pv_sort(items, n, sizeof(*items), cmp_u32);
-	uint32_t w = 1;
-	for (uint32_t i = 1; i < n; i++)
-		if (items[i] != items[w - 1])
-			items[w++] = items[i];
-	n = w;
-	if (ensure_sets(b))
-		return 0;
-	struct pv_label_sets *t = &b->p->label_sets;
-	uint64_t h = hash_bytes(items, (size_t)n * sizeof(*items));
-	for (uint64_t k = 0;; k++) {
-		uint32_t r = u64map_get(&ls->set_map, h + k);
-		if (r == UINT32_MAX)
-			break;
-		if (t->count[r] == n && !memcmp(t->items + t->first[r], items, (size_t)n * sizeof(*items)))
-			return r;
-	}
-	if (t->len == t->cap) {
-		uint32_t nc = grow_cap(t->cap, (uint64_t)t->len + 1);
-		if (!nc || COL_GROW(t->first, nc) || COL_GROW(t->count, nc)) {
-			b->status = PV_ENOMEM;
-			return 0;
-		}
-		t->cap = nc;
-	}
-	if ((uint64_t)t->nr_items + n > t->items_cap) {
-		uint32_t nc = grow_cap(t->items_cap, (uint64_t)t->nr_items + n);
-		if (!nc || COL_GROW(t->items, nc)) {
-			b->status = PV_ENOMEM;
-			return 0;
-		}
-		t->items_cap = nc;
-	}
-	uint32_t r = t->len++;
-	t->first[r] = t->nr_items;
-	t->count[r] = n;
-	memcpy(t->items + t->nr_items, items, (size_t)n * sizeof(*items));
-	t->nr_items += n;
-	uint64_t k = 0;
-	while (u64map_get(&ls->set_map, h + k) != UINT32_MAX)
-		k++;
-	if (u64map_put(&ls->set_map, h + k, r)) {
-		b->status = PV_ENOMEM;
-		return 0;
-	}
-	return r;
-}
 
 /* The label set of one sample; 0 when it has none. */
 static uint32_t sample_labels(struct pstate *s, struct label_state *ls, const Sample *S)
@@ -722,12 +602,12 @@ static uint32_t sample_labels(struct pstate *s, struct label_state *ls, const Sa
 		}
 		pv_str_ix str = L->str ? intern(s, L->str) : 0;
 		pv_str_ix unit = !L->str && L->num_unit ? intern(s, L->num_unit) : 0;
-		uint32_t r = label_row(b, ls, key, str, str ? 0 : L->num, unit);
+		uint32_t r = builder_label(b, key, str, str ? 0 : L->num, unit);
 		if (r == PV_NONE)
 			return 0;
 		ls->items[n++] = r;
 	}
-	return label_set(b, ls, ls->items, n);
+	return builder_label_set(b, ls->items, n);
 }
 
 static void format_ns_header(struct pv_builder *b, struct pstate *s, const Profile *pr)
@@ -1013,8 +893,6 @@ out:
 	u64map_release(&s.loc_map);
 	u64map_release(&s.func_map);
 	u64map_release(&s.map_map);
-	u64map_release(&ls.label_map);
-	u64map_release(&ls.set_map);
 	pv_free(ls.items);
 	pv_free(s.strs);
 	pv_free(s.locs);

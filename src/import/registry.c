@@ -239,6 +239,15 @@ static int dir_entry(const char *path, const char **format, char **file, struct 
 			    path);
 }
 
+bool import_folder_is_profile(const char *path)
+{
+	const char *format = NULL;
+	char *file = NULL;
+	int rc = dir_entry(path, &format, &file, NULL);
+	pv_free(file);
+	return rc == 0;
+}
+
 int pv_import_file_progress(const char *path, const char *format, struct pv_progress *prog,
 			    struct pv_profile **out, struct pv_error *err)
 {

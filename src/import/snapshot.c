@@ -24,6 +24,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "import/importer.h"
 #include "pv/snapshot.h"
 
@@ -347,15 +348,29 @@ static int write_file(int fd, const struct writer *w, const unsigned char *head,
 	return 0;
 }
 
-int pv_snapshot_write(const struct pv_profile *p, const char *path,
-		      const struct pv_snapshot_source *src, struct pv_error *err)
-{
-	struct writer w = {0};
+/* A snapshot laid out in memory: the header and section table, and the sections it points to. */
+struct layout {
+	struct writer w;
 	unsigned char meta[META_SIZE];
-	unsigned char *head = NULL, *strings = NULL, *source = NULL;
-	char *tmp = NULL;
-	int rc = PV_ENOMEM, fd = -1;
+	unsigned char *head, *strings, *source;
+	size_t head_len;
+	uint64_t total; /* the file's size */
+};
 
+static void layout_free(struct layout *l)
+{
+	pv_free(l->head);
+	pv_free(l->source);
+	pv_free(l->strings);
+	pv_free(l->w.s);
+}
+
+/* Lays p out as a snapshot (nothing written yet). Returns 0 or PV_ENOMEM. */
+static int lay_out(const struct pv_profile *p, const struct pv_snapshot_source *src,
+		   struct layout *l)
+{
+	struct writer *w = &l->w;
+	unsigned char *meta = l->meta;
 	for (size_t i = 0; i < NR_SCALARS; i++) {
 		const char *f = (const char *)p + scalars[i].off;
 		uint64_t v;
@@ -371,34 +386,34 @@ int pv_snapshot_write(const struct pv_profile *p, const char *path,
 		wr64(meta + i * 8, v);
 	}
 	wr64(meta + NR_SCALARS * 8, flags_of(p));
-	if (add(&w, S_META, 0, meta, sizeof(meta)))
-		goto out;
+	if (add(w, S_META, 0, meta, sizeof(l->meta)))
+		return PV_ENOMEM;
 
 	/* the strings' bytes, each followed by its NUL, in index order */
 	uint64_t nbytes = 0;
 	for (uint32_t i = 0; i < p->strings.len; i++)
 		nbytes += (uint64_t)p->strings.size[i] + 1;
-	if (nbytes > SIZE_MAX || !(strings = pv_malloc((size_t)nbytes)))
-		goto out;
+	if (nbytes > SIZE_MAX || !(l->strings = pv_malloc((size_t)nbytes)))
+		return PV_ENOMEM;
 	for (uint64_t i = 0, at = 0; i < p->strings.len; i++) {
-		memcpy(strings + at, p->strings.ptr[i], (size_t)p->strings.size[i] + 1);
+		memcpy(l->strings + at, p->strings.ptr[i], (size_t)p->strings.size[i] + 1);
 		at += (uint64_t)p->strings.size[i] + 1;
 	}
-	if (add(&w, S_STRING_BYTES, 0, strings, nbytes))
-		goto out;
+	if (add(w, S_STRING_BYTES, 0, l->strings, nbytes))
+		return PV_ENOMEM;
 
 	if (src) {
 		size_t pl = strlen(src->path), fl = strlen(src->format);
-		if (!(source = pv_malloc(24 + pl + fl)))
-			goto out;
-		wr64(source, src->size);
-		wr64(source + 8, (uint64_t)src->mtime_ns);
-		wr32(source + 16, (uint32_t)pl);
-		wr32(source + 20, (uint32_t)fl);
-		memcpy(source + 24, src->path, pl);
-		memcpy(source + 24 + pl, src->format, fl);
-		if (add(&w, S_SOURCE, 0, source, 24 + pl + fl))
-			goto out;
+		if (!(l->source = pv_malloc(24 + pl + fl)))
+			return PV_ENOMEM;
+		wr64(l->source, src->size);
+		wr64(l->source + 8, (uint64_t)src->mtime_ns);
+		wr32(l->source + 16, (uint32_t)pl);
+		wr32(l->source + 20, (uint32_t)fl);
+		memcpy(l->source + 24, src->path, pl);
+		memcpy(l->source + 24 + pl, src->format, fl);
+		if (add(w, S_SOURCE, 0, l->source, 24 + pl + fl))
+			return PV_ENOMEM;
 	}
 
 	for (size_t i = 0; i < NR_COLS; i++) {
@@ -406,44 +421,58 @@ int pv_snapshot_write(const struct pv_profile *p, const char *path,
 		void *col = *col_ptr((struct pv_profile *)p, c);
 		uint64_t size = (uint64_t)rows_of(p, c->table) * c->elem;
 		if (!c->per_metric) {
-			if (col && add(&w, c->id, 0, col, size))
-				goto out;
+			if (col && add(w, c->id, 0, col, size))
+				return PV_ENOMEM;
 			continue;
 		}
 		int64_t **arr = col;
 		for (uint32_t m = 0; arr && m < rows_of(p, c->per_metric); m++)
-			if (arr[m] && add(&w, c->id, m, arr[m], size))
-				goto out;
+			if (arr[m] && add(w, c->id, m, arr[m], size))
+				return PV_ENOMEM;
 	}
 
 	/* the layout: header, section table, then the sections, each aligned */
-	size_t head_len = HEADER_SIZE + (size_t)w.n * ENTRY_SIZE;
+	size_t head_len = HEADER_SIZE + (size_t)w->n * ENTRY_SIZE;
 	uint64_t at = head_len;
-	for (uint32_t i = 0; i < w.n; i++) {
+	for (uint32_t i = 0; i < w->n; i++) {
 		at = (at + ALIGN - 1) / ALIGN * ALIGN;
-		w.s[i].offset = at;
-		w.s[i].hash = hash_bytes(w.s[i].data, (size_t)w.s[i].size);
-		at += w.s[i].size;
+		w->s[i].offset = at;
+		w->s[i].hash = hash_bytes(w->s[i].data, (size_t)w->s[i].size);
+		at += w->s[i].size;
 	}
-	if (!(head = pv_calloc(1, head_len)))
-		goto out;
-	for (uint32_t i = 0; i < w.n; i++) {
+	unsigned char *head = l->head = pv_calloc(1, head_len);
+	if (!head)
+		return PV_ENOMEM;
+	for (uint32_t i = 0; i < w->n; i++) {
 		unsigned char *e = head + HEADER_SIZE + (size_t)i * ENTRY_SIZE;
-		wr32(e, w.s[i].id);
-		wr32(e + 4, w.s[i].index);
-		wr64(e + 8, w.s[i].offset);
-		wr64(e + 16, w.s[i].size);
-		wr64(e + 24, w.s[i].hash);
+		wr32(e, w->s[i].id);
+		wr32(e + 4, w->s[i].index);
+		wr64(e + 8, w->s[i].offset);
+		wr64(e + 16, w->s[i].size);
+		wr64(e + 24, w->s[i].hash);
 	}
 	memcpy(head, magic, sizeof(magic));
 	wr32(head + 8, SNAP_VERSION);
 	wr32(head + 12, BYTE_ORDER_MARK);
 	wr64(head + 16, at);
-	wr32(head + 24, w.n);
-	wr64(head + 32, hash_bytes(head + HEADER_SIZE, (size_t)w.n * ENTRY_SIZE));
+	wr32(head + 24, w->n);
+	wr64(head + 32, hash_bytes(head + HEADER_SIZE, (size_t)w->n * ENTRY_SIZE));
 	snprintf((char *)head + 40, 16, "profview %s", PV_VERSION);
 	wr64(head + 56, hash_bytes(head, 56));
+	l->head_len = head_len;
+	l->total = at;
+	return 0;
+}
 
+int pv_snapshot_write(const struct pv_profile *p, const char *path,
+		      const struct pv_snapshot_source *src, struct pv_error *err)
+{
+	struct layout l = {0};
+	char *tmp = NULL;
+	int rc, fd = -1;
+	if ((rc = lay_out(p, src, &l)))
+		goto out;
+	rc = PV_ENOMEM;
 	size_t plen = strlen(path);
 	if (!(tmp = pv_malloc(plen + 16)))
 		goto out;
@@ -456,7 +485,7 @@ int pv_snapshot_write(const struct pv_profile *p, const char *path,
 	/* mkstemp made it 0600: the mode of a file created as usual, 0666 less the umask */
 	mode_t mask = umask(0);
 	umask(mask);
-	if (write_file(fd, &w, head, head_len) || fchmod(fd, 0666 & ~mask) || close(fd)) {
+	if (write_file(fd, &l.w, l.head, l.head_len) || fchmod(fd, 0666 & ~mask) || close(fd)) {
 		int e = errno;
 		fd = -1;
 		unlink(tmp);
@@ -479,10 +508,28 @@ out:
 	if (rc == PV_ENOMEM)
 		pv_error_set(err, PV_ENOMEM, "%s: out of memory while writing the snapshot", path);
 	pv_free(tmp);
-	pv_free(head);
-	pv_free(source);
-	pv_free(strings);
-	pv_free(w.s);
+	layout_free(&l);
+	return rc;
+}
+
+int pv_snapshot_write_memory(const struct pv_profile *p, void **buf, size_t *len,
+			     struct pv_error *err)
+{
+	struct layout l = {0};
+	unsigned char *b = NULL;
+	int rc = lay_out(p, NULL, &l);
+	if (!rc && (l.total > SIZE_MAX || !(b = pv_calloc(1, (size_t)l.total))))
+		rc = PV_ENOMEM;
+	if (!rc) {
+		memcpy(b, l.head, l.head_len);
+		for (uint32_t i = 0; i < l.w.n; i++)
+			memcpy(b + l.w.s[i].offset, l.w.s[i].data, (size_t)l.w.s[i].size);
+		*buf = b;
+		*len = (size_t)l.total;
+	} else {
+		pv_error_set(err, PV_ENOMEM, "out of memory while laying out a snapshot");
+	}
+	layout_free(&l);
 	return rc;
 }
 
@@ -593,7 +640,7 @@ static int check_gaps(struct reader *r)
 		return pv_error_set(r->err, PV_ENOMEM, "%s: out of memory", r->in->name);
 	for (uint32_t i = 0; i < r->n; i++)
 		by[i] = &r->s[i];
-	qsort(by, r->n, sizeof(*by), by_offset);
+	pv_sort(by, r->n, sizeof(*by), by_offset);
 	uint64_t at = HEADER_SIZE + (uint64_t)r->n * ENTRY_SIZE;
 	int rc = 0;
 	for (uint32_t i = 0; i <= r->n && !rc; i++) {
@@ -683,7 +730,7 @@ static int read_table(struct reader *r)
 				    section_name(s->id), (unsigned long long)s->offset,
 				    (unsigned long long)s->size, r->len);
 	}
-	qsort(r->s, n, sizeof(*r->s), by_key);
+	pv_sort(r->s, n, sizeof(*r->s), by_key);
 	for (uint32_t i = 1; i < n; i++)
 		if (r->s[i].id == r->s[i - 1].id && r->s[i].index == r->s[i - 1].index)
 			return fail(r, r->s[i].entry, "snapshot section %s[%u] appears twice",

@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/arena.h"
+#include "base/sort.h"
 #include "model/builder.h"
 
 
@@ -181,6 +182,8 @@ static void release_maps(struct pv_builder *b)
 	ixmap_release(&b->func_map);
 	ixmap_release(&b->frame_map);
 	ixmap_release(&b->cat_map);
+	u64map_release(&b->label_map);
+	u64map_release(&b->set_map);
 	bare_release(&b->bare_func);
 	bare_release(&b->bare_frame);
 	stack_map_release(b);
@@ -947,6 +950,126 @@ void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)
 	t->len++;
 }
 
+/* ---- labels: interned rows and sets ---- */
+
+static uint64_t label_hash(pv_str_ix key, pv_str_ix str, int64_t num, pv_str_ix unit)
+{
+	uint64_t v[4] = {key, str, (uint64_t)num, unit};
+	return hash_bytes(v, sizeof(v));
+}
+
+/* (linear probing on the 64-bit hash in a u64map keyed by hash + k) */
+uint32_t builder_label(struct pv_builder *b, pv_str_ix key, pv_str_ix str, int64_t num,
+		       pv_str_ix unit)
+{
+	struct pv_labels *l = &b->p->labels;
+	uint64_t h = label_hash(key, str, num, unit);
+	for (uint64_t k = 0;; k++) {
+		uint32_t r = u64map_get(&b->label_map, h + k);
+		if (r == UINT32_MAX)
+			break;
+		if (l->key[r] == key && l->str[r] == str && l->num[r] == num && l->unit[r] == unit)
+			return r;
+	}
+	if (l->len == l->cap) {
+		uint32_t nc = grow_cap(l->cap, (uint64_t)l->len + 1);
+		if (!nc || COL_GROW(l->key, nc) || COL_GROW(l->str, nc) || COL_GROW(l->num, nc) ||
+		    COL_GROW(l->unit, nc)) {
+			b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		l->cap = nc;
+	}
+	uint32_t r = l->len++;
+	l->key[r] = key;
+	l->str[r] = str;
+	l->num[r] = num;
+	l->unit[r] = unit;
+	uint64_t k = 0;
+	while (u64map_get(&b->label_map, h + k) != UINT32_MAX)
+		k++;
+	if (u64map_put(&b->label_map, h + k, r)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	return r;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int ensure_sets(struct pv_builder *b)
+{
+	struct pv_label_sets *t = &b->p->label_sets;
+	if (t->len)
+		return 0;
+	/* set 0: the empty set */
+	if (COL_GROW(t->first, 16) || COL_GROW(t->count, 16)) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	t->cap = 16;
+	t->first[0] = 0;
+	t->count[0] = 0;
+	t->len = 1;
+	return 0;
+}
+
+uint32_t builder_label_set(struct pv_builder *b, uint32_t *items, uint32_t n)
+{
+	if (n == 0)
+		return 0;
+	pv_sort(items, n, sizeof(*items), cmp_u32);
+	uint32_t w = 1;
+	for (uint32_t i = 1; i < n; i++)
+		if (items[i] != items[w - 1])
+			items[w++] = items[i];
+	n = w;
+	if (ensure_sets(b))
+		return 0;
+	struct pv_label_sets *t = &b->p->label_sets;
+	uint64_t h = hash_bytes(items, (size_t)n * sizeof(*items));
+	for (uint64_t k = 0;; k++) {
+		uint32_t r = u64map_get(&b->set_map, h + k);
+		if (r == UINT32_MAX)
+			break;
+		if (t->count[r] == n && !memcmp(t->items + t->first[r], items, (size_t)n * sizeof(*items)))
+			return r;
+	}
+	if (t->len == t->cap) {
+		uint32_t nc = grow_cap(t->cap, (uint64_t)t->len + 1);
+		if (!nc || COL_GROW(t->first, nc) || COL_GROW(t->count, nc)) {
+			b->status = PV_ENOMEM;
+			return 0;
+		}
+		t->cap = nc;
+	}
+	if ((uint64_t)t->nr_items + n > t->items_cap) {
+		uint32_t nc = grow_cap(t->items_cap, (uint64_t)t->nr_items + n);
+		if (!nc || COL_GROW(t->items, nc)) {
+			b->status = PV_ENOMEM;
+			return 0;
+		}
+		t->items_cap = nc;
+	}
+	uint32_t r = t->len++;
+	t->first[r] = t->nr_items;
+	t->count[r] = n;
+	memcpy(t->items + t->nr_items, items, (size_t)n * sizeof(*items));
+	t->nr_items += n;
+	uint64_t k = 0;
+	while (u64map_get(&b->set_map, h + k) != UINT32_MAX)
+		k++;
+	if (u64map_put(&b->set_map, h + k, r)) {
+		b->status = PV_ENOMEM;
+		return 0;
+	}
+	return r;
+}
+
 /* ---- finish ---- */
 
 /*
@@ -1081,7 +1204,7 @@ static int sort_trace(struct pv_trace_records *r)
 	}
 	for (uint32_t i = 0; i < r->len; i++)
 		k[i] = (struct trace_key){r->thread[i], i, r->time_ns[i]};
-	qsort(k, r->len, sizeof(*k), trace_cmp);
+	pv_sort(k, r->len, sizeof(*k), trace_cmp);
 	for (uint32_t i = 0; i < r->len; i++) {
 		r->thread[i] = k[i].thread;
 		r->time_ns[i] = k[i].time;

@@ -51,6 +51,8 @@ struct pv_builder {
 		uint32_t *row1;
 		uint32_t len, cap;
 	} bare_func, bare_frame, root_stack;
+	/* labels (hash + k -> row) and label sets (hash of the items + k -> row) */
+	struct u64map label_map, set_map;
 	bool stacks_done; /* stack_map freed by builder_stacks_done: rebuilt on the next stack */
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;
@@ -186,6 +188,15 @@ void builder_marker(struct pv_builder *b, const struct raw_marker *m);
  * importer sets p->trace.end_ns.
  */
 void builder_trace(struct pv_builder *b, pv_thread_ix t, int64_t time_ns, pv_stack_ix stack);
+
+/*
+ * A label row (pv_labels) by (key, str, num, unit), interned; PV_NONE on error. A label set
+ * (pv_label_sets) of n label rows, interned: items are sorted and deduplicated in place; set 0
+ * (the empty set, made with the first set) for n = 0; 0 on error too (status set).
+ */
+uint32_t builder_label(struct pv_builder *b, pv_str_ix key, pv_str_ix str, int64_t num,
+		       pv_str_ix unit);
+uint32_t builder_label_set(struct pv_builder *b, uint32_t *items, uint32_t n);
 
 /* Records a lossy step (same message text = same row, counts add up). */
 void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/sort.h"
 #include "pv/contexts.h"
 #include "view/internal.h"
 
@@ -232,10 +233,10 @@ done:
 
 /* ---- the sorted plot, the histogram and the pixel columns ---- */
 
-static _Thread_local const int64_t *sort_values;
-
-static int cmp_desc(const void *a, const void *b)
+/* contexts by value, largest first; ctx: the values */
+static int cmp_desc(const void *a, const void *b, void *ctx)
 {
+	const int64_t *sort_values = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	if (sort_values[x] != sort_values[y])
 		return sort_values[x] > sort_values[y] ? -1 : 1;
@@ -246,10 +247,7 @@ void pv_contexts_sort(const struct pv_contexts *c, enum pv_ctx_value which, uint
 {
 	for (uint32_t i = 0; i < c->len; i++)
 		order[i] = i;
-	const int64_t *saved = sort_values;
-	sort_values = c->value[which];
-	qsort(order, c->len, sizeof(*order), cmp_desc);
-	sort_values = saved;
+	pv_sort_r(order, c->len, sizeof(*order), cmp_desc, c->value[which]);
 }
 
 double pv_contexts_histogram(const struct pv_contexts *c, enum pv_ctx_value which, uint32_t bins,

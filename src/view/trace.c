@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "pv/trace.h"
 #include "pv/view.h"
 
@@ -183,7 +184,7 @@ static int sample_lines(struct pv_trace *t, struct pv_error *err)
 			for (uint32_t s = b; s < e; s++)
 				if (sa->time_ns[s] != PV_TIME_NONE)
 					k[n++] = (struct timed){sa->time_ns[s], s};
-			qsort(k, n, sizeof(*k), cmp_timed);
+			pv_sort(k, n, sizeof(*k), cmp_timed);
 			for (uint32_t i = 0; i < n; i++) {
 				t->own_time[at + i] = k[i].time;
 				t->own_stack[at + i] = sa->stack[k[i].ix];
@@ -539,7 +540,7 @@ uint32_t pv_trace_shares(const pv_func_ix *px, uint32_t width, uint32_t height, 
 		}
 	}
 	pv_free(slot);
-	qsort(all, n, sizeof(*all), cmp_share);
+	pv_sort(all, n, sizeof(*all), cmp_share);
 	memcpy(out, all, (size_t)(n < cap ? n : cap) * sizeof(*out));
 	pv_free(all);
 	return n;

@@ -6,9 +6,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pv/import.h"
+#include "pv/merge.h"
 #include "pv/serve.h"
+#include "pv/snapshot.h"
 #include "t.h"
 
 static char *call(struct pv_api *a, const char *query, int *status)
@@ -94,6 +97,56 @@ T_TEST(api_contexts_plot_and_histogram)
 	b = call(a, "thread=re:nothing", &st);
 	T_EQ_INT(st, 400);
 	T_CONTAINS(b, "no thread name matches");
+	free(b);
+	pv_api_free(a);
+}
+
+/*
+ * The four ranks of contexts-4.txt as four files of two formats (tests/data/merge/ranks), merged
+ * into a snapshot as `profview merge` writes it and opened from the file as serve opens it: the
+ * plot of solve over the ranks is the one of the original profile, the same answer to the byte.
+ */
+T_TEST(api_contexts_of_a_merged_snapshot)
+{
+	char *args[] = {(char *)t_data("merge/ranks")};
+	char **paths = NULL;
+	uint64_t n = 0;
+	struct pv_error err;
+	struct pv_merge *m = NULL;
+	struct pv_profile *p = NULL;
+	struct pv_merge_opts o = {.context_regex = "rank-([0-9]+)", .context_name = "rank {1}"};
+	T_EQ_INT(pv_merge_inputs(args, 1, &paths, &n, &err), 0);
+	T_EQ_INT(pv_merge_new(&o, &m, &err), 0);
+	for (uint64_t i = 0; i < n; i++)
+		T_EQ_INT(pv_merge_add_file(m, paths[i], i, &err), 0);
+	pv_merge_inputs_free(paths, n);
+	T_EQ_INT(pv_merge_finish(m, &p, &err), 0);
+	pv_merge_free(m);
+	char path[] = "/tmp/pv-merged-XXXXXX";
+	int fd = mkstemp(path);
+	T_TRUE(fd >= 0);
+	close(fd);
+	T_EQ_INT(pv_snapshot_write(p, path, NULL, &err), 0);
+	pv_profile_free(p);
+	p = NULL;
+	T_EQ_INT(pv_import_file(path, NULL, &p, &err), 0);
+	unlink(path);
+	if (!p)
+		return;
+	T_EQ_INT(pv_profile_check(p, &err), 0);
+	struct pv_api *a = NULL;
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	T_EQ_INT(pv_api_add_profile(a, "merged.pvs", p), 0);
+	int st;
+	char *b = call(a, "center=solve&width=2&bins=4", &st);
+	T_EQ_INT(st, 200);
+	T_EQ_STR(b,
+		 "{\"row\": \"solve\", \"metric\": {\"name\": \"samples\", \"unit\": \"count\"}, "
+		 "\"note\": null, \"value\": \"total\", \"order\": \"index\", \"contexts\": 4, "
+		 "\"from\": 0, \"to\": 4, " SOLVE_SUMMARY ", \"columns\": [[3, 8, 1, 0, 0, 2], [0, "
+		 "10, 3, 2, 2, 2]], \"histogram\": {\"bins\": 4, \"min\": 0, \"width\": 2.5, "
+		 "\"counts\": [1, 1, 0, 2], \"threads\": [[3], [1], [], [0, 2]]}, \"names\": "
+		 "{\"1\": \"rank 1\", \"0\": \"rank 0\", \"3\": \"rank 3\", \"2\": \"rank 2\"}}\n");
 	free(b);
 	pv_api_free(a);
 }

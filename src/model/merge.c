@@ -1,0 +1,722 @@
+/*
+ * merge.c - many profiles as one (include/pv/merge.h, doc/merge.md).
+ *
+ * One builder holds the merged tables. Adding a profile P interns every row of every table of
+ * P, table after table, each in P's own row order: first all of P's strings, then categories,
+ * modules, sources, functions, frames, stacks, metrics, formulas, labels, label sets; then P's
+ * threads are appended with their samples and markers, and P's diagnostics added by message.
+ * Each table of the result is therefore the ordered union of the tables added, which is
+ * associative (doc/merge.md): the merge of a partial merge is the merge of its inputs.
+ *
+ * What may depend on more than one input is decided by rules that are associative too: the
+ * format, version, product and interval are kept when every input agrees, else "merged", ""
+ * and 0; the first input's default metric, marker schemas and start time are kept. No string is
+ * made while two merges are joined (it would land at another place in the string table than in
+ * the merge input by input): the one string a join may need, "merged", is string 1 of every
+ * merge, and what a join cannot keep is said through the note callback, not in the model.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/alloc.h"
+#include "base/sbuf.h"
+#include "base/sort.h"
+#include "import/importer.h"
+#include "model/builder.h"
+#include "pv/import.h"
+#include "pv/merge.h"
+
+struct pv_merge {
+	struct pv_builder b;
+	struct pv_merge_opts o;
+	regex_t re;
+	bool has_re;
+	pv_str_ix merged; /* "merged": string 1 */
+	uint64_t count;
+	/* P's row -> the merge's row, one array per table, for the profile being added */
+	uint32_t *str, *cat, *sub, *module, *source, *func, *frame, *stack, *metric, *label, *lset;
+	uint32_t *items; /* scratch: one label set's rows */
+	struct sbuf name;
+};
+
+static void note(struct pv_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct pv_merge *m, const char *fmt, ...)
+{
+	if (!m->o.note)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	m->o.note(m->o.note_ctx, buf);
+}
+
+/* ---- the options ---- */
+
+static const char *const keys[] = {"file", "path", "thread", "process", "pid", "tid", "input"};
+
+/*
+ * The placeholder at s ('{' there): its key in keys (0..6), 100 + N for {N}; -1 when s is no
+ * known placeholder. *len: its length with the braces.
+ */
+static int placeholder(const char *s, size_t *len)
+{
+	const char *e = strchr(s, '}');
+	if (!e)
+		return -1;
+	size_t n = (size_t)(e - s - 1);
+	*len = n + 2;
+	if (n == 1 && s[1] >= '0' && s[1] <= '9')
+		return 100 + (s[1] - '0');
+	for (int k = 0; k < (int)(sizeof(keys) / sizeof(keys[0])); k++)
+		if (strlen(keys[k]) == n && memcmp(s + 1, keys[k], n) == 0)
+			return k;
+	return -1;
+}
+
+int pv_merge_new(const struct pv_merge_opts *o, struct pv_merge **out, struct pv_error *err)
+{
+	struct pv_merge *m = pv_calloc(1, sizeof(*m));
+	if (!m || builder_init(&m->b)) {
+		pv_free(m);
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	}
+	m->o = *o;
+	m->merged = builder_cstr(&m->b, "merged");
+	if (o->context_regex) {
+		int rc = regcomp(&m->re, o->context_regex, REG_EXTENDED);
+		if (rc) {
+			char msg[256];
+			regerror(rc, &m->re, msg, sizeof(msg));
+			pv_merge_free(m);
+			return pv_error_set(err, PV_EINVAL, "--context-regex '%s': %s",
+					    o->context_regex, msg);
+		}
+		m->has_re = true;
+	}
+	for (const char *s = o->context_name; s && (s = strchr(s, '{'));) {
+		size_t len = 0;
+		int k = placeholder(s, &len);
+		if (k < 0) {
+			const char *e = strchr(s, '}');
+			int n = e ? (int)(e - s + 1) : (int)strlen(s);
+			pv_merge_free(m);
+			return pv_error_set(
+			    err, PV_EINVAL,
+			    "--context-name: unknown placeholder '%.*s' (known: {0}..{9}, "
+			    "{file}, {path}, {thread}, {process}, {pid}, {tid}, {input})",
+			    n, s);
+		}
+		if (k >= 100 && (!m->has_re || (size_t)(k - 100) > m->re.re_nsub)) {
+			size_t groups = m->has_re ? m->re.re_nsub : 0;
+			pv_merge_free(m);
+			return pv_error_set(
+			    err, PV_EINVAL,
+			    "--context-name: {%d} names a group of --context-regex, "
+			    "which has %zu",
+			    k - 100, groups);
+		}
+		s += len;
+	}
+	*out = m;
+	return 0;
+}
+
+static void maps_free(struct pv_merge *m)
+{
+	uint32_t **maps[] = {&m->str,	&m->cat,   &m->sub,    &m->module, &m->source, &m->func,
+			     &m->frame, &m->stack, &m->metric, &m->label,  &m->lset,   &m->items};
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		pv_free(*maps[i]);
+		*maps[i] = NULL;
+	}
+}
+
+void pv_merge_free(struct pv_merge *m)
+{
+	if (!m)
+		return;
+	builder_release(&m->b);
+	if (m->has_re)
+		regfree(&m->re);
+	maps_free(m);
+	sbuf_release(&m->name);
+	pv_free(m);
+}
+
+uint64_t pv_merge_count(const struct pv_merge *m)
+{
+	return m->count;
+}
+
+/* ---- adding one profile ---- */
+
+static int alloc_map(uint32_t **map, uint32_t n)
+{
+	*map = pv_malloc((size_t)(n ? n : 1) * sizeof(**map));
+	return *map ? 0 : -1;
+}
+
+/* The subcategory of the merge's category c named name: found, else added when it can be. */
+static uint16_t merge_subcategory(struct pv_merge *m, pv_cat_ix c, pv_str_ix name)
+{
+	const struct pv_profile *a = m->b.p;
+	const struct pv_categories *ct = &a->categories;
+	for (uint32_t k = 0; k < ct->sub_len[c]; k++)
+		if (a->subcategories.name[ct->sub_first[c] + k] == name)
+			return (uint16_t)k;
+	/* only the newest category's list can grow (they are contiguous) */
+	if (ct->sub_len[c] && ct->sub_first[c] + ct->sub_len[c] != a->subcategories.len) {
+		note(m,
+		     "subcategory '%s' of category '%s' not in the first input's list: its "
+		     "frames show the category's first subcategory",
+		     pv_str(a, name), pv_str(a, ct->name[c]));
+		return 0;
+	}
+	return (uint16_t)builder_subcategory(&m->b, c, name);
+}
+
+static void add_tables(struct pv_merge *m, const struct pv_profile *p)
+{
+	struct pv_builder *b = &m->b;
+	uint32_t *str = m->str;
+	str[0] = 0;
+	for (uint32_t i = 1; i < p->strings.len; i++)
+		str[i] = builder_str(b, p->strings.ptr[i], p->strings.size[i]);
+
+	const struct pv_categories *c = &p->categories;
+	for (uint32_t i = 0; i < c->len; i++) {
+		m->cat[i] = builder_category(b, str[c->name[i]], str[c->color[i]]);
+		for (uint32_t k = 0; k < c->sub_len[i] && !b->status; k++)
+			m->sub[c->sub_first[i] + k] = merge_subcategory(
+			    m, m->cat[i], str[p->subcategories.name[c->sub_first[i] + k]]);
+	}
+	const struct pv_modules *mo = &p->modules;
+	for (uint32_t i = 0; i < mo->len; i++)
+		m->module[i] = builder_module(b, str[mo->name[i]], str[mo->path[i]],
+					      (enum pv_module_kind)mo->kind[i]);
+	for (uint32_t i = 0; i < p->sources.len; i++)
+		m->source[i] = builder_source(b, str[p->sources.path[i]]);
+	const struct pv_funcs *f = &p->funcs;
+	for (uint32_t i = 0; i < f->len; i++)
+		m->func[i] = builder_func_at(
+		    b, str[f->name[i]], f->module[i] == PV_NONE ? PV_NONE : m->module[f->module[i]],
+		    f->source[i] == PV_NONE ? PV_NONE : m->source[f->source[i]], f->line[i],
+		    f->column[i]);
+	const struct pv_frames *fr = &p->frames;
+	for (uint32_t i = 0; i < fr->len; i++) {
+		pv_cat_ix cat = fr->category[i];
+		struct frame_key k = {
+		    .func = m->func[fr->func[i]],
+		    .line = fr->line[i],
+		    .column = fr->column[i],
+		    .addr = fr->addr[i],
+		    .inline_depth = fr->inline_depth[i],
+		    .category = cat == PV_NONE ? PV_NONE : m->cat[cat],
+		    .subcategory = 0,
+		    .kind = fr->kind[i],
+		    .source1 = fr->source[i] == PV_NONE ? 0 : m->source[fr->source[i]] + 1,
+		};
+		if (cat != PV_NONE && fr->subcategory[i] < c->sub_len[cat])
+			k.subcategory = (uint16_t)m->sub[c->sub_first[cat] + fr->subcategory[i]];
+		m->frame[i] = builder_frame(b, &k);
+	}
+	const struct pv_stacks *st = &p->stacks;
+	builder_stacks_reserve(b, st->len);
+	for (uint32_t i = 0; i < st->len; i++)
+		m->stack[i] =
+		    builder_stack(b, st->prefix[i] == PV_NONE ? PV_NONE : m->stack[st->prefix[i]],
+				  m->frame[st->frame[i]]);
+
+	struct pv_metrics *am = &b->p->metrics;
+	for (uint32_t i = 0; i < p->metrics.len; i++) {
+		uint32_t before = am->len;
+		pv_metric_ix k = m->metric[i] =
+		    builder_metric(b, str[p->metrics.name[i]], (enum pv_unit)p->metrics.unit[i]);
+		if (k == PV_NONE)
+			return;
+		if (k < before && am->unit[k] != p->metrics.unit[i])
+			note(m, "metric '%s': unit %s, the first input's %s kept",
+			     pv_str(p, p->metrics.name[i]),
+			     pv_unit_name((enum pv_unit)p->metrics.unit[i]),
+			     pv_unit_name((enum pv_unit)am->unit[k]));
+		if (!am->description[k])
+			builder_metric_description(b, k, str[p->metrics.description[i]]);
+	}
+	for (uint32_t i = 0; i < p->formulas.len; i++) {
+		pv_str_ix name = str[p->formulas.name[i]];
+		uint32_t k = 0;
+		while (k < b->p->formulas.len && b->p->formulas.name[k] != name)
+			k++;
+		if (k == b->p->formulas.len)
+			builder_formula(b, name, str[p->formulas.formula[i]],
+					str[p->formulas.description[i]]);
+	}
+	const struct pv_labels *l = &p->labels;
+	for (uint32_t i = 0; i < l->len; i++)
+		m->label[i] =
+		    builder_label(b, str[l->key[i]], str[l->str[i]], l->num[i], str[l->unit[i]]);
+	const struct pv_label_sets *ls = &p->label_sets;
+	for (uint32_t i = 0; i < ls->len && !b->status; i++) {
+		for (uint32_t k = 0; k < ls->count[i]; k++)
+			m->items[k] = m->label[ls->items[ls->first[i] + k]];
+		m->lset[i] = builder_label_set(b, m->items, ls->count[i]);
+	}
+}
+
+/* The meta of the merge with P's (its strings mapped already). */
+static void add_meta(struct pv_merge *m, const struct pv_profile *p)
+{
+	struct pv_meta *a = &m->b.p->meta;
+	const struct pv_meta *q = &p->meta;
+	const uint32_t *str = m->str;
+	if (m->count == 0) {
+		a->format = str[q->format];
+		a->format_version = str[q->format_version];
+		a->product = str[q->product];
+		a->interval_ns = q->interval_ns;
+		a->start_unix_ns = q->start_unix_ns;
+		a->default_metric =
+		    q->default_metric < p->metrics.len ? m->metric[q->default_metric] : 0;
+		a->marker_schema = str[q->marker_schema];
+		return;
+	}
+	if (a->format != str[q->format])
+		a->format = m->merged;
+	if (a->format_version != str[q->format_version])
+		a->format_version = 0;
+	if (a->product != str[q->product])
+		a->product = 0;
+	if (a->interval_ns != q->interval_ns)
+		a->interval_ns = 0;
+	if (!a->start_unix_ns)
+		a->start_unix_ns = q->start_unix_ns;
+	if (!a->marker_schema)
+		a->marker_schema = str[q->marker_schema];
+	else if (q->marker_schema && str[q->marker_schema] != a->marker_schema)
+		note(m, "marker schemas differ between inputs: the first input's kept");
+}
+
+/* The last component of path (without the slashes that end a folder's path): *len bytes. */
+static const char *file_name(const char *path, size_t *len)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	const char *file = path;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (path[i] == '/')
+			file = path + i + 1;
+	*len = (size_t)(path + n - file);
+	return file;
+}
+
+/* The name of context t of P (input number index from path, file its name), into m->name. */
+static int context_name(struct pv_merge *m, const struct pv_profile *p, pv_thread_ix t,
+			const char *path, const char *file, uint64_t index, const regmatch_t *g)
+{
+	size_t file_len = strlen(file);
+	const char *pat = m->o.context_name;
+	if (!pat)
+		pat = p->threads.len == 1 ? "{file}" : "{file} {thread}";
+	struct sbuf *s = &m->name;
+	sbuf_reset(s);
+	int rc = 0;
+	while (*pat && !rc) {
+		size_t len = 0;
+		int k = *pat == '{' ? placeholder(pat, &len) : -1;
+		if (k < 0) {
+			rc = sbuf_put(s, pat, 1);
+			pat++;
+			continue;
+		}
+		pat += len;
+		char num[32] = "";
+		int64_t id = PV_ID_NONE;
+		switch (k) {
+		case 0: rc = sbuf_put(s, file, file_len); break;
+		case 1: rc = sbuf_puts(s, path); break;
+		case 2:
+			if (p->threads.name[t])
+				rc = sbuf_puts(s, pv_str(p, p->threads.name[t]));
+			else if (snprintf(num, sizeof(num), "#%" PRIu32, t) > 0)
+				rc = sbuf_puts(s, num);
+			break;
+		case 3: rc = sbuf_puts(s, pv_str(p, p->threads.process_name[t])); break;
+		case 4: id = p->threads.pid[t]; break;
+		case 5: id = p->threads.tid[t]; break;
+		case 6:
+			snprintf(num, sizeof(num), "%" PRIu64, index);
+			rc = sbuf_puts(s, num);
+			break;
+		default:
+			if (g[k - 100].rm_so >= 0)
+				rc = sbuf_put(s, file + g[k - 100].rm_so,
+					      (size_t)(g[k - 100].rm_eo - g[k - 100].rm_so));
+		}
+		if (id != PV_ID_NONE) {
+			snprintf(num, sizeof(num), "%" PRId64, id);
+			rc = sbuf_puts(s, num);
+		}
+	}
+	return rc;
+}
+
+/* Appends P's threads, samples and markers; names from the pattern when path is given. */
+static int add_threads(struct pv_merge *m, const struct pv_profile *p, const char *path,
+		       const char *file, uint64_t index, const regmatch_t *g, struct pv_error *err)
+{
+	struct pv_builder *b = &m->b;
+	struct pv_profile *a = b->p;
+	const uint32_t *str = m->str;
+	pv_thread_ix first = a->threads.len;
+	for (pv_thread_ix t = 0; t < p->threads.len && !b->status; t++) {
+		pv_str_ix name = str[p->threads.name[t]];
+		if (path) {
+			if (context_name(m, p, t, path, file, index, g))
+				return pv_error_set(err, PV_ENOMEM, "out of memory");
+			name = builder_str(b, m->name.buf ? m->name.buf : "", m->name.len);
+		}
+		pv_thread_ix th = builder_thread(b, name, p->threads.pid[t], p->threads.tid[t],
+						 str[p->threads.process_name[t]]);
+		if (th == PV_NONE)
+			break;
+		a = b->p;
+		a->threads.process_type[th] = str[p->threads.process_type[t]];
+		a->threads.start_ns[th] = p->threads.start_ns[t];
+		a->threads.end_ns[th] = p->threads.end_ns[t];
+
+		uint32_t s0 = p->threads.sample_begin[t], n = p->threads.sample_end[t] - s0;
+		if (!n)
+			continue;
+		uint32_t at = a->samples.len;
+		if (builder_samples_reserve(b, (uint64_t)at + n, false))
+			break;
+		struct pv_samples *as = &a->samples;
+		const struct pv_samples *ps = &p->samples;
+		for (uint32_t i = 0; i < n; i++) {
+			pv_stack_ix s = ps->stack[s0 + i];
+			as->stack[at + i] = s == PV_NONE ? PV_NONE : m->stack[s];
+		}
+		memcpy(as->time_ns + at, ps->time_ns + s0, (size_t)n * sizeof(*ps->time_ns));
+		builder_samples_commit(b, th, at, n);
+		/* weights: P's own, 1 where P's column is NULL, 0 for a metric P does not have */
+		for (uint32_t k = 0; k < a->metrics.len && !b->status; k++) {
+			uint32_t pk = 0;
+			while (pk < p->metrics.len && m->metric[pk] != k)
+				pk++;
+			if (pk < p->metrics.len && !ps->weight[pk])
+				continue; /* 1, as committed */
+			int64_t *w = builder_samples_weight(b, k);
+			if (!w)
+				break;
+			if (pk < p->metrics.len)
+				memcpy(w + at, ps->weight[pk] + s0, (size_t)n * sizeof(*w));
+			else
+				memset(w + at, 0, (size_t)n * sizeof(*w));
+		}
+		if (ps->label_set && !b->status) {
+			if (!as->label_set &&
+			    !(as->label_set = pv_calloc(as->cap, sizeof(uint32_t)))) {
+				b->status = PV_ENOMEM;
+				break;
+			}
+			for (uint32_t i = 0; i < n; i++)
+				as->label_set[at + i] = m->lset[ps->label_set[s0 + i]];
+		}
+		if (ps->event_delay_ns) {
+			int64_t *d = builder_samples_event_delay(b);
+			if (!d)
+				break;
+			memcpy(d + at, ps->event_delay_ns + s0, (size_t)n * sizeof(*d));
+		}
+	}
+	const struct pv_raw_markers *mk = &p->markers;
+	for (uint32_t i = 0; i < mk->len && !b->status; i++) {
+		struct raw_marker r = {
+		    .name = str[mk->name[i]],
+		    .category = mk->category[i] == PV_NONE ? PV_NONE : m->cat[mk->category[i]],
+		    .phase = (enum pv_marker_phase)mk->phase[i],
+		    .start_ns = mk->start_ns[i],
+		    .end_ns = mk->end_ns[i],
+		    .thread = first + mk->thread[i],
+		    .payload = str[mk->payload[i]],
+		    .cause_stack =
+			mk->cause_stack[i] == PV_NONE ? PV_NONE : m->stack[mk->cause_stack[i]],
+		    .cause_time_ns = mk->cause_time_ns[i],
+		};
+		builder_marker(b, &r);
+	}
+	struct pv_diags *d = &b->p->diags;
+	for (uint32_t i = 0; i < p->diags.len && !b->status; i++) {
+		pv_str_ix msg = str[p->diags.msg[i]];
+		uint32_t k = 0;
+		while (k < d->len && d->msg[k] != msg)
+			k++;
+		if (k < d->len) {
+			d->count[k] += p->diags.count[i];
+			continue;
+		}
+		if (d->len == d->cap) {
+			uint32_t nc = grow_cap(d->cap, (uint64_t)d->len + 1);
+			if (!nc || COL_GROW(d->msg, nc) || COL_GROW(d->count, nc)) {
+				b->status = PV_ENOMEM;
+				break;
+			}
+			d->cap = nc;
+		}
+		d->msg[d->len] = msg;
+		d->count[d->len++] = p->diags.count[i];
+	}
+	return 0;
+}
+
+static int add(struct pv_merge *m, const struct pv_profile *p, const char *path, uint64_t index,
+	       struct pv_error *err)
+{
+	regmatch_t g[10];
+	for (int i = 0; i < 10; i++)
+		g[i].rm_so = g[i].rm_eo = -1;
+	char *file = NULL;
+	if (path) {
+		size_t len;
+		const char *f = file_name(path, &len);
+		if (!(file = pv_malloc(len + 1)))
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		memcpy(file, f, len);
+		file[len] = 0;
+	}
+	if (path && m->has_re && regexec(&m->re, file, 10, g, 0) != 0) {
+		pv_free(file);
+		return pv_error_set(err, PV_EINVAL,
+				    "%s: the file name does not match --context-regex '%s'", path,
+				    m->o.context_regex);
+	}
+	const char *what = path ? path : "a partial merge";
+	if (p->callgraph.nr_nodes || p->func_costs.self)
+		note(m,
+		     "%s: its call graph (callgrind's exact function costs) is not merged: the "
+		     "merged views use its calling contexts",
+		     what);
+	if (p->trace.len)
+		note(m, "%s: its %u trace records (an HPCToolkit trace) are not merged", what,
+		     p->trace.len);
+	uint32_t items = 0;
+	for (uint32_t i = 0; i < p->label_sets.len; i++)
+		if (p->label_sets.count[i] > items)
+			items = p->label_sets.count[i];
+	int rc = 0;
+	if (alloc_map(&m->str, p->strings.len) || alloc_map(&m->cat, p->categories.len) ||
+	    alloc_map(&m->sub, p->subcategories.len) || alloc_map(&m->module, p->modules.len) ||
+	    alloc_map(&m->source, p->sources.len) || alloc_map(&m->func, p->funcs.len) ||
+	    alloc_map(&m->frame, p->frames.len) || alloc_map(&m->stack, p->stacks.len) ||
+	    alloc_map(&m->metric, p->metrics.len) || alloc_map(&m->label, p->labels.len) ||
+	    alloc_map(&m->lset, p->label_sets.len) || alloc_map(&m->items, items))
+		m->b.status = PV_ENOMEM;
+	if (!m->b.status)
+		add_tables(m, p);
+	if (!m->b.status)
+		add_meta(m, p);
+	if (!m->b.status)
+		rc = add_threads(m, p, path, file, index, g, err);
+	maps_free(m);
+	pv_free(file);
+	if (rc)
+		return rc;
+	if (m->b.status)
+		return pv_error_set(err, m->b.status,
+				    m->b.status == PV_ENOMEM
+					? "%s: out of memory while merging it"
+					: "%s: the merged tables are past their "
+					  "limit of 2^32 - 2 rows",
+				    what);
+	m->count++;
+	return 0;
+}
+
+int pv_merge_add_profile(struct pv_merge *m, const struct pv_profile *p, const char *path,
+			 uint64_t index, struct pv_error *err)
+{
+	return add(m, p, path, index, err);
+}
+
+int pv_merge_add_partial(struct pv_merge *m, const struct pv_profile *part, struct pv_error *err)
+{
+	return add(m, part, NULL, 0, err);
+}
+
+int pv_merge_add_file(struct pv_merge *m, const char *path, uint64_t index, struct pv_error *err)
+{
+	struct pv_profile *p = NULL;
+	int rc = pv_import_file(path, m->o.format, &p, err);
+	if (!rc)
+		rc = pv_profile_check(p, err);
+	if (!rc)
+		rc = add(m, p, path, index, err);
+	pv_profile_free(p);
+	return rc;
+}
+
+/* ---- the result ---- */
+
+/* Drops a column whose every one of n values is v (elt bytes each). */
+static void drop_if_all(void **col, size_t elt, uint32_t n, const void *v)
+{
+	const char *c = *col;
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		if (memcmp(c + (size_t)i * elt, v, elt))
+			return;
+	pv_free(*col);
+	*col = NULL;
+}
+
+int pv_merge_finish(struct pv_merge *m, struct pv_profile **out, struct pv_error *err)
+{
+	struct pv_profile *a = m->b.p;
+	if (!m->b.status) {
+		struct pv_samples *s = &a->samples;
+		const int64_t one = 1, none = PV_TIME_NONE;
+		const uint32_t zero = 0;
+		for (uint32_t k = 0; k < a->metrics.len; k++)
+			drop_if_all((void **)&s->weight[k], sizeof(int64_t), s->len, &one);
+		drop_if_all((void **)&s->label_set, sizeof(uint32_t), s->len, &zero);
+		drop_if_all((void **)&s->event_delay_ns, sizeof(int64_t), s->len, &none);
+	}
+	struct pv_profile *p = NULL;
+	int rc = builder_finish(&m->b, &p);
+	if (rc)
+		return pv_error_set(err, rc,
+				    rc == PV_ENOMEM ? "out of memory while merging"
+						    : "the merged tables are past their limit");
+	struct pv_error verr;
+	if (pv_profile_validate(p, &verr)) {
+		pv_profile_free(p);
+		return pv_error_set(err, PV_EPARSE, "the merged profile breaks an invariant: %s",
+				    verr.msg);
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---- the list of inputs ---- */
+
+struct list {
+	char **v;
+	uint64_t n, cap;
+};
+
+static int list_add(struct list *l, char *s, struct pv_error *err)
+{
+	if (!s)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	if (l->n == l->cap) {
+		uint64_t nc = l->cap ? l->cap * 2 : 64;
+		char **v = pv_realloc(l->v, (size_t)nc * sizeof(*v));
+		if (!v) {
+			pv_free(s);
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		}
+		l->v = v;
+		l->cap = nc;
+	}
+	l->v[l->n++] = s;
+	return 0;
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int add_path(struct list *l, const char *path, int depth, struct pv_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return pv_error_set(err, PV_EIO, "%s: cannot read: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || import_folder_is_profile(path))
+		return list_add(l, pv_strdup(path), err);
+	if (depth > 64)
+		return pv_error_set(err, PV_EIO, "%s: folders nested deeper than 64", path);
+	DIR *d = opendir(path);
+	if (!d)
+		return pv_error_set(err, PV_EIO, "%s: cannot read: %s", path, strerror(errno));
+	struct list names = {0};
+	int rc = 0;
+	for (struct dirent *e; !rc && (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			rc = list_add(&names, pv_strdup(e->d_name), err);
+	closedir(d);
+	if (!rc && names.n)
+		pv_sort(names.v, (size_t)names.n, sizeof(*names.v), by_name);
+	size_t plen = strlen(path);
+	while (plen > 1 && path[plen - 1] == '/')
+		plen--;
+	for (uint64_t i = 0; !rc && i < names.n; i++) {
+		size_t n = plen + strlen(names.v[i]) + 2;
+		char *sub = pv_malloc(n);
+		if (!sub) {
+			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+			break;
+		}
+		snprintf(sub, n, "%.*s/%s", (int)plen, path, names.v[i]);
+		rc = add_path(l, sub, depth + 1, err);
+		pv_free(sub);
+	}
+	pv_merge_inputs_free(names.v, names.n);
+	return rc;
+}
+
+static int add_list(struct list *l, const char *file, struct pv_error *err)
+{
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return pv_error_set(err, PV_EIO, "%s: cannot read: %s", file, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	while (!rc && (n = getline(&line, &cap, f)) >= 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = 0;
+		if (n == 0 || line[0] == '#')
+			continue;
+		rc = add_path(l, line, 0, err);
+	}
+	if (!rc && ferror(f))
+		rc = pv_error_set(err, PV_EIO, "%s: cannot read: %s", file, strerror(errno));
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+int pv_merge_inputs(char *const *args, int nargs, char ***paths, uint64_t *n, struct pv_error *err)
+{
+	struct list l = {0};
+	int rc = 0;
+	for (int i = 0; !rc && i < nargs; i++)
+		rc = args[i][0] == '@' ? add_list(&l, args[i] + 1, err)
+				       : add_path(&l, args[i], 0, err);
+	if (rc) {
+		pv_merge_inputs_free(l.v, l.n);
+		return rc;
+	}
+	*paths = l.v;
+	*n = l.n;
+	return 0;
+}
+
+void pv_merge_inputs_free(char **paths, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		pv_free(paths[i]);
+	pv_free(paths);
+}
