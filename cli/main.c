@@ -268,9 +268,11 @@ static int run_view(const char *path, const struct pv_profile *p, const struct c
 	char label[256];
 	threads_label(v, c, label, sizeof(label));
 	struct pv_print_opts po = {.json = c->json, .threads_label = label};
-	pv_print_view(stdout, v, &po);
+	rc = pv_print_view(stdout, v, &po);
 	pv_view_free(v);
-	return 0;
+	if (rc)
+		cli_say("error", "%s", pv_strerror(rc));
+	return rc ? EXIT_RUNTIME : 0;
 }
 
 /* markers (the table or the summary) and marker N. */
@@ -354,7 +356,7 @@ static int run_markers(const char *cmd, const char *path, const struct pv_profil
 		free(keep);
 		if (c->q.limit && nr > c->q.limit)
 			nr = c->q.limit;
-		pv_print_marker_summary(stdout, rows, nr, c->json);
+		rc = pv_print_marker_summary(stdout, rows, nr, c->json) ? EXIT_RUNTIME : 0;
 		pv_marker_summary_free(rows);
 	} else {
 		if (c->q.limit && n > c->q.limit)
@@ -379,8 +381,11 @@ static int run_file(const char *cmd, const char *path, const struct cli *c)
 	int rc = pv_import_file(path, c->format, &p, &err);
 	if (rc)
 		return error_exit(&err);
-	if (strcmp(cmd, "info") == 0)
-		pv_print_info(stdout, p, path, c->json);
+	if (strcmp(cmd, "info") == 0 && (rc = pv_print_info(stdout, p, path, c->json))) {
+		cli_say("error", "%s", pv_strerror(rc));
+		rc = EXIT_RUNTIME;
+	} else if (strcmp(cmd, "info") == 0)
+		;
 	else if (strcmp(cmd, "markers") == 0 || strcmp(cmd, "marker") == 0)
 		rc = run_markers(cmd, path, p, c);
 	else

@@ -19,7 +19,24 @@
 #include <unistd.h>
 
 #include "api.h"
+
+/* temporary: FILE writers until the endpoints write through pv/jsonw.h */
+static inline void web_json_string(FILE *out, const char *s)
+{
+	pv_json_fput_string(out, s);
+}
+
+static inline void web_json_ms(FILE *out, int64_t ns)
+{
+	struct pv_json *j = pv_json_new(out);
+	if (j)
+		pv_json_ms(j, ns);
+	if (j)
+		pv_json_finish(j);
+	pv_json_free(j);
+}
 #include "pv/format.h"
+#include "pv/info.h"
 #include "pv/source.h"
 
 #define JSON_TYPE "application/json; charset=utf-8"
@@ -42,7 +59,7 @@ int api_error(FILE *out, int status, const char *fmt, ...)
 	fflush(out);
 	error_at = ftell(out);
 	fputs("{\"error\": ", out);
-	pv_json_string(out, msg);
+	web_json_string(out, msg);
 	fputs("}", out);
 	return status;
 }
@@ -384,7 +401,7 @@ struct api_slot *api_slot(struct pv_api *a, const struct api_params *ps, FILE *o
 		fflush(out);
 		error_at = ftell(out);
 		fputs("{\"error\": \"loading\", \"path\": ", out);
-		pv_json_string(out, s->path);
+		web_json_string(out, s->path);
 		fprintf(out, ", \"phase\": \"%s\", \"done\": %" PRIu64 ", \"total\": %" PRIu64 "}",
 			phase_name(atomic_load(&s->progress.phase)), atomic_load(&s->progress.done),
 			atomic_load(&s->progress.total));
@@ -546,14 +563,14 @@ int api_status(struct pv_api *a, const struct api_params *ps, FILE *out)
 	for (uint32_t i = 0; i < n; i++) {
 		struct api_slot *s = slots[i];
 		fputs(i ? ",\n  {\"path\": " : "\n  {\"path\": ", out);
-		pv_json_string(out, s->path);
+		web_json_string(out, s->path);
 		int ph = states[i] == API_READY ? PV_PROGRESS_DONE : atomic_load(&s->progress.phase);
 		fprintf(out, ", \"state\": \"%s\", \"phase\": \"%s\", \"done\": %" PRIu64
 			", \"total\": %" PRIu64 ", \"error\": ",
 			names[states[i]], phase_name(ph), atomic_load(&s->progress.done),
 			atomic_load(&s->progress.total));
 		if (states[i] == API_FAILED)
-			pv_json_string(out, s->error ? s->error : "out of memory");
+			web_json_string(out, s->error ? s->error : "out of memory");
 		else
 			fputs("null", out);
 		fputc('}', out);
@@ -596,32 +613,6 @@ int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_
 	return pv_source_open(pv_str(p, p->sources.path[id]), roots, n, API_SOURCE_MAX);
 }
 
-/* the span of samples and raw markers (ns); both 0 when the profile has no time */
-static void profile_span(const struct pv_profile *p, int64_t *lo, int64_t *hi)
-{
-	int64_t a = INT64_MAX, b = INT64_MIN;
-	for (uint32_t i = 0; i < p->samples.len; i++) {
-		int64_t x = p->samples.time_ns[i];
-		if (x == PV_TIME_NONE)
-			continue;
-		a = x < a ? x : a;
-		b = x > b ? x : b;
-	}
-	for (uint32_t i = 0; i < p->markers.len; i++) {
-		int64_t t[2] = {p->markers.start_ns[i], p->markers.end_ns[i]};
-		for (int k = 0; k < 2; k++) {
-			if (t[k] == PV_TIME_NONE)
-				continue;
-			a = t[k] < a ? t[k] : a;
-			b = t[k] > b ? t[k] : b;
-		}
-	}
-	if (a > b)
-		a = b = 0;
-	*lo = a;
-	*hi = b;
-}
-
 static int cmp_cstr(const void *x, const void *y)
 {
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
@@ -649,9 +640,9 @@ static void put_categories(FILE *out, const struct pv_profile *p)
 	fputc('[', out);
 	for (uint32_t c = 0; c < p->categories.len; c++) {
 		fputs(c ? ", {\"name\": " : "{\"name\": ", out);
-		pv_json_string(out, pv_str(p, p->categories.name[c]));
+		web_json_string(out, pv_str(p, p->categories.name[c]));
 		fputs(", \"color\": ", out);
-		pv_json_string(out, pv_str(p, p->categories.color[c]));
+		web_json_string(out, pv_str(p, p->categories.color[c]));
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -711,16 +702,16 @@ int api_profile(struct pv_api *a, const struct api_params *ps, FILE *out)
 	free(info);
 
 	int64_t lo, hi;
-	profile_span(p, &lo, &hi);
+	pv_profile_span(p, &lo, &hi);
 	int st2 = 200;
 	const struct pv_markers *ms = api_markers(a, s, NULL, &st2);
 	fprintf(out, ",\n\"index\": %u, \"start\": ", slot_index(ps));
-	pv_json_ms(out, lo);
+	web_json_ms(out, lo);
 	fputs(", \"end\": ", out);
-	pv_json_ms(out, hi);
+	web_json_ms(out, hi);
 	fputs(", \"default_metric\": ", out);
 	if (p->metrics.len)
-		pv_json_string(out, pv_str(p, p->metrics.name[p->meta.default_metric]));
+		web_json_string(out, pv_str(p, p->metrics.name[p->meta.default_metric]));
 	else
 		fputs("null", out);
 	fputs(", \"sources\": [", out);
@@ -729,7 +720,7 @@ int api_profile(struct pv_api *a, const struct api_params *ps, FILE *out)
 		if (fd >= 0)
 			close(fd);
 		fprintf(out, "%s{\"id\": %u, \"path\": ", i ? ",\n  " : "\n  ", i);
-		pv_json_string(out, pv_str(p, p->sources.path[i]));
+		web_json_string(out, pv_str(p, p->sources.path[i]));
 		fprintf(out, ", \"available\": %s}", fd >= 0 ? "true" : "false");
 	}
 	fprintf(out, "%s], \"marker_names\": %u}\n", p->sources.len ? "\n" : "", marker_names(ms));
@@ -980,7 +971,7 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, FILE *out)
 	if ((status = msel_parse(p, ps, out, &m)))
 		return status;
 	int64_t lo, hi;
-	profile_span(p, &lo, &hi);
+	pv_profile_span(p, &lo, &hi);
 	int64_t start = m.has_start ? m.start_ns : lo, end = m.has_end ? m.end_ns : hi;
 	if (end < start) {
 		msel_release(&m);
@@ -1074,32 +1065,32 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, FILE *out)
 		qsort(rows, nr, sizeof(*rows), cmp_chart_row);
 	struct pv_marker_detail d = {0};
 	fputs("{\"start\": ", out);
-	pv_json_ms(out, start);
+	web_json_ms(out, start);
 	fputs(", \"end\": ", out);
-	pv_json_ms(out, end);
+	web_json_ms(out, end);
 	fputs(", \"rows\": [", out);
 	for (uint32_t k = 0; k < nr; k++) {
 		struct chart_row *r = &rows[k];
 		fprintf(out, "%s{\"thread\": %u, \"thread_name\": ", k ? ",\n  " : "\n  ", r->thread);
-		pv_json_string(out, pv_str(p, p->threads.name[r->thread]));
+		web_json_string(out, pv_str(p, p->threads.name[r->thread]));
 		fputs(", \"name\": ", out);
-		pv_json_string(out, r->name);
+		web_json_string(out, r->name);
 		fputs(", \"category\": ", out);
-		pv_json_string(out, category_name(p, r->category));
+		web_json_string(out, category_name(p, r->category));
 		fputs(", \"color\": ", out);
-		pv_json_string(out, category_color(p, r->category));
+		web_json_string(out, category_color(p, r->category));
 		fputs(", \"markers\": [", out);
 		for (uint32_t j = 0; j < r->len; j++) {
 			struct chart_entry *e = &r->e[j];
 			fprintf(out, "%s{\"i\": %u, \"start\": ", j ? ", " : "", e->i);
-			pv_json_ms(out, e->start);
+			web_json_ms(out, e->start);
 			fputs(", \"end\": ", out);
 			if (e->end == PV_TIME_NONE)
 				fputs("null", out);
 			else
-				pv_json_ms(out, e->end);
+				web_json_ms(out, e->end);
 			fputs(", \"label\": ", out);
-			pv_json_string(out, pv_marker_detail(ms, e->i, &d) ? ""
+			web_json_string(out, pv_marker_detail(ms, e->i, &d) ? ""
 								       : d.label[PV_LABEL_CHART]);
 			if (e->merged > 1)
 				fprintf(out, ", \"merged\": %u", e->merged);
@@ -1283,7 +1274,7 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 	if (nb == 0 || nb > ACTIVITY_MAX_BUCKETS)
 		return api_error(out, 400, "buckets takes 1 to %d, not %u", ACTIVITY_MAX_BUCKETS, nb);
 	int64_t lo, hi;
-	profile_span(p, &lo, &hi);
+	pv_profile_span(p, &lo, &hi);
 	if (!has_start)
 		start = lo;
 	if (!has_end)
@@ -1372,9 +1363,9 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 	}
 	double span = (double)pv_time_diff(end, start);
 	fputs("{\"start\": ", out);
-	pv_json_ms(out, start);
+	web_json_ms(out, start);
 	fputs(", \"end\": ", out);
-	pv_json_ms(out, end);
+	web_json_ms(out, end);
 	fprintf(out, ", \"bucket\": %.9g, \"categories\": ", span / nb / 1e6);
 	/* the extra "Other" is listed when some sample needs it */
 	for (uint32_t k = 0; k < nt && !other && none == p->categories.len; k++)
@@ -1386,9 +1377,9 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 		fputc('[', out);
 		for (uint32_t c = 0; c < p->categories.len; c++) {
 			fputs("{\"name\": ", out);
-			pv_json_string(out, pv_str(p, p->categories.name[c]));
+			web_json_string(out, pv_str(p, p->categories.name[c]));
 			fputs(", \"color\": ", out);
-			pv_json_string(out, pv_str(p, p->categories.color[c]));
+			web_json_string(out, pv_str(p, p->categories.color[c]));
 			fputs("}, ", out);
 		}
 		fputs("{\"name\": \"Other\", \"color\": \"grey\"}]", out);
@@ -1415,7 +1406,7 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 			nsamples++;
 		}
 		fprintf(out, "%s{\"index\": %u, \"name\": ", k ? ",\n  " : "\n  ", t);
-		pv_json_string(out, pv_str(p, p->threads.name[t]));
+		web_json_string(out, pv_str(p, p->threads.name[t]));
 		fputs(", \"tid\": ", out);
 		if (p->threads.tid[t] == PV_ID_NONE)
 			fputs("null", out);
@@ -1452,16 +1443,16 @@ int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out)
 			continue;
 		per[t]++;
 		fprintf(out, "%s{\"thread\": %u, \"i\": %u, \"name\": ", nov++ ? ",\n  " : "\n  ", t, i);
-		pv_json_string(out, ms->name[i]);
+		web_json_string(out, ms->name[i]);
 		fputs(", \"start\": ", out);
-		pv_json_ms(out, ms->start_ns[i]);
+		web_json_ms(out, ms->start_ns[i]);
 		fputs(", \"end\": ", out);
 		if (ms->end_ns[i] == PV_TIME_NONE)
 			fputs("null", out);
 		else
-			pv_json_ms(out, ms->end_ns[i]);
+			web_json_ms(out, ms->end_ns[i]);
 		fputs(", \"color\": ", out);
-		pv_json_string(out, category_color(p, ms->category[i]));
+		web_json_string(out, category_color(p, ms->category[i]));
 		fputc('}', out);
 	}
 	free(per);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "pv/import.h"
+#include "pv/jsonw.h"
 #include "pv/marker.h"
 #include "pv/profile.h"
 #include "pv/query.h"

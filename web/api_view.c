@@ -22,6 +22,22 @@
 #include <unistd.h>
 
 #include "api.h"
+
+/* temporary: FILE writers until the endpoints write through pv/jsonw.h */
+static inline void web_json_string(FILE *out, const char *s)
+{
+	pv_json_fput_string(out, s);
+}
+
+static inline void web_json_ms(FILE *out, int64_t ns)
+{
+	struct pv_json *j = pv_json_new(out);
+	if (j)
+		pv_json_ms(j, ns);
+	if (j)
+		pv_json_finish(j);
+	pv_json_free(j);
+}
 #include "pv/source.h"
 
 #define THREADS_MAX	    256

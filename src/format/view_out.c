@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "pv/format.h"
 
 /*
@@ -98,17 +99,38 @@ static void inline_mark(FILE *out, enum pv_row_kind kind, bool inlined)
 		fputs(" (inline)", out);
 }
 
-static void json_str_or_null(FILE *out, const char *s)
+/* a string, or null when NULL or empty */
+static void json_nonempty(struct pv_json *j, const char *s)
 {
 	if (!s || !*s)
-		fputs("null", out);
+		pv_json_null(j);
 	else
-		pv_json_string(out, s);
+		pv_json_str(j, s);
 }
 
-static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			  uint32_t line, bool inlined, int64_t *const *total, int64_t *const *self,
-			  uint32_t r)
+/* total and self of the first metric, then "values" with every metric's when there are several */
+static void json_costs(struct pv_json *j, const struct pv_view *v, int64_t *const *total,
+		       int64_t *const *self, uint32_t r)
+{
+	pv_json_kint(j, "total", total[0][r]);
+	pv_json_kint(j, "self", self[0][r]);
+	if (v->nr_metrics < 2)
+		return;
+	pv_json_key(j, "values");
+	pv_json_array(j);
+	for (uint32_t k = 0; k < v->nr_metrics; k++) {
+		pv_json_object(j);
+		pv_json_kint(j, "total", total[k][r]);
+		pv_json_kint(j, "self", self[k][r]);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+}
+
+/* Opens a row's object with its name, kind, place and costs. */
+static void json_row_head(struct pv_json *j, const struct pv_view *v, enum pv_row_kind kind,
+			  uint32_t id, uint32_t line, bool inlined, int64_t *const *total,
+			  int64_t *const *self, uint32_t r)
 {
 	const struct pv_profile *p = v->p;
 	char b[512];
@@ -118,30 +140,22 @@ static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind k
 	pv_view_row_place(v, kind, id, &m, &s, &fl);
 	if (kind == PV_ROW_LINE && line)
 		fl = line;
-	fputs("{\"name\": ", out);
-	pv_json_string(out, pv_view_row_name(v, kind, id, b, sizeof(b), line));
-	fputs(", \"kind\": ", out);
-	pv_json_string(out, pv_row_kind_name(kind, inlined));
-	fputs(", \"module\": ", out);
-	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
-	fputs(", \"file\": ", out);
-	json_str_or_null(out, s == PV_NONE ? NULL : pv_str(p, p->sources.path[s]));
-	fputs(", \"line\": ", out);
+	pv_json_object(j);
+	pv_json_kstr(j, "name", pv_view_row_name(v, kind, id, b, sizeof(b), line));
+	pv_json_kstr(j, "kind", pv_row_kind_name(kind, inlined));
+	pv_json_key(j, "module");
+	json_nonempty(j, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
+	pv_json_key(j, "file");
+	json_nonempty(j, s == PV_NONE ? NULL : pv_str(p, p->sources.path[s]));
+	pv_json_key(j, "line");
 	if (fl)
-		fprintf(out, "%u", fl);
+		pv_json_uint(j, fl);
 	else
-		fputs("null", out);
+		pv_json_null(j);
 	uint32_t col = pv_view_row_column(v, kind, id);
 	if (col)
-		fprintf(out, ", \"column\": %u", col);
-	fprintf(out, ", \"total\": %" PRId64 ", \"self\": %" PRId64, total[0][r], self[0][r]);
-	if (v->nr_metrics > 1) {
-		fputs(", \"values\": [", out);
-		for (uint32_t k = 0; k < v->nr_metrics; k++)
-			fprintf(out, "%s{\"total\": %" PRId64 ", \"self\": %" PRId64 "}", k ? ", " : "",
-				total[k][r], self[k][r]);
-		fputc(']', out);
-	}
+		pv_json_kuint(j, "column", col);
+	json_costs(j, v, total, self, r);
 }
 
 /* ---- header ---- */
@@ -234,9 +248,9 @@ struct cuts {
 
 struct walk {
 	FILE *out;
+	struct pv_json *j; /* JSON, else text on out */
 	const struct pv_view *v;
 	const struct pv_tree *t;
-	bool json;
 	uint32_t max_depth, limit;
 	int64_t min_cost;
 	uint64_t *rows;	 /* per row: rows in its subtree, itself included */
@@ -279,7 +293,7 @@ static void text_name(FILE *out, uint32_t depth, const char *name)
 }
 
 /* The "more" row of a list: the rows from more_from on that are not cut, summed. */
-static void more_row(struct walk *w, const struct level *it, int indent)
+static void more_row(struct walk *w, const struct level *it)
 {
 	const struct pv_view *v = w->v;
 	const struct pv_tree *t = w->t;
@@ -302,20 +316,20 @@ static void more_row(struct walk *w, const struct level *it, int indent)
 	char name[64];
 	snprintf(name, sizeof(name), "... %u more rows", it->more);
 	uint32_t depth = t->depth[it->rows[0]];
-	if (w->json) {
-		fprintf(w->out, "%s\n%*s{\"name\": ", it->printed ? "," : "", indent, "");
-		pv_json_string(w->out, name);
-		fputs(", \"kind\": \"more\", \"module\": null, \"file\": null, \"line\": null",
-		      w->out);
-		fprintf(w->out, ", \"total\": %" PRId64 ", \"self\": %" PRId64, tot[0], slf[0]);
-		if (nm > 1) {
-			fputs(", \"values\": [", w->out);
-			for (uint32_t k = 0; k < nm; k++)
-				fprintf(w->out, "%s{\"total\": %" PRId64 ", \"self\": %" PRId64 "}",
-					k ? ", " : "", tot[k], slf[k]);
-			fputc(']', w->out);
-		}
-		fprintf(w->out, ", \"more\": %u, \"children\": []}", it->more);
+	if (w->j) {
+		struct pv_json *j = w->j;
+		pv_json_object(j);
+		pv_json_kstr(j, "name", name);
+		pv_json_kstr(j, "kind", "more");
+		pv_json_knull(j, "module");
+		pv_json_knull(j, "file");
+		pv_json_knull(j, "line");
+		json_costs(j, v, tp, sp, 0);
+		pv_json_kuint(j, "more", it->more);
+		pv_json_key(j, "children");
+		pv_json_array(j);
+		pv_json_end(j);
+		pv_json_end(j);
 		return;
 	}
 	text_values(w->out, v, tp, sp, 0, false, ' ');
@@ -323,7 +337,14 @@ static void more_row(struct walk *w, const struct level *it, int indent)
 	fputc('\n', w->out);
 }
 
-static void walk(struct walk *w, int indent0)
+/* The rows of a list of children (JSON: on lines indented as the text is, to INDENT_LEVELS). */
+static void json_children(struct walk *w, uint32_t level)
+{
+	pv_json_key(w->j, "children");
+	pv_json_open(w->j, '[', PV_JSON_LINES, 2 + (uint32_t)indent_of(level));
+}
+
+static int walk(struct walk *w)
 {
 	const struct pv_tree *t = w->t;
 	uint64_t budget = w->v->q.max_rows;
@@ -331,26 +352,22 @@ static void walk(struct walk *w, int indent0)
 	for (uint32_t r = 0; r < t->len; r++)
 		if (t->depth[r] + 2 > maxd)
 			maxd = t->depth[r] + 2;
-	struct level *st = malloc(sizeof(*st) * maxd);
+	struct level *st = pv_malloc(sizeof(*st) * maxd);
 	if (!st)
-		return;
+		return PV_ENOMEM;
 	uint32_t sp = 0;
 	st[sp++] = (struct level){t->roots, t->nr_roots, 0, 0, 0, 0};
 	while (sp) {
 		struct level *it = &st[sp - 1];
-		/* JSON is indented like the text, to INDENT_LEVELS */
-		int ind = indent0 + 2 + indent_of(sp - 1);
 		if (it->next == it->nr) {
 			if (it->more) {
-				more_row(w, it, ind);
+				more_row(w, it);
 				it->printed++;
 			}
 			sp--;
-			if (w->json && sp) {
-				if (it->printed)
-					fprintf(w->out, "\n%*s]}", ind - 2, "");
-				else
-					fputs("]}", w->out);
+			if (w->j && sp) { /* the children of a row, and the row */
+				pv_json_end(w->j);
+				pv_json_end(w->j);
 			}
 			continue;
 		}
@@ -369,13 +386,12 @@ static void walk(struct walk *w, int indent0)
 				w->cuts->budget += w->rows[r];
 			continue;
 		}
-		if (w->json) {
-			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", ind, "");
-			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r],
+		if (w->j) {
+			json_row_head(w->j, w->v, t->kind[r], t->id[r], t->line[r],
 				      t->inlined && t->inlined[r], t->total, t->self, r);
 			if (t->estimated && t->estimated[r])
-				fputs(", \"estimated\": true", w->out);
-			fputs(", \"children\": [", w->out);
+				pv_json_kbool(w->j, "estimated", true);
+			json_children(w, sp);
 		} else {
 			char b[512];
 			/* a call-graph row with estimated costs: '~' before the name */
@@ -393,29 +409,36 @@ static void walk(struct walk *w, int indent0)
 		st[sp++] =
 		    (struct level){t->children + t->child_first[r], t->child_len[r], 0, 0, 0, 0};
 	}
-	free(st);
+	pv_free(st);
+	return 0;
 }
 
-static void print_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t, bool json,
-		       int indent0, uint64_t *shown, struct cuts *cuts)
+/* A tree's rows: in JSON, the array of key (opened here, closed by the caller). */
+static int print_tree(FILE *out, struct pv_json *j, const char *key, const struct pv_view *v,
+		      const struct pv_tree *t, uint64_t *shown, struct cuts *cuts)
 {
-	struct walk w = {out, v, t, json, v->q.depth, v->q.limit, 0, NULL, shown, cuts};
+	struct walk w = {out, j, v, t, v->q.depth, v->q.limit, 0, NULL, shown, cuts};
 	if (v->q.min_percent > 0) {
 		double c = (double)v->base[0] * v->q.min_percent / 100.0;
 		w.min_cost = (int64_t)c;
 		if ((double)w.min_cost < c)
 			w.min_cost++;
 	}
-	w.rows = calloc(t->len ? t->len : 1, sizeof(*w.rows));
+	if (j) {
+		pv_json_key(j, key);
+		pv_json_open(j, '[', PV_JSON_LINES, 2);
+	}
+	w.rows = pv_calloc(t->len ? t->len : 1, sizeof(*w.rows));
 	if (!w.rows)
-		return;
+		return PV_ENOMEM;
 	for (uint32_t r = t->len; r-- > 0;) {
 		w.rows[r] += 1;
 		if (t->parent[r] != PV_NONE)
 			w.rows[t->parent[r]] += w.rows[r];
 	}
-	walk(&w, indent0);
-	free(w.rows);
+	int rc = walk(&w);
+	pv_free(w.rows);
+	return rc;
 }
 
 static void text_footer(FILE *out, const struct pv_view *v, const struct cuts *c)
@@ -433,72 +456,72 @@ static void text_footer(FILE *out, const struct pv_view *v, const struct cuts *c
 			c->budget, v->q.max_rows);
 }
 
-static void json_open(FILE *out, const struct pv_view *v)
+static void json_head(struct pv_json *j, const struct pv_view *v)
 {
-	fputs("{\"metric\": ", out);
-	pv_json_string(out, metric_name(v, 0));
-	fputs(", \"unit\": ", out);
-	pv_json_string(out, pv_unit_name(unit_of(v, 0)));
-	fprintf(out, ", \"total\": %" PRId64, v->whole[0]);
+	pv_json_object(j);
+	pv_json_kstr(j, "metric", metric_name(v, 0));
+	pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, 0)));
+	pv_json_kint(j, "total", v->whole[0]);
 	if (v->nr_metrics > 1) {
-		fputs(", \"metrics\": [", out);
+		pv_json_key(j, "metrics");
+		pv_json_array(j);
 		for (uint32_t m = 0; m < v->nr_metrics; m++) {
-			fprintf(out, "%s{\"name\": ", m ? ", " : "");
-			pv_json_string(out, metric_name(v, m));
-			fputs(", \"unit\": ", out);
-			pv_json_string(out, pv_unit_name(unit_of(v, m)));
-			fprintf(out, ", \"total\": %" PRId64 "}", v->whole[m]);
+			pv_json_object(j);
+			pv_json_kstr(j, "name", metric_name(v, m));
+			pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, m)));
+			pv_json_kint(j, "total", v->whole[m]);
+			pv_json_end(j);
 		}
-		fputc(']', out);
+		pv_json_end(j);
 	}
-	fputs(", \"view\": ", out);
-	pv_json_string(out, pv_view_name(v->q.view));
+	pv_json_kstr(j, "view", pv_view_name(v->q.view));
 	if (v->centered) {
-		fputs(", \"center\": {\"label\": ", out);
-		pv_json_string(out, v->center_label);
-		fprintf(out, ", \"total\": %" PRId64 "}", v->center[0]);
+		pv_json_key(j, "center");
+		pv_json_object(j);
+		pv_json_kstr(j, "label", v->center_label);
+		pv_json_kint(j, "total", v->center[0]);
+		pv_json_end(j);
 	}
-	if (v->note) {
-		fputs(", \"note\": ", out);
-		pv_json_string(out, v->note);
-	}
+	if (v->note)
+		pv_json_kstr(j, "note", v->note);
 }
 
 /* ---- flat and list ---- */
 
-static void print_flat(FILE *out, const struct pv_view *v, bool json)
+static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 {
 	const struct pv_flat *f = v->flat;
 	bool list = v->q.view == PV_VIEW_TOP;
 	uint32_t n = f->len;
 	if (list && v->q.limit && v->q.limit < n)
 		n = v->q.limit;
-	if (json) {
+	if (j) {
 		/* nested as module > file > function > line: children arrays, as trees have */
-		uint32_t cnt[6] = {0}; /* rows printed so far in the open container of a level */
-		int depth = -1;        /* level of the innermost open row */
+		int depth = -1; /* level of the innermost open row */
+		pv_json_key(j, "rows");
+		pv_json_open(j, '[', PV_JSON_LINES, 2);
 		for (uint32_t r = 0; r < n; r++) {
 			int lv = list ? 0 : f->level[r] - f->level[0];
-			for (; depth >= lv; depth--)
-				fprintf(out, cnt[depth + 1] ? "\n%*s]}" : "%*s]}",
-					cnt[depth + 1] ? 2 * depth + 2 : 0, "");
-			fprintf(out, "%s\n%*s", cnt[lv] ? "," : "", 2 * lv + 2, "");
-			cnt[lv]++;
-			json_row_head(out, v, f->kind[r], f->id[r], f->line[r],
+			for (; depth >= lv; depth--) {
+				pv_json_end(j);
+				pv_json_end(j);
+			}
+			json_row_head(j, v, f->kind[r], f->id[r], f->line[r],
 				      f->inlined && f->inlined[r], f->total, f->self, r);
 			if (v->centered)
-				fprintf(out, ", \"in_center\": %s", f->in_center[r] ? "true" : "false");
+				pv_json_kbool(j, "in_center", f->in_center[r]);
 			if (list) {
-				fputc('}', out);
+				pv_json_end(j);
 				continue;
 			}
-			fputs(", \"children\": [", out);
+			pv_json_key(j, "children");
+			pv_json_open(j, '[', PV_JSON_LINES, 2 * (uint32_t)lv + 4);
 			depth = lv;
-			cnt[lv + 1] = 0;
 		}
-		for (; depth >= 0; depth--)
-			fprintf(out, cnt[depth + 1] ? "\n%*s]}" : "%*s]}",
-				cnt[depth + 1] ? 2 * depth + 2 : 0, "");
+		for (; depth >= 0; depth--) {
+			pv_json_end(j);
+			pv_json_end(j);
+		}
 		return;
 	}
 	text_columns(out, v, list && v->q.sort == PV_SORT_SELF);
@@ -516,40 +539,46 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 		fprintf(out, "# %u more rows not shown\n", f->len - n);
 }
 
-void pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
+int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
 {
-	bool json = o && o->json;
 	struct cuts cuts = {0};
 	uint64_t shown = 0;
-	if (json) {
-		json_open(out, v);
+	int rc = 0;
+	if (o && o->json) {
+		struct pv_json *j = pv_json_new(out);
+		if (!j)
+			return PV_ENOMEM;
+		json_head(j, v);
 		if (v->q.view == PV_VIEW_BUTTERFLY) {
-			fputs(", \"callers\": [", out);
-			print_tree(out, v, v->callers, true, 0, &shown, &cuts);
-			fputs(v->callers->nr_roots ? "\n]" : "]", out);
+			rc = print_tree(out, j, "callers", v, v->callers, &shown, &cuts);
+			pv_json_end(j);
 		}
-		fputs(", \"rows\": [", out);
-		if (v->flat)
-			print_flat(out, v, true);
-		else
-			print_tree(out, v, v->tree, true, 0, &shown, &cuts);
-		bool any = v->flat ? v->flat->len > 0 : v->tree->nr_roots > 0;
-		fputs(any ? "\n]}\n" : "]}\n", out);
-		return;
+		if (!rc && v->flat)
+			print_flat(out, j, v);
+		else if (!rc)
+			rc = print_tree(out, j, "rows", v, v->tree, &shown, &cuts);
+		pv_json_end(j);
+		pv_json_end(j);
+		pv_json_eol(j);
+		int frc = pv_json_finish(j);
+		pv_json_free(j);
+		return rc ? rc : frc;
 	}
 	text_header(out, v, o);
 	if (v->flat) {
-		print_flat(out, v, false);
+		print_flat(out, NULL, v);
 	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
 		fprintf(out, "# callers of %s (bottom-up)\n", v->center_label);
 		text_columns(out, v, false);
-		print_tree(out, v, v->callers, false, 0, &shown, &cuts);
+		rc = print_tree(out, NULL, NULL, v, v->callers, &shown, &cuts);
 		fprintf(out, "# callees of %s (top-down)\n", v->center_label);
 		text_columns(out, v, false);
-		print_tree(out, v, v->tree, false, 0, &shown, &cuts);
+		if (!rc)
+			rc = print_tree(out, NULL, NULL, v, v->tree, &shown, &cuts);
 	} else {
 		text_columns(out, v, false);
-		print_tree(out, v, v->tree, false, 0, &shown, &cuts);
+		rc = print_tree(out, NULL, NULL, v, v->tree, &shown, &cuts);
 	}
 	text_footer(out, v, &cuts);
+	return rc ? rc : ferror(out) ? PV_EIO : 0;
 }

@@ -86,20 +86,16 @@ void pv_text_release(struct pv_text *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static int put_text(void *ctx, const char *s, size_t n)
+{
+	pv_text_put(ctx, s, n);
+	return 0;
+}
+
 void json_quote(struct pv_text *out, const char *s, size_t n)
 {
 	pv_text_put(out, "\"", 1);
-	size_t run = 0;
-	for (size_t i = 0; i < n; i++) {
-		char e[8];
-		size_t en = sbuf_json_escape((unsigned char)s[i], e);
-		if (!en)
-			continue;
-		pv_text_put(out, s + run, i - run);
-		pv_text_put(out, e, en);
-		run = i + 1;
-	}
-	pv_text_put(out, s + run, n - run);
+	json_escape(s, n, put_text, out);
 	pv_text_put(out, "\"", 1);
 }
 

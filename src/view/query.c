@@ -6,7 +6,7 @@
  * ("--by", "by") differs. Times are parsed as decimal text into integer nanoseconds and printed
  * back from the integer, so a range round-trips exactly; min_percent is parsed the same way as
  * fixed point with 6 decimals and compared at that resolution, for the same reason.
- * Writers print into a memory stream (so JSON strings share pv_json_string with the reports) and
+ * Writers print into a memory stream (JSON strings escaped as every writer does: pv/jsonw.h) and
  * hand back a pv_malloc'ed copy, which the caller frees with pv_free().
  */
 #include <stdio.h>
@@ -812,7 +812,7 @@ static void json_list(FILE *f, const char *key, char *const *v, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", f);
-		pv_json_string(f, v[i]);
+		pv_json_fput_string(f, v[i]);
 	}
 	fputc(']', f);
 }
@@ -836,20 +836,20 @@ char *pv_query_to_json(const struct pv_query *q)
 		return NULL;
 	FILE *f = o.f;
 	fputs("{\"view\": ", f);
-	pv_json_string(f, text_of(view_names, NR(view_names), q->view));
+	pv_json_fput_string(f, text_of(view_names, NR(view_names), q->view));
 	json_list(f, "center", q->center, q->nr_center);
 	fputs(", \"filters\": [", f);
 	for (uint32_t i = 0; i < q->nr_filters; i++) {
 		fputs(i ? ", {" : "{", f);
-		pv_json_string(f, text_of(filter_names, NR(filter_names), q->filters[i].kind));
+		pv_json_fput_string(f, text_of(filter_names, NR(filter_names), q->filters[i].kind));
 		fputs(": ", f);
-		pv_json_string(f, q->filters[i].arg);
+		pv_json_fput_string(f, q->filters[i].arg);
 		fputc('}', f);
 	}
 	fputc(']', f);
 	json_list(f, "metrics", q->metrics, q->nr_metrics);
 	fputs(", \"by\": ", f);
-	pv_json_string(f, text_of(by_names, NR(by_names), q->by));
+	pv_json_fput_string(f, text_of(by_names, NR(by_names), q->by));
 	json_list(f, "threads", q->threads, q->nr_threads);
 	fputs(", \"range\": ", f);
 	if (has_range(q)) {
@@ -863,17 +863,17 @@ char *pv_query_to_json(const struct pv_query *q)
 	}
 	if (q->inside_markers) { /* only when set: the other queries print as they always did */
 		fputs(", \"inside_markers\": ", f);
-		pv_json_string(f, q->inside_markers);
+		pv_json_fput_string(f, q->inside_markers);
 	}
 	fputs(", \"percent\": ", f);
-	pv_json_string(f, text_of(percent_names, NR(percent_names), q->percent));
+	pv_json_fput_string(f, text_of(percent_names, NR(percent_names), q->percent));
 	fixed_text(buf, sizeof(buf), min_micro(q->min_percent));
 	fprintf(f, ", \"min_percent\": %s, \"depth\": %u, \"limit\": %u, \"sort\": ", buf, q->depth,
 		q->limit);
-	pv_json_string(f, text_of(sort_names, NR(sort_names), q->sort));
+	pv_json_fput_string(f, text_of(sort_names, NR(sort_names), q->sort));
 	if (q->inlines != PV_INLINE_KEEP) { /* only when set, as inside_markers */
 		fputs(", \"inline\": ", f);
-		pv_json_string(f, text_of(inline_names, NR(inline_names), q->inlines));
+		pv_json_fput_string(f, text_of(inline_names, NR(inline_names), q->inlines));
 	}
 	if (q->max_rows != PV_TREE_ROWS) /* only when set, as inline */
 		fprintf(f, ", \"max_rows\": %u", q->max_rows);
