@@ -13,9 +13,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "pv/graphs.h"
 #include "pv/info.h"
 #include "pv/jsonw.h"
 #include "pv/marker.h"
+#include "pv/rows.h"
 #include "pv/view.h"
 
 /*
@@ -70,6 +72,40 @@ void pv_json_marker_summary(struct pv_json *j, const struct pv_marker_summary_ro
 /* The per-name summary; JSON {"rows": [{"name", "count", ..., "total", "min", ...}]}. */
 int pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows, uint32_t n,
 			    bool json);
+
+/* ---- the page's answers (doc/api.md); web/ and the CLI's flame and activity write them ---- */
+
+#define PV_HEAVIEST_MAX 1024 /* rows of a heaviest path opened, at most */
+
+/* What a view answer holds besides the view. */
+struct pv_view_answer {
+	const char *const *open; /* keys of the tree rows whose children are sent */
+	uint32_t nr_open;
+	uint32_t per_parent; /* trees: at most this many rows of each list, then a "more" row
+			      * (0: all) */
+	uint32_t offset, limit; /* flat and top: the rows sent */
+	bool opened;		/* open the heaviest path (its rows' keys as "opened") */
+	uint32_t heaviest;	/* its rows, at most (PV_HEAVIEST_MAX) */
+};
+
+/* Each writes one answer object and a newline; returns 0 or PV_ENOMEM (the answer is then
+ * unfinished: a front end replaces it by its error). */
+int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_view_answer *a);
+/* The children of the row key names (ref: pv_view_find, or the roots: a tree and PV_NONE),
+ * from offset, at most limit (0: all). */
+int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key,
+		     const struct pv_row_ref *ref, uint32_t offset, uint32_t limit);
+int pv_json_flame(struct pv_json *j, const struct pv_flame *fl);
+int pv_json_thread_costs(struct pv_json *j, const struct pv_view *v, const char *key,
+			 const struct pv_row_ref *ref, const struct pv_thread_costs *tc);
+/* Source file id's text with each line's costs from v (a list at line granularity) and the
+ * lines of the functions q's centers name. */
+int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_query *q,
+		   pv_source_ix id, const char *text, size_t len);
+int pv_json_activity(struct pv_json *j, const struct pv_activity *a,
+		     const struct pv_markers *ms);
+int pv_json_marker_chart(struct pv_json *j, const struct pv_markers *ms,
+			 const struct pv_marker_chart *ch);
 
 /* A cost as text: an integer in the unit, or milliseconds with 3 decimals for ns. */
 void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u);

@@ -67,9 +67,12 @@ void pv_json_str(struct pv_json *j, const char *s);
 void pv_json_strn(struct pv_json *j, const char *s, size_t n);
 void pv_json_str_or_null(struct pv_json *j, const char *s); /* NULL: null */
 void pv_json_int(struct pv_json *j, int64_t v);
+/* v, or null for INT64_MIN (PV_ID_NONE, PV_TIME_NONE: unknown). */
+void pv_json_int_or_null(struct pv_json *j, int64_t v);
 void pv_json_uint(struct pv_json *j, uint64_t v);
 /* ns as exact milliseconds ("12.5", "165.870919"), as every JSON output writes times. */
 void pv_json_ms(struct pv_json *j, int64_t ns);
+void pv_json_ms_or_null(struct pv_json *j, int64_t ns); /* null for INT64_MIN */
 /* A double with 9 significant digits ("%.9g"); null when not finite. */
 void pv_json_double(struct pv_json *j, double v);
 void pv_json_null(struct pv_json *j);

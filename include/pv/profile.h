@@ -310,5 +310,13 @@ pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name);
  * (at most cap are written to out).
  */
 uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix *out, uint32_t cap);
+/*
+ * The threads that names[0..n) select (each read as pv_thread_find reads it): every thread any
+ * name finds, once each, in index order; every thread when n is 0. The one rule of the views,
+ * the marker commands and the page. *out is freed with free(). Returns 0, PV_ENOMEM, or
+ * PV_EINVAL with *bad the index of the first name that finds no thread.
+ */
+int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
+		     pv_thread_ix **out, uint32_t *nr, uint32_t *bad);
 
 #endif

@@ -229,6 +229,14 @@ void pv_json_int(struct pv_json *j, int64_t v)
 	put(j, t, (size_t)n);
 }
 
+void pv_json_int_or_null(struct pv_json *j, int64_t v)
+{
+	if (v == INT64_MIN)
+		pv_json_null(j);
+	else
+		pv_json_int(j, v);
+}
+
 void pv_json_uint(struct pv_json *j, uint64_t v)
 {
 	char t[24];
@@ -243,6 +251,14 @@ void pv_json_ms(struct pv_json *j, int64_t ns)
 	size_t n = sbuf_ms_text(t, ns);
 	before(j);
 	put(j, t, n);
+}
+
+void pv_json_ms_or_null(struct pv_json *j, int64_t ns)
+{
+	if (ns == INT64_MIN)
+		pv_json_null(j);
+	else
+		pv_json_ms(j, ns);
 }
 
 void pv_json_double(struct pv_json *j, double v)

@@ -96,10 +96,7 @@ static void duration_text(const struct pv_markers *ms, uint32_t i, char *buf, si
 static void json_ms_or_null(struct pv_json *j, const char *key, int64_t ns, bool known)
 {
 	pv_json_key(j, key);
-	if (known)
-		pv_json_ms(j, ns);
-	else
-		pv_json_null(j);
+	pv_json_ms_or_null(j, known ? ns : INT64_MIN);
 }
 
 /* One marker as a JSON object (the table's row; full: the tooltip's, "marker N --json"). */
@@ -120,10 +117,7 @@ static int json_marker(struct pv_json *j, const struct pv_markers *ms, uint32_t 
 	pv_json_kuint(j, "thread", t);
 	pv_json_kstr(j, "thread_name", pv_str(p, p->threads.name[t]));
 	pv_json_key(j, "tid");
-	if (p->threads.tid[t] != PV_ID_NONE)
-		pv_json_int(j, p->threads.tid[t]);
-	else
-		pv_json_null(j);
+	pv_json_int_or_null(j, p->threads.tid[t]);
 	pv_json_kbool(j, "instant", ms->end_ns[i] == PV_TIME_NONE);
 	pv_json_kbool(j, "incomplete", ms->flags[i] & PV_MARKER_INCOMPLETE);
 	pv_json_kbool(j, "synthetic", ms->flags[i] & PV_MARKER_SYNTHETIC);

@@ -158,14 +158,6 @@ static void json_pstr(struct pv_json *j, const struct pv_profile *p, pv_str_ix s
 		pv_json_str(j, pv_str(p, s));
 }
 
-static void json_id(struct pv_json *j, int64_t id)
-{
-	if (id == PV_ID_NONE)
-		pv_json_null(j);
-	else
-		pv_json_int(j, id);
-}
-
 void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const char *path,
 		  unsigned flags)
 {
@@ -189,14 +181,14 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_key(j, "process");
 		json_pstr(j, p, p->threads.process_name[t]);
 		pv_json_key(j, "pid");
-		json_id(j, p->threads.pid[t]);
+		pv_json_int_or_null(j, p->threads.pid[t]);
 		pv_json_key(j, "tid");
-		json_id(j, p->threads.tid[t]);
+		pv_json_int_or_null(j, p->threads.tid[t]);
 		pv_json_kuint(j, "samples", ti->samples);
 		pv_json_key(j, "first_sample_ns");
-		json_id(j, ti->first_ns);
+		pv_json_int_or_null(j, ti->first_ns);
 		pv_json_key(j, "last_sample_ns");
-		json_id(j, ti->last_ns);
+		pv_json_int_or_null(j, ti->last_ns);
 		pv_json_end(j);
 	}
 	pv_json_end(j);

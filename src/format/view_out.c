@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "format/internal.h"
 #include "pv/format.h"
 
 /*
@@ -63,6 +64,15 @@ static const char *metric_name(const struct pv_view *v, uint32_t m)
 	return pv_str(v->p, v->p->metrics.name[v->metrics[m]]);
 }
 
+/* Module, file and line of a row (a line row's own line). */
+static void place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, uint32_t line,
+		  pv_module_ix *m, pv_source_ix *s, uint32_t *fl)
+{
+	pv_view_row_place(v, kind, id, m, s, fl);
+	if (kind == PV_ROW_LINE && line)
+		*fl = line;
+}
+
 static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 		       uint32_t line)
 {
@@ -70,9 +80,7 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 	pv_module_ix m;
 	pv_source_ix s;
 	uint32_t fl;
-	pv_view_row_place(v, kind, id, &m, &s, &fl);
-	if (kind == PV_ROW_LINE && line)
-		fl = line;
+	place(v, kind, id, line, &m, &s, &fl);
 	if ((kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && m != PV_NONE &&
 	    p->modules.name[m]) {
 		char b[64];
@@ -100,12 +108,42 @@ static void inline_mark(FILE *out, enum pv_row_kind kind, bool inlined)
 }
 
 /* a string, or null when NULL or empty */
-static void json_nonempty(struct pv_json *j, const char *s)
+void json_nonempty(struct pv_json *j, const char *s)
 {
 	if (!s || !*s)
 		pv_json_null(j);
 	else
 		pv_json_str(j, s);
+}
+
+void json_row_place(struct pv_json *j, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+		    uint32_t line)
+{
+	const struct pv_profile *p = v->p;
+	pv_module_ix m;
+	pv_source_ix s;
+	uint32_t fl;
+	place(v, kind, id, line, &m, &s, &fl);
+	pv_json_key(j, "module");
+	json_nonempty(j, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
+	pv_json_key(j, "file");
+	json_nonempty(j, s == PV_NONE ? NULL : pv_str(p, p->sources.path[s]));
+	pv_json_key(j, "line");
+	if (fl)
+		pv_json_uint(j, fl);
+	else
+		pv_json_null(j);
+	uint32_t col = pv_view_row_column(v, kind, id);
+	if (col)
+		pv_json_kuint(j, "column", col);
+}
+
+void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t)
+{
+	pv_json_kuint(j, "index", t);
+	pv_json_kstr(j, "name", pv_str(p, p->threads.name[t]));
+	pv_json_key(j, "tid");
+	pv_json_int_or_null(j, p->threads.tid[t]);
 }
 
 /* total and self of the first metric, then "values" with every metric's when there are several */
@@ -132,29 +170,11 @@ static void json_row_head(struct pv_json *j, const struct pv_view *v, enum pv_ro
 			  uint32_t id, uint32_t line, bool inlined, int64_t *const *total,
 			  int64_t *const *self, uint32_t r)
 {
-	const struct pv_profile *p = v->p;
 	char b[512];
-	pv_module_ix m;
-	pv_source_ix s;
-	uint32_t fl;
-	pv_view_row_place(v, kind, id, &m, &s, &fl);
-	if (kind == PV_ROW_LINE && line)
-		fl = line;
 	pv_json_object(j);
 	pv_json_kstr(j, "name", pv_view_row_name(v, kind, id, b, sizeof(b), line));
 	pv_json_kstr(j, "kind", pv_row_kind_name(kind, inlined));
-	pv_json_key(j, "module");
-	json_nonempty(j, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
-	pv_json_key(j, "file");
-	json_nonempty(j, s == PV_NONE ? NULL : pv_str(p, p->sources.path[s]));
-	pv_json_key(j, "line");
-	if (fl)
-		pv_json_uint(j, fl);
-	else
-		pv_json_null(j);
-	uint32_t col = pv_view_row_column(v, kind, id);
-	if (col)
-		pv_json_kuint(j, "column", col);
+	json_row_place(j, v, kind, id, line);
 	json_costs(j, v, total, self, r);
 }
 

@@ -2432,38 +2432,13 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		v->metrics[v->nr_metrics++] = m;
 	}
 	e->nm = v->nr_metrics;
-	v->threads = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(pv_thread_ix));
-	if (!v->threads)
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-	if (q->nr_threads == 0) {
-		for (uint32_t t = 0; t < p->threads.len; t++)
-			v->threads[v->nr_threads++] = t;
-		return 0;
-	}
-	uint8_t *sel = pv_calloc(p->threads.len ? p->threads.len : 1, 1);
-	pv_thread_ix *found = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(*found));
-	if (!sel || !found) {
-		pv_free(sel);
-		pv_free(found);
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-	}
-	for (uint32_t i = 0; i < q->nr_threads; i++) {
-		uint32_t k = pv_thread_find(p, q->threads[i], found, p->threads.len);
-		if (k == 0) {
-			pv_free(sel);
-			pv_free(found);
-			return pv_error_set(e->err, PV_EINVAL, "no thread named '%s' (see 'profview info')",
-					    q->threads[i]);
-		}
-		for (uint32_t j = 0; j < k && j < p->threads.len; j++)
-			sel[found[j]] = 1;
-	}
-	for (uint32_t t = 0; t < p->threads.len; t++)
-		if (sel[t])
-			v->threads[v->nr_threads++] = t;
-	pv_free(sel);
-	pv_free(found);
-	return 0;
+	uint32_t bad;
+	int rc = pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &v->threads,
+				  &v->nr_threads, &bad);
+	if (rc == PV_EINVAL)
+		return pv_error_set(e->err, PV_EINVAL, "no thread named '%s' (see 'profview info')",
+				    q->threads[bad]);
+	return rc ? pv_error_set(e->err, rc, "out of memory") : 0;
 }
 
 /*

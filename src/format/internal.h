@@ -1,0 +1,18 @@
+/*
+ * internal.h - what the JSON printers of src/format/ share.
+ */
+#ifndef PV_FORMAT_INTERNAL_H
+#define PV_FORMAT_INTERNAL_H
+
+#include "pv/jsonw.h"
+#include "pv/view.h"
+
+/* a string, or null when NULL or empty */
+void json_nonempty(struct pv_json *j, const char *s);
+/* The members "module", "file", "line" (and "column" when known) of a row of v. */
+void json_row_place(struct pv_json *j, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+		    uint32_t line);
+/* The members "index", "name", "tid" of thread t. */
+void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t);
+
+#endif
