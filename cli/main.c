@@ -34,67 +34,78 @@ struct cli {
 	const char *marker_arg; /* marker: N */
 	/* views: resolved against each profile */
 	const char *range_marker, *center_marker;
+	double hot_path; /* tree, callers: print the hot path only, of this share (0: off) */
 };
 
 static void usage(FILE *out)
 {
-	fputs(
-	    "usage: profview COMMAND [OPTIONS] FILE...\n"
-	    "       profview FILE...              (same as 'profview tree FILE...')\n"
-	    "\n"
-	    "commands:\n"
-	    "  info        format, threads, metrics, table sizes, markers, what the import lost\n"
-	    "  tree        top-down call tree (with --center: the center's callees)\n"
-	    "  callers     bottom-up tree (with --center: the center's callers)\n"
-	    "  butterfly   callers, the center, callees (needs --center)\n"
-	    "  flat        module > file > function > line rows (--by picks the depth)\n"
-	    "  top         one row per function: self, total (recursion counted once)\n"
-	    "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
-	    "  marker      one marker in full: profview marker FILE N\n"
-	    "  formats     the formats profview reads\n"
-	    "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
-	    "              (profview serve --help)\n"
-	    "  query       print the query given by the options as flags, URL and JSON\n"
-	    "\n"
-	    "the query (the same in every command):\n"
-	    "  --center SCOPE        the context of the view; repeat to merge several\n"
-	    "  --include SCOPE       keep samples whose stack has SCOPE\n"
-	    "  --drop SCOPE          drop samples whose stack has SCOPE\n"
-	    "  --merge SCOPE         remove SCOPE's frames, cost to the caller\n"
-	    "  --collapse-recursion SCOPE   A>B>A>C becomes A>C\n"
-	    "  --collapse-module M   consecutive frames of module M become one\n"
-	    "  --focus-category C    keep only frames of category C\n"
-	    "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
-	    "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
-	    "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
-	    "  --metric A[,B]        metrics to show (default: the profile's own)\n"
-	    "  --by function|line|file|module   granularity of the rows\n"
-	    "  --percent center|whole           percentages of the center or the whole\n"
-	    "  --inline keep|fold    inlined frames as frames (kind inline) or folded into\n"
-	    "                        the function they are inlined in\n"
-	    "  --depth N, --min-percent P, -n N, --sort self|total   what to print (-n: in\n"
-	    "                        a tree, rows a list; the rest is one '... N more' row)\n"
-	    "  --max-rows N          a tree prints at most N rows (default 100000; 0: all)\n"
-	    "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
-	    "  --range-from-marker N     the time range of marker N (see 'markers')\n"
-	    "  --center-from-marker N    the center: marker N's cause stack, as a path\n"
-	    "  SCOPE is NAME, re:REGEX, file:PATH, module:NAME, line:FILE:LINE,\n"
-	    "  FUNCTION:LINE or path:a;b;c. Filters apply in the order given.\n"
-	    "\n"
-	    "markers:\n"
-	    "  --search TERMS        comma-separated substrings (OR) of name, category, type\n"
-	    "                        and fields; key:value for one key, -key:value excludes\n"
-	    "  --thread, --range     markers of these threads, overlapping this range\n"
-	    "  --sort start|duration the table's order (default start); -n N: the first N rows\n"
-	    "  --summary             per name: count, total, min, median, max duration\n"
-	    "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n"
-	    "\n"
-	    "other options:\n"
-	    "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
-	    "  --format NAME   read FILE as this format instead of probing it\n"
-	    "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
-	    "  -h, --help      this text;  --version   the version\n",
-	    out);
+	fputs("usage: profview COMMAND [OPTIONS] FILE...\n"
+	      "       profview FILE...              (same as 'profview tree FILE...')\n"
+	      "\n"
+	      "commands:\n"
+	      "  info        format, threads, metrics, table sizes, markers, what the import lost\n"
+	      "  tree        top-down call tree (with --center: the center's callees)\n"
+	      "  callers     bottom-up tree (with --center: the center's callers)\n"
+	      "  butterfly   callers, the center, callees (needs --center)\n"
+	      "  flat        module > file > function > line rows (--by picks the depth)\n"
+	      "  top         one row per function: self, total (recursion counted once)\n"
+	      "  markers     the marker table (--search, --thread, --range, --sort, --summary)\n"
+	      "  marker      one marker in full: profview marker FILE N\n"
+	      "  formats     the formats profview reads\n"
+	      "  serve       the web UI: serves the profiles on a local page and prints its URL\n"
+	      "              (profview serve --help)\n"
+	      "  query       print the query given by the options as flags, URL and JSON\n"
+	      "\n"
+	      "the query (the same in every command):\n"
+	      "  --center SCOPE        the context of the view; repeat to merge several\n"
+	      "  --include SCOPE       keep samples whose stack has SCOPE\n"
+	      "  --drop SCOPE          drop samples whose stack has SCOPE\n"
+	      "  --merge SCOPE         remove SCOPE's frames, cost to the caller\n"
+	      "  --collapse-recursion SCOPE   A>B>A>C becomes A>C\n"
+	      "  --collapse-module M   consecutive frames of module M become one\n"
+	      "  --focus-category C    keep only frames of category C\n"
+	      "  --collapse-subtree SCOPE   keep SCOPE, its callees' cost becomes its self\n"
+	      "  --prune SCOPE         remove SCOPE and its callees, their cost to the caller\n"
+	      "  --collapse-direct-recursion SCOPE   A>A>B becomes A>B (A>B>A stays)\n"
+	      "  --focus-self SCOPE    only the samples whose own frame (leaf) is in SCOPE\n"
+	      "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
+	      "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
+	      "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
+	      "  --metric A[,B]        metrics to show (default: the profile's own)\n"
+	      "  --by function|line|file|module|loop   granularity of the rows (loop: functions\n"
+	      "                        and the loops in them, HPCToolkit)\n"
+	      "  --percent center|whole           percentages of the center or the whole\n"
+	      "  --inline keep|fold    inlined frames as frames (kind inline) or folded into\n"
+	      "                        the function they are inlined in\n"
+	      "  --self own|nested     a tree row's self: its own, or with the loops nested in\n"
+	      "                        it (HPCToolkit's exclusive cost of procedures and loops)\n"
+	      "  --depth N, --min-percent P, -n N, --sort self|total   what to print (-n: in\n"
+	      "                        a tree, rows a list; the rest is one '... N more' row)\n"
+	      "  --max-rows N          a tree prints at most N rows (default 100000; 0: all)\n"
+	      "  --hot-path[=T]        tree, callers: only the hot path (hpcviewer): from the\n"
+	      "                        top row, the heaviest child while it has T%% (50) of its\n"
+	      "                        parent's total\n"
+	      "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
+	      "  --range-from-marker N     the time range of marker N (see 'markers')\n"
+	      "  --center-from-marker N    the center: marker N's cause stack, as a path\n"
+	      "  SCOPE is NAME, re:REGEX, file:PATH, module:NAME, line:FILE:LINE,\n"
+	      "  FUNCTION:LINE, loop:FILE:LINE, loop:FUNCTION:LINE or path:a;b;c. Filters apply\n"
+	      "  in the order given.\n"
+	      "\n"
+	      "markers:\n"
+	      "  --search TERMS        comma-separated substrings (OR) of name, category, type\n"
+	      "                        and fields; key:value for one key, -key:value excludes\n"
+	      "  --thread, --range     markers of these threads, overlapping this range\n"
+	      "  --sort start|duration the table's order (default start); -n N: the first N rows\n"
+	      "  --summary             per name: count, total, min, median, max duration\n"
+	      "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n"
+	      "\n"
+	      "other options:\n"
+	      "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
+	      "  --format NAME   read FILE as this format instead of probing it\n"
+	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
+	      "  -h, --help      this text;  --version   the version\n",
+	      out);
 }
 
 __attribute__((format(printf, 1, 2))) static int fail_usage(const char *fmt, ...)
@@ -268,6 +279,17 @@ static int run_view(const char *path, const struct pv_profile *p, const struct c
 	char label[256];
 	threads_label(v, c, label, sizeof(label));
 	struct pv_print_opts po = {.json = c->json, .threads_label = label};
+	if (c->hot_path > 0 && v->tree) {
+		uint32_t *rows = malloc(sizeof(*rows) * (v->tree->len ? v->tree->len : 1));
+		if (!rows) {
+			pv_view_free(v);
+			cli_say("error", "out of memory");
+			return EXIT_RUNTIME;
+		}
+		uint32_t n = pv_tree_hot_path(v->tree, PV_NONE, c->hot_path, rows, v->tree->len);
+		pv_tree_keep_path(v->tree, rows, n);
+		free(rows);
+	}
 	rc = pv_print_view(stdout, v, &po);
 	pv_view_free(v);
 	if (rc)
@@ -399,26 +421,10 @@ static const char *const commands[] = {"info",	   "top",     "tree",	"callers", 
 
 /* Options that belong to the query (query.h); their values go to pv_query_set_option. */
 static const char *const query_options[] = {
-    "center",
-    "include",
-    "drop",
-    "merge",
-    "collapse-recursion",
-    "collapse-module",
-    "focus-category",
-    "tag",
-    "drop-tag",
-    "metric",
-    "by",
-    "thread",
-    "range",
-    "percent",
-    "min-percent",
-    "depth",
-    "sort",
-    "inside-markers",
-    "inline",
-    "max-rows",
+	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
+	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
+	"min-percent", "depth", "sort", "inside-markers", "inline", "self", "collapse-subtree",
+	"prune", "collapse-direct-recursion", "focus-self", "max-rows",
 };
 
 /* The query options that apply to the marker commands (the rest shape call trees). */
@@ -455,9 +461,9 @@ int main(int argc, char **argv)
 		c.q.view = PV_VIEW_TOP;
 	enum {
 		OPT_FORMAT = 256, OPT_JSON, OPT_FROM, OPT_SEARCH, OPT_SUMMARY,
-		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_QUERY
+		OPT_RANGE_MARKER, OPT_CENTER_MARKER, OPT_HOT, OPT_QUERY
 	};
-	struct option longopts[NR_QUERY_OPTIONS + 11];
+	struct option longopts[NR_QUERY_OPTIONS + 12];
 	size_t nl = 0;
 	longopts[nl++] = (struct option){"format", required_argument, NULL, OPT_FORMAT};
 	longopts[nl++] = (struct option){"json", no_argument, NULL, OPT_JSON};
@@ -470,6 +476,7 @@ int main(int argc, char **argv)
 	    (struct option){"range-from-marker", required_argument, NULL, OPT_RANGE_MARKER};
 	longopts[nl++] =
 	    (struct option){"center-from-marker", required_argument, NULL, OPT_CENTER_MARKER};
+	longopts[nl++] = (struct option){"hot-path", optional_argument, NULL, OPT_HOT};
 	for (size_t i = 0; i < NR_QUERY_OPTIONS; i++)
 		longopts[nl++] = (struct option){query_options[i], required_argument, NULL,
 						 OPT_QUERY + (int)i};
@@ -525,6 +532,18 @@ int main(int argc, char **argv)
 			else
 				c.center_marker = optarg;
 			break;
+		case OPT_HOT: {
+			char *end = NULL;
+			double t = optarg ? strtod(optarg, &end) : 50;
+			if (strcmp(cmd, "tree") != 0 && strcmp(cmd, "callers") != 0)
+				rc = fail_usage("--hot-path applies to 'tree' and 'callers'");
+			else if (optarg && (end == optarg || *end || !(t > 0 && t <= 100)))
+				rc = fail_usage("--hot-path takes a percent in (0, 100], not '%s'",
+						optarg);
+			else
+				c.hot_path = t / 100;
+			break;
+		}
 		case 'V':
 			printf("profview %s\n", PV_VERSION);
 			pv_query_release(&c.q);

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -157,6 +158,7 @@ static bool own_param(const char *k)
 	static const char *const own[] = {
 	    "p",      "open",  "key",	 "offset", "limit",	"i",   "start", "end",
 	    "buckets", "width", "search", "file",   "max-nodes", "tab", "sel",	  "heaviest",
+	    "hot",     "hot-percent",
 	};
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (strcmp(own[i], k) == 0)
@@ -523,8 +525,13 @@ uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char
 	uint32_t n = 0;
 	const char *slash = strrchr(s->path, '/');
 	char d[4096];
-	snprintf(d, sizeof(d), "%.*s", slash ? (int)(slash - s->path + (slash == s->path)) : 1,
-		 slash ? s->path : ".");
+	struct stat st;
+	if (stat(s->path, &st) == 0 && S_ISDIR(st.st_mode)) /* a database folder: its src/ copies */
+		snprintf(d, sizeof(d), "%s", s->path);
+	else
+		snprintf(d, sizeof(d), "%.*s",
+			 slash ? (int)(slash - s->path + (slash == s->path)) : 1,
+			 slash ? s->path : ".");
 	char *real = realpath(d, NULL);
 	if (real && strlen(real) < len) {
 		strcpy(dir, real);

@@ -64,6 +64,12 @@ int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 		return status;
 	}
 	ans.opened = api_param(ps, "heaviest") != NULL;
+	/* hot=KEY (the page's key h): hpcviewer's hot path from that row, opened from the root */
+	ans.hot = api_param(ps, "hot");
+	if (ans.hot && !api_param_u32(ps, "hot-percent", 50, &ans.hot_percent, out, &status)) {
+		pv_query_release(&q);
+		return status;
+	}
 	/* trees: limit caps each list of rows (none by default); flat and top: the page size */
 	ans.per_parent = api_param(ps, "limit") ? ans.limit : 0;
 	struct pv_view *v = api_view_get(a, slot, &q, out, &status);

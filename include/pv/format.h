@@ -86,6 +86,9 @@ struct pv_view_answer {
 	uint32_t offset, limit; /* flat and top: the rows sent */
 	bool opened;		/* open the heaviest path (its rows' keys as "opened") */
 	uint32_t heaviest;	/* its rows, at most (PV_HEAVIEST_MAX) */
+	const char *hot;	/* a row's key: open the path to it and its hot path (hpcviewer's,
+				 * pv_tree_hot_path) from it instead, with its keys as "opened" */
+	uint32_t hot_percent;	/* the hot path's threshold in percent (0: 1) */
 };
 
 /* Each writes one answer object and a newline; returns 0 or PV_ENOMEM (the answer is then

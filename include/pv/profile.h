@@ -106,6 +106,19 @@ struct pv_funcs {
 			       * are two functions), 0 when unknown; always 0 without a line */
 };
 
+/*
+ * What a frame stands for. Most formats have code frames only: a function at a line. HPCToolkit
+ * databases also describe the lexical scopes inside a function (doc/hpctoolkit.md): a loop
+ * frame stands for a loop of the function of the frame above it (line = the loop's header), a
+ * statement frame for a source line inside that function or loop. Neither is a call: at function
+ * granularity both belong to the function's row (see pv_view_compute's granularities).
+ */
+enum pv_frame_kind {
+	PV_FRAME_CODE = 0,
+	PV_FRAME_LOOP,
+	PV_FRAME_STATEMENT,
+};
+
 struct pv_frames {
 	uint32_t len, cap;
 	pv_func_ix *func;
@@ -115,6 +128,9 @@ struct pv_frames {
 	uint16_t *inline_depth;
 	pv_cat_ix *category;   /* PV_NONE: inherited from the caller */
 	uint16_t *subcategory;
+	uint8_t *kind;         /* enum pv_frame_kind */
+	pv_source_ix *source;  /* the file of the frame's line when it is not its function's
+				* (code inlined from a header, a macro); PV_NONE: the function's */
 };
 
 struct pv_stacks {
@@ -151,6 +167,7 @@ struct pv_metrics {
 	uint32_t len, cap;
 	pv_str_ix *name;
 	uint8_t *unit; /* enum pv_unit */
+	pv_str_ix *description; /* what the metric measures, as the file says it; 0 when none */
 };
 
 struct pv_raw_markers {

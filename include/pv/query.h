@@ -18,6 +18,8 @@
  *   module:NAME         every function of a module (binary, library, resource)
  *   line:FILE:LINE      a source line; FUNCTION:LINE also names a line
  *   path:a;b;c          one call path from the root (a step: NAME or NAME@FILE:LINE[:COL])
+ *   loop:FILE:LINE      the loops whose header is at that line (HPCToolkit, doc/hpctoolkit.md);
+ *                       loop:FUNCTION:LINE names them by their function
  *
  * Ownership: a query owns its strings; pv_query_release() frees them. pv_query_init() sets the
  * defaults (top-down view, no center, no filter, the profile's default metric, function
@@ -49,6 +51,11 @@ enum pv_filter_kind {
 	PV_FILTER_FOCUS_CATEGORY,  /* keep only frames of a category (others merge into callers) */
 	PV_FILTER_TAG,             /* keep samples with the label KEY=VALUE (pprof's -tagfocus) */
 	PV_FILTER_DROP_TAG,        /* drop samples with the label KEY=VALUE (pprof's -tagignore) */
+	/* hpcviewer's CCT filters and Firefox Profiler transforms (doc/hpctoolkit.md) */
+	PV_FILTER_COLLAPSE_SUBTREE, /* keep the scope's frame, its callees' cost becomes its self */
+	PV_FILTER_PRUNE,           /* remove the scope's frame and its callees, cost to the caller */
+	PV_FILTER_COLLAPSE_DIRECT_RECURSION, /* A>A>B becomes A>B; A>B>A stays */
+	PV_FILTER_FOCUS_SELF,      /* keep the samples whose own frame (the leaf) is in the scope */
 };
 
 enum pv_granularity {
@@ -56,6 +63,7 @@ enum pv_granularity {
 	PV_BY_LINE,
 	PV_BY_FILE,
 	PV_BY_MODULE,
+	PV_BY_LOOP, /* functions and the loops in them (HPCToolkit: doc/hpctoolkit.md) */
 };
 
 enum pv_percent_base {
@@ -72,6 +80,16 @@ enum pv_sort_key {
 enum pv_inline_mode {
 	PV_INLINE_KEEP = 0, /* frames of their own, rows of kind "inline" */
 	PV_INLINE_FOLD,     /* folded into the function they are inlined in (pprof's -noinlines) */
+};
+
+/*
+ * The self column of a top-down tree (doc/hpctoolkit.md): a row's own cost, or (nested) its own
+ * cost and that of the loops and the statements of loops nested in it: HPCToolkit's exclusive
+ * cost of a procedure and of a loop in a format-4 database.
+ */
+enum pv_self_mode {
+	PV_SELF_OWN = 0,
+	PV_SELF_NESTED,
 };
 
 struct pv_filter {
@@ -108,6 +126,7 @@ struct pv_query {
 	enum pv_sort_key sort; /* list views: the column to sort by */
 	enum pv_inline_mode inlines; /* inlined frames: kept (default) or folded, before the
 				      * filters */
+	enum pv_self_mode self;      /* top-down trees' self column: own (default) or nested */
 };
 
 void pv_query_init(struct pv_query *q);
@@ -135,8 +154,9 @@ int pv_granularity_parse(const char *s, enum pv_granularity *out);
  * Command-line notation. pv_query_set_option() takes one long option name (without "--") and
  * its value, as the CLI parses them: center, include, drop, merge, collapse-recursion,
  * collapse-module, focus-category, tag, drop-tag, metric (a,b), by, thread, range (T0:T1 in ms),
- * percent, min-percent, depth, n, sort, inside-markers, inline (keep|fold), max-rows. Returns 0,
- * PV_EINVAL with err ("--by takes ...") or 1 when the name is not a query option.
+ * percent, min-percent, depth, n, sort, inside-markers, inline (keep|fold), max-rows, self
+ * (own|nested). Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the name is not a
+ * query option.
  */
 int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 			struct pv_error *err);
@@ -148,7 +168,7 @@ int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 char *pv_query_to_args(const struct pv_query *q);
 
 /* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&...
- * (inside-markers=SEARCH, inline=fold, max-rows=N) */
+ * (inside-markers=SEARCH, inline=fold, max-rows=N, self=nested) */
 char *pv_query_to_url(const struct pv_query *q);
 /* Percent-decodes s[0..n) ('+' is a space) into a new string to free(); NULL when out of memory,
  * or with *bad set for a broken escape or %00 (which would cut the string short). */
@@ -160,8 +180,8 @@ int pv_query_from_params(struct pv_query *q, const char *const *keys,
 			 struct pv_error *err);
 
 /* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,
- * "inside_markers": null or "SEARCH", "inline": "keep" or "fold", "max_rows": N} ("inline",
- * "inside_markers" and "max_rows" are written only when set) */
+ * "inside_markers": null or "SEARCH", "inline": "keep" or "fold", "max_rows": N, "self": "own"
+ * or "nested"} ("inline", "inside_markers", "max_rows" and "self" are written only when set) */
 char *pv_query_to_json(const struct pv_query *q);
 int pv_query_from_json(struct pv_query *q, const char *s, size_t len, struct pv_error *err);
 

@@ -68,6 +68,7 @@ enum pv_row_kind {
 	PV_ROW_CENTER,       /* the center of a centered tree: one or several scopes */
 	PV_ROW_NOSTACK,      /* the samples without a stack (id 0): one row of an uncentered view,
 			      * so the rows add up to the whole (doc/samples-and-inlines.md) */
+	PV_ROW_LOOP,         /* id = a loop frame (HPCToolkit, doc/hpctoolkit.md): "loop at F:L" */
 };
 
 /*
@@ -101,11 +102,25 @@ struct pv_flat {
 	uint8_t *inlined;  /* 1: every frame of the row's scope is inlined (NULL: none is) */
 };
 
+/*
+ * A column's statistic across the selected threads (execution contexts): "--metric NAME:mean"
+ * (doc/hpctoolkit.md). Sum is the column as usual; CfVar is StdDev / Mean in millionths.
+ */
+enum pv_stat {
+	PV_STAT_SUM = 0,
+	PV_STAT_MEAN,
+	PV_STAT_STDDEV,
+	PV_STAT_CFVAR,
+	PV_STAT_MIN,
+	PV_STAT_MAX,
+};
+
 struct pv_view {
 	const struct pv_profile *p;
 	struct pv_query q;          /* a copy of the query it was computed for */
 	uint32_t nr_metrics;
 	pv_metric_ix metrics[PV_QUERY_MAX];
+	uint8_t stat[PV_QUERY_MAX]; /* enum pv_stat of each column */
 	pv_thread_ix *threads;      /* the selected threads */
 	uint32_t nr_threads;
 	int64_t whole[PV_QUERY_MAX];  /* cost of the filtered profile, samples without a stack
@@ -126,6 +141,7 @@ struct pv_view {
 	struct pv_tree *callers;    /* butterfly: the callers of the center */
 	struct pv_flat *flat;       /* flat and top */
 	/* private */
+	bool scoped;                /* the profile has loop or statement frames (HPCToolkit) */
 	uint32_t nr_pseudo;         /* collapsed-module functions, ids funcs.len + i */
 	pv_module_ix *pseudo_module;
 };
@@ -161,13 +177,31 @@ int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
 			 struct pv_error *err);
 void pv_free_keep(uint8_t *keep);
 
+/*
+ * hpcviewer's hot path: from row `from` of t (PV_NONE: its first root, the center row of a
+ * centered tree), the heaviest child while it holds at least `fraction` of its parent's total
+ * (the first metric; hpcviewer's default 0.5), and on from it. Writes the rows, `from` first, to
+ * rows (at most cap); returns how many.
+ */
+uint32_t pv_tree_hot_path(const struct pv_tree *t, uint32_t from, double fraction, uint32_t *rows,
+			  uint32_t cap);
+/* Cuts t down to one path of rows (as pv_tree_hot_path gives): its first row the only root,
+ * each row's only child the next (tree hot-path printing). */
+void pv_tree_keep_path(struct pv_tree *t, const uint32_t *rows, uint32_t n);
+
+/* "sum", "mean", "stddev", "cfvar", "min", "max". */
+const char *pv_stat_name(enum pv_stat s);
+/* A column's name: its metric's, with ":mean" (...) for a statistic; its unit (count for cfvar). */
+const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf, size_t len);
+enum pv_unit pv_view_metric_unit(const struct pv_view *v, uint32_t col);
+
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
 const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 			     char *buf, size_t len, uint32_t line);
 /*
  * The name of a row's kind in JSON (CLI --json, the web API): "function", "line", "file",
- * "module", "center", "nostack"; "inline" for a function row whose frames are all inlined
- * (the row's inlined flag).
+ * "module", "center", "nostack", "loop"; "inline" for a function row whose frames are all
+ * inlined (the row's inlined flag).
  */
 const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined);
 /* Module, file and line of a row when known (PV_NONE / 0 otherwise). */

@@ -51,6 +51,11 @@ int input_open(struct pv_input *in, const char *path, struct pv_error *err);
 int input_from_memory(struct pv_input *in, const char *name, const void *buf, size_t len,
 		      struct pv_error *err);
 void input_close(struct pv_input *in);
+/* Whether in was read from a regular file on disk (whose folder may hold sibling files). */
+static inline int input_is_file(const struct pv_input *in)
+{
+	return in->fd >= 0;
+}
 /* Whether the file changed since input_open (a page vanished under the mapping, or its size or
  * modification time differ); fills err with "NAME: changed while being read" when it did. */
 int input_changed(struct pv_input *in, struct pv_error *err);

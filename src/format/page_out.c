@@ -38,12 +38,13 @@ static void json_costs(struct pv_json *j, int64_t *const *col, uint32_t nm, uint
 
 static const char *metric_name(const struct pv_view *v, uint32_t m)
 {
-	return pv_str(v->p, v->p->metrics.name[v->metrics[m]]);
+	static _Thread_local char buf[PV_QUERY_MAX][300];
+	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
 }
 
 static const char *metric_unit(const struct pv_view *v, uint32_t m)
 {
-	return pv_unit_name((enum pv_unit)v->p->metrics.unit[v->metrics[m]]);
+	return pv_unit_name(pv_view_metric_unit(v, m));
 }
 
 static void json_metrics(struct pv_json *j, const struct pv_view *v)
@@ -421,8 +422,27 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 		nup = pv_tree_heaviest(up_tree, heaviest, up);
 	if (down_tree)
 		ndown = pv_tree_heaviest(down_tree, heaviest, down);
+	bool opened = a->opened;
+	struct pv_row_ref hot;
+	if (a->hot && !v->flat && pv_view_find(v, a->hot, &hot) && hot.row != PV_NONE) {
+		/* the path from the root to the row, then the hot path on from it */
+		bool is_up = hot.tree == up_tree;
+		uint32_t *chain = is_up ? up : down, n = 0;
+		for (uint32_t r = hot.row; r != PV_NONE && n < PV_HEAVIEST_MAX; r = hot.tree->parent[r])
+			n++;
+		if (n < PV_HEAVIEST_MAX) {
+			for (uint32_t r = hot.row, k = n; r != PV_NONE; r = hot.tree->parent[r])
+				chain[--k] = r;
+			double fraction = (a->hot_percent ? a->hot_percent : 1) / 100.0;
+			n += pv_tree_hot_path(hot.tree, hot.row, fraction, chain + n - 1,
+					      PV_HEAVIEST_MAX - n + 1) -
+			     1;
+			*(is_up ? &nup : &ndown) = n;
+			opened = true;
+		}
+	}
 	int rc = view_head(j, v);
-	if (a->opened) {
+	if (opened) {
 		pv_json_key(j, "opened");
 		pv_json_array(j);
 		if (!rc && nup)

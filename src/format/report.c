@@ -117,8 +117,11 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 		char vb[32];
 		enum pv_unit u = p->metrics.unit[m];
 		pv_format_cost(vb, sizeof(vb), in->metric_total[m], u);
-		fprintf(out, "  %s (%s): total %s%s\n", pv_str(p, p->metrics.name[m]), unit_label(u),
-			vb, m == p->meta.default_metric ? " [default]" : "");
+		const char *desc = pv_str(p, p->metrics.description[m]);
+		bool say = *desc && strcmp(desc, pv_str(p, p->metrics.name[m])) != 0;
+		fprintf(out, "  %s (%s): total %s%s%s%s\n", pv_str(p, p->metrics.name[m]),
+			unit_label(u), vb, m == p->meta.default_metric ? " [default]" : "",
+			say ? "  - " : "", say ? desc : "");
 	}
 	fprintf(out, "tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u categories\n",
 		p->funcs.len, p->frames.len, p->stacks.len, p->modules.len, p->sources.len,
@@ -198,6 +201,8 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_object(j);
 		pv_json_kstr(j, "name", pv_str(p, p->metrics.name[m]));
 		pv_json_kstr(j, "unit", pv_unit_name(p->metrics.unit[m]));
+		if (p->metrics.description[m]) /* written when the file says it */
+			pv_json_kstr(j, "description", pv_str(p, p->metrics.description[m]));
 		pv_json_kint(j, "total", in->metric_total[m]);
 		pv_json_kbool(j, "default", m == p->meta.default_metric);
 		pv_json_end(j);

@@ -25,7 +25,7 @@ static int64_t time_scale(const struct pv_view *v, uint32_t m)
 
 static const char *unit_text(const struct pv_view *v, uint32_t m)
 {
-	enum pv_unit u = v->p->metrics.unit[v->metrics[m]];
+	enum pv_unit u = pv_view_metric_unit(v, m);
 	if (u != PV_UNIT_NS)
 		return pv_unit_name(u);
 	int64_t sc = time_scale(v, m);
@@ -34,7 +34,7 @@ static const char *unit_text(const struct pv_view *v, uint32_t m)
 
 static void cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x)
 {
-	enum pv_unit u = v->p->metrics.unit[v->metrics[m]];
+	enum pv_unit u = pv_view_metric_unit(v, m);
 	int64_t sc = u == PV_UNIT_NS ? time_scale(v, m) : 1;
 	if (sc == 1) {
 		snprintf(buf, n, "%" PRId64, x);
@@ -56,12 +56,13 @@ static void pct(char *buf, size_t n, int64_t v, int64_t whole)
 
 static enum pv_unit unit_of(const struct pv_view *v, uint32_t m)
 {
-	return v->p->metrics.unit[v->metrics[m]];
+	return pv_view_metric_unit(v, m);
 }
 
 static const char *metric_name(const struct pv_view *v, uint32_t m)
 {
-	return pv_str(v->p, v->p->metrics.name[v->metrics[m]]);
+	static _Thread_local char buf[PV_QUERY_MAX][300];
+	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
 }
 
 /* Module, file and line of a row (a line row's own line). */
@@ -81,8 +82,8 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 	pv_source_ix s;
 	uint32_t fl;
 	place(v, kind, id, line, &m, &s, &fl);
-	if ((kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && m != PV_NONE &&
-	    p->modules.name[m]) {
+	bool code = kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE || kind == PV_ROW_LOOP;
+	if (code && m != PV_NONE && p->modules.name[m]) {
 		char b[64];
 		const char *mn = pv_str(p, p->modules.name[m]);
 		const char *fn = pv_view_row_name(v, kind, id, b, sizeof(b), 0);
@@ -92,7 +93,7 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 		if (!same && strcmp(fn, mn) != 0)
 			fprintf(out, mn[0] == '[' ? "  %s" : "  [%s]", mn);
 	}
-	if ((kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && s != PV_NONE && p->sources.path[s]) {
+	if (code && s != PV_NONE && p->sources.path[s]) {
 		fprintf(out, "  %s", pv_str(p, p->sources.path[s]));
 		uint32_t col = pv_view_row_column(v, kind, id);
 		if (fl)

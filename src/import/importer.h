@@ -6,6 +6,8 @@
 #ifndef PV_IMPORT_IMPORTER_H
 #define PV_IMPORT_IMPORTER_H
 
+#include <stdarg.h>
+
 #include "base/file.h"
 #include "model/builder.h"
 
@@ -15,8 +17,13 @@ struct importer {
 	/* Whether the input looks cut short at its end (a text's last record without its newline):
 	 * the registry then says so in the import report. NULL: the format cannot tell. */
 	int (*cut_short)(const struct pv_input *in);
-	int (*probe)(const struct pv_input *in);
+	int (*probe)(const struct pv_input *in); /* NULL: chosen by name only */
 	int (*import)(struct pv_input *in, struct pv_builder *b, struct pv_error *err);
+	/*
+	 * A format whose profile is a folder (HPCToolkit's databases): the file in it that the
+	 * importer opens for the folder (it finds the others next to it); NULL for one-file formats.
+	 */
+	const char *dir_entry;
 };
 
 extern const struct importer importer_firefox_processed;
@@ -28,6 +35,19 @@ extern const struct importer importer_speedscope;
 extern const struct importer importer_pprof;
 extern const struct importer importer_pprof_legacy;
 extern const struct importer importer_callgrind;
+extern const struct importer importer_hpctoolkit_v4;
+extern const struct importer importer_hpctoolkit_summary;
+extern const struct importer importer_hpctoolkit_xml;
+
+/*
+ * Positioned parse errors, one line each, PV_EPARSE with the position set in err (NULL allowed):
+ * "NAME: byte OFF: what" for binary inputs, "NAME: line L, column C: what" for the text of in at
+ * p. Both return PV_EPARSE.
+ */
+int import_vfail_byte(struct pv_error *err, const char *name, uint64_t off, const char *fmt,
+		      va_list ap) __attribute__((format(printf, 4, 0)));
+int import_vfail_at(struct pv_error *err, const struct pv_input *in, const char *p,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* Probe helpers: the first n bytes holding s (n capped at the input's size). */
 int probe_has(const struct pv_input *in, size_t n, const char *s);

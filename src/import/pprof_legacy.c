@@ -125,38 +125,20 @@ struct lp {
 __attribute__((format(printf, 3, 4))) static int text_error(struct lp *t, const char *at,
 							    const char *fmt, ...)
 {
-	char what[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	int rc = import_vfail_at(t->err, t->in, at, fmt, ap);
 	va_end(ap);
-	uint64_t l = 1, c = 1;
-	if (at)
-		input_position(t->in, at, &l, &c);
-	int rc = pv_error_set(t->err, PV_EPARSE, "%s: line %llu, column %llu: %s", t->in->name,
-			      (unsigned long long)l, (unsigned long long)c, what);
-	if (t->err) {
-		t->err->line = l;
-		t->err->column = c;
-		t->err->has_pos = 1;
-	}
 	return rc;
 }
 
 __attribute__((format(printf, 3, 4))) static int byte_error(struct lp *t, size_t off,
 							    const char *fmt, ...)
 {
-	char what[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	int rc = import_vfail_byte(t->err, t->in->name, off, fmt, ap);
 	va_end(ap);
-	int rc = pv_error_set(t->err, PV_EPARSE, "%s: byte %llu: %s", t->in->name,
-			      (unsigned long long)off, what);
-	if (t->err) {
-		t->err->offset = off;
-		t->err->has_pos = 2;
-	}
 	return rc;
 }
 

@@ -1,5 +1,8 @@
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "import/importer.h"
@@ -14,6 +17,9 @@ static const struct importer *const importers[] = {
 	&importer_pprof,
 	&importer_pprof_legacy,
 	&importer_callgrind,
+	&importer_hpctoolkit_v4,
+	&importer_hpctoolkit_summary,
+	&importer_hpctoolkit_xml,
 	&importer_perf_script,
 	&importer_collapsed,
 };
@@ -33,6 +39,38 @@ const char *pv_importer_name(size_t i)
 const char *pv_importer_description(size_t i)
 {
 	return i < NR_IMPORTERS ? importers[i]->description : NULL;
+}
+
+int import_vfail_byte(struct pv_error *err, const char *name, uint64_t off, const char *fmt,
+		      va_list ap)
+{
+	char what[400];
+	vsnprintf(what, sizeof(what), fmt, ap);
+	pv_error_set(err, PV_EPARSE, "%s: byte %llu: %s", name, (unsigned long long)off, what);
+	if (err) {
+		err->offset = off;
+		err->has_pos = 2;
+	}
+	return PV_EPARSE;
+}
+
+int import_vfail_at(struct pv_error *err, const struct pv_input *in, const char *p,
+		    const char *fmt, va_list ap)
+{
+	char what[400];
+	vsnprintf(what, sizeof(what), fmt, ap);
+	uint64_t l = 1, c = 1;
+	if (p)
+		input_position(in, p, &l, &c);
+	pv_error_set(err, PV_EPARSE, "%s: line %llu, column %llu: %s", in->name,
+		     (unsigned long long)l, (unsigned long long)c, what);
+	if (err) {
+		err->line = l;
+		err->column = c;
+		err->offset = p ? (uint64_t)(p - in->data) : 0;
+		err->has_pos = 1;
+	}
+	return PV_EPARSE;
 }
 
 int probe_has(const struct pv_input *in, size_t n, const char *s)
@@ -108,7 +146,7 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 					    in->name);
 		int best = 0;
 		for (size_t i = 0; i < NR_IMPORTERS; i++) {
-			int s = importers[i]->probe(in);
+			int s = importers[i]->probe ? importers[i]->probe(in) : 0;
 			if (s > best) {
 				best = s;
 				imp = importers[i];
@@ -121,7 +159,9 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 				return PV_EPARSE;
 			char names[256] = "";
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
-				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
+				if (!importers[i]->probe) /* chosen by name only: not tried */
+					continue;
+				strncat(names, *names ? ", " : "", sizeof(names) - strlen(names) - 1);
 				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
 			}
 			return pv_error_set(err, PV_EFORMAT,
@@ -180,15 +220,71 @@ int pv_import_file(const char *path, const char *format, struct pv_profile **out
 	return pv_import_file_progress(path, format, NULL, out, err);
 }
 
+/*
+ * A folder is a profile when a format keeps its profiles in folders (HPCToolkit's databases):
+ * *file (to free) is the path of the file the importer opens for it, *format that importer (the
+ * folder says what it is, so a corrupt file there gets that importer's message rather than "not
+ * a profile format"; so does a file named as the importer's, meta.db). 1: not a folder.
+ */
+static int dir_entry(const char *path, const char **format, char **file, struct pv_error *err)
+{
+	struct stat st;
+	*file = NULL;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		for (size_t i = 0; i < NR_IMPORTERS && !*format; i++)
+			if (importers[i]->dir_entry && strcmp(base, importers[i]->dir_entry) == 0)
+				*format = importers[i]->name;
+		return 1;
+	}
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < NR_IMPORTERS; i++) {
+		const char *e = importers[i]->dir_entry;
+		if (!e || (*format && strcasecmp(*format, importers[i]->name) != 0))
+			continue;
+		char *f = pv_malloc(n + strlen(e) + 2);
+		if (!f)
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		memcpy(f, path, n);
+		f[n] = '/';
+		strcpy(f + n + 1, e);
+		if (stat(f, &st) == 0 && S_ISREG(st.st_mode)) {
+			*file = f;
+			if (!*format)
+				*format = importers[i]->name;
+			return 0;
+		}
+		pv_free(f);
+	}
+	if (*format)
+		return pv_error_set(err, PV_EIO, "%s: is a directory that holds no database of format %s",
+				    path, *format);
+	return pv_error_set(err, PV_EIO,
+			    "%s: is a directory, not a profile database (an HPCToolkit database "
+			    "holds meta.db or experiment.xml)",
+			    path);
+}
+
 int pv_import_file_progress(const char *path, const char *format, struct pv_progress *prog,
 			    struct pv_profile **out, struct pv_error *err)
 {
 	struct pv_input in;
+	char *entry = NULL;
+	int rc = strcmp(path, "-") ? dir_entry(path, &format, &entry, err) : 1;
+	if (rc < 0)
+		return rc;
+	if (entry)
+		path = entry;
 	if (prog)
 		atomic_store(&prog->phase, PV_PROGRESS_READING);
-	int rc = input_open(&in, path, err);
-	if (rc)
+	rc = input_open(&in, path, err);
+	if (rc) {
+		pv_free(entry);
 		return rc;
+	}
 	if (prog) {
 		atomic_store(&prog->total, (uint64_t)in.len);
 		atomic_store(&prog->done, 0);
@@ -205,6 +301,7 @@ int pv_import_file_progress(const char *path, const char *format, struct pv_prog
 		rc = PV_EIO;
 	}
 	input_close(&in);
+	pv_free(entry);
 	if (prog) {
 		atomic_store(&prog->done, atomic_load(&prog->total));
 		atomic_store(&prog->phase, PV_PROGRESS_DONE);

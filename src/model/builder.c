@@ -380,7 +380,8 @@ static bool frame_eq(const void *ctx, uint32_t row)
 	const struct pv_frames *t = &b->p->frames;
 	return t->func[row] == k->func && t->line[row] == k->line && t->column[row] == k->column &&
 	       t->addr[row] == k->addr && t->inline_depth[row] == k->inline_depth &&
-	       t->category[row] == k->category && t->subcategory[row] == k->subcategory;
+	       t->category[row] == k->category && t->subcategory[row] == k->subcategory &&
+	       t->kind[row] == k->kind && t->source[row] == k->source1 - 1;
 }
 
 pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
@@ -391,7 +392,8 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	uint32_t slot = 0, r, *bare = NULL;
 	uint64_t h = 0;
 	if (k->line == 0 && k->column == 0 && k->addr == PV_ADDR_NONE && k->inline_depth == 0 &&
-	    k->category == PV_NONE && k->subcategory == 0 && k->func != PV_NONE) {
+	    k->category == PV_NONE && k->subcategory == 0 && k->kind == 0 && k->source1 == 0 &&
+	    k->func != PV_NONE) {
 		if (!(bare = bare_at(b, &b->bare_frame, k->func)))
 			return PV_NONE;
 		if (*bare)
@@ -402,7 +404,8 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 		    ((uint64_t)k->func << 32) | k->line,
 		    ((uint64_t)k->column << 32) | k->category,
 		    k->addr,
-		    ((uint64_t)k->inline_depth << 16) | k->subcategory,
+		    ((uint64_t)k->inline_depth << 16) | k->subcategory | ((uint64_t)k->kind << 32) |
+			((uint64_t)k->source1 << 40),
 		};
 		h = hash_bytes(parts, sizeof(parts));
 		b->key = k;
@@ -411,7 +414,8 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 			return r;
 	}
 	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->addr),
-		 COL(t->inline_depth), COL(t->category), COL(t->subcategory)))
+		 COL(t->inline_depth), COL(t->category), COL(t->subcategory), COL(t->kind),
+		 COL(t->source)))
 		return PV_NONE;
 	r = t->len;
 	if (bare) {
@@ -427,6 +431,8 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	t->inline_depth[r] = k->inline_depth;
 	t->category[r] = k->category;
 	t->subcategory[r] = k->subcategory;
+	t->kind[r] = k->kind;
+	t->source[r] = k->source1 - 1; /* 0 - 1 wraps to PV_NONE */
 	t->len++;
 	return r;
 }
@@ -672,7 +678,7 @@ pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit u
 		if (t->name[i] == name)
 			return i;
 	uint32_t oldcap = t->cap;
-	if (GROW(b, t, COL(t->name), COL(t->unit)))
+	if (GROW(b, t, COL(t->name), COL(t->unit), COL(t->description)))
 		return PV_NONE;
 	if (t->cap != oldcap) {
 		int64_t **w = pv_realloc(b->p->samples.weight, (size_t)t->cap * sizeof(*w));
@@ -685,6 +691,7 @@ pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit u
 	uint32_t r = t->len++;
 	t->name[r] = name;
 	t->unit[r] = (uint8_t)unit;
+	t->description[r] = 0;
 	b->p->samples.weight[r] = NULL;
 	if (b->p->samples.len) {
 		/* A metric added after samples: earlier samples weigh 0 for it. */
@@ -696,6 +703,12 @@ pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit u
 		b->p->samples.weight[r] = col;
 	}
 	return r;
+}
+
+void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix desc)
+{
+	if (!b->status && m < b->p->metrics.len)
+		b->p->metrics.description[m] = desc;
 }
 
 /* Every sample column to nc rows (nc >= cap). */

@@ -67,6 +67,8 @@ struct frame_key {
 	uint16_t inline_depth;
 	uint16_t subcategory;
 	pv_cat_ix category;
+	uint8_t kind;     /* enum pv_frame_kind: 0, a code frame, unless set */
+	uint32_t source1; /* the frame's own source + 1 (frames.source); 0: its function's */
 };
 
 /* Starts a new, empty profile (string 0 = ""). Returns 0 or PV_ENOMEM. */
@@ -128,6 +130,8 @@ void builder_stacks_reserve(struct pv_builder *b, uint32_t n);
 pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, int64_t tid,
 			    pv_str_ix process_name);
 pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit unit);
+/* Sets metric m's description. */
+void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix desc);
 
 /*
  * Appends a sample. weights has one value per metric defined so far (NULL = all 1). Define every

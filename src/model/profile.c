@@ -34,6 +34,8 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p->frames.inline_depth);
 	pv_free(p->frames.category);
 	pv_free(p->frames.subcategory);
+	pv_free(p->frames.kind);
+	pv_free(p->frames.source);
 	pv_free(p->stacks.frame);
 	pv_free(p->stacks.prefix);
 	pv_free(p->threads.name);
@@ -86,6 +88,7 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(cg->kind);
 	pv_free(p->metrics.name);
 	pv_free(p->metrics.unit);
+	pv_free(p->metrics.description);
 	pv_free(p->markers.name);
 	pv_free(p->markers.category);
 	pv_free(p->markers.phase);

@@ -73,6 +73,10 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (fr->category[i] != PV_NONE && c->sub_len[fr->category[i]] &&
 		    fr->subcategory[i] >= c->sub_len[fr->category[i]])
 			FAIL("frames[%u].subcategory: %u out of range", i, fr->subcategory[i]);
+		if (fr->kind[i] > PV_FRAME_STATEMENT)
+			FAIL("frames[%u].kind: %u is not a frame kind", i, fr->kind[i]);
+		if (!opt_ok(fr->source[i], p->sources.len))
+			FAIL("frames[%u].source: %u out of range", i, fr->source[i]);
 	}
 
 	const struct pv_stacks *st = &p->stacks;
@@ -118,6 +122,8 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 			FAIL("metrics[%u].name: missing", i);
 		if (me->unit[i] > PV_UNIT_OTHER)
 			FAIL("metrics[%u].unit: %u is not a unit", i, me->unit[i]);
+		if (!ix_ok(me->description[i], ns))
+			FAIL("metrics[%u].description: %u out of range", i, me->description[i]);
 	}
 	for (uint32_t i = 0; i < p->samples.len; i++)
 		if (!opt_ok(p->samples.stack[i], st->len))

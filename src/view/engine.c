@@ -69,6 +69,23 @@ static bool vf_inlined(const struct pv_view *v, uint32_t vf)
 	return vf < v->p->frames.len && v->p->frames.inline_depth[vf] > 0;
 }
 
+/* ---- frames of lexical scopes (HPCToolkit loops and statements: doc/hpctoolkit.md) ---- */
+
+static uint8_t vf_kind(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len ? v->p->frames.kind[vf] : PV_FRAME_CODE;
+}
+
+/* The file of a frame's line: its own (a loop or line in another file), else its function's. */
+static pv_source_ix vf_source(const struct pv_view *v, uint32_t vf)
+{
+	const struct pv_profile *p = v->p;
+	if (vf >= p->frames.len)
+		return PV_NONE;
+	return p->frames.source[vf] != PV_NONE ? p->frames.source[vf]
+					       : p->funcs.source[p->frames.func[vf]];
+}
+
 static pv_module_ix fn_module(const struct pv_view *v, uint32_t f)
 {
 	return f < v->p->funcs.len ? v->p->funcs.module[f] : v->pseudo_module[f - v->p->funcs.len];
@@ -89,7 +106,7 @@ static const char *fn_name(const struct pv_view *v, uint32_t f)
 
 /* ---- scopes ---- */
 
-enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH };
+enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH, SC_FRAMES };
 
 struct scope {
 	enum scope_kind kind;
@@ -101,11 +118,13 @@ struct scope {
 	uint32_t **path_funcs; /* SC_PATH: the profile functions each step names, ascending */
 	uint32_t *path_nfuncs;
 	uint32_t path_len;
+	uint8_t *vmatch;          /* SC_FRAMES: over profile frames (loop:FILE:LINE) */
 };
 
 static void scope_release(struct scope *s)
 {
 	pv_free(s->fmatch);
+	pv_free(s->vmatch);
 	for (uint32_t i = 0; i < s->path_len; i++) {
 		pv_free(s->path[i]);
 		if (s->path_funcs)
@@ -397,9 +416,14 @@ static int regex_budget(const char *pattern, char *why, size_t len)
  * Compiles a scope for profile p. what names the role in messages ("center", "--merge").
  * A scope that matches nothing is an error: it is almost always a typo.
  */
+static int scope_compile_loop(struct engine *e, struct scope *sc, const char *text,
+			      const char *what);
+
 static int scope_compile(struct engine *e, struct scope *sc, const char *text, const char *what)
 {
 	const struct pv_profile *p = e->p;
+	if (strncmp(text, "loop:", 5) == 0)
+		return scope_compile_loop(e, sc, text, what);
 	memset(sc, 0, sizeof(*sc));
 	sc->text = text;
 	sc->kind = SC_FUNCS;
@@ -533,6 +557,60 @@ static bool path_step_is(const struct pv_view *v, const struct scope *sc, uint32
 	return bsearch(&f, sc->path_funcs[k], sc->path_nfuncs[k], sizeof(uint32_t), cmp_func_ix);
 }
 
+/*
+ * loop:FILE:LINE or loop:FUNCTION:LINE (HPCToolkit, doc/hpctoolkit.md): the loop frames whose
+ * header is at LINE of a file whose path ends with FILE (or, when none is, of the function named
+ * FUNCTION).
+ */
+static int scope_compile_loop(struct engine *e, struct scope *sc, const char *text,
+			      const char *what)
+{
+	const struct pv_profile *p = e->p;
+	memset(sc, 0, sizeof(*sc));
+	sc->text = text;
+	sc->kind = SC_FRAMES;
+	sc->module = PV_NONE;
+	sc->fmatch = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+	sc->vmatch = pv_calloc(p->frames.len ? p->frames.len : 1, 1);
+	if (!sc->fmatch || !sc->vmatch)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	size_t head;
+	uint32_t line = trailing_line(text + 5, &head);
+	if (!line)
+		return pv_error_set(e->err, PV_EINVAL,
+				    "%s '%s': expected loop:FILE:LINE or loop:FUNCTION:LINE", what,
+				    text);
+	const char *at = text + 5;
+	uint32_t n = 0;
+	for (int by_name = 0; by_name < 2 && !n; by_name++) {
+		for (uint32_t f = 0; f < p->frames.len; f++) {
+			if (p->frames.kind[f] != PV_FRAME_LOOP || p->frames.line[f] != line)
+				continue;
+			bool in;
+			if (by_name) {
+				pv_str_ix nm = p->funcs.name[p->frames.func[f]];
+				in = p->strings.size[nm] == head &&
+				     memcmp(p->strings.ptr[nm], at, head) == 0;
+			} else {
+				pv_source_ix src = p->frames.source[f] != PV_NONE
+							   ? p->frames.source[f]
+							   : p->funcs.source[p->frames.func[f]];
+				char file[4096];
+				snprintf(file, sizeof(file), "%.*s", (int)head, at);
+				in = src != PV_NONE && ends_with_path(pv_str(p, p->sources.path[src]), file);
+			}
+			if (in) {
+				sc->vmatch[f] = 1;
+				n++;
+			}
+		}
+	}
+	if (!n)
+		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no loop of the profile", what,
+				    text);
+	return 0;
+}
+
 static bool scope_func(const struct pv_view *v, const struct scope *sc, uint32_t f)
 {
 	if (f < v->p->funcs.len)
@@ -574,8 +652,10 @@ static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_
 		}
 		for (uint32_t s = 0; s < w->len; s++) {
 			uint32_t vf = w->frame[s];
-			if (scope_func(v, c, vf_func(v, vf)) &&
-			    (c->kind != SC_LINE || vf_line(v, vf) == c->line))
+			if (c->kind == SC_FRAMES ? vf < v->p->frames.len && c->vmatch[vf]
+						 : scope_func(v, c, vf_func(v, vf)) &&
+							   (c->kind != SC_LINE ||
+							    vf_line(v, vf) == c->line))
 				match[s] = 1;
 		}
 	}
@@ -677,6 +757,43 @@ static pv_cat_ix vf_category(const struct pv_view *v, uint32_t vf)
 	return vf < v->p->frames.len ? v->p->frames.category[vf] : PV_NONE;
 }
 
+/*
+ * The image of working stack s (its prefix's image ip) under hpcviewer's CCT filters and the
+ * Firefox Profiler's collapse-direct-recursion (doc/hpctoolkit.md); aux[s] carries state down
+ * the stacks:
+ *   collapse-subtree: aux = the image of the outermost frame of the scope above, which every
+ *     stack below becomes (its callees' cost is its self);
+ *   prune: aux = 1 below a frame of the scope; such stacks, and the scope's own, become their
+ *     caller (ip: PV_NONE at a root, a sample that loses every frame);
+ *   collapse-direct-recursion: a frame of the scope whose caller's image is a frame of the same
+ *     function is that caller.
+ */
+static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuild *r,
+			  const uint8_t *match, uint32_t *aux, uint32_t s, uint32_t ip, int *oom)
+{
+	const struct wst *w = &e->w;
+	uint32_t pre = w->prefix[s], vf = w->frame[s];
+	switch (k) {
+	case PV_FILTER_COLLAPSE_SUBTREE: {
+		uint32_t above = pre == PV_NONE ? PV_NONE : aux[pre];
+		if (above != PV_NONE) {
+			aux[s] = above;
+			return above;
+		}
+		uint32_t img = rb_intern(r, ip, vf, oom);
+		aux[s] = match[s] ? img : PV_NONE;
+		return img;
+	}
+	case PV_FILTER_PRUNE:
+		aux[s] = match[s] || (pre != PV_NONE && aux[pre]);
+		return aux[s] ? ip : rb_intern(r, ip, vf, oom);
+	default: /* PV_FILTER_COLLAPSE_DIRECT_RECURSION */
+		if (match[s] && ip != PV_NONE && vf_func(e->v, r->frame[ip]) == vf_func(e->v, vf))
+			return ip;
+		return rb_intern(r, ip, vf, oom);
+	}
+}
+
 static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t index)
 {
 	struct wst *w = &e->w;
@@ -697,7 +814,8 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 		return 0; /* applied to the samples (tags_build) */
 
 	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
-	    f->kind == PV_FILTER_MERGE || f->kind == PV_FILTER_COLLAPSE_RECURSION) {
+	    f->kind == PV_FILTER_MERGE || f->kind == PV_FILTER_COLLAPSE_RECURSION ||
+	    f->kind >= PV_FILTER_COLLAPSE_SUBTREE) {
 		rc = scope_compile(e, &sc, f->arg, what);
 		if (rc)
 			goto out;
@@ -707,12 +825,14 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			goto out;
 		}
 	}
-	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP) {
-		/* has[s]: the path down to s holds the scope; kept in match[] in place */
-		for (uint32_t s = 0; s < w->len; s++)
+	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
+	    f->kind == PV_FILTER_FOCUS_SELF) {
+		/* has[s]: the path down to s holds the scope; kept in match[] in place (focus-self:
+		 * s's own frame only) */
+		for (uint32_t s = 0; s < w->len && f->kind != PV_FILTER_FOCUS_SELF; s++)
 			if (w->prefix[s] != PV_NONE && match[w->prefix[s]])
 				match[s] = 1;
-		bool keep_if = f->kind == PV_FILTER_INCLUDE;
+		bool keep_if = f->kind != PV_FILTER_DROP;
 		for (uint32_t s = 0; s < w->len; s++)
 			if ((bool)match[s] != keep_if)
 				for (uint32_t m = 0; m < e->nm; m++)
@@ -797,6 +917,11 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			img[s] = c == cat ? rb_intern(&r, ip, vf, &oom) : ip;
 			break;
 		}
+		case PV_FILTER_COLLAPSE_SUBTREE:
+		case PV_FILTER_PRUNE:
+		case PV_FILTER_COLLAPSE_DIRECT_RECURSION:
+			img[s] = cut_image(e, f->kind, &r, match, aux, s, ip, &oom);
+			break;
 		default:
 			img[s] = PV_NONE;
 		}
@@ -871,16 +996,41 @@ static int fold_inlines(struct engine *e)
 #define KEY_ID(k) ((uint32_t)(k))
 #define KEY_LINE(k) ((uint32_t)(((k) >> 32) & 0x1fffffff))
 #define CENTER_KEY KEY(PV_ROW_CENTER, 0, 0)
+/*
+ * A frame that makes no row of its own at the granularity: a loop or statement frame at function
+ * granularity, a statement frame at loop granularity. Its cost is its caller row's (the
+ * function or loop it is in); bottom-up, its callers are the callers of that row.
+ */
+#define CONTINUE_KEY UINT64_MAX
 
 static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granularity by)
 {
 	uint32_t f = vf_func(v, vf);
+	uint8_t fk = vf_kind(v, vf);
 	switch (by) {
-	case PV_BY_LINE: return KEY(PV_ROW_LINE, f, vf_line(v, vf));
-	case PV_BY_FILE: return KEY(PV_ROW_FILE, fn_source(v, f), 0);
+	case PV_BY_LINE:
+		if (fk == PV_FRAME_LOOP)
+			return KEY(PV_ROW_LOOP, vf, 0);
+		/* a scoped profile's procedure frame without a line is the procedure itself */
+		if (v->scoped && fk == PV_FRAME_CODE && !vf_line(v, vf))
+			return KEY(PV_ROW_FUNCTION, f, 0);
+		return KEY(PV_ROW_LINE, f, vf_line(v, vf));
+	case PV_BY_FILE:
+		return KEY(PV_ROW_FILE, fk == PV_FRAME_CODE ? fn_source(v, f) : vf_source(v, vf), 0);
 	case PV_BY_MODULE: return KEY(PV_ROW_MODULE, fn_module(v, f), 0);
-	default: return KEY(PV_ROW_FUNCTION, f, 0);
+	case PV_BY_LOOP:
+		if (fk == PV_FRAME_LOOP)
+			return KEY(PV_ROW_LOOP, vf, 0);
+		return fk == PV_FRAME_STATEMENT ? CONTINUE_KEY : KEY(PV_ROW_FUNCTION, f, 0);
+	default: return fk == PV_FRAME_CODE ? KEY(PV_ROW_FUNCTION, f, 0) : CONTINUE_KEY;
 	}
+}
+
+/* frame_key, with a continuing frame that has no row to continue (a root) its function's row */
+static uint64_t own_key(const struct pv_view *v, uint32_t vf, enum pv_granularity by)
+{
+	uint64_t k = frame_key(v, vf, by);
+	return k == CONTINUE_KEY ? KEY(PV_ROW_FUNCTION, vf_func(v, vf), 0) : k;
 }
 
 /*
@@ -1257,6 +1407,25 @@ static uint32_t td_row(struct td *d, uint32_t parent, uint64_t key)
 }
 
 /*
+ * --self nested (doc/hpctoolkit.md): a row's self also holds the selves of the loops nested in it
+ * and of the statements of those loops, HPCToolkit's exclusive cost of procedures and loops.
+ * Rows are numbered parents first, so one backward pass adds each loop (and each line under a
+ * loop) to its parent after its own nested rows were added to it.
+ */
+static void nested_self(struct pv_tree *t, uint32_t nm)
+{
+	for (uint32_t r = t->len; r-- > 0;) {
+		uint32_t p = t->parent[r];
+		if (p == PV_NONE)
+			continue;
+		if (t->kind[r] == PV_ROW_LOOP ||
+		    (t->kind[r] == PV_ROW_LINE && t->kind[p] == PV_ROW_LOOP))
+			for (uint32_t m = 0; m < nm; m++)
+				t->self[m][p] += t->self[m][r];
+	}
+}
+
+/*
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
  * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
@@ -1287,13 +1456,17 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 		if (anchor && anchor[s] == s && center_row) {
 			node[s] = td_row(&d, PV_NONE, CENTER_KEY);
 		} else if (anchor && anchor[s] == s) {
-			node[s] = td_row(&d, PV_NONE, frame_key(e->v, w->frame[s], by));
+			node[s] = td_row(&d, PV_NONE, own_key(e->v, w->frame[s], by));
 		} else {
 			uint32_t parent = pre == PV_NONE ? PV_NONE : node[pre];
 			uint64_t key = frame_key(e->v, w->frame[s], by);
-			if (merge_runs && parent != PV_NONE &&
-			    b->t->kind[parent] != PV_ROW_CENTER &&
-			    KEY(b->t->kind[parent], b->t->id[parent], 0) == key)
+			if (key == CONTINUE_KEY && parent != PV_NONE)
+				node[s] = parent; /* a loop or line of the row's function */
+			else if (key == CONTINUE_KEY)
+				node[s] = td_row(&d, parent, own_key(e->v, w->frame[s], by));
+			else if (merge_runs && parent != PV_NONE &&
+				 b->t->kind[parent] != PV_ROW_CENTER &&
+				 KEY(b->t->kind[parent], b->t->id[parent], 0) == key)
 				node[s] = parent;
 			else
 				node[s] = td_row(&d, parent, key);
@@ -1322,6 +1495,8 @@ static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_
 		tree_free(b->t, e->nm);
 		return rc;
 	}
+	if (e->v->q.self == PV_SELF_NESTED)
+		nested_self(b->t, e->nm);
 	*out = b->t;
 	return 0;
 }
@@ -1680,6 +1855,8 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 	u.nm = nm;
 	u.prefix = w->prefix;
 	int rc = 0;
+	uint32_t *own = NULL, *up = NULL; /* v->scoped: see below */
+	uint8_t *cself = NULL;
 	if (tb_init(&u.b, nm))
 		goto oom;
 	u.kx = pv_malloc((size_t)n * sizeof(*u.kx));
@@ -1688,10 +1865,32 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 	u.pos = pv_malloc((size_t)n * sizeof(*u.pos));
 	if (!u.kx || !u.run || !u.stamp || !u.pos)
 		goto oom;
-	for (uint32_t s = 0; s < w->len && !u.b.oom; s++) {
-		u.kx[s] = key_index(&u.b, frame_key(v, w->frame[s], by));
-		if (merge_runs) {
+	/*
+	 * A profile with loops and statements (HPCToolkit): at function granularity such a frame
+	 * makes no row of its own, it continues its function's (frame_key CONTINUE_KEY). own[s] is
+	 * the stack whose row s belongs to; walkers stand on those only, and a caller is the own
+	 * stack of the prefix. Without such frames own[s] = s and up = prefix.
+	 */
+	if (v->scoped) {
+		own = pv_malloc((size_t)n * sizeof(*own));
+		up = pv_malloc((size_t)n * sizeof(*up));
+		if (!own || !up)
+			goto oom;
+		for (uint32_t s = 0; s < w->len; s++) {
 			uint32_t pre = w->prefix[s];
+			own[s] = frame_key(v, w->frame[s], by) == CONTINUE_KEY && pre != PV_NONE
+					 ? own[pre]
+					 : s;
+			up[s] = pre == PV_NONE ? PV_NONE : own[pre];
+		}
+		u.prefix = up;
+		if (!merge_runs)
+			u.run = up;
+	}
+	for (uint32_t s = 0; s < w->len && !u.b.oom; s++) {
+		u.kx[s] = key_index(&u.b, own_key(v, w->frame[s], by));
+		if (merge_runs) {
+			uint32_t pre = u.prefix[s];
 			u.run[s] = pre == PV_NONE || u.kx[pre] != u.kx[s] ? pre : u.run[pre];
 		}
 	}
@@ -1702,10 +1901,17 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 	u.groups = pv_malloc((size_t)nk * sizeof(*u.groups));
 	if (u.b.oom || !u.gstamp || !u.gcount || !u.gfill || !u.groups)
 		goto oom;
-	/* the first walkers: each stack (no center) or each anchor, with its cost */
+	/* a loop or line of the center continues its row: its cost is the center's self too */
+	if (anchor && v->scoped && !(cself = pv_malloc(n)))
+		goto oom;
+	for (uint32_t s = 0; cself && s < w->len; s++)
+		cself[s] = anchor[s] == s ||
+			   (anchor[s] != PV_NONE && w->prefix[s] != PV_NONE && cself[w->prefix[s]] &&
+			    frame_key(v, w->frame[s], by) == CONTINUE_KEY);
+	/* the first walkers: each stack's own row (no center) or each anchor, with its cost */
 	u.now = 2;
 	for (uint32_t s = 0; s < w->len; s++) {
-		uint32_t a = anchor ? anchor[s] : s;
+		uint32_t a = anchor ? anchor[s] : own ? own[s] : s;
 		bool any = false;
 		for (uint32_t m = 0; m < nm; m++)
 			any |= w->cost[m][s] != 0;
@@ -1722,10 +1928,12 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 		}
 		for (uint32_t m = 0; m < nm; m++) {
 			u.wt[(size_t)u.pos[a] * nm + m] += w->cost[m][s];
-			if (a == s)
+			if (!anchor || a == s || (cself && cself[s]))
 				u.ws[(size_t)u.pos[a] * nm + m] += w->cost[m][s];
 		}
 	}
+	pv_free(cself);
+	cself = NULL;
 	uint32_t n0 = u.wlen;
 	if (anchor && n0) {
 		uint32_t c = bu_row(&u, PV_NONE, CENTER_KEY);
@@ -1779,12 +1987,17 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 	*out = u.b.t;
 	u.b.t = NULL;
 	bu_release(&u);
+	pv_free(own);
+	pv_free(up);
 	return 0;
 oom:
 	rc = pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
 fail:
 	tree_free(u.b.t, nm);
 	bu_release(&u);
+	pv_free(own);
+	pv_free(up);
+	pv_free(cself);
 	return rc;
 }
 
@@ -1806,6 +2019,20 @@ struct flat_build {
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
 };
 
+/*
+ * Whether a scope of the flat view's last level (lines, and an HPCToolkit profile's loops) is a
+ * row: by loop, the loops only; in a profile with loops, not a procedure's frame of no line (the
+ * procedure itself, above its loops, not a line of it).
+ */
+static bool loop_level_row(const struct pv_view *v, uint64_t key)
+{
+	if (KEY_KIND(key) == PV_ROW_LOOP)
+		return true;
+	if (v->q.by == PV_BY_LOOP)
+		return false;
+	return !(v->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
+}
+
 static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_flat **out)
 {
 	struct pv_view *v = e->v;
@@ -1813,15 +2040,17 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	uint32_t nl = 0;
 	bool list = v->q.view == PV_VIEW_TOP;
 	enum pv_granularity by = v->q.by;
+	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
+	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
 	if (list) {
-		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : by == PV_BY_LINE ? 3 : 2;
+		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : deep ? 3 : 2;
 	} else {
 		levels[nl++] = 0;
 		if (by != PV_BY_MODULE)
 			levels[nl++] = 1;
-		if (by == PV_BY_FUNCTION || by == PV_BY_LINE)
+		if (by == PV_BY_FUNCTION || deep)
 			levels[nl++] = 2;
-		if (by == PV_BY_LINE)
+		if (deep)
 			levels[nl++] = 3;
 	}
 	struct flat_build fb;
@@ -1842,7 +2071,8 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 	}
 	/* scope of each row at each level; rows are (function, line) at line granularity */
 	for (uint32_t r = 0; r < t->len; r++) {
-		uint32_t fn = t->id[r];
+		bool loop = t->kind[r] == PV_ROW_LOOP;
+		uint32_t fn = loop ? vf_func(v, t->id[r]) : t->id[r];
 		uint32_t parent_scope = PV_NONE;
 		for (uint32_t l = 0; l < nl; l++) {
 			uint64_t key;
@@ -1851,7 +2081,10 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 			case 0: key = KEY(PV_ROW_MODULE, fn_module(v, fn), 0); break;
 			case 1: key = KEY(PV_ROW_FILE, fn_source(v, fn), 0); break;
 			case 2: key = KEY(PV_ROW_FUNCTION, fn, 0); break;
-			default: key = KEY(PV_ROW_LINE, fn, t->line[r]); break;
+			default:
+				key = loop ? KEY(PV_ROW_LOOP, t->id[r], 0)
+					   : KEY(PV_ROW_LINE, fn, t->line[r]);
+				break;
 			}
 			/* nesting: a file row belongs to its module row, and so on */
 			uint64_t mk = list ? key : key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL);
@@ -2016,6 +2249,8 @@ enter:
 				continue;
 			bool nostack = KEY_KIND(fb.scope_key[l][sx]) == PV_ROW_NOSTACK;
 			if (nostack && l > 0) /* the (no stack) row has no rows under it */
+				continue;
+			if (levels[l] == 3 && !loop_level_row(v, fb.scope_key[l][sx]))
 				continue;
 			uint32_t o = out_len++;
 			f->kind[o] = tmpkind[l][sx];
@@ -2372,6 +2607,13 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 		else
 			snprintf(buf, len, "%s:?", fn_name(v, id)); /* frames without a line */
 		return buf;
+	case PV_ROW_LOOP: {
+		pv_source_ix s = vf_source(v, id);
+		const char *path = s == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[s]);
+		const char *base = strrchr(path, '/');
+		snprintf(buf, len, "loop at %s:%u", base ? base + 1 : path, vf_line(v, id));
+		return buf;
+	}
 	default: return fn_name(v, id);
 	}
 }
@@ -2379,7 +2621,7 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined)
 {
 	static const char *const names[] = {"function", "line", "file", "module", "center",
-					    "nostack"};
+					    "nostack", "loop"};
 	if (kind == PV_ROW_FUNCTION && inlined)
 		return "inline";
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "function";
@@ -2396,6 +2638,10 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 		*source = fn_source(v, id);
 		if (id < v->p->funcs.len)
 			*line = v->p->funcs.line[id];
+	} else if (kind == PV_ROW_LOOP) {
+		*module = fn_module(v, vf_func(v, id));
+		*source = vf_source(v, id);
+		*line = vf_line(v, id);
 	} else if (kind == PV_ROW_FILE) {
 		*source = id;
 	} else if (kind == PV_ROW_MODULE) {
@@ -2418,7 +2664,9 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		v->metrics[v->nr_metrics++] = p->meta.default_metric;
 	}
 	for (uint32_t i = 0; i < q->nr_metrics; i++) {
-		pv_metric_ix m = pv_metric_find(p, q->metrics[i]);
+		enum pv_stat stat;
+		pv_metric_ix m = pv__metric_stat(p, q->metrics[i], &stat); /* NAME or NAME:STAT */
+		v->stat[v->nr_metrics] = (uint8_t)stat;
 		if (m == PV_NONE) {
 			char have[256] = "";
 			for (uint32_t k = 0; k < p->metrics.len; k++) {
@@ -2432,6 +2680,8 @@ static int resolve(struct engine *e, const struct pv_query *q)
 		v->metrics[v->nr_metrics++] = m;
 	}
 	e->nm = v->nr_metrics;
+	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
+		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
 	uint32_t bad;
 	int rc = pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &v->threads,
 				  &v->nr_threads, &bad);
@@ -2667,6 +2917,15 @@ static char *center_label(const struct pv_query *q)
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
 
+/* columns of statistics across threads (stats.c), once the view is computed */
+static int stats_if_any(struct pv_view *v, struct pv_error *err)
+{
+	for (uint32_t c = 0; c < v->nr_metrics; c++)
+		if (v->stat[c] != PV_STAT_SUM)
+			return pv__view_stats(v, err);
+	return 0;
+}
+
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
@@ -2719,6 +2978,8 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		/* a call-graph profile: the views its graph answers (callgraph.c) */
 		bool done = false;
 		if ((rc = pv__callgraph_view(v, &done, err)))
+			goto fail;
+		if (done && (rc = stats_if_any(v, err)))
 			goto fail;
 		if (done) {
 			*out = v;
@@ -2792,7 +3053,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		}
 		/* counted once per sample over the line-level top-down tree (centered for top) */
 		enum pv_granularity saved = v->q.by;
-		v->q.by = PV_BY_LINE;
+		v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
 		struct pv_tree *t = NULL;
 		rc = build_top_down(&e, q->view == PV_VIEW_TOP ? anchor : NULL, false, &t);
 		v->q.by = saved;
@@ -2824,6 +3085,10 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 					case PV_ROW_MODULE:
 						in = strncmp(sc->text, "module:", 7) == 0 &&
 						     module_named(p, id, sc->text + 7);
+						break;
+					case PV_ROW_LOOP:
+						in = sc->kind == SC_FRAMES && id < p->frames.len &&
+						     sc->vmatch[id];
 						break;
 					default: break;
 					}
@@ -2877,6 +3142,10 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	pv_free(e.origin);
 	pv_free(match);
 	pv_free(anchor);
+	if ((rc = stats_if_any(v, err))) {
+		pv_view_free(v);
+		return rc;
+	}
 	*out = v;
 	return 0;
 fail:

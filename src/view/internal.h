@@ -24,4 +24,9 @@ void pv__view_set_base(struct pv_view *v);
 int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err);
 void pv__tree_free(struct pv_tree *t, uint32_t nm);
 
+/* stats.c: metric name or "NAME:STAT" to the metric and its statistic (PV_NONE: none). */
+pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum pv_stat *stat);
+/* stats.c: the columns of statistics of a computed view, from one view per selected thread. */
+int pv__view_stats(struct pv_view *v, struct pv_error *err);
+
 #endif

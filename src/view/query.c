@@ -23,16 +23,20 @@
 
 static const char *const view_names[] = {"tree", "callers", "flat", "butterfly", "top"};
 static const char *const filter_names[] = {"include", "drop", "merge", "collapse-recursion",
-					   "collapse-module", "focus-category", "tag", "drop-tag"};
-static const char *const by_names[] = {"function", "line", "file", "module"};
+					   "collapse-module", "focus-category", "tag", "drop-tag",
+					   "collapse-subtree", "prune", "collapse-direct-recursion",
+					   "focus-self"};
+static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total"};
 static const char *const inline_names[] = {"keep", "fold"};
+static const char *const self_names[] = {"own", "nested"};
 
 /* What each filter's argument is, for messages. */
 static const char *const filter_arg_what[] = {"a scope", "a scope", "a scope", "a scope",
 					      "a module name", "a category name", "a label KEY=VALUE",
-					      "a label KEY=VALUE"};
+					      "a label KEY=VALUE", "a scope", "a scope", "a scope",
+					      "a scope"};
 
 #define MICRO 1000000 /* ns per ms, and min_percent's fixed-point scale */
 #define MAX_MIN_PERCENT ((int64_t)100 * MICRO)
@@ -183,6 +187,7 @@ int pv_query_copy(struct pv_query *dst, const struct pv_query *src)
 	dst->max_rows = src->max_rows;
 	dst->sort = src->sort;
 	dst->inlines = src->inlines;
+	dst->self = src->self;
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < src->nr_center; i++)
 		rc = pv_query_add_center(dst, src->center[i]);
@@ -229,7 +234,7 @@ bool pv_query_equal(const struct pv_query *a, const struct pv_query *b)
 {
 	if (a->view != b->view || a->by != b->by || a->percent != b->percent ||
 	    a->depth != b->depth || a->limit != b->limit || a->max_rows != b->max_rows ||
-	    a->sort != b->sort || a->inlines != b->inlines ||
+	    a->sort != b->sort || a->inlines != b->inlines || a->self != b->self ||
 	    min_micro(a->min_percent) != min_micro(b->min_percent))
 		return false;
 	if (has_range(a) != has_range(b))
@@ -367,7 +372,7 @@ static bool parse_count(const char *s, uint32_t *out)
 enum opt {
 	O_CENTER,
 	O_FILTER, /* + enum pv_filter_kind */
-	O_METRIC = O_FILTER + 8,
+	O_METRIC = O_FILTER + 12,
 	O_BY,
 	O_THREAD,
 	O_RANGE,
@@ -379,14 +384,16 @@ enum opt {
 	O_INSIDE,
 	O_INLINE,
 	O_MAX_ROWS,
+	O_SELF,
 	O_VIEW, /* not a CLI option: the view is the command */
 };
 
 /* CLI long option names, indexed by enum opt (filters by their names). */
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
-	"focus-category", "tag", "drop-tag", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "n", "sort", "inside-markers", "inline", "max-rows",
+	"focus-category", "tag", "drop-tag", "collapse-subtree", "prune",
+	"collapse-direct-recursion", "focus-self", "metric", "by", "thread", "range", "percent",
+	"min-percent", "depth", "n", "sort", "inside-markers", "inline", "max-rows", "self",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
@@ -534,6 +541,11 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 		rc = set_enum(inline_names, NR(inline_names), v, &e, label, err);
 		if (!rc)
 			q->inlines = (enum pv_inline_mode)e;
+		return rc;
+	case O_SELF:
+		rc = set_enum(self_names, NR(self_names), v, &e, label, err);
+		if (!rc)
+			q->self = (enum pv_self_mode)e;
 		return rc;
 	case O_VIEW:
 		rc = set_enum(view_names, NR(view_names), v, &e, label, err);
@@ -729,6 +741,8 @@ char *pv_query_to_args(const struct pv_query *q)
 		snprintf(buf, sizeof(buf), "%u", q->max_rows);
 		flag1(&o, "max-rows", buf);
 	}
+	if (q->self != PV_SELF_OWN)
+		flag1(&o, "self", text_of(self_names, NR(self_names), q->self));
 	return out_close(&o);
 }
 
@@ -803,6 +817,8 @@ char *pv_query_to_url(const struct pv_query *q)
 		pair(&o, "inline", NULL, text_of(inline_names, NR(inline_names), q->inlines));
 	if (q->max_rows != PV_TREE_ROWS)
 		fprintf(o.f, "&max-rows=%u", q->max_rows);
+	if (q->self != PV_SELF_OWN)
+		pair(&o, "self", NULL, text_of(self_names, NR(self_names), q->self));
 	return out_close(&o);
 }
 
@@ -877,6 +893,10 @@ char *pv_query_to_json(const struct pv_query *q)
 	}
 	if (q->max_rows != PV_TREE_ROWS) /* only when set, as inline */
 		fprintf(f, ", \"max_rows\": %u", q->max_rows);
+	if (q->self != PV_SELF_OWN) {
+		fputs(", \"self\": ", f);
+		pv_json_fput_string(f, text_of(self_names, NR(self_names), q->self));
+	}
 	fputc('}', f);
 	return out_close(&o);
 }
@@ -926,7 +946,7 @@ static const char *const url_keys[] = {
 	[O_CENTER] = "center", [O_METRIC] = "metric", [O_BY] = "by", [O_THREAD] = "thread",
 	[O_RANGE] = "range", [O_PERCENT] = "percent", [O_MIN] = "min", [O_DEPTH] = "depth",
 	[O_N] = "n", [O_SORT] = "sort", [O_INSIDE] = "inside-markers", [O_INLINE] = "inline",
-	[O_MAX_ROWS] = "max-rows", [O_VIEW] = "view",
+	[O_MAX_ROWS] = "max-rows", [O_SELF] = "self", [O_VIEW] = "view",
 };
 
 static int decode_fail(const char *s, size_t n, bool bad, struct pv_error *err)
@@ -1039,11 +1059,11 @@ int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err)
 
 static const char *const json_keys[] = {
 	"view", "center", "filters", "metrics", "by", "threads", "range", "percent",
-	"min_percent", "depth", "limit", "sort", "inside_markers", "inline", "max_rows",
+	"min_percent", "depth", "limit", "sort", "inside_markers", "inline", "max_rows", "self",
 };
 enum {
 	K_VIEW, K_CENTER, K_FILTERS, K_METRICS, K_BY, K_THREADS, K_RANGE, K_PERCENT, K_MIN,
-	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE, K_MAX_ROWS,
+	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE, K_MAX_ROWS, K_SELF,
 };
 
 /* A string or key token as a new C string; positioned errors (no NUL inside, memory). */
@@ -1273,6 +1293,7 @@ static int json_query(struct json *j, struct pv_query *q)
 		case K_PERCENT: rc = json_enum(j, q, O_PERCENT, "percent"); break;
 		case K_SORT: rc = json_enum(j, q, O_SORT, "sort"); break;
 		case K_INLINE: rc = json_enum(j, q, O_INLINE, "inline"); break;
+		case K_SELF: rc = json_enum(j, q, O_SELF, "self"); break;
 		case K_CENTER: rc = json_strings(j, q, O_CENTER, "center"); break;
 		case K_METRICS: rc = json_strings(j, q, O_METRIC, "metrics"); break;
 		case K_THREADS: rc = json_strings(j, q, O_THREAD, "threads"); break;

@@ -25,6 +25,7 @@ size_t key_step(char buf[KEY_STEP_MAX], uint8_t kind, uint32_t id, uint32_t line
 				  : snprintf(buf, KEY_STEP_MAX, "m%u", id);
 		break;
 	case PV_ROW_NOSTACK: k = snprintf(buf, KEY_STEP_MAX, "n"); break;
+	case PV_ROW_LOOP: k = snprintf(buf, KEY_STEP_MAX, "o%u", id); break;
 	default: k = snprintf(buf, KEY_STEP_MAX, "c"); break;
 	}
 	return k > 0 ? (size_t)k : 0;
@@ -71,7 +72,8 @@ static bool parse_step(const char **s, struct step *st)
 		st->id = 0;
 		break;
 	case 'f':
-		st->kind = PV_ROW_FUNCTION;
+	case 'o':
+		st->kind = p[-1] == 'f' ? PV_ROW_FUNCTION : PV_ROW_LOOP;
 		if (!pv_key_number(&p, &st->id))
 			return false;
 		break;
@@ -338,6 +340,14 @@ int row_scope(const struct pv_view *v, struct row_names *nm, uint8_t kind, uint3
 		if (id == PV_NONE || !*pv_str(p, p->modules.name[id]))
 			return 0;
 		return scope2(b, "module:", pv_str(p, p->modules.name[id]));
+	case PV_ROW_LOOP: /* loop:FILE:LINE (every loop at that line) */
+		pv_view_row_place(v, PV_ROW_LOOP, id, &m, &s, &fl);
+		if (s == PV_NONE || !*pv_str(p, p->sources.path[s]) || !fl)
+			return 0;
+		snprintf(num, sizeof(num), ":%u", fl);
+		if (scope2(b, "loop:", pv_str(p, p->sources.path[s])) < 0)
+			return PV_ENOMEM;
+		return sbuf_puts(b, num) ? PV_ENOMEM : 1;
 	default: return 0;
 	}
 }

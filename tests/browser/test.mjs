@@ -481,6 +481,21 @@ async function main() {
     eq(focused, 'Find', 'the search box has the focus');
   });
 
+  await test('h opens the hot path from the selected row and selects its end', async () => {
+    const u = await serve('tests/data/collapsed/worked-example.txt');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.some((x) => x.selected));
+    await p2.click('.pane[data-tab="top-down"] .tt-row[data-index="0"]');
+    await p2.keyboard.press('ArrowLeft'); // collapse main
+    await waitRows(p2, 'top-down', (r) => r.length === 1, 'collapsed root');
+    await p2.keyboard.press('h');
+    // main 26 > real_main 15 (58 %) > foo 11 (73 %) > bar 10 (91 %): pv_tree_hot_path's rule
+    const rows = await waitRows(p2, 'top-down', (r) => r.some((x) => x.selected && x.name === 'bar'), 'bar selected');
+    eq(rows.filter((r) => r.selected).map((r) => r.path.split('\u0001').join(';')), ['main;real_main;foo;bar'], 'the hot path end');
+    await p2.close();
+  });
+
   await test('100,000 rows are virtualised and scroll', async () => {
     const file = path.join(OUT, 'wide.collapsed.txt');
     const lines = [];

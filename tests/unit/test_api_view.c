@@ -1414,3 +1414,99 @@ T_TEST(api_view_thread_costs_one_pass)
 		pv_api_free(a);
 	}
 }
+
+/* An HPCToolkit database's loop rows: key o<frame>, kind loop, scope loop:FILE:LINE that the
+ * query takes back as a center; a database folder's own sources are found in it. */
+T_TEST(api_view_loop_rows)
+{
+	struct pv_api *a = api_of("hpctoolkit/small.d", NULL);
+	if (!a)
+		return;
+	int st;
+	char *body = call(a, "view", "by=loop&heaviest=10", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"name\": \"loop at small.c:3\", \"kind\": \"loop\"");
+	T_CONTAINS(body, "\"scope\": \"loop:/builds/hpctoolkit/hpctoolkit/tests/data/meas/small.c:3\"");
+	const char *k = body ? strstr(body, "/o") : NULL;
+	T_TRUE(k != NULL);
+	free(body);
+	body = call(a, "view", "by=loop&center=loop:/builds/hpctoolkit/hpctoolkit/tests/data/meas/"
+				"small.c:3",
+		    &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"center_total\": [1210259000]");
+	free(body);
+	pv_api_free(a);
+}
+
+/* A database given as its folder looks for its sources in that folder (HPCToolkit's src/). */
+T_TEST(api_view_database_sources)
+{
+	char dir[] = "/tmp/pv-hpc-XXXXXX";
+	if (!mkdtemp(dir)) {
+		t_fail(__FILE__, __LINE__, "mkdtemp");
+		return;
+	}
+	static const char *const files[] = {"meta.db", "profile.db"};
+	char path[256];
+	for (int i = 0; i < 2; i++) {
+		size_t n;
+		char *b = t_read_file(t_data(files[i][0] == 'm' ? "hpctoolkit/small.d/meta.db"
+							       : "hpctoolkit/small.d/profile.db"),
+				      &n);
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		FILE *f = fopen(path, "wb");
+		if (b && f)
+			fwrite(b, 1, n, f);
+		if (f)
+			fclose(f);
+		free(b);
+	}
+	snprintf(path, sizeof(path), "%s/small.c", dir); /* the file meta.db names, by its tail */
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("void spinsleep(void) {}\n", f);
+		fclose(f);
+	}
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	struct pv_api *a = NULL;
+	if (pv_import_file(dir, NULL, &p, &err) == 0 && pv_api_new(&a, NULL) == 0 &&
+	    pv_api_add_profile(a, dir, p) == 0) {
+		int st;
+		char *body = call(a, "profile", "", &st);
+		T_EQ_INT(st, 200);
+		T_CONTAINS(body, "\"path\": \"/builds/hpctoolkit/hpctoolkit/tests/data/meas/small.c\", "
+				 "\"available\": true");
+		free(body);
+	} else {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+	}
+	pv_api_free(a);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/meta.db", dir);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/profile.db", dir);
+	remove(path);
+	rmdir(dir);
+}
+
+/* hot=KEY: hpcviewer's hot path from a row, opened from the root (the page's key h). */
+T_TEST(api_view_hot_path)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	int st;
+	/* from real_main (15): foo (11, 73 %), bar (10, 91 %) */
+	char *body = call(a, "view", "hot=f0/f1", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"opened\": [\"f0\", \"f0/f1\", \"f0/f1/f2\", \"f0/f1/f2/f3\"]");
+	free(body);
+	/* at 80 %, foo (73 %) is not hot: the path is real_main alone */
+	body = call(a, "view", "hot=f0/f1&hot-percent=80", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"opened\": [\"f0\", \"f0/f1\"]");
+	free(body);
+	pv_api_free(a);
+}

@@ -386,7 +386,7 @@ static void cli_error(const char *name, const char *value, int code, const char 
 
 T_TEST(query_cli_errors)
 {
-	cli_error("by", "x", PV_EINVAL, "--by takes function, line, file or module, not 'x'",
+	cli_error("by", "x", PV_EINVAL, "--by takes function, line, file, module or loop, not 'x'",
 		  __LINE__);
 	cli_error("percent", "all", PV_EINVAL, "--percent takes center or whole, not 'all'",
 		  __LINE__);
@@ -629,7 +629,7 @@ T_TEST(query_json_reading)
 	json_error("{\"by\": 3}", PV_EPARSE,
 		   "query: line 1, column 8: expected a string, found a number", __LINE__);
 	json_error("{\"by\": \"x\"}", PV_EINVAL,
-		   "query: line 1, column 8: by takes function, line, file or module, not 'x'",
+		   "query: line 1, column 8: by takes function, line, file, module or loop, not 'x'",
 		   __LINE__);
 	json_error("{\"center\": \"foo\"}", PV_EPARSE,
 		   "query: line 1, column 12: expected an array of strings, found a string",

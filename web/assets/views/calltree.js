@@ -99,7 +99,10 @@ export class TreePane {
       fetchChildren: (key, offset) => api('children', [...S.queryParams(this.view), ['key', key], ...pageParams(offset)]).then((r) => r.rows),
       onSelect: (node) => this.onSelect(node),
       onContext: (node, x, y) => rowMenu(node, x, y, { tree: this.tree, inverted: this.inverted }),
-      onKey: (e, node) => rowKey(e, node, { inverted: this.inverted }),
+      onKey: (e, node) => {
+        if (e.key === 'h' && node) { this.hotPath(node); return true; }
+        return rowKey(e, node, { inverted: this.inverted });
+      },
       onOpen: (node) => { const s = sourceOf(node.row); if (s !== null) ctx.actions.openSource(s, node.row.line); },
       isCenter: inCenter,
       status: (t) => ctx.status(t),
@@ -168,6 +171,25 @@ export class TreePane {
     }
     // a timestamp for bench/page.mjs: the view's rows are all in place (drawn on the next frame)
     performance.mark('pv-tree-shown', { detail: this.view });
+  }
+
+  // h: hpcviewer's hot path from the selected row (the view's hot=KEY: the server's rule), opened
+  // and its end selected.
+  async hotPath(node) {
+    const params = S.queryParams(this.view);
+    let resp;
+    try {
+      resp = await api('view', [...params, ...this.tree.openKeys().map((k) => ['open', k]), ['hot', node.key], ...pageParams(0)]);
+    } catch (e) {
+      if (!isAbort(e)) ctx.actions.error(e.message);
+      return;
+    }
+    const opened = resp.opened || [];
+    this.resp = resp;
+    this.tree.setData(resp.rows, resp.metrics, resp.base, [...this.tree.openKeys(), ...opened]);
+    const end = opened.length ? opened[opened.length - 1] : node.key;
+    this.tree.selectKey(end);
+    if (this.tree.selected()) this.onSelect(this.tree.selected());
   }
 
   showError(msg) {

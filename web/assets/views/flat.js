@@ -77,7 +77,7 @@ export class FlatPane extends PagedTable {
     const extra = (row.kind === 'function' || row.kind === 'inline') && row.file ? shortPath(row.file) + linePart(row) : '';
     div.append(h('div', { class: 'name', title: row.scope || row.name },
       h('span', { style: { display: 'inline-block', width: (row.level || 0) * 14 + 4 + 'px' } }),
-      row.kind !== 'function' ? h('span', { class: 'badge', text: row.kind }) : null,
+      row.kind !== 'function' ? h('span', { class: 'badge k-' + row.kind, text: row.kind }) : null,
       h('span', { class: 'nm', text: row.name }),
       extra ? h('span', { class: 'extra', text: extra }) : null));
   }

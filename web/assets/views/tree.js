@@ -392,6 +392,7 @@ export class TreeTable {
     setText(c.twisty, row.children > 0 ? (open ? '▾' : '▸') : '');
     const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' && row.kind !== 'more' ? row.kind : '';
     setText(c.badge, badge);
+    c.badge.className = badge ? 'badge k-' + badge : 'badge';
     c.badge.style.display = badge ? '' : 'none';
     setText(c.nm, isMore(node) ? `… ${row.more.toLocaleString('en-US')} more rows${node.loading ? ' (loading…)' : ''}` : row.name);
     const extra = extraText(row);

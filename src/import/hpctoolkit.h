@@ -1,0 +1,148 @@
+/*
+ * hpctoolkit.h - what the readers of HPCToolkit databases share (doc/hpctoolkit.md).
+ *
+ * Both generations (hpctoolkit_v4.c: meta.db and profile.db; hpctoolkit_xml.c: experiment.xml
+ * and its big-endian side files) describe one calling context tree whose nodes are procedure
+ * frames, inlined procedures, loops and lines, and give every node an inclusive value per
+ * execution context (a thread, a GPU stream). Each reader fills a struct hpc_cct; the rules that
+ * turn it into the model live here, once:
+ *   - hpc_cct_stacks(): nodes to frames and stacks (a procedure frame and the line it is at are
+ *     one code frame; loops are loop frames, lines inside loops statement frames);
+ *   - hpc_acc_*(): a node's own cost is its inclusive value less its children's, in the metric's
+ *     integer unit, so the inclusive costs profview adds up equal the database's node by node;
+ *   - hpc_metric_unit(), hpc_tuple_name(): units from metric names, names of execution contexts.
+ */
+#ifndef PV_IMPORT_HPCTOOLKIT_H
+#define PV_IMPORT_HPCTOOLKIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/file.h"
+#include "model/builder.h"
+
+/* ---- bounds-checked reading of a binary file ---- */
+
+struct hpc_bin {
+	const char *name; /* for messages */
+	const uint8_t *p;
+	uint64_t len;
+	struct pv_error *err;
+};
+
+/* "NAME: byte AT: what" as a PV_EPARSE error with the offset set; returns PV_EPARSE. */
+int hpc_fail(const struct hpc_bin *f, uint64_t at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Whether [at, at + n) lies in the file; else fails with "what runs past the end". */
+bool hpc_in(const struct hpc_bin *f, uint64_t at, uint64_t n, const char *what);
+/* The NUL-terminated string at byte at (checked); NULL after failing. */
+const char *hpc_cstr(const struct hpc_bin *f, uint64_t at, const char *what);
+
+static inline uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+static inline uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+static inline uint64_t be64(const uint8_t *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+double hpc_f64(uint64_t bits);
+
+/* ---- the calling context tree ---- */
+
+enum hpc_kind {
+	HPC_ROOT = 0, /* the whole program (values not under any entry): no frame */
+	HPC_FUNC,     /* a procedure frame: called, an entry point, a placeholder root */
+	HPC_INLINE,   /* a procedure inlined at its parent */
+	HPC_LOOP,
+	HPC_LINE, /* a statement, or the line a call or inlined code is at */
+};
+
+struct hpc_cct {
+	uint32_t len, cap;
+	uint32_t *parent;     /* a smaller node; PV_NONE for the root (node 0) */
+	uint8_t *kind;	      /* enum hpc_kind */
+	pv_func_ix *func;     /* HPC_FUNC, HPC_INLINE */
+	pv_source_ix *source; /* HPC_LOOP, HPC_LINE: the file, PV_NONE when unknown */
+	uint32_t *line;
+	uint64_t *addr;	    /* module offset, PV_ADDR_NONE */
+	pv_stack_ix *stack; /* hpc_cct_stacks: the stack holding the node's own cost */
+	/* hpc_acc: per node the own cost being summed, a mark, and the nodes touched */
+	int64_t *self; /* [node * nm + m] */
+	uint8_t *mark;
+	uint32_t *touched, nr_touched;
+	uint32_t nm;
+	uint64_t negative; /* nodes whose inclusive value was below their children's */
+};
+
+/* A new tree holding the root (node 0). 0 or PV_ENOMEM. */
+int hpc_cct_init(struct hpc_cct *t);
+void hpc_cct_release(struct hpc_cct *t);
+/* Appends a node under parent (an existing node); returns it, PV_NONE when out of memory. */
+uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_func_ix func,
+		     pv_source_ix source, uint32_t line, uint64_t addr);
+/*
+ * Frames and stacks of every node (doc/hpctoolkit.md). unknown is the function of lines and
+ * loops with no procedure above them. 0 or the builder's error.
+ */
+int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown);
+
+/*
+ * Own costs of one execution context: hpc_acc_begin() once per tree with the number of metrics;
+ * hpc_acc_add() each node's inclusive value (in the metric's integer unit, each (node, metric)
+ * once); hpc_acc_flush() appends one sample per node with an own cost to thread th (the root's
+ * own cost, if any, as a sample without a stack) and clears the sums. 0 or PV_ENOMEM.
+ */
+int hpc_acc_begin(struct hpc_cct *t, uint32_t nm);
+void hpc_acc_add(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t incl);
+/* Adds an own cost (a point value, for a metric without inclusive values) to node. */
+void hpc_acc_own(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t self);
+void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th);
+
+/* ---- metrics and names ---- */
+
+/*
+ * The model's unit for a metric named name (its "(sec)", "(B)" suffix; "cycles"...) and the
+ * factor from the database's values to it (1e9 for seconds to ns, else 1).
+ */
+enum pv_unit hpc_metric_unit(const char *name, double *scale);
+/*
+ * Rounds a database value times scale to the model's int64. *fraction counts values that were
+ * not whole numbers in that unit (a lossy step the reader reports).
+ */
+int64_t hpc_scaled(double v, double scale, uint64_t *fraction);
+
+/* The module row for a load module path (named by its last component). */
+pv_module_ix hpc_module(struct pv_builder *b, const char *path);
+/* The function of an instruction without a known procedure: "module@0xOFFSET" (hpcviewer). */
+pv_func_ix hpc_addr_func(struct pv_builder *b, pv_module_ix m, uint64_t offset);
+
+/*
+ * Opens the file name (a relative path) in the folder of the file in was read from, into out;
+ * *joined (to free) is its path, which out names. Returns 0, 1 when there is no such file (or in
+ * is not a file on disk: standard input, a buffer), or an error.
+ */
+int hpc_sibling(const struct pv_input *in, const char *name, struct pv_input *out, char **joined,
+		struct pv_error *err);
+
+/*
+ * One file of a database alone, for the fuzzers: kind "meta.db", "profile.db", "trace.db",
+ * "cct.db" (format 4), "metric-db", "hpctrace", "experiment.xml" (the older generation).
+ * Returns 0 or the error the importer would give.
+ */
+int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *err);
+int hpc_xml_file(const char *kind, const void *buf, size_t len, struct pv_error *err);
+
+#endif

@@ -1,0 +1,1175 @@
+/*
+ * hpctoolkit_v4.c - HPCToolkit databases of format 4 (hpcprof 2022 and later): meta.db for the
+ * calling context tree and the metrics, profile.db for the values of every execution context
+ * (threads, GPU streams), metrics/default.yaml for the metrics' descriptions; trace.db and
+ * cct.db are checked, not read (doc/hpctoolkit.md).
+ *
+ * The layout is HPCToolkit's doc/FORMATS.md: little-endian structures at absolute offsets, found
+ * through section tables. Every structure is read with the size the file states (szProfile is 48
+ * in real files, FORMATS.md says 40), every pointer and count is checked against the file's
+ * size before use, and a bad one is one error naming the file and the byte.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "import/hpctoolkit.h"
+#include "import/importer.h"
+
+/* ---- common file structure ---- */
+
+static int v4_header(const struct hpc_bin *f, const char *format, const char *footer, uint32_t nsec,
+		     uint64_t *sz, uint64_t *ptr)
+{
+	if (f->len < 16 || memcmp(f->p, "HPCTOOLKIT", 10) != 0)
+		return hpc_fail(f, 0,
+				"not an HPCToolkit database file (it does not start with "
+				"HPCTOOLKIT)");
+	if (memcmp(f->p + 10, format, 4) != 0)
+		return hpc_fail(f, 10, "format '%.4s' where '%s' was expected", f->p + 10, format);
+	if (f->p[14] != 4)
+		return hpc_fail(f, 14, "major version %u (profview reads version 4)", f->p[14]);
+	uint64_t end = 16 + 16 * (uint64_t)nsec;
+	if (!hpc_in(f, 0, end + 8, "the file header and footer"))
+		return PV_EPARSE;
+	if (memcmp(f->p + f->len - 8, footer, 8) != 0)
+		return hpc_fail(f, f->len - 8, "the footer is not '%s' (a truncated file?)",
+				footer);
+	for (uint32_t i = 0; i < nsec; i++) {
+		sz[i] = le64(f->p + 16 + 16 * i);
+		ptr[i] = le64(f->p + 24 + 16 * i);
+		if (!hpc_in(f, ptr[i], sz[i], "a section"))
+			return hpc_fail(
+			    f, 16 + 16 * i,
+			    "section %u at byte %llu (%llu bytes) runs past the end of the "
+			    "file (%llu bytes)",
+			    i + 1, (unsigned long long)ptr[i], (unsigned long long)sz[i],
+			    (unsigned long long)f->len);
+	}
+	return 0;
+}
+
+/* ---- meta.db ---- */
+
+enum {
+	SEC_GENERAL,
+	SEC_IDNAMES,
+	SEC_METRICS,
+	SEC_CONTEXT,
+	SEC_STRINGS,
+	SEC_MODULES,
+	SEC_FILES,
+	SEC_FUNCTIONS,
+	NR_META_SECTIONS
+};
+
+struct table {
+	uint64_t p;	 /* first element */
+	uint32_t n;	 /* elements */
+	uint32_t stride; /* the size the file states */
+};
+
+struct v4 {
+	struct pv_builder *b;
+	struct pv_error *err;
+	struct hpc_bin meta;
+	uint64_t sz[NR_META_SECTIONS], ptr[NR_META_SECTIONS];
+	const char *kind_name[256];
+	uint32_t nr_kinds;
+	struct table mods, files, fns;
+	pv_module_ix *mod_row;
+	pv_source_ix *file_row;
+	pv_func_ix *fn_row;
+	/* metrics: per meta.db metric, its model metric and the ids of its values */
+	uint32_t nr_meta_metrics;
+	uint32_t nm;	       /* model metrics */
+	double *scale;	       /* [model metric] */
+	uint32_t *prop_metric; /* [propMetricId] -> model metric, PV_NONE */
+	uint32_t *stat_metric; /* [statMetricId] -> model metric (the sum of inclusive values) */
+	bool *point_only;      /* [model metric]: no inclusive values, point values used */
+	uint64_t fraction;     /* values that were not whole numbers in the model's unit */
+	/* contexts: ctxId -> node, in an array for the ids below ctx_cap (hpcprof numbers them
+	 * densely), in a map past it */
+	uint32_t *ctx_node, ctx_cap;
+	struct u64map ctx;
+	struct hpc_cct cct;
+	uint64_t hidden, hidden_ctx; /* values (and contexts) of contexts the tree does not list */
+	uint8_t *hidden_seen;
+	uint32_t hidden_cap;
+};
+
+/* Index of the element of t that p points at, or PV_NONE after failing. */
+static uint32_t element(struct v4 *r, const struct table *t, uint64_t p, uint64_t at,
+			const char *what)
+{
+	if (p >= t->p && t->stride && (p - t->p) % t->stride == 0 && (p - t->p) / t->stride < t->n)
+		return (uint32_t)((p - t->p) / t->stride);
+	hpc_fail(&r->meta, at, "a pointer to %s (0x%llx) that points at no %s", what,
+		 (unsigned long long)p, what);
+	return PV_NONE;
+}
+
+/*
+ * The header of an array in a section (FORMATS.md): a pointer, then the count and the element
+ * size in one of three layouts. The array is checked to lie in the file and its elements to be
+ * at least min bytes (the size of version 4.0; later versions may only grow them).
+ */
+enum layout {
+	N32_SZ8,  /* u32 count at 8, u8 size at 12 (metrics, profiles, contexts, traces) */
+	N32_SZ16, /* u32 count at 8, u16 size at 12 (modules, files, functions) */
+	N16_SZ8,  /* u16 count at 8, u8 size at 10 (entry points) */
+};
+
+static int v4_array(const struct hpc_bin *f, uint64_t at, uint64_t secsz, enum layout l,
+		    uint32_t min, const char *what, struct table *t)
+{
+	uint64_t hdr = l == N16_SZ8 ? 11 : l == N32_SZ8 ? 13 : 14;
+	if (secsz < hdr)
+		return hpc_fail(f, at, "the section of the %s is %llu bytes, less than its header",
+				what, (unsigned long long)secsz);
+	const uint8_t *h = f->p + at;
+	t->p = le64(h);
+	t->n = l == N16_SZ8 ? le16(h + 8) : le32(h + 8);
+	t->stride = l == N16_SZ8 ? h[10] : l == N32_SZ8 ? h[12] : le16(h + 12);
+	if (t->n && t->stride < min)
+		return hpc_fail(f, at + hdr - (l == N32_SZ16 ? 2 : 1),
+				"%s of %u bytes each, less than the %u of version 4.0", what,
+				t->stride, min);
+	if (!hpc_in(f, t->p, (uint64_t)t->n * t->stride, what))
+		return PV_EPARSE;
+	return 0;
+}
+
+static int read_table(struct v4 *r, uint32_t sec, struct table *t, uint32_t min, const char *what)
+{
+	return v4_array(&r->meta, r->ptr[sec], r->sz[sec], N32_SZ16, min, what, t);
+}
+
+/* A string of meta.db, "" for a 0 pointer. */
+static const char *meta_str(struct v4 *r, uint64_t p, uint64_t at, const char *what)
+{
+	if (!p)
+		return "";
+	const char *s = hpc_cstr(&r->meta, p, what);
+	if (!s)
+		hpc_fail(&r->meta, at, "%s points at no string (0x%llx)", what,
+			 (unsigned long long)p);
+	return s;
+}
+
+static pv_module_ix module_of(struct v4 *r, uint64_t p, uint64_t at)
+{
+	if (!p)
+		return PV_NONE;
+	uint32_t i = element(r, &r->mods, p, at, "load module");
+	if (i == PV_NONE)
+		return PV_NONE;
+	if (r->mod_row[i] == PV_NONE) {
+		uint64_t e = r->mods.p + (uint64_t)i * r->mods.stride;
+		const char *path = meta_str(r, le64(r->meta.p + e + 8), e + 8, "a module's path");
+		if (!path)
+			return PV_NONE;
+		r->mod_row[i] = hpc_module(r->b, path);
+	}
+	return r->mod_row[i];
+}
+
+static pv_source_ix file_of(struct v4 *r, uint64_t p, uint64_t at)
+{
+	if (!p)
+		return PV_NONE;
+	uint32_t i = element(r, &r->files, p, at, "source file");
+	if (i == PV_NONE)
+		return PV_NONE;
+	if (r->file_row[i] == PV_NONE) {
+		uint64_t e = r->files.p + (uint64_t)i * r->files.stride;
+		const char *path = meta_str(r, le64(r->meta.p + e + 8), e + 8, "a file's path");
+		if (!path)
+			return PV_NONE;
+		r->file_row[i] = builder_source(r->b, builder_cstr(r->b, path));
+	}
+	return r->file_row[i];
+}
+
+static pv_func_ix function_of(struct v4 *r, uint64_t p, uint64_t at, bool *bad)
+{
+	uint32_t i = element(r, &r->fns, p, at, "function");
+	if (i == PV_NONE) {
+		*bad = true;
+		return PV_NONE;
+	}
+	if (r->fn_row[i] == PV_NONE) {
+		uint64_t e = r->fns.p + (uint64_t)i * r->fns.stride;
+		const uint8_t *q = r->meta.p + e;
+		const char *name = meta_str(r, le64(q), e, "a function's name");
+		pv_module_ix m = module_of(r, le64(q + 8), e + 8);
+		pv_source_ix s = file_of(r, le64(q + 24), e + 24);
+		if (!name || r->err->code) {
+			*bad = true;
+			return PV_NONE;
+		}
+		uint64_t off = le64(q + 16);
+		/* an anonymous function is named by its address, as hpcviewer does */
+		r->fn_row[i] =
+		    *name ? builder_func(r->b, builder_cstr(r->b, name), m, s, le32(q + 32))
+		    : m != PV_NONE ? hpc_addr_func(r->b, m, off)
+				   : builder_func(r->b, builder_cstr(r->b, "<unknown function>"), m,
+						  s, le32(q + 32));
+	}
+	return r->fn_row[i];
+}
+
+static int read_id_names(struct v4 *r)
+{
+	const struct hpc_bin *f = &r->meta;
+	uint64_t at = r->ptr[SEC_IDNAMES];
+	if (r->sz[SEC_IDNAMES] < 9)
+		return hpc_fail(f, at, "the identifier names section is %llu bytes, less than 9",
+				(unsigned long long)r->sz[SEC_IDNAMES]);
+	uint64_t pp = le64(f->p + at);
+	r->nr_kinds = f->p[at + 8];
+	if (!hpc_in(f, pp, 8 * (uint64_t)r->nr_kinds, "the identifier names"))
+		return PV_EPARSE;
+	for (uint32_t k = 0; k < r->nr_kinds; k++) {
+		r->kind_name[k] = meta_str(r, le64(f->p + pp + 8 * k), pp + 8 * k, "a kind's name");
+		if (!r->kind_name[k])
+			return PV_EPARSE;
+	}
+	return 0;
+}
+
+/*
+ * The metrics' descriptions in metrics/default.yaml (METRICS.yaml): a "- name: X" line followed
+ * by "description: Y". A missing or odd file only costs the descriptions.
+ */
+static char *yaml_scalar(const char *s, const char *end)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	char *out = pv_malloc((size_t)(end - s) + 1);
+	if (!out)
+		return NULL;
+	size_t n = 0;
+	if (end - s >= 2 && (*s == '"' || *s == '\'') && end[-1] == *s) {
+		char q = *s++;
+		end--;
+		for (; s < end; s++) {
+			if (q == '"' && *s == '\\' && s + 1 < end)
+				s++;
+			else if (q == '\'' && *s == '\'' && s + 1 < end && s[1] == '\'')
+				s++;
+			out[n++] = *s;
+		}
+	} else {
+		memcpy(out, s, (size_t)(end - s));
+		n = (size_t)(end - s);
+	}
+	out[n] = 0;
+	return out;
+}
+
+struct yaml_metric {
+	char *name, *desc;
+};
+
+static uint32_t read_yaml(const struct pv_input *meta_in, struct yaml_metric **out)
+{
+	struct pv_input in;
+	struct pv_error e;
+	char *path = NULL;
+	uint32_t n = 0, cap = 0;
+	*out = NULL;
+	if (hpc_sibling(meta_in, "metrics/default.yaml", &in, &path, &e)) {
+		pv_free(path);
+		return 0;
+	}
+	const char *s = in.data, *end = in.data + in.len;
+	bool roots = false;
+	while (s < end) {
+		const char *eol = memchr(s, '\n', (size_t)(end - s));
+		if (!eol)
+			eol = end;
+		const char *t = s;
+		while (t < eol && *t == ' ')
+			t++;
+		if (s == t && eol - s >= 6 && memcmp(s, "roots:", 6) == 0)
+			roots = true;
+		else if (s == t && t < eol && *t != '#' && *t != '-')
+			roots = false;
+		if (roots && eol - t > 8 && memcmp(t, "- name:", 7) == 0) {
+			if (n == cap) {
+				uint32_t nc = cap ? cap * 2 : 16;
+				struct yaml_metric *g = pv_realloc(*out, nc * sizeof(**out));
+				if (!g)
+					break;
+				*out = g;
+				cap = nc;
+			}
+			(*out)[n].name = yaml_scalar(t + 7, eol);
+			(*out)[n].desc = NULL;
+			if ((*out)[n].name)
+				n++;
+		} else if (roots && n && !(*out)[n - 1].desc && eol - t > 12 &&
+			   memcmp(t, "description:", 12) == 0) {
+			(*out)[n - 1].desc = yaml_scalar(t + 12, eol);
+		}
+		s = eol + 1;
+	}
+	input_close(&in);
+	pv_free(path);
+	return n;
+}
+
+static void yaml_free(struct yaml_metric *y, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		pv_free(y[i].name);
+		pv_free(y[i].desc);
+	}
+	pv_free(y);
+}
+
+/* Propagation scope types (FORMATS.md). */
+enum { SCOPE_CUSTOM = 0, SCOPE_POINT = 1, SCOPE_EXECUTION = 2, SCOPE_TRANSITIVE = 3 };
+
+static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
+{
+	const struct hpc_bin *f = &r->meta;
+	uint64_t at = r->ptr[SEC_METRICS];
+	struct table mt;
+	int rc = v4_array(f, at, r->sz[SEC_METRICS], N32_SZ8, 0x1c, "metric descriptions", &mt);
+	if (rc)
+		return rc;
+	uint64_t pm = mt.p;
+	uint32_t nmet = mt.n, szm = mt.stride;
+	uint32_t szpsi = f->p[at + 13], szss = f->p[at + 14];
+	if (nmet && (szpsi < 0x0a || szss < 0x14))
+		return hpc_fail(f, at + 13,
+				"propagated values and statistics of %u and %u bytes, less than "
+				"the 10 and 20 of version 4.0",
+				szpsi, szss);
+	r->prop_metric = pv_malloc(65536 * sizeof(uint32_t));
+	r->stat_metric = pv_malloc(65536 * sizeof(uint32_t));
+	r->scale = pv_calloc(nmet ? nmet : 1, sizeof(double));
+	r->point_only = pv_calloc(nmet ? nmet : 1, sizeof(bool));
+	uint32_t *model = pv_malloc((nmet ? nmet : 1) * sizeof(uint32_t));
+	if (!r->prop_metric || !r->stat_metric || !r->scale || !r->point_only || !model) {
+		pv_free(model);
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	}
+	memset(r->prop_metric, 0xff, 65536 * sizeof(uint32_t));
+	memset(r->stat_metric, 0xff, 65536 * sizeof(uint32_t));
+	/* the model's metrics in the order of default.yaml (hpcviewer's), then the others */
+	struct yaml_metric *y;
+	uint32_t ny = meta_in ? read_yaml(meta_in, &y) : 0;
+	if (!meta_in)
+		y = NULL;
+	const char **names = pv_calloc(nmet ? nmet : 1, sizeof(char *));
+	if (!names) {
+		pv_free(model);
+		yaml_free(y, ny);
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < nmet && !rc; i++) {
+		uint64_t e = pm + (uint64_t)i * szm;
+		names[i] = meta_str(r, le64(f->p + e), e, "a metric's name");
+		if (!names[i])
+			rc = PV_EPARSE;
+		model[i] = PV_NONE;
+	}
+	for (uint32_t pass = 0; pass < 2 && !rc; pass++) {
+		for (uint32_t k = 0; k < (pass ? nmet : ny); k++) {
+			for (uint32_t i = 0; i < nmet; i++) {
+				if (model[i] != PV_NONE ||
+				    (pass == 0 ? strcmp(names[i], y[k].name) : i != k))
+					continue;
+				double scale;
+				enum pv_unit u = hpc_metric_unit(names[i], &scale);
+				model[i] = builder_metric(r->b, builder_cstr(r->b, names[i]), u);
+				if (model[i] == PV_NONE)
+					break;
+				r->scale[model[i]] = scale;
+				if (pass == 0 && y[k].desc)
+					builder_metric_description(r->b, model[i],
+								   builder_cstr(r->b, y[k].desc));
+			}
+		}
+	}
+	yaml_free(y, ny);
+	r->nm = r->b->p->metrics.len;
+	r->nr_meta_metrics = nmet;
+	/* each metric's inclusive (execution scope) values: the thread values and the summary's sum
+	 */
+	for (uint32_t i = 0; i < nmet && !rc && !r->b->status; i++) {
+		uint64_t e = pm + (uint64_t)i * szm;
+		uint64_t ppsi = le64(f->p + e + 8), pss = le64(f->p + e + 16);
+		uint32_t npsi = le16(f->p + e + 24), nss = le16(f->p + e + 26);
+		if (!hpc_in(f, ppsi, (uint64_t)npsi * szpsi, "a metric's propagated values") ||
+		    !hpc_in(f, pss, (uint64_t)nss * szss, "a metric's summary statistics")) {
+			rc = PV_EPARSE;
+			break;
+		}
+		uint64_t exec_scope = 0, point_scope = 0;
+		uint32_t exec_id = PV_NONE, point_id = PV_NONE;
+		for (uint32_t j = 0; j < npsi; j++) {
+			uint64_t s = ppsi + (uint64_t)j * szpsi;
+			uint64_t ps = le64(f->p + s);
+			if (!hpc_in(f, ps, 10, "a propagation scope")) {
+				rc = PV_EPARSE;
+				break;
+			}
+			uint8_t type = f->p[ps + 8];
+			if (type == SCOPE_EXECUTION && exec_id == PV_NONE) {
+				exec_id = le16(f->p + s + 8);
+				exec_scope = ps;
+			} else if (type == SCOPE_POINT && point_id == PV_NONE) {
+				point_id = le16(f->p + s + 8);
+				point_scope = ps;
+			}
+		}
+		if (rc)
+			break;
+		uint32_t use = exec_id != PV_NONE ? exec_id : point_id;
+		uint64_t scope = exec_id != PV_NONE ? exec_scope : point_scope;
+		if (use == PV_NONE) {
+			builder_lossy(r->b, 1,
+				      "metric '%s': neither inclusive nor point values "
+				      "(left out)",
+				      names[i]);
+			continue;
+		}
+		r->point_only[model[i]] = exec_id == PV_NONE;
+		if (exec_id == PV_NONE)
+			builder_lossy(r->b, 1,
+				      "metric '%s': no inclusive values; its point values "
+				      "at contexts the tree does not list are left out",
+				      names[i]);
+		r->prop_metric[use] = model[i];
+		for (uint32_t j = 0; j < nss; j++) {
+			uint64_t s = pss + (uint64_t)j * szss;
+			const char *formula = meta_str(r, le64(f->p + s + 8), s + 8, "a formula");
+			if (!formula) {
+				rc = PV_EPARSE;
+				break;
+			}
+			if (le64(f->p + s) == scope && f->p[s + 16] == 0 &&
+			    strcmp(formula, "$$") == 0)
+				r->stat_metric[le16(f->p + s + 18)] = model[i];
+		}
+	}
+	pv_free(names);
+	pv_free(model);
+	return rc ? rc : r->b->status;
+}
+
+/* Context tree: lexical types and relations (FORMATS.md). */
+enum { LEX_FUNCTION = 0, LEX_LOOP = 1, LEX_LINE = 2, LEX_INSTRUCTION = 3 };
+enum { REL_LEXICAL = 0, REL_CALL = 1, REL_INLINED = 2 };
+
+struct walk {
+	uint64_t at, end; /* the remaining siblings */
+	uint32_t parent;  /* their node */
+};
+
+static uint32_t ctx_of(const struct v4 *r, uint32_t id)
+{
+	return id < r->ctx_cap ? r->ctx_node[id] : u64map_get(&r->ctx, id);
+}
+
+static int add_ctx(struct v4 *r, uint32_t id, uint32_t node, uint64_t at)
+{
+	if (ctx_of(r, id) != UINT32_MAX)
+		return hpc_fail(&r->meta, at, "context id %u appears twice in the tree", id);
+	if (id < r->ctx_cap)
+		r->ctx_node[id] = node;
+	else if (u64map_put(&r->ctx, id, node))
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int read_contexts(struct v4 *r)
+{
+	const struct hpc_bin *f = &r->meta;
+	struct table et;
+	int rc = v4_array(f, r->ptr[SEC_CONTEXT], r->sz[SEC_CONTEXT], N16_SZ8, 0x20, "entry points",
+			  &et);
+	if (rc)
+		return rc;
+	uint64_t pe = et.p;
+	uint32_t ne = et.n, sze = et.stride;
+	/* each context takes 32 bytes or more of the file: a tree that lists more is looping */
+	uint64_t budget = f->len / 32 + 1, seen = 0;
+	uint64_t ncap = r->sz[SEC_CONTEXT] / 32;
+	r->ctx_cap = (uint32_t)(2 * ncap + 64 > UINT32_MAX ? UINT32_MAX : 2 * ncap + 64);
+	r->ctx_node = pv_malloc((size_t)r->ctx_cap * sizeof(uint32_t));
+	if (!r->ctx_node)
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	memset(r->ctx_node, 0xff, (size_t)r->ctx_cap * sizeof(uint32_t));
+	builder_stacks_reserve(r->b, (uint32_t)(ncap > UINT32_MAX / 2 ? UINT32_MAX / 2 : ncap));
+	struct walk *st = NULL;
+	uint32_t sp = 0, cap = 0;
+	pv_func_ix unknown =
+	    builder_func(r->b, builder_cstr(r->b, "<unknown procedure>"), PV_NONE, PV_NONE, 0);
+	for (uint32_t i = 0; i < ne && !rc; i++) {
+		uint64_t e = pe + (uint64_t)i * sze;
+		uint64_t szc = le64(f->p + e), pc = le64(f->p + e + 8);
+		uint32_t id = le32(f->p + e + 16);
+		const char *name =
+		    meta_str(r, le64(f->p + e + 24), e + 24, "an entry point's name");
+		if (!name) {
+			rc = PV_EPARSE;
+			break;
+		}
+		static const char *const canon[] = {"unknown entry", "main thread",
+						    "application thread"};
+		uint16_t ekind = le16(f->p + e + 20);
+		if (!*name)
+			name = ekind < 3 ? canon[ekind] : "<entry point>";
+		pv_func_ix efn = builder_func(r->b, builder_cstr(r->b, name), PV_NONE, PV_NONE, 0);
+		uint32_t enode = hpc_cct_add(&r->cct, 0, HPC_FUNC, efn, PV_NONE, 0, PV_ADDR_NONE);
+		if (enode == PV_NONE) {
+			rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
+			break;
+		}
+		if ((rc = add_ctx(r, id, enode, e + 16)))
+			break;
+		if (!szc)
+			continue;
+		if (!hpc_in(f, pc, szc, "an entry point's children")) {
+			rc = PV_EPARSE;
+			break;
+		}
+		if (sp == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct walk *g = pv_realloc(st, cap * sizeof(*st));
+			if (!g) {
+				rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
+				break;
+			}
+			st = g;
+		}
+		st[sp++] = (struct walk){pc, pc + szc, enode};
+		while (sp && !rc) {
+			struct walk *w = &st[sp - 1];
+			if (w->at >= w->end) {
+				sp--;
+				continue;
+			}
+			uint64_t c = w->at;
+			if (w->end - c < 32) {
+				rc = hpc_fail(f, c,
+					      "a context of 32 bytes does not fit in what is left "
+					      "of its parent's children (%llu bytes)",
+					      (unsigned long long)(w->end - c));
+				break;
+			}
+			const uint8_t *q = f->p + c;
+			uint32_t nflex = q[23];
+			uint64_t size = 32 + 8 * (uint64_t)nflex;
+			if (w->end - c < size) {
+				rc = hpc_fail(f, c,
+					      "a context of %llu bytes runs past its parent's "
+					      "children",
+					      (unsigned long long)size);
+				break;
+			}
+			w->at += size;
+			if (++seen > budget) {
+				rc = hpc_fail(f, c,
+					      "the context tree lists more contexts than the file "
+					      "holds (a loop in the tree)");
+				break;
+			}
+			uint64_t cszc = le64(q), cpc = le64(q + 8);
+			uint32_t cid = le32(q + 16);
+			uint8_t flags = q[20], rel = q[21], lex = q[22];
+			uint32_t need = (flags & 1) + (flags & 2 ? 2 : 0) + (flags & 4 ? 2 : 0);
+			if (nflex < need) {
+				rc = hpc_fail(f, c + 23, "%u flex words, the flags 0x%x need %u",
+					      nflex, flags, need);
+				break;
+			}
+			const uint8_t *flex = q + 32;
+			uint64_t pfn = 0, pfile = 0, pmod = 0, off = PV_ADDR_NONE;
+			uint32_t line = 0, wd = 0;
+			if (flags & 1)
+				pfn = le64(flex + 8 * wd++);
+			if (flags & 2) {
+				pfile = le64(flex + 8 * wd);
+				line = le32(flex + 8 * wd + 8);
+				wd += 2;
+			}
+			if (flags & 4) {
+				pmod = le64(flex + 8 * wd);
+				off = le64(flex + 8 * wd + 8);
+			}
+			bool bad = false;
+			pv_func_ix fn = pfn ? function_of(r, pfn, c + 32, &bad) : PV_NONE;
+			pv_source_ix src = file_of(r, pfile, c + 32);
+			pv_module_ix mod = module_of(r, pmod, c + 32);
+			if (bad || r->err->code) {
+				rc = PV_EPARSE;
+				break;
+			}
+			enum hpc_kind kind;
+			if (lex == LEX_FUNCTION || (lex == LEX_INSTRUCTION && rel != REL_LEXICAL)) {
+				kind = rel == REL_INLINED ? HPC_INLINE : HPC_FUNC;
+				if (fn == PV_NONE)
+					fn = mod != PV_NONE ? hpc_addr_func(r->b, mod, off)
+							    : unknown;
+			} else if (lex == LEX_LOOP) {
+				kind = HPC_LOOP;
+			} else {
+				if (lex != LEX_LINE && lex != LEX_INSTRUCTION)
+					builder_lossy(r->b, 1,
+						      "contexts of an unknown lexical type, "
+						      "shown as lines");
+				kind = HPC_LINE;
+			}
+			uint32_t node = hpc_cct_add(
+			    &r->cct, w->parent, kind, fn, src, line,
+			    kind == HPC_FUNC || kind == HPC_INLINE ? PV_ADDR_NONE : off);
+			if (node == PV_NONE) {
+				rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
+				break;
+			}
+			if (!cid) {
+				rc = hpc_fail(f, c + 16,
+					      "a context with id 0 (the id of the whole "
+					      "program)");
+				break;
+			}
+			if ((rc = add_ctx(r, cid, node, c + 16)))
+				break;
+			if (cszc) {
+				if (!hpc_in(f, cpc, cszc, "a context's children")) {
+					rc = PV_EPARSE;
+					break;
+				}
+				if (sp == cap) {
+					cap *= 2;
+					struct walk *g = pv_realloc(st, cap * sizeof(*st));
+					if (!g) {
+						rc = pv_error_set(r->err, PV_ENOMEM,
+								  "out of memory");
+						break;
+					}
+					st = g;
+				}
+				st[sp++] = (struct walk){cpc, cpc + cszc, node};
+			}
+		}
+	}
+	pv_free(st);
+	if (rc)
+		return rc;
+	if (r->b->status)
+		return r->b->status;
+	return hpc_cct_stacks(r->b, &r->cct, unknown);
+}
+
+static int v4_meta_open(struct v4 *r, struct pv_builder *b, const struct pv_input *in,
+			const char *name, const uint8_t *p, uint64_t len, struct pv_error *err)
+{
+	r->b = b;
+	r->err = err;
+	r->meta = (struct hpc_bin){name, p, len, err};
+	int rc = v4_header(&r->meta, "meta", "_meta.db", NR_META_SECTIONS, r->sz, r->ptr);
+	if (rc)
+		return rc;
+	if ((rc = read_id_names(r)))
+		return rc;
+	if ((rc = read_table(r, SEC_MODULES, &r->mods, 16, "load modules")) ||
+	    (rc = read_table(r, SEC_FILES, &r->files, 16, "source files")) ||
+	    (rc = read_table(r, SEC_FUNCTIONS, &r->fns, 40, "functions")))
+		return rc;
+	r->mod_row = pv_malloc((r->mods.n ? r->mods.n : 1) * sizeof(pv_module_ix));
+	r->file_row = pv_malloc((r->files.n ? r->files.n : 1) * sizeof(pv_source_ix));
+	r->fn_row = pv_malloc((r->fns.n ? r->fns.n : 1) * sizeof(pv_func_ix));
+	if (!r->mod_row || !r->file_row || !r->fn_row || hpc_cct_init(&r->cct))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	memset(r->mod_row, 0xff, (r->mods.n ? r->mods.n : 1) * sizeof(pv_module_ix));
+	memset(r->file_row, 0xff, (r->files.n ? r->files.n : 1) * sizeof(pv_source_ix));
+	memset(r->fn_row, 0xff, (r->fns.n ? r->fns.n : 1) * sizeof(pv_func_ix));
+	if ((rc = read_metrics(r, in)))
+		return rc;
+	return read_contexts(r);
+}
+
+static void v4_release(struct v4 *r)
+{
+	pv_free(r->mod_row);
+	pv_free(r->file_row);
+	pv_free(r->fn_row);
+	pv_free(r->scale);
+	pv_free(r->prop_metric);
+	pv_free(r->stat_metric);
+	pv_free(r->point_only);
+	pv_free(r->hidden_seen);
+	u64map_release(&r->ctx);
+	pv_free(r->ctx_node);
+	hpc_cct_release(&r->cct);
+}
+
+/* ---- profile.db ---- */
+
+struct v4_profile {
+	uint64_t at; /* its profile info */
+	uint64_t nvals, pvals, pctx, ptuple;
+	uint32_t nctx, flags;
+	char *name;	      /* the id tuple as text: "NODE 0 CORE 0 THREAD 0" */
+	int64_t rank, thread; /* logical ids of its RANK and THREAD, PV_ID_NONE */
+	uint32_t order;	      /* index in profile.db */
+};
+
+static int read_tuple(struct v4 *r, const struct hpc_bin *f, struct v4_profile *pr)
+{
+	pr->rank = pr->thread = PV_ID_NONE;
+	char buf[512];
+	size_t n = 0;
+	buf[0] = 0;
+	if (!pr->ptuple) {
+		snprintf(buf, sizeof(buf), "SUMMARY");
+	} else {
+		if (!hpc_in(f, pr->ptuple, 8, "an identifier tuple"))
+			return PV_EPARSE;
+		uint32_t nids = le16(f->p + pr->ptuple);
+		if (!hpc_in(f, pr->ptuple + 8, 16 * (uint64_t)nids, "an identifier tuple"))
+			return PV_EPARSE;
+		for (uint32_t i = 0; i < nids; i++) {
+			const uint8_t *q = f->p + pr->ptuple + 8 + 16 * i;
+			uint8_t kind = q[0];
+			uint32_t logical = le32(q + 4);
+			const char *kn = kind < r->nr_kinds ? r->kind_name[kind] : NULL;
+			char unk[16];
+			if (!kn || !*kn) {
+				snprintf(unk, sizeof(unk), "KIND%u", kind);
+				kn = unk;
+			}
+			if (n < sizeof(buf))
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s %u",
+						      i ? " " : "", kn, logical);
+			if (strcmp(kn, "RANK") == 0)
+				pr->rank = logical;
+			else if (strcmp(kn, "THREAD") == 0)
+				pr->thread = logical;
+		}
+		if (!nids)
+			snprintf(buf, sizeof(buf), "<no identifier>");
+	}
+	pr->name = pv_strdup(buf);
+	return pr->name ? 0 : pv_error_set(r->err, PV_ENOMEM, "out of memory");
+}
+
+static int read_profile_infos(struct v4 *r, const struct hpc_bin *f, struct v4_profile **out,
+			      uint32_t *nout)
+{
+	uint64_t sz[2], ptr[2];
+	int rc = v4_header(f, "prof", "_prof.db", 2, sz, ptr);
+	if (rc)
+		return rc;
+	struct table pt;
+	if ((rc = v4_array(f, ptr[0], sz[0], N32_SZ8, 0x2c, "profile infos", &pt)))
+		return rc;
+	uint64_t pp = pt.p;
+	uint32_t np = pt.n, szp = pt.stride;
+	struct v4_profile *pr = pv_calloc(np ? np : 1, sizeof(*pr));
+	if (!pr)
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < np && !rc; i++) {
+		uint64_t e = pp + (uint64_t)i * szp;
+		const uint8_t *q = f->p + e;
+		pr[i].at = e;
+		pr[i].order = i;
+		pr[i].nvals = le64(q);
+		pr[i].pvals = le64(q + 8);
+		pr[i].nctx = le32(q + 16);
+		pr[i].pctx = le64(q + 24);
+		pr[i].ptuple = le64(q + 32);
+		pr[i].flags = le32(q + 40);
+		if (pr[i].nvals > f->len / 10 ||
+		    !hpc_in(f, pr[i].pvals, pr[i].nvals * 10, "a profile's values") ||
+		    !hpc_in(f, pr[i].pctx, (uint64_t)pr[i].nctx * 12, "a profile's context index"))
+			rc = hpc_fail(f, e,
+				      "profile %u: its values (%llu at byte %llu) or contexts "
+				      "(%u at byte %llu) run past the end of the file",
+				      i, (unsigned long long)pr[i].nvals,
+				      (unsigned long long)pr[i].pvals, pr[i].nctx,
+				      (unsigned long long)pr[i].pctx);
+	}
+	if (rc) {
+		for (uint32_t i = 0; i < np; i++)
+			pv_free(pr[i].name);
+		pv_free(pr);
+		return rc;
+	}
+	*out = pr;
+	*nout = np;
+	return 0;
+}
+
+/*
+ * Adds one profile's inclusive values to the tree's sums. ids maps the metric ids of the values
+ * (propMetricId for a thread, statMetricId for a summary) to model metrics.
+ */
+static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_profile *pr,
+		       const uint32_t *ids)
+{
+	const uint8_t *ix = f->p + pr->pctx;
+	uint64_t prev_start = 0;
+	for (uint32_t k = 0; k < pr->nctx; k++) {
+		uint32_t cid = le32(ix + 12 * k);
+		uint64_t start = le64(ix + 12 * k + 4);
+		uint64_t end = k + 1 < pr->nctx ? le64(ix + 12 * (k + 1) + 4) : pr->nvals;
+		if (start < prev_start || start > end || end > pr->nvals)
+			return hpc_fail(
+			    f, pr->pctx + 12 * k + 4,
+			    "profile %u: context %u's values [%llu, %llu) are not within "
+			    "the %llu values in order",
+			    pr->order, cid, (unsigned long long)start, (unsigned long long)end,
+			    (unsigned long long)pr->nvals);
+		prev_start = start;
+		uint32_t node = cid ? ctx_of(r, cid) : 0;
+		for (uint64_t j = start; j < end; j++) {
+			const uint8_t *val = f->p + pr->pvals + 10 * j;
+			uint32_t m = ids[le16(val)];
+			if (m == PV_NONE)
+				continue;
+			double x = hpc_f64(le64(val + 2));
+			if (node == UINT32_MAX) {
+				/* values of a context meta.db does not list: they are in its listed
+				 * ancestors' inclusive values already */
+				r->hidden++;
+				continue;
+			}
+			int64_t v = hpc_scaled(x, r->scale[m], &r->fraction);
+			if (r->point_only[m])
+				hpc_acc_own(&r->cct, node, m, v);
+			else
+				hpc_acc_add(&r->cct, node, m, v);
+		}
+	}
+	return 0;
+}
+
+static int cmp_profile(const void *a, const void *b)
+{
+	const struct v4_profile *x = a, *y = b;
+	/* the names compare the tuples kind by kind; numbers by value */
+	const char *s = x->name, *t = y->name;
+	while (*s && *t) {
+		if (*s >= '0' && *s <= '9' && *t >= '0' && *t <= '9') {
+			char *es, *et;
+			unsigned long long u = strtoull(s, &es, 10), v = strtoull(t, &et, 10);
+			if (u != v)
+				return u < v ? -1 : 1;
+			s = es;
+			t = et;
+			continue;
+		}
+		if (*s != *t)
+			return (unsigned char)*s < (unsigned char)*t ? -1 : 1;
+		s++;
+		t++;
+	}
+	if (*s || *t)
+		return *s ? 1 : -1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Threads from profile.db: one per execution context, sorted by id tuple. */
+/*
+ * Past this many values of execution contexts (10 bytes each in profile.db), opening a database
+ * reads its summary profile only: the views of the whole program then cost the structure and
+ * the summary, however many threads and GPU streams ran (doc/hpctoolkit.md, bench/).
+ */
+#define V4_THREAD_VALUES_MAX ((uint64_t)4 << 20)
+
+static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *title,
+			 bool summary_only, uint32_t *nprofiles)
+{
+	struct v4_profile *pr = NULL;
+	uint32_t np = 0;
+	int rc = read_profile_infos(r, f, &pr, &np);
+	*nprofiles = np;
+	if (rc)
+		return rc;
+	if (np == 0) {
+		pv_free(pr);
+		return hpc_fail(f, 16, "no profile (not even the summary)");
+	}
+	uint64_t values = 0;
+	for (uint32_t i = 1; i < np; i++)
+		values += pr[i].nvals;
+	if (np > 1 && !summary_only && values > V4_THREAD_VALUES_MAX) {
+		summary_only = true;
+		builder_lossy(r->b, values,
+			      "profile.db: values of the %u execution contexts, past the %llu read "
+			      "at open: the summary profile is shown as one thread",
+			      np - 1, (unsigned long long)V4_THREAD_VALUES_MAX);
+	} else if (np == 1) {
+		summary_only = true;
+		builder_lossy(r->b, 1,
+			      "profile.db: no execution context has a profile of its own; "
+			      "the summary is shown as one thread");
+	}
+	/* the execution contexts sorted by id tuple, or the summary alone (whose cost then does not
+	 * grow with them: their tuples are not even read) */
+	uint32_t first = summary_only ? 0 : 1, last = summary_only ? 1 : np;
+	for (uint32_t i = first; i < last && !rc; i++)
+		rc = read_tuple(r, f, &pr[i]);
+	if (rc)
+		goto out;
+	if (!summary_only)
+		qsort(pr + 1, np - 1, sizeof(*pr), cmp_profile);
+	if ((rc = hpc_acc_begin(&r->cct, r->nm)))
+		goto out;
+	pv_str_ix proc = builder_cstr(r->b, title);
+	for (uint32_t i = first; i < last && !rc; i++) {
+		bool summary = pr[i].flags & 1;
+		if (i > 0 && summary) {
+			builder_lossy(r->b, 1,
+				      "profile.db: summary profiles other than the first "
+				      "(left out)");
+			continue;
+		}
+		pv_thread_ix th = builder_thread(r->b, builder_cstr(r->b, pr[i].name), pr[i].rank,
+						 pr[i].thread, proc);
+		rc = read_values(r, f, &pr[i], summary ? r->stat_metric : r->prop_metric);
+		hpc_acc_flush(r->b, &r->cct, th);
+	}
+out:
+	for (uint32_t i = 0; i < np; i++)
+		pv_free(pr[i].name);
+	pv_free(pr);
+	return rc;
+}
+
+/* ---- cct.db and trace.db: checked, so a corrupt database says so ---- */
+
+static int check_trace(struct v4 *r, const struct hpc_bin *f, uint32_t nprofiles)
+{
+	uint64_t sz[1], ptr[1];
+	int rc = v4_header(f, "trce", "trace.db", 1, sz, ptr);
+	if (rc)
+		return rc;
+	struct table tt;
+	if ((rc = v4_array(f, ptr[0], sz[0], N32_SZ8, 0x18, "trace headers", &tt)))
+		return rc;
+	uint64_t pt = tt.p;
+	uint32_t nt = tt.n, szt = tt.stride;
+	uint64_t events = 0;
+	for (uint32_t i = 0; i < nt; i++) {
+		const uint8_t *q = f->p + pt + (uint64_t)i * szt;
+		uint32_t prof = le32(q);
+		uint64_t s = le64(q + 8), e = le64(q + 16);
+		if (prof >= nprofiles)
+			return hpc_fail(f, pt + (uint64_t)i * szt,
+					"trace %u names profile %u, profile.db has %u", i, prof,
+					nprofiles);
+		if (s > e || !hpc_in(f, s, e - s, "a trace line") || (e - s) % 12)
+			return hpc_fail(f, pt + (uint64_t)i * szt + 8,
+					"trace %u: its elements [%llu, %llu) are not whole 12-byte "
+					"elements within the file",
+					i, (unsigned long long)s, (unsigned long long)e);
+		events += (e - s) / 12;
+	}
+	if (nt)
+		builder_lossy(r->b, events,
+			      "trace.db: trace events of %u execution contexts (the "
+			      "time lines are not shown)",
+			      nt);
+	return 0;
+}
+
+static int check_cct(const struct hpc_bin *f, uint32_t nprofiles)
+{
+	(void)nprofiles;
+	uint64_t sz[1], ptr[1];
+	int rc = v4_header(f, "ctxt", "__ctx.db", 1, sz, ptr);
+	if (rc)
+		return rc;
+	struct table ct;
+	return v4_array(f, ptr[0], sz[0], N32_SZ8, 0x20, "context infos", &ct);
+}
+
+/* ---- the importer ---- */
+
+static int probe(const struct pv_input *in)
+{
+	return in->len >= 16 && memcmp(in->data, "HPCTOOLKITmeta", 14) == 0 ? 100 : 0;
+}
+
+/* A file next to meta.db as a checked binary; 1 when it is not there. */
+static int open_sibling(const struct pv_input *in, const char *name, struct pv_input *out,
+			char **path, struct hpc_bin *f, struct pv_error *err)
+{
+	int rc = hpc_sibling(in, name, out, path, err);
+	if (rc)
+		return rc;
+	*f = (struct hpc_bin){*path, (const uint8_t *)out->data, out->len, err};
+	return 0;
+}
+
+static int import_db(struct pv_input *in, struct pv_builder *b, bool summary_only,
+		     struct pv_error *err)
+{
+	struct v4 r;
+	memset(&r, 0, sizeof(r));
+	pv_error_clear(err);
+	b->p->meta.format_version =
+	    builder_strf(b, "4.%u", in->len > 15 ? (uint8_t)in->data[15] : 0);
+	b->p->meta.product = builder_cstr(b, "HPCToolkit");
+	int rc = v4_meta_open(&r, b, in, in->name, (const uint8_t *)in->data, in->len, err);
+	const char *title = "";
+	if (!rc) {
+		uint64_t g = r.ptr[SEC_GENERAL];
+		if (r.sz[SEC_GENERAL] >= 8) {
+			title = meta_str(&r, le64(r.meta.p + g), g, "the title");
+			if (!title)
+				rc = PV_EPARSE;
+		}
+	}
+	struct pv_input pin, tin, cin;
+	char *ppath = NULL, *tpath = NULL, *cpath = NULL;
+	struct hpc_bin pf, tf, cf;
+	int have_p = 1, have_t = 1, have_c = 1;
+	if (!rc) {
+		have_p = open_sibling(in, "profile.db", &pin, &ppath, &pf, err);
+		if (have_p < 0)
+			rc = have_p;
+	}
+	if (!rc && have_p == 0) {
+		uint32_t np = 0;
+		rc = read_profiles(&r, &pf, title, summary_only, &np);
+		if (!rc) {
+			have_t = open_sibling(in, "trace.db", &tin, &tpath, &tf, err);
+			if (have_t < 0)
+				rc = have_t;
+			else if (have_t == 0)
+				rc = check_trace(&r, &tf, np);
+		}
+		if (!rc) {
+			have_c = open_sibling(in, "cct.db", &cin, &cpath, &cf, err);
+			if (have_c < 0)
+				rc = have_c;
+			else if (have_c == 0)
+				rc = check_cct(&cf, np);
+		}
+	} else if (!rc) {
+		/* the structure alone: one sample per leaf context, so the tree shows */
+		builder_lossy(b, 1,
+			      "profile.db is missing: the calling contexts are shown without "
+			      "their costs (metric 'contexts' counts them)");
+		pv_metric_ix m = builder_metric(b, builder_cstr(b, "contexts"), PV_UNIT_COUNT);
+		b->p->meta.default_metric = m;
+		pv_thread_ix th = builder_thread(b, builder_cstr(b, "structure"), PV_ID_NONE,
+						 PV_ID_NONE, builder_cstr(b, title));
+		uint8_t *inner = pv_calloc(r.cct.len ? r.cct.len : 1, 1);
+		if (!inner) {
+			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+		} else {
+			for (uint32_t n = 1; n < r.cct.len; n++)
+				if (r.cct.parent[n] != PV_NONE)
+					inner[r.cct.parent[n]] = 1;
+			int64_t *w = NULL;
+			for (uint32_t n = 1; n < r.cct.len; n++)
+				if (!inner[n])
+					builder_sample(b, th, r.cct.stack[n], PV_TIME_NONE, w);
+			pv_free(inner);
+		}
+	}
+	if (!rc) {
+		if (r.hidden)
+			builder_lossy(b, r.hidden,
+				      "values of contexts meta.db does not list (kept in "
+				      "their ancestors' inclusive costs)");
+		if (r.fraction)
+			builder_lossy(b, r.fraction,
+				      "values rounded to whole units of their metric");
+		if (r.cct.negative)
+			builder_lossy(b, r.cct.negative,
+				      "contexts whose own cost came out negative: their inclusive "
+				      "value below their "
+				      "children's sum (by the rounding of those values, mostly)");
+	}
+	if (!have_p)
+		input_close(&pin);
+	if (!have_t)
+		input_close(&tin);
+	if (!have_c)
+		input_close(&cin);
+	pv_free(ppath);
+	pv_free(tpath);
+	pv_free(cpath);
+	v4_release(&r);
+	return rc;
+}
+
+static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
+{
+	return import_db(in, b, false, err);
+}
+
+static int import_summary(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
+{
+	return import_db(in, b, true, err);
+}
+
+/* A format 4 database with a thread per execution context (the summary only when they are many). */
+const struct importer importer_hpctoolkit_v4 = {
+    .name = "hpctoolkit",
+    .description = "HPCToolkit database, format 4 (meta.db, profile.db; a folder or its meta.db)",
+    .probe = probe,
+    .import = import,
+    .dir_entry = "meta.db",
+};
+
+/* Its summary profile alone, as one thread (chosen by name: --format hpctoolkit-summary). */
+const struct importer importer_hpctoolkit_summary = {
+    .name = "hpctoolkit-summary",
+    .description = "HPCToolkit database, format 4: its summary profile only",
+    .probe = NULL,
+    .import = import_summary,
+    .dir_entry = "meta.db",
+};
+
+int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *err)
+{
+	/* profile.db, trace.db, cct.db alone: a tree of no context, every metric id metric 0 */
+	struct pv_builder b;
+	struct v4 r;
+	memset(&r, 0, sizeof(r));
+	if (builder_init(&b))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	r.b = &b;
+	r.err = err;
+	r.nm = 1;
+	builder_metric(&b, builder_cstr(&b, "m"), PV_UNIT_COUNT);
+	r.prop_metric = pv_calloc(65536, sizeof(uint32_t));
+	r.stat_metric = pv_calloc(65536, sizeof(uint32_t));
+	r.scale = pv_calloc(1, sizeof(double));
+	r.point_only = pv_calloc(1, sizeof(bool));
+	int rc = !r.prop_metric || !r.stat_metric || !r.scale || !r.point_only ||
+			 hpc_cct_init(&r.cct)
+		     ? pv_error_set(err, PV_ENOMEM, "out of memory")
+		     : 0;
+	if (!rc) {
+		r.scale[0] = 1;
+		struct hpc_bin f = {"fuzz-input", buf, len, err};
+		uint32_t np;
+		if (strcmp(kind, "profile.db") == 0)
+			rc = read_profiles(&r, &f, "", false, &np);
+		else if (strcmp(kind, "trace.db") == 0)
+			rc = check_trace(&r, &f, 16);
+		else
+			rc = check_cct(&f, 16);
+	}
+	v4_release(&r);
+	builder_release(&b);
+	return rc;
+}
