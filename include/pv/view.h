@@ -147,6 +147,36 @@ struct pv_view {
 };
 
 /*
+ * ---- the view kinds (src/view/kinds.c) ----
+ * One row per enum pv_view_kind, in its order. The engine builds a view through its kind's row,
+ * the printers (text, --json, the page's answers) write the outputs it lists, the CLI has one
+ * command per row and /api/view takes its name (/api/profile lists the rows). Adding a view kind:
+ * an enum value, a row, its builder in engine.c, its pane in web/assets/views/, tests.
+ */
+enum pv_view_output {
+	PV_OUT_TREE = 1u << 0,	  /* v->tree: the tree (a butterfly's: the center's callees) */
+	PV_OUT_CALLERS = 1u << 1, /* v->callers: the center's callers (butterfly) */
+	PV_OUT_FLAT = 1u << 2,	  /* v->flat */
+};
+
+struct pv_engine; /* the engine's state while it computes a view (engine.c) */
+
+struct pv_view_kind_row {
+	const char *name;    /* the CLI command, the URL's and JSON's "view" */
+	const char *summary; /* one line for the CLI's help */
+	bool needs_center;   /* an error without a center */
+	bool list;	     /* flat rows form one ranked list (one row per scope), not levels */
+	bool of_whole;	     /* percentages always of the whole profile */
+	unsigned outputs;    /* enum pv_view_output */
+	int (*build)(struct pv_engine *e); /* fills the outputs (engine.c) */
+};
+
+#define PV_NR_VIEW_KINDS 5
+extern const struct pv_view_kind_row pv_view_kinds[PV_NR_VIEW_KINDS];
+/* The row of kind k. */
+const struct pv_view_kind_row *pv_view_kind(enum pv_view_kind k);
+
+/*
  * Computes the view the query asks for. Returns 0; PV_EINVAL with err for a query that does not
  * fit the profile (unknown metric, thread, a scope matching nothing, a bad regex); PV_ENOMEM.
  * The view borrows p. Cost: one pass over the selected samples, then a constant number of

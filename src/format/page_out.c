@@ -341,7 +341,7 @@ static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, 
 		     uint32_t *anc, uint32_t only_level)
 {
 	const struct pv_flat *f = v->flat;
-	bool list = v->q.view == PV_VIEW_TOP;
+	bool list = pv_view_kind(v->q.view)->list;
 	struct sbuf key = SBUF_INIT, scope = SBUF_INIT;
 	struct row_names nm = {0};
 	char b[512];
@@ -416,7 +416,8 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 	uint32_t heaviest = a->heaviest < PV_HEAVIEST_MAX ? a->heaviest : PV_HEAVIEST_MAX;
 	/* the heaviest paths: of the tree, or of the butterfly's callers (up) and callees */
 	uint32_t up[PV_HEAVIEST_MAX], down[PV_HEAVIEST_MAX], nup = 0, ndown = 0;
-	const struct pv_tree *up_tree = v->q.view == PV_VIEW_BUTTERFLY ? v->callers : NULL;
+	const struct pv_tree *up_tree =
+	    pv_view_kind(v->q.view)->outputs & PV_OUT_CALLERS ? v->callers : NULL;
 	const struct pv_tree *down_tree = v->flat ? NULL : v->tree;
 	if (up_tree)
 		nup = pv_tree_heaviest(up_tree, heaviest, up);
@@ -459,7 +460,7 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 		uint32_t to = a->limit < f->len - from ? from + a->limit : f->len;
 		uint32_t anc[4] = {0};
 		/* the ancestors of the first row sent: one pass over the rows before it */
-		if (v->q.view != PV_VIEW_TOP)
+		if (!pv_view_kind(v->q.view)->list)
 			for (uint32_t r = 0; r < from; r++)
 				anc[f->level[r]] = r;
 		pv_json_kuint(j, "nr_rows", f->len);
@@ -467,7 +468,7 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 		pv_json_open(j, '[', PV_JSON_LINES, 0);
 		rc = emit_flat(j, v, from, to, anc, 4);
 		pv_json_end(j);
-	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
+	} else if (up_tree) {
 		rc = emit_tree(j, "callers", v, v->callers, "up:", a->open, a->nr_open, up, nup,
 			       a->per_parent);
 		if (!rc)
@@ -505,7 +506,7 @@ int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key
 		emit_release(&e);
 		if (oom)
 			rc = PV_ENOMEM;
-	} else if (v->q.view != PV_VIEW_TOP) {
+	} else if (!pv_view_kind(v->q.view)->list) {
 		const struct pv_flat *f = v->flat;
 		uint32_t anc[4] = {0}, lv = f->level[ref->row];
 		for (uint32_t r = 0; r <= ref->row; r++)

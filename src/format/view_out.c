@@ -512,7 +512,7 @@ static void json_head(struct pv_json *j, const struct pv_view *v)
 static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 {
 	const struct pv_flat *f = v->flat;
-	bool list = v->q.view == PV_VIEW_TOP;
+	bool list = pv_view_kind(v->q.view)->list;
 	uint32_t n = f->len;
 	if (list && v->q.limit && v->q.limit < n)
 		n = v->q.limit;
@@ -570,11 +570,12 @@ int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts
 		if (!j)
 			return PV_ENOMEM;
 		json_head(j, v);
-		if (v->q.view == PV_VIEW_BUTTERFLY) {
+		unsigned outs = pv_view_kind(v->q.view)->outputs;
+		if (outs & PV_OUT_CALLERS) {
 			rc = print_tree(out, j, "callers", v, v->callers, &shown, &cuts);
 			pv_json_end(j);
 		}
-		if (!rc && v->flat)
+		if (!rc && (outs & PV_OUT_FLAT))
 			print_flat(out, j, v);
 		else if (!rc)
 			rc = print_tree(out, j, "rows", v, v->tree, &shown, &cuts);
@@ -586,9 +587,10 @@ int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts
 		return rc ? rc : frc;
 	}
 	text_header(out, v, o);
-	if (v->flat) {
+	unsigned outs = pv_view_kind(v->q.view)->outputs;
+	if (outs & PV_OUT_FLAT) {
 		print_flat(out, NULL, v);
-	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
+	} else if (outs & PV_OUT_CALLERS) {
 		fprintf(out, "# callers of %s (bottom-up)\n", v->center_label);
 		text_columns(out, v, false);
 		rc = print_tree(out, NULL, NULL, v, v->callers, &shown, &cuts);

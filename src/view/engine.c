@@ -39,7 +39,7 @@ struct wst {
 	int64_t *cost[PV_QUERY_MAX];
 };
 
-struct engine {
+struct pv_engine {
 	const struct pv_profile *p;
 	struct pv_view *v;
 	struct pv_error *err;
@@ -50,6 +50,11 @@ struct engine {
 	uint32_t *origin;
 	uint8_t *odrop;
 	uint8_t *skeep; /* per sample: selected by threads, range, tags, inside-markers */
+	/* the center while a view kind's builder runs: each working stack's outermost match
+	 * (NULL: no center) and the center's scopes */
+	const uint32_t *anchor;
+	const struct scope *center;
+	uint32_t ncenter;
 };
 
 static uint32_t vf_func(const struct pv_view *v, uint32_t vf)
@@ -416,10 +421,10 @@ static int regex_budget(const char *pattern, char *why, size_t len)
  * Compiles a scope for profile p. what names the role in messages ("center", "--merge").
  * A scope that matches nothing is an error: it is almost always a typo.
  */
-static int scope_compile_loop(struct engine *e, struct scope *sc, const char *text,
+static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char *text,
 			      const char *what);
 
-static int scope_compile(struct engine *e, struct scope *sc, const char *text, const char *what)
+static int scope_compile(struct pv_engine *e, struct scope *sc, const char *text, const char *what)
 {
 	const struct pv_profile *p = e->p;
 	if (strncmp(text, "loop:", 5) == 0)
@@ -562,7 +567,7 @@ static bool path_step_is(const struct pv_view *v, const struct scope *sc, uint32
  * header is at LINE of a file whose path ends with FILE (or, when none is, of the function named
  * FUNCTION).
  */
-static int scope_compile_loop(struct engine *e, struct scope *sc, const char *text,
+static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char *text,
 			      const char *what)
 {
 	const struct pv_profile *p = e->p;
@@ -622,7 +627,7 @@ static bool scope_func(const struct pv_view *v, const struct scope *sc, uint32_t
  * match[s] = 1 when the frame of working stack s is in one of the scopes. Path scopes follow
  * the function path from the root: state[s] counts the path elements matched down to s.
  */
-static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_t *match)
+static int match_stacks(struct pv_engine *e, struct scope *sc, uint32_t nsc, uint8_t *match)
 {
 	struct wst *w = &e->w;
 	const struct pv_view *v = e->v;
@@ -665,7 +670,7 @@ static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_
 
 /* ---- transforms ---- */
 
-static int wst_own(struct engine *e, uint32_t cap, uint32_t **frame, uint32_t **prefix)
+static int wst_own(struct pv_engine *e, uint32_t cap, uint32_t **frame, uint32_t **prefix)
 {
 	*frame = pv_malloc((size_t)(cap ? cap : 1) * sizeof(**frame));
 	*prefix = pv_malloc((size_t)(cap ? cap : 1) * sizeof(**prefix));
@@ -702,7 +707,7 @@ static uint32_t rb_intern(struct rebuild *r, uint32_t prefix, uint32_t vf, int *
 	return x;
 }
 
-static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
+static int finish_rebuild(struct pv_engine *e, struct rebuild *r, uint32_t *img)
 {
 	struct wst *w = &e->w;
 	int64_t *nc[PV_QUERY_MAX] = {0};
@@ -738,7 +743,7 @@ static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
 	return 0;
 }
 
-static uint32_t pseudo_frame(struct engine *e, pv_module_ix m)
+static uint32_t pseudo_frame(struct pv_engine *e, pv_module_ix m)
 {
 	struct pv_view *v = e->v;
 	for (uint32_t i = 0; i < v->nr_pseudo; i++)
@@ -768,7 +773,7 @@ static pv_cat_ix vf_category(const struct pv_view *v, uint32_t vf)
  *   collapse-direct-recursion: a frame of the scope whose caller's image is a frame of the same
  *     function is that caller.
  */
-static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuild *r,
+static uint32_t cut_image(struct pv_engine *e, enum pv_filter_kind k, struct rebuild *r,
 			  const uint8_t *match, uint32_t *aux, uint32_t s, uint32_t ip, int *oom)
 {
 	const struct wst *w = &e->w;
@@ -794,7 +799,7 @@ static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuil
 	}
 }
 
-static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t index)
+static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t index)
 {
 	struct wst *w = &e->w;
 	const struct pv_profile *p = e->p;
@@ -953,7 +958,7 @@ out:
  * above that function's frame). An inlined frame at the root, with nothing to fold into, stays.
  * One rebuild of the working table, before the filters; nothing to do without inlined frames.
  */
-static int fold_inlines(struct engine *e)
+static int fold_inlines(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct wst *w = &e->w;
@@ -1226,7 +1231,7 @@ static void sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
 }
 
 /* Totals from selves (rows are parents first), children lists, sorting. */
-static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_self)
+static int tree_finish(struct pv_engine *e, struct pv_tree *t, bool totals_from_self)
 {
 	uint32_t n = t->len;
 	for (uint32_t r = 0; t->inlined && r < n; r++) /* INL_* bits (row_frame) to the flag */
@@ -1299,7 +1304,7 @@ static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_sel
  * The samples without a stack as one root row of an uncentered tree, so the roots add up to the
  * whole (doc/samples-and-inlines.md). with_total: the builder sets totals itself (bottom-up).
  */
-static void nostack_row(struct engine *e, struct tree_build *b, bool with_total)
+static void nostack_row(struct pv_engine *e, struct tree_build *b, bool with_total)
 {
 	const struct pv_view *v = e->v;
 	bool any = false;
@@ -1429,7 +1434,7 @@ static void nested_self(struct pv_tree *t, uint32_t nm)
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
  * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
-static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_row,
+static int build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_row,
 			  struct pv_tree **out)
 {
 	struct wst *w = &e->w;
@@ -1535,7 +1540,7 @@ enum bu_step {
 };
 
 struct bu {
-	struct engine *e;
+	struct pv_engine *e;
 	struct tree_build b;
 	uint32_t nm;
 	const uint32_t *prefix;
@@ -1820,7 +1825,7 @@ static void bu_release(struct bu *u)
 }
 
 /* Says in the view's note how many rows a budget left unexpanded. */
-static int note_unexpanded(struct engine *e, uint64_t n, uint64_t rows)
+static int note_unexpanded(struct pv_engine *e, uint64_t n, uint64_t rows)
 {
 	struct pv_view *v = e->v;
 	char buf[160];
@@ -1842,7 +1847,7 @@ static int note_unexpanded(struct engine *e, uint64_t n, uint64_t rows)
  * The bottom-up tree. With a center (anchor[s]: the outermost match of s's path), one center
  * row over the anchors' callers; without, the inverted tree.
  */
-static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_tree **out)
+static int build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_tree **out)
 {
 	struct wst *w = &e->w;
 	struct pv_view *v = e->v;
@@ -2033,12 +2038,12 @@ static bool loop_level_row(const struct pv_view *v, uint64_t key)
 	return !(v->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
 }
 
-static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_flat **out)
+static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_flat **out)
 {
 	struct pv_view *v = e->v;
 	uint32_t levels[4];
 	uint32_t nl = 0;
-	bool list = v->q.view == PV_VIEW_TOP;
+	bool list = pv_view_kind(v->q.view)->list;
 	enum pv_granularity by = v->q.by;
 	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
 	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
@@ -2328,7 +2333,7 @@ static bool whole_profile(const struct pv_view *v)
 	       v->nr_threads == v->p->threads.len;
 }
 
-static void exact_function_costs(struct engine *e)
+static void exact_function_costs(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
@@ -2358,7 +2363,7 @@ static void exact_function_costs(struct engine *e)
 		if (b - a > 1) {
 			for (uint32_t r = a; r < b; r++)
 				order[r - a] = r;
-			bool by_self = v->q.view == PV_VIEW_TOP && v->q.sort == PV_SORT_SELF;
+			bool by_self = pv_view_kind(v->q.view)->list && v->q.sort == PV_SORT_SELF;
 			struct row_sort c = {v,
 					     NULL,
 					     by_self ? f->self[0] : f->total[0],
@@ -2399,11 +2404,11 @@ out:
  * find them) and exact_function_costs gives their values and order, so neither the tree nor
  * the flat pass runs. Returns 1 when it applies, 0 when not, or the error.
  */
-static int exact_top(struct engine *e)
+static int exact_top(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
-	if (v->q.view != PV_VIEW_TOP || !p->func_costs.total ||
+	if (!pv_view_kind(v->q.view)->list || !p->func_costs.total ||
 	    p->func_costs.funcs_len != p->funcs.len || !whole_profile(v) ||
 	    v->q.by != PV_BY_FUNCTION)
 		return 0;
@@ -2654,7 +2659,7 @@ uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint
 	return kind == PV_ROW_FUNCTION && id < v->p->funcs.len ? v->p->funcs.column[id] : 0;
 }
 
-static int resolve(struct engine *e, const struct pv_query *q)
+static int resolve(struct pv_engine *e, const struct pv_query *q)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
@@ -2702,7 +2707,7 @@ struct inside {
 	int64_t *iv;
 };
 
-static int inside_build(struct engine *e, const char *search, struct inside *in)
+static int inside_build(struct pv_engine *e, const char *search, struct inside *in)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_markers *ms = NULL;
@@ -2790,7 +2795,7 @@ static bool inside_has(const struct inside *in, pv_thread_ix t, int64_t x)
  * none. They test samples, not stacks, so they apply in the sample pass whatever their place
  * among the filters (keeping or dropping samples commutes with the stack transforms).
  */
-static int tags_build(struct engine *e, uint8_t **out)
+static int tags_build(struct pv_engine *e, uint8_t **out)
 {
 	const struct pv_profile *p = e->p;
 	const struct pv_query *q = &e->v->q;
@@ -2837,7 +2842,7 @@ static int tags_build(struct engine *e, uint8_t **out)
 	return 0;
 }
 
-static int sample_pass(struct engine *e)
+static int sample_pass(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
@@ -2914,6 +2919,82 @@ static char *center_label(const struct pv_query *q)
 	return pv_strdup(s);
 }
 
+/* ---- the view kinds' builders (kinds.c) ---- */
+
+int pv__build_tree(struct pv_engine *e)
+{
+	return build_top_down(e, e->anchor, true, &e->v->tree);
+}
+
+int pv__build_callers(struct pv_engine *e)
+{
+	return build_bottom_up(e, e->anchor, &e->v->tree);
+}
+
+int pv__build_butterfly(struct pv_engine *e)
+{
+	int rc = build_bottom_up(e, e->anchor, &e->v->callers);
+	return rc ? rc : build_top_down(e, e->anchor, true, &e->v->tree);
+}
+
+int pv__build_flat(struct pv_engine *e)
+{
+	struct pv_view *v = e->v;
+	const struct pv_profile *p = e->p;
+	const uint32_t *anchor = e->anchor;
+	const struct scope *center = e->center;
+	uint32_t ncenter = e->ncenter;
+	int rc;
+	if ((rc = exact_top(e)))
+		return rc == 1 ? 0 : rc;
+	/* counted once per sample over the line-level top-down tree (centered for top) */
+	enum pv_granularity saved = v->q.by;
+	v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
+	struct pv_tree *t = NULL;
+	rc = build_top_down(e, pv_view_kind(v->q.view)->list ? anchor : NULL, false, &t);
+	v->q.by = saved;
+	if (!rc)
+		rc = flat_compute(e, t, &v->flat);
+	tree_free(t, e->nm);
+	if (!rc)
+		exact_function_costs(e);
+	if (!rc && v->centered) {
+		for (uint32_t r = 0; r < v->flat->len; r++) {
+			uint32_t id = v->flat->id[r];
+			bool in = false;
+			for (uint32_t c = 0; c < ncenter && !in; c++) {
+				const struct scope *sc = &center[c];
+				switch (v->flat->kind[r]) {
+				case PV_ROW_FUNCTION:
+					in = sc->kind == SC_FUNCS && scope_func(v, sc, id);
+					break;
+				case PV_ROW_LINE:
+					in = scope_func(v, sc, id) &&
+					     (sc->kind == SC_FUNCS ||
+					      (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
+					break;
+				case PV_ROW_FILE:
+					in = strncmp(sc->text, "file:", 5) == 0 && id != PV_NONE &&
+					     ends_with_path(pv_str(p, p->sources.path[id]),
+							    sc->text + 5);
+					break;
+				case PV_ROW_MODULE:
+					in = strncmp(sc->text, "module:", 7) == 0 &&
+					     module_named(p, id, sc->text + 7);
+					break;
+				case PV_ROW_LOOP:
+					in = sc->kind == SC_FRAMES && id < p->frames.len &&
+					     sc->vmatch[id];
+					break;
+				default: break;
+				}
+			}
+			v->flat->in_center[r] = in;
+		}
+	}
+	return rc;
+}
+
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
 
@@ -2947,7 +3028,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	v->p = p;
 	pv_query_init(&v->q);
-	struct engine e = {.p = p, .v = v, .err = err};
+	struct pv_engine e = {.p = p, .v = v, .err = err};
 	struct scope center[PV_QUERY_MAX];
 	uint32_t ncenter = 0;
 	uint8_t *match = NULL;
@@ -3003,8 +3084,9 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	/* the center and each stack's outermost match */
 	v->centered = q->nr_center > 0;
-	if (q->view == PV_VIEW_BUTTERFLY && !v->centered) {
-		rc = pv_error_set(err, PV_EINVAL, "the butterfly view needs a center (--center NAME)");
+	if (pv_view_kind(q->view)->needs_center && !v->centered) {
+		rc = pv_error_set(err, PV_EINVAL, "the %s view needs a center (--center NAME)",
+				  pv_view_name(q->view));
 		goto fail;
 	}
 	for (uint32_t i = 0; i < q->nr_center; i++) {
@@ -3036,72 +3118,10 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		memcpy(v->center, v->whole, sizeof(v->whole));
 	}
 	pv__view_set_base(v);
-	switch (q->view) {
-	case PV_VIEW_CALLERS:
-		rc = build_bottom_up(&e, anchor, &v->tree);
-		break;
-	case PV_VIEW_BUTTERFLY:
-		rc = build_bottom_up(&e, anchor, &v->callers);
-		if (!rc)
-			rc = build_top_down(&e, anchor, true, &v->tree);
-		break;
-	case PV_VIEW_FLAT:
-	case PV_VIEW_TOP: {
-		if ((rc = exact_top(&e))) {
-			rc = rc == 1 ? 0 : rc;
-			break;
-		}
-		/* counted once per sample over the line-level top-down tree (centered for top) */
-		enum pv_granularity saved = v->q.by;
-		v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
-		struct pv_tree *t = NULL;
-		rc = build_top_down(&e, q->view == PV_VIEW_TOP ? anchor : NULL, false, &t);
-		v->q.by = saved;
-		if (!rc)
-			rc = flat_compute(&e, t, &v->flat);
-		tree_free(t, e.nm);
-		if (!rc)
-			exact_function_costs(&e);
-		if (!rc && v->centered) {
-			for (uint32_t r = 0; r < v->flat->len; r++) {
-				uint32_t id = v->flat->id[r];
-				bool in = false;
-				for (uint32_t c = 0; c < ncenter && !in; c++) {
-					const struct scope *sc = &center[c];
-					switch (v->flat->kind[r]) {
-					case PV_ROW_FUNCTION:
-						in = sc->kind == SC_FUNCS && scope_func(v, sc, id);
-						break;
-					case PV_ROW_LINE:
-						in = scope_func(v, sc, id) &&
-						     (sc->kind == SC_FUNCS ||
-						      (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
-						break;
-					case PV_ROW_FILE:
-						in = strncmp(sc->text, "file:", 5) == 0 && id != PV_NONE &&
-						     ends_with_path(pv_str(p, p->sources.path[id]),
-								    sc->text + 5);
-						break;
-					case PV_ROW_MODULE:
-						in = strncmp(sc->text, "module:", 7) == 0 &&
-						     module_named(p, id, sc->text + 7);
-						break;
-					case PV_ROW_LOOP:
-						in = sc->kind == SC_FRAMES && id < p->frames.len &&
-						     sc->vmatch[id];
-						break;
-					default: break;
-					}
-				}
-				v->flat->in_center[r] = in;
-			}
-		}
-		break;
-	}
-	default:
-		rc = build_top_down(&e, anchor, true, &v->tree);
-		break;
-	}
+	e.anchor = anchor;
+	e.center = center;
+	e.ncenter = ncenter;
+	rc = pv_view_kind(q->view)->build(&e);
 	if (rc)
 		goto fail;
 	for (uint32_t i = 0; i < ncenter; i++)
@@ -3171,7 +3191,7 @@ fail:
 int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only,
 			  struct pv_error *err)
 {
-	struct engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
 	const struct pv_query *q = &v->q;
 	*funcs_only = true;
 	for (uint32_t i = 0; i < q->nr_center; i++) {
@@ -3194,13 +3214,13 @@ int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only,
 void pv__view_set_base(struct pv_view *v)
 {
 	/* the flat view is not cut at the center (it only marks it) */
-	bool of_whole = v->q.percent == PV_PERCENT_WHOLE || v->q.view == PV_VIEW_FLAT;
+	bool of_whole = v->q.percent == PV_PERCENT_WHOLE || pv_view_kind(v->q.view)->of_whole;
 	memcpy(v->base, of_whole ? v->whole : v->center, sizeof(v->base));
 }
 
 int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err)
 {
-	struct engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
 	return tree_finish(&e, t, false);
 }
 

@@ -172,7 +172,7 @@ void pv_flame_free(struct pv_flame *fl)
 int pv_flame_build(const struct pv_view *v, const struct pv_flame_opts *o, struct pv_flame **out)
 {
 	struct flame fl = {0};
-	uint32_t ngraphs = v->q.view == PV_VIEW_BUTTERFLY ? 2 : 1;
+	uint32_t ngraphs = pv_view_kind(v->q.view)->outputs & PV_OUT_CALLERS ? 2 : 1;
 	fl.t[0] = v->tree;
 	fl.t[1] = v->callers;
 	fl.key_budget = (uint64_t)o->max_nodes * PV_FLAME_KEY_BYTES;

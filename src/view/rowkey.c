@@ -197,11 +197,11 @@ const struct pv_tree *pv_view_key_tree(const struct pv_view *v, const char **key
 		bool up = (*key)[0] == 'u';
 		*prefix = up ? "up:" : "down:";
 		*key += up ? 3 : 5;
-		if (v->q.view == PV_VIEW_BUTTERFLY)
+		if (pv_view_kind(v->q.view)->outputs & PV_OUT_CALLERS)
 			return up ? v->callers : v->tree;
 		return NULL;
 	}
-	if (v->q.view == PV_VIEW_BUTTERFLY)
+	if (pv_view_kind(v->q.view)->outputs & PV_OUT_CALLERS)
 		return NULL;
 	return v->tree;
 }
@@ -212,7 +212,7 @@ bool pv_view_find(const struct pv_view *v, const char *key, struct pv_row_ref *r
 	ref->row = PV_NONE;
 	ref->prefix = "";
 	if (v->flat) {
-		ref->row = flat_find_key(v->flat, v->q.view == PV_VIEW_TOP, key);
+		ref->row = flat_find_key(v->flat, pv_view_kind(v->q.view)->list, key);
 		return ref->row != PV_NONE;
 	}
 	const char *rest = key;
