@@ -594,6 +594,7 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	pv_json_end(out);
 	uint32_t names = ms ? pv_marker_names(ms) : 0;
 	pv_json_kuint(out, "marker_names", names == PV_NONE ? 0 : names);
+	pv_json_view_kinds(out);
 	pv_json_end(out);
 	pv_json_eol(out);
 	return 200;

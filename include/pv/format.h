@@ -110,6 +110,10 @@ int pv_json_activity(struct pv_json *j, const struct pv_activity *a,
 int pv_json_marker_chart(struct pv_json *j, const struct pv_markers *ms,
 			 const struct pv_marker_chart *ch);
 
+/* The member "views": the view kinds (pv_view_kinds), each {"name", "needs_center", "outputs":
+ * ["tree", "callers", "flat"]}, in table order. */
+void pv_json_view_kinds(struct pv_json *j);
+
 /* A cost as text: an integer in the unit, or milliseconds with 3 decimals for ns. */
 void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u);
 

@@ -868,3 +868,29 @@ int pv_json_marker_chart(struct pv_json *j, const struct pv_markers *ms,
 	pv_marker_detail_release(&d);
 	return pv_json_error(j);
 }
+
+/* ---- the view kinds ---- */
+
+void pv_json_view_kinds(struct pv_json *j)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} outs[] = {{PV_OUT_TREE, "tree"}, {PV_OUT_CALLERS, "callers"}, {PV_OUT_FLAT, "flat"}};
+	pv_json_key(j, "views");
+	pv_json_array(j);
+	for (uint32_t k = 0; k < PV_NR_VIEW_KINDS; k++) {
+		const struct pv_view_kind_row *row = &pv_view_kinds[k];
+		pv_json_object(j);
+		pv_json_kstr(j, "name", row->name);
+		pv_json_kbool(j, "needs_center", row->needs_center);
+		pv_json_key(j, "outputs");
+		pv_json_array(j);
+		for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+			if (row->outputs & outs[i].bit)
+				pv_json_str(j, outs[i].name);
+		pv_json_end(j);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+}

@@ -13,6 +13,13 @@
 #include "pv/serve.h"
 #include "t.h"
 
+/* the view kinds, as /api/profile lists them (src/view/kinds.c) */
+#define VIEWS                                                                                  \
+	"\"views\": [{\"name\": \"tree\", \"needs_center\": false, \"outputs\": [\"tree\"]}, " \
+	"{\"name\": \"callers\", \"needs_center\": false, \"outputs\": [\"tree\"]}, "              \
+	"{\"name\": \"flat\", \"needs_center\": false, \"outputs\": [\"flat\"]}, "                 \
+	"{\"name\": \"butterfly\", \"needs_center\": true, \"outputs\": [\"tree\", "              \
+	"\"callers\"]}, {\"name\": \"top\", \"needs_center\": false, \"outputs\": [\"flat\"]}]"
 #define CALLTREE "firefox/generated-processed-v70-calltree.json"
 #define MARKERS "firefox/generated-processed-v70-marker-table.json"
 #define NETWORK "firefox/generated-processed-v70-network.json"
@@ -130,7 +137,7 @@ T_TEST(api_profile)
 	       ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
 	       "0}, \"lossy\": [],\n"
 	       "\"index\": 0, \"start\": 0, \"end\": 4, \"default_metric\": \"samples\", \"sources\": "
-	       "[], \"marker_names\": 0}\n");
+	       "[], \"marker_names\": 0, " VIEWS "}\n");
 	/* the marker table file: no samples, the span is its markers' (12.5 to 175 ms) */
 	int st;
 	char *b = call(a, "profile", "p=1", &st);
@@ -138,7 +145,7 @@ T_TEST(api_profile)
 	T_CONTAINS(b, "\"markers\": {\"total\": 7, \"instant\": 2, \"interval\": 5, \"start\": 0, "
 		      "\"end\": 0}");
 	T_CONTAINS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"default_metric\": "
-		      "\"samples\", \"sources\": [], \"marker_names\": 7}\n");
+		      "\"samples\", \"sources\": [], \"marker_names\": 7, " VIEWS "}\n");
 	free(b);
 	pv_api_free(a);
 }
