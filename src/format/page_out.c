@@ -36,11 +36,6 @@ static void json_costs(struct pv_json *j, int64_t *const *col, uint32_t nm, uint
 	pv_json_end(j);
 }
 
-static const char *metric_name(const struct pv_view *v, uint32_t m)
-{
-	static _Thread_local char buf[PV_QUERY_MAX][300];
-	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
-}
 
 static const char *metric_unit(const struct pv_view *v, uint32_t m)
 {
@@ -52,7 +47,7 @@ static void json_metrics(struct pv_json *j, const struct pv_view *v)
 	pv_json_array(j);
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		pv_json_object(j);
-		pv_json_kstr(j, "name", metric_name(v, m));
+		pv_json_kstr(j, "name", fmt_column_name(v, m));
 		pv_json_kstr(j, "unit", metric_unit(v, m));
 		pv_json_end(j);
 	}
@@ -631,7 +626,7 @@ int pv_json_flame(struct pv_json *j, const struct pv_flame *fl)
 	const struct pv_view *v = fl->v;
 	int rc;
 	pv_json_object(j);
-	pv_json_kstr(j, "metric", metric_name(v, 0));
+	pv_json_kstr(j, "metric", fmt_column_name(v, 0));
 	pv_json_kstr(j, "unit", metric_unit(v, 0));
 	pv_json_kint(j, "total", v->whole[0]);
 	pv_json_key(j, "callees");

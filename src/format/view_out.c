@@ -59,7 +59,7 @@ static enum pv_unit unit_of(const struct pv_view *v, uint32_t m)
 	return pv_view_metric_unit(v, m);
 }
 
-static const char *metric_name(const struct pv_view *v, uint32_t m)
+const char *fmt_column_name(const struct pv_view *v, uint32_t m)
 {
 	static _Thread_local char buf[PV_QUERY_MAX][300];
 	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
@@ -186,7 +186,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32];
 		cost_text(v, m, tb, sizeof(tb), v->whole[m]);
-		fprintf(out, "# metric: %s (%s), total %s, %s\n", metric_name(v, m),
+		fprintf(out, "# metric: %s (%s), total %s, %s\n", fmt_column_name(v, m),
 			unit_text(v, m), tb,
 			o && o->threads_label ? o->threads_label : "all threads");
 	}
@@ -209,7 +209,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 			char lb[32];
 			cost_text(v, m, lb, sizeof(lb), v->lost[m]);
 			fprintf(out, "# %s: %s in samples that lost every frame to a filter (not shown)\n",
-				metric_name(v, m), lb);
+				fmt_column_name(v, m), lb);
 		}
 	}
 }
@@ -222,8 +222,8 @@ static void text_columns(FILE *out, const struct pv_view *v, bool self_first)
 			snprintf(a, sizeof(a), "%s", self_first ? "self" : "total");
 			snprintf(b, sizeof(b), "%s", self_first ? "total" : "self");
 		} else {
-			snprintf(a, sizeof(a), "%s %s", metric_name(v, m), self_first ? "self" : "total");
-			snprintf(b, sizeof(b), "%s %s", metric_name(v, m), self_first ? "total" : "self");
+			snprintf(a, sizeof(a), "%s %s", fmt_column_name(v, m), self_first ? "self" : "total");
+			snprintf(b, sizeof(b), "%s %s", fmt_column_name(v, m), self_first ? "total" : "self");
 		}
 		fprintf(out, "%12s %8s %12s %8s  ", a, self_first ? "self%" : "total%", b,
 			self_first ? "total%" : "self%");
@@ -480,7 +480,7 @@ static void text_footer(FILE *out, const struct pv_view *v, const struct cuts *c
 static void json_head(struct pv_json *j, const struct pv_view *v)
 {
 	pv_json_object(j);
-	pv_json_kstr(j, "metric", metric_name(v, 0));
+	pv_json_kstr(j, "metric", fmt_column_name(v, 0));
 	pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, 0)));
 	pv_json_kint(j, "total", v->whole[0]);
 	if (v->nr_metrics > 1) {
@@ -488,7 +488,7 @@ static void json_head(struct pv_json *j, const struct pv_view *v)
 		pv_json_array(j);
 		for (uint32_t m = 0; m < v->nr_metrics; m++) {
 			pv_json_object(j);
-			pv_json_kstr(j, "name", metric_name(v, m));
+			pv_json_kstr(j, "name", fmt_column_name(v, m));
 			pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, m)));
 			pv_json_kint(j, "total", v->whole[m]);
 			pv_json_end(j);
