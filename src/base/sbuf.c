@@ -58,6 +58,8 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
 int json_escape(const char *s, size_t n, int (*put)(void *ctx, const char *s, size_t n), void *ctx)
 {
 	static const char hex[] = "0123456789abcdef";
+	if (!n) /* s may be NULL */
+		return 0;
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	int rc;
 	while (p < end) {
