@@ -3,11 +3,15 @@
  *   api.c         the state (slots, view cache), parameters, dispatch, status, profile,
  *                 markers, marker, marker-summary, marker-chart, activity
  *   api_view.c    view, children, flame, thread-costs, source
+ *   api_trace.c   trace, trace-stack, trace-boxes
  *   api_contexts.c  contexts (one row's values over the execution contexts)
  *   server.c      HTTP (libmicrohttpd): token, Host check, static assets, threads
  *
- * A handler writes its JSON body to out (an open_memstream) and returns the HTTP status; on an
- * error it returns 400/404/503 after api_error(), which writes {"error": "..."} itself.
+ * web/ parses requests, keeps the profiles and the views, and writes answers; libpv computes
+ * and serializes every answer (pv/format.h, pv/graphs.h, pv/rows.h, pv/marker.h). A handler
+ * writes its JSON body through out (pv/jsonw.h) and returns the HTTP status; on an error it
+ * returns 400/404/500/503 after api_error(), which replaces what out holds by
+ * {"error": "..."}.
  */
 #ifndef PV_WEB_API_H
 #define PV_WEB_API_H
@@ -15,9 +19,10 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
+#include "pv/format.h"
 #include "pv/import.h"
+#include "pv/jsonw.h"
 #include "pv/marker.h"
 #include "pv/profile.h"
 #include "pv/query.h"
@@ -41,18 +46,19 @@ const char *api_param(const struct api_params *ps, const char *key);
 /* Every value of key in order (at most cap); returns how many there are. */
 uint32_t api_param_all(const struct api_params *ps, const char *key, const char **out,
 		       uint32_t cap);
-/* An unsigned/signed integer parameter: def when absent; false (and api_error 400) when bad. */
+/* An unsigned integer parameter: def when absent; false (and api_error 400) when bad. */
 bool api_param_u32(const struct api_params *ps, const char *key, uint32_t def, uint32_t *out,
-		   FILE *out_json, int *status);
+		   struct pv_json *out_json, int *status);
+/* A signed integer parameter (trace times in ns): the same. */
 bool api_param_i64(const struct api_params *ps, const char *key, int64_t def, int64_t *out,
-		   FILE *out_json, int *status);
+		   struct pv_json *out_json, int *status);
 
 /*
  * The query of a request: every parameter pv_query_from_url() knows (view, center, filter,
  * metric, by, thread, range, percent, min-percent, depth, n, sort, inside-markers), the others
  * (p, open, key, offset, ...) ignored. Returns 0 or the status of the error it wrote.
  */
-int api_query(const struct api_params *ps, struct pv_query *q, FILE *out);
+int api_query(const struct api_params *ps, struct pv_query *q, struct pv_json *out);
 
 /* ---- state ---- */
 
@@ -60,21 +66,21 @@ enum api_slot_state { API_LOADING = 0, API_READY, API_FAILED };
 
 struct api_slot {
 	char *path;
-	_Atomic int state;            /* enum api_slot_state */
+	_Atomic int state; /* enum api_slot_state */
 	struct pv_progress progress;
-	struct pv_profile *p;         /* when ready */
-	struct pv_markers *markers;   /* derived once, lazily (under the api lock) */
-	char *error;                  /* when failed: the importer's one line */
+	struct pv_profile *p;	    /* when ready */
+	struct pv_markers *markers; /* derived once, lazily (under the api lock) */
+	char *error;		    /* when failed: the importer's one line */
 };
 
 #define API_VIEW_CACHE 8
 
 struct api_cached_view {
 	uint32_t slot;
-	char *key;           /* the canonical query URL (pv_query_to_url) */
+	char *key; /* the canonical query URL (pv_query_to_url) */
 	struct pv_view *v;
-	uint32_t refs;       /* requests using it */
-	uint64_t used;       /* LRU clock */
+	uint32_t refs; /* requests using it */
+	uint64_t used; /* LRU clock */
 };
 
 struct pv_api {
@@ -90,16 +96,18 @@ struct pv_api {
  * The ready profile named by the "p" parameter (default 0). Returns it, or NULL after writing
  * the error: 404 for no such slot, 503 {"error": "loading", ...} while loading, 500 failed.
  */
-struct api_slot *api_slot(struct pv_api *a, const struct api_params *ps, FILE *out, int *status);
+struct api_slot *api_slot(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
+			  int *status);
 /* The derived markers of a ready slot (derived on first use). NULL after api_error on failure. */
-const struct pv_markers *api_markers(struct pv_api *a, struct api_slot *s, FILE *out, int *status);
+const struct pv_markers *api_markers(struct pv_api *a, struct api_slot *s, struct pv_json *out,
+				     int *status);
 
 /*
  * The view of q on slot s, from the cache or computed (and cached). Release with
  * api_view_release. NULL after writing the error (400 for a query that does not fit).
  */
-struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_query *q, FILE *out,
-			     int *status);
+struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_query *q,
+			     struct pv_json *out, int *status);
 void api_view_release(struct pv_api *a, struct pv_view *v);
 /*
  * The view of q in which a row key names a row (the butterfly for up:/down: keys, doc/api.md)
@@ -107,53 +115,51 @@ void api_view_release(struct pv_api *a, struct pv_view *v);
  * the error (404 when the key names no row). Release the view with api_view_release.
  */
 struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_query *q,
-			     const char *key, const struct pv_tree **t, uint32_t *row, FILE *out,
-			     int *status);
+			     const char *key, const struct pv_tree **t, uint32_t *row,
+			     struct pv_json *out, int *status);
 
-/*
- * Source file id of a ready slot's profile, opened as doc/api.md says: the path as written,
- * else relative to the profile's folder, else to the source root; read-only, O_NOFOLLOW,
- * O_NONBLOCK, a regular file of at most 16 MiB. Returns the fd or -1. The profile endpoint's
- * "available" and the source endpoint both use it, so they agree.
- */
 /* Source files the page shows: at most this big, found beneath api_source_roots() only. */
 #define API_SOURCE_MAX (16u << 20)
-uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char *dir,
-			  size_t len, const char *roots[2]);
+uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char *dir, size_t len,
+			  const char *roots[2]);
 /* An open descriptor of source id of the slot's profile, -1 when none is allowed and found. */
 int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_ix id);
 
-/* {"error": msg} and the status; returns status. */
-int api_error(FILE *out, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Replaces what out holds by {"error": msg}; returns status. */
+int api_error(struct pv_json *out, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The error of a library call (err's message, "out of memory" for PV_ENOMEM): 500 for
+ * PV_ENOMEM, else bad (400 or 404). */
+int api_lib_error(struct pv_json *out, int rc, const struct pv_error *err, int bad);
 
 /* ---- handlers ---- */
 
-typedef int (*api_handler)(struct pv_api *a, const struct api_params *ps, FILE *out);
+typedef int (*api_handler)(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 
-int api_status(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_profile(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_markers_table(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_marker_one(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_marker_summary(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_marker_chart(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_activity(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_status(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_markers_table(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_marker_one(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_marker_summary(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 /* api_trace.c: the trace view (doc/trace.md) */
-int api_trace(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_trace_stack(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_trace_boxes(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 
-int api_view(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_children(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_flame(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_thread_costs(struct pv_api *a, const struct api_params *ps, FILE *out);
-int api_source(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 /* api_contexts.c */
-int api_contexts(struct pv_api *a, const struct api_params *ps, FILE *out);
+int api_contexts(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 
 /* ---- static assets (generated at build time from web/assets/ by tools/embed.c) ---- */
 
 struct pv_asset {
-	const char *path;          /* "index.html", "app.js", "views/tree.js" */
+	const char *path; /* "index.html", "app.js", "views/tree.js" */
 	const char *content_type;
 	const unsigned char *data;
 	size_t len;

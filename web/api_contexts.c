@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "pv/contexts.h"
 #include "pv/format.h"
-#include "web/api.h"
 
 #define COLUMNS_MAX 10000
 #define BINS_MAX    1000
@@ -32,74 +32,93 @@ struct plot {
 };
 
 /* The answer, in one place: the summary, the window's columns, the histogram, the names. */
-static void write_contexts(FILE *out, const struct pv_contexts *c, const struct plot *pl)
+static void write_contexts(struct pv_json *j, const struct pv_contexts *c, const struct plot *pl)
 {
 	const struct pv_profile *p = c->p;
-	fputs("{\"row\": ", out);
-	pv_json_string(out, c->name);
-	fputs(", \"metric\": {\"name\": ", out);
-	pv_json_string(out, pv_str(p, p->metrics.name[c->metric]));
-	fputs(", \"unit\": ", out);
-	pv_json_string(out, pv_unit_name((enum pv_unit)p->metrics.unit[c->metric]));
-	fputs("}, \"note\": ", out);
-	if (c->note)
-		pv_json_string(out, c->note);
-	else
-		fputs("null", out);
-	fprintf(out,
-		", \"value\": \"%s\", \"order\": \"%s\", \"contexts\": %u, \"from\": %u, "
-		"\"to\": %u, \"summary\": {\"total\": ",
-		pl->which == PV_CTX_EXCLUSIVE ? "self" : "total", pl->order ? "value" : "index",
-		c->len, pl->from, pl->to);
-	pv_contexts_summary_json(out, &c->summary[PV_CTX_INCLUSIVE]);
-	fputs(", \"self\": ", out);
-	pv_contexts_summary_json(out, &c->summary[PV_CTX_EXCLUSIVE]);
-	fputs("}, \"columns\": [", out);
+	pv_json_object(j);
+	pv_json_kstr(j, "row", c->name);
+	pv_json_key(j, "metric");
+	pv_json_object(j);
+	pv_json_kstr(j, "name", pv_str(p, p->metrics.name[c->metric]));
+	pv_json_kstr(j, "unit", pv_unit_name((enum pv_unit)p->metrics.unit[c->metric]));
+	pv_json_end(j);
+	pv_json_key(j, "note");
+	pv_json_str_or_null(j, c->note);
+	pv_json_kstr(j, "value", pl->which == PV_CTX_EXCLUSIVE ? "self" : "total");
+	pv_json_kstr(j, "order", pl->order ? "value" : "index");
+	pv_json_kuint(j, "contexts", c->len);
+	pv_json_kuint(j, "from", pl->from);
+	pv_json_kuint(j, "to", pl->to);
+	pv_json_key(j, "summary");
+	pv_json_object(j);
+	pv_json_key(j, "total");
+	pv_json_contexts_summary(j, &c->summary[PV_CTX_INCLUSIVE]);
+	pv_json_key(j, "self");
+	pv_json_contexts_summary(j, &c->summary[PV_CTX_EXCLUSIVE]);
+	pv_json_end(j);
+	pv_json_key(j, "columns");
+	pv_json_array(j);
 	for (uint32_t k = 0; k < pl->nr_cols; k++) {
 		const struct pv_ctx_column *col = &pl->cols[k];
-		fprintf(out, "%s[%lld, %lld, %u, %u, %u, %u]", k ? ", " : "", (long long)col->min,
-			(long long)col->max, c->thread[col->at_min], c->thread[col->at_max],
-			col->first, col->n);
+		pv_json_array(j);
+		pv_json_int(j, col->min);
+		pv_json_int(j, col->max);
+		pv_json_uint(j, c->thread[col->at_min]);
+		pv_json_uint(j, c->thread[col->at_max]);
+		pv_json_uint(j, col->first);
+		pv_json_uint(j, col->n);
+		pv_json_end(j);
 	}
-	/* each bin's contexts when they are few enough to be a thread filter */
-	fprintf(out,
-		"], \"histogram\": {\"bins\": %u, \"min\": %lld, \"width\": %.12g, \"counts\": [",
-		pl->bins, (long long)c->summary[pl->which].min, pl->width);
+	pv_json_end(j);
+	pv_json_key(j, "histogram");
+	pv_json_object(j);
+	pv_json_kuint(j, "bins", pl->bins);
+	pv_json_kint(j, "min", c->summary[pl->which].min);
+	pv_json_key(j, "width");
+	pv_json_real(j, pl->width, 12);
+	pv_json_key(j, "counts");
+	pv_json_array(j);
 	for (uint32_t b = 0; b < pl->bins; b++)
-		fprintf(out, "%s%u", b ? ", " : "", pl->count[b]);
-	fputs("], \"threads\": [", out);
+		pv_json_uint(j, pl->count[b]);
+	pv_json_end(j);
+	/* each bin's contexts when they are few enough to be a thread filter */
+	pv_json_key(j, "threads");
+	pv_json_array(j);
 	for (uint32_t b = 0; b < pl->bins; b++) {
-		fputs(b ? ", " : "", out);
-		if (pl->count[b] > PV_QUERY_MAX || !pl->count[b]) {
-			fputs(pl->count[b] ? "null" : "[]", out);
+		if (pl->count[b] > PV_QUERY_MAX) {
+			pv_json_null(j);
 			continue;
 		}
-		fputc('[', out);
-		for (uint32_t i = 0, n = 0; i < c->len; i++)
+		pv_json_array(j);
+		for (uint32_t i = 0; i < c->len && pl->count[b]; i++)
 			if (pl->bin[i] == b)
-				fprintf(out, "%s%u", n++ ? ", " : "", c->thread[i]);
-		fputc(']', out);
+				pv_json_uint(j, c->thread[i]);
+		pv_json_end(j);
 	}
+	pv_json_end(j);
+	pv_json_end(j);
 	/* the names of the contexts the columns name (hover, click) */
-	fputs("]}, \"names\": {", out);
-	bool first = true;
+	pv_json_key(j, "names");
+	pv_json_object(j);
 	for (uint32_t k = 0; k < pl->nr_cols; k++) {
 		const struct pv_ctx_column *col = &pl->cols[k];
 		for (int e = 0; e < 2; e++) {
 			uint32_t i = e ? col->at_max : col->at_min;
 			if (e && col->at_max == col->at_min)
 				break;
-			fprintf(out, "%s\"%u\": ", first ? "" : ", ", c->thread[i]);
-			pv_json_string(out, pv_str(p, p->threads.name[c->thread[i]]));
-			first = false;
+			char id[16];
+			snprintf(id, sizeof(id), "%u", c->thread[i]);
+			pv_json_kstr(j, id, pv_str(p, p->threads.name[c->thread[i]]));
 		}
 	}
-	fputs("}}\n", out);
+	pv_json_end(j);
+	pv_json_end(j);
+	pv_json_eol(j);
 }
 
 /* The path of the top-down row key names, from the query's top-down tree. */
 static int row_of_key(struct pv_api *a, uint32_t slot, const struct pv_query *q, const char *key,
-		      struct pv_row_step **path, uint32_t *depth, FILE *out)
+		      struct pv_row_step **path, uint32_t *depth, struct pv_json *out)
 {
 	const struct pv_tree *t = NULL;
 	uint32_t row = PV_NONE;
@@ -127,7 +146,7 @@ static int row_of_key(struct pv_api *a, uint32_t slot, const struct pv_query *q,
 			 key);
 }
 
-int api_contexts(struct pv_api *a, const struct api_params *ps, FILE *out)
+int api_contexts(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	int status = 0;
 	struct api_slot *s = api_slot(a, ps, out, &status);
@@ -203,7 +222,7 @@ int api_contexts(struct pv_api *a, const struct api_params *ps, FILE *out)
 		pl.count = count;
 		pl.bin = bin;
 		write_contexts(out, c, &pl);
-		status = 200;
+		status = pv_json_error(out) ? api_error(out, 500, "out of memory") : 200;
 	}
 	free(ord);
 	free(bin);

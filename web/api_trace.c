@@ -14,8 +14,8 @@
 #include "pv/trace.h"
 
 /* The slot's trace and, unless paint is NULL, its paint for the request's query and depth. */
-static int trace_open(struct pv_api *a, const struct api_params *ps, FILE *out, struct pv_trace **t,
-		      struct pv_trace_paint **paint)
+static int trace_open(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
+		      struct pv_trace **t, struct pv_trace_paint **paint)
 {
 	int status = 0;
 	struct api_slot *s = api_slot(a, ps, out, &status);
@@ -47,7 +47,7 @@ static int trace_open(struct pv_api *a, const struct api_params *ps, FILE *out, 
 	return 0;
 }
 
-int api_trace(struct pv_api *a, const struct api_params *ps, FILE *out)
+int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
@@ -64,7 +64,7 @@ int api_trace(struct pv_api *a, const struct api_params *ps, FILE *out)
 		    api_param_u32(ps, "width", 800, &w.width, out, &status) &&
 		    api_param_u32(ps, "height", 400, &w.height, out, &status)) {
 			struct pv_trace_print o = {.json = true, .runs = true, .summary = true};
-			int rc = pv_print_trace_window(out, pt, &w, &o, &err);
+			int rc = pv_json_trace_window(out, pt, &w, &o, &err);
 			status =
 			    rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
 		}
@@ -74,7 +74,7 @@ int api_trace(struct pv_api *a, const struct api_params *ps, FILE *out)
 	return status;
 }
 
-int api_trace_stack(struct pv_api *a, const struct api_params *ps, FILE *out)
+int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
@@ -87,7 +87,7 @@ int api_trace_stack(struct pv_api *a, const struct api_params *ps, FILE *out)
 			status = api_error(out, 400, "context %u: the query has %u", c,
 					   pv_trace_paint_contexts(pt));
 		else
-			status = pv_print_trace_stack(out, pt, c, at, true)
+			status = pv_json_trace_stack(out, pt, c, at)
 				     ? api_error(out, 500, "out of memory")
 				     : 200;
 	}
@@ -96,7 +96,7 @@ int api_trace_stack(struct pv_api *a, const struct api_params *ps, FILE *out)
 	return status;
 }
 
-int api_trace_boxes(struct pv_api *a, const struct api_params *ps, FILE *out)
+int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
@@ -110,7 +110,7 @@ int api_trace_boxes(struct pv_api *a, const struct api_params *ps, FILE *out)
 	    api_param_i64(ps, "t1", end, &t1, out, &status) &&
 	    api_param_i64(ps, "min", 0, &min_ns, out, &status)) {
 		struct pv_error err;
-		int rc = pv_print_trace_boxes(out, pt, c, t0, t1, min_ns, &err);
+		int rc = pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, &err);
 		status = rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
 	}
 	pv_trace_paint_free(pt);

@@ -110,7 +110,8 @@ uint32_t pv_contexts_columns(const struct pv_contexts *c, enum pv_ctx_value whic
 
 /* A summary as one JSON object: {"n", "nonzero", "sum", "mean", "min", "max", "stddev", "cv",
  * "imbalance"} (the CLI's --json and the web API write it alike). */
-void pv_contexts_summary_json(FILE *out, const struct pv_ctx_summary *s);
+struct pv_json;
+void pv_json_contexts_summary(struct pv_json *j, const struct pv_ctx_summary *s);
 
 struct pv_contexts_print_opts {
 	bool json;

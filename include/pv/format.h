@@ -13,21 +13,41 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "pv/graphs.h"
+#include "pv/info.h"
+#include "pv/jsonw.h"
 #include "pv/marker.h"
+#include "pv/rows.h"
 #include "pv/view.h"
+
+/*
+ * Every printer returns 0, PV_ENOMEM or PV_EIO (the output failed); after an error the output
+ * may hold part of an answer, so a front end reports the error and exits non-zero.
+ */
 
 struct pv_print_opts {
 	bool json;
-	uint32_t max_depth;  /* tree: rows deeper than this are cut (0 = no limit) */
-	double min_percent;  /* tree: rows below this share of the total are cut (0 = none) */
-	uint32_t limit;      /* list: at most this many rows (0 = all) */
-	const char *threads_label; /* "all threads" or the selection, for the header */
+	const char *threads_label; /* "all threads" or the selection, for the text header */
 };
 
-/* A view of a query (view.h): trees, butterfly, flat or list, as text or JSON. */
-void pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o);
-/* The import report: format, threads, metrics, table sizes, markers, lossy steps. */
-void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool json);
+/*
+ * A view of a query (view.h): trees, butterfly, flat or list, as text or JSON. What is printed
+ * is the query's: --depth, --min-percent, -n and --max-rows cut trees, -n lists.
+ */
+int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o);
+/* The import report (info.h): format, threads, metrics, table sizes, markers, lossy steps. */
+int pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool json);
+
+/*
+ * The members of the report's JSON object (`info --json`) written into the open object of j.
+ * With PV_INFO_PAGE, the page's variant (doc/api.md "profile"): each thread with its "index",
+ * the count of sources as "nr_sources", the categories listed (pv_json_categories).
+ */
+#define PV_INFO_PAGE 1u
+void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const char *path,
+		  unsigned flags);
+/* [{"name", "color"}, ...] of the profile's categories, and {"Other", "grey"} after with other. */
+void pv_json_categories(struct pv_json *j, const struct pv_profile *p, bool other);
 
 /*
  * The marker table: start and duration in ms from the profile's start, name, category, thread
@@ -41,15 +61,60 @@ int pv_print_markers(FILE *out, const struct pv_markers *ms, const uint32_t *idx
 		     bool json);
 /* One marker in full as the tooltip shows it, with its thread and cause stack. */
 int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool json);
+/* The table's rows as the member "rows" of the open object of j; returns 0 or PV_ENOMEM. */
+int pv_json_markers(struct pv_json *j, const struct pv_markers *ms, const uint32_t *idx,
+		    uint32_t n);
+/* Marker i in full (the tooltip's: labels, description, cause) as an object. */
+int pv_json_marker(struct pv_json *j, const struct pv_markers *ms, uint32_t i);
+/* The summary's rows as the member "rows" of the open object of j. */
+void pv_json_marker_summary(struct pv_json *j, const struct pv_marker_summary_row *rows,
+			    uint32_t n);
 /* The per-name summary; JSON {"rows": [{"name", "count", ..., "total", "min", ...}]}. */
-void pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows, uint32_t n,
-			     bool json);
+int pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows, uint32_t n,
+			    bool json);
+
+/* ---- the page's answers (doc/api.md); web/ and the CLI's flame and activity write them ---- */
+
+#define PV_HEAVIEST_MAX 1024 /* rows of a heaviest path opened, at most */
+
+/* What a view answer holds besides the view. */
+struct pv_view_answer {
+	const char *const *open; /* keys of the tree rows whose children are sent */
+	uint32_t nr_open;
+	uint32_t per_parent; /* trees: at most this many rows of each list, then a "more" row
+			      * (0: all) */
+	uint32_t offset, limit; /* flat and top: the rows sent */
+	bool opened;		/* open the heaviest path (its rows' keys as "opened") */
+	uint32_t heaviest;	/* its rows, at most (PV_HEAVIEST_MAX) */
+	const char *hot;	/* a row's key: open the path to it and its hot path (hpcviewer's,
+				 * pv_tree_hot_path) from it instead, with its keys as "opened" */
+	uint32_t hot_percent;	/* the hot path's threshold in percent (0: 1) */
+};
+
+/* Each writes one answer object and a newline; returns 0 or PV_ENOMEM (the answer is then
+ * unfinished: a front end replaces it by its error). */
+int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_view_answer *a);
+/* The children of the row key names (ref: pv_view_find, or the roots: a tree and PV_NONE),
+ * from offset, at most limit (0: all). */
+int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key,
+		     const struct pv_row_ref *ref, uint32_t offset, uint32_t limit);
+int pv_json_flame(struct pv_json *j, const struct pv_flame *fl);
+int pv_json_thread_costs(struct pv_json *j, const struct pv_view *v, const char *key,
+			 const struct pv_row_ref *ref, const struct pv_thread_costs *tc);
+/* Source file id's text with each line's costs from v (a list at line granularity) and the
+ * lines of the functions q's centers name. */
+int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_query *q,
+		   pv_source_ix id, const char *text, size_t len);
+int pv_json_activity(struct pv_json *j, const struct pv_activity *a,
+		     const struct pv_markers *ms);
+int pv_json_marker_chart(struct pv_json *j, const struct pv_markers *ms,
+			 const struct pv_marker_chart *ch);
+
+/* The member "views": the view kinds (pv_view_kinds), each {"name", "needs_center", "outputs":
+ * ["tree", "callers", "flat"]}, in table order. */
+void pv_json_view_kinds(struct pv_json *j);
 
 /* A cost as text: an integer in the unit, or milliseconds with 3 decimals for ns. */
 void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u);
-/* A JSON string literal of s (quotes and escapes). */
-void pv_json_string(FILE *out, const char *s);
-/* ns as a JSON number of exact milliseconds ("12.5", "165.870919"), as every --json writes times. */
-void pv_json_ms(FILE *out, int64_t ns);
 
 #endif

@@ -65,6 +65,8 @@ struct pv_markers {
 	const char **friendly;
 	/* private */
 	struct pv_arena *arena;
+	uint32_t nr_displays;		 /* the file's schemas' display lists, in file order */
+	struct marker_display *displays; /* (schema.c) */
 };
 
 /*
@@ -103,6 +105,28 @@ static inline int64_t pv_marker_duration(const struct pv_markers *ms, uint32_t i
 /* The schema for a payload type, NULL when there is none. */
 const struct pv_marker_schema *pv_marker_schema_find(const struct pv_markers *ms,
 						     const char *type);
+
+/* Where a marker may be shown: the locations of a schema's "display" list. */
+enum pv_marker_display {
+	PV_DISPLAY_MARKER_CHART = 1u << 0,
+	PV_DISPLAY_MARKER_TABLE = 1u << 1,
+	PV_DISPLAY_TIMELINE_OVERVIEW = 1u << 2,
+	PV_DISPLAY_TIMELINE_MEMORY = 1u << 3,
+	PV_DISPLAY_TIMELINE_IPC = 1u << 4,
+	PV_DISPLAY_TIMELINE_FILEIO = 1u << 5,
+	PV_DISPLAY_SIDEBAR = 1u << 6,
+	PV_DISPLAY_STACK_CHART = 1u << 7,
+};
+
+/*
+ * shown[k] = 1 when marker idx[k] is shown at location loc, else 0: the display list of the
+ * file's first schema named after its payload's type decides; a type the file has no schema
+ * for is shown in the timeline overview when it is IPC or Network (the tracks the Firefox
+ * Profiler draws for them), nowhere else; a marker without a type nowhere. Returns 0 or
+ * PV_ENOMEM.
+ */
+int pv_markers_displayed(const struct pv_markers *ms, enum pv_marker_display loc,
+			 const uint32_t *idx, uint32_t n, uint8_t *shown);
 
 /* ---- one marker as the tooltip, the sidebar and the table show it ---- */
 
@@ -203,6 +227,39 @@ struct pv_marker_select {
 int pv_marker_select(const struct pv_markers *ms, const struct pv_marker_select *sel,
 		     uint32_t **idx, uint32_t *n);
 void pv_free_indexes(uint32_t *idx);
+
+/* ---- the marker chart ---- */
+
+#define PV_CHART_ENTRIES 5000 /* entries of a row, at most (the rest are left out) */
+
+/*
+ * The marker chart of the markers sel keeps in its window (sel->range_start_ns ..
+ * range_end_ns, which must be set): one row per (thread, name), sorted by thread, category
+ * (unknown last), name; in a row, the markers by start. Drawn width pixels wide, two narrow
+ * markers (under a pixel) that touch within a pixel become one entry over both, merged counting
+ * them, so a row holds what can be seen. Entries are columns: row r holds entries
+ * row_first[r] .. row_first[r + 1] - 1.
+ */
+struct pv_marker_chart {
+	int64_t start_ns, end_ns;
+	uint32_t nr_rows;
+	pv_thread_ix *row_thread;
+	const char **row_name;
+	pv_cat_ix *row_category; /* PV_NONE when unknown */
+	uint32_t *row_first;	 /* nr_rows + 1 */
+	uint32_t nr_entries;
+	uint32_t *marker; /* the first marker of the entry */
+	uint32_t *merged; /* markers in the entry (1: one) */
+	int64_t *start_ns_of, *end_ns_of; /* the entry's span; end PV_TIME_NONE: one instant */
+};
+
+/* Returns 0 or PV_ENOMEM; width >= 1. */
+int pv_marker_chart(const struct pv_markers *ms, const struct pv_marker_select *sel,
+		    uint32_t width, struct pv_marker_chart **out);
+void pv_marker_chart_free(struct pv_marker_chart *ch);
+
+/* How many distinct names the markers have; PV_NONE when out of memory. */
+uint32_t pv_marker_names(const struct pv_markers *ms);
 
 /* ---- per-name summary ---- */
 

@@ -183,6 +183,10 @@ char *pv_query_to_url(const struct pv_query *q);
  * or with *bad set for a broken escape or %00 (which would cut the string short). */
 char *pv_url_decode(const char *s, size_t n, bool *bad);
 int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
+/* The URL notation from decoded pairs (a request's parameters), those skip() names left out. */
+int pv_query_from_params(struct pv_query *q, const char *const *keys,
+			 const char *const *values, uint32_t n, bool (*skip)(const char *key),
+			 struct pv_error *err);
 
 /* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,
  * "inside_markers": null or "SEARCH", "inline": "keep" or "fold", "max_rows": N, "self": "own"

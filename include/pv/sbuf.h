@@ -106,39 +106,20 @@ static inline int sbuf_set(struct sbuf *b, const void *s, size_t n)
 }
 
 /*
- * Appends s[0..n) as a JSON string literal: quotes around it, '"' '\\' and the control
- * characters escaped (\n \r \t by name, the others as \u00XX), every other byte as it is (UTF-8
- * passes through). s must not lie in b (it is written in several steps, each of which may move
- * b). Returns 0 or PV_ENOMEM.
+ * The one JSON string escaping of the library (include/pv/jsonw.h states the policy): hands
+ * s[0..n) to put piece by piece as the body of a JSON string literal (no quotes): runs of bytes
+ * that stand for themselves (printable ASCII but '"' and '\\', DEL, valid UTF-8 sequences), and
+ * an escape for each other byte ("\\n", "\\u001f", or U+FFFD for a byte that is not valid
+ * UTF-8). Returns 0, or the first nonzero value put returned.
  */
-int sbuf_json_string(struct sbuf *b, const char *s, size_t n);
+int json_escape(const char *s, size_t n, int (*put)(void *ctx, const char *s, size_t n), void *ctx);
 
 /*
- * The escape of byte c inside a JSON string literal, as sbuf_json_string writes it ("\\n",
- * "\\u001f"), into e with a NUL; returns its length, or 0 when c stands for itself (e unset).
- * Inline: writers of other kinds (FILE) escape byte by byte with it.
+ * Appends s[0..n) as a JSON string literal: quotes around it, escaped as json_escape does. s
+ * must not lie in b (it is written in several steps, each of which may move b). Returns 0 or
+ * PV_ENOMEM.
  */
-static inline size_t sbuf_json_escape(unsigned char c, char e[8])
-{
-	static const char hex[] = "0123456789abcdef";
-	if (c >= 0x20 && c != '"' && c != '\\')
-		return 0;
-	e[0] = '\\';
-	e[2] = 0;
-	switch (c) {
-	case '"': e[1] = '"'; return 2;
-	case '\\': e[1] = '\\'; return 2;
-	case '\n': e[1] = 'n'; return 2;
-	case '\r': e[1] = 'r'; return 2;
-	case '\t': e[1] = 't'; return 2;
-	default:
-		memcpy(e, "\\u00", 4);
-		e[4] = hex[c >> 4];
-		e[5] = hex[c & 15];
-		e[6] = 0;
-		return 6;
-	}
-}
+int sbuf_json_string(struct sbuf *b, const char *s, size_t n);
 
 /* Longest text of sbuf_ms_text with its NUL: "-9223372036854.775808". */
 #define SBUF_MS_MAX 24

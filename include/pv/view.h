@@ -14,24 +14,24 @@
 #include "pv/query.h"
 
 struct pv_view_opts {
-	pv_metric_ix metric;          /* PV_NONE = the profile's default metric */
-	const pv_thread_ix *threads;  /* threads to merge; NULL/0 = all */
+	pv_metric_ix metric;	     /* PV_NONE = the profile's default metric */
+	const pv_thread_ix *threads; /* threads to merge; NULL/0 = all */
 	uint32_t nr_threads;
 };
 
 struct pv_calltree {
-	uint32_t len;           /* call nodes */
+	uint32_t len; /* call nodes */
 	pv_func_ix *func;
-	uint32_t *parent;       /* PV_NONE for a root */
-	uint32_t *depth;        /* 0 for a root */
+	uint32_t *parent; /* PV_NONE for a root */
+	uint32_t *depth;  /* 0 for a root */
 	int64_t *total, *self;
 	/* children of each node, sorted by total (descending), then name, then function index */
 	uint32_t *child_first, *child_len, *children;
-	uint32_t *roots;        /* roots, sorted the same way */
+	uint32_t *roots; /* roots, sorted the same way */
 	uint32_t nr_roots;
-	int64_t total_cost;     /* every selected sample with a stack */
-	int64_t nostack_cost;   /* selected samples without a stack (not in the tree) */
-	uint64_t nr_samples;    /* selected samples */
+	int64_t total_cost;   /* every selected sample with a stack */
+	int64_t nostack_cost; /* selected samples without a stack (not in the tree) */
+	uint64_t nr_samples;  /* selected samples */
 	pv_metric_ix metric;
 };
 
@@ -46,8 +46,8 @@ enum pv_top_sort {
 };
 
 struct pv_top {
-	uint32_t len;        /* functions with cost */
-	pv_func_ix *func;    /* sorted as asked, ties by name then index */
+	uint32_t len;	       /* functions with cost */
+	pv_func_ix *func;      /* sorted as asked, ties by name then index */
 	int64_t *self, *total; /* total counts each sample once, however often f recurs */
 	int64_t total_cost;
 	pv_metric_ix metric;
@@ -62,13 +62,13 @@ void pv_top_free(struct pv_top *t);
 /* What a row stands for. */
 enum pv_row_kind {
 	PV_ROW_FUNCTION = 0, /* id = function (or a collapsed module, see pv_view_row_name) */
-	PV_ROW_LINE,         /* id = function, line = the source line */
-	PV_ROW_FILE,         /* id = source, PV_NONE for functions without a file */
-	PV_ROW_MODULE,       /* id = module, PV_NONE for functions without a module */
-	PV_ROW_CENTER,       /* the center of a centered tree: one or several scopes */
-	PV_ROW_NOSTACK,      /* the samples without a stack (id 0): one row of an uncentered view,
+	PV_ROW_LINE,	     /* id = function, line = the source line */
+	PV_ROW_FILE,	     /* id = source, PV_NONE for functions without a file */
+	PV_ROW_MODULE,	     /* id = module, PV_NONE for functions without a module */
+	PV_ROW_CENTER,	     /* the center of a centered tree: one or several scopes */
+	PV_ROW_NOSTACK,	     /* the samples without a stack (id 0): one row of an uncentered view,
 			      * so the rows add up to the whole (doc/samples-and-inlines.md) */
-	PV_ROW_LOOP,         /* id = a loop frame (HPCToolkit, doc/hpctoolkit.md): "loop at F:L" */
+	PV_ROW_LOOP,	     /* id = a loop frame (HPCToolkit, doc/hpctoolkit.md): "loop at F:L" */
 };
 
 /*
@@ -77,15 +77,15 @@ enum pv_row_kind {
  */
 struct pv_tree {
 	uint32_t len;
-	uint8_t *kind;     /* enum pv_row_kind */
+	uint8_t *kind; /* enum pv_row_kind */
 	uint32_t *id, *line;
-	uint32_t *parent;  /* PV_NONE for a root */
+	uint32_t *parent; /* PV_NONE for a root */
 	uint32_t *depth;
 	int64_t **total, **self;
 	uint32_t *child_first, *child_len, *children;
 	uint32_t *roots;
 	uint32_t nr_roots;
-	uint8_t *inlined;  /* 1: every frame of the row is an inlined frame (NULL: none is) */
+	uint8_t *inlined; /* 1: every frame of the row is an inlined frame (NULL: none is) */
 	/* per row: 1 when its costs are estimated (a call-graph profile's rows away from the
 	 * center: doc/callgraph.md); NULL when no row is */
 	uint8_t *estimated;
@@ -104,7 +104,7 @@ struct pv_flat {
 	uint8_t *level; /* 0 module, 1 file, 2 function, 3 line or loop, 4... in loops */
 	uint8_t *in_center;
 	int64_t **total, **self;
-	uint8_t *inlined;  /* 1: every frame of the row's scope is inlined (NULL: none is) */
+	uint8_t *inlined; /* 1: every frame of the row's scope is inlined (NULL: none is) */
 };
 
 /*
@@ -122,35 +122,66 @@ enum pv_stat {
 
 struct pv_view {
 	const struct pv_profile *p;
-	struct pv_query q;          /* a copy of the query it was computed for */
+	struct pv_query q; /* a copy of the query it was computed for */
 	uint32_t nr_metrics;
 	pv_metric_ix metrics[PV_QUERY_MAX];
 	uint8_t stat[PV_QUERY_MAX]; /* enum pv_stat of each column */
-	pv_thread_ix *threads;      /* the selected threads */
+	pv_thread_ix *threads;	    /* the selected threads */
 	uint32_t nr_threads;
-	int64_t whole[PV_QUERY_MAX];  /* cost of the filtered profile, samples without a stack
-				       * included (nostack) */
-	int64_t center[PV_QUERY_MAX]; /* cost of the samples that reach the center (= whole without) */
+	int64_t whole[PV_QUERY_MAX]; /* cost of the filtered profile, samples without a stack
+				      * included (nostack) */
+	int64_t
+	    center[PV_QUERY_MAX]; /* cost of the samples that reach the center (= whole without) */
 	int64_t nostack[PV_QUERY_MAX]; /* selected samples without a stack: in whole, shown as the
 					* (no stack) row of an uncentered view; 0 with an include
 					* filter (they hold no scope) */
-	int64_t base[PV_QUERY_MAX];   /* what every percentage of the view is of: the center's total,
-				       * or the whole (--percent whole, the flat view, no center) */
-	int64_t lost[PV_QUERY_MAX];   /* samples whose every frame a transform removed */
-	uint64_t nr_samples;        /* selected samples */
+	int64_t base[PV_QUERY_MAX]; /* what every percentage of the view is of: the center's total,
+				     * or the whole (--percent whole, the flat view, no center) */
+	int64_t lost[PV_QUERY_MAX]; /* samples whose every frame a transform removed */
+	uint64_t nr_samples;	    /* selected samples */
 	bool centered;
-	char *center_label;         /* "foo", "<multiple contexts>", a file or module name */
-	char *note;                 /* how exact the numbers are, one line; NULL: nothing to say
-				     * (call-graph profiles: doc/callgraph.md) */
-	struct pv_tree *tree;       /* tree: top-down; callers: bottom-up; butterfly: callees */
-	struct pv_tree *callers;    /* butterfly: the callers of the center */
-	struct pv_flat *flat;       /* flat and top */
+	char *center_label;	 /* "foo", "<multiple contexts>", a file or module name */
+	char *note;		 /* how exact the numbers are, one line; NULL: nothing to say
+				  * (call-graph profiles: doc/callgraph.md) */
+	struct pv_tree *tree;	 /* tree: top-down; callers: bottom-up; butterfly: callees */
+	struct pv_tree *callers; /* butterfly: the callers of the center */
+	struct pv_flat *flat;	 /* flat and top */
 	/* private */
 	struct pv_derived *derived; /* derived metrics (derive.c); NULL when the query has none */
-	bool scoped;                /* the profile has loop or statement frames (HPCToolkit) */
-	uint32_t nr_pseudo;         /* collapsed-module functions, ids funcs.len + i */
+	bool scoped;		    /* the profile has loop or statement frames (HPCToolkit) */
+	uint32_t nr_pseudo;	    /* collapsed-module functions, ids funcs.len + i */
 	pv_module_ix *pseudo_module;
 };
+
+/*
+ * ---- the view kinds (src/view/kinds.c) ----
+ * One row per enum pv_view_kind, in its order. The engine builds a view through its kind's row,
+ * the printers (text, --json, the page's answers) write the outputs it lists, the CLI has one
+ * command per row and /api/view takes its name (/api/profile lists the rows). Adding a view kind:
+ * an enum value, a row, its builder in engine.c, its pane in web/assets/views/, tests.
+ */
+enum pv_view_output {
+	PV_OUT_TREE = 1u << 0,	  /* v->tree: the tree (a butterfly's: the center's callees) */
+	PV_OUT_CALLERS = 1u << 1, /* v->callers: the center's callers (butterfly) */
+	PV_OUT_FLAT = 1u << 2,	  /* v->flat */
+};
+
+struct pv_engine; /* the engine's state while it computes a view (engine.c) */
+
+struct pv_view_kind_row {
+	const char *name;    /* the CLI command, the URL's and JSON's "view" */
+	const char *summary; /* one line for the CLI's help */
+	bool needs_center;   /* an error without a center */
+	bool list;	     /* flat rows form one ranked list (one row per scope), not levels */
+	bool of_whole;	     /* percentages always of the whole profile */
+	unsigned outputs;    /* enum pv_view_output */
+	int (*build)(struct pv_engine *e); /* fills the outputs (engine.c) */
+};
+
+#define PV_NR_VIEW_KINDS 5
+extern const struct pv_view_kind_row pv_view_kinds[PV_NR_VIEW_KINDS];
+/* The row of kind k. */
+const struct pv_view_kind_row *pv_view_kind(enum pv_view_kind k);
 
 /*
  * Computes the view the query asks for. Returns 0; PV_EINVAL with err for a query that does not
@@ -178,9 +209,8 @@ void pv_view_free(struct pv_view *v);
  * without an include filter). Costs one more pass over the stacks per filter and one over the
  * samples.
  */
-int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
-			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
-			 struct pv_error *err);
+int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+			 uint8_t **stacks, uint8_t **samples, struct pv_error *err);
 void pv_free_keep(uint8_t *keep);
 
 /*
@@ -220,8 +250,8 @@ size_t pv_view_value_text(const struct pv_view *v, uint32_t col, int64_t x, bool
 			  size_t n);
 
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
-const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			     char *buf, size_t len, uint32_t line);
+const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, char *buf,
+			     size_t len, uint32_t line);
 /*
  * The name of a row's kind in JSON (CLI --json, the web API): "function", "line", "file",
  * "module", "center", "nostack", "loop"; "inline" for a function row whose frames are all
@@ -235,13 +265,15 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id);
 
 /*
- * Marks (mark[t] = 1) the threads (execution contexts) one --thread value names: a name, a tid
- * or #INDEX (pv_thread_find), or re:REGEX, every thread whose name matches (POSIX extended, as
- * re: scopes, with their size budget): `--thread 're:RANK (1|2) '`. mark holds threads.len
- * bytes. Returns 0; PV_EINVAL with err when it names no thread or the regex is bad; PV_ENOMEM.
+ * The threads that names[0..n) select: every thread any name marks, once each, in index order;
+ * every thread when n is 0. A name is read as pv_thread_find reads it (a name, a tid, #INDEX),
+ * or re:REGEX, every thread whose name matches (POSIX extended, as re: scopes, with their size
+ * budget): `--thread 're:RANK (1|2) '`. The one rule of the views (and so of contexts, trace
+ * and export), the marker commands and the page. *out is freed with free(). Returns 0;
+ * PV_EINVAL with err when a name finds no thread or a regex is bad; PV_ENOMEM.
  */
-int pv_threads_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
-		    struct pv_error *err);
+int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
+		     pv_thread_ix **out, uint32_t *nr, struct pv_error *err);
 
 /* ---- scopes that name one function (query.h's syntax) ---- */
 

@@ -50,21 +50,94 @@ int sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	return 0;
 }
 
+/* Length of the valid UTF-8 sequence at p (2..4 bytes), 0 when the bytes there are not one. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned c = p[0], lo = 0x80, hi = 0xbf;
+	size_t n;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (c == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f; /* past U+10FFFF */
+	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+int json_escape(const char *s, size_t n, int (*put)(void *ctx, const char *s, size_t n), void *ctx)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (!n) /* s may be NULL */
+		return 0;
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	int rc;
+	while (p < end) {
+		const unsigned char *run = p;
+		for (;;) { /* bytes written as they are */
+			if (p == end)
+				break;
+			if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
+				p++;
+				continue;
+			}
+			size_t len = *p >= 0x80 ? utf8_len(p, end) : 0;
+			if (!len)
+				break;
+			p += len;
+		}
+		if (p > run && (rc = put(ctx, (const char *)run, (size_t)(p - run))))
+			return rc;
+		if (p == end)
+			break;
+		unsigned c = *p++;
+		char e[8] = {'\\', 0, 0, 0, 0, 0, 0, 0};
+		size_t en = 2;
+		switch (c) {
+		case '"': e[1] = '"'; break;
+		case '\\': e[1] = '\\'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\t': e[1] = 't'; break;
+		default:
+			if (c < 0x80) {
+				memcpy(e, "\\u00", 4);
+				e[4] = hex[c >> 4];
+				e[5] = hex[c & 15];
+				en = 6;
+			} else {
+				memcpy(e, "\xef\xbf\xbd", 3); /* not UTF-8: U+FFFD for the byte */
+				en = 3;
+			}
+		}
+		if ((rc = put(ctx, e, en)))
+			return rc;
+	}
+	return 0;
+}
+
+static int put_sbuf(void *ctx, const char *s, size_t n)
+{
+	return sbuf_put(ctx, s, n);
+}
+
 int sbuf_json_string(struct sbuf *b, const char *s, size_t n)
 {
-	if (sbuf_put(b, "\"", 1))
-		return PV_ENOMEM;
-	size_t run = 0; /* s[run..i) is still to be written as it is */
-	for (size_t i = 0; i < n; i++) {
-		char e[8];
-		size_t en = sbuf_json_escape((unsigned char)s[i], e);
-		if (!en)
-			continue;
-		if (sbuf_put(b, s + run, i - run) || sbuf_put(b, e, en))
-			return PV_ENOMEM;
-		run = i + 1;
-	}
-	if (run < n && sbuf_put(b, s + run, n - run)) /* s may be NULL when n is 0 */
+	if (sbuf_put(b, "\"", 1) || json_escape(s, n, put_sbuf, b))
 		return PV_ENOMEM;
 	return sbuf_put(b, "\"", 1);
 }

@@ -25,7 +25,7 @@ static void ms_or_null(FILE *out, int64_t ns)
 	if (ns == PV_TIME_NONE)
 		fputs("null", out);
 	else
-		pv_json_ms(out, ns);
+		pv_json_fput_ms(out, ns);
 }
 
 static void ix_or_null(FILE *out, uint32_t ix)
@@ -59,11 +59,11 @@ static bool native(const struct pv_profile *p, pv_module_ix m)
 static void write_meta(FILE *out, const struct pv_profile *p)
 {
 	fputs("{\"meta\":{\"interval\":", out);
-	pv_json_ms(out, p->meta.interval_ns ? p->meta.interval_ns : 1000000);
+	pv_json_fput_ms(out, p->meta.interval_ns ? p->meta.interval_ns : 1000000);
 	fputs(",\"startTime\":", out);
-	pv_json_ms(out, p->meta.start_unix_ns);
+	pv_json_fput_ms(out, p->meta.start_unix_ns);
 	fputs(",\"processType\":0,\"product\":", out);
-	pv_json_string(out, p->meta.product ? pv_str(p, p->meta.product) : "profview");
+	pv_json_fput_string(out, p->meta.product ? pv_str(p, p->meta.product) : "profview");
 	fputs(",\"stackwalk\":0,\"debug\":false,\"version\":27,\"preprocessedProfileVersion\":70,"
 	      "\"symbolicated\":true,\"importedFrom\":\"profview\",\"abi\":\"\",\"oscpu\":\"\","
 	      "\"platform\":\"\",\"misc\":\"\",\"toolkit\":\"\",\"appBuildID\":\"\","
@@ -75,16 +75,16 @@ static void write_meta(FILE *out, const struct pv_profile *p)
 		fputs("{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]}", out);
 	for (pv_cat_ix c = 0; c < p->categories.len; c++) {
 		fputs(c ? ",{\"name\":" : "{\"name\":", out);
-		pv_json_string(out, pv_str(p, p->categories.name[c]));
+		pv_json_fput_string(out, pv_str(p, p->categories.name[c]));
 		fputs(",\"color\":", out);
-		pv_json_string(out,
-			       p->categories.color[c] ? pv_str(p, p->categories.color[c]) : "grey");
+		pv_json_fput_string(out, p->categories.color[c] ? pv_str(p, p->categories.color[c])
+								: "grey");
 		fputs(",\"subcategories\":[", out);
 		uint32_t n = p->categories.sub_len[c];
 		for (uint32_t k = 0; k < n; k++) {
 			if (k)
 				fputc(',', out);
-			pv_json_string(
+			pv_json_fput_string(
 			    out, pv_str(p, p->subcategories.name[p->categories.sub_first[c] + k]));
 		}
 		fputs(n ? "]}" : "\"Other\"]}", out);
@@ -105,13 +105,13 @@ static void write_libs(FILE *out, const struct pv_profile *p, uint32_t *lib_of)
 		const char *name = pv_str(p, p->modules.name[m]);
 		const char *path = p->modules.path[m] ? pv_str(p, p->modules.path[m]) : name;
 		fputs(n ? ",\n{\"arch\":\"\",\"name\":" : "\n{\"arch\":\"\",\"name\":", out);
-		pv_json_string(out, name);
+		pv_json_fput_string(out, name);
 		fputs(",\"path\":", out);
-		pv_json_string(out, path);
+		pv_json_fput_string(out, path);
 		fputs(",\"debugName\":", out);
-		pv_json_string(out, name);
+		pv_json_fput_string(out, name);
 		fputs(",\"debugPath\":", out);
-		pv_json_string(out, path);
+		pv_json_fput_string(out, path);
 		fputs(",\"breakpadId\":\"\",\"codeId\":null,\"start\":0,\"end\":0,\"offset\":0}",
 		      out);
 		lib_of[m] = n++;
@@ -181,7 +181,7 @@ static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *
 	for (uint32_t s = 0; s < p->strings.len; s++) {
 		if (s)
 			fputc(',', out);
-		pv_json_string(out, p->strings.ptr[s]);
+		pv_json_fput_string(out, p->strings.ptr[s]);
 	}
 	fputs("]},\n", out);
 }
@@ -190,7 +190,7 @@ static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *
 static void weight(FILE *out, int64_t w, bool ms)
 {
 	if (ms)
-		pv_json_ms(out, w);
+		pv_json_fput_ms(out, w);
 	else
 		fprintf(out, "%" PRId64, w);
 }
@@ -207,15 +207,15 @@ static void write_thread(FILE *out, const struct pv_profile *p, pv_thread_ix t, 
 	const char *ptype = pv_str(p, T->process_type[t]);
 	const char *name = pv_str(p, T->name[t]);
 	fputs("{\"processType\":", out);
-	pv_json_string(out, *ptype ? ptype : "default");
+	pv_json_fput_string(out, *ptype ? ptype : "default");
 	fputs(",\"processStartupTime\":0,\"processShutdownTime\":null,\"registerTime\":", out);
-	pv_json_ms(out, T->start_ns[t] == PV_TIME_NONE ? 0 : T->start_ns[t]);
+	pv_json_fput_ms(out, T->start_ns[t] == PV_TIME_NONE ? 0 : T->start_ns[t]);
 	fputs(",\"unregisterTime\":", out);
 	ms_or_null(out, T->end_ns[t]);
 	fputs(",\"pausedRanges\":[],\"name\":", out);
-	pv_json_string(out, *name ? name : "thread");
+	pv_json_fput_string(out, *name ? name : "thread");
 	fprintf(out, ",\"isMainThread\":%s,\"processName\":", t == 0 ? "true" : "false");
-	pv_json_string(out, pv_str(p, T->process_name[t]));
+	pv_json_fput_string(out, pv_str(p, T->process_name[t]));
 	fputs(",\"pid\":\"", out);
 	if (T->pid[t] != PV_ID_NONE)
 		fprintf(out, "%" PRId64, T->pid[t]);
@@ -239,7 +239,7 @@ static void write_thread(FILE *out, const struct pv_profile *p, pv_thread_ix t, 
 		    x = i ? last + step : 0;
 		    (*untimed)++;
 	    } last = x;
-	    pv_json_ms(out, x));
+	    pv_json_fput_ms(out, x));
 	fprintf(out, "\"length\":%u},\n\"markers\":{", n);
 	const struct pv_raw_markers *R = &p->markers;
 	COLUMN(

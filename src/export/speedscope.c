@@ -45,16 +45,16 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"profview\",\"name\":",
 	      out);
-	pv_json_string(out, pv_str(p, p->metrics.name[m]));
+	pv_json_fput_string(out, pv_str(p, p->metrics.name[m]));
 	fputs(",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[", out);
 	for (pv_func_ix f = 0; f < p->funcs.len; f++) {
 		const char *name = pv_str(p, p->funcs.name[f]);
 		fputs(f ? ",\n{\"name\":" : "\n{\"name\":", out);
-		pv_json_string(out, *name ? name : "[unknown]");
+		pv_json_fput_string(out, *name ? name : "[unknown]");
 		pv_source_ix src = p->funcs.source[f];
 		if (src != PV_NONE) {
 			fputs(",\"file\":", out);
-			pv_json_string(out, pv_str(p, p->sources.path[src]));
+			pv_json_fput_string(out, pv_str(p, p->sources.path[src]));
 		}
 		if (p->funcs.line[f])
 			fprintf(out, ",\"line\":%u", p->funcs.line[f]);
@@ -72,7 +72,7 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 			: "\n{\"type\":\"sampled\",\"name\":",
 		      out);
 		const char *name = pv_str(p, p->threads.name[t]);
-		pv_json_string(out, *name ? name : "thread");
+		pv_json_fput_string(out, *name ? name : "thread");
 		fprintf(out,
 			",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRId64
 			",\n\"samples\":[",

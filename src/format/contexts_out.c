@@ -7,29 +7,87 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "format/internal.h"
 #include "pv/contexts.h"
 #include "pv/format.h"
 
-static void json_double(FILE *out, double x)
+/* A real of the summaries: 12 significant digits, 0 when not finite (a mean of no context). */
+static void json_real(struct pv_json *j, double x)
 {
-	if (!isfinite(x))
-		x = 0;
-	fprintf(out, "%.12g", x);
+	pv_json_real(j, isfinite(x) ? x : 0, 12);
 }
 
-void pv_contexts_summary_json(FILE *out, const struct pv_ctx_summary *s)
+void pv_json_contexts_summary(struct pv_json *j, const struct pv_ctx_summary *s)
 {
-	fprintf(out, "{\"n\": %u, \"nonzero\": %u, \"sum\": %lld, \"mean\": ", s->n, s->nonzero,
-		(long long)s->sum);
-	json_double(out, s->mean);
-	fprintf(out, ", \"min\": %lld, \"max\": %lld, \"stddev\": ", (long long)s->min,
-		(long long)s->max);
-	json_double(out, s->stddev);
-	fputs(", \"cv\": ", out);
-	json_double(out, s->cv);
-	fputs(", \"imbalance\": ", out);
-	json_double(out, s->imbalance);
-	fputc('}', out);
+	pv_json_object(j);
+	pv_json_kuint(j, "n", s->n);
+	pv_json_kuint(j, "nonzero", s->nonzero);
+	pv_json_kint(j, "sum", s->sum);
+	pv_json_key(j, "mean");
+	json_real(j, s->mean);
+	pv_json_kint(j, "min", s->min);
+	pv_json_kint(j, "max", s->max);
+	pv_json_key(j, "stddev");
+	json_real(j, s->stddev);
+	pv_json_key(j, "cv");
+	json_real(j, s->cv);
+	pv_json_key(j, "imbalance");
+	json_real(j, s->imbalance);
+	pv_json_end(j);
+}
+
+/* `profview contexts --json` */
+static int contexts_json(FILE *out, const struct pv_contexts *c,
+			 const struct pv_contexts_print_opts *o, const uint32_t *order,
+			 const uint32_t *count, double width)
+{
+	const struct pv_profile *p = c->p;
+	const struct pv_ctx_summary *si = &c->summary[PV_CTX_INCLUSIVE];
+	struct pv_json *j = pv_json_new(out);
+	if (!j)
+		return PV_ENOMEM;
+	pv_json_object(j);
+	pv_json_kstr(j, "metric", pv_str(p, p->metrics.name[c->metric]));
+	pv_json_kstr(j, "unit", pv_unit_name((enum pv_unit)p->metrics.unit[c->metric]));
+	pv_json_kstr(j, "row", c->name);
+	pv_json_key(j, "note");
+	pv_json_str_or_null(j, c->note);
+	pv_json_key(j, "contexts");
+	pv_json_open(j, '[', PV_JSON_LINES, 0);
+	for (uint32_t k = 0; k < c->len && !o->histogram; k++) {
+		uint32_t i = order[k];
+		pv_json_object(j);
+		json_thread(j, p, c->thread[i]);
+		pv_json_kint(j, "inclusive", c->value[0][i]);
+		pv_json_kint(j, "exclusive", c->value[1][i]);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_key(j, "summary");
+	pv_json_object(j);
+	pv_json_key(j, "inclusive");
+	pv_json_contexts_summary(j, si);
+	pv_json_key(j, "exclusive");
+	pv_json_contexts_summary(j, &c->summary[PV_CTX_EXCLUSIVE]);
+	pv_json_end(j);
+	if (o->histogram) {
+		pv_json_key(j, "histogram");
+		pv_json_object(j);
+		pv_json_kint(j, "min", si->min);
+		pv_json_key(j, "width");
+		json_real(j, width);
+		pv_json_key(j, "counts");
+		pv_json_array(j);
+		for (uint32_t b = 0; b < o->histogram; b++)
+			pv_json_uint(j, count[b]);
+		pv_json_end(j);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_eol(j);
+	int rc = pv_json_finish(j);
+	pv_json_free(j);
+	return rc;
 }
 
 /* A mean or a standard deviation in the metric's unit: ms for ns, else the count. */
@@ -79,48 +137,9 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 			   ? pv_contexts_histogram(c, PV_CTX_INCLUSIVE, o->histogram, count, NULL)
 			   : 0;
 	const struct pv_ctx_summary *si = &c->summary[PV_CTX_INCLUSIVE];
+	int rc = 0;
 	if (o->json) {
-		fputs("{\"metric\": ", out);
-		pv_json_string(out, metric);
-		fputs(", \"unit\": ", out);
-		pv_json_string(out, pv_unit_name(u));
-		fputs(", \"row\": ", out);
-		pv_json_string(out, c->name);
-		fputs(", \"note\": ", out);
-		if (c->note)
-			pv_json_string(out, c->note);
-		else
-			fputs("null", out);
-		fputs(", \"contexts\": [", out);
-		for (uint32_t k = 0; k < c->len && !o->histogram; k++) {
-			uint32_t i = order[k];
-			pv_thread_ix t = c->thread[i];
-			fprintf(out, "%s\n{\"index\": %u, \"name\": ", k ? "," : "", t);
-			pv_json_string(out, pv_str(p, p->threads.name[t]));
-			if (p->threads.tid[t] == PV_ID_NONE)
-				fputs(", \"tid\": null", out);
-			else
-				fprintf(out, ", \"tid\": %lld", (long long)p->threads.tid[t]);
-			fprintf(out, ", \"inclusive\": %lld, \"exclusive\": %lld}",
-				(long long)c->value[0][i], (long long)c->value[1][i]);
-		}
-		fputs(c->len && !o->histogram ? "\n], \"summary\": {\"inclusive\": "
-					      : "], \"summary\": {\"inclusive\": ",
-		      out);
-		pv_contexts_summary_json(out, si);
-		fputs(", \"exclusive\": ", out);
-		pv_contexts_summary_json(out, &c->summary[PV_CTX_EXCLUSIVE]);
-		fputc('}', out);
-		if (o->histogram) {
-			fprintf(out,
-				", \"histogram\": {\"min\": %lld, \"width\": ", (long long)si->min);
-			json_double(out, width);
-			fputs(", \"counts\": [", out);
-			for (uint32_t b = 0; b < o->histogram; b++)
-				fprintf(out, "%s%u", b ? ", " : "", count[b]);
-			fputs("]}", out);
-		}
-		fputs("}\n", out);
+		rc = contexts_json(out, c, o, order, count, width);
 	} else {
 		fprintf(out, "# metric: %s (%s), row: %s, %u contexts\n", metric,
 			u == PV_UNIT_NS ? "ms" : pv_unit_name(u), c->name, c->len);
@@ -155,5 +174,5 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 	}
 	pv_free(order);
 	pv_free(count);
-	return 0;
+	return rc;
 }

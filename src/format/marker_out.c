@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/sbuf.h"
+#include "base/alloc.h"
 #include "pv/format.h"
 
 #define NAME_COLS 40
@@ -22,12 +22,6 @@ static void ms3(char *buf, size_t n, int64_t ns)
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	uint64_t us = a / 1000 + (a % 1000 >= 500);
 	snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", us / 1000, us % 1000);
-}
-
-void pv_json_ms(FILE *out, int64_t ns)
-{
-	char t[SBUF_MS_MAX];
-	fwrite(t, 1, sbuf_ms_text(t, ns), out);
 }
 
 /* Code points of s (UTF-8 continuation bytes do not count). */
@@ -99,124 +93,199 @@ static void duration_text(const struct pv_markers *ms, uint32_t i, char *buf, si
 		ms3(buf, n, pv_marker_duration(ms, i));
 }
 
-static void json_str_or_null(FILE *out, const char *s)
+static void json_ms_or_null(struct pv_json *j, const char *key, int64_t ns, bool known)
 {
-	if (s)
-		pv_json_string(out, s);
-	else
-		fputs("null", out);
+	pv_json_key(j, key);
+	pv_json_ms_or_null(j, known ? ns : INT64_MIN);
 }
 
-/* One marker as a JSON object (the table's row, and "marker N --json"). */
-static void json_marker(FILE *out, const struct pv_markers *ms, uint32_t i,
-			const struct pv_marker_detail *d, bool full)
+/* One marker as a JSON object (the table's row; full: the tooltip's, "marker N --json"). */
+static int json_marker(struct pv_json *j, const struct pv_markers *ms, uint32_t i,
+		       const struct pv_marker_detail *d, bool full)
 {
 	const struct pv_profile *p = ms->p;
 	/* an incomplete marker keeps its clamped end; only its duration is unknown */
 	bool known = ms->end_ns[i] != PV_TIME_NONE && !(ms->flags[i] & PV_MARKER_INCOMPLETE);
-	fprintf(out, "{\"index\": %u, \"start\": ", i);
-	pv_json_ms(out, ms->start_ns[i]);
-	fputs(", \"end\": ", out);
-	if (ms->end_ns[i] != PV_TIME_NONE)
-		pv_json_ms(out, ms->end_ns[i]);
-	else
-		fputs("null", out);
-	fputs(", \"duration\": ", out);
-	if (known)
-		pv_json_ms(out, pv_marker_duration(ms, i));
-	else
-		fputs("null", out);
-	fputs(", \"name\": ", out);
-	pv_json_string(out, ms->name[i]);
-	fputs(", \"category\": ", out);
-	pv_json_string(out, category_name(ms, i));
+	pv_json_object(j);
+	pv_json_kuint(j, "index", i);
+	pv_json_kms(j, "start", ms->start_ns[i]);
+	json_ms_or_null(j, "end", ms->end_ns[i], ms->end_ns[i] != PV_TIME_NONE);
+	json_ms_or_null(j, "duration", known ? pv_marker_duration(ms, i) : 0, known);
+	pv_json_kstr(j, "name", ms->name[i]);
+	pv_json_kstr(j, "category", category_name(ms, i));
 	pv_thread_ix t = ms->thread[i];
-	fprintf(out, ", \"thread\": %u, \"thread_name\": ", t);
-	pv_json_string(out, pv_str(p, p->threads.name[t]));
-	fputs(", \"tid\": ", out);
-	if (p->threads.tid[t] != PV_ID_NONE)
-		fprintf(out, "%" PRId64, p->threads.tid[t]);
-	else
-		fputs("null", out);
-	fprintf(out, ", \"instant\": %s, \"incomplete\": %s, \"synthetic\": %s, \"type\": ",
-		ms->end_ns[i] == PV_TIME_NONE ? "true" : "false",
-		ms->flags[i] & PV_MARKER_INCOMPLETE ? "true" : "false",
-		ms->flags[i] & PV_MARKER_SYNTHETIC ? "true" : "false");
-	json_str_or_null(out, d ? d->type : NULL);
-	fputs(", \"label\": ", out);
-	pv_json_string(out, d ? d->label[PV_LABEL_TABLE] : "");
+	pv_json_kuint(j, "thread", t);
+	pv_json_kstr(j, "thread_name", pv_str(p, p->threads.name[t]));
+	pv_json_key(j, "tid");
+	pv_json_int_or_null(j, p->threads.tid[t]);
+	pv_json_kbool(j, "instant", ms->end_ns[i] == PV_TIME_NONE);
+	pv_json_kbool(j, "incomplete", ms->flags[i] & PV_MARKER_INCOMPLETE);
+	pv_json_kbool(j, "synthetic", ms->flags[i] & PV_MARKER_SYNTHETIC);
+	pv_json_key(j, "type");
+	pv_json_str_or_null(j, d ? d->type : NULL);
+	pv_json_kstr(j, "label", d ? d->label[PV_LABEL_TABLE] : "");
 	if (full) {
-		fputs(", \"tooltip_label\": ", out);
-		pv_json_string(out, d ? d->label[PV_LABEL_TOOLTIP] : ms->name[i]);
-		fputs(", \"chart_label\": ", out);
-		pv_json_string(out, d ? d->label[PV_LABEL_CHART] : "");
-		fputs(", \"description\": ", out);
-		json_str_or_null(out, d ? d->description : NULL);
+		pv_json_kstr(j, "tooltip_label", d ? d->label[PV_LABEL_TOOLTIP] : ms->name[i]);
+		pv_json_kstr(j, "chart_label", d ? d->label[PV_LABEL_CHART] : "");
+		pv_json_key(j, "description");
+		pv_json_str_or_null(j, d ? d->description : NULL);
 	}
-	fputs(", \"fields\": [", out);
+	pv_json_key(j, "fields");
+	pv_json_array(j);
 	for (uint32_t f = 0; d && f < d->nr_fields; f++) {
 		const struct pv_marker_field *x = &d->fields[f];
-		fputs(f ? ", {\"key\": " : "{\"key\": ", out);
-		json_str_or_null(out, x->key);
-		fputs(", \"label\": ", out);
-		pv_json_string(out, x->label);
-		fputs(", \"value\": ", out);
-		pv_json_string(out, x->value);
-		fprintf(out, ", \"hidden\": %s}", x->hidden ? "true" : "false");
+		pv_json_object(j);
+		pv_json_key(j, "key");
+		pv_json_str_or_null(j, x->key);
+		pv_json_kstr(j, "label", x->label);
+		pv_json_kstr(j, "value", x->value);
+		pv_json_kbool(j, "hidden", x->hidden);
+		pv_json_end(j);
 	}
-	fputs("], \"data\": ", out);
-	fputs(ms->data[i] ? ms->data[i] : "null", out);
-	fputs(", \"raw\": [", out);
+	pv_json_end(j);
+	pv_json_key(j, "data");
+	if (ms->data[i])
+		pv_json_raw(j, ms->data[i], strlen(ms->data[i]));
+	else
+		pv_json_null(j);
+	pv_json_key(j, "raw");
+	pv_json_array(j);
 	for (int k = 0; k < 2; k++)
 		if (ms->raw[2 * i + k] != PV_NONE)
-			fprintf(out, "%s%u", k ? ", " : "", ms->raw[2 * i + k]);
-	fputc(']', out);
+			pv_json_uint(j, ms->raw[2 * i + k]);
+	pv_json_end(j);
+	int rc = 0;
 	if (full) {
 		uint32_t nf = pv_marker_cause(ms, i, NULL, 0);
-		fputs(", \"cause\": ", out);
+		pv_json_key(j, "cause");
 		if (!nf) {
-			fputs("null", out);
+			pv_json_null(j);
 		} else {
-			const char **fr = malloc(nf * sizeof(*fr));
-			fputs("{\"time\": ", out);
-			if (ms->cause_time_ns[i] != PV_TIME_NONE)
-				pv_json_ms(out, ms->cause_time_ns[i]);
-			else
-				fputs("null", out);
-			fputs(", \"stack\": [", out);
+			const char **fr = pv_malloc(nf * sizeof(*fr));
+			pv_json_object(j);
+			json_ms_or_null(j, "time", ms->cause_time_ns[i],
+					ms->cause_time_ns[i] != PV_TIME_NONE);
+			pv_json_key(j, "stack");
+			pv_json_array(j);
 			if (fr) {
 				pv_marker_cause(ms, i, fr, nf);
-				for (uint32_t k = 0; k < nf; k++) {
-					if (k)
-						fputs(", ", out);
-					pv_json_string(out, fr[k]);
-				}
+				for (uint32_t k = 0; k < nf; k++)
+					pv_json_str(j, fr[k]);
+			} else {
+				rc = PV_ENOMEM;
 			}
-			fputs("]}", out);
-			free(fr);
+			pv_json_end(j);
+			pv_json_end(j);
+			pv_free(fr);
 		}
 	}
-	fputc('}', out);
+	pv_json_end(j);
+	return rc;
+}
+
+int pv_json_markers(struct pv_json *j, const struct pv_markers *ms, const uint32_t *idx,
+		    uint32_t n)
+{
+	struct pv_marker_detail d = {0};
+	int rc = 0;
+	pv_json_key(j, "rows");
+	pv_json_open(j, '[', PV_JSON_LINES, 2);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = idx[k];
+		if (pv_marker_detail(ms, i, &d))
+			rc = PV_ENOMEM;
+		json_marker(j, ms, i, rc ? NULL : &d, false);
+	}
+	pv_json_end(j);
+	pv_marker_detail_release(&d);
+	return rc ? rc : pv_json_error(j);
+}
+
+int pv_json_marker(struct pv_json *j, const struct pv_markers *ms, uint32_t i)
+{
+	struct pv_marker_detail d = {0};
+	int rc = pv_marker_detail(ms, i, &d);
+	if (!rc)
+		rc = json_marker(j, ms, i, &d, true);
+	pv_marker_detail_release(&d);
+	return rc ? rc : pv_json_error(j);
+}
+
+void pv_json_marker_summary(struct pv_json *j, const struct pv_marker_summary_row *rows,
+			    uint32_t n)
+{
+	static const char *const keys[4] = {"total", "min", "median", "max"};
+	pv_json_key(j, "rows");
+	pv_json_open(j, '[', PV_JSON_LINES, 2);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct pv_marker_summary_row *r = &rows[k];
+		pv_json_object(j);
+		pv_json_kstr(j, "name", r->name);
+		pv_json_kuint(j, "count", r->count);
+		pv_json_kuint(j, "instant", r->instant);
+		pv_json_kuint(j, "incomplete", r->incomplete);
+		pv_json_kuint(j, "timed", r->timed);
+		const int64_t v[4] = {r->total_ns, r->min_ns, r->median_ns, r->max_ns};
+		for (int c = 0; c < 4; c++)
+			json_ms_or_null(j, keys[c], v[c], r->timed);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+}
+
+/* A printed JSON answer: an object filled by fill, then a newline. */
+static int print_json(FILE *out, int (*fill)(struct pv_json *j, const void *arg), const void *arg,
+		      bool object)
+{
+	struct pv_json *j = pv_json_new(out);
+	if (!j)
+		return PV_ENOMEM;
+	if (object)
+		pv_json_object(j);
+	int rc = fill(j, arg);
+	if (object)
+		pv_json_end(j);
+	pv_json_eol(j);
+	int frc = pv_json_finish(j);
+	pv_json_free(j);
+	return rc ? rc : frc;
+}
+
+struct markers_arg {
+	const struct pv_markers *ms;
+	const uint32_t *idx;
+	uint32_t n;
+	const struct pv_marker_summary_row *rows;
+};
+
+static int fill_markers(struct pv_json *j, const void *arg)
+{
+	const struct markers_arg *a = arg;
+	return pv_json_markers(j, a->ms, a->idx, a->n);
+}
+
+static int fill_marker(struct pv_json *j, const void *arg)
+{
+	const struct markers_arg *a = arg;
+	return pv_json_marker(j, a->ms, a->n);
+}
+
+static int fill_summary(struct pv_json *j, const void *arg)
+{
+	const struct markers_arg *a = arg;
+	pv_json_marker_summary(j, a->rows, a->n);
+	return 0;
 }
 
 int pv_print_markers(FILE *out, const struct pv_markers *ms, const uint32_t *idx, uint32_t n,
 		     bool json)
 {
+	if (json) {
+		struct markers_arg a = {ms, idx, n, NULL};
+		return print_json(out, fill_markers, &a, true);
+	}
 	struct pv_marker_detail d = {0};
 	int rc = 0;
-	if (json) {
-		fputs("{\"rows\": [", out);
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t i = idx[k];
-			if (pv_marker_detail(ms, i, &d))
-				rc = PV_ENOMEM;
-			fputs(k ? ",\n  " : "\n  ", out);
-			json_marker(out, ms, i, rc ? NULL : &d, false);
-		}
-		fputs(n ? "\n]}\n" : "]}\n", out);
-		pv_marker_detail_release(&d);
-		return rc;
-	}
 	/* column widths from the rows shown */
 	char b[64], t[300];
 	size_t wname = 4, wcat = 8, wthread = 6, wdur = 13;
@@ -267,18 +336,16 @@ int pv_print_markers(FILE *out, const struct pv_markers *ms, const uint32_t *idx
 int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool json)
 {
 	const struct pv_profile *p = ms->p;
+	if (json) {
+		struct markers_arg a = {ms, NULL, i, NULL};
+		return print_json(out, fill_marker, &a, false);
+	}
 	struct pv_marker_detail d = {0};
 	struct sbuf x = {0};
 	char b[64];
 	if (pv_marker_detail(ms, i, &d)) {
 		pv_marker_detail_release(&d);
 		return PV_ENOMEM;
-	}
-	if (json) {
-		json_marker(out, ms, i, &d, true);
-		fputc('\n', out);
-		pv_marker_detail_release(&d);
-		return 0;
 	}
 	/* the tooltip's header: the duration, then the tooltip label */
 	sbuf_reset(&x);
@@ -343,32 +410,13 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 	return rc;
 }
 
-void pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows, uint32_t n,
-			     bool json)
+int pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows, uint32_t n,
+			    bool json)
 {
 	char b[5][64];
 	if (json) {
-		fputs("{\"rows\": [", out);
-		for (uint32_t k = 0; k < n; k++) {
-			const struct pv_marker_summary_row *r = &rows[k];
-			fputs(k ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
-			pv_json_string(out, r->name);
-			fprintf(out, ", \"count\": %" PRIu64 ", \"instant\": %" PRIu64
-				     ", \"incomplete\": %" PRIu64 ", \"timed\": %" PRIu64,
-				r->count, r->instant, r->incomplete, r->timed);
-			static const char *const keys[4] = {"total", "min", "median", "max"};
-			const int64_t v[4] = {r->total_ns, r->min_ns, r->median_ns, r->max_ns};
-			for (int c = 0; c < 4; c++) {
-				fprintf(out, ", \"%s\": ", keys[c]);
-				if (r->timed)
-					pv_json_ms(out, v[c]);
-				else
-					fputs("null", out);
-			}
-			fputc('}', out);
-		}
-		fputs(n ? "\n]}\n" : "]}\n", out);
-		return;
+		struct markers_arg a = {NULL, NULL, n, rows};
+		return print_json(out, fill_summary, &a, true);
 	}
 	size_t wname = 4;
 	for (uint32_t k = 0; k < n; k++) {
@@ -391,4 +439,5 @@ void pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows
 		fprintf(out, "  %8" PRIu64 "  %8" PRIu64 "  %10" PRIu64 "  %12s  %12s  %12s  %12s\n",
 			r->count, r->instant, r->incomplete, b[0], b[1], b[2], b[3]);
 	}
+	return ferror(out) ? PV_EIO : 0;
 }

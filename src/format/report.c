@@ -1,25 +1,12 @@
 /*
- * report.c - text and JSON output of the call tree, the function list and the import report.
+ * report.c - the import report (`profview info`, the page's profile answer), costs as text.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/sbuf.h"
 #include "pv/format.h"
-
-void pv_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		char e[8];
-		if (sbuf_json_escape(*p, e))
-			fputs(e, out);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
+#include "pv/jsonw.h"
 
 void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u)
 {
@@ -38,14 +25,6 @@ static const char *unit_label(enum pv_unit u)
 	return u == PV_UNIT_NS ? "ms" : pv_unit_name(u);
 }
 
-static void json_null_or_str(FILE *out, const struct pv_profile *p, pv_str_ix s)
-{
-	if (s == 0)
-		fputs("null", out);
-	else
-		pv_json_string(out, pv_str(p, s));
-}
-
 /* ---- info ---- */
 
 static void fmt_time(char *buf, size_t n, int64_t ns)
@@ -56,28 +35,6 @@ static void fmt_time(char *buf, size_t n, int64_t ns)
 		pv_format_cost(buf, n, ns, PV_UNIT_NS);
 }
 
-static void thread_span(const struct pv_profile *p, pv_thread_ix t, int64_t *lo, int64_t *hi)
-{
-	*lo = *hi = PV_TIME_NONE;
-	for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-		int64_t x = p->samples.time_ns[s];
-		if (x == PV_TIME_NONE)
-			continue;
-		if (*lo == PV_TIME_NONE || x < *lo)
-			*lo = x;
-		if (*hi == PV_TIME_NONE || x > *hi)
-			*hi = x;
-	}
-}
-
-static int64_t metric_total(const struct pv_profile *p, pv_metric_ix m)
-{
-	int64_t sum = 0;
-	for (uint32_t s = 0; s < p->samples.len; s++)
-		sum += pv_sample_weight(p, m, s);
-	return sum;
-}
-
 static void id_text(char *buf, size_t n, int64_t id)
 {
 	if (id == PV_ID_NONE)
@@ -86,123 +43,25 @@ static void id_text(char *buf, size_t n, int64_t id)
 		snprintf(buf, n, "%" PRId64, id);
 }
 
-/* The label keys of a profile (pprof) with how many distinct values each has, in first-seen
- * order; returns how many (at most cap; keys are few in practice). */
-static uint32_t label_keys(const struct pv_profile *p, pv_str_ix *key, uint64_t *values,
-			   pv_str_ix *unit, uint32_t cap)
+static int info_json(FILE *out, const struct pv_profile_info *in, const char *path)
 {
-	uint32_t n = 0;
-	for (uint32_t r = 0; r < p->labels.len; r++) {
-		uint32_t k = 0;
-		while (k < n && key[k] != p->labels.key[r])
-			k++;
-		if (k == n) {
-			if (n == cap)
-				continue;
-			key[n] = p->labels.key[r];
-			values[n] = 0;
-			unit[n] = p->labels.unit[r];
-			n++;
-		}
-		values[k]++;
-	}
-	return n;
+	struct pv_json *j = pv_json_new(out);
+	if (!j)
+		return PV_ENOMEM;
+	pv_json_object(j);
+	pv_json_info(j, in, path, 0);
+	pv_json_end(j);
+	pv_json_eol(j);
+	int rc = pv_json_finish(j);
+	pv_json_free(j);
+	return rc;
 }
 
-void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool json)
+static int info_text(FILE *out, const struct pv_profile_info *in, const char *path)
 {
-	uint64_t phases[4] = {0};
-	for (uint32_t i = 0; i < p->markers.len; i++)
-		phases[p->markers.phase[i] & 3]++;
-	uint64_t nostack = 0;
-	for (uint32_t s = 0; s < p->samples.len; s++)
-		nostack += p->samples.stack[s] == PV_NONE;
-	if (json) {
-		fputs("{\"file\": ", out);
-		pv_json_string(out, path);
-		fputs(", \"format\": ", out);
-		pv_json_string(out, pv_str(p, p->meta.format));
-		fputs(", \"version\": ", out);
-		json_null_or_str(out, p, p->meta.format_version);
-		fputs(", \"product\": ", out);
-		json_null_or_str(out, p, p->meta.product);
-		fprintf(out, ", \"interval_ns\": %" PRId64 ", \"threads\": [", p->meta.interval_ns);
-		for (uint32_t t = 0; t < p->threads.len; t++) {
-			int64_t lo, hi;
-			thread_span(p, t, &lo, &hi);
-			fprintf(out, "%s\n  {\"name\": ", t ? "," : "");
-			pv_json_string(out, pv_str(p, p->threads.name[t]));
-			fputs(", \"process\": ", out);
-			json_null_or_str(out, p, p->threads.process_name[t]);
-			fputs(", \"pid\": ", out);
-			if (p->threads.pid[t] == PV_ID_NONE)
-				fputs("null", out);
-			else
-				fprintf(out, "%" PRId64, p->threads.pid[t]);
-			fputs(", \"tid\": ", out);
-			if (p->threads.tid[t] == PV_ID_NONE)
-				fputs("null", out);
-			else
-				fprintf(out, "%" PRId64, p->threads.tid[t]);
-			fprintf(out, ", \"samples\": %u, \"first_sample_ns\": ",
-				p->threads.sample_end[t] - p->threads.sample_begin[t]);
-			if (lo == PV_TIME_NONE)
-				fputs("null, \"last_sample_ns\": null}", out);
-			else
-				fprintf(out, "%" PRId64 ", \"last_sample_ns\": %" PRId64 "}", lo, hi);
-		}
-		fputs("\n], \"metrics\": [", out);
-		for (uint32_t m = 0; m < p->metrics.len; m++) {
-			fprintf(out, "%s\n  {\"name\": ", m ? "," : "");
-			pv_json_string(out, pv_str(p, p->metrics.name[m]));
-			fputs(", \"unit\": ", out);
-			pv_json_string(out, pv_unit_name(p->metrics.unit[m]));
-			if (p->metrics.description[m]) { /* written when the file says it */
-				fputs(", \"description\": ", out);
-				pv_json_string(out, pv_str(p, p->metrics.description[m]));
-			}
-			fprintf(out, ", \"total\": %" PRId64 ", \"default\": %s}", metric_total(p, m),
-				m == p->meta.default_metric ? "true" : "false");
-		}
-		fprintf(out,
-			"\n], \"samples\": %u, \"samples_without_stack\": %" PRIu64
-			", \"functions\": %u, \"frames\": %u, \"stacks\": %u, \"modules\": %u"
-			", \"sources\": %u, \"categories\": %u"
-			", \"markers\": {\"total\": %u, \"instant\": %" PRIu64 ", \"interval\": %" PRIu64
-			", \"start\": %" PRIu64 ", \"end\": %" PRIu64 "}, ",
-			p->samples.len, nostack, p->funcs.len, p->frames.len, p->stacks.len,
-			p->modules.len, p->sources.len, p->categories.len, p->markers.len, phases[0],
-			phases[1], phases[2], phases[3]);
-		if (p->trace.len) /* written when the file has trace records */
-			fprintf(out, "\"trace\": {\"records\": %u, \"end_ns\": %" PRId64 "}, ",
-				p->trace.len, p->trace.end_ns);
-		fputs("\"lossy\": [", out);
-		pv_str_ix lk[64], lu[64];
-		uint64_t lv[64];
-		uint32_t nl = label_keys(p, lk, lv, lu, 64);
-		for (uint32_t i = 0; i < p->diags.len; i++) {
-			fprintf(out, "%s\n  {\"what\": ", i ? "," : "");
-			pv_json_string(out, pv_str(p, p->diags.msg[i]));
-			fprintf(out, ", \"count\": %" PRIu64 "}", p->diags.count[i]);
-		}
-		fputs(p->diags.len ? "\n]" : "]", out);
-		if (nl) { /* only profiles with labels (pprof) have the key */
-			fputs(", \"labels\": [", out);
-			for (uint32_t k = 0; k < nl; k++) {
-				fputs(k ? ", {\"key\": " : "{\"key\": ", out);
-				pv_json_string(out, pv_str(p, lk[k]));
-				fprintf(out, ", \"values\": %" PRIu64 ", \"unit\": ", lv[k]);
-				if (lu[k])
-					pv_json_string(out, pv_str(p, lu[k]));
-				else
-					fputs("null", out);
-				fputc('}', out);
-			}
-			fputc(']', out);
-		}
-		fputs("}\n", out);
-		return;
-	}
+	const struct pv_profile *p = in->p;
+	uint64_t nostack = in->samples_without_stack;
+	const uint64_t *phases = in->marker_phases;
 	char file[4096];
 	pv_escape_controls(file, sizeof(file), path);
 	fprintf(out, "file:       %s\n", file);
@@ -238,30 +97,26 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 		fprintf(out, "  %3s  %-*s %8s %8s %9s %12s %14s %14s  %s\n", "#", nw, "name", "pid",
 			"tid", "rows", wh, "first (ms)", "last (ms)", "process");
 	for (uint32_t t = 0; t < p->threads.len; t++) {
-		int64_t lo, hi;
-		thread_span(p, t, &lo, &hi);
+		const struct pv_thread_info *ti = &in->threads[t];
 		char pb[24], tb[24], lb[32], hb[32];
 		id_text(pb, sizeof(pb), p->threads.pid[t]);
 		id_text(tb, sizeof(tb), p->threads.tid[t]);
-		fmt_time(lb, sizeof(lb), lo);
-		fmt_time(hb, sizeof(hb), hi);
-		int64_t wsum = 0;
-		for (uint32_t s = p->threads.sample_begin[t]; p->metrics.len && s < p->threads.sample_end[t]; s++)
-			wsum += pv_sample_weight(p, dm, s);
+		fmt_time(lb, sizeof(lb), ti->first_ns);
+		fmt_time(hb, sizeof(hb), ti->last_ns);
 		char wb[32] = "";
 		if (p->metrics.len)
-			pv_format_cost(wb, sizeof(wb), wsum, p->metrics.unit[dm]);
+			pv_format_cost(wb, sizeof(wb), ti->weight, p->metrics.unit[dm]);
 		const char *pn = pv_str(p, p->threads.process_name[t]);
 		fprintf(out, "  %3u  %-*s %8s %8s %9u %12s %14s %14s%s%s\n", t, nw,
 			pv_str(p, p->threads.name[t]), pb, tb,
-			p->threads.sample_end[t] - p->threads.sample_begin[t], wb, lb, hb,
+			ti->samples, wb, lb, hb,
 			*pn ? "  " : "", pn);
 	}
 	fprintf(out, "metrics:    %u\n", p->metrics.len);
 	for (uint32_t m = 0; m < p->metrics.len; m++) {
 		char vb[32];
 		enum pv_unit u = p->metrics.unit[m];
-		pv_format_cost(vb, sizeof(vb), metric_total(p, m), u);
+		pv_format_cost(vb, sizeof(vb), in->metric_total[m], u);
 		const char *desc = pv_str(p, p->metrics.description[m]);
 		bool say = *desc && strcmp(desc, pv_str(p, p->metrics.name[m])) != 0;
 		fprintf(out, "  %s (%s): total %s%s%s%s\n", pv_str(p, p->metrics.name[m]),
@@ -271,15 +126,14 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 	fprintf(out, "tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u categories\n",
 		p->funcs.len, p->frames.len, p->stacks.len, p->modules.len, p->sources.len,
 		p->categories.len);
-	pv_str_ix lk[64], lu[64];
-	uint64_t lv[64];
-	uint32_t nl = label_keys(p, lk, lv, lu, 64);
-	if (nl) {
+	if (in->nr_labels) {
 		fputs("labels:    ", out);
-		for (uint32_t k = 0; k < nl; k++)
-			fprintf(out, "%s %s (%" PRIu64 " value%s%s%s)", k ? "," : "", pv_str(p, lk[k]),
-				lv[k], lv[k] == 1 ? "" : "s", lu[k] ? ", " : "",
-				lu[k] ? pv_str(p, lu[k]) : "");
+		for (uint32_t k = 0; k < in->nr_labels; k++) {
+			const struct pv_label_info *l = &in->labels[k];
+			fprintf(out, "%s %s (%" PRIu64 " value%s%s%s)", k ? "," : "",
+				pv_str(p, l->key), l->values, l->values == 1 ? "" : "s",
+				l->unit ? ", " : "", l->unit ? pv_str(p, l->unit) : "");
+		}
 		fputs("  [--tag KEY=VALUE]\n", out);
 	}
 	fprintf(out,
@@ -298,4 +152,141 @@ void pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool
 			fprintf(out, "  %8" PRIu64 "  %s\n", p->diags.count[i],
 				pv_str(p, p->diags.msg[i]));
 	}
+	return ferror(out) ? PV_EIO : 0;
+}
+
+/* A string of the profile, or null for string 0 (none). */
+static void json_pstr(struct pv_json *j, const struct pv_profile *p, pv_str_ix s)
+{
+	if (s == 0)
+		pv_json_null(j);
+	else
+		pv_json_str(j, pv_str(p, s));
+}
+
+void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const char *path,
+		  unsigned flags)
+{
+	const struct pv_profile *p = in->p;
+	bool page = flags & PV_INFO_PAGE;
+	pv_json_kstr(j, "file", path);
+	pv_json_kstr(j, "format", pv_str(p, p->meta.format));
+	pv_json_key(j, "version");
+	json_pstr(j, p, p->meta.format_version);
+	pv_json_key(j, "product");
+	json_pstr(j, p, p->meta.product);
+	pv_json_kint(j, "interval_ns", p->meta.interval_ns);
+	pv_json_key(j, "threads");
+	pv_json_open(j, '[', PV_JSON_LINES, 2);
+	for (pv_thread_ix t = 0; t < p->threads.len; t++) {
+		const struct pv_thread_info *ti = &in->threads[t];
+		pv_json_object(j);
+		if (page)
+			pv_json_kuint(j, "index", t);
+		pv_json_kstr(j, "name", pv_str(p, p->threads.name[t]));
+		pv_json_key(j, "process");
+		json_pstr(j, p, p->threads.process_name[t]);
+		pv_json_key(j, "pid");
+		pv_json_int_or_null(j, p->threads.pid[t]);
+		pv_json_key(j, "tid");
+		pv_json_int_or_null(j, p->threads.tid[t]);
+		pv_json_kuint(j, "samples", ti->samples);
+		pv_json_key(j, "first_sample_ns");
+		pv_json_int_or_null(j, ti->first_ns);
+		pv_json_key(j, "last_sample_ns");
+		pv_json_int_or_null(j, ti->last_ns);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_key(j, "metrics");
+	pv_json_open(j, '[', PV_JSON_LINES, 2);
+	for (pv_metric_ix m = 0; m < p->metrics.len; m++) {
+		pv_json_object(j);
+		pv_json_kstr(j, "name", pv_str(p, p->metrics.name[m]));
+		pv_json_kstr(j, "unit", pv_unit_name(p->metrics.unit[m]));
+		if (p->metrics.description[m]) /* written when the file says it */
+			pv_json_kstr(j, "description", pv_str(p, p->metrics.description[m]));
+		pv_json_kint(j, "total", in->metric_total[m]);
+		pv_json_kbool(j, "default", m == p->meta.default_metric);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_kuint(j, "samples", p->samples.len);
+	pv_json_kuint(j, "samples_without_stack", in->samples_without_stack);
+	pv_json_kuint(j, "functions", p->funcs.len);
+	pv_json_kuint(j, "frames", p->frames.len);
+	pv_json_kuint(j, "stacks", p->stacks.len);
+	pv_json_kuint(j, "modules", p->modules.len);
+	/* the page lists the sources under "sources": their count is "nr_sources" there */
+	pv_json_kuint(j, page ? "nr_sources" : "sources", p->sources.len);
+	pv_json_key(j, "categories");
+	if (page) {
+		pv_json_categories(j, p, false);
+	} else {
+		pv_json_uint(j, p->categories.len);
+	}
+	pv_json_key(j, "markers");
+	pv_json_object(j);
+	pv_json_kuint(j, "total", p->markers.len);
+	static const char *const phases[4] = {"instant", "interval", "start", "end"};
+	for (int k = 0; k < 4; k++)
+		pv_json_kuint(j, phases[k], in->marker_phases[k]);
+	pv_json_end(j);
+	if (p->trace.len) { /* written when the file has trace records */
+		pv_json_key(j, "trace");
+		pv_json_object(j);
+		pv_json_kuint(j, "records", p->trace.len);
+		pv_json_kint(j, "end_ns", p->trace.end_ns);
+		pv_json_end(j);
+	}
+	pv_json_key(j, "lossy");
+	pv_json_open(j, '[', PV_JSON_LINES, 2);
+	for (uint32_t i = 0; i < p->diags.len; i++) {
+		pv_json_object(j);
+		pv_json_kstr(j, "what", pv_str(p, p->diags.msg[i]));
+		pv_json_kuint(j, "count", p->diags.count[i]);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	if (in->nr_labels) { /* only profiles with labels (pprof) have the key */
+		pv_json_key(j, "labels");
+		pv_json_array(j);
+		for (uint32_t k = 0; k < in->nr_labels; k++) {
+			pv_json_object(j);
+			pv_json_kstr(j, "key", pv_str(p, in->labels[k].key));
+			pv_json_kuint(j, "values", in->labels[k].values);
+			pv_json_key(j, "unit");
+			json_pstr(j, p, in->labels[k].unit);
+			pv_json_end(j);
+		}
+		pv_json_end(j);
+	}
+}
+
+void pv_json_categories(struct pv_json *j, const struct pv_profile *p, bool other)
+{
+	pv_json_array(j);
+	for (pv_cat_ix c = 0; c < p->categories.len; c++) {
+		pv_json_object(j);
+		pv_json_kstr(j, "name", pv_str(p, p->categories.name[c]));
+		pv_json_kstr(j, "color", pv_str(p, p->categories.color[c]));
+		pv_json_end(j);
+	}
+	if (other) {
+		pv_json_object(j);
+		pv_json_kstr(j, "name", "Other");
+		pv_json_kstr(j, "color", "grey");
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+}
+
+int pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool json)
+{
+	struct pv_profile_info *in;
+	if (pv_profile_info(p, &in))
+		return PV_ENOMEM;
+	int rc = json ? info_json(out, in, path) : info_text(out, in, path);
+	pv_profile_info_free(in);
+	return rc;
 }

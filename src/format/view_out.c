@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "format/internal.h"
 #include "pv/format.h"
 
 /*
@@ -61,10 +63,35 @@ static enum pv_unit unit_of(const struct pv_view *v, uint32_t m)
 	return pv_view_metric_unit(v, m);
 }
 
-static const char *metric_name(const struct pv_view *v, uint32_t m)
+const char *fmt_column_name(const struct pv_view *v, uint32_t m)
 {
 	static _Thread_local char buf[PV_QUERY_MAX][300];
 	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
+}
+
+void json_column(struct pv_json *j, const struct pv_view *v, uint32_t m)
+{
+	pv_json_kstr(j, "name", fmt_column_name(v, m));
+	pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, m)));
+	const char *formula = pv_view_metric_formula(v, m);
+	if (formula) /* a derived metric */
+		pv_json_kstr(j, "formula", formula);
+}
+
+void json_cost(struct pv_json *j, const struct pv_view *v, uint32_t m, int64_t x)
+{
+	char b[40];
+	size_t n = pv_view_value_text(v, m, x, true, b, sizeof(b));
+	pv_json_raw(j, b, n < sizeof(b) ? n : strlen(b));
+}
+
+/* Module, file and line of a row (a line row's own line). */
+static void place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, uint32_t line,
+		  pv_module_ix *m, pv_source_ix *s, uint32_t *fl)
+{
+	pv_view_row_place(v, kind, id, m, s, fl);
+	if (kind == PV_ROW_LINE && line)
+		*fl = line;
 }
 
 static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
@@ -74,9 +101,7 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 	pv_module_ix m;
 	pv_source_ix s;
 	uint32_t fl;
-	pv_view_row_place(v, kind, id, &m, &s, &fl);
-	if (kind == PV_ROW_LINE && line)
-		fl = line;
+	place(v, kind, id, line, &m, &s, &fl);
 	bool code = kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE || kind == PV_ROW_LOOP;
 	if (code && m != PV_NONE && p->modules.name[m]) {
 		char b[64];
@@ -103,65 +128,79 @@ static void inline_mark(FILE *out, enum pv_row_kind kind, bool inlined)
 		fputs(" (inline)", out);
 }
 
-static void json_str_or_null(FILE *out, const char *s)
+/* a string, or null when NULL or empty */
+void json_nonempty(struct pv_json *j, const char *s)
 {
 	if (!s || !*s)
-		fputs("null", out);
+		pv_json_null(j);
 	else
-		pv_json_string(out, s);
+		pv_json_str(j, s);
 }
 
-/* A cell in JSON: an integer cost, a derived metric's number or null. */
-static void json_cost(FILE *out, const struct pv_view *v, uint32_t m, int64_t x)
-{
-	char b[40];
-	pv_view_value_text(v, m, x, true, b, sizeof(b));
-	fputs(b, out);
-}
-
-static void json_row_head(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			  uint32_t line, bool inlined, int64_t *const *total, int64_t *const *self,
-			  uint32_t r)
+void json_row_place(struct pv_json *j, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+		    uint32_t line)
 {
 	const struct pv_profile *p = v->p;
-	char b[512];
 	pv_module_ix m;
 	pv_source_ix s;
 	uint32_t fl;
-	pv_view_row_place(v, kind, id, &m, &s, &fl);
-	if (kind == PV_ROW_LINE && line)
-		fl = line;
-	fputs("{\"name\": ", out);
-	pv_json_string(out, pv_view_row_name(v, kind, id, b, sizeof(b), line));
-	fputs(", \"kind\": ", out);
-	pv_json_string(out, pv_row_kind_name(kind, inlined));
-	fputs(", \"module\": ", out);
-	json_str_or_null(out, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
-	fputs(", \"file\": ", out);
-	json_str_or_null(out, s == PV_NONE ? NULL : pv_str(p, p->sources.path[s]));
-	fputs(", \"line\": ", out);
+	place(v, kind, id, line, &m, &s, &fl);
+	pv_json_key(j, "module");
+	json_nonempty(j, m == PV_NONE ? NULL : pv_str(p, p->modules.name[m]));
+	pv_json_key(j, "file");
+	json_nonempty(j, s == PV_NONE ? NULL : pv_str(p, p->sources.path[s]));
+	pv_json_key(j, "line");
 	if (fl)
-		fprintf(out, "%u", fl);
+		pv_json_uint(j, fl);
 	else
-		fputs("null", out);
+		pv_json_null(j);
 	uint32_t col = pv_view_row_column(v, kind, id);
 	if (col)
-		fprintf(out, ", \"column\": %u", col);
-	fputs(", \"total\": ", out);
-	json_cost(out, v, 0, total[0][r]);
-	fputs(", \"self\": ", out);
-	json_cost(out, v, 0, self[0][r]);
-	if (v->nr_metrics > 1) {
-		fputs(", \"values\": [", out);
-		for (uint32_t k = 0; k < v->nr_metrics; k++) {
-			fputs(k ? ", {\"total\": " : "{\"total\": ", out);
-			json_cost(out, v, k, total[k][r]);
-			fputs(", \"self\": ", out);
-			json_cost(out, v, k, self[k][r]);
-			fputc('}', out);
-		}
-		fputc(']', out);
+		pv_json_kuint(j, "column", col);
+}
+
+void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t)
+{
+	pv_json_kuint(j, "index", t);
+	pv_json_kstr(j, "name", pv_str(p, p->threads.name[t]));
+	pv_json_key(j, "tid");
+	pv_json_int_or_null(j, p->threads.tid[t]);
+}
+
+/* total and self of the first metric, then "values" with every metric's when there are several */
+static void json_costs(struct pv_json *j, const struct pv_view *v, int64_t *const *total,
+		       int64_t *const *self, uint32_t r)
+{
+	pv_json_key(j, "total");
+	json_cost(j, v, 0, total[0][r]);
+	pv_json_key(j, "self");
+	json_cost(j, v, 0, self[0][r]);
+	if (v->nr_metrics < 2)
+		return;
+	pv_json_key(j, "values");
+	pv_json_array(j);
+	for (uint32_t k = 0; k < v->nr_metrics; k++) {
+		pv_json_object(j);
+		pv_json_key(j, "total");
+		json_cost(j, v, k, total[k][r]);
+		pv_json_key(j, "self");
+		json_cost(j, v, k, self[k][r]);
+		pv_json_end(j);
 	}
+	pv_json_end(j);
+}
+
+/* Opens a row's object with its name, kind, place and costs. */
+static void json_row_head(struct pv_json *j, const struct pv_view *v, enum pv_row_kind kind,
+			  uint32_t id, uint32_t line, bool inlined, int64_t *const *total,
+			  int64_t *const *self, uint32_t r)
+{
+	char b[512];
+	pv_json_object(j);
+	pv_json_kstr(j, "name", pv_view_row_name(v, kind, id, b, sizeof(b), line));
+	pv_json_kstr(j, "kind", pv_row_kind_name(kind, inlined));
+	json_row_place(j, v, kind, id, line);
+	json_costs(j, v, total, self, r);
 }
 
 /* ---- header ---- */
@@ -173,11 +212,11 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 		cost_text(v, m, tb, sizeof(tb), v->whole[m]);
 		const char *formula = pv_view_metric_formula(v, m);
 		if (formula)
-			fprintf(out, "# metric: %s = %s, total %s, %s\n", metric_name(v, m),
+			fprintf(out, "# metric: %s = %s, total %s, %s\n", fmt_column_name(v, m),
 				formula, tb,
 				o && o->threads_label ? o->threads_label : "all threads");
 		else
-			fprintf(out, "# metric: %s (%s), total %s, %s\n", metric_name(v, m),
+			fprintf(out, "# metric: %s (%s), total %s, %s\n", fmt_column_name(v, m),
 				unit_text(v, m), tb,
 				o && o->threads_label ? o->threads_label : "all threads");
 	}
@@ -199,8 +238,10 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 		if (v->lost[m]) {
 			char lb[32];
 			cost_text(v, m, lb, sizeof(lb), v->lost[m]);
-			fprintf(out, "# %s: %s in samples that lost every frame to a filter (not shown)\n",
-				metric_name(v, m), lb);
+			fprintf(
+			    out,
+			    "# %s: %s in samples that lost every frame to a filter (not shown)\n",
+			    fmt_column_name(v, m), lb);
 		}
 	}
 }
@@ -213,8 +254,10 @@ static void text_columns(FILE *out, const struct pv_view *v, bool self_first)
 			snprintf(a, sizeof(a), "%s", self_first ? "self" : "total");
 			snprintf(b, sizeof(b), "%s", self_first ? "total" : "self");
 		} else {
-			snprintf(a, sizeof(a), "%s %s", metric_name(v, m), self_first ? "self" : "total");
-			snprintf(b, sizeof(b), "%s %s", metric_name(v, m), self_first ? "total" : "self");
+			snprintf(a, sizeof(a), "%s %s", fmt_column_name(v, m),
+				 self_first ? "self" : "total");
+			snprintf(b, sizeof(b), "%s %s", fmt_column_name(v, m),
+				 self_first ? "total" : "self");
 		}
 		fprintf(out, "%12s %8s %12s %8s  ", a, self_first ? "self%" : "total%", b,
 			self_first ? "total%" : "self%");
@@ -262,9 +305,9 @@ struct cuts {
 
 struct walk {
 	FILE *out;
+	struct pv_json *j; /* JSON, else text on out */
 	const struct pv_view *v;
 	const struct pv_tree *t;
-	bool json;
 	uint32_t max_depth, limit;
 	int64_t min_cost;
 	uint64_t *rows;	 /* per row: rows in its subtree, itself included */
@@ -307,7 +350,7 @@ static void text_name(FILE *out, uint32_t depth, const char *name)
 }
 
 /* The "more" row of a list: the rows from more_from on that are not cut, summed. */
-static void more_row(struct walk *w, const struct level *it, int indent)
+static void more_row(struct walk *w, const struct level *it)
 {
 	const struct pv_view *v = w->v;
 	const struct pv_tree *t = w->t;
@@ -332,27 +375,20 @@ static void more_row(struct walk *w, const struct level *it, int indent)
 	char name[64];
 	snprintf(name, sizeof(name), "... %u more rows", it->more);
 	uint32_t depth = t->depth[it->rows[0]];
-	if (w->json) {
-		fprintf(w->out, "%s\n%*s{\"name\": ", it->printed ? "," : "", indent, "");
-		pv_json_string(w->out, name);
-		fputs(", \"kind\": \"more\", \"module\": null, \"file\": null, \"line\": null",
-		      w->out);
-		fputs(", \"total\": ", w->out);
-		json_cost(w->out, v, 0, tot[0]);
-		fputs(", \"self\": ", w->out);
-		json_cost(w->out, v, 0, slf[0]);
-		if (nm > 1) {
-			fputs(", \"values\": [", w->out);
-			for (uint32_t k = 0; k < nm; k++) {
-				fputs(k ? ", {\"total\": " : "{\"total\": ", w->out);
-				json_cost(w->out, v, k, tot[k]);
-				fputs(", \"self\": ", w->out);
-				json_cost(w->out, v, k, slf[k]);
-				fputc('}', w->out);
-			}
-			fputc(']', w->out);
-		}
-		fprintf(w->out, ", \"more\": %u, \"children\": []}", it->more);
+	if (w->j) {
+		struct pv_json *j = w->j;
+		pv_json_object(j);
+		pv_json_kstr(j, "name", name);
+		pv_json_kstr(j, "kind", "more");
+		pv_json_knull(j, "module");
+		pv_json_knull(j, "file");
+		pv_json_knull(j, "line");
+		json_costs(j, v, tp, sp, 0);
+		pv_json_kuint(j, "more", it->more);
+		pv_json_key(j, "children");
+		pv_json_array(j);
+		pv_json_end(j);
+		pv_json_end(j);
 		return;
 	}
 	text_values(w->out, v, tp, sp, 0, false, ' ');
@@ -360,7 +396,14 @@ static void more_row(struct walk *w, const struct level *it, int indent)
 	fputc('\n', w->out);
 }
 
-static void walk(struct walk *w, int indent0)
+/* The rows of a list of children (JSON: on lines indented as the text is, to INDENT_LEVELS). */
+static void json_children(struct walk *w, uint32_t level)
+{
+	pv_json_key(w->j, "children");
+	pv_json_open(w->j, '[', PV_JSON_LINES, 2 + (uint32_t)indent_of(level));
+}
+
+static int walk(struct walk *w)
 {
 	const struct pv_tree *t = w->t;
 	uint64_t budget = w->v->q.max_rows;
@@ -368,26 +411,22 @@ static void walk(struct walk *w, int indent0)
 	for (uint32_t r = 0; r < t->len; r++)
 		if (t->depth[r] + 2 > maxd)
 			maxd = t->depth[r] + 2;
-	struct level *st = malloc(sizeof(*st) * maxd);
+	struct level *st = pv_malloc(sizeof(*st) * maxd);
 	if (!st)
-		return;
+		return PV_ENOMEM;
 	uint32_t sp = 0;
 	st[sp++] = (struct level){t->roots, t->nr_roots, 0, 0, 0, 0};
 	while (sp) {
 		struct level *it = &st[sp - 1];
-		/* JSON is indented like the text, to INDENT_LEVELS */
-		int ind = indent0 + 2 + indent_of(sp - 1);
 		if (it->next == it->nr) {
 			if (it->more) {
-				more_row(w, it, ind);
+				more_row(w, it);
 				it->printed++;
 			}
 			sp--;
-			if (w->json && sp) {
-				if (it->printed)
-					fprintf(w->out, "\n%*s]}", ind - 2, "");
-				else
-					fputs("]}", w->out);
+			if (w->j && sp) { /* the children of a row, and the row */
+				pv_json_end(w->j);
+				pv_json_end(w->j);
 			}
 			continue;
 		}
@@ -406,13 +445,12 @@ static void walk(struct walk *w, int indent0)
 				w->cuts->budget += w->rows[r];
 			continue;
 		}
-		if (w->json) {
-			fprintf(w->out, "%s\n%*s", it->printed ? "," : "", ind, "");
-			json_row_head(w->out, w->v, t->kind[r], t->id[r], t->line[r],
+		if (w->j) {
+			json_row_head(w->j, w->v, t->kind[r], t->id[r], t->line[r],
 				      t->inlined && t->inlined[r], t->total, t->self, r);
 			if (t->estimated && t->estimated[r])
-				fputs(", \"estimated\": true", w->out);
-			fputs(", \"children\": [", w->out);
+				pv_json_kbool(w->j, "estimated", true);
+			json_children(w, sp);
 		} else {
 			char b[512];
 			/* a call-graph row with estimated costs: '~' before the name */
@@ -430,29 +468,36 @@ static void walk(struct walk *w, int indent0)
 		st[sp++] =
 		    (struct level){t->children + t->child_first[r], t->child_len[r], 0, 0, 0, 0};
 	}
-	free(st);
+	pv_free(st);
+	return 0;
 }
 
-static void print_tree(FILE *out, const struct pv_view *v, const struct pv_tree *t, bool json,
-		       int indent0, uint64_t *shown, struct cuts *cuts)
+/* A tree's rows: in JSON, the array of key (opened here, closed by the caller). */
+static int print_tree(FILE *out, struct pv_json *j, const char *key, const struct pv_view *v,
+		      const struct pv_tree *t, uint64_t *shown, struct cuts *cuts)
 {
-	struct walk w = {out, v, t, json, v->q.depth, v->q.limit, 0, NULL, shown, cuts};
+	struct walk w = {out, j, v, t, v->q.depth, v->q.limit, 0, NULL, shown, cuts};
 	if (v->q.min_percent > 0) {
 		double c = (double)v->base[0] * v->q.min_percent / 100.0;
 		w.min_cost = (int64_t)c;
 		if ((double)w.min_cost < c)
 			w.min_cost++;
 	}
-	w.rows = calloc(t->len ? t->len : 1, sizeof(*w.rows));
+	if (j) {
+		pv_json_key(j, key);
+		pv_json_open(j, '[', PV_JSON_LINES, 2);
+	}
+	w.rows = pv_calloc(t->len ? t->len : 1, sizeof(*w.rows));
 	if (!w.rows)
-		return;
+		return PV_ENOMEM;
 	for (uint32_t r = t->len; r-- > 0;) {
 		w.rows[r] += 1;
 		if (t->parent[r] != PV_NONE)
 			w.rows[t->parent[r]] += w.rows[r];
 	}
-	walk(&w, indent0);
-	free(w.rows);
+	int rc = walk(&w);
+	pv_free(w.rows);
+	return rc;
 }
 
 static void text_footer(FILE *out, const struct pv_view *v, const struct cuts *c)
@@ -470,81 +515,73 @@ static void text_footer(FILE *out, const struct pv_view *v, const struct cuts *c
 			c->budget, v->q.max_rows);
 }
 
-static void json_open(FILE *out, const struct pv_view *v)
+static void json_head(struct pv_json *j, const struct pv_view *v)
 {
-	fputs("{\"metric\": ", out);
-	pv_json_string(out, metric_name(v, 0));
-	fputs(", \"unit\": ", out);
-	pv_json_string(out, pv_unit_name(unit_of(v, 0)));
-	fputs(", \"total\": ", out);
-	json_cost(out, v, 0, v->whole[0]);
+	pv_json_object(j);
+	pv_json_kstr(j, "metric", fmt_column_name(v, 0));
+	pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, 0)));
+	pv_json_key(j, "total");
+	json_cost(j, v, 0, v->whole[0]);
 	if (v->nr_metrics > 1) {
-		fputs(", \"metrics\": [", out);
+		pv_json_key(j, "metrics");
+		pv_json_array(j);
 		for (uint32_t m = 0; m < v->nr_metrics; m++) {
-			fprintf(out, "%s{\"name\": ", m ? ", " : "");
-			pv_json_string(out, metric_name(v, m));
-			fputs(", \"unit\": ", out);
-			pv_json_string(out, pv_unit_name(unit_of(v, m)));
-			if (pv_view_metric_formula(v, m)) {
-				fputs(", \"formula\": ", out);
-				pv_json_string(out, pv_view_metric_formula(v, m));
-			}
-			fputs(", \"total\": ", out);
-			json_cost(out, v, m, v->whole[m]);
-			fputc('}', out);
+			pv_json_object(j);
+			json_column(j, v, m);
+			pv_json_key(j, "total");
+			json_cost(j, v, m, v->whole[m]);
+			pv_json_end(j);
 		}
-		fputc(']', out);
+		pv_json_end(j);
 	}
-	fputs(", \"view\": ", out);
-	pv_json_string(out, pv_view_name(v->q.view));
+	pv_json_kstr(j, "view", pv_view_name(v->q.view));
 	if (v->centered) {
-		fputs(", \"center\": {\"label\": ", out);
-		pv_json_string(out, v->center_label);
-		fprintf(out, ", \"total\": %" PRId64 "}", v->center[0]);
+		pv_json_key(j, "center");
+		pv_json_object(j);
+		pv_json_kstr(j, "label", v->center_label);
+		pv_json_kint(j, "total", v->center[0]);
+		pv_json_end(j);
 	}
-	if (v->note) {
-		fputs(", \"note\": ", out);
-		pv_json_string(out, v->note);
-	}
+	if (v->note)
+		pv_json_kstr(j, "note", v->note);
 }
 
 /* ---- flat and list ---- */
 
-static void print_flat(FILE *out, const struct pv_view *v, bool json)
+static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 {
 	const struct pv_flat *f = v->flat;
-	bool list = v->q.view == PV_VIEW_TOP;
+	bool list = pv_view_kind(v->q.view)->list;
 	uint32_t n = f->len;
 	if (list && v->q.limit && v->q.limit < n)
 		n = v->q.limit;
-	if (json) {
-		/* nested as module > file > function > (loops >) line: children arrays, as trees
-		 * have */
-		uint32_t cnt[PV_FLAT_LEVELS + 1] = {
-		    0};		       /* rows printed so far in the open container of a level */
-		int depth = -1;        /* level of the innermost open row */
+	if (j) {
+		/* nested as module > file > function > line: children arrays, as trees have */
+		int depth = -1; /* level of the innermost open row */
+		pv_json_key(j, "rows");
+		pv_json_open(j, '[', PV_JSON_LINES, 2);
 		for (uint32_t r = 0; r < n; r++) {
 			int lv = list ? 0 : f->level[r] - f->level[0];
-			for (; depth >= lv; depth--)
-				fprintf(out, cnt[depth + 1] ? "\n%*s]}" : "%*s]}",
-					cnt[depth + 1] ? 2 * depth + 2 : 0, "");
-			fprintf(out, "%s\n%*s", cnt[lv] ? "," : "", 2 * lv + 2, "");
-			cnt[lv]++;
-			json_row_head(out, v, f->kind[r], f->id[r], f->line[r],
+			for (; depth >= lv; depth--) {
+				pv_json_end(j);
+				pv_json_end(j);
+			}
+			json_row_head(j, v, f->kind[r], f->id[r], f->line[r],
 				      f->inlined && f->inlined[r], f->total, f->self, r);
 			if (v->centered)
-				fprintf(out, ", \"in_center\": %s", f->in_center[r] ? "true" : "false");
+				pv_json_kbool(j, "in_center", f->in_center[r]);
 			if (list) {
-				fputc('}', out);
+				pv_json_end(j);
 				continue;
 			}
-			fputs(", \"children\": [", out);
+			pv_json_key(j, "children");
+			pv_json_open(j, '[', PV_JSON_LINES, 2 * (uint32_t)lv + 4);
 			depth = lv;
-			cnt[lv + 1] = 0;
 		}
-		for (; depth >= 0; depth--)
-			fprintf(out, cnt[depth + 1] ? "\n%*s]}" : "%*s]}",
-				cnt[depth + 1] ? 2 * depth + 2 : 0, "");
+		for (; depth >= 0; depth--) {
+			pv_json_end(j);
+			pv_json_end(j);
+		}
 		return;
 	}
 	text_columns(out, v, list && v->q.sort == PV_SORT_SELF);
@@ -562,40 +599,48 @@ static void print_flat(FILE *out, const struct pv_view *v, bool json)
 		fprintf(out, "# %u more rows not shown\n", f->len - n);
 }
 
-void pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
+int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
 {
-	bool json = o && o->json;
 	struct cuts cuts = {0};
 	uint64_t shown = 0;
-	if (json) {
-		json_open(out, v);
-		if (v->q.view == PV_VIEW_BUTTERFLY) {
-			fputs(", \"callers\": [", out);
-			print_tree(out, v, v->callers, true, 0, &shown, &cuts);
-			fputs(v->callers->nr_roots ? "\n]" : "]", out);
+	int rc = 0;
+	if (o && o->json) {
+		struct pv_json *j = pv_json_new(out);
+		if (!j)
+			return PV_ENOMEM;
+		json_head(j, v);
+		unsigned outs = pv_view_kind(v->q.view)->outputs;
+		if (outs & PV_OUT_CALLERS) {
+			rc = print_tree(out, j, "callers", v, v->callers, &shown, &cuts);
+			pv_json_end(j);
 		}
-		fputs(", \"rows\": [", out);
-		if (v->flat)
-			print_flat(out, v, true);
-		else
-			print_tree(out, v, v->tree, true, 0, &shown, &cuts);
-		bool any = v->flat ? v->flat->len > 0 : v->tree->nr_roots > 0;
-		fputs(any ? "\n]}\n" : "]}\n", out);
-		return;
+		if (!rc && (outs & PV_OUT_FLAT))
+			print_flat(out, j, v);
+		else if (!rc)
+			rc = print_tree(out, j, "rows", v, v->tree, &shown, &cuts);
+		pv_json_end(j);
+		pv_json_end(j);
+		pv_json_eol(j);
+		int frc = pv_json_finish(j);
+		pv_json_free(j);
+		return rc ? rc : frc;
 	}
 	text_header(out, v, o);
-	if (v->flat) {
-		print_flat(out, v, false);
-	} else if (v->q.view == PV_VIEW_BUTTERFLY) {
+	unsigned outs = pv_view_kind(v->q.view)->outputs;
+	if (outs & PV_OUT_FLAT) {
+		print_flat(out, NULL, v);
+	} else if (outs & PV_OUT_CALLERS) {
 		fprintf(out, "# callers of %s (bottom-up)\n", v->center_label);
 		text_columns(out, v, false);
-		print_tree(out, v, v->callers, false, 0, &shown, &cuts);
+		rc = print_tree(out, NULL, NULL, v, v->callers, &shown, &cuts);
 		fprintf(out, "# callees of %s (top-down)\n", v->center_label);
 		text_columns(out, v, false);
-		print_tree(out, v, v->tree, false, 0, &shown, &cuts);
+		if (!rc)
+			rc = print_tree(out, NULL, NULL, v, v->tree, &shown, &cuts);
 	} else {
 		text_columns(out, v, false);
-		print_tree(out, v, v->tree, false, 0, &shown, &cuts);
+		rc = print_tree(out, NULL, NULL, v, v->tree, &shown, &cuts);
 	}
 	text_footer(out, v, &cuts);
+	return rc ? rc : ferror(out) ? PV_EIO : 0;
 }

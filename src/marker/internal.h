@@ -156,6 +156,12 @@ struct pv_marker_schema {
 	struct mfield *fields;
 };
 
+/* Where the file's schema of a type shows its markers (the schema's "display" list). */
+struct marker_display {
+	const char *name; /* the schema's name (its payload type) */
+	uint32_t mask;	  /* enum pv_marker_display bits */
+};
+
 /* Reads the schemas of ms->p (and the built-ins) into ms. Returns 0, PV_ENOMEM or PV_EPARSE. */
 int schemas_load(struct pv_markers *ms, struct pv_error *err);
 /* The last thread with that tid (a map filled in thread order keeps the last), PV_NONE. */

@@ -427,6 +427,61 @@ static bool builtin_name(const char *name)
 	       strcmp(name, "Network") == 0;
 }
 
+/* ---- display locations ---- */
+
+static const char *const display_names[] = {
+    "marker-chart",    "marker-table",	  "timeline-overview", "timeline-memory",
+    "timeline-ipc",    "timeline-fileio", "sidebar",	       "stack-chart",
+};
+
+/* The display list of schema object o (every schema of the file's list that has a name, the
+ * built-in names too: their display is the file's). */
+static int read_display(struct pv_markers *ms, const struct jdoc *d, uint32_t o)
+{
+	uint32_t nv = jn_get(d, o, "name");
+	if (nv == JN_NONE || d->n[nv].kind != JSON_STRING)
+		return 0;
+	const char *name = doc_strdup(ms, d, nv);
+	if (!name)
+		return PV_ENOMEM;
+	uint32_t mask = 0, v = jn_get(d, o, "display");
+	for (uint32_t e = v != JN_NONE && d->n[v].kind == JSON_ARRAY ? d->n[v].first : JN_NONE;
+	     e != JN_NONE; e = d->n[e].next)
+		for (uint32_t k = 0; k < sizeof(display_names) / sizeof(display_names[0]); k++)
+			if (jn_is(d, e, display_names[k]))
+				mask |= 1u << k;
+	ms->displays[ms->nr_displays++] = (struct marker_display){name, mask};
+	return 0;
+}
+
+int pv_markers_displayed(const struct pv_markers *ms, enum pv_marker_display loc,
+			 const uint32_t *idx, uint32_t n, uint8_t *shown)
+{
+	struct jdoc d = {0};
+	for (uint32_t k = 0; k < n; k++) {
+		const char *data = ms->data[idx[k]];
+		shown[k] = 0;
+		if (!data || jdoc_parse(&d, data, strlen(data), NULL) || d.n[0].kind != JSON_OBJECT)
+			continue;
+		uint32_t t = jn_get(&d, 0, "type");
+		if (t == JN_NONE || d.n[t].kind != JSON_STRING)
+			continue;
+		size_t len;
+		const char *type = jn_str(&d, t, &len);
+		uint32_t x = 0;
+		while (x < ms->nr_displays && (strlen(ms->displays[x].name) != len ||
+					       memcmp(ms->displays[x].name, type, len) != 0))
+			x++;
+		if (x < ms->nr_displays)
+			shown[k] = (ms->displays[x].mask & loc) != 0;
+		else
+			shown[k] = loc == PV_DISPLAY_TIMELINE_OVERVIEW &&
+				   (jn_is(&d, t, "IPC") || jn_is(&d, t, "Network"));
+	}
+	jdoc_release(&d);
+	return 0;
+}
+
 /* Reads the schema objects of one list; builtins: only those, else all but the built-in names. */
 static int read_list(struct pv_markers *ms, const char *text, size_t len, bool builtins,
 		     struct pv_error *err)
@@ -449,9 +504,16 @@ static int read_list(struct pv_markers *ms, const char *text, size_t len, bool b
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	}
 	ms->schemas = s;
+	if (!builtins && !(ms->displays = arena_alloc(ms->arena, (d.n[0].nkids ? d.n[0].nkids : 1) *
+								 sizeof(*ms->displays)))) {
+		jdoc_release(&d);
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	}
 	for (uint32_t o = d.n[0].first; o != JN_NONE; o = d.n[o].next) {
 		if (d.n[o].kind != JSON_OBJECT)
 			continue;
+		if (!builtins && (rc = read_display(ms, &d, o)))
+			break;
 		struct pv_marker_schema *sc = &ms->schemas[ms->nr_schemas];
 		rc = read_schema(ms, &d, o, sc);
 		if (rc == PV_ENOMEM)

@@ -40,7 +40,7 @@ struct wst {
 	int64_t *cost[PV_QUERY_MAX];
 };
 
-struct engine {
+struct pv_engine {
 	const struct pv_profile *p;
 	struct pv_view *v;
 	struct pv_error *err;
@@ -51,6 +51,11 @@ struct engine {
 	uint32_t *origin;
 	uint8_t *odrop;
 	uint8_t *skeep; /* per sample: selected by threads, range, tags, inside-markers */
+	/* the center while a view kind's builder runs: each working stack's outermost match
+	 * (NULL: no center) and the center's scopes */
+	const uint32_t *anchor;
+	const struct scope *center;
+	uint32_t ncenter;
 	/* pv__view_rows only: build_top_down keeps its row of each working stack here */
 	bool want_node;
 	uint32_t *node;
@@ -115,14 +120,14 @@ enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH, SC_FRAMES };
 struct scope {
 	enum scope_kind kind;
 	const char *text;
-	uint8_t *fmatch;          /* over profile functions */
-	pv_module_ix module;      /* module:NAME also matches that module's collapsed frames */
+	uint8_t *fmatch;     /* over profile functions */
+	pv_module_ix module; /* module:NAME also matches that module's collapsed frames */
 	uint32_t line;
 	char **path;	       /* SC_PATH: the steps as written, from the root */
 	uint32_t **path_funcs; /* SC_PATH: the profile functions each step names, ascending */
 	uint32_t *path_nfuncs;
 	uint32_t path_len;
-	uint8_t *vmatch;          /* SC_FRAMES: over profile frames (loop:FILE:LINE) */
+	uint8_t *vmatch; /* SC_FRAMES: over profile frames (loop:FILE:LINE) */
 };
 
 static void scope_release(struct scope *s)
@@ -232,9 +237,8 @@ static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const c
 			pv_str_ix sn = p->funcs.name[f];
 			pv_source_ix src = p->funcs.source[f];
 			if ((line != ANY_LINE && p->funcs.line[f] != line) ||
-			    (col && p->funcs.column[f] != col) ||
-			    src == PV_NONE || p->strings.size[sn] != nl ||
-			    memcmp(p->strings.ptr[sn], s, nl) != 0 ||
+			    (col && p->funcs.column[f] != col) || src == PV_NONE ||
+			    p->strings.size[sn] != nl || memcmp(p->strings.ptr[sn], s, nl) != 0 ||
 			    !ends_with_path_n(pv_str(p, p->sources.path[src]), at + 1, fl))
 				continue;
 			fm[f] = 1;
@@ -320,8 +324,8 @@ uint32_t pv_scope_functions(const struct pv_profile *p, const char *scope, uint8
  * group the sum of its parts, a repetition {m,n} multiplies what it repeats by n (m for {m,}),
  * saturating.
  */
-#define RE_MAX_TEXT 1024
-#define RE_MAX_SIZE 20000
+#define RE_MAX_TEXT  1024
+#define RE_MAX_SIZE  20000
 #define RE_MAX_DEPTH 32
 
 static uint64_t re_mul(uint64_t a, uint64_t b)
@@ -366,7 +370,8 @@ static uint64_t re_size(const char *p, size_t *i, int depth, bool *backref)
 				if (p[*i] == ',')
 					comma = true;
 				else if (p[*i] >= '0' && p[*i] <= '9')
-					*(comma ? &n : &m) = (comma ? n : m) * 10 + (uint64_t)(p[*i] - '0');
+					*(comma ? &n : &m) =
+					    (comma ? n : m) * 10 + (uint64_t)(p[*i] - '0');
 				if (m > RE_MAX_SIZE || n > RE_MAX_SIZE)
 					m = n = RE_MAX_SIZE;
 			}
@@ -401,7 +406,8 @@ static int regex_budget(const char *pattern, char *why, size_t len)
 	while (pattern[i]) /* a stray ')' ends re_size early: go on after it */
 		size += re_size(pattern, &i, 0, &backref);
 	if (backref) {
-		snprintf(why, len, "back-references (\\1 ... \\9) are not allowed in a regular "
+		snprintf(why, len,
+			 "back-references (\\1 ... \\9) are not allowed in a regular "
 			 "expression: matching them can take exponential time");
 		return 1;
 	}
@@ -427,14 +433,15 @@ static int re_compile(regex_t *re, const char *text, const char *what, struct pv
 	if (rc) {
 		char msg[128];
 		regerror(rc, re, msg, sizeof(msg));
-		return pv_error_set(err, PV_EINVAL, "%s '%s': bad regular expression: %s", what, text,
-				    msg);
+		return pv_error_set(err, PV_EINVAL, "%s '%s': bad regular expression: %s", what,
+				    text, msg);
 	}
 	return 0;
 }
 
-int pv_threads_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
-		    struct pv_error *err)
+/* The threads one name marks in mark[] (pv_thread_select): 0, or PV_EINVAL when none. */
+static int thread_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
+		       pv_thread_ix *found, struct pv_error *err)
 {
 	uint32_t n = 0;
 	if (strncmp(spec, "re:", 3) == 0) {
@@ -450,19 +457,53 @@ int pv_threads_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
 		}
 		regfree(&re);
 		if (!n)
-			return pv_error_set(err, PV_EINVAL, "no thread name matches '%s' (see "
-					    "'profview info')", spec);
+			return pv_error_set(err, PV_EINVAL,
+					    "no thread name matches '%s' (see "
+					    "'profview info')",
+					    spec);
 		return 0;
 	}
-	pv_thread_ix *found = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(*found));
-	if (!found)
-		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	n = pv_thread_find(p, spec, found, p->threads.len);
 	for (uint32_t j = 0; j < n && j < p->threads.len; j++)
 		mark[found[j]] = 1;
-	pv_free(found);
 	if (!n)
-		return pv_error_set(err, PV_EINVAL, "no thread named '%s' (see 'profview info')", spec);
+		return pv_error_set(err, PV_EINVAL, "no thread named '%s' (see 'profview info')",
+				    spec);
+	return 0;
+}
+
+int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
+		     pv_thread_ix **out, uint32_t *nr, struct pv_error *err)
+{
+	uint32_t len = p->threads.len ? p->threads.len : 1;
+	pv_thread_ix *t = pv_malloc(len * sizeof(*t));
+	*out = NULL;
+	*nr = 0;
+	if (!t)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	if (!n) {
+		for (pv_thread_ix i = 0; i < p->threads.len; i++)
+			t[(*nr)++] = i;
+		*out = t;
+		return 0;
+	}
+	/* the threads each name finds, marked, then listed once each in index order */
+	uint8_t *mark = pv_calloc(len, 1);
+	pv_thread_ix *found = pv_malloc(len * sizeof(*found));
+	int rc = mark && found ? 0 : pv_error_set(err, PV_ENOMEM, "out of memory");
+	for (uint32_t i = 0; !rc && i < n; i++)
+		rc = thread_mark(p, names[i], mark, found, err);
+	for (pv_thread_ix i = 0; !rc && i < p->threads.len; i++)
+		if (mark[i])
+			t[(*nr)++] = i;
+	pv_free(mark);
+	pv_free(found);
+	if (rc) {
+		pv_free(t);
+		*nr = 0;
+		return rc;
+	}
+	*out = t;
 	return 0;
 }
 
@@ -470,10 +511,10 @@ int pv_threads_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
  * Compiles a scope for profile p. what names the role in messages ("center", "--merge").
  * A scope that matches nothing is an error: it is almost always a typo.
  */
-static int scope_compile_loop(struct engine *e, struct scope *sc, const char *text,
+static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char *text,
 			      const char *what);
 
-static int scope_compile(struct engine *e, struct scope *sc, const char *text, const char *what)
+static int scope_compile(struct pv_engine *e, struct scope *sc, const char *text, const char *what)
 {
 	const struct pv_profile *p = e->p;
 	if (strncmp(text, "loop:", 5) == 0)
@@ -517,8 +558,8 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 		uint32_t line = trailing_line(text + 5, &head);
 		if (!line)
 			return pv_error_set(e->err, PV_EINVAL,
-					    "%s '%s': expected line:FILE:LINE or FUNCTION:LINE", what,
-					    text);
+					    "%s '%s': expected line:FILE:LINE or FUNCTION:LINE",
+					    what, text);
 		char *file = pv_malloc(head + 1);
 		if (!file)
 			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
@@ -568,7 +609,8 @@ static int scope_compile(struct engine *e, struct scope *sc, const char *text, c
 			s += len + (q != NULL);
 		}
 		if (!sc->path_len)
-			return pv_error_set(e->err, PV_EINVAL, "%s '%s': an empty path", what, text);
+			return pv_error_set(e->err, PV_EINVAL, "%s '%s': an empty path", what,
+					    text);
 		memset(sc->fmatch, 0, p->funcs.len);
 		n = 1;
 	} else {
@@ -608,7 +650,7 @@ static bool path_step_is(const struct pv_view *v, const struct scope *sc, uint32
  * header is at LINE of a file whose path ends with FILE (or, when none is, of the function named
  * FUNCTION).
  */
-static int scope_compile_loop(struct engine *e, struct scope *sc, const char *text,
+static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char *text,
 			      const char *what)
 {
 	const struct pv_profile *p = e->p;
@@ -639,11 +681,12 @@ static int scope_compile_loop(struct engine *e, struct scope *sc, const char *te
 				     memcmp(p->strings.ptr[nm], at, head) == 0;
 			} else {
 				pv_source_ix src = p->frames.source[f] != PV_NONE
-							   ? p->frames.source[f]
-							   : p->funcs.source[p->frames.func[f]];
+						       ? p->frames.source[f]
+						       : p->funcs.source[p->frames.func[f]];
 				char file[4096];
 				snprintf(file, sizeof(file), "%.*s", (int)head, at);
-				in = src != PV_NONE && ends_with_path(pv_str(p, p->sources.path[src]), file);
+				in = src != PV_NONE &&
+				     ends_with_path(pv_str(p, p->sources.path[src]), file);
 			}
 			if (in) {
 				sc->vmatch[f] = 1;
@@ -652,8 +695,8 @@ static int scope_compile_loop(struct engine *e, struct scope *sc, const char *te
 		}
 	}
 	if (!n)
-		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no loop of the profile", what,
-				    text);
+		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no loop of the profile",
+				    what, text);
 	return 0;
 }
 
@@ -668,7 +711,7 @@ static bool scope_func(const struct pv_view *v, const struct scope *sc, uint32_t
  * match[s] = 1 when the frame of working stack s is in one of the scopes. Path scopes follow
  * the function path from the root: state[s] counts the path elements matched down to s.
  */
-static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_t *match)
+static int match_stacks(struct pv_engine *e, struct scope *sc, uint32_t nsc, uint8_t *match)
 {
 	struct wst *w = &e->w;
 	const struct pv_view *v = e->v;
@@ -698,10 +741,10 @@ static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_
 		}
 		for (uint32_t s = 0; s < w->len; s++) {
 			uint32_t vf = w->frame[s];
-			if (c->kind == SC_FRAMES ? vf < v->p->frames.len && c->vmatch[vf]
-						 : scope_func(v, c, vf_func(v, vf)) &&
-							   (c->kind != SC_LINE ||
-							    vf_line(v, vf) == c->line))
+			if (c->kind == SC_FRAMES
+				? vf < v->p->frames.len && c->vmatch[vf]
+				: scope_func(v, c, vf_func(v, vf)) &&
+				      (c->kind != SC_LINE || vf_line(v, vf) == c->line))
 				match[s] = 1;
 		}
 	}
@@ -711,7 +754,7 @@ static int match_stacks(struct engine *e, struct scope *sc, uint32_t nsc, uint8_
 
 /* ---- transforms ---- */
 
-static int wst_own(struct engine *e, uint32_t cap, uint32_t **frame, uint32_t **prefix)
+static int wst_own(struct pv_engine *e, uint32_t cap, uint32_t **frame, uint32_t **prefix)
 {
 	*frame = pv_malloc((size_t)(cap ? cap : 1) * sizeof(**frame));
 	*prefix = pv_malloc((size_t)(cap ? cap : 1) * sizeof(**prefix));
@@ -748,7 +791,7 @@ static uint32_t rb_intern(struct rebuild *r, uint32_t prefix, uint32_t vf, int *
 	return x;
 }
 
-static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
+static int finish_rebuild(struct pv_engine *e, struct rebuild *r, uint32_t *img)
 {
 	struct wst *w = &e->w;
 	int64_t *nc[PV_QUERY_MAX] = {0};
@@ -785,7 +828,7 @@ static int finish_rebuild(struct engine *e, struct rebuild *r, uint32_t *img)
 }
 
 /* The end of a rebuild through img (both freed): finish_rebuild, or the error oom_msg. */
-static int rebuild_end(struct engine *e, struct rebuild *r, uint32_t *img, int oom,
+static int rebuild_end(struct pv_engine *e, struct rebuild *r, uint32_t *img, int oom,
 		       const char *oom_msg)
 {
 	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "%s", oom_msg) : finish_rebuild(e, r, img);
@@ -798,7 +841,7 @@ static int rebuild_end(struct engine *e, struct rebuild *r, uint32_t *img, int o
 	return rc;
 }
 
-static uint32_t pseudo_frame(struct engine *e, pv_module_ix m)
+static uint32_t pseudo_frame(struct pv_engine *e, pv_module_ix m)
 {
 	struct pv_view *v = e->v;
 	for (uint32_t i = 0; i < v->nr_pseudo; i++)
@@ -828,7 +871,7 @@ static pv_cat_ix vf_category(const struct pv_view *v, uint32_t vf)
  *   collapse-direct-recursion: a frame of the scope whose caller's image is a frame of the same
  *     function is that caller.
  */
-static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuild *r,
+static uint32_t cut_image(struct pv_engine *e, enum pv_filter_kind k, struct rebuild *r,
 			  const uint8_t *match, uint32_t *aux, uint32_t s, uint32_t ip, int *oom)
 {
 	const struct wst *w = &e->w;
@@ -859,7 +902,7 @@ static uint32_t cut_image(struct engine *e, enum pv_filter_kind k, struct rebuil
  * frame of its last step, PV_NONE when the stack does not end so. A loop or statement frame is
  * part of its function's step, as in the bottom-up trees; the last step is its innermost frame.
  */
-static uint32_t inverted_anchor(const struct engine *e, const struct scope *sc, uint32_t s)
+static uint32_t inverted_anchor(const struct pv_engine *e, const struct scope *sc, uint32_t s)
 {
 	const struct wst *w = &e->w;
 	uint32_t a = s;
@@ -880,7 +923,7 @@ static uint32_t inverted_anchor(const struct engine *e, const struct scope *sc, 
  * their cost is the anchor's self); the others go. A plain scope is a path of one step: the
  * samples whose leaf is in it, their stacks whole.
  */
-static int focus_inverted(struct engine *e, const struct scope *sc, const uint8_t *match)
+static int focus_inverted(struct pv_engine *e, const struct scope *sc, const uint8_t *match)
 {
 	struct wst *w = &e->w;
 	uint32_t n = w->len ? w->len : 1;
@@ -911,7 +954,7 @@ static int focus_inverted(struct engine *e, const struct scope *sc, const uint8_
 	return rebuild_end(e, &r, img, oom, "out of memory applying a filter");
 }
 
-static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t index)
+static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t index)
 {
 	struct wst *w = &e->w;
 	const struct pv_profile *p = e->p;
@@ -973,8 +1016,8 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			if (module_named(p, m, f->arg))
 				module = m;
 		if (module == PV_NONE) {
-			rc = pv_error_set(e->err, PV_EINVAL, "%s '%s': the profile has no such module",
-					  what, f->arg);
+			rc = pv_error_set(e->err, PV_EINVAL,
+					  "%s '%s': the profile has no such module", what, f->arg);
 			goto out;
 		}
 		pseudo = pseudo_frame(e, module);
@@ -988,8 +1031,9 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 			if (strcmp(pv_str(p, p->categories.name[c]), f->arg) == 0)
 				cat = c;
 		if (cat == PV_NONE) {
-			rc = pv_error_set(e->err, PV_EINVAL, "%s '%s': the profile has no such category",
-					  what, f->arg);
+			rc =
+			    pv_error_set(e->err, PV_EINVAL,
+					 "%s '%s': the profile has no such category", what, f->arg);
 			goto out;
 		}
 	}
@@ -1005,9 +1049,7 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 		uint32_t ip = pre == PV_NONE ? PV_NONE : img[pre];
 		uint32_t vf = w->frame[s];
 		switch (f->kind) {
-		case PV_FILTER_MERGE:
-			img[s] = match[s] ? ip : rb_intern(&r, ip, vf, &oom);
-			break;
+		case PV_FILTER_MERGE: img[s] = match[s] ? ip : rb_intern(&r, ip, vf, &oom); break;
 		case PV_FILTER_COLLAPSE_RECURSION: {
 			/* aux[s]: image of the outermost frame of the scope above s, or PV_NONE */
 			uint32_t anchor = pre == PV_NONE ? PV_NONE : aux[pre];
@@ -1024,8 +1066,8 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 		case PV_FILTER_COLLAPSE_MODULE:
 			if (fn_module(v, vf_func(v, vf)) == module)
 				img[s] = ip != PV_NONE && r.frame[ip] == pseudo
-						 ? ip
-						 : rb_intern(&r, ip, pseudo, &oom);
+					     ? ip
+					     : rb_intern(&r, ip, pseudo, &oom);
 			else
 				img[s] = rb_intern(&r, ip, vf, &oom);
 			break;
@@ -1043,8 +1085,7 @@ static int apply_filter(struct engine *e, const struct pv_filter *f, uint32_t in
 		case PV_FILTER_COLLAPSE_DIRECT_RECURSION:
 			img[s] = cut_image(e, f->kind, &r, match, aux, s, ip, &oom);
 			break;
-		default:
-			img[s] = PV_NONE;
+		default: img[s] = PV_NONE;
 		}
 	}
 	if (oom) {
@@ -1074,7 +1115,7 @@ out:
  * above that function's frame). An inlined frame at the root, with nothing to fold into, stays.
  * One rebuild of the working table, before the filters; nothing to do without inlined frames.
  */
-static int fold_inlines(struct engine *e)
+static int fold_inlines(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct wst *w = &e->w;
@@ -1092,8 +1133,8 @@ static int fold_inlines(struct engine *e)
 		uint32_t pre = w->prefix[s];
 		uint32_t ip = pre == PV_NONE ? PV_NONE : img[pre];
 		img[s] = vf_inlined(e->v, w->frame[s]) && ip != PV_NONE
-				 ? ip
-				 : rb_intern(&r, ip, w->frame[s], &oom);
+			     ? ip
+			     : rb_intern(&r, ip, w->frame[s], &oom);
 	}
 	return rebuild_end(e, &r, img, oom, "out of memory folding inlined frames");
 }
@@ -1104,11 +1145,12 @@ static int fold_inlines(struct engine *e)
  * A row key: kind, id and line packed into 64 bits. At file and module granularity, a frame
  * whose key equals its caller's row continues that row (a file calling itself is one row).
  */
-#define KEY(kind, id, line) (((uint64_t)(kind) << 61) | ((uint64_t)(line & 0x1fffffff) << 32) | (id))
+#define KEY(kind, id, line) \
+	(((uint64_t)(kind) << 61) | ((uint64_t)(line & 0x1fffffff) << 32) | (id))
 #define KEY_KIND(k) ((uint8_t)((k) >> 61))
-#define KEY_ID(k) ((uint32_t)(k))
+#define KEY_ID(k)   ((uint32_t)(k))
 #define KEY_LINE(k) ((uint32_t)(((k) >> 32) & 0x1fffffff))
-#define CENTER_KEY KEY(PV_ROW_CENTER, 0, 0)
+#define CENTER_KEY  KEY(PV_ROW_CENTER, 0, 0)
 /*
  * A frame that makes no row of its own at the granularity: a loop or statement frame at function
  * granularity, a statement frame at loop granularity. Its cost is its caller row's (the
@@ -1129,7 +1171,8 @@ static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granular
 			return KEY(PV_ROW_FUNCTION, f, 0);
 		return KEY(PV_ROW_LINE, f, vf_line(v, vf));
 	case PV_BY_FILE:
-		return KEY(PV_ROW_FILE, fk == PV_FRAME_CODE ? fn_source(v, f) : vf_source(v, vf), 0);
+		return KEY(PV_ROW_FILE, fk == PV_FRAME_CODE ? fn_source(v, f) : vf_source(v, vf),
+			   0);
 	case PV_BY_MODULE: return KEY(PV_ROW_MODULE, fn_module(v, f), 0);
 	case PV_BY_LOOP:
 		if (fk == PV_FRAME_LOOP)
@@ -1163,10 +1206,10 @@ struct tree_build {
 	uint32_t cap;
 	uint32_t nm;
 	/* (parent row, key) -> row: keys are interned first, so the pair fits 64 bits */
-	struct u64map keys;   /* key -> key index */
+	struct u64map keys; /* key -> key index */
 	uint64_t *keyv;
 	uint32_t nr_keys, cap_keys;
-	struct u64map rows;   /* (parent + 1) << 32 | key index -> row */
+	struct u64map rows; /* (parent + 1) << 32 | key index -> row */
 	int oom;
 };
 
@@ -1332,7 +1375,7 @@ static void sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
 }
 
 /* Totals from selves (rows are parents first), children lists, sorting. */
-static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_self)
+static int tree_finish(struct pv_engine *e, struct pv_tree *t, bool totals_from_self)
 {
 	uint32_t n = t->len;
 	for (uint32_t r = 0; t->inlined && r < n; r++) /* INL_* bits (row_frame) to the flag */
@@ -1377,7 +1420,8 @@ static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_sel
 		if (t->parent[r] == PV_NONE)
 			t->roots[t->nr_roots++] = r;
 		else
-			t->children[t->child_first[t->parent[r]] + t->child_len[t->parent[r]]++] = r;
+			t->children[t->child_first[t->parent[r]] + t->child_len[t->parent[r]]++] =
+			    r;
 	}
 	pv_free(live);
 	struct row_sort c = {e->v, t, t->total[0], NULL, t->kind, t->id, t->line, NULL};
@@ -1405,7 +1449,7 @@ static int tree_finish(struct engine *e, struct pv_tree *t, bool totals_from_sel
  * The samples without a stack as one root row of an uncentered tree, so the roots add up to the
  * whole (doc/samples-and-inlines.md). with_total: the builder sets totals itself (bottom-up).
  */
-static void nostack_row(struct engine *e, struct tree_build *b, bool with_total)
+static void nostack_row(struct pv_engine *e, struct tree_build *b, bool with_total)
 {
 	const struct pv_view *v = e->v;
 	bool any = false;
@@ -1535,7 +1579,7 @@ static void nested_self(struct pv_tree *t, uint32_t nm)
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
  * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
-static int build_top_down(struct engine *e, const uint32_t *anchor, bool center_row,
+static int build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_row,
 			  struct pv_tree **out)
 {
 	struct wst *w = &e->w;
@@ -1644,7 +1688,7 @@ enum bu_step {
 };
 
 struct bu {
-	struct engine *e;
+	struct pv_engine *e;
 	struct tree_build b;
 	uint32_t nm;
 	const uint32_t *prefix;
@@ -1926,7 +1970,7 @@ static void bu_release(struct bu *u)
 }
 
 /* Says in the view's note how many rows a budget left unexpanded. */
-static int note_unexpanded(struct engine *e, uint64_t n, uint64_t rows)
+static int note_unexpanded(struct pv_engine *e, uint64_t n, uint64_t rows)
 {
 	struct pv_view *v = e->v;
 	char buf[160];
@@ -1948,7 +1992,7 @@ static int note_unexpanded(struct engine *e, uint64_t n, uint64_t rows)
  * The bottom-up tree. With a center (anchor[s]: the outermost match of s's path), one center
  * row over the anchors' callers; without, the inverted tree.
  */
-static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_tree **out)
+static int build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_tree **out)
 {
 	struct wst *w = &e->w;
 	struct pv_view *v = e->v;
@@ -1985,8 +2029,8 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 		for (uint32_t s = 0; s < w->len; s++) {
 			uint32_t pre = w->prefix[s];
 			own[s] = frame_key(v, w->frame[s], by) == CONTINUE_KEY && pre != PV_NONE
-					 ? own[pre]
-					 : s;
+				     ? own[pre]
+				     : s;
 			up[s] = pre == PV_NONE ? PV_NONE : own[pre];
 		}
 		u.prefix = up;
@@ -2012,8 +2056,8 @@ static int build_bottom_up(struct engine *e, const uint32_t *anchor, struct pv_t
 		goto oom;
 	for (uint32_t s = 0; cself && s < w->len; s++)
 		cself[s] = anchor[s] == s ||
-			   (anchor[s] != PV_NONE && w->prefix[s] != PV_NONE && cself[w->prefix[s]] &&
-			    frame_key(v, w->frame[s], by) == CONTINUE_KEY);
+			   (anchor[s] != PV_NONE && w->prefix[s] != PV_NONE &&
+			    cself[w->prefix[s]] && frame_key(v, w->frame[s], by) == CONTINUE_KEY);
 	/* the first walkers: each stack's own row (no center) or each anchor, with its cost */
 	u.now = 2;
 	for (uint32_t s = 0; s < w->len; s++) {
@@ -2116,12 +2160,12 @@ fail:
  */
 struct flat_build {
 	uint32_t nlevels;
-	uint32_t *key_of[4];     /* per tree row: the level's scope index */
+	uint32_t *key_of[4]; /* per tree row: the level's scope index */
 	uint32_t nr_scopes[4];
 	int64_t *incl[4][PV_QUERY_MAX], *excl[4][PV_QUERY_MAX];
 	uint32_t *active[4];
-	uint8_t *inlined[4];     /* scope index -> every tree row of it inlined */
-	uint64_t *scope_key[4];  /* scope index -> KEY() */
+	uint8_t *inlined[4];	   /* scope index -> every tree row of it inlined */
+	uint64_t *scope_key[4];	   /* scope index -> KEY() */
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
 	/* the last level of a profile with loops: scope index -> the loop scope it is nested in
 	 * (PV_NONE: right in its function) and how many loops deep that is */
@@ -2159,12 +2203,12 @@ static uint32_t flat_group(const struct flat_build *fb, uint32_t l, uint32_t sx,
 	return fb->scope_parent[l][sx];
 }
 
-static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_flat **out)
+static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_flat **out)
 {
 	struct pv_view *v = e->v;
 	uint32_t levels[4];
 	uint32_t nl = 0;
-	bool list = v->q.view == PV_VIEW_TOP;
+	bool list = pv_view_kind(v->q.view)->list;
 	enum pv_granularity by = v->q.by;
 	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
 	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
@@ -2290,7 +2334,7 @@ static int flat_compute(struct engine *e, const struct pv_tree *t, struct pv_fla
 			r = stack[sp - 1];
 			if (iter[sp - 1] < t->child_len[r]) {
 				r = t->children[t->child_first[r] + iter[sp - 1]++];
-enter:
+			enter:
 				for (uint32_t l = 0; l < nl; l++) {
 					uint32_t sx = fb.key_of[l][r];
 					bool outer = fb.active[l][sx]++ == 0;
@@ -2416,7 +2460,8 @@ enter:
 			bool live = false;
 			for (uint32_t m = 0; m < e->nm; m++)
 				live |= fb.incl[l][m][sx] != 0 || fb.excl[l][m][sx] != 0;
-			if (!live) /* a scope only on stacks without cost: nothing under it either */
+			if (!live) /* a scope only on stacks without cost: nothing under it either
+				    */
 				continue;
 			bool nostack = KEY_KIND(fb.scope_key[l][sx]) == PV_ROW_NOSTACK;
 			if (nostack && l > 0) /* the (no stack) row has no rows under it */
@@ -2506,7 +2551,7 @@ static bool whole_profile(const struct pv_view *v)
 	       v->nr_threads == v->p->threads.len;
 }
 
-static void exact_function_costs(struct engine *e)
+static void exact_function_costs(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
@@ -2536,7 +2581,7 @@ static void exact_function_costs(struct engine *e)
 		if (b - a > 1) {
 			for (uint32_t r = a; r < b; r++)
 				order[r - a] = r;
-			bool by_self = v->q.view == PV_VIEW_TOP && v->q.sort == PV_SORT_SELF;
+			bool by_self = pv_view_kind(v->q.view)->list && v->q.sort == PV_SORT_SELF;
 			struct row_sort c = {v,
 					     NULL,
 					     by_self ? f->self[0] : f->total[0],
@@ -2577,11 +2622,11 @@ out:
  * find them) and exact_function_costs gives their values and order, so neither the tree nor
  * the flat pass runs. Returns 1 when it applies, 0 when not, or the error.
  */
-static int exact_top(struct engine *e)
+static int exact_top(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
-	if (v->q.view != PV_VIEW_TOP || !p->func_costs.total ||
+	if (!pv_view_kind(v->q.view)->list || !p->func_costs.total ||
 	    p->func_costs.funcs_len != p->funcs.len || !whole_profile(v) ||
 	    v->q.by != PV_BY_FUNCTION)
 		return 0;
@@ -2665,7 +2710,7 @@ static int exact_top(struct engine *e)
 				x = stk[sp - 1];
 				if (it[sp - 1] < first[x + 1] - first[x]) {
 					x = kids[first[x] + it[sp - 1]++];
-enter:;
+				enter:;
 					uint32_t fn = fnof[x];
 					if (fn < nf) {
 						if (active[fn]++ == 0)
@@ -2769,15 +2814,14 @@ void pv_view_free(struct pv_view *v)
 	pv_free(v);
 }
 
-const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			     char *buf, size_t len, uint32_t line)
+const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, char *buf,
+			     size_t len, uint32_t line)
 {
 	const struct pv_profile *p = v->p;
 	switch (kind) {
 	case PV_ROW_CENTER: return v->center_label ? v->center_label : "";
 	case PV_ROW_NOSTACK: return "(no stack)";
-	case PV_ROW_FILE:
-		return id == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[id]);
+	case PV_ROW_FILE: return id == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[id]);
 	case PV_ROW_MODULE:
 		return id == PV_NONE ? "<unknown module>" : pv_str(p, p->modules.name[id]);
 	case PV_ROW_LINE:
@@ -2799,8 +2843,8 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 
 const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined)
 {
-	static const char *const names[] = {"function", "line", "file", "module", "center",
-					    "nostack", "loop"};
+	static const char *const names[] = {"function", "line",	   "file", "module",
+					    "center",	"nostack", "loop"};
 	if (kind == PV_ROW_FUNCTION && inlined)
 		return "inline";
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "function";
@@ -2833,7 +2877,7 @@ uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint
 	return kind == PV_ROW_FUNCTION && id < v->p->funcs.len ? v->p->funcs.column[id] : 0;
 }
 
-static int resolve(struct engine *e, const struct pv_query *q)
+static int resolve(struct pv_engine *e, const struct pv_query *q)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
@@ -2863,7 +2907,8 @@ static int resolve(struct engine *e, const struct pv_query *q)
 				strncat(have, pv_str(p, p->metrics.name[k]),
 					sizeof(have) - strlen(have) - 1);
 			}
-			return pv_error_set(e->err, PV_EINVAL, "no metric named '%s' (the profile has: %s)",
+			return pv_error_set(e->err, PV_EINVAL,
+					    "no metric named '%s' (the profile has: %s)",
 					    q->metrics[i], have);
 		}
 		v->metrics[v->nr_metrics++] = m;
@@ -2873,29 +2918,8 @@ static int resolve(struct engine *e, const struct pv_query *q)
 	e->nm = v->nr_metrics;
 	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
 		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
-	v->threads = pv_malloc((size_t)(p->threads.len ? p->threads.len : 1) * sizeof(pv_thread_ix));
-	if (!v->threads)
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-	if (q->nr_threads == 0) {
-		for (uint32_t t = 0; t < p->threads.len; t++)
-			v->threads[v->nr_threads++] = t;
-		return 0;
-	}
-	uint8_t *sel = pv_calloc(p->threads.len ? p->threads.len : 1, 1);
-	if (!sel)
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < q->nr_threads; i++) {
-		rc = pv_threads_mark(p, q->threads[i], sel, e->err);
-		if (rc) {
-			pv_free(sel);
-			return rc;
-		}
-	}
-	for (uint32_t t = 0; t < p->threads.len; t++)
-		if (sel[t])
-			v->threads[v->nr_threads++] = t;
-	pv_free(sel);
-	return 0;
+	return pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &v->threads,
+				&v->nr_threads, e->err);
 }
 
 /*
@@ -2909,7 +2933,7 @@ struct inside {
 	int64_t *iv;
 };
 
-static int inside_build(struct engine *e, const char *search, struct inside *in)
+static int inside_build(struct pv_engine *e, const char *search, struct inside *in)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_markers *ms = NULL;
@@ -2921,8 +2945,7 @@ static int inside_build(struct engine *e, const char *search, struct inside *in)
 	int rc = pv_markers_derive(p, &ms, e->err);
 	if (rc)
 		return rc;
-	if (pv_marker_search_new(search, &s) ||
-	    !(keep = pv_calloc(ms->len ? ms->len : 1, 1)) ||
+	if (pv_marker_search_new(search, &s) || !(keep = pv_calloc(ms->len ? ms->len : 1, 1)) ||
 	    !(in->first = pv_calloc((size_t)nt + 1, sizeof(*in->first)))) {
 		rc = pv_error_set(e->err, PV_ENOMEM, "out of memory");
 		goto done;
@@ -2997,7 +3020,8 @@ static bool has_tag_filter(const struct pv_query *q)
 {
 	bool any = false;
 	for (uint32_t i = 0; i < q->nr_filters; i++)
-		any |= q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
+		any |=
+		    q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
 	return any;
 }
 
@@ -3006,7 +3030,7 @@ static bool has_tag_filter(const struct pv_query *q)
  * none. They test samples, not stacks, so they apply in the sample pass whatever their place
  * among the filters (keeping or dropping samples commutes with the stack transforms).
  */
-static int tags_build(struct engine *e, uint8_t **out)
+static int tags_build(struct pv_engine *e, uint8_t **out)
 {
 	const struct pv_profile *p = e->p;
 	const struct pv_query *q = &e->v->q;
@@ -3027,7 +3051,8 @@ static int tags_build(struct engine *e, uint8_t **out)
 		size_t kl = eq ? (size_t)(eq - f->arg) : 0;
 		if (!eq || kl == 0 || kl >= sizeof(key)) {
 			pv_free(keep);
-			return pv_error_set(e->err, PV_EINVAL, "--%s takes a label KEY=VALUE, not '%s'",
+			return pv_error_set(e->err, PV_EINVAL,
+					    "--%s takes a label KEY=VALUE, not '%s'",
 					    pv_filter_name(f->kind), f->arg);
 		}
 		memcpy(key, f->arg, kl);
@@ -3037,7 +3062,8 @@ static int tags_build(struct engine *e, uint8_t **out)
 			known = strcmp(pv_str(p, p->labels.key[r]), key) == 0;
 		if (!known) {
 			pv_free(keep);
-			return pv_error_set(e->err, PV_EINVAL, "--%s '%s': the profile has no label '%s'",
+			return pv_error_set(e->err, PV_EINVAL,
+					    "--%s '%s': the profile has no label '%s'",
 					    pv_filter_name(f->kind), f->arg, key);
 		}
 		for (uint32_t ls = 0; ls < n; ls++) {
@@ -3051,7 +3077,7 @@ static int tags_build(struct engine *e, uint8_t **out)
 }
 
 /* The working table: the profile's stacks, each of cost 0 (or 1: ones). */
-static int wst_profile(struct engine *e, bool ones)
+static int wst_profile(struct pv_engine *e, bool ones)
 {
 	const struct pv_profile *p = e->p;
 	struct wst *w = &e->w;
@@ -3069,7 +3095,7 @@ static int wst_profile(struct engine *e, bool ones)
 	return 0;
 }
 
-static int sample_pass(struct engine *e)
+static int sample_pass(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
@@ -3097,11 +3123,13 @@ static int sample_pass(struct engine *e)
 	for (uint32_t i = 0; i < v->nr_threads; i++) {
 		pv_thread_ix t = v->threads[i];
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-			if (tag_keep && !tag_keep[p->samples.label_set ? p->samples.label_set[s] : 0])
+			if (tag_keep &&
+			    !tag_keep[p->samples.label_set ? p->samples.label_set[s] : 0])
 				continue;
 			if (q->has_range) {
 				int64_t x = p->samples.time_ns[s];
-				if (x == PV_TIME_NONE || x < q->range_start_ns || x >= q->range_end_ns)
+				if (x == PV_TIME_NONE || x < q->range_start_ns ||
+				    x >= q->range_end_ns)
 					continue;
 			}
 			if (in.first && !inside_has(&in, t, p->samples.time_ns[s]))
@@ -3140,10 +3168,89 @@ static char *center_label(const struct pv_query *q)
 	return pv_strdup(s);
 }
 
+/* ---- the view kinds' builders (kinds.c) ---- */
+
+int pv__build_tree(struct pv_engine *e)
+{
+	return build_top_down(e, e->anchor, true, &e->v->tree);
+}
+
+int pv__build_callers(struct pv_engine *e)
+{
+	return build_bottom_up(e, e->anchor, &e->v->tree);
+}
+
+int pv__build_butterfly(struct pv_engine *e)
+{
+	int rc = build_bottom_up(e, e->anchor, &e->v->callers);
+	return rc ? rc : build_top_down(e, e->anchor, true, &e->v->tree);
+}
+
+int pv__build_flat(struct pv_engine *e)
+{
+	struct pv_view *v = e->v;
+	const struct pv_profile *p = e->p;
+	const uint32_t *anchor = e->anchor;
+	const struct scope *center = e->center;
+	uint32_t ncenter = e->ncenter;
+	int rc;
+	if ((rc = exact_top(e)))
+		return rc == 1 ? 0 : rc;
+	/* counted once per sample over the line-level top-down tree (centered for top) */
+	enum pv_granularity saved = v->q.by;
+	enum pv_self_mode saved_self = v->q.self;
+	v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
+	v->q.self = PV_SELF_OWN; /* flat_compute nests the loops' selves itself */
+	struct pv_tree *t = NULL;
+	rc = build_top_down(e, pv_view_kind(v->q.view)->list ? anchor : NULL, false, &t);
+	v->q.by = saved;
+	v->q.self = saved_self;
+	if (!rc)
+		rc = flat_compute(e, t, &v->flat);
+	tree_free(t, e->nm);
+	if (!rc)
+		exact_function_costs(e);
+	if (!rc && v->centered) {
+		for (uint32_t r = 0; r < v->flat->len; r++) {
+			uint32_t id = v->flat->id[r];
+			bool in = false;
+			for (uint32_t c = 0; c < ncenter && !in; c++) {
+				const struct scope *sc = &center[c];
+				switch (v->flat->kind[r]) {
+				case PV_ROW_FUNCTION:
+					in = sc->kind == SC_FUNCS && scope_func(v, sc, id);
+					break;
+				case PV_ROW_LINE:
+					in =
+					    scope_func(v, sc, id) &&
+					    (sc->kind == SC_FUNCS ||
+					     (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
+					break;
+				case PV_ROW_FILE:
+					in = strncmp(sc->text, "file:", 5) == 0 && id != PV_NONE &&
+					     ends_with_path(pv_str(p, p->sources.path[id]),
+							    sc->text + 5);
+					break;
+				case PV_ROW_MODULE:
+					in = strncmp(sc->text, "module:", 7) == 0 &&
+					     module_named(p, id, sc->text + 7);
+					break;
+				case PV_ROW_LOOP:
+					in = sc->kind == SC_FRAMES && id < p->frames.len &&
+					     sc->vmatch[id];
+					break;
+				default: break;
+				}
+			}
+			v->flat->in_center[r] = in;
+		}
+	}
+	return rc;
+}
+
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
-		   struct pv__selection *sel,
-		   struct pv_error *err);
+		   struct pv__selection *sel, struct pv_error *err);
 
 /* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
  * view is computed */
@@ -3166,9 +3273,8 @@ int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct
 	return compute(p, q, out, NULL, NULL, NULL, NULL, err);
 }
 
-int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
-			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
-			 struct pv_error *err)
+int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+			 uint8_t **stacks, uint8_t **samples, struct pv_error *err)
 {
 	return compute(p, q, out, stacks, samples, NULL, NULL, err);
 }
@@ -3202,15 +3308,14 @@ void pv__selection_release(struct pv__selection *sel)
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
-		   struct pv__selection *sel,
-		   struct pv_error *err)
+		   struct pv__selection *sel, struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
 	if (!v)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	v->p = p;
 	pv_query_init(&v->q);
-	struct engine e = {.p = p, .v = v, .err = err, .want_node = rows_out != NULL};
+	struct pv_engine e = {.p = p, .v = v, .err = err, .want_node = rows_out != NULL};
 	struct scope center[PV_QUERY_MAX];
 	uint32_t ncenter = 0;
 	uint8_t *match = NULL;
@@ -3221,8 +3326,8 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		goto fail;
 	}
 	/* pv__view_rows: the selection by sample only when it is not every sample of the threads */
-	bool select = samples_out || (rows_out && (q->has_range || q->inside_markers ||
-						   has_tag_filter(q)));
+	bool select =
+	    samples_out || (rows_out && (q->has_range || q->inside_markers || has_tag_filter(q)));
 	if (select && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
@@ -3254,8 +3359,8 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	if (rows_out && !select) {
 		/* pv__view_rows with every sample of the threads selected: the rows and the stacks'
-		 * rows need no costs, so every stack weighs 1 (and the samples without a stack, when
-		 * they count) instead of a pass over the samples */
+		 * rows need no costs, so every stack weighs 1 (and the samples without a stack,
+		 * when they count) instead of a pass over the samples */
 		if ((rc = wst_profile(&e, true)))
 			goto fail;
 		for (uint32_t m = 0; m < e.nm; m++)
@@ -3278,8 +3383,9 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	/* the center and each stack's outermost match */
 	v->centered = q->nr_center > 0;
-	if (q->view == PV_VIEW_BUTTERFLY && !v->centered) {
-		rc = pv_error_set(err, PV_EINVAL, "the butterfly view needs a center (--center NAME)");
+	if (pv_view_kind(q->view)->needs_center && !v->centered) {
+		rc = pv_error_set(err, PV_EINVAL, "the %s view needs a center (--center NAME)",
+				  pv_view_name(q->view));
 		goto fail;
 	}
 	for (uint32_t i = 0; i < q->nr_center; i++) {
@@ -3311,75 +3417,10 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		memcpy(v->center, v->whole, sizeof(v->whole));
 	}
 	pv__view_set_base(v);
-	switch (q->view) {
-	case PV_VIEW_CALLERS:
-		rc = build_bottom_up(&e, anchor, &v->tree);
-		break;
-	case PV_VIEW_BUTTERFLY:
-		rc = build_bottom_up(&e, anchor, &v->callers);
-		if (!rc)
-			rc = build_top_down(&e, anchor, true, &v->tree);
-		break;
-	case PV_VIEW_FLAT:
-	case PV_VIEW_TOP: {
-		if ((rc = exact_top(&e))) {
-			rc = rc == 1 ? 0 : rc;
-			break;
-		}
-		/* counted once per sample over the line-level top-down tree (centered for top) */
-		enum pv_granularity saved = v->q.by;
-		enum pv_self_mode saved_self = v->q.self;
-		v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
-		v->q.self = PV_SELF_OWN; /* flat_compute nests the loops' selves itself */
-		struct pv_tree *t = NULL;
-		rc = build_top_down(&e, q->view == PV_VIEW_TOP ? anchor : NULL, false, &t);
-		v->q.by = saved;
-		v->q.self = saved_self;
-		if (!rc)
-			rc = flat_compute(&e, t, &v->flat);
-		tree_free(t, e.nm);
-		if (!rc)
-			exact_function_costs(&e);
-		if (!rc && v->centered) {
-			for (uint32_t r = 0; r < v->flat->len; r++) {
-				uint32_t id = v->flat->id[r];
-				bool in = false;
-				for (uint32_t c = 0; c < ncenter && !in; c++) {
-					const struct scope *sc = &center[c];
-					switch (v->flat->kind[r]) {
-					case PV_ROW_FUNCTION:
-						in = sc->kind == SC_FUNCS && scope_func(v, sc, id);
-						break;
-					case PV_ROW_LINE:
-						in = scope_func(v, sc, id) &&
-						     (sc->kind == SC_FUNCS ||
-						      (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
-						break;
-					case PV_ROW_FILE:
-						in = strncmp(sc->text, "file:", 5) == 0 && id != PV_NONE &&
-						     ends_with_path(pv_str(p, p->sources.path[id]),
-								    sc->text + 5);
-						break;
-					case PV_ROW_MODULE:
-						in = strncmp(sc->text, "module:", 7) == 0 &&
-						     module_named(p, id, sc->text + 7);
-						break;
-					case PV_ROW_LOOP:
-						in = sc->kind == SC_FRAMES && id < p->frames.len &&
-						     sc->vmatch[id];
-						break;
-					default: break;
-					}
-				}
-				v->flat->in_center[r] = in;
-			}
-		}
-		break;
-	}
-	default:
-		rc = build_top_down(&e, anchor, true, &v->tree);
-		break;
-	}
+	e.anchor = anchor;
+	e.center = center;
+	e.ncenter = ncenter;
+	rc = pv_view_kind(q->view)->build(&e);
 	if (rc)
 		goto fail;
 	for (uint32_t i = 0; i < ncenter; i++)
@@ -3401,10 +3442,12 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	if (keep_out || samples_out) {
 		/* the stack mask: every profile stack whose samples count in this view */
-		uint8_t *keep = e.odrop; /* reused in place: odrop[o] is read before keep[o] is set */
+		uint8_t *keep =
+		    e.odrop; /* reused in place: odrop[o] is read before keep[o] is set */
 		for (uint32_t o = 0; o < p->stacks.len; o++) {
 			uint32_t ws = e.origin[o];
-			keep[o] = !e.odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
+			keep[o] =
+			    !e.odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
 			if (keep[o] && anchor && anchor[ws] == ws)
 				keep[o] = 2; /* the center is the stack's leaf: the center's self */
 		}
@@ -3428,7 +3471,8 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	if (rows_out) {
 		/* each profile stack's row: its working stack's, unless a filter dropped it */
-		uint32_t *row = e.origin; /* reused in place: origin[o] is read before row[o] is set */
+		uint32_t *row =
+		    e.origin; /* reused in place: origin[o] is read before row[o] is set */
 		for (uint32_t o = 0; o < p->stacks.len; o++) {
 			uint32_t ws = e.origin[o];
 			row[o] = e.odrop[o] || ws == PV_NONE || !e.node ? PV_NONE : e.node[ws];
@@ -3476,10 +3520,9 @@ fail:
 
 /* ---- for the call-graph views (view/internal.h) ---- */
 
-int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only,
-			  struct pv_error *err)
+int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only, struct pv_error *err)
 {
-	struct engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
 	const struct pv_query *q = &v->q;
 	*funcs_only = true;
 	for (uint32_t i = 0; i < q->nr_center; i++) {
@@ -3502,13 +3545,13 @@ int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only,
 void pv__view_set_base(struct pv_view *v)
 {
 	/* the flat view is not cut at the center (it only marks it) */
-	bool of_whole = v->q.percent == PV_PERCENT_WHOLE || v->q.view == PV_VIEW_FLAT;
+	bool of_whole = v->q.percent == PV_PERCENT_WHOLE || pv_view_kind(v->q.view)->of_whole;
 	memcpy(v->base, of_whole ? v->whole : v->center, sizeof(v->base));
 }
 
 int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err)
 {
-	struct engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
 	return tree_finish(&e, t, false);
 }
 

@@ -49,6 +49,12 @@ pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum 
 /* stats.c: the columns of statistics of a computed view, from one view per selected thread. */
 int pv__view_stats(struct pv_view *v, struct pv_error *err);
 
+/* engine.c: the builders of the view kinds (kinds.c), each filling its kind's outputs. */
+int pv__build_tree(struct pv_engine *e);
+int pv__build_callers(struct pv_engine *e);
+int pv__build_butterfly(struct pv_engine *e);
+int pv__build_flat(struct pv_engine *e); /* flat and top (the kind's list) */
+
 /* stats.c: the rows of a computed view in the order of its first column (trees, and the list
  * of the top view by its sort column), after that column changed. 0 or PV_ENOMEM. */
 int pv__view_resort(struct pv_view *v);

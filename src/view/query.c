@@ -23,7 +23,6 @@
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const view_names[] = {"tree", "callers", "flat", "butterfly", "top"};
 static const char *const filter_names[] = {"include", "drop", "merge", "collapse-recursion",
 					   "collapse-module", "focus-category", "tag", "drop-tag",
 					   "collapse-subtree", "prune", "collapse-direct-recursion",
@@ -58,11 +57,6 @@ static int index_of(const char *const *names, size_t n, const char *s)
 	return -1;
 }
 
-const char *pv_view_name(enum pv_view_kind v)
-{
-	return name_of(view_names, NR(view_names), (unsigned)v);
-}
-
 const char *pv_filter_name(enum pv_filter_kind k)
 {
 	return name_of(filter_names, NR(filter_names), (unsigned)k);
@@ -71,15 +65,6 @@ const char *pv_filter_name(enum pv_filter_kind k)
 const char *pv_granularity_name(enum pv_granularity g)
 {
 	return name_of(by_names, NR(by_names), (unsigned)g);
-}
-
-int pv_view_parse(const char *s, enum pv_view_kind *out)
-{
-	int i = index_of(view_names, NR(view_names), s);
-	if (i < 0)
-		return PV_EINVAL;
-	*out = (enum pv_view_kind)i;
-	return 0;
 }
 
 int pv_filter_parse(const char *s, enum pv_filter_kind *out)
@@ -586,11 +571,15 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 		if (!rc)
 			q->self = (enum pv_self_mode)e;
 		return rc;
-	case O_VIEW:
-		rc = set_enum(view_names, NR(view_names), v, &e, label, err);
+	case O_VIEW: {
+		const char *view_names[PV_NR_VIEW_KINDS]; /* the view kinds' (kinds.c) */
+		for (uint32_t k = 0; k < PV_NR_VIEW_KINDS; k++)
+			view_names[k] = pv_view_kinds[k].name;
+		rc = set_enum(view_names, PV_NR_VIEW_KINDS, v, &e, label, err);
 		if (!rc)
 			q->view = (enum pv_view_kind)e;
 		return rc;
+	}
 	case O_RANGE:
 		return set_range(q, v, label, err);
 	case O_MIN:
@@ -793,7 +782,7 @@ char *pv_query_to_url(const struct pv_query *q)
 {
 	struct out o = {SBUF_INIT, 0};
 	char buf[80];
-	pair(&o, "view", NULL, text_of(view_names, NR(view_names), q->view));
+	pair(&o, "view", NULL, pv_view_name(q->view));
 	for (uint32_t i = 0; i < q->nr_center; i++)
 		pair(&o, "center", NULL, q->center[i]);
 	for (uint32_t i = 0; i < q->nr_filters; i++)
@@ -875,7 +864,7 @@ char *pv_query_to_json(const struct pv_query *q)
 	char buf[32];
 	struct sbuf *f = &o.b;
 	sbuf_puts(f, "{\"view\": ");
-	put_string(f, text_of(view_names, NR(view_names), q->view));
+	put_string(f, pv_view_name(q->view));
 	json_list(f, "center", q->center, q->nr_center);
 	sbuf_puts(f, ", \"filters\": [");
 	for (uint32_t i = 0; i < q->nr_filters; i++) {

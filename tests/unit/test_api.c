@@ -14,6 +14,13 @@
 #include "t.h"
 #include "tapi.h"
 
+/* the view kinds, as /api/profile lists them (src/view/kinds.c) */
+#define VIEWS                                                                                  \
+	"\"views\": [{\"name\": \"tree\", \"needs_center\": false, \"outputs\": [\"tree\"]}, " \
+	"{\"name\": \"callers\", \"needs_center\": false, \"outputs\": [\"tree\"]}, "              \
+	"{\"name\": \"flat\", \"needs_center\": false, \"outputs\": [\"flat\"]}, "                 \
+	"{\"name\": \"butterfly\", \"needs_center\": true, \"outputs\": [\"tree\", "              \
+	"\"callers\"]}, {\"name\": \"top\", \"needs_center\": false, \"outputs\": [\"flat\"]}]"
 #define CALLTREE "firefox/generated-processed-v70-calltree.json"
 #define MARKERS "firefox/generated-processed-v70-marker-table.json"
 #define NETWORK "firefox/generated-processed-v70-network.json"
@@ -111,7 +118,7 @@ T_TEST(api_profile)
 	    ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
 	    "0}, \"lossy\": [],\n"
 	    "\"index\": 0, \"start\": 0, \"end\": 4, \"default_metric\": \"samples\", \"sources\": "
-	    "[], \"marker_names\": 0}\n");
+	    "[], \"marker_names\": 0, " VIEWS "}\n");
 	/* the marker table file: no samples, the span is its markers' (12.5 to 175 ms) */
 	int st;
 	char *b = t_api_call(a, "profile", "p=1", &st);
@@ -119,7 +126,7 @@ T_TEST(api_profile)
 	T_JSON_HAS(b, "\"markers\": {\"total\": 7, \"instant\": 2, \"interval\": 5, \"start\": 0, "
 		      "\"end\": 0}");
 	T_JSON_HAS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"default_metric\": "
-		      "\"samples\", \"sources\": [], \"marker_names\": 7}\n");
+		      "\"samples\", \"sources\": [], \"marker_names\": 7, " VIEWS "}\n");
 	free(b);
 	pv_api_free(a);
 }
@@ -194,7 +201,7 @@ T_TEST(api_markers)
 	      "  {\"name\": \"IPCOut\", \"count\": 1, \"instant\": 0, \"incomplete\": 1, "
 	      "\"timed\": 0, "
 	      "\"total\": null, \"min\": null, \"median\": null, \"max\": null}\n]}\n");
-	T_API(a, "markers", "p=1&thread=nope", 400, "{\"error\": \"no thread named 'nope'\"}");
+	T_API(a, "markers", "p=1&thread=nope", 400, "{\"error\": \"no thread named 'nope' (see 'profview info')\"}");
 	T_API(a, "markers", "p=1&sort=name", 400,
 	      "{\"error\": \"sort takes start or duration, not 'name'\"}");
 	T_API(a, "markers", "p=1&start=abc", 400,
@@ -303,7 +310,7 @@ T_TEST(api_activity)
 	T_API(a, "activity", "buckets=0", 400, "{\"error\": \"buckets takes 1 to 4000, not 0\"}");
 	T_API(a, "activity", "buckets=4001", 400,
 	      "{\"error\": \"buckets takes 1 to 4000, not 4001\"}");
-	T_API(a, "activity", "thread=nope", 400, "{\"error\": \"no thread named 'nope'\"}");
+	T_API(a, "activity", "thread=nope", 400, "{\"error\": \"no thread named 'nope' (see 'profview info')\"}");
 	T_API(a, "activity", "metric=bytes", 400, "{\"error\": \"no metric named 'bytes'\"}");
 	T_API(a, "activity", "start=3&end=1", 400, "{\"error\": \"end must be after start\"}");
 	/* very wide windows: refused past ±1e12 ms; at the bound, answered (no signed overflow) */
@@ -384,9 +391,7 @@ T_TEST(api_params)
 	T_EQ_INT(api_params_parse(&ps, "center=a+b&center=%41%3bc&&open=c%2Ff12&p=1"), 0);
 	/* the query: the API's own parameters left out, the rest read as pv_query_from_url */
 	struct pv_query q;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	struct pv_json *out = pv_json_new(NULL);
 	T_EQ_INT(api_query(&ps, &q, out), 0);
 	T_EQ_INT(q.nr_center, 2);
 	T_EQ_STR(q.center[0], "a b");
@@ -403,9 +408,8 @@ T_TEST(api_params)
 	T_TRUE(q.has_range && q.range_start_ns == 1500000 && q.range_end_ns == 2000000);
 	pv_query_release(&q);
 	api_params_free(&ps);
-	fclose(out);
-	T_EQ_STR(buf, "");
-	free(buf);
+	T_EQ_STR(pv_json_text(out, NULL), "");
+	pv_json_free(out);
 	T_EQ_INT(api_params_parse(&ps, "a=%4"), PV_EPARSE);
 	T_EQ_INT(api_params_parse(&ps, NULL), 0);
 	T_EQ_INT(ps.len, 0);
@@ -414,9 +418,7 @@ T_TEST(api_params)
 T_TEST(api_view_cache)
 {
 	struct pv_api *a = api3();
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	struct pv_json *out = pv_json_new(NULL);
 	int st = 0;
 	struct pv_query q;
 	pv_query_init(&q);
@@ -467,8 +469,7 @@ T_TEST(api_view_cache)
 	T_TRUE(api_view_get(a, 0, &q, out, &st) == NULL);
 	T_EQ_INT(st, 400);
 	pv_query_release(&q);
-	fclose(out);
-	T_JSON_HAS(buf, "{\"error\": \"");
-	free(buf);
+	T_CONTAINS(pv_json_text(out, NULL), "{\"error\": \"");
+	pv_json_free(out);
 	pv_api_free(a);
 }

@@ -77,12 +77,35 @@ T_TEST(sbuf_json_string)
 	sbuf_reset(&b);
 	T_EQ_INT(sbuf_json_string(&b, NULL, 0), 0);
 	T_EQ_STR(sbuf_str(&b), "\"\"");
-	char e[8];
-	T_EQ_U64(sbuf_json_escape('a', e), 0);
-	T_EQ_U64(sbuf_json_escape('\n', e), 2);
-	T_EQ_STR(e, "\\n");
-	T_EQ_U64(sbuf_json_escape(0x1b, e), 6);
-	T_EQ_STR(e, "\\u001b");
+	sbuf_release(&b);
+}
+
+/* Bytes that are not valid UTF-8 become U+FFFD (EF BF BD), one per byte; valid sequences of
+ * 2, 3 and 4 bytes pass through (RFC 3629's table of well-formed sequences). */
+T_TEST(sbuf_json_string_utf8)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"\xc3\xa9", "\"\xc3\xa9\""},				/* é */
+	    {"\xe2\x80\xa6", "\"\xe2\x80\xa6\""},		/* … */
+	    {"\xf0\x9f\x94\xa5", "\"\xf0\x9f\x94\xa5\""},	/* U+1F525 */
+	    {"a\xff" "b", "\"a\xef\xbf\xbd" "b\""},		/* never in UTF-8 */
+	    {"\x80", "\"\xef\xbf\xbd\""},			/* a lone continuation byte */
+	    {"\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\""},	/* overlong '/' */
+	    {"\xe0\x80\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""}, /* overlong */
+	    {"\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""}, /* surrogate */
+	    {"\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""},
+	    {"x\xc3", "\"x\xef\xbf\xbd\""},		 /* cut at the end */
+	    {"\xc3(", "\"\xef\xbf\xbd(\""},		 /* cut by ASCII */
+	    {"\xe2\x80\"", "\"\xef\xbf\xbd\xef\xbf\xbd\\\"\""}, /* cut by a quote */
+	};
+	struct sbuf b = SBUF_INIT;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sbuf_reset(&b);
+		T_EQ_INT(sbuf_json_string(&b, cases[i].in, strlen(cases[i].in)), 0);
+		T_EQ_STR(sbuf_str(&b), cases[i].out);
+	}
 	sbuf_release(&b);
 }
 

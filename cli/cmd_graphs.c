@@ -1,0 +1,86 @@
+/*
+ * cmd_graphs.c - the graphs the page draws, as JSON: flame (the flame graph of the query, or
+ * of a centered query both graphs of its butterfly) and activity (per thread, the cost by time
+ * bucket and category, and the markers of each track). They print what /api/flame and
+ * /api/activity answer (doc/api.md), from the same library calls (pv/graphs.h).
+ */
+#include <stdio.h>
+
+#include "cli.h"
+#include "pv/format.h"
+#include "pv/graphs.h"
+#include "say.h"
+
+/* Writes one answer through a JSON writer on stdout: 0 or EXIT_RUNTIME. */
+static int finish(struct pv_json *j, int rc)
+{
+	int frc = j ? pv_json_finish(j) : PV_ENOMEM;
+	pv_json_free(j);
+	if (!rc)
+		rc = frc;
+	if (rc)
+		cli_say("error", "%s", pv_strerror(rc));
+	return rc ? EXIT_RUNTIME : 0;
+}
+
+int cmd_flame(const struct cli *c, const char *path, const struct pv_profile *p)
+{
+	struct pv_query q;
+	int rc = cli_view_query(path, p, c, &q);
+	if (rc) {
+		pv_query_release(&q);
+		return rc;
+	}
+	/* one computation gives both graphs of a centered query: the butterfly */
+	q.view = q.nr_center ? PV_VIEW_BUTTERFLY : PV_VIEW_TREE;
+	struct pv_view *v;
+	struct pv_error err;
+	pv_error_clear(&err);
+	rc = pv_view_compute(p, &q, &v, &err);
+	pv_query_release(&q);
+	if (rc)
+		return cli_lib_error(path, rc, err.msg);
+	struct pv_flame_opts o = {c->max_nodes ? c->max_nodes : PV_FLAME_NODES, c->width};
+	struct pv_flame *fl = NULL;
+	struct pv_json *j = pv_json_new(stdout);
+	rc = j ? pv_flame_build(v, &o, &fl) : PV_ENOMEM;
+	if (!rc)
+		rc = pv_json_flame(j, fl);
+	pv_flame_free(fl);
+	pv_view_free(v);
+	return finish(j, rc);
+}
+
+int cmd_activity(const struct cli *c, const char *path, const struct pv_profile *p)
+{
+	struct pv_query q;
+	int rc = cli_view_query(path, p, c, &q);
+	struct pv_markers *ms = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (!rc && (rc = pv_markers_derive(p, &ms, &err)))
+		rc = cli_lib_error(path, rc, err.msg);
+	if (rc) {
+		pv_query_release(&q);
+		return rc;
+	}
+	struct pv_activity_opts o = {
+	    .buckets = c->buckets ? c->buckets : PV_ACTIVITY_BUCKETS,
+	    .has_start = c->has_start,
+	    .has_end = c->has_end,
+	    .start_ns = c->start_ns,
+	    .end_ns = c->end_ns,
+	};
+	struct pv_activity *a = NULL;
+	rc = pv_activity_build(p, ms, &q, &o, &a, &err);
+	pv_query_release(&q);
+	if (rc) {
+		pv_markers_free(ms);
+		return cli_lib_error(path, rc, err.msg);
+	}
+	struct pv_json *j = pv_json_new(stdout);
+	rc = j ? pv_json_activity(j, a, ms) : PV_ENOMEM;
+	pv_activity_free(a);
+	pv_markers_free(ms);
+	return finish(j, rc);
+}

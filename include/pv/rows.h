@@ -1,0 +1,99 @@
+/*
+ * rows.h - naming the rows of a view across queries, and what the page shows of one row.
+ *
+ * Row keys (the Firefox Profiler's CallNodePath, as text): a tree row is named by its path from
+ * a root, each step f<function>, l<function>:<line>, s<source> (s- none), m<module> (m- none),
+ * c (the center row of a centered tree) or n (the samples without a stack), joined by '/':
+ * "c/f12/f40". A flat row is named by its scopes by level (module/file/function/line); a row of
+ * the list (top) by its one step. In a butterfly the callers' keys start with "up:" and the
+ * callees' with "down:". Numbers are decimals without a leading zero, so a key that resolves
+ * is also the key the library writes for that row, and keys stay valid across queries on one
+ * profile (a center or a filter changes which rows exist, never what a key names).
+ * Resolving a key walks from the roots, matching each step against the children of the row
+ * before: O(children) per step.
+ */
+#ifndef PV_ROWS_H
+#define PV_ROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pv/view.h"
+
+/* A row of a view found from a key. */
+struct pv_row_ref {
+	const struct pv_tree *tree; /* NULL: a row of v->flat */
+	uint32_t row;		    /* PV_NONE: the roots of tree (a key with no step) */
+	const char *prefix;	    /* "", "up:" or "down:" */
+};
+
+/* The row of v named by key; false when none is. */
+bool pv_view_find(const struct pv_view *v, const char *key, struct pv_row_ref *ref);
+/*
+ * The tree of v that key's prefix names (the butterfly's callers for "up:", its callees for
+ * "down:", else the view's tree) with the rest of the key after the prefix; NULL when the view
+ * has no such tree (a flat view, a prefix on a view that is not a butterfly).
+ */
+const struct pv_tree *pv_view_key_tree(const struct pv_view *v, const char **key,
+				       const char **prefix);
+/* The view kind whose rows key names for the query q: the butterfly for up:/down: keys of a
+ * centered query, else q's own. */
+enum pv_view_kind pv_view_kind_of_key(const struct pv_query *q, const char *key);
+/* A number of the keys' grammar at *s (decimal, no sign, no leading zero, below UINT32_MAX);
+ * advances *s past it. */
+bool pv_key_number(const char **s, uint32_t *out);
+
+/*
+ * The heaviest path of t: its first root (the center row of a centered tree), then each row's
+ * first child (children are sorted by the first metric's total), at most n rows, ending before
+ * a row without children. Returns how many rows it wrote to chain.
+ */
+uint32_t pv_tree_heaviest(const struct pv_tree *t, uint32_t n, uint32_t *chain);
+
+/*
+ * The cost of one row on each of the view's threads (hpcviewer's per-thread plot): the view's
+ * query restricted to one thread at a time. A row of a plain top-down function tree whose call
+ * path names it alone is one computation centered on that path (each sample's part summed per
+ * thread); any other row is one view per thread, the row found again by its key.
+ */
+#define PV_THREAD_COSTS_MAX 256 /* threads listed, at most */
+
+struct pv_thread_costs {
+	uint32_t nr_threads; /* the first PV_THREAD_COSTS_MAX of the view's threads */
+	bool truncated;	     /* the view has more */
+	uint32_t nr_metrics;
+	pv_thread_ix *thread;
+	uint8_t *known;	       /* 0: the thread's query failed (no cost) */
+	int64_t *total, *self; /* [thread * nr_metrics + metric]; PV_VALUE_NONE for a derived
+				* metric's column (no formula per thread, as hpcviewer) */
+};
+
+/* q: the request's query (its threads are replaced per thread); key names ref in v. Returns 0
+ * or PV_ENOMEM. */
+int pv_thread_costs(const struct pv_view *v, const struct pv_query *q, const char *key,
+		    const struct pv_row_ref *ref, struct pv_thread_costs **out);
+void pv_thread_costs_free(struct pv_thread_costs *tc);
+
+/*
+ * Per-line costs of source file id (lines 1..nr_lines) from v, a list (top) at line
+ * granularity: has[line] is 1 when some row of the file's functions is at that line, cost
+ * [(line * nr_metrics + m) * 2] its total and [... + 1] its self. Returns 0 or PV_ENOMEM.
+ */
+struct pv_source_costs {
+	uint32_t nr_lines, nr_metrics;
+	uint8_t *has;  /* [line], line 0 unused */
+	int64_t *cost; /* [(line * nr_metrics + m) * 2 + (0 total, 1 self)]; PV_VALUE_NONE for a
+			* derived metric's column (no line sums of a formula) */
+};
+int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
+		    struct pv_source_costs **out);
+void pv_source_costs_free(struct pv_source_costs *sc);
+/*
+ * The definition lines of source id's functions that the query's centers name one by one (a
+ * name, NAME@FILE:LINE[:COL], the last step of a path:), ascending and distinct; returns how
+ * many (*lines to free(), NULL when none), or PV_ENOMEM.
+ */
+int pv_source_center_lines(const struct pv_profile *p, const struct pv_query *q, pv_source_ix id,
+			   uint32_t **lines, uint32_t *n);
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * info.c - the figures of a profile (include/pv/info.h).
+ */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "pv/info.h"
+
+bool pv_samples_span(const struct pv_profile *p, int64_t *first_ns, int64_t *last_ns)
+{
+	int64_t a = INT64_MAX, b = INT64_MIN;
+	for (uint32_t i = 0; i < p->samples.len; i++) {
+		int64_t x = p->samples.time_ns[i];
+		if (x == PV_TIME_NONE)
+			continue;
+		a = x < a ? x : a;
+		b = x > b ? x : b;
+	}
+	bool any = a <= b;
+	*first_ns = any ? a : 0;
+	*last_ns = any ? b : 0;
+	return any;
+}
+
+void pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end_ns)
+{
+	int64_t a, b;
+	if (!pv_samples_span(p, &a, &b)) {
+		a = INT64_MAX;
+		b = INT64_MIN;
+	}
+	for (uint32_t i = 0; i < p->markers.len; i++) {
+		int64_t t[2] = {p->markers.start_ns[i], p->markers.end_ns[i]};
+		for (int k = 0; k < 2; k++) {
+			if (t[k] == PV_TIME_NONE)
+				continue;
+			a = t[k] < a ? t[k] : a;
+			b = t[k] > b ? t[k] : b;
+		}
+	}
+	if (a > b)
+		a = b = 0;
+	*start_ns = a;
+	*end_ns = b;
+}
+
+/* The label keys with how many rows each has, in first-seen order (at most PV_INFO_LABELS). */
+static void label_keys(const struct pv_profile *p, struct pv_profile_info *in)
+{
+	for (uint32_t r = 0; r < p->labels.len; r++) {
+		uint32_t k = 0;
+		while (k < in->nr_labels && in->labels[k].key != p->labels.key[r])
+			k++;
+		if (k == in->nr_labels) {
+			if (k == PV_INFO_LABELS)
+				continue;
+			in->labels[k] =
+			    (struct pv_label_info){p->labels.key[r], p->labels.unit[r], 0};
+			in->nr_labels++;
+		}
+		in->labels[k].values++;
+	}
+}
+
+int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
+{
+	struct pv_profile_info *in = pv_calloc(1, sizeof(*in));
+	if (!in)
+		return PV_ENOMEM;
+	in->p = p;
+	in->threads = pv_calloc(p->threads.len ? p->threads.len : 1, sizeof(*in->threads));
+	in->metric_total = pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t));
+	if (!in->threads || !in->metric_total) {
+		pv_profile_info_free(in);
+		return PV_ENOMEM;
+	}
+	for (uint32_t i = 0; i < p->markers.len; i++)
+		in->marker_phases[p->markers.phase[i] & 3]++;
+	for (uint32_t s = 0; s < p->samples.len; s++)
+		in->samples_without_stack += p->samples.stack[s] == PV_NONE;
+	for (pv_metric_ix m = 0; m < p->metrics.len; m++)
+		for (uint32_t s = 0; s < p->samples.len; s++)
+			in->metric_total[m] += pv_sample_weight(p, m, s);
+	pv_metric_ix dm = p->meta.default_metric;
+	for (pv_thread_ix t = 0; t < p->threads.len; t++) {
+		struct pv_thread_info *ti = &in->threads[t];
+		ti->first_ns = ti->last_ns = PV_TIME_NONE;
+		ti->samples = p->threads.sample_end[t] - p->threads.sample_begin[t];
+		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
+			int64_t x = p->samples.time_ns[s];
+			if (p->metrics.len)
+				ti->weight += pv_sample_weight(p, dm, s);
+			if (x == PV_TIME_NONE)
+				continue;
+			if (ti->first_ns == PV_TIME_NONE || x < ti->first_ns)
+				ti->first_ns = x;
+			if (ti->last_ns == PV_TIME_NONE || x > ti->last_ns)
+				ti->last_ns = x;
+		}
+	}
+	label_keys(p, in);
+	pv_profile_span(p, &in->start_ns, &in->end_ns);
+	*out = in;
+	return 0;
+}
+
+void pv_profile_info_free(struct pv_profile_info *in)
+{
+	if (!in)
+		return;
+	pv_free(in->threads);
+	pv_free(in->metric_total);
+	pv_free(in);
+}

@@ -1,0 +1,216 @@
+/*
+ * flame.c - the flame graph's nodes (pv/graphs.h): the heaviest rows of one or two trees, best
+ * first, from a heap of candidates, each a (parent, position) pair. Children are sorted by
+ * total, so a row's next sibling only becomes a candidate once the row is taken and the kept
+ * children of a row are a prefix of its list.
+ */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "pv/graphs.h"
+#include "view/naming.h"
+
+struct node {
+	uint32_t graph, row; /* row PV_NONE: the graph's virtual root over its roots */
+	uint32_t first, last, next;
+	uint64_t klen; /* the length of its key */
+};
+
+struct cand {
+	int64_t w;
+	uint64_t seq;
+	uint32_t parent, pos;
+};
+
+struct flame {
+	const struct pv_tree *t[2];
+	int64_t min[2];	     /* a pixel of each graph's width */
+	uint64_t key_budget; /* bytes of keys, at most */
+	struct node *nodes;
+	uint32_t len, cap;
+	struct cand *heap;
+	uint32_t hlen, hcap;
+	uint64_t seq;
+	bool oom;
+};
+
+static bool cand_before(const struct cand *x, const struct cand *y)
+{
+	return x->w != y->w ? x->w > y->w : x->seq < y->seq;
+}
+
+static void node_list(const struct flame *fl, uint32_t n, const uint32_t **list, uint32_t *len)
+{
+	const struct node *nd = &fl->nodes[n];
+	const struct pv_tree *t = fl->t[nd->graph];
+	if (nd->row == PV_NONE) {
+		*list = t->roots;
+		*len = t->nr_roots;
+	} else {
+		*list = t->children + t->child_first[nd->row];
+		*len = t->child_len[nd->row];
+	}
+}
+
+static void heap_push(struct flame *fl, uint32_t parent, uint32_t pos)
+{
+	const uint32_t *list;
+	uint32_t len;
+	node_list(fl, parent, &list, &len);
+	if (pos >= len || fl->oom)
+		return;
+	if (fl->hlen == fl->hcap) {
+		uint32_t nc = fl->hcap ? fl->hcap * 2 : 64;
+		struct cand *nh = pv_realloc(fl->heap, sizeof(*nh) * nc);
+		if (!nh) {
+			fl->oom = true;
+			return;
+		}
+		fl->heap = nh;
+		fl->hcap = nc;
+	}
+	uint32_t g = fl->nodes[parent].graph;
+	const struct pv_tree *t = fl->t[g];
+	int64_t w = t->total[0][list[pos]];
+	if ((w < 0 ? -w : w) < fl->min[g])
+		return; /* below a pixel: so are the siblings after it */
+	struct cand c = {w, fl->seq++, parent, pos};
+	uint32_t i = fl->hlen++;
+	while (i > 0 && cand_before(&c, &fl->heap[(i - 1) / 2])) {
+		fl->heap[i] = fl->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	fl->heap[i] = c;
+}
+
+static struct cand heap_pop(struct flame *fl)
+{
+	struct cand top = fl->heap[0], last = fl->heap[--fl->hlen];
+	uint32_t i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= fl->hlen)
+			break;
+		if (c + 1 < fl->hlen && cand_before(&fl->heap[c + 1], &fl->heap[c]))
+			c++;
+		if (!cand_before(&fl->heap[c], &last))
+			break;
+		fl->heap[i] = fl->heap[c];
+		i = c;
+	}
+	if (fl->hlen)
+		fl->heap[i] = last;
+	return top;
+}
+
+static uint32_t node_add(struct flame *fl, uint32_t graph, uint32_t row)
+{
+	if (fl->len == fl->cap) {
+		uint32_t nc = fl->cap ? fl->cap * 2 : 64;
+		struct node *nn = pv_realloc(fl->nodes, sizeof(*nn) * nc);
+		if (!nn) {
+			fl->oom = true;
+			return PV_NONE;
+		}
+		fl->nodes = nn;
+		fl->cap = nc;
+	}
+	fl->nodes[fl->len] = (struct node){graph, row, PV_NONE, PV_NONE, PV_NONE, 0};
+	return fl->len++;
+}
+
+/* Keeps at most max rows of the graphs (nodes 0 and 1 are their virtual roots). */
+static void prune(struct flame *fl, uint32_t ngraphs, uint32_t max)
+{
+	for (uint32_t k = 0; k < ngraphs; k++)
+		node_add(fl, k, PV_NONE);
+	for (uint32_t k = 0; k < ngraphs; k++)
+		heap_push(fl, k, 0);
+	uint32_t kept = 0;
+	uint64_t keys = 0;
+	while (fl->hlen && kept < max && !fl->oom) {
+		struct cand c = heap_pop(fl);
+		const uint32_t *list;
+		uint32_t len;
+		node_list(fl, c.parent, &list, &len);
+		const struct node *pn0 = &fl->nodes[c.parent];
+		const struct pv_tree *t = fl->t[pn0->graph];
+		uint32_t r = list[c.pos];
+		char step[KEY_STEP_MAX];
+		uint64_t klen = pn0->klen + (pn0->row != PV_NONE) +
+				key_step(step, t->kind[r], t->id[r], t->line[r]);
+		if (keys + klen > fl->key_budget)
+			break;
+		keys += klen;
+		uint32_t n = node_add(fl, pn0->graph, r);
+		if (n == PV_NONE)
+			break;
+		fl->nodes[n].klen = klen;
+		struct node *pn = &fl->nodes[c.parent];
+		if (pn->last == PV_NONE)
+			pn->first = n;
+		else
+			fl->nodes[pn->last].next = n;
+		pn->last = n;
+		kept++;
+		heap_push(fl, n, 0);
+		heap_push(fl, c.parent, c.pos + 1);
+	}
+}
+
+void pv_flame_free(struct pv_flame *fl)
+{
+	if (!fl)
+		return;
+	pv_free(fl->graph);
+	pv_free(fl->row);
+	pv_free(fl->first);
+	pv_free(fl->next);
+	pv_free(fl);
+}
+
+int pv_flame_build(const struct pv_view *v, const struct pv_flame_opts *o, struct pv_flame **out)
+{
+	struct flame fl = {0};
+	uint32_t ngraphs = pv_view_kind(v->q.view)->outputs & PV_OUT_CALLERS ? 2 : 1;
+	fl.t[0] = v->tree;
+	fl.t[1] = v->callers;
+	fl.key_budget = (uint64_t)o->max_nodes * PV_FLAME_KEY_BYTES;
+	for (uint32_t k = 0; o->width && k < ngraphs; k++) {
+		/* a pixel of the graph: of the roots' total, or of the center's row */
+		const struct pv_tree *t = fl.t[k];
+		int64_t whole = 0;
+		for (uint32_t i = 0; t && i < t->nr_roots; i++)
+			whole += t->total[0][t->roots[i]] < 0 ? -t->total[0][t->roots[i]]
+							      : t->total[0][t->roots[i]];
+		fl.min[k] = (whole + o->width - 1) / o->width;
+	}
+	prune(&fl, ngraphs, o->max_nodes);
+	struct pv_flame *f = fl.oom ? NULL : pv_calloc(1, sizeof(*f));
+	if (f) {
+		uint32_t n = fl.len ? fl.len : 1;
+		f->v = v;
+		f->nr_graphs = ngraphs;
+		f->len = fl.len;
+		f->graph = pv_malloc(n);
+		f->row = pv_malloc(n * sizeof(*f->row));
+		f->first = pv_malloc(n * sizeof(*f->first));
+		f->next = pv_malloc(n * sizeof(*f->next));
+		if (!f->graph || !f->row || !f->first || !f->next) {
+			pv_flame_free(f);
+			f = NULL;
+		}
+	}
+	for (uint32_t i = 0; f && i < fl.len; i++) {
+		f->graph[i] = (uint8_t)fl.nodes[i].graph;
+		f->row[i] = fl.nodes[i].row;
+		f->first[i] = fl.nodes[i].first;
+		f->next[i] = fl.nodes[i].next;
+	}
+	pv_free(fl.nodes);
+	pv_free(fl.heap);
+	if (!f)
+		return PV_ENOMEM;
+	*out = f;
+	return 0;
+}

@@ -1,0 +1,301 @@
+/*
+ * test_graphs.c - the page's analyses in libpv, without the web front end: thread selection
+ * (pv_thread_select), the flame graph (pv_flame_build), row keys and their resolution
+ * (pv/rows.h), per-thread costs of a row (pv_thread_costs), activity (pv_activity_build), the
+ * marker chart (pv_marker_chart) and the schemas' display locations (pv_markers_displayed).
+ * Expected figures are worked out by hand from the input files (comments say how).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pv/graphs.h"
+#include "pv/import.h"
+#include "pv/rows.h"
+#include "t.h"
+
+static struct pv_profile *import_text(const char *text, const char *format)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_import_memory("test", text, strlen(text), format, &p, &err))
+		t_fail(__FILE__, __LINE__, "cannot import: %s", err.msg);
+	return p;
+}
+
+static struct pv_profile *load(const char *rel)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_import_file(t_data(rel), NULL, &p, &err))
+		t_fail(__FILE__, __LINE__, "cannot import %s: %s", rel, err.msg);
+	return p;
+}
+
+static struct pv_view *view(const struct pv_profile *p, enum pv_view_kind kind, const char *center)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = kind;
+	if (center)
+		T_EQ_INT(pv_query_add_center(&q, center), 0);
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	pv_query_release(&q);
+	return v;
+}
+
+/* two threads of one process: main;foo (2 samples, tid 100), main;bar and main;foo (tid 101) */
+static const char TWO_THREADS[] =
+    "app 7/100 1.000000: 1 cycles:\n\t1 foo (/bin/app)\n\t2 main "
+    "(/bin/app)\n\napp 7/100 1.001000: 1 cycles:\n\t1 foo (/bin/app)\n"
+    "\t2 main (/bin/app)\n\nwrk 7/101 1.002000: 1 cycles:\n\t3 bar "
+    "(/bin/app)\n\t2 main (/bin/app)\n\nwrk 7/101 1.003000: 1 cycles:\n"
+    "\t1 foo (/bin/app)\n\t2 main (/bin/app)\n\n";
+
+T_TEST(graphs_thread_select)
+{
+	struct pv_profile *p = import_text(TWO_THREADS, "perf-script");
+	T_EQ_INT(p->threads.len, 2);
+	pv_thread_ix *t = NULL;
+	uint32_t n = 0;
+	struct pv_error err;
+	pv_error_clear(&err);
+	/* no names: every thread; a tid and a name finding the same thread: it once */
+	T_EQ_INT(pv_thread_select(p, NULL, 0, &t, &n, &err), 0);
+	T_EQ_INT(n, 2);
+	free(t);
+	const char *both[] = {"101", "wrk", "100"};
+	T_EQ_INT(pv_thread_select(p, both, 3, &t, &n, &err), 0);
+	T_EQ_INT(n, 2);
+	T_EQ_INT(t[0], 0); /* index order, not the names' */
+	T_EQ_INT(t[1], 1);
+	free(t);
+	/* re:REGEX: every thread whose name matches ("app" and "wrk": only wrk ends in k) */
+	const char *re[] = {"re:k$"};
+	T_EQ_INT(pv_thread_select(p, re, 1, &t, &n, &err), 0);
+	T_EQ_INT(n, 1);
+	T_EQ_INT(t[0], 1);
+	free(t);
+	const char *nore[] = {"re:^z"};
+	T_EQ_INT(pv_thread_select(p, nore, 1, &t, &n, &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "no thread name matches 're:^z'");
+	T_TRUE(t == NULL && n == 0);
+	const char *nope[] = {"100", "nope"};
+	T_EQ_INT(pv_thread_select(p, nope, 2, &t, &n, &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "no thread named 'nope'");
+	T_TRUE(t == NULL && n == 0);
+	pv_profile_free(p);
+}
+
+T_TEST(graphs_thread_costs)
+{
+	struct pv_profile *p = import_text(TWO_THREADS, "perf-script");
+	struct pv_view *v = view(p, PV_VIEW_TREE, NULL);
+	/* main/foo: 2 samples on tid 100, 1 on tid 101 */
+	struct pv_row_ref ref;
+	const char *key = NULL;
+	uint32_t main_f = PV_NONE, foo_f = PV_NONE;
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		if (strcmp(pv_str(p, p->funcs.name[f]), "main") == 0)
+			main_f = f;
+		if (strcmp(pv_str(p, p->funcs.name[f]), "foo") == 0)
+			foo_f = f;
+	}
+	char kb[64];
+	snprintf(kb, sizeof(kb), "f%u/f%u", main_f, foo_f);
+	key = kb;
+	T_TRUE(pv_view_find(v, key, &ref));
+	T_EQ_INT(ref.tree->id[ref.row], foo_f);
+	struct pv_thread_costs *tc = NULL;
+	T_EQ_INT(pv_thread_costs(v, &v->q, key, &ref, &tc), 0);
+	T_EQ_INT(tc->nr_threads, 2);
+	T_TRUE(!tc->truncated && tc->known[0] && tc->known[1]);
+	T_EQ_INT(tc->total[0 * tc->nr_metrics], 2);
+	T_EQ_INT(tc->total[1 * tc->nr_metrics], 1);
+	T_EQ_INT(tc->self[1 * tc->nr_metrics], 1);
+	pv_thread_costs_free(tc);
+	pv_view_free(v);
+	pv_profile_free(p);
+}
+
+/* The row of t whose function is named name under parent (PV_NONE: a root). */
+static uint32_t child(const struct pv_profile *p, const struct pv_tree *t, uint32_t parent,
+		      const char *name)
+{
+	const uint32_t *list = parent == PV_NONE ? t->roots : t->children + t->child_first[parent];
+	uint32_t n = parent == PV_NONE ? t->nr_roots : t->child_len[parent];
+	for (uint32_t i = 0; i < n; i++)
+		if (t->kind[list[i]] == PV_ROW_FUNCTION &&
+		    strcmp(pv_str(p, p->funcs.name[t->id[list[i]]]), name) == 0)
+			return list[i];
+	return PV_NONE;
+}
+
+T_TEST(graphs_row_keys)
+{
+	struct pv_profile *p = load("collapsed/worked-example.txt");
+	struct pv_view *v = view(p, PV_VIEW_TREE, NULL);
+	const struct pv_tree *t = v->tree;
+	uint32_t m = child(p, t, PV_NONE, "main"), rm = child(p, t, m, "real_main");
+	uint32_t foo = child(p, t, rm, "foo");
+	char key[64];
+	snprintf(key, sizeof(key), "f%u/f%u/f%u", t->id[m], t->id[rm], t->id[foo]);
+	struct pv_row_ref ref;
+	T_TRUE(pv_view_find(v, key, &ref));
+	T_TRUE(ref.tree == t && ref.row == foo && strcmp(ref.prefix, "") == 0);
+	/* a leading zero, a missing step, a trailing '/', a prefix on a plain tree: no row */
+	T_TRUE(!pv_view_find(v, "f0/", &ref));
+	T_TRUE(!pv_view_find(v, "f00", &ref));
+	T_TRUE(!pv_view_find(v, "f999", &ref));
+	T_TRUE(!pv_view_find(v, "up:f0", &ref));
+	pv_view_free(v);
+	/* a butterfly on foo: the callers' rows under "up:", the callees' under "down:" (the
+	 * center row c first), found in the right tree */
+	v = view(p, PV_VIEW_BUTTERFLY, "foo");
+	T_TRUE(pv_view_find(v, "down:c", &ref));
+	T_TRUE(ref.tree == v->tree && ref.tree->kind[ref.row] == PV_ROW_CENTER);
+	T_TRUE(pv_view_find(v, "up:c", &ref));
+	T_TRUE(ref.tree == v->callers && strcmp(ref.prefix, "up:") == 0);
+	T_TRUE(!pv_view_find(v, "c", &ref));
+	pv_view_free(v);
+	pv_profile_free(p);
+}
+
+T_TEST(graphs_flame)
+{
+	/* worked example: main 26 > real_main 15 > foo 11 (10 + 1) is the heaviest chain, then
+	 * main > foo 7 (5 + 2); three nodes asked: main, real_main and real_main's foo */
+	struct pv_profile *p = load("collapsed/worked-example.txt");
+	struct pv_view *v = view(p, PV_VIEW_TREE, NULL);
+	struct pv_flame *fl = NULL;
+	struct pv_flame_opts o = {3, 0};
+	T_EQ_INT(pv_flame_build(v, &o, &fl), 0);
+	T_EQ_INT(fl->nr_graphs, 1);
+	T_EQ_INT(fl->len, 4); /* the virtual root and three rows */
+	const struct pv_tree *t = v->tree;
+	uint32_t m = child(p, t, PV_NONE, "main"), rm = child(p, t, m, "real_main");
+	uint32_t kept[3] = {PV_NONE, PV_NONE, PV_NONE};
+	for (uint32_t i = 1; i < fl->len; i++)
+		kept[i - 1] = fl->row[i];
+	T_TRUE(kept[0] == m || kept[1] == m || kept[2] == m);
+	T_TRUE(kept[0] == rm || kept[1] == rm || kept[2] == rm);
+	T_TRUE(kept[0] == child(p, t, rm, "foo") || kept[1] == child(p, t, rm, "foo") ||
+	       kept[2] == child(p, t, rm, "foo"));
+	pv_flame_free(fl);
+	/* 26 on 5 pixels: a pixel is 6 (rounded up); main 26, real_main 15, its foo 11, that
+	 * foo's bar 10 and main's foo 7 are kept, main > foo > baz (5) and qux (3) are not */
+	o = (struct pv_flame_opts){1000, 5};
+	T_EQ_INT(pv_flame_build(v, &o, &fl), 0);
+	T_EQ_INT(fl->len, 6);
+	for (uint32_t i = 1; i < fl->len; i++)
+		T_TRUE(t->total[0][fl->row[i]] >= 6);
+	pv_flame_free(fl);
+	pv_view_free(v);
+	/* a butterfly: two graphs, node 1 the callers' virtual root */
+	v = view(p, PV_VIEW_BUTTERFLY, "malloc");
+	o = (struct pv_flame_opts){100, 0};
+	T_EQ_INT(pv_flame_build(v, &o, &fl), 0);
+	T_EQ_INT(fl->nr_graphs, 2);
+	T_EQ_INT(fl->graph[1], 1);
+	T_EQ_INT(fl->row[1], PV_NONE);
+	pv_flame_free(fl);
+	pv_view_free(v);
+	pv_profile_free(p);
+}
+
+T_TEST(graphs_activity)
+{
+	/* 5 samples at 0..4 ms, one a bucket; the frames have no category: "Other" (0) */
+	struct pv_profile *p = load("firefox/generated-processed-v70-calltree.json");
+	struct pv_markers *ms = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	T_EQ_INT(pv_markers_derive(p, &ms, &err), 0);
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_activity_opts o = {.buckets = 5};
+	struct pv_activity *a = NULL;
+	T_EQ_INT(pv_activity_build(p, ms, &q, &o, &a, &err), 0);
+	T_EQ_INT(a->start_ns, 0);
+	T_EQ_INT(a->end_ns, 5000000);
+	T_EQ_INT(a->nr_threads, 1);
+	T_EQ_U64(a->samples[0], 5);
+	for (uint32_t b = 0; b < 5; b++) {
+		T_EQ_INT(a->cell_first[b + 1] - a->cell_first[b], 1);
+		T_EQ_INT(a->cell_category[a->cell_first[b]], 0);
+		T_EQ_INT(a->cell_cost[a->cell_first[b]], 1);
+	}
+	pv_activity_free(a);
+	/* the query's range 2 <= t < 4 in one bucket: 2 */
+	T_EQ_INT(pv_query_set_option(&q, "range", "2:4", &err), 0);
+	o.buckets = 1;
+	T_EQ_INT(pv_activity_build(p, ms, &q, &o, &a, &err), 0);
+	T_EQ_U64(a->samples[0], 2);
+	T_EQ_INT(a->cell_cost[0], 2);
+	pv_activity_free(a);
+	/* a window that ends before it starts */
+	o = (struct pv_activity_opts){.buckets = 2,
+				      .has_start = true,
+				      .start_ns = 3000000,
+				      .has_end = true,
+				      .end_ns = 1000000};
+	T_EQ_INT(pv_activity_build(p, ms, &q, &o, &a, &err), PV_EINVAL);
+	pv_query_release(&q);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+T_TEST(graphs_marker_chart_and_display)
+{
+	/* the marker table file: UserTiming (0), IPCOut (2) and FileIO (6) rows of thread 0,
+	 * sorted by name within the category "Other" */
+	struct pv_profile *p = load("firefox/generated-processed-v70-marker-table.json");
+	struct pv_markers *ms = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	T_EQ_INT(pv_markers_derive(p, &ms, &err), 0);
+	struct pv_marker_search *s = NULL;
+	T_EQ_INT(pv_marker_search_new("UserTiming,FileIO,ipc", &s), 0);
+	struct pv_marker_select sel = {
+	    .search = s, .has_range = true, .range_start_ns = 12500000, .range_end_ns = 175000000};
+	struct pv_marker_chart *ch = NULL;
+	T_EQ_INT(pv_marker_chart(ms, &sel, 100, &ch), 0);
+	T_EQ_INT(ch->nr_rows, 3);
+	T_EQ_STR(ch->row_name[0], "FileIO");
+	T_EQ_STR(ch->row_name[1], "IPCOut");
+	T_EQ_STR(ch->row_name[2], "UserTiming");
+	T_EQ_INT(ch->nr_entries, 3);
+	T_EQ_INT(ch->marker[ch->row_first[0]], 6);
+	T_EQ_INT(ch->marker[ch->row_first[1]], 2);
+	T_EQ_INT(ch->marker[ch->row_first[2]], 0);
+	pv_marker_chart_free(ch);
+	pv_marker_search_free(s);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+
+	/* the network file: the Network loads (no schema in the file) are in the timeline
+	 * overview, TTI (no schema) is not; no marker is in a location nothing lists */
+	p = load("firefox/generated-processed-v70-network.json");
+	T_EQ_INT(pv_markers_derive(p, &ms, &err), 0);
+	uint32_t idx[64], n = 0, tti = PV_NONE, load0 = PV_NONE;
+	for (uint32_t i = 0; i < ms->len && n < 64; i++, n++) {
+		idx[n] = i;
+		if (strcmp(ms->name[i], "TTI") == 0)
+			tti = i;
+		if (strncmp(ms->name[i], "Load 0", 6) == 0)
+			load0 = i;
+	}
+	T_TRUE(tti != PV_NONE && load0 != PV_NONE && tti < n && load0 < n);
+	uint8_t shown[64];
+	T_EQ_INT(pv_markers_displayed(ms, PV_DISPLAY_TIMELINE_OVERVIEW, idx, n, shown), 0);
+	T_EQ_INT(shown[load0], 1);
+	T_EQ_INT(shown[tti], 0);
+	T_EQ_INT(pv_markers_displayed(ms, PV_DISPLAY_TIMELINE_IPC, idx, n, shown), 0);
+	T_EQ_INT(shown[load0], 0);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
