@@ -33,6 +33,12 @@ struct cli {
 	uint32_t max_nodes, width, buckets;
 	bool has_start, has_end;
 	int64_t start_ns, end_ns;
+	/* tui: a key script and the screen's size (no terminal), the page's state from --query,
+	 * a folder of source files */
+	const char *tui_keys, *tui_size;
+	char *tui_tab, *tui_sel, *tui_search;
+	int64_t tui_marker;
+	const char *source_root;
 };
 
 /* "message (see 'profview --help')"; returns EXIT_INPUT. */
@@ -59,6 +65,10 @@ int cmd_flame(const struct cli *c, const char *path, const struct pv_profile *p)
 int cmd_activity(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_marker(const struct cli *c, const char *path, const struct pv_profile *p);
+int cmd_tui(const struct cli *c, const char *path, const struct pv_profile *p);
+/* cmd_tui.c: --query for tui: a page's URL (or its query string), whose tab, sel, mk and search
+ * open the TUI where the page was; 0 or an exit code. */
+int cli_tui_url(struct cli *c, const char *arg);
 /* cmd_serve.c: its own options (profview serve --help). */
 int cmd_serve(int argc, char **argv);
 
