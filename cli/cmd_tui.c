@@ -17,7 +17,8 @@
 /* The page's own parameters (web/assets/state.js) beside the query's. */
 static bool page_key(const char *k)
 {
-	static const char *const keys[] = {"tab", "sel", "mk", "search", "src", "line", "p", "zoom"};
+	static const char *const keys[] = {"tab", "sel",  "mk", "search",
+					   "src", "line", "p",	"zoom"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (strcmp(k, keys[i]) == 0)
 			return true;

@@ -21,17 +21,16 @@
 #include "pv/view.h"
 #include "tui.h"
 
-#define SOURCE_MAX (64u << 20) /* bytes of a source file shown, at most */
-#define EXPAND_MAX 20000       /* rows '*' opens at once, at most */
-#define HISTORY_MAX 256	       /* queries Backspace goes back through */
-#define HOT_MAX 4096	       /* rows of a hot path */
+#define SOURCE_MAX  (64u << 20) /* bytes of a source file shown, at most */
+#define EXPAND_MAX  20000	/* rows '*' opens at once, at most */
+#define HISTORY_MAX 256		/* queries Backspace goes back through */
+#define HOT_MAX	    4096	/* rows of a hot path */
 
 enum tab { T_TREE, T_CALLERS, T_BUTTERFLY, T_FLAT, T_TOP, T_MARKERS, T_SOURCE, NR_TABS };
 static const char *const tab_names[NR_TABS] = {"top-down", "bottom-up", "butterfly", "flat",
 					       "top",	   "markers",	"source"};
 static const enum pv_view_kind tab_view[T_MARKERS] = {PV_VIEW_TREE, PV_VIEW_CALLERS,
-						      PV_VIEW_BUTTERFLY, PV_VIEW_FLAT,
-						      PV_VIEW_TOP};
+						      PV_VIEW_BUTTERFLY, PV_VIEW_FLAT, PV_VIEW_TOP};
 
 /* A line of a view's list: a row of a tree (t), of the flat rows (t NULL), or a section title
  * (t NULL, r PV_NONE, title 0 callers / 1 callees). */
@@ -49,8 +48,8 @@ struct strs {
 struct pane {
 	struct pv_view *v;
 	struct pv_row_namer *nm;
-	uint32_t gen; /* the query generation v is of (0: none yet) */
-	char *err;    /* why there is no view */
+	uint32_t gen;	  /* the query generation v is of (0: none yet) */
+	char *err;	  /* why there is no view */
 	uint8_t *open[2]; /* per row of v->tree, v->callers */
 	struct vrow *rows;
 	uint32_t nrows, cap;
@@ -103,8 +102,11 @@ struct tui {
 	char input[256]; /* the text being typed after '/' */
 	char find[256];	 /* the trees' search */
 	char msg[256];	 /* one line for the status bar until the next key */
-	/* the activity graph, per shown thread: its name and one glyph per column */
-	uint32_t act_gen, act_w, act_n;
+	/* the activity graph, per shown thread: its name and one glyph per column; of the query
+	 * without its center (act_q), so moving the center does not compute it again */
+	struct pv_query act_q;
+	bool act_valid;
+	uint32_t act_w, act_n;
 	char **act_line;
 	/* layout of the last screen */
 	int body_y, body_h;
@@ -145,8 +147,8 @@ static void strs_add(struct strs *s, const char *x)
 		s->s[s->n++] = d;
 }
 
-static const char *row_name(const struct pv_view *v, const struct pv_tree *t, uint32_t r,
-			    char *buf, size_t n)
+static const char *row_name(const struct pv_view *v, const struct pv_tree *t, uint32_t r, char *buf,
+			    size_t n)
 {
 	if (t)
 		return pv_view_row_name(v, t->kind[r], t->id[r], buf, n, t->line[r]);
@@ -808,7 +810,8 @@ static void ensure_source(struct tui *t)
 		return;
 	if (!sp->text && !sp->err) {
 		const char *path = pv_str(t->p, t->p->sources.path[sp->id]);
-		if (pv_source_read(path, t->o.roots, t->o.nr_roots, SOURCE_MAX, &sp->text, &sp->len)) {
+		if (pv_source_read(path, t->o.roots, t->o.nr_roots, SOURCE_MAX, &sp->text,
+				   &sp->len)) {
 			char b[512];
 			snprintf(b, sizeof(b), "cannot read source file '%s'", path);
 			sp->err = strdup(b);
@@ -1045,14 +1048,25 @@ static void query_line(struct tui *t)
  * characters (ASCII: " .:-=+*#"). */
 static void ensure_activity(struct tui *t, int width)
 {
-	if (t->act_gen == t->gen && t->act_w == (uint32_t)width)
+	struct pv_query q;
+	pv_query_init(&q);
+	if (pv_query_copy(&q, &t->q))
 		return;
+	for (uint32_t i = 0; i < q.nr_center; i++)
+		free(q.center[i]);
+	q.nr_center = 0;
+	if (t->act_valid && t->act_w == (uint32_t)width && pv_query_equal(&q, &t->act_q)) {
+		pv_query_release(&q);
+		return;
+	}
+	pv_query_release(&t->act_q);
+	t->act_q = q;
+	t->act_valid = true;
 	for (uint32_t i = 0; i < t->act_n; i++)
 		free(t->act_line[i]);
 	free(t->act_line);
 	t->act_line = NULL;
 	t->act_n = 0;
-	t->act_gen = t->gen;
 	t->act_w = (uint32_t)width;
 	int label = width >= 40 ? 12 : 6;
 	int gw = width - label - 1;
@@ -1062,7 +1076,7 @@ static void ensure_activity(struct tui *t, int width)
 	struct pv_activity *a = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
-	if (pv_activity_build(t->p, t->mk.ms, &t->q, &ao, &a, &err))
+	if (pv_activity_build(t->p, t->mk.ms, &t->act_q, &ao, &a, &err))
 		return;
 	t->act_line = calloc(a->nr_threads ? a->nr_threads : 1, sizeof(char *));
 	int64_t *col = malloc(sizeof(int64_t) * (size_t)gw);
@@ -1073,12 +1087,13 @@ static void ensure_activity(struct tui *t, int width)
 	for (uint32_t k = 0; k < a->nr_threads; k++)
 		order[k] = k;
 	for (uint32_t k = 1; k < a->nr_threads; k++)
-		for (uint32_t j = k; j > 0 && a->samples[order[j]] > a->samples[order[j - 1]]; j--) {
+		for (uint32_t j = k; j > 0 && a->samples[order[j]] > a->samples[order[j - 1]];
+		     j--) {
 			uint32_t x = order[j];
 			order[j] = order[j - 1];
 			order[j - 1] = x;
 		}
-	static const char *const blocks[9] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
+	static const char *const blocks[9] = {" ",	"\u2581", "\u2582", "\u2583", "\u2584",
 					      "\u2585", "\u2586", "\u2587", "\u2588"};
 	static const char ascii[] = " .:-=+*#@";
 	for (uint32_t oi = 0; oi < a->nr_threads && oi < 8; oi++) {
@@ -1221,7 +1236,8 @@ static void view_body(struct tui *t, int y0, int rows)
 		cells_start(&t->cl, t->w);
 		cells_puts(&t->cl, sel ? ">" : " ");
 		if (vr->r == PV_NONE) {
-			snprintf(b, sizeof(b), "%s %s (%s)", vr->title ? "callees of" : "callers of",
+			snprintf(b, sizeof(b), "%s %s (%s)",
+				 vr->title ? "callees of" : "callers of",
 				 v->center_label ? v->center_label : "the center",
 				 vr->title ? "top-down" : "bottom-up");
 			cells_puts(&t->cl, b);
@@ -1235,8 +1251,9 @@ static void view_body(struct tui *t, int y0, int rows)
 			depth = (int)vr->t->depth[vr->r];
 			bool has = vr->t->child_len[vr->r] > 0;
 			bool op = has && pn->open[tree_ix(v, vr->t)][vr->r];
-			mark = !has ? "  " : op ? (t->o.ascii ? "- " : "\u25be ")
-					      : (t->o.ascii ? "+ " : "\u25b8 ");
+			mark = !has ? "  "
+			       : op ? (t->o.ascii ? "- " : "\u25be ")
+				    : (t->o.ascii ? "+ " : "\u25b8 ");
 		} else {
 			cost_cols(t, v, c, v->flat->total[0][vr->r], v->flat->self[0][vr->r]);
 			depth = pv_view_kind(v->q.view)->list ? 0 : v->flat->level[vr->r];
@@ -1250,7 +1267,9 @@ static void view_body(struct tui *t, int y0, int rows)
 		cells_puts(&t->cl, mark);
 		cells_puts(&t->cl, row_name(v, vr->t, vr->r, b, sizeof(b)));
 		emit(t, y0 + i,
-		     sel ? TUI_ROLE_SELECTED : in_center(v, vr) ? TUI_ROLE_CENTER : TUI_ROLE_TEXT);
+		     sel		? TUI_ROLE_SELECTED
+		     : in_center(v, vr) ? TUI_ROLE_CENTER
+					: TUI_ROLE_TEXT);
 	}
 }
 
@@ -1352,8 +1371,9 @@ static void marker_body(struct tui *t, int y0, int rows)
 		cells_put(&t->cl, ms->name[m], SIZE_MAX, wide ? 21 : -1);
 		if (wide) {
 			cells_pad(&t->cl, 46);
-			cells_put(&t->cl, ms->friendly ? ms->friendly[ms->thread[m]]
-						       : pv_str(t->p, t->p->threads.name[ms->thread[m]]),
+			cells_put(&t->cl,
+				  ms->friendly ? ms->friendly[ms->thread[m]]
+					       : pv_str(t->p, t->p->threads.name[ms->thread[m]]),
 				  SIZE_MAX, 14);
 			cells_pad(&t->cl, 61);
 			if (!pv_marker_detail(ms, m, &mp->d) && mp->d.label[PV_LABEL_TABLE])
@@ -1434,9 +1454,10 @@ static void source_body(struct tui *t, int y0, int rows)
 			for (int col = 0; col < 2; col++) {
 				b[0] = 0;
 				if (has)
-					pv_format_cost(b, sizeof(b),
-						       sp->sc->cost[((size_t)line * nm) * 2 + (size_t)col],
-						       sp->unit);
+					pv_format_cost(
+					    b, sizeof(b),
+					    sp->sc->cost[((size_t)line * nm) * 2 + (size_t)col],
+					    sp->unit);
 				cells_right(&t->cl, b, 10);
 			}
 		}
@@ -1447,7 +1468,9 @@ static void source_body(struct tui *t, int y0, int rows)
 		const char *e = memchr(s, '\n', sp->len - sp->off[k]);
 		cells_put(&t->cl, s, e ? (size_t)(e - s) : sp->len - sp->off[k], -1);
 		emit(t, y0 + 1 + i,
-		     k == sp->sel ? TUI_ROLE_SELECTED : center ? TUI_ROLE_CENTER : TUI_ROLE_TEXT);
+		     k == sp->sel ? TUI_ROLE_SELECTED
+		     : center	  ? TUI_ROLE_CENTER
+				  : TUI_ROLE_TEXT);
 	}
 }
 
@@ -1469,7 +1492,8 @@ static const char *const help_text[] = {
 static void overlay(struct tui *t, int y0, int rows)
 {
 	if (t->mode == M_HELP) {
-		for (int i = 0; i < rows && i < (int)(sizeof(help_text) / sizeof(help_text[0])); i++)
+		for (int i = 0; i < rows && i < (int)(sizeof(help_text) / sizeof(help_text[0]));
+		     i++)
 			text_line(t, y0 + i, TUI_ROLE_TEXT, help_text[i]);
 		return;
 	}
@@ -1560,7 +1584,8 @@ void tui_click(struct tui *t, int y, int x)
 		for (int k = 0; k < NR_TABS; k++)
 			full += 4 + (int)strlen(tab_names[k]);
 		for (int k = 0; k < NR_TABS; k++) {
-			int wk = k == (int)t->tab || full <= t->w ? 4 + (int)strlen(tab_names[k]) : 3;
+			int wk =
+			    k == (int)t->tab || full <= t->w ? 4 + (int)strlen(tab_names[k]) : 3;
 			if (x >= col && x < col + wk) {
 				t->tab = (enum tab)k;
 				return;
@@ -1638,6 +1663,7 @@ int tui_new(const struct tui_opts *o, int w, int h, struct tui **out, struct pv_
 	t->src.id = PV_NONE;
 	t->mk.want = o->marker;
 	pv_query_init(&t->q);
+	pv_query_init(&t->act_q);
 	if (pv_query_copy(&t->q, o->q))
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	for (int k = 0; k < T_MARKERS; k++) {
@@ -1714,6 +1740,7 @@ void tui_free(struct tui *t)
 	for (uint32_t i = 0; i < t->nhist; i++)
 		pv_query_release(&t->hist[i]);
 	pv_query_release(&t->q);
+	pv_query_release(&t->act_q);
 	if (t->scr.line)
 		for (int y = 0; y < t->h; y++)
 			free(t->scr.line[y]);
@@ -1729,14 +1756,22 @@ int tui_key_parse(const char *name)
 		const char *name;
 		int key;
 	} names[] = {
-	    {"Up", TUI_KEY_UP},		{"Down", TUI_KEY_DOWN},
-	    {"Left", TUI_KEY_LEFT},	{"Right", TUI_KEY_RIGHT},
-	    {"PgUp", TUI_KEY_PGUP},	{"PgDn", TUI_KEY_PGDN},
-	    {"Home", TUI_KEY_HOME},	{"End", TUI_KEY_END},
-	    {"Enter", TUI_KEY_ENTER},	{"Esc", TUI_KEY_ESC},
-	    {"Tab", TUI_KEY_TAB},	{"BTab", TUI_KEY_BTAB},
-	    {"Backspace", TUI_KEY_BACKSPACE}, {"WheelUp", TUI_KEY_WHEEL_UP},
-	    {"WheelDown", TUI_KEY_WHEEL_DOWN}, {"Space", ' '},
+	    {"Up", TUI_KEY_UP},
+	    {"Down", TUI_KEY_DOWN},
+	    {"Left", TUI_KEY_LEFT},
+	    {"Right", TUI_KEY_RIGHT},
+	    {"PgUp", TUI_KEY_PGUP},
+	    {"PgDn", TUI_KEY_PGDN},
+	    {"Home", TUI_KEY_HOME},
+	    {"End", TUI_KEY_END},
+	    {"Enter", TUI_KEY_ENTER},
+	    {"Esc", TUI_KEY_ESC},
+	    {"Tab", TUI_KEY_TAB},
+	    {"BTab", TUI_KEY_BTAB},
+	    {"Backspace", TUI_KEY_BACKSPACE},
+	    {"WheelUp", TUI_KEY_WHEEL_UP},
+	    {"WheelDown", TUI_KEY_WHEEL_DOWN},
+	    {"Space", ' '},
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(name, names[i].name) == 0)

@@ -194,7 +194,8 @@ uint32_t pv_view_find_name(const struct pv_view *v, const struct pv_tree *t, uin
 				st = g;
 				cap *= 2;
 			}
-			st[sp++] = (struct lvl){t->children + t->child_first[r], t->child_len[r], 0};
+			st[sp++] =
+			    (struct lvl){t->children + t->child_first[r], t->child_len[r], 0};
 		}
 		pv_free(st);
 	}

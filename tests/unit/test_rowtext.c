@@ -147,9 +147,9 @@ T_TEST(rowtext_find_name)
 	uint32_t m = pv_view_find_name(v, NULL, PV_NONE, "mall", false);
 	T_TRUE(m != PV_NONE);
 	char b[64];
-	T_EQ_STR(pv_view_row_name(v, v->flat->kind[m], v->flat->id[m], b, sizeof(b),
-				  v->flat->line[m]),
-		 "malloc");
+	T_EQ_STR(
+	    pv_view_row_name(v, v->flat->kind[m], v->flat->id[m], b, sizeof(b), v->flat->line[m]),
+	    "malloc");
 	pv_view_free(v);
 	pv_profile_free(p);
 }
