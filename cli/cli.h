@@ -69,7 +69,10 @@ int cmd_tui(const struct cli *c, const char *path, const struct pv_profile *p);
 /* cmd_tui.c: --query for tui: a page's URL (or its query string), whose tab, sel, mk and search
  * open the TUI where the page was; 0 or an exit code. */
 int cli_tui_url(struct cli *c, const char *arg);
-/* cmd_serve.c: its own options (profview serve --help). */
-int cmd_serve(int argc, char **argv);
+/* The commands with options of their own (profview COMMAND --help): argv[0] is the command. */
+int cmd_serve(int argc, char **argv);	 /* cmd_serve.c */
+int cmd_contexts(int argc, char **argv); /* cmd_contexts.c */
+int cmd_export(int argc, char **argv);	 /* cmd_export.c */
+int cmd_trace(int argc, char **argv);	 /* cmd_trace.c */
 
 #endif

@@ -710,12 +710,14 @@ static void ensure_markers(struct tui *t)
 	mp->err = NULL;
 	struct pv_marker_search *s = NULL;
 	pv_thread_ix *th = NULL;
-	uint32_t nth = 0, bad;
+	uint32_t nth = 0;
+	struct pv_error err;
+	pv_error_clear(&err);
 	struct pv_marker_select sel = {.order = PV_MARKERS_BY_START};
 	int rc = pv_marker_search_new(mp->search ? mp->search : "", &s);
 	if (!rc)
 		rc = pv_thread_select(t->p, (const char *const *)t->q.threads, t->q.nr_threads, &th,
-				      &nth, &bad);
+				      &nth, &err);
 	if (!rc) {
 		sel.search = s;
 		sel.threads = t->q.nr_threads ? th : NULL;
@@ -726,7 +728,9 @@ static void ensure_markers(struct tui *t)
 		rc = pv_marker_select(mp->ms, &sel, &mp->idx, &mp->n);
 	}
 	if (rc)
-		mp->err = strdup(rc == PV_ENOMEM ? "out of memory" : "no such thread");
+		mp->err = strdup(rc == PV_ENOMEM ? "out of memory"
+				 : err.msg[0]	 ? err.msg
+						 : "no such thread");
 	free(th);
 	pv_marker_search_free(s);
 	if (mp->want >= 0) {
