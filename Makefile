@@ -8,7 +8,8 @@
 
 # Debian packages the build and the tests need (checked with dpkg, installed only when missing)
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g-dev libxxhash-dev \
-	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libopenmpi-dev openmpi-bin
+	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libopenmpi-dev openmpi-bin \
+	libncurses-dev tmux
 EXAMPLE := examples/firefox-argument-values.json
 
 # and what `make bench` needs on top

@@ -34,6 +34,12 @@ struct cli {
 	uint32_t max_nodes, width, buckets;
 	bool has_start, has_end;
 	int64_t start_ns, end_ns;
+	/* tui: a key script and the screen's size (no terminal), the page's state from --query,
+	 * a folder of source files */
+	const char *tui_keys, *tui_size;
+	char *tui_tab, *tui_sel, *tui_search;
+	int64_t tui_marker;
+	const char *source_root;
 };
 
 /* "message (see 'profview --help')"; returns EXIT_INPUT. */
@@ -62,6 +68,10 @@ int cmd_flame(const struct cli *c, const char *path, const struct pv_profile *p)
 int cmd_activity(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_marker(const struct cli *c, const char *path, const struct pv_profile *p);
+int cmd_tui(const struct cli *c, const char *path, const struct pv_profile *p);
+/* cmd_tui.c: --query for tui: a page's URL (or its query string), whose tab, sel, mk and search
+ * open the TUI where the page was; 0 or an exit code. */
+int cli_tui_url(struct cli *c, const char *arg);
 /* The commands with options of their own (profview COMMAND --help): argv[0] is the command. */
 int cmd_serve(int argc, char **argv);	 /* cmd_serve.c */
 int cmd_contexts(int argc, char **argv); /* cmd_contexts.c */

@@ -53,41 +53,20 @@ static int resolve_markers(const char *path, const struct pv_profile *p, const s
 		if ((rc =
 			 cli_marker_of(path, p, "--center-from-marker", c->center_marker, &ms, &n)))
 			return rc;
-		uint32_t nf = pv_marker_cause(ms, n, NULL, 0);
-		const char **fr = nf ? malloc(nf * sizeof(*fr)) : NULL;
-		if (!nf || !fr) {
-			if (nf)
-				fputs("profview: error: out of memory\n", stderr);
-			else
-				cli_say("error",
-					"%s: --center-from-marker: marker %u (%s) "
-					"has no cause stack",
-					path, n, ms->name[n]);
-			pv_markers_free(ms);
-			return nf ? EXIT_RUNTIME : EXIT_INPUT;
-		}
-		pv_marker_cause(ms, n, fr, nf);
-		size_t len = 6;
-		for (uint32_t k = 0; k < nf; k++)
-			len += strlen(fr[k]) + 1;
-		char *scope = malloc(len);
-		rc = 0;
-		if (scope) {
-			strcpy(scope, "path:");
-			for (uint32_t k = nf; k-- > 0;) { /* the stack lists the leaf first */
-				strcat(scope, fr[k]);
-				if (k)
-					strcat(scope, ";");
-			}
-			rc = pv_query_add_center(q, scope);
-		}
-		free(scope);
-		free(fr);
+		struct sbuf scope = SBUF_INIT;
+		rc = pv_marker_cause_scope(ms, n, &scope);
+		if (rc == 0)
+			cli_say("error", "%s: --center-from-marker: marker %u (%s) has no cause stack",
+				path, n, ms->name[n]);
 		pv_markers_free(ms);
-		if (!scope || rc) {
+		int added = rc == 1 ? pv_query_add_center(q, sbuf_str(&scope)) : 0;
+		sbuf_release(&scope);
+		if (rc == 0)
+			return EXIT_INPUT;
+		if (rc < 0 || added) {
 			cli_say("error", "%s",
-				rc == PV_ELIMIT ? "too many center values" : "out of memory");
-			return rc == PV_ELIMIT ? EXIT_INPUT : EXIT_RUNTIME;
+				added == PV_ELIMIT ? "too many center values" : "out of memory");
+			return added == PV_ELIMIT ? EXIT_INPUT : EXIT_RUNTIME;
 		}
 	}
 	return 0;

@@ -37,6 +37,7 @@ enum {
 	CMD_ACTIVITY = 1u << 8,	    /* --buckets, --start, --end */
 	CMD_JSON = 1u << 9,	    /* prints JSON only */
 	CMD_QUERY = 1u << 10,	    /* --query sets the view too */
+	CMD_TUI = 1u << 11,	    /* --keys, --size, --source-root; --query takes a page's URL */
 };
 
 struct command {
@@ -61,6 +62,10 @@ static const struct command commands[] = {
      "the marker table (--search, --thread, --range, --sort, --summary)", NULL},
     {"marker", cmd_marker, CMD_FILES | CMD_MARKERS | CMD_MARKER_ARG,
      "one marker in full: profview marker FILE N", NULL},
+    {"tui", cmd_tui, CMD_FILES | CMD_FROM_MARKER | CMD_QUERY | CMD_TUI,
+     "the terminal UI: every view around a movable center, markers, source\n"
+     "              (keys: '?' inside, README.md, doc/tui.md)",
+     NULL},
     {"formats", cmd_formats, 0, "the formats profview reads", NULL},
     {"contexts", NULL, 0,
      "one row's values over the threads/ranks: per context, summary,\n"
@@ -241,6 +246,9 @@ enum {
 	OPT_BUCKETS,
 	OPT_START,
 	OPT_END,
+	OPT_KEYS,
+	OPT_SIZE,
+	OPT_SOURCE_ROOT,
 	OPT_QUERY, /* + the index in query_options */
 };
 
@@ -268,6 +276,9 @@ static const struct cli_option {
     {"buckets", required_argument, OPT_BUCKETS, CMD_ACTIVITY, "'activity'"},
     {"start", required_argument, OPT_START, CMD_ACTIVITY, "'activity'"},
     {"end", required_argument, OPT_END, CMD_ACTIVITY, "'activity'"},
+    {"keys", required_argument, OPT_KEYS, CMD_TUI, "'tui'"},
+    {"size", required_argument, OPT_SIZE, CMD_TUI, "'tui'"},
+    {"source-root", required_argument, OPT_SOURCE_ROOT, CMD_TUI, "'tui' (and 'serve')"},
 };
 #define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
 
@@ -376,6 +387,8 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 		return 0;
 	case OPT_JSON: c->json = 1; return 0;
 	case OPT_FROM: {
+		if (cmd->flags & CMD_TUI)
+			return cli_tui_url(c, arg);
 		/* a whole query as a URL query string or JSON; later flags add to it */
 		enum pv_view_kind view = c->q.view;
 		int r = arg[0] == '{' ? pv_query_from_json(&c->q, arg, strlen(arg), &err)
@@ -409,6 +422,9 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 		return count_option("buckets", arg, 1, PV_ACTIVITY_MAX_BUCKETS, &c->buckets);
 	case OPT_START: return ms_option("start", arg, &c->has_start, &c->start_ns);
 	case OPT_END: return ms_option("end", arg, &c->has_end, &c->end_ns);
+	case OPT_KEYS: c->tui_keys = arg; return 0;
+	case OPT_SIZE: c->tui_size = arg; return 0;
+	case OPT_SOURCE_ROOT: c->source_root = arg; return 0;
 	case 'V': printf("profview %s\n", PV_VERSION); return -1;
 	case 'h': usage(stdout); return -1;
 	case ':': return cli_fail_usage("option '%s' needs a value", text);
@@ -509,12 +525,15 @@ int main(int argc, char **argv)
 		cmd = command_find("tree", &view);
 		argi = 1;
 	}
-	struct cli c = {.cmd = cmd->name};
+	struct cli c = {.cmd = cmd->name, .tui_marker = -1};
 	pv_query_init(&c.q);
 	if (cmd->flags & CMD_VIEW)
 		pv_view_parse(cmd->name, &c.q.view);
 	/* getopt over argv shifted past the command */
 	int rc = run(&c, cmd, argc - argi + 1, argv + argi - 1);
 	pv_query_release(&c.q);
+	free(c.tui_tab);
+	free(c.tui_sel);
+	free(c.tui_search);
 	return rc;
 }

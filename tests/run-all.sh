@@ -66,6 +66,13 @@ if [ "$#" -gt 0 ]; then
 	echo "$out" | tail -n 30
 	add "$(echo "$out" | tail -n 1)"
 fi
+# the TUI in a real terminal under tmux (one line and no failure when tmux is absent)
+if [ -f tests/tui/e2e.sh ] && [ "$#" -gt 0 ]; then
+	echo "== tui"
+	out=$(sh tests/tui/e2e.sh "$1/profview" 2>&1)
+	echo "$out" | tail -n 30
+	add "$(echo "$out" | tail -n 1)"
+fi
 # the page in a real Chromium (tests/browser/run.sh installs chromium and playwright-core when
 # missing), against the first build's binary; its last line is "browser: N passed, N failed"
 if [ -f tests/browser/run.sh ] && [ "$#" -gt 0 ]; then

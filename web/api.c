@@ -547,21 +547,8 @@ uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char
 			  const char *roots[2])
 {
 	uint32_t n = 0;
-	const char *slash = strrchr(s->path, '/');
-	char d[4096];
-	struct stat st;
-	if (stat(s->path, &st) == 0 && S_ISDIR(st.st_mode)) /* a database folder: its src/ copies */
-		snprintf(d, sizeof(d), "%s", s->path);
-	else
-		snprintf(d, sizeof(d), "%.*s",
-			 slash ? (int)(slash - s->path + (slash == s->path)) : 1,
-			 slash ? s->path : ".");
-	char *real = realpath(d, NULL);
-	if (real && strlen(real) < len) {
-		strcpy(dir, real);
+	if (pv_source_profile_root(s->path, dir, len))
 		roots[n++] = dir;
-	}
-	free(real);
 	if (a->source_root)
 		roots[n++] = a->source_root;
 	return n;

@@ -96,4 +96,31 @@ void pv_source_costs_free(struct pv_source_costs *sc);
 int pv_source_center_lines(const struct pv_profile *p, const struct pv_query *q, pv_source_ix id,
 			   uint32_t **lines, uint32_t *n);
 
+/*
+ * ---- the text of one row, on demand (a front end that keeps no page of JSON rows: the TUI) ----
+ * A namer names rows of one view: its key (above), its scope (query.h's syntax: what "center
+ * on this row" and the filters take; the page's "scope") and the path: scope of a function row
+ * (the page's "path"). t is the row's tree (v->tree or v->callers), NULL for a row of v->flat.
+ * Each returns the text, valid until the next call on nm, or NULL when nothing names the row
+ * (the center row has no scope, a row below a name holding ';' no path) or memory ran out
+ * (pv_row_namer_oom). A key costs the row's depth, a path its depth, a scope O(1) after the
+ * first (which marks the functions whose name is shared: one pass over the functions).
+ */
+struct pv_row_namer;
+int pv_row_namer_new(const struct pv_view *v, struct pv_row_namer **out);
+void pv_row_namer_free(struct pv_row_namer *nm);
+bool pv_row_namer_oom(const struct pv_row_namer *nm);
+const char *pv_row_key(struct pv_row_namer *nm, const struct pv_tree *t, uint32_t r);
+const char *pv_row_scope(struct pv_row_namer *nm, const struct pv_tree *t, uint32_t r);
+const char *pv_row_path(struct pv_row_namer *nm, const struct pv_tree *t, uint32_t r);
+
+/*
+ * Search by name: the next row after `from` (PV_NONE: from the start) in the pre-order of tree
+ * t (NULL: the rows of v->flat in order) whose printed name (pv_view_row_name) holds text,
+ * ASCII case ignored; backward: the previous one. The search wraps around; returns PV_NONE when
+ * no row matches. One pass over the rows.
+ */
+uint32_t pv_view_find_name(const struct pv_view *v, const struct pv_tree *t, uint32_t from,
+			   const char *text, bool backward);
+
 #endif

@@ -36,4 +36,12 @@ int pv_source_open(const char *name, const char *const *roots, uint32_t nroots, 
 int pv_source_read(const char *name, const char *const *roots, uint32_t nroots, size_t max,
 		   char **data, size_t *len);
 
+/*
+ * The folder a profile's source files are looked up beneath by default: the folder of the
+ * profile's file, or the profile itself when it is a folder (a database with its src/ copies),
+ * resolved to an absolute path into dir (len bytes). Returns 1, or 0 when it cannot be resolved
+ * (or does not fit).
+ */
+int pv_source_profile_root(const char *profile_path, char *dir, size_t len);
+
 #endif

@@ -3,6 +3,7 @@
  * (include/pv/source.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -156,4 +157,23 @@ int pv_source_read(const char *name, const char *const *roots, uint32_t nroots, 
 	*data = buf;
 	*len = n;
 	return 0;
+}
+
+int pv_source_profile_root(const char *profile_path, char *dir, size_t len)
+{
+	const char *slash = strrchr(profile_path, '/');
+	char d[4096];
+	struct stat st;
+	if (stat(profile_path, &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(d, sizeof(d), "%s", profile_path);
+	else
+		snprintf(d, sizeof(d), "%.*s",
+			 slash ? (int)(slash - profile_path + (slash == profile_path)) : 1,
+			 slash ? profile_path : ".");
+	char *real = realpath(d, NULL);
+	int ok = real && strlen(real) < len;
+	if (ok)
+		strcpy(dir, real);
+	free(real);
+	return ok;
 }

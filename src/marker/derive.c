@@ -1346,6 +1346,30 @@ uint32_t pv_marker_cause(const struct pv_markers *ms, uint32_t i, const char **n
 	return n;
 }
 
+int pv_marker_cause_scope(const struct pv_markers *ms, uint32_t i, struct sbuf *out)
+{
+	const struct pv_profile *p = ms->p;
+	uint32_t n = pv_marker_cause(ms, i, NULL, 0);
+	sbuf_reset(out);
+	if (!n)
+		return 0;
+	pv_stack_ix *chain = pv_malloc(sizeof(*chain) * n);
+	if (!chain)
+		return PV_ENOMEM;
+	uint32_t k = 0;
+	for (pv_stack_ix s = ms->cause_stack[i]; s != PV_NONE && s < p->stacks.len && k < n;
+	     s = p->stacks.prefix[s])
+		chain[k++] = s;
+	sbuf_puts(out, "path:");
+	while (k-- > 0) { /* the chain lists the leaf first */
+		sbuf_puts(out, pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[chain[k]]]]));
+		if (k)
+			sbuf_put(out, ";", 1);
+	}
+	pv_free(chain);
+	return out->oom ? PV_ENOMEM : 1;
+}
+
 /* ---- per-name summary ---- */
 
 static int cmp_i64(const void *a, const void *b)

@@ -1,0 +1,103 @@
+#!/bin/sh
+# End-to-end test of `profview tui` in a real terminal: tmux runs it, send-keys types, and
+# capture-pane reads the screen back. Checks that the rows on the screen carry the numbers
+# `profview tree --json` prints for the same query, that resizing to 80x24 and 40x12 keeps a
+# whole screen, that a terminal without colours (TERM=vt100, NO_COLOR) works, and that q
+# prints the query. usage: tests/tui/e2e.sh PROFVIEW   (from the repository root)
+# The last line is "tui-e2e: N passed, N failed".
+set -u
+pv=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "tui-e2e: skipped, tmux is not installed ('make test' installs it): 0 passed, 0 failed"
+	exit 0
+fi
+pass=0
+fail=0
+tmp=$(mktemp -d)
+n=0
+sock="pv-e2e-$$-$n"
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+file=tests/data/collapsed/worked-example.txt
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL tui-e2e: $1"; fail=$((fail + 1)); }
+screen() { tmux -L "$sock" capture-pane -p -t pv >"$tmp/screen" 2>/dev/null; }
+# waits (up to 10 s) until the screen shows $1
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		screen
+		grep -qF -- "$1" "$tmp/screen" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+keys() { tmux -L "$sock" send-keys -t pv "$@"; }
+start() { # start TERM EXTRA-ENV ARGS...
+	term=$1
+	extra=$2
+	shift 2
+	tmux -L "$sock" kill-server 2>/dev/null
+	n=$((n + 1))
+	sock="pv-e2e-$$-$n" # a server of its own: a new session never races the old one's exit
+	tmux -L "$sock" -f /dev/null new-session -d -s pv -x 100 -y 30 \
+		"env LC_ALL=C.UTF-8 TERM=$term $extra $pv tui $* $file; echo EXIT=\$?; sleep 30"
+}
+
+# 1. the numbers: the centered tree opened everywhere equals tree --json
+start xterm-256color "" --query "center=foo"
+if wait_for "query: --center foo"; then
+	keys '*'
+	sleep 0.3
+	wait_for "baz" || true
+	# rows: total, self and name of each tree line (marks and the selection cut off)
+	awk -F'|' 'NR > 0' "$tmp/screen" |
+		sed -n 's/^[> ] *\([0-9][0-9]*\) *[0-9.]*% *\([0-9][0-9]*\) *[0-9.]*%  *[-+▾▸ ]* *\([^ ].*[^ ]\) *$/\1 \2 \3/p' >"$tmp/got"
+	"$pv" tree --json --center foo "$file" |
+		sed -n 's/.*"name": "\([^"]*\)".*"total": \([0-9]*\), "self": \([0-9]*\).*/\2 \3 \1/p' >"$tmp/want"
+	[ -n "${E2E_VERBOSE:-}" ] && cat "$tmp/got"
+	if [ -s "$tmp/want" ] && cmp -s "$tmp/got" "$tmp/want"; then ok; else
+		bad "screen rows differ from tree --json"
+		diff "$tmp/want" "$tmp/got" | head -20
+	fi
+else
+	bad "the TUI did not open (screen: $(head -3 "$tmp/screen"))"
+fi
+
+# 2. resizing: the screen is redrawn whole at each size, the process lives on
+for size in 80x24 40x12 100x30; do
+	w=${size%x*}
+	h=${size#*x}
+	tmux -L "$sock" resize-window -t pv -x "$w" -y "$h"
+	sleep 0.5
+	screen
+	lines=$(wc -l <"$tmp/screen")
+	wide=$(awk -v w="$w" 'length($0) > w' "$tmp/screen" | wc -l)
+	if [ "$lines" -eq "$h" ] && [ "$wide" -eq 0 ] && head -1 "$tmp/screen" | grep -q '\[1 top-down\]' &&
+		tail -1 "$tmp/screen" | grep -q 'help'; then ok; else
+		bad "at $size the screen is not whole:"
+		cat "$tmp/screen"
+	fi
+done
+
+# 3. q quits and prints the query
+keys q
+if wait_for "EXIT=0" && grep -qF "profview tree --center foo $file" "$tmp/screen"; then ok; else
+	bad "q did not print the query: $(cat "$tmp/screen")"
+fi
+
+# 4. no colours: vt100 and NO_COLOR; tabs, markers and back work
+start vt100 "NO_COLOR=1" ""
+if wait_for "[1 top-down]"; then
+	keys Down c
+	wait_for "query: --center real_main" && ok || bad "c did not center (vt100)"
+	keys BSpace
+	wait_for "query: (the whole profile)" && ok || bad "Backspace did not go back"
+	keys 6
+	wait_for "[6 markers]" && ok || bad "tab 6 did not open the markers"
+	keys q
+else
+	bad "the TUI did not open on a vt100"
+fi
+echo "tui-e2e: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,32 @@
+/*
+ * cells.h - one screen line built to an exact width in terminal columns from UTF-8 text
+ * (tui.c). Control characters and broken UTF-8 show as '?', a tab as a space; a character that
+ * does not fit whole is left out, so a line never wraps or spills.
+ */
+#ifndef PV_TUI_CELLS_H
+#define PV_TUI_CELLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cells {
+	char *buf;
+	size_t len, cap;
+	int col, w; /* columns written, the line's width */
+	bool oom;
+};
+
+void cells_start(struct cells *c, int w);
+/* Appends s (n bytes; n SIZE_MAX: up to its NUL), at most max columns (and the line's rest). */
+void cells_put(struct cells *c, const char *s, size_t n, int max);
+void cells_puts(struct cells *c, const char *s);
+/* Spaces up to column col. */
+void cells_pad(struct cells *c, int col);
+/* s right-aligned in a field of width columns (ASCII s). */
+void cells_right(struct cells *c, const char *s, int width);
+/* The finished line (padded to w), to free(); NULL when out of memory. */
+char *cells_end(struct cells *c);
+/* Columns that s takes. */
+int cells_width(const char *s);
+
+#endif
