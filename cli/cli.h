@@ -33,6 +33,8 @@ struct cli {
 	uint32_t max_nodes, width, buckets;
 	bool has_start, has_end;
 	int64_t start_ns, end_ns;
+	/* diff: --normalize, --flame */
+	bool normalize, flame;
 };
 
 /* "message (see 'profview --help')"; returns EXIT_INPUT. */
@@ -59,6 +61,8 @@ int cmd_flame(const struct cli *c, const char *path, const struct pv_profile *p)
 int cmd_activity(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_marker(const struct cli *c, const char *path, const struct pv_profile *p);
+/* cmd_diff.c: profview diff BASE NEW (paths and profiles: base, new). */
+int cmd_diff(const struct cli *c, const char *const paths[2], const struct pv_profile *ps[2]);
 /* cmd_serve.c: its own options (profview serve --help). */
 int cmd_serve(int argc, char **argv);
 

@@ -37,6 +37,7 @@ enum {
 	CMD_ACTIVITY = 1u << 8,	    /* --buckets, --start, --end */
 	CMD_JSON = 1u << 9,	    /* prints JSON only */
 	CMD_QUERY = 1u << 10,	    /* --query sets the view too */
+	CMD_DIFF = 1u << 11,	    /* two files (BASE NEW): --view, --normalize, --flame */
 };
 
 struct command {
@@ -59,6 +60,8 @@ static const struct command commands[] = {
      "the marker table (--search, --thread, --range, --sort, --summary)"},
     {"marker", cmd_marker, CMD_FILES | CMD_MARKERS | CMD_MARKER_ARG,
      "one marker in full: profview marker FILE N"},
+    {"diff", NULL, CMD_DIFF | CMD_FLAME,
+     "two profiles' difference in a view: profview diff BASE NEW [--view V]"},
     {"formats", cmd_formats, 0, "the formats profview reads"},
     {"serve", NULL, 0,
      "the web UI: serves the profiles on a local page and prints its URL\n"
@@ -145,6 +148,12 @@ static void usage(FILE *out)
 	    "  --summary             per name: count, total, min, median, max duration\n"
 	    "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n"
 	    "\n"
+	    "diff BASE NEW (every view of two profiles: base, new, delta columns):\n"
+	    "  --view KIND           tree (default), callers, flat, butterfly or top\n"
+	    "  --normalize           scale the base to the new total: deltas compare shares\n"
+	    "  --sort delta          rows by the size of their delta (lists: of self)\n"
+	    "  --flame               the differential flame graph the page draws, as JSON\n"
+	    "\n"
 	    "flame, activity (the page's graphs, as JSON):\n"
 	    "  --max-nodes N, --width PX   flame: the heaviest N nodes (20000), none under a\n"
 	    "                        pixel of a graph PX pixels wide\n"
@@ -198,6 +207,9 @@ enum {
 	OPT_BUCKETS,
 	OPT_START,
 	OPT_END,
+	OPT_VIEW,
+	OPT_NORMALIZE,
+	OPT_DIFF_FLAME,
 	OPT_QUERY, /* + the index in query_options */
 };
 
@@ -219,8 +231,11 @@ static const struct cli_option {
     {"range-from-marker", required_argument, OPT_RANGE_MARKER, CMD_FROM_MARKER, NULL},
     {"center-from-marker", required_argument, OPT_CENTER_MARKER, CMD_FROM_MARKER, NULL},
     {"hot-path", optional_argument, OPT_HOT, CMD_HOT, NULL},
-    {"max-nodes", required_argument, OPT_MAX_NODES, CMD_FLAME, "'flame'"},
-    {"width", required_argument, OPT_WIDTH, CMD_FLAME, "'flame'"},
+    {"max-nodes", required_argument, OPT_MAX_NODES, CMD_FLAME, "'flame' and 'diff --flame'"},
+    {"width", required_argument, OPT_WIDTH, CMD_FLAME, "'flame' and 'diff --flame'"},
+    {"view", required_argument, OPT_VIEW, CMD_DIFF, "'diff'"},
+    {"normalize", no_argument, OPT_NORMALIZE, CMD_DIFF, "'diff'"},
+    {"flame", no_argument, OPT_DIFF_FLAME, CMD_DIFF, "'diff'"},
     {"buckets", required_argument, OPT_BUCKETS, CMD_ACTIVITY, "'activity'"},
     {"start", required_argument, OPT_START, CMD_ACTIVITY, "'activity'"},
     {"end", required_argument, OPT_END, CMD_ACTIVITY, "'activity'"},
@@ -332,7 +347,7 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 				      : pv_query_from_url(&c->q, arg, &err);
 		if (r)
 			return cli_fail_usage("--query: %s", err.msg);
-		if (!(cmd->flags & CMD_QUERY))
+		if (!(cmd->flags & (CMD_QUERY | CMD_DIFF)))
 			c->q.view = view; /* the command names the view */
 		return 0;
 	}
@@ -357,6 +372,14 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 	case OPT_WIDTH: return count_option("width", arg, 0, PV_FLAME_MAX_WIDTH, &c->width);
 	case OPT_BUCKETS:
 		return count_option("buckets", arg, 1, PV_ACTIVITY_MAX_BUCKETS, &c->buckets);
+	case OPT_VIEW:
+		if (pv_view_parse(arg, &c->q.view))
+			return cli_fail_usage("--view takes tree, callers, flat, butterfly or top, "
+					      "not '%s'",
+					      arg);
+		return 0;
+	case OPT_NORMALIZE: c->normalize = true; return 0;
+	case OPT_DIFF_FLAME: c->flame = true; return 0;
 	case OPT_START: return ms_option("start", arg, &c->has_start, &c->start_ns);
 	case OPT_END: return ms_option("end", arg, &c->has_end, &c->end_ns);
 	case 'V': printf("profview %s\n", PV_VERSION); return -1;
@@ -400,6 +423,29 @@ static int run_file(const struct command *cmd, const char *path, const struct cl
 	return rc;
 }
 
+/* profview diff BASE NEW */
+static int run_diff(struct cli *c, int nfiles, char **files)
+{
+	if (nfiles != 2)
+		return cli_fail_usage("'diff' takes two files: profview diff BASE NEW");
+	if (c->q.sort == PV_SORT_DELTA && c->flame)
+		return cli_fail_usage("--flame draws the new profile's widths: --sort delta "
+				      "does not apply");
+	struct pv_profile *ps[2] = {NULL, NULL};
+	int rc = 0;
+	for (int i = 0; i < 2 && !rc; i++) {
+		struct pv_error err;
+		pv_error_clear(&err);
+		if (pv_import_file(files[i], c->format, &ps[i], &err))
+			rc = error_exit(&err);
+	}
+	if (!rc)
+		rc = cmd_diff(c, (const char *const *)files, (const struct pv_profile **)ps);
+	pv_profile_free(ps[0]);
+	pv_profile_free(ps[1]);
+	return rc;
+}
+
 static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 {
 	struct option longopts[NR_OPTIONS + NR_QUERY_OPTIONS + 1];
@@ -417,6 +463,8 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, ":hn:", longopts, NULL)) != -1)
 		if ((rc = apply_option(c, cmd, ch, optarg, argv[optind - 1])))
 			return rc < 0 ? 0 : rc;
+	if (cmd->flags & CMD_DIFF)
+		return run_diff(c, argc - optind, argv + optind);
 	if (!(cmd->flags & CMD_FILES))
 		return cmd->fn(c, NULL, NULL);
 	if (optind >= argc) {
