@@ -1436,6 +1436,55 @@ T_TEST(api_view_loop_rows)
 	T_EQ_INT(st, 200);
 	T_CONTAINS(body, "\"center_total\": [1210259000]");
 	free(body);
+	/* the flat view by line nests the loop's line under the loop (level 4), and the loop's key
+	 * names it for its children */
+	body = call(a, "view", "view=flat&by=line", &st);
+	T_EQ_INT(st, 200);
+	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c:3\"") : NULL;
+	const char *key = loop;
+	while (key && key > body && strncmp(key, "{\"key\": \"", 9) != 0)
+		key--;
+	T_TRUE(loop && key > body);
+	if (loop && key > body) {
+		char q[256];
+		int n = (int)strcspn(key + 9, "\"");
+		snprintf(q, sizeof(q), "view=flat&by=line&key=%.*s", n, key + 9);
+		T_CONTAINS(loop, "\"level\": 3");
+		char *kids = call(a, "children", q, &st);
+		T_EQ_INT(st, 200);
+		T_CONTAINS(kids, "\"name\": \"spinsleep:3\", \"kind\": \"line\"");
+		T_CONTAINS(kids, "\"level\": 4");
+		free(kids);
+	}
+	free(body);
+	pv_api_free(a);
+}
+
+/* A derived metric through the API: its formula in "metrics", its values with a fraction (or null
+ * for a division by zero) and no base for percentages. sort.cgout's whole: 100 * (6996 + 4001) /
+ * (1931094 + 1093073) = 0.36363732558 (its summary line). */
+T_TEST(api_view_derived_metric)
+{
+	struct pv_api *a = api_of("callgrind/sort.cgout", NULL);
+	if (!a)
+		return;
+	int st;
+	char *body = call(a, "view",
+			  "view=top&n=1&derive=D1miss%3D100*(%24D1mr%2B%24D1mw)%2F(%24Dr%2B%24Dw)", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "{\"name\": \"D1miss\", \"unit\": \"count\", \"formula\": "
+			 "\"100*($D1mr+$D1mw)/($Dr+$Dw)\"}");
+	T_CONTAINS(body, "\"whole\": [8333155, 0.36363732558]");
+	T_CONTAINS(body, "\"base\": [8333155, null]");
+	free(body);
+	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"whole\": [8333155, null]");
+	free(body);
+	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(body, "column 7: expected a number");
+	free(body);
 	pv_api_free(a);
 }
 
@@ -1508,5 +1557,74 @@ T_TEST(api_view_hot_path)
 	T_EQ_INT(st, 200);
 	T_CONTAINS(body, "\"opened\": [\"f0\", \"f0/f1\"]");
 	free(body);
+	pv_api_free(a);
+}
+
+/* The trace endpoints (web/api_trace.c, doc/trace.md): the same answers as profview trace. */
+T_TEST(api_trace_endpoints)
+{
+	struct pv_api *a = api_of("hpctoolkit/loops-cputime-t.d", NULL);
+	if (!a)
+		return;
+	int st;
+	char *b = call(a, "trace-stack", "p=0&context=0&at=20000000", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"record\": 3, \"start\": 17.693, \"end\": 23.686");
+	T_CONTAINS(b, "{\"depth\": 4, \"name\": \"test_separated_loops:38\"");
+	free(b);
+	/* profview trace --window 0:60 --size 12x4 --depth 4: row 0 is -1 5 5 5 5 5 4 4 4 4 5 8 */
+	b = call(a, "trace", "p=0&t0=0&t1=60000000&width=12&height=4&depth=4", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"rows\": [\n  [-1,1,5,5,4,4,5,1,8,1],");
+	T_CONTAINS(b, "\"summary\": [\n  [-1,4],");
+	free(b);
+	b = call(a, "trace", "p=0&t0=0&t1=60000000&width=12&height=4&depth=3&filter=drop:"
+			     "test_separated_loops", &st);
+	T_EQ_INT(st, 200);
+	free(b);
+	b = call(a, "trace-boxes", "p=0&context=0&t0=0&t1=53689000&min=0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "{\"depth\": 4, \"start\": 5.735, \"end\": 29.695, \"id\": 5, \"name\": "
+		      "\"test_separated_loops\"");
+	free(b);
+	b = call(a, "trace", "p=0&c0=0&c1=9", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(b, "c0 < c1 <= 4");
+	free(b);
+	b = call(a, "trace-stack", "p=0&context=7&at=0", &st);
+	T_EQ_INT(st, 400);
+	free(b);
+	/* one numbering: context C is the query's C-th thread in trace, trace-stack and
+	 * trace-boxes alike (threads #2 and #3: context 1 is thread 3) */
+	b = call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=1&at=30000000", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "{\"context\": 1, \"thread\": \"NODE 0 CORE 0 THREAD 3\", "
+		      "\"thread_index\": 3, \"shown\": true, \"time\": 30, \"record\": 3, "
+		      "\"start\": 24.69");
+	free(b);
+	b = call(a, "trace-boxes", "p=0&thread=%232&thread=%233&context=1&t0=0&t1=60000000",
+		 &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"thread\": \"NODE 0 CORE 0 THREAD 3\"");
+	free(b);
+	b = call(a, "trace", "p=0&thread=%232&thread=%233&width=4&height=2", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"names\": [\"NODE 0 CORE 0 THREAD 2\", \"NODE 0 CORE 0 THREAD 3\"]");
+	free(b);
+	b = call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=2&at=0", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(b, "context 2: the query has 2");
+	free(b);
+	/* depth=0 is call depth 0, not a (bad) tree depth of the query */
+	b = call(a, "trace", "p=0&width=4&height=1&depth=0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"depth\": 0, ");
+	free(b);
+	/* a record the query leaves out is still told, marked not shown */
+	b = call(a, "trace-stack", "p=0&context=0&at=20000000&filter=drop:test_separated_loops",
+		 &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"shown\": false");
+	free(b);
 	pv_api_free(a);
 }
