@@ -52,6 +52,8 @@ static void serve_usage(FILE *out)
 	      "  --open             open the page in a browser (xdg-open)\n"
 	      "  --source-root DIR  a folder where the profiles' relative source paths are looked up\n"
 	      "  --format NAME      read every FILE as this format instead of probing it\n"
+	      "  --base BASE        compare every FILE with the profile BASE: the Diff tab and\n"
+	      "                     the red/blue flame graph (profview diff BASE FILE)\n"
 	      "  --token T          the URL's token instead of a random one (for tests)\n"
 	      "  --quiet            no loading progress on standard error\n"
 	      "  -h, --help         this text\n"
@@ -187,8 +189,8 @@ static void open_browser(const char *url)
 int cmd_serve(int argc, char **argv)
 {
 	struct pv_serve_opts o = {.host = NULL, .port = 0};
-	const char *source_root = NULL, *format = NULL;
-	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT };
+	const char *source_root = NULL, *format = NULL, *base = NULL;
+	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_BASE };
 	static const struct option longopts[] = {
 		{"port", required_argument, NULL, O_PORT},
 		{"host", required_argument, NULL, O_HOST},
@@ -197,6 +199,7 @@ int cmd_serve(int argc, char **argv)
 		{"token", required_argument, NULL, O_TOKEN},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"format", required_argument, NULL, O_FORMAT},
+		{"base", required_argument, NULL, O_BASE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -222,6 +225,7 @@ int cmd_serve(int argc, char **argv)
 		case O_TOKEN: o.token = optarg; break;
 		case O_QUIET: o.quiet = 1; break;
 		case O_FORMAT: format = optarg; break;
+		case O_BASE: base = optarg; break;
 		case 'h': serve_usage(stdout); return 0;
 		case ':':
 			cli_say("error", "option '%s' needs a value (see 'profview serve "
@@ -242,10 +246,17 @@ int cmd_serve(int argc, char **argv)
 		fputs("profview: error: out of memory\n", stderr);
 		return 1;
 	}
-	struct loader l = {.a = a, .files = argv + optind, .nr = (uint32_t)(argc - optind),
+	/* the files, then the base (--base: the last slot, the one the others are compared with) */
+	uint32_t nfiles = (uint32_t)(argc - optind);
+	char **files = calloc(nfiles + 1, sizeof(*files));
+	for (uint32_t i = 0; files && i < nfiles; i++)
+		files[i] = argv[optind + (int)i];
+	if (files && base)
+		files[nfiles] = (char *)base;
+	struct loader l = {.a = a, .files = files, .nr = nfiles + (base != NULL),
 			   .format = format, .quiet = o.quiet};
 	pthread_mutex_init(&l.out_lock, NULL);
-	l.slots = calloc(l.nr, sizeof(*l.slots));
+	l.slots = files ? calloc(l.nr, sizeof(*l.slots)) : NULL;
 	for (uint32_t i = 0; l.slots && i < l.nr; i++)
 		if ((l.slots[i] = pv_api_add_file(a, l.files[i])) == UINT32_MAX) {
 			free(l.slots);
@@ -253,9 +264,12 @@ int cmd_serve(int argc, char **argv)
 		}
 	if (!l.slots) {
 		fputs("profview: error: out of memory\n", stderr);
+		free(files);
 		pv_api_free(a);
 		return 1;
 	}
+	if (base)
+		pv_api_set_base(a, l.slots[nfiles]);
 	/* SIGINT and SIGTERM are waited for by this thread only: block them before any thread */
 	sigset_t sigs;
 	sigemptyset(&sigs);
@@ -271,6 +285,7 @@ int cmd_serve(int argc, char **argv)
 	if (pv_server_start(a, &o, &srv, &url, &err)) {
 		cli_say("error", "%s", err.msg);
 		free(l.slots);
+		free(files);
 		pv_api_free(a);
 		return err.code == PV_ENOMEM ? 1 : 2;
 	}
@@ -321,6 +336,7 @@ int cmd_serve(int argc, char **argv)
 	if (loading)
 		pthread_join(th, NULL);
 	free(l.slots);
+	free(files);
 	pv_api_free(a);
 	pthread_mutex_destroy(&l.out_lock);
 	return 0;
