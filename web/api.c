@@ -630,16 +630,14 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	pv_json_end(out);
 	uint32_t names = ms ? pv_marker_names(ms) : 0;
 	pv_json_kuint(out, "marker_names", names == PV_NONE ? 0 : names);
-	/* serve --base: the profile this one is compared with (the Diff tab) */
-	pv_json_key(out, "base");
+	/* serve --base: the profile this one is compared with (the Diff tab); absent without */
 	struct api_slot *b = a->base_slot != slot_index(ps) ? slot_at(a, a->base_slot) : NULL;
 	if (b) {
+		pv_json_key(out, "base");
 		pv_json_object(out);
 		pv_json_kuint(out, "index", a->base_slot);
 		pv_json_kstr(out, "path", b->path);
 		pv_json_end(out);
-	} else {
-		pv_json_null(out);
 	}
 	pv_json_view_kinds(out);
 	pv_json_end(out);

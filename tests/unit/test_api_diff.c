@@ -109,7 +109,7 @@ T_TEST(api_diff_answers)
 	T_CONTAINS(body, "\"base\": {\"index\": 1, \"path\": \"base.txt\"}");
 	free(body);
 	body = call(a, "profile", "p=1", &status);
-	T_CONTAINS(body, "\"base\": null");
+	T_TRUE(body && !strstr(body, "\"base\""));
 	free(body);
 
 	/* the differential flame graph: widths of the new, the base's totals beside */
@@ -155,7 +155,7 @@ T_TEST(api_diff_answers)
 	T_CONTAINS(body, "no base profile");
 	free(body);
 	body = call(a, "profile", "", &status);
-	T_CONTAINS(body, "\"base\": null");
+	T_TRUE(body && !strstr(body, "\"base\""));
 	free(body);
 	pv_api_free(a);
 }
