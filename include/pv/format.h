@@ -40,7 +40,7 @@ int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts
  * The difference of two profiles (diff.h) in its view's shape: text with base, base%, new,
  * new%, delta and delta% (relative to the base) columns per metric; JSON {"metric", "unit",
  * "normalize", "metrics": [{"name", "base_name", "unit", "base_total", "base_scaled",
- * "new_total"}], "view", "sort", "center"?, "callers"?, "rows": [ROW]}, ROW {"name", "kind",
+ * "new_total"}], "view", "sort", "column" ("self" or "total": the one the text shows), "center"?, "callers"?, "rows": [ROW]}, ROW {"name", "kind",
  * "module", "file", "line", "side": "both"|"base"|"new", "base": {"total", "self"}, "new",
  * "delta", "values"? (the other metrics'), "children"}. pv_json_diff writes the object into j
  * (the page's /api/diff answer).

@@ -401,6 +401,8 @@ int pv_json_diff(struct pv_json *j, const struct pv_diff *d)
 		     vn->q.sort == PV_SORT_DELTA ? "delta"
 		     : self_column(d)		 ? "self"
 						 : "total");
+	/* the column the text shows (and the page): a list's self, else the total */
+	pv_json_kstr(j, "column", self_column(d) ? "self" : "total");
 	if (vn->centered) {
 		pv_json_key(j, "center");
 		pv_json_object(j);
