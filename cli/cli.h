@@ -39,6 +39,8 @@ struct cli {
 
 /* "message (see 'profview --help')"; returns EXIT_INPUT. */
 __attribute__((format(printf, 1, 2))) int cli_fail_usage(const char *fmt, ...);
+/* "message (see 'profview CMD --help')" for a command with options of its own; EXIT_INPUT. */
+__attribute__((format(printf, 2, 3))) int cli_fail_usage_of(const char *cmd, const char *fmt, ...);
 /* "profview: error: PATH: message" for a library error; returns the exit code of rc. */
 int cli_lib_error(const char *path, int rc, const char *msg);
 

@@ -3,21 +3,16 @@
  * (threads, processes, ranks, GPU streams), their summary and histogram (include/pv/contexts.h,
  * doc/contexts.md). The row is the query's center (the whole profile without one).
  */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "pv/contexts.h"
 #include "pv/import.h"
 #include "pv/query.h"
 #include "say.h"
-
-int cmd_contexts(int argc, char **argv);
-
-#define EXIT_RUNTIME 1
-#define EXIT_INPUT   2
 
 static void contexts_usage(FILE *out)
 {
@@ -45,18 +40,7 @@ static void contexts_usage(FILE *out)
 	    out);
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...);
-
-static int usage_error(const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cli_say("error", "%s (see 'profview contexts --help')", msg);
-	return EXIT_INPUT;
-}
+#define usage_error(...) cli_fail_usage_of("contexts", __VA_ARGS__)
 
 static int run(const char *path, const char *format, const struct pv_query *q,
 	       const struct pv_contexts_print_opts *po)

@@ -12,9 +12,9 @@
 #include "pv/export.h"
 #include "pv/import.h"
 #include "pv/query.h"
+#include "cli.h"
 #include "say.h"
 
-int cmd_export(int argc, char **argv);
 
 static void export_usage(FILE *out)
 {

@@ -11,18 +11,16 @@
  * (--context, --contexts) are the query's threads in thread order, and only the records
  * passing the query are coloured.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "pv/format.h"
 #include "pv/import.h"
 #include "pv/query.h"
 #include "pv/trace.h"
 #include "say.h"
-
-int cmd_trace(int argc, char **argv);
 
 struct trace_args {
 	const char *file, *format;
@@ -60,16 +58,7 @@ static void trace_usage(FILE *out)
 	    out);
 }
 
-__attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cli_say("error", "%s (see 'profview trace --help')", msg);
-	return 2;
-}
+#define bad(...) cli_fail_usage_of("trace", __VA_ARGS__)
 
 static bool parse_u32(const char *s, uint32_t *out)
 {
@@ -202,28 +191,12 @@ static int run_at(const struct trace_args *a, const struct pv_trace_paint *pt)
 		   : 0;
 }
 
-static int run(const struct trace_args *a, const struct pv_profile *p, const struct pv_trace *t)
+static int run(const struct trace_args *a, const struct pv_trace *t)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
-	int64_t start, end;
-	pv_trace_range(t, &start, &end);
-	if (!a->has_window && !a->has_at) {
-		if (a->json)
-			printf("{\"contexts\": %u, \"records\": %llu, \"start\": %.6f, \"end\": "
-			       "%.6f, \"max_depth\": %u}\n",
-			       pv_trace_lines(t), (unsigned long long)pv_trace_records(t),
-			       (double)start / 1e6, (double)end / 1e6, pv_trace_max_depth(t));
-		else
-			printf(
-			    "trace: %u contexts, %llu records (%s), %.3f to %.3f ms, depths 0 to "
-			    "%u\n",
-			    pv_trace_lines(t), (unsigned long long)pv_trace_records(t),
-			    p->trace.len ? "trace records" : "timed samples", (double)start / 1e6,
-			    (double)end / 1e6,
-			    pv_trace_max_depth(t) ? pv_trace_max_depth(t) - 1 : 0);
-		return 0;
-	}
+	if (!a->has_window && !a->has_at)
+		return pv_print_trace_overview(stdout, t, a->json) ? 1 : 0;
 	struct pv_trace_paint *pt = NULL;
 	int rc = pv_trace_paint_new(t, &a->q, a->depth, &pt, &err);
 	if (rc) {
@@ -274,7 +247,7 @@ int cmd_trace(int argc, char **argv)
 		cli_say("error", "%s", err.msg);
 		rc = rc == PV_ENOMEM ? 1 : 2;
 	} else {
-		rc = run(&a, p, t);
+		rc = run(&a, t);
 	}
 	pv_trace_free(t);
 	pv_profile_free(p);

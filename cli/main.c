@@ -188,15 +188,30 @@ static void usage(FILE *out)
 	    out);
 }
 
-int cli_fail_usage(const char *fmt, ...)
+static int vfail_usage(const char *cmd, const char *fmt, va_list ap)
 {
 	char msg[2048];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	cli_say("error", "%s (see 'profview %s%s--help')", msg, cmd ? cmd : "", cmd ? " " : "");
+	return EXIT_INPUT;
+}
+
+int cli_fail_usage(const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	int rc = vfail_usage(NULL, fmt, ap);
 	va_end(ap);
-	cli_say("error", "%s (see 'profview --help')", msg);
-	return EXIT_INPUT;
+	return rc;
+}
+
+int cli_fail_usage_of(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vfail_usage(cmd, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int cli_lib_error(const char *path, int rc, const char *msg)

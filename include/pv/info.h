@@ -7,6 +7,8 @@
 #ifndef PV_INFO_H
 #define PV_INFO_H
 
+#include <stdbool.h>
+
 #include "pv/profile.h"
 
 struct pv_thread_info {
@@ -37,6 +39,8 @@ struct pv_profile_info {
 int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out);
 void pv_profile_info_free(struct pv_profile_info *in);
 
+/* The first and last sample times (ns); false, and both 0, when no sample has a time. */
+bool pv_samples_span(const struct pv_profile *p, int64_t *first_ns, int64_t *last_ns);
 /* The span of the sample times and the raw markers' times (ns); both 0 when none has a time. */
 void pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end_ns);
 

@@ -64,7 +64,8 @@ struct pv_thread_costs {
 	uint32_t nr_metrics;
 	pv_thread_ix *thread;
 	uint8_t *known;	       /* 0: the thread's query failed (no cost) */
-	int64_t *total, *self; /* [thread * nr_metrics + metric] */
+	int64_t *total, *self; /* [thread * nr_metrics + metric]; PV_VALUE_NONE for a derived
+				* metric's column (no formula per thread, as hpcviewer) */
 };
 
 /* q: the request's query (its threads are replaced per thread); key names ref in v. Returns 0
@@ -81,7 +82,8 @@ void pv_thread_costs_free(struct pv_thread_costs *tc);
 struct pv_source_costs {
 	uint32_t nr_lines, nr_metrics;
 	uint8_t *has;  /* [line], line 0 unused */
-	int64_t *cost; /* [(line * nr_metrics + m) * 2 + (0 total, 1 self)] */
+	int64_t *cost; /* [(line * nr_metrics + m) * 2 + (0 total, 1 self)]; PV_VALUE_NONE for a
+			* derived metric's column (no line sums of a formula) */
 };
 int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
 		    struct pv_source_costs **out);

@@ -179,6 +179,13 @@ int pv_print_trace_window(FILE *out, const struct pv_trace_paint *pt,
 int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
 			 int64_t t1, int64_t min_ns, struct pv_error *err);
 
+/*
+ * The trace as a whole: text "trace: N contexts, N records (trace records|timed samples), T0 to
+ * T1 ms, depths 0 to D"; JSON {"contexts", "records", "start", "end", "max_depth"} (times in ms
+ * with 6 decimals). 0, PV_ENOMEM or PV_EIO.
+ */
+int pv_print_trace_overview(FILE *out, const struct pv_trace *t, bool json);
+
 /* The JSON answers above written through j (pv/jsonw.h: the web API's writer), each one object
  * and a newline; the same errors. */
 struct pv_json;

@@ -24,6 +24,7 @@
 #include "base/arena.h"
 #include "base/hash.h"
 #include "export/internal.h"
+#include "pv/info.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -314,16 +315,10 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 		     "threads: pprof has none (each sample has the labels thread and tid)");
 	pv_lossy_add(lossy, kinds, "loop and statement frames (written as lines of functions)");
 	/* the profile's start and the span of its sample times */
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (uint32_t s = 0; s < p->samples.len; s++) {
-		int64_t x = p->samples.time_ns[s];
-		if (x == PV_TIME_NONE)
-			continue;
-		lo = x < lo ? x : lo;
-		hi = x > hi ? x : hi;
-	}
+	int64_t lo, hi;
+	pv_samples_span(p, &lo, &hi);
 	pr->time_nanos = p->meta.start_unix_ns;
-	pr->duration_nanos = hi >= lo ? hi - lo : 0;
+	pr->duration_nanos = hi - lo;
 	if (p->meta.interval_ns) {
 		pr->period = p->meta.interval_ns;
 		pr->period_type = ar(w, sizeof(ValueType));

@@ -347,6 +347,35 @@ int pv_print_trace_window(FILE *out, const struct pv_trace_paint *pt,
 	return 0;
 }
 
+int pv_print_trace_overview(FILE *out, const struct pv_trace *t, bool json)
+{
+	const struct pv_profile *p = pv_trace_profile(t);
+	int64_t start, end;
+	pv_trace_range(t, &start, &end);
+	if (!json) {
+		fprintf(out,
+			"trace: %u contexts, %llu records (%s), %.3f to %.3f ms, depths 0 to %u\n",
+			pv_trace_lines(t), (unsigned long long)pv_trace_records(t),
+			p->trace.len ? "trace records" : "timed samples", (double)start / 1e6,
+			(double)end / 1e6, pv_trace_max_depth(t) ? pv_trace_max_depth(t) - 1 : 0);
+		return ferror(out) ? PV_EIO : 0;
+	}
+	struct pv_json *j = pv_json_new(out);
+	if (!j)
+		return PV_ENOMEM;
+	pv_json_object(j);
+	pv_json_kuint(j, "contexts", pv_trace_lines(t));
+	pv_json_kuint(j, "records", pv_trace_records(t));
+	pv_json_key(j, "start");
+	pv_json_fixed(j, (double)start / 1e6, 6);
+	pv_json_key(j, "end");
+	pv_json_fixed(j, (double)end / 1e6, 6);
+	pv_json_kuint(j, "max_depth", pv_trace_max_depth(t));
+	pv_json_end(j);
+	pv_json_eol(j);
+	return json_done(0, j);
+}
+
 int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
 			int64_t t1, int64_t min_ns, struct pv_error *err)
 {

@@ -6,7 +6,7 @@
 #include "base/alloc.h"
 #include "pv/info.h"
 
-void pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end_ns)
+bool pv_samples_span(const struct pv_profile *p, int64_t *first_ns, int64_t *last_ns)
 {
 	int64_t a = INT64_MAX, b = INT64_MIN;
 	for (uint32_t i = 0; i < p->samples.len; i++) {
@@ -15,6 +15,19 @@ void pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end
 			continue;
 		a = x < a ? x : a;
 		b = x > b ? x : b;
+	}
+	bool any = a <= b;
+	*first_ns = any ? a : 0;
+	*last_ns = any ? b : 0;
+	return any;
+}
+
+void pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end_ns)
+{
+	int64_t a, b;
+	if (!pv_samples_span(p, &a, &b)) {
+		a = INT64_MAX;
+		b = INT64_MIN;
 	}
 	for (uint32_t i = 0; i < p->markers.len; i++) {
 		int64_t t[2] = {p->markers.start_ns[i], p->markers.end_ns[i]};

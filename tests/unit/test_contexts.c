@@ -14,6 +14,7 @@
 
 #include "pv/contexts.h"
 #include "pv/import.h"
+#include "pv/info.h"
 #include "t.h"
 
 #define NEAR(a, b) T_TRUE(fabs((double)(a) - (double)(b)) < 1e-5 * (fabs((double)(b)) + 1))
@@ -297,14 +298,8 @@ T_TEST(contexts_equal_views_of_one_thread)
 		t_fail(__FILE__, __LINE__, "%s", err.msg);
 		return;
 	}
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (uint32_t s = 0; s < p->samples.len; s++) {
-		int64_t x = p->samples.time_ns[s];
-		if (x == PV_TIME_NONE)
-			continue;
-		lo = x < lo ? x : lo;
-		hi = x > hi ? x : hi;
-	}
+	int64_t lo, hi;
+	T_TRUE(pv_samples_span(p, &lo, &hi));
 	struct pv_query q;
 	pv_query_init(&q);
 	q.has_range = true;

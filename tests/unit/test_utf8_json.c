@@ -5,6 +5,7 @@
  * C library's own decoder, and parsed).
  */
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,4 +118,37 @@ T_TEST(utf8_json_cli_and_api)
 	}
 	pv_api_free(a);
 	setlocale(LC_CTYPE, "C");
+}
+
+/* The writer's layouts and numbers the trace and contexts answers use (hand-written texts). */
+T_TEST(utf8_json_rows_layout_and_reals)
+{
+	struct pv_json *j = pv_json_new(NULL);
+	T_TRUE(j != NULL);
+	pv_json_object(j);
+	pv_json_key(j, "rows");
+	pv_json_open(j, '[', PV_JSON_ROWS, 2);
+	for (int r = 0; r < 2; r++) {
+		pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+		pv_json_int(j, r - 1);
+		pv_json_uint(j, 3);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_newline(j);
+	pv_json_key(j, "none");
+	pv_json_open(j, '[', PV_JSON_ROWS, 2);
+	pv_json_end(j);
+	pv_json_key(j, "pct");
+	pv_json_fixed(j, 100.0 / 3, 4);
+	pv_json_key(j, "mean");
+	pv_json_real(j, 2.0 / 3, 12);
+	pv_json_key(j, "nan");
+	pv_json_real(j, NAN, 12);
+	pv_json_end(j);
+	T_EQ_INT(pv_json_error(j), 0);
+	T_EQ_STR(pv_json_text(j, NULL),
+		 "{\"rows\": [\n  [-1,3],\n  [0,3]],\n\"none\": [], "
+		 "\"pct\": 33.3333, \"mean\": 0.666666666667, \"nan\": null}");
+	pv_json_free(j);
 }
