@@ -188,7 +188,8 @@ static void usage(FILE *out)
 	    out);
 }
 
-static int vfail_usage(const char *cmd, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static int vfail_usage(const char *cmd, const char *fmt,
+								  va_list ap)
 {
 	char msg[2048];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
