@@ -64,7 +64,8 @@ struct pv_diff_opts {
 /*
  * The query's view of base and of new, matched. The query's "--sort delta" orders the rows by
  * delta. Returns 0; PV_EINVAL with err when the query does not fit a profile (the message says
- * which) or when the columns measure different units without normalize; PV_ENOMEM. The diff
+ * which), when the columns measure different units without normalize or a column is a derived
+ * metric (--derive); PV_ENOMEM. The diff
  * borrows both profiles.
  */
 int pv_diff_compute(const struct pv_profile *base, const struct pv_profile *new_,

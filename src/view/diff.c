@@ -511,6 +511,16 @@ int pv_diff_compute(const struct pv_profile *base, const struct pv_profile *new_
 		return pv_error_set(err, PV_EINVAL, "base and new have different metrics");
 	}
 	for (uint32_t k = 0; k < d->nr_metrics; k++) {
+		/* a derived column's integers are scaled per view: no delta between two views */
+		if (pv_view_metric_derived(d->v[0], k) || pv_view_metric_derived(d->v[1], k)) {
+			char b[300];
+			pv_error_set(err, PV_EINVAL,
+				     "diff compares measured metrics: the derived metric %s has no "
+				     "delta (show it in each profile's view)",
+				     pv_view_metric_name(d->v[1], k, b, sizeof(b)));
+			pv_diff_free(d);
+			return PV_EINVAL;
+		}
 		enum pv_unit u0 = pv_view_metric_unit(d->v[0], k),
 			     u1 = pv_view_metric_unit(d->v[1], k);
 		if (u0 != u1 && !d->normalize) {
