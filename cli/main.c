@@ -189,7 +189,7 @@ static void usage(FILE *out)
 }
 
 __attribute__((format(printf, 2, 0))) static int vfail_usage(const char *cmd, const char *fmt,
-								  va_list ap)
+							     va_list ap)
 {
 	char msg[2048];
 	vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # compare-outputs.sh - this tree's outputs against an earlier commit's, byte for byte: every
 # golden case, every command's output (text and --json: info, tree, callers, flat, top,
-# butterfly, markers, marker, contexts, trace) on every file of tests/data (tests/data/corpus included), and the
-# answers of the web API to the requests of tests/compare/api-requests.txt on each of them
+# butterfly, markers, marker, contexts, trace) on every file of tests/data (tests/data/corpus
+# included), and the answers of the web API to the requests of tests/compare/api-requests.txt on each of them
 # (tests/compare/api-dump.c, in process). A step that should change no output (issue 12: the
 # seam between libpv and its front ends) runs it once before it is merged.
 #

@@ -232,7 +232,7 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 	for (int k = 0; k < 4; k++)
 		pv_json_kuint(j, phases[k], in->marker_phases[k]);
 	pv_json_end(j);
-	if (!page && p->trace.len) { /* written when the file has trace records */
+	if (p->trace.len) { /* written when the file has trace records */
 		pv_json_key(j, "trace");
 		pv_json_object(j);
 		pv_json_kuint(j, "records", p->trace.len);
