@@ -40,6 +40,8 @@ struct cli {
 	char *tui_tab, *tui_sel, *tui_search;
 	int64_t tui_marker;
 	const char *source_root;
+	/* diff: --normalize, --flame */
+	bool normalize, flame;
 };
 
 /* "message (see 'profview --help')"; returns EXIT_INPUT. */
@@ -72,6 +74,8 @@ int cmd_tui(const struct cli *c, const char *path, const struct pv_profile *p);
 /* cmd_tui.c: --query for tui: a page's URL (or its query string), whose tab, sel, mk and search
  * open the TUI where the page was; 0 or an exit code. */
 int cli_tui_url(struct cli *c, const char *arg);
+/* cmd_diff.c: profview diff BASE NEW (paths and profiles: base, new). */
+int cmd_diff(const struct cli *c, const char *const paths[2], const struct pv_profile *ps[2]);
 /* The commands with options of their own (profview COMMAND --help): argv[0] is the command. */
 int cmd_serve(int argc, char **argv);	 /* cmd_serve.c */
 int cmd_contexts(int argc, char **argv); /* cmd_contexts.c */

@@ -54,6 +54,8 @@ static void serve_usage(FILE *out)
 	      "  --format NAME      read every FILE as this format instead of probing it\n"
 	      "  --cache DIR        keep a snapshot of each file in DIR and open it from there\n"
 	      "                     next time (profview snapshot --help)\n"
+	      "  --base BASE        compare every FILE with the profile BASE: the Diff tab and\n"
+	      "                     the red/blue flame graph (profview diff BASE FILE)\n"
 	      "  --token T          the URL's token instead of a random one (for tests)\n"
 	      "  --quiet            no loading progress on standard error\n"
 	      "  -h, --help         this text\n"
@@ -197,10 +199,10 @@ static void open_browser(const char *url)
 int cmd_serve(int argc, char **argv)
 {
 	struct pv_serve_opts o = {.host = NULL, .port = 0};
-	const char *source_root = NULL;
+	const char *source_root = NULL, *base = NULL;
 	struct pv_import_opts imp = {0};
 	struct pv_error opt_err;
-	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_CACHE };
+	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_CACHE, O_BASE };
 	static const struct option longopts[] = {
 		{"port", required_argument, NULL, O_PORT},
 		{"host", required_argument, NULL, O_HOST},
@@ -210,6 +212,7 @@ int cmd_serve(int argc, char **argv)
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"cache", required_argument, NULL, O_CACHE},
+		{"base", required_argument, NULL, O_BASE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -242,6 +245,7 @@ int cmd_serve(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case O_BASE: base = optarg; break;
 		case 'h': serve_usage(stdout); return 0;
 		case ':':
 			cli_say("error", "option '%s' needs a value (see 'profview serve "
@@ -262,10 +266,17 @@ int cmd_serve(int argc, char **argv)
 		fputs("profview: error: out of memory\n", stderr);
 		return 1;
 	}
-	struct loader l = {.a = a, .files = argv + optind, .nr = (uint32_t)(argc - optind),
+	/* the files, then the base (--base: the last slot, the one the others are compared with) */
+	uint32_t nfiles = (uint32_t)(argc - optind);
+	char **files = calloc(nfiles + 1, sizeof(*files));
+	for (uint32_t i = 0; files && i < nfiles; i++)
+		files[i] = argv[optind + (int)i];
+	if (files && base)
+		files[nfiles] = (char *)base;
+	struct loader l = {.a = a, .files = files, .nr = nfiles + (base != NULL),
 			   .imp = imp, .quiet = o.quiet};
 	pthread_mutex_init(&l.out_lock, NULL);
-	l.slots = calloc(l.nr, sizeof(*l.slots));
+	l.slots = files ? calloc(l.nr, sizeof(*l.slots)) : NULL;
 	for (uint32_t i = 0; l.slots && i < l.nr; i++)
 		if ((l.slots[i] = pv_api_add_file(a, l.files[i])) == UINT32_MAX) {
 			free(l.slots);
@@ -273,9 +284,12 @@ int cmd_serve(int argc, char **argv)
 		}
 	if (!l.slots) {
 		fputs("profview: error: out of memory\n", stderr);
+		free(files);
 		pv_api_free(a);
 		return 1;
 	}
+	if (base)
+		pv_api_set_base(a, l.slots[nfiles]);
 	/* SIGINT and SIGTERM are waited for by this thread only: block them before any thread */
 	sigset_t sigs;
 	sigemptyset(&sigs);
@@ -291,6 +305,7 @@ int cmd_serve(int argc, char **argv)
 	if (pv_server_start(a, &o, &srv, &url, &err)) {
 		cli_say("error", "%s", err.msg);
 		free(l.slots);
+		free(files);
 		pv_api_free(a);
 		return err.code == PV_ENOMEM ? 1 : 2;
 	}
@@ -341,6 +356,7 @@ int cmd_serve(int argc, char **argv)
 	if (loading)
 		pthread_join(th, NULL);
 	free(l.slots);
+	free(files);
 	pv_api_free(a);
 	pthread_mutex_destroy(&l.out_lock);
 	return 0;

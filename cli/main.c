@@ -38,6 +38,7 @@ enum {
 	CMD_JSON = 1u << 9,	    /* prints JSON only */
 	CMD_QUERY = 1u << 10,	    /* --query sets the view too */
 	CMD_TUI = 1u << 11,	    /* --keys, --size, --source-root; --query takes a page's URL */
+	CMD_DIFF = 1u << 12,	    /* two files (BASE NEW): --view, --normalize, --flame */
 };
 
 struct command {
@@ -66,6 +67,8 @@ static const struct command commands[] = {
      "the terminal UI: every view around a movable center, markers, source\n"
      "              (keys: '?' inside, README.md, doc/tui.md)",
      NULL},
+    {"diff", NULL, CMD_DIFF | CMD_FLAME,
+     "two profiles' difference in a view: profview diff BASE NEW [--view V]", NULL},
     {"formats", cmd_formats, 0, "the formats profview reads", NULL},
     {"contexts", NULL, 0,
      "one row's values over the threads/ranks: per context, summary,\n"
@@ -153,8 +156,9 @@ static void usage(FILE *out)
 	    "  --self own|nested     a tree (or flat loop) row's self: its own, or with the\n"
 	    "                        loops nested in it (HPCToolkit's exclusive cost of\n"
 	    "                        procedures and loops)\n"
-	    "  --depth N, --min-percent P, -n N, --sort self|total   what to print (-n: in\n"
-	    "                        a tree, rows a list; the rest is one '... N more' row)\n"
+	    "  --depth N, --min-percent P, -n N, --sort self|total|delta   what to print (-n:\n"
+	    "                        in a tree, rows a list; the rest is one '... N more'\n"
+	    "                        row; delta: 'diff' only)\n"
 	    "  --max-rows N          a tree prints at most N rows (default 100000; 0: all)\n"
 	    "  --hot-path[=T]        tree, callers: only the hot path (hpcviewer): from the\n"
 	    "                        top row, the heaviest child while it has T%% (50) of its\n"
@@ -173,7 +177,16 @@ static void usage(FILE *out)
 	    "  --sort start|duration the table's order (default start); -n N: the first N rows\n"
 	    "  --summary             per name: count, total, min, median, max duration\n"
 	    "  --json                {\"rows\": [MARKER, ...]} with labels, fields and payloads\n"
-	    "\n"
+	    "\n",
+	    out);
+	fputs("diff BASE NEW (every view of two profiles: base, new, delta columns):\n"
+	      "  --view KIND           tree (default), callers, flat, butterfly or top\n"
+	      "  --normalize           scale the base to the new total: deltas compare shares\n"
+	      "  --sort delta          rows by the size of their delta (lists: of self)\n"
+	      "  --flame               the differential flame graph the page draws, as JSON\n"
+	      "\n",
+	      out);
+	fputs(
 	    "flame, activity (the page's graphs, as JSON):\n"
 	    "  --max-nodes N, --width PX   flame: the heaviest N nodes (20000), none under a\n"
 	    "                        pixel of a graph PX pixels wide\n"
@@ -249,6 +262,9 @@ enum {
 	OPT_KEYS,
 	OPT_SIZE,
 	OPT_SOURCE_ROOT,
+	OPT_VIEW,
+	OPT_NORMALIZE,
+	OPT_DIFF_FLAME,
 	OPT_QUERY, /* + the index in query_options */
 };
 
@@ -271,8 +287,11 @@ static const struct cli_option {
     {"range-from-marker", required_argument, OPT_RANGE_MARKER, CMD_FROM_MARKER, NULL},
     {"center-from-marker", required_argument, OPT_CENTER_MARKER, CMD_FROM_MARKER, NULL},
     {"hot-path", optional_argument, OPT_HOT, CMD_HOT, NULL},
-    {"max-nodes", required_argument, OPT_MAX_NODES, CMD_FLAME, "'flame'"},
-    {"width", required_argument, OPT_WIDTH, CMD_FLAME, "'flame'"},
+    {"max-nodes", required_argument, OPT_MAX_NODES, CMD_FLAME, "'flame' and 'diff --flame'"},
+    {"width", required_argument, OPT_WIDTH, CMD_FLAME, "'flame' and 'diff --flame'"},
+    {"view", required_argument, OPT_VIEW, CMD_DIFF, "'diff'"},
+    {"normalize", no_argument, OPT_NORMALIZE, CMD_DIFF, "'diff'"},
+    {"flame", no_argument, OPT_DIFF_FLAME, CMD_DIFF, "'diff'"},
     {"buckets", required_argument, OPT_BUCKETS, CMD_ACTIVITY, "'activity'"},
     {"start", required_argument, OPT_START, CMD_ACTIVITY, "'activity'"},
     {"end", required_argument, OPT_END, CMD_ACTIVITY, "'activity'"},
@@ -395,7 +414,7 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 				      : pv_query_from_url(&c->q, arg, &err);
 		if (r)
 			return cli_fail_usage("--query: %s", err.msg);
-		if (!(cmd->flags & CMD_QUERY))
+		if (!(cmd->flags & (CMD_QUERY | CMD_DIFF)))
 			c->q.view = view; /* the command names the view */
 		return 0;
 	}
@@ -420,6 +439,14 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 	case OPT_WIDTH: return count_option("width", arg, 0, PV_FLAME_MAX_WIDTH, &c->width);
 	case OPT_BUCKETS:
 		return count_option("buckets", arg, 1, PV_ACTIVITY_MAX_BUCKETS, &c->buckets);
+	case OPT_VIEW:
+		if (pv_view_parse(arg, &c->q.view))
+			return cli_fail_usage("--view takes tree, callers, flat, butterfly or top, "
+					      "not '%s'",
+					      arg);
+		return 0;
+	case OPT_NORMALIZE: c->normalize = true; return 0;
+	case OPT_DIFF_FLAME: c->flame = true; return 0;
 	case OPT_START: return ms_option("start", arg, &c->has_start, &c->start_ns);
 	case OPT_END: return ms_option("end", arg, &c->has_end, &c->end_ns);
 	case OPT_KEYS: c->tui_keys = arg; return 0;
@@ -467,6 +494,29 @@ static int run_file(const struct command *cmd, const char *path, const struct cl
 	return rc;
 }
 
+/* profview diff BASE NEW */
+static int run_diff(struct cli *c, int nfiles, char **files)
+{
+	if (nfiles != 2)
+		return cli_fail_usage("'diff' takes two files: profview diff BASE NEW");
+	if (c->q.sort == PV_SORT_DELTA && c->flame)
+		return cli_fail_usage("--flame draws the new profile's widths: --sort delta "
+				      "does not apply");
+	struct pv_profile *ps[2] = {NULL, NULL};
+	int rc = 0;
+	for (int i = 0; i < 2 && !rc; i++) {
+		struct pv_error err;
+		pv_error_clear(&err);
+		if (cli_open(files[i], &c->imp, 1, &ps[i], &err))
+			rc = error_exit(&err);
+	}
+	if (!rc)
+		rc = cmd_diff(c, (const char *const *)files, (const struct pv_profile **)ps);
+	pv_profile_free(ps[0]);
+	pv_profile_free(ps[1]);
+	return rc;
+}
+
 static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 {
 	struct option longopts[NR_OPTIONS + NR_QUERY_OPTIONS + 1];
@@ -484,6 +534,8 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, ":hn:", longopts, NULL)) != -1)
 		if ((rc = apply_option(c, cmd, ch, optarg, argv[optind - 1])))
 			return rc < 0 ? 0 : rc;
+	if (cmd->flags & CMD_DIFF)
+		return run_diff(c, argc - optind, argv + optind);
 	if (!(cmd->flags & CMD_FILES))
 		return cmd->fn(c, NULL, NULL);
 	if (optind >= argc) {

@@ -177,6 +177,7 @@ static const char *const own_params[] = {
     /* contexts (api_contexts.c) */
     "scope", "value", "order", "from", "to", "bins", "t0", "t1", "c0", "c1", "height", "context",
     "at", "min", /* web/api_trace.c */
+    "diff", "normalize", /* the difference against the base (api_view.c) */
 };
 
 static bool own_param(const char *k)
@@ -212,8 +213,14 @@ int pv_api_new(struct pv_api **out, const char *source_root)
 		return PV_ENOMEM;
 	}
 	pthread_mutex_init(&a->lock, NULL);
+	a->base_slot = PV_NONE;
 	*out = a;
 	return 0;
+}
+
+void pv_api_set_base(struct pv_api *a, uint32_t slot)
+{
+	a->base_slot = slot;
 }
 
 void pv_api_free(struct pv_api *a)
@@ -338,6 +345,11 @@ struct api_slot *api_slot(struct pv_api *a, const struct api_params *ps, struct 
 		}
 		ix = (uint32_t)x;
 	}
+	return api_slot_ready(a, ix, out, status);
+}
+
+struct api_slot *api_slot_ready(struct pv_api *a, uint32_t ix, struct pv_json *out, int *status)
+{
 	struct api_slot *s = slot_at(a, ix);
 	if (!s) {
 		*status = api_error(out, 404, "no profile %u", ix);
@@ -605,6 +617,15 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	pv_json_end(out);
 	uint32_t names = ms ? pv_marker_names(ms) : 0;
 	pv_json_kuint(out, "marker_names", names == PV_NONE ? 0 : names);
+	/* serve --base: the profile this one is compared with (the Diff tab); absent without */
+	struct api_slot *b = a->base_slot != slot_index(ps) ? slot_at(a, a->base_slot) : NULL;
+	if (b) {
+		pv_json_key(out, "base");
+		pv_json_object(out);
+		pv_json_kuint(out, "index", a->base_slot);
+		pv_json_kstr(out, "path", b->path);
+		pv_json_end(out);
+	}
 	pv_json_view_kinds(out);
 	pv_json_end(out);
 	pv_json_eol(out);
@@ -828,6 +849,7 @@ static const struct {
     {"view", api_view},
     {"children", api_children},
     {"flame", api_flame},
+    {"diff", api_diff},
     {"thread-costs", api_thread_costs},
     {"contexts", api_contexts},
     {"source", api_source},

@@ -2,7 +2,7 @@
  * web/api.h - internals of the JSON API (include/pv/serve.h, doc/api.md), shared by its files:
  *   api.c         the state (slots, view cache), parameters, dispatch, status, profile,
  *                 markers, marker, marker-summary, marker-chart, activity
- *   api_view.c    view, children, flame, thread-costs, source
+ *   api_view.c    view, children, flame, thread-costs, source, diff
  *   api_trace.c   trace, trace-stack, trace-boxes
  *   api_contexts.c  contexts (one row's values over the execution contexts)
  *   server.c      HTTP (libmicrohttpd): token, Host check, static assets, threads
@@ -90,6 +90,7 @@ struct pv_api {
 	char *source_root;
 	struct api_cached_view cache[API_VIEW_CACHE];
 	uint64_t clock;
+	uint32_t base_slot; /* serve --base: the slot the others are compared with; PV_NONE */
 };
 
 /*
@@ -98,6 +99,8 @@ struct pv_api {
  */
 struct api_slot *api_slot(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
 			  int *status);
+/* Slot ix when ready: as api_slot, for a slot the request does not name in "p" (the base). */
+struct api_slot *api_slot_ready(struct pv_api *a, uint32_t ix, struct pv_json *out, int *status);
 /* The derived markers of a ready slot (derived on first use). NULL after api_error on failure. */
 const struct pv_markers *api_markers(struct pv_api *a, struct api_slot *s, struct pv_json *out,
 				     int *status);
@@ -151,6 +154,7 @@ int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_jso
 int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_diff(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 /* api_contexts.c */

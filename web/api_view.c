@@ -1,6 +1,6 @@
 /*
  * api_view.c - the view endpoints of the JSON API (doc/api.md): view, children, flame,
- * thread-costs, source.
+ * thread-costs, source, and the difference against the base (serve --base): diff, flame?diff=1.
  *
  * Every answer is cut from one computed view (api_view_get: the view cache) by the library:
  * pv_json_view writes the roots and the children of the open rows only, pv_json_children one
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "pv/diff.h"
 #include "pv/source.h"
 
 #define FLAT_DEFAULT_LIMIT 500
@@ -157,6 +158,62 @@ int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *
 	return rc ? api_error(out, 500, "out of memory") : 200;
 }
 
+/*
+ * The difference of q over the request's profile against the base (serve --base), q's view
+ * replaced by kind when kind >= 0; normalize=1 compares shares. NULL after writing the error:
+ * 404 without a base, 400 for the base itself or a query that does not fit.
+ */
+static struct pv_diff *req_diff(struct pv_api *a, const struct api_params *ps, uint32_t slot,
+				struct api_slot *s, struct pv_query *q, int kind,
+				struct pv_json *out, int *status)
+{
+	uint32_t norm;
+	if (!api_param_u32(ps, "normalize", 0, &norm, out, status))
+		return NULL;
+	if (norm > 1) {
+		*status = api_error(out, 400, "normalize takes 0 or 1, not %u", norm);
+		return NULL;
+	}
+	if (a->base_slot == PV_NONE) {
+		*status = api_error(out, 404, "no base profile (profview serve --base BASE FILE)");
+		return NULL;
+	}
+	if (slot == a->base_slot) {
+		*status = api_error(out, 400, "profile %u is the base", slot);
+		return NULL;
+	}
+	struct api_slot *b = api_slot_ready(a, a->base_slot, out, status);
+	if (!b)
+		return NULL;
+	if (kind >= 0)
+		q->view = (enum pv_view_kind)kind;
+	struct pv_diff *d = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	struct pv_diff_opts o = {.normalize = norm == 1};
+	int rc = pv_diff_compute(b->p, s->p, q, &o, &d, &err);
+	if (rc) {
+		*status = api_lib_error(out, rc, &err, 400);
+		return NULL;
+	}
+	return d;
+}
+
+int api_diff(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+{
+	struct api_slot *s;
+	struct pv_query q;
+	uint32_t slot;
+	int status = req_query(a, ps, out, &slot, &s, &q);
+	struct pv_diff *d = status ? NULL : req_diff(a, ps, slot, s, &q, -1, out, &status);
+	pv_query_release(&q);
+	if (!d)
+		return status;
+	int rc = pv_json_diff(out, d);
+	pv_diff_free(d);
+	return rc ? api_error(out, 500, "out of memory") : 200;
+}
+
 int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	struct api_slot *s;
@@ -179,6 +236,24 @@ int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 	}
 	/* one computation gives both graphs of a centered query: the butterfly */
 	enum pv_view_kind kind = q.nr_center ? PV_VIEW_BUTTERFLY : PV_VIEW_TREE;
+	uint32_t diff;
+	if (!api_param_u32(ps, "diff", 0, &diff, out, &status) || diff > 1) {
+		pv_query_release(&q);
+		return status ? status : api_error(out, 400, "diff takes 0 or 1, not %u", diff);
+	}
+	if (diff) { /* the differential flame graph against the base */
+		struct pv_diff *d = req_diff(a, ps, slot, s, &q, (int)kind, out, &status);
+		pv_query_release(&q);
+		if (!d)
+			return status;
+		struct pv_flame *fl = NULL;
+		int rc = pv_diff_flame_build(d, &o, &fl);
+		if (!rc)
+			rc = pv_json_flame(out, fl);
+		pv_flame_free(fl);
+		pv_diff_free(d);
+		return rc ? api_error(out, 500, "out of memory") : 200;
+	}
 	struct pv_view *v = view_as(a, slot, &q, kind, -1, out, &status);
 	pv_query_release(&q);
 	if (!v)

@@ -28,6 +28,7 @@
 struct pv_print_opts {
 	bool json;
 	const char *threads_label; /* "all threads" or the selection, for the text header */
+	const char *base_label, *new_label; /* a diff's two profiles, for the text header */
 };
 
 /*
@@ -35,6 +36,18 @@ struct pv_print_opts {
  * is the query's: --depth, --min-percent, -n and --max-rows cut trees, -n lists.
  */
 int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o);
+/*
+ * The difference of two profiles (diff.h) in its view's shape: text with base, base%, new,
+ * new%, delta and delta% (relative to the base) columns per metric; JSON {"metric", "unit",
+ * "normalize", "metrics": [{"name", "base_name", "unit", "base_total", "base_scaled",
+ * "new_total"}], "view", "sort", "column" ("self" or "total": the one the text shows), "center"?, "callers"?, "rows": [ROW]}, ROW {"name", "kind",
+ * "module", "file", "line", "side": "both"|"base"|"new", "base": {"total", "self"}, "new",
+ * "delta", "values"? (the other metrics'), "children"}. pv_json_diff writes the object into j
+ * (the page's /api/diff answer).
+ */
+struct pv_diff;
+int pv_print_diff(FILE *out, const struct pv_diff *d, const struct pv_print_opts *o);
+int pv_json_diff(struct pv_json *j, const struct pv_diff *d);
 /* The import report (info.h): format, threads, metrics, table sizes, markers, lossy steps. */
 int pv_print_info(FILE *out, const struct pv_profile *p, const char *path, bool json);
 

@@ -39,8 +39,11 @@ struct pv_flame_opts {
  * Nodes are columns; node 0 is the virtual root over the top-down tree's roots, node 1 (two
  * graphs) the one over the callers' roots.
  */
+struct pv_diff;
 struct pv_flame {
 	const struct pv_view *v;
+	const struct pv_diff *diff; /* a differential flame graph (pv/diff.h): row[] names rows of
+				     * the diff's trees, v is its new view; NULL otherwise */
 	uint32_t nr_graphs; /* 1, or 2 for a butterfly */
 	uint32_t len;
 	uint8_t *graph;		/* 0: v->tree, 1: v->callers */

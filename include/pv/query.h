@@ -78,6 +78,7 @@ enum pv_percent_base {
 enum pv_sort_key {
 	PV_SORT_SELF = 0,
 	PV_SORT_TOTAL,
+	PV_SORT_DELTA, /* a diff's rows by the size of their delta (diff.h); other views refuse it */
 };
 
 /* Inlined frames (doc/samples-and-inlines.md). */

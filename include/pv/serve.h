@@ -36,6 +36,9 @@ struct pv_progress *pv_api_progress(struct pv_api *a, uint32_t slot);
 /* The loader's result: p (taken over) or the error that stopped it (p NULL). */
 void pv_api_set_loaded(struct pv_api *a, uint32_t slot, struct pv_profile *p,
 		       const struct pv_error *err);
+/* The profile every other slot is compared with (serve --base): /api/diff and /api/flame?diff=1
+ * answer the difference of slot p against it (doc/diff.md). */
+void pv_api_set_base(struct pv_api *a, uint32_t slot);
 /* Convenience for tests: add_file + set_loaded with an already imported profile. */
 uint32_t pv_api_add_profile(struct pv_api *a, const char *path, struct pv_profile *p);
 

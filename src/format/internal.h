@@ -4,6 +4,8 @@
 #ifndef PV_FORMAT_INTERNAL_H
 #define PV_FORMAT_INTERNAL_H
 
+#include <stdio.h>
+
 #include "pv/jsonw.h"
 #include "pv/view.h"
 
@@ -21,5 +23,22 @@ void json_column(struct pv_json *j, const struct pv_view *v, uint32_t m);
 void json_cost(struct pv_json *j, const struct pv_view *v, uint32_t m, int64_t x);
 /* The members "index", "name", "tid" of thread t. */
 void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t);
+
+
+/* ---- text (view_out.c), shared with the diff's printer (diff_out.c) ---- */
+
+/* Column m's unit as the text prints it: ms, us or ns for times (by the view's whole). */
+const char *fmt_unit_text(const struct pv_view *v, uint32_t m);
+/* A cost of column m in that unit (times with three decimals). */
+void fmt_cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x);
+/* "12.34%" of whole, "-" when whole is 0. */
+void fmt_pct(char *buf, size_t n, int64_t v, int64_t whole);
+/* After a row's name: "  [module]  file:line" when known. */
+void fmt_row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+		    uint32_t line);
+/* " (inline)" after the name of a row of kind inline. */
+void fmt_inline_mark(FILE *out, enum pv_row_kind kind, bool inlined);
+/* A tree row's indent (deep rows: "[depth] ") and name. */
+void fmt_text_name(FILE *out, uint32_t depth, const char *name);
 
 #endif

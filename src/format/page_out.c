@@ -14,6 +14,7 @@
 
 #include "base/alloc.h"
 #include "format/internal.h"
+#include "pv/diff.h"
 #include "pv/format.h"
 #include "pv/graphs.h"
 #include "view/naming.h"
@@ -529,12 +530,24 @@ int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key
 
 /* ---- the flame graph ---- */
 
+/* The view's tree row of flame node n (a diff's node: the new view's row) and the diff's rows
+ * of its graph (NULL: not a diff). */
+static uint32_t flame_row(const struct pv_flame *fl, uint32_t n, const struct pv_diff_rows **dr)
+{
+	*dr = NULL;
+	if (!fl->diff || fl->row[n] == PV_NONE)
+		return fl->row[n];
+	*dr = fl->graph[n] ? fl->diff->callers : fl->diff->tree;
+	return (*dr)->row[1][fl->row[n]];
+}
+
 static void flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		       const struct sbuf *key)
 {
 	const struct pv_view *v = fl->v;
 	const struct pv_tree *t = fl->graph[n] ? v->callers : v->tree;
-	uint32_t r = fl->row[n];
+	const struct pv_diff_rows *dr;
+	uint32_t r = flame_row(fl, n, &dr);
 	char b[512];
 	pv_json_object(j);
 	pv_json_key(j, "key");
@@ -546,11 +559,23 @@ static void flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		pv_json_kstr(j, "name", "(all)");
 		pv_json_kint(j, "total", tot);
 		pv_json_kint(j, "self", 0);
+		if (fl->diff) {
+			const struct pv_diff_rows *g = fl->graph[n] ? fl->diff->callers : fl->diff->tree;
+			int64_t bt = 0;
+			for (uint32_t i = 0; i < g->nr_roots; i++)
+				bt += g->total[0][0][g->roots[i]];
+			pv_json_kint(j, "base", bt);
+			pv_json_kint(j, "base_self", 0);
+		}
 	} else {
 		pv_json_kstr(j, "name",
 			     row_name(v, t->kind[r], t->id[r], t->line[r], b, sizeof(b)));
 		pv_json_kint(j, "total", t->total[0][r]);
 		pv_json_kint(j, "self", t->self[0][r]);
+		if (dr) {
+			pv_json_kint(j, "base", dr->total[0][0][fl->row[n]]);
+			pv_json_kint(j, "base_self", dr->self[0][0][fl->row[n]]);
+		}
 	}
 	pv_json_key(j, "children");
 	pv_json_array(j);
@@ -571,9 +596,10 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		size_t klen;
 	} *st = pv_malloc(sizeof(*st) * cap);
 	int rc = st ? 0 : PV_ENOMEM;
-	if (!rc && fl->row[n] != PV_NONE)
-		rc = sbuf_puts(&key, prefix) ||
-		     key_add(&key, t->kind[fl->row[n]], t->id[fl->row[n]], t->line[fl->row[n]]);
+	const struct pv_diff_rows *dr;
+	uint32_t r0 = flame_row(fl, n, &dr);
+	if (!rc && r0 != PV_NONE)
+		rc = sbuf_puts(&key, prefix) || key_add(&key, t->kind[r0], t->id[r0], t->line[r0]);
 	flame_open(j, fl, n, &key);
 	if (!rc && fl->row[n] == PV_NONE)
 		rc = sbuf_puts(&key, prefix);
@@ -590,7 +616,7 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		}
 		f->child = fl->next[c];
 		sbuf_setlen(&key, f->klen);
-		uint32_t r = fl->row[c];
+		uint32_t r = flame_row(fl, c, &dr);
 		if ((fl->row[f->node] != PV_NONE && sbuf_put(&key, "/", 1)) ||
 		    key_add(&key, t->kind[r], t->id[r], t->line[r]))
 			rc = PV_ENOMEM;
@@ -639,6 +665,10 @@ int pv_json_flame(struct pv_json *j, const struct pv_flame *fl)
 	pv_json_kstr(j, "metric", fmt_column_name(v, 0));
 	pv_json_kstr(j, "unit", metric_unit(v, 0));
 	pv_json_kint(j, "total", v->whole[0]);
+	if (fl->diff) {
+		pv_json_kint(j, "base_total", fl->diff->whole[0][0]);
+		pv_json_kbool(j, "normalize", fl->diff->normalize);
+	}
 	pv_json_key(j, "callees");
 	if (fl->nr_graphs == 2) {
 		rc = flame_center(j, fl, 0, "down:");

@@ -23,7 +23,7 @@ static int64_t time_scale(const struct pv_view *v, uint32_t m)
 	return w >= 1000000 ? 1000000 : w >= 1000 ? 1000 : 1;
 }
 
-static const char *unit_text(const struct pv_view *v, uint32_t m)
+const char *fmt_unit_text(const struct pv_view *v, uint32_t m)
 {
 	enum pv_unit u = pv_view_metric_unit(v, m);
 	if (u != PV_UNIT_NS)
@@ -32,7 +32,7 @@ static const char *unit_text(const struct pv_view *v, uint32_t m)
 	return sc == 1000000 ? "ms" : sc == 1000 ? "us" : "ns";
 }
 
-static void cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x)
+void fmt_cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x)
 {
 	if (pv_view_metric_derived(v, m)) {
 		pv_view_value_text(v, m, x, false, buf, n);
@@ -50,7 +50,7 @@ static void cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, 
 	snprintf(buf, n, "%s%" PRId64 ".%03" PRId64, x < 0 ? "-" : "", milli / 1000, milli % 1000);
 }
 
-static void pct(char *buf, size_t n, int64_t v, int64_t whole)
+void fmt_pct(char *buf, size_t n, int64_t v, int64_t whole)
 {
 	if (whole == 0)
 		snprintf(buf, n, "-");
@@ -94,7 +94,7 @@ static void place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, u
 		*fl = line;
 }
 
-static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+void fmt_row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
 		       uint32_t line)
 {
 	const struct pv_profile *p = v->p;
@@ -122,7 +122,7 @@ static void row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind
 }
 
 /* " (inline)" after the name of a row of kind inline (pv_row_kind_name) */
-static void inline_mark(FILE *out, enum pv_row_kind kind, bool inlined)
+void fmt_inline_mark(FILE *out, enum pv_row_kind kind, bool inlined)
 {
 	if (strcmp(pv_row_kind_name(kind, inlined), "inline") == 0)
 		fputs(" (inline)", out);
@@ -209,7 +209,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 {
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32];
-		cost_text(v, m, tb, sizeof(tb), v->whole[m]);
+		fmt_cost_text(v, m, tb, sizeof(tb), v->whole[m]);
 		const char *formula = pv_view_metric_formula(v, m);
 		if (formula)
 			fprintf(out, "# metric: %s = %s, total %s, %s\n", fmt_column_name(v, m),
@@ -217,7 +217,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 				o && o->threads_label ? o->threads_label : "all threads");
 		else
 			fprintf(out, "# metric: %s (%s), total %s, %s\n", fmt_column_name(v, m),
-				unit_text(v, m), tb,
+				fmt_unit_text(v, m), tb,
 				o && o->threads_label ? o->threads_label : "all threads");
 	}
 	if (v->q.nr_filters || v->q.has_range || v->q.inlines != PV_INLINE_KEEP) {
@@ -230,14 +230,14 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 		fprintf(out, "# %s\n", v->note);
 	if (v->centered) {
 		char cb[32], pb[16];
-		cost_text(v, 0, cb, sizeof(cb), v->center[0]);
-		pct(pb, sizeof(pb), v->center[0], v->whole[0]);
+		fmt_cost_text(v, 0, cb, sizeof(cb), v->center[0]);
+		fmt_pct(pb, sizeof(pb), v->center[0], v->whole[0]);
 		fprintf(out, "# center: %s, total %s (%s of the whole)\n", v->center_label, cb, pb);
 	}
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		if (v->lost[m]) {
 			char lb[32];
-			cost_text(v, m, lb, sizeof(lb), v->lost[m]);
+			fmt_cost_text(v, m, lb, sizeof(lb), v->lost[m]);
 			fprintf(
 			    out,
 			    "# %s: %s in samples that lost every frame to a filter (not shown)\n",
@@ -271,10 +271,10 @@ static void text_values(FILE *out, const struct pv_view *v, int64_t *const *tota
 {
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32], sb[32], tp[16], sp[16];
-		cost_text(v, m, tb, sizeof(tb), total[m][r]);
-		cost_text(v, m, sb, sizeof(sb), self[m][r]);
-		pct(tp, sizeof(tp), total[m][r], v->base[m]);
-		pct(sp, sizeof(sp), self[m][r], v->base[m]);
+		fmt_cost_text(v, m, tb, sizeof(tb), total[m][r]);
+		fmt_cost_text(v, m, sb, sizeof(sb), self[m][r]);
+		fmt_pct(tp, sizeof(tp), total[m][r], v->base[m]);
+		fmt_pct(sp, sizeof(sp), self[m][r], v->base[m]);
 		if (pv_view_metric_derived(v, m)) /* a formula's value is no share of a whole */
 			tp[0] = sp[0] = 0;
 		char c = m + 1 == v->nr_metrics ? mark : ' ';
@@ -341,7 +341,7 @@ static int indent_of(uint32_t depth)
 	return 2 * (int)(depth < INDENT_LEVELS ? depth : INDENT_LEVELS);
 }
 
-static void text_name(FILE *out, uint32_t depth, const char *name)
+void fmt_text_name(FILE *out, uint32_t depth, const char *name)
 {
 	fprintf(out, "%*s", indent_of(depth), "");
 	if (depth > INDENT_LEVELS)
@@ -392,7 +392,7 @@ static void more_row(struct walk *w, const struct level *it)
 		return;
 	}
 	text_values(w->out, v, tp, sp, 0, false, ' ');
-	text_name(w->out, depth, name);
+	fmt_text_name(w->out, depth, name);
 	fputc('\n', w->out);
 }
 
@@ -456,11 +456,11 @@ static int walk(struct walk *w)
 			/* a call-graph row with estimated costs: '~' before the name */
 			text_values(w->out, w->v, t->total, t->self, r, false,
 				    t->estimated && t->estimated[r] ? '~' : ' ');
-			text_name(
+			fmt_text_name(
 			    w->out, t->depth[r],
 			    pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]));
-			inline_mark(w->out, t->kind[r], t->inlined && t->inlined[r]);
-			row_suffix(w->out, w->v, t->kind[r], t->id[r], t->line[r]);
+			fmt_inline_mark(w->out, t->kind[r], t->inlined && t->inlined[r]);
+			fmt_row_suffix(w->out, w->v, t->kind[r], t->id[r], t->line[r]);
 			fputc('\n', w->out);
 		}
 		it->printed++;
@@ -591,8 +591,8 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
 		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
 			pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b), f->line[r]));
-		inline_mark(out, f->kind[r], f->inlined && f->inlined[r]);
-		row_suffix(out, v, f->kind[r], f->id[r], f->line[r]);
+		fmt_inline_mark(out, f->kind[r], f->inlined && f->inlined[r]);
+		fmt_row_suffix(out, v, f->kind[r], f->id[r], f->line[r]);
 		fputc('\n', out);
 	}
 	if (n < f->len)

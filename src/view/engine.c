@@ -2881,6 +2881,10 @@ static int resolve(struct pv_engine *e, const struct pv_query *q)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
+	if (q->sort == PV_SORT_DELTA)
+		return pv_error_set(e->err, PV_EINVAL,
+				    "--sort delta orders the difference of two profiles "
+				    "(profview diff BASE NEW)");
 	if (q->nr_metrics == 0) {
 		if (p->metrics.len == 0)
 			return pv_error_set(e->err, PV_EINVAL, "the profile has no metric");

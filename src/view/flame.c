@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "pv/graphs.h"
+#include "view/internal.h"
 #include "view/naming.h"
 
 struct node {
@@ -169,12 +170,13 @@ void pv_flame_free(struct pv_flame *fl)
 	pv_free(fl);
 }
 
-int pv_flame_build(const struct pv_view *v, const struct pv_flame_opts *o, struct pv_flame **out)
+int pv__flame_of_trees(const struct pv_tree *t0, const struct pv_tree *t1,
+			const struct pv_flame_opts *o, struct pv_flame **out)
 {
 	struct flame fl = {0};
-	uint32_t ngraphs = pv_view_kind(v->q.view)->outputs & PV_OUT_CALLERS ? 2 : 1;
-	fl.t[0] = v->tree;
-	fl.t[1] = v->callers;
+	uint32_t ngraphs = t1 ? 2 : 1;
+	fl.t[0] = t0;
+	fl.t[1] = t1;
 	fl.key_budget = (uint64_t)o->max_nodes * PV_FLAME_KEY_BYTES;
 	for (uint32_t k = 0; o->width && k < ngraphs; k++) {
 		/* a pixel of the graph: of the roots' total, or of the center's row */
@@ -189,7 +191,6 @@ int pv_flame_build(const struct pv_view *v, const struct pv_flame_opts *o, struc
 	struct pv_flame *f = fl.oom ? NULL : pv_calloc(1, sizeof(*f));
 	if (f) {
 		uint32_t n = fl.len ? fl.len : 1;
-		f->v = v;
 		f->nr_graphs = ngraphs;
 		f->len = fl.len;
 		f->graph = pv_malloc(n);
@@ -213,4 +214,13 @@ int pv_flame_build(const struct pv_view *v, const struct pv_flame_opts *o, struc
 		return PV_ENOMEM;
 	*out = f;
 	return 0;
+}
+
+int pv_flame_build(const struct pv_view *v, const struct pv_flame_opts *o, struct pv_flame **out)
+{
+	bool two = pv_view_kind(v->q.view)->outputs & PV_OUT_CALLERS;
+	int rc = pv__flame_of_trees(v->tree, two ? v->callers : NULL, o, out);
+	if (!rc)
+		(*out)->v = v;
+	return rc;
 }

@@ -49,6 +49,13 @@ pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum 
 /* stats.c: the columns of statistics of a computed view, from one view per selected thread. */
 int pv__view_stats(struct pv_view *v, struct pv_error *err);
 
+/* flame.c: the flame graph's nodes over one tree or two (t1 NULL: one); the caller sets the
+ * flame's view. */
+struct pv_flame;
+struct pv_flame_opts;
+int pv__flame_of_trees(const struct pv_tree *t0, const struct pv_tree *t1,
+		       const struct pv_flame_opts *o, struct pv_flame **out);
+
 /* engine.c: the builders of the view kinds (kinds.c), each filling its kind's outputs. */
 int pv__build_tree(struct pv_engine *e);
 int pv__build_callers(struct pv_engine *e);

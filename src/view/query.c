@@ -29,7 +29,7 @@ static const char *const filter_names[] = {"include", "drop", "merge", "collapse
 					   "focus-self", "focus-inverted"};
 static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
-static const char *const sort_names[] = {"self", "total"};
+static const char *const sort_names[] = {"self", "total", "delta"};
 static const char *const inline_names[] = {"keep", "fold"};
 static const char *const self_names[] = {"own", "nested"};
 

@@ -1095,6 +1095,107 @@ async function main() {
   });
   await tp.close();
 
+  // ---- the difference against a base (serve --base, doc/diff.md) ----
+  const DBASE = 'tests/data/diff/base.txt', DNEW = 'tests/data/diff/new.txt';
+  const dp = await context.newPage();
+  dp.on('pageerror', (e) => pageErrors.push(e.message));
+  const diffUrl = await serve(DNEW, '--base', DBASE);
+
+  await test('serve --base: the flame graph is red where the profile grew, blue where it shrank', async () => {
+    await dp.goto(diffUrl + '?tab=flame');
+    await dp.waitForSelector('.pane[data-tab="flame"][data-state="ready"]');
+    await noError(dp);
+    // the nodes are the CLI's differential flame graph (profview diff --flame BASE NEW)
+    const want = new Map();
+    const walk = (n) => { want.set(n.key, { name: n.name, total: n.total, base: n.base }); (n.children || []).forEach(walk); };
+    walk(cli('diff', '--flame', DBASE, DNEW).callees);
+    // each drawn node's pixel (inside its box, away from its label)
+    const got = await dp.evaluate(() => {
+      const p = window.profview.panes.get('flame');
+      const w = p.canvas.getBoundingClientRect().width;
+      const dpr = p.canvas.width / w;
+      const c = p.canvas.getContext('2d');
+      return p.up.items.map((it) => {
+        const g = p.geom(it, 'callees', w);
+        const px = c.getImageData(Math.floor((g.x0 + 1) * dpr), Math.floor((g.y + 1) * dpr), 1, 1).data;
+        return { key: it.node.key, name: it.node.name, total: it.node.total, base: it.node.base, depth: it.depth, rgb: [px[0], px[1], px[2]] };
+      });
+    });
+    eq(got.map((x) => x.key).sort(), [...want.keys()].sort(), 'the nodes are the CLI\'s');
+    for (const x of got) eq({ name: x.name, total: x.total, base: x.base }, want.get(x.key), `node ${x.key}`);
+    // main and eval grew by 40 (the largest delta), jit by 30 (new), parse and lex shrank by 10
+    const byPath = new Map(got.map((x) => [x.key, x]));
+    const maxAbs = Math.max(...got.filter((x) => x.depth).map((x) => Math.abs(x.total - x.base)));
+    eq(maxAbs, 40, 'the largest delta');
+    for (const x of got) {
+      if (!x.depth) continue; // (all) keeps its grey
+      const d = x.total - x.base;
+      const cc = Math.round(225 - 190 * Math.min(1, Math.abs(d) / maxAbs));
+      const rgb = d > 0 ? [255, cc, cc] : d < 0 ? [cc, cc, 255] : [225, 225, 228];
+      eq(x.rgb, rgb, `${x.name} (${x.key}, delta ${d})`);
+    }
+    const red = got.filter((x) => x.depth && x.rgb[0] === 255 && x.rgb[2] < 255).map((x) => x.name).sort();
+    const blue = got.filter((x) => x.depth && x.rgb[2] === 255 && x.rgb[0] < 255).map((x) => x.name).sort();
+    eq(red, ['eval', 'eval', 'jit', 'main'], 'red: grew');
+    eq(blue, ['lex', 'parse'], 'blue: shrank');
+    assert(byPath.size === got.length, 'one node per key');
+    // the tooltip tells base and delta
+    const ev = got.find((x) => x.name === 'eval' && x.key.split('/').length === 2);
+    const cb = await dp.locator('.pane[data-tab="flame"] canvas').boundingBox();
+    const geo = await dp.evaluate((key) => {
+      const p = window.profview.panes.get('flame');
+      const it = p.up.items.find((i) => i.node.key === key);
+      return p.geom(it, 'callees', p.canvas.getBoundingClientRect().width);
+    }, ev.key);
+    await dp.mouse.move(cb.x + (geo.x0 + geo.x1) / 2, cb.y + geo.y + 8);
+    await dp.waitForSelector('#tooltip:not([hidden])');
+    const tip = await dp.textContent('#tooltip');
+    assert(tip.includes('base40') && tip.includes('delta+40'), `tooltip: ${tip}`);
+    await dp.screenshot({ path: path.join(SHOTS, 'flame-diff.png') });
+    // unticked: the usual colours, the plain flame graph
+    await dp.click('.pane[data-tab="flame"] .pane-toolbar input[type=checkbox]');
+    await dp.waitForFunction(() => new URLSearchParams(location.search).get('fd') === '0');
+    await dp.waitForSelector('.pane[data-tab="flame"][data-state="ready"]');
+    await dp.waitForFunction(() => window.profview.panes.get('flame').data.base_total === undefined);
+    await noError(dp);
+  });
+
+  await test('serve --base: the Diff tab shows the CLI\'s rows, by delta, normalized', async () => {
+    await dp.goto(diffUrl + '?tab=diff&dv=top&ds=1');
+    const rowsOf = async () => {
+      await dp.waitForSelector('.pane[data-tab="diff"][data-state="ready"]');
+      return dp.$$eval('.pane[data-tab="diff"] tr.diff-row', (els) => els.map((e) => ({
+        name: e.querySelector('.nm').textContent, side: e.dataset.side,
+        base: e.querySelector('.c-base').textContent, now: e.querySelector('.c-new').textContent,
+        delta: e.querySelector('.c-delta').textContent })));
+    };
+    let rows = await rowsOf();
+    await noError(dp);
+    const fmt = (v) => (v > 0 ? '+' : '') + v.toLocaleString('en-US');
+    const wantRows = (json) => json.rows.map((r) => ({ name: r.name, side: r.side, base: r.base.self.toLocaleString('en-US'),
+      now: r.new.self.toLocaleString('en-US'), delta: fmt(r.delta.self) }));
+    eq(rows, wantRows(cli('diff', '--view', 'top', '--sort', 'delta', '--json', DBASE, DNEW)), 'the top list by delta');
+    eq(rows.slice(0, 2).map((r) => [r.name, r.delta, r.side]), [['eval', '+70', 'both'], ['gc', '-20', 'base']], 'eval grew most, gc is gone');
+    await dp.click('.pane[data-tab="diff"] .pane-toolbar label:nth-of-type(2) input');
+    await dp.waitForFunction(() => new URLSearchParams(location.search).get('dn') === '1');
+    await dp.waitForFunction(() => [...document.querySelectorAll('.pane[data-tab="diff"] tr.diff-row .c-base')].some((e) => e.textContent === '56'));
+    rows = await rowsOf();
+    eq(rows, wantRows(cli('diff', '--view', 'top', '--sort', 'delta', '--normalize', '--json', DBASE, DNEW)), 'normalized (base x 1.4)');
+    // the tree: rows of one side only are marked
+    await dp.selectOption('.pane[data-tab="diff"] select', 'tree');
+    await dp.waitForFunction(() => new URLSearchParams(location.search).get('dv') === null);
+    await dp.waitForFunction(() => document.querySelectorAll('.pane[data-tab="diff"] tr.side-base').length === 1);
+    const tags = await dp.$$eval('.pane[data-tab="diff"] tr.diff-row', (els) => els.map((e) => e.querySelector('.nm').textContent + ':' + e.dataset.side));
+    const flat = [];
+    const add = (rs) => { for (const r of rs) { flat.push(r.name + ':' + r.side); add(r.children || []); } };
+    add(cli('diff', '--sort', 'delta', '--normalize', '--json', DBASE, DNEW).rows);
+    eq(tags, flat, 'the tree by delta, normalized (every row open)');
+    eq(flat.slice(0, 3), ['main:both', 'jit:new', 'eval:new'], 'jit (+30, new) leads main\'s children');
+    await dp.screenshot({ path: path.join(SHOTS, 'diff.png') });
+    await noError(dp);
+  });
+  await dp.close();
+
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');
   });

@@ -390,7 +390,7 @@ T_TEST(query_cli_errors)
 		  __LINE__);
 	cli_error("percent", "all", PV_EINVAL, "--percent takes center or whole, not 'all'",
 		  __LINE__);
-	cli_error("sort", "name", PV_EINVAL, "--sort takes self or total, not 'name'", __LINE__);
+	cli_error("sort", "name", PV_EINVAL, "--sort takes self, total or delta, not 'name'", __LINE__);
 	cli_error("depth", "0", PV_EINVAL, "--depth takes a positive count, not '0'", __LINE__);
 	cli_error("depth", "3x", PV_EINVAL, "--depth takes a positive count, not '3x'", __LINE__);
 	cli_error("depth", "", PV_EINVAL, "--depth takes a positive count, not ''", __LINE__);
@@ -577,7 +577,7 @@ T_TEST(query_url_reading)
 	url_error("range=5:1", PV_EINVAL, "range takes T0:T1 with T0 < T1, not '5:1'", __LINE__);
 	url_error("depth=0", PV_EINVAL, "depth takes a positive count, not '0'", __LINE__);
 	url_error("n=x", PV_EINVAL, "n takes a count, not 'x'", __LINE__);
-	url_error("sort=size", PV_EINVAL, "sort takes self or total, not 'size'", __LINE__);
+	url_error("sort=size", PV_EINVAL, "sort takes self, total or delta, not 'size'", __LINE__);
 	url_error("percent=half", PV_EINVAL, "percent takes center or whole, not 'half'",
 		  __LINE__);
 

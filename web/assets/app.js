@@ -14,6 +14,7 @@ import { MarkerChartPane } from './views/markerchart.js';
 import { MarkerTablePane } from './views/markers.js';
 import { SourcePane } from './views/source.js';
 import { TracePane } from './views/trace.js';
+import { DiffPane } from './views/diff.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -48,6 +49,7 @@ function paneFor(tab) {
       case 'marker-table': p = new MarkerTablePane(); break;
       case 'source': p = new SourcePane(); break;
       case 'trace': p = new TracePane(); break;
+      case 'diff': p = new DiffPane(); break;
       default: p = new TreePane('tree');
     }
     p.el.dataset.tab = tab;
@@ -409,6 +411,9 @@ async function main() {
     return;
   }
   $('app').hidden = false;
+  // serve --base: the Diff tab, and the flame graph coloured by delta
+  document.querySelector('#tabs button[data-tab="diff"]').hidden = !ctx.profile.base;
+  if (S.state.tab === 'diff' && !ctx.profile.base) S.state.tab = 'top-down';
   setupTopbar();
   timeline = new Timeline();
   renderQueryBar();

@@ -8,9 +8,10 @@ export const QUERY_KEYS = ['center', 'filter', 'metric', 'derive', 'by', 'thread
 const REPEATED = new Set(['center', 'filter', 'thread', 'derive']);
 
 export const TABS = ['top-down', 'bottom-up', 'flat', 'butterfly', 'flame', 'marker-chart',
-  'marker-table', 'source', 'trace'];
-// Parameters a pane keeps for itself (the trace pane's window, contexts, depth, crosshair).
-export const PANE_KEYS = ['tw', 'tc', 'td', 'tx'];
+  'marker-table', 'source', 'trace', 'diff'];
+// Parameters a pane keeps for itself (the trace pane's window, contexts, depth, crosshair; the
+// diff's view kind, normalize and order; fd=0: the flame graph without the base's colours).
+export const PANE_KEYS = ['tw', 'tc', 'td', 'tx', 'dv', 'dn', 'ds', 'fd'];
 const TAB_VIEW = { 'top-down': 'tree', 'bottom-up': 'callers', flat: 'flat', butterfly: 'butterfly', flame: 'tree' };
 const VIEW_TAB = { tree: 'top-down', callers: 'bottom-up', flat: 'flat', top: 'flat', butterfly: 'butterfly' };
 

@@ -12,6 +12,14 @@ import { copyText } from '../util.js';
 const RH = 17;
 const PAD = 6;
 
+// A differential flame graph's fill (serve --base): red where the node grew against the base,
+// blue where it shrank, the deeper the larger its delta against the largest one; grey when equal.
+export function diffColor(delta, maxAbs) {
+  if (!delta || !maxAbs) return 'rgb(225,225,228)';
+  const c = Math.round(225 - 190 * Math.min(1, Math.abs(delta) / maxAbs));
+  return delta > 0 ? `rgb(255,${c},${c})` : `rgb(${c},${c},255)`;
+}
+
 function layout(root) {
   // Flatten to [{node, depth, x0, x1, parent}] with x in [0, 1] of the root's total.
   const out = [];
@@ -46,7 +54,14 @@ export class FlamePane {
     this.searchBox.addEventListener('input', () => { this.search = this.searchBox.value.toLowerCase(); this.draw(); });
     this.info = h('span', { class: 'flame-info' });
     this.resetBtn = h('button', { class: 'small', text: 'Reset zoom', onclick: () => this.resetZoom() });
-    this.el.append(h('div', { class: 'pane-toolbar' }, this.searchBox, this.resetBtn, h('span', { class: 'spacer' }), this.info));
+    // serve --base: colour by the delta against the base (pane key fd=0 turns it off)
+    this.diffBox = h('input', { type: 'checkbox', onchange: () => {
+      S.state.pane.fd = this.diffBox.checked ? null : '0';
+      S.commit('pane', false);
+      this.update(false);
+    } });
+    this.diffLabel = h('label', { class: 'ctl', title: 'Red: grew against the base; blue: shrank (widths of this profile)', hidden: true }, this.diffBox, ' differential (vs base)');
+    this.el.append(h('div', { class: 'pane-toolbar' }, this.searchBox, this.resetBtn, this.diffLabel, h('span', { class: 'spacer' }), this.info));
     this.wrap = h('div', { class: 'canvas-wrap', tabindex: '0' });
     this.canvas = h('canvas');
     this.wrap.append(this.canvas);
@@ -68,6 +83,13 @@ export class FlamePane {
 
   async update(force) {
     const params = S.queryParams('tree');
+    const diff = !!ctx.profile.base && S.state.pane.fd !== '0';
+    this.diffLabel.hidden = !ctx.profile.base;
+    this.diffBox.checked = diff;
+    if (diff) {
+      params.push(['diff', 1]);
+      if (S.state.pane.dn) params.push(['normalize', 1]);
+    }
     const key = JSON.stringify(params);
     if (!force && key === this.lastKey) { this.draw(); return; }
     const gen = ++this.gen;
@@ -87,6 +109,7 @@ export class FlamePane {
     paneOk(this, this.wrap);
     this.lastKey = key;
     this.data = d;
+    this.maxDelta = undefined;
     this.up = layout(d.callees);
     this.down = layout(d.callers);
     this.zoom = { callees: null, callers: null };
@@ -129,6 +152,13 @@ export class FlamePane {
     const total = this.data.total || 0;
     let matched = 0;
     const centered = !!this.data.callers;
+    const diff = this.data.base_total !== undefined;
+    if (diff && this.maxDelta === undefined) {
+      this.maxDelta = 0;
+      for (const lay of [this.up, this.down])
+        for (const it of lay.items) if (it.depth) this.maxDelta = Math.max(this.maxDelta, Math.abs(it.node.total - it.node.base));
+    }
+    this.fills = new Map();
     const drawSide = (lay, side) => {
       for (const it of lay.items) {
         if (side === 'callers' && it.depth === 0) continue; // the center is drawn once
@@ -143,7 +173,9 @@ export class FlamePane {
         let fill;
         if (isRoot) fill = centered ? '#f5c542' : '#c8c8cf';
         else if (this.search && !match) fill = hashColor(name, true);
-        else fill = match ? '#5b8def' : hashColor(name, false);
+        else if (match) fill = '#5b8def';
+        else fill = diff ? diffColor(it.node.total - it.node.base, this.maxDelta) : hashColor(name, false);
+        this.fills.set(it.node.key, fill);
         c.fillStyle = fill;
         c.fillRect(x0, g.y, Math.max(0.5, x1 - x0 - 0.5), RH - 1);
         if (this.hover && this.hover.item === it) {
@@ -162,6 +194,7 @@ export class FlamePane {
     const unit = this.data.unit;
     let info = `${this.data.metric}: ${fmtCost(total, unit)}`;
     if (centered) info += ' · center row in gold: callees above, callers below';
+    if (diff) info += ` · vs base ${fmtCost(this.data.base_total, unit)}: red grew, blue shrank`;
     if (this.search) info += ` · matched ${fmtPct(matched, this.data.callees ? this.data.callees.total : total)}`;
     this.info.textContent = info;
     this.resetBtn.disabled = !this.zoom.callees && !this.zoom.callers;
@@ -199,6 +232,8 @@ export class FlamePane {
       h('table', null,
         h('tr', null, h('td', { class: 'k', text: 'total' }), h('td', { class: 'num', text: `${fmtCost(n.total, unit)} (${fmtPct(n.total, root.total)})` })),
         h('tr', null, h('td', { class: 'k', text: 'self' }), h('td', { class: 'num', text: fmtCost(n.self, unit) })),
+        n.base !== undefined ? h('tr', null, h('td', { class: 'k', text: 'base' }), h('td', { class: 'num', text: fmtCost(n.base, unit) })) : null,
+        n.base !== undefined ? h('tr', null, h('td', { class: 'k', text: 'delta' }), h('td', { class: 'num', text: `${n.total - n.base > 0 ? '+' : ''}${fmtCost(n.total - n.base, unit)}` })) : null,
         h('tr', null, h('td', { class: 'k', text: 'side' }), h('td', { text: hit.side === 'callers' ? 'caller of the center' : (hit.item.depth === 0 ? 'root' : 'callee') }))));
     showTooltip(e.clientX, e.clientY, el);
     moveTooltip(e.clientX, e.clientY);
