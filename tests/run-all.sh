@@ -15,6 +15,18 @@ add() { # add "LINE" -> updates pass/fail from "...: N passed, N failed"
 	pass=$((pass + p))
 	fail=$((fail + f))
 }
+# no file of the repository holds a merge's conflict markers (a document is not compiled, so
+# nothing else would see them)
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	echo "== conflict markers"
+	marked=$(git grep -l -E '^(<<<<<<<|>>>>>>>)( |$)|^=======$' -- . 2>/dev/null)
+	if [ -n "$marked" ]; then
+		echo "conflict markers in: $marked"
+		add "conflict markers: 0 passed, 1 failed"
+	else
+		add "conflict markers: 1 passed, 0 failed"
+	fi
+fi
 for b in "$@"; do
 	echo "== $b"
 	out=$(timeout "$limit" "$b/tests/unit" 2>&1)
