@@ -156,9 +156,9 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 static bool own_param(const char *k)
 {
 	static const char *const own[] = {
-	    "p",      "open",  "key",	 "offset", "limit",	"i",   "start", "end",
-	    "buckets", "width", "search", "file",   "max-nodes", "tab", "sel",	  "heaviest",
-	    "hot",     "hot-percent",
+	    "p",   "open",     "key",	"offset",      "limit", "i",	     "start",
+	    "end", "buckets",  "width", "search",      "file",	"max-nodes", "tab",
+	    "sel", "heaviest", "hot",	"hot-percent", "text",	"prune",
 	};
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (strcmp(own[i], k) == 0)
@@ -816,6 +816,8 @@ static const struct {
 	{"profile", api_profile},
 	{"view", api_view},
 	{"children", api_children},
+	{"subtree", api_subtree},
+	{"search", api_search},
 	{"flame", api_flame},
 	{"thread-costs", api_thread_costs},
 	{"source", api_source},

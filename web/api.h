@@ -133,6 +133,8 @@ int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *
 
 int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_subtree(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *out);

@@ -478,11 +478,18 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 	return rc ? rc : pv_json_error(j);
 }
 
-int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key,
-		     const struct pv_row_ref *ref, uint32_t offset, uint32_t limit)
+/* The children of ref (from offset, at most limit), and under them the rows of open (sorted)
+ * recursively: pv_json_children and pv_json_subtree. */
+static int json_children(struct pv_json *j, const struct pv_view *v, const char *key,
+			 const struct pv_row_ref *ref, uint32_t offset, uint32_t limit,
+			 const uint32_t *open, uint32_t nopen, uint32_t expanded)
 {
 	int rc = 0;
 	pv_json_object(j);
+	if (open) {
+		pv_json_kstr(j, "key", key);
+		pv_json_kuint(j, "expanded", expanded);
+	}
 	pv_json_key(j, "rows");
 	pv_json_open(j, '[', PV_JSON_LINES, 0);
 	if (ref->tree) {
@@ -497,7 +504,8 @@ int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key
 		uint32_t n = roots ? t->nr_roots : t->child_len[ref->row];
 		rc = sbuf_puts(&e.key, key);
 		if (!rc)
-			rc = emit_rows(&e, list, n, offset, limit, !roots, plen, NULL, 0, false);
+			rc = emit_rows(&e, list, n, offset, limit, !roots, plen, open, nopen,
+				       open != NULL);
 		emit_release(&e);
 		if (oom)
 			rc = PV_ENOMEM;
@@ -515,6 +523,28 @@ int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key
 	pv_json_end(j);
 	pv_json_eol(j);
 	return rc ? rc : pv_json_error(j);
+}
+
+int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key,
+		     const struct pv_row_ref *ref, uint32_t offset, uint32_t limit)
+{
+	return json_children(j, v, key, ref, offset, limit, NULL, 0, 0);
+}
+
+int pv_json_subtree(struct pv_json *j, const struct pv_view *v, const char *key,
+		    const struct pv_row_ref *ref, int64_t min_total)
+{
+	uint32_t *rows = NULL, n = 0;
+	uint64_t cap = v->q.max_rows ? v->q.max_rows : UINT32_MAX;
+	if (!ref->tree)
+		return json_children(j, v, key, ref, 0, 0, NULL, 0, 0);
+	if (pv_tree_expand(ref->tree, ref->row, min_total, (uint32_t)cap, &rows, &n))
+		return PV_ENOMEM;
+	qsort(rows, n, sizeof(*rows), cmp_u32);
+	static const uint32_t none;
+	int rc = json_children(j, v, key, ref, 0, 0, rows ? rows : &none, n, n);
+	pv_free(rows);
+	return rc;
 }
 
 /* ---- the flame graph ---- */
@@ -888,4 +918,75 @@ void pv_json_view_kinds(struct pv_json *j)
 		pv_json_end(j);
 	}
 	pv_json_end(j);
+}
+
+/* ---- the whole-profile search ---- */
+
+/* The key of tree row r: its ancestors' steps, outermost first. */
+static int tree_row_key(struct sbuf *key, const struct pv_tree *t, uint32_t r)
+{
+	uint32_t depth = 0;
+	for (uint32_t x = r; x != PV_NONE; x = t->parent[x])
+		depth++;
+	uint32_t *chain = pv_malloc(sizeof(*chain) * (depth ? depth : 1));
+	if (!chain)
+		return PV_ENOMEM;
+	uint32_t k = depth;
+	for (uint32_t x = r; x != PV_NONE; x = t->parent[x])
+		chain[--k] = x;
+	int rc = 0;
+	sbuf_reset(key);
+	for (uint32_t i = 0; i < depth && !rc; i++)
+		rc = (i && sbuf_put(key, "/", 1)) ||
+		     key_add(key, t->kind[chain[i]], t->id[chain[i]], t->line[chain[i]]);
+	pv_free(chain);
+	return rc ? PV_ENOMEM : 0;
+}
+
+int pv_json_find(struct pv_json *j, const struct pv_view *top, const struct pv_view *tree,
+		 const char *text, const struct pv_find *fd)
+{
+	const struct pv_flat *f = top->flat;
+	struct sbuf scope = SBUF_INIT, key = SBUF_INIT;
+	struct row_names nm = {0};
+	char b[512];
+	int rc = 0;
+	pv_json_object(j);
+	pv_json_kstr(j, "text", text);
+	pv_json_kbool(j, "scope", pv_find_is_scope(text));
+	pv_json_key(j, "metrics");
+	json_metrics(j, top);
+	pv_json_key(j, "base");
+	json_values(j, top->base, top->nr_metrics);
+	pv_json_kuint(j, "matches", fd->matches);
+	pv_json_key(j, "rows");
+	pv_json_open(j, '[', PV_JSON_LINES, 0);
+	for (uint32_t i = 0; i < fd->len && !rc; i++) {
+		uint32_t r = fd->flat_row[i];
+		pv_json_object(j);
+		pv_json_kstr(j, "name",
+			     row_name(top, f->kind[r], f->id[r], f->line[r], b, sizeof(b)));
+		rc = json_scope(j, top, &nm, f->kind[r], f->id[r], f->line[r], &scope);
+		json_row_place(j, top, (enum pv_row_kind)f->kind[r], f->id[r], f->line[r]);
+		pv_json_key(j, "total");
+		json_costs(j, f->total, top->nr_metrics, r);
+		pv_json_key(j, "self");
+		json_costs(j, f->self, top->nr_metrics, r);
+		pv_json_key(j, "key");
+		if (fd->tree_row[i] == PV_NONE) {
+			pv_json_null(j);
+		} else {
+			if (!rc)
+				rc = tree_row_key(&key, tree->tree, fd->tree_row[i]);
+			pv_json_strn(j, sbuf_str(&key), key.len);
+		}
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_end(j);
+	pv_json_eol(j);
+	sbuf_release(&scope);
+	sbuf_release(&key);
+	row_names_release(&nm);
+	return rc ? rc : pv_json_error(j);
 }

@@ -1510,3 +1510,86 @@ T_TEST(api_view_hot_path)
 	free(body);
 	pv_api_free(a);
 }
+
+/* ---- search and subtree (the page's search box and expand-all) ---- */
+
+#define HIT(name, total, self, key)                                                            \
+	"{\"name\": \"" name "\", \"scope\": \"" name "\", \"module\": null, \"file\": null, " \
+	"\"line\": null, \"total\": [" #total "], \"self\": [" #self "], \"key\": " key "}"
+#define FIND_HEAD(text, scope, n)                                                               \
+	"{\"text\": \"" text "\", \"scope\": " scope ", \"metrics\": [{\"name\": \"samples\", " \
+	"\"unit\": \"count\"}], \"base\": [26], \"matches\": " #n ", \"rows\": ["
+
+T_TEST(api_search)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* a substring, case ignored: foo's total counts main;foo;bar;foo;baz once (10+5+2+1),
+	 * its heaviest row is main;real_main;foo (11) */
+	EXPECT(a, "search", "text=FO", 200,
+	       FIND_HEAD("FO", "false", 1) "\n" HIT("foo", 18, 1, "\"f0/f1/f2\"") "\n]}\n");
+	/* a scope: heaviest first; bar's heaviest row is under real_main (10), baz's under main;foo
+	 */
+	EXPECT(a, "search", "text=re:%5Eba", 200,
+	       FIND_HEAD("re:^ba", "true", 2) "\n" HIT("bar", 12, 10, "\"f0/f1/f2/f3\"") ",\n" HIT(
+		   "baz", 7, 7, "\"f0/f2/f4\"") "\n]}\n");
+	/* limit keeps the heaviest; matches counts them all */
+	EXPECT(a, "search", "text=re:%5Eba&limit=1", 200,
+	       FIND_HEAD("re:^ba", "true", 2) "\n" HIT("bar", 12, 10, "\"f0/f1/f2/f3\"") "\n]}\n");
+	/* centered on real_main: only its callees' costs, keys of the centered tree */
+	EXPECT(a, "search", "text=bar&center=real_main", 200,
+	       "{\"text\": \"bar\", \"scope\": false, \"metrics\": [{\"name\": \"samples\", "
+	       "\"unit\": \"count\"}], \"base\": [15], \"matches\": 1, \"rows\": [\n" HIT(
+		   "bar", 10, 10, "\"c/f2/f3\"") "\n]}\n");
+	EXPECT(a, "search", "text=nothing", 200, FIND_HEAD("nothing", "false", 0) "]}\n");
+	EXPECT(a, "search", "text=re:(", 200,
+	       "{\"text\": \"re:(\", \"matches\": 0, \"note\": \"search 're:(': bad regular "
+	       "expression: Unmatched ( or \\\\(\", \"rows\": []}\n");
+	EXPECT(a, "search", "", 400, "{\"error\": \"missing parameter 'text'\"}");
+	pv_api_free(a);
+}
+
+T_TEST(api_subtree)
+{
+	struct pv_api *a = api_of("collapsed/worked-example.txt", NULL);
+	if (!a)
+		return;
+	/* 20 % of 26 is 5.2: real_main (15), its foo (11) and main;foo (7) open; qux (3) stays
+	 * closed, so do the leaves */
+	EXPECT(
+	    a, "subtree", "key=f0&prune=20", 200,
+	    "{\"key\": \"f0\", \"expanded\": 4, \"rows\": [\n" FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n" FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n" FN("f0/f1/f2/f3", "bar", 3, 10, 10, 0, "bar", "\"path:main;real_main;foo;bar\"") ",\n" FN(
+		"f0/f1/f6", "malloc", 2, 4, 4, 0, "malloc",
+		"\"path:main;real_main;malloc\"") ",\n" FN("f0/f2", "foo", 1, 7, 0, 2, "foo",
+							   "\"path:main;foo\"") ",\n" FN("f0/f2/f4",
+											 "baz", 2,
+											 5, 5, 0,
+											 "baz",
+											 "\"path:"
+											 "main;foo;"
+											 "baz\"") ",\n" FN("f0/f2/f3",
+													   "bar",
+													   2,
+													   2,
+													   0,
+													   1,
+													   "bar",
+													   "\"path:main;foo;bar\"") ",\n" FN("f0/f5",
+																	     "qux",
+																	     1,
+																	     3,
+																	     0,
+																	     1,
+																	     "qux",
+																	     "\"path:main;qux\"") "\n]}\n");
+	/* prune=0 opens every row with children: qux's one child */
+	EXPECT(
+	    a, "subtree", "key=f0/f5&prune=0", 200,
+	    "{\"key\": \"f0/f5\", \"expanded\": 1, \"rows\": [\n" FN(
+		"f0/f5/f6", "malloc", 2, 3, 3, 0, "malloc", "\"path:main;qux;malloc\"") "\n]}\n");
+	EXPECT(a, "subtree", "key=f0/f9", 404, "{\"error\": \"no row 'f0/f9' in this view\"}");
+	EXPECT(a, "subtree", "key=f0&prune=x", 400,
+	       "{\"error\": \"prune takes a percentage from 0 to 100, not 'x'\"}");
+	pv_api_free(a);
+}
