@@ -336,4 +336,10 @@ uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix 
 int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
 		     pv_thread_ix **out, uint32_t *nr, uint32_t *bad);
 
+/*
+ * The leaf category of every stack: its frame's, else (a frame without one) its caller's, and
+ * none for a stack no frame of which has one. Returns the array (pv_free) or NULL (no memory).
+ */
+pv_cat_ix *pv_stack_leaf_categories(const struct pv_profile *p, pv_cat_ix none);
+
 #endif

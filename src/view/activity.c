@@ -178,15 +178,9 @@ int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 	for (uint32_t c = 0; c < p->categories.len && none == p->categories.len; c++)
 		if (strcmp(pv_str(p, p->categories.name[c]), "Other") == 0)
 			none = c;
-	leaf = pv_malloc((p->stacks.len ? p->stacks.len : 1) * sizeof(*leaf));
-	if (!leaf) {
+	if (!(leaf = pv_stack_leaf_categories(p, none))) {
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto done;
-	}
-	for (uint32_t st = 0; st < p->stacks.len; st++) {
-		pv_cat_ix c = p->frames.category[p->stacks.frame[st]];
-		pv_stack_ix pre = p->stacks.prefix[st];
-		leaf[st] = c < p->categories.len ? c : pre != PV_NONE ? leaf[pre] : none;
 	}
 	/* the extra "Other" is listed when some sample of the threads needs it */
 	for (uint32_t k = 0; k < a->nr_threads && !a->other && none == p->categories.len; k++)
