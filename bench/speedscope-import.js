@@ -20,8 +20,9 @@ const fs = require('fs');
 const path = require('path');
 const vm = require('vm');
 
-function loadImporters() {
-  const dist = path.join(__dirname, 'node_modules', 'speedscope', 'dist', 'release');
+// The importers module of the speedscope package installed under nodeModules (default: bench's).
+function loadImporters(nodeModules = path.join(__dirname, 'node_modules')) {
+  const dist = path.join(nodeModules, 'speedscope', 'dist', 'release');
   const bundle = fs.readdirSync(dist).find((f) => /^speedscope-.*\.js$/.test(f));
   if (!bundle) throw new Error(`no speedscope bundle in ${dist} (npm install it first)`);
   const src = fs.readFileSync(path.join(dist, bundle), 'utf8');
@@ -87,7 +88,12 @@ async function main() {
   );
 }
 
-main().catch((e) => {
-  process.stderr.write(`speedscope: ${e.stack || e}\n`);
-  process.exit(1);
-});
+module.exports = { loadImporters };
+
+// as a script; tests/browser/test.mjs requires it for loadImporters only
+if (require.main === module) {
+  main().catch((e) => {
+    process.stderr.write(`speedscope: ${e.stack || e}\n`);
+    process.exit(1);
+  });
+}

@@ -59,7 +59,10 @@ int cmd_flame(const struct cli *c, const char *path, const struct pv_profile *p)
 int cmd_activity(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_marker(const struct cli *c, const char *path, const struct pv_profile *p);
-/* cmd_serve.c: its own options (profview serve --help). */
-int cmd_serve(int argc, char **argv);
+/* The commands with options of their own (profview COMMAND --help): argv[0] is the command. */
+int cmd_serve(int argc, char **argv);	 /* cmd_serve.c */
+int cmd_contexts(int argc, char **argv); /* cmd_contexts.c */
+int cmd_export(int argc, char **argv);	 /* cmd_export.c */
+int cmd_trace(int argc, char **argv);	 /* cmd_trace.c */
 
 #endif

@@ -101,12 +101,11 @@ int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *
 	    .order = c->order,
 	};
 	if (c->q.nr_threads) {
-		uint32_t bad;
+		pv_error_clear(&err);
 		int r = pv_thread_select(p, (const char *const *)c->q.threads, c->q.nr_threads,
-					 &threads, &nt, &bad);
+					 &threads, &nt, &err);
 		if (r == PV_EINVAL) {
-			cli_say("error", "%s: no thread named '%s' (see 'profview info')", path,
-				c->q.threads[bad]);
+			cli_say("error", "%s: %s", path, err.msg);
 			rc = EXIT_INPUT;
 			goto done;
 		}

@@ -44,26 +44,36 @@ struct command {
 	int (*fn)(const struct cli *c, const char *path, const struct pv_profile *p);
 	unsigned flags;
 	const char *summary;
+	/* a command with options of its own: it reads argv past its name (--help: its usage) */
+	int (*own)(int argc, char **argv);
 };
 
 #define GRAPH (CMD_FILES | CMD_FROM_MARKER | CMD_JSON)
 static const struct command commands[] = {
     {"info", cmd_info, CMD_FILES,
-     "format, threads, metrics, table sizes, markers, what the import lost"},
+     "format, threads, metrics, table sizes, markers, what the import lost", NULL},
     /* here: one command per view kind (pv_view_kinds), cmd_view */
     {"flame", cmd_flame, GRAPH | CMD_FLAME,
-     "the flame graph the page draws, as JSON (with --center: both graphs)"},
+     "the flame graph the page draws, as JSON (with --center: both graphs)", NULL},
     {"activity", cmd_activity, GRAPH | CMD_ACTIVITY,
-     "the activity graph the page draws, as JSON: per thread, cost by time and category"},
+     "the activity graph the page draws, as JSON: per thread, cost by time and category", NULL},
     {"markers", cmd_markers, CMD_FILES | CMD_MARKERS | CMD_MARKER_TABLE,
-     "the marker table (--search, --thread, --range, --sort, --summary)"},
+     "the marker table (--search, --thread, --range, --sort, --summary)", NULL},
     {"marker", cmd_marker, CMD_FILES | CMD_MARKERS | CMD_MARKER_ARG,
-     "one marker in full: profview marker FILE N"},
-    {"formats", cmd_formats, 0, "the formats profview reads"},
+     "one marker in full: profview marker FILE N", NULL},
+    {"formats", cmd_formats, 0, "the formats profview reads", NULL},
+    {"contexts", NULL, 0,
+     "one row's values over the threads/ranks: per context, summary,\n"
+     "              histogram (profview contexts --help)",
+     cmd_contexts},
+    {"export", NULL, 0, "write FILE in another tool's format (profview export --help)", cmd_export},
+    {"trace", NULL, 0, "contexts x time (profview trace --help)", cmd_trace},
     {"serve", NULL, 0,
      "the web UI: serves the profiles on a local page and prints its URL\n"
-     "              (profview serve --help)"},
-    {"query", cmd_query, CMD_QUERY, "print the query given by the options as flags, URL and JSON"},
+     "              (profview serve --help)",
+     cmd_serve},
+    {"query", cmd_query, CMD_QUERY, "print the query given by the options as flags, URL and JSON",
+     NULL},
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -81,7 +91,7 @@ static const struct command *command_find(const char *s, struct command *view)
 	*view = (struct command){row->name, cmd_view,
 				 CMD_FILES | CMD_VIEW | CMD_FROM_MARKER |
 				     (row->outputs == PV_OUT_TREE ? CMD_HOT : 0),
-				 row->summary};
+				 row->summary, NULL};
 	return view;
 }
 
@@ -113,17 +123,23 @@ static void usage(FILE *out)
 	    "  --prune SCOPE         remove SCOPE and its callees, their cost to the caller\n"
 	    "  --collapse-direct-recursion SCOPE   A>A>B becomes A>B (A>B>A stays)\n"
 	    "  --focus-self SCOPE    only the samples whose own frame (leaf) is in SCOPE\n"
+	    "  --focus-inverted path:LEAF;CALLER;...   a node of the inverted tree: only the\n"
+	    "                        samples whose stack ends so, cut at its last step\n"
 	    "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"
 	    "  --range T0:T1         samples with T0 <= time < T1 (ms from the profile start)\n"
 	    "  --thread NAME|TID|#N  only these threads (repeatable, merged; default all)\n"
 	    "  --metric A[,B]        metrics to show (default: the profile's own)\n"
+	    "  --derive 'NAME=FORMULA'   a derived metric, hpcviewer's syntax: $name, $N\n"
+	    "                        or ${NAME} the row's value, @name the whole's,\n"
+	    "                        + - * / ^ ( ), sum avg min max stdev sqrt log ...\n"
 	    "  --by function|line|file|module|loop   granularity of the rows (loop: functions\n"
 	    "                        and the loops in them, HPCToolkit)\n"
 	    "  --percent center|whole           percentages of the center or the whole\n"
 	    "  --inline keep|fold    inlined frames as frames (kind inline) or folded into\n"
 	    "                        the function they are inlined in\n"
-	    "  --self own|nested     a tree row's self: its own, or with the loops nested in\n"
-	    "                        it (HPCToolkit's exclusive cost of procedures and loops)\n"
+	    "  --self own|nested     a tree (or flat loop) row's self: its own, or with the\n"
+	    "                        loops nested in it (HPCToolkit's exclusive cost of\n"
+	    "                        procedures and loops)\n"
 	    "  --depth N, --min-percent P, -n N, --sort self|total   what to print (-n: in\n"
 	    "                        a tree, rows a list; the rest is one '... N more' row)\n"
 	    "  --max-rows N          a tree prints at most N rows (default 100000; 0: all)\n"
@@ -253,7 +269,9 @@ static const char *const query_options[] = {
     "prune",
     "collapse-direct-recursion",
     "focus-self",
+    "focus-inverted",
     "max-rows",
+    "derive",
 };
 #define NR_QUERY_OPTIONS (sizeof(query_options) / sizeof(query_options[0]))
 
@@ -449,10 +467,10 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "serve") == 0)
-		return cmd_serve(argc - 1, argv + 1);
 	struct command view;
 	const struct command *cmd = argc > 1 ? command_find(argv[1], &view) : NULL;
+	if (cmd && cmd->own)
+		return cmd->own(argc - 1, argv + 1);
 	int argi = 2;
 	if (!cmd) { /* profview FILE... */
 		cmd = command_find("tree", &view);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # compare-outputs.sh - this tree's outputs against an earlier commit's, byte for byte: every
 # golden case, every command's output (text and --json: info, tree, callers, flat, top,
-# butterfly, markers, marker) on every file of tests/data (tests/data/corpus included), and the
+# butterfly, markers, marker, contexts, trace) on every file of tests/data (tests/data/corpus included), and the
 # answers of the web API to the requests of tests/compare/api-requests.txt on each of them
 # (tests/compare/api-dump.c, in process). A step that should change no output (issue 12: the
 # seam between libpv and its front ends) runs it once before it is merged.
@@ -71,6 +71,13 @@ record() {
 			else
 				"$pv" $c "$@" "$f" >>"$o.cli" 2>&1
 			fi
+			echo "== rc $? for $cmd" >>"$o.cli"
+		done
+		for cmd in "contexts" "contexts --json --sort value" "trace" "trace --json --window 0:1 --size 8x3"; do
+			set -- $cmd
+			c=$1
+			shift
+			"$pv" $c "$f" "$@" >>"$o.cli" 2>&1
 			echo "== rc $? for $cmd" >>"$o.cli"
 		done
 		if [ -n "$scope" ]; then

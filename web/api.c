@@ -75,7 +75,8 @@ int api_params_parse(struct api_params *ps, const char *q)
 			size_t kl = eq ? (size_t)(eq - q) : n;
 			bool bk, bv;
 			char *k = pv_url_decode(q, kl, &bk);
-			char *v = eq ? pv_url_decode(eq + 1, n - kl - 1, &bv) : (bv = false, strdup(""));
+			char *v =
+			    eq ? pv_url_decode(eq + 1, n - kl - 1, &bv) : (bv = false, strdup(""));
 			if (!k || !v) {
 				free(k);
 				free(v);
@@ -99,8 +100,7 @@ const char *api_param(const struct api_params *ps, const char *key)
 	return NULL;
 }
 
-uint32_t api_param_all(const struct api_params *ps, const char *key, const char **out,
-		       uint32_t cap)
+uint32_t api_param_all(const struct api_params *ps, const char *key, const char **out, uint32_t cap)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < ps->len; i++) {
@@ -130,6 +130,24 @@ bool api_param_u32(const struct api_params *ps, const char *key, uint32_t def, u
 	return true;
 }
 
+bool api_param_i64(const struct api_params *ps, const char *key, int64_t def, int64_t *out,
+		   struct pv_json *out_json, int *status)
+{
+	const char *v = api_param(ps, key);
+	*out = def;
+	if (!v)
+		return true;
+	char *end;
+	bool digit = (v[0] >= '0' && v[0] <= '9') || (v[0] == '-' && v[1] >= '0' && v[1] <= '9');
+	long long x = digit ? strtoll(v, &end, 10) : 0;
+	if (!digit || *end || x == LLONG_MAX || x == LLONG_MIN) {
+		*status = api_error(out_json, 400, "%s takes an integer, not '%.200s'", key, v);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
 /* A time in ms (a decimal number) as ns; *has false when absent. */
 static bool param_ms(const struct api_params *ps, const char *key, bool *has, int64_t *ns,
 		     struct pv_json *out, int *status)
@@ -153,15 +171,18 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 }
 
 /* the API's own parameters, not part of the query */
+static const char *const own_params[] = {
+    "p", "open", "key", "offset", "limit", "i", "start", "end", "buckets", "width", "search",
+    "file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent", "text", "prune",
+    /* contexts (api_contexts.c) */
+    "scope", "value", "order", "from", "to", "bins", "t0", "t1", "c0", "c1", "height", "context",
+    "at", "min", /* web/api_trace.c */
+};
+
 static bool own_param(const char *k)
 {
-	static const char *const own[] = {
-	    "p",   "open",     "key",	"offset",      "limit", "i",	     "start",
-	    "end", "buckets",  "width", "search",      "file",	"max-nodes", "tab",
-	    "sel", "heaviest", "hot",	"hot-percent", "text",	"prune",
-	};
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (strcmp(own[i], k) == 0)
+	for (size_t i = 0; i < sizeof(own_params) / sizeof(own_params[0]); i++)
+		if (strcmp(own_params[i], k) == 0)
 			return true;
 	return false;
 }
@@ -490,12 +511,15 @@ int api_status(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	static const char *const names[] = {"loading", "ready", "failed"};
 	pv_json_object(out);
 	pv_json_kstr(out, "state",
-		     st[API_FAILED] ? "failed" : st[API_LOADING] ? "loading" : "ready");
+		     st[API_FAILED]    ? "failed"
+		     : st[API_LOADING] ? "loading"
+				       : "ready");
 	pv_json_key(out, "files");
 	pv_json_open(out, '[', PV_JSON_LINES, 2);
 	for (uint32_t i = 0; i < n; i++) {
 		struct api_slot *s = slots[i];
-		int ph = states[i] == API_READY ? PV_PROGRESS_DONE : atomic_load(&s->progress.phase);
+		int ph =
+		    states[i] == API_READY ? PV_PROGRESS_DONE : atomic_load(&s->progress.phase);
 		pv_json_object(out);
 		pv_json_kstr(out, "path", s->path);
 		pv_json_kstr(out, "state", names[states[i]]);
@@ -519,8 +543,8 @@ int api_status(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 
 /* The folders a slot's source files are looked up beneath: the profile's own folder (made
  * absolute, so the working directory never matters later) and --source-root; their count. */
-uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char *dir,
-			  size_t len, const char *roots[2])
+uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char *dir, size_t len,
+			  const char *roots[2])
 {
 	uint32_t n = 0;
 	const char *slash = strrchr(s->path, '/');
@@ -617,8 +641,8 @@ static void msel_release(struct msel *m)
 	free(m->threads);
 }
 
-static int msel_parse(const struct pv_profile *p, const struct api_params *ps,
-		      struct pv_json *out, struct msel *m)
+static int msel_parse(const struct pv_profile *p, const struct api_params *ps, struct pv_json *out,
+		      struct msel *m)
 {
 	int status = 0;
 	memset(m, 0, sizeof(*m));
@@ -626,14 +650,14 @@ static int msel_parse(const struct pv_profile *p, const struct api_params *ps,
 	    !param_ms(ps, "end", &m->has_end, &m->end_ns, out, &status))
 		return status;
 	const char *names[PV_QUERY_MAX];
-	uint32_t k = api_param_all(ps, "thread", names, PV_QUERY_MAX), bad;
+	uint32_t k = api_param_all(ps, "thread", names, PV_QUERY_MAX);
 	if (k > PV_QUERY_MAX)
 		return api_error(out, 400, "at most %d thread values", PV_QUERY_MAX);
-	int rc = k ? pv_thread_select(p, names, k, &m->threads, &m->sel.nr_threads, &bad) : 0;
-	if (rc == PV_EINVAL)
-		return api_error(out, 400, "no thread named '%.200s'", names[bad]);
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = k ? pv_thread_select(p, names, k, &m->threads, &m->sel.nr_threads, &err) : 0;
 	if (rc)
-		return api_error(out, 500, "out of memory");
+		return api_lib_error(out, rc, &err, 400);
 	m->sel.threads = m->threads;
 	const char *search = api_param(ps, "search");
 	if (search && *search) {
@@ -812,20 +836,24 @@ static const struct {
 	const char *name;
 	api_handler fn;
 } endpoints[] = {
-	{"status", api_status},
-	{"profile", api_profile},
-	{"view", api_view},
-	{"children", api_children},
-	{"subtree", api_subtree},
-	{"search", api_search},
-	{"flame", api_flame},
-	{"thread-costs", api_thread_costs},
-	{"source", api_source},
-	{"markers", api_markers_table},
-	{"marker", api_marker_one},
-	{"marker-summary", api_marker_summary},
-	{"marker-chart", api_marker_chart},
-	{"activity", api_activity},
+    {"status", api_status},
+    {"profile", api_profile},
+    {"view", api_view},
+    {"children", api_children},
+    {"subtree", api_subtree},
+    {"search", api_search},
+    {"flame", api_flame},
+    {"thread-costs", api_thread_costs},
+    {"contexts", api_contexts},
+    {"source", api_source},
+    {"markers", api_markers_table},
+    {"marker", api_marker_one},
+    {"marker-summary", api_marker_summary},
+    {"marker-chart", api_marker_chart},
+    {"activity", api_activity},
+    {"trace", api_trace},
+    {"trace-stack", api_trace_stack},
+    {"trace-boxes", api_trace_boxes},
 };
 
 static int out_of_memory(char **body, size_t *len)
@@ -835,8 +863,8 @@ static int out_of_memory(char **body, size_t *len)
 	return 500;
 }
 
-int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char **body,
-		size_t *len, const char **content_type)
+int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char **body, size_t *len,
+		const char **content_type)
 {
 	*content_type = JSON_TYPE;
 	*body = NULL;
@@ -855,10 +883,11 @@ int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char 
 	} else {
 		int rc = api_params_parse(&ps, query);
 		if (rc)
-			status = api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s",
-					   rc == PV_ELIMIT	? "too many parameters"
-					   : rc == PV_EPARSE ? "a broken percent escape in the query"
-							     : "out of memory");
+			status =
+			    api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s",
+				      rc == PV_ELIMIT	? "too many parameters"
+				      : rc == PV_EPARSE ? "a broken percent escape in the query"
+							: "out of memory");
 		else
 			status = fn(a, &ps, out);
 		if (!rc)

@@ -3,6 +3,8 @@
  *   api.c         the state (slots, view cache), parameters, dispatch, status, profile,
  *                 markers, marker, marker-summary, marker-chart, activity
  *   api_view.c    view, children, flame, thread-costs, source
+ *   api_trace.c   trace, trace-stack, trace-boxes
+ *   api_contexts.c  contexts (one row's values over the execution contexts)
  *   server.c      HTTP (libmicrohttpd): token, Host check, static assets, threads
  *
  * web/ parses requests, keeps the profiles and the views, and writes answers; libpv computes
@@ -46,6 +48,9 @@ uint32_t api_param_all(const struct api_params *ps, const char *key, const char 
 		       uint32_t cap);
 /* An unsigned integer parameter: def when absent; false (and api_error 400) when bad. */
 bool api_param_u32(const struct api_params *ps, const char *key, uint32_t def, uint32_t *out,
+		   struct pv_json *out_json, int *status);
+/* A signed integer parameter (trace times in ns): the same. */
+bool api_param_i64(const struct api_params *ps, const char *key, int64_t def, int64_t *out,
 		   struct pv_json *out_json, int *status);
 
 /*
@@ -104,6 +109,14 @@ const struct pv_markers *api_markers(struct pv_api *a, struct api_slot *s, struc
 struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_query *q,
 			     struct pv_json *out, int *status);
 void api_view_release(struct pv_api *a, struct pv_view *v);
+/*
+ * The view of q in which a row key names a row (the butterfly for up:/down: keys, doc/api.md)
+ * and that row: *t its tree (NULL for a flat or list row), *row its index. NULL after writing
+ * the error (404 when the key names no row). Release the view with api_view_release.
+ */
+struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_query *q,
+			     const char *key, const struct pv_tree **t, uint32_t *row,
+			     struct pv_json *out, int *status);
 
 /* Source files the page shows: at most this big, found beneath api_source_roots() only. */
 #define API_SOURCE_MAX (16u << 20)
@@ -130,6 +143,10 @@ int api_marker_one(struct pv_api *a, const struct api_params *ps, struct pv_json
 int api_marker_summary(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+/* api_trace.c: the trace view (doc/trace.md) */
+int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 
 int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
@@ -138,6 +155,8 @@ int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+/* api_contexts.c */
+int api_contexts(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 
 /* ---- static assets (generated at build time from web/assets/ by tools/embed.c) ---- */
 

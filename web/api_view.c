@@ -121,6 +121,24 @@ static bool key_ref(const struct pv_view *v, const char *key, struct pv_row_ref 
 	return (rt && !*rest) || pv_view_find(v, key, ref);
 }
 
+struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_query *q,
+			     const char *key, const struct pv_tree **t, uint32_t *row,
+			     struct pv_json *out, int *status)
+{
+	struct pv_view *v = view_as(a, slot, q, pv_view_kind_of_key(q, key), -1, out, status);
+	struct pv_row_ref ref;
+	if (v && !pv_view_find(v, key, &ref)) {
+		api_view_release(a, v);
+		*status = api_error(out, 404, "no row '%s' in this view", key);
+		return NULL;
+	}
+	if (v) {
+		*t = ref.tree;
+		*row = ref.row;
+	}
+	return v;
+}
+
 int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	struct pv_query q;

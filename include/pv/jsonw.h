@@ -12,6 +12,8 @@
  *   PV_JSON_LINES    each member on a line of its own after a newline and `indent` spaces; the
  *                    closing bracket, when there was a member, on a line after indent - 2
  *                    spaces (none below 2): [\n  a,\n  b\n]
+ *   PV_JSON_ROWS     each member on a line of its own after a newline and `indent` spaces, the
+ *                    closing bracket right after the last member: [\n  a,\n  b]
  * pv_json_newline() makes the next member of an inline container start a line (",\n").
  *
  * Strings: one escaping policy for every string the library writes (sbuf_json_string): '"' and
@@ -38,6 +40,7 @@ enum pv_json_layout {
 	PV_JSON_INLINE = 0,
 	PV_JSON_COMPACT,
 	PV_JSON_LINES,
+	PV_JSON_ROWS,
 };
 
 /* A writer into memory (sink NULL) or into sink. NULL when out of memory. */
@@ -75,6 +78,10 @@ void pv_json_ms(struct pv_json *j, int64_t ns);
 void pv_json_ms_or_null(struct pv_json *j, int64_t ns); /* null for INT64_MIN */
 /* A double with 9 significant digits ("%.9g"); null when not finite. */
 void pv_json_double(struct pv_json *j, double v);
+/* A double with `significant` digits ("%.*g") or `decimals` after the point ("%.*f"); null when
+ * not finite. */
+void pv_json_real(struct pv_json *j, double v, int significant);
+void pv_json_fixed(struct pv_json *j, double v, int decimals);
 void pv_json_null(struct pv_json *j);
 void pv_json_bool(struct pv_json *j, bool v);
 /* A value given as JSON text (a payload, a query's JSON), written as it is. */
@@ -93,7 +100,10 @@ void pv_json_newline(struct pv_json *j);
 /* A newline after the top-level value (the end of a printed answer). */
 void pv_json_eol(struct pv_json *j);
 
-/* A JSON string literal of s (quotes and escapes) on a FILE: query.h's JSON notation. */
+/* A JSON string literal of s (quotes and escapes) on a FILE: query.h's JSON notation and the
+ * export formats' (src/export/) that stream to a file. */
 int pv_json_fput_string(FILE *out, const char *s);
+/* ns as pv_json_ms writes it, on a FILE. */
+int pv_json_fput_ms(FILE *out, int64_t ns);
 
 #endif

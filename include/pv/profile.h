@@ -170,6 +170,19 @@ struct pv_metrics {
 	pv_str_ix *description; /* what the metric measures, as the file says it; 0 when none */
 };
 
+/*
+ * Metrics a file defines by a formula over the others (an HPCToolkit database's derived
+ * metrics): no sample weighs anything for them; a view computes them as derived metrics
+ * (pv/query.h's --derive, doc/hpctoolkit.md).
+ */
+struct pv_formulas {
+	uint32_t len, cap;
+	pv_str_ix *name;
+	pv_str_ix
+	    *formula; /* hpcviewer's syntax, with metrics by name: "$cycles / $instructions" */
+	pv_str_ix *description; /* 0 when none */
+};
+
 struct pv_raw_markers {
 	uint32_t len, cap;
 	pv_str_ix *name;
@@ -263,6 +276,20 @@ struct pv_callgraph {
 	uint32_t nr_metrics; /* columns of node_self and edge_cost */
 };
 
+/*
+ * Trace records (HPCToolkit's trace.db, *.hpctrace, experiment.mt): each says which calling
+ * context an execution context (a thread) was in from its time until the next record of that
+ * thread (the last one until end_ns). Records of one thread are contiguous and in time order.
+ * Empty for every other format: there a thread's timed samples are its trace (pv/trace.h).
+ */
+struct pv_trace_records {
+	uint32_t len, cap;
+	pv_thread_ix *thread;
+	int64_t *time_ns;
+	pv_stack_ix *stack; /* PV_NONE: the context was not running (HPCToolkit's context 0) */
+	int64_t end_ns;	    /* when the last record of each thread ends */
+};
+
 struct pv_arena;
 
 struct pv_profile {
@@ -278,12 +305,14 @@ struct pv_profile {
 	struct pv_threads threads;
 	struct pv_samples samples;
 	struct pv_metrics metrics;
+	struct pv_formulas formulas;
 	struct pv_raw_markers markers;
 	struct pv_diags diags;
 	struct pv_labels labels;
 	struct pv_label_sets label_sets;
 	struct pv_func_costs func_costs;
 	struct pv_callgraph callgraph;
+	struct pv_trace_records trace;
 	struct pv_arena *arena; /* owns string bytes */
 };
 
@@ -327,14 +356,6 @@ pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name);
  * (at most cap are written to out).
  */
 uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix *out, uint32_t cap);
-/*
- * The threads that names[0..n) select (each read as pv_thread_find reads it): every thread any
- * name finds, once each, in index order; every thread when n is 0. The one rule of the views,
- * the marker commands and the page. *out is freed with free(). Returns 0, PV_ENOMEM, or
- * PV_EINVAL with *bad the index of the first name that finds no thread.
- */
-int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
-		     pv_thread_ix **out, uint32_t *nr, uint32_t *bad);
 
 /*
  * The leaf category of every stack: its frame's, else (a frame without one) its caller's, and

@@ -43,19 +43,23 @@ enum pv_view_kind {
 };
 
 enum pv_filter_kind {
-	PV_FILTER_INCLUDE = 0,     /* keep samples whose stack has the scope */
-	PV_FILTER_DROP,            /* drop samples whose stack has the scope */
-	PV_FILTER_MERGE,           /* remove the scope's frames; cost goes to the caller */
+	PV_FILTER_INCLUDE = 0,	      /* keep samples whose stack has the scope */
+	PV_FILTER_DROP,		      /* drop samples whose stack has the scope */
+	PV_FILTER_MERGE,	      /* remove the scope's frames; cost goes to the caller */
 	PV_FILTER_COLLAPSE_RECURSION, /* A>B>A>C becomes A>C */
-	PV_FILTER_COLLAPSE_MODULE, /* consecutive frames of a module become one */
-	PV_FILTER_FOCUS_CATEGORY,  /* keep only frames of a category (others merge into callers) */
-	PV_FILTER_TAG,             /* keep samples with the label KEY=VALUE (pprof's -tagfocus) */
-	PV_FILTER_DROP_TAG,        /* drop samples with the label KEY=VALUE (pprof's -tagignore) */
+	PV_FILTER_COLLAPSE_MODULE,    /* consecutive frames of a module become one */
+	PV_FILTER_FOCUS_CATEGORY, /* keep only frames of a category (others merge into callers) */
+	PV_FILTER_TAG,		  /* keep samples with the label KEY=VALUE (pprof's -tagfocus) */
+	PV_FILTER_DROP_TAG,	  /* drop samples with the label KEY=VALUE (pprof's -tagignore) */
 	/* hpcviewer's CCT filters and Firefox Profiler transforms (doc/hpctoolkit.md) */
 	PV_FILTER_COLLAPSE_SUBTREE, /* keep the scope's frame, its callees' cost becomes its self */
-	PV_FILTER_PRUNE,           /* remove the scope's frame and its callees, cost to the caller */
+	PV_FILTER_PRUNE, /* remove the scope's frame and its callees, cost to the caller */
 	PV_FILTER_COLLAPSE_DIRECT_RECURSION, /* A>A>B becomes A>B; A>B>A stays */
-	PV_FILTER_FOCUS_SELF,      /* keep the samples whose own frame (the leaf) is in the scope */
+	PV_FILTER_FOCUS_SELF, /* keep the samples whose own frame (the leaf) is in the scope */
+	/* the Firefox Profiler's focus on a node of the inverted tree: path:LEAF;CALLER;... read
+	 * from the leaf (a plain scope: one step); keep the samples whose stack ends so, cut at the
+	 * last step (its callees' cost becomes its self) */
+	PV_FILTER_FOCUS_INVERTED,
 };
 
 enum pv_granularity {
@@ -109,7 +113,8 @@ struct pv_query {
 	char *metrics[PV_QUERY_MAX]; /* none = the profile's default */
 	uint32_t nr_metrics;
 	enum pv_granularity by;
-	char *threads[PV_QUERY_MAX]; /* names or tids; none = all, merged */
+	char *threads[PV_QUERY_MAX]; /* names, tids, #INDEX or re:REGEX (pv_threads_mark);
+				      * none = all, merged */
 	uint32_t nr_threads;
 	bool has_range;
 	int64_t range_start_ns, range_end_ns; /* from the profile's zero: start <= t < end;
@@ -127,6 +132,8 @@ struct pv_query {
 	enum pv_inline_mode inlines; /* inlined frames: kept (default) or folded, before the
 				      * filters */
 	enum pv_self_mode self;      /* top-down trees' self column: own (default) or nested */
+	char *derive[PV_QUERY_MAX];  /* derived metrics "NAME=FORMULA" (doc/hpctoolkit.md) */
+	uint32_t nr_derive;
 };
 
 void pv_query_init(struct pv_query *q);
@@ -141,6 +148,7 @@ int pv_query_add_center(struct pv_query *q, const char *scope);
 int pv_query_add_filter(struct pv_query *q, enum pv_filter_kind k, const char *arg);
 int pv_query_add_metric(struct pv_query *q, const char *name);
 int pv_query_add_thread(struct pv_query *q, const char *thread);
+int pv_query_add_derive(struct pv_query *q, const char *name_formula);
 
 /* Names used in every notation: "tree", "include", "line", "whole", ... */
 const char *pv_view_name(enum pv_view_kind v);
@@ -155,8 +163,9 @@ int pv_granularity_parse(const char *s, enum pv_granularity *out);
  * its value, as the CLI parses them: center, include, drop, merge, collapse-recursion,
  * collapse-module, focus-category, tag, drop-tag, metric (a,b), by, thread, range (T0:T1 in ms),
  * percent, min-percent, depth, n, sort, inside-markers, inline (keep|fold), max-rows, self
- * (own|nested). Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the name is not a
- * query option.
+ * (own|nested), derive (NAME=FORMULA, repeatable; the formula's syntax is checked here, its
+ * metrics when a view is computed). Returns 0, PV_EINVAL with err ("--by takes ...") or 1 when the
+ * name is not a query option.
  */
 int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 			struct pv_error *err);
@@ -168,7 +177,7 @@ int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 char *pv_query_to_args(const struct pv_query *q);
 
 /* URL query string: view=tree&center=foo&filter=merge:bar&metric=a,b&by=line&...
- * (inside-markers=SEARCH, inline=fold, max-rows=N, self=nested) */
+ * (inside-markers=SEARCH, inline=fold, max-rows=N, self=nested, derive=NAME%3DFORMULA) */
 char *pv_query_to_url(const struct pv_query *q);
 /* Percent-decodes s[0..n) ('+' is a space) into a new string to free(); NULL when out of memory,
  * or with *bad set for a broken escape or %00 (which would cut the string short). */
@@ -181,7 +190,8 @@ int pv_query_from_params(struct pv_query *q, const char *const *keys,
 
 /* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,
  * "inside_markers": null or "SEARCH", "inline": "keep" or "fold", "max_rows": N, "self": "own"
- * or "nested"} ("inline", "inside_markers", "max_rows" and "self" are written only when set) */
+ * or "nested", "derive": ["NAME=FORMULA", ...]} ("inline", "inside_markers", "max_rows", "self"
+ * and "derive" are written only when set) */
 char *pv_query_to_json(const struct pv_query *q);
 int pv_query_from_json(struct pv_query *q, const char *s, size_t len, struct pv_error *err);
 

@@ -14,24 +14,24 @@
 #include "pv/query.h"
 
 struct pv_view_opts {
-	pv_metric_ix metric;          /* PV_NONE = the profile's default metric */
-	const pv_thread_ix *threads;  /* threads to merge; NULL/0 = all */
+	pv_metric_ix metric;	     /* PV_NONE = the profile's default metric */
+	const pv_thread_ix *threads; /* threads to merge; NULL/0 = all */
 	uint32_t nr_threads;
 };
 
 struct pv_calltree {
-	uint32_t len;           /* call nodes */
+	uint32_t len; /* call nodes */
 	pv_func_ix *func;
-	uint32_t *parent;       /* PV_NONE for a root */
-	uint32_t *depth;        /* 0 for a root */
+	uint32_t *parent; /* PV_NONE for a root */
+	uint32_t *depth;  /* 0 for a root */
 	int64_t *total, *self;
 	/* children of each node, sorted by total (descending), then name, then function index */
 	uint32_t *child_first, *child_len, *children;
-	uint32_t *roots;        /* roots, sorted the same way */
+	uint32_t *roots; /* roots, sorted the same way */
 	uint32_t nr_roots;
-	int64_t total_cost;     /* every selected sample with a stack */
-	int64_t nostack_cost;   /* selected samples without a stack (not in the tree) */
-	uint64_t nr_samples;    /* selected samples */
+	int64_t total_cost;   /* every selected sample with a stack */
+	int64_t nostack_cost; /* selected samples without a stack (not in the tree) */
+	uint64_t nr_samples;  /* selected samples */
 	pv_metric_ix metric;
 };
 
@@ -46,8 +46,8 @@ enum pv_top_sort {
 };
 
 struct pv_top {
-	uint32_t len;        /* functions with cost */
-	pv_func_ix *func;    /* sorted as asked, ties by name then index */
+	uint32_t len;	       /* functions with cost */
+	pv_func_ix *func;      /* sorted as asked, ties by name then index */
 	int64_t *self, *total; /* total counts each sample once, however often f recurs */
 	int64_t total_cost;
 	pv_metric_ix metric;
@@ -62,13 +62,13 @@ void pv_top_free(struct pv_top *t);
 /* What a row stands for. */
 enum pv_row_kind {
 	PV_ROW_FUNCTION = 0, /* id = function (or a collapsed module, see pv_view_row_name) */
-	PV_ROW_LINE,         /* id = function, line = the source line */
-	PV_ROW_FILE,         /* id = source, PV_NONE for functions without a file */
-	PV_ROW_MODULE,       /* id = module, PV_NONE for functions without a module */
-	PV_ROW_CENTER,       /* the center of a centered tree: one or several scopes */
-	PV_ROW_NOSTACK,      /* the samples without a stack (id 0): one row of an uncentered view,
+	PV_ROW_LINE,	     /* id = function, line = the source line */
+	PV_ROW_FILE,	     /* id = source, PV_NONE for functions without a file */
+	PV_ROW_MODULE,	     /* id = module, PV_NONE for functions without a module */
+	PV_ROW_CENTER,	     /* the center of a centered tree: one or several scopes */
+	PV_ROW_NOSTACK,	     /* the samples without a stack (id 0): one row of an uncentered view,
 			      * so the rows add up to the whole (doc/samples-and-inlines.md) */
-	PV_ROW_LOOP,         /* id = a loop frame (HPCToolkit, doc/hpctoolkit.md): "loop at F:L" */
+	PV_ROW_LOOP,	     /* id = a loop frame (HPCToolkit, doc/hpctoolkit.md): "loop at F:L" */
 };
 
 /*
@@ -77,29 +77,34 @@ enum pv_row_kind {
  */
 struct pv_tree {
 	uint32_t len;
-	uint8_t *kind;     /* enum pv_row_kind */
+	uint8_t *kind; /* enum pv_row_kind */
 	uint32_t *id, *line;
-	uint32_t *parent;  /* PV_NONE for a root */
+	uint32_t *parent; /* PV_NONE for a root */
 	uint32_t *depth;
 	int64_t **total, **self;
 	uint32_t *child_first, *child_len, *children;
 	uint32_t *roots;
 	uint32_t nr_roots;
-	uint8_t *inlined;  /* 1: every frame of the row is an inlined frame (NULL: none is) */
+	uint8_t *inlined; /* 1: every frame of the row is an inlined frame (NULL: none is) */
 	/* per row: 1 when its costs are estimated (a call-graph profile's rows away from the
 	 * center: doc/callgraph.md); NULL when no row is */
 	uint8_t *estimated;
 };
 
-/* A flat row: one scope, nested module > file > function > line by level (0..3). */
+/*
+ * A flat row: one scope, nested module > file > function > line by level (0..3); in a profile
+ * with loops (HPCToolkit) function > loop > nested loop > line, a row in N loops of its function
+ * at level 3 + N (below PV_FLAT_LEVELS: deeper loops are rows beside the deepest shown).
+ */
+#define PV_FLAT_LEVELS 16
 struct pv_flat {
 	uint32_t len;
 	uint8_t *kind;
 	uint32_t *id, *line;
-	uint8_t *level;    /* 0 module, 1 file, 2 function, 3 line */
+	uint8_t *level; /* 0 module, 1 file, 2 function, 3 line or loop, 4... in loops */
 	uint8_t *in_center;
 	int64_t **total, **self;
-	uint8_t *inlined;  /* 1: every frame of the row's scope is inlined (NULL: none is) */
+	uint8_t *inlined; /* 1: every frame of the row's scope is inlined (NULL: none is) */
 };
 
 /*
@@ -117,32 +122,34 @@ enum pv_stat {
 
 struct pv_view {
 	const struct pv_profile *p;
-	struct pv_query q;          /* a copy of the query it was computed for */
+	struct pv_query q; /* a copy of the query it was computed for */
 	uint32_t nr_metrics;
 	pv_metric_ix metrics[PV_QUERY_MAX];
 	uint8_t stat[PV_QUERY_MAX]; /* enum pv_stat of each column */
-	pv_thread_ix *threads;      /* the selected threads */
+	pv_thread_ix *threads;	    /* the selected threads */
 	uint32_t nr_threads;
-	int64_t whole[PV_QUERY_MAX];  /* cost of the filtered profile, samples without a stack
-				       * included (nostack) */
-	int64_t center[PV_QUERY_MAX]; /* cost of the samples that reach the center (= whole without) */
+	int64_t whole[PV_QUERY_MAX]; /* cost of the filtered profile, samples without a stack
+				      * included (nostack) */
+	int64_t
+	    center[PV_QUERY_MAX]; /* cost of the samples that reach the center (= whole without) */
 	int64_t nostack[PV_QUERY_MAX]; /* selected samples without a stack: in whole, shown as the
 					* (no stack) row of an uncentered view; 0 with an include
 					* filter (they hold no scope) */
-	int64_t base[PV_QUERY_MAX];   /* what every percentage of the view is of: the center's total,
-				       * or the whole (--percent whole, the flat view, no center) */
-	int64_t lost[PV_QUERY_MAX];   /* samples whose every frame a transform removed */
-	uint64_t nr_samples;        /* selected samples */
+	int64_t base[PV_QUERY_MAX]; /* what every percentage of the view is of: the center's total,
+				     * or the whole (--percent whole, the flat view, no center) */
+	int64_t lost[PV_QUERY_MAX]; /* samples whose every frame a transform removed */
+	uint64_t nr_samples;	    /* selected samples */
 	bool centered;
-	char *center_label;         /* "foo", "<multiple contexts>", a file or module name */
-	char *note;                 /* how exact the numbers are, one line; NULL: nothing to say
-				     * (call-graph profiles: doc/callgraph.md) */
-	struct pv_tree *tree;       /* tree: top-down; callers: bottom-up; butterfly: callees */
-	struct pv_tree *callers;    /* butterfly: the callers of the center */
-	struct pv_flat *flat;       /* flat and top */
+	char *center_label;	 /* "foo", "<multiple contexts>", a file or module name */
+	char *note;		 /* how exact the numbers are, one line; NULL: nothing to say
+				  * (call-graph profiles: doc/callgraph.md) */
+	struct pv_tree *tree;	 /* tree: top-down; callers: bottom-up; butterfly: callees */
+	struct pv_tree *callers; /* butterfly: the callers of the center */
+	struct pv_flat *flat;	 /* flat and top */
 	/* private */
-	bool scoped;                /* the profile has loop or statement frames (HPCToolkit) */
-	uint32_t nr_pseudo;         /* collapsed-module functions, ids funcs.len + i */
+	struct pv_derived *derived; /* derived metrics (derive.c); NULL when the query has none */
+	bool scoped;		    /* the profile has loop or statement frames (HPCToolkit) */
+	uint32_t nr_pseudo;	    /* collapsed-module functions, ids funcs.len + i */
 	pv_module_ix *pseudo_module;
 };
 
@@ -202,9 +209,8 @@ void pv_view_free(struct pv_view *v);
  * without an include filter). Costs one more pass over the stacks per filter and one over the
  * samples.
  */
-int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
-			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
-			 struct pv_error *err);
+int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+			 uint8_t **stacks, uint8_t **samples, struct pv_error *err);
 void pv_free_keep(uint8_t *keep);
 
 /*
@@ -225,9 +231,27 @@ const char *pv_stat_name(enum pv_stat s);
 const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf, size_t len);
 enum pv_unit pv_view_metric_unit(const struct pv_view *v, uint32_t col);
 
+/*
+ * Derived metrics (--derive, a database's formulas: doc/hpctoolkit.md). A derived column
+ * holds its values as integers scaled by a power of ten of its own, so its rows sort like any
+ * column's; pv_view_value gives the number. A cell whose formula has no finite value (a division
+ * by zero) is PV_VALUE_NONE: printed empty in text, null in JSON.
+ */
+#define PV_VALUE_NONE INT64_MIN
+bool pv_view_metric_derived(const struct pv_view *v, uint32_t col);
+/* The formula of a derived column as written, NULL for a metric's column. */
+const char *pv_view_metric_formula(const struct pv_view *v, uint32_t col);
+/* Cell x of column col as a number: a metric's cost as it is, a derived metric's value (NaN for
+ * PV_VALUE_NONE). */
+double pv_view_value(const struct pv_view *v, uint32_t col, int64_t x);
+/* Cell x as text: a metric's integer cost; a derived value with 6 significant digits, empty for
+ * none, or (json) with 14 and null for none. snprintf's contract. */
+size_t pv_view_value_text(const struct pv_view *v, uint32_t col, int64_t x, bool json, char *buf,
+			  size_t n);
+
 /* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
-const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			     char *buf, size_t len, uint32_t line);
+const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, char *buf,
+			     size_t len, uint32_t line);
 /*
  * The name of a row's kind in JSON (CLI --json, the web API): "function", "line", "file",
  * "module", "center", "nostack", "loop"; "inline" for a function row whose frames are all
@@ -239,6 +263,17 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 		       pv_module_ix *module, pv_source_ix *source, uint32_t *line);
 /* The column of a function row's line (JavaScript), 0 when unknown or not a function row. */
 uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id);
+
+/*
+ * The threads that names[0..n) select: every thread any name marks, once each, in index order;
+ * every thread when n is 0. A name is read as pv_thread_find reads it (a name, a tid, #INDEX),
+ * or re:REGEX, every thread whose name matches (POSIX extended, as re: scopes, with their size
+ * budget): `--thread 're:RANK (1|2) '`. The one rule of the views (and so of contexts, trace
+ * and export), the marker commands and the page. *out is freed with free(). Returns 0;
+ * PV_EINVAL with err when a name finds no thread or a regex is bad; PV_ENOMEM.
+ */
+int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
+		     pv_thread_ix **out, uint32_t *nr, struct pv_error *err);
 
 /* ---- scopes that name one function (query.h's syntax) ---- */
 

@@ -130,7 +130,7 @@ static void before(struct pv_json *j)
 	if (!j->depth)
 		return;
 	struct level *l = &j->lv[j->depth - 1];
-	if (l->layout == PV_JSON_LINES) {
+	if (l->layout == PV_JSON_LINES || l->layout == PV_JSON_ROWS) {
 		put(j, l->any ? ",\n" : "\n", l->any ? 2 : 1);
 		spaces(j, l->indent);
 	} else if (l->any) {
@@ -261,16 +261,33 @@ void pv_json_ms_or_null(struct pv_json *j, int64_t ns)
 		pv_json_ms(j, ns);
 }
 
-void pv_json_double(struct pv_json *j, double v)
+/* v as "%.*g" (g) or "%.*f"; null when not finite */
+static void real(struct pv_json *j, double v, int digits, bool g)
 {
 	if (!isfinite(v)) {
 		pv_json_null(j);
 		return;
 	}
-	char t[32];
-	int n = snprintf(t, sizeof(t), "%.9g", v);
+	char t[352]; /* "%.4f" of DBL_MAX: 309 digits */
+	int n = g ? snprintf(t, sizeof(t), "%.*g", digits, v)
+		  : snprintf(t, sizeof(t), "%.*f", digits, v);
 	before(j);
-	put(j, t, (size_t)n);
+	put(j, t, n > 0 && (size_t)n < sizeof(t) ? (size_t)n : strlen(t));
+}
+
+void pv_json_double(struct pv_json *j, double v)
+{
+	real(j, v, 9, true);
+}
+
+void pv_json_real(struct pv_json *j, double v, int significant)
+{
+	real(j, v, significant, true);
+}
+
+void pv_json_fixed(struct pv_json *j, double v, int decimals)
+{
+	real(j, v, decimals, false);
 }
 
 void pv_json_null(struct pv_json *j)
@@ -348,4 +365,11 @@ int pv_json_fput_string(FILE *out, const char *s)
 	    fputc('"', out) == EOF)
 		return PV_EIO;
 	return 0;
+}
+
+int pv_json_fput_ms(FILE *out, int64_t ns)
+{
+	char t[SBUF_MS_MAX];
+	size_t n = sbuf_ms_text(t, ns);
+	return fwrite(t, 1, n, out) == n ? 0 : PV_EIO;
 }

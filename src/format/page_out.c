@@ -20,22 +20,22 @@
 
 /* ---- pieces ---- */
 
-static void json_values(struct pv_json *j, const int64_t *v, uint32_t n)
+/* One value per column: integers, a derived metric's numbers, null for none (json_cost). */
+static void json_values(struct pv_json *j, const struct pv_view *v, const int64_t *x)
 {
 	pv_json_array(j);
-	for (uint32_t m = 0; m < n; m++)
-		pv_json_int(j, v[m]);
+	for (uint32_t m = 0; m < v->nr_metrics; m++)
+		json_cost(j, v, m, x[m]);
 	pv_json_end(j);
 }
 
-static void json_costs(struct pv_json *j, int64_t *const *col, uint32_t nm, uint32_t r)
+static void json_costs(struct pv_json *j, const struct pv_view *v, int64_t *const *col, uint32_t r)
 {
 	pv_json_array(j);
-	for (uint32_t m = 0; m < nm; m++)
-		pv_json_int(j, col[m][r]);
+	for (uint32_t m = 0; m < v->nr_metrics; m++)
+		json_cost(j, v, m, col[m][r]);
 	pv_json_end(j);
 }
-
 
 static const char *metric_unit(const struct pv_view *v, uint32_t m)
 {
@@ -47,8 +47,7 @@ static void json_metrics(struct pv_json *j, const struct pv_view *v)
 	pv_json_array(j);
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		pv_json_object(j);
-		pv_json_kstr(j, "name", fmt_column_name(v, m));
-		pv_json_kstr(j, "unit", metric_unit(v, m));
+		json_column(j, v, m);
 		pv_json_end(j);
 	}
 	pv_json_end(j);
@@ -120,9 +119,9 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	json_row_place(j, v, (enum pv_row_kind)t->kind[r], t->id[r], t->line[r]);
 	pv_json_kuint(j, "depth", t->depth[r]);
 	pv_json_key(j, "total");
-	json_costs(j, t->total, v->nr_metrics, r);
+	json_costs(j, v, t->total, r);
 	pv_json_key(j, "self");
-	json_costs(j, t->self, v->nr_metrics, r);
+	json_costs(j, v, t->self, r);
 	if (t->estimated && t->estimated[r])
 		pv_json_kbool(j, "estimated", true); /* a call-graph row away from the center */
 	pv_json_kuint(j, "children", t->child_len[r]);
@@ -175,6 +174,9 @@ static void more_row(struct emit *e, const uint32_t *list, uint32_t from, uint32
 			self[m] += t->self[m][list[i]];
 		}
 	}
+	for (uint32_t m = 0; m < v->nr_metrics; m++) /* a formula's values do not add up */
+		if (pv_view_metric_derived(v, m))
+			total[m] = self[m] = PV_VALUE_NONE;
 	char tail[32], name[64];
 	snprintf(tail, sizeof(tail), "%s+%u", sep ? "/" : "", from);
 	snprintf(name, sizeof(name), "\u2026 %u more rows", n - from);
@@ -192,9 +194,9 @@ static void more_row(struct emit *e, const uint32_t *list, uint32_t from, uint32
 	pv_json_kuint(j, "more", n - from);
 	pv_json_kuint(j, "depth", depth);
 	pv_json_key(j, "total");
-	json_values(j, total, v->nr_metrics);
+	json_values(j, v, total);
 	pv_json_key(j, "self");
-	json_values(j, self, v->nr_metrics);
+	json_values(j, v, self);
 	pv_json_kuint(j, "children", 0);
 	pv_json_end(j);
 }
@@ -329,8 +331,8 @@ static int emit_tree(struct pv_json *j, const char *name, const struct pv_view *
 /* ---- flat and top rows ---- */
 
 /*
- * Flat rows from..to (to excluded); with only_level (< 4), only those of that level (the
- * children of a row). anc holds the ancestors of from by level.
+ * Flat rows from..to (to excluded); with only_level (< PV_FLAT_LEVELS), only those of that level
+ * (the children of a row). anc holds the ancestors of from by level.
  */
 static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, uint32_t to,
 		     uint32_t *anc, uint32_t only_level)
@@ -344,7 +346,7 @@ static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, 
 	for (uint32_t r = from; r < to && !rc; r++) {
 		if (!list)
 			anc[f->level[r]] = r;
-		if (only_level < 4 && f->level[r] != only_level)
+		if (only_level < PV_FLAT_LEVELS && f->level[r] != only_level)
 			continue;
 		rc = flat_key(&key, f, list, anc, r);
 		pv_json_object(j);
@@ -359,9 +361,9 @@ static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, 
 		pv_json_kbool(j, "in_center", f->in_center[r]);
 		json_row_place(j, v, (enum pv_row_kind)f->kind[r], f->id[r], f->line[r]);
 		pv_json_key(j, "total");
-		json_costs(j, f->total, v->nr_metrics, r);
+		json_costs(j, v, f->total, r);
 		pv_json_key(j, "self");
-		json_costs(j, f->self, v->nr_metrics, r);
+		json_costs(j, v, f->self, r);
 		if (!rc)
 			rc = json_scope(j, v, &nm, f->kind[r], f->id[r], f->line[r], &scope);
 		pv_json_end(j);
@@ -390,13 +392,20 @@ static int view_head(struct pv_json *j, const struct pv_view *v)
 	pv_json_key(j, "metrics");
 	json_metrics(j, v);
 	pv_json_key(j, "whole");
-	json_values(j, v->whole, v->nr_metrics);
+	json_values(j, v, v->whole);
 	pv_json_key(j, "center_total");
-	json_values(j, v->center, v->nr_metrics);
+	json_values(j, v, v->center);
 	pv_json_key(j, "nostack");
-	json_values(j, v->nostack, v->nr_metrics);
-	pv_json_key(j, "base");
-	json_values(j, v->base, v->nr_metrics);
+	json_values(j, v, v->nostack);
+	pv_json_key(j, "base"); /* a derived metric's values are no share of it: null */
+	pv_json_array(j);
+	for (uint32_t m = 0; m < v->nr_metrics; m++) {
+		if (pv_view_metric_derived(v, m))
+			pv_json_null(j);
+		else
+			json_cost(j, v, m, v->base[m]);
+	}
+	pv_json_end(j);
 	pv_json_kbool(j, "centered", v->centered);
 	pv_json_key(j, "center_label");
 	json_nonempty(j, v->centered ? v->center_label : NULL);
@@ -424,7 +433,8 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 		/* the path from the root to the row, then the hot path on from it */
 		bool is_up = hot.tree == up_tree;
 		uint32_t *chain = is_up ? up : down, n = 0;
-		for (uint32_t r = hot.row; r != PV_NONE && n < PV_HEAVIEST_MAX; r = hot.tree->parent[r])
+		for (uint32_t r = hot.row; r != PV_NONE && n < PV_HEAVIEST_MAX;
+		     r = hot.tree->parent[r])
 			n++;
 		if (n < PV_HEAVIEST_MAX) {
 			for (uint32_t r = hot.row, k = n; r != PV_NONE; r = hot.tree->parent[r])
@@ -453,7 +463,7 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 		const struct pv_flat *f = v->flat;
 		uint32_t from = a->offset < f->len ? a->offset : f->len;
 		uint32_t to = a->limit < f->len - from ? from + a->limit : f->len;
-		uint32_t anc[4] = {0};
+		uint32_t anc[PV_FLAT_LEVELS] = {0};
 		/* the ancestors of the first row sent: one pass over the rows before it */
 		if (!pv_view_kind(v->q.view)->list)
 			for (uint32_t r = 0; r < from; r++)
@@ -461,7 +471,7 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 		pv_json_kuint(j, "nr_rows", f->len);
 		pv_json_key(j, "rows");
 		pv_json_open(j, '[', PV_JSON_LINES, 0);
-		rc = emit_flat(j, v, from, to, anc, 4);
+		rc = emit_flat(j, v, from, to, anc, PV_FLAT_LEVELS);
 		pv_json_end(j);
 	} else if (up_tree) {
 		rc = emit_tree(j, "callers", v, v->callers, "up:", a->open, a->nr_open, up, nup,
@@ -511,7 +521,7 @@ static int json_children(struct pv_json *j, const struct pv_view *v, const char 
 			rc = PV_ENOMEM;
 	} else if (!pv_view_kind(v->q.view)->list) {
 		const struct pv_flat *f = v->flat;
-		uint32_t anc[4] = {0}, lv = f->level[ref->row];
+		uint32_t anc[PV_FLAT_LEVELS] = {0}, lv = f->level[ref->row];
 		for (uint32_t r = 0; r <= ref->row; r++)
 			anc[f->level[r]] = r;
 		uint32_t end = ref->row + 1;
@@ -704,9 +714,9 @@ int pv_json_thread_costs(struct pv_json *j, const struct pv_view *v, const char 
 		/* a thread whose query failed (not expected: "#N" always picks it) has no cost */
 		if (tc->known[i]) {
 			pv_json_key(j, "total");
-			json_values(j, tc->total + (size_t)i * nm, nm);
+			json_values(j, v, tc->total + (size_t)i * nm);
 			pv_json_key(j, "self");
-			json_values(j, tc->self + (size_t)i * nm, nm);
+			json_values(j, v, tc->self + (size_t)i * nm);
 		} else {
 			pv_json_knull(j, "total");
 			pv_json_knull(j, "self");
@@ -771,7 +781,7 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 			}
 			pv_json_array(j);
 			for (uint32_t m = 0; m < nm; m++)
-				pv_json_int(j, sc->cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
+				json_cost(j, v, m, sc->cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
 			pv_json_end(j);
 		}
 		pv_json_end(j);
@@ -957,7 +967,7 @@ int pv_json_find(struct pv_json *j, const struct pv_view *top, const struct pv_v
 	pv_json_key(j, "metrics");
 	json_metrics(j, top);
 	pv_json_key(j, "base");
-	json_values(j, top->base, top->nr_metrics);
+	json_values(j, top, top->base);
 	pv_json_kuint(j, "matches", fd->matches);
 	pv_json_key(j, "rows");
 	pv_json_open(j, '[', PV_JSON_LINES, 0);
@@ -969,9 +979,9 @@ int pv_json_find(struct pv_json *j, const struct pv_view *top, const struct pv_v
 		rc = json_scope(j, top, &nm, f->kind[r], f->id[r], f->line[r], &scope);
 		json_row_place(j, top, (enum pv_row_kind)f->kind[r], f->id[r], f->line[r]);
 		pv_json_key(j, "total");
-		json_costs(j, f->total, top->nr_metrics, r);
+		json_costs(j, top, f->total, r);
 		pv_json_key(j, "self");
-		json_costs(j, f->self, top->nr_metrics, r);
+		json_costs(j, top, f->self, r);
 		pv_json_key(j, "key");
 		if (fd->tree_row[i] == PV_NONE) {
 			pv_json_null(j);

@@ -140,6 +140,9 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 		"markers:    %u raw (instant %" PRIu64 ", interval %" PRIu64 ", start %" PRIu64
 		", end %" PRIu64 ")\n",
 		p->markers.len, phases[0], phases[1], phases[2], phases[3]);
+	if (p->trace.len)
+		fprintf(out, "trace:      %u records, to %.3f ms  [profview trace]\n", p->trace.len,
+			(double)p->trace.end_ns / 1e6);
 	if (p->diags.len == 0) {
 		fputs("lossy:      nothing\n", out);
 	} else {
@@ -237,6 +240,13 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 	for (int k = 0; k < 4; k++)
 		pv_json_kuint(j, phases[k], in->marker_phases[k]);
 	pv_json_end(j);
+	if (!page && p->trace.len) { /* written when the file has trace records */
+		pv_json_key(j, "trace");
+		pv_json_object(j);
+		pv_json_kuint(j, "records", p->trace.len);
+		pv_json_kint(j, "end_ns", p->trace.end_ns);
+		pv_json_end(j);
+	}
 	pv_json_key(j, "lossy");
 	pv_json_open(j, '[', PV_JSON_LINES, 2);
 	for (uint32_t i = 0; i < p->diags.len; i++) {

@@ -34,6 +34,10 @@ static const char *unit_text(const struct pv_view *v, uint32_t m)
 
 static void cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x)
 {
+	if (pv_view_metric_derived(v, m)) {
+		pv_view_value_text(v, m, x, false, buf, n);
+		return;
+	}
 	enum pv_unit u = pv_view_metric_unit(v, m);
 	int64_t sc = u == PV_UNIT_NS ? time_scale(v, m) : 1;
 	if (sc == 1) {
@@ -63,6 +67,22 @@ const char *fmt_column_name(const struct pv_view *v, uint32_t m)
 {
 	static _Thread_local char buf[PV_QUERY_MAX][300];
 	return pv_view_metric_name(v, m, buf[m % PV_QUERY_MAX], sizeof(buf[0]));
+}
+
+void json_column(struct pv_json *j, const struct pv_view *v, uint32_t m)
+{
+	pv_json_kstr(j, "name", fmt_column_name(v, m));
+	pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, m)));
+	const char *formula = pv_view_metric_formula(v, m);
+	if (formula) /* a derived metric */
+		pv_json_kstr(j, "formula", formula);
+}
+
+void json_cost(struct pv_json *j, const struct pv_view *v, uint32_t m, int64_t x)
+{
+	char b[40];
+	size_t n = pv_view_value_text(v, m, x, true, b, sizeof(b));
+	pv_json_raw(j, b, n < sizeof(b) ? n : strlen(b));
 }
 
 /* Module, file and line of a row (a line row's own line). */
@@ -151,16 +171,20 @@ void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t)
 static void json_costs(struct pv_json *j, const struct pv_view *v, int64_t *const *total,
 		       int64_t *const *self, uint32_t r)
 {
-	pv_json_kint(j, "total", total[0][r]);
-	pv_json_kint(j, "self", self[0][r]);
+	pv_json_key(j, "total");
+	json_cost(j, v, 0, total[0][r]);
+	pv_json_key(j, "self");
+	json_cost(j, v, 0, self[0][r]);
 	if (v->nr_metrics < 2)
 		return;
 	pv_json_key(j, "values");
 	pv_json_array(j);
 	for (uint32_t k = 0; k < v->nr_metrics; k++) {
 		pv_json_object(j);
-		pv_json_kint(j, "total", total[k][r]);
-		pv_json_kint(j, "self", self[k][r]);
+		pv_json_key(j, "total");
+		json_cost(j, v, k, total[k][r]);
+		pv_json_key(j, "self");
+		json_cost(j, v, k, self[k][r]);
 		pv_json_end(j);
 	}
 	pv_json_end(j);
@@ -186,9 +210,15 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32];
 		cost_text(v, m, tb, sizeof(tb), v->whole[m]);
-		fprintf(out, "# metric: %s (%s), total %s, %s\n", fmt_column_name(v, m),
-			unit_text(v, m), tb,
-			o && o->threads_label ? o->threads_label : "all threads");
+		const char *formula = pv_view_metric_formula(v, m);
+		if (formula)
+			fprintf(out, "# metric: %s = %s, total %s, %s\n", fmt_column_name(v, m),
+				formula, tb,
+				o && o->threads_label ? o->threads_label : "all threads");
+		else
+			fprintf(out, "# metric: %s (%s), total %s, %s\n", fmt_column_name(v, m),
+				unit_text(v, m), tb,
+				o && o->threads_label ? o->threads_label : "all threads");
 	}
 	if (v->q.nr_filters || v->q.has_range || v->q.inlines != PV_INLINE_KEEP) {
 		char *args = pv_query_to_args(&v->q);
@@ -208,8 +238,10 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 		if (v->lost[m]) {
 			char lb[32];
 			cost_text(v, m, lb, sizeof(lb), v->lost[m]);
-			fprintf(out, "# %s: %s in samples that lost every frame to a filter (not shown)\n",
-				fmt_column_name(v, m), lb);
+			fprintf(
+			    out,
+			    "# %s: %s in samples that lost every frame to a filter (not shown)\n",
+			    fmt_column_name(v, m), lb);
 		}
 	}
 }
@@ -222,8 +254,10 @@ static void text_columns(FILE *out, const struct pv_view *v, bool self_first)
 			snprintf(a, sizeof(a), "%s", self_first ? "self" : "total");
 			snprintf(b, sizeof(b), "%s", self_first ? "total" : "self");
 		} else {
-			snprintf(a, sizeof(a), "%s %s", fmt_column_name(v, m), self_first ? "self" : "total");
-			snprintf(b, sizeof(b), "%s %s", fmt_column_name(v, m), self_first ? "total" : "self");
+			snprintf(a, sizeof(a), "%s %s", fmt_column_name(v, m),
+				 self_first ? "self" : "total");
+			snprintf(b, sizeof(b), "%s %s", fmt_column_name(v, m),
+				 self_first ? "total" : "self");
 		}
 		fprintf(out, "%12s %8s %12s %8s  ", a, self_first ? "self%" : "total%", b,
 			self_first ? "total%" : "self%");
@@ -241,6 +275,8 @@ static void text_values(FILE *out, const struct pv_view *v, int64_t *const *tota
 		cost_text(v, m, sb, sizeof(sb), self[m][r]);
 		pct(tp, sizeof(tp), total[m][r], v->base[m]);
 		pct(sp, sizeof(sp), self[m][r], v->base[m]);
+		if (pv_view_metric_derived(v, m)) /* a formula's value is no share of a whole */
+			tp[0] = sp[0] = 0;
 		char c = m + 1 == v->nr_metrics ? mark : ' ';
 		if (self_first)
 			fprintf(out, "%12s %8s %12s %8s %c", sb, sp, tb, tp, c);
@@ -331,6 +367,8 @@ static void more_row(struct walk *w, const struct level *it)
 		}
 	}
 	for (uint32_t m = 0; m < nm; m++) {
+		if (pv_view_metric_derived(v, m)) /* a formula's values do not add up */
+			tot[m] = slf[m] = PV_VALUE_NONE;
 		tp[m] = &tot[m];
 		sp[m] = &slf[m];
 	}
@@ -482,15 +520,16 @@ static void json_head(struct pv_json *j, const struct pv_view *v)
 	pv_json_object(j);
 	pv_json_kstr(j, "metric", fmt_column_name(v, 0));
 	pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, 0)));
-	pv_json_kint(j, "total", v->whole[0]);
+	pv_json_key(j, "total");
+	json_cost(j, v, 0, v->whole[0]);
 	if (v->nr_metrics > 1) {
 		pv_json_key(j, "metrics");
 		pv_json_array(j);
 		for (uint32_t m = 0; m < v->nr_metrics; m++) {
 			pv_json_object(j);
-			pv_json_kstr(j, "name", fmt_column_name(v, m));
-			pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, m)));
-			pv_json_kint(j, "total", v->whole[m]);
+			json_column(j, v, m);
+			pv_json_key(j, "total");
+			json_cost(j, v, m, v->whole[m]);
 			pv_json_end(j);
 		}
 		pv_json_end(j);

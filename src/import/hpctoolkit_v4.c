@@ -1,8 +1,9 @@
 /*
  * hpctoolkit_v4.c - HPCToolkit databases of format 4 (hpcprof 2022 and later): meta.db for the
  * calling context tree and the metrics, profile.db for the values of every execution context
- * (threads, GPU streams), metrics/default.yaml for the metrics' descriptions; trace.db and
- * cct.db are checked, not read (doc/hpctoolkit.md).
+ * (threads, GPU streams), metrics/default.yaml for the metrics' descriptions, trace.db for
+ * the time lines of the execution contexts (pv_profile.trace); cct.db is checked, not read
+ * (doc/hpctoolkit.md, doc/trace.md).
  *
  * The layout is HPCToolkit's doc/FORMATS.md: little-endian structures at absolute offsets, found
  * through section tables. Every structure is read with the size the file states (szProfile is 48
@@ -98,6 +99,7 @@ struct v4 {
 	uint64_t hidden, hidden_ctx; /* values (and contexts) of contexts the tree does not list */
 	uint8_t *hidden_seen;
 	uint32_t hidden_cap;
+	pv_thread_ix *prof_thread; /* [profile index in profile.db] -> thread, PV_NONE */
 };
 
 /* Index of the element of t that p points at, or PV_NONE after failing. */
@@ -710,6 +712,7 @@ static void v4_release(struct v4 *r)
 	pv_free(r->stat_metric);
 	pv_free(r->point_only);
 	pv_free(r->hidden_seen);
+	pv_free(r->prof_thread);
 	u64map_release(&r->ctx);
 	pv_free(r->ctx_node);
 	hpc_cct_release(&r->cct);
@@ -928,6 +931,12 @@ static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *titl
 		qsort(pr + 1, np - 1, sizeof(*pr), cmp_profile);
 	if ((rc = hpc_acc_begin(&r->cct, r->nm)))
 		goto out;
+	if (!(r->prof_thread = pv_malloc((size_t)np * sizeof(*r->prof_thread)))) {
+		rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < np; i++)
+		r->prof_thread[i] = PV_NONE;
 	pv_str_ix proc = builder_cstr(r->b, title);
 	for (uint32_t i = first; i < last && !rc; i++) {
 		bool summary = pr[i].flags & 1;
@@ -939,6 +948,8 @@ static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *titl
 		}
 		pv_thread_ix th = builder_thread(r->b, builder_cstr(r->b, pr[i].name), pr[i].rank,
 						 pr[i].thread, proc);
+		if (!summary)
+			r->prof_thread[pr[i].order] = th;
 		rc = read_values(r, f, &pr[i], summary ? r->stat_metric : r->prop_metric);
 		hpc_acc_flush(r->b, &r->cct, th);
 	}
@@ -949,9 +960,16 @@ out:
 	return rc;
 }
 
-/* ---- cct.db and trace.db: checked, so a corrupt database says so ---- */
+/* ---- trace.db: read into the profile's trace records; cct.db: checked ---- */
 
-static int check_trace(struct v4 *r, const struct hpc_bin *f, uint32_t nprofiles)
+/*
+ * The time lines of trace.db: header {pTraces, nTraces, szTrace, minTimestamp, maxTimestamp},
+ * per trace {profIndex, pStart, pEnd}, elements {u64 timestamp ns, u32 ctxId} in time order.
+ * Each element becomes a record of its profile's thread, at the stack of its context (context
+ * 0: not running); times are from minTimestamp, the profile's zero. A profile without a thread
+ * (the summary-only mode) has its trace left out, said in the diags.
+ */
+static int read_trace(struct v4 *r, const struct hpc_bin *f, uint32_t nprofiles)
 {
 	uint64_t sz[1], ptr[1];
 	int rc = v4_header(f, "trce", "trace.db", 1, sz, ptr);
@@ -962,7 +980,14 @@ static int check_trace(struct v4 *r, const struct hpc_bin *f, uint32_t nprofiles
 		return rc;
 	uint64_t pt = tt.p;
 	uint32_t nt = tt.n, szt = tt.stride;
-	uint64_t events = 0;
+	int64_t t_min = 0, t_max = 0;
+	if (sz[0] >= 32) {
+		t_min = (int64_t)le64(f->p + ptr[0] + 16);
+		t_max = (int64_t)le64(f->p + ptr[0] + 24);
+	}
+	if (t_min < 0 || t_max < t_min) /* a broken header: times as they are */
+		t_min = 0, t_max = INT64_MAX;
+	uint64_t left_out = 0, unknown = 0, late = 0;
 	for (uint32_t i = 0; i < nt; i++) {
 		const uint8_t *q = f->p + pt + (uint64_t)i * szt;
 		uint32_t prof = le32(q);
@@ -976,13 +1001,36 @@ static int check_trace(struct v4 *r, const struct hpc_bin *f, uint32_t nprofiles
 					"trace %u: its elements [%llu, %llu) are not whole 12-byte "
 					"elements within the file",
 					i, (unsigned long long)s, (unsigned long long)e);
-		events += (e - s) / 12;
+		pv_thread_ix th = r->prof_thread ? r->prof_thread[prof] : PV_NONE;
+		if (th == PV_NONE) {
+			left_out += (e - s) / 12;
+			continue;
+		}
+		for (uint64_t at = s; at < e; at += 12) {
+			int64_t t = (int64_t)(le64(f->p + at) & INT64_MAX);
+			uint32_t cid = le32(f->p + at + 8);
+			uint32_t node = cid ? ctx_of(r, cid) : UINT32_MAX;
+			pv_stack_ix st = node == UINT32_MAX ? PV_NONE : r->cct.stack[node];
+			if (cid && node == UINT32_MAX)
+				unknown++;
+			if (t < t_min || t > t_max) { /* kept, at the nearest end of the trace */
+				late++;
+				t = t < t_min ? t_min : t_max;
+			}
+			builder_trace(r->b, th, t - t_min, st);
+		}
 	}
-	if (nt)
-		builder_lossy(r->b, events,
-			      "trace.db: trace events of %u execution contexts (the "
-			      "time lines are not shown)",
-			      nt);
+	r->b->p->trace.end_ns = t_max - t_min;
+	if (nt && !r->b->p->meta.start_unix_ns)
+		r->b->p->meta.start_unix_ns = t_min;
+	builder_lossy(r->b, left_out,
+		      "trace.db: trace events of execution contexts not read as threads (not "
+		      "shown)");
+	builder_lossy(r->b, unknown,
+		      "trace.db: trace events at contexts meta.db does not list (shown as not "
+		      "running)");
+	builder_lossy(r->b, late,
+		      "trace.db: trace events outside the trace's time range (moved to its ends)");
 	return 0;
 }
 
@@ -1051,7 +1099,7 @@ static int import_db(struct pv_input *in, struct pv_builder *b, bool summary_onl
 			if (have_t < 0)
 				rc = have_t;
 			else if (have_t == 0)
-				rc = check_trace(&r, &tf, np);
+				rc = read_trace(&r, &tf, np);
 		}
 		if (!rc) {
 			have_c = open_sibling(in, "cct.db", &cin, &cpath, &cf, err);
@@ -1154,10 +1202,10 @@ int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *
 	r.stat_metric = pv_calloc(65536, sizeof(uint32_t));
 	r.scale = pv_calloc(1, sizeof(double));
 	r.point_only = pv_calloc(1, sizeof(bool));
-	int rc = !r.prop_metric || !r.stat_metric || !r.scale || !r.point_only ||
-			 hpc_cct_init(&r.cct)
-		     ? pv_error_set(err, PV_ENOMEM, "out of memory")
-		     : 0;
+	int rc =
+	    !r.prop_metric || !r.stat_metric || !r.scale || !r.point_only || hpc_cct_init(&r.cct)
+		? pv_error_set(err, PV_ENOMEM, "out of memory")
+		: 0;
 	if (!rc) {
 		r.scale[0] = 1;
 		struct hpc_bin f = {"fuzz-input", buf, len, err};
@@ -1165,7 +1213,7 @@ int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *
 		if (strcmp(kind, "profile.db") == 0)
 			rc = read_profiles(&r, &f, "", false, &np);
 		else if (strcmp(kind, "trace.db") == 0)
-			rc = check_trace(&r, &f, 16);
+			rc = read_trace(&r, &f, 16);
 		else
 			rc = check_cct(&f, 16);
 	}

@@ -2,8 +2,9 @@
  * hpctoolkit_xml.c - HPCToolkit databases before format 4 (hpcprof until 2022): experiment.xml
  * (DTD 2.0 to 2.2) for the calling context tree and the summary values, and the big-endian side
  * files with each execution context's values: *.metric-db (one per thread), or experiment-N.mdb
- * (the same files merged behind an index); *.hpctrace and experiment.mt are checked, not read
- * (doc/hpctoolkit.md).
+ * (the same files merged behind an index); the time lines of *.hpctrace (one per thread) or
+ * experiment.mt (merged, the same index) into the profile's trace records (doc/hpctoolkit.md,
+ * doc/trace.md).
  *
  * The tree is PF (procedure frame), Pr (a procedure inlined there: a="1"), L (loop), C (call
  * site) and S (statement) elements, each with M children (metric id, value). A procedure
@@ -311,7 +312,10 @@ struct rd {
 	struct xmetricdb *mdb;
 	uint32_t nr_mdb, cap_mdb;
 	char trace_glob[128];
-	struct u64map ids; /* XML node id (i) -> node */
+	int64_t trace_min, trace_max; /* TraceDB's db-min-time, db-max-time; 0 when none */
+	struct u64map ids;	      /* XML node id (i) -> node */
+	struct u64map trace_ids;      /* trace id (it) -> node */
+	struct u64map rank_thread;    /* rank << 32 | thread -> the thread */
 	struct hpc_cct cct;
 	/* summary values, read from the M elements: (node, metric id, value) */
 	uint32_t *sv_node, *sv_metric;
@@ -483,6 +487,9 @@ static int scope_element(struct rd *r, const struct xtag *t, const struct open_e
 	if (node == PV_NONE)
 		return oom(r);
 	out->node = node;
+	uint64_t it = attr_u64(t, "it", UINT64_MAX);
+	if (it != UINT64_MAX && u64map_put(&r->trace_ids, it, node))
+		return oom(r);
 	uint64_t id = attr_u64(t, "i", UINT64_MAX);
 	if (id != UINT64_MAX)
 		return put_id(r, &r->ids, id, node, t, "a node");
@@ -587,6 +594,10 @@ static int read_xml(struct rd *r)
 		} else if (tag_is(&t, "TraceDB")) {
 			const char *g = attr(&t, "db-glob", buf, sizeof(buf));
 			snprintf(r->trace_glob, sizeof(r->trace_glob), "%s", g ? g : "*.hpctrace");
+			uint64_t lo = attr_u64(&t, "db-min-time", 0),
+				 hi = attr_u64(&t, "db-max-time", 0);
+			r->trace_min = lo <= INT64_MAX ? (int64_t)lo : 0;
+			r->trace_max = hi <= INT64_MAX ? (int64_t)hi : 0;
 		} else if (tag_is(&t, "LoadModule") || tag_is(&t, "File") ||
 			   tag_is(&t, "Procedure")) {
 			rc = table_entry(r, &t);
@@ -680,8 +691,15 @@ static uint32_t model_metrics(struct rd *r, struct model_metric *mm, uint32_t ca
 
 struct side {
 	uint32_t rank, thread;
-	uint64_t off; /* where its metric-db starts */
+	uint64_t off; /* where its file starts */
+	uint64_t end; /* where it ends: the next file's start, or the end */
 };
+
+static int cmp_offset(const void *a, const void *b)
+{
+	const struct side *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
 
 static int cmp_side(const void *a, const void *b)
 {
@@ -769,36 +787,71 @@ static bool name_ids(const char *file, uint32_t *rank, uint32_t *thread)
 }
 
 /*
- * One side file f: a merged index (u32 type, u32 count, count x {u32 rank, u32 thread, u64
- * offset}, big-endian) of metric-db files (mdb), or one metric-db of thread (rank, thread). Each
- * metric-db is one thread of the profile, in (rank, thread) order.
+ * The files of one side file f: a merged index (u32 type, u32 count, count x {u32 rank, u32
+ * thread, u64 offset}, big-endian) when merged, else the one file of thread (rank, thread) at
+ * byte 0; in (rank, thread) order, each with the byte where it ends. 0 or an error.
  */
-static int read_sidefile(struct rd *r, const struct hpc_bin *f, bool mdb, uint32_t rank,
-			 uint32_t thread, const struct model_metric *mm, uint32_t nm, pv_str_ix proc)
+static int side_files(struct rd *r, const struct hpc_bin *f, bool merged, uint32_t rank,
+		      uint32_t thread, struct side **out, uint32_t *n)
 {
-	struct side *sides = NULL;
 	uint32_t ns = 1;
-	int rc = 0;
-	if (mdb) {
+	if (merged) {
 		if (!hpc_in(f, 0, 8, "the index header"))
 			return PV_EPARSE;
 		ns = be32(f->p + 4);
 		if (!hpc_in(f, 8, (uint64_t)ns * 16, "the index"))
 			return PV_EPARSE;
 	}
-	if (!(sides = pv_calloc(ns ? ns : 1, sizeof(*sides))))
+	struct side *sides = pv_calloc(ns ? ns : 1, sizeof(*sides));
+	if (!sides)
 		return oom(r);
 	for (uint32_t k = 0; k < ns; k++) {
 		const uint8_t *q = f->p + 8 + 16 * k;
-		sides[k] = mdb ? (struct side){be32(q), be32(q + 4), be64(q + 8)}
-			       : (struct side){rank, thread, 0};
+		sides[k] = merged ? (struct side){be32(q), be32(q + 4), be64(q + 8), 0}
+				  : (struct side){rank, thread, 0, 0};
 	}
+	/* a file ends where the next one in the file starts; the last one before the merged
+	 * file's end marker (hpcviewer's, the 8 bytes ffffffff deadf00d) */
+	uint64_t len = f->len;
+	if (merged && len >= 16 && be64(f->p + len - 8) == 0xffffffffdeadf00dull)
+		len -= 8;
+	qsort(sides, ns, sizeof(*sides), cmp_offset);
+	for (uint32_t k = 0; k < ns; k++)
+		sides[k].end = k + 1 < ns ? sides[k + 1].off : len;
 	qsort(sides, ns, sizeof(*sides), cmp_side);
+	*out = sides;
+	*n = ns;
+	return 0;
+}
+
+/* The thread of execution context (rank, thread): "RANK r THREAD t", made once. */
+static pv_thread_ix rank_thread(struct rd *r, uint32_t rank, uint32_t thread, pv_str_ix proc)
+{
+	uint64_t key = (uint64_t)rank << 32 | thread;
+	uint32_t th = u64map_get(&r->rank_thread, key);
+	if (th != UINT32_MAX)
+		return th;
+	th = builder_thread(r->b, builder_strf(r->b, "RANK %u THREAD %u", rank, thread), rank,
+			    thread, proc);
+	if (th != PV_NONE && u64map_put(&r->rank_thread, key, th))
+		return PV_NONE;
+	return th;
+}
+
+/*
+ * One side file f of metric-db files: merged (experiment-N.mdb) or one thread's (rank, thread).
+ * Each metric-db is one thread of the profile, in (rank, thread) order.
+ */
+static int read_sidefile(struct rd *r, const struct hpc_bin *f, bool mdb, uint32_t rank,
+			 uint32_t thread, const struct model_metric *mm, uint32_t nm,
+			 pv_str_ix proc)
+{
+	struct side *sides = NULL;
+	uint32_t ns = 0;
+	int rc = side_files(r, f, mdb, rank, thread, &sides, &ns);
 	for (uint32_t k = 0; k < ns && !rc; k++) {
 		rc = read_metricdb(r, f, sides[k].off, mm, nm);
-		pv_thread_ix th = builder_thread(
-		    r->b, builder_strf(r->b, "RANK %u THREAD %u", sides[k].rank, sides[k].thread),
-		    sides[k].rank, sides[k].thread, proc);
+		pv_thread_ix th = rank_thread(r, sides[k].rank, sides[k].thread, proc);
 		hpc_acc_flush(r->b, &r->cct, th);
 	}
 	pv_free(sides);
@@ -810,14 +863,24 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Threads from the side files: an experiment-N.mdb, else the files db-glob matches. */
-static int read_threads(struct rd *r, const struct pv_input *xin, bool *any)
+static void free_names(char **names, uint32_t n)
 {
-	*any = false;
-	if (!r->nr_mdb || !input_is_file(xin))
+	for (uint32_t i = 0; i < n; i++)
+		pv_free(names[i]);
+	pv_free(names);
+}
+
+/*
+ * The files of the XML's folder whose names match pattern, sorted by name, into *names (to
+ * free_names); none when the XML is no file on disk. 0 or PV_ENOMEM.
+ */
+static int folder_files(struct rd *r, const struct pv_input *xin, const char *pattern,
+			char ***names, uint32_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	if (!input_is_file(xin))
 		return 0;
-	struct model_metric mm[64];
-	/* the folder's files */
 	char dir[4096];
 	const char *slash = strrchr(xin->name, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - xin->name) : 1,
@@ -825,38 +888,52 @@ static int read_threads(struct rd *r, const struct pv_input *xin, bool *any)
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;
-	char **names = NULL;
+	char **v = NULL;
 	uint32_t nn = 0, cn = 0;
-	bool mdb = false;
 	int rc = 0;
 	for (struct dirent *e; (e = readdir(d)) && !rc;) {
-		bool is_mdb = fnmatch("experiment-*.mdb", e->d_name, 0) == 0;
-		if (!is_mdb && fnmatch(r->mdb[0].glob, e->d_name, 0) != 0)
+		if (fnmatch(pattern, e->d_name, 0) != 0)
 			continue;
-		if (is_mdb && !mdb) { /* the merged file replaces the single ones */
-			for (uint32_t i = 0; i < nn; i++)
-				pv_free(names[i]);
-			nn = 0;
-			mdb = true;
-		} else if (mdb && !is_mdb) {
-			continue;
-		}
 		if (nn == cn) {
 			cn = cn ? cn * 2 : 16;
-			char **g = pv_realloc(names, cn * sizeof(*g));
+			char **g = pv_realloc(v, cn * sizeof(*g));
 			if (!g) {
 				rc = oom(r);
 				break;
 			}
-			names = g;
+			v = g;
 		}
-		if (!(names[nn++] = pv_strdup(e->d_name)))
+		if (!(v[nn++] = pv_strdup(e->d_name)))
 			rc = oom(r);
 	}
 	closedir(d);
+	if (rc) {
+		free_names(v, nn);
+		return rc;
+	}
+	if (nn)
+		qsort(v, nn, sizeof(*v), cmp_name);
+	*names = v;
+	*n = nn;
+	return 0;
+}
+
+/* Threads from the side files: an experiment-N.mdb, else the files db-glob matches. */
+static int read_threads(struct rd *r, const struct pv_input *xin, bool *any)
+{
+	*any = false;
+	if (!r->nr_mdb)
+		return 0;
+	struct model_metric mm[64];
+	char **names = NULL;
+	uint32_t nn = 0;
+	/* the merged file replaces the single ones */
+	int rc = folder_files(r, xin, "experiment-*.mdb", &names, &nn);
+	bool mdb = nn > 0;
+	if (!rc && !nn)
+		rc = folder_files(r, xin, r->mdb[0].glob, &names, &nn);
 	if (rc || !nn)
 		goto out;
-	qsort(names, nn, sizeof(*names), cmp_name);
 	uint32_t nm = model_metrics(r, mm, 64, true);
 	if (!nm)
 		goto out;
@@ -886,9 +963,156 @@ static int read_threads(struct rd *r, const struct pv_input *xin, bool *any)
 		pv_free(path);
 	}
 out:
-	for (uint32_t i = 0; i < nn; i++)
-		pv_free(names[i]);
-	pv_free(names);
+	free_names(names, nn);
+	return rc;
+}
+
+/* ---- traces: *.hpctrace, or experiment.mt (the same files merged behind an index) ---- */
+
+/*
+ * The header of the trace file at [off, end) of f: "HPCRUN-trace______01.00b" (24 bytes, times
+ * in microseconds) or "...01.01b" and 8 bytes of flags (32 bytes, nanoseconds). Sets where the
+ * records start and the nanoseconds of a tick. 0 or an error.
+ */
+static int trace_header(const struct hpc_bin *f, uint64_t off, uint64_t end, uint64_t *first,
+			int64_t *ns)
+{
+	if (end < off || !hpc_in(f, off, 24, "a trace file's header"))
+		return PV_EPARSE;
+	const uint8_t *h = f->p + off;
+	if (memcmp(h, "HPCRUN-trace______", 18) != 0)
+		return hpc_fail(f, off,
+				"not a trace file (it does not start with "
+				"HPCRUN-trace______)");
+	if (h[23] != 'b')
+		return hpc_fail(f, off + 23,
+				"a trace file of byte order '%c' (profview reads "
+				"'b', big-endian)",
+				h[23]);
+	bool v100 = memcmp(h + 18, "01.00", 5) == 0;
+	*first = off + (v100 ? 24 : 32);
+	*ns = v100 ? 1000 : 1;
+	if (*first > end || (end - *first) % 12)
+		return hpc_fail(f, off,
+				"a trace file whose %llu bytes of records are not whole "
+				"12-byte records",
+				(unsigned long long)(end - (off + 24)));
+	return 0;
+}
+
+/* A time of ticks of ns nanoseconds, clamped where it would overflow (a broken file). */
+static int64_t tick_ns(uint64_t ticks, int64_t ns)
+{
+	return ticks > (uint64_t)(INT64_MAX / ns) ? INT64_MAX / ns * ns : (int64_t)ticks * ns;
+}
+
+struct trace_file {
+	struct pv_input in;
+	char *path;
+	struct hpc_bin f;
+	struct side *sides;
+	uint32_t ns;
+	bool open;
+};
+
+/*
+ * The records of every trace file (experiment.mt, else the files TraceDB's glob matches): each
+ * record {u64 time, u32 trace id} is a record of its (rank, thread)'s thread at the stack of the
+ * node whose it attribute is the id. The profile's zero is the earliest of db-min-time and the
+ * records; the trace ends at the latest of db-max-time and the records.
+ */
+static int read_traces(struct rd *r, const struct pv_input *xin)
+{
+	if (!r->trace_glob[0])
+		return 0;
+	char **names = NULL;
+	uint32_t nn = 0;
+	int rc = folder_files(r, xin, "experiment.mt", &names, &nn);
+	bool merged = nn > 0;
+	if (!rc && !nn)
+		rc = folder_files(r, xin, r->trace_glob, &names, &nn);
+	struct trace_file *tf = nn ? pv_calloc(nn, sizeof(*tf)) : NULL;
+	if (!rc && nn && !tf)
+		rc = oom(r);
+	uint32_t opened = 0;
+	int64_t t_min = INT64_MAX, t_max = INT64_MIN, unit = 0;
+	/* pass 1: open, index, check the headers, the time range */
+	for (uint32_t i = 0; i < nn && !rc; i++) {
+		struct trace_file *t = &tf[i];
+		rc = hpc_sibling(xin, names[i], &t->in, &t->path, r->err);
+		if (rc == 1) {
+			rc = 0;
+			continue;
+		}
+		if (rc)
+			break;
+		t->open = true;
+		opened = i + 1;
+		t->f = (struct hpc_bin){t->path, (const uint8_t *)t->in.data, t->in.len, r->err};
+		uint32_t rank = i, thread = 0;
+		if (!merged)
+			name_ids(names[i], &rank, &thread);
+		if ((rc = side_files(r, &t->f, merged, rank, thread, &t->sides, &t->ns)))
+			break;
+		for (uint32_t k = 0; k < t->ns && !rc; k++) {
+			uint64_t at;
+			int64_t ns;
+			rc = trace_header(&t->f, t->sides[k].off, t->sides[k].end, &at, &ns);
+			if (!unit)
+				unit = ns;
+			for (; !rc && at < t->sides[k].end; at += 12) {
+				int64_t v = tick_ns(be64(t->f.p + at), ns);
+				t_min = v < t_min ? v : t_min;
+				t_max = v > t_max ? v : t_max;
+			}
+		}
+	}
+	if (!rc && unit) {
+		int64_t lo = tick_ns((uint64_t)r->trace_min, unit);
+		int64_t hi = tick_ns((uint64_t)r->trace_max, unit);
+		if (lo && lo < t_min)
+			t_min = lo;
+		if (hi > t_max)
+			t_max = hi;
+		if (t_min > t_max)
+			t_min = t_max = 0;
+	}
+	/* pass 2: the records */
+	uint64_t unknown = 0;
+	pv_str_ix proc = builder_cstr(r->b, r->title);
+	for (uint32_t i = 0; i < opened && !rc; i++) {
+		struct trace_file *t = &tf[i];
+		for (uint32_t k = 0; t->open && k < t->ns && !rc; k++) {
+			uint64_t at;
+			int64_t ns;
+			rc = trace_header(&t->f, t->sides[k].off, t->sides[k].end, &at, &ns);
+			pv_thread_ix th =
+			    rank_thread(r, t->sides[k].rank, t->sides[k].thread, proc);
+			for (; !rc && at < t->sides[k].end; at += 12) {
+				int64_t v = tick_ns(be64(t->f.p + at), ns);
+				uint32_t node = u64map_get(&r->trace_ids, be32(t->f.p + at + 8));
+				unknown += node == UINT32_MAX;
+				builder_trace(r->b, th, v - t_min,
+					      node == UINT32_MAX ? PV_NONE : r->cct.stack[node]);
+			}
+		}
+	}
+	if (!rc && opened) {
+		r->b->p->trace.end_ns = t_max - t_min;
+		if (!r->b->p->meta.start_unix_ns)
+			r->b->p->meta.start_unix_ns = t_min;
+		builder_lossy(r->b, unknown,
+			      "trace records of trace ids no node of experiment.xml has (shown as "
+			      "not running)");
+	}
+	for (uint32_t i = 0; tf && i < nn; i++) {
+		if (tf[i].open)
+			input_close(&tf[i].in);
+		pv_free(tf[i].path);
+		pv_free(tf[i].sides);
+	}
+	pv_free(tf);
+	free_names(names, nn);
 	return rc;
 }
 
@@ -934,6 +1158,8 @@ static void release(struct rd *r)
 	u64map_release(&r->files);
 	u64map_release(&r->procs);
 	u64map_release(&r->ids);
+	u64map_release(&r->trace_ids);
+	u64map_release(&r->rank_thread);
 	hpc_cct_release(&r->cct);
 	pv_free(r->sv_node);
 	pv_free(r->sv_metric);
@@ -967,6 +1193,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = read_threads(&r, in, &threads);
 	if (!rc && !threads)
 		rc = summary_thread(&r);
+	if (!rc)
+		rc = read_traces(&r, in);
 	if (!rc && r.fraction)
 		builder_lossy(b, r.fraction, "values rounded to whole units of their metric");
 	if (!rc && r.cct.negative)

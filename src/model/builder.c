@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -711,6 +712,18 @@ void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix 
 		b->p->metrics.description[m] = desc;
 }
 
+int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_str_ix desc)
+{
+	struct pv_formulas *t = &b->p->formulas;
+	if (b->status || GROW(b, t, COL(t->name), COL(t->formula), COL(t->description)))
+		return b->status ? b->status : PV_ENOMEM;
+	uint32_t r = t->len++;
+	t->name[r] = name;
+	t->formula[r] = formula;
+	t->description[r] = desc;
+	return 0;
+}
+
 /* Every sample column to nc rows (nc >= cap). */
 static int resize_samples(struct pv_builder *b, uint32_t nc)
 {
@@ -895,6 +908,17 @@ void builder_marker(struct pv_builder *b, const struct raw_marker *m)
 	t->cause_time_ns[r] = m->cause_time_ns;
 }
 
+void builder_trace(struct pv_builder *b, pv_thread_ix t, int64_t time_ns, pv_stack_ix stack)
+{
+	struct pv_trace_records *r = &b->p->trace;
+	if (GROW(b, r, COL(r->thread), COL(r->time_ns), COL(r->stack)))
+		return;
+	r->thread[r->len] = t;
+	r->time_ns[r->len] = time_ns;
+	r->stack[r->len] = stack;
+	r->len++;
+}
+
 void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)
 {
 	if (b->status || count == 0)
@@ -1023,12 +1047,60 @@ static int group_samples(struct pv_builder *b)
 	return rc;
 }
 
+struct trace_key {
+	pv_thread_ix thread;
+	uint32_t ix;
+	int64_t time;
+};
+
+static int trace_cmp(const void *x, const void *y)
+{
+	const struct trace_key *a = x, *b = y;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->ix < b->ix ? -1 : a->ix > b->ix;
+}
+
+/* The trace records by thread, then time, stably (most importers append them so already). */
+static int sort_trace(struct pv_trace_records *r)
+{
+	bool sorted = true;
+	for (uint32_t i = 1; i < r->len && sorted; i++)
+		sorted = r->thread[i] > r->thread[i - 1] ||
+			 (r->thread[i] == r->thread[i - 1] && r->time_ns[i] >= r->time_ns[i - 1]);
+	if (sorted)
+		return 0;
+	struct trace_key *k = pv_malloc((size_t)r->len * sizeof(*k));
+	pv_stack_ix *st = pv_malloc((size_t)r->len * sizeof(*st));
+	if (!k || !st) {
+		pv_free(k);
+		pv_free(st);
+		return PV_ENOMEM;
+	}
+	for (uint32_t i = 0; i < r->len; i++)
+		k[i] = (struct trace_key){r->thread[i], i, r->time_ns[i]};
+	qsort(k, r->len, sizeof(*k), trace_cmp);
+	for (uint32_t i = 0; i < r->len; i++) {
+		r->thread[i] = k[i].thread;
+		r->time_ns[i] = k[i].time;
+		st[i] = r->stack[k[i].ix];
+	}
+	pv_free(k);
+	pv_free(r->stack);
+	r->stack = st;
+	return 0;
+}
+
 int builder_finish(struct pv_builder *b, struct pv_profile **out)
 {
 	if (!b->status && b->p->metrics.len == 0)
 		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
 	if (!b->status)
 		b->status = group_samples(b);
+	if (!b->status)
+		b->status = sort_trace(&b->p->trace);
 	int st = b->status;
 	release_maps(b);
 	if (st) {

@@ -132,6 +132,8 @@ pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, i
 pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit unit);
 /* Sets metric m's description. */
 void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix desc);
+/* Adds a metric defined by a formula over the others (pv_formulas); 0 or PV_ENOMEM. */
+int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_str_ix desc);
 
 /*
  * Appends a sample. weights has one value per metric defined so far (NULL = all 1). Define every
@@ -177,6 +179,13 @@ struct raw_marker {
 	int64_t cause_time_ns;
 };
 void builder_marker(struct pv_builder *b, const struct raw_marker *m);
+
+/*
+ * Appends a trace record (pv_profile.trace): thread t was in stack (PV_NONE: not running) from
+ * time_ns on. Any order: builder_finish sorts the records by thread, then time (stable). The
+ * importer sets p->trace.end_ns.
+ */
+void builder_trace(struct pv_builder *b, pv_thread_ix t, int64_t time_ns, pv_stack_ix stack);
 
 /* Records a lossy step (same message text = same row, counts add up). */
 void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)

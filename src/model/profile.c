@@ -89,6 +89,9 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p->metrics.name);
 	pv_free(p->metrics.unit);
 	pv_free(p->metrics.description);
+	pv_free(p->formulas.name);
+	pv_free(p->formulas.formula);
+	pv_free(p->formulas.description);
 	pv_free(p->markers.name);
 	pv_free(p->markers.category);
 	pv_free(p->markers.phase);
@@ -98,6 +101,9 @@ void pv_profile_free(struct pv_profile *p)
 	pv_free(p->markers.payload);
 	pv_free(p->markers.cause_stack);
 	pv_free(p->markers.cause_time_ns);
+	pv_free(p->trace.thread);
+	pv_free(p->trace.time_ns);
+	pv_free(p->trace.stack);
 	pv_free(p->diags.msg);
 	pv_free(p->diags.count);
 	arena_free(p->arena);
@@ -157,48 +163,6 @@ uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix 
 		}
 	}
 	return n;
-}
-
-int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
-		     pv_thread_ix **out, uint32_t *nr, uint32_t *bad)
-{
-	uint32_t len = p->threads.len ? p->threads.len : 1;
-	pv_thread_ix *t = pv_malloc(len * sizeof(*t));
-	*out = NULL;
-	*nr = 0;
-	if (!t)
-		return PV_ENOMEM;
-	if (!n) {
-		for (pv_thread_ix i = 0; i < p->threads.len; i++)
-			t[(*nr)++] = i;
-		*out = t;
-		return 0;
-	}
-	/* the threads each name finds, marked, then listed once each in index order */
-	uint8_t *mark = pv_calloc(len, 1);
-	pv_thread_ix *found = pv_malloc(len * sizeof(*found));
-	int rc = mark && found ? 0 : PV_ENOMEM;
-	for (uint32_t i = 0; !rc && i < n; i++) {
-		uint32_t k = pv_thread_find(p, names[i], found, p->threads.len);
-		if (!k) {
-			*bad = i;
-			rc = PV_EINVAL;
-		}
-		for (uint32_t j = 0; j < k && j < p->threads.len; j++)
-			mark[found[j]] = 1;
-	}
-	for (pv_thread_ix i = 0; !rc && i < p->threads.len; i++)
-		if (mark[i])
-			t[(*nr)++] = i;
-	pv_free(mark);
-	pv_free(found);
-	if (rc) {
-		pv_free(t);
-		*nr = 0;
-		return rc;
-	}
-	*out = t;
-	return 0;
 }
 
 int pv_label_set_has(const struct pv_profile *p, uint32_t ls, const char *key, const char *value)

@@ -125,6 +125,11 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (!ix_ok(me->description[i], ns))
 			FAIL("metrics[%u].description: %u out of range", i, me->description[i]);
 	}
+	const struct pv_formulas *fo = &p->formulas;
+	for (uint32_t i = 0; i < fo->len; i++)
+		if (!ix_ok(fo->name[i], ns) || fo->name[i] == 0 || !ix_ok(fo->formula[i], ns) ||
+		    fo->formula[i] == 0 || !ix_ok(fo->description[i], ns))
+			FAIL("formulas[%u]: a string missing or out of range", i);
 	for (uint32_t i = 0; i < p->samples.len; i++)
 		if (!opt_ok(p->samples.stack[i], st->len))
 			FAIL("samples[%u].stack: %u out of range", i, p->samples.stack[i]);
@@ -188,6 +193,20 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (mk->phase[i] == PV_PHASE_INTERVAL && mk->start_ns[i] != PV_TIME_NONE &&
 		    mk->end_ns[i] != PV_TIME_NONE && mk->end_ns[i] < mk->start_ns[i])
 			FAIL("markers[%u]: interval ends before it starts", i);
+	}
+	const struct pv_trace_records *tr = &p->trace;
+	for (uint32_t i = 0; i < tr->len; i++) {
+		if (!ix_ok(tr->thread[i], th->len))
+			FAIL("trace[%u].thread: %u out of range", i, tr->thread[i]);
+		if (!opt_ok(tr->stack[i], st->len))
+			FAIL("trace[%u].stack: %u out of range", i, tr->stack[i]);
+		if (tr->time_ns[i] == PV_TIME_NONE || tr->time_ns[i] > tr->end_ns)
+			FAIL("trace[%u]: time %lld is not before the trace's end", i,
+			     (long long)tr->time_ns[i]);
+		if (i && tr->thread[i] == tr->thread[i - 1] && tr->time_ns[i] < tr->time_ns[i - 1])
+			FAIL("trace[%u]: out of time order", i);
+		if (i && tr->thread[i] != tr->thread[i - 1] && tr->thread[i] < tr->thread[i - 1])
+			FAIL("trace[%u]: threads' records not in thread order", i);
 	}
 	for (uint32_t i = 0; i < p->diags.len; i++)
 		if (!ix_ok(p->diags.msg[i], ns))

@@ -157,16 +157,13 @@ int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 	a->start_ns = start;
 	a->end_ns = end;
 	a->buckets = o->buckets;
-	uint32_t bad;
 	uint8_t *keep = NULL;
 	pv_cat_ix *leaf = NULL;
 	int rc = pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &a->thread,
-				  &a->nr_threads, &bad);
-	if (rc == PV_EINVAL) {
-		rc = pv_error_set(err, rc, "no thread named '%.200s'", q->threads[bad]);
+				  &a->nr_threads, err);
+	if (rc)
 		goto done;
-	}
-	if (rc || !(a->samples = pv_calloc(a->nr_threads ? a->nr_threads : 1, sizeof(uint64_t)))) {
+	if (!(a->samples = pv_calloc(a->nr_threads ? a->nr_threads : 1, sizeof(uint64_t)))) {
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto done;
 	}

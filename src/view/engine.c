@@ -55,6 +55,9 @@ struct pv_engine {
 	const uint32_t *anchor;
 	const struct scope *center;
 	uint32_t ncenter;
+	/* pv__view_rows only: build_top_down keeps its row of each working stack here */
+	bool want_node;
+	uint32_t *node;
 };
 
 static uint32_t vf_func(const struct pv_view *v, uint32_t vf)
@@ -116,14 +119,14 @@ enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH, SC_FRAMES };
 struct scope {
 	enum scope_kind kind;
 	const char *text;
-	uint8_t *fmatch;          /* over profile functions */
-	pv_module_ix module;      /* module:NAME also matches that module's collapsed frames */
+	uint8_t *fmatch;     /* over profile functions */
+	pv_module_ix module; /* module:NAME also matches that module's collapsed frames */
 	uint32_t line;
 	char **path;	       /* SC_PATH: the steps as written, from the root */
 	uint32_t **path_funcs; /* SC_PATH: the profile functions each step names, ascending */
 	uint32_t *path_nfuncs;
 	uint32_t path_len;
-	uint8_t *vmatch;          /* SC_FRAMES: over profile frames (loop:FILE:LINE) */
+	uint8_t *vmatch; /* SC_FRAMES: over profile frames (loop:FILE:LINE) */
 };
 
 static void scope_release(struct scope *s)
@@ -233,9 +236,8 @@ static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const c
 			pv_str_ix sn = p->funcs.name[f];
 			pv_source_ix src = p->funcs.source[f];
 			if ((line != ANY_LINE && p->funcs.line[f] != line) ||
-			    (col && p->funcs.column[f] != col) ||
-			    src == PV_NONE || p->strings.size[sn] != nl ||
-			    memcmp(p->strings.ptr[sn], s, nl) != 0 ||
+			    (col && p->funcs.column[f] != col) || src == PV_NONE ||
+			    p->strings.size[sn] != nl || memcmp(p->strings.ptr[sn], s, nl) != 0 ||
 			    !ends_with_path_n(pv_str(p, p->sources.path[src]), at + 1, fl))
 				continue;
 			fm[f] = 1;
@@ -321,8 +323,8 @@ uint32_t pv_scope_functions(const struct pv_profile *p, const char *scope, uint8
  * group the sum of its parts, a repetition {m,n} multiplies what it repeats by n (m for {m,}),
  * saturating.
  */
-#define RE_MAX_TEXT 1024
-#define RE_MAX_SIZE 20000
+#define RE_MAX_TEXT  1024
+#define RE_MAX_SIZE  20000
 #define RE_MAX_DEPTH 32
 
 static uint64_t re_mul(uint64_t a, uint64_t b)
@@ -367,7 +369,8 @@ static uint64_t re_size(const char *p, size_t *i, int depth, bool *backref)
 				if (p[*i] == ',')
 					comma = true;
 				else if (p[*i] >= '0' && p[*i] <= '9')
-					*(comma ? &n : &m) = (comma ? n : m) * 10 + (uint64_t)(p[*i] - '0');
+					*(comma ? &n : &m) =
+					    (comma ? n : m) * 10 + (uint64_t)(p[*i] - '0');
 				if (m > RE_MAX_SIZE || n > RE_MAX_SIZE)
 					m = n = RE_MAX_SIZE;
 			}
@@ -402,7 +405,8 @@ static int regex_budget(const char *pattern, char *why, size_t len)
 	while (pattern[i]) /* a stray ')' ends re_size early: go on after it */
 		size += re_size(pattern, &i, 0, &backref);
 	if (backref) {
-		snprintf(why, len, "back-references (\\1 ... \\9) are not allowed in a regular "
+		snprintf(why, len,
+			 "back-references (\\1 ... \\9) are not allowed in a regular "
 			 "expression: matching them can take exponential time");
 		return 1;
 	}
@@ -414,6 +418,91 @@ static int regex_budget(const char *pattern, char *why, size_t len)
 			 RE_MAX_SIZE);
 		return 1;
 	}
+	return 0;
+}
+
+/* Compiles text, "re:REGEX", within the budget; what names the role in messages. 0 or PV_EINVAL. */
+static int re_compile(regex_t *re, const char *text, const char *what, struct pv_error *err)
+{
+	char why[160];
+	if (regex_budget(text + 3, why, sizeof(why)))
+		return pv_error_set(err, PV_EINVAL, "%s '%.80s%s': %s", what, text,
+				    strlen(text) > 80 ? "..." : "", why);
+	int rc = regcomp(re, text + 3, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+		regerror(rc, re, msg, sizeof(msg));
+		return pv_error_set(err, PV_EINVAL, "%s '%s': bad regular expression: %s", what,
+				    text, msg);
+	}
+	return 0;
+}
+
+/* The threads one name marks in mark[] (pv_thread_select): 0, or PV_EINVAL when none. */
+static int thread_mark(const struct pv_profile *p, const char *spec, uint8_t *mark,
+		       pv_thread_ix *found, struct pv_error *err)
+{
+	uint32_t n = 0;
+	if (strncmp(spec, "re:", 3) == 0) {
+		regex_t re;
+		int rc = re_compile(&re, spec, "--thread", err);
+		if (rc)
+			return rc;
+		for (pv_thread_ix t = 0; t < p->threads.len; t++) {
+			if (regexec(&re, pv_str(p, p->threads.name[t]), 0, NULL, 0) == 0) {
+				mark[t] = 1;
+				n++;
+			}
+		}
+		regfree(&re);
+		if (!n)
+			return pv_error_set(err, PV_EINVAL,
+					    "no thread name matches '%s' (see "
+					    "'profview info')",
+					    spec);
+		return 0;
+	}
+	n = pv_thread_find(p, spec, found, p->threads.len);
+	for (uint32_t j = 0; j < n && j < p->threads.len; j++)
+		mark[found[j]] = 1;
+	if (!n)
+		return pv_error_set(err, PV_EINVAL, "no thread named '%s' (see 'profview info')",
+				    spec);
+	return 0;
+}
+
+int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
+		     pv_thread_ix **out, uint32_t *nr, struct pv_error *err)
+{
+	uint32_t len = p->threads.len ? p->threads.len : 1;
+	pv_thread_ix *t = pv_malloc(len * sizeof(*t));
+	*out = NULL;
+	*nr = 0;
+	if (!t)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	if (!n) {
+		for (pv_thread_ix i = 0; i < p->threads.len; i++)
+			t[(*nr)++] = i;
+		*out = t;
+		return 0;
+	}
+	/* the threads each name finds, marked, then listed once each in index order */
+	uint8_t *mark = pv_calloc(len, 1);
+	pv_thread_ix *found = pv_malloc(len * sizeof(*found));
+	int rc = mark && found ? 0 : pv_error_set(err, PV_ENOMEM, "out of memory");
+	for (uint32_t i = 0; !rc && i < n; i++)
+		rc = thread_mark(p, names[i], mark, found, err);
+	for (pv_thread_ix i = 0; !rc && i < p->threads.len; i++)
+		if (mark[i])
+			t[(*nr)++] = i;
+	pv_free(mark);
+	pv_free(found);
+	if (rc) {
+		pv_free(t);
+		*nr = 0;
+		return rc;
+	}
+	*out = t;
 	return 0;
 }
 
@@ -438,18 +527,10 @@ static int scope_compile(struct pv_engine *e, struct scope *sc, const char *text
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 	uint32_t n = 0;
 	if (strncmp(text, "re:", 3) == 0) {
-		char why[160];
-		if (regex_budget(text + 3, why, sizeof(why)))
-			return pv_error_set(e->err, PV_EINVAL, "%s '%.80s%s': %s", what, text,
-					    strlen(text) > 80 ? "..." : "", why);
 		regex_t re;
-		int rc = regcomp(&re, text + 3, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[128];
-			regerror(rc, &re, msg, sizeof(msg));
-			return pv_error_set(e->err, PV_EINVAL, "%s '%s': bad regular expression: %s",
-					    what, text, msg);
-		}
+		int rc = re_compile(&re, text, what, e->err);
+		if (rc)
+			return rc;
 		for (uint32_t f = 0; f < p->funcs.len; f++) {
 			if (regexec(&re, pv_str(p, p->funcs.name[f]), 0, NULL, 0) == 0) {
 				sc->fmatch[f] = 1;
@@ -476,8 +557,8 @@ static int scope_compile(struct pv_engine *e, struct scope *sc, const char *text
 		uint32_t line = trailing_line(text + 5, &head);
 		if (!line)
 			return pv_error_set(e->err, PV_EINVAL,
-					    "%s '%s': expected line:FILE:LINE or FUNCTION:LINE", what,
-					    text);
+					    "%s '%s': expected line:FILE:LINE or FUNCTION:LINE",
+					    what, text);
 		char *file = pv_malloc(head + 1);
 		if (!file)
 			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
@@ -527,7 +608,8 @@ static int scope_compile(struct pv_engine *e, struct scope *sc, const char *text
 			s += len + (q != NULL);
 		}
 		if (!sc->path_len)
-			return pv_error_set(e->err, PV_EINVAL, "%s '%s': an empty path", what, text);
+			return pv_error_set(e->err, PV_EINVAL, "%s '%s': an empty path", what,
+					    text);
 		memset(sc->fmatch, 0, p->funcs.len);
 		n = 1;
 	} else {
@@ -598,11 +680,12 @@ static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char 
 				     memcmp(p->strings.ptr[nm], at, head) == 0;
 			} else {
 				pv_source_ix src = p->frames.source[f] != PV_NONE
-							   ? p->frames.source[f]
-							   : p->funcs.source[p->frames.func[f]];
+						       ? p->frames.source[f]
+						       : p->funcs.source[p->frames.func[f]];
 				char file[4096];
 				snprintf(file, sizeof(file), "%.*s", (int)head, at);
-				in = src != PV_NONE && ends_with_path(pv_str(p, p->sources.path[src]), file);
+				in = src != PV_NONE &&
+				     ends_with_path(pv_str(p, p->sources.path[src]), file);
 			}
 			if (in) {
 				sc->vmatch[f] = 1;
@@ -611,8 +694,8 @@ static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char 
 		}
 	}
 	if (!n)
-		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no loop of the profile", what,
-				    text);
+		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no loop of the profile",
+				    what, text);
 	return 0;
 }
 
@@ -657,10 +740,10 @@ static int match_stacks(struct pv_engine *e, struct scope *sc, uint32_t nsc, uin
 		}
 		for (uint32_t s = 0; s < w->len; s++) {
 			uint32_t vf = w->frame[s];
-			if (c->kind == SC_FRAMES ? vf < v->p->frames.len && c->vmatch[vf]
-						 : scope_func(v, c, vf_func(v, vf)) &&
-							   (c->kind != SC_LINE ||
-							    vf_line(v, vf) == c->line))
+			if (c->kind == SC_FRAMES
+				? vf < v->p->frames.len && c->vmatch[vf]
+				: scope_func(v, c, vf_func(v, vf)) &&
+				      (c->kind != SC_LINE || vf_line(v, vf) == c->line))
 				match[s] = 1;
 		}
 	}
@@ -743,6 +826,20 @@ static int finish_rebuild(struct pv_engine *e, struct rebuild *r, uint32_t *img)
 	return 0;
 }
 
+/* The end of a rebuild through img (both freed): finish_rebuild, or the error oom_msg. */
+static int rebuild_end(struct pv_engine *e, struct rebuild *r, uint32_t *img, int oom,
+		       const char *oom_msg)
+{
+	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "%s", oom_msg) : finish_rebuild(e, r, img);
+	if (!rc)
+		r->frame = r->prefix = NULL;
+	u64map_release(&r->map);
+	pv_free(r->frame);
+	pv_free(r->prefix);
+	pv_free(img);
+	return rc;
+}
+
 static uint32_t pseudo_frame(struct pv_engine *e, pv_module_ix m)
 {
 	struct pv_view *v = e->v;
@@ -799,6 +896,63 @@ static uint32_t cut_image(struct pv_engine *e, enum pv_filter_kind k, struct reb
 	}
 }
 
+/*
+ * Where stack s, read from its leaf, completes the inverted path sc (path:LEAF;CALLER;...): the
+ * frame of its last step, PV_NONE when the stack does not end so. A loop or statement frame is
+ * part of its function's step, as in the bottom-up trees; the last step is its innermost frame.
+ */
+static uint32_t inverted_anchor(const struct pv_engine *e, const struct scope *sc, uint32_t s)
+{
+	const struct wst *w = &e->w;
+	uint32_t a = s;
+	for (uint32_t k = 0;; k++) {
+		if (a == PV_NONE || !path_step_is(e->v, sc, k, vf_func(e->v, w->frame[a])))
+			return PV_NONE;
+		if (k + 1 == sc->path_len)
+			return a;
+		while (a != PV_NONE && vf_kind(e->v, w->frame[a]) != PV_FRAME_CODE)
+			a = w->prefix[a]; /* up to the function's own frame, then its caller */
+		a = a == PV_NONE ? PV_NONE : w->prefix[a];
+	}
+}
+
+/*
+ * --focus-inverted (the Firefox Profiler's focus on a node of the inverted tree): the samples of
+ * the stacks that end with the path stay, each on the stack of its anchor (the frames below go:
+ * their cost is the anchor's self); the others go. A plain scope is a path of one step: the
+ * samples whose leaf is in it, their stacks whole.
+ */
+static int focus_inverted(struct pv_engine *e, const struct scope *sc, const uint8_t *match)
+{
+	struct wst *w = &e->w;
+	uint32_t n = w->len ? w->len : 1;
+	struct rebuild r;
+	memset(&r, 0, sizeof(r));
+	uint32_t *img = pv_malloc((size_t)n * sizeof(*img));
+	uint8_t *kept = pv_malloc(n);
+	int oom = !img || !kept || wst_own(e, n, &r.frame, &r.prefix);
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t pre = w->prefix[s];
+		img[s] = rb_intern(&r, pre == PV_NONE ? PV_NONE : img[pre], w->frame[s], &oom);
+	}
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t a = match[s] ? s : PV_NONE;
+		if (sc->kind == SC_PATH)
+			a = inverted_anchor(e, sc, s);
+		kept[s] = a != PV_NONE;
+		if (kept[s])
+			img[s] = img[a];
+		else
+			for (uint32_t m = 0; m < e->nm; m++)
+				w->cost[m][s] = 0;
+	}
+	for (uint32_t o = 0; e->origin && !oom && o < e->p->stacks.len; o++)
+		if (e->origin[o] != PV_NONE && !kept[e->origin[o]])
+			e->odrop[o] = 1;
+	pv_free(kept);
+	return rebuild_end(e, &r, img, oom, "out of memory applying a filter");
+}
+
 static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t index)
 {
 	struct wst *w = &e->w;
@@ -830,6 +984,10 @@ static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t
 			goto out;
 		}
 	}
+	if (f->kind == PV_FILTER_FOCUS_INVERTED) {
+		rc = focus_inverted(e, &sc, match);
+		goto out;
+	}
 	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
 	    f->kind == PV_FILTER_FOCUS_SELF) {
 		/* has[s]: the path down to s holds the scope; kept in match[] in place (focus-self:
@@ -857,8 +1015,8 @@ static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t
 			if (module_named(p, m, f->arg))
 				module = m;
 		if (module == PV_NONE) {
-			rc = pv_error_set(e->err, PV_EINVAL, "%s '%s': the profile has no such module",
-					  what, f->arg);
+			rc = pv_error_set(e->err, PV_EINVAL,
+					  "%s '%s': the profile has no such module", what, f->arg);
 			goto out;
 		}
 		pseudo = pseudo_frame(e, module);
@@ -872,8 +1030,9 @@ static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t
 			if (strcmp(pv_str(p, p->categories.name[c]), f->arg) == 0)
 				cat = c;
 		if (cat == PV_NONE) {
-			rc = pv_error_set(e->err, PV_EINVAL, "%s '%s': the profile has no such category",
-					  what, f->arg);
+			rc =
+			    pv_error_set(e->err, PV_EINVAL,
+					 "%s '%s': the profile has no such category", what, f->arg);
 			goto out;
 		}
 	}
@@ -889,9 +1048,7 @@ static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t
 		uint32_t ip = pre == PV_NONE ? PV_NONE : img[pre];
 		uint32_t vf = w->frame[s];
 		switch (f->kind) {
-		case PV_FILTER_MERGE:
-			img[s] = match[s] ? ip : rb_intern(&r, ip, vf, &oom);
-			break;
+		case PV_FILTER_MERGE: img[s] = match[s] ? ip : rb_intern(&r, ip, vf, &oom); break;
 		case PV_FILTER_COLLAPSE_RECURSION: {
 			/* aux[s]: image of the outermost frame of the scope above s, or PV_NONE */
 			uint32_t anchor = pre == PV_NONE ? PV_NONE : aux[pre];
@@ -908,8 +1065,8 @@ static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t
 		case PV_FILTER_COLLAPSE_MODULE:
 			if (fn_module(v, vf_func(v, vf)) == module)
 				img[s] = ip != PV_NONE && r.frame[ip] == pseudo
-						 ? ip
-						 : rb_intern(&r, ip, pseudo, &oom);
+					     ? ip
+					     : rb_intern(&r, ip, pseudo, &oom);
 			else
 				img[s] = rb_intern(&r, ip, vf, &oom);
 			break;
@@ -927,8 +1084,7 @@ static int apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t
 		case PV_FILTER_COLLAPSE_DIRECT_RECURSION:
 			img[s] = cut_image(e, f->kind, &r, match, aux, s, ip, &oom);
 			break;
-		default:
-			img[s] = PV_NONE;
+		default: img[s] = PV_NONE;
 		}
 	}
 	if (oom) {
@@ -976,18 +1132,10 @@ static int fold_inlines(struct pv_engine *e)
 		uint32_t pre = w->prefix[s];
 		uint32_t ip = pre == PV_NONE ? PV_NONE : img[pre];
 		img[s] = vf_inlined(e->v, w->frame[s]) && ip != PV_NONE
-				 ? ip
-				 : rb_intern(&r, ip, w->frame[s], &oom);
+			     ? ip
+			     : rb_intern(&r, ip, w->frame[s], &oom);
 	}
-	int rc = oom ? pv_error_set(e->err, PV_ENOMEM, "out of memory folding inlined frames")
-		     : finish_rebuild(e, &r, img);
-	if (!rc)
-		r.frame = r.prefix = NULL;
-	u64map_release(&r.map);
-	pv_free(r.frame);
-	pv_free(r.prefix);
-	pv_free(img);
-	return rc;
+	return rebuild_end(e, &r, img, oom, "out of memory folding inlined frames");
 }
 
 /* ---- rows and trees ---- */
@@ -996,11 +1144,12 @@ static int fold_inlines(struct pv_engine *e)
  * A row key: kind, id and line packed into 64 bits. At file and module granularity, a frame
  * whose key equals its caller's row continues that row (a file calling itself is one row).
  */
-#define KEY(kind, id, line) (((uint64_t)(kind) << 61) | ((uint64_t)(line & 0x1fffffff) << 32) | (id))
+#define KEY(kind, id, line) \
+	(((uint64_t)(kind) << 61) | ((uint64_t)(line & 0x1fffffff) << 32) | (id))
 #define KEY_KIND(k) ((uint8_t)((k) >> 61))
-#define KEY_ID(k) ((uint32_t)(k))
+#define KEY_ID(k)   ((uint32_t)(k))
 #define KEY_LINE(k) ((uint32_t)(((k) >> 32) & 0x1fffffff))
-#define CENTER_KEY KEY(PV_ROW_CENTER, 0, 0)
+#define CENTER_KEY  KEY(PV_ROW_CENTER, 0, 0)
 /*
  * A frame that makes no row of its own at the granularity: a loop or statement frame at function
  * granularity, a statement frame at loop granularity. Its cost is its caller row's (the
@@ -1021,7 +1170,8 @@ static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granular
 			return KEY(PV_ROW_FUNCTION, f, 0);
 		return KEY(PV_ROW_LINE, f, vf_line(v, vf));
 	case PV_BY_FILE:
-		return KEY(PV_ROW_FILE, fk == PV_FRAME_CODE ? fn_source(v, f) : vf_source(v, vf), 0);
+		return KEY(PV_ROW_FILE, fk == PV_FRAME_CODE ? fn_source(v, f) : vf_source(v, vf),
+			   0);
 	case PV_BY_MODULE: return KEY(PV_ROW_MODULE, fn_module(v, f), 0);
 	case PV_BY_LOOP:
 		if (fk == PV_FRAME_LOOP)
@@ -1055,10 +1205,10 @@ struct tree_build {
 	uint32_t cap;
 	uint32_t nm;
 	/* (parent row, key) -> row: keys are interned first, so the pair fits 64 bits */
-	struct u64map keys;   /* key -> key index */
+	struct u64map keys; /* key -> key index */
 	uint64_t *keyv;
 	uint32_t nr_keys, cap_keys;
-	struct u64map rows;   /* (parent + 1) << 32 | key index -> row */
+	struct u64map rows; /* (parent + 1) << 32 | key index -> row */
 	int oom;
 };
 
@@ -1276,7 +1426,8 @@ static int tree_finish(struct pv_engine *e, struct pv_tree *t, bool totals_from_
 		if (t->parent[r] == PV_NONE)
 			t->roots[t->nr_roots++] = r;
 		else
-			t->children[t->child_first[t->parent[r]] + t->child_len[t->parent[r]]++] = r;
+			t->children[t->child_first[t->parent[r]] + t->child_len[t->parent[r]]++] =
+			    r;
 	}
 	pv_free(live);
 	struct row_sort c = {e->v, t, t->total[0], NULL, t->kind, t->id, t->line, NULL};
@@ -1485,7 +1636,10 @@ static int build_top_down(struct pv_engine *e, const uint32_t *anchor, bool cent
 	}
 	if (!anchor && !b->oom)
 		nostack_row(e, b, false);
-	pv_free(node);
+	if (e->want_node && !e->node)
+		e->node = node; /* pv__view_rows: handed to the caller */
+	else
+		pv_free(node);
 	pv_free(d.root);
 	pv_free(d.first);
 	u64map_release(&d.more);
@@ -1884,8 +2038,8 @@ static int build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct p
 		for (uint32_t s = 0; s < w->len; s++) {
 			uint32_t pre = w->prefix[s];
 			own[s] = frame_key(v, w->frame[s], by) == CONTINUE_KEY && pre != PV_NONE
-					 ? own[pre]
-					 : s;
+				     ? own[pre]
+				     : s;
 			up[s] = pre == PV_NONE ? PV_NONE : own[pre];
 		}
 		u.prefix = up;
@@ -1911,8 +2065,8 @@ static int build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct p
 		goto oom;
 	for (uint32_t s = 0; cself && s < w->len; s++)
 		cself[s] = anchor[s] == s ||
-			   (anchor[s] != PV_NONE && w->prefix[s] != PV_NONE && cself[w->prefix[s]] &&
-			    frame_key(v, w->frame[s], by) == CONTINUE_KEY);
+			   (anchor[s] != PV_NONE && w->prefix[s] != PV_NONE &&
+			    cself[w->prefix[s]] && frame_key(v, w->frame[s], by) == CONTINUE_KEY);
 	/* the first walkers: each stack's own row (no center) or each anchor, with its cost */
 	u.now = 2;
 	for (uint32_t s = 0; s < w->len; s++) {
@@ -2015,14 +2169,22 @@ fail:
  */
 struct flat_build {
 	uint32_t nlevels;
-	uint32_t *key_of[4];     /* per tree row: the level's scope index */
+	uint32_t *key_of[4]; /* per tree row: the level's scope index */
 	uint32_t nr_scopes[4];
 	int64_t *incl[4][PV_QUERY_MAX], *excl[4][PV_QUERY_MAX];
 	uint32_t *active[4];
-	uint8_t *inlined[4];     /* scope index -> every tree row of it inlined */
-	uint64_t *scope_key[4];  /* scope index -> KEY() */
+	uint8_t *inlined[4];	   /* scope index -> every tree row of it inlined */
+	uint64_t *scope_key[4];	   /* scope index -> KEY() */
 	uint32_t *scope_parent[4]; /* scope index -> scope index at the level above */
+	/* the last level of a profile with loops: scope index -> the loop scope it is nested in
+	 * (PV_NONE: right in its function) and how many loops deep that is */
+	uint32_t *loop_parent, *nest;
+	uint32_t *row_loop; /* tree row -> the loop scope it is right in (a list has one row of a
+			     * line for its places in and out of loops) */
 };
+
+/* Loops nested deeper than this in the flat view are rows beside the deepest one shown. */
+#define FLAT_NEST_MAX (PV_FLAT_LEVELS - 4)
 
 /*
  * Whether a scope of the flat view's last level (lines, and an HPCToolkit profile's loops) is a
@@ -2038,6 +2200,18 @@ static bool loop_level_row(const struct pv_view *v, uint64_t key)
 	return !(v->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
 }
 
+/* The group of scope sx of level l among the rows of one parent: its parent scope, or for a
+ * scope nested in a loop (loops given: the number of groups of parents) loops + that loop's. */
+static uint32_t flat_group(const struct flat_build *fb, uint32_t l, uint32_t sx, bool list,
+			   uint32_t loops)
+{
+	if (!l || list)
+		return 0;
+	if (loops != PV_NONE && fb->loop_parent[sx] != PV_NONE)
+		return loops + fb->loop_parent[sx];
+	return fb->scope_parent[l][sx];
+}
+
 static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_flat **out)
 {
 	struct pv_view *v = e->v;
@@ -2047,6 +2221,9 @@ static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_
 	enum pv_granularity by = v->q.by;
 	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
 	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
+	/* hpcviewer's flat view: function > loop > nested loop > line (doc/hpctoolkit.md) */
+	bool loops = deep && v->scoped, nestl = loops && !list;
+	bool nested = v->q.self == PV_SELF_NESTED;
 	if (list) {
 		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : deep ? 3 : 2;
 	} else {
@@ -2074,6 +2251,13 @@ static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_
 		if (!fb.key_of[l] || !fb.scope_key[l] || !fb.scope_parent[l])
 			goto out;
 	}
+	if (loops) {
+		fb.loop_parent = pv_malloc((size_t)n * sizeof(uint32_t));
+		fb.nest = pv_malloc((size_t)n * sizeof(uint32_t));
+		fb.row_loop = pv_malloc((size_t)n * sizeof(uint32_t));
+		if (!fb.loop_parent || !fb.nest || !fb.row_loop)
+			goto out;
+	}
 	/* scope of each row at each level; rows are (function, line) at line granularity */
 	for (uint32_t r = 0; r < t->len; r++) {
 		bool loop = t->kind[r] == PV_ROW_LOOP;
@@ -2091,13 +2275,35 @@ static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_
 					   : KEY(PV_ROW_LINE, fn, t->line[r]);
 				break;
 			}
-			/* nesting: a file row belongs to its module row, and so on */
-			uint64_t mk = list ? key : key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL);
+			/* a loop, or a line, right in a loop of its function (rows are numbered
+			 * parents first): nested in that loop's scope */
+			uint32_t encl = PV_NONE, pr = t->parent[r];
+			if (loops && levels[l] == 3 && pr != PV_NONE &&
+			    t->kind[pr] == PV_ROW_LOOP && t->kind[r] != PV_ROW_NOSTACK &&
+			    vf_func(v, t->id[pr]) == fn) {
+				encl = fb.key_of[l][pr];
+				/* too deep: beside the deepest loop shown */
+				if (nestl && fb.nest[encl] + 1 > FLAT_NEST_MAX)
+					encl = fb.loop_parent[encl];
+			}
+			if (loops && levels[l] == 3)
+				fb.row_loop[r] = encl;
+			/* nesting: a file row belongs to its module row, and so on; a list has one
+			 * row a scope wherever it is */
+			uint64_t mk =
+			    list ? key
+			    : encl == PV_NONE
+				? key ^ ((uint64_t)(parent_scope + 1) * 0x9e3779b97f4a7c15ULL)
+				: key ^ ((uint64_t)(encl + 1) * 0xc2b2ae3d27d4eb4fULL);
 			uint32_t sx = u64map_get(&maps[l], mk);
 			if (sx == UINT32_MAX) {
 				sx = fb.nr_scopes[l]++;
 				fb.scope_key[l][sx] = key;
 				fb.scope_parent[l][sx] = parent_scope;
+				if (loops && levels[l] == 3) {
+					fb.loop_parent[sx] = encl;
+					fb.nest[sx] = encl == PV_NONE ? 0 : fb.nest[encl] + 1;
+				}
 				if (u64map_put(&maps[l], mk, sx))
 					goto out;
 			}
@@ -2137,7 +2343,7 @@ static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_
 			r = stack[sp - 1];
 			if (iter[sp - 1] < t->child_len[r]) {
 				r = t->children[t->child_first[r] + iter[sp - 1]++];
-enter:
+			enter:
 				for (uint32_t l = 0; l < nl; l++) {
 					uint32_t sx = fb.key_of[l][r];
 					bool outer = fb.active[l][sx]++ == 0;
@@ -2146,6 +2352,18 @@ enter:
 							fb.incl[l][m][sx] += t->total[m][r];
 						fb.excl[l][m][sx] += t->self[m][r];
 					}
+					if (!loops || levels[l] != 3)
+						continue;
+					/* a loop's self: its own lines', and with --self nested its
+					 * nested loops' too (the rows' selves are their own here)
+					 */
+					uint32_t a = fb.row_loop[r];
+					if (!nested && KEY_KIND(fb.scope_key[l][sx]) != PV_ROW_LINE)
+						a = PV_NONE;
+					for (; a != PV_NONE;
+					     a = nested ? fb.loop_parent[a] : PV_NONE)
+						for (uint32_t m = 0; m < e->nm; m++)
+							fb.excl[l][m][a] += t->self[m][r];
 				}
 				stack[sp] = r;
 				iter[sp] = 0;
@@ -2194,8 +2412,10 @@ enter:
 		tmpid[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
 		tmpline[l] = pv_malloc((size_t)ns * sizeof(uint32_t));
 		uint32_t np = l ? (fb.nr_scopes[l - 1] ? fb.nr_scopes[l - 1] : 1) : 1;
-		first[l] = pv_calloc(np, sizeof(uint32_t));
-		count[l] = pv_calloc(np, sizeof(uint32_t));
+		/* the last level nested in loops: groups np + loop scope, after the functions' */
+		uint32_t ng = nestl && l + 1 == nl ? np + ns : np;
+		first[l] = pv_calloc(ng, sizeof(uint32_t));
+		count[l] = pv_calloc(ng, sizeof(uint32_t));
 		ok = order[l] && tmpkind[l] && tmpid[l] && tmpline[l] && first[l] && count[l];
 		if (!ok)
 			break;
@@ -2205,18 +2425,16 @@ enter:
 			tmpline[l][sx] = KEY_LINE(fb.scope_key[l][sx]);
 		}
 		/* group by parent scope (counting sort), then sort each group */
-		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
-			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
-			count[l][ps]++;
-		}
+		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++)
+			count[l][flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE)]++;
 		uint32_t off = 0;
-		for (uint32_t ps = 0; ps < np; ps++) {
+		for (uint32_t ps = 0; ps < ng; ps++) {
 			first[l][ps] = off;
 			off += count[l][ps];
 			count[l][ps] = 0;
 		}
 		for (uint32_t sx = 0; sx < fb.nr_scopes[l]; sx++) {
-			uint32_t ps = l && !list ? fb.scope_parent[l][sx] : 0;
+			uint32_t ps = flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE);
 			order[l][first[l][ps] + count[l][ps]++] = sx;
 		}
 		bool by_self = list && v->q.sort == PV_SORT_SELF;
@@ -2228,13 +2446,14 @@ enter:
 				     tmpid[l],
 				     tmpline[l],
 				     NULL};
-		for (uint32_t ps = 0; ps < np; ps++)
+		for (uint32_t ps = 0; ps < ng; ps++)
 			sort_ix(&c, order[l] + first[l][ps], count[l][ps]);
 	}
 	if (ok) {
 		/* emit: depth first through the levels with an explicit cursor per level */
-		uint32_t pos[4] = {0}, endp[4] = {0};
+		uint32_t pos[PV_FLAT_LEVELS] = {0}, endp[PV_FLAT_LEVELS] = {0};
 		uint32_t depth = 0;
+		uint32_t np_last = nl > 1 ? (fb.nr_scopes[nl - 2] ? fb.nr_scopes[nl - 2] : 1) : 1;
 		pos[0] = 0;
 		endp[0] = fb.nr_scopes[0];
 		uint32_t out_len = 0;
@@ -2245,12 +2464,13 @@ enter:
 				depth--;
 				continue;
 			}
-			uint32_t sx = order[depth][pos[depth]++];
-			uint32_t l = depth;
+			uint32_t l = depth < nl ? depth : nl - 1; /* past it: loops in loops */
+			uint32_t sx = order[l][pos[depth]++];
 			bool live = false;
 			for (uint32_t m = 0; m < e->nm; m++)
 				live |= fb.incl[l][m][sx] != 0 || fb.excl[l][m][sx] != 0;
-			if (!live) /* a scope only on stacks without cost: nothing under it either */
+			if (!live) /* a scope only on stacks without cost: nothing under it either
+				    */
 				continue;
 			bool nostack = KEY_KIND(fb.scope_key[l][sx]) == PV_ROW_NOSTACK;
 			if (nostack && l > 0) /* the (no stack) row has no rows under it */
@@ -2261,7 +2481,7 @@ enter:
 			f->kind[o] = tmpkind[l][sx];
 			f->id[o] = tmpid[l][sx];
 			f->line[o] = tmpline[l][sx];
-			f->level[o] = (uint8_t)levels[l];
+			f->level[o] = (uint8_t)(levels[l] + (depth - l));
 			for (uint32_t m = 0; m < e->nm; m++) {
 				f->total[m][o] = fb.incl[l][m][sx];
 				f->self[m][o] = fb.excl[l][m][sx];
@@ -2271,6 +2491,10 @@ enter:
 				depth++;
 				pos[depth] = first[depth][sx];
 				endp[depth] = first[depth][sx] + count[depth][sx];
+			} else if (nestl && l + 1 == nl && count[l][np_last + sx]) {
+				depth++; /* the loops and lines in this loop */
+				pos[depth] = first[l][np_last + sx];
+				endp[depth] = pos[depth] + count[l][np_last + sx];
 			}
 		}
 		f->len = out_len;
@@ -2285,6 +2509,9 @@ enter:
 		pv_free(tmpline[l]);
 	}
 out:
+	pv_free(fb.loop_parent);
+	pv_free(fb.nest);
+	pv_free(fb.row_loop);
 	for (uint32_t l = 0; l < 4; l++) {
 		pv_free(fb.key_of[l]);
 		pv_free(fb.scope_key[l]);
@@ -2492,7 +2719,7 @@ static int exact_top(struct pv_engine *e)
 				x = stk[sp - 1];
 				if (it[sp - 1] < first[x + 1] - first[x]) {
 					x = kids[first[x] + it[sp - 1]++];
-enter:;
+				enter:;
 					uint32_t fn = fnof[x];
 					if (fn < nf) {
 						if (active[fn]++ == 0)
@@ -2591,19 +2818,19 @@ void pv_view_free(struct pv_view *v)
 	pv_free(v->center_label);
 	pv_free(v->note);
 	pv_free(v->pseudo_module);
+	pv__derived_free(v->derived);
 	pv_query_release(&v->q);
 	pv_free(v);
 }
 
-const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			     char *buf, size_t len, uint32_t line)
+const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, char *buf,
+			     size_t len, uint32_t line)
 {
 	const struct pv_profile *p = v->p;
 	switch (kind) {
 	case PV_ROW_CENTER: return v->center_label ? v->center_label : "";
 	case PV_ROW_NOSTACK: return "(no stack)";
-	case PV_ROW_FILE:
-		return id == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[id]);
+	case PV_ROW_FILE: return id == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[id]);
 	case PV_ROW_MODULE:
 		return id == PV_NONE ? "<unknown module>" : pv_str(p, p->modules.name[id]);
 	case PV_ROW_LINE:
@@ -2625,8 +2852,8 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 
 const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined)
 {
-	static const char *const names[] = {"function", "line", "file", "module", "center",
-					    "nostack", "loop"};
+	static const char *const names[] = {"function", "line",	   "file", "module",
+					    "center",	"nostack", "loop"};
 	if (kind == PV_ROW_FUNCTION && inlined)
 		return "inline";
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "function";
@@ -2668,9 +2895,19 @@ static int resolve(struct pv_engine *e, const struct pv_query *q)
 			return pv_error_set(e->err, PV_EINVAL, "the profile has no metric");
 		v->metrics[v->nr_metrics++] = p->meta.default_metric;
 	}
+	/* derived metrics (derive.c): columns of their own, their inputs' hidden columns */
+	bool derives = q->nr_derive || p->formulas.len;
+	int rc = derives ? pv__derive_begin(v, e->err) : 0;
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < q->nr_metrics; i++) {
 		enum pv_stat stat;
 		pv_metric_ix m = pv__metric_stat(p, q->metrics[i], &stat); /* NAME or NAME:STAT */
+		if (m == PV_NONE && (rc = pv__derive_column(v, q->metrics[i], e->err)) <= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		v->stat[v->nr_metrics] = (uint8_t)stat;
 		if (m == PV_NONE) {
 			char have[256] = "";
@@ -2679,21 +2916,19 @@ static int resolve(struct pv_engine *e, const struct pv_query *q)
 				strncat(have, pv_str(p, p->metrics.name[k]),
 					sizeof(have) - strlen(have) - 1);
 			}
-			return pv_error_set(e->err, PV_EINVAL, "no metric named '%s' (the profile has: %s)",
+			return pv_error_set(e->err, PV_EINVAL,
+					    "no metric named '%s' (the profile has: %s)",
 					    q->metrics[i], have);
 		}
 		v->metrics[v->nr_metrics++] = m;
 	}
+	if (derives && (rc = pv__derive_setup(v, e->err)))
+		return rc;
 	e->nm = v->nr_metrics;
 	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
 		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
-	uint32_t bad;
-	int rc = pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &v->threads,
-				  &v->nr_threads, &bad);
-	if (rc == PV_EINVAL)
-		return pv_error_set(e->err, PV_EINVAL, "no thread named '%s' (see 'profview info')",
-				    q->threads[bad]);
-	return rc ? pv_error_set(e->err, rc, "out of memory") : 0;
+	return pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &v->threads,
+				&v->nr_threads, e->err);
 }
 
 /*
@@ -2719,8 +2954,7 @@ static int inside_build(struct pv_engine *e, const char *search, struct inside *
 	int rc = pv_markers_derive(p, &ms, e->err);
 	if (rc)
 		return rc;
-	if (pv_marker_search_new(search, &s) ||
-	    !(keep = pv_calloc(ms->len ? ms->len : 1, 1)) ||
+	if (pv_marker_search_new(search, &s) || !(keep = pv_calloc(ms->len ? ms->len : 1, 1)) ||
 	    !(in->first = pv_calloc((size_t)nt + 1, sizeof(*in->first)))) {
 		rc = pv_error_set(e->err, PV_ENOMEM, "out of memory");
 		goto done;
@@ -2790,6 +3024,16 @@ static bool inside_has(const struct inside *in, pv_thread_ix t, int64_t x)
 	return lo > in->first[t] && x < in->iv[2 * (lo - 1) + 1];
 }
 
+/* Whether q has a label filter (--tag, --drop-tag). */
+static bool has_tag_filter(const struct pv_query *q)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < q->nr_filters; i++)
+		any |=
+		    q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
+	return any;
+}
+
 /*
  * The label filters (--tag, --drop-tag): keep[ls] for each label set, NULL when the query has
  * none. They test samples, not stacks, so they apply in the sample pass whatever their place
@@ -2800,10 +3044,7 @@ static int tags_build(struct pv_engine *e, uint8_t **out)
 	const struct pv_profile *p = e->p;
 	const struct pv_query *q = &e->v->q;
 	*out = NULL;
-	bool any = false;
-	for (uint32_t i = 0; i < q->nr_filters; i++)
-		any |= q->filters[i].kind == PV_FILTER_TAG || q->filters[i].kind == PV_FILTER_DROP_TAG;
-	if (!any)
+	if (!has_tag_filter(q))
 		return 0;
 	uint32_t n = p->label_sets.len ? p->label_sets.len : 1;
 	uint8_t *keep = pv_malloc(n);
@@ -2819,7 +3060,8 @@ static int tags_build(struct pv_engine *e, uint8_t **out)
 		size_t kl = eq ? (size_t)(eq - f->arg) : 0;
 		if (!eq || kl == 0 || kl >= sizeof(key)) {
 			pv_free(keep);
-			return pv_error_set(e->err, PV_EINVAL, "--%s takes a label KEY=VALUE, not '%s'",
+			return pv_error_set(e->err, PV_EINVAL,
+					    "--%s takes a label KEY=VALUE, not '%s'",
 					    pv_filter_name(f->kind), f->arg);
 		}
 		memcpy(key, f->arg, kl);
@@ -2829,7 +3071,8 @@ static int tags_build(struct pv_engine *e, uint8_t **out)
 			known = strcmp(pv_str(p, p->labels.key[r]), key) == 0;
 		if (!known) {
 			pv_free(keep);
-			return pv_error_set(e->err, PV_EINVAL, "--%s '%s': the profile has no label '%s'",
+			return pv_error_set(e->err, PV_EINVAL,
+					    "--%s '%s': the profile has no label '%s'",
 					    pv_filter_name(f->kind), f->arg, key);
 		}
 		for (uint32_t ls = 0; ls < n; ls++) {
@@ -2842,12 +3085,11 @@ static int tags_build(struct pv_engine *e, uint8_t **out)
 	return 0;
 }
 
-static int sample_pass(struct pv_engine *e)
+/* The working table: the profile's stacks, each of cost 0 (or 1: ones). */
+static int wst_profile(struct pv_engine *e, bool ones)
 {
 	const struct pv_profile *p = e->p;
-	struct pv_view *v = e->v;
 	struct wst *w = &e->w;
-	struct inside in = {0};
 	w->len = p->stacks.len;
 	w->frame = p->stacks.frame;
 	w->prefix = p->stacks.prefix;
@@ -2856,10 +3098,24 @@ static int sample_pass(struct pv_engine *e)
 		w->cost[m] = pv_calloc(w->len ? w->len : 1, sizeof(int64_t));
 		if (!w->cost[m])
 			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		for (uint32_t s = 0; ones && s < w->len; s++)
+			w->cost[m][s] = 1;
 	}
+	return 0;
+}
+
+static int sample_pass(struct pv_engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	struct wst *w = &e->w;
+	struct inside in = {0};
+	int rc = wst_profile(e, false);
+	if (rc)
+		return rc;
 	const struct pv_query *q = &v->q;
 	if (q->inside_markers) {
-		int rc = inside_build(e, q->inside_markers, &in);
+		rc = inside_build(e, q->inside_markers, &in);
 		if (rc) {
 			pv_free(in.first);
 			pv_free(in.iv);
@@ -2867,7 +3123,7 @@ static int sample_pass(struct pv_engine *e)
 		}
 	}
 	uint8_t *tag_keep = NULL;
-	int rc = tags_build(e, &tag_keep);
+	rc = tags_build(e, &tag_keep);
 	if (rc) {
 		pv_free(in.first);
 		pv_free(in.iv);
@@ -2876,11 +3132,13 @@ static int sample_pass(struct pv_engine *e)
 	for (uint32_t i = 0; i < v->nr_threads; i++) {
 		pv_thread_ix t = v->threads[i];
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-			if (tag_keep && !tag_keep[p->samples.label_set ? p->samples.label_set[s] : 0])
+			if (tag_keep &&
+			    !tag_keep[p->samples.label_set ? p->samples.label_set[s] : 0])
 				continue;
 			if (q->has_range) {
 				int64_t x = p->samples.time_ns[s];
-				if (x == PV_TIME_NONE || x < q->range_start_ns || x >= q->range_end_ns)
+				if (x == PV_TIME_NONE || x < q->range_start_ns ||
+				    x >= q->range_end_ns)
 					continue;
 			}
 			if (in.first && !inside_has(&in, t, p->samples.time_ns[s]))
@@ -2949,10 +3207,13 @@ int pv__build_flat(struct pv_engine *e)
 		return rc == 1 ? 0 : rc;
 	/* counted once per sample over the line-level top-down tree (centered for top) */
 	enum pv_granularity saved = v->q.by;
+	enum pv_self_mode saved_self = v->q.self;
 	v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
+	v->q.self = PV_SELF_OWN; /* flat_compute nests the loops' selves itself */
 	struct pv_tree *t = NULL;
 	rc = build_top_down(e, pv_view_kind(v->q.view)->list ? anchor : NULL, false, &t);
 	v->q.by = saved;
+	v->q.self = saved_self;
 	if (!rc)
 		rc = flat_compute(e, t, &v->flat);
 	tree_free(t, e->nm);
@@ -2969,9 +3230,10 @@ int pv__build_flat(struct pv_engine *e)
 					in = sc->kind == SC_FUNCS && scope_func(v, sc, id);
 					break;
 				case PV_ROW_LINE:
-					in = scope_func(v, sc, id) &&
-					     (sc->kind == SC_FUNCS ||
-					      (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
+					in =
+					    scope_func(v, sc, id) &&
+					    (sc->kind == SC_FUNCS ||
+					     (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
 					break;
 				case PV_ROW_FILE:
 					in = strncmp(sc->text, "file:", 5) == 0 && id != PV_NONE &&
@@ -2996,39 +3258,73 @@ int pv__build_flat(struct pv_engine *e)
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err);
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
+		   struct pv__selection *sel, struct pv_error *err);
 
-/* columns of statistics across threads (stats.c), once the view is computed */
+/* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
+ * view is computed */
 static int stats_if_any(struct pv_view *v, struct pv_error *err)
 {
-	for (uint32_t c = 0; c < v->nr_metrics; c++)
-		if (v->stat[c] != PV_STAT_SUM)
-			return pv__view_stats(v, err);
-	return 0;
+	for (uint32_t c = 0; c < v->nr_metrics; c++) {
+		if (v->stat[c] != PV_STAT_SUM) {
+			int rc = pv__view_stats(v, err);
+			if (rc)
+				return rc;
+			break;
+		}
+	}
+	return pv__view_derive(v, err);
 }
 
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
-	return compute(p, q, out, NULL, NULL, err);
+	return compute(p, q, out, NULL, NULL, NULL, NULL, err);
 }
 
-int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q,
-			 struct pv_view **out, uint8_t **stacks, uint8_t **samples,
-			 struct pv_error *err)
+int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+			 uint8_t **stacks, uint8_t **samples, struct pv_error *err)
 {
-	return compute(p, q, out, stacks, samples, err);
+	return compute(p, q, out, stacks, samples, NULL, NULL, err);
+}
+
+int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		  struct pv__rows *rows, struct pv_error *err)
+{
+	rows->stack_row = NULL;
+	rows->selected = NULL;
+	return compute(p, q, out, NULL, NULL, rows, NULL, err);
+}
+
+int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		    struct pv__selection *sel, struct pv_error *err)
+{
+	memset(sel, 0, sizeof(*sel));
+	return compute(p, q, out, NULL, &sel->samples, NULL, sel, err);
+}
+
+void pv__selection_release(struct pv__selection *sel)
+{
+	if (sel->owned) {
+		pv_free(sel->frame);
+		pv_free(sel->prefix);
+	}
+	pv_free(sel->origin);
+	pv_free(sel->anchor);
+	pv_free(sel->samples);
+	memset(sel, 0, sizeof(*sel));
 }
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv_error *err)
+		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
+		   struct pv__selection *sel, struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
 	if (!v)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	v->p = p;
 	pv_query_init(&v->q);
-	struct pv_engine e = {.p = p, .v = v, .err = err};
+	struct pv_engine e = {.p = p, .v = v, .err = err, .want_node = rows_out != NULL};
 	struct scope center[PV_QUERY_MAX];
 	uint32_t ncenter = 0;
 	uint8_t *match = NULL;
@@ -3038,11 +3334,14 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (samples_out && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
+	/* pv__view_rows: the selection by sample only when it is not every sample of the threads */
+	bool select =
+	    samples_out || (rows_out && (q->has_range || q->inside_markers || has_tag_filter(q)));
+	if (select && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (keep_out || samples_out) {
+	if (keep_out || samples_out || rows_out) {
 		size_t n = p->stacks.len ? p->stacks.len : 1;
 		e.origin = pv_malloc(n * sizeof(*e.origin));
 		e.odrop = pv_calloc(n, 1);
@@ -3055,7 +3354,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	}
 	if ((rc = resolve(&e, q)))
 		goto fail;
-	if (!keep_out && !samples_out) {
+	if (!keep_out && !samples_out && !rows_out) {
 		/* a call-graph profile: the views its graph answers (callgraph.c) */
 		bool done = false;
 		if ((rc = pv__callgraph_view(v, &done, err)))
@@ -3067,8 +3366,17 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 			return 0;
 		}
 	}
-	if ((rc = sample_pass(&e)))
+	if (rows_out && !select) {
+		/* pv__view_rows with every sample of the threads selected: the rows and the stacks'
+		 * rows need no costs, so every stack weighs 1 (and the samples without a stack,
+		 * when they count) instead of a pass over the samples */
+		if ((rc = wst_profile(&e, true)))
+			goto fail;
+		for (uint32_t m = 0; m < e.nm; m++)
+			v->nostack[m] = 1;
+	} else if ((rc = sample_pass(&e))) {
 		goto fail;
+	}
 	if (q->inlines == PV_INLINE_FOLD && (rc = fold_inlines(&e)))
 		goto fail;
 	for (uint32_t i = 0; i < q->nr_filters; i++)
@@ -3128,16 +3436,27 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		scope_release(&center[i]);
 	for (uint32_t m = 0; m < e.nm; m++)
 		pv_free(e.w.cost[m]);
+	if (sel) {
+		/* the working table, the origins and the anchors go to the selection */
+		sel->len = e.w.len;
+		sel->frame = e.w.frame;
+		sel->prefix = e.w.prefix;
+		sel->owned = e.w.owned;
+		e.w.owned = false;
+		sel->anchor = anchor;
+	}
 	if (e.w.owned) {
 		pv_free(e.w.frame);
 		pv_free(e.w.prefix);
 	}
 	if (keep_out || samples_out) {
 		/* the stack mask: every profile stack whose samples count in this view */
-		uint8_t *keep = e.odrop; /* reused in place: odrop[o] is read before keep[o] is set */
+		uint8_t *keep =
+		    e.odrop; /* reused in place: odrop[o] is read before keep[o] is set */
 		for (uint32_t o = 0; o < p->stacks.len; o++) {
 			uint32_t ws = e.origin[o];
-			keep[o] = !e.odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
+			keep[o] =
+			    !e.odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
 			if (keep[o] && anchor && anchor[ws] == ws)
 				keep[o] = 2; /* the center is the stack's leaf: the center's self */
 		}
@@ -3159,6 +3478,27 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		else
 			pv_free(keep);
 	}
+	if (rows_out) {
+		/* each profile stack's row: its working stack's, unless a filter dropped it */
+		uint32_t *row =
+		    e.origin; /* reused in place: origin[o] is read before row[o] is set */
+		for (uint32_t o = 0; o < p->stacks.len; o++) {
+			uint32_t ws = e.origin[o];
+			row[o] = e.odrop[o] || ws == PV_NONE || !e.node ? PV_NONE : e.node[ws];
+		}
+		rows_out->stack_row = row;
+		rows_out->selected = e.skeep;
+		e.origin = NULL;
+		e.skeep = NULL;
+		pv_free(e.odrop);
+		e.odrop = NULL;
+	}
+	pv_free(e.node);
+	if (sel) {
+		sel->origin = e.origin;
+		e.origin = NULL;
+		anchor = NULL;
+	}
 	pv_free(e.origin);
 	pv_free(match);
 	pv_free(anchor);
@@ -3169,6 +3509,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	*out = v;
 	return 0;
 fail:
+	pv_free(e.node);
 	pv_free(e.origin);
 	pv_free(e.odrop);
 	pv_free(e.skeep);
@@ -3188,8 +3529,7 @@ fail:
 
 /* ---- for the call-graph views (view/internal.h) ---- */
 
-int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only,
-			  struct pv_error *err)
+int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only, struct pv_error *err)
 {
 	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
 	const struct pv_query *q = &v->q;

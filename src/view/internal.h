@@ -29,6 +29,26 @@ void pv__view_set_base(struct pv_view *v);
 int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err);
 void pv__tree_free(struct pv_tree *t, uint32_t nm);
 
+/*
+ * engine.c: the part of a profile a query selects, for pv_profile_select (select.c): the
+ * working stack table once the query's transforms ran (its frames: < frames.len a profile
+ * frame, else the pseudo-function of the collapsed module v->pseudo_module[vf - frames.len];
+ * a prefix always before its stack), each profile stack's image in it (PV_NONE: every frame
+ * removed), each working stack's center match (anchor; NULL without a center) and the samples
+ * the view keeps (pv_view_compute_keep's samples mask).
+ */
+struct pv__selection {
+	uint32_t len;
+	uint32_t *frame, *prefix;
+	bool owned; /* frame and prefix are the selection's, not the profile's stack table */
+	uint32_t *origin;
+	uint32_t *anchor;
+	uint8_t *samples;
+};
+int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		    struct pv__selection *sel, struct pv_error *err);
+void pv__selection_release(struct pv__selection *sel);
+
 /* stats.c: metric name or "NAME:STAT" to the metric and its statistic (PV_NONE: none). */
 pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum pv_stat *stat);
 /* stats.c: the columns of statistics of a computed view, from one view per selected thread. */
@@ -39,5 +59,49 @@ int pv__build_tree(struct pv_engine *e);
 int pv__build_callers(struct pv_engine *e);
 int pv__build_butterfly(struct pv_engine *e);
 int pv__build_flat(struct pv_engine *e); /* flat and top (the kind's list) */
+
+/* stats.c: the rows of a computed view in the order of its first column (trees, and the list
+ * of the top view by its sort column), after that column changed. 0 or PV_ENOMEM. */
+int pv__view_resort(struct pv_view *v);
+
+/* ---- derive.c: derived metrics (doc/hpctoolkit.md) ---- */
+struct pv_formula;
+/* Parses a formula; on a mistake, PV_EINVAL with its 1-based column in text and a message
+ * (PV_ENOMEM: out of memory). *out to pv__formula_free (NULL allowed). */
+int pv__formula_parse(const char *text, struct pv_formula **out, uint32_t *col, char *msg,
+		      size_t msglen);
+void pv__formula_free(struct pv_formula *f);
+/* The view's derived metrics from its query and its profile's formulas (v->derived). */
+int pv__derive_begin(struct pv_view *v, struct pv_error *err);
+/* name as a derived metric's column (0); 1 when name is none; an error. */
+int pv__derive_column(struct pv_view *v, const char *name, struct pv_error *err);
+/* After the query's metrics: the query's other derived metrics as columns, then hidden columns
+ * of the metrics their formulas read. */
+int pv__derive_setup(struct pv_view *v, struct pv_error *err);
+/* Once the view is computed: the derived columns' values; the hidden columns go. */
+int pv__view_derive(struct pv_view *v, struct pv_error *err);
+void pv__derived_free(struct pv_derived *dv);
+/* A derived column's name, NULL for a metric's column. */
+const char *pv__view_derived_name(const struct pv_view *v, uint32_t col);
+
+/*
+ * engine.c, for the per-context values (contexts.c): the view of q, whose view kind must be a
+ * top-down tree (tree or butterfly), and
+ *   stack_row[stack] (p->stacks.len entries): the row of v->tree that holds the cost of that
+ *     profile stack's samples as its self, PV_NONE when they count in no row (dropped, lost to
+ *     a transform, not reaching the center);
+ *   selected[sample] (p->samples.len bytes): 1 when the sample is selected by the query's time
+ *     range, label filters and inside-markers; NULL when every sample of the view's threads is.
+ * Both are freed with pv_free. Never the call-graph views: the rows are the samples' (callgrind's
+ * estimated contexts, v->note says so). When selected is NULL the view's costs are not the
+ * samples' (every stack weighs 1: no pass over the samples) and only its rows are meant: every
+ * row a stack of the filtered profile reaches is in the tree.
+ */
+struct pv__rows {
+	uint32_t *stack_row;
+	uint8_t *selected;
+};
+int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
+		  struct pv__rows *rows, struct pv_error *err);
 
 #endif

@@ -18,13 +18,14 @@
 #include "import/json.h"
 #include "pv/format.h"
 #include "pv/query.h"
+#include "view/internal.h"
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const filter_names[] = {"include", "drop", "merge", "collapse-recursion",
 					   "collapse-module", "focus-category", "tag", "drop-tag",
 					   "collapse-subtree", "prune", "collapse-direct-recursion",
-					   "focus-self"};
+					   "focus-self", "focus-inverted"};
 static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total"};
@@ -35,7 +36,7 @@ static const char *const self_names[] = {"own", "nested"};
 static const char *const filter_arg_what[] = {"a scope", "a scope", "a scope", "a scope",
 					      "a module name", "a category name", "a label KEY=VALUE",
 					      "a label KEY=VALUE", "a scope", "a scope", "a scope",
-					      "a scope"};
+					      "a scope", "a scope"};
 
 #define MICRO 1000000 /* ns per ms, and min_percent's fixed-point scale */
 #define MAX_MIN_PERCENT ((int64_t)100 * MICRO)
@@ -114,6 +115,8 @@ void pv_query_release(struct pv_query *q)
 		pv_free(q->metrics[i]);
 	for (uint32_t i = 0; i < q->nr_threads; i++)
 		pv_free(q->threads[i]);
+	for (uint32_t i = 0; i < q->nr_derive; i++)
+		pv_free(q->derive[i]);
 	pv_free(q->inside_markers);
 	/* back to the defaults, so a second release or a reuse is harmless */
 	pv_query_init(q);
@@ -143,6 +146,11 @@ int pv_query_add_metric(struct pv_query *q, const char *name)
 int pv_query_add_thread(struct pv_query *q, const char *thread)
 {
 	return add_str(q->threads, &q->nr_threads, thread);
+}
+
+int pv_query_add_derive(struct pv_query *q, const char *name_formula)
+{
+	return add_str(q->derive, &q->nr_derive, name_formula);
 }
 
 int pv_query_add_filter(struct pv_query *q, enum pv_filter_kind k, const char *arg)
@@ -182,6 +190,8 @@ int pv_query_copy(struct pv_query *dst, const struct pv_query *src)
 		rc = pv_query_add_metric(dst, src->metrics[i]);
 	for (uint32_t i = 0; !rc && i < src->nr_threads; i++)
 		rc = pv_query_add_thread(dst, src->threads[i]);
+	for (uint32_t i = 0; !rc && i < src->nr_derive; i++)
+		rc = pv_query_add_derive(dst, src->derive[i]);
 	if (!rc && src->inside_markers && !(dst->inside_markers = pv_strdup(src->inside_markers)))
 		rc = PV_ENOMEM;
 	if (rc)
@@ -232,7 +242,8 @@ bool pv_query_equal(const struct pv_query *a, const struct pv_query *b)
 		return false;
 	if (!same_list(a->center, a->nr_center, b->center, b->nr_center) ||
 	    !same_list(a->metrics, a->nr_metrics, b->metrics, b->nr_metrics) ||
-	    !same_list(a->threads, a->nr_threads, b->threads, b->nr_threads))
+	    !same_list(a->threads, a->nr_threads, b->threads, b->nr_threads) ||
+	    !same_list(a->derive, a->nr_derive, b->derive, b->nr_derive))
 		return false;
 	if (a->nr_filters != b->nr_filters)
 		return false;
@@ -357,7 +368,7 @@ static bool parse_count(const char *s, uint32_t *out)
 enum opt {
 	O_CENTER,
 	O_FILTER, /* + enum pv_filter_kind */
-	O_METRIC = O_FILTER + 12,
+	O_METRIC = O_FILTER + 13,
 	O_BY,
 	O_THREAD,
 	O_RANGE,
@@ -370,6 +381,7 @@ enum opt {
 	O_INLINE,
 	O_MAX_ROWS,
 	O_SELF,
+	O_DERIVE,
 	O_VIEW, /* not a CLI option: the view is the command */
 };
 
@@ -377,8 +389,9 @@ enum opt {
 static const char *const cli_names[] = {
 	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
 	"focus-category", "tag", "drop-tag", "collapse-subtree", "prune",
-	"collapse-direct-recursion", "focus-self", "metric", "by", "thread", "range", "percent",
-	"min-percent", "depth", "n", "sort", "inside-markers", "inline", "max-rows", "self",
+	"collapse-direct-recursion", "focus-self", "focus-inverted", "metric", "by", "thread",
+	"range", "percent", "min-percent", "depth", "n", "sort", "inside-markers", "inline",
+	"max-rows", "self", "derive",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
@@ -390,15 +403,36 @@ static int too_many(const char *label, struct pv_error *err)
 			    PV_QUERY_MAX);
 }
 
+/* NAME=FORMULA: a name, and a formula whose syntax is right (its metrics are the view's to
+ * find); the column of a mistake counts from the start of NAME. */
+static int check_derive(const char *v, const char *label, struct pv_error *err)
+{
+	const char *eq = strchr(v, '=');
+	if (!eq || eq == v)
+		return pv_error_set(err, PV_EINVAL, "%s takes NAME=FORMULA, not '%s'", label, v);
+	struct pv_formula *f;
+	uint32_t col;
+	char msg[200];
+	int rc = pv__formula_parse(eq + 1, &f, &col, msg, sizeof(msg));
+	pv__formula_free(f);
+	if (rc == PV_ENOMEM)
+		return pv_error_set(err, rc, "out of memory");
+	if (rc)
+		return pv_error_set(err, rc, "%s '%s': column %u: %s", label, v,
+				    (unsigned)(col + (eq - v) + 1), msg);
+	return 0;
+}
+
 /* Appends one string of a list option, checked. */
 static int add_item(struct pv_query *q, enum opt o, const char *v, const char *label,
 		    struct pv_error *err)
 {
 	int rc;
 	if (!*v) {
-		const char *what = o == O_CENTER  ? "a scope"
+		const char *what = o == O_CENTER   ? "a scope"
 				   : o == O_THREAD ? "a thread name or tid"
 				   : o == O_METRIC ? "a metric name"
+				   : o == O_DERIVE ? "NAME=FORMULA"
 						   : filter_arg_what[o - O_FILTER];
 		return pv_error_set(err, PV_EINVAL, "%s takes %s, not an empty string", label,
 				    what);
@@ -406,8 +440,12 @@ static int add_item(struct pv_query *q, enum opt o, const char *v, const char *l
 	if ((o == O_FILTER + PV_FILTER_TAG || o == O_FILTER + PV_FILTER_DROP_TAG) &&
 	    (!strchr(v, '=') || *v == '='))
 		return pv_error_set(err, PV_EINVAL, "%s takes a label KEY=VALUE, not '%s'", label, v);
+	if (o == O_DERIVE && (rc = check_derive(v, label, err)))
+		return rc;
 	if (o == O_CENTER)
 		rc = pv_query_add_center(q, v);
+	else if (o == O_DERIVE)
+		rc = pv_query_add_derive(q, v);
 	else if (o == O_THREAD)
 		rc = pv_query_add_thread(q, v);
 	else if (o == O_METRIC)
@@ -732,6 +770,8 @@ char *pv_query_to_args(const struct pv_query *q)
 	}
 	if (q->self != PV_SELF_OWN)
 		flag1(&o, "self", text_of(self_names, NR(self_names), q->self));
+	for (uint32_t i = 0; i < q->nr_derive; i++)
+		flag1(&o, "derive", q->derive[i]);
 	return out_close(&o);
 }
 
@@ -808,6 +848,8 @@ char *pv_query_to_url(const struct pv_query *q)
 		fprintf(o.f, "&max-rows=%u", q->max_rows);
 	if (q->self != PV_SELF_OWN)
 		pair(&o, "self", NULL, text_of(self_names, NR(self_names), q->self));
+	for (uint32_t i = 0; i < q->nr_derive; i++)
+		pair(&o, "derive", NULL, q->derive[i]);
 	return out_close(&o);
 }
 
@@ -886,6 +928,8 @@ char *pv_query_to_json(const struct pv_query *q)
 		fputs(", \"self\": ", f);
 		pv_json_fput_string(f, text_of(self_names, NR(self_names), q->self));
 	}
+	if (q->nr_derive) /* only when set, as self */
+		json_list(f, "derive", q->derive, q->nr_derive);
 	fputc('}', f);
 	return out_close(&o);
 }
@@ -935,7 +979,7 @@ static const char *const url_keys[] = {
 	[O_CENTER] = "center", [O_METRIC] = "metric", [O_BY] = "by", [O_THREAD] = "thread",
 	[O_RANGE] = "range", [O_PERCENT] = "percent", [O_MIN] = "min", [O_DEPTH] = "depth",
 	[O_N] = "n", [O_SORT] = "sort", [O_INSIDE] = "inside-markers", [O_INLINE] = "inline",
-	[O_MAX_ROWS] = "max-rows", [O_SELF] = "self", [O_VIEW] = "view",
+	[O_MAX_ROWS] = "max-rows", [O_SELF] = "self", [O_DERIVE] = "derive", [O_VIEW] = "view",
 };
 
 static int decode_fail(const char *s, size_t n, bool bad, struct pv_error *err)
@@ -1049,10 +1093,11 @@ int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err)
 static const char *const json_keys[] = {
 	"view", "center", "filters", "metrics", "by", "threads", "range", "percent",
 	"min_percent", "depth", "limit", "sort", "inside_markers", "inline", "max_rows", "self",
+	"derive",
 };
 enum {
 	K_VIEW, K_CENTER, K_FILTERS, K_METRICS, K_BY, K_THREADS, K_RANGE, K_PERCENT, K_MIN,
-	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE, K_MAX_ROWS, K_SELF,
+	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE, K_MAX_ROWS, K_SELF, K_DERIVE,
 };
 
 /* A string or key token as a new C string; positioned errors (no NUL inside, memory). */
@@ -1286,6 +1331,7 @@ static int json_query(struct json *j, struct pv_query *q)
 		case K_CENTER: rc = json_strings(j, q, O_CENTER, "center"); break;
 		case K_METRICS: rc = json_strings(j, q, O_METRIC, "metrics"); break;
 		case K_THREADS: rc = json_strings(j, q, O_THREAD, "threads"); break;
+		case K_DERIVE: rc = json_strings(j, q, O_DERIVE, "derive"); break;
 		case K_FILTERS: rc = json_filters(j, q); break;
 		case K_RANGE: rc = json_range(j, q); break;
 		case K_INSIDE: rc = json_inside(j, q); break;

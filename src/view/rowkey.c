@@ -140,12 +140,12 @@ uint32_t tree_find_key(const struct pv_tree *t, const char *key)
 /* The flat row named by key: steps module/file/function/line by level (one step for top). */
 static uint32_t flat_find_key(const struct pv_flat *f, bool list, const char *key)
 {
-	struct step st[4];
+	struct step st[PV_FLAT_LEVELS];
 	uint32_t ns = 0;
 	if (!*key)
 		return PV_NONE;
 	while (*key) {
-		if (ns == (list ? 1 : 4) || !parse_step(&key, &st[ns]))
+		if (ns == (list ? 1 : PV_FLAT_LEVELS) || !parse_step(&key, &st[ns]))
 			return PV_NONE;
 		ns++;
 	}

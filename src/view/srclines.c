@@ -44,6 +44,11 @@ int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
 			sc->cost[((size_t)ln * nm + m) * 2 + 1] += f->self[m][r];
 		}
 	}
+	for (uint32_t m = 0; m < nm; m++) /* no line sums of a formula's values */
+		if (pv_view_metric_derived(v, m))
+			for (uint32_t ln = 0; ln <= nr_lines; ln++)
+				sc->cost[((size_t)ln * nm + m) * 2] =
+				    sc->cost[((size_t)ln * nm + m) * 2 + 1] = PV_VALUE_NONE;
 	*out = sc;
 	return 0;
 }

@@ -55,6 +55,9 @@ pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum 
 
 const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf, size_t len)
 {
+	const char *dn = pv__view_derived_name(v, col);
+	if (dn)
+		return dn;
 	const char *name = pv_str(v->p, v->p->metrics.name[v->metrics[col]]);
 	if (v->stat[col] == PV_STAT_SUM)
 		return name;
@@ -64,8 +67,10 @@ const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf
 
 enum pv_unit pv_view_metric_unit(const struct pv_view *v, uint32_t col)
 {
-	return v->stat[col] == PV_STAT_CFVAR ? PV_UNIT_COUNT
-					       : (enum pv_unit)v->p->metrics.unit[v->metrics[col]];
+	/* a ratio (cfvar, a derived metric's value) counts nothing in particular */
+	return v->stat[col] == PV_STAT_CFVAR || pv_view_metric_derived(v, col)
+		   ? PV_UNIT_COUNT
+		   : (enum pv_unit)v->p->metrics.unit[v->metrics[col]];
 }
 
 /* ---- rows by their path ---- */
@@ -87,9 +92,11 @@ static void tree_hashes(const struct pv_tree *t, uint64_t *h)
 /* flat rows come depth first: a row's parent is the last row of the level above */
 static void flat_hashes(const struct pv_flat *f, uint64_t *h)
 {
-	uint64_t last[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+	uint64_t last[PV_FLAT_LEVELS];
+	for (uint32_t l = 0; l < PV_FLAT_LEVELS; l++)
+		last[l] = 1;
 	for (uint32_t r = 0; r < f->len; r++) {
-		uint8_t l = f->level[r] < 7 ? f->level[r] : 7;
+		uint8_t l = f->level[r] < PV_FLAT_LEVELS ? f->level[r] : PV_FLAT_LEVELS - 1;
 		h[r] = step(l ? last[l - 1] : 1, f->kind[r], f->id[r], f->line[r], l);
 		last[l] = h[r];
 	}
@@ -221,6 +228,15 @@ static int resort_list(struct pv_view *v)
 	return 0;
 }
 
+int pv__view_resort(struct pv_view *v)
+{
+	struct pv_tree *trees[2] = {v->tree, v->callers};
+	for (int k = 0; k < 2; k++)
+		if (trees[k])
+			resort(trees[k]);
+	return v->flat && v->q.view == PV_VIEW_TOP ? resort_list(v) : 0;
+}
+
 /* ---- the statistics of one view ---- */
 
 /* The rows of one kind of a view (a tree, the callers tree, the flat rows) and their sums. */
@@ -330,6 +346,10 @@ int pv__view_stats(struct pv_view *v, struct pv_error *err)
 		for (uint32_t k = 0; k < q.nr_metrics; k++)
 			pv_free(q.metrics[k]);
 		q.nr_metrics = 0;
+		for (uint32_t k = 0; k < q.nr_derive;
+		     k++) /* derived columns are the whole view's */
+			pv_free(q.derive[k]);
+		q.nr_derive = 0;
 		char tn[24];
 		snprintf(tn, sizeof(tn), "#%u", v->threads[i]);
 		rc = pv_query_add_thread(&q, tn);
@@ -394,11 +414,7 @@ int pv__view_stats(struct pv_view *v, struct pv_error *err)
 		}
 		/* a statistic in the first column orders the rows */
 		if (v->stat[0] != PV_STAT_SUM)
-			for (int k = 0; k < 2; k++)
-				if (trees[k])
-					resort(trees[k]);
-		if (v->stat[0] != PV_STAT_SUM && v->flat && v->q.view == PV_VIEW_TOP)
-			rc = resort_list(v);
+			rc = pv__view_resort(v);
 	}
 	for (int k = 0; k < 3; k++) {
 		pv_free(h[k]);

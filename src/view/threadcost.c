@@ -129,6 +129,9 @@ int pv_thread_costs(const struct pv_view *v, const struct pv_query *q, const cha
 			pv_view_free(tv);
 			pv_query_release(&tq);
 		}
+		for (uint32_t m = 0; m < nm; m++) /* no derived metric per thread (hpcviewer) */
+			if (pv_view_metric_derived(v, m))
+				tot[m] = self[m] = PV_VALUE_NONE;
 	}
 	pv_free_keep(mask);
 	if (rc) {

@@ -2,10 +2,13 @@
 // node tests/browser/test.mjs PROFVIEW_BINARY   (run from the repository root; run.sh does it)
 // The last line is "browser: N passed, N failed".
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -118,7 +121,9 @@ async function noError(page) {
   assert(!err, `error bar: ${err}`);
 }
 
+// PV_ONLY=TEXT runs only the tests whose name holds TEXT (while working on one).
 async function test(name, fn) {
+  if (process.env.PV_ONLY && !name.includes(process.env.PV_ONLY)) return;
   const t0 = Date.now();
   try {
     await fn();
@@ -134,7 +139,88 @@ async function test(name, fn) {
   }
 }
 
+
+// ---- exports read by the other tools' own decoders (npm: speedscope, pprof-format) ----
+
+// corpus files of several formats: perf script, Chrome, Firefox, pprof, callgrind, collapsed
+const EXPORT_FILES = [
+  'tests/data/corpus/firefox/test.perf.gz', 'tests/data/corpus/firefox/hello.cjs-20231120T211435.cpuprofile',
+  'tests/data/corpus/firefox/argument-values.json', 'tests/data/corpus/pprof/profile/testdata/cppbench.cpu',
+  'tests/data/corpus/pprof/profile/testdata/go.crc32.cpu', 'tests/data/corpus/pprof/profile/testdata/java.cpu',
+  'tests/data/corpus/callgrind/gprof2dot-bzr.callgrind', 'tests/data/corpus/speedscope/stackcollapse/recursion.txt',
+];
+
+function exportTo(file, to, out) {
+  execFileSync(BIN, ['export', file, '--to', to, '-o', out], { stdio: ['ignore', 'ignore', 'ignore'] });
+}
+
+// profview's own per-thread totals and per-function rows of a file (its default metric)
+function threadTotals(file) {
+  const info = cli('info', file, '--json');
+  return info.threads.map((t, i) => ({ name: t.name, total: cli('top', file, '--json', '--thread', `#${i}`).total }));
+}
+
+async function exportChecks() {
+  await test('export --to speedscope: speedscope\'s importer finds the same profiles and totals', async () => {
+    const req = createRequire(import.meta.url);
+    const { loadImporters } = req('../../bench/speedscope-import.js');
+    const importers = loadImporters(path.join(HERE, 'node_modules'));
+    for (const file of EXPORT_FILES) {
+      const out = path.join(OUT, 'export.speedscope.json');
+      exportTo(file, 'speedscope', out);
+      const buf = readFileSync(out);
+      const quiet = console.log;
+      console.log = () => {};
+      const group = await importers.importProfilesFromArrayBuffer('export.speedscope.json',
+        buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      console.log = quiet;
+      assert(group, `${file}: speedscope imported nothing`);
+      const want = threadTotals(file);
+      eq(group.profiles.map((p) => [p.getName(), p.getTotalWeight()]), want.map((t) => [t.name, t.total]),
+        `${file}: profiles and totals`);
+    }
+  });
+
+  await test('export --to pprof: pprof-format decodes the same per-function values', async () => {
+    for (const file of EXPORT_FILES) {
+      const out = path.join(OUT, 'export.pb.gz');
+      exportTo(file, 'pprof', out);
+      const pr = PprofProfile.decode(gunzipSync(readFileSync(out)));
+      const str = (i) => pr.stringTable.strings[Number(i)];
+      const fn = new Map(pr.function.map((f) => [Number(f.id), str(f.name)]));
+      const loc = new Map(pr.location.map((l) => [Number(l.id), l.line.map((ln) => fn.get(Number(ln.functionId)))]));
+      const top = cli('top', file, '--json');
+      const m = pr.sampleType.findIndex((t) => str(t.type) === top.metric);
+      assert(m >= 0, `${file}: sample type ${top.metric}`);
+      const self = new Map(), total = new Map();
+      let sum = 0;
+      for (const s of pr.sample) {
+        const v = Number(s.value[m]);
+        sum += v;
+        const names = s.locationId.flatMap((id) => loc.get(Number(id)));
+        if (names.length) self.set(names[0], (self.get(names[0]) || 0) + v);
+        for (const n of new Set(names)) total.set(n, (total.get(n) || 0) + v);
+      }
+      eq(sum, top.total, `${file}: total`);
+      const counts = new Map();
+      for (const r of top.rows) counts.set(r.name, (counts.get(r.name) || 0) + 1);
+      // a call graph's totals are its own figures; the export has the contexts estimated from
+      // it (listed as lossy), whose self costs are exact
+      const graph = file.endsWith('.callgrind');
+      let checked = 0;
+      for (const r of top.rows) {
+        if (counts.get(r.name) > 1 || r.kind === 'nostack') continue; // a name of two functions
+        eq([self.get(r.name) || 0, graph ? r.total : total.get(r.name) || 0], [r.self, r.total],
+          `${file}: ${r.name}`);
+        checked++;
+      }
+      assert(checked > 0, `${file}: no function checked`);
+    }
+  });
+}
+
 async function main() {
+  await exportChecks();
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
@@ -441,7 +527,7 @@ async function main() {
     }));
     eq(side.title, 'foo', 'the sidebar names the center');
     eq(side.costs.map(([k, v]) => [k, num(v)]), [['total samples', want.center.total], ['self samples', want.rows[0] ? want.rows[0].self : want.callers[0].self]], 'the sidebar costs, like profview butterfly');
-    await page.waitForSelector('.pane[data-tab="butterfly"] .sidebar .tplot canvas'); // the per-thread plot
+    await page.waitForSelector('.pane[data-tab="butterfly"] .sidebar .cplot canvas'); // the per-context plot
     await page.screenshot({ path: path.join(SHOTS, 'butterfly-selected.png') });
   });
 
@@ -493,6 +579,57 @@ async function main() {
     // main 26 > real_main 15 (58 %) > foo 11 (73 %) > bar 10 (91 %): pv_tree_hot_path's rule
     const rows = await waitRows(p2, 'top-down', (r) => r.some((x) => x.selected && x.name === 'bar'), 'bar selected');
     eq(rows.filter((r) => r.selected).map((r) => r.path.split('\u0001').join(';')), ['main;real_main;foo;bar'], 'the hot path end');
+    await p2.close();
+  });
+
+  await test('f on a bottom-up row focuses on that node of the inverted tree', async () => {
+    const u = await serve('tests/data/collapsed/worked-example.txt');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=bottom-up');
+    await waitRows(p2, 'bottom-up', (r) => r.some((x) => x.name === 'baz'));
+    const baz = p2.locator('.pane[data-tab="bottom-up"] .tt-row[data-key]', { has: p2.locator('.nm', { hasText: /^baz$/ }) }).first();
+    await baz.click();
+    await p2.keyboard.press('ArrowRight'); // open baz: its callers
+    await waitRows(p2, 'bottom-up', (r) => r.some((x) => x.path === 'baz\u0001foo'), 'baz > foo');
+    await p2.keyboard.press('ArrowDown');
+    await p2.keyboard.press('f');
+    await p2.waitForFunction(() => new URLSearchParams(location.search).getAll('filter').join() === 'focus-inverted:path:baz;foo');
+    // main;foo;baz 5 and main;foo;bar;foo;baz 2 end with foo > baz: cut at foo, 7 in all
+    const rows = await waitRows(p2, 'bottom-up', (r) => r.length && r[0].name === 'foo' && num(r[0].total) === 7, 'foo 7');
+    eq(rows.filter((r) => r.depth === 0).map((r) => r.name), ['foo'], 'one root');
+    await p2.close();
+  });
+
+  await test('the metrics chooser adds a derived metric: a column with the library\'s values, no percentages', async () => {
+    const u = await serve('tests/data/callgrind/sort.cgout');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.length > 0);
+    await p2.click('#metric-button');
+    await p2.fill('.menu input[name="name"]', 'D1miss');
+    await p2.fill('.menu input[name="formula"]', '100*($D1mr+$D1mw)/($Dr+$Dw)');
+    await p2.click('.menu .derive-form button');
+    await p2.waitForFunction(() => new URLSearchParams(location.search).getAll('derive').join() === 'D1miss=100*($D1mr+$D1mw)/($Dr+$Dw)');
+    const want = cli('tree', 'tests/data/callgrind/sort.cgout', '--derive', 'D1miss=100*($D1mr+$D1mw)/($Dr+$Dw)', '--json');
+    eq(want.metrics[1].name, 'D1miss', 'the CLI column');
+    // the first root ??? : D1miss 0.27861298095 = 100 * (D1mr + D1mw) / (Dr + Dw) of its costs
+    await p2.waitForFunction(() => document.querySelectorAll('.pane[data-tab="top-down"] .tt-row[data-key] .c-total').length >= 2 &&
+      document.querySelector('.pane[data-tab="top-down"] .tt-head').textContent.includes('D1miss'));
+    const cells = await p2.$$eval('.pane[data-tab="top-down"] .tt-row[data-index="0"] .c-num, .pane[data-tab="top-down"] .tt-row[data-index="0"] .c-pct', (els) => els.map((e) => e.textContent));
+    eq(want.rows[0].values[1].total.toFixed(3), cells[4], 'the derived total as the page prints it');
+    eq(cells[5], '—', 'no percentage of a derived metric');
+    // unchecking it in the chooser removes it
+    await p2.click('#metric-button');
+    await p2.click('.menu label.mi[data-value^="=D1miss"] input');
+    await p2.waitForFunction(() => !new URLSearchParams(location.search).has('derive'));
+    // 44 metrics get a filter box
+    const u2 = await serve('tests/data/hpctoolkit/issue-328');
+    await p2.goto(u2 + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.length > 0);
+    await p2.click('#metric-button');
+    await p2.fill('.menu .checks-find', 'GPUOP');
+    const shown = await p2.$$eval('.menu .checks label.mi', (els) => els.filter((e) => !e.hidden).map((e) => e.dataset.value));
+    assert(shown.length > 0 && shown.length < 44 && shown.every((v) => v.includes('GPUOP')), `filtered: ${shown}`);
     await p2.close();
   });
 
@@ -662,6 +799,74 @@ async function main() {
     await p5.close();
   });
 
+  await test('per-context plots of a row over 1,200 contexts: plot, sorted, histogram, hover, zoom, click', async () => {
+    // rank i: main;solve;kernel k(i), main;solve 1, main;io 5 with k(i) = 1 + (37 i mod 101)
+    const N = 1200;
+    const k = (i) => 1 + ((37 * i) % 101);
+    const lines = [];
+    for (let i = 0; i < N; i++) {
+      lines.push(`rank ${i}-1/${1000 + i};main;solve;kernel ${k(i)}`, `rank ${i}-1/${1000 + i};main;solve 1`, `rank ${i}-1/${1000 + i};main;io 5`);
+    }
+    const file = path.join(OUT, 'contexts-1200.txt');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const u = await serve(file);
+    while ((await api(new URL(u), 'status', '')).state !== 'ready') await new Promise((r) => setTimeout(r, 50));
+    // main f0, solve f1: the row main > solve, inclusive k(i) + 1 on rank i
+    const all = await api(new URL(u), 'contexts', `key=f0/f1&width=${N}`);
+    eq(all.contexts, N, 'contexts');
+    eq(all.columns.length, N, 'one column a context when they fit');
+    eq(all.columns.slice(0, 3).map((c) => c[1]), [k(0) + 1, k(1) + 1, k(2) + 1], 'the first contexts');
+    assert(all.columns.every((c, i) => c[0] === k(i) + 1 && c[1] === k(i) + 1), 'every context: k(i) + 1');
+    eq(all.summary.total.max, 102, 'max');
+    eq(all.summary.total.min, 2, 'min');
+    await page.goto(u + '?tab=top-down&sel=f0/f1');
+    const plot = '.pane[data-tab="top-down"] .sidebar .cplot';
+    await page.waitForSelector(`${plot}[data-state="ready"] canvas[data-contexts="${N}"]`);
+    const cols = +(await page.$eval(`${plot} canvas`, (e) => e.dataset.columns));
+    assert(cols > 100 && cols < N, `aggregated to pixel columns (${cols})`);
+    eq(await page.$$eval(`${plot} *`, (els) => els.length < 50), true, 'a canvas, not a node per context');
+    const box = await page.$eval(`${plot} canvas`, (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+    // hover: a column of several contexts names its range and its max's context
+    await page.mouse.move(box.x + 2, box.y + box.h / 2);
+    await page.waitForFunction(() => !document.getElementById('tooltip').hidden);
+    const tip = await page.$eval('#tooltip', (e) => e.textContent);
+    assert(/\d+ contexts \(positions \d+–\d+\)/.test(tip) && /max rank \d+/.test(tip), `tooltip: ${tip}`);
+    // sorted: the heaviest first
+    await page.click(`${plot} button[data-mode="sorted"]`);
+    await page.waitForSelector(`${plot}[data-mode="sorted"][data-state="ready"]`);
+    await page.mouse.move(box.x + 1, box.y + box.h / 2);
+    await page.waitForFunction(() => /102/.test(document.getElementById('tooltip').textContent));
+    // histogram: 30 bins
+    await page.click(`${plot} button[data-mode="histogram"]`);
+    await page.waitForSelector(`${plot}[data-mode="histogram"][data-state="ready"] canvas[data-columns="30"]`);
+    await page.mouse.move(box.x + box.w - 2, box.y + box.h / 2);
+    await page.waitForFunction(() => /contexts with/.test(document.getElementById('tooltip').textContent));
+    await page.screenshot({ path: path.join(SHOTS, 'contexts-histogram.png') });
+    // plot, zoomed with the wheel until a column is one context
+    await page.click(`${plot} button[data-mode="plot"]`);
+    await page.waitForSelector(`${plot}[data-mode="plot"][data-state="ready"]`);
+    for (let z = 0; z < 12; z++) {
+      const span = await page.$eval(`${plot} canvas`, (e) => +e.dataset.to - +e.dataset.from);
+      if (span <= 100) break;
+      await page.mouse.move(box.x + box.w / 2, box.y + box.h / 2);
+      await page.mouse.wheel(0, -400);
+      await page.waitForFunction(([sel, s]) => { const e = document.querySelector(sel); return e && e.closest('.cplot').dataset.state === 'ready' && +e.dataset.to - +e.dataset.from < s; }, [`${plot} canvas`, span]);
+    }
+    const win = await page.$eval(`${plot} canvas`, (e) => [+e.dataset.from, +e.dataset.to]);
+    assert(win[1] - win[0] <= 100 && win[0] > 0, `zoomed in: ${win}`);
+    await page.screenshot({ path: path.join(SHOTS, 'contexts-zoomed.png') });
+    await page.mouse.move(box.x + box.w / 2, box.y + box.h / 2);
+    await page.waitForFunction(() => /^rank \d+ \(#\d+\): /.test(document.getElementById('tooltip').textContent));
+    const one = await page.$eval('#tooltip', (e) => e.textContent);
+    const [, r, ix, v] = /^rank (\d+) \(#(\d+)\): (\d+)/.exec(one);
+    eq([+r, +v], [+ix, k(+ix) + 1], `the hovered context's value (${one})`);
+    // click: that context becomes the thread filter
+    await page.mouse.click(box.x + box.w / 2, box.y + box.h / 2);
+    await page.waitForFunction((t) => new URLSearchParams(location.search).getAll('thread').join() === t, `#${ix}`);
+    await waitRows(page, 'top-down', (rows) => rows.some((x) => x.name === 'main' && num(x.total) === k(+ix) + 6), 'the tree of that context');
+    await noError(page);
+  });
+
   await test('a screenshot of every tab', async () => {
     for (const tab of TABS) {
       if (tab === 'source') continue; // taken on the profile with a readable source
@@ -677,6 +882,218 @@ async function main() {
       await page.screenshot({ path: path.join(SHOTS, `${tab}.png`) });
     }
   });
+
+  await test('export --to svg: hover, click to zoom, search, reset', async () => {
+    // simple.txt: a;b;c 5, a;b;d 4, a;b 5 -> boxes a, b, c, d; c is 5/14 of the width
+    const svg = path.join(OUT, 'flame.svg');
+    execFileSync(BIN, ['export', 'tests/data/corpus/speedscope/stackcollapse/simple.txt', '--to', 'svg', '-o', svg]);
+    const fg = await context.newPage();
+    const errors = [];
+    fg.on('pageerror', (e) => errors.push(e.message));
+    await fg.goto('file://' + svg);
+    const box = (n) => fg.$eval(`g.f[data-n="${n}"] rect`, (r) => ({
+      x: +r.getAttribute('x'), w: +r.getAttribute('width'), shown: r.parentNode.style.display !== 'none' }));
+    eq((await fg.$$eval('g.f', (gs) => gs.map((g) => g.getAttribute('data-n')))).sort(), ['a', 'b', 'c', 'd'], 'boxes');
+    const c0 = await box('c');
+    assert(Math.abs(c0.w - 1180 * 5 / 14) < 0.1, `c's width before the zoom: ${c0.w}`);
+    await fg.hover('g.f[data-n="c"]');
+    assert((await fg.textContent('#details')).startsWith('c (5 samples'), 'hover shows name and cost');
+    await fg.click('g.f[data-n="c"] rect');
+    const c1 = await box('c'), d1 = await box('d'), a1 = await box('a');
+    assert(Math.abs(c1.w - 1180) < 0.1 && Math.abs(c1.x - 10) < 0.1, `zoomed c spans the width: ${JSON.stringify(c1)}`);
+    assert(!d1.shown, 'a sibling outside the zoom is hidden');
+    assert(a1.shown && Math.abs(a1.w - 1180) < 0.1, 'an ancestor spans the width');
+    await fg.evaluate(() => window.flamegraph.search('^[cd]$'));
+    eq(await fg.textContent('#matched'), 'Matched: 64.3%', 'search share (9 of 14)');
+    await fg.click('#unzoom');
+    const c2 = await box('c');
+    assert(Math.abs(c2.w - c0.w) < 0.01 && (await box('d')).shown, 'reset zoom');
+    await fg.screenshot({ path: path.join(SHOTS, 'export-svg.png') });
+    eq(errors, [], 'page errors');
+    await fg.close();
+  });
+
+  // ---- the trace tab (web/assets/views/trace.js) ----
+  const LOOPS = 'tests/data/hpctoolkit/loops-cputime-t.d';
+  const GECKO = 'tests/data/corpus/firefox/gecko-2.json';
+  const tp = await context.newPage();
+  tp.on('pageerror', (e) => pageErrors.push(e.message));
+  const loopsUrl = await serve(LOOPS);
+  const geckoUrl = await serve(GECKO);
+  const TPANE = '.pane[data-tab="trace"]';
+  const param = (pg, k) => new URL(pg.url()).searchParams.get(k);
+  // after an action: the pane has every answer it asked for drawn
+  const traceReady = async (pg) => {
+    await pg.waitForSelector(`${TPANE}[data-state="ready"]`);
+    await noError(pg);
+  };
+  const mainBox = (pg) => pg.locator(`${TPANE} .trace-main`).boundingBox();
+  // the stack the pane shows: [[depth, name], ...] (depth '' for a loop or statement)
+  const shownStack = (pg) => pg.$$eval(`${TPANE} .trace-stack .tf`, (els) => els.map((e) => [e.dataset.depth, e.querySelector('.tf-name').textContent]));
+  // the crosshair (URL tx=C:T) against `profview trace --context C --at T --json`
+  const sameStackAsCli = async (pg, file, extra = []) => {
+    const tx = param(pg, 'tx');
+    assert(tx, 'the crosshair is in the URL');
+    const [c, t] = tx.split(':');
+    const want = cli('trace', file, '--context', c, '--at', t, '--json', ...extra);
+    const got = await shownStack(pg);
+    eq(got, want.frames.map((f) => [f.depth === null ? '' : String(f.depth), f.name]), `stack at context ${c}, ${t} ms`);
+    const head = await pg.textContent(`${TPANE} .trace-stack-head`);
+    assert(head.includes(`context ${c}: ${want.thread}`), `stack head: ${head}`);
+    return want;
+  };
+
+  await test('trace: the crosshair shows the stack profview trace --context N --at T prints (loops, 4 threads)', async () => {
+    await tp.goto(loopsUrl + '?tab=trace');
+    await traceReady(tp);
+    const b = await mainBox(tp);
+    assert(b && b.width > 200 && b.height > 100, `main canvas ${JSON.stringify(b)}`);
+    let deep = 0;
+    for (const [fx, fy] of [[0.05, 0.1], [0.3, 0.4], [0.62, 0.9], [0.9, 0.6]]) {
+      await tp.mouse.click(b.x + b.width * fx, b.y + b.height * fy);
+      await traceReady(tp);
+      const want = await sameStackAsCli(tp, LOOPS);
+      eq(+param(tp, 'tx').split(':')[0], Math.floor(fy * 4), 'the context under the pointer (4 rows)');
+      deep = Math.max(deep, want.frames.length);
+    }
+    assert(deep >= 4, `a stack of 4 frames at least was met (${deep})`);
+    // with a thread filter the contexts are the query's threads: context 1 of #2, #3 is thread 3
+    await tp.goto(loopsUrl + '?tab=trace&thread=%232&thread=%233');
+    await traceReady(tp);
+    await tp.mouse.click(b.x + b.width * 0.4, b.y + b.height * 0.75);
+    await traceReady(tp);
+    const want = await sameStackAsCli(tp, LOOPS, ['--thread', '#2', '--thread', '#3']);
+    eq([want.context, want.thread_index], [1, 3], 'context 1 of threads #2 and #3');
+  });
+
+  await test('trace: choosing a frame sets the depth; the image is profview trace --window --depth', async () => {
+    await tp.goto(loopsUrl + '?tab=trace&tw=100:400&tc=1:3&tx=2:250');
+    await traceReady(tp);
+    await sameStackAsCli(tp, LOOPS);
+    await tp.click(`${TPANE} .trace-stack .tf[data-depth="2"]`);
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('td') === '2');
+    await traceReady(tp);
+    eq(await tp.$eval(`${TPANE} .trace-stack .tf.at-depth`, (e) => e.dataset.depth), '2', 'the frame at the depth is marked');
+    const d = await tp.evaluate(() => window.profview.panes.get('trace').winData.d);
+    eq([d.t0, d.t1, d.c0, d.c1, d.depth], [100, 400, 1, 3, 2], 'the window asked for');
+    const want = cli('trace', LOOPS, '--window', '100:400', '--contexts', '1:3', '--size', `${d.width}x${d.height}`, '--depth', '2', '--json');
+    const rows = d.rows.map((r) => { const o = []; for (let i = 0; i < r.length; i += 2) for (let k = 0; k < r[i + 1]; k++) o.push(r[i]); return o; });
+    eq(rows, want.rows, 'every pixel of the window');
+    eq(d.shares, want.shares, 'the statistics');
+    const stats = await tp.$$eval(`${TPANE} .trace-stats tr`, (els) => els.map((e) => e.lastChild.textContent));
+    eq(stats, want.shares.slice(0, 40).map((s) => s.percent.toFixed(2) + '%'), 'the statistics shown');
+    // ] and [ step the depth
+    await tp.focus(`${TPANE} .trace-main-wrap`);
+    await tp.keyboard.press(']');
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('td') === '3');
+    await tp.keyboard.press('[');
+    await tp.keyboard.press('[');
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('td') === '1');
+    await traceReady(tp);
+  });
+
+  await test('trace: wheel and drag zoom, undo and redo walk the windows, reload restores everything', async () => {
+    await tp.goto(loopsUrl + '?tab=trace');
+    await traceReady(tp);
+    const b = await mainBox(tp);
+    const full = await tp.evaluate(() => ({ ...window.profview.panes.get('trace').full }));
+    eq(param(tp, 'tw'), null, 'the whole trace is not in the URL');
+    // wheel up zooms in around the pointer
+    const px = b.x + b.width * 0.25;
+    const tAt = full.t0 + 0.25 * (full.t1 - full.t0);
+    await tp.mouse.move(px, b.y + b.height / 2);
+    await tp.mouse.wheel(0, -300);
+    await tp.waitForFunction(() => new URLSearchParams(location.search).has('tw'));
+    await traceReady(tp);
+    const w1 = param(tp, 'tw').split(':').map(Number);
+    assert(w1[1] - w1[0] < 0.7 * (full.t1 - full.t0), `zoomed in: ${w1}`);
+    assert(Math.abs((w1[0] + 0.25 * (w1[1] - w1[0])) - tAt) < 1e-3 * (full.t1 - full.t0), `the pointer's time stays put: ${w1} at ${tAt}`);
+    // a drag zooms to the rectangle: times and contexts 1..2
+    await tp.mouse.move(b.x + b.width * 0.2, b.y + b.height * 0.3);
+    await tp.mouse.down();
+    await tp.mouse.move(b.x + b.width * 0.5, b.y + b.height * 0.6, { steps: 5 });
+    await tp.mouse.up();
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('tc') === '1:3');
+    await traceReady(tp);
+    const w2 = param(tp, 'tw').split(':').map(Number);
+    const near = (a, x) => Math.abs(a - x) < (w1[1] - w1[0]) / b.width * 2;
+    assert(near(w2[0], w1[0] + 0.2 * (w1[1] - w1[0])) && near(w2[1], w1[0] + 0.5 * (w1[1] - w1[0])), `dragged window ${w2} of ${w1}`);
+    const d = await tp.evaluate(() => window.profview.panes.get('trace').winData.d);
+    eq([d.c0, d.c1, d.contexts], [1, 3, 4], 'the window answered holds contexts 1 and 2');
+    // undo: back to the wheel's window, then to the whole trace; redo forward again
+    await tp.focus(`${TPANE} .trace-main-wrap`);
+    await tp.keyboard.press('z');
+    await tp.waitForFunction(() => !new URLSearchParams(location.search).has('tc'));
+    eq(param(tp, 'tw').split(':').map(Number), w1, 'undo: the wheel window');
+    await tp.keyboard.press('z');
+    await tp.waitForFunction(() => !new URLSearchParams(location.search).has('tw'));
+    await tp.keyboard.press('Shift+Z');
+    await tp.keyboard.press('Shift+Z');
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('tc') === '1:3');
+    eq(param(tp, 'tw').split(':').map(Number), w2, 'redo: the dragged window');
+    await traceReady(tp);
+    // keys pan: right by a quarter
+    const tw2 = param(tp, 'tw');
+    await tp.keyboard.press('ArrowRight');
+    await tp.waitForFunction((w) => new URLSearchParams(location.search).get('tw') !== w, tw2);
+    const w3 = param(tp, 'tw').split(':').map(Number);
+    assert(Math.abs(w3[0] - (w2[0] + (w2[1] - w2[0]) / 4)) < 1e-3, `pan right: ${w3} from ${w2}`);
+    // a crosshair and a depth, then a reload gives the same view back
+    await traceReady(tp);
+    await tp.mouse.click(b.x + b.width * 0.5, b.y + b.height * 0.75);
+    await traceReady(tp);
+    await tp.click(`${TPANE} .trace-stack .tf[data-depth="1"]`);
+    await tp.waitForFunction(() => new URLSearchParams(location.search).get('td') === '1');
+    await traceReady(tp);
+    const before = { url: tp.url(), win: await tp.getAttribute(`${TPANE} .trace-main`, 'data-window'), stack: await shownStack(tp) };
+    await tp.reload();
+    await traceReady(tp);
+    eq(tp.url(), before.url, 'the URL after the reload');
+    eq(await tp.getAttribute(`${TPANE} .trace-main`, 'data-window'), before.win, 'window, contexts and depth');
+    eq(await shownStack(tp), before.stack, 'the crosshair stack');
+    await sameStackAsCli(tp, LOOPS);
+    await tp.screenshot({ path: path.join(SHOTS, 'trace.png') });
+  });
+
+  await test('trace: a frame becomes the center; the trace colours only what reaches it', async () => {
+    await tp.goto(loopsUrl + '?tab=trace&tx=0:20');
+    await traceReady(tp);
+    const row = tp.locator(`${TPANE} .trace-stack .tf`, { has: tp.locator('.tf-name', { hasText: /^test_separated_loops:38$/ }) });
+    await row.click({ button: 'right' });
+    await tp.click('.menu .mi[data-label="Set as center"]');
+    await tp.waitForFunction(() => new URLSearchParams(location.search).getAll('center').join() === 'test_separated_loops');
+    await traceReady(tp);
+    eq(param(tp, 'tab'), 'trace', 'the tab stays');
+    const d = await tp.evaluate(() => window.profview.panes.get('trace').winData.d);
+    const want = cli('trace', LOOPS, '--window', `${d.t0}:${d.t1}`, '--size', `${d.width}x${d.height}`, '--center', 'test_separated_loops', '--json');
+    eq(d.shares.map((x) => x.id), want.shares.map((x) => x.id), 'the centered window\'s functions');
+    assert(d.shares.find((x) => x.id === -1).percent > 10, 'records not reaching the center are blank');
+    await sameStackAsCli(tp, LOOPS, ['--center', 'test_separated_loops']);
+  });
+
+  await test('trace: a Firefox profile: the stack at the crosshair is the sample there, the depth view its boxes', async () => {
+    await tp.goto(geckoUrl + '?tab=trace&tw=0:8');
+    await traceReady(tp);
+    const b = await mainBox(tp);
+    // 3 threads; x = 3.5 ms of 0..8
+    await tp.mouse.click(b.x + b.width * (3.5 / 8), b.y + b.height * (0.5 / 3));
+    await traceReady(tp);
+    const want = await sameStackAsCli(tp, GECKO);
+    eq(want.frames.map((f) => f.name), ['(root)', '0x100000f84', 'Startup::XRE_Main:4391'], 'the CLI stack of GeckoMain at 3.5 ms');
+    // the depth view of that context: its boxes hold the stack's functions at their depths
+    const boxes = await tp.evaluate(() => window.profview.panes.get('trace').boxData);
+    eq(boxes.c, 0, 'the depth view shows the crosshair context');
+    const t = +param(tp, 'tx').split(':')[1];
+    const at = boxes.d.boxes.filter((x) => x.start <= t && t < x.end).sort((x, y) => x.depth - y.depth).map((x) => x.name);
+    eq(at, want.frames.filter((f) => f.depth !== null).map((f) => f.function), 'boxes under the crosshair');
+    // hovering a box shows its call path
+    const bb = await tp.locator(`${TPANE} .trace-boxes`).boundingBox();
+    await tp.mouse.move(bb.x + bb.width * (t / 8), bb.y + 2 + 2 * 16 + 8);
+    await tp.waitForSelector('#tooltip:not([hidden])');
+    const tip = await tp.textContent('#tooltip');
+    assert(tip.includes('Startup::XRE_Main') && tip.includes('0x100000f84'), `tooltip: ${tip}`);
+  });
+  await tp.close();
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

@@ -129,8 +129,9 @@ T_TEST(api_profile)
 	       "{\"file\": \"calltree.json\", \"format\": \"firefox-processed\", \"version\": \"70 (gecko "
 	       "36)\", \"product\": \"Firefox\", \"interval_ns\": 1000000, \"threads\": [\n"
 	       "  {\"index\": 0, \"name\": \"Empty\", \"process\": null, \"pid\": 0, \"tid\": 0, "
-	       "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000}\n"
-	       "], \"metrics\": [\n"
+	       "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000, \"active\": 5, "
+	       "\"idle\": false}\n"
+	       "], \"busiest_thread\": 0, \"metrics\": [\n"
 	       "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
 	       "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
 	       "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
@@ -216,7 +217,7 @@ T_TEST(api_markers)
 	       "\"total\": 1, \"min\": 1, \"median\": 1, \"max\": 1},\n"
 	       "  {\"name\": \"IPCOut\", \"count\": 1, \"instant\": 0, \"incomplete\": 1, \"timed\": 0, "
 	       "\"total\": null, \"min\": null, \"median\": null, \"max\": null}\n]}\n");
-	T_CALL(a, "markers", "p=1&thread=nope", 400, "{\"error\": \"no thread named 'nope'\"}");
+	T_CALL(a, "markers", "p=1&thread=nope", 400, "{\"error\": \"no thread named 'nope' (see 'profview info')\"}");
 	T_CALL(a, "markers", "p=1&sort=name", 400,
 	       "{\"error\": \"sort takes start or duration, not 'name'\"}");
 	T_CALL(a, "markers", "p=1&start=abc", 400,
@@ -317,7 +318,7 @@ T_TEST(api_activity)
 	T_CALL(a, "activity", "buckets=0", 400, "{\"error\": \"buckets takes 1 to 4000, not 0\"}");
 	T_CALL(a, "activity", "buckets=4001", 400,
 	       "{\"error\": \"buckets takes 1 to 4000, not 4001\"}");
-	T_CALL(a, "activity", "thread=nope", 400, "{\"error\": \"no thread named 'nope'\"}");
+	T_CALL(a, "activity", "thread=nope", 400, "{\"error\": \"no thread named 'nope' (see 'profview info')\"}");
 	T_CALL(a, "activity", "metric=bytes", 400, "{\"error\": \"no metric named 'bytes'\"}");
 	T_CALL(a, "activity", "start=3&end=1", 400, "{\"error\": \"end must be after start\"}");
 	/* very wide windows: refused past ±1e12 ms; at the bound, answered (no signed overflow) */

@@ -1436,6 +1436,55 @@ T_TEST(api_view_loop_rows)
 	T_EQ_INT(st, 200);
 	T_CONTAINS(body, "\"center_total\": [1210259000]");
 	free(body);
+	/* the flat view by line nests the loop's line under the loop (level 4), and the loop's key
+	 * names it for its children */
+	body = call(a, "view", "view=flat&by=line", &st);
+	T_EQ_INT(st, 200);
+	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c:3\"") : NULL;
+	const char *key = loop;
+	while (key && key > body && strncmp(key, "{\"key\": \"", 9) != 0)
+		key--;
+	T_TRUE(loop && key > body);
+	if (loop && key > body) {
+		char q[256];
+		int n = (int)strcspn(key + 9, "\"");
+		snprintf(q, sizeof(q), "view=flat&by=line&key=%.*s", n, key + 9);
+		T_CONTAINS(loop, "\"level\": 3");
+		char *kids = call(a, "children", q, &st);
+		T_EQ_INT(st, 200);
+		T_CONTAINS(kids, "\"name\": \"spinsleep:3\", \"kind\": \"line\"");
+		T_CONTAINS(kids, "\"level\": 4");
+		free(kids);
+	}
+	free(body);
+	pv_api_free(a);
+}
+
+/* A derived metric through the API: its formula in "metrics", its values with a fraction (or null
+ * for a division by zero) and no base for percentages. sort.cgout's whole: 100 * (6996 + 4001) /
+ * (1931094 + 1093073) = 0.36363732558 (its summary line). */
+T_TEST(api_view_derived_metric)
+{
+	struct pv_api *a = api_of("callgrind/sort.cgout", NULL);
+	if (!a)
+		return;
+	int st;
+	char *body = call(a, "view",
+			  "view=top&n=1&derive=D1miss%3D100*(%24D1mr%2B%24D1mw)%2F(%24Dr%2B%24Dw)", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "{\"name\": \"D1miss\", \"unit\": \"count\", \"formula\": "
+			 "\"100*($D1mr+$D1mw)/($Dr+$Dw)\"}");
+	T_CONTAINS(body, "\"whole\": [8333155, 0.36363732558]");
+	T_CONTAINS(body, "\"base\": [8333155, null]");
+	free(body);
+	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(body, "\"whole\": [8333155, null]");
+	free(body);
+	body = call(a, "view", "view=top&derive=x%3D%24Ir%2F", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(body, "column 7: expected a number");
+	free(body);
 	pv_api_free(a);
 }
 
@@ -1513,12 +1562,12 @@ T_TEST(api_view_hot_path)
 
 /* ---- search and subtree (the page's search box and expand-all) ---- */
 
-#define HIT(name, total, self, key)                                                            \
-	"{\"name\": \"" name "\", \"scope\": \"" name "\", \"module\": null, \"file\": null, " \
+#define HIT(name, total, self, key)                                                             \
+	"{\"name\": \"" name "\", \"scope\": \"" name "\", \"module\": null, \"file\": null, "     \
 	"\"line\": null, \"total\": [" #total "], \"self\": [" #self "], \"key\": " key "}"
-#define FIND_HEAD(text, scope, n)                                                               \
-	"{\"text\": \"" text "\", \"scope\": " scope ", \"metrics\": [{\"name\": \"samples\", " \
-	"\"unit\": \"count\"}], \"base\": [26], \"matches\": " #n ", \"rows\": ["
+#define FIND_HEAD(text, scope, base, n)                                                         \
+	"{\"text\": \"" text "\", \"scope\": " scope ", \"metrics\": [{\"name\": \"samples\", "    \
+	"\"unit\": \"count\"}], \"base\": [" #base "], \"matches\": " #n ", \"rows\": ["
 
 T_TEST(api_search)
 {
@@ -1528,27 +1577,28 @@ T_TEST(api_search)
 	/* a substring, case ignored: foo's total counts main;foo;bar;foo;baz once (10+5+2+1),
 	 * its heaviest row is main;real_main;foo (11) */
 	EXPECT(a, "search", "text=FO", 200,
-	       FIND_HEAD("FO", "false", 1) "\n" HIT("foo", 18, 1, "\"f0/f1/f2\"") "\n]}\n");
-	/* a scope: heaviest first; bar's heaviest row is under real_main (10), baz's under main;foo
-	 */
+	       FIND_HEAD("FO", "false", 26, 1) "\n" HIT("foo", 18, 1, "\"f0/f1/f2\"") "\n]}\n");
+	/* a scope: heaviest first; bar's heaviest row is under real_main (10), baz's under
+	 * main;foo (5) */
 	EXPECT(a, "search", "text=re:%5Eba", 200,
-	       FIND_HEAD("re:^ba", "true", 2) "\n" HIT("bar", 12, 10, "\"f0/f1/f2/f3\"") ",\n" HIT(
-		   "baz", 7, 7, "\"f0/f2/f4\"") "\n]}\n");
+	       FIND_HEAD("re:^ba", "true", 26, 2) "\n" HIT("bar", 12, 10, "\"f0/f1/f2/f3\"") ",\n"
+		   HIT("baz", 7, 7, "\"f0/f2/f4\"") "\n]}\n");
 	/* limit keeps the heaviest; matches counts them all */
 	EXPECT(a, "search", "text=re:%5Eba&limit=1", 200,
-	       FIND_HEAD("re:^ba", "true", 2) "\n" HIT("bar", 12, 10, "\"f0/f1/f2/f3\"") "\n]}\n");
+	       FIND_HEAD("re:^ba", "true", 26, 2) "\n" HIT("bar", 12, 10, "\"f0/f1/f2/f3\"") "\n]}\n");
 	/* centered on real_main: only its callees' costs, keys of the centered tree */
 	EXPECT(a, "search", "text=bar&center=real_main", 200,
-	       "{\"text\": \"bar\", \"scope\": false, \"metrics\": [{\"name\": \"samples\", "
-	       "\"unit\": \"count\"}], \"base\": [15], \"matches\": 1, \"rows\": [\n" HIT(
-		   "bar", 10, 10, "\"c/f2/f3\"") "\n]}\n");
-	EXPECT(a, "search", "text=nothing", 200, FIND_HEAD("nothing", "false", 0) "]}\n");
+	       FIND_HEAD("bar", "false", 15, 1) "\n" HIT("bar", 10, 10, "\"c/f2/f3\"") "\n]}\n");
+	EXPECT(a, "search", "text=nothing", 200, FIND_HEAD("nothing", "false", 26, 0) "]}\n");
 	EXPECT(a, "search", "text=re:(", 200,
 	       "{\"text\": \"re:(\", \"matches\": 0, \"note\": \"search 're:(': bad regular "
 	       "expression: Unmatched ( or \\\\(\", \"rows\": []}\n");
 	EXPECT(a, "search", "", 400, "{\"error\": \"missing parameter 'text'\"}");
 	pv_api_free(a);
 }
+
+#define FNP(key, name, depth, total, self, children, path)                                      \
+	FN(key, name, depth, total, self, children, name, "\"path:" path "\"")
 
 T_TEST(api_subtree)
 {
@@ -1557,39 +1607,91 @@ T_TEST(api_subtree)
 		return;
 	/* 20 % of 26 is 5.2: real_main (15), its foo (11) and main;foo (7) open; qux (3) stays
 	 * closed, so do the leaves */
-	EXPECT(
-	    a, "subtree", "key=f0&prune=20", 200,
-	    "{\"key\": \"f0\", \"expanded\": 4, \"rows\": [\n" FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n" FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n" FN("f0/f1/f2/f3", "bar", 3, 10, 10, 0, "bar", "\"path:main;real_main;foo;bar\"") ",\n" FN(
-		"f0/f1/f6", "malloc", 2, 4, 4, 0, "malloc",
-		"\"path:main;real_main;malloc\"") ",\n" FN("f0/f2", "foo", 1, 7, 0, 2, "foo",
-							   "\"path:main;foo\"") ",\n" FN("f0/f2/f4",
-											 "baz", 2,
-											 5, 5, 0,
-											 "baz",
-											 "\"path:"
-											 "main;foo;"
-											 "baz\"") ",\n" FN("f0/f2/f3",
-													   "bar",
-													   2,
-													   2,
-													   0,
-													   1,
-													   "bar",
-													   "\"path:main;foo;bar\"") ",\n" FN("f0/f5",
-																	     "qux",
-																	     1,
-																	     3,
-																	     0,
-																	     1,
-																	     "qux",
-																	     "\"path:main;qux\"") "\n]}\n");
+	EXPECT(a, "subtree", "key=f0&prune=20", 200,
+	       "{\"key\": \"f0\", \"expanded\": 4, \"rows\": [\n"
+	       FNP("f0/f1", "real_main", 1, 15, 0, 2, "main;real_main") ",\n"
+	       FNP("f0/f1/f2", "foo", 2, 11, 1, 1, "main;real_main;foo") ",\n"
+	       FNP("f0/f1/f2/f3", "bar", 3, 10, 10, 0, "main;real_main;foo;bar") ",\n"
+	       FNP("f0/f1/f6", "malloc", 2, 4, 4, 0, "main;real_main;malloc") ",\n"
+	       FNP("f0/f2", "foo", 1, 7, 0, 2, "main;foo") ",\n"
+	       FNP("f0/f2/f4", "baz", 2, 5, 5, 0, "main;foo;baz") ",\n"
+	       FNP("f0/f2/f3", "bar", 2, 2, 0, 1, "main;foo;bar") ",\n"
+	       FNP("f0/f5", "qux", 1, 3, 0, 1, "main;qux") "\n]}\n");
 	/* prune=0 opens every row with children: qux's one child */
-	EXPECT(
-	    a, "subtree", "key=f0/f5&prune=0", 200,
-	    "{\"key\": \"f0/f5\", \"expanded\": 1, \"rows\": [\n" FN(
-		"f0/f5/f6", "malloc", 2, 3, 3, 0, "malloc", "\"path:main;qux;malloc\"") "\n]}\n");
+	EXPECT(a, "subtree", "key=f0/f5&prune=0", 200,
+	       "{\"key\": \"f0/f5\", \"expanded\": 1, \"rows\": [\n"
+	       FNP("f0/f5/f6", "malloc", 2, 3, 3, 0, "main;qux;malloc") "\n]}\n");
 	EXPECT(a, "subtree", "key=f0/f9", 404, "{\"error\": \"no row 'f0/f9' in this view\"}");
 	EXPECT(a, "subtree", "key=f0&prune=x", 400,
 	       "{\"error\": \"prune takes a percentage from 0 to 100, not 'x'\"}");
+	pv_api_free(a);
+}
+
+/* The trace endpoints (web/api_trace.c, doc/trace.md): the same answers as profview trace. */
+T_TEST(api_trace_endpoints)
+{
+	struct pv_api *a = api_of("hpctoolkit/loops-cputime-t.d", NULL);
+	if (!a)
+		return;
+	int st;
+	char *b = call(a, "trace-stack", "p=0&context=0&at=20000000", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"record\": 3, \"start\": 17.693, \"end\": 23.686");
+	T_CONTAINS(b, "{\"depth\": 4, \"name\": \"test_separated_loops:38\"");
+	free(b);
+	/* profview trace --window 0:60 --size 12x4 --depth 4: row 0 is -1 5 5 5 5 5 4 4 4 4 5 8 */
+	b = call(a, "trace", "p=0&t0=0&t1=60000000&width=12&height=4&depth=4", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"rows\": [\n  [-1,1,5,5,4,4,5,1,8,1],");
+	T_CONTAINS(b, "\"summary\": [\n  [-1,4],");
+	free(b);
+	b = call(a, "trace", "p=0&t0=0&t1=60000000&width=12&height=4&depth=3&filter=drop:"
+			     "test_separated_loops", &st);
+	T_EQ_INT(st, 200);
+	free(b);
+	b = call(a, "trace-boxes", "p=0&context=0&t0=0&t1=53689000&min=0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "{\"depth\": 4, \"start\": 5.735, \"end\": 29.695, \"id\": 5, \"name\": "
+		      "\"test_separated_loops\"");
+	free(b);
+	b = call(a, "trace", "p=0&c0=0&c1=9", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(b, "c0 < c1 <= 4");
+	free(b);
+	b = call(a, "trace-stack", "p=0&context=7&at=0", &st);
+	T_EQ_INT(st, 400);
+	free(b);
+	/* one numbering: context C is the query's C-th thread in trace, trace-stack and
+	 * trace-boxes alike (threads #2 and #3: context 1 is thread 3) */
+	b = call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=1&at=30000000", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "{\"context\": 1, \"thread\": \"NODE 0 CORE 0 THREAD 3\", "
+		      "\"thread_index\": 3, \"shown\": true, \"time\": 30, \"record\": 3, "
+		      "\"start\": 24.69");
+	free(b);
+	b = call(a, "trace-boxes", "p=0&thread=%232&thread=%233&context=1&t0=0&t1=60000000",
+		 &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"thread\": \"NODE 0 CORE 0 THREAD 3\"");
+	free(b);
+	b = call(a, "trace", "p=0&thread=%232&thread=%233&width=4&height=2", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"names\": [\"NODE 0 CORE 0 THREAD 2\", \"NODE 0 CORE 0 THREAD 3\"]");
+	free(b);
+	b = call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=2&at=0", &st);
+	T_EQ_INT(st, 400);
+	T_CONTAINS(b, "context 2: the query has 2");
+	free(b);
+	/* depth=0 is call depth 0, not a (bad) tree depth of the query */
+	b = call(a, "trace", "p=0&width=4&height=1&depth=0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"depth\": 0, ");
+	free(b);
+	/* a record the query leaves out is still told, marked not shown */
+	b = call(a, "trace-stack", "p=0&context=0&at=20000000&filter=drop:test_separated_loops",
+		 &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"shown\": false");
+	free(b);
 	pv_api_free(a);
 }

@@ -62,20 +62,32 @@ T_TEST(graphs_thread_select)
 	struct pv_profile *p = import_text(TWO_THREADS, "perf-script");
 	T_EQ_INT(p->threads.len, 2);
 	pv_thread_ix *t = NULL;
-	uint32_t n = 0, bad = 0;
+	uint32_t n = 0;
+	struct pv_error err;
+	pv_error_clear(&err);
 	/* no names: every thread; a tid and a name finding the same thread: it once */
-	T_EQ_INT(pv_thread_select(p, NULL, 0, &t, &n, &bad), 0);
+	T_EQ_INT(pv_thread_select(p, NULL, 0, &t, &n, &err), 0);
 	T_EQ_INT(n, 2);
 	free(t);
 	const char *both[] = {"101", "wrk", "100"};
-	T_EQ_INT(pv_thread_select(p, both, 3, &t, &n, &bad), 0);
+	T_EQ_INT(pv_thread_select(p, both, 3, &t, &n, &err), 0);
 	T_EQ_INT(n, 2);
 	T_EQ_INT(t[0], 0); /* index order, not the names' */
 	T_EQ_INT(t[1], 1);
 	free(t);
+	/* re:REGEX: every thread whose name matches ("app" and "wrk": only wrk ends in k) */
+	const char *re[] = {"re:k$"};
+	T_EQ_INT(pv_thread_select(p, re, 1, &t, &n, &err), 0);
+	T_EQ_INT(n, 1);
+	T_EQ_INT(t[0], 1);
+	free(t);
+	const char *nore[] = {"re:^z"};
+	T_EQ_INT(pv_thread_select(p, nore, 1, &t, &n, &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "no thread name matches 're:^z'");
+	T_TRUE(t == NULL && n == 0);
 	const char *nope[] = {"100", "nope"};
-	T_EQ_INT(pv_thread_select(p, nope, 2, &t, &n, &bad), PV_EINVAL);
-	T_EQ_INT(bad, 1);
+	T_EQ_INT(pv_thread_select(p, nope, 2, &t, &n, &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "no thread named 'nope'");
 	T_TRUE(t == NULL && n == 0);
 	pv_profile_free(p);
 }

@@ -573,17 +573,21 @@ out:
 	pv_profile_free(xml);
 }
 
-/* experiment.xml 2.0 with one metric-db per thread: ranks x threads. */
+/*
+ * experiment.xml 2.0 with one metric-db per thread: ranks x threads; and one *.hpctrace per
+ * rank 0-3 (thread 0): ranks 2 and 3 are threads with a trace and no values.
+ */
 T_TEST(hpctoolkit_legacy_gauss)
 {
 	struct pv_profile *p = load(t_data("hpctoolkit/legacy-xml-gauss"), NULL);
 	if (!p)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "2.0");
-	T_EQ_INT(p->threads.len, 4);
+	T_EQ_INT(p->threads.len, 6);
 	static const char *const names[] = {"RANK 0 THREAD 0", "RANK 0 THREAD 1", "RANK 1 THREAD 0",
-					    "RANK 1 THREAD 1"};
-	for (uint32_t t = 0; t < 4 && t < p->threads.len; t++)
+					    "RANK 1 THREAD 1", "RANK 2 THREAD 0", "RANK 3 THREAD 0"};
+	T_EQ_INT(p->threads.sample_end[4] - p->threads.sample_begin[4], 0);
+	for (uint32_t t = 0; t < 6 && t < p->threads.len; t++)
 		T_EQ_STR(pv_str(p, p->threads.name[t]), names[t]);
 	T_EQ_STR(pv_str(p, p->metrics.name[0]), "WALLCLOCK (us)");
 	T_EQ_INT(p->metrics.unit[0], PV_UNIT_NS);
@@ -654,6 +658,94 @@ T_TEST(hpctoolkit_exclusive_definitions)
 			       want[i].function);
 		/* the total is the same either way */
 		T_EQ_INT(own.total[k1], nested.total[k2]);
+	}
+	pv_profile_free(p);
+}
+
+/* The first flat row after from named name at level (any level: -1); PV_NONE when none. */
+static uint32_t flat_row(const struct pv_view *v, uint32_t from, const char *name, int level)
+{
+	char b[256];
+	const struct pv_flat *f = v->flat;
+	for (uint32_t r = from; r < f->len; r++)
+		if ((level < 0 || f->level[r] == level) &&
+		    strcmp(pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b), f->line[r]),
+			   name) == 0)
+			return r;
+	return PV_NONE;
+}
+
+/*
+ * hpcviewer's flat view: function > loop > nested loop > line. On loops-cputime-t.d,
+ * main._omp_fn.0's loop at 1011 is in two loops at 1010 (levels 3 and 4), holds the loop at 1012
+ * and the lines 1013/1012 are in that one. A loop's self is its own lines' (HPCToolkit's lex_aware
+ * exclusive), with --self nested also its nested loops' (the function scope's): summed over the
+ * loop's two contexts, 0.323228 + 0.059911 s and 0.538683 + 0.137708 s (the application threads'
+ * figures are the database's stored ones, hpctoolkit_exclusive_definitions).
+ */
+T_TEST(hpctoolkit_flat_loops_nest)
+{
+	struct pv_profile *p = load(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
+	if (!p)
+		return;
+	static const char *const modes[] = {"own", "nested"};
+	static const int64_t self1011[] = {383139000, 676391000};
+	for (int k = 0; k < 2; k++) {
+		struct pv_query q;
+		struct pv_error err;
+		struct pv_view *v = NULL;
+		pv_query_init(&q);
+		T_EQ_INT(pv_query_set_option(&q, "by", "line", &err), 0);
+		T_EQ_INT(pv_query_set_option(&q, "self", modes[k], &err), 0);
+		q.view = PV_VIEW_FLAT;
+		if (pv_view_compute(p, &q, &v, &err)) {
+			t_fail(__FILE__, __LINE__, "%s", err.msg);
+			pv_query_release(&q);
+			continue;
+		}
+		const struct pv_flat *f = v->flat;
+		uint32_t fn = flat_row(v, 0, "main._omp_fn.0", 2);
+		uint32_t outer =
+		    fn == PV_NONE ? PV_NONE : flat_row(v, fn, "loop at loops.c:1010", 3);
+		uint32_t inner =
+		    outer == PV_NONE ? PV_NONE : flat_row(v, outer, "loop at loops.c:1010", 4);
+		uint32_t l1011 =
+		    inner == PV_NONE ? PV_NONE : flat_row(v, inner, "loop at loops.c:1011", 5);
+		uint32_t l1012 =
+		    l1011 == PV_NONE ? PV_NONE : flat_row(v, l1011, "loop at loops.c:1012", 6);
+		uint32_t s1013 =
+		    l1012 == PV_NONE ? PV_NONE : flat_row(v, l1012, "main._omp_fn.0:1013", 7);
+		T_TRUE(s1013 != PV_NONE);
+		if (s1013 != PV_NONE) {
+			/* nothing between a row and its parent but the parent's other children */
+			for (uint32_t r = fn + 1; r < s1013; r++)
+				T_TRUE(f->level[r] > 2);
+			T_EQ_INT(outer, fn + 1);
+			T_EQ_INT(inner, outer + 1);
+			T_EQ_INT(l1011, inner + 1);
+			T_TRUE(llabs(f->total[0][l1011] - 2423369000LL) <=
+			       4); /* 0.640653 + 1.782716 */
+			T_TRUE(llabs(f->self[0][l1011] - self1011[k]) <= 8);
+			/* the innermost loop's self is its lines' either way */
+			T_EQ_INT(f->self[0][l1012], f->total[0][l1012]);
+			T_EQ_INT(f->self[0][l1012], 293252000LL);
+			/* a procedure's self is every line of it, in loops or not */
+			T_EQ_INT(f->self[0][fn], 1244893000LL);
+		}
+		pv_view_free(v);
+		/* the list of every loop and line (top) gives the loops the same selves, and no
+		 * row a self above its total (a line in and out of a loop is one row there) */
+		q.view = PV_VIEW_TOP;
+		if (pv_view_compute(p, &q, &v, &err) == 0) {
+			uint32_t r = flat_row(v, 0, "loop at loops.c:1011", -1);
+			T_TRUE(r != PV_NONE && llabs(v->flat->self[0][r] - self1011[k]) <= 8);
+			for (uint32_t i = 0; i < v->flat->len; i++)
+				T_TRUE(v->flat->self[0][i] <= v->flat->total[0][i]);
+			pv_view_free(v);
+		} else {
+			t_fail(__FILE__, __LINE__, "%s", err.msg);
+		}
+		pv_query_release(&q);
 	}
 	pv_profile_free(p);
 }
@@ -748,17 +840,23 @@ T_TEST(hot_path)
 /* The tree transforms read back equal from each of the query's three notations. */
 T_TEST(transform_notations)
 {
-	static const char *const opts[][2] = {
-	    {"collapse-subtree", "foo"}, {"prune", "re:^std::"},
-	    {"collapse-direct-recursion", "a"}, {"focus-self", "loop:loops.c:1011"},
-	    {"self", "nested"}, {"by", "loop"}};
+	static const char *const opts[][2] = {{"collapse-subtree", "foo"},
+					      {"prune", "re:^std::"},
+					      {"collapse-direct-recursion", "a"},
+					      {"focus-self", "loop:loops.c:1011"},
+					      {"focus-inverted", "path:baz;foo"},
+					      {"derive", "IPC=$instructions / ${cycles (x)}"},
+					      {"derive", "d=@0^2"},
+					      {"self", "nested"},
+					      {"by", "loop"}};
 	struct pv_query q, u, j;
 	struct pv_error err;
 	pv_query_init(&q);
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		T_EQ_INT(pv_query_set_option(&q, opts[i][0], opts[i][1], &err), 0);
-	T_EQ_INT(q.nr_filters, 4);
+	T_EQ_INT(q.nr_filters, 5);
 	T_EQ_INT(q.filters[1].kind, PV_FILTER_PRUNE);
+	T_EQ_INT(q.filters[4].kind, PV_FILTER_FOCUS_INVERTED);
 	char *url = pv_query_to_url(&q), *json = pv_query_to_json(&q), *args = pv_query_to_args(&q);
 	T_TRUE(url && json && args);
 	if (url && json) {
@@ -770,6 +868,10 @@ T_TEST(transform_notations)
 		pv_query_release(&j);
 	}
 	T_CONTAINS(args, "--collapse-direct-recursion a");
+	T_CONTAINS(url, "filter=focus-inverted%3Apath%3Abaz%3Bfoo");
+	T_CONTAINS(json, "{\"focus-inverted\": \"path:baz;foo\"}");
+	T_CONTAINS(json, "\"derive\": [\"IPC=$instructions / ${cycles (x)}\", \"d=@0^2\"]");
+	T_CONTAINS(args, "--derive 'IPC=$instructions / ${cycles (x)}' --derive 'd=@0^2'");
 	free(url);
 	free(json);
 	free(args);
@@ -809,8 +911,9 @@ T_TEST(stats_across_threads)
 		bool found = false;
 		for (uint32_t i = 0; i < t->nr_roots; i++) {
 			uint32_t r = t->roots[i];
-			if (strcmp(pv_view_row_name(v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]),
-				   "main thread") != 0)
+			if (strcmp(
+				pv_view_row_name(v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]),
+				"main thread") != 0)
 				continue;
 			found = true;
 			T_EQ_INT(t->total[0][r], 248541250); /* 994165000 / 4 */

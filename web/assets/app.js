@@ -13,6 +13,7 @@ import { FlamePane } from './views/flame.js';
 import { MarkerChartPane } from './views/markerchart.js';
 import { MarkerTablePane } from './views/markers.js';
 import { SourcePane } from './views/source.js';
+import { TracePane } from './views/trace.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,6 +24,11 @@ const FILTER_LABELS = {
   'collapse-recursion': 'Collapse recursion',
   'collapse-module': 'Collapse',
   'focus-category': 'Focus category',
+  'collapse-subtree': 'Collapse subtree',
+  prune: 'Prune',
+  'collapse-direct-recursion': 'Collapse direct recursion',
+  'focus-self': 'Focus self',
+  'focus-inverted': 'Focus (inverted)',
 };
 
 const panes = new Map();
@@ -41,6 +47,7 @@ function paneFor(tab) {
       case 'marker-chart': p = new MarkerChartPane(); break;
       case 'marker-table': p = new MarkerTablePane(); break;
       case 'source': p = new SourcePane(); break;
+      case 'trace': p = new TracePane(); break;
       default: p = new TreePane('tree');
     }
     p.el.dataset.tab = tab;
@@ -189,7 +196,28 @@ function renderQueryBar() {
   $('percent-select').value = S.get1('percent') || 'center';
   $('inline-fold').checked = S.get1('inline') === 'fold';
   const ms = S.get1('metric');
-  $('metric-button').textContent = ms ? ms.split(',').join(', ') : (ctx.profile.default_metric || 'default');
+  const shown = ms ? ms.split(',') : [ctx.profile.default_metric || 'default'];
+  for (const d of S.get('derive')) { const n = d.slice(0, d.indexOf('=')); if (!shown.includes(n)) shown.push(n); }
+  $('metric-button').textContent = shown.join(', ');
+}
+
+// The chooser's form for a derived metric (hpcviewer's formulas, doc/hpctoolkit.md): the query's
+// derive=NAME=FORMULA; the library checks it and the pane shows its error.
+function deriveForm() {
+  const name = h('input', { type: 'text', name: 'name', placeholder: 'name', size: 8, 'aria-label': 'Derived metric name' });
+  const formula = h('input', { type: 'text', name: 'formula', placeholder: '$instructions / $cycles', 'aria-label': 'Formula' });
+  const form = h('form', { class: 'derive-form' },
+    h('div', { class: 'dim', text: 'Derived metric: $name, $N or ${name with spaces} the row’s value, @name the whole’s; + - * / ^ ( ), sum avg min max stdev sqrt abs log ln exp pow round …' }),
+    h('div', { class: 'derive-row' }, name, h('span', { text: '=' }), formula, h('button', { type: 'submit', text: 'Add' })));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const n = name.value.trim(), f = formula.value.trim();
+    if (!n || !f) return;
+    S.set('derive', [...S.get('derive'), `${n}=${f}`]);
+    hideMenu();
+    S.commit('query', true);
+  });
+  return form;
 }
 
 // ---- tabs ----
@@ -221,6 +249,7 @@ function onState(what) {
   switch (what) {
     case 'sel':
     case 'mk':
+    case 'pane':
     case 'init':
       return;
     case 'tab':
@@ -323,16 +352,26 @@ function setupTopbar() {
   $('metric-button').addEventListener('click', (e) => {
     const r = e.target.getBoundingClientRect();
     const cur = (S.get1('metric') || p.default_metric || '').split(',').filter(Boolean);
-    showChecks(r.left, r.bottom + 2, p.metrics.map((m) => ({ value: m.name, label: `${m.name} (${m.unit})`, checked: cur.includes(m.name) })), (name, on) => {
+    const options = p.metrics.map((m) => ({ value: m.name, label: `${m.name} (${m.unit})`, checked: cur.includes(m.name) }));
+    // the query's derived metrics, always shown: unchecked, one goes
+    for (const d of S.get('derive')) options.push({ value: '=' + d, label: d.replace('=', ' = '), checked: true });
+    showChecks(r.left, r.bottom + 2, options, (name, on) => {
       let next = (S.get1('metric') || p.default_metric || '').split(',').filter(Boolean);
-      if (on && !next.includes(name)) next.push(name);
-      if (!on) next = next.filter((x) => x !== name);
-      if (!next.length) return;
-      const order = p.metrics.map((m) => m.name);
-      next.sort((a, b) => order.indexOf(a) - order.indexOf(b));
-      S.set('metric', next.length === 1 && next[0] === p.default_metric ? null : [next.join(',')]);
+      if (name.startsWith('=')) {
+        if (on) return;
+        const d = name.slice(1);
+        S.set('derive', S.get('derive').filter((x) => x !== d));
+        next = next.filter((x) => x !== d.slice(0, d.indexOf('=')));
+      } else {
+        if (on && !next.includes(name)) next.push(name);
+        if (!on) next = next.filter((x) => x !== name);
+        if (!next.length) return;
+        const order = p.metrics.map((m) => m.name);
+        next.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+      }
+      S.set('metric', !next.length || (next.length === 1 && next[0] === p.default_metric) ? null : [next.join(',')]);
       S.commit('query', true);
-    });
+    }, deriveForm());
   });
   $('center-reset').addEventListener('click', () => actions.resetCenter());
   for (const b of document.querySelectorAll('#tabs button[data-tab]')) {

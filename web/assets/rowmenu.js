@@ -15,6 +15,19 @@ export function stackOf(node, inverted) {
   return inverted ? names : names.reverse();
 }
 
+// A node of an inverted (callers) tree as the query's path:LEAF;CALLER;... from its root down
+// (--focus-inverted), or null when a step is no function (a center, a loop) or cannot be written.
+export function invertedPath(node) {
+  const steps = [];
+  for (let n = node; n; n = n.parent) {
+    const r = n.row;
+    if ((r.kind !== 'function' && r.kind !== 'inline') || !r.scope || r.scope.includes(';') ||
+        /^(re|file|module|line|loop|path):/.test(r.scope)) return null;
+    steps.push(r.scope);
+  }
+  return 'path:' + steps.reverse().join(';');
+}
+
 export function rowItems(node, opts = {}) {
   const row = node.row;
   const a = ctx.actions;
@@ -31,10 +44,16 @@ export function rowItems(node, opts = {}) {
     { label: 'Collapse recursion', key: 'r', disabled: noScope, action: () => a.addFilter('collapse-recursion', scope) },
     { label: row.module ? `Collapse module ${short(row.module)}` : 'Collapse its module', key: '⇧M', disabled: !row.module,
       action: () => a.addFilter('collapse-module', row.module) },
+  ];
+  if (opts.inverted) {
+    const inv = invertedPath(node);
+    items.push({ label: 'Focus on this node (inverted)', key: 'f', disabled: !inv, action: () => a.addFilter('focus-inverted', inv) });
+  }
+  items.push(
     'sep',
     { label: 'Copy stack', key: 'Ctrl+C', action: () => copyText(stackOf(node, opts.inverted).join('\n')) },
     { label: 'Copy name', action: () => copyText(row.name) },
-  ];
+  );
   if (opts.tree) {
     items.push({ label: 'Expand all below', key: '*', disabled: !(row.children > 0), action: () => opts.tree.expandAll(node) });
   }
@@ -67,6 +86,11 @@ export function rowKey(e, node, opts = {}) {
     case 'm': if (scope) a.addFilter('merge', scope); return true;
     case 'r': if (scope) a.addFilter('collapse-recursion', scope); return true;
     case 'M': if (row.module) a.addFilter('collapse-module', row.module); return true;
+    case 'f': {
+      const inv = opts.inverted ? invertedPath(node) : null;
+      if (inv) a.addFilter('focus-inverted', inv);
+      return Boolean(inv);
+    }
     default: return false;
   }
 }

@@ -1,14 +1,16 @@
 // The page's state lives in the URL: the query in its URL notation (include/pv/query.h:
 // center, filter, metric, by, thread, range, percent, ...) plus the page's own parameters
-// (tab, sel, mk, zoom, search, src, line, p). A reload or a shared URL gives the same view;
+// (tab, sel, mk, zoom, search, src, line, p; a pane's own: PANE_KEYS). A reload or a shared URL gives the same view;
 // center, filter and range changes are pushed to the history so back/forward walk them.
 
-export const QUERY_KEYS = ['center', 'filter', 'metric', 'by', 'thread', 'range', 'percent',
+export const QUERY_KEYS = ['center', 'filter', 'metric', 'derive', 'by', 'thread', 'range', 'percent',
   'min-percent', 'depth', 'n', 'sort', 'inside-markers', 'inline'];
-const REPEATED = new Set(['center', 'filter', 'thread']);
+const REPEATED = new Set(['center', 'filter', 'thread', 'derive']);
 
 export const TABS = ['top-down', 'bottom-up', 'flat', 'butterfly', 'flame', 'marker-chart',
-  'marker-table', 'source'];
+  'marker-table', 'source', 'trace'];
+// Parameters a pane keeps for itself (the trace pane's window, contexts, depth, crosshair).
+export const PANE_KEYS = ['tw', 'tc', 'td', 'tx'];
 const TAB_VIEW = { 'top-down': 'tree', 'bottom-up': 'callers', flat: 'flat', butterfly: 'butterfly', flame: 'tree' };
 const VIEW_TAB = { tree: 'top-down', callers: 'bottom-up', flat: 'flat', top: 'flat', butterfly: 'butterfly' };
 
@@ -22,6 +24,7 @@ export const state = {
   search: '',     // marker search
   src: null,      // source file id
   line: null,     // source line to show
+  pane: {},       // PANE_KEYS -> value (null: absent)
 };
 
 const listeners = [];
@@ -57,6 +60,8 @@ export function readUrl() {
   state.src = src !== null && /^\d+$/.test(src) ? parseInt(src, 10) : null;
   const line = usp.get('line');
   state.line = line !== null && /^\d+$/.test(line) ? parseInt(line, 10) : null;
+  state.pane = {};
+  for (const k of PANE_KEYS) state.pane[k] = usp.get(k);
 }
 
 export function toSearch() {
@@ -74,6 +79,7 @@ export function toSearch() {
   if (state.search) usp.append('search', state.search);
   if (state.src !== null) usp.append('src', state.src);
   if (state.line !== null) usp.append('line', state.line);
+  for (const k of PANE_KEYS) if (state.pane[k] !== null && state.pane[k] !== undefined) usp.append(k, state.pane[k]);
   return '?' + usp.toString();
 }
 

@@ -38,18 +38,33 @@ export function showMenu(x, y, items, onClose) {
   m.style.top = Math.max(0, Math.min(y, H - r.height - 4)) + 'px';
 }
 
-// A menu of checkboxes (metric choice): onToggle(value, checked).
-export function showChecks(x, y, options, onToggle) {
+// A menu of checkboxes (metric choice): onToggle(value, checked). Many options get a filter box
+// and scroll; extra (an element, e.g. a form) goes below them.
+export function showChecks(x, y, options, onToggle, extra) {
   hideTooltip();
   const m = menu();
   clear(m);
   menuItems = [];
+  const list = h('div', { class: 'checks', style: { maxHeight: Math.max(120, window.innerHeight - y - (extra ? 110 : 20)) + 'px' } });
+  const labels = [];
   for (const o of options) {
     const cb = h('input', { type: 'checkbox' });
     cb.checked = o.checked;
     cb.addEventListener('change', () => onToggle(o.value, cb.checked));
-    m.append(h('label', { class: 'mi' }, cb, h('span', { text: o.label })));
+    const el = h('label', { class: 'mi', 'data-value': o.value }, cb, h('span', { text: o.label }));
+    labels.push([el, o.label.toLowerCase()]);
+    list.append(el);
   }
+  if (options.length > 12) {
+    const find = h('input', { type: 'search', class: 'checks-find', placeholder: `Filter ${options.length} metrics`, 'aria-label': 'Filter the metrics' });
+    find.addEventListener('input', () => {
+      const t = find.value.trim().toLowerCase();
+      for (const [el, text] of labels) el.hidden = Boolean(t) && !text.includes(t);
+    });
+    m.append(find);
+  }
+  m.append(list);
+  if (extra) m.append(h('div', { class: 'msep' }), extra);
   m.hidden = false;
   m.style.left = Math.min(x, window.innerWidth - m.getBoundingClientRect().width - 4) + 'px';
   m.style.top = y + 'px';

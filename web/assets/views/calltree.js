@@ -1,12 +1,12 @@
 // Top-down, bottom-up and butterfly tabs: tree tables over api/view and api/children, with a
-// sidebar for the selected row (its costs and the per-thread plot of api/thread-costs).
+// sidebar for the selected row (its costs and its per-context plots, views/contexts.js).
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
 import { h, clear, fmtCost, fmtPct, debounce } from '../util.js';
 import { paneError } from '../ui.js';
 import { TreeTable, shortPath, linePart } from './tree.js';
-import { renderThreadPlot } from './threadplot.js';
+import { ContextsPlot } from './contexts.js';
 import { rowMenu, rowKey, inCenter, sourceOf, stackOf } from '../rowmenu.js';
 
 // ---- the sidebar of a tree tab ----
@@ -14,8 +14,8 @@ import { rowMenu, rowKey, inCenter, sourceOf, stackOf } from '../rowmenu.js';
 class RowSidebar {
   constructor() {
     this.el = h('aside', { class: 'sidebar' });
-    this.plotGen = 0;
-    this.fetchPlot = debounce((key, view) => this.loadPlot(key, view), 120);
+    this.plot = null;
+    this.fetchPlot = debounce(() => this.plot.show(this.plotParams), 120);
     this.showEmpty();
   }
   showEmpty() {
@@ -53,24 +53,18 @@ class RowSidebar {
       this.el.append(h('h4', { text: inverted ? 'Call path (outermost first)' : 'Call path' }),
         h('div', { class: 'stack', text: stack.map((s, i) => ' '.repeat(Math.min(i, 20)) + s).join('\n') }));
     }
-    this.plot = h('div', { class: 'tplot' });
-    this.el.append(h('h4', { text: 'Per thread' }), this.plot);
-    this.plot.append(h('div', { class: 'dim', text: 'loading…' }));
-    this.unit = resp.metrics[0] && resp.metrics[0].unit;
-    this.fetchPlot(node.key, view);
-  }
-  async loadPlot(key, view) {
-    const gen = ++this.plotGen;
-    const plot = this.plot;
-    try {
-      const data = await api('thread-costs', [...S.queryParams(view), ['key', key]]);
-      if (gen !== this.plotGen) return;
-      renderThreadPlot(plot, data, 0, this.unit);
-    } catch (e) {
-      if (gen !== this.plotGen || isAbort(e)) return;
-      clear(plot);
-      plot.append(h('div', { class: 'pane-error', text: e.message }));
+    // the row's values over the contexts: a top-down row by its key, another by its scope
+    const down = view === 'tree' || (view === 'butterfly' && node.key.startsWith('down:'));
+    const which = down ? ['key', node.key] : row.kind === 'center' ? null : row.scope ? ['scope', row.scope] : undefined;
+    this.el.append(h('h4', { text: 'Per context' }));
+    if (which === undefined) {
+      this.el.append(h('div', { class: 'dim', text: 'This row has no scope to plot over the contexts.' }));
+      return;
     }
+    if (!this.plot) this.plot = new ContextsPlot();
+    this.el.append(this.plot.el);
+    this.plotParams = [...S.queryParams(view), ...(which ? [which] : [])];
+    this.fetchPlot();
   }
 }
 

@@ -1,0 +1,174 @@
+/*
+ * cmd_export.c - `profview export FILE --to FORMAT -o OUT [query options]`: the part of a
+ * profile the query selects, written in a format other tools open (doc/export.md). The library
+ * does the work (pv/export.h); this file parses the command line and reports what the target
+ * format could not carry, one line per kind.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pv/export.h"
+#include "pv/import.h"
+#include "pv/query.h"
+#include "say.h"
+
+int cmd_export(int argc, char **argv);
+
+static void export_usage(FILE *out)
+{
+	fputs("usage: profview export FILE --to FORMAT -o OUT [OPTIONS] [QUERY OPTIONS]\n"
+	      "\n"
+	      "Writes the part of FILE the query selects (threads, range, filters; with --center,\n"
+	      "the center's subtree) in another tool's format; what the format cannot carry is\n"
+	      "listed on standard error, one line per kind.\n"
+	      "\n"
+	      "formats (--to):\n"
+	      "  firefox      the Firefox Profiler's processed format (profiler.firefox.com)\n"
+	      "  speedscope   speedscope's JSON format, one sampled profile per thread\n"
+	      "  pprof        profile.proto, gzip (pprof, go tool pprof)\n"
+	      "  collapsed    folded stacks 'a;b;c N' (FlameGraph, inferno)\n"
+	      "  svg          an interactive flame graph (hover, click to zoom, search)\n"
+	      "\n"
+	      "  -o, --output OUT        the file to write ('-': standard output)\n"
+	      "  --icicle                svg: a bottom-up icicle (the callers of each leaf)\n"
+	      "  --title T               svg: the title\n"
+	      "  --thread-frames auto|none|comm|pid|tid   collapsed: a first frame per thread\n"
+	      "                          ('comm', 'comm-PID', 'comm-PID/TID'; auto: tid with\n"
+	      "                          several threads)\n"
+	      "  --plain                 collapsed: no _[k] _[j] _[i] suffixes\n"
+	      "  --tidy                  collapsed: names tidied as stackcollapse-perf.pl does\n"
+	      "                          (C++ arguments, quotes, Java's L prefix removed)\n"
+	      "  --format NAME           read FILE as this format instead of probing it\n"
+	      "  --query Q               a whole query as a URL query string or JSON\n"
+	      "  the query options of 'profview --help' (--center, --merge, --thread, --range,\n"
+	      "  --metric A[,B]: the metrics to write, the first for one-metric formats, ...)\n",
+	      out);
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	cli_say("error", "export: %s%s%s (see 'profview export --help')", msg, arg ? " " : "",
+		arg ? arg : "");
+	return 2;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const char *file = NULL, *to = NULL, *outpath = NULL, *format = NULL;
+	struct pv_export_opts o = {.metric = PV_NONE};
+	struct pv_query q;
+	struct pv_error err;
+	pv_query_init(&q);
+	pv_error_clear(&err);
+	int rc = 0;
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			export_usage(stdout);
+			pv_query_release(&q);
+			return 0;
+		}
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			if (file)
+				rc = usage_error("takes one file, and another was given:", a);
+			file = a;
+			continue;
+		}
+		if (strcmp(a, "--icicle") == 0) {
+			o.icicle = true;
+			continue;
+		}
+		if (strcmp(a, "--plain") == 0) {
+			o.plain = true;
+			continue;
+		}
+		if (strcmp(a, "--tidy") == 0) {
+			o.tidy = true;
+			continue;
+		}
+		/* --name value, --name=value, -o value */
+		char name[64];
+		const char *val = NULL;
+		const char *eq = strchr(a, '=');
+		size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+		snprintf(name, sizeof(name), "%.*s", (int)nl, a);
+		if (eq)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		if (!val) {
+			rc = usage_error("this option needs a value:", name);
+			break;
+		}
+		if (strcmp(name, "--to") == 0) {
+			to = val;
+		} else if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0) {
+			outpath = val;
+		} else if (strcmp(name, "--title") == 0) {
+			o.title = val;
+		} else if (strcmp(name, "--format") == 0) {
+			format = val;
+		} else if (strcmp(name, "--thread-frames") == 0) {
+			if (pv_collapsed_threads_parse(val, &o.collapsed_threads))
+				rc = usage_error(
+				    "--thread-frames takes auto, none, comm, pid or tid, "
+				    "not",
+				    val);
+		} else if (strcmp(name, "--query") == 0) {
+			int r = val[0] == '{' ? pv_query_from_json(&q, val, strlen(val), &err)
+					      : pv_query_from_url(&q, val, &err);
+			if (r)
+				rc = usage_error(err.msg, NULL);
+		} else if (strncmp(name, "--", 2) == 0) {
+			int r = pv_query_set_option(&q, name + 2, val, &err);
+			if (r == 1)
+				rc = usage_error("unknown option", name);
+			else if (r)
+				rc = usage_error(err.msg, NULL);
+		} else {
+			rc = usage_error("unknown option", name);
+		}
+	}
+	enum pv_export_format f = PV_EXPORT_FIREFOX;
+	if (!rc && (!file || !to || !outpath))
+		rc = usage_error(!file ? "needs a file"
+				 : !to ? "needs --to FORMAT"
+				       : "needs -o OUT",
+				 NULL);
+	if (!rc && pv_export_format_parse(to, &f))
+		rc =
+		    usage_error("--to takes firefox, speedscope, pprof, collapsed or svg, not", to);
+	if (rc) {
+		pv_query_release(&q);
+		return rc;
+	}
+	struct pv_profile *p = NULL, *sel = NULL;
+	struct pv_lossy lossy = {0};
+	rc = pv_import_file(file, format, &p, &err);
+	if (!rc)
+		rc = pv_profile_select(p, &q, &sel, &lossy, &err);
+	pv_query_release(&q);
+	pv_profile_free(p);
+	FILE *out = NULL;
+	if (!rc) {
+		out = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "wb");
+		if (!out)
+			rc = pv_error_set(&err, PV_EIO, "cannot write %s", outpath);
+	}
+	if (!rc)
+		rc = pv_export_write(out, sel, f, &o, &lossy, &err);
+	if (out && out != stdout && fclose(out) && !rc)
+		rc = pv_error_set(&err, PV_EIO, "cannot write %s", outpath);
+	pv_profile_free(sel);
+	if (rc) {
+		if (out && out != stdout)
+			remove(outpath);
+		cli_say("error", "%s: %s", file, err.msg);
+		return rc == PV_ENOMEM ? 1 : 2;
+	}
+	for (uint32_t i = 0; i < lossy.len; i++)
+		cli_say("note", "lossy: %s: %" PRIu64, lossy.item[i].msg, lossy.item[i].count);
+	return 0;
+}

@@ -1,0 +1,283 @@
+/*
+ * cmd_trace.c - `profview trace FILE`: the trace view on the command line (doc/trace.md).
+ *
+ *   profview trace FILE                          the trace's size: contexts, records, time range
+ *   profview trace FILE --context N --at T       the call stack of context N at T ms
+ *   profview trace FILE --window T0:T1 [--contexts C0:C1] [--size WxH] [--depth D]
+ *                                                a window: pixels per function (--json: the
+ *                                                function id of every pixel)
+ *
+ * The query options (--center, --thread, the filters) apply as in every command: the contexts
+ * (--context, --contexts) are the query's threads in thread order, and only the records
+ * passing the query are coloured.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pv/format.h"
+#include "pv/import.h"
+#include "pv/query.h"
+#include "pv/trace.h"
+#include "say.h"
+
+int cmd_trace(int argc, char **argv);
+
+struct trace_args {
+	const char *file, *format;
+	bool json;
+	bool has_context, has_at, has_window, has_contexts;
+	uint32_t context;
+	double at_ms;
+	double t0_ms, t1_ms;
+	uint32_t c0, c1, width, height, depth;
+	struct pv_query q;
+};
+
+static void trace_usage(FILE *out)
+{
+	fputs(
+	    "usage: profview trace FILE [OPTIONS]\n"
+	    "\n"
+	    "The trace view: execution contexts (threads, ranks) x time, each context's records\n"
+	    "(HPCToolkit traces) or timed samples in time order.\n"
+	    "\n"
+	    "  (no option)           contexts, records and the time range\n"
+	    "  --context N --at T    the call stack of context N at T ms, root first, each\n"
+	    "                        frame with its depth; N counts the query's threads\n"
+	    "                        (--thread; all threads, as 'info' numbers them, without)\n"
+	    "  --window T0:T1        a window of the trace (ms): the share of pixels per\n"
+	    "                        function; with --json the function id of each pixel\n"
+	    "  --contexts C0:C1      the window's contexts [C0, C1) of the query's (default all)\n"
+	    "  --size WxH            the window's pixels (default 80x24)\n"
+	    "  --depth D             the call depth coloured (default 0; a shorter stack shows\n"
+	    "                        its deepest frame)\n"
+	    "  --json                JSON (doc/trace.md)\n"
+	    "  --format NAME         read FILE as this format\n"
+	    "  query options (--center, --thread, --drop, --merge, ...): only the records\n"
+	    "  that pass the query are coloured; --thread picks the contexts\n",
+	    out);
+}
+
+__attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cli_say("error", "%s (see 'profview trace --help')", msg);
+	return 2;
+}
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+	char *e;
+	if (*s < '0' || *s > '9')
+		return false;
+	unsigned long long v = strtoull(s, &e, 10);
+	if (*e || v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static bool parse_ms(const char *s, double *out)
+{
+	char *e;
+	double v = strtod(s, &e);
+	if (e == s || *e || !(v > -1e12 && v < 1e12))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "A:B" into two values of one parser. */
+static bool parse_pair(const char *s, char sep, char *a, char *b, size_t n)
+{
+	const char *c = strchr(s, sep);
+	if (!c || (size_t)(c - s) >= n || strlen(c + 1) >= n)
+		return false;
+	memcpy(a, s, (size_t)(c - s));
+	a[c - s] = 0;
+	strcpy(b, c + 1);
+	return true;
+}
+
+static int parse_args(int argc, char **argv, struct trace_args *a)
+{
+	struct pv_error err;
+	char x[64], y[64];
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			trace_usage(stdout);
+			return -1;
+		}
+		if (strcmp(arg, "--json") == 0) {
+			a->json = true;
+			continue;
+		}
+		if (strncmp(arg, "--", 2) != 0) {
+			if (a->file)
+				return bad("one file at a time ('%s' is a second)", arg);
+			a->file = arg;
+			continue;
+		}
+		/* --name value or --name=value */
+		char name[64];
+		const char *eq = strchr(arg, '='), *val;
+		if (eq) {
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - arg - 2), arg + 2);
+			val = eq + 1;
+		} else {
+			snprintf(name, sizeof(name), "%s", arg + 2);
+			if (i + 1 >= argc)
+				return bad("option '%s' needs a value", arg);
+			val = argv[++i];
+		}
+		if (strcmp(name, "format") == 0) {
+			a->format = val;
+		} else if (strcmp(name, "context") == 0) {
+			if (!parse_u32(val, &a->context))
+				return bad("--context takes a context number, not '%s'", val);
+			a->has_context = true;
+		} else if (strcmp(name, "at") == 0) {
+			if (!parse_ms(val, &a->at_ms))
+				return bad("--at takes a time in ms, not '%s'", val);
+			a->has_at = true;
+		} else if (strcmp(name, "window") == 0) {
+			if (!parse_pair(val, ':', x, y, sizeof(x)) || !parse_ms(x, &a->t0_ms) ||
+			    !parse_ms(y, &a->t1_ms) || !(a->t0_ms < a->t1_ms))
+				return bad("--window takes T0:T1 in ms with T0 < T1, not '%s'",
+					   val);
+			a->has_window = true;
+		} else if (strcmp(name, "contexts") == 0) {
+			if (!parse_pair(val, ':', x, y, sizeof(x)) || !parse_u32(x, &a->c0) ||
+			    !parse_u32(y, &a->c1) || a->c0 >= a->c1)
+				return bad("--contexts takes C0:C1 with C0 < C1, not '%s'", val);
+			a->has_contexts = true;
+		} else if (strcmp(name, "size") == 0) {
+			if (!parse_pair(val, 'x', x, y, sizeof(x)) || !parse_u32(x, &a->width) ||
+			    !parse_u32(y, &a->height) || !a->width || !a->height)
+				return bad("--size takes WxH (pixels, both above 0), not '%s'",
+					   val);
+		} else if (strcmp(name, "depth") == 0) {
+			if (!parse_u32(val, &a->depth))
+				return bad("--depth takes a call depth (0 is the root), not '%s'",
+					   val);
+		} else {
+			int rc = pv_query_set_option(&a->q, name, val, &err);
+			if (rc == 1)
+				return bad("unknown option '%s'", arg);
+			if (rc)
+				return bad("%s", err.msg);
+		}
+	}
+	if (!a->file) {
+		trace_usage(stderr);
+		return 2;
+	}
+	if (a->has_at != a->has_context)
+		return bad("%s", "--context and --at go together");
+	if (a->has_at && a->has_window)
+		return bad("%s", "--at and --window are two questions: ask one at a time");
+	return 0;
+}
+
+/* The call stack of context --context of the query at --at (pv_print_trace_stack). */
+static int run_at(const struct trace_args *a, const struct pv_trace_paint *pt)
+{
+	uint32_t n = pv_trace_paint_contexts(pt);
+	if (a->context >= n) {
+		cli_say("error", "%s: --context %u: the query has %u contexts (0 to %u)", a->file,
+			a->context, n, n ? n - 1 : 0);
+		return 2;
+	}
+	return pv_print_trace_stack(stdout, pt, a->context,
+				    (int64_t)(a->at_ms * 1e6 + (a->at_ms < 0 ? -0.5 : 0.5)),
+				    a->json)
+		   ? 1
+		   : 0;
+}
+
+static int run(const struct trace_args *a, const struct pv_profile *p, const struct pv_trace *t)
+{
+	struct pv_error err;
+	pv_error_clear(&err);
+	int64_t start, end;
+	pv_trace_range(t, &start, &end);
+	if (!a->has_window && !a->has_at) {
+		if (a->json)
+			printf("{\"contexts\": %u, \"records\": %llu, \"start\": %.6f, \"end\": "
+			       "%.6f, \"max_depth\": %u}\n",
+			       pv_trace_lines(t), (unsigned long long)pv_trace_records(t),
+			       (double)start / 1e6, (double)end / 1e6, pv_trace_max_depth(t));
+		else
+			printf(
+			    "trace: %u contexts, %llu records (%s), %.3f to %.3f ms, depths 0 to "
+			    "%u\n",
+			    pv_trace_lines(t), (unsigned long long)pv_trace_records(t),
+			    p->trace.len ? "trace records" : "timed samples", (double)start / 1e6,
+			    (double)end / 1e6,
+			    pv_trace_max_depth(t) ? pv_trace_max_depth(t) - 1 : 0);
+		return 0;
+	}
+	struct pv_trace_paint *pt = NULL;
+	int rc = pv_trace_paint_new(t, &a->q, a->depth, &pt, &err);
+	if (rc) {
+		cli_say("error", "%s: %s", a->file, err.msg);
+		return rc == PV_ENOMEM ? 1 : 2;
+	}
+	if (a->has_at) {
+		rc = run_at(a, pt);
+		pv_trace_paint_free(pt);
+		return rc;
+	}
+	struct pv_trace_window w = {
+	    .t0 = (int64_t)(a->t0_ms * 1e6),
+	    .t1 = (int64_t)(a->t1_ms * 1e6),
+	    .c0 = a->has_contexts ? a->c0 : 0,
+	    .c1 = a->has_contexts ? a->c1 : pv_trace_paint_contexts(pt),
+	    .width = a->width ? a->width : 80,
+	    .height = a->height ? a->height : 24,
+	};
+	struct pv_trace_print o = {.json = a->json};
+	rc = pv_print_trace_window(stdout, pt, &w, &o, &err);
+	pv_trace_paint_free(pt);
+	if (rc) {
+		cli_say("error", "%s: %s", a->file, err.msg);
+		return rc == PV_ENOMEM ? 1 : 2;
+	}
+	return 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_args a;
+	memset(&a, 0, sizeof(a));
+	pv_query_init(&a.q);
+	int rc = parse_args(argc, argv, &a);
+	if (rc) {
+		pv_query_release(&a.q);
+		return rc < 0 ? 0 : rc;
+	}
+	struct pv_error err;
+	pv_error_clear(&err);
+	struct pv_profile *p = NULL;
+	struct pv_trace *t = NULL;
+	rc = pv_import_file(a.file, a.format, &p, &err);
+	if (!rc)
+		rc = pv_trace_open(p, &t, &err);
+	if (rc) {
+		cli_say("error", "%s", err.msg);
+		rc = rc == PV_ENOMEM ? 1 : 2;
+	} else {
+		rc = run(&a, p, t);
+	}
+	pv_trace_free(t);
+	pv_profile_free(p);
+	pv_query_release(&a.q);
+	return rc;
+}

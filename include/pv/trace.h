@@ -1,0 +1,193 @@
+/*
+ * trace.h - the trace view: execution contexts x time (doc/trace.md).
+ *
+ * A trace is one line per thread (an execution context: a thread, a rank, a GPU stream), each a
+ * time-ordered sequence of records (time, stack): the context was in that stack from the
+ * record's time until the next record's, the last one until the line's end. The lines are the
+ * profile's trace records (HPCToolkit's trace.db, *.hpctrace, experiment.mt) when it has them,
+ * else each thread's samples that have a time (Firefox, perf, Chrome, pprof with timestamps):
+ * a sample lasts until the thread's next sample, the last one for the sampling interval.
+ *
+ * Depth counts the code frames of a stack from its root (0): loop and statement frames
+ * (HPCToolkit) belong to the function of the code frame above them and have no depth of their
+ * own. The function "at depth d" of a stack is that of its code frame at depth d, or of its
+ * deepest code frame when the stack is shorter (hpctraceviewer's rule).
+ *
+ * Every lookup at a time is a binary search in one line's records. A trace and a paint are
+ * read-only once made: any number of threads may use them at once. Both borrow the profile.
+ */
+#ifndef PV_TRACE_H
+#define PV_TRACE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pv/profile.h"
+#include "pv/query.h"
+
+struct pv_trace;
+
+/* The trace of p: one line per thread (a thread without records has an empty line). 0 or
+ * PV_ENOMEM. The lines borrow p's columns when they are in order already (no copy). */
+int pv_trace_open(const struct pv_profile *p, struct pv_trace **out, struct pv_error *err);
+/*
+ * A trace of lines the caller holds (benchmarks, tests): line c has lens[c] records times[c][i],
+ * stacks[c][i] (stacks of p), in time order, ending at ends[c]. Lines may share arrays. The
+ * arrays are borrowed. 0 or PV_ENOMEM.
+ */
+int pv_trace_from_lines(const struct pv_profile *p, uint32_t nlines, const int64_t *const *times,
+			const pv_stack_ix *const *stacks, const uint32_t *lens, const int64_t *ends,
+			struct pv_trace **out, struct pv_error *err);
+void pv_trace_free(struct pv_trace *t);
+
+uint32_t pv_trace_lines(const struct pv_trace *t);
+uint64_t pv_trace_records(const struct pv_trace *t);
+/* The earliest record's time and the latest line end (both 0 for an empty trace). */
+void pv_trace_range(const struct pv_trace *t, int64_t *start, int64_t *end);
+/* One more than the deepest depth of any stack of the profile (0 without stacks). */
+uint32_t pv_trace_max_depth(const struct pv_trace *t);
+
+/*
+ * The record of line c in force at time: its index in the line, PV_NONE before the line's first
+ * record, at or after its end, or past the last line. *start and *end (either may be NULL) get
+ * the record's interval, *stack its stack (PV_NONE: the context was not running).
+ */
+uint32_t pv_trace_at(const struct pv_trace *t, uint32_t c, int64_t time, pv_stack_ix *stack,
+		     int64_t *start, int64_t *end);
+
+/*
+ * The frames of stack s from its root (at most cap written to frames, with each frame's depth
+ * in depth[], PV_NONE for a loop or statement frame, which has none); returns how many there
+ * are. s PV_NONE has none.
+ */
+uint32_t pv_trace_frames(const struct pv_trace *t, pv_stack_ix s, pv_frame_ix *frames,
+			 uint32_t *depth, uint32_t cap);
+/* A frame as a row names it: "func", "func:line" (a line known), "loop at FILE:LINE". */
+const char *pv_trace_frame_name(const struct pv_profile *p, pv_frame_ix f, char *buf, size_t n);
+
+/* ---- a trace under a query, at a depth: what the pixels show ---- */
+
+struct pv_trace_paint;
+
+/*
+ * The query's contexts (its threads, in thread order; all without --thread) and which records
+ * count: a record is shown when its stack passes the query's filters and, with a center,
+ * reaches the center (pv_view_compute_keep's stack mask); other records are blank. The query's
+ * time range does not apply (the window is the time range). Each shown record is coloured by
+ * the function at depth. 0; PV_EINVAL for a query that does not fit the profile; PV_ENOMEM.
+ */
+int pv_trace_paint_new(const struct pv_trace *t, const struct pv_query *q, uint32_t depth,
+		       struct pv_trace_paint **out, struct pv_error *err);
+void pv_trace_paint_free(struct pv_trace_paint *pt);
+uint32_t pv_trace_paint_contexts(const struct pv_trace_paint *pt);
+uint32_t pv_trace_paint_depth(const struct pv_trace_paint *pt);
+const struct pv_trace *pv_trace_paint_trace(const struct pv_trace_paint *pt);
+const struct pv_profile *pv_trace_profile(const struct pv_trace *t);
+/* The thread (trace line) of context c of the paint. */
+pv_thread_ix pv_trace_paint_thread(const struct pv_trace_paint *pt, uint32_t c);
+/* The function a shown record of stack s has at the paint's depth; PV_NONE when not shown. */
+pv_func_ix pv_trace_paint_func(const struct pv_trace_paint *pt, pv_stack_ix s);
+
+/*
+ * A window of the trace: times [t0, t1) by contexts [c0, c1) of the paint, drawn as width x
+ * height pixels. Pixel (x, y) shows context c0 + floor((y + 1/2) (c1 - c0) / height) at time
+ * t0 + (x + 1/2) (t1 - t0) / width: the middle of its row and column.
+ */
+struct pv_trace_window {
+	int64_t t0, t1;
+	uint32_t c0, c1;
+	uint32_t width, height;
+};
+
+/*
+ * Fills px (width x height, row-major) with the function of each pixel at the paint's depth,
+ * PV_NONE where no record is shown. A binary search per pixel in its context's records (each
+ * search starting where the pixel to its left was found). 0, or PV_EINVAL for an empty or
+ * out-of-range window (c1 > contexts, t1 <= t0, a zero size, more than 2^26 pixels).
+ */
+int pv_trace_image(const struct pv_trace_paint *pt, const struct pv_trace_window *w, pv_func_ix *px,
+		   struct pv_error *err);
+
+/* A function's count of pixels (func PV_NONE: the blank pixels). */
+struct pv_trace_share {
+	pv_func_ix func;
+	uint32_t pixels;
+};
+
+/*
+ * The shares of the functions in columns [x0, x1) of an image of width x height pixels (the
+ * summary strip: one column; the statistics of the region: all of them), most pixels first,
+ * ties by function index; blank pixels are one entry of func PV_NONE. Returns how many entries
+ * (at most cap are written). Costs one pass over those pixels and a sort of the functions.
+ */
+uint32_t pv_trace_shares(const pv_func_ix *px, uint32_t width, uint32_t height, uint32_t x0,
+			 uint32_t x1, struct pv_trace_share *out, uint32_t cap);
+
+/*
+ * The depth view of one context (the Firefox Profiler's stack chart): boxes (depth, [start,
+ * end), function) over the time window [t0, t1), a box being a run of consecutive shown records
+ * whose call paths (functions from the root) agree down to its depth. Boxes shorter than min_ns
+ * are left out (a pixel's time: they could not be seen). stack is the stack of the box's code
+ * frame in its first record (its call path: pv_trace_frames).
+ */
+struct pv_trace_box {
+	int64_t start, end;
+	uint32_t depth;
+	pv_func_ix func;
+	pv_stack_ix stack;
+};
+
+/* *out (to free with pv_free_boxes) and *n; 0, PV_EINVAL (bad context or window), PV_ENOMEM. */
+int pv_trace_boxes(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int64_t t1,
+		   int64_t min_ns, struct pv_trace_box **out, uint32_t *n, struct pv_error *err);
+void pv_free_boxes(struct pv_trace_box *b);
+
+/* ---- renderings shared by the CLI (profview trace) and the web API (doc/trace.md) ---- */
+
+/*
+ * The call stack of context c of the paint (the query's c-th thread) at time (ns), root first,
+ * each frame with its depth (blank for loops and statements). JSON: {"context", "thread",
+ * "thread_index", "shown", "time", "record", "start", "end", "frames": [{"depth", "name",
+ * "function", "id", "scope", "kind"}]} (times in ms; record, start, end null and frames empty
+ * where no record is in force; shown false when the query leaves the record out). Returns 0 or
+ * PV_ENOMEM; a context past the paint's has no record.
+ */
+int pv_print_trace_stack(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t time,
+			 bool json);
+
+struct pv_trace_print {
+	bool json;
+	bool runs;    /* JSON rows as [id, count, id, count, ...] runs instead of one id a pixel */
+	bool summary; /* JSON: the shares of each column too ("summary") */
+};
+
+/*
+ * A window (pv_trace_image) and the statistics of its pixels (pv_trace_shares). Text: the share
+ * of each function. JSON: {"t0", "t1", "c0", "c1", "contexts", "width", "height", "depth",
+ * "max_depth", "functions": [{"id", "name", "scope"}], "shares": [{"id", "pixels", "percent"}],
+ * "rows": [[ID, ...], ...], "summary": [[ID, PIXELS, ...], ...]} with ID -1 for a blank pixel.
+ * 0, PV_EINVAL (a bad window, err set), PV_ENOMEM.
+ */
+int pv_print_trace_window(FILE *out, const struct pv_trace_paint *pt,
+			  const struct pv_trace_window *w, const struct pv_trace_print *o,
+			  struct pv_error *err);
+
+/*
+ * The depth view of context c over [t0, t1) (pv_trace_boxes), JSON: {"context", "thread",
+ * "t0", "t1", "boxes": [{"depth", "start", "end", "id", "name", "stack"}]} (times in ms).
+ */
+int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
+			 int64_t t1, int64_t min_ns, struct pv_error *err);
+
+/* The JSON answers above written through j (pv/jsonw.h: the web API's writer), each one object
+ * and a newline; the same errors. */
+struct pv_json;
+int pv_json_trace_stack(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c,
+			int64_t time);
+int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
+			 const struct pv_trace_window *w, const struct pv_trace_print *o,
+			 struct pv_error *err);
+int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
+			int64_t t1, int64_t min_ns, struct pv_error *err);
+
+#endif

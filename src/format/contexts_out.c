@@ -1,0 +1,178 @@
+/*
+ * contexts_out.c - `profview contexts` as text and JSON (include/pv/contexts.h): one row's
+ * values over the execution contexts, their histogram and their summary.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "format/internal.h"
+#include "pv/contexts.h"
+#include "pv/format.h"
+
+/* A real of the summaries: 12 significant digits, 0 when not finite (a mean of no context). */
+static void json_real(struct pv_json *j, double x)
+{
+	pv_json_real(j, isfinite(x) ? x : 0, 12);
+}
+
+void pv_json_contexts_summary(struct pv_json *j, const struct pv_ctx_summary *s)
+{
+	pv_json_object(j);
+	pv_json_kuint(j, "n", s->n);
+	pv_json_kuint(j, "nonzero", s->nonzero);
+	pv_json_kint(j, "sum", s->sum);
+	pv_json_key(j, "mean");
+	json_real(j, s->mean);
+	pv_json_kint(j, "min", s->min);
+	pv_json_kint(j, "max", s->max);
+	pv_json_key(j, "stddev");
+	json_real(j, s->stddev);
+	pv_json_key(j, "cv");
+	json_real(j, s->cv);
+	pv_json_key(j, "imbalance");
+	json_real(j, s->imbalance);
+	pv_json_end(j);
+}
+
+/* `profview contexts --json` */
+static int contexts_json(FILE *out, const struct pv_contexts *c,
+			 const struct pv_contexts_print_opts *o, const uint32_t *order,
+			 const uint32_t *count, double width)
+{
+	const struct pv_profile *p = c->p;
+	const struct pv_ctx_summary *si = &c->summary[PV_CTX_INCLUSIVE];
+	struct pv_json *j = pv_json_new(out);
+	if (!j)
+		return PV_ENOMEM;
+	pv_json_object(j);
+	pv_json_kstr(j, "metric", pv_str(p, p->metrics.name[c->metric]));
+	pv_json_kstr(j, "unit", pv_unit_name((enum pv_unit)p->metrics.unit[c->metric]));
+	pv_json_kstr(j, "row", c->name);
+	pv_json_key(j, "note");
+	pv_json_str_or_null(j, c->note);
+	pv_json_key(j, "contexts");
+	pv_json_open(j, '[', PV_JSON_LINES, 0);
+	for (uint32_t k = 0; k < c->len && !o->histogram; k++) {
+		uint32_t i = order[k];
+		pv_json_object(j);
+		json_thread(j, p, c->thread[i]);
+		pv_json_kint(j, "inclusive", c->value[0][i]);
+		pv_json_kint(j, "exclusive", c->value[1][i]);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_key(j, "summary");
+	pv_json_object(j);
+	pv_json_key(j, "inclusive");
+	pv_json_contexts_summary(j, si);
+	pv_json_key(j, "exclusive");
+	pv_json_contexts_summary(j, &c->summary[PV_CTX_EXCLUSIVE]);
+	pv_json_end(j);
+	if (o->histogram) {
+		pv_json_key(j, "histogram");
+		pv_json_object(j);
+		pv_json_kint(j, "min", si->min);
+		pv_json_key(j, "width");
+		json_real(j, width);
+		pv_json_key(j, "counts");
+		pv_json_array(j);
+		for (uint32_t b = 0; b < o->histogram; b++)
+			pv_json_uint(j, count[b]);
+		pv_json_end(j);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_eol(j);
+	int rc = pv_json_finish(j);
+	pv_json_free(j);
+	return rc;
+}
+
+/* A mean or a standard deviation in the metric's unit: ms for ns, else the count. */
+static void format_real(char *buf, size_t n, double x, enum pv_unit u)
+{
+	if (u == PV_UNIT_NS)
+		snprintf(buf, n, "%.3f", x / 1e6);
+	else
+		snprintf(buf, n, "%.3f", x);
+}
+
+static void print_summary(FILE *out, const char *what, const struct pv_ctx_summary *s,
+			  enum pv_unit u)
+{
+	char sum[32], mean[32], min[32], max[32], sd[32];
+	pv_format_cost(sum, sizeof(sum), s->sum, u);
+	pv_format_cost(min, sizeof(min), s->min, u);
+	pv_format_cost(max, sizeof(max), s->max, u);
+	format_real(mean, sizeof(mean), s->mean, u);
+	format_real(sd, sizeof(sd), s->stddev, u);
+	fprintf(out,
+		"# %s: sum %s, mean %s, min %s, max %s, stddev %s, cv %.3f, imbalance %.3f "
+		"(max/mean), %u of %u contexts nonzero\n",
+		what, sum, mean, min, max, sd, s->cv, s->imbalance, s->nonzero, s->n);
+}
+
+int pv_print_contexts(FILE *out, const struct pv_contexts *c,
+		      const struct pv_contexts_print_opts *o)
+{
+	const struct pv_profile *p = c->p;
+	enum pv_unit u = (enum pv_unit)p->metrics.unit[c->metric];
+	const char *metric = pv_str(p, p->metrics.name[c->metric]);
+	uint32_t n = c->len ? c->len : 1;
+	uint32_t *order = pv_malloc((size_t)n * sizeof(*order));
+	uint32_t *count = o->histogram ? pv_malloc((size_t)o->histogram * sizeof(*count)) : NULL;
+	if (!order || (o->histogram && !count)) {
+		pv_free(order);
+		pv_free(count);
+		return PV_ENOMEM;
+	}
+	if (o->sorted)
+		pv_contexts_sort(c, PV_CTX_INCLUSIVE, order);
+	else
+		for (uint32_t i = 0; i < c->len; i++)
+			order[i] = i;
+	double width = o->histogram
+			   ? pv_contexts_histogram(c, PV_CTX_INCLUSIVE, o->histogram, count, NULL)
+			   : 0;
+	const struct pv_ctx_summary *si = &c->summary[PV_CTX_INCLUSIVE];
+	int rc = 0;
+	if (o->json) {
+		rc = contexts_json(out, c, o, order, count, width);
+	} else {
+		fprintf(out, "# metric: %s (%s), row: %s, %u contexts\n", metric,
+			u == PV_UNIT_NS ? "ms" : pv_unit_name(u), c->name, c->len);
+		if (c->note)
+			fprintf(out, "# note: %s\n", c->note);
+		char a[32], b[32];
+		if (o->histogram) {
+			fprintf(out, "%14s  %14s  %8s\n", "from", "to", "contexts");
+			for (uint32_t k = 0; k < o->histogram; k++) {
+				/* the edges in the unit, as the summary's min and max */
+				format_real(a, sizeof(a), (double)si->min + k * width, u);
+				format_real(b, sizeof(b),
+					    k + 1 == o->histogram
+						? (double)si->max
+						: (double)si->min + (k + 1) * width,
+					    u);
+				fprintf(out, "%14s  %14s  %8u\n", a, b, count[k]);
+			}
+		} else {
+			fprintf(out, "%6s  %-24s %14s %14s\n", "#", "context", "inclusive",
+				"exclusive");
+			for (uint32_t k = 0; k < c->len; k++) {
+				uint32_t i = order[k];
+				pv_format_cost(a, sizeof(a), c->value[0][i], u);
+				pv_format_cost(b, sizeof(b), c->value[1][i], u);
+				fprintf(out, "%6u  %-24s %14s %14s\n", c->thread[i],
+					pv_str(p, p->threads.name[c->thread[i]]), a, b);
+			}
+		}
+		print_summary(out, "inclusive", si, u);
+		print_summary(out, "exclusive", &c->summary[PV_CTX_EXCLUSIVE], u);
+	}
+	pv_free(order);
+	pv_free(count);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * api_trace.c - the trace view's endpoints (doc/trace.md, doc/api.md):
+ *   trace?p=&t0=&t1=&c0=&c1=&width=&height=&depth=[&query]   a window: functions, shares, rows
+ *                                                              as runs [id, count, ...], summary
+ *   trace-stack?p=&context=&at=[&query]                      the call stack there
+ *   trace-boxes?p=&context=&t0=&t1=&min=&depth=[&query]       the depth view's boxes
+ * Times are ns from the profile's zero; context C is the query's C-th thread (all threads
+ * without a thread filter), as in `profview trace`. The browser never gets the records.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "pv/trace.h"
+
+/* The slot's trace and, unless paint is NULL, its paint for the request's query and depth. */
+static int trace_open(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
+		      struct pv_trace **t, struct pv_trace_paint **paint)
+{
+	int status = 0;
+	struct api_slot *s = api_slot(a, ps, out, &status);
+	if (!s)
+		return status;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_trace_open(s->p, t, &err))
+		return api_error(out, 500, "%s", err.msg);
+	if (!paint)
+		return 0;
+	uint32_t depth;
+	if (!api_param_u32(ps, "depth", 0, &depth, out, &status))
+		return status;
+	/* depth is the call depth here, not the query's tree depth (0 is a good call depth) */
+	struct api_params qp = {.len = 0};
+	for (uint32_t i = 0; i < ps->len; i++)
+		if (strcmp(ps->key[i], "depth") != 0) {
+			qp.key[qp.len] = ps->key[i];
+			qp.value[qp.len++] = ps->value[i];
+		}
+	struct pv_query q;
+	if ((status = api_query(&qp, &q, out)))
+		return status;
+	int rc = pv_trace_paint_new(*t, &q, depth, paint, &err);
+	pv_query_release(&q);
+	if (rc)
+		return api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg);
+	return 0;
+}
+
+int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+{
+	struct pv_trace *t = NULL;
+	struct pv_trace_paint *pt = NULL;
+	int status = trace_open(a, ps, out, &t, &pt);
+	if (!status) {
+		int64_t start, end;
+		pv_trace_range(t, &start, &end);
+		struct pv_trace_window w;
+		struct pv_error err;
+		if (api_param_i64(ps, "t0", start, &w.t0, out, &status) &&
+		    api_param_i64(ps, "t1", end > start ? end : start + 1, &w.t1, out, &status) &&
+		    api_param_u32(ps, "c0", 0, &w.c0, out, &status) &&
+		    api_param_u32(ps, "c1", pv_trace_paint_contexts(pt), &w.c1, out, &status) &&
+		    api_param_u32(ps, "width", 800, &w.width, out, &status) &&
+		    api_param_u32(ps, "height", 400, &w.height, out, &status)) {
+			struct pv_trace_print o = {.json = true, .runs = true, .summary = true};
+			int rc = pv_json_trace_window(out, pt, &w, &o, &err);
+			status =
+			    rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
+		}
+	}
+	pv_trace_paint_free(pt);
+	pv_trace_free(t);
+	return status;
+}
+
+int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+{
+	struct pv_trace *t = NULL;
+	struct pv_trace_paint *pt = NULL;
+	int status = trace_open(a, ps, out, &t, &pt);
+	uint32_t c;
+	int64_t at;
+	if (!status && api_param_u32(ps, "context", 0, &c, out, &status) &&
+	    api_param_i64(ps, "at", 0, &at, out, &status)) {
+		if (c >= pv_trace_paint_contexts(pt))
+			status = api_error(out, 400, "context %u: the query has %u", c,
+					   pv_trace_paint_contexts(pt));
+		else
+			status = pv_json_trace_stack(out, pt, c, at)
+				     ? api_error(out, 500, "out of memory")
+				     : 200;
+	}
+	pv_trace_paint_free(pt);
+	pv_trace_free(t);
+	return status;
+}
+
+int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+{
+	struct pv_trace *t = NULL;
+	struct pv_trace_paint *pt = NULL;
+	int status = trace_open(a, ps, out, &t, &pt);
+	uint32_t c;
+	int64_t t0, t1, min_ns, start = 0, end = 0;
+	if (t)
+		pv_trace_range(t, &start, &end);
+	if (!status && api_param_u32(ps, "context", 0, &c, out, &status) &&
+	    api_param_i64(ps, "t0", start, &t0, out, &status) &&
+	    api_param_i64(ps, "t1", end, &t1, out, &status) &&
+	    api_param_i64(ps, "min", 0, &min_ns, out, &status)) {
+		struct pv_error err;
+		int rc = pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, &err);
+		status = rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
+	}
+	pv_trace_paint_free(pt);
+	pv_trace_free(t);
+	return status;
+}
