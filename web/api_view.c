@@ -306,7 +306,7 @@ int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 }
 
 /* subtree?<query>&key=KEY&prune=P: expand-all of one row, rows under P percent (of the view's
- * base; default 0.01) left closed (pv_json_subtree) */
+ * base; default 0.005) left closed (pv_json_subtree) */
 int api_subtree(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	struct pv_query q;
@@ -318,7 +318,7 @@ int api_subtree(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 		return status;
 	const char *pp = api_param(ps, "prune");
 	char *end = NULL;
-	double prune = pp ? strtod(pp, &end) : 0.01;
+	double prune = pp ? strtod(pp, &end) : 0.005;
 	if (pp && (end == pp || *end || !(prune >= 0 && prune <= 100))) {
 		api_view_release(a, v);
 		return api_error(out, 400, "prune takes a percentage from 0 to 100, not '%.40s'",

@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { page15Tests } from './page15.mjs';
 import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
@@ -1094,6 +1095,8 @@ async function main() {
     assert(tip.includes('Startup::XRE_Main') && tip.includes('0x100000f84'), `tooltip: ${tip}`);
   });
   await tp.close();
+
+  await page15Tests(context, { test, serve, cli, api, waitRows, eq, assert, noError, OUT, SHOTS });
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

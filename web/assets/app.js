@@ -7,6 +7,7 @@ import * as S from './state.js';
 import { h, clear, fmtBytes, debounce } from './util.js';
 import { showError, clearError, showChecks, hideMenu, menuOpen, hideTooltip } from './ui.js';
 import { Timeline } from './timeline.js';
+import { SearchBox } from './search.js';
 import { TreePane, ButterflyPane } from './views/calltree.js';
 import { FlatPane } from './views/flat.js';
 import { FlamePane } from './views/flame.js';
@@ -129,6 +130,14 @@ const actions = {
     S.set('inside-markers', search ? [search] : null);
     queryChanged();
   },
+  // Shows rows of the top-down tree (the search box, the activity graph): their paths opened,
+  // the first selected.
+  reveal(keys) {
+    if (!keys.length) return;
+    S.state.tab = 'top-down';
+    paneFor('top-down').revealKeys = keys;
+    S.commit('tab', false);
+  },
   openSource(id, line) {
     S.state.tab = 'source';
     S.state.src = id;
@@ -180,12 +189,16 @@ function renderQueryBar() {
   }
   const tc = clear($('thread-chip'));
   const ths = S.get('thread');
+  const all = ctx.profile.threads;
   if (ths.length) {
     const names = ths.map((t) => {
-      const th = ctx.profile.threads.find((x) => String(x.tid) === t || x.name === t);
-      return th ? th.name : t;
+      const th = /^#\d+$/.test(t) ? all[+t.slice(1)] : all.find((x) => String(x.tid) === t || x.name === t);
+      return th ? threadLabel(th) : t;
     });
-    tc.append(chip(`Threads: ${names.join(', ')}`, '', () => { S.set('thread', null); queryChanged(); }));
+    tc.append(chip(`Thread${ths.length > 1 ? 's' : ''}: ${names.join(', ')}`, 'threads', () => { S.set('thread', null); queryChanged(); }, 'The threads of the query (× merges all threads)'));
+    if (all.length > 1) tc.append(h('button', { id: 'merge-all', class: 'small', text: 'Merge all threads', title: 'Every thread of the profile, merged', onclick: () => { S.set('thread', null); queryChanged(); } }));
+  } else if (all.length > 1) {
+    tc.append(h('span', { class: 'chip threads', title: 'Every thread of the profile, merged: click a track to pick one' }, h('span', { class: 'chip-text', text: `All threads merged (${all.length})` })));
   }
   const mc = clear($('marker-filter-chip'));
   const im = S.get1('inside-markers');
@@ -218,6 +231,12 @@ function deriveForm() {
     S.commit('query', true);
   });
   return form;
+}
+
+// "Web Content — GeckoMain 27844": the process, the thread's name and tid.
+function threadLabel(th) {
+  const tid = th.tid !== null && th.tid !== undefined ? ' ' + th.tid : '';
+  return (th.process ? th.process + ' — ' : '') + th.name + tid;
 }
 
 // ---- tabs ----
@@ -409,8 +428,14 @@ async function main() {
     return;
   }
   $('app').hidden = false;
+  // a fresh URL (the page's own always names its tab) shows the busiest thread, as the Firefox
+  // Profiler does; merging every thread is one click in the query bar
+  const fresh = !new URLSearchParams(location.search).has('tab');
+  const bt = ctx.profile.busiest_thread;
+  if (fresh && !S.get('thread').length && ctx.profile.threads.length > 1 && bt !== null && bt !== undefined) S.set('thread', ['#' + bt]);
   setupTopbar();
   timeline = new Timeline();
+  new SearchBox($('search-box'), $('search-drop'));
   renderQueryBar();
   S.commit('init', false); // canonical URL (tab=...) without a new entry
   timeline.update();

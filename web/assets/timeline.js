@@ -8,7 +8,7 @@ import { api, isAbort } from './api.js';
 import { ctx } from './ctx.js';
 import * as S from './state.js';
 import { h, clear, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce, WheelView } from './util.js';
-import { showTooltip, hideTooltip, moveTooltip } from './ui.js';
+import { showTooltip, hideTooltip, moveTooltip, showMenu } from './ui.js';
 import { fetchMarker, markerDetails } from './views/markers.js';
 
 const LABEL_W = 150;
@@ -31,6 +31,20 @@ export class Timeline {
     this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
     this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
     this.canvas.addEventListener('mouseleave', () => hideTooltip());
+    this.canvas.addEventListener('contextmenu', (e) => {
+      const p = this.pos(e);
+      const tr = this.trackAt(p.y);
+      if (!tr) return;
+      e.preventDefault();
+      this.trackMenu(tr.th.index, e.clientX, e.clientY);
+    });
+    // tracks hidden by default: the idle ones (the profile's "idle": under 5 % of the busiest
+    // thread's active cost, or no samples), unless the query selects them
+    this.hidden = new Set();
+    this.userHid = false;
+    const sel = new Set(S.get('thread'));
+    for (const th of ctx.profile.threads) if (th.idle && !sel.has('#' + th.index)) this.hidden.add(th.index);
+    this.hiddenNote = document.getElementById('tracks-hidden');
     this.view = new WheelView(); // ctrl+wheel
     this.canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
     window.addEventListener('mousemove', (e) => this.onDrag(e));
@@ -150,7 +164,62 @@ export class Timeline {
     }
   }
 
-  threads() { return this.full ? this.full.threads : []; }
+  // The tracks drawn: the answer's threads less the hidden ones, grouped by process (in the
+  // order of each process's first thread), then in thread order.
+  threads() {
+    if (!this.full) return [];
+    const shown = this.full.threads.filter((th) => !this.hidden.has(th.index));
+    const info = ctx.profile.threads;
+    const order = new Map();
+    for (const th of shown) {
+      const k = processKey(info[th.index]);
+      if (!order.has(k)) order.set(k, order.size);
+    }
+    return shown.map((th, i) => ({ th, i, g: order.get(processKey(info[th.index])) }))
+      .sort((a, b) => a.g - b.g || a.i - b.i).map((x) => x.th);
+  }
+
+  // "Web Content — GeckoMain 27844": the process, the thread's name and tid (tests read it).
+  trackLabel(index) {
+    const th = ctx.profile.threads[index];
+    if (!th) return `thread ${index}`;
+    const tid = th.tid !== null && th.tid !== undefined ? ' ' + th.tid : '';
+    return (th.process ? th.process + ' — ' : '') + (th.name || `thread ${index}`) + tid;
+  }
+  trackLabels() { return this.threads().map((th) => this.trackLabel(th.index)); }
+
+  renderHidden() {
+    const n = this.full ? this.full.threads.filter((th) => this.hidden.has(th.index)).length : 0;
+    const el = this.hiddenNote;
+    if (!el) return;
+    clear(el);
+    el.hidden = !n;
+    if (!n) return;
+    el.append(h('span', { text: `${n} ${this.userHid ? '' : 'idle '}track${n === 1 ? '' : 's'} hidden` }),
+      h('button', { class: 'small', text: 'Show', title: 'Show every track', onclick: () => this.showAll() }));
+  }
+
+  showAll() {
+    this.hidden.clear();
+    this.userHid = false;
+    this.draw();
+  }
+
+  // The track context menu: only this thread, merge it with the selection, hide it.
+  trackMenu(index, x, y) {
+    const id = '#' + index;
+    const cur = S.get('thread');
+    const items = [
+      { label: 'Only this thread', action: () => { S.set('thread', [id]); ctx.actions.queryChanged(); } },
+      { label: cur.includes(id) ? 'Remove from the selection' : 'Merge with the selection', disabled: !cur.length,
+        action: () => ctx.actions.selectThread(id, true) },
+      { label: 'Merge all threads', disabled: !cur.length, action: () => { S.set('thread', null); ctx.actions.queryChanged(); } },
+      'sep',
+      { label: 'Hide this track', action: () => { this.hidden.add(index); this.userHid = true; this.draw(); } },
+      { label: 'Show all tracks', disabled: !this.hidden.size, action: () => this.showAll() },
+    ];
+    showMenu(x, y, items);
+  }
 
   x(t, width) {
     const [w0, w1] = this.window();
@@ -162,9 +231,10 @@ export class Timeline {
   }
 
   selectedThreads() { return new Set(S.get('thread')); }
-  threadId(th) { return th.tid !== null && th.tid !== undefined && th.tid !== '' ? String(th.tid) : th.name; }
+  threadId(th) { return '#' + th.index; }
 
   draw() {
+    this.renderHidden();
     const width = this.scroll.clientWidth || 1000;
     const threads = this.threads();
     const height = AXIS_H + Math.max(1, threads.length) * TRACK_H + 2;
@@ -213,17 +283,24 @@ export class Timeline {
     const graphW = width - LABEL_W;
     threads.forEach((th, ti) => {
       const y = AXIS_H + ti * TRACK_H;
-      const picked = !selThreads.size || selThreads.has(this.threadId(th)) || selThreads.has(th.name);
-      // label
+      const info = ctx.profile.threads[th.index] || {};
+      const picked = !selThreads.size || selThreads.has(this.threadId(th)) || selThreads.has(th.name) ||
+        (info.tid !== null && info.tid !== undefined && selThreads.has(String(info.tid)));
+      // label: the thread's name and tid, then its process; a line between processes
       c.fillStyle = picked && selThreads.size ? '#e8f2ff' : '#fff';
       c.fillRect(0, y, LABEL_W, TRACK_H);
       c.fillStyle = picked ? '#0c0c0d' : '#9a9aa0';
       c.font = (picked && selThreads.size ? '600 ' : '') + '11.5px system-ui, sans-serif';
-      c.fillText(fitText(c, th.name || `thread ${th.index}`, LABEL_W - 12), 8, y + 13);
+      const tid = info.tid !== null && info.tid !== undefined ? ' ' + info.tid : '';
+      c.fillText(fitText(c, (th.name || `thread ${th.index}`) + tid, LABEL_W - 12), 8, y + 13);
       c.font = '10.5px system-ui, sans-serif';
       c.fillStyle = '#8a8a90';
-      const sub = `${th.tid !== null && th.tid !== undefined ? 'tid ' + th.tid + ' · ' : ''}${(th.samples || 0).toLocaleString('en-US')} samples`;
+      const sub = `${info.process ? info.process + ' · ' : ''}${(th.samples || 0).toLocaleString('en-US')} samples`;
       c.fillText(fitText(c, sub, LABEL_W - 12), 8, y + 27);
+      if (ti && processKey(info) !== processKey(ctx.profile.threads[threads[ti - 1].index])) {
+        c.fillStyle = '#b1b1b3';
+        c.fillRect(0, y, width, 1.5);
+      }
       c.font = '11px system-ui, sans-serif';
       // overview markers
       const ms = overview.get(th.index) || [];
@@ -415,6 +492,11 @@ function drawStacked(c, buckets, x0, bw, gy, gh, max, colors, other) {
     c.fillStyle = col;
     c.fill(p);
   }
+}
+
+function processKey(info) {
+  if (!info) return '';
+  return info.pid !== null && info.pid !== undefined ? 'pid ' + info.pid : 'process ' + (info.process || '');
 }
 
 function onlyMetric(params) {

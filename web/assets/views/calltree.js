@@ -91,6 +91,7 @@ export class TreePane {
     this.tree = new TreeTable({
       nameHeader: this.inverted ? 'Function (callers below)' : 'Function',
       fetchChildren: (key, offset) => api('children', [...S.queryParams(this.view), ['key', key], ...pageParams(offset)]).then((r) => r.rows),
+      fetchSubtree: (key, signal) => api('subtree', [...S.queryParams(this.view), ['key', key]], { signal }),
       onSelect: (node) => this.onSelect(node),
       onContext: (node, x, y) => rowMenu(node, x, y, { tree: this.tree, inverted: this.inverted }),
       onKey: (e, node) => {
@@ -119,14 +120,18 @@ export class TreePane {
   async update(force) {
     const params = S.queryParams(this.view);
     const key = JSON.stringify(params);
-    if (!force && key === this.lastKey) {
+    const reveal = this.revealKeys;
+    if (!force && key === this.lastKey && !reveal) {
       if (S.state.sel && S.state.sel !== this.tree.selKey) this.tree.selectKey(S.state.sel);
       return;
     }
     const gen = ++this.gen;
+    this.tree.cancelExpand(); // a new query: an expand-all in flight is of the old one
     const firstTime = this.lastKey === null;
     const open = firstTime ? [] : this.tree.openKeys();
     if (firstTime && S.state.sel) open.push(...ancestorsOf(S.state.sel));
+    // rows to show (search, the activity graph): their ancestors opened, the first selected
+    if (reveal) for (const k of reveal) open.push(...ancestorsOf(k));
     ctx.status('computing…');
     let resp;
     try {
@@ -144,7 +149,7 @@ export class TreePane {
     if (this.errorEl) { this.errorEl.remove(); this.errorEl = null; this.content.hidden = false; }
     this.label.textContent = describe(resp);
     const opened = resp.opened || [];
-    const keptOpen = keptOpenKeys(resp.rows, open);
+    const keptOpen = reveal || keptOpenKeys(resp.rows, open);
     this.tree.setData(resp.rows, resp.metrics, resp.base, keptOpen ? open : [...open, ...opened]);
     this.tree.setNote(resp.rows.length ? '' : (resp.centered
       ? `No sample of this query reaches the center ${resp.center_label} (its total is 0).`
@@ -154,10 +159,19 @@ export class TreePane {
       this.sidebar.showEmpty();
       return;
     }
-    if (!keptOpen) this.tree.selectHeaviestEnd(opened);
-    const want = S.state.sel;
+    if (reveal) {
+      this.revealKeys = null;
+      S.state.sel = reveal[0];
+      this.tree.selKey = null;
+    } else if (!keptOpen) this.tree.selectHeaviestEnd(opened);
+    let want = S.state.sel;
+    if (reveal && want && !this.tree.nodes.has(want)) {
+      // a row the query's filters or center changed: its deepest ancestor the view has
+      want = ancestorsOf(want).reverse().find((k) => this.tree.nodes.has(k)) || null;
+    }
     if (want && this.tree.selectKey(want)) {
-      this.sidebar.show(this.tree.selected(), resp, this.view, this.inverted);
+      if (reveal) this.onSelect(this.tree.selected());
+      else this.sidebar.show(this.tree.selected(), resp, this.view, this.inverted);
     } else if (this.tree.selected()) {
       this.onSelect(this.tree.selected());
     } else {
@@ -165,6 +179,13 @@ export class TreePane {
     }
     // a timestamp for bench/page.mjs: the view's rows are all in place (drawn on the next frame)
     performance.mark('pv-tree-shown', { detail: this.view });
+  }
+
+  // Opens the paths to keys (row keys of this tree) and selects the first (the deepest row of
+  // it that the view has); the URL's sel follows.
+  reveal(keys) {
+    this.revealKeys = keys.length ? keys : null;
+    return this.update(true);
   }
 
   // h: hpcviewer's hot path from the selected row (the view's hot=KEY: the server's rule), opened
@@ -246,6 +267,7 @@ export class ButterflyPane {
     const mk = (inverted) => new TreeTable({
       nameHeader: inverted ? 'Callers' : 'Callees',
       fetchChildren: (key, offset) => api('children', [...S.queryParams('butterfly'), ['key', key], ...pageParams(offset)]).then((r) => r.rows),
+      fetchSubtree: (key, signal) => api('subtree', [...S.queryParams('butterfly'), ['key', key]], { signal }),
       onSelect: (node) => this.onSelect(node, inverted),
       onContext: (node, x, y) => rowMenu(node, x, y, { tree: inverted ? this.callers : this.callees, inverted }),
       onKey: (e, node) => rowKey(e, node, { inverted }),

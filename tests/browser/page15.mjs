@@ -1,0 +1,181 @@
+// Browser tests of the page's working habits (issue 15): the whole-profile search, threads and
+// processes, the activity graph's samples, expand-all, the fixes, the layout. Called by
+// test.mjs with its helpers (t: {test, serve, cli, api, waitRows, eq, assert, noError, OUT,
+// SHOTS}); every expected figure is the CLI's or the API's for the same query.
+
+const LARGE = 'tests/data/corpus/pprof/internal/proftest/testdata/large.cpu';
+const PERF = 'tests/data/corpus/firefox/graphviz.perf.gz';
+const CHROMIUM = 'tests/data/chrome/chromium-page.json.gz';
+const MANY = 'tests/data/corpus/firefox/test.chrome.gz';
+
+const param = (page, k) => new URL(page.url()).searchParams.get(k);
+
+// The deepest leaf of `profview tree --json` (the first one met at the greatest depth).
+function deepestLeaf(json) {
+  let best = null;
+  const walk = (rows, path) => {
+    for (const r of rows) {
+      const p = [...path, r.name];
+      if (!(r.children || []).length && (!best || p.length > best.length)) best = p;
+      walk(r.children || [], p);
+    }
+  };
+  walk(json.rows, []);
+  return best;
+}
+
+export async function page15Tests(context, t) {
+  const { test, serve, cli, api, waitRows, eq, assert, noError } = t;
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+
+  // ---- 2: threads and processes ----
+  const chromium = await serve(CHROMIUM);
+  await test('threads: the busiest thread is selected by default (the Firefox Profiler\'s rule), idle tracks hidden', async () => {
+    const info = cli('info', CHROMIUM, '--json');
+    // the CLI's own figures: a thread's active cost is its total less its Idle category's
+    const active = info.threads.map((th, i) => th.samples ? cli('top', CHROMIUM, '--json', '--thread', `#${i}`).total - cli('top', CHROMIUM, '--json', '--thread', `#${i}`, '--focus-category', 'Idle').total : 0);
+    const busiest = active.indexOf(Math.max(...active));
+    eq(busiest, 3, 'the busiest thread by the CLI');
+    await page.goto(chromium);
+    await waitRows(page, 'top-down', null, 'rows');
+    eq(param(page, 'thread'), `#${busiest}`, 'thread in the URL');
+    const chip = await page.textContent('#thread-chip');
+    assert(chip.includes('CrRendererMain') && chip.includes('10375'), `thread chip: ${chip}`);
+    // the tree is the thread's: its total equals top --thread #3
+    const resp = await page.evaluate(() => window.profview.panes.get('top-down').resp);
+    eq(resp.whole[0], cli('top', CHROMIUM, '--json', '--thread', `#${busiest}`).total, 'the tree\'s whole');
+    // 3 of 4 tracks are idle (two without samples, #2 under 5 % of #3's active cost)
+    const note = await page.textContent('#tracks-hidden');
+    assert(/3 idle tracks hidden/.test(note), `hidden note: ${note}`);
+    const labels = await page.evaluate(() => window.profview.timeline.trackLabels());
+    eq(labels.length, 1, 'one track shown');
+    assert(labels[0].includes('Renderer') && labels[0].includes('CrRendererMain') && labels[0].includes('10375'), `label: ${labels[0]}`);
+    await page.click('#tracks-hidden button');
+    await page.waitForFunction(() => window.profview.timeline.trackLabels().length === 4);
+    await noError(page);
+  });
+
+  await test('threads: merging all threads is one click, and shown in the query bar', async () => {
+    await page.click('#merge-all');
+    await page.waitForFunction(() => !new URL(location.href).searchParams.get('thread'));
+    await waitRows(page, 'top-down', null, 'rows');
+    const chip = await page.textContent('#thread-chip');
+    assert(/All threads merged/.test(chip), `thread chip: ${chip}`);
+    const whole = cli('top', CHROMIUM, '--json').total;
+    await page.waitForFunction((w) => {
+      const r = window.profview.panes.get('top-down').resp;
+      return r && r.whole[0] === w;
+    }, whole);
+    // a reload keeps every thread merged (the default applies to a fresh URL only)
+    await page.reload();
+    await waitRows(page, 'top-down', null, 'rows');
+    eq(param(page, 'thread'), null, 'no thread after a reload');
+  });
+
+  await test('threads: a track\'s context menu: only this thread, merge with the selection, hide', async () => {
+    await page.evaluate(() => window.profview.timeline.showAll());
+    await page.evaluate(() => window.profview.timeline.trackMenu(2, 100, 100));
+    await page.click('#menu .mi:has-text("Only this thread")');
+    await page.waitForFunction(() => new URL(location.href).searchParams.getAll('thread').join() === '#2');
+    await page.evaluate(() => window.profview.timeline.trackMenu(3, 100, 100));
+    await page.click('#menu .mi:has-text("Merge with the selection")');
+    await page.waitForFunction(() => new URL(location.href).searchParams.getAll('thread').join() === '#2,#3');
+    await page.evaluate(() => window.profview.timeline.trackMenu(1, 100, 100));
+    await page.click('#menu .mi:has-text("Hide this track")');
+    await page.waitForFunction(() => window.profview.timeline.trackLabels().length === 3);
+    await noError(page);
+  });
+
+  // ---- 1: whole-profile search ----
+  const perf = await serve(PERF);
+  await test('search: a deep function is found in the whole profile and its heaviest path opened', async () => {
+    // the query the page starts with: the busiest thread (dot, #1)
+    const tree = cli('tree', PERF, '--json', '--thread', '#1', '--max-rows', '0');
+    const leaf = deepestLeaf(tree);
+    const name = leaf[leaf.length - 1];
+    assert(leaf.length >= 20, `a deep leaf: ${leaf.length}`);
+    await page.goto(perf);
+    await waitRows(page, 'top-down', null, 'rows');
+    const found = await api(perf, 'search', `thread=%231&text=${encodeURIComponent(name)}`);
+    assert(found.rows.length >= 1, `matches of ${name}`);
+    const hit = found.rows.find((r) => r.name === name);
+    // its total is top's row for the function
+    const top = cli('top', PERF, '--json', '--thread', '#1', '-n', '0');
+    eq(hit.total[0], top.rows.find((r) => r.name === name).total, `${name}'s total`);
+    await page.fill('#search-box', name);
+    await page.waitForSelector('#search-drop:not([hidden]) .sr-row');
+    const listed = await page.$$eval('#search-drop .sr-name', (e) => e.map((x) => x.textContent));
+    assert(listed.includes(name), `dropdown: ${listed.slice(0, 5)}`);
+    await page.focus('#search-box');
+    // Enter on the exact hit
+    const idx = found.rows.indexOf(hit);
+    for (let i = 0; i <= idx; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((k) => new URL(location.href).searchParams.get('sel') === k, hit.key);
+    const rows = await waitRows(page, 'top-down', (r) => r.some((x) => x.selected && x.key === hit.key), 'the hit selected');
+    const sel = rows.find((x) => x.selected);
+    // the path shown is a path of the CLI's tree to that function
+    const names = sel.path.split('\u0001');
+    eq(names[names.length - 1], name, 'the selected row');
+    assert(names.length >= 2, `a path: ${names.length}`);
+    await noError(page);
+  });
+
+  await test('search: "no match" says so; a scope typed into the box becomes the center', async () => {
+    await page.fill('#search-box', 'no_such_function_anywhere');
+    await page.waitForSelector('#search-drop:not([hidden]) .sr-none');
+    const none = await page.textContent('#search-drop .sr-none');
+    assert(/No function matches/.test(none), `no match: ${none}`);
+    await page.fill('#search-box', 're:(');
+    await page.waitForFunction(() => /bad regular expression/.test(document.querySelector('#search-drop').textContent));
+    await page.fill('#search-box', 're:^main$');
+    await page.waitForSelector('#search-drop:not([hidden]) .sr-row');
+    await page.focus('#search-box');
+    await page.keyboard.press('Shift+Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('center') === 're:^main$');
+    await waitRows(page, 'top-down', (r) => r.length && r[0].center, 'centered rows');
+    await noError(page);
+  });
+
+  // ---- 5: expand-all ----
+  const large = await serve(LARGE);
+  await test('expand all: one request, 25,000+ rows, equal to api/subtree; a new query cancels it', async () => {
+    await page.goto(large + '?tab=top-down');
+    const rows0 = await waitRows(page, 'top-down', null, 'rows');
+    const root = rows0[0];
+    const want = await api(large, 'subtree', `view=tree&key=${encodeURIComponent(root.key)}`);
+    assert(want.rows.length >= 25000, `subtree rows: ${want.rows.length}`);
+    const reqs = [];
+    page.on('request', (r) => { if (/\/api\/(subtree|children)/.test(r.url())) reqs.push(r.url()); });
+    await page.click(`.pane[data-tab="top-down"] .tt-row[data-key="${root.key}"]`);
+    const t0 = Date.now();
+    await page.keyboard.press('*');
+    await page.waitForFunction((n) => window.profview.panes.get('top-down').tree.flat.length >= n, want.rows.length / 2, { timeout: 120000 });
+    const ms = Date.now() - t0;
+    const shown = await page.evaluate(() => window.profview.panes.get('top-down').tree.flat.map((n) => n.key));
+    // every row of the answer is shown (rows under a closed row are not)
+    const keys = new Set(shown);
+    const missing = want.rows.filter((r) => !keys.has(r.key));
+    eq(missing.length, 0, 'rows of the answer not shown');
+    eq(reqs.filter((u) => /subtree/.test(u)).length, 1, 'subtree requests');
+    eq(reqs.filter((u) => /children/.test(u)).length, 0, 'children requests');
+    const status = await page.textContent('#view-status');
+    assert(/expanded/.test(status), `status: ${status}`);
+    console.log(`#   expand-all: ${want.rows.length} rows in ${ms} ms`);
+    // a second expand-all, then a query change at once: no error, the new query's rows
+    await page.click('.tt-row[data-key]');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('*');
+    await page.selectOption('#by-select', 'module');
+    await waitRows(page, 'top-down', (r) => r.length && r[0].key.startsWith('m'), 'module rows');
+    await page.waitForTimeout(300);
+    await noError(page);
+  });
+
+  await test('page15: no uncaught page error', async () => {
+    eq(errors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');
+  });
+  await page.close();
+}
