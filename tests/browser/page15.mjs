@@ -88,6 +88,48 @@ export async function page15Tests(context, t) {
     await noError(page);
   });
 
+  // ---- 3: the activity graph is a way in ----
+  await test('activity: a hovered point shows the sample\'s stack (the CLI\'s trace --at), a click selects its call node', async () => {
+    await page.goto(chromium);
+    await waitRows(page, 'top-down', null, 'rows');
+    await page.waitForSelector('#timeline-canvas[data-state="ready"]');
+    const box = await page.locator('#timeline-canvas').boundingBox();
+    // the first track (the busiest thread, #3), at several points across the graph
+    let checked = 0;
+    for (const f of [0.45, 0.6, 0.75, 0.9]) {
+      const x = box.x + 150 + (box.width - 150) * f, y = box.y + 18 + 38 - 8;
+      await page.mouse.move(x, y);
+      const s = await page.waitForFunction(() => {
+        const tl = window.profview.timeline;
+        return tl.sample && document.querySelector('#tooltip .sample-tip') ? { index: tl.sample.index, t: tl.sample.t } : null;
+      }).then((h) => h.jsonValue());
+      eq(s.index, 3, 'the hovered track');
+      const cli3 = cli('trace', CHROMIUM, '--context', '3', '--at', String(s.t), '--json');
+      const shown = await page.textContent('#tooltip .sample-tip .stack');
+      eq(shown.split('\n'), cli3.frames.filter((fr) => fr.depth !== null).map((fr) => fr.name).reverse(), `stack at ${s.t} ms`);
+      checked++;
+      if (f === 0.9) {
+        // a click: that sample's call node, selected in the top-down tree
+        const key = cli3.frames.filter((fr) => fr.depth !== null).map((fr) => 'f' + fr.id).join('/');
+        await page.mouse.down();
+        await page.mouse.up();
+        await page.waitForFunction((k) => new URL(location.href).searchParams.get('sel') === k, key);
+        const rows = await waitRows(page, 'top-down', (r) => r.some((x) => x.selected && x.key === key), 'the sample\'s row selected');
+        eq(rows.find((x) => x.selected).path.split('\u0001'), cli3.frames.filter((fr) => fr.depth !== null).map((fr) => fr.function), 'the selected path');
+      }
+    }
+    eq(checked, 4, 'points checked');
+    await noError(page);
+  });
+
+  await test('activity: the Idle category is drawn as idle (transparent) when a filter fades the rest', async () => {
+    const alpha = await page.evaluate(async () => {
+      const u = await import('./util.js');
+      return [u.fade(u.categoryColor('transparent'), 0.3), u.fade('#ff0000', 0.3)];
+    });
+    eq(alpha, ['rgba(0,0,0,0)', 'rgba(255,0,0,0.3)'], 'faded transparent and red');
+  });
+
   // ---- 1: whole-profile search ----
   const perf = await serve(PERF);
   await test('search: a deep function is found in the whole profile and its heaviest path opened', async () => {

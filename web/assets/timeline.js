@@ -24,6 +24,8 @@ export class Timeline {
     this.crumbs = document.getElementById('zoom-crumbs');
     this.zoomBtn = document.getElementById('zoom-button');
     this.gen = 0;
+    this.sampleGen = 0;
+    this.sample = null;
     this.lastKey = null;
     this.full = null;
     this.sel = null;
@@ -420,7 +422,12 @@ export class Timeline {
     // a click: an overview marker selects its range; elsewhere clears the selection
     const p = this.pos(e);
     const hit = this.markerAt(p);
-    if (hit) {
+    const tr = !hit && p.y >= AXIS_H ? this.trackAt(p.y) : null;
+    const key = tr && this.sample && this.sample.index === tr.th.index ? this.sampleKey() : null;
+    if (key) {
+      // a sample: its call node in the top-down tree
+      ctx.actions.reveal([key]);
+    } else if (hit) {
       S.state.mk = hit.i;
       if (hit.end !== null && hit.end !== undefined && hit.end > hit.start) ctx.actions.setRange([hit.start, hit.end]);
       else S.commit('mk', false);
@@ -428,6 +435,51 @@ export class Timeline {
       const z = S.state.zoom;
       ctx.actions.setRange(z.length ? z[z.length - 1] : null);
     }
+  }
+
+  // The sample under the pointer (the Firefox Profiler's tooltip): the call stack in force at
+  // that time on that thread (api/trace-stack: the thread's last sample at or before it, as
+  // 'profview trace --context N --at T' prints), leaf first; whether the query keeps it.
+  hoverSample(index, t, cx, cy) {
+    const gen = ++this.sampleGen;
+    clearTimeout(this.sampleTimer);
+    this.sampleTimer = setTimeout(async () => {
+      const params = [...S.queryParams(null, { noRange: true, noThread: true }), ['context', index], ['at', Math.round(t * 1e6)]];
+      let st;
+      try {
+        st = await api('trace-stack', params);
+      } catch (err) {
+        return;
+      }
+      if (gen !== this.sampleGen) return;
+      const frames = st.frames.filter((f) => f.depth !== null);
+      this.sample = st.record === null || !frames.length ? null : { index, t, st, frames };
+      const head = `${fmtMs(t - ctx.profile.start)} · ${this.trackLabel(index)}`;
+      if (!this.sample) { showTooltip(cx, cy, head + '\n(no sample)'); return; }
+      const box = h('div', { class: 'sample-tip' },
+        h('div', { class: 'dim', text: `${head} · sample at ${fmtMs(st.start - ctx.profile.start)}${st.shown ? '' : ' · left out by the query'}` }),
+        h('div', { class: 'stack', text: frames.slice().reverse().map((f) => f.name).join('\n') }),
+        h('div', { class: 'dim', text: 'click: select this call node in the top-down tree' }));
+      showTooltip(cx, cy, box);
+      moveTooltip(cx, cy);
+    }, 40);
+  }
+
+  // The top-down row key of the hovered sample's stack: its code frames' functions from the
+  // root (a plain tree; with a center, the frames after the last one the center names).
+  sampleKey() {
+    const s = this.sample;
+    if (!s) return null;
+    let fr = s.frames;
+    const cs = S.centers();
+    if (cs.length) {
+      let last = -1;
+      fr.forEach((f, i) => { if (cs.includes(f.scope) || cs.includes(f.function)) last = i; });
+      if (last < 0) return null;
+      return ['c', ...fr.slice(last + 1).map((f) => 'f' + f.id)].join('/');
+    }
+    if ((S.get1('by') || 'function') !== 'function') return null;
+    return fr.map((f) => 'f' + f.id).join('/');
   }
 
   markerAt(p) {
@@ -451,10 +503,15 @@ export class Timeline {
     this.canvas.style.cursor = p.x < LABEL_W ? 'pointer' : 'crosshair';
     if (!m) {
       this.hoverI = null;
-      if (p.x >= LABEL_W && this.full && p.y >= AXIS_H) {
+      const tr = p.x >= LABEL_W && this.full && p.y >= AXIS_H ? this.trackAt(p.y) : null;
+      if (tr) {
         const t = this.t(p.x, p.width);
         showTooltip(e.clientX, e.clientY, fmtMs(t - ctx.profile.start));
-      } else hideTooltip();
+        this.hoverSample(tr.th.index, t, e.clientX, e.clientY);
+      } else {
+        this.sample = null;
+        hideTooltip();
+      }
       return;
     }
     this.hoverI = m.i;

@@ -110,11 +110,12 @@ export function categoryColor(name) {
   return CATEGORY_COLORS[name] || name;
 }
 
-// A lighter shade of a colour (for unselected samples and marker fills).
+// A lighter shade of a colour (for unselected samples and marker fills): its alpha times
+// alpha, so a transparent colour (the Idle category) stays transparent.
 export function fade(color, alpha) {
   const c = parseColor(color);
   if (!c) return color;
-  return `rgba(${c[0]},${c[1]},${c[2]},${alpha})`;
+  return `rgba(${c[0]},${c[1]},${c[2]},${alpha * c[3]})`;
 }
 const colorCache = new Map();
 function parseColor(color) {
@@ -123,10 +124,10 @@ function parseColor(color) {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
   if (m) {
     const v = parseInt(m[1], 16);
-    r = [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+    r = [(v >> 16) & 255, (v >> 8) & 255, v & 255, 1];
   } else {
-    const m2 = /^rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(color);
-    if (m2) r = [+m2[1], +m2[2], +m2[3]];
+    const m2 = /^rgba?\((\d+),\s*(\d+),\s*(\d+)(?:,\s*([\d.]+))?/.exec(color);
+    if (m2) r = [+m2[1], +m2[2], +m2[3], m2[4] === undefined ? 1 : +m2[4]];
   }
   colorCache.set(color, r);
   return r;
