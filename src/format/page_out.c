@@ -559,9 +559,12 @@ int pv_json_subtree(struct pv_json *j, const struct pv_view *v, const char *key,
 
 /* ---- the flame graph ---- */
 
-static void flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
-		       const struct sbuf *key)
+/* Opens node n's object (key, name, scope: what the page's menu acts on, never the display
+ * name; total, self) and its "children" array. Returns 0 or PV_ENOMEM. */
+static int flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
+		      const struct sbuf *key, struct row_names *nm, struct sbuf *scope)
 {
+	int rc = 0;
 	const struct pv_view *v = fl->v;
 	const struct pv_tree *t = fl->graph[n] ? v->callers : v->tree;
 	uint32_t r = fl->row[n];
@@ -574,16 +577,19 @@ static void flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		for (uint32_t i = 0; i < t->nr_roots; i++)
 			tot += t->total[0][t->roots[i]];
 		pv_json_kstr(j, "name", "(all)");
+		pv_json_knull(j, "scope");
 		pv_json_kint(j, "total", tot);
 		pv_json_kint(j, "self", 0);
 	} else {
 		pv_json_kstr(j, "name",
 			     row_name(v, t->kind[r], t->id[r], t->line[r], b, sizeof(b)));
+		rc = json_scope(j, v, nm, t->kind[r], t->id[r], t->line[r], scope);
 		pv_json_kint(j, "total", t->total[0][r]);
 		pv_json_kint(j, "self", t->self[0][r]);
 	}
 	pv_json_key(j, "children");
 	pv_json_array(j);
+	return rc;
 }
 
 /*
@@ -594,7 +600,8 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 {
 	const struct pv_view *v = fl->v;
 	const struct pv_tree *t = fl->graph[n] ? v->callers : v->tree;
-	struct sbuf key = SBUF_INIT;
+	struct sbuf key = SBUF_INIT, scope = SBUF_INIT;
+	struct row_names nm = {0};
 	uint32_t cap = 16, sp = 0;
 	struct fframe {
 		uint32_t node, child;
@@ -604,7 +611,8 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 	if (!rc && fl->row[n] != PV_NONE)
 		rc = sbuf_puts(&key, prefix) ||
 		     key_add(&key, t->kind[fl->row[n]], t->id[fl->row[n]], t->line[fl->row[n]]);
-	flame_open(j, fl, n, &key);
+	if (flame_open(j, fl, n, &key, &nm, &scope))
+		rc = PV_ENOMEM;
 	if (!rc && fl->row[n] == PV_NONE)
 		rc = sbuf_puts(&key, prefix);
 	if (!rc)
@@ -624,7 +632,8 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		if ((fl->row[f->node] != PV_NONE && sbuf_put(&key, "/", 1)) ||
 		    key_add(&key, t->kind[r], t->id[r], t->line[r]))
 			rc = PV_ENOMEM;
-		flame_open(j, fl, c, &key);
+		if (flame_open(j, fl, c, &key, &nm, &scope))
+			rc = PV_ENOMEM;
 		if (sp == cap) {
 			struct fframe *ns = pv_realloc(st, sizeof(*st) * cap * 2);
 			if (!ns) {
@@ -638,6 +647,8 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 	}
 	pv_free(st);
 	sbuf_release(&key);
+	sbuf_release(&scope);
+	row_names_release(&nm);
 	return rc ? PV_ENOMEM : 0;
 }
 
@@ -652,6 +663,7 @@ static int flame_center(struct pv_json *j, const struct pv_flame *fl, uint32_t r
 	pv_json_object(j);
 	pv_json_kstr(j, "key", key);
 	pv_json_kstr(j, "name", fl->v->center_label ? fl->v->center_label : "");
+	pv_json_knull(j, "scope");
 	pv_json_kint(j, "total", 0);
 	pv_json_kint(j, "self", 0);
 	pv_json_key(j, "children");

@@ -444,42 +444,42 @@ T_TEST(api_view_flame)
 	/* the three heaviest rows: main 26, real_main 15, then real_main's foo 11 (not main's foo 7) */
 	EXPECT(a, "flame", "max-nodes=3", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
-	       "{\"key\": \"\", \"name\": \"(all)\", \"total\": 26, \"self\": 0, \"children\": ["
-	       "{\"key\": \"f0\", \"name\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
-	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"total\": 15, \"self\": 0, \"children\": ["
-	       "{\"key\": \"f0/f1/f2\", \"name\": \"foo\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "{\"key\": \"\", \"name\": \"(all)\", \"scope\": null, \"total\": 26, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
+	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 15, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0/f1/f2\", \"name\": \"foo\", \"scope\": \"foo\", \"total\": 11, \"self\": 1, \"children\": []}"
 	       "]}]}]}, \"callers\": null}\n");
 	/* centered: the sandwich; the two centers, then bar 12 above and real_main 11 below */
 	EXPECT(a, "flame", "center=foo&max-nodes=4", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
-	       "{\"key\": \"down:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
-	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"total\": 12, \"self\": 10, \"children\": []}"
+	       "{\"key\": \"down:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"scope\": \"bar\", \"total\": 12, \"self\": 10, \"children\": []}"
 	       "]}, \"callers\": "
-	       "{\"key\": \"up:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
-	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "{\"key\": \"up:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": []}"
 	       "]}}\n");
 	/* everything (the default 20000) */
 	EXPECT(a, "flame", "center=foo", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
-	       "{\"key\": \"down:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
-	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"total\": 12, \"self\": 10, \"children\": ["
-	       "{\"key\": \"down:c/f3/f2\", \"name\": \"foo\", \"total\": 2, \"self\": 0, \"children\": ["
-	       "{\"key\": \"down:c/f3/f2/f4\", \"name\": \"baz\", \"total\": 2, \"self\": 2, \"children\": []}"
+	       "{\"key\": \"down:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"scope\": \"bar\", \"total\": 12, \"self\": 10, \"children\": ["
+	       "{\"key\": \"down:c/f3/f2\", \"name\": \"foo\", \"scope\": \"foo\", \"total\": 2, \"self\": 0, \"children\": ["
+	       "{\"key\": \"down:c/f3/f2/f4\", \"name\": \"baz\", \"scope\": \"baz\", \"total\": 2, \"self\": 2, \"children\": []}"
 	       "]}]}, "
-	       "{\"key\": \"down:c/f4\", \"name\": \"baz\", \"total\": 5, \"self\": 5, \"children\": []}"
+	       "{\"key\": \"down:c/f4\", \"name\": \"baz\", \"scope\": \"baz\", \"total\": 5, \"self\": 5, \"children\": []}"
 	       "]}, \"callers\": "
-	       "{\"key\": \"up:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
-	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": ["
-	       "{\"key\": \"up:c/f1/f0\", \"name\": \"main\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "{\"key\": \"up:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1/f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 11, \"self\": 1, \"children\": []}"
 	       "]}, "
-	       "{\"key\": \"up:c/f0\", \"name\": \"main\", \"total\": 7, \"self\": 0, \"children\": []}"
+	       "{\"key\": \"up:c/f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 7, \"self\": 0, \"children\": []}"
 	       "]}}\n");
 	/* a center no sample reaches: a zero node each */
 	EXPECT(a, "flame", "center=malloc&filter=drop:malloc", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 19, \"callees\": "
-	       "{\"key\": \"down:c\", \"name\": \"malloc\", \"total\": 0, \"self\": 0, \"children\": []}, "
+	       "{\"key\": \"down:c\", \"name\": \"malloc\", \"scope\": null, \"total\": 0, \"self\": 0, \"children\": []}, "
 	       "\"callers\": "
-	       "{\"key\": \"up:c\", \"name\": \"malloc\", \"total\": 0, \"self\": 0, \"children\": []}}\n");
+	       "{\"key\": \"up:c\", \"name\": \"malloc\", \"scope\": null, \"total\": 0, \"self\": 0, \"children\": []}}\n");
 	EXPECT(a, "flame", "max-nodes=0", 400, "{\"error\": \"max-nodes takes 1 to 1000000\"}");
 	EXPECT(a, "flame", "max-nodes=x", 400, "{\"error\": \"max-nodes takes a count, not 'x'\"}");
 	pv_api_free(a);
@@ -517,9 +517,9 @@ T_TEST(api_view_flame_width)
 	/* a pixel of 26 over 2 pixels is 13: main 26 and real_main 15 stay, foo 11 goes */
 	EXPECT(a, "flame", "width=2", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
-	       "{\"key\": \"\", \"name\": \"(all)\", \"total\": 26, \"self\": 0, \"children\": ["
-	       "{\"key\": \"f0\", \"name\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
-	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"total\": 15, \"self\": 0, "
+	       "{\"key\": \"\", \"name\": \"(all)\", \"scope\": null, \"total\": 26, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
+	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 15, \"self\": 0, "
 	       "\"children\": []}]}]}, \"callers\": null}\n");
 	EXPECT(a, "flame", "width=100001", 400,
 	       "{\"error\": \"width takes 0 to 100000 pixels, not 100001\"}");
@@ -556,7 +556,7 @@ T_TEST(api_view_deep_stack)
 	char *b = call(a, "flame", "", &st);
 	T_EQ_INT(st, 200);
 	T_TRUE(b && strlen(b) < 21000000);
-	T_TRUE(b && strstr(b, "\"key\": \"f0/f1/f2\", \"name\": \"f2\", \"total\": 7"));
+	T_TRUE(b && strstr(b, "\"key\": \"f0/f1/f2\", \"name\": \"f2\", \"scope\": \"f2\", \"total\": 7"));
 	T_TRUE(b && strstr(b, "\"name\": \"f2770\""));
 	T_TRUE(b && !strstr(b, "\"name\": \"f2771\""));
 	free(b);
