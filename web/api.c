@@ -597,6 +597,7 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	pv_json_kuint(out, "index", slot_index(ps));
 	pv_json_kms(out, "start", in->start_ns);
 	pv_json_kms(out, "end", in->end_ns);
+	pv_json_kms(out, "activity_end", pv_activity_end(p));
 	pv_profile_info_free(in);
 	pv_json_key(out, "default_metric");
 	if (p->metrics.len)
@@ -783,7 +784,9 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_js
 	int64_t lo, hi;
 	pv_profile_span(s->p, &lo, &hi);
 	m.sel.range_start_ns = m.has_start ? m.start_ns : lo;
-	m.sel.range_end_ns = m.has_end ? m.end_ns : hi;
+	/* the timeline's window (one interval past the last time): a marker at the last time is
+	 * in the chart, as in the table */
+	m.sel.range_end_ns = m.has_end ? m.end_ns : pv_activity_end(s->p);
 	m.sel.has_range = true;
 	if (m.sel.range_end_ns < m.sel.range_start_ns) {
 		msel_release(&m);

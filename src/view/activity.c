@@ -131,6 +131,13 @@ static int track_markers(struct pv_activity *a, const struct pv_markers *ms)
 	return rc;
 }
 
+int64_t pv_activity_end(const struct pv_profile *p)
+{
+	int64_t lo, hi;
+	pv_profile_span(p, &lo, &hi);
+	return pv_time_add(hi, p->meta.interval_ns > 0 ? p->meta.interval_ns : 1);
+}
+
 int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 		      const struct pv_query *q, const struct pv_activity_opts *o,
 		      struct pv_activity **out, struct pv_error *err)
@@ -138,9 +145,7 @@ int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 	int64_t lo, hi;
 	pv_profile_span(p, &lo, &hi);
 	int64_t start = o->has_start ? o->start_ns : lo;
-	int64_t end = o->has_end
-			  ? o->end_ns
-			  : pv_time_add(hi, p->meta.interval_ns > 0 ? p->meta.interval_ns : 1);
+	int64_t end = o->has_end ? o->end_ns : pv_activity_end(p);
 	if (end <= start)
 		return pv_error_set(err, PV_EINVAL, "end must be after start");
 	/* the first metric */

@@ -216,6 +216,42 @@ export async function page15Tests(context, t) {
     await noError(page);
   });
 
+  // ---- 6: fixes ----
+  await test('fixes: flame menu acts on the row\'s scope; timeline and marker chart count the last sample and marker; status per tab; one time zero', async () => {
+    // the flame graph's nodes carry their scope (by=file: file:PATH), the menu's argument
+    const fl = await api(chromium, 'flame', 'by=file');
+    const kids = fl.callees.children;
+    eq(kids.map((k) => k.scope), kids.map((k) => (k.name === '<unknown file>' ? null : 'file:' + k.name)), 'flame scopes under by=file');
+    // every sample is counted by the timeline (the last one too), as by info
+    await page.goto(chromium + '?tab=marker-table');
+    await page.waitForSelector('#timeline-canvas[data-state="ready"]');
+    const info = cli('info', CHROMIUM, '--json');
+    const counted = await page.evaluate(() => window.profview.timeline.full.threads.map((t) => t.samples));
+    eq(counted, info.threads.map((t) => t.samples), 'samples per track');
+    // the marker chart counts what the marker table counts (345: a marker at the last time)
+    const table = await page.waitForFunction(() => /markers/.test(document.querySelector('#view-status').textContent) && document.querySelector('#view-status').textContent).then((h) => h.jsonValue());
+    await page.click('#tabs button[data-tab="marker-chart"]');
+    const chart = await page.waitForFunction((t) => { const x = document.querySelector('#view-status').textContent; return /markers/.test(x) && x !== '' ? x : null; }).then((h) => h.jsonValue());
+    eq(chart, table, 'marker chart and table counts');
+    eq(table, `${cli('markers', CHROMIUM, '--json').rows.length} markers`, 'the CLI\'s markers');
+    // the status line belongs to the tab shown
+    await page.click('#tabs button[data-tab="flat"]');
+    const flat = await page.waitForFunction(() => /rows$/.test(document.querySelector('#view-status').textContent) && document.querySelector('#view-status').textContent).then((h) => h.jsonValue());
+    await page.click('#tabs button[data-tab="marker-chart"]');
+    eq(await page.textContent('#view-status'), chart, 'the chart\'s status again');
+    await page.click('#tabs button[data-tab="flat"]');
+    eq(await page.textContent('#view-status'), flat, 'the flat view\'s status again');
+    // the range chip shows the numbers of the URL's range and of --range
+    await page.goto(chromium + '?tab=top-down&range=800.5:900.25');
+    await waitRows(page, 'top-down', null, 'rows');
+    const rc = await page.textContent('#range-chip');
+    assert(rc.includes('800.5') && rc.includes('900.25'), `range chip: ${rc}`);
+    // a wide number: k/M/G in the cell, the exact value on hover
+    const fit = await page.evaluate(async () => (await import('./util.js')).fitCost(1234567890, 'count'));
+    eq(fit, ['1.23G', '1,234,567,890'], 'a 10-digit cost');
+    await noError(page);
+  });
+
   await test('page15: no uncaught page error', async () => {
     eq(errors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');
   });

@@ -74,8 +74,9 @@ async function shownRows(page, tab) {
       key: e.dataset.key,
       depth: +e.dataset.depth,
       name: e.querySelector('.nm') ? e.querySelector('.nm').textContent : '',
-      total: e.querySelector('.c-total') ? e.querySelector('.c-total').textContent : '',
-      self: e.querySelector('.c-self') ? e.querySelector('.c-self').textContent : '',
+      // the exact value: the cell's title (a wide number is shown as k/M/G)
+      total: e.querySelector('.c-total') ? e.querySelector('.c-total').title || e.querySelector('.c-total').textContent : '',
+      self: e.querySelector('.c-self') ? e.querySelector('.c-self').title || e.querySelector('.c-self').textContent : '',
       selected: e.classList.contains('selected'),
       center: e.classList.contains('in-center'),
     }));

@@ -137,7 +137,7 @@ T_TEST(api_profile)
 	       "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
 	       ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
 	       "0}, \"lossy\": [],\n"
-	       "\"index\": 0, \"start\": 0, \"end\": 4, \"default_metric\": \"samples\", \"sources\": "
+	       "\"index\": 0, \"start\": 0, \"end\": 4, \"activity_end\": 5, \"default_metric\": \"samples\", \"sources\": "
 	       "[], \"marker_names\": 0, " VIEWS "}\n");
 	/* the marker table file: no samples, the span is its markers' (12.5 to 175 ms) */
 	int st;
@@ -145,7 +145,7 @@ T_TEST(api_profile)
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "\"markers\": {\"total\": 7, \"instant\": 2, \"interval\": 5, \"start\": 0, "
 		      "\"end\": 0}");
-	T_CONTAINS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"default_metric\": "
+	T_CONTAINS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"activity_end\": 176, \"default_metric\": "
 		      "\"samples\", \"sources\": [], \"marker_names\": 7, " VIEWS "}\n");
 	free(b);
 	pv_api_free(a);
@@ -229,11 +229,12 @@ T_TEST(api_markers)
 T_TEST(api_marker_chart)
 {
 	struct pv_api *a = api3();
-	/* rows by thread, category, name; the window is the profile's span (12.5 to 175 ms);
+	/* rows by thread, category, name; the window is the timeline's: the profile's span (12.5
+	 * to 175 ms) and one sampling interval (1 ms), so a marker at 175 would be in it;
 	 * labels are the schemas' chart labels (UserTiming: its name; IPC: the message type); the
 	 * incomplete IPCOut reaches its thread's end (120: the thread has no sample) */
 	T_CALL(a, "marker-chart", "p=1&width=100&search=UserTiming,FileIO,ipc", 200,
-	       "{\"start\": 12.5, \"end\": 175, \"rows\": [\n"
+	       "{\"start\": 12.5, \"end\": 176, \"rows\": [\n"
 	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"FileIO\", \"category\": "
 	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 6, \"start\": 174, \"end\": 175, "
 	       "\"label\": \"\"}]},\n"

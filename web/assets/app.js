@@ -146,7 +146,14 @@ const actions = {
   },
 };
 ctx.actions = actions;
-ctx.status = (text) => { $('view-status').textContent = text || ''; };
+// The status line belongs to the tab shown: each pane's last line is kept, and shown when its
+// tab is (an answer arriving for a hidden tab does not write over the visible one's).
+const statusText = new Map();
+ctx.status = (text, pane) => {
+  const tab = pane && pane.el && pane.el.dataset.tab ? pane.el.dataset.tab : S.state.tab;
+  statusText.set(tab, text || '');
+  if (tab === S.state.tab) $('view-status').textContent = text || '';
+};
 
 // ---- the query bar ----
 
@@ -183,9 +190,9 @@ function renderQueryBar() {
   const rc = clear($('range-chip'));
   const r = S.range();
   if (r) {
-    const z = ctx.profile.start;
-    const fmt = (t) => (t - z).toFixed(3);
-    rc.append(chip(`Range ${fmt(r[0])} – ${fmt(r[1])} ms`, '', () => actions.popZoom(0), `samples with ${r[0]} <= time < ${r[1]} (ms from the profile's zero)`));
+    // one time zero: the chip shows what the URL's range= and the CLI's --range take
+    const fmt = (t) => S.fmtMsParam(t);
+    rc.append(chip(`Range ${fmt(r[0])} – ${fmt(r[1])} ms`, '', () => actions.popZoom(0), `samples with ${fmt(r[0])} <= time < ${fmt(r[1])} ms from the profile's zero: --range ${S.fmtRange(r)}`));
   }
   const tc = clear($('thread-chip'));
   const ths = S.get('thread');
@@ -246,6 +253,7 @@ function showTab() {
   for (const [tab, p] of panes) if (tab !== S.state.tab) p.el.hidden = true;
   const p = paneFor(S.state.tab);
   p.el.hidden = false;
+  $('view-status').textContent = statusText.get(S.state.tab) || '';
   return p;
 }
 
@@ -257,7 +265,6 @@ function updateActive(force) {
   const p = showTab();
   const gen = ++updateGen;
   p.el.dataset.state = 'busy';
-  ctx.status('');
   return p.update(force).catch((e) => showError(e.message)).finally(() => {
     requestAnimationFrame(() => { if (gen === updateGen) p.el.dataset.state = 'ready'; });
   });

@@ -67,7 +67,9 @@ export class Timeline {
   base() {
     const z = S.state.zoom;
     if (z.length) return z[z.length - 1];
-    return [ctx.profile.start, ctx.profile.end];
+    // the activity's own window: one sampling interval past the last sample, which it counts
+    const p = ctx.profile;
+    return [p.start, p.activity_end ?? p.end];
   }
 
   // what is drawn: the wheel's view inside the committed window

@@ -41,6 +41,20 @@ export function fmtCost(v, unit) {
   return dec3.format(v);
 }
 
+// A cost that fits a number column (about 11 characters, callgrind's 10-digit costs included):
+// the exact text when it fits, else k/M/G/T with 3 significant digits; the exact text is the
+// cell's title (fitCost(v, unit) -> [shown, exact]).
+const COLUMN_CHARS = 11;
+export function fitCost(v, unit) {
+  const exact = fmtCost(v, unit);
+  if (exact.length <= COLUMN_CHARS || !Number.isFinite(v)) return [exact, exact];
+  const x = unit === 'ns' ? v / 1e6 : unit === 'us' || unit === 'µs' ? v / 1e3 : v;
+  const a = Math.abs(x);
+  const [d, s] = a >= 1e12 ? [1e12, 'T'] : a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : [1e3, 'k'];
+  const q = x / d;
+  return [(Math.abs(q) >= 100 ? q.toFixed(0) : Math.abs(q) >= 10 ? q.toFixed(1) : q.toFixed(2)) + s, exact];
+}
+
 export function fmtPct(v, base) {
   if (!base) return '—';
   const p = (100 * v) / base;

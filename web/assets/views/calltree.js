@@ -100,7 +100,7 @@ export class TreePane {
       },
       onOpen: (node) => { const s = sourceOf(node.row); if (s !== null) ctx.actions.openSource(s, node.row.line); },
       isCenter: inCenter,
-      status: (t) => ctx.status(t),
+      status: (t) => ctx.status(t, this),
       onError: (e) => ctx.actions.error(e.message),
     });
     this.sidebar = new RowSidebar();
@@ -132,7 +132,7 @@ export class TreePane {
     if (firstTime && S.state.sel) open.push(...ancestorsOf(S.state.sel));
     // rows to show (search, the activity graph): their ancestors opened, the first selected
     if (reveal) for (const k of reveal) open.push(...ancestorsOf(k));
-    ctx.status('computing…');
+    ctx.status('computing…', this);
     let resp;
     try {
       // one request: the open rows and the heaviest path (shown when no open row is kept)
@@ -155,7 +155,7 @@ export class TreePane {
       ? `No sample of this query reaches the center ${resp.center_label} (its total is 0).`
       : 'No sample is left by this query.'));
     if (!resp.rows.length) {
-      ctx.status('no samples');
+      ctx.status('no samples', this);
       this.sidebar.showEmpty();
       return;
     }
@@ -211,7 +211,7 @@ export class TreePane {
     this.content.hidden = true;
     if (!this.errorEl) { this.errorEl = h('div'); this.el.append(this.errorEl); }
     paneError(this.errorEl, msg);
-    ctx.status('');
+    ctx.status('', this);
   }
 }
 
@@ -272,7 +272,7 @@ export class ButterflyPane {
       onContext: (node, x, y) => rowMenu(node, x, y, { tree: inverted ? this.callers : this.callees, inverted }),
       onKey: (e, node) => rowKey(e, node, { inverted }),
       isCenter: inCenter,
-      status: (t) => ctx.status(t),
+      status: (t) => ctx.status(t, this),
       onError: (e) => ctx.actions.error(e.message),
     });
     this.callers = mk(true);
@@ -303,7 +303,7 @@ export class ButterflyPane {
       this.note.append('The butterfly view shows the callers and callees of the center. Pick a center: select a row in another view and press ',
         h('b', { text: 'c' }), ' (or use its context menu).');
       this.lastKey = null;
-      ctx.status('');
+      ctx.status('', this);
       return;
     }
     this.note.hidden = true;
@@ -313,7 +313,7 @@ export class ButterflyPane {
     if (!force && key === this.lastKey) return;
     const gen = ++this.gen;
     const open = this.lastKey === null ? [] : [...this.callers.openKeys(3000), ...this.callees.openKeys(3000)];
-    ctx.status('computing…');
+    ctx.status('computing…', this);
     let resp;
     try {
       resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', BUTTERFLY_LEVELS], ...pageParams(0)]);
@@ -323,7 +323,7 @@ export class ButterflyPane {
       this.content.hidden = true;
       this.note.hidden = false;
       paneError(this.note, e.message);
-      ctx.status('');
+      ctx.status('', this);
       return;
     }
     if (gen !== this.gen) return;
@@ -337,7 +337,7 @@ export class ButterflyPane {
     const none = (resp.rows || []).length ? '' : `No sample of this query reaches the center ${resp.center_label}.`;
     this.callers.setNote(none);
     this.callees.setNote('');
-    ctx.status(`${this.callers.flat.length + this.callees.flat.length} rows shown`);
+    ctx.status(`${this.callers.flat.length + this.callees.flat.length} rows shown`, this);
     if (S.state.sel && (this.callers.selectKey(S.state.sel) || this.callees.selectKey(S.state.sel))) {
       const n = this.callers.selected() || this.callees.selected();
       this.sidebar.show(n, resp, 'butterfly', !!this.callers.selected());

@@ -71,7 +71,7 @@ export class FlamePane {
     const key = JSON.stringify(params);
     if (!force && key === this.lastKey) { this.draw(); return; }
     const gen = ++this.gen;
-    ctx.status('computing…');
+    ctx.status('computing…', this);
     let d;
     try {
 	    // nodes narrower than a quarter pixel are left out: a zoom of 4x is still complete
@@ -80,7 +80,7 @@ export class FlamePane {
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       paneFailed(this, this.wrap, e.message);
-      ctx.status('');
+      ctx.status('', this);
       return;
     }
     if (gen !== this.gen) return;
@@ -91,7 +91,7 @@ export class FlamePane {
     this.down = layout(d.callers);
     this.zoom = { callees: null, callers: null };
     let n = this.up.items.length + this.down.items.length;
-    ctx.status(`${n.toLocaleString('en-US')} nodes`);
+    ctx.status(`${n.toLocaleString('en-US')} nodes`, this);
     this.draw();
     // Show the center row (or the root) on first display.
     requestAnimationFrame(() => {

@@ -80,7 +80,7 @@ export class MarkerChartPane {
   base() {
     const w = markerWindow(false);
     if (w) return w;
-    return [ctx.profile.start, ctx.profile.end];
+    return [ctx.profile.start, ctx.profile.activity_end ?? ctx.profile.end]; // as the timeline: the last marker counted
   }
   window() { return this.view.window(this.base()); }
 
@@ -139,7 +139,7 @@ export class MarkerChartPane {
     }
     this.lines = lines;
     this.info.textContent = `${count.toLocaleString('en-US')} markers in ${d.rows.length} rows · ${fmtTime(rel(this.t0))} – ${fmtTime(rel(this.t1))}`;
-    ctx.status(`${count.toLocaleString('en-US')} markers`);
+    ctx.status(`${count.toLocaleString('en-US')} markers`, this);
     this.sidebar.show(S.state.mk);
     this.draw();
   }

@@ -1,6 +1,6 @@
 // The tree table of the top-down, bottom-up and butterfly views: a flat array of the visible
 // rows (pre-order over the open rows) drawn by a VList, children fetched on demand.
-import { h, clear, fmtCost, fmtPct, unitLabel } from '../util.js';
+import { h, clear, fitCost, fmtPct, unitLabel } from '../util.js';
 import { VList } from './vlist.js';
 
 const ROW_H = 18;
@@ -398,9 +398,12 @@ export class TreeTable {
     this.metrics.forEach((m, mi) => {
       const t = row.total[mi], s = row.self[mi];
       const cells = c.nums[mi];
-      setText(cells[0], (row.estimated ? '~' : '') + fmtCost(t, m.unit)); // a call-graph estimate
+      const [tt, te] = fitCost(t, m.unit), [ss, se] = fitCost(s, m.unit);
+      setText(cells[0], (row.estimated ? '~' : '') + tt); // ~: a call-graph estimate
+      cells[0].title = te;
       setText(cells[1], fmtPct(t, this.bases[mi]));
-      setText(cells[2], fmtCost(s, m.unit));
+      setText(cells[2], ss);
+      cells[2].title = se;
       setText(cells[3], fmtPct(s, this.bases[mi]));
     });
     if (isMore(node)) {
