@@ -24,6 +24,9 @@ function deepestLeaf(json) {
   return best;
 }
 
+const EXAMPLE = 'examples/chromium-page.json.gz';
+const ALL_TABS = ['top-down', 'bottom-up', 'flat', 'butterfly', 'flame', 'marker-chart', 'marker-table', 'source', 'trace'];
+
 export async function page15Tests(context, t) {
   const { test, serve, cli, api, waitRows, eq, assert, noError } = t;
   const page = await context.newPage();
@@ -250,6 +253,86 @@ export async function page15Tests(context, t) {
     const fit = await page.evaluate(async () => (await import('./util.js')).fitCost(1234567890, 'count'));
     eq(fit, ['1.23G', '1,234,567,890'], 'a 10-digit cost');
     await noError(page);
+  });
+
+  // ---- 7: layout and habits ----
+  await test('layout: ? lists every key; the sidebar and the number columns can be dragged wider', async () => {
+    await page.goto(chromium + '?tab=top-down');
+    await waitRows(page, 'top-down', null, 'rows');
+    await page.locator('.pane[data-tab="top-down"] .tt-body').focus();
+    await page.keyboard.press('?');
+    await page.waitForSelector('#help:not([hidden])');
+    const keys = await page.$$eval('#help .help-key', (e) => e.map((x) => x.textContent));
+    for (const k of ['?', '/', 's', '*', 'h', 'c', 'Enter', 'Ctrl+C']) assert(keys.includes(k), `key ${k} listed: ${keys.join(' ')}`);
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#help', { state: 'hidden' });
+    // the sidebar: drag its left edge 100 px to the left
+    const sb = page.locator('.pane[data-tab="top-down"] .sidebar');
+    const b0 = await sb.boundingBox();
+    await page.mouse.move(b0.x + 2, b0.y + 100);
+    await page.mouse.down();
+    await page.mouse.move(b0.x - 98, b0.y + 100, { steps: 5 });
+    await page.mouse.up();
+    const b1 = await sb.boundingBox();
+    assert(Math.abs(b1.width - (b0.width + 100)) <= 2, `sidebar ${b0.width} -> ${b1.width}`);
+    // a number column: drag the Total header's right edge 40 px to the right
+    const cell = page.locator('.pane[data-tab="top-down"] .tt-head .num').first();
+    const c0 = await cell.boundingBox();
+    await page.mouse.move(c0.x + c0.width - 2, c0.y + c0.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(c0.x + c0.width + 38, c0.y + c0.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const c1 = await cell.boundingBox();
+    assert(Math.abs(c1.width - (c0.width + 40)) <= 2, `column ${c0.width} -> ${c1.width}`);
+    const rowCell = await page.locator('.pane[data-tab="top-down"] .tt-row .c-total').first().boundingBox();
+    assert(Math.abs(rowCell.width - c1.width) <= 1, 'the rows follow the header');
+    // kept across a reload
+    await page.reload();
+    await waitRows(page, 'top-down', null, 'rows');
+    const b2 = await page.locator('.pane[data-tab="top-down"] .sidebar').boundingBox();
+    assert(Math.abs(b2.width - b1.width) <= 2, `sidebar after a reload ${b2.width}`);
+    await page.evaluate(() => localStorage.removeItem('profview.layout'));
+  });
+
+  await test('make run\'s example: several threads, markers, its page\'s source with per-line costs; serve says what to do', async () => {
+    const ex = await serve(EXAMPLE);
+    const prof = await api(ex, 'profile', '');
+    assert(prof.threads.length >= 2 && prof.markers.total > 100, 'threads and markers');
+    const src = prof.sources.find((x) => x.available);
+    assert(src, 'a source beside the profile');
+    const sres = await api(ex, 'source', `file=${src.id}`);
+    const costed = sres.lines.filter((l) => l.total);
+    assert(costed.length >= 3, `lines with a cost: ${costed.length}`);
+    const hint = await new Promise((resolve) => {
+      import('node:child_process').then(({ spawn }) => {
+        const p = spawn(process.argv[2], ['serve', EXAMPLE, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let err = '';
+        p.stderr.on('data', (d) => { err += d; if (/Ctrl-C/.test(err)) { p.kill(); resolve(err); } });
+        setTimeout(() => { p.kill(); resolve(err); }, 10000);
+      });
+    });
+    assert(/open that URL in a browser \(--open starts one\); Ctrl-C stops/.test(hint), `serve's hint: ${hint}`);
+  });
+
+  await test('screenshots of every tab in the light and the dark theme (it follows the system)', async () => {
+    const ex = await serve(EXAMPLE);
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const tab of ALL_TABS) {
+        let q = `?tab=${tab}`;
+        if (tab === 'butterfly') q += '&center=sortNumbers';
+        if (tab === 'source') q += '&src=1';
+        await page.goto(ex + q);
+        await page.waitForSelector(`.pane[data-tab="${tab}"][data-state="ready"]`);
+        await page.waitForSelector('#timeline-canvas[data-state="ready"]');
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await noError(page);
+        await page.screenshot({ path: `${t.SHOTS}/example-${tab}-${scheme}.png` });
+      }
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      eq(bg, scheme === 'dark' ? 'rgb(28, 27, 34)' : 'rgb(255, 255, 255)', `${scheme} background`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   await test('page15: no uncaught page error', async () => {

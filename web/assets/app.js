@@ -8,6 +8,8 @@ import { h, clear, fmtBytes, debounce } from './util.js';
 import { showError, clearError, showChecks, hideMenu, menuOpen, hideTooltip } from './ui.js';
 import { Timeline } from './timeline.js';
 import { SearchBox } from './search.js';
+import { toggleHelp, helpOpen, closeHelp } from './help.js';
+import { onThemeChange } from './util.js';
 import { TreePane, ButterflyPane } from './views/calltree.js';
 import { FlatPane } from './views/flat.js';
 import { FlamePane } from './views/flame.js';
@@ -413,6 +415,14 @@ document.addEventListener('keydown', (e) => {
   if (menuOpen()) return;
   const tag = (e.target.tagName || '').toLowerCase();
   const typing = tag === 'input' || tag === 'textarea' || tag === 'select';
+  if (helpOpen() && (e.key === 'Escape' || e.key === '?')) { closeHelp(); e.preventDefault(); return; }
+  if (e.key === '?' && !typing) { toggleHelp(); e.preventDefault(); return; }
+  if (e.key === 's' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    $('search-box').focus();
+    $('search-box').select();
+    e.preventDefault();
+    return;
+  }
   if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey) {
     const p = panes.get(S.state.tab);
     if (p && p.focusSearch) { p.focusSearch(); e.preventDefault(); }
@@ -422,7 +432,72 @@ document.addEventListener('keydown', (e) => {
   }
 });
 
+// ---- resizing: the sidebars' width and the number columns (CSS variables, kept across
+// reloads in localStorage) ----
+
+const LAYOUT_KEY = 'profview.layout';
+const LAYOUT_VARS = { sidebar: ['--sidebar-w', 160, 900], num: ['--num-w', 50, 260], pct: ['--pct-w', 40, 140] };
+function setLayout(which, px, save) {
+  const [v, lo, hi] = LAYOUT_VARS[which];
+  const w = Math.round(Math.max(lo, Math.min(hi, px)));
+  document.documentElement.style.setProperty(v, w + 'px');
+  if (!save) return;
+  try {
+    const all = JSON.parse(localStorage.getItem(LAYOUT_KEY) || '{}');
+    all[which] = w;
+    localStorage.setItem(LAYOUT_KEY, JSON.stringify(all));
+  } catch (e) { /* no storage: the width lasts the page */ }
+}
+function setupResizers() {
+  try {
+    const all = JSON.parse(localStorage.getItem(LAYOUT_KEY) || '{}');
+    for (const k of Object.keys(LAYOUT_VARS)) if (typeof all[k] === 'number') setLayout(k, all[k], false);
+  } catch (e) { /* none kept */ }
+  const EDGE = 5;
+  // what a pointer at (x, y) over el would resize: the sidebar by its left edge, a number or
+  // percent column of a table head by its right edge
+  const grip = (el, x) => {
+    const sb = el.closest && el.closest('.split > .sidebar');
+    if (sb && x - sb.getBoundingClientRect().left <= EDGE) return { which: 'sidebar', el: sb, from: 'right' };
+    const cell = el.closest && el.closest('.tt-head .num');
+    if (cell && cell.getBoundingClientRect().right - x <= EDGE) return { which: cell.textContent.startsWith('%') ? 'pct' : 'num', el: cell, from: 'left' };
+    return null;
+  };
+  document.addEventListener('mousemove', (e) => {
+    if (drag) return;
+    const g = grip(e.target, e.clientX);
+    document.body.classList.toggle('col-resize', !!g);
+  });
+  let drag = null;
+  document.addEventListener('mousedown', (e) => {
+    if (e.button !== 0) return;
+    const g = grip(e.target, e.clientX);
+    if (!g) return;
+    const r = g.el.getBoundingClientRect();
+    drag = { ...g, x0: e.clientX, w0: r.width };
+    e.preventDefault();
+    e.stopPropagation();
+  }, true);
+  window.addEventListener('mousemove', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x0;
+    setLayout(drag.which, drag.from === 'right' ? drag.w0 - dx : drag.w0 + dx, false);
+  });
+  window.addEventListener('mouseup', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x0;
+    setLayout(drag.which, drag.from === 'right' ? drag.w0 - dx : drag.w0 + dx, true);
+    drag = null;
+    // the click that ends a drag is not a click on the header (no sort)
+    const eat = (ev) => { ev.stopPropagation(); ev.preventDefault(); };
+    window.addEventListener('click', eat, { capture: true, once: true });
+    setTimeout(() => window.removeEventListener('click', eat, { capture: true }), 0);
+    document.body.classList.remove('col-resize');
+  }, true);
+}
+
 async function main() {
+  setupResizers();
   S.readUrl();
   S.onChange(onState);
   if (!(await waitLoaded())) return;
@@ -443,6 +518,11 @@ async function main() {
   setupTopbar();
   timeline = new Timeline();
   new SearchBox($('search-box'), $('search-drop'));
+  // the system's theme changes: the canvases redraw in its colours (style.css follows by itself)
+  onThemeChange(() => {
+    timeline.draw();
+    for (const p of panes.values()) if (!p.el.hidden && p.draw) p.draw();
+  });
   renderQueryBar();
   S.commit('init', false); // canonical URL (tab=...) without a new entry
   timeline.update();

@@ -7,7 +7,7 @@
 import { api, isAbort } from './api.js';
 import { ctx } from './ctx.js';
 import * as S from './state.js';
-import { h, clear, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce, WheelView } from './util.js';
+import { h, clear, ink, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce, WheelView } from './util.js';
 import { showTooltip, hideTooltip, moveTooltip, showMenu } from './ui.js';
 import { fetchMarker, markerDetails } from './views/markers.js';
 
@@ -248,30 +248,30 @@ export class Timeline {
     c.font = '11px system-ui, sans-serif';
     c.textBaseline = 'middle';
     if (msg) {
-      c.fillStyle = this.error ? '#a4000f' : '#737373';
+      c.fillStyle = this.error ? '#a4000f' : ink('#737373');
       c.fillText(msg, 8, AXIS_H + TRACK_H / 2);
       return;
     }
     if (!this.full) {
-      c.fillStyle = '#737373';
+      c.fillStyle = ink('#737373');
       c.fillText('loading…', 8, AXIS_H + 10);
       return;
     }
     const [w0, w1] = this.window();
     const z = ctx.profile.start;
     // axis
-    c.fillStyle = '#f9f9fa';
+    c.fillStyle = ink('#f9f9fa');
     c.fillRect(0, 0, width, AXIS_H);
     const step = niceStep(w1 - w0, Math.max(2, (width - LABEL_W) / 100));
-    c.strokeStyle = '#e6e6ea';
-    c.fillStyle = '#737373';
+    c.strokeStyle = ink('#e6e6ea');
+    c.fillStyle = ink('#737373');
     c.textAlign = 'left';
     for (let t = Math.ceil((w0 - z) / step) * step + z; t <= w1; t += step) {
       const x = Math.round(this.x(t, width)) + 0.5;
       c.beginPath(); c.moveTo(x, AXIS_H - 5); c.lineTo(x, height); c.stroke();
       c.fillText(fmtMs(t - z), x + 3, AXIS_H / 2);
     }
-    c.strokeStyle = '#d7d7db';
+    c.strokeStyle = ink('#d7d7db');
     c.beginPath(); c.moveTo(0, AXIS_H - 0.5); c.lineTo(width, AXIS_H - 0.5); c.stroke();
     const cats = this.full.categories || ctx.profile.categories || [];
     const colors = cats.map((k) => categoryColor(k.color));
@@ -291,18 +291,18 @@ export class Timeline {
       const picked = !selThreads.size || selThreads.has(this.threadId(th)) || selThreads.has(th.name) ||
         (info.tid !== null && info.tid !== undefined && selThreads.has(String(info.tid)));
       // label: the thread's name and tid, then its process; a line between processes
-      c.fillStyle = picked && selThreads.size ? '#e8f2ff' : '#fff';
+      c.fillStyle = picked && selThreads.size ? ink('#e8f2ff') : ink('#fff');
       c.fillRect(0, y, LABEL_W, TRACK_H);
-      c.fillStyle = picked ? '#0c0c0d' : '#9a9aa0';
+      c.fillStyle = picked ? ink('#0c0c0d') : ink('#9a9aa0');
       c.font = (picked && selThreads.size ? '600 ' : '') + '11.5px system-ui, sans-serif';
       const tid = info.tid !== null && info.tid !== undefined ? ' ' + info.tid : '';
       c.fillText(fitText(c, (th.name || `thread ${th.index}`) + tid, LABEL_W - 12), 8, y + 13);
       c.font = '10.5px system-ui, sans-serif';
-      c.fillStyle = '#8a8a90';
+      c.fillStyle = ink('#8a8a90');
       const sub = `${info.process ? info.process + ' · ' : ''}${(th.samples || 0).toLocaleString('en-US')} samples`;
       c.fillText(fitText(c, sub, LABEL_W - 12), 8, y + 27);
       if (ti && processKey(info) !== processKey(ctx.profile.threads[threads[ti - 1].index])) {
-        c.fillStyle = '#b1b1b3';
+        c.fillStyle = ink('#b1b1b3');
         c.fillRect(0, y, width, 1.5);
       }
       c.font = '11px system-ui, sans-serif';
@@ -341,10 +341,10 @@ export class Timeline {
         drawStacked(c, sb, gx0, gw / Math.max(1, sb.length), gy, gh, max, colors, GREY);
       }
       c.restore();
-      c.strokeStyle = '#ececf0';
+      c.strokeStyle = ink('#ececf0');
       c.beginPath(); c.moveTo(0, y + TRACK_H - 0.5); c.lineTo(width, y + TRACK_H - 0.5); c.stroke();
     });
-    c.strokeStyle = '#d7d7db';
+    c.strokeStyle = ink('#d7d7db');
     c.beginPath(); c.moveTo(LABEL_W - 0.5, 0); c.lineTo(LABEL_W - 0.5, height); c.stroke();
     // selection (the query's range, or the one being dragged)
     const r = this.drag && this.drag.moved ? [Math.min(this.drag.t0, this.drag.t1), Math.max(this.drag.t0, this.drag.t1)] : S.range();
@@ -367,7 +367,7 @@ export class Timeline {
         const lx = Math.min(width - tw, Math.max(LABEL_W, (x0 + x1) / 2 - tw / 2));
         c.fillStyle = '#0a84ff';
         c.fillRect(lx, 1, tw, AXIS_H - 2);
-        c.fillStyle = '#fff';
+        c.fillStyle = '#fff'; // on the selection's blue
         c.fillText(label, lx + 4, AXIS_H / 2);
         if (!this.drag) {
           this.zoomBtn.hidden = false;

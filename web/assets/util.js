@@ -244,3 +244,18 @@ export class WheelView {
     return this.window(base);
   }
 }
+
+// ---- the dark theme (it follows the system: prefers-color-scheme) ----
+// The canvases' interface colours, light first: ink(c) is c, or its dark counterpart while the
+// system asks for a dark theme (style.css does the same for the page through its variables).
+const DARK = {
+  '#fff': '#1c1b22', '#ffffff': '#1c1b22', '#0c0c0d': '#f9f9fa', '#737373': '#a8a8b0',
+  '#f9f9fa': '#23222b', '#fafafb': '#23222b', '#f0f0f4': '#2b2a33', '#e6e6ea': '#3a3944',
+  '#ececf0': '#34333c', '#e0e0e6': '#3a3944', '#d7d7db': '#4a4a55', '#e8f2ff': '#0b3a70',
+  '#9a9aa0': '#75757d', '#8a8a90': '#9a9aa0', '#38383d': '#d7d7db', '#b1b1b3': '#5b5b66',
+};
+const darkQuery = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+export function isDark() { return !!(darkQuery && darkQuery.matches); }
+export function ink(c) { return isDark() ? DARK[c] || c : c; }
+// fn runs when the system's theme changes (the canvases redraw).
+export function onThemeChange(fn) { if (darkQuery) darkQuery.addEventListener('change', fn); }

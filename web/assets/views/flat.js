@@ -9,7 +9,7 @@ import { PagedTable } from './paged.js';
 import { rowMenu, rowKey, inCenter, sourceOf } from '../rowmenu.js';
 import { shortPath, linePart } from './tree.js';
 
-const NUM_W = 86, PCT_W = 60;
+const NUM_W = 'var(--num-w, 86px)', PCT_W = 'var(--pct-w, 66px)'; // resizable (app.js)
 
 export class FlatPane extends PagedTable {
   constructor() {
@@ -51,7 +51,7 @@ export class FlatPane extends PagedTable {
       const u = unitLabel(m.unit);
       const suffix = (many ? ' ' + m.name : '') + (u ? ` (${u})` : '');
       const mk = (label, field, w) => {
-        const el = h('div', { class: 'num' + (field && mi === 0 && field === sort ? ' sorted' : ''), style: { width: w + 'px', flex: 'none' }, text: label, title: `${label} ${m.name}${field && mi === 0 ? ' (click to sort)' : ''}` });
+        const el = h('div', { class: 'num' + (field && mi === 0 && field === sort ? ' sorted' : ''), style: { width: w, flex: 'none' }, text: label, title: `${label} ${m.name}${field && mi === 0 ? ' (click to sort)' : ''}` });
         if (field && mi === 0) el.addEventListener('click', () => { S.set('sort', field === 'self' ? null : field); ctx.actions.queryChanged(); });
         return el;
       };
@@ -69,10 +69,10 @@ export class FlatPane extends PagedTable {
     div.dataset.key = row.key;
     this.metrics.forEach((m, mi) => {
       div.append(
-        h('div', { class: 'c-num c-total', style: { width: NUM_W + 'px', flex: 'none' }, text: fitCost(row.total[mi], m.unit)[0], title: fmtCost(row.total[mi], m.unit) }),
-        h('div', { class: 'c-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(row.total[mi], this.bases[mi]) }),
-        h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' }, text: fitCost(row.self[mi], m.unit)[0], title: fmtCost(row.self[mi], m.unit) }),
-        h('div', { class: 'c-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(row.self[mi], this.bases[mi]) }));
+        h('div', { class: 'c-num c-total', style: { width: NUM_W, flex: 'none' }, text: fitCost(row.total[mi], m.unit)[0], title: fmtCost(row.total[mi], m.unit) }),
+        h('div', { class: 'c-pct', style: { width: PCT_W, flex: 'none' }, text: fmtPct(row.total[mi], this.bases[mi]) }),
+        h('div', { class: 'c-num c-self', style: { width: NUM_W, flex: 'none' }, text: fitCost(row.self[mi], m.unit)[0], title: fmtCost(row.self[mi], m.unit) }),
+        h('div', { class: 'c-pct', style: { width: PCT_W, flex: 'none' }, text: fmtPct(row.self[mi], this.bases[mi]) }));
     });
     const extra = (row.kind === 'function' || row.kind === 'inline') && row.file ? shortPath(row.file) + linePart(row) : '';
     div.append(h('div', { class: 'name', title: row.scope || row.name },

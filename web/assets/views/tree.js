@@ -4,8 +4,10 @@ import { h, clear, fitCost, fmtPct, unitLabel } from '../util.js';
 import { VList } from './vlist.js';
 
 const ROW_H = 18;
-const NUM_W = 86;
-const PCT_W = 66; // "<0.01%" and "100%" without an ellipsis
+// column widths: CSS variables the header's resizer changes (app.js); "<0.01%" and "100%"
+// fit the percent column without an ellipsis
+const NUM_W = 'var(--num-w, 86px)';
+const PCT_W = 'var(--pct-w, 66px)';
 
 export class TreeTable {
   // opts: {fetchChildren(key, offset) -> Promise<rows>, onSelect(node), onContext(node, x, y),
@@ -330,7 +332,7 @@ export class TreeTable {
   }
 
   headCell(label, w, field, m) {
-    const el = h('div', { class: 'num', style: { width: w + 'px', flex: 'none' }, title: `${label === '%' ? 'percent of ' + field : label} (click to sort)`, dataset: { field, m } }, label);
+    const el = h('div', { class: 'num', style: { width: w, flex: 'none' }, title: `${label === '%' ? 'percent of ' + field : label} (click to sort)`, dataset: { field, m } }, label);
     el.addEventListener('click', () => this.setSort(field, m));
     return el;
   }
@@ -379,10 +381,10 @@ export class TreeTable {
       c = div._cells = { metrics: this.metrics.length, nums: [] };
       for (let mi = 0; mi < c.metrics; mi++) {
         const cells = [
-          h('div', { class: 'c-num c-total', style: { width: NUM_W + 'px', flex: 'none' } }),
-          h('div', { class: 'c-pct c-total-pct', style: { width: PCT_W + 'px', flex: 'none' } }),
-          h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' } }),
-          h('div', { class: 'c-pct c-self-pct', style: { width: PCT_W + 'px', flex: 'none' } }),
+          h('div', { class: 'c-num c-total', style: { width: NUM_W, flex: 'none' } }),
+          h('div', { class: 'c-pct c-total-pct', style: { width: PCT_W, flex: 'none' } }),
+          h('div', { class: 'c-num c-self', style: { width: NUM_W, flex: 'none' } }),
+          h('div', { class: 'c-pct c-self-pct', style: { width: PCT_W, flex: 'none' } }),
         ];
         div.append(...cells);
         c.nums.push(cells);
