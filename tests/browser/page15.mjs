@@ -296,6 +296,8 @@ export async function page15Tests(context, t) {
 
   await test('make run\'s example: several threads, markers, its page\'s source with per-line costs; serve says what to do', async () => {
     const ex = await serve(EXAMPLE);
+    // the server loads in the background: its status says when
+    for (let k = 0; k < 600 && (await api(ex, 'status', '')).state !== 'ready'; k++) await new Promise((r) => setTimeout(r, 50));
     const prof = await api(ex, 'profile', '');
     assert(prof.threads.length >= 2 && prof.markers.total > 100, 'threads and markers');
     const src = prof.sources.find((x) => x.available);
