@@ -1,6 +1,7 @@
 # profview - the commands a person types. The build itself is Meson + ninja (meson.build).
 #   make          build build/profview (gcc, -Werror)
-#   make run      install what is missing, build, and serve a bundled profile in the web UI (prints the URL)
+#   make run      install what is missing, build, and serve the bundled profiles in the web UI (prints
+#                 the URL to open; OPEN=1 opens it with --open; Ctrl-C stops)
 #   make test     install what is missing, build, run every test, then again under ASan+UBSan
 #   make bench    the benchmarks of bench/ (see bench/RESULTS.md)
 #   make fuzz     every fuzz target under libFuzzer for FUZZ_SECONDS each (default 600), with its
@@ -10,7 +11,10 @@
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g-dev libxxhash-dev \
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libopenmpi-dev openmpi-bin \
 	libncurses-dev tmux
-EXAMPLE := examples/firefox-argument-values.json
+# make run: a Chromium trace recorded here (two renderer threads with CPU samples, 345 markers,
+# its page's source beside it: the Source tab's per-line costs) and a real Firefox capture
+# (markers with schemas); OPEN=1 starts a browser (--open)
+EXAMPLE := examples/chromium-page.json.gz examples/firefox-argument-values.json
 
 # and what `make bench` needs on top
 BENCH_PACKAGES := hyperfine time
@@ -54,7 +58,9 @@ fuzz: deps build-fuzz/build.ninja
 	sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 run: deps build
-	./build/profview serve $(EXAMPLE)
+	@echo "make run: open the URL printed below in a browser (make run OPEN=1 starts one); the"
+	@echo "          profile menu at the top switches between the two examples; Ctrl-C stops"
+	./build/profview serve $(EXAMPLE) $(if $(OPEN),--open)
 
 test: deps
 	@$(MAKE) --no-print-directory build build-san

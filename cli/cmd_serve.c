@@ -318,6 +318,10 @@ int cmd_serve(int argc, char **argv)
 	fflush(stdout);
 	if (o.open_browser)
 		open_browser(url);
+	else if (!o.quiet)
+		fputs("profview: open that URL in a browser (--open starts one); Ctrl-C stops the "
+		      "server\n",
+		      stderr);
 
 	pthread_t th;
 	bool loading = pthread_create(&th, NULL, load_all, &l) == 0;

@@ -173,7 +173,7 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 /* the API's own parameters, not part of the query */
 static const char *const own_params[] = {
     "p", "open", "key", "offset", "limit", "i", "start", "end", "buckets", "width", "search",
-    "file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent",
+    "file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent", "text", "prune",
     /* contexts (api_contexts.c) */
     "scope", "value", "order", "from", "to", "bins", "t0", "t1", "c0", "c1", "height", "context",
     "at", "min", /* web/api_trace.c */
@@ -596,6 +596,7 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	pv_json_kuint(out, "index", slot_index(ps));
 	pv_json_kms(out, "start", in->start_ns);
 	pv_json_kms(out, "end", in->end_ns);
+	pv_json_kms(out, "activity_end", pv_activity_end(p));
 	pv_profile_info_free(in);
 	pv_json_key(out, "default_metric");
 	if (p->metrics.len)
@@ -791,7 +792,9 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_js
 	int64_t lo, hi;
 	pv_profile_span(s->p, &lo, &hi);
 	m.sel.range_start_ns = m.has_start ? m.start_ns : lo;
-	m.sel.range_end_ns = m.has_end ? m.end_ns : hi;
+	/* the timeline's window (one interval past the last time): a marker at the last time is
+	 * in the chart, as in the table */
+	m.sel.range_end_ns = m.has_end ? m.end_ns : pv_activity_end(s->p);
 	m.sel.has_range = true;
 	if (m.sel.range_end_ns < m.sel.range_start_ns) {
 		msel_release(&m);
@@ -848,6 +851,8 @@ static const struct {
     {"profile", api_profile},
     {"view", api_view},
     {"children", api_children},
+    {"subtree", api_subtree},
+    {"search", api_search},
     {"flame", api_flame},
     {"diff", api_diff},
     {"thread-costs", api_thread_costs},

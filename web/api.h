@@ -153,6 +153,8 @@ int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_jso
 
 int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_subtree(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_diff(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out);

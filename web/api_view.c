@@ -112,6 +112,16 @@ static struct pv_view *keyed_view(struct pv_api *a, const struct api_params *ps,
 	return view_as(a, slot, q, pv_view_kind_of_key(q, *key), -1, out, status);
 }
 
+/* The row key names in v; an empty key (or only up:/down:) names the roots (the pages of a
+ * long list of roots). False when none. */
+static bool key_ref(const struct pv_view *v, const char *key, struct pv_row_ref *ref)
+{
+	const char *rest = key, *prefix = "";
+	const struct pv_tree *rt = v->flat ? NULL : pv_view_key_tree(v, &rest, &prefix);
+	*ref = (struct pv_row_ref){rt, PV_NONE, prefix};
+	return (rt && !*rest) || pv_view_find(v, key, ref);
+}
+
 struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_query *q,
 			     const char *key, const struct pv_tree **t, uint32_t *row,
 			     struct pv_json *out, int *status)
@@ -145,11 +155,8 @@ int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *
 		api_view_release(a, v);
 		return status;
 	}
-	/* an empty key (or only up:/down:) names the roots: the pages of a long list of roots */
-	const char *rest = key, *prefix = "";
-	const struct pv_tree *rt = v->flat ? NULL : pv_view_key_tree(v, &rest, &prefix);
-	struct pv_row_ref ref = {rt, PV_NONE, prefix};
-	if (!(rt && !*rest) && !pv_view_find(v, key, &ref)) {
+	struct pv_row_ref ref;
+	if (!key_ref(v, key, &ref)) {
 		api_view_release(a, v);
 		return api_error(out, 404, "no row '%s' in this view", key);
 	}
@@ -323,5 +330,82 @@ int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	api_view_release(a, v);
 	if (!v)
 		return status;
+	return rc ? api_error(out, 500, "out of memory") : 200;
+}
+
+/* search?<query>&text=TEXT&limit=N: the whole-profile search (pv_find_functions) */
+int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+{
+	struct api_slot *s;
+	struct pv_query q;
+	uint32_t slot, limit;
+	int status = req_query(a, ps, out, &slot, &s, &q);
+	const char *text = api_param(ps, "text");
+	if (!status && (!text || !*text))
+		status = api_error(out, 400, "missing parameter 'text'");
+	if (status || !api_param_u32(ps, "limit", 50, &limit, out, &status)) {
+		pv_query_release(&q);
+		return status;
+	}
+	/* the totals: the list at function granularity; the rows to open: the top-down tree */
+	struct pv_view *top = view_as(a, slot, &q, PV_VIEW_TOP, PV_BY_FUNCTION, out, &status);
+	struct pv_view *tree = top ? view_as(a, slot, &q, PV_VIEW_TREE, -1, out, &status) : NULL;
+	pv_query_release(&q);
+	if (!tree) {
+		api_view_release(a, top);
+		return status;
+	}
+	struct pv_find *fd = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = pv_find_functions(top, tree, text, limit, &fd, &err);
+	if (rc == PV_EINVAL) {
+		/* a scope that names nothing or does not parse: no match, and why */
+		pv_json_object(out);
+		pv_json_kstr(out, "text", text);
+		pv_json_kuint(out, "matches", 0);
+		pv_json_kstr(out, "note", err.msg);
+		pv_json_key(out, "rows");
+		pv_json_array(out);
+		pv_json_end(out);
+		pv_json_end(out);
+		pv_json_eol(out);
+		rc = 0;
+	} else if (!rc) {
+		rc = pv_json_find(out, top, tree, text, fd);
+	}
+	pv_find_free(fd);
+	api_view_release(a, top);
+	api_view_release(a, tree);
+	return rc ? api_error(out, 500, "out of memory") : 200;
+}
+
+/* subtree?<query>&key=KEY&prune=P: expand-all of one row, rows under P percent (of the view's
+ * base; default 0.005) left closed (pv_json_subtree) */
+int api_subtree(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+{
+	struct pv_query q;
+	const char *key;
+	int status = 0;
+	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &q);
+	pv_query_release(&q);
+	if (!v)
+		return status;
+	const char *pp = api_param(ps, "prune");
+	char *end = NULL;
+	double prune = pp ? strtod(pp, &end) : 0.005;
+	if (pp && (end == pp || *end || !(prune >= 0 && prune <= 100))) {
+		api_view_release(a, v);
+		return api_error(out, 400, "prune takes a percentage from 0 to 100, not '%.40s'",
+				 pp);
+	}
+	struct pv_row_ref ref;
+	if (!key_ref(v, key, &ref)) {
+		api_view_release(a, v);
+		return api_error(out, 404, "no row '%s' in this view", key);
+	}
+	int64_t min_total = (int64_t)((double)v->base[0] * prune / 100.0);
+	int rc = pv_json_subtree(out, v, key, &ref, min_total);
+	api_view_release(a, v);
 	return rc ? api_error(out, 500, "out of memory") : 200;
 }

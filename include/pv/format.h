@@ -111,6 +111,16 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
  * from offset, at most limit (0: all). */
 int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key,
 		     const struct pv_row_ref *ref, uint32_t offset, uint32_t limit);
+/* Expand-all of the row key names (the page's '*'): {"key", "expanded": N, "rows": [...]}, its
+ * children and, in pre-order, the children of every row of its subtree whose first-metric
+ * total is at least min_total (pv_tree_expand), at most the query's max-rows rows in all. */
+int pv_json_subtree(struct pv_json *j, const struct pv_view *v, const char *key,
+		    const struct pv_row_ref *ref, int64_t min_total);
+/* The whole-profile search's answer (pv_find_functions): {"text", "scope": bool, "matches": N,
+ * "rows": [{"name", "scope", "module", "file", "line", "total", "self", "key": KEY|null}]},
+ * key naming the hit's heaviest row of the tree's view. */
+int pv_json_find(struct pv_json *j, const struct pv_view *top, const struct pv_view *tree,
+		 const char *text, const struct pv_find *fd);
 int pv_json_flame(struct pv_json *j, const struct pv_flame *fl);
 int pv_json_thread_costs(struct pv_json *j, const struct pv_view *v, const char *key,
 			 const struct pv_row_ref *ref, const struct pv_thread_costs *tc);

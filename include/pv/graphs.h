@@ -104,5 +104,8 @@ int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 		      const struct pv_query *q, const struct pv_activity_opts *o,
 		      struct pv_activity **out, struct pv_error *err);
 void pv_activity_free(struct pv_activity *a);
+/* The end of the activity's default window: one sampling interval (1 ns when the profile
+ * states none) past the profile's last time, so the last sample is counted. */
+int64_t pv_activity_end(const struct pv_profile *p);
 
 #endif

@@ -15,7 +15,13 @@ struct pv_thread_info {
 	uint32_t samples;
 	int64_t first_ns, last_ns; /* the first and last sample time, PV_TIME_NONE when none */
 	int64_t weight;		   /* the default metric's total (0 without a metric) */
+	int64_t active;		   /* of it, the samples with a stack whose leaf category is not
+				    * "Idle" (the Firefox Profiler's thread sample score) */
+	bool idle;		   /* active below PV_IDLE_PERCENT % of the busiest thread's (a
+				    * thread without samples included): a track hidden by default */
 };
+
+#define PV_IDLE_PERCENT 5 /* the Firefox Profiler's IDLE_THRESHOLD_FRACTION */
 
 struct pv_label_info {
 	pv_str_ix key, unit; /* unit 0: none */
@@ -33,6 +39,8 @@ struct pv_profile_info {
 	uint32_t nr_labels;	   /* label keys in first-seen order */
 	struct pv_label_info labels[PV_INFO_LABELS];
 	int64_t start_ns, end_ns; /* pv_profile_span */
+	pv_thread_ix busiest;	  /* the thread with the most active cost (the lowest index of a
+				   * tie), selected by default; PV_NONE when no thread has any */
 };
 
 /* Returns 0 or PV_ENOMEM; free with pv_profile_info_free. */

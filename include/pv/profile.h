@@ -384,4 +384,10 @@ pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name);
  */
 uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix *out, uint32_t cap);
 
+/*
+ * The leaf category of every stack: its frame's, else (a frame without one) its caller's, and
+ * none for a stack no frame of which has one. Returns the array (pv_free) or NULL (no memory).
+ */
+pv_cat_ix *pv_stack_leaf_categories(const struct pv_profile *p, pv_cat_ix none);
+
 #endif

@@ -123,4 +123,37 @@ const char *pv_row_path(struct pv_row_namer *nm, const struct pv_tree *t, uint32
 uint32_t pv_view_find_name(const struct pv_view *v, const struct pv_tree *t, uint32_t from,
 			   const char *text, bool backward);
 
+/*
+ * The page's whole-profile search: the functions text names that have a cost in the query,
+ * heaviest first (the first metric's total, then function index), at most limit (0: all).
+ * text is a scope when pv_find_is_scope says so (re:, file:, module:, loop:, line:, path:,
+ * NAME@FILE:LINE: the functions the query's scope matching names; a path its last step's, a
+ * loop the functions holding it), else a substring of the function's name, ASCII case
+ * ignored. top is the query's list (a top view at function granularity: each hit's totals
+ * are its row there, recursion counted once); tree the query's top-down tree (NULL: none),
+ * where each hit's heaviest row is found (one pass over its rows). PV_EINVAL with err for a
+ * scope that does not parse or names nothing; PV_ENOMEM.
+ */
+struct pv_find {
+	uint32_t len;	    /* hits listed */
+	uint32_t matches;   /* hits in all (len is at most limit) */
+	pv_func_ix *func;   /* per hit */
+	uint32_t *flat_row; /* its row in top->flat */
+	uint32_t *tree_row; /* its heaviest row in tree->tree, PV_NONE when it has none */
+};
+bool pv_find_is_scope(const char *text);
+int pv_find_functions(const struct pv_view *top, const struct pv_view *tree, const char *text,
+		      uint32_t limit, struct pv_find **out, struct pv_error *err);
+void pv_find_free(struct pv_find *fd);
+
+/*
+ * Expand-all of one row (the page's '*'): the rows of t's subtree under `from` (PV_NONE: every
+ * root) whose first-metric total is at least min_total and that have children, in pre-order,
+ * at most cap (the page opens them all; lighter rows stay closed, like the flame graph's
+ * pixel rule), `from` first. Writes them to *rows (pv_free; NULL when none) and their count to
+ * *n; returns 0 or PV_ENOMEM. Cost: the rows visited.
+ */
+int pv_tree_expand(const struct pv_tree *t, uint32_t from, int64_t min_total, uint32_t cap,
+		   uint32_t **rows, uint32_t *n);
+
 #endif

@@ -489,11 +489,18 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 	return rc ? rc : pv_json_error(j);
 }
 
-int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key,
-		     const struct pv_row_ref *ref, uint32_t offset, uint32_t limit)
+/* The children of ref (from offset, at most limit), and under them the rows of open (sorted)
+ * recursively: pv_json_children and pv_json_subtree. */
+static int json_children(struct pv_json *j, const struct pv_view *v, const char *key,
+			 const struct pv_row_ref *ref, uint32_t offset, uint32_t limit,
+			 const uint32_t *open, uint32_t nopen, uint32_t expanded)
 {
 	int rc = 0;
 	pv_json_object(j);
+	if (open) {
+		pv_json_kstr(j, "key", key);
+		pv_json_kuint(j, "expanded", expanded);
+	}
 	pv_json_key(j, "rows");
 	pv_json_open(j, '[', PV_JSON_LINES, 0);
 	if (ref->tree) {
@@ -508,7 +515,8 @@ int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key
 		uint32_t n = roots ? t->nr_roots : t->child_len[ref->row];
 		rc = sbuf_puts(&e.key, key);
 		if (!rc)
-			rc = emit_rows(&e, list, n, offset, limit, !roots, plen, NULL, 0, false);
+			rc = emit_rows(&e, list, n, offset, limit, !roots, plen, open, nopen,
+				       open != NULL);
 		emit_release(&e);
 		if (oom)
 			rc = PV_ENOMEM;
@@ -528,6 +536,28 @@ int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key
 	return rc ? rc : pv_json_error(j);
 }
 
+int pv_json_children(struct pv_json *j, const struct pv_view *v, const char *key,
+		     const struct pv_row_ref *ref, uint32_t offset, uint32_t limit)
+{
+	return json_children(j, v, key, ref, offset, limit, NULL, 0, 0);
+}
+
+int pv_json_subtree(struct pv_json *j, const struct pv_view *v, const char *key,
+		    const struct pv_row_ref *ref, int64_t min_total)
+{
+	uint32_t *rows = NULL, n = 0;
+	uint64_t cap = v->q.max_rows ? v->q.max_rows : UINT32_MAX;
+	if (!ref->tree)
+		return json_children(j, v, key, ref, 0, 0, NULL, 0, 0);
+	if (pv_tree_expand(ref->tree, ref->row, min_total, (uint32_t)cap, &rows, &n))
+		return PV_ENOMEM;
+	qsort(rows, n, sizeof(*rows), cmp_u32);
+	static const uint32_t none;
+	int rc = json_children(j, v, key, ref, 0, 0, rows ? rows : &none, n, n);
+	pv_free(rows);
+	return rc;
+}
+
 /* ---- the flame graph ---- */
 
 /* The view's tree row of flame node n (a diff's node: the new view's row) and the diff's rows
@@ -541,9 +571,12 @@ static uint32_t flame_row(const struct pv_flame *fl, uint32_t n, const struct pv
 	return (*dr)->row[1][fl->row[n]];
 }
 
-static void flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
-		       const struct sbuf *key)
+/* Opens node n's object (key, name, scope: what the page's menu acts on, never the display
+ * name; total, self) and its "children" array. Returns 0 or PV_ENOMEM. */
+static int flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
+		      const struct sbuf *key, struct row_names *nm, struct sbuf *scope)
 {
+	int rc = 0;
 	const struct pv_view *v = fl->v;
 	const struct pv_tree *t = fl->graph[n] ? v->callers : v->tree;
 	const struct pv_diff_rows *dr;
@@ -557,6 +590,7 @@ static void flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		for (uint32_t i = 0; i < t->nr_roots; i++)
 			tot += t->total[0][t->roots[i]];
 		pv_json_kstr(j, "name", "(all)");
+		pv_json_knull(j, "scope");
 		pv_json_kint(j, "total", tot);
 		pv_json_kint(j, "self", 0);
 		if (fl->diff) {
@@ -570,6 +604,7 @@ static void flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 	} else {
 		pv_json_kstr(j, "name",
 			     row_name(v, t->kind[r], t->id[r], t->line[r], b, sizeof(b)));
+		rc = json_scope(j, v, nm, t->kind[r], t->id[r], t->line[r], scope);
 		pv_json_kint(j, "total", t->total[0][r]);
 		pv_json_kint(j, "self", t->self[0][r]);
 		if (dr) {
@@ -579,6 +614,7 @@ static void flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 	}
 	pv_json_key(j, "children");
 	pv_json_array(j);
+	return rc;
 }
 
 /*
@@ -589,7 +625,8 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 {
 	const struct pv_view *v = fl->v;
 	const struct pv_tree *t = fl->graph[n] ? v->callers : v->tree;
-	struct sbuf key = SBUF_INIT;
+	struct sbuf key = SBUF_INIT, scope = SBUF_INIT;
+	struct row_names nm = {0};
 	uint32_t cap = 16, sp = 0;
 	struct fframe {
 		uint32_t node, child;
@@ -600,7 +637,8 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 	uint32_t r0 = flame_row(fl, n, &dr);
 	if (!rc && r0 != PV_NONE)
 		rc = sbuf_puts(&key, prefix) || key_add(&key, t->kind[r0], t->id[r0], t->line[r0]);
-	flame_open(j, fl, n, &key);
+	if (flame_open(j, fl, n, &key, &nm, &scope))
+		rc = PV_ENOMEM;
 	if (!rc && fl->row[n] == PV_NONE)
 		rc = sbuf_puts(&key, prefix);
 	if (!rc)
@@ -620,7 +658,8 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		if ((fl->row[f->node] != PV_NONE && sbuf_put(&key, "/", 1)) ||
 		    key_add(&key, t->kind[r], t->id[r], t->line[r]))
 			rc = PV_ENOMEM;
-		flame_open(j, fl, c, &key);
+		if (flame_open(j, fl, c, &key, &nm, &scope))
+			rc = PV_ENOMEM;
 		if (sp == cap) {
 			struct fframe *ns = pv_realloc(st, sizeof(*st) * cap * 2);
 			if (!ns) {
@@ -634,6 +673,8 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 	}
 	pv_free(st);
 	sbuf_release(&key);
+	sbuf_release(&scope);
+	row_names_release(&nm);
 	return rc ? PV_ENOMEM : 0;
 }
 
@@ -648,6 +689,7 @@ static int flame_center(struct pv_json *j, const struct pv_flame *fl, uint32_t r
 	pv_json_object(j);
 	pv_json_kstr(j, "key", key);
 	pv_json_kstr(j, "name", fl->v->center_label ? fl->v->center_label : "");
+	pv_json_knull(j, "scope");
 	pv_json_kint(j, "total", 0);
 	pv_json_kint(j, "self", 0);
 	pv_json_key(j, "children");
@@ -928,4 +970,75 @@ void pv_json_view_kinds(struct pv_json *j)
 		pv_json_end(j);
 	}
 	pv_json_end(j);
+}
+
+/* ---- the whole-profile search ---- */
+
+/* The key of tree row r: its ancestors' steps, outermost first. */
+static int tree_row_key(struct sbuf *key, const struct pv_tree *t, uint32_t r)
+{
+	uint32_t depth = 0;
+	for (uint32_t x = r; x != PV_NONE; x = t->parent[x])
+		depth++;
+	uint32_t *chain = pv_malloc(sizeof(*chain) * (depth ? depth : 1));
+	if (!chain)
+		return PV_ENOMEM;
+	uint32_t k = depth;
+	for (uint32_t x = r; x != PV_NONE; x = t->parent[x])
+		chain[--k] = x;
+	int rc = 0;
+	sbuf_reset(key);
+	for (uint32_t i = 0; i < depth && !rc; i++)
+		rc = (i && sbuf_put(key, "/", 1)) ||
+		     key_add(key, t->kind[chain[i]], t->id[chain[i]], t->line[chain[i]]);
+	pv_free(chain);
+	return rc ? PV_ENOMEM : 0;
+}
+
+int pv_json_find(struct pv_json *j, const struct pv_view *top, const struct pv_view *tree,
+		 const char *text, const struct pv_find *fd)
+{
+	const struct pv_flat *f = top->flat;
+	struct sbuf scope = SBUF_INIT, key = SBUF_INIT;
+	struct row_names nm = {0};
+	char b[512];
+	int rc = 0;
+	pv_json_object(j);
+	pv_json_kstr(j, "text", text);
+	pv_json_kbool(j, "scope", pv_find_is_scope(text));
+	pv_json_key(j, "metrics");
+	json_metrics(j, top);
+	pv_json_key(j, "base");
+	json_values(j, top, top->base);
+	pv_json_kuint(j, "matches", fd->matches);
+	pv_json_key(j, "rows");
+	pv_json_open(j, '[', PV_JSON_LINES, 0);
+	for (uint32_t i = 0; i < fd->len && !rc; i++) {
+		uint32_t r = fd->flat_row[i];
+		pv_json_object(j);
+		pv_json_kstr(j, "name",
+			     row_name(top, f->kind[r], f->id[r], f->line[r], b, sizeof(b)));
+		rc = json_scope(j, top, &nm, f->kind[r], f->id[r], f->line[r], &scope);
+		json_row_place(j, top, (enum pv_row_kind)f->kind[r], f->id[r], f->line[r]);
+		pv_json_key(j, "total");
+		json_costs(j, top, f->total, r);
+		pv_json_key(j, "self");
+		json_costs(j, top, f->self, r);
+		pv_json_key(j, "key");
+		if (fd->tree_row[i] == PV_NONE) {
+			pv_json_null(j);
+		} else {
+			if (!rc)
+				rc = tree_row_key(&key, tree->tree, fd->tree_row[i]);
+			pv_json_strn(j, sbuf_str(&key), key.len);
+		}
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_end(j);
+	pv_json_eol(j);
+	sbuf_release(&scope);
+	sbuf_release(&key);
+	row_names_release(&nm);
+	return rc ? rc : pv_json_error(j);
 }

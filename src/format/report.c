@@ -195,9 +195,17 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_int_or_null(j, ti->first_ns);
 		pv_json_key(j, "last_sample_ns");
 		pv_json_int_or_null(j, ti->last_ns);
+		if (page) {
+			pv_json_kint(j, "active", ti->active);
+			pv_json_kbool(j, "idle", ti->idle);
+		}
 		pv_json_end(j);
 	}
 	pv_json_end(j);
+	if (page) {
+		pv_json_key(j, "busiest_thread");
+		pv_json_int_or_null(j, in->busiest == PV_NONE ? INT64_MIN : (int64_t)in->busiest);
+	}
 	pv_json_key(j, "metrics");
 	pv_json_open(j, '[', PV_JSON_LINES, 2);
 	for (pv_metric_ix m = 0; m < p->metrics.len; m++) {

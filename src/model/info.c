@@ -62,6 +62,40 @@ static void label_keys(const struct pv_profile *p, struct pv_profile_info *in)
 	}
 }
 
+/* Each thread's active cost (samples whose leaf category is not "Idle"), the busiest thread
+ * and the idle ones. */
+static int thread_activity(const struct pv_profile *p, struct pv_profile_info *in)
+{
+	pv_cat_ix idle = PV_NONE;
+	for (pv_cat_ix c = 0; c < p->categories.len && idle == PV_NONE; c++)
+		if (strcmp(pv_str(p, p->categories.name[c]), "Idle") == 0)
+			idle = c;
+	pv_cat_ix *leaf = pv_stack_leaf_categories(p, PV_NONE);
+	if (!leaf)
+		return PV_ENOMEM;
+	pv_metric_ix dm = p->meta.default_metric;
+	int64_t most = 0;
+	in->busiest = PV_NONE;
+	for (pv_thread_ix t = 0; t < p->threads.len; t++) {
+		struct pv_thread_info *ti = &in->threads[t];
+		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
+			pv_stack_ix st = p->samples.stack[s];
+			if (st != PV_NONE && (idle == PV_NONE || leaf[st] != idle))
+				ti->active += p->metrics.len ? pv_sample_weight(p, dm, s) : 1;
+		}
+		if (ti->active > most) {
+			most = ti->active;
+			in->busiest = t;
+		}
+	}
+	for (pv_thread_ix t = 0; t < p->threads.len; t++)
+		in->threads[t].idle =
+		    !in->threads[t].samples ||
+		    (double)in->threads[t].active < most * (PV_IDLE_PERCENT / 100.0);
+	pv_free(leaf);
+	return 0;
+}
+
 int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 {
 	struct pv_profile_info *in = pv_calloc(1, sizeof(*in));
@@ -97,6 +131,10 @@ int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 			if (ti->last_ns == PV_TIME_NONE || x > ti->last_ns)
 				ti->last_ns = x;
 		}
+	}
+	if (thread_activity(p, in)) {
+		pv_profile_info_free(in);
+		return PV_ENOMEM;
 	}
 	label_keys(p, in);
 	pv_profile_span(p, &in->start_ns, &in->end_ns);

@@ -200,3 +200,17 @@ int pv_label_set_has(const struct pv_profile *p, uint32_t ls, const char *key, c
 	}
 	return 0;
 }
+
+pv_cat_ix *pv_stack_leaf_categories(const struct pv_profile *p, pv_cat_ix none)
+{
+	pv_cat_ix *leaf = pv_malloc((p->stacks.len ? p->stacks.len : 1) * sizeof(*leaf));
+	if (!leaf)
+		return NULL;
+	/* prefixes come before their stacks: one pass */
+	for (uint32_t st = 0; st < p->stacks.len; st++) {
+		pv_cat_ix c = p->frames.category[p->stacks.frame[st]];
+		pv_stack_ix pre = p->stacks.prefix[st];
+		leaf[st] = c < p->categories.len ? c : pre != PV_NONE ? leaf[pre] : none;
+	}
+	return leaf;
+}

@@ -131,6 +131,13 @@ static int track_markers(struct pv_activity *a, const struct pv_markers *ms)
 	return rc;
 }
 
+int64_t pv_activity_end(const struct pv_profile *p)
+{
+	int64_t lo, hi;
+	pv_profile_span(p, &lo, &hi);
+	return pv_time_add(hi, p->meta.interval_ns > 0 ? p->meta.interval_ns : 1);
+}
+
 int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 		      const struct pv_query *q, const struct pv_activity_opts *o,
 		      struct pv_activity **out, struct pv_error *err)
@@ -138,9 +145,7 @@ int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 	int64_t lo, hi;
 	pv_profile_span(p, &lo, &hi);
 	int64_t start = o->has_start ? o->start_ns : lo;
-	int64_t end = o->has_end
-			  ? o->end_ns
-			  : pv_time_add(hi, p->meta.interval_ns > 0 ? p->meta.interval_ns : 1);
+	int64_t end = o->has_end ? o->end_ns : pv_activity_end(p);
 	if (end <= start)
 		return pv_error_set(err, PV_EINVAL, "end must be after start");
 	/* the first metric */
@@ -175,15 +180,9 @@ int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 	for (uint32_t c = 0; c < p->categories.len && none == p->categories.len; c++)
 		if (strcmp(pv_str(p, p->categories.name[c]), "Other") == 0)
 			none = c;
-	leaf = pv_malloc((p->stacks.len ? p->stacks.len : 1) * sizeof(*leaf));
-	if (!leaf) {
+	if (!(leaf = pv_stack_leaf_categories(p, none))) {
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto done;
-	}
-	for (uint32_t st = 0; st < p->stacks.len; st++) {
-		pv_cat_ix c = p->frames.category[p->stacks.frame[st]];
-		pv_stack_ix pre = p->stacks.prefix[st];
-		leaf[st] = c < p->categories.len ? c : pre != PV_NONE ? leaf[pre] : none;
 	}
 	/* the extra "Other" is listed when some sample of the threads needs it */
 	for (uint32_t k = 0; k < a->nr_threads && !a->other && none == p->categories.len; k++)

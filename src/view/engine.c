@@ -3546,6 +3546,25 @@ int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only, st
 	return 0;
 }
 
+int pv__scope_funcs(const struct pv_profile *p, const char *scope, uint8_t *mark,
+		    struct pv_error *err)
+{
+	struct pv_engine e = {.p = p, .err = err};
+	struct scope sc;
+	int rc = scope_compile(&e, &sc, scope, "search");
+	uint32_t n = 0;
+	for (uint32_t f = 0; !rc && f < p->funcs.len; f++)
+		n += mark[f] |= sc.fmatch[f];
+	/* a path names its last step's functions; a loop the functions that hold it */
+	for (uint32_t i = 0; !rc && sc.kind == SC_PATH && i < sc.path_nfuncs[sc.path_len - 1]; i++)
+		n += mark[sc.path_funcs[sc.path_len - 1][i]] = 1;
+	for (uint32_t f = 0; !rc && sc.kind == SC_FRAMES && f < p->frames.len; f++)
+		if (sc.vmatch[f])
+			n += mark[p->frames.func[f]] = 1;
+	scope_release(&sc);
+	return rc ? rc : (int)(n > 0);
+}
+
 void pv__view_set_base(struct pv_view *v)
 {
 	/* the flat view is not cut at the center (it only marks it) */

@@ -1,6 +1,8 @@
 /*
  * hotpath.c - hpcviewer's hot path through a tree of rows (include/pv/view.h).
  */
+#include "base/alloc.h"
+#include "pv/rows.h"
 #include "pv/view.h"
 
 uint32_t pv_tree_hot_path(const struct pv_tree *t, uint32_t from, double fraction, uint32_t *rows,
@@ -43,4 +45,54 @@ void pv_tree_keep_path(struct pv_tree *t, const uint32_t *rows, uint32_t n)
 			t->child_len[r] = 0;
 		}
 	}
+}
+
+int pv_tree_expand(const struct pv_tree *t, uint32_t from, int64_t min_total, uint32_t cap,
+		   uint32_t **rows, uint32_t *n)
+{
+	*rows = NULL;
+	*n = 0;
+	uint32_t scap = t->nr_roots > 64 ? t->nr_roots : 64, sp = 0, ocap = 0;
+	uint32_t *st = pv_malloc(sizeof(*st) * scap), *out = NULL;
+	if (!st)
+		return PV_ENOMEM;
+	/* a stack of rows still to visit, pushed lightest first so the heaviest pops next */
+	if (from != PV_NONE && from < t->len)
+		st[sp++] = from;
+	else
+		for (uint32_t i = t->nr_roots; i-- > 0;)
+			st[sp++] = t->roots[i];
+	while (sp && *n < cap) {
+		uint32_t r = st[--sp];
+		if (!t->child_len[r] || (t->total[0][r] < min_total && r != from))
+			continue;
+		if (*n == ocap) {
+			ocap = ocap ? ocap * 2 : 256;
+			uint32_t *no = pv_realloc(out, sizeof(*out) * ocap);
+			if (!no)
+				goto oom;
+			out = no;
+		}
+		out[(*n)++] = r;
+		if (sp + t->child_len[r] > scap) {
+			while (sp + t->child_len[r] > scap)
+				scap *= 2;
+			uint32_t *ns = pv_realloc(st, sizeof(*st) * scap);
+			if (!ns)
+				goto oom;
+			st = ns;
+		}
+		const uint32_t *kids = t->children + t->child_first[r];
+		for (uint32_t i = t->child_len[r]; i-- > 0;)
+			if (t->total[0][kids[i]] >= min_total && t->child_len[kids[i]])
+				st[sp++] = kids[i];
+	}
+	pv_free(st);
+	*rows = out;
+	return 0;
+oom:
+	pv_free(st);
+	pv_free(out);
+	*n = 0;
+	return PV_ENOMEM;
 }

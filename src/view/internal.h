@@ -18,6 +18,11 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err);
 /* engine.c: the functions of the view's center scopes into mask[func]; *funcs_only is false
  * when a scope is a line or a path (not a set of functions). Sets v->center_label. */
 int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only, struct pv_error *err);
+/* engine.c: marks the functions a scope names (every notation of query.h; a path: its last
+ * step's; a loop: the functions holding it) into mark[func]. Returns 1 when it marked one, 0
+ * when none, or an error (a bad regex: PV_EINVAL with err). */
+int pv__scope_funcs(const struct pv_profile *p, const char *scope, uint8_t *mark,
+		    struct pv_error *err);
 /* engine.c: v->base, what the view's percentages are of, from its whole and center totals. */
 void pv__view_set_base(struct pv_view *v);
 /* engine.c: children lists and order of a tree whose rows, totals and selves are set. */

@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { page15Tests } from './page15.mjs';
 import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
@@ -73,8 +74,9 @@ async function shownRows(page, tab) {
       key: e.dataset.key,
       depth: +e.dataset.depth,
       name: e.querySelector('.nm') ? e.querySelector('.nm').textContent : '',
-      total: e.querySelector('.c-total') ? e.querySelector('.c-total').textContent : '',
-      self: e.querySelector('.c-self') ? e.querySelector('.c-self').textContent : '',
+      // the exact value: the cell's title (a wide number is shown as k/M/G)
+      total: e.querySelector('.c-total') ? e.querySelector('.c-total').title || e.querySelector('.c-total').textContent : '',
+      self: e.querySelector('.c-self') ? e.querySelector('.c-self').title || e.querySelector('.c-self').textContent : '',
       selected: e.classList.contains('selected'),
       center: e.classList.contains('in-center'),
     }));
@@ -1195,6 +1197,8 @@ async function main() {
     await noError(dp);
   });
   await dp.close();
+
+  await page15Tests(context, { test, serve, cli, api, waitRows, eq, assert, noError, OUT, SHOTS });
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

@@ -104,28 +104,27 @@ T_TEST(api_profile)
 	struct pv_api *a = api3();
 	/* `profview info --json` of the file, the thread numbered, the categories listed, and the
 	 * API's keys at the end: samples at 0..4 ms, no marker, no source */
-	T_API(
-	    a, "profile", NULL, 200,
-	    "{\"file\": \"calltree.json\", \"format\": \"firefox-processed\", \"version\": \"70 "
-	    "(gecko "
-	    "36)\", \"product\": \"Firefox\", \"interval_ns\": 1000000, \"threads\": [\n"
-	    "  {\"index\": 0, \"name\": \"Empty\", \"process\": null, \"pid\": 0, \"tid\": 0, "
-	    "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000}\n"
-	    "], \"metrics\": [\n"
-	    "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
-	    "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
-	    "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
-	    ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
-	    "0}, \"lossy\": [],\n"
-	    "\"index\": 0, \"start\": 0, \"end\": 4, \"default_metric\": \"samples\", \"sources\": "
-	    "[], \"marker_names\": 0, " VIEWS "}\n");
+	T_API(a, "profile", NULL, 200,
+	       "{\"file\": \"calltree.json\", \"format\": \"firefox-processed\", \"version\": \"70 (gecko "
+	       "36)\", \"product\": \"Firefox\", \"interval_ns\": 1000000, \"threads\": [\n"
+	       "  {\"index\": 0, \"name\": \"Empty\", \"process\": null, \"pid\": 0, \"tid\": 0, "
+	       "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000, \"active\": 5, "
+	       "\"idle\": false}\n"
+	       "], \"busiest_thread\": 0, \"metrics\": [\n"
+	       "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
+	       "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
+	       "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
+	       ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
+	       "0}, \"lossy\": [],\n"
+	       "\"index\": 0, \"start\": 0, \"end\": 4, \"activity_end\": 5, \"default_metric\": \"samples\", \"sources\": "
+	       "[], \"marker_names\": 0, " VIEWS "}\n");
 	/* the marker table file: no samples, the span is its markers' (12.5 to 175 ms) */
 	int st;
 	char *b = t_api_call(a, "profile", "p=1", &st);
 	T_EQ_INT(st, 200);
 	T_JSON_HAS(b, "\"markers\": {\"total\": 7, \"instant\": 2, \"interval\": 5, \"start\": 0, "
 		      "\"end\": 0}");
-	T_JSON_HAS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"default_metric\": "
+	T_JSON_HAS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"activity_end\": 176, \"default_metric\": "
 		      "\"samples\", \"sources\": [], \"marker_names\": 7, " VIEWS "}\n");
 	free(b);
 	pv_api_free(a);
@@ -213,23 +212,21 @@ T_TEST(api_markers)
 T_TEST(api_marker_chart)
 {
 	struct pv_api *a = api3();
-	/* rows by thread, category, name; the window is the profile's span (12.5 to 175 ms);
+	/* rows by thread, category, name; the window is the timeline's: the profile's span (12.5
+	 * to 175 ms) and one sampling interval (1 ms), so a marker at 175 would be in it;
 	 * labels are the schemas' chart labels (UserTiming: its name; IPC: the message type); the
 	 * incomplete IPCOut reaches its thread's end (120: the thread has no sample) */
-	T_API(
-	    a, "marker-chart", "p=1&width=100&search=UserTiming,FileIO,ipc", 200,
-	    "{\"start\": 12.5, \"end\": 175, \"rows\": [\n"
-	    "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"FileIO\", \"category\": "
-	    "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 6, \"start\": 174, \"end\": "
-	    "175, "
-	    "\"label\": \"\"}]},\n"
-	    "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"IPCOut\", \"category\": "
-	    "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 2, \"start\": 120, \"end\": "
-	    "120, "
-	    "\"label\": \"PContent::Msg_PreferenceUpdate\"}]},\n"
-	    "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"UserTiming\", \"category\": "
-	    "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 0, \"start\": 12.5, \"end\": "
-	    "12.5, \"label\": \"foobar\"}]}\n]}\n");
+	T_API(a, "marker-chart", "p=1&width=100&search=UserTiming,FileIO,ipc", 200,
+	       "{\"start\": 12.5, \"end\": 176, \"rows\": [\n"
+	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"FileIO\", \"category\": "
+	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 6, \"start\": 174, \"end\": 175, "
+	       "\"label\": \"\"}]},\n"
+	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"IPCOut\", \"category\": "
+	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 2, \"start\": 120, \"end\": 120, "
+	       "\"label\": \"PContent::Msg_PreferenceUpdate\"}]},\n"
+	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"UserTiming\", \"category\": "
+	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 0, \"start\": 12.5, \"end\": "
+	       "12.5, \"label\": \"foobar\"}]}\n]}\n");
 	/* a window: markers overlapping 3..5 ms only */
 	int st;
 	char *b = t_api_call(a, "marker-chart", "p=2&width=10&start=3&end=5", &st);

@@ -418,42 +418,42 @@ T_TEST(api_view_flame)
 	/* the three heaviest rows: main 26, real_main 15, then real_main's foo 11 (not main's foo 7) */
 	EXPECT(a, "flame", "max-nodes=3", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
-	       "{\"key\": \"\", \"name\": \"(all)\", \"total\": 26, \"self\": 0, \"children\": ["
-	       "{\"key\": \"f0\", \"name\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
-	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"total\": 15, \"self\": 0, \"children\": ["
-	       "{\"key\": \"f0/f1/f2\", \"name\": \"foo\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "{\"key\": \"\", \"name\": \"(all)\", \"scope\": null, \"total\": 26, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
+	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 15, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0/f1/f2\", \"name\": \"foo\", \"scope\": \"foo\", \"total\": 11, \"self\": 1, \"children\": []}"
 	       "]}]}]}, \"callers\": null}\n");
 	/* centered: the sandwich; the two centers, then bar 12 above and real_main 11 below */
 	EXPECT(a, "flame", "center=foo&max-nodes=4", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
-	       "{\"key\": \"down:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
-	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"total\": 12, \"self\": 10, \"children\": []}"
+	       "{\"key\": \"down:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"scope\": \"bar\", \"total\": 12, \"self\": 10, \"children\": []}"
 	       "]}, \"callers\": "
-	       "{\"key\": \"up:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
-	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "{\"key\": \"up:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": []}"
 	       "]}}\n");
 	/* everything (the default 20000) */
 	EXPECT(a, "flame", "center=foo", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
-	       "{\"key\": \"down:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
-	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"total\": 12, \"self\": 10, \"children\": ["
-	       "{\"key\": \"down:c/f3/f2\", \"name\": \"foo\", \"total\": 2, \"self\": 0, \"children\": ["
-	       "{\"key\": \"down:c/f3/f2/f4\", \"name\": \"baz\", \"total\": 2, \"self\": 2, \"children\": []}"
+	       "{\"key\": \"down:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"scope\": \"bar\", \"total\": 12, \"self\": 10, \"children\": ["
+	       "{\"key\": \"down:c/f3/f2\", \"name\": \"foo\", \"scope\": \"foo\", \"total\": 2, \"self\": 0, \"children\": ["
+	       "{\"key\": \"down:c/f3/f2/f4\", \"name\": \"baz\", \"scope\": \"baz\", \"total\": 2, \"self\": 2, \"children\": []}"
 	       "]}]}, "
-	       "{\"key\": \"down:c/f4\", \"name\": \"baz\", \"total\": 5, \"self\": 5, \"children\": []}"
+	       "{\"key\": \"down:c/f4\", \"name\": \"baz\", \"scope\": \"baz\", \"total\": 5, \"self\": 5, \"children\": []}"
 	       "]}, \"callers\": "
-	       "{\"key\": \"up:c\", \"name\": \"foo\", \"total\": 18, \"self\": 1, \"children\": ["
-	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": ["
-	       "{\"key\": \"up:c/f1/f0\", \"name\": \"main\", \"total\": 11, \"self\": 1, \"children\": []}"
+	       "{\"key\": \"up:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 11, \"self\": 1, \"children\": ["
+	       "{\"key\": \"up:c/f1/f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 11, \"self\": 1, \"children\": []}"
 	       "]}, "
-	       "{\"key\": \"up:c/f0\", \"name\": \"main\", \"total\": 7, \"self\": 0, \"children\": []}"
+	       "{\"key\": \"up:c/f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 7, \"self\": 0, \"children\": []}"
 	       "]}}\n");
 	/* a center no sample reaches: a zero node each */
 	EXPECT(a, "flame", "center=malloc&filter=drop:malloc", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 19, \"callees\": "
-	       "{\"key\": \"down:c\", \"name\": \"malloc\", \"total\": 0, \"self\": 0, \"children\": []}, "
+	       "{\"key\": \"down:c\", \"name\": \"malloc\", \"scope\": null, \"total\": 0, \"self\": 0, \"children\": []}, "
 	       "\"callers\": "
-	       "{\"key\": \"up:c\", \"name\": \"malloc\", \"total\": 0, \"self\": 0, \"children\": []}}\n");
+	       "{\"key\": \"up:c\", \"name\": \"malloc\", \"scope\": null, \"total\": 0, \"self\": 0, \"children\": []}}\n");
 	EXPECT(a, "flame", "max-nodes=0", 400, "{\"error\": \"max-nodes takes 1 to 1000000\"}");
 	EXPECT(a, "flame", "max-nodes=x", 400, "{\"error\": \"max-nodes takes a count, not 'x'\"}");
 	pv_api_free(a);
@@ -491,9 +491,9 @@ T_TEST(api_view_flame_width)
 	/* a pixel of 26 over 2 pixels is 13: main 26 and real_main 15 stay, foo 11 goes */
 	EXPECT(a, "flame", "width=2", 200,
 	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
-	       "{\"key\": \"\", \"name\": \"(all)\", \"total\": 26, \"self\": 0, \"children\": ["
-	       "{\"key\": \"f0\", \"name\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
-	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"total\": 15, \"self\": 0, "
+	       "{\"key\": \"\", \"name\": \"(all)\", \"scope\": null, \"total\": 26, \"self\": 0, \"children\": ["
+	       "{\"key\": \"f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
+	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 15, \"self\": 0, "
 	       "\"children\": []}]}]}, \"callers\": null}\n");
 	EXPECT(a, "flame", "width=100001", 400,
 	       "{\"error\": \"width takes 0 to 100000 pixels, not 100001\"}");
@@ -530,7 +530,7 @@ T_TEST(api_view_deep_stack)
 	char *b = t_api_call(a, "flame", "", &st);
 	T_EQ_INT(st, 200);
 	T_TRUE(b && strlen(b) < 21000000);
-	T_TRUE(b && t_json_has(b, "\"key\": \"f0/f1/f2\", \"name\": \"f2\", \"total\": 7"));
+	T_TRUE(b && t_json_has(b, "\"key\": \"f0/f1/f2\", \"name\": \"f2\", \"scope\": \"f2\", \"total\": 7"));
 	T_TRUE(b && t_json_has(b, "\"name\": \"f2770\""));
 	T_TRUE(b && !t_json_has(b, "\"name\": \"f2771\""));
 	free(b);
@@ -1534,6 +1534,73 @@ T_TEST(api_view_hot_path)
 	T_EQ_INT(st, 200);
 	T_JSON_HAS(body, "\"opened\": [\"f0\", \"f0/f1\"]");
 	free(body);
+	pv_api_free(a);
+}
+
+/* ---- search and subtree (the page's search box and expand-all) ---- */
+
+#define HIT(name, total, self, key)                                                             \
+	"{\"name\": \"" name "\", \"scope\": \"" name "\", \"module\": null, \"file\": null, "     \
+	"\"line\": null, \"total\": [" #total "], \"self\": [" #self "], \"key\": " key "}"
+#define FIND_HEAD(text, scope, base, n)                                                         \
+	"{\"text\": \"" text "\", \"scope\": " scope ", \"metrics\": [{\"name\": \"samples\", "    \
+	"\"unit\": \"count\"}], \"base\": [" #base "], \"matches\": " #n ", \"rows\": ["
+
+T_TEST(api_search)
+{
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
+	if (!a)
+		return;
+	/* a substring, case ignored: foo's total counts main;foo;bar;foo;baz once (10+5+2+1),
+	 * its heaviest row is main;real_main;foo (11) */
+	EXPECT(a, "search", "text=FO", 200,
+	       FIND_HEAD("FO", "false", 26, 1) "\n" HIT("foo", 18, 1, "\"f0/f1/f2\"") "\n]}\n");
+	/* a scope: heaviest first; bar's heaviest row is under real_main (10), baz's under
+	 * main;foo (5) */
+	EXPECT(a, "search", "text=re:%5Eba", 200,
+	       FIND_HEAD("re:^ba", "true", 26, 2) "\n" HIT("bar", 12, 10, "\"f0/f1/f2/f3\"") ",\n"
+		   HIT("baz", 7, 7, "\"f0/f2/f4\"") "\n]}\n");
+	/* limit keeps the heaviest; matches counts them all */
+	EXPECT(a, "search", "text=re:%5Eba&limit=1", 200,
+	       FIND_HEAD("re:^ba", "true", 26, 2) "\n" HIT("bar", 12, 10, "\"f0/f1/f2/f3\"") "\n]}\n");
+	/* centered on real_main: only its callees' costs, keys of the centered tree */
+	EXPECT(a, "search", "text=bar&center=real_main", 200,
+	       FIND_HEAD("bar", "false", 15, 1) "\n" HIT("bar", 10, 10, "\"c/f2/f3\"") "\n]}\n");
+	EXPECT(a, "search", "text=nothing", 200, FIND_HEAD("nothing", "false", 26, 0) "]}\n");
+	EXPECT(a, "search", "text=re:(", 200,
+	       "{\"text\": \"re:(\", \"matches\": 0, \"note\": \"search 're:(': bad regular "
+	       "expression: Unmatched ( or \\\\(\", \"rows\": []}\n");
+	EXPECT(a, "search", "", 400, "{\"error\": \"missing parameter 'text'\"}");
+	pv_api_free(a);
+}
+
+#define FNP(key, name, depth, total, self, children, path)                                      \
+	FN(key, name, depth, total, self, children, name, "\"path:" path "\"")
+
+T_TEST(api_subtree)
+{
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
+	if (!a)
+		return;
+	/* 20 % of 26 is 5.2: real_main (15), its foo (11) and main;foo (7) open; qux (3) stays
+	 * closed, so do the leaves */
+	EXPECT(a, "subtree", "key=f0&prune=20", 200,
+	       "{\"key\": \"f0\", \"expanded\": 4, \"rows\": [\n"
+	       FNP("f0/f1", "real_main", 1, 15, 0, 2, "main;real_main") ",\n"
+	       FNP("f0/f1/f2", "foo", 2, 11, 1, 1, "main;real_main;foo") ",\n"
+	       FNP("f0/f1/f2/f3", "bar", 3, 10, 10, 0, "main;real_main;foo;bar") ",\n"
+	       FNP("f0/f1/f6", "malloc", 2, 4, 4, 0, "main;real_main;malloc") ",\n"
+	       FNP("f0/f2", "foo", 1, 7, 0, 2, "main;foo") ",\n"
+	       FNP("f0/f2/f4", "baz", 2, 5, 5, 0, "main;foo;baz") ",\n"
+	       FNP("f0/f2/f3", "bar", 2, 2, 0, 1, "main;foo;bar") ",\n"
+	       FNP("f0/f5", "qux", 1, 3, 0, 1, "main;qux") "\n]}\n");
+	/* prune=0 opens every row with children: qux's one child */
+	EXPECT(a, "subtree", "key=f0/f5&prune=0", 200,
+	       "{\"key\": \"f0/f5\", \"expanded\": 1, \"rows\": [\n"
+	       FNP("f0/f5/f6", "malloc", 2, 3, 3, 0, "main;qux;malloc") "\n]}\n");
+	EXPECT(a, "subtree", "key=f0/f9", 404, "{\"error\": \"no row 'f0/f9' in this view\"}");
+	EXPECT(a, "subtree", "key=f0&prune=x", 400,
+	       "{\"error\": \"prune takes a percentage from 0 to 100, not 'x'\"}");
 	pv_api_free(a);
 }
 

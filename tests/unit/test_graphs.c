@@ -10,6 +10,7 @@
 
 #include "pv/graphs.h"
 #include "pv/import.h"
+#include "pv/info.h"
 #include "pv/rows.h"
 #include "t.h"
 
@@ -297,5 +298,32 @@ T_TEST(graphs_marker_chart_and_display)
 	T_EQ_INT(pv_markers_displayed(ms, PV_DISPLAY_TIMELINE_IPC, idx, n, shown), 0);
 	T_EQ_INT(shown[load0], 0);
 	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
+/* The busiest thread and the idle tracks (pv_profile_info): chromium-page has two renderers;
+ * their active cost is the thread's total less its Idle category's ('profview top --thread
+ * #N' minus the same with '--focus-category Idle': 1305157000 - 1276703000 and 1074042000 -
+ * 10095000). #2 has under 5 % of #3's: idle, like the two threads without samples. */
+T_TEST(graphs_busiest_thread)
+{
+	struct pv_profile *p = load("chrome/chromium-page.json.gz");
+	struct pv_profile_info *in = NULL;
+	T_EQ_INT(pv_profile_info(p, &in), 0);
+	T_EQ_U64(in->busiest, 3);
+	T_EQ_U64(in->threads[2].active, 28454000);
+	T_EQ_U64(in->threads[3].active, 1063947000);
+	T_TRUE(in->threads[0].idle && in->threads[1].idle && in->threads[2].idle);
+	T_TRUE(!in->threads[3].idle);
+	pv_profile_info_free(in);
+	pv_profile_free(p);
+	/* no category: every sample with a stack is active; a tie goes to the lower index */
+	p = import_text(TWO_THREADS, "perf-script");
+	T_EQ_INT(pv_profile_info(p, &in), 0);
+	T_EQ_U64(in->busiest, 0);
+	T_EQ_U64(in->threads[0].active, 2);
+	T_EQ_U64(in->threads[1].active, 2);
+	T_TRUE(!in->threads[0].idle && !in->threads[1].idle);
+	pv_profile_info_free(in);
 	pv_profile_free(p);
 }

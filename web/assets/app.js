@@ -7,6 +7,9 @@ import * as S from './state.js';
 import { h, clear, fmtBytes, debounce } from './util.js';
 import { showError, clearError, showChecks, hideMenu, menuOpen, hideTooltip } from './ui.js';
 import { Timeline } from './timeline.js';
+import { SearchBox } from './search.js';
+import { toggleHelp, helpOpen, closeHelp } from './help.js';
+import { onThemeChange } from './util.js';
 import { TreePane, ButterflyPane } from './views/calltree.js';
 import { FlatPane } from './views/flat.js';
 import { FlamePane } from './views/flame.js';
@@ -131,6 +134,14 @@ const actions = {
     S.set('inside-markers', search ? [search] : null);
     queryChanged();
   },
+  // Shows rows of the top-down tree (the search box, the activity graph): their paths opened,
+  // the first selected.
+  reveal(keys) {
+    if (!keys.length) return;
+    S.state.tab = 'top-down';
+    paneFor('top-down').revealKeys = keys;
+    S.commit('tab', false);
+  },
   openSource(id, line) {
     S.state.tab = 'source';
     S.state.src = id;
@@ -139,7 +150,14 @@ const actions = {
   },
 };
 ctx.actions = actions;
-ctx.status = (text) => { $('view-status').textContent = text || ''; };
+// The status line belongs to the tab shown: each pane's last line is kept, and shown when its
+// tab is (an answer arriving for a hidden tab does not write over the visible one's).
+const statusText = new Map();
+ctx.status = (text, pane) => {
+  const tab = pane && pane.el && pane.el.dataset.tab ? pane.el.dataset.tab : S.state.tab;
+  statusText.set(tab, text || '');
+  if (tab === S.state.tab) $('view-status').textContent = text || '';
+};
 
 // ---- the query bar ----
 
@@ -176,18 +194,22 @@ function renderQueryBar() {
   const rc = clear($('range-chip'));
   const r = S.range();
   if (r) {
-    const z = ctx.profile.start;
-    const fmt = (t) => (t - z).toFixed(3);
-    rc.append(chip(`Range ${fmt(r[0])} – ${fmt(r[1])} ms`, '', () => actions.popZoom(0), `samples with ${r[0]} <= time < ${r[1]} (ms from the profile's zero)`));
+    // one time zero: the chip shows what the URL's range= and the CLI's --range take
+    const fmt = (t) => S.fmtMsParam(t);
+    rc.append(chip(`Range ${fmt(r[0])} – ${fmt(r[1])} ms`, '', () => actions.popZoom(0), `samples with ${fmt(r[0])} <= time < ${fmt(r[1])} ms from the profile's zero: --range ${S.fmtRange(r)}`));
   }
   const tc = clear($('thread-chip'));
   const ths = S.get('thread');
+  const all = ctx.profile.threads;
   if (ths.length) {
     const names = ths.map((t) => {
-      const th = ctx.profile.threads.find((x) => String(x.tid) === t || x.name === t);
-      return th ? th.name : t;
+      const th = /^#\d+$/.test(t) ? all[+t.slice(1)] : all.find((x) => String(x.tid) === t || x.name === t);
+      return th ? threadLabel(th) : t;
     });
-    tc.append(chip(`Threads: ${names.join(', ')}`, '', () => { S.set('thread', null); queryChanged(); }));
+    tc.append(chip(`Thread${ths.length > 1 ? 's' : ''}: ${names.join(', ')}`, 'threads', () => { S.set('thread', null); queryChanged(); }, 'The threads of the query (× merges all threads)'));
+    if (all.length > 1) tc.append(h('button', { id: 'merge-all', class: 'small', text: 'Merge all threads', title: 'Every thread of the profile, merged', onclick: () => { S.set('thread', null); queryChanged(); } }));
+  } else if (all.length > 1) {
+    tc.append(h('span', { class: 'chip threads', title: 'Every thread of the profile, merged: click a track to pick one' }, h('span', { class: 'chip-text', text: `All threads merged (${all.length})` })));
   }
   const mc = clear($('marker-filter-chip'));
   const im = S.get1('inside-markers');
@@ -222,6 +244,12 @@ function deriveForm() {
   return form;
 }
 
+// "Web Content — GeckoMain 27844": the process, the thread's name and tid.
+function threadLabel(th) {
+  const tid = th.tid !== null && th.tid !== undefined ? ' ' + th.tid : '';
+  return (th.process ? th.process + ' — ' : '') + th.name + tid;
+}
+
 // ---- tabs ----
 
 function showTab() {
@@ -229,6 +257,7 @@ function showTab() {
   for (const [tab, p] of panes) if (tab !== S.state.tab) p.el.hidden = true;
   const p = paneFor(S.state.tab);
   p.el.hidden = false;
+  $('view-status').textContent = statusText.get(S.state.tab) || '';
   return p;
 }
 
@@ -240,7 +269,6 @@ function updateActive(force) {
   const p = showTab();
   const gen = ++updateGen;
   p.el.dataset.state = 'busy';
-  ctx.status('');
   return p.update(force).catch((e) => showError(e.message)).finally(() => {
     requestAnimationFrame(() => { if (gen === updateGen) p.el.dataset.state = 'ready'; });
   });
@@ -389,6 +417,14 @@ document.addEventListener('keydown', (e) => {
   if (menuOpen()) return;
   const tag = (e.target.tagName || '').toLowerCase();
   const typing = tag === 'input' || tag === 'textarea' || tag === 'select';
+  if (helpOpen() && (e.key === 'Escape' || e.key === '?')) { closeHelp(); e.preventDefault(); return; }
+  if (e.key === '?' && !typing) { toggleHelp(); e.preventDefault(); return; }
+  if (e.key === 's' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    $('search-box').focus();
+    $('search-box').select();
+    e.preventDefault();
+    return;
+  }
   if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey) {
     const p = panes.get(S.state.tab);
     if (p && p.focusSearch) { p.focusSearch(); e.preventDefault(); }
@@ -398,7 +434,72 @@ document.addEventListener('keydown', (e) => {
   }
 });
 
+// ---- resizing: the sidebars' width and the number columns (CSS variables, kept across
+// reloads in localStorage) ----
+
+const LAYOUT_KEY = 'profview.layout';
+const LAYOUT_VARS = { sidebar: ['--sidebar-w', 160, 900], num: ['--num-w', 50, 260], pct: ['--pct-w', 40, 140] };
+function setLayout(which, px, save) {
+  const [v, lo, hi] = LAYOUT_VARS[which];
+  const w = Math.round(Math.max(lo, Math.min(hi, px)));
+  document.documentElement.style.setProperty(v, w + 'px');
+  if (!save) return;
+  try {
+    const all = JSON.parse(localStorage.getItem(LAYOUT_KEY) || '{}');
+    all[which] = w;
+    localStorage.setItem(LAYOUT_KEY, JSON.stringify(all));
+  } catch (e) { /* no storage: the width lasts the page */ }
+}
+function setupResizers() {
+  try {
+    const all = JSON.parse(localStorage.getItem(LAYOUT_KEY) || '{}');
+    for (const k of Object.keys(LAYOUT_VARS)) if (typeof all[k] === 'number') setLayout(k, all[k], false);
+  } catch (e) { /* none kept */ }
+  const EDGE = 5;
+  // what a pointer at (x, y) over el would resize: the sidebar by its left edge, a number or
+  // percent column of a table head by its right edge
+  const grip = (el, x) => {
+    const sb = el.closest && el.closest('.split > .sidebar');
+    if (sb && x - sb.getBoundingClientRect().left <= EDGE) return { which: 'sidebar', el: sb, from: 'right' };
+    const cell = el.closest && el.closest('.tt-head .num');
+    if (cell && cell.getBoundingClientRect().right - x <= EDGE) return { which: cell.textContent.startsWith('%') ? 'pct' : 'num', el: cell, from: 'left' };
+    return null;
+  };
+  document.addEventListener('mousemove', (e) => {
+    if (drag) return;
+    const g = grip(e.target, e.clientX);
+    document.body.classList.toggle('col-resize', !!g);
+  });
+  let drag = null;
+  document.addEventListener('mousedown', (e) => {
+    if (e.button !== 0) return;
+    const g = grip(e.target, e.clientX);
+    if (!g) return;
+    const r = g.el.getBoundingClientRect();
+    drag = { ...g, x0: e.clientX, w0: r.width };
+    e.preventDefault();
+    e.stopPropagation();
+  }, true);
+  window.addEventListener('mousemove', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x0;
+    setLayout(drag.which, drag.from === 'right' ? drag.w0 - dx : drag.w0 + dx, false);
+  });
+  window.addEventListener('mouseup', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x0;
+    setLayout(drag.which, drag.from === 'right' ? drag.w0 - dx : drag.w0 + dx, true);
+    drag = null;
+    // the click that ends a drag is not a click on the header (no sort)
+    const eat = (ev) => { ev.stopPropagation(); ev.preventDefault(); };
+    window.addEventListener('click', eat, { capture: true, once: true });
+    setTimeout(() => window.removeEventListener('click', eat, { capture: true }), 0);
+    document.body.classList.remove('col-resize');
+  }, true);
+}
+
 async function main() {
+  setupResizers();
   S.readUrl();
   S.onChange(onState);
   if (!(await waitLoaded())) return;
@@ -414,8 +515,19 @@ async function main() {
   // serve --base: the Diff tab, and the flame graph coloured by delta
   document.querySelector('#tabs button[data-tab="diff"]').hidden = !ctx.profile.base;
   if (S.state.tab === 'diff' && !ctx.profile.base) S.state.tab = 'top-down';
+  // a fresh URL (the page's own always names its tab) shows the busiest thread, as the Firefox
+  // Profiler does; merging every thread is one click in the query bar
+  const fresh = !new URLSearchParams(location.search).has('tab');
+  const bt = ctx.profile.busiest_thread;
+  if (fresh && !S.get('thread').length && ctx.profile.threads.length > 1 && bt !== null && bt !== undefined) S.set('thread', ['#' + bt]);
   setupTopbar();
   timeline = new Timeline();
+  new SearchBox($('search-box'), $('search-drop'));
+  // the system's theme changes: the canvases redraw in its colours (style.css follows by itself)
+  onThemeChange(() => {
+    timeline.draw();
+    for (const p of panes.values()) if (!p.el.hidden && p.draw) p.draw();
+  });
   renderQueryBar();
   S.commit('init', false); // canonical URL (tab=...) without a new entry
   timeline.update();

@@ -7,8 +7,8 @@
 import { api, isAbort } from './api.js';
 import { ctx } from './ctx.js';
 import * as S from './state.js';
-import { h, clear, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce, WheelView } from './util.js';
-import { showTooltip, hideTooltip, moveTooltip } from './ui.js';
+import { h, clear, ink, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtMs, debounce, WheelView } from './util.js';
+import { showTooltip, hideTooltip, moveTooltip, showMenu } from './ui.js';
 import { fetchMarker, markerDetails } from './views/markers.js';
 
 const LABEL_W = 150;
@@ -24,6 +24,8 @@ export class Timeline {
     this.crumbs = document.getElementById('zoom-crumbs');
     this.zoomBtn = document.getElementById('zoom-button');
     this.gen = 0;
+    this.sampleGen = 0;
+    this.sample = null;
     this.lastKey = null;
     this.full = null;
     this.sel = null;
@@ -31,6 +33,20 @@ export class Timeline {
     this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
     this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
     this.canvas.addEventListener('mouseleave', () => hideTooltip());
+    this.canvas.addEventListener('contextmenu', (e) => {
+      const p = this.pos(e);
+      const tr = this.trackAt(p.y);
+      if (!tr) return;
+      e.preventDefault();
+      this.trackMenu(tr.th.index, e.clientX, e.clientY);
+    });
+    // tracks hidden by default: the idle ones (the profile's "idle": under 5 % of the busiest
+    // thread's active cost, or no samples), unless the query selects them
+    this.hidden = new Set();
+    this.userHid = false;
+    const sel = new Set(S.get('thread'));
+    for (const th of ctx.profile.threads) if (th.idle && !sel.has('#' + th.index)) this.hidden.add(th.index);
+    this.hiddenNote = document.getElementById('tracks-hidden');
     this.view = new WheelView(); // ctrl+wheel
     this.canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
     window.addEventListener('mousemove', (e) => this.onDrag(e));
@@ -51,7 +67,9 @@ export class Timeline {
   base() {
     const z = S.state.zoom;
     if (z.length) return z[z.length - 1];
-    return [ctx.profile.start, ctx.profile.end];
+    // the activity's own window: one sampling interval past the last sample, which it counts
+    const p = ctx.profile;
+    return [p.start, p.activity_end ?? p.end];
   }
 
   // what is drawn: the wheel's view inside the committed window
@@ -150,7 +168,62 @@ export class Timeline {
     }
   }
 
-  threads() { return this.full ? this.full.threads : []; }
+  // The tracks drawn: the answer's threads less the hidden ones, grouped by process (in the
+  // order of each process's first thread), then in thread order.
+  threads() {
+    if (!this.full) return [];
+    const shown = this.full.threads.filter((th) => !this.hidden.has(th.index));
+    const info = ctx.profile.threads;
+    const order = new Map();
+    for (const th of shown) {
+      const k = processKey(info[th.index]);
+      if (!order.has(k)) order.set(k, order.size);
+    }
+    return shown.map((th, i) => ({ th, i, g: order.get(processKey(info[th.index])) }))
+      .sort((a, b) => a.g - b.g || a.i - b.i).map((x) => x.th);
+  }
+
+  // "Web Content — GeckoMain 27844": the process, the thread's name and tid (tests read it).
+  trackLabel(index) {
+    const th = ctx.profile.threads[index];
+    if (!th) return `thread ${index}`;
+    const tid = th.tid !== null && th.tid !== undefined ? ' ' + th.tid : '';
+    return (th.process ? th.process + ' — ' : '') + (th.name || `thread ${index}`) + tid;
+  }
+  trackLabels() { return this.threads().map((th) => this.trackLabel(th.index)); }
+
+  renderHidden() {
+    const n = this.full ? this.full.threads.filter((th) => this.hidden.has(th.index)).length : 0;
+    const el = this.hiddenNote;
+    if (!el) return;
+    clear(el);
+    el.hidden = !n;
+    if (!n) return;
+    el.append(h('span', { text: `${n} ${this.userHid ? '' : 'idle '}track${n === 1 ? '' : 's'} hidden` }),
+      h('button', { class: 'small', text: 'Show', title: 'Show every track', onclick: () => this.showAll() }));
+  }
+
+  showAll() {
+    this.hidden.clear();
+    this.userHid = false;
+    this.draw();
+  }
+
+  // The track context menu: only this thread, merge it with the selection, hide it.
+  trackMenu(index, x, y) {
+    const id = '#' + index;
+    const cur = S.get('thread');
+    const items = [
+      { label: 'Only this thread', action: () => { S.set('thread', [id]); ctx.actions.queryChanged(); } },
+      { label: cur.includes(id) ? 'Remove from the selection' : 'Merge with the selection', disabled: !cur.length,
+        action: () => ctx.actions.selectThread(id, true) },
+      { label: 'Merge all threads', disabled: !cur.length, action: () => { S.set('thread', null); ctx.actions.queryChanged(); } },
+      'sep',
+      { label: 'Hide this track', action: () => { this.hidden.add(index); this.userHid = true; this.draw(); } },
+      { label: 'Show all tracks', disabled: !this.hidden.size, action: () => this.showAll() },
+    ];
+    showMenu(x, y, items);
+  }
 
   x(t, width) {
     const [w0, w1] = this.window();
@@ -162,9 +235,10 @@ export class Timeline {
   }
 
   selectedThreads() { return new Set(S.get('thread')); }
-  threadId(th) { return th.tid !== null && th.tid !== undefined && th.tid !== '' ? String(th.tid) : th.name; }
+  threadId(th) { return '#' + th.index; }
 
   draw() {
+    this.renderHidden();
     const width = this.scroll.clientWidth || 1000;
     const threads = this.threads();
     const height = AXIS_H + Math.max(1, threads.length) * TRACK_H + 2;
@@ -174,30 +248,30 @@ export class Timeline {
     c.font = '11px system-ui, sans-serif';
     c.textBaseline = 'middle';
     if (msg) {
-      c.fillStyle = this.error ? '#a4000f' : '#737373';
+      c.fillStyle = this.error ? '#a4000f' : ink('#737373');
       c.fillText(msg, 8, AXIS_H + TRACK_H / 2);
       return;
     }
     if (!this.full) {
-      c.fillStyle = '#737373';
+      c.fillStyle = ink('#737373');
       c.fillText('loading…', 8, AXIS_H + 10);
       return;
     }
     const [w0, w1] = this.window();
     const z = ctx.profile.start;
     // axis
-    c.fillStyle = '#f9f9fa';
+    c.fillStyle = ink('#f9f9fa');
     c.fillRect(0, 0, width, AXIS_H);
     const step = niceStep(w1 - w0, Math.max(2, (width - LABEL_W) / 100));
-    c.strokeStyle = '#e6e6ea';
-    c.fillStyle = '#737373';
+    c.strokeStyle = ink('#e6e6ea');
+    c.fillStyle = ink('#737373');
     c.textAlign = 'left';
     for (let t = Math.ceil((w0 - z) / step) * step + z; t <= w1; t += step) {
       const x = Math.round(this.x(t, width)) + 0.5;
       c.beginPath(); c.moveTo(x, AXIS_H - 5); c.lineTo(x, height); c.stroke();
       c.fillText(fmtMs(t - z), x + 3, AXIS_H / 2);
     }
-    c.strokeStyle = '#d7d7db';
+    c.strokeStyle = ink('#d7d7db');
     c.beginPath(); c.moveTo(0, AXIS_H - 0.5); c.lineTo(width, AXIS_H - 0.5); c.stroke();
     const cats = this.full.categories || ctx.profile.categories || [];
     const colors = cats.map((k) => categoryColor(k.color));
@@ -213,17 +287,24 @@ export class Timeline {
     const graphW = width - LABEL_W;
     threads.forEach((th, ti) => {
       const y = AXIS_H + ti * TRACK_H;
-      const picked = !selThreads.size || selThreads.has(this.threadId(th)) || selThreads.has(th.name);
-      // label
-      c.fillStyle = picked && selThreads.size ? '#e8f2ff' : '#fff';
+      const info = ctx.profile.threads[th.index] || {};
+      const picked = !selThreads.size || selThreads.has(this.threadId(th)) || selThreads.has(th.name) ||
+        (info.tid !== null && info.tid !== undefined && selThreads.has(String(info.tid)));
+      // label: the thread's name and tid, then its process; a line between processes
+      c.fillStyle = picked && selThreads.size ? ink('#e8f2ff') : ink('#fff');
       c.fillRect(0, y, LABEL_W, TRACK_H);
-      c.fillStyle = picked ? '#0c0c0d' : '#9a9aa0';
+      c.fillStyle = picked ? ink('#0c0c0d') : ink('#9a9aa0');
       c.font = (picked && selThreads.size ? '600 ' : '') + '11.5px system-ui, sans-serif';
-      c.fillText(fitText(c, th.name || `thread ${th.index}`, LABEL_W - 12), 8, y + 13);
+      const tid = info.tid !== null && info.tid !== undefined ? ' ' + info.tid : '';
+      c.fillText(fitText(c, (th.name || `thread ${th.index}`) + tid, LABEL_W - 12), 8, y + 13);
       c.font = '10.5px system-ui, sans-serif';
-      c.fillStyle = '#8a8a90';
-      const sub = `${th.tid !== null && th.tid !== undefined ? 'tid ' + th.tid + ' · ' : ''}${(th.samples || 0).toLocaleString('en-US')} samples`;
+      c.fillStyle = ink('#8a8a90');
+      const sub = `${info.process ? info.process + ' · ' : ''}${(th.samples || 0).toLocaleString('en-US')} samples`;
       c.fillText(fitText(c, sub, LABEL_W - 12), 8, y + 27);
+      if (ti && processKey(info) !== processKey(ctx.profile.threads[threads[ti - 1].index])) {
+        c.fillStyle = ink('#b1b1b3');
+        c.fillRect(0, y, width, 1.5);
+      }
       c.font = '11px system-ui, sans-serif';
       // overview markers
       const ms = overview.get(th.index) || [];
@@ -260,10 +341,10 @@ export class Timeline {
         drawStacked(c, sb, gx0, gw / Math.max(1, sb.length), gy, gh, max, colors, GREY);
       }
       c.restore();
-      c.strokeStyle = '#ececf0';
+      c.strokeStyle = ink('#ececf0');
       c.beginPath(); c.moveTo(0, y + TRACK_H - 0.5); c.lineTo(width, y + TRACK_H - 0.5); c.stroke();
     });
-    c.strokeStyle = '#d7d7db';
+    c.strokeStyle = ink('#d7d7db');
     c.beginPath(); c.moveTo(LABEL_W - 0.5, 0); c.lineTo(LABEL_W - 0.5, height); c.stroke();
     // selection (the query's range, or the one being dragged)
     const r = this.drag && this.drag.moved ? [Math.min(this.drag.t0, this.drag.t1), Math.max(this.drag.t0, this.drag.t1)] : S.range();
@@ -286,7 +367,7 @@ export class Timeline {
         const lx = Math.min(width - tw, Math.max(LABEL_W, (x0 + x1) / 2 - tw / 2));
         c.fillStyle = '#0a84ff';
         c.fillRect(lx, 1, tw, AXIS_H - 2);
-        c.fillStyle = '#fff';
+        c.fillStyle = '#fff'; // on the selection's blue
         c.fillText(label, lx + 4, AXIS_H / 2);
         if (!this.drag) {
           this.zoomBtn.hidden = false;
@@ -343,7 +424,12 @@ export class Timeline {
     // a click: an overview marker selects its range; elsewhere clears the selection
     const p = this.pos(e);
     const hit = this.markerAt(p);
-    if (hit) {
+    const tr = !hit && p.y >= AXIS_H ? this.trackAt(p.y) : null;
+    const key = tr && this.sample && this.sample.index === tr.th.index ? this.sampleKey() : null;
+    if (key) {
+      // a sample: its call node in the top-down tree
+      ctx.actions.reveal([key]);
+    } else if (hit) {
       S.state.mk = hit.i;
       if (hit.end !== null && hit.end !== undefined && hit.end > hit.start) ctx.actions.setRange([hit.start, hit.end]);
       else S.commit('mk', false);
@@ -351,6 +437,51 @@ export class Timeline {
       const z = S.state.zoom;
       ctx.actions.setRange(z.length ? z[z.length - 1] : null);
     }
+  }
+
+  // The sample under the pointer (the Firefox Profiler's tooltip): the call stack in force at
+  // that time on that thread (api/trace-stack: the thread's last sample at or before it, as
+  // 'profview trace --context N --at T' prints), leaf first; whether the query keeps it.
+  hoverSample(index, t, cx, cy) {
+    const gen = ++this.sampleGen;
+    clearTimeout(this.sampleTimer);
+    this.sampleTimer = setTimeout(async () => {
+      const params = [...S.queryParams(null, { noRange: true, noThread: true }), ['context', index], ['at', Math.round(t * 1e6)]];
+      let st;
+      try {
+        st = await api('trace-stack', params);
+      } catch (err) {
+        return;
+      }
+      if (gen !== this.sampleGen) return;
+      const frames = st.frames.filter((f) => f.depth !== null);
+      this.sample = st.record === null || !frames.length ? null : { index, t, st, frames };
+      const head = `${fmtMs(t - ctx.profile.start)} · ${this.trackLabel(index)}`;
+      if (!this.sample) { showTooltip(cx, cy, head + '\n(no sample)'); return; }
+      const box = h('div', { class: 'sample-tip' },
+        h('div', { class: 'dim', text: `${head} · sample at ${fmtMs(st.start - ctx.profile.start)}${st.shown ? '' : ' · left out by the query'}` }),
+        h('div', { class: 'stack', text: frames.slice().reverse().map((f) => f.name).join('\n') }),
+        h('div', { class: 'dim', text: 'click: select this call node in the top-down tree' }));
+      showTooltip(cx, cy, box);
+      moveTooltip(cx, cy);
+    }, 40);
+  }
+
+  // The top-down row key of the hovered sample's stack: its code frames' functions from the
+  // root (a plain tree; with a center, the frames after the last one the center names).
+  sampleKey() {
+    const s = this.sample;
+    if (!s) return null;
+    let fr = s.frames;
+    const cs = S.centers();
+    if (cs.length) {
+      let last = -1;
+      fr.forEach((f, i) => { if (cs.includes(f.scope) || cs.includes(f.function)) last = i; });
+      if (last < 0) return null;
+      return ['c', ...fr.slice(last + 1).map((f) => 'f' + f.id)].join('/');
+    }
+    if ((S.get1('by') || 'function') !== 'function') return null;
+    return fr.map((f) => 'f' + f.id).join('/');
   }
 
   markerAt(p) {
@@ -374,10 +505,15 @@ export class Timeline {
     this.canvas.style.cursor = p.x < LABEL_W ? 'pointer' : 'crosshair';
     if (!m) {
       this.hoverI = null;
-      if (p.x >= LABEL_W && this.full && p.y >= AXIS_H) {
+      const tr = p.x >= LABEL_W && this.full && p.y >= AXIS_H ? this.trackAt(p.y) : null;
+      if (tr) {
         const t = this.t(p.x, p.width);
         showTooltip(e.clientX, e.clientY, fmtMs(t - ctx.profile.start));
-      } else hideTooltip();
+        this.hoverSample(tr.th.index, t, e.clientX, e.clientY);
+      } else {
+        this.sample = null;
+        hideTooltip();
+      }
       return;
     }
     this.hoverI = m.i;
@@ -415,6 +551,11 @@ function drawStacked(c, buckets, x0, bw, gy, gh, max, colors, other) {
     c.fillStyle = col;
     c.fill(p);
   }
+}
+
+function processKey(info) {
+  if (!info) return '';
+  return info.pid !== null && info.pid !== undefined ? 'pid ' + info.pid : 'process ' + (info.process || '');
 }
 
 function onlyMetric(params) {

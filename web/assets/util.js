@@ -41,6 +41,20 @@ export function fmtCost(v, unit) {
   return dec3.format(v);
 }
 
+// A cost that fits a number column (about 11 characters, callgrind's 10-digit costs included):
+// the exact text when it fits, else k/M/G/T with 3 significant digits; the exact text is the
+// cell's title (fitCost(v, unit) -> [shown, exact]).
+const COLUMN_CHARS = 11;
+export function fitCost(v, unit) {
+  const exact = fmtCost(v, unit);
+  if (exact.length <= COLUMN_CHARS || !Number.isFinite(v)) return [exact, exact];
+  const x = unit === 'ns' ? v / 1e6 : unit === 'us' || unit === 'µs' ? v / 1e3 : v;
+  const a = Math.abs(x);
+  const [d, s] = a >= 1e12 ? [1e12, 'T'] : a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : [1e3, 'k'];
+  const q = x / d;
+  return [(Math.abs(q) >= 100 ? q.toFixed(0) : Math.abs(q) >= 10 ? q.toFixed(1) : q.toFixed(2)) + s, exact];
+}
+
 export function fmtPct(v, base) {
   if (!base) return '—';
   const p = (100 * v) / base;
@@ -110,11 +124,12 @@ export function categoryColor(name) {
   return CATEGORY_COLORS[name] || name;
 }
 
-// A lighter shade of a colour (for unselected samples and marker fills).
+// A lighter shade of a colour (for unselected samples and marker fills): its alpha times
+// alpha, so a transparent colour (the Idle category) stays transparent.
 export function fade(color, alpha) {
   const c = parseColor(color);
   if (!c) return color;
-  return `rgba(${c[0]},${c[1]},${c[2]},${alpha})`;
+  return `rgba(${c[0]},${c[1]},${c[2]},${alpha * c[3]})`;
 }
 const colorCache = new Map();
 function parseColor(color) {
@@ -123,10 +138,10 @@ function parseColor(color) {
   const m = /^#([0-9a-f]{6})$/i.exec(color);
   if (m) {
     const v = parseInt(m[1], 16);
-    r = [(v >> 16) & 255, (v >> 8) & 255, v & 255];
+    r = [(v >> 16) & 255, (v >> 8) & 255, v & 255, 1];
   } else {
-    const m2 = /^rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(color);
-    if (m2) r = [+m2[1], +m2[2], +m2[3]];
+    const m2 = /^rgba?\((\d+),\s*(\d+),\s*(\d+)(?:,\s*([\d.]+))?/.exec(color);
+    if (m2) r = [+m2[1], +m2[2], +m2[3], m2[4] === undefined ? 1 : +m2[4]];
   }
   colorCache.set(color, r);
   return r;
@@ -229,3 +244,18 @@ export class WheelView {
     return this.window(base);
   }
 }
+
+// ---- the dark theme (it follows the system: prefers-color-scheme) ----
+// The canvases' interface colours, light first: ink(c) is c, or its dark counterpart while the
+// system asks for a dark theme (style.css does the same for the page through its variables).
+const DARK = {
+  '#fff': '#1c1b22', '#ffffff': '#1c1b22', '#0c0c0d': '#f9f9fa', '#737373': '#a8a8b0',
+  '#f9f9fa': '#23222b', '#fafafb': '#23222b', '#f0f0f4': '#2b2a33', '#e6e6ea': '#3a3944',
+  '#ececf0': '#34333c', '#e0e0e6': '#3a3944', '#d7d7db': '#4a4a55', '#e8f2ff': '#0b3a70',
+  '#9a9aa0': '#75757d', '#8a8a90': '#9a9aa0', '#38383d': '#d7d7db', '#b1b1b3': '#5b5b66',
+};
+const darkQuery = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+export function isDark() { return !!(darkQuery && darkQuery.matches); }
+export function ink(c) { return isDark() ? DARK[c] || c : c; }
+// fn runs when the system's theme changes (the canvases redraw).
+export function onThemeChange(fn) { if (darkQuery) darkQuery.addEventListener('change', fn); }

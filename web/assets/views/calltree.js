@@ -91,6 +91,7 @@ export class TreePane {
     this.tree = new TreeTable({
       nameHeader: this.inverted ? 'Function (callers below)' : 'Function',
       fetchChildren: (key, offset) => api('children', [...S.queryParams(this.view), ['key', key], ...pageParams(offset)]).then((r) => r.rows),
+      fetchSubtree: (key, signal) => api('subtree', [...S.queryParams(this.view), ['key', key]], { signal }),
       onSelect: (node) => this.onSelect(node),
       onContext: (node, x, y) => rowMenu(node, x, y, { tree: this.tree, inverted: this.inverted }),
       onKey: (e, node) => {
@@ -99,7 +100,7 @@ export class TreePane {
       },
       onOpen: (node) => { const s = sourceOf(node.row); if (s !== null) ctx.actions.openSource(s, node.row.line); },
       isCenter: inCenter,
-      status: (t) => ctx.status(t),
+      status: (t) => ctx.status(t, this),
       onError: (e) => ctx.actions.error(e.message),
     });
     this.sidebar = new RowSidebar();
@@ -119,15 +120,19 @@ export class TreePane {
   async update(force) {
     const params = S.queryParams(this.view);
     const key = JSON.stringify(params);
-    if (!force && key === this.lastKey) {
+    const reveal = this.revealKeys;
+    if (!force && key === this.lastKey && !reveal) {
       if (S.state.sel && S.state.sel !== this.tree.selKey) this.tree.selectKey(S.state.sel);
       return;
     }
     const gen = ++this.gen;
+    this.tree.cancelExpand(); // a new query: an expand-all in flight is of the old one
     const firstTime = this.lastKey === null;
     const open = firstTime ? [] : this.tree.openKeys();
     if (firstTime && S.state.sel) open.push(...ancestorsOf(S.state.sel));
-    ctx.status('computing…');
+    // rows to show (search, the activity graph): their ancestors opened, the first selected
+    if (reveal) for (const k of reveal) open.push(...ancestorsOf(k));
+    ctx.status('computing…', this);
     let resp;
     try {
       // one request: the open rows and the heaviest path (shown when no open row is kept)
@@ -144,20 +149,29 @@ export class TreePane {
     if (this.errorEl) { this.errorEl.remove(); this.errorEl = null; this.content.hidden = false; }
     this.label.textContent = describe(resp);
     const opened = resp.opened || [];
-    const keptOpen = keptOpenKeys(resp.rows, open);
+    const keptOpen = reveal || keptOpenKeys(resp.rows, open);
     this.tree.setData(resp.rows, resp.metrics, resp.base, keptOpen ? open : [...open, ...opened]);
     this.tree.setNote(resp.rows.length ? '' : (resp.centered
       ? `No sample of this query reaches the center ${resp.center_label} (its total is 0).`
       : 'No sample is left by this query.'));
     if (!resp.rows.length) {
-      ctx.status('no samples');
+      ctx.status('no samples', this);
       this.sidebar.showEmpty();
       return;
     }
-    if (!keptOpen) this.tree.selectHeaviestEnd(opened);
-    const want = S.state.sel;
+    if (reveal) {
+      this.revealKeys = null;
+      S.state.sel = reveal[0];
+      this.tree.selKey = null;
+    } else if (!keptOpen) this.tree.selectHeaviestEnd(opened);
+    let want = S.state.sel;
+    if (reveal && want && !this.tree.nodes.has(want)) {
+      // a row the query's filters or center changed: its deepest ancestor the view has
+      want = ancestorsOf(want).reverse().find((k) => this.tree.nodes.has(k)) || null;
+    }
     if (want && this.tree.selectKey(want)) {
-      this.sidebar.show(this.tree.selected(), resp, this.view, this.inverted);
+      if (reveal) this.onSelect(this.tree.selected());
+      else this.sidebar.show(this.tree.selected(), resp, this.view, this.inverted);
     } else if (this.tree.selected()) {
       this.onSelect(this.tree.selected());
     } else {
@@ -165,6 +179,13 @@ export class TreePane {
     }
     // a timestamp for bench/page.mjs: the view's rows are all in place (drawn on the next frame)
     performance.mark('pv-tree-shown', { detail: this.view });
+  }
+
+  // Opens the paths to keys (row keys of this tree) and selects the first (the deepest row of
+  // it that the view has); the URL's sel follows.
+  reveal(keys) {
+    this.revealKeys = keys.length ? keys : null;
+    return this.update(true);
   }
 
   // h: hpcviewer's hot path from the selected row (the view's hot=KEY: the server's rule), opened
@@ -190,7 +211,7 @@ export class TreePane {
     this.content.hidden = true;
     if (!this.errorEl) { this.errorEl = h('div'); this.el.append(this.errorEl); }
     paneError(this.errorEl, msg);
-    ctx.status('');
+    ctx.status('', this);
   }
 }
 
@@ -246,11 +267,12 @@ export class ButterflyPane {
     const mk = (inverted) => new TreeTable({
       nameHeader: inverted ? 'Callers' : 'Callees',
       fetchChildren: (key, offset) => api('children', [...S.queryParams('butterfly'), ['key', key], ...pageParams(offset)]).then((r) => r.rows),
+      fetchSubtree: (key, signal) => api('subtree', [...S.queryParams('butterfly'), ['key', key]], { signal }),
       onSelect: (node) => this.onSelect(node, inverted),
       onContext: (node, x, y) => rowMenu(node, x, y, { tree: inverted ? this.callers : this.callees, inverted }),
       onKey: (e, node) => rowKey(e, node, { inverted }),
       isCenter: inCenter,
-      status: (t) => ctx.status(t),
+      status: (t) => ctx.status(t, this),
       onError: (e) => ctx.actions.error(e.message),
     });
     this.callers = mk(true);
@@ -281,7 +303,7 @@ export class ButterflyPane {
       this.note.append('The butterfly view shows the callers and callees of the center. Pick a center: select a row in another view and press ',
         h('b', { text: 'c' }), ' (or use its context menu).');
       this.lastKey = null;
-      ctx.status('');
+      ctx.status('', this);
       return;
     }
     this.note.hidden = true;
@@ -291,7 +313,7 @@ export class ButterflyPane {
     if (!force && key === this.lastKey) return;
     const gen = ++this.gen;
     const open = this.lastKey === null ? [] : [...this.callers.openKeys(3000), ...this.callees.openKeys(3000)];
-    ctx.status('computing…');
+    ctx.status('computing…', this);
     let resp;
     try {
       resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', BUTTERFLY_LEVELS], ...pageParams(0)]);
@@ -301,7 +323,7 @@ export class ButterflyPane {
       this.content.hidden = true;
       this.note.hidden = false;
       paneError(this.note, e.message);
-      ctx.status('');
+      ctx.status('', this);
       return;
     }
     if (gen !== this.gen) return;
@@ -315,7 +337,7 @@ export class ButterflyPane {
     const none = (resp.rows || []).length ? '' : `No sample of this query reaches the center ${resp.center_label}.`;
     this.callers.setNote(none);
     this.callees.setNote('');
-    ctx.status(`${this.callers.flat.length + this.callees.flat.length} rows shown`);
+    ctx.status(`${this.callers.flat.length + this.callees.flat.length} rows shown`, this);
     if (S.state.sel && (this.callers.selectKey(S.state.sel) || this.callees.selectKey(S.state.sel))) {
       const n = this.callers.selected() || this.callees.selected();
       this.sidebar.show(n, resp, 'butterfly', !!this.callers.selected());

@@ -93,7 +93,7 @@ export class FlamePane {
     const key = JSON.stringify(params);
     if (!force && key === this.lastKey) { this.draw(); return; }
     const gen = ++this.gen;
-    ctx.status('computing…');
+    ctx.status('computing…', this);
     let d;
     try {
 	    // nodes narrower than a quarter pixel are left out: a zoom of 4x is still complete
@@ -102,7 +102,7 @@ export class FlamePane {
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       paneFailed(this, this.wrap, e.message);
-      ctx.status('');
+      ctx.status('', this);
       return;
     }
     if (gen !== this.gen) return;
@@ -114,7 +114,7 @@ export class FlamePane {
     this.down = layout(d.callers);
     this.zoom = { callees: null, callers: null };
     let n = this.up.items.length + this.down.items.length;
-    ctx.status(`${n.toLocaleString('en-US')} nodes`);
+    ctx.status(`${n.toLocaleString('en-US')} nodes`, this);
     this.draw();
     // Show the center row (or the root) on first display.
     requestAnimationFrame(() => {
@@ -253,18 +253,21 @@ export class FlamePane {
     if (!hit) return;
     e.preventDefault();
     const n = hit.item.node;
-    const virtual = hit.item.depth === 0;
+    // the box's node: its scope (NAME@FILE:LINE for one of several functions of a name, file:,
+    // module:, line: under another By), never its display name
+    const sc = n.scope;
+    const virtual = hit.item.depth === 0 || !sc;
     const a = ctx.actions;
     const path = [];
     for (let it = hit.item; it; it = it.parent) path.push(it.node.name);
     if (hit.side === 'callees') path.reverse();
     showMenu(e.clientX, e.clientY, [
-      { label: 'Set as center', key: 'c', disabled: virtual, action: () => a.setCenter(n.name) },
-      { label: 'Add to center', disabled: virtual, action: () => a.addCenter(n.name) },
+      { label: 'Set as center', key: 'c', disabled: virtual, action: () => a.setCenter(sc) },
+      { label: 'Add to center', disabled: virtual, action: () => a.addCenter(sc) },
       'sep',
-      { label: 'Include only samples with it', disabled: virtual, action: () => a.addFilter('include', n.name) },
-      { label: 'Drop samples with it', disabled: virtual, action: () => a.addFilter('drop', n.name) },
-      { label: 'Merge it', disabled: virtual, action: () => a.addFilter('merge', n.name) },
+      { label: 'Include only samples with it', disabled: virtual, action: () => a.addFilter('include', sc) },
+      { label: 'Drop samples with it', disabled: virtual, action: () => a.addFilter('drop', sc) },
+      { label: 'Merge it', disabled: virtual, action: () => a.addFilter('merge', sc) },
       'sep',
       { label: 'Zoom into it', action: () => { this.zoom[hit.side] = { x0: hit.item.x0, x1: hit.item.x1 }; this.draw(); } },
       { label: 'Copy stack', action: () => copyText(path.filter((x) => x !== '(all)').join('\n')) },

@@ -3,13 +3,13 @@
 import { isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, fmtCost, fmtPct, unitLabel } from '../util.js';
+import { h, clear, fmtCost, fitCost, fmtPct, unitLabel } from '../util.js';
 import { paneFailed, paneOk } from '../ui.js';
 import { PagedTable } from './paged.js';
 import { rowMenu, rowKey, inCenter, sourceOf } from '../rowmenu.js';
 import { shortPath, linePart } from './tree.js';
 
-const NUM_W = 86, PCT_W = 60;
+const NUM_W = 'var(--num-w, 86px)', PCT_W = 'var(--pct-w, 66px)'; // resizable (app.js)
 
 export class FlatPane extends PagedTable {
   constructor() {
@@ -51,7 +51,7 @@ export class FlatPane extends PagedTable {
       const u = unitLabel(m.unit);
       const suffix = (many ? ' ' + m.name : '') + (u ? ` (${u})` : '');
       const mk = (label, field, w) => {
-        const el = h('div', { class: 'num' + (field && mi === 0 && field === sort ? ' sorted' : ''), style: { width: w + 'px', flex: 'none' }, text: label, title: `${label} ${m.name}${field && mi === 0 ? ' (click to sort)' : ''}` });
+        const el = h('div', { class: 'num' + (field && mi === 0 && field === sort ? ' sorted' : ''), style: { width: w, flex: 'none' }, text: label, title: `${label} ${m.name}${field && mi === 0 ? ' (click to sort)' : ''}` });
         if (field && mi === 0) el.addEventListener('click', () => { S.set('sort', field === 'self' ? null : field); ctx.actions.queryChanged(); });
         return el;
       };
@@ -69,10 +69,10 @@ export class FlatPane extends PagedTable {
     div.dataset.key = row.key;
     this.metrics.forEach((m, mi) => {
       div.append(
-        h('div', { class: 'c-num c-total', style: { width: NUM_W + 'px', flex: 'none' }, text: fmtCost(row.total[mi], m.unit) }),
-        h('div', { class: 'c-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(row.total[mi], this.bases[mi]) }),
-        h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' }, text: fmtCost(row.self[mi], m.unit) }),
-        h('div', { class: 'c-pct', style: { width: PCT_W + 'px', flex: 'none' }, text: fmtPct(row.self[mi], this.bases[mi]) }));
+        h('div', { class: 'c-num c-total', style: { width: NUM_W, flex: 'none' }, text: fitCost(row.total[mi], m.unit)[0], title: fmtCost(row.total[mi], m.unit) }),
+        h('div', { class: 'c-pct', style: { width: PCT_W, flex: 'none' }, text: fmtPct(row.total[mi], this.bases[mi]) }),
+        h('div', { class: 'c-num c-self', style: { width: NUM_W, flex: 'none' }, text: fitCost(row.self[mi], m.unit)[0], title: fmtCost(row.self[mi], m.unit) }),
+        h('div', { class: 'c-pct', style: { width: PCT_W, flex: 'none' }, text: fmtPct(row.self[mi], this.bases[mi]) }));
     });
     const extra = (row.kind === 'function' || row.kind === 'inline') && row.file ? shortPath(row.file) + linePart(row) : '';
     div.append(h('div', { class: 'name', title: row.scope || row.name },
@@ -87,14 +87,14 @@ export class FlatPane extends PagedTable {
     const key = JSON.stringify(params);
     if (!force && key === this.lastKey) return;
     const gen = ++this.gen;
-    ctx.status('computing…');
+    ctx.status('computing…', this);
     let r;
     try {
       r = await this.fetchPage(params, 0);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       paneFailed(this, this.tt, e.message);
-      ctx.status('');
+      ctx.status('', this);
       return;
     }
     if (gen !== this.gen) return;
@@ -106,7 +106,7 @@ export class FlatPane extends PagedTable {
     this.n = r.nr_rows ?? r.rows.length;
     this.renderHead(r.metrics);
     this.label.textContent = `${this.n.toLocaleString('en-US')} rows`;
-    ctx.status(`${this.n.toLocaleString('en-US')} rows`);
+    ctx.status(`${this.n.toLocaleString('en-US')} rows`, this);
     this.sel = -1;
     if (S.state.sel) this.sel = r.rows.findIndex((x) => x.key === S.state.sel);
     this.list.setCount(this.n);

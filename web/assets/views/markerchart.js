@@ -7,7 +7,7 @@
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtTime, fmtMs, debounce, WheelView } from '../util.js';
+import { h, ink, categoryColor, fade, fitText, sizeCanvas, niceStep, fmtTime, fmtMs, debounce, WheelView } from '../util.js';
 import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip } from '../ui.js';
 import { fetchMarker, markerDetails, markerMenu, MarkerSidebar, markerWindow, threadParams, rel, hasDuration } from './markers.js';
 
@@ -80,7 +80,7 @@ export class MarkerChartPane {
   base() {
     const w = markerWindow(false);
     if (w) return w;
-    return [ctx.profile.start, ctx.profile.end];
+    return [ctx.profile.start, ctx.profile.activity_end ?? ctx.profile.end]; // as the timeline: the last marker counted
   }
   window() { return this.view.window(this.base()); }
 
@@ -139,7 +139,7 @@ export class MarkerChartPane {
     }
     this.lines = lines;
     this.info.textContent = `${count.toLocaleString('en-US')} markers in ${d.rows.length} rows · ${fmtTime(rel(this.t0))} – ${fmtTime(rel(this.t1))}`;
-    ctx.status(`${count.toLocaleString('en-US')} markers`);
+    ctx.status(`${count.toLocaleString('en-US')} markers`, this);
     this.sidebar.show(S.state.mk);
     this.draw();
   }
@@ -158,10 +158,10 @@ export class MarkerChartPane {
     const span = this.t1 - this.t0;
     const step = niceStep(span, Math.max(2, (width - LABEL_W) / 110));
     const z = ctx.profile.start;
-    c.fillStyle = '#f9f9fa';
+    c.fillStyle = ink('#f9f9fa');
     c.fillRect(0, 0, width, AXIS_H);
-    c.strokeStyle = '#ececf0';
-    c.fillStyle = '#737373';
+    c.strokeStyle = ink('#ececf0');
+    c.fillStyle = ink('#737373');
     for (let t = Math.ceil((this.t0 - z) / step) * step + z; t <= this.t1; t += step) {
       const x = Math.round(this.x(t, width)) + 0.5;
       c.beginPath(); c.moveTo(x, AXIS_H - 4); c.lineTo(x, height); c.stroke();
@@ -180,23 +180,23 @@ export class MarkerChartPane {
     this.lines.forEach((line, li) => {
       const y = AXIS_H + li * RH;
       if (line.header) {
-        c.fillStyle = line.header === 'thread' ? '#e0e0e6' : '#f0f0f4';
+        c.fillStyle = line.header === 'thread' ? ink('#e0e0e6') : ink('#f0f0f4');
         c.fillRect(0, y, width, RH);
-        c.fillStyle = '#0c0c0d';
+        c.fillStyle = ink('#0c0c0d');
         c.font = '600 11px system-ui, sans-serif';
         if (line.color) {
           c.fillStyle = categoryColor(line.color);
           c.fillRect(6, y + 4, 8, 8);
-          c.fillStyle = '#0c0c0d';
+          c.fillStyle = ink('#0c0c0d');
         }
         c.fillText(line.text, line.color ? 18 : 6, y + RH / 2);
         c.font = '11px system-ui, sans-serif';
         return;
       }
       const row = line.row;
-      if (line.band % 2) { c.fillStyle = '#fafafb'; c.fillRect(0, y, width, RH); }
+      if (line.band % 2) { c.fillStyle = ink('#fafafb'); c.fillRect(0, y, width, RH); }
       if (!line.sub) {
-        c.fillStyle = '#38383d';
+        c.fillStyle = ink('#38383d');
         c.fillText(fitText(c, row.name, LABEL_W - 24), 14, y + RH / 2);
       }
       const col = categoryColor(row.color);
@@ -214,23 +214,23 @@ export class MarkerChartPane {
           c.moveTo(x0, y + 2); c.lineTo(x0 + 5, y + RH / 2); c.lineTo(x0, y + RH - 2); c.lineTo(x0 - 5, y + RH / 2);
           c.closePath();
           c.fill();
-          if (hot || selected) { c.strokeStyle = '#0c0c0d'; c.stroke(); }
+          if (hot || selected) { c.strokeStyle = ink('#0c0c0d'); c.stroke(); }
           continue;
         }
         const x1 = Math.max(x0 + 1, this.x(m.end, width));
         c.fillStyle = selected ? '#0060df' : hot ? col : fade(col, 0.75);
         c.fillRect(x0, y + 2, x1 - x0, RH - 4);
-        if (hot && !selected) { c.strokeStyle = '#0c0c0d'; c.strokeRect(x0 + 0.5, y + 2.5, x1 - x0 - 1, RH - 5); }
+        if (hot && !selected) { c.strokeStyle = ink('#0c0c0d'); c.strokeRect(x0 + 0.5, y + 2.5, x1 - x0 - 1, RH - 5); }
         const vx0 = Math.max(x0, LABEL_W), vx1 = Math.min(x1, width);
         const label = m.merged ? `${m.merged} markers` : (m.label || row.name);
         if (vx1 - vx0 > 24) {
-          c.fillStyle = selected ? '#fff' : '#0c0c0d';
+          c.fillStyle = selected ? '#fff' : '#0c0c0d'; // on the marker's colour
           c.fillText(fitText(c, label, vx1 - vx0 - 6), vx0 + 3, y + RH / 2);
         }
       }
       c.restore();
     });
-    c.strokeStyle = '#d7d7db';
+    c.strokeStyle = ink('#d7d7db');
     c.beginPath(); c.moveTo(LABEL_W - 0.5, 0); c.lineTo(LABEL_W - 0.5, height); c.stroke();
   }
 

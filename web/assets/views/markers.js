@@ -33,7 +33,7 @@ export function markerDetails(m, compact) {
   const el = h('div', { class: 'marker-details' });
   // an incomplete marker has an end (where it was clamped) but no known duration
   const dur = m.incomplete ? 'unknown duration' : m.end === null || m.end === undefined ? '' : fmtMs(m.duration ?? m.end - m.start);
-  el.append(h('div', { class: 'tt-title' }, dur ? h('span', { class: 'tt-dur', text: dur }) : null, m.tooltip_label || m.label || m.name));
+  el.append(h('div', { class: 'tt-title' }, dur ? h('span', { class: 'tt-dur', text: dur }) : null, dur ? ' ' : null, m.tooltip_label || m.label || m.name));
   if (m.description) el.append(h('div', { class: 'dim', text: m.description, style: { margin: '2px 0 4px' } }));
   const t = h('table');
   const row = (k, v) => t.append(h('tr', null, h('td', { class: 'k', text: k }), h('td', { class: 'v', text: v })));
@@ -235,7 +235,7 @@ export class MarkerTablePane extends PagedTable {
     this.n = r.total;
     const w = markerWindow(true);
     this.label.textContent = `${r.total.toLocaleString('en-US')} markers` + (w ? ` in ${fmtTime(rel(w[0]))} – ${fmtTime(rel(w[1]))}` : '');
-    ctx.status(`${r.total.toLocaleString('en-US')} markers`);
+    ctx.status(`${r.total.toLocaleString('en-US')} markers`, this);
     this.sel = S.state.mk !== null ? r.rows.findIndex((m) => m.index === S.state.mk) : -1;
     this.list.setCount(this.n);
     if (this.sel >= 0) this.list.scrollTo(this.sel);

@@ -1,12 +1,13 @@
 // The tree table of the top-down, bottom-up and butterfly views: a flat array of the visible
 // rows (pre-order over the open rows) drawn by a VList, children fetched on demand.
-import { h, clear, fmtCost, fmtPct, unitLabel } from '../util.js';
+import { h, clear, fitCost, fmtPct, unitLabel } from '../util.js';
 import { VList } from './vlist.js';
 
 const ROW_H = 18;
-const NUM_W = 86;
-const PCT_W = 66; // "<0.01%" and "100%" without an ellipsis
-const EXPAND_ALL_LIMIT = 200000;
+// column widths: CSS variables the header's resizer changes (app.js); "<0.01%" and "100%"
+// fit the percent column without an ellipsis
+const NUM_W = 'var(--num-w, 86px)';
+const PCT_W = 'var(--pct-w, 66px)';
 
 export class TreeTable {
   // opts: {fetchChildren(key, offset) -> Promise<rows>, onSelect(node), onContext(node, x, y),
@@ -41,6 +42,7 @@ export class TreeTable {
   // children are in rows; other loaded rows stay closed, their children kept for a click).
   setData(rows, metrics, bases, open) {
     this.gen++;
+    if (this.expanding) { this.expanding.abort(); this.expanding = null; }
     const metricsChanged = JSON.stringify(metrics) !== JSON.stringify(this.metrics);
     this.metrics = metrics;
     this.bases = bases;
@@ -86,14 +88,15 @@ export class TreeTable {
   }
 
   // The open keys to send with the next query (stable keys: the page keeps its open rows
-  // when the center or a filter changes), lowest depth first, cut to a reasonable URL.
-  openKeys(maxChars = 6000) {
+  // when the center or a filter changes), lowest depth first, cut to a reasonable URL and to
+  // the server's parameter count (an expand-all opens thousands: the rest reopen on demand).
+  openKeys(maxChars = 6000, maxKeys = 200) {
     const keys = [...this.open].sort((a, b) => a.length - b.length);
     const out = [];
     let len = 0;
     for (const k of keys) {
       len += k.length + 6;
-      if (len > maxChars) break;
+      if (len > maxChars || out.length >= maxKeys) break;
       out.push(k);
     }
     return out;
@@ -193,35 +196,57 @@ export class TreeTable {
     if (this.open.has(node.key)) this.collapse(node); else return this.expand(node);
   }
 
-  // '*': every row below node, fetched level by level.
+  // '*': every row below node in one request (opts.fetchSubtree: api/subtree, the server
+  // opens the rows above its share threshold); a new query (setData) or Escape cancels it.
   async expandAll(node) {
-    if (!node) return;
-    let queue = [node];
-    let count = 0;
+    if (!node || !this.opts.fetchSubtree) return;
+    if (this.expanding) this.expanding.abort();
+    const ac = new AbortController();
+    this.expanding = ac;
     const gen = this.gen;
-    while (queue.length && count < EXPAND_ALL_LIMIT) {
-      const next = [];
-      for (let i = 0; i < queue.length && gen === this.gen; i += 16) {
-        const batch = queue.slice(i, i + 16);
-        try {
-          await Promise.all(batch.map((n) => this.ensureKids(n)));
-        } catch (e) {
-          if (this.opts.onError) this.opts.onError(e);
-          return;
-        }
-        if (gen !== this.gen) return;
-        for (const n of batch) {
-          if (!n.kids || !n.kids.length) continue;
-          this.open.add(n.key);
-          count += n.kids.length;
-          for (const k of n.kids) if (k.row.children > 0) next.push(k);
-        }
-        if (this.opts.status) this.opts.status(`expanding… ${count.toLocaleString('en-US')} rows`);
-      }
-      queue = next;
-      this.reflatten();
+    const t0 = performance.now();
+    const tick = setInterval(() => {
+      if (this.opts.status) this.opts.status(`expanding ${node.row.name}… ${((performance.now() - t0) / 1000).toFixed(1)} s (Esc cancels)`);
+    }, 250);
+    let resp;
+    try {
+      resp = await this.opts.fetchSubtree(node.key, ac.signal);
+    } catch (e) {
+      if (e.name !== 'AbortError' && this.opts.onError) this.opts.onError(e);
+      return;
+    } finally {
+      clearInterval(tick);
+      if (this.expanding === ac) this.expanding = null;
     }
+    if (gen !== this.gen || ac.signal.aborted || this.nodes.get(node.key) !== node) return;
+    // the rows come in pre-order under node: rebuild its subtree from them
+    const stack = [node];
+    node.kids = [];
+    for (const row of resp.rows) {
+      while (stack.length > 1 && stack[stack.length - 1].depth >= row.depth) stack.pop();
+      const parent = stack[stack.length - 1];
+      const kid = { key: row.key, row, depth: row.depth, parent, kids: row.children > 0 ? null : [] };
+      if (!parent.kids) parent.kids = [];
+      parent.kids.push(kid);
+      this.nodes.set(row.key, kid);
+      stack.push(kid);
+    }
+    const opened = (n) => {
+      if (n.kids && n.kids.length && n.row.children > 0) this.open.add(n.key);
+      for (const k of n.kids || []) if (k.kids && k.kids.length) opened(k);
+    };
+    opened(node);
     this.reflatten();
+    if (this.opts.status) this.opts.status(`${this.flat.length.toLocaleString('en-US')} rows shown · expanded ${resp.rows.length.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    performance.mark('pv-expand-all-shown', { detail: resp.rows.length });
+  }
+
+  cancelExpand() {
+    if (!this.expanding) return false;
+    this.expanding.abort();
+    this.expanding = null;
+    if (this.opts.status) this.opts.status('expand all cancelled');
+    return true;
   }
 
   // First display: the heaviest path is open (the view's heaviest=N, its keys in opened);
@@ -307,7 +332,7 @@ export class TreeTable {
   }
 
   headCell(label, w, field, m) {
-    const el = h('div', { class: 'num', style: { width: w + 'px', flex: 'none' }, title: `${label === '%' ? 'percent of ' + field : label} (click to sort)`, dataset: { field, m } }, label);
+    const el = h('div', { class: 'num', style: { width: w, flex: 'none' }, title: `${label === '%' ? 'percent of ' + field : label} (click to sort)`, dataset: { field, m } }, label);
     el.addEventListener('click', () => this.setSort(field, m));
     return el;
   }
@@ -356,10 +381,10 @@ export class TreeTable {
       c = div._cells = { metrics: this.metrics.length, nums: [] };
       for (let mi = 0; mi < c.metrics; mi++) {
         const cells = [
-          h('div', { class: 'c-num c-total', style: { width: NUM_W + 'px', flex: 'none' } }),
-          h('div', { class: 'c-pct c-total-pct', style: { width: PCT_W + 'px', flex: 'none' } }),
-          h('div', { class: 'c-num c-self', style: { width: NUM_W + 'px', flex: 'none' } }),
-          h('div', { class: 'c-pct c-self-pct', style: { width: PCT_W + 'px', flex: 'none' } }),
+          h('div', { class: 'c-num c-total', style: { width: NUM_W, flex: 'none' } }),
+          h('div', { class: 'c-pct c-total-pct', style: { width: PCT_W, flex: 'none' } }),
+          h('div', { class: 'c-num c-self', style: { width: NUM_W, flex: 'none' } }),
+          h('div', { class: 'c-pct c-self-pct', style: { width: PCT_W, flex: 'none' } }),
         ];
         div.append(...cells);
         c.nums.push(cells);
@@ -375,9 +400,12 @@ export class TreeTable {
     this.metrics.forEach((m, mi) => {
       const t = row.total[mi], s = row.self[mi];
       const cells = c.nums[mi];
-      setText(cells[0], (row.estimated ? '~' : '') + fmtCost(t, m.unit)); // a call-graph estimate
+      const [tt, te] = fitCost(t, m.unit), [ss, se] = fitCost(s, m.unit);
+      setText(cells[0], (row.estimated ? '~' : '') + tt); // ~: a call-graph estimate
+      cells[0].title = te;
       setText(cells[1], fmtPct(t, this.bases[mi]));
-      setText(cells[2], fmtCost(s, m.unit));
+      setText(cells[2], ss);
+      cells[2].title = se;
       setText(cells[3], fmtPct(s, this.bases[mi]));
     });
     if (isMore(node)) {
@@ -461,7 +489,8 @@ export class TreeTable {
         if (this.open.has(node.key)) this.collapse(node);
         else if (node.parent) this.select(node.parent);
         break;
-      case '*': this.expandAll(node); break;
+      case '*': this.expandAll(node || this.roots[0]); break;
+      case 'Escape': handled = this.cancelExpand(); break;
       case 'Enter': if (node) this.toggle(node); break;
       default:
         handled = !!(this.opts.onKey && this.opts.onKey(e, node));
