@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 		t[r] = now() - s;
 		bytes = len;
 		if (status != 200 && r == 0)
-			fprintf(stderr, "api: %d %.*s\n", status, (int)(len > 300 ? 300 : len), body);
+			fprintf(stderr, "api: %d %.*s\n", status, (int)(len > 300 ? 300 : len),
+				body);
 		free(body);
 		pv_api_free(a);
 	}

@@ -87,7 +87,8 @@ int main(int argc, char **argv)
 			callers[r] = e3 - s3;
 		}
 	}
-	double ma = synth_median(a, rounds), mt = synth_median(tree, rounds), mc = synth_median(callers, rounds);
+	double ma = synth_median(a, rounds), mt = synth_median(tree, rounds),
+	       mc = synth_median(callers, rounds);
 	printf("plain inclusive pass      %8.1f ms\n", ma * 1e3);
 	printf("centered top-down tree    %8.1f ms  %.2fx\n", mt * 1e3, mt / ma);
 	printf("centered bottom-up tree   %8.1f ms  %.2fx\n", mc * 1e3, mc / ma);

@@ -2040,8 +2040,14 @@ static void gen_collapsed(FILE *f, uint64_t target, uint64_t seed)
 /* ---------------------------------------------------------------- perf script */
 
 static const char *const perf_kernel[] = {
-    "entry_SYSCALL_64_after_hwframe", "do_syscall_64", "__x64_sys_futex", "do_futex",
-    "futex_wait", "schedule", "__schedule", "finish_task_switch.isra.0",
+    "entry_SYSCALL_64_after_hwframe",
+    "do_syscall_64",
+    "__x64_sys_futex",
+    "do_futex",
+    "futex_wait",
+    "schedule",
+    "__schedule",
+    "finish_task_switch.isra.0",
 };
 
 /* v as perf prints an IP: lowercase hex, right-aligned in 16 columns */
@@ -2140,7 +2146,8 @@ static void gen_perf(FILE *f, uint64_t target, uint64_t seed)
 			uint32_t nk = 2 + rng_below(&r, 7);
 			for (uint32_t k = nk; k-- > 0;) {
 				out_ch(&o, '\t');
-				out_hex16(&o, 0xffffffff81000000ULL + k * 0x10f30 + rng_below(&r, 0x100));
+				out_hex16(&o, 0xffffffff81000000ULL + k * 0x10f30 +
+						  rng_below(&r, 0x100));
 				out_ch(&o, ' ');
 				out_str(&o, perf_kernel[k]);
 				out_str(&o, "+0x");
@@ -2318,7 +2325,9 @@ static void gen_callgrind(FILE *f, uint64_t target, uint64_t seed)
 		for (uint32_t j = 0; j < k; j++) {
 			GROW(e, ecap, ne + 1);
 			uint32_t from = j == 0 ? g - 1 - rng_zipf(&r, g) : rng_below(&r, g);
-			e[ne++] = (struct cg_edge){.from = from, .to = g, .count = 1 + rng_zipf(&r, 1000),
+			e[ne++] = (struct cg_edge){.from = from,
+						   .to = g,
+						   .count = 1 + rng_zipf(&r, 1000),
 						   .weight = 1 + rng_below(&r, 1000)};
 		}
 	}
@@ -2383,7 +2392,8 @@ static void gen_callgrind(FILE *f, uint64_t target, uint64_t seed)
 		    "desc: Trigger: Program termination\n\npositions: line\nevents: Ir\nsummary: ");
 	out_u64(&o, total);
 	out_str(&o, "\n\n\n");
-	uint8_t *seen_fn = xcalloc(n, 1), *seen_fl = xcalloc(nfiles, 1), *seen_ob = xcalloc(nlibs, 1);
+	uint8_t *seen_fn = xcalloc(n, 1), *seen_fl = xcalloc(nfiles, 1),
+		*seen_ob = xcalloc(nlibs, 1);
 	uint32_t cur_ob = NONE, cur_fl = NONE;
 	for (uint32_t g = 0; g < n; g++) {
 		uint32_t fl = file[g], ob = file_lib[fl];
@@ -2395,15 +2405,18 @@ static void gen_callgrind(FILE *f, uint64_t target, uint64_t seed)
 		cur_fl = fl;
 		cg_spec(&o, "fn=", g, seen_fn, pool_str(&sp, name[g]));
 		/* self cost over its lines (some inlined from a header), the calls in between */
-		uint32_t nl = nlines[g], inl_at = rng_percent(&r, 10) ? 1 + rng_below(&r, nl) : NONE;
+		uint32_t nl = nlines[g],
+			 inl_at = rng_percent(&r, 10) ? 1 + rng_below(&r, nl) : NONE;
 		uint32_t inl_file = (fl / 7) * 7, prev = 0;
 		uint64_t left = self[g];
 		size_t c = first[g];
 		for (uint32_t k = 0; k < nl; k++) {
 			uint32_t ln = line0[g] + k;
 			if (k == inl_at)
-				cg_spec(&o, "fi=", inl_file, seen_fl, pool_str(&sp, file_name[inl_file]));
-			uint64_t room = left - (nl - k - 1), v = left; /* keep 1 for each line after */
+				cg_spec(&o, "fi=", inl_file, seen_fl,
+					pool_str(&sp, file_name[inl_file]));
+			uint64_t room = left - (nl - k - 1),
+				 v = left; /* keep 1 for each line after */
 			if (k + 1 < nl) {
 				v = 1 + rng_next(&r) % (2 * (left / (nl - k)) + 1);
 				v = v < room ? v : room;
@@ -2422,7 +2435,8 @@ static void gen_callgrind(FILE *f, uint64_t target, uint64_t seed)
 				if (tob != ob)
 					cg_spec(&o, "cob=", tob, seen_ob, libs[tob].path);
 				if (tfl != fl || rng_percent(&r, 50))
-					cg_spec(&o, "cfi=", tfl, seen_fl, pool_str(&sp, file_name[tfl]));
+					cg_spec(&o, "cfi=", tfl, seen_fl,
+						pool_str(&sp, file_name[tfl]));
 				cg_spec(&o, "cfn=", x->to, seen_fn, pool_str(&sp, name[x->to]));
 				out_str(&o, "calls=");
 				out_u64(&o, x->count);
@@ -2452,7 +2466,9 @@ static void gen_callgrind(FILE *f, uint64_t target, uint64_t seed)
 	out_u64(&o, total);
 	out_ch(&o, '\n');
 	out_flush(&o);
-	fprintf(stderr, "gen: callgrind %" PRIu64 " bytes: %u functions, %zu call edges, total Ir %" PRIu64 "\n",
+	fprintf(stderr,
+		"gen: callgrind %" PRIu64 " bytes: %u functions, %zu call edges, total Ir %" PRIu64
+		"\n",
 		o.flushed, n, ne, total);
 	free(o.buf);
 	free(seen_fn);
@@ -2565,7 +2581,9 @@ static int gen_shape(FILE *f, const char *kind, uint64_t n)
 			out_str(&o, "\",\"scriptId\":\"1\",\"url\":\"app.js\",\"lineNumber\":");
 			out_mem(&o, tmp, fmt_u64(tmp, (uint64_t)i * 10));
 			out_str(&o, ",\"columnNumber\":1}");
-			out_str(&o, i == 0 ? ",\"children\":[2,4]}" : i == 1 ? ",\"children\":[3]}" : "}");
+			out_str(&o, i == 0   ? ",\"children\":[2,4]}"
+				    : i == 1 ? ",\"children\":[3]}"
+					     : "}");
 		}
 		out_str(&o, "],\"startTime\":0,\"endTime\":");
 		out_mem(&o, tmp, fmt_u64(tmp, n * 110));

@@ -56,11 +56,26 @@ static size_t reserve(struct buf *b, size_t n) /* zeroed, 8-aligned */
 	return at;
 }
 
-static void w8(struct buf *b, size_t at, uint8_t v) { b->p[at] = v; }
-static void w16(struct buf *b, size_t at, uint16_t v) { memcpy(b->p + at, &v, 2); }
-static void w32(struct buf *b, size_t at, uint32_t v) { memcpy(b->p + at, &v, 4); }
-static void w64(struct buf *b, size_t at, uint64_t v) { memcpy(b->p + at, &v, 8); }
-static void wf64(struct buf *b, size_t at, double v) { memcpy(b->p + at, &v, 8); }
+static void w8(struct buf *b, size_t at, uint8_t v)
+{
+	b->p[at] = v;
+}
+static void w16(struct buf *b, size_t at, uint16_t v)
+{
+	memcpy(b->p + at, &v, 2);
+}
+static void w32(struct buf *b, size_t at, uint32_t v)
+{
+	memcpy(b->p + at, &v, 4);
+}
+static void w64(struct buf *b, size_t at, uint64_t v)
+{
+	memcpy(b->p + at, &v, 8);
+}
+static void wf64(struct buf *b, size_t at, double v)
+{
+	memcpy(b->p + at, &v, 8);
+}
 
 static size_t str(struct buf *b, const char *s)
 {
@@ -172,8 +187,8 @@ static void write_meta(const char *path)
 	w64(&b, s0 + 8, str(&b, "a database of bench/gen_hpctoolkit.c"));
 	section(&b, 0, s0);
 	/* identifier names */
-	static const char *const kinds[] = {"SUMMARY", "NODE", "RANK", "THREAD", "GPUDEVICE",
-					    "GPUCONTEXT", "GPUSTREAM", "CORE"};
+	static const char *const kinds[] = {"SUMMARY",	 "NODE",       "RANK",	    "THREAD",
+					    "GPUDEVICE", "GPUCONTEXT", "GPUSTREAM", "CORE"};
 	size_t s1 = reserve(&b, 16);
 	size_t names = reserve(&b, 8 * 8);
 	w64(&b, s1, names);
@@ -330,8 +345,8 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* One profile's value block of the contexts in ids (sorted) with values v[node][2]. */
-static void value_block(struct buf *b, size_t pi, const uint32_t *ids, uint32_t n,
-			const double *v, uint16_t id0, uint16_t id1)
+static void value_block(struct buf *b, size_t pi, const uint32_t *ids, uint32_t n, const double *v,
+			uint16_t id0, uint16_t id1)
 {
 	size_t vals = b->len; /* 10-byte values are unaligned */
 	need(b, (size_t)n * 20);

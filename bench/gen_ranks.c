@@ -25,7 +25,7 @@ static uint32_t next(void)
 	return (uint32_t)(rng >> 16);
 }
 
-#define FUNCS 400
+#define FUNCS	  400
 #define DEPTH_MAX 14
 
 int main(int argc, char **argv)
@@ -41,11 +41,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	static char name[FUNCS][48];
-	static const char *const layer[] = {"solver", "assemble", "precond", "smooth", "exchange",
-					    "reduce", "io", "update"};
+	static const char *const layer[] = {"solver",	"assemble", "precond", "smooth",
+					    "exchange", "reduce",   "io",      "update"};
 	for (int f = 0; f < FUNCS; f++)
-		snprintf(name[f], sizeof(name[f]), "%s_%s_%d", f < 16 ? "MPI" : "app",
-			 layer[f % 8], f);
+		snprintf(name[f], sizeof(name[f]), "%s_%s_%d", f < 16 ? "MPI" : "app", layer[f % 8],
+			 f);
 	/* the pool: paths main;phase_k;f1;f2;...; ends in a kernel or an MPI call */
 	char **path = malloc((size_t)pool * sizeof(*path));
 	for (int s = 0; s < pool; s++) {
@@ -76,8 +76,8 @@ int main(int argc, char **argv)
 			fprintf(o, "%s %d\n", path[s], w);
 		}
 		for (int k = 0; k < 2; k++)
-			fprintf(o, "main;phase_%d;MPI_exchange_4;wait_for_rank_%d %d\n", k, (r + k + 1) % n,
-				10 + (int)(next() % 10));
+			fprintf(o, "main;phase_%d;MPI_exchange_4;wait_for_rank_%d %d\n", k,
+				(r + k + 1) % n, 10 + (int)(next() % 10));
 		fclose(o);
 	}
 	for (int s = 0; s < pool; s++)

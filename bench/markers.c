@@ -49,31 +49,42 @@ static void die(const char *what)
 /* ---- names: string-array indexes 0..NNAMES-1, then "main" ---- */
 
 static const char *const interval_names[] = {
-	"DOMEvent", "UserTiming", "setTimeout", "FileIO", "MinorGC", "Styles", "Paint",
-	"RefreshDriverTick", "Runnable", "JSActorMessage", "CSSTransition", "ImageDecode",
+    "DOMEvent", "UserTiming",	     "setTimeout", "FileIO",	     "MinorGC",	      "Styles",
+    "Paint",	"RefreshDriverTick", "Runnable",   "JSActorMessage", "CSSTransition", "ImageDecode",
 };
 static const char *const tracing_names[] = {
-	"Reflow", "Rasterize", "Composite", "DisplayList", "Layerization", "CC",
-	"FireScrollEvent", "ContentParse", "NotifyDidPaint", "Scripts", "DOMContentLoaded",
-	"ForgetSkippable",
+    "Reflow",	      "Rasterize", "Composite",	       "DisplayList",
+    "Layerization",   "CC",	   "FireScrollEvent",  "ContentParse",
+    "NotifyDidPaint", "Scripts",   "DOMContentLoaded", "ForgetSkippable",
 };
 static const char *const instant_names[] = {
-	"VsyncTimestamp", "TTFI", "Navigation::Start", "LogMessages", "Preference Read",
-	"Jank", "MemoryPressure", "FirstContentfulPaint", "BrowserTabOpened", "Bailout",
-	"IdleTask", "TimeToFirstInteractive",
+    "VsyncTimestamp",	"TTFI",	   "Navigation::Start", "LogMessages",
+    "Preference Read",	"Jank",	   "MemoryPressure",	"FirstContentfulPaint",
+    "BrowserTabOpened", "Bailout", "IdleTask",		"TimeToFirstInteractive",
 };
 static const char *const load_names[] = {
-	"Load 0: https://example.com/", "Load 1: https://example.com/app.js",
-	"Load 2: https://example.com/style.css", "Load 3: https://cdn.example.net/font.woff2",
-	"Load 4: https://example.com/api/items", "Load 5: https://example.com/logo.png",
-	"Load 6: https://example.com/data.json", "Load 7: https://ads.example.org/pixel.gif",
-	"Load 8: https://example.com/worker.js", "Load 9: https://example.com/index.html",
-	"Load 10: https://example.com/manifest.json", "Load 11: https://example.com/feed.xml",
+    "Load 0: https://example.com/",
+    "Load 1: https://example.com/app.js",
+    "Load 2: https://example.com/style.css",
+    "Load 3: https://cdn.example.net/font.woff2",
+    "Load 4: https://example.com/api/items",
+    "Load 5: https://example.com/logo.png",
+    "Load 6: https://example.com/data.json",
+    "Load 7: https://ads.example.org/pixel.gif",
+    "Load 8: https://example.com/worker.js",
+    "Load 9: https://example.com/index.html",
+    "Load 10: https://example.com/manifest.json",
+    "Load 11: https://example.com/feed.xml",
 };
 
 #define NGROUP 12
-enum { G_INTERVAL = 0, G_TRACING = NGROUP, G_INSTANT = 2 * NGROUP, G_LOAD = 3 * NGROUP,
-       NNAMES = 4 * NGROUP };
+enum {
+	G_INTERVAL = 0,
+	G_TRACING = NGROUP,
+	G_INSTANT = 2 * NGROUP,
+	G_LOAD = 3 * NGROUP,
+	NNAMES = 4 * NGROUP
+};
 
 static const char *name_of(uint32_t i)
 {
@@ -159,8 +170,8 @@ static void row(struct cols *c, uint32_t name, int phase, int64_t start_us, int6
 	c->rows++;
 }
 
-static const char *const events[] = {"click", "mousemove", "keydown", "scroll", "load",
-				     "pointerdown"};
+static const char *const events[] = {"click",  "mousemove", "keydown",
+				     "scroll", "load",	    "pointerdown"};
 
 /* An interval's payload, by its name. */
 static void interval_data(uint32_t name, char *buf, size_t n, uint32_t k)
@@ -171,14 +182,15 @@ static void interval_data(uint32_t name, char *buf, size_t n, uint32_t k)
 			 events[k % 6], k % 40, k % 10);
 		break;
 	case 1:
-		snprintf(buf, n, "{\"type\":\"UserTiming\",\"name\":\"measure-%u\",\"entryType\":"
-			 "\"measure\"}", k % 100);
+		snprintf(buf, n,
+			 "{\"type\":\"UserTiming\",\"name\":\"measure-%u\",\"entryType\":"
+			 "\"measure\"}",
+			 k % 100);
 		break;
-	case 2:
-		snprintf(buf, n, "{\"type\":\"Text\",\"name\":\"callback %u\"}", k % 50);
-		break;
+	case 2: snprintf(buf, n, "{\"type\":\"Text\",\"name\":\"callback %u\"}", k % 50); break;
 	case 3:
-		snprintf(buf, n, "{\"type\":\"FileIO\",\"source\":\"PoisonIOInterposer\","
+		snprintf(buf, n,
+			 "{\"type\":\"FileIO\",\"source\":\"PoisonIOInterposer\","
 			 "\"operation\":\"%s\",\"filename\":\"/profile/file-%u.sqlite\"}",
 			 k % 2 ? "read" : "write", k % 20);
 		break;
@@ -187,35 +199,37 @@ static void interval_data(uint32_t name, char *buf, size_t n, uint32_t k)
 			 k % 100000);
 		break;
 	default:
-		snprintf(buf, n, "{\"type\":\"Styles\",\"elementsTraversed\":%u,"
-			 "\"elementsStyled\":%u}", k % 5000, k % 300);
+		snprintf(buf, n,
+			 "{\"type\":\"Styles\",\"elementsTraversed\":%u,"
+			 "\"elementsStyled\":%u}",
+			 k % 5000, k % 300);
 		break;
 	}
 }
 
 static const char schemas[] =
-	"[{\"name\":\"DOMEvent\",\"tooltipLabel\":\"{marker.data.eventType} \\u2014 DOMEvent\","
-	"\"tableLabel\":\"{marker.data.eventType}\",\"display\":[\"marker-chart\","
-	"\"marker-table\"],\"fields\":[{\"key\":\"latency\",\"label\":\"Latency\","
-	"\"format\":\"duration\"},{\"key\":\"eventType\",\"label\":\"Event Type\","
-	"\"format\":\"string\"}]},"
-	"{\"name\":\"UserTiming\",\"tableLabel\":\"{marker.data.name}\",\"display\":"
-	"[\"marker-chart\",\"marker-table\"],\"fields\":[{\"key\":\"name\",\"label\":\"Name\","
-	"\"format\":\"string\"},{\"key\":\"entryType\",\"label\":\"Entry Type\","
-	"\"format\":\"string\"}]},"
-	"{\"name\":\"Text\",\"tableLabel\":\"{marker.name} \\u2014 {marker.data.name}\","
-	"\"display\":[\"marker-chart\",\"marker-table\"],\"fields\":[{\"key\":\"name\","
-	"\"label\":\"Details\",\"format\":\"string\"}]},"
-	"{\"name\":\"FileIO\",\"display\":[\"marker-chart\",\"marker-table\"],\"fields\":["
-	"{\"key\":\"operation\",\"label\":\"Operation\",\"format\":\"string\"},{\"key\":"
-	"\"source\",\"label\":\"Source\",\"format\":\"string\"},{\"key\":\"filename\","
-	"\"label\":\"Filename\",\"format\":\"file-path\"}]},"
-	"{\"name\":\"Styles\",\"display\":[\"marker-chart\",\"marker-table\"],\"fields\":["
-	"{\"key\":\"elementsTraversed\",\"label\":\"Elements traversed\",\"format\":"
-	"\"integer\"},{\"key\":\"elementsStyled\",\"label\":\"Elements styled\",\"format\":"
-	"\"integer\"}]},"
-	"{\"name\":\"tracing\",\"display\":[\"marker-chart\",\"marker-table\"],\"fields\":["
-	"{\"key\":\"category\",\"label\":\"Type\",\"format\":\"string\"}]}]";
+    "[{\"name\":\"DOMEvent\",\"tooltipLabel\":\"{marker.data.eventType} \\u2014 DOMEvent\","
+    "\"tableLabel\":\"{marker.data.eventType}\",\"display\":[\"marker-chart\","
+    "\"marker-table\"],\"fields\":[{\"key\":\"latency\",\"label\":\"Latency\","
+    "\"format\":\"duration\"},{\"key\":\"eventType\",\"label\":\"Event Type\","
+    "\"format\":\"string\"}]},"
+    "{\"name\":\"UserTiming\",\"tableLabel\":\"{marker.data.name}\",\"display\":"
+    "[\"marker-chart\",\"marker-table\"],\"fields\":[{\"key\":\"name\",\"label\":\"Name\","
+    "\"format\":\"string\"},{\"key\":\"entryType\",\"label\":\"Entry Type\","
+    "\"format\":\"string\"}]},"
+    "{\"name\":\"Text\",\"tableLabel\":\"{marker.name} \\u2014 {marker.data.name}\","
+    "\"display\":[\"marker-chart\",\"marker-table\"],\"fields\":[{\"key\":\"name\","
+    "\"label\":\"Details\",\"format\":\"string\"}]},"
+    "{\"name\":\"FileIO\",\"display\":[\"marker-chart\",\"marker-table\"],\"fields\":["
+    "{\"key\":\"operation\",\"label\":\"Operation\",\"format\":\"string\"},{\"key\":"
+    "\"source\",\"label\":\"Source\",\"format\":\"string\"},{\"key\":\"filename\","
+    "\"label\":\"Filename\",\"format\":\"file-path\"}]},"
+    "{\"name\":\"Styles\",\"display\":[\"marker-chart\",\"marker-table\"],\"fields\":["
+    "{\"key\":\"elementsTraversed\",\"label\":\"Elements traversed\",\"format\":"
+    "\"integer\"},{\"key\":\"elementsStyled\",\"label\":\"Elements styled\",\"format\":"
+    "\"integer\"}]},"
+    "{\"name\":\"tracing\",\"display\":[\"marker-chart\",\"marker-table\"],\"fields\":["
+    "{\"key\":\"category\",\"label\":\"Type\",\"format\":\"string\"}]}]";
 
 /* One thread: rows markers, then samples every ms over the span. */
 static void thread(uint32_t t, uint64_t rows, uint64_t *net_id)
@@ -254,14 +268,17 @@ static void thread(uint32_t t, uint64_t rows, uint64_t *net_id)
 			uint32_t nm = G_LOAD + (uint32_t)(id % NGROUP);
 			int64_t mid = now + 10 + below(100), end = mid + 50 + below(5000);
 			snprintf(data, sizeof(data),
-				 "{\"type\":\"Network\",\"id\":%" PRIu64 ",\"status\":\"STATUS_START\","
-				 "\"startTime\":%" PRId64 ".%03d,\"URI\":\"https://example.com/%" PRIu64
-				 "\",\"pri\":0}", id, now / 1000, (int)(now % 1000), id % 1000);
+				 "{\"type\":\"Network\",\"id\":%" PRIu64
+				 ",\"status\":\"STATUS_START\","
+				 "\"startTime\":%" PRId64
+				 ".%03d,\"URI\":\"https://example.com/%" PRIu64 "\",\"pri\":0}",
+				 id, now / 1000, (int)(now % 1000), id % 1000);
 			row(&c, nm, 1, now, mid, 3, data);
 			if (c.rows < rows) {
 				snprintf(data, sizeof(data),
 					 "{\"type\":\"Network\",\"id\":%" PRIu64 ",\"status\":"
-					 "\"STATUS_STOP\",\"URI\":\"https://example.com/%" PRIu64 "\","
+					 "\"STATUS_STOP\",\"URI\":\"https://example.com/%" PRIu64
+					 "\","
 					 "\"pri\":0,\"contentType\":\"text/html\",\"count\":%u}",
 					 id, id % 1000, k % 100000);
 				row(&c, nm, 1, mid, end, 3, data);
@@ -274,7 +291,8 @@ static void thread(uint32_t t, uint64_t rows, uint64_t *net_id)
 	}
 	/* the thread: samples every ms from 1 ms to past the last marker */
 	uint64_t nsamples = (uint64_t)(now / 1000) + 2;
-	fprintf(out, "%s{\"processType\":\"default\",\"processStartupTime\":0,"
+	fprintf(out,
+		"%s{\"processType\":\"default\",\"processStartupTime\":0,"
 		"\"processShutdownTime\":null,\"registerTime\":0,\"unregisterTime\":null,"
 		"\"pausedRanges\":[],\"name\":\"%s\",\"isMainThread\":%s,\"pid\":\"100\","
 		"\"tid\":%u,\"samples\":{\"weight\":null,\"weightType\":\"samples\","
@@ -287,8 +305,8 @@ static void thread(uint32_t t, uint64_t rows, uint64_t *net_id)
 		put(s ? ",1" : "1");
 	fprintf(out, "]},\"markers\":{\"length\":%" PRIu64 ",\"name\":[", c.rows);
 	struct col *cs[] = {&c.name, &c.start, &c.end, &c.phase, &c.cat, &c.data};
-	static const char *const keys[] = {"name", "startTime", "endTime", "phase", "category",
-					   "data"};
+	static const char *const keys[] = {"name",  "startTime", "endTime",
+					   "phase", "category",	 "data"};
 	for (int i = 0; i < 6; i++) {
 		if (i)
 			fprintf(out, "],\"%s\":[", keys[i]);

@@ -129,8 +129,8 @@ int main(int argc, char **argv)
 			ratio[r] = kt[k].api[r] / kt[k].lib[r];
 		printf("%s  pv_view_compute %7.1f ms  view endpoint %7.1f ms  %.3fx "
 		       "(median of per-round ratios %.3fx; answer %zu rows, %zu bytes)\n",
-		       labels[k], ml * 1e3, ma * 1e3, ma / ml, synth_median(ratio, rounds), kt[k].rows,
-		       kt[k].bytes);
+		       labels[k], ml * 1e3, ma * 1e3, ma / ml, synth_median(ratio, rounds),
+		       kt[k].rows, kt[k].bytes);
 	}
 	printf("(medians of %d alternated rounds, a new center each round)\n", rounds);
 	pv_api_free(a);

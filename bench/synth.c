@@ -56,8 +56,9 @@ struct pv_profile *synth_profile(uint32_t nsamples, uint32_t nstacks, uint32_t n
 	pv_frame_ix *frames = malloc(sizeof(*frames) * nfuncs);
 	uint8_t *depth = malloc(nstacks);
 	for (uint32_t f = 0; f < nfuncs; f++) {
-		pv_str_ix name = builder_strf(&b, "ns%u::Class%u<std::vector<int>>::method_%u(int, char const*)",
-					      f % 97, f % 1013, f);
+		pv_str_ix name =
+		    builder_strf(&b, "ns%u::Class%u<std::vector<int>>::method_%u(int, char const*)",
+				 f % 97, f % 1013, f);
 		frames[f] = builder_func_frame(&b, builder_func(&b, name, PV_NONE, PV_NONE, 0));
 	}
 	pv_thread_ix th[4];
@@ -73,9 +74,11 @@ struct pv_profile *synth_profile(uint32_t nsamples, uint32_t nstacks, uint32_t n
 			pre = last;
 		} else {
 			/* branch off an existing stack that is not too deep */
-			pre = b.p->stacks.len ? (pv_stack_ix)(synth_rng() % b.p->stacks.len) : PV_NONE;
+			pre = b.p->stacks.len ? (pv_stack_ix)(synth_rng() % b.p->stacks.len)
+					      : PV_NONE;
 			if (pre != PV_NONE && depth[pre] >= 40)
-				pre = b.p->stacks.prefix[pre] == PV_NONE ? PV_NONE : b.p->stacks.prefix[pre];
+				pre = b.p->stacks.prefix[pre] == PV_NONE ? PV_NONE
+									 : b.p->stacks.prefix[pre];
 		}
 		uint32_t pd = pre == PV_NONE ? 0 : depth[pre] + 1u;
 		pv_stack_ix s = builder_stack(&b, pre, frames[synth_skewed(nfuncs)]);
@@ -100,4 +103,3 @@ struct pv_profile *synth_profile(uint32_t nsamples, uint32_t nstacks, uint32_t n
 	builder_release(&b);
 	return p;
 }
-

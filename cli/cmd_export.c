@@ -9,12 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "pv/export.h"
 #include "pv/import.h"
 #include "pv/query.h"
-#include "cli.h"
 #include "say.h"
-
 
 static void export_usage(FILE *out)
 {

@@ -6,12 +6,13 @@
  * through /api/status and the terminal on standard error. A file that fails to load is reported
  * in one line and its slot answers 500; the server stays up until SIGINT or SIGTERM.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdbool.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include "pv/serve.h"
 #include "say.h"
@@ -42,27 +42,29 @@ struct loader {
 
 static void serve_usage(FILE *out)
 {
-	fputs("usage: profview serve FILE... [OPTIONS]\n"
-	      "\n"
-	      "Serves a local web page of the profiles (timeline, call trees, flame graph, markers,\n"
-	      "source) and prints its URL; runs until interrupted (Ctrl-C).\n"
-	      "\n"
-	      "  --port N           the port to listen on (default: a free one)\n"
-	      "  --host H           the address to bind (default 127.0.0.1)\n"
-	      "  --open             open the page in a browser (xdg-open)\n"
-	      "  --source-root DIR  a folder where the profiles' relative source paths are looked up\n"
-	      "  --format NAME      read every FILE as this format instead of probing it\n"
-	      "  --cache DIR        keep a snapshot of each file in DIR and open it from there\n"
-	      "                     next time (profview snapshot --help)\n"
-	      "  --base BASE        compare every FILE with the profile BASE: the Diff tab and\n"
-	      "                     the red/blue flame graph (profview diff BASE FILE)\n"
-	      "  --token T          the URL's token instead of a random one (for tests)\n"
-	      "  --quiet            no loading progress on standard error\n"
-	      "  -h, --help         this text\n"
-	      "\n"
-	      "The URL holds a random token; the server answers only requests that carry it and\n"
-	      "name this machine's loopback address in their Host header.\n",
-	      out);
+	fputs(
+	    "usage: profview serve FILE... [OPTIONS]\n"
+	    "\n"
+	    "Serves a local web page of the profiles (timeline, call trees, flame graph, markers,\n"
+	    "source) and prints its URL; runs until interrupted (Ctrl-C).\n"
+	    "\n"
+	    "  --port N           the port to listen on (default: a free one)\n"
+	    "  --host H           the address to bind (default 127.0.0.1)\n"
+	    "  --open             open the page in a browser (xdg-open)\n"
+	    "  --source-root DIR  a folder where the profiles' relative source paths are looked "
+	    "up\n"
+	    "  --format NAME      read every FILE as this format instead of probing it\n"
+	    "  --cache DIR        keep a snapshot of each file in DIR and open it from there\n"
+	    "                     next time (profview snapshot --help)\n"
+	    "  --base BASE        compare every FILE with the profile BASE: the Diff tab and\n"
+	    "                     the red/blue flame graph (profview diff BASE FILE)\n"
+	    "  --token T          the URL's token instead of a random one (for tests)\n"
+	    "  --quiet            no loading progress on standard error\n"
+	    "  -h, --help         this text\n"
+	    "\n"
+	    "The URL holds a random token; the server answers only requests that carry it and\n"
+	    "name this machine's loopback address in their Host header.\n",
+	    out);
 }
 
 static double now_s(void)
@@ -112,7 +114,8 @@ static void *load_all(void *arg)
 			const char *ver = pv_str(p, p->meta.format_version);
 			char file[1024];
 			pv_escape_controls(file, sizeof(file), l->files[i]);
-			fprintf(stderr, "profview: loaded %s (%s%s%s, %u thread%s, %u samples, %u "
+			fprintf(stderr,
+				"profview: loaded %s (%s%s%s, %u thread%s, %u samples, %u "
 				"markers%s) in %.1f s\n",
 				file, pv_str(p, p->meta.format), *ver ? " " : "", ver,
 				p->threads.len, p->threads.len == 1 ? "" : "s", p->samples.len,
@@ -159,9 +162,9 @@ static void show_progress(struct loader *l, bool tty, int *last_phase, uint32_t 
 	pthread_mutex_lock(&l->out_lock);
 	if (atomic_load(&l->current) == i) {
 		if (total)
-			fprintf(stderr, "%sprofview: %s %s: %s of %s (%.0f%%)%s", tty ? "\r\033[K" : "",
-				name, file, db, tb, 100.0 * (double)done / (double)total,
-				tty ? "" : "\n");
+			fprintf(stderr, "%sprofview: %s %s: %s of %s (%.0f%%)%s",
+				tty ? "\r\033[K" : "", name, file, db, tb,
+				100.0 * (double)done / (double)total, tty ? "" : "\n");
 		else
 			fprintf(stderr, "%sprofview: %s %s: %s%s", tty ? "\r\033[K" : "", name,
 				file, db, tty ? "" : "\n");
@@ -204,17 +207,17 @@ int cmd_serve(int argc, char **argv)
 	struct pv_error opt_err;
 	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_CACHE, O_BASE };
 	static const struct option longopts[] = {
-		{"port", required_argument, NULL, O_PORT},
-		{"host", required_argument, NULL, O_HOST},
-		{"open", no_argument, NULL, O_OPEN},
-		{"source-root", required_argument, NULL, O_ROOT},
-		{"token", required_argument, NULL, O_TOKEN},
-		{"quiet", no_argument, NULL, O_QUIET},
-		{"format", required_argument, NULL, O_FORMAT},
-		{"cache", required_argument, NULL, O_CACHE},
-		{"base", required_argument, NULL, O_BASE},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"port", required_argument, NULL, O_PORT},
+	    {"host", required_argument, NULL, O_HOST},
+	    {"open", no_argument, NULL, O_OPEN},
+	    {"source-root", required_argument, NULL, O_ROOT},
+	    {"token", required_argument, NULL, O_TOKEN},
+	    {"quiet", no_argument, NULL, O_QUIET},
+	    {"format", required_argument, NULL, O_FORMAT},
+	    {"cache", required_argument, NULL, O_CACHE},
+	    {"base", required_argument, NULL, O_BASE},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	optind = 1;
 	opterr = 0;
@@ -225,8 +228,10 @@ int cmd_serve(int argc, char **argv)
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 			if (!*optarg || *end || v > 65535) {
-				cli_say("error", "--port takes 0 to 65535, not '%s' (see "
-					"'profview serve --help')", optarg);
+				cli_say("error",
+					"--port takes 0 to 65535, not '%s' (see "
+					"'profview serve --help')",
+					optarg);
 				return 2;
 			}
 			o.port = (uint16_t)v;
@@ -248,12 +253,16 @@ int cmd_serve(int argc, char **argv)
 		case O_BASE: base = optarg; break;
 		case 'h': serve_usage(stdout); return 0;
 		case ':':
-			cli_say("error", "option '%s' needs a value (see 'profview serve "
-				"--help')", argv[optind - 1]);
+			cli_say("error",
+				"option '%s' needs a value (see 'profview serve "
+				"--help')",
+				argv[optind - 1]);
 			return 2;
 		default:
-			cli_say("error", "unknown option '%s' (see 'profview serve "
-				"--help')", argv[optind - 1]);
+			cli_say("error",
+				"unknown option '%s' (see 'profview serve "
+				"--help')",
+				argv[optind - 1]);
 			return 2;
 		}
 	}
@@ -273,8 +282,8 @@ int cmd_serve(int argc, char **argv)
 		files[i] = argv[optind + (int)i];
 	if (files && base)
 		files[nfiles] = (char *)base;
-	struct loader l = {.a = a, .files = files, .nr = nfiles + (base != NULL),
-			   .imp = imp, .quiet = o.quiet};
+	struct loader l = {
+	    .a = a, .files = files, .nr = nfiles + (base != NULL), .imp = imp, .quiet = o.quiet};
 	pthread_mutex_init(&l.out_lock, NULL);
 	l.slots = files ? calloc(l.nr, sizeof(*l.slots)) : NULL;
 	for (uint32_t i = 0; l.slots && i < l.nr; i++)
@@ -310,7 +319,8 @@ int cmd_serve(int argc, char **argv)
 		return err.code == PV_ENOMEM ? 1 : 2;
 	}
 	if (pv_server_public(srv))
-		cli_say("warning", "--host %s makes the page reachable from other machines "
+		cli_say("warning",
+			"--host %s makes the page reachable from other machines "
 			"(the token in the URL is still required; anyone who sees the URL can read "
 			"the profiles and their sources)",
 			o.host);

@@ -56,8 +56,9 @@ static int resolve_markers(const char *path, const struct pv_profile *p, const s
 		struct sbuf scope = SBUF_INIT;
 		rc = pv_marker_cause_scope(ms, n, &scope);
 		if (rc == 0)
-			cli_say("error", "%s: --center-from-marker: marker %u (%s) has no cause stack",
-				path, n, ms->name[n]);
+			cli_say("error",
+				"%s: --center-from-marker: marker %u (%s) has no cause stack", path,
+				n, ms->name[n]);
 		pv_markers_free(ms);
 		int added = rc == 1 ? pv_query_add_center(q, sbuf_str(&scope)) : 0;
 		sbuf_release(&scope);

@@ -186,21 +186,20 @@ static void usage(FILE *out)
 	      "  --flame               the differential flame graph the page draws, as JSON\n"
 	      "\n",
 	      out);
-	fputs(
-	    "flame, activity (the page's graphs, as JSON):\n"
-	    "  --max-nodes N, --width PX   flame: the heaviest N nodes (20000), none under a\n"
-	    "                        pixel of a graph PX pixels wide\n"
-	    "  --buckets N, --start MS, --end MS   activity: N time buckets (400) over the\n"
-	    "                        window (default the profile's span)\n"
-	    "\n"
-	    "other options:\n"
-	    "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
-	    "  --format NAME   read FILE as this format instead of probing it\n"
-	    "  --cache DIR     keep a snapshot of each file read in DIR (keyed by its path,\n"
-	    "                  size and modification time) and open it from there next time\n"
-	    "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
-	    "  -h, --help      this text;  --version   the version\n",
-	    out);
+	fputs("flame, activity (the page's graphs, as JSON):\n"
+	      "  --max-nodes N, --width PX   flame: the heaviest N nodes (20000), none under a\n"
+	      "                        pixel of a graph PX pixels wide\n"
+	      "  --buckets N, --start MS, --end MS   activity: N time buckets (400) over the\n"
+	      "                        window (default the profile's span)\n"
+	      "\n"
+	      "other options:\n"
+	      "  --query Q       a whole query as a URL query string or JSON (from 'query')\n"
+	      "  --format NAME   read FILE as this format instead of probing it\n"
+	      "  --cache DIR     keep a snapshot of each file read in DIR (keyed by its path,\n"
+	      "                  size and modification time) and open it from there next time\n"
+	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
+	      "  -h, --help      this text;  --version   the version\n",
+	      out);
 }
 
 __attribute__((format(printf, 2, 0))) static int vfail_usage(const char *cmd, const char *fmt,

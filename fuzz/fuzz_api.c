@@ -20,9 +20,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const files[] = {
-	"tests/data/collapsed/worked-example.txt",
-	"tests/data/corpus/firefox/generated-processed-v70-from-gecko.json",
-	"tests/data/chrome/trace-event-multi-thread-with-samples.json",
+    "tests/data/collapsed/worked-example.txt",
+    "tests/data/corpus/firefox/generated-processed-v70-from-gecko.json",
+    "tests/data/chrome/trace-event-multi-thread-with-samples.json",
 };
 
 static struct pv_api *api(void)

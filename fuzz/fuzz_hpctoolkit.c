@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pv_error err;
 	pv_error_clear(&err);
 	int rc = strcmp(HPC_KIND, "metric-db") == 0 ? hpc_xml_file(HPC_KIND, data, size, &err)
-						      : hpc_v4_file(HPC_KIND, data, size, &err);
+						    : hpc_v4_file(HPC_KIND, data, size, &err);
 	if (rc > 0 || (rc < 0 && !err.msg[0])) {
 		fprintf(stderr, "fuzz: reading a %s failed without a message (status %d)\n",
 			HPC_KIND, rc);

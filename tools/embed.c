@@ -247,7 +247,8 @@ int main(int argc, char **argv)
 		struct buf data = {0};
 		read_file(full, &data);
 		free(full);
-		putf(&c, "static const unsigned char asset_%zu[%zu] = {", i, data.len ? data.len : 1);
+		putf(&c, "static const unsigned char asset_%zu[%zu] = {", i,
+		     data.len ? data.len : 1);
 		for (size_t j = 0; j < data.len; j++)
 			putf(&c, "%s%u,", j % 20 == 0 ? "\n\t" : "", (unsigned char)data.p[j]);
 		if (!data.len)

@@ -14,12 +14,13 @@
  * 0.9.75's epoll pool, a burst of 1,000 connections left one now and then unserved until its
  * timeout; and not a thread per connection, which deadlocked under the same burst.)
  */
+#include <arpa/inet.h>
 #include <errno.h>
-#include <stdatomic.h>
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,24 +28,24 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <arpa/inet.h>
 
 #include <unistd.h>
 
 #include "api.h"
 #include "gate.h"
 
-#define SERVER_THREADS 4       /* the library's pool of polling threads */
-#define SERVER_CONNECTIONS 512 /* connections past the gate (the library's own limit is above:
-				* its workers' share of it never reached) */
-#define SERVER_TIMEOUT_S 15    /* an idle keep-alive connection is closed after this */
+#define SERVER_THREADS 4 /* the library's pool of polling threads */
+#define SERVER_CONNECTIONS                                                                    \
+	512		      /* connections past the gate (the library's own limit is above: \
+			       * its workers' share of it never reached) */
+#define SERVER_TIMEOUT_S   15 /* an idle keep-alive connection is closed after this */
 #define SERVER_CONN_MEMORY (64 * 1024)
-#define MAX_HOSTS 5
+#define MAX_HOSTS	   5
 
 /* script-src 'self' and nothing from elsewhere; the page's own CSS may set inline styles */
-#define CSP                                                                                        \
-	"default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "                \
-	"img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; "       \
+#define CSP                                                                                  \
+	"default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "          \
+	"img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; " \
 	"form-action 'none'; frame-ancestors 'none'"
 
 struct pv_server {
@@ -55,7 +56,7 @@ struct pv_server {
 	char token[65];
 	size_t token_len;
 	uint16_t port;
-	bool public;  /* bound beyond the loopback */
+	bool public; /* bound beyond the loopback */
 	uint32_t nr_hosts;
 	char hosts[MAX_HOSTS][300]; /* accepted Host header values */
 };
@@ -103,12 +104,12 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 }
 
 const struct server_header server_headers[] = {
-	{MHD_HTTP_HEADER_CACHE_CONTROL, "no-store"},
-	{"X-Content-Type-Options", "nosniff"},
-	{"Content-Security-Policy", CSP},
-	{"Referrer-Policy", "no-referrer"},
-	{"X-Frame-Options", "DENY"},
-	{"Cross-Origin-Resource-Policy", "same-origin"},
+    {MHD_HTTP_HEADER_CACHE_CONTROL, "no-store"},
+    {"X-Content-Type-Options", "nosniff"},
+    {"Content-Security-Policy", CSP},
+    {"Referrer-Policy", "no-referrer"},
+    {"X-Frame-Options", "DENY"},
+    {"Cross-Origin-Resource-Policy", "same-origin"},
 };
 const size_t server_nr_headers = sizeof(server_headers) / sizeof(server_headers[0]);
 
@@ -232,8 +233,8 @@ static int unreachable_listener(void)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/s", dir);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-		  listen(fd, 1) == 0;
+	bool ok =
+	    fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(fd, 1) == 0;
 	unlink(sa.sun_path);
 	rmdir(dir);
 	if (!ok && fd >= 0)
@@ -247,8 +248,8 @@ static bool token_chars(const char *t)
 	if (n == 0 || n > 64)
 		return false;
 	for (; *t; t++)
-		if (!((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || (*t >= '0' && *t <= '9') ||
-		      *t == '-' || *t == '_'))
+		if (!((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') ||
+		      (*t >= '0' && *t <= '9') || *t == '-' || *t == '_'))
 			return false;
 	return true;
 }
@@ -264,7 +265,8 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 	if (o && o->token) {
 		if (!token_chars(o->token)) {
 			free(s);
-			return pv_error_set(err, PV_EINVAL, "--token takes 1 to 64 of A-Z a-z 0-9 - _");
+			return pv_error_set(err, PV_EINVAL,
+					    "--token takes 1 to 64 of A-Z a-z 0-9 - _");
 		}
 		snprintf(s->token, sizeof(s->token), "%s", o->token);
 	} else {
@@ -274,7 +276,8 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 			ssize_t k = getrandom(r + got, sizeof(r) - got, 0);
 			if (k <= 0) {
 				free(s);
-				return pv_error_set(err, PV_EIO, "cannot get random bytes for the token");
+				return pv_error_set(err, PV_EIO,
+						    "cannot get random bytes for the token");
 			}
 			got += (size_t)k;
 		}
@@ -284,8 +287,10 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 	s->token_len = strlen(s->token);
 
 	/* the address to bind */
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-				 .ai_flags = AI_PASSIVE}, *res = NULL;
+	struct addrinfo hints = {.ai_family = AF_UNSPEC,
+				 .ai_socktype = SOCK_STREAM,
+				 .ai_flags = AI_PASSIVE},
+			*res = NULL;
 	int gai = getaddrinfo(host, NULL, &hints, &res);
 	if (gai || !res) {
 		free(s);
@@ -338,26 +343,24 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 	int dummy = unreachable_listener();
 	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC;
 	s->d = dummy < 0 ? NULL
-			 : MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
-					    MHD_OPTION_LISTEN_SOCKET, dummy,
-					    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVER_THREADS,
-					    /* per worker: the pool splits the limit, and its
-					     * sockets are not spread evenly (gate.h) */
-					    MHD_OPTION_CONNECTION_LIMIT,
-					    (unsigned)(SERVER_CONNECTIONS + 64) * SERVER_THREADS,
-					    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVER_TIMEOUT_S,
-					    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-					    (size_t)SERVER_CONN_MEMORY,
-					    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)0,
-					    MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
-					    MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
-					    MHD_OPTION_NOTIFY_CONNECTION, connection_note, s,
-					    MHD_OPTION_END);
+			 : MHD_start_daemon(
+			       flags, 0, NULL, NULL, handle, s, MHD_OPTION_LISTEN_SOCKET, dummy,
+			       MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVER_THREADS,
+			       /* per worker: the pool splits the limit, and its
+				* sockets are not spread evenly (gate.h) */
+			       MHD_OPTION_CONNECTION_LIMIT,
+			       (unsigned)(SERVER_CONNECTIONS + 64) * SERVER_THREADS,
+			       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVER_TIMEOUT_S,
+			       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVER_CONN_MEMORY,
+			       MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)0,
+			       MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
+			       MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+			       MHD_OPTION_NOTIFY_CONNECTION, connection_note, s, MHD_OPTION_END);
 	if (!s->d && dummy >= 0)
 		close(dummy);
 	if (s->d)
-		s->gate = gate_start(lfd, s->d, o ? o->head_timeout_ms : 0, &s->live,
-				     SERVER_CONNECTIONS);
+		s->gate =
+		    gate_start(lfd, s->d, o ? o->head_timeout_ms : 0, &s->live, SERVER_CONNECTIONS);
 	if (!s->d || !s->gate) {
 		if (s->d)
 			MHD_stop_daemon(s->d);
@@ -386,9 +389,11 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 		char url[512];
 		const char *shown = v6 ? NULL : addr;
 		if (v6)
-			snprintf(url, sizeof(url), "http://[%s]:%u/%s/", addr, (unsigned)s->port, s->token);
+			snprintf(url, sizeof(url), "http://[%s]:%u/%s/", addr, (unsigned)s->port,
+				 s->token);
 		else
-			snprintf(url, sizeof(url), "http://%s:%u/%s/", shown, (unsigned)s->port, s->token);
+			snprintf(url, sizeof(url), "http://%s:%u/%s/", shown, (unsigned)s->port,
+				 s->token);
 		*url_out = strdup(url);
 		if (!*url_out) {
 			pv_server_stop(s);

@@ -14,21 +14,21 @@
 
 enum pv_status {
 	PV_OK = 0,
-	PV_ENOMEM = -1,  /* allocation failed */
-	PV_EIO = -2,     /* the file could not be read */
+	PV_ENOMEM = -1,	 /* allocation failed */
+	PV_EIO = -2,	 /* the file could not be read */
 	PV_EFORMAT = -3, /* no importer recognises the input, or a version we do not read */
-	PV_EPARSE = -4,  /* malformed input */
-	PV_ELIMIT = -5,  /* input past a documented limit */
-	PV_EINVAL = -6,  /* bad argument (unknown metric, thread, format name, ...) */
+	PV_EPARSE = -4,	 /* malformed input */
+	PV_ELIMIT = -5,	 /* input past a documented limit */
+	PV_EINVAL = -6,	 /* bad argument (unknown metric, thread, format name, ...) */
 };
 
 struct pv_error {
-	int code;       /* enum pv_status */
-	char msg[512];  /* one line, lowercase, no trailing full stop */
-	uint64_t line;  /* 1-based line of a text input, 0 when unknown */
+	int code;	 /* enum pv_status */
+	char msg[512];	 /* one line, lowercase, no trailing full stop */
+	uint64_t line;	 /* 1-based line of a text input, 0 when unknown */
 	uint64_t column; /* 1-based column (bytes), 0 when unknown */
 	uint64_t offset; /* byte offset into the (decompressed) input */
-	int has_pos;    /* 1 when line/column are set, 2 when only the byte offset is */
+	int has_pos;	 /* 1 when line/column are set, 2 when only the byte offset is */
 };
 
 /* Constant text for a status code. */
@@ -47,6 +47,6 @@ size_t pv_escape_controls(char *dst, size_t cap, const char *src);
 /* Fills err (NULL allowed) with code and a printf-style message, control bytes escaped
  * (pv_escape_controls); returns code. */
 int pv_error_set(struct pv_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

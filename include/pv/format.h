@@ -40,10 +40,10 @@ int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts
  * The difference of two profiles (diff.h) in its view's shape: text with base, base%, new,
  * new%, delta and delta% (relative to the base) columns per metric; JSON {"metric", "unit",
  * "normalize", "metrics": [{"name", "base_name", "unit", "base_total", "base_scaled",
- * "new_total"}], "view", "sort", "column" ("self" or "total": the one the text shows), "center"?, "callers"?, "rows": [ROW]}, ROW {"name", "kind",
- * "module", "file", "line", "side": "both"|"base"|"new", "base": {"total", "self"}, "new",
- * "delta", "values"? (the other metrics'), "children"}. pv_json_diff writes the object into j
- * (the page's /api/diff answer).
+ * "new_total"}], "view", "sort", "column" ("self" or "total": the one the text shows), "center"?,
+ * "callers"?, "rows": [ROW]}, ROW {"name", "kind", "module", "file", "line", "side":
+ * "both"|"base"|"new", "base": {"total", "self"}, "new", "delta", "values"? (the other metrics'),
+ * "children"}. pv_json_diff writes the object into j (the page's /api/diff answer).
  */
 struct pv_diff;
 int pv_print_diff(FILE *out, const struct pv_diff *d, const struct pv_print_opts *o);
@@ -94,8 +94,8 @@ int pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows,
 struct pv_view_answer {
 	const char *const *open; /* keys of the tree rows whose children are sent */
 	uint32_t nr_open;
-	uint32_t per_parent; /* trees: at most this many rows of each list, then a "more" row
-			      * (0: all) */
+	uint32_t per_parent;	/* trees: at most this many rows of each list, then a "more" row
+				 * (0: all) */
 	uint32_t offset, limit; /* flat and top: the rows sent */
 	bool opened;		/* open the heaviest path (its rows' keys as "opened") */
 	uint32_t heaviest;	/* its rows, at most (PV_HEAVIEST_MAX) */
@@ -128,8 +128,7 @@ int pv_json_thread_costs(struct pv_json *j, const struct pv_view *v, const char 
  * lines of the functions q's centers name. */
 int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_query *q,
 		   pv_source_ix id, const char *text, size_t len);
-int pv_json_activity(struct pv_json *j, const struct pv_activity *a,
-		     const struct pv_markers *ms);
+int pv_json_activity(struct pv_json *j, const struct pv_activity *a, const struct pv_markers *ms);
 int pv_json_marker_chart(struct pv_json *j, const struct pv_markers *ms,
 			 const struct pv_marker_chart *ch);
 

@@ -44,7 +44,7 @@ struct pv_flame {
 	const struct pv_view *v;
 	const struct pv_diff *diff; /* a differential flame graph (pv/diff.h): row[] names rows of
 				     * the diff's trees, v is its new view; NULL otherwise */
-	uint32_t nr_graphs; /* 1, or 2 for a butterfly */
+	uint32_t nr_graphs;	    /* 1, or 2 for a butterfly */
 	uint32_t len;
 	uint8_t *graph;		/* 0: v->tree, 1: v->callers */
 	uint32_t *row;		/* a row of the graph's tree, PV_NONE for a virtual root */

@@ -39,17 +39,17 @@ struct pv_markers {
 	const struct pv_profile *p;
 	uint32_t len;
 	int64_t *start_ns;
-	int64_t *end_ns;          /* PV_TIME_NONE: an instant */
-	const char **name;        /* profile strings, or "IPCOut", "SyncIPCIn", ... */
-	pv_cat_ix *category;      /* PV_NONE when unknown */
+	int64_t *end_ns;     /* PV_TIME_NONE: an instant */
+	const char **name;   /* profile strings, or "IPCOut", "SyncIPCIn", ... */
+	pv_cat_ix *category; /* PV_NONE when unknown */
 	pv_thread_ix *thread;
-	uint8_t *flags;           /* enum pv_marker_flag */
+	uint8_t *flags;		  /* enum pv_marker_flag */
 	uint32_t *raw;		  /* raw rows of marker i: raw[2i], raw[2i+1] (PV_NONE if one;
 				   * both for a synthetic marker) */
-	const char **data;        /* the payload as compact JSON text, NULL when none; pairs merged
+	const char **data;	  /* the payload as compact JSON text, NULL when none; pairs merged
 				   * (the end's keys win) */
 	pv_stack_ix *cause_stack; /* PV_NONE when none */
-	int64_t *cause_time_ns;   /* PV_TIME_NONE when unknown */
+	int64_t *cause_time_ns;	  /* PV_TIME_NONE when unknown */
 	int64_t *thread_start_ns, *thread_end_ns; /* the range of each thread (see above) */
 	/* schemas: the profile's (meta.marker_schema) and the built-in IPC, Network, Jank */
 	uint32_t nr_schemas;
@@ -99,12 +99,11 @@ static inline int64_t pv_time_add(int64_t a, int64_t d)
 static inline int64_t pv_marker_duration(const struct pv_markers *ms, uint32_t i)
 {
 	return ms->end_ns[i] == PV_TIME_NONE ? PV_TIME_NONE
-					      : pv_time_diff(ms->end_ns[i], ms->start_ns[i]);
+					     : pv_time_diff(ms->end_ns[i], ms->start_ns[i]);
 }
 
 /* The schema for a payload type, NULL when there is none. */
-const struct pv_marker_schema *pv_marker_schema_find(const struct pv_markers *ms,
-						     const char *type);
+const struct pv_marker_schema *pv_marker_schema_find(const struct pv_markers *ms, const char *type);
 
 /* Where a marker may be shown: the locations of a schema's "display" list. */
 enum pv_marker_display {
@@ -136,7 +135,7 @@ struct pv_marker_field {
 	const char *key;   /* NULL for a static row of an old Gecko schema */
 	const char *label; /* the schema's label, else the key */
 	const char *value; /* formatted */
-	bool hidden;       /* out of tooltips and the sidebar; still in labels and search */
+	bool hidden;	   /* out of tooltips and the sidebar; still in labels and search */
 };
 
 /*
@@ -144,10 +143,10 @@ struct pv_marker_field {
  * with pv_marker_detail_release. Pointers are valid until the next pv_marker_detail call on it.
  */
 struct pv_marker_detail {
-	const char *type;          /* the payload's "type", NULL when none */
-	const char *label[3];      /* by enum pv_label_kind, with doc/markers.md's fallbacks */
-	const char *description;   /* NULL when the schema has none */
-	uint32_t nr_fields;        /* the schema's fields that have a value, in schema order */
+	const char *type;	 /* the payload's "type", NULL when none */
+	const char *label[3];	 /* by enum pv_label_kind, with doc/markers.md's fallbacks */
+	const char *description; /* NULL when the schema has none */
+	uint32_t nr_fields;	 /* the schema's fields that have a value, in schema order */
 	struct pv_marker_field *fields;
 	/* private */
 	struct sbuf buf, raw;
@@ -183,8 +182,7 @@ void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct sbu
  * The cause stack of marker i as function names from the leaf to the root (one per frame);
  * returns how many, 0 when the marker has none. names may be NULL to count.
  */
-uint32_t pv_marker_cause(const struct pv_markers *ms, uint32_t i, const char **names,
-			 uint32_t cap);
+uint32_t pv_marker_cause(const struct pv_markers *ms, uint32_t i, const char **names, uint32_t cap);
 /*
  * The cause stack of marker i as a center (query.h): "path:ROOT;...;LEAF", function names from
  * the root, into out (replacing its text). Returns 1, 0 when the marker has no cause stack, or
@@ -212,16 +210,16 @@ bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,
 /* ---- a selection, as the marker table shows it ---- */
 
 enum pv_marker_order {
-	PV_MARKERS_BY_START = 0,  /* the list's own order */
-	PV_MARKERS_BY_DURATION,   /* longest first; instants and incomplete ones last, by start */
+	PV_MARKERS_BY_START = 0, /* the list's own order */
+	PV_MARKERS_BY_DURATION,	 /* longest first; instants and incomplete ones last, by start */
 };
 
 struct pv_marker_select {
 	const struct pv_marker_search *search; /* NULL: every marker */
-	const pv_thread_ix *threads;           /* NULL or none: every thread */
+	const pv_thread_ix *threads;	       /* NULL or none: every thread */
 	uint32_t nr_threads;
-	bool has_range;   /* keep markers that overlap [range_start_ns, range_end_ns): start before
-			   * its end, and end (start for an instant) at or after its start */
+	bool has_range; /* keep markers that overlap [range_start_ns, range_end_ns): start before
+			 * its end, and end (start for an instant) at or after its start */
 	int64_t range_start_ns, range_end_ns;
 	enum pv_marker_order order;
 };
@@ -254,14 +252,14 @@ struct pv_marker_chart {
 	pv_cat_ix *row_category; /* PV_NONE when unknown */
 	uint32_t *row_first;	 /* nr_rows + 1 */
 	uint32_t nr_entries;
-	uint32_t *marker; /* the first marker of the entry */
-	uint32_t *merged; /* markers in the entry (1: one) */
+	uint32_t *marker;		  /* the first marker of the entry */
+	uint32_t *merged;		  /* markers in the entry (1: one) */
 	int64_t *start_ns_of, *end_ns_of; /* the entry's span; end PV_TIME_NONE: one instant */
 };
 
 /* Returns 0 or PV_ENOMEM; width >= 1. */
-int pv_marker_chart(const struct pv_markers *ms, const struct pv_marker_select *sel,
-		    uint32_t width, struct pv_marker_chart **out);
+int pv_marker_chart(const struct pv_markers *ms, const struct pv_marker_select *sel, uint32_t width,
+		    struct pv_marker_chart **out);
 void pv_marker_chart_free(struct pv_marker_chart *ch);
 
 /* How many distinct names the markers have; PV_NONE when out of memory. */
@@ -271,10 +269,10 @@ uint32_t pv_marker_names(const struct pv_markers *ms);
 
 struct pv_marker_summary_row {
 	const char *name;
-	uint64_t count;      /* markers of this name */
+	uint64_t count;	     /* markers of this name */
 	uint64_t instant;    /* of which instants (no duration) */
 	uint64_t incomplete; /* of which incomplete (duration unknown) */
-	uint64_t timed;      /* with a known duration: the rest; the durations below are theirs */
+	uint64_t timed;	     /* with a known duration: the rest; the durations below are theirs */
 	int64_t total_ns, min_ns, median_ns, max_ns; /* 0 when timed is 0; median of an even
 						      * count: the mean of the middle two */
 };

@@ -37,9 +37,9 @@ typedef uint32_t pv_thread_ix;
 typedef uint32_t pv_metric_ix;
 typedef uint32_t pv_marker_ix;
 
-#define PV_NONE UINT32_MAX
+#define PV_NONE	     UINT32_MAX
 #define PV_TIME_NONE INT64_MIN
-#define PV_ID_NONE INT64_MIN
+#define PV_ID_NONE   INT64_MIN
 #define PV_ADDR_NONE UINT64_MAX
 
 enum pv_module_kind {
@@ -47,7 +47,7 @@ enum pv_module_kind {
 	PV_MODULE_BINARY,   /* the main executable */
 	PV_MODULE_LIBRARY,  /* a shared library */
 	PV_MODULE_KERNEL,   /* the kernel or a kernel module */
-	PV_MODULE_JIT,      /* JIT-compiled code */
+	PV_MODULE_JIT,	    /* JIT-compiled code */
 	PV_MODULE_RESOURCE, /* a script URL, an add-on, a web host */
 };
 
@@ -70,7 +70,7 @@ enum pv_marker_phase {
 struct pv_strings {
 	uint32_t len, cap;
 	const char **ptr; /* NUL-terminated, in the profile's arena */
-	uint32_t *size;   /* byte length without the NUL */
+	uint32_t *size;	  /* byte length without the NUL */
 };
 
 struct pv_categories {
@@ -88,9 +88,9 @@ struct pv_subcategories {
 
 struct pv_modules {
 	uint32_t len, cap;
-	pv_str_ix *name;  /* short name: libc.so.6, XUL, https://example.com */
-	pv_str_ix *path;  /* full path or URL, 0 when unknown */
-	uint8_t *kind;    /* enum pv_module_kind */
+	pv_str_ix *name; /* short name: libc.so.6, XUL, https://example.com */
+	pv_str_ix *path; /* full path or URL, 0 when unknown */
+	uint8_t *kind;	 /* enum pv_module_kind */
 };
 
 struct pv_sources {
@@ -103,7 +103,7 @@ struct pv_funcs {
 	pv_str_ix *name;
 	pv_module_ix *module; /* PV_NONE when unknown */
 	pv_source_ix *source; /* PV_NONE when unknown */
-	uint32_t *line;       /* first line, 0 when unknown */
+	uint32_t *line;	      /* first line, 0 when unknown */
 	uint32_t *column;     /* column of its first line (JavaScript: two functions of one line
 			       * are two functions), 0 when unknown; always 0 without a line */
 };
@@ -124,15 +124,15 @@ enum pv_frame_kind {
 struct pv_frames {
 	uint32_t len, cap;
 	pv_func_ix *func;
-	uint32_t *line;        /* 0 when unknown */
-	uint32_t *column;      /* 0 when unknown */
-	uint64_t *addr;        /* module-relative when the module is known; PV_ADDR_NONE */
+	uint32_t *line;	  /* 0 when unknown */
+	uint32_t *column; /* 0 when unknown */
+	uint64_t *addr;	  /* module-relative when the module is known; PV_ADDR_NONE */
 	uint16_t *inline_depth;
-	pv_cat_ix *category;   /* PV_NONE: inherited from the caller */
+	pv_cat_ix *category; /* PV_NONE: inherited from the caller */
 	uint16_t *subcategory;
-	uint8_t *kind;         /* enum pv_frame_kind */
-	pv_source_ix *source;  /* the file of the frame's line when it is not its function's
-				* (code inlined from a header, a macro); PV_NONE: the function's */
+	uint8_t *kind;	      /* enum pv_frame_kind */
+	pv_source_ix *source; /* the file of the frame's line when it is not its function's
+			       * (code inlined from a header, a macro); PV_NONE: the function's */
 };
 
 struct pv_stacks {
@@ -145,8 +145,8 @@ struct pv_threads {
 	uint32_t len, cap;
 	pv_str_ix *name;
 	pv_str_ix *process_name;
-	pv_str_ix *process_type;   /* Firefox's "default", "tab", "gpu"...; 0 when unknown */
-	int64_t *pid, *tid;        /* PV_ID_NONE when unknown */
+	pv_str_ix *process_type;    /* Firefox's "default", "tab", "gpu"...; 0 when unknown */
+	int64_t *pid, *tid;	    /* PV_ID_NONE when unknown */
 	int64_t *start_ns, *end_ns; /* registered lifetime; PV_TIME_NONE when unknown */
 	uint32_t *sample_begin, *sample_end;
 };
@@ -155,7 +155,7 @@ struct pv_samples {
 	uint32_t len, cap;
 	pv_stack_ix *stack; /* PV_NONE: a sample without a stack */
 	int64_t *time_ns;
-	int64_t **weight;   /* [metric][sample]; NULL column = every sample weighs 1 */
+	int64_t **weight;    /* [metric][sample]; NULL column = every sample weighs 1 */
 	uint32_t *label_set; /* [sample]: a row of label_sets (0 = no label); NULL = none has one */
 	/*
 	 * [sample]: the event delay in ns (Firefox's samples.eventDelay, or the older
@@ -168,7 +168,7 @@ struct pv_samples {
 struct pv_metrics {
 	uint32_t len, cap;
 	pv_str_ix *name;
-	uint8_t *unit; /* enum pv_unit */
+	uint8_t *unit;		/* enum pv_unit */
 	pv_str_ix *description; /* what the metric measures, as the file says it; 0 when none */
 };
 
@@ -188,11 +188,11 @@ struct pv_formulas {
 struct pv_raw_markers {
 	uint32_t len, cap;
 	pv_str_ix *name;
-	pv_cat_ix *category;   /* PV_NONE when unknown */
-	uint8_t *phase;        /* enum pv_marker_phase */
+	pv_cat_ix *category;	    /* PV_NONE when unknown */
+	uint8_t *phase;		    /* enum pv_marker_phase */
 	int64_t *start_ns, *end_ns; /* PV_TIME_NONE when unused */
 	pv_thread_ix *thread;
-	pv_str_ix *payload;    /* the payload as compact JSON text, 0 when none */
+	pv_str_ix *payload;	  /* the payload as compact JSON text, 0 when none */
 	pv_stack_ix *cause_stack; /* PV_NONE when none */
 	int64_t *cause_time_ns;
 };
@@ -205,11 +205,11 @@ struct pv_diags {
 };
 
 struct pv_meta {
-	pv_str_ix format;         /* importer name, e.g. "firefox-processed" */
+	pv_str_ix format;	  /* importer name, e.g. "firefox-processed" */
 	pv_str_ix format_version; /* e.g. "70", "" when the format has none */
-	pv_str_ix product;        /* e.g. "Firefox", "" when unknown */
-	int64_t interval_ns;      /* sampling interval, 0 when unknown */
-	int64_t start_unix_ns;    /* wall-clock time of the profile's zero, 0 when unknown */
+	pv_str_ix product;	  /* e.g. "Firefox", "" when unknown */
+	int64_t interval_ns;	  /* sampling interval, 0 when unknown */
+	int64_t start_unix_ns;	  /* wall-clock time of the profile's zero, 0 when unknown */
 	pv_metric_ix default_metric;
 	/*
 	 * The marker schemas (how to label and format marker payloads, by payload type) as one
@@ -228,8 +228,8 @@ struct pv_meta {
 struct pv_labels {
 	uint32_t len, cap;
 	pv_str_ix *key;
-	pv_str_ix *str;  /* the string value; 0 for a numeric label */
-	int64_t *num;    /* the numeric value (0 for a string label) */
+	pv_str_ix *str;	 /* the string value; 0 for a numeric label */
+	int64_t *num;	 /* the numeric value (0 for a string label) */
 	pv_str_ix *unit; /* the numeric value's unit ("bytes", "nanoseconds"), 0 when none */
 };
 
@@ -237,7 +237,7 @@ struct pv_label_sets {
 	uint32_t len, cap;
 	uint32_t *first, *count; /* rows of items */
 	uint32_t nr_items, items_cap;
-	uint32_t *items;         /* rows of pv_labels, sorted by row within a set */
+	uint32_t *items; /* rows of pv_labels, sorted by row within a set */
 };
 
 /*
@@ -273,7 +273,7 @@ struct pv_callgraph {
 	pv_thread_ix *edge_thread;
 	pv_func_ix *caller, *callee;
 	uint64_t *calls;     /* call count (0 for kind 1) */
-	uint8_t *kind;       /* 0 a call, 1 inlined code */
+	uint8_t *kind;	     /* 0 a call, 1 inlined code */
 	int64_t **edge_cost; /* [metric][edge] */
 	uint32_t nr_metrics; /* columns of node_self and edge_cost */
 };
@@ -329,7 +329,7 @@ struct pv_profile {
 	struct pv_func_costs func_costs;
 	struct pv_callgraph callgraph;
 	struct pv_trace_records trace;
-	struct pv_arena *arena; /* owns string bytes */
+	struct pv_arena *arena;	   /* owns string bytes */
 	struct pv_storage storage; /* what borrowed columns point into */
 };
 

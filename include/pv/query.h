@@ -37,9 +37,9 @@
 enum pv_view_kind {
 	PV_VIEW_TREE = 0,  /* top-down */
 	PV_VIEW_CALLERS,   /* bottom-up */
-	PV_VIEW_FLAT,      /* module > file > function > line */
+	PV_VIEW_FLAT,	   /* module > file > function > line */
 	PV_VIEW_BUTTERFLY, /* callers, center, callees */
-	PV_VIEW_TOP,       /* one row per function (or per scope at the granularity) */
+	PV_VIEW_TOP,	   /* one row per function (or per scope at the granularity) */
 };
 
 enum pv_filter_kind {
@@ -78,13 +78,14 @@ enum pv_percent_base {
 enum pv_sort_key {
 	PV_SORT_SELF = 0,
 	PV_SORT_TOTAL,
-	PV_SORT_DELTA, /* a diff's rows by the size of their delta (diff.h); other views refuse it */
+	PV_SORT_DELTA, /* a diff's rows by the size of their delta (diff.h); other views refuse it
+			*/
 };
 
 /* Inlined frames (doc/samples-and-inlines.md). */
 enum pv_inline_mode {
 	PV_INLINE_KEEP = 0, /* frames of their own, rows of kind "inline" */
-	PV_INLINE_FOLD,     /* folded into the function they are inlined in (pprof's -noinlines) */
+	PV_INLINE_FOLD,	    /* folded into the function they are inlined in (pprof's -noinlines) */
 };
 
 /*
@@ -102,7 +103,7 @@ struct pv_filter {
 	char *arg; /* a scope, a module name or a category name */
 };
 
-#define PV_QUERY_MAX 64 /* scopes, filters, metrics, threads: at most this many each */
+#define PV_QUERY_MAX 64	    /* scopes, filters, metrics, threads: at most this many each */
 #define PV_TREE_ROWS 100000 /* the default row budget of a printed tree (max_rows) */
 
 struct pv_query {
@@ -123,16 +124,16 @@ struct pv_query {
 	char *inside_markers; /* a marker search (marker.h): keep only the samples inside the
 			       * interval of a matching marker of their thread; NULL = all */
 	enum pv_percent_base percent;
-	double min_percent; /* rows below this share are cut (0 = none); kept to 1e-6 % */
-	uint32_t depth;     /* rows deeper than this are cut (0 = no limit) */
-	uint32_t limit;	    /* list views: at most this many rows; trees: at most this many rows
-			     * of each list, the rest as one "more" row (0 = all) */
-	uint32_t max_rows;  /* trees: at most this many rows printed in all, the rest counted
-			     * (0 = no limit; default PV_TREE_ROWS) */
+	double min_percent;    /* rows below this share are cut (0 = none); kept to 1e-6 % */
+	uint32_t depth;	       /* rows deeper than this are cut (0 = no limit) */
+	uint32_t limit;	       /* list views: at most this many rows; trees: at most this many rows
+				* of each list, the rest as one "more" row (0 = all) */
+	uint32_t max_rows;     /* trees: at most this many rows printed in all, the rest counted
+				* (0 = no limit; default PV_TREE_ROWS) */
 	enum pv_sort_key sort; /* list views: the column to sort by */
 	enum pv_inline_mode inlines; /* inlined frames: kept (default) or folded, before the
 				      * filters */
-	enum pv_self_mode self;      /* top-down trees' self column: own (default) or nested */
+	enum pv_self_mode self;	     /* top-down trees' self column: own (default) or nested */
 	char *derive[PV_QUERY_MAX];  /* derived metrics "NAME=FORMULA" (doc/hpctoolkit.md) */
 	uint32_t nr_derive;
 };
@@ -185,9 +186,8 @@ char *pv_query_to_url(const struct pv_query *q);
 char *pv_url_decode(const char *s, size_t n, bool *bad);
 int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
 /* The URL notation from decoded pairs (a request's parameters), those skip() names left out. */
-int pv_query_from_params(struct pv_query *q, const char *const *keys,
-			 const char *const *values, uint32_t n, bool (*skip)(const char *key),
-			 struct pv_error *err);
+int pv_query_from_params(struct pv_query *q, const char *const *keys, const char *const *values,
+			 uint32_t n, bool (*skip)(const char *key), struct pv_error *err);
 
 /* JSON: {"view": "tree", "center": [...], "filters": [{"merge": "bar"}], ...,
  * "inside_markers": null or "SEARCH", "inline": "keep" or "fold", "max_rows": N, "self": "own"

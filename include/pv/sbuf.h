@@ -36,7 +36,10 @@ struct sbuf {
 	bool oom; /* a write failed since the last reset: the text lacks it */
 };
 
-#define SBUF_INIT {0}
+#define SBUF_INIT \
+	{         \
+		0 \
+	}
 
 /* Room for extra more bytes and the NUL. Returns 0 or PV_ENOMEM (the string unchanged, oom
  * set). */

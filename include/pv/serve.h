@@ -48,17 +48,17 @@ uint32_t pv_api_add_profile(struct pv_api *a, const char *path, struct pv_profil
  * 404, 503, 500) and sets *body to a malloc'ed JSON text of *len bytes (an error is
  * {"error": "one line"}); *content_type is a constant string.
  */
-int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char **body,
-		size_t *len, const char **content_type);
+int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char **body, size_t *len,
+		const char **content_type);
 
 /* ---- the HTTP server ---- */
 
 struct pv_serve_opts {
 	const char *host;    /* address to bind: "127.0.0.1" by default */
-	uint16_t port;       /* 0 = a free port */
+	uint16_t port;	     /* 0 = a free port */
 	const char *token;   /* NULL = a random one per run */
 	int open_browser;    /* run xdg-open on the URL */
-	int quiet;           /* no progress lines on stderr */
+	int quiet;	     /* no progress lines on stderr */
 	int head_timeout_ms; /* time a client has to send a request head; 0 = 10 s (tests) */
 };
 

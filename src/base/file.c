@@ -107,13 +107,15 @@ static int gunzip(struct pv_input *in, const unsigned char *src, size_t n, struc
 	if (n >= 4) {
 		uint32_t isize = (uint32_t)src[n - 4] | (uint32_t)src[n - 3] << 8 |
 				 (uint32_t)src[n - 2] << 16 | (uint32_t)src[n - 1] << 24;
-		/* DEFLATE expands at most 1032:1: a larger ISIZE is corrupt, not a reason to allocate */
+		/* DEFLATE expands at most 1032:1: a larger ISIZE is corrupt, not a reason to
+		 * allocate */
 		if (isize + (size_t)4096 > cap && isize / 1032 <= n)
 			cap = isize + (size_t)4096;
 	}
 	char *out = pv_malloc(cap);
 	if (!out)
-		return pv_error_set(err, PV_ENOMEM, "%s: out of memory for the inflated file", in->name);
+		return pv_error_set(err, PV_ENOMEM, "%s: out of memory for the inflated file",
+				    in->name);
 	z_stream z;
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 15 + 32) != Z_OK) {
@@ -300,7 +302,8 @@ static int read_all(struct pv_input *in, int fd, struct pv_error *err)
 				continue;
 			int e = errno;
 			pv_free(buf);
-			return pv_error_set(err, PV_EIO, "%s: cannot read: %s", in->name, strerror(e));
+			return pv_error_set(err, PV_EIO, "%s: cannot read: %s", in->name,
+					    strerror(e));
 		}
 		if (r == 0)
 			break;
@@ -330,11 +333,11 @@ int input_open(struct pv_input *in, const char *path, struct pv_error *err)
 		rc = pv_error_set(err, PV_EIO, "%s: is a directory", path);
 	} else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
 		rc = fd == 0 && isatty(0)
-			     ? read_all(in, fd, err)
-			     : pv_error_set(err, PV_EIO,
-					    "%s: is a device, not a file (a regular file or a pipe "
-					    "was expected)",
-					    path);
+			 ? read_all(in, fd, err)
+			 : pv_error_set(err, PV_EIO,
+					"%s: is a device, not a file (a regular file or a pipe "
+					"was expected)",
+					path);
 	} else {
 		if (fd != 0) {
 			/* reads block again (a pipe's data may come later); a FIFO with no
@@ -552,8 +555,8 @@ int name_vfail_byte(const char *name, struct pv_error *err, int code, uint64_t o
 {
 	char what[400];
 	vsnprintf(what, sizeof(what), fmt, ap);
-	int rc = pv_error_set(err, code, "%s: byte %llu: %s", name, (unsigned long long)offset,
-			      what);
+	int rc =
+	    pv_error_set(err, code, "%s: byte %llu: %s", name, (unsigned long long)offset, what);
 	if (err) {
 		err->offset = offset;
 		err->has_pos = 2;

@@ -29,21 +29,22 @@ struct pv_progress;
 #define PV_MAX_INPUT ((size_t)16 << 30)
 
 struct pv_input {
-	const char *name;  /* as given, for messages */
-	const char *data;  /* the bytes to parse */
+	const char *name; /* as given, for messages */
+	const char *data; /* the bytes to parse */
 	size_t len;
-	int gzip;          /* the file was gzip-compressed */
+	int gzip; /* the file was gzip-compressed */
 	/* private */
 	void *map;
 	size_t map_len;
 	char *owned;
-	int fd;            /* the open regular file (-1: none), for input_changed() */
+	int fd;			  /* the open regular file (-1: none), for input_changed() */
 	int64_t size0, mtime0_ns; /* its size and modification time at open */
-	int guard;         /* slot of the mapping in the SIGBUS guard, -1: none */
-	int changed;       /* a dropped mapping had been hit */
-	int odd_utf16;     /* a UTF-16 input of an odd number of bytes: its last byte dropped */
-	size_t forgotten;  /* bytes of data already handed back to the kernel */
-	struct pv_progress *progress; /* optional: bytes parsed so far (input_forget reports them) */
+	int guard;		  /* slot of the mapping in the SIGBUS guard, -1: none */
+	int changed;		  /* a dropped mapping had been hit */
+	int odd_utf16;	  /* a UTF-16 input of an odd number of bytes: its last byte dropped */
+	size_t forgotten; /* bytes of data already handed back to the kernel */
+	struct pv_progress
+	    *progress; /* optional: bytes parsed so far (input_forget reports them) */
 };
 
 /* Loads path ("-" = standard input). Returns 0, PV_EIO, PV_EPARSE (bad gzip) or PV_ENOMEM. */

@@ -23,9 +23,9 @@ static inline uint64_t hash_u64(uint64_t x)
 }
 
 struct ixmap {
-	uint32_t *row;  /* row + 1; 0 = empty slot */
+	uint32_t *row;	/* row + 1; 0 = empty slot */
 	uint32_t *hash; /* low 32 bits of the key's hash */
-	uint32_t mask;  /* capacity - 1, capacity a power of two */
+	uint32_t mask;	/* capacity - 1, capacity a power of two */
 	uint32_t count;
 };
 

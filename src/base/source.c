@@ -3,9 +3,9 @@
  * (include/pv/source.h).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

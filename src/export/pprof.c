@@ -24,8 +24,8 @@
 #include "base/arena.h"
 #include "base/hash.h"
 #include "export/internal.h"
-#include "pv/info.h"
 #include "profile.pb-c.h"
+#include "pv/info.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;

@@ -24,7 +24,6 @@ void json_cost(struct pv_json *j, const struct pv_view *v, uint32_t m, int64_t x
 /* The members "index", "name", "tid" of thread t. */
 void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t);
 
-
 /* ---- text (view_out.c), shared with the diff's printer (diff_out.c) ---- */
 
 /* Column m's unit as the text prints it: ms, us or ns for times (by the view's whole). */

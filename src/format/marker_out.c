@@ -13,7 +13,7 @@
 #include "base/alloc.h"
 #include "pv/format.h"
 
-#define NAME_COLS 40
+#define NAME_COLS   40
 #define DETAIL_COLS 500
 
 /* ns as exact milliseconds with 3 decimals, rounded half away from zero (any int64). */
@@ -183,8 +183,7 @@ static int json_marker(struct pv_json *j, const struct pv_markers *ms, uint32_t 
 	return rc;
 }
 
-int pv_json_markers(struct pv_json *j, const struct pv_markers *ms, const uint32_t *idx,
-		    uint32_t n)
+int pv_json_markers(struct pv_json *j, const struct pv_markers *ms, const uint32_t *idx, uint32_t n)
 {
 	struct pv_marker_detail d = {0};
 	int rc = 0;
@@ -211,8 +210,7 @@ int pv_json_marker(struct pv_json *j, const struct pv_markers *ms, uint32_t i)
 	return rc ? rc : pv_json_error(j);
 }
 
-void pv_json_marker_summary(struct pv_json *j, const struct pv_marker_summary_row *rows,
-			    uint32_t n)
+void pv_json_marker_summary(struct pv_json *j, const struct pv_marker_summary_row *rows, uint32_t n)
 {
 	static const char *const keys[4] = {"total", "min", "median", "max"};
 	pv_json_key(j, "rows");
@@ -368,7 +366,8 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 	if (ms->end_ns[i] != PV_TIME_NONE) {
 		ms3(b, sizeof(b), ms->end_ns[i]);
 		fprintf(out, "end:        %s ms%s\n", b,
-			ms->flags[i] & PV_MARKER_INCOMPLETE ? " (incomplete: the thread's end)" : "");
+			ms->flags[i] & PV_MARKER_INCOMPLETE ? " (incomplete: the thread's end)"
+							    : "");
 	}
 	pv_thread_ix t = ms->thread[i];
 	fprintf(out, "thread:     %s", pv_str(p, p->threads.name[t]));
@@ -436,7 +435,8 @@ int pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows,
 			else
 				snprintf(b[c], sizeof(b[c]), "-");
 		}
-		fprintf(out, "  %8" PRIu64 "  %8" PRIu64 "  %10" PRIu64 "  %12s  %12s  %12s  %12s\n",
+		fprintf(out,
+			"  %8" PRIu64 "  %8" PRIu64 "  %10" PRIu64 "  %12s  %12s  %12s  %12s\n",
 			r->count, r->instant, r->incomplete, b[0], b[1], b[2], b[3]);
 	}
 	return ferror(out) ? PV_EIO : 0;

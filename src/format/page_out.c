@@ -594,7 +594,8 @@ static int flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		pv_json_kint(j, "total", tot);
 		pv_json_kint(j, "self", 0);
 		if (fl->diff) {
-			const struct pv_diff_rows *g = fl->graph[n] ? fl->diff->callers : fl->diff->tree;
+			const struct pv_diff_rows *g =
+			    fl->graph[n] ? fl->diff->callers : fl->diff->tree;
 			int64_t bt = 0;
 			for (uint32_t i = 0; i < g->nr_roots; i++)
 				bt += g->total[0][0][g->roots[i]];

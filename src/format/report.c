@@ -14,7 +14,8 @@ void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u)
 		/* exact: integer ms and three decimals, rounded half away from zero */
 		int64_t a = v < 0 ? -v : v;
 		int64_t us = (a + 500) / 1000;
-		snprintf(buf, n, "%s%" PRId64 ".%03" PRId64, v < 0 ? "-" : "", us / 1000, us % 1000);
+		snprintf(buf, n, "%s%" PRId64 ".%03" PRId64, v < 0 ? "-" : "", us / 1000,
+			 us % 1000);
 		return;
 	}
 	snprintf(buf, n, "%" PRId64, v);
@@ -108,8 +109,7 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 			pv_format_cost(wb, sizeof(wb), ti->weight, p->metrics.unit[dm]);
 		const char *pn = pv_str(p, p->threads.process_name[t]);
 		fprintf(out, "  %3u  %-*s %8s %8s %9u %12s %14s %14s%s%s\n", t, nw,
-			pv_str(p, p->threads.name[t]), pb, tb,
-			ti->samples, wb, lb, hb,
+			pv_str(p, p->threads.name[t]), pb, tb, ti->samples, wb, lb, hb,
 			*pn ? "  " : "", pn);
 	}
 	fprintf(out, "metrics:    %u\n", p->metrics.len);
@@ -123,7 +123,9 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 			unit_label(u), vb, m == p->meta.default_metric ? " [default]" : "",
 			say ? "  - " : "", say ? desc : "");
 	}
-	fprintf(out, "tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u categories\n",
+	fprintf(out,
+		"tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u "
+		"categories\n",
 		p->funcs.len, p->frames.len, p->stacks.len, p->modules.len, p->sources.len,
 		p->categories.len);
 	if (in->nr_labels) {

@@ -95,7 +95,7 @@ static void place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, u
 }
 
 void fmt_row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-		       uint32_t line)
+		    uint32_t line)
 {
 	const struct pv_profile *p = v->p;
 	pv_module_ix m;

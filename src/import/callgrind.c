@@ -43,8 +43,8 @@
 #include "model/callgraph.h"
 
 #define MAX_EVENTS 64
-#define MAX_POS 3
-#define NONE32 UINT32_MAX
+#define MAX_POS	   3
+#define NONE32	   UINT32_MAX
 
 __extension__ typedef __int128 i128;
 
@@ -53,8 +53,8 @@ enum ns { NS_OB, NS_FL, NS_FN, NR_NS };
 struct cg_fn {
 	pv_str_ix file, name;
 	pv_module_ix module;
-	uint8_t defined;   /* seen as fn= (its module is from ob=) */
-	uint8_t callee;    /* some calls= names it (callgrind_annotate's rule for inclusive) */
+	uint8_t defined; /* seen as fn= (its module is from ob=) */
+	uint8_t callee;	 /* some calls= names it (callgrind_annotate's rule for inclusive) */
 	pv_func_ix func;
 	pv_frame_ix frame;
 	uint32_t touched;  /* the last part that gave it a self cost or an edge, + 1 */
@@ -74,33 +74,34 @@ struct cg {
 	struct pv_input *in;
 	struct pv_builder *b;
 	struct pv_error *err;
-	const char *line;  /* the current line, for error positions */
+	const char *line; /* the current line, for error positions */
 	uint64_t lineno;
 
 	uint32_t nev;
 	pv_str_ix ev_name[MAX_EVENTS];
-	uint32_t npos;     /* position columns */
-	int pos_line;      /* which column is the line, -1 when none */
+	uint32_t npos; /* position columns */
+	int pos_line;  /* which column is the line, -1 when none */
 	int have_events;
 
 	/* name compression: id -> string + 1 (0: undefined) in dense[] for small ids, else names[];
 	 * a function name's slot also keeps the last function found under it (fn_of_slot) */
 	struct name_slot {
-		uint32_t str1;  /* the string + 1, 0: undefined */
+		uint32_t str1;	/* the string + 1, 0: undefined */
 		uint32_t file1; /* the last function found with this name: its file + 1 ... */
-		uint32_t fn;    /* ... and its index */
-	} *dense[NR_NS];
-	uint32_t name_slot;  /* the dense slot spec_name last read or set, NONE32: none */
-	uint32_t cfn_slot;   /* name_slot of cfn= */
+		uint32_t fn;	/* ... and its index */
+	} * dense[NR_NS];
+	uint32_t name_slot; /* the dense slot spec_name last read or set, NONE32: none */
+	uint32_t cfn_slot;  /* name_slot of cfn= */
 	uint32_t dense_cap[NR_NS], dense_defs[NR_NS];
 	struct u64map names[NR_NS];
 
 	/* functions: (file, name) -> index */
 	struct u64map fn_map;
 	struct fn_cache {
-		uint32_t file1, fn; /* the last function of this name found: its file + 1, its index */
-		uint32_t multi;     /* the name has more than one function */
-	} *fn_cache;            /* by name */
+		uint32_t file1,
+		    fn;		/* the last function of this name found: its file + 1, its index */
+		uint32_t multi; /* the name has more than one function */
+	} * fn_cache;		/* by name */
 	uint32_t fn_cache_cap;
 	uint32_t *src_cache; /* file string -> its source + 1 (0: not looked up yet) */
 	uint32_t src_cache_cap;
@@ -108,14 +109,14 @@ struct cg {
 	uint32_t nfns, cap_fns;
 	int64_t *exact_self, *callee_in, *out_calls; /* [fn * nev + e], over the whole file */
 	/* the current part */
-	int64_t *pself;    /* [fn * nev + e] */
+	int64_t *pself; /* [fn * nev + e] */
 	uint32_t *touched_list;
 	uint32_t nr_touched, cap_touched;
 	struct u64map edge_map; /* (from, to, inline) -> edge, for callers of many edges */
 	struct cg_edge *edges;
 	uint32_t *edge_next; /* the caller's edge made before this one (NONE32: none) */
-	int64_t *ecost;    /* [edge * nev + e] */
-	uint64_t *ecalls;  /* [edge]: the calls= counts */
+	int64_t *ecost;	     /* [edge * nev + e] */
+	uint64_t *ecalls;    /* [edge]: the calls= counts */
 	uint32_t nedges, cap_edges;
 	/* per-line self costs while the part has no call (cachegrind) */
 	struct u64map line_map; /* (fn, line) -> row */
@@ -127,11 +128,11 @@ struct cg {
 	/* the state of the body */
 	pv_str_ix cur_ob, cur_file, cur_fn_name, cfile, cob, cfn;
 	int have_cfile, have_cfn;
-	uint32_t cur;      /* current function (file:name), NONE32 before the first fn= */
-	uint32_t host;     /* the function fn= named (before fi=/fe= switched the file) */
-	uint32_t callee;   /* from cfn=, NONE32 when none */
+	uint32_t cur;	 /* current function (file:name), NONE32 before the first fn= */
+	uint32_t host;	 /* the function fn= named (before fi=/fe= switched the file) */
+	uint32_t callee; /* from cfn=, NONE32 when none */
 	uint64_t call_count;
-	int pending_call;  /* 1: the next cost line is a call's; 2: a jump's position line */
+	int pending_call; /* 1: the next cost line is a call's; 2: a jump's position line */
 	int64_t prev_pos[MAX_POS];
 	int part_has_data;
 
@@ -143,25 +144,25 @@ struct cg {
 	pv_thread_ix thread;
 
 	/* checks and report */
-	int64_t total[MAX_EVENTS];    /* sum of self costs */
+	int64_t total[MAX_EVENTS]; /* sum of self costs */
 	int64_t summary[MAX_EVENTS], totals[MAX_EVENTS];
 	int have_summary, have_totals;
 	uint64_t summary_line, totals_line;
 	uint64_t last_cost_line; /* the line of the last cost line, 0: none */
-	int by_callgrind;        /* creator: callgrind (valgrind's: it ends each dump with totals:) */
+	int by_callgrind; /* creator: callgrind (valgrind's: it ends each dump with totals:) */
 	int creator_seen;
 	uint64_t unknown_lines, first_unknown, jumps, odd_costs, negative, desc_lines;
 	uint64_t derived_events, merged_contexts, calls_no_fn, costs_no_fn, undefined_names;
 	int instr_positions;
-	uint32_t ctx_cap;  /* contexts kept per function */
+	uint32_t ctx_cap;   /* contexts kept per function */
 	uint64_t call_line; /* the line of the pending calls= */
-	int failed;        /* the error code cg_fail set */
+	int failed;	    /* the error code cg_fail set */
 };
 
 /* ---- errors ---- */
 
 __attribute__((format(printf, 3, 4))) static int cg_fail(struct cg *c, const char *at,
-							  const char *fmt, ...)
+							 const char *fmt, ...)
 {
 	uint64_t col = 1;
 	if (at && c->line && at >= c->line)
@@ -233,7 +234,8 @@ static int grow_costs(struct cg *c, int64_t **a, uint32_t old_cap, uint32_t new_
 		c->b->status = PV_ENOMEM;
 		return -1;
 	}
-	memset(n + (size_t)old_cap * c->nev, 0, (size_t)(new_cap - old_cap) * c->nev * sizeof(int64_t));
+	memset(n + (size_t)old_cap * c->nev, 0,
+	       (size_t)(new_cap - old_cap) * c->nev * sizeof(int64_t));
 	*a = n;
 	return 0;
 }
@@ -322,7 +324,8 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 		}
 		uint32_t s = name_get(c, ns, id);
 		if (s == 0) {
-			/* as callgrind_annotate: an undefined name is "" (old callgrinds wrote these) */
+			/* as callgrind_annotate: an undefined name is "" (old callgrinds wrote
+			 * these) */
 			c->undefined_names++;
 			*out = 0;
 			return 0;
@@ -340,13 +343,18 @@ static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name)
 	uint32_t old = c->cap_fns;
 	if (grow(c, (void **)&c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1))
 		return NONE32;
-	if (c->cap_fns != old &&
-	    (grow_costs(c, &c->exact_self, old, c->cap_fns) || grow_costs(c, &c->callee_in, old, c->cap_fns) ||
-	     grow_costs(c, &c->out_calls, old, c->cap_fns) || grow_costs(c, &c->pself, old, c->cap_fns)))
+	if (c->cap_fns != old && (grow_costs(c, &c->exact_self, old, c->cap_fns) ||
+				  grow_costs(c, &c->callee_in, old, c->cap_fns) ||
+				  grow_costs(c, &c->out_calls, old, c->cap_fns) ||
+				  grow_costs(c, &c->pself, old, c->cap_fns)))
 		return NONE32;
 	f = c->nfns++;
-	c->fns[f] = (struct cg_fn){.file = file, .name = name, .module = PV_NONE, .func = PV_NONE,
-				   .frame = PV_NONE, .out_head = NONE32};
+	c->fns[f] = (struct cg_fn){.file = file,
+				   .name = name,
+				   .module = PV_NONE,
+				   .func = PV_NONE,
+				   .frame = PV_NONE,
+				   .out_head = NONE32};
 	return f;
 }
 
@@ -362,7 +370,8 @@ static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
 			c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
 			return NONE32;
 		}
-		memset(c->fn_cache + c->fn_cache_cap, 0, (size_t)(nc - c->fn_cache_cap) * sizeof(*c->fn_cache));
+		memset(c->fn_cache + c->fn_cache_cap, 0,
+		       (size_t)(nc - c->fn_cache_cap) * sizeof(*c->fn_cache));
 		c->fn_cache_cap = nc;
 	}
 	struct fn_cache *C = &c->fn_cache[name];
@@ -414,7 +423,8 @@ static void touch(struct cg *c, uint32_t f)
 	if (c->fns[f].touched == c->part_no + 1)
 		return;
 	c->fns[f].touched = c->part_no + 1;
-	if (grow(c, (void **)&c->touched_list, sizeof(uint32_t), &c->cap_touched, (uint64_t)c->nr_touched + 1))
+	if (grow(c, (void **)&c->touched_list, sizeof(uint32_t), &c->cap_touched,
+		 (uint64_t)c->nr_touched + 1))
 		return;
 	c->touched_list[c->nr_touched++] = f;
 }
@@ -436,8 +446,9 @@ static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
 	uint32_t old = c->cap_edges;
 	if (grow(c, (void **)&c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1))
 		return NONE32;
-	if (c->cap_edges != old && (COL_GROW(c->edge_next, c->cap_edges) || COL_GROW(c->ecalls, c->cap_edges) ||
-				    grow_costs(c, &c->ecost, old, c->cap_edges))) {
+	if (c->cap_edges != old &&
+	    (COL_GROW(c->edge_next, c->cap_edges) || COL_GROW(c->ecalls, c->cap_edges) ||
+	     grow_costs(c, &c->ecost, old, c->cap_edges))) {
 		c->b->status = PV_ENOMEM;
 		return NONE32;
 	}
@@ -455,7 +466,10 @@ static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
 	if (F->out_deg == EDGE_LIST + 1) {
 		for (uint32_t y = x; y != NONE32; y = c->edge_next[y]) {
 			const struct cg_edge *E = &c->edges[y];
-			if (u64map_put(&c->edge_map, (uint64_t)E->from << 32 | E->to | (E->is_inline ? 1ULL << 63 : 0), y))
+			if (u64map_put(&c->edge_map,
+				       (uint64_t)E->from << 32 | E->to |
+					   (E->is_inline ? 1ULL << 63 : 0),
+				       y))
 				goto oom;
 		}
 	} else if (F->out_deg > EDGE_LIST + 1 && u64map_put(&c->edge_map, key, x)) {
@@ -565,7 +579,8 @@ static int parse_cost_line(struct cg *c, const char *p, const char *e, int64_t *
 		if (p >= e)
 			break;
 		if (k == c->nev)
-			return cg_fail(c, p, "more costs than the %u events of the events: line", c->nev);
+			return cg_fail(c, p, "more costs than the %u events of the events: line",
+				       c->nev);
 		int64_t v;
 		if (*p >= '0' && *p <= '9') {
 			uint64_t u;
@@ -648,8 +663,9 @@ static int read_events(struct cg *c, const char *p, const char *e)
 		while (p < e && *p != ' ' && *p != '\t')
 			p++;
 		if (c->nev == MAX_EVENTS) {
-			int rc = pv_error_set(c->err, PV_ELIMIT, "%s: line %llu: more than %d events", c->in->name,
-					      (unsigned long long)c->lineno, MAX_EVENTS);
+			int rc =
+			    pv_error_set(c->err, PV_ELIMIT, "%s: line %llu: more than %d events",
+					 c->in->name, (unsigned long long)c->lineno, MAX_EVENTS);
 			return rc;
 		}
 		pv_str_ix n = builder_str(c->b, s, (size_t)(p - s));
@@ -681,7 +697,8 @@ static int read_positions(struct cg *c, const char *p, const char *e)
 			return cg_fail(c, s, "more than %d positions", MAX_POS);
 		if (len == 4 && !memcmp(s, "line", 4))
 			line = (int)n;
-		else if ((len == 5 && !memcmp(s, "instr", 5)) || (len == 4 && !memcmp(s, "addr", 4)))
+		else if ((len == 5 && !memcmp(s, "instr", 5)) ||
+			 (len == 4 && !memcmp(s, "addr", 4)))
 			c->instr_positions = 1;
 		else if (!(len == 2 && !memcmp(s, "bb", 2)))
 			return cg_fail(c, s, "unknown position '%.*s'", (int)len, s);
@@ -723,7 +740,7 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
 
 struct ctx {
 	pv_stack_ix parent; /* the caller's context stack (PV_NONE: a root) */
-	int64_t flow;       /* cost of the primary event flowing into this context */
+	int64_t flow;	    /* cost of the primary event flowing into this context */
 };
 
 static pv_frame_ix fn_frame(struct cg *c, uint32_t f, uint32_t line)
@@ -739,19 +756,22 @@ static pv_frame_ix fn_frame(struct cg *c, uint32_t f, uint32_t line)
 					b->status = nc ? PV_ENOMEM : PV_ELIMIT;
 					return PV_NONE;
 				}
-				memset(c->src_cache + c->src_cache_cap, 0, (size_t)(nc - c->src_cache_cap) * sizeof(uint32_t));
+				memset(c->src_cache + c->src_cache_cap, 0,
+				       (size_t)(nc - c->src_cache_cap) * sizeof(uint32_t));
 				c->src_cache_cap = nc;
 			}
 			if (!c->src_cache[F->file])
 				c->src_cache[F->file] = builder_source(b, F->file) + 1;
 			src = c->src_cache[F->file] - 1;
 		}
-		F->func = builder_func(b, F->name ? F->name : builder_cstr(b, "???"), F->module, src, 0);
+		F->func =
+		    builder_func(b, F->name ? F->name : builder_cstr(b, "???"), F->module, src, 0);
 		F->frame = builder_func_frame(b, F->func);
 	}
 	if (!line)
 		return F->frame;
-	struct frame_key k = {.func = F->func, .line = line, .addr = PV_ADDR_NONE, .category = PV_NONE};
+	struct frame_key k = {
+	    .func = F->func, .line = line, .addr = PV_ADDR_NONE, .category = PV_NONE};
 	return builder_frame(b, &k);
 }
 
@@ -822,14 +842,14 @@ struct pend {
  * callees): the pass over them reads these arrays in order.
  */
 struct synth {
-	uint32_t *fn;         /* rank -> function */
-	int64_t *self;        /* [rank * nev + e]: its self cost in the part */
+	uint32_t *fn;	      /* rank -> function */
+	int64_t *self;	      /* [rank * nev + e]: its self cost in the part */
 	uint32_t *out_first;  /* its edges: slots out_first[k] .. out_first[k + 1], in edge order */
 	uint32_t *slot_to;    /* per slot: the callee's rank */
 	int64_t *slot_cost;   /* per slot: the call's cost of the primary event (0 when dropped) */
 	uint8_t *slot_back;   /* per slot: dropped (a back edge of the walk) */
 	uint8_t *slot_inline; /* per slot: an inlined-code edge */
-	int64_t *tflow;       /* per rank: self + kept calls (primary event) */
+	int64_t *tflow;	      /* per rank: self + kept calls (primary event) */
 	struct pend *pend;    /* per rank */
 	struct ctx *pool;     /* chunk k: pool[k * CTX_CHUNK ...] */
 	uint32_t *pool_next;  /* next chunk of a list, or of the free list */
@@ -849,7 +869,8 @@ static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix paren
 				uint32_t nc = grow_cap(s->pool_cap, (uint64_t)s->pool_len + 1);
 				if (!nc || (uint64_t)nc * CTX_CHUNK > UINT32_MAX ||
 				    COL_GROW(s->pool_next, nc) ||
-				    col_realloc((void **)&s->pool, CTX_CHUNK * sizeof(struct ctx), nc)) {
+				    col_realloc((void **)&s->pool, CTX_CHUNK * sizeof(struct ctx),
+						nc)) {
 					c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
 					return -1;
 				}
@@ -864,7 +885,8 @@ static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix paren
 			s->pool_next[P->tail] = k;
 		P->tail = k;
 	}
-	s->pool[(size_t)P->tail * CTX_CHUNK + n % CTX_CHUNK] = (struct ctx){.parent = parent, .flow = flow};
+	s->pool[(size_t)P->tail * CTX_CHUNK + n % CTX_CHUNK] =
+	    (struct ctx){.parent = parent, .flow = flow};
 	P->n = n + 1;
 	return 0;
 }
@@ -957,8 +979,10 @@ static int synth_graph(struct cg *c, struct synth *s)
 	uint32_t *first = pv_calloc((size_t)n + 1, sizeof(uint32_t));
 	uint32_t *to = pv_malloc(ne1 * sizeof(uint32_t)), *xs = pv_malloc(ne1 * sizeof(uint32_t));
 	uint8_t *back = pv_calloc(ne1, 1);
-	uint32_t *in_count = pv_calloc(n, sizeof(uint32_t)), *order = pv_malloc((size_t)n * sizeof(uint32_t));
-	uint32_t *stack = pv_malloc((size_t)n * sizeof(uint32_t)), *iter = pv_malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *in_count = pv_calloc(n, sizeof(uint32_t)),
+		 *order = pv_malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *stack = pv_malloc((size_t)n * sizeof(uint32_t)),
+		 *iter = pv_malloc((size_t)n * sizeof(uint32_t));
 	uint8_t *state = pv_calloc(n, 1);
 	s->fn = pv_malloc((size_t)n * sizeof(uint32_t));
 	s->self = pv_malloc((size_t)n * (nev ? nev : 1) * sizeof(int64_t));
@@ -1035,7 +1059,8 @@ static int synth_graph(struct cg *c, struct synth *s)
 	for (uint32_t k = 0; k < norder; k++) {
 		uint32_t f = order[norder - 1 - k], fg = c->touched_list[f];
 		s->fn[k] = fg;
-		memcpy(s->self + (size_t)k * nev, c->pself + (size_t)fg * nev, nev * sizeof(int64_t));
+		memcpy(s->self + (size_t)k * nev, c->pself + (size_t)fg * nev,
+		       nev * sizeof(int64_t));
 		s->out_first[k] = j;
 		for (uint32_t i = first[f]; i < first[f + 1]; i++, j++) {
 			uint32_t x = xs[i];
@@ -1102,7 +1127,8 @@ static int synthesize(struct cg *c)
 			}
 			if (!any)
 				continue;
-			pv_frame_ix fr = fn_frame(c, c->line_fn[r], c->line_no[r] > UINT32_MAX ? 0 : c->line_no[r]);
+			pv_frame_ix fr = fn_frame(c, c->line_fn[r],
+						  c->line_no[r] > UINT32_MAX ? 0 : c->line_no[r]);
 			builder_sample(b, th, builder_stack(b, PV_NONE, fr), PV_TIME_NONE, w);
 		}
 		pv_free(w);
@@ -1132,10 +1158,12 @@ static int synthesize(struct cg *c)
 		int any_self = 0;
 		for (uint32_t e = 0; e < nev; e++)
 			any_self |= self[e] > 0;
-		/* the contexts from the callers, in the order they came, and maybe one from the root */
+		/* the contexts from the callers, in the order they came, and maybe one from the
+		 * root */
 		struct pend *P = &s.pend[k];
 		uint32_t nr = P->n;
-		struct ctx *cx = scratch(c, &sc[11], &scap[11], ((size_t)nr + 2) * sizeof(struct ctx));
+		struct ctx *cx =
+		    scratch(c, &sc[11], &scap[11], ((size_t)nr + 2) * sizeof(struct ctx));
 		if (!cx)
 			break;
 		int64_t in = 0;
@@ -1186,7 +1214,8 @@ static int synthesize(struct cg *c)
 		need = scratch(c, &sc[4], &scap[4], (size_t)ncol * sizeof(int64_t));
 		frac = scratch(c, &sc[5], &scap[5], (size_t)ncol * sizeof(double));
 		cell = scratch(c, &sc[6], &scap[6], (size_t)nr * ncol * sizeof(int64_t));
-		int64_t *wt = scratch(c, &sc[7], &scap[7], (size_t)nr * (nev ? nev : 1) * sizeof(int64_t));
+		int64_t *wt =
+		    scratch(c, &sc[7], &scap[7], (size_t)nr * (nev ? nev : 1) * sizeof(int64_t));
 		int64_t *flows = scratch(c, &sc[8], &scap[8], (size_t)nr * sizeof(int64_t));
 		int64_t *share = scratch(c, &sc[9], &scap[9], (size_t)nr * sizeof(int64_t));
 		if (b->status)
@@ -1234,7 +1263,8 @@ static int synthesize(struct cg *c)
 			for (uint32_t e = 0; e < nev; e++)
 				any |= wt[(size_t)i * nev + e] != 0;
 			if (any)
-				builder_sample(b, th, cx[i].parent, PV_TIME_NONE, wt + (size_t)i * nev);
+				builder_sample(b, th, cx[i].parent, PV_TIME_NONE,
+					       wt + (size_t)i * nev);
 		}
 		/* callees */
 		for (uint32_t i = s0, j = 1; i < s1 && !b->status; i++, j++) {
@@ -1274,8 +1304,8 @@ static int keep_graph(struct cg *c)
 	for (uint32_t i = 0; i < c->nr_touched && !rc && !b->status; i++) {
 		uint32_t f = c->touched_list[i];
 		fn_frame(c, f, 0);
-		rc = pv_callgraph_add_node(b->p, c->thread, c->fns[f].func, c->pself + (size_t)f * nev,
-					   nev);
+		rc = pv_callgraph_add_node(b->p, c->thread, c->fns[f].func,
+					   c->pself + (size_t)f * nev, nev);
 	}
 	for (uint32_t x = 0; x < c->nedges && !rc && !b->status; x++) {
 		const struct cg_edge *E = &c->edges[x];
@@ -1287,8 +1317,9 @@ static int keep_graph(struct cg *c)
 					w[e] += c->ecost[(size_t)y * nev + e];
 			cost = w;
 		}
-		rc = pv_callgraph_add_edge(b->p, c->thread, c->fns[E->from].func, c->fns[E->to].func,
-					   E->is_inline ? 0 : c->ecalls[x], E->is_inline, cost, nev);
+		rc =
+		    pv_callgraph_add_edge(b->p, c->thread, c->fns[E->from].func, c->fns[E->to].func,
+					  E->is_inline ? 0 : c->ecalls[x], E->is_inline, cost, nev);
 	}
 	pv_free(w);
 	if (rc)
@@ -1345,14 +1376,17 @@ static int self_cost(struct cg *c, const int64_t *cost, int64_t line)
 			c->negative++;
 	}
 	if (c->lines_on) {
-		uint64_t key = (uint64_t)f << 32 | (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
+		uint64_t key =
+		    (uint64_t)f << 32 | (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
 		uint32_t r = u64map_get(&c->line_map, key);
 		if (r == UINT32_MAX) {
 			uint32_t old = c->cap_lines;
-			if (grow(c, (void **)&c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1))
+			if (grow(c, (void **)&c->line_fn, sizeof(uint32_t), &c->cap_lines,
+				 (uint64_t)c->nlines + 1))
 				return -1;
 			if (old != c->cap_lines) {
-				if (COL_GROW(c->line_no, c->cap_lines) || grow_costs(c, &c->line_cost, old, c->cap_lines)) {
+				if (COL_GROW(c->line_no, c->cap_lines) ||
+				    grow_costs(c, &c->line_cost, old, c->cap_lines)) {
 					c->b->status = PV_ENOMEM;
 					return -1;
 				}
@@ -1436,7 +1470,8 @@ static int header_line(struct cg *c, const char *p, const char *e)
 		if (c->part_has_data && end_part(c))
 			return -1;
 		int64_t num = 0;
-		for (const char *q = v; q < e && *q >= '0' && *q <= '9' && num < INT64_MAX / 10; q++)
+		for (const char *q = v; q < e && *q >= '0' && *q <= '9' && num < INT64_MAX / 10;
+		     q++)
 			num = num * 10 + (*q - '0');
 		if (kl == 3)
 			c->pid = num;
@@ -1529,7 +1564,8 @@ static int body(struct cg *c)
 		if (eq && kl <= 6 && kl >= 2 && p[0] >= 'a' && p[0] <= 'z') {
 			const char *v = eq + 1;
 			if (!c->have_events)
-				return cg_fail(c, p, "a '%.*s=' line before the events: line", (int)kl, p);
+				return cg_fail(c, p, "a '%.*s=' line before the events: line",
+					       (int)kl, p);
 			pv_str_ix s;
 			if (kl == 2 && !memcmp(p, "fn", 2)) {
 				if (spec_name(c, NS_FN, v, e, &s))
@@ -1538,7 +1574,8 @@ static int body(struct cg *c)
 				c->cur = c->host = fn_of_slot(c, c->cur_file, s, c->name_slot);
 				if (c->cur == NONE32)
 					return -1;
-				/* its cost lines follow: their sums, asked for while this line ends */
+				/* its cost lines follow: their sums, asked for while this line ends
+				 */
 				__builtin_prefetch(&c->exact_self[(size_t)c->cur * c->nev], 1);
 				__builtin_prefetch(&c->pself[(size_t)c->cur * c->nev], 1);
 				__builtin_prefetch(&c->out_calls[(size_t)c->cur * c->nev], 1);
@@ -1552,13 +1589,17 @@ static int body(struct cg *c)
 						const char *base = path + n;
 						while (base > path && base[-1] != '/')
 							base--;
-						enum pv_module_kind k = strstr(base, ".so") ? PV_MODULE_LIBRARY
-								       : !strncmp(base, "vgpreload", 9) ? PV_MODULE_LIBRARY
-								       : PV_MODULE_BINARY;
+						enum pv_module_kind k =
+						    strstr(base, ".so") ? PV_MODULE_LIBRARY
+						    : !strncmp(base, "vgpreload", 9)
+							? PV_MODULE_LIBRARY
+							: PV_MODULE_BINARY;
 						if (!strcmp(path, "???"))
 							k = PV_MODULE_UNKNOWN;
-						F->module = builder_module(b, builder_str(b, base, (size_t)(path + n - base)),
-									   c->cur_ob, k);
+						F->module = builder_module(
+						    b,
+						    builder_str(b, base, (size_t)(path + n - base)),
+						    c->cur_ob, k);
 					}
 				}
 				c->callee = NONE32;
@@ -1601,7 +1642,8 @@ static int body(struct cg *c)
 				c->cfn_slot = c->name_slot;
 				c->have_cfn = 1;
 			} else if (kl == 3 && (!memcmp(p, "jfi", 3) || !memcmp(p, "jfn", 3))) {
-				if (spec_name(c, p[1] == 'f' && p[2] == 'i' ? NS_FL : NS_FN, v, e, &s))
+				if (spec_name(c, p[1] == 'f' && p[2] == 'i' ? NS_FL : NS_FN, v, e,
+					      &s))
 					return -1;
 			} else if (kl == 5 && !memcmp(p, "calls", 5)) {
 				uint64_t count;
@@ -1617,13 +1659,17 @@ static int body(struct cg *c)
 					if (parse_pos(c, &q, e, c->prev_pos[i], &t))
 						return -1;
 				}
-				/* the callee: cfn= in cfi= (or the current file), both for this call only */
+				/* the callee: cfn= in cfi= (or the current file), both for this
+				 * call only */
 				if (c->have_cfn) {
-					c->callee = fn_of_slot(c, c->have_cfile ? c->cfile : c->cur_file, c->cfn, c->cfn_slot);
+					c->callee =
+					    fn_of_slot(c, c->have_cfile ? c->cfile : c->cur_file,
+						       c->cfn, c->cfn_slot);
 					if (c->callee == NONE32)
 						return -1;
 					__builtin_prefetch(&c->fns[c->callee], 1);
-					__builtin_prefetch(&c->callee_in[(size_t)c->callee * c->nev], 1);
+					__builtin_prefetch(
+					    &c->callee_in[(size_t)c->callee * c->nev], 1);
 				}
 				c->have_cfile = 0;
 				c->have_cfn = 0;
@@ -1642,7 +1688,8 @@ static int body(struct cg *c)
 				c->call_count = count;
 				c->pending_call = 1;
 				c->call_line = c->lineno;
-			} else if ((kl == 4 && !memcmp(p, "jump", 4)) || (kl == 4 && !memcmp(p, "jcnd", 4))) {
+			} else if ((kl == 4 && !memcmp(p, "jump", 4)) ||
+				   (kl == 4 && !memcmp(p, "jcnd", 4))) {
 				c->jumps++;
 				c->pending_call = 2;
 			} else if ((kl == 6 && !memcmp(p, "rcalls", 6))) {
@@ -1664,7 +1711,8 @@ static int body(struct cg *c)
 	if (c->pending_call == 1) {
 		c->lineno = c->call_line;
 		c->line = NULL;
-		return cg_fail(c, NULL, "the file ends after this calls= line, without its cost line");
+		return cg_fail(c, NULL,
+			       "the file ends after this calls= line, without its cost line");
 	}
 	return b->status ? -1 : 0;
 }
@@ -1674,14 +1722,24 @@ static void fmt_costs(char *buf, size_t n, const int64_t *v, uint32_t nev)
 	size_t used = 0;
 	buf[0] = 0;
 	for (uint32_t e = 0; e < nev && used < n; e++)
-		used += (size_t)snprintf(buf + used, n - used, "%s%lld", e ? " " : "", (long long)v[e]);
+		used +=
+		    (size_t)snprintf(buf + used, n - used, "%s%lld", e ? " " : "", (long long)v[e]);
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
-	struct cg c = {.in = in, .b = b, .err = err, .cur = NONE32, .host = NONE32, .callee = NONE32,
-		       .npos = 1, .pos_line = 0, .pid = PV_ID_NONE, .tid = PV_ID_NONE,
-		       .thread = PV_NONE, .lines_on = 1};
+	struct cg c = {.in = in,
+		       .b = b,
+		       .err = err,
+		       .cur = NONE32,
+		       .host = NONE32,
+		       .callee = NONE32,
+		       .npos = 1,
+		       .pos_line = 0,
+		       .pid = PV_ID_NONE,
+		       .tid = PV_ID_NONE,
+		       .thread = PV_NONE,
+		       .lines_on = 1};
 	uint64_t recursive = 0;
 	int rc = body(&c) ? (c.failed ? c.failed : b->status) : 0;
 	if (rc == -1)
@@ -1694,17 +1752,21 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	}
 	if (!rc && !b->status && c.nr_parts_done == 0 && c.nfns == 0) {
 		/* no cost at all (an empty part): one empty thread */
-		builder_thread(b, c.part_name ? c.part_name : builder_cstr(b, "callgrind"), c.pid, c.tid, c.cmd);
+		builder_thread(b, c.part_name ? c.part_name : builder_cstr(b, "callgrind"), c.pid,
+			       c.tid, c.cmd);
 	}
 	if (!rc && !b->status) {
 		/* every function a model function, even those with no cost */
 		for (uint32_t f = 0; f < c.nfns; f++)
 			fn_frame(&c, f, 0);
-		/* the exact per-function costs, as callgrind_annotate --inclusive=yes computes them */
+		/* the exact per-function costs, as callgrind_annotate --inclusive=yes computes them
+		 */
 		struct pv_profile *p = b->p;
 		uint32_t nf = p->funcs.len, nev = c.nev;
-		p->func_costs.self = pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
-		p->func_costs.total = pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
+		p->func_costs.self =
+		    pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
+		p->func_costs.total =
+		    pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
 		if (!p->func_costs.self || !p->func_costs.total)
 			b->status = PV_ENOMEM;
 		for (uint32_t m = 0; m < p->metrics.len && !b->status; m++) {
@@ -1750,43 +1812,68 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		fmt_costs(got, sizeof(got), c.total, c.nev);
 		if (c.have_totals && memcmp(c.totals, c.total, c.nev * sizeof(int64_t)) != 0) {
 			fmt_costs(said, sizeof(said), c.totals, c.nev);
-			builder_lossy(b, 1, "totals: (last at line %llu) say %s, the cost lines add up to %s (used)",
+			builder_lossy(b, 1,
+				      "totals: (last at line %llu) say %s, the cost lines add up "
+				      "to %s (used)",
 				      (unsigned long long)c.totals_line, said, got);
 		}
 		if (c.have_summary && memcmp(c.summary, c.total, c.nev * sizeof(int64_t)) != 0) {
 			fmt_costs(said, sizeof(said), c.summary, c.nev);
-			builder_lossy(b, 1, "summary: (last at line %llu) says %s, the cost lines add up to %s (used)",
+			builder_lossy(b, 1,
+				      "summary: (last at line %llu) says %s, the cost lines add up "
+				      "to %s (used)",
 				      (unsigned long long)c.summary_line, said, got);
 		}
 		int calls = 0;
 		for (uint32_t f = 0; f < c.nfns && !calls; f++)
 			calls = c.fns[f].callee;
-		/* the line its writer ends with: valgrind's callgrind closes each dump with totals:,
-		 * cachegrind (no creator, no calls) its file with summary: */
+		/* the line its writer ends with: valgrind's callgrind closes each dump with
+		 * totals:, cachegrind (no creator, no calls) its file with summary: */
 		if (c.last_cost_line && c.by_callgrind &&
 		    (!c.have_totals || c.totals_line < c.last_cost_line))
-			builder_lossy(b, 1, "no totals: line after the last costs (callgrind writes one "
-					    "at the end): the file may be cut short");
+			builder_lossy(b, 1,
+				      "no totals: line after the last costs (callgrind writes one "
+				      "at the end): the file may be cut short");
 		else if (c.last_cost_line && !c.by_callgrind && !calls && !c.creator_seen &&
 			 (!c.have_summary || c.summary_line < c.last_cost_line))
-			builder_lossy(b, 1, "no summary: line after the last costs (cachegrind writes "
-					    "one at the end): the file may be cut short");
+			builder_lossy(b, 1,
+				      "no summary: line after the last costs (cachegrind writes "
+				      "one at the end): the file may be cut short");
 		if (calls)
-			builder_lossy(b, 1, "callgrind stores a call graph, not stacks: views are computed from it; a center's total and self and the calls next to it are the file's exact costs, rows further away are estimated (split in proportion to the calls' costs)");
-		builder_lossy(b, recursive, "functions in a recursion: inclusive cost without the nested calls counted again (callgrind_annotate --inclusive=yes counts them: more)");
-		builder_lossy(b, c.merged_contexts, "estimated calling contexts (only for what the call graph cannot answer: filters, lines, files, modules) beyond %u per function merged into one starting at the root", c.ctx_cap);
+			builder_lossy(b, 1,
+				      "callgrind stores a call graph, not stacks: views are "
+				      "computed from it; a center's total and self and the calls "
+				      "next to it are the file's exact costs, rows further away "
+				      "are estimated (split in proportion to the calls' costs)");
+		builder_lossy(
+		    b, recursive,
+		    "functions in a recursion: inclusive cost without the nested calls counted "
+		    "again (callgrind_annotate --inclusive=yes counts them: more)");
+		builder_lossy(b, c.merged_contexts,
+			      "estimated calling contexts (only for what the call graph cannot "
+			      "answer: filters, lines, files, modules) beyond %u per function "
+			      "merged into one starting at the root",
+			      c.ctx_cap);
 		builder_lossy(b, c.jumps, "jump= / jcnd= lines (jumps not kept)");
-		builder_lossy(b, c.odd_costs, "costs written as positions (+N, -N, *), read as callgrind_annotate reads them");
+		builder_lossy(b, c.odd_costs,
+			      "costs written as positions (+N, -N, *), read as callgrind_annotate "
+			      "reads them");
 		builder_lossy(b, c.negative, "negative costs (not in the calling contexts)");
-		builder_lossy(b, c.derived_events, "derived events (event: NAME = FORMULA) not computed");
+		builder_lossy(b, c.derived_events,
+			      "derived events (event: NAME = FORMULA) not computed");
 		builder_lossy(b, c.desc_lines, "desc: lines not kept");
-		builder_lossy(b, c.unknown_lines, "lines profview does not read (skipped, first at line %llu)",
+		builder_lossy(b, c.unknown_lines,
+			      "lines profview does not read (skipped, first at line %llu)",
 			      (unsigned long long)c.first_unknown);
-		builder_lossy(b, c.calls_no_fn, "calls= lines outside a function or without cfn= (skipped)");
+		builder_lossy(b, c.calls_no_fn,
+			      "calls= lines outside a function or without cfn= (skipped)");
 		builder_lossy(b, c.costs_no_fn, "cost lines before any fn= (skipped)");
-		builder_lossy(b, c.undefined_names, "compressed names used before they are defined (read as \"\", as callgrind_annotate does)");
+		builder_lossy(b, c.undefined_names,
+			      "compressed names used before they are defined (read as \"\", as "
+			      "callgrind_annotate does)");
 		if (c.instr_positions)
-			builder_lossy(b, 1, "instruction addresses of cost lines not kept (costs per line)");
+			builder_lossy(
+			    b, 1, "instruction addresses of cost lines not kept (costs per line)");
 	}
 	for (int i = 0; i < NR_NS; i++) {
 		u64map_release(&c.names[i]);
@@ -1811,13 +1898,15 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	pv_free(c.line_no);
 	pv_free(c.line_cost);
 	if (!rc && b->status)
-		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name, pv_strerror(b->status));
+		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
+				  pv_strerror(b->status));
 	return rc;
 }
 
 const struct importer importer_callgrind = {
-	.name = "callgrind",
-	.description = "callgrind and cachegrind output",
-	.probe = probe,
-	.import = import,.cut_short = input_ends_mid_line,
+    .name = "callgrind",
+    .description = "callgrind and cachegrind output",
+    .probe = probe,
+    .import = import,
+    .cut_short = input_ends_mid_line,
 };

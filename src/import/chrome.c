@@ -296,7 +296,8 @@ static pv_cat_ix frame_cat(struct ch *c, pv_cat_ix *slot, const char *name, cons
 
 static uint32_t line_of(int64_t zero_based)
 {
-	return zero_based >= 0 && zero_based < (int64_t)UINT32_MAX - 1 ? (uint32_t)zero_based + 1 : 0;
+	return zero_based >= 0 && zero_based < (int64_t)UINT32_MAX - 1 ? (uint32_t)zero_based + 1
+								       : 0;
 }
 
 /* The frame of a function of a script: its name ("(anonymous)" when empty), the script's URL as
@@ -348,9 +349,9 @@ pv_frame_ix ch_v8_frame(struct ch *c, const char *fn, size_t fn_len, const char 
 pv_frame_ix ch_sf_frame(struct ch *c, const char *s, size_t n, const char *cat, size_t cat_len)
 {
 	struct pv_builder *b = c->b;
-	pv_cat_ix ci = cat_len ? builder_category(b, builder_str(b, cat, cat_len),
-						  builder_cstr(b, "grey"))
-			       : PV_NONE;
+	pv_cat_ix ci =
+	    cat_len ? builder_category(b, builder_str(b, cat, cat_len), builder_cstr(b, "grey"))
+		    : PV_NONE;
 	const char *url = NULL;
 	size_t url_len = 0, fn_len = n;
 	int64_t line = -1, col = -1;
@@ -373,9 +374,11 @@ pv_frame_ix ch_sf_frame(struct ch *c, const char *s, size_t n, const char *cat, 
 				int64_t a = 0, bb = 0;
 				bool ok = c2 > c1 + 1 && e > c2 + 1;
 				for (const char *q = c1 + 1; ok && q < c2; q++)
-					ok = *q >= '0' && *q <= '9' && (a = a * 10 + (*q - '0')) < 1000000000;
+					ok = *q >= '0' && *q <= '9' &&
+					     (a = a * 10 + (*q - '0')) < 1000000000;
 				for (const char *q = c2 + 1; ok && q < e; q++)
-					ok = *q >= '0' && *q <= '9' && (bb = bb * 10 + (*q - '0')) < 1000000000;
+					ok = *q >= '0' && *q <= '9' &&
+					     (bb = bb * 10 + (*q - '0')) < 1000000000;
 				if (ok) {
 					url = in;
 					url_len = (size_t)(c1 - in);
@@ -572,10 +575,12 @@ static void report(struct ch *c)
 	builder_lossy(b, c->x_tdur, "'X' events without 'dur' (their thread duration 'tdur' used)");
 	builder_lossy(b, c->x_nodur, "'X' events without a duration (kept zero-length)");
 	builder_lossy(b, c->stack_fields, "event stacks ('stack', 'esf', 'estack')");
-	builder_lossy(b, c->flow_fields, "flow bindings of events ('bind_id', 'flow_in', 'flow_out')");
+	builder_lossy(b, c->flow_fields,
+		      "flow bindings of events ('bind_id', 'flow_in', 'flow_out')");
 	builder_lossy(b, c->args_id, "async events' args 'id' (the event's id kept)");
 	builder_lossy(b, c->orphan_samples, "samples of ProfileChunk events of no Profile");
-	builder_lossy(b, c->deltas_mismatch, "samples without a time delta, or deltas without a sample");
+	builder_lossy(b, c->deltas_mismatch,
+		      "samples without a time delta, or deltas without a sample");
 	builder_lossy(b, c->lines_mismatch, "per-sample 'lines'/'columns' of the wrong length");
 	builder_lossy(b, c->no_start, "CPU profiles without a start time (timed from 0)");
 	builder_lossy(b, c->pos_ticks, "nodes' positionTicks (per-line sample counts)");
@@ -587,8 +592,9 @@ static void report(struct ch *c)
 	builder_lossy(b, c->sf_unknown, "events' 'sf' naming no stack frame (no cause stack)");
 	builder_lossy(b, c->dur_unmatched,
 		      "'E' events ending no open event of their name (not in the call tree)");
-	builder_lossy(b, c->dur_open, "events begun and never ended (closed at the thread's last "
-				      "event in the call tree)");
+	builder_lossy(b, c->dur_open,
+		      "events begun and never ended (closed at the thread's last "
+		      "event in the call tree)");
 	builder_lossy(b, c->heap_mismatch,
 		      "heap profile nodes whose selfSize differs from their samples' sizes (the "
 		      "samples kept)");
@@ -765,7 +771,8 @@ static int build(struct ch *c)
 					    .category = fr->category[f],
 					    .subcategory = fr->subcategory[f],
 					};
-					pv_stack_ix pre = st == PV_NONE ? PV_NONE : b->p->stacks.prefix[st];
+					pv_stack_ix pre =
+					    st == PV_NONE ? PV_NONE : b->p->stacks.prefix[st];
 					st = builder_stack(b, pre, builder_frame(b, &k));
 				}
 			}
@@ -786,7 +793,8 @@ static int build(struct ch *c)
 		}
 		int64_t w[2] = {gs[i].weight, 0};
 		if (i + 1 < ng && gs[i + 1].thread == gs[i].thread && gs[i].ts != PV_TIME_NONE &&
-		    gs[i + 1].ts != PV_TIME_NONE && __builtin_sub_overflow(gs[i + 1].ts, gs[i].ts, &w[1]))
+		    gs[i + 1].ts != PV_TIME_NONE &&
+		    __builtin_sub_overflow(gs[i + 1].ts, gs[i].ts, &w[1]))
 			w[1] = 0;
 		int64_t t;
 		if ((rc = ch_rel(c, gs[i].ts, zero, &t)))
@@ -803,13 +811,13 @@ static int build(struct ch *c)
 	for (uint32_t i = 0; i < nm && !b->status; i++) {
 		const struct cmark *m = &mk[mord[i]];
 		struct raw_marker r = {
-			.name = m->name,
-			.category = m->cat,
-			.phase = m->phase,
-			.thread = th[m->thread].out,
-			.payload = m->payload,
-			.cause_stack = PV_NONE,
-			.cause_time_ns = PV_TIME_NONE,
+		    .name = m->name,
+		    .category = m->cat,
+		    .phase = m->phase,
+		    .thread = th[m->thread].out,
+		    .payload = m->payload,
+		    .cause_stack = PV_NONE,
+		    .cause_time_ns = PV_TIME_NONE,
 		};
 		if ((rc = ch_rel(c, m->start, zero, &r.start_ns)) ||
 		    (rc = ch_rel(c, m->end, zero, &r.end_ns)))
@@ -820,7 +828,8 @@ static int build(struct ch *c)
 				c->sf_unknown++;
 			} else {
 				r.cause_stack = sstack[f];
-				r.cause_time_ns = r.start_ns != PV_TIME_NONE ? r.start_ns : r.end_ns;
+				r.cause_time_ns =
+				    r.start_ns != PV_TIME_NONE ? r.start_ns : r.end_ns;
 			}
 		}
 		builder_marker(b, &r);
@@ -895,8 +904,8 @@ static void release(struct ch *c)
 	ixmap_release(&c->node_map);
 	ixmap_release(&c->sframe_map);
 	ixmap_release(&c->prof_map);
-	struct sbuf *bufs[] = {&c->pool, &c->name, &c->cat,   &c->id,      &c->sf,  &c->meta,
-			       &c->cap,  &c->argid, &c->payload, &c->tmp, &c->scope};
+	struct sbuf *bufs[] = {&c->pool, &c->name,  &c->cat,	 &c->id,  &c->sf,   &c->meta,
+			       &c->cap,	 &c->argid, &c->payload, &c->tmp, &c->scope};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		sbuf_release(bufs[i]);
 }
@@ -945,8 +954,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 }
 
 const struct importer importer_chrome = {
-	.name = "chrome",
-	.description = "Chrome trace events (array or object form), V8 .cpuprofile and .heapprofile",
-	.probe = probe,
-	.import = import,
+    .name = "chrome",
+    .description = "Chrome trace events (array or object form), V8 .cpuprofile and .heapprofile",
+    .probe = probe,
+    .import = import,
 };

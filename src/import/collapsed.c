@@ -167,14 +167,15 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 		switch (f[n - 2]) {
 		case 'k':
 			if (s->kernel == PV_NONE)
-				s->kernel = builder_module(b, builder_cstr(b, "[kernel.kallsyms]"), 0,
-							   PV_MODULE_KERNEL);
+				s->kernel = builder_module(b, builder_cstr(b, "[kernel.kallsyms]"),
+							   0, PV_MODULE_KERNEL);
 			mod = s->kernel;
 			n -= 4;
 			break;
 		case 'j':
 			if (s->jit == PV_NONE)
-				s->jit = builder_module(b, builder_cstr(b, "[jit]"), 0, PV_MODULE_JIT);
+				s->jit =
+				    builder_module(b, builder_cstr(b, "[jit]"), 0, PV_MODULE_JIT);
 			mod = s->jit;
 			n -= 4;
 			break;
@@ -182,9 +183,7 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 			inl = 1;
 			n -= 4;
 			break;
-		case 'w':
-			n -= 4;
-			break;
+		case 'w': n -= 4; break;
 		}
 	} else if (n > 2 && f[0] == '[' && f[n - 1] == ']' &&
 		   !(n == 9 && memcmp(f, "[unknown]", 9) == 0)) {
@@ -211,7 +210,10 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 	}
 	pv_func_ix fn = builder_func(b, builder_str(b, f, n), mod, PV_NONE, 0);
 	struct frame_key k = {
-		.func = fn, .addr = PV_ADDR_NONE, .category = PV_NONE, .inline_depth = inl,
+	    .func = fn,
+	    .addr = PV_ADDR_NONE,
+	    .category = PV_NONE,
+	    .inline_depth = inl,
 	};
 	return builder_frame(b, &k);
 }
@@ -291,7 +293,8 @@ static pv_thread_ix thread_of(struct cstate *s, const char *comm, size_t n, int6
 			return s->threads[i];
 	if (s->nr_threads == s->cap_threads) {
 		uint32_t nc = grow_cap(s->cap_threads, (uint64_t)s->nr_threads + 1);
-		if (!nc || COL_GROW(s->threads, nc) || COL_GROW(s->tpid, nc) || COL_GROW(s->ttid, nc)) {
+		if (!nc || COL_GROW(s->threads, nc) || COL_GROW(s->tpid, nc) ||
+		    COL_GROW(s->ttid, nc)) {
 			s->b->status = PV_ENOMEM;
 			return PV_NONE;
 		}
@@ -394,20 +397,25 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 					     "expected 'frame;frame;... COUNT'");
 		}
 		if (zero == 0)
-			return pv_error_set(err, PV_EPARSE, "%s: line 1, column 1: expected 'frame;frame;... COUNT', found no stack", in->name);
+			return pv_error_set(err, PV_EPARSE,
+					    "%s: line 1, column 1: expected 'frame;frame;... "
+					    "COUNT', found no stack",
+					    in->name);
 	}
 	if (bad)
-		builder_lossy(b, bad,
-			      "skipped lines that are not 'frame;frame;... COUNT' (first at line %llu)",
-			      (unsigned long long)first_bad);
+		builder_lossy(
+		    b, bad,
+		    "skipped lines that are not 'frame;frame;... COUNT' (first at line %llu)",
+		    (unsigned long long)first_bad);
 	if (zero)
 		builder_lossy(b, zero, "skipped stacks with a count of 0");
 	return 0;
 }
 
 const struct importer importer_collapsed = {
-	.name = "collapsed",
-	.description = "folded stacks: 'frame;frame;leaf COUNT' (FlameGraph, speedscope, inferno)",
-	.probe = probe,
-	.import = import,.cut_short = input_ends_mid_line,
+    .name = "collapsed",
+    .description = "folded stacks: 'frame;frame;leaf COUNT' (FlameGraph, speedscope, inferno)",
+    .probe = probe,
+    .import = import,
+    .cut_short = input_ends_mid_line,
 };

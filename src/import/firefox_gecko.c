@@ -1010,7 +1010,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		if (sbuf_put(&g.schema_json, "]", 1))
 			rc = gk_oom(&g);
 		else
-			b->p->meta.marker_schema = builder_str(b, g.schema_json.buf, g.schema_json.len);
+			b->p->meta.marker_schema =
+			    builder_str(b, g.schema_json.buf, g.schema_json.len);
 	}
 	if (!rc && !(rc = json_next(&j, &t)) && t.kind != JSON_EOF)
 		rc = json_fail_at(&j, &t, "expected the end of the input, found %s",

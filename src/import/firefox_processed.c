@@ -855,7 +855,8 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 					ok = !json_skip_value(&sj);
 					continue;
 				}
-				size_t from = (size_t)(k.s - 1 - x->cap.buf); /* its opening quote */
+				size_t from =
+				    (size_t)(k.s - 1 - x->cap.buf); /* its opening quote */
 				if (json_next(&sj, &a) || a.kind != JSON_OBJECT) {
 					ok = !json_skip(&sj, &a);
 					continue;
@@ -885,7 +886,8 @@ static int read_payload(struct fxp *x, struct thread *th, const struct json_tok 
 				}
 			}
 			json_release(&sj);
-			/* last first, each with one comma: the one before, or after a first member */
+			/* last first, each with one comma: the one before, or after a first member
+			 */
 			while (ncut--) {
 				size_t from = cut_from[ncut], to = cut_to[ncut];
 				if (x->cap.buf[from - 1] == ',')
@@ -1092,8 +1094,8 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 	if (rc)
 		return rc;
 	/* the next thread's samples go after this one's, which stay until it is built */
-	x->tail_end = th->s_base + (th->s_stack.len > th->s_time.len ? th->s_stack.len
-								      : th->s_time.len);
+	x->tail_end =
+	    th->s_base + (th->s_stack.len > th->s_time.len ? th->s_stack.len : th->s_time.len);
 	if (fxp_can_build_now(x, th))
 		rc = fxp_build_thread(x, x->nr_threads - 1);
 	return rc;
@@ -1124,8 +1126,8 @@ int fxp_check_ix(struct fxp *x, const struct ucol *c, uint32_t n, const char *ta
 	if (!c->max_pos || c->max < n)
 		return 0;
 	struct json_tok t = fxp_row_tok(x, c->at, c->max_pos - 1);
-	return json_fail(&x->j, t.s, "expected %s index below %u for %s, found %u", table, n,
-			 name, c->max);
+	return json_fail(&x->j, t.s, "expected %s index below %u for %s, found %u", table, n, name,
+			 c->max);
 }
 
 static int probe(const struct pv_input *in)

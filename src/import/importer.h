@@ -19,7 +19,8 @@ struct importer {
 	int (*import)(struct pv_input *in, struct pv_builder *b, struct pv_error *err);
 	/*
 	 * A format whose profile is a folder (HPCToolkit's databases): the file in it that the
-	 * importer opens for the folder (it finds the others next to it); NULL for one-file formats.
+	 * importer opens for the folder (it finds the others next to it); NULL for one-file
+	 * formats.
 	 */
 	const char *dir_entry;
 	/*

@@ -12,7 +12,7 @@
 /* Per-container state: what the next token may be. */
 enum {
 	ST_OPEN,  /* just after '{' or '[': a key/value or the end */
-	ST_KEY,   /* object, after a key: a value */
+	ST_KEY,	  /* object, after a key: a value */
 	ST_AFTER, /* after a value: ',' or the end */
 };
 
@@ -109,7 +109,9 @@ static int scan_string(struct json *j, struct json_tok *t)
 			p++;
 		if (p >= e) {
 			j->p = p;
-			return json_fail(j, t->s, "unterminated string (expected '\"' before the end of the input)");
+			return json_fail(
+			    j, t->s,
+			    "unterminated string (expected '\"' before the end of the input)");
 		}
 		if (*p == '"')
 			break;
@@ -125,7 +127,8 @@ static int scan_string(struct json *j, struct json_tok *t)
 					if (p + i >= e || !((p[i] >= '0' && p[i] <= '9') ||
 							    (p[i] >= 'a' && p[i] <= 'f') ||
 							    (p[i] >= 'A' && p[i] <= 'F')))
-						return json_fail(j, p, "expected four hex digits after '\\u'");
+						return json_fail(
+						    j, p, "expected four hex digits after '\\u'");
 				}
 				p += 6;
 			} else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' ||
@@ -289,7 +292,8 @@ int json_next(struct json *j, struct json_tok *t)
 	if (j->depth == 0) {
 		if (j->top_done) {
 			if (j->p < j->end)
-				return expected(j, "the end of the input after the top-level value");
+				return expected(j,
+						"the end of the input after the top-level value");
 			t->kind = JSON_EOF;
 			t->s = j->p;
 			t->len = 0;
@@ -315,9 +319,7 @@ int json_next(struct json *j, struct json_tok *t)
 			return scan_key(j, t);
 		j->state[d] = ST_AFTER;
 		return scan_value(j, t);
-	case ST_KEY:
-		j->state[d] = ST_AFTER;
-		return scan_value(j, t);
+	case ST_KEY: j->state[d] = ST_AFTER; return scan_value(j, t);
 	default: /* ST_AFTER */
 		if (j->p < j->end && *j->p == ',') {
 			j->p++;
@@ -401,9 +403,8 @@ static inline uint64_t conv8(uint64_t w, unsigned k)
  * The common shapes (up to 8 integer digits, a short or float-noise fraction) word by word;
  * false leaves the element to run_elem's byte loop, which reads every shape it accepts.
  */
-static inline __attribute__((always_inline)) bool run_swar(const char *q, enum run_kind kind,
-							   int pow10, int64_t *out,
-							   const char **end)
+static inline __attribute__((always_inline)) bool
+run_swar(const char *q, enum run_kind kind, int pow10, int64_t *out, const char **end)
 {
 	bool neg = kind != RUN_U32 && *q == '-';
 	q += neg;
@@ -424,7 +425,8 @@ static inline __attribute__((always_inline)) bool run_swar(const char *q, enum r
 				    (int64_t)conv8(w, f) * run_scale[pow10 - (int)f];
 				q += f;
 			} else {
-				/* as json_fixed: the first dropped digit rounds, the rest only ends */
+				/* as json_fixed: the first dropped digit rounds, the rest only ends
+				 */
 				bool up = (w >> (8 * pow10) & 0xff) >= '5';
 				v = v * run_scale[pow10] + (int64_t)conv8(w, (unsigned)pow10) + up;
 				q += f;
@@ -481,7 +483,8 @@ static inline __attribute__((always_inline)) size_t run_block_elems(const char *
 				break;
 			v = (int64_t)conv8(w, len);
 		} else {
-			/* k integer digits, then maybe '.' and f fraction digits, fd of which count */
+			/* k integer digits, then maybe '.' and f fraction digits, fd of which count
+			 */
 			uint32_t k = (uint32_t)__builtin_ctzll(X >> s | 1ULL << len);
 			uint32_t f = k < len ? len - k - 1 : 0;
 			if (k - 1 > 7 || (k > 1 && *q == '0'))
@@ -611,7 +614,8 @@ static inline __attribute__((always_inline)) bool run_elem(const char *q, enum r
 			for (; frac < pow10 && text_is_digit(*q); q++, frac++)
 				v = v * 10 + (*q - '0');
 			if (text_is_digit(*q)) {
-				/* as json_fixed: the first dropped digit rounds, the rest only ends */
+				/* as json_fixed: the first dropped digit rounds, the rest only ends
+				 */
 				up = *q >= '5';
 				const char *stop = ++q + RUN_NOISE;
 				for (; text_is_digit(*q); q++)
@@ -630,9 +634,10 @@ static inline __attribute__((always_inline)) bool run_elem(const char *q, enum r
 	return true;
 }
 
-static inline __attribute__((always_inline)) size_t
-run_array(struct json *j, enum run_kind kind, int pow10, void *out, size_t cap, bool null_ok,
-	  int64_t null_value, enum json_run *stop)
+static inline __attribute__((always_inline)) size_t run_array(struct json *j, enum run_kind kind,
+							      int pow10, void *out, size_t cap,
+							      bool null_ok, int64_t null_value,
+							      enum json_run *stop)
 {
 	*stop = JSON_RUN_OTHER;
 	if (j->failed || j->depth == 0 || j->kind[j->depth - 1] != 'a')
@@ -905,7 +910,8 @@ int json_i64(struct json *j, const struct json_tok *t, int64_t *out)
 		double d;
 		json_f64(j, t, &d);
 		if (d != floor(d) || fabs(d) > 9.2e18)
-			return json_fail_at(j, t, "expected an integer, found %.*s", (int)t->len, t->s);
+			return json_fail_at(j, t, "expected an integer, found %.*s", (int)t->len,
+					    t->s);
 		*out = (int64_t)d;
 		return 0;
 	}
@@ -976,7 +982,8 @@ int json_str(struct json *j, const struct json_tok *t, const char **s, size_t *l
 			    (uint32_t)(text_hex_digit(p[0]) << 12 | text_hex_digit(p[1]) << 8 |
 				       text_hex_digit(p[2]) << 4 | text_hex_digit(p[3]));
 			p += 4;
-			if (cp >= 0xd800 && cp < 0xdc00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+			if (cp >= 0xd800 && cp < 0xdc00 && e - p >= 6 && p[0] == '\\' &&
+			    p[1] == 'u') {
 				uint32_t lo =
 				    (uint32_t)(text_hex_digit(p[2]) << 12 |
 					       text_hex_digit(p[3]) << 8 |
@@ -1049,7 +1056,8 @@ int json_capture(struct json *j, const struct json_tok *t, struct sbuf *buf)
 			if (need_comma && prev != '{' && prev != '[' && prev != ':' &&
 			    cap_put(j, buf, ",", 1))
 				return j->failed;
-			need_comma = x.kind != JSON_KEY && x.kind != JSON_OBJECT && x.kind != JSON_ARRAY;
+			need_comma =
+			    x.kind != JSON_KEY && x.kind != JSON_OBJECT && x.kind != JSON_ARRAY;
 		}
 		if (cap_tok(j, &x, buf))
 			return j->failed;

@@ -23,7 +23,7 @@
 
 struct sbuf;
 
-#define JSON_MAX_DEPTH 512
+#define JSON_MAX_DEPTH	512
 #define JSON_FORGET_LAG ((size_t)1 << 20)
 
 enum json_kind {
@@ -43,7 +43,7 @@ struct json_tok {
 	enum json_kind kind;
 	const char *s; /* strings and keys: the bytes between the quotes; numbers: the text */
 	size_t len;
-	bool escaped;  /* the string holds a backslash escape */
+	bool escaped; /* the string holds a backslash escape */
 };
 
 struct json {
@@ -143,9 +143,11 @@ static inline bool json_is(const struct json_tok *t, const char *lit)
 
 /* Positioned error at p (NULL = current position): "FILE: line L, column C: <message>". */
 int json_fail(struct json *j, const char *p, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Same, at the start of token t. */
-#define json_fail_at(j, t, ...) json_fail((j), (t)->kind == JSON_STRING || (t)->kind == JSON_KEY ? (t)->s - 1 : (t)->s, __VA_ARGS__)
+#define json_fail_at(j, t, ...)                                                                 \
+	json_fail((j), (t)->kind == JSON_STRING || (t)->kind == JSON_KEY ? (t)->s - 1 : (t)->s, \
+		  __VA_ARGS__)
 
 /* Human name of a token kind ("a number", "'{'", ...). */
 const char *json_kind_name(enum json_kind k);

@@ -1791,7 +1791,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			rc = input_fail(in, err, PV_EPARSE, at,
 					"a number in the sample header is out of range, and the "
 					"file has no other sample");
-		else if (input_ends_mid_line(in) && !memchr(at, '\n', (size_t)(in->data + in->len - at)))
+		else if (input_ends_mid_line(in) &&
+			 !memchr(at, '\n', (size_t)(in->data + in->len - at)))
 			rc = input_fail(
 			    in, err, PV_EPARSE, at,
 			    "the file ends inside its first sample header (cut short?): "
@@ -1820,5 +1821,6 @@ const struct importer importer_perf_script = {
     .name = "perf-script",
     .description = "Linux perf script text (perf script, simpleperf report-sample)",
     .probe = probe,
-    .import = import,.cut_short = cut_short,
+    .import = import,
+    .cut_short = cut_short,
 };

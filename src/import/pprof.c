@@ -27,8 +27,8 @@
  */
 #include <regex.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <protobuf-c/protobuf-c.h>
@@ -49,7 +49,16 @@ typedef Perftools__Profiles__Label Label;
 
 /* ---- the wire format, for the probe and for error positions ---- */
 
-enum msg_kind { M_PROFILE, M_VALUETYPE, M_SAMPLE, M_LABEL, M_MAPPING, M_LOCATION, M_LINE, M_FUNCTION };
+enum msg_kind {
+	M_PROFILE,
+	M_VALUETYPE,
+	M_SAMPLE,
+	M_LABEL,
+	M_MAPPING,
+	M_LOCATION,
+	M_LINE,
+	M_FUNCTION
+};
 /* What a field holds: V varint, P repeated varint (packed or not), B bytes, or a message. */
 enum field_kind { F_ANY = 0, F_V, F_P, F_B, F_MSG };
 
@@ -60,21 +69,42 @@ struct field_spec {
 
 #define NFIELDS 16
 static const struct field_spec schema[][NFIELDS] = {
-	[M_PROFILE] = {{0}, {F_MSG, M_VALUETYPE}, {F_MSG, M_SAMPLE}, {F_MSG, M_MAPPING},
-		       {F_MSG, M_LOCATION}, {F_MSG, M_FUNCTION}, {F_B, 0}, {F_V, 0}, {F_V, 0},
-		       {F_V, 0}, {F_V, 0}, {F_MSG, M_VALUETYPE}, {F_V, 0}, {F_P, 0}, {F_V, 0},
-		       {F_V, 0}},
-	[M_VALUETYPE] = {{0}, {F_V, 0}, {F_V, 0}},
-	[M_SAMPLE] = {{0}, {F_P, 0}, {F_P, 0}, {F_MSG, M_LABEL}},
-	[M_LABEL] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}},
-	[M_MAPPING] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0},
-		       {F_V, 0}, {F_V, 0}, {F_V, 0}},
-	[M_LOCATION] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_MSG, M_LINE}, {F_V, 0}},
-	[M_LINE] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}},
-	[M_FUNCTION] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}},
+    [M_PROFILE] = {{0},
+		   {F_MSG, M_VALUETYPE},
+		   {F_MSG, M_SAMPLE},
+		   {F_MSG, M_MAPPING},
+		   {F_MSG, M_LOCATION},
+		   {F_MSG, M_FUNCTION},
+		   {F_B, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_MSG, M_VALUETYPE},
+		   {F_V, 0},
+		   {F_P, 0},
+		   {F_V, 0},
+		   {F_V, 0}},
+    [M_VALUETYPE] = {{0}, {F_V, 0}, {F_V, 0}},
+    [M_SAMPLE] = {{0}, {F_P, 0}, {F_P, 0}, {F_MSG, M_LABEL}},
+    [M_LABEL] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}},
+    [M_MAPPING] = {{0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0},
+		   {F_V, 0}},
+    [M_LOCATION] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_MSG, M_LINE}, {F_V, 0}},
+    [M_LINE] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}},
+    [M_FUNCTION] = {{0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}, {F_V, 0}},
 };
 static const char *const msg_names[] = {"Profile", "ValueType", "Sample", "Label",
-					"Mapping", "Location", "Line", "Function"};
+					"Mapping", "Location",	"Line",	  "Function"};
 
 /* A varint at *p (advanced past it): 0, -1 when truncated, -2 when longer than 64 bits. */
 static int get_varint(const uint8_t **p, const uint8_t *e, uint64_t *v)
@@ -101,7 +131,7 @@ struct wire_fault {
 };
 
 __attribute__((format(printf, 3, 4))) static int fault(struct wire_fault *f, const uint8_t *at,
-							 const char *fmt, ...)
+						       const char *fmt, ...)
 {
 	f->at = at;
 	va_list ap;
@@ -128,46 +158,61 @@ static long walk(const uint8_t *p, const uint8_t *e, enum msg_kind k, struct wir
 		uint64_t tag, v;
 		int r = get_varint(&p, e, &tag);
 		if (r)
-			return fault(f, start, r == -1 ? "%s: truncated field tag" : "%s: field tag longer than 64 bits",
+			return fault(f, start,
+				     r == -1 ? "%s: truncated field tag"
+					     : "%s: field tag longer than 64 bits",
 				     msg_names[k]);
 		uint64_t num = tag >> 3;
 		unsigned wt = (unsigned)(tag & 7);
 		if (num == 0 || num > 536870911)
-			return fault(f, start, "%s: field number %llu is not valid", msg_names[k], (unsigned long long)num);
+			return fault(f, start, "%s: field number %llu is not valid", msg_names[k],
+				     (unsigned long long)num);
 		struct field_spec fs = num < NFIELDS ? schema[k][num] : (struct field_spec){0};
 		if (seen && num < 32)
 			*seen |= 1u << num;
 		switch (wt) {
 		case 0:
 			if (fs.kind != F_ANY && fs.kind != F_V && fs.kind != F_P)
-				return fault(f, start, "%s field %llu: a number where a length-delimited value was expected",
+				return fault(f, start,
+					     "%s field %llu: a number where a length-delimited "
+					     "value was expected",
 					     msg_names[k], (unsigned long long)num);
 			r = get_varint(&p, e, &v);
 			if (r)
-				return fault(f, start, r == -1 ? "%s field %llu: truncated number" : "%s field %llu: number longer than 64 bits",
+				return fault(f, start,
+					     r == -1 ? "%s field %llu: truncated number"
+						     : "%s field %llu: number longer than 64 bits",
 					     msg_names[k], (unsigned long long)num);
 			break;
 		case 1:
 		case 5: {
 			size_t w = wt == 1 ? 8 : 4;
 			if (fs.kind != F_ANY)
-				return fault(f, start, "%s field %llu: wire type %u (fixed-size) where a number or a length-delimited value was expected",
+				return fault(f, start,
+					     "%s field %llu: wire type %u (fixed-size) where a "
+					     "number or a length-delimited value was expected",
 					     msg_names[k], (unsigned long long)num, wt);
 			if ((size_t)(e - p) < w)
-				return fault(f, start, "%s field %llu: truncated fixed-size value", msg_names[k], (unsigned long long)num);
+				return fault(f, start, "%s field %llu: truncated fixed-size value",
+					     msg_names[k], (unsigned long long)num);
 			p += w;
 			break;
 		}
 		case 2: {
 			if (fs.kind == F_V)
-				return fault(f, start, "%s field %llu: a length-delimited value where a number was expected",
+				return fault(f, start,
+					     "%s field %llu: a length-delimited value where a "
+					     "number was expected",
 					     msg_names[k], (unsigned long long)num);
 			r = get_varint(&p, e, &v);
 			if (r)
-				return fault(f, start, "%s field %llu: truncated length", msg_names[k], (unsigned long long)num);
+				return fault(f, start, "%s field %llu: truncated length",
+					     msg_names[k], (unsigned long long)num);
 			if (v > (uint64_t)(e - p))
-				return fault(f, start, "%s field %llu: length %llu runs past the end of its message",
-					     msg_names[k], (unsigned long long)num, (unsigned long long)v);
+				return fault(
+				    f, start,
+				    "%s field %llu: length %llu runs past the end of its message",
+				    msg_names[k], (unsigned long long)num, (unsigned long long)v);
 			const uint8_t *ve = p + v;
 			if (fs.kind == F_MSG) {
 				if (walk(p, ve, (enum msg_kind)fs.msg, f, 0, NULL) < 0)
@@ -178,15 +223,21 @@ static long walk(const uint8_t *p, const uint8_t *e, enum msg_kind k, struct wir
 					const uint8_t *vs = q;
 					r = get_varint(&q, ve, &v);
 					if (r)
-						return fault(f, vs, r == -1 ? "%s field %llu: truncated packed number" : "%s field %llu: packed number longer than 64 bits",
-							     msg_names[k], (unsigned long long)num);
+						return fault(
+						    f, vs,
+						    r == -1
+							? "%s field %llu: truncated packed number"
+							: "%s field %llu: packed number longer "
+							  "than 64 bits",
+						    msg_names[k], (unsigned long long)num);
 				}
 			}
 			p = ve;
 			break;
 		}
 		default:
-			return fault(f, start, "%s field %llu: wire type %u is not supported", msg_names[k], (unsigned long long)num, wt);
+			return fault(f, start, "%s field %llu: wire type %u is not supported",
+				     msg_names[k], (unsigned long long)num, wt);
 		}
 		n++;
 	}
@@ -231,7 +282,8 @@ static int probe(const struct pv_input *in)
 		}
 		n++;
 	}
-	/* a profile has a string table (its first entry, "", at least) and sample types or samples */
+	/* a profile has a string table (its first entry, "", at least) and sample types or samples
+	 */
 	if (q >= e && !(seen & (1u << 6)))
 		return 0;
 	if (!(seen & ((1u << 1) | (1u << 2) | (1u << 6))))
@@ -268,7 +320,7 @@ static void pb_free(void *data, void *ptr)
 /* ---- import ---- */
 
 struct loc_info {
-	uint32_t first, n;  /* frames (outermost first) in st->loc_frames */
+	uint32_t first, n;	/* frames (outermost first) in st->loc_frames */
 	uint8_t prune, beneath; /* drop_frames: drop this location / drop below it */
 };
 
@@ -326,8 +378,9 @@ static int str_eq(struct pstate *s, int64_t ix, const char *t)
 }
 
 /* id -> index map over a message array; duplicates keep the first and are counted. */
-static int index_ids(struct pv_builder *b, struct u64map *m, size_t n, uint64_t (*id_of)(const void *, size_t),
-		     const void *arr, uint64_t *dups, uint64_t *zero)
+static int index_ids(struct pv_builder *b, struct u64map *m, size_t n,
+		     uint64_t (*id_of)(const void *, size_t), const void *arr, uint64_t *dups,
+		     uint64_t *zero)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t id = id_of(arr, i);
@@ -394,8 +447,8 @@ static enum pv_module_kind module_kind(const char *path, int main_binary)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	if (!strncmp(path, "[kernel", 7) || !strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]") ||
-	    !strncmp(base, "vmlinux", 7))
+	if (!strncmp(path, "[kernel", 7) || !strcmp(path, "[vdso]") ||
+	    !strcmp(path, "[vsyscall]") || !strncmp(base, "vmlinux", 7))
 		return PV_MODULE_KERNEL;
 	if (!strncmp(base, "perf-", 5) && strstr(base, ".map"))
 		return PV_MODULE_JIT;
@@ -486,7 +539,9 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 		if (drop) {
 			for (size_t j = nl; j-- > 0;) {
 				const Perftools__Profiles__Line *ln = L->line[j];
-				uint32_t fi = ln->function_id ? u64map_get(&s->func_map, ln->function_id) : UINT32_MAX;
+				uint32_t fi = ln->function_id
+						  ? u64map_get(&s->func_map, ln->function_id)
+						  : UINT32_MAX;
 				if (fi == UINT32_MAX)
 					continue;
 				const char *name = cstr(s, pr->function[fi]->name);
@@ -497,7 +552,8 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 					if (j == nl - 1)
 						li->prune = 1;
 					else
-						keep_lines = nl - (j + 1); /* lines j+1 .. nl-1 stay */
+						keep_lines =
+						    nl - (j + 1); /* lines j+1 .. nl-1 stay */
 					break;
 				}
 			}
@@ -516,7 +572,8 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 		for (size_t j = nl; j-- > lo;) {
 			const Perftools__Profiles__Line *ln = L->line[j];
 			pv_func_ix fn;
-			uint32_t fi = ln->function_id ? u64map_get(&s->func_map, ln->function_id) : UINT32_MAX;
+			uint32_t fi = ln->function_id ? u64map_get(&s->func_map, ln->function_id)
+						      : UINT32_MAX;
 			if (fi == UINT32_MAX) {
 				lc->bad_func++;
 				char nm[32];
@@ -532,7 +589,8 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 					lc->sysname++;
 				if (name == 0) {
 					char nm[32];
-					snprintf(nm, sizeof(nm), "0x%llx", (unsigned long long)L->address);
+					snprintf(nm, sizeof(nm), "0x%llx",
+						 (unsigned long long)L->address);
 					name = builder_cstr(b, nm);
 				}
 				pv_str_ix file = intern(s, F->filename);
@@ -555,12 +613,12 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 			}
 			uint64_t depth = nl - 1 - j;
 			struct frame_key k = {
-				.func = fn,
-				.line = (uint32_t)line,
-				.column = (uint32_t)col,
-				.addr = addr,
-				.inline_depth = (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth),
-				.category = PV_NONE,
+			    .func = fn,
+			    .line = (uint32_t)line,
+			    .column = (uint32_t)col,
+			    .addr = addr,
+			    .inline_depth = (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth),
+			    .category = PV_NONE,
 			};
 			if (push_loc_frame(s, builder_frame(b, &k)))
 				return -1;
@@ -573,7 +631,7 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 /* ---- labels: interned rows and sets, written straight into the model's tables ---- */
 
 struct label_state {
-	uint32_t *items;         /* scratch: one sample's label rows */
+	uint32_t *items; /* scratch: one sample's label rows */
 	uint32_t cap_items;
 	uint64_t bad;
 };
@@ -619,7 +677,8 @@ static void format_ns_header(struct pv_builder *b, struct pstate *s, const Profi
 			      *ty ? ty : "-", *un ? un : "-");
 	}
 	if (pr->duration_nanos)
-		builder_lossy(b, 1, "duration %lld ns (pprof's duration_nanos)", (long long)pr->duration_nanos);
+		builder_lossy(b, 1, "duration %lld ns (pprof's duration_nanos)",
+			      (long long)pr->duration_nanos);
 	if (pr->time_nanos)
 		builder_lossy(b, 1, "taken at %lld ns since the Unix epoch (pprof's time_nanos)",
 			      (long long)pr->time_nanos);
@@ -644,7 +703,8 @@ static int wire_error(struct pv_input *in, struct pv_error *err)
 		}
 		return rc;
 	}
-	rc = pv_error_set(err, PV_EPARSE, "%s: byte 0%s: not a valid profile.proto message", in->name, gz);
+	rc = pv_error_set(err, PV_EPARSE, "%s: byte 0%s: not a valid profile.proto message",
+			  in->name, gz);
 	if (err) {
 		err->offset = 0;
 		err->has_pos = 2;
@@ -672,7 +732,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	int have_drop = 0, have_keep = 0;
 	int rc = 0;
 	if (pr->n_string_table > UINT32_MAX || pr->n_location > UINT32_MAX ||
-	    pr->n_mapping > UINT32_MAX || pr->n_function > UINT32_MAX || pr->n_sample > UINT32_MAX) {
+	    pr->n_mapping > UINT32_MAX || pr->n_function > UINT32_MAX ||
+	    pr->n_sample > UINT32_MAX) {
 		rc = pv_error_set(err, PV_ELIMIT, "%s: more than 2^32 rows in a table", in->name);
 		goto out;
 	}
@@ -691,9 +752,12 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		s.strs[0] = 0;
 
 	/* ids */
-	if (index_ids(b, &s.loc_map, pr->n_location, loc_id, pr->location, &lc.loc_dups, &lc.zero_ids) ||
-	    index_ids(b, &s.func_map, pr->n_function, func_id, pr->function, &lc.func_dups, &lc.zero_ids) ||
-	    index_ids(b, &s.map_map, pr->n_mapping, map_id, pr->mapping, &lc.map_dups, &lc.zero_ids))
+	if (index_ids(b, &s.loc_map, pr->n_location, loc_id, pr->location, &lc.loc_dups,
+		      &lc.zero_ids) ||
+	    index_ids(b, &s.func_map, pr->n_function, func_id, pr->function, &lc.func_dups,
+		      &lc.zero_ids) ||
+	    index_ids(b, &s.map_map, pr->n_mapping, map_id, pr->mapping, &lc.map_dups,
+		      &lc.zero_ids))
 		goto out;
 
 	/* metrics */
@@ -707,12 +771,14 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		builder_lossy(b, 1, "no sample types: the values are named value1..value%zu", nm);
 	}
 	if (nm > 64) {
-		rc = pv_error_set(err, PV_ELIMIT, "%s: %zu sample types (profview reads at most 64)", in->name, nm);
+		rc = pv_error_set(err, PV_ELIMIT,
+				  "%s: %zu sample types (profview reads at most 64)", in->name, nm);
 		goto out;
 	}
 	pv_metric_ix dflt = PV_NONE;
 	for (size_t i = 0; i < nm; i++) {
-		const Perftools__Profiles__ValueType *vt = i < pr->n_sample_type ? pr->sample_type[i] : NULL;
+		const Perftools__Profiles__ValueType *vt =
+		    i < pr->n_sample_type ? pr->sample_type[i] : NULL;
 		const char *ty = vt ? cstr(&s, vt->type) : "";
 		const char *un = vt ? cstr(&s, vt->unit) : "";
 		enum pv_unit u = unit_of(un, &scale[i]);
@@ -735,8 +801,10 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (nm == 0)
 		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
 	if (pr->default_sample_type && dflt == PV_NONE)
-		builder_lossy(b, 1, "default_sample_type '%s' is not a sample type (the last one is the default)",
-			      cstr(&s, pr->default_sample_type));
+		builder_lossy(
+		    b, 1,
+		    "default_sample_type '%s' is not a sample type (the last one is the default)",
+		    cstr(&s, pr->default_sample_type));
 	if (b->status)
 		goto out;
 	b->p->meta.default_metric = dflt != PV_NONE ? dflt : (nm ? (pv_metric_ix)nm - 1 : 0);
@@ -765,7 +833,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			base--;
 		pv_str_ix full = intern(&s, M->filename);
 		pv_str_ix name = builder_str(b, base, (size_t)(path + n - base));
-		s.modules[i] = builder_module(b, name, full, module_kind(pv_str(b->p, full), i == 0));
+		s.modules[i] =
+		    builder_module(b, name, full, module_kind(pv_str(b->p, full), i == 0));
 	}
 
 	/* drop_frames / keep_frames, compiled as pprof does: a full match of the whole name */
@@ -781,7 +850,10 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			have_drop = regcomp(&drop_rx, re, REG_EXTENDED | REG_NOSUB) == 0;
 			pv_free(re);
 			if (!have_drop)
-				builder_lossy(b, 1, "drop_frames '%s' is not a regular expression profview reads: not applied", d);
+				builder_lossy(b, 1,
+					      "drop_frames '%s' is not a regular expression "
+					      "profview reads: not applied",
+					      d);
 			const char *k = pr->keep_frames ? cstr(&s, pr->keep_frames) : "";
 			if (have_drop && *k) {
 				re = pv_malloc(strlen(k) + 5);
@@ -793,7 +865,10 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 				have_keep = regcomp(&keep_rx, re, REG_EXTENDED | REG_NOSUB) == 0;
 				pv_free(re);
 				if (!have_keep)
-					builder_lossy(b, 1, "keep_frames '%s' is not a regular expression profview reads: not applied", k);
+					builder_lossy(b, 1,
+						      "keep_frames '%s' is not a regular "
+						      "expression profview reads: not applied",
+						      k);
 			}
 		}
 	}
@@ -801,7 +876,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		goto out;
 
 	/* samples */
-	pv_thread_ix th = builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE, PV_ID_NONE, 0);
+	pv_thread_ix th =
+	    builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE, PV_ID_NONE, 0);
 	int64_t w[64];
 	for (size_t i = 0; i < pr->n_sample && !b->status; i++) {
 		const Sample *S = pr->sample[i];
@@ -867,17 +943,26 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 
 	/* the report */
 	format_ns_header(b, &s, pr);
-	builder_lossy(b, lc.pruned, "samples cut by the profile's drop_frames '%s' (pprof's rule; frames and their callees removed)",
+	builder_lossy(b, lc.pruned,
+		      "samples cut by the profile's drop_frames '%s' (pprof's rule; frames and "
+		      "their callees removed)",
 		      have_drop ? cstr(&s, pr->drop_frames) : "");
-	builder_lossy(b, lc.bad_loc, "location ids of samples that name no location (frames skipped)");
-	builder_lossy(b, lc.bad_func, "function ids of lines that name no function (named by address)");
+	builder_lossy(b, lc.bad_loc,
+		      "location ids of samples that name no location (frames skipped)");
+	builder_lossy(b, lc.bad_func,
+		      "function ids of lines that name no function (named by address)");
 	builder_lossy(b, lc.bad_map, "mapping ids of locations that name no mapping (no module)");
-	builder_lossy(b, lc.loc_dups + lc.func_dups + lc.map_dups, "duplicate location, function or mapping ids (the first kept)");
-	builder_lossy(b, lc.zero_ids, "locations, functions or mappings with id 0 (not referable, skipped)");
-	builder_lossy(b, lc.few_values, "samples with fewer values than sample types (the rest read as 0)");
-	builder_lossy(b, lc.many_values, "samples with more values than sample types (the extra values dropped)");
+	builder_lossy(b, lc.loc_dups + lc.func_dups + lc.map_dups,
+		      "duplicate location, function or mapping ids (the first kept)");
+	builder_lossy(b, lc.zero_ids,
+		      "locations, functions or mappings with id 0 (not referable, skipped)");
+	builder_lossy(b, lc.few_values,
+		      "samples with fewer values than sample types (the rest read as 0)");
+	builder_lossy(b, lc.many_values,
+		      "samples with more values than sample types (the extra values dropped)");
 	builder_lossy(b, lc.scale_sat, "values too large for nanoseconds (saturated)");
-	builder_lossy(b, lc.line_range, "line, column or start line numbers out of range (read as 0)");
+	builder_lossy(b, lc.line_range,
+		      "line, column or start line numbers out of range (read as 0)");
 	builder_lossy(b, lc.sysname, "function system names (mangled names) not kept");
 	builder_lossy(b, lc.folded, "locations marked is_folded (flag not kept)");
 	builder_lossy(b, lc.build_ids, "mapping build ids not kept");
@@ -905,8 +990,8 @@ out:
 }
 
 const struct importer importer_pprof = {
-	.name = "pprof",
-	.description = "pprof profile.proto, gzip or plain",
-	.probe = probe,
-	.import = import,
+    .name = "pprof",
+    .description = "pprof profile.proto, gzip or plain",
+    .probe = probe,
+    .import = import,
 };

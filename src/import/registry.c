@@ -10,19 +10,11 @@
 #include "pv/import.h"
 
 static const struct importer *const importers[] = {
-	&importer_firefox_processed,
-	&importer_firefox_gecko,
-	&importer_chrome,
-	&importer_speedscope,
-	&importer_pprof,
-	&importer_pprof_legacy,
-	&importer_callgrind,
-	&importer_hpctoolkit_v4,
-	&importer_hpctoolkit_summary,
-	&importer_hpctoolkit_xml,
-	&importer_perf_script,
-	&importer_collapsed,
-	&importer_snapshot, /* its magic is like no other format's: last in the lists */
+    &importer_firefox_processed, &importer_firefox_gecko, &importer_chrome,
+    &importer_speedscope,	 &importer_pprof,	  &importer_pprof_legacy,
+    &importer_callgrind,	 &importer_hpctoolkit_v4, &importer_hpctoolkit_summary,
+    &importer_hpctoolkit_xml,	 &importer_perf_script,	  &importer_collapsed,
+    &importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
@@ -104,7 +96,8 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 			char names[256] = "";
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
+				strncat(names, importers[i]->name,
+					sizeof(names) - strlen(names) - 1);
 			}
 			return pv_error_set(err, PV_EINVAL, "unknown format '%s' (known: %s)",
 					    format, names);
@@ -130,8 +123,10 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				if (!importers[i]->probe) /* chosen by name only: not tried */
 					continue;
-				strncat(names, *names ? ", " : "", sizeof(names) - strlen(names) - 1);
-				strncat(names, importers[i]->name, sizeof(names) - strlen(names) - 1);
+				strncat(names, *names ? ", " : "",
+					sizeof(names) - strlen(names) - 1);
+				strncat(names, importers[i]->name,
+					sizeof(names) - strlen(names) - 1);
 			}
 			return pv_error_set(err, PV_EFORMAT,
 					    "%s: not a profile format profview reads (tried %s)",
@@ -155,9 +150,10 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 			      "the last line has no newline and its record may be cut short (read "
 			      "as it is)");
 	if (in->odd_utf16)
-		builder_lossy(&b, 1,
-			      "UTF-16 text of an odd number of bytes: its last byte was dropped (the "
-			      "file may be cut short)");
+		builder_lossy(
+		    &b, 1,
+		    "UTF-16 text of an odd number of bytes: its last byte was dropped (the "
+		    "file may be cut short)");
 	if (in->len && !b.p->samples.len && !b.p->markers.len)
 		builder_lossy(&b, 1,
 			      "no sample and no marker in %zu bytes: the file may be cut short or "
@@ -231,8 +227,9 @@ static int dir_entry(const char *path, const char **format, char **file, struct 
 		pv_free(f);
 	}
 	if (*format)
-		return pv_error_set(err, PV_EIO, "%s: is a directory that holds no database of format %s",
-				    path, *format);
+		return pv_error_set(err, PV_EIO,
+				    "%s: is a directory that holds no database of format %s", path,
+				    *format);
 	return pv_error_set(err, PV_EIO,
 			    "%s: is a directory, not a profile database (an HPCToolkit database "
 			    "holds meta.db or experiment.xml)",

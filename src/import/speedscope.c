@@ -36,9 +36,9 @@
 #include "import/json.h"
 #include "import/script_url.h"
 
-#define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
+#define SCHEMA_URL   "https://www.speedscope.app/file-format-schema.json"
 #define PROBE_WINDOW ((size_t)1 << 20)
-#define NO_IX UINT32_MAX
+#define NO_IX	     UINT32_MAX
 
 enum unit { U_NONE, U_NS, U_US, U_MS, U_S, U_BYTES, U_UNKNOWN };
 
@@ -46,8 +46,8 @@ static const struct {
 	const char *name;
 	int pow10; /* to the metric's unit: ns for times */
 } units[] = {
-    [U_NONE] = {"none", 0},      [U_NS] = {"nanoseconds", 0},  [U_US] = {"microseconds", 3},
-    [U_MS] = {"milliseconds", 6}, [U_S] = {"seconds", 9},       [U_BYTES] = {"bytes", 0},
+    [U_NONE] = {"none", 0},	  [U_NS] = {"nanoseconds", 0}, [U_US] = {"microseconds", 3},
+    [U_MS] = {"milliseconds", 6}, [U_S] = {"seconds", 9},      [U_BYTES] = {"bytes", 0},
     [U_UNKNOWN] = {"", 0},
 };
 
@@ -154,9 +154,9 @@ static int read_frames(struct ss *s)
 				if (v.kind == JSON_NULL)
 					continue;
 				if (v.kind != JSON_STRING)
-					return json_fail_at(j, &v, "expected '%s' (a string), found %s",
-							    nm ? "name" : "file",
-							    json_kind_name(v.kind));
+					return json_fail_at(
+					    j, &v, "expected '%s' (a string), found %s",
+					    nm ? "name" : "file", json_kind_name(v.kind));
 				if ((rc = json_text(j, &v, nm ? &s->name : &s->file)))
 					return rc;
 				*(nm ? &has_name : &has_file) = true;
@@ -176,11 +176,15 @@ static int read_frames(struct ss *s)
 							 : builder_cstr(b, "(anonymous)");
 		pv_module_ix mod =
 		    script_module(s->b, has_file ? s->file.buf : "", fl, PV_MODULE_UNKNOWN);
-		pv_source_ix src = fl ? builder_source(b, builder_str(b, s->file.buf, fl)) : PV_NONE;
+		pv_source_ix src =
+		    fl ? builder_source(b, builder_str(b, s->file.buf, fl)) : PV_NONE;
 		pv_func_ix f = builder_func_at(b, name, mod, src, line, col);
 		struct frame_key key = {
-			.func = f, .line = line, .column = col, .addr = PV_ADDR_NONE,
-			.category = PV_NONE,
+		    .func = f,
+		    .line = line,
+		    .column = col,
+		    .addr = PV_ADDR_NONE,
+		    .category = PV_NONE,
 		};
 		pv_frame_ix *slot = vec_push(&s->frames, sizeof(*slot));
 		if (!slot)
@@ -253,8 +257,9 @@ static int read_samples(struct ss *s, struct json *j, struct sprof *p)
 		if (t.kind == JSON_END)
 			break;
 		if (t.kind != JSON_ARRAY)
-			return json_fail_at(j, &t, "expected a stack (an array of frame indexes), found %s",
-					    json_kind_name(t.kind));
+			return json_fail_at(
+			    j, &t, "expected a stack (an array of frame indexes), found %s",
+			    json_kind_name(t.kind));
 		uint32_t *off = vec_push(&s->s_off, sizeof(*off));
 		if (!off)
 			return oom(s);
@@ -265,7 +270,8 @@ static int read_samples(struct ss *s, struct json *j, struct sprof *p)
 			if (x.kind == JSON_END)
 				break;
 			if (x.kind != JSON_NUMBER)
-				return json_fail_at(j, &x, "expected a frame index (a number), found %s",
+				return json_fail_at(j, &x,
+						    "expected a frame index (a number), found %s",
 						    json_kind_name(x.kind));
 			int64_t f;
 			if ((rc = json_i64(j, &x, &f)))
@@ -329,19 +335,22 @@ static int read_events(struct ss *s, struct json *j, struct sprof *p)
 			if (k.kind != JSON_KEY)
 				break;
 			if (json_is(&k, "type")) {
-				if (v.kind != JSON_STRING || v.len != 1 || (v.s[0] != 'O' && v.s[0] != 'C'))
-					return json_fail_at(j, &v,
-							    "expected an event type (\"O\" or \"C\")");
+				if (v.kind != JSON_STRING || v.len != 1 ||
+				    (v.s[0] != 'O' && v.s[0] != 'C'))
+					return json_fail_at(
+					    j, &v, "expected an event type (\"O\" or \"C\")");
 				type = v.s[0];
 			} else if (json_is(&k, "frame")) {
 				if (v.kind != JSON_NUMBER)
-					return json_fail_at(j, &v, "expected a frame index, found %s",
+					return json_fail_at(j, &v,
+							    "expected a frame index, found %s",
 							    json_kind_name(v.kind));
 				if ((rc = json_i64(j, &v, &frame)))
 					return rc;
 				if (frame < 0 || frame >= (int64_t)UINT32_MAX ||
 				    (s->have_frames && frame >= (int64_t)s->frames.len))
-					return json_fail_at(j, &v, "frame %lld does not exist (%u frames)",
+					return json_fail_at(j, &v,
+							    "frame %lld does not exist (%u frames)",
 							    (long long)frame, s->frames.len);
 			} else if (json_is(&k, "at")) {
 				if ((rc = unit_value(j, &v, p->unit, &at)))
@@ -354,8 +363,9 @@ static int read_events(struct ss *s, struct json *j, struct sprof *p)
 		if (!type || frame < 0 || !has_at)
 			return json_fail_at(j, &ev, "an event needs 'type', 'frame' and 'at'");
 		if (at < last)
-			return json_fail_at(j, &ev, "event at %lld goes back in time (the one before is "
-						    "at %lld)",
+			return json_fail_at(j, &ev,
+					    "event at %lld goes back in time (the one before is "
+					    "at %lld)",
 					    (long long)at, (long long)last);
 		last = at;
 		uint32_t *open = VEC(s->open, uint32_t);
@@ -369,11 +379,12 @@ static int read_events(struct ss *s, struct json *j, struct sprof *p)
 					    (long long)frame, frame_name(s, (uint32_t)frame));
 		} else if (open[s->open.len - 1] != (uint32_t)frame) {
 			uint32_t top = open[s->open.len - 1];
-			return json_fail_at(j, &ev,
-					    "closes frame %lld '%s' while frame %u '%s' is the innermost "
-					    "open one",
-					    (long long)frame, frame_name(s, (uint32_t)frame), top,
-					    frame_name(s, top));
+			return json_fail_at(
+			    j, &ev,
+			    "closes frame %lld '%s' while frame %u '%s' is the innermost "
+			    "open one",
+			    (long long)frame, frame_name(s, (uint32_t)frame), top,
+			    frame_name(s, top));
 		} else {
 			s->open.len--;
 		}
@@ -386,9 +397,11 @@ static int read_events(struct ss *s, struct json *j, struct sprof *p)
 	}
 	if (s->open.len) {
 		uint32_t top = VEC(s->open, uint32_t)[s->open.len - 1];
-		return json_fail_at(j, &t, "%u frame%s still open at the end of the events (the "
-					   "innermost: frame %u '%s')",
-				    s->open.len, s->open.len == 1 ? "" : "s", top, frame_name(s, top));
+		return json_fail_at(j, &t,
+				    "%u frame%s still open at the end of the events (the "
+				    "innermost: frame %u '%s')",
+				    s->open.len, s->open.len == 1 ? "" : "s", top,
+				    frame_name(s, top));
 	}
 	p->e_count = s->events.len - p->e_first;
 	return 0;
@@ -503,7 +516,8 @@ static int read_profile(struct ss *s)
 		return rc;
 	if (!p.evented) {
 		if (p.has_weights && p.w_count != p.s_count)
-			return json_fail_at(j, &t, "a sampled profile with %u samples and %u weights",
+			return json_fail_at(j, &t,
+					    "a sampled profile with %u samples and %u weights",
 					    p.s_count, p.w_count);
 		if (!p.has_weights && p.s_count)
 			s->no_weights += p.s_count;
@@ -552,7 +566,8 @@ static int read_top(struct ss *s)
 			if ((rc = json_expect(j, &v, JSON_STRING, "'$schema' (a string)")))
 				return rc;
 			if (!json_is(&v, SCHEMA_URL))
-				return json_fail_at(j, &v, "not a speedscope file: '$schema' is not %s",
+				return json_fail_at(j, &v,
+						    "not a speedscope file: '$schema' is not %s",
 						    SCHEMA_URL);
 			s->schema = true;
 		} else if (json_is(&t, "shared")) {
@@ -583,8 +598,8 @@ static int read_top(struct ss *s)
 		return json_fail_at(j, &t, "expected the end of the input");
 	if (!s->schema)
 		return pv_error_set(s->err, PV_EFORMAT,
-				    "%s: not a speedscope file (no \"$schema\": \"%s\")", s->in->name,
-				    SCHEMA_URL);
+				    "%s: not a speedscope file (no \"$schema\": \"%s\")",
+				    s->in->name, SCHEMA_URL);
 	return 0;
 }
 
@@ -602,8 +617,8 @@ static int build(struct ss *s)
 	for (uint32_t i = 0; i < s->sframes.len; i++)
 		if (sf[i] >= nf)
 			return pv_error_set(s->err, PV_EPARSE,
-					    "%s: a sample names frame %u, shared.frames has %u", s->in->name,
-					    sf[i], nf);
+					    "%s: a sample names frame %u, shared.frames has %u",
+					    s->in->name, sf[i], nf);
 	const struct sevent *ev = VEC(s->events, struct sevent);
 	for (uint32_t i = 0; i < s->events.len; i++)
 		if (ev[i].frame >= nf)
@@ -626,7 +641,8 @@ static int build(struct ss *s)
 		if (unit_is_time(profs[i].unit)) {
 			int64_t t = profs[i].start;
 			if (t == INT64_MIN)
-				t = profs[i].evented && profs[i].e_count ? ev[profs[i].e_first].at : 0;
+				t = profs[i].evented && profs[i].e_count ? ev[profs[i].e_first].at
+									 : 0;
 			if (zero == INT64_MIN || t < zero)
 				zero = t;
 		}
@@ -648,7 +664,8 @@ static int build(struct ss *s)
 			if (!p->s_count)
 				continue;
 			const uint32_t *off = VEC(s->s_off, uint32_t) + p->s_first;
-			const int64_t *wt = p->w_count ? VEC(s->weights, int64_t) + p->w_first : NULL;
+			const int64_t *wt =
+			    p->w_count ? VEC(s->weights, int64_t) + p->w_first : NULL;
 			for (uint32_t k = 0; k < p->s_count && !b->status; k++) {
 				pv_stack_ix st = PV_NONE;
 				for (uint32_t f = off[k]; f < off[k + 1]; f++)
@@ -734,7 +751,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
 				  pv_strerror(b->status));
 	json_release(&s->j);
-	struct vec *vecs[] = {&s->frames, &s->profs, &s->s_off, &s->sframes,
+	struct vec *vecs[] = {&s->frames,  &s->profs,  &s->s_off, &s->sframes,
 			      &s->weights, &s->events, &s->open};
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		vec_free(vecs[i]);
@@ -746,8 +763,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 }
 
 const struct importer importer_speedscope = {
-	.name = "speedscope",
-	.description = "speedscope JSON (sampled and evented profiles)",
-	.probe = probe,
-	.import = import,
+    .name = "speedscope",
+    .description = "speedscope JSON (sampled and evented profiles)",
+    .probe = probe,
+    .import = import,
 };

@@ -430,8 +430,8 @@ static bool builtin_name(const char *name)
 /* ---- display locations ---- */
 
 static const char *const display_names[] = {
-    "marker-chart",    "marker-table",	  "timeline-overview", "timeline-memory",
-    "timeline-ipc",    "timeline-fileio", "sidebar",	       "stack-chart",
+    "marker-chart", "marker-table",    "timeline-overview", "timeline-memory",
+    "timeline-ipc", "timeline-fileio", "sidebar",	    "stack-chart",
 };
 
 /* The display list of schema object o (every schema of the file's list that has a name, the
@@ -505,7 +505,7 @@ static int read_list(struct pv_markers *ms, const char *text, size_t len, bool b
 	}
 	ms->schemas = s;
 	if (!builtins && !(ms->displays = arena_alloc(ms->arena, (d.n[0].nkids ? d.n[0].nkids : 1) *
-								 sizeof(*ms->displays)))) {
+								     sizeof(*ms->displays)))) {
 		jdoc_release(&d);
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	}

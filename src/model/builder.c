@@ -8,7 +8,6 @@
 #include "base/sort.h"
 #include "model/builder.h"
 
-
 /*
  * Column growth: each table lists its columns with their element sizes once. A failed grow
  * leaves already-grown columns larger, which is harmless: cap only moves when all succeeded.
@@ -40,9 +39,12 @@ static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct
 	return 0;
 }
 
-#define COL(c) { (void **)&(c), sizeof(*(c)) }
-#define GROW(b, t, ...)                                                                    \
-	grow_table((b), &(t)->len, &(t)->cap, (struct colspec[]){__VA_ARGS__},             \
+#define COL(c)                              \
+	{                                   \
+		(void **)&(c), sizeof(*(c)) \
+	}
+#define GROW(b, t, ...)                                                        \
+	grow_table((b), &(t)->len, &(t)->cap, (struct colspec[]){__VA_ARGS__}, \
 		   sizeof((struct colspec[]){__VA_ARGS__}) / sizeof(struct colspec))
 
 /* ---- strings ---- */
@@ -444,7 +446,9 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f)
 {
 	struct frame_key k = {
-		.func = f, .addr = PV_ADDR_NONE, .category = PV_NONE,
+	    .func = f,
+	    .addr = PV_ADDR_NONE,
+	    .category = PV_NONE,
 	};
 	return builder_frame(b, &k);
 }
@@ -524,8 +528,8 @@ static int fc_room(struct pv_builder *b, uint64_t rows)
 /* Puts a stack known to be absent in the map, growing it past 3/4 full. */
 static int stack_map_add(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame, uint32_t row)
 {
-	if (!b->stack_map.slot || (uint64_t)(b->stack_map.count + 1) * 4 >
-				      ((uint64_t)b->stack_map.mask + 1) * 3) {
+	if (!b->stack_map.slot ||
+	    (uint64_t)(b->stack_map.count + 1) * 4 > ((uint64_t)b->stack_map.mask + 1) * 3) {
 		if (stack_map_resize(b, b->stack_map.slot ? ((uint64_t)b->stack_map.mask + 1) * 2
 							  : 1024))
 			return -1;
@@ -1036,7 +1040,8 @@ uint32_t builder_label_set(struct pv_builder *b, uint32_t *items, uint32_t n)
 		uint32_t r = u64map_get(&b->set_map, h + k);
 		if (r == UINT32_MAX)
 			break;
-		if (t->count[r] == n && !memcmp(t->items + t->first[r], items, (size_t)n * sizeof(*items)))
+		if (t->count[r] == n &&
+		    !memcmp(t->items + t->first[r], items, (size_t)n * sizeof(*items)))
 			return r;
 	}
 	if (t->len == t->cap) {

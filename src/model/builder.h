@@ -69,7 +69,7 @@ struct frame_key {
 	uint16_t inline_depth;
 	uint16_t subcategory;
 	pv_cat_ix category;
-	uint8_t kind;     /* enum pv_frame_kind: 0, a code frame, unless set */
+	uint8_t kind;	  /* enum pv_frame_kind: 0, a code frame, unless set */
 	uint32_t source1; /* the frame's own source + 1 (frames.source); 0: its function's */
 };
 
@@ -93,7 +93,7 @@ static inline pv_str_ix builder_cstr(struct pv_builder *b, const char *s)
 }
 /* printf into an interned string. */
 pv_str_ix builder_strf(struct pv_builder *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* A category by name (interned); color used when it is new. */
 pv_cat_ix builder_category(struct pv_builder *b, pv_str_ix name, pv_str_ix color);
@@ -200,6 +200,6 @@ uint32_t builder_label_set(struct pv_builder *b, uint32_t *items, uint32_t n);
 
 /* Records a lossy step (same message text = same row, counts add up). */
 void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

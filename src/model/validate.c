@@ -202,10 +202,11 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	const struct pv_callgraph *cg = &p->callgraph;
 	if (cg->nr_nodes || cg->nr_edges) {
 		if (cg->nr_metrics != me->len)
-			FAIL("callgraph: %u metric columns, the profile has %u metrics", cg->nr_metrics,
-			     me->len);
+			FAIL("callgraph: %u metric columns, the profile has %u metrics",
+			     cg->nr_metrics, me->len);
 		for (uint32_t m = 0; m < me->len; m++)
-			if ((cg->nr_nodes && !cg->node_self[m]) || (cg->nr_edges && !cg->edge_cost[m]))
+			if ((cg->nr_nodes && !cg->node_self[m]) ||
+			    (cg->nr_edges && !cg->edge_cost[m]))
 				FAIL("callgraph: metric %u has no column", m);
 		int rc = pv_callgraph_check(p, err);
 		if (rc)

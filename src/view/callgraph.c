@@ -132,16 +132,16 @@ struct grow {
 	uint32_t max_depth; /* rows at this depth are not made (0: no limit) */
 	struct rows R;
 	struct heap H;
-	uint8_t *on;	      /* per function: on the path of row cur */
-	uint32_t cur;	      /* the row whose path is marked (PV_NONE: none) */
-	uint32_t *climb;      /* path_move's rows to mark, deepest first */
-	uint32_t *slot;	      /* per function: its neighbour slot + 1 in this expansion */
-	uint32_t *nb;	      /* neighbours of the row being expanded */
-	int64_t *w, *raw;     /* [slot * nm + k]: effective and file costs of the calls */
-	int64_t *all;	      /* [k]: the effective costs of every call of the row's function */
-	int64_t *wk, *ok;     /* [1 + slot]: one metric's split */
-	int64_t *val, *sval;  /* [slot * nm + k]: the children's totals and selves */
-	uint32_t budget;      /* rows: expansion stops past this many */
+	uint8_t *on;	     /* per function: on the path of row cur */
+	uint32_t cur;	     /* the row whose path is marked (PV_NONE: none) */
+	uint32_t *climb;     /* path_move's rows to mark, deepest first */
+	uint32_t *slot;	     /* per function: its neighbour slot + 1 in this expansion */
+	uint32_t *nb;	     /* neighbours of the row being expanded */
+	int64_t *w, *raw;    /* [slot * nm + k]: effective and file costs of the calls */
+	int64_t *all;	     /* [k]: the effective costs of every call of the row's function */
+	int64_t *wk, *ok;    /* [1 + slot]: one metric's split */
+	int64_t *val, *sval; /* [slot * nm + k]: the children's totals and selves */
+	uint32_t budget;     /* rows: expansion stops past this many */
 	uint32_t unexpanded;
 };
 

@@ -37,7 +37,8 @@ static int check_opts(const struct pv_profile *p, const struct pv_view_opts *o, 
 		return pv_error_set(err, PV_EINVAL, "metric %u does not exist", *m);
 	for (uint32_t i = 0; o && i < o->nr_threads; i++)
 		if (o->threads[i] >= p->threads.len)
-			return pv_error_set(err, PV_EINVAL, "thread %u does not exist", o->threads[i]);
+			return pv_error_set(err, PV_EINVAL, "thread %u does not exist",
+					    o->threads[i]);
 	return 0;
 }
 

@@ -171,7 +171,7 @@ void pv_flame_free(struct pv_flame *fl)
 }
 
 int pv__flame_of_trees(const struct pv_tree *t0, const struct pv_tree *t1,
-			const struct pv_flame_opts *o, struct pv_flame **out)
+		       const struct pv_flame_opts *o, struct pv_flame **out)
 {
 	struct flame fl = {0};
 	uint32_t ngraphs = t1 ? 2 : 1;

@@ -23,10 +23,19 @@
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const filter_names[] = {"include", "drop", "merge", "collapse-recursion",
-					   "collapse-module", "focus-category", "tag", "drop-tag",
-					   "collapse-subtree", "prune", "collapse-direct-recursion",
-					   "focus-self", "focus-inverted"};
+static const char *const filter_names[] = {"include",
+					   "drop",
+					   "merge",
+					   "collapse-recursion",
+					   "collapse-module",
+					   "focus-category",
+					   "tag",
+					   "drop-tag",
+					   "collapse-subtree",
+					   "prune",
+					   "collapse-direct-recursion",
+					   "focus-self",
+					   "focus-inverted"};
 static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
 static const char *const sort_names[] = {"self", "total", "delta"};
@@ -34,12 +43,13 @@ static const char *const inline_names[] = {"keep", "fold"};
 static const char *const self_names[] = {"own", "nested"};
 
 /* What each filter's argument is, for messages. */
-static const char *const filter_arg_what[] = {"a scope", "a scope", "a scope", "a scope",
-					      "a module name", "a category name", "a label KEY=VALUE",
-					      "a label KEY=VALUE", "a scope", "a scope", "a scope",
-					      "a scope", "a scope"};
+static const char *const filter_arg_what[] = {
+    "a scope",	     "a scope",		"a scope",	     "a scope",
+    "a module name", "a category name", "a label KEY=VALUE", "a label KEY=VALUE",
+    "a scope",	     "a scope",		"a scope",	     "a scope",
+    "a scope"};
 
-#define MICRO 1000000 /* ns per ms, and min_percent's fixed-point scale */
+#define MICRO		1000000 /* ns per ms, and min_percent's fixed-point scale */
 #define MAX_MIN_PERCENT ((int64_t)100 * MICRO)
 
 /* ---- names ---- */
@@ -302,7 +312,7 @@ static int parse_fixed(const char *s, size_t n, int scale, bool allow_exp, int64
 
 	/* the digits of both parts as one sequence D; value = D * 10^pow */
 	size_t ni = (size_t)(i1 - i0), nf = (size_t)(f1 - f0), nd = ni + nf;
-#define DIGIT(k) ((k) < ni ? i0[(k)] : f0[(k) - ni])
+#define DIGIT(k) ((k) < ni ? i0[(k)] : f0[(k)-ni])
 	size_t first = 0, last = nd;
 	while (first < nd && DIGIT(first) == '0')
 		first++;
@@ -388,11 +398,34 @@ enum opt {
 
 /* CLI long option names, indexed by enum opt (filters by their names). */
 static const char *const cli_names[] = {
-	"center", "include", "drop", "merge", "collapse-recursion", "collapse-module",
-	"focus-category", "tag", "drop-tag", "collapse-subtree", "prune",
-	"collapse-direct-recursion", "focus-self", "focus-inverted", "metric", "by", "thread",
-	"range", "percent", "min-percent", "depth", "n", "sort", "inside-markers", "inline",
-	"max-rows", "self", "derive",
+    "center",
+    "include",
+    "drop",
+    "merge",
+    "collapse-recursion",
+    "collapse-module",
+    "focus-category",
+    "tag",
+    "drop-tag",
+    "collapse-subtree",
+    "prune",
+    "collapse-direct-recursion",
+    "focus-self",
+    "focus-inverted",
+    "metric",
+    "by",
+    "thread",
+    "range",
+    "percent",
+    "min-percent",
+    "depth",
+    "n",
+    "sort",
+    "inside-markers",
+    "inline",
+    "max-rows",
+    "self",
+    "derive",
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
@@ -400,8 +433,7 @@ _Static_assert(NR(filter_names) == O_METRIC - O_FILTER, "one option per filter")
 
 static int too_many(const char *label, struct pv_error *err)
 {
-	return pv_error_set(err, PV_ELIMIT, "too many %s values (at most %d)", label,
-			    PV_QUERY_MAX);
+	return pv_error_set(err, PV_ELIMIT, "too many %s values (at most %d)", label, PV_QUERY_MAX);
 }
 
 /* NAME=FORMULA: a name, and a formula whose syntax is right (its metrics are the view's to
@@ -440,7 +472,8 @@ static int add_item(struct pv_query *q, enum opt o, const char *v, const char *l
 	}
 	if ((o == O_FILTER + PV_FILTER_TAG || o == O_FILTER + PV_FILTER_DROP_TAG) &&
 	    (!strchr(v, '=') || *v == '='))
-		return pv_error_set(err, PV_EINVAL, "%s takes a label KEY=VALUE, not '%s'", label, v);
+		return pv_error_set(err, PV_EINVAL, "%s takes a label KEY=VALUE, not '%s'", label,
+				    v);
 	if (o == O_DERIVE && (rc = check_derive(v, label, err)))
 		return rc;
 	if (o == O_CENTER)
@@ -494,7 +527,8 @@ static int set_range(struct pv_query *q, const char *v, const char *label, struc
 	if (rc)
 		return pv_error_set(err, PV_EINVAL,
 				    "%s takes T0:T1 in milliseconds (T0 or T1 may be empty), "
-				    "not '%s'", label, v);
+				    "not '%s'",
+				    label, v);
 	if (t[0] >= t[1])
 		return pv_error_set(err, PV_EINVAL, "%s takes T0:T1 with T0 < T1, not '%s'", label,
 				    v);
@@ -505,8 +539,8 @@ static int set_range(struct pv_query *q, const char *v, const char *label, struc
 }
 
 /* An enum value by name, or the error "LABEL takes a, b or c, not 'x'". */
-static int set_enum(const char *const *names, size_t n, const char *v, int *out,
-		    const char *label, struct pv_error *err)
+static int set_enum(const char *const *names, size_t n, const char *v, int *out, const char *label,
+		    struct pv_error *err)
 {
 	int i = index_of(names, n, v);
 	if (i >= 0) {
@@ -517,7 +551,10 @@ static int set_enum(const char *const *names, size_t n, const char *v, int *out,
 	size_t len = 0;
 	for (size_t k = 0; k < n; k++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-					k == 0 ? "" : k + 1 == n ? " or " : ", ", names[k]);
+					k == 0	     ? ""
+					: k + 1 == n ? " or "
+						     : ", ",
+					names[k]);
 	return pv_error_set(err, PV_EINVAL, "%s takes %s, not '%s'", label, list, v);
 }
 
@@ -580,13 +617,13 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 			q->view = (enum pv_view_kind)e;
 		return rc;
 	}
-	case O_RANGE:
-		return set_range(q, v, label, err);
+	case O_RANGE: return set_range(q, v, label, err);
 	case O_MIN:
 		if (parse_fixed(v, strlen(v), 6, false, &x) || x < 0 || x > MAX_MIN_PERCENT)
 			return pv_error_set(err, PV_EINVAL,
 					    "%s takes a percentage from 0 to 100 with at most 6 "
-					    "decimals, not '%s'", label, v);
+					    "decimals, not '%s'",
+					    label, v);
 		q->min_percent = (double)x / MICRO;
 		return 0;
 	case O_DEPTH:
@@ -618,8 +655,7 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 					    label, v);
 		q->max_rows = c;
 		return 0;
-	default: /* center, filters, thread */
-		return add_item(q, o, v, label, err);
+	default: /* center, filters, thread */ return add_item(q, o, v, label, err);
 	}
 }
 
@@ -946,18 +982,29 @@ char *pv_url_decode(const char *s, size_t n, bool *bad)
 
 /* URL keys, indexed by enum opt; NULL where the key is "filter" (see url_pair). */
 static const char *const url_keys[] = {
-	[O_CENTER] = "center", [O_METRIC] = "metric", [O_BY] = "by", [O_THREAD] = "thread",
-	[O_RANGE] = "range", [O_PERCENT] = "percent", [O_MIN] = "min", [O_DEPTH] = "depth",
-	[O_N] = "n", [O_SORT] = "sort", [O_INSIDE] = "inside-markers", [O_INLINE] = "inline",
-	[O_MAX_ROWS] = "max-rows", [O_SELF] = "self", [O_DERIVE] = "derive", [O_VIEW] = "view",
+    [O_CENTER] = "center",
+    [O_METRIC] = "metric",
+    [O_BY] = "by",
+    [O_THREAD] = "thread",
+    [O_RANGE] = "range",
+    [O_PERCENT] = "percent",
+    [O_MIN] = "min",
+    [O_DEPTH] = "depth",
+    [O_N] = "n",
+    [O_SORT] = "sort",
+    [O_INSIDE] = "inside-markers",
+    [O_INLINE] = "inline",
+    [O_MAX_ROWS] = "max-rows",
+    [O_SELF] = "self",
+    [O_DERIVE] = "derive",
+    [O_VIEW] = "view",
 };
 
 static int decode_fail(const char *s, size_t n, bool bad, struct pv_error *err)
 {
 	if (!bad)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	return pv_error_set(err, PV_EINVAL, "bad %%-escape in '%.*s'", (int)(n > 200 ? 200 : n),
-			    s);
+	return pv_error_set(err, PV_EINVAL, "bad %%-escape in '%.*s'", (int)(n > 200 ? 200 : n), s);
 }
 
 /* Metric names: split at the raw commas first, so a name may hold an escaped ',' (%2C). */
@@ -980,7 +1027,8 @@ static int url_metrics(struct pv_query *q, const char *v, size_t n, struct pv_er
 		if (!*name)
 			rc = pv_error_set(err, PV_EINVAL,
 					  "metric takes metric names separated by commas, "
-					  "not '%.*s'", (int)(n > 200 ? 200 : n), v);
+					  "not '%.*s'",
+					  (int)(n > 200 ? 200 : n), v);
 		else
 			rc = add_item(q, O_METRIC, name, "metric", err);
 		pv_free(name);
@@ -1029,10 +1077,11 @@ static int url_pair(struct pv_query *q, const char *s, size_t n, struct pv_error
 			rc = pv_error_set(err, PV_EINVAL,
 					  "filter takes KIND:ARG with KIND one of include, drop, "
 					  "merge, collapse-recursion, collapse-module or "
-					  "focus-category, not '%s'", val);
+					  "focus-category, not '%s'",
+					  val);
 		} else {
-			rc = set_value(q, (enum opt)(O_FILTER + k), colon + 1,
-				       filter_names[k], err);
+			rc =
+			    set_value(q, (enum opt)(O_FILTER + k), colon + 1, filter_names[k], err);
 		}
 	} else {
 		rc = set_value(q, (enum opt)o, val, url_keys[o], err);
@@ -1061,13 +1110,28 @@ int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err)
 /* ---- JSON reader ---- */
 
 static const char *const json_keys[] = {
-	"view", "center", "filters", "metrics", "by", "threads", "range", "percent",
-	"min_percent", "depth", "limit", "sort", "inside_markers", "inline", "max_rows", "self",
-	"derive",
+    "view",	      "center",	 "filters",	"metrics", "by",     "threads",
+    "range",	      "percent", "min_percent", "depth",   "limit",  "sort",
+    "inside_markers", "inline",	 "max_rows",	"self",	   "derive",
 };
 enum {
-	K_VIEW, K_CENTER, K_FILTERS, K_METRICS, K_BY, K_THREADS, K_RANGE, K_PERCENT, K_MIN,
-	K_DEPTH, K_LIMIT, K_SORT, K_INSIDE, K_INLINE, K_MAX_ROWS, K_SELF, K_DERIVE,
+	K_VIEW,
+	K_CENTER,
+	K_FILTERS,
+	K_METRICS,
+	K_BY,
+	K_THREADS,
+	K_RANGE,
+	K_PERCENT,
+	K_MIN,
+	K_DEPTH,
+	K_LIMIT,
+	K_SORT,
+	K_INSIDE,
+	K_INLINE,
+	K_MAX_ROWS,
+	K_SELF,
+	K_DERIVE,
 };
 
 /* A string or key token as a new C string; positioned errors (no NUL inside, memory). */
@@ -1159,8 +1223,10 @@ static int json_filters(struct json *j, struct pv_query *q)
 		if ((rc = json_next(j, &t)) || t.kind == JSON_END)
 			break;
 		if (t.kind != JSON_OBJECT)
-			return json_fail_at(j, &t, "expected a filter like {\"merge\": \"bar\"}, "
-					    "found %s", json_kind_name(t.kind));
+			return json_fail_at(j, &t,
+					    "expected a filter like {\"merge\": \"bar\"}, "
+					    "found %s",
+					    json_kind_name(t.kind));
 		if ((rc = json_next(j, &t)))
 			break;
 		if (t.kind != JSON_KEY)
@@ -1209,8 +1275,10 @@ static int json_range(struct json *j, struct pv_query *q)
 					    json_kind_name(t.kind));
 		rc = parse_fixed(t.s, t.len, 6, true, &v[i]);
 		if (rc == FX_INEXACT)
-			return json_fail_at(j, &t, "range takes milliseconds with at most 6 "
-					    "decimals, not %.*s", (int)t.len, t.s);
+			return json_fail_at(j, &t,
+					    "range takes milliseconds with at most 6 "
+					    "decimals, not %.*s",
+					    (int)t.len, t.s);
 		if (rc)
 			return json_fail_at(j, &t, "range: %.*s ms is out of range", (int)t.len,
 					    t.s);
@@ -1253,15 +1321,17 @@ static int json_number(struct json *j, struct pv_query *q, int key)
 		return rc;
 	if (key == K_MIN) {
 		if (parse_fixed(t.s, t.len, 6, true, &x) || x < 0 || x > MAX_MIN_PERCENT)
-			return json_fail_at(j, &t, "min_percent takes a percentage from 0 to 100 "
-					    "with at most 6 decimals, not %.*s", (int)t.len, t.s);
+			return json_fail_at(j, &t,
+					    "min_percent takes a percentage from 0 to 100 "
+					    "with at most 6 decimals, not %.*s",
+					    (int)t.len, t.s);
 		q->min_percent = (double)x / MICRO;
 		return 0;
 	}
 	/* depth 0 and limit 0 mean "no limit" and are what the writer prints by default */
 	if (parse_fixed(t.s, t.len, 0, true, &x) || x < 0 || x > UINT32_MAX)
-		return json_fail_at(j, &t, "%s takes a count, not %.*s", json_keys[key],
-				    (int)t.len, t.s);
+		return json_fail_at(j, &t, "%s takes a count, not %.*s", json_keys[key], (int)t.len,
+				    t.s);
 	if (key == K_DEPTH)
 		q->depth = (uint32_t)x;
 	else if (key == K_MAX_ROWS)

@@ -78,8 +78,9 @@ enum pv_unit pv_view_metric_unit(const struct pv_view *v, uint32_t col)
 
 static uint64_t step(uint64_t parent, uint8_t kind, uint32_t id, uint32_t line, uint8_t level)
 {
-	return hash_u64(parent * 0x9e3779b97f4a7c15ULL ^
-			(((uint64_t)kind << 56) ^ ((uint64_t)level << 48) ^ ((uint64_t)line << 32) ^ id));
+	return hash_u64(
+	    parent * 0x9e3779b97f4a7c15ULL ^
+	    (((uint64_t)kind << 56) ^ ((uint64_t)level << 48) ^ ((uint64_t)line << 32) ^ id));
 }
 
 /* hash of each row's path: tree rows are numbered parents first */
@@ -104,7 +105,7 @@ static void flat_hashes(const struct pv_flat *f, uint64_t *h)
 }
 
 struct acc {
-	double *sum, *sq;     /* [row] */
+	double *sum, *sq; /* [row] */
 	int64_t *lo, *hi;
 	uint32_t *seen;
 };
@@ -201,12 +202,12 @@ static int resort_list(struct pv_view *v)
 		ix[r] = r;
 	pv_sort_r(ix, n, sizeof(uint32_t), cmp_rows,
 		  v->q.sort == PV_SORT_SELF ? f->self[0] : f->total[0]);
-#define PERMUTE(col, type)                                                                         \
-	do {                                                                                       \
-		type *t_ = tmp;                                                                    \
-		for (uint32_t r = 0; r < n; r++)                                                   \
-			t_[r] = (col)[ix[r]];                                                      \
-		memcpy((col), t_, (size_t)n * sizeof(type));                                       \
+#define PERMUTE(col, type)                                   \
+	do {                                                 \
+		type *t_ = tmp;                              \
+		for (uint32_t r = 0; r < n; r++)             \
+			t_[r] = (col)[ix[r]];                \
+		memcpy((col), t_, (size_t)n * sizeof(type)); \
 	} while (0)
 	PERMUTE(f->kind, uint8_t);
 	PERMUTE(f->id, uint32_t);
@@ -240,13 +241,13 @@ int pv__view_resort(struct pv_view *v)
 struct part {
 	uint32_t len;
 	uint64_t *hash;
-	struct u64map rows;         /* hash -> row */
+	struct u64map rows; /* hash -> row */
 	struct acc total[PV_QUERY_MAX], self[PV_QUERY_MAX];
-	int64_t **tot, **slf;       /* the view's columns */
+	int64_t **tot, **slf; /* the view's columns */
 };
 
-static int part_init(struct part *pt, uint32_t len, const uint64_t *h, int64_t **tot,
-		     int64_t **slf, const struct pv_view *v)
+static int part_init(struct part *pt, uint32_t len, const uint64_t *h, int64_t **tot, int64_t **slf,
+		     const struct pv_view *v)
 {
 	memset(pt, 0, sizeof(*pt));
 	pt->len = len;
@@ -268,7 +269,8 @@ static void part_add(struct part *pt, const struct pv_view *v, uint32_t len, con
 	for (uint32_t r = 0; r < len; r++) {
 		uint32_t x = u64map_get(&pt->rows, h[r]);
 		if (x == UINT32_MAX)
-			continue; /* a row of one thread the whole view cut (min-percent, a limit) */
+			continue; /* a row of one thread the whole view cut (min-percent, a limit)
+				   */
 		for (uint32_t c = 0; c < v->nr_metrics; c++) {
 			if (v->stat[c] == PV_STAT_SUM)
 				continue;
@@ -323,12 +325,14 @@ int pv__view_stats(struct pv_view *v, struct pv_error *err)
 		else if (k == 2 && v->flat)
 			flat_hashes(v->flat, h[k]);
 		if (k < 2 && trees[k])
-			rc = part_init(&parts[k], lens[k], h[k], trees[k]->total, trees[k]->self, v);
+			rc =
+			    part_init(&parts[k], lens[k], h[k], trees[k]->total, trees[k]->self, v);
 		else if (k == 2 && v->flat)
 			rc = part_init(&parts[k], lens[k], h[k], v->flat->total, v->flat->self, v);
 	}
 	for (uint32_t c = 0; c < v->nr_metrics && !rc; c++)
-		if (v->stat[c] != PV_STAT_SUM && (acc_init(&whole[c], 3) || acc_init(&center[c], 1)))
+		if (v->stat[c] != PV_STAT_SUM &&
+		    (acc_init(&whole[c], 3) || acc_init(&center[c], 1)))
 			rc = PV_ENOMEM;
 	/* one view per thread: the same query, that thread alone, the metrics as sums */
 	for (uint32_t i = 0; i < v->nr_threads && !rc; i++) {
@@ -365,7 +369,8 @@ int pv__view_stats(struct pv_view *v, struct pv_error *err)
 		for (int k = 0; k < 2; k++) {
 			if (!trees[k] || !tt[k])
 				continue;
-			uint64_t *th = pv_malloc((size_t)(tt[k]->len ? tt[k]->len : 1) * sizeof(uint64_t));
+			uint64_t *th =
+			    pv_malloc((size_t)(tt[k]->len ? tt[k]->len : 1) * sizeof(uint64_t));
 			if (!th) {
 				rc = PV_ENOMEM;
 				break;
@@ -375,8 +380,8 @@ int pv__view_stats(struct pv_view *v, struct pv_error *err)
 			pv_free(th);
 		}
 		if (!rc && v->flat && t->flat) {
-			uint64_t *th = pv_malloc((size_t)(t->flat->len ? t->flat->len : 1) *
-						 sizeof(uint64_t));
+			uint64_t *th =
+			    pv_malloc((size_t)(t->flat->len ? t->flat->len : 1) * sizeof(uint64_t));
 			if (!th) {
 				rc = PV_ENOMEM;
 			} else {

@@ -141,7 +141,10 @@ int main(int argc, char **argv)
 				for (int v = 0; v < 4 && !vl; v++) {
 					if (strncmp(t + 1, vars[v], strlen(vars[v])) == 0) {
 						vl = strlen(vars[v]) + 1;
-						val = v == 0 ? key1 : v == 1 ? key : v == 2 ? scope : name;
+						val = v == 0   ? key1
+						      : v == 1 ? key
+						      : v == 2 ? scope
+							       : name;
 					}
 				}
 				if (vl && !val)

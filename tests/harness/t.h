@@ -22,19 +22,19 @@ const char *t_corpus(const char *rel);
 /* Whole file as a NUL-terminated heap string, NULL when unreadable. */
 char *t_read_file(const char *path, size_t *len);
 
-#define T_TEST(name)                                                          \
-	static void t_##name(void);                                           \
-	__attribute__((constructor)) static void t_reg_##name(void)           \
-	{                                                                     \
-		t_register(#name, t_##name, __FILE__);                        \
-	}                                                                     \
+#define T_TEST(name)                                                \
+	static void t_##name(void);                                 \
+	__attribute__((constructor)) static void t_reg_##name(void) \
+	{                                                           \
+		t_register(#name, t_##name, __FILE__);              \
+	}                                                           \
 	static void t_##name(void)
 
-#define T_EQ_INT(a, b)                                                                         \
-	do {                                                                                   \
-		long long a_ = (long long)(a), b_ = (long long)(b);                            \
-		if (a_ != b_)                                                                  \
-			t_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, a_, b_);  \
+#define T_EQ_INT(a, b)                                                                        \
+	do {                                                                                  \
+		long long a_ = (long long)(a), b_ = (long long)(b);                           \
+		if (a_ != b_)                                                                 \
+			t_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, a_, b_); \
 	} while (0)
 
 #define T_EQ_U64(a, b)                                                                          \
@@ -45,27 +45,27 @@ char *t_read_file(const char *path, size_t *len);
 			       a_, b_);                                                         \
 	} while (0)
 
-#define T_EQ_STR(a, b)                                                                         \
-	do {                                                                                   \
-		const char *a_ = (a), *b_ = (b);                                               \
-		if (!a_ || !b_ || strcmp(a_, b_) != 0)                                         \
-			t_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b,      \
-			       a_ ? a_ : "(null)", b_ ? b_ : "(null)");                        \
+#define T_EQ_STR(a, b)                                                                   \
+	do {                                                                             \
+		const char *a_ = (a), *b_ = (b);                                         \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0)                                   \
+			t_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b, \
+			       a_ ? a_ : "(null)", b_ ? b_ : "(null)");                  \
 	} while (0)
 
-#define T_TRUE(x)                                                                   \
-	do {                                                                        \
-		if (!(x))                                                           \
-			t_fail(__FILE__, __LINE__, "expected true: %s", #x);        \
+#define T_TRUE(x)                                                            \
+	do {                                                                 \
+		if (!(x))                                                    \
+			t_fail(__FILE__, __LINE__, "expected true: %s", #x); \
 	} while (0)
 
 /* Substring check, for error messages. */
-#define T_CONTAINS(hay, needle)                                                                \
-	do {                                                                                   \
-		const char *h_ = (hay), *n_ = (needle);                                        \
-		if (!h_ || !strstr(h_, n_))                                                    \
-			t_fail(__FILE__, __LINE__, "%s contains \"%s\": \"%s\"", #hay, n_,     \
-			       h_ ? h_ : "(null)");                                            \
+#define T_CONTAINS(hay, needle)                                                            \
+	do {                                                                               \
+		const char *h_ = (hay), *n_ = (needle);                                    \
+		if (!h_ || !strstr(h_, n_))                                                \
+			t_fail(__FILE__, __LINE__, "%s contains \"%s\": \"%s\"", #hay, n_, \
+			       h_ ? h_ : "(null)");                                        \
 	} while (0)
 
 #endif

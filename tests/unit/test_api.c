@@ -17,13 +17,13 @@
 /* the view kinds, as /api/profile lists them (src/view/kinds.c) */
 #define VIEWS                                                                                  \
 	"\"views\": [{\"name\": \"tree\", \"needs_center\": false, \"outputs\": [\"tree\"]}, " \
-	"{\"name\": \"callers\", \"needs_center\": false, \"outputs\": [\"tree\"]}, "              \
-	"{\"name\": \"flat\", \"needs_center\": false, \"outputs\": [\"flat\"]}, "                 \
-	"{\"name\": \"butterfly\", \"needs_center\": true, \"outputs\": [\"tree\", "              \
+	"{\"name\": \"callers\", \"needs_center\": false, \"outputs\": [\"tree\"]}, "          \
+	"{\"name\": \"flat\", \"needs_center\": false, \"outputs\": [\"flat\"]}, "             \
+	"{\"name\": \"butterfly\", \"needs_center\": true, \"outputs\": [\"tree\", "           \
 	"\"callers\"]}, {\"name\": \"top\", \"needs_center\": false, \"outputs\": [\"flat\"]}]"
 #define CALLTREE "firefox/generated-processed-v70-calltree.json"
-#define MARKERS "firefox/generated-processed-v70-marker-table.json"
-#define NETWORK "firefox/generated-processed-v70-network.json"
+#define MARKERS	 "firefox/generated-processed-v70-marker-table.json"
+#define NETWORK	 "firefox/generated-processed-v70-network.json"
 
 /* slots: 0 calltree, 1 marker table, 2 network (named by their file name only) */
 static struct pv_api *api3(void)
@@ -104,27 +104,31 @@ T_TEST(api_profile)
 	struct pv_api *a = api3();
 	/* `profview info --json` of the file, the thread numbered, the categories listed, and the
 	 * API's keys at the end: samples at 0..4 ms, no marker, no source */
-	T_API(a, "profile", NULL, 200,
-	       "{\"file\": \"calltree.json\", \"format\": \"firefox-processed\", \"version\": \"70 (gecko "
-	       "36)\", \"product\": \"Firefox\", \"interval_ns\": 1000000, \"threads\": [\n"
-	       "  {\"index\": 0, \"name\": \"Empty\", \"process\": null, \"pid\": 0, \"tid\": 0, "
-	       "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000, \"active\": 5, "
-	       "\"idle\": false}\n"
-	       "], \"busiest_thread\": 0, \"metrics\": [\n"
-	       "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
-	       "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
-	       "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
-	       ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
-	       "0}, \"lossy\": [],\n"
-	       "\"index\": 0, \"start\": 0, \"end\": 4, \"activity_end\": 5, \"default_metric\": \"samples\", \"sources\": "
-	       "[], \"marker_names\": 0, " VIEWS "}\n");
+	T_API(
+	    a, "profile", NULL, 200,
+	    "{\"file\": \"calltree.json\", \"format\": \"firefox-processed\", \"version\": \"70 "
+	    "(gecko "
+	    "36)\", \"product\": \"Firefox\", \"interval_ns\": 1000000, \"threads\": [\n"
+	    "  {\"index\": 0, \"name\": \"Empty\", \"process\": null, \"pid\": 0, \"tid\": 0, "
+	    "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000, \"active\": 5, "
+	    "\"idle\": false}\n"
+	    "], \"busiest_thread\": 0, \"metrics\": [\n"
+	    "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
+	    "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
+	    "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
+	    ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
+	    "0}, \"lossy\": [],\n"
+	    "\"index\": 0, \"start\": 0, \"end\": 4, \"activity_end\": 5, \"default_metric\": "
+	    "\"samples\", \"sources\": "
+	    "[], \"marker_names\": 0, " VIEWS "}\n");
 	/* the marker table file: no samples, the span is its markers' (12.5 to 175 ms) */
 	int st;
 	char *b = t_api_call(a, "profile", "p=1", &st);
 	T_EQ_INT(st, 200);
 	T_JSON_HAS(b, "\"markers\": {\"total\": 7, \"instant\": 2, \"interval\": 5, \"start\": 0, "
 		      "\"end\": 0}");
-	T_JSON_HAS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"activity_end\": 176, \"default_metric\": "
+	T_JSON_HAS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"activity_end\": 176, "
+		      "\"default_metric\": "
 		      "\"samples\", \"sources\": [], \"marker_names\": 7, " VIEWS "}\n");
 	free(b);
 	pv_api_free(a);
@@ -200,7 +204,8 @@ T_TEST(api_markers)
 	      "  {\"name\": \"IPCOut\", \"count\": 1, \"instant\": 0, \"incomplete\": 1, "
 	      "\"timed\": 0, "
 	      "\"total\": null, \"min\": null, \"median\": null, \"max\": null}\n]}\n");
-	T_API(a, "markers", "p=1&thread=nope", 400, "{\"error\": \"no thread named 'nope' (see 'profview info')\"}");
+	T_API(a, "markers", "p=1&thread=nope", 400,
+	      "{\"error\": \"no thread named 'nope' (see 'profview info')\"}");
 	T_API(a, "markers", "p=1&sort=name", 400,
 	      "{\"error\": \"sort takes start or duration, not 'name'\"}");
 	T_API(a, "markers", "p=1&start=abc", 400,
@@ -216,17 +221,20 @@ T_TEST(api_marker_chart)
 	 * to 175 ms) and one sampling interval (1 ms), so a marker at 175 would be in it;
 	 * labels are the schemas' chart labels (UserTiming: its name; IPC: the message type); the
 	 * incomplete IPCOut reaches its thread's end (120: the thread has no sample) */
-	T_API(a, "marker-chart", "p=1&width=100&search=UserTiming,FileIO,ipc", 200,
-	       "{\"start\": 12.5, \"end\": 176, \"rows\": [\n"
-	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"FileIO\", \"category\": "
-	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 6, \"start\": 174, \"end\": 175, "
-	       "\"label\": \"\"}]},\n"
-	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"IPCOut\", \"category\": "
-	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 2, \"start\": 120, \"end\": 120, "
-	       "\"label\": \"PContent::Msg_PreferenceUpdate\"}]},\n"
-	       "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"UserTiming\", \"category\": "
-	       "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 0, \"start\": 12.5, \"end\": "
-	       "12.5, \"label\": \"foobar\"}]}\n]}\n");
+	T_API(
+	    a, "marker-chart", "p=1&width=100&search=UserTiming,FileIO,ipc", 200,
+	    "{\"start\": 12.5, \"end\": 176, \"rows\": [\n"
+	    "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"FileIO\", \"category\": "
+	    "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 6, \"start\": 174, \"end\": "
+	    "175, "
+	    "\"label\": \"\"}]},\n"
+	    "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"IPCOut\", \"category\": "
+	    "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 2, \"start\": 120, \"end\": "
+	    "120, "
+	    "\"label\": \"PContent::Msg_PreferenceUpdate\"}]},\n"
+	    "  {\"thread\": 0, \"thread_name\": \"Empty\", \"name\": \"UserTiming\", \"category\": "
+	    "\"Other\", \"color\": \"grey\", \"markers\": [{\"i\": 0, \"start\": 12.5, \"end\": "
+	    "12.5, \"label\": \"foobar\"}]}\n]}\n");
 	/* a window: markers overlapping 3..5 ms only */
 	int st;
 	char *b = t_api_call(a, "marker-chart", "p=2&width=10&start=3&end=5", &st);
@@ -296,18 +304,21 @@ T_TEST(api_activity)
 	       "0, \"buckets\": [[],[]]}\n], \"overview\": [\n  {\"thread\": 0, \"i\": 0, "
 	       "\"name\": \"Load 0: https://mozilla.org\", \"start\": 3, \"end\": 4, \"color\": "
 	       "\"grey\"},\n");
-	T_CONTAINS(b, "  {\"thread\": 0, \"i\": 10, \"name\": \"Load\", \"start\": 4, \"end\": 6, "
-		      "\"color\": \"grey\"},\n  {\"thread\": 0, \"i\": 12, \"name\": \"DOMContentLoaded\", "
-		      "\"start\": 6, \"end\": 7, \"color\": \"grey\"},\n  {\"thread\": 0, \"i\": 13, "
-		      "\"name\": \"Navigation::Start\", \"start\": 7, \"end\": null, \"color\": "
-		      "\"grey\"}\n]}\n");
+	T_CONTAINS(
+	    b,
+	    "  {\"thread\": 0, \"i\": 10, \"name\": \"Load\", \"start\": 4, \"end\": 6, "
+	    "\"color\": \"grey\"},\n  {\"thread\": 0, \"i\": 12, \"name\": \"DOMContentLoaded\", "
+	    "\"start\": 6, \"end\": 7, \"color\": \"grey\"},\n  {\"thread\": 0, \"i\": 13, "
+	    "\"name\": \"Navigation::Start\", \"start\": 7, \"end\": null, \"color\": "
+	    "\"grey\"}\n]}\n");
 	T_TRUE(!strstr(b, "TTI") && !strstr(b, "FirstContentfulPaint") &&
 	       !t_json_has(b, "\"i\": 15"));
 	free(b);
 	T_API(a, "activity", "buckets=0", 400, "{\"error\": \"buckets takes 1 to 4000, not 0\"}");
 	T_API(a, "activity", "buckets=4001", 400,
 	      "{\"error\": \"buckets takes 1 to 4000, not 4001\"}");
-	T_API(a, "activity", "thread=nope", 400, "{\"error\": \"no thread named 'nope' (see 'profview info')\"}");
+	T_API(a, "activity", "thread=nope", 400,
+	      "{\"error\": \"no thread named 'nope' (see 'profview info')\"}");
 	T_API(a, "activity", "metric=bytes", 400, "{\"error\": \"no metric named 'bytes'\"}");
 	T_API(a, "activity", "start=3&end=1", 400, "{\"error\": \"end must be after start\"}");
 	/* very wide windows: refused past ±1e12 ms; at the bound, answered (no signed overflow) */
@@ -395,8 +406,9 @@ T_TEST(api_params)
 	T_EQ_STR(q.center[1], "A;c");
 	pv_query_release(&q);
 	api_params_free(&ps);
-	T_EQ_INT(api_params_parse(&ps, "view=flat&filter=merge%3Afoo%26bar&range=1.5:2&open=x&key=y&"
-				       "i=3&tab=flame&sel=1&max-nodes=5&width=3&buckets=2&file=0"),
+	T_EQ_INT(api_params_parse(&ps,
+				  "view=flat&filter=merge%3Afoo%26bar&range=1.5:2&open=x&key=y&"
+				  "i=3&tab=flame&sel=1&max-nodes=5&width=3&buckets=2&file=0"),
 		 0);
 	T_EQ_INT(api_query(&ps, &q, out), 0);
 	T_EQ_INT(q.view, PV_VIEW_FLAT);

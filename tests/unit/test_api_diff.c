@@ -116,14 +116,19 @@ T_TEST(api_diff_answers)
 	body = call(a, "flame", "diff=1", &status);
 	T_EQ_INT(status, 200);
 	T_CONTAINS(body, "\"total\": 140, \"base_total\": 100, \"normalize\": false");
-	T_CONTAINS(body, "\"name\": \"eval\", \"scope\": \"eval\", \"total\": 80, \"self\": 80, \"base\": 40, "
-			 "\"base_self\": 40");
-	T_CONTAINS(body, "\"name\": \"jit\", \"scope\": \"jit\", \"total\": 30, \"self\": 0, \"base\": 0");
+	T_CONTAINS(
+	    body,
+	    "\"name\": \"eval\", \"scope\": \"eval\", \"total\": 80, \"self\": 80, \"base\": 40, "
+	    "\"base_self\": 40");
+	T_CONTAINS(
+	    body, "\"name\": \"jit\", \"scope\": \"jit\", \"total\": 30, \"self\": 0, \"base\": 0");
 	T_TRUE(body && !strstr(body, "\"gc\""));
 	free(body);
 	body = call(a, "flame", "diff=1&normalize=1", &status);
 	/* base scaled by 140/100: eval 40 -> 56 */
-	T_CONTAINS(body, "\"name\": \"eval\", \"scope\": \"eval\", \"total\": 80, \"self\": 80, \"base\": 56");
+	T_CONTAINS(
+	    body,
+	    "\"name\": \"eval\", \"scope\": \"eval\", \"total\": 80, \"self\": 80, \"base\": 56");
 	free(body);
 	/* a centered diff flame: both graphs */
 	body = call(a, "flame", "diff=1&center=eval", &status);

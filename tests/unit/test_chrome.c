@@ -69,30 +69,34 @@ struct corpus_case {
 };
 
 static const struct corpus_case corpus[] = {
-	{"speedscope/Chrome/116/Trace-20230603T221323.json", 12, 1600, 265139000, {110, 2456, 234, 234}},
-	{"speedscope/Chrome/141/no-arg-data.json", 1, 421, 55862000, {0, 0, 0, 0}},
-	{"speedscope/Chrome/65/simple-timeline.json", 21, 4081, 545683000, {274, 2253, 473, 476}},
-	{"speedscope/Chrome/66/worker.json", 21, 8239, 1917332000, {150, 1536, 354, 353}},
-	{"speedscope/Chrome/69/simple.json", 16, 2051, 276450000, {66, 927, 149, 146}},
-	{"speedscope/Chrome/70/worker.json", 20, 3380, 452252000, {105, 1988, 198, 197}},
-	{"speedscope/Chrome/65/simple.cpuprofile", 1, 29, 36317000, {0, 0, 0, 0}},
-	{"speedscope/Chrome/65/sucrase.cpuprofile", 1, 17138, 22003906000, {0, 0, 0, 0}},
-	{"speedscope/node/10.11.0/example.cpuprofile", 1, 29, 44777000, {0, 0, 0, 0}},
-	{"speedscope/source-maps/chrome-85-esbuild.json", 13, 1490, 204640000, {103, 1213, 5, 0}},
-	{"firefox/chrome-trace-issue-5429.json.gz", 4, 206, 254459000, {0, 0, 51, 51}},
-	/* no CPU samples: the call tree of the duration events (time: the union of the X events) */
-	{"firefox/chrome-tracing.json.gz", 14, 248, 18838000, {8, 186, 0, 0}},
-	{"firefox/test.chrome-unchunked.json", 2, 20, 6291251000, {28, 39, 40, 37}},
-	{"firefox/test.chrome.gz", 15, 3711, 480113000, {245, 4074, 185, 185}},
-	{"firefox/hello.cjs-20231120T211435.cpuprofile", 1, 150, 168955000, {0, 0, 0, 0}},
-	{"speedscope/trace-event/bex-interaction.json", 1, 10, 12000, {0, 6, 6, 6}},
-	{"speedscope/trace-event/multiprocess.json", 8, 8, 8000, {0, 8, 0, 0}},
-	{"speedscope/trace-event/multi-thread-with-samples.json", 2, 8, 88192000, {0, 2, 0, 0}},
-	{"speedscope/trace-event/simple-with-samples.json", 1, 7, 64710000, {0, 0, 0, 0}},
-	{"speedscope/trace-event/simple-partial.json", 1, 6, 14000, {0, 2, 2, 2}},
-	{"speedscope/trace-event/simple-partial-whitespace.json", 1, 6, 14000, {0, 2, 2, 2}},
-	{"speedscope/trace-event/too-many-end-events.json", 1, 4, 14000, {0, 0, 2, 4}},
-	{"speedscope/trace-event/zero-duration-events.json", 1, 4, 10000, {0, 1, 3, 3}},
+    {"speedscope/Chrome/116/Trace-20230603T221323.json",
+     12,
+     1600,
+     265139000,
+     {110, 2456, 234, 234}},
+    {"speedscope/Chrome/141/no-arg-data.json", 1, 421, 55862000, {0, 0, 0, 0}},
+    {"speedscope/Chrome/65/simple-timeline.json", 21, 4081, 545683000, {274, 2253, 473, 476}},
+    {"speedscope/Chrome/66/worker.json", 21, 8239, 1917332000, {150, 1536, 354, 353}},
+    {"speedscope/Chrome/69/simple.json", 16, 2051, 276450000, {66, 927, 149, 146}},
+    {"speedscope/Chrome/70/worker.json", 20, 3380, 452252000, {105, 1988, 198, 197}},
+    {"speedscope/Chrome/65/simple.cpuprofile", 1, 29, 36317000, {0, 0, 0, 0}},
+    {"speedscope/Chrome/65/sucrase.cpuprofile", 1, 17138, 22003906000, {0, 0, 0, 0}},
+    {"speedscope/node/10.11.0/example.cpuprofile", 1, 29, 44777000, {0, 0, 0, 0}},
+    {"speedscope/source-maps/chrome-85-esbuild.json", 13, 1490, 204640000, {103, 1213, 5, 0}},
+    {"firefox/chrome-trace-issue-5429.json.gz", 4, 206, 254459000, {0, 0, 51, 51}},
+    /* no CPU samples: the call tree of the duration events (time: the union of the X events) */
+    {"firefox/chrome-tracing.json.gz", 14, 248, 18838000, {8, 186, 0, 0}},
+    {"firefox/test.chrome-unchunked.json", 2, 20, 6291251000, {28, 39, 40, 37}},
+    {"firefox/test.chrome.gz", 15, 3711, 480113000, {245, 4074, 185, 185}},
+    {"firefox/hello.cjs-20231120T211435.cpuprofile", 1, 150, 168955000, {0, 0, 0, 0}},
+    {"speedscope/trace-event/bex-interaction.json", 1, 10, 12000, {0, 6, 6, 6}},
+    {"speedscope/trace-event/multiprocess.json", 8, 8, 8000, {0, 8, 0, 0}},
+    {"speedscope/trace-event/multi-thread-with-samples.json", 2, 8, 88192000, {0, 2, 0, 0}},
+    {"speedscope/trace-event/simple-with-samples.json", 1, 7, 64710000, {0, 0, 0, 0}},
+    {"speedscope/trace-event/simple-partial.json", 1, 6, 14000, {0, 2, 2, 2}},
+    {"speedscope/trace-event/simple-partial-whitespace.json", 1, 6, 14000, {0, 2, 2, 2}},
+    {"speedscope/trace-event/too-many-end-events.json", 1, 4, 14000, {0, 0, 2, 4}},
+    {"speedscope/trace-event/zero-duration-events.json", 1, 4, 10000, {0, 1, 3, 3}},
 };
 
 T_TEST(chrome_corpus_figures)
@@ -103,10 +107,11 @@ T_TEST(chrome_corpus_figures)
 		if (!p)
 			continue;
 		if (strcmp(pv_str(p, p->meta.format), "chrome") != 0)
-			t_fail(__FILE__, __LINE__, "%s: read as %s", c->path, pv_str(p, p->meta.format));
+			t_fail(__FILE__, __LINE__, "%s: read as %s", c->path,
+			       pv_str(p, p->meta.format));
 		if (p->threads.len != c->threads || p->samples.len != c->samples)
-			t_fail(__FILE__, __LINE__, "%s: %u threads, %u samples; expected %u, %u", c->path,
-			       p->threads.len, p->samples.len, c->threads, c->samples);
+			t_fail(__FILE__, __LINE__, "%s: %u threads, %u samples; expected %u, %u",
+			       c->path, p->threads.len, p->samples.len, c->threads, c->samples);
 		if (t_total_named(p, "time") != c->time_ns)
 			t_fail(__FILE__, __LINE__, "%s: time %lld, expected %lld", c->path,
 			       (long long)t_total_named(p, "time"), (long long)c->time_ns);
@@ -117,9 +122,9 @@ T_TEST(chrome_corpus_figures)
 		uint32_t ph[4];
 		phases_of(p, PV_NONE, ph);
 		if (memcmp(ph, c->phases, sizeof(ph)) != 0)
-			t_fail(__FILE__, __LINE__, "%s: phases %u %u %u %u, expected %u %u %u %u", c->path,
-			       ph[0], ph[1], ph[2], ph[3], c->phases[0], c->phases[1], c->phases[2],
-			       c->phases[3]);
+			t_fail(__FILE__, __LINE__, "%s: phases %u %u %u %u, expected %u %u %u %u",
+			       c->path, ph[0], ph[1], ph[2], ph[3], c->phases[0], c->phases[1],
+			       c->phases[2], c->phases[3]);
 		pv_profile_free(p);
 	}
 }
@@ -212,7 +217,8 @@ T_TEST(chrome_node_cpu_prof_recorded)
 		T_EQ_INT(p->funcs.line[f], 15);
 		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]),
 			 "file:///tmp/rec/wordfreq.js");
-		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "file:///tmp/rec/wordfreq.js");
+		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]),
+			 "file:///tmp/rec/wordfreq.js");
 	}
 	T_EQ_INT(t_diag_count(p, "positionTicks"), 19);
 	pv_profile_free(p);
@@ -254,7 +260,8 @@ T_TEST(chrome_chromium_trace_recorded)
 		T_EQ_INT(p->markers.phase[m], PV_PHASE_INSTANT);
 		T_EQ_INT(p->markers.thread[m], 3);
 		T_CONTAINS(pv_str(p, p->markers.payload[m]), "\"callTime\":4442920033");
-		T_EQ_STR(pv_str(p, p->categories.name[p->markers.category[m]]), "blink.user_timing");
+		T_EQ_STR(pv_str(p, p->categories.name[p->markers.category[m]]),
+			 "blink.user_timing");
 	}
 	/* the page's functions, with their file and 1-based line */
 	uint32_t n;
@@ -303,9 +310,10 @@ T_TEST(chrome_duration_events_tree)
 		pv_profile_free(p);
 	}
 	/* an E that ends nothing open, a B never ended */
-	struct pv_profile *p = text("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":0,\"pid\":1,\"tid\":1},"
-				    "{\"ph\":\"E\",\"name\":\"zzz\",\"ts\":1,\"pid\":1,\"tid\":1},"
-				    "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"dur\":3,\"pid\":1,\"tid\":1}]");
+	struct pv_profile *p =
+	    text("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":0,\"pid\":1,\"tid\":1},"
+		 "{\"ph\":\"E\",\"name\":\"zzz\",\"ts\":1,\"pid\":1,\"tid\":1},"
+		 "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"dur\":3,\"pid\":1,\"tid\":1}]");
 	if (p) {
 		char buf[128];
 		t_stack_path(p, p->samples.stack[p->samples.len - 1], " > ", buf, sizeof(buf));
@@ -322,12 +330,13 @@ T_TEST(chrome_duration_events_tree)
 T_TEST(chrome_times_exact)
 {
 	/* µs as integers, fractions, strings and exponents; the zero is the earliest time */
-	struct pv_profile *p = text(
-	    "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1.5,\"dur\":\"2.25\",\"pid\":1,\"tid\":2},"
-	    "{\"ph\":\"i\",\"name\":\"b\",\"ts\":\"3\",\"pid\":1,\"tid\":2,\"s\":\"g\"},"
-	    "{\"ph\":\"B\",\"name\":\"c\",\"ts\":1e1,\"pid\":1,\"tid\":2},"
-	    "{\"ph\":\"E\",\"name\":\"c\",\"ts\":10.0005,\"pid\":1,\"tid\":2},"
-	    "{\"ph\":\"X\",\"name\":\"d\",\"ts\":1234567890123.456,\"dur\":0.001,\"pid\":1,\"tid\":2}]");
+	struct pv_profile *p =
+	    text("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1.5,\"dur\":\"2.25\",\"pid\":1,\"tid\":2},"
+		 "{\"ph\":\"i\",\"name\":\"b\",\"ts\":\"3\",\"pid\":1,\"tid\":2,\"s\":\"g\"},"
+		 "{\"ph\":\"B\",\"name\":\"c\",\"ts\":1e1,\"pid\":1,\"tid\":2},"
+		 "{\"ph\":\"E\",\"name\":\"c\",\"ts\":10.0005,\"pid\":1,\"tid\":2},"
+		 "{\"ph\":\"X\",\"name\":\"d\",\"ts\":1234567890123.456,\"dur\":0.001,\"pid\":1,"
+		 "\"tid\":2}]");
 	if (!p)
 		return;
 	T_EQ_INT(p->markers.len, 5);
@@ -356,8 +365,10 @@ T_TEST(chrome_metadata_threads)
 	    "{\"ph\":\"X\",\"name\":\"x\",\"ts\":1,\"dur\":1,\"pid\":8,\"tid\":81},"
 	    "{\"ph\":\"X\",\"name\":\"y\",\"ts\":2,\"dur\":1,\"pid\":8,\"tid\":82},"
 	    "{\"ph\":\"X\",\"name\":\"z\",\"ts\":3,\"dur\":1,\"pid\":9,\"tid\":\"worker\"},"
-	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":8,\"tid\":82,\"args\":{\"name\":\"Main\"}},"
-	    "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":8,\"tid\":82,\"args\":{\"sort_index\":-1}},"
+	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":8,\"tid\":82,\"args\":{\"name\":"
+	    "\"Main\"}},"
+	    "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":8,\"tid\":82,\"args\":{\"sort_"
+	    "index\":-1}},"
 	    "{\"args\":{\"name\":\"Browser\"},\"name\":\"process_name\",\"ph\":\"M\",\"pid\":8},"
 	    "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":8,\"args\":{\"labels\":\"tab\"}},"
 	    "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":8,\"args\":{\"sort_index\":-3}},"
@@ -387,16 +398,21 @@ T_TEST(chrome_markers_phases_payloads)
 	    "[{\"ph\":\"B\",\"name\":\"job\",\"cat\":\"sched\",\"ts\":1,\"pid\":1,\"tid\":1,"
 	    "\"args\":{\"n\": 1, \"s\":\"a\\\"b\"}},"
 	    "{\"ph\":\"E\",\"name\":\"job\",\"ts\":4,\"pid\":1,\"tid\":1,\"args\":{}},"
-	    "{\"args\":{\"url\":\"x\"},\"ph\":\"b\",\"name\":\"load\",\"cat\":\"net\",\"id\":\"0x5\","
+	    "{\"args\":{\"url\":\"x\"},\"ph\":\"b\",\"name\":\"load\",\"cat\":\"net\",\"id\":"
+	    "\"0x5\","
 	    "\"ts\":2,\"pid\":1,\"tid\":1},"
-	    "{\"ph\":\"e\",\"name\":\"load\",\"cat\":\"net\",\"id2\":{\"local\":\"0x5\"},\"scope\":\"s\","
+	    "{\"ph\":\"e\",\"name\":\"load\",\"cat\":\"net\",\"id2\":{\"local\":\"0x5\"},\"scope\":"
+	    "\"s\","
 	    "\"ts\":6,\"pid\":1,\"tid\":2,\"args\":{\"id\":7,\"ok\":true}},"
-	    "{\"ph\":\"n\",\"name\":\"step\",\"cat\":\"net\",\"id\":5,\"ts\":3,\"pid\":1,\"tid\":1},"
+	    "{\"ph\":\"n\",\"name\":\"step\",\"cat\":\"net\",\"id\":5,\"ts\":3,\"pid\":1,\"tid\":1}"
+	    ","
 	    "{\"ph\":\"S\",\"name\":\"old\",\"id\":\"9\",\"ts\":3,\"pid\":1,\"tid\":1},"
-	    "{\"ph\":\"T\",\"name\":\"old\",\"id\":\"9\",\"ts\":4,\"pid\":1,\"tid\":1,\"args\":{\"step\":\"s1\"}},"
+	    "{\"ph\":\"T\",\"name\":\"old\",\"id\":\"9\",\"ts\":4,\"pid\":1,\"tid\":1,\"args\":{"
+	    "\"step\":\"s1\"}},"
 	    "{\"ph\":\"F\",\"name\":\"old\",\"id\":\"9\",\"ts\":5,\"pid\":1,\"tid\":1},"
 	    "{\"ph\":\"R\",\"name\":\"firstPaint\",\"ts\":5,\"pid\":1,\"tid\":1},"
-	    "{\"ph\":\"I\",\"name\":\"old-instant\",\"ts\":5,\"pid\":1,\"tid\":1,\"args\":{\"id\":3}},"
+	    "{\"ph\":\"I\",\"name\":\"old-instant\",\"ts\":5,\"pid\":1,\"tid\":1,\"args\":{\"id\":"
+	    "3}},"
 	    "{\"ph\":\"C\",\"name\":\"counter\",\"ts\":5,\"pid\":1,\"tid\":1,\"args\":{\"v\":1}},"
 	    "{\"ph\":\"s\",\"name\":\"flow\",\"id\":1,\"ts\":5,\"pid\":1,\"tid\":1},"
 	    "{\"ph\":\"f\",\"name\":\"flow\",\"id\":1,\"ts\":6,\"pid\":1,\"tid\":1},"
@@ -410,7 +426,7 @@ T_TEST(chrome_markers_phases_payloads)
 	T_EQ_INT(ph[PV_PHASE_INSTANT], 4); /* n, T, R, I */
 	T_EQ_INT(ph[PV_PHASE_INTERVAL], 1);
 	T_EQ_INT(ph[PV_PHASE_START], 3); /* B, b, S */
-	T_EQ_INT(ph[PV_PHASE_END], 3);   /* E, e, F */
+	T_EQ_INT(ph[PV_PHASE_END], 3);	 /* E, e, F */
 	uint32_t m = find_marker(p, "job");
 	T_EQ_INT(p->markers.phase[m], PV_PHASE_START);
 	T_EQ_STR(pv_str(p, p->markers.payload[m]), "{\"n\":1,\"s\":\"a\\\"b\"}");
@@ -426,7 +442,8 @@ T_TEST(chrome_markers_phases_payloads)
 	for (uint32_t i = 0; i < p->markers.len; i++)
 		if (p->markers.phase[i] == PV_PHASE_END &&
 		    strcmp(pv_str(p, p->markers.name[i]), "load") == 0) {
-			T_EQ_STR(pv_str(p, p->markers.payload[i]), "{\"id\":\"s:local:0x5\",\"ok\":true}");
+			T_EQ_STR(pv_str(p, p->markers.payload[i]),
+				 "{\"id\":\"s:local:0x5\",\"ok\":true}");
 			T_EQ_INT(p->threads.tid[p->markers.thread[i]], 2);
 		}
 	T_EQ_STR(pv_str(p, p->markers.payload[find_marker(p, "step")]), "{\"id\":\"5\"}");
@@ -461,8 +478,9 @@ T_TEST(chrome_array_form_tolerance)
 		pv_profile_free(p);
 	}
 	/* a last event cut off: dropped and reported */
-	struct pv_profile *p = text("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},"
-				    "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"args\":{\"x\":[1,");
+	struct pv_profile *p =
+	    text("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},"
+		 "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"args\":{\"x\":[1,");
 	if (p) {
 		T_EQ_INT(p->markers.len, 1);
 		T_EQ_INT(t_diag_count(p, "truncated"), 1);
@@ -492,22 +510,30 @@ T_TEST(chrome_profile_chunks)
 	 */
 	struct pv_profile *p = text(
 	    "{\"traceEvents\":["
-	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":300,"
+	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":"
+	    "300,"
 	    "\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[3,2]},\"timeDeltas\":[10,-5],"
 	    "\"lines\":[7,0]}}},"
-	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":1,\"args\":{\"name\":\"CrRendererMain\"}},"
-	    "{\"args\":{\"data\":{\"startTime\":100}},\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\","
+	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":1,\"args\":{\"name\":"
+	    "\"CrRendererMain\"}},"
+	    "{\"args\":{\"data\":{\"startTime\":100}},\"ph\":\"P\",\"name\":\"Profile\",\"id\":"
+	    "\"0x1\","
 	    "\"pid\":5,\"tid\":1,\"ts\":99},"
-	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":200,"
+	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":"
+	    "200,"
 	    "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":["
 	    "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":0}},"
-	    "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"main\",\"url\":\"https://a.example/x/app.js\","
+	    "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"main\",\"url\":\"https://"
+	    "a.example/x/app.js\","
 	    "\"lineNumber\":0,\"columnNumber\":4,\"scriptId\":7}},"
-	    "{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"\",\"url\":\"https://a.example/x/app.js\","
+	    "{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"\",\"url\":\"https://"
+	    "a.example/x/app.js\","
 	    "\"lineNumber\":5,\"columnNumber\":0}}],\"samples\":[2,3]},\"timeDeltas\":[20,30]}}},"
-	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":400,"
+	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":5,\"tid\":99,\"ts\":"
+	    "400,"
 	    "\"args\":{\"data\":{\"endTime\":123456789}}},"
-	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x2\",\"pid\":5,\"tid\":99,\"ts\":400,"
+	    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x2\",\"pid\":5,\"tid\":99,\"ts\":"
+	    "400,"
 	    "\"args\":{\"data\":{\"cpuProfile\":{\"samples\":[1]},\"timeDeltas\":[1]}}}]}");
 	if (!p)
 		return;
@@ -549,11 +575,13 @@ T_TEST(chrome_cpuprofile_shapes)
 {
 	/* children lists, ids in any order, a sample of a missing node, no endTime */
 	struct pv_profile *p = text(
-	    "{\"nodes\":[{\"id\":3,\"callFrame\":{\"functionName\":\"leaf\",\"url\":\"/srv/app.js\","
+	    "{\"nodes\":[{\"id\":3,\"callFrame\":{\"functionName\":\"leaf\",\"url\":\"/srv/"
+	    "app.js\","
 	    "\"lineNumber\":9,\"columnNumber\":-1},\"children\":[]},"
 	    "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":-1},"
 	    "\"children\":[2]},"
-	    "{\"id\":2,\"callFrame\":{\"functionName\":\"(program)\",\"lineNumber\":-1},\"children\":[3]}],"
+	    "{\"id\":2,\"callFrame\":{\"functionName\":\"(program)\",\"lineNumber\":-1},"
+	    "\"children\":[3]}],"
 	    "\"samples\":[3,3,42],\"timeDeltas\":[5,5,5],\"startTime\":1000}");
 	if (!p)
 		return;
@@ -596,7 +624,8 @@ T_TEST(chrome_stack_frames_samples)
 	    "\"samples\":[{\"cpu\":\"-1\",\"tid\":\"7\",\"ts\":\"10\",\"weight\":\"2\",\"sf\":3},"
 	    "{\"tid\":7,\"ts\":\"20\",\"sf\":\"2\"},{\"tid\":7,\"ts\":\"25\",\"sf\":\"99\"}],"
 	    "\"stackFrames\":{\"1\":{\"name\":\"[root]\",\"category\":\"root\"},"
-	    "\"2\":{\"name\":\"run(http://h.example/b.js?x=1:12:3)\",\"category\":\"JavaScript\",\"parent\":1},"
+	    "\"2\":{\"name\":\"run(http://h.example/"
+	    "b.js?x=1:12:3)\",\"category\":\"JavaScript\",\"parent\":1},"
 	    "\"3\":{\"name\":\"[GC]\",\"category\":\"Metadata\",\"parent\":\"2\"}}}");
 	if (!p)
 		return;
@@ -628,18 +657,22 @@ T_TEST(chrome_malformed)
 {
 	expect_error("[{\"ph\":\"X\",\"ts\":{}}]", PV_EPARSE,
 		     "t.json: line 1, column 17: expected 'ts' (a number), found an object");
-	expect_error("[{\"ph\":\"X\",\"ts\":\"soon\"}]", PV_EPARSE,
-		     "line 1, column 17: expected 'ts' (a number), found a string that is not a number");
+	expect_error(
+	    "[{\"ph\":\"X\",\"ts\":\"soon\"}]", PV_EPARSE,
+	    "line 1, column 17: expected 'ts' (a number), found a string that is not a number");
 	expect_error("[{\"ph\":5}]", PV_EPARSE, "line 1, column 8: expected 'ph' (a phase letter)");
-	expect_error("[{\"ph\":\"X\",\"ts\":1e400}]", PV_EPARSE, "line 1, column 17: number out of range");
+	expect_error("[{\"ph\":\"X\",\"ts\":1e400}]", PV_EPARSE,
+		     "line 1, column 17: number out of range");
 	expect_error("[{\"ph\":\"X\",\"ts\":1,\"pid\":[]}]", PV_EPARSE,
 		     "expected 'pid' (a number or a string), found an array");
-	expect_error("[{\"ph\":\"X\",\"ts\":9e15,\"dur\":9e15}]", PV_EPARSE, "past the largest time");
+	expect_error("[{\"ph\":\"X\",\"ts\":9e15,\"dur\":9e15}]", PV_EPARSE,
+		     "past the largest time");
 	expect_error("[{\"ph\":\"X\",\"ts\":-9e15},{\"ph\":\"X\",\"ts\":9e15}]", PV_ELIMIT,
 		     "t.json: the times span more than the model holds");
 	expect_error("{\"nodes\":\"x\",\"samples\":[]}", PV_EPARSE,
 		     "line 1, column 10: expected 'nodes' to be an array, found a string");
-	expect_error("{\"nodes\":[{\"callFrame\":{}}],\"samples\":[]}", PV_EPARSE, "a node without an 'id'");
+	expect_error("{\"nodes\":[{\"callFrame\":{}}],\"samples\":[]}", PV_EPARSE,
+		     "a node without an 'id'");
 	expect_error("{\"nodes\":[{\"id\":1}],\"samples\":[1,\"2\"]}", PV_EPARSE,
 		     "line 1, column 34: expected a number in 'samples', found a string");
 	expect_error("{\"traceEvents\":{}}", PV_EPARSE, "expected 'traceEvents' to be an array");
@@ -651,9 +684,10 @@ T_TEST(chrome_malformed)
 		     PV_EPARSE, "expected a number in 'timeDeltas', found an object");
 	expect_error("\"just a string\"", PV_EPARSE, "expected a Chrome trace");
 	/* a cycle in the node tree is cut, not followed */
-	struct pv_profile *p = text("{\"nodes\":[{\"id\":1,\"parent\":2,\"callFrame\":{\"functionName\":\"a\"}},"
-				    "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"b\"}}],"
-				    "\"samples\":[1,2],\"timeDeltas\":[1,1],\"startTime\":0}");
+	struct pv_profile *p =
+	    text("{\"nodes\":[{\"id\":1,\"parent\":2,\"callFrame\":{\"functionName\":\"a\"}},"
+		 "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"b\"}}],"
+		 "\"samples\":[1,2],\"timeDeltas\":[1,1],\"startTime\":0}");
 	if (p) {
 		T_EQ_INT(t_diag_count(p, "node parent cycles"), 1);
 		pv_profile_free(p);
@@ -671,16 +705,19 @@ static char *deep_cpuprofile(size_t n, bool nested, size_t *len)
 		o += (size_t)snprintf(buf + o, cap - o, "{\"nodes\":[");
 		for (size_t i = 1; i <= n; i++)
 			o += (size_t)snprintf(buf + o, cap - o,
-					      "%s{\"id\":%zu,\"parent\":%zu,\"callFrame\":{\"functionName\":\"f%zu\"}}",
+					      "%s{\"id\":%zu,\"parent\":%zu,\"callFrame\":{"
+					      "\"functionName\":\"f%zu\"}}",
 					      i > 1 ? "," : "", i, i - 1, i % 7);
-		o += (size_t)snprintf(buf + o, cap - o,
-				      "],\"samples\":[%zu,%zu],\"timeDeltas\":[1,2],\"startTime\":0,\"endTime\":10}",
-				      n, n / 2);
+		o += (size_t)snprintf(
+		    buf + o, cap - o,
+		    "],\"samples\":[%zu,%zu],\"timeDeltas\":[1,2],\"startTime\":0,\"endTime\":10}",
+		    n, n / 2);
 	} else {
 		o += (size_t)snprintf(buf + o, cap - o, "{\"head\":");
 		for (size_t i = 1; i <= n; i++)
 			o += (size_t)snprintf(buf + o, cap - o,
-					      "{\"functionName\":\"f\",\"id\":%zu,\"children\":[", i);
+					      "{\"functionName\":\"f\",\"id\":%zu,\"children\":[",
+					      i);
 		for (size_t i = 1; i <= n; i++)
 			o += (size_t)snprintf(buf + o, cap - o, "]}");
 		o += (size_t)snprintf(buf + o, cap - o,
@@ -724,9 +761,11 @@ T_TEST(chrome_deep_stacks)
 		return;
 	o += (size_t)snprintf(buf + o, cap - o, "{\"traceEvents\":[],\"stackFrames\":{");
 	for (size_t i = 1; i <= n; i++)
-		o += (size_t)snprintf(buf + o, cap - o, "%s\"%zu\":{\"name\":\"g%zu\",\"parent\":%zu}",
+		o += (size_t)snprintf(buf + o, cap - o,
+				      "%s\"%zu\":{\"name\":\"g%zu\",\"parent\":%zu}",
 				      i > 1 ? "," : "", i, i % 5, i - 1);
-	o += (size_t)snprintf(buf + o, cap - o, "},\"samples\":[{\"tid\":1,\"ts\":1,\"sf\":%zu}]}", n);
+	o += (size_t)snprintf(buf + o, cap - o, "},\"samples\":[{\"tid\":1,\"ts\":1,\"sf\":%zu}]}",
+			      n);
 	p = NULL;
 	T_EQ_INT(pv_import_memory("deep.json", buf, o, NULL, &p, &err), 0);
 	free(buf);
@@ -776,8 +815,9 @@ T_TEST(chrome_truncations_and_mutations)
 /* Huge times print without overflowing (found by fuzzing the chrome importer) */
 T_TEST(chrome_huge_times_print)
 {
-	struct pv_profile *p = text("[{\"ph\":\"X\",\"name\":\"long\",\"ts\":0,\"dur\":9300000000000,"
-				    "\"pid\":1,\"tid\":1}]");
+	struct pv_profile *p =
+	    text("[{\"ph\":\"X\",\"name\":\"long\",\"ts\":0,\"dur\":9300000000000,"
+		 "\"pid\":1,\"tid\":1}]");
 	if (!p)
 		return;
 	T_EQ_INT(t_total_named(p, "time"), 9300000000000000LL);
@@ -811,10 +851,11 @@ T_TEST(chrome_probe_shapes)
 	o += (size_t)snprintf(buf + o, cap - o, "],\"timeDeltas\":[");
 	for (size_t i = 0; i < n; i++)
 		o += (size_t)snprintf(buf + o, cap - o, "%s10", i ? "," : "");
-	o += (size_t)snprintf(buf + o, cap - o,
-			      "],\"startTime\":0,\"endTime\":200010,\"nodes\":[{\"id\":1,\"callFrame\":"
-			      "{\"functionName\":\"(root)\"},\"children\":[2]},{\"id\":2,\"callFrame\":"
-			      "{\"functionName\":\"work\",\"url\":\"w.js\",\"lineNumber\":0}}]}");
+	o += (size_t)snprintf(
+	    buf + o, cap - o,
+	    "],\"startTime\":0,\"endTime\":200010,\"nodes\":[{\"id\":1,\"callFrame\":"
+	    "{\"functionName\":\"(root)\"},\"children\":[2]},{\"id\":2,\"callFrame\":"
+	    "{\"functionName\":\"work\",\"url\":\"w.js\",\"lineNumber\":0}}]}");
 	struct pv_profile *p = NULL;
 	struct pv_error err;
 	T_EQ_INT(pv_import_memory("late-nodes.cpuprofile", buf, o, NULL, &p, &err), 0);
@@ -833,8 +874,9 @@ T_TEST(chrome_probe_shapes)
 	o = (size_t)snprintf(buf, cap, "{\"metadata\":{\"source\":\"DevTools\",\"pad\":\"");
 	memset(buf + o, 'x', 2u << 20);
 	o += 2u << 20;
-	o += (size_t)snprintf(buf + o, cap - o,
-			      "\"},\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1}]}");
+	o += (size_t)snprintf(
+	    buf + o, cap - o,
+	    "\"},\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1,\"pid\":1,\"tid\":1}]}");
 	p = NULL;
 	T_EQ_INT(pv_import_memory("devtools.json", buf, o, NULL, &p, &err), 0);
 	if (p) {
@@ -847,7 +889,8 @@ T_TEST(chrome_probe_shapes)
 	/* an empty array is no trace; an array of objects with "ph" is */
 	T_EQ_INT(t_import_str("t.json", "[]", NULL, &p, &err), PV_EFORMAT);
 	T_CONTAINS(err.msg, "not a profile format profview reads");
-	p = text("[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"x\"}}]");
+	p = text("[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":"
+		 "\"x\"}}]");
 	if (p) {
 		T_EQ_INT(p->threads.len, 0); /* named, but without events */
 		pv_profile_free(p);
@@ -872,12 +915,12 @@ struct heap_case {
 };
 
 static const struct heap_case heap_cases[] = {
-	{"speedscope/node/10.11.0/Heap-20181003T105432.heapprofile", true, 11, 79, 16, 525704, -1,
-	 "emit", 295472, 0},
-	{"speedscope/Chrome/69/Heap-20181005T144546.heapprofile", true, 201, 539, 39, 10030888, -1,
-	 "(V8 API)", 1894920, 1894920},
-	{"chrome/node-heapalloc.heapprofile", false, 299, 12, 10, 39561520, 299, "makeStrings",
-	 13078688, 3770672},
+    {"speedscope/node/10.11.0/Heap-20181003T105432.heapprofile", true, 11, 79, 16, 525704, -1,
+     "emit", 295472, 0},
+    {"speedscope/Chrome/69/Heap-20181005T144546.heapprofile", true, 201, 539, 39, 10030888, -1,
+     "(V8 API)", 1894920, 1894920},
+    {"chrome/node-heapalloc.heapprofile", false, 299, 12, 10, 39561520, 299, "makeStrings",
+     13078688, 3770672},
 };
 
 /* Weight (metric) of the samples whose stack holds a function named name, once per sample. */
@@ -887,8 +930,8 @@ static int64_t total_of(const struct pv_profile *p, const char *metric, const ch
 	int64_t s = 0;
 	for (uint32_t i = 0; i < p->samples.len; i++)
 		for (pv_stack_ix st = p->samples.stack[i]; st != PV_NONE; st = p->stacks.prefix[st])
-			if (strcmp(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), name) ==
-			    0) {
+			if (strcmp(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]),
+				   name) == 0) {
 				s += pv_sample_weight(p, m, i);
 				break;
 			}
@@ -964,7 +1007,8 @@ T_TEST(chrome_heap_shapes)
 	    "{\"head\":{\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":-1},"
 	    "\"selfSize\":0,\"id\":1,\"children\":[{\"callFrame\":{\"functionName\":\"\",\"url\":"
 	    "\"file:///a/app.js\",\"lineNumber\":4,\"columnNumber\":2},\"selfSize\":300,\"id\":2,"
-	    "\"children\":[{\"callFrame\":{\"functionName\":\"alloc\",\"url\":\"https://x.org/l.js\","
+	    "\"children\":[{\"callFrame\":{\"functionName\":\"alloc\",\"url\":\"https://x.org/"
+	    "l.js\","
 	    "\"lineNumber\":9},\"selfSize\":50,\"id\":3,\"children\":[]}]}]},\"samples\":["
 	    "{\"size\":100,\"nodeId\":2,\"ordinal\":5},{\"size\":200,\"nodeId\":2,\"ordinal\":2},"
 	    "{\"size\":40,\"nodeId\":3,\"ordinal\":9},{\"size\":7,\"nodeId\":42,\"ordinal\":1}]}");
@@ -983,17 +1027,19 @@ T_TEST(chrome_heap_shapes)
 		T_EQ_STR(buf, "(anonymous) > alloc");
 		pv_frame_ix f = p->stacks.frame[p->samples.stack[3]];
 		T_EQ_INT(p->frames.line[f], 10);
-		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[p->frames.func[f]]]), "https://x.org");
+		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[p->frames.func[f]]]),
+			 "https://x.org");
 		T_EQ_INT(t_diag_count(p, "samples naming no node"), 1);
 		T_EQ_INT(t_diag_count(p, "selfSize differs"), 1); /* node 3: 50 vs 40 */
 		pv_profile_free(p);
 	}
 	/* the old layout: no ids, no samples: one sample per node with a selfSize */
-	p = text("{\"head\":{\"callFrame\":{\"functionName\":\"(root)\"},\"selfSize\":0,\"children\":["
-		 "{\"callFrame\":{\"functionName\":\"a\"},\"selfSize\":10,\"children\":["
-		 "{\"callFrame\":{\"functionName\":\"b\"},\"selfSize\":0,\"children\":[]},"
-		 "{\"callFrame\":{\"functionName\":\"c\"},\"selfSize\":5,\"children\":[]}]},"
-		 "{\"callFrame\":{\"functionName\":\"a\"},\"selfSize\":1,\"children\":[]}]}}");
+	p = text(
+	    "{\"head\":{\"callFrame\":{\"functionName\":\"(root)\"},\"selfSize\":0,\"children\":["
+	    "{\"callFrame\":{\"functionName\":\"a\"},\"selfSize\":10,\"children\":["
+	    "{\"callFrame\":{\"functionName\":\"b\"},\"selfSize\":0,\"children\":[]},"
+	    "{\"callFrame\":{\"functionName\":\"c\"},\"selfSize\":5,\"children\":[]}]},"
+	    "{\"callFrame\":{\"functionName\":\"a\"},\"selfSize\":1,\"children\":[]}]}}");
 	if (p) {
 		T_EQ_INT(p->samples.len, 3);
 		T_EQ_INT(p->metrics.len, 1);
@@ -1005,7 +1051,8 @@ T_TEST(chrome_heap_shapes)
 	}
 	/* a cpuprofile's head tree (no selfSize) is still a cpuprofile */
 	p = text("{\"head\":{\"functionName\":\"(root)\",\"id\":1,\"children\":[{\"functionName\":"
-		 "\"f\",\"id\":2,\"children\":[]}]},\"samples\":[2],\"timestamps\":[1],\"startTime\":0}");
+		 "\"f\",\"id\":2,\"children\":[]}]},\"samples\":[2],\"timestamps\":[1],"
+		 "\"startTime\":0}");
 	if (p) {
 		T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile (head tree)");
 		pv_profile_free(p);
@@ -1021,8 +1068,9 @@ static char *deep_heapprofile(size_t n, size_t *len)
 		return NULL;
 	o += (size_t)snprintf(buf + o, cap - o, "{\"head\":");
 	for (size_t i = 0; i < n; i++)
-		o += (size_t)snprintf(buf + o, cap - o,
-				      "{\"callFrame\":{\"functionName\":\"f\"},\"selfSize\":1,\"children\":[");
+		o += (size_t)snprintf(
+		    buf + o, cap - o,
+		    "{\"callFrame\":{\"functionName\":\"f\"},\"selfSize\":1,\"children\":[");
 	for (size_t i = 0; i < n; i++)
 		o += (size_t)snprintf(buf + o, cap - o, "]}");
 	o += (size_t)snprintf(buf + o, cap - o, "}");
@@ -1043,7 +1091,8 @@ T_TEST(chrome_heap_malformed)
 	    {"\"selfSize\":\"12\"}}",
 	     "line 1, column 54: expected 'selfSize' to be a number, found a string"},
 	    {"\"selfSize\":1.5}}", "line 1, column 54: expected an integer, found 1.5"},
-	    {"\"selfSize\":1,\"children\":{}}}", "expected 'children' to be an array, found an object"},
+	    {"\"selfSize\":1,\"children\":{}}}",
+	     "expected 'children' to be an array, found an object"},
 	    {"\"selfSize\":1,\"children\":[\"x\"]}}",
 	     "expected a child node id (a number), found a string"},
 	    {"\"selfSize\":1,\"id\":1},\"samples\":[{\"size\":-5,\"nodeId\":1,\"ordinal\":1}]}",
@@ -1091,7 +1140,8 @@ T_TEST(chrome_heap_malformed)
 	if (deep) {
 		struct pv_profile *p = NULL;
 		struct pv_error err;
-		T_EQ_INT(pv_import_memory("deep.heapprofile", deep, len, NULL, &p, &err), PV_ELIMIT);
+		T_EQ_INT(pv_import_memory("deep.heapprofile", deep, len, NULL, &p, &err),
+			 PV_ELIMIT);
 		T_CONTAINS(err.msg, "deep.heapprofile: line 1, column");
 		T_TRUE(p == NULL);
 		free(deep);

@@ -38,14 +38,16 @@ T_TEST(collapsed_speedscope_variants)
 			/* the comment lines are comments; "invalid line" is skipped and reported */
 			T_EQ_INT(p->diags.len, 1);
 			T_EQ_U64(p->diags.count[0], 1);
-			T_EQ_STR(pv_str(p, p->diags.msg[0]),
-				 "skipped lines that are not 'frame;frame;... COUNT' (first at line 8)");
+			T_EQ_STR(
+			    pv_str(p, p->diags.msg[0]),
+			    "skipped lines that are not 'frame;frame;... COUNT' (first at line 8)");
 		} else {
 			/* speedscope's two files end without a newline: said, as a cut would be */
 			T_EQ_INT(p->diags.len, 1);
-			T_EQ_STR(pv_str(p, p->diags.msg[0]),
-				 "the last line has no newline and its record may be cut short (read "
-				 "as it is)");
+			T_EQ_STR(
+			    pv_str(p, p->diags.msg[0]),
+			    "the last line has no newline and its record may be cut short (read "
+			    "as it is)");
 		}
 		pv_profile_free(p);
 	}

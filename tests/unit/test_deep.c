@@ -150,13 +150,14 @@ static struct pv_profile *steps(uint32_t n)
 		return NULL;
 	o += (size_t)snprintf(t + o, cap - o, "[");
 	for (uint32_t i = 0; i < n; i++)
-		o += (size_t)snprintf(t + o, cap - o,
-				      "%s{\"name\":\"g%u\",\"ph\":\"B\",\"ts\":%u,\"pid\":1,\"tid\":1}",
-				      i ? "," : "", i, i);
+		o += (size_t)snprintf(
+		    t + o, cap - o,
+		    "%s{\"name\":\"g%u\",\"ph\":\"B\",\"ts\":%u,\"pid\":1,\"tid\":1}", i ? "," : "",
+		    i, i);
 	for (uint32_t i = n; i-- > 0;)
-		o += (size_t)snprintf(t + o, cap - o,
-				      ",{\"name\":\"g%u\",\"ph\":\"E\",\"ts\":%u,\"pid\":1,\"tid\":1}", i,
-				      2 * n - i);
+		o += (size_t)snprintf(
+		    t + o, cap - o,
+		    ",{\"name\":\"g%u\",\"ph\":\"E\",\"ts\":%u,\"pid\":1,\"tid\":1}", i, 2 * n - i);
 	o += (size_t)snprintf(t + o, cap - o, "]");
 	struct pv_profile *p = t_load_mem("steps.json", t, o);
 	free(t);
@@ -242,7 +243,7 @@ T_TEST(deep_one_stack_tree)
 					   "                                                    "
 					   "                                                "
 					   "[99999] f99999");
-		print_to(&s, v, true); /* JSON: nested, indented to 50 levels too */
+		print_to(&s, v, true);	      /* JSON: nested, indented to 50 levels too */
 		T_EQ_U64(s.lines, 1 + 2 * N); /* the head line, a row and its "]}" each */
 		T_TRUE(s.bytes < (size_t)N * 400);
 		T_CONTAINS(s.head, "\"name\": \"f1\"");
@@ -410,7 +411,8 @@ T_TEST(deep_shared_prefix)
 		print_to(&s, v, false);
 		T_EQ_U64(s.lines, 2 + 100000 + 2 + 1);
 		T_CONTAINS(last_line(&s, 3), "[100000] ... 1 more rows");
-		T_EQ_STR(last_line(&s, 2), "           3   50.00%            3   50.00%  ... 2 more rows");
+		T_EQ_STR(last_line(&s, 2),
+			 "           3   50.00%            3   50.00%  ... 2 more rows");
 		T_EQ_STR(last_line(&s, 1),
 			 "# 200002 rows past the first 100000 printed not shown (--max-rows)");
 		pv_view_free(v);
@@ -471,8 +473,9 @@ T_TEST(deep_every_frame_self)
 		const struct pv_tree *t = v->tree;
 		T_EQ_INT(t->len, 1000000);
 		T_EQ_INT(t->nr_roots, n);
-		T_CONTAINS(v->note, "light rows of the bottom-up tree not expanded (at most 1000000 "
-				    "rows)");
+		T_CONTAINS(v->note,
+			   "light rows of the bottom-up tree not expanded (at most 1000000 "
+			   "rows)");
 		uint32_t bad = 0;
 		for (uint32_t r = 0; r < t->len; r++)
 			bad += t->total[0][r] != 2000 || t->self[0][r] != 2000;
@@ -500,8 +503,8 @@ T_TEST(deep_callgraph_chain)
 	for (uint32_t i = 0; i < N; i++) {
 		o += (size_t)snprintf(t + o, cap - o, "fn=(%u) f%u\n1 1\n", i + 1, i);
 		if (i + 1 < N)
-			o += (size_t)snprintf(t + o, cap - o, "cfn=(%u) f%u\ncalls=1 1\n1 %u\n", i + 2,
-					      i + 1, N - 1 - i);
+			o += (size_t)snprintf(t + o, cap - o, "cfn=(%u) f%u\ncalls=1 1\n1 %u\n",
+					      i + 2, i + 1, N - 1 - i);
 	}
 	struct pv_profile *p = t_load_mem("deep.callgrind", t, o);
 	free(t);
@@ -532,7 +535,8 @@ T_TEST(deep_callgraph_chain)
 	if (v) {
 		struct sink s;
 		print_to(&s, v, false);
-		T_EQ_STR(last_line(&s, 1), "# 99990 rows past the first 10 printed not shown (--max-rows)");
+		T_EQ_STR(last_line(&s, 1),
+			 "# 99990 rows past the first 10 printed not shown (--max-rows)");
 		pv_view_free(v);
 	}
 	/* centered on f50000: its callers f49999 .. f0, exact for the calls next to it */

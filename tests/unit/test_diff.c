@@ -284,12 +284,12 @@ T_TEST(diff_flame)
 	pv_json_free(j);
 	fclose(f);
 	T_CONTAINS(buf, "\"base_total\": 4");
-	T_CONTAINS(buf,
-		   "\"name\": \"a\", \"scope\": \"a\", \"total\": 7, \"self\": 0, \"base\": 4, \"base_self\": 0");
-	T_CONTAINS(buf,
-		   "\"name\": \"d\", \"scope\": \"d\", \"total\": 5, \"self\": 5, \"base\": 0, \"base_self\": 0");
-	T_CONTAINS(buf,
-		   "\"name\": \"c\", \"scope\": \"c\", \"total\": 2, \"self\": 2, \"base\": 1, \"base_self\": 1");
+	T_CONTAINS(buf, "\"name\": \"a\", \"scope\": \"a\", \"total\": 7, \"self\": 0, \"base\": "
+			"4, \"base_self\": 0");
+	T_CONTAINS(buf, "\"name\": \"d\", \"scope\": \"d\", \"total\": 5, \"self\": 5, \"base\": "
+			"0, \"base_self\": 0");
+	T_CONTAINS(buf, "\"name\": \"c\", \"scope\": \"c\", \"total\": 2, \"self\": 2, \"base\": "
+			"1, \"base_self\": 1");
 	T_TRUE(!strstr(buf, "\"name\": \"b\""));
 	free(buf);
 	pv_flame_free(fl);

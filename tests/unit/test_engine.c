@@ -36,9 +36,10 @@ static void render(const struct pv_view *v, const struct pv_tree *t, char *buf, 
 		sp = 1;
 		uint32_t r = stack[0];
 		char nb[128];
-		used += (size_t)snprintf(buf + used, len - used, "%s %lld/%lld\n",
-					 pv_view_row_name(v, t->kind[r], t->id[r], nb, sizeof(nb), t->line[r]),
-					 (long long)t->total[0][r], (long long)t->self[0][r]);
+		used += (size_t)snprintf(
+		    buf + used, len - used, "%s %lld/%lld\n",
+		    pv_view_row_name(v, t->kind[r], t->id[r], nb, sizeof(nb), t->line[r]),
+		    (long long)t->total[0][r], (long long)t->self[0][r]);
 		while (sp && used < len) {
 			r = stack[sp - 1];
 			if (iter[sp - 1] == t->child_len[r]) {
@@ -46,11 +47,10 @@ static void render(const struct pv_view *v, const struct pv_tree *t, char *buf, 
 				continue;
 			}
 			uint32_t c = t->children[t->child_first[r] + iter[sp - 1]++];
-			used += (size_t)snprintf(buf + used, len - used, "%*s%s %lld/%lld\n", 2 * (int)sp,
-						 "",
-						 pv_view_row_name(v, t->kind[c], t->id[c], nb, sizeof(nb),
-								  t->line[c]),
-						 (long long)t->total[0][c], (long long)t->self[0][c]);
+			used += (size_t)snprintf(
+			    buf + used, len - used, "%*s%s %lld/%lld\n", 2 * (int)sp, "",
+			    pv_view_row_name(v, t->kind[c], t->id[c], nb, sizeof(nb), t->line[c]),
+			    (long long)t->total[0][c], (long long)t->self[0][c]);
 			stack[sp] = c;
 			iter[sp] = 0;
 			sp++;
@@ -80,11 +80,11 @@ static char *run(struct pv_profile *p, enum pv_view_kind kind, const char *const
 	return out;
 }
 
-#define EXPECT_VIEW(kind, opts, callers, want)                                                 \
-	do {                                                                                   \
-		char *got_ = run(p, kind, opts, callers);                                      \
-		T_EQ_STR(got_, want);                                                          \
-		free(got_);                                                                    \
+#define EXPECT_VIEW(kind, opts, callers, want)            \
+	do {                                              \
+		char *got_ = run(p, kind, opts, callers); \
+		T_EQ_STR(got_, want);                     \
+		free(got_);                               \
 	} while (0)
 
 T_TEST(engine_worked_example_top_down)
@@ -243,7 +243,8 @@ T_TEST(engine_worked_example_flat)
 	struct pv_error err;
 	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
 	/* main 26/1, foo 18/1, real_main 15/0, bar 12/10, baz 7/7, malloc 7/7, qux 3/0 */
-	static const char *const names[] = {"main", "foo", "real_main", "bar", "baz", "malloc", "qux"};
+	static const char *const names[] = {"main", "foo",    "real_main", "bar",
+					    "baz",  "malloc", "qux"};
 	static const int64_t tot[] = {26, 18, 15, 12, 7, 7, 3}, slf[] = {1, 1, 0, 10, 7, 7, 0};
 	T_EQ_INT(v->flat->len, 7);
 	for (uint32_t r = 0; r < v->flat->len && r < 7; r++) {
@@ -274,18 +275,18 @@ T_TEST(engine_worked_example_flat)
 /* ---- doc/views.md's invariants on real profiles ---- */
 
 static const char *const invariant_files[] = {
-	"firefox/generated-processed-v70-calltree.json",
-	"firefox/generated-processed-v70-from-gecko.json",
-	"firefox/argument-values.json",
-	"firefox/unsymbolicated.json",
-	"firefox/sourcemap-two.json",
-	"firefox/generated-gecko-v36.json",
-	"firefox/gecko-2.json",
-	"firefox/flamegraph.txt",
-	"speedscope/stackcollapse/recursion.txt",
-	"speedscope/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt",
-	"flamegraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt",
-	"flamegraph/test/results/perf-java-stacks-01-collapsed-all.txt",
+    "firefox/generated-processed-v70-calltree.json",
+    "firefox/generated-processed-v70-from-gecko.json",
+    "firefox/argument-values.json",
+    "firefox/unsymbolicated.json",
+    "firefox/sourcemap-two.json",
+    "firefox/generated-gecko-v36.json",
+    "firefox/gecko-2.json",
+    "firefox/flamegraph.txt",
+    "speedscope/stackcollapse/recursion.txt",
+    "speedscope/stackcollapse/perf-vertx-stacks-01-collapsed-all.txt",
+    "flamegraph/test/results/perf-iperf-stacks-pidtid-01-collapsed-tid.txt",
+    "flamegraph/test/results/perf-java-stacks-01-collapsed-all.txt",
 };
 
 static struct pv_view *compute(const struct pv_profile *p, enum pv_view_kind kind,
@@ -315,8 +316,9 @@ static void check_top_down(const char *path, const struct pv_tree *t, int64_t wh
 		for (uint32_t i = 0; i < t->child_len[r]; i++)
 			c += t->total[0][t->children[t->child_first[r] + i]];
 		if (c != t->total[0][r])
-			t_fail(__FILE__, __LINE__, "%s: top-down row %u: total %lld != self + children %lld",
-			       path, r, (long long)t->total[0][r], (long long)c);
+			t_fail(__FILE__, __LINE__,
+			       "%s: top-down row %u: total %lld != self + children %lld", path, r,
+			       (long long)t->total[0][r], (long long)c);
 		if (t->total[0][r] > whole)
 			t_fail(__FILE__, __LINE__, "%s: row %u above 100%%", path, r);
 	}
@@ -339,8 +341,9 @@ static void check_bottom_up(const char *path, const struct pv_tree *t)
 		for (uint32_t i = 0; i < t->child_len[r]; i++)
 			c += t->total[0][t->children[t->child_first[r] + i]];
 		if (c > t->total[0][r] || t->self[0][r] > t->total[0][r])
-			t_fail(__FILE__, __LINE__, "%s: bottom-up row %u: total %lld < callers %lld",
-			       path, r, (long long)t->total[0][r], (long long)c);
+			t_fail(__FILE__, __LINE__,
+			       "%s: bottom-up row %u: total %lld < callers %lld", path, r,
+			       (long long)t->total[0][r], (long long)c);
 	}
 }
 
@@ -361,7 +364,8 @@ T_TEST(engine_invariants_on_the_corpus)
 			goto next;
 		check_top_down(path, tree->tree, tree->whole[0]);
 		check_bottom_up(path, inv->tree);
-		/* the inverted tree's roots hold every sample once: their totals sum to the whole */
+		/* the inverted tree's roots hold every sample once: their totals sum to the whole
+		 */
 		int64_t roots = 0;
 		for (uint32_t k = 0; k < inv->tree->nr_roots; k++)
 			roots += inv->tree->total[0][inv->tree->roots[k]];
@@ -371,11 +375,13 @@ T_TEST(engine_invariants_on_the_corpus)
 			if (top->flat->kind[r] != PV_ROW_FUNCTION) /* (no stack) */
 				continue;
 			const char *name = p->strings.ptr[p->funcs.name[top->flat->id[r]]];
-			/* functions sharing a name (two modules) are one center: sum their totals */
+			/* functions sharing a name (two modules) are one center: sum their totals
+			 */
 			int64_t want = 0;
 			for (uint32_t k = 0; k < top->flat->len; k++)
 				if (top->flat->kind[k] == PV_ROW_FUNCTION &&
-				    strcmp(p->strings.ptr[p->funcs.name[top->flat->id[k]]], name) == 0)
+				    strcmp(p->strings.ptr[p->funcs.name[top->flat->id[k]]], name) ==
+					0)
 					want += top->flat->total[0][k];
 			bool shared = want != top->flat->total[0][r];
 			struct pv_view *c = compute(p, PV_VIEW_TREE, name, path);
@@ -385,18 +391,19 @@ T_TEST(engine_invariants_on_the_corpus)
 				int64_t bt = b->tree->total[0][b->tree->roots[0]];
 				if ((!shared && ct != want) || ct != bt || ct != c->center[0])
 					t_fail(__FILE__, __LINE__,
-					       "%s: center '%s': top %lld, tree %lld, callers %lld", path,
-					       name, (long long)want, (long long)ct, (long long)bt);
+					       "%s: center '%s': top %lld, tree %lld, callers %lld",
+					       path, name, (long long)want, (long long)ct,
+					       (long long)bt);
 				check_top_down(path, c->tree, c->whole[0]);
 				check_bottom_up(path, b->tree);
 			} else if (c && b) {
-				t_fail(__FILE__, __LINE__, "%s: center '%s': %u and %u roots", path, name,
-				       c->tree->nr_roots, b->tree->nr_roots);
+				t_fail(__FILE__, __LINE__, "%s: center '%s': %u and %u roots", path,
+				       name, c->tree->nr_roots, b->tree->nr_roots);
 			}
 			pv_view_free(c);
 			pv_view_free(b);
 		}
-next:
+	next:
 		pv_view_free(top);
 		pv_view_free(tree);
 		pv_view_free(inv);
@@ -409,7 +416,8 @@ T_TEST(engine_recursion_never_above_whole)
 {
 	struct pv_profile *p = NULL;
 	struct pv_error err;
-	if (pv_import_file(t_corpus("firefox/generated-processed-v70-calltree.json"), NULL, &p, &err)) {
+	if (pv_import_file(t_corpus("firefox/generated-processed-v70-calltree.json"), NULL, &p,
+			   &err)) {
 		t_fail(__FILE__, __LINE__, "%s", err.msg);
 		return;
 	}
@@ -417,7 +425,8 @@ T_TEST(engine_recursion_never_above_whole)
 	if (v) {
 		for (uint32_t r = 0; r < v->flat->len; r++)
 			T_TRUE(v->flat->total[0][r] <= v->whole[0]);
-		/* B is on every stack: 5 of 5, counted once although A>B>C>B>B>D has it three times */
+		/* B is on every stack: 5 of 5, counted once although A>B>C>B>B>D has it three times
+		 */
 		for (uint32_t r = 0; r < v->flat->len; r++)
 			if (strcmp(p->strings.ptr[p->funcs.name[v->flat->id[r]]], "B") == 0)
 				T_EQ_INT(v->flat->total[0][r], 5);
@@ -484,15 +493,15 @@ T_TEST(engine_keep_mask_worked_example)
 		const char *opts[7];
 		int64_t kept;
 	} cases[] = {
-		{{NULL}, 26},
-		{{"center", "foo", NULL}, 18},               /* lines 1, 2, 3, 5 */
-		{{"drop", "bar", "center", "foo", NULL}, 6}, /* lines 2, 5 */
-		{{"merge", "foo", "center", "baz", NULL}, 7}, /* lines 2, 3 */
-		{{"include", "malloc", NULL}, 7},            /* lines 4, 6 */
-		{{"merge", "main", NULL}, 25},               /* "main 1" loses its only frame */
-		{{"collapse-recursion", "foo", "center", "baz", NULL}, 7},
-		{{"range", "0:1", NULL}, 0}, /* collapsed stacks have no time: no sample in a range */
-		{{"thread", "#0", "center", "malloc", NULL}, 7},
+	    {{NULL}, 26},
+	    {{"center", "foo", NULL}, 18},		  /* lines 1, 2, 3, 5 */
+	    {{"drop", "bar", "center", "foo", NULL}, 6},  /* lines 2, 5 */
+	    {{"merge", "foo", "center", "baz", NULL}, 7}, /* lines 2, 3 */
+	    {{"include", "malloc", NULL}, 7},		  /* lines 4, 6 */
+	    {{"merge", "main", NULL}, 25},		  /* "main 1" loses its only frame */
+	    {{"collapse-recursion", "foo", "center", "baz", NULL}, 7},
+	    {{"range", "0:1", NULL}, 0}, /* collapsed stacks have no time: no sample in a range */
+	    {{"thread", "#0", "center", "malloc", NULL}, 7},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int64_t total = -1;
@@ -516,7 +525,8 @@ T_TEST(engine_keep_mask_on_the_corpus)
 		struct pv_view *top = compute(p, PV_VIEW_TOP, NULL, invariant_files[f]);
 		if (top && top->flat->len) {
 			char name[512];
-			snprintf(name, sizeof(name), "%s", pv_str(p, p->funcs.name[top->flat->id[0]]));
+			snprintf(name, sizeof(name), "%s",
+				 pv_str(p, p->funcs.name[top->flat->id[0]]));
 			const char *c1[] = {"center", name, NULL};
 			const char *c2[] = {"drop", name, NULL};
 			const char *c3[] = {"merge", name, "center", "re:.", NULL};
@@ -525,8 +535,10 @@ T_TEST(engine_keep_mask_on_the_corpus)
 				int64_t total = -1;
 				int64_t kept = keep_of(p, qs[k], &total);
 				if (kept != total)
-					t_fail(__FILE__, __LINE__, "%s, query %zu on '%s': kept %lld != view %lld",
-					       invariant_files[f], k, name, (long long)kept, (long long)total);
+					t_fail(__FILE__, __LINE__,
+					       "%s, query %zu on '%s': kept %lld != view %lld",
+					       invariant_files[f], k, name, (long long)kept,
+					       (long long)total);
 			}
 		}
 		pv_view_free(top);

@@ -1042,13 +1042,15 @@ T_TEST(firefox_processed_cause_leaves_the_payload)
 	     "main>work", "500000"},
 	    {"{\"cause\":{\"stack\":0,\"tid\":7}}", "{}", "main", "-"},
 	    {"{\"type\":\"X\",\"cause\":5}", "{\"type\":\"X\",\"cause\":5}", "", "-"},
-	    {"{\"a\":1,\"cause\":{\"stack\":1},\"b\":{\"cause\":{\"stack\":0}},\"cause\":{\"time\":2}}",
+	    {"{\"a\":1,\"cause\":{\"stack\":1},\"b\":{\"cause\":{\"stack\":0}},\"cause\":{\"time\":"
+	     "2}}",
 	     "{\"a\":1,\"b\":{\"cause\":{\"stack\":0}}}", "main>work", "2000000"},
-	    {"{\"type\":\"X\", \"cause\" : { \"stack\" : 1 , \"x\":[1,{\"y\":2}] } }", "{\"type\":\"X\"}",
-	     "main>work", "-"},
+	    {"{\"type\":\"X\", \"cause\" : { \"stack\" : 1 , \"x\":[1,{\"y\":2}] } }",
+	     "{\"type\":\"X\"}", "main>work", "-"},
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		char *doc = edit("{\"type\":\"X\",\"cause\":{\"stack\":1,\"time\":0.5}}", cases[c][0]);
+		char *doc =
+		    edit("{\"type\":\"X\",\"cause\":{\"stack\":1,\"time\":0.5}}", cases[c][0]);
 		struct pv_profile *p =
 		    doc ? t_load_text_format("mem.json", doc, "firefox-processed") : NULL;
 		free(doc);
@@ -1076,16 +1078,17 @@ T_TEST(firefox_processed_cause_leaves_the_payload)
  * the deferred order (threads first) gives the same profile. The shared table repeats its root,
  * so its map is not the identity.
  */
-#define OWN_TABLES(frames, offsets, len)                                                      \
+#define OWN_TABLES(frames, offsets, len)                                                        \
 	"\"stackTable\":{\"frame\":[" frames "],\"prefixOffset\":[" offsets "],\"length\":" len \
 	"},\"frameTable\":{\"func\":[0,1,2],\"length\":3},\"funcTable\":{\"name\":[0,1,3],"     \
 	"\"length\":3}"
 #define MORE_THREADS                                                                         \
-	",{\"name\":\"Plain\",\"samples\":{\"stack\":[3,null,2,1,0],\"time\":[1,2,3,4,5]}},"  \
-	"{\"name\":\"OwnAfter\",\"samples\":{\"stack\":[1,2],\"time\":[5,6]},"                 \
-	OWN_TABLES("0,1,2", "0,1,1", "3") "},"                                                \
-	"{\"name\":\"OwnPast\",\"samples\":{\"stack\":[0,4,2],\"time\":[7,8,9]},"              \
-	OWN_TABLES("0,1,2,0,1", "0,1,1,0,1", "5") "}]"
+	",{\"name\":\"Plain\",\"samples\":{\"stack\":[3,null,2,1,0],\"time\":[1,2,3,4,5]}}," \
+	"{\"name\":\"OwnAfter\",\"samples\":{\"stack\":[1,2],\"time\":[5,6]}," OWN_TABLES(   \
+	    "0,1,2", "0,1,1", "3") "},"                                                      \
+				   "{\"name\":\"OwnPast\",\"samples\":{\"stack\":[0,4,2],"   \
+				   "\"time\":[7,8,9]}," OWN_TABLES("0,1,2,0,1", "0,1,1,0,1", \
+								   "5") "}]"
 
 T_TEST(firefox_processed_samples_mapped_in_place)
 {

@@ -571,8 +571,9 @@ T_TEST(hpctoolkit_legacy_gauss)
 		return;
 	T_EQ_STR(pv_str(p, p->meta.format_version), "2.0");
 	T_EQ_INT(p->threads.len, 6);
-	static const char *const names[] = {"RANK 0 THREAD 0", "RANK 0 THREAD 1", "RANK 1 THREAD 0",
-					    "RANK 1 THREAD 1", "RANK 2 THREAD 0", "RANK 3 THREAD 0"};
+	static const char *const names[] = {"RANK 0 THREAD 0", "RANK 0 THREAD 1",
+					    "RANK 1 THREAD 0", "RANK 1 THREAD 1",
+					    "RANK 2 THREAD 0", "RANK 3 THREAD 0"};
 	T_EQ_INT(p->threads.sample_end[4] - p->threads.sample_begin[4], 0);
 	for (uint32_t t = 0; t < 6 && t < p->threads.len; t++)
 		T_EQ_STR(pv_str(p, p->threads.name[t]), names[t]);

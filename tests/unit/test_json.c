@@ -43,7 +43,9 @@ static int drain(struct jt *x, int *count)
 T_TEST(json_tokens)
 {
 	struct jt x;
-	jt_open(&x, " {\"a\": [1, -2.5e3, \"s\\n\\u00e9\\ud83d\\ude00\", true, false, null], \"b\": {}}");
+	jt_open(
+	    &x,
+	    " {\"a\": [1, -2.5e3, \"s\\n\\u00e9\\ud83d\\ude00\", true, false, null], \"b\": {}}");
 	struct json_tok t;
 	T_EQ_INT(json_expect(&x.j, &t, JSON_OBJECT, "an object"), 0);
 	T_EQ_INT(json_next(&x.j, &t), 0);
@@ -121,13 +123,17 @@ static void expect_error(const char *text, const char *msg)
 
 T_TEST(json_errors_have_positions)
 {
-	expect_error("{\"a\": 1,\n \"b\" 2}", "t.json: line 2, column 6: expected ':' after a key, found '2'");
-	expect_error("[1, 2", "t.json: line 1, column 6: expected ',' or ']', found the end of the input");
+	expect_error("{\"a\": 1,\n \"b\" 2}",
+		     "t.json: line 2, column 6: expected ':' after a key, found '2'");
+	expect_error("[1, 2",
+		     "t.json: line 1, column 6: expected ',' or ']', found the end of the input");
 	expect_error("[1, 2,]", "t.json: line 1, column 7: expected a value, found ']'");
 	expect_error("{\"a\": tru}", "t.json: line 1, column 7: expected a value, found 't'");
-	expect_error("[\"abc", "t.json: line 1, column 2: unterminated string (expected '\"' before the end of the input)");
+	expect_error("[\"abc", "t.json: line 1, column 2: unterminated string (expected '\"' "
+			       "before the end of the input)");
 	expect_error("[01]", "t.json: line 1, column 3: expected ',' or ']', found '1'");
-	expect_error("[1] [2]", "t.json: line 1, column 5: expected the end of the input after the top-level value, found '['");
+	expect_error("[1] [2]", "t.json: line 1, column 5: expected the end of the input after the "
+				"top-level value, found '['");
 	expect_error("[\"a\\x\"]", "t.json: line 1, column 4: invalid escape '\\x' in a string");
 	expect_error("", "t.json: line 1, column 1: expected a value, found the end of the input");
 }
@@ -159,7 +165,8 @@ T_TEST(json_lenient_tail)
 T_TEST(json_capture_compacts)
 {
 	struct jt x;
-	jt_open(&x, "{\"d\": { \"type\" : \"Text\", \"a\": [1, {\"b\": null}, \"x\\\"y\"], \"e\": {} }, \"z\": 2}");
+	jt_open(&x, "{\"d\": { \"type\" : \"Text\", \"a\": [1, {\"b\": null}, \"x\\\"y\"], \"e\": "
+		    "{} }, \"z\": 2}");
 	struct json_tok t;
 	json_next(&x.j, &t);
 	json_next(&x.j, &t); /* key d */
@@ -195,8 +202,7 @@ static int run_slow_value(struct jt *x, const struct json_tok *t, int kind, char
 }
 
 /* Reads the array in text both ways; returns both transcripts (values, then the error). */
-static void run_two_ways(const char *text, int kind, size_t chunk, char *slow, char *fast,
-			 size_t n)
+static void run_two_ways(const char *text, int kind, size_t chunk, char *slow, char *fast, size_t n)
 {
 	struct jt x;
 	struct json_tok t;
@@ -228,8 +234,8 @@ static void run_two_ways(const char *text, int kind, size_t chunk, char *slow, c
 				 : json_run_i64(&x.j, kind == RUN_TEST_MS ? 6 : 0, l, chunk, true,
 						INT64_MIN, &stop);
 		for (size_t i = 0; i < got; i++) {
-			int64_t v = kind == RUN_TEST_U32 ? (u[i] == UINT32_MAX ? INT64_MIN : u[i])
-							 : l[i];
+			int64_t v =
+			    kind == RUN_TEST_U32 ? (u[i] == UINT32_MAX ? INT64_MIN : u[i]) : l[i];
 			if (v == INT64_MIN)
 				fl += (size_t)snprintf(fast + fl, n - fl, "null ");
 			else
@@ -253,16 +259,63 @@ static void run_two_ways(const char *text, int kind, size_t chunk, char *slow, c
 
 T_TEST(json_run_matches_json_next)
 {
-	static const char *const elems[] = {
-	    "0", "7", "12", "123456789", "1234567890", "-1", "-0", "null", "nul", "1.5", "0.25",
-	    "1.0229999999999791", "12345678", "1234567.5", "0.1234567", "0.12345678", "-12.5",
-	    "100", "0.00", "19.545", "0.9199999999999987", "-0.12345650",
-	    "0.123456789012345678901234567890123456789", "1.0000000000000000000000000000005",
-	    "2.00000049999999", "1.0000005", "-1.0000005", "999999999999.999999",
-	    "9999999999999", "1e3", "1.5E-3", "01", "1.", "-", "\"7\"", "true", "[]", "12x",
-	    "123456789012345678", "1234567890123456789", "1.000000000000000000000000000000000000001",
-	    "0.0000004", "-0.0000005", "4294967295", " 3", "3 ", "\t4\n", "1.25e", "nullx",
-	    "1.2.3", "1-2", "--1", "1.-2", "-.5", ".5", "00.5", "-01"};
+	static const char *const elems[] = {"0",
+					    "7",
+					    "12",
+					    "123456789",
+					    "1234567890",
+					    "-1",
+					    "-0",
+					    "null",
+					    "nul",
+					    "1.5",
+					    "0.25",
+					    "1.0229999999999791",
+					    "12345678",
+					    "1234567.5",
+					    "0.1234567",
+					    "0.12345678",
+					    "-12.5",
+					    "100",
+					    "0.00",
+					    "19.545",
+					    "0.9199999999999987",
+					    "-0.12345650",
+					    "0.123456789012345678901234567890123456789",
+					    "1.0000000000000000000000000000005",
+					    "2.00000049999999",
+					    "1.0000005",
+					    "-1.0000005",
+					    "999999999999.999999",
+					    "9999999999999",
+					    "1e3",
+					    "1.5E-3",
+					    "01",
+					    "1.",
+					    "-",
+					    "\"7\"",
+					    "true",
+					    "[]",
+					    "12x",
+					    "123456789012345678",
+					    "1234567890123456789",
+					    "1.000000000000000000000000000000000000001",
+					    "0.0000004",
+					    "-0.0000005",
+					    "4294967295",
+					    " 3",
+					    "3 ",
+					    "\t4\n",
+					    "1.25e",
+					    "nullx",
+					    "1.2.3",
+					    "1-2",
+					    "--1",
+					    "1.-2",
+					    "-.5",
+					    ".5",
+					    "00.5",
+					    "-01"};
 	const size_t ne = sizeof(elems) / sizeof(elems[0]);
 	static char text[4096], slow[8192], fast[8192];
 	uint64_t r = 12345;
@@ -273,8 +326,10 @@ T_TEST(json_run_matches_json_next)
 		for (int i = 0; i < count; i++) {
 			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
 			/* mostly plain numbers, so runs get long */
-			const char *el = (r >> 33) % 4 ? elems[(r >> 40) % 22] : elems[(r >> 40) % ne];
-			tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%s%s", i ? "," : "", el);
+			const char *el =
+			    (r >> 33) % 4 ? elems[(r >> 40) % 22] : elems[(r >> 40) % ne];
+			tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%s%s", i ? "," : "",
+					       el);
 		}
 		r = r * 6364136223846793005ULL + 1442695040888963407ULL;
 		/* end: closed, closed with a trailing space, cut, or followed by more */
@@ -287,8 +342,9 @@ T_TEST(json_run_matches_json_next)
 			size_t chunk = 1 + (size_t)(r >> 50) % 16;
 			run_two_ways(text, kind, chunk, slow, fast, sizeof(slow));
 			if (strcmp(slow, fast) != 0) {
-				t_fail(__FILE__, __LINE__, "kind %d chunk %zu on '%s':\n  slow %s\n  fast %s",
-				       kind, chunk, text, slow, fast);
+				t_fail(__FILE__, __LINE__,
+				       "kind %d chunk %zu on '%s':\n  slow %s\n  fast %s", kind,
+				       chunk, text, slow, fast);
 				return;
 			}
 		}

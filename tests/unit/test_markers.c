@@ -1,8 +1,8 @@
 /*
  * Derived markers (doc/markers.md): pairing on the Firefox corpus against the counts the
  * Firefox Profiler's own code gives (corpus/firefox/README.md), pairing rules one by one on
- * small built profiles, every field format of doc/markers.md's table value by value, label templates,
- * search and the per-name summary.
+ * small built profiles, every field format of doc/markers.md's table value by value, label
+ * templates, search and the per-name summary.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -571,8 +571,7 @@ static int64_t report_event_count(const char *path)
  */
 enum { CMP_SELF = 1, CMP_CHILDREN = 2, CMP_BOTH = 3, CMP_DWARF = 4 };
 
-static void compare_perf_report(const char *name, int expect_rows, const char *const *opts,
-				int how)
+static void compare_perf_report(const char *name, int expect_rows, const char *const *opts, int how)
 {
 	char path[256];
 	snprintf(path, sizeof(path), "perf/%s.perf.txt.gz", name);
@@ -705,8 +704,8 @@ T_TEST(perf_dwarf_inline_matches_perf_report)
 		const char *n = pv_str(p, p->funcs.name[keep->flat->id[r]]);
 		const char *kind = pv_row_kind_name(keep->flat->kind[r], keep->flat->inlined[r]);
 		/* perf script: "12aa mix+0x4a (inlined)", "12aa less+0x4a (inlined)", "12aa
-		 * sort_block+0x4a (inlined)", "1120 main+0xc0 (/tmp/diag/inl/inl)": sort_block holds
-		 * them (its ELF symbol is sort_block.constprop.0), main calls it */
+		 * sort_block+0x4a (inlined)", "1120 main+0xc0 (/tmp/diag/inl/inl)": sort_block
+		 * holds them (its ELF symbol is sort_block.constprop.0), main calls it */
 		if (!strcmp(n, "mix") || !strcmp(n, "less") || !strcmp(n, "step")) {
 			T_EQ_STR(kind, "inline");
 			kinds++;

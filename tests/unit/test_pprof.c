@@ -72,14 +72,49 @@ static void pb_packed(struct pb *b, unsigned field, const uint64_t *v, size_t n)
 }
 
 enum {
-	S_EMPTY, S_SAMPLES, S_COUNT, S_CPU, S_US, S_MAIN, S_WORK, S_INL, S_LEAF, S_DROP,
-	S_PROG, S_LIBFOO, S_THREAD, S_WORKER, S_BYTES, S_MAINC, S_DROPRE, S_BUILDID, S_COMMENT,
-	S_KEEPRE, NSTR
+	S_EMPTY,
+	S_SAMPLES,
+	S_COUNT,
+	S_CPU,
+	S_US,
+	S_MAIN,
+	S_WORK,
+	S_INL,
+	S_LEAF,
+	S_DROP,
+	S_PROG,
+	S_LIBFOO,
+	S_THREAD,
+	S_WORKER,
+	S_BYTES,
+	S_MAINC,
+	S_DROPRE,
+	S_BUILDID,
+	S_COMMENT,
+	S_KEEPRE,
+	NSTR
 };
 static const char *const strtab[NSTR] = {
-	"", "samples", "count", "cpu", "microseconds", "main", "work", "inl_helper", "leaf",
-	"drop_me(int)", "/usr/bin/prog", "/usr/lib/libfoo.so.1", "thread", "worker-1", "bytes",
-	"main.c", "drop_.*", "abc123", "made by test_pprof.c", "drop_me",
+    "",
+    "samples",
+    "count",
+    "cpu",
+    "microseconds",
+    "main",
+    "work",
+    "inl_helper",
+    "leaf",
+    "drop_me(int)",
+    "/usr/bin/prog",
+    "/usr/lib/libfoo.so.1",
+    "thread",
+    "worker-1",
+    "bytes",
+    "main.c",
+    "drop_.*",
+    "abc123",
+    "made by test_pprof.c",
+    "drop_me",
 };
 
 static void value_type(struct pb *b, unsigned field, int64_t type, int64_t unit)
@@ -201,7 +236,8 @@ static void stack_text(const struct pv_profile *p, uint32_t i, char *buf, size_t
 	while (d--) {
 		pv_frame_ix f = p->stacks.frame[path[d]];
 		size_t used = strlen(buf);
-		snprintf(buf + used, n - used, "%s%s", used ? ";" : "", pv_str(p, p->funcs.name[p->frames.func[f]]));
+		snprintf(buf + used, n - used, "%s%s", used ? ";" : "",
+			 pv_str(p, p->funcs.name[p->frames.func[f]]));
 		if (p->frames.inline_depth[f]) {
 			used = strlen(buf);
 			snprintf(buf + used, n - used, "+%u", p->frames.inline_depth[f]);
@@ -294,9 +330,9 @@ T_TEST(pprof_written_profile)
 		int64_t total;
 		uint64_t samples;
 	} tags[] = {
-		{"tag", "thread=worker-1", 3, 2},      {"tag", "bytes=4096bytes", 3, 2},
-		{"drop-tag", "thread=worker-1", 7, 2}, {"tag", "thread=worker-2", 0, 0},
-		{"drop-tag", "bytes=1", 10, 4},
+	    {"tag", "thread=worker-1", 3, 2},	   {"tag", "bytes=4096bytes", 3, 2},
+	    {"drop-tag", "thread=worker-1", 7, 2}, {"tag", "thread=worker-2", 0, 0},
+	    {"drop-tag", "bytes=1", 10, 4},
 	};
 	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
 		struct pv_query q;
@@ -358,11 +394,15 @@ struct corpus_case {
 T_TEST(pprof_corpus)
 {
 	static const struct corpus_case cases[] = {
-		{"speedscope/pprof/simple.prof", 9, "samples", "cpu", 150, 1500000000, 2, 1},
-		{"pprof/internal/driver/testdata/cppbench.cpu_no_samples_type", 52, "cpu", NULL, 7120000000, 0, 1, 0},
-		{"pprof/internal/driver/testdata/go.nomappings.crash", 2, "alloc_objects", "alloc_space", 2, 1765955, 4, 3},
-		{"pprof/internal/proftest/testdata/large.cpu", 20430, "samples", "cpu", 24029, 240290000000, 2, 1},
-		{"pprof/internal/report/testdata/sample.cpu", 76, "samples", "cpu", 176, 1760000000, 2, 1},
+	    {"speedscope/pprof/simple.prof", 9, "samples", "cpu", 150, 1500000000, 2, 1},
+	    {"pprof/internal/driver/testdata/cppbench.cpu_no_samples_type", 52, "cpu", NULL,
+	     7120000000, 0, 1, 0},
+	    {"pprof/internal/driver/testdata/go.nomappings.crash", 2, "alloc_objects",
+	     "alloc_space", 2, 1765955, 4, 3},
+	    {"pprof/internal/proftest/testdata/large.cpu", 20430, "samples", "cpu", 24029,
+	     240290000000, 2, 1},
+	    {"pprof/internal/report/testdata/sample.cpu", 76, "samples", "cpu", 176, 1760000000, 2,
+	     1},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct corpus_case *c = &cases[i];
@@ -394,7 +434,8 @@ T_TEST(pprof_corpus)
 	/* sample.cpu: inlined Go functions become inline frames */
 	struct pv_profile *p = NULL;
 	struct pv_error err;
-	if (pv_import_file(t_corpus("pprof/internal/report/testdata/sample.cpu"), NULL, &p, &err) == 0) {
+	if (pv_import_file(t_corpus("pprof/internal/report/testdata/sample.cpu"), NULL, &p, &err) ==
+	    0) {
 		uint32_t inl = 0;
 		for (uint32_t f = 0; f < p->frames.len; f++)
 			inl += p->frames.inline_depth[f] > 0;
@@ -444,10 +485,10 @@ T_TEST(pprof_inline_fold)
 	if (!p)
 		return;
 	static const char *const samples[] = {"metric", "samples", "sort", "total", NULL};
-	static const char *const fold[] = {"metric", "samples", "sort", "total", "inline", "fold",
-					   NULL};
-	static const char *const fold_lines[] = {"inline", "fold", "metric", "samples", "by",
-						 "line", NULL};
+	static const char *const fold[] = {"metric", "samples", "sort", "total",
+					   "inline", "fold",	NULL};
+	static const char *const fold_lines[] = {"inline", "fold", "metric", "samples",
+						 "by",	   "line", NULL};
 	char buf[1024];
 	/* main: 1 + 2 + 3 + 4 (sample 3 lost drop_me and below), self 3 + 4; the rest of sample
 	 * 1 one each; sample 2's unsymbolized location 2 */
@@ -468,23 +509,29 @@ T_TEST(pprof_inline_fold)
 }
 
 struct bad_case {
-	size_t cut;          /* bytes of the written profile kept (0 = all) */
-	const char *tail;    /* bytes appended */
+	size_t cut;	  /* bytes of the written profile kept (0 = all) */
+	const char *tail; /* bytes appended */
 	size_t tail_len;
 	const char *msg;
-	int64_t offset;      /* -1: after the kept bytes */
+	int64_t offset; /* -1: after the kept bytes */
 };
 
 T_TEST(pprof_malformed)
 {
 	struct pb good = make_profile(0);
 	static const struct bad_case cases[] = {
-		{0, "\x3a\x02\x01", 3, "Profile field 7: a length-delimited value where a number was expected", -1},
-		{0, "\x48\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12, "Profile field 9: number longer than 64 bits", -1},
-		{0, "\x32\x10" "ab", 4, "Profile field 6: length 16 runs past the end of its message", -1},
-		{0, "\x0b", 1, "Profile field 1: wire type 3 is not supported", -1},
-		{0, "\x08\x05", 2, "Profile field 1: a number where a length-delimited value was expected", -1},
-		{0, "\x12\x03\x08\x80\x80", 5, "Sample field 1: truncated number", -1},
+	    {0, "\x3a\x02\x01", 3,
+	     "Profile field 7: a length-delimited value where a number was expected", -1},
+	    {0, "\x48\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12,
+	     "Profile field 9: number longer than 64 bits", -1},
+	    {0,
+	     "\x32\x10"
+	     "ab",
+	     4, "Profile field 6: length 16 runs past the end of its message", -1},
+	    {0, "\x0b", 1, "Profile field 1: wire type 3 is not supported", -1},
+	    {0, "\x08\x05", 2,
+	     "Profile field 1: a number where a length-delimited value was expected", -1},
+	    {0, "\x12\x03\x08\x80\x80", 5, "Sample field 1: truncated number", -1},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct bad_case *c = &cases[i];
@@ -586,7 +633,8 @@ T_TEST(pprof_deep_stack_and_huge_numbers)
 T_TEST(pprof_probe)
 {
 	/* text and JSON are not pprof; neither is an empty input */
-	static const char *const not_pprof[] = {"main;foo 1\n", "{\"a\": 1}", "# callgrind format\n", ""};
+	static const char *const not_pprof[] = {"main;foo 1\n", "{\"a\": 1}",
+						"# callgrind format\n", ""};
 	for (size_t i = 0; i < sizeof(not_pprof) / sizeof(not_pprof[0]); i++) {
 		struct pv_profile *p = NULL;
 		struct pv_error err;

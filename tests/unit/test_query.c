@@ -173,10 +173,13 @@ T_TEST(query_defaults)
 }
 
 static const struct opt example[] = {
-	{"center", "foo"}, {"center", "re:^std"}, {"merge", "bar"},
-	{"include", "path:main;foo"}, {"metric", "a,b"}, {"by", "line"},
-	{"thread", "GeckoMain"}, {"range", "10.5:20"}, {"percent", "whole"},
-	{"min-percent", "1"}, {"depth", "3"}, {"n", "20"}, {"sort", "total"}, {NULL, NULL},
+    {"center", "foo"},	     {"center", "re:^std"},
+    {"merge", "bar"},	     {"include", "path:main;foo"},
+    {"metric", "a,b"},	     {"by", "line"},
+    {"thread", "GeckoMain"}, {"range", "10.5:20"},
+    {"percent", "whole"},    {"min-percent", "1"},
+    {"depth", "3"},	     {"n", "20"},
+    {"sort", "total"},	     {NULL, NULL},
 };
 
 T_TEST(query_exact_text)
@@ -218,9 +221,8 @@ T_TEST(query_exact_text)
 T_TEST(query_exact_text_quoting)
 {
 	static const struct opt o[] = {
-		{"center", "it's a \"test\""}, {"drop", "a+b&c=d%e"},
-		{"thread", "Gecko\xc3\xa9 \t1"},
-		{"range", ":0.000001"}, {NULL, NULL},
+	    {"center", "it's a \"test\""}, {"drop", "a+b&c=d%e"}, {"thread", "Gecko\xc3\xa9 \t1"},
+	    {"range", ":0.000001"},	   {NULL, NULL},
 	};
 	struct pv_query q;
 	build(&q, PV_VIEW_CALLERS, o);
@@ -246,10 +248,14 @@ T_TEST(query_exact_text_quoting)
 T_TEST(query_round_trips)
 {
 	static const struct opt every_filter[] = {
-		{"include", "a b"}, {"drop", "x&y=z"}, {"merge", "100%"},
-		{"collapse-recursion", "it's"}, {"collapse-module", "libc.so.6"},
-		{"focus-category", "Java Script"}, {"include", "module:libxul.so"},
-		{NULL, NULL},
+	    {"include", "a b"},
+	    {"drop", "x&y=z"},
+	    {"merge", "100%"},
+	    {"collapse-recursion", "it's"},
+	    {"collapse-module", "libc.so.6"},
+	    {"focus-category", "Java Script"},
+	    {"include", "module:libxul.so"},
+	    {NULL, NULL},
 	};
 	static const struct opt scopes[] = {
 	    {"center", "path:main;foo;bar"},
@@ -272,26 +278,32 @@ T_TEST(query_round_trips)
 	    {NULL, NULL},
 	};
 	static const struct opt lists[] = {
-		{"thread", "GeckoMain"}, {"thread", "1234"}, {"thread", "DOM Worker"},
-		{"metric", "cpu-time"}, {"metric", "Ir,samples"}, {"range", ":20"},
-		{"by", "file"}, {NULL, NULL},
+	    {"thread", "GeckoMain"},  {"thread", "1234"},
+	    {"thread", "DOM Worker"}, {"metric", "cpu-time"},
+	    {"metric", "Ir,samples"}, {"range", ":20"},
+	    {"by", "file"},	      {NULL, NULL},
 	};
 	static const struct opt thresholds[] = {
-		{"range", "10:"}, {"min-percent", "0.000001"}, {"depth", "1"}, {"n", "0"},
-		{"by", "module"}, {"sort", "total"}, {NULL, NULL},
+	    {"range", "10:"}, {"min-percent", "0.000001"}, {"depth", "1"}, {"n", "0"},
+	    {"by", "module"}, {"sort", "total"},	   {NULL, NULL},
 	};
 	static const struct opt extremes[] = {
-		{"range", "-5.25:9223372036854.775806"}, {"min-percent", "100"},
-		{"n", "4294967295"}, {"depth", "4294967295"}, {"percent", "whole"},
-		{"metric", "a,b,c"}, {"thread", "'"}, {NULL, NULL},
+	    {"range", "-5.25:9223372036854.775806"},
+	    {"min-percent", "100"},
+	    {"n", "4294967295"},
+	    {"depth", "4294967295"},
+	    {"percent", "whole"},
+	    {"metric", "a,b,c"},
+	    {"thread", "'"},
+	    {NULL, NULL},
 	};
 	static const struct {
 		enum pv_view_kind view;
 		const struct opt *o;
 	} cases[] = {
-		{PV_VIEW_TREE, NULL}, {PV_VIEW_TREE, example}, {PV_VIEW_CALLERS, every_filter},
-		{PV_VIEW_FLAT, scopes}, {PV_VIEW_BUTTERFLY, lists}, {PV_VIEW_TOP, thresholds},
-		{PV_VIEW_TOP, extremes},
+	    {PV_VIEW_TREE, NULL},    {PV_VIEW_TREE, example},	 {PV_VIEW_CALLERS, every_filter},
+	    {PV_VIEW_FLAT, scopes},  {PV_VIEW_BUTTERFLY, lists}, {PV_VIEW_TOP, thresholds},
+	    {PV_VIEW_TOP, extremes},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pv_query q;
@@ -390,7 +402,8 @@ T_TEST(query_cli_errors)
 		  __LINE__);
 	cli_error("percent", "all", PV_EINVAL, "--percent takes center or whole, not 'all'",
 		  __LINE__);
-	cli_error("sort", "name", PV_EINVAL, "--sort takes self, total or delta, not 'name'", __LINE__);
+	cli_error("sort", "name", PV_EINVAL, "--sort takes self, total or delta, not 'name'",
+		  __LINE__);
 	cli_error("depth", "0", PV_EINVAL, "--depth takes a positive count, not '0'", __LINE__);
 	cli_error("depth", "3x", PV_EINVAL, "--depth takes a positive count, not '3x'", __LINE__);
 	cli_error("depth", "", PV_EINVAL, "--depth takes a positive count, not ''", __LINE__);
@@ -402,7 +415,8 @@ T_TEST(query_cli_errors)
 		  __LINE__);
 	cli_error("min-percent", "0.0000001", PV_EINVAL,
 		  "--min-percent takes a percentage from 0 to 100 with at most 6 decimals, "
-		  "not '0.0000001'", __LINE__);
+		  "not '0.0000001'",
+		  __LINE__);
 	cli_error("min-percent", "1e1", PV_EINVAL,
 		  "--min-percent takes a percentage from 0 to 100 with at most 6 decimals, "
 		  "not '1e1'",
@@ -421,7 +435,8 @@ T_TEST(query_cli_errors)
 		  __LINE__);
 	cli_error("range", "9223372036854.775807:", PV_EINVAL,
 		  "--range takes T0:T1 in milliseconds (T0 or T1 may be empty), "
-		  "not '9223372036854.775807:'", __LINE__);
+		  "not '9223372036854.775807:'",
+		  __LINE__);
 	cli_error("range", "1.0000001:2", PV_EINVAL,
 		  "--range takes milliseconds with at most 6 decimals, not '1.0000001:2'",
 		  __LINE__);
@@ -429,8 +444,7 @@ T_TEST(query_cli_errors)
 		  __LINE__);
 	cli_error("range", "10:10", PV_EINVAL, "--range takes T0:T1 with T0 < T1, not '10:10'",
 		  __LINE__);
-	cli_error("center", "", PV_EINVAL, "--center takes a scope, not an empty string",
-		  __LINE__);
+	cli_error("center", "", PV_EINVAL, "--center takes a scope, not an empty string", __LINE__);
 	cli_error("collapse-module", "", PV_EINVAL,
 		  "--collapse-module takes a module name, not an empty string", __LINE__);
 	cli_error("focus-category", "", PV_EINVAL,
@@ -553,8 +567,8 @@ T_TEST(query_url_reading)
 	url_error("view=tree&colour=red", PV_EINVAL, "unknown query key 'colour'", __LINE__);
 	url_error("view=tree&min-percent=3", PV_EINVAL, "unknown query key 'min-percent'",
 		  __LINE__);
-	url_error("view", PV_EINVAL,
-		  "view takes tree, callers, flat, butterfly or top, not ''", __LINE__);
+	url_error("view", PV_EINVAL, "view takes tree, callers, flat, butterfly or top, not ''",
+		  __LINE__);
 	url_error("view=forest", PV_EINVAL,
 		  "view takes tree, callers, flat, butterfly or top, not 'forest'", __LINE__);
 	url_error("filter=squash%3Ax", PV_EINVAL,
@@ -563,9 +577,9 @@ T_TEST(query_url_reading)
 		  __LINE__);
 	url_error("filter=merge", PV_EINVAL,
 		  "filter takes KIND:ARG with KIND one of include, drop, merge, "
-		  "collapse-recursion, collapse-module or focus-category, not 'merge'", __LINE__);
-	url_error("filter=merge:", PV_EINVAL, "merge takes a scope, not an empty string",
+		  "collapse-recursion, collapse-module or focus-category, not 'merge'",
 		  __LINE__);
+	url_error("filter=merge:", PV_EINVAL, "merge takes a scope, not an empty string", __LINE__);
 	url_error("center=%zz", PV_EINVAL, "bad %-escape in 'center=%zz'", __LINE__);
 	url_error("center=ab%2", PV_EINVAL, "bad %-escape in 'center=ab%2'", __LINE__);
 	url_error("center=%00", PV_EINVAL, "bad %-escape in 'center=%00'", __LINE__);
@@ -578,8 +592,7 @@ T_TEST(query_url_reading)
 	url_error("depth=0", PV_EINVAL, "depth takes a positive count, not '0'", __LINE__);
 	url_error("n=x", PV_EINVAL, "n takes a count, not 'x'", __LINE__);
 	url_error("sort=size", PV_EINVAL, "sort takes self, total or delta, not 'size'", __LINE__);
-	url_error("percent=half", PV_EINVAL, "percent takes center or whole, not 'half'",
-		  __LINE__);
+	url_error("percent=half", PV_EINVAL, "percent takes center or whole, not 'half'", __LINE__);
 
 	/* a failed read leaves q at the defaults, even if it got far */
 	struct pv_query d;
@@ -628,9 +641,10 @@ T_TEST(query_json_reading)
 		   "query: line 1, column 18: duplicate key 'view'", __LINE__);
 	json_error("{\"by\": 3}", PV_EPARSE,
 		   "query: line 1, column 8: expected a string, found a number", __LINE__);
-	json_error("{\"by\": \"x\"}", PV_EINVAL,
-		   "query: line 1, column 8: by takes function, line, file, module or loop, not 'x'",
-		   __LINE__);
+	json_error(
+	    "{\"by\": \"x\"}", PV_EINVAL,
+	    "query: line 1, column 8: by takes function, line, file, module or loop, not 'x'",
+	    __LINE__);
 	json_error("{\"center\": \"foo\"}", PV_EPARSE,
 		   "query: line 1, column 12: expected an array of strings, found a string",
 		   __LINE__);
@@ -638,22 +652,26 @@ T_TEST(query_json_reading)
 		   "query: line 1, column 20: expected a string, found a number", __LINE__);
 	json_error("{\"threads\": [\"\"]}", PV_EINVAL,
 		   "query: line 1, column 14: threads takes a thread name or tid, "
-		   "not an empty string", __LINE__);
+		   "not an empty string",
+		   __LINE__);
 	json_error("{\"filters\": [\"merge:bar\"]}", PV_EPARSE,
 		   "query: line 1, column 14: expected a filter like {\"merge\": \"bar\"}, "
-		   "found a string", __LINE__);
+		   "found a string",
+		   __LINE__);
 	json_error("{\"filters\": [{}]}", PV_EPARSE,
 		   "query: line 1, column 15: expected a filter kind, found the end of a container",
 		   __LINE__);
 	json_error("{\"filters\": [{\"squash\": \"x\"}]}", PV_EPARSE,
 		   "query: line 1, column 15: unknown filter 'squash' (expected include, drop, "
-		   "merge, collapse-recursion, collapse-module or focus-category)", __LINE__);
+		   "merge, collapse-recursion, collapse-module or focus-category)",
+		   __LINE__);
 	json_error("{\"filters\": [{\"merge\": \"a\", \"drop\": \"b\"}]}", PV_EPARSE,
 		   "query: line 1, column 29: expected '}' after a filter's one key, found a key",
 		   __LINE__);
 	json_error("{\"range\": [1.0000001, 2]}", PV_EPARSE,
 		   "query: line 1, column 12: range takes milliseconds with at most 6 decimals, "
-		   "not 1.0000001", __LINE__);
+		   "not 1.0000001",
+		   __LINE__);
 	json_error("{\"range\": [1, 2, 3]}", PV_EPARSE,
 		   "query: line 1, column 18: expected ']' after [start_ms, end_ms], "
 		   "found a number",
@@ -663,7 +681,8 @@ T_TEST(query_json_reading)
 		   __LINE__);
 	json_error("{\"range\": [\"1\", 2]}", PV_EPARSE,
 		   "query: line 1, column 12: expected a time in milliseconds or null, "
-		   "found a string", __LINE__);
+		   "found a string",
+		   __LINE__);
 	json_error("{\"range\": 10}", PV_EPARSE,
 		   "query: line 1, column 11: expected null or [start_ms, end_ms], found a number",
 		   __LINE__);
@@ -675,7 +694,8 @@ T_TEST(query_json_reading)
 		   "query: line 1, column 11: limit takes a count, not 1.5", __LINE__);
 	json_error("{\"min_percent\": 100.5}", PV_EPARSE,
 		   "query: line 1, column 17: min_percent takes a percentage from 0 to 100 with at "
-		   "most 6 decimals, not 100.5", __LINE__);
+		   "most 6 decimals, not 100.5",
+		   __LINE__);
 	json_error("[]", PV_EPARSE,
 		   "query: line 1, column 1: expected a query object, found an array", __LINE__);
 	json_error("{} x", PV_EPARSE,
@@ -699,8 +719,8 @@ T_TEST(query_json_reading)
 T_TEST(query_names)
 {
 	static const char *const views[] = {"tree", "callers", "flat", "butterfly", "top"};
-	static const char *const filters[] = {"include", "drop", "merge", "collapse-recursion",
-					      "collapse-module", "focus-category"};
+	static const char *const filters[] = {
+	    "include", "drop", "merge", "collapse-recursion", "collapse-module", "focus-category"};
 	static const char *const bys[] = {"function", "line", "file", "module"};
 	for (int i = 0; i < 5; i++) {
 		enum pv_view_kind v;
@@ -831,8 +851,9 @@ T_TEST(query_out_of_memory)
 T_TEST(query_inside_markers)
 {
 	static const struct opt o[] = {
-		{"inside-markers", "Reflow,-cat:Paint, name:it's a \"b&c=d\""},
-		{"range", "1:2"}, {NULL, NULL},
+	    {"inside-markers", "Reflow,-cat:Paint, name:it's a \"b&c=d\""},
+	    {"range", "1:2"},
+	    {NULL, NULL},
 	};
 	struct pv_query q;
 	struct pv_error err;
@@ -892,10 +913,11 @@ T_TEST(query_inline)
 	T_EQ_STR(s, "view=top&center=main&inline=fold");
 	pv_free(s);
 	s = pv_query_to_json(&q);
-	T_EQ_STR(s, "{\"view\": \"top\", \"center\": [\"main\"], \"filters\": [], \"metrics\": [], "
-		    "\"by\": \"function\", \"threads\": [], \"range\": null, \"percent\": "
-		    "\"center\", \"min_percent\": 0, \"depth\": 0, \"limit\": 0, \"sort\": \"self\", "
-		    "\"inline\": \"fold\"}");
+	T_EQ_STR(s,
+		 "{\"view\": \"top\", \"center\": [\"main\"], \"filters\": [], \"metrics\": [], "
+		 "\"by\": \"function\", \"threads\": [], \"range\": null, \"percent\": "
+		 "\"center\", \"min_percent\": 0, \"depth\": 0, \"limit\": 0, \"sort\": \"self\", "
+		 "\"inline\": \"fold\"}");
 	pv_free(s);
 	round_trip(&q, __LINE__);
 

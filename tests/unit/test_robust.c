@@ -11,11 +11,11 @@
 #include "tp.h"
 
 static const char *const files[] = {
-	"collapsed/worked-example.txt",
-	"collapsed/perf-iperf-stacks-pidtid-01-collapsed-tid.txt",
-	"firefox/generated-processed-v70-calltree.json",
-	"firefox/generated-gecko-v36.json",
-	"firefox/argument-values.json",
+    "collapsed/worked-example.txt",
+    "collapsed/perf-iperf-stacks-pidtid-01-collapsed-tid.txt",
+    "firefox/generated-processed-v70-calltree.json",
+    "firefox/generated-gecko-v36.json",
+    "firefox/argument-values.json",
 };
 
 static const char *const formats[] = {NULL, "firefox-processed", "firefox-gecko", "collapsed"};
@@ -54,7 +54,8 @@ T_TEST(robust_very_deep_stack)
 	if (!buf)
 		return;
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%c", i ? ";" : "", 'a' + (int)(i % 3));
+		len += (size_t)snprintf(buf + len, cap - len, "%s%c", i ? ";" : "",
+					'a' + (int)(i % 3));
 	len += (size_t)snprintf(buf + len, cap - len, " 7\n");
 	struct pv_profile *p = NULL;
 	struct pv_error err;

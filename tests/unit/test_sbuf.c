@@ -87,17 +87,20 @@ T_TEST(sbuf_json_string_utf8)
 	static const struct {
 		const char *in, *out;
 	} cases[] = {
-	    {"\xc3\xa9", "\"\xc3\xa9\""},				/* é */
-	    {"\xe2\x80\xa6", "\"\xe2\x80\xa6\""},		/* … */
-	    {"\xf0\x9f\x94\xa5", "\"\xf0\x9f\x94\xa5\""},	/* U+1F525 */
-	    {"a\xff" "b", "\"a\xef\xbf\xbd" "b\""},		/* never in UTF-8 */
-	    {"\x80", "\"\xef\xbf\xbd\""},			/* a lone continuation byte */
-	    {"\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\""},	/* overlong '/' */
+	    {"\xc3\xa9", "\"\xc3\xa9\""},		  /* é */
+	    {"\xe2\x80\xa6", "\"\xe2\x80\xa6\""},	  /* … */
+	    {"\xf0\x9f\x94\xa5", "\"\xf0\x9f\x94\xa5\""}, /* U+1F525 */
+	    {"a\xff"
+	     "b",
+	     "\"a\xef\xbf\xbd"
+	     "b\""},					  /* never in UTF-8 */
+	    {"\x80", "\"\xef\xbf\xbd\""},		  /* a lone continuation byte */
+	    {"\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\""}, /* overlong '/' */
 	    {"\xe0\x80\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""}, /* overlong */
 	    {"\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""}, /* surrogate */
 	    {"\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""},
-	    {"x\xc3", "\"x\xef\xbf\xbd\""},		 /* cut at the end */
-	    {"\xc3(", "\"\xef\xbf\xbd(\""},		 /* cut by ASCII */
+	    {"x\xc3", "\"x\xef\xbf\xbd\""},			/* cut at the end */
+	    {"\xc3(", "\"\xef\xbf\xbd(\""},			/* cut by ASCII */
 	    {"\xe2\x80\"", "\"\xef\xbf\xbd\xef\xbf\xbd\\\"\""}, /* cut by a quote */
 	};
 	struct sbuf b = SBUF_INIT;

@@ -61,12 +61,13 @@ static bool setup_opts(struct fixture *fx, int head_timeout_ms)
 	if (symlink("/etc/passwd", path) != 0)
 		t_fail(__FILE__, __LINE__, "symlink: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/prof.json", fx->dir);
-	write_file(path,
-		   "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":"
-		   "{\"frames\":[{\"name\":\"main\",\"file\":\"ok.c\",\"line\":1},{\"name\":\"evil\","
-		   "\"file\":\"link.c\",\"line\":1}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"t\","
-		   "\"unit\":\"none\",\"startValue\":0,\"endValue\":4,\"samples\":[[0],[0,1],[0,1],[0]],"
-		   "\"weights\":[1,1,1,1]}]}\n");
+	write_file(
+	    path,
+	    "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":"
+	    "{\"frames\":[{\"name\":\"main\",\"file\":\"ok.c\",\"line\":1},{\"name\":\"evil\","
+	    "\"file\":\"link.c\",\"line\":1}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"t\","
+	    "\"unit\":\"none\",\"startValue\":0,\"endValue\":4,\"samples\":[[0],[0,1],[0,1],[0]],"
+	    "\"weights\":[1,1,1,1]}]}\n");
 	struct pv_profile *p = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
@@ -193,8 +194,9 @@ static int get(const struct fixture *fx, const char *method, const char *path, c
 		snprintf(h, sizeof(h), "127.0.0.1:%u", (unsigned)fx->port);
 		host = h;
 	}
-	int n = snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-			 method, path, host);
+	int n =
+	    snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+		     method, path, host);
 	return raw(fx->port, req, (size_t)n, resp);
 }
 
@@ -310,9 +312,17 @@ T_TEST(server_source_paths)
 	T_CONTAINS(body_of(r), "\"text\": \"int main(void)\"");
 	free(r);
 	static const char *const bad[] = {
-		"file=../../etc/passwd", "file=/etc/passwd",   "file=%2Fetc%2Fpasswd",
-		"file=..%2F..%2Fetc%2Fpasswd", "file=0/../../../etc/passwd", "file=1",
-		"file=2",  "file=-1", "file=", "", "file=0%00",
+	    "file=../../etc/passwd",
+	    "file=/etc/passwd",
+	    "file=%2Fetc%2Fpasswd",
+	    "file=..%2F..%2Fetc%2Fpasswd",
+	    "file=0/../../../etc/passwd",
+	    "file=1",
+	    "file=2",
+	    "file=-1",
+	    "file=",
+	    "",
+	    "file=0%00",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char path[256];
@@ -332,15 +342,15 @@ T_TEST(server_bad_requests)
 	if (!setup(&fx))
 		return;
 	static const char *const reqs[] = {
-		"GARBAGE\r\n\r\n",
-		"GET\r\n\r\n",
-		"GET / HTTP/9.9\r\n\r\n",
-		"\r\n\r\n\r\n",
-		"GET /" TOKEN "/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -5\r\n\r\n",
-		"GET /" TOKEN "/ HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n",
-		"GET /%zz%00 HTTP/1.1\r\nHost: x\r\n\r\n",
-		"POST /" TOKEN "/api/status HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-		"zzzz\r\n",
+	    "GARBAGE\r\n\r\n",
+	    "GET\r\n\r\n",
+	    "GET / HTTP/9.9\r\n\r\n",
+	    "\r\n\r\n\r\n",
+	    "GET /" TOKEN "/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -5\r\n\r\n",
+	    "GET /" TOKEN "/ HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n",
+	    "GET /%zz%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+	    "POST /" TOKEN "/api/status HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "zzzz\r\n",
 	};
 	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++)
 		raw(fx.port, reqs[i], strlen(reqs[i]), NULL);
@@ -472,7 +482,8 @@ static uint32_t raise_fd_limit(uint32_t n)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	getrlimit(RLIMIT_NOFILE, &rl);
-	return rl.rlim_cur >= want ? n : (uint32_t)(rl.rlim_cur > 1300 ? (rl.rlim_cur - 1300) / 2 : 0);
+	return rl.rlim_cur >= want ? n
+				   : (uint32_t)(rl.rlim_cur > 1300 ? (rl.rlim_cur - 1300) / 2 : 0);
 }
 
 static double now_s(void)
@@ -594,13 +605,13 @@ T_TEST(server_gate_answers)
 		int status;
 		const char *error;
 	} cases[] = {
-		{"GARBAGE\r\n\r\n", 400, "malformed request"},
-		{"GET /x HTTP/2.0\r\nHost: h\r\n\r\n", 400, "malformed request"},
-		{"GET /x HTTP/1.1\r\nHost h\r\n\r\n", 400, "malformed request"},
-		{"POST /" TOKEN "/api/status HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello",
-		 413, "a request body is not accepted"},
-		{"POST /" TOKEN "/ HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-		 501, "a request body is not accepted"},
+	    {"GARBAGE\r\n\r\n", 400, "malformed request"},
+	    {"GET /x HTTP/2.0\r\nHost: h\r\n\r\n", 400, "malformed request"},
+	    {"GET /x HTTP/1.1\r\nHost h\r\n\r\n", 400, "malformed request"},
+	    {"POST /" TOKEN "/api/status HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello",
+	     413, "a request body is not accepted"},
+	    {"POST /" TOKEN "/ HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+	     501, "a request body is not accepted"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *r = NULL;

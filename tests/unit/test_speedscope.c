@@ -60,8 +60,10 @@ T_TEST(speedscope_corpus_files)
 	p = t_load(t_data("speedscope/sampled-simple.speedscope.json"));
 	if (p) {
 		samples_text(p, "time", buf, sizeof(buf));
-		T_EQ_STR(buf, "a;b;c 1000000000 | a;b;c 1000000000 | a;b;d 4000000000 | a;b;c 3000000000 "
-			      "| a;b 5000000000");
+		T_EQ_STR(
+		    buf,
+		    "a;b;c 1000000000 | a;b;c 1000000000 | a;b;d 4000000000 | a;b;c 3000000000 "
+		    "| a;b 5000000000");
 		static const int64_t t[] = {0, 1000000000, 2000000000, 6000000000, 9000000000};
 		for (uint32_t i = 0; i < 5; i++)
 			T_EQ_INT(p->samples.time_ns[i], t[i]);
@@ -78,14 +80,17 @@ T_TEST(speedscope_corpus_files)
 	/* speedscope refuses these two; so do we, at the event */
 	struct pv_error err;
 	p = NULL;
-	T_EQ_INT(pv_import_file(t_data("speedscope/invalid-out-of-order-events.json"), NULL, &p, &err),
-		 PV_EPARSE);
-	T_CONTAINS(err.msg, "invalid-out-of-order-events.json: line 20, column 9: closes frame 1 'B' "
-			    "while frame 0 'A' is the innermost open one");
+	T_EQ_INT(
+	    pv_import_file(t_data("speedscope/invalid-out-of-order-events.json"), NULL, &p, &err),
+	    PV_EPARSE);
+	T_CONTAINS(err.msg,
+		   "invalid-out-of-order-events.json: line 20, column 9: closes frame 1 'B' "
+		   "while frame 0 'A' is the innermost open one");
 	T_EQ_INT(pv_import_file(t_data("speedscope/invalid-incomplete-trace.json"), NULL, &p, &err),
 		 PV_EPARSE);
-	T_CONTAINS(err.msg, "invalid-incomplete-trace.json: line 13, column 52: 1 frame still open at "
-			    "the end of the events (the innermost: frame 0 'A')");
+	T_CONTAINS(err.msg,
+		   "invalid-incomplete-trace.json: line 13, column 52: 1 frame still open at "
+		   "the end of the events (the innermost: frame 0 'A')");
 }
 
 #define SCHEMA "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""
@@ -97,12 +102,16 @@ T_TEST(speedscope_units_and_key_order)
 	    "{\"profiles\":["
 	    "{\"weights\":[1.5,2],\"samples\":[[0],[0,1]],\"type\":\"sampled\",\"name\":\"ms\","
 	    "\"unit\":\"milliseconds\",\"startValue\":10,\"endValue\":13.5},"
-	    "{\"events\":[{\"type\":\"O\",\"frame\":1,\"at\":100},{\"type\":\"O\",\"frame\":0,\"at\":100},"
+	    "{\"events\":[{\"type\":\"O\",\"frame\":1,\"at\":100},{\"type\":\"O\",\"frame\":0,"
+	    "\"at\":100},"
 	    "{\"type\":\"C\",\"frame\":0,\"at\":150},{\"type\":\"C\",\"frame\":1,\"at\":175}],"
-	    "\"type\":\"evented\",\"name\":\"us\",\"unit\":\"microseconds\",\"startValue\":100,\"endValue\":200},"
-	    "{\"type\":\"sampled\",\"name\":\"mem\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":9,"
-	    "\"samples\":[[1]],\"weights\":[4096]}],"
-	    SCHEMA ",\"shared\":{\"frames\":[{\"name\":\"main\",\"file\":\"/src/app.py\",\"line\":3,\"col\":1},"
+	    "\"type\":\"evented\",\"name\":\"us\",\"unit\":\"microseconds\",\"startValue\":100,"
+	    "\"endValue\":200},"
+	    "{\"type\":\"sampled\",\"name\":\"mem\",\"unit\":\"bytes\",\"startValue\":0,"
+	    "\"endValue\":9,"
+	    "\"samples\":[[1]],\"weights\":[4096]}]," SCHEMA
+	    ",\"shared\":{\"frames\":[{\"name\":\"main\",\"file\":\"/src/"
+	    "app.py\",\"line\":3,\"col\":1},"
 	    "{\"name\":\"\"}]},\"exporter\":\"test@1\"}");
 	if (!p)
 		return;
@@ -111,10 +120,14 @@ T_TEST(speedscope_units_and_key_order)
 	T_EQ_INT(p->threads.len, 3);
 	char buf[512];
 	samples_text(p, "time", buf, sizeof(buf));
-	T_EQ_STR(buf, "main 1500000 | main;(anonymous) 2000000 | (anonymous);main 50000 | (anonymous) 25000 "
-		      "| (anonymous) 0");
+	T_EQ_STR(
+	    buf,
+	    "main 1500000 | main;(anonymous) 2000000 | (anonymous);main 50000 | (anonymous) 25000 "
+	    "| (anonymous) 0");
 	samples_text(p, "bytes", buf, sizeof(buf));
-	T_EQ_STR(buf, "main 0 | main;(anonymous) 0 | (anonymous);main 0 | (anonymous) 0 | (anonymous) 4096");
+	T_EQ_STR(
+	    buf,
+	    "main 0 | main;(anonymous) 0 | (anonymous);main 0 | (anonymous) 0 | (anonymous) 4096");
 	/* times from the earliest startValue (100 µs): ms profile at 10 ms */
 	T_EQ_INT(p->samples.time_ns[0], 10000000 - 100000);
 	T_EQ_INT(p->samples.time_ns[1], 11500000 - 100000);
@@ -134,7 +147,8 @@ T_TEST(speedscope_units_and_key_order)
 
 T_TEST(speedscope_malformed)
 {
-	expect_error("{\"profiles\":[]}", PV_EFORMAT, "s.json: not a speedscope file (no \"$schema\"");
+	expect_error("{\"profiles\":[]}", PV_EFORMAT,
+		     "s.json: not a speedscope file (no \"$schema\"");
 	expect_error("{\"$schema\":\"https://example.com/x.json\"}", PV_EPARSE,
 		     "line 1, column 12: not a speedscope file");
 	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\","
@@ -147,7 +161,8 @@ T_TEST(speedscope_malformed)
 		     "\"samples\":[[0,7]],\"weights\":[1]}]" FRAMES "}",
 		     PV_EPARSE, "s.json: a sample names frame 7, shared.frames has 2");
 	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"evented\",\"unit\":\"none\","
-		     "\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":5},{\"type\":\"C\",\"frame\":0,\"at\":4}]}]}",
+		     "\"events\":[{\"type\":\"O\",\"frame\":0,\"at\":5},{\"type\":\"C\",\"frame\":"
+		     "0,\"at\":4}]}]}",
 		     PV_EPARSE, "event at 4 goes back in time (the one before is at 5)");
 	expect_error("{" SCHEMA FRAMES ",\"profiles\":[{\"type\":\"evented\",\"unit\":\"none\","
 		     "\"events\":[{\"type\":\"C\",\"frame\":1,\"at\":4}]}]}",
@@ -192,16 +207,20 @@ T_TEST(speedscope_deep_stacks)
 	if (!buf)
 		return;
 	/* a sampled stack 100,000 frames deep, and an evented profile nesting as deep */
-	o += (size_t)snprintf(buf + o, cap - o, "{" SCHEMA FRAMES ",\"profiles\":["
-				  "{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[");
+	o += (size_t)snprintf(buf + o, cap - o,
+			      "{" SCHEMA FRAMES ",\"profiles\":["
+			      "{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[");
 	for (size_t i = 0; i < n; i++)
 		o += (size_t)snprintf(buf + o, cap - o, "%s%zu", i ? "," : "", i % 2);
-	o += (size_t)snprintf(buf + o, cap - o, "]],\"weights\":[3]},"
-				  "{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"events\":[");
+	o += (size_t)snprintf(buf + o, cap - o,
+			      "]],\"weights\":[3]},"
+			      "{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"events\":[");
 	for (size_t i = 0; i < n; i++)
-		o += (size_t)snprintf(buf + o, cap - o, "{\"type\":\"O\",\"frame\":%zu,\"at\":%zu},", i % 2, i);
+		o += (size_t)snprintf(buf + o, cap - o,
+				      "{\"type\":\"O\",\"frame\":%zu,\"at\":%zu},", i % 2, i);
 	for (size_t i = n; i-- > 0;)
-		o += (size_t)snprintf(buf + o, cap - o, "{\"type\":\"C\",\"frame\":%zu,\"at\":%zu}%s", i % 2,
+		o += (size_t)snprintf(buf + o, cap - o,
+				      "{\"type\":\"C\",\"frame\":%zu,\"at\":%zu}%s", i % 2,
 				      2 * n - i, i ? "," : "");
 	o += (size_t)snprintf(buf + o, cap - o, "]}]}");
 	struct pv_profile *p = NULL;

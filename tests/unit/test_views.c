@@ -30,11 +30,11 @@ static uint32_t child(const struct pv_calltree *t, uint32_t n, uint32_t i)
 	return t->children[t->child_first[n] + i];
 }
 
-#define ROW(n, name, tot, slf)                                                              \
-	do {                                                                                   \
-		T_EQ_STR(nname(p, t, n), name);                                                \
-		T_EQ_INT(t->total[n], tot);                                                \
-		T_EQ_INT(t->self[n], slf);                                                  \
+#define ROW(n, name, tot, slf)                  \
+	do {                                    \
+		T_EQ_STR(nname(p, t, n), name); \
+		T_EQ_INT(t->total[n], tot);     \
+		T_EQ_INT(t->self[n], slf);      \
 	} while (0)
 
 T_TEST(worked_example_top_down)
@@ -90,8 +90,8 @@ T_TEST(worked_example_flat_by_function)
 		const char *name;
 		int64_t total, self;
 	} want[] = {
-		{"main", 26, 1}, {"foo", 18, 1}, {"real_main", 15, 0}, {"bar", 12, 10},
-		{"baz", 7, 7},   {"malloc", 7, 7}, {"qux", 3, 0},
+	    {"main", 26, 1}, {"foo", 18, 1},   {"real_main", 15, 0}, {"bar", 12, 10},
+	    {"baz", 7, 7},   {"malloc", 7, 7}, {"qux", 3, 0},
 	};
 	T_EQ_INT(t->len, 7);
 	for (uint32_t i = 0; i < t->len && i < 7; i++) {
