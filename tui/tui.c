@@ -1192,7 +1192,7 @@ static void cost_titles(struct tui *t, const struct pv_view *v, struct cols c, i
 	cells_puts(&t->cl, "  ");
 	char b[200];
 	snprintf(b, sizeof(b), "name  (%s, %s)", pv_view_metric_name(v, 0, name, sizeof(name)),
-		 pv_unit_name(pv_view_metric_unit(v, 0)));
+		 pv_format_cost_unit(pv_view_metric_unit(v, 0)));
 	cells_puts(&t->cl, b);
 	emit(t, y, TUI_ROLE_BAR);
 }

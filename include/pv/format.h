@@ -138,5 +138,7 @@ void pv_json_view_kinds(struct pv_json *j);
 
 /* A cost as text: an integer in the unit, or milliseconds with 3 decimals for ns. */
 void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u);
+/* The unit pv_format_cost writes a cost of unit u in: "ms" for ns, else u's name. */
+const char *pv_format_cost_unit(enum pv_unit u);
 
 #endif

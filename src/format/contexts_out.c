@@ -142,7 +142,7 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 		rc = contexts_json(out, c, o, order, count, width);
 	} else {
 		fprintf(out, "# metric: %s (%s), row: %s, %u contexts\n", metric,
-			u == PV_UNIT_NS ? "ms" : pv_unit_name(u), c->name, c->len);
+			pv_format_cost_unit(u), c->name, c->len);
 		if (c->note)
 			fprintf(out, "# note: %s\n", c->note);
 		char a[32], b[32];

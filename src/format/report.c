@@ -21,7 +21,7 @@ void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u)
 	snprintf(buf, n, "%" PRId64, v);
 }
 
-static const char *unit_label(enum pv_unit u)
+const char *pv_format_cost_unit(enum pv_unit u)
 {
 	return u == PV_UNIT_NS ? "ms" : pv_unit_name(u);
 }
@@ -120,7 +120,7 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 		const char *desc = pv_str(p, p->metrics.description[m]);
 		bool say = *desc && strcmp(desc, pv_str(p, p->metrics.name[m])) != 0;
 		fprintf(out, "  %s (%s): total %s%s%s%s\n", pv_str(p, p->metrics.name[m]),
-			unit_label(u), vb, m == p->meta.default_metric ? " [default]" : "",
+			pv_format_cost_unit(u), vb, m == p->meta.default_metric ? " [default]" : "",
 			say ? "  - " : "", say ? desc : "");
 	}
 	fprintf(out,
