@@ -443,6 +443,30 @@ static uint32_t page_rows(const struct tui *t)
 	return t->body_h > 1 ? (uint32_t)t->body_h - 1 : 1;
 }
 
+/* The move a key makes in a list of n rows (arrows, pages, Home/End, the wheel); 0 for a key
+ * that does not move. */
+static int64_t move_delta(const struct tui *t, int key, uint32_t n)
+{
+	switch (key) {
+	case TUI_KEY_UP: return -1;
+	case TUI_KEY_DOWN: return 1;
+	case TUI_KEY_PGUP: return -(int64_t)page_rows(t);
+	case TUI_KEY_PGDN: return page_rows(t);
+	case TUI_KEY_HOME: return -(int64_t)n;
+	case TUI_KEY_END: return n;
+	case TUI_KEY_WHEEL_UP: return -3;
+	case TUI_KEY_WHEEL_DOWN: return 3;
+	default: return 0;
+	}
+}
+
+/* sel moved by d, kept within the n rows (0 when there are none). */
+static uint32_t clamp_sel(uint32_t sel, int64_t d, uint32_t n)
+{
+	int64_t i = (int64_t)sel + d;
+	return n ? (uint32_t)(i < 0 ? 0 : i >= n ? n - 1 : i) : 0;
+}
+
 static void move_sel(struct pane *pn, int64_t delta)
 {
 	if (!pn->nrows)
@@ -650,15 +674,12 @@ static void view_key(struct tui *t, int key)
 	struct pane *pn = cur_pane(t);
 	const struct vrow *vr = sel_row(pn);
 	uint8_t *open = vr && vr->t ? pn->open[tree_ix(pn->v, vr->t)] : NULL;
+	int64_t d = move_delta(t, key, pn->nrows);
+	if (d) {
+		move_sel(pn, d);
+		return;
+	}
 	switch (key) {
-	case TUI_KEY_UP: move_sel(pn, -1); return;
-	case TUI_KEY_DOWN: move_sel(pn, 1); return;
-	case TUI_KEY_PGUP: move_sel(pn, -(int64_t)page_rows(t)); return;
-	case TUI_KEY_PGDN: move_sel(pn, page_rows(t)); return;
-	case TUI_KEY_HOME: move_sel(pn, -(int64_t)pn->nrows); return;
-	case TUI_KEY_END: move_sel(pn, pn->nrows); return;
-	case TUI_KEY_WHEEL_UP: move_sel(pn, -3); return;
-	case TUI_KEY_WHEEL_DOWN: move_sel(pn, 3); return;
 	case TUI_KEY_RIGHT:
 		if (open && vr->t->child_len[vr->r] && !open[vr->r]) {
 			open[vr->r] = 1;
@@ -755,21 +776,9 @@ static void marker_key(struct tui *t, int key)
 {
 	ensure_markers(t);
 	struct mpane *mp = &t->mk;
-	int64_t d = 0;
-	switch (key) {
-	case TUI_KEY_UP: d = -1; break;
-	case TUI_KEY_DOWN: d = 1; break;
-	case TUI_KEY_PGUP: d = -(int64_t)page_rows(t); break;
-	case TUI_KEY_PGDN: d = page_rows(t); break;
-	case TUI_KEY_HOME: d = -(int64_t)mp->n; break;
-	case TUI_KEY_END: d = mp->n; break;
-	case TUI_KEY_WHEEL_UP: d = -3; break;
-	case TUI_KEY_WHEEL_DOWN: d = 3; break;
-	default: break;
-	}
+	int64_t d = move_delta(t, key, mp->n);
 	if (d) {
-		int64_t i = (int64_t)mp->sel + d;
-		mp->sel = mp->n ? (uint32_t)(i < 0 ? 0 : i >= mp->n ? mp->n - 1 : i) : 0;
+		mp->sel = clamp_sel(mp->sel, d, mp->n);
 		return;
 	}
 	if (!mp->n)
@@ -875,20 +884,9 @@ static void source_key(struct tui *t, int key)
 {
 	ensure_source(t);
 	struct spane *sp = &t->src;
-	int64_t d = 0;
-	switch (key) {
-	case TUI_KEY_UP: d = -1; break;
-	case TUI_KEY_DOWN: d = 1; break;
-	case TUI_KEY_PGUP: d = -(int64_t)page_rows(t); break;
-	case TUI_KEY_PGDN: d = page_rows(t); break;
-	case TUI_KEY_HOME: d = -(int64_t)sp->nlines; break;
-	case TUI_KEY_END: d = sp->nlines; break;
-	case TUI_KEY_WHEEL_UP: d = -3; break;
-	case TUI_KEY_WHEEL_DOWN: d = 3; break;
-	default: return;
-	}
-	int64_t i = (int64_t)sp->sel + d;
-	sp->sel = sp->nlines ? (uint32_t)(i < 0 ? 0 : i >= sp->nlines ? sp->nlines - 1 : i) : 0;
+	int64_t d = move_delta(t, key, sp->nlines);
+	if (d)
+		sp->sel = clamp_sel(sp->sel, d, sp->nlines);
 }
 
 /* ---- keys ---- */
