@@ -7,10 +7,11 @@
 #   make fuzz     every fuzz target under libFuzzer for FUZZ_SECONDS each (default 600), with its
 #                 dictionary; FUZZ_TARGETS="chrome pprof" runs some (fuzz/README.md)
 
-# Debian packages the build and the tests need (checked with dpkg, installed only when missing)
+# Debian packages the build and the tests need (checked with dpkg, installed only when missing;
+# golang-go and golang-github-google-pprof-dev build pprof for tests/export/run.sh)
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g-dev libxxhash-dev \
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libopenmpi-dev openmpi-bin \
-	libncurses-dev tmux
+	libncurses-dev tmux golang-go golang-github-google-pprof-dev nodejs
 # make run: a Chromium trace recorded here (two renderer threads with CPU samples, 345 markers,
 # its page's source beside it: the Source tab's per-line costs) and a real Firefox capture
 # (markers with schemas); OPEN=1 starts a browser (--open)

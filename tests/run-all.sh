@@ -69,6 +69,15 @@ if [ "$#" -gt 0 ]; then
 	echo "$out" | tail -n 30
 	add "$(echo "$out" | tail -n 1)"
 fi
+# exports checked by other tools: firefox exports of the corpus against the processed format's
+# documented shape, pprof's own `pprof -top` of pprof exports (tests/export/run.sh; its last
+# line is "export: N passed, N failed")
+if [ "$#" -gt 0 ]; then
+	echo "== export"
+	out=$(sh tests/export/run.sh "$1/profview" 2>&1)
+	echo "$out" | tail -n 30
+	add "$(echo "$out" | tail -n 1)"
+fi
 # profview merge: per-thread splits of multi-thread profiles merged back, and under mpirun with
 # 1, 2 and 4 ranks byte for byte the single-process merge (tests/merge/run.sh; its last line is
 # "merge: N passed, N failed")

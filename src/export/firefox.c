@@ -11,13 +11,19 @@
  * payload, the cause stack put back into the payload as {"cause": {"time", "stack"}}), the
  * marker schemas meta.markerSchema. Samples weigh in one metric: a count as "samples", time
  * as "tracing-ms", bytes as "bytes".
+ *
+ * The importers resolve payload fields whose schema format is a string-table index
+ * (unique-string, flow-id, terminating-flow-id) to their string; here each such string goes
+ * back to the end of the stringArray and the field holds its index again, as the format says.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/vec.h"
 #include "export/internal.h"
+#include "marker/internal.h"
 #include "pv/format.h"
 
 static void ms_or_null(FILE *out, int64_t ns)
@@ -49,6 +55,136 @@ static void ix_or_null(FILE *out, uint32_t ix)
 		}                                       \
 		fputs("],", out);                       \
 	} while (0)
+
+/* ---- payload fields that hold a string-table index ---- */
+
+/* The schemas' fields of a string-table index format: (schema name, key) pairs of nodes of d. */
+struct strix {
+	struct jdoc schemas, payload;
+	struct vec pairs; /* uint32_t[2]: the schema's name node, the field's key node */
+	struct vec extra; /* const char *: strings after the model's, in order */
+	char **rewritten; /* per marker row: the payload with indices, NULL when unchanged */
+	struct sbuf buf;
+};
+
+static int strix_schemas(struct strix *x, const struct pv_profile *p, struct pv_error *err)
+{
+	const char *text = p->meta.marker_schema ? pv_str(p, p->meta.marker_schema) : NULL;
+	struct pv_error ignored = {0};
+	if (!text || jdoc_parse(&x->schemas, text, strlen(text), &ignored))
+		return 0; /* no schema, or one not JSON (kept as read): no field to rewrite */
+	const struct jdoc *d = &x->schemas;
+	for (uint32_t o = d->nr ? d->n[0].first : JN_NONE; o != JN_NONE; o = d->n[o].next) {
+		uint32_t name = jn_get(d, o, "name"), fields = jn_get(d, o, "fields");
+		if (fields == JN_NONE)
+			fields = jn_get(d, o, "data"); /* older Gecko schemas */
+		if (name == JN_NONE || d->n[name].kind != JSON_STRING || fields == JN_NONE)
+			continue;
+		for (uint32_t f = d->n[fields].first; f != JN_NONE; f = d->n[f].next) {
+			uint32_t key = jn_get(d, f, "key"), fmt = jn_get(d, f, "format");
+			size_t n;
+			const char *fs = fmt != JN_NONE && d->n[fmt].kind == JSON_STRING
+					     ? jn_str(d, fmt, &n)
+					     : NULL;
+			if (key == JN_NONE || d->n[key].kind != JSON_STRING || !fs ||
+			    mfmt_kind_of(fs, n) != F_UNIQUE_STRING)
+				continue;
+			uint32_t *e = vec_push(&x->pairs, 2 * sizeof(*e));
+			if (!e)
+				return pv_error_set(err, PV_ENOMEM, "out of memory");
+			e[0] = name;
+			e[1] = key;
+		}
+	}
+	return 0;
+}
+
+/* Is key a string-index field of the schema named type? */
+static bool strix_field(const struct strix *x, const char *type, size_t tn, const char *key,
+			size_t kn)
+{
+	const uint32_t *e = x->pairs.p;
+	for (size_t i = 0; i < x->pairs.len; i++) {
+		size_t a, b;
+		const char *s = jn_str(&x->schemas, e[2 * i], &a);
+		const char *k = jn_str(&x->schemas, e[2 * i + 1], &b);
+		if (a == tn && b == kn && !memcmp(s, type, a) && !memcmp(k, key, b))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Marker k's payload with its string-index fields as indices (strings appended to x->extra,
+ * numbered from p->strings.len on) into x->rewritten[k]; left NULL when nothing changes.
+ */
+static int strix_payload(struct strix *x, const struct pv_profile *p, uint32_t k,
+			 struct pv_error *err)
+{
+	const char *pl = p->markers.payload[k] ? pv_str(p, p->markers.payload[k]) : NULL;
+	struct pv_error ignored = {0};
+	if (!pl || pl[0] != '{')
+		return 0;
+	if (jdoc_parse(&x->payload, pl, strlen(pl), &ignored)) /* not JSON: written as it is */
+		return ignored.code == PV_ENOMEM ? pv_error_set(err, PV_ENOMEM, "out of memory")
+						 : 0;
+	const struct jdoc *d = &x->payload;
+	uint32_t type = jn_get(d, 0, "type");
+	size_t tn;
+	const char *ts =
+	    type != JN_NONE && d->n[type].kind == JSON_STRING ? jn_str(d, type, &tn) : NULL;
+	if (!ts)
+		return 0;
+	bool changed = false;
+	sbuf_reset(&x->buf);
+	sbuf_puts(&x->buf, "{");
+	for (uint32_t m = d->n[0].first; m != JN_NONE; m = d->n[m].next) {
+		size_t kn, vn;
+		const char *key = jn_key(d, m, &kn);
+		if (m != d->n[0].first)
+			sbuf_puts(&x->buf, ",");
+		sbuf_json_string(&x->buf, key, kn);
+		sbuf_puts(&x->buf, ":");
+		if (d->n[m].kind == JSON_STRING && strix_field(x, ts, tn, key, kn)) {
+			const char *v = jn_str(d, m, &vn);
+			const char **e = vec_push(&x->extra, sizeof(*e));
+			char *copy = pv_malloc(vn + 1);
+			if (!e || !copy) {
+				pv_free(copy);
+				return pv_error_set(err, PV_ENOMEM, "out of memory");
+			}
+			memcpy(copy, v, vn);
+			copy[vn] = 0;
+			*e = copy;
+			sbuf_addf(&x->buf, "%zu", (size_t)p->strings.len + x->extra.len - 1);
+			changed = true;
+		} else {
+			sbuf_put(&x->buf, d->src + d->n[m].off, d->n[m].end - d->n[m].off);
+		}
+	}
+	sbuf_puts(&x->buf, "}");
+	if (x->buf.oom)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	if (!changed)
+		return 0;
+	size_t len;
+	x->rewritten[k] = sbuf_detach(&x->buf, &len);
+	return x->rewritten[k] ? 0 : pv_error_set(err, PV_ENOMEM, "out of memory");
+}
+
+static void strix_release(struct strix *x, uint32_t nmarkers)
+{
+	jdoc_release(&x->schemas);
+	jdoc_release(&x->payload);
+	vec_free(&x->pairs);
+	for (size_t i = 0; i < x->extra.len; i++)
+		pv_free((void *)((const char **)x->extra.p)[i]);
+	vec_free(&x->extra);
+	for (uint32_t k = 0; x->rewritten && k < nmarkers; k++)
+		pv_free(x->rewritten[k]);
+	pv_free(x->rewritten);
+	sbuf_release(&x->buf);
+}
 
 static bool native(const struct pv_profile *p, pv_module_ix m)
 {
@@ -112,14 +248,14 @@ static void write_libs(FILE *out, const struct pv_profile *p, uint32_t *lib_of)
 		pv_json_fput_string(out, name);
 		fputs(",\"debugPath\":", out);
 		pv_json_fput_string(out, path);
-		fputs(",\"breakpadId\":\"\",\"codeId\":null,\"start\":0,\"end\":0,\"offset\":0}",
-		      out);
+		fputs(",\"breakpadId\":\"\",\"codeId\":null}", out);
 		lib_of[m] = n++;
 	}
 	fputs("],\"pages\":[],\n", out);
 }
 
-static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *lib_of)
+static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *lib_of,
+			 const struct strix *x)
 {
 	const struct pv_stacks *S = &p->stacks;
 	const struct pv_frames *F = &p->frames;
@@ -138,8 +274,10 @@ static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *
 	COLUMN(out, "subcategory", F->len, if (F->category[i] == PV_NONE) fputs("null", out);
 	       else fprintf(out, "%u", F->subcategory[i]));
 	COLUMN(out, "func", F->len, fprintf(out, "%u", F->func[i]));
+	/* -1: no library (as the front-end writes it, not null) */
 	COLUMN(out, "lib", F->len, pv_module_ix m = U->module[F->func[i]];
-	       ix_or_null(out, m == PV_NONE ? PV_NONE : lib_of[m]));
+	       uint32_t l = m == PV_NONE ? PV_NONE : lib_of[m];
+	       l == PV_NONE ? fputs("-1", out) : fprintf(out, "%u", l));
 	COLUMN(out, "nativeSymbol", F->len, fputs("null", out));
 	COLUMN(out, "innerWindowID", F->len, fputc('0', out));
 	COLUMN(out, "line", F->len,
@@ -173,15 +311,24 @@ static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *
 	const struct pv_sources *R = &p->sources;
 	COLUMN(out, "id", R->len, fputs("null", out));
 	COLUMN(out, "filename", R->len, fprintf(out, "%u", R->path[i]));
-	COLUMN(out, "startLine", R->len, fputs("null", out));
-	COLUMN(out, "startColumn", R->len, fputs("null", out));
+	/* where the file starts: line and column 1 (1-based) for a whole file */
+	COLUMN(out, "startLine", R->len, fputc('1', out));
+	COLUMN(out, "startColumn", R->len, fputc('1', out));
 	COLUMN(out, "sourceMapURL", R->len, fputs("null", out));
 	COLUMN(out, "content", R->len, fputs("null", out));
-	fprintf(out, "\"length\":%u},\n\"stringArray\":[", R->len);
+	/* originalLocation (frames, funcs) is null everywhere: an empty table */
+	fprintf(out,
+		"\"length\":%u},\n\"sourceLocationTable\":{\"source\":[],\"line\":[],"
+		"\"column\":[],\"length\":0},\n\"stringArray\":[",
+		R->len);
 	for (uint32_t s = 0; s < p->strings.len; s++) {
 		if (s)
 			fputc(',', out);
 		pv_json_fput_string(out, p->strings.ptr[s]);
+	}
+	for (uint32_t s = 0; s < x->extra.len; s++) {
+		fputc(p->strings.len + s ? ',' : ' ', out);
+		pv_json_fput_string(out, VEC(x->extra, const char *)[s]);
 	}
 	fputs("]},\n", out);
 }
@@ -196,8 +343,8 @@ static void weight(FILE *out, int64_t w, bool ms)
 }
 
 static void write_thread(FILE *out, const struct pv_profile *p, pv_thread_ix t, pv_metric_ix m,
-			 const uint32_t *markers, uint32_t nmarkers, uint64_t *untimed,
-			 uint64_t *causes_lost)
+			 const uint32_t *markers, uint32_t nmarkers, char *const *rewritten,
+			 uint64_t *untimed, uint64_t *causes_lost)
 {
 	const struct pv_threads *T = &p->threads;
 	uint32_t b = T->sample_begin[t], n = T->sample_end[t] - b;
@@ -244,7 +391,9 @@ static void write_thread(FILE *out, const struct pv_profile *p, pv_thread_ix t, 
 	const struct pv_raw_markers *R = &p->markers;
 	COLUMN(
 	    out, "data", nmarkers, uint32_t k = markers[i];
-	    const char *pl = R->payload[k] ? pv_str(p, R->payload[k]) : NULL;
+	    const char *pl = rewritten[k]    ? rewritten[k]
+			     : R->payload[k] ? pv_str(p, R->payload[k])
+					     : NULL;
 	    bool cause = R->cause_stack[k] != PV_NONE; if (cause && pl && pl[0] == '{') {
 		    fprintf(out, "{\"cause\":{\"stack\":%u,\"time\":", R->cause_stack[k]);
 		    ms_or_null(out, R->cause_time_ns[k]);
@@ -280,9 +429,21 @@ int pv__export_firefox(FILE *out, const struct pv_profile *p, const struct pv_ex
 		pv_free(idx);
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	}
+	struct strix x = {0};
+	x.rewritten = pv_calloc(p->markers.len ? p->markers.len : 1, sizeof(*x.rewritten));
+	int rc =
+	    x.rewritten ? strix_schemas(&x, p, err) : pv_error_set(err, PV_ENOMEM, "out of memory");
+	for (uint32_t k = 0; !rc && x.pairs.len && k < p->markers.len; k++)
+		rc = strix_payload(&x, p, k, err);
+	if (rc) {
+		strix_release(&x, p->markers.len);
+		pv_free(lib_of);
+		pv_free(idx);
+		return rc;
+	}
 	write_meta(out, p);
 	write_libs(out, p, lib_of);
-	write_shared(out, p, lib_of);
+	write_shared(out, p, lib_of, &x);
 	fputs("\"threads\":[", out);
 	uint64_t untimed = 0, causes_lost = 0;
 	for (pv_thread_ix t = 0; t < p->threads.len; t++) {
@@ -291,9 +452,10 @@ int pv__export_firefox(FILE *out, const struct pv_profile *p, const struct pv_ex
 			if (p->markers.thread[k] == t)
 				idx[n++] = k;
 		fputs(t ? ",\n" : "\n", out);
-		write_thread(out, p, t, m, idx, n, &untimed, &causes_lost);
+		write_thread(out, p, t, m, idx, n, x.rewritten, &untimed, &causes_lost);
 	}
 	fputs("]}\n", out);
+	strix_release(&x, p->markers.len);
 	pv_free(lib_of);
 	pv_free(idx);
 	pv_lossy_add(lossy, untimed,
