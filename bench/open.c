@@ -10,14 +10,17 @@
  * that the open leaves running, doc/snapshot.md; a front end computes its view meanwhile, and asks
  * before it prints). PEAK_ANON is the largest RssAnon (/proc/self/status: anonymous memory
  * resident, not the file pages mapped) seen by a thread that reads it every 0.5 ms during the open
- * and once after it; PEAK_RSS is VmHWM, all resident memory, file pages included.
+ * (from /proc/self/statm, the cheaper file) and once after it (/proc/self/status); PEAK_RSS is
+ * VmHWM, all resident memory, file pages included.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pv/import.h"
 
@@ -38,16 +41,37 @@ static long status_kb(const char *field)
 	return v;
 }
 
+/*
+ * RssAnon from /proc/self/statm, kept open: resident minus shared (file and shmem pages) is the
+ * anonymous pages, what RssAnon counts, for a fraction of the cost of formatting and parsing
+ * /proc/self/status, so the poller takes less of the CPU the open runs on; -1 when unreadable.
+ */
+static long statm_anon_kb(int fd)
+{
+	char buf[128];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	long size, resident, shared;
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (sscanf(buf, "%ld %ld %ld", &size, &resident, &shared) != 3)
+		return -1;
+	return (resident - shared) * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
 static void *watch(void *arg)
 {
 	(void)arg;
 	struct timespec ts = {0, 500000};
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	while (!atomic_load(&done)) {
-		long a = status_kb("RssAnon");
+		long a = fd >= 0 ? statm_anon_kb(fd) : status_kb("RssAnon");
 		if (a > peak_anon)
 			peak_anon = a;
 		nanosleep(&ts, NULL);
 	}
+	if (fd >= 0)
+		close(fd);
 	return NULL;
 }
 

@@ -860,10 +860,10 @@ $(mb "$(wc -c <"$file")") file in $write_s s (the import included). Each open al
 of its own, both files in the page cache, $ROUNDS runs of each alternated (\`$OPEN FILE\`,
 bench/open.c: \`pv_import_file\` timed, wall and the CPU of its thread; "checked": the wall time
 until \`pv_profile_check\` has returned too; peak RssAnon, the anonymous memory, polled every
-0.5 ms in process and read after the open; VmHWM, all resident memory, the mapped file's pages
-too), medians. The snapshot's open checks every invariant of the model and the checksums of the
-sections under 1 MiB; the big sections' checksums are verified by a second thread that the open
-leaves running (doc/snapshot.md), done by "checked". Targets (issue 16): at least 50× faster, at
+0.5 ms in process from /proc/self/statm and read after the open; VmHWM, all resident memory, the
+mapped file's pages too), medians. The snapshot's open checks every invariant of the model and the
+checksums of the sections under 1 MiB; the big sections' checksums are verified by a second thread
+started at the end of the open and left running (doc/snapshot.md), done by "checked". Targets (issue 16): at least 50× faster, at
 most a tenth of the anonymous memory. The machine is shared (the load average below): wall times
 move with the other jobs, the CPU of the open's thread much less.
 

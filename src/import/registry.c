@@ -107,7 +107,13 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 			return pv_error_set(err, PV_EPARSE, "%s: is empty (a profile was expected)",
 					    in->name);
 		int best = 0;
-		for (size_t i = 0; i < NR_IMPORTERS; i++) {
+		/* a snapshot's magic is certain (100), and the text probes are not free (a perf
+		 * script probe reads lines): a snapshot is recognised before any other is tried */
+		if (importer_snapshot.probe(in) == 100) {
+			best = 100;
+			imp = &importer_snapshot;
+		}
+		for (size_t i = 0; i < NR_IMPORTERS && best < 100; i++) {
 			int s = importers[i]->probe ? importers[i]->probe(in) : 0;
 			if (s > best) {
 				best = s;

@@ -777,15 +777,15 @@ static void *hash_helper(void *arg)
 	return NULL;
 }
 
-/* Starts the helper on the big sections (none when the thread cannot start: the caller's). */
+/* Starts the helper on the big sections (mine[]); hashes them here when no thread starts. */
 static void hash_start(struct snap *h)
 {
 	h->bad = h->n;
 	uint32_t big = 0;
 	for (uint32_t i = 0; i < h->n; i++)
-		big += h->mine[i] = h->s[i].size >= LAZY_BYTES;
+		big += h->mine[i];
 	if (big && !(h->running = pthread_create(&h->th, NULL, hash_helper, h) == 0))
-		memset(h->mine, 0, h->n);
+		h->bad = hash_sections(h->b, h->s, h->n, h->mine, 1); /* no thread: here */
 }
 
 /* The helper's verdict, once it is done: its first damaged section, n when none. */
@@ -1015,9 +1015,12 @@ static int open_snapshot(struct pv_input *in, struct pv_profile **out, struct pv
 		pv_profile_free(p);
 		return rc;
 	}
-	/* the helper hashes the big sections while the small ones are hashed and the model read
-	 * and checked (safe on damaged bytes: every bound is checked) */
-	hash_start(h);
+	/* the small sections are hashed and the model read and checked here (safe on damaged
+	 * bytes: every bound is checked); the helper hashes the big ones once that is done, so it
+	 * does not share the memory bandwidth and the CPU with the open's own pass over the sample
+	 * columns, and runs while the caller computes its view */
+	for (uint32_t i = 0; i < r.n; i++)
+		h->mine[i] = r.s[i].size >= LAZY_BYTES;
 	uint32_t flags = 0, bad = hash_sections(r.b, r.s, r.n, h->mine, 0);
 	struct pv_error verr;
 	int vrc = 0;
@@ -1028,6 +1031,7 @@ static int open_snapshot(struct pv_input *in, struct pv_profile **out, struct pv
 		set_caps(p);
 		vrc = pv_profile_validate(p, &verr);
 	}
+	hash_start(h);
 	if (rc || vrc) {
 		/* a damaged section is named rather than what its damage broke */
 		if (!rc && (bad = hash_wait(h)) < r.n)
