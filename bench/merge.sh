@@ -1,8 +1,9 @@
 #!/bin/sh
 # profview merge of per-rank profiles (bench/RESULTS.md "Merge"), from the repository root:
 #   sh bench/merge.sh [N...]      (default: 1000 10000; FORMATS='collapsed pprof' by default)
-# For each N: bench/gen-ranks writes N collapsed per-rank profiles and `profview export --to
-# pprof` the same as pprof; then, one after the other, wall times of
+# For each N: bench/gen-ranks writes N collapsed per-rank profiles and the same as pprof (written by
+# libpv's pprof writer in the generator's process: the bytes `profview export --to pprof` writes);
+# then, one after the other, wall times of
 #   baseline  cat the collapsed files into one and `profview snapshot` it (one context)
 #   merge     profview merge alone (no MPI), then mpirun -np 1, 2, 4 (--stats: each rank's peak RSS)
 # every merged snapshot compared byte for byte with the single-process one, and the open of the
@@ -33,8 +34,7 @@ for n in ${@:-1000 10000}; do
 	case "${FORMATS:-collapsed pprof}" in
 	*pprof*)
 		if [ ! -f "$d/pprof-done" ]; then
-			ls "$d/collapsed" | sed 's/\.txt$//' |
-				xargs -P 2 -I{} $pv export "$d/collapsed/{}.txt" --to pprof -o "$d/pprof/{}.pb.gz"
+			build/bench/gen-ranks "$n" "$d/pprof" 2000 pprof
 			touch "$d/pprof-done"
 		fi ;;
 	esac

@@ -17,11 +17,21 @@ uint64_t synth_rng(void)
 	return z ^ (z >> 31);
 }
 
-double synth_now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double synth_now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+double synth_cpu(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -11,6 +11,8 @@
 
 /* seconds on the monotonic clock */
 double synth_now(void);
+/* the CPU time of the calling thread, in seconds: what a loaded machine moves least */
+double synth_cpu(void);
 /* the median of v[0..n) (v is not changed; 0 when n is 0 or memory is short) */
 double synth_median(const double *v, int n);
 /* a seeded pseudo-random number (splitmix64): the same sequence every run */

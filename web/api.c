@@ -577,7 +577,8 @@ int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_
 	return pv_source_open(pv_str(p, p->sources.path[id]), roots, n, API_SOURCE_MAX);
 }
 
-/* `info --json`'s object in the page's variant, then the profile's span, its default metric,
+/* `info --json`'s object in the page's variant, then the profile's span (and whether it has one:
+ * "timed"), its default metric,
  * its source files (whether the source pane can show each) and how many marker names it has */
 int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
@@ -597,6 +598,7 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	pv_json_kms(out, "start", in->start_ns);
 	pv_json_kms(out, "end", in->end_ns);
 	pv_json_kms(out, "activity_end", pv_activity_end(p));
+	pv_json_kbool(out, "timed", in->timed);
 	pv_profile_info_free(in);
 	pv_json_key(out, "default_metric");
 	if (p->metrics.len)

@@ -39,6 +39,8 @@ struct pv_profile_info {
 	uint32_t nr_labels;	   /* label keys in first-seen order */
 	struct pv_label_info labels[PV_INFO_LABELS];
 	int64_t start_ns, end_ns; /* pv_profile_span */
+	bool timed;		  /* some sample or marker has a time (pv_profile_span): else the
+				   * profile has no time axis (no timeline) */
 	pv_thread_ix busiest;	  /* the thread with the most active cost (the lowest index of a
 				   * tie), selected by default; PV_NONE when no thread has any */
 };
@@ -49,7 +51,8 @@ void pv_profile_info_free(struct pv_profile_info *in);
 
 /* The first and last sample times (ns); false, and both 0, when no sample has a time. */
 bool pv_samples_span(const struct pv_profile *p, int64_t *first_ns, int64_t *last_ns);
-/* The span of the sample times and the raw markers' times (ns); both 0 when none has a time. */
-void pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end_ns);
+/* The span of the sample times and the raw markers' times (ns); false, and both 0, when none has
+ * a time (collapsed stacks, callgrind, an HPCToolkit database's summary values): no time axis. */
+bool pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end_ns);
 
 #endif

@@ -220,7 +220,8 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 
 static int fcache_grow(struct fcache *c)
 {
-	uint32_t cap = c->slot ? (c->mask + 1) * 2 : 4096;
+	/* 256 first: a small file (one of many per-rank profiles) does not clear 96 KB */
+	uint32_t cap = c->slot ? (c->mask + 1) * 2 : 256;
 	if (cap == 0)
 		return PV_ENOMEM;
 	struct fslot *slot = pv_calloc(cap, sizeof(*slot));

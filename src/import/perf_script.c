@@ -1554,6 +1554,11 @@ static int probe(const struct pv_input *in)
 		} else {
 			bad++;
 			prev = 0;
+			/* no more lines could pass the test below (each adds at most a header and a
+			 * frame, the cut line one bad less and one header more): other text (folded
+			 * stacks, binary data) is turned down after 68 lines, not 200 */
+			if ((bad - 1) * 4 > headers + frames + 1 + 2 * (200 - lines))
+				return 0;
 		}
 		p = le + 1;
 	}

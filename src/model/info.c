@@ -22,7 +22,7 @@ bool pv_samples_span(const struct pv_profile *p, int64_t *first_ns, int64_t *las
 	return any;
 }
 
-void pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end_ns)
+bool pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end_ns)
 {
 	int64_t a, b;
 	if (!pv_samples_span(p, &a, &b)) {
@@ -38,10 +38,10 @@ void pv_profile_span(const struct pv_profile *p, int64_t *start_ns, int64_t *end
 			b = t[k] > b ? t[k] : b;
 		}
 	}
-	if (a > b)
-		a = b = 0;
-	*start_ns = a;
-	*end_ns = b;
+	bool any = a <= b;
+	*start_ns = any ? a : 0;
+	*end_ns = any ? b : 0;
+	return any;
 }
 
 /* The label keys with how many rows each has, in first-seen order (at most PV_INFO_LABELS). */
@@ -137,7 +137,7 @@ int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 		return PV_ENOMEM;
 	}
 	label_keys(p, in);
-	pv_profile_span(p, &in->start_ns, &in->end_ns);
+	in->timed = pv_profile_span(p, &in->start_ns, &in->end_ns);
 	*out = in;
 	return 0;
 }

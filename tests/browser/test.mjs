@@ -1095,6 +1095,35 @@ async function main() {
     const tip = await tp.textContent('#tooltip');
     assert(tip.includes('Startup::XRE_Main') && tip.includes('0x100000f84'), `tooltip: ${tip}`);
   });
+  await test('timeline: no sample times (HPCToolkit summary values, collapsed stacks): a note, no 0..1 ns axis, no range', async () => {
+    const COLL = 'tests/data/collapsed/contexts-4.txt';
+    const collUrl = await serve(COLL);
+    for (const [u, file, trace] of [[loopsUrl, LOOPS, true], [collUrl, COLL, false]]) {
+      // the CLI: no thread has a first sample time; the HPCToolkit database has a trace
+      const info = cli('info', file, '--json');
+      eq(info.threads.map((th) => th.first_sample_ns), info.threads.map(() => null), `${file}: no sample times`);
+      eq(!!info.trace, trace, `${file}: a trace`);
+      const prof = await api(u, 'profile', '');
+      eq([prof.timed, prof.start, prof.end], [false, 0, 0], `${file}: api/profile`);
+      await tp.goto(u + '?tab=top-down');
+      await tp.waitForSelector('#timeline-canvas[data-state="ready"]');
+      await noError(tp);
+      const note = await tp.evaluate(() => window.profview.timeline.note);
+      assert(note && note.includes('no timeline') && note.includes(trace ? 'samples have no times' : 'no sample times'), `${file}: note: ${note}`);
+      eq(note.includes('Trace tab'), trace, `${file}: the note points to the trace`);
+      eq((await tp.textContent('#zoom-crumbs')).trim(), '', `${file}: no "Full range (1ns)" crumb`);
+      // a drag over the canvas selects no range
+      const box = await tp.locator('#timeline-canvas').boundingBox();
+      await tp.mouse.move(box.x + 300, box.y + 30);
+      await tp.mouse.down();
+      await tp.mouse.move(box.x + 600, box.y + 30, { steps: 5 });
+      await tp.mouse.up();
+      await tp.waitForTimeout(100);
+      eq(new URL(tp.url()).searchParams.get('range'), null, `${file}: no range in the URL`);
+    }
+    // a timed profile keeps its timeline (api/profile: timed)
+    eq((await api(geckoUrl, 'profile', '')).timed, true, 'gecko: timed');
+  });
   await tp.close();
 
   // ---- the difference against a base (serve --base, doc/diff.md) ----

@@ -43,6 +43,30 @@ static struct pv_api *api3(void)
 	"{\"name\": \"Network\", \"color\": \"lightblue\"}, {\"name\": \"Graphics\", \"color\": "  \
 	"\"green\"}, {\"name\": \"DOM\", \"color\": \"blue\"}]"
 
+/*
+ * Profiles without times: an HPCToolkit database (summary values per context, its trace apart)
+ * and collapsed stacks: "timed": false, the span 0 to 0 (and the activity's default window the
+ * 1 ns past it that the page no longer draws as a time axis)
+ */
+T_TEST(api_profile_untimed)
+{
+	struct pv_api *a = NULL;
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	T_EQ_INT(pv_api_add_profile(a, "small.d", t_load(t_data("hpctoolkit/small.d"))), 0);
+	T_EQ_INT(pv_api_add_profile(a, "c.txt", t_load(t_data("collapsed/contexts-4.txt"))), 1);
+	for (int k = 0; k < 2; k++) {
+		int st;
+		char *b = t_api_call(a, "profile", k ? "p=1" : "p=0", &st);
+		T_EQ_INT(st, 200);
+		T_JSON_HAS(b, k ? "\"index\": 1, \"start\": 0, \"end\": 0, \"activity_end\": "
+				  "0.000001, \"timed\": false, "
+				: "\"index\": 0, \"start\": 0, \"end\": 0, \"activity_end\": "
+				  "0.000001, \"timed\": false, ");
+		free(b);
+	}
+	pv_api_free(a);
+}
+
 T_TEST(api_status)
 {
 	struct pv_api *a = NULL;
@@ -118,7 +142,8 @@ T_TEST(api_profile)
 	    "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
 	    ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "
 	    "0}, \"lossy\": [],\n"
-	    "\"index\": 0, \"start\": 0, \"end\": 4, \"activity_end\": 5, \"default_metric\": "
+	    "\"index\": 0, \"start\": 0, \"end\": 4, \"activity_end\": 5, \"timed\": true, "
+	    "\"default_metric\": "
 	    "\"samples\", \"sources\": "
 	    "[], \"marker_names\": 0, " VIEWS "}\n");
 	/* the marker table file: no samples, the span is its markers' (12.5 to 175 ms) */
@@ -128,7 +153,7 @@ T_TEST(api_profile)
 	T_JSON_HAS(b, "\"markers\": {\"total\": 7, \"instant\": 2, \"interval\": 5, \"start\": 0, "
 		      "\"end\": 0}");
 	T_JSON_HAS(b, "\"index\": 1, \"start\": 12.5, \"end\": 175, \"activity_end\": 176, "
-		      "\"default_metric\": "
+		      "\"timed\": true, \"default_metric\": "
 		      "\"samples\", \"sources\": [], \"marker_names\": 7, " VIEWS "}\n");
 	free(b);
 	pv_api_free(a);

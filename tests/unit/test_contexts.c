@@ -359,3 +359,35 @@ T_TEST(contexts_equal_views_of_one_thread)
 	pv_query_release(&q);
 	pv_profile_free(p);
 }
+
+/*
+ * The sorted order on values chosen by hand: negatives, the extremes, ties (kept in index
+ * order), values that differ only in a high byte or only in the low one. Sorted by value,
+ * largest first, ties by index (the expected order written out by hand):
+ *   INT64_MAX (5), 1 << 40 (1), 256 (3), 256 (7), 255 (0), 1 (8), 0 (4), -1 (2), -1 (9),
+ *   -(1 << 40) (6), INT64_MIN (10).
+ */
+T_TEST(contexts_sort_order)
+{
+	int64_t v[11] = {255, INT64_C(1) << 40, -1, 256, 0, INT64_MAX, -(INT64_C(1) << 40), 256, 1,
+			 -1,  INT64_MIN};
+	const uint32_t want[11] = {5, 1, 3, 7, 0, 8, 4, 2, 9, 6, 10};
+	struct pv_contexts c = {0};
+	c.len = 11;
+	c.value[PV_CTX_INCLUSIVE] = v;
+	uint32_t order[11];
+	pv_contexts_sort(&c, PV_CTX_INCLUSIVE, order);
+	for (uint32_t k = 0; k < 11; k++)
+		T_EQ_INT(order[k], want[k]);
+	/* all equal: index order; one context: itself */
+	int64_t same[3] = {7, 7, 7};
+	c.len = 3;
+	c.value[PV_CTX_INCLUSIVE] = same;
+	pv_contexts_sort(&c, PV_CTX_INCLUSIVE, order);
+	T_EQ_INT(order[0], 0);
+	T_EQ_INT(order[1], 1);
+	T_EQ_INT(order[2], 2);
+	c.len = 1;
+	pv_contexts_sort(&c, PV_CTX_INCLUSIVE, order);
+	T_EQ_INT(order[0], 0);
+}

@@ -17,6 +17,17 @@ const TRACK_H = 38;
 const MARK_H = 6;
 const GREY = '#b8b8bd';
 
+// The note shown instead of the timeline when the profile has no time axis (api/profile's
+// "timed": no sample and no marker has a time), null when it has one. An HPCToolkit database's
+// samples are summary values per context; its trace, when it has one, has times of its own.
+function untimedNote() {
+  const p = ctx.profile;
+  if (p.timed !== false) return null;
+  return p.trace && p.trace.records
+    ? 'This profile\'s samples have no times (summary values per context): no timeline. Its trace is on the Trace tab.'
+    : 'This profile has no sample times: no timeline (every view works without it).';
+}
+
 export class Timeline {
   constructor() {
     this.canvas = document.getElementById('timeline-canvas');
@@ -102,11 +113,13 @@ export class Timeline {
     const key = JSON.stringify([win, filtered]);
     if (!force && key === this.lastKey) { this.draw(); return; }
     const gen = ++this.gen;
-    if (!(w1 > w0)) {
-      // no timestamps (collapsed stacks, callgrind...): nothing to draw against time
+    const untimed = untimedNote();
+    if (untimed || !(w1 > w0)) {
+      // no sample or marker times (collapsed stacks, callgrind, HPCToolkit's summary values):
+      // nothing to draw against time, and no 0..1 ns axis made up for it
       this.full = null;
       this.error = null;
-      this.note = 'This profile has no timestamps: no timeline (every view works without it).';
+      this.note = untimed || 'This window is empty: no timeline.';
       this.lastKey = key;
       this.draw();
       this.canvas.dataset.state = 'ready';
@@ -144,6 +157,7 @@ export class Timeline {
   renderCrumbs() {
     this.window(); // drops a wheel view of another committed window
     clear(this.crumbs);
+    if (untimedNote()) return; // no time axis: no range to zoom
     const p = ctx.profile;
     const z = S.state.zoom;
     const items = [{ label: `Full range (${fmtMs(p.end - p.start)})`, n: 0 }];
@@ -398,6 +412,7 @@ export class Timeline {
       if (tr) ctx.actions.selectThread(this.threadId(tr.th), e.ctrlKey || e.metaKey || e.shiftKey);
       return;
     }
+    if (!this.full) return; // nothing drawn against time (the note): no range to select
     e.preventDefault();
     const t = this.t(p.x, p.width);
     this.drag = { x0: p.x, t0: t, t1: t, moved: false, width: p.width };
