@@ -8,8 +8,8 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, memory or
-# snapshot: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
+# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, memory,
+# snapshot or tui: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
 # stacks and samples, default 10000000),
 # BENCH_PAGE_ROUNDS (page: center changes per tab, default 11),
 # BENCH_MARKERS (markers: the 100 % count of raw markers, default 1000000),
@@ -161,7 +161,7 @@ buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 
 [ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
 	[ "$ONLY" = page ] || [ "$ONLY" = deep ] || [ "$ONLY" = memory ] || [ "$ONLY" = snapshot ] ||
-	cat >"$RESULTS" <<EOF
+	[ "$ONLY" = tui ] || cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -889,6 +889,38 @@ $GEN firefox $FF_MB $file
 $PV snapshot $file -o $snap
 $OPEN $file; $OPEN $snap      # alternated, $ROUNDS times each
 hyperfine -N --runs 1 "$PV info $file" "$PV info $snap"      # $ROUNDS times
+\`\`\`
+EOF
+fi
+# the TUI (issue 17): moving the center in `profview tui` (the key c and the next screen, by the
+# state machine without a terminal) against pv_view_compute of the same query, in one process,
+# on the 10 M-sample profile of "Move the center". Target: at most 2x. BENCH_ONLY=tui
+if [ -z "$ONLY" ] || [ "$ONLY" = tui ]; then
+	ninja -C "$BUILD" bench/tui >/dev/null
+	tui_out=$("$BUILD/bench/tui" 10000000 1000000 "$ROUNDS")
+	awk '/^## Move the center in the TUI/ { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" \
+		>"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
+	cat >>"$RESULTS" <<EOF
+
+## Move the center in the TUI
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end.
+This section: \`BENCH_ONLY=tui sh bench/run.sh\`.
+
+\`$BUILD/bench/tui 10000000 1000000 $ROUNDS\` (bench/tui.c) builds the profile of "Move the center"
+(10 M samples over 1 M distinct stacks, 50 k functions) and opens the TUI's state machine on it
+(tui/tui.h, no terminal, 120x40, the top-down tab). Each round, untimed: Backspace, \`/\` and the
+name of a function of middling weight (a different one each round), Enter (the search selects
+its row); then timed, alternately: the key \`c\` and the next screen (\`tui_key\` + \`tui_render\`:
+the new query, its view, the rows shown, every line's cells), and \`pv_view_compute\` of the very
+query the TUI shows (\`tui_query\`). Medians of the wall time and of the process's CPU time (the
+machine is shared: the CPU time moves less with the other jobs). Target (issue 17): the TUI's
+redraw at most 2x the library's view time.
+
+\`\`\`
+$(echo "$tui_out" | grep -v '^  |')
 \`\`\`
 EOF
 fi

@@ -77,6 +77,8 @@ bool tui_key(struct tui *t, int key);
 void tui_click(struct tui *t, int y, int x);
 /* The screen of the current state (valid until the next call on t). */
 const struct tui_screen *tui_render(struct tui *t);
+/* The current query (valid until the next key). */
+const struct pv_query *tui_query(const struct tui *t);
 /* The current query as flags and as a URL query string, two lines (to free()). */
 char *tui_query_text(const struct tui *t);
 
