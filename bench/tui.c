@@ -100,9 +100,9 @@ int main(int argc, char **argv)
 			bc[r] = e2c - s2c;
 		}
 		if (r == rounds - 1) {
-			printf("last screen (center %s):\n", q->center[0]);
+			fprintf(stderr, "last screen (center %s):\n", q->center[0]);
 			for (int y = 0; y < scr->h && y < 12; y++)
-				printf("  |%s|\n", scr->line[y]);
+				fprintf(stderr, "  |%s|\n", scr->line[y]);
 		}
 	}
 	double ma = synth_median(a, rounds), mb = synth_median(b, rounds);

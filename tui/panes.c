@@ -445,42 +445,52 @@ void tui_view_key(struct tui *t, int key)
 }
 
 /* Columns of a view: total, total%, self, self% (narrow: total% self%), then the name. */
+/* Columns of a view: total, total%, self, self% of the first metric (narrow: total% self%),
+ * then total and total% of each further metric while the name keeps 30 columns, then the name. */
 struct cols {
 	int num; /* width of a number column (0: not shown) */
 	int pct;
+	uint32_t nm; /* metrics shown */
 };
 
-static struct cols cols_of(int w)
+static struct cols cols_of(int w, const struct pv_view *v)
 {
+	struct cols c = {0, 0, 1};
 	if (w >= 70)
-		return (struct cols){11, 8};
-	if (w >= 36)
-		return (struct cols){0, 8};
-	return (struct cols){0, 0};
+		c = (struct cols){11, 8, 1};
+	else if (w >= 36)
+		c = (struct cols){0, 8, 1};
+	int used = 3 + 2 * (c.num + c.pct), more = c.num + c.pct;
+	while (more && c.nm < v->nr_metrics && used + more + 30 <= w) {
+		used += more;
+		c.nm++;
+	}
+	return c;
 }
 
-static void cost_cols(struct tui *t, const struct pv_view *v, struct cols c, int64_t total,
-		      int64_t self)
+static void cost_col(struct tui *t, const struct pv_view *v, uint32_t k, int num, int pct,
+		     int64_t x)
 {
 	char b[64];
-	enum pv_unit u = pv_view_metric_unit(v, 0);
-	int64_t base = v->base[0];
-	if (c.num) {
-		pv_format_cost(b, sizeof(b), total, u);
-		cells_right(&t->cl, b, c.num);
+	if (num) {
+		pv_format_cost(b, sizeof(b), x, pv_view_metric_unit(v, k));
+		cells_right(&t->cl, b, num);
 	}
-	if (c.pct) {
-		snprintf(b, sizeof(b), "%.2f%%", base ? 100.0 * (double)total / (double)base : 0.0);
-		cells_right(&t->cl, b, c.pct);
+	if (pct) {
+		int64_t base = v->base[k];
+		snprintf(b, sizeof(b), "%.2f%%", base ? 100.0 * (double)x / (double)base : 0.0);
+		cells_right(&t->cl, b, pct);
 	}
-	if (c.num) {
-		pv_format_cost(b, sizeof(b), self, u);
-		cells_right(&t->cl, b, c.num);
-	}
-	if (c.pct) {
-		snprintf(b, sizeof(b), "%.2f%%", base ? 100.0 * (double)self / (double)base : 0.0);
-		cells_right(&t->cl, b, c.pct);
-	}
+}
+
+/* The cost columns of row r of a tree's or the flat list's costs ([metric][row]). */
+static void cost_cols(struct tui *t, const struct pv_view *v, struct cols c, int64_t *const *total,
+		      int64_t *const *self, uint32_t r)
+{
+	cost_col(t, v, 0, c.num, c.pct, total[0][r]);
+	cost_col(t, v, 0, c.num, c.pct, self[0][r]);
+	for (uint32_t k = 1; k < c.nm; k++)
+		cost_col(t, v, k, c.num, c.pct, total[k][r]);
 	cells_puts(&t->cl, "  ");
 }
 
@@ -497,11 +507,26 @@ static void cost_titles(struct tui *t, const struct pv_view *v, struct cols c, i
 		cells_right(&t->cl, "self", c.num);
 	if (c.pct)
 		cells_right(&t->cl, "self%", c.pct);
+	/* a further metric's columns: its name over its total, "%" over its share */
+	for (uint32_t k = 1; k < c.nm; k++) {
+		const char *n = pv_view_metric_name(v, k, name, sizeof(name));
+		int wn = c.num ? c.num : c.pct;
+		cells_pad(&t->cl,
+			  t->cl.col + wn - 1 - (cells_width(n) < wn - 1 ? cells_width(n) : wn - 1));
+		cells_put(&t->cl, n, SIZE_MAX, wn - 1);
+		if (c.num && c.pct)
+			cells_right(&t->cl, "%", c.pct);
+	}
 	cells_puts(&t->cl, "  ");
 	char b[200];
-	snprintf(b, sizeof(b), "name  (%s, %s)", pv_view_metric_name(v, 0, name, sizeof(name)),
+	snprintf(b, sizeof(b), "name  (%s, %s", pv_view_metric_name(v, 0, name, sizeof(name)),
 		 pv_format_cost_unit(pv_view_metric_unit(v, 0)));
 	cells_puts(&t->cl, b);
+	if (v->nr_metrics > c.nm) {
+		snprintf(b, sizeof(b), "; %u more metrics: wider", v->nr_metrics - c.nm);
+		cells_puts(&t->cl, b);
+	}
+	cells_puts(&t->cl, ")");
 	tui_emit(t, y, TUI_ROLE_BAR);
 }
 
@@ -521,7 +546,7 @@ void tui_view_body(struct tui *t, int y0, int rows)
 		return;
 	}
 	const struct pv_view *v = pn->v;
-	struct cols c = cols_of(t->w);
+	struct cols c = cols_of(t->w, v);
 	cost_titles(t, v, c, y0);
 	rows--;
 	y0++;
@@ -547,7 +572,7 @@ void tui_view_body(struct tui *t, int y0, int rows)
 		int depth = 0;
 		const char *mark = "";
 		if (vr->t) {
-			cost_cols(t, v, c, vr->t->total[0][vr->r], vr->t->self[0][vr->r]);
+			cost_cols(t, v, c, vr->t->total, vr->t->self, vr->r);
 			depth = (int)vr->t->depth[vr->r];
 			bool has = vr->t->child_len[vr->r] > 0;
 			bool op = has && pn->open[tree_ix(v, vr->t)][vr->r];
@@ -555,7 +580,7 @@ void tui_view_body(struct tui *t, int y0, int rows)
 			       : op ? (t->o.ascii ? "- " : "\u25be ")
 				    : (t->o.ascii ? "+ " : "\u25b8 ");
 		} else {
-			cost_cols(t, v, c, v->flat->total[0][vr->r], v->flat->self[0][vr->r]);
+			cost_cols(t, v, c, v->flat->total, v->flat->self, vr->r);
 			depth = pv_view_kind(v->q.view)->list ? 0 : v->flat->level[vr->r];
 		}
 		/* indentation: two columns a level, at most half the name's room */

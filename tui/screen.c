@@ -169,6 +169,7 @@ static const char *const help_text[] = {
     "  c  center on the row      C  add it to the center     p  center on its path",
     "  i  include   d  drop   m  merge   r  collapse recursion   M  collapse module",
     "  s  source of the row (per-line costs, the center's lines marked)",
+    "  e  the next metric          E  every metric (again: one)",
     "  markers: Enter  range of the marker    c  its cause stack as the center",
     "  Backspace  back through the queries    u  the query as flags and URL",
     "  ?  this help      q  quit             any key closes this",

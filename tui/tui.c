@@ -118,6 +118,42 @@ void tui_set_center(struct tui *t, const char *scope, bool add)
 	tui_say(t, "center %s", scope);
 }
 
+/* e: the profile's next metric alone (after the first one shown); E: every metric of the
+ * profile, or the first one alone again when several are shown. */
+static void set_metrics(struct tui *t, bool all)
+{
+	const struct pv_profile *p = t->p;
+	if (!p->metrics.len)
+		return;
+	pv_metric_ix cur = t->q.nr_metrics ? pv_metric_find(p, t->q.metrics[0]) : PV_NONE;
+	if (cur == PV_NONE)
+		cur = p->meta.default_metric < p->metrics.len ? p->meta.default_metric : 0;
+	struct pv_query nq;
+	if (!tui_new_query(t, &nq))
+		return;
+	for (uint32_t i = 0; i < nq.nr_metrics; i++)
+		free(nq.metrics[i]);
+	nq.nr_metrics = 0;
+	bool several = t->q.nr_metrics > 1;
+	uint32_t n = all && !several ? p->metrics.len : 1;
+	uint32_t first = all ? cur : (cur + 1) % p->metrics.len;
+	int rc = 0;
+	for (uint32_t k = 0; k < n && !rc; k++)
+		rc = pv_query_add_metric(&nq,
+					 pv_str(p, p->metrics.name[(first + k) % p->metrics.len]));
+	if (rc) {
+		pv_query_release(&nq);
+		tui_say(t, "out of memory");
+		return;
+	}
+	tui_push_query(t, &nq);
+	if (n > 1)
+		tui_say(t, "%u metrics (E: one again)", n);
+	else
+		tui_say(t, "metric %s (%u of %u)", pv_str(p, p->metrics.name[first]), first + 1,
+			p->metrics.len);
+}
+
 static void back(struct tui *t)
 {
 	if (!t->nhist) {
@@ -245,6 +281,8 @@ bool tui_key(struct tui *t, int key)
 	case 'q': return true;
 	case '?': t->mode = M_HELP; return false;
 	case 'u': t->mode = M_QUERY; return false;
+	case 'e':
+	case 'E': set_metrics(t, key == 'E'); return false;
 	case '/': start_input(t); return false;
 	case TUI_KEY_BACKSPACE: back(t); return false;
 	case TUI_KEY_TAB: t->tab = (t->tab + 1) % NR_TABS; return false;
