@@ -53,6 +53,14 @@ static void query_line(struct tui *t)
 {
 	char *args = pv_query_to_args(&t->q);
 	cells_start(&t->cl, t->w);
+	if (t->nr_files > 1) { /* which profile: ']' and '[' switch */
+		const char *base = strrchr(t->o.path, '/');
+		char b[64];
+		snprintf(b, sizeof(b), "[%u/%u ", t->file + 1, t->nr_files);
+		cells_puts(&t->cl, b);
+		cells_put(&t->cl, base ? base + 1 : t->o.path, SIZE_MAX, 24);
+		cells_puts(&t->cl, "] ");
+	}
 	cells_puts(&t->cl, "query: ");
 	cells_puts(&t->cl, args && *args ? args : "(the whole profile)");
 	free(args);
@@ -169,7 +177,7 @@ static const char *const help_text[] = {
     "  c  center on the row      C  add it to the center     p  center on its path",
     "  i  include   d  drop   m  merge   r  collapse recursion   M  collapse module",
     "  s  source of the row (per-line costs, the center's lines marked)",
-    "  e  the next metric          E  every metric (again: one)",
+    "  e  next metric   E  every metric (again: one)    ] [  next/previous profile",
     "  markers: Enter  range of the marker    c  its cause stack as the center",
     "  Backspace  back through the queries    u  the query as flags and URL",
     "  ?  this help      q  quit             any key closes this",

@@ -45,8 +45,7 @@ static void ensure_source(struct tui *t)
 		return;
 	if (!sp->text && !sp->err) {
 		const char *path = pv_str(t->p, t->p->sources.path[sp->id]);
-		if (pv_source_read(path, t->o.roots, t->o.nr_roots, SOURCE_MAX, &sp->text,
-				   &sp->len)) {
+		if (pv_source_read(path, t->roots, t->nr_roots, SOURCE_MAX, &sp->text, &sp->len)) {
 			char b[512];
 			snprintf(b, sizeof(b), "cannot read source file '%s'", path);
 			sp->err = strdup(b);

@@ -78,9 +78,18 @@ struct spane {
 
 enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY };
 
+#define ROOTS_MAX 8 /* folders the source pane reads beneath */
+
 struct tui {
 	struct tui_opts o;
 	const struct pv_profile *p;
+	/* the profiles, the one open (its path in o.path), the source folders of that one */
+	const struct tui_file *files;
+	struct tui_file one;
+	uint32_t nr_files, file;
+	char root[4096];
+	const char *roots[ROOTS_MAX];
+	uint32_t nr_roots;
 	int w, h;
 	struct pv_query q;
 	struct pv_query hist[HISTORY_MAX];

@@ -24,6 +24,8 @@ const char *const tui_tab_names[NR_TABS] = {"top-down", "bottom-up", "butterfly"
 const enum pv_view_kind tui_tab_view[T_MARKERS] = {PV_VIEW_TREE, PV_VIEW_CALLERS, PV_VIEW_BUTTERFLY,
 						   PV_VIEW_FLAT, PV_VIEW_TOP};
 
+static void switch_file(struct tui *t, int step);
+
 void tui_say(struct tui *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -283,6 +285,8 @@ bool tui_key(struct tui *t, int key)
 	case 'u': t->mode = M_QUERY; return false;
 	case 'e':
 	case 'E': set_metrics(t, key == 'E'); return false;
+	case ']':
+	case '[': switch_file(t, key == ']' ? 1 : -1); return false;
 	case '/': start_input(t); return false;
 	case TUI_KEY_BACKSPACE: back(t); return false;
 	case TUI_KEY_TAB: t->tab = (t->tab + 1) % NR_TABS; return false;
@@ -384,33 +388,76 @@ static int tab_of(const char *name, enum tab *out)
 	return -1;
 }
 
-int tui_new(const struct tui_opts *o, int w, int h, struct tui **out, struct pv_error *err)
+/* Frees what belongs to the open profile: its views, markers, source, activity and queries. */
+static void close_file(struct tui *t)
 {
-	struct tui *t = calloc(1, sizeof(*t));
-	*out = t;
-	if (!t)
-		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	t->o = *o;
-	t->p = o->p;
+	for (int k = 0; k < T_MARKERS; k++) {
+		tui_pane_drop(&t->panes[k]);
+		tui_strs_clear(&t->panes[k].keep);
+		free(t->panes[k].keep.s);
+		free(t->panes[k].rows);
+		free(t->panes[k].sel_key);
+		memset(&t->panes[k], 0, sizeof(t->panes[k]));
+	}
+	pv_free_indexes(t->mk.idx);
+	pv_marker_detail_release(&t->mk.d);
+	pv_markers_free(t->mk.ms);
+	free(t->mk.err);
+	free(t->mk.search);
+	memset(&t->mk, 0, sizeof(t->mk));
+	free(t->src.text);
+	free(t->src.off);
+	free(t->src.err);
+	free(t->src.center);
+	pv_source_costs_free(t->src.sc);
+	memset(&t->src, 0, sizeof(t->src));
+	for (uint32_t i = 0; i < t->act_n; i++)
+		free(t->act_line[i]);
+	free(t->act_line);
+	t->act_line = NULL;
+	t->act_n = t->act_w = 0;
+	t->act_valid = false;
+	for (uint32_t i = 0; i < t->nhist; i++)
+		pv_query_release(&t->hist[i]);
+	t->nhist = 0;
+	pv_query_release(&t->q);
+	pv_query_release(&t->act_q);
+}
+
+/* Opens profile k as the options say (first: their selection, marker and search too). */
+static int open_file(struct tui *t, uint32_t k, bool first, struct pv_error *err)
+{
+	const struct tui_opts *o = &t->o;
+	t->file = k;
+	t->p = t->files[k].p;
+	t->o.path = t->files[k].path;
+	t->nr_roots = 0;
+	if (pv_source_profile_root(t->o.path, t->root, sizeof(t->root)))
+		t->roots[t->nr_roots++] = t->root;
+	for (uint32_t i = 0; i < o->nr_roots && t->nr_roots < ROOTS_MAX; i++)
+		t->roots[t->nr_roots++] = o->roots[i];
 	t->gen = 1;
+	t->mode = M_NORMAL;
+	t->find[0] = 0;
 	t->src.id = PV_NONE;
-	t->mk.want = o->marker;
+	t->mk.want = first ? o->marker : -1;
 	pv_query_init(&t->q);
 	pv_query_init(&t->act_q);
 	if (pv_query_copy(&t->q, o->q))
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	for (int k = 0; k < T_MARKERS; k++) {
-		if (tui_tab_view[k] == o->q->view)
-			t->tab = (enum tab)k;
+	t->tab = T_TREE;
+	for (int v = 0; v < T_MARKERS; v++) {
+		if (tui_tab_view[v] == o->q->view)
+			t->tab = (enum tab)v;
 	}
 	if (o->tab && tab_of(o->tab, &t->tab))
 		return pv_error_set(err, PV_EINVAL,
 				    "no tab '%s' (top-down, bottom-up, butterfly, flat, top, "
 				    "markers, source)",
 				    o->tab);
-	if (o->sel && t->tab < T_MARKERS)
+	if (first && o->sel && t->tab < T_MARKERS)
 		t->panes[t->tab].sel_key = strdup(o->sel);
-	if (o->search)
+	if (first && o->search)
 		t->mk.search = strdup(o->search);
 	int rc = pv_markers_derive(t->p, &t->mk.ms, err);
 	if (rc == PV_ENOMEM)
@@ -420,13 +467,48 @@ int tui_new(const struct tui_opts *o, int w, int h, struct tui **out, struct pv_
 		t->mk.ms = NULL;
 		pv_error_clear(err);
 	}
-	/* the query must fit the profile: its view now, so a bad query fails before the screen */
-	if (t->tab < T_MARKERS) {
+	/* the query must fit the first profile: its view now, so a bad query fails before the
+	 * screen (another profile's tab says why it does not fit) */
+	if (first && t->tab < T_MARKERS) {
 		tui_ensure_view(t, t->tab);
 		struct pane *pn = &t->panes[t->tab];
 		if (!pn->v && pn->err && !(pv_view_kind(tui_tab_view[t->tab])->needs_center))
 			return pv_error_set(err, PV_EINVAL, "%s", pn->err);
 	}
+	return 0;
+}
+
+/* ] and [: the next or the previous profile, opened afresh (as the page's profile list). */
+static void switch_file(struct tui *t, int step)
+{
+	if (t->nr_files < 2) {
+		tui_say(t, "one profile (profview tui FILE... opens several)");
+		return;
+	}
+	close_file(t);
+	uint32_t k =
+	    step > 0 ? (t->file + 1) % t->nr_files : (t->file + t->nr_files - 1) % t->nr_files;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (open_file(t, k, false, &err))
+		tui_say(t, "%s", err.msg[0] ? err.msg : "out of memory");
+	else
+		tui_say(t, "profile %u of %u: %s", k + 1, t->nr_files, t->o.path);
+}
+
+int tui_new(const struct tui_opts *o, int w, int h, struct tui **out, struct pv_error *err)
+{
+	struct tui *t = calloc(1, sizeof(*t));
+	*out = t;
+	if (!t)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	t->o = *o;
+	t->one = (struct tui_file){o->path, o->p};
+	t->files = o->files && o->nr_files ? o->files : &t->one;
+	t->nr_files = o->files && o->nr_files ? o->nr_files : 1;
+	int rc = open_file(t, o->file < t->nr_files ? o->file : 0, true, err);
+	if (rc)
+		return rc;
 	tui_resize(t, w, h);
 	return t->scr.line ? 0 : pv_error_set(err, PV_ENOMEM, "out of memory");
 }
@@ -450,30 +532,7 @@ void tui_free(struct tui *t)
 {
 	if (!t)
 		return;
-	for (int k = 0; k < T_MARKERS; k++) {
-		tui_pane_drop(&t->panes[k]);
-		tui_strs_clear(&t->panes[k].keep);
-		free(t->panes[k].keep.s);
-		free(t->panes[k].rows);
-		free(t->panes[k].sel_key);
-	}
-	pv_free_indexes(t->mk.idx);
-	pv_marker_detail_release(&t->mk.d);
-	pv_markers_free(t->mk.ms);
-	free(t->mk.err);
-	free(t->mk.search);
-	free(t->src.text);
-	free(t->src.off);
-	free(t->src.err);
-	free(t->src.center);
-	pv_source_costs_free(t->src.sc);
-	for (uint32_t i = 0; i < t->act_n; i++)
-		free(t->act_line[i]);
-	free(t->act_line);
-	for (uint32_t i = 0; i < t->nhist; i++)
-		pv_query_release(&t->hist[i]);
-	pv_query_release(&t->q);
-	pv_query_release(&t->act_q);
+	close_file(t);
 	if (t->scr.line)
 		for (int y = 0; y < t->h; y++)
 			free(t->scr.line[y]);
