@@ -155,7 +155,7 @@ static void reveal(struct pane *pn, const struct pv_tree *tr, uint32_t r)
 		open[x] = 1;
 }
 
-static void select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r)
+void tui_select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r)
 {
 	reveal(pn, tr, r);
 	build_rows(pn);
@@ -213,7 +213,7 @@ void tui_ensure_view(struct tui *t, enum tab tab)
 	struct pv_row_ref ref;
 	if (pn->sel_key && pv_view_find(pn->v, pn->sel_key, &ref) && ref.row != PV_NONE) {
 		if (ref.tree)
-			select_row(pn, ref.tree, ref.row);
+			tui_select_row(pn, ref.tree, ref.row);
 		else
 			pn->sel = ref.row;
 	}
@@ -239,7 +239,7 @@ static void move_sel(struct pane *pn, int64_t delta)
 	pn->sel = (uint32_t)i;
 }
 
-static const struct vrow *sel_row(const struct pane *pn)
+const struct vrow *tui_sel_row(const struct pane *pn)
 {
 	if (!pn->v || pn->sel >= pn->nrows || pn->rows[pn->sel].r == PV_NONE)
 		return NULL;
@@ -289,14 +289,14 @@ static void hot_path(struct tui *t, struct pane *pn, const struct vrow *vr)
 	for (uint32_t i = 0; i + 1 < n; i++)
 		open[rows[i]] = 1;
 	if (n)
-		select_row(pn, tr, rows[n - 1]);
+		tui_select_row(pn, tr, rows[n - 1]);
 	tui_say(t, "hot path: %u rows", n);
 	free(rows);
 }
 
 static bool row_key(struct tui *t, struct pane *pn, int key)
 {
-	const struct vrow *vr = sel_row(pn);
+	const struct vrow *vr = tui_sel_row(pn);
 	if (!vr)
 		return false;
 	const struct pv_view *v = pn->v;
@@ -372,7 +372,7 @@ void tui_find_next(struct tui *t, struct pane *pn, bool backward)
 {
 	if (!pn->v || !t->find[0])
 		return;
-	const struct vrow *vr = sel_row(pn);
+	const struct vrow *vr = tui_sel_row(pn);
 	const struct pv_tree *trees[2] = {pn->v->callers ? pn->v->callers : pn->v->tree,
 					  pn->v->callers ? pn->v->tree : NULL};
 	if (pn->v->flat)
@@ -390,7 +390,7 @@ void tui_find_next(struct tui *t, struct pane *pn, bool backward)
 		return;
 	}
 	if (tr)
-		select_row(pn, tr, r);
+		tui_select_row(pn, tr, r);
 	else
 		pn->sel = r;
 	tui_say(t, "/%s", t->find);
@@ -399,8 +399,10 @@ void tui_find_next(struct tui *t, struct pane *pn, bool backward)
 void tui_view_key(struct tui *t, int key)
 {
 	tui_ensure_view(t, t->tab);
+	if (t->tab == T_TREE && t->fl.on && tui_flame_key(t, key))
+		return;
 	struct pane *pn = tui_cur_pane(t);
-	const struct vrow *vr = sel_row(pn);
+	const struct vrow *vr = tui_sel_row(pn);
 	uint8_t *open = vr && vr->t ? pn->open[tree_ix(pn->v, vr->t)] : NULL;
 	int64_t d = tui_move_delta(t, key, pn->nrows);
 	if (d) {
@@ -545,6 +547,10 @@ void tui_view_body(struct tui *t, int y0, int rows)
 		tui_text_line(t, y0, TUI_ROLE_TEXT, pn->err ? pn->err : "no view");
 		return;
 	}
+	if (t->tab == T_TREE && t->fl.on) {
+		tui_flame_body(t, y0, rows);
+		return;
+	}
 	const struct pv_view *v = pn->v;
 	struct cols c = cols_of(t->w, v);
 	cost_titles(t, v, c, y0);
@@ -601,7 +607,7 @@ void tui_view_body(struct tui *t, int y0, int rows)
 void tui_view_detail(struct tui *t, int y)
 {
 	struct pane *pn = tui_cur_pane(t);
-	const struct vrow *vr = pn ? sel_row(pn) : NULL;
+	const struct vrow *vr = pn ? tui_sel_row(pn) : NULL;
 	if (!vr) {
 		tui_text_line(t, y, TUI_ROLE_DIM, "");
 		return;

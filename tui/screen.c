@@ -29,19 +29,24 @@ void tui_text_line(struct tui *t, int y, enum tui_role role, const char *s)
 	tui_emit(t, y, role);
 }
 
+const char *tui_tab_label(const struct tui *t, int k)
+{
+	return k == T_TREE && t->fl.on ? "flame" : tui_tab_names[k];
+}
+
 static void tab_bar(struct tui *t)
 {
 	/* every tab named when they fit, else the other tabs by number only */
 	int full = 0;
 	for (int k = 0; k < NR_TABS; k++)
-		full += 4 + (int)strlen(tui_tab_names[k]);
+		full += 4 + (int)strlen(tui_tab_label(t, k));
 	cells_start(&t->cl, t->w);
 	for (int k = 0; k < NR_TABS; k++) {
 		char b[64];
 		if (k == (int)t->tab)
-			snprintf(b, sizeof(b), "[%d %s]", k + 1, tui_tab_names[k]);
+			snprintf(b, sizeof(b), "[%d %s]", k + 1, tui_tab_label(t, k));
 		else if (full <= t->w)
-			snprintf(b, sizeof(b), " %d %s ", k + 1, tui_tab_names[k]);
+			snprintf(b, sizeof(b), " %d %s ", k + 1, tui_tab_label(t, k));
 		else
 			snprintf(b, sizeof(b), " %d ", k + 1);
 		cells_puts(&t->cl, b);
@@ -172,7 +177,7 @@ static const char *const help_text[] = {
     "  Up/Down PgUp/PgDn Home/End  move        Tab/S-Tab 1-7  switch tabs",
     "  Right/Left  open/close (Left on a closed row: its parent)",
     "  Enter  open/close; on a leaf or a list row: its source",
-    "  *  open everything below          h  hot path from the row",
+    "  *  open everything below          h  hot path from the row     f  flame graph",
     "  /  search (trees: rows by name, n/N next/previous; markers: filter)",
     "  c  center on the row      C  add it to the center     p  center on its path",
     "  i  include   d  drop   m  merge   r  collapse recursion   M  collapse module",

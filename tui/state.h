@@ -1,7 +1,8 @@
 /*
  * state.h - the TUI's state machine inside (tui.h is its interface): the state, shared by
- * tui.c (the query, its history and the keys), panes.c (the views' panes), markers.c (the
- * marker table), source.c (the source pane) and screen.c (the screen as text).
+ * tui.c (the query, its history and the keys), panes.c (the views' panes), flame.c (the
+ * top-down tab's flame graph), markers.c (the marker table), source.c (the source pane) and
+ * screen.c (the screen as text).
  */
 #ifndef PV_TUI_STATE_H
 #define PV_TUI_STATE_H
@@ -76,6 +77,17 @@ struct spane {
 	uint32_t sel, top; /* 0-based line index */
 };
 
+/* The top-down tab as a flame graph (flame.c): built for a view (its pane's gen) and a width. */
+struct fpane {
+	bool on;
+	struct pv_flame *fl;
+	uint32_t gen;
+	int w;
+	uint32_t *depth, *c0, *c1, *parent; /* per node; columns [c0, c1) */
+	uint32_t *order;		    /* the nodes in pre-order: by column on each line */
+	uint32_t max_depth, top;	    /* the deepest node; the depth above the first line */
+};
+
 enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY };
 
 #define ROOTS_MAX 8 /* folders the source pane reads beneath */
@@ -99,6 +111,7 @@ struct tui {
 	struct pane panes[T_MARKERS];
 	struct mpane mk;
 	struct spane src;
+	struct fpane fl;
 	enum mode mode;
 	char input[256]; /* the text being typed after '/' */
 	char find[256];	 /* the trees' search */
@@ -135,6 +148,8 @@ void tui_find_next(struct tui *t, struct pane *pn, bool backward);
 void tui_view_key(struct tui *t, int key);
 void tui_view_body(struct tui *t, int y0, int rows);
 void tui_view_detail(struct tui *t, int y);
+const struct vrow *tui_sel_row(const struct pane *pn);
+void tui_select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r);
 
 /* markers.c: the marker table */
 void tui_set_search(struct tui *t, const char *text);
@@ -151,5 +166,16 @@ void tui_source_body(struct tui *t, int y0, int rows);
 void tui_emit(struct tui *t, int y, enum tui_role role);
 void tui_text_line(struct tui *t, int y, enum tui_role role, const char *s);
 uint32_t tui_scroll(uint32_t *top, uint32_t sel, uint32_t n, int rows);
+
+/* flame.c: the top-down tab as a flame graph */
+void tui_flame_drop(struct fpane *f);
+/* The arrows and Home on the graph's blocks; false for a key the tab's rows take. */
+bool tui_flame_key(struct tui *t, int key);
+void tui_flame_body(struct tui *t, int y0, int rows);
+/* A click on line i of the body (0: the title), column x. */
+void tui_flame_click(struct tui *t, int i, int x);
+
+/* screen.c: a tab's name on the tab bar */
+const char *tui_tab_label(const struct tui *t, int k);
 
 #endif

@@ -287,6 +287,12 @@ bool tui_key(struct tui *t, int key)
 	case 'E': set_metrics(t, key == 'E'); return false;
 	case ']':
 	case '[': switch_file(t, key == ']' ? 1 : -1); return false;
+	case 'f':
+		if (t->tab == T_TREE)
+			t->fl.on = !t->fl.on;
+		else
+			tui_say(t, "the flame graph is the top-down tab's: 1, then f");
+		return false;
 	case '/': start_input(t); return false;
 	case TUI_KEY_BACKSPACE: back(t); return false;
 	case TUI_KEY_TAB: t->tab = (t->tab + 1) % NR_TABS; return false;
@@ -315,10 +321,10 @@ void tui_click(struct tui *t, int y, int x)
 	if (y == 0) { /* the tab bar: the tab under x (as tab_bar lays it out) */
 		int full = 0, col = 0;
 		for (int k = 0; k < NR_TABS; k++)
-			full += 4 + (int)strlen(tui_tab_names[k]);
+			full += 4 + (int)strlen(tui_tab_label(t, k));
 		for (int k = 0; k < NR_TABS; k++) {
 			int wk = k == (int)t->tab || full <= t->w
-				     ? 4 + (int)strlen(tui_tab_names[k])
+				     ? 4 + (int)strlen(tui_tab_label(t, k))
 				     : 3;
 			if (x >= col && x < col + wk) {
 				t->tab = (enum tab)k;
@@ -331,7 +337,9 @@ void tui_click(struct tui *t, int y, int x)
 	int i = y - t->body_y;
 	if (i < 0 || i >= t->body_h)
 		return;
-	if (t->tab < T_MARKERS) {
+	if (t->tab == T_TREE && t->fl.on) {
+		tui_flame_click(t, i + 1, x);
+	} else if (t->tab < T_MARKERS) {
 		struct pane *pn = tui_cur_pane(t);
 		uint32_t li = pn->top + (uint32_t)i;
 		if (li < pn->nrows && pn->rows[li].r != PV_NONE)
@@ -411,6 +419,7 @@ static void close_file(struct tui *t)
 	free(t->src.center);
 	pv_source_costs_free(t->src.sc);
 	memset(&t->src, 0, sizeof(t->src));
+	tui_flame_drop(&t->fl);
 	for (uint32_t i = 0; i < t->act_n; i++)
 		free(t->act_line[i]);
 	free(t->act_line);
@@ -450,6 +459,7 @@ static int open_file(struct tui *t, uint32_t k, bool first, struct pv_error *err
 		if (tui_tab_view[v] == o->q->view)
 			t->tab = (enum tab)v;
 	}
+	t->fl.on = o->tab && strcmp(o->tab, "flame") == 0; /* the page's flame tab */
 	if (o->tab && tab_of(o->tab, &t->tab))
 		return pv_error_set(err, PV_EINVAL,
 				    "no tab '%s' (top-down, bottom-up, butterfly, flat, top, "
