@@ -907,8 +907,9 @@ This section: \`BENCH_ONLY=tui sh bench/run.sh\`.
 (tui/tui.h, no terminal, 120x40, the top-down tab). Each round, untimed: Backspace, \`/\` and the
 name of a function of middling weight (a different one each round), Enter (the search selects
 its row); then timed, alternately: the key \`c\` and the next screen (\`tui_key\` + \`tui_render\`:
-the new query, its view, the rows shown, every line's cells), and \`pv_view_compute\` of the very
-query the TUI shows (\`tui_query\`). Medians of the wall time and of the process's CPU time (the
+the new query, its view, the rows shown, every line's cells), \`pv_view_compute\` of the very
+query the TUI shows (\`tui_query\`), and the key \`c\` again with the tab as a flame graph (\`f\`:
+\`pv_flame_build\` at the width and the icicle's cells too). Medians of the wall time and of the process's CPU time (the
 machine is shared: the CPU time moves less with the other jobs). Target (issue 17): the TUI's
 redraw at most 2x the library's view time.
 

@@ -10,8 +10,9 @@
  *   A  timed: the key 'c' and one screen (tui_key + tui_render: the query, the view, the rows,
  *      the cells of every line);
  *   B  timed: pv_view_compute of the very query the TUI now shows (tui_query), and its free;
- * alternating A B A B, and prints the medians (wall, and the process's CPU time) and the ratios
- * A / B (target: at most 2).
+ *   A' A again with the tab as a flame graph (f: pv_flame_build and the icicle's cells too);
+ * alternating A B A' A B A' ..., and prints the medians (wall, and the process's CPU time) and
+ * the ratios A / B and A' / B (target: at most 2).
  *
  * usage: tui [SAMPLES [STACKS [ROUNDS]]]
  */
@@ -39,6 +40,38 @@ static void keys(struct tui *t, const char *text)
 		tui_key(t, (unsigned char)*s);
 }
 
+/* Round r (-1: the warm-up): back to the whole profile (the rows or the flame graph), a
+ * search for a function of middling weight (untimed), then the key c and the next screen
+ * (timed: s .. e on the wall clock, sc .. ec in CPU). */
+static int move_center(struct tui *t, int r, bool flame, double *s, double *sc, double *e,
+		       double *ec, const struct tui_screen **scr)
+{
+	if (tui_query(t)->nr_center)
+		tui_key(t, TUI_KEY_BACKSPACE);
+	if (flame)
+		tui_key(t, 'f');
+	tui_render(t);
+	char name[64];
+	snprintf(name, sizeof(name), "/method_%u(", 200u + 37u * (unsigned)(r + 1));
+	keys(t, name);
+	tui_key(t, TUI_KEY_ENTER);
+	tui_render(t);
+	*s = synth_now();
+	*sc = cpu_now();
+	tui_key(t, 'c');
+	*scr = tui_render(t);
+	*e = synth_now();
+	*ec = cpu_now();
+	if (flame)
+		tui_key(t, 'f');
+	if (!tui_query(t)->nr_center) {
+		fprintf(stderr, "tui: no row matched %s: %s\n", name + 1,
+			(*scr)->line[(*scr)->h - 1]);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds;
@@ -61,57 +94,61 @@ int main(int argc, char **argv)
 	}
 	tui_render(t);
 	printf("first screen: %.1f ms\n", (synth_now() - t0) * 1e3);
-	double a[101], b[101], ac[101], bc[101];
+	double a[101], b[101], f[101], ac[101], bc[101], fc[101];
 	int64_t sink = 0;
 	for (int r = -1; r < rounds; r++) { /* round -1 warms up */
-		if (r >= 0) {
-			tui_key(t, TUI_KEY_BACKSPACE);
-			tui_render(t);
-		}
-		char name[64];
-		snprintf(name, sizeof(name), "/method_%u(", 200u + 37u * (unsigned)(r + 1));
-		keys(t, name);
-		tui_key(t, TUI_KEY_ENTER);
-		tui_render(t);
-		double s = synth_now(), sc = cpu_now();
-		tui_key(t, 'c');
-		const struct tui_screen *scr = tui_render(t);
-		double e = synth_now(), ec = cpu_now();
-		sink += (int64_t)strlen(scr->line[scr->h / 2]);
-		const struct pv_query *q = tui_query(t);
-		if (!q->nr_center) {
-			fprintf(stderr, "tui: no row matched %s: %s\n", name + 1,
-				scr->line[scr->h - 1]);
+		const struct tui_screen *scr;
+		double s, sc, e, ec;
+		/* A: the rows */
+		if (move_center(t, r, false, &s, &sc, &e, &ec, &scr))
 			return 1;
+		sink += (int64_t)strlen(scr->line[scr->h / 2]);
+		if (r >= 0) {
+			a[r] = e - s;
+			ac[r] = ec - sc;
 		}
+		if (r == rounds - 1) {
+			fprintf(stderr, "last screen (center %s):\n", tui_query(t)->center[0]);
+			for (int y = 0; y < scr->h && y < 12; y++)
+				fprintf(stderr, "  |%s|\n", scr->line[y]);
+		}
+		/* B: the library's view of the same query */
 		struct pv_view *v;
-		double s2 = synth_now(), s2c = cpu_now();
-		if (pv_view_compute(p, q, &v, &err)) {
+		s = synth_now();
+		sc = cpu_now();
+		if (pv_view_compute(p, tui_query(t), &v, &err)) {
 			fprintf(stderr, "tui: %s\n", err.msg);
 			return 1;
 		}
 		sink += v->center[0];
 		pv_view_free(v);
-		double e2 = synth_now(), e2c = cpu_now();
 		if (r >= 0) {
-			a[r] = e - s;
-			b[r] = e2 - s2;
-			ac[r] = ec - sc;
-			bc[r] = e2c - s2c;
+			b[r] = synth_now() - s;
+			bc[r] = cpu_now() - sc;
 		}
-		if (r == rounds - 1) {
-			fprintf(stderr, "last screen (center %s):\n", q->center[0]);
-			for (int y = 0; y < scr->h && y < 12; y++)
-				fprintf(stderr, "  |%s|\n", scr->line[y]);
+		/* A': the same as a flame graph (f) */
+		if (move_center(t, r, true, &s, &sc, &e, &ec, &scr))
+			return 1;
+		sink += (int64_t)strlen(scr->line[scr->h / 2]);
+		if (r >= 0) {
+			f[r] = e - s;
+			fc[r] = ec - sc;
 		}
 	}
 	double ma = synth_median(a, rounds), mb = synth_median(b, rounds);
+	double mf = synth_median(f, rounds);
 	double mac = synth_median(ac, rounds), mbc = synth_median(bc, rounds);
-	printf("                           wall          CPU\n");
-	printf("TUI: key c + screen       %8.1f ms %8.1f ms\n", ma * 1e3, mac * 1e3);
-	printf("library: pv_view_compute  %8.1f ms %8.1f ms\n", mb * 1e3, mbc * 1e3);
-	printf("TUI / library             %8.2fx   %8.2fx\n", ma / mb, mac / mbc);
-	printf("(medians of %d alternated rounds; checksum %lld)\n", rounds, (long long)sink);
+	double mfc = synth_median(fc, rounds);
+	printf("                                wall          CPU\n");
+	printf("TUI: key c + screen (rows)     %8.1f ms %8.1f ms  %.2fx / %.2fx\n", ma * 1e3,
+	       mac * 1e3, ma / mb, mac / mbc);
+	printf("TUI: key c + screen (flame)    %8.1f ms %8.1f ms  %.2fx / %.2fx\n", mf * 1e3,
+	       mfc * 1e3, mf / mb, mfc / mbc);
+	printf("library: pv_view_compute       %8.1f ms %8.1f ms\n", mb * 1e3, mbc * 1e3);
+	printf(
+	    "(medians of %d alternated rounds, A B A'; the ratios are to the library, wall / CPU; "
+	    "checksum %lld)\n",
+	    rounds, (long long)sink);
 	tui_free(t);
 	pv_query_release(&q0);
 	pv_profile_free(p);
