@@ -909,9 +909,9 @@ name of a function of middling weight (a different one each round), Enter (the s
 its row); then timed, alternately: the key \`c\` and the next screen (\`tui_key\` + \`tui_render\`:
 the new query, its view, the rows shown, every line's cells), \`pv_view_compute\` of the very
 query the TUI shows (\`tui_query\`), and the key \`c\` again with the tab as a flame graph (\`f\`:
-\`pv_flame_build\` at the width and the icicle's cells too). Medians of the wall time and of the process's CPU time (the
-machine is shared: the CPU time moves less with the other jobs). Target (issue 17): the TUI's
-redraw at most 2x the library's view time.
+\`pv_flame_build\` at the width and the icicle's cells too). Medians of the wall time and of the
+process's CPU time (the machine is shared: the CPU time moves less with the other jobs).
+Target (issue 17): the TUI's redraw at most 2x the library's view time.
 
 \`\`\`
 $tui_out
