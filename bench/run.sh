@@ -8,8 +8,8 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, memory or
-# snapshot: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
+# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, memory,
+# snapshot or tui: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
 # stacks and samples, default 10000000),
 # BENCH_PAGE_ROUNDS (page: center changes per tab, default 11),
 # BENCH_MARKERS (markers: the 100 % count of raw markers, default 1000000),
@@ -78,6 +78,13 @@ rss_split() {
 	done
 	wait "$pid" || true
 	echo "$ma $mf"
+}
+
+# removes the section of RESULTS.md whose title starts with "## $1" (it is written again)
+drop_section() {
+	awk -v t="## $1" 'index($0, t) == 1 { skip = 1; next } /^## / { skip = 0 } !skip' \
+		"$RESULTS" >"$RESULTS.tmp"
+	mv "$RESULTS.tmp" "$RESULTS"
 }
 
 rows=""
@@ -161,7 +168,7 @@ buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 
 [ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
 	[ "$ONLY" = page ] || [ "$ONLY" = deep ] || [ "$ONLY" = memory ] || [ "$ONLY" = snapshot ] ||
-	cat >"$RESULTS" <<EOF
+	[ "$ONLY" = tui ] || cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -295,8 +302,7 @@ $(awk -v n="callgrind-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v an="$an_
 	cg_center=$(awk -v f="callgrind-$mb" -v h="$heavy" -v t="$c_top" -v a="$c_tree" -v b="$c_callers" 'BEGIN {
 		printf "| %s | %s | %.3f s | %.3f s (%.2f×) | %.3f s (%.2f×) |", f, h, t, a, a / t, b, b / t }')
 	# the section replaces the one of an earlier run
-	awk '/^## Callgrind: / { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
-	mv "$RESULTS.tmp" "$RESULTS"
+	drop_section "Callgrind: "
 	cat >>"$RESULTS" <<EOF
 
 ## Callgrind: profview top against callgrind_annotate
@@ -404,8 +410,7 @@ $(sed 's/^/  /; s/$/;/' "$OUT/marker-time-$n.txt")
   info $(echo "$in_times" | sort -g | awk '{ printf "%s%.3f", (NR > 1 ? " " : ""), $1 }') s"
 	done
 	# the section replaces the one of an earlier run
-	awk '/^## Markers: / { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
-	mv "$RESULTS.tmp" "$RESULTS"
+	drop_section "Markers: "
 	cat >>"$RESULTS" <<EOF
 
 ## Markers: the per-name summary of up to 1 M markers
@@ -504,8 +509,7 @@ $(awk -v n="perf-$mb" -v p="$pct" -v b="$bytes" -v pv="$pv_med" -v sc="$sc_med" 
   $(cat "$OUT/speedscope-perf-$mb.txt")"
 	done
 	# the section replaces the one of an earlier run
-	awk '/^## perf script: / { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
-	mv "$RESULTS.tmp" "$RESULTS"
+	drop_section "perf script: "
 	cat >>"$RESULTS" <<EOF
 
 ## perf script: profview tree against a byte scan and speedscope's importer
@@ -548,9 +552,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = serve ]; then
 	ninja -C "$BUILD" bench/serve >/dev/null
 	serve_out=$("$BUILD/bench/serve" 10000000 1000000 "$ROUNDS")
 	# the section replaces the one of an earlier run
-	awk '/^## Move the center through the web API/ { skip = 1; next } /^## / { skip = 0 } !skip' \
-		"$RESULTS" >"$RESULTS.tmp"
-	mv "$RESULTS.tmp" "$RESULTS"
+	drop_section "Move the center through the web API"
 	cat >>"$RESULTS" <<EOF
 
 ## Move the center through the web API
@@ -604,9 +606,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = page ]; then
 	page_out=$(node bench/page.mjs "$PV" "$pg_file" "$OUT/page-wide-100k.txt" "$PG_ROUNDS")
 	pg_load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	# the section replaces the one of an earlier run
-	awk '/^## The page: move the center and scroll/ { skip = 1; next } /^## / { skip = 0 } !skip' \
-		"$RESULTS" >"$RESULTS.tmp"
-	mv "$RESULTS.tmp" "$RESULTS"
+	drop_section "The page: move the center and scroll"
 	cat >>"$RESULTS" <<EOF
 
 ## The page: move the center and scroll (headless Chromium)
@@ -706,8 +706,7 @@ $line $(awk -v td="$t_deep" -v tf="$t_flat" -v rd="$rss_deep" -v rf="$rss_flat" 
 					td / tf, rd / rf }')"
 		done
 	done
-	awk '/^## Deep stacks/ { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" >"$RESULTS.tmp"
-	mv "$RESULTS.tmp" "$RESULTS"
+	drop_section "Deep stacks"
 	cat >>"$RESULTS" <<EOF
 
 ## Deep stacks: one stack $DEPTH frames deep against a flat profile of the same size
@@ -764,9 +763,7 @@ $(awk -v k="$kind" -v n="$MEM_N" -v b="$bytes" -v t="$t" -v r="$rss" -v m="$spli
 				k, n, b / 1e6, t, r * 1024 / 1e6, r * 1024 / b, a[1] * 1024 / 1e6,
 				a[2] * 1024 / 1e6, r * 1024 / n }')"
 	done
-	awk '/^## Memory per unique stack and per sample/ { skip = 1; next } /^## / { skip = 0 } !skip' \
-		"$RESULTS" >"$RESULTS.tmp"
-	mv "$RESULTS.tmp" "$RESULTS"
+	drop_section "Memory per unique stack and per sample"
 	cat >>"$RESULTS" <<EOF
 
 ## Memory per unique stack and per sample
@@ -844,9 +841,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = snapshot ]; then
 	mb() { awk -v b="$1" -v k="${2:-1}" -v d="${3:-1}" 'BEGIN { printf "%.*f MB", d, b * k / 1e6 }'; }
 	sec() { awk -v v="$1" -v d="$2" 'BEGIN { printf "%.*f s", d, v }'; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f×", a / b }'; }
-	awk '/^## Snapshot: reopen/ { skip = 1; next } /^## / { skip = 0 } !skip' "$RESULTS" \
-		>"$RESULTS.tmp"
-	mv "$RESULTS.tmp" "$RESULTS"
+	drop_section "Snapshot: reopen"
 	cat >>"$RESULTS" <<EOF
 
 ## Snapshot: reopen of the ${FF_MB} MB Firefox profile
@@ -889,6 +884,37 @@ $GEN firefox $FF_MB $file
 $PV snapshot $file -o $snap
 $OPEN $file; $OPEN $snap      # alternated, $ROUNDS times each
 hyperfine -N --runs 1 "$PV info $file" "$PV info $snap"      # $ROUNDS times
+\`\`\`
+EOF
+fi
+# the TUI (issue 17): moving the center in `profview tui` (the key c and the next screen, by the
+# state machine without a terminal) against pv_view_compute of the same query, in one process,
+# on the 10 M-sample profile of "Move the center". Target: at most 2x. BENCH_ONLY=tui
+if [ -z "$ONLY" ] || [ "$ONLY" = tui ]; then
+	ninja -C "$BUILD" bench/tui >/dev/null
+	tui_out=$("$BUILD/bench/tui" 10000000 1000000 "$ROUNDS" 2>"$OUT/tui-screen.txt")
+	drop_section "Move the center in the TUI"
+	cat >>"$RESULTS" <<EOF
+
+## Move the center in the TUI
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end.
+This section: \`BENCH_ONLY=tui sh bench/run.sh\`.
+
+\`$BUILD/bench/tui 10000000 1000000 $ROUNDS\` (bench/tui.c) builds the profile of "Move the center"
+(10 M samples over 1 M distinct stacks, 50 k functions) and opens the TUI's state machine on it
+(tui/tui.h, no terminal, 120x40, the top-down tab). Each round, untimed: Backspace, \`/\` and the
+name of a function of middling weight (a different one each round), Enter (the search selects
+its row); then timed, alternately: the key \`c\` and the next screen (\`tui_key\` + \`tui_render\`:
+the new query, its view, the rows shown, every line's cells), \`pv_view_compute\` of the very
+query the TUI shows (\`tui_query\`), and the key \`c\` again with the tab as a flame graph (\`f\`:
+\`pv_flame_build\` at the width and the icicle's cells too). Medians of the wall time and of the
+process's CPU time (the machine is shared: the CPU time moves less with the other jobs).
+Target (issue 17): the TUI's redraw at most 2x the library's view time.
+
+\`\`\`
+$tui_out
 \`\`\`
 EOF
 fi

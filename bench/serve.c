@@ -89,19 +89,13 @@ static int round_of(struct pv_api *a, const struct pv_profile *p, enum pv_view_k
 
 int main(int argc, char **argv)
 {
-	uint32_t nsamples = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 10000000;
-	uint32_t nstacks = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 1000000;
-	int rounds = argc > 3 ? atoi(argv[3]) : 7;
-	if (rounds < 1 || rounds > 101)
-		rounds = 7;
-	double t0 = synth_now();
-	struct pv_profile *p = synth_profile(nsamples, nstacks, 50000);
-	if (!p) {
-		fprintf(stderr, "serve: cannot build the profile\n");
+	int rounds;
+	double built;
+	struct pv_profile *p = synth_args(argc, argv, "serve", &rounds, &built);
+	if (!p)
 		return 1;
-	}
 	printf("profile: %u samples, %u stacks, %u functions, %u frames (built in %.2f s)\n",
-	       p->samples.len, p->stacks.len, p->funcs.len, p->frames.len, synth_now() - t0);
+	       p->samples.len, p->stacks.len, p->funcs.len, p->frames.len, built);
 	struct pv_api *a;
 	if (pv_api_new(&a, NULL) || pv_api_add_profile(a, "generated", p) == PV_NONE) {
 		fprintf(stderr, "serve: out of memory\n");

@@ -113,3 +113,18 @@ struct pv_profile *synth_profile(uint32_t nsamples, uint32_t nstacks, uint32_t n
 	builder_release(&b);
 	return p;
 }
+
+struct pv_profile *synth_args(int argc, char **argv, const char *name, int *rounds, double *built_s)
+{
+	uint32_t nsamples = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 10000000;
+	uint32_t nstacks = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 1000000;
+	*rounds = argc > 3 ? atoi(argv[3]) : 7;
+	if (*rounds < 1 || *rounds > 101)
+		*rounds = 7;
+	double t0 = synth_now();
+	struct pv_profile *p = synth_profile(nsamples, nstacks, 50000);
+	*built_s = synth_now() - t0;
+	if (!p)
+		fprintf(stderr, "%s: cannot build the profile\n", name);
+	return p;
+}

@@ -24,6 +24,13 @@ uint64_t synth_rng(void);
  * of memory.
  */
 struct pv_profile *synth_profile(uint32_t nsamples, uint32_t nstacks, uint32_t nfuncs);
+/*
+ * The command line of the benchmarks on this profile, [SAMPLES [STACKS [ROUNDS]]] (defaults
+ * 10,000,000, 1,000,000 and 7; ROUNDS 1-101): the profile over 50,000 functions, built; NULL
+ * (said on stderr, with the program's name) when out of memory. *built_s: the seconds it took.
+ */
+struct pv_profile *synth_args(int argc, char **argv, const char *name, int *rounds,
+			      double *built_s);
 /* a skewed pick in [0, n): small indices are hot */
 uint32_t synth_skewed(uint32_t n);
 

@@ -39,6 +39,7 @@ struct cli {
 	const char *tui_keys, *tui_size;
 	char *tui_tab, *tui_sel, *tui_search;
 	int64_t tui_marker;
+	uint32_t tui_file; /* the page's p: the file to show first */
 	const char *source_root;
 	/* diff: --normalize, --flame */
 	bool normalize, flame;
@@ -70,7 +71,9 @@ int cmd_flame(const struct cli *c, const char *path, const struct pv_profile *p)
 int cmd_activity(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_marker(const struct cli *c, const char *path, const struct pv_profile *p);
-int cmd_tui(const struct cli *c, const char *path, const struct pv_profile *p);
+/* cmd_tui.c: profview tui FILE... (the files open, ']' and '[' switch between them). */
+int cmd_tui(const struct cli *c, int nfiles, const char *const *paths,
+	    const struct pv_profile *const *ps);
 /* cmd_tui.c: --query for tui: a page's URL (or its query string), whose tab, sel, mk and search
  * open the TUI where the page was; 0 or an exit code. */
 int cli_tui_url(struct cli *c, const char *arg);

@@ -1,7 +1,8 @@
 /*
- * cmd_tui.c - profview tui FILE: the terminal front end (tui/, doc/tui.md). The command reads
- * the options and the page's URL notation, then hands the state machine to the terminal
- * layer, or runs a key script without a terminal (--keys: the screens as text, for tests).
+ * cmd_tui.c - profview tui FILE...: the terminal front end (tui/, doc/tui.md). The command reads
+ * the options and the page's URL notation, then hands the state machine (over every file) to
+ * the terminal layer, or runs a key script without a terminal (--keys: the screens as text, for
+ * tests).
  */
 #include <locale.h>
 #include <stdio.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "pv/source.h"
 #include "say.h"
 #include "tui/term.h"
 #include "tui/tui.h"
@@ -60,6 +60,8 @@ int cli_tui_url(struct cli *c, const char *arg)
 			c->tui_search = strdup(v);
 		else if (strcmp(k, "mk") == 0)
 			c->tui_marker = strtoll(v, NULL, 10);
+		else if (strcmp(k, "p") == 0)
+			c->tui_file = (uint32_t)strtoul(v, NULL, 10);
 		keys[n] = k;
 		values[n++] = v;
 	}
@@ -126,30 +128,39 @@ static int run_keys(const struct cli *c, struct tui *t)
 	return rc;
 }
 
-int cmd_tui(const struct cli *c, const char *path, const struct pv_profile *p)
+int cmd_tui(const struct cli *c, int nfiles, const char *const *paths,
+	    const struct pv_profile *const *ps)
 {
+	if (c->tui_file >= (uint32_t)nfiles)
+		return cli_fail_usage("--query: p=%u, and there %s %d file%s", c->tui_file,
+				      nfiles == 1 ? "is" : "are", nfiles, nfiles == 1 ? "" : "s");
+	const char *path = paths[c->tui_file];
 	struct pv_query q;
-	int rc = cli_view_query(path, p, c, &q);
+	int rc = cli_view_query(path, ps[c->tui_file], c, &q);
 	if (rc) {
 		pv_query_release(&q);
 		return rc;
 	}
-	char dir[4096];
-	const char *roots[2];
-	uint32_t nr = 0;
-	if (pv_source_profile_root(path, dir, sizeof(dir)))
-		roots[nr++] = dir;
-	if (c->source_root)
-		roots[nr++] = c->source_root;
+	struct tui_file *files = calloc((size_t)nfiles, sizeof(*files));
+	if (!files) {
+		pv_query_release(&q);
+		return cli_fail_usage("out of memory");
+	}
+	for (int i = 0; i < nfiles; i++)
+		files[i] = (struct tui_file){paths[i], ps[i]};
+	const char *roots[1] = {c->source_root};
 	struct tui_opts o = {.path = path,
-			     .p = p,
+			     .p = ps[c->tui_file],
+			     .files = files,
+			     .nr_files = (uint32_t)nfiles,
+			     .file = c->tui_file,
 			     .q = &q,
 			     .tab = c->tui_tab,
 			     .sel = c->tui_sel,
 			     .search = c->tui_search,
 			     .marker = c->tui_marker,
 			     .roots = roots,
-			     .nr_roots = nr,
+			     .nr_roots = c->source_root ? 1 : 0,
 			     .ascii = true};
 	struct pv_error err;
 	pv_error_clear(&err);
@@ -157,27 +168,27 @@ int cmd_tui(const struct cli *c, const char *path, const struct pv_profile *p)
 		int w = 80, h = 24;
 		if (c->tui_size && (sscanf(c->tui_size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 ||
 				    w > 1000 || h > 1000)) {
-			pv_query_release(&q);
-			return cli_fail_usage("--size takes WxH, not '%s'", c->tui_size);
+			rc = cli_fail_usage("--size takes WxH, not '%s'", c->tui_size);
+		} else {
+			struct tui *t = NULL;
+			rc = tui_new(&o, w, h, &t, &err);
+			if (!rc)
+				rc = run_keys(c, t);
+			else
+				rc = cli_lib_error(path, rc, err.msg);
+			tui_free(t);
 		}
-		struct tui *t = NULL;
-		rc = tui_new(&o, w, h, &t, &err);
-		if (!rc)
-			rc = run_keys(c, t);
-		else
+	} else {
+		setlocale(LC_ALL, "");
+		char *last = NULL;
+		rc = tui_term_run(&o, &last, &err);
+		if (rc)
 			rc = cli_lib_error(path, rc, err.msg);
-		tui_free(t);
-		pv_query_release(&q);
-		return rc;
+		else if (last)
+			printf("%s\n", last);
+		free(last);
 	}
-	setlocale(LC_ALL, "");
-	char *last = NULL;
-	rc = tui_term_run(&o, &last, &err);
+	free(files);
 	pv_query_release(&q);
-	if (rc)
-		return cli_lib_error(path, rc, err.msg);
-	if (last)
-		printf("%s\n", last);
-	free(last);
-	return 0;
+	return rc;
 }

@@ -63,7 +63,7 @@ static const struct command commands[] = {
      "the marker table (--search, --thread, --range, --sort, --summary)", NULL},
     {"marker", cmd_marker, CMD_FILES | CMD_MARKERS | CMD_MARKER_ARG,
      "one marker in full: profview marker FILE N", NULL},
-    {"tui", cmd_tui, CMD_FILES | CMD_FROM_MARKER | CMD_QUERY | CMD_TUI,
+    {"tui", NULL, CMD_FILES | CMD_FROM_MARKER | CMD_QUERY | CMD_TUI,
      "the terminal UI: every view around a movable center, markers, source\n"
      "              (keys: '?' inside, README.md, doc/tui.md)",
      NULL},
@@ -493,6 +493,19 @@ static int run_file(const struct command *cmd, const char *path, const struct cl
 	return rc;
 }
 
+/* Opens the n files into ps (a snapshot's checksums verified), all or none: an exit code. */
+static int open_all(const struct cli *c, int n, char **files, struct pv_profile **ps)
+{
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		struct pv_error err;
+		pv_error_clear(&err);
+		if (cli_open(files[i], &c->imp, 1, &ps[i], &err))
+			rc = error_exit(&err);
+	}
+	return rc;
+}
+
 /* profview diff BASE NEW */
 static int run_diff(struct cli *c, int nfiles, char **files)
 {
@@ -502,17 +515,26 @@ static int run_diff(struct cli *c, int nfiles, char **files)
 		return cli_fail_usage("--flame draws the new profile's widths: --sort delta "
 				      "does not apply");
 	struct pv_profile *ps[2] = {NULL, NULL};
-	int rc = 0;
-	for (int i = 0; i < 2 && !rc; i++) {
-		struct pv_error err;
-		pv_error_clear(&err);
-		if (cli_open(files[i], &c->imp, 1, &ps[i], &err))
-			rc = error_exit(&err);
-	}
+	int rc = open_all(c, 2, files, ps);
 	if (!rc)
 		rc = cmd_diff(c, (const char *const *)files, (const struct pv_profile **)ps);
 	pv_profile_free(ps[0]);
 	pv_profile_free(ps[1]);
+	return rc;
+}
+
+/* profview tui FILE...: every file open at once, one TUI switching between them */
+static int run_tui(struct cli *c, int nfiles, char **files)
+{
+	struct pv_profile **ps = calloc((size_t)nfiles, sizeof(*ps));
+	if (!ps)
+		return cli_fail_usage("out of memory");
+	int rc = open_all(c, nfiles, files, ps);
+	if (!rc)
+		rc = cmd_tui(c, nfiles, (const char *const *)files, (const struct pv_profile **)ps);
+	for (int i = 0; i < nfiles; i++)
+		pv_profile_free(ps[i]);
+	free(ps);
 	return rc;
 }
 
@@ -551,6 +573,8 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 		nfiles = 1;
 		argc--;
 	}
+	if (cmd->flags & CMD_TUI)
+		return run_tui(c, nfiles, argv + optind);
 	if (cmd->flags & CMD_JSON)
 		c->json = 1;
 	rc = 0;

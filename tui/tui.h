@@ -51,15 +51,25 @@ struct tui_screen {
 	uint8_t *role; /* enum tui_role per line */
 };
 
+/* One of several profiles (profview tui FILE...). */
+struct tui_file {
+	const char *path;
+	const struct pv_profile *p;
+};
+
 struct tui_opts {
 	const char *path; /* the profile's file, shown on the query line */
 	const struct pv_profile *p;
+	/* several profiles, ']' and '[' switch between them (each opens as the first did, with
+	 * the query of these options); NULL: path and p alone. file: the one to open first. */
+	const struct tui_file *files;
+	uint32_t nr_files, file;
 	const struct pv_query *q; /* the query to open with (its view names the tab) */
 	const char *tab;	  /* a tab name (the TUI's or the page's), NULL: the query's view */
 	const char *sel;	  /* a row key to select (the page's sel), NULL: none */
 	const char *search;	  /* the marker search (the page's search) */
 	int64_t marker;		  /* a marker to select (the page's mk), -1: none */
-	const char *const *roots; /* folders the source pane reads beneath */
+	const char *const *roots; /* folders the source pane reads beneath, after the profile's */
 	uint32_t nr_roots;
 	bool ascii; /* ASCII only: no block or triangle characters */
 };
@@ -77,6 +87,8 @@ bool tui_key(struct tui *t, int key);
 void tui_click(struct tui *t, int y, int x);
 /* The screen of the current state (valid until the next call on t). */
 const struct tui_screen *tui_render(struct tui *t);
+/* The current query (valid until the next key). */
+const struct pv_query *tui_query(const struct tui *t);
 /* The current query as flags and as a URL query string, two lines (to free()). */
 char *tui_query_text(const struct tui *t);
 

@@ -2,7 +2,8 @@
 # End-to-end test of `profview tui` in a real terminal: tmux runs it, send-keys types, and
 # capture-pane reads the screen back. Checks that the rows on the screen carry the numbers
 # `profview tree --json` prints for the same query, that resizing to 80x24 and 40x12 keeps a
-# whole screen, that a terminal without colours (TERM=vt100, NO_COLOR) works, and that q
+# whole screen, that a terminal without colours (TERM=vt100, NO_COLOR) works, that several
+# files switch with ] (and f draws the flame graph), and that q
 # prints the query. usage: tests/tui/e2e.sh PROFVIEW   (from the repository root)
 # The last line is "tui-e2e: N passed, N failed".
 set -u
@@ -98,6 +99,20 @@ if wait_for "[1 top-down]"; then
 	keys q
 else
 	bad "the TUI did not open on a vt100"
+fi
+# 5. several files: ] opens the second, f draws the flame graph, q prints its query
+start xterm-256color "" tests/data/perf/variants.perf.txt
+if wait_for "[1/2 variants.perf.txt]"; then
+	keys ']'
+	wait_for "[2/2 worked-example.txt]" && ok || bad "] did not open the second file"
+	keys f
+	wait_for "flame graph (icicle)" && ok || bad "f did not draw the flame graph"
+	keys q
+	if wait_for "EXIT=0" && grep -qF "profview tree $file" "$tmp/screen"; then ok; else
+		bad "q did not print the second file's query: $(cat "$tmp/screen")"
+	fi
+else
+	bad "the TUI did not open two files (screen: $(head -3 "$tmp/screen"))"
 fi
 echo "tui-e2e: $pass passed, $fail failed"
 [ $fail -eq 0 ]

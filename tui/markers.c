@@ -1,0 +1,219 @@
+/*
+ * markers.c - the TUI's marker table (state.h): the search, the selection, the keys (a
+ * marker's range, its cause stack as the center) and the table with the selected marker's
+ * fields.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pv/format.h"
+#include "pv/graphs.h"
+#include "pv/rows.h"
+#include "state.h"
+
+static void ensure_markers(struct tui *t)
+{
+	struct mpane *mp = &t->mk;
+	if (mp->gen == t->gen || !mp->ms)
+		return;
+	mp->gen = t->gen;
+	pv_free_indexes(mp->idx);
+	mp->idx = NULL;
+	mp->n = 0;
+	free(mp->err);
+	mp->err = NULL;
+	struct pv_marker_search *s = NULL;
+	pv_thread_ix *th = NULL;
+	uint32_t nth = 0;
+	struct pv_error err;
+	pv_error_clear(&err);
+	struct pv_marker_select sel = {.order = PV_MARKERS_BY_START};
+	int rc = pv_marker_search_new(mp->search ? mp->search : "", &s);
+	if (!rc)
+		rc = pv_thread_select(t->p, (const char *const *)t->q.threads, t->q.nr_threads, &th,
+				      &nth, &err);
+	if (!rc) {
+		sel.search = s;
+		sel.threads = t->q.nr_threads ? th : NULL;
+		sel.nr_threads = t->q.nr_threads ? nth : 0;
+		sel.has_range = t->q.has_range;
+		sel.range_start_ns = t->q.range_start_ns;
+		sel.range_end_ns = t->q.range_end_ns;
+		rc = pv_marker_select(mp->ms, &sel, &mp->idx, &mp->n);
+	}
+	if (rc)
+		mp->err = strdup(rc == PV_ENOMEM ? "out of memory"
+				 : err.msg[0]	 ? err.msg
+						 : "no such thread");
+	free(th);
+	pv_marker_search_free(s);
+	if (mp->want >= 0) {
+		for (uint32_t k = 0; k < mp->n; k++)
+			if (mp->idx[k] == (uint32_t)mp->want)
+				mp->sel = k;
+		mp->want = -1;
+	}
+	if (mp->sel >= mp->n)
+		mp->sel = mp->n ? mp->n - 1 : 0;
+}
+
+void tui_set_search(struct tui *t, const char *text)
+{
+	free(t->mk.search);
+	t->mk.search = strdup(text);
+	t->mk.gen = 0;
+	t->mk.sel = 0;
+}
+
+void tui_marker_key(struct tui *t, int key)
+{
+	ensure_markers(t);
+	struct mpane *mp = &t->mk;
+	int64_t d = tui_move_delta(t, key, mp->n);
+	if (d) {
+		mp->sel = tui_clamp_sel(mp->sel, d, mp->n);
+		return;
+	}
+	if (!mp->n)
+		return;
+	uint32_t m = mp->idx[mp->sel];
+	if (key == TUI_KEY_ENTER) { /* the marker's interval becomes the range */
+		if (mp->ms->end_ns[m] == PV_TIME_NONE || mp->ms->end_ns[m] <= mp->ms->start_ns[m]) {
+			tui_say(t, "marker %u has no duration", m);
+			return;
+		}
+		struct pv_query nq;
+		if (!tui_new_query(t, &nq))
+			return;
+		nq.has_range = true;
+		nq.range_start_ns = mp->ms->start_ns[m];
+		nq.range_end_ns = mp->ms->end_ns[m];
+		mp->want = m;
+		tui_push_query(t, &nq);
+		tui_say(t, "range of marker %u (%s)", m, mp->ms->name[m]);
+	} else if (key == 'c' || key == 'C') { /* its cause stack becomes the center */
+		struct sbuf scope = SBUF_INIT;
+		int rc = pv_marker_cause_scope(mp->ms, m, &scope);
+		if (rc == 0)
+			tui_say(t, "marker %u has no cause stack", m);
+		else if (rc < 0)
+			tui_say(t, "out of memory");
+		else {
+			mp->want = m;
+			tui_set_center(t, sbuf_str(&scope), key == 'C');
+			t->tab = T_TREE;
+		}
+		sbuf_release(&scope);
+	}
+}
+
+void tui_marker_body(struct tui *t, int y0, int rows)
+{
+	struct mpane *mp = &t->mk;
+	if (!mp->ms) {
+		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err ? mp->err : "no markers");
+		return;
+	}
+	ensure_markers(t);
+	if (mp->err) {
+		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err);
+		return;
+	}
+	/* the selected marker's fields below the table, as the sidebar shows them */
+	int detail = 0;
+	if (mp->n && rows >= 10) {
+		uint32_t m = mp->idx[mp->sel];
+		if (!pv_marker_detail(mp->ms, m, &mp->d)) {
+			detail = 2;
+			for (uint32_t f = 0; f < mp->d.nr_fields; f++)
+				detail += !mp->d.fields[f].hidden;
+			if (detail > rows / 3)
+				detail = rows / 3;
+		}
+	}
+	bool wide = t->w >= 60;
+	/* columns: start 1..10, duration ..21, name from 23, thread from 46, details from 61 */
+	cells_start(&t->cl, t->w);
+	cells_puts(&t->cl, " ");
+	cells_right(&t->cl, "start", 10);
+	if (wide)
+		cells_right(&t->cl, "duration", 11);
+	cells_puts(&t->cl, "  name");
+	if (wide) {
+		cells_pad(&t->cl, 46);
+		cells_puts(&t->cl, "thread");
+		cells_pad(&t->cl, 61);
+		cells_puts(&t->cl, "details");
+	}
+	char title[64];
+	snprintf(title, sizeof(title), "  (%u)", mp->n);
+	cells_puts(&t->cl, title);
+	tui_emit(t, y0, TUI_ROLE_BAR);
+	int trows = rows - 1 - detail;
+	uint32_t top = tui_scroll(&mp->top, mp->sel, mp->n, trows);
+	struct sbuf tx = SBUF_INIT;
+	char b[64];
+	for (int i = 0; i < trows && top + (uint32_t)i < mp->n; i++) {
+		uint32_t k = top + (uint32_t)i, m = mp->idx[k];
+		const struct pv_markers *ms = mp->ms;
+		cells_start(&t->cl, t->w);
+		cells_puts(&t->cl, k == mp->sel ? ">" : " ");
+		pv_format_cost(b, sizeof(b), ms->start_ns[m], PV_UNIT_NS);
+		cells_right(&t->cl, b, 10);
+		if (wide) {
+			sbuf_reset(&tx);
+			if (ms->flags[m] & PV_MARKER_INCOMPLETE)
+				sbuf_puts(&tx, "unknown");
+			else if (ms->end_ns[m] != PV_TIME_NONE)
+				pv_marker_duration_text(ms, m, &tx);
+			cells_right(&t->cl, sbuf_str(&tx), 11);
+		}
+		cells_puts(&t->cl, "  ");
+		cells_put(&t->cl, ms->name[m], SIZE_MAX, wide ? 21 : -1);
+		if (wide) {
+			cells_pad(&t->cl, 46);
+			cells_put(&t->cl,
+				  ms->friendly ? ms->friendly[ms->thread[m]]
+					       : pv_str(t->p, t->p->threads.name[ms->thread[m]]),
+				  SIZE_MAX, 14);
+			cells_pad(&t->cl, 61);
+			if (!pv_marker_detail(ms, m, &mp->d) && mp->d.label[PV_LABEL_TABLE])
+				cells_puts(&t->cl, mp->d.label[PV_LABEL_TABLE]);
+		}
+		tui_emit(t, y0 + 1 + i, k == mp->sel ? TUI_ROLE_SELECTED : TUI_ROLE_TEXT);
+	}
+	sbuf_release(&tx);
+	if (!detail)
+		return;
+	uint32_t m = mp->idx[mp->sel];
+	if (pv_marker_detail(mp->ms, m, &mp->d))
+		return;
+	int y = y0 + rows - detail;
+	cells_start(&t->cl, t->w);
+	snprintf(b, sizeof(b), "marker %u: ", m);
+	cells_puts(&t->cl, b);
+	cells_puts(&t->cl, mp->d.label[PV_LABEL_TOOLTIP] && *mp->d.label[PV_LABEL_TOOLTIP]
+			       ? mp->d.label[PV_LABEL_TOOLTIP]
+			       : mp->ms->name[m]);
+	if (mp->d.type) {
+		cells_puts(&t->cl, "  type ");
+		cells_puts(&t->cl, mp->d.type);
+	}
+	tui_emit(t, y++, TUI_ROLE_DIM);
+	cells_start(&t->cl, t->w);
+	cells_puts(&t->cl, "  cause: ");
+	cells_puts(&t->cl, mp->ms->cause_stack[m] != PV_NONE ? "yes (c: center on it)" : "none");
+	tui_emit(t, y++, TUI_ROLE_TEXT);
+	for (uint32_t f = 0; f < mp->d.nr_fields && y < y0 + rows; f++) {
+		if (mp->d.fields[f].hidden)
+			continue;
+		cells_start(&t->cl, t->w);
+		cells_puts(&t->cl, "  ");
+		cells_puts(&t->cl, mp->d.fields[f].label);
+		cells_puts(&t->cl, ": ");
+		cells_puts(&t->cl, mp->d.fields[f].value);
+		tui_emit(t, y++, TUI_ROLE_TEXT);
+	}
+}

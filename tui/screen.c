@@ -1,0 +1,274 @@
+/*
+ * screen.c - the TUI's screen as text (state.h): the tab bar, the query line, the activity
+ * graph, the body of the tab, the help and query overlays, the status line.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pv/format.h"
+#include "pv/graphs.h"
+#include "pv/rows.h"
+#include "state.h"
+
+void tui_emit(struct tui *t, int y, enum tui_role role)
+{
+	if (y < 0 || y >= t->h)
+		return;
+	char *s = cells_end(&t->cl);
+	free(t->scr.line[y]);
+	t->scr.line[y] = s ? s : strdup("");
+	t->scr.role[y] = (uint8_t)role;
+}
+
+void tui_text_line(struct tui *t, int y, enum tui_role role, const char *s)
+{
+	cells_start(&t->cl, t->w);
+	cells_puts(&t->cl, s);
+	tui_emit(t, y, role);
+}
+
+const char *tui_tab_label(const struct tui *t, int k)
+{
+	return k == T_TREE && t->fl.on ? "flame" : tui_tab_names[k];
+}
+
+static void tab_bar(struct tui *t)
+{
+	/* every tab named when they fit, else the other tabs by number only */
+	int full = 0;
+	for (int k = 0; k < NR_TABS; k++)
+		full += 4 + (int)strlen(tui_tab_label(t, k));
+	cells_start(&t->cl, t->w);
+	for (int k = 0; k < NR_TABS; k++) {
+		char b[64];
+		if (k == (int)t->tab)
+			snprintf(b, sizeof(b), "[%d %s]", k + 1, tui_tab_label(t, k));
+		else if (full <= t->w)
+			snprintf(b, sizeof(b), " %d %s ", k + 1, tui_tab_label(t, k));
+		else
+			snprintf(b, sizeof(b), " %d ", k + 1);
+		cells_puts(&t->cl, b);
+	}
+	tui_emit(t, 0, TUI_ROLE_BAR);
+}
+
+static void query_line(struct tui *t)
+{
+	char *args = pv_query_to_args(&t->q);
+	cells_start(&t->cl, t->w);
+	if (t->nr_files > 1) { /* which profile: ']' and '[' switch */
+		const char *base = strrchr(t->o.path, '/');
+		char b[64];
+		snprintf(b, sizeof(b), "[%u/%u ", t->file + 1, t->nr_files);
+		cells_puts(&t->cl, b);
+		cells_put(&t->cl, base ? base + 1 : t->o.path, SIZE_MAX, 24);
+		cells_puts(&t->cl, "] ");
+	}
+	cells_puts(&t->cl, "query: ");
+	cells_puts(&t->cl, args && *args ? args : "(the whole profile)");
+	free(args);
+	tui_emit(t, 1, TUI_ROLE_DIM);
+}
+
+/* The activity graph: one line per thread (the busiest first), cost by time as block
+ * characters (ASCII: " .:-=+*#"). */
+static void ensure_activity(struct tui *t, int width)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	if (pv_query_copy(&q, &t->q))
+		return;
+	for (uint32_t i = 0; i < q.nr_center; i++)
+		free(q.center[i]);
+	q.nr_center = 0;
+	if (t->act_valid && t->act_w == (uint32_t)width && pv_query_equal(&q, &t->act_q)) {
+		pv_query_release(&q);
+		return;
+	}
+	pv_query_release(&t->act_q);
+	t->act_q = q;
+	t->act_valid = true;
+	for (uint32_t i = 0; i < t->act_n; i++)
+		free(t->act_line[i]);
+	free(t->act_line);
+	t->act_line = NULL;
+	t->act_n = 0;
+	t->act_w = (uint32_t)width;
+	int label = width >= 40 ? 12 : 6;
+	int gw = width - label - 1;
+	if (gw < 4)
+		return;
+	struct pv_activity_opts ao = {.buckets = (uint32_t)gw};
+	struct pv_activity *a = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_activity_build(t->p, t->mk.ms, &t->act_q, &ao, &a, &err))
+		return;
+	t->act_line = calloc(a->nr_threads ? a->nr_threads : 1, sizeof(char *));
+	int64_t *col = malloc(sizeof(int64_t) * (size_t)gw);
+	uint32_t *order = malloc(sizeof(uint32_t) * (a->nr_threads ? a->nr_threads : 1));
+	if (!t->act_line || !col || !order)
+		goto out;
+	/* the busiest threads first */
+	for (uint32_t k = 0; k < a->nr_threads; k++)
+		order[k] = k;
+	for (uint32_t k = 1; k < a->nr_threads; k++)
+		for (uint32_t j = k; j > 0 && a->samples[order[j]] > a->samples[order[j - 1]];
+		     j--) {
+			uint32_t x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	static const char *const blocks[9] = {" ",	"\u2581", "\u2582", "\u2583", "\u2584",
+					      "\u2585", "\u2586", "\u2587", "\u2588"};
+	static const char ascii[] = " .:-=+*#@";
+	for (uint32_t oi = 0; oi < a->nr_threads && oi < 8; oi++) {
+		uint32_t k = order[oi];
+		if (!a->samples[k])
+			break;
+		int64_t max = 0;
+		for (int b = 0; b < gw; b++) {
+			col[b] = 0;
+			for (uint32_t c = a->cell_first[k * a->buckets + (uint32_t)b];
+			     c < a->cell_first[k * a->buckets + (uint32_t)b + 1]; c++)
+				col[b] += a->cell_cost[c];
+			if (col[b] > max)
+				max = col[b];
+		}
+		cells_start(&t->cl, width);
+		pv_thread_ix th = a->thread[k];
+		cells_put(&t->cl, pv_str(t->p, t->p->threads.name[th]), SIZE_MAX, label);
+		cells_pad(&t->cl, label + 1);
+		for (int b = 0; b < gw; b++) {
+			int lv = max > 0 ? (int)((col[b] * 8 + max - 1) / max) : 0;
+			if (t->o.ascii) {
+				char ch[2] = {ascii[lv], 0};
+				cells_puts(&t->cl, ch);
+			} else {
+				cells_puts(&t->cl, blocks[lv]);
+			}
+		}
+		char *s = cells_end(&t->cl);
+		if (s)
+			t->act_line[t->act_n++] = s;
+	}
+out:
+	free(col);
+	free(order);
+	pv_activity_free(a);
+}
+
+uint32_t tui_scroll(uint32_t *top, uint32_t sel, uint32_t n, int rows)
+{
+	uint32_t h = rows > 0 ? (uint32_t)rows : 1;
+	if (sel < *top)
+		*top = sel;
+	if (sel >= *top + h)
+		*top = sel - h + 1;
+	if (*top + h > n)
+		*top = n > h ? n - h : 0;
+	return *top;
+}
+
+static const char *const help_text[] = {
+    "keys (the page's):",
+    "  Up/Down PgUp/PgDn Home/End  move        Tab/S-Tab 1-7  switch tabs",
+    "  Right/Left  open/close (Left on a closed row: its parent)",
+    "  Enter  open/close; on a leaf or a list row: its source",
+    "  *  open everything below          h  hot path from the row     f  flame graph",
+    "  /  search (trees: rows by name, n/N next/previous; markers: filter)",
+    "  c  center on the row      C  add it to the center     p  center on its path",
+    "  i  include   d  drop   m  merge   r  collapse recursion   M  collapse module",
+    "  s  source of the row (per-line costs, the center's lines marked)",
+    "  e  next metric   E  every metric (again: one)    ] [  next/previous profile",
+    "  markers: Enter  range of the marker    c  its cause stack as the center",
+    "  Backspace  back through the queries    u  the query as flags and URL",
+    "  ?  this help      q  quit             any key closes this",
+};
+
+static void overlay(struct tui *t, int y0, int rows)
+{
+	if (t->mode == M_HELP) {
+		for (int i = 0; i < rows && i < (int)(sizeof(help_text) / sizeof(help_text[0]));
+		     i++)
+			tui_text_line(t, y0 + i, TUI_ROLE_TEXT, help_text[i]);
+		return;
+	}
+	char *q = tui_query_text(t);
+	tui_text_line(t, y0, TUI_ROLE_BAR, "the current query (any key closes this):");
+	char *line = q, *nl;
+	for (int i = 1; line && *line && i < rows; i++, line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		tui_text_line(t, y0 + i, TUI_ROLE_TEXT, line);
+	}
+	free(q);
+}
+
+static void status_line(struct tui *t)
+{
+	cells_start(&t->cl, t->w);
+	if (t->mode == M_INPUT) {
+		cells_puts(&t->cl, t->tab == T_MARKERS ? "search markers: " : "/");
+		cells_puts(&t->cl, t->input);
+		cells_puts(&t->cl, "_");
+	} else if (t->msg[0]) {
+		cells_puts(&t->cl, t->msg);
+	} else {
+		cells_puts(&t->cl, "? help  q quit  / search  c center  Backspace back  u query");
+	}
+	tui_emit(t, t->h - 1, TUI_ROLE_BAR);
+}
+
+const struct tui_screen *tui_render(struct tui *t)
+{
+	for (int y = 0; y < t->h; y++) {
+		free(t->scr.line[y]);
+		t->scr.line[y] = NULL;
+	}
+	int y = 0;
+	if (t->h >= 1)
+		tab_bar(t);
+	y = 1;
+	if (t->h >= 4) {
+		query_line(t);
+		y = 2;
+	}
+	/* the activity graph: up to 3 threads when there is room */
+	int na = t->h >= 24 ? 3 : t->h >= 16 ? 1 : 0;
+	if (na) {
+		ensure_activity(t, t->w);
+		for (int i = 0; i < na && (uint32_t)i < t->act_n; i++, y++) {
+			free(t->scr.line[y]);
+			t->scr.line[y] = strdup(t->act_line[i]);
+			t->scr.role[y] = TUI_ROLE_DIM;
+		}
+	}
+	int footer = 1 + (t->h >= 10 && t->tab < T_MARKERS);
+	int rows = t->h - y - footer;
+	t->body_y = y + 1;
+	t->body_h = rows - 1;
+	if (rows > 0) {
+		if (t->mode == M_HELP || t->mode == M_QUERY)
+			overlay(t, y, rows);
+		else if (t->tab < T_MARKERS)
+			tui_view_body(t, y, rows);
+		else if (t->tab == T_MARKERS)
+			tui_marker_body(t, y, rows);
+		else
+			tui_source_body(t, y, rows);
+	}
+	if (footer == 2 && t->h >= 2)
+		tui_view_detail(t, t->h - 2);
+	if (t->h >= 2)
+		status_line(t);
+	for (int k = 0; k < t->h; k++)
+		if (!t->scr.line[k]) {
+			cells_start(&t->cl, t->w);
+			tui_emit(t, k, TUI_ROLE_TEXT);
+		}
+	return &t->scr;
+}

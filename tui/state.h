@@ -1,0 +1,181 @@
+/*
+ * state.h - the TUI's state machine inside (tui.h is its interface): the state, shared by
+ * tui.c (the query, its history and the keys), panes.c (the views' panes), flame.c (the
+ * top-down tab's flame graph), markers.c (the marker table), source.c (the source pane) and
+ * screen.c (the screen as text).
+ */
+#ifndef PV_TUI_STATE_H
+#define PV_TUI_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cells.h"
+#include "pv/marker.h"
+#include "pv/source.h"
+#include "pv/view.h"
+#include "tui.h"
+
+#define SOURCE_MAX  (64u << 20) /* bytes of a source file shown, at most */
+#define EXPAND_MAX  20000	/* rows '*' opens at once, at most */
+#define HISTORY_MAX 256		/* queries Backspace goes back through */
+#define HOT_MAX	    4096	/* rows of a hot path */
+
+enum tab { T_TREE, T_CALLERS, T_BUTTERFLY, T_FLAT, T_TOP, T_MARKERS, T_SOURCE, NR_TABS };
+extern const char *const tui_tab_names[NR_TABS];
+extern const enum pv_view_kind tui_tab_view[T_MARKERS];
+
+/* A line of a view's list: a row of a tree (t), of the flat rows (t NULL), or a section title
+ * (t NULL, r PV_NONE, title 0 callers / 1 callees). */
+struct vrow {
+	const struct pv_tree *t;
+	uint32_t r;
+	uint8_t title;
+};
+
+struct strs {
+	char **s;
+	uint32_t n, cap;
+};
+
+struct pane {
+	struct pv_view *v;
+	struct pv_row_namer *nm;
+	uint32_t gen;	  /* the query generation v is of (0: none yet) */
+	char *err;	  /* why there is no view */
+	uint8_t *open[2]; /* per row of v->tree, v->callers */
+	struct vrow *rows;
+	uint32_t nrows, cap;
+	uint32_t sel, top;
+	/* what to restore in the next view: keys of open rows, the selected row's key */
+	struct strs keep;
+	char *sel_key;
+};
+
+struct mpane {
+	struct pv_markers *ms;
+	char *err;
+	char *search;
+	uint32_t gen;
+	uint32_t *idx, n;
+	uint32_t sel, top;
+	int64_t want; /* a marker to select when the table is made, -1 */
+	struct pv_marker_detail d;
+};
+
+struct spane {
+	pv_source_ix id; /* PV_NONE: no file */
+	uint32_t want_line;
+	char *text;
+	size_t len;
+	uint32_t *off, nlines; /* line k (1-based) starts at off[k - 1] */
+	char *err;
+	uint32_t gen;
+	struct pv_source_costs *sc;
+	uint32_t *center, ncenter;
+	enum pv_unit unit; /* of the costs */
+	uint32_t sel, top; /* 0-based line index */
+};
+
+/* The top-down tab as a flame graph (flame.c): built for a view (its pane's gen) and a width. */
+struct fpane {
+	bool on;
+	struct pv_flame *fl;
+	uint32_t gen;
+	int w;
+	uint32_t *depth, *c0, *c1, *parent; /* per node; columns [c0, c1) */
+	uint32_t *order;		    /* the nodes in pre-order: by column on each line */
+	uint32_t max_depth, top;	    /* the deepest node; the depth above the first line */
+};
+
+enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY };
+
+#define ROOTS_MAX 8 /* folders the source pane reads beneath */
+
+struct tui {
+	struct tui_opts o;
+	const struct pv_profile *p;
+	/* the profiles, the one open (its path in o.path), the source folders of that one */
+	const struct tui_file *files;
+	struct tui_file one;
+	uint32_t nr_files, file;
+	char root[4096];
+	const char *roots[ROOTS_MAX];
+	uint32_t nr_roots;
+	int w, h;
+	struct pv_query q;
+	struct pv_query hist[HISTORY_MAX];
+	uint32_t nhist;
+	uint32_t gen;
+	enum tab tab;
+	struct pane panes[T_MARKERS];
+	struct mpane mk;
+	struct spane src;
+	struct fpane fl;
+	enum mode mode;
+	char input[256]; /* the text being typed after '/' */
+	char find[256];	 /* the trees' search */
+	char msg[256];	 /* one line for the status bar until the next key */
+	/* the activity graph, per shown thread: its name and one glyph per column; of the query
+	 * without its center (act_q), so moving the center does not compute it again */
+	struct pv_query act_q;
+	bool act_valid;
+	uint32_t act_w, act_n;
+	char **act_line;
+	/* layout of the last screen */
+	int body_y, body_h;
+	struct tui_screen scr;
+	struct cells cl;
+};
+
+/* tui.c: the query and its history, keys, small helpers */
+void tui_say(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tui_strs_clear(struct strs *s);
+void tui_strs_add(struct strs *s, const char *x);
+void tui_push_query(struct tui *t, struct pv_query *nq);
+bool tui_new_query(struct tui *t, struct pv_query *nq);
+void tui_add_filter(struct tui *t, enum pv_filter_kind k, const char *arg);
+void tui_set_center(struct tui *t, const char *scope, bool add);
+int64_t tui_move_delta(const struct tui *t, int key, uint32_t n);
+uint32_t tui_clamp_sel(uint32_t sel, int64_t d, uint32_t n);
+
+/* panes.c: the views' panes (top-down, bottom-up, butterfly, flat, top) */
+struct pane *tui_cur_pane(struct tui *t);
+void tui_pane_keep(struct pane *pn);
+void tui_pane_drop(struct pane *pn);
+void tui_ensure_view(struct tui *t, enum tab tab);
+void tui_find_next(struct tui *t, struct pane *pn, bool backward);
+void tui_view_key(struct tui *t, int key);
+void tui_view_body(struct tui *t, int y0, int rows);
+void tui_view_detail(struct tui *t, int y);
+const struct vrow *tui_sel_row(const struct pane *pn);
+void tui_select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r);
+
+/* markers.c: the marker table */
+void tui_set_search(struct tui *t, const char *text);
+void tui_marker_key(struct tui *t, int key);
+void tui_marker_body(struct tui *t, int y0, int rows);
+
+/* source.c: the source pane */
+void tui_open_source(struct tui *t, const struct pv_view *v, uint8_t kind, uint32_t id,
+		     uint32_t line);
+void tui_source_key(struct tui *t, int key);
+void tui_source_body(struct tui *t, int y0, int rows);
+
+/* screen.c: the screen */
+void tui_emit(struct tui *t, int y, enum tui_role role);
+void tui_text_line(struct tui *t, int y, enum tui_role role, const char *s);
+uint32_t tui_scroll(uint32_t *top, uint32_t sel, uint32_t n, int rows);
+
+/* flame.c: the top-down tab as a flame graph */
+void tui_flame_drop(struct fpane *f);
+/* The arrows and Home on the graph's blocks; false for a key the tab's rows take. */
+bool tui_flame_key(struct tui *t, int key);
+void tui_flame_body(struct tui *t, int y0, int rows);
+/* A click on line i of the body (0: the title), column x. */
+void tui_flame_click(struct tui *t, int i, int x);
+
+/* screen.c: a tab's name on the tab bar */
+const char *tui_tab_label(const struct tui *t, int k);
+
+#endif
