@@ -27,6 +27,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/sort.h"
+#include "base/text.h"
 #include "pv/marker.h"
 #include "pv/view.h"
 #include "view/internal.h"
@@ -2907,9 +2908,8 @@ static int resolve(struct pv_engine *e, const struct pv_query *q)
 		if (m == PV_NONE) {
 			char have[256] = "";
 			for (uint32_t k = 0; k < p->metrics.len; k++) {
-				strncat(have, k ? ", " : "", sizeof(have) - strlen(have) - 1);
-				strncat(have, pv_str(p, p->metrics.name[k]),
-					sizeof(have) - strlen(have) - 1);
+				text_append(have, sizeof(have), k ? ", " : "");
+				text_append(have, sizeof(have), pv_str(p, p->metrics.name[k]));
 			}
 			return pv_error_set(e->err, PV_EINVAL,
 					    "no metric named '%s' (the profile has: %s)",

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "base/sbuf.h"
 #include "pv/query.h"
+#include "pv/view.h"
 #include "t.h"
 
 struct opt {
@@ -515,20 +517,22 @@ T_TEST(query_limits)
 	pv_query_release(&q);
 
 	/* the same limit in a URL and in JSON */
-	char *url = malloc(16 * (PV_QUERY_MAX + 1) + 16);
-	n = (size_t)sprintf(url, "view=tree");
+	struct sbuf url = SBUF_INIT;
+	sbuf_puts(&url, "view=tree");
 	for (int i = 0; i <= PV_QUERY_MAX; i++)
-		n += (size_t)sprintf(url + n, "&thread=t%d", i);
-	T_EQ_INT(pv_query_from_url(&q, url, &err), PV_ELIMIT);
+		sbuf_addf(&url, "&thread=t%d", i);
+	T_TRUE(!url.oom);
+	T_EQ_INT(pv_query_from_url(&q, url.buf, &err), PV_ELIMIT);
 	T_EQ_STR(err.msg, "too many thread values (at most 64)");
 	T_EQ_INT(q.nr_threads, 0); /* a failed read leaves the defaults */
-	n = (size_t)sprintf(url, "{\"center\": [");
+	sbuf_set(&url, "{\"center\": [", 12);
 	for (int i = 0; i <= PV_QUERY_MAX; i++)
-		n += (size_t)sprintf(url + n, "%s\"c\"", i ? "," : "");
-	sprintf(url + n, "]}");
-	T_EQ_INT(pv_query_from_json(&q, url, strlen(url), &err), PV_ELIMIT);
+		sbuf_addf(&url, "%s\"c\"", i ? "," : "");
+	sbuf_puts(&url, "]}");
+	T_TRUE(!url.oom);
+	T_EQ_INT(pv_query_from_json(&q, url.buf, url.len, &err), PV_ELIMIT);
 	T_EQ_STR(err.msg, "query: line 1, column 269: too many center values (at most 64)");
-	free(url);
+	sbuf_release(&url);
 }
 
 static void url_error(const char *url, int code, const char *msg, int line)
