@@ -2429,7 +2429,7 @@ static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_
 			uint32_t ps = flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE);
 			order[l][first[l][ps] + count[l][ps]++] = sx;
 		}
-		bool by_self = list && v->q.sort == PV_SORT_SELF;
+		bool by_self = pv_query_sort(&v->q) == PV_SORT_SELF;
 		struct row_sort c = {v,
 				     NULL,
 				     by_self ? fb.excl[l][0] : fb.incl[l][0],
@@ -2582,7 +2582,7 @@ static void exact_function_costs(struct pv_engine *e)
 		if (b - a > 1) {
 			for (uint32_t r = a; r < b; r++)
 				order[r - a] = r;
-			bool by_self = pv_view_kind(v->q.view)->list && v->q.sort == PV_SORT_SELF;
+			bool by_self = pv_query_sort(&v->q) == PV_SORT_SELF;
 			struct row_sort c = {v,
 					     NULL,
 					     by_self ? f->self[0] : f->total[0],
