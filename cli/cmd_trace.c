@@ -92,7 +92,7 @@ static bool parse_pair(const char *s, char sep, char *a, char *b, size_t n)
 		return false;
 	memcpy(a, s, (size_t)(c - s));
 	a[c - s] = 0;
-	strcpy(b, c + 1);
+	memcpy(b, c + 1, strlen(c + 1) + 1);
 	return true;
 }
 

@@ -22,6 +22,11 @@
 
 #define JSON_TYPE "application/json; charset=utf-8"
 
+int api_written(struct pv_json *out, int rc)
+{
+	return rc ? api_error(out, 500, "out of memory") : 200;
+}
+
 int api_error(struct pv_json *out, int status, const char *fmt, ...)
 {
 	char msg[1024];
@@ -721,7 +726,7 @@ int api_markers_table(struct pv_api *a, const struct api_params *ps, struct pv_j
 	pv_json_end(out);
 	pv_json_eol(out);
 	pv_free_indexes(idx);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 int api_marker_one(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
@@ -808,7 +813,7 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_js
 	if (!rc)
 		rc = pv_json_marker_chart(out, ms, ch);
 	pv_marker_chart_free(ch);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
@@ -840,7 +845,7 @@ int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *
 		return api_lib_error(out, rc, &err, 400);
 	rc = pv_json_activity(out, act, ms);
 	pv_activity_free(act);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 /* ---- dispatch ---- */

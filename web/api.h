@@ -131,6 +131,9 @@ int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_
 /* Replaces what out holds by {"error": msg}; returns status. */
 int api_error(struct pv_json *out, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The status of an answer a library writer returned rc for: 200 when it wrote it (rc 0), else
+ * (PV_ENOMEM) the 500 "out of memory" answer in its place. */
+int api_written(struct pv_json *out, int rc);
 /* The error of a library call (err's message, "out of memory" for PV_ENOMEM): 500 for
  * PV_ENOMEM, else bad (400 or 404). */
 int api_lib_error(struct pv_json *out, int rc, const struct pv_error *err, int bad);

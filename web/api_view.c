@@ -88,7 +88,7 @@ int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 	}
 	free(open);
 	api_view_release(a, v);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 /*
@@ -112,6 +112,12 @@ static struct pv_view *keyed_view(struct pv_api *a, const struct api_params *ps,
 	return view_as(a, slot, q, pv_view_kind_of_key(q, *key), -1, out, status);
 }
 
+/* The answer for a key that names no row of the view: 404. */
+static int no_row(struct pv_json *out, const char *key)
+{
+	return api_error(out, 404, "no row '%s' in this view", key);
+}
+
 /* The row key names in v; an empty key (or only up:/down:) names the roots (the pages of a
  * long list of roots). False when none. */
 static bool key_ref(const struct pv_view *v, const char *key, struct pv_row_ref *ref)
@@ -130,7 +136,7 @@ struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_qu
 	struct pv_row_ref ref;
 	if (v && !pv_view_find(v, key, &ref)) {
 		api_view_release(a, v);
-		*status = api_error(out, 404, "no row '%s' in this view", key);
+		*status = no_row(out, key);
 		return NULL;
 	}
 	if (v) {
@@ -158,11 +164,11 @@ int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *
 	struct pv_row_ref ref;
 	if (!key_ref(v, key, &ref)) {
 		api_view_release(a, v);
-		return api_error(out, 404, "no row '%s' in this view", key);
+		return no_row(out, key);
 	}
 	int rc = pv_json_children(out, v, key, &ref, offset, limit);
 	api_view_release(a, v);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 /*
@@ -218,7 +224,7 @@ int api_diff(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 		return status;
 	int rc = pv_json_diff(out, d);
 	pv_diff_free(d);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
@@ -259,7 +265,7 @@ int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 			rc = pv_json_flame(out, fl);
 		pv_flame_free(fl);
 		pv_diff_free(d);
-		return rc ? api_error(out, 500, "out of memory") : 200;
+		return api_written(out, rc);
 	}
 	struct pv_view *v = view_as(a, slot, &q, kind, -1, out, &status);
 	pv_query_release(&q);
@@ -271,7 +277,7 @@ int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 		rc = pv_json_flame(out, fl);
 	pv_flame_free(fl);
 	api_view_release(a, v);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
@@ -282,7 +288,7 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_js
 	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &q);
 	struct pv_row_ref ref;
 	if (v && !pv_view_find(v, key, &ref))
-		status = api_error(out, 404, "no row '%s' in this view", key);
+		status = no_row(out, key);
 	struct pv_thread_costs *tc = NULL;
 	int rc = v && !status ? pv_thread_costs(v, &q, key, &ref, &tc) : 0;
 	if (!rc && tc)
@@ -330,7 +336,7 @@ int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	api_view_release(a, v);
 	if (!v)
 		return status;
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 /* search?<query>&text=TEXT&limit=N: the whole-profile search (pv_find_functions) */
@@ -377,7 +383,7 @@ int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	pv_find_free(fd);
 	api_view_release(a, top);
 	api_view_release(a, tree);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }
 
 /* subtree?<query>&key=KEY&prune=P: expand-all of one row, rows under P percent (of the view's
@@ -402,10 +408,10 @@ int api_subtree(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	struct pv_row_ref ref;
 	if (!key_ref(v, key, &ref)) {
 		api_view_release(a, v);
-		return api_error(out, 404, "no row '%s' in this view", key);
+		return no_row(out, key);
 	}
 	int64_t min_total = (int64_t)((double)v->base[0] * prune / 100.0);
 	int rc = pv_json_subtree(out, v, key, &ref, min_total);
 	api_view_release(a, v);
-	return rc ? api_error(out, 500, "out of memory") : 200;
+	return api_written(out, rc);
 }

@@ -76,7 +76,8 @@ enum pv_percent_base {
 };
 
 enum pv_sort_key {
-	PV_SORT_SELF = 0,
+	PV_SORT_DEFAULT = 0, /* none named: the view kind's own order (pv_view_kind_row.sort) */
+	PV_SORT_SELF,
 	PV_SORT_TOTAL,
 	PV_SORT_DELTA, /* a diff's rows by the size of their delta (diff.h); other views refuse it
 			*/

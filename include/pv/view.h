@@ -170,11 +170,16 @@ struct pv_engine; /* the engine's state while it computes a view (engine.c) */
 
 struct pv_view_kind_row {
 	const char *name;    /* the CLI command, the URL's and JSON's "view" */
+	const char *label;   /* its name for people: the page's tab ("Top-down") */
 	const char *summary; /* one line for the CLI's help */
 	bool needs_center;   /* an error without a center */
 	bool list;	     /* flat rows form one ranked list (one row per scope), not levels */
 	bool of_whole;	     /* percentages always of the whole profile */
-	unsigned outputs;    /* enum pv_view_output */
+	/* the order of its rows when the query names no sort (PV_SORT_SELF or PV_SORT_TOTAL):
+	 * naming it is the same as naming none, and the notations write the default as it. The
+	 * trees ignore the option (children by total); "self" is the name their default has. */
+	enum pv_sort_key sort;
+	unsigned outputs;		   /* enum pv_view_output */
 	int (*build)(struct pv_engine *e); /* fills the outputs (engine.c) */
 };
 
@@ -182,6 +187,9 @@ struct pv_view_kind_row {
 extern const struct pv_view_kind_row pv_view_kinds[PV_NR_VIEW_KINDS];
 /* The row of kind k. */
 const struct pv_view_kind_row *pv_view_kind(enum pv_view_kind k);
+/* The order q's rows come in: its sort, or with none named its view kind's (never
+ * PV_SORT_DEFAULT). */
+enum pv_sort_key pv_query_sort(const struct pv_query *q);
 
 /*
  * Computes the view the query asks for. Returns 0; PV_EINVAL with err for a query that does not

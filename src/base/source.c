@@ -171,9 +171,10 @@ int pv_source_profile_root(const char *profile_path, char *dir, size_t len)
 			 slash ? (int)(slash - profile_path + (slash == profile_path)) : 1,
 			 slash ? profile_path : ".");
 	char *real = realpath(d, NULL);
-	int ok = real && strlen(real) < len;
+	size_t n = real ? strlen(real) : 0;
+	int ok = real && n < len;
 	if (ok)
-		strcpy(dir, real);
+		memcpy(dir, real, n + 1);
 	free(real);
 	return ok;
 }

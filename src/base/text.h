@@ -66,4 +66,21 @@ static inline bool text_eq(const char *s, const char *e, const char *lit)
 	return (size_t)(e - s) == strlen(lit) && memcmp(s, lit, (size_t)(e - s)) == 0;
 }
 
+/*
+ * Appends the C string s to the C string in buf[0..n), cut to fit: buf stays NUL-terminated
+ * (strncat(buf, s, n - strlen(buf) - 1), which banned.h bans). For short fixed-size texts such as
+ * the list of names in a message. Returns the new length.
+ */
+static inline size_t text_append(char *buf, size_t n, const char *s)
+{
+	size_t len = strlen(buf), k = strlen(s);
+	if (len + 1 >= n)
+		return len;
+	if (k > n - 1 - len)
+		k = n - 1 - len;
+	memcpy(buf + len, s, k);
+	buf[len + k] = 0;
+	return len + k;
+}
+
 #endif

@@ -21,7 +21,7 @@
 static bool self_column(const struct pv_diff *d)
 {
 	const struct pv_query *q = &d->v[1]->q;
-	return pv_view_kind(q->view)->list && q->sort != PV_SORT_TOTAL;
+	return pv_view_kind(q->view)->list && pv_query_sort(q) != PV_SORT_TOTAL;
 }
 
 /* The delta relative to the base: "+12.34%", "new" with no base, "-" when both are 0. */

@@ -961,7 +961,9 @@ void pv_json_view_kinds(struct pv_json *j)
 		const struct pv_view_kind_row *row = &pv_view_kinds[k];
 		pv_json_object(j);
 		pv_json_kstr(j, "name", row->name);
+		pv_json_kstr(j, "label", row->label);
 		pv_json_kbool(j, "needs_center", row->needs_center);
+		pv_json_kstr(j, "sort", row->sort == PV_SORT_TOTAL ? "total" : "self");
 		pv_json_key(j, "outputs");
 		pv_json_array(j);
 		for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)

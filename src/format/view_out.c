@@ -584,10 +584,11 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 		}
 		return;
 	}
-	text_columns(out, v, list && v->q.sort == PV_SORT_SELF);
+	bool self_first = list && pv_query_sort(&v->q) == PV_SORT_SELF;
+	text_columns(out, v, self_first);
 	for (uint32_t r = 0; r < n; r++) {
 		char b[512];
-		text_values(out, v, f->total, f->self, r, list && v->q.sort == PV_SORT_SELF, ' ');
+		text_values(out, v, f->total, f->self, r, self_first, ' ');
 		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
 		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
 			pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b), f->line[r]));

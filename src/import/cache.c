@@ -77,7 +77,8 @@ int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_p
 	    .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
 	};
 	size_t rl = strlen(real), fl = strlen(src.format);
-	char *key = pv_malloc(rl + fl + 2), *entry = pv_malloc(strlen(o->cache_dir) + 24);
+	size_t el = strlen(o->cache_dir) + 24;
+	char *key = pv_malloc(rl + fl + 2), *entry = pv_malloc(el);
 	if (!key || !entry) {
 		pv_free(key);
 		pv_free(entry);
@@ -85,8 +86,8 @@ int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_p
 	}
 	memcpy(key, real, rl + 1);
 	memcpy(key + rl + 1, src.format, fl + 1);
-	sprintf(entry, "%s/%016llx.pvs", o->cache_dir,
-		(unsigned long long)hash_bytes(key, rl + fl + 2));
+	snprintf(entry, el, "%s/%016llx.pvs", o->cache_dir,
+		 (unsigned long long)hash_bytes(key, rl + fl + 2));
 	pv_free(key);
 	int rc = 0;
 	if (!cache_hit(entry, &src, o, out, note)) {

@@ -155,6 +155,17 @@ struct ev {
 
 #define TRUNCATED 2 /* the input ended inside an event (array form, lenient) */
 
+/*
+ * The next member of an object the Chrome reader walks: json_next_member, the end of the input
+ * inside the object reported as TRUNCATED. Returns 0 with k a JSON_KEY (v its value) or the
+ * object's end, else the error.
+ */
+static inline int ch_next_member(struct json *j, struct json_tok *k, struct json_tok *v)
+{
+	int rc = json_next_member(j, k, v);
+	return rc ? rc : k->kind == JSON_EOF ? TRUNCATED : 0;
+}
+
 struct ch {
 	struct pv_builder *b;
 	struct pv_input *in;

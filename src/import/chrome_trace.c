@@ -60,11 +60,9 @@ static int capture_args(struct ch *c, struct json *j, const struct json_tok *v)
 	}
 	for (;;) {
 		struct json_tok k, x;
-		int rc = json_next_member(j, &k, &x);
+		int rc = ch_next_member(j, &k, &x);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_EOF)
-			return TRUNCATED;
 		if (k.kind != JSON_KEY)
 			break;
 		if (json_is(&k, "id")) {
@@ -90,11 +88,9 @@ static int meta_args(struct ch *c, struct json *j, const struct json_tok *v)
 		return json_skip(j, v);
 	for (;;) {
 		struct json_tok k, x;
-		int rc = json_next_member(j, &k, &x);
+		int rc = ch_next_member(j, &k, &x);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_EOF)
-			return TRUNCATED;
 		if (k.kind != JSON_KEY)
 			return 0;
 		if ((json_is(&k, "name") || json_is(&k, "labels")) && x.kind == JSON_STRING) {
@@ -393,11 +389,9 @@ static int read_event(struct ch *c, struct json *j)
 	bool tts = false, stack = false, flow = false;
 	for (;;) {
 		struct json_tok k, v;
-		int rc = json_next_member(j, &k, &v);
+		int rc = ch_next_member(j, &k, &v);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_EOF)
-			return TRUNCATED;
 		if (k.kind != JSON_KEY)
 			break;
 		bool have = false;
@@ -439,12 +433,8 @@ static int read_event(struct ch *c, struct json *j)
 			} else {
 				for (;;) {
 					struct json_tok k2, v2;
-					if ((rc = json_next_member(j, &k2, &v2)))
+					if ((rc = ch_next_member(j, &k2, &v2)))
 						break;
-					if (k2.kind == JSON_EOF) {
-						rc = TRUNCATED;
-						break;
-					}
 					if (k2.kind != JSON_KEY)
 						break;
 					if (json_text(j, &v2, &c->tmp) == 0) {

@@ -164,10 +164,8 @@ static int read_callframe(struct json *j, const struct json_tok *t, struct cfram
 		return json_fail_at(j, t, "expected 'callFrame' to be an object, found %s",
 				    json_kind_name(t->kind));
 	for (;;) {
-		if ((rc = json_next_member(j, &k, &v)))
+		if ((rc = ch_next_member(j, &k, &v)))
 			return rc;
-		if (k.kind == JSON_EOF)
-			return TRUNCATED;
 		if (k.kind != JSON_KEY)
 			return 0;
 		rc = callframe_field(j, &k, &v, cf);
@@ -227,12 +225,8 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 	uint32_t node0 = c->nodes.len, edge0 = c->edges.len;
 	int rc = 0;
 	for (;;) {
-		if ((rc = json_next_member(j, &k, &v)))
+		if ((rc = ch_next_member(j, &k, &v)))
 			break;
-		if (k.kind == JSON_EOF) {
-			rc = TRUNCATED;
-			break;
-		}
 		if (k.kind != JSON_KEY)
 			break;
 		if (json_is(&k, "id")) {
@@ -493,11 +487,9 @@ int ch_read_cpu_object(struct ch *c, struct json *j, const struct json_tok *t, u
 	(void)depth;
 	for (;;) {
 		struct json_tok k, v;
-		int rc = json_next_member(j, &k, &v);
+		int rc = ch_next_member(j, &k, &v);
 		if (rc)
 			return rc;
-		if (k.kind == JSON_EOF)
-			return TRUNCATED;
 		if (k.kind != JSON_KEY)
 			return 0;
 		rc = ch_cpu_member(c, j, &k, &v, ci, depth);

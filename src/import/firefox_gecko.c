@@ -51,6 +51,15 @@ int gk_oom(struct gk *g)
 	return pv_error_set(g->err, PV_ENOMEM, "%s: out of memory", g->in->name);
 }
 
+int gk_push_row(struct gk *g, struct vec *v, const void *row, size_t n)
+{
+	void *e = vec_push(v, n);
+	if (!e)
+		return gk_oom(g);
+	memcpy(e, row, n);
+	return 0;
+}
+
 /* ---- token helpers ---- */
 
 static bool tok_null(const struct json_tok *t)
@@ -878,11 +887,7 @@ static int sample_row(struct gk *g, struct json *j, struct table *t, const struc
 		rc = json_fixed(j, &c[S_CPU], 3, &s.cpu);
 	if (rc)
 		return rc;
-	struct gk_sample *e = vec_push(&g->th.samples, sizeof(*e));
-	if (!e)
-		return gk_oom(g);
-	*e = s;
-	return 0;
+	return gk_push_row(g, &g->th.samples, &s, sizeof(s));
 }
 
 static int stack_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
@@ -904,11 +909,7 @@ static int stack_row(struct gk *g, struct json *j, struct table *t, const struct
 		return json_fail_at(j, gk_cell_at(&c[K_FRAME], row),
 				    "expected a frame index, found %s",
 				    c[K_FRAME].kind == JSON_EOF ? "no cell" : "null");
-	struct gk_stack *e = vec_push(&g->th.stacks, sizeof(*e));
-	if (!e)
-		return gk_oom(g);
-	*e = s;
-	return 0;
+	return gk_push_row(g, &g->th.stacks, &s, sizeof(s));
 }
 
 static int frame_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
@@ -932,11 +933,7 @@ static int frame_row(struct gk *g, struct json *j, struct table *t, const struct
 		return json_fail_at(j, gk_cell_at(&c[F_LOCATION], row),
 				    "expected a location (a string index), found %s",
 				    c[F_LOCATION].kind == JSON_EOF ? "no cell" : "null");
-	struct gk_frame *e = vec_push(&g->th.frames, sizeof(*e));
-	if (!e)
-		return gk_oom(g);
-	*e = f;
-	return 0;
+	return gk_push_row(g, &g->th.frames, &f, sizeof(f));
 }
 
 /* ---- the importer ---- */

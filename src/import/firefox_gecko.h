@@ -189,6 +189,8 @@ enum { M_NAME, M_START, M_END, M_PHASE, M_CATEGORY, M_DATA, M_TIME };
 /* ---- firefox_gecko.c ---- */
 
 int gk_oom(struct gk *g);
+/* Appends the n bytes of row (a table row as read) to v. Returns 0 or gk_oom's error. */
+int gk_push_row(struct gk *g, struct vec *v, const void *row, size_t n);
 const struct json_tok *gk_cell_at(const struct json_tok *cell, const struct json_tok *row);
 int gk_cell_index(struct json *j, const struct json_tok *t, const struct json_tok *row,
 		  uint32_t *out, const char *what);

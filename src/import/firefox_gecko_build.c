@@ -274,11 +274,7 @@ int gk_marker_row(struct gk *g, struct json *j, struct table *t, const struct js
 	}
 	m.payload = 0;
 	m.assembled = false;
-	struct gk_marker *e = vec_push(&th->markers, sizeof(*e));
-	if (!e)
-		return gk_oom(g);
-	*e = m;
-	return 0;
+	return gk_push_row(g, &th->markers, &m, sizeof(m));
 }
 
 static int parse_string_table(struct gk *g, struct json *j, const struct json_tok *open)

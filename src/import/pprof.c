@@ -841,12 +841,13 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (pr->drop_frames) {
 		const char *d = cstr(&s, pr->drop_frames);
 		if (*d) {
-			char *re = pv_malloc(strlen(d) + 5);
+			size_t rl = strlen(d) + 5;
+			char *re = pv_malloc(rl);
 			if (!re) {
 				b->status = PV_ENOMEM;
 				goto out;
 			}
-			sprintf(re, "^(%s)$", d);
+			snprintf(re, rl, "^(%s)$", d);
 			have_drop = regcomp(&drop_rx, re, REG_EXTENDED | REG_NOSUB) == 0;
 			pv_free(re);
 			if (!have_drop)
@@ -856,12 +857,13 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 					      d);
 			const char *k = pr->keep_frames ? cstr(&s, pr->keep_frames) : "";
 			if (have_drop && *k) {
-				re = pv_malloc(strlen(k) + 5);
+				rl = strlen(k) + 5;
+				re = pv_malloc(rl);
 				if (!re) {
 					b->status = PV_ENOMEM;
 					goto out;
 				}
-				sprintf(re, "^(%s)$", k);
+				snprintf(re, rl, "^(%s)$", k);
 				have_keep = regcomp(&keep_rx, re, REG_EXTENDED | REG_NOSUB) == 0;
 				pv_free(re);
 				if (!have_keep)

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 #include "import/importer.h"
 #include "import/json.h"
 #include "pv/import.h"
@@ -95,9 +96,8 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 		if (!imp) {
 			char names[256] = "";
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
-				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
-				strncat(names, importers[i]->name,
-					sizeof(names) - strlen(names) - 1);
+				text_append(names, sizeof(names), i ? ", " : "");
+				text_append(names, sizeof(names), importers[i]->name);
 			}
 			return pv_error_set(err, PV_EINVAL, "unknown format '%s' (known: %s)",
 					    format, names);
@@ -129,10 +129,8 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				if (!importers[i]->probe) /* chosen by name only: not tried */
 					continue;
-				strncat(names, *names ? ", " : "",
-					sizeof(names) - strlen(names) - 1);
-				strncat(names, importers[i]->name,
-					sizeof(names) - strlen(names) - 1);
+				text_append(names, sizeof(names), *names ? ", " : "");
+				text_append(names, sizeof(names), importers[i]->name);
 			}
 			return pv_error_set(err, PV_EFORMAT,
 					    "%s: not a profile format profview reads (tried %s)",
@@ -223,7 +221,7 @@ static int dir_entry(const char *path, const char **format, char **file, struct 
 			return pv_error_set(err, PV_ENOMEM, "out of memory");
 		memcpy(f, path, n);
 		f[n] = '/';
-		strcpy(f + n + 1, e);
+		memcpy(f + n + 1, e, strlen(e) + 1);
 		if (stat(f, &st) == 0 && S_ISREG(st.st_mode)) {
 			*file = f;
 			if (!*format)

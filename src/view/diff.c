@@ -487,7 +487,7 @@ int pv_diff_compute(const struct pv_profile *base, const struct pv_profile *new_
 	/* each side is a plain view; the order by delta is the diff's */
 	bool delta = sq.sort == PV_SORT_DELTA;
 	if (delta)
-		sq.sort = PV_SORT_SELF;
+		sq.sort = PV_SORT_DEFAULT;
 	const struct pv_profile *ps[2] = {base, new_};
 	const char *names[2] = {"base", "new"};
 	int rc = 0;
@@ -556,7 +556,8 @@ int pv_diff_compute(const struct pv_profile *base, const struct pv_profile *new_
 		if (!rc)
 			rc = side_of_flat(&sd[1], d->v[1], d->v[1]->flat);
 		if (!rc)
-			rc = diff_rows(d, sd, list && (delta || q->sort == PV_SORT_SELF), &d->flat);
+			rc = diff_rows(d, sd, list && (delta || pv_query_sort(q) == PV_SORT_SELF),
+				       &d->flat);
 		pv_free(sd[0].own);
 		pv_free(sd[1].own);
 	}

@@ -27,6 +27,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/sort.h"
+#include "base/text.h"
 #include "pv/marker.h"
 #include "pv/view.h"
 #include "view/internal.h"
@@ -2428,7 +2429,7 @@ static int flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_
 			uint32_t ps = flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE);
 			order[l][first[l][ps] + count[l][ps]++] = sx;
 		}
-		bool by_self = list && v->q.sort == PV_SORT_SELF;
+		bool by_self = pv_query_sort(&v->q) == PV_SORT_SELF;
 		struct row_sort c = {v,
 				     NULL,
 				     by_self ? fb.excl[l][0] : fb.incl[l][0],
@@ -2581,7 +2582,7 @@ static void exact_function_costs(struct pv_engine *e)
 		if (b - a > 1) {
 			for (uint32_t r = a; r < b; r++)
 				order[r - a] = r;
-			bool by_self = pv_view_kind(v->q.view)->list && v->q.sort == PV_SORT_SELF;
+			bool by_self = pv_query_sort(&v->q) == PV_SORT_SELF;
 			struct row_sort c = {v,
 					     NULL,
 					     by_self ? f->self[0] : f->total[0],
@@ -2907,9 +2908,8 @@ static int resolve(struct pv_engine *e, const struct pv_query *q)
 		if (m == PV_NONE) {
 			char have[256] = "";
 			for (uint32_t k = 0; k < p->metrics.len; k++) {
-				strncat(have, k ? ", " : "", sizeof(have) - strlen(have) - 1);
-				strncat(have, pv_str(p, p->metrics.name[k]),
-					sizeof(have) - strlen(have) - 1);
+				text_append(have, sizeof(have), k ? ", " : "");
+				text_append(have, sizeof(have), pv_str(p, p->metrics.name[k]));
 			}
 			return pv_error_set(e->err, PV_EINVAL,
 					    "no metric named '%s' (the profile has: %s)",

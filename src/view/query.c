@@ -38,6 +38,7 @@ static const char *const filter_names[] = {"include",
 					   "focus-inverted"};
 static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
+/* PV_SORT_SELF.. in order (PV_SORT_DEFAULT has no name: it is the absence of the option) */
 static const char *const sort_names[] = {"self", "total", "delta"};
 static const char *const inline_names[] = {"keep", "fold"};
 static const char *const self_names[] = {"own", "nested"};
@@ -102,6 +103,18 @@ static const char *text_of(const char *const *names, size_t n, unsigned v)
 	return s ? s : "?";
 }
 
+/* The name of the order q's rows come in ("self" for a tree or top that names none). */
+static const char *sort_text(const struct pv_query *q)
+{
+	return text_of(sort_names, NR(sort_names), pv_query_sort(q) - PV_SORT_SELF);
+}
+
+/* Whether q's sort is its view kind's own: the flags and the URL leave it out. */
+static bool sort_is_default(const struct pv_query *q)
+{
+	return pv_query_sort(q) == pv_view_kind(q->view)->sort;
+}
+
 /* ---- the value ---- */
 
 void pv_query_init(struct pv_query *q)
@@ -112,7 +125,7 @@ void pv_query_init(struct pv_query *q)
 	q->range_start_ns = INT64_MIN;
 	q->range_end_ns = INT64_MAX;
 	q->percent = PV_PERCENT_CENTER;
-	q->sort = PV_SORT_SELF;
+	q->sort = PV_SORT_DEFAULT;
 	q->max_rows = PV_TREE_ROWS;
 }
 
@@ -240,8 +253,8 @@ bool pv_query_equal(const struct pv_query *a, const struct pv_query *b)
 {
 	if (a->view != b->view || a->by != b->by || a->percent != b->percent ||
 	    a->depth != b->depth || a->limit != b->limit || a->max_rows != b->max_rows ||
-	    a->sort != b->sort || a->inlines != b->inlines || a->self != b->self ||
-	    min_micro(a->min_percent) != min_micro(b->min_percent))
+	    pv_query_sort(a) != pv_query_sort(b) || a->inlines != b->inlines ||
+	    a->self != b->self || min_micro(a->min_percent) != min_micro(b->min_percent))
 		return false;
 	if (has_range(a) != has_range(b))
 		return false;
@@ -596,7 +609,7 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 	case O_SORT:
 		rc = set_enum(sort_names, NR(sort_names), v, &e, label, err);
 		if (!rc)
-			q->sort = (enum pv_sort_key)e;
+			q->sort = (enum pv_sort_key)(e + PV_SORT_SELF);
 		return rc;
 	case O_INLINE:
 		rc = set_enum(inline_names, NR(inline_names), v, &e, label, err);
@@ -776,8 +789,8 @@ char *pv_query_to_args(const struct pv_query *q)
 		snprintf(buf, sizeof(buf), "%u", q->limit);
 		flag1(&o, "n", buf);
 	}
-	if (q->sort != PV_SORT_SELF)
-		flag1(&o, "sort", text_of(sort_names, NR(sort_names), q->sort));
+	if (!sort_is_default(q))
+		flag1(&o, "sort", sort_text(q));
 	if (q->inlines != PV_INLINE_KEEP)
 		flag1(&o, "inline", text_of(inline_names, NR(inline_names), q->inlines));
 	if (q->max_rows != PV_TREE_ROWS) {
@@ -854,8 +867,8 @@ char *pv_query_to_url(const struct pv_query *q)
 		sbuf_addf(&o.b, "&depth=%u", q->depth);
 	if (q->limit)
 		sbuf_addf(&o.b, "&n=%u", q->limit);
-	if (q->sort != PV_SORT_SELF)
-		pair(&o, "sort", NULL, text_of(sort_names, NR(sort_names), q->sort));
+	if (!sort_is_default(q))
+		pair(&o, "sort", NULL, sort_text(q));
 	if (q->inlines != PV_INLINE_KEEP)
 		pair(&o, "inline", NULL, text_of(inline_names, NR(inline_names), q->inlines));
 	if (q->max_rows != PV_TREE_ROWS)
@@ -934,7 +947,7 @@ char *pv_query_to_json(const struct pv_query *q)
 	fixed_text(buf, sizeof(buf), min_micro(q->min_percent));
 	sbuf_addf(f, ", \"min_percent\": %s, \"depth\": %u, \"limit\": %u, \"sort\": ", buf,
 		  q->depth, q->limit);
-	put_string(f, text_of(sort_names, NR(sort_names), q->sort));
+	put_string(f, sort_text(q));
 	if (q->inlines != PV_INLINE_KEEP) { /* only when set, as inside_markers */
 		sbuf_puts(f, ", \"inline\": ");
 		put_string(f, text_of(inline_names, NR(inline_names), q->inlines));

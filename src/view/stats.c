@@ -201,7 +201,7 @@ static int resort_list(struct pv_view *v)
 	for (uint32_t r = 0; r < n; r++)
 		ix[r] = r;
 	pv_sort_r(ix, n, sizeof(uint32_t), cmp_rows,
-		  v->q.sort == PV_SORT_SELF ? f->self[0] : f->total[0]);
+		  pv_query_sort(&v->q) == PV_SORT_SELF ? f->self[0] : f->total[0]);
 #define PERMUTE(col, type)                                   \
 	do {                                                 \
 		type *t_ = tmp;                              \

@@ -92,6 +92,24 @@ async function shownRows(page, tab) {
 }
 const num = (s) => Number(String(s).replace(/,/g, ''));
 
+// The rows a flat table shows (flat, top) once its pane is ready and pred holds:
+// [{key, level, name, total, self}] (the exact values: the cells' titles)
+async function flatRows(page, tab, pred) {
+  const deadline = Date.now() + WAIT_MS;
+  let rows = [];
+  while (Date.now() < deadline) {
+    if (await page.$(`.pane[data-tab="${tab}"][data-state="ready"]`)) {
+      rows = await page.$$eval(`.pane[data-tab="${tab}"] .tt-row[data-key]`, (els) => els.filter((e) => !e.hidden)
+        .sort((a, b) => a.dataset.index - b.dataset.index)
+        .map((e) => ({ key: e.dataset.key, level: +e.dataset.level, name: e.querySelector('.nm').textContent,
+          total: e.querySelector('.c-total').title, self: e.querySelector('.c-self').title })));
+      if (rows.length && (!pred || pred(rows))) return rows;
+    }
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`${tab} rows: not shown (last: ${JSON.stringify(rows.slice(0, 3))})`);
+}
+
 // The rows of a tab once its pane has its whole answer (data-state "ready": the view and the
 // heaviest path it opens on first display) and pred holds. Reading rows while the pane is still
 // "busy" races with the rows that arrive next.
@@ -550,6 +568,60 @@ async function main() {
     eq(after.map((r) => [r.path, r.total]), before.map((r) => [r.path, r.total]), 'rows after reload');
     const want = cli('callers', FIREFOX, '--center', 'foo', '--merge', 'bar', '--json');
     eq(num(after[0].total), want.rows[0].total, 'bottom-up center total');
+  });
+
+  await test('the tabs are the view kinds /api/profile lists (its labels), then the other panes', async () => {
+    await page.goto(url);
+    await waitRows(page, 'top-down', null, 'top-down rows');
+    const prof = await api(url, 'profile', '');
+    const tabs = await page.$$eval('#tabs button[data-tab]', (bs) => bs.map((b) => ({ tab: b.dataset.tab, view: b.dataset.view || null, label: b.textContent })));
+    const kinds = tabs.filter((t) => t.view);
+    eq(kinds.map((t) => [t.view, t.label]), prof.views.map((v) => [v.name, v.label]), 'a tab per view kind, in its order');
+    eq(tabs.slice(0, kinds.length), kinds, 'the view kinds come first');
+    eq(kinds.map((t) => t.tab), ['top-down', 'bottom-up', 'flat', 'butterfly', 'top'], 'their URL names (tab=)');
+    const bf = await page.getAttribute('#tabs button[data-view="butterfly"]', 'title');
+    assert(/needs a center/.test(bf), `the butterfly tab says it needs a center: ${bf}`);
+    // a kind without a pane of its own gets the table its outputs fill: top, ranked by self
+    await page.click('#tabs button[data-tab="top"]');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('view') === 'top');
+    const rows = await flatRows(page, 'top', (r) => r.length > 3);
+    const want = cli('top', FIREFOX, '--json').rows;
+    eq(rows.slice(0, 5).map((r) => [r.name, num(r.self)]), want.slice(0, 5).map((r) => [r.name, r.self]), 'the top tab shows profview top');
+    await noError(page);
+  });
+
+  await test('flat: the Self header sorts the rows by self (sort=self), the Total header back to total', async () => {
+    // doc/views.md's worked example: main 26/1 comes first by total, bar 12/10 by self
+    const WORKED = 'tests/data/collapsed/worked-example.txt';
+    const wu = await serve(WORKED);
+    await page.goto(wu + '?tab=flat');
+    const sorted = (rows, col) => {
+      // siblings (one parent's rows, one level) come in descending order of col
+      const last = [];
+      for (const r of rows) {
+        last.length = r.level + 1;
+        if (last[r.level] !== undefined && num(r[col]) > last[r.level]) return false;
+        last[r.level] = num(r[col]);
+      }
+      return true;
+    };
+    const byTotal = await flatRows(page, 'flat', (r) => r.length > 5);
+    assert(sorted(byTotal, 'total') && !sorted(byTotal, 'self'), 'rows by total first (and not by self: the test can fail)');
+    eq(await page.$eval('.pane[data-tab="flat"] .tt-head .num.sorted', (e) => e.textContent.split(' ')[0]), 'Total', 'the sorted column');
+    await page.click('.pane[data-tab="flat"] .tt-head .num:has-text("Self")');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('sort') === 'self');
+    const bySelf = await flatRows(page, 'flat', (r) => r.length > 5 && sorted(r, 'self'));
+    assert(sorted(bySelf, 'self'), 'rows by self, descending');
+    eq(bySelf.length, byTotal.length, 'the same rows');
+    eq(await page.$eval('.pane[data-tab="flat"] .tt-head .num.sorted', (e) => e.textContent.split(' ')[0]), 'Self', 'the sorted column');
+    // the CLI's order: profview flat --sort self
+    eq(bySelf.slice(2).map((r) => [r.name, num(r.self)]), [['bar', 10], ['baz', 7], ['malloc', 7], ['main', 1], ['foo', 1], ['real_main', 0], ['qux', 0]], 'the functions by self (then total, then name)');
+    // Total: back to the flat view's own order, no sort in the URL (ascending is not offered)
+    await page.click('.pane[data-tab="flat"] .tt-head .num:has-text("Total")');
+    await page.waitForFunction(() => !new URLSearchParams(location.search).has('sort'));
+    const again = await flatRows(page, 'flat', (r) => r.length > 5 && sorted(r, 'total') && !sorted(r, 'self'));
+    eq(again.map((r) => r.key), byTotal.map((r) => r.key), 'rows by total again');
+    await noError(page);
   });
 
   await test('keyboard: arrows move and open, * expands all, / focuses the search', async () => {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 #include "import/json.h"
 #include "pv/marker.h"
 #include "t.h"
@@ -184,9 +185,9 @@ void t_stack_path(const struct pv_profile *p, pv_stack_ix s, const char *sep, ch
 		parts[k++] = pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[s]]]);
 	buf[0] = 0;
 	while (k-- > 0) {
-		strncat(buf, parts[k], n - strlen(buf) - 1);
+		text_append(buf, n, parts[k]);
 		if (k)
-			strncat(buf, sep, n - strlen(buf) - 1);
+			text_append(buf, n, sep);
 	}
 }
 

@@ -15,12 +15,15 @@
 #include "tapi.h"
 
 /* the view kinds, as /api/profile lists them (src/view/kinds.c) */
-#define VIEWS                                                                                  \
-	"\"views\": [{\"name\": \"tree\", \"needs_center\": false, \"outputs\": [\"tree\"]}, " \
-	"{\"name\": \"callers\", \"needs_center\": false, \"outputs\": [\"tree\"]}, "          \
-	"{\"name\": \"flat\", \"needs_center\": false, \"outputs\": [\"flat\"]}, "             \
-	"{\"name\": \"butterfly\", \"needs_center\": true, \"outputs\": [\"tree\", "           \
-	"\"callers\"]}, {\"name\": \"top\", \"needs_center\": false, \"outputs\": [\"flat\"]}]"
+#define VIEWS                                                                                      \
+	"\"views\": [{\"name\": \"tree\", \"label\": \"Top-down\", \"needs_center\": false, "      \
+	"\"sort\": \"self\", \"outputs\": [\"tree\"]}, {\"name\": \"callers\", \"label\": "        \
+	"\"Bottom-up\", \"needs_center\": false, \"sort\": \"self\", \"outputs\": [\"tree\"]}, "   \
+	"{\"name\": \"flat\", \"label\": \"Flat\", \"needs_center\": false, \"sort\": \"total\", " \
+	"\"outputs\": [\"flat\"]}, {\"name\": \"butterfly\", \"label\": \"Butterfly\", "           \
+	"\"needs_center\": true, \"sort\": \"self\", \"outputs\": [\"tree\", \"callers\"]}, "      \
+	"{\"name\": \"top\", \"label\": \"Top\", \"needs_center\": false, \"sort\": \"self\", "    \
+	"\"outputs\": [\"flat\"]}]"
 #define CALLTREE "firefox/generated-processed-v70-calltree.json"
 #define MARKERS	 "firefox/generated-processed-v70-marker-table.json"
 #define NETWORK	 "firefox/generated-processed-v70-network.json"

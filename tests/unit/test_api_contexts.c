@@ -33,6 +33,16 @@ static char *call(struct pv_api *a, const char *query, int *status)
 	"\"imbalance\": "                                                                    \
 	"2.66666666667}}"
 
+/* center=solve&width=2&bins=4 on contexts-4.txt: two pixel columns ({8, 3}, {10, 0}), 4 bins
+ * of 2.5 */
+#define SOLVE_WIDTH2_BINS4                                                                  \
+	"{\"row\": \"solve\", \"metric\": {\"name\": \"samples\", \"unit\": \"count\"}, "   \
+	"\"note\": null, \"value\": \"total\", \"order\": \"index\", \"contexts\": 4, "     \
+	"\"from\": 0, \"to\": 4, " SOLVE_SUMMARY ", \"columns\": [[3, 8, 1, 0, 0, 2], [0, " \
+	"10, 3, 2, 2, 2]], \"histogram\": {\"bins\": 4, \"min\": 0, \"width\": 2.5, "       \
+	"\"counts\": [1, 1, 0, 2], \"threads\": [[3], [1], [], [0, 2]]}, \"names\": "       \
+	"{\"1\": \"rank 1\", \"0\": \"rank 0\", \"3\": \"rank 3\", \"2\": \"rank 2\"}}\n"
+
 T_TEST(api_contexts_plot_and_histogram)
 {
 	struct pv_profile *p = NULL;
@@ -48,13 +58,7 @@ T_TEST(api_contexts_plot_and_histogram)
 	/* the center, two pixel columns ({8, 3}, {10, 0}), 4 bins of 2.5 */
 	char *b = call(a, "center=solve&width=2&bins=4", &st);
 	T_EQ_INT(st, 200);
-	T_EQ_STR(b,
-		 "{\"row\": \"solve\", \"metric\": {\"name\": \"samples\", \"unit\": \"count\"}, "
-		 "\"note\": null, \"value\": \"total\", \"order\": \"index\", \"contexts\": 4, "
-		 "\"from\": 0, \"to\": 4, " SOLVE_SUMMARY ", \"columns\": [[3, 8, 1, 0, 0, 2], [0, "
-		 "10, 3, 2, 2, 2]], \"histogram\": {\"bins\": 4, \"min\": 0, \"width\": 2.5, "
-		 "\"counts\": [1, 1, 0, 2], \"threads\": [[3], [1], [], [0, 2]]}, \"names\": "
-		 "{\"1\": \"rank 1\", \"0\": \"rank 0\", \"3\": \"rank 3\", \"2\": \"rank 2\"}}\n");
+	T_EQ_STR(b, SOLVE_WIDTH2_BINS4);
 	free(b);
 	/* the same row by its key in the tree (main > solve), sorted, the window [1, 3) */
 	b = call(a, "key=f0/f1&order=value&from=1&to=3&bins=1", &st);
@@ -140,13 +144,7 @@ T_TEST(api_contexts_of_a_merged_snapshot)
 	int st;
 	char *b = call(a, "center=solve&width=2&bins=4", &st);
 	T_EQ_INT(st, 200);
-	T_EQ_STR(b,
-		 "{\"row\": \"solve\", \"metric\": {\"name\": \"samples\", \"unit\": \"count\"}, "
-		 "\"note\": null, \"value\": \"total\", \"order\": \"index\", \"contexts\": 4, "
-		 "\"from\": 0, \"to\": 4, " SOLVE_SUMMARY ", \"columns\": [[3, 8, 1, 0, 0, 2], [0, "
-		 "10, 3, 2, 2, 2]], \"histogram\": {\"bins\": 4, \"min\": 0, \"width\": 2.5, "
-		 "\"counts\": [1, 1, 0, 2], \"threads\": [[3], [1], [], [0, 2]]}, \"names\": "
-		 "{\"1\": \"rank 1\", \"0\": \"rank 0\", \"3\": \"rank 3\", \"2\": \"rank 2\"}}\n");
+	T_EQ_STR(b, SOLVE_WIDTH2_BINS4);
 	free(b);
 	pv_api_free(a);
 }

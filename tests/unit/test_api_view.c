@@ -1206,8 +1206,9 @@ static void compare_file(const char *rel, const char *query, uint32_t nm)
 	char what[512];
 	snprintf(what, sizeof(what), "%s ?%s", rel, query);
 	if (v->flat) {
-		url = malloc(strlen(query) + 32);
-		sprintf(url, "%s&limit=%u", query, CAP);
+		size_t ul = strlen(query) + 32;
+		url = malloc(ul);
+		snprintf(url, ul, "%s&limit=%u", query, CAP);
 		int st;
 		char *body = t_api_call(a, "view", url, &st);
 		T_EQ_INT(st, 200);
@@ -1220,7 +1221,7 @@ static void compare_file(const char *rel, const char *query, uint32_t nm)
 				want[nw].total[m] = v->flat->total[m][r];
 				want[nw].self[m] = v->flat->self[m][r];
 			}
-			strcpy(want[nw].key, ng > nw ? got[nw].key : "");
+			snprintf(want[nw].key, sizeof(want[nw].key), "%s", ng > nw ? got[nw].key : "");
 		}
 		same_rows(what, got, ng, want, nw, nm);
 		free(body);

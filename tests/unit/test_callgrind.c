@@ -198,8 +198,7 @@ T_TEST(callgrind_recorded_equal_annotate)
 		     {"cpython.callgrind.gz", "cpython.callgrind", false}};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char path[512], ann[600];
-		snprintf(path, sizeof(path), "%s", t_data("callgrind/"));
-		strncat(path, files[i].file, sizeof(path) - strlen(path) - 1);
+		snprintf(path, sizeof(path), "%s%s", t_data("callgrind/"), files[i].file);
 		struct pv_profile *p = t_load_as(path, "callgrind");
 		if (!p)
 			continue;

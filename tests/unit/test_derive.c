@@ -226,8 +226,8 @@ T_TEST(derive_errors)
 	}
 	/* nesting deeper than the parser allows: an error, not a crash */
 	char deep[400] = "x=";
-	for (int i = 0; i < 150; i++)
-		strcat(deep, "(");
+	memset(deep + 2, '(', 150);
+	deep[152] = 0;
 	struct pv_query q;
 	struct pv_error err;
 	pv_query_init(&q);

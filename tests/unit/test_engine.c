@@ -268,6 +268,16 @@ T_TEST(engine_worked_example_flat)
 	T_EQ_STR(pv_view_row_name(v, v->flat->kind[2], v->flat->id[2], b, sizeof(b), 0), "main");
 	T_EQ_INT(v->flat->total[0][3], 18);
 	pv_view_free(v);
+	/* --sort self: each level by self, then total, then name (the functions of the file) */
+	q.sort = PV_SORT_SELF;
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	static const char *const by_self[] = {"bar", "baz",	  "malloc", "main",
+					      "foo", "real_main", "qux"};
+	T_EQ_INT(v->flat->len, 9);
+	for (uint32_t r = 2; r < v->flat->len && r < 9; r++)
+		T_EQ_STR(pv_view_row_name(v, v->flat->kind[r], v->flat->id[r], b, sizeof(b), 0),
+			 by_self[r - 2]);
+	pv_view_free(v);
 	pv_query_release(&q);
 	pv_profile_free(p);
 }

@@ -255,7 +255,7 @@ static void round_trip(const char *path)
 					for (uint32_t k = 0; k < with && !dup; k++)
 						dup = strcmp(seen[k], key) == 0;
 					if (any && !dup)
-						strcpy(seen[with++], key);
+						memcpy(seen[with++], key, sizeof(key));
 				}
 				free(seen);
 				if (back->threads.len != with)

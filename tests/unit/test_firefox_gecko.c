@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
@@ -536,12 +537,12 @@ static void fingerprint(const struct pv_profile *p, char *out, size_t n)
 	for (uint32_t t = 0; t < p->threads.len; t++) {
 		snprintf(line, sizeof(line), "thread %s %lld\n", pv_str(p, p->threads.name[t]),
 			 (long long)p->threads.pid[t]);
-		strncat(out, line, n - strlen(out) - 1);
+		text_append(out, n, line);
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 			t_stack_path(p, p->samples.stack[s], " > ", path, sizeof(path));
 			snprintf(line, sizeof(line), "  %lld %s\n",
 				 (long long)p->samples.time_ns[s], path);
-			strncat(out, line, n - strlen(out) - 1);
+			text_append(out, n, line);
 		}
 	}
 	for (uint32_t m = 0; m < p->markers.len; m++) {
@@ -551,7 +552,7 @@ static void fingerprint(const struct pv_profile *p, char *out, size_t n)
 			 (long long)p->markers.start_ns[m], (long long)p->markers.end_ns[m],
 			 pv_str(p, p->markers.payload[m]), (long long)p->markers.cause_time_ns[m],
 			 path);
-		strncat(out, line, n - strlen(out) - 1);
+		text_append(out, n, line);
 	}
 }
 

@@ -844,9 +844,22 @@ static char *edit(const char *from, const char *to)
 	char *d = malloc(strlen(base_doc) - fl + tl + 1);
 	memcpy(d, base_doc, a);
 	memcpy(d + a, to, tl);
-	strcpy(d + a + tl, base_doc + a + fl);
+	memcpy(d + a + tl, base_doc + a + fl, strlen(base_doc + a + fl) + 1);
 	return d;
 }
+
+/* base_doc with from replaced by to must fail to import with what at the first needle in it
+ * (+ skip bytes): "line 1, column C: what". */
+static void edit_error(const char *from, const char *to, const char *needle, size_t skip,
+		       const char *what, int line)
+{
+	char want[200], *doc = edit(from, to);
+	at(want, sizeof(want), doc, needle, skip, what);
+	expect_error(doc, PV_EPARSE, want, line);
+	free(doc);
+}
+#define EXPECT_EDIT_ERROR(from, to, needle, skip, what) \
+	edit_error(from, to, needle, skip, what, __LINE__)
 
 T_TEST(firefox_processed_error_truncated)
 {
@@ -872,121 +885,67 @@ T_TEST(firefox_processed_error_truncated)
 
 T_TEST(firefox_processed_error_wrong_types)
 {
-	char want[200];
-	char *doc = edit("\"stack\":[2,1,null,2]", "\"stack\":[2,\"x\",null,2]");
-	at(want, sizeof(want), doc, "\"x\"", 0,
-	   "expected an integer or null for samples.stack, found a string");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"timeDeltas\":[1,", "\"timeDeltas\":[true,");
-	at(want, sizeof(want), doc, "true", 0,
-	   "expected a time in milliseconds or null for samples.timeDeltas, found a boolean");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"frame\":[0,1,2]", "\"frame\":{}");
-	at(want, sizeof(want), doc, "\"frame\":{}", 8,
-	   "expected an array for stackTable.frame, found an object");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"stack\":[2,1,null,2]", "\"stack\":[2,1.5,null,2]");
-	at(want, sizeof(want), doc, "1.5", 0, "expected an integer, found 1.5");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"weightType\":\"samples\"", "\"weightType\":\"kg\"");
-	at(want, sizeof(want), doc, "\"kg\"", 0,
-	   "expected samples.weightType 'samples', 'tracing-ms' or 'bytes', found 'kg'");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
+	EXPECT_EDIT_ERROR("\"stack\":[2,1,null,2]", "\"stack\":[2,\"x\",null,2]", "\"x\"", 0,
+			  "expected an integer or null for samples.stack, found a string");
+	EXPECT_EDIT_ERROR(
+	    "\"timeDeltas\":[1,", "\"timeDeltas\":[true,", "true", 0,
+	    "expected a time in milliseconds or null for samples.timeDeltas, found a boolean");
+	EXPECT_EDIT_ERROR("\"frame\":[0,1,2]", "\"frame\":{}", "\"frame\":{}", 8,
+			  "expected an array for stackTable.frame, found an object");
+	EXPECT_EDIT_ERROR("\"stack\":[2,1,null,2]", "\"stack\":[2,1.5,null,2]", "1.5", 0,
+			  "expected an integer, found 1.5");
+	EXPECT_EDIT_ERROR(
+	    "\"weightType\":\"samples\"", "\"weightType\":\"kg\"", "\"kg\"", 0,
+	    "expected samples.weightType 'samples', 'tracing-ms' or 'bytes', found 'kg'");
 	EXPECT_ERROR(
 	    "[1]", PV_EPARSE,
 	    "line 1, column 1: expected an object (a Firefox processed profile), found an array");
-	doc = edit("\"preprocessedProfileVersion\":70", "\"preprocessedProfileVersion\":\"70\"");
-	at(want, sizeof(want), doc, "\"70\"", 0,
-	   "expected an integer for meta.preprocessedProfileVersion, found a string");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
+	EXPECT_EDIT_ERROR(
+	    "\"preprocessedProfileVersion\":70", "\"preprocessedProfileVersion\":\"70\"", "\"70\"",
+	    0, "expected an integer for meta.preprocessedProfileVersion, found a string");
 }
 
 T_TEST(firefox_processed_error_stack_order)
 {
-	char want[200];
 	/* prefixOffset 2 at stack 1 points before the first stack */
-	char *doc = edit("\"prefixOffset\":[0,1,1]", "\"prefixOffset\":[0,2,1]");
-	at(want, sizeof(want), doc, "[0,2,1]", 3,
-	   "expected a prefixOffset from 0 to 1 for stack 1, found 2");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
+	EXPECT_EDIT_ERROR("\"prefixOffset\":[0,1,1]", "\"prefixOffset\":[0,2,1]", "[0,2,1]", 3,
+			  "expected a prefixOffset from 0 to 1 for stack 1, found 2");
 	/* a negative offset points forward */
-	doc = edit("\"prefixOffset\":[0,1,1]", "\"prefixOffset\":[0,1,-1]");
-	at(want, sizeof(want), doc, "-1]", 0,
-	   "expected a prefixOffset from 0 to 2 for stack 2, found -1");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
+	EXPECT_EDIT_ERROR("\"prefixOffset\":[0,1,1]", "\"prefixOffset\":[0,1,-1]", "-1]", 0,
+			  "expected a prefixOffset from 0 to 2 for stack 2, found -1");
 	/* the old prefix column: stack 1's prefix is itself, stack 2's is later */
-	doc = edit("\"prefixOffset\":[0,1,1]", "\"prefix\":[null,1,0]");
-	at(want, sizeof(want), doc, "[null,1,0]", 6,
-	   "expected the prefix of stack 1 to be an earlier stack or null, found 1");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"prefixOffset\":[0,1,1]", "\"prefix\":[null,0,7]");
-	at(want, sizeof(want), doc, "7]", 0,
-	   "expected the prefix of stack 2 to be an earlier stack or null, found 7");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
+	EXPECT_EDIT_ERROR("\"prefixOffset\":[0,1,1]", "\"prefix\":[null,1,0]", "[null,1,0]", 6,
+			  "expected the prefix of stack 1 to be an earlier stack or null, found 1");
+	EXPECT_EDIT_ERROR("\"prefixOffset\":[0,1,1]", "\"prefix\":[null,0,7]", "7]", 0,
+			  "expected the prefix of stack 2 to be an earlier stack or null, found 7");
 	/* prefixOffset must not be null */
-	doc = edit("\"prefixOffset\":[0,1,1]", "\"prefixOffset\":[null,1,1]");
-	at(want, sizeof(want), doc, "null,1,1", 0,
-	   "expected an integer for stackTable.prefixOffset, found null");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
+	EXPECT_EDIT_ERROR("\"prefixOffset\":[0,1,1]", "\"prefixOffset\":[null,1,1]", "null,1,1", 0,
+			  "expected an integer for stackTable.prefixOffset, found null");
 }
 
 T_TEST(firefox_processed_error_indices)
 {
-	char want[200];
 	/* checked once the funcTable is known, at the offending number */
-	char *doc = edit("\"func\":[0,1,2]", "\"func\":[0,5,2]");
-	at(want, sizeof(want), doc, "5,2]", 0,
-	   "expected a funcTable index below 3 for frameTable.func, found 5");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"stack\":[2,1,null,2]", "\"stack\":[2,1,null,3]");
-	at(want, sizeof(want), doc, "3],\"timeDeltas\"", 0,
-	   "expected a stackTable index below 3 for samples.stack, found 3");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"name\":[0,1,3]", "\"name\":[0,1,6]");
-	at(want, sizeof(want), doc, "6],\"resource\"", 0,
-	   "expected a string index below 6 for funcTable.name, found 6");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"category\":[0,1,null]", "\"category\":[0,2,null]");
-	at(want, sizeof(want), doc, "2,null]", 0,
-	   "expected a category index below 2 for frameTable.category, found 2");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"func\":[0,1,2]", "\"func\":[0,null,2]");
-	at(want, sizeof(want), doc, "null,2]", 0,
-	   "expected an index for frameTable.func, found null or -1");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"phase\":[0,1]", "\"phase\":[0,7]");
-	at(want, sizeof(want), doc, "7],\"category\"", 0,
-	   "expected a marker phase from 0 to 3, found 7");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
+	EXPECT_EDIT_ERROR("\"func\":[0,1,2]", "\"func\":[0,5,2]", "5,2]", 0,
+			  "expected a funcTable index below 3 for frameTable.func, found 5");
+	EXPECT_EDIT_ERROR("\"stack\":[2,1,null,2]", "\"stack\":[2,1,null,3]", "3],\"timeDeltas\"",
+			  0, "expected a stackTable index below 3 for samples.stack, found 3");
+	EXPECT_EDIT_ERROR("\"name\":[0,1,3]", "\"name\":[0,1,6]", "6],\"resource\"", 0,
+			  "expected a string index below 6 for funcTable.name, found 6");
+	EXPECT_EDIT_ERROR("\"category\":[0,1,null]", "\"category\":[0,2,null]", "2,null]", 0,
+			  "expected a category index below 2 for frameTable.category, found 2");
+	EXPECT_EDIT_ERROR("\"func\":[0,1,2]", "\"func\":[0,null,2]", "null,2]", 0,
+			  "expected an index for frameTable.func, found null or -1");
+	EXPECT_EDIT_ERROR("\"phase\":[0,1]", "\"phase\":[0,7]", "7],\"category\"", 0,
+			  "expected a marker phase from 0 to 3, found 7");
 	/* columns of different lengths */
-	doc = edit("\"timeDeltas\":[1,0.5,0.25,1]", "\"timeDeltas\":[1,0.5,0.25]");
-	at(want, sizeof(want), doc, "[1,0.5,0.25]", 0,
-	   "expected 4 values for samples.time (one per row), found 3");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
-	doc = edit("\"stackTable\":{\"frame\":[0,1,2],\"prefixOffset\":[0,1,1],\"length\":3}",
-		   "\"stackTable\":{\"frame\":[0,1,2],\"prefixOffset\":[0,1,1],\"length\":4}");
-	at(want, sizeof(want), doc, "[0,1,2]", 0,
-	   "expected 4 values for stackTable.frame (its length), found 3");
-	EXPECT_ERROR(doc, PV_EPARSE, want);
-	free(doc);
+	EXPECT_EDIT_ERROR("\"timeDeltas\":[1,0.5,0.25,1]", "\"timeDeltas\":[1,0.5,0.25]",
+			  "[1,0.5,0.25]", 0,
+			  "expected 4 values for samples.time (one per row), found 3");
+	EXPECT_EDIT_ERROR(
+	    "\"stackTable\":{\"frame\":[0,1,2],\"prefixOffset\":[0,1,1],\"length\":3}",
+	    "\"stackTable\":{\"frame\":[0,1,2],\"prefixOffset\":[0,1,1],\"length\":4}", "[0,1,2]",
+	    0, "expected 4 values for stackTable.frame (its length), found 3");
 }
 
 T_TEST(firefox_processed_error_versions)
@@ -1095,17 +1054,18 @@ T_TEST(firefox_processed_samples_mapped_in_place)
 	size_t n = strlen(BASE_THREADS) - 1; /* without its closing ']' */
 	char *threads = malloc(n + sizeof(MORE_THREADS));
 	memcpy(threads, BASE_THREADS, n);
-	strcpy(threads + n, MORE_THREADS);
+	memcpy(threads + n, MORE_THREADS, sizeof(MORE_THREADS));
 	/* shared stacks: main, main again, main>work, main>work>leaf */
 	char tables[4096];
 	snprintf(tables, sizeof(tables),
 		 "\"stackTable\":{\"frame\":[0,0,1,2],\"prefixOffset\":[0,0,1,1],\"length\":4},%s",
 		 strstr(BASE_TABLES, "\"frameTable\""));
-	char *doc = malloc(strlen(threads) + 8192), *late = malloc(strlen(threads) + 8192);
-	sprintf(doc, "{%s,%s,\"shared\":{%s,%s},%s}", BASE_META, BASE_LIBS, BASE_STRINGS, tables,
-		threads);
-	sprintf(late, "{%s,\"shared\":{%s,%s},%s,%s}", threads, tables, BASE_STRINGS, BASE_LIBS,
-		BASE_META);
+	size_t dl = strlen(threads) + 8192;
+	char *doc = malloc(dl), *late = malloc(dl);
+	snprintf(doc, dl, "{%s,%s,\"shared\":{%s,%s},%s}", BASE_META, BASE_LIBS, BASE_STRINGS,
+		 tables, threads);
+	snprintf(late, dl, "{%s,\"shared\":{%s,%s},%s,%s}", threads, tables, BASE_STRINGS,
+		 BASE_LIBS, BASE_META);
 	struct pv_profile *a = t_load_text_format("mem.json", doc, "firefox-processed"),
 			  *b = t_load_text_format("mem.json", late, "firefox-processed");
 	if (a && b) {

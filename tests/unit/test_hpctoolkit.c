@@ -113,7 +113,7 @@ static bool read_dump(const char *path, struct ydump *y)
 				sp--;
 			cur = y->n++;
 			y->parent[cur] = sp ? stack_ix[sp - 1] : -1;
-			strcpy(y->lex[cur], entry ? "entry" : "?");
+			snprintf(y->lex[cur], sizeof(y->lex[cur]), "%s", entry ? "entry" : "?");
 			stack_indent[sp] = in;
 			stack_ix[sp++] = cur;
 			cur_anchor = -1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "model/builder.h"
 #include "pv/import.h"
 #include "pv/marker.h"
@@ -557,8 +558,8 @@ static void search_is(const struct pv_markers *ms, const char *search, const cha
 		if (!pv_marker_search_match(ms, i, s, &d))
 			continue;
 		if (*got)
-			strncat(got, ",", sizeof(got) - strlen(got) - 1);
-		strncat(got, ms->name[i], sizeof(got) - strlen(got) - 1);
+			text_append(got, sizeof(got), ",");
+		text_append(got, sizeof(got), ms->name[i]);
 	}
 	if (strcmp(got, want) != 0)
 		t_fail(__FILE__, line, "search '%s' kept \"%s\", expected \"%s\"", search, got,
@@ -928,12 +929,11 @@ T_TEST(markers_corpus_search)
 			/* names up to their first ':' or space, to keep the table short */
 			size_t n = strcspn(ms->name[i], ": ");
 			if (*got)
-				strncat(got, ",", sizeof(got) - strlen(got) - 1);
+				text_append(got, sizeof(got), ",");
 			if (strncmp(ms->name[i], "Load ", 5) == 0)
 				n = 5 + strcspn(ms->name[i] + 5, ":");
-			strncat(got, ms->name[i],
-				n < sizeof(got) - strlen(got) - 1 ? n
-								  : sizeof(got) - strlen(got) - 1);
+			size_t l = strlen(got);
+			snprintf(got + l, sizeof(got) - l, "%.*s", (int)n, ms->name[i]);
 		}
 		if (strcmp(got, cases[k].want) != 0)
 			t_fail(__FILE__, __LINE__, "%s: search '%s' kept \"%s\", expected \"%s\"",
@@ -997,7 +997,7 @@ T_TEST(markers_corpus_summary)
 				 (unsigned long long)rows[r].incomplete,
 				 (long long)((rows[r].total_ns + 500) / 1000),
 				 (long long)((rows[r].median_ns + 500) / 1000));
-			strncat(got, line, sizeof(got) - strlen(got) - 1);
+			text_append(got, sizeof(got), line);
 		}
 		if (strcmp(got, cases[k].rows) != 0)
 			t_fail(__FILE__, __LINE__, "%s summary:\n  got  %s\n  want %s",

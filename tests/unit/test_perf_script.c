@@ -15,6 +15,7 @@
 
 #include "base/alloc.h"
 #include "base/file.h"
+#include "base/sbuf.h"
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
@@ -1140,15 +1141,15 @@ T_TEST(perf_probe)
 	T_TRUE(p != NULL);
 	pv_profile_free(p);
 	/* a long "# ========" header block (bpf_prog_info lines, ...) does not hide the samples */
-	char *longhdr = malloc(300 * 40 + 64);
-	size_t n = 0;
+	struct sbuf longhdr = SBUF_INIT;
 	for (int i = 0; i < 300; i++)
-		n += (size_t)sprintf(longhdr + n, "# bpf_prog_info %d: bpf_prog_6deef7\n", i);
-	n += (size_t)sprintf(longhdr + n, "a 1 cpu-clock:\n\t1 f (m)\n");
-	p = load_mem(longhdr, n, NULL, &err);
+		sbuf_addf(&longhdr, "# bpf_prog_info %d: bpf_prog_6deef7\n", i);
+	sbuf_puts(&longhdr, "a 1 cpu-clock:\n\t1 f (m)\n");
+	T_TRUE(!longhdr.oom);
+	p = load_mem(longhdr.buf, longhdr.len, NULL, &err);
 	T_TRUE(p != NULL);
 	pv_profile_free(p);
-	free(longhdr);
+	sbuf_release(&longhdr);
 	/* prose with numbers is not perf script */
 	static const char prose[] = "we ran 3 times: it was fine\nthen 4 more: also fine\n";
 	p = load_mem(prose, sizeof(prose) - 1, NULL, &err);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sbuf.h"
 #include "pv/import.h"
 #include "pv/profile.h"
 #include "t.h"
@@ -568,37 +569,37 @@ T_TEST(pprof_legacy_malformed_text)
 			pv_profile_free(p);
 	}
 	/* "$attr" substitutions past 1 MiB for one memory map line */
-	size_t n = 200000;
-	char *big = malloc(n + 4096);
-	size_t l = (size_t)snprintf(big, 4096,
-				    "heap profile: 1: 2 [1: 2] @ heap_v2/0\n1: 2 [1: 2] @ 0x10\n"
-				    "--- Memory map: ---\nx=%01000d\n",
-				    7);
+	struct sbuf big = SBUF_INIT;
+	sbuf_addf(&big,
+		  "heap profile: 1: 2 [1: 2] @ heap_v2/0\n1: 2 [1: 2] @ 0x10\n"
+		  "--- Memory map: ---\nx=%01000d\n",
+		  7);
 	for (size_t i = 0; i < 2000; i++)
-		l += (size_t)sprintf(big + l, "$x");
+		sbuf_puts(&big, "$x");
+	T_TRUE(!big.oom);
 	struct pv_profile *p;
 	struct pv_error err;
-	int rc = t_import_text("bad.prof", big, l, "pprof-legacy", &p, &err);
+	int rc = t_import_text("bad.prof", big.buf, big.len, "pprof-legacy", &p, &err);
 	T_EQ_INT(rc, PV_ELIMIT);
 	T_CONTAINS(err.msg, "after $attr substitution");
 	if (!rc)
 		pv_profile_free(p);
-	free(big);
 	/* 20,000 locations in 20,000 mappings: past the bound on pprof's linear mapping search */
-	big = malloc(4 << 20);
-	l = (size_t)sprintf(big, "heap profile: 1: 2 [1: 2] @ heap_v2/0\n1: 2 [1: 2] @");
+	sbuf_reset(&big);
+	sbuf_puts(&big, "heap profile: 1: 2 [1: 2] @ heap_v2/0\n1: 2 [1: 2] @");
 	for (unsigned i = 0; i < 20000; i++)
-		l += (size_t)sprintf(big + l, " 0x%x", 0x100000 + 16 * i);
-	l += (size_t)sprintf(big + l, "\n--- Memory map: ---\n");
+		sbuf_addf(&big, " 0x%x", 0x100000 + 16 * i);
+	sbuf_puts(&big, "\n--- Memory map: ---\n");
 	for (unsigned i = 0; i < 20000; i++)
-		l += (size_t)sprintf(big + l, "%x-%x: /lib/l%u.so\n", 0x10000000 + 32 * i,
-				     0x10000000 + 32 * i + 16, i);
-	rc = t_import_text("bad.prof", big, l, "pprof-legacy", &p, &err);
+		sbuf_addf(&big, "%x-%x: /lib/l%u.so\n", 0x10000000 + 32 * i,
+			  0x10000000 + 32 * i + 16, i);
+	T_TRUE(!big.oom);
+	rc = t_import_text("bad.prof", big.buf, big.len, "pprof-legacy", &p, &err);
 	T_EQ_INT(rc, PV_ELIMIT);
 	T_CONTAINS(err.msg, "20000 locations in 20000 mappings");
 	if (!rc)
 		pv_profile_free(p);
-	free(big);
+	sbuf_release(&big);
 }
 
 /* 64-bit little-endian words of a binary CPU profile. */

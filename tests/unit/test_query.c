@@ -3,7 +3,9 @@
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "base/sbuf.h"
 #include "pv/query.h"
+#include "pv/view.h"
 #include "t.h"
 
 struct opt {
@@ -515,20 +517,22 @@ T_TEST(query_limits)
 	pv_query_release(&q);
 
 	/* the same limit in a URL and in JSON */
-	char *url = malloc(16 * (PV_QUERY_MAX + 1) + 16);
-	n = (size_t)sprintf(url, "view=tree");
+	struct sbuf url = SBUF_INIT;
+	sbuf_puts(&url, "view=tree");
 	for (int i = 0; i <= PV_QUERY_MAX; i++)
-		n += (size_t)sprintf(url + n, "&thread=t%d", i);
-	T_EQ_INT(pv_query_from_url(&q, url, &err), PV_ELIMIT);
+		sbuf_addf(&url, "&thread=t%d", i);
+	T_TRUE(!url.oom);
+	T_EQ_INT(pv_query_from_url(&q, url.buf, &err), PV_ELIMIT);
 	T_EQ_STR(err.msg, "too many thread values (at most 64)");
 	T_EQ_INT(q.nr_threads, 0); /* a failed read leaves the defaults */
-	n = (size_t)sprintf(url, "{\"center\": [");
+	sbuf_set(&url, "{\"center\": [", 12);
 	for (int i = 0; i <= PV_QUERY_MAX; i++)
-		n += (size_t)sprintf(url + n, "%s\"c\"", i ? "," : "");
-	sprintf(url + n, "]}");
-	T_EQ_INT(pv_query_from_json(&q, url, strlen(url), &err), PV_ELIMIT);
+		sbuf_addf(&url, "%s\"c\"", i ? "," : "");
+	sbuf_puts(&url, "]}");
+	T_TRUE(!url.oom);
+	T_EQ_INT(pv_query_from_json(&q, url.buf, url.len, &err), PV_ELIMIT);
 	T_EQ_STR(err.msg, "query: line 1, column 269: too many center values (at most 64)");
-	free(url);
+	sbuf_release(&url);
 }
 
 static void url_error(const char *url, int code, const char *msg, int line)
@@ -785,6 +789,27 @@ T_TEST(query_equal_and_copy)
 	pv_query_release(&a);
 }
 
+/* Reads text (a URL, or JSON) with its k-th allocation failing for k = 1, 2, ... until a read
+ * succeeds: each failure is PV_ENOMEM, and the query read is a. */
+static void read_failing(const struct pv_query *a, const char *text, bool json)
+{
+	struct pv_query b;
+	struct pv_error err;
+	for (uint64_t k = 1; k < 400; k++) {
+		pv_alloc_fail_after(k);
+		int rc = json ? pv_query_from_json(&b, text, strlen(text), &err)
+			      : pv_query_from_url(&b, text, &err);
+		pv_alloc_fail_after(0);
+		if (rc == 0) {
+			T_TRUE(pv_query_equal(a, &b));
+			pv_query_release(&b);
+			break;
+		}
+		T_EQ_INT(rc, PV_ENOMEM);
+		T_EQ_INT(err.code, PV_ENOMEM);
+	}
+}
+
 /* Every allocation failure is reported as PV_ENOMEM and leaks nothing (ASan checks the leaks). */
 T_TEST(query_out_of_memory)
 {
@@ -806,30 +831,8 @@ T_TEST(query_out_of_memory)
 		fails++;
 	}
 	T_TRUE(fails > 5);
-	for (uint64_t k = 1; k < 400; k++) {
-		pv_alloc_fail_after(k);
-		int rc = pv_query_from_url(&b, url, &err);
-		pv_alloc_fail_after(0);
-		if (rc == 0) {
-			T_TRUE(pv_query_equal(&a, &b));
-			pv_query_release(&b);
-			break;
-		}
-		T_EQ_INT(rc, PV_ENOMEM);
-		T_EQ_INT(err.code, PV_ENOMEM);
-	}
-	for (uint64_t k = 1; k < 400; k++) {
-		pv_alloc_fail_after(k);
-		int rc = pv_query_from_json(&b, json, strlen(json), &err);
-		pv_alloc_fail_after(0);
-		if (rc == 0) {
-			T_TRUE(pv_query_equal(&a, &b));
-			pv_query_release(&b);
-			break;
-		}
-		T_EQ_INT(rc, PV_ENOMEM);
-		T_EQ_INT(err.code, PV_ENOMEM);
-	}
+	read_failing(&a, url, false);
+	read_failing(&a, json, true);
 	for (uint64_t k = 1; k < 3; k++) {
 		pv_alloc_fail_after(k);
 		int rc = pv_query_set_option(&b, "metric", "x,y", &err);
@@ -950,5 +953,64 @@ T_TEST(query_inline)
 	T_CONTAINS(err.msg, "inline takes keep or fold, not ''");
 	T_EQ_INT(pv_query_from_json(&r, "{\"inline\": true}", 16, &err), PV_EPARSE);
 	T_CONTAINS(err.msg, "expected a string");
+	pv_query_release(&q);
+}
+
+/* A notation's text of a query (pv_query_to_args, _url, _json: freed here) is want, or with
+ * part holds it. */
+static void expect_text(char *got, const char *want, bool part, int line)
+{
+	if (!got || (part ? !strstr(got, want) : strcmp(got, want) != 0))
+		t_fail(__FILE__, line, "'%s', expected %s'%s'", got ? got : "(null)",
+		       part ? "a text holding " : "", want);
+	pv_free(got);
+}
+#define EXPECT_TEXT(got, want)	   expect_text(got, want, false, __LINE__)
+#define EXPECT_TEXT_HAS(got, want) expect_text(got, want, true, __LINE__)
+
+/* A query that names no sort keeps its view kind's own order (flat: total; top and the trees:
+ * self, the name the default has always been written with); naming that order is the same as
+ * naming none, so the flags and the URL stay as they were. Naming the other one is written. */
+T_TEST(query_sort_default)
+{
+	struct pv_query q, r;
+	struct pv_error err;
+	pv_query_init(&q);
+	q.view = PV_VIEW_FLAT;
+	T_EQ_INT(q.sort, PV_SORT_DEFAULT);
+	T_EQ_INT(pv_query_sort(&q), PV_SORT_TOTAL);
+	EXPECT_TEXT(pv_query_to_url(&q), "view=flat");
+	EXPECT_TEXT_HAS(pv_query_to_json(&q), "\"limit\": 0, \"sort\": \"total\"}");
+	round_trip(&q, __LINE__);
+
+	/* flat by self: written in every notation, and read back */
+	T_EQ_INT(pv_query_set_option(&q, "sort", "self", &err), 0);
+	T_EQ_INT(pv_query_sort(&q), PV_SORT_SELF);
+	EXPECT_TEXT(pv_query_to_args(&q), "--sort self");
+	EXPECT_TEXT(pv_query_to_url(&q), "view=flat&sort=self");
+	EXPECT_TEXT_HAS(pv_query_to_json(&q), "\"limit\": 0, \"sort\": \"self\"}");
+	round_trip(&q, __LINE__);
+
+	/* flat by total is flat's own order: equal to naming none, not written */
+	pv_query_init(&r);
+	r.view = PV_VIEW_FLAT;
+	T_TRUE(!pv_query_equal(&q, &r));
+	T_EQ_INT(pv_query_set_option(&q, "sort", "total", &err), 0);
+	T_TRUE(pv_query_equal(&q, &r));
+	EXPECT_TEXT(pv_query_to_url(&q), "view=flat");
+	pv_query_release(&q);
+	pv_query_release(&r);
+
+	/* a tree or top: self is the default's name, total is written (as it always was) */
+	T_EQ_INT(pv_query_from_url(&q, "view=top&sort=self", &err), 0);
+	T_EQ_INT(pv_query_from_url(&r, "view=top", &err), 0);
+	T_TRUE(pv_query_equal(&q, &r));
+	EXPECT_TEXT(pv_query_to_url(&q), "view=top");
+	pv_query_release(&q);
+	pv_query_release(&r);
+	T_EQ_INT(pv_query_from_url(&q, "view=callers&sort=total", &err), 0);
+	EXPECT_TEXT(pv_query_to_url(&q), "view=callers&sort=total");
+	T_EQ_INT(pv_query_sort(&q), PV_SORT_TOTAL);
+	round_trip(&q, __LINE__);
 	pv_query_release(&q);
 }

@@ -37,7 +37,7 @@ static const char *tmp(const char *name)
 {
 	static char path[128];
 	if (!tmpdir[0]) {
-		strcpy(tmpdir, "/tmp/pv-snapshot-XXXXXX");
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/pv-snapshot-XXXXXX");
 		if (!mkdtemp(tmpdir))
 			return "/nonexistent";
 		atexit(remove_tmpdir);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/text.h"
 #include "pv/import.h"
 #include "t.h"
 #include "tp.h"
@@ -24,21 +25,13 @@ static void samples_text(const struct pv_profile *p, const char *metric, char *b
 	pv_metric_ix m = pv_metric_find(p, metric);
 	buf[0] = 0;
 	for (uint32_t s = 0; s < p->samples.len; s++) {
-		const char *parts[64];
-		int k = 0;
-		for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE && k < 64;
-		     st = p->stacks.prefix[st])
-			parts[k++] = pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]);
+		char path[1024], w[32];
+		t_stack_path(p, p->samples.stack[s], ";", path, sizeof(path));
 		if (s)
-			strncat(buf, " | ", n - strlen(buf) - 1);
-		while (k-- > 0) {
-			strncat(buf, parts[k], n - strlen(buf) - 1);
-			if (k)
-				strncat(buf, ";", n - strlen(buf) - 1);
-		}
-		char w[32];
+			text_append(buf, n, " | ");
+		text_append(buf, n, path);
 		snprintf(w, sizeof(w), " %lld", (long long)pv_sample_weight(p, m, s));
-		strncat(buf, w, n - strlen(buf) - 1);
+		text_append(buf, n, w);
 	}
 }
 

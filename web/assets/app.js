@@ -39,14 +39,20 @@ const panes = new Map();
 let timeline = null;
 let statusFiles = [];
 
+// A view kind's pane: its own when it has one, else the tree or flat table its outputs fill
+// (/api/profile's "views": a kind added to the library's table gets a tab by itself).
+const VIEW_PANES = { butterfly: () => new ButterflyPane() };
+function viewPane(v) {
+  if (VIEW_PANES[v.name]) return VIEW_PANES[v.name](v);
+  return v.outputs.includes('flat') ? new FlatPane(v) : new TreePane(v.name);
+}
+
 function paneFor(tab) {
   if (!panes.has(tab)) {
     let p;
-    switch (tab) {
-      case 'top-down': p = new TreePane('tree'); break;
-      case 'bottom-up': p = new TreePane('callers'); break;
-      case 'flat': p = new FlatPane(); break;
-      case 'butterfly': p = new ButterflyPane(); break;
+    const v = S.viewKinds().find((x) => x.tab === tab);
+    switch (v ? 'view' : tab) {
+      case 'view': p = viewPane(v); break;
       case 'flame': p = new FlamePane(); break;
       case 'marker-chart': p = new MarkerChartPane(); break;
       case 'marker-table': p = new MarkerTablePane(); break;
@@ -138,8 +144,8 @@ const actions = {
   // the first selected.
   reveal(keys) {
     if (!keys.length) return;
-    S.state.tab = 'top-down';
-    paneFor('top-down').revealKeys = keys;
+    S.state.tab = S.tabOfView('tree');
+    paneFor(S.state.tab).revealKeys = keys;
     S.commit('tab', false);
   },
   openSource(id, line) {
@@ -404,13 +410,12 @@ function setupTopbar() {
     }, deriveForm());
   });
   $('center-reset').addEventListener('click', () => actions.resetCenter());
-  for (const b of document.querySelectorAll('#tabs button[data-tab]')) {
-    b.addEventListener('click', () => {
-      if (S.state.tab === b.dataset.tab) return;
-      S.state.tab = b.dataset.tab;
-      S.commit('tab', false);
-    });
-  }
+  $('tabs').addEventListener('click', (e) => {
+    const b = e.target.closest('button[data-tab]');
+    if (!b || S.state.tab === b.dataset.tab) return;
+    S.state.tab = b.dataset.tab;
+    S.commit('tab', false);
+  });
 }
 
 document.addEventListener('keydown', (e) => {
@@ -511,10 +516,19 @@ async function main() {
     showError(e.message);
     return;
   }
+  // a tab per view kind the library lists, ahead of the page's other panes; then the URL's tab
+  // (one of them) can be read
+  S.setViews(ctx.profile.views);
+  S.readUrl();
+  $('tabs').prepend(...S.viewKinds().map((v) => h('button', {
+    dataset: { tab: v.tab, view: v.name },
+    text: v.label,
+    title: v.needs_center ? `${v.label}: needs a center` : v.label,
+  })));
   $('app').hidden = false;
   // serve --base: the Diff tab, and the flame graph coloured by delta
   document.querySelector('#tabs button[data-tab="diff"]').hidden = !ctx.profile.base;
-  if (S.state.tab === 'diff' && !ctx.profile.base) S.state.tab = 'top-down';
+  if (S.state.tab === 'diff' && !ctx.profile.base) S.state.tab = S.tabOfView('tree');
   // a fresh URL (the page's own always names its tab) shows the busiest thread, as the Firefox
   // Profiler does; merging every thread is one click in the query bar
   const fresh = !new URLSearchParams(location.search).has('tab');

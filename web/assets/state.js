@@ -7,13 +7,31 @@ export const QUERY_KEYS = ['center', 'filter', 'metric', 'derive', 'by', 'thread
   'min-percent', 'depth', 'n', 'sort', 'inside-markers', 'inline'];
 const REPEATED = new Set(['center', 'filter', 'thread', 'derive']);
 
-export const TABS = ['top-down', 'bottom-up', 'flat', 'butterfly', 'flame', 'marker-chart',
-  'marker-table', 'source', 'trace', 'diff'];
+// The tabs: one per view kind, in the order /api/profile lists them ("views": the library's
+// table, src/view/kinds.c; setViews), then the page's other panes. A view kind's tab is its
+// label in lower case with dashes ("Top-down": tab=top-down).
+const OTHER_TABS = ['flame', 'marker-chart', 'marker-table', 'source', 'trace', 'diff'];
+let views = [];      // /api/profile's "views", each with its tab
+let TAB_VIEW = {};   // tab -> view kind name (the flame graph draws the top-down tree)
+let VIEW_TAB = {};   // view kind name -> tab
 // Parameters a pane keeps for itself (the trace pane's window, contexts, depth, crosshair; the
 // diff's view kind, normalize and order; fd=0: the flame graph without the base's colours).
 export const PANE_KEYS = ['tw', 'tc', 'td', 'tx', 'dv', 'dn', 'ds', 'fd'];
-const TAB_VIEW = { 'top-down': 'tree', 'bottom-up': 'callers', flat: 'flat', butterfly: 'butterfly', flame: 'tree' };
-const VIEW_TAB = { tree: 'top-down', callers: 'bottom-up', flat: 'flat', top: 'flat', butterfly: 'butterfly' };
+
+// The view kinds /api/profile lists: their tabs come first. Call readUrl() again after it.
+export function setViews(list) {
+  views = list.map((v) => ({ ...v, tab: v.label.toLowerCase().replace(/\s+/g, '-') }));
+  TAB_VIEW = { flame: 'tree' };
+  VIEW_TAB = {};
+  for (const v of views) {
+    TAB_VIEW[v.tab] = v.name;
+    VIEW_TAB[v.name] = v.tab;
+  }
+}
+export function viewKinds() { return views; }
+// the tab of a view kind (an unknown one: the top-down tree's)
+export function tabOfView(view) { return VIEW_TAB[view] || VIEW_TAB.tree || 'top-down'; }
+function allTabs() { return [...views.map((v) => v.tab), ...OTHER_TABS]; }
 
 export const state = {
   p: 0,
@@ -44,7 +62,7 @@ export function readUrl() {
   state.p = parseInt(usp.get('p') || '0', 10) || 0;
   const tab = usp.get('tab');
   const view = usp.get('view');
-  state.tab = TABS.includes(tab) ? tab : (VIEW_TAB[view] || 'top-down');
+  state.tab = allTabs().includes(tab) ? tab : tabOfView(view);
   state.sel = usp.get('sel');
   const mk = usp.get('mk');
   state.mk = mk !== null && /^\d+$/.test(mk) ? parseInt(mk, 10) : null;

@@ -8,7 +8,8 @@ import * as S from '../state.js';
 import { h, clear, fmtCost, fmtPct } from '../util.js';
 import { paneFailed, paneOk } from '../ui.js';
 
-const KINDS = ['tree', 'callers', 'flat', 'top', 'butterfly'];
+// the view kinds, as /api/profile lists them (state.js: setViews)
+const kinds = () => S.viewKinds().map((v) => v.name);
 const OPEN_LEVELS = 3; // levels open on first display
 
 function fmtDelta(v, unit) {
@@ -30,7 +31,7 @@ export class DiffPane {
     this.closed = new Set(); // paths of rows the user closed (or opened past OPEN_LEVELS)
     this.el = h('div', { class: 'pane' });
     this.kind = h('select', { 'aria-label': 'View', onchange: () => this.setPane('dv', this.kind.value === 'tree' ? null : this.kind.value) },
-      ...KINDS.map((k) => h('option', { value: k, text: k })));
+      ...kinds().map((k) => h('option', { value: k, text: k })));
     this.norm = h('input', { type: 'checkbox', onchange: () => this.setPane('dn', this.norm.checked ? '1' : null) });
     this.byDelta = h('input', { type: 'checkbox', onchange: () => this.setPane('ds', this.byDelta.checked ? '1' : null) });
     this.info = h('span', { class: 'flame-info' });
@@ -52,7 +53,7 @@ export class DiffPane {
 
   params() {
     const pane = S.state.pane;
-    const kind = KINDS.includes(pane.dv) ? pane.dv : 'tree';
+    const kind = kinds().includes(pane.dv) ? pane.dv : 'tree';
     const centered = S.centers().length > 0;
     const view = kind === 'butterfly' && !centered ? 'tree' : kind;
     const ps = S.queryParams(view).filter(([k]) => k !== 'sort' || !pane.ds);

@@ -1,5 +1,7 @@
 // The flat tab (hpcviewer's flat view): module > file > function > line rows from api/view
 // (view=flat), fetched in pages of 500 as they scroll into view; rows in the center marked.
+// The same table shows any view kind whose output is flat rows (top: one ranked list). The
+// Total and Self headers sort (the query's sort; the kind's own order when none is named).
 import { isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
@@ -12,12 +14,14 @@ import { shortPath, linePart } from './tree.js';
 const NUM_W = 'var(--num-w, 86px)', PCT_W = 'var(--pct-w, 66px)'; // resizable (app.js)
 
 export class FlatPane extends PagedTable {
-  constructor() {
+  // kind: the view kind's row of /api/profile's "views" (name, sort: its own order)
+  constructor(kind) {
     super('view');
+    this.kind = kind;
     this.el = h('div', { class: 'pane' });
     this.label = h('span', { class: 'dim' });
     this.el.append(h('div', { class: 'pane-toolbar' },
-      h('span', { text: 'Every module, file, function and line with its own total (each sample counted once) and self' }),
+      h('span', { text: kind.name === 'flat' ? 'Every module, file, function and line with its own total (each sample counted once) and self' : `${kind.label}: one row each, ranked` }),
       h('span', { class: 'spacer' }), this.label));
     this.tt = h('div', { class: 'tt' });
     this.head = h('div', { class: 'tt-head' });
@@ -29,7 +33,7 @@ export class FlatPane extends PagedTable {
   }
   focusSearch() {}
 
-  params() { return S.queryParams('flat'); }
+  params() { return S.queryParams(this.kind.name); }
   open(r) {
     const s = sourceOf(r);
     if (s !== null && s !== undefined) ctx.actions.openSource(s, r.line);
@@ -45,19 +49,20 @@ export class FlatPane extends PagedTable {
 
   renderHead(metrics) {
     clear(this.head);
-    const sort = S.get1('sort') || 'self';
+    const own = this.kind.sort; // the order without a sort named
+    const sort = S.get1('sort') || own;
     const many = metrics.length > 1;
     metrics.forEach((m, mi) => {
       const u = unitLabel(m.unit);
       const suffix = (many ? ' ' + m.name : '') + (u ? ` (${u})` : '');
       const mk = (label, field, w) => {
         const el = h('div', { class: 'num' + (field && mi === 0 && field === sort ? ' sorted' : ''), style: { width: w, flex: 'none' }, text: label, title: `${label} ${m.name}${field && mi === 0 ? ' (click to sort)' : ''}` });
-        if (field && mi === 0) el.addEventListener('click', () => { S.set('sort', field === 'self' ? null : field); ctx.actions.queryChanged(); });
+        if (field && mi === 0) el.addEventListener('click', () => { S.set('sort', field === own ? null : [field]); ctx.actions.queryChanged(); });
         return el;
       };
       this.head.append(mk('Total' + suffix, 'total', NUM_W), mk('%', null, PCT_W), mk('Self' + suffix, 'self', NUM_W), mk('%', null, PCT_W));
     });
-    this.head.append(h('div', { class: 'name', text: 'Module › file › function › line' }));
+    this.head.append(h('div', { class: 'name', text: this.kind.name === 'flat' ? 'Module › file › function › line' : 'Name' }));
   }
 
   renderRow(div, i) {
@@ -67,6 +72,7 @@ export class FlatPane extends PagedTable {
     clear(div);
     if (!row) { this.placeholder(div, i); return; }
     div.dataset.key = row.key;
+    div.dataset.level = row.level || 0;
     this.metrics.forEach((m, mi) => {
       div.append(
         h('div', { class: 'c-num c-total', style: { width: NUM_W, flex: 'none' }, text: fitCost(row.total[mi], m.unit)[0], title: fmtCost(row.total[mi], m.unit) }),
