@@ -719,3 +719,51 @@ T_TEST(callgrind_lines_equal_annotate)
 	pv_profile_free(p);
 	free(ann);
 }
+
+/* The file the source pane opens on: the heaviest by its lines' self cost. callgrind_annotate's
+ * per-line sums: lines.c 957,089 Ir over its 18 lines, lines.h 163,840 (2 x 81,920), the
+ * next file (glibc's dl-lookup.c) below 40,000; centered on the header's code, lines.h. */
+static pv_source_ix ranked_first(struct pv_profile *p, const char *center, pv_source_ix *second)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = PV_VIEW_TOP;
+	q.by = PV_BY_LINE;
+	pv_source_ix first = PV_NONE;
+	struct pv_error err;
+	*second = PV_NONE;
+	if (center && pv_query_add_center(&q, center)) {
+		pv_query_release(&q);
+		return PV_NONE;
+	}
+	struct pv_view *v = NULL;
+	pv_source_ix *ids = NULL;
+	uint32_t n = 0;
+	if (!pv_view_compute(p, &q, &v, &err) && !pv_source_ranking(v, &ids, &n) && n) {
+		first = ids[0];
+		*second = n > 1 ? ids[1] : PV_NONE;
+	}
+	free(ids);
+	pv_view_free(v);
+	pv_query_release(&q);
+	return first;
+}
+
+T_TEST(callgrind_lines_hottest_source)
+{
+	struct pv_profile *p = t_load_as(t_data("callgrind/lines/lines.callgrind"), "callgrind");
+	if (!p)
+		return;
+	pv_source_ix second = PV_NONE;
+	pv_source_ix first = ranked_first(p, NULL, &second);
+	T_TRUE(first != PV_NONE && second != PV_NONE);
+	if (first != PV_NONE && second != PV_NONE) {
+		T_EQ_STR(pv_str(p, p->sources.path[first]), "/tmp/pvlines/lines.c");
+		T_EQ_STR(pv_str(p, p->sources.path[second]), "/tmp/pvlines/lines.h");
+	}
+	first = ranked_first(p, "file:lines.h", &second);
+	T_TRUE(first != PV_NONE);
+	if (first != PV_NONE)
+		T_EQ_STR(pv_str(p, p->sources.path[first]), "/tmp/pvlines/lines.h");
+	pv_profile_free(p);
+}
