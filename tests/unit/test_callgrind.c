@@ -677,13 +677,7 @@ T_TEST(callgrind_lines_equal_annotate)
 		free(ann);
 		return;
 	}
-	struct pv_query q;
-	pv_query_init(&q);
-	q.view = PV_VIEW_TOP;
-	q.by = PV_BY_LINE;
-	struct pv_view *v = NULL;
-	struct pv_error err;
-	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	struct pv_view *v = t_line_view(p, NULL);
 	static const char *const files[] = {"lines.c", "lines.h"};
 	uint32_t checked = 0, costly = 0;
 	for (size_t k = 0; v && k < 2; k++) {
@@ -715,7 +709,6 @@ T_TEST(callgrind_lines_equal_annotate)
 	T_EQ_INT(checked, 34 + 7);
 	T_EQ_INT(costly, 18 + 2);
 	pv_view_free(v);
-	pv_query_release(&q);
 	pv_profile_free(p);
 	free(ann);
 }
@@ -725,27 +718,16 @@ T_TEST(callgrind_lines_equal_annotate)
  * next file (glibc's dl-lookup.c) below 40,000; centered on the header's code, lines.h. */
 static pv_source_ix ranked_first(struct pv_profile *p, const char *center, pv_source_ix *second)
 {
-	struct pv_query q;
-	pv_query_init(&q);
-	q.view = PV_VIEW_TOP;
-	q.by = PV_BY_LINE;
-	pv_source_ix first = PV_NONE;
-	struct pv_error err;
-	*second = PV_NONE;
-	if (center && pv_query_add_center(&q, center)) {
-		pv_query_release(&q);
-		return PV_NONE;
-	}
-	struct pv_view *v = NULL;
-	pv_source_ix *ids = NULL;
+	struct pv_view *v = t_line_view(p, center);
+	pv_source_ix *ids = NULL, first = PV_NONE;
 	uint32_t n = 0;
-	if (!pv_view_compute(p, &q, &v, &err) && !pv_source_ranking(v, &ids, &n) && n) {
+	*second = PV_NONE;
+	if (v && !pv_source_ranking(v, &ids, &n) && n) {
 		first = ids[0];
 		*second = n > 1 ? ids[1] : PV_NONE;
 	}
 	free(ids);
 	pv_view_free(v);
-	pv_query_release(&q);
 	return first;
 }
 

@@ -734,14 +734,9 @@ T_TEST(pprof_lines_equal_go_tool_pprof)
 	    t_load_as(t_corpus("pprof/internal/report/testdata/sample.cpu"), "pprof");
 	char *want = t_read_file(t_data("pprof/sample.cpu.lines.top"), NULL);
 	T_TRUE(want != NULL);
-	struct pv_query q;
-	pv_query_init(&q);
-	q.view = PV_VIEW_TOP;
-	q.by = PV_BY_LINE;
-	struct pv_view *v = NULL;
-	struct pv_error err;
-	if (!p || !want || pv_view_compute(p, &q, &v, &err)) {
-		pv_query_release(&q);
+	struct pv_view *v = p ? t_line_view(p, NULL) : NULL;
+	if (!v || !want) {
+		pv_view_free(v);
 		pv_profile_free(p);
 		free(want);
 		return;
@@ -790,7 +785,6 @@ T_TEST(pprof_lines_equal_go_tool_pprof)
 	T_EQ_INT(lines, 54);
 	T_EQ_INT(rows, 54);
 	pv_view_free(v);
-	pv_query_release(&q);
 	pv_profile_free(p);
 	free(want);
 }
