@@ -28,8 +28,12 @@
  * into nanoseconds and kept relative to the earliest sample (the import report says where that
  * is on perf's clock). Tracepoint events ("sys:name:") become instant markers on their thread
  * with their fields as a JSON object ({"prev_pid":123,...}, {"text":"..."} when the payload is
- * not key=value) and their call chain as the cause stack. PERF_RECORD_* side-band lines, srcline
- * lines and header text that is not a frame are counted in the import report; a line that is
+ * not key=value) and their call chain as the cause stack. A srcline line after a frame (-F
+ * +srcline: "  FILE:LINE", " (inlined)" for an inlined frame) gives the frame its line and its
+ * function that file: a function is one per (name, module, file), so code inlined from a header
+ * that perf prints without --inline is the header's function of that name (callgrind_annotate's
+ * "file:function"). PERF_RECORD_* side-band lines, srclines without a file and line ("??:0",
+ * "dso[addr]") and header text that is not a frame are counted in the import report; a line that is
  * none of these is skipped and counted; a file without any sample or tracepoint is an error at
  * the first line that is not a comment.
  *
@@ -350,6 +354,28 @@ static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_mo
 }
 
 /*
+ * Frame f at a source line (-F +srcline: "file.c:12" after the frame line): its function's
+ * name and module in that file (a function is one per file, as callgrind_annotate's
+ * file:function: code inlined from a header without --inline is the header's), at that line.
+ */
+static pv_frame_ix frame_at_line(struct pstate *s, pv_frame_ix f, const char *file,
+				 const char *file_end, uint32_t line)
+{
+	struct pv_builder *b = s->b;
+	const struct pv_profile *p = b->p;
+	pv_func_ix fn = p->frames.func[f];
+	pv_source_ix src = builder_source(b, builder_str(b, file, (size_t)(file_end - file)));
+	struct frame_key k = {
+	    .func = builder_func(b, p->funcs.name[fn], p->funcs.module[fn], src, 0),
+	    .line = line,
+	    .addr = PV_ADDR_NONE,
+	    .category = PV_NONE,
+	    .inline_depth = p->frames.inline_depth[f],
+	};
+	return b->status ? PV_NONE : builder_frame(b, &k);
+}
+
+/*
  * The first size of a table: about what the input will need (a perf script text has a new frame
  * line every ~2.5 KB and a new function every ~5 KB), from 4096 up to max, a power of two.
  */
@@ -468,7 +494,8 @@ static int push_inline(struct pstate *s, const char *sym, const char *sym_end, i
 {
 	if (ENSURE(s, s->pend, s->pendcap, (uint64_t)s->npend + 1))
 		return -1;
-	s->pend[s->npend++] = (struct pending_inline){sym, sym_end, s->nframes, has_addr, addr};
+	s->pend[s->npend++] =
+	    (struct pending_inline){sym, sym_end, s->nframes, has_addr, addr, NULL, NULL, 0};
 	return push_frame(s, PV_NONE, 0);
 }
 
@@ -517,6 +544,9 @@ static void resolve_inline(struct pstate *s)
 		s->frames[i] =
 		    frame_make(s, q->sym, (size_t)(q->sym_end - q->sym), mod,
 			       (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth), &key);
+		if (q->line && s->frames[i] != PV_NONE)
+			s->frames[i] =
+			    frame_at_line(s, s->frames[i], q->file, q->file_end, q->line);
 	}
 	s->npend = 0;
 }
@@ -1025,6 +1055,43 @@ static int is_srcline(const char *p, const char *e)
 	return e - p > 12 && memcmp(e - 10, " (inlined)", 10) == 0 ? 2 : 1;
 }
 
+/*
+ * The frame just read gets the srcline [p, e) (is_srcline's kind k: 2 inlined): "FILE:LINE"
+ * is its file and line; "??:0", ":0" and "dso[addr]" (no debug information) leave it as it is.
+ */
+static void srcline(struct pstate *s, const char *p, const char *e, int k)
+{
+	if (k == 2) {
+		mark_inlined(s);
+		e -= 10;
+	}
+	p += 2;
+	const char *colon = e;
+	while (colon > p && colon[-1] >= '0' && colon[-1] <= '9')
+		colon--;
+	uint64_t line = 0;
+	for (const char *d = colon; d < e && line <= UINT32_MAX; d++)
+		line = line * 10 + (uint64_t)(*d - '0');
+	if (colon == e || colon - p < 2 || colon[-1] != ':' || line == 0 || line > UINT32_MAX ||
+	    (colon - p == 3 && memcmp(p, "??", 2) == 0))
+		return;
+	const char *file_end = colon - 1;
+	if (!s->nframes || !s->active)
+		return;
+	uint32_t i = s->nframes - 1;
+	if (s->frames[i] != PV_NONE) {
+		s->frames[i] = frame_at_line(s, s->frames[i], p, file_end, (uint32_t)line);
+	} else if (s->npend && s->pend[s->npend - 1].at == i) {
+		struct pending_inline *q = &s->pend[s->npend - 1];
+		q->file = p;
+		q->file_end = file_end;
+		q->line = (uint32_t)line;
+	} else {
+		return;
+	}
+	s->srclines_kept++;
+}
+
 /* Starts a sample at a header read from a line ending at e. */
 static void start_sample(struct pstate *s, const struct header *h, const char *e, uint64_t lineno)
 {
@@ -1252,8 +1319,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			s.prev_frame = 1;
 		} else if (s.prev_frame && (k = is_srcline(p, t)) != 0) {
 			s.srclines++;
-			if (k == 2 && s.active)
-				mark_inlined(&s);
+			if (s.active)
+				srcline(&s, p, t, k);
 		} else {
 			if (!first_content)
 				first_content = p;

@@ -100,6 +100,8 @@ struct pending_inline {
 	uint32_t at;		   /* its row in frames */
 	int has_addr;		   /* addr: the line's address (IP) */
 	uint64_t addr;
+	const char *file, *file_end; /* its srcline's file (in the input), NULL when none */
+	uint32_t line;		     /* its srcline's line, 0 when none */
 };
 
 struct pstate {
@@ -164,6 +166,7 @@ struct pstate {
 	uint64_t bad_headers, first_bad_header;
 	uint64_t stray_frames, first_stray;
 	uint64_t sideband, srclines, header_text, first_header_text;
+	uint64_t srclines_kept; /* srclines with a file and a line: the frame's line */
 	int64_t min_time;
 	pv_str_ix perf_version;
 	int64_t interval;

@@ -309,6 +309,8 @@ void ps_report(struct pstate *s)
 			      (unsigned long long)s->first_header_text);
 	if (s->sideband)
 		builder_lossy(b, s->sideband, "side-band records (PERF_RECORD_*) not kept");
-	if (s->srclines)
-		builder_lossy(b, s->srclines, "source lines of frames (srcline) not kept");
+	if (s->srclines > s->srclines_kept)
+		builder_lossy(b, s->srclines - s->srclines_kept,
+			      "srcline lines without a file and line (??:0, an address): those "
+			      "frames have no line");
 }
