@@ -571,15 +571,18 @@ uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char
 	return n;
 }
 
-int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_ix id)
+bool api_source_readable(const struct pv_api *a, const struct api_slot *s, pv_source_ix id)
 {
 	const struct pv_profile *p = s->p;
-	if (id >= p->sources.len)
-		return -1;
+	if (id >= p->sources.len || !*pv_str(p, p->sources.path[id]))
+		return false;
 	char dir[4096];
 	const char *roots[2];
 	uint32_t n = api_source_roots(a, s, dir, sizeof(dir), roots);
-	return pv_source_open(pv_str(p, p->sources.path[id]), roots, n, API_SOURCE_MAX);
+	int fd = pv_source_open(pv_str(p, p->sources.path[id]), roots, n, API_SOURCE_MAX);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
 }
 
 /* `info --json`'s object in the page's variant, then the profile's span (and whether it has one:
@@ -613,13 +616,11 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	pv_json_key(out, "sources");
 	pv_json_open(out, '[', PV_JSON_LINES, 2);
 	for (uint32_t i = 0; i < p->sources.len; i++) {
-		int fd = api_source_open(a, s, i);
-		if (fd >= 0)
-			close(fd);
+		bool readable = api_source_readable(a, s, i);
 		pv_json_object(out);
 		pv_json_kuint(out, "id", i);
 		pv_json_kstr(out, "path", pv_str(p, p->sources.path[i]));
-		pv_json_kbool(out, "available", fd >= 0);
+		pv_json_kbool(out, "available", readable);
 		pv_json_end(out);
 	}
 	pv_json_end(out);

@@ -125,8 +125,8 @@ struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_qu
 #define API_SOURCE_MAX (16u << 20)
 uint32_t api_source_roots(const struct pv_api *a, const struct api_slot *s, char *dir, size_t len,
 			  const char *roots[2]);
-/* An open descriptor of source id of the slot's profile, -1 when none is allowed and found. */
-int api_source_open(const struct pv_api *a, const struct api_slot *s, pv_source_ix id);
+/* Whether source id of the slot's profile is allowed and found (the source pane can show it). */
+bool api_source_readable(const struct pv_api *a, const struct api_slot *s, pv_source_ix id);
 
 /* Replaces what out holds by {"error": msg}; returns status. */
 int api_error(struct pv_json *out, int status, const char *fmt, ...)

@@ -296,16 +296,32 @@ int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_js
 	pv_thread_costs_free(tc);
 	api_view_release(a, v);
 	pv_query_release(&q);
-	if (rc)
-		return api_error(out, 500, "out of memory");
-	return status ? status : 200;
+	return rc || !status ? api_written(out, rc) : status;
+}
+
+/* The source file the pane opens on when none is asked: the hottest one it can read
+ * (pv_source_ranking), else the first readable one; PV_NONE when none is. */
+static pv_source_ix hottest_source(const struct pv_api *a, const struct api_slot *s,
+				   const struct pv_view *v, int *rc)
+{
+	pv_source_ix *ids = NULL, best = PV_NONE;
+	uint32_t n = 0;
+	*rc = pv_source_ranking(v, &ids, &n);
+	for (uint32_t k = 0; k < n && best == PV_NONE; k++)
+		if (api_source_readable(a, s, ids[k]))
+			best = ids[k];
+	free(ids);
+	for (pv_source_ix i = 0; i < s->p->sources.len && best == PV_NONE && !*rc; i++)
+		if (api_source_readable(a, s, i))
+			best = i;
+	return best;
 }
 
 int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	struct api_slot *s;
 	struct pv_query q;
-	uint32_t slot, id;
+	uint32_t slot, id = PV_NONE;
 	int status = req_query(a, ps, out, &slot, &s, &q);
 	if (status) {
 		pv_query_release(&q);
@@ -313,30 +329,37 @@ int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	}
 	const struct pv_profile *p = s->p;
 	const char *fp = api_param(ps, "file");
-	if (!fp || !pv_key_number(&fp, &id) || *fp || id >= p->sources.len ||
-	    !*pv_str(p, p->sources.path[id])) {
+	if (fp && *fp &&
+	    (!pv_key_number(&fp, &id) || *fp || id >= p->sources.len ||
+	     !*pv_str(p, p->sources.path[id]))) {
 		pv_query_release(&q);
 		return api_error(out, 404, "no such source file");
 	}
-	const char *path = pv_str(p, p->sources.path[id]);
-	char *data = NULL;
-	size_t len = 0;
-	char dir[4096];
-	const char *roots[2];
-	uint32_t nr = api_source_roots(a, s, dir, sizeof(dir), roots);
-	if (pv_source_read(path, roots, nr, API_SOURCE_MAX, &data, &len)) {
-		pv_query_release(&q);
-		return api_error(out, 404, "cannot read source file '%s'", path);
-	}
 	/* per-line costs: the query at line granularity, one row per (function, line) */
 	struct pv_view *v = view_as(a, slot, &q, PV_VIEW_TOP, PV_BY_LINE, out, &status);
-	int rc = v ? pv_json_source(out, v, &q, id, data, len) : 0;
+	int rc = 0;
+	if (v && id == PV_NONE) { /* no file asked: the hottest */
+		id = hottest_source(a, s, v, &rc);
+		if (!rc && id == PV_NONE)
+			status =
+			    api_error(out, 404, "no source file of the profile is readable here");
+	}
+	char *data = NULL;
+	size_t len = 0;
+	if (v && !rc && !status) {
+		const char *path = pv_str(p, p->sources.path[id]);
+		char dir[4096];
+		const char *roots[2];
+		uint32_t nr = api_source_roots(a, s, dir, sizeof(dir), roots);
+		if (pv_source_read(path, roots, nr, API_SOURCE_MAX, &data, &len))
+			status = api_error(out, 404, "cannot read source file '%s'", path);
+		else
+			rc = pv_json_source(out, v, &q, id, data, len);
+	}
 	pv_query_release(&q);
 	free(data);
 	api_view_release(a, v);
-	if (!v)
-		return status;
-	return api_written(out, rc);
+	return rc || !status ? api_written(out, rc) : status;
 }
 
 /* search?<query>&text=TEXT&limit=N: the whole-profile search (pv_find_functions) */

@@ -81,13 +81,22 @@ void pv_thread_costs_free(struct pv_thread_costs *tc);
  */
 struct pv_source_costs {
 	uint32_t nr_lines, nr_metrics;
-	uint8_t *has;  /* [line], line 0 unused */
-	int64_t *cost; /* [(line * nr_metrics + m) * 2 + (0 total, 1 self)]; PV_VALUE_NONE for a
-			* derived metric's column (no line sums of a formula) */
+	uint8_t *has;	  /* [line], line 0 unused */
+	pv_func_ix *func; /* [line]: the function of the line's first row (its scope names the
+			   * line: line:FILE:LINE), PV_NONE without */
+	int64_t *cost;	  /* [(line * nr_metrics + m) * 2 + (0 total, 1 self)]; PV_VALUE_NONE for a
+			   * derived metric's column (no line sums of a formula) */
 };
 int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
 		    struct pv_source_costs **out);
 void pv_source_costs_free(struct pv_source_costs *sc);
+/*
+ * The source files where v (a list at line granularity, as pv_source_costs takes) has a cost:
+ * *ids (to free(), NULL when none) holds *n of them, heaviest first by the self cost of their
+ * lines in the first metric that sums (a formula's does not), then by id. The source pane
+ * opens on the first it can read. Returns 0 or PV_ENOMEM.
+ */
+int pv_source_ranking(const struct pv_view *v, pv_source_ix **ids, uint32_t *n);
 /*
  * The definition lines of source id's functions that the query's centers name one by one (a
  * name, NAME@FILE:LINE[:COL], the last step of a path:), ascending and distinct; returns how

@@ -792,6 +792,8 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 		return rc;
 	}
 	uint32_t nm = sc->nr_metrics;
+	struct row_names names = {0};
+	struct sbuf scope = {0};
 	pv_json_object(j);
 	pv_json_kuint(j, "id", id);
 	pv_json_kstr(j, "path", pv_str(p, p->sources.path[id]));
@@ -827,6 +829,9 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 				json_cost(j, v, m, sc->cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
 			pv_json_end(j);
 		}
+		/* a line with a cost: its line:FILE:LINE, what centering on it takes */
+		if (sc->has[ln] && !rc)
+			rc = json_scope(j, v, &names, PV_ROW_LINE, sc->func[ln], ln, &scope);
 		pv_json_end(j);
 		at = e + 1;
 	}
@@ -835,7 +840,9 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 	pv_json_eol(j);
 	pv_free(centers);
 	pv_source_costs_free(sc);
-	return pv_json_error(j);
+	sbuf_release(&scope);
+	row_names_release(&names);
+	return rc ? rc : pv_json_error(j);
 }
 
 /* ---- activity and the marker chart ---- */

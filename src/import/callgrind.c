@@ -40,124 +40,9 @@
 #include "base/hash.h"
 #include "base/text.h"
 #include "import/importer.h"
+
+#include "import/callgrind.h"
 #include "model/callgraph.h"
-
-#define MAX_EVENTS 64
-#define MAX_POS	   3
-#define NONE32	   UINT32_MAX
-
-__extension__ typedef __int128 i128;
-
-enum ns { NS_OB, NS_FL, NS_FN, NR_NS };
-
-struct cg_fn {
-	pv_str_ix file, name;
-	pv_module_ix module;
-	uint8_t defined; /* seen as fn= (its module is from ob=) */
-	uint8_t callee;	 /* some calls= names it (callgrind_annotate's rule for inclusive) */
-	pv_func_ix func;
-	pv_frame_ix frame;
-	uint32_t touched;  /* the last part that gave it a self cost or an edge, + 1 */
-	uint32_t out_head; /* its edges in the current part: the last made (NONE32: none) ... */
-	uint32_t out_deg;  /* ... and how many (more than EDGE_LIST: in edge_map too) */
-};
-
-/* A function's edges are found by walking its list while it has at most this many. */
-#define EDGE_LIST 8
-
-struct cg_edge {
-	uint32_t from, to;
-	uint8_t is_inline; /* host function to its inlined-code function (fi=/fe=) */
-};
-
-struct cg {
-	struct pv_input *in;
-	struct pv_builder *b;
-	struct pv_error *err;
-	const char *line; /* the current line, for error positions */
-	uint64_t lineno;
-
-	uint32_t nev;
-	pv_str_ix ev_name[MAX_EVENTS];
-	uint32_t npos; /* position columns */
-	int pos_line;  /* which column is the line, -1 when none */
-	int have_events;
-
-	/* name compression: id -> string + 1 (0: undefined) in dense[] for small ids, else names[];
-	 * a function name's slot also keeps the last function found under it (fn_of_slot) */
-	struct name_slot {
-		uint32_t str1;	/* the string + 1, 0: undefined */
-		uint32_t file1; /* the last function found with this name: its file + 1 ... */
-		uint32_t fn;	/* ... and its index */
-	} * dense[NR_NS];
-	uint32_t name_slot; /* the dense slot spec_name last read or set, NONE32: none */
-	uint32_t cfn_slot;  /* name_slot of cfn= */
-	uint32_t dense_cap[NR_NS], dense_defs[NR_NS];
-	struct u64map names[NR_NS];
-
-	/* functions: (file, name) -> index */
-	struct u64map fn_map;
-	struct fn_cache {
-		uint32_t file1,
-		    fn;		/* the last function of this name found: its file + 1, its index */
-		uint32_t multi; /* the name has more than one function */
-	} * fn_cache;		/* by name */
-	uint32_t fn_cache_cap;
-	uint32_t *src_cache; /* file string -> its source + 1 (0: not looked up yet) */
-	uint32_t src_cache_cap;
-	struct cg_fn *fns;
-	uint32_t nfns, cap_fns;
-	int64_t *exact_self, *callee_in, *out_calls; /* [fn * nev + e], over the whole file */
-	/* the current part */
-	int64_t *pself; /* [fn * nev + e] */
-	uint32_t *touched_list;
-	uint32_t nr_touched, cap_touched;
-	struct u64map edge_map; /* (from, to, inline) -> edge, for callers of many edges */
-	struct cg_edge *edges;
-	uint32_t *edge_next; /* the caller's edge made before this one (NONE32: none) */
-	int64_t *ecost;	     /* [edge * nev + e] */
-	uint64_t *ecalls;    /* [edge]: the calls= counts */
-	uint32_t nedges, cap_edges;
-	/* per-line self costs while the part has no call (cachegrind) */
-	struct u64map line_map; /* (fn, line) -> row */
-	uint32_t *line_fn, *line_no;
-	int64_t *line_cost;
-	uint32_t nlines, cap_lines;
-	int lines_on;
-
-	/* the state of the body */
-	pv_str_ix cur_ob, cur_file, cur_fn_name, cfile, cob, cfn;
-	int have_cfile, have_cfn;
-	uint32_t cur;	 /* current function (file:name), NONE32 before the first fn= */
-	uint32_t host;	 /* the function fn= named (before fi=/fe= switched the file) */
-	uint32_t callee; /* from cfn=, NONE32 when none */
-	uint64_t call_count;
-	int pending_call; /* 1: the next cost line is a call's; 2: a jump's position line */
-	int64_t prev_pos[MAX_POS];
-	int part_has_data;
-
-	/* parts / threads */
-	uint32_t part_no;
-	int64_t pid, tid;
-	pv_str_ix part_name, cmd;
-	uint32_t nr_parts_done;
-	pv_thread_ix thread;
-
-	/* checks and report */
-	int64_t total[MAX_EVENTS]; /* sum of self costs */
-	int64_t summary[MAX_EVENTS], totals[MAX_EVENTS];
-	int have_summary, have_totals;
-	uint64_t summary_line, totals_line;
-	uint64_t last_cost_line; /* the line of the last cost line, 0: none */
-	int by_callgrind; /* creator: callgrind (valgrind's: it ends each dump with totals:) */
-	int creator_seen;
-	uint64_t unknown_lines, first_unknown, jumps, odd_costs, negative, desc_lines;
-	uint64_t derived_events, merged_contexts, calls_no_fn, costs_no_fn, undefined_names;
-	int instr_positions;
-	uint32_t ctx_cap;   /* contexts kept per function */
-	uint64_t call_line; /* the line of the pending calls= */
-	int failed;	    /* the error code cg_fail set */
-};
 
 /* ---- errors ---- */
 
@@ -354,7 +239,8 @@ static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name)
 				   .module = PV_NONE,
 				   .func = PV_NONE,
 				   .frame = PV_NONE,
-				   .out_head = NONE32};
+				   .out_head = NONE32,
+				   .line_head = NONE32};
 	return f;
 }
 
@@ -736,597 +622,6 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
 	return 0;
 }
 
-/* ---- calling contexts of one part ---- */
-
-struct ctx {
-	pv_stack_ix parent; /* the caller's context stack (PV_NONE: a root) */
-	int64_t flow;	    /* cost of the primary event flowing into this context */
-};
-
-static pv_frame_ix fn_frame(struct cg *c, uint32_t f, uint32_t line)
-{
-	struct pv_builder *b = c->b;
-	struct cg_fn *F = &c->fns[f];
-	if (F->func == PV_NONE) {
-		pv_source_ix src = PV_NONE;
-		if (F->file) {
-			if (F->file >= c->src_cache_cap) {
-				uint32_t nc = grow_cap(c->src_cache_cap, (uint64_t)F->file + 1);
-				if (!nc || COL_GROW(c->src_cache, nc)) {
-					b->status = nc ? PV_ENOMEM : PV_ELIMIT;
-					return PV_NONE;
-				}
-				memset(c->src_cache + c->src_cache_cap, 0,
-				       (size_t)(nc - c->src_cache_cap) * sizeof(uint32_t));
-				c->src_cache_cap = nc;
-			}
-			if (!c->src_cache[F->file])
-				c->src_cache[F->file] = builder_source(b, F->file) + 1;
-			src = c->src_cache[F->file] - 1;
-		}
-		F->func =
-		    builder_func(b, F->name ? F->name : builder_cstr(b, "???"), F->module, src, 0);
-		F->frame = builder_func_frame(b, F->func);
-	}
-	if (!line)
-		return F->frame;
-	struct frame_key k = {
-	    .func = F->func, .line = line, .addr = PV_ADDR_NONE, .category = PV_NONE};
-	return builder_frame(b, &k);
-}
-
-/*
- * Splits the rows' amounts over columns with fixed sums (sum of rows == sum of columns), each
- * row in proportion to what the columns still need: out[r * ncol + j]; exact row and column
- * sums, no negative cell.
- */
-static void split_rows(const int64_t *rows, uint32_t nrows, const int64_t *cols, uint32_t ncol,
-		       int64_t *need, int64_t *out, double *frac)
-{
-	int64_t left = 0;
-	for (uint32_t j = 0; j < ncol; j++) {
-		need[j] = cols[j];
-		left += cols[j];
-	}
-	for (uint32_t r = 0; r < nrows; r++) {
-		int64_t amount = rows[r] < left ? rows[r] : left, given = 0;
-		int64_t *o = out + (size_t)r * ncol;
-		for (uint32_t j = 0; j < ncol; j++) {
-			if (left <= 0 || amount <= 0) {
-				o[j] = 0;
-				frac[j] = -1;
-				continue;
-			}
-			int64_t q64, rem;
-			if (!__builtin_mul_overflow(amount, need[j], &q64)) {
-				o[j] = q64 / left;
-				rem = q64 % left;
-			} else {
-				i128 q = (i128)amount * need[j];
-				o[j] = (int64_t)(q / left);
-				rem = (int64_t)(q % left);
-			}
-			frac[j] = (double)rem / (double)left;
-			given += o[j];
-		}
-		/* the units rounding left over go to the largest remainders */
-		while (given < amount) {
-			uint32_t best = NONE32;
-			for (uint32_t j = 0; j < ncol; j++)
-				if (o[j] < need[j] && (best == NONE32 || frac[j] > frac[best]))
-					best = j;
-			if (best == NONE32)
-				break;
-			o[best]++;
-			frac[best] = -1;
-			given++;
-		}
-		for (uint32_t j = 0; j < ncol; j++)
-			need[j] -= o[j];
-		left -= given;
-	}
-}
-
-/*
- * The contexts waiting for each function (pushed by its callers, read when its turn comes): one
- * list of fixed-size chunks a function, the chunks from one pool and recycled once read.
- */
-#define CTX_CHUNK 8
-
-struct pend {
-	uint32_t head, tail, n; /* first and last chunk, contexts */
-};
-
-/*
- * The part's functions renumbered in the order they are visited top-down (callers before
- * callees): the pass over them reads these arrays in order.
- */
-struct synth {
-	uint32_t *fn;	      /* rank -> function */
-	int64_t *self;	      /* [rank * nev + e]: its self cost in the part */
-	uint32_t *out_first;  /* its edges: slots out_first[k] .. out_first[k + 1], in edge order */
-	uint32_t *slot_to;    /* per slot: the callee's rank */
-	int64_t *slot_cost;   /* per slot: the call's cost of the primary event (0 when dropped) */
-	uint8_t *slot_back;   /* per slot: dropped (a back edge of the walk) */
-	uint8_t *slot_inline; /* per slot: an inlined-code edge */
-	int64_t *tflow;	      /* per rank: self + kept calls (primary event) */
-	struct pend *pend;    /* per rank */
-	struct ctx *pool;     /* chunk k: pool[k * CTX_CHUNK ...] */
-	uint32_t *pool_next;  /* next chunk of a list, or of the free list */
-	uint32_t pool_len, pool_cap, pool_free;
-};
-
-static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix parent, int64_t flow)
-{
-	struct pend *P = &s->pend[f];
-	uint32_t n = P->n;
-	if (n % CTX_CHUNK == 0) {
-		uint32_t k = s->pool_free;
-		if (k != NONE32) {
-			s->pool_free = s->pool_next[k];
-		} else {
-			if (s->pool_len == s->pool_cap) {
-				uint32_t nc = grow_cap(s->pool_cap, (uint64_t)s->pool_len + 1);
-				if (!nc || (uint64_t)nc * CTX_CHUNK > UINT32_MAX ||
-				    COL_GROW(s->pool_next, nc) ||
-				    col_realloc((void **)&s->pool, CTX_CHUNK * sizeof(struct ctx),
-						nc)) {
-					c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
-					return -1;
-				}
-				s->pool_cap = nc;
-			}
-			k = s->pool_len++;
-		}
-		s->pool_next[k] = NONE32;
-		if (n == 0)
-			P->head = k;
-		else
-			s->pool_next[P->tail] = k;
-		P->tail = k;
-	}
-	s->pool[(size_t)P->tail * CTX_CHUNK + n % CTX_CHUNK] =
-	    (struct ctx){.parent = parent, .flow = flow};
-	P->n = n + 1;
-	return 0;
-}
-
-/* A grow-only scratch buffer of at least n bytes. */
-static void *scratch(struct cg *c, void **buf, size_t *cap, size_t n)
-{
-	if (n > *cap) {
-		size_t nc = n * 2;
-		void *q = pv_realloc(*buf, nc);
-		if (!q) {
-			c->b->status = PV_ENOMEM;
-			return NULL;
-		}
-		*buf = q;
-		*cap = nc;
-	}
-	return *buf;
-}
-
-static int64_t pos0(int64_t v)
-{
-	return v > 0 ? v : 0;
-}
-
-/* The order of contexts when some are merged: the costliest first, then by parent. */
-static inline int ctx_before(const struct ctx *x, const struct ctx *y)
-{
-	return x->flow != y->flow ? x->flow > y->flow : x->parent < y->parent;
-}
-
-/*
- * Keeps the k first contexts of cx[0 .. nr) in ctx_before order (what sorting them all would put
- * first) in cx[0 .. k), and returns the sum of the flows of the others.
- */
-static int64_t keep_costliest(struct ctx *cx, uint32_t nr, uint32_t k)
-{
-	int64_t rest = 0;
-	for (uint32_t i = 1; i < k; i++) {
-		struct ctx v = cx[i];
-		uint32_t j = i;
-		while (j && ctx_before(&v, &cx[j - 1])) {
-			cx[j] = cx[j - 1];
-			j--;
-		}
-		cx[j] = v;
-	}
-	for (uint32_t i = k; i < nr; i++) {
-		struct ctx v = cx[i];
-		if (!ctx_before(&v, &cx[k - 1])) {
-			rest += v.flow;
-			continue;
-		}
-		rest += cx[k - 1].flow;
-		uint32_t j = k - 1;
-		while (j && ctx_before(&v, &cx[j - 1])) {
-			cx[j] = cx[j - 1];
-			j--;
-		}
-		cx[j] = v;
-	}
-	return rest;
-}
-
-static void synth_free(struct synth *s)
-{
-	pv_free(s->fn);
-	pv_free(s->self);
-	pv_free(s->out_first);
-	pv_free(s->slot_to);
-	pv_free(s->slot_cost);
-	pv_free(s->slot_back);
-	pv_free(s->slot_inline);
-	pv_free(s->tflow);
-	pv_free(s->pend);
-	pv_free(s->pool);
-	pv_free(s->pool_next);
-}
-
-/*
- * The part's call graph in struct synth: its functions (touched_list) ranked callers before
- * callees by depth-first walks from the functions nobody calls first, whose back edges are
- * dropped (reverse post-order), and each function's edges in edge order.
- */
-static int synth_graph(struct cg *c, struct synth *s)
-{
-	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
-	size_t ne1 = ne ? ne : 1;
-	uint32_t *local = pv_malloc((size_t)c->nfns * sizeof(uint32_t));
-	uint32_t *first = pv_calloc((size_t)n + 1, sizeof(uint32_t));
-	uint32_t *to = pv_malloc(ne1 * sizeof(uint32_t)), *xs = pv_malloc(ne1 * sizeof(uint32_t));
-	uint8_t *back = pv_calloc(ne1, 1);
-	uint32_t *in_count = pv_calloc(n, sizeof(uint32_t)),
-		 *order = pv_malloc((size_t)n * sizeof(uint32_t));
-	uint32_t *stack = pv_malloc((size_t)n * sizeof(uint32_t)),
-		 *iter = pv_malloc((size_t)n * sizeof(uint32_t));
-	uint8_t *state = pv_calloc(n, 1);
-	s->fn = pv_malloc((size_t)n * sizeof(uint32_t));
-	s->self = pv_malloc((size_t)n * (nev ? nev : 1) * sizeof(int64_t));
-	s->out_first = pv_malloc(((size_t)n + 1) * sizeof(uint32_t));
-	s->slot_to = pv_malloc(ne1 * sizeof(uint32_t));
-	s->slot_cost = pv_malloc(ne1 * sizeof(int64_t));
-	s->slot_back = pv_malloc(ne1);
-	s->slot_inline = pv_malloc(ne1);
-	s->tflow = pv_malloc((size_t)n * sizeof(int64_t));
-	s->pend = pv_calloc(n, sizeof(struct pend));
-	int rc = -1;
-	if (!local || !first || !to || !xs || !back || !in_count || !order || !stack || !iter ||
-	    !state || !s->fn || !s->self || !s->out_first || !s->slot_to || !s->slot_cost ||
-	    !s->slot_back || !s->slot_inline || !s->tflow || !s->pend) {
-		c->b->status = PV_ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		local[c->touched_list[i]] = i;
-	/* the edges by caller (local index), in edge order */
-	for (uint32_t x = 0; x < ne; x++)
-		first[local[c->edges[x].from] + 1]++;
-	for (uint32_t i = 0; i < n; i++)
-		first[i + 1] += first[i];
-	{
-		uint32_t *fill = iter;
-		memset(fill, 0, (size_t)n * sizeof(uint32_t));
-		for (uint32_t x = 0; x < ne; x++) {
-			const struct cg_edge *E = &c->edges[x];
-			uint32_t f = local[E->from], g = local[E->to];
-			uint32_t i = first[f] + fill[f]++;
-			to[i] = g;
-			xs[i] = x;
-			in_count[g]++;
-		}
-	}
-	/* depth-first walks, from the functions nobody calls first: back edges dropped */
-	uint32_t norder = 0;
-	for (uint32_t pass = 0; pass < 2; pass++) {
-		for (uint32_t r = 0; r < n; r++) {
-			if (state[r] || (pass == 0 && in_count[r]))
-				continue;
-			uint32_t sp = 0;
-			stack[sp] = r;
-			iter[sp] = first[r];
-			sp++;
-			state[r] = 1;
-			while (sp) {
-				uint32_t f = stack[sp - 1];
-				if (iter[sp - 1] < first[f + 1]) {
-					uint32_t i = iter[sp - 1]++;
-					uint32_t g = to[i];
-					if (state[g] == 1) {
-						back[i] = 1;
-					} else if (state[g] == 0) {
-						state[g] = 1;
-						stack[sp] = g;
-						iter[sp] = first[g];
-						sp++;
-					}
-				} else {
-					state[f] = 2;
-					order[norder++] = f;
-					sp--;
-				}
-			}
-		}
-	}
-	/* rank = reverse post-order: callers before callees */
-	uint32_t *rank = stack;
-	for (uint32_t i = 0; i < norder; i++)
-		rank[order[i]] = norder - 1 - i;
-	uint32_t j = 0;
-	for (uint32_t k = 0; k < norder; k++) {
-		uint32_t f = order[norder - 1 - k], fg = c->touched_list[f];
-		s->fn[k] = fg;
-		memcpy(s->self + (size_t)k * nev, c->pself + (size_t)fg * nev,
-		       nev * sizeof(int64_t));
-		s->out_first[k] = j;
-		for (uint32_t i = first[f]; i < first[f + 1]; i++, j++) {
-			uint32_t x = xs[i];
-			uint8_t inl = c->edges[x].is_inline;
-			s->slot_to[j] = rank[to[i]];
-			s->slot_back[j] = back[i];
-			s->slot_inline[j] = inl;
-			/* an inlined-code edge costs what the inlined code does (below) */
-			s->slot_cost[j] = back[i] || inl ? 0 : pos0(c->ecost[(size_t)x * nev]);
-		}
-	}
-	s->out_first[norder] = j;
-	/* inlined-code edges cost the inlined code's own flow: computed callees first */
-	for (uint32_t k = norder; k-- > 0;) {
-		int64_t t = pos0(s->self[(size_t)k * nev]);
-		for (uint32_t i = s->out_first[k]; i < s->out_first[k + 1]; i++) {
-			if (s->slot_back[i])
-				continue;
-			if (s->slot_inline[i])
-				s->slot_cost[i] = s->tflow[s->slot_to[i]];
-			t += s->slot_cost[i];
-		}
-		s->tflow[k] = t;
-	}
-	rc = 0;
-out:
-	pv_free(local);
-	pv_free(first);
-	pv_free(to);
-	pv_free(xs);
-	pv_free(back);
-	pv_free(in_count);
-	pv_free(order);
-	pv_free(stack);
-	pv_free(iter);
-	pv_free(state);
-	return rc;
-}
-
-/* One part: samples for its functions (touched_list), from its edges. */
-static int synthesize(struct cg *c)
-{
-	struct pv_builder *b = c->b;
-	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
-	if (n == 0)
-		return 0;
-	if (c->thread == PV_NONE) {
-		pv_str_ix name = c->part_name ? c->part_name : builder_cstr(b, "callgrind");
-		c->thread = builder_thread(b, name, c->pid, c->tid, c->cmd);
-	}
-	pv_thread_ix th = c->thread;
-	if (ne == 0) {
-		/* no calls: one sample per function and line (cachegrind) */
-		int64_t *w = pv_malloc((nev ? nev : 1) * sizeof(int64_t));
-		if (!w) {
-			b->status = PV_ENOMEM;
-			return -1;
-		}
-		for (uint32_t r = 0; r < c->nlines && !b->status; r++) {
-			int any = 0;
-			for (uint32_t e = 0; e < nev; e++) {
-				w[e] = c->line_cost[(size_t)r * nev + e];
-				any |= w[e] != 0;
-			}
-			if (!any)
-				continue;
-			pv_frame_ix fr = fn_frame(c, c->line_fn[r],
-						  c->line_no[r] > UINT32_MAX ? 0 : c->line_no[r]);
-			builder_sample(b, th, builder_stack(b, PV_NONE, fr), PV_TIME_NONE, w);
-		}
-		pv_free(w);
-		return b->status ? -1 : 0;
-	}
-	struct synth s = {.pool_free = NONE32};
-	if (synth_graph(c, &s)) {
-		synth_free(&s);
-		return -1;
-	}
-	/* top-down: each function's contexts split over its self cost and its kept calls */
-	int64_t *rows, *cols, *need, *cell, *tmp;
-	double *frac;
-	void *sc[12] = {0};
-	size_t scap[12] = {0};
-	for (uint32_t k = 0; k < n && !b->status; k++) {
-		uint32_t fg = s.fn[k];
-		const int64_t *self = s.self + (size_t)k * nev;
-		/* what the next functions and this one's callees need, asked for early */
-		if (k + 8 < n)
-			__builtin_prefetch(&c->fns[s.fn[k + 8]]);
-		if (k + 1 < n && s.pend[k + 1].n)
-			__builtin_prefetch(s.pool + (size_t)s.pend[k + 1].head * CTX_CHUNK);
-		for (uint32_t i = s.out_first[k]; i < s.out_first[k + 1]; i++)
-			__builtin_prefetch(&s.pend[s.slot_to[i]], 1);
-		int64_t tf = s.tflow[k];
-		int any_self = 0;
-		for (uint32_t e = 0; e < nev; e++)
-			any_self |= self[e] > 0;
-		/* the contexts from the callers, in the order they came, and maybe one from the
-		 * root */
-		struct pend *P = &s.pend[k];
-		uint32_t nr = P->n;
-		struct ctx *cx =
-		    scratch(c, &sc[11], &scap[11], ((size_t)nr + 2) * sizeof(struct ctx));
-		if (!cx)
-			break;
-		int64_t in = 0;
-		if (nr) {
-			uint32_t ch = P->head, i = 0;
-			for (;;) {
-				uint32_t m = nr - i < CTX_CHUNK ? nr - i : CTX_CHUNK;
-				const struct ctx *src = s.pool + (size_t)ch * CTX_CHUNK;
-				for (uint32_t j = 0; j < m; j++) {
-					cx[i + j] = src[j];
-					in += src[j].flow;
-				}
-				i += m;
-				if (i == nr)
-					break;
-				ch = s.pool_next[ch];
-			}
-			/* the chunks back to the free list */
-			s.pool_next[P->tail] = s.pool_free;
-			s.pool_free = P->head;
-			P->n = 0;
-		}
-		if (in < tf)
-			cx[nr++] = (struct ctx){.parent = PV_NONE, .flow = tf - in};
-		if (nr == 0 && any_self)
-			cx[nr++] = (struct ctx){.parent = PV_NONE, .flow = 0};
-		if (nr == 0)
-			continue;
-		/* at most ctx_cap contexts: the costliest; the rest start at the root */
-		if (nr > c->ctx_cap) {
-			int64_t rest = keep_costliest(cx, nr, c->ctx_cap - 1);
-			c->merged_contexts += nr - (c->ctx_cap - 1);
-			cx[c->ctx_cap - 1] = (struct ctx){.parent = PV_NONE, .flow = rest};
-			nr = c->ctx_cap;
-			/* the root context may now appear twice: merge them */
-			for (uint32_t i = 0; i + 1 < nr; i++)
-				if (cx[i].parent == PV_NONE) {
-					cx[i].flow += cx[nr - 1].flow;
-					nr--;
-					break;
-				}
-		}
-		uint32_t s0 = s.out_first[k], s1 = s.out_first[k + 1];
-		uint32_t ncol = 1 + s1 - s0;
-		rows = scratch(c, &sc[0], &scap[0], (size_t)nr * sizeof(int64_t));
-		tmp = scratch(c, &sc[1], &scap[1], (size_t)nr * sizeof(int64_t));
-		cols = scratch(c, &sc[3], &scap[3], (size_t)ncol * sizeof(int64_t));
-		need = scratch(c, &sc[4], &scap[4], (size_t)ncol * sizeof(int64_t));
-		frac = scratch(c, &sc[5], &scap[5], (size_t)ncol * sizeof(double));
-		cell = scratch(c, &sc[6], &scap[6], (size_t)nr * ncol * sizeof(int64_t));
-		int64_t *wt =
-		    scratch(c, &sc[7], &scap[7], (size_t)nr * (nev ? nev : 1) * sizeof(int64_t));
-		int64_t *flows = scratch(c, &sc[8], &scap[8], (size_t)nr * sizeof(int64_t));
-		int64_t *share = scratch(c, &sc[9], &scap[9], (size_t)nr * sizeof(int64_t));
-		if (b->status)
-			break;
-		/* when more flows in than the function spends, the contexts shrink in proportion */
-		int64_t sum = 0;
-		for (uint32_t i = 0; i < nr; i++)
-			sum += cx[i].flow;
-		if (sum > tf) {
-			for (uint32_t i = 0; i < nr; i++)
-				tmp[i] = cx[i].flow;
-			pv_apportion(tf, tmp, nr, rows);
-		} else {
-			for (uint32_t i = 0; i < nr; i++)
-				rows[i] = cx[i].flow;
-		}
-		cols[0] = pos0(self[0]);
-		memcpy(cols + 1, s.slot_cost + s0, (size_t)(s1 - s0) * sizeof(int64_t));
-		split_rows(rows, nr, cols, ncol, need, cell, frac);
-		/* the stacks of the contexts */
-		pv_frame_ix fr = fn_frame(c, fg, 0);
-		for (uint32_t i = 0; i < nr && !b->status; i++)
-			cx[i].parent = builder_stack(b, cx[i].parent, fr);
-		/* weights per context: event 0 from the matrix, others apportioned by flow */
-		int64_t fsum = 0;
-		for (uint32_t i = 0; i < nr; i++) {
-			flows[i] = rows[i];
-			fsum += flows[i];
-		}
-		if (fsum == 0)
-			for (uint32_t i = 0; i < nr; i++)
-				flows[i] = 1;
-		for (uint32_t i = 0; i < nr; i++)
-			wt[(size_t)i * nev] = cell[(size_t)i * ncol];
-		for (uint32_t e = 0; e < nev; e++) {
-			int64_t se = self[e];
-			if (e == 0 && se >= 0 && fsum > 0)
-				continue;
-			pv_apportion(se, flows, nr, share);
-			for (uint32_t i = 0; i < nr; i++)
-				wt[(size_t)i * nev + e] = share[i];
-		}
-		for (uint32_t i = 0; i < nr; i++) {
-			int any = 0;
-			for (uint32_t e = 0; e < nev; e++)
-				any |= wt[(size_t)i * nev + e] != 0;
-			if (any)
-				builder_sample(b, th, cx[i].parent, PV_TIME_NONE,
-					       wt + (size_t)i * nev);
-		}
-		/* callees */
-		for (uint32_t i = s0, j = 1; i < s1 && !b->status; i++, j++) {
-			if (s.slot_back[i])
-				continue;
-			uint32_t g = s.slot_to[i];
-			for (uint32_t r = 0; r < nr; r++) {
-				int64_t v = cell[(size_t)r * ncol + j];
-				if (v > 0 && push_ctx(c, &s, g, cx[r].parent, v))
-					break;
-			}
-		}
-	}
-	for (int i = 0; i < 12; i++)
-		pv_free(sc[i]);
-	synth_free(&s);
-	return b->status ? -1 : 0;
-}
-
-/*
- * The part's call graph into the model: a node per function with its self cost, an edge per
- * call (caller, callee) with its count and inclusive cost, and per function to its inlined code
- * (fi=/fe=) an edge costing that code's self cost and calls.
- */
-static int keep_graph(struct cg *c)
-{
-	struct pv_builder *b = c->b;
-	uint32_t nev = c->nev;
-	if (c->thread == PV_NONE)
-		return 0;
-	int64_t *w = pv_malloc((nev ? nev : 1) * sizeof(int64_t));
-	if (!w) {
-		b->status = PV_ENOMEM;
-		return -1;
-	}
-	int rc = 0;
-	for (uint32_t i = 0; i < c->nr_touched && !rc && !b->status; i++) {
-		uint32_t f = c->touched_list[i];
-		fn_frame(c, f, 0);
-		rc = pv_callgraph_add_node(b->p, c->thread, c->fns[f].func,
-					   c->pself + (size_t)f * nev, nev);
-	}
-	for (uint32_t x = 0; x < c->nedges && !rc && !b->status; x++) {
-		const struct cg_edge *E = &c->edges[x];
-		const int64_t *cost = c->ecost + (size_t)x * nev;
-		if (E->is_inline) {
-			memcpy(w, c->pself + (size_t)E->to * nev, nev * sizeof(int64_t));
-			for (uint32_t y = c->fns[E->to].out_head; y != NONE32; y = c->edge_next[y])
-				for (uint32_t e = 0; e < nev && !c->edges[y].is_inline; e++)
-					w[e] += c->ecost[(size_t)y * nev + e];
-			cost = w;
-		}
-		rc =
-		    pv_callgraph_add_edge(b->p, c->thread, c->fns[E->from].func, c->fns[E->to].func,
-					  E->is_inline ? 0 : c->ecalls[x], E->is_inline, cost, nev);
-	}
-	pv_free(w);
-	if (rc)
-		b->status = rc;
-	return b->status ? -1 : 0;
-}
-
 /* Ends a part: its samples, then its tables cleared for the next one. */
 static int end_part(struct cg *c)
 {
@@ -1335,20 +630,23 @@ static int end_part(struct cg *c)
 	/* a bounded number of contexts per function keeps the model linear in the file */
 	uint64_t cap = c->nfns ? 2000000 / c->nfns : 64;
 	c->ctx_cap = cap > 64 ? 64 : cap < 4 ? 4 : (uint32_t)cap;
-	if (synthesize(c) || keep_graph(c))
+	if (cg_synthesize(c) || cg_keep_graph(c))
 		return -1;
 	for (uint32_t i = 0; i < c->nr_touched; i++) {
 		uint32_t f = c->touched_list[i];
 		memset(c->pself + (size_t)f * c->nev, 0, c->nev * sizeof(int64_t));
 		c->fns[f].out_head = NONE32;
 		c->fns[f].out_deg = 0;
+		c->fns[f].line_head = NONE32;
+		c->fns[f].line_deg = 0;
 	}
 	c->nr_touched = 0;
 	c->nedges = 0;
 	u64map_release(&c->edge_map);
 	u64map_release(&c->line_map);
 	c->nlines = 0;
-	c->lines_on = 1;
+	c->last_line_row = NONE32;
+	c->lines_off = 0;
 	c->part_has_data = 0;
 	c->part_no++;
 	c->nr_parts_done++;
@@ -1359,6 +657,62 @@ static int end_part(struct cg *c)
 }
 
 /* ---- the body ---- */
+
+/*
+ * A part with calls keeps per-line rows up to LINE_ROWS_MAX: each becomes samples of its own
+ * (self_lines), and past that many the model would outgrow the file's call graph several times
+ * over (a generated 25 MB file has 1,000,000). The part's functions then keep their self costs
+ * whole (the report says so). A part without calls (cachegrind) keeps them all: they are its
+ * samples.
+ */
+#define LINE_ROWS_MAX (1u << 18)
+
+static void lines_off(struct cg *c)
+{
+	c->lines_off = 1;
+	c->lines_dropped++;
+	for (uint32_t i = 0; i < c->nr_touched; i++) {
+		c->fns[c->touched_list[i]].line_head = NONE32;
+		c->fns[c->touched_list[i]].line_deg = 0;
+	}
+	u64map_release(&c->line_map);
+	c->nlines = 0;
+	c->last_line_row = NONE32;
+}
+
+/* A new per-line row of function f, key (f, line); NONE32 when out of memory. */
+static uint32_t line_row(struct cg *c, uint32_t f, uint64_t key)
+{
+	uint32_t nev = c->nev, old = c->cap_lines;
+	if (grow(c, (void **)&c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1))
+		return NONE32;
+	if (old != c->cap_lines &&
+	    (COL_GROW(c->line_no, c->cap_lines) || COL_GROW(c->line_next, c->cap_lines) ||
+	     grow_costs(c, &c->line_cost, old, c->cap_lines))) {
+		c->b->status = PV_ENOMEM;
+		return NONE32;
+	}
+	if (c->nedges && c->nlines >= LINE_ROWS_MAX) {
+		lines_off(c);
+		return NONE32;
+	}
+	uint32_t r = c->nlines++;
+	struct cg_fn *F = &c->fns[f];
+	c->line_fn[r] = f;
+	c->line_no[r] = (uint32_t)(key & 0xffffffffu);
+	c->line_next[r] = F->line_head;
+	F->line_head = r;
+	memset(c->line_cost + (size_t)r * nev, 0, nev * sizeof(int64_t));
+	/* past EDGE_LIST rows the function's rows go into line_map, the first ones as well */
+	if (++F->line_deg > EDGE_LIST)
+		for (uint32_t x = r; x != NONE32;
+		     x = F->line_deg == EDGE_LIST + 1 ? c->line_next[x] : NONE32)
+			if (u64map_put(&c->line_map, (uint64_t)f << 32 | c->line_no[x], x)) {
+				c->b->status = PV_ENOMEM;
+				return NONE32;
+			}
+	return r;
+}
 
 static int self_cost(struct cg *c, const int64_t *cost, int64_t line)
 {
@@ -1375,34 +729,31 @@ static int self_cost(struct cg *c, const int64_t *cost, int64_t line)
 		if (cost[e] < 0)
 			c->negative++;
 	}
-	if (c->lines_on) {
-		uint64_t key =
-		    (uint64_t)f << 32 | (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
-		uint32_t r = u64map_get(&c->line_map, key);
-		if (r == UINT32_MAX) {
-			uint32_t old = c->cap_lines;
-			if (grow(c, (void **)&c->line_fn, sizeof(uint32_t), &c->cap_lines,
-				 (uint64_t)c->nlines + 1))
-				return -1;
-			if (old != c->cap_lines) {
-				if (COL_GROW(c->line_no, c->cap_lines) ||
-				    grow_costs(c, &c->line_cost, old, c->cap_lines)) {
-					c->b->status = PV_ENOMEM;
-					return -1;
+	if (c->lines_off)
+		return 0;
+	uint32_t ln = (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
+	uint64_t key = (uint64_t)f << 32 | ln;
+	uint32_t r = c->last_line_row;
+	if (r == NONE32 || key != c->last_line_key) {
+		/* the function's few rows walked, its many found in line_map (as edge_of) */
+		struct cg_fn *F = &c->fns[f];
+		r = UINT32_MAX;
+		if (F->line_deg <= EDGE_LIST) {
+			for (uint32_t x = F->line_head; x != NONE32; x = c->line_next[x])
+				if (c->line_no[x] == ln) {
+					r = x;
+					break;
 				}
-			}
-			r = c->nlines++;
-			c->line_fn[r] = f;
-			c->line_no[r] = (uint32_t)(key & 0xffffffffu);
-			memset(c->line_cost + (size_t)r * nev, 0, nev * sizeof(int64_t));
-			if (u64map_put(&c->line_map, key, r)) {
-				c->b->status = PV_ENOMEM;
-				return -1;
-			}
+		} else {
+			r = u64map_get(&c->line_map, key);
 		}
-		for (uint32_t e = 0; e < nev; e++)
-			c->line_cost[(size_t)r * nev + e] += cost[e];
+		if (r == UINT32_MAX && (r = line_row(c, f, key)) == NONE32)
+			return c->lines_off ? 0 : -1;
+		c->last_line_key = key;
+		c->last_line_row = r;
 	}
+	for (uint32_t e = 0; e < nev; e++)
+		c->line_cost[(size_t)r * nev + e] += cost[e];
 	return 0;
 }
 
@@ -1413,18 +764,14 @@ static int call_cost(struct cg *c, const int64_t *cost)
 	if (x == NONE32)
 		return -1;
 	c->fns[c->callee].callee = 1;
+	if (c->nlines > LINE_ROWS_MAX && !c->lines_off)
+		lines_off(c);
 	c->ecalls[x] += c->call_count;
 	for (uint32_t e = 0; e < nev; e++) {
 		if (add_checked(c, &c->ecost[(size_t)x * nev + e], cost[e]) ||
 		    add_checked(c, &c->callee_in[(size_t)c->callee * nev + e], cost[e]) ||
 		    add_checked(c, &c->out_calls[(size_t)c->cur * nev + e], cost[e]))
 			return -1;
-	}
-	/* a part with calls keeps no per-line costs */
-	if (c->lines_on) {
-		c->lines_on = 0;
-		u64map_release(&c->line_map);
-		c->nlines = 0;
 	}
 	return 0;
 }
@@ -1739,7 +1086,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		       .pid = PV_ID_NONE,
 		       .tid = PV_ID_NONE,
 		       .thread = PV_NONE,
-		       .lines_on = 1};
+		       .last_line_row = NONE32};
 	uint64_t recursive = 0;
 	int rc = body(&c) ? (c.failed ? c.failed : b->status) : 0;
 	if (rc == -1)
@@ -1758,7 +1105,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (!rc && !b->status) {
 		/* every function a model function, even those with no cost */
 		for (uint32_t f = 0; f < c.nfns; f++)
-			fn_frame(&c, f, 0);
+			cg_fn_frame(&c, f, 0);
 		/* the exact per-function costs, as callgrind_annotate --inclusive=yes computes them
 		 */
 		struct pv_profile *p = b->p;
@@ -1871,6 +1218,14 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		builder_lossy(b, c.undefined_names,
 			      "compressed names used before they are defined (read as \"\", as "
 			      "callgrind_annotate does)");
+		builder_lossy(b, c.lines_dropped,
+			      "parts with calls and more than %u (function, line) costs: their "
+			      "functions' self costs not split over lines",
+			      LINE_ROWS_MAX);
+		builder_lossy(
+		    b, c.lines_unsplit,
+		    "functions whose per-line costs stay on the function (negative costs, "
+		    "or too many lines and contexts to split)");
 		if (c.instr_positions)
 			builder_lossy(
 			    b, 1, "instruction addresses of cost lines not kept (costs per line)");
@@ -1896,6 +1251,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	pv_free(c.ecost);
 	pv_free(c.line_fn);
 	pv_free(c.line_no);
+	pv_free(c.line_next);
 	pv_free(c.line_cost);
 	if (!rc && b->status)
 		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,

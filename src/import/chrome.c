@@ -583,7 +583,10 @@ static void report(struct ch *c)
 		      "samples without a time delta, or deltas without a sample");
 	builder_lossy(b, c->lines_mismatch, "per-sample 'lines'/'columns' of the wrong length");
 	builder_lossy(b, c->no_start, "CPU profiles without a start time (timed from 0)");
-	builder_lossy(b, c->pos_ticks, "nodes' positionTicks (per-line sample counts)");
+	builder_lossy(b, c->bad_ticks, "positionTicks entries without a positive line and count");
+	builder_lossy(b, c->ticks_mismatch,
+		      "nodes whose positionTicks do not add up to their samples (the first samples "
+		      "take the lines, any others the function's)");
 	builder_lossy(b, c->missing_parent, "nodes whose parent does not exist (made roots)");
 	builder_lossy(b, c->dup_nodes, "nodes with a duplicate id (the first kept)");
 	builder_lossy(b, c->cycles, "node parent cycles (cut)");
@@ -743,6 +746,12 @@ static int build(struct ch *c)
 			pord[npo++] = i;
 	pv_sort_r(pord, npo, sizeof(uint32_t), cmp_prof_out, c);
 	const struct vnode *nodes = VEC(c->nodes, struct vnode);
+	/* positionTicks: each node's samples without a line of their own get its lines */
+	uint32_t *tcur = c->ticks.len ? pv_calloc((size_t)nn * 2, sizeof(uint32_t)) : NULL;
+	if (c->ticks.len && !tcur) {
+		rc = ch_oom(c);
+		goto out;
+	}
 	for (uint32_t a = 0; a < npo && !rc; a++) {
 		const struct vprof *p = &pr[pord[a]];
 		pv_thread_ix tout = th[p->thread].out;
@@ -758,15 +767,18 @@ static int build(struct ch *c)
 			const uint32_t *pl = c->plines.len ? VEC(c->plines, uint32_t) +
 								 2 * (size_t)(p->s_begin + s->seq)
 							   : NULL;
-			if (s->node != NO_IX && pl && pl[0] && !skip[s->node]) {
+			uint32_t line = pl ? pl[0] : 0, col = pl && pl[0] ? pl[1] : 0;
+			if (!line && tcur && s->node != NO_IX)
+				line = ch_tick_line(c, s->node, tcur);
+			if (s->node != NO_IX && line && !skip[s->node]) {
 				/* the sample's own line (and column) in the leaf function */
 				const struct pv_frames *fr = &b->p->frames;
 				pv_frame_ix f = nodes[s->node].frame;
 				if (f < fr->len && (st == PV_NONE || st < b->p->stacks.len)) {
 					struct frame_key k = {
 					    .func = fr->func[f],
-					    .line = pl[0],
-					    .column = pl[1],
+					    .line = line,
+					    .column = col,
 					    .addr = PV_ADDR_NONE,
 					    .category = fr->category[f],
 					    .subcategory = fr->subcategory[f],
@@ -801,6 +813,9 @@ static int build(struct ch *c)
 			break;
 		builder_sample(b, th[gs[i].thread].out, st, t, w);
 	}
+	if (tcur)
+		ch_ticks_check(c, tcur);
+	pv_free(tcur);
 	if (rc)
 		goto out;
 
@@ -893,10 +908,10 @@ static int probe(const struct pv_input *in)
 static void release(struct ch *c)
 {
 	json_release(&c->j);
-	struct vec *vecs[] = {&c->threads, &c->procs,	&c->marks,   &c->profs,	   &c->chunks,
-			      &c->nodes,   &c->edges,	&c->sframes, &c->gsamples, &c->s_ids,
-			      &c->deltas,  &c->stamps,	&c->s_lines, &c->s_cols,   &c->psamples,
-			      &c->plines,  &c->strange, &c->hsamples};
+	struct vec *vecs[] = {&c->threads, &c->procs,	&c->marks,    &c->profs,    &c->chunks,
+			      &c->nodes,   &c->edges,	&c->sframes,  &c->gsamples, &c->s_ids,
+			      &c->deltas,  &c->stamps,	&c->s_lines,  &c->s_cols,   &c->psamples,
+			      &c->plines,  &c->strange, &c->hsamples, &c->ticks};
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		vec_free(vecs[i]);
 	ixmap_release(&c->thread_map);

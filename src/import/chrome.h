@@ -95,6 +95,7 @@ struct vnode {
 	bool has_self;	/* a sampling heap profile's node: selfSize */
 	int64_t self;	/* its selfSize, bytes */
 	pv_frame_ix frame;
+	uint32_t t_begin, t_len; /* its positionTicks: {line, ticks} pairs in ticks */
 };
 
 struct vedge {
@@ -180,6 +181,7 @@ struct ch {
 	struct vec
 	    plines; /* uint32 line, column per psample as read; empty when no chunk has lines */
 	struct vec strange; /* uint32 pool offsets of non-numeric ids */
+	struct vec ticks;   /* uint32 line, ticks: the nodes' positionTicks */
 	struct ixmap thread_map, proc_map, node_map, sframe_map, prof_map;
 	struct sbuf pool; /* NUL-terminated texts; offset 0 is "" */
 
@@ -203,7 +205,8 @@ struct ch {
 	uint64_t ph_count[128];
 	uint64_t no_ph, no_ts, tts, not_event, truncated, unclosed, neg_dur, x_tdur, x_nodur;
 	uint64_t orphan_samples, deltas_mismatch, lines_mismatch, no_start;
-	uint64_t pos_ticks, missing_parent, unknown_node, dup_nodes, args_id, stack_fields;
+	uint64_t bad_ticks, ticks_mismatch, missing_parent, unknown_node, dup_nodes, args_id,
+	    stack_fields;
 	uint64_t flow_fields, gs_unknown_sf, sf_unknown, cycles;
 	uint64_t dur_unmatched, dur_open;
 	uint64_t heap_mismatch, heap_unused;
@@ -238,6 +241,8 @@ struct vchunk *ch_chunk_at(struct ch *c, uint32_t ci);
 uint32_t ch_new_chunk(struct ch *c);
 int ch_read_numbers(struct ch *c, struct json *j, const struct json_tok *first, int pow10,
 		    struct vec *v, bool u32, const char *what);
+uint32_t ch_tick_line(struct ch *c, uint32_t node, uint32_t *cur);
+void ch_ticks_check(struct ch *c, const uint32_t *cur);
 int ch_heap_bytes(struct json *j, const struct json_tok *v, const char *what, int64_t *out);
 int ch_cpu_member(struct ch *c, struct json *j, const struct json_tok *k, const struct json_tok *v,
 		  uint32_t ci, uint32_t depth);

@@ -209,6 +209,67 @@ static int read_int_value(struct json *j, const struct json_tok *v, const char *
 }
 
 /*
+ * A node's positionTicks, [{line, ticks}, ...] (1-based lines: the samples of the node per line
+ * of its function), appended to c->ticks; *begin and *len get its range. Entries without a
+ * positive line or count are skipped (counted).
+ */
+static int read_position_ticks(struct ch *c, struct json *j, const struct json_tok *t,
+			       uint32_t *begin, uint32_t *len)
+{
+	if (t->kind == JSON_NULL)
+		return 0;
+	if (t->kind != JSON_ARRAY)
+		return json_fail_at(j, t, "expected 'positionTicks' to be an array, found %s",
+				    json_kind_name(t->kind));
+	uint32_t b0 = c->ticks.len;
+	for (;;) {
+		struct json_tok x, k, v;
+		int rc = json_next(j, &x);
+		if (rc)
+			return rc;
+		if (x.kind == JSON_END)
+			break;
+		if (x.kind == JSON_EOF)
+			return TRUNCATED;
+		if (x.kind != JSON_OBJECT)
+			return json_fail_at(
+			    j, &x, "expected a positionTicks entry ({line, ticks}), found %s",
+			    json_kind_name(x.kind));
+		int64_t line = 0, ticks = 0;
+		while (!(rc = json_next_member(j, &k, &v)) && k.kind == JSON_KEY) {
+			bool is_line = json_is(&k, "line");
+			if (!is_line && !json_is(&k, "ticks")) {
+				rc = json_skip(j, &v);
+			} else if (v.kind != JSON_NUMBER) {
+				rc = json_fail_at(
+				    j, &v, "expected a positionTicks '%s' (a number), found %s",
+				    is_line ? "line" : "ticks", json_kind_name(v.kind));
+			} else {
+				rc = json_i64(j, &v, is_line ? &line : &ticks);
+			}
+			if (rc)
+				return rc;
+		}
+		if (rc)
+			return rc;
+		if (k.kind == JSON_EOF)
+			return TRUNCATED;
+		if (line <= 0 || line > UINT32_MAX || ticks <= 0 || ticks > UINT32_MAX) {
+			c->bad_ticks++;
+			continue;
+		}
+		uint32_t *e = vec_push(&c->ticks, 2 * sizeof(uint32_t));
+		if (!e)
+			return ch_oom(c);
+		e[0] = (uint32_t)line;
+		e[1] = (uint32_t)ticks;
+	}
+	*begin = b0;
+	*len = c->ticks.len - b0;
+	return 0;
+}
+
+/*
  * One node object, its '{' read: {id, callFrame, parent, children: [ids], positionTicks, ...},
  * or an old-layout node {functionName, url, lineNumber, id, children: [node, ...]} whose nested
  * children are read first and get this node as parent when it ends, or a sampling heap profile's
@@ -222,7 +283,7 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 	struct json_tok k, v;
 	int64_t id = 0, parent = 0, self = 0;
 	bool has_id = false, has_parent = false, has_self = false;
-	uint32_t node0 = c->nodes.len, edge0 = c->edges.len;
+	uint32_t node0 = c->nodes.len, edge0 = c->edges.len, t_begin = 0, t_len = 0;
 	int rc = 0;
 	for (;;) {
 		if ((rc = ch_next_member(j, &k, &v)))
@@ -287,32 +348,7 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 				e->child = child;
 			}
 		} else if (json_is(&k, "positionTicks")) {
-			if (v.kind == JSON_ARRAY) {
-				struct json_tok x;
-				if ((rc = json_next(j, &x)))
-					break;
-				if (x.kind == JSON_EOF) {
-					rc = TRUNCATED;
-					break;
-				}
-				if (x.kind != JSON_END) {
-					c->pos_ticks++;
-					rc = json_skip(j, &x);
-					while (!rc) {
-						if ((rc = json_next(j, &x)))
-							break;
-						if (x.kind == JSON_END)
-							break;
-						if (x.kind == JSON_EOF) {
-							rc = TRUNCATED;
-							break;
-						}
-						rc = json_skip(j, &x);
-					}
-				}
-			} else {
-				rc = json_skip(j, &v);
-			}
+			rc = read_position_ticks(c, j, &v, &t_begin, &t_len);
 		} else {
 			rc = callframe_field(j, &k, &v, &cf);
 			if (rc == 1)
@@ -353,6 +389,8 @@ static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 			n->root_name = cf.fn.len == 6 && memcmp(fn, "(root)", 6) == 0;
 			n->has_self = has_self;
 			n->self = self;
+			n->t_begin = t_begin;
+			n->t_len = t_len;
 			c->heap_nodes += has_self;
 			n->frame = ch_v8_frame(c, fn, cf.fn.len, sbuf_str(&cf.url), cf.url.len,
 					       cf.line, cf.col);
@@ -795,6 +833,46 @@ int ch_build_nodes(struct ch *c, uint32_t *node_prof, pv_stack_ix *nstack, bool 
 	pv_free(parent);
 	pv_free(frame);
 	return rc;
+}
+
+/*
+ * The line of a node's next sample from its positionTicks (cur: per node, the entry and the
+ * samples given its line so far), 0 when they are used up. The file gives each line's count of
+ * the node's samples, not which sample: the samples take the lines in the order of the list, so
+ * each line's count is exact and the times of the lines within the node are not known.
+ */
+uint32_t ch_tick_line(struct ch *c, uint32_t node, uint32_t *cur)
+{
+	const struct vnode *n = &VEC(c->nodes, struct vnode)[node];
+	const uint32_t *t = VEC(c->ticks, uint32_t) + 2 * (size_t)n->t_begin;
+	uint32_t *e = cur + 2 * (size_t)node;
+	while (e[0] < n->t_len && e[1] == t[2 * e[0] + 1]) {
+		e[0]++;
+		e[1] = 0;
+	}
+	if (e[0] == n->t_len) {
+		if (n->t_len)
+			e[1]++; /* a sample past the ticks: counted by ch_ticks_check */
+		return 0;
+	}
+	e[1]++;
+	return t[2 * e[0]];
+}
+
+/* Counts the nodes whose positionTicks were not used up exactly by their samples. */
+void ch_ticks_check(struct ch *c, const uint32_t *cur)
+{
+	const struct vnode *nodes = VEC(c->nodes, struct vnode);
+	const uint32_t *t = VEC(c->ticks, uint32_t);
+	for (uint32_t i = 0; i < c->nodes.len; i++) {
+		const struct vnode *n = &nodes[i];
+		if (!n->t_len)
+			continue;
+		const uint32_t *e = cur + 2 * (size_t)i;
+		uint32_t last = n->t_begin + n->t_len - 1;
+		bool exact = e[0] + 1 == n->t_len && e[1] == t[2 * last + 1];
+		c->ticks_mismatch += !exact;
+	}
 }
 
 /* Samples of every profile, in time order, into psamples (their lines into plines). */

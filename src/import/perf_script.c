@@ -28,8 +28,12 @@
  * into nanoseconds and kept relative to the earliest sample (the import report says where that
  * is on perf's clock). Tracepoint events ("sys:name:") become instant markers on their thread
  * with their fields as a JSON object ({"prev_pid":123,...}, {"text":"..."} when the payload is
- * not key=value) and their call chain as the cause stack. PERF_RECORD_* side-band lines, srcline
- * lines and header text that is not a frame are counted in the import report; a line that is
+ * not key=value) and their call chain as the cause stack. A srcline line after a frame (-F
+ * +srcline: "  FILE:LINE", " (inlined)" for an inlined frame) gives the frame its line and its
+ * function that file: a function is one per (name, module, file), so code inlined from a header
+ * that perf prints without --inline is the header's function of that name (callgrind_annotate's
+ * "file:function"). PERF_RECORD_* side-band lines, srclines without a file and line ("??:0",
+ * "dso[addr]") and header text that is not a frame are counted in the import report; a line that is
  * none of these is skipped and counted; a file without any sample or tracepoint is an error at
  * the first line that is not a comment.
  *
@@ -52,40 +56,7 @@
 #include "base/text.h"
 #include "import/importer.h"
 
-/* ---------------------------------------------------------------- small scanners */
-
-static inline const char *token_end(const char *p, const char *e)
-{
-	while (p < e && !text_is_blank(*p))
-		p++;
-	return p;
-}
-
-/* Decimal digits [p, e) into *v; 0 when empty, not all digits or past 18 digits. */
-static int parse_u64(const char *p, const char *e, int64_t *v)
-{
-	if (p == e || e - p > 18)
-		return 0;
-	int64_t x = 0;
-	for (; p < e; p++) {
-		if (!text_is_digit(*p))
-			return 0;
-		x = x * 10 + (*p - '0');
-	}
-	*v = x;
-	return 1;
-}
-
-/* A task id: digits, optionally negative (perf prints -1 for no task). */
-static int parse_id(const char *p, const char *e, int64_t *v)
-{
-	int neg = p < e && *p == '-';
-	if (!parse_u64(p + neg, e, v))
-		return 0;
-	if (neg)
-		*v = -*v;
-	return 1;
-}
+#include "import/perf_script.h"
 
 /* ---------------------------------------------------------------- the header line */
 
@@ -353,268 +324,6 @@ static int parse_frame(const char *p, const char *e, struct frame_text *f)
 	return 1;
 }
 
-/* ---------------------------------------------------------------- import state */
-
-struct fc_ent {
-	uint32_t h;    /* 0: empty */
-	pv_str_ix key; /* the symbol text as read, interned */
-	pv_module_ix mod;
-	pv_frame_ix frame;
-};
-
-/*
- * A frame line met before: its frame, the stack it last made on top of which prefix (the same
- * call site mostly has the same callers), then its text (from the address on), padded to 8.
- */
-struct line_rec {
-	uint32_t len;
-	pv_frame_ix frame;
-	pv_stack_ix memo_prefix, memo_stack;
-	uint32_t next; /* the record of the line that followed it last time, 0 for none */
-	uint32_t pad;
-};
-
-/* record ids: (chunk << REC_BITS | 8-byte unit in the chunk) + 1; chunks of 4 MiB */
-#define REC_BITS   19
-#define REC_CHUNKS 8192
-#define REC(s, r)                                               \
-	((struct line_rec *)((s)->rchunk[((r)-1) >> REC_BITS] + \
-			     (size_t)(((r)-1) & ((1u << REC_BITS) - 1)) * 8))
-
-struct tstate {
-	int64_t pid, tid;
-	pv_str_ix comm;
-	pv_thread_ix th;
-	/* the previous sample's path, root first, and its stacks */
-	pv_frame_ix *pf;
-	pv_stack_ix *ps;
-	uint32_t plen, pcap;
-};
-
-struct event {
-	pv_str_ix name;
-	pv_metric_ix metric; /* PV_NONE until the first sample of the event */
-	int kind;	     /* EV_SAMPLE, EV_TRACEPOINT, EV_SIDEBAND */
-};
-
-enum { EV_SAMPLE, EV_TRACEPOINT, EV_SIDEBAND };
-
-struct pending_inline {
-	const char *sym, *sym_end; /* in the input, or an interned string */
-	uint32_t at;		   /* its row in frames */
-	int has_addr;		   /* addr: the line's address (IP) */
-	uint64_t addr;
-};
-
-struct pstate {
-	struct pv_builder *b;
-	struct pv_input *in;
-	int shape;
-
-	/* (symbol, module) -> frame */
-	struct fc_ent *fc;
-	void *fc_raw;
-	uint32_t fc_mask, fc_count;
-
-	/* frame line text -> record: a hit skips parsing the line */
-	char **rchunk; /* line_rec + text, 8-aligned, never moved */
-	void **rraw;   /* what to free of each chunk */
-	uint32_t nrchunk, rchunk_cap;
-	uint32_t rused;	 /* 8-byte units used in the last chunk */
-	uint64_t *lslot; /* (low 32 bits of the hash << 32) | record id; 0: empty */
-	void *lslot_raw;
-	uint32_t lmask, lcount;
-	uint32_t prev_rec; /* the record of the previous frame line of this sample, 0 for none */
-
-	/* dso text -> module */
-	struct u64map dso_map; /* interned dso text -> module + 0 */
-	const char *last_dso;  /* interned text of the last dso seen */
-	uint32_t last_dso_len;
-	pv_module_ix last_mod;
-
-	/* threads */
-	struct tstate *ts;
-	uint32_t nts, tscap;
-	uint32_t *tmap; /* hash slots: ts index + 1 */
-	uint32_t tmask;
-	uint32_t last_ts;
-
-	struct event *ev;
-	uint32_t nev, evcap;
-	uint32_t last_ev;
-
-	int64_t *weights; /* one per metric, all 0 between samples */
-	uint32_t wcap;
-
-	/* the sample being read */
-	int active, skipping;
-	uint32_t cur_ts, cur_ev;
-	int64_t cur_time, cur_weight;
-	pv_str_ix cur_payload; /* a tracepoint's fields as JSON */
-	pv_frame_ix *frames;   /* leaf first */
-	uint32_t *frame_rec;   /* the line record of each frame, 0 for none */
-	uint32_t nframes, fcap;
-	struct pending_inline *pend;
-	uint32_t npend, pendcap;
-	int prev_frame; /* the previous line was a frame line */
-
-	char *json;
-	size_t jlen, jcap;
-
-	/* what the report says */
-	uint64_t nsamples, nmarkers;
-	uint64_t bad_lines, first_bad_line;
-	const char *first_bad_at;
-	uint64_t bad_headers, first_bad_header;
-	uint64_t stray_frames, first_stray;
-	uint64_t sideband, srclines, header_text, first_header_text;
-	int64_t min_time;
-	pv_str_ix perf_version;
-	int64_t interval;
-};
-
-/*
- * n bytes (zeroed when zero); from 2 MiB on, 2 MiB-aligned in transparent huge pages (one fault
- * instead of 512: performance.md, first-touch faults are dear on these VMs). The block is
- * over-allocated for the alignment: *raw is what to free.
- */
-#define HUGE_PAGE ((size_t)2 << 20)
-
-static void *big_alloc(size_t n, int zero, void **raw)
-{
-	if (n < HUGE_PAGE) {
-		*raw = zero ? pv_calloc(1, n) : pv_malloc(n);
-		return *raw;
-	}
-	char *r = pv_malloc(n + HUGE_PAGE);
-	*raw = r;
-	if (!r)
-		return NULL;
-	char *p = (char *)(((uintptr_t)r + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	madvise(p, n, MADV_HUGEPAGE);
-	if (zero)
-		memset(p, 0, n);
-	return p;
-}
-
-static int oom(struct pstate *s)
-{
-	if (!s->b->status)
-		s->b->status = PV_ENOMEM;
-	return -1;
-}
-
-#define ENSURE(s, ptr, cap, need) \
-	((need) <= (cap) ? 0 : ensure_cap((s), (void **)&(ptr), sizeof(*(ptr)), &(cap), (need)))
-
-static int ensure_cap(struct pstate *s, void **ptr, size_t elt, uint32_t *cap, uint64_t need)
-{
-	uint32_t nc = grow_cap(*cap, need);
-	if (!nc || col_realloc(ptr, elt, nc))
-		return oom(s);
-	*cap = nc;
-	return 0;
-}
-
-/* ---------------------------------------------------------------- modules */
-
-static int has_prefix(const char *p, size_t n, const char *pre)
-{
-	size_t m = strlen(pre);
-	return n >= m && memcmp(p, pre, m) == 0;
-}
-
-static int has_suffix(const char *p, size_t n, const char *suf)
-{
-	size_t m = strlen(suf);
-	return n >= m && memcmp(p + n - m, suf, m) == 0;
-}
-
-static const void *memmem_n(const char *p, size_t n, const char *s)
-{
-	return memmem(p, n, s, strlen(s));
-}
-
-static enum pv_module_kind module_kind(const char *d, size_t n, const char *base, size_t bn)
-{
-	if (n && d[0] == '[') {
-		if (has_prefix(d, n, "[kernel.") || has_prefix(d, n, "[guest.kernel"))
-			return PV_MODULE_KERNEL;
-		if (has_prefix(d, n, "[JIT]") || has_prefix(d, n, "[jit"))
-			return PV_MODULE_JIT;
-		if (has_prefix(d, n, "[vdso") || has_prefix(d, n, "[vsyscall") ||
-		    has_prefix(d, n, "[vectors") || has_prefix(d, n, "[sigpage"))
-			return PV_MODULE_LIBRARY;
-		if (has_prefix(d, n, "[heap") || has_prefix(d, n, "[stack") ||
-		    has_prefix(d, n, "[anon") || has_prefix(d, n, "[uprobes"))
-			return PV_MODULE_UNKNOWN;
-		return PV_MODULE_KERNEL; /* a kernel module: "[nf_conntrack]" */
-	}
-	if (has_prefix(base, bn, "vmlinux") || has_suffix(base, bn, ".ko") ||
-	    memmem_n(base, bn, ".ko."))
-		return PV_MODULE_KERNEL;
-	if ((has_prefix(base, bn, "perf-") && memmem_n(base, bn, ".map")) ||
-	    has_prefix(base, bn, "jitted-") || has_prefix(d, n, "//anon") ||
-	    has_prefix(d, n, "/memfd:") || has_prefix(d, n, "[JIT]"))
-		return PV_MODULE_JIT;
-	if (has_suffix(base, bn, ".so") || memmem_n(base, bn, ".so.") ||
-	    memmem_n(base, bn, ".so ") || has_suffix(base, bn, ".dll") ||
-	    has_suffix(base, bn, ".dylib"))
-		return PV_MODULE_LIBRARY;
-	return PV_MODULE_BINARY;
-}
-
-static pv_module_ix module_new(struct pstate *s, const char *d, size_t n)
-{
-	struct pv_builder *b = s->b;
-	const char *base = d;
-	if (!(n && d[0] == '[') && !has_prefix(d, n, "//anon")) {
-		for (size_t i = n; i-- > 0;) {
-			if (d[i] == '/') {
-				base = d + i + 1;
-				break;
-			}
-		}
-	}
-	size_t bn = (size_t)(d + n - base);
-	if (bn == 0) {
-		base = d;
-		bn = n;
-	}
-	enum pv_module_kind k = module_kind(d, n, base, bn);
-	pv_str_ix name = builder_str(b, base, bn);
-	pv_str_ix path = base == d ? 0 : builder_str(b, d, n);
-	return builder_module(b, name, path, k);
-}
-
-/* The module of a dso text; PV_NONE for "[unknown]" or none. */
-static pv_module_ix module_of(struct pstate *s, const char *d, const char *de)
-{
-	if (!d || de == d)
-		return PV_NONE;
-	size_t n = (size_t)(de - d);
-	if (n == s->last_dso_len && s->last_dso && memcmp(d, s->last_dso, n) == 0)
-		return s->last_mod;
-	if (n == 9 && memcmp(d, "[unknown]", 9) == 0)
-		return PV_NONE;
-	struct pv_builder *b = s->b;
-	pv_str_ix raw = builder_str(b, d, n);
-	if (b->status)
-		return PV_NONE;
-	uint32_t m = u64map_get(&s->dso_map, raw);
-	if (m == UINT32_MAX) {
-		m = module_new(s, d, n);
-		if (m == PV_NONE || u64map_put(&s->dso_map, raw, m)) {
-			oom(s);
-			return PV_NONE;
-		}
-	}
-	s->last_dso = b->p->strings.ptr[raw];
-	s->last_dso_len = (uint32_t)n;
-	s->last_mod = m;
-	return m;
-}
-
 /* ---------------------------------------------------------------- frames */
 
 static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_module_ix mod,
@@ -642,6 +351,28 @@ static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_mo
 	    .inline_depth = inline_depth,
 	};
 	return builder_frame(b, &k);
+}
+
+/*
+ * Frame f at a source line (-F +srcline: "file.c:12" after the frame line): its function's
+ * name and module in that file (a function is one per file, as callgrind_annotate's
+ * file:function: code inlined from a header without --inline is the header's), at that line.
+ */
+static pv_frame_ix frame_at_line(struct pstate *s, pv_frame_ix f, const char *file,
+				 const char *file_end, uint32_t line)
+{
+	struct pv_builder *b = s->b;
+	const struct pv_profile *p = b->p;
+	pv_func_ix fn = p->frames.func[f];
+	pv_source_ix src = builder_source(b, builder_str(b, file, (size_t)(file_end - file)));
+	struct frame_key k = {
+	    .func = builder_func(b, p->funcs.name[fn], p->funcs.module[fn], src, 0),
+	    .line = line,
+	    .addr = PV_ADDR_NONE,
+	    .category = PV_NONE,
+	    .inline_depth = p->frames.inline_depth[f],
+	};
+	return b->status ? PV_NONE : builder_frame(b, &k);
 }
 
 /*
@@ -763,7 +494,8 @@ static int push_inline(struct pstate *s, const char *sym, const char *sym_end, i
 {
 	if (ENSURE(s, s->pend, s->pendcap, (uint64_t)s->npend + 1))
 		return -1;
-	s->pend[s->npend++] = (struct pending_inline){sym, sym_end, s->nframes, has_addr, addr};
+	s->pend[s->npend++] =
+	    (struct pending_inline){sym, sym_end, s->nframes, has_addr, addr, NULL, NULL, 0};
 	return push_frame(s, PV_NONE, 0);
 }
 
@@ -812,6 +544,9 @@ static void resolve_inline(struct pstate *s)
 		s->frames[i] =
 		    frame_make(s, q->sym, (size_t)(q->sym_end - q->sym), mod,
 			       (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth), &key);
+		if (q->line && s->frames[i] != PV_NONE)
+			s->frames[i] =
+			    frame_at_line(s, s->frames[i], q->file, q->file_end, q->line);
 	}
 	s->npend = 0;
 }
@@ -838,7 +573,7 @@ static void add_frame(struct pstate *s, const struct frame_text *ft)
 		push_inline(s, ft->sym, ft->sym_end, has_addr, addr);
 		return;
 	}
-	pv_module_ix mod = module_of(s, ft->dso, ft->dso_end);
+	pv_module_ix mod = ps_module_of(s, ft->dso, ft->dso_end);
 	const char *sym = ft->sym;
 	size_t n = (size_t)(ft->sym_end - ft->sym);
 	pv_frame_ix f;
@@ -1201,123 +936,6 @@ static pv_metric_ix metric_of(struct pstate *s, struct event *v, int has_period)
 	return v->metric;
 }
 
-/* ---------------------------------------------------------------- tracepoint payloads */
-
-static int json_put(struct pstate *s, const char *p, size_t n)
-{
-	if (s->jlen + n + 1 > s->jcap) {
-		size_t nc = s->jcap ? s->jcap : 256;
-		while (nc < s->jlen + n + 1)
-			nc *= 2;
-		char *j = pv_realloc(s->json, nc);
-		if (!j)
-			return oom(s);
-		s->json = j;
-		s->jcap = nc;
-	}
-	memcpy(s->json + s->jlen, p, n);
-	s->jlen += n;
-	return 0;
-}
-
-static void json_string(struct pstate *s, const char *p, const char *e)
-{
-	json_put(s, "\"", 1);
-	const char *run = p;
-	for (; p < e; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		json_put(s, run, (size_t)(p - run));
-		char esc[8];
-		int n = c == '"'    ? snprintf(esc, sizeof(esc), "\\\"")
-			: c == '\\' ? snprintf(esc, sizeof(esc), "\\\\")
-				    : snprintf(esc, sizeof(esc), "\\u%04x", c);
-		json_put(s, esc, (size_t)n);
-		run = p + 1;
-	}
-	json_put(s, run, (size_t)(p - run));
-	json_put(s, "\"", 1);
-}
-
-/* A canonical JSON integer: -?(0|[1-9][0-9]*), at most 18 digits. */
-static int is_json_int(const char *p, const char *e)
-{
-	if (p < e && *p == '-')
-		p++;
-	if (p == e || e - p > 18 || (*p == '0' && e - p > 1))
-		return 0;
-	for (; p < e; p++)
-		if (!text_is_digit(*p))
-			return 0;
-	return 1;
-}
-
-static void json_value(struct pstate *s, const char *p, const char *e)
-{
-	if (is_json_int(p, e))
-		json_put(s, p, (size_t)(e - p));
-	else
-		json_string(s, p, e);
-}
-
-/*
- * "k=v k=v ..." into {"k":v,...}: a token without '=' continues the previous value ("comm=Web
- * Content"), "==>" (sched_switch) separates; anything else is {"text":"..."}.
- */
-static pv_str_ix payload_json(struct pstate *s, const char *p, const char *e)
-{
-	s->jlen = 0;
-	if (p == e)
-		return 0;
-	const char *t0 = token_end(p, e);
-	const char *eq = memchr(p, '=', (size_t)(t0 - p));
-	json_put(s, "{", 1);
-	if (!eq || eq == p) {
-		json_put(s, "\"text\":", 7);
-		json_string(s, p, e);
-	} else {
-		int first = 1;
-		const char *key = NULL, *key_end = NULL, *val = NULL, *val_end = NULL;
-		for (const char *t = p; t < e;) {
-			const char *te = token_end(t, e);
-			const char *q = memchr(t, '=', (size_t)(te - t));
-			int sep = te - t == 3 && memcmp(t, "==>", 3) == 0;
-			if ((q && q > t) || sep) {
-				if (key) {
-					if (!first)
-						json_put(s, ",", 1);
-					first = 0;
-					json_string(s, key, key_end);
-					json_put(s, ":", 1);
-					json_value(s, val, val_end);
-				}
-				key = NULL;
-				if (!sep) {
-					key = t;
-					key_end = q;
-					val = q + 1;
-					val_end = te;
-				}
-			} else if (key) {
-				val_end = te; /* the value goes on, blanks included */
-			}
-			t = text_skip_blanks(te, e);
-		}
-		if (key) {
-			if (!first)
-				json_put(s, ",", 1);
-			json_string(s, key, key_end);
-			json_put(s, ":", 1);
-			json_value(s, val, val_end);
-		}
-	}
-	json_put(s, "}", 1);
-	if (s->b->status)
-		return 0;
-	return builder_str(s->b, s->json, s->jlen);
-}
-
 /* ---------------------------------------------------------------- samples */
 
 /* The stack of the frames read (leaf first), sharing the thread's previous path. */
@@ -1437,6 +1055,43 @@ static int is_srcline(const char *p, const char *e)
 	return e - p > 12 && memcmp(e - 10, " (inlined)", 10) == 0 ? 2 : 1;
 }
 
+/*
+ * The frame just read gets the srcline [p, e) (is_srcline's kind k: 2 inlined): "FILE:LINE"
+ * is its file and line; "??:0", ":0" and "dso[addr]" (no debug information) leave it as it is.
+ */
+static void srcline(struct pstate *s, const char *p, const char *e, int k)
+{
+	if (k == 2) {
+		mark_inlined(s);
+		e -= 10;
+	}
+	p += 2;
+	const char *colon = e;
+	while (colon > p && colon[-1] >= '0' && colon[-1] <= '9')
+		colon--;
+	uint64_t line = 0;
+	for (const char *d = colon; d < e && line <= UINT32_MAX; d++)
+		line = line * 10 + (uint64_t)(*d - '0');
+	if (colon == e || colon - p < 2 || colon[-1] != ':' || line == 0 || line > UINT32_MAX ||
+	    (colon - p == 3 && memcmp(p, "??", 2) == 0))
+		return;
+	const char *file_end = colon - 1;
+	if (!s->nframes || !s->active)
+		return;
+	uint32_t i = s->nframes - 1;
+	if (s->frames[i] != PV_NONE) {
+		s->frames[i] = frame_at_line(s, s->frames[i], p, file_end, (uint32_t)line);
+	} else if (s->npend && s->pend[s->npend - 1].at == i) {
+		struct pending_inline *q = &s->pend[s->npend - 1];
+		q->file = p;
+		q->file_end = file_end;
+		q->line = (uint32_t)line;
+	} else {
+		return;
+	}
+	s->srclines_kept++;
+}
+
 /* Starts a sample at a header read from a line ending at e. */
 static void start_sample(struct pstate *s, const struct header *h, const char *e, uint64_t lineno)
 {
@@ -1485,7 +1140,7 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 			}
 			q = text_skip_blanks(qe, e);
 		}
-		s->cur_payload = payload_json(s, h->rest, pe);
+		s->cur_payload = ps_payload_json(s, h->rest, pe);
 		return;
 	}
 	if (s->interval == 0 && h->period > 0) {
@@ -1605,116 +1260,11 @@ static int cut_short(const struct pv_input *in)
 
 /* ---------------------------------------------------------------- import */
 
-static void release(struct pstate *s)
-{
-	for (uint32_t i = 0; i < s->nts; i++) {
-		pv_free(s->ts[i].pf);
-		pv_free(s->ts[i].ps);
-	}
-	pv_free(s->ts);
-	pv_free(s->tmap);
-	pv_free(s->fc_raw);
-	pv_free(s->lslot_raw);
-	for (uint32_t i = 0; i < s->nrchunk; i++)
-		pv_free(s->rraw[i]);
-	pv_free(s->rchunk);
-	pv_free(s->rraw);
-	u64map_release(&s->dso_map);
-	pv_free(s->ev);
-	pv_free(s->weights);
-	pv_free(s->frames);
-	pv_free(s->frame_rec);
-	pv_free(s->pend);
-	pv_free(s->json);
-}
-
-/* Process names: the comm of the thread whose tid is the pid. */
-static void name_processes(struct pstate *s)
-{
-	struct pv_builder *b = s->b;
-	struct u64map main_comm = {0};
-	for (uint32_t i = 0; i < s->nts; i++) {
-		const struct tstate *t = &s->ts[i];
-		if (t->pid == PV_ID_NONE || t->pid < 0 || t->pid != t->tid || !t->comm)
-			continue;
-		if (u64map_get(&main_comm, (uint64_t)t->pid) == UINT32_MAX &&
-		    u64map_put(&main_comm, (uint64_t)t->pid, t->comm)) {
-			oom(s);
-			break;
-		}
-	}
-	for (uint32_t i = 0; i < s->nts && !b->status; i++) {
-		const struct tstate *t = &s->ts[i];
-		if (t->pid == PV_ID_NONE || t->pid < 0)
-			continue;
-		uint32_t c = u64map_get(&main_comm, (uint64_t)t->pid);
-		if (c != UINT32_MAX)
-			b->p->threads.process_name[t->th] = c;
-	}
-	u64map_release(&main_comm);
-}
-
-/* Times relative to the earliest sample or marker. */
-static void rebase_times(struct pstate *s)
-{
-	struct pv_profile *p = s->b->p;
-	int64_t z = s->min_time;
-	if (z == INT64_MAX || s->b->status)
-		return;
-	for (uint32_t i = 0; i < p->samples.len; i++)
-		if (p->samples.time_ns[i] != PV_TIME_NONE)
-			p->samples.time_ns[i] -= z;
-	for (uint32_t i = 0; i < p->markers.len; i++) {
-		if (p->markers.start_ns[i] != PV_TIME_NONE)
-			p->markers.start_ns[i] -= z;
-		if (p->markers.cause_time_ns[i] != PV_TIME_NONE)
-			p->markers.cause_time_ns[i] -= z;
-	}
-	/* as the file wrote it: microseconds, or nanoseconds (--ns) */
-	long long sec = (long long)(z / 1000000000), ns = (long long)(z % 1000000000);
-	if (ns % 1000 == 0)
-		builder_lossy(s->b, 1,
-			      "absolute times: the profile starts at %lld.%06lld s of perf's clock",
-			      sec, ns / 1000);
-	else
-		builder_lossy(s->b, 1,
-			      "absolute times: the profile starts at %lld.%09lld s of perf's clock",
-			      sec, ns);
-}
-
-static void report(struct pstate *s)
-{
-	struct pv_builder *b = s->b;
-	if (s->bad_lines)
-		builder_lossy(
-		    b, s->bad_lines,
-		    "skipped lines that are neither sample headers nor frames (first at line %llu)",
-		    (unsigned long long)s->first_bad_line);
-	if (s->bad_headers)
-		builder_lossy(
-		    b, s->bad_headers,
-		    "skipped samples with a number out of range in the header (first at line %llu)",
-		    (unsigned long long)s->first_bad_header);
-	if (s->stray_frames)
-		builder_lossy(b, s->stray_frames,
-			      "skipped frame lines outside a sample (first at line %llu)",
-			      (unsigned long long)s->first_stray);
-	if (s->header_text)
-		builder_lossy(b, s->header_text,
-			      "sample header text after the event that is not a frame, not kept "
-			      "(first at line %llu)",
-			      (unsigned long long)s->first_header_text);
-	if (s->sideband)
-		builder_lossy(b, s->sideband, "side-band records (PERF_RECORD_*) not kept");
-	if (s->srclines)
-		builder_lossy(b, s->srclines, "source lines of frames (srcline) not kept");
-}
-
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
 	struct pstate s = {.b = b, .in = in, .min_time = INT64_MAX};
 	if (fc_grow(&s) || lslot_grow(&s)) {
-		release(&s);
+		ps_release(&s);
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
 	}
 	const char *p = in->data, *e = in->data + in->len;
@@ -1774,8 +1324,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			s.prev_frame = 1;
 		} else if (s.prev_frame && (k = is_srcline(p, t)) != 0) {
 			s.srclines++;
-			if (k == 2 && s.active)
-				mark_inlined(&s);
+			if (s.active)
+				srcline(&s, p, t, k);
 		} else {
 			if (!first_content)
 				first_content = p;
@@ -1786,7 +1336,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	}
 	finish_sample(&s);
 	if (b->status) {
-		release(&s);
+		ps_release(&s);
 		return b->status;
 	}
 	if (s.nsamples == 0 && s.nmarkers == 0) {
@@ -1806,19 +1356,19 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			rc = input_fail(in, err, PV_EPARSE, at,
 					"expected a perf script sample: a header 'comm pid [cpu] "
 					"time: [period] event:' and its frames");
-		release(&s);
+		ps_release(&s);
 		return rc;
 	}
 	if (b->p->metrics.len == 0)
 		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
-	name_processes(&s);
-	rebase_times(&s);
-	report(&s);
+	ps_name_processes(&s);
+	ps_rebase_times(&s);
+	ps_report(&s);
 	if (s.perf_version)
 		b->p->meta.format_version = s.perf_version;
 	if (s.interval > 0)
 		b->p->meta.interval_ns = s.interval;
-	release(&s);
+	ps_release(&s);
 	return b->status;
 }
 

@@ -12,6 +12,7 @@ void pv_source_costs_free(struct pv_source_costs *sc)
 	if (!sc)
 		return;
 	pv_free(sc->has);
+	pv_free(sc->func);
 	pv_free(sc->cost);
 	pv_free(sc);
 }
@@ -28,16 +29,21 @@ int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
 	sc->nr_metrics = nm;
 	sc->cost = pv_calloc((size_t)(nr_lines + 1) * 2 * nm, sizeof(*sc->cost));
 	sc->has = pv_calloc((size_t)nr_lines + 1, 1);
-	if (!sc->cost || !sc->has) {
+	sc->func = pv_malloc(((size_t)nr_lines + 1) * sizeof(*sc->func));
+	if (!sc->cost || !sc->has || !sc->func) {
 		pv_source_costs_free(sc);
 		return PV_ENOMEM;
 	}
 	const struct pv_flat *f = v->flat;
+	for (uint32_t ln = 0; ln <= nr_lines; ln++)
+		sc->func[ln] = PV_NONE;
 	for (uint32_t r = 0; f && r < f->len; r++) {
 		uint32_t fn = f->id[r], ln = f->line[r];
 		if (f->kind[r] != PV_ROW_LINE || fn >= p->funcs.len || p->funcs.source[fn] != id ||
 		    ln == 0 || ln > nr_lines)
 			continue;
+		if (!sc->has[ln])
+			sc->func[ln] = fn;
 		sc->has[ln] = 1;
 		for (uint32_t m = 0; m < nm; m++) {
 			sc->cost[((size_t)ln * nm + m) * 2] += f->total[m][r];
@@ -50,6 +56,66 @@ int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
 				sc->cost[((size_t)ln * nm + m) * 2] =
 				    sc->cost[((size_t)ln * nm + m) * 2 + 1] = PV_VALUE_NONE;
 	*out = sc;
+	return 0;
+}
+
+/* The first metric of v that sums (not a formula's), or PV_NONE. */
+static uint32_t summed_metric(const struct pv_view *v)
+{
+	for (uint32_t m = 0; m < v->nr_metrics; m++)
+		if (!pv_view_metric_derived(v, m))
+			return m;
+	return PV_NONE;
+}
+
+int pv_source_ranking(const struct pv_view *v, pv_source_ix **ids, uint32_t *n)
+{
+	const struct pv_profile *p = v->p;
+	const struct pv_flat *f = v->flat;
+	uint32_t m = summed_metric(v), ns = p->sources.len;
+	*ids = NULL;
+	*n = 0;
+	if (!f || m == PV_NONE || !ns)
+		return 0;
+	int64_t *self = pv_calloc(ns, sizeof(*self));
+	uint8_t *has = pv_calloc(ns, 1);
+	pv_source_ix *out = pv_malloc(ns * sizeof(*out));
+	if (!self || !has || !out) {
+		pv_free(self);
+		pv_free(has);
+		pv_free(out);
+		return PV_ENOMEM;
+	}
+	for (uint32_t r = 0; r < f->len; r++) { /* the rows pv_source_costs counts */
+		uint32_t fn = f->id[r];
+		if (f->kind[r] != PV_ROW_LINE || fn >= p->funcs.len || !f->line[r] ||
+		    p->funcs.source[fn] >= ns)
+			continue;
+		self[p->funcs.source[fn]] += f->self[m][r];
+		has[p->funcs.source[fn]] = 1;
+	}
+	uint32_t k = 0;
+	for (pv_source_ix s = 0; s < ns; s++)
+		if (has[s])
+			out[k++] = s;
+	/* insertion sort, heaviest first, then by id: a profile names few files with costs */
+	for (uint32_t i = 1; i < k; i++) {
+		pv_source_ix s = out[i];
+		uint32_t j = i;
+		while (j && self[out[j - 1]] < self[s]) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = s;
+	}
+	pv_free(self);
+	pv_free(has);
+	if (!k) {
+		pv_free(out);
+		out = NULL;
+	}
+	*ids = out;
+	*n = k;
 	return 0;
 }
 

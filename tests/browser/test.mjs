@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { page15Tests } from './page15.mjs';
+import { linesTests } from './lines.mjs';
 import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
@@ -1300,6 +1301,7 @@ async function main() {
   await dp.close();
 
   await page15Tests(context, { test, serve, cli, api, waitRows, eq, assert, noError, OUT, SHOTS });
+  await linesTests(context, { test, serve, cli, waitRows, eq, assert, noError, OUT, SHOTS });
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

@@ -5,6 +5,8 @@
 #   expected.out  the exact standard output
 #   expected.err  the exact standard error (optional; empty when absent)
 #   expected.rc   the exit code (optional; 0 when absent)
+#   (--update rewrites expected.out, and expected.err and expected.rc when they exist or are
+#   needed: a non-empty standard error, a non-zero exit code; it deletes no file)
 #   same-as       another case whose expected output this one must equal (optional)
 # usage: tests/golden/run.sh PROFVIEW [--update]   (run from the repository root)
 # The last line is "golden: N passed, N failed".
@@ -23,8 +25,10 @@ for dir in $(find tests/golden -mindepth 2 -maxdepth 2 -type d | sort); do
 	rc=$?
 	if [ "$update" = "--update" ]; then
 		cp "$tmp/out" "$dir/expected.out"
-		if [ -s "$tmp/err" ]; then cp "$tmp/err" "$dir/expected.err"; else rm -f "$dir/expected.err"; fi
-		if [ $rc -ne 0 ]; then echo $rc >"$dir/expected.rc"; else rm -f "$dir/expected.rc"; fi
+		# expected.err and expected.rc are written when there is something to say or when the
+		# case already has them (an empty expected.err, an expected.rc of 0 stay): never deleted
+		if [ -s "$tmp/err" ] || [ -f "$dir/expected.err" ]; then cp "$tmp/err" "$dir/expected.err"; fi
+		if [ $rc -ne 0 ] || [ -f "$dir/expected.rc" ]; then echo $rc >"$dir/expected.rc"; fi
 	fi
 	want_rc=0
 	[ -f "$dir/expected.rc" ] && want_rc=$(cat "$dir/expected.rc")

@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "import/json.h"
 #include "pv/marker.h"
+#include "pv/view.h"
 #include "t.h"
 #include "tp.h"
 
@@ -318,4 +319,21 @@ bool t_json_has(const char *json, const char *fragment)
 	free(a);
 	free(b);
 	return has;
+}
+
+struct pv_view *tp_line_view_at(const char *file, int line, const struct pv_profile *p,
+				const char *center)
+{
+	struct pv_query q;
+	struct pv_error err;
+	struct pv_view *v = NULL;
+	pv_query_init(&q);
+	q.view = PV_VIEW_TOP;
+	q.by = PV_BY_LINE;
+	if (center && pv_query_add_center(&q, center))
+		t_fail(file, line, "center '%s': out of memory", center);
+	else if (pv_view_compute(p, &q, &v, &err))
+		t_fail(file, line, "the view by line: %s", err.msg);
+	pv_query_release(&q);
+	return v;
 }

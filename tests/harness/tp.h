@@ -143,4 +143,14 @@ bool t_json_has(const char *json, const char *fragment);
 /* The next value of a splitmix64 stream (*state its state: same seed, same stream). */
 uint64_t t_rng(uint64_t *state);
 
+/*
+ * The list of p at line granularity (`top --by line`: one row per (function, line), what the
+ * source pane sums), centered on center (a scope, NULL: none), default metric. A failure
+ * fails the test and gives NULL; pv_view_free the view.
+ */
+struct pv_view;
+struct pv_view *tp_line_view_at(const char *file, int line, const struct pv_profile *p,
+				const char *center);
+#define t_line_view(p, center) tp_line_view_at(__FILE__, __LINE__, (p), (center))
+
 #endif

@@ -668,17 +668,18 @@ T_TEST(api_view_source)
 	       "{\"line\": 1, \"text\": \"int add(int a, int b)\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 2, \"text\": \"{\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 3, \"text\": \"\\treturn a + b; /* \\\"sum\\\" \\\\ */\", \"total\": [4], "
-	       "\"self\": [4]},\n"
+	       "\"self\": [4], \"scope\": \"line:hello.c:3\"},\n"
 	       "{\"line\": 4, \"text\": \"}\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 5, \"text\": \"int main(void) { return add(1, 2); } // caf\xc3\xa9 "
-	       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\", \"total\": [7], \"self\": [3]}\n]}\n");
+	       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\", \"total\": [7], \"self\": [3], "
+	       "\"scope\": \"line:hello.c:5\"}\n]}\n");
 	/* costs of the query: one thread, a center */
 	EXPECT(a, "source", "file=0&thread=1&center=add", 200,
 	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"center_lines\": [1], \"lines\": [\n"
 	       "{\"line\": 1, \"text\": \"int add(int a, int b)\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 2, \"text\": \"{\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 3, \"text\": \"\\treturn a + b; /* \\\"sum\\\" \\\\ */\", \"total\": [2], "
-	       "\"self\": [2]},\n"
+	       "\"self\": [2], \"scope\": \"line:hello.c:3\"},\n"
 	       "{\"line\": 4, \"text\": \"}\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 5, \"text\": \"int main(void) { return add(1, 2); } // caf\xc3\xa9 "
 	       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\", \"total\": null, \"self\": null}\n]}\n");
@@ -702,7 +703,14 @@ T_TEST(api_view_source)
 	EXPECT(a, "source", "file=%2Fetc%2Fpasswd", 404, "{\"error\": \"no such source file\"}");
 	EXPECT(a, "source", "file=00", 404, "{\"error\": \"no such source file\"}");
 	EXPECT(a, "source", "file=-1", 404, "{\"error\": \"no such source file\"}");
-	EXPECT(a, "source", "", 404, "{\"error\": \"no such source file\"}");
+	/* no file asked: the hottest readable one (here the only one) */
+	for (int k = 0; k < 2; k++) {
+		int st;
+		char *b = t_api_call(a, "source", k ? "file=" : "", &st);
+		T_EQ_INT(st, 200);
+		T_JSON_HAS(b, "{\"id\": 0, \"path\": \"hello.c\", ");
+		free(b);
+	}
 	EXPECT(a, "source", "file=0&center=nothing", 400,
 	       "{\"error\": \"center 'nothing' matches no function of the profile\"}");
 	pv_api_free(a);
@@ -721,6 +729,8 @@ T_TEST(api_view_source)
 	if (a) {
 		EXPECT(a, "source", "file=0", 404,
 		       "{\"error\": \"cannot read source file 'hello.c'\"}");
+		EXPECT(a, "source", "", 404,
+		       "{\"error\": \"no source file of the profile is readable here\"}");
 		pv_api_free(a);
 	}
 	/* a folder is not a regular file */

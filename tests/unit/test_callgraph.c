@@ -183,8 +183,9 @@ static void check_dir(const char *dir, struct stats *st)
 			check_dir(path, st);
 			continue;
 		}
+		size_t len = strlen(s);
 		if (strstr(s, "annotate") || strstr(s, ".md") || strstr(s, ".py") ||
-		    strstr(s, ".tsv"))
+		    strstr(s, ".tsv") || (len > 2 && s[len - 2] == '.' && strchr("ch", s[len - 1])))
 			continue;
 		names = realloc(names, (n + 1) * sizeof(*names));
 		names[n++] = strdup(path);

@@ -13,6 +13,8 @@
 
 #include "pv/import.h"
 #include "pv/profile.h"
+#include "pv/rows.h"
+#include "pv/view.h"
 #include "t.h"
 #include "tp.h"
 
@@ -619,5 +621,130 @@ T_TEST(callgrind_events_differing_by_case)
 	T_EQ_INT(pv_metric_find(p, "ir"), 1);
 	T_EQ_INT(pv_metric_find(p, "IR"), 0);
 	T_EQ_INT(pv_sample_weight(p, 1, 0), 3);
+	pv_profile_free(p);
+}
+
+/*
+ * callgrind_annotate's per-line self costs of one source file (its "Auto-annotated source:"
+ * section, made with --context=1000 so every line is listed): cost[line], 0 for ".", the "=>"
+ * call lines left out; returns the number of lines, 0 when the section is missing.
+ */
+static uint32_t annotate_lines(const char *text, const char *file, int64_t *cost, uint32_t max)
+{
+	char head[256];
+	snprintf(head, sizeof(head), "-- Auto-annotated source: %s\n", file);
+	const char *p = strstr(text, head);
+	if (!p)
+		return 0;
+	p = strstr(p, "\n\n"); /* the events' header line, then a blank line */
+	if (!p)
+		return 0;
+	p += 2;
+	uint32_t n = 0;
+	while (*p && *p != '\n' && n + 1 < max) {
+		const char *e = strchr(p, '\n');
+		if (!e)
+			break;
+		const char *q = p;
+		while (*q == ' ')
+			q++;
+		int64_t v = 0;
+		for (; *q == ',' || (*q >= '0' && *q <= '9'); q++)
+			if (*q != ',')
+				v = v * 10 + (*q - '0');
+		while (*q == ' ')
+			q++;
+		if (strncmp(q, "=>", 2) != 0) /* a call's line: its inclusive cost */
+			cost[++n] = v;
+		p = e + 1;
+	}
+	return n;
+}
+
+/*
+ * Per-line self costs: the source pane's (the top view by line, pv_source_costs) of lines.c and
+ * of the header whose inlined code it holds (fi=/fe=) equal callgrind_annotate's, line by line.
+ * The file has calls and positions "instr line" (README.md there).
+ */
+T_TEST(callgrind_lines_equal_annotate)
+{
+	struct pv_profile *p = t_load_as(t_data("callgrind/lines/lines.callgrind"), "callgrind");
+	char *ann = t_read_file(t_data("callgrind/lines/lines.callgrind.annotate"), NULL);
+	T_TRUE(ann != NULL);
+	if (!p || !ann) {
+		pv_profile_free(p);
+		free(ann);
+		return;
+	}
+	struct pv_view *v = t_line_view(p, NULL);
+	static const char *const files[] = {"lines.c", "lines.h"};
+	uint32_t checked = 0, costly = 0;
+	for (size_t k = 0; v && k < 2; k++) {
+		int64_t want[64] = {0};
+		uint32_t n = annotate_lines(ann, files[k], want, 64);
+		T_TRUE(n > 6);
+		char path[64];
+		snprintf(path, sizeof(path), "/tmp/pvlines/%s", files[k]);
+		pv_source_ix id = PV_NONE;
+		for (uint32_t s = 0; s < p->sources.len; s++)
+			if (strcmp(pv_str(p, p->sources.path[s]), path) == 0)
+				id = s;
+		T_TRUE(id != PV_NONE);
+		struct pv_source_costs *sc = NULL;
+		if (id == PV_NONE || pv_source_costs(v, id, n, &sc))
+			continue;
+		for (uint32_t ln = 1; ln <= n; ln++) {
+			int64_t got =
+			    sc->has[ln] ? sc->cost[(size_t)ln * sc->nr_metrics * 2 + 1] : 0;
+			if (got != want[ln])
+				t_fail(__FILE__, __LINE__,
+				       "%s:%u: self %" PRId64 ", annotate %" PRId64, files[k], ln,
+				       got, want[ln]);
+			checked++;
+			costly += want[ln] != 0;
+		}
+		pv_source_costs_free(sc);
+	}
+	T_EQ_INT(checked, 34 + 7);
+	T_EQ_INT(costly, 18 + 2);
+	pv_view_free(v);
+	pv_profile_free(p);
+	free(ann);
+}
+
+/* The file the source pane opens on: the heaviest by its lines' self cost. callgrind_annotate's
+ * per-line sums: lines.c 957,089 Ir over its 18 lines, lines.h 163,840 (2 x 81,920), the
+ * next file (glibc's dl-lookup.c) below 40,000; centered on the header's code, lines.h. */
+static pv_source_ix ranked_first(struct pv_profile *p, const char *center, pv_source_ix *second)
+{
+	struct pv_view *v = t_line_view(p, center);
+	pv_source_ix *ids = NULL, first = PV_NONE;
+	uint32_t n = 0;
+	*second = PV_NONE;
+	if (v && !pv_source_ranking(v, &ids, &n) && n) {
+		first = ids[0];
+		*second = n > 1 ? ids[1] : PV_NONE;
+	}
+	free(ids);
+	pv_view_free(v);
+	return first;
+}
+
+T_TEST(callgrind_lines_hottest_source)
+{
+	struct pv_profile *p = t_load_as(t_data("callgrind/lines/lines.callgrind"), "callgrind");
+	if (!p)
+		return;
+	pv_source_ix second = PV_NONE;
+	pv_source_ix first = ranked_first(p, NULL, &second);
+	T_TRUE(first != PV_NONE && second != PV_NONE);
+	if (first != PV_NONE && second != PV_NONE) {
+		T_EQ_STR(pv_str(p, p->sources.path[first]), "/tmp/pvlines/lines.c");
+		T_EQ_STR(pv_str(p, p->sources.path[second]), "/tmp/pvlines/lines.h");
+	}
+	first = ranked_first(p, "file:lines.h", &second);
+	T_TRUE(first != PV_NONE);
+	if (first != PV_NONE)
+		T_EQ_STR(pv_str(p, p->sources.path[first]), "/tmp/pvlines/lines.h");
 	pv_profile_free(p);
 }

@@ -170,10 +170,12 @@ T_TEST(chrome_corpus_details)
 		T_EQ_INT(t_diag_count(p, "metadata events 'process_uptime_seconds'"), 12);
 		pv_profile_free(p);
 	}
-	/* README: 164 nodes, 150 samples; the (root) node is no frame: 163 stacks */
+	/* README: 164 nodes, 150 samples; the (root) node is no frame: 163 stacks, and one more
+	 * per positionTicks entry (116, each a line of its node's samples, all used up) */
 	p = t_load(t_corpus("firefox/hello.cjs-20231120T211435.cpuprofile"));
 	if (p) {
-		T_EQ_INT(p->stacks.len, 163);
+		T_EQ_INT(p->stacks.len, 163 + 116);
+		T_EQ_INT(t_diag_count(p, "positionTicks"), 0);
 		T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile");
 		pv_profile_free(p);
 	}
@@ -220,7 +222,62 @@ T_TEST(chrome_node_cpu_prof_recorded)
 		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]),
 			 "file:///tmp/rec/wordfreq.js");
 	}
-	T_EQ_INT(t_diag_count(p, "positionTicks"), 19);
+	pv_profile_free(p);
+}
+
+/* The samples of metric "samples" whose leaf is function name at line ln. */
+static int64_t line_self(const struct pv_profile *p, const char *name, uint32_t ln)
+{
+	pv_metric_ix m = pv_metric_find(p, "samples");
+	int64_t s = 0;
+	for (uint32_t i = 0; i < p->samples.len; i++) {
+		pv_stack_ix st = p->samples.stack[i];
+		if (st == PV_NONE)
+			continue;
+		pv_frame_ix f = p->stacks.frame[st];
+		if (p->frames.line[f] == ln && strcmp(t_leaf_name(p, i), name) == 0)
+			s += pv_sample_weight(p, m, i);
+	}
+	return s;
+}
+
+/*
+ * positionTicks kept: each line's samples are the ticks the file gives it (counted from the JSON
+ * by hand: 19 nodes, 386 ticks). Three nodes have one, one and three samples more than their
+ * ticks (their hitCount): those samples keep the function's line, and the report says so.
+ */
+T_TEST(chrome_position_ticks_lines)
+{
+	struct pv_profile *p = t_load(t_data("chrome/node-wordfreq.cpuprofile"));
+	if (!p)
+		return;
+	T_EQ_INT(line_self(p, "countWords", 17), 104);
+	T_EQ_INT(line_self(p, "countWords", 18), 83);
+	T_EQ_INT(line_self(p, "makeText", 12), 74);
+	T_EQ_INT(line_self(p, "makeText", 10), 52);
+	T_EQ_INT(line_self(p, "makeText", 9), 11);
+	T_EQ_INT(line_self(p, "sieve", 33), 13);
+	T_EQ_INT(line_self(p, "sieve", 32), 5);
+	T_EQ_INT(line_self(p, "sieve", 30), 4);
+	T_EQ_INT(line_self(p, "sieve", 31), 3);
+	T_EQ_INT(line_self(p, "roundTrip", 39), 9);
+	T_EQ_INT(line_self(p, "main", 46), 6);
+	T_EQ_INT(line_self(p, "main", 48), 4);
+	/* the samples past the ticks: countWords 1, makeText 1, sieve 3, on the definition line */
+	T_EQ_INT(line_self(p, "countWords", 15), 1);
+	T_EQ_INT(line_self(p, "makeText", 5), 1);
+	T_EQ_INT(line_self(p, "sieve", 27), 3);
+	int64_t lined = 0;
+	pv_metric_ix m = pv_metric_find(p, "samples");
+	for (uint32_t i = 0; i < p->samples.len; i++) {
+		pv_stack_ix st = p->samples.stack[i];
+		pv_frame_ix f = st == PV_NONE ? PV_NONE : p->stacks.frame[st];
+		if (f != PV_NONE && p->frames.line[f] &&
+		    p->frames.line[f] != p->funcs.line[p->frames.func[f]])
+			lined += pv_sample_weight(p, m, i);
+	}
+	T_EQ_INT(lined, 386);
+	T_EQ_INT(t_diag_count(p, "positionTicks"), 3);
 	pv_profile_free(p);
 }
 

@@ -6,6 +6,7 @@
  * protobuf encoder of our own, so the importer's decoding (protobuf-c) is checked against bytes
  * it did not make.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -719,4 +720,71 @@ T_TEST(pprof_same_sample_type_twice)
 	free(b.p);
 	free(c.p);
 	free(t.p);
+}
+
+/*
+ * Per-line costs of a Go CPU profile against pprof's own: tests/data/pprof/sample.cpu.lines.top
+ * is `go tool pprof -top -lines -nodecount=100000 -nodefraction=0 -unit=ms` of the corpus's
+ * sample.cpu (go1.19.8): one row per (function, file:line) of a location's line entries, flat
+ * and cum in ms. Ours: the top view by line, self and total, row for row.
+ */
+T_TEST(pprof_lines_equal_go_tool_pprof)
+{
+	struct pv_profile *p =
+	    t_load_as(t_corpus("pprof/internal/report/testdata/sample.cpu"), "pprof");
+	char *want = t_read_file(t_data("pprof/sample.cpu.lines.top"), NULL);
+	T_TRUE(want != NULL);
+	struct pv_view *v = p ? t_line_view(p, NULL) : NULL;
+	if (!v || !want) {
+		pv_view_free(v);
+		pv_profile_free(p);
+		free(want);
+		return;
+	}
+	const struct pv_flat *f = v->flat;
+	uint32_t rows = 0, lines = 0;
+	for (char *l = want; l && *l;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = 0;
+		char flat[32], cum[32], name[256], place[512];
+		/* "  250ms 14.20% 14.20%   250ms 14.20%  NAME FILE:LINE [(inline)]" */
+		if (sscanf(l, " %31s %*s %*s %31s %*s %255s %511s", flat, cum, name, place) == 4 &&
+		    strchr(place, ':')) {
+			char *colon = strrchr(place, ':');
+			*colon = 0;
+			uint32_t line = (uint32_t)strtoul(colon + 1, NULL, 10);
+			int64_t fl = strtoll(flat, NULL, 10) * 1000000,
+				cu = strtoll(cum, NULL, 10) * 1000000;
+			uint32_t found = 0;
+			for (uint32_t r = 0; r < f->len; r++) {
+				uint32_t fn = f->id[r];
+				if (f->kind[r] != PV_ROW_LINE || f->line[r] != line ||
+				    strcmp(pv_str(p, p->funcs.name[fn]), name) != 0 ||
+				    p->funcs.source[fn] == PV_NONE ||
+				    strcmp(pv_str(p, p->sources.path[p->funcs.source[fn]]),
+					   place) != 0)
+					continue;
+				found++;
+				if (f->self[0][r] != fl || f->total[0][r] != cu)
+					t_fail(__FILE__, __LINE__,
+					       "%s %s:%u: self %" PRId64 " total %" PRId64
+					       ", pprof flat %" PRId64 " cum %" PRId64,
+					       name, place, line, f->self[0][r], f->total[0][r], fl,
+					       cu);
+			}
+			if (found != 1)
+				t_fail(__FILE__, __LINE__, "%s %s:%u: %u rows", name, place, line,
+				       found);
+			lines++;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	for (uint32_t r = 0; r < f->len; r++)
+		rows += f->kind[r] == PV_ROW_LINE;
+	T_EQ_INT(lines, 54);
+	T_EQ_INT(rows, 54);
+	pv_view_free(v);
+	pv_profile_free(p);
+	free(want);
 }

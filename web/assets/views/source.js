@@ -1,7 +1,9 @@
-// The source tab (api/source): a file the profile names, with the query's per-line total and
-// self, hot lines shaded, the center's lines (line: scopes, the definition line of a function
-// center, the line a row was opened at) highlighted; it scrolls to the line asked for, else
-// the center function's definition, else the hottest line.
+// The source tab (api/source): a file the profile names (the hottest readable one when none is
+// chosen: the server picks it), with the query's per-line total and self, hot lines shaded,
+// the center's lines (line: scopes, the definition line of a function center, the line a row
+// was opened at) highlighted; it scrolls to the line asked for, else the center function's
+// definition, else the hottest line. A click on a line with a cost centers the query on it
+// (its line:FILE:LINE scope), the file kept.
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
@@ -34,6 +36,14 @@ export class SourcePane {
     this.msg = h('div');
     this.el.append(this.tt, this.msg);
     this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
+    this.body.addEventListener('click', (e) => {
+      const row = e.target.closest('.src-row');
+      const l = row && this.lines[+row.dataset.i];
+      if (!l || !l.scope || !this.data) return;
+      S.state.src = this.data.id;
+      S.state.line = l.line;
+      ctx.actions.setCenter(l.scope);
+    });
   }
   focusSearch() { this.select.focus(); }
   focus() { this.body.focus({ preventScroll: true }); }
@@ -62,16 +72,15 @@ export class SourcePane {
     if (!sources.length) { this.note('The profile names no source file.'); this.select.hidden = true; return; }
     let id = S.state.src;
     if (id === null || !sources.some((s) => s.id === id)) {
-      const first = sources.find((s) => s.available);
-      if (!first) {
+      if (!sources.some((s) => s.available)) {
         this.select.hidden = true;
         this.note(`None of the ${sources.length} source files the profile names is readable here (start the server with --source-root DIR to point at them).`);
         return;
       }
-      id = first.id;
+      id = null; // the server's choice: the hottest file it can read
     }
-    this.select.value = String(id);
-    const params = [...S.queryParams(null), ['file', id]];
+    if (id !== null) this.select.value = String(id);
+    const params = [...S.queryParams(null), ...(id !== null ? [['file', id]] : [])];
     const key = JSON.stringify(params);
     if (!force && key === this.lastKey) { this.scrollToLine(); return; }
     const gen = ++this.gen;
@@ -89,6 +98,7 @@ export class SourcePane {
     clear(this.msg);
     this.tt.hidden = false;
     this.data = d;
+    this.select.value = String(d.id);
     this.lines = d.lines || [];
     this.metrics = d.metrics || [];
     this.path.textContent = d.path;
@@ -135,8 +145,10 @@ export class SourcePane {
   renderRow(div, i) {
     const l = this.lines[i];
     const center = this.centerLines.has(l.line) || l.line === S.state.line;
-    div.className = 'tt-row src-row' + (center ? ' center-line' : '');
+    div.className = 'tt-row src-row' + (center ? ' center-line' : '') + (l.scope ? ' src-link' : '');
     div.dataset.line = l.line;
+    div.dataset.i = i;
+    div.title = l.scope ? `Click: center on ${l.scope}` : '';
     const heat = l.total && this.max ? l.total[0] / this.max : 0;
     div.style.background = center ? '' : heat ? `rgba(255, 79, 94, ${0.05 + 0.3 * heat})` : '';
     clear(div);
