@@ -5,13 +5,16 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 #include "import/hpctoolkit.h"
 #include "import/importer.h"
+#include "view/internal.h"
 
 /* ---- binary files ---- */
 
@@ -311,6 +314,86 @@ int64_t hpc_scaled(double v, double scale, uint64_t *fraction)
 	if (fabs(x - r) > 1e-6 * (fabs(x) > 1 ? fabs(x) : 1))
 		(*fraction)++;
 	return (int64_t)r;
+}
+
+int hpc_formula(struct pv_builder *b, const char *name, const char *text, const char *written,
+		const char *desc, const char *(*ref)(void *ctx, char sigil, uint32_t id), void *ctx)
+{
+	if (!written)
+		written = text;
+	if (pv_metric_find(b->p, name) != PV_NONE) {
+		builder_lossy(b, 1,
+			      "derived metric '%s': the database has a metric of that name "
+			      "(the formula is left out)",
+			      name);
+		return 0;
+	}
+	for (uint32_t i = 0; i < b->p->formulas.len; i++)
+		if (strcmp(pv_str(b->p, b->p->formulas.name[i]), name) == 0) {
+			builder_lossy(b, 1, "derived metric '%s' defined twice (the first kept)",
+				      name);
+			return 0;
+		}
+	/* the text with its references by name: each $N grows to ${NAME} */
+	size_t cap = strlen(text) + 1, len = 0;
+	char *out = pv_malloc(cap);
+	const char *why = NULL;
+	char bad[32] = "";
+	for (const char *s = text; out && *s && !why;) {
+		const char *mn = NULL;
+		char sigil = *s;
+		if ((sigil == '$' || sigil == '@' || sigil == '#') && text_is_digit(s[1])) {
+			char *end;
+			unsigned long id = strtoul(s + 1, &end, 10);
+			mn = id <= UINT32_MAX ? ref(ctx, sigil, (uint32_t)id) : NULL;
+			snprintf(bad, sizeof(bad), "%.*s", (int)(end - s < 20 ? end - s : 20), s);
+			if (!mn)
+				why = "names no metric of the database profview shows";
+			else if (strchr(mn, '}'))
+				why = "names a metric whose name has a '}'";
+			s = end;
+		}
+		size_t add = mn ? strlen(mn) + 3 : 1;
+		if (len + add + 1 > cap) {
+			cap = (len + add + 1) * 2;
+			char *g = pv_realloc(out, cap);
+			if (!g) {
+				pv_free(out);
+				out = NULL;
+				break;
+			}
+			out = g;
+		}
+		if (mn)
+			len += (size_t)sprintf(out + len, "%c{%s}", sigil == '@' ? '@' : '$', mn);
+		else if (!why)
+			out[len++] = *s++;
+	}
+	if (!out)
+		return b->status = PV_ENOMEM;
+	out[len] = 0;
+	struct pv_formula *f = NULL;
+	uint32_t col = 0;
+	char msg[200];
+	int rc = why ? PV_EINVAL : pv__formula_parse(out, &f, &col, msg, sizeof(msg));
+	pv__formula_free(f);
+	if (rc == PV_ENOMEM) {
+		pv_free(out);
+		return b->status = PV_ENOMEM;
+	}
+	if (why)
+		builder_lossy(b, 1, "derived metric '%s' = '%s': %s %s (left out)", name, written,
+			      bad, why);
+	else if (rc)
+		builder_lossy(b, 1,
+			      "derived metric '%s' = '%s': not a formula profview reads (%s) "
+			      "(left out)",
+			      name, written, msg);
+	else
+		rc = builder_formula(b, builder_cstr(b, name), builder_cstr(b, out),
+				     desc && *desc ? builder_cstr(b, desc) : 0);
+	pv_free(out);
+	return rc == PV_ENOMEM ? rc : 0;
 }
 
 pv_module_ix hpc_module(struct pv_builder *b, const char *path)
