@@ -90,6 +90,11 @@ struct hpc_cct {
 /* A new tree holding the root (node 0). 0 or PV_ENOMEM. */
 int hpc_cct_init(struct hpc_cct *t);
 void hpc_cct_release(struct hpc_cct *t);
+/*
+ * Room for n nodes in all (as many as the file's size allows): the columns do not move while the
+ * tree is read, and the pages past the nodes added are never touched. 0 or PV_ENOMEM.
+ */
+int hpc_cct_reserve(struct hpc_cct *t, uint32_t n);
 /* Appends a node under parent (an existing node); returns it, PV_NONE when out of memory. */
 uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_func_ix func,
 		     pv_source_ix source, uint32_t line, uint64_t addr);

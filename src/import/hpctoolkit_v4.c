@@ -87,12 +87,16 @@ struct v4 {
 	pv_func_ix *fn_row;
 	/* metrics: per meta.db metric, its model metric and the ids of its values */
 	uint32_t nr_meta_metrics;
-	uint32_t nm;	       /* model metrics */
-	double *scale;	       /* [model metric] */
-	uint32_t *prop_metric; /* [propMetricId] -> model metric, PV_NONE */
-	uint32_t *stat_metric; /* [statMetricId] -> model metric (the sum of inclusive values) */
-	bool *point_only;      /* [model metric]: no inclusive values, point values used */
-	uint64_t fraction;     /* values that were not whole numbers in the model's unit */
+	uint32_t nm;   /* model metrics */
+	double *scale; /* [model metric] */
+	/*
+	 * [propMetricId] -> model metric + 1, 0 when none; [statMetricId] -> model metric + 1 (the
+	 * sum of inclusive values). Zero-filled by calloc: the pages of ids no value names are
+	 * never touched.
+	 */
+	uint32_t *prop_metric, *stat_metric;
+	bool *point_only;  /* [model metric]: no inclusive values, point values used */
+	uint64_t fraction; /* values that were not whole numbers in the model's unit */
 	/* contexts: ctxId -> node, in an array for the ids below ctx_cap (hpcprof numbers them
 	 * densely), in a map past it */
 	uint32_t *ctx_node, ctx_cap;
@@ -606,8 +610,8 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 				"propagated values and statistics of %u and %u bytes, less than "
 				"the 10 and 20 of version 4.0",
 				szpsi, szss);
-	r->prop_metric = pv_malloc(65536 * sizeof(uint32_t));
-	r->stat_metric = pv_malloc(65536 * sizeof(uint32_t));
+	r->prop_metric = pv_calloc(65536, sizeof(uint32_t));
+	r->stat_metric = pv_calloc(65536, sizeof(uint32_t));
 	r->scale = pv_calloc(nmet ? nmet : 1, sizeof(double));
 	r->point_only = pv_calloc(nmet ? nmet : 1, sizeof(bool));
 	uint32_t *model = pv_malloc((nmet ? nmet : 1) * sizeof(uint32_t));
@@ -615,8 +619,6 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 		pv_free(model);
 		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	}
-	memset(r->prop_metric, 0xff, 65536 * sizeof(uint32_t));
-	memset(r->stat_metric, 0xff, 65536 * sizeof(uint32_t));
 	/* the model's metrics in the order of default.yaml (hpcviewer's), then the others */
 	struct yaml yd = {0};
 	if (meta_in)
@@ -705,7 +707,7 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 				      "metric '%s': no inclusive values; its point values "
 				      "at contexts the tree does not list are left out",
 				      names[i]);
-		r->prop_metric[use] = model[i];
+		r->prop_metric[use] = model[i] + 1;
 		for (uint32_t j = 0; j < nss; j++) {
 			uint64_t s = pss + (uint64_t)j * szss;
 			const char *formula = meta_str(r, le64(f->p + s + 8), s + 8, "a formula");
@@ -715,7 +717,7 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 			}
 			if (le64(f->p + s) == scope && f->p[s + 16] == 0 &&
 			    strcmp(formula, "$$") == 0)
-				r->stat_metric[le16(f->p + s + 18)] = model[i];
+				r->stat_metric[le16(f->p + s + 18)] = model[i] + 1;
 		}
 	}
 	pv_free(names);
@@ -761,12 +763,15 @@ static int read_contexts(struct v4 *r)
 	/* each context takes 32 bytes or more of the file: a tree that lists more is looping */
 	uint64_t budget = f->len / 32 + 1, seen = 0;
 	uint64_t ncap = r->sz[SEC_CONTEXT] / 32;
-	r->ctx_cap = (uint32_t)(2 * ncap + 64 > UINT32_MAX ? UINT32_MAX : 2 * ncap + 64);
+	r->ctx_cap = (uint32_t)(ncap + 64 > UINT32_MAX ? UINT32_MAX : ncap + 64);
 	r->ctx_node = pv_malloc((size_t)r->ctx_cap * sizeof(uint32_t));
 	if (!r->ctx_node)
 		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	memset(r->ctx_node, 0xff, (size_t)r->ctx_cap * sizeof(uint32_t));
-	builder_stacks_reserve(r->b, (uint32_t)(ncap > UINT32_MAX / 2 ? UINT32_MAX / 2 : ncap));
+	uint32_t nodes = (uint32_t)(ncap > UINT32_MAX / 2 ? UINT32_MAX / 2 : ncap);
+	builder_stacks_reserve(r->b, nodes);
+	if (hpc_cct_reserve(&r->cct, nodes + et.n + 1))
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	struct walk *st = NULL;
 	uint32_t sp = 0, cap = 0;
 	pv_func_ix unknown =
@@ -1072,7 +1077,7 @@ static int read_profile_infos(struct v4 *r, const struct hpc_bin *f, struct v4_p
 
 /*
  * Adds one profile's inclusive values to the tree's sums. ids maps the metric ids of the values
- * (propMetricId for a thread, statMetricId for a summary) to model metrics.
+ * (propMetricId for a thread, statMetricId for a summary) to model metrics + 1.
  */
 static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_profile *pr,
 		       const uint32_t *ids)
@@ -1094,7 +1099,7 @@ static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_pr
 		uint32_t node = cid ? ctx_of(r, cid) : 0;
 		for (uint64_t j = start; j < end; j++) {
 			const uint8_t *val = f->p + pr->pvals + 10 * j;
-			uint32_t m = ids[le16(val)];
+			uint32_t m = ids[le16(val)] - 1;
 			if (m == PV_NONE)
 				continue;
 			double x = hpc_f64(le64(val + 2));
@@ -1463,6 +1468,8 @@ int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *
 		: 0;
 	if (!rc) {
 		r.scale[0] = 1;
+		for (uint32_t id = 0; id < 65536; id++) /* every id metric 0 (stored + 1) */
+			r.prop_metric[id] = r.stat_metric[id] = 1;
 		struct hpc_bin f = {"fuzz-input", buf, len, err};
 		uint32_t np;
 		if (strcmp(kind, "profile.db") == 0)
