@@ -284,7 +284,8 @@ static char *yaml_scalar(const char *s, const char *end)
 
 struct yaml_metric {
 	char *name, *desc;
-	char *incl; /* the first variant's inclusive formula, NULL when none was seen */
+	char *incl;    /* the first variant's inclusive formula, NULL when none was seen */
+	size_t indent; /* of its keys (name:, description:, variants:, children:) */
 };
 
 struct yaml_input {
@@ -304,6 +305,19 @@ static const char *yaml_key(const char *t, const char *eol, const char *key)
 	size_t n = strlen(key);
 	if ((size_t)(eol - t) > n && memcmp(t, key, n) == 0 && t[n] == ':')
 		return t + n + 1;
+	return NULL;
+}
+
+/*
+ * The metric a key at indentation ind belongs to: the last one whose keys are at that
+ * indentation or less (the metrics listed after it with deeper keys are its children, whose
+ * lists are closed); NULL when none.
+ */
+static struct yaml_metric *yaml_owner(struct yaml *y, size_t ind)
+{
+	for (uint32_t k = y->n; k-- > 0;)
+		if (y->m[k].indent <= ind)
+			return &y->m[k];
 	return NULL;
 }
 
@@ -340,7 +354,8 @@ static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 	}
 	const char *s = in.data, *end = in.data + in.len;
 	enum { NONE, INPUTS, ROOTS } sec = NONE;
-	bool want_standard = false; /* an "inclusive:" line without its formula */
+	bool want_standard = false;    /* an "inclusive:" line without its formula */
+	struct yaml_metric *vm = NULL; /* the metric of the variants: being read */
 	while (s < end) {
 		const char *eol = memchr(s, '\n', (size_t)(end - s));
 		if (!eol)
@@ -354,7 +369,7 @@ static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 			sec = INPUTS;
 		else if (s == t && t < eol && *t != '#' && *t != '-')
 			sec = NONE;
-		struct yaml_metric *m = y->n ? &y->m[y->n - 1] : NULL;
+		struct yaml_metric *m = yaml_owner(y, (size_t)(t - s));
 		struct yaml_input *ip = y->nin ? &y->in[y->nin - 1] : NULL;
 		if (sec == INPUTS && eol - t > 3 && memcmp(t, "- &", 3) == 0) {
 			if (!yaml_room((void **)&y->in, y->nin, &y->incap, sizeof(*y->in)))
@@ -374,7 +389,9 @@ static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 					const struct yaml_input *o = &y->in[k];
 					size_t n = strlen(o->anchor);
 					if ((size_t)(eol - v - 1) < n ||
-					    memcmp(v + 1, o->anchor, n))
+					    memcmp(v + 1, o->anchor, n) ||
+					    (v + 1 + n < eol && !text_is_blank(v[1 + n]) &&
+					     v[1 + n] != '\r'))
 						continue;
 					if (o->metric && !ip->metric)
 						ip->metric = pv_strdup(o->metric);
@@ -387,19 +404,23 @@ static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 		} else if (sec == ROOTS && eol - t > 8 && memcmp(t, "- name:", 7) == 0) {
 			if (!yaml_room((void **)&y->m, y->n, &y->cap, sizeof(*y->m)))
 				break;
+			y->m[y->n].indent = (size_t)(t - s) + 2;
 			if ((y->m[y->n].name = yaml_scalar(t + 7, eol)))
 				y->n++;
 			want_standard = false;
+			vm = NULL;
 		} else if (sec == ROOTS && m && !m->desc && (v = yaml_key(t, eol, "description"))) {
 			m->desc = yaml_scalar(v, eol);
-		} else if (sec == ROOTS && m && !m->incl && (v = yaml_key(t, eol, "inclusive"))) {
+		} else if (sec == ROOTS && yaml_key(t, eol, "variants")) {
+			vm = m;
+		} else if (sec == ROOTS && vm && !vm->incl && (v = yaml_key(t, eol, "inclusive"))) {
 			v = text_skip_blanks(v, eol);
 			want_standard = v == eol || *v == '\r';
 			if (!want_standard)
-				m->incl = yaml_scalar(v, eol);
-		} else if (sec == ROOTS && m && want_standard &&
+				vm->incl = yaml_scalar(v, eol);
+		} else if (sec == ROOTS && vm && want_standard &&
 			   (v = yaml_key(t, eol, "standard"))) {
-			m->incl = yaml_scalar(v, eol);
+			vm->incl = yaml_scalar(v, eol);
 			want_standard = false;
 		}
 		s = eol + 1;

@@ -729,10 +729,15 @@ static uint32_t model_metrics(struct rd *r, struct model_metric *mm, uint32_t ca
 
 struct xref {
 	struct rd *r;
+	const struct xmetric *self; /* the metric whose formula it is */
 	char name[1024];
 };
 
-/* The model metric a reference of a formula names: $N and @N by id, #N by order. */
+/*
+ * The model metric a reference of a formula names: $N and @N by id, #N by order; none for the
+ * metric itself (hpcrun's formula metrics may read their own raw values, which profview does not
+ * keep beside the formula).
+ */
 static const char *xml_ref(void *ctx, char sigil, uint32_t id)
 {
 	struct xref *x = ctx;
@@ -741,6 +746,8 @@ static const char *xml_ref(void *ctx, char sigil, uint32_t id)
 		const struct xmetric *m = &r->met[i];
 		if (sigil == '#' ? m->order != (int64_t)id || m->exclusive : m->id != id)
 			continue;
+		if (m == x->self)
+			return NULL;
 		base_name(m->name, x->name, sizeof(x->name));
 		if (m->derived || pv_metric_find(r->b->p, x->name) != PV_NONE)
 			return x->name;
@@ -755,13 +762,14 @@ static const char *xml_ref(void *ctx, char sigil, uint32_t id)
  */
 static int xml_formulas(struct rd *r)
 {
-	struct xref x = {r, ""};
+	struct xref x = {r, NULL, ""};
 	char name[1024];
 	for (uint32_t i = 0; i < r->nr_met; i++) {
 		const struct xmetric *m = &r->met[i];
 		if (!m->formula || m->exclusive)
 			continue;
 		base_name(m->name, name, sizeof(name));
+		x.self = m;
 		int rc = hpc_formula(r->b, name, m->formula, NULL, m->desc, xml_ref, &x);
 		if (rc)
 			return oom(r);

@@ -972,7 +972,8 @@ static bool whole_values(const struct pv_profile *p, const char *metrics, double
 
 /*
  * derived.d is small.d with four metrics added to its metrics/default.yaml (README.md there):
- * CPUTIME (sec) is 1.210259 s in all, so "CPUTIME (ms)" = [*exec, '*', 1000] is 1210.259 and
+ * CPUTIME (sec) is 1.210259 s in all, so "CPUTIME (ms)" = [*exec, '*', 1000] (its variants after
+ * its children, whose second, "no formula", has none) is 1210.259 and
  * "log share" = [log:[[1000 *, *exec]], -, {log: [2, 10]}] is ln(1210.259) - log10(2); "per
  * thread" divides by an input of formula 1 (a count) and "broken" ends with its operator: both
  * are left out, said in the diags.
@@ -1009,7 +1010,8 @@ T_TEST(hpctoolkit_yaml_derived_metrics)
  * added (README.md there): IPC = $6 / $4 (instructions:Sum over cycles:Sum: the 8 threads' root
  * values in experiment-1.mdb add up to 21566219051 instructions and 113527965558 cycles),
  * "cycles per 1000 of the whole" = 1000 * #0 / @4 (order 0 is cycles: 1000 at the root),
- * "broken" = ($6 + and "unknown reference" = $6 / $42: the last two are left out.
+ * "broken" = ($6 + , "unknown reference" = $6 / $42 and "itself" = $12 * 2 (its own id): the
+ * last three are left out.
  */
 T_TEST(hpctoolkit_xml_derived_metrics)
 {
@@ -1032,5 +1034,6 @@ T_TEST(hpctoolkit_xml_derived_metrics)
 	}
 	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'unknown reference'", "$42", NULL}));
+	T_TRUE(diag_has(p, (const char *const[]){"'itself'", "$12", NULL}));
 	pv_profile_free(p);
 }
