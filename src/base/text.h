@@ -16,6 +16,11 @@ static inline bool text_is_digit(char c)
 }
 
 /* The value of the hexadecimal digit c (either case), -1 when c is none. */
+static inline bool text_is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 static inline int text_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -123,6 +123,14 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 			pv_format_cost_unit(u), vb, m == p->meta.default_metric ? " [default]" : "",
 			say ? "  - " : "", say ? desc : "");
 	}
+	if (p->formulas.len) /* the database's own derived metrics (--metric NAME shows one) */
+		fprintf(out, "derived:    %u\n", p->formulas.len);
+	for (uint32_t i = 0; i < p->formulas.len; i++) {
+		const char *desc =
+		    p->formulas.description[i] ? pv_str(p, p->formulas.description[i]) : "";
+		fprintf(out, "  %s = %s%s%s\n", pv_str(p, p->formulas.name[i]),
+			pv_str(p, p->formulas.formula[i]), *desc ? "  - " : "", desc);
+	}
 	fprintf(out,
 		"tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u "
 		"categories\n",
@@ -221,6 +229,20 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_end(j);
 	}
 	pv_json_end(j);
+	if (p->formulas.len) { /* written when the file defines derived metrics */
+		pv_json_key(j, "derived");
+		pv_json_open(j, '[', PV_JSON_LINES, 2);
+		for (uint32_t i = 0; i < p->formulas.len; i++) {
+			pv_json_object(j);
+			pv_json_kstr(j, "name", pv_str(p, p->formulas.name[i]));
+			pv_json_kstr(j, "formula", pv_str(p, p->formulas.formula[i]));
+			if (p->formulas.description[i])
+				pv_json_kstr(j, "description",
+					     pv_str(p, p->formulas.description[i]));
+			pv_json_end(j);
+		}
+		pv_json_end(j);
+	}
 	pv_json_kuint(j, "samples", p->samples.len);
 	pv_json_kuint(j, "samples_without_stack", in->samples_without_stack);
 	pv_json_kuint(j, "functions", p->funcs.len);

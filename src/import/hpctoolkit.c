@@ -5,13 +5,16 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 #include "import/hpctoolkit.h"
 #include "import/importer.h"
+#include "view/internal.h"
 
 /* ---- binary files ---- */
 
@@ -57,14 +60,23 @@ double hpc_f64(uint64_t bits)
 
 /* ---- the calling context tree ---- */
 
-static int cct_grow(struct hpc_cct *t)
+static int cct_grow_to(struct hpc_cct *t, uint32_t nc)
 {
-	uint32_t nc = grow_cap(t->cap, (uint64_t)t->len + 1);
 	if (!nc || COL_GROW(t->parent, nc) || COL_GROW(t->kind, nc) || COL_GROW(t->func, nc) ||
 	    COL_GROW(t->source, nc) || COL_GROW(t->line, nc) || COL_GROW(t->addr, nc))
 		return PV_ENOMEM;
 	t->cap = nc;
 	return 0;
+}
+
+static int cct_grow(struct hpc_cct *t)
+{
+	return cct_grow_to(t, grow_cap(t->cap, (uint64_t)t->len + 1));
+}
+
+int hpc_cct_reserve(struct hpc_cct *t, uint32_t n)
+{
+	return n > t->cap ? cct_grow_to(t, n) : 0;
 }
 
 int hpc_cct_init(struct hpc_cct *t)
@@ -118,34 +130,31 @@ uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_
  * lines inside loops statement frames, both of the enclosing procedure, below it. So at
  * function granularity a path reads procedure > procedure as in every other format, and lines
  * and loops are there when asked for (doc/hpctoolkit.md).
- *   act[n]:  the prefix of the procedure's frames, for a procedure node n;
- *   cont[n]: the stack n's children go below;
+ *   t->stack[n]: the stack n's children go below (its own);
  *   fn[n], depth[n]: the enclosing procedure and its inline depth.
+ * A line in a procedure p goes below the stack p itself goes below, its parent's.
  */
 int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 {
 	uint32_t n = t->len;
-	pv_stack_ix *act = pv_malloc((size_t)n * sizeof(*act));
-	pv_stack_ix *cont = pv_malloc((size_t)n * sizeof(*cont));
 	pv_func_ix *fn = pv_malloc((size_t)n * sizeof(*fn));
 	uint16_t *depth = pv_malloc((size_t)n * sizeof(*depth));
 	pv_free(t->stack);
 	t->stack = pv_malloc((size_t)n * sizeof(*t->stack));
-	if (!act || !cont || !fn || !depth || !t->stack) {
-		pv_free(act);
-		pv_free(cont);
+	if (!fn || !depth || !t->stack) {
 		pv_free(fn);
 		pv_free(depth);
 		return PV_ENOMEM;
 	}
+	pv_stack_ix *st = t->stack;
 	const struct pv_funcs *funcs = &b->p->funcs;
 	for (uint32_t i = 0; i < n && !b->status; i++) {
 		uint32_t p = t->parent[i];
-		pv_stack_ix below = p == PV_NONE ? PV_NONE : cont[p];
+		pv_stack_ix below = p == PV_NONE ? PV_NONE : st[p];
 		struct frame_key k = {.addr = PV_ADDR_NONE, .category = PV_NONE};
 		switch (t->kind[i]) {
 		case HPC_ROOT:
-			t->stack[i] = cont[i] = act[i] = PV_NONE;
+			st[i] = PV_NONE;
 			fn[i] = unknown;
 			depth[i] = 0;
 			continue;
@@ -154,10 +163,9 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 			fn[i] = t->func[i];
 			uint32_t d = t->kind[i] == HPC_INLINE && p != PV_NONE ? depth[p] + 1u : 0;
 			depth[i] = d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
-			act[i] = below;
 			k.func = fn[i];
 			k.inline_depth = depth[i];
-			t->stack[i] = cont[i] = builder_stack(b, below, builder_frame(b, &k));
+			st[i] = builder_stack(b, below, builder_frame(b, &k));
 			continue;
 		}
 		default: break;
@@ -177,15 +185,13 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 		if (t->kind[i] == HPC_LOOP) {
 			k.kind = PV_FRAME_LOOP;
 		} else if (in_proc) {
-			below = act[p]; /* the procedure's frame at this line */
+			/* the procedure's frame at this line */
+			below = t->parent[p] == PV_NONE ? PV_NONE : st[t->parent[p]];
 		} else {
 			k.kind = PV_FRAME_STATEMENT;
 		}
-		act[i] = PV_NONE;
-		t->stack[i] = cont[i] = builder_stack(b, below, builder_frame(b, &k));
+		st[i] = builder_stack(b, below, builder_frame(b, &k));
 	}
-	pv_free(act);
-	pv_free(cont);
 	pv_free(fn);
 	pv_free(depth);
 	return b->status;
@@ -245,6 +251,8 @@ void hpc_acc_own(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t self)
 
 void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th)
 {
+	/* a sample per node touched at most: the columns grow once, not sample by sample */
+	builder_samples_reserve(b, (uint64_t)b->p->samples.len + t->nr_touched, false);
 	for (uint32_t i = 0; i < t->nr_touched; i++) {
 		uint32_t node = t->touched[i];
 		int64_t *w = t->self + (size_t)node * t->nm;
@@ -311,6 +319,86 @@ int64_t hpc_scaled(double v, double scale, uint64_t *fraction)
 	if (fabs(x - r) > 1e-6 * (fabs(x) > 1 ? fabs(x) : 1))
 		(*fraction)++;
 	return (int64_t)r;
+}
+
+int hpc_formula(struct pv_builder *b, const char *name, const char *text, const char *written,
+		const char *desc, const char *(*ref)(void *ctx, char sigil, uint32_t id), void *ctx)
+{
+	if (!written)
+		written = text;
+	if (pv_metric_find(b->p, name) != PV_NONE) {
+		builder_lossy(b, 1,
+			      "derived metric '%s': the database has a metric of that name "
+			      "(the formula is left out)",
+			      name);
+		return 0;
+	}
+	for (uint32_t i = 0; i < b->p->formulas.len; i++)
+		if (strcmp(pv_str(b->p, b->p->formulas.name[i]), name) == 0) {
+			builder_lossy(b, 1, "derived metric '%s' defined twice (the first kept)",
+				      name);
+			return 0;
+		}
+	/* the text with its references by name: each $N grows to ${NAME} */
+	size_t cap = strlen(text) + 1, len = 0;
+	char *out = pv_malloc(cap);
+	const char *why = NULL;
+	char bad[32] = "";
+	for (const char *s = text; out && *s && !why;) {
+		const char *mn = NULL;
+		char sigil = *s;
+		if ((sigil == '$' || sigil == '@' || sigil == '#') && text_is_digit(s[1])) {
+			char *end;
+			unsigned long id = strtoul(s + 1, &end, 10);
+			mn = id <= UINT32_MAX ? ref(ctx, sigil, (uint32_t)id) : NULL;
+			snprintf(bad, sizeof(bad), "%.*s", (int)(end - s < 20 ? end - s : 20), s);
+			if (!mn)
+				why = "names no metric of the database profview shows";
+			else if (strchr(mn, '}'))
+				why = "names a metric whose name has a '}'";
+			s = end;
+		}
+		size_t add = mn ? strlen(mn) + 3 : 1;
+		if (len + add + 1 > cap) {
+			cap = (len + add + 1) * 2;
+			char *g = pv_realloc(out, cap);
+			if (!g) {
+				pv_free(out);
+				out = NULL;
+				break;
+			}
+			out = g;
+		}
+		if (mn)
+			len += (size_t)sprintf(out + len, "%c{%s}", sigil == '@' ? '@' : '$', mn);
+		else if (!why)
+			out[len++] = *s++;
+	}
+	if (!out)
+		return b->status = PV_ENOMEM;
+	out[len] = 0;
+	struct pv_formula *f = NULL;
+	uint32_t col = 0;
+	char msg[200];
+	int rc = why ? PV_EINVAL : pv__formula_parse(out, &f, &col, msg, sizeof(msg));
+	pv__formula_free(f);
+	if (rc == PV_ENOMEM) {
+		pv_free(out);
+		return b->status = PV_ENOMEM;
+	}
+	if (why)
+		builder_lossy(b, 1, "derived metric '%s' = '%s': %s %s (left out)", name, written,
+			      bad, why);
+	else if (rc)
+		builder_lossy(b, 1,
+			      "derived metric '%s' = '%s': not a formula profview reads (%s) "
+			      "(left out)",
+			      name, written, msg);
+	else
+		rc = builder_formula(b, builder_cstr(b, name), builder_cstr(b, out),
+				     desc && *desc ? builder_cstr(b, desc) : 0);
+	pv_free(out);
+	return rc == PV_ENOMEM ? rc : 0;
 }
 
 pv_module_ix hpc_module(struct pv_builder *b, const char *path)

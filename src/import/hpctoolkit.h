@@ -90,6 +90,11 @@ struct hpc_cct {
 /* A new tree holding the root (node 0). 0 or PV_ENOMEM. */
 int hpc_cct_init(struct hpc_cct *t);
 void hpc_cct_release(struct hpc_cct *t);
+/*
+ * Room for n nodes in all (as many as the file's size allows): the columns do not move while the
+ * tree is read, and the pages past the nodes added are never touched. 0 or PV_ENOMEM.
+ */
+int hpc_cct_reserve(struct hpc_cct *t, uint32_t n);
 /* Appends a node under parent (an existing node); returns it, PV_NONE when out of memory. */
 uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_func_ix func,
 		     pv_source_ix source, uint32_t line, uint64_t addr);
@@ -123,6 +128,20 @@ enum pv_unit hpc_metric_unit(const char *name, double *scale);
  * not whole numbers in that unit (a lossy step the reader reports).
  */
 int64_t hpc_scaled(double v, double scale, uint64_t *fraction);
+
+/*
+ * A derived metric the database defines (experiment.xml's <MetricFormula>, a metrics YAML file):
+ * text is in hpcviewer's syntax with the database's own references, `$N` (metric N's value at
+ * the row), `@N` (at the whole program) and `#N` (the metric of order N, at the row); ref(ctx,
+ * sigil, N) names the model metric each stands for, NULL when none. The formula is added
+ * (builder_formula) with its references by name, `${NAME}` and `@{NAME}`, as profview's derived
+ * metrics read them; a reference to no metric, a name the model has already or a formula profview
+ * cannot parse is said in the diags (with the formula as the file wrote it, written; NULL:
+ * text) and the metric left out. 0, or PV_ENOMEM.
+ */
+int hpc_formula(struct pv_builder *b, const char *name, const char *text, const char *written,
+		const char *desc, const char *(*ref)(void *ctx, char sigil, uint32_t id),
+		void *ctx);
 
 /* The module row for a load module path (named by its last component). */
 pv_module_ix hpc_module(struct pv_builder *b, const char *path);

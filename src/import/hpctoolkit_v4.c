@@ -87,12 +87,16 @@ struct v4 {
 	pv_func_ix *fn_row;
 	/* metrics: per meta.db metric, its model metric and the ids of its values */
 	uint32_t nr_meta_metrics;
-	uint32_t nm;	       /* model metrics */
-	double *scale;	       /* [model metric] */
-	uint32_t *prop_metric; /* [propMetricId] -> model metric, PV_NONE */
-	uint32_t *stat_metric; /* [statMetricId] -> model metric (the sum of inclusive values) */
-	bool *point_only;      /* [model metric]: no inclusive values, point values used */
-	uint64_t fraction;     /* values that were not whole numbers in the model's unit */
+	uint32_t nm;   /* model metrics */
+	double *scale; /* [model metric] */
+	/*
+	 * [propMetricId] -> model metric + 1, 0 when none; [statMetricId] -> model metric + 1 (the
+	 * sum of inclusive values). Zero-filled by calloc: the pages of ids no value names are
+	 * never touched.
+	 */
+	uint32_t *prop_metric, *stat_metric;
+	bool *point_only;  /* [model metric]: no inclusive values, point values used */
+	uint64_t fraction; /* values that were not whole numbers in the model's unit */
 	/* contexts: ctxId -> node, in an array for the ids below ctx_cap (hpcprof numbers them
 	 * densely), in a map past it */
 	uint32_t *ctx_node, ctx_cap;
@@ -245,8 +249,11 @@ static int read_id_names(struct v4 *r)
 }
 
 /*
- * The metrics' descriptions in metrics/default.yaml (METRICS.yaml): a "- name: X" line followed
- * by "description: Y". A missing or odd file only costs the descriptions.
+ * metrics/default.yaml (HPCToolkit's METRICS.yaml format), read line by line as hpcprof writes
+ * it: under roots:, a "- name: X" line followed by "description: Y", and the formula of X's first
+ * variant, "inclusive: F" (or F on a "standard:" line below it); under inputs:, "- &ANCHOR"
+ * followed by "metric:", "scope:", "formula:", "combine:" (or "<<: *OTHER", another input's).
+ * A missing or odd file only costs the descriptions and the derived metrics.
  */
 static char *yaml_scalar(const char *s, const char *end)
 {
@@ -277,63 +284,332 @@ static char *yaml_scalar(const char *s, const char *end)
 
 struct yaml_metric {
 	char *name, *desc;
+	char *incl;    /* the first variant's inclusive formula, NULL when none was seen */
+	size_t indent; /* of its keys (name:, description:, variants:, children:) */
 };
 
-static uint32_t read_yaml(const struct pv_input *meta_in, struct yaml_metric **out)
+struct yaml_input {
+	char *anchor, *metric, *formula, *combine;
+};
+
+struct yaml {
+	struct yaml_metric *m;
+	uint32_t n, cap;
+	struct yaml_input *in;
+	uint32_t nin, incap;
+};
+
+/* The text of "key: value" at t (after the indentation) when it is that key, else NULL. */
+static const char *yaml_key(const char *t, const char *eol, const char *key)
+{
+	size_t n = strlen(key);
+	if ((size_t)(eol - t) > n && memcmp(t, key, n) == 0 && t[n] == ':')
+		return t + n + 1;
+	return NULL;
+}
+
+/*
+ * The metric a key at indentation ind belongs to: the last one whose keys are at that
+ * indentation or less (the metrics listed after it with deeper keys are its children, whose
+ * lists are closed); NULL when none.
+ */
+static struct yaml_metric *yaml_owner(struct yaml *y, size_t ind)
+{
+	for (uint32_t k = y->n; k-- > 0;)
+		if (y->m[k].indent <= ind)
+			return &y->m[k];
+	return NULL;
+}
+
+/* An input's own key: it wins over one merged in from another input ("<<: *OTHER"). */
+static void yaml_set(char **field, const char *v, const char *eol)
+{
+	pv_free(*field);
+	*field = yaml_scalar(v, eol);
+}
+
+static bool yaml_room(void **a, uint32_t n, uint32_t *cap, size_t elt)
+{
+	if (n < *cap)
+		return true;
+	uint32_t nc = *cap ? *cap * 2 : 16;
+	void *g = pv_realloc(*a, nc * elt);
+	if (!g)
+		return false;
+	memset((char *)g + n * elt, 0, (nc - n) * elt);
+	*a = g;
+	*cap = nc;
+	return true;
+}
+
+static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 {
 	struct pv_input in;
 	struct pv_error e;
 	char *path = NULL;
-	uint32_t n = 0, cap = 0;
-	*out = NULL;
+	memset(y, 0, sizeof(*y));
 	if (hpc_sibling(meta_in, "metrics/default.yaml", &in, &path, &e)) {
 		pv_free(path);
-		return 0;
+		return;
 	}
 	const char *s = in.data, *end = in.data + in.len;
-	bool roots = false;
+	enum { NONE, INPUTS, ROOTS } sec = NONE;
+	bool want_standard = false;    /* an "inclusive:" line without its formula */
+	struct yaml_metric *vm = NULL; /* the metric of the variants: being read */
 	while (s < end) {
 		const char *eol = memchr(s, '\n', (size_t)(end - s));
 		if (!eol)
 			eol = end;
-		const char *t = s;
+		const char *t = s, *v;
 		while (t < eol && *t == ' ')
 			t++;
 		if (s == t && eol - s >= 6 && memcmp(s, "roots:", 6) == 0)
-			roots = true;
+			sec = ROOTS;
+		else if (s == t && eol - s >= 7 && memcmp(s, "inputs:", 7) == 0)
+			sec = INPUTS;
 		else if (s == t && t < eol && *t != '#' && *t != '-')
-			roots = false;
-		if (roots && eol - t > 8 && memcmp(t, "- name:", 7) == 0) {
-			if (n == cap) {
-				uint32_t nc = cap ? cap * 2 : 16;
-				struct yaml_metric *g = pv_realloc(*out, nc * sizeof(**out));
-				if (!g)
-					break;
-				*out = g;
-				cap = nc;
+			sec = NONE;
+		struct yaml_metric *m = yaml_owner(y, (size_t)(t - s));
+		struct yaml_input *ip = y->nin ? &y->in[y->nin - 1] : NULL;
+		if (sec == INPUTS && eol - t > 3 && memcmp(t, "- &", 3) == 0) {
+			if (!yaml_room((void **)&y->in, y->nin, &y->incap, sizeof(*y->in)))
+				break;
+			if ((y->in[y->nin].anchor = yaml_scalar(t + 3, eol)))
+				y->nin++;
+		} else if (sec == INPUTS && ip) {
+			if ((v = yaml_key(t, eol, "metric")))
+				yaml_set(&ip->metric, v, eol);
+			else if ((v = yaml_key(t, eol, "formula")))
+				yaml_set(&ip->formula, v, eol);
+			else if ((v = yaml_key(t, eol, "combine")))
+				yaml_set(&ip->combine, v, eol);
+			else if ((v = yaml_key(t, eol, "<<"))) {
+				v = text_skip_blanks(v, eol);
+				for (uint32_t k = 0; v < eol && *v == '*' && k + 1 < y->nin; k++) {
+					const struct yaml_input *o = &y->in[k];
+					size_t n = strlen(o->anchor);
+					if ((size_t)(eol - v - 1) < n ||
+					    memcmp(v + 1, o->anchor, n) ||
+					    (v + 1 + n < eol && !text_is_blank(v[1 + n]) &&
+					     v[1 + n] != '\r'))
+						continue;
+					if (o->metric && !ip->metric)
+						ip->metric = pv_strdup(o->metric);
+					if (o->formula && !ip->formula)
+						ip->formula = pv_strdup(o->formula);
+					if (o->combine && !ip->combine)
+						ip->combine = pv_strdup(o->combine);
+				}
 			}
-			(*out)[n].name = yaml_scalar(t + 7, eol);
-			(*out)[n].desc = NULL;
-			if ((*out)[n].name)
-				n++;
-		} else if (roots && n && !(*out)[n - 1].desc && eol - t > 12 &&
-			   memcmp(t, "description:", 12) == 0) {
-			(*out)[n - 1].desc = yaml_scalar(t + 12, eol);
+		} else if (sec == ROOTS && eol - t > 8 && memcmp(t, "- name:", 7) == 0) {
+			if (!yaml_room((void **)&y->m, y->n, &y->cap, sizeof(*y->m)))
+				break;
+			y->m[y->n].indent = (size_t)(t - s) + 2;
+			if ((y->m[y->n].name = yaml_scalar(t + 7, eol)))
+				y->n++;
+			want_standard = false;
+			vm = NULL;
+		} else if (sec == ROOTS && m && !m->desc && (v = yaml_key(t, eol, "description"))) {
+			m->desc = yaml_scalar(v, eol);
+		} else if (sec == ROOTS && yaml_key(t, eol, "variants")) {
+			vm = m;
+		} else if (sec == ROOTS && vm && !vm->incl && (v = yaml_key(t, eol, "inclusive"))) {
+			v = text_skip_blanks(v, eol);
+			want_standard = v == eol || *v == '\r';
+			if (!want_standard)
+				vm->incl = yaml_scalar(v, eol);
+		} else if (sec == ROOTS && vm && want_standard &&
+			   (v = yaml_key(t, eol, "standard"))) {
+			vm->incl = yaml_scalar(v, eol);
+			want_standard = false;
 		}
 		s = eol + 1;
 	}
 	input_close(&in);
 	pv_free(path);
-	return n;
 }
 
-static void yaml_free(struct yaml_metric *y, uint32_t n)
+static void yaml_free(struct yaml *y)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		pv_free(y[i].name);
-		pv_free(y[i].desc);
+	for (uint32_t i = 0; i < y->n; i++) {
+		pv_free(y->m[i].name);
+		pv_free(y->m[i].desc);
+		pv_free(y->m[i].incl);
 	}
-	pv_free(y);
+	for (uint32_t i = 0; i < y->nin; i++) {
+		pv_free(y->in[i].anchor);
+		pv_free(y->in[i].metric);
+		pv_free(y->in[i].formula);
+		pv_free(y->in[i].combine);
+	}
+	pv_free(y->m);
+	pv_free(y->in);
+	memset(y, 0, sizeof(*y));
+}
+
+/* ---- the metrics YAML's derived metrics ---- */
+
+struct yconv {
+	const struct yaml *y;
+	char *out;
+	size_t len, cap;
+	const char *refs[64]; /* the metric each $K of out names */
+	uint32_t nrefs;
+	char why[160]; /* set when the formula cannot be written in hpcviewer's syntax */
+};
+
+static void yc_put(struct yconv *c, const char *s, size_t n)
+{
+	if (c->len + n + 1 > c->cap) {
+		snprintf(c->why, sizeof(c->why), "%s", "a formula too long");
+		return;
+	}
+	memcpy(c->out + c->len, s, n);
+	c->len += n;
+	c->out[c->len] = 0;
+}
+
+/* An input by its anchor: its metric, when its values are the metric's own summed ($$, sum). */
+static void yc_alias(struct yconv *c, const char *a, size_t n)
+{
+	for (uint32_t k = 0; k < c->y->nin; k++) {
+		const struct yaml_input *in = &c->y->in[k];
+		if (strlen(in->anchor) != n || memcmp(in->anchor, a, n) != 0)
+			continue;
+		if (!in->metric || (in->formula && strcmp(in->formula, "$$") != 0) ||
+		    (in->combine && strcmp(in->combine, "sum") != 0)) {
+			snprintf(c->why, sizeof(c->why),
+				 "input *%.*s is not the sum of a metric's values (formula %s, "
+				 "combine %s)",
+				 (int)(n < 60 ? n : 60), a, in->formula ? in->formula : "$$",
+				 in->combine ? in->combine : "sum");
+			return;
+		}
+		if (c->nrefs == 64) {
+			snprintf(c->why, sizeof(c->why), "%s", "more than 64 inputs");
+			return;
+		}
+		char ref[16];
+		c->refs[c->nrefs] = in->metric;
+		yc_put(c, ref, (size_t)snprintf(ref, sizeof(ref), "$%u", c->nrefs++));
+		return;
+	}
+	snprintf(c->why, sizeof(c->why), "*%.*s is no input of the file", (int)(n < 60 ? n : 60),
+		 a);
+}
+
+/*
+ * A formula of the metrics YAML in hpcviewer's syntax: an input (*ANCHOR) becomes $K, a !!seq
+ * [...] a parenthesis whose elements are joined by blanks, a call f:[a, b] (or {f: [a, b]})
+ * f(a, b), log:[a] ln(a); quotes go; operators and numbers stay.
+ */
+static void yaml_to_formula(struct yconv *c, const char *f)
+{
+	struct {
+		bool args;
+		size_t name_at, commas;
+	} st[64];
+	uint32_t sp = 0;
+	bool call = false; /* "name:" just read */
+	size_t name_at = 0;
+	char prev = '['; /* the last character that is no blank */
+	for (const char *s = f; *s && !c->why[0]; s++) {
+		char ch = *s;
+		if (ch == '*' && strchr("[,{:", prev) && s[1] && !strchr(" ,]}", s[1])) {
+			size_t n = strcspn(s + 1, " ,]}");
+			yc_alias(c, s + 1, n);
+			s += n;
+			prev = 'a';
+			continue;
+		}
+		if (ch == '[') {
+			if (sp == 64) {
+				snprintf(c->why, sizeof(c->why), "%s", "nested more than 64 deep");
+				break;
+			}
+			st[sp].args = call;
+			st[sp].name_at = name_at;
+			st[sp++].commas = 0;
+			call = false;
+			yc_put(c, "(", 1);
+		} else if (ch == ']') {
+			if (!sp) {
+				snprintf(c->why, sizeof(c->why), "%s", "a ']' without its '['");
+				break;
+			}
+			sp--;
+			if (c->len && c->out[c->len - 1] == ' ')
+				c->len--;
+			if (st[sp].args && !st[sp].commas && c->len >= st[sp].name_at + 4 &&
+			    memcmp(c->out + st[sp].name_at, "log(", 4) == 0) {
+				/* log:[a] is the natural logarithm */
+				memmove(c->out + st[sp].name_at + 1, c->out + st[sp].name_at + 2,
+					c->len - st[sp].name_at - 2);
+				c->out[st[sp].name_at] = 'l';
+				c->out[st[sp].name_at + 1] = 'n';
+				c->len--;
+			}
+			yc_put(c, ")", 1);
+		} else if (ch == ',' && sp && st[sp - 1].args) {
+			st[sp - 1].commas++;
+			yc_put(c, ", ", 2);
+		} else if (ch == ',' || ch == ' ') {
+			/* one blank between the elements of a group, none after '(' */
+			if (c->len && !strchr(" (", c->out[c->len - 1]))
+				yc_put(c, " ", 1);
+		} else if (ch == ':' && text_is_alpha(prev)) {
+			name_at = c->len;
+			while (name_at && text_is_alpha(c->out[name_at - 1]))
+				name_at--;
+			call = true;
+			while (s[1] == ' ')
+				s++;
+		} else if (ch != '{' && ch != '}' && ch != '\'' && ch != '"') {
+			yc_put(c, s, 1);
+		}
+		if (ch != ' ')
+			prev = ch;
+	}
+	if (!c->why[0] && sp)
+		snprintf(c->why, sizeof(c->why), "%s", "a '[' without its ']'");
+}
+
+static const char *yaml_ref(void *ctx, char sigil, uint32_t id)
+{
+	const struct yconv *c = ctx;
+	return sigil == '$' && id < c->nrefs ? c->refs[id] : NULL;
+}
+
+/*
+ * The derived metrics of the metrics YAML: each metric of roots: (or their children) that is
+ * none of meta.db's and has an inclusive formula, as a formula of the model's metrics (its self
+ * column the same formula over the selves: a metric of this file with a different exclusive
+ * formula shows that difference nowhere).
+ */
+static int yaml_formulas(struct v4 *r, const struct yaml *y, const char **names, uint32_t nmet)
+{
+	char buf[4096];
+	for (uint32_t k = 0; k < y->n; k++) {
+		const struct yaml_metric *m = &y->m[k];
+		bool raw = false;
+		for (uint32_t i = 0; i < nmet && !raw; i++)
+			raw = strcmp(names[i], m->name) == 0;
+		if (raw || !m->incl)
+			continue;
+		struct yconv c = {.y = y, .out = buf, .cap = sizeof(buf)};
+		buf[0] = 0;
+		yaml_to_formula(&c, m->incl);
+		if (c.why[0]) {
+			builder_lossy(r->b, 1,
+				      "derived metric '%s' = '%s': %s (left "
+				      "out)",
+				      m->name, m->incl, c.why);
+			continue;
+		}
+		if (hpc_formula(r->b, m->name, buf, m->incl, m->desc, yaml_ref, &c))
+			return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 /* Propagation scope types (FORMATS.md). */
@@ -355,8 +631,8 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 				"propagated values and statistics of %u and %u bytes, less than "
 				"the 10 and 20 of version 4.0",
 				szpsi, szss);
-	r->prop_metric = pv_malloc(65536 * sizeof(uint32_t));
-	r->stat_metric = pv_malloc(65536 * sizeof(uint32_t));
+	r->prop_metric = pv_calloc(65536, sizeof(uint32_t));
+	r->stat_metric = pv_calloc(65536, sizeof(uint32_t));
 	r->scale = pv_calloc(nmet ? nmet : 1, sizeof(double));
 	r->point_only = pv_calloc(nmet ? nmet : 1, sizeof(bool));
 	uint32_t *model = pv_malloc((nmet ? nmet : 1) * sizeof(uint32_t));
@@ -364,17 +640,16 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 		pv_free(model);
 		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	}
-	memset(r->prop_metric, 0xff, 65536 * sizeof(uint32_t));
-	memset(r->stat_metric, 0xff, 65536 * sizeof(uint32_t));
 	/* the model's metrics in the order of default.yaml (hpcviewer's), then the others */
-	struct yaml_metric *y;
-	uint32_t ny = meta_in ? read_yaml(meta_in, &y) : 0;
-	if (!meta_in)
-		y = NULL;
+	struct yaml yd = {0};
+	if (meta_in)
+		read_yaml(meta_in, &yd);
+	const struct yaml_metric *y = yd.m;
+	uint32_t ny = yd.n;
 	const char **names = pv_calloc(nmet ? nmet : 1, sizeof(char *));
 	if (!names) {
 		pv_free(model);
-		yaml_free(y, ny);
+		yaml_free(&yd);
 		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < nmet && !rc; i++) {
@@ -402,7 +677,9 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 			}
 		}
 	}
-	yaml_free(y, ny);
+	if (!rc)
+		rc = yaml_formulas(r, &yd, names, nmet);
+	yaml_free(&yd);
 	r->nm = r->b->p->metrics.len;
 	r->nr_meta_metrics = nmet;
 	/* each metric's inclusive (execution scope) values: the thread values and the summary's sum
@@ -451,7 +728,7 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 				      "metric '%s': no inclusive values; its point values "
 				      "at contexts the tree does not list are left out",
 				      names[i]);
-		r->prop_metric[use] = model[i];
+		r->prop_metric[use] = model[i] + 1;
 		for (uint32_t j = 0; j < nss; j++) {
 			uint64_t s = pss + (uint64_t)j * szss;
 			const char *formula = meta_str(r, le64(f->p + s + 8), s + 8, "a formula");
@@ -461,7 +738,7 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 			}
 			if (le64(f->p + s) == scope && f->p[s + 16] == 0 &&
 			    strcmp(formula, "$$") == 0)
-				r->stat_metric[le16(f->p + s + 18)] = model[i];
+				r->stat_metric[le16(f->p + s + 18)] = model[i] + 1;
 		}
 	}
 	pv_free(names);
@@ -507,12 +784,15 @@ static int read_contexts(struct v4 *r)
 	/* each context takes 32 bytes or more of the file: a tree that lists more is looping */
 	uint64_t budget = f->len / 32 + 1, seen = 0;
 	uint64_t ncap = r->sz[SEC_CONTEXT] / 32;
-	r->ctx_cap = (uint32_t)(2 * ncap + 64 > UINT32_MAX ? UINT32_MAX : 2 * ncap + 64);
+	r->ctx_cap = (uint32_t)(ncap + 64 > UINT32_MAX ? UINT32_MAX : ncap + 64);
 	r->ctx_node = pv_malloc((size_t)r->ctx_cap * sizeof(uint32_t));
 	if (!r->ctx_node)
 		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	memset(r->ctx_node, 0xff, (size_t)r->ctx_cap * sizeof(uint32_t));
-	builder_stacks_reserve(r->b, (uint32_t)(ncap > UINT32_MAX / 2 ? UINT32_MAX / 2 : ncap));
+	uint32_t nodes = (uint32_t)(ncap > UINT32_MAX / 2 ? UINT32_MAX / 2 : ncap);
+	builder_stacks_reserve(r->b, nodes);
+	if (hpc_cct_reserve(&r->cct, nodes + et.n + 1))
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	struct walk *st = NULL;
 	uint32_t sp = 0, cap = 0;
 	pv_func_ix unknown =
@@ -818,7 +1098,7 @@ static int read_profile_infos(struct v4 *r, const struct hpc_bin *f, struct v4_p
 
 /*
  * Adds one profile's inclusive values to the tree's sums. ids maps the metric ids of the values
- * (propMetricId for a thread, statMetricId for a summary) to model metrics.
+ * (propMetricId for a thread, statMetricId for a summary) to model metrics + 1.
  */
 static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_profile *pr,
 		       const uint32_t *ids)
@@ -840,7 +1120,7 @@ static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_pr
 		uint32_t node = cid ? ctx_of(r, cid) : 0;
 		for (uint64_t j = start; j < end; j++) {
 			const uint8_t *val = f->p + pr->pvals + 10 * j;
-			uint32_t m = ids[le16(val)];
+			uint32_t m = ids[le16(val)] - 1;
 			if (m == PV_NONE)
 				continue;
 			double x = hpc_f64(le64(val + 2));
@@ -1209,6 +1489,8 @@ int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *
 		: 0;
 	if (!rc) {
 		r.scale[0] = 1;
+		for (uint32_t id = 0; id < 65536; id++) /* every id metric 0 (stored + 1) */
+			r.prop_metric[id] = r.stat_metric[id] = 1;
 		struct hpc_bin f = {"fuzz-input", buf, len, err};
 		uint32_t np;
 		if (strcmp(kind, "profile.db") == 0)

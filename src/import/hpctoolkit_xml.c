@@ -286,7 +286,11 @@ struct xmetric {
 	char *name;	/* n */
 	char *desc;	/* md */
 	bool inclusive; /* t="inclusive" */
+	bool exclusive; /* t="exclusive" */
 	bool raw;	/* v="raw" */
+	bool derived;	/* v="derived" or "formula": its <MetricFormula> defines it */
+	int64_t order;	/* o, what #N names; INT64_MIN when none */
+	char *formula;	/* the derived metric's formula, or an hpcrun formula (t="view") */
 };
 
 struct xmetricdb {
@@ -381,9 +385,38 @@ static int metric_entry(struct rd *r, const struct xtag *t)
 	m->name = pv_strdup(name);
 	m->desc = desc ? pv_strdup(desc) : NULL;
 	m->inclusive = type && strcmp(type, "inclusive") == 0;
+	m->exclusive = type && strcmp(type, "exclusive") == 0;
 	m->raw = !vt || strcmp(vt, "raw") == 0;
+	m->derived = vt && (strcmp(vt, "derived") == 0 || strcmp(vt, "formula") == 0);
+	char o[32];
+	const char *os = attr(t, "o", o, sizeof(o));
+	m->order = os ? strtoll(os, NULL, 10) : INT64_MIN;
+	m->formula = NULL;
 	r->nr_met++;
 	return m->name ? 0 : oom(r);
+}
+
+/*
+ * <MetricFormula t="..." frm="..."/> in the current <Metric>: the formula of a derived metric
+ * (any t), or of t="view", hpcrun's formula metric, which hpcviewer shows as derived. The
+ * combine and finalize formulas of hpcprof's statistics (v="derived-incr") are not kept: NAME:STAT
+ * computes those statistics.
+ */
+static int metric_formula(struct rd *r, const struct xtag *t)
+{
+	struct xmetric *m = &r->met[r->nr_met - 1];
+	char ty[32], *frm = pv_malloc(4096);
+	if (!frm)
+		return oom(r);
+	const char *type = attr(t, "t", ty, sizeof(ty));
+	bool view = type && type[0] == 'v';
+	if ((m->derived || view) && !m->formula && attr(t, "frm", frm, 4096)) {
+		m->formula = frm;
+		m->derived = true;
+		return 0;
+	}
+	pv_free(frm);
+	return 0;
 }
 
 static int metricdb_entry(struct rd *r, const struct xtag *t)
@@ -589,6 +622,8 @@ static int read_xml(struct rd *r)
 		} else if (tag_is(&t, "Metric")) {
 			rc = metric_entry(r, &t);
 			in_metric = !t.empty;
+		} else if (tag_is(&t, "MetricFormula") && in_metric && r->nr_met) {
+			rc = metric_formula(r, &t);
 		} else if (tag_is(&t, "NV") && in_metric && r->nr_met) {
 			/* <Info><NV n="units" v="events"/></Info>: nothing profview needs */
 		} else if (tag_is(&t, "MetricDB")) {
@@ -664,7 +699,8 @@ static uint32_t model_metrics(struct rd *r, struct model_metric *mm, uint32_t ca
 	} else {
 		for (uint32_t i = 0; i < r->nr_met && n < cap; i++) {
 			const struct xmetric *x = &r->met[i];
-			if (!x->inclusive || (!strstr(x->name, ":Sum (I)") && !x->raw))
+			if (!x->inclusive || x->derived ||
+			    (!strstr(x->name, ":Sum (I)") && !x->raw))
 				continue;
 			base_name(x->name, name, sizeof(name));
 			mm[n].xml_id = x->id;
@@ -687,6 +723,58 @@ static uint32_t model_metrics(struct rd *r, struct model_metric *mm, uint32_t ca
 		}
 	}
 	return n;
+}
+
+/* ---- derived metrics ---- */
+
+struct xref {
+	struct rd *r;
+	const struct xmetric *self; /* the metric whose formula it is */
+	char name[1024];
+};
+
+/*
+ * The model metric a reference of a formula names: $N and @N by id, #N by order; none for the
+ * metric itself (hpcrun's formula metrics may read their own raw values, which profview does not
+ * keep beside the formula).
+ */
+static const char *xml_ref(void *ctx, char sigil, uint32_t id)
+{
+	struct xref *x = ctx;
+	const struct rd *r = x->r;
+	for (uint32_t i = 0; i < r->nr_met; i++) {
+		const struct xmetric *m = &r->met[i];
+		if (sigil == '#' ? m->order != (int64_t)id || m->exclusive : m->id != id)
+			continue;
+		if (m == x->self)
+			return NULL;
+		base_name(m->name, x->name, sizeof(x->name));
+		if (m->derived || pv_metric_find(r->b->p, x->name) != PV_NONE)
+			return x->name;
+	}
+	return NULL;
+}
+
+/*
+ * The database's derived metrics, once the model's metrics are made: one formula per name (an
+ * inclusive metric's, or one without a type; the exclusive partner's formula is the same over
+ * exclusive values, which a derived metric's self column computes).
+ */
+static int xml_formulas(struct rd *r)
+{
+	struct xref x = {r, NULL, ""};
+	char name[1024];
+	for (uint32_t i = 0; i < r->nr_met; i++) {
+		const struct xmetric *m = &r->met[i];
+		if (!m->formula || m->exclusive)
+			continue;
+		base_name(m->name, name, sizeof(name));
+		x.self = m;
+		int rc = hpc_formula(r->b, name, m->formula, NULL, m->desc, xml_ref, &x);
+		if (rc)
+			return oom(r);
+	}
+	return 0;
 }
 
 /* ---- per-thread side files (big-endian) ---- */
@@ -1151,6 +1239,7 @@ static void release(struct rd *r)
 	for (uint32_t i = 0; i < r->nr_met; i++) {
 		pv_free(r->met[i].name);
 		pv_free(r->met[i].desc);
+		pv_free(r->met[i].formula);
 	}
 	pv_free(r->met);
 	for (uint32_t i = 0; i < r->nr_mdb; i++)
@@ -1197,6 +1286,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = summary_thread(&r);
 	if (!rc)
 		rc = read_traces(&r, in);
+	if (!rc)
+		rc = xml_formulas(&r);
 	if (!rc && r.fraction)
 		builder_lossy(b, r.fraction, "values rounded to whole units of their metric");
 	if (!rc && r.cct.negative)

@@ -708,6 +708,23 @@ async function main() {
     await p2.close();
   });
 
+  await test('the metrics chooser offers the database\'s own derived metrics', async () => {
+    const u = await serve('tests/data/hpctoolkit/derived-xml');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.length > 0);
+    await p2.click('#metric-button');
+    const labels = await p2.$$eval('.menu .checks label.mi', (els) => els.map((e) => e.dataset.value));
+    eq(labels, ['cycles', 'instructions', 'IPC', 'cycles per 1000 of the whole'], 'the metrics, then the derived ones');
+    await p2.click('.menu label.mi[data-value="IPC"] input');
+    await p2.waitForFunction(() => new URLSearchParams(location.search).get('metric') === 'cycles,IPC');
+    // IPC of the whole: 21566219051 instructions / 113527965558 cycles (tests/unit/test_hpctoolkit.c)
+    const want = cli('tree', 'tests/data/hpctoolkit/derived-xml', '--metric', 'cycles,IPC', '--json');
+    eq(want.metrics[1].name, 'IPC', 'the CLI column');
+    await p2.waitForFunction(() => document.querySelector('.pane[data-tab="top-down"] .tt-head').textContent.includes('IPC'));
+    await p2.close();
+  });
+
   await test('100,000 rows are virtualised and scroll', async () => {
     const file = path.join(OUT, 'wide.collapsed.txt');
     const lines = [];

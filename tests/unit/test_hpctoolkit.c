@@ -930,3 +930,110 @@ T_TEST(stats_across_threads)
 	pv_query_release(&q);
 	pv_profile_free(p);
 }
+
+/* ---- the databases' own derived metrics ---- */
+
+/* Whether one of p's diags holds every one of the words (NULL-terminated). */
+static bool diag_has(const struct pv_profile *p, const char *const *words)
+{
+	for (uint32_t i = 0; i < p->diags.len; i++) {
+		const char *msg = pv_str(p, p->diags.msg[i]);
+		bool all = true;
+		for (const char *const *w = words; *w && all; w++)
+			all = strstr(msg, *w) != NULL;
+		if (all)
+			return true;
+	}
+	return false;
+}
+
+/* The whole program's value of each of the comma-separated metrics (derived ones too). */
+static bool whole_values(const struct pv_profile *p, const char *metrics, double *out, int n)
+{
+	struct pv_query q;
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	pv_query_init(&q);
+	int rc = pv_query_set_option(&q, "metric", metrics, &err);
+	if (!rc)
+		rc = pv_view_compute(p, &q, &v, &err);
+	pv_query_release(&q);
+	if (rc) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		return false;
+	}
+	for (int i = 0; i < n; i++)
+		out[i] = pv_view_value(v, (uint32_t)i, v->whole[i]);
+	pv_view_free(v);
+	return true;
+}
+
+#define T_NEAR6(a, b) T_TRUE(fabs((a) - (b)) <= 1e-6 * fabs(b))
+
+/*
+ * derived.d is small.d with four metrics added to its metrics/default.yaml (README.md there):
+ * CPUTIME (sec) is 1.210259 s in all, so "CPUTIME (ms)" = [*exec, '*', 1000] (its variants after
+ * its children, whose second, "no formula", has none) is 1210.259 and
+ * "log share" = [log:[[1000 *, *exec]], -, {log: [2, 10]}] is ln(1210.259) - log10(2); "per
+ * thread" divides by an input of formula 1 (a count) and "broken" ends with its operator: both
+ * are left out, said in the diags.
+ */
+T_TEST(hpctoolkit_yaml_derived_metrics)
+{
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/derived.d"), NULL);
+	if (!p)
+		return;
+	T_EQ_INT(p->metrics.len, 1);
+	T_EQ_INT(p->formulas.len, 2);
+	if (p->formulas.len == 2) {
+		T_EQ_STR(pv_str(p, p->formulas.name[0]), "CPUTIME (ms)");
+		T_EQ_STR(pv_str(p, p->formulas.formula[0]), "(${CPUTIME (sec)} * 1000)");
+		T_EQ_STR(pv_str(p, p->formulas.description[0]), "CPUTIME in milliseconds");
+		T_EQ_STR(pv_str(p, p->formulas.name[1]), "log share");
+		T_EQ_STR(pv_str(p, p->formulas.formula[1]),
+			 "(ln((1000 * ${CPUTIME (sec)})) - log(2, 10))");
+	}
+	double w[3];
+	if (whole_values(p, "CPUTIME (ms),log share,CPUTIME (sec)", w, 3)) {
+		T_NEAR6(w[0], 1210.259);
+		T_NEAR6(w[1], log(1210.259) - log10(2));
+		T_EQ_INT((int64_t)w[2], 1210259000); /* the metric's own column, in ns */
+	}
+	T_TRUE(diag_has(
+	    p, (const char *const[]){"'per thread'", "*CPUTIME-count", "formula 1", NULL}));
+	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
+	pv_profile_free(p);
+}
+
+/*
+ * derived-xml is inline-pair's experiment.xml (and experiment-1.mdb) with four derived <Metric>s
+ * added (README.md there): IPC = $6 / $4 (instructions:Sum over cycles:Sum: the 8 threads' root
+ * values in experiment-1.mdb add up to 21566219051 instructions and 113527965558 cycles),
+ * "cycles per 1000 of the whole" = 1000 * #0 / @4 (order 0 is cycles: 1000 at the root),
+ * "broken" = ($6 + , "unknown reference" = $6 / $42 and "itself" = $12 * 2 (its own id): the
+ * last three are left out.
+ */
+T_TEST(hpctoolkit_xml_derived_metrics)
+{
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/derived-xml"), NULL);
+	if (!p)
+		return;
+	T_EQ_INT(p->metrics.len, 2);
+	T_EQ_INT(p->formulas.len, 2);
+	if (p->formulas.len == 2) {
+		T_EQ_STR(pv_str(p, p->formulas.name[0]), "IPC");
+		T_EQ_STR(pv_str(p, p->formulas.formula[0]), "${instructions} / ${cycles}");
+		T_EQ_STR(pv_str(p, p->formulas.description[0]), "instructions per cycle");
+		T_EQ_STR(pv_str(p, p->formulas.name[1]), "cycles per 1000 of the whole");
+		T_EQ_STR(pv_str(p, p->formulas.formula[1]), "1000 * ${cycles} / @{cycles}");
+	}
+	double w[2];
+	if (whole_values(p, "IPC,cycles per 1000 of the whole", w, 2)) {
+		T_NEAR6(w[0], 21566219051.0 / 113527965558.0);
+		T_NEAR6(w[1], 1000.0);
+	}
+	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
+	T_TRUE(diag_has(p, (const char *const[]){"'unknown reference'", "$42", NULL}));
+	T_TRUE(diag_has(p, (const char *const[]){"'itself'", "$12", NULL}));
+	pv_profile_free(p);
+}

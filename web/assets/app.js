@@ -389,6 +389,8 @@ function setupTopbar() {
     const r = e.target.getBoundingClientRect();
     const cur = (S.get1('metric') || p.default_metric || '').split(',').filter(Boolean);
     const options = p.metrics.map((m) => ({ value: m.name, label: `${m.name} (${m.unit})`, checked: cur.includes(m.name) }));
+    // the database's own derived metrics (an HPCToolkit database's formulas): chosen as metrics
+    for (const d of p.derived || []) options.push({ value: d.name, label: `${d.name} = ${d.formula}`, checked: cur.includes(d.name) });
     // the query's derived metrics, always shown: unchecked, one goes
     for (const d of S.get('derive')) options.push({ value: '=' + d, label: d.replace('=', ' = '), checked: true });
     showChecks(r.left, r.bottom + 2, options, (name, on) => {
@@ -402,7 +404,7 @@ function setupTopbar() {
         if (on && !next.includes(name)) next.push(name);
         if (!on) next = next.filter((x) => x !== name);
         if (!next.length) return;
-        const order = p.metrics.map((m) => m.name);
+        const order = p.metrics.map((m) => m.name).concat((p.derived || []).map((d) => d.name));
         next.sort((a, b) => order.indexOf(a) - order.indexOf(b));
       }
       S.set('metric', !next.length || (next.length === 1 && next[0] === p.default_metric) ? null : [next.join(',')]);
