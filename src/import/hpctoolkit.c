@@ -370,7 +370,8 @@ int hpc_formula(struct pv_builder *b, const char *name, const char *text, const 
 			out = g;
 		}
 		if (mn)
-			len += (size_t)sprintf(out + len, "%c{%s}", sigil == '@' ? '@' : '$', mn);
+			len += (size_t)snprintf(out + len, cap - len, "%c{%s}",
+						sigil == '@' ? '@' : '$', mn);
 		else if (!why)
 			out[len++] = *s++;
 	}
