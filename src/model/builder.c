@@ -820,6 +820,31 @@ void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t firs
 	add_run(b, th, i);
 }
 
+int builder_samples_adopt(struct pv_builder *b, pv_thread_ix th, pv_stack_ix *stack,
+			  int64_t *time_ns, uint32_t n)
+{
+	struct pv_samples *t = &b->p->samples;
+	bool bare = !t->stack && !t->time_ns && !t->label_set && !t->event_delay_ns;
+	for (uint32_t m = 0; m < b->p->metrics.len; m++)
+		bare &= !t->weight[m];
+	if (!b->status && n && bare) {
+		t->stack = stack;
+		t->time_ns = time_ns;
+		t->cap = n;
+		builder_samples_commit(b, th, 0, n);
+		return b->status;
+	}
+	uint32_t first = t->len;
+	if (n && !builder_samples_reserve(b, (uint64_t)first + n, false)) {
+		memcpy(t->stack + first, stack, (size_t)n * sizeof(*stack));
+		memcpy(t->time_ns + first, time_ns, (size_t)n * sizeof(*time_ns));
+		builder_samples_commit(b, th, first, n);
+	}
+	pv_free(stack);
+	pv_free(time_ns);
+	return b->status;
+}
+
 int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m)
 {
 	struct pv_samples *t = &b->p->samples;
