@@ -235,7 +235,7 @@ static void write_thread(FILE *out, const struct pv_profile *p, pv_thread_ix t, 
 	/* a sample without a time: one interval after the one before */
 	int64_t step = p->meta.interval_ns ? p->meta.interval_ns : 1000000, last = 0;
 	COLUMN(
-	    out, "time", n, int64_t x = p->samples.time_ns[b + i]; if (x == PV_TIME_NONE) {
+	    out, "time", n, int64_t x = pv_sample_time(p, b + i); if (x == PV_TIME_NONE) {
 		    x = i ? last + step : 0;
 		    (*untimed)++;
 	    } last = x;

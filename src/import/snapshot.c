@@ -28,7 +28,7 @@
 #include "import/importer.h"
 #include "pv/snapshot.h"
 
-#define SNAP_VERSION	2
+#define SNAP_VERSION	3
 #define HEADER_SIZE	64
 #define ENTRY_SIZE	32
 #define ALIGN		64
@@ -192,7 +192,7 @@ static const struct col cols[] = {
     COLUMN(49, T_THREADS, threads.sample_begin),
     COLUMN(50, T_THREADS, threads.sample_end),
     COLUMN(51, T_SAMPLES, samples.stack),
-    COLUMN(52, T_SAMPLES, samples.time_ns),
+    OPTIONAL(52, T_SAMPLES, samples.time_ns),
     OPTIONAL(53, T_SAMPLES, samples.label_set),
     OPTIONAL(54, T_SAMPLES, samples.event_delay_ns),
     COLUMN(55, T_METRICS, metrics.name),

@@ -473,14 +473,14 @@ static void thread_range(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 	const struct pv_profile *p = c->p;
 	int64_t first = PV_TIME_NONE, last = PV_TIME_NONE;
 	for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-		if (p->samples.time_ns[s] != PV_TIME_NONE) {
-			first = p->samples.time_ns[s];
+		if (pv_sample_time(p, s) != PV_TIME_NONE) {
+			first = pv_sample_time(p, s);
 			break;
 		}
 	}
 	for (uint32_t s = p->threads.sample_end[t]; s-- > p->threads.sample_begin[t];) {
-		if (p->samples.time_ns[s] != PV_TIME_NONE) {
-			last = p->samples.time_ns[s];
+		if (pv_sample_time(p, s) != PV_TIME_NONE) {
+			last = pv_sample_time(p, s);
 			break;
 		}
 	}
@@ -765,7 +765,7 @@ static int derive_jank(struct ctx *c, pv_thread_ix t)
 	const int64_t *delay = p->samples.event_delay_ns, *time = p->samples.time_ns;
 	int64_t last_delay = 0, last_time = 0;
 	int rc;
-	if (!delay)
+	if (!delay || !time)
 		return 0;
 	for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 		if (delay[s] == PV_TIME_NONE || time[s] == PV_TIME_NONE)

@@ -731,11 +731,31 @@ int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_
 	return 0;
 }
 
+/*
+ * The time column, made when there is none (no sample so far had a time): every sample so far
+ * without one. 0 or -1 (out of memory, in b->status).
+ */
+static int make_times(struct pv_builder *b)
+{
+	struct pv_samples *t = &b->p->samples;
+	if (t->time_ns)
+		return 0;
+	int64_t *col = pv_malloc((size_t)(t->cap ? t->cap : 1) * sizeof(*col));
+	if (!col) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	for (uint32_t j = 0; j < t->len; j++)
+		col[j] = PV_TIME_NONE;
+	t->time_ns = col;
+	return 0;
+}
+
 /* Every sample column to nc rows (nc >= cap). */
 static int resize_samples(struct pv_builder *b, uint32_t nc)
 {
 	struct pv_samples *t = &b->p->samples;
-	if (COL_GROW(t->stack, nc) || COL_GROW(t->time_ns, nc) ||
+	if (COL_GROW(t->stack, nc) || (t->time_ns && COL_GROW(t->time_ns, nc)) ||
 	    (t->label_set && COL_GROW(t->label_set, nc)) ||
 	    (t->event_delay_ns && COL_GROW(t->event_delay_ns, nc)))
 		goto oom;
@@ -790,7 +810,9 @@ int builder_samples_reserve(struct pv_builder *b, uint64_t rows, bool exact)
 		b->status = PV_ELIMIT;
 		return b->status;
 	}
-	resize_samples(b, nc);
+	/* the importer writes times itself: the column exists (dropped at the end if unused) */
+	if (!resize_samples(b, nc))
+		make_times(b);
 	return b->status;
 }
 
@@ -806,7 +828,9 @@ void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t firs
 	uint32_t i = t->len;
 	if (first != i) {
 		memmove(t->stack + i, t->stack + first, (size_t)n * sizeof(*t->stack));
-		memmove(t->time_ns + i, t->time_ns + first, (size_t)n * sizeof(*t->time_ns));
+		if (t->time_ns)
+			memmove(t->time_ns + i, t->time_ns + first,
+				(size_t)n * sizeof(*t->time_ns));
 	}
 	if (t->label_set)
 		memset(t->label_set + i, 0, (size_t)n * sizeof(*t->label_set));
@@ -912,7 +936,10 @@ void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, in
 				t->weight[m][i] = 1;
 	}
 	t->stack[i] = stack;
-	t->time_ns[i] = time_ns;
+	if (time_ns != PV_TIME_NONE && make_times(b))
+		return;
+	if (t->time_ns)
+		t->time_ns[i] = time_ns;
 	if (t->label_set)
 		t->label_set[i] = 0; /* the importer that made the column sets it */
 	if (t->event_delay_ns)
@@ -1246,6 +1273,16 @@ static int sort_trace(struct pv_trace_records *r)
 	return 0;
 }
 
+/* A time column of samples none of which has a time (made by a reserve) goes: NULL says it. */
+static void drop_unused_times(struct pv_samples *t)
+{
+	for (uint32_t i = 0; t->time_ns && i < t->len; i++)
+		if (t->time_ns[i] != PV_TIME_NONE)
+			return;
+	pv_free(t->time_ns);
+	t->time_ns = NULL;
+}
+
 int builder_finish(struct pv_builder *b, struct pv_profile **out)
 {
 	if (!b->status && b->p->metrics.len == 0)
@@ -1254,6 +1291,8 @@ int builder_finish(struct pv_builder *b, struct pv_profile **out)
 		b->status = group_samples(b);
 	if (!b->status)
 		b->status = sort_trace(&b->p->trace);
+	if (!b->status)
+		drop_unused_times(&b->p->samples);
 	int st = b->status;
 	release_maps(b);
 	if (st) {

@@ -549,7 +549,7 @@ T_TEST(chrome_profile_chunks)
 	static const char *const want_leaf[] = {"main", "(anonymous)", "main", "(anonymous)"};
 	pv_metric_ix mt = pv_metric_find(p, "time");
 	for (uint32_t i = 0; i < 4; i++) {
-		T_EQ_INT(p->samples.time_ns[i], want_t[i]);
+		T_EQ_INT(pv_sample_time(p, i), want_t[i]);
 		T_EQ_INT(pv_sample_weight(p, mt, i), want_w[i]);
 		T_EQ_STR(t_leaf_name(p, i), want_leaf[i]);
 	}
@@ -612,7 +612,7 @@ T_TEST(chrome_cpuprofile_shapes)
 	T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile (head tree)");
 	t_stack_path(p, p->samples.stack[0], " > ", path, sizeof(path));
 	T_EQ_STR(path, "a > b");
-	T_EQ_INT(p->samples.time_ns[0], 10000);
+	T_EQ_INT(pv_sample_time(p, 0), 10000);
 	T_EQ_INT(t_total_named(p, "time"), 99990000); /* the last sample lasts until 10.6 s */
 	pv_profile_free(p);
 }
@@ -640,7 +640,7 @@ T_TEST(chrome_cpuprofile_in_place)
 	pv_metric_ix m = pv_metric_find(p, "time");
 	T_TRUE(m != PV_NONE);
 	for (uint32_t i = 0; i < 4; i++) {
-		T_EQ_INT(p->samples.time_ns[i], times[i]);
+		T_EQ_INT(pv_sample_time(p, i), times[i]);
 		T_EQ_INT(pv_sample_weight(p, m, i), lasts[i]);
 		T_EQ_INT(pv_sample_weight(p, 0, i), 1);
 	}
@@ -1043,7 +1043,7 @@ T_TEST(chrome_heap_profiles)
 			depth = d > depth ? d : depth;
 		}
 		for (uint32_t s = 0; s < p->samples.len; s++)
-			no_time += p->samples.time_ns[s] == PV_TIME_NONE;
+			no_time += pv_sample_time(p, s) == PV_TIME_NONE;
 		T_EQ_INT(depth, h->depth);
 		T_EQ_INT(no_time, h->samples);
 		T_EQ_INT(total_of(p, "bytes", h->fn), h->fn_total);

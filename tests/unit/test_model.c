@@ -52,11 +52,11 @@ T_TEST(builder_interns_everything)
 	T_EQ_INT(pv_profile_validate(p, &err), 0);
 	T_EQ_INT(p->threads.sample_begin[t0], 0);
 	T_EQ_INT(p->threads.sample_end[t0], 2);
-	T_EQ_INT(p->samples.time_ns[0], 20);
-	T_EQ_INT(p->samples.time_ns[1], 40);
+	T_EQ_INT(pv_sample_time(p, 0), 20);
+	T_EQ_INT(pv_sample_time(p, 1), 40);
 	T_EQ_INT(pv_sample_weight(p, 0, 1), 5);
-	T_EQ_INT(p->samples.time_ns[2], 10);
-	T_EQ_INT(p->samples.time_ns[3], 30);
+	T_EQ_INT(pv_sample_time(p, 2), 10);
+	T_EQ_INT(pv_sample_time(p, 3), 30);
 	T_EQ_INT(pv_sample_weight(p, 0, 2), 1);
 	T_EQ_INT(p->diags.len, 1);
 	T_EQ_U64(p->diags.count[0], 5);
