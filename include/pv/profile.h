@@ -127,7 +127,8 @@ struct pv_frames {
 	pv_func_ix *func;
 	uint32_t *line;	  /* 0 when unknown */
 	uint32_t *column; /* 0 when unknown */
-	uint64_t *addr;	  /* module-relative when the module is known; PV_ADDR_NONE */
+	uint64_t *addr;	  /* module-relative when the module is known; PV_ADDR_NONE; NULL when
+			   * no frame has one (read with pv_frame_addr) */
 	uint16_t *inline_depth;
 	pv_cat_ix *category; /* PV_NONE: inherited from the caller */
 	uint16_t *subcategory;
@@ -338,6 +339,12 @@ struct pv_profile {
 static inline const char *pv_str(const struct pv_profile *p, pv_str_ix ix)
 {
 	return ix < p->strings.len ? p->strings.ptr[ix] : "";
+}
+
+/* Address of frame f, PV_ADDR_NONE when unknown. */
+static inline uint64_t pv_frame_addr(const struct pv_profile *p, pv_frame_ix f)
+{
+	return p->frames.addr ? p->frames.addr[f] : PV_ADDR_NONE;
 }
 
 /* Time of sample s, PV_TIME_NONE when unknown. */

@@ -132,7 +132,8 @@ static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *
 	fprintf(out, "\"length\":%u},\n\"frameTable\":{", S->len);
 	COLUMN(out, "address", F->len,
 	       fprintf(out, "%" PRId64,
-		       F->addr[i] == PV_ADDR_NONE ? (int64_t)-1 : (int64_t)F->addr[i]));
+		       pv_frame_addr(p, i) == PV_ADDR_NONE ? (int64_t)-1
+							   : (int64_t)pv_frame_addr(p, i)));
 	COLUMN(out, "inlineDepth", F->len, fprintf(out, "%u", F->inline_depth[i]));
 	COLUMN(out, "category", F->len, ix_or_null(out, F->category[i]));
 	COLUMN(out, "subcategory", F->len, if (F->category[i] == PV_NONE) fputs("null", out);

@@ -95,7 +95,7 @@ static pv_frame_ix frame_of(struct sel *x, uint32_t vf)
 		    .func = func_of(x, t->func[vf]),
 		    .line = t->line[vf],
 		    .column = t->column[vf],
-		    .addr = t->addr[vf],
+		    .addr = pv_frame_addr(p, vf),
 		    .inline_depth = t->inline_depth[vf],
 		    .subcategory = t->subcategory[vf],
 		    .category = c < p->categories.len ? x->cat[c] : PV_NONE,

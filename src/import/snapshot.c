@@ -174,7 +174,7 @@ static const struct col cols[] = {
     COLUMN(31, T_FRAMES, frames.func),
     COLUMN(32, T_FRAMES, frames.line),
     COLUMN(33, T_FRAMES, frames.column),
-    COLUMN(34, T_FRAMES, frames.addr),
+    OPTIONAL(34, T_FRAMES, frames.addr),
     COLUMN(35, T_FRAMES, frames.inline_depth),
     COLUMN(36, T_FRAMES, frames.category),
     COLUMN(37, T_FRAMES, frames.subcategory),

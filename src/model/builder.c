@@ -385,7 +385,7 @@ static bool frame_eq(const void *ctx, uint32_t row)
 	const struct frame_key *k = b->key;
 	const struct pv_frames *t = &b->p->frames;
 	return t->func[row] == k->func && t->line[row] == k->line && t->column[row] == k->column &&
-	       t->addr[row] == k->addr && t->inline_depth[row] == k->inline_depth &&
+	       pv_frame_addr(b->p, row) == k->addr && t->inline_depth[row] == k->inline_depth &&
 	       t->category[row] == k->category && t->subcategory[row] == k->subcategory &&
 	       t->kind[row] == k->kind && t->source[row] == k->source1 - 1;
 }
@@ -419,10 +419,23 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 		if (r != UINT32_MAX)
 			return r;
 	}
-	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->addr),
-		 COL(t->inline_depth), COL(t->category), COL(t->subcategory), COL(t->kind),
-		 COL(t->source)))
+	uint32_t cap = t->cap;
+	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->inline_depth),
+		 COL(t->category), COL(t->subcategory), COL(t->kind), COL(t->source)))
 		return PV_NONE;
+	/* the address column exists from the first frame with an address on (NULL: none has) */
+	if (t->addr && t->cap != cap && COL_GROW(t->addr, t->cap)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	if (!t->addr && k->addr != PV_ADDR_NONE) {
+		if (!(t->addr = pv_malloc((size_t)t->cap * sizeof(*t->addr)))) {
+			b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		for (uint32_t i = 0; i < t->len; i++)
+			t->addr[i] = PV_ADDR_NONE;
+	}
 	r = t->len;
 	if (bare) {
 		*bare = r + 1;
@@ -433,7 +446,8 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	t->func[r] = k->func;
 	t->line[r] = k->line;
 	t->column[r] = k->column;
-	t->addr[r] = k->addr;
+	if (t->addr)
+		t->addr[r] = k->addr;
 	t->inline_depth[r] = k->inline_depth;
 	t->category[r] = k->category;
 	t->subcategory[r] = k->subcategory;

@@ -217,7 +217,7 @@ static void add_tables(struct pv_merge *m, const struct pv_profile *p)
 		    .func = m->func[fr->func[i]],
 		    .line = fr->line[i],
 		    .column = fr->column[i],
-		    .addr = fr->addr[i],
+		    .addr = pv_frame_addr(p, i),
 		    .inline_depth = fr->inline_depth[i],
 		    .category = cat == PV_NONE ? PV_NONE : m->cat[cat],
 		    .subcategory = 0,

@@ -159,7 +159,7 @@ T_TEST(gecko_v36_functions_modules_addresses)
 		T_EQ_INT(p->modules.kind[mo], PV_MODULE_LIBRARY);
 		for (uint32_t fr = 0; fr < p->frames.len; fr++)
 			if (p->frames.func[fr] == f)
-				T_EQ_U64(p->frames.addr[fr], 0xf84); /* start 0x100000000 */
+				T_EQ_U64(pv_frame_addr(p, fr), 0xf84); /* start 0x100000000 */
 	}
 	T_EQ_INT(libs, 2); /* firefox in the parent, firefox-webcontent in the tab */
 	pv_func_ix f = t_find_func(p, "frobnicate");
@@ -470,7 +470,7 @@ T_TEST(gecko_location_strings)
 		T_EQ_STR(module_of(p, f), addrs[i].module);
 		for (uint32_t fr = 0; fr < p->frames.len; fr++)
 			if (p->frames.func[fr] == f)
-				T_EQ_U64(p->frames.addr[fr], addrs[i].addr);
+				T_EQ_U64(pv_frame_addr(p, fr), addrs[i].addr);
 	}
 	T_EQ_STR(module_of(p, t_find_func(p, "Foo::bar()")), "libxul.so");
 	T_EQ_STR(module_of(p, t_find_func(p, "Baz")), "libxul.so");

@@ -438,7 +438,7 @@ T_TEST(firefox_processed_unsymbolicated_v49)
 	T_TRUE(f != PV_NONE);
 	for (uint32_t i = 0; i < p->frames.len; i++)
 		if (p->frames.func[i] == f)
-			T_EQ_U64(p->frames.addr[i], 24915);
+			T_EQ_U64(pv_frame_addr(p, i), 24915);
 	/* stackTable category columns agree with the frames: nothing to report */
 	T_EQ_INT(p->diags.len, 1);
 	T_EQ_U64(lossy_count(p, "libs: arch, debug names, breakpad and code ids not kept"), 6);
@@ -571,7 +571,7 @@ static void summary(const struct pv_profile *p, char *out, size_t n)
 			? "-"
 			: pv_str(p, p->sources.path[p->funcs.source[fn]]),
 		    p->funcs.line[fn], p->frames.line[f], p->frames.column[f],
-		    (unsigned long long)p->frames.addr[f], p->frames.inline_depth[f],
+		    (unsigned long long)pv_frame_addr(p, f), p->frames.inline_depth[f],
 		    (int)p->frames.category[f], p->frames.subcategory[f]);
 	}
 	for (uint32_t i = 0; i < p->diags.len; i++)
@@ -609,8 +609,8 @@ T_TEST(firefox_processed_small_v70)
 	T_EQ_INT(pv_sample_weight(p, 1, 3), 30);
 	/* frames: address -1 -> none, lib-relative otherwise; categories and subcategories */
 	T_EQ_INT(p->frames.len, 3);
-	T_EQ_U64(p->frames.addr[0], PV_ADDR_NONE);
-	T_EQ_U64(p->frames.addr[1], 16);
+	T_EQ_U64(pv_frame_addr(p, 0), PV_ADDR_NONE);
+	T_EQ_U64(pv_frame_addr(p, 1), 16);
 	T_EQ_INT(p->frames.line[0], 10);
 	T_EQ_INT(p->frames.column[0], 3);
 	T_EQ_STR(pv_str(p, p->categories.name[p->frames.category[1]]), "JS");
