@@ -786,7 +786,10 @@ Target (issue 11): under 5× the file.
 |---|---|---|---|---|---|---|---|---|$mem_rows
 
 Before issue 11 (at 86830f7, the same inputs and command): unique-stacks 2.45 GB (22.5×, 36 s),
-cpuprofile 747 MB (13.6×); at 0a86ecc: unique-stacks 1622 MB (14.9×), cpuprofile 366 MB (6.66×).
+cpuprofile 747 MB (13.6×); at 65e1c74 (this section's previous run): 1622 MB (14.9×) and 366 MB
+(6.66×); main at 0a86ecc, before the in-place V8 samples and the absent time and address
+columns, measured with \`/usr/bin/time -v\` beside the run of 2026-12-01 22:47: 1733 MB (15.9×) and
+370 MB (6.7×).
 doc/deep-stacks.md ("Memory per unique stack and per sample") says what each row costs now and
 what stands between unique stacks and 5×.
 
