@@ -746,6 +746,7 @@ fi
 # size. BENCH_ONLY=memory
 if [ -z "$ONLY" ] || [ "$ONLY" = memory ]; then
 	MEM_N=${BENCH_MEMORY_N:-10000000}
+	mem_load=$(cut -d' ' -f1-3 /proc/loadavg)
 	mem_rows=""
 	for kind in unique-stacks cpuprofile; do
 		f=$OUT/$kind-$MEM_N.txt
@@ -769,7 +770,8 @@ $(awk -v k="$kind" -v n="$MEM_N" -v b="$bytes" -v t="$t" -v r="$rss" -v m="$spli
 ## Memory per unique stack and per sample
 
 Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
-$(nproc) CPUs ($cpu). This section: \`BENCH_ONLY=memory sh bench/run.sh\`.
+$(nproc) CPUs ($cpu), load average at the start $mem_load (a shared machine: the times vary with
+it, the memory figures do not). This section: \`BENCH_ONLY=memory sh bench/run.sh\`.
 
 \`unique-stacks\`: $MEM_N lines \`fK 1\`, each a stack of its own (one string, function, frame,
 stack and sample each); \`cpuprofile\`: a V8 profile of 4 nodes and $MEM_N samples. The command
@@ -781,8 +783,12 @@ Target (issue 11): under 5× the file.
 |---|---|---|---|---|---|---|---|---|$mem_rows
 
 Before issue 11 (at 86830f7, the same inputs and command): unique-stacks 2.45 GB (22.5×, 36 s),
-cpuprofile 747 MB (13.6×). doc/deep-stacks.md says what each row still costs and why 5× needs a
-smaller model.
+cpuprofile 747 MB (13.6×); at 65e1c74 (this section's previous run): 1622 MB (14.9×) and 366 MB
+(6.66×); main at 0a86ecc, before the in-place V8 samples and the absent time and address
+columns, measured with \`/usr/bin/time -v\` beside the run of 2026-12-01 22:47: 1733 MB (15.9×) and
+370 MB (6.7×).
+doc/deep-stacks.md ("Memory per unique stack and per sample") says what each row costs now and
+what stands between unique stacks and 5×.
 
 Commands:
 \`\`\`sh

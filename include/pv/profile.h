@@ -10,7 +10,8 @@
  *   - samples are grouped by thread: thread t owns samples [sample_begin[t], sample_end[t]);
  *   - sample times and marker times are nanoseconds from the profile's zero (the earliest
  *     start the file names), PV_TIME_NONE when unknown;
- *   - weight[m] is NULL when every sample weighs 1 for metric m.
+ *   - weight[m] is NULL when every sample weighs 1 for metric m; samples.time_ns is NULL when
+ *     no sample has a time (read them with pv_sample_weight and pv_sample_time).
  *
  * Ownership: the profile owns everything reachable from it; pv_profile_free() releases it. All
  * pointers handed out (strings, columns) are borrowed and valid until then. A profile is
@@ -126,7 +127,8 @@ struct pv_frames {
 	pv_func_ix *func;
 	uint32_t *line;	  /* 0 when unknown */
 	uint32_t *column; /* 0 when unknown */
-	uint64_t *addr;	  /* module-relative when the module is known; PV_ADDR_NONE */
+	uint64_t *addr;	  /* module-relative when the module is known; PV_ADDR_NONE; NULL when
+			   * no frame has one (read with pv_frame_addr) */
 	uint16_t *inline_depth;
 	pv_cat_ix *category; /* PV_NONE: inherited from the caller */
 	uint16_t *subcategory;
@@ -153,8 +155,8 @@ struct pv_threads {
 
 struct pv_samples {
 	uint32_t len, cap;
-	pv_stack_ix *stack; /* PV_NONE: a sample without a stack */
-	int64_t *time_ns;
+	pv_stack_ix *stack;  /* PV_NONE: a sample without a stack */
+	int64_t *time_ns;    /* PV_TIME_NONE when unknown; NULL when no sample has a time */
 	int64_t **weight;    /* [metric][sample]; NULL column = every sample weighs 1 */
 	uint32_t *label_set; /* [sample]: a row of label_sets (0 = no label); NULL = none has one */
 	/*
@@ -337,6 +339,18 @@ struct pv_profile {
 static inline const char *pv_str(const struct pv_profile *p, pv_str_ix ix)
 {
 	return ix < p->strings.len ? p->strings.ptr[ix] : "";
+}
+
+/* Address of frame f, PV_ADDR_NONE when unknown. */
+static inline uint64_t pv_frame_addr(const struct pv_profile *p, pv_frame_ix f)
+{
+	return p->frames.addr ? p->frames.addr[f] : PV_ADDR_NONE;
+}
+
+/* Time of sample s, PV_TIME_NONE when unknown. */
+static inline int64_t pv_sample_time(const struct pv_profile *p, uint32_t s)
+{
+	return p->samples.time_ns ? p->samples.time_ns[s] : PV_TIME_NONE;
 }
 
 /* Weight of sample s for metric m. */

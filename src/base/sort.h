@@ -8,6 +8,7 @@
 #define PV_BASE_SORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /*
@@ -27,6 +28,52 @@ static inline void pv_sort(void *base, size_t n, size_t size,
 {
 	if (n > 1)
 		qsort(base, n, size, cmp);
+}
+
+/* int64_t values, ascending (for pv_sort). */
+static inline int pv_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The k-th smallest of v[0..n) (k < n), as v[k] would be after sorting v; reorders v in place
+ * and needs no other memory (the median of millions of sample gaps costs no second array).
+ * Hoare's selection on the median of three, which keeps sorted input linear; a range still
+ * long after 64 rounds (a hostile order) is sorted instead, so O(n log n) at worst.
+ */
+static inline int64_t pv_select_i64(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	for (int round = 0; hi > lo + 16 && round < 64; round++) {
+		int64_t x = v[lo], y = v[lo + (hi - lo) / 2], z = v[hi];
+		int64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	pv_sort(v + lo, hi - lo + 1, sizeof(*v), pv_cmp_i64);
+	return v[k];
 }
 
 #endif

@@ -65,7 +65,7 @@ void pv__export_lossy_common(const struct pv_profile *p, pv_metric_ix m, bool ti
 	if (!times) {
 		uint64_t n = 0;
 		for (uint32_t s = 0; s < p->samples.len; s++)
-			n += p->samples.time_ns[s] != PV_TIME_NONE;
+			n += pv_sample_time(p, s) != PV_TIME_NONE;
 		pv_lossy_add(l, n, "sample times (%s has none)", format);
 	}
 	if (!markers)

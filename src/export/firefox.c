@@ -268,7 +268,8 @@ static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *
 	fprintf(out, "\"length\":%u},\n\"frameTable\":{", S->len);
 	COLUMN(out, "address", F->len,
 	       fprintf(out, "%" PRId64,
-		       F->addr[i] == PV_ADDR_NONE ? (int64_t)-1 : (int64_t)F->addr[i]));
+		       pv_frame_addr(p, i) == PV_ADDR_NONE ? (int64_t)-1
+							   : (int64_t)pv_frame_addr(p, i)));
 	COLUMN(out, "inlineDepth", F->len, fprintf(out, "%u", F->inline_depth[i]));
 	COLUMN(out, "category", F->len, ix_or_null(out, F->category[i]));
 	COLUMN(out, "subcategory", F->len, if (F->category[i] == PV_NONE) fputs("null", out);
@@ -382,7 +383,7 @@ static void write_thread(FILE *out, const struct pv_profile *p, pv_thread_ix t, 
 	/* a sample without a time: one interval after the one before */
 	int64_t step = p->meta.interval_ns ? p->meta.interval_ns : 1000000, last = 0;
 	COLUMN(
-	    out, "time", n, int64_t x = p->samples.time_ns[b + i]; if (x == PV_TIME_NONE) {
+	    out, "time", n, int64_t x = pv_sample_time(p, b + i); if (x == PV_TIME_NONE) {
 		    x = i ? last + step : 0;
 		    (*untimed)++;
 	    } last = x;

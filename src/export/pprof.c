@@ -158,7 +158,8 @@ static uint64_t location_of(struct pw *w, pv_stack_ix s, pv_stack_ix *next)
 		if (i == nl - 1) { /* the outermost frame places the location */
 			pv_module_ix m = p->funcs.module[p->frames.func[f]];
 			L->mapping_id = m == PV_NONE ? 0 : w->mapping_of[m];
-			L->address = p->frames.addr[f] == PV_ADDR_NONE ? 0 : p->frames.addr[f];
+			uint64_t a = pv_frame_addr(p, f);
+			L->address = a == PV_ADDR_NONE ? 0 : a;
 		}
 	}
 	w->pr.location[w->pr.n_location++] = L;

@@ -95,7 +95,7 @@ static pv_frame_ix frame_of(struct sel *x, uint32_t vf)
 		    .func = func_of(x, t->func[vf]),
 		    .line = t->line[vf],
 		    .column = t->column[vf],
-		    .addr = t->addr[vf],
+		    .addr = pv_frame_addr(p, vf),
 		    .inline_depth = t->inline_depth[vf],
 		    .subcategory = t->subcategory[vf],
 		    .category = c < p->categories.len ? x->cat[c] : PV_NONE,
@@ -286,7 +286,7 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 			pv_stack_ix ns = st == PV_NONE ? PV_NONE : stack_of(x, s->origin[st]);
 			for (uint32_t k = 0; k < nm; k++)
 				w[k] = pv_sample_weight(p, ms[k], sm);
-			builder_sample(b, nt, ns, p->samples.time_ns[sm], w);
+			builder_sample(b, nt, ns, pv_sample_time(p, sm), w);
 			n = b->p;
 			if (b->status)
 				break;

@@ -392,12 +392,6 @@ pv_frame_ix ch_sf_frame(struct ch *c, const char *s, size_t n, const char *cat, 
 	return script_frame(c, s, fn_len, url, url_len, line, col, ci);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_thread(const void *a, const void *b, void *ctx)
 {
 	const struct ch *c = ctx;
@@ -469,6 +463,14 @@ int ch_rel(struct ch *c, int64_t t, int64_t zero, int64_t *out)
 	return 0;
 }
 
+/* The absolute time of sample i of profile pr: in dtimes (ch_direct) or psamples. */
+static int64_t sample_time(const struct ch *c, const struct vprof *pr, uint32_t i)
+{
+	if (c->dtimes.len)
+		return VEC(c->dtimes, int64_t)[pr->s_begin + i];
+	return VEC(c->psamples, struct psample)[pr->s_begin + i].time;
+}
+
 /*
  * The sampling interval: the median gap between the samples of a profile (psamples), read
  * once the per-chunk arrays they were made from are freed.
@@ -477,12 +479,12 @@ static int sample_interval(struct ch *c)
 {
 	struct vec gaps = {0};
 	const struct vprof *pr = VEC(c->profs, struct vprof);
-	const struct psample *ps = VEC(c->psamples, struct psample);
 	for (uint32_t p = 0; p < c->profs.len; p++) {
 		for (uint32_t i = 1; i < pr[p].s_len; i++) {
-			const struct psample *s = &ps[pr[p].s_begin + i];
 			int64_t g;
-			if (!__builtin_sub_overflow(s[0].time, s[-1].time, &g) && g > 0) {
+			if (!__builtin_sub_overflow(sample_time(c, &pr[p], i),
+						    sample_time(c, &pr[p], i - 1), &g) &&
+			    g > 0) {
 				int64_t *slot = vec_push(&gaps, sizeof(int64_t));
 				if (!slot) {
 					vec_free(&gaps);
@@ -493,10 +495,80 @@ static int sample_interval(struct ch *c)
 		}
 	}
 	if (gaps.len) {
-		pv_sort(gaps.p, gaps.len, sizeof(int64_t), cmp_i64);
-		c->b->p->meta.interval_ns = VEC(gaps, int64_t)[gaps.len / 2];
+		c->b->p->meta.interval_ns = pv_select_i64(gaps.p, gaps.len, gaps.len / 2);
 	}
 	vec_free(&gaps);
+	return 0;
+}
+
+/*
+ * The stack of a sample of node with its own line (and column) in the leaf function: the
+ * node's stack st with its leaf frame at that line.
+ */
+static pv_stack_ix line_stack(struct ch *c, uint32_t node, pv_stack_ix st, uint32_t line,
+			      uint32_t col)
+{
+	struct pv_builder *b = c->b;
+	const struct pv_frames *fr = &b->p->frames;
+	pv_frame_ix f = VEC(c->nodes, struct vnode)[node].frame;
+	if (f >= fr->len || (st != PV_NONE && st >= b->p->stacks.len))
+		return st;
+	struct frame_key k = {
+	    .func = fr->func[f],
+	    .line = line,
+	    .column = col,
+	    .addr = PV_ADDR_NONE,
+	    .category = fr->category[f],
+	    .subcategory = fr->subcategory[f],
+	};
+	pv_stack_ix pre = st == PV_NONE ? PV_NONE : b->p->stacks.prefix[st];
+	return builder_stack(b, pre, builder_frame(b, &k));
+}
+
+/*
+ * The samples of profile p read in place (ch_direct) become the model's columns: the node
+ * indices their stacks, the times relative to zero their times; each weighs 1 and, for m_time,
+ * the time to the next sample (the last: to the profile's end, 0 when it has none), as
+ * build()'s loop weighs the samples of psamples.
+ */
+static int direct_samples(struct ch *c, const struct vprof *p, pv_thread_ix tout,
+			  const pv_stack_ix *nstack, const bool *skip, uint32_t *tcur, int64_t zero,
+			  pv_metric_ix m_time)
+{
+	struct pv_builder *b = c->b;
+	uint32_t n = p->s_len;
+	int64_t *t = VEC(c->dtimes, int64_t);
+	uint32_t *st = VEC(c->dnodes, uint32_t);
+	int64_t last = 0;
+	if (p->end != PV_TIME_NONE && p->end >= t[n - 1] &&
+	    __builtin_sub_overflow(p->end, t[n - 1], &last))
+		last = 0;
+	int rc = 0;
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		uint32_t node = st[i], line = 0;
+		st[i] = node == NO_IX ? PV_NONE : nstack[node];
+		if (tcur && node != NO_IX && (line = ch_tick_line(c, node, tcur)) && !skip[node])
+			st[i] = line_stack(c, node, st[i], line, 0);
+		rc = ch_rel(c, t[i], zero, &t[i]);
+	}
+	if (rc)
+		return rc;
+	memset(&c->dtimes, 0, sizeof(c->dtimes));
+	memset(&c->dnodes, 0, sizeof(c->dnodes));
+	uint32_t first = b->p->samples.len;
+	if (builder_samples_adopt(b, tout, st, t, n))
+		return 0; /* the builder's status says why */
+	bool ones = last == 1;
+	const int64_t *tm = b->p->samples.time_ns + first;
+	for (uint32_t i = 0; i + 1 < n && ones; i++)
+		ones = tm[i + 1] - tm[i] == 1;
+	int64_t *w = ones ? NULL : builder_samples_weight(b, m_time);
+	if (!w)
+		return 0;
+	w += first;
+	for (uint32_t i = 0; i + 1 < n; i++)
+		w[i] = tm[i + 1] - tm[i];
+	w[n - 1] = last;
 	return 0;
 }
 
@@ -711,7 +783,7 @@ static int build(struct ch *c)
 	for (uint32_t i = 0; i < np; i++)
 		if (pr[i].s_len) {
 			zmin(&zero, pr[i].start);
-			zmin(&zero, ps[pr[i].s_begin].time);
+			zmin(&zero, sample_time(c, &pr[i], 0));
 		}
 	for (uint32_t i = 0; i < ng; i++)
 		zmin(&zero, gs[i].ts);
@@ -729,7 +801,7 @@ static int build(struct ch *c)
 		const struct vprof *hp = &pr[c->heap_prof];
 		if ((rc = ch_heap_samples(c, node_prof, nstack, th[hp->thread].out)))
 			goto out;
-	} else if (c->psamples.len || ng) {
+	} else if (c->psamples.len || c->dtimes.len || ng) {
 		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
 		m_time = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
 		b->p->meta.default_metric = m_time;
@@ -745,7 +817,6 @@ static int build(struct ch *c)
 		if (pr[i].s_len)
 			pord[npo++] = i;
 	pv_sort_r(pord, npo, sizeof(uint32_t), cmp_prof_out, c);
-	const struct vnode *nodes = VEC(c->nodes, struct vnode);
 	/* positionTicks: each node's samples without a line of their own get its lines */
 	uint32_t *tcur = c->ticks.len ? pv_calloc((size_t)nn * 2, sizeof(uint32_t)) : NULL;
 	if (c->ticks.len && !tcur) {
@@ -755,6 +826,10 @@ static int build(struct ch *c)
 	for (uint32_t a = 0; a < npo && !rc; a++) {
 		const struct vprof *p = &pr[pord[a]];
 		pv_thread_ix tout = th[p->thread].out;
+		if (c->dtimes.len && pord[a] == c->dprof) {
+			rc = direct_samples(c, p, tout, nstack, skip, tcur, zero, m_time);
+			continue;
+		}
 		for (uint32_t i = 0; i < p->s_len && !b->status; i++) {
 			const struct psample *s = &ps[p->s_begin + i];
 			int64_t w[2] = {1, 0};
@@ -770,24 +845,8 @@ static int build(struct ch *c)
 			uint32_t line = pl ? pl[0] : 0, col = pl && pl[0] ? pl[1] : 0;
 			if (!line && tcur && s->node != NO_IX)
 				line = ch_tick_line(c, s->node, tcur);
-			if (s->node != NO_IX && line && !skip[s->node]) {
-				/* the sample's own line (and column) in the leaf function */
-				const struct pv_frames *fr = &b->p->frames;
-				pv_frame_ix f = nodes[s->node].frame;
-				if (f < fr->len && (st == PV_NONE || st < b->p->stacks.len)) {
-					struct frame_key k = {
-					    .func = fr->func[f],
-					    .line = line,
-					    .column = col,
-					    .addr = PV_ADDR_NONE,
-					    .category = fr->category[f],
-					    .subcategory = fr->subcategory[f],
-					};
-					pv_stack_ix pre =
-					    st == PV_NONE ? PV_NONE : b->p->stacks.prefix[st];
-					st = builder_stack(b, pre, builder_frame(b, &k));
-				}
-			}
+			if (s->node != NO_IX && line && !skip[s->node])
+				st = line_stack(c, s->node, st, line, col);
 			int64_t t;
 			if ((rc = ch_rel(c, s->time, zero, &t)))
 				break;
@@ -911,7 +970,8 @@ static void release(struct ch *c)
 	struct vec *vecs[] = {&c->threads, &c->procs,	&c->marks,    &c->profs,    &c->chunks,
 			      &c->nodes,   &c->edges,	&c->sframes,  &c->gsamples, &c->s_ids,
 			      &c->deltas,  &c->stamps,	&c->s_lines,  &c->s_cols,   &c->psamples,
-			      &c->plines,  &c->strange, &c->hsamples, &c->ticks};
+			      &c->plines,  &c->strange, &c->hsamples, &c->ticks,    &c->dtimes,
+			      &c->dnodes};
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		vec_free(vecs[i]);
 	ixmap_release(&c->thread_map);

@@ -178,6 +178,14 @@ struct ch {
 	struct vec s_ids, deltas, stamps; /* int64 */
 	struct vec s_lines, s_cols;	  /* uint32 */
 	struct vec psamples;
+	/*
+	 * The samples of a profile read whole from one array pair (a .cpuprofile): the time
+	 * deltas turned into absolute times (int64) and the node ids into node indices (uint32,
+	 * NO_IX when unknown) in the arrays read from the file, which then become the model's
+	 * time and stack columns (builder_samples_adopt). Empty otherwise: psamples.
+	 */
+	struct vec dtimes, dnodes;
+	uint32_t dprof; /* the profile they are of, NO_IX when none */
 	struct vec
 	    plines; /* uint32 line, column per psample as read; empty when no chunk has lines */
 	struct vec strange; /* uint32 pool offsets of non-numeric ids */

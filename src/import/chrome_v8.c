@@ -875,7 +875,62 @@ void ch_ticks_check(struct ch *c, const uint32_t *cur)
 	}
 }
 
-/* Samples of every profile, in time order, into psamples (their lines into plines). */
+/*
+ * Whether the only samples of the input are the one array pair of chunk k, without per-sample
+ * lines, already in time order (no negative delta): then they need no copy (ch_direct).
+ */
+static bool direct_ok(const struct ch *c, const struct vchunk *k)
+{
+	if (c->heap || c->gsamples.len || k->has_lines || k->has_cols || k->s_begin || k->d_begin ||
+	    k->s_len != c->s_ids.len || k->d_len != c->deltas.len)
+		return false;
+	uint32_t n = k->s_len < k->d_len ? k->s_len : k->d_len;
+	const int64_t *d = VEC(c->deltas, int64_t);
+	for (uint32_t s = 1; s < n; s++)
+		if (d[s] < 0)
+			return false;
+	return n > 0;
+}
+
+/*
+ * The samples of chunk k (direct_ok) in place: deltas to absolute times from start, node ids to
+ * node indices (4 bytes each, written over the 8-byte ids already read), both arrays then moved
+ * to dtimes and dnodes; n samples.
+ */
+static int ch_direct(struct ch *c, const uint32_t *node_prof, uint32_t pi, int64_t start,
+		     uint32_t n)
+{
+	int64_t *d = VEC(c->deltas, int64_t);
+	char *ids = c->s_ids.p;
+	int64_t t = start;
+	for (uint32_t s = 0; s < n; s++) {
+		if (__builtin_add_overflow(t, d[s], &t))
+			return pv_error_set(c->err, PV_ELIMIT, "%s: sample times out of range",
+					    c->in->name);
+		d[s] = t;
+		int64_t id;
+		memcpy(&id, ids + (size_t)s * sizeof(int64_t), sizeof(id));
+		uint32_t node = node_find(c, node_prof, pi, id);
+		c->unknown_node += node == NO_IX;
+		memcpy(ids + (size_t)s * sizeof(uint32_t), &node, sizeof(node));
+	}
+	c->dtimes = c->deltas;
+	c->dtimes.len = n;
+	c->dnodes = c->s_ids;
+	c->dnodes.len = n;
+	memset(&c->deltas, 0, sizeof(c->deltas));
+	memset(&c->s_ids, 0, sizeof(c->s_ids));
+	/* the upper half of the id array is free now */
+	if (!col_realloc(&c->dnodes.p, sizeof(uint32_t), n))
+		c->dnodes.cap = n;
+	c->dprof = pi;
+	return 0;
+}
+
+/*
+ * Samples of every profile, in time order, into psamples (their lines into plines), or when
+ * the input holds one array pair in order, in place into dtimes and dnodes (ch_direct).
+ */
 int ch_build_profiles(struct ch *c, const uint32_t *node_prof)
 {
 	uint32_t nc = c->chunks.len;
@@ -913,6 +968,21 @@ int ch_build_profiles(struct ch *c, const uint32_t *node_prof)
 				e = PV_TIME_NONE;
 			if (e != PV_TIME_NONE && (end == PV_TIME_NONE || e > end))
 				end = e;
+		}
+		const struct vchunk *k0 = &chunks[order[a]];
+		if (m == 1 && direct_ok(c, k0)) {
+			uint32_t n = k0->s_len < k0->d_len ? k0->s_len : k0->d_len;
+			c->deltas_mismatch += (k0->s_len - n) + (k0->d_len - n);
+			if ((rc = ch_direct(c, node_prof, pi, start, n)))
+				break;
+			p = &VEC(c->profs, struct vprof)[pi];
+			p->start = start;
+			p->end = end;
+			p->s_begin = 0;
+			p->s_len = n;
+			VEC(c->threads, struct cthread)[p->thread].used = true;
+			a = z;
+			continue;
 		}
 		int64_t t = start;
 		uint32_t s0 = c->psamples.len;

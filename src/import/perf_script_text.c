@@ -264,7 +264,7 @@ void ps_rebase_times(struct pstate *s)
 	int64_t z = s->min_time;
 	if (z == INT64_MAX || s->b->status)
 		return;
-	for (uint32_t i = 0; i < p->samples.len; i++)
+	for (uint32_t i = 0; p->samples.time_ns && i < p->samples.len; i++)
 		if (p->samples.time_ns[i] != PV_TIME_NONE)
 			p->samples.time_ns[i] -= z;
 	for (uint32_t i = 0; i < p->markers.len; i++) {

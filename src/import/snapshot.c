@@ -28,7 +28,7 @@
 #include "import/importer.h"
 #include "pv/snapshot.h"
 
-#define SNAP_VERSION	2
+#define SNAP_VERSION	3
 #define HEADER_SIZE	64
 #define ENTRY_SIZE	32
 #define ALIGN		64
@@ -174,7 +174,7 @@ static const struct col cols[] = {
     COLUMN(31, T_FRAMES, frames.func),
     COLUMN(32, T_FRAMES, frames.line),
     COLUMN(33, T_FRAMES, frames.column),
-    COLUMN(34, T_FRAMES, frames.addr),
+    OPTIONAL(34, T_FRAMES, frames.addr),
     COLUMN(35, T_FRAMES, frames.inline_depth),
     COLUMN(36, T_FRAMES, frames.category),
     COLUMN(37, T_FRAMES, frames.subcategory),
@@ -192,7 +192,7 @@ static const struct col cols[] = {
     COLUMN(49, T_THREADS, threads.sample_begin),
     COLUMN(50, T_THREADS, threads.sample_end),
     COLUMN(51, T_SAMPLES, samples.stack),
-    COLUMN(52, T_SAMPLES, samples.time_ns),
+    OPTIONAL(52, T_SAMPLES, samples.time_ns),
     OPTIONAL(53, T_SAMPLES, samples.label_set),
     OPTIONAL(54, T_SAMPLES, samples.event_delay_ns),
     COLUMN(55, T_METRICS, metrics.name),

@@ -473,14 +473,14 @@ static void thread_range(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 	const struct pv_profile *p = c->p;
 	int64_t first = PV_TIME_NONE, last = PV_TIME_NONE;
 	for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-		if (p->samples.time_ns[s] != PV_TIME_NONE) {
-			first = p->samples.time_ns[s];
+		if (pv_sample_time(p, s) != PV_TIME_NONE) {
+			first = pv_sample_time(p, s);
 			break;
 		}
 	}
 	for (uint32_t s = p->threads.sample_end[t]; s-- > p->threads.sample_begin[t];) {
-		if (p->samples.time_ns[s] != PV_TIME_NONE) {
-			last = p->samples.time_ns[s];
+		if (pv_sample_time(p, s) != PV_TIME_NONE) {
+			last = pv_sample_time(p, s);
 			break;
 		}
 	}
@@ -765,7 +765,7 @@ static int derive_jank(struct ctx *c, pv_thread_ix t)
 	const int64_t *delay = p->samples.event_delay_ns, *time = p->samples.time_ns;
 	int64_t last_delay = 0, last_time = 0;
 	int rc;
-	if (!delay)
+	if (!delay || !time)
 		return 0;
 	for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 		if (delay[s] == PV_TIME_NONE || time[s] == PV_TIME_NONE)
@@ -1372,47 +1372,6 @@ int pv_marker_cause_scope(const struct pv_markers *ms, uint32_t i, struct sbuf *
 
 /* ---- per-name summary ---- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The k-th smallest of v[0..n) (Hoare's selection; reorders v). */
-static int64_t select_k(int64_t *v, uint32_t n, uint32_t k)
-{
-	uint32_t lo = 0, hi = n - 1;
-	while (hi > lo + 16) {
-		/* median of three as the pivot keeps sorted input linear */
-		int64_t x = v[lo], y = v[lo + (hi - lo) / 2], z = v[hi];
-		int64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-		uint32_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < piv)
-				i++;
-			while (v[j] > piv)
-				j--;
-			if (i <= j) {
-				int64_t t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	pv_sort(v + lo, hi - lo + 1, sizeof(*v), cmp_i64);
-	return v[k];
-}
-
 /* Summary rows by total, count, ... (ctx: the rows). */
 static int cmp_sum(const void *a, const void *b, void *ctx)
 {
@@ -1499,11 +1458,11 @@ int pv_marker_summary(const struct pv_markers *ms, const uint8_t *keep,
 			continue;
 		}
 		int64_t *v = dur + off[g];
-		int64_t hi = select_k(v, t, t / 2);
+		int64_t hi = pv_select_i64(v, t, t / 2);
 		if (t % 2) {
 			r->median_ns = hi;
 		} else {
-			int64_t lo = select_k(v, t / 2, t / 2 - 1); /* the largest below */
+			int64_t lo = pv_select_i64(v, t / 2, t / 2 - 1); /* the largest below */
 			/* the mean without overflow (durations of damaged files reach the int64
 			 * ends) */
 			r->median_ns = lo / 2 + hi / 2 + (lo % 2 + hi % 2) / 2;

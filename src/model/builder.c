@@ -385,7 +385,7 @@ static bool frame_eq(const void *ctx, uint32_t row)
 	const struct frame_key *k = b->key;
 	const struct pv_frames *t = &b->p->frames;
 	return t->func[row] == k->func && t->line[row] == k->line && t->column[row] == k->column &&
-	       t->addr[row] == k->addr && t->inline_depth[row] == k->inline_depth &&
+	       pv_frame_addr(b->p, row) == k->addr && t->inline_depth[row] == k->inline_depth &&
 	       t->category[row] == k->category && t->subcategory[row] == k->subcategory &&
 	       t->kind[row] == k->kind && t->source[row] == k->source1 - 1;
 }
@@ -419,10 +419,23 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 		if (r != UINT32_MAX)
 			return r;
 	}
-	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->addr),
-		 COL(t->inline_depth), COL(t->category), COL(t->subcategory), COL(t->kind),
-		 COL(t->source)))
+	uint32_t cap = t->cap;
+	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->inline_depth),
+		 COL(t->category), COL(t->subcategory), COL(t->kind), COL(t->source)))
 		return PV_NONE;
+	/* the address column exists from the first frame with an address on (NULL: none has) */
+	if (t->addr && t->cap != cap && COL_GROW(t->addr, t->cap)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	if (!t->addr && k->addr != PV_ADDR_NONE) {
+		if (!(t->addr = pv_malloc((size_t)t->cap * sizeof(*t->addr)))) {
+			b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		for (uint32_t i = 0; i < t->len; i++)
+			t->addr[i] = PV_ADDR_NONE;
+	}
 	r = t->len;
 	if (bare) {
 		*bare = r + 1;
@@ -433,7 +446,8 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	t->func[r] = k->func;
 	t->line[r] = k->line;
 	t->column[r] = k->column;
-	t->addr[r] = k->addr;
+	if (t->addr)
+		t->addr[r] = k->addr;
 	t->inline_depth[r] = k->inline_depth;
 	t->category[r] = k->category;
 	t->subcategory[r] = k->subcategory;
@@ -731,11 +745,31 @@ int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_
 	return 0;
 }
 
+/*
+ * The time column, made when there is none (no sample so far had a time): every sample so far
+ * without one. 0 or -1 (out of memory, in b->status).
+ */
+static int make_times(struct pv_builder *b)
+{
+	struct pv_samples *t = &b->p->samples;
+	if (t->time_ns)
+		return 0;
+	int64_t *col = pv_malloc((size_t)(t->cap ? t->cap : 1) * sizeof(*col));
+	if (!col) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	for (uint32_t j = 0; j < t->len; j++)
+		col[j] = PV_TIME_NONE;
+	t->time_ns = col;
+	return 0;
+}
+
 /* Every sample column to nc rows (nc >= cap). */
 static int resize_samples(struct pv_builder *b, uint32_t nc)
 {
 	struct pv_samples *t = &b->p->samples;
-	if (COL_GROW(t->stack, nc) || COL_GROW(t->time_ns, nc) ||
+	if (COL_GROW(t->stack, nc) || (t->time_ns && COL_GROW(t->time_ns, nc)) ||
 	    (t->label_set && COL_GROW(t->label_set, nc)) ||
 	    (t->event_delay_ns && COL_GROW(t->event_delay_ns, nc)))
 		goto oom;
@@ -790,7 +824,9 @@ int builder_samples_reserve(struct pv_builder *b, uint64_t rows, bool exact)
 		b->status = PV_ELIMIT;
 		return b->status;
 	}
-	resize_samples(b, nc);
+	/* the importer writes times itself: the column exists (dropped at the end if unused) */
+	if (!resize_samples(b, nc))
+		make_times(b);
 	return b->status;
 }
 
@@ -806,7 +842,9 @@ void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t firs
 	uint32_t i = t->len;
 	if (first != i) {
 		memmove(t->stack + i, t->stack + first, (size_t)n * sizeof(*t->stack));
-		memmove(t->time_ns + i, t->time_ns + first, (size_t)n * sizeof(*t->time_ns));
+		if (t->time_ns)
+			memmove(t->time_ns + i, t->time_ns + first,
+				(size_t)n * sizeof(*t->time_ns));
 	}
 	if (t->label_set)
 		memset(t->label_set + i, 0, (size_t)n * sizeof(*t->label_set));
@@ -818,6 +856,31 @@ void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t firs
 			t->weight[m][i + k] = 1;
 	t->len += n;
 	add_run(b, th, i);
+}
+
+int builder_samples_adopt(struct pv_builder *b, pv_thread_ix th, pv_stack_ix *stack,
+			  int64_t *time_ns, uint32_t n)
+{
+	struct pv_samples *t = &b->p->samples;
+	bool bare = !t->stack && !t->time_ns && !t->label_set && !t->event_delay_ns;
+	for (uint32_t m = 0; m < b->p->metrics.len; m++)
+		bare &= !t->weight[m];
+	if (!b->status && n && bare) {
+		t->stack = stack;
+		t->time_ns = time_ns;
+		t->cap = n;
+		builder_samples_commit(b, th, 0, n);
+		return b->status;
+	}
+	uint32_t first = t->len;
+	if (n && !builder_samples_reserve(b, (uint64_t)first + n, false)) {
+		memcpy(t->stack + first, stack, (size_t)n * sizeof(*stack));
+		memcpy(t->time_ns + first, time_ns, (size_t)n * sizeof(*time_ns));
+		builder_samples_commit(b, th, first, n);
+	}
+	pv_free(stack);
+	pv_free(time_ns);
+	return b->status;
 }
 
 int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m)
@@ -887,7 +950,10 @@ void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, in
 				t->weight[m][i] = 1;
 	}
 	t->stack[i] = stack;
-	t->time_ns[i] = time_ns;
+	if (time_ns != PV_TIME_NONE && make_times(b))
+		return;
+	if (t->time_ns)
+		t->time_ns[i] = time_ns;
 	if (t->label_set)
 		t->label_set[i] = 0; /* the importer that made the column sets it */
 	if (t->event_delay_ns)
@@ -1221,6 +1287,16 @@ static int sort_trace(struct pv_trace_records *r)
 	return 0;
 }
 
+/* A time column of samples none of which has a time (made by a reserve) goes: NULL says it. */
+static void drop_unused_times(struct pv_samples *t)
+{
+	for (uint32_t i = 0; t->time_ns && i < t->len; i++)
+		if (t->time_ns[i] != PV_TIME_NONE)
+			return;
+	pv_free(t->time_ns);
+	t->time_ns = NULL;
+}
+
 int builder_finish(struct pv_builder *b, struct pv_profile **out)
 {
 	if (!b->status && b->p->metrics.len == 0)
@@ -1229,6 +1305,8 @@ int builder_finish(struct pv_builder *b, struct pv_profile **out)
 		b->status = group_samples(b);
 	if (!b->status)
 		b->status = sort_trace(&b->p->trace);
+	if (!b->status)
+		drop_unused_times(&b->p->samples);
 	int st = b->status;
 	release_maps(b);
 	if (st) {

@@ -165,6 +165,15 @@ int builder_samples_reserve(struct pv_builder *b, uint64_t rows, bool exact);
 void builder_samples_commit(struct pv_builder *b, pv_thread_ix t, uint32_t first, uint32_t n);
 int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m);
 /*
+ * builder_samples_adopt appends n samples of thread t, each of weight 1 for every metric, whose
+ * stack and time columns the importer made itself (pv_malloc'd, at least n rows: a V8 profile's
+ * node ids and time deltas converted in place). While the profile has no sample columns yet,
+ * the arrays become them, so the samples are never held twice; else they are copied and freed.
+ * The builder owns both arrays from the call on, also on error. Returns 0 or the sticky error.
+ */
+int builder_samples_adopt(struct pv_builder *b, pv_thread_ix t, pv_stack_ix *stack,
+			  int64_t *time_ns, uint32_t n);
+/*
  * The samples' event delay column (samples.event_delay_ns), made when there is none (every
  * sample so far without one), for the importer to set the rows it appended; NULL on error.
  */

@@ -10,7 +10,7 @@ bool pv_samples_span(const struct pv_profile *p, int64_t *first_ns, int64_t *las
 {
 	int64_t a = INT64_MAX, b = INT64_MIN;
 	for (uint32_t i = 0; i < p->samples.len; i++) {
-		int64_t x = p->samples.time_ns[i];
+		int64_t x = pv_sample_time(p, i);
 		if (x == PV_TIME_NONE)
 			continue;
 		a = x < a ? x : a;
@@ -121,7 +121,7 @@ int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 		ti->first_ns = ti->last_ns = PV_TIME_NONE;
 		ti->samples = p->threads.sample_end[t] - p->threads.sample_begin[t];
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-			int64_t x = p->samples.time_ns[s];
+			int64_t x = pv_sample_time(p, s);
 			if (p->metrics.len)
 				ti->weight += pv_sample_weight(p, dm, s);
 			if (x == PV_TIME_NONE)

@@ -217,7 +217,7 @@ static void add_tables(struct pv_merge *m, const struct pv_profile *p)
 		    .func = m->func[fr->func[i]],
 		    .line = fr->line[i],
 		    .column = fr->column[i],
-		    .addr = fr->addr[i],
+		    .addr = pv_frame_addr(p, i),
 		    .inline_depth = fr->inline_depth[i],
 		    .category = cat == PV_NONE ? PV_NONE : m->cat[cat],
 		    .subcategory = 0,
@@ -405,7 +405,8 @@ static int add_threads(struct pv_merge *m, const struct pv_profile *p, const cha
 			pv_stack_ix s = ps->stack[s0 + i];
 			as->stack[at + i] = s == PV_NONE ? PV_NONE : m->stack[s];
 		}
-		memcpy(as->time_ns + at, ps->time_ns + s0, (size_t)n * sizeof(*ps->time_ns));
+		for (uint32_t i = 0; i < n; i++)
+			as->time_ns[at + i] = pv_sample_time(p, s0 + i);
 		builder_samples_commit(b, th, at, n);
 		/* weights: P's own, 1 where P's column is NULL, 0 for a metric P does not have */
 		for (uint32_t k = 0; k < a->metrics.len && !b->status; k++) {

@@ -73,7 +73,7 @@ static int cells(struct pv_activity *a, const struct pv_profile *p, pv_metric_ix
 		pv_thread_ix t = a->thread[k];
 		memset(acc, 0, (size_t)nb * ncat * sizeof(*acc));
 		for (uint32_t x = p->threads.sample_begin[t]; x < p->threads.sample_end[t]; x++) {
-			int64_t tm = p->samples.time_ns[x];
+			int64_t tm = pv_sample_time(p, x);
 			if (tm == PV_TIME_NONE || tm < a->start_ns || tm >= a->end_ns || !keep[x])
 				continue;
 			pv_stack_ix st = p->samples.stack[x];

@@ -3131,12 +3131,12 @@ static int sample_pass(struct pv_engine *e)
 			    !tag_keep[p->samples.label_set ? p->samples.label_set[s] : 0])
 				continue;
 			if (q->has_range) {
-				int64_t x = p->samples.time_ns[s];
+				int64_t x = pv_sample_time(p, s);
 				if (x == PV_TIME_NONE || x < q->range_start_ns ||
 				    x >= q->range_end_ns)
 					continue;
 			}
-			if (in.first && !inside_has(&in, t, p->samples.time_ns[s]))
+			if (in.first && !inside_has(&in, t, pv_sample_time(p, s)))
 				continue;
 			if (e->skeep)
 				e->skeep[s] = 1;

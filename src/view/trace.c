@@ -155,12 +155,12 @@ static int sample_lines(struct pv_trace *t, struct pv_error *err)
 		uint32_t b = p->threads.sample_begin[c], e = p->threads.sample_end[c];
 		bool ok = true;
 		for (uint32_t s = b; s < e && ok; s++)
-			ok = sa->time_ns[s] != PV_TIME_NONE &&
+			ok = pv_sample_time(p, s) != PV_TIME_NONE &&
 			     (s == b || sa->time_ns[s] >= sa->time_ns[s - 1]);
 		borrow[c] = ok;
 		if (!ok)
 			for (uint32_t s = b; s < e; s++)
-				copy += sa->time_ns[s] != PV_TIME_NONE;
+				copy += pv_sample_time(p, s) != PV_TIME_NONE;
 	}
 	if (copy && (!(t->own_time = pv_malloc(copy * sizeof(*t->own_time))) ||
 		     !(t->own_stack = pv_malloc(copy * sizeof(*t->own_stack))))) {
@@ -172,7 +172,9 @@ static int sample_lines(struct pv_trace *t, struct pv_error *err)
 	for (uint32_t c = 0; c < t->nlines && !rc; c++) {
 		uint32_t b = p->threads.sample_begin[c], e = p->threads.sample_end[c];
 		struct line *l = &t->lines[c];
-		if (borrow[c]) {
+		if (borrow[c] && e == b) {
+			*l = (struct line){NULL, NULL, 0, 0}; /* the time column may be NULL */
+		} else if (borrow[c]) {
 			*l = (struct line){sa->time_ns + b, sa->stack + b, e - b, 0};
 		} else {
 			struct timed *k = pv_malloc((size_t)(e - b ? e - b : 1) * sizeof(*k));
@@ -182,7 +184,7 @@ static int sample_lines(struct pv_trace *t, struct pv_error *err)
 			}
 			uint32_t n = 0;
 			for (uint32_t s = b; s < e; s++)
-				if (sa->time_ns[s] != PV_TIME_NONE)
+				if (pv_sample_time(p, s) != PV_TIME_NONE)
 					k[n++] = (struct timed){sa->time_ns[s], s};
 			pv_sort(k, n, sizeof(*k), cmp_timed);
 			for (uint32_t i = 0; i < n; i++) {

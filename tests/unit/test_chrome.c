@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/sort.h"
 #include "pv/import.h"
 #include "t.h"
 #include "tp.h"
@@ -604,7 +606,7 @@ T_TEST(chrome_profile_chunks)
 	static const char *const want_leaf[] = {"main", "(anonymous)", "main", "(anonymous)"};
 	pv_metric_ix mt = pv_metric_find(p, "time");
 	for (uint32_t i = 0; i < 4; i++) {
-		T_EQ_INT(p->samples.time_ns[i], want_t[i]);
+		T_EQ_INT(pv_sample_time(p, i), want_t[i]);
 		T_EQ_INT(pv_sample_weight(p, mt, i), want_w[i]);
 		T_EQ_STR(t_leaf_name(p, i), want_leaf[i]);
 	}
@@ -667,9 +669,85 @@ T_TEST(chrome_cpuprofile_shapes)
 	T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile (head tree)");
 	t_stack_path(p, p->samples.stack[0], " > ", path, sizeof(path));
 	T_EQ_STR(path, "a > b");
-	T_EQ_INT(p->samples.time_ns[0], 10000);
+	T_EQ_INT(pv_sample_time(p, 0), 10000);
 	T_EQ_INT(t_total_named(p, "time"), 99990000); /* the last sample lasts until 10.6 s */
 	pv_profile_free(p);
+}
+
+T_TEST(chrome_cpuprofile_in_place)
+{
+	/*
+	 * One samples/timeDeltas pair in time order: read in place into the model's columns (no
+	 * copy). Times 1005, 1015, 1015, 1035 µs from a start of 1000 (the zero); each lasts until
+	 * the next, the last until endTime 1100; the fifth sample has no delta.
+	 */
+	struct pv_profile *p = text(
+	    "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"lineNumber\":-1},"
+	    "\"children\":[2]},{\"id\":2,\"callFrame\":{\"functionName\":\"a\",\"lineNumber\":1},"
+	    "\"children\":[3]},{\"id\":3,\"callFrame\":{\"functionName\":\"b\",\"lineNumber\":2}}],"
+	    "\"samples\":[2,3,3,9,3],\"timeDeltas\":[5,10,0,20],\"startTime\":1000,"
+	    "\"endTime\":1100}");
+	if (!p)
+		return;
+	T_EQ_INT(p->samples.len, 4);
+	T_EQ_INT(t_diag_count(p, "samples without a time delta"), 1);
+	T_EQ_INT(t_diag_count(p, "samples naming no node"), 1);
+	const int64_t times[4] = {5000, 15000, 15000, 35000};
+	const int64_t lasts[4] = {10000, 0, 20000, 65000};
+	pv_metric_ix m = pv_metric_find(p, "time");
+	T_TRUE(m != PV_NONE);
+	for (uint32_t i = 0; i < 4; i++) {
+		T_EQ_INT(pv_sample_time(p, i), times[i]);
+		T_EQ_INT(pv_sample_weight(p, m, i), lasts[i]);
+		T_EQ_INT(pv_sample_weight(p, 0, i), 1);
+	}
+	char path[64];
+	t_stack_path(p, p->samples.stack[1], " > ", path, sizeof(path));
+	T_EQ_STR(path, "a > b");
+	T_EQ_INT(p->samples.stack[3], PV_NONE);
+	T_EQ_INT(p->meta.interval_ns, 20000); /* gaps 10 and 20 µs (0 is no gap): the upper */
+	pv_profile_free(p);
+}
+
+/* The k-th smallest by selection, against a sort, on orders selection finds hard. */
+T_TEST(chrome_select_median)
+{
+	int64_t hand[7] = {9, -3, 7, 7, 0, 12, 7};
+	T_EQ_INT(pv_select_i64(hand, 7, 0), -3);
+	T_EQ_INT(pv_select_i64(hand, 7, 3), 7);
+	T_EQ_INT(pv_select_i64(hand, 7, 6), 12);
+	enum { N = 5000 };
+	int64_t *v = malloc(N * sizeof(*v)), *w = malloc(N * sizeof(*w));
+	if (!v || !w) {
+		free(v);
+		free(w);
+		T_TRUE(0);
+		return;
+	}
+	uint64_t x = 88172645463325252ull;
+	for (int shape = 0; shape < 4; shape++) {
+		for (int i = 0; i < N; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v[i] = shape == 0   ? (int64_t)(x % 1000)
+			       : shape == 1 ? i
+			       : shape == 2 ? N - i
+					    : (i % 2 ? i : -i); /* organ pipe */
+		}
+		memcpy(w, v, N * sizeof(*v));
+		pv_sort(w, N, sizeof(*w), pv_cmp_i64);
+		for (size_t k = 0; k < N; k += 499) {
+			int64_t *u = malloc(N * sizeof(*u));
+			if (!u)
+				break;
+			memcpy(u, v, N * sizeof(*v));
+			T_EQ_INT(pv_select_i64(u, N, k), w[k]);
+			free(u);
+		}
+	}
+	free(v);
+	free(w);
 }
 
 T_TEST(chrome_stack_frames_samples)
@@ -1022,7 +1100,7 @@ T_TEST(chrome_heap_profiles)
 			depth = d > depth ? d : depth;
 		}
 		for (uint32_t s = 0; s < p->samples.len; s++)
-			no_time += p->samples.time_ns[s] == PV_TIME_NONE;
+			no_time += pv_sample_time(p, s) == PV_TIME_NONE;
 		T_EQ_INT(depth, h->depth);
 		T_EQ_INT(no_time, h->samples);
 		T_EQ_INT(total_of(p, "bytes", h->fn), h->fn_total);

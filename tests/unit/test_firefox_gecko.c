@@ -68,8 +68,8 @@ T_TEST(gecko_v36_threads_samples_markers)
 		T_EQ_INT(p->threads.pid[t], pids[t]);
 		T_EQ_INT(p->threads.tid[t], tids[t]);
 		T_EQ_INT(p->threads.sample_end[t] - p->threads.sample_begin[t], 7);
-		T_EQ_INT(p->samples.time_ns[p->threads.sample_begin[t]], first_ms[t] * 1000000);
-		T_EQ_INT(p->samples.time_ns[p->threads.sample_end[t] - 1],
+		T_EQ_INT(pv_sample_time(p, p->threads.sample_begin[t]), first_ms[t] * 1000000);
+		T_EQ_INT(pv_sample_time(p, p->threads.sample_end[t] - 1),
 			 (first_ms[t] + 6) * 1000000);
 		T_EQ_INT(p->threads.start_ns[t], first_ms[t] * 1000000);
 		T_EQ_INT(p->threads.end_ns[t], (first_ms[t] + 100) * 1000000);
@@ -160,7 +160,7 @@ T_TEST(gecko_v36_functions_modules_addresses)
 		T_EQ_INT(p->modules.kind[mo], PV_MODULE_LIBRARY);
 		for (uint32_t fr = 0; fr < p->frames.len; fr++)
 			if (p->frames.func[fr] == f)
-				T_EQ_U64(p->frames.addr[fr], 0xf84); /* start 0x100000000 */
+				T_EQ_U64(pv_frame_addr(p, fr), 0xf84); /* start 0x100000000 */
 	}
 	T_EQ_INT(libs, 2); /* firefox in the parent, firefox-webcontent in the tab */
 	pv_func_ix f = t_find_func(p, "frobnicate");
@@ -294,7 +294,7 @@ T_TEST(gecko_v36_equals_its_processed_form)
 	}
 	T_EQ_INT(g->samples.len, p->samples.len);
 	for (uint32_t s = 0; s < g->samples.len && s < p->samples.len; s++) {
-		T_EQ_INT(g->samples.time_ns[s], p->samples.time_ns[s]);
+		T_EQ_INT(g->samples.time_ns[s], pv_sample_time(p, s));
 		char a[256], b[256];
 		t_stack_path(g, g->samples.stack[s], " > ", a, sizeof(a));
 		t_stack_path(p, p->samples.stack[s], " > ", b, sizeof(b));
@@ -356,7 +356,7 @@ T_TEST(gecko_2_old_version)
 	pv_func_ix f = t_find_func(p, "0x100000f84");
 	T_EQ_STR(module_of(p, f), "firefox");
 	/* the sub-process (tab) is shifted by its start time, 1000 ms later */
-	T_EQ_INT(p->samples.time_ns[p->threads.sample_begin[2]], 1000000000);
+	T_EQ_INT(pv_sample_time(p, p->threads.sample_begin[2]), 1000000000);
 	/* {name, time, data} rows became phases (upgrader 20) */
 	uint32_t ph[4] = {0};
 	T_EQ_INT(thread_markers(p, 0, ph), 10);
@@ -453,7 +453,7 @@ T_TEST(gecko_location_strings)
 	T_EQ_INT(p->meta.start_unix_ns, 5000000);
 	T_EQ_INT(p->threads.tid[0], 7);
 	T_EQ_INT(p->threads.pid[0], PV_ID_NONE);
-	T_EQ_INT(p->samples.time_ns[0], 250000);
+	T_EQ_INT(pv_sample_time(p, 0), 250000);
 	T_EQ_INT(p->samples.stack[1], PV_NONE);
 	/* name as written; module the lib holding it; address lib-relative (+ offset) */
 	struct {
@@ -471,7 +471,7 @@ T_TEST(gecko_location_strings)
 		T_EQ_STR(module_of(p, f), addrs[i].module);
 		for (uint32_t fr = 0; fr < p->frames.len; fr++)
 			if (p->frames.func[fr] == f)
-				T_EQ_U64(p->frames.addr[fr], addrs[i].addr);
+				T_EQ_U64(pv_frame_addr(p, fr), addrs[i].addr);
 	}
 	T_EQ_STR(module_of(p, t_find_func(p, "Foo::bar()")), "libxul.so");
 	T_EQ_STR(module_of(p, t_find_func(p, "Baz")), "libxul.so");
@@ -540,8 +540,8 @@ static void fingerprint(const struct pv_profile *p, char *out, size_t n)
 		text_append(out, n, line);
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 			t_stack_path(p, p->samples.stack[s], " > ", path, sizeof(path));
-			snprintf(line, sizeof(line), "  %lld %s\n",
-				 (long long)p->samples.time_ns[s], path);
+			snprintf(line, sizeof(line), "  %lld %s\n", (long long)pv_sample_time(p, s),
+				 path);
 			text_append(out, n, line);
 		}
 	}

@@ -114,8 +114,8 @@ T_TEST(firefox_processed_calltree_v70)
 	T_EQ_INT(p->metrics.len, 1);
 	T_EQ_STR(pv_str(p, p->metrics.name[0]), "samples");
 	T_EQ_INT(p->samples.weight[0] == NULL, 1);
-	T_EQ_INT(p->samples.time_ns[0], 0);
-	T_EQ_INT(p->samples.time_ns[4], MS(4));
+	T_EQ_INT(pv_sample_time(p, 0), 0);
+	T_EQ_INT(pv_sample_time(p, 4), MS(4));
 	T_EQ_INT(p->markers.len, 0);
 	T_EQ_INT(p->categories.len, 8);
 	T_EQ_INT(p->funcs.len, 9);
@@ -210,8 +210,8 @@ T_TEST(firefox_processed_from_gecko_v70)
 		T_EQ_INT(p->threads.end_ns[t], MS(unreg[t]));
 		T_EQ_INT(nr_samples(p, t), 7);
 		/* timeDeltas [reg, 1, 1, 1, 1, 1, 1] */
-		T_EQ_INT(p->samples.time_ns[p->threads.sample_begin[t]], MS(reg[t]));
-		T_EQ_INT(p->samples.time_ns[p->threads.sample_end[t] - 1], MS(reg[t] + 6));
+		T_EQ_INT(pv_sample_time(p, p->threads.sample_begin[t]), MS(reg[t]));
+		T_EQ_INT(pv_sample_time(p, p->threads.sample_end[t] - 1), MS(reg[t] + 6));
 		T_EQ_INT(count_markers(p, t, -1), markers[t]);
 	}
 	T_EQ_INT(p->samples.len, 21);
@@ -326,8 +326,8 @@ T_TEST(firefox_processed_argument_values_v58)
 	T_EQ_INT(p->threads.start_ns[0], 5605748109LL); /* registerTime 5605.748109375 ms */
 	T_EQ_INT(p->threads.end_ns[0], PV_TIME_NONE);
 	T_EQ_INT(nr_samples(p, 0), 32);
-	T_EQ_INT(p->samples.time_ns[0], 324347532151LL); /* 324347.532151375 ms */
-	T_EQ_INT(p->metrics.len, 1);			 /* no threadCPUDelta column */
+	T_EQ_INT(pv_sample_time(p, 0), 324347532151LL); /* 324347.532151375 ms */
+	T_EQ_INT(p->metrics.len, 1);			/* no threadCPUDelta column */
 	T_EQ_INT(p->categories.len, 25);
 	/* README: 13 raw markers, phases 0:2 1:6 2:2 3:3 */
 	T_EQ_INT(p->markers.len, 13);
@@ -438,7 +438,7 @@ T_TEST(firefox_processed_unsymbolicated_v49)
 	T_TRUE(f != PV_NONE);
 	for (uint32_t i = 0; i < p->frames.len; i++)
 		if (p->frames.func[i] == f)
-			T_EQ_U64(p->frames.addr[i], 24915);
+			T_EQ_U64(pv_frame_addr(p, i), 24915);
 	/* stackTable category columns agree with the frames: nothing to report */
 	T_EQ_INT(p->diags.len, 1);
 	T_EQ_U64(lossy_count(p, "libs: arch, debug names, breakpad and code ids not kept"), 6);
@@ -550,7 +550,7 @@ static void summary(const struct pv_profile *p, char *out, size_t n)
 		    pv_str(p, p->threads.process_name[t]));
 	for (uint32_t s = 0; s < p->samples.len; s++) {
 		t_stack_path(p, p->samples.stack[s], ">", buf, sizeof(buf));
-		PUT("S %s @%lld", buf, (long long)p->samples.time_ns[s]);
+		PUT("S %s @%lld", buf, (long long)pv_sample_time(p, s));
 		for (uint32_t m = 0; m < p->metrics.len; m++)
 			PUT(" %lld", (long long)pv_sample_weight(p, m, s));
 		PUT(";");
@@ -571,7 +571,7 @@ static void summary(const struct pv_profile *p, char *out, size_t n)
 			? "-"
 			: pv_str(p, p->sources.path[p->funcs.source[fn]]),
 		    p->funcs.line[fn], p->frames.line[f], p->frames.column[f],
-		    (unsigned long long)p->frames.addr[f], p->frames.inline_depth[f],
+		    (unsigned long long)pv_frame_addr(p, f), p->frames.inline_depth[f],
 		    (int)p->frames.category[f], p->frames.subcategory[f]);
 	}
 	for (uint32_t i = 0; i < p->diags.len; i++)
@@ -594,10 +594,10 @@ T_TEST(firefox_processed_small_v70)
 	T_EQ_INT(p->threads.end_ns[0], PV_TIME_NONE);
 	/* cumulative timeDeltas; a null stack is kept as a sample without a stack */
 	T_EQ_INT(p->samples.len, 4);
-	T_EQ_INT(p->samples.time_ns[0], 1000000);
-	T_EQ_INT(p->samples.time_ns[1], 1500000);
-	T_EQ_INT(p->samples.time_ns[2], 1750000);
-	T_EQ_INT(p->samples.time_ns[3], 2750000);
+	T_EQ_INT(pv_sample_time(p, 0), 1000000);
+	T_EQ_INT(pv_sample_time(p, 1), 1500000);
+	T_EQ_INT(pv_sample_time(p, 2), 1750000);
+	T_EQ_INT(pv_sample_time(p, 3), 2750000);
 	T_EQ_INT(p->samples.stack[2], PV_NONE);
 	char buf[256];
 	t_stack_path(p, p->samples.stack[0], ">", buf, sizeof(buf));
@@ -609,8 +609,8 @@ T_TEST(firefox_processed_small_v70)
 	T_EQ_INT(pv_sample_weight(p, 1, 3), 30);
 	/* frames: address -1 -> none, lib-relative otherwise; categories and subcategories */
 	T_EQ_INT(p->frames.len, 3);
-	T_EQ_U64(p->frames.addr[0], PV_ADDR_NONE);
-	T_EQ_U64(p->frames.addr[1], 16);
+	T_EQ_U64(pv_frame_addr(p, 0), PV_ADDR_NONE);
+	T_EQ_U64(pv_frame_addr(p, 1), 16);
 	T_EQ_INT(p->frames.line[0], 10);
 	T_EQ_INT(p->frames.column[0], 3);
 	T_EQ_STR(pv_str(p, p->categories.name[p->frames.category[1]]), "JS");
@@ -679,7 +679,7 @@ T_TEST(firefox_processed_small_old_versions)
 	T_EQ_STR(pv_str(p, p->meta.format_version), "30");
 	T_EQ_INT(p->threads.tid[0], 7);
 	T_EQ_INT(p->samples.len, 3);
-	T_EQ_INT(p->samples.time_ns[1], 6500000);
+	T_EQ_INT(pv_sample_time(p, 1), 6500000);
 	char buf[64];
 	t_stack_path(p, p->samples.stack[0], ">", buf, sizeof(buf));
 	T_EQ_STR(buf, "a>b");
@@ -988,7 +988,7 @@ T_TEST(firefox_processed_exact_times)
 		return;
 	T_EQ_INT(p->samples.len, 11);
 	for (uint32_t i = 0; i < p->samples.len && i < 11; i++)
-		T_EQ_INT(p->samples.time_ns[i], want[i]);
+		T_EQ_INT(pv_sample_time(p, i), want[i]);
 	pv_profile_free(p);
 }
 

@@ -52,11 +52,11 @@ T_TEST(builder_interns_everything)
 	T_EQ_INT(pv_profile_validate(p, &err), 0);
 	T_EQ_INT(p->threads.sample_begin[t0], 0);
 	T_EQ_INT(p->threads.sample_end[t0], 2);
-	T_EQ_INT(p->samples.time_ns[0], 20);
-	T_EQ_INT(p->samples.time_ns[1], 40);
+	T_EQ_INT(pv_sample_time(p, 0), 20);
+	T_EQ_INT(pv_sample_time(p, 1), 40);
 	T_EQ_INT(pv_sample_weight(p, 0, 1), 5);
-	T_EQ_INT(p->samples.time_ns[2], 10);
-	T_EQ_INT(p->samples.time_ns[3], 30);
+	T_EQ_INT(pv_sample_time(p, 2), 10);
+	T_EQ_INT(pv_sample_time(p, 3), 30);
 	T_EQ_INT(pv_sample_weight(p, 0, 2), 1);
 	T_EQ_INT(p->diags.len, 1);
 	T_EQ_U64(p->diags.count[0], 5);
@@ -84,6 +84,58 @@ static struct pv_profile *small_profile(void)
 	if (pv_import_memory("m.txt", text, strlen(text), NULL, &p, &err))
 		t_fail(__FILE__, __LINE__, "import: %s", err.msg);
 	return p;
+}
+
+/*
+ * Columns that cost nothing while every row has the default: samples.time_ns (no time) and
+ * frames.addr (no address) are NULL until a row has a value, then hold the default for the rows
+ * before; a reserve's time column that no sample used goes at the end.
+ */
+T_TEST(builder_absent_columns)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_func_ix f = builder_func(&b, builder_cstr(&b, "f"), PV_NONE, PV_NONE, 0);
+	pv_frame_ix f0 = builder_func_frame(&b, f);
+	pv_thread_ix t = builder_thread(&b, builder_cstr(&b, "t"), 1, 1, 0);
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	pv_stack_ix s0 = builder_stack(&b, PV_NONE, f0);
+	builder_sample(&b, t, s0, PV_TIME_NONE, NULL);
+	T_TRUE(b.p->frames.addr == NULL);
+	T_TRUE(b.p->samples.time_ns == NULL);
+	struct frame_key k = {.func = f, .addr = 0x1234, .category = PV_NONE};
+	pv_frame_ix f1 = builder_frame(&b, &k);
+	T_EQ_INT(builder_frame(&b, &k), f1); /* interned with its address */
+	builder_sample(&b, t, builder_stack(&b, PV_NONE, f1), 7, NULL);
+	struct pv_profile *p = NULL;
+	T_EQ_INT(builder_finish(&b, &p), 0);
+	builder_release(&b);
+	struct pv_error err;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
+	T_TRUE(p->frames.addr != NULL);
+	T_EQ_U64(pv_frame_addr(p, f0), PV_ADDR_NONE);
+	T_EQ_U64(pv_frame_addr(p, f1), 0x1234);
+	T_TRUE(p->samples.time_ns != NULL);
+	T_EQ_INT(pv_sample_time(p, 0), PV_TIME_NONE);
+	T_EQ_INT(pv_sample_time(p, 1), 7);
+	pv_profile_free(p);
+
+	/* written in place without a time: no column at the end */
+	T_EQ_INT(builder_init(&b), 0);
+	t = builder_thread(&b, builder_cstr(&b, "t"), 1, 1, 0);
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	T_EQ_INT(builder_samples_reserve(&b, 2, true), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		b.p->samples.stack[i] = PV_NONE;
+		b.p->samples.time_ns[i] = PV_TIME_NONE;
+	}
+	builder_samples_commit(&b, t, 0, 2);
+	T_EQ_INT(builder_finish(&b, &p), 0);
+	builder_release(&b);
+	T_EQ_INT(p->samples.len, 2);
+	T_TRUE(p->samples.time_ns == NULL);
+	T_EQ_INT(pv_sample_time(p, 1), PV_TIME_NONE);
+	pv_profile_free(p);
 }
 
 T_TEST(validate_names_the_broken_invariant)

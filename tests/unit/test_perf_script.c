@@ -138,7 +138,7 @@ T_TEST(perf_corpus_details)
 		T_EQ_INT(pv_sample_weight(p, 1, s), 1);
 		T_EQ_INT(p->metrics.unit[0], PV_UNIT_CYCLES);
 		/* first sample 2574592.839818; that one at 2574592.949428: 109.610 ms later */
-		T_EQ_INT(p->samples.time_ns[s], 109610000);
+		T_EQ_INT(pv_sample_time(p, s), 109610000);
 		T_TRUE(t_diag(p, "starts at 2574592.839818 s", NULL) != NULL);
 		pv_profile_free(p);
 	}
@@ -187,7 +187,7 @@ T_TEST(perf_corpus_details)
 		int found = 0;
 		for (uint32_t s = p->threads.sample_begin[th[0]]; s < p->threads.sample_end[th[0]];
 		     s++)
-			found += p->samples.time_ns[s] == 71773000;
+			found += pv_sample_time(p, s) == 71773000;
 		T_EQ_INT(found, 1);
 		T_EQ_INT(p->threads.pid[th[0]], PV_ID_NONE);
 		T_EQ_INT(p->metrics.unit[0], PV_UNIT_NS);
@@ -300,7 +300,7 @@ static void fold(const struct pv_profile *p, int tid, int all, int64_t skip_time
 				*c = '_';
 		int java = strcmp(pname, "java") == 0;
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-			if (p->samples.time_ns[s] == skip_time)
+			if (pv_sample_time(p, s) == skip_time)
 				continue;
 			size_t depth = 0;
 			for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE;
@@ -400,8 +400,8 @@ static int64_t last_sample_time(const struct pv_profile *p)
 {
 	int64_t t = PV_TIME_NONE;
 	for (uint32_t s = 0; s < p->samples.len; s++)
-		if (p->samples.time_ns[s] > t)
-			t = p->samples.time_ns[s];
+		if (pv_sample_time(p, s) > t)
+			t = pv_sample_time(p, s);
 	return t;
 }
 
@@ -889,7 +889,7 @@ T_TEST(perf_tracepoints_and_side_band)
 		T_EQ_INT(p->markers.len, 19);
 		T_TRUE(t_diag(p, "starts at 3789.517743124 s", NULL) != NULL);
 		/* "sh 20829/20829  3789.517990686:" is the second sample */
-		T_EQ_INT(p->samples.time_ns[1], 247562);
+		T_EQ_INT(pv_sample_time(p, 1), 247562);
 		T_EQ_INT(p->threads.pid[0], 20829);
 		T_EQ_INT(p->threads.tid[0], 20829);
 		T_EQ_STR(pv_str(p, p->threads.process_name[0]), "sh");
@@ -1079,8 +1079,8 @@ T_TEST(perf_variants_by_hand)
 	/* thread 0: samples at 0 and 1 ms exactly; the first has the leaf-first chain */
 	uint32_t s0 = p->threads.sample_begin[0];
 	T_EQ_INT(p->threads.sample_end[0] - s0, 2);
-	T_EQ_INT(p->samples.time_ns[s0], 0);
-	T_EQ_INT(p->samples.time_ns[s0 + 1], 1000000);
+	T_EQ_INT(pv_sample_time(p, s0), 0);
+	T_EQ_INT(pv_sample_time(p, s0 + 1), 1000000);
 	T_EQ_INT(p->samples.stack[s0 + 1], PV_NONE);
 	T_EQ_INT(pv_sample_weight(p, 1, s0), 0);
 	static const char *const chain[] = {
@@ -1109,7 +1109,7 @@ T_TEST(perf_variants_by_hand)
 	T_EQ_INT(st, PV_NONE);
 	/* thread 1 */
 	uint32_t s1 = p->threads.sample_begin[1];
-	T_EQ_INT(p->samples.time_ns[s1], 499877);
+	T_EQ_INT(pv_sample_time(p, s1), 499877);
 	T_EQ_INT(pv_sample_weight(p, 0, s1), 0);
 	T_EQ_INT(pv_sample_weight(p, 1, s1), 1000);
 	static const char *const chain1[] = {
@@ -1164,7 +1164,7 @@ T_TEST(perf_simpleperf_layout)
 	}
 	T_EQ_INT(p->samples.len, 2);
 	/* 115540.008374 - 115539.997294 */
-	T_EQ_INT(p->samples.time_ns[1], 11080000);
+	T_EQ_INT(pv_sample_time(p, 1), 11080000);
 	pv_stack_ix st = p->samples.stack[0];
 	T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), "Lock::unlock()");
 	T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[p->stacks.prefix[st]]]]),

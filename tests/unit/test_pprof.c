@@ -303,7 +303,7 @@ T_TEST(pprof_written_profile)
 	T_EQ_STR(pv_str(p, p->modules.path[1]), "/usr/lib/libfoo.so.1");
 	T_EQ_INT(p->modules.kind[1], PV_MODULE_LIBRARY);
 	pv_frame_ix leaf = p->stacks.frame[p->samples.stack[0]];
-	T_EQ_U64(p->frames.addr[leaf], 0x1000 + 0x2000);
+	T_EQ_U64(pv_frame_addr(p, leaf), 0x1000 + 0x2000);
 	T_EQ_INT(p->frames.line[leaf], 5);
 	pv_func_ix lf = p->frames.func[leaf];
 	T_EQ_INT(p->funcs.module[lf], 1);

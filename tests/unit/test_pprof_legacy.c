@@ -237,7 +237,7 @@ static void check_against_dump(const char *rel)
 			pv_module_ix mod = p->funcs.module[fn];
 			if (!m || !m->file[0]) {
 				T_EQ_INT(mod, PV_NONE);
-				T_EQ_U64(p->frames.addr[f], l->addr);
+				T_EQ_U64(pv_frame_addr(p, f), l->addr);
 			} else {
 				const char *base = strrchr(m->file, '/');
 				base = base ? base + 1 : m->file;
@@ -249,7 +249,7 @@ static void check_against_dump(const char *rel)
 					    "%s: sample %d frame %d: module %s, dump %s", rel, s, k,
 					    mod == PV_NONE ? "-" : pv_str(p, p->modules.path[mod]),
 					    m->file);
-				T_EQ_U64(p->frames.addr[f], l->addr - m->start + m->offset);
+				T_EQ_U64(pv_frame_addr(p, f), l->addr - m->start + m->offset);
 			}
 		}
 		if (k != d->nlocs_of[s])
@@ -483,7 +483,7 @@ T_TEST(pprof_legacy_other_corpus_files)
 		pv_module_ix m = p->funcs.module[p->frames.func[f]];
 		T_EQ_STR(pv_str(p, p->modules.path[m]),
 			 "/home/rsilvera/cppbench/cppbench_server_main");
-		T_EQ_INT(p->frames.addr[f], 0xbc8f1c - 0x400000);
+		T_EQ_INT(pv_frame_addr(p, f), 0xbc8f1c - 0x400000);
 		T_TRUE(t_diag(p, "period 1 (period_type thread/count)", NULL));
 		pv_profile_free(p);
 	}
@@ -820,11 +820,11 @@ T_TEST(pprof_legacy_memory_maps)
 	stack_names(p, 0, buf, sizeof(buf));
 	T_EQ_STR(buf, "0x30000;0x20000;0x10000;0x7f0000001000;0x401000");
 	pv_stack_ix st = p->samples.stack[0];
-	T_EQ_U64(p->frames.addr[p->stacks.frame[st]], 0x1000);
+	T_EQ_U64(pv_frame_addr(p, p->stacks.frame[st]), 0x1000);
 	st = p->stacks.prefix[st];
-	T_EQ_U64(p->frames.addr[p->stacks.frame[st]], 0x1000);
+	T_EQ_U64(pv_frame_addr(p, p->stacks.frame[st]), 0x1000);
 	st = p->stacks.prefix[st];
-	T_EQ_U64(p->frames.addr[p->stacks.frame[st]], 0x1000);
+	T_EQ_U64(pv_frame_addr(p, p->stacks.frame[st]), 0x1000);
 	T_TRUE(t_diag(p, "non-executable memory map entries skipped", NULL));
 	T_TRUE(t_diag(p, "memory map lines not understood", NULL));
 	T_TRUE(t_diag(p, "locations outside every mapping", NULL));

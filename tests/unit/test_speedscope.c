@@ -46,7 +46,7 @@ T_TEST(speedscope_corpus_files)
 		T_EQ_STR(pv_str(p, p->threads.name[0]), "simple.txt");
 		samples_text(p, "samples", buf, sizeof(buf));
 		T_EQ_STR(buf, "a;b;c 2 | a;b;d 4 | a;b;c 3 | a;b 5");
-		T_EQ_INT(p->samples.time_ns[0], PV_TIME_NONE); /* unit none: no times */
+		T_EQ_INT(pv_sample_time(p, 0), PV_TIME_NONE); /* unit none: no times */
 		pv_profile_free(p);
 	}
 	/* sampled, in seconds: ns exactly, each sample starting where the weights before end */
@@ -59,7 +59,7 @@ T_TEST(speedscope_corpus_files)
 		    "| a;b 5000000000");
 		static const int64_t t[] = {0, 1000000000, 2000000000, 6000000000, 9000000000};
 		for (uint32_t i = 0; i < 5; i++)
-			T_EQ_INT(p->samples.time_ns[i], t[i]);
+			T_EQ_INT(pv_sample_time(p, i), t[i]);
 		pv_profile_free(p);
 	}
 	p = t_load(t_data("speedscope/two-sampled.speedscope.json"));
@@ -122,11 +122,11 @@ T_TEST(speedscope_units_and_key_order)
 	    buf,
 	    "main 0 | main;(anonymous) 0 | (anonymous);main 0 | (anonymous) 0 | (anonymous) 4096");
 	/* times from the earliest startValue (100 µs): ms profile at 10 ms */
-	T_EQ_INT(p->samples.time_ns[0], 10000000 - 100000);
-	T_EQ_INT(p->samples.time_ns[1], 11500000 - 100000);
-	T_EQ_INT(p->samples.time_ns[2], 0);
-	T_EQ_INT(p->samples.time_ns[3], 50000);
-	T_EQ_INT(p->samples.time_ns[4], PV_TIME_NONE);
+	T_EQ_INT(pv_sample_time(p, 0), 10000000 - 100000);
+	T_EQ_INT(pv_sample_time(p, 1), 11500000 - 100000);
+	T_EQ_INT(pv_sample_time(p, 2), 0);
+	T_EQ_INT(pv_sample_time(p, 3), 50000);
+	T_EQ_INT(pv_sample_time(p, 4), PV_TIME_NONE);
 	pv_func_ix f = p->frames.func[p->stacks.frame[p->samples.stack[0]]];
 	T_EQ_INT(p->funcs.line[f], 3);
 	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "/src/app.py"); /* its file */

@@ -222,7 +222,7 @@ T_TEST(trace_firefox_samples)
 		uint32_t b = p->threads.sample_begin[th], e = p->threads.sample_end[th];
 		for (uint32_t i = b; i < e; i++) {
 			pv_stack_ix s = 12345;
-			int64_t tm = p->samples.time_ns[i];
+			int64_t tm = pv_sample_time(p, i);
 			uint32_t r = pv_trace_at(t, th, tm, &s, NULL, NULL);
 			T_EQ_INT(r, i - b);
 			T_EQ_INT(s, p->samples.stack[i]);
