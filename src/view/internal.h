@@ -1,5 +1,6 @@
 /*
- * internal.h - what the view engine (engine.c) and the call-graph views (callgraph.c) share.
+ * internal.h - what the view engine (engine.c and the files of view/engine.h) and the call-graph
+ * views (callgraph.c) share.
  */
 #ifndef PV_VIEW_INTERNAL_H
 #define PV_VIEW_INTERNAL_H

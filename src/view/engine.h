@@ -1,0 +1,207 @@
+/*
+ * view/engine.h - what the engine's files share: the working stack table, the engine state,
+ * the scopes, row keys, and the functions one of them calls in another (prefix eng_).
+ *
+ *   engine.c     the view: resolve the query, the sample pass, compute, row names
+ *   scope.c      scopes (function, file, module, path, loop, line, regex) and thread selection
+ *   transform.c  the filters that rebuild the working table, folding inlined frames
+ *   treebuild.c  rows and trees: top-down and bottom-up builders, sorting, totals
+ *   flat.c       the flat view and the per-function list (top)
+ *
+ * Nothing outside these files includes it; the rest of libpv uses view/internal.h.
+ */
+#ifndef PV_VIEW_ENGINE_H
+#define PV_VIEW_ENGINE_H
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "base/sort.h"
+#include "base/text.h"
+#include "pv/marker.h"
+#include "pv/view.h"
+#include "view/internal.h"
+#include <inttypes.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct scope;
+
+/* ---- working stack table ---- */
+
+struct wst {
+	uint32_t len;
+	uint32_t *frame, *prefix; /* borrowed from the profile until a transform */
+	bool owned;
+	int64_t *cost[PV_QUERY_MAX];
+};
+
+struct pv_engine {
+	const struct pv_profile *p;
+	struct pv_view *v;
+	struct pv_error *err;
+	uint32_t nm; /* metrics */
+	struct wst w;
+	/* pv_view_compute_keep only: the working stack of each profile stack (PV_NONE once a
+	 * transform removed all its frames) and whether an include/drop filter dropped it */
+	uint32_t *origin;
+	uint8_t *odrop;
+	uint8_t *skeep; /* per sample: selected by threads, range, tags, inside-markers */
+	/* the center while a view kind's builder runs: each working stack's outermost match
+	 * (NULL: no center) and the center's scopes */
+	const uint32_t *anchor;
+	const struct scope *center;
+	uint32_t ncenter;
+	/* pv__view_rows only: eng_build_top_down keeps its row of each working stack here */
+	bool want_node;
+	uint32_t *node;
+};
+
+static inline uint32_t vf_func(const struct pv_view *v, uint32_t vf)
+{
+	const struct pv_profile *p = v->p;
+	return vf < p->frames.len ? p->frames.func[vf] : p->funcs.len + (vf - p->frames.len);
+}
+
+static inline uint32_t vf_line(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len ? v->p->frames.line[vf] : 0;
+}
+
+/* An inlined frame: inline depth 1 or more (a pseudo-frame never is). */
+static inline bool vf_inlined(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len && v->p->frames.inline_depth[vf] > 0;
+}
+
+/* ---- frames of lexical scopes (HPCToolkit loops and statements: doc/hpctoolkit.md) ---- */
+
+static inline uint8_t vf_kind(const struct pv_view *v, uint32_t vf)
+{
+	return vf < v->p->frames.len ? v->p->frames.kind[vf] : PV_FRAME_CODE;
+}
+
+/* The file of a frame's line: its own (a loop or line in another file), else its function's. */
+static inline pv_source_ix vf_source(const struct pv_view *v, uint32_t vf)
+{
+	const struct pv_profile *p = v->p;
+	if (vf >= p->frames.len)
+		return PV_NONE;
+	return p->frames.source[vf] != PV_NONE ? p->frames.source[vf]
+					       : p->funcs.source[p->frames.func[vf]];
+}
+
+static inline pv_module_ix fn_module(const struct pv_view *v, uint32_t f)
+{
+	return f < v->p->funcs.len ? v->p->funcs.module[f] : v->pseudo_module[f - v->p->funcs.len];
+}
+
+static inline pv_source_ix fn_source(const struct pv_view *v, uint32_t f)
+{
+	return f < v->p->funcs.len ? v->p->funcs.source[f] : PV_NONE;
+}
+
+static inline const char *fn_name(const struct pv_view *v, uint32_t f)
+{
+	const struct pv_profile *p = v->p;
+	if (f < p->funcs.len)
+		return pv_str(p, p->funcs.name[f]);
+	return pv_str(p, p->modules.name[v->pseudo_module[f - p->funcs.len]]);
+}
+
+enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH, SC_FRAMES };
+
+struct scope {
+	enum scope_kind kind;
+	const char *text;
+	uint8_t *fmatch;     /* over profile functions */
+	pv_module_ix module; /* module:NAME also matches that module's collapsed frames */
+	uint32_t line;
+	char **path;	       /* SC_PATH: the steps as written, from the root */
+	uint32_t **path_funcs; /* SC_PATH: the profile functions each step names, ascending */
+	uint32_t *path_nfuncs;
+	uint32_t path_len;
+	uint8_t *vmatch; /* SC_FRAMES: over profile frames (loop:FILE:LINE) */
+};
+
+/*
+ * A row key: kind, id and line packed into 64 bits. At file and module granularity, a frame
+ * whose key equals its caller's row continues that row (a file calling itself is one row).
+ */
+#define KEY(kind, id, line) \
+	(((uint64_t)(kind) << 61) | ((uint64_t)(line & 0x1fffffff) << 32) | (id))
+#define KEY_KIND(k) ((uint8_t)((k) >> 61))
+#define KEY_ID(k)   ((uint32_t)(k))
+#define KEY_LINE(k) ((uint32_t)(((k) >> 32) & 0x1fffffff))
+#define CENTER_KEY  KEY(PV_ROW_CENTER, 0, 0)
+/*
+ * A frame that makes no row of its own at the granularity: a loop or statement frame at function
+ * granularity, a statement frame at loop granularity. Its cost is its caller row's (the
+ * function or loop it is in); bottom-up, its callers are the callers of that row.
+ */
+#define CONTINUE_KEY UINT64_MAX
+
+/* Sorting rows: first metric's total descending, then name, then key. */
+struct row_sort {
+	const struct pv_view *v;
+	const struct pv_tree *t;
+	const int64_t *key, *key2;
+	const uint8_t *kind;
+	const uint32_t *id, *line;
+	/* per row (NULL: none): the first 8 bytes of its name, big-endian, so most name
+	 * comparisons of a long list touch no string (rows of unique stacks: millions of roots) */
+	const uint64_t *name8;
+};
+
+/* ---- across the engine's files ---- */
+
+void eng_scope_release(struct scope *s);
+bool eng_ends_with_path(const char *path, const char *suffix);
+bool eng_module_named(const struct pv_profile *p, pv_module_ix m, const char *name);
+int eng_scope_compile(struct pv_engine *e, struct scope *sc, const char *text, const char *what);
+/* Whether function f (a collapsed module's by its name) is step k of path scope sc. */
+bool eng_path_step_is(const struct pv_view *v, const struct scope *sc, uint32_t k, uint32_t f);
+bool eng_scope_func(const struct pv_view *v, const struct scope *sc, uint32_t f);
+/*
+ * match[s] = 1 when the frame of working stack s is in one of the scopes. Path scopes follow
+ * the function path from the root: state[s] counts the path elements matched down to s.
+ */
+int eng_match_stacks(struct pv_engine *e, struct scope *sc, uint32_t nsc, uint8_t *match);
+int eng_apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t index);
+/*
+ * Folds every inlined frame into the frame it is inlined in, as pprof's -noinlines keeps only a
+ * location's outermost line: an inlined frame's image is its caller's, so its cost and its
+ * callees go to the function that holds the inlined code (a stack's inlined frames sit right
+ * above that function's frame). An inlined frame at the root, with nothing to fold into, stays.
+ * One rebuild of the working table, before the filters; nothing to do without inlined frames.
+ */
+int eng_fold_inlines(struct pv_engine *e);
+void eng_tree_free(struct pv_tree *t, uint32_t nm);
+void eng_sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n);
+/* Totals from selves (rows are parents first), children lists, sorting. */
+int eng_tree_finish(struct pv_engine *e, struct pv_tree *t, bool totals_from_self);
+/* Whether the samples without a stack count in a view of q: not with an include filter. */
+bool eng_nostack_kept(const struct pv_query *q);
+/*
+ * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
+ * and the anchor itself is the one center row. Without a center, the (no stack) row.
+ */
+int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_row,
+		       struct pv_tree **out);
+/*
+ * The bottom-up tree. With a center (anchor[s]: the outermost match of s's path), one center
+ * row over the anchors' callers; without, the inverted tree.
+ */
+int eng_build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_tree **out);
+int eng_flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_flat **out);
+void eng_exact_function_costs(struct pv_engine *e);
+/*
+ * The function list of a call-graph profile over its whole, unfiltered self (callgrind): the
+ * rows are every function of the stack table (as the line-level tree and eng_flat_compute would
+ * find them) and eng_exact_function_costs gives their values and order, so neither the tree nor
+ * the flat pass runs. Returns 1 when it applies, 0 when not, or the error.
+ */
+int eng_exact_top(struct pv_engine *e);
+
+#endif
