@@ -91,6 +91,24 @@ int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
 		    struct pv_source_costs **out);
 void pv_source_costs_free(struct pv_source_costs *sc);
 /*
+ * The instruction addresses of source file id's lines (1..nr_lines): the samples the query q
+ * keeps (pv_view_compute_keep) whose leaf frame has an address and a line in one of the file's
+ * functions, summed per (line, address) in the first metric of q's view that sums (the leaf as
+ * recorded: a transform that removes it does not move its address). Per line: how many distinct
+ * addresses, the lowest and highest, and the hottest (the most self cost; the lowest of equals)
+ * with its self cost. *out is NULL when no frame of the profile has an address. Costs one more
+ * view computation. Returns 0, PV_ENOMEM, or the query's error (err).
+ */
+struct pv_source_addrs {
+	uint32_t nr_lines;
+	uint32_t *n;		 /* [line]: distinct addresses, 0 for none (line 0 unused) */
+	uint64_t *lo, *hi, *hot; /* [line] */
+	int64_t *hot_self;	 /* [line] */
+};
+int pv_source_addrs(const struct pv_profile *p, const struct pv_query *q, pv_source_ix id,
+		    uint32_t nr_lines, struct pv_source_addrs **out, struct pv_error *err);
+void pv_source_addrs_free(struct pv_source_addrs *sa);
+/*
  * The source files where v (a list at line granularity, as pv_source_costs takes) has a cost:
  * *ids (to free(), NULL when none) holds *n of them, heaviest first by the self cost of their
  * lines in the first metric that sums (a formula's does not), then by id. The source pane

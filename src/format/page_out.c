@@ -774,6 +774,23 @@ int pv_json_thread_costs(struct pv_json *j, const struct pv_view *v, const char 
 
 /* ---- source ---- */
 
+/* "addr": a line's addresses (pv_source_addrs), hexadecimal text (JSON numbers stop at 2^53). */
+static void json_line_addrs(struct pv_json *j, const struct pv_source_addrs *sa, uint32_t ln)
+{
+	char buf[24];
+	pv_json_key(j, "addr");
+	pv_json_object(j);
+	pv_json_kuint(j, "n", sa->n[ln]);
+	const char *keys[3] = {"lo", "hi", "hot"};
+	const uint64_t vals[3] = {sa->lo[ln], sa->hi[ln], sa->hot[ln]};
+	for (int k = 0; k < 3; k++) {
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)vals[k]);
+		pv_json_kstr(j, keys[k], buf);
+	}
+	pv_json_kint(j, "hot_self", sa->hot_self[ln]);
+	pv_json_end(j);
+}
+
 int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_query *q,
 		   pv_source_ix id, const char *text, size_t len)
 {
@@ -784,11 +801,16 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 	if (len && text[len - 1] != '\n')
 		nlines++;
 	struct pv_source_costs *sc = NULL;
+	struct pv_source_addrs *sa = NULL;
+	struct pv_error err = {0};
 	int rc = pv_source_costs(v, id, nlines, &sc);
 	if (!rc)
 		rc = pv_source_center_lines(p, q, id, &centers, &ncenters);
+	if (!rc)
+		rc = pv_source_addrs(p, q, id, nlines, &sa, &err);
 	if (rc) {
 		pv_source_costs_free(sc);
+		pv_free(centers);
 		return rc;
 	}
 	uint32_t nm = sc->nr_metrics;
@@ -799,6 +821,7 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 	pv_json_kstr(j, "path", pv_str(p, p->sources.path[id]));
 	pv_json_key(j, "metrics");
 	json_metrics(j, v);
+	pv_json_kbool(j, "addresses", sa != NULL);
 	pv_json_key(j, "center_lines");
 	pv_json_array(j);
 	for (uint32_t k = 0; k < ncenters; k++)
@@ -832,6 +855,8 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 		/* a line with a cost: its line:FILE:LINE, what centering on it takes */
 		if (sc->has[ln] && !rc)
 			rc = json_scope(j, v, &names, PV_ROW_LINE, sc->func[ln], ln, &scope);
+		if (sa && sa->n[ln])
+			json_line_addrs(j, sa, ln);
 		pv_json_end(j);
 		at = e + 1;
 	}
@@ -840,6 +865,7 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 	pv_json_eol(j);
 	pv_free(centers);
 	pv_source_costs_free(sc);
+	pv_source_addrs_free(sa);
 	sbuf_release(&scope);
 	row_names_release(&names);
 	return rc ? rc : pv_json_error(j);

@@ -17,7 +17,9 @@
  * Frames: the module is the last parenthesised group ("(dso)", "(dso (deleted))"), preceded by
  * a blank; "(inlined)" marks an inlined frame (perf script --inline), which takes the module of
  * the frame it is inlined into and an inline depth. "+0xOFF" is cut from symbols (and from
- * DSOs, -F +dsoff); addresses are not kept (frames are merged by function). "[unknown]" in a
+ * DSOs, -F +dsoff); addresses are kept only on frames with a source line (-F +srcline: the
+ * address column of the source pane, doc/lines.md), as perf prints them; other frames are merged
+ * by function. "[unknown]" in a
  * known module is named "[MODULE]" as stackcollapse-perf.pl does. Module kinds: kernel for
  * [kernel.*], vmlinux* and *.ko*, JIT for perf-PID.map / jitted-*.so / [JIT] / //anon / memfd,
  * library for *.so* and [vdso], binary for other paths.
@@ -359,7 +361,7 @@ static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_mo
  * file:function: code inlined from a header without --inline is the header's), at that line.
  */
 static pv_frame_ix frame_at_line(struct pstate *s, pv_frame_ix f, const char *file,
-				 const char *file_end, uint32_t line)
+				 const char *file_end, uint32_t line, uint64_t addr)
 {
 	struct pv_builder *b = s->b;
 	const struct pv_profile *p = b->p;
@@ -368,7 +370,7 @@ static pv_frame_ix frame_at_line(struct pstate *s, pv_frame_ix f, const char *fi
 	struct frame_key k = {
 	    .func = builder_func(b, p->funcs.name[fn], p->funcs.module[fn], src, 0),
 	    .line = line,
-	    .addr = PV_ADDR_NONE,
+	    .addr = addr,
 	    .category = PV_NONE,
 	    .inline_depth = p->frames.inline_depth[f],
 	};
@@ -545,8 +547,8 @@ static void resolve_inline(struct pstate *s)
 		    frame_make(s, q->sym, (size_t)(q->sym_end - q->sym), mod,
 			       (uint16_t)(depth > UINT16_MAX ? UINT16_MAX : depth), &key);
 		if (q->line && s->frames[i] != PV_NONE)
-			s->frames[i] =
-			    frame_at_line(s, s->frames[i], q->file, q->file_end, q->line);
+			s->frames[i] = frame_at_line(s, s->frames[i], q->file, q->file_end, q->line,
+						     q->has_addr ? q->addr : PV_ADDR_NONE);
 	}
 	s->npend = 0;
 }
@@ -1080,7 +1082,10 @@ static void srcline(struct pstate *s, const char *p, const char *e, int k)
 		return;
 	uint32_t i = s->nframes - 1;
 	if (s->frames[i] != PV_NONE) {
-		s->frames[i] = frame_at_line(s, s->frames[i], p, file_end, (uint32_t)line);
+		uint64_t a;
+		if (!frame_addr(s, i, &a))
+			a = PV_ADDR_NONE;
+		s->frames[i] = frame_at_line(s, s->frames[i], p, file_end, (uint32_t)line, a);
 	} else if (s->npend && s->pend[s->npend - 1].at == i) {
 		struct pending_inline *q = &s->pend[s->npend - 1];
 		q->file = p;

@@ -2,9 +2,11 @@
  * srclines.c - what the source pane shows beside a file's lines (pv/rows.h): each line's costs
  * from a line-granularity list, and the lines where the query's center functions are defined.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/vec.h"
 #include "pv/rows.h"
 
 void pv_source_costs_free(struct pv_source_costs *sc)
@@ -152,5 +154,113 @@ int pv_source_center_lines(const struct pv_profile *p, const struct pv_query *q,
 	}
 	pv_free(mark);
 	*lines = v;
+	return 0;
+}
+
+/* ---- the addresses of a file's lines ---- */
+
+void pv_source_addrs_free(struct pv_source_addrs *sa)
+{
+	if (!sa)
+		return;
+	pv_free(sa->n);
+	pv_free(sa->lo);
+	pv_free(sa->hi);
+	pv_free(sa->hot);
+	pv_free(sa->hot_self);
+	pv_free(sa);
+}
+
+struct line_addr {
+	uint32_t line;
+	uint64_t addr;
+	int64_t self;
+};
+
+static int line_addr_cmp(const void *a, const void *b)
+{
+	const struct line_addr *x = a, *y = b;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The kept samples' leaf (line, address, self) in file id, sorted by (line, address). */
+static int leaf_addrs(const struct pv_profile *p, const uint8_t *keep, pv_source_ix id,
+		      uint32_t nr_lines, pv_metric_ix m, struct vec *out)
+{
+	for (uint32_t s = 0; s < p->samples.len; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		if (!keep[s] || st == PV_NONE)
+			continue;
+		pv_frame_ix f = p->stacks.frame[st];
+		uint64_t a = pv_frame_addr(p, f);
+		uint32_t ln = p->frames.line[f];
+		if (a == PV_ADDR_NONE || !ln || ln > nr_lines ||
+		    p->funcs.source[p->frames.func[f]] != id)
+			continue;
+		struct line_addr *la = vec_push(out, sizeof(*la));
+		if (!la)
+			return PV_ENOMEM;
+		*la = (struct line_addr){ln, a, pv_sample_weight(p, m, s)};
+	}
+	if (out->len)
+		qsort(out->p, out->len, sizeof(struct line_addr), line_addr_cmp);
+	return 0;
+}
+
+int pv_source_addrs(const struct pv_profile *p, const struct pv_query *q, pv_source_ix id,
+		    uint32_t nr_lines, struct pv_source_addrs **out, struct pv_error *err)
+{
+	*out = NULL;
+	if (!p->frames.addr)
+		return 0;
+	struct pv_view *v = NULL;
+	uint8_t *keep = NULL;
+	int rc = pv_view_compute_keep(p, q, &v, NULL, &keep, err);
+	if (rc) {
+		pv_view_free(v);
+		return rc;
+	}
+	uint32_t col = summed_metric(v);
+	struct vec lv = {0};
+	rc = col == PV_NONE ? 0 : leaf_addrs(p, keep, id, nr_lines, v->metrics[col], &lv);
+	const struct line_addr *la = VEC(lv, struct line_addr);
+	uint32_t n = lv.len;
+	pv_view_free(v);
+	pv_free_keep(keep);
+	struct pv_source_addrs *sa = rc ? NULL : pv_calloc(1, sizeof(*sa));
+	size_t nl = (size_t)nr_lines + 1;
+	if (sa) {
+		sa->nr_lines = nr_lines;
+		sa->n = pv_calloc(nl, sizeof(*sa->n));
+		sa->lo = pv_calloc(nl, sizeof(*sa->lo));
+		sa->hi = pv_calloc(nl, sizeof(*sa->hi));
+		sa->hot = pv_calloc(nl, sizeof(*sa->hot));
+		sa->hot_self = pv_calloc(nl, sizeof(*sa->hot_self));
+	}
+	if (!sa || !sa->n || !sa->lo || !sa->hi || !sa->hot || !sa->hot_self) {
+		vec_free(&lv);
+		pv_source_addrs_free(sa);
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < n;) { /* one run per (line, address) */
+		uint32_t ln = la[i].line, k = i;
+		int64_t self = 0;
+		while (k < n && la[k].line == ln && la[k].addr == la[i].addr)
+			self += la[k++].self;
+		if (!sa->n[ln]++) {
+			sa->lo[ln] = la[i].addr;
+			sa->hot[ln] = la[i].addr;
+			sa->hot_self[ln] = self;
+		} else if (self > sa->hot_self[ln]) {
+			sa->hot[ln] = la[i].addr;
+			sa->hot_self[ln] = self;
+		}
+		sa->hi[ln] = la[i].addr;
+		i = k;
+	}
+	vec_free(&lv);
+	*out = sa;
 	return 0;
 }

@@ -4,13 +4,14 @@
 // it. Called by test.mjs with its helpers (t: {test, serve, cli, waitRows, eq, assert, noError,
 // OUT, SHOTS}); every expected figure is read from the profile itself or from the output of the
 // tool that wrote it, never from profview.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const WORDFREQ = 'tests/data/chrome/node-wordfreq.cpuprofile';
 const WORDFREQ_JS = 'tests/data/chrome/node-wordfreq.js';
 const CALLGRIND = 'tests/data/callgrind/lines/lines.callgrind';
 const ANNOTATE = 'tests/data/callgrind/lines/lines.callgrind.annotate';
+const PERF_SRCLINE = 'tests/data/perf/srcline-by-hand.perf.txt';
 
 const num = (s) => Number(String(s).replace(/,/g, ''));
 
@@ -23,7 +24,8 @@ async function sourceRows(page) {
     link: e.classList.contains('src-link'),
     total: e.children[1].textContent,
     self: e.children[2].textContent,
-    text: e.children[3].textContent,
+    text: e.querySelector('.c-text').textContent,
+    addr: e.querySelector('.c-addr') ? e.querySelector('.c-addr').textContent : null,
   })));
 }
 // {line: self} of the rows whose self is shown and not 0
@@ -48,6 +50,24 @@ function v8Lines(profile, file) {
     const samples = count.get(n.id) || 0;
     if (ticks > samples) throw new Error(`node ${n.id}: more ticks than samples`);
     add(n.callFrame.lineNumber + 1, samples - ticks);
+  }
+  return m;
+}
+
+// The leaf addresses of a perf script text with -F +srcline, from the text alone: per
+// "FILE:LINE" the first frame's address (hexadecimal, as perf prints it) and its period summed,
+// {"file:line": {addr: cost}}.
+function perfLeafAddrs(text) {
+  const m = {};
+  for (const sample of text.split(/\n\s*\n/)) {
+    const lines = sample.split('\n').filter((l) => l && !l.startsWith('#'));
+    const head = /\s(\d+)\s+\S+:\s*$/.exec(lines[0] || '');
+    const frame = /^\s+([0-9a-f]+) /.exec(lines[1] || '');
+    const src = /^ {2}(\S+):(\d+)$/.exec(lines[2] || '');
+    if (!head || !frame || !src) continue;
+    const k = `${src[1]}:${src[2]}`;
+    m[k] = m[k] || {};
+    m[k]['0x' + frame[1]] = (m[k]['0x' + frame[1]] || 0) + Number(head[1]);
   }
   return m;
 }
@@ -154,6 +174,35 @@ export async function linesTests(context, t) {
     eq(selfByLine(rows), h, 'lines.h under its center');
     await page.screenshot({ path: path.join(t.SHOTS, 'source-lines-callgrind.png') });
     await noError(page);
+  });
+
+  // perf -F +srcline has addresses: the source pane's address column gives each line's hottest
+  const perfDir = path.join(t.OUT, 'lines-perf');
+  mkdirSync(perfDir, { recursive: true });
+  copyFileSync(PERF_SRCLINE, path.join(perfDir, 'prog.perf.txt'));
+  writeFileSync(path.join(perfDir, 'prog.c'), Array.from({ length: 30 }, (_, i) => `/* prog.c line ${i + 1} */`).join('\n') + '\n');
+  const perf = await serve(path.join(perfDir, 'prog.perf.txt'));
+  await test('lines: a perf profile\'s source pane shows each hot line\'s address; a .cpuprofile has no address column', async () => {
+    await page.goto(perf + '?tab=source');
+    const rows = await sourceRows(page);
+    eq(await page.textContent('.pane[data-tab="source"] .source-path'), 'prog.c', 'the hottest file');
+    const want = perfLeafAddrs(readFileSync(PERF_SRCLINE, 'utf8'));
+    eq(want['prog.c:11'], { '0x1134': 2000 }, 'prog.c:11 in the file: two samples at 1134');
+    const shown = {};
+    for (const r of rows) if (r.addr) shown[`prog.c:${r.line}`] = r.addr;
+    const expect = {};
+    for (const [k, a] of Object.entries(want)) if (k.startsWith('prog.c:')) expect[k] = Object.keys(a)[0];
+    eq(shown, expect, 'the address of each line with self samples');
+    const l11 = page.locator('.pane[data-tab="source"] .src-row[data-line="11"] .c-addr');
+    assert((await l11.getAttribute('title')).includes('hottest 0x1134'), 'the address\'s tooltip');
+    assert(await page.isVisible('.pane[data-tab="source"] .src-addr-head'), 'the Address header');
+    await page.screenshot({ path: path.join(t.SHOTS, 'source-lines-perf-addr.png') });
+    await noError(page);
+    // a .cpuprofile has no addresses: no column
+    await page.goto(v8 + '?tab=source&metric=samples');
+    const v8rows = await sourceRows(page);
+    assert(v8rows.every((r) => r.addr === null), 'no address cell');
+    eq(await page.$$eval('.pane[data-tab="source"] .src-addr-head', (e) => e.length), 0, 'no Address header');
   });
 
   await test('lines: no uncaught page error', async () => {

@@ -655,7 +655,7 @@ T_TEST(api_view_thread_costs)
 
 /* ---- source ---- */
 
-#define HELLO_METRICS "\"metrics\": [{\"name\": \"samples\", \"unit\": \"count\"}]"
+#define HELLO_HEAD "\"metrics\": [{\"name\": \"samples\", \"unit\": \"count\"}], \"addresses\": false"
 
 T_TEST(api_view_source)
 {
@@ -664,7 +664,7 @@ T_TEST(api_view_source)
 	if (!a)
 		return;
 	EXPECT(a, "source", "file=0", 200,
-	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"center_lines\": [], \"lines\": [\n"
+	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_HEAD ", \"center_lines\": [], \"lines\": [\n"
 	       "{\"line\": 1, \"text\": \"int add(int a, int b)\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 2, \"text\": \"{\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 3, \"text\": \"\\treturn a + b; /* \\\"sum\\\" \\\\ */\", \"total\": [4], "
@@ -675,7 +675,7 @@ T_TEST(api_view_source)
 	       "\"scope\": \"line:hello.c:5\"}\n]}\n");
 	/* costs of the query: one thread, a center */
 	EXPECT(a, "source", "file=0&thread=1&center=add", 200,
-	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_METRICS ", \"center_lines\": [1], \"lines\": [\n"
+	       "{\"id\": 0, \"path\": \"hello.c\", " HELLO_HEAD ", \"center_lines\": [1], \"lines\": [\n"
 	       "{\"line\": 1, \"text\": \"int add(int a, int b)\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 2, \"text\": \"{\", \"total\": null, \"self\": null},\n"
 	       "{\"line\": 3, \"text\": \"\\treturn a + b; /* \\\"sum\\\" \\\\ */\", \"total\": [2], "

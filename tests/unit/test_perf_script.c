@@ -1047,6 +1047,65 @@ T_TEST(perf_srcline_by_hand)
 	pv_profile_free(p);
 }
 
+/*
+ * The address column of srcline-by-hand.perf.txt (pv_source_addrs): the leaf frames' addresses
+ * per line, read off the file: prog.c:10 at 1130 (one sample, 1000), prog.c:11 at 1134 (two,
+ * 2000); util.h:4 at 1140 and the inlined mix's util.h:5 at 1150 (1000 each). prog.c:12 and main's
+ * lines hold no leaf (no address), nor does the kernel leaf without a line. Centered on main's
+ * line 21 only the samples through it count: util.h:5's (and the kernel's, without a line).
+ */
+T_TEST(perf_srcline_addresses)
+{
+	struct pv_profile *p = t_load_as(t_data("perf/srcline-by-hand.perf.txt"), "perf-script");
+	if (!p)
+		return;
+	T_TRUE(p->frames.addr != NULL);
+	static const struct {
+		const char *file, *center;
+		uint32_t line;
+		uint64_t addr;
+		int64_t self;
+	} want[] = {
+	    {"prog.c", NULL, 10, 0x1130, 1000},
+	    {"prog.c", NULL, 11, 0x1134, 2000},
+	    {"util.h", NULL, 4, 0x1140, 1000},
+	    {"util.h", NULL, 5, 0x1150, 1000},
+	    {"util.h", "line:prog.c:21", 5, 0x1150, 1000},
+	};
+	uint32_t checked = 0, lines[2] = {0, 0};
+	for (int c = 0; c < 2; c++) {
+		struct pv_view *v = t_line_view(p, c ? "line:prog.c:21" : NULL);
+		for (pv_source_ix id = 0; v && id < p->sources.len; id++) {
+			const char *path = pv_str(p, p->sources.path[id]);
+			struct pv_source_addrs *sa = NULL;
+			struct pv_error err;
+			T_EQ_INT(pv_source_addrs(p, &v->q, id, 30, &sa, &err), 0);
+			if (!sa)
+				break;
+			for (uint32_t ln = 1; ln <= 30; ln++) {
+				lines[c] += sa->n[ln] != 0;
+				for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+					if (strcmp(want[k].file, path) != 0 || want[k].line != ln ||
+					    (want[k].center != NULL) != c)
+						continue;
+					T_EQ_INT(sa->n[ln], 1);
+					T_EQ_U64(sa->lo[ln], want[k].addr);
+					T_EQ_U64(sa->hi[ln], want[k].addr);
+					T_EQ_U64(sa->hot[ln], want[k].addr);
+					T_EQ_INT(sa->hot_self[ln], want[k].self);
+					checked++;
+				}
+			}
+			pv_source_addrs_free(sa);
+		}
+		pv_view_free(v);
+	}
+	T_EQ_INT(checked, 5);
+	T_EQ_INT(lines[0], 4);
+	T_EQ_INT(lines[1], 1);
+	pv_profile_free(p);
+}
+
 /* ---------------------------------------------------------------- hand-made variants */
 
 /*

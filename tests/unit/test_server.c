@@ -314,6 +314,8 @@ T_TEST(server_source_paths)
 	/* none asked: the hottest readable file (ok.c; link.c, a symbolic link, never) */
 	T_EQ_INT(get(&fx, "GET", "/" TOKEN "/api/source", NULL, &r), 200);
 	T_CONTAINS(body_of(r), "{\"id\": 0, \"path\": \"ok.c\", ");
+	T_CONTAINS(body_of(r), "\"addresses\": false"); /* speedscope has none: no addr column */
+	T_TRUE(strstr(body_of(r), "\"addr\"") == NULL);
 	free(r);
 	static const char *const bad[] = {
 	    "file=../../etc/passwd",

@@ -3,7 +3,8 @@
 // the center's lines (line: scopes, the definition line of a function center, the line a row
 // was opened at) highlighted; it scrolls to the line asked for, else the center function's
 // definition, else the hottest line. A click on a line with a cost centers the query on it
-// (its line:FILE:LINE scope), the file kept.
+// (its line:FILE:LINE scope), the file kept. Where the profile has addresses, an Address
+// column gives each line's hottest instruction address.
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
@@ -13,6 +14,7 @@ import { VList } from './vlist.js';
 
 const ROW_H = 17;
 const NUM_W = 78;
+const ADDR_W = 130;
 
 export class SourcePane {
   constructor() {
@@ -116,8 +118,11 @@ export class SourcePane {
     const mname = this.metrics[0] ? this.metrics[0].name : '';
     this.head.append(h('div', { class: 'num', style: { width: '56px', flex: 'none' }, text: 'Line' }),
       h('div', { class: 'num', style: { width: NUM_W + 'px', flex: 'none' }, text: 'Total', title: `Total ${mname}` }),
-      h('div', { class: 'num', style: { width: NUM_W + 'px', flex: 'none' }, text: 'Self', title: `Self ${mname}` }),
-      h('div', { class: 'name', text: 'Source' }));
+      h('div', { class: 'num', style: { width: NUM_W + 'px', flex: 'none' }, text: 'Self', title: `Self ${mname}` }));
+    // the address column: only when the profile has addresses (perf -F +srcline, pprof)
+    this.addrs = !!d.addresses;
+    if (this.addrs) this.head.append(h('div', { class: 'num src-addr-head', style: { width: ADDR_W + 'px', flex: 'none' }, text: 'Address', title: 'The hottest instruction address of the line (self), and how many more' }));
+    this.head.append(h('div', { class: 'name', text: 'Source' }));
     this.unit = unit;
     this.info.textContent = `${this.lines.length.toLocaleString('en-US')} lines · self in this file ${fmtCost(Math.round(sum * 1000) / 1000, unit)} ${mname}`;
     this.list.setCount(this.lines.length);
@@ -155,9 +160,18 @@ export class SourcePane {
     div.append(
       h('div', { class: 'c-line num', style: { flex: 'none' }, text: String(l.line) }),
       h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.total ? fmtCost(l.total[0], this.unit) : '', title: l.total ? fmtPct(l.total[0], this.sum) : '' }),
-      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.self ? fmtCost(l.self[0], this.unit) : '' }),
-      h('div', { class: 'c-text', text: l.text }));
+      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.self ? fmtCost(l.self[0], this.unit) : '' }));
+    if (this.addrs) div.append(addrCell(l.addr, this.unit));
+    div.append(h('div', { class: 'c-text', text: l.text }));
   }
+}
+
+// A line's addresses (api/source's "addr"): the hottest, "+N" more, the range and costs on hover.
+function addrCell(a, unit) {
+  if (!a) return h('div', { class: 'c-addr', style: { width: ADDR_W + 'px', flex: 'none' } });
+  const more = a.n > 1 ? ` +${a.n - 1}` : '';
+  const range = a.n > 1 ? `${a.n} addresses ${a.lo}..${a.hi}; ` : '';
+  return h('div', { class: 'c-addr', style: { width: ADDR_W + 'px', flex: 'none' }, text: a.hot + more, title: `${range}hottest ${a.hot}: self ${fmtCost(a.hot_self, unit)}` });
 }
 
 // Lines the center names in this file: line:FILE:LINE scopes whose FILE ends the path.
