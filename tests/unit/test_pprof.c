@@ -13,6 +13,7 @@
 
 #include "pv/import.h"
 #include "pv/profile.h"
+#include "pv/rows.h"
 #include "pv/view.h"
 #include "t.h"
 #include "tp.h"
@@ -784,6 +785,116 @@ T_TEST(pprof_lines_equal_go_tool_pprof)
 		rows += f->kind[r] == PV_ROW_LINE;
 	T_EQ_INT(lines, 54);
 	T_EQ_INT(rows, 54);
+	pv_view_free(v);
+	pv_profile_free(p);
+	free(want);
+}
+
+/*
+ * The source pane's addresses of a Go CPU profile against pprof's own:
+ * tests/data/pprof/sample.cpu.addresses.top is `go tool pprof -top -addresses -nodecount=100000
+ * -nodefraction=0 -unit=ms` of the corpus's sample.cpu (go1.19.8): one row per (address,
+ * function, file:line), flat in ms. Its rows with a flat time, grouped by file:line, give each
+ * line's addresses: how many, the lowest, the highest and the hottest (the lowest of equals) with
+ * its flat time; pv_source_addrs must give the same for every line of every file, and no more.
+ * The model keeps addresses module-relative: pprof's minus the start of the one mapping,
+ * 0x400000 with file offset 0 (`go tool pprof -raw`: "1: 0x400000/0x4b5000/0x0 .../sample.bin").
+ */
+T_TEST(pprof_addresses_equal_go_tool_pprof)
+{
+	struct pv_profile *p =
+	    t_load_as(t_corpus("pprof/internal/report/testdata/sample.cpu"), "pprof");
+	char *want = t_read_file(t_data("pprof/sample.cpu.addresses.top"), NULL);
+	T_TRUE(want != NULL);
+	struct pv_view *v = p ? t_line_view(p, NULL) : NULL;
+	if (!v || !want) {
+		pv_view_free(v);
+		pv_profile_free(p);
+		free(want);
+		return;
+	}
+	enum { MAXL = 128 };
+	struct {
+		char file[512];
+		uint32_t line, n;
+		uint64_t lo, hi, hot;
+		int64_t hot_self;
+	} *g = calloc(MAXL, sizeof(*g));
+	uint32_t ng = 0, rows = 0;
+	for (char *l = want; g && l && *l;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = 0;
+		char flat[32], addr[32], place[512];
+		/* "  100ms  5.68%  5.68%   100ms  5.68%  ADDRESS NAME FILE:LINE [(inline)]" */
+		if (sscanf(l, " %31s %*s %*s %*s %*s %31s %*s %511s", flat, addr, place) == 3 &&
+		    strchr(place, ':') && strtoll(flat, NULL, 10) > 0) {
+			char *colon = strrchr(place, ':');
+			*colon = 0;
+			uint32_t line = (uint32_t)strtoul(colon + 1, NULL, 10), k = 0;
+			uint64_t a = strtoull(addr, NULL, 16) - 0x400000;
+			int64_t fl = strtoll(flat, NULL, 10) * 1000000;
+			while (k < ng && (g[k].line != line || strcmp(g[k].file, place) != 0))
+				k++;
+			if (k == ng && ng < MAXL) {
+				snprintf(g[k].file, sizeof(g[k].file), "%s", place);
+				g[k].line = line;
+				g[k].lo = g[k].hi = a;
+				ng++;
+			}
+			if (k < ng) {
+				g[k].n++;
+				g[k].lo = a < g[k].lo ? a : g[k].lo;
+				g[k].hi = a > g[k].hi ? a : g[k].hi;
+				if (fl > g[k].hot_self || (fl == g[k].hot_self && a < g[k].hot)) {
+					g[k].hot = a;
+					g[k].hot_self = fl;
+				}
+			}
+			rows++;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	T_EQ_INT(rows, 76);
+	/* by hand from the file: hashmap.go:823 holds 8 addresses, 0x4095d0 the hottest (70ms) */
+	uint32_t checked = 0, shown = 0, hm823 = 0;
+	for (pv_source_ix id = 0; g && id < p->sources.len; id++) {
+		const char *path = pv_str(p, p->sources.path[id]);
+		struct pv_source_addrs *sa = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_source_addrs(p, &v->q, id, 2000, &sa, &err), 0);
+		if (!sa)
+			break;
+		for (uint32_t ln = 1; ln <= 2000; ln++) {
+			if (!sa->n[ln])
+				continue;
+			shown++;
+			uint32_t k = 0;
+			while (k < ng && (g[k].line != ln || strcmp(g[k].file, path) != 0))
+				k++;
+			if (k == ng) {
+				t_fail(__FILE__, __LINE__, "%s:%u: addresses pprof has not", path,
+				       ln);
+				continue;
+			}
+			T_EQ_INT(sa->n[ln], g[k].n);
+			T_EQ_U64(sa->lo[ln], g[k].lo);
+			T_EQ_U64(sa->hi[ln], g[k].hi);
+			T_EQ_U64(sa->hot[ln], g[k].hot);
+			T_EQ_INT(sa->hot_self[ln], g[k].hot_self);
+			if (ln == 823 && strstr(path, "hashmap.go")) {
+				hm823 = 1;
+				T_EQ_INT(sa->n[ln], 8);
+				T_EQ_U64(sa->hot[ln], 0x4095d0 - 0x400000);
+			}
+			checked++;
+		}
+		pv_source_addrs_free(sa);
+	}
+	T_EQ_INT(checked, ng);
+	T_EQ_INT(shown, ng);
+	T_TRUE(hm823);
+	free(g);
 	pv_view_free(v);
 	pv_profile_free(p);
 	free(want);
