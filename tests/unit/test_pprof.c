@@ -724,6 +724,26 @@ T_TEST(pprof_same_sample_type_twice)
 }
 
 /*
+ * The corpus's Go CPU profile sample.cpu, its top view by line (*p, *v) and go tool pprof's
+ * output for it (tests/data/<want>, returned to free()); NULL, with nothing to free, when one
+ * of them cannot be had.
+ */
+static char *go_sample_cpu(const char *want_file, struct pv_profile **p, struct pv_view **v)
+{
+	*p = t_load_as(t_corpus("pprof/internal/report/testdata/sample.cpu"), "pprof");
+	char *want = t_read_file(t_data(want_file), NULL);
+	T_TRUE(want != NULL);
+	*v = *p ? t_line_view(*p, NULL) : NULL;
+	if (!*v || !want) {
+		pv_view_free(*v);
+		pv_profile_free(*p);
+		free(want);
+		return NULL;
+	}
+	return want;
+}
+
+/*
  * Per-line costs of a Go CPU profile against pprof's own: tests/data/pprof/sample.cpu.lines.top
  * is `go tool pprof -top -lines -nodecount=100000 -nodefraction=0 -unit=ms` of the corpus's
  * sample.cpu (go1.19.8): one row per (function, file:line) of a location's line entries, flat
@@ -731,17 +751,11 @@ T_TEST(pprof_same_sample_type_twice)
  */
 T_TEST(pprof_lines_equal_go_tool_pprof)
 {
-	struct pv_profile *p =
-	    t_load_as(t_corpus("pprof/internal/report/testdata/sample.cpu"), "pprof");
-	char *want = t_read_file(t_data("pprof/sample.cpu.lines.top"), NULL);
-	T_TRUE(want != NULL);
-	struct pv_view *v = p ? t_line_view(p, NULL) : NULL;
-	if (!v || !want) {
-		pv_view_free(v);
-		pv_profile_free(p);
-		free(want);
+	struct pv_profile *p;
+	struct pv_view *v;
+	char *want = go_sample_cpu("pprof/sample.cpu.lines.top", &p, &v);
+	if (!want)
 		return;
-	}
 	const struct pv_flat *f = v->flat;
 	uint32_t rows = 0, lines = 0;
 	for (char *l = want; l && *l;) {
@@ -802,17 +816,11 @@ T_TEST(pprof_lines_equal_go_tool_pprof)
  */
 T_TEST(pprof_addresses_equal_go_tool_pprof)
 {
-	struct pv_profile *p =
-	    t_load_as(t_corpus("pprof/internal/report/testdata/sample.cpu"), "pprof");
-	char *want = t_read_file(t_data("pprof/sample.cpu.addresses.top"), NULL);
-	T_TRUE(want != NULL);
-	struct pv_view *v = p ? t_line_view(p, NULL) : NULL;
-	if (!v || !want) {
-		pv_view_free(v);
-		pv_profile_free(p);
-		free(want);
+	struct pv_profile *p;
+	struct pv_view *v;
+	char *want = go_sample_cpu("pprof/sample.cpu.addresses.top", &p, &v);
+	if (!want)
 		return;
-	}
 	enum { MAXL = 128 };
 	struct {
 		char file[512];
