@@ -148,6 +148,9 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 	}
 	pv_stack_ix *st = t->stack;
 	const struct pv_funcs *funcs = &b->p->funcs;
+	/* a stack per node at most, most of them with siblings: the map is sized once */
+	builder_stacks_reserve(b, n);
+	builder_stack_siblings_reserve(b, n);
 	for (uint32_t i = 0; i < n && !b->status; i++) {
 		uint32_t p = t->parent[i];
 		pv_stack_ix below = p == PV_NONE ? PV_NONE : st[p];

@@ -539,15 +539,22 @@ static int fc_room(struct pv_builder *b, uint64_t rows)
 	return 0;
 }
 
+/* A stack map that holds entries at 3/4 full at most: the smallest power of two from 1024. */
+static int stack_map_room(struct pv_builder *b, uint64_t entries)
+{
+	uint64_t cap = b->stack_map.slot ? (uint64_t)b->stack_map.mask + 1 : 0, nc = 1024;
+	if (entries * 4 <= cap * 3)
+		return 0;
+	while (entries * 4 > nc * 3)
+		nc *= 2;
+	return stack_map_resize(b, nc);
+}
+
 /* Puts a stack known to be absent in the map, growing it past 3/4 full. */
 static int stack_map_add(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame, uint32_t row)
 {
-	if (!b->stack_map.slot ||
-	    (uint64_t)(b->stack_map.count + 1) * 4 > ((uint64_t)b->stack_map.mask + 1) * 3) {
-		if (stack_map_resize(b, b->stack_map.slot ? ((uint64_t)b->stack_map.mask + 1) * 2
-							  : 1024))
-			return -1;
-	}
+	if (stack_map_room(b, (uint64_t)b->stack_map.count + 1))
+		return -1;
 	stack_map_place(b->stack_map.slot, b->stack_map.mask, prefix, frame, row + 1);
 	b->stack_map.count++;
 	return 0;
@@ -613,6 +620,15 @@ void builder_stacks_reserve(struct pv_builder *b, uint32_t n)
 		rebuild_stack_map(b);
 	else
 		fc_room(b, rows);
+}
+
+void builder_stack_siblings_reserve(struct pv_builder *b, uint32_t n)
+{
+	if (b->status)
+		return;
+	if (b->stacks_done && rebuild_stack_map(b))
+		return;
+	stack_map_room(b, (uint64_t)b->stack_map.count + n);
 }
 
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
