@@ -153,6 +153,7 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 	 * them: the nodes whose parent has two children or more (fn counts the children here).
 	 */
 	builder_stacks_reserve(b, n);
+	builder_frames_reserve(b, n);
 	memset(fn, 0, (size_t)n * sizeof(*fn));
 	for (uint32_t i = 0; i < n; i++)
 		if (t->parent[i] < n && fn[t->parent[i]] < 2)

@@ -17,14 +17,10 @@ struct colspec {
 	size_t elt;
 };
 
-static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct colspec *cols,
-		      size_t n)
+/* The columns at capacity nc (0: past the limit). */
+static int resize_table(struct pv_builder *b, uint32_t *cap, uint32_t nc, struct colspec *cols,
+			size_t n)
 {
-	if (b->status)
-		return -1;
-	if (*len < *cap)
-		return 0;
-	uint32_t nc = grow_cap(*cap, (uint64_t)*len + 1);
 	if (!nc) {
 		b->status = PV_ELIMIT;
 		return -1;
@@ -37,6 +33,16 @@ static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct
 	}
 	*cap = nc;
 	return 0;
+}
+
+static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct colspec *cols,
+		      size_t n)
+{
+	if (b->status)
+		return -1;
+	if (*len < *cap)
+		return 0;
+	return resize_table(b, cap, grow_cap(*cap, (uint64_t)*len + 1), cols, n);
 }
 
 #define COL(c)                              \
@@ -390,6 +396,32 @@ static bool frame_eq(const void *ctx, uint32_t row)
 	       t->kind[row] == k->kind && t->source[row] == k->source1 - 1;
 }
 
+/* The frame columns at capacity nc; the address column exists from the first frame with one. */
+static int frames_resize(struct pv_builder *b, uint32_t nc)
+{
+	struct pv_frames *t = &b->p->frames;
+	if (b->status ||
+	    resize_table(b, &t->cap, nc,
+			 (struct colspec[]){COL(t->func), COL(t->line), COL(t->column),
+					    COL(t->inline_depth), COL(t->category),
+					    COL(t->subcategory), COL(t->kind), COL(t->source)},
+			 8))
+		return -1;
+	if (t->addr && COL_GROW(t->addr, t->cap)) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+void builder_frames_reserve(struct pv_builder *b, uint32_t n)
+{
+	const struct pv_frames *t = &b->p->frames;
+	uint64_t rows = (uint64_t)t->len + n;
+	if (!b->status && rows > t->cap && rows <= PV_MAX_ROWS)
+		frames_resize(b, (uint32_t)rows);
+}
+
 pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 {
 	if (b->status)
@@ -419,15 +451,8 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 		if (r != UINT32_MAX)
 			return r;
 	}
-	uint32_t cap = t->cap;
-	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->inline_depth),
-		 COL(t->category), COL(t->subcategory), COL(t->kind), COL(t->source)))
+	if (t->len == t->cap && frames_resize(b, grow_cap(t->cap, (uint64_t)t->len + 1)))
 		return PV_NONE;
-	/* the address column exists from the first frame with an address on (NULL: none has) */
-	if (t->addr && t->cap != cap && COL_GROW(t->addr, t->cap)) {
-		b->status = PV_ENOMEM;
-		return PV_NONE;
-	}
 	if (!t->addr && k->addr != PV_ADDR_NONE) {
 		if (!(t->addr = pv_malloc((size_t)t->cap * sizeof(*t->addr)))) {
 			b->status = PV_ENOMEM;
@@ -521,16 +546,23 @@ static int stack_map_resize(struct pv_builder *b, uint64_t cap)
  * the capacity beyond is never touched (a first_child as large as the stacks' capacity would
  * double the resident memory it takes).
  */
-static int fc_room(struct pv_builder *b, uint64_t rows)
+static int fc_grow(struct pv_builder *b, uint64_t need)
 {
-	if (rows + 1 > b->fc_cap) {
-		uint32_t nc = grow_cap(b->fc_cap, rows + 1);
+	if (need > b->fc_cap) {
+		uint32_t nc = grow_cap(b->fc_cap, need);
 		if (!nc || COL_GROW(b->first_child, nc)) {
 			b->status = PV_ENOMEM;
 			return -1;
 		}
 		b->fc_cap = nc;
 	}
+	return 0;
+}
+
+static int fc_room(struct pv_builder *b, uint64_t rows)
+{
+	if (fc_grow(b, rows + 1))
+		return -1;
 	if (rows + 1 > b->fc_len) {
 		memset(b->first_child + b->fc_len, 0,
 		       (size_t)(rows + 1 - b->fc_len) * sizeof(*b->first_child));
@@ -616,10 +648,11 @@ void builder_stacks_reserve(struct pv_builder *b, uint32_t n)
 		}
 		t->cap = (uint32_t)rows;
 	}
+	/* capacity only: builder_stack zeroes first_child as far as the prefixes it meets */
 	if (b->stacks_done)
 		rebuild_stack_map(b);
 	else
-		fc_room(b, rows);
+		fc_grow(b, rows + 1);
 }
 
 void builder_stack_siblings_reserve(struct pv_builder *b, uint32_t n)
@@ -657,7 +690,7 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 	if (known) {
 		/* first_child is set as far as the prefixes used (a stack no one extends has none)
 		 */
-		if (fc_room(b, (uint64_t)prefix + 1))
+		if (prefix + 2 > b->fc_len && fc_room(b, (uint64_t)prefix + 1))
 			return PV_NONE;
 		uint64_t fc = b->first_child[prefix + 1];
 		if (!fc)

@@ -119,6 +119,8 @@ static inline pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_m
 pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k);
 /* A frame with only a function (line/addr unknown, category inherited). */
 pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f);
+/* Room for n more frames (an upper bound is fine: the rows not used are never touched). */
+void builder_frames_reserve(struct pv_builder *b, uint32_t n);
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame);
 /*
  * The importer will add no stack for a while (its stack table is complete; it maps its own
