@@ -33,6 +33,7 @@
 
 #include "api.h"
 #include "gate.h"
+#include "mhd_load.h"
 
 #define SERVER_THREADS 4 /* the library's pool of polling threads */
 #define SERVER_CONNECTIONS                                                                    \
@@ -366,6 +367,9 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 			MHD_stop_daemon(s->d);
 		close(lfd);
 		free(s);
+		if (dummy >= 0 && !mhd_load())
+			return pv_error_set(err, PV_EIO, "cannot start the HTTP server: %s",
+					    mhd_load_error());
 		return pv_error_set(err, PV_EIO, "cannot start the HTTP server's threads");
 	}
 

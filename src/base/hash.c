@@ -14,40 +14,31 @@ uint64_t hash_bytes(const void *p, size_t n)
 
 void ixmap_release(struct ixmap *m)
 {
-	pv_free(m->row);
-	pv_free(m->hash);
+	pv_free(m->slot);
 	memset(m, 0, sizeof(*m));
 }
 
 static int ixmap_grow(struct ixmap *m)
 {
-	uint32_t cap = m->row ? (m->mask + 1) * 2 : 1024;
+	uint32_t cap = m->slot ? (m->mask + 1) * 2 : 1024;
 	if (cap == 0)
 		return PV_ENOMEM;
-	uint32_t *row = pv_calloc(cap, sizeof(*row));
-	uint32_t *hash = pv_malloc((size_t)cap * sizeof(*hash));
-	if (!row || !hash) {
-		pv_free(row);
-		pv_free(hash);
+	uint64_t *slot = pv_calloc(cap, sizeof(*slot));
+	if (!slot)
 		return PV_ENOMEM;
-	}
 	/* Slots come from the low 32 bits of the hash, which are kept. */
 	uint32_t mask = cap - 1;
-	if (m->row) {
-		for (uint32_t i = 0; i <= m->mask; i++) {
-			if (!m->row[i])
-				continue;
-			uint32_t j = m->hash[i] & mask;
-			while (row[j])
-				j = (j + 1) & mask;
-			row[j] = m->row[i];
-			hash[j] = m->hash[i];
-		}
+	for (uint32_t i = 0; m->slot && i <= m->mask; i++) {
+		uint64_t e = m->slot[i];
+		if (!(uint32_t)e)
+			continue;
+		uint32_t j = (uint32_t)(e >> 32) & mask;
+		while ((uint32_t)slot[j])
+			j = (j + 1) & mask;
+		slot[j] = e;
 	}
-	pv_free(m->row);
-	pv_free(m->hash);
-	m->row = row;
-	m->hash = hash;
+	pv_free(m->slot);
+	m->slot = slot;
 	m->mask = mask;
 	return 0;
 }
@@ -55,17 +46,16 @@ static int ixmap_grow(struct ixmap *m)
 int ixmap_insert(struct ixmap *m, uint32_t slot, uint64_t h, uint32_t row)
 {
 	(void)slot;
-	if (!m->row || (uint64_t)(m->count + 1) * 4 > (uint64_t)(m->mask + 1) * 3) {
+	if (!m->slot || (uint64_t)(m->count + 1) * 4 > (uint64_t)(m->mask + 1) * 3) {
 		if (ixmap_grow(m))
 			return PV_ENOMEM;
 	}
 	/* Probe again from the start position; cheap, and correct after a grow. */
 	uint32_t h32 = (uint32_t)h;
 	uint32_t i = h32 & m->mask;
-	while (m->row[i])
+	while ((uint32_t)m->slot[i])
 		i = (i + 1) & m->mask;
-	m->row[i] = row + 1;
-	m->hash[i] = h32;
+	m->slot[i] = (uint64_t)h32 << 32 | (row + 1);
 	m->count++;
 	return 0;
 }

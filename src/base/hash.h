@@ -23,9 +23,12 @@ static inline uint64_t hash_u64(uint64_t x)
 }
 
 struct ixmap {
-	uint32_t *row;	/* row + 1; 0 = empty slot */
-	uint32_t *hash; /* low 32 bits of the key's hash */
-	uint32_t mask;	/* capacity - 1, capacity a power of two */
+	/*
+	 * Low word row + 1 (0: an empty slot), high word the low 32 bits of the key's hash: a
+	 * probe reads one word, so it costs one cache line, not two.
+	 */
+	uint64_t *slot;
+	uint32_t mask; /* capacity - 1, capacity a power of two */
 	uint32_t count;
 };
 
@@ -40,19 +43,20 @@ typedef bool (*ixmap_eq_fn)(const void *ctx, uint32_t row);
 static inline uint32_t ixmap_find(const struct ixmap *m, uint64_t h, ixmap_eq_fn eq,
 				  const void *ctx, uint32_t *slot)
 {
-	if (!m->row) {
+	if (!m->slot) {
 		*slot = UINT32_MAX;
 		return UINT32_MAX;
 	}
 	uint32_t h32 = (uint32_t)h;
 	uint32_t i = h32 & m->mask;
 	for (;;) {
-		uint32_t r = m->row[i];
+		uint64_t e = m->slot[i];
+		uint32_t r = (uint32_t)e;
 		if (!r) {
 			*slot = i;
 			return UINT32_MAX;
 		}
-		if (m->hash[i] == h32 && eq(ctx, r - 1))
+		if ((uint32_t)(e >> 32) == h32 && eq(ctx, r - 1))
 			return r - 1;
 		i = (i + 1) & m->mask;
 	}

@@ -148,6 +148,20 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 	}
 	pv_stack_ix *st = t->stack;
 	const struct pv_funcs *funcs = &b->p->funcs;
+	/*
+	 * A stack per node at most; those with siblings go to the builder's map, sized once for
+	 * them: the nodes whose parent has two children or more (fn counts the children here).
+	 */
+	builder_stacks_reserve(b, n);
+	builder_frames_reserve(b, n);
+	memset(fn, 0, (size_t)n * sizeof(*fn));
+	for (uint32_t i = 0; i < n; i++)
+		if (t->parent[i] < n && fn[t->parent[i]] < 2)
+			fn[t->parent[i]]++;
+	uint32_t siblings = 0;
+	for (uint32_t i = 0; i < n; i++)
+		siblings += t->parent[i] >= n || fn[t->parent[i]] > 1;
+	builder_stack_siblings_reserve(b, siblings);
 	for (uint32_t i = 0; i < n && !b->status; i++) {
 		uint32_t p = t->parent[i];
 		pv_stack_ix below = p == PV_NONE ? PV_NONE : st[p];

@@ -17,14 +17,10 @@ struct colspec {
 	size_t elt;
 };
 
-static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct colspec *cols,
-		      size_t n)
+/* The columns at capacity nc (0: past the limit). */
+static int resize_table(struct pv_builder *b, uint32_t *cap, uint32_t nc, struct colspec *cols,
+			size_t n)
 {
-	if (b->status)
-		return -1;
-	if (*len < *cap)
-		return 0;
-	uint32_t nc = grow_cap(*cap, (uint64_t)*len + 1);
 	if (!nc) {
 		b->status = PV_ELIMIT;
 		return -1;
@@ -37,6 +33,16 @@ static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct
 	}
 	*cap = nc;
 	return 0;
+}
+
+static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct colspec *cols,
+		      size_t n)
+{
+	if (b->status)
+		return -1;
+	if (*len < *cap)
+		return 0;
+	return resize_table(b, cap, grow_cap(*cap, (uint64_t)*len + 1), cols, n);
 }
 
 #define COL(c)                              \
@@ -390,6 +396,32 @@ static bool frame_eq(const void *ctx, uint32_t row)
 	       t->kind[row] == k->kind && t->source[row] == k->source1 - 1;
 }
 
+/* The frame columns at capacity nc; the address column exists from the first frame with one. */
+static int frames_resize(struct pv_builder *b, uint32_t nc)
+{
+	struct pv_frames *t = &b->p->frames;
+	if (b->status ||
+	    resize_table(b, &t->cap, nc,
+			 (struct colspec[]){COL(t->func), COL(t->line), COL(t->column),
+					    COL(t->inline_depth), COL(t->category),
+					    COL(t->subcategory), COL(t->kind), COL(t->source)},
+			 8))
+		return -1;
+	if (t->addr && COL_GROW(t->addr, t->cap)) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+void builder_frames_reserve(struct pv_builder *b, uint32_t n)
+{
+	const struct pv_frames *t = &b->p->frames;
+	uint64_t rows = (uint64_t)t->len + n;
+	if (!b->status && rows > t->cap && rows <= PV_MAX_ROWS)
+		frames_resize(b, (uint32_t)rows);
+}
+
 pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 {
 	if (b->status)
@@ -419,15 +451,8 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 		if (r != UINT32_MAX)
 			return r;
 	}
-	uint32_t cap = t->cap;
-	if (GROW(b, t, COL(t->func), COL(t->line), COL(t->column), COL(t->inline_depth),
-		 COL(t->category), COL(t->subcategory), COL(t->kind), COL(t->source)))
+	if (t->len == t->cap && frames_resize(b, grow_cap(t->cap, (uint64_t)t->len + 1)))
 		return PV_NONE;
-	/* the address column exists from the first frame with an address on (NULL: none has) */
-	if (t->addr && t->cap != cap && COL_GROW(t->addr, t->cap)) {
-		b->status = PV_ENOMEM;
-		return PV_NONE;
-	}
 	if (!t->addr && k->addr != PV_ADDR_NONE) {
 		if (!(t->addr = pv_malloc((size_t)t->cap * sizeof(*t->addr)))) {
 			b->status = PV_ENOMEM;
@@ -516,39 +541,72 @@ static int stack_map_resize(struct pv_builder *b, uint64_t cap)
 
 #define FC_MANY 0xffffffffu
 
-/*
- * Room in first_child for prefixes up to row rows - 1 (index rows), set to 0 as far as that:
- * the capacity beyond is never touched (a first_child as large as the stacks' capacity would
- * double the resident memory it takes).
- */
-static int fc_room(struct pv_builder *b, uint64_t rows)
+/* Capacity for need entries of first_child, none of them set. */
+static int fc_grow(struct pv_builder *b, uint64_t need)
 {
-	if (rows + 1 > b->fc_cap) {
-		uint32_t nc = grow_cap(b->fc_cap, rows + 1);
+	if (need > b->fc_cap) {
+		uint32_t nc = grow_cap(b->fc_cap, need);
 		if (!nc || COL_GROW(b->first_child, nc)) {
 			b->status = PV_ENOMEM;
 			return -1;
 		}
 		b->fc_cap = nc;
 	}
+	return 0;
+}
+
+/*
+ * Room in first_child for prefixes up to row rows - 1 (index rows), set to 0 as far as that
+ * and up to 512 entries (a page or so) further within the capacity, so that stacks made one
+ * after another do not come here each: the capacity beyond is never touched (a first_child as
+ * large as the stacks' capacity would double the resident memory it takes).
+ */
+static int fc_room(struct pv_builder *b, uint64_t rows)
+{
+	if (fc_grow(b, rows + 1))
+		return -1;
 	if (rows + 1 > b->fc_len) {
+		uint64_t end = (uint64_t)b->fc_len + 512;
+		if (end < rows + 1)
+			end = rows + 1;
+		if (end > b->fc_cap)
+			end = b->fc_cap;
 		memset(b->first_child + b->fc_len, 0,
-		       (size_t)(rows + 1 - b->fc_len) * sizeof(*b->first_child));
-		b->fc_len = (uint32_t)rows + 1;
+		       (size_t)(end - b->fc_len) * sizeof(*b->first_child));
+		b->fc_len = (uint32_t)end;
 	}
 	return 0;
 }
 
-/* Puts a stack known to be absent in the map, growing it past 3/4 full. */
-static int stack_map_add(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame, uint32_t row)
+/* A stack map that holds entries at 3/4 full at most: the smallest power of two from 1024. */
+static inline int stack_map_room(struct pv_builder *b, uint64_t entries)
 {
-	if (!b->stack_map.slot ||
-	    (uint64_t)(b->stack_map.count + 1) * 4 > ((uint64_t)b->stack_map.mask + 1) * 3) {
-		if (stack_map_resize(b, b->stack_map.slot ? ((uint64_t)b->stack_map.mask + 1) * 2
-							  : 1024))
-			return -1;
+	uint64_t cap = b->stack_map.slot ? (uint64_t)b->stack_map.mask + 1 : 0, nc = 1024;
+	if (entries * 4 <= cap * 3)
+		return 0;
+	while (entries * 4 > nc * 3)
+		nc *= 2;
+	return stack_map_resize(b, nc);
+}
+
+/*
+ * Puts a stack known to be absent in the map, growing it past 3/4 full. at: the free slot where
+ * a lookup of this key just ended (UINT32_MAX when none), used unless the map grew since.
+ */
+static int stack_map_add(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame, uint32_t row,
+			 uint32_t at)
+{
+	uint32_t mask = b->stack_map.mask;
+	if (stack_map_room(b, (uint64_t)b->stack_map.count + 1))
+		return -1;
+	if (at != UINT32_MAX && b->stack_map.mask == mask) {
+		uint32_t *e = b->stack_map.slot + 3 * (size_t)at;
+		e[0] = prefix;
+		e[1] = frame;
+		e[2] = row + 1;
+	} else {
+		stack_map_place(b->stack_map.slot, b->stack_map.mask, prefix, frame, row + 1);
 	}
-	stack_map_place(b->stack_map.slot, b->stack_map.mask, prefix, frame, row + 1);
 	b->stack_map.count++;
 	return 0;
 }
@@ -556,24 +614,27 @@ static int stack_map_add(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix f
 /*
  * Notes stack row (prefix, frame) as a child of its prefix: first_child for a first child,
  * the map (with the first one) for the others. A prefix that is not a stack (yet) keeps its
- * children in the map.
+ * children in the map. at: as for stack_map_add.
  */
-static int note_child(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame, uint32_t row)
+static int note_child(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame, uint32_t row,
+		      uint32_t at)
 {
 	uint32_t i = prefix + 1;
 	if (prefix != PV_NONE && prefix >= row)
-		return stack_map_add(b, prefix, frame, row);
+		return stack_map_add(b, prefix, frame, row, at);
 	uint64_t fc = b->first_child[i];
 	if (!fc) {
 		b->first_child[i] = (uint64_t)frame << 32 | (row + 1);
 		return 0;
 	}
 	if ((uint32_t)fc != FC_MANY) {
-		if (stack_map_add(b, prefix, (uint32_t)(fc >> 32), (uint32_t)fc - 1))
+		/* the map changes first: the slot a lookup found no longer holds */
+		if (stack_map_add(b, prefix, (uint32_t)(fc >> 32), (uint32_t)fc - 1, UINT32_MAX))
 			return -1;
 		b->first_child[i] = FC_MANY;
+		at = UINT32_MAX;
 	}
-	return stack_map_add(b, prefix, frame, row);
+	return stack_map_add(b, prefix, frame, row, at);
 }
 
 /* The stack map again, after builder_stacks_done. */
@@ -589,7 +650,7 @@ static int rebuild_stack_map(struct pv_builder *b)
 			if (!root)
 				return -1;
 			*root = r + 1;
-		} else if (note_child(b, t->prefix[r], t->frame[r], r)) {
+		} else if (note_child(b, t->prefix[r], t->frame[r], r, UINT32_MAX)) {
 			return -1;
 		}
 	}
@@ -609,10 +670,20 @@ void builder_stacks_reserve(struct pv_builder *b, uint32_t n)
 		}
 		t->cap = (uint32_t)rows;
 	}
+	/* capacity only: builder_stack zeroes first_child as far as the prefixes it meets */
 	if (b->stacks_done)
 		rebuild_stack_map(b);
 	else
-		fc_room(b, rows);
+		fc_grow(b, rows + 1);
+}
+
+void builder_stack_siblings_reserve(struct pv_builder *b, uint32_t n)
+{
+	if (b->status)
+		return;
+	if (b->stacks_done && rebuild_stack_map(b))
+		return;
+	stack_map_room(b, (uint64_t)b->stack_map.count + n);
 }
 
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
@@ -638,10 +709,11 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 		return r;
 	}
 	bool known = prefix < t->len;
+	uint32_t at = UINT32_MAX;
 	if (known) {
 		/* first_child is set as far as the prefixes used (a stack no one extends has none)
 		 */
-		if (fc_room(b, (uint64_t)prefix + 1))
+		if (prefix + 2 > b->fc_len && fc_room(b, (uint64_t)prefix + 1))
 			return PV_NONE;
 		uint64_t fc = b->first_child[prefix + 1];
 		if (!fc)
@@ -657,12 +729,13 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 		for (uint32_t *e; (e = b->stack_map.slot + 3 * (size_t)j)[2]; j = (j + 1) & mask)
 			if (e[0] == prefix && e[1] == frame)
 				return e[2] - 1;
+		at = j; /* absent: it goes here unless the map grows first */
 	}
 add:
 	if (GROW(b, t, COL(t->frame), COL(t->prefix)))
 		return PV_NONE;
 	uint32_t r = t->len;
-	if (note_child(b, prefix, frame, r))
+	if (note_child(b, prefix, frame, r, at))
 		return PV_NONE;
 	t->frame[r] = frame;
 	t->prefix[r] = prefix;

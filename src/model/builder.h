@@ -119,6 +119,8 @@ static inline pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_m
 pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k);
 /* A frame with only a function (line/addr unknown, category inherited). */
 pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f);
+/* Room for n more frames (an upper bound is fine: the rows not used are never touched). */
+void builder_frames_reserve(struct pv_builder *b, uint32_t n);
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame);
 /*
  * The importer will add no stack for a while (its stack table is complete; it maps its own
@@ -128,6 +130,13 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 void builder_stacks_done(struct pv_builder *b);
 /* Room for n more stacks (a table about to be interned): no growth, no rehashing on the way. */
 void builder_stacks_reserve(struct pv_builder *b, uint32_t n);
+/*
+ * Room in the map of stacks that have siblings for n more: for a tree whose nodes mostly have
+ * siblings (a calling context tree), so that the map is not rehashed while it is interned. A
+ * table of call paths (most stacks their prefix's only child) needs only builder_stacks_reserve:
+ * the map stays the size of the stacks that have siblings.
+ */
+void builder_stack_siblings_reserve(struct pv_builder *b, uint32_t n);
 
 pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, int64_t tid,
 			    pv_str_ix process_name);
