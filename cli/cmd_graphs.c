@@ -78,6 +78,11 @@ int cmd_activity(const struct cli *c, const char *path, const struct pv_profile 
 		pv_markers_free(ms);
 		return cli_lib_error(path, rc, err.msg);
 	}
+	if (!a->timed)
+		cli_say("note",
+			"%s: no sample or marker has a time: every bucket is empty "
+			"(\"timed\": false)",
+			path);
 	struct pv_json *j = pv_json_new(stdout);
 	rc = j ? pv_json_activity(j, a, ms) : PV_ENOMEM;
 	pv_activity_free(a);

@@ -84,6 +84,7 @@ struct pv_activity {
 	const struct pv_profile *p;
 	int64_t start_ns, end_ns;
 	uint32_t buckets;
+	bool timed; /* some sample or marker has a time (pv_profile_span): else no bucket has any */
 	uint32_t nr_categories; /* the profile's, plus one ("Other", "grey") when other */
 	bool other;
 	uint32_t nr_threads;

@@ -890,6 +890,10 @@ int pv_json_activity(struct pv_json *j, const struct pv_activity *a, const struc
 	pv_json_object(j);
 	pv_json_kms(j, "start", a->start_ns);
 	pv_json_kms(j, "end", a->end_ns);
+	if (!a->timed) { /* only then: the answers of timed profiles stay as they were */
+		pv_json_key(j, "timed");
+		pv_json_bool(j, false);
+	}
 	pv_json_key(j, "bucket");
 	pv_json_double(j, (double)pv_time_diff(a->end_ns, a->start_ns) / nb / 1e6);
 	pv_json_key(j, "categories");

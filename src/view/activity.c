@@ -143,7 +143,7 @@ int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 		      struct pv_activity **out, struct pv_error *err)
 {
 	int64_t lo, hi;
-	pv_profile_span(p, &lo, &hi);
+	bool timed = pv_profile_span(p, &lo, &hi);
 	int64_t start = o->has_start ? o->start_ns : lo;
 	int64_t end = o->has_end ? o->end_ns : pv_activity_end(p);
 	if (end <= start)
@@ -162,6 +162,7 @@ int pv_activity_build(const struct pv_profile *p, const struct pv_markers *ms,
 	a->start_ns = start;
 	a->end_ns = end;
 	a->buckets = o->buckets;
+	a->timed = timed;
 	uint8_t *keep = NULL;
 	pv_cat_ix *leaf = NULL;
 	int rc = pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &a->thread,
