@@ -47,10 +47,14 @@ static void *sym(void *h, const char *name, bool *ok)
 
 static void load(void)
 {
+	/* else another soname: the development link (libmicrohttpd-dev) names the one installed */
 	void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		const char *e = dlerror();
-		snprintf(why, sizeof(why), "%s", e && *e ? e : "cannot open " MHD_SONAME);
+		snprintf(why, sizeof(why),
+			 "cannot open %s nor libmicrohttpd.so (Debian: libmicrohttpd12)",
+			 MHD_SONAME);
 		return;
 	}
 	bool ok = true;
