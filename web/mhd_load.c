@@ -47,7 +47,7 @@ static void *sym(void *h, const char *name, bool *ok)
 
 static void load(void)
 {
-	/* else another soname: the development link (libmicrohttpd-dev) names the one installed */
+	/* the soname, else whichever one the development link (libmicrohttpd-dev) names */
 	void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		h = dlopen("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
