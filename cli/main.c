@@ -264,7 +264,7 @@ enum {
 	OPT_VIEW,
 	OPT_NORMALIZE,
 	OPT_DIFF_FLAME,
-	OPT_QUERY, /* + the index in query_options */
+	OPT_QUERY, /* + i: the query option pv_query_option_name(i) */
 };
 
 /* The command line's own options, each with the command flag it needs (0: any command) and
@@ -300,37 +300,9 @@ static const struct cli_option {
 };
 #define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
 
-/* Options that belong to the query (query.h); their values go to pv_query_set_option. */
-static const char *const query_options[] = {
-    "center",
-    "include",
-    "drop",
-    "merge",
-    "collapse-recursion",
-    "collapse-module",
-    "focus-category",
-    "tag",
-    "drop-tag",
-    "metric",
-    "by",
-    "thread",
-    "range",
-    "percent",
-    "min-percent",
-    "depth",
-    "sort",
-    "inside-markers",
-    "inline",
-    "self",
-    "collapse-subtree",
-    "prune",
-    "collapse-direct-recursion",
-    "focus-self",
-    "focus-inverted",
-    "max-rows",
-    "derive",
-};
-#define NR_QUERY_OPTIONS (sizeof(query_options) / sizeof(query_options[0]))
+/* The query's options (query.h) are long options too: OPT_QUERY + i names
+ * pv_query_option_name(i); their values go to pv_query_set_option. */
+#define NR_QUERY_OPTIONS PV_QUERY_NR_OPTIONS
 
 /* The query options that apply to the marker commands (the rest shape call trees). */
 static bool marker_option(const char *name)
@@ -459,7 +431,7 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 	}
 	if (ch < OPT_QUERY || ch >= OPT_QUERY + (int)NR_QUERY_OPTIONS)
 		return 0;
-	const char *name = query_options[ch - OPT_QUERY];
+	const char *name = pv_query_option_name((uint32_t)(ch - OPT_QUERY));
 	if ((cmd->flags & CMD_MARKER_TABLE) && strcmp(name, "sort") == 0) {
 		/* the marker table's own order */
 		if (strcmp(arg, "start") == 0)
@@ -545,9 +517,12 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 	for (size_t i = 0; i < NR_OPTIONS; i++)
 		longopts[nl++] =
 		    (struct option){options[i].name, options[i].has_arg, NULL, options[i].id};
-	for (size_t i = 0; i < NR_QUERY_OPTIONS; i++)
-		longopts[nl++] =
-		    (struct option){query_options[i], required_argument, NULL, OPT_QUERY + (int)i};
+	for (uint32_t i = 0; i < NR_QUERY_OPTIONS; i++) {
+		const char *name = pv_query_option_name(i);
+		if (name[1]) /* one letter (n): the short option -n */
+			longopts[nl++] =
+			    (struct option){name, required_argument, NULL, OPT_QUERY + (int)i};
+	}
 	longopts[nl] = (struct option){NULL, 0, NULL, 0};
 	optind = 1;
 	opterr = 0;

@@ -172,6 +172,9 @@ int pv_granularity_parse(const char *s, enum pv_granularity *out);
  */
 int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
 			struct pv_error *err);
+/* The long option names pv_query_set_option takes: name i < PV_QUERY_NR_OPTIONS. */
+#define PV_QUERY_NR_OPTIONS 28
+const char *pv_query_option_name(uint32_t i);
 /*
  * The flags that rebuild q (view not included: it is the command), as one line.
  * Every writer returns a string to free(), NULL when out of memory. The readers overwrite q

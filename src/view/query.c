@@ -442,6 +442,7 @@ static const char *const cli_names[] = {
 };
 
 _Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
+_Static_assert(NR(cli_names) == PV_QUERY_NR_OPTIONS, "PV_QUERY_NR_OPTIONS counts them");
 _Static_assert(NR(filter_names) == O_METRIC - O_FILTER, "one option per filter");
 
 static int too_many(const char *label, struct pv_error *err)
@@ -670,6 +671,11 @@ static int set_value(struct pv_query *q, enum opt o, const char *v, const char *
 		return 0;
 	default: /* center, filters, thread */ return add_item(q, o, v, label, err);
 	}
+}
+
+const char *pv_query_option_name(uint32_t i)
+{
+	return i < NR(cli_names) ? cli_names[i] : NULL;
 }
 
 int pv_query_set_option(struct pv_query *q, const char *name, const char *value,
