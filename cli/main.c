@@ -518,10 +518,9 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 		longopts[nl++] =
 		    (struct option){options[i].name, options[i].has_arg, NULL, options[i].id};
 	for (uint32_t i = 0; i < NR_QUERY_OPTIONS; i++) {
-		const char *name = pv_query_option_name(i);
-		if (name[1]) /* one letter (n): the short option -n */
-			longopts[nl++] =
-			    (struct option){name, required_argument, NULL, OPT_QUERY + (int)i};
+		/* one letter (n) too: --n 3 is -n 3, not an abbreviation of --normalize */
+		longopts[nl++] = (struct option){pv_query_option_name(i), required_argument, NULL,
+						 OPT_QUERY + (int)i};
 	}
 	longopts[nl] = (struct option){NULL, 0, NULL, 0};
 	optind = 1;
