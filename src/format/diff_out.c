@@ -110,10 +110,6 @@ static void text_values(FILE *out, const struct pv_diff *d, int64_t *const *cb, 
 
 /* ---- the walk (text and JSON) ---- */
 
-struct cuts {
-	uint64_t pct, depth, limit, budget;
-};
-
 struct dwalk {
 	FILE *out;
 	struct pv_json *j;
@@ -124,7 +120,7 @@ struct dwalk {
 	int64_t min_cost;
 	uint64_t *rows;
 	uint64_t *shown;
-	struct cuts *cuts;
+	struct fmt_cuts *cuts;
 };
 
 static int64_t larger(const struct pv_diff_rows *t, uint32_t r)
@@ -240,7 +236,7 @@ static void more_row(struct dwalk *w, const uint32_t *list, uint32_t from, uint3
 			for (uint32_t m = 0; m < nm; m++)
 				col[s][c][m] = &sum[s][c][m];
 	char name[64];
-	snprintf(name, sizeof(name), "... %u more rows", count);
+	fmt_more_name(name, sizeof(name), count);
 	if (w->j) {
 		struct pv_json *j = w->j;
 		pv_json_object(j);
@@ -331,7 +327,7 @@ static int walk(struct dwalk *w)
 }
 
 static int print_rows(FILE *out, struct pv_json *j, const char *key, const struct pv_diff *d,
-		      int which, uint64_t *shown, struct cuts *cuts)
+		      int which, uint64_t *shown, struct fmt_cuts *cuts)
 {
 	struct dwalk w = {out, j, d, NULL, {NULL, NULL}, false, 0, NULL, shown, cuts};
 	const struct pv_query *q = &d->v[1]->q;
@@ -343,14 +339,10 @@ static int print_rows(FILE *out, struct pv_json *j, const char *key, const struc
 		for (int s = 0; s < 2; s++)
 			w.vt[s] = which ? d->v[s]->callers : d->v[s]->tree;
 	}
-	if (q->min_percent > 0) {
-		int64_t base =
-		    d->v[1]->base[0] > d->v[0]->base[0] ? d->v[1]->base[0] : d->v[0]->base[0];
-		double c = (double)base * q->min_percent / 100.0;
-		w.min_cost = (int64_t)c;
-		if ((double)w.min_cost < c)
-			w.min_cost++;
-	}
+	if (q->min_percent > 0)
+		w.min_cost = fmt_min_cost(d->v[1]->base[0] > d->v[0]->base[0] ? d->v[1]->base[0]
+									      : d->v[0]->base[0],
+					  q->min_percent);
 	if (j) {
 		pv_json_key(j, key);
 		pv_json_open(j, '[', PV_JSON_LINES, 2);
@@ -359,21 +351,6 @@ static int print_rows(FILE *out, struct pv_json *j, const char *key, const struc
 	if (j)
 		pv_json_end(j);
 	return rc;
-}
-
-static void text_footer(FILE *out, const struct pv_query *q, const struct cuts *c)
-{
-	if (c->pct)
-		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", c->pct, q->min_percent);
-	if (c->depth)
-		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", c->depth, q->depth);
-	if (c->limit)
-		fprintf(out, "# %" PRIu64 " rows past the first %u of a list not shown (-n)\n",
-			c->limit, q->limit);
-	if (c->budget)
-		fprintf(out,
-			"# %" PRIu64 " rows past the first %u printed not shown (--max-rows)\n",
-			c->budget, q->max_rows);
 }
 
 int pv_json_diff(struct pv_json *j, const struct pv_diff *d)
@@ -411,7 +388,7 @@ int pv_json_diff(struct pv_json *j, const struct pv_diff *d)
 		pv_json_kint(j, "new_total", vn->center[0]);
 		pv_json_end(j);
 	}
-	struct cuts cuts = {0};
+	struct fmt_cuts cuts = {0};
 	uint64_t shown = 0;
 	int rc = 0;
 	if (d->callers)
@@ -434,7 +411,7 @@ int pv_print_diff(FILE *out, const struct pv_diff *d, const struct pv_print_opts
 		pv_json_free(j);
 		return rc ? rc : frc;
 	}
-	struct cuts cuts = {0};
+	struct fmt_cuts cuts = {0};
 	uint64_t shown = 0;
 	int rc = 0;
 	const struct pv_view *vn = d->v[1];
@@ -448,6 +425,6 @@ int pv_print_diff(FILE *out, const struct pv_diff *d, const struct pv_print_opts
 	text_columns(out, d);
 	if (!rc)
 		rc = print_rows(out, NULL, NULL, d, d->flat ? 2 : 0, &shown, &cuts);
-	text_footer(out, &vn->q, &cuts);
+	fmt_cuts_footer(out, &vn->q, &cuts);
 	return rc ? rc : ferror(out) ? PV_EIO : 0;
 }

@@ -39,5 +39,15 @@ void fmt_row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, u
 void fmt_inline_mark(FILE *out, enum pv_row_kind kind, bool inlined);
 /* A tree row's indent (deep rows: "[depth] ") and name. */
 void fmt_text_name(FILE *out, uint32_t depth, const char *name);
+/* The rows a printed tree left out, by the query's option that cut them. */
+struct fmt_cuts {
+	uint64_t pct, depth, limit, budget;
+};
+/* The footer lines that count them ("# N rows deeper than D not shown"). */
+void fmt_cuts_footer(FILE *out, const struct pv_query *q, const struct fmt_cuts *c);
+/* The least cost a row shown under --min-percent has: base * P / 100 rounded up. */
+int64_t fmt_min_cost(int64_t base, double min_percent);
+/* The name of the row standing for n rows left out of a list: "... n more rows". */
+void fmt_more_name(char *buf, size_t size, uint32_t n);
 
 #endif

@@ -180,7 +180,7 @@ static void more_row(struct emit *e, const uint32_t *list, uint32_t from, uint32
 			total[m] = self[m] = PV_VALUE_NONE;
 	char tail[32], name[64];
 	snprintf(tail, sizeof(tail), "%s+%u", sep ? "/" : "", from);
-	snprintf(name, sizeof(name), "\u2026 %u more rows", n - from);
+	snprintf(name, sizeof(name), "\u2026 %u more row%s", n - from, n - from == 1 ? "" : "s");
 	sbuf_setlen(&e->key, klen);
 	if (sbuf_set(&e->tmp, e->key.buf, klen) || sbuf_puts(&e->tmp, tail))
 		e->err = PV_ENOMEM;

@@ -299,10 +299,6 @@ static void text_values(FILE *out, const struct pv_view *v, int64_t *const *tota
 
 /* Rows not printed, with what is below them: cut by --min-percent, --depth, past -n, past
  * --max-rows. */
-struct cuts {
-	uint64_t pct, depth, limit, budget;
-};
-
 struct walk {
 	FILE *out;
 	struct pv_json *j; /* JSON, else text on out */
@@ -312,7 +308,7 @@ struct walk {
 	int64_t min_cost;
 	uint64_t *rows;	 /* per row: rows in its subtree, itself included */
 	uint64_t *shown; /* rows printed so far, for --max-rows */
-	struct cuts *cuts;
+	struct fmt_cuts *cuts;
 };
 
 static bool cut(const struct walk *w, uint32_t r)
@@ -373,7 +369,7 @@ static void more_row(struct walk *w, const struct level *it)
 		sp[m] = &slf[m];
 	}
 	char name[64];
-	snprintf(name, sizeof(name), "... %u more rows", it->more);
+	fmt_more_name(name, sizeof(name), it->more);
 	uint32_t depth = t->depth[it->rows[0]];
 	if (w->j) {
 		struct pv_json *j = w->j;
@@ -474,15 +470,11 @@ static int walk(struct walk *w)
 
 /* A tree's rows: in JSON, the array of key (opened here, closed by the caller). */
 static int print_tree(FILE *out, struct pv_json *j, const char *key, const struct pv_view *v,
-		      const struct pv_tree *t, uint64_t *shown, struct cuts *cuts)
+		      const struct pv_tree *t, uint64_t *shown, struct fmt_cuts *cuts)
 {
 	struct walk w = {out, j, v, t, v->q.depth, v->q.limit, 0, NULL, shown, cuts};
-	if (v->q.min_percent > 0) {
-		double c = (double)v->base[0] * v->q.min_percent / 100.0;
-		w.min_cost = (int64_t)c;
-		if ((double)w.min_cost < c)
-			w.min_cost++;
-	}
+	if (v->q.min_percent > 0)
+		w.min_cost = fmt_min_cost(v->base[0], v->q.min_percent);
 	if (j) {
 		pv_json_key(j, key);
 		pv_json_open(j, '[', PV_JSON_LINES, 2);
@@ -500,19 +492,31 @@ static int print_tree(FILE *out, struct pv_json *j, const char *key, const struc
 	return rc;
 }
 
-static void text_footer(FILE *out, const struct pv_view *v, const struct cuts *c)
+void fmt_cuts_footer(FILE *out, const struct pv_query *q, const struct fmt_cuts *c)
 {
 	if (c->pct)
-		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", c->pct, v->q.min_percent);
+		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", c->pct, q->min_percent);
 	if (c->depth)
-		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", c->depth, v->q.depth);
+		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", c->depth, q->depth);
 	if (c->limit)
 		fprintf(out, "# %" PRIu64 " rows past the first %u of a list not shown (-n)\n",
-			c->limit, v->q.limit);
+			c->limit, q->limit);
 	if (c->budget)
 		fprintf(out,
 			"# %" PRIu64 " rows past the first %u printed not shown (--max-rows)\n",
-			c->budget, v->q.max_rows);
+			c->budget, q->max_rows);
+}
+
+int64_t fmt_min_cost(int64_t base, double min_percent)
+{
+	double c = (double)base * min_percent / 100.0;
+	int64_t min = (int64_t)c;
+	return (double)min < c ? min + 1 : min;
+}
+
+void fmt_more_name(char *buf, size_t size, uint32_t n)
+{
+	snprintf(buf, size, "... %u more row%s", n, n == 1 ? "" : "s");
 }
 
 static void json_head(struct pv_json *j, const struct pv_view *v)
@@ -597,12 +601,12 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 		fputc('\n', out);
 	}
 	if (n < f->len)
-		fprintf(out, "# %u more rows not shown\n", f->len - n);
+		fprintf(out, "# %u more row%s not shown\n", f->len - n, f->len - n == 1 ? "" : "s");
 }
 
 int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
 {
-	struct cuts cuts = {0};
+	struct fmt_cuts cuts = {0};
 	uint64_t shown = 0;
 	int rc = 0;
 	if (o && o->json) {
@@ -642,6 +646,6 @@ int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts
 		text_columns(out, v, false);
 		rc = print_tree(out, NULL, NULL, v, v->tree, &shown, &cuts);
 	}
-	text_footer(out, v, &cuts);
+	fmt_cuts_footer(out, &v->q, &cuts);
 	return rc ? rc : ferror(out) ? PV_EIO : 0;
 }

@@ -359,8 +359,8 @@ T_TEST(api_view_children)
 
 /* ---- per-parent limit: "more" rows ---- */
 
-#define MORE(key, parent, offset, more, depth, total, self)                                    \
-	"{\"key\": \"" key "\", \"name\": \"\xe2\x80\xa6 " #more " more rows\", \"kind\": \"more\", " \
+#define MORE(key, parent, offset, more, word, depth, total, self)                                    \
+	"{\"key\": \"" key "\", \"name\": \"\xe2\x80\xa6 " #more " more " word "\", \"kind\": \"more\", " \
 	"\"parent\": \"" parent "\", \"offset\": " #offset ", \"more\": " #more                \
 	", \"depth\": " #depth ", \"total\": [" #total "], \"self\": [" #self "], \"children\": 0}"
 
@@ -375,31 +375,31 @@ T_TEST(api_view_limit)
 		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
 		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
 		    FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
-		    MORE("f0/+2", "f0", 2, 1, 1, 3, 0) "\n]}\n");
+		    MORE("f0/+2", "f0", 2, 1, "row", 1, 3, 0) "\n]}\n");
 	/* every list is cut: real_main's (foo 11, malloc 4) and main's */
 	EXPECT_VIEW(a, "open=f0&open=f0/f1&limit=1", HEAD("tree", "view=tree", "26", "false", "null"),
 		    ", \"rows\": [\n"
 		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
 		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
 		    FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n"
-		    MORE("f0/f1/+1", "f0/f1", 1, 1, 2, 4, 4) ",\n"
-		    MORE("f0/+1", "f0", 1, 2, 1, 10, 0) "\n]}\n");
+		    MORE("f0/f1/+1", "f0/f1", 1, 1, "row", 2, 4, 4) ",\n"
+		    MORE("f0/+1", "f0", 1, 2, "rows", 1, 10, 0) "\n]}\n");
 	/* the roots too: the inverted tree's bar 10, baz 7, then malloc 7, foo 1, main 1 */
 	EXPECT_VIEW(a, "view=callers&limit=2", HEAD("callers", "view=callers", "26", "false", "null"),
 		    ", \"rows\": [\n"
 		    FN("f3", "bar", 0, 10, 10, 1, "bar", "null") ",\n"
 		    FN("f4", "baz", 0, 7, 7, 1, "baz", "null") ",\n"
-		    MORE("+2", "", 2, 3, 0, 9, 9) "\n]}\n");
+		    MORE("+2", "", 2, 3, "rows", 0, 9, 9) "\n]}\n");
 	/* children pages: offset and limit; the empty key pages the roots */
 	EXPECT(a, "children", "view=callers&key=&offset=2&limit=2", 200,
 	       "{\"rows\": [\n"
 	       FN("f6", "malloc", 0, 7, 7, 2, "malloc", "null") ",\n"
 	       FN("f2", "foo", 0, 1, 1, 1, "foo", "null") ",\n"
-	       MORE("+4", "", 4, 1, 0, 1, 1) "\n]}\n");
+	       MORE("+4", "", 4, 1, "row", 0, 1, 1) "\n]}\n");
 	EXPECT(a, "children", "key=f0&offset=1&limit=1", 200,
 	       "{\"rows\": [\n"
 	       FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
-	       MORE("f0/+2", "f0", 2, 1, 1, 3, 0) "\n]}\n");
+	       MORE("f0/+2", "f0", 2, 1, "row", 1, 3, 0) "\n]}\n");
 	/* the last page has no "more" row; past the end, nothing */
 	EXPECT(a, "children", "key=f0&offset=2&limit=1", 200,
 	       "{\"rows\": [\n" FN("f0/f5", "qux", 1, 3, 0, 1, "qux", "\"path:main;qux\"") "\n]}\n");
@@ -476,12 +476,12 @@ T_TEST(api_view_max_rows)
 		    ", \"rows\": [\n"
 		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
 		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
-		    MORE("f0/+1", "f0", 1, 2, 1, 10, 0) "\n]}\n");
+		    MORE("f0/+1", "f0", 1, 2, "rows", 1, 10, 0) "\n]}\n");
 	/* the roots of the inverted tree: bar 10, then baz 7, malloc 7, foo 1, main 1 */
 	EXPECT(a, "children", "view=callers&key=&max-rows=1", 200,
 	       "{\"rows\": [\n"
 	       FN("f3", "bar", 0, 10, 10, 1, "bar", "null") ",\n"
-	       MORE("+1", "", 1, 4, 0, 16, 16) "\n]}\n");
+	       MORE("+1", "", 1, 4, "rows", 0, 16, 16) "\n]}\n");
 	EXPECT(a, "view", "max-rows=x", 400,
 	       "{\"error\": \"max-rows takes a count of rows (0: no limit), not 'x'\"}");
 	pv_api_free(a);

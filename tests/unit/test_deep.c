@@ -255,7 +255,7 @@ T_TEST(deep_one_stack_tree)
 		struct sink s;
 		print_to(&s, v, false);
 		T_EQ_U64(s.lines, 2 + 1000 + 1 + 1);
-		T_CONTAINS(last_line(&s, 2), "[1000] ... 1 more rows");
+		T_CONTAINS(last_line(&s, 2), "[1000] ... 1 more row");
 		T_EQ_STR(last_line(&s, 1),
 			 "# 99000 rows past the first 1000 printed not shown (--max-rows)");
 		pv_view_free(v);
@@ -317,7 +317,7 @@ T_TEST(deep_one_stack_callers_butterfly)
 		print_to(&s, v, false);
 		T_EQ_STR(last_line(&s, 1),
 			 "# 1 rows past the first 100000 printed not shown (--max-rows)");
-		T_CONTAINS(last_line(&s, 2), "[49999] ... 1 more rows");
+		T_CONTAINS(last_line(&s, 2), "[49999] ... 1 more row");
 		pv_view_free(v);
 	}
 	pv_profile_free(p);
@@ -410,7 +410,7 @@ T_TEST(deep_shared_prefix)
 		struct sink s;
 		print_to(&s, v, false);
 		T_EQ_U64(s.lines, 2 + 100000 + 2 + 1);
-		T_CONTAINS(last_line(&s, 3), "[100000] ... 1 more rows");
+		T_CONTAINS(last_line(&s, 3), "[100000] ... 1 more row");
 		T_EQ_STR(last_line(&s, 2),
 			 "           3   50.00%            3   50.00%  ... 2 more rows");
 		T_EQ_STR(last_line(&s, 1),

@@ -422,7 +422,7 @@ export class TreeTable {
     setText(c.badge, badge);
     c.badge.className = badge ? 'badge k-' + badge : 'badge';
     c.badge.style.display = badge ? '' : 'none';
-    setText(c.nm, isMore(node) ? `… ${row.more.toLocaleString('en-US')} more rows${node.loading ? ' (loading…)' : ''}` : row.name);
+    setText(c.nm, isMore(node) ? `… ${row.more.toLocaleString('en-US')} more row${row.more === 1 ? '' : 's'}${node.loading ? ' (loading…)' : ''}` : row.name);
     const extra = extraText(row);
     setText(c.extra, extra);
     c.extra.style.display = extra ? '' : 'none';
