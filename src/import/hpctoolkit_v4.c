@@ -1449,6 +1449,13 @@ static int import_summary(struct pv_input *in, struct pv_builder *b, struct pv_e
 	return import_db(in, b, true, err);
 }
 
+/* profile.db, cct.db, trace.db: each starts with "HPCTOOLKIT" and its own four letters */
+static bool dir_member(const char *base, const unsigned char *head, size_t n)
+{
+	(void)base;
+	return n >= 14 && !memcmp(head, "HPCTOOLKIT", 10) && memcmp(head + 10, "meta", 4) != 0;
+}
+
 /* A format 4 database with a thread per execution context (the summary only when they are many). */
 const struct importer importer_hpctoolkit_v4 = {
     .name = "hpctoolkit",
@@ -1456,6 +1463,7 @@ const struct importer importer_hpctoolkit_v4 = {
     .probe = probe,
     .import = import,
     .dir_entry = "meta.db",
+    .dir_member = dir_member,
 };
 
 /* Its summary profile alone, as one thread (chosen by name: --format hpctoolkit-summary). */

@@ -1326,6 +1326,17 @@ int hpc_xml_file(const char *kind, const void *buf, size_t len, struct pv_error 
 	return rc;
 }
 
+/* experiment.mt, experiment-N.mdb (named so: no magic), *.metric-db, *.hpctrace (magic) */
+static bool dir_member(const char *base, const unsigned char *head, size_t n)
+{
+	size_t len = strlen(base);
+	if (!strcmp(base, "experiment.mt") ||
+	    (!strncmp(base, "experiment-", 11) && len > 15 && !strcmp(base + len - 4, ".mdb")))
+		return true;
+	return (n >= 16 && !memcmp(head, "HPCPROF-metricdb", 16)) ||
+	       (n >= 12 && !memcmp(head, "HPCRUN-trace", 12));
+}
+
 const struct importer importer_hpctoolkit_xml = {
     .name = "hpctoolkit-xml",
     .description = "HPCToolkit database before format 4 (experiment.xml, *.metric-db, "
@@ -1333,4 +1344,5 @@ const struct importer importer_hpctoolkit_xml = {
     .probe = probe,
     .import = import,
     .dir_entry = "experiment.xml",
+    .dir_member = dir_member,
 };

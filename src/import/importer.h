@@ -24,6 +24,12 @@ struct importer {
 	 */
 	const char *dir_entry;
 	/*
+	 * Whether a file of that name starting with those bytes (up to 16) is one of the folder's
+	 * other files (profile.db, a *.metric-db): given one, the registry opens its folder, as the
+	 * file alone is not a profile. NULL: none is.
+	 */
+	bool (*dir_member)(const char *base, const unsigned char *head, size_t n);
+	/*
 	 * A format that holds the model itself (a snapshot, pv/snapshot.h): makes the profile
 	 * without a builder, checks it (pv_profile_validate) and may keep in's bytes (input_take:
 	 * the profile's columns point into them). Set instead of import.

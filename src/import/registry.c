@@ -191,15 +191,66 @@ int pv_import_file(const char *path, const char *format, struct pv_profile **out
 	return pv_import_file_progress(path, format, NULL, out, err);
 }
 
+/* dir/entry (to free) when it is a regular file, else NULL (*nomem set when out of memory). */
+static char *folder_entry(const char *dir, size_t n, const char *entry, bool *nomem)
+{
+	struct stat st;
+	char *f = pv_malloc(n + strlen(entry) + 2);
+	if (!f) {
+		*nomem = true;
+		return NULL;
+	}
+	memcpy(f, dir, n);
+	f[n] = '/';
+	memcpy(f + n + 1, entry, strlen(entry) + 1);
+	if (stat(f, &st) == 0 && S_ISREG(st.st_mode))
+		return f;
+	pv_free(f);
+	return NULL;
+}
+
+/*
+ * A regular file that is one of a folder format's other files (an HPCToolkit database's
+ * profile.db): its folder's entry file (to free) and that importer, else NULL.
+ */
+static char *member_folder(const char *path, const char *base, const char **format, bool *nomem)
+{
+	unsigned char head[16];
+	size_t n = 0;
+	FILE *f = fopen(path, "rbe");
+	if (!f)
+		return NULL;
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	size_t dlen = (size_t)(base - path);
+	while (dlen > 1 && path[dlen - 1] == '/')
+		dlen--;
+	for (size_t i = 0; i < NR_IMPORTERS; i++) {
+		const struct importer *imp = importers[i];
+		if (!imp->dir_member || (*format && strcasecmp(*format, imp->name) != 0) ||
+		    !imp->dir_member(base, head, n))
+			continue;
+		char *e = folder_entry(base == path ? "." : path, base == path ? 1 : dlen,
+				       imp->dir_entry, nomem);
+		if (e) {
+			*format = imp->name;
+			return e;
+		}
+	}
+	return NULL;
+}
+
 /*
  * A folder is a profile when a format keeps its profiles in folders (HPCToolkit's databases):
  * *file (to free) is the path of the file the importer opens for it, *format that importer (the
  * folder says what it is, so a corrupt file there gets that importer's message rather than "not
- * a profile format"; so does a file named as the importer's, meta.db). 1: not a folder.
+ * a profile format"; so does a file named as the importer's, meta.db). One of the folder's other
+ * files (profile.db) stands for its folder. 1: not a folder.
  */
 static int dir_entry(const char *path, const char **format, char **file, struct pv_error *err)
 {
 	struct stat st;
+	bool nomem = false;
 	*file = NULL;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		const char *base = strrchr(path, '/');
@@ -207,7 +258,10 @@ static int dir_entry(const char *path, const char **format, char **file, struct 
 		for (size_t i = 0; i < NR_IMPORTERS && !*format; i++)
 			if (importers[i]->dir_entry && strcmp(base, importers[i]->dir_entry) == 0)
 				*format = importers[i]->name;
-		return 1;
+		if (!*format && S_ISREG(st.st_mode) &&
+		    (*file = member_folder(path, base, format, &nomem)))
+			return 0;
+		return nomem ? pv_error_set(err, PV_ENOMEM, "out of memory") : 1;
 	}
 	size_t n = strlen(path);
 	while (n > 1 && path[n - 1] == '/')
@@ -216,19 +270,13 @@ static int dir_entry(const char *path, const char **format, char **file, struct 
 		const char *e = importers[i]->dir_entry;
 		if (!e || (*format && strcasecmp(*format, importers[i]->name) != 0))
 			continue;
-		char *f = pv_malloc(n + strlen(e) + 2);
-		if (!f)
-			return pv_error_set(err, PV_ENOMEM, "out of memory");
-		memcpy(f, path, n);
-		f[n] = '/';
-		memcpy(f + n + 1, e, strlen(e) + 1);
-		if (stat(f, &st) == 0 && S_ISREG(st.st_mode)) {
-			*file = f;
+		if ((*file = folder_entry(path, n, e, &nomem))) {
 			if (!*format)
 				*format = importers[i]->name;
 			return 0;
 		}
-		pv_free(f);
+		if (nomem)
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
 	}
 	if (*format)
 		return pv_error_set(err, PV_EIO,
