@@ -494,17 +494,21 @@ static int print_tree(FILE *out, struct pv_json *j, const char *key, const struc
 
 void fmt_cuts_footer(FILE *out, const struct pv_query *q, const struct fmt_cuts *c)
 {
+#define ROWS(n) (n), (n) == 1 ? "" : "s"
 	if (c->pct)
-		fprintf(out, "# %" PRIu64 " rows below %g%% not shown\n", c->pct, q->min_percent);
+		fprintf(out, "# %" PRIu64 " row%s below %g%% not shown\n", ROWS(c->pct),
+			q->min_percent);
 	if (c->depth)
-		fprintf(out, "# %" PRIu64 " rows deeper than %u not shown\n", c->depth, q->depth);
+		fprintf(out, "# %" PRIu64 " row%s deeper than %u not shown\n", ROWS(c->depth),
+			q->depth);
 	if (c->limit)
-		fprintf(out, "# %" PRIu64 " rows past the first %u of a list not shown (-n)\n",
-			c->limit, q->limit);
+		fprintf(out, "# %" PRIu64 " row%s past the first %u of a list not shown (-n)\n",
+			ROWS(c->limit), q->limit);
 	if (c->budget)
 		fprintf(out,
-			"# %" PRIu64 " rows past the first %u printed not shown (--max-rows)\n",
-			c->budget, q->max_rows);
+			"# %" PRIu64 " row%s past the first %u printed not shown (--max-rows)\n",
+			ROWS(c->budget), q->max_rows);
+#undef ROWS
 }
 
 int64_t fmt_min_cost(int64_t base, double min_percent)

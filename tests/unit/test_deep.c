@@ -316,7 +316,7 @@ T_TEST(deep_one_stack_callers_butterfly)
 		struct sink s;
 		print_to(&s, v, false);
 		T_EQ_STR(last_line(&s, 1),
-			 "# 1 rows past the first 100000 printed not shown (--max-rows)");
+			 "# 1 row past the first 100000 printed not shown (--max-rows)");
 		T_CONTAINS(last_line(&s, 2), "[49999] ... 1 more row");
 		pv_view_free(v);
 	}
