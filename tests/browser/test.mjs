@@ -1185,7 +1185,7 @@ async function main() {
     const tip = await tp.textContent('#tooltip');
     assert(tip.includes('Startup::XRE_Main') && tip.includes('0x100000f84'), `tooltip: ${tip}`);
   });
-  await test('timeline: no sample times (HPCToolkit summary values, collapsed stacks): a note, no 0..1 ns axis, no range', async () => {
+  await test('timeline: no sample times (HPCToolkit summary values, collapsed stacks): a note, no 0..1 ns axis, no range; an empty marker chart says so', async () => {
     const COLL = 'tests/data/collapsed/contexts-4.txt';
     const collUrl = await serve(COLL);
     for (const [u, file, trace] of [[loopsUrl, LOOPS, true], [collUrl, COLL, false]]) {
@@ -1211,6 +1211,14 @@ async function main() {
       await tp.waitForTimeout(100);
       eq(new URL(tp.url()).searchParams.get('range'), null, `${file}: no range in the URL`);
     }
+    // the marker chart of a profile without markers says so, with no 0..1 ns axis
+    eq(cli('markers', COLL, '--json').rows.length, 0, 'the CLI: no markers');
+    await tp.goto(collUrl + '?tab=marker-chart');
+    await tp.waitForSelector('.pane[data-tab="marker-chart"][data-state="ready"]');
+    await tp.waitForFunction(() => window.profview.panes.get('marker-chart').data);
+    eq(await tp.evaluate(() => window.profview.panes.get('marker-chart').empty), 'This profile has no markers.', 'the chart\'s note');
+    eq((await tp.textContent('.pane[data-tab="marker-chart"] .pane-toolbar .dim')).trim(), 'no markers', 'no "0 ns – 1 ns" window');
+    await noError(tp);
     // a timed profile keeps its timeline (api/profile: timed)
     eq((await api(geckoUrl, 'profile', '')).timed, true, 'gecko: timed');
   });

@@ -138,7 +138,14 @@ export class MarkerChartPane {
       count += r.markers.reduce((a, m) => a + (m.merged || 1), 0);
     }
     this.lines = lines;
-    this.info.textContent = `${count.toLocaleString('en-US')} markers in ${d.rows.length} rows · ${fmtTime(rel(this.t0))} – ${fmtTime(rel(this.t1))}`;
+    // nothing to draw: say why (the Firefox Profiler's empty chart does), and no time axis
+    // made up for a profile without times
+    this.empty = d.rows.length ? null
+      : ctx.profile.marker_names === 0 ? 'This profile has no markers.'
+        : S.state.search ? 'No marker in this window matches the search.'
+          : 'No markers in this window.';
+    this.info.textContent = ctx.profile.marker_names === 0 ? 'no markers'
+      : `${count.toLocaleString('en-US')} markers in ${d.rows.length} rows · ${fmtTime(rel(this.t0))} – ${fmtTime(rel(this.t1))}`;
     ctx.status(`${count.toLocaleString('en-US')} markers`, this);
     this.sidebar.show(S.state.mk);
     this.draw();
@@ -154,6 +161,13 @@ export class MarkerChartPane {
     c.clearRect(0, 0, width, height);
     c.font = '11px system-ui, sans-serif';
     c.textBaseline = 'middle';
+    if (this.empty) {
+      c.fillStyle = ink('#737373');
+      c.textAlign = 'center';
+      c.fillText(this.empty, width / 2, AXIS_H + 2 * RH);
+      c.textAlign = 'start';
+      return;
+    }
     // axis
     const span = this.t1 - this.t0;
     const step = niceStep(span, Math.max(2, (width - LABEL_W) / 110));
