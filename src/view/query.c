@@ -23,19 +23,65 @@
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const filter_names[] = {"include",
-					   "drop",
-					   "merge",
-					   "collapse-recursion",
-					   "collapse-module",
-					   "focus-category",
-					   "tag",
-					   "drop-tag",
-					   "collapse-subtree",
-					   "prune",
-					   "collapse-direct-recursion",
-					   "focus-self",
-					   "focus-inverted"};
+enum opt {
+	O_CENTER,
+	O_FILTER,					    /* + enum pv_filter_kind */
+	O_METRIC = O_FILTER + PV_FILTER_FOCUS_INVERTED + 1, /* one per filter kind */
+	O_BY,
+	O_THREAD,
+	O_RANGE,
+	O_PERCENT,
+	O_MIN,
+	O_DEPTH,
+	O_N,
+	O_SORT,
+	O_INSIDE,
+	O_INLINE,
+	O_MAX_ROWS,
+	O_SELF,
+	O_DERIVE,
+	O_VIEW, /* not a CLI option: the view is the command */
+};
+
+/* CLI long option names, indexed by enum opt; a filter's option is named as the filter. */
+static const char *const cli_names[] = {
+    "center",
+    "include",
+    "drop",
+    "merge",
+    "collapse-recursion",
+    "collapse-module",
+    "focus-category",
+    "tag",
+    "drop-tag",
+    "collapse-subtree",
+    "prune",
+    "collapse-direct-recursion",
+    "focus-self",
+    "focus-inverted",
+    "metric",
+    "by",
+    "thread",
+    "range",
+    "percent",
+    "min-percent",
+    "depth",
+    "n",
+    "sort",
+    "inside-markers",
+    "inline",
+    "max-rows",
+    "self",
+    "derive",
+};
+
+_Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
+_Static_assert(NR(cli_names) == PV_QUERY_NR_OPTIONS, "PV_QUERY_NR_OPTIONS counts them");
+
+/* the filters' names (enum pv_filter_kind), as the options and every notation write them */
+#define filter_names (cli_names + O_FILTER)
+#define NR_FILTERS   ((size_t)(O_METRIC - O_FILTER))
+
 static const char *const by_names[] = {"function", "line", "file", "module", "loop"};
 static const char *const percent_names[] = {"center", "whole"};
 /* PV_SORT_SELF.. in order (PV_SORT_DEFAULT has no name: it is the absence of the option) */
@@ -70,7 +116,7 @@ static int index_of(const char *const *names, size_t n, const char *s)
 
 const char *pv_filter_name(enum pv_filter_kind k)
 {
-	return name_of(filter_names, NR(filter_names), (unsigned)k);
+	return name_of(filter_names, NR_FILTERS, (unsigned)k);
 }
 
 const char *pv_granularity_name(enum pv_granularity g)
@@ -80,7 +126,7 @@ const char *pv_granularity_name(enum pv_granularity g)
 
 int pv_filter_parse(const char *s, enum pv_filter_kind *out)
 {
-	int i = index_of(filter_names, NR(filter_names), s);
+	int i = index_of(filter_names, NR_FILTERS, s);
 	if (i < 0)
 		return PV_EINVAL;
 	*out = (enum pv_filter_kind)i;
@@ -388,62 +434,6 @@ static bool parse_count(const char *s, uint32_t *out)
 }
 
 /* ---- values, shared by the three notations ---- */
-
-enum opt {
-	O_CENTER,
-	O_FILTER, /* + enum pv_filter_kind */
-	O_METRIC = O_FILTER + 13,
-	O_BY,
-	O_THREAD,
-	O_RANGE,
-	O_PERCENT,
-	O_MIN,
-	O_DEPTH,
-	O_N,
-	O_SORT,
-	O_INSIDE,
-	O_INLINE,
-	O_MAX_ROWS,
-	O_SELF,
-	O_DERIVE,
-	O_VIEW, /* not a CLI option: the view is the command */
-};
-
-/* CLI long option names, indexed by enum opt (filters by their names). */
-static const char *const cli_names[] = {
-    "center",
-    "include",
-    "drop",
-    "merge",
-    "collapse-recursion",
-    "collapse-module",
-    "focus-category",
-    "tag",
-    "drop-tag",
-    "collapse-subtree",
-    "prune",
-    "collapse-direct-recursion",
-    "focus-self",
-    "focus-inverted",
-    "metric",
-    "by",
-    "thread",
-    "range",
-    "percent",
-    "min-percent",
-    "depth",
-    "n",
-    "sort",
-    "inside-markers",
-    "inline",
-    "max-rows",
-    "self",
-    "derive",
-};
-
-_Static_assert(NR(cli_names) == O_VIEW, "one CLI name per option");
-_Static_assert(NR(cli_names) == PV_QUERY_NR_OPTIONS, "PV_QUERY_NR_OPTIONS counts them");
-_Static_assert(NR(filter_names) == O_METRIC - O_FILTER, "one option per filter");
 
 static int too_many(const char *label, struct pv_error *err)
 {
@@ -767,8 +757,7 @@ char *pv_query_to_args(const struct pv_query *q)
 	for (uint32_t i = 0; i < q->nr_center; i++)
 		flag1(&o, "center", q->center[i]);
 	for (uint32_t i = 0; i < q->nr_filters; i++)
-		flag1(&o, text_of(filter_names, NR(filter_names), q->filters[i].kind),
-		      q->filters[i].arg);
+		flag1(&o, text_of(filter_names, NR_FILTERS, q->filters[i].kind), q->filters[i].arg);
 	if (q->nr_metrics)
 		flag(&o, "metric", q->metrics, q->nr_metrics);
 	if (q->by != PV_BY_FUNCTION)
@@ -841,7 +830,7 @@ char *pv_query_to_url(const struct pv_query *q)
 	for (uint32_t i = 0; i < q->nr_center; i++)
 		pair(&o, "center", NULL, q->center[i]);
 	for (uint32_t i = 0; i < q->nr_filters; i++)
-		pair(&o, "filter", text_of(filter_names, NR(filter_names), q->filters[i].kind),
+		pair(&o, "filter", text_of(filter_names, NR_FILTERS, q->filters[i].kind),
 		     q->filters[i].arg);
 	if (q->nr_metrics) {
 		/* names are escaped one by one, so a ',' inside a name is %2C and the raw ','s
@@ -924,7 +913,7 @@ char *pv_query_to_json(const struct pv_query *q)
 	sbuf_puts(f, ", \"filters\": [");
 	for (uint32_t i = 0; i < q->nr_filters; i++) {
 		sbuf_puts(f, i ? ", {" : "{");
-		put_string(f, text_of(filter_names, NR(filter_names), q->filters[i].kind));
+		put_string(f, text_of(filter_names, NR_FILTERS, q->filters[i].kind));
 		sbuf_puts(f, ": ");
 		put_string(f, q->filters[i].arg);
 		sbuf_put(f, "}", 1);
