@@ -7,7 +7,12 @@
  * s = 1, 2, 4, ... rank r with r % 2s == s sends its partial merge (as snapshot bytes) to rank
  * r - s, which adds it after its own; rank 0 writes the result. The merge's tables are ordered
  * unions, so the file is byte for byte the one a single process writes. Not started by mpirun
- * (no MPI launcher in the environment), the same binary merges alone without MPI.
+ * (no MPI launcher in the environment), it merges alone without MPI.
+ *
+ * This file is built twice. In profview (PV_MPI 0) it merges alone, and under a launcher it
+ * hands the command to profview-mpi, the program beside it (PV_MPI_HELPER 1: built when
+ * OpenMPI is), by exec: so profview itself does not link OpenMPI, whose seven libraries every
+ * run would load before main. In profview-mpi (PV_MPI 1) it is the whole program: the MPI merge.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -25,6 +30,12 @@
 
 #if PV_MPI
 #include <mpi.h>
+#elif PV_MPI_HELPER
+#include <errno.h>
+#include <unistd.h>
+#endif
+#ifndef PV_MPI_HELPER
+#define PV_MPI_HELPER 0
 #endif
 
 int cmd_merge(int argc, char **argv);
@@ -61,8 +72,9 @@ static void merge_usage(FILE *out)
 	    "      --context-name 'rank {1}' out/\n"
 	    "\n",
 	    out);
-	fputs(PV_MPI ? "this profview is built with MPI\n"
-		     : "this profview is built without MPI (meson -Dmpi=enabled builds it in)\n",
+	fputs(PV_MPI || PV_MPI_HELPER
+		  ? "this profview is built with MPI\n"
+		  : "this profview is built without MPI (meson -Dmpi=enabled builds it in)\n",
 	      out);
 }
 
@@ -339,6 +351,37 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	return rc;
 }
 
+/* Started by an MPI launcher (mpirun sets these), else alone without MPI. */
+static bool under_launcher(void)
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+}
+
+#if PV_MPI_HELPER
+/* Runs the command again as profview-mpi, the program beside this one: an exit code if not. */
+static int run_helper(char **argv)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *name = "profview-mpi";
+	if (n > 0) {
+		self[n] = 0;
+		char *slash = strrchr(self, '/');
+		size_t dir = slash ? (size_t)(slash - self) + 1 : 0;
+		if (dir + strlen(name) < sizeof(self)) {
+			memcpy(self + dir, name, strlen(name) + 1);
+			argv[0] = self;
+			execv(self, argv);
+		} else {
+			errno = ENAMETOOLONG;
+		}
+	}
+	cli_say("error", "merge: cannot start %s, the MPI part of profview merge: %s",
+		n > 0 ? self : name, n > 0 ? strerror(errno) : "the program's own path is unknown");
+	return 2;
+}
+#endif
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -398,9 +441,12 @@ int cmd_merge(int argc, char **argv)
 	pv_merge_free(probe);
 
 	struct mpi w = {.rank = 0, .size = 1, .on = false};
-#if !PV_MPI
+#if PV_MPI_HELPER
+	if (under_launcher())
+		return run_helper(argv);
+#elif !PV_MPI
 	const char *ranks = getenv("OMPI_COMM_WORLD_SIZE");
-	if (ranks && strcmp(ranks, "1") != 0) {
+	if (under_launcher() && ranks && strcmp(ranks, "1") != 0) {
 		cli_say("error",
 			"merge: this profview is built without MPI (meson -Dmpi=enabled): "
 			"each of the %s ranks would merge everything; run it without mpirun",
@@ -408,8 +454,7 @@ int cmd_merge(int argc, char **argv)
 		return 2;
 	}
 #else
-	/* under a launcher (mpirun sets these), else alone without MPI */
-	if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE")) {
+	if (under_launcher()) {
 		MPI_Init(&argc, &argv);
 		MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
 		MPI_Comm_size(MPI_COMM_WORLD, &w.size);
@@ -423,3 +468,11 @@ int cmd_merge(int argc, char **argv)
 #endif
 	return rc;
 }
+
+#if PV_MPI
+/* profview-mpi: `profview merge` under mpirun execs it with the command's arguments */
+int main(int argc, char **argv)
+{
+	return cmd_merge(argc, argv);
+}
+#endif

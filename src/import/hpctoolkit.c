@@ -124,6 +124,77 @@ uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_
 }
 
 /*
+ * The nodes' stacks, deduplicated here rather than in the builder's map of every stack (a probe
+ * and a placement in a table of all the stacks, a cache miss each): two nodes can only have the
+ * same stack below the same stack, so each stack keeps its own children as they are made, a
+ * 64-bit filter of their frames, the last one and (prev) the one before each, walked only when
+ * the filter says the frame may be among them; past KIDS_LIST children, a map of them.
+ */
+#define KIDS_LIST 16
+
+struct cct_kids {
+	uint64_t filter;
+	uint32_t last; /* row + 1, 0: none */
+	uint32_t n;
+};
+
+struct cct_dedup {
+	struct pv_builder *b;
+	bool own; /* the builder had no stacks before: else builder_stack does it all */
+	struct cct_kids *kids; /* [stack + 1], the roots' (PV_NONE) at 0 */
+	uint32_t *prev;	       /* [stack]: the sibling made before it, row + 1 */
+	struct u64map many;    /* (stack + 1) << 32 | frame -> row, stacks of many children */
+};
+
+static int kids_map(struct cct_dedup *d, uint32_t below1, uint32_t r1)
+{
+	const pv_frame_ix *frame = d->b->p->stacks.frame;
+	for (; r1; r1 = d->prev[r1 - 1])
+		if (u64map_put(&d->many, (uint64_t)below1 << 32 | frame[r1 - 1], r1 - 1))
+			return PV_ENOMEM;
+	return 0;
+}
+
+static pv_stack_ix cct_stack(struct cct_dedup *d, pv_stack_ix below, pv_frame_ix frame)
+{
+	if (!d->own)
+		return builder_stack(d->b, below, frame);
+	if (frame == PV_NONE)
+		return PV_NONE;
+	uint32_t below1 = below + 1; /* PV_NONE wraps to 0 */
+	struct cct_kids *k = &d->kids[below1];
+	uint64_t bit = (uint64_t)1 << (((uint64_t)frame * 0x9e3779b97f4a7c15ULL) >> 58);
+	if (k->filter & bit) {
+		if (k->n > KIDS_LIST) {
+			uint32_t r = u64map_get(&d->many, (uint64_t)below1 << 32 | frame);
+			if (r != UINT32_MAX)
+				return r;
+		} else {
+			const pv_frame_ix *f = d->b->p->stacks.frame;
+			for (uint32_t r1 = k->last; r1; r1 = d->prev[r1 - 1])
+				if (f[r1 - 1] == frame)
+					return r1 - 1;
+		}
+	}
+	pv_stack_ix r = builder_stack_append(d->b, below, frame);
+	if (r == PV_NONE)
+		return r;
+	d->prev[r] = k->last;
+	k->last = r + 1;
+	k->filter |= bit;
+	if (++k->n > KIDS_LIST) {
+		/* the map from now on: the first time with the children before */
+		uint64_t key = (uint64_t)below1 << 32 | frame;
+		if (k->n == KIDS_LIST + 1 ? kids_map(d, below1, k->last)
+					  : u64map_put(&d->many, key, r)) {
+			d->b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+	}
+	return r;
+}
+
+/*
  * Each node's frames, parents first. A procedure frame (or inlined procedure) is a code frame of
  * its function; a line directly in it is the same frame at that line (a sibling stack of the
  * procedure's own, as a sampled stack names a function at its line); loops are loop frames and
@@ -137,31 +208,25 @@ uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_
 int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 {
 	uint32_t n = t->len;
+	struct cct_dedup d = {.b = b, .own = b->p->stacks.len == 0};
 	pv_func_ix *fn = pv_malloc((size_t)n * sizeof(*fn));
 	uint16_t *depth = pv_malloc((size_t)n * sizeof(*depth));
 	pv_free(t->stack);
 	t->stack = pv_malloc((size_t)n * sizeof(*t->stack));
-	if (!fn || !depth || !t->stack) {
-		pv_free(fn);
-		pv_free(depth);
-		return PV_ENOMEM;
+	if (d.own) {
+		d.kids = pv_calloc((size_t)n + 1, sizeof(*d.kids));
+		d.prev = pv_malloc((size_t)n * sizeof(*d.prev));
+	}
+	int rc = 0;
+	if (!fn || !depth || !t->stack || (d.own && (!d.kids || !d.prev))) {
+		rc = PV_ENOMEM;
+		goto out;
 	}
 	pv_stack_ix *st = t->stack;
 	const struct pv_funcs *funcs = &b->p->funcs;
-	/*
-	 * A stack per node at most; those with siblings go to the builder's map, sized once for
-	 * them: the nodes whose parent has two children or more (fn counts the children here).
-	 */
+	/* a stack per node at most */
 	builder_stacks_reserve(b, n);
 	builder_frames_reserve(b, n);
-	memset(fn, 0, (size_t)n * sizeof(*fn));
-	for (uint32_t i = 0; i < n; i++)
-		if (t->parent[i] < n && fn[t->parent[i]] < 2)
-			fn[t->parent[i]]++;
-	uint32_t siblings = 0;
-	for (uint32_t i = 0; i < n; i++)
-		siblings += t->parent[i] >= n || fn[t->parent[i]] > 1;
-	builder_stack_siblings_reserve(b, siblings);
 	for (uint32_t i = 0; i < n && !b->status; i++) {
 		uint32_t p = t->parent[i];
 		pv_stack_ix below = p == PV_NONE ? PV_NONE : st[p];
@@ -175,11 +240,11 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 		case HPC_FUNC:
 		case HPC_INLINE: {
 			fn[i] = t->func[i];
-			uint32_t d = t->kind[i] == HPC_INLINE && p != PV_NONE ? depth[p] + 1u : 0;
-			depth[i] = d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
+			uint32_t dp = t->kind[i] == HPC_INLINE && p != PV_NONE ? depth[p] + 1u : 0;
+			depth[i] = dp > UINT16_MAX ? UINT16_MAX : (uint16_t)dp;
 			k.func = fn[i];
 			k.inline_depth = depth[i];
-			st[i] = builder_stack(b, below, builder_frame(b, &k));
+			st[i] = cct_stack(&d, below, builder_frame(b, &k));
 			continue;
 		}
 		default: break;
@@ -204,11 +269,16 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 		} else {
 			k.kind = PV_FRAME_STATEMENT;
 		}
-		st[i] = builder_stack(b, below, builder_frame(b, &k));
+		st[i] = cct_stack(&d, below, builder_frame(b, &k));
 	}
+	rc = b->status;
+out:
 	pv_free(fn);
 	pv_free(depth);
-	return b->status;
+	pv_free(d.kids);
+	pv_free(d.prev);
+	u64map_release(&d.many);
+	return rc;
 }
 
 int hpc_acc_begin(struct hpc_cct *t, uint32_t nm)

@@ -677,13 +677,16 @@ void builder_stacks_reserve(struct pv_builder *b, uint32_t n)
 		fc_grow(b, rows + 1);
 }
 
-void builder_stack_siblings_reserve(struct pv_builder *b, uint32_t n)
+/* A new row of the stack table, not in any map: its index or PV_NONE. */
+static pv_stack_ix stack_push(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
 {
-	if (b->status)
-		return;
-	if (b->stacks_done && rebuild_stack_map(b))
-		return;
-	stack_map_room(b, (uint64_t)b->stack_map.count + n);
+	struct pv_stacks *t = &b->p->stacks;
+	if (GROW(b, t, COL(t->frame), COL(t->prefix)))
+		return PV_NONE;
+	uint32_t r = t->len++;
+	t->frame[r] = frame;
+	t->prefix[r] = prefix;
+	return r;
 }
 
 pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
@@ -700,12 +703,9 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 			return PV_NONE;
 		if (*root)
 			return *root - 1;
-		if (GROW(b, t, COL(t->frame), COL(t->prefix)))
-			return PV_NONE;
-		uint32_t r = t->len++;
-		t->frame[r] = frame;
-		t->prefix[r] = PV_NONE;
-		*root = r + 1;
+		uint32_t r = stack_push(b, PV_NONE, frame);
+		if (r != PV_NONE)
+			*root = r + 1;
 		return r;
 	}
 	bool known = prefix < t->len;
@@ -741,6 +741,15 @@ add:
 	t->prefix[r] = prefix;
 	t->len++;
 	return r;
+}
+
+pv_stack_ix builder_stack_append(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame)
+{
+	if (b->status || frame == PV_NONE)
+		return PV_NONE;
+	if (!b->stacks_done)
+		builder_stacks_done(b);
+	return stack_push(b, prefix, frame);
 }
 
 /* ---- threads, metrics, samples, markers ---- */

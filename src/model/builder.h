@@ -131,12 +131,12 @@ void builder_stacks_done(struct pv_builder *b);
 /* Room for n more stacks (a table about to be interned): no growth, no rehashing on the way. */
 void builder_stacks_reserve(struct pv_builder *b, uint32_t n);
 /*
- * Room in the map of stacks that have siblings for n more: for a tree whose nodes mostly have
- * siblings (a calling context tree), so that the map is not rehashed while it is interned. A
- * table of call paths (most stacks their prefix's only child) needs only builder_stacks_reserve:
- * the map stays the size of the stacks that have siblings.
+ * Appends the stack (prefix, frame), which the caller knows is not in the table yet (an importer
+ * that deduplicates its own tree: hpc_cct_stacks), without looking it up. The map that
+ * deduplicates stacks is dropped as by builder_stacks_done (a later builder_stack rebuilds it).
+ * prefix is PV_NONE or an earlier stack.
  */
-void builder_stack_siblings_reserve(struct pv_builder *b, uint32_t n);
+pv_stack_ix builder_stack_append(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix frame);
 
 pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, int64_t tid,
 			    pv_str_ix process_name);

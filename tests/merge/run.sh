@@ -4,7 +4,8 @@
 #     --thread '#N'); merging the pieces gives the original's per-function totals: `top` prints
 #     the same lines, header included;
 #   - under mpirun (when installed and profview is built with MPI) the merge of every split with
-#     1, 2 and 4 ranks is byte for byte the single-process merge.
+#     1, 2 and 4 ranks is byte for byte the single-process merge; profview links no OpenMPI (its
+#     MPI part is profview-mpi, beside it).
 # usage: tests/merge/run.sh PROFVIEW; the last line is "merge: N passed, N failed".
 set -u
 pv=$1
@@ -87,6 +88,16 @@ if [ -n "$mpi" ]; then
 	timeout 300 mpirun --oversubscribe -np 4 "$pv" merge -o "$tmp/all-4.pvs" "$tmp"/split-* \
 		>/dev/null 2>&1
 	if cmp -s "$tmp/all-1.pvs" "$tmp/all-4.pvs"; then ok; else bad "all splits: -np 4 differs"; fi
+	# the MPI part is profview-mpi beside it (doc/merge.md): profview itself loads no OpenMPI,
+	# and without its helper it says so under a launcher
+	if ldd "$pv" | grep -q 'libmpi'; then bad "$pv links OpenMPI"; else ok; fi
+	cp "$pv" "$tmp/alone"
+	if OMPI_COMM_WORLD_SIZE=2 "$tmp/alone" merge -o "$tmp/x.pvs" "$tmp/split-1" 2>"$tmp/err" ||
+		! grep -q "cannot start $tmp/profview-mpi, the MPI part of profview merge" "$tmp/err"; then
+		bad "no profview-mpi beside profview: $(cat "$tmp/err")"
+	else
+		ok
+	fi
 fi
 echo "merge: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import/hpctoolkit.h"
+#include "model/builder.h"
 #include "pv/import.h"
 #include "pv/profile.h"
 #include "pv/query.h"
@@ -1036,4 +1038,70 @@ T_TEST(hpctoolkit_xml_derived_metrics)
 	T_TRUE(diag_has(p, (const char *const[]){"'unknown reference'", "$42", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'itself'", "$12", NULL}));
 	pv_profile_free(p);
+}
+
+/*
+ * hpc_cct_stacks deduplicates a tree's stacks itself (below each stack, a list of its children
+ * and past 16 a map): a tree whose nodes repeat their siblings gets the stacks the builder's own
+ * interning gives, counted by hand. main > g with loops at lines 1..20 twice (20 stacks below
+ * g's: the map), main > h with loops at 1 2 3 1 2 (3: the list), and main's own line 7 twice
+ * (a sibling of main's stack at line 7: one).
+ */
+static void cct_repeats(struct pv_builder *b, struct hpc_cct *t, uint32_t *loop_g, uint32_t *loop_h,
+			uint32_t *line7)
+{
+	pv_func_ix fm = builder_func(b, builder_cstr(b, "main"), PV_NONE, PV_NONE, 0);
+	pv_func_ix fg = builder_func(b, builder_cstr(b, "g"), PV_NONE, PV_NONE, 0);
+	pv_func_ix fh = builder_func(b, builder_cstr(b, "h"), PV_NONE, PV_NONE, 0);
+	uint32_t m = hpc_cct_add(t, 0, HPC_FUNC, fm, PV_NONE, 0, PV_ADDR_NONE);
+	uint32_t g = hpc_cct_add(t, m, HPC_FUNC, fg, PV_NONE, 0, PV_ADDR_NONE);
+	for (uint32_t i = 0; i < 40; i++)
+		loop_g[i] = hpc_cct_add(t, g, HPC_LOOP, PV_NONE, PV_NONE, 1 + i % 20, PV_ADDR_NONE);
+	uint32_t h = hpc_cct_add(t, m, HPC_FUNC, fh, PV_NONE, 0, PV_ADDR_NONE);
+	static const uint32_t hl[5] = {1, 2, 3, 1, 2};
+	for (uint32_t i = 0; i < 5; i++)
+		loop_h[i] = hpc_cct_add(t, h, HPC_LOOP, PV_NONE, PV_NONE, hl[i], PV_ADDR_NONE);
+	line7[0] = hpc_cct_add(t, m, HPC_LINE, PV_NONE, PV_NONE, 7, PV_ADDR_NONE);
+	line7[1] = hpc_cct_add(t, m, HPC_LINE, PV_NONE, PV_NONE, 7, PV_ADDR_NONE);
+}
+
+T_TEST(hpctoolkit_cct_stacks_dedup)
+{
+	for (int pre = 0; pre < 2; pre++) {
+		/* pre: a stack made before, so the builder's own interning does it all */
+		struct pv_builder b;
+		struct hpc_cct t;
+		T_EQ_INT(builder_init(&b), 0);
+		T_EQ_INT(hpc_cct_init(&t), 0);
+		if (pre)
+			builder_stack(&b, PV_NONE,
+				      builder_func_frame(&b, builder_func(&b, builder_cstr(&b, "x"),
+									  PV_NONE, PV_NONE, 0)));
+		uint32_t lg[40], lh[5], l7[2];
+		cct_repeats(&b, &t, lg, lh, l7);
+		pv_func_ix unknown =
+		    builder_func(&b, builder_cstr(&b, "<unknown procedure>"), PV_NONE, PV_NONE, 0);
+		T_EQ_INT(hpc_cct_stacks(&b, &t, unknown), 0);
+		/* main, g, h, 20 loops of g, 3 of h, main at line 7 */
+		T_EQ_INT(b.p->stacks.len, (uint32_t)pre + 27);
+		for (uint32_t i = 0; i < 20; i++) {
+			T_EQ_INT(t.stack[lg[i + 20]], t.stack[lg[i]]);
+			T_EQ_INT(b.p->frames.line[b.p->stacks.frame[t.stack[lg[i]]]], i + 1);
+			T_TRUE(i == 0 || t.stack[lg[i]] != t.stack[lg[i - 1]]);
+		}
+		T_EQ_INT(t.stack[lh[3]], t.stack[lh[0]]);
+		T_EQ_INT(t.stack[lh[4]], t.stack[lh[1]]);
+		T_TRUE(t.stack[lh[2]] != t.stack[lh[0]] && t.stack[lh[2]] != t.stack[lh[1]]);
+		/* g's and h's loops at line 1 are loops of two functions */
+		T_TRUE(t.stack[lh[0]] != t.stack[lg[0]]);
+		T_EQ_INT(t.stack[l7[1]], t.stack[l7[0]]);
+		T_EQ_INT(b.p->stacks.prefix[t.stack[l7[0]]], PV_NONE);
+		/* the builder finds the same stacks afterwards (its map rebuilt) */
+		T_EQ_INT(builder_stack(&b, b.p->stacks.prefix[t.stack[lg[5]]],
+				       b.p->stacks.frame[t.stack[lg[5]]]),
+			 t.stack[lg[5]]);
+		T_EQ_INT(b.p->stacks.len, (uint32_t)pre + 27);
+		hpc_cct_release(&t);
+		builder_release(&b);
+	}
 }
