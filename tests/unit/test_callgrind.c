@@ -748,3 +748,171 @@ T_TEST(callgrind_lines_hottest_source)
 		T_EQ_STR(pv_str(p, p->sources.path[first]), "/tmp/pvlines/lines.h");
 	pv_profile_free(p);
 }
+
+/*
+ * Instruction addresses (positions: instr line): callgrind/addr/addr.callgrind, a small program
+ * recorded with --dump-instr=yes (README.md there). Each address's self cost of addr.c's code
+ * equals addresses.py's independent reading of the file (addr.callgrind.addresses: file, line,
+ * address, self; the addresses and lines checked by hand against objdump -d -l of the binary),
+ * the per-line sums still equal callgrind_annotate's, and the source pane's address column
+ * (pv_source_addrs) follows: line 15 of sum() runs 8 instructions, 0x1152 .. 0x1178, the loop's
+ * three (0x1171, 0x1175, 0x1178) 4,096 times each, so the hottest is 0x1171.
+ */
+T_TEST(callgrind_instr_addresses)
+{
+	struct pv_profile *p = t_load_as(t_data("callgrind/addr/addr.callgrind"), "callgrind");
+	char *want = t_read_file(t_data("callgrind/addr/addr.callgrind.addresses"), NULL);
+	char *ann = t_read_file(t_data("callgrind/addr/addr.callgrind.annotate"), NULL);
+	T_TRUE(want && ann);
+	if (!p || !want || !ann) {
+		pv_profile_free(p);
+		free(want);
+		free(ann);
+		return;
+	}
+	T_TRUE(p->frames.addr != NULL);
+	pv_source_ix id = PV_NONE;
+	for (uint32_t s = 0; s < p->sources.len; s++)
+		if (strcmp(pv_str(p, p->sources.path[s]), "/tmp/pvaddr/addr.c") == 0)
+			id = s;
+	T_TRUE(id != PV_NONE);
+	/* the samples' self per leaf address in addr.c */
+	enum { MAXA = 256 };
+	uint64_t addr[MAXA];
+	int64_t self[MAXA];
+	uint32_t line[MAXA], na = 0;
+	for (uint32_t s = 0; s < p->samples.len; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		if (st == PV_NONE)
+			continue;
+		pv_frame_ix f = p->stacks.frame[st];
+		uint64_t a = pv_frame_addr(p, f);
+		if (p->funcs.source[p->frames.func[f]] != id)
+			continue;
+		T_TRUE(a != PV_ADDR_NONE);
+		uint32_t k = 0;
+		while (k < na && addr[k] != a)
+			k++;
+		if (k == na && na < MAXA) {
+			addr[na] = a;
+			self[na] = 0;
+			line[na++] = p->frames.line[f];
+		}
+		if (k < na)
+			self[k] += pv_sample_weight(p, 0, s);
+	}
+	/* addresses.py's rows: every one, and no other */
+	uint32_t rows = 0;
+	struct {
+		uint32_t n;
+		uint64_t lo, hi, hot;
+		int64_t hot_self, self;
+	} byline[40] = {{0}};
+	for (char *l = want; l && *l;) {
+		char *nl = strchr(l, '\n');
+		char file[256];
+		unsigned ln;
+		unsigned long long a;
+		long long c;
+		if (sscanf(l, "%255[^\t]\t%u\t%llx\t%lld", file, &ln, &a, &c) == 4 && ln < 40) {
+			uint32_t k = 0;
+			while (k < na && addr[k] != a)
+				k++;
+			if (k == na)
+				t_fail(__FILE__, __LINE__, "0x%llx: no sample", a);
+			else {
+				T_EQ_INT(self[k], c);
+				T_EQ_INT(line[k], ln);
+			}
+			if (!byline[ln].n++)
+				byline[ln].lo = byline[ln].hot = a;
+			if (c > byline[ln].hot_self ||
+			    (c == byline[ln].hot_self && a < byline[ln].hot)) {
+				byline[ln].hot = a;
+				byline[ln].hot_self = c;
+			}
+			byline[ln].hi = a > byline[ln].hi ? a : byline[ln].hi;
+			byline[ln].self += c;
+			rows++;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	T_EQ_INT(rows, 47);
+	T_EQ_INT(na, rows);
+	/* the per-line sums: callgrind_annotate's */
+	int64_t cost[40] = {0};
+	T_EQ_INT(annotate_lines(ann, "addr.c", cost, 40), 30);
+	for (uint32_t ln = 1; ln < 40; ln++)
+		T_EQ_INT(byline[ln].self, cost[ln]);
+	/* the source pane's address column */
+	struct pv_view *v = t_line_view(p, NULL);
+	struct pv_source_addrs *sa = NULL;
+	struct pv_error err;
+	T_EQ_INT(v ? pv_source_addrs(p, &v->q, id, 30, &sa, &err) : -1, 0);
+	for (uint32_t ln = 1; sa && ln <= 30; ln++) {
+		T_EQ_INT(sa->n[ln], byline[ln].n);
+		if (!sa->n[ln])
+			continue;
+		T_EQ_U64(sa->lo[ln], byline[ln].lo);
+		T_EQ_U64(sa->hi[ln], byline[ln].hi);
+		T_EQ_U64(sa->hot[ln], byline[ln].hot);
+		T_EQ_INT(sa->hot_self[ln], byline[ln].hot_self);
+	}
+	T_TRUE(sa && sa->n[15] == 8 && sa->lo[15] == 0x1152 && sa->hi[15] == 0x1178 &&
+	       sa->hot[15] == 0x1171 && sa->hot_self[15] == 4096);
+	pv_source_addrs_free(sa);
+	pv_view_free(v);
+	pv_profile_free(p);
+	free(want);
+	free(ann);
+}
+
+/* A file without instruction positions keeps no address (no column, no memory for one). */
+T_TEST(callgrind_no_instr_no_addresses)
+{
+	struct pv_profile *p = t_load_as(t_data("callgrind/gzip.callgrind"), "callgrind");
+	if (!p)
+		return;
+	T_TRUE(p->frames.addr == NULL);
+	pv_profile_free(p);
+}
+
+/*
+ * A part with calls and more (function, address) rows than the cap (2^18) keeps its per-line
+ * costs: the address rows merge into line rows (reported), the lines' self costs unchanged.
+ * Generated: a() calls b(), then runs 2^18 + 1000 instructions, the k-th at line 1 + k % 50.
+ */
+T_TEST(callgrind_instr_addresses_past_cap)
+{
+	const uint32_t n = (1u << 18) + 1000;
+	size_t cap = (size_t)n * 24 + 512, len = 0;
+	char *t = malloc(cap);
+	T_TRUE(t != NULL);
+	if (!t)
+		return;
+	len += (size_t)snprintf(t + len, cap - len,
+				"positions: instr line\nevents: Ir\nfl=a.c\nfn=a\n0x100 1 1\n"
+				"cfn=b\ncalls=1 0x9000 60\n* * 7\n");
+	for (uint32_t k = 0; k < n; k++)
+		len +=
+		    (size_t)snprintf(t + len, cap - len, "0x%x %u 1\n", 0x1000 + 4 * k, 1 + k % 50);
+	len += (size_t)snprintf(t + len, cap - len, "fn=b\n0x9000 60 7\n");
+	struct pv_profile *p = t_load_mem("past-cap.callgrind", t, len);
+	free(t);
+	if (!p)
+		return;
+	T_EQ_INT(t_diag_count(p, "(function, address) costs"), 1);
+	T_TRUE(p->frames.addr == NULL);
+	int64_t by_line[61] = {0};
+	for (uint32_t s = 0; s < p->samples.len; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		uint32_t ln = st == PV_NONE ? 0 : p->frames.line[p->stacks.frame[st]];
+		by_line[ln <= 60 ? ln : 0] += pv_sample_weight(p, 0, s);
+	}
+	/* line L runs the instructions k with k % 50 == L - 1; line 1 also the first one */
+	for (uint32_t ln = 1; ln <= 50; ln++)
+		T_EQ_INT(by_line[ln], (int64_t)(n / 50 + (ln - 1 < n % 50)) + (ln == 1));
+	T_EQ_INT(by_line[60], 7);
+	T_EQ_INT(by_line[0], 0);
+	pv_profile_free(p);
+}
