@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pv/disasm.h"
 #include "pv/import.h"
 #include "pv/profile.h"
 #include "pv/rows.h"
@@ -915,4 +916,146 @@ T_TEST(callgrind_instr_addresses_past_cap)
 	T_EQ_INT(by_line[60], 7);
 	T_EQ_INT(by_line[0], 0);
 	pv_profile_free(p);
+}
+
+/* ---- disassembly (pv/disasm.h) ---- */
+
+/*
+ * A binary built here (gcc -O1 -g, the machine's compiler: its addresses are read with nm at
+ * test time, never assumed) and a callgrind file written for it: work() at its first address
+ * (nm) costs 7 and at its last byte, its ret, 5. The disassembly of work is objdump's: it
+ * starts at nm's address, ends with the ret at work + size - 1 (nm -S), and carries exactly
+ * those self costs; the first instruction is on work's line (3) of the source. A module whose
+ * file is missing gives one note and no instruction.
+ */
+static bool build_prog(char *dir, size_t n, uint64_t *work, uint64_t *size)
+{
+	snprintf(dir, n, "/tmp/pv-disasm-XXXXXX");
+	if (!mkdtemp(dir))
+		return false;
+	char cmd[1024], path[600];
+	snprintf(path, sizeof(path), "%s/prog.c", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	fputs("volatile unsigned sink;\n"
+	      "__attribute__((noinline)) static unsigned work(unsigned x)\n"
+	      "{\n"
+	      "\tfor (int i = 0; i < 100; i++)\n"
+	      "\t\tx = x * 33 + (unsigned)i;\n"
+	      "\treturn x;\n"
+	      "}\n"
+	      "int main(void) { sink = work(sink); return 0; }\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -O1 -g -o prog prog.c && nm -S prog > nm.txt",
+		 dir);
+	if (system(cmd) != 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/nm.txt", dir);
+	char *nm = t_read_file(path, NULL);
+	bool ok = false;
+	for (char *l = nm; l && *l;) {
+		char *nl = strchr(l, '\n');
+		unsigned long long a, s;
+		char t, name[64];
+		if (sscanf(l, "%llx %llx %c %63s", &a, &s, &t, name) == 4 &&
+		    !strcmp(name, "work")) {
+			*work = a;
+			*size = s;
+			ok = true;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	free(nm);
+	return ok;
+}
+
+T_TEST(disasm_built_binary)
+{
+#if defined(__x86_64__)
+	if (system("command -v gcc >/dev/null && command -v objdump >/dev/null && command -v nm "
+		   ">/dev/null") != 0) {
+		t_fail(__FILE__, __LINE__, "gcc, objdump and nm are needed (make deps)");
+		return;
+	}
+	char dir[64], text[2048], cmd[256];
+	uint64_t work = 0, size = 0;
+	T_TRUE(build_prog(dir, sizeof(dir), &work, &size));
+	if (!work || size < 2)
+		return;
+	uint64_t last = work + size - 1;
+	int len = snprintf(text, sizeof(text),
+			   "# callgrind format\nevents: Ir\npositions: instr line\n"
+			   "ob=%s/prog\nfl=%s/prog.c\nfn=main\n0x%llx 8 1\n"
+			   "cfn=work\ncalls=1 0x%llx 3\n0x%llx 8 12\n"
+			   "fn=work\n0x%llx 3 7\n0x%llx 6 5\n"
+			   "ob=/nonexistent/lib.so\nfl=lib.c\nfn=gone\n0x10 2 4\ntotals: 17\n",
+			   dir, dir, (unsigned long long)work - 0x40, (unsigned long long)work,
+			   (unsigned long long)work - 0x40, (unsigned long long)work,
+			   (unsigned long long)last);
+	struct pv_profile *p = t_load_mem("built.callgrind", text, (size_t)len);
+	if (!p)
+		return;
+	uint8_t *mark = calloc(p->funcs.len, 1);
+	pv_func_ix fw = t_find_func(p, "work");
+	T_TRUE(mark && fw != PV_NONE);
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_disasm *d = NULL;
+	struct pv_error err;
+	if (mark && fw != PV_NONE) {
+		mark[fw] = 1;
+		T_EQ_INT(pv_disasm_funcs(p, &q, mark, &d, &err), 0);
+	}
+	T_TRUE(d && d->n >= 2);
+	if (d && d->n >= 2) {
+		T_EQ_INT(d->nr_notes, 0);
+		T_EQ_U64(d->insn[0].addr, work);
+		T_EQ_INT(d->insn[0].self, 7);
+		T_EQ_INT(d->insn[0].line, 3);
+		T_EQ_U64(d->insn[d->n - 1].addr, last);
+		T_EQ_INT(d->insn[d->n - 1].self, 5);
+		T_EQ_STR(d->insn[d->n - 1].text, "ret");
+		int64_t sum = 0;
+		for (uint32_t i = 0; i < d->n; i++) {
+			sum += d->insn[i].self;
+			T_TRUE(d->insn[i].func == fw && d->insn[i].addr >= work &&
+			       d->insn[i].addr <= last && *d->insn[i].text);
+		}
+		T_EQ_INT(sum, 12);
+	}
+	pv_disasm_free(d);
+	d = NULL;
+	/* the source pane's line 3: work's instructions, those objdump puts on line 3 marked */
+	pv_source_ix id = p->funcs.source[fw];
+	T_EQ_INT(pv_disasm_line(p, &q, id, 3, &d, &err), 0);
+	uint32_t here = 0;
+	for (uint32_t i = 0; d && i < d->n; i++)
+		here += d->insn[i].here;
+	T_TRUE(d && d->n >= 2 && d->insn[0].here && here < d->n);
+	pv_disasm_free(d);
+	d = NULL;
+	/* the missing module: a note, no instruction, no error */
+	pv_func_ix fg = t_find_func(p, "gone");
+	if (mark && fg != PV_NONE) {
+		memset(mark, 0, p->funcs.len);
+		mark[fg] = 1;
+		T_EQ_INT(pv_disasm_funcs(p, &q, mark, &d, &err), 0);
+		T_TRUE(d && d->n == 0 && d->nr_notes == 1);
+		if (d && d->nr_notes)
+			T_EQ_STR(d->notes[0],
+				 "binary /nonexistent/lib.so not found: no disassembly");
+	}
+	pv_disasm_free(d);
+	/* no center: the function with the most self at addresses, work (12 against 4 and 1) */
+	T_EQ_INT(pv_disasm_funcs(p, &q, NULL, &d, &err), 0);
+	T_TRUE(d && d->n && d->insn[0].func == fw);
+	pv_disasm_free(d);
+	pv_query_release(&q);
+	free(mark);
+	pv_profile_free(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	T_EQ_INT(system(cmd), 0);
+#endif
 }
