@@ -928,7 +928,7 @@ T_TEST(callgrind_instr_addresses_past_cap)
  * those self costs; the first instruction is on work's line (3) of the source. A module whose
  * file is missing gives one note and no instruction.
  */
-static bool build_prog(char *dir, size_t n, uint64_t *work, uint64_t *size)
+static bool build_prog(char *dir, size_t n, const char *flags, uint64_t *work, uint64_t *size)
 {
 	snprintf(dir, n, "/tmp/pv-disasm-XXXXXX");
 	if (!mkdtemp(dir))
@@ -948,8 +948,8 @@ static bool build_prog(char *dir, size_t n, uint64_t *work, uint64_t *size)
 	      "int main(void) { sink = work(sink); return 0; }\n",
 	      f);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cd %s && gcc -O1 -g -o prog prog.c && nm -S prog > nm.txt",
-		 dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -O1 -g %s -o prog prog.c && nm -S prog > nm.txt",
+		 dir, flags);
 	if (system(cmd) != 0)
 		return false;
 	snprintf(path, sizeof(path), "%s/nm.txt", dir);
@@ -981,7 +981,7 @@ T_TEST(disasm_built_binary)
 	}
 	char dir[64], text[2048], cmd[256];
 	uint64_t work = 0, size = 0;
-	T_TRUE(build_prog(dir, sizeof(dir), &work, &size));
+	T_TRUE(build_prog(dir, sizeof(dir), "", &work, &size));
 	if (!work || size < 2)
 		return;
 	uint64_t last = work + size - 1;
@@ -1054,6 +1054,47 @@ T_TEST(disasm_built_binary)
 	pv_disasm_free(d);
 	pv_query_release(&q);
 	free(mark);
+	pv_profile_free(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	T_EQ_INT(system(cmd), 0);
+#endif
+}
+
+/*
+ * File offsets (pprof's module-relative addresses) of a binary linked at a fixed address
+ * (gcc -no-pie: work at 0x401xxx in nm, at that minus 0x400000 in the file, the text segment's
+ * p_vaddr - p_offset as GNU ld lays it out): disassembled at nm's address, answered at the
+ * model's offsets with their costs.
+ */
+T_TEST(disasm_file_offsets)
+{
+#if defined(__x86_64__)
+	char dir[64], text[1024], cmd[256];
+	uint64_t work = 0, size = 0;
+	T_TRUE(build_prog(dir, sizeof(dir), "-no-pie", &work, &size));
+	if (work < 0x400000 || size < 2)
+		return;
+	uint64_t off = work - 0x400000, last = off + size - 1;
+	int len = snprintf(text, sizeof(text),
+			   "events: Ir\npositions: instr line\nob=%s/prog\nfl=%s/prog.c\n"
+			   "fn=work\n0x%llx 3 7\n0x%llx 6 5\n",
+			   dir, dir, (unsigned long long)off, (unsigned long long)last);
+	struct pv_profile *p = t_load_mem("offsets.callgrind", text, (size_t)len);
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_disasm *d = NULL;
+	struct pv_error err;
+	T_EQ_INT(p ? pv_disasm_funcs(p, &q, NULL, &d, &err) : -1, 0);
+	T_TRUE(d && d->n >= 2 && d->nr_notes == 0);
+	if (d && d->n >= 2) {
+		T_EQ_U64(d->insn[0].addr, off);
+		T_EQ_INT(d->insn[0].self, 7);
+		T_EQ_U64(d->insn[d->n - 1].addr, last);
+		T_EQ_INT(d->insn[d->n - 1].self, 5);
+		T_EQ_STR(d->insn[d->n - 1].text, "ret");
+	}
+	pv_disasm_free(d);
+	pv_query_release(&q);
 	pv_profile_free(p);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	T_EQ_INT(system(cmd), 0);
