@@ -151,16 +151,19 @@ static int64_t now_ms(void)
 }
 
 /*
- * Runs objdump -d -l --no-show-raw-insn over [lo, hi] of path; its output in *out (NUL-ended,
- * to pv_free), at most OUT_MAX bytes, within TIME_MAX ms. Returns 0, 1 after a note (not
- * found, failed, too slow), or PV_ENOMEM.
+ * Runs objdump -d -l --no-show-raw-insn over the instructions from lo to the one at hi of path; its
+ * output in *out (NUL-ended, to pv_free), at most OUT_MAX bytes, within TIME_MAX ms. Returns 0, 1
+ * after a note (not found, failed, too slow), or PV_ENOMEM.
  */
 static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi, char **out,
 		   size_t *len)
 {
 	char start[40], stop[40];
 	snprintf(start, sizeof(start), "--start-address=0x%llx", (unsigned long long)lo);
-	snprintf(stop, sizeof(stop), "--stop-address=0x%llx", (unsigned long long)hi + 1);
+	/* past hi by the longest instruction (x86's 15 bytes): the last one whole, the rest dropped
+	 */
+	snprintf(stop, sizeof(stop), "--stop-address=0x%llx",
+		 (unsigned long long)(hi > UINT64_MAX - 16 ? UINT64_MAX : hi + 16));
 	char a0[] = "objdump", a1[] = "-d", a2[] = "-l", a3[] = "--no-show-raw-insn", a4[] = "-w",
 	     a5[] = "--", *file = pv_strdup(path);
 	if (!file)
@@ -341,7 +344,7 @@ static int parse(const struct fn_range *r, uint64_t delta, const char *t, size_t
 			s++;
 		char *x;
 		unsigned long long a = strtoull(s, &x, 16);
-		if (x == s || x >= e || *x != ':')
+		if (x == s || x >= e || *x != ':' || (uint64_t)a - delta > r->hi)
 			continue;
 		x++;
 		while (x < e && (*x == '\t' || *x == ' '))

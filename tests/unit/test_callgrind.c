@@ -753,7 +753,7 @@ T_TEST(callgrind_lines_hottest_source)
 /*
  * Instruction addresses (positions: instr line): callgrind/addr/addr.callgrind, a small program
  * recorded with --dump-instr=yes (README.md there). Each address's self cost of addr.c's code
- * equals addresses.py's independent reading of the file (addr.callgrind.addresses: file, line,
+ * equals addresses.py's independent reading of the file (addr.callgrind.addresses.tsv: file, line,
  * address, self; the addresses and lines checked by hand against objdump -d -l of the binary),
  * the per-line sums still equal callgrind_annotate's, and the source pane's address column
  * (pv_source_addrs) follows: line 15 of sum() runs 8 instructions, 0x1152 .. 0x1178, the loop's
@@ -762,7 +762,7 @@ T_TEST(callgrind_lines_hottest_source)
 T_TEST(callgrind_instr_addresses)
 {
 	struct pv_profile *p = t_load_as(t_data("callgrind/addr/addr.callgrind"), "callgrind");
-	char *want = t_read_file(t_data("callgrind/addr/addr.callgrind.addresses"), NULL);
+	char *want = t_read_file(t_data("callgrind/addr/addr.callgrind.addresses.tsv"), NULL);
 	char *ann = t_read_file(t_data("callgrind/addr/addr.callgrind.annotate"), NULL);
 	T_TRUE(want && ann);
 	if (!p || !want || !ann) {
@@ -1099,4 +1099,27 @@ T_TEST(disasm_file_offsets)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	T_EQ_INT(system(cmd), 0);
 #endif
+}
+
+/* positions: instr alone (no line): every cost line keeps its address, on a frame of line 0. */
+T_TEST(callgrind_instr_only)
+{
+	static const char text[] =
+	    "events: Ir\npositions: instr\nfl=a.c\nfn=f\n0x1165 4096\n+2 4096\n"
+	    "-2 3\n+7 10\n";
+	struct pv_profile *p = t_load_text("instr.callgrind", text, "callgrind");
+	if (!p)
+		return;
+	uint64_t want[3] = {0x1165, 0x1167, 0x116c};
+	int64_t cost[3] = {4099, 4096, 10}, got[3] = {0};
+	for (uint32_t s = 0; s < p->samples.len; s++) {
+		pv_frame_ix f = p->stacks.frame[p->samples.stack[s]];
+		T_EQ_INT(p->frames.line[f], 0);
+		for (int k = 0; k < 3; k++)
+			if (pv_frame_addr(p, f) == want[k])
+				got[k] += pv_sample_weight(p, 0, s);
+	}
+	for (int k = 0; k < 3; k++)
+		T_EQ_INT(got[k], cost[k]);
+	pv_profile_free(p);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # addresses.py - per (file, line, address) self costs of a callgrind file with "positions: instr
 # line", first event, one line "FILE<TAB>LINE<TAB>0xADDRESS<TAB>SELF" each, sorted; written from
-# the Callgrind Format Specification for profview's tests (addr.callgrind.addresses), as an
+# the Callgrind Format Specification for profview's tests (addr.callgrind.addresses.tsv), as an
 # independent reading: subpositions are absolute (decimal or 0x hex), +N / -N relative to the
 # previous cost line's, or * the same; a calls= line's target position does not move them and
 # the cost line after it is the call's inclusive cost, not self; jump=/jcnd= lines are skipped
