@@ -69,6 +69,7 @@ int cmd_query(const struct cli *c, const char *path, const struct pv_profile *p)
 int cmd_view(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_flame(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_activity(const struct cli *c, const char *path, const struct pv_profile *p);
+int cmd_annotate(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *p);
 int cmd_marker(const struct cli *c, const char *path, const struct pv_profile *p);
 /* cmd_tui.c: profview tui FILE... (the files open, ']' and '[' switch between them). */

@@ -5,8 +5,11 @@
  * /api/activity answer (doc/api.md), from the same library calls (pv/graphs.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "pv/disasm.h"
 #include "pv/format.h"
 #include "pv/graphs.h"
 #include "say.h"
@@ -88,4 +91,72 @@ int cmd_activity(const struct cli *c, const char *path, const struct pv_profile 
 	pv_activity_free(a);
 	pv_markers_free(ms);
 	return finish(j, rc);
+}
+
+/*
+ * annotate: the instructions of the center's functions (else of the function with the most self
+ * cost at addresses) with their self costs, under their source lines, as perf annotate prints;
+ * --json: pv_json_disasm.
+ */
+int cmd_annotate(const struct cli *c, const char *path, const struct pv_profile *p)
+{
+	struct pv_query q;
+	int rc = cli_view_query(path, p, c, &q);
+	uint8_t *mark = NULL;
+	if (!rc && q.nr_center) {
+		if (!(mark = calloc(p->funcs.len ? p->funcs.len : 1, 1)))
+			rc = PV_ENOMEM;
+		for (uint32_t k = 0; mark && k < q.nr_center; k++)
+			pv_scope_functions(p, q.center[k], mark);
+	}
+	struct pv_disasm *d = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (!rc)
+		rc = pv_disasm_funcs(p, &q, mark, &d, &err);
+	pv_query_release(&q);
+	free(mark);
+	if (rc) {
+		pv_disasm_free(d);
+		return cli_lib_error(path, rc, err.msg);
+	}
+	if (c->json) {
+		struct pv_json *j = pv_json_new(stdout);
+		rc = j ? pv_json_disasm(j, p, d) : PV_ENOMEM;
+		pv_disasm_free(d);
+		return finish(j, rc);
+	}
+	const char *metric =
+	    d->metric < p->metrics.len ? pv_str(p, p->metrics.name[d->metric]) : "";
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct pv_disasm_insn *in = &d->insn[i], *prev = i ? &d->insn[i - 1] : NULL;
+		if (!prev || prev->func != in->func) {
+			pv_module_ix m = p->funcs.module[in->func];
+			printf("%s%s  %s  (self %s per instruction)\n", prev ? "\n" : "",
+			       pv_str(p, p->funcs.name[in->func]),
+			       m < p->modules.len ? pv_str(p, p->modules.path[m]) : "", metric);
+		}
+		if (!prev || prev->func != in->func || prev->line != in->line ||
+		    (prev->file == NULL) != (in->file == NULL) ||
+		    (in->file && strcmp(prev->file, in->file))) {
+			int64_t sum = 0;
+			for (uint32_t k = i;
+			     k < d->n && d->insn[k].func == in->func && d->insn[k].line == in->line;
+			     k++)
+				sum += d->insn[k].self;
+			if (in->file)
+				printf("%14lld  %s:%u\n", (long long)sum, in->file, in->line);
+			else
+				printf("%14lld  (no line)\n", (long long)sum);
+		}
+		if (in->self)
+			printf("%14lld  %10llx:  %s\n", (long long)in->self,
+			       (unsigned long long)in->addr, in->text);
+		else
+			printf("%14s  %10llx:  %s\n", ".", (unsigned long long)in->addr, in->text);
+	}
+	for (uint32_t i = 0; i < d->nr_notes; i++)
+		printf("note: %s\n", d->notes[i]);
+	pv_disasm_free(d);
+	return 0;
 }

@@ -62,6 +62,10 @@ static const struct command commands[] = {
      "the flame graph the page draws, as JSON (with --center: both graphs)", NULL},
     {"activity", cmd_activity, GRAPH | CMD_ACTIVITY,
      "the activity graph the page draws, as JSON: per thread, cost by time and category", NULL},
+    {"annotate", cmd_annotate, CMD_FILES | CMD_FROM_MARKER,
+     "the center's instructions with their self costs, by source line, from\n"
+     "              objdump of the binary (perf annotate); --json",
+     NULL},
     {"markers", cmd_markers, CMD_FILES | CMD_MARKERS | CMD_MARKER_TABLE,
      "the marker table (--search, --thread, --range, --sort, --summary)", NULL},
     {"marker", cmd_marker, CMD_FILES | CMD_MARKERS | CMD_MARKER_ARG,

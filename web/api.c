@@ -183,6 +183,7 @@ static const char *const own_params[] = {
     "scope", "value", "order", "from", "to", "bins", "t0", "t1", "c0", "c1", "height", "context",
     "at", "min",	 /* web/api_trace.c */
     "diff", "normalize", /* the difference against the base (api_view.c) */
+    "line",		 /* disasm (api_view.c) */
 };
 
 static bool own_param(const char *k)
@@ -866,6 +867,7 @@ static const struct {
     {"thread-costs", api_thread_costs},
     {"contexts", api_contexts},
     {"source", api_source},
+    {"disasm", api_disasm},
     {"markers", api_markers_table},
     {"marker", api_marker_one},
     {"marker-summary", api_marker_summary},

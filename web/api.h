@@ -162,6 +162,7 @@ int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 int api_diff(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_disasm(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 /* api_contexts.c */
 int api_contexts(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
 

@@ -12,6 +12,7 @@
 
 #include "api.h"
 #include "pv/diff.h"
+#include "pv/disasm.h"
 #include "pv/source.h"
 
 #define FLAT_DEFAULT_LIMIT 500
@@ -360,6 +361,47 @@ int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	free(data);
 	api_view_release(a, v);
 	return rc || !status ? api_written(out, rc) : status;
+}
+
+/* disasm?<query>&file=ID&line=N: the instructions of a source line's functions (pv_disasm_line);
+ * a binary that is missing is a note of the answer, not an error */
+int api_disasm(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+{
+	struct api_slot *s;
+	struct pv_query q;
+	uint32_t slot, id, line;
+	int status = req_query(a, ps, out, &slot, &s, &q);
+	if (!status && !api_param(ps, "file"))
+		status = api_error(out, 400, "missing parameter 'file'");
+	if (!status && !api_param(ps, "line"))
+		status = api_error(out, 400, "missing parameter 'line'");
+	if (status || !api_param_u32(ps, "file", 0, &id, out, &status) ||
+	    !api_param_u32(ps, "line", 0, &line, out, &status)) {
+		pv_query_release(&q);
+		return status;
+	}
+	(void)slot;
+	const struct pv_profile *p = s->p;
+	if (id >= p->sources.len) {
+		pv_query_release(&q);
+		return api_error(out, 404, "no such source file");
+	}
+	struct pv_disasm *d = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = pv_disasm_line(p, &q, id, line, &d, &err);
+	pv_query_release(&q);
+	if (rc == PV_ENOMEM || !d) {
+		pv_disasm_free(d);
+		return api_written(out, rc ? rc : PV_ENOMEM);
+	}
+	if (rc) {
+		pv_disasm_free(d);
+		return api_error(out, 400, "%s", err.msg);
+	}
+	rc = pv_json_disasm(out, p, d);
+	pv_disasm_free(d);
+	return api_written(out, rc);
 }
 
 /* search?<query>&text=TEXT&limit=N: the whole-profile search (pv_find_functions) */

@@ -128,6 +128,11 @@ int pv_json_thread_costs(struct pv_json *j, const struct pv_view *v, const char 
  * lines of the functions q's centers name. */
 int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_query *q,
 		   pv_source_ix id, const char *text, size_t len);
+/* A disassembly (pv/disasm.h): {"metric": NAME|null, "notes": [TEXT], "insns": [{"addr": "0x..",
+ * "func": NAME, "line": N (0: none), "file": PATH|null, "here": BOOL, "self": N, "text": TEXT}]},
+ * addresses in hexadecimal text (JSON numbers stop at 2^53). */
+struct pv_disasm;
+int pv_json_disasm(struct pv_json *j, const struct pv_profile *p, const struct pv_disasm *d);
 int pv_json_activity(struct pv_json *j, const struct pv_activity *a, const struct pv_markers *ms);
 int pv_json_marker_chart(struct pv_json *j, const struct pv_markers *ms,
 			 const struct pv_marker_chart *ch);

@@ -15,6 +15,7 @@
 #include "base/alloc.h"
 #include "format/internal.h"
 #include "pv/diff.h"
+#include "pv/disasm.h"
 #include "pv/format.h"
 #include "pv/graphs.h"
 #include "view/naming.h"
@@ -869,6 +870,43 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 	sbuf_release(&scope);
 	row_names_release(&names);
 	return rc ? rc : pv_json_error(j);
+}
+
+int pv_json_disasm(struct pv_json *j, const struct pv_profile *p, const struct pv_disasm *d)
+{
+	char buf[24];
+	pv_json_object(j);
+	if (d->metric < p->metrics.len)
+		pv_json_kstr(j, "metric", pv_str(p, p->metrics.name[d->metric]));
+	else
+		pv_json_knull(j, "metric");
+	pv_json_key(j, "notes");
+	pv_json_array(j);
+	for (uint32_t i = 0; i < d->nr_notes; i++)
+		pv_json_str(j, d->notes[i]);
+	pv_json_end(j);
+	pv_json_key(j, "insns");
+	pv_json_open(j, '[', PV_JSON_LINES, 0);
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct pv_disasm_insn *in = &d->insn[i];
+		pv_json_object(j);
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)in->addr);
+		pv_json_kstr(j, "addr", buf);
+		pv_json_kstr(j, "func", pv_str(p, p->funcs.name[in->func]));
+		pv_json_kuint(j, "line", in->line);
+		if (in->file)
+			pv_json_kstr(j, "file", in->file);
+		else
+			pv_json_knull(j, "file");
+		pv_json_kbool(j, "here", in->here);
+		pv_json_kint(j, "self", in->self);
+		pv_json_kstr(j, "text", in->text);
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_end(j);
+	pv_json_eol(j);
+	return pv_json_error(j);
 }
 
 /* ---- activity and the marker chart ---- */

@@ -442,7 +442,8 @@ static int is_field_end(const char *p, const char *e)
  * "+N", "-N" and "*" (position syntax some converters write) are read as callgrind_annotate
  * reads them (N, -N, 0) and counted.
  */
-static int parse_cost_line(struct cg *c, const char *p, const char *e, int64_t *cost, int64_t *line)
+static int parse_cost_line(struct cg *c, const char *p, const char *e, int64_t *cost, int64_t *line,
+			   uint64_t *addr)
 {
 	int64_t pos[MAX_POS];
 	for (uint32_t i = 0; i < c->npos; i++) {
@@ -459,6 +460,8 @@ static int parse_cost_line(struct cg *c, const char *p, const char *e, int64_t *
 	for (uint32_t i = 0; i < c->npos; i++)
 		c->prev_pos[i] = pos[i];
 	*line = c->pos_line >= 0 ? pos[c->pos_line] : 0;
+	*addr = c->pos_instr >= 0 && pos[c->pos_instr] >= 0 ? (uint64_t)pos[c->pos_instr]
+							    : PV_ADDR_NONE;
 	uint32_t k = 0;
 	for (;;) {
 		p = text_skip_blanks(p, e);
@@ -570,7 +573,7 @@ static int read_events(struct cg *c, const char *p, const char *e)
 static int read_positions(struct cg *c, const char *p, const char *e)
 {
 	uint32_t n = 0;
-	int line = -1;
+	int line = -1, instr = -1;
 	for (;;) {
 		p = text_skip_blanks(p, e);
 		if (p >= e)
@@ -585,7 +588,7 @@ static int read_positions(struct cg *c, const char *p, const char *e)
 			line = (int)n;
 		else if ((len == 5 && !memcmp(s, "instr", 5)) ||
 			 (len == 4 && !memcmp(s, "addr", 4)))
-			c->instr_positions = 1;
+			instr = (int)n;
 		else if (!(len == 2 && !memcmp(s, "bb", 2)))
 			return cg_fail(c, s, "unknown position '%.*s'", (int)len, s);
 		n++;
@@ -596,6 +599,7 @@ static int read_positions(struct cg *c, const char *p, const char *e)
 		return cg_fail(c, p, "positions: changes within a part");
 	c->npos = n;
 	c->pos_line = line;
+	c->pos_instr = instr;
 	return 0;
 }
 
@@ -622,6 +626,19 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
 	return 0;
 }
 
+/* The part's per-line rows forgotten (their arrays kept). */
+static void rows_clear(struct cg *c)
+{
+	for (uint32_t i = 0; i < c->nr_touched; i++) {
+		c->fns[c->touched_list[i]].line_head = NONE32;
+		c->fns[c->touched_list[i]].line_deg = 0;
+	}
+	u64map_release(&c->line_map);
+	u64map_release(&c->addr_map);
+	c->nlines = 0;
+	c->last_line_row = NONE32;
+}
+
 /* Ends a part: its samples, then its tables cleared for the next one. */
 static int end_part(struct cg *c)
 {
@@ -637,16 +654,13 @@ static int end_part(struct cg *c)
 		memset(c->pself + (size_t)f * c->nev, 0, c->nev * sizeof(int64_t));
 		c->fns[f].out_head = NONE32;
 		c->fns[f].out_deg = 0;
-		c->fns[f].line_head = NONE32;
-		c->fns[f].line_deg = 0;
 	}
+	rows_clear(c);
 	c->nr_touched = 0;
 	c->nedges = 0;
 	u64map_release(&c->edge_map);
-	u64map_release(&c->line_map);
-	c->nlines = 0;
-	c->last_line_row = NONE32;
 	c->lines_off = 0;
+	c->addrs_off = 0;
 	c->part_has_data = 0;
 	c->part_no++;
 	c->nr_parts_done++;
@@ -663,7 +677,10 @@ static int end_part(struct cg *c)
  * (self_lines), and past that many the model would outgrow the file's call graph several times
  * over (a generated 25 MB file has 1,000,000). The part's functions then keep their self costs
  * whole (the report says so). A part without calls (cachegrind) keeps them all: they are its
- * samples.
+ * samples. With instruction addresses (positions: instr), a cost line with a line (or any, when
+ * the file has no line position) has a row per (function, address); past LINE_ROWS_MAX those
+ * merge into per-line rows first (reported), so an instr file keeps its lines where a line file
+ * would.
  */
 #define LINE_ROWS_MAX (1u << 18)
 
@@ -671,50 +688,129 @@ static void lines_off(struct cg *c)
 {
 	c->lines_off = 1;
 	c->lines_dropped++;
-	for (uint32_t i = 0; i < c->nr_touched; i++) {
-		c->fns[c->touched_list[i]].line_head = NONE32;
-		c->fns[c->touched_list[i]].line_deg = 0;
-	}
-	u64map_release(&c->line_map);
-	c->nlines = 0;
-	c->last_line_row = NONE32;
+	rows_clear(c);
 }
 
-/* A new per-line row of function f, key (f, line); NONE32 when out of memory. */
-static uint32_t line_row(struct cg *c, uint32_t f, uint64_t key)
+/* A row's key: (f, line) in line_map, or (f, address) in addr_map (f < 2^24, address < 2^40). */
+static inline uint64_t row_key(uint32_t f, uint32_t ln, uint64_t a)
+{
+	return a == PV_ADDR_NONE ? (uint64_t)f << 32 | ln : (uint64_t)f << 40 | a;
+}
+
+/*
+ * Function f's row of line ln (a == PV_ADDR_NONE) or of address a (whatever its line),
+ * UINT32_MAX when it has none: its few rows walked, its many found in a map (as edge_of).
+ */
+static uint32_t row_find(const struct cg *c, uint32_t f, uint32_t ln, uint64_t a)
+{
+	const struct cg_fn *F = &c->fns[f];
+	if (F->line_deg > EDGE_LIST)
+		return u64map_get(a == PV_ADDR_NONE ? &c->line_map : &c->addr_map,
+				  row_key(f, ln, a));
+	for (uint32_t x = F->line_head; x != NONE32; x = c->line_next[x])
+		if (cg_row_addr(c, x) == a && (a != PV_ADDR_NONE || c->line_no[x] == ln))
+			return x;
+	return UINT32_MAX;
+}
+
+/* Row r into its function's list, and past EDGE_LIST rows into the maps (the first ones too). */
+static int row_link(struct cg *c, uint32_t r)
+{
+	struct cg_fn *F = &c->fns[c->line_fn[r]];
+	c->line_next[r] = F->line_head;
+	F->line_head = r;
+	if (++F->line_deg <= EDGE_LIST)
+		return 0;
+	for (uint32_t x = r; x != NONE32;
+	     x = F->line_deg == EDGE_LIST + 1 ? c->line_next[x] : NONE32) {
+		uint64_t a = cg_row_addr(c, x);
+		if (u64map_put(a == PV_ADDR_NONE ? &c->line_map : &c->addr_map,
+			       row_key(c->line_fn[x], c->line_no[x], a), x)) {
+			c->b->status = PV_ENOMEM;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The part's address rows summed into per-line rows (in place: a row moves down, never up). */
+static int merge_addrs(struct cg *c)
+{
+	uint32_t n = c->nlines, nev = c->nev;
+	c->addrs_off = 1;
+	c->addrs_merged++;
+	rows_clear(c);
+	for (uint32_t r = 0; r < n; r++) {
+		uint32_t f = c->line_fn[r], ln = c->line_no[r];
+		uint32_t k = row_find(c, f, ln, PV_ADDR_NONE);
+		if (k != UINT32_MAX) {
+			for (uint32_t e = 0; e < nev; e++)
+				c->line_cost[(size_t)k * nev + e] +=
+				    c->line_cost[(size_t)r * nev + e];
+			continue;
+		}
+		k = c->nlines++;
+		c->line_fn[k] = f;
+		c->line_no[k] = ln;
+		c->line_addr[k] = PV_ADDR_NONE;
+		if (k != r)
+			memcpy(c->line_cost + (size_t)k * nev, c->line_cost + (size_t)r * nev,
+			       nev * sizeof(int64_t));
+		if (row_link(c, k))
+			return -1;
+	}
+	return 0;
+}
+
+/* Past LINE_ROWS_MAX rows: address rows become line rows, and when still too many, no rows. */
+static int rows_over_cap(struct cg *c)
+{
+	if (c->line_addr && !c->addrs_off && merge_addrs(c))
+		return -1;
+	if (c->nlines >= LINE_ROWS_MAX)
+		lines_off(c);
+	return 0;
+}
+
+/* A new per-line row of function f (line ln, address a); NONE32 when there is none to have. */
+static uint32_t line_row(struct cg *c, uint32_t f, uint32_t ln, uint64_t a)
 {
 	uint32_t nev = c->nev, old = c->cap_lines;
 	if (grow(c, (void **)&c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1))
 		return NONE32;
 	if (old != c->cap_lines &&
 	    (COL_GROW(c->line_no, c->cap_lines) || COL_GROW(c->line_next, c->cap_lines) ||
+	     (c->line_addr && COL_GROW(c->line_addr, c->cap_lines)) ||
 	     grow_costs(c, &c->line_cost, old, c->cap_lines))) {
 		c->b->status = PV_ENOMEM;
 		return NONE32;
 	}
+	if (a != PV_ADDR_NONE && !c->line_addr) { /* the first address: the column from now */
+		if (!(c->line_addr = pv_malloc((size_t)c->cap_lines * sizeof(uint64_t)))) {
+			c->b->status = PV_ENOMEM;
+			return NONE32;
+		}
+		for (uint32_t x = 0; x < c->nlines; x++)
+			c->line_addr[x] = PV_ADDR_NONE;
+	}
 	if (c->nedges && c->nlines >= LINE_ROWS_MAX) {
-		lines_off(c);
-		return NONE32;
+		if (rows_over_cap(c) || c->lines_off)
+			return NONE32;
+		uint32_t r = row_find(c, f, ln, PV_ADDR_NONE); /* the line's merged row */
+		if (r != UINT32_MAX)
+			return r;
+		a = PV_ADDR_NONE;
 	}
 	uint32_t r = c->nlines++;
-	struct cg_fn *F = &c->fns[f];
 	c->line_fn[r] = f;
-	c->line_no[r] = (uint32_t)(key & 0xffffffffu);
-	c->line_next[r] = F->line_head;
-	F->line_head = r;
+	c->line_no[r] = ln;
+	if (c->line_addr)
+		c->line_addr[r] = a;
 	memset(c->line_cost + (size_t)r * nev, 0, nev * sizeof(int64_t));
-	/* past EDGE_LIST rows the function's rows go into line_map, the first ones as well */
-	if (++F->line_deg > EDGE_LIST)
-		for (uint32_t x = r; x != NONE32;
-		     x = F->line_deg == EDGE_LIST + 1 ? c->line_next[x] : NONE32)
-			if (u64map_put(&c->line_map, (uint64_t)f << 32 | c->line_no[x], x)) {
-				c->b->status = PV_ENOMEM;
-				return NONE32;
-			}
-	return r;
+	return row_link(c, r) ? NONE32 : r;
 }
 
-static int self_cost(struct cg *c, const int64_t *cost, int64_t line)
+static int self_cost(struct cg *c, const int64_t *cost, int64_t line, uint64_t addr)
 {
 	uint32_t f = c->cur;
 	uint32_t nev = c->nev;
@@ -732,24 +828,27 @@ static int self_cost(struct cg *c, const int64_t *cost, int64_t line)
 	if (c->lines_off)
 		return 0;
 	uint32_t ln = (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
+	/* an address keys the row of a line (of any cost line when the file has no lines) */
+	if (c->addrs_off || (ln == 0 && c->pos_line >= 0)) {
+		addr = PV_ADDR_NONE;
+	} else if (addr != PV_ADDR_NONE && (addr >> 40 || f >> 24)) {
+		c->addrs_unkept++;
+		addr = PV_ADDR_NONE;
+	}
 	uint64_t key = (uint64_t)f << 32 | ln;
 	uint32_t r = c->last_line_row;
-	if (r == NONE32 || key != c->last_line_key) {
-		/* the function's few rows walked, its many found in line_map (as edge_of) */
-		struct cg_fn *F = &c->fns[f];
-		r = UINT32_MAX;
-		if (F->line_deg <= EDGE_LIST) {
-			for (uint32_t x = F->line_head; x != NONE32; x = c->line_next[x])
-				if (c->line_no[x] == ln) {
-					r = x;
-					break;
-				}
-		} else {
-			r = u64map_get(&c->line_map, key);
+	if (r == NONE32 || key != c->last_line_key || addr != c->last_line_addr) {
+		r = row_find(c, f, ln, addr);
+		if (r != UINT32_MAX && c->line_no[r] != ln) {
+			/* the address's row has another line (no compiler writes this): per line */
+			c->addrs_unkept++;
+			addr = PV_ADDR_NONE;
+			r = row_find(c, f, ln, addr);
 		}
-		if (r == UINT32_MAX && (r = line_row(c, f, key)) == NONE32)
+		if (r == UINT32_MAX && (r = line_row(c, f, ln, addr)) == NONE32)
 			return c->lines_off ? 0 : -1;
 		c->last_line_key = key;
+		c->last_line_addr = addr;
 		c->last_line_row = r;
 	}
 	for (uint32_t e = 0; e < nev; e++)
@@ -764,8 +863,8 @@ static int call_cost(struct cg *c, const int64_t *cost)
 	if (x == NONE32)
 		return -1;
 	c->fns[c->callee].callee = 1;
-	if (c->nlines > LINE_ROWS_MAX && !c->lines_off)
-		lines_off(c);
+	if (c->nlines > LINE_ROWS_MAX && !c->lines_off && rows_over_cap(c))
+		return -1;
 	c->ecalls[x] += c->call_count;
 	for (uint32_t e = 0; e < nev; e++) {
 		if (add_checked(c, &c->ecost[(size_t)x * nev + e], cost[e]) ||
@@ -882,7 +981,8 @@ static int body(struct cg *c)
 				continue;
 			}
 			int64_t line = 0;
-			if (parse_cost_line(c, p, e, cost, &line))
+			uint64_t addr = PV_ADDR_NONE;
+			if (parse_cost_line(c, p, e, cost, &line, &addr))
 				return -1;
 			c->part_has_data = 1;
 			c->last_cost_line = c->lineno;
@@ -894,9 +994,9 @@ static int body(struct cg *c)
 				int any = 0;
 				for (uint32_t i = 0; i < c->nev; i++)
 					any |= cost[i] != 0;
-				if (any && self_cost(c, cost, line))
+				if (any && self_cost(c, cost, line, addr))
 					return -1;
-			} else if (self_cost(c, cost, line)) {
+			} else if (self_cost(c, cost, line, addr)) {
 				return -1;
 			}
 			c->pending_call = 0;
@@ -1083,6 +1183,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		       .callee = NONE32,
 		       .npos = 1,
 		       .pos_line = 0,
+		       .pos_instr = -1,
 		       .pid = PV_ID_NONE,
 		       .tid = PV_ID_NONE,
 		       .thread = PV_NONE,
@@ -1105,7 +1206,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (!rc && !b->status) {
 		/* every function a model function, even those with no cost */
 		for (uint32_t f = 0; f < c.nfns; f++)
-			cg_fn_frame(&c, f, 0);
+			cg_fn_frame(&c, f, 0, PV_ADDR_NONE);
 		/* the exact per-function costs, as callgrind_annotate --inclusive=yes computes them
 		 */
 		struct pv_profile *p = b->p;
@@ -1226,9 +1327,14 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		    b, c.lines_unsplit,
 		    "functions whose per-line costs stay on the function (negative costs, "
 		    "or too many lines and contexts to split)");
-		if (c.instr_positions)
-			builder_lossy(
-			    b, 1, "instruction addresses of cost lines not kept (costs per line)");
+		builder_lossy(b, c.addrs_merged,
+			      "parts with calls and more than %u (function, address) costs: their "
+			      "instruction addresses not kept (costs per line)",
+			      LINE_ROWS_MAX);
+		builder_lossy(
+		    b, c.addrs_unkept,
+		    "cost lines whose instruction address is past 2^40, whose function is "
+		    "past the 2^24th, or whose address has two lines (address not kept)");
 	}
 	for (int i = 0; i < NR_NS; i++) {
 		u64map_release(&c.names[i]);
@@ -1241,6 +1347,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	u64map_release(&c.fn_map);
 	u64map_release(&c.edge_map);
 	u64map_release(&c.line_map);
+	u64map_release(&c.addr_map);
+	pv_free(c.line_addr);
 	pv_free(c.fns);
 	pv_free(c.exact_self);
 	pv_free(c.callee_in);

@@ -52,6 +52,7 @@ struct cg {
 	pv_str_ix ev_name[MAX_EVENTS];
 	uint32_t npos; /* position columns */
 	int pos_line;  /* which column is the line, -1 when none */
+	int pos_instr; /* which column is the instruction address (instr, addr), -1 when none */
 	int have_events;
 
 	/* name compression: id -> string + 1 (0: undefined) in dense[] for small ids, else names[];
@@ -89,16 +90,23 @@ struct cg {
 	int64_t *ecost;	     /* [edge * nev + e] */
 	uint64_t *ecalls;    /* [edge]: the calls= counts */
 	uint32_t nedges, cap_edges;
-	/* per-line self costs of the part: a row per (function, line) */
+	/* per-line self costs of the part: a row per (function, line), or with instruction
+	 * addresses a row per (function, address) for the lines other than 0 */
 	struct u64map line_map;			 /* (fn, line) -> row */
+	struct u64map addr_map;			 /* (fn << 40 | address) -> row */
 	uint32_t *line_fn, *line_no, *line_next; /* line_next: the function's row made before */
+	uint64_t *line_addr; /* [row]: its address, PV_ADDR_NONE; NULL without instr positions */
 	int64_t *line_cost;
 	uint32_t nlines, cap_lines;
-	uint64_t last_line_key; /* the last row found, for cost lines at the same place */
-	uint32_t last_line_row; /* NONE32: none */
-	uint64_t lines_unsplit; /* functions whose lines' costs could not be split over contexts */
-	uint64_t lines_dropped; /* parts whose per-line rows went past LINE_ROWS_MAX */
-	int lines_off;		/* the current part keeps no more per-line rows */
+	uint64_t last_line_key;	 /* the last row found, for cost lines at the same place ... */
+	uint64_t last_line_addr; /* ... and its address */
+	uint32_t last_line_row;	 /* NONE32: none */
+	int addrs_off;		 /* the current part's rows are per line (too many addresses) */
+	uint64_t addrs_merged;	 /* parts whose address rows were merged into line rows */
+	uint64_t addrs_unkept;	 /* cost lines whose address the row key cannot hold */
+	uint64_t lines_unsplit;	 /* functions whose lines' costs could not be split over contexts */
+	uint64_t lines_dropped;	 /* parts whose per-line rows went past LINE_ROWS_MAX */
+	int lines_off;		 /* the current part keeps no more per-line rows */
 
 	/* the state of the body */
 	pv_str_ix cur_ob, cur_file, cur_fn_name, cfile, cob, cfn;
@@ -128,7 +136,6 @@ struct cg {
 	int creator_seen;
 	uint64_t unknown_lines, first_unknown, jumps, odd_costs, negative, desc_lines;
 	uint64_t derived_events, merged_contexts, calls_no_fn, costs_no_fn, undefined_names;
-	int instr_positions;
 	uint32_t ctx_cap;   /* contexts kept per function */
 	uint64_t call_line; /* the line of the pending calls= */
 	int failed;	    /* the error code cg_fail set */
@@ -136,8 +143,16 @@ struct cg {
 
 /* ---- callgrind_synth.c ---- */
 
-/* Function f's frame at line (0: its function frame), the model function made on first use. */
-pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line);
+/*
+ * Function f's frame at line and address (line 0: its function frame; addr PV_ADDR_NONE: none),
+ * the model function made on first use.
+ */
+pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line, uint64_t addr);
+/* The address of per-line row r, PV_ADDR_NONE when it has none. */
+static inline uint64_t cg_row_addr(const struct cg *c, uint32_t r)
+{
+	return c->line_addr ? c->line_addr[r] : PV_ADDR_NONE;
+}
 /* The current part's samples: calling contexts from its call graph, self costs on their lines. */
 int cg_synthesize(struct cg *c);
 /* The current part's call graph into the model (pv_callgraph). */

@@ -14,7 +14,7 @@ struct ctx {
 	int64_t flow;	    /* cost of the primary event flowing into this context */
 };
 
-pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line)
+pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line, uint64_t addr)
 {
 	struct pv_builder *b = c->b;
 	struct cg_fn *F = &c->fns[f];
@@ -39,10 +39,9 @@ pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line)
 		    builder_func(b, F->name ? F->name : builder_cstr(b, "???"), F->module, src, 0);
 		F->frame = builder_func_frame(b, F->func);
 	}
-	if (!line)
+	if (!line && addr == PV_ADDR_NONE)
 		return F->frame;
-	struct frame_key k = {
-	    .func = F->func, .line = line, .addr = PV_ADDR_NONE, .category = PV_NONE};
+	struct frame_key k = {.func = F->func, .line = line, .addr = addr, .category = PV_NONE};
 	return builder_frame(b, &k);
 }
 
@@ -384,8 +383,9 @@ struct line_split {
  * context's weight and each line's cost are exact and there are at most nr + nl cells (the
  * model stays linear in the file; which context ran which line is not in the file). Every other
  * event's line cost goes to that line's cells in proportion to the first event's. A line's sample
- * is on the caller's stack (caller[i]) and a frame of that line; line 0 (no line) is on the
- * context's own stack (cx[i].parent). With negative costs the function's self stays unsplit.
+ * is on the caller's stack (caller[i]) and a frame of that line; line 0 (no line) without an
+ * address is on the context's own stack (cx[i].parent). With negative costs the function's self
+ * stays unsplit.
  */
 static int self_lines(struct cg *c, struct line_split *ls, uint32_t fg, const pv_stack_ix *caller,
 		      const struct ctx *cx, const int64_t *wt, uint32_t nr)
@@ -395,7 +395,8 @@ static int self_lines(struct cg *c, struct line_split *ls, uint32_t fg, const pv
 	for (uint32_t r = c->fns[fg].line_head; r != NONE32; r = c->line_next[r])
 		nl++;
 	uint32_t only = c->fns[fg].line_head;
-	int plain = nev == 0 || nl == 0 || (nl == 1 && c->line_no[only] == 0);
+	int plain = nev == 0 || nl == 0 ||
+		    (nl == 1 && c->line_no[only] == 0 && cg_row_addr(c, only) == PV_ADDR_NONE);
 	uint32_t *row = NULL, *cell_i = NULL, *cell_j = NULL, ncell = 0;
 	int64_t *w = NULL;
 	if (!plain) {
@@ -482,10 +483,11 @@ static int self_lines(struct cg *c, struct line_split *ls, uint32_t fg, const pv
 		if (!any)
 			continue;
 		uint32_t ln = c->line_no[row[cell_j[k]]];
+		uint64_t a = cg_row_addr(c, row[cell_j[k]]);
 		if (k == 0 || cell_j[k] != cell_j[k - 1])
-			fr = ln ? cg_fn_frame(c, fg, ln) : PV_NONE;
+			fr = ln || a != PV_ADDR_NONE ? cg_fn_frame(c, fg, ln, a) : PV_NONE;
 		pv_stack_ix st =
-		    ln ? builder_stack(b, caller[cell_i[k]], fr) : cx[cell_i[k]].parent;
+		    fr != PV_NONE ? builder_stack(b, caller[cell_i[k]], fr) : cx[cell_i[k]].parent;
 		builder_sample(b, c->thread, st, PV_TIME_NONE, v);
 	}
 	return b->status ? -1 : 0;
@@ -518,8 +520,8 @@ int cg_synthesize(struct cg *c)
 			}
 			if (!any)
 				continue;
-			pv_frame_ix fr = cg_fn_frame(
-			    c, c->line_fn[r], c->line_no[r] > UINT32_MAX ? 0 : c->line_no[r]);
+			pv_frame_ix fr =
+			    cg_fn_frame(c, c->line_fn[r], c->line_no[r], cg_row_addr(c, r));
 			builder_sample(b, th, builder_stack(b, PV_NONE, fr), PV_TIME_NONE, w);
 		}
 		pv_free(w);
@@ -632,7 +634,7 @@ int cg_synthesize(struct cg *c)
 		    scratch(c, &sc[10], &scap[10], (size_t)nr * sizeof(pv_stack_ix));
 		if (!caller)
 			break;
-		pv_frame_ix fr = cg_fn_frame(c, fg, 0);
+		pv_frame_ix fr = cg_fn_frame(c, fg, 0, PV_ADDR_NONE);
 		for (uint32_t i = 0; i < nr && !b->status; i++) {
 			caller[i] = cx[i].parent;
 			cx[i].parent = builder_stack(b, cx[i].parent, fr);
@@ -697,7 +699,7 @@ int cg_keep_graph(struct cg *c)
 	int rc = 0;
 	for (uint32_t i = 0; i < c->nr_touched && !rc && !b->status; i++) {
 		uint32_t f = c->touched_list[i];
-		cg_fn_frame(c, f, 0);
+		cg_fn_frame(c, f, 0, PV_ADDR_NONE);
 		rc = pv_callgraph_add_node(b->p, c->thread, c->fns[f].func,
 					   c->pself + (size_t)f * nev, nev);
 	}

@@ -50,6 +50,20 @@ int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct
 		    struct pv__selection *sel, struct pv_error *err);
 void pv__selection_release(struct pv__selection *sel);
 
+/* srclines.c: the first metric of v that sums (not a formula's), or PV_NONE. */
+uint32_t pv__view_summed_metric(const struct pv_view *v);
+/* srclines.c: the kept samples' leaf (line, address, self in metric m), sorted by (line,
+ * address): of file id's lines 1 .. nr_lines, or with mark of the functions mark[f] != 0 (any
+ * line). Returns 0 or PV_ENOMEM. */
+struct pv__line_addr {
+	uint32_t line;
+	uint64_t addr;
+	int64_t self;
+};
+struct vec;
+int pv__leaf_addrs(const struct pv_profile *p, const uint8_t *keep, pv_source_ix id,
+		   uint32_t nr_lines, const uint8_t *mark, pv_metric_ix m, struct vec *out);
+
 /* stats.c: metric name or "NAME:STAT" to the metric and its statistic (PV_NONE: none). */
 pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum pv_stat *stat);
 /* stats.c: the columns of statistics of a computed view, from one view per selected thread. */

@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/vec.h"
 #include "pv/rows.h"
+#include "view/internal.h"
 
 void pv_source_costs_free(struct pv_source_costs *sc)
 {
@@ -61,8 +62,7 @@ int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
 	return 0;
 }
 
-/* The first metric of v that sums (not a formula's), or PV_NONE. */
-static uint32_t summed_metric(const struct pv_view *v)
+uint32_t pv__view_summed_metric(const struct pv_view *v)
 {
 	for (uint32_t m = 0; m < v->nr_metrics; m++)
 		if (!pv_view_metric_derived(v, m))
@@ -74,7 +74,7 @@ int pv_source_ranking(const struct pv_view *v, pv_source_ix **ids, uint32_t *n)
 {
 	const struct pv_profile *p = v->p;
 	const struct pv_flat *f = v->flat;
-	uint32_t m = summed_metric(v), ns = p->sources.len;
+	uint32_t m = pv__view_summed_metric(v), ns = p->sources.len;
 	*ids = NULL;
 	*n = 0;
 	if (!f || m == PV_NONE || !ns)
@@ -171,23 +171,16 @@ void pv_source_addrs_free(struct pv_source_addrs *sa)
 	pv_free(sa);
 }
 
-struct line_addr {
-	uint32_t line;
-	uint64_t addr;
-	int64_t self;
-};
-
 static int line_addr_cmp(const void *a, const void *b)
 {
-	const struct line_addr *x = a, *y = b;
+	const struct pv__line_addr *x = a, *y = b;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The kept samples' leaf (line, address, self) in file id, sorted by (line, address). */
-static int leaf_addrs(const struct pv_profile *p, const uint8_t *keep, pv_source_ix id,
-		      uint32_t nr_lines, pv_metric_ix m, struct vec *out)
+int pv__leaf_addrs(const struct pv_profile *p, const uint8_t *keep, pv_source_ix id,
+		   uint32_t nr_lines, const uint8_t *mark, pv_metric_ix m, struct vec *out)
 {
 	for (uint32_t s = 0; s < p->samples.len; s++) {
 		pv_stack_ix st = p->samples.stack[s];
@@ -196,16 +189,17 @@ static int leaf_addrs(const struct pv_profile *p, const uint8_t *keep, pv_source
 		pv_frame_ix f = p->stacks.frame[st];
 		uint64_t a = pv_frame_addr(p, f);
 		uint32_t ln = p->frames.line[f];
-		if (a == PV_ADDR_NONE || !ln || ln > nr_lines ||
-		    p->funcs.source[p->frames.func[f]] != id)
+		if (a == PV_ADDR_NONE ||
+		    (mark ? !mark[p->frames.func[f]]
+			  : !ln || ln > nr_lines || p->funcs.source[p->frames.func[f]] != id))
 			continue;
-		struct line_addr *la = vec_push(out, sizeof(*la));
+		struct pv__line_addr *la = vec_push(out, sizeof(*la));
 		if (!la)
 			return PV_ENOMEM;
-		*la = (struct line_addr){ln, a, pv_sample_weight(p, m, s)};
+		*la = (struct pv__line_addr){ln, a, pv_sample_weight(p, m, s)};
 	}
 	if (out->len)
-		qsort(out->p, out->len, sizeof(struct line_addr), line_addr_cmp);
+		qsort(out->p, out->len, sizeof(struct pv__line_addr), line_addr_cmp);
 	return 0;
 }
 
@@ -222,10 +216,10 @@ int pv_source_addrs(const struct pv_profile *p, const struct pv_query *q, pv_sou
 		pv_view_free(v);
 		return rc;
 	}
-	uint32_t col = summed_metric(v);
+	uint32_t col = pv__view_summed_metric(v);
 	struct vec lv = {0};
-	rc = col == PV_NONE ? 0 : leaf_addrs(p, keep, id, nr_lines, v->metrics[col], &lv);
-	const struct line_addr *la = VEC(lv, struct line_addr);
+	rc = col == PV_NONE ? 0 : pv__leaf_addrs(p, keep, id, nr_lines, NULL, v->metrics[col], &lv);
+	const struct pv__line_addr *la = VEC(lv, struct pv__line_addr);
 	uint32_t n = lv.len;
 	pv_view_free(v);
 	pv_free_keep(keep);

@@ -4,6 +4,7 @@
 // it. Called by test.mjs with its helpers (t: {test, serve, cli, waitRows, eq, assert, noError,
 // OUT, SHOTS}); every expected figure is read from the profile itself or from the output of the
 // tool that wrote it, never from profview.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -25,7 +26,7 @@ async function sourceRows(page) {
     total: e.children[1].textContent,
     self: e.children[2].textContent,
     text: e.querySelector('.c-text').textContent,
-    addr: e.querySelector('.c-addr') ? e.querySelector('.c-addr').textContent : null,
+    addr: e.querySelector('.c-addr') ? e.querySelector('.c-addr').textContent.replace(/^[▸▾] /, '') : null,
   })));
 }
 // {line: self} of the rows whose self is shown and not 0
@@ -203,6 +204,61 @@ export async function linesTests(context, t) {
     const v8rows = await sourceRows(page);
     assert(v8rows.every((r) => r.addr === null), 'no address cell');
     eq(await page.$$eval('.pane[data-tab="source"] .src-addr-head', (e) => e.length), 0, 'no Address header');
+  });
+
+  // disassembly: a binary built here (its addresses from nm, never assumed) and a callgrind file
+  // written for it; a click on a line's address shows its instructions with the file's costs
+  const dis = path.join(t.OUT, 'lines-disasm');
+  mkdirSync(dis, { recursive: true });
+  writeFileSync(path.join(dis, 'prog.c'), [
+    'volatile unsigned sink;',
+    '__attribute__((noinline)) static unsigned work(unsigned x)',
+    '{',
+    '\tfor (int i = 0; i < 100; i++)',
+    '\t\tx = x * 33 + (unsigned)i;',
+    '\treturn x;',
+    '}',
+    'int main(void) { sink = work(sink); return 0; }', ''].join('\n'));
+  execFileSync('gcc', ['-O1', '-g', '-o', path.join(dis, 'prog'), path.join(dis, 'prog.c')]);
+  const nm = execFileSync('nm', ['-S', path.join(dis, 'prog')], { encoding: 'utf8' });
+  const [, workHex, sizeHex] = /^([0-9a-f]+) ([0-9a-f]+) t work$/m.exec(nm);
+  const work = parseInt(workHex, 16), last = work + parseInt(sizeHex, 16) - 1;
+  const hex = (a) => '0x' + a.toString(16);
+  writeFileSync(path.join(dis, 'prog.callgrind'), ['# callgrind format', 'events: Ir', 'positions: instr line',
+    `ob=${dis}/prog`, `fl=${dis}/prog.c`, 'fn=main', `${hex(work - 0x40)} 8 1`, 'cfn=work', `calls=1 ${hex(work)} 3`, `${hex(work - 0x40)} 8 12`,
+    'fn=work', `${hex(work)} 3 7`, `${hex(last)} 6 5`, 'totals: 13', ''].join('\n'));
+  // the same costs with the binary gone
+  writeFileSync(path.join(dis, 'gone.callgrind'), readFileSync(path.join(dis, 'prog.callgrind'), 'utf8').replace(`ob=${dis}/prog`, 'ob=/nonexistent/prog'));
+  const dsrv = await serve(path.join(dis, 'prog.callgrind'));
+  await test('lines: a click on a line\'s address shows its instructions (objdump of the binary) with the file\'s costs', async () => {
+    await page.goto(dsrv + '?tab=source');
+    let rows = await sourceRows(page);
+    eq(rows.find((r) => r.line === 3).addr, hex(work), 'line 3: work\'s first address (nm)');
+    await page.click('.pane[data-tab="source"] .src-row[data-line="3"] .c-addr');
+    await page.waitForSelector('.pane[data-tab="source"] .src-insn .insn-text');
+    const insns = await page.$$eval('.pane[data-tab="source"] .src-insn', (els) => els.map((e) => [e.children[2].textContent, e.children[3].textContent, e.children[4].textContent]));
+    assert(insns.length >= 1, 'instructions under line 3');
+    eq(insns[0][0], '7', 'the first instruction\'s self: the file\'s 7');
+    eq(insns[0][1], hex(work), 'at work\'s address');
+    assert(insns.every((x) => x[2].length > 0), 'each with its text');
+    // the instructions sit right under line 3
+    const order = await page.$$eval('.pane[data-tab="source"] .src-row', (els) => els.map((e) => e.dataset.line || 'i'));
+    eq(order[order.indexOf('3') + 1], 'i', 'under line 3');
+    await page.screenshot({ path: path.join(t.SHOTS, 'source-disasm.png') });
+    // a second click hides them
+    await page.click('.pane[data-tab="source"] .src-row[data-line="3"] .c-addr');
+    await page.waitForFunction(() => !document.querySelector('.pane[data-tab="source"] .src-insn'));
+    await noError(page);
+  });
+  const gsrv = await serve(path.join(dis, 'gone.callgrind'));
+  await test('lines: a missing binary is one note under the line, not an error', async () => {
+    await page.goto(gsrv + '?tab=source');
+    await sourceRows(page);
+    await page.click('.pane[data-tab="source"] .src-row[data-line="3"] .c-addr');
+    await page.waitForFunction(() => [...document.querySelectorAll('.pane[data-tab="source"] .src-insn')].some((e) => e.textContent.includes('not found')));
+    const notes = await page.$$eval('.pane[data-tab="source"] .src-insn', (els) => els.map((e) => e.children[4].textContent));
+    eq(notes, ['binary /nonexistent/prog not found: no disassembly'], 'the note');
+    await noError(page);
   });
 
   await test('lines: no uncaught page error', async () => {

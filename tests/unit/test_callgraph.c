@@ -137,7 +137,7 @@ static void check_file(const char *path, struct stats *st)
 	struct pv_view *v = view(p, PV_VIEW_TREE, NULL, 0);
 	for (uint32_t r = 0; v && r < v->tree->len && bad < 5; r++) {
 		const struct pv_tree *t = v->tree;
-		if (!t->child_len[r] && strstr(v->note, "not expanded"))
+		if (!t->child_len[r] && v->note && strstr(v->note, "not expanded"))
 			continue; /* a row the budget left whole */
 		for (uint32_t m = 0; m < nm; m++) {
 			int64_t sum = t->self[m][r];

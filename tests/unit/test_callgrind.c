@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pv/disasm.h"
 #include "pv/import.h"
 #include "pv/profile.h"
 #include "pv/rows.h"
@@ -746,5 +747,379 @@ T_TEST(callgrind_lines_hottest_source)
 	T_TRUE(first != PV_NONE);
 	if (first != PV_NONE)
 		T_EQ_STR(pv_str(p, p->sources.path[first]), "/tmp/pvlines/lines.h");
+	pv_profile_free(p);
+}
+
+/*
+ * Instruction addresses (positions: instr line): callgrind/addr/addr.callgrind, a small program
+ * recorded with --dump-instr=yes (README.md there). Each address's self cost of addr.c's code
+ * equals addresses.py's independent reading of the file (addr.callgrind.addresses.tsv: file, line,
+ * address, self; the addresses and lines checked by hand against objdump -d -l of the binary),
+ * the per-line sums still equal callgrind_annotate's, and the source pane's address column
+ * (pv_source_addrs) follows: line 15 of sum() runs 8 instructions, 0x1152 .. 0x1178, the loop's
+ * three (0x1171, 0x1175, 0x1178) 4,096 times each, so the hottest is 0x1171.
+ */
+T_TEST(callgrind_instr_addresses)
+{
+	struct pv_profile *p = t_load_as(t_data("callgrind/addr/addr.callgrind"), "callgrind");
+	char *want = t_read_file(t_data("callgrind/addr/addr.callgrind.addresses.tsv"), NULL);
+	char *ann = t_read_file(t_data("callgrind/addr/addr.callgrind.annotate"), NULL);
+	T_TRUE(want && ann);
+	if (!p || !want || !ann) {
+		pv_profile_free(p);
+		free(want);
+		free(ann);
+		return;
+	}
+	T_TRUE(p->frames.addr != NULL);
+	pv_source_ix id = PV_NONE;
+	for (uint32_t s = 0; s < p->sources.len; s++)
+		if (strcmp(pv_str(p, p->sources.path[s]), "/tmp/pvaddr/addr.c") == 0)
+			id = s;
+	T_TRUE(id != PV_NONE);
+	/* the samples' self per leaf address in addr.c */
+	enum { MAXA = 256 };
+	uint64_t addr[MAXA];
+	int64_t self[MAXA];
+	uint32_t line[MAXA], na = 0;
+	for (uint32_t s = 0; s < p->samples.len; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		if (st == PV_NONE)
+			continue;
+		pv_frame_ix f = p->stacks.frame[st];
+		uint64_t a = pv_frame_addr(p, f);
+		if (p->funcs.source[p->frames.func[f]] != id)
+			continue;
+		T_TRUE(a != PV_ADDR_NONE);
+		uint32_t k = 0;
+		while (k < na && addr[k] != a)
+			k++;
+		if (k == na && na < MAXA) {
+			addr[na] = a;
+			self[na] = 0;
+			line[na++] = p->frames.line[f];
+		}
+		if (k < na)
+			self[k] += pv_sample_weight(p, 0, s);
+	}
+	/* addresses.py's rows: every one, and no other */
+	uint32_t rows = 0;
+	struct {
+		uint32_t n;
+		uint64_t lo, hi, hot;
+		int64_t hot_self, self;
+	} byline[40] = {{0}};
+	for (char *l = want; l && *l;) {
+		char *nl = strchr(l, '\n');
+		char file[256];
+		unsigned ln;
+		unsigned long long a;
+		long long c;
+		if (sscanf(l, "%255[^\t]\t%u\t%llx\t%lld", file, &ln, &a, &c) == 4 && ln < 40) {
+			uint32_t k = 0;
+			while (k < na && addr[k] != a)
+				k++;
+			if (k == na)
+				t_fail(__FILE__, __LINE__, "0x%llx: no sample", a);
+			else {
+				T_EQ_INT(self[k], c);
+				T_EQ_INT(line[k], ln);
+			}
+			if (!byline[ln].n++)
+				byline[ln].lo = byline[ln].hot = a;
+			if (c > byline[ln].hot_self ||
+			    (c == byline[ln].hot_self && a < byline[ln].hot)) {
+				byline[ln].hot = a;
+				byline[ln].hot_self = c;
+			}
+			byline[ln].hi = a > byline[ln].hi ? a : byline[ln].hi;
+			byline[ln].self += c;
+			rows++;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	T_EQ_INT(rows, 47);
+	T_EQ_INT(na, rows);
+	/* the per-line sums: callgrind_annotate's */
+	int64_t cost[40] = {0};
+	T_EQ_INT(annotate_lines(ann, "addr.c", cost, 40), 30);
+	for (uint32_t ln = 1; ln < 40; ln++)
+		T_EQ_INT(byline[ln].self, cost[ln]);
+	/* the source pane's address column */
+	struct pv_view *v = t_line_view(p, NULL);
+	struct pv_source_addrs *sa = NULL;
+	struct pv_error err;
+	T_EQ_INT(v ? pv_source_addrs(p, &v->q, id, 30, &sa, &err) : -1, 0);
+	for (uint32_t ln = 1; sa && ln <= 30; ln++) {
+		T_EQ_INT(sa->n[ln], byline[ln].n);
+		if (!sa->n[ln])
+			continue;
+		T_EQ_U64(sa->lo[ln], byline[ln].lo);
+		T_EQ_U64(sa->hi[ln], byline[ln].hi);
+		T_EQ_U64(sa->hot[ln], byline[ln].hot);
+		T_EQ_INT(sa->hot_self[ln], byline[ln].hot_self);
+	}
+	T_TRUE(sa && sa->n[15] == 8 && sa->lo[15] == 0x1152 && sa->hi[15] == 0x1178 &&
+	       sa->hot[15] == 0x1171 && sa->hot_self[15] == 4096);
+	pv_source_addrs_free(sa);
+	pv_view_free(v);
+	pv_profile_free(p);
+	free(want);
+	free(ann);
+}
+
+/* A file without instruction positions keeps no address (no column, no memory for one). */
+T_TEST(callgrind_no_instr_no_addresses)
+{
+	struct pv_profile *p = t_load_as(t_data("callgrind/gzip.callgrind"), "callgrind");
+	if (!p)
+		return;
+	T_TRUE(p->frames.addr == NULL);
+	pv_profile_free(p);
+}
+
+/*
+ * A part with calls and more (function, address) rows than the cap (2^18) keeps its per-line
+ * costs: the address rows merge into line rows (reported), the lines' self costs unchanged.
+ * Generated: a() calls b(), then runs 2^18 + 1000 instructions, the k-th at line 1 + k % 50.
+ */
+T_TEST(callgrind_instr_addresses_past_cap)
+{
+	const uint32_t n = (1u << 18) + 1000;
+	size_t cap = (size_t)n * 24 + 512, len = 0;
+	char *t = malloc(cap);
+	T_TRUE(t != NULL);
+	if (!t)
+		return;
+	len += (size_t)snprintf(t + len, cap - len,
+				"positions: instr line\nevents: Ir\nfl=a.c\nfn=a\n0x100 1 1\n"
+				"cfn=b\ncalls=1 0x9000 60\n* * 7\n");
+	for (uint32_t k = 0; k < n; k++)
+		len +=
+		    (size_t)snprintf(t + len, cap - len, "0x%x %u 1\n", 0x1000 + 4 * k, 1 + k % 50);
+	len += (size_t)snprintf(t + len, cap - len, "fn=b\n0x9000 60 7\n");
+	struct pv_profile *p = t_load_mem("past-cap.callgrind", t, len);
+	free(t);
+	if (!p)
+		return;
+	T_EQ_INT(t_diag_count(p, "(function, address) costs"), 1);
+	T_TRUE(p->frames.addr == NULL);
+	int64_t by_line[61] = {0};
+	for (uint32_t s = 0; s < p->samples.len; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		uint32_t ln = st == PV_NONE ? 0 : p->frames.line[p->stacks.frame[st]];
+		by_line[ln <= 60 ? ln : 0] += pv_sample_weight(p, 0, s);
+	}
+	/* line L runs the instructions k with k % 50 == L - 1; line 1 also the first one */
+	for (uint32_t ln = 1; ln <= 50; ln++)
+		T_EQ_INT(by_line[ln], (int64_t)(n / 50 + (ln - 1 < n % 50)) + (ln == 1));
+	T_EQ_INT(by_line[60], 7);
+	T_EQ_INT(by_line[0], 0);
+	pv_profile_free(p);
+}
+
+/* ---- disassembly (pv/disasm.h) ---- */
+
+/*
+ * A binary built here (gcc -O1 -g, the machine's compiler: its addresses are read with nm at
+ * test time, never assumed) and a callgrind file written for it: work() at its first address
+ * (nm) costs 7 and at its last byte, its ret, 5. The disassembly of work is objdump's: it
+ * starts at nm's address, ends with the ret at work + size - 1 (nm -S), and carries exactly
+ * those self costs; the first instruction is on work's line (3) of the source. A module whose
+ * file is missing gives one note and no instruction.
+ */
+static bool build_prog(char *dir, size_t n, const char *flags, uint64_t *work, uint64_t *size)
+{
+	snprintf(dir, n, "/tmp/pv-disasm-XXXXXX");
+	if (!mkdtemp(dir))
+		return false;
+	char cmd[1024], path[600];
+	snprintf(path, sizeof(path), "%s/prog.c", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	fputs("volatile unsigned sink;\n"
+	      "__attribute__((noinline)) static unsigned work(unsigned x)\n"
+	      "{\n"
+	      "\tfor (int i = 0; i < 100; i++)\n"
+	      "\t\tx = x * 33 + (unsigned)i;\n"
+	      "\treturn x;\n"
+	      "}\n"
+	      "int main(void) { sink = work(sink); return 0; }\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -O1 -g %s -o prog prog.c && nm -S prog > nm.txt",
+		 dir, flags);
+	if (system(cmd) != 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/nm.txt", dir);
+	char *nm = t_read_file(path, NULL);
+	bool ok = false;
+	for (char *l = nm; l && *l;) {
+		char *nl = strchr(l, '\n');
+		unsigned long long a, s;
+		char t, name[64];
+		if (sscanf(l, "%llx %llx %c %63s", &a, &s, &t, name) == 4 &&
+		    !strcmp(name, "work")) {
+			*work = a;
+			*size = s;
+			ok = true;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	free(nm);
+	return ok;
+}
+
+T_TEST(disasm_built_binary)
+{
+#if defined(__x86_64__)
+	if (system("command -v gcc >/dev/null && command -v objdump >/dev/null && command -v nm "
+		   ">/dev/null") != 0) {
+		t_fail(__FILE__, __LINE__, "gcc, objdump and nm are needed (make deps)");
+		return;
+	}
+	char dir[64], text[2048], cmd[256];
+	uint64_t work = 0, size = 0;
+	T_TRUE(build_prog(dir, sizeof(dir), "", &work, &size));
+	if (!work || size < 2)
+		return;
+	uint64_t last = work + size - 1;
+	int len = snprintf(text, sizeof(text),
+			   "# callgrind format\nevents: Ir\npositions: instr line\n"
+			   "ob=%s/prog\nfl=%s/prog.c\nfn=main\n0x%llx 8 1\n"
+			   "cfn=work\ncalls=1 0x%llx 3\n0x%llx 8 12\n"
+			   "fn=work\n0x%llx 3 7\n0x%llx 6 5\n"
+			   "ob=/nonexistent/lib.so\nfl=lib.c\nfn=gone\n0x10 2 4\ntotals: 17\n",
+			   dir, dir, (unsigned long long)work - 0x40, (unsigned long long)work,
+			   (unsigned long long)work - 0x40, (unsigned long long)work,
+			   (unsigned long long)last);
+	struct pv_profile *p = t_load_mem("built.callgrind", text, (size_t)len);
+	if (!p)
+		return;
+	uint8_t *mark = calloc(p->funcs.len, 1);
+	pv_func_ix fw = t_find_func(p, "work");
+	T_TRUE(mark && fw != PV_NONE);
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_disasm *d = NULL;
+	struct pv_error err;
+	if (mark && fw != PV_NONE) {
+		mark[fw] = 1;
+		T_EQ_INT(pv_disasm_funcs(p, &q, mark, &d, &err), 0);
+	}
+	T_TRUE(d && d->n >= 2);
+	if (d && d->n >= 2) {
+		T_EQ_INT(d->nr_notes, 0);
+		T_EQ_U64(d->insn[0].addr, work);
+		T_EQ_INT(d->insn[0].self, 7);
+		T_EQ_INT(d->insn[0].line, 3);
+		T_EQ_U64(d->insn[d->n - 1].addr, last);
+		T_EQ_INT(d->insn[d->n - 1].self, 5);
+		T_EQ_STR(d->insn[d->n - 1].text, "ret");
+		int64_t sum = 0;
+		for (uint32_t i = 0; i < d->n; i++) {
+			sum += d->insn[i].self;
+			T_TRUE(d->insn[i].func == fw && d->insn[i].addr >= work &&
+			       d->insn[i].addr <= last && *d->insn[i].text);
+		}
+		T_EQ_INT(sum, 12);
+	}
+	pv_disasm_free(d);
+	d = NULL;
+	/* the source pane's line 3: work's instructions, those objdump puts on line 3 marked */
+	pv_source_ix id = p->funcs.source[fw];
+	T_EQ_INT(pv_disasm_line(p, &q, id, 3, &d, &err), 0);
+	uint32_t here = 0;
+	for (uint32_t i = 0; d && i < d->n; i++)
+		here += d->insn[i].here;
+	T_TRUE(d && d->n >= 2 && d->insn[0].here && here < d->n);
+	pv_disasm_free(d);
+	d = NULL;
+	/* the missing module: a note, no instruction, no error */
+	pv_func_ix fg = t_find_func(p, "gone");
+	if (mark && fg != PV_NONE) {
+		memset(mark, 0, p->funcs.len);
+		mark[fg] = 1;
+		T_EQ_INT(pv_disasm_funcs(p, &q, mark, &d, &err), 0);
+		T_TRUE(d && d->n == 0 && d->nr_notes == 1);
+		if (d && d->nr_notes)
+			T_EQ_STR(d->notes[0],
+				 "binary /nonexistent/lib.so not found: no disassembly");
+	}
+	pv_disasm_free(d);
+	/* no center: the function with the most self at addresses, work (12 against 4 and 1) */
+	T_EQ_INT(pv_disasm_funcs(p, &q, NULL, &d, &err), 0);
+	T_TRUE(d && d->n && d->insn[0].func == fw);
+	pv_disasm_free(d);
+	pv_query_release(&q);
+	free(mark);
+	pv_profile_free(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	T_EQ_INT(system(cmd), 0);
+#endif
+}
+
+/*
+ * File offsets (pprof's module-relative addresses) of a binary linked at a fixed address
+ * (gcc -no-pie: work at 0x401xxx in nm, at that minus 0x400000 in the file, the text segment's
+ * p_vaddr - p_offset as GNU ld lays it out): disassembled at nm's address, answered at the
+ * model's offsets with their costs.
+ */
+T_TEST(disasm_file_offsets)
+{
+#if defined(__x86_64__)
+	char dir[64], text[1024], cmd[256];
+	uint64_t work = 0, size = 0;
+	T_TRUE(build_prog(dir, sizeof(dir), "-no-pie", &work, &size));
+	if (work < 0x400000 || size < 2)
+		return;
+	uint64_t off = work - 0x400000, last = off + size - 1;
+	int len = snprintf(text, sizeof(text),
+			   "events: Ir\npositions: instr line\nob=%s/prog\nfl=%s/prog.c\n"
+			   "fn=work\n0x%llx 3 7\n0x%llx 6 5\n",
+			   dir, dir, (unsigned long long)off, (unsigned long long)last);
+	struct pv_profile *p = t_load_mem("offsets.callgrind", text, (size_t)len);
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_disasm *d = NULL;
+	struct pv_error err;
+	T_EQ_INT(p ? pv_disasm_funcs(p, &q, NULL, &d, &err) : -1, 0);
+	T_TRUE(d && d->n >= 2 && d->nr_notes == 0);
+	if (d && d->n >= 2) {
+		T_EQ_U64(d->insn[0].addr, off);
+		T_EQ_INT(d->insn[0].self, 7);
+		T_EQ_U64(d->insn[d->n - 1].addr, last);
+		T_EQ_INT(d->insn[d->n - 1].self, 5);
+		T_EQ_STR(d->insn[d->n - 1].text, "ret");
+	}
+	pv_disasm_free(d);
+	pv_query_release(&q);
+	pv_profile_free(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	T_EQ_INT(system(cmd), 0);
+#endif
+}
+
+/* positions: instr alone (no line): every cost line keeps its address, on a frame of line 0. */
+T_TEST(callgrind_instr_only)
+{
+	static const char text[] =
+	    "events: Ir\npositions: instr\nfl=a.c\nfn=f\n0x1165 4096\n+2 4096\n"
+	    "-2 3\n+7 10\n";
+	struct pv_profile *p = t_load_text("instr.callgrind", text, "callgrind");
+	if (!p)
+		return;
+	uint64_t want[3] = {0x1165, 0x1167, 0x116c};
+	int64_t cost[3] = {4099, 4096, 10}, got[3] = {0};
+	for (uint32_t s = 0; s < p->samples.len; s++) {
+		pv_frame_ix f = p->stacks.frame[p->samples.stack[s]];
+		T_EQ_INT(p->frames.line[f], 0);
+		for (int k = 0; k < 3; k++)
+			if (pv_frame_addr(p, f) == want[k])
+				got[k] += pv_sample_weight(p, 0, s);
+	}
+	for (int k = 0; k < 3; k++)
+		T_EQ_INT(got[k], cost[k]);
 	pv_profile_free(p);
 }

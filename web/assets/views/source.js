@@ -4,7 +4,9 @@
 // was opened at) highlighted; it scrolls to the line asked for, else the center function's
 // definition, else the hottest line. A click on a line with a cost centers the query on it
 // (its line:FILE:LINE scope), the file kept. Where the profile has addresses, an Address
-// column gives each line's hottest instruction address.
+// column gives each line's hottest instruction address; a click on it shows the line's
+// instructions with their self costs under it (api/disasm: objdump of the binary when it is on
+// the server's machine, else the note why not), a second click hides them.
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
@@ -37,10 +39,13 @@ export class SourcePane {
     this.tt.append(this.head, this.body);
     this.msg = h('div');
     this.el.append(this.tt, this.msg);
+    this.rows = [];
+    this.open = new Map(); // line -> its instructions' rows, once asked
     this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
     this.body.addEventListener('click', (e) => {
       const row = e.target.closest('.src-row');
-      const l = row && this.lines[+row.dataset.i];
+      const l = row && this.rows[+row.dataset.i] && this.rows[+row.dataset.i].l;
+      if (l && l.addr && e.target.closest('.c-addr')) { this.toggleDisasm(l.line); return; }
       if (!l || !l.scope || !this.data) return;
       S.state.src = this.data.id;
       S.state.line = l.line;
@@ -97,6 +102,7 @@ export class SourcePane {
     }
     if (gen !== this.gen) return;
     this.lastKey = key;
+    this.open = new Map();
     clear(this.msg);
     this.tt.hidden = false;
     this.data = d;
@@ -125,8 +131,41 @@ export class SourcePane {
     this.head.append(h('div', { class: 'name', text: 'Source' }));
     this.unit = unit;
     this.info.textContent = `${this.lines.length.toLocaleString('en-US')} lines · self in this file ${fmtCost(Math.round(sum * 1000) / 1000, unit)} ${mname}`;
-    this.list.setCount(this.lines.length);
+    this.rebuild();
     this.scrollToLine();
+  }
+
+  // the rows shown: each line, and under a line whose instructions were asked for, those
+  rebuild() {
+    this.rows = [];
+    for (const l of this.lines) {
+      this.rows.push({ l });
+      const ins = this.open.get(l.line);
+      if (ins) for (const r of ins) this.rows.push(r);
+    }
+    this.list.setCount(this.rows.length);
+    this.list.refresh(true);
+  }
+
+  async toggleDisasm(line) {
+    if (this.open.has(line)) { this.open.delete(line); this.rebuild(); return; }
+    this.open.set(line, [{ note: 'disassembling…' }]);
+    this.rebuild();
+    const key = this.lastKey;
+    let rows;
+    try {
+      const d = await api('disasm', [...S.queryParams(null), ['file', this.data.id], ['line', line]]);
+      const here = (d.insns || []).filter((x) => x.here);
+      rows = here.map((x) => ({ insn: x }));
+      for (const n of d.notes || []) rows.push({ note: n });
+      if (!rows.length) rows.push({ note: 'objdump places no instruction on this line' });
+    } catch (e) {
+      if (isAbort(e)) return;
+      rows = [{ note: e.message }];
+    }
+    if (key !== this.lastKey || !this.open.has(line)) return;
+    this.open.set(line, rows);
+    this.rebuild();
   }
 
   scrollToLine() {
@@ -139,7 +178,7 @@ export class SourcePane {
       target = best ? best.line : null;
     }
     if (!target) return;
-    const i = this.lines.findIndex((l) => l.line === target);
+    const i = this.rows.findIndex((r) => r.l && r.l.line === target);
     if (i < 0) return;
     requestAnimationFrame(() => {
       this.body.scrollTop = Math.max(0, i * ROW_H - this.body.clientHeight / 3);
@@ -148,7 +187,9 @@ export class SourcePane {
   }
 
   renderRow(div, i) {
-    const l = this.lines[i];
+    const r = this.rows[i];
+    if (!r.l) return this.renderInsn(div, i, r);
+    const l = r.l;
     const center = this.centerLines.has(l.line) || l.line === S.state.line;
     div.className = 'tt-row src-row' + (center ? ' center-line' : '') + (l.scope ? ' src-link' : '');
     div.dataset.line = l.line;
@@ -161,17 +202,35 @@ export class SourcePane {
       h('div', { class: 'c-line num', style: { flex: 'none' }, text: String(l.line) }),
       h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.total ? fmtCost(l.total[0], this.unit) : '', title: l.total ? fmtPct(l.total[0], this.sum) : '' }),
       h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.self ? fmtCost(l.self[0], this.unit) : '' }));
-    if (this.addrs) div.append(addrCell(l.addr, this.unit));
+    if (this.addrs) div.append(addrCell(l.addr, this.unit, this.open.has(l.line)));
     div.append(h('div', { class: 'c-text', text: l.text }));
+  }
+
+  // an instruction under its line: its self cost, address and objdump's text; or a note
+  renderInsn(div, i, r) {
+    div.className = 'tt-row src-row src-insn';
+    div.dataset.i = i;
+    delete div.dataset.line;
+    div.title = '';
+    div.style.background = '';
+    clear(div);
+    const x = r.insn;
+    div.append(
+      h('div', { class: 'c-line num', style: { flex: 'none' } }),
+      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' } }),
+      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: x && x.self ? fmtCost(x.self, this.unit) : '' }),
+      h('div', { class: 'c-addr', style: { width: ADDR_W + 'px', flex: 'none' }, text: x ? x.addr : '' }),
+      h('div', { class: 'c-text' + (x ? ' insn-text' : ' dim'), text: x ? x.text : r.note }));
   }
 }
 
-// A line's addresses (api/source's "addr"): the hottest, "+N" more, the range and costs on hover.
-function addrCell(a, unit) {
+// A line's addresses (api/source's "addr"): the hottest, "+N" more, the range and costs on hover;
+// a click shows or hides the line's instructions (open: ▾).
+function addrCell(a, unit, open) {
   if (!a) return h('div', { class: 'c-addr', style: { width: ADDR_W + 'px', flex: 'none' } });
   const more = a.n > 1 ? ` +${a.n - 1}` : '';
   const range = a.n > 1 ? `${a.n} addresses ${a.lo}..${a.hi}; ` : '';
-  return h('div', { class: 'c-addr', style: { width: ADDR_W + 'px', flex: 'none' }, text: a.hot + more, title: `${range}hottest ${a.hot}: self ${fmtCost(a.hot_self, unit)}` });
+  return h('div', { class: 'c-addr src-disasm', style: { width: ADDR_W + 'px', flex: 'none' }, text: (open ? '▾ ' : '▸ ') + a.hot + more, title: `${range}hottest ${a.hot}: self ${fmtCost(a.hot_self, unit)}. Click: the line's instructions (disassembly)` });
 }
 
 // Lines the center names in this file: line:FILE:LINE scopes whose FILE ends the path.

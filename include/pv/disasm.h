@@ -1,0 +1,69 @@
+/*
+ * disasm.h - the instructions of sampled code with their costs (perf annotate, pprof weblist):
+ * libpv runs binutils' objdump on the binary a profile's module names, when that file is on
+ * this machine, and gives each instruction its address, text, source line and self cost.
+ *
+ * What is disassembled: each function of the set (at most PV_DISASM_FUNCS), from the lowest to
+ * the highest address of its frames in the profile (frames.addr, pv_frame_addr), in its
+ * module's file (modules.path: an absolute path to a regular ELF file). The model's addresses
+ * are the binary's own (callgrind, perf script for a binary at its link address) or offsets in
+ * the file (pprof): an address outside every executable segment's addresses but inside its file
+ * bytes is read as an offset and moved to that segment's address (the ELF program headers). Each
+ * instruction's self cost is the summed samples the query's view keeps (its threads, range,
+ * filters, center) whose leaf frame is that function at that address, in the view's first
+ * metric that sums. objdump runs through posix_spawn, its output bounded (16 MiB) and its time
+ * (10 s per function); nothing of the file is shown but objdump's text of the range.
+ *
+ * A function that cannot be disassembled gives one note and no instruction, never an error of
+ * the whole answer: "binary PATH not found: no disassembly", "PATH is not an ELF file", "objdump
+ * not found (Debian package binutils): no disassembly", "addresses of FUNCTION are not in PATH's
+ * executable segments (a position-independent binary recorded at its run-time address?)", ...
+ */
+#ifndef PV_DISASM_H
+#define PV_DISASM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pv/error.h"
+#include "pv/profile.h"
+#include "pv/query.h"
+
+#define PV_DISASM_FUNCS 16
+
+struct pv_disasm_insn {
+	uint64_t addr;	 /* the model's address (as the source pane's address column shows) */
+	pv_func_ix func; /* the function disassembled */
+	uint32_t line;	 /* its line in objdump -l's debug information, 0: none */
+	bool here;	 /* on the line asked for (pv_disasm_line; same line, same file name) */
+	int64_t self;	 /* self cost at this address (0: none sampled) */
+	char *text;	 /* objdump's text: "mov    %edi,%edx" */
+	char *file;	 /* objdump -l's file of that line, NULL: none */
+};
+
+struct pv_disasm {
+	uint32_t n;
+	struct pv_disasm_insn *insn; /* by function, then address */
+	uint32_t nr_notes;
+	char **notes;	     /* one line each: what could not be disassembled and why */
+	pv_metric_ix metric; /* the metric of self, PV_NONE when the view has none that sums */
+};
+
+/*
+ * The instructions of the functions mark[f] != 0 (funcs.len bytes) that have frames with
+ * addresses, the first PV_DISASM_FUNCS of them by id; mark NULL: the function with the most self
+ * cost at addresses in the query's view. *out (pv_disasm_free) is always set on 0.
+ * Returns 0, PV_ENOMEM, or the query's error (err).
+ */
+int pv_disasm_funcs(const struct pv_profile *p, const struct pv_query *q, const uint8_t *mark,
+		    struct pv_disasm **out, struct pv_error *err);
+/*
+ * The instructions of the functions that have a frame at line `line` of source id with an
+ * address (what the source pane's line shows): pv_disasm_funcs of them, each instruction's
+ * `here` set when objdump places it on that line of a file of the same name.
+ */
+int pv_disasm_line(const struct pv_profile *p, const struct pv_query *q, pv_source_ix id,
+		   uint32_t line, struct pv_disasm **out, struct pv_error *err);
+void pv_disasm_free(struct pv_disasm *d);
+
+#endif

@@ -1,0 +1,562 @@
+/*
+ * disasm.c - the instructions of sampled functions with their costs (pv/disasm.h): the ELF
+ * program headers for the address convention, objdump run with a bounded output and time, its
+ * text parsed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/vec.h"
+#include "pv/disasm.h"
+#include "view/internal.h"
+
+extern char **environ;
+
+#define OUT_MAX	  (16u << 20) /* bytes of objdump's output read per function */
+#define TIME_MAX  10000	      /* ms per function */
+#define RANGE_MAX (1u << 20)  /* bytes of code per function */
+#define SEGS_MAX  16
+
+void pv_disasm_free(struct pv_disasm *d)
+{
+	if (!d)
+		return;
+	for (uint32_t i = 0; i < d->n; i++) {
+		pv_free(d->insn[i].text);
+		pv_free(d->insn[i].file);
+	}
+	pv_free(d->insn);
+	for (uint32_t i = 0; i < d->nr_notes; i++)
+		pv_free(d->notes[i]);
+	pv_free(d->notes);
+	pv_free(d);
+}
+
+__attribute__((format(printf, 2, 3))) static int note(struct pv_disasm *d, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (uint32_t i = 0; i < d->nr_notes; i++) /* one note per cause */
+		if (!strcmp(d->notes[i], buf))
+			return 0;
+	char **n = pv_realloc(d->notes, ((size_t)d->nr_notes + 1) * sizeof(*n));
+	if (!n)
+		return PV_ENOMEM;
+	d->notes = n;
+	if (!(n[d->nr_notes] = pv_strdup(buf)))
+		return PV_ENOMEM;
+	d->nr_notes++;
+	return 0;
+}
+
+/* ---- the binary's executable segments ---- */
+
+struct seg {
+	uint64_t off, filesz, vaddr, memsz;
+};
+
+static uint64_t rd(const unsigned char *b, int n)
+{
+	uint64_t v = 0;
+	for (int i = n; i-- > 0;)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/*
+ * The executable PT_LOAD segments of the ELF file at path (little-endian, 32 or 64 bits) into
+ * segs; returns how many (0: none known, addresses used as they are), or -1 with a note when the
+ * file is missing or not ELF.
+ */
+static int elf_segs(struct pv_disasm *d, const char *path, struct seg *segs, int *oom)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		*oom = note(d, "binary %s not found: no disassembly", path);
+		return -1;
+	}
+	unsigned char h[64];
+	ssize_t got = pread(fd, h, sizeof(h), 0);
+	if (got < 52 || memcmp(h, "\177ELF", 4)) {
+		close(fd);
+		*oom = note(d, "%s is not an ELF file: no disassembly", path);
+		return -1;
+	}
+	int n = 0, is64 = h[4] == 2;
+	if (h[5] != 1 || (!is64 && h[4] != 1)) { /* big-endian: addresses used as they are */
+		close(fd);
+		return 0;
+	}
+	uint64_t phoff = is64 ? rd(h + 32, 8) : rd(h + 28, 4);
+	unsigned phentsize = (unsigned)rd(h + (is64 ? 54 : 42), 2),
+		 phnum = (unsigned)rd(h + (is64 ? 56 : 44), 2);
+	for (unsigned i = 0; i < phnum && i < 256 && n < SEGS_MAX; i++) {
+		unsigned char ph[56];
+		if (phentsize > sizeof(ph) || phentsize < (is64 ? 56u : 32u) ||
+		    pread(fd, ph, phentsize, (off_t)(phoff + (uint64_t)i * phentsize)) !=
+			(ssize_t)phentsize)
+			break;
+		uint32_t type = (uint32_t)rd(ph, 4),
+			 flags = (uint32_t)(is64 ? rd(ph + 4, 4) : rd(ph + 24, 4));
+		if (type != 1 || !(flags & 1)) /* PT_LOAD, PF_X */
+			continue;
+		segs[n++] = is64 ? (struct seg){rd(ph + 8, 8), rd(ph + 32, 8), rd(ph + 16, 8),
+						rd(ph + 40, 8)}
+				 : (struct seg){rd(ph + 4, 4), rd(ph + 16, 4), rd(ph + 8, 4),
+						rd(ph + 20, 4)};
+	}
+	close(fd);
+	return n;
+}
+
+/* The file address of model address a (PV_ADDR_NONE: in no executable segment). */
+static uint64_t file_addr(const struct seg *s, int n, uint64_t a)
+{
+	if (n == 0)
+		return a;
+	for (int i = 0; i < n; i++)
+		if (a >= s[i].vaddr && a - s[i].vaddr < s[i].memsz)
+			return a;
+	for (int i = 0; i < n; i++)
+		if (a >= s[i].off && a - s[i].off < s[i].filesz)
+			return a - s[i].off + s[i].vaddr;
+	return PV_ADDR_NONE;
+}
+
+/* ---- objdump ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * Runs objdump -d -l --no-show-raw-insn over the instructions from lo to the one at hi of path; its
+ * output in *out (NUL-ended, to pv_free), at most OUT_MAX bytes, within TIME_MAX ms. Returns 0, 1
+ * after a note (not found, failed, too slow), or PV_ENOMEM.
+ */
+static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi, char **out,
+		   size_t *len)
+{
+	char start[40], stop[40];
+	snprintf(start, sizeof(start), "--start-address=0x%llx", (unsigned long long)lo);
+	/* past hi by the longest instruction (x86's 15 bytes): the last one whole, the rest dropped
+	 */
+	snprintf(stop, sizeof(stop), "--stop-address=0x%llx",
+		 (unsigned long long)(hi > UINT64_MAX - 16 ? UINT64_MAX : hi + 16));
+	char a0[] = "objdump", a1[] = "-d", a2[] = "-l", a3[] = "--no-show-raw-insn", a4[] = "-w",
+	     a5[] = "--", *file = pv_strdup(path);
+	if (!file)
+		return PV_ENOMEM;
+	char *argv[] = {a0, a1, a2, a3, a4, start, stop, a5, file, NULL};
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC)) {
+		pv_free(file);
+		return note(d, "objdump: %s", strerror(errno)) ? PV_ENOMEM : 1;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	pid_t pid;
+	int rc = posix_spawnp(&pid, "objdump", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	pv_free(file);
+	close(fds[1]);
+	if (rc) {
+		close(fds[0]);
+		return note(d, rc == ENOENT
+				   ? "objdump not found (Debian package binutils): no disassembly"
+				   : "objdump could not run: no disassembly")
+			   ? PV_ENOMEM
+			   : 1;
+	}
+	struct vec buf = {0};
+	int64_t end = now_ms() + TIME_MAX;
+	int cut = 0, failed = 0;
+	for (;;) {
+		int64_t left = end - now_ms();
+		if (left <= 0) {
+			cut = 1;
+			break;
+		}
+		struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+		int pr = poll(&pf, 1, (int)left);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0) {
+			cut = pr == 0;
+			failed = pr < 0;
+			break;
+		}
+		if (buf.len + 65536 + 1 > buf.cap && vec_resize(&buf, 1, buf.len + 65536 + 1)) {
+			failed = 2;
+			break;
+		}
+		buf.len -= 65536 + 1;
+		ssize_t r = read(fds[0], (char *)buf.p + buf.len, 65536);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		buf.len += (uint32_t)r;
+		if (buf.len > OUT_MAX) {
+			cut = 2;
+			break;
+		}
+	}
+	close(fds[0]);
+	if (cut || failed)
+		kill(pid, SIGKILL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (failed == 2) {
+		vec_free(&buf);
+		return PV_ENOMEM;
+	}
+	if (cut == 1 || cut == 2 || failed || !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		vec_free(&buf);
+		int e = cut == 1 ? note(d, "objdump %s: more than %d s: no disassembly", path,
+					TIME_MAX / 1000)
+			: cut == 2
+			    ? note(d, "objdump %s: more than %u MiB of output: no disassembly",
+				   path, OUT_MAX >> 20)
+			    : note(d, "objdump %s failed: no disassembly", path);
+		return e ? PV_ENOMEM : 1;
+	}
+	if (vec_resize(&buf, 1, buf.len + 1)) {
+		vec_free(&buf);
+		return PV_ENOMEM;
+	}
+	((char *)buf.p)[buf.len - 1] = 0;
+	*out = buf.p;
+	*len = buf.len - 1;
+	return 0;
+}
+
+/* "FILE:LINE" or "FILE:LINE (discriminator N)" of objdump -l: the line, 0 when it is not one. */
+static uint32_t line_mark(const char *s, const char *e, const char **file_end)
+{
+	const char *q = e;
+	const char *disc = NULL;
+	for (const char *x = s; x + 1 < e; x++)
+		if (x[0] == ' ' && x[1] == '(')
+			disc = x;
+	if (disc)
+		q = disc;
+	const char *c = q;
+	while (c > s && c[-1] >= '0' && c[-1] <= '9')
+		c--;
+	if (c == q || c == s || c[-1] != ':' || q - c > 9)
+		return 0;
+	*file_end = c - 1;
+	return (uint32_t)strtoul(c, NULL, 10);
+}
+
+static const char *base_name(const char *s, const char *e)
+{
+	const char *b = e;
+	while (b > s && b[-1] != '/')
+		b--;
+	return b;
+}
+
+/* ---- the answer ---- */
+
+struct fn_range {
+	pv_func_ix f;
+	uint64_t lo, hi;
+};
+
+/* The self of address a in the sorted leaf addresses la[0 .. n) of function f's frames. */
+static int64_t self_at(const struct pv__line_addr *la, uint32_t n, uint64_t a)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (la[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t s = 0;
+	for (; lo < n && la[lo].addr == a; lo++)
+		s += la[lo].self;
+	return s;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	const struct pv__line_addr *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Parses objdump's text of function r into d; here: (file base name, line) asked, or line 0. */
+static int parse(const struct fn_range *r, uint64_t delta, const char *t, size_t len,
+		 const struct pv__line_addr *la, uint32_t nla, const char *here_base,
+		 uint32_t here_line, struct vec *insn)
+{
+	const char *p = t, *end = t + len;
+	uint32_t line = 0;
+	const char *file = NULL, *file_end = NULL;
+	while (p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		const char *s = p;
+		p = e + 1;
+		if (s == e)
+			continue;
+		if (*s != ' ') { /* a file:line mark, a "<symbol>:" or "symbol():" header */
+			const char *fe;
+			uint32_t ln = line_mark(s, e, &fe);
+			if (ln && e[-1] != ':') {
+				line = ln;
+				file = s;
+				file_end = fe;
+			}
+			continue;
+		}
+		/* "    1139:\tmov    %edi,%edx" */
+		while (s < e && *s == ' ')
+			s++;
+		char *x;
+		unsigned long long a = strtoull(s, &x, 16);
+		if (x == s || x >= e || *x != ':' || (uint64_t)a - delta > r->hi)
+			continue;
+		x++;
+		while (x < e && (*x == '\t' || *x == ' '))
+			x++;
+		const char *te = e;
+		while (te > x && (te[-1] == ' ' || te[-1] == '\t'))
+			te--;
+		struct pv_disasm_insn *in = vec_push(insn, sizeof(*in));
+		if (!in)
+			return PV_ENOMEM;
+		uint64_t ma = (uint64_t)a - delta;
+		*in = (struct pv_disasm_insn){
+		    .addr = ma, .func = r->f, .line = line, .self = self_at(la, nla, ma)};
+		in->here = here_line && line == here_line && file &&
+			   !strncmp(base_name(file, file_end), here_base, strlen(here_base)) &&
+			   (size_t)(file_end - base_name(file, file_end)) == strlen(here_base);
+		in->text = pv_malloc((size_t)(te - x) + 1);
+		in->file = file ? pv_malloc((size_t)(file_end - file) + 1) : NULL;
+		if (!in->text || (file && !in->file))
+			return PV_ENOMEM;
+		for (const char *c = x; c < te; c++) /* tabs as spaces: one line of text */
+			in->text[c - x] = *c == '\t' ? ' ' : *c;
+		in->text[te - x] = 0;
+		if (file) {
+			memcpy(in->file, file, (size_t)(file_end - file));
+			in->file[file_end - file] = 0;
+		}
+	}
+	return 0;
+}
+
+/* The function with the most self cost at addresses in q's view, as a mark (NULL: none). */
+static int hottest(const struct pv_profile *p, const struct pv_query *q, uint8_t **mark,
+		   struct pv_error *err)
+{
+	*mark = NULL;
+	struct pv_view *v = NULL;
+	uint8_t *keep = NULL;
+	int rc = pv_view_compute_keep(p, q, &v, NULL, &keep, err);
+	uint32_t col = rc ? PV_NONE : pv__view_summed_metric(v);
+	int64_t *self = col == PV_NONE ? NULL : pv_calloc(p->funcs.len + 1, sizeof(*self));
+	pv_func_ix best = PV_NONE;
+	for (uint32_t s = 0; self && s < p->samples.len; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		if (!keep[s] || st == PV_NONE ||
+		    pv_frame_addr(p, p->stacks.frame[st]) == PV_ADDR_NONE)
+			continue;
+		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
+		self[f] += pv_sample_weight(p, v->metrics[col], s);
+		if (best == PV_NONE || self[f] > self[best] || (self[f] == self[best] && f < best))
+			best = f;
+	}
+	if (!rc && col != PV_NONE && !self)
+		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+	if (!rc && best != PV_NONE) {
+		if (!(*mark = pv_calloc(p->funcs.len, 1)))
+			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+		else
+			(*mark)[best] = 1;
+	}
+	pv_free(self);
+	pv_view_free(v);
+	pv_free_keep(keep);
+	return rc;
+}
+
+static int disasm(const struct pv_profile *p, const struct pv_query *q, const uint8_t *mark,
+		  const char *here_base, uint32_t here_line, struct pv_disasm **out,
+		  struct pv_error *err)
+{
+	*out = NULL;
+	struct pv_disasm *d = pv_calloc(1, sizeof(*d));
+	if (!d)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	d->metric = PV_NONE;
+	*out = d;
+	uint8_t *hot = NULL;
+	if (!mark) {
+		int rc = hottest(p, q, &hot, err);
+		if (rc || !hot)
+			return rc ? rc
+			       : note(d, "no sample with an address: no disassembly")
+				   ? pv_error_set(err, PV_ENOMEM, "out of memory")
+				   : 0;
+		mark = hot;
+	}
+	/* each function's range of addresses, over its frames */
+	struct fn_range fr[PV_DISASM_FUNCS];
+	uint32_t nf = 0;
+	for (pv_func_ix f = 0; f < p->funcs.len && p->frames.addr; f++)
+		if (mark[f] && nf < PV_DISASM_FUNCS)
+			fr[nf++] = (struct fn_range){f, PV_ADDR_NONE, 0};
+	for (pv_frame_ix x = 0; x < p->frames.len && nf; x++) {
+		uint64_t a = pv_frame_addr(p, x);
+		if (a == PV_ADDR_NONE || !mark[p->frames.func[x]])
+			continue;
+		for (uint32_t k = 0; k < nf; k++)
+			if (fr[k].f == p->frames.func[x]) {
+				fr[k].lo = a < fr[k].lo ? a : fr[k].lo;
+				fr[k].hi = a > fr[k].hi ? a : fr[k].hi;
+			}
+	}
+	uint32_t with = 0;
+	for (uint32_t k = 0; k < nf; k++)
+		with += fr[k].lo != PV_ADDR_NONE;
+	pv_free(hot);
+	if (!with)
+		return note(d, "no address: no disassembly")
+			   ? pv_error_set(err, PV_ENOMEM, "out of memory")
+			   : 0;
+	/* the view's samples at those addresses */
+	struct pv_view *v = NULL;
+	uint8_t *keep = NULL;
+	int rc = pv_view_compute_keep(p, q, &v, NULL, &keep, err);
+	if (rc) {
+		pv_view_free(v);
+		return rc;
+	}
+	uint32_t col = pv__view_summed_metric(v);
+	d->metric = col == PV_NONE ? PV_NONE : v->metrics[col];
+	struct vec insn = {0}, lv = {0};
+	uint8_t *one = pv_calloc(p->funcs.len, 1);
+	rc = one ? 0 : PV_ENOMEM;
+	for (uint32_t k = 0; k < nf && !rc; k++) {
+		if (fr[k].lo == PV_ADDR_NONE)
+			continue;
+		pv_func_ix f = fr[k].f;
+		const char *name = pv_str(p, p->funcs.name[f]);
+		pv_module_ix m = p->funcs.module[f];
+		const char *path = m < p->modules.len ? pv_str(p, p->modules.path[m]) : "";
+		if (!*path) {
+			rc = note(d, "%s: no binary named (no module path): no disassembly", name);
+			continue;
+		}
+		if (path[0] != '/') {
+			rc = note(d, "binary %s not found (not an absolute path): no disassembly",
+				  path);
+			continue;
+		}
+		struct seg segs[SEGS_MAX];
+		int ns = elf_segs(d, path, segs, &rc);
+		if (ns < 0)
+			continue;
+		uint64_t lo = file_addr(segs, ns, fr[k].lo), hi = file_addr(segs, ns, fr[k].hi);
+		if (lo == PV_ADDR_NONE || hi == PV_ADDR_NONE || lo - fr[k].lo != hi - fr[k].hi) {
+			rc = note(d,
+				  "addresses of %s are not in %s's executable segments (a "
+				  "position-independent binary recorded at its run-time address?): "
+				  "no disassembly",
+				  name, path);
+			continue;
+		}
+		if (hi - lo >= RANGE_MAX) {
+			rc = note(d, "%s spans more than %u KiB: no disassembly", name,
+				  RANGE_MAX >> 10);
+			continue;
+		}
+		char *text = NULL;
+		size_t len = 0;
+		int r = objdump(d, path, lo, hi, &text, &len);
+		if (r) {
+			rc = r == 1 ? 0 : r;
+			continue;
+		}
+		one[f] = 1;
+		lv.len = 0;
+		rc = col == PV_NONE
+			 ? 0
+			 : pv__leaf_addrs(p, keep, PV_NONE, 0, one, v->metrics[col], &lv);
+		one[f] = 0;
+		if (lv.len)
+			qsort(lv.p, lv.len, sizeof(struct pv__line_addr), addr_cmp);
+		uint32_t before = insn.len;
+		if (!rc)
+			rc = parse(&fr[k], lo - fr[k].lo, text, len, VEC(lv, struct pv__line_addr),
+				   lv.len, here_base, here_line, &insn);
+		pv_free(text);
+		if (!rc && insn.len == before)
+			rc = note(d, "objdump printed no instruction of %s in %s", name, path);
+	}
+	pv_free(one);
+	vec_free(&lv);
+	pv_view_free(v);
+	pv_free_keep(keep);
+	d->insn = insn.p;
+	d->n = insn.len;
+	if (rc == PV_ENOMEM)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	return 0;
+}
+
+int pv_disasm_funcs(const struct pv_profile *p, const struct pv_query *q, const uint8_t *mark,
+		    struct pv_disasm **out, struct pv_error *err)
+{
+	return disasm(p, q, mark, NULL, 0, out, err);
+}
+
+int pv_disasm_line(const struct pv_profile *p, const struct pv_query *q, pv_source_ix id,
+		   uint32_t line, struct pv_disasm **out, struct pv_error *err)
+{
+	*out = NULL;
+	uint8_t *mark = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+	if (!mark)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	for (pv_frame_ix x = 0; x < p->frames.len && p->frames.addr; x++) {
+		pv_func_ix f = p->frames.func[x];
+		if (p->frames.line[x] == line && p->funcs.source[f] == id &&
+		    pv_frame_addr(p, x) != PV_ADDR_NONE)
+			mark[f] = 1;
+	}
+	const char *path = id < p->sources.len ? pv_str(p, p->sources.path[id]) : "";
+	int rc = disasm(p, q, mark, base_name(path, path + strlen(path)), line, out, err);
+	pv_free(mark);
+	return rc;
+}
