@@ -15,6 +15,7 @@
 struct colspec {
 	void **col;
 	size_t elt;
+	bool opt; /* an optional column (pv/profile.h): grown only when it exists */
 };
 
 /* The columns at capacity nc (0: past the limit). */
@@ -26,6 +27,8 @@ static int resize_table(struct pv_builder *b, uint32_t *cap, uint32_t nc, struct
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (cols[i].opt && !*cols[i].col)
+			continue;
 		if (col_realloc(cols[i].col, cols[i].elt, nc)) {
 			b->status = PV_ENOMEM;
 			return -1;
@@ -45,10 +48,41 @@ static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct
 	return resize_table(b, cap, grow_cap(*cap, (uint64_t)*len + 1), cols, n);
 }
 
-#define COL(c)                              \
-	{                                   \
-		(void **)&(c), sizeof(*(c)) \
+#define COL(c)                                     \
+	{                                          \
+		(void **)&(c), sizeof(*(c)), false \
 	}
+#define OPT(c)                                    \
+	{                                         \
+		(void **)&(c), sizeof(*(c)), true \
+	}
+
+/*
+ * An optional column (pv/profile.h) is NULL while every row has the default; the first other
+ * value makes it, the rows before set to the default. Every default is bytes all 0 or all 0xff
+ * (fill). Out of memory: the status says it.
+ */
+static void opt_make(struct pv_builder *b, void **col, size_t elt, uint32_t cap, uint32_t len,
+		     int fill)
+{
+	void *c = pv_malloc((size_t)(cap ? cap : 1) * elt);
+	if (!c) {
+		b->status = PV_ENOMEM;
+		return;
+	}
+	memset(c, fill, (size_t)len * elt);
+	*col = c;
+}
+
+/* Row r (the table's len) of optional column col of table t gets v. */
+#define OPT_SET(b, t, col, r, v, dflt, fill)                                                \
+	do {                                                                                \
+		if (!(t)->col && (v) != (dflt))                                             \
+			opt_make((b), (void **)&(t)->col, sizeof(*(t)->col), (t)->cap, (r), \
+				 (fill));                                                   \
+		if ((t)->col)                                                               \
+			(t)->col[r] = (v);                                                  \
+	} while (0)
 #define GROW(b, t, ...)                                                        \
 	grow_table((b), &(t)->len, &(t)->cap, (struct colspec[]){__VA_ARGS__}, \
 		   sizeof((struct colspec[]){__VA_ARGS__}) / sizeof(struct colspec))
@@ -340,10 +374,10 @@ static bool func_eq(const void *ctx, uint32_t row)
 {
 	const struct pv_builder *b = ctx;
 	const struct func_key *k = b->key;
-	const struct pv_funcs *t = &b->p->funcs;
-	return t->name[row] == k->name && t->module[row] == k->module &&
-	       t->source[row] == k->source && t->line[row] == k->line &&
-	       t->column[row] == k->column;
+	const struct pv_profile *p = b->p;
+	return p->funcs.name[row] == k->name && pv_func_module(p, row) == k->module &&
+	       pv_func_source(p, row) == k->source && pv_func_line(p, row) == k->line &&
+	       pv_func_column(p, row) == k->column;
 }
 
 pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
@@ -367,7 +401,7 @@ pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix mo
 		if (r != UINT32_MAX)
 			return r;
 	}
-	if (GROW(b, t, COL(t->name), COL(t->module), COL(t->source), COL(t->line), COL(t->column)))
+	if (GROW(b, t, COL(t->name), OPT(t->module), OPT(t->source), OPT(t->line), OPT(t->column)))
 		return PV_NONE;
 	r = t->len;
 	if (bare) {
@@ -377,10 +411,12 @@ pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix mo
 		return PV_NONE;
 	}
 	t->name[r] = name;
-	t->module[r] = module;
-	t->source[r] = source;
-	t->line[r] = line;
-	t->column[r] = k.column;
+	OPT_SET(b, t, module, r, module, PV_NONE, 0xff);
+	OPT_SET(b, t, source, r, source, PV_NONE, 0xff);
+	OPT_SET(b, t, line, r, line, 0, 0);
+	OPT_SET(b, t, column, r, k.column, 0, 0);
+	if (b->status)
+		return PV_NONE;
 	t->len++;
 	return r;
 }
@@ -389,29 +425,27 @@ static bool frame_eq(const void *ctx, uint32_t row)
 {
 	const struct pv_builder *b = ctx;
 	const struct frame_key *k = b->key;
-	const struct pv_frames *t = &b->p->frames;
-	return t->func[row] == k->func && t->line[row] == k->line && t->column[row] == k->column &&
-	       pv_frame_addr(b->p, row) == k->addr && t->inline_depth[row] == k->inline_depth &&
-	       t->category[row] == k->category && t->subcategory[row] == k->subcategory &&
-	       t->kind[row] == k->kind && t->source[row] == k->source1 - 1;
+	const struct pv_profile *p = b->p;
+	return p->frames.func[row] == k->func && pv_frame_line(p, row) == k->line &&
+	       pv_frame_column(p, row) == k->column && pv_frame_addr(p, row) == k->addr &&
+	       pv_frame_inline_depth(p, row) == k->inline_depth &&
+	       pv_frame_category(p, row) == k->category &&
+	       pv_frame_subcategory(p, row) == k->subcategory && pv_frame_kind(p, row) == k->kind &&
+	       pv_frame_source(p, row) == k->source1 - 1;
 }
 
-/* The frame columns at capacity nc; the address column exists from the first frame with one. */
+/* The frame columns at capacity nc (the optional ones that exist). */
 static int frames_resize(struct pv_builder *b, uint32_t nc)
 {
 	struct pv_frames *t = &b->p->frames;
-	if (b->status ||
-	    resize_table(b, &t->cap, nc,
-			 (struct colspec[]){COL(t->func), COL(t->line), COL(t->column),
-					    COL(t->inline_depth), COL(t->category),
-					    COL(t->subcategory), COL(t->kind), COL(t->source)},
-			 8))
-		return -1;
-	if (t->addr && COL_GROW(t->addr, t->cap)) {
-		b->status = PV_ENOMEM;
-		return -1;
-	}
-	return 0;
+	return b->status || resize_table(b, &t->cap, nc,
+					 (struct colspec[]){
+					     COL(t->func), OPT(t->line), OPT(t->column),
+					     OPT(t->addr), OPT(t->inline_depth), OPT(t->category),
+					     OPT(t->subcategory), OPT(t->kind), OPT(t->source)},
+					 9)
+		   ? -1
+		   : 0;
 }
 
 void builder_frames_reserve(struct pv_builder *b, uint32_t n)
@@ -453,14 +487,6 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	}
 	if (t->len == t->cap && frames_resize(b, grow_cap(t->cap, (uint64_t)t->len + 1)))
 		return PV_NONE;
-	if (!t->addr && k->addr != PV_ADDR_NONE) {
-		if (!(t->addr = pv_malloc((size_t)t->cap * sizeof(*t->addr)))) {
-			b->status = PV_ENOMEM;
-			return PV_NONE;
-		}
-		for (uint32_t i = 0; i < t->len; i++)
-			t->addr[i] = PV_ADDR_NONE;
-	}
 	r = t->len;
 	if (bare) {
 		*bare = r + 1;
@@ -469,15 +495,16 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 		return PV_NONE;
 	}
 	t->func[r] = k->func;
-	t->line[r] = k->line;
-	t->column[r] = k->column;
-	if (t->addr)
-		t->addr[r] = k->addr;
-	t->inline_depth[r] = k->inline_depth;
-	t->category[r] = k->category;
-	t->subcategory[r] = k->subcategory;
-	t->kind[r] = k->kind;
-	t->source[r] = k->source1 - 1; /* 0 - 1 wraps to PV_NONE */
+	OPT_SET(b, t, line, r, k->line, 0, 0);
+	OPT_SET(b, t, column, r, k->column, 0, 0);
+	OPT_SET(b, t, addr, r, k->addr, PV_ADDR_NONE, 0xff);
+	OPT_SET(b, t, inline_depth, r, k->inline_depth, 0, 0);
+	OPT_SET(b, t, category, r, k->category, PV_NONE, 0xff);
+	OPT_SET(b, t, subcategory, r, k->subcategory, 0, 0);
+	OPT_SET(b, t, kind, r, k->kind, PV_FRAME_CODE, 0);
+	OPT_SET(b, t, source, r, k->source1 - 1, PV_NONE, 0xff); /* 0 - 1 wraps to PV_NONE */
+	if (b->status)
+		return PV_NONE;
 	t->len++;
 	return r;
 }

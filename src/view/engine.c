@@ -103,7 +103,7 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 		*module = fn_module(v, id);
 		*source = fn_source(v, id);
 		if (id < v->p->funcs.len)
-			*line = v->p->funcs.line[id];
+			*line = pv_func_line(v->p, id);
 	} else if (kind == PV_ROW_LOOP) {
 		*module = fn_module(v, vf_func(v, id));
 		*source = vf_source(v, id);
@@ -117,7 +117,7 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 
 uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id)
 {
-	return kind == PV_ROW_FUNCTION && id < v->p->funcs.len ? v->p->funcs.column[id] : 0;
+	return kind == PV_ROW_FUNCTION && id < v->p->funcs.len ? pv_func_column(v->p, id) : 0;
 }
 
 static int resolve(struct pv_engine *e, const struct pv_query *q)
@@ -163,7 +163,7 @@ static int resolve(struct pv_engine *e, const struct pv_query *q)
 		return rc;
 	e->nm = v->nr_metrics;
 	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
-		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
+		v->scoped = pv_frame_kind(p, f) != PV_FRAME_CODE;
 	return pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &v->threads,
 				&v->nr_threads, e->err);
 }

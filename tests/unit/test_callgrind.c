@@ -63,7 +63,7 @@ static bool incl_ok(const struct pv_profile *p, pv_func_ix f, int64_t ours, int6
 static pv_func_ix find_fn(const struct pv_profile *p, const char *key)
 {
 	for (uint32_t f = 0; f < p->funcs.len; f++) {
-		pv_source_ix s = p->funcs.source[f];
+		pv_source_ix s = pv_func_source(p, f);
 		const char *file = s == PV_NONE ? "" : pv_str(p, p->sources.path[s]);
 		size_t fl = strlen(file);
 		if (strncmp(key, file, fl) == 0 && key[fl] == ':' &&
@@ -222,7 +222,7 @@ T_TEST(callgrind_recorded_equal_annotate)
 		/* one sample per function and line: flat by line has the lines */
 		uint32_t lines = 0;
 		for (uint32_t i = 0; i < p->samples.len; i++)
-			lines += p->frames.line[p->stacks.frame[p->samples.stack[i]]] != 0;
+			lines += pv_frame_line(p, p->stacks.frame[p->samples.stack[i]]) != 0;
 		T_TRUE(lines > 100);
 		pv_profile_free(p);
 	}

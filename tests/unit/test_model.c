@@ -26,7 +26,7 @@ T_TEST(builder_interns_everything)
 	T_TRUE(builder_func_at(&b, a, m, src, 1, 50) != c1);
 	T_TRUE(builder_func(&b, a, m, src, 1) != c1);
 	T_EQ_INT(builder_func_at(&b, a, m, src, 0, 7), builder_func(&b, a, m, src, 0));
-	T_EQ_INT(b.p->funcs.column[c1], 10);
+	T_EQ_INT(pv_func_column(b.p, c1), 10);
 	pv_frame_ix fr = builder_func_frame(&b, f);
 	T_EQ_INT(builder_func_frame(&b, f), fr);
 	pv_stack_ix s0 = builder_stack(&b, PV_NONE, fr);
@@ -158,7 +158,14 @@ T_TEST(validate_names_the_broken_invariant)
 	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
 	T_EQ_STR(err.msg, "samples[0].stack: 77 out of range");
 	p->samples.stack[0] = 2;
-	p->funcs.column[0] = 4; /* collapsed stacks have no lines */
+	/* collapsed stacks have no lines: the columns are absent (every function's is 0) */
+	T_TRUE(!p->funcs.line && !p->funcs.column && !p->frames.kind && !p->frames.category);
+	T_EQ_U64(pv_func_line(p, 0), 0);
+	T_EQ_U64(pv_frame_category(p, 0), PV_NONE);
+	p->funcs.line = pv_calloc(p->funcs.cap, sizeof(*p->funcs.line));
+	p->funcs.column = pv_calloc(p->funcs.cap, sizeof(*p->funcs.column));
+	T_TRUE(p->funcs.line && p->funcs.column);
+	p->funcs.column[0] = 4;
 	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
 	T_EQ_STR(err.msg, "funcs[0].column: 4 without a line");
 	p->funcs.line[0] = 12;
@@ -184,11 +191,11 @@ T_TEST(collapsed_modules_and_kinds)
 	int found = 0;
 	for (uint32_t f = 0; f < p->funcs.len; f++) {
 		const char *fn = pv_str(p, p->funcs.name[f]);
-		if (strcmp(fn, "y") == 0 && p->funcs.module[f] == 1)
+		if (strcmp(fn, "y") == 0 && pv_func_module(p, f) == 1)
 			found |= 1;
-		if (strcmp(fn, "x") == 0 && p->funcs.module[f] == 0)
+		if (strcmp(fn, "x") == 0 && pv_func_module(p, f) == 0)
 			found |= 2;
-		if (strcmp(fn, "[libm.so]") == 0 && p->funcs.module[f] == 2)
+		if (strcmp(fn, "[libm.so]") == 0 && pv_func_module(p, f) == 2)
 			found |= 4;
 	}
 	T_EQ_INT(found, 7);
