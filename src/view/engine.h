@@ -53,6 +53,8 @@ struct pv_engine {
 	const uint32_t *anchor;
 	const struct scope *center;
 	uint32_t ncenter;
+	/* pv_view_compute_printed: the view is printed once, not paged (treebuild.c's tail) */
+	bool printed;
 	/* pv__view_rows only: eng_build_top_down keeps its row of each working stack here */
 	bool want_node;
 	uint32_t *node;
