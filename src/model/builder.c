@@ -185,9 +185,9 @@ static void bare_release(struct bare_index *x)
 }
 
 /*
- * The entry of index i (row + 1, 0 when none) of a bare index, grown and zeroed up to i: the
- * entries are set in index order, so nothing past the last one used is touched. NULL when out
- * of memory (status set).
+ * The entry of index i (row + 1, 0 when none) of a bare index's column, grown and zeroed up to
+ * i: the entries are set in index order, so nothing past the last one used is touched. NULL
+ * when out of memory (status set).
  */
 static uint32_t *bare_at(struct pv_builder *b, struct bare_index *x, uint32_t i)
 {
@@ -204,6 +204,45 @@ static uint32_t *bare_at(struct pv_builder *b, struct bare_index *x, uint32_t i)
 		x->len = i + 1;
 	}
 	return &x->row1[i];
+}
+
+/* The row of index i of a bare index + 1, 0 when none. */
+static uint32_t bare_get(const struct bare_index *x, uint32_t i)
+{
+	if (x->row1)
+		return i < x->len ? x->row1[i] : 0;
+	return i >= x->lo && i < x->len ? x->base + (i - x->lo) + 1 : 0;
+}
+
+/*
+ * Index i (none so far) gets row. While the indices set are lo, lo + 1, ... with the rows base,
+ * base + 1, ... (a file of unique stacks: each new name a new function, each new function a new
+ * frame, each new frame a new root) the index is that run, no column; the first index out of
+ * the run makes the column.
+ */
+static void bare_set(struct pv_builder *b, struct bare_index *x, uint32_t i, uint32_t row)
+{
+	if (!x->row1) {
+		if (!x->len) {
+			x->lo = i;
+			x->base = row;
+			x->len = i + 1;
+			return;
+		}
+		if (i == x->len && row == x->base + (i - x->lo)) {
+			x->len++;
+			return;
+		}
+		uint32_t lo = x->lo, base = x->base, n = x->len;
+		x->len = x->cap = 0;
+		if (!bare_at(b, x, n - 1))
+			return;
+		for (uint32_t j = lo; j < n; j++)
+			x->row1[j] = base + (j - lo) + 1;
+	}
+	uint32_t *e = bare_at(b, x, i);
+	if (e)
+		*e = row + 1;
 }
 
 static void stack_map_release(struct pv_builder *b)
@@ -387,13 +426,12 @@ pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix mo
 		return PV_NONE;
 	struct pv_funcs *t = &b->p->funcs;
 	struct func_key k = {name, module, source, line, line ? column : 0};
-	uint32_t slot = 0, r, *bare = NULL;
+	uint32_t slot = 0, r;
 	uint64_t h = 0;
-	if (module == PV_NONE && source == PV_NONE && line == 0) {
-		if (!(bare = bare_at(b, &b->bare_func, name)))
-			return PV_NONE;
-		if (*bare)
-			return *bare - 1;
+	bool bare = module == PV_NONE && source == PV_NONE && line == 0;
+	if (bare) {
+		if ((r = bare_get(&b->bare_func, name)))
+			return r - 1;
 	} else {
 		h = hash_bytes(&k, sizeof(k));
 		b->key = &k;
@@ -405,7 +443,7 @@ pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix mo
 		return PV_NONE;
 	r = t->len;
 	if (bare) {
-		*bare = r + 1;
+		bare_set(b, &b->bare_func, name, r);
 	} else if (ixmap_insert(&b->func_map, slot, h, r)) {
 		b->status = PV_ENOMEM;
 		return PV_NONE;
@@ -461,15 +499,14 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	if (b->status)
 		return PV_NONE;
 	struct pv_frames *t = &b->p->frames;
-	uint32_t slot = 0, r, *bare = NULL;
+	uint32_t slot = 0, r;
 	uint64_t h = 0;
-	if (k->line == 0 && k->column == 0 && k->addr == PV_ADDR_NONE && k->inline_depth == 0 &&
-	    k->category == PV_NONE && k->subcategory == 0 && k->kind == 0 && k->source1 == 0 &&
-	    k->func != PV_NONE) {
-		if (!(bare = bare_at(b, &b->bare_frame, k->func)))
-			return PV_NONE;
-		if (*bare)
-			return *bare - 1;
+	bool bare = k->line == 0 && k->column == 0 && k->addr == PV_ADDR_NONE &&
+		    k->inline_depth == 0 && k->category == PV_NONE && k->subcategory == 0 &&
+		    k->kind == 0 && k->source1 == 0 && k->func != PV_NONE;
+	if (bare) {
+		if ((r = bare_get(&b->bare_frame, k->func)))
+			return r - 1;
 	} else {
 		/* Hash the fields, not the struct: padding bytes are not part of the key. */
 		uint64_t parts[4] = {
@@ -489,7 +526,7 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 		return PV_NONE;
 	r = t->len;
 	if (bare) {
-		*bare = r + 1;
+		bare_set(b, &b->bare_frame, k->func, r);
 	} else if (ixmap_insert(&b->frame_map, slot, h, r)) {
 		b->status = PV_ENOMEM;
 		return PV_NONE;
@@ -673,10 +710,9 @@ static int rebuild_stack_map(struct pv_builder *b)
 		return -1;
 	for (uint32_t r = 0; r < t->len; r++) {
 		if (t->prefix[r] == PV_NONE) {
-			uint32_t *root = bare_at(b, &b->root_stack, t->frame[r]);
-			if (!root)
+			bare_set(b, &b->root_stack, t->frame[r], r);
+			if (b->status)
 				return -1;
-			*root = r + 1;
 		} else if (note_child(b, t->prefix[r], t->frame[r], r, UINT32_MAX)) {
 			return -1;
 		}
@@ -722,17 +758,17 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 	struct pv_stacks *t = &b->p->stacks;
 	if (prefix == PV_NONE) {
 		/* a root: by its frame */
-		uint32_t *root = bare_at(b, &b->root_stack, frame);
-		if (!root)
-			return PV_NONE;
-		if (*root)
-			return *root - 1;
+		uint32_t r = bare_get(&b->root_stack, frame);
+		if (r)
+			return r - 1;
 		if (GROW(b, t, COL(t->frame), COL(t->prefix)))
 			return PV_NONE;
-		uint32_t r = t->len++;
+		bare_set(b, &b->root_stack, frame, t->len);
+		if (b->status)
+			return PV_NONE;
+		r = t->len++;
 		t->frame[r] = frame;
 		t->prefix[r] = PV_NONE;
-		*root = r + 1;
 		return r;
 	}
 	bool known = prefix < t->len;

@@ -45,11 +45,14 @@ struct pv_builder {
 	/*
 	 * Bare keys, found by index instead of in a hash map (a file of unique stacks makes one of
 	 * each per stack): [string] the function with only a name, [function] the frame with only
-	 * a function, [frame] the root stack of that frame. Each holds row + 1, 0 when none.
+	 * a function, [frame] the root stack of that frame. Each holds row + 1, 0 when none; while
+	 * the indices set run lo, lo + 1, ... with the rows base, base + 1, ..., no column (row1
+	 * NULL, len the run's end: builder.c's bare_set).
 	 */
 	struct bare_index {
 		uint32_t *row1;
 		uint32_t len, cap;
+		uint32_t lo, base;
 	} bare_func, bare_frame, root_stack;
 	/* labels (hash + k -> row) and label sets (hash of the items + k -> row) */
 	struct u64map label_map, set_map;
