@@ -101,6 +101,46 @@ static bool str_eq(const void *ctx, uint32_t row)
 	return b->p->strings.size[row] == k->n && memcmp(b->p->strings.ptr[row], k->s, k->n) == 0;
 }
 
+static inline uint16_t str_tag(uint64_t h)
+{
+	uint16_t t = (uint16_t)(h >> 48);
+	return t ? t : 1;
+}
+
+/* The string map at twice its capacity (1024 the first time), every string placed again. */
+static int str_map_grow(struct pv_builder *b)
+{
+	uint64_t cap = b->str_map.tag ? ((uint64_t)b->str_map.mask + 1) * 2 : 1024;
+	if (cap > ((uint64_t)1 << 32)) {
+		b->status = PV_ELIMIT;
+		return -1;
+	}
+	uint16_t *tag = pv_calloc((size_t)cap, sizeof(*tag));
+	uint32_t *row = pv_malloc((size_t)cap * sizeof(*row));
+	if (!tag || !row) {
+		pv_free(tag);
+		pv_free(row);
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	pv_free(b->str_map.tag);
+	pv_free(b->str_map.row);
+	uint32_t mask = (uint32_t)(cap - 1);
+	const struct pv_strings *t = &b->p->strings;
+	for (uint32_t r = 1; r < t->len; r++) { /* string 0, "", is not in the map */
+		uint64_t h = hash_bytes(t->ptr[r], t->size[r]);
+		uint32_t i = (uint32_t)h & mask;
+		while (tag[i])
+			i = (i + 1) & mask;
+		tag[i] = str_tag(h);
+		row[i] = r;
+	}
+	b->str_map.tag = tag;
+	b->str_map.row = row;
+	b->str_map.mask = mask;
+	return 0;
+}
+
 pv_str_ix builder_str(struct pv_builder *b, const char *s, size_t n)
 {
 	if (b->status)
@@ -114,23 +154,31 @@ pv_str_ix builder_str(struct pv_builder *b, const char *s, size_t n)
 	struct pv_strings *t = &b->p->strings;
 	struct str_key k = {s, n};
 	uint64_t h = hash_bytes(s, n);
-	uint32_t slot;
+	uint16_t tg = str_tag(h);
 	b->key = &k;
-	uint32_t r = ixmap_find(&b->str_map, h, str_eq, b, &slot);
-	if (r != UINT32_MAX)
-		return r;
+	uint32_t i = (uint32_t)h & b->str_map.mask;
+	for (; b->str_map.tag && b->str_map.tag[i]; i = (i + 1) & b->str_map.mask)
+		if (b->str_map.tag[i] == tg && str_eq(b, b->str_map.row[i]))
+			return b->str_map.row[i];
 	if (GROW(b, t, COL(t->ptr), COL(t->size)))
 		return 0;
+	if (!b->str_map.tag ||
+	    (uint64_t)(b->str_map.count + 1) * 4 > ((uint64_t)b->str_map.mask + 1) * 3) {
+		if (str_map_grow(b))
+			return 0;
+		for (i = (uint32_t)h & b->str_map.mask; b->str_map.tag[i];
+		     i = (i + 1) & b->str_map.mask)
+			;
+	}
 	char *d = arena_strndup(b->p->arena, s, n);
 	if (!d) {
 		b->status = PV_ENOMEM;
 		return 0;
 	}
-	r = t->len;
-	if (ixmap_insert(&b->str_map, slot, h, r)) {
-		b->status = PV_ENOMEM;
-		return 0;
-	}
+	uint32_t r = t->len;
+	b->str_map.tag[i] = tg;
+	b->str_map.row[i] = r;
+	b->str_map.count++;
 	t->ptr[r] = d;
 	t->size[r] = (uint32_t)n;
 	t->len++;
@@ -257,7 +305,9 @@ static void stack_map_release(struct pv_builder *b)
 
 static void release_maps(struct pv_builder *b)
 {
-	ixmap_release(&b->str_map);
+	pv_free(b->str_map.tag);
+	pv_free(b->str_map.row);
+	memset(&b->str_map, 0, sizeof(b->str_map));
 	ixmap_release(&b->module_map);
 	ixmap_release(&b->source_map);
 	ixmap_release(&b->func_map);
