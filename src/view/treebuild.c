@@ -430,6 +430,9 @@ static uint64_t td_key_value(const struct td *d, uint32_t k)
 enum { KF_SEEN = 1, KF_DUP = 2, KF_CHILD = 4, KF_KEEP = 8 };
 
 struct tail {
+	/* by function, code frames only: a stack is part of a root row when it is a root, so
+	 * node[] is not needed to say which (and its pages are not touched for the roots alone) */
+	bool simple;
 	uint8_t *kf; /* per key index: KF_* */
 	uint32_t kf_len, kf_cap;
 	uint32_t keep; /* how many of the roots alone may be rows */
@@ -443,6 +446,16 @@ static bool tail_alone(const struct tail *tl, uint32_t k)
 	return k != PV_NONE && (tl->kf[k] & ~KF_KEEP) == KF_SEEN;
 }
 
+/* The key index of the root row stack s is part of (PV_NONE: under a root), after tail_scan. */
+static uint32_t tail_key(const struct pv_engine *e, struct td *d, const uint32_t *node,
+			 const struct tail *tl, uint32_t s)
+{
+	if (!tl->simple)
+		return node[s];
+	return e->w.prefix[s] == PV_NONE ? td_key(d, frame_key(e->v, e->w.frame[s], PV_BY_FUNCTION))
+					 : PV_NONE;
+}
+
 static int tail_scan(struct pv_engine *e, struct td *d, uint32_t *node, struct tail *tl)
 {
 	const struct wst *w = &e->w;
@@ -450,6 +463,16 @@ static int tail_scan(struct pv_engine *e, struct td *d, uint32_t *node, struct t
 	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
 	for (uint32_t s = 0; s < w->len; s++) {
 		uint32_t pre = w->prefix[s], k = PV_NONE;
+		if (tl->simple) {
+			k = tail_key(e, d, node, tl, s);
+			if (k == PV_NONE && w->prefix[pre] == PV_NONE) {
+				tl->kf[tail_key(e, d, node, tl, pre)] |= KF_CHILD;
+				continue;
+			}
+			if (k == PV_NONE)
+				continue;
+			goto seen;
+		}
 		uint64_t key = frame_key(e->v, w->frame[s], by);
 		if (pre == PV_NONE) {
 			k = td_key(d, key == CONTINUE_KEY ? own_key(e->v, w->frame[s], by) : key);
@@ -466,6 +489,7 @@ static int tail_scan(struct pv_engine *e, struct td *d, uint32_t *node, struct t
 		node[s] = k;
 		if (k == PV_NONE)
 			continue;
+	seen:
 		if (k >= tl->kf_len) {
 			if (k >= tl->kf_cap) {
 				uint32_t nc = grow_cap(tl->kf_cap, (uint64_t)k + 1);
@@ -482,13 +506,14 @@ static int tail_scan(struct pv_engine *e, struct td *d, uint32_t *node, struct t
 }
 
 /* The order of eng_tree_finish's sort (cmp_row) between the roots alone of stacks a and b. */
-static int tail_cmp(struct pv_engine *e, const struct td *d, const uint32_t *node, uint32_t a,
-		    uint32_t b)
+static int tail_cmp(struct pv_engine *e, struct td *d, const uint32_t *node, const struct tail *tl,
+		    uint32_t a, uint32_t b)
 {
 	int64_t x = e->w.cost[0][a], y = e->w.cost[0][b];
 	if (x != y)
 		return x > y ? -1 : 1;
-	uint64_t ka = td_key_value(d, node[a]), kb = td_key_value(d, node[b]);
+	uint64_t ka = td_key_value(d, tail_key(e, d, node, tl, a));
+	uint64_t kb = td_key_value(d, tail_key(e, d, node, tl, b));
 	char ba[64], bb[64];
 	int r =
 	    strcmp(pv_view_row_name(e->v, KEY_KIND(ka), KEY_ID(ka), ba, sizeof(ba), KEY_LINE(ka)),
@@ -504,17 +529,17 @@ static int tail_cmp(struct pv_engine *e, const struct td *d, const uint32_t *nod
 	return a < b ? -1 : a > b;
 }
 
-static void tail_sift(struct pv_engine *e, const struct td *d, const uint32_t *node,
-		      struct tail *tl, uint32_t i)
+static void tail_sift(struct pv_engine *e, struct td *d, const uint32_t *node, struct tail *tl,
+		      uint32_t i)
 {
 	uint32_t x = tl->heap[i];
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= tl->hlen)
 			break;
-		if (c + 1 < tl->hlen && tail_cmp(e, d, node, tl->heap[c + 1], tl->heap[c]) > 0)
+		if (c + 1 < tl->hlen && tail_cmp(e, d, node, tl, tl->heap[c + 1], tl->heap[c]) > 0)
 			c++;
-		if (tail_cmp(e, d, node, tl->heap[c], x) <= 0)
+		if (tail_cmp(e, d, node, tl, tl->heap[c], x) <= 0)
 			break;
 		tl->heap[i] = tl->heap[c];
 		i = c;
@@ -523,15 +548,14 @@ static void tail_sift(struct pv_engine *e, const struct td *d, const uint32_t *n
 }
 
 /* The first tl->keep roots alone (with a cost) in order: KF_KEEP. */
-static int tail_select(struct pv_engine *e, const struct td *d, const uint32_t *node,
-		       struct tail *tl)
+static int tail_select(struct pv_engine *e, struct td *d, const uint32_t *node, struct tail *tl)
 {
 	const struct wst *w = &e->w;
 	tl->heap = pv_malloc((size_t)tl->keep * sizeof(*tl->heap));
 	if (!tl->heap)
 		return -1;
 	for (uint32_t s = 0; s < w->len; s++) {
-		if (!tail_alone(tl, node[s]))
+		if (!tail_alone(tl, tail_key(e, d, node, tl, s)))
 			continue;
 		bool any = false;
 		for (uint32_t m = 0; m < e->nm; m++)
@@ -540,18 +564,18 @@ static int tail_select(struct pv_engine *e, const struct td *d, const uint32_t *
 			continue; /* no row: eng_tree_finish would not show it */
 		if (tl->hlen < tl->keep) {
 			uint32_t i = tl->hlen++;
-			while (i && tail_cmp(e, d, node, s, tl->heap[(i - 1) / 2]) > 0) {
+			while (i && tail_cmp(e, d, node, tl, s, tl->heap[(i - 1) / 2]) > 0) {
 				tl->heap[i] = tl->heap[(i - 1) / 2];
 				i = (i - 1) / 2;
 			}
 			tl->heap[i] = s;
-		} else if (tail_cmp(e, d, node, s, tl->heap[0]) < 0) {
+		} else if (tail_cmp(e, d, node, tl, s, tl->heap[0]) < 0) {
 			tl->heap[0] = s;
 			tail_sift(e, d, node, tl, 0);
 		}
 	}
 	for (uint32_t i = 0; i < tl->hlen; i++)
-		tl->kf[node[tl->heap[i]]] |= KF_KEEP;
+		tl->kf[tail_key(e, d, node, tl, tl->heap[i])] |= KF_KEEP;
 	pv_free(tl->heap);
 	tl->heap = NULL;
 	return 0;
@@ -594,15 +618,16 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
 	}
 	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
-	struct tail tl = {.keep = tail_keep(e, anchor)};
+	struct tail tl = {.keep = tail_keep(e, anchor), .simple = d.by_func && !e->v->scoped};
 	tl.min_cost = pv_query_min_cost(&e->v->q, e->v->base[0]);
 	if (tl.keep && (tail_scan(e, &d, node, &tl) || tail_select(e, &d, node, &tl)))
 		b->oom = 1;
 	for (uint32_t s = 0; s < w->len && !b->oom; s++) {
-		uint32_t pre = w->prefix[s];
-		if (tl.keep && tail_alone(&tl, node[s]) && (tl.kf[node[s]] & KF_KEEP)) {
-			/* a root alone that may be printed: its row, made once */
-			uint32_t r = tb_row(b, PV_NONE, td_key_value(&d, node[s]));
+		uint32_t pre = w->prefix[s], tk = tl.keep ? tail_key(e, &d, node, &tl, s) : PV_NONE;
+		if (tail_alone(&tl, tk) && (tl.kf[tk] & KF_KEEP)) {
+			/* a root alone that may be printed: its row, made once; node[s] stays unset
+			 * (nothing is under s), its page untouched */
+			uint32_t r = tb_row(b, PV_NONE, td_key_value(&d, tk));
 			if (r != PV_NONE && r >= d.first_cap) {
 				uint32_t nc = grow_cap(d.first_cap, (uint64_t)r + 1);
 				if (!nc || COL_GROW(d.first, nc))
@@ -615,14 +640,16 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 				break;
 			}
 			d.first[r] = 0;
-			node[s] = r;
-		} else if (tl.keep && tail_alone(&tl, node[s])) {
-			/* a root alone past what is printed: the tail */
+			row_frame(e->v, b->t, r, w->frame[s]);
+			for (uint32_t m = 0; m < e->nm; m++)
+				b->t->self[m][r] += w->cost[m][s];
+			continue;
+		} else if (tail_alone(&tl, tk)) {
+			/* a root alone past what is printed: the tail (node[s] unset, as above) */
 			struct pv_tree *t = b->t;
 			bool any = false;
 			for (uint32_t m = 0; m < e->nm; m++)
 				any |= w->cost[m][s] != 0;
-			node[s] = PV_NONE;
 			if (!any)
 				continue;
 			if (tl.min_cost > 0 && w->cost[0][s] < tl.min_cost) {
