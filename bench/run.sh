@@ -783,12 +783,16 @@ Target (issue 11): under 5× the file.
 |---|---|---|---|---|---|---|---|---|$mem_rows
 
 Before issue 11 (at 86830f7, the same inputs and command): unique-stacks 2.45 GB (22.5×, 36 s),
-cpuprofile 747 MB (13.6×); at 65e1c74 (this section's previous run): 1622 MB (14.9×) and 366 MB
-(6.66×); main at 0a86ecc, before the in-place V8 samples and the absent time and address
-columns, measured with \`/usr/bin/time -v\` beside the run of 2026-12-01 22:47: 1733 MB (15.9×) and
-370 MB (6.7×).
+cpuprofile 747 MB (13.6×); at 0a86ecc: 1733 MB (15.9×) and 370 MB (6.7×); at 211ee9a (this
+section's run of 2026-12-01 22:47, 24.3 s): 1565 MB (14.4×) and 210 MB (3.83×). The steps from
+there to 529 MB, each measured on unique-stacks with \`/usr/bin/time -v\` (and the import alone,
+\`info\`, polled): function and frame columns absent when constant, 1565 -> 1258 MB; strings
+unaligned in the arena, import 814 -> 754 MiB; the printed tree's tail, the tree no longer above
+the import; glibc's mmap threshold kept at 128 KiB, 796 -> 683 MB; bare indices as runs,
+562 MB (5.17×); the string map's 6-byte slots, 548 MB; no per-stack table for the tail at
+function granularity, 529 MB (4.86×).
 doc/deep-stacks.md ("Memory per unique stack and per sample") says what each row costs now and
-what stands between unique stacks and 5×.
+what would still come off.
 
 Commands:
 \`\`\`sh

@@ -131,7 +131,7 @@ int cmd_annotate(const struct cli *c, const char *path, const struct pv_profile 
 	for (uint32_t i = 0; i < d->n; i++) {
 		const struct pv_disasm_insn *in = &d->insn[i], *prev = i ? &d->insn[i - 1] : NULL;
 		if (!prev || prev->func != in->func) {
-			pv_module_ix m = p->funcs.module[in->func];
+			pv_module_ix m = pv_func_module(p, in->func);
 			printf("%s%s  %s  (self %s per instruction)\n", prev ? "\n" : "",
 			       pv_str(p, p->funcs.name[in->func]),
 			       m < p->modules.len ? pv_str(p, p->modules.path[m]) : "", metric);

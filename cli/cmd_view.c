@@ -94,7 +94,7 @@ int cmd_view(const struct cli *c, const char *path, const struct pv_profile *p)
 		pv_query_release(&q);
 		return rc;
 	}
-	rc = pv_view_compute(p, &q, &v, &err);
+	rc = pv_view_compute_printed(p, &q, &v, &err);
 	pv_query_release(&q);
 	if (rc) {
 		cli_say("error", "%s: %s", path, err.msg);

@@ -99,6 +99,11 @@ struct pv_sources {
 	pv_str_ix *path;
 };
 
+/*
+ * Every column but name (and frames' func) is NULL when every row has its default (the value
+ * "unknown" below): read them with the accessors after struct pv_profile (pv_func_module,
+ * pv_frame_line, ...), never directly. The builder makes a column at its first other value.
+ */
 struct pv_funcs {
 	uint32_t len, cap;
 	pv_str_ix *name;
@@ -127,14 +132,13 @@ struct pv_frames {
 	pv_func_ix *func;
 	uint32_t *line;	  /* 0 when unknown */
 	uint32_t *column; /* 0 when unknown */
-	uint64_t *addr;	  /* module-relative when the module is known; PV_ADDR_NONE; NULL when
-			   * no frame has one (read with pv_frame_addr) */
-	uint16_t *inline_depth;
-	pv_cat_ix *category; /* PV_NONE: inherited from the caller */
-	uint16_t *subcategory;
-	uint8_t *kind;	      /* enum pv_frame_kind */
-	pv_source_ix *source; /* the file of the frame's line when it is not its function's
-			       * (code inlined from a header, a macro); PV_NONE: the function's */
+	uint64_t *addr;	  /* module-relative when the module is known; PV_ADDR_NONE when unknown */
+	uint16_t *inline_depth; /* 0: not inlined */
+	pv_cat_ix *category;	/* PV_NONE: inherited from the caller */
+	uint16_t *subcategory;	/* 0 when unknown */
+	uint8_t *kind;		/* enum pv_frame_kind; PV_FRAME_CODE when unknown */
+	pv_source_ix *source;	/* the file of the frame's line when it is not its function's
+				 * (code inlined from a header, a macro); PV_NONE: the function's */
 };
 
 struct pv_stacks {
@@ -339,6 +343,56 @@ struct pv_profile {
 static inline const char *pv_str(const struct pv_profile *p, pv_str_ix ix)
 {
 	return ix < p->strings.len ? p->strings.ptr[ix] : "";
+}
+
+/*
+ * The optional columns of functions and frames (NULL when every row has the default): a row's
+ * value, else the default.
+ */
+#define PV_OPT_COL(col, ix, none) ((col) ? (col)[ix] : (none))
+static inline pv_module_ix pv_func_module(const struct pv_profile *p, pv_func_ix f)
+{
+	return PV_OPT_COL(p->funcs.module, f, PV_NONE);
+}
+static inline pv_source_ix pv_func_source(const struct pv_profile *p, pv_func_ix f)
+{
+	return PV_OPT_COL(p->funcs.source, f, PV_NONE);
+}
+static inline uint32_t pv_func_line(const struct pv_profile *p, pv_func_ix f)
+{
+	return PV_OPT_COL(p->funcs.line, f, 0);
+}
+static inline uint32_t pv_func_column(const struct pv_profile *p, pv_func_ix f)
+{
+	return PV_OPT_COL(p->funcs.column, f, 0);
+}
+static inline uint32_t pv_frame_line(const struct pv_profile *p, pv_frame_ix f)
+{
+	return PV_OPT_COL(p->frames.line, f, 0);
+}
+static inline uint32_t pv_frame_column(const struct pv_profile *p, pv_frame_ix f)
+{
+	return PV_OPT_COL(p->frames.column, f, 0);
+}
+static inline uint16_t pv_frame_inline_depth(const struct pv_profile *p, pv_frame_ix f)
+{
+	return PV_OPT_COL(p->frames.inline_depth, f, 0);
+}
+static inline pv_cat_ix pv_frame_category(const struct pv_profile *p, pv_frame_ix f)
+{
+	return PV_OPT_COL(p->frames.category, f, PV_NONE);
+}
+static inline uint16_t pv_frame_subcategory(const struct pv_profile *p, pv_frame_ix f)
+{
+	return PV_OPT_COL(p->frames.subcategory, f, 0);
+}
+static inline uint8_t pv_frame_kind(const struct pv_profile *p, pv_frame_ix f)
+{
+	return PV_OPT_COL(p->frames.kind, f, PV_FRAME_CODE);
+}
+static inline pv_source_ix pv_frame_source(const struct pv_profile *p, pv_frame_ix f)
+{
+	return PV_OPT_COL(p->frames.source, f, PV_NONE);
 }
 
 /* Address of frame f, PV_ADDR_NONE when unknown. */

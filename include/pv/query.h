@@ -140,6 +140,8 @@ struct pv_query {
 };
 
 void pv_query_init(struct pv_query *q);
+/* The smallest cost that q's --min-percent keeps of base: rows below it are cut (0: none is). */
+int64_t pv_query_min_cost(const struct pv_query *q, int64_t base);
 void pv_query_release(struct pv_query *q);
 /* A deep copy; returns 0 or PV_ENOMEM. */
 int pv_query_copy(struct pv_query *dst, const struct pv_query *src);

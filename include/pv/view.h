@@ -89,6 +89,14 @@ struct pv_tree {
 	/* per row: 1 when its costs are estimated (a call-graph profile's rows away from the
 	 * center: doc/callgraph.md); NULL when no row is */
 	uint8_t *estimated;
+	/*
+	 * Roots that are not rows (pv_view_compute_printed only, else 0): leaf roots that come
+	 * after every root row in order, past what the printers' bounds can show. tail_roots of
+	 * them cost at least the query's --min-percent cut, their costs summed in tail_total and
+	 * tail_self; tail_cut of them cost less.
+	 */
+	uint32_t tail_roots, tail_cut;
+	int64_t tail_total[PV_QUERY_MAX], tail_self[PV_QUERY_MAX];
 };
 
 /*
@@ -200,6 +208,15 @@ enum pv_sort_key pv_query_sort(const struct pv_query *q);
  */
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err);
+/*
+ * pv_view_compute for a view that pv_print_view prints once and nothing pages further (the
+ * CLI): a top-down tree without a center makes rows of only as many of its leaf roots that are
+ * alone on their stack as the printers' bounds can show (the first max_rows or -n in order);
+ * the others are counted in the tree's tail (struct pv_tree), so what is printed is the same,
+ * and 10 M such roots do not cost 10 M rows (doc/deep-stacks.md).
+ */
+int pv_view_compute_printed(const struct pv_profile *p, const struct pv_query *q,
+			    struct pv_view **out, struct pv_error *err);
 void pv_view_free(struct pv_view *v);
 
 /*

@@ -34,11 +34,13 @@ void arena_free(struct pv_arena *a)
 	pv_free(a);
 }
 
-void *arena_alloc(struct pv_arena *a, size_t n)
+/* n bytes at a multiple of align (a power of two, at most 16) in the newest chunk, else a new one
+ */
+static void *take(struct pv_arena *a, size_t n, size_t align)
 {
-	n = (n + 7) & ~(size_t)7;
 	struct chunk *c = a->head;
-	if (!c || c->cap - c->used < n) {
+	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
+	if (!c || at > c->cap || c->cap - at < n) {
 		size_t cap = CHUNK_MIN;
 		if (a->total / 4 > cap)
 			cap = a->total / 4; /* grow chunks with the arena: few mallocs */
@@ -54,16 +56,23 @@ void *arena_alloc(struct pv_arena *a, size_t n)
 		nc->next = c;
 		a->head = nc;
 		c = nc;
+		at = 0;
 	}
-	void *p = c->data + c->used;
-	c->used += n;
+	void *p = c->data + at;
+	c->used = at + n;
 	a->total += n;
 	return p;
 }
 
+void *arena_alloc(struct pv_arena *a, size_t n)
+{
+	return take(a, n, 8);
+}
+
 char *arena_strndup(struct pv_arena *a, const char *s, size_t n)
 {
-	char *d = arena_alloc(a, n + 1);
+	/* bytes need no alignment: a string of 8 characters takes 9 bytes, not 16 */
+	char *d = take(a, n + 1, 1);
 	if (!d)
 		return NULL;
 	memcpy(d, s, n);

@@ -13,7 +13,7 @@ struct pv_arena *arena_new(void);
 void arena_free(struct pv_arena *a);
 /* n bytes aligned to 8; NULL on allocation failure. */
 void *arena_alloc(struct pv_arena *a, size_t n);
-/* A NUL-terminated copy of s[0..n). */
+/* A NUL-terminated copy of s[0..n), unaligned. */
 char *arena_strndup(struct pv_arena *a, const char *s, size_t n);
 /* Bytes handed out so far (for statistics). */
 size_t arena_used(const struct pv_arena *a);

@@ -190,7 +190,7 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 		for (uint32_t j = 0; j < k && !rc; j++) {
 			pv_frame_ix f = fr[j];
 			pv_func_ix fn = p->frames.func[f];
-			pv_module_ix mod = p->funcs.module[fn];
+			pv_module_ix mod = pv_func_module(p, fn);
 			if (j)
 				rc |= sbuf_put(&pool, ";", 1);
 			const char *name = pv_str(p, p->funcs.name[fn]);
@@ -205,7 +205,7 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 			uint8_t kind = mod == PV_NONE ? 0 : p->modules.kind[mod];
 			if (o->plain)
 				continue;
-			if (p->frames.inline_depth[f])
+			if (pv_frame_inline_depth(p, f))
 				rc |= sbuf_put(&pool, "_[i]", 4);
 			else if (kind == PV_MODULE_KERNEL)
 				rc |= sbuf_put(&pool, "_[k]", 4);

@@ -270,35 +270,39 @@ static void write_shared(FILE *out, const struct pv_profile *p, const uint32_t *
 	       fprintf(out, "%" PRId64,
 		       pv_frame_addr(p, i) == PV_ADDR_NONE ? (int64_t)-1
 							   : (int64_t)pv_frame_addr(p, i)));
-	COLUMN(out, "inlineDepth", F->len, fprintf(out, "%u", F->inline_depth[i]));
-	COLUMN(out, "category", F->len, ix_or_null(out, F->category[i]));
-	COLUMN(out, "subcategory", F->len, if (F->category[i] == PV_NONE) fputs("null", out);
-	       else fprintf(out, "%u", F->subcategory[i]));
+	COLUMN(out, "inlineDepth", F->len, fprintf(out, "%u", pv_frame_inline_depth(p, i)));
+	COLUMN(out, "category", F->len, ix_or_null(out, pv_frame_category(p, i)));
+	COLUMN(out, "subcategory", F->len,
+	       if (pv_frame_category(p, i) == PV_NONE) fputs("null", out);
+	       else fprintf(out, "%u", pv_frame_subcategory(p, i)));
 	COLUMN(out, "func", F->len, fprintf(out, "%u", F->func[i]));
 	/* -1: no library (as the front-end writes it, not null) */
-	COLUMN(out, "lib", F->len, pv_module_ix m = U->module[F->func[i]];
+	COLUMN(out, "lib", F->len, pv_module_ix m = pv_func_module(p, F->func[i]);
 	       uint32_t l = m == PV_NONE ? PV_NONE : lib_of[m];
 	       l == PV_NONE ? fputs("-1", out) : fprintf(out, "%u", l));
 	COLUMN(out, "nativeSymbol", F->len, fputs("null", out));
 	COLUMN(out, "innerWindowID", F->len, fputc('0', out));
 	COLUMN(out, "line", F->len,
-	       F->line[i] ? fprintf(out, "%u", F->line[i]) : fputs("null", out));
+	       pv_frame_line(p, i) ? fprintf(out, "%u", pv_frame_line(p, i)) : fputs("null", out));
 	COLUMN(out, "column", F->len,
-	       F->column[i] ? fprintf(out, "%u", F->column[i]) : fputs("null", out));
+	       pv_frame_column(p, i) ? fprintf(out, "%u", pv_frame_column(p, i))
+				     : fputs("null", out));
 	COLUMN(out, "originalLocation", F->len, fputs("null", out));
 	fprintf(out, "\"length\":%u},\n\"funcTable\":{", F->len);
-	COLUMN(out, "isJS", U->len, pv_module_ix m = U->module[i];
+	COLUMN(out, "isJS", U->len, pv_module_ix m = pv_func_module(p, i);
 	       fputs(m != PV_NONE && !native(p, m) ? "true" : "false", out));
 	COLUMN(out, "relevantForJS", U->len, fputs("false", out));
 	COLUMN(out, "name", U->len, fprintf(out, "%u", U->name[i]));
-	COLUMN(out, "resource", U->len,
-	       fprintf(out, "%" PRId64,
-		       U->module[i] == PV_NONE ? (int64_t)-1 : (int64_t)U->module[i]));
-	COLUMN(out, "source", U->len, ix_or_null(out, U->source[i]));
+	COLUMN(
+	    out, "resource", U->len,
+	    fprintf(out, "%" PRId64,
+		    pv_func_module(p, i) == PV_NONE ? (int64_t)-1 : (int64_t)pv_func_module(p, i)));
+	COLUMN(out, "source", U->len, ix_or_null(out, pv_func_source(p, i)));
 	COLUMN(out, "lineNumber", U->len,
-	       U->line[i] ? fprintf(out, "%u", U->line[i]) : fputs("null", out));
+	       pv_func_line(p, i) ? fprintf(out, "%u", pv_func_line(p, i)) : fputs("null", out));
 	COLUMN(out, "columnNumber", U->len,
-	       U->column[i] ? fprintf(out, "%u", U->column[i]) : fputs("null", out));
+	       pv_func_column(p, i) ? fprintf(out, "%u", pv_func_column(p, i))
+				    : fputs("null", out));
 	COLUMN(out, "originalLocation", U->len, fputs("null", out));
 	fprintf(out, "\"length\":%u},\n\"resourceTable\":{", U->len);
 	/* a resource per module: a library (type 1) for native code, else a URL (type 5) */

@@ -116,7 +116,7 @@ static uint64_t location_of(struct pw *w, pv_stack_ix s, pv_stack_ix *next)
 	const struct pv_profile *p = w->p;
 	pv_stack_ix e = s;
 	uint32_t nl = 1;
-	while (p->frames.inline_depth[p->stacks.frame[e]] && p->stacks.prefix[e] != PV_NONE) {
+	while (pv_frame_inline_depth(p, p->stacks.frame[e]) && p->stacks.prefix[e] != PV_NONE) {
 		e = p->stacks.prefix[e];
 		nl++;
 	}
@@ -152,11 +152,11 @@ static uint64_t location_of(struct pw *w, pv_stack_ix s, pv_stack_ix *next)
 			return 0;
 		perftools__profiles__line__init(l);
 		l->function_id = (uint64_t)p->frames.func[f] + 1;
-		l->line = p->frames.line[f];
-		l->column = p->frames.column[f];
+		l->line = pv_frame_line(p, f);
+		l->column = pv_frame_column(p, f);
 		lines[i] = l;
 		if (i == nl - 1) { /* the outermost frame places the location */
-			pv_module_ix m = p->funcs.module[p->frames.func[f]];
+			pv_module_ix m = pv_func_module(p, p->frames.func[f]);
 			L->mapping_id = m == PV_NONE ? 0 : w->mapping_of[m];
 			uint64_t a = pv_frame_addr(p, f);
 			L->address = a == PV_ADDR_NONE ? 0 : a;
@@ -248,9 +248,9 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 		perftools__profiles__function__init(fn);
 		fn->id = f + 1;
 		fn->name = fn->system_name = sx(w, p->funcs.name[f]);
-		pv_source_ix src = p->funcs.source[f];
+		pv_source_ix src = pv_func_source(p, f);
 		fn->filename = src == PV_NONE ? 0 : sx(w, p->sources.path[src]);
-		fn->start_line = p->funcs.line[f];
+		fn->start_line = pv_func_line(p, f);
 		pr->function[f] = fn;
 	}
 	/* samples */
@@ -278,7 +278,7 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 			S->location_id = ar(w, (st == PV_NONE ? 1 : depth[st]) * sizeof(uint64_t));
 			while (S->location_id && st != PV_NONE && !w->oom) {
 				pv_stack_ix next;
-				kinds += p->frames.kind[p->stacks.frame[st]] != PV_FRAME_CODE;
+				kinds += pv_frame_kind(p, p->stacks.frame[st]) != PV_FRAME_CODE;
 				S->location_id[S->n_location_id++] = location_of(w, st, &next);
 				st = next;
 			}

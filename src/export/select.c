@@ -67,9 +67,10 @@ static pv_func_ix func_of(struct sel *x, pv_func_ix f)
 {
 	if (x->func[f] == PV_NONE) {
 		const struct pv_funcs *t = &x->p->funcs;
-		x->func[f] =
-		    builder_func_at(x->b, str_of(x, t->name[f]), module_of(x, t->module[f]),
-				    source_of(x, t->source[f]), t->line[f], t->column[f]);
+		x->func[f] = builder_func_at(x->b, str_of(x, t->name[f]),
+					     module_of(x, pv_func_module(x->p, f)),
+					     source_of(x, pv_func_source(x->p, f)),
+					     pv_func_line(x->p, f), pv_func_column(x->p, f));
 	}
 	return x->func[f];
 }
@@ -90,17 +91,19 @@ static pv_frame_ix frame_of(struct sel *x, uint32_t vf)
 	}
 	if (x->frame[vf] == PV_NONE) {
 		const struct pv_frames *t = &p->frames;
-		pv_cat_ix c = t->category[vf];
+		pv_cat_ix c = pv_frame_category(p, vf);
 		struct frame_key k = {
 		    .func = func_of(x, t->func[vf]),
-		    .line = t->line[vf],
-		    .column = t->column[vf],
+		    .line = pv_frame_line(p, vf),
+		    .column = pv_frame_column(p, vf),
 		    .addr = pv_frame_addr(p, vf),
-		    .inline_depth = t->inline_depth[vf],
-		    .subcategory = t->subcategory[vf],
+		    .inline_depth = pv_frame_inline_depth(p, vf),
+		    .subcategory = pv_frame_subcategory(p, vf),
 		    .category = c < p->categories.len ? x->cat[c] : PV_NONE,
-		    .kind = t->kind[vf],
-		    .source1 = t->source[vf] == PV_NONE ? 0 : source_of(x, t->source[vf]) + 1,
+		    .kind = pv_frame_kind(p, vf),
+		    .source1 = pv_frame_source(p, vf) == PV_NONE
+				   ? 0
+				   : source_of(x, pv_frame_source(p, vf)) + 1,
 		};
 		x->frame[vf] = builder_frame(x->b, &k);
 	}

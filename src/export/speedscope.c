@@ -51,15 +51,15 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 		const char *name = pv_str(p, p->funcs.name[f]);
 		fputs(f ? ",\n{\"name\":" : "\n{\"name\":", out);
 		pv_json_fput_string(out, *name ? name : "[unknown]");
-		pv_source_ix src = p->funcs.source[f];
+		pv_source_ix src = pv_func_source(p, f);
 		if (src != PV_NONE) {
 			fputs(",\"file\":", out);
 			pv_json_fput_string(out, pv_str(p, p->sources.path[src]));
 		}
-		if (p->funcs.line[f])
-			fprintf(out, ",\"line\":%u", p->funcs.line[f]);
-		if (p->funcs.line[f] && p->funcs.column[f])
-			fprintf(out, ",\"col\":%u", p->funcs.column[f]);
+		if (pv_func_line(p, f))
+			fprintf(out, ",\"line\":%u", pv_func_line(p, f));
+		if (pv_func_line(p, f) && pv_func_column(p, f))
+			fprintf(out, ",\"col\":%u", pv_func_column(p, f));
 		fputc('}', out);
 	}
 	fputs("]},\n\"profiles\":[", out);

@@ -339,10 +339,8 @@ static int print_rows(FILE *out, struct pv_json *j, const char *key, const struc
 		for (int s = 0; s < 2; s++)
 			w.vt[s] = which ? d->v[s]->callers : d->v[s]->tree;
 	}
-	if (q->min_percent > 0)
-		w.min_cost = fmt_min_cost(d->v[1]->base[0] > d->v[0]->base[0] ? d->v[1]->base[0]
-									      : d->v[0]->base[0],
-					  q->min_percent);
+	w.min_cost = pv_query_min_cost(q, d->v[1]->base[0] > d->v[0]->base[0] ? d->v[1]->base[0]
+									      : d->v[0]->base[0]);
 	if (j) {
 		pv_json_key(j, key);
 		pv_json_open(j, '[', PV_JSON_LINES, 2);

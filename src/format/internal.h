@@ -45,8 +45,6 @@ struct fmt_cuts {
 };
 /* The footer lines that count them ("# N rows deeper than D not shown"). */
 void fmt_cuts_footer(FILE *out, const struct pv_query *q, const struct fmt_cuts *c);
-/* The least cost a row shown under --min-percent has: base * P / 100 rounded up. */
-int64_t fmt_min_cost(int64_t base, double min_percent);
 /* The name of the row standing for n rows left out of a list: "... n more rows". */
 void fmt_more_name(char *buf, size_t size, uint32_t n);
 

@@ -14,7 +14,7 @@
 
 static const char *frame_kind(const struct pv_profile *p, pv_frame_ix f)
 {
-	uint8_t k = p->frames.kind ? p->frames.kind[f] : PV_FRAME_CODE;
+	uint8_t k = pv_frame_kind(p, f);
 	return k == PV_FRAME_LOOP ? "loop" : k == PV_FRAME_STATEMENT ? "statement" : "code";
 }
 

@@ -330,6 +330,7 @@ struct level {
 	const uint32_t *rows;
 	uint32_t nr, next, printed;
 	uint32_t more_from, more; /* the first row past a bound, and how many (not cut) */
+	bool tail_done;		  /* the roots: the tree's tail counted */
 };
 
 static int indent_of(uint32_t depth)
@@ -361,6 +362,10 @@ static void more_row(struct walk *w, const struct level *it)
 			tot[m] += t->total[m][r];
 			slf[m] += t->self[m][r];
 		}
+	}
+	for (uint32_t m = 0; it->rows == t->roots && m < nm; m++) { /* the roots that are no rows */
+		tot[m] += t->tail_total[m];
+		slf[m] += t->tail_self[m];
 	}
 	for (uint32_t m = 0; m < nm; m++) {
 		if (pv_view_metric_derived(v, m)) /* a formula's values do not add up */
@@ -411,9 +416,24 @@ static int walk(struct walk *w)
 	if (!st)
 		return PV_ENOMEM;
 	uint32_t sp = 0;
-	st[sp++] = (struct level){t->roots, t->nr_roots, 0, 0, 0, 0};
+	st[sp++] = (struct level){t->roots, t->nr_roots, 0, 0, 0, 0, false};
 	while (sp) {
 		struct level *it = &st[sp - 1];
+		if (it->next == it->nr && sp == 1 && !it->tail_done) {
+			/*
+			 * The roots that are no rows (struct pv_tree's tail): past every bound, as
+			 * they come after the roots in order, or cut by --min-percent; all leaves.
+			 */
+			it->tail_done = true;
+			w->cuts->pct += t->tail_cut;
+			if (t->tail_roots && !it->more)
+				it->more_from = it->nr;
+			it->more += t->tail_roots;
+			if (w->limit && it->printed >= w->limit)
+				w->cuts->limit += t->tail_roots;
+			else
+				w->cuts->budget += t->tail_roots;
+		}
 		if (it->next == it->nr) {
 			if (it->more) {
 				more_row(w, it);
@@ -461,8 +481,8 @@ static int walk(struct walk *w)
 		}
 		it->printed++;
 		(*w->shown)++;
-		st[sp++] =
-		    (struct level){t->children + t->child_first[r], t->child_len[r], 0, 0, 0, 0};
+		st[sp++] = (struct level){
+		    t->children + t->child_first[r], t->child_len[r], 0, 0, 0, 0, false};
 	}
 	pv_free(st);
 	return 0;
@@ -472,9 +492,9 @@ static int walk(struct walk *w)
 static int print_tree(FILE *out, struct pv_json *j, const char *key, const struct pv_view *v,
 		      const struct pv_tree *t, uint64_t *shown, struct fmt_cuts *cuts)
 {
-	struct walk w = {out, j, v, t, v->q.depth, v->q.limit, 0, NULL, shown, cuts};
-	if (v->q.min_percent > 0)
-		w.min_cost = fmt_min_cost(v->base[0], v->q.min_percent);
+	struct walk w = {
+	    out,  j,	 v,   t, v->q.depth, v->q.limit, pv_query_min_cost(&v->q, v->base[0]),
+	    NULL, shown, cuts};
 	if (j) {
 		pv_json_key(j, key);
 		pv_json_open(j, '[', PV_JSON_LINES, 2);
@@ -509,13 +529,6 @@ void fmt_cuts_footer(FILE *out, const struct pv_query *q, const struct fmt_cuts 
 			"# %" PRIu64 " row%s past the first %u printed not shown (--max-rows)\n",
 			ROWS(c->budget), q->max_rows);
 #undef ROWS
-}
-
-int64_t fmt_min_cost(int64_t base, double min_percent)
-{
-	double c = (double)base * min_percent / 100.0;
-	int64_t min = (int64_t)c;
-	return (double)min < c ? min + 1 : min;
 }
 
 void fmt_more_name(char *buf, size_t size, uint32_t n)

@@ -518,8 +518,8 @@ static pv_stack_ix line_stack(struct ch *c, uint32_t node, pv_stack_ix st, uint3
 	    .line = line,
 	    .column = col,
 	    .addr = PV_ADDR_NONE,
-	    .category = fr->category[f],
-	    .subcategory = fr->subcategory[f],
+	    .category = pv_frame_category(b->p, f),
+	    .subcategory = pv_frame_subcategory(b->p, f),
 	};
 	pv_stack_ix pre = st == PV_NONE ? PV_NONE : b->p->stacks.prefix[st];
 	return builder_stack(b, pre, builder_frame(b, &k));

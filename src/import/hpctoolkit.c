@@ -258,7 +258,7 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 		if (t->addr[i] != PV_ADDR_NONE)
 			k.addr = t->addr[i];
 		pv_source_ix own = t->source[i];
-		if (own != PV_NONE && k.func < funcs->len && funcs->source[k.func] != own)
+		if (own != PV_NONE && k.func < funcs->len && pv_func_source(b->p, k.func) != own)
 			k.source1 = own + 1;
 		bool in_proc = p != PV_NONE && (t->kind[p] == HPC_FUNC || t->kind[p] == HPC_INLINE);
 		if (t->kind[i] == HPC_LOOP) {

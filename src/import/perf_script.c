@@ -368,11 +368,11 @@ static pv_frame_ix frame_at_line(struct pstate *s, pv_frame_ix f, const char *fi
 	pv_func_ix fn = p->frames.func[f];
 	pv_source_ix src = builder_source(b, builder_str(b, file, (size_t)(file_end - file)));
 	struct frame_key k = {
-	    .func = builder_func(b, p->funcs.name[fn], p->funcs.module[fn], src, 0),
+	    .func = builder_func(b, p->funcs.name[fn], pv_func_module(p, fn), src, 0),
 	    .line = line,
 	    .addr = addr,
 	    .category = PV_NONE,
-	    .inline_depth = p->frames.inline_depth[f],
+	    .inline_depth = pv_frame_inline_depth(p, f),
 	};
 	return b->status ? PV_NONE : builder_frame(b, &k);
 }
@@ -509,7 +509,7 @@ static pv_module_ix callee_module(const struct pstate *s, uint32_t i)
 		pv_frame_ix f = s->frames[i];
 		if (f == PV_NONE)
 			continue;
-		pv_module_ix m = p->funcs.module[p->frames.func[f]];
+		pv_module_ix m = pv_func_module(p, p->frames.func[f]);
 		return m != PV_NONE && p->modules.kind[m] != PV_MODULE_KERNEL ? m : PV_NONE;
 	}
 	return PV_NONE;
@@ -523,7 +523,7 @@ static void resolve_inline(struct pstate *s)
 	for (uint32_t i = s->nframes; i-- > 0;) {
 		pv_frame_ix f = s->frames[i];
 		if (f != PV_NONE) {
-			mod = p->funcs.module[p->frames.func[f]];
+			mod = pv_func_module(p, p->frames.func[f]);
 			depth = 0;
 			continue;
 		}

@@ -28,7 +28,7 @@
 #include "import/importer.h"
 #include "pv/snapshot.h"
 
-#define SNAP_VERSION	3
+#define SNAP_VERSION	4
 #define HEADER_SIZE	64
 #define ENTRY_SIZE	32
 #define ALIGN		64
@@ -167,19 +167,19 @@ static const struct col cols[] = {
     COLUMN(24, T_MODULES, modules.kind),
     COLUMN(25, T_SOURCES, sources.path),
     COLUMN(26, T_FUNCS, funcs.name),
-    COLUMN(27, T_FUNCS, funcs.module),
-    COLUMN(28, T_FUNCS, funcs.source),
-    COLUMN(29, T_FUNCS, funcs.line),
-    COLUMN(30, T_FUNCS, funcs.column),
+    OPTIONAL(27, T_FUNCS, funcs.module),
+    OPTIONAL(28, T_FUNCS, funcs.source),
+    OPTIONAL(29, T_FUNCS, funcs.line),
+    OPTIONAL(30, T_FUNCS, funcs.column),
     COLUMN(31, T_FRAMES, frames.func),
-    COLUMN(32, T_FRAMES, frames.line),
-    COLUMN(33, T_FRAMES, frames.column),
+    OPTIONAL(32, T_FRAMES, frames.line),
+    OPTIONAL(33, T_FRAMES, frames.column),
     OPTIONAL(34, T_FRAMES, frames.addr),
-    COLUMN(35, T_FRAMES, frames.inline_depth),
-    COLUMN(36, T_FRAMES, frames.category),
-    COLUMN(37, T_FRAMES, frames.subcategory),
-    COLUMN(38, T_FRAMES, frames.kind),
-    COLUMN(39, T_FRAMES, frames.source),
+    OPTIONAL(35, T_FRAMES, frames.inline_depth),
+    OPTIONAL(36, T_FRAMES, frames.category),
+    OPTIONAL(37, T_FRAMES, frames.subcategory),
+    OPTIONAL(38, T_FRAMES, frames.kind),
+    OPTIONAL(39, T_FRAMES, frames.source),
     COLUMN(40, T_STACKS, stacks.frame),
     COLUMN(41, T_STACKS, stacks.prefix),
     COLUMN(42, T_THREADS, threads.name),

@@ -15,6 +15,7 @@
 struct colspec {
 	void **col;
 	size_t elt;
+	bool opt; /* an optional column (pv/profile.h): grown only when it exists */
 };
 
 /* The columns at capacity nc (0: past the limit). */
@@ -26,6 +27,8 @@ static int resize_table(struct pv_builder *b, uint32_t *cap, uint32_t nc, struct
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (cols[i].opt && !*cols[i].col)
+			continue;
 		if (col_realloc(cols[i].col, cols[i].elt, nc)) {
 			b->status = PV_ENOMEM;
 			return -1;
@@ -45,10 +48,41 @@ static int grow_table(struct pv_builder *b, uint32_t *len, uint32_t *cap, struct
 	return resize_table(b, cap, grow_cap(*cap, (uint64_t)*len + 1), cols, n);
 }
 
-#define COL(c)                              \
-	{                                   \
-		(void **)&(c), sizeof(*(c)) \
+#define COL(c)                                     \
+	{                                          \
+		(void **)&(c), sizeof(*(c)), false \
 	}
+#define OPT(c)                                    \
+	{                                         \
+		(void **)&(c), sizeof(*(c)), true \
+	}
+
+/*
+ * An optional column (pv/profile.h) is NULL while every row has the default; the first other
+ * value makes it, the rows before set to the default. Every default is bytes all 0 or all 0xff
+ * (fill). Out of memory: the status says it.
+ */
+static void opt_make(struct pv_builder *b, void **col, size_t elt, uint32_t cap, uint32_t len,
+		     int fill)
+{
+	void *c = pv_malloc((size_t)(cap ? cap : 1) * elt);
+	if (!c) {
+		b->status = PV_ENOMEM;
+		return;
+	}
+	memset(c, fill, (size_t)len * elt);
+	*col = c;
+}
+
+/* Row r (the table's len) of optional column col of table t gets v. */
+#define OPT_SET(b, t, col, r, v, dflt, fill)                                                \
+	do {                                                                                \
+		if (!(t)->col && (v) != (dflt))                                             \
+			opt_make((b), (void **)&(t)->col, sizeof(*(t)->col), (t)->cap, (r), \
+				 (fill));                                                   \
+		if ((t)->col)                                                               \
+			(t)->col[r] = (v);                                                  \
+	} while (0)
 #define GROW(b, t, ...)                                                        \
 	grow_table((b), &(t)->len, &(t)->cap, (struct colspec[]){__VA_ARGS__}, \
 		   sizeof((struct colspec[]){__VA_ARGS__}) / sizeof(struct colspec))
@@ -67,6 +101,46 @@ static bool str_eq(const void *ctx, uint32_t row)
 	return b->p->strings.size[row] == k->n && memcmp(b->p->strings.ptr[row], k->s, k->n) == 0;
 }
 
+static inline uint16_t str_tag(uint64_t h)
+{
+	uint16_t t = (uint16_t)(h >> 48);
+	return t ? t : 1;
+}
+
+/* The string map at twice its capacity (1024 the first time), every string placed again. */
+static int str_map_grow(struct pv_builder *b)
+{
+	uint64_t cap = b->str_map.tag ? ((uint64_t)b->str_map.mask + 1) * 2 : 1024;
+	if (cap > ((uint64_t)1 << 32)) {
+		b->status = PV_ELIMIT;
+		return -1;
+	}
+	uint16_t *tag = pv_calloc((size_t)cap, sizeof(*tag));
+	uint32_t *row = pv_malloc((size_t)cap * sizeof(*row));
+	if (!tag || !row) {
+		pv_free(tag);
+		pv_free(row);
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	pv_free(b->str_map.tag);
+	pv_free(b->str_map.row);
+	uint32_t mask = (uint32_t)(cap - 1);
+	const struct pv_strings *t = &b->p->strings;
+	for (uint32_t r = 1; r < t->len; r++) { /* string 0, "", is not in the map */
+		uint64_t h = hash_bytes(t->ptr[r], t->size[r]);
+		uint32_t i = (uint32_t)h & mask;
+		while (tag[i])
+			i = (i + 1) & mask;
+		tag[i] = str_tag(h);
+		row[i] = r;
+	}
+	b->str_map.tag = tag;
+	b->str_map.row = row;
+	b->str_map.mask = mask;
+	return 0;
+}
+
 pv_str_ix builder_str(struct pv_builder *b, const char *s, size_t n)
 {
 	if (b->status)
@@ -80,23 +154,31 @@ pv_str_ix builder_str(struct pv_builder *b, const char *s, size_t n)
 	struct pv_strings *t = &b->p->strings;
 	struct str_key k = {s, n};
 	uint64_t h = hash_bytes(s, n);
-	uint32_t slot;
+	uint16_t tg = str_tag(h);
 	b->key = &k;
-	uint32_t r = ixmap_find(&b->str_map, h, str_eq, b, &slot);
-	if (r != UINT32_MAX)
-		return r;
+	uint32_t i = (uint32_t)h & b->str_map.mask;
+	for (; b->str_map.tag && b->str_map.tag[i]; i = (i + 1) & b->str_map.mask)
+		if (b->str_map.tag[i] == tg && str_eq(b, b->str_map.row[i]))
+			return b->str_map.row[i];
 	if (GROW(b, t, COL(t->ptr), COL(t->size)))
 		return 0;
+	if (!b->str_map.tag ||
+	    (uint64_t)(b->str_map.count + 1) * 4 > ((uint64_t)b->str_map.mask + 1) * 3) {
+		if (str_map_grow(b))
+			return 0;
+		for (i = (uint32_t)h & b->str_map.mask; b->str_map.tag[i];
+		     i = (i + 1) & b->str_map.mask)
+			;
+	}
 	char *d = arena_strndup(b->p->arena, s, n);
 	if (!d) {
 		b->status = PV_ENOMEM;
 		return 0;
 	}
-	r = t->len;
-	if (ixmap_insert(&b->str_map, slot, h, r)) {
-		b->status = PV_ENOMEM;
-		return 0;
-	}
+	uint32_t r = t->len;
+	b->str_map.tag[i] = tg;
+	b->str_map.row[i] = r;
+	b->str_map.count++;
 	t->ptr[r] = d;
 	t->size[r] = (uint32_t)n;
 	t->len++;
@@ -151,9 +233,9 @@ static void bare_release(struct bare_index *x)
 }
 
 /*
- * The entry of index i (row + 1, 0 when none) of a bare index, grown and zeroed up to i: the
- * entries are set in index order, so nothing past the last one used is touched. NULL when out
- * of memory (status set).
+ * The entry of index i (row + 1, 0 when none) of a bare index's column, grown and zeroed up to
+ * i: the entries are set in index order, so nothing past the last one used is touched. NULL
+ * when out of memory (status set).
  */
 static uint32_t *bare_at(struct pv_builder *b, struct bare_index *x, uint32_t i)
 {
@@ -172,6 +254,45 @@ static uint32_t *bare_at(struct pv_builder *b, struct bare_index *x, uint32_t i)
 	return &x->row1[i];
 }
 
+/* The row of index i of a bare index + 1, 0 when none. */
+static uint32_t bare_get(const struct bare_index *x, uint32_t i)
+{
+	if (x->row1)
+		return i < x->len ? x->row1[i] : 0;
+	return i >= x->lo && i < x->len ? x->base + (i - x->lo) + 1 : 0;
+}
+
+/*
+ * Index i (none so far) gets row. While the indices set are lo, lo + 1, ... with the rows base,
+ * base + 1, ... (a file of unique stacks: each new name a new function, each new function a new
+ * frame, each new frame a new root) the index is that run, no column; the first index out of
+ * the run makes the column.
+ */
+static void bare_set(struct pv_builder *b, struct bare_index *x, uint32_t i, uint32_t row)
+{
+	if (!x->row1) {
+		if (!x->len) {
+			x->lo = i;
+			x->base = row;
+			x->len = i + 1;
+			return;
+		}
+		if (i == x->len && row == x->base + (i - x->lo)) {
+			x->len++;
+			return;
+		}
+		uint32_t lo = x->lo, base = x->base, n = x->len;
+		x->len = x->cap = 0;
+		if (!bare_at(b, x, n - 1))
+			return;
+		for (uint32_t j = lo; j < n; j++)
+			x->row1[j] = base + (j - lo) + 1;
+	}
+	uint32_t *e = bare_at(b, x, i);
+	if (e)
+		*e = row + 1;
+}
+
 static void stack_map_release(struct pv_builder *b)
 {
 	pv_free(b->stack_map.slot);
@@ -184,7 +305,9 @@ static void stack_map_release(struct pv_builder *b)
 
 static void release_maps(struct pv_builder *b)
 {
-	ixmap_release(&b->str_map);
+	pv_free(b->str_map.tag);
+	pv_free(b->str_map.row);
+	memset(&b->str_map, 0, sizeof(b->str_map));
 	ixmap_release(&b->module_map);
 	ixmap_release(&b->source_map);
 	ixmap_release(&b->func_map);
@@ -340,10 +463,10 @@ static bool func_eq(const void *ctx, uint32_t row)
 {
 	const struct pv_builder *b = ctx;
 	const struct func_key *k = b->key;
-	const struct pv_funcs *t = &b->p->funcs;
-	return t->name[row] == k->name && t->module[row] == k->module &&
-	       t->source[row] == k->source && t->line[row] == k->line &&
-	       t->column[row] == k->column;
+	const struct pv_profile *p = b->p;
+	return p->funcs.name[row] == k->name && pv_func_module(p, row) == k->module &&
+	       pv_func_source(p, row) == k->source && pv_func_line(p, row) == k->line &&
+	       pv_func_column(p, row) == k->column;
 }
 
 pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
@@ -353,13 +476,12 @@ pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix mo
 		return PV_NONE;
 	struct pv_funcs *t = &b->p->funcs;
 	struct func_key k = {name, module, source, line, line ? column : 0};
-	uint32_t slot = 0, r, *bare = NULL;
+	uint32_t slot = 0, r;
 	uint64_t h = 0;
-	if (module == PV_NONE && source == PV_NONE && line == 0) {
-		if (!(bare = bare_at(b, &b->bare_func, name)))
-			return PV_NONE;
-		if (*bare)
-			return *bare - 1;
+	bool bare = module == PV_NONE && source == PV_NONE && line == 0;
+	if (bare) {
+		if ((r = bare_get(&b->bare_func, name)))
+			return r - 1;
 	} else {
 		h = hash_bytes(&k, sizeof(k));
 		b->key = &k;
@@ -367,20 +489,22 @@ pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix mo
 		if (r != UINT32_MAX)
 			return r;
 	}
-	if (GROW(b, t, COL(t->name), COL(t->module), COL(t->source), COL(t->line), COL(t->column)))
+	if (GROW(b, t, COL(t->name), OPT(t->module), OPT(t->source), OPT(t->line), OPT(t->column)))
 		return PV_NONE;
 	r = t->len;
 	if (bare) {
-		*bare = r + 1;
+		bare_set(b, &b->bare_func, name, r);
 	} else if (ixmap_insert(&b->func_map, slot, h, r)) {
 		b->status = PV_ENOMEM;
 		return PV_NONE;
 	}
 	t->name[r] = name;
-	t->module[r] = module;
-	t->source[r] = source;
-	t->line[r] = line;
-	t->column[r] = k.column;
+	OPT_SET(b, t, module, r, module, PV_NONE, 0xff);
+	OPT_SET(b, t, source, r, source, PV_NONE, 0xff);
+	OPT_SET(b, t, line, r, line, 0, 0);
+	OPT_SET(b, t, column, r, k.column, 0, 0);
+	if (b->status)
+		return PV_NONE;
 	t->len++;
 	return r;
 }
@@ -389,29 +513,27 @@ static bool frame_eq(const void *ctx, uint32_t row)
 {
 	const struct pv_builder *b = ctx;
 	const struct frame_key *k = b->key;
-	const struct pv_frames *t = &b->p->frames;
-	return t->func[row] == k->func && t->line[row] == k->line && t->column[row] == k->column &&
-	       pv_frame_addr(b->p, row) == k->addr && t->inline_depth[row] == k->inline_depth &&
-	       t->category[row] == k->category && t->subcategory[row] == k->subcategory &&
-	       t->kind[row] == k->kind && t->source[row] == k->source1 - 1;
+	const struct pv_profile *p = b->p;
+	return p->frames.func[row] == k->func && pv_frame_line(p, row) == k->line &&
+	       pv_frame_column(p, row) == k->column && pv_frame_addr(p, row) == k->addr &&
+	       pv_frame_inline_depth(p, row) == k->inline_depth &&
+	       pv_frame_category(p, row) == k->category &&
+	       pv_frame_subcategory(p, row) == k->subcategory && pv_frame_kind(p, row) == k->kind &&
+	       pv_frame_source(p, row) == k->source1 - 1;
 }
 
-/* The frame columns at capacity nc; the address column exists from the first frame with one. */
+/* The frame columns at capacity nc (the optional ones that exist). */
 static int frames_resize(struct pv_builder *b, uint32_t nc)
 {
 	struct pv_frames *t = &b->p->frames;
-	if (b->status ||
-	    resize_table(b, &t->cap, nc,
-			 (struct colspec[]){COL(t->func), COL(t->line), COL(t->column),
-					    COL(t->inline_depth), COL(t->category),
-					    COL(t->subcategory), COL(t->kind), COL(t->source)},
-			 8))
-		return -1;
-	if (t->addr && COL_GROW(t->addr, t->cap)) {
-		b->status = PV_ENOMEM;
-		return -1;
-	}
-	return 0;
+	return b->status || resize_table(b, &t->cap, nc,
+					 (struct colspec[]){
+					     COL(t->func), OPT(t->line), OPT(t->column),
+					     OPT(t->addr), OPT(t->inline_depth), OPT(t->category),
+					     OPT(t->subcategory), OPT(t->kind), OPT(t->source)},
+					 9)
+		   ? -1
+		   : 0;
 }
 
 void builder_frames_reserve(struct pv_builder *b, uint32_t n)
@@ -427,15 +549,14 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	if (b->status)
 		return PV_NONE;
 	struct pv_frames *t = &b->p->frames;
-	uint32_t slot = 0, r, *bare = NULL;
+	uint32_t slot = 0, r;
 	uint64_t h = 0;
-	if (k->line == 0 && k->column == 0 && k->addr == PV_ADDR_NONE && k->inline_depth == 0 &&
-	    k->category == PV_NONE && k->subcategory == 0 && k->kind == 0 && k->source1 == 0 &&
-	    k->func != PV_NONE) {
-		if (!(bare = bare_at(b, &b->bare_frame, k->func)))
-			return PV_NONE;
-		if (*bare)
-			return *bare - 1;
+	bool bare = k->line == 0 && k->column == 0 && k->addr == PV_ADDR_NONE &&
+		    k->inline_depth == 0 && k->category == PV_NONE && k->subcategory == 0 &&
+		    k->kind == 0 && k->source1 == 0 && k->func != PV_NONE;
+	if (bare) {
+		if ((r = bare_get(&b->bare_frame, k->func)))
+			return r - 1;
 	} else {
 		/* Hash the fields, not the struct: padding bytes are not part of the key. */
 		uint64_t parts[4] = {
@@ -453,31 +574,24 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	}
 	if (t->len == t->cap && frames_resize(b, grow_cap(t->cap, (uint64_t)t->len + 1)))
 		return PV_NONE;
-	if (!t->addr && k->addr != PV_ADDR_NONE) {
-		if (!(t->addr = pv_malloc((size_t)t->cap * sizeof(*t->addr)))) {
-			b->status = PV_ENOMEM;
-			return PV_NONE;
-		}
-		for (uint32_t i = 0; i < t->len; i++)
-			t->addr[i] = PV_ADDR_NONE;
-	}
 	r = t->len;
 	if (bare) {
-		*bare = r + 1;
+		bare_set(b, &b->bare_frame, k->func, r);
 	} else if (ixmap_insert(&b->frame_map, slot, h, r)) {
 		b->status = PV_ENOMEM;
 		return PV_NONE;
 	}
 	t->func[r] = k->func;
-	t->line[r] = k->line;
-	t->column[r] = k->column;
-	if (t->addr)
-		t->addr[r] = k->addr;
-	t->inline_depth[r] = k->inline_depth;
-	t->category[r] = k->category;
-	t->subcategory[r] = k->subcategory;
-	t->kind[r] = k->kind;
-	t->source[r] = k->source1 - 1; /* 0 - 1 wraps to PV_NONE */
+	OPT_SET(b, t, line, r, k->line, 0, 0);
+	OPT_SET(b, t, column, r, k->column, 0, 0);
+	OPT_SET(b, t, addr, r, k->addr, PV_ADDR_NONE, 0xff);
+	OPT_SET(b, t, inline_depth, r, k->inline_depth, 0, 0);
+	OPT_SET(b, t, category, r, k->category, PV_NONE, 0xff);
+	OPT_SET(b, t, subcategory, r, k->subcategory, 0, 0);
+	OPT_SET(b, t, kind, r, k->kind, PV_FRAME_CODE, 0);
+	OPT_SET(b, t, source, r, k->source1 - 1, PV_NONE, 0xff); /* 0 - 1 wraps to PV_NONE */
+	if (b->status)
+		return PV_NONE;
 	t->len++;
 	return r;
 }
@@ -646,10 +760,9 @@ static int rebuild_stack_map(struct pv_builder *b)
 		return -1;
 	for (uint32_t r = 0; r < t->len; r++) {
 		if (t->prefix[r] == PV_NONE) {
-			uint32_t *root = bare_at(b, &b->root_stack, t->frame[r]);
-			if (!root)
+			bare_set(b, &b->root_stack, t->frame[r], r);
+			if (b->status)
 				return -1;
-			*root = r + 1;
 		} else if (note_child(b, t->prefix[r], t->frame[r], r, UINT32_MAX)) {
 			return -1;
 		}
@@ -698,14 +811,15 @@ pv_stack_ix builder_stack(struct pv_builder *b, pv_stack_ix prefix, pv_frame_ix 
 	struct pv_stacks *t = &b->p->stacks;
 	if (prefix == PV_NONE) {
 		/* a root: by its frame */
-		uint32_t *root = bare_at(b, &b->root_stack, frame);
-		if (!root)
+		uint32_t r = bare_get(&b->root_stack, frame);
+		if (r)
+			return r - 1;
+		r = stack_push(b, PV_NONE, frame);
+		if (r == PV_NONE)
 			return PV_NONE;
-		if (*root)
-			return *root - 1;
-		uint32_t r = stack_push(b, PV_NONE, frame);
-		if (r != PV_NONE)
-			*root = r + 1;
+		bare_set(b, &b->root_stack, frame, r);
+		if (b->status)
+			return PV_NONE;
 		return r;
 	}
 	bool known = prefix < t->len;

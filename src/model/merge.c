@@ -207,25 +207,28 @@ static void add_tables(struct pv_merge *m, const struct pv_profile *p)
 	const struct pv_funcs *f = &p->funcs;
 	for (uint32_t i = 0; i < f->len; i++)
 		m->func[i] = builder_func_at(
-		    b, str[f->name[i]], f->module[i] == PV_NONE ? PV_NONE : m->module[f->module[i]],
-		    f->source[i] == PV_NONE ? PV_NONE : m->source[f->source[i]], f->line[i],
-		    f->column[i]);
+		    b, str[f->name[i]],
+		    pv_func_module(p, i) == PV_NONE ? PV_NONE : m->module[pv_func_module(p, i)],
+		    pv_func_source(p, i) == PV_NONE ? PV_NONE : m->source[pv_func_source(p, i)],
+		    pv_func_line(p, i), pv_func_column(p, i));
 	const struct pv_frames *fr = &p->frames;
 	for (uint32_t i = 0; i < fr->len; i++) {
-		pv_cat_ix cat = fr->category[i];
+		pv_cat_ix cat = pv_frame_category(p, i);
 		struct frame_key k = {
 		    .func = m->func[fr->func[i]],
-		    .line = fr->line[i],
-		    .column = fr->column[i],
+		    .line = pv_frame_line(p, i),
+		    .column = pv_frame_column(p, i),
 		    .addr = pv_frame_addr(p, i),
-		    .inline_depth = fr->inline_depth[i],
+		    .inline_depth = pv_frame_inline_depth(p, i),
 		    .category = cat == PV_NONE ? PV_NONE : m->cat[cat],
 		    .subcategory = 0,
-		    .kind = fr->kind[i],
-		    .source1 = fr->source[i] == PV_NONE ? 0 : m->source[fr->source[i]] + 1,
+		    .kind = pv_frame_kind(p, i),
+		    .source1 =
+			pv_frame_source(p, i) == PV_NONE ? 0 : m->source[pv_frame_source(p, i)] + 1,
 		};
-		if (cat != PV_NONE && fr->subcategory[i] < c->sub_len[cat])
-			k.subcategory = (uint16_t)m->sub[c->sub_first[cat] + fr->subcategory[i]];
+		if (cat != PV_NONE && pv_frame_subcategory(p, i) < c->sub_len[cat])
+			k.subcategory =
+			    (uint16_t)m->sub[c->sub_first[cat] + pv_frame_subcategory(p, i)];
 		m->frame[i] = builder_frame(b, &k);
 	}
 	const struct pv_stacks *st = &p->stacks;

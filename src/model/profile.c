@@ -208,7 +208,7 @@ pv_cat_ix *pv_stack_leaf_categories(const struct pv_profile *p, pv_cat_ix none)
 		return NULL;
 	/* prefixes come before their stacks: one pass */
 	for (uint32_t st = 0; st < p->stacks.len; st++) {
-		pv_cat_ix c = p->frames.category[p->stacks.frame[st]];
+		pv_cat_ix c = pv_frame_category(p, p->stacks.frame[st]);
 		pv_stack_ix pre = p->stacks.prefix[st];
 		leaf[st] = c < p->categories.len ? c : pre != PV_NONE ? leaf[pre] : none;
 	}

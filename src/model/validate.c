@@ -90,27 +90,28 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	for (uint32_t i = 0; i < f->len; i++) {
 		if (!ix_ok(f->name[i], ns))
 			FAIL("funcs[%u].name: %u out of range", i, f->name[i]);
-		if (!opt_ok(f->module[i], mo->len))
-			FAIL("funcs[%u].module: %u out of range", i, f->module[i]);
-		if (!opt_ok(f->source[i], p->sources.len))
-			FAIL("funcs[%u].source: %u out of range", i, f->source[i]);
-		if (f->column[i] && !f->line[i])
-			FAIL("funcs[%u].column: %u without a line", i, f->column[i]);
+		if (!opt_ok(pv_func_module(p, i), mo->len))
+			FAIL("funcs[%u].module: %u out of range", i, pv_func_module(p, i));
+		if (!opt_ok(pv_func_source(p, i), p->sources.len))
+			FAIL("funcs[%u].source: %u out of range", i, pv_func_source(p, i));
+		if (pv_func_column(p, i) && !pv_func_line(p, i))
+			FAIL("funcs[%u].column: %u without a line", i, pv_func_column(p, i));
 	}
 
 	const struct pv_frames *fr = &p->frames;
 	for (uint32_t i = 0; i < fr->len; i++) {
 		if (!ix_ok(fr->func[i], f->len))
 			FAIL("frames[%u].func: %u out of range", i, fr->func[i]);
-		if (!opt_ok(fr->category[i], c->len))
-			FAIL("frames[%u].category: %u out of range", i, fr->category[i]);
-		if (fr->category[i] != PV_NONE && c->sub_len[fr->category[i]] &&
-		    fr->subcategory[i] >= c->sub_len[fr->category[i]])
-			FAIL("frames[%u].subcategory: %u out of range", i, fr->subcategory[i]);
-		if (fr->kind[i] > PV_FRAME_STATEMENT)
-			FAIL("frames[%u].kind: %u is not a frame kind", i, fr->kind[i]);
-		if (!opt_ok(fr->source[i], p->sources.len))
-			FAIL("frames[%u].source: %u out of range", i, fr->source[i]);
+		if (!opt_ok(pv_frame_category(p, i), c->len))
+			FAIL("frames[%u].category: %u out of range", i, pv_frame_category(p, i));
+		if (pv_frame_category(p, i) != PV_NONE && c->sub_len[pv_frame_category(p, i)] &&
+		    pv_frame_subcategory(p, i) >= c->sub_len[pv_frame_category(p, i)])
+			FAIL("frames[%u].subcategory: %u out of range", i,
+			     pv_frame_subcategory(p, i));
+		if (pv_frame_kind(p, i) > PV_FRAME_STATEMENT)
+			FAIL("frames[%u].kind: %u is not a frame kind", i, pv_frame_kind(p, i));
+		if (!opt_ok(pv_frame_source(p, i), p->sources.len))
+			FAIL("frames[%u].source: %u out of range", i, pv_frame_source(p, i));
 	}
 
 	const struct pv_stacks *st = &p->stacks;

@@ -473,7 +473,7 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 			continue;
 		pv_func_ix f = fr[k].f;
 		const char *name = pv_str(p, p->funcs.name[f]);
-		pv_module_ix m = p->funcs.module[f];
+		pv_module_ix m = pv_func_module(p, f);
 		const char *path = m < p->modules.len ? pv_str(p, p->modules.path[m]) : "";
 		if (!*path) {
 			rc = note(d, "%s: no binary named (no module path): no disassembly", name);
@@ -551,7 +551,7 @@ int pv_disasm_line(const struct pv_profile *p, const struct pv_query *q, pv_sour
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	for (pv_frame_ix x = 0; x < p->frames.len && p->frames.addr; x++) {
 		pv_func_ix f = p->frames.func[x];
-		if (p->frames.line[x] == line && p->funcs.source[f] == id &&
+		if (pv_frame_line(p, x) == line && pv_func_source(p, f) == id &&
 		    pv_frame_addr(p, x) != PV_ADDR_NONE)
 			mark[f] = 1;
 	}

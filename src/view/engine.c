@@ -103,7 +103,7 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 		*module = fn_module(v, id);
 		*source = fn_source(v, id);
 		if (id < v->p->funcs.len)
-			*line = v->p->funcs.line[id];
+			*line = pv_func_line(v->p, id);
 	} else if (kind == PV_ROW_LOOP) {
 		*module = fn_module(v, vf_func(v, id));
 		*source = vf_source(v, id);
@@ -117,7 +117,7 @@ void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t 
 
 uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id)
 {
-	return kind == PV_ROW_FUNCTION && id < v->p->funcs.len ? v->p->funcs.column[id] : 0;
+	return kind == PV_ROW_FUNCTION && id < v->p->funcs.len ? pv_func_column(v->p, id) : 0;
 }
 
 static int resolve(struct pv_engine *e, const struct pv_query *q)
@@ -163,7 +163,7 @@ static int resolve(struct pv_engine *e, const struct pv_query *q)
 		return rc;
 	e->nm = v->nr_metrics;
 	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
-		v->scoped = p->frames.kind[f] != PV_FRAME_CODE;
+		v->scoped = pv_frame_kind(p, f) != PV_FRAME_CODE;
 	return pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &v->threads,
 				&v->nr_threads, e->err);
 }
@@ -496,7 +496,7 @@ int pv__build_flat(struct pv_engine *e)
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
-		   struct pv__selection *sel, struct pv_error *err);
+		   struct pv__selection *sel, bool printed, struct pv_error *err);
 
 /* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
  * view is computed */
@@ -516,13 +516,19 @@ static int stats_if_any(struct pv_view *v, struct pv_error *err)
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
-	return compute(p, q, out, NULL, NULL, NULL, NULL, err);
+	return compute(p, q, out, NULL, NULL, NULL, NULL, false, err);
+}
+
+int pv_view_compute_printed(const struct pv_profile *p, const struct pv_query *q,
+			    struct pv_view **out, struct pv_error *err)
+{
+	return compute(p, q, out, NULL, NULL, NULL, NULL, true, err);
 }
 
 int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 			 uint8_t **stacks, uint8_t **samples, struct pv_error *err)
 {
-	return compute(p, q, out, stacks, samples, NULL, NULL, err);
+	return compute(p, q, out, stacks, samples, NULL, NULL, false, err);
 }
 
 int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
@@ -530,14 +536,14 @@ int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct p
 {
 	rows->stack_row = NULL;
 	rows->selected = NULL;
-	return compute(p, q, out, NULL, NULL, rows, NULL, err);
+	return compute(p, q, out, NULL, NULL, rows, NULL, false, err);
 }
 
 int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv__selection *sel, struct pv_error *err)
 {
 	memset(sel, 0, sizeof(*sel));
-	return compute(p, q, out, NULL, &sel->samples, NULL, sel, err);
+	return compute(p, q, out, NULL, &sel->samples, NULL, sel, false, err);
 }
 
 void pv__selection_release(struct pv__selection *sel)
@@ -554,14 +560,15 @@ void pv__selection_release(struct pv__selection *sel)
 
 static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
-		   struct pv__selection *sel, struct pv_error *err)
+		   struct pv__selection *sel, bool printed, struct pv_error *err)
 {
 	struct pv_view *v = pv_calloc(1, sizeof(*v));
 	if (!v)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	v->p = p;
 	pv_query_init(&v->q);
-	struct pv_engine e = {.p = p, .v = v, .err = err, .want_node = rows_out != NULL};
+	struct pv_engine e = {
+	    .p = p, .v = v, .err = err, .want_node = rows_out != NULL, .printed = printed};
 	struct scope center[PV_QUERY_MAX];
 	uint32_t ncenter = 0;
 	uint8_t *match = NULL;

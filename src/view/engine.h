@@ -53,6 +53,8 @@ struct pv_engine {
 	const uint32_t *anchor;
 	const struct scope *center;
 	uint32_t ncenter;
+	/* pv_view_compute_printed: the view is printed once, not paged (treebuild.c's tail) */
+	bool printed;
 	/* pv__view_rows only: eng_build_top_down keeps its row of each working stack here */
 	bool want_node;
 	uint32_t *node;
@@ -66,20 +68,20 @@ static inline uint32_t vf_func(const struct pv_view *v, uint32_t vf)
 
 static inline uint32_t vf_line(const struct pv_view *v, uint32_t vf)
 {
-	return vf < v->p->frames.len ? v->p->frames.line[vf] : 0;
+	return vf < v->p->frames.len ? pv_frame_line(v->p, vf) : 0;
 }
 
 /* An inlined frame: inline depth 1 or more (a pseudo-frame never is). */
 static inline bool vf_inlined(const struct pv_view *v, uint32_t vf)
 {
-	return vf < v->p->frames.len && v->p->frames.inline_depth[vf] > 0;
+	return vf < v->p->frames.len && pv_frame_inline_depth(v->p, vf) > 0;
 }
 
 /* ---- frames of lexical scopes (HPCToolkit loops and statements: doc/hpctoolkit.md) ---- */
 
 static inline uint8_t vf_kind(const struct pv_view *v, uint32_t vf)
 {
-	return vf < v->p->frames.len ? v->p->frames.kind[vf] : PV_FRAME_CODE;
+	return vf < v->p->frames.len ? pv_frame_kind(v->p, vf) : PV_FRAME_CODE;
 }
 
 /* The file of a frame's line: its own (a loop or line in another file), else its function's. */
@@ -88,18 +90,19 @@ static inline pv_source_ix vf_source(const struct pv_view *v, uint32_t vf)
 	const struct pv_profile *p = v->p;
 	if (vf >= p->frames.len)
 		return PV_NONE;
-	return p->frames.source[vf] != PV_NONE ? p->frames.source[vf]
-					       : p->funcs.source[p->frames.func[vf]];
+	return pv_frame_source(p, vf) != PV_NONE ? pv_frame_source(p, vf)
+						 : pv_func_source(p, p->frames.func[vf]);
 }
 
 static inline pv_module_ix fn_module(const struct pv_view *v, uint32_t f)
 {
-	return f < v->p->funcs.len ? v->p->funcs.module[f] : v->pseudo_module[f - v->p->funcs.len];
+	return f < v->p->funcs.len ? pv_func_module(v->p, f)
+				   : v->pseudo_module[f - v->p->funcs.len];
 }
 
 static inline pv_source_ix fn_source(const struct pv_view *v, uint32_t f)
 {
-	return f < v->p->funcs.len ? v->p->funcs.source[f] : PV_NONE;
+	return f < v->p->funcs.len ? pv_func_source(v->p, f) : PV_NONE;
 }
 
 static inline const char *fn_name(const struct pv_view *v, uint32_t f)

@@ -235,6 +235,15 @@ int pv_query_add_filter(struct pv_query *q, enum pv_filter_kind k, const char *a
 	return 0;
 }
 
+int64_t pv_query_min_cost(const struct pv_query *q, int64_t base)
+{
+	if (!(q->min_percent > 0))
+		return 0;
+	double c = (double)base * q->min_percent / 100.0;
+	int64_t min = (int64_t)c;
+	return (double)min < c ? min + 1 : min;
+}
+
 int pv_query_copy(struct pv_query *dst, const struct pv_query *src)
 {
 	pv_query_init(dst);

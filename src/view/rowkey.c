@@ -321,7 +321,7 @@ int row_scope(const struct pv_view *v, struct row_names *nm, uint8_t kind, uint3
 		if (!line || id >= p->funcs.len)
 			return 0;
 		snprintf(num, sizeof(num), ":%u", line);
-		s = p->funcs.source[id];
+		s = pv_func_source(p, id);
 		if (s != PV_NONE && *pv_str(p, p->sources.path[s])) {
 			if (scope2(b, "line:", pv_str(p, p->sources.path[s])) < 0)
 				return PV_ENOMEM;

@@ -51,7 +51,7 @@ static uint32_t mark_file(const struct pv_profile *p, uint8_t *fm, const char *p
 {
 	uint32_t n = 0;
 	for (uint32_t f = 0; f < p->funcs.len; f++) {
-		pv_source_ix s = p->funcs.source[f];
+		pv_source_ix s = pv_func_source(p, f);
 		if (s != PV_NONE && eng_ends_with_path(pv_str(p, p->sources.path[s]), path)) {
 			fm[f] = 1;
 			n++;
@@ -111,9 +111,9 @@ static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const c
 		uint32_t k = 0;
 		for (uint32_t f = 0; f < p->funcs.len; f++) {
 			pv_str_ix sn = p->funcs.name[f];
-			pv_source_ix src = p->funcs.source[f];
-			if ((line != ANY_LINE && p->funcs.line[f] != line) ||
-			    (col && p->funcs.column[f] != col) || src == PV_NONE ||
+			pv_source_ix src = pv_func_source(p, f);
+			if ((line != ANY_LINE && pv_func_line(p, f) != line) ||
+			    (col && pv_func_column(p, f) != col) || src == PV_NONE ||
 			    p->strings.size[sn] != nl || memcmp(p->strings.ptr[sn], s, nl) != 0 ||
 			    !ends_with_path_n(pv_str(p, p->sources.path[src]), at + 1, fl))
 				continue;
@@ -167,8 +167,8 @@ int pv_funcs_name_shared(const struct pv_profile *p, uint8_t *shared)
 size_t pv_func_scope(const struct pv_profile *p, pv_func_ix f, bool qualify, char *buf, size_t n)
 {
 	const char *name = pv_str(p, p->funcs.name[f]);
-	pv_source_ix s = p->funcs.source[f];
-	uint32_t line = p->funcs.line[f], col = p->funcs.column[f];
+	pv_source_ix s = pv_func_source(p, f);
+	uint32_t line = pv_func_line(p, f), col = pv_func_column(p, f);
 	int k;
 	if (!qualify || s == PV_NONE || !*pv_str(p, p->sources.path[s]))
 		k = snprintf(buf, n, "%s", name);
@@ -422,7 +422,7 @@ int eng_scope_compile(struct pv_engine *e, struct scope *sc, const char *text, c
 			if (eng_module_named(p, m, text + 7) && sc->module == PV_NONE)
 				sc->module = m;
 		for (uint32_t f = 0; f < p->funcs.len; f++) {
-			if (eng_module_named(p, p->funcs.module[f], text + 7)) {
+			if (eng_module_named(p, pv_func_module(p, f), text + 7)) {
 				sc->fmatch[f] = 1;
 				n++;
 			}
@@ -548,7 +548,7 @@ static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char 
 	uint32_t n = 0;
 	for (int by_name = 0; by_name < 2 && !n; by_name++) {
 		for (uint32_t f = 0; f < p->frames.len; f++) {
-			if (p->frames.kind[f] != PV_FRAME_LOOP || p->frames.line[f] != line)
+			if (pv_frame_kind(p, f) != PV_FRAME_LOOP || pv_frame_line(p, f) != line)
 				continue;
 			bool in;
 			if (by_name) {
@@ -556,9 +556,9 @@ static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char 
 				in = p->strings.size[nm] == head &&
 				     memcmp(p->strings.ptr[nm], at, head) == 0;
 			} else {
-				pv_source_ix src = p->frames.source[f] != PV_NONE
-						       ? p->frames.source[f]
-						       : p->funcs.source[p->frames.func[f]];
+				pv_source_ix src = pv_frame_source(p, f) != PV_NONE
+						       ? pv_frame_source(p, f)
+						       : pv_func_source(p, p->frames.func[f]);
 				char file[4096];
 				snprintf(file, sizeof(file), "%.*s", (int)head, at);
 				in = src != PV_NONE &&

@@ -42,8 +42,8 @@ int pv_source_costs(const struct pv_view *v, pv_source_ix id, uint32_t nr_lines,
 		sc->func[ln] = PV_NONE;
 	for (uint32_t r = 0; f && r < f->len; r++) {
 		uint32_t fn = f->id[r], ln = f->line[r];
-		if (f->kind[r] != PV_ROW_LINE || fn >= p->funcs.len || p->funcs.source[fn] != id ||
-		    ln == 0 || ln > nr_lines)
+		if (f->kind[r] != PV_ROW_LINE || fn >= p->funcs.len ||
+		    pv_func_source(p, fn) != id || ln == 0 || ln > nr_lines)
 			continue;
 		if (!sc->has[ln])
 			sc->func[ln] = fn;
@@ -91,10 +91,10 @@ int pv_source_ranking(const struct pv_view *v, pv_source_ix **ids, uint32_t *n)
 	for (uint32_t r = 0; r < f->len; r++) { /* the rows pv_source_costs counts */
 		uint32_t fn = f->id[r];
 		if (f->kind[r] != PV_ROW_LINE || fn >= p->funcs.len || !f->line[r] ||
-		    p->funcs.source[fn] >= ns)
+		    pv_func_source(p, fn) >= ns)
 			continue;
-		self[p->funcs.source[fn]] += f->self[m][r];
-		has[p->funcs.source[fn]] = 1;
+		self[pv_func_source(p, fn)] += f->self[m][r];
+		has[pv_func_source(p, fn)] = 1;
 	}
 	uint32_t k = 0;
 	for (pv_source_ix s = 0; s < ns; s++)
@@ -133,7 +133,7 @@ int pv_source_center_lines(const struct pv_profile *p, const struct pv_query *q,
 		pv_scope_functions(p, q->center[c], mark);
 	uint32_t cnt = 0;
 	for (pv_func_ix f = 0; f < p->funcs.len; f++)
-		cnt += mark[f] && p->funcs.source[f] == id && p->funcs.line[f];
+		cnt += mark[f] && pv_func_source(p, f) == id && pv_func_line(p, f);
 	uint32_t *v = cnt ? pv_malloc(cnt * sizeof(*v)) : NULL;
 	if (cnt && !v) {
 		pv_free(mark);
@@ -143,8 +143,8 @@ int pv_source_center_lines(const struct pv_profile *p, const struct pv_query *q,
 	for (;;) { /* the next line above last: the file's center functions are few */
 		uint32_t next = UINT32_MAX;
 		for (pv_func_ix f = 0; f < p->funcs.len; f++) {
-			uint32_t ln = p->funcs.line[f];
-			if (mark[f] && p->funcs.source[f] == id && ln > last && ln < next)
+			uint32_t ln = pv_func_line(p, f);
+			if (mark[f] && pv_func_source(p, f) == id && ln > last && ln < next)
 				next = ln;
 		}
 		if (next == UINT32_MAX)
@@ -188,10 +188,10 @@ int pv__leaf_addrs(const struct pv_profile *p, const uint8_t *keep, pv_source_ix
 			continue;
 		pv_frame_ix f = p->stacks.frame[st];
 		uint64_t a = pv_frame_addr(p, f);
-		uint32_t ln = p->frames.line[f];
+		uint32_t ln = pv_frame_line(p, f);
 		if (a == PV_ADDR_NONE ||
 		    (mark ? !mark[p->frames.func[f]]
-			  : !ln || ln > nr_lines || p->funcs.source[p->frames.func[f]] != id))
+			  : !ln || ln > nr_lines || pv_func_source(p, p->frames.func[f]) != id))
 			continue;
 		struct pv__line_addr *la = vec_push(out, sizeof(*la));
 		if (!la)

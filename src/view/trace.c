@@ -44,7 +44,7 @@ static int oom(struct pv_error *err)
 
 static bool is_code(const struct pv_profile *p, pv_frame_ix f)
 {
-	return !p->frames.kind || p->frames.kind[f] == PV_FRAME_CODE;
+	return pv_frame_kind(p, f) == PV_FRAME_CODE;
 }
 
 /* Depths and call nodes of every stack: one pass, parents first. */
@@ -331,9 +331,9 @@ uint32_t pv_trace_frames(const struct pv_trace *t, pv_stack_ix s, pv_frame_ix *f
 const char *pv_trace_frame_name(const struct pv_profile *p, pv_frame_ix f, char *buf, size_t n)
 {
 	struct pv_view v = {.p = p}; /* a view of no pseudo rows: names as the rows have them */
-	if (!is_code(p, f) && p->frames.kind[f] == PV_FRAME_LOOP)
+	if (!is_code(p, f) && pv_frame_kind(p, f) == PV_FRAME_LOOP)
 		return pv_view_row_name(&v, PV_ROW_LOOP, f, buf, n, 0);
-	uint32_t line = p->frames.line[f];
+	uint32_t line = pv_frame_line(p, f);
 	return pv_view_row_name(&v, line ? PV_ROW_LINE : PV_ROW_FUNCTION, p->frames.func[f], buf, n,
 				line);
 }

@@ -109,7 +109,7 @@ static uint32_t pseudo_frame(struct pv_engine *e, pv_module_ix m)
 
 static pv_cat_ix vf_category(const struct pv_view *v, uint32_t vf)
 {
-	return vf < v->p->frames.len ? v->p->frames.category[vf] : PV_NONE;
+	return vf < v->p->frames.len ? pv_frame_category(v->p, vf) : PV_NONE;
 }
 
 /*
@@ -373,7 +373,7 @@ int eng_fold_inlines(struct pv_engine *e)
 	struct wst *w = &e->w;
 	bool any = false;
 	for (uint32_t f = 0; f < p->frames.len && !any; f++)
-		any = p->frames.inline_depth[f] > 0;
+		any = pv_frame_inline_depth(p, f) > 0;
 	if (!any)
 		return 0;
 	uint32_t n = w->len ? w->len : 1;

@@ -412,6 +412,190 @@ static void nested_self(struct pv_tree *t, uint32_t nm)
 	}
 }
 
+/* The 64-bit row key of key index k (td_key's inverse). */
+static uint64_t td_key_value(const struct td *d, uint32_t k)
+{
+	return k < d->nfunc ? KEY(PV_ROW_FUNCTION, k, 0) : d->b.keyv[k - d->nfunc];
+}
+
+/*
+ * The tail of a printed tree (pv_view_compute_printed, struct pv_tree): a root row that one
+ * stack alone makes (no other stack has its key at the root level, none under it makes a
+ * child) is a leaf whose total and self are that stack's costs. Only the first `keep` of those in
+ * the tree's order can be printed (each printed root is a row of the budget, -n counts roots):
+ * they become rows, the others are counted in the tree's tail. The first pass puts in node[s]
+ * the key index of the root row stack s is part of (PV_NONE: under a root) and notes per key
+ * index what it saw (kf).
+ */
+enum { KF_SEEN = 1, KF_DUP = 2, KF_CHILD = 4, KF_KEEP = 8 };
+
+struct tail {
+	/* by function, code frames only: a stack is part of a root row when it is a root, so
+	 * node[] is not needed to say which (and its pages are not touched for the roots alone) */
+	bool simple;
+	uint8_t *kf; /* per key index: KF_* */
+	uint32_t kf_len, kf_cap;
+	uint32_t keep; /* how many of the roots alone may be rows */
+	int64_t min_cost;
+	uint32_t *heap; /* stacks of the roots alone kept so far, the last in order on top */
+	uint32_t hlen;
+};
+
+static bool tail_alone(const struct tail *tl, uint32_t k)
+{
+	return k != PV_NONE && (tl->kf[k] & ~KF_KEEP) == KF_SEEN;
+}
+
+/* The key index of the root row stack s is part of (PV_NONE: under a root), after tail_scan. */
+static uint32_t tail_key(const struct pv_engine *e, struct td *d, const uint32_t *node,
+			 const struct tail *tl, uint32_t s)
+{
+	if (!tl->simple)
+		return node[s];
+	return e->w.prefix[s] == PV_NONE ? td_key(d, frame_key(e->v, e->w.frame[s], PV_BY_FUNCTION))
+					 : PV_NONE;
+}
+
+static int tail_scan(struct pv_engine *e, struct td *d, uint32_t *node, struct tail *tl)
+{
+	const struct wst *w = &e->w;
+	enum pv_granularity by = e->v->q.by;
+	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
+	for (uint32_t s = 0; s < w->len; s++) {
+		uint32_t pre = w->prefix[s], k = PV_NONE;
+		if (tl->simple) {
+			k = tail_key(e, d, node, tl, s);
+			if (k == PV_NONE && w->prefix[pre] == PV_NONE) {
+				tl->kf[tail_key(e, d, node, tl, pre)] |= KF_CHILD;
+				continue;
+			}
+			if (k == PV_NONE)
+				continue;
+			goto seen;
+		}
+		uint64_t key = frame_key(e->v, w->frame[s], by);
+		if (pre == PV_NONE) {
+			k = td_key(d, key == CONTINUE_KEY ? own_key(e->v, w->frame[s], by) : key);
+			if (d->b.oom)
+				return -1;
+		} else if (node[pre] != PV_NONE) {
+			/* as eng_build_top_down: a continuing frame or a run stays in the row */
+			uint32_t pk = node[pre];
+			if (key == CONTINUE_KEY || (merge_runs && td_key_value(d, pk) == key))
+				k = pk;
+			else
+				tl->kf[pk] |= KF_CHILD;
+		}
+		node[s] = k;
+		if (k == PV_NONE)
+			continue;
+	seen:
+		if (k >= tl->kf_len) {
+			if (k >= tl->kf_cap) {
+				uint32_t nc = grow_cap(tl->kf_cap, (uint64_t)k + 1);
+				if (!nc || COL_GROW(tl->kf, nc))
+					return -1;
+				tl->kf_cap = nc;
+			}
+			memset(tl->kf + tl->kf_len, 0, k + 1 - tl->kf_len);
+			tl->kf_len = k + 1;
+		}
+		tl->kf[k] |= tl->kf[k] & KF_SEEN ? KF_DUP : KF_SEEN;
+	}
+	return 0;
+}
+
+/* The order of eng_tree_finish's sort (cmp_row) between the roots alone of stacks a and b. */
+static int tail_cmp(struct pv_engine *e, struct td *d, const uint32_t *node, const struct tail *tl,
+		    uint32_t a, uint32_t b)
+{
+	int64_t x = e->w.cost[0][a], y = e->w.cost[0][b];
+	if (x != y)
+		return x > y ? -1 : 1;
+	uint64_t ka = td_key_value(d, tail_key(e, d, node, tl, a));
+	uint64_t kb = td_key_value(d, tail_key(e, d, node, tl, b));
+	char ba[64], bb[64];
+	int r =
+	    strcmp(pv_view_row_name(e->v, KEY_KIND(ka), KEY_ID(ka), ba, sizeof(ba), KEY_LINE(ka)),
+		   pv_view_row_name(e->v, KEY_KIND(kb), KEY_ID(kb), bb, sizeof(bb), KEY_LINE(kb)));
+	if (r)
+		return r;
+	if (KEY_LINE(ka) != KEY_LINE(kb))
+		return KEY_LINE(ka) < KEY_LINE(kb) ? -1 : 1;
+	if (KEY_ID(ka) != KEY_ID(kb))
+		return KEY_ID(ka) < KEY_ID(kb) ? -1 : 1;
+	if (KEY_KIND(ka) != KEY_KIND(kb)) /* (rows of one name, line and id: by kind) */
+		return KEY_KIND(ka) < KEY_KIND(kb) ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static void tail_sift(struct pv_engine *e, struct td *d, const uint32_t *node, struct tail *tl,
+		      uint32_t i)
+{
+	uint32_t x = tl->heap[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= tl->hlen)
+			break;
+		if (c + 1 < tl->hlen && tail_cmp(e, d, node, tl, tl->heap[c + 1], tl->heap[c]) > 0)
+			c++;
+		if (tail_cmp(e, d, node, tl, tl->heap[c], x) <= 0)
+			break;
+		tl->heap[i] = tl->heap[c];
+		i = c;
+	}
+	tl->heap[i] = x;
+}
+
+/* The first tl->keep roots alone (with a cost) in order: KF_KEEP. */
+static int tail_select(struct pv_engine *e, struct td *d, const uint32_t *node, struct tail *tl)
+{
+	const struct wst *w = &e->w;
+	tl->heap = pv_malloc((size_t)tl->keep * sizeof(*tl->heap));
+	if (!tl->heap)
+		return -1;
+	for (uint32_t s = 0; s < w->len; s++) {
+		if (!tail_alone(tl, tail_key(e, d, node, tl, s)))
+			continue;
+		bool any = false;
+		for (uint32_t m = 0; m < e->nm; m++)
+			any |= w->cost[m][s] != 0;
+		if (!any)
+			continue; /* no row: eng_tree_finish would not show it */
+		if (tl->hlen < tl->keep) {
+			uint32_t i = tl->hlen++;
+			while (i && tail_cmp(e, d, node, tl, s, tl->heap[(i - 1) / 2]) > 0) {
+				tl->heap[i] = tl->heap[(i - 1) / 2];
+				i = (i - 1) / 2;
+			}
+			tl->heap[i] = s;
+		} else if (tail_cmp(e, d, node, tl, s, tl->heap[0]) < 0) {
+			tl->heap[0] = s;
+			tail_sift(e, d, node, tl, 0);
+		}
+	}
+	for (uint32_t i = 0; i < tl->hlen; i++)
+		tl->kf[tail_key(e, d, node, tl, tl->heap[i])] |= KF_KEEP;
+	pv_free(tl->heap);
+	tl->heap = NULL;
+	return 0;
+}
+
+/* Whether a tree of e is printed once with bounds: how many roots alone may be rows, else 0. */
+static uint32_t tail_keep(const struct pv_engine *e, const uint32_t *anchor)
+{
+	const struct pv_view *v = e->v;
+	if (!e->printed || anchor || e->want_node || v->q.view != PV_VIEW_TREE || v->derived)
+		return 0;
+	for (uint32_t m = 0; m < e->nm; m++)
+		if (v->stat[m] != PV_STAT_SUM)
+			return 0;
+	uint32_t keep = v->q.max_rows;
+	if (v->q.limit && (!keep || v->q.limit < keep))
+		keep = v->q.limit;
+	return keep < e->w.len ? keep : 0;
+}
+
 /*
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
  * and the anchor itself is the one center row. Without a center, the (no stack) row.
@@ -434,13 +618,54 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
 	}
 	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
+	struct tail tl = {.keep = tail_keep(e, anchor), .simple = d.by_func && !e->v->scoped};
+	tl.min_cost = pv_query_min_cost(&e->v->q, e->v->base[0]);
+	if (tl.keep && (tail_scan(e, &d, node, &tl) || tail_select(e, &d, node, &tl)))
+		b->oom = 1;
 	for (uint32_t s = 0; s < w->len && !b->oom; s++) {
-		uint32_t pre = w->prefix[s];
-		if (anchor && anchor[s] == PV_NONE) {
+		uint32_t pre = w->prefix[s], tk = tl.keep ? tail_key(e, &d, node, &tl, s) : PV_NONE;
+		if (tail_alone(&tl, tk) && (tl.kf[tk] & KF_KEEP)) {
+			/* a root alone that may be printed: its row, made once; node[s] stays unset
+			 * (nothing is under s), its page untouched */
+			uint32_t r = tb_row(b, PV_NONE, td_key_value(&d, tk));
+			if (r != PV_NONE && r >= d.first_cap) {
+				uint32_t nc = grow_cap(d.first_cap, (uint64_t)r + 1);
+				if (!nc || COL_GROW(d.first, nc))
+					r = PV_NONE;
+				else
+					d.first_cap = nc;
+			}
+			if (r == PV_NONE) {
+				b->oom = 1;
+				break;
+			}
+			d.first[r] = 0;
+			row_frame(e->v, b->t, r, w->frame[s]);
+			for (uint32_t m = 0; m < e->nm; m++)
+				b->t->self[m][r] += w->cost[m][s];
+			continue;
+		} else if (tail_alone(&tl, tk)) {
+			/* a root alone past what is printed: the tail (node[s] unset, as above) */
+			struct pv_tree *t = b->t;
+			bool any = false;
+			for (uint32_t m = 0; m < e->nm; m++)
+				any |= w->cost[m][s] != 0;
+			if (!any)
+				continue;
+			if (tl.min_cost > 0 && w->cost[0][s] < tl.min_cost) {
+				t->tail_cut++;
+				continue;
+			}
+			t->tail_roots++;
+			for (uint32_t m = 0; m < e->nm; m++) {
+				t->tail_total[m] += w->cost[m][s];
+				t->tail_self[m] += w->cost[m][s];
+			}
+			continue;
+		} else if (anchor && anchor[s] == PV_NONE) {
 			node[s] = PV_NONE;
 			continue;
-		}
-		if (anchor && anchor[s] == s && center_row) {
+		} else if (anchor && anchor[s] == s && center_row) {
 			node[s] = td_row(&d, PV_NONE, CENTER_KEY);
 		} else if (anchor && anchor[s] == s) {
 			node[s] = td_row(&d, PV_NONE, own_key(e->v, w->frame[s], by));
@@ -473,6 +698,7 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 		pv_free(node);
 	pv_free(d.root);
 	pv_free(d.first);
+	pv_free(tl.kf);
 	u64map_release(&d.more);
 	int oom = b->oom;
 	tb_release(b);

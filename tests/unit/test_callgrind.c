@@ -64,7 +64,7 @@ static bool incl_ok(const struct pv_profile *p, pv_func_ix f, int64_t ours, int6
 static pv_func_ix find_fn(const struct pv_profile *p, const char *key)
 {
 	for (uint32_t f = 0; f < p->funcs.len; f++) {
-		pv_source_ix s = p->funcs.source[f];
+		pv_source_ix s = pv_func_source(p, f);
 		const char *file = s == PV_NONE ? "" : pv_str(p, p->sources.path[s]);
 		size_t fl = strlen(file);
 		if (strncmp(key, file, fl) == 0 && key[fl] == ':' &&
@@ -223,7 +223,7 @@ T_TEST(callgrind_recorded_equal_annotate)
 		/* one sample per function and line: flat by line has the lines */
 		uint32_t lines = 0;
 		for (uint32_t i = 0; i < p->samples.len; i++)
-			lines += p->frames.line[p->stacks.frame[p->samples.stack[i]]] != 0;
+			lines += pv_frame_line(p, p->stacks.frame[p->samples.stack[i]]) != 0;
 		T_TRUE(lines > 100);
 		pv_profile_free(p);
 	}
@@ -788,7 +788,7 @@ T_TEST(callgrind_instr_addresses)
 			continue;
 		pv_frame_ix f = p->stacks.frame[st];
 		uint64_t a = pv_frame_addr(p, f);
-		if (p->funcs.source[p->frames.func[f]] != id)
+		if (pv_func_source(p, p->frames.func[f]) != id)
 			continue;
 		T_TRUE(a != PV_ADDR_NONE);
 		uint32_t k = 0;
@@ -797,7 +797,7 @@ T_TEST(callgrind_instr_addresses)
 		if (k == na && na < MAXA) {
 			addr[na] = a;
 			self[na] = 0;
-			line[na++] = p->frames.line[f];
+			line[na++] = pv_frame_line(p, f);
 		}
 		if (k < na)
 			self[k] += pv_sample_weight(p, 0, s);
@@ -907,7 +907,7 @@ T_TEST(callgrind_instr_addresses_past_cap)
 	int64_t by_line[61] = {0};
 	for (uint32_t s = 0; s < p->samples.len; s++) {
 		pv_stack_ix st = p->samples.stack[s];
-		uint32_t ln = st == PV_NONE ? 0 : p->frames.line[p->stacks.frame[st]];
+		uint32_t ln = st == PV_NONE ? 0 : pv_frame_line(p, p->stacks.frame[st]);
 		by_line[ln <= 60 ? ln : 0] += pv_sample_weight(p, 0, s);
 	}
 	/* line L runs the instructions k with k % 50 == L - 1; line 1 also the first one */
@@ -1028,7 +1028,7 @@ T_TEST(disasm_built_binary)
 	pv_disasm_free(d);
 	d = NULL;
 	/* the source pane's line 3: work's instructions, those objdump puts on line 3 marked */
-	pv_source_ix id = p->funcs.source[fw];
+	pv_source_ix id = pv_func_source(p, fw);
 	T_EQ_INT(pv_disasm_line(p, &q, id, 3, &d, &err), 0);
 	uint32_t here = 0;
 	for (uint32_t i = 0; d && i < d->n; i++)
@@ -1114,7 +1114,7 @@ T_TEST(callgrind_instr_only)
 	int64_t cost[3] = {4099, 4096, 10}, got[3] = {0};
 	for (uint32_t s = 0; s < p->samples.len; s++) {
 		pv_frame_ix f = p->stacks.frame[p->samples.stack[s]];
-		T_EQ_INT(p->frames.line[f], 0);
+		T_EQ_INT(pv_frame_line(p, f), 0);
 		for (int k = 0; k < 3; k++)
 			if (pv_frame_addr(p, f) == want[k])
 				got[k] += pv_sample_weight(p, 0, s);

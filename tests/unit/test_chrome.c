@@ -218,10 +218,10 @@ T_TEST(chrome_node_cpu_prof_recorded)
 	for (uint32_t f = 0; f < p->funcs.len; f++) {
 		if (strcmp(pv_str(p, p->funcs.name[f]), "countWords") != 0)
 			continue;
-		T_EQ_INT(p->funcs.line[f], 15);
-		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]),
+		T_EQ_INT(pv_func_line(p, f), 15);
+		T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]),
 			 "file:///tmp/rec/wordfreq.js");
-		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]),
+		T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]),
 			 "file:///tmp/rec/wordfreq.js");
 	}
 	pv_profile_free(p);
@@ -237,7 +237,7 @@ static int64_t line_self(const struct pv_profile *p, const char *name, uint32_t 
 		if (st == PV_NONE)
 			continue;
 		pv_frame_ix f = p->stacks.frame[st];
-		if (p->frames.line[f] == ln && strcmp(t_leaf_name(p, i), name) == 0)
+		if (pv_frame_line(p, f) == ln && strcmp(t_leaf_name(p, i), name) == 0)
 			s += pv_sample_weight(p, m, i);
 	}
 	return s;
@@ -274,8 +274,8 @@ T_TEST(chrome_position_ticks_lines)
 	for (uint32_t i = 0; i < p->samples.len; i++) {
 		pv_stack_ix st = p->samples.stack[i];
 		pv_frame_ix f = st == PV_NONE ? PV_NONE : p->stacks.frame[st];
-		if (f != PV_NONE && p->frames.line[f] &&
-		    p->frames.line[f] != p->funcs.line[p->frames.func[f]])
+		if (f != PV_NONE && pv_frame_line(p, f) &&
+		    pv_frame_line(p, f) != pv_func_line(p, p->frames.func[f]))
 			lined += pv_sample_weight(p, m, i);
 	}
 	T_EQ_INT(lined, 386);
@@ -327,8 +327,8 @@ T_TEST(chrome_chromium_trace_recorded)
 	T_TRUE(self_of(p, "time", "sortNumbers", &n) > 300000000);
 	for (uint32_t f = 0; f < p->funcs.len; f++)
 		if (strcmp(pv_str(p, p->funcs.name[f]), "sortNumbers") == 0) {
-			T_EQ_INT(p->funcs.line[f], 8);
-			T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]),
+			T_EQ_INT(pv_func_line(p, f), 8);
+			T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]),
 				 "file:///tmp/rec/page.html");
 		}
 	pv_profile_free(p);
@@ -616,15 +616,15 @@ T_TEST(chrome_profile_chunks)
 	/* the sample with a line gets a frame of that line; others the function's (1-based) */
 	pv_frame_ix f1 = p->stacks.frame[p->samples.stack[1]];
 	pv_frame_ix f3 = p->stacks.frame[p->samples.stack[3]];
-	T_EQ_INT(p->frames.line[f1], 6);
-	T_EQ_INT(p->frames.line[f3], 7);
+	T_EQ_INT(pv_frame_line(p, f1), 6);
+	T_EQ_INT(pv_frame_line(p, f3), 7);
 	pv_frame_ix f0 = p->stacks.frame[p->samples.stack[0]];
-	T_EQ_INT(p->frames.line[f0], 1);
-	T_EQ_INT(p->frames.column[f0], 5);
+	T_EQ_INT(pv_frame_line(p, f0), 1);
+	T_EQ_INT(pv_frame_column(p, f0), 5);
 	pv_func_ix fn = p->frames.func[f0];
-	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[fn]]), "https://a.example");
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[fn]]), "https://a.example/x/app.js");
-	T_EQ_STR(pv_str(p, p->categories.name[p->frames.category[f0]]), "JavaScript");
+	T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, fn)]), "https://a.example");
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, fn)]), "https://a.example/x/app.js");
+	T_EQ_STR(pv_str(p, p->categories.name[pv_frame_category(p, f0)]), "JavaScript");
 	T_EQ_INT(t_diag_count(p, "ProfileChunk events of no Profile"), 1);
 	T_EQ_INT(p->meta.interval_ns, 5000);
 	pv_profile_free(p);
@@ -653,9 +653,9 @@ T_TEST(chrome_cpuprofile_shapes)
 	T_EQ_INT(t_diag_count(p, "samples naming no node"), 1);
 	T_EQ_INT(t_total_named(p, "time"), 10000); /* the last sample lasts 0 without endTime */
 	pv_func_ix f = p->frames.func[p->stacks.frame[p->samples.stack[0]]];
-	T_EQ_INT(p->funcs.line[f], 10);
+	T_EQ_INT(pv_func_line(p, f), 10);
 	/* a script that is no web page's: its URL is its module (doc/modules.md) */
-	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "/srv/app.js");
+	T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]), "/srv/app.js");
 	pv_profile_free(p);
 
 	/* the old layout: a nested head tree, timestamps, start and end in seconds */
@@ -774,11 +774,11 @@ T_TEST(chrome_stack_frames_samples)
 	T_EQ_INT(t_total_named(p, "time"), 15000);
 	T_EQ_INT(t_diag_count(p, "samples naming no stack frame"), 1);
 	pv_frame_ix f = p->stacks.frame[p->samples.stack[1]];
-	T_EQ_INT(p->frames.line[f], 12);
-	T_EQ_INT(p->frames.column[f], 3);
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[p->frames.func[f]]]),
+	T_EQ_INT(pv_frame_line(p, f), 12);
+	T_EQ_INT(pv_frame_column(p, f), 3);
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, p->frames.func[f])]),
 		 "http://h.example/b.js?x=1");
-	T_EQ_STR(pv_str(p, p->categories.name[p->frames.category[f]]), "JavaScript");
+	T_EQ_STR(pv_str(p, p->categories.name[pv_frame_category(p, f)]), "JavaScript");
 	/* an event's sf: its cause stack */
 	uint32_t m = find_marker(p, "gc");
 	T_EQ_INT(p->markers.cause_stack[m], p->samples.stack[0]);
@@ -1161,8 +1161,8 @@ T_TEST(chrome_heap_shapes)
 		t_stack_path(p, p->samples.stack[3], " > ", buf, sizeof(buf));
 		T_EQ_STR(buf, "(anonymous) > alloc");
 		pv_frame_ix f = p->stacks.frame[p->samples.stack[3]];
-		T_EQ_INT(p->frames.line[f], 10);
-		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[p->frames.func[f]]]),
+		T_EQ_INT(pv_frame_line(p, f), 10);
+		T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, p->frames.func[f])]),
 			 "https://x.org");
 		T_EQ_INT(t_diag_count(p, "samples naming no node"), 1);
 		T_EQ_INT(t_diag_count(p, "selfSize differs"), 1); /* node 3: 50 vs 40 */
@@ -1377,18 +1377,18 @@ T_TEST(chrome_minified_columns)
 	T_EQ_INT(view_of(p, PV_VIEW_TOP, &v, &err, "metric", "samples", NULL), 0);
 	uint32_t anon = 0;
 	for (pv_func_ix f = 0; f < p->funcs.len; f++) {
-		pv_source_ix s = p->funcs.source[f];
+		pv_source_ix s = pv_func_source(p, f);
 		if (strcmp(pv_str(p, p->funcs.name[f]), "(anonymous)") != 0 || s == PV_NONE ||
 		    strcmp(pv_str(p, p->sources.path[s]), "file:///tmp/rec/minified.min.js") != 0)
 			continue;
 		anon++;
-		T_EQ_INT(p->funcs.line[f], 1);
+		T_EQ_INT(pv_func_line(p, f), 1);
 		size_t k = 0;
-		while (k < 5 && want[k].col != p->funcs.column[f])
+		while (k < 5 && want[k].col != pv_func_column(p, f))
 			k++;
 		if (k == 5) {
 			t_fail(__FILE__, __LINE__, "an anonymous function at column %u",
-			       p->funcs.column[f]);
+			       pv_func_column(p, f));
 			continue;
 		}
 		int64_t self, tot;
@@ -1482,7 +1482,7 @@ T_TEST(chrome_trace_minified_columns)
 		uint32_t found = 0;
 		for (pv_func_ix f = 0; f < p->funcs.len; f++) {
 			if (strcmp(pv_str(p, p->funcs.name[f]), want[k].name) != 0 ||
-			    p->funcs.line[f] != 1 || p->funcs.column[f] != want[k].col)
+			    pv_func_line(p, f) != 1 || pv_func_column(p, f) != want[k].col)
 				continue;
 			int64_t self, tot;
 			top_row(v, f, &self, &tot);

@@ -548,3 +548,81 @@ T_TEST(deep_callgraph_chain)
 	}
 	pv_profile_free(p);
 }
+
+/* ---- a printed tree's tail: leaf roots alone past the printers' bounds are counted ---- */
+
+/* v printed as text (or JSON) into a new string (free). */
+static char *printed(const struct pv_view *v, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	struct pv_print_opts po = {.json = json};
+	pv_print_view(f, v, &po);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Roots by total: a 6 ("a 5" and "a 1" are one stack), b 5 (a child x: not alone), c 3, d 3,
+ * e 2, f 1, g 1; the whole is 21. Every root but b is a leaf alone on its stack.
+ */
+static void check_tail(const struct pv_profile *p, uint32_t max_rows, uint32_t limit, double pct,
+		       uint32_t roots, uint32_t tail, int64_t tail_total, uint32_t cut,
+		       const char *more)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = PV_VIEW_TREE;
+	q.max_rows = max_rows;
+	q.limit = limit;
+	q.min_percent = pct;
+	struct pv_view *full = NULL, *v = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_view_compute(p, &q, &full, &err), 0);
+	T_EQ_INT(pv_view_compute_printed(p, &q, &v, &err), 0);
+	if (full && v) {
+		T_EQ_U64(full->tree->nr_roots, 7);
+		T_EQ_U64(full->tree->tail_roots + full->tree->tail_cut, 0);
+		T_EQ_U64(v->tree->nr_roots, roots);
+		T_EQ_U64(v->tree->tail_roots, tail);
+		T_EQ_INT(v->tree->tail_total[0], tail_total);
+		T_EQ_INT(v->tree->tail_self[0], tail_total);
+		T_EQ_U64(v->tree->tail_cut, cut);
+		for (int json = 0; json < 2; json++) {
+			char *a = printed(full, json), *b = printed(v, json);
+			T_TRUE(a && b);
+			if (a && b) {
+				T_EQ_STR(b, a);
+				if (!json && more)
+					T_CONTAINS(b, more);
+			}
+			free(a);
+			free(b);
+		}
+	}
+	pv_view_free(full);
+	pv_view_free(v);
+	pv_query_release(&q);
+}
+
+T_TEST(printed_tree_tail)
+{
+	static const char text[] = "a 5\nb;x 4\nc 3\nd 3\nb 1\ne 2\na 1\nf 1\ng 1\n";
+	struct pv_profile *p = t_load_mem("tail.txt", text, sizeof(text) - 1);
+	if (!p)
+		return;
+	/* 3 rows: a, b, x; c and d are rows past the budget, e f g the tail: 5 more, 3+3+4 */
+	check_tail(p, 3, 0, 0, 4, 3, 4, 0,
+		   "          10   47.62%           10   47.62%  ... 5 more rows");
+	/* -n 1: a; b (a row, self 1) and c..g (the tail) past it: 6 more, 5 + 10 */
+	check_tail(p, 0, 1, 0, 2, 5, 10, 0,
+		   "          15   71.43%           11   52.38%  ... 6 more rows");
+	/* below 10% (3 of 21) is cut: c and d more, e f g in the tail, all three cut */
+	check_tail(p, 3, 0, 10, 4, 0, 0, 3, "... 2 more rows");
+	/* no bound: every root a row */
+	check_tail(p, 0, 0, 0, 7, 0, 0, 0, NULL);
+	pv_profile_free(p);
+}

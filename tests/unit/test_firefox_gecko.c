@@ -31,9 +31,9 @@ static uint32_t thread_markers(const struct pv_profile *p, pv_thread_ix t, uint3
 
 static const char *module_of(const struct pv_profile *p, pv_func_ix f)
 {
-	if (f == PV_NONE || p->funcs.module[f] == PV_NONE)
+	if (f == PV_NONE || pv_func_module(p, f) == PV_NONE)
 		return "";
-	return pv_str(p, p->modules.name[p->funcs.module[f]]);
+	return pv_str(p, p->modules.name[pv_func_module(p, f)]);
 }
 
 /* The i-th marker of thread t, PV_NONE past the end. */
@@ -156,7 +156,7 @@ T_TEST(gecko_v36_functions_modules_addresses)
 		if (strcmp(pv_str(p, p->funcs.name[f]), "0x100000f84") != 0)
 			continue;
 		libs++;
-		pv_module_ix mo = p->funcs.module[f];
+		pv_module_ix mo = pv_func_module(p, f);
 		T_EQ_INT(p->modules.kind[mo], PV_MODULE_LIBRARY);
 		for (uint32_t fr = 0; fr < p->frames.len; fr++)
 			if (p->frames.func[fr] == f)
@@ -166,17 +166,17 @@ T_TEST(gecko_v36_functions_modules_addresses)
 	pv_func_ix f = t_find_func(p, "frobnicate");
 	T_TRUE(f != PV_NONE);
 	T_EQ_STR(module_of(p, f), "chrome://blargh");
-	T_EQ_INT(p->modules.kind[p->funcs.module[f]], PV_MODULE_RESOURCE);
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "chrome://blargh");
-	T_EQ_INT(p->funcs.line[f], 34);
+	T_EQ_INT(p->modules.kind[pv_func_module(p, f)], PV_MODULE_RESOURCE);
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "chrome://blargh");
+	T_EQ_INT(pv_func_line(p, f), 34);
 	f = t_find_func(p, "Startup::XRE_Main");
 	T_TRUE(f != PV_NONE);
-	T_EQ_INT(p->funcs.module[f], PV_NONE);
+	T_EQ_INT(pv_func_module(p, f), PV_NONE);
 	for (uint32_t fr = 0; fr < p->frames.len; fr++) {
 		if (p->frames.func[fr] != f)
 			continue;
-		T_EQ_INT(p->frames.line[fr], 4391);
-		T_EQ_STR(pv_str(p, p->categories.name[p->frames.category[fr]]), "Other");
+		T_EQ_INT(pv_frame_line(p, fr), 4391);
+		T_EQ_STR(pv_str(p, p->categories.name[pv_frame_category(p, fr)]), "Other");
 	}
 	pv_profile_free(p);
 }
@@ -476,29 +476,30 @@ T_TEST(gecko_location_strings)
 	T_EQ_STR(module_of(p, t_find_func(p, "Foo::bar()")), "libxul.so");
 	T_EQ_STR(module_of(p, t_find_func(p, "Baz")), "libxul.so");
 	T_EQ_STR(module_of(p, t_find_func(p, "qux")), "libc.so");
-	T_EQ_INT(p->modules.kind[p->funcs.module[t_find_func(p, "qux")]], PV_MODULE_LIBRARY);
+	T_EQ_INT(p->modules.kind[pv_func_module(p, t_find_func(p, "qux"))], PV_MODULE_LIBRARY);
 	pv_func_ix f = t_find_func(p, "fn");
 	T_EQ_STR(module_of(p, f), "https://example.com");
-	T_EQ_INT(p->modules.kind[p->funcs.module[f]], PV_MODULE_RESOURCE);
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "https://Example.COM:443/app.js");
-	T_EQ_INT(p->funcs.line[f], 10);
+	T_EQ_INT(p->modules.kind[pv_func_module(p, f)], PV_MODULE_RESOURCE);
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]),
+		 "https://Example.COM:443/app.js");
+	T_EQ_INT(pv_func_line(p, f), 10);
 	for (uint32_t fr = 0; fr < p->frames.len; fr++) {
 		if (p->frames.func[fr] != f)
 			continue;
-		T_EQ_INT(p->frames.line[fr], 99); /* the frameTable's line wins */
-		T_EQ_INT(p->frames.column[fr], 5);
+		T_EQ_INT(pv_frame_line(p, fr), 99); /* the frameTable's line wins */
+		T_EQ_INT(pv_frame_column(p, fr), 5);
 	}
 	f = t_find_func(p, "(root scope) https://x.org/b.js");
 	T_EQ_STR(module_of(p, f), "https://x.org");
-	T_EQ_INT(p->funcs.line[f], 3);
+	T_EQ_INT(pv_func_line(p, f), 3);
 	f = t_find_func(p, "load");
 	T_EQ_STR(module_of(p, f), "chrome://b/c.js");
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "chrome://b/c.js");
-	T_EQ_INT(p->funcs.line[f], 7);
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "chrome://b/c.js");
+	T_EQ_INT(pv_func_line(p, f), 7);
 	T_EQ_STR(module_of(p, t_find_func(p, "ext")), "Extension \"My Ext\" (ID: e@x)");
 	f = t_find_func(p, "nsThread::ProcessNextEvent");
-	T_EQ_INT(p->funcs.module[f], PV_NONE);
-	T_EQ_INT(p->funcs.source[f], PV_NONE);
+	T_EQ_INT(pv_func_module(p, f), PV_NONE);
+	T_EQ_INT(pv_func_source(p, f), PV_NONE);
 	pv_profile_free(p);
 }
 
@@ -763,12 +764,12 @@ T_TEST(gecko_function_columns)
 		if (strcmp(pv_str(p, p->funcs.name[f]), "(anonymous)") != 0)
 			continue;
 		n++;
-		T_EQ_INT(p->funcs.line[f], 1);
-		cols += p->funcs.column[f];
+		T_EQ_INT(pv_func_line(p, f), 1);
+		cols += pv_func_column(p, f);
 	}
 	T_EQ_INT(n, 2);
 	T_EQ_INT(cols, 10 + 50);
 	pv_func_ix f = t_find_func(p, "f");
-	T_EQ_INT(p->funcs.column[f], 0); /* no column written */
+	T_EQ_INT(pv_func_column(p, f), 0); /* no column written */
 	pv_profile_free(p);
 }

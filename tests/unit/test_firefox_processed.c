@@ -282,8 +282,8 @@ T_TEST(firefox_processed_from_gecko_v70)
 	pv_func_ix f = t_find_func(p, "frobnicate");
 	T_TRUE(f != PV_NONE);
 	if (f != PV_NONE) {
-		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "chrome://blargh");
-		T_EQ_INT(p->funcs.line[f], 34);
+		T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "chrome://blargh");
+		T_EQ_INT(pv_func_line(p, f), 34);
 	}
 	/* function totals over all threads (reference: same-named functions summed) */
 	struct pv_view_opts o = {.metric = PV_NONE};
@@ -354,10 +354,10 @@ T_TEST(firefox_processed_argument_values_v58)
 	pv_func_ix f = t_find_func(p, "foo");
 	T_TRUE(f != PV_NONE);
 	if (f != PV_NONE) {
-		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "file://<URL>");
-		T_EQ_INT(p->funcs.line[f], 19);
-		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "file://<URL>");
-		T_EQ_INT(p->modules.kind[p->funcs.module[f]], PV_MODULE_RESOURCE);
+		T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "file://<URL>");
+		T_EQ_INT(pv_func_line(p, f), 19);
+		T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]), "file://<URL>");
+		T_EQ_INT(p->modules.kind[pv_func_module(p, f)], PV_MODULE_RESOURCE);
 	}
 	/* resourceTable.lib (v69 and older): XUL with the lib's path */
 	uint32_t xul = 0;
@@ -473,8 +473,8 @@ T_TEST(firefox_processed_other_corpus_files)
 		T_EQ_INT(p->threads.tid[1], 1);
 		T_EQ_INT(p->funcs.len, 2); /* "Ajs" in bundle-a.js and in bundle-b.js */
 		T_EQ_STR(pv_str(p, p->funcs.name[0]), "Ajs");
-		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[0]]), "bundle-a.js");
-		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[1]]), "bundle-b.js");
+		T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, 0)]), "bundle-a.js");
+		T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, 1)]), "bundle-b.js");
 		T_EQ_U64(lossy_count(p, "sources.sourceMapURL not kept"), 2);
 		pv_profile_free(p);
 	}
@@ -564,15 +564,15 @@ static void summary(const struct pv_profile *p, char *out, size_t n)
 	}
 	for (uint32_t f = 0; f < p->frames.len; f++) {
 		pv_func_ix fn = p->frames.func[f];
-		pv_module_ix m = p->funcs.module[fn];
+		pv_module_ix m = pv_func_module(p, fn);
 		PUT("F %s %s %s:%u %u:%u %llx %u %d %u;", pv_str(p, p->funcs.name[fn]),
 		    m == PV_NONE ? "-" : pv_str(p, p->modules.path[m]),
-		    p->funcs.source[fn] == PV_NONE
+		    pv_func_source(p, fn) == PV_NONE
 			? "-"
-			: pv_str(p, p->sources.path[p->funcs.source[fn]]),
-		    p->funcs.line[fn], p->frames.line[f], p->frames.column[f],
-		    (unsigned long long)pv_frame_addr(p, f), p->frames.inline_depth[f],
-		    (int)p->frames.category[f], p->frames.subcategory[f]);
+			: pv_str(p, p->sources.path[pv_func_source(p, fn)]),
+		    pv_func_line(p, fn), pv_frame_line(p, f), pv_frame_column(p, f),
+		    (unsigned long long)pv_frame_addr(p, f), pv_frame_inline_depth(p, f),
+		    (int)pv_frame_category(p, f), pv_frame_subcategory(p, f));
 	}
 	for (uint32_t i = 0; i < p->diags.len; i++)
 		PUT("L %s %llu;", pv_str(p, p->diags.msg[i]),
@@ -611,17 +611,17 @@ T_TEST(firefox_processed_small_v70)
 	T_EQ_INT(p->frames.len, 3);
 	T_EQ_U64(pv_frame_addr(p, 0), PV_ADDR_NONE);
 	T_EQ_U64(pv_frame_addr(p, 1), 16);
-	T_EQ_INT(p->frames.line[0], 10);
-	T_EQ_INT(p->frames.column[0], 3);
-	T_EQ_STR(pv_str(p, p->categories.name[p->frames.category[1]]), "JS");
-	T_EQ_INT(p->frames.subcategory[1], 1);
-	T_EQ_INT(p->frames.category[2], PV_NONE);
-	T_EQ_INT(p->frames.inline_depth[2], 1);
+	T_EQ_INT(pv_frame_line(p, 0), 10);
+	T_EQ_INT(pv_frame_column(p, 0), 3);
+	T_EQ_STR(pv_str(p, p->categories.name[pv_frame_category(p, 1)]), "JS");
+	T_EQ_INT(pv_frame_subcategory(p, 1), 1);
+	T_EQ_INT(pv_frame_category(p, 2), PV_NONE);
+	T_EQ_INT(pv_frame_inline_depth(p, 2), 1);
 	/* functions: main has a source and a line, work and leaf are in libc.so (frameTable.lib) */
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[0]]), "a.c");
-	T_EQ_INT(p->funcs.line[0], 9);
-	T_EQ_INT(p->funcs.module[0], PV_NONE);
-	T_EQ_STR(pv_str(p, p->modules.path[p->funcs.module[1]]), "/lib/libc.so");
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, 0)]), "a.c");
+	T_EQ_INT(pv_func_line(p, 0), 9);
+	T_EQ_INT(pv_func_module(p, 0), PV_NONE);
+	T_EQ_STR(pv_str(p, p->modules.path[pv_func_module(p, 1)]), "/lib/libc.so");
 	/* markers: the instant's end slot is dropped; the cause maps to main>work at 0.5 ms */
 	T_EQ_INT(p->markers.len, 2);
 	T_EQ_INT(p->markers.end_ns[0], PV_TIME_NONE);
@@ -689,8 +689,8 @@ T_TEST(firefox_processed_small_old_versions)
 	T_EQ_STR(pv_str(p, p->categories.color[0]), "grey");
 	/* fileName is a string index */
 	pv_func_ix f = t_find_func(p, "b");
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "f.js");
-	T_EQ_INT(p->funcs.line[f], 1);
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "f.js");
+	T_EQ_INT(pv_func_line(p, f), 1);
 	/* phases derived from the end times */
 	T_EQ_INT(p->markers.phase[0], PV_PHASE_INSTANT);
 	T_EQ_INT(p->markers.phase[1], PV_PHASE_INTERVAL);
@@ -1126,8 +1126,8 @@ T_TEST(firefox_processed_function_columns)
 		for (pv_func_ix f = 0; f < p->funcs.len; f++) {
 			if (strcmp(pv_str(p, p->funcs.name[f]), "main") != 0)
 				continue;
-			T_EQ_INT(p->funcs.line[f], 9);
-			T_EQ_INT(p->funcs.column[f], n == 0 ? 5 : 40);
+			T_EQ_INT(pv_func_line(p, f), 9);
+			T_EQ_INT(pv_func_column(p, f), n == 0 ? 5 : 40);
 			n++;
 		}
 		T_EQ_INT(n, want[k]);

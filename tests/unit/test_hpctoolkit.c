@@ -1086,7 +1086,7 @@ T_TEST(hpctoolkit_cct_stacks_dedup)
 		T_EQ_INT(b.p->stacks.len, (uint32_t)pre + 27);
 		for (uint32_t i = 0; i < 20; i++) {
 			T_EQ_INT(t.stack[lg[i + 20]], t.stack[lg[i]]);
-			T_EQ_INT(b.p->frames.line[b.p->stacks.frame[t.stack[lg[i]]]], i + 1);
+			T_EQ_INT(pv_frame_line(b.p, b.p->stacks.frame[t.stack[lg[i]]]), i + 1);
 			T_TRUE(i == 0 || t.stack[lg[i]] != t.stack[lg[i - 1]]);
 		}
 		T_EQ_INT(t.stack[lh[3]], t.stack[lh[0]]);

@@ -26,7 +26,7 @@ T_TEST(builder_interns_everything)
 	T_TRUE(builder_func_at(&b, a, m, src, 1, 50) != c1);
 	T_TRUE(builder_func(&b, a, m, src, 1) != c1);
 	T_EQ_INT(builder_func_at(&b, a, m, src, 0, 7), builder_func(&b, a, m, src, 0));
-	T_EQ_INT(b.p->funcs.column[c1], 10);
+	T_EQ_INT(pv_func_column(b.p, c1), 10);
 	pv_frame_ix fr = builder_func_frame(&b, f);
 	T_EQ_INT(builder_func_frame(&b, f), fr);
 	pv_stack_ix s0 = builder_stack(&b, PV_NONE, fr);
@@ -138,6 +138,84 @@ T_TEST(builder_absent_columns)
 	pv_profile_free(p);
 }
 
+/* Function and frame columns made at the first value other than the default (pv/profile.h). */
+T_TEST(builder_optional_func_frame_columns)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_func_ix f = builder_func(&b, builder_cstr(&b, "f"), PV_NONE, PV_NONE, 0);
+	pv_frame_ix f0 = builder_func_frame(&b, f);
+	T_TRUE(!b.p->funcs.module && !b.p->funcs.source && !b.p->funcs.line && !b.p->funcs.column);
+	T_TRUE(!b.p->frames.line && !b.p->frames.category && !b.p->frames.kind &&
+	       !b.p->frames.source && !b.p->frames.inline_depth && !b.p->frames.subcategory);
+	pv_source_ix src = builder_source(&b, builder_cstr(&b, "g.c"));
+	pv_func_ix g = builder_func_at(&b, builder_cstr(&b, "g"), PV_NONE, src, 12, 3);
+	struct frame_key k = {.func = g,
+			      .line = 14,
+			      .addr = PV_ADDR_NONE,
+			      .category = PV_NONE,
+			      .kind = PV_FRAME_LOOP};
+	pv_frame_ix f1 = builder_frame(&b, &k);
+	T_EQ_INT(builder_frame(&b, &k), f1); /* interned through the columns made */
+	T_EQ_INT(builder_func_at(&b, builder_cstr(&b, "g"), PV_NONE, src, 12, 3), g);
+	T_EQ_INT(builder_func_frame(&b, f), f0);
+	T_TRUE(b.p->funcs.source && b.p->funcs.line && b.p->funcs.column && !b.p->funcs.module);
+	T_TRUE(b.p->frames.line && b.p->frames.kind && !b.p->frames.category);
+	/* the rows before a column was made have the default */
+	T_EQ_U64(pv_func_source(b.p, f), PV_NONE);
+	T_EQ_U64(pv_func_line(b.p, f), 0);
+	T_EQ_U64(pv_func_source(b.p, g), src);
+	T_EQ_U64(pv_func_line(b.p, g), 12);
+	T_EQ_U64(pv_func_column(b.p, g), 3);
+	T_EQ_U64(pv_frame_line(b.p, f0), 0);
+	T_EQ_U64(pv_frame_kind(b.p, f0), PV_FRAME_CODE);
+	T_EQ_U64(pv_frame_line(b.p, f1), 14);
+	T_EQ_U64(pv_frame_kind(b.p, f1), PV_FRAME_LOOP);
+	T_EQ_U64(pv_frame_category(b.p, f1), PV_NONE);
+	builder_release(&b);
+}
+
+/* Bare indices kept as a run while names, functions, frames and roots come in order. */
+T_TEST(builder_bare_runs)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_str_ix name[6];
+	pv_func_ix fn[6];
+	pv_frame_ix fr[6];
+	pv_stack_ix st[6];
+	const char *names[6] = {"a", "b", "c", "d", "e", "f"};
+	for (int i = 0; i < 6; i++)
+		name[i] = builder_cstr(&b, names[i]);
+	for (int i = 0; i < 4; i++) { /* a, b, c, d: one run each */
+		fn[i] = builder_func(&b, name[i], PV_NONE, PV_NONE, 0);
+		fr[i] = builder_func_frame(&b, fn[i]);
+		st[i] = builder_stack(&b, PV_NONE, fr[i]);
+	}
+	T_TRUE(!b.bare_func.row1 && !b.bare_frame.row1 && !b.root_stack.row1);
+	/* f before e, e's frame before f's, f's root before e's: out of the runs, columns made */
+	fn[5] = builder_func(&b, name[5], PV_NONE, PV_NONE, 0);
+	fn[4] = builder_func(&b, name[4], PV_NONE, PV_NONE, 0);
+	fr[4] = builder_func_frame(&b, fn[4]);
+	fr[5] = builder_func_frame(&b, fn[5]);
+	st[5] = builder_stack(&b, PV_NONE, fr[5]);
+	st[4] = builder_stack(&b, PV_NONE, fr[4]);
+	T_TRUE(b.bare_func.row1 && b.bare_frame.row1 && b.root_stack.row1);
+	for (int i = 0; i < 6; i++) {
+		T_EQ_INT(builder_func(&b, name[i], PV_NONE, PV_NONE, 0), fn[i]);
+		T_EQ_INT(builder_func_frame(&b, fn[i]), fr[i]);
+		T_EQ_INT(builder_stack(&b, PV_NONE, fr[i]), st[i]);
+		T_EQ_STR(pv_str(b.p, b.p->funcs.name[fn[i]]), names[i]);
+	}
+	T_EQ_INT(b.p->funcs.len, 6);
+	T_EQ_INT(b.p->frames.len, 6);
+	T_EQ_INT(b.p->stacks.len, 6);
+	T_EQ_INT(fn[5], 4); /* f was made fifth */
+	T_EQ_INT(fr[4], 4);
+	T_EQ_INT(st[5], 4);
+	builder_release(&b);
+}
+
 T_TEST(validate_names_the_broken_invariant)
 {
 	struct pv_profile *p = small_profile();
@@ -158,7 +236,14 @@ T_TEST(validate_names_the_broken_invariant)
 	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
 	T_EQ_STR(err.msg, "samples[0].stack: 77 out of range");
 	p->samples.stack[0] = 2;
-	p->funcs.column[0] = 4; /* collapsed stacks have no lines */
+	/* collapsed stacks have no lines: the columns are absent (every function's is 0) */
+	T_TRUE(!p->funcs.line && !p->funcs.column && !p->frames.kind && !p->frames.category);
+	T_EQ_U64(pv_func_line(p, 0), 0);
+	T_EQ_U64(pv_frame_category(p, 0), PV_NONE);
+	p->funcs.line = pv_calloc(p->funcs.cap, sizeof(*p->funcs.line));
+	p->funcs.column = pv_calloc(p->funcs.cap, sizeof(*p->funcs.column));
+	T_TRUE(p->funcs.line && p->funcs.column);
+	p->funcs.column[0] = 4;
 	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
 	T_EQ_STR(err.msg, "funcs[0].column: 4 without a line");
 	p->funcs.line[0] = 12;
@@ -184,11 +269,11 @@ T_TEST(collapsed_modules_and_kinds)
 	int found = 0;
 	for (uint32_t f = 0; f < p->funcs.len; f++) {
 		const char *fn = pv_str(p, p->funcs.name[f]);
-		if (strcmp(fn, "y") == 0 && p->funcs.module[f] == 1)
+		if (strcmp(fn, "y") == 0 && pv_func_module(p, f) == 1)
 			found |= 1;
-		if (strcmp(fn, "x") == 0 && p->funcs.module[f] == 0)
+		if (strcmp(fn, "x") == 0 && pv_func_module(p, f) == 0)
 			found |= 2;
-		if (strcmp(fn, "[libm.so]") == 0 && p->funcs.module[f] == 2)
+		if (strcmp(fn, "[libm.so]") == 0 && pv_func_module(p, f) == 2)
 			found |= 4;
 	}
 	T_EQ_INT(found, 7);

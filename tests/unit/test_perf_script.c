@@ -199,7 +199,7 @@ T_TEST(perf_corpus_details)
 				   "nsCOMPtr_base::assign_from_helper(nsCOMPtr_helper const&, nsID "
 				   "const&)") == 0) {
 				cxx++;
-				T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]),
+				T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]),
 					 "libxul.so");
 			}
 		T_EQ_INT(cxx, 1);
@@ -311,7 +311,7 @@ static void fold(const struct pv_profile *p, int tid, int all, int64_t skip_time
 			n += (size_t)snprintf(line, cap, "%s", pname);
 			while (depth-- > 0) {
 				pv_func_ix f = p->frames.func[p->stacks.frame[path[depth]]];
-				pv_module_ix m = p->funcs.module[f];
+				pv_module_ix m = pv_func_module(p, f);
 				const char *mname =
 				    m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
 				const char *mpath =
@@ -920,7 +920,7 @@ T_TEST(perf_tracepoints_and_side_band)
 		if (cs2 != PV_NONE) {
 			pv_func_ix f = p->frames.func[p->stacks.frame[cs2]];
 			T_EQ_STR(pv_str(p, p->funcs.name[f]), "__schedule");
-			T_EQ_INT(p->modules.kind[p->funcs.module[f]], PV_MODULE_KERNEL);
+			T_EQ_INT(p->modules.kind[pv_func_module(p, f)], PV_MODULE_KERNEL);
 		}
 		T_EQ_STR(pv_str(p, p->threads.name[0]), "sh");
 		pv_profile_free(p);
@@ -952,14 +952,14 @@ T_TEST(perf_inlined_frames_and_srclines)
 				path[n++] = st;
 			while (n-- > 0) {
 				pv_frame_ix fr = p->stacks.frame[path[n]];
-				pv_module_ix m = p->funcs.module[p->frames.func[fr]];
-				if (p->frames.inline_depth[fr] == 0) {
+				pv_module_ix m = pv_func_module(p, p->frames.func[fr]);
+				if (pv_frame_inline_depth(p, fr) == 0) {
 					below = m;
 					depth = 0;
 					continue;
 				}
 				inlined++;
-				T_EQ_INT(p->frames.inline_depth[fr], ++depth);
+				T_EQ_INT(pv_frame_inline_depth(p, fr), ++depth);
 				T_EQ_INT(m, below);
 			}
 		}
@@ -982,16 +982,16 @@ T_TEST(perf_inlined_frames_and_srclines)
 		pv_frame_ix fr = p->stacks.frame[st];
 		pv_func_ix f = p->frames.func[fr];
 		T_EQ_STR(pv_str(p, p->funcs.name[f]), "_dl_get_file_id");
-		T_EQ_INT(p->frames.inline_depth[fr], 1);
-		T_EQ_INT(p->frames.line[fr], 40);
-		T_TRUE(p->funcs.source[f] != PV_NONE);
-		if (p->funcs.source[f] != PV_NONE)
-			T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "dl-fileid.h");
-		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "ld-linux-x86-64.so.2");
+		T_EQ_INT(pv_frame_inline_depth(p, fr), 1);
+		T_EQ_INT(pv_frame_line(p, fr), 40);
+		T_TRUE(pv_func_source(p, f) != PV_NONE);
+		if (pv_func_source(p, f) != PV_NONE)
+			T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "dl-fileid.h");
+		T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]), "ld-linux-x86-64.so.2");
 		pv_frame_ix up = p->stacks.frame[p->stacks.prefix[st]];
 		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[up]]), "_dl_map_object_from_fd");
-		T_EQ_INT(p->frames.inline_depth[up], 0);
-		T_EQ_INT(p->frames.line[up], 968); /* "  dl-load.c:968" */
+		T_EQ_INT(pv_frame_inline_depth(p, up), 0);
+		T_EQ_INT(pv_frame_line(p, up), 968); /* "  dl-load.c:968" */
 		T_EQ_INT(p->diags.len, 2);
 		pv_profile_free(p);
 	}
@@ -1160,9 +1160,9 @@ T_TEST(perf_variants_by_hand)
 		pv_frame_ix fr = p->stacks.frame[st];
 		pv_func_ix f = p->frames.func[fr];
 		T_EQ_STR(pv_str(p, p->funcs.name[f]), chain[i]);
-		T_EQ_INT(p->frames.inline_depth[fr], depth[i]);
-		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), mods[i]);
-		T_EQ_INT(p->modules.kind[p->funcs.module[f]], kinds[i]);
+		T_EQ_INT(pv_frame_inline_depth(p, fr), depth[i]);
+		T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]), mods[i]);
+		T_EQ_INT(p->modules.kind[pv_func_module(p, f)], kinds[i]);
 		st = p->stacks.prefix[st];
 	}
 	T_EQ_INT(st, PV_NONE);
@@ -1181,11 +1181,11 @@ T_TEST(perf_variants_by_hand)
 		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
 		T_EQ_STR(pv_str(p, p->funcs.name[f]), chain1[i]);
 		if (kinds1[i] < 0)
-			T_EQ_INT(p->funcs.module[f], PV_NONE);
+			T_EQ_INT(pv_func_module(p, f), PV_NONE);
 		else
-			T_EQ_INT(p->modules.kind[p->funcs.module[f]], kinds1[i]);
+			T_EQ_INT(p->modules.kind[pv_func_module(p, f)], kinds1[i]);
 		if (i == 3)
-			T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]),
+			T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]),
 				 "libpthread-2.19.so (deleted)");
 		st = p->stacks.prefix[st];
 	}
@@ -1419,7 +1419,7 @@ T_TEST(perf_deep_stack)
 	T_TRUE(p != NULL);
 	if (p) {
 		pv_frame_ix leaf = p->stacks.frame[p->samples.stack[0]];
-		T_EQ_INT(p->frames.inline_depth[leaf], 65535);
+		T_EQ_INT(pv_frame_inline_depth(p, leaf), 65535);
 		pv_profile_free(p);
 	}
 	free(buf);

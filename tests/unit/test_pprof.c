@@ -240,9 +240,9 @@ static void stack_text(const struct pv_profile *p, uint32_t i, char *buf, size_t
 		size_t used = strlen(buf);
 		snprintf(buf + used, n - used, "%s%s", used ? ";" : "",
 			 pv_str(p, p->funcs.name[p->frames.func[f]]));
-		if (p->frames.inline_depth[f]) {
+		if (pv_frame_inline_depth(p, f)) {
 			used = strlen(buf);
-			snprintf(buf + used, n - used, "+%u", p->frames.inline_depth[f]);
+			snprintf(buf + used, n - used, "+%u", pv_frame_inline_depth(p, f));
 		}
 	}
 }
@@ -305,11 +305,11 @@ T_TEST(pprof_written_profile)
 	T_EQ_INT(p->modules.kind[1], PV_MODULE_LIBRARY);
 	pv_frame_ix leaf = p->stacks.frame[p->samples.stack[0]];
 	T_EQ_U64(pv_frame_addr(p, leaf), 0x1000 + 0x2000);
-	T_EQ_INT(p->frames.line[leaf], 5);
+	T_EQ_INT(pv_frame_line(p, leaf), 5);
 	pv_func_ix lf = p->frames.func[leaf];
-	T_EQ_INT(p->funcs.module[lf], 1);
-	T_EQ_INT(p->funcs.line[lf], 40);
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[lf]]), "main.c");
+	T_EQ_INT(pv_func_module(p, lf), 1);
+	T_EQ_INT(pv_func_line(p, lf), 40);
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, lf)]), "main.c");
 	/* labels: string and numeric with unit, usable as key=value filters */
 	T_TRUE(p->samples.label_set != NULL);
 	if (p->samples.label_set) {
@@ -440,7 +440,7 @@ T_TEST(pprof_corpus)
 	    0) {
 		uint32_t inl = 0;
 		for (uint32_t f = 0; f < p->frames.len; f++)
-			inl += p->frames.inline_depth[f] > 0;
+			inl += pv_frame_inline_depth(p, f) > 0;
 		T_TRUE(inl > 0);
 		T_EQ_INT(p->modules.len, 3);
 		T_EQ_INT(p->modules.kind[0], PV_MODULE_BINARY);
@@ -776,8 +776,8 @@ T_TEST(pprof_lines_equal_go_tool_pprof)
 				uint32_t fn = f->id[r];
 				if (f->kind[r] != PV_ROW_LINE || f->line[r] != line ||
 				    strcmp(pv_str(p, p->funcs.name[fn]), name) != 0 ||
-				    p->funcs.source[fn] == PV_NONE ||
-				    strcmp(pv_str(p, p->sources.path[p->funcs.source[fn]]),
+				    pv_func_source(p, fn) == PV_NONE ||
+				    strcmp(pv_str(p, p->sources.path[pv_func_source(p, fn)]),
 					   place) != 0)
 					continue;
 				found++;

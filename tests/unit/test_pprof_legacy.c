@@ -214,9 +214,9 @@ static void check_against_dump(const char *rel)
 			}
 			if (l->sym) {
 				/* Java: function, file and line from the symbol section */
-				pv_source_ix src = p->funcs.source[fn];
+				pv_source_ix src = pv_func_source(p, fn);
 				if (strcmp(name, l->name) ||
-				    p->frames.line[f] != (uint32_t)l->line ||
+				    pv_frame_line(p, f) != (uint32_t)l->line ||
 				    strcmp(src == PV_NONE ? "" : pv_str(p, p->sources.path[src]),
 					   l->file))
 					t_fail(__FILE__, __LINE__,
@@ -224,7 +224,7 @@ static void check_against_dump(const char *rel)
 					       rel, s, k, name,
 					       src == PV_NONE ? ""
 							      : pv_str(p, p->sources.path[src]),
-					       p->frames.line[f], l->name, l->file, l->line);
+					       pv_frame_line(p, f), l->name, l->file, l->line);
 				continue;
 			}
 			char addr[32];
@@ -234,7 +234,7 @@ static void check_against_dump(const char *rel)
 				       rel, s, k, name, addr);
 			/* the module of the location's mapping, and the address relative to it */
 			const struct dmap *m = dump_map(d, l->map);
-			pv_module_ix mod = p->funcs.module[fn];
+			pv_module_ix mod = pv_func_module(p, fn);
 			if (!m || !m->file[0]) {
 				T_EQ_INT(mod, PV_NONE);
 				T_EQ_U64(pv_frame_addr(p, f), l->addr);
@@ -307,7 +307,7 @@ T_TEST(pprof_legacy_dump_totals)
 		T_EQ_INT(pv_sample_weight(p, 1, 4), 5420000000);
 		pv_frame_ix f = p->stacks.frame[p->samples.stack[4]];
 		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[f]]), "0x42ed43");
-		T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[p->frames.func[f]]]),
+		T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, p->frames.func[f])]),
 			 "cppbench_server_main");
 		T_TRUE(t_diag(p, "signal handler frames removed", NULL));
 		pv_profile_free(p);
@@ -429,8 +429,8 @@ T_TEST(pprof_legacy_other_corpus_files)
 		pv_frame_ix f = p->stacks.frame[p->samples.stack[6]];
 		T_EQ_INT(p->stacks.prefix[p->samples.stack[6]], PV_NONE);
 		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[f]]), "com.example.function097");
-		T_EQ_INT(p->frames.line[f], 197);
-		T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[p->frames.func[f]]]),
+		T_EQ_INT(pv_frame_line(p, f), 197);
+		T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, p->frames.func[f])]),
 			 "Source097.java");
 		T_TRUE(t_diag(p, "period 0 (period_type -/-)", NULL));
 		pv_profile_free(p);
@@ -480,7 +480,7 @@ T_TEST(pprof_legacy_other_corpus_files)
 			 "0x7f7949a9811c;0x40bce3;0xbb0d20;0xbaa9f8;0xbaa17e;0xa460b3;0xa45b95;"
 			 "0x7f794a32414d;0x7f794a32bf7d");
 		pv_frame_ix f = p->stacks.frame[p->samples.stack[0]];
-		pv_module_ix m = p->funcs.module[p->frames.func[f]];
+		pv_module_ix m = pv_func_module(p, p->frames.func[f]);
 		T_EQ_STR(pv_str(p, p->modules.path[m]),
 			 "/home/rsilvera/cppbench/cppbench_server_main");
 		T_EQ_INT(pv_frame_addr(p, f), 0xbc8f1c - 0x400000);

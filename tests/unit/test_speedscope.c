@@ -128,10 +128,10 @@ T_TEST(speedscope_units_and_key_order)
 	T_EQ_INT(pv_sample_time(p, 3), 50000);
 	T_EQ_INT(pv_sample_time(p, 4), PV_TIME_NONE);
 	pv_func_ix f = p->frames.func[p->stacks.frame[p->samples.stack[0]]];
-	T_EQ_INT(p->funcs.line[f], 3);
-	T_EQ_STR(pv_str(p, p->modules.name[p->funcs.module[f]]), "/src/app.py"); /* its file */
-	T_EQ_STR(pv_str(p, p->sources.path[p->funcs.source[f]]), "/src/app.py");
-	T_EQ_INT(p->frames.column[p->stacks.frame[p->samples.stack[0]]], 1);
+	T_EQ_INT(pv_func_line(p, f), 3);
+	T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]), "/src/app.py"); /* its file */
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "/src/app.py");
+	T_EQ_INT(pv_frame_column(p, p->stacks.frame[p->samples.stack[0]]), 1);
 	T_EQ_STR(pv_str(p, p->meta.product), "test@1");
 	pv_profile_free(p);
 }
@@ -319,8 +319,8 @@ T_TEST(script_url_module_rule_shared)
 		T_TRUE(fa != PV_NONE && fb != PV_NONE);
 		if (fa == PV_NONE || fb == PV_NONE)
 			continue;
-		T_EQ_STR(pv_str(a, a->modules.name[a->funcs.module[fa]]), cases[i].module);
-		T_EQ_STR(pv_str(b, b->modules.name[b->funcs.module[fb]]), cases[i].module);
+		T_EQ_STR(pv_str(a, a->modules.name[pv_func_module(a, fa)]), cases[i].module);
+		T_EQ_STR(pv_str(b, b->modules.name[pv_func_module(b, fb)]), cases[i].module);
 	}
 	pv_profile_free(a);
 	pv_profile_free(b);
