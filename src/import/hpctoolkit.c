@@ -103,7 +103,7 @@ void hpc_cct_release(struct hpc_cct *t)
 	pv_free(t->addr);
 	pv_free(t->stack);
 	pv_free(t->self);
-	pv_free(t->mark);
+	pv_free(t->row);
 	pv_free(t->touched);
 	memset(t, 0, sizeof(*t));
 }
@@ -285,76 +285,64 @@ int hpc_acc_begin(struct hpc_cct *t, uint32_t nm)
 {
 	size_t n = t->len ? t->len : 1;
 	pv_free(t->self);
-	pv_free(t->mark);
+	pv_free(t->row);
 	pv_free(t->touched);
-	t->self = pv_calloc(n * (nm ? nm : 1), sizeof(int64_t));
-	t->mark = pv_calloc(n, 1);
+	/* rows are cleared as they are taken: the pages of rows never used are never touched */
+	t->self = pv_malloc(n * (nm ? nm : 1) * sizeof(int64_t));
+	t->row = pv_calloc(n, sizeof(uint32_t));
 	t->touched = pv_malloc(n * sizeof(uint32_t));
 	t->nr_touched = 0;
 	t->nm = nm;
-	return t->self && t->mark && t->touched ? 0 : PV_ENOMEM;
-}
-
-static void touch(struct hpc_cct *t, uint32_t node)
-{
-	if (!t->mark[node]) {
-		t->mark[node] = 1;
-		t->touched[t->nr_touched++] = node;
-	}
+	t->root_value = false;
+	return t->self && t->row && t->touched ? 0 : PV_ENOMEM;
 }
 
 /*
- * The root (node 0) is a node like the others, except that it is only given a value when the
- * database states the whole program's: mark 2 says it was, so without one its children are not
- * subtracted from a value it never had.
+ * The samples are written in place (builder_samples_reserve, _commit), in the order the nodes
+ * were touched: the rows with an own cost are moved to the front, their stacks set, and their
+ * weights copied column by column after the commit. A weight column is made only when a weight
+ * is not 1, as builder_sample would.
  */
-void hpc_acc_add(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t incl)
-{
-	if (node >= t->len || m >= t->nm)
-		return;
-	touch(t, node);
-	if (node == 0)
-		t->mark[0] = 2;
-	t->self[(size_t)node * t->nm + m] += incl;
-	uint32_t p = t->parent[node];
-	if (p != PV_NONE) {
-		touch(t, p);
-		t->self[(size_t)p * t->nm + m] -= incl;
-	}
-}
-
-void hpc_acc_own(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t self)
-{
-	if (node >= t->len || m >= t->nm)
-		return;
-	touch(t, node);
-	if (node == 0)
-		t->mark[0] = 2;
-	t->self[(size_t)node * t->nm + m] += self;
-}
-
 void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th)
 {
-	/* a sample per node touched at most: the columns grow once, not sample by sample */
-	builder_samples_reserve(b, (uint64_t)b->p->samples.len + t->nr_touched, false);
+	uint32_t nm = t->nm, kept = 0;
+	struct pv_samples *s = &b->p->samples;
+	uint32_t first = s->len;
+	bool room = !builder_samples_reserve(b, (uint64_t)first + t->nr_touched, false);
 	for (uint32_t i = 0; i < t->nr_touched; i++) {
 		uint32_t node = t->touched[i];
-		int64_t *w = t->self + (size_t)node * t->nm;
+		const int64_t *w = t->self + (size_t)i * nm;
 		bool any = false, neg = false;
-		for (uint32_t m = 0; m < t->nm; m++) {
+		for (uint32_t m = 0; m < nm; m++) {
 			any |= w[m] != 0;
 			neg |= w[m] < 0;
 		}
-		if (node == 0 && t->mark[0] != 2)
-			any = false;
-		if (any) {
-			t->negative += neg;
-			builder_sample(b, th, node ? t->stack[node] : PV_NONE, PV_TIME_NONE, w);
+		t->row[node] = 0;
+		if (!any || (node == 0 && !t->root_value))
+			continue;
+		t->negative += neg;
+		if (room) {
+			s->stack[first + kept] = node ? t->stack[node] : PV_NONE;
+			s->time_ns[first + kept] = PV_TIME_NONE;
 		}
-		memset(w, 0, (size_t)t->nm * sizeof(*w));
-		t->mark[node] = 0;
+		if (kept != i)
+			memcpy(t->self + (size_t)kept * nm, w, (size_t)nm * sizeof(*w));
+		kept++;
 	}
 	t->nr_touched = 0;
+	t->root_value = false;
+	if (!room)
+		return;
+	builder_samples_commit(b, th, first, kept);
+	for (uint32_t m = 0; m < nm && m < b->p->metrics.len && !b->status; m++) {
+		int64_t *col = s->weight[m];
+		for (uint32_t k = 0; !col && k < kept; k++)
+			if (t->self[(size_t)k * nm + m] != 1 &&
+			    !(col = builder_samples_weight(b, m)))
+				return;
+		for (uint32_t k = 0; col && k < kept; k++)
+			col[first + k] = t->self[(size_t)k * nm + m];
+	}
 }
 
 /* ---- metrics and names ---- */
@@ -390,19 +378,6 @@ enum pv_unit hpc_metric_unit(const char *name, double *scale)
 	    strcasestr(name, "TOT_INS"))
 		return PV_UNIT_INSTRUCTIONS;
 	return PV_UNIT_COUNT;
-}
-
-int64_t hpc_scaled(double v, double scale, uint64_t *fraction)
-{
-	double x = v * scale;
-	if (!(x == x) || x > 9.2e18 || x < -9.2e18) { /* NaN, or past int64 */
-		(*fraction)++;
-		return 0;
-	}
-	double r = nearbyint(x);
-	if (fabs(x - r) > 1e-6 * (fabs(x) > 1 ? fabs(x) : 1))
-		(*fraction)++;
-	return (int64_t)r;
 }
 
 int hpc_formula(struct pv_builder *b, const char *name, const char *text, const char *written,

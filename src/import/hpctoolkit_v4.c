@@ -1103,8 +1103,11 @@ static int read_profile_infos(struct v4 *r, const struct hpc_bin *f, struct v4_p
 static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_profile *pr,
 		       const uint32_t *ids)
 {
-	const uint8_t *ix = f->p + pr->pctx;
-	uint64_t prev_start = 0;
+	const uint8_t *ix = f->p + pr->pctx, *vals = f->p + pr->pvals;
+	struct hpc_cct *t = &r->cct;
+	const double *scale = r->scale;
+	const bool *point_only = r->point_only;
+	uint64_t prev_start = 0, fraction = r->fraction;
 	for (uint32_t k = 0; k < pr->nctx; k++) {
 		uint32_t cid = le32(ix + 12 * k);
 		uint64_t start = le64(ix + 12 * k + 4);
@@ -1118,25 +1121,26 @@ static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_pr
 			    (unsigned long long)pr->nvals);
 		prev_start = start;
 		uint32_t node = cid ? ctx_of(r, cid) : 0;
-		for (uint64_t j = start; j < end; j++) {
-			const uint8_t *val = f->p + pr->pvals + 10 * j;
+		const uint8_t *val = vals + 10 * start, *vend = vals + 10 * end;
+		if (node == UINT32_MAX) {
+			/* values of a context meta.db does not list: they are in its listed
+			 * ancestors' inclusive values already */
+			for (; val < vend; val += 10)
+				r->hidden += ids[le16(val)] != 0;
+			continue;
+		}
+		for (; val < vend; val += 10) {
 			uint32_t m = ids[le16(val)] - 1;
 			if (m == PV_NONE)
 				continue;
-			double x = hpc_f64(le64(val + 2));
-			if (node == UINT32_MAX) {
-				/* values of a context meta.db does not list: they are in its listed
-				 * ancestors' inclusive values already */
-				r->hidden++;
-				continue;
-			}
-			int64_t v = hpc_scaled(x, r->scale[m], &r->fraction);
-			if (r->point_only[m])
-				hpc_acc_own(&r->cct, node, m, v);
+			int64_t v = hpc_scaled(hpc_f64(le64(val + 2)), scale[m], &fraction);
+			if (point_only[m])
+				hpc_acc_own(t, node, m, v);
 			else
-				hpc_acc_add(&r->cct, node, m, v);
+				hpc_acc_add(t, node, m, v);
 		}
 	}
+	r->fraction = fraction;
 	return 0;
 }
 
