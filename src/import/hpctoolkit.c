@@ -69,7 +69,7 @@ static int cct_grow_to(struct hpc_cct *t, uint32_t nc)
 	return 0;
 }
 
-static int cct_grow(struct hpc_cct *t)
+int hpc_cct_grow(struct hpc_cct *t)
 {
 	return cct_grow_to(t, grow_cap(t->cap, (uint64_t)t->len + 1));
 }
@@ -82,7 +82,7 @@ int hpc_cct_reserve(struct hpc_cct *t, uint32_t n)
 int hpc_cct_init(struct hpc_cct *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (cct_grow(t))
+	if (hpc_cct_grow(t))
 		return PV_ENOMEM;
 	t->len = 1;
 	t->parent[0] = PV_NONE;
@@ -106,21 +106,6 @@ void hpc_cct_release(struct hpc_cct *t)
 	pv_free(t->row);
 	pv_free(t->touched);
 	memset(t, 0, sizeof(*t));
-}
-
-uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_func_ix func,
-		     pv_source_ix source, uint32_t line, uint64_t addr)
-{
-	if (t->len == t->cap && cct_grow(t))
-		return PV_NONE;
-	uint32_t n = t->len++;
-	t->parent[n] = parent;
-	t->kind[n] = (uint8_t)kind;
-	t->func[n] = func;
-	t->source[n] = source;
-	t->line[n] = line;
-	t->addr[n] = addr;
-	return n;
 }
 
 /*
@@ -195,6 +180,90 @@ static pv_stack_ix cct_stack(struct cct_dedup *d, pv_stack_ix below, pv_frame_ix
 }
 
 /*
+ * The frames of the tree's loops, lines and inlined procedures, deduplicated here rather than in
+ * the builder's frame map, where a key seen before is compared column by column in the frame
+ * table (a cache miss each): this map (an ixmap: a slot is a 32-bit hash and a row) indexes a
+ * list of the keys themselves, 16 bytes each, so a key seen before costs a probe and one read of
+ * its key, and a new one is appended without a lookup (builder_frame_append). The rarer fields
+ * (a frame's own file, an instruction's address) are in a second list, made with the first key
+ * that has them.
+ */
+struct seen_key {
+	uint32_t func, line;
+	uint32_t meta; /* inline depth | kind << 16 | 1 << 24 when the key has an address or file */
+	pv_frame_ix frame;
+};
+
+struct seen_ext {
+	uint64_t addr;
+	uint32_t source1;
+};
+
+struct seen_frames {
+	struct ixmap map;	     /* -> key */
+	uint32_t n, cap;	     /* keys, room for them (as many as the tree has nodes) */
+	struct seen_key *key;	     /* [cap] */
+	struct seen_ext *ext;	     /* [cap], made with the first key that has them */
+	const struct seen_key *want; /* the key looked up, for seen_eq */
+	const struct seen_ext *want_ext;
+};
+
+static int seen_init(struct seen_frames *fs, uint32_t keys)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->cap = keys;
+	fs->key = pv_malloc(((size_t)keys + 1) * sizeof(*fs->key));
+	return fs->key ? 0 : PV_ENOMEM;
+}
+
+static void seen_release(struct seen_frames *fs)
+{
+	ixmap_release(&fs->map);
+	pv_free(fs->key);
+	pv_free(fs->ext);
+}
+
+static bool seen_eq(const void *ctx, uint32_t row)
+{
+	const struct seen_frames *fs = ctx;
+	const struct seen_key *s = &fs->key[row], *k = fs->want;
+	return s->func == k->func && s->line == k->line && s->meta == k->meta &&
+	       (!(k->meta >> 24) || (fs->ext[row].addr == fs->want_ext->addr &&
+				     fs->ext[row].source1 == fs->want_ext->source1));
+}
+
+static pv_frame_ix seen_frame(struct seen_frames *fs, struct pv_builder *b,
+			      const struct frame_key *k)
+{
+	bool ext = k->addr != PV_ADDR_NONE || k->source1;
+	struct seen_key key = {k->func, k->line,
+			       k->inline_depth | (uint32_t)k->kind << 16 | (uint32_t)ext << 24, 0};
+	struct seen_ext x = {k->addr, k->source1};
+	uint64_t h = hash_u64(((uint64_t)key.func << 32 | key.line) ^ (uint64_t)key.meta << 40);
+	if (ext)
+		h ^= hash_u64(x.addr ^ (uint64_t)x.source1 << 48);
+	fs->want = &key;
+	fs->want_ext = &x;
+	uint32_t slot, r = ixmap_find(&fs->map, h, seen_eq, fs, &slot);
+	if (r != UINT32_MAX)
+		return fs->key[r].frame;
+	if (fs->n == fs->cap ||
+	    (ext && !fs->ext && !(fs->ext = pv_malloc(((size_t)fs->cap + 1) * sizeof(*fs->ext)))))
+		return builder_frame(b, k); /* (no room: not with a key per node at most) */
+	key.frame = builder_frame_append(b, k);
+	if (key.frame == PV_NONE)
+		return PV_NONE;
+	fs->key[fs->n] = key;
+	if (ext)
+		fs->ext[fs->n] = x;
+	if (ixmap_insert(&fs->map, slot, h, fs->n++)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	return key.frame;
+}
+
+/*
  * Each node's frames, parents first. A procedure frame (or inlined procedure) is a code frame of
  * its function; a line directly in it is the same frame at that line (a sibling stack of the
  * procedure's own, as a sampled stack names a function at its line); loops are loop frames and
@@ -217,6 +286,10 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 		d.kids = pv_calloc((size_t)n + 1, sizeof(*d.kids));
 		d.prev = pv_malloc((size_t)n * sizeof(*d.prev));
 	}
+	/* the frames of loops, lines and inlined code by the map above when the builder has no
+	 * frame yet (else builder_frame does it all) */
+	struct seen_frames fs = {0};
+	bool own_frames = b->p->frames.len == 0 && !seen_init(&fs, n);
 	int rc = 0;
 	if (!fn || !depth || !t->stack || (d.own && (!d.kids || !d.prev))) {
 		rc = PV_ENOMEM;
@@ -244,7 +317,10 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 			depth[i] = dp > UINT16_MAX ? UINT16_MAX : (uint16_t)dp;
 			k.func = fn[i];
 			k.inline_depth = depth[i];
-			st[i] = cct_stack(&d, below, builder_frame(b, &k));
+			bool bare = !k.inline_depth && k.func != PV_NONE;
+			st[i] = cct_stack(&d, below,
+					  own_frames && !bare ? seen_frame(&fs, b, &k)
+							      : builder_frame(b, &k));
 			continue;
 		}
 		default: break;
@@ -269,7 +345,10 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 		} else {
 			k.kind = PV_FRAME_STATEMENT;
 		}
-		st[i] = cct_stack(&d, below, builder_frame(b, &k));
+		bool bare = !k.line && !k.inline_depth && !k.kind && k.addr == PV_ADDR_NONE &&
+			    !k.source1 && k.func != PV_NONE;
+		st[i] = cct_stack(
+		    &d, below, own_frames && !bare ? seen_frame(&fs, b, &k) : builder_frame(b, &k));
 	}
 	rc = b->status;
 out:
@@ -278,6 +357,7 @@ out:
 	pv_free(d.kids);
 	pv_free(d.prev);
 	u64map_release(&d.many);
+	seen_release(&fs);
 	return rc;
 }
 

@@ -101,9 +101,27 @@ void hpc_cct_release(struct hpc_cct *t);
  * tree is read, and the pages past the nodes added are never touched. 0 or PV_ENOMEM.
  */
 int hpc_cct_reserve(struct hpc_cct *t, uint32_t n);
-/* Appends a node under parent (an existing node); returns it, PV_NONE when out of memory. */
-uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_func_ix func,
-		     pv_source_ix source, uint32_t line, uint64_t addr);
+/* Room for one more node (the columns doubled); 0 or PV_ENOMEM. */
+int hpc_cct_grow(struct hpc_cct *t);
+/*
+ * Appends a node under parent (an existing node); returns it, PV_NONE when out of memory. Inline:
+ * once per context of the tree.
+ */
+static inline uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind,
+				   pv_func_ix func, pv_source_ix source, uint32_t line,
+				   uint64_t addr)
+{
+	if (t->len == t->cap && hpc_cct_grow(t))
+		return PV_NONE;
+	uint32_t n = t->len++;
+	t->parent[n] = parent;
+	t->kind[n] = (uint8_t)kind;
+	t->func[n] = func;
+	t->source[n] = source;
+	t->line[n] = line;
+	t->addr[n] = addr;
+	return n;
+}
 /*
  * Frames and stacks of every node (doc/hpctoolkit.md). unknown is the function of lines and
  * loops with no procedure above them. 0 or the builder's error.

@@ -72,6 +72,8 @@ struct table {
 	uint64_t p;	 /* first element */
 	uint32_t n;	 /* elements */
 	uint32_t stride; /* the size the file states */
+	uint64_t last_p; /* the last pointer found (0: none) and its element */
+	uint32_t last;
 };
 
 struct v4 {
@@ -108,12 +110,24 @@ struct v4 {
 	pv_thread_ix *prof_thread; /* [profile index in profile.db] -> thread, PV_NONE */
 };
 
-/* Index of the element of t that p points at, or PV_NONE after failing. */
-static uint32_t element(struct v4 *r, const struct table *t, uint64_t p, uint64_t at,
-			const char *what)
+/*
+ * Index of the element of t that p points at, or PV_NONE after failing. The contexts of one file
+ * or function come together: the last one found is kept, and the division is 32 bits wide when
+ * the offset allows (64-bit divisions are several times slower).
+ */
+static uint32_t element(struct v4 *r, struct table *t, uint64_t p, uint64_t at, const char *what)
 {
-	if (p >= t->p && t->stride && (p - t->p) % t->stride == 0 && (p - t->p) / t->stride < t->n)
-		return (uint32_t)((p - t->p) / t->stride);
+	if (p == t->last_p && p)
+		return t->last;
+	uint64_t d = p - t->p;
+	if (p >= t->p && d < (uint64_t)t->n * t->stride) {
+		uint64_t i = d <= UINT32_MAX ? (uint32_t)d / t->stride : d / t->stride;
+		if (i * t->stride == d) {
+			t->last_p = p;
+			t->last = (uint32_t)i;
+			return (uint32_t)i;
+		}
+	}
 	hpc_fail(&r->meta, at, "a pointer to %s (0x%llx) that points at no %s", what,
 		 (unsigned long long)p, what);
 	return PV_NONE;
@@ -141,6 +155,7 @@ static int v4_array(const struct hpc_bin *f, uint64_t at, uint64_t secsz, enum l
 	t->p = le64(h);
 	t->n = l == N16_SZ8 ? le16(h + 8) : le32(h + 8);
 	t->stride = l == N16_SZ8 ? h[10] : l == N32_SZ8 ? h[12] : le16(h + 12);
+	t->last_p = 0;
 	if (t->n && t->stride < min)
 		return hpc_fail(f, at + hdr - (l == N32_SZ16 ? 2 : 1),
 				"%s of %u bytes each, less than the %u of version 4.0", what,
