@@ -232,16 +232,31 @@ static bool seen_eq(const void *ctx, uint32_t row)
 				     fs->ext[row].source1 == fs->want_ext->source1));
 }
 
-static pv_frame_ix seen_frame(struct seen_frames *fs, struct pv_builder *b,
-			      const struct frame_key *k)
+static uint32_t seen_meta(const struct frame_key *k)
 {
 	bool ext = k->addr != PV_ADDR_NONE || k->source1;
-	struct seen_key key = {k->func, k->line,
-			       k->inline_depth | (uint32_t)k->kind << 16 | (uint32_t)ext << 24, 0};
+	return k->inline_depth | (uint32_t)k->kind << 16 | (uint32_t)ext << 24;
+}
+
+static uint64_t seen_hash(const struct frame_key *k)
+{
+	uint32_t meta = seen_meta(k);
+	uint64_t h = hash_u64(((uint64_t)k->func << 32 | k->line) ^ (uint64_t)meta << 40);
+	return meta >> 24 ? h ^ hash_u64(k->addr ^ (uint64_t)k->source1 << 48) : h;
+}
+
+/* The slot a key's probe starts at, for a prefetch ahead of the lookup. */
+static const void *seen_slot(const struct seen_frames *fs, uint64_t h)
+{
+	return fs->map.slot ? &fs->map.slot[(uint32_t)h & fs->map.mask] : NULL;
+}
+
+static pv_frame_ix seen_frame(struct seen_frames *fs, struct pv_builder *b,
+			      const struct frame_key *k, uint64_t h)
+{
+	struct seen_key key = {k->func, k->line, seen_meta(k), 0};
 	struct seen_ext x = {k->addr, k->source1};
-	uint64_t h = hash_u64(((uint64_t)key.func << 32 | key.line) ^ (uint64_t)key.meta << 40);
-	if (ext)
-		h ^= hash_u64(x.addr ^ (uint64_t)x.source1 << 48);
+	bool ext = key.meta >> 24;
 	fs->want = &key;
 	fs->want_ext = &x;
 	uint32_t slot, r = ixmap_find(&fs->map, h, seen_eq, fs, &slot);
@@ -261,6 +276,33 @@ static pv_frame_ix seen_frame(struct seen_frames *fs, struct pv_builder *b,
 		return PV_NONE;
 	}
 	return key.frame;
+}
+
+/*
+ * Node i's frame key, from its enclosing procedure fn[i] and inline depth depth[i]; whether the
+ * frame is bare (a function alone: builder_frame finds it by index, no hashing).
+ */
+static bool node_key(const struct pv_builder *b, const struct hpc_cct *t, uint32_t i,
+		     const pv_func_ix *fn, const uint16_t *depth, struct frame_key *k)
+{
+	*k = (struct frame_key){
+	    .func = fn[i], .inline_depth = depth[i], .addr = PV_ADDR_NONE, .category = PV_NONE};
+	if (t->kind[i] == HPC_FUNC || t->kind[i] == HPC_INLINE)
+		return !k->inline_depth && k->func != PV_NONE;
+	uint32_t p = t->parent[i];
+	k->line = t->line[i];
+	k->addr = t->addr[i];
+	pv_source_ix own = t->source[i];
+	const struct pv_funcs *funcs = &b->p->funcs;
+	if (own != PV_NONE && k->func < funcs->len && funcs->source[k->func] != own)
+		k->source1 = own + 1;
+	if (t->kind[i] == HPC_LOOP)
+		k->kind = PV_FRAME_LOOP;
+	else if (p == PV_NONE || (t->kind[p] != HPC_FUNC && t->kind[p] != HPC_INLINE))
+		k->kind = PV_FRAME_STATEMENT;
+	/* else the procedure's frame at this line */
+	return !k->line && !k->inline_depth && !k->kind && k->addr == PV_ADDR_NONE && !k->source1 &&
+	       k->func != PV_NONE;
 }
 
 /*
@@ -296,59 +338,58 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 		goto out;
 	}
 	pv_stack_ix *st = t->stack;
-	const struct pv_funcs *funcs = &b->p->funcs;
-	/* a stack per node at most */
-	builder_stacks_reserve(b, n);
+	/* each node's procedure and inline depth */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t p = t->parent[i];
+		bool proc = t->kind[i] == HPC_FUNC || t->kind[i] == HPC_INLINE;
+		fn[i] = proc ? t->func[i] : p == PV_NONE ? unknown : fn[p];
+		uint32_t dp = t->kind[i] == HPC_FUNC || p == PV_NONE ? 0
+			      : t->kind[i] == HPC_INLINE	     ? depth[p] + 1u
+								     : depth[p];
+		depth[i] = dp > UINT16_MAX ? UINT16_MAX : (uint16_t)dp;
+	}
+	/*
+	 * Each node's frame (in st[i] for now), in node order as before. The key of the node AHEAD
+	 * nodes on is made first and its slot in the map prefetched, so that cache miss overlaps
+	 * the lookups in between; the keys wait in a ring.
+	 */
 	builder_frames_reserve(b, n);
+	enum { AHEAD = 8, RING = 16 };
+	struct ahead {
+		struct frame_key k;
+		uint64_t h;
+		bool bare;
+	} ring[RING];
+	for (uint64_t j = 0; j < (uint64_t)n + AHEAD && !b->status; j++) {
+		if (j < n && t->kind[j] != HPC_ROOT) {
+			struct ahead *a = &ring[j % RING];
+			a->bare = node_key(b, t, (uint32_t)j, fn, depth, &a->k);
+			if (own_frames && !a->bare) {
+				a->h = seen_hash(&a->k);
+				__builtin_prefetch(seen_slot(&fs, a->h));
+			}
+		}
+		if (j < AHEAD)
+			continue;
+		uint32_t i = (uint32_t)(j - AHEAD);
+		const struct ahead *a = &ring[i % RING];
+		st[i] = t->kind[i] == HPC_ROOT	 ? PV_NONE
+			: own_frames && !a->bare ? seen_frame(&fs, b, &a->k, a->h)
+						 : builder_frame(b, &a->k);
+	}
+	/* then the stacks, parents first: a line right in a procedure is a sibling of it */
+	builder_stacks_reserve(b, n);
 	for (uint32_t i = 0; i < n && !b->status; i++) {
 		uint32_t p = t->parent[i];
-		pv_stack_ix below = p == PV_NONE ? PV_NONE : st[p];
-		struct frame_key k = {.addr = PV_ADDR_NONE, .category = PV_NONE};
-		switch (t->kind[i]) {
-		case HPC_ROOT:
+		if (t->kind[i] == HPC_ROOT) {
 			st[i] = PV_NONE;
-			fn[i] = unknown;
-			depth[i] = 0;
-			continue;
-		case HPC_FUNC:
-		case HPC_INLINE: {
-			fn[i] = t->func[i];
-			uint32_t dp = t->kind[i] == HPC_INLINE && p != PV_NONE ? depth[p] + 1u : 0;
-			depth[i] = dp > UINT16_MAX ? UINT16_MAX : (uint16_t)dp;
-			k.func = fn[i];
-			k.inline_depth = depth[i];
-			bool bare = !k.inline_depth && k.func != PV_NONE;
-			st[i] = cct_stack(&d, below,
-					  own_frames && !bare ? seen_frame(&fs, b, &k)
-							      : builder_frame(b, &k));
 			continue;
 		}
-		default: break;
-		}
-		/* a loop or a line of the enclosing procedure */
-		fn[i] = p == PV_NONE ? unknown : fn[p];
-		depth[i] = p == PV_NONE ? 0 : depth[p];
-		k.func = fn[i];
-		k.inline_depth = depth[i];
-		k.line = t->line[i];
-		if (t->addr[i] != PV_ADDR_NONE)
-			k.addr = t->addr[i];
-		pv_source_ix own = t->source[i];
-		if (own != PV_NONE && k.func < funcs->len && funcs->source[k.func] != own)
-			k.source1 = own + 1;
-		bool in_proc = p != PV_NONE && (t->kind[p] == HPC_FUNC || t->kind[p] == HPC_INLINE);
-		if (t->kind[i] == HPC_LOOP) {
-			k.kind = PV_FRAME_LOOP;
-		} else if (in_proc) {
-			/* the procedure's frame at this line */
+		pv_stack_ix below = p == PV_NONE ? PV_NONE : st[p];
+		if (t->kind[i] == HPC_LINE && p != PV_NONE &&
+		    (t->kind[p] == HPC_FUNC || t->kind[p] == HPC_INLINE))
 			below = t->parent[p] == PV_NONE ? PV_NONE : st[t->parent[p]];
-		} else {
-			k.kind = PV_FRAME_STATEMENT;
-		}
-		bool bare = !k.line && !k.inline_depth && !k.kind && k.addr == PV_ADDR_NONE &&
-			    !k.source1 && k.func != PV_NONE;
-		st[i] = cct_stack(
-		    &d, below, own_frames && !bare ? seen_frame(&fs, b, &k) : builder_frame(b, &k));
+		st[i] = cct_stack(&d, below, st[i]);
 	}
 	rc = b->status;
 out:
@@ -391,6 +432,8 @@ void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th)
 	bool room = !builder_samples_reserve(b, (uint64_t)first + t->nr_touched, false);
 	for (uint32_t i = 0; i < t->nr_touched; i++) {
 		uint32_t node = t->touched[i];
+		if (i + 8 < t->nr_touched) /* the nodes are all over the tree: a miss each */
+			__builtin_prefetch(&t->stack[t->touched[i + 8]]);
 		const int64_t *w = t->self + (size_t)i * nm;
 		bool any = false, neg = false;
 		for (uint32_t m = 0; m < nm; m++) {

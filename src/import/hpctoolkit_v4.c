@@ -1136,6 +1136,16 @@ static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_pr
 			    (unsigned long long)pr->nvals);
 		prev_start = start;
 		uint32_t node = cid ? ctx_of(r, cid) : 0;
+		if (k + 8 < pr->nctx) {
+			/* the contexts come in id order, the tree's nodes in another: the row of a
+			 * node 8 contexts on is fetched while these are summed */
+			uint32_t ahead = le32(ix + 12 * (k + 8));
+			ahead = ahead < r->ctx_cap ? r->ctx_node[ahead] : UINT32_MAX;
+			if (ahead < t->len) {
+				__builtin_prefetch(&t->row[ahead]);
+				__builtin_prefetch(&t->parent[ahead]);
+			}
+		}
 		const uint8_t *val = vals + 10 * start, *vend = vals + 10 * end;
 		if (node == UINT32_MAX) {
 			/* values of a context meta.db does not list: they are in its listed
