@@ -457,9 +457,9 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 			return PV_NONE;
 		if (*bare)
 			return *bare - 1;
-	} else {
+	} else if (!b->frame_appending) { /* (builder_frame_append: no lookup) */
 		h = frame_hash(k);
-		if (b->frames_unmapped && !b->frame_appending && frame_map_rebuild(b))
+		if (b->frames_unmapped && frame_map_rebuild(b))
 			return PV_NONE;
 		b->key = k;
 		r = ixmap_find(&b->frame_map, h, frame_eq, b, &slot);
