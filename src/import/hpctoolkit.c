@@ -69,7 +69,7 @@ static int cct_grow_to(struct hpc_cct *t, uint32_t nc)
 	return 0;
 }
 
-static int cct_grow(struct hpc_cct *t)
+int hpc_cct_grow(struct hpc_cct *t)
 {
 	return cct_grow_to(t, grow_cap(t->cap, (uint64_t)t->len + 1));
 }
@@ -82,7 +82,7 @@ int hpc_cct_reserve(struct hpc_cct *t, uint32_t n)
 int hpc_cct_init(struct hpc_cct *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (cct_grow(t))
+	if (hpc_cct_grow(t))
 		return PV_ENOMEM;
 	t->len = 1;
 	t->parent[0] = PV_NONE;
@@ -103,24 +103,9 @@ void hpc_cct_release(struct hpc_cct *t)
 	pv_free(t->addr);
 	pv_free(t->stack);
 	pv_free(t->self);
-	pv_free(t->mark);
+	pv_free(t->row);
 	pv_free(t->touched);
 	memset(t, 0, sizeof(*t));
-}
-
-uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_func_ix func,
-		     pv_source_ix source, uint32_t line, uint64_t addr)
-{
-	if (t->len == t->cap && cct_grow(t))
-		return PV_NONE;
-	uint32_t n = t->len++;
-	t->parent[n] = parent;
-	t->kind[n] = (uint8_t)kind;
-	t->func[n] = func;
-	t->source[n] = source;
-	t->line[n] = line;
-	t->addr[n] = addr;
-	return n;
 }
 
 /*
@@ -195,6 +180,131 @@ static pv_stack_ix cct_stack(struct cct_dedup *d, pv_stack_ix below, pv_frame_ix
 }
 
 /*
+ * The frames of the tree's loops, lines and inlined procedures, deduplicated here rather than in
+ * the builder's frame map, where a key seen before is compared column by column in the frame
+ * table (a cache miss each): this map (an ixmap: a slot is a 32-bit hash and a row) indexes a
+ * list of the keys themselves, 16 bytes each, so a key seen before costs a probe and one read of
+ * its key, and a new one is appended without a lookup (builder_frame_append). The rarer fields
+ * (a frame's own file, an instruction's address) are in a second list, made with the first key
+ * that has them.
+ */
+struct seen_key {
+	uint32_t func, line;
+	uint32_t meta; /* inline depth | kind << 16 | 1 << 24 when the key has an address or file */
+	pv_frame_ix frame;
+};
+
+struct seen_ext {
+	uint64_t addr;
+	uint32_t source1;
+};
+
+struct seen_frames {
+	struct ixmap map;	     /* -> key */
+	uint32_t n, cap;	     /* keys, room for them (as many as the tree has nodes) */
+	struct seen_key *key;	     /* [cap] */
+	struct seen_ext *ext;	     /* [cap], made with the first key that has them */
+	const struct seen_key *want; /* the key looked up, for seen_eq */
+	const struct seen_ext *want_ext;
+};
+
+static int seen_init(struct seen_frames *fs, uint32_t keys)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->cap = keys;
+	fs->key = pv_malloc(((size_t)keys + 1) * sizeof(*fs->key));
+	return fs->key ? 0 : PV_ENOMEM;
+}
+
+static void seen_release(struct seen_frames *fs)
+{
+	ixmap_release(&fs->map);
+	pv_free(fs->key);
+	pv_free(fs->ext);
+}
+
+static bool seen_eq(const void *ctx, uint32_t row)
+{
+	const struct seen_frames *fs = ctx;
+	const struct seen_key *s = &fs->key[row], *k = fs->want;
+	return s->func == k->func && s->line == k->line && s->meta == k->meta &&
+	       (!(k->meta >> 24) || (fs->ext[row].addr == fs->want_ext->addr &&
+				     fs->ext[row].source1 == fs->want_ext->source1));
+}
+
+static uint32_t seen_meta(const struct frame_key *k)
+{
+	bool ext = k->addr != PV_ADDR_NONE || k->source1;
+	return k->inline_depth | (uint32_t)k->kind << 16 | (uint32_t)ext << 24;
+}
+
+static uint64_t seen_hash(const struct frame_key *k)
+{
+	uint32_t meta = seen_meta(k);
+	uint64_t h = hash_u64(((uint64_t)k->func << 32 | k->line) ^ (uint64_t)meta << 40);
+	return meta >> 24 ? h ^ hash_u64(k->addr ^ (uint64_t)k->source1 << 48) : h;
+}
+
+/* The slot a key's probe starts at, for a prefetch ahead of the lookup. */
+static const void *seen_slot(const struct seen_frames *fs, uint64_t h)
+{
+	return fs->map.slot ? &fs->map.slot[(uint32_t)h & fs->map.mask] : NULL;
+}
+
+static pv_frame_ix seen_frame(struct seen_frames *fs, struct pv_builder *b,
+			      const struct frame_key *k, uint64_t h)
+{
+	struct seen_key key = {k->func, k->line, seen_meta(k), 0};
+	struct seen_ext x = {k->addr, k->source1};
+	bool ext = key.meta >> 24;
+	fs->want = &key;
+	fs->want_ext = &x;
+	uint32_t slot, r = ixmap_find(&fs->map, h, seen_eq, fs, &slot);
+	if (r != UINT32_MAX)
+		return fs->key[r].frame;
+	if (fs->n == fs->cap ||
+	    (ext && !fs->ext && !(fs->ext = pv_malloc(((size_t)fs->cap + 1) * sizeof(*fs->ext)))))
+		return builder_frame(b, k); /* (no room: not with a key per node at most) */
+	key.frame = builder_frame_append(b, k);
+	if (key.frame == PV_NONE)
+		return PV_NONE;
+	fs->key[fs->n] = key;
+	if (ext)
+		fs->ext[fs->n] = x;
+	if (ixmap_insert(&fs->map, slot, h, fs->n++)) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	return key.frame;
+}
+
+/*
+ * Node i's frame key, from its enclosing procedure fn[i] and inline depth depth[i]; whether the
+ * frame is bare (a function alone: builder_frame finds it by index, no hashing).
+ */
+static bool node_key(const struct pv_builder *b, const struct hpc_cct *t, uint32_t i,
+		     const pv_func_ix *fn, const uint16_t *depth, struct frame_key *k)
+{
+	*k = (struct frame_key){
+	    .func = fn[i], .inline_depth = depth[i], .addr = PV_ADDR_NONE, .category = PV_NONE};
+	if (t->kind[i] == HPC_FUNC || t->kind[i] == HPC_INLINE)
+		return !k->inline_depth && k->func != PV_NONE;
+	uint32_t p = t->parent[i];
+	k->line = t->line[i];
+	k->addr = t->addr[i];
+	pv_source_ix own = t->source[i];
+	if (own != PV_NONE && k->func < b->p->funcs.len && pv_func_source(b->p, k->func) != own)
+		k->source1 = own + 1;
+	if (t->kind[i] == HPC_LOOP)
+		k->kind = PV_FRAME_LOOP;
+	else if (p == PV_NONE || (t->kind[p] != HPC_FUNC && t->kind[p] != HPC_INLINE))
+		k->kind = PV_FRAME_STATEMENT;
+	/* else the procedure's frame at this line */
+	return !k->line && !k->inline_depth && !k->kind && k->addr == PV_ADDR_NONE && !k->source1 &&
+	       k->func != PV_NONE;
+}
+
+/*
  * Each node's frames, parents first. A procedure frame (or inlined procedure) is a code frame of
  * its function; a line directly in it is the same frame at that line (a sibling stack of the
  * procedure's own, as a sampled stack names a function at its line); loops are loop frames and
@@ -217,59 +327,68 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown)
 		d.kids = pv_calloc((size_t)n + 1, sizeof(*d.kids));
 		d.prev = pv_malloc((size_t)n * sizeof(*d.prev));
 	}
+	/* the frames of loops, lines and inlined code by the map above when the builder has no
+	 * frame yet (else builder_frame does it all) */
+	struct seen_frames fs = {0};
+	bool own_frames = b->p->frames.len == 0 && !seen_init(&fs, n);
 	int rc = 0;
 	if (!fn || !depth || !t->stack || (d.own && (!d.kids || !d.prev))) {
 		rc = PV_ENOMEM;
 		goto out;
 	}
 	pv_stack_ix *st = t->stack;
-	const struct pv_funcs *funcs = &b->p->funcs;
-	/* a stack per node at most */
-	builder_stacks_reserve(b, n);
+	/* each node's procedure and inline depth */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t p = t->parent[i];
+		bool proc = t->kind[i] == HPC_FUNC || t->kind[i] == HPC_INLINE;
+		fn[i] = proc ? t->func[i] : p == PV_NONE ? unknown : fn[p];
+		uint32_t dp = t->kind[i] == HPC_FUNC || p == PV_NONE ? 0
+			      : t->kind[i] == HPC_INLINE	     ? depth[p] + 1u
+								     : depth[p];
+		depth[i] = dp > UINT16_MAX ? UINT16_MAX : (uint16_t)dp;
+	}
+	/*
+	 * Each node's frame (in st[i] for now), in node order as before. The key of the node AHEAD
+	 * nodes on is made first and its slot in the map prefetched, so that cache miss overlaps
+	 * the lookups in between; the keys wait in a ring.
+	 */
 	builder_frames_reserve(b, n);
+	enum { AHEAD = 8, RING = 16 };
+	struct ahead {
+		struct frame_key k;
+		uint64_t h;
+		bool bare;
+	} ring[RING];
+	for (uint64_t j = 0; j < (uint64_t)n + AHEAD && !b->status; j++) {
+		if (j < n && t->kind[j] != HPC_ROOT) {
+			struct ahead *a = &ring[j % RING];
+			a->bare = node_key(b, t, (uint32_t)j, fn, depth, &a->k);
+			if (own_frames && !a->bare) {
+				a->h = seen_hash(&a->k);
+				__builtin_prefetch(seen_slot(&fs, a->h));
+			}
+		}
+		if (j < AHEAD)
+			continue;
+		uint32_t i = (uint32_t)(j - AHEAD);
+		const struct ahead *a = &ring[i % RING];
+		st[i] = t->kind[i] == HPC_ROOT	 ? PV_NONE
+			: own_frames && !a->bare ? seen_frame(&fs, b, &a->k, a->h)
+						 : builder_frame(b, &a->k);
+	}
+	/* then the stacks, parents first: a line right in a procedure is a sibling of it */
+	builder_stacks_reserve(b, n);
 	for (uint32_t i = 0; i < n && !b->status; i++) {
 		uint32_t p = t->parent[i];
-		pv_stack_ix below = p == PV_NONE ? PV_NONE : st[p];
-		struct frame_key k = {.addr = PV_ADDR_NONE, .category = PV_NONE};
-		switch (t->kind[i]) {
-		case HPC_ROOT:
+		if (t->kind[i] == HPC_ROOT) {
 			st[i] = PV_NONE;
-			fn[i] = unknown;
-			depth[i] = 0;
-			continue;
-		case HPC_FUNC:
-		case HPC_INLINE: {
-			fn[i] = t->func[i];
-			uint32_t dp = t->kind[i] == HPC_INLINE && p != PV_NONE ? depth[p] + 1u : 0;
-			depth[i] = dp > UINT16_MAX ? UINT16_MAX : (uint16_t)dp;
-			k.func = fn[i];
-			k.inline_depth = depth[i];
-			st[i] = cct_stack(&d, below, builder_frame(b, &k));
 			continue;
 		}
-		default: break;
-		}
-		/* a loop or a line of the enclosing procedure */
-		fn[i] = p == PV_NONE ? unknown : fn[p];
-		depth[i] = p == PV_NONE ? 0 : depth[p];
-		k.func = fn[i];
-		k.inline_depth = depth[i];
-		k.line = t->line[i];
-		if (t->addr[i] != PV_ADDR_NONE)
-			k.addr = t->addr[i];
-		pv_source_ix own = t->source[i];
-		if (own != PV_NONE && k.func < funcs->len && pv_func_source(b->p, k.func) != own)
-			k.source1 = own + 1;
-		bool in_proc = p != PV_NONE && (t->kind[p] == HPC_FUNC || t->kind[p] == HPC_INLINE);
-		if (t->kind[i] == HPC_LOOP) {
-			k.kind = PV_FRAME_LOOP;
-		} else if (in_proc) {
-			/* the procedure's frame at this line */
+		pv_stack_ix below = p == PV_NONE ? PV_NONE : st[p];
+		if (t->kind[i] == HPC_LINE && p != PV_NONE &&
+		    (t->kind[p] == HPC_FUNC || t->kind[p] == HPC_INLINE))
 			below = t->parent[p] == PV_NONE ? PV_NONE : st[t->parent[p]];
-		} else {
-			k.kind = PV_FRAME_STATEMENT;
-		}
-		st[i] = cct_stack(&d, below, builder_frame(b, &k));
+		st[i] = cct_stack(&d, below, st[i]);
 	}
 	rc = b->status;
 out:
@@ -278,6 +397,7 @@ out:
 	pv_free(d.kids);
 	pv_free(d.prev);
 	u64map_release(&d.many);
+	seen_release(&fs);
 	return rc;
 }
 
@@ -285,76 +405,66 @@ int hpc_acc_begin(struct hpc_cct *t, uint32_t nm)
 {
 	size_t n = t->len ? t->len : 1;
 	pv_free(t->self);
-	pv_free(t->mark);
+	pv_free(t->row);
 	pv_free(t->touched);
-	t->self = pv_calloc(n * (nm ? nm : 1), sizeof(int64_t));
-	t->mark = pv_calloc(n, 1);
+	/* rows are cleared as they are taken: the pages of rows never used are never touched */
+	t->self = pv_malloc(n * (nm ? nm : 1) * sizeof(int64_t));
+	t->row = pv_calloc(n, sizeof(uint32_t));
 	t->touched = pv_malloc(n * sizeof(uint32_t));
 	t->nr_touched = 0;
 	t->nm = nm;
-	return t->self && t->mark && t->touched ? 0 : PV_ENOMEM;
-}
-
-static void touch(struct hpc_cct *t, uint32_t node)
-{
-	if (!t->mark[node]) {
-		t->mark[node] = 1;
-		t->touched[t->nr_touched++] = node;
-	}
+	t->root_value = false;
+	return t->self && t->row && t->touched ? 0 : PV_ENOMEM;
 }
 
 /*
- * The root (node 0) is a node like the others, except that it is only given a value when the
- * database states the whole program's: mark 2 says it was, so without one its children are not
- * subtracted from a value it never had.
+ * The samples are written in place (builder_samples_reserve, _commit), in the order the nodes
+ * were touched: the rows with an own cost are moved to the front, their stacks set, and their
+ * weights copied column by column after the commit. A weight column is made only when a weight
+ * is not 1, as builder_sample would.
  */
-void hpc_acc_add(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t incl)
-{
-	if (node >= t->len || m >= t->nm)
-		return;
-	touch(t, node);
-	if (node == 0)
-		t->mark[0] = 2;
-	t->self[(size_t)node * t->nm + m] += incl;
-	uint32_t p = t->parent[node];
-	if (p != PV_NONE) {
-		touch(t, p);
-		t->self[(size_t)p * t->nm + m] -= incl;
-	}
-}
-
-void hpc_acc_own(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t self)
-{
-	if (node >= t->len || m >= t->nm)
-		return;
-	touch(t, node);
-	if (node == 0)
-		t->mark[0] = 2;
-	t->self[(size_t)node * t->nm + m] += self;
-}
-
 void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th)
 {
-	/* a sample per node touched at most: the columns grow once, not sample by sample */
-	builder_samples_reserve(b, (uint64_t)b->p->samples.len + t->nr_touched, false);
+	uint32_t nm = t->nm, kept = 0;
+	struct pv_samples *s = &b->p->samples;
+	uint32_t first = s->len;
+	bool room = !builder_samples_reserve(b, (uint64_t)first + t->nr_touched, false);
 	for (uint32_t i = 0; i < t->nr_touched; i++) {
 		uint32_t node = t->touched[i];
-		int64_t *w = t->self + (size_t)node * t->nm;
+		if (i + 8 < t->nr_touched) /* the nodes are all over the tree: a miss each */
+			__builtin_prefetch(&t->stack[t->touched[i + 8]]);
+		const int64_t *w = t->self + (size_t)i * nm;
 		bool any = false, neg = false;
-		for (uint32_t m = 0; m < t->nm; m++) {
+		for (uint32_t m = 0; m < nm; m++) {
 			any |= w[m] != 0;
 			neg |= w[m] < 0;
 		}
-		if (node == 0 && t->mark[0] != 2)
-			any = false;
-		if (any) {
-			t->negative += neg;
-			builder_sample(b, th, node ? t->stack[node] : PV_NONE, PV_TIME_NONE, w);
+		t->row[node] = 0;
+		if (!any || (node == 0 && !t->root_value))
+			continue;
+		t->negative += neg;
+		if (room) {
+			s->stack[first + kept] = node ? t->stack[node] : PV_NONE;
+			s->time_ns[first + kept] = PV_TIME_NONE;
 		}
-		memset(w, 0, (size_t)t->nm * sizeof(*w));
-		t->mark[node] = 0;
+		if (kept != i)
+			memcpy(t->self + (size_t)kept * nm, w, (size_t)nm * sizeof(*w));
+		kept++;
 	}
 	t->nr_touched = 0;
+	t->root_value = false;
+	if (!room)
+		return;
+	builder_samples_commit(b, th, first, kept);
+	for (uint32_t m = 0; m < nm && m < b->p->metrics.len && !b->status; m++) {
+		int64_t *col = s->weight[m];
+		for (uint32_t k = 0; !col && k < kept; k++)
+			if (t->self[(size_t)k * nm + m] != 1 &&
+			    !(col = builder_samples_weight(b, m)))
+				return;
+		for (uint32_t k = 0; col && k < kept; k++)
+			col[first + k] = t->self[(size_t)k * nm + m];
+	}
 }
 
 /* ---- metrics and names ---- */
@@ -390,19 +500,6 @@ enum pv_unit hpc_metric_unit(const char *name, double *scale)
 	    strcasestr(name, "TOT_INS"))
 		return PV_UNIT_INSTRUCTIONS;
 	return PV_UNIT_COUNT;
-}
-
-int64_t hpc_scaled(double v, double scale, uint64_t *fraction)
-{
-	double x = v * scale;
-	if (!(x == x) || x > 9.2e18 || x < -9.2e18) { /* NaN, or past int64 */
-		(*fraction)++;
-		return 0;
-	}
-	double r = nearbyint(x);
-	if (fabs(x - r) > 1e-6 * (fabs(x) > 1 ? fabs(x) : 1))
-		(*fraction)++;
-	return (int64_t)r;
 }
 
 int hpc_formula(struct pv_builder *b, const char *name, const char *text, const char *written,

@@ -79,11 +79,17 @@ struct hpc_cct {
 	uint32_t *line;
 	uint64_t *addr;	    /* module offset, PV_ADDR_NONE */
 	pv_stack_ix *stack; /* hpc_cct_stacks: the stack holding the node's own cost */
-	/* hpc_acc: per node the own cost being summed, a mark, and the nodes touched */
-	int64_t *self; /* [node * nm + m] */
-	uint8_t *mark;
-	uint32_t *touched, nr_touched;
+	/*
+	 * hpc_acc: the nodes touched, in the order they were, each with a row of own costs being
+	 * summed (rows in touch order: a database's contexts come in id order, not the tree's, so
+	 * the sums are written one after the other rather than all over a table of every node).
+	 */
+	uint32_t *row;	   /* [node]: its row + 1, 0 when not touched */
+	int64_t *self;	   /* [row * nm + m] */
+	uint32_t *touched; /* [row]: its node */
+	uint32_t nr_touched;
 	uint32_t nm;
+	bool root_value;   /* the root (node 0) was given a value */
 	uint64_t negative; /* nodes whose inclusive value was below their children's */
 };
 
@@ -95,9 +101,27 @@ void hpc_cct_release(struct hpc_cct *t);
  * tree is read, and the pages past the nodes added are never touched. 0 or PV_ENOMEM.
  */
 int hpc_cct_reserve(struct hpc_cct *t, uint32_t n);
-/* Appends a node under parent (an existing node); returns it, PV_NONE when out of memory. */
-uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind, pv_func_ix func,
-		     pv_source_ix source, uint32_t line, uint64_t addr);
+/* Room for one more node (the columns doubled); 0 or PV_ENOMEM. */
+int hpc_cct_grow(struct hpc_cct *t);
+/*
+ * Appends a node under parent (an existing node); returns it, PV_NONE when out of memory. Inline:
+ * once per context of the tree.
+ */
+static inline uint32_t hpc_cct_add(struct hpc_cct *t, uint32_t parent, enum hpc_kind kind,
+				   pv_func_ix func, pv_source_ix source, uint32_t line,
+				   uint64_t addr)
+{
+	if (t->len == t->cap && hpc_cct_grow(t))
+		return PV_NONE;
+	uint32_t n = t->len++;
+	t->parent[n] = parent;
+	t->kind[n] = (uint8_t)kind;
+	t->func[n] = func;
+	t->source[n] = source;
+	t->line[n] = line;
+	t->addr[n] = addr;
+	return n;
+}
 /*
  * Frames and stacks of every node (doc/hpctoolkit.md). unknown is the function of lines and
  * loops with no procedure above them. 0 or the builder's error.
@@ -111,9 +135,46 @@ int hpc_cct_stacks(struct pv_builder *b, struct hpc_cct *t, pv_func_ix unknown);
  * own cost, if any, as a sample without a stack) and clears the sums. 0 or PV_ENOMEM.
  */
 int hpc_acc_begin(struct hpc_cct *t, uint32_t nm);
-void hpc_acc_add(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t incl);
-/* Adds an own cost (a point value, for a metric without inclusive values) to node. */
-void hpc_acc_own(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t self);
+/*
+ * The row of node's own costs, taken (and cleared) when node is first touched. Inline, as the
+ * two below: they run once per value read, hundreds of thousands of times in a large database.
+ */
+static inline int64_t *hpc_acc_row(struct hpc_cct *t, uint32_t node)
+{
+	uint32_t r = t->row[node];
+	if (!r) {
+		r = ++t->nr_touched;
+		t->row[node] = r;
+		t->touched[r - 1] = node;
+		for (uint32_t m = 0; m < t->nm; m++)
+			t->self[(size_t)(r - 1) * t->nm + m] = 0;
+	}
+	return t->self + (size_t)(r - 1) * t->nm;
+}
+/*
+ * Adds an own cost (a point value, for a metric without inclusive values) to node. The root
+ * (node 0) is a node like the others, except that it is only given a value when the database
+ * states the whole program's: root_value says it was, so without one its children are not
+ * subtracted from a value it never had.
+ */
+static inline void hpc_acc_own(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t self)
+{
+	if (node >= t->len || m >= t->nm)
+		return;
+	hpc_acc_row(t, node)[m] += self;
+	if (node == 0)
+		t->root_value = true;
+}
+/* Adds an inclusive value: node's own cost, less its parent's. */
+static inline void hpc_acc_add(struct hpc_cct *t, uint32_t node, uint32_t m, int64_t incl)
+{
+	if (node >= t->len || m >= t->nm)
+		return;
+	hpc_acc_own(t, node, m, incl);
+	uint32_t p = t->parent[node];
+	if (p != PV_NONE)
+		hpc_acc_row(t, p)[m] -= incl;
+}
 void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th);
 
 /* ---- metrics and names ---- */
@@ -125,9 +186,28 @@ void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th);
 enum pv_unit hpc_metric_unit(const char *name, double *scale);
 /*
  * Rounds a database value times scale to the model's int64. *fraction counts values that were
- * not whole numbers in that unit (a lossy step the reader reports).
+ * not whole numbers in that unit (a lossy step the reader reports). Rounding is to the nearest,
+ * ties to even, as nearbyint() in the default rounding mode: below 2^52 in magnitude, adding
+ * 2^52 (of x's sign) and subtracting it again leaves the integer the addition rounded to, since
+ * the doubles between 2^52 and 2^53 are the integers (inline: no call per value).
  */
-int64_t hpc_scaled(double v, double scale, uint64_t *fraction);
+static inline int64_t hpc_scaled(double v, double scale, uint64_t *fraction)
+{
+	double x = v * scale;
+	if (!(x == x) || x > 9.2e18 || x < -9.2e18) { /* NaN, or past int64 */
+		(*fraction)++;
+		return 0;
+	}
+	double ax = x < 0 ? -x : x;
+	double r = x;
+	if (ax < 4503599627370496.0) /* 2^52: past it every double is an integer */
+		r = x < 0 ? (x - 4503599627370496.0) + 4503599627370496.0
+			  : (x + 4503599627370496.0) - 4503599627370496.0;
+	double d = x - r;
+	if ((d < 0 ? -d : d) > 1e-6 * (ax > 1 ? ax : 1))
+		(*fraction)++;
+	return (int64_t)r;
+}
 
 /*
  * A derived metric the database defines (experiment.xml's <MetricFormula>, a metrics YAML file):

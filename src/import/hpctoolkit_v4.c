@@ -72,6 +72,8 @@ struct table {
 	uint64_t p;	 /* first element */
 	uint32_t n;	 /* elements */
 	uint32_t stride; /* the size the file states */
+	uint64_t last_p; /* the last pointer found (0: none) and its element */
+	uint32_t last;
 };
 
 struct v4 {
@@ -108,12 +110,24 @@ struct v4 {
 	pv_thread_ix *prof_thread; /* [profile index in profile.db] -> thread, PV_NONE */
 };
 
-/* Index of the element of t that p points at, or PV_NONE after failing. */
-static uint32_t element(struct v4 *r, const struct table *t, uint64_t p, uint64_t at,
-			const char *what)
+/*
+ * Index of the element of t that p points at, or PV_NONE after failing. The contexts of one file
+ * or function come together: the last one found is kept, and the division is 32 bits wide when
+ * the offset allows (64-bit divisions are several times slower).
+ */
+static uint32_t element(struct v4 *r, struct table *t, uint64_t p, uint64_t at, const char *what)
 {
-	if (p >= t->p && t->stride && (p - t->p) % t->stride == 0 && (p - t->p) / t->stride < t->n)
-		return (uint32_t)((p - t->p) / t->stride);
+	if (p == t->last_p && p)
+		return t->last;
+	uint64_t d = p - t->p;
+	if (p >= t->p && d < (uint64_t)t->n * t->stride) {
+		uint64_t i = d <= UINT32_MAX ? (uint32_t)d / t->stride : d / t->stride;
+		if (i * t->stride == d) {
+			t->last_p = p;
+			t->last = (uint32_t)i;
+			return (uint32_t)i;
+		}
+	}
 	hpc_fail(&r->meta, at, "a pointer to %s (0x%llx) that points at no %s", what,
 		 (unsigned long long)p, what);
 	return PV_NONE;
@@ -141,6 +155,7 @@ static int v4_array(const struct hpc_bin *f, uint64_t at, uint64_t secsz, enum l
 	t->p = le64(h);
 	t->n = l == N16_SZ8 ? le16(h + 8) : le32(h + 8);
 	t->stride = l == N16_SZ8 ? h[10] : l == N32_SZ8 ? h[12] : le16(h + 12);
+	t->last_p = 0;
 	if (t->n && t->stride < min)
 		return hpc_fail(f, at + hdr - (l == N32_SZ16 ? 2 : 1),
 				"%s of %u bytes each, less than the %u of version 4.0", what,
@@ -1103,8 +1118,11 @@ static int read_profile_infos(struct v4 *r, const struct hpc_bin *f, struct v4_p
 static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_profile *pr,
 		       const uint32_t *ids)
 {
-	const uint8_t *ix = f->p + pr->pctx;
-	uint64_t prev_start = 0;
+	const uint8_t *ix = f->p + pr->pctx, *vals = f->p + pr->pvals;
+	struct hpc_cct *t = &r->cct;
+	const double *scale = r->scale;
+	const bool *point_only = r->point_only;
+	uint64_t prev_start = 0, fraction = r->fraction;
 	for (uint32_t k = 0; k < pr->nctx; k++) {
 		uint32_t cid = le32(ix + 12 * k);
 		uint64_t start = le64(ix + 12 * k + 4);
@@ -1118,25 +1136,36 @@ static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_pr
 			    (unsigned long long)pr->nvals);
 		prev_start = start;
 		uint32_t node = cid ? ctx_of(r, cid) : 0;
-		for (uint64_t j = start; j < end; j++) {
-			const uint8_t *val = f->p + pr->pvals + 10 * j;
+		if (k + 8 < pr->nctx) {
+			/* the contexts come in id order, the tree's nodes in another: the row of a
+			 * node 8 contexts on is fetched while these are summed */
+			uint32_t ahead = le32(ix + 12 * (k + 8));
+			ahead = ahead < r->ctx_cap ? r->ctx_node[ahead] : UINT32_MAX;
+			if (ahead < t->len) {
+				__builtin_prefetch(&t->row[ahead]);
+				__builtin_prefetch(&t->parent[ahead]);
+			}
+		}
+		const uint8_t *val = vals + 10 * start, *vend = vals + 10 * end;
+		if (node == UINT32_MAX) {
+			/* values of a context meta.db does not list: they are in its listed
+			 * ancestors' inclusive values already */
+			for (; val < vend; val += 10)
+				r->hidden += ids[le16(val)] != 0;
+			continue;
+		}
+		for (; val < vend; val += 10) {
 			uint32_t m = ids[le16(val)] - 1;
 			if (m == PV_NONE)
 				continue;
-			double x = hpc_f64(le64(val + 2));
-			if (node == UINT32_MAX) {
-				/* values of a context meta.db does not list: they are in its listed
-				 * ancestors' inclusive values already */
-				r->hidden++;
-				continue;
-			}
-			int64_t v = hpc_scaled(x, r->scale[m], &r->fraction);
-			if (r->point_only[m])
-				hpc_acc_own(&r->cct, node, m, v);
+			int64_t v = hpc_scaled(hpc_f64(le64(val + 2)), scale[m], &fraction);
+			if (point_only[m])
+				hpc_acc_own(t, node, m, v);
 			else
-				hpc_acc_add(&r->cct, node, m, v);
+				hpc_acc_add(t, node, m, v);
 		}
 	}
+	r->fraction = fraction;
 	return 0;
 }
 

@@ -544,6 +544,29 @@ void builder_frames_reserve(struct pv_builder *b, uint32_t n)
 		frames_resize(b, (uint32_t)rows);
 }
 
+/* A frame with only a function: found by index (bare_frame), not hashed. */
+static bool frame_bare(const struct frame_key *k)
+{
+	return k->line == 0 && k->column == 0 && k->addr == PV_ADDR_NONE && k->inline_depth == 0 &&
+	       k->category == PV_NONE && k->subcategory == 0 && k->kind == 0 && k->source1 == 0 &&
+	       k->func != PV_NONE;
+}
+
+static uint64_t frame_hash(const struct frame_key *k)
+{
+	/* Hash the fields, not the struct: padding bytes are not part of the key. */
+	uint64_t parts[4] = {
+	    ((uint64_t)k->func << 32) | k->line,
+	    ((uint64_t)k->column << 32) | k->category,
+	    k->addr,
+	    ((uint64_t)k->inline_depth << 16) | k->subcategory | ((uint64_t)k->kind << 32) |
+		((uint64_t)k->source1 << 40),
+	};
+	return hash_bytes(parts, sizeof(parts));
+}
+
+static int frame_map_rebuild(struct pv_builder *b);
+
 pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 {
 	if (b->status)
@@ -551,22 +574,14 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	struct pv_frames *t = &b->p->frames;
 	uint32_t slot = 0, r;
 	uint64_t h = 0;
-	bool bare = k->line == 0 && k->column == 0 && k->addr == PV_ADDR_NONE &&
-		    k->inline_depth == 0 && k->category == PV_NONE && k->subcategory == 0 &&
-		    k->kind == 0 && k->source1 == 0 && k->func != PV_NONE;
+	bool bare = frame_bare(k);
 	if (bare) {
 		if ((r = bare_get(&b->bare_frame, k->func)))
 			return r - 1;
-	} else {
-		/* Hash the fields, not the struct: padding bytes are not part of the key. */
-		uint64_t parts[4] = {
-		    ((uint64_t)k->func << 32) | k->line,
-		    ((uint64_t)k->column << 32) | k->category,
-		    k->addr,
-		    ((uint64_t)k->inline_depth << 16) | k->subcategory | ((uint64_t)k->kind << 32) |
-			((uint64_t)k->source1 << 40),
-		};
-		h = hash_bytes(parts, sizeof(parts));
+	} else if (!b->frame_appending) { /* (builder_frame_append: no lookup) */
+		h = frame_hash(k);
+		if (b->frames_unmapped && frame_map_rebuild(b))
+			return PV_NONE;
 		b->key = k;
 		r = ixmap_find(&b->frame_map, h, frame_eq, b, &slot);
 		if (r != UINT32_MAX)
@@ -577,7 +592,7 @@ pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k)
 	r = t->len;
 	if (bare) {
 		bare_set(b, &b->bare_frame, k->func, r);
-	} else if (ixmap_insert(&b->frame_map, slot, h, r)) {
+	} else if (!b->frame_appending && ixmap_insert(&b->frame_map, slot, h, r)) {
 		b->status = PV_ENOMEM;
 		return PV_NONE;
 	}
@@ -1512,5 +1527,45 @@ int builder_finish(struct pv_builder *b, struct pv_profile **out)
 	}
 	*out = b->p;
 	b->p = NULL;
+	return 0;
+}
+
+/* ---- frames appended without a lookup ---- */
+
+pv_frame_ix builder_frame_append(struct pv_builder *b, const struct frame_key *k)
+{
+	if (b->status)
+		return PV_NONE;
+	if (!b->frames_unmapped) {
+		ixmap_release(&b->frame_map);
+		b->frames_unmapped = true;
+	}
+	/* builder_frame with the map empty: no probe, no insertion */
+	b->frame_appending = true;
+	pv_frame_ix r = builder_frame(b, k);
+	b->frame_appending = false;
+	return r;
+}
+
+/* The frame map again, from the frame table (every frame but the bare ones). */
+static int frame_map_rebuild(struct pv_builder *b)
+{
+	const struct pv_frames *t = &b->p->frames;
+	b->frames_unmapped = false;
+	for (uint32_t i = 0; i < t->len; i++) {
+		struct frame_key k = {
+		    .func = t->func[i],
+		    .line = pv_frame_line(b->p, i),
+		    .column = pv_frame_column(b->p, i),
+		    .addr = pv_frame_addr(b->p, i),
+		    .inline_depth = pv_frame_inline_depth(b->p, i),
+		    .subcategory = pv_frame_subcategory(b->p, i),
+		    .category = pv_frame_category(b->p, i),
+		    .kind = pv_frame_kind(b->p, i),
+		    .source1 = pv_frame_source(b->p, i) + 1,
+		};
+		if (!frame_bare(&k) && ixmap_insert(&b->frame_map, 0, frame_hash(&k), i))
+			return b->status = PV_ENOMEM;
+	}
 	return 0;
 }

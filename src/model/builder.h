@@ -67,6 +67,8 @@ struct pv_builder {
 	/* labels (hash + k -> row) and label sets (hash of the items + k -> row) */
 	struct u64map label_map, set_map;
 	bool stacks_done; /* stack_map freed by builder_stacks_done: rebuilt on the next stack */
+	/* frame_map freed by builder_frame_append: rebuilt on the next builder_frame that hashes */
+	bool frames_unmapped, frame_appending;
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;
 	uint32_t nr_runs, runs_cap;
@@ -130,6 +132,12 @@ static inline pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_m
 	return builder_func_at(b, name, module, source, line, 0);
 }
 pv_frame_ix builder_frame(struct pv_builder *b, const struct frame_key *k);
+/*
+ * Appends the frame k, which the caller knows is not in the table yet (an importer that
+ * deduplicates its own frames: hpc_cct_stacks), without looking it up. The map that deduplicates
+ * frames is dropped (a later builder_frame rebuilds it from the frame table).
+ */
+pv_frame_ix builder_frame_append(struct pv_builder *b, const struct frame_key *k);
 /* A frame with only a function (line/addr unknown, category inherited). */
 pv_frame_ix builder_func_frame(struct pv_builder *b, pv_func_ix f);
 /* Room for n more frames (an upper bound is fine: the rows not used are never touched). */

@@ -1105,3 +1105,31 @@ T_TEST(hpctoolkit_cct_stacks_dedup)
 		builder_release(&b);
 	}
 }
+
+/*
+ * hpc_scaled rounds to the nearest integer, ties to even (nearbyint's rule in the default
+ * rounding mode), and counts the values that were not whole numbers to 1e-6 of their size.
+ */
+T_TEST(hpctoolkit_scaled_rounding)
+{
+	uint64_t frac = 0;
+	T_EQ_INT(hpc_scaled(2.5, 1, &frac), 2);
+	T_EQ_INT(hpc_scaled(3.5, 1, &frac), 4);
+	T_EQ_INT(hpc_scaled(-2.5, 1, &frac), -2);
+	T_EQ_INT(hpc_scaled(-3.5, 1, &frac), -4);
+	T_EQ_INT(hpc_scaled(-0.4, 1, &frac), 0);
+	T_EQ_INT(frac, 5);
+	frac = 0;
+	/* 0.1 ms in seconds to ns: 100000, not 99999 (0.0001 * 1e9 is 100000.00000000001) */
+	T_EQ_INT(hpc_scaled(0.0001, 1e9, &frac), 100000);
+	T_EQ_INT(hpc_scaled(1.234567891, 1e9, &frac), 1234567891);
+	/* past 2^52 every double is an integer: kept as it is */
+	T_EQ_INT(hpc_scaled(9007199254740993.0, 1, &frac), 9007199254740992LL);
+	T_EQ_INT(hpc_scaled(-4503599627370497.0, 1, &frac), -4503599627370497LL);
+	/* 2^52 - 0.5 is a tie between 2^52 - 1 (odd) and 2^52 (even) */
+	T_EQ_INT(hpc_scaled(4503599627370495.5, 1, &frac), 4503599627370496LL);
+	T_EQ_INT(frac, 0); /* a half in 4.5e15 is below 1e-6 of it */
+	T_EQ_INT(hpc_scaled(NAN, 1, &frac), 0);
+	T_EQ_INT(hpc_scaled(1e19, 1, &frac), 0);
+	T_EQ_INT(frac, 2);
+}

@@ -290,3 +290,41 @@ T_TEST(import_survives_allocation_failures)
 	pv_profile_free(p);
 	T_TRUE(oom > 20);
 }
+
+/*
+ * builder_frame_append adds a frame without a lookup and drops the frame map; the next
+ * builder_frame that hashes rebuilds it from the table: it finds the appended frames (not
+ * duplicates) and the bare ones stay found by index.
+ */
+T_TEST(builder_frame_append_then_lookup)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_func_ix f = builder_func(&b, builder_cstr(&b, "f"), PV_NONE, PV_NONE, 0);
+	pv_func_ix g = builder_func(&b, builder_cstr(&b, "g"), PV_NONE, PV_NONE, 0);
+	struct frame_key k7 = {.func = f, .line = 7, .addr = PV_ADDR_NONE, .category = PV_NONE};
+	struct frame_key k8 = k7, kl = k7, ka = k7;
+	k8.line = 8;
+	kl.kind = PV_FRAME_LOOP;
+	ka.addr = 0x40;
+	pv_frame_ix f7 = builder_frame(&b, &k7); /* in the map before the appends */
+	pv_frame_ix fg = builder_func_frame(&b, g);
+	T_EQ_INT(builder_frame_append(&b, &k8), 2);
+	T_EQ_INT(builder_frame_append(&b, &kl), 3);
+	T_EQ_INT(builder_frame_append(&b, &ka), 4);
+	T_EQ_INT(b.p->frames.len, 5);
+	/* looked up again: the same rows, from the rebuilt map and the bare index */
+	T_EQ_INT(builder_frame(&b, &k8), 2);
+	T_EQ_INT(builder_frame(&b, &kl), 3);
+	T_EQ_INT(builder_frame(&b, &ka), 4);
+	T_EQ_INT(builder_frame(&b, &k7), f7);
+	T_EQ_INT(builder_func_frame(&b, g), fg);
+	T_EQ_INT(b.p->frames.len, 5);
+	struct frame_key k9 = k7;
+	k9.line = 9;
+	T_EQ_INT(builder_frame(&b, &k9), 5); /* a new key is still new */
+	T_EQ_INT(builder_frame(&b, &k9), 5);
+	T_EQ_U64(pv_frame_addr(b.p, 4), 0x40);
+	T_EQ_U64(pv_frame_addr(b.p, 3), PV_ADDR_NONE);
+	builder_release(&b);
+}
