@@ -416,18 +416,27 @@ static char *center_label(const struct pv_query *q)
 
 /* ---- the view kinds' builders (kinds.c) ---- */
 
+/* The depth past which a printed tree's children need no order (struct pv_engine). */
+static void printed_sort_depth(struct pv_engine *e)
+{
+	e->sort_depth = e->printed ? e->v->q.depth : 0;
+}
+
 int pv__build_tree(struct pv_engine *e)
 {
+	printed_sort_depth(e);
 	return eng_build_top_down(e, e->anchor, true, &e->v->tree);
 }
 
 int pv__build_callers(struct pv_engine *e)
 {
+	printed_sort_depth(e);
 	return eng_build_bottom_up(e, e->anchor, &e->v->tree);
 }
 
 int pv__build_butterfly(struct pv_engine *e)
 {
+	printed_sort_depth(e);
 	int rc = eng_build_bottom_up(e, e->anchor, &e->v->callers);
 	return rc ? rc : eng_build_top_down(e, e->anchor, true, &e->v->tree);
 }

@@ -55,6 +55,9 @@ struct pv_engine {
 	uint32_t ncenter;
 	/* pv_view_compute_printed: the view is printed once, not paged (treebuild.c's tail) */
 	bool printed;
+	/* printed trees (tree, callers, butterfly) with --depth: the printers look at the children
+	 * of rows above this depth only, so eng_tree_finish sorts only those (0: every row's) */
+	uint32_t sort_depth;
 	/* pv__view_rows only: eng_build_top_down keeps its row of each working stack here */
 	bool want_node;
 	uint32_t *node;

@@ -59,6 +59,8 @@ struct tree_build {
 	uint64_t *keyv;
 	uint32_t nr_keys, cap_keys;
 	struct u64map rows; /* (parent + 1) << 32 | key index -> row */
+	/* rows get selves only: eng_tree_finish sets the totals from them (top-down) */
+	bool self_only;
 	int oom;
 };
 
@@ -83,11 +85,11 @@ static uint32_t key_index(struct tree_build *b, uint64_t key)
 	return k;
 }
 
-static int tb_grow(struct tree_build *b)
+/* The row columns at capacity nc (more or fewer rows than now, at least t->len). */
+static int tb_resize(struct tree_build *b, uint32_t nc)
 {
 	struct pv_tree *t = b->t;
-	uint32_t nc = grow_cap(b->cap, (uint64_t)t->len + 1);
-	if (!nc || COL_GROW(t->kind, nc) || COL_GROW(t->id, nc) || COL_GROW(t->line, nc) ||
+	if (COL_GROW(t->kind, nc) || COL_GROW(t->id, nc) || COL_GROW(t->line, nc) ||
 	    COL_GROW(t->parent, nc) || COL_GROW(t->depth, nc) || COL_GROW(t->inlined, nc))
 		return -1;
 	for (uint32_t m = 0; m < b->nm; m++) {
@@ -96,6 +98,12 @@ static int tb_grow(struct tree_build *b)
 	}
 	b->cap = nc;
 	return 0;
+}
+
+static int tb_grow(struct tree_build *b)
+{
+	uint32_t nc = grow_cap(b->cap, (uint64_t)b->t->len + 1);
+	return nc ? tb_resize(b, nc) : -1;
 }
 
 /* A new row for key under parent (PV_NONE = a root), costs 0; PV_NONE when out of memory. */
@@ -111,8 +119,11 @@ static uint32_t tb_row(struct tree_build *b, uint32_t parent, uint64_t key)
 	t->parent[r] = parent;
 	t->depth[r] = parent == PV_NONE ? 0 : t->depth[parent] + 1;
 	t->inlined[r] = 0;
-	for (uint32_t m = 0; m < b->nm; m++)
-		t->total[m][r] = t->self[m][r] = 0;
+	for (uint32_t m = 0; m < b->nm; m++) {
+		if (!b->self_only)
+			t->total[m][r] = 0;
+		t->self[m][r] = 0;
+	}
 	return r;
 }
 
@@ -211,7 +222,24 @@ void eng_sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
 	pv_sort_r(rows, n, sizeof(*rows), cmp_row, c);
 }
 
-/* Totals from selves (rows are parents first), children lists, sorting. */
+/* The first 8 bytes of row r's name as a big-endian number (cmp_row's first name test). */
+static uint64_t row_name8(const struct pv_view *v, const struct pv_tree *t, uint32_t r)
+{
+	char b[64];
+	const char *nm = pv_view_row_name(v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]);
+	uint64_t x = 0;
+	for (int i = 0; i < 8; i++) {
+		x = x << 8 | (uint8_t)*nm;
+		nm += *nm != 0;
+	}
+	return x;
+}
+
+/*
+ * Totals from selves (rows are parents first), children lists, sorting. With e->sort_depth (a
+ * printed tree with --depth) only the roots and the children of rows above that depth are
+ * sorted: the printers never look at the order of the others (they count them).
+ */
 int eng_tree_finish(struct pv_engine *e, struct pv_tree *t, bool totals_from_self)
 {
 	uint32_t n = t->len;
@@ -226,24 +254,24 @@ int eng_tree_finish(struct pv_engine *e, struct pv_tree *t, bool totals_from_sel
 					t->total[m][t->parent[r]] += t->total[m][r];
 		}
 	}
-	t->child_first = pv_calloc(n ? n : 1, sizeof(uint32_t));
+	t->child_first = pv_malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
 	t->child_len = pv_calloc(n ? n : 1, sizeof(uint32_t));
 	t->children = pv_malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
 	t->roots = pv_malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
-	if (!t->child_first || !t->child_len || !t->children || !t->roots)
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
 	/* rows left without cost by a filter (their stacks' costs moved away) are not shown */
 	uint8_t *live = pv_malloc(n ? n : 1);
-	if (!live)
+	if (!t->child_first || !t->child_len || !t->children || !t->roots || !live) {
+		pv_free(live);
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
-	for (uint32_t r = 0; r < n; r++) {
-		live[r] = 0;
-		for (uint32_t m = 0; m < e->nm; m++)
-			live[r] |= t->total[m][r] != 0 || t->self[m][r] != 0;
 	}
-	for (uint32_t r = 0; r < n; r++)
-		if (t->parent[r] != PV_NONE && live[r])
+	for (uint32_t r = 0; r < n; r++) {
+		uint8_t l = 0;
+		for (uint32_t m = 0; m < e->nm; m++)
+			l |= t->total[m][r] != 0 || t->self[m][r] != 0;
+		live[r] = l;
+		if (t->parent[r] != PV_NONE && l)
 			t->child_len[t->parent[r]]++;
+	}
 	uint32_t off = 0;
 	for (uint32_t r = 0; r < n; r++) {
 		t->child_first[r] = off;
@@ -261,22 +289,20 @@ int eng_tree_finish(struct pv_engine *e, struct pv_tree *t, bool totals_from_sel
 			    r;
 	}
 	pv_free(live);
+	uint32_t below = e->sort_depth;
 	struct row_sort c = {e->v, t, t->total[0], NULL, t->kind, t->id, t->line, NULL};
 	uint64_t *name8 = n > 4096 ? pv_malloc((size_t)n * sizeof(*name8)) : NULL;
-	for (uint32_t r = 0; name8 && r < n; r++) {
-		char b[64];
-		const char *nm =
-		    pv_view_row_name(e->v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]);
-		uint64_t x = 0;
-		for (int i = 0; i < 8; i++) {
-			x = x << 8 | (uint8_t)*nm;
-			nm += *nm != 0;
-		}
-		name8[r] = x;
-	}
 	c.name8 = name8;
-	for (uint32_t r = 0; r < n; r++)
-		eng_sort_ix(&c, t->children + t->child_first[r], t->child_len[r]);
+	for (uint32_t i = 0; name8 && i < t->nr_roots; i++)
+		name8[t->roots[i]] = row_name8(e->v, t, t->roots[i]);
+	for (uint32_t r = 0; r < n; r++) {
+		if (below && t->depth[r] >= below)
+			continue;
+		uint32_t *kids = t->children + t->child_first[r];
+		for (uint32_t i = 0; name8 && i < t->child_len[r]; i++)
+			name8[kids[i]] = row_name8(e->v, t, kids[i]);
+		eng_sort_ix(&c, kids, t->child_len[r]);
+	}
 	eng_sort_ix(&c, t->roots, t->nr_roots);
 	pv_free(name8);
 	return 0;
@@ -316,19 +342,27 @@ bool eng_nostack_kept(const struct pv_query *q)
 /*
  * Rows of a top-down tree by (parent row, key), found without hashing most of the time: a root
  * by its key's index (at function granularity the function itself, else an interned key), a
- * row's first child in first[] (its key and row), and only the children past a row's first in a
- * map. A tree of unique stacks (millions of roots) costs an array entry a row, not two hash map
- * slots.
+ * row's first TD_CHAIN children in a list (link[parent].first, then each child's
+ * link[child].next: key index and row in one read a step), and only the children past those in
+ * a map. Most rows have a few children, so a lookup is a step or two on the list; a tree of
+ * unique stacks (millions of roots) costs an array entry a row, not two hash map slots.
  */
+#define TD_CHAIN 8
+
+struct td_link {
+	uint64_t first; /* the row's first child: its key index << 32 | row + 1 (0: none) */
+	uint64_t next;	/* the row's next sibling on its parent's list, the same way */
+};
+
 struct td {
 	struct tree_build b;
 	bool by_func;	/* key index = function (pseudo-functions included) */
 	uint32_t nfunc; /* functions and pseudo-functions: key indices below are functions */
 	uint32_t *root; /* per key index: its root row + 1 */
 	uint32_t root_len, root_cap;
-	uint64_t *first; /* per row: its first child's key index << 32 | row + 1 */
-	uint32_t first_cap;
-	struct u64map more; /* (parent + 1) << 32 | key index -> row, the other children */
+	struct td_link *link; /* per row */
+	uint32_t link_cap;
+	struct u64map more; /* (parent + 1) << 32 | key index -> row, children past the list */
 };
 
 static uint32_t td_key(struct td *d, uint64_t key)
@@ -338,12 +372,26 @@ static uint32_t td_key(struct td *d, uint64_t key)
 	return d->nfunc + key_index(&d->b, key);
 }
 
+/* Row r's links, none yet (the columns are sized for every row: this grows only past that). */
+static int td_link_new(struct td *d, uint32_t r)
+{
+	if (r >= d->link_cap) {
+		uint32_t nc = grow_cap(d->link_cap, (uint64_t)r + 1);
+		if (!nc || COL_GROW(d->link, nc))
+			return -1;
+		d->link_cap = nc;
+	}
+	d->link[r].first = d->link[r].next = 0;
+	return 0;
+}
+
 static uint32_t td_row(struct td *d, uint32_t parent, uint64_t key)
 {
 	struct tree_build *b = &d->b;
 	if (b->oom)
 		return 0;
-	uint32_t k = td_key(d, key), r;
+	uint32_t k = td_key(d, key), r, steps = 0;
+	uint64_t *tail = NULL; /* the list's end, where a new child goes */
 	if (b->oom)
 		return 0;
 	if (parent == PV_NONE) {
@@ -363,31 +411,29 @@ static uint32_t td_row(struct td *d, uint32_t parent, uint64_t key)
 		if (d->root[k])
 			return d->root[k] - 1;
 	} else {
-		uint64_t f = d->first[parent];
-		if (f && (uint32_t)(f >> 32) == k)
-			return (uint32_t)f - 1;
-		if (f &&
+		tail = &d->link[parent].first;
+		for (uint64_t f = *tail; f; f = *tail) {
+			if ((uint32_t)(f >> 32) == k)
+				return (uint32_t)f - 1;
+			tail = &d->link[(uint32_t)f - 1].next;
+			if (++steps == TD_CHAIN)
+				break;
+		}
+		if (steps == TD_CHAIN &&
 		    (r = u64map_get(&d->more, ((uint64_t)(parent + 1) << 32) | k)) != UINT32_MAX)
 			return r;
 	}
+	size_t at = tail ? (size_t)((char *)tail - (char *)d->link) : 0; /* link may move */
 	r = tb_row(b, parent, key);
-	if (r == PV_NONE) {
+	if (r == PV_NONE || td_link_new(d, r)) {
 		b->oom = 1;
 		return 0;
 	}
-	if (r >= d->first_cap) {
-		uint32_t nc = grow_cap(d->first_cap, (uint64_t)r + 1);
-		if (!nc || COL_GROW(d->first, nc)) {
-			b->oom = 1;
-			return 0;
-		}
-		d->first_cap = nc;
-	}
-	d->first[r] = 0;
+	tail = tail ? (uint64_t *)((char *)d->link + at) : NULL;
 	if (parent == PV_NONE)
 		d->root[k] = r + 1;
-	else if (!d->first[parent])
-		d->first[parent] = (uint64_t)k << 32 | (r + 1);
+	else if (steps < TD_CHAIN)
+		*tail = (uint64_t)k << 32 | (r + 1);
 	else if (u64map_put(&d->more, ((uint64_t)(parent + 1) << 32) | k, r))
 		b->oom = 1;
 	return r;
@@ -617,6 +663,16 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 		eng_tree_free(b->t, e->nm);
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
 	}
+	/*
+	 * A stack makes at most one row, and the (no stack) row one more: the columns are sized
+	 * once (no growth, no copies); the pages of rows never made are never touched, and the
+	 * columns are cut to the rows made at the end.
+	 */
+	uint64_t most = (uint64_t)w->len + 1;
+	if (most <= PV_MAX_ROWS && tb_resize(b, (uint32_t)most) == 0 &&
+	    COL_GROW(d.link, (uint32_t)most) == 0)
+		d.link_cap = (uint32_t)most;
+	b->self_only = true;
 	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
 	struct tail tl = {.keep = tail_keep(e, anchor), .simple = d.by_func && !e->v->scoped};
 	tl.min_cost = pv_query_min_cost(&e->v->q, e->v->base[0]);
@@ -628,18 +684,10 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 			/* a root alone that may be printed: its row, made once; node[s] stays unset
 			 * (nothing is under s), its page untouched */
 			uint32_t r = tb_row(b, PV_NONE, td_key_value(&d, tk));
-			if (r != PV_NONE && r >= d.first_cap) {
-				uint32_t nc = grow_cap(d.first_cap, (uint64_t)r + 1);
-				if (!nc || COL_GROW(d.first, nc))
-					r = PV_NONE;
-				else
-					d.first_cap = nc;
-			}
-			if (r == PV_NONE) {
+			if (r == PV_NONE || td_link_new(&d, r)) {
 				b->oom = 1;
 				break;
 			}
-			d.first[r] = 0;
 			row_frame(e->v, b->t, r, w->frame[s]);
 			for (uint32_t m = 0; m < e->nm; m++)
 				b->t->self[m][r] += w->cost[m][s];
@@ -697,10 +745,12 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 	else
 		pv_free(node);
 	pv_free(d.root);
-	pv_free(d.first);
+	pv_free(d.link);
 	pv_free(tl.kf);
 	u64map_release(&d.more);
 	int oom = b->oom;
+	if (!oom) /* cut to the rows made (when that fails, the columns stay as they are) */
+		(void)tb_resize(b, b->t->len ? b->t->len : 1);
 	tb_release(b);
 	if (oom) {
 		eng_tree_free(b->t, e->nm);
