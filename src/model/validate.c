@@ -19,37 +19,84 @@ static int opt_ok(uint32_t ix, uint32_t len)
 }
 
 /*
- * The first row of col[0..n) that is not PV_NONE or below len, n when none: blocks are checked
- * without a branch (ix + 1 wraps PV_NONE to 0), so the pass over the samples vectorizes; it
- * is most of what checking a mapped snapshot costs (pv/snapshot.h).
+ * Index columns are checked in blocks without a branch, so the passes over the samples and the
+ * stacks vectorize; they are most of what checking a mapped snapshot costs (pv/snapshot.h).
  */
 enum { BLOCK = 4096 };
 
 /*
- * Whether a block of BLOCK rows has one that is not opt_ok: a fixed trip count and no branch, so
- * it vectorizes at -O2 (not inlined: inside the long caller gcc 12 leaves it scalar).
+ * Whether a block of BLOCK rows has one whose c[i] + add, in unsigned order, is past lim (as
+ * signed: lim ^ 0x80000000): a fixed trip count and no branch, so it vectorizes at -O2 (not
+ * inlined: inside the long caller gcc 12 leaves it scalar). add 1: opt_ok (PV_NONE wraps to 0).
  */
-__attribute__((noinline)) static int block_bad(const uint32_t *c, int32_t lim)
+__attribute__((noinline)) static int block_bad(const uint32_t *c, int32_t lim, uint32_t add)
 {
-	int32_t mx = INT32_MIN;
-	for (uint32_t i = 0; i < BLOCK; i++) {
-		int32_t v = (int32_t)((c[i] + 1u) ^ 0x80000000u); /* unsigned order as signed */
-		mx = mx > v ? mx : v;
-	}
-	return mx > lim;
+	uint32_t bad = 0; /* an OR of signed comparisons: SSE2 has those (not a max) */
+	for (uint32_t i = 0; i < BLOCK; i++)
+		bad |= (int32_t)((c[i] + add) ^ 0x80000000u) > lim; /* unsigned order as signed */
+	return bad != 0;
 }
 
-static uint32_t first_bad_opt(const uint32_t *col, uint32_t n, uint32_t len)
+/* The first row of col[0..n) that is not ok (opt: opt_ok, else ix_ok) against len, n when none. */
+static uint32_t first_bad(const uint32_t *col, uint32_t n, uint32_t len, bool opt)
 {
-	const int32_t lim = (int32_t)(len ^ 0x80000000u);
+	if (!opt && !len)
+		return 0;
+	/* opt_ok: ix + 1 <= len (PV_NONE wraps to 0); ix_ok: ix <= len - 1 */
+	const int32_t lim = (int32_t)((opt ? len : len - 1) ^ 0x80000000u);
 	for (uint32_t b = 0; b < n; b += BLOCK) {
-		if (n - b >= BLOCK && !block_bad(col + b, lim))
+		if (n - b >= BLOCK && !block_bad(col + b, lim, opt))
 			continue;
 		for (uint32_t i = b; i < n && i - b < BLOCK; i++)
-			if (!opt_ok(col[i], len))
+			if (opt ? !opt_ok(col[i], len) : !ix_ok(col[i], len))
 				return i;
 	}
 	return n;
+}
+
+/* Whether a block of BLOCK stacks from stack `base` has a prefix not below its own index. */
+__attribute__((noinline)) static int prefix_block_bad(const uint32_t *prefix, uint32_t base)
+{
+	uint32_t bad = 0; /* PV_NONE + 1 wraps to 0: a root; unsigned order as signed */
+	for (uint32_t i = 0; i < BLOCK; i++)
+		bad |=
+		    (int32_t)((prefix[i] + 1u) ^ 0x80000000u) > (int32_t)((base + i) ^ 0x80000000u);
+	return bad != 0;
+}
+
+/* Whether every stack passes the checks of pv_profile_validate's loop (which names the first
+ * that does not): blocks without a branch, as first_bad. */
+static bool stacks_ok(const struct pv_stacks *st, uint32_t nframes)
+{
+	if (first_bad(st->frame, st->len, nframes, false) < st->len)
+		return false;
+	for (uint32_t b = 0; b < st->len; b += BLOCK) {
+		if (st->len - b >= BLOCK && !prefix_block_bad(st->prefix + b, b))
+			continue;
+		for (uint32_t i = b; i < st->len && i - b < BLOCK; i++)
+			if (st->prefix[i] != PV_NONE && st->prefix[i] >= i)
+				return false;
+	}
+	return true;
+}
+
+/* The largest of n bytes (0 for none): no branch, so it vectorizes. */
+static uint8_t max_u8(const uint8_t *c, uint32_t n)
+{
+	uint8_t mx = 0;
+	for (uint32_t i = 0; i < n; i++)
+		mx = mx > c[i] ? mx : c[i];
+	return mx;
+}
+
+/* Whether every frame passes the checks of pv_profile_validate's loop (which names the first
+ * that does not) when the frames have no category (else the loop checks them one by one). */
+static bool frames_ok(const struct pv_profile *p)
+{
+	const struct pv_frames *fr = &p->frames;
+	return !fr->category && first_bad(fr->func, fr->len, p->funcs.len, false) == fr->len &&
+	       (!fr->kind || max_u8(fr->kind, fr->len) <= PV_FRAME_STATEMENT) &&
+	       (!fr->source || first_bad(fr->source, fr->len, p->sources.len, true) == fr->len);
 }
 
 int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
@@ -99,7 +146,8 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	}
 
 	const struct pv_frames *fr = &p->frames;
-	for (uint32_t i = 0; i < fr->len; i++) {
+	bool frames_checked = frames_ok(p);
+	for (uint32_t i = 0; !frames_checked && i < fr->len; i++) {
 		if (!ix_ok(fr->func[i], f->len))
 			FAIL("frames[%u].func: %u out of range", i, fr->func[i]);
 		if (!opt_ok(pv_frame_category(p, i), c->len))
@@ -115,7 +163,8 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	}
 
 	const struct pv_stacks *st = &p->stacks;
-	for (uint32_t i = 0; i < st->len; i++) {
+	bool stacks_checked = stacks_ok(st, fr->len);
+	for (uint32_t i = 0; !stacks_checked && i < st->len; i++) {
 		if (!ix_ok(st->frame[i], fr->len))
 			FAIL("stacks[%u].frame: %u out of range", i, st->frame[i]);
 		if (st->prefix[i] != PV_NONE && st->prefix[i] >= i)
@@ -165,7 +214,7 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (!ix_ok(fo->name[i], ns) || fo->name[i] == 0 || !ix_ok(fo->formula[i], ns) ||
 		    fo->formula[i] == 0 || !ix_ok(fo->description[i], ns))
 			FAIL("formulas[%u]: a string missing or out of range", i);
-	uint32_t bad = first_bad_opt(p->samples.stack, p->samples.len, st->len);
+	uint32_t bad = first_bad(p->samples.stack, p->samples.len, st->len, true);
 	if (bad < p->samples.len)
 		FAIL("samples[%u].stack: %u out of range", bad, p->samples.stack[bad]);
 

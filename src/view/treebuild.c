@@ -7,7 +7,7 @@
 
 /* ---- rows and trees ---- */
 
-static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granularity by)
+static uint64_t frame_key_by(const struct pv_view *v, uint32_t vf, enum pv_granularity by)
 {
 	uint32_t f = vf_func(v, vf);
 	uint8_t fk = vf_kind(v, vf);
@@ -29,6 +29,18 @@ static uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granular
 		return fk == PV_FRAME_STATEMENT ? CONTINUE_KEY : KEY(PV_ROW_FUNCTION, f, 0);
 	default: return fk == PV_FRAME_CODE ? KEY(PV_ROW_FUNCTION, f, 0) : CONTINUE_KEY;
 	}
+}
+
+/*
+ * A frame's row key at granularity by: CONTINUE_KEY for a frame that continues its caller's row
+ * (a loop or statement by function). By function, the default, inline: it runs once a stack.
+ */
+static inline uint64_t frame_key(const struct pv_view *v, uint32_t vf, enum pv_granularity by)
+{
+	if (by != PV_BY_FUNCTION)
+		return frame_key_by(v, vf, by);
+	return vf_kind(v, vf) == PV_FRAME_CODE ? KEY(PV_ROW_FUNCTION, vf_func(v, vf), 0)
+					       : CONTINUE_KEY;
 }
 
 /* frame_key, with a continuing frame that has no row to continue (a root) its function's row */
@@ -673,6 +685,9 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 	    COL_GROW(d.link, (uint32_t)most) == 0)
 		d.link_cap = (uint32_t)most;
 	b->self_only = true;
+	/* without inlined frames every row's flag stays 0 (eng_tree_finish), so no row_frame */
+	bool inlines = e->p->frames.inline_depth != NULL;
+	const uint32_t nm = e->nm;
 	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
 	struct tail tl = {.keep = tail_keep(e, anchor), .simple = d.by_func && !e->v->scoped};
 	tl.min_cost = pv_query_min_cost(&e->v->q, e->v->base[0]);
@@ -733,9 +748,9 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 		}
 		if (b->oom)
 			break;
-		if (b->t->kind[node[s]] != PV_ROW_CENTER)
+		if (inlines && b->t->kind[node[s]] != PV_ROW_CENTER)
 			row_frame(e->v, b->t, node[s], w->frame[s]);
-		for (uint32_t m = 0; m < e->nm; m++)
+		for (uint32_t m = 0; m < nm; m++)
 			b->t->self[m][node[s]] += w->cost[m][s];
 	}
 	if (!anchor && !b->oom)

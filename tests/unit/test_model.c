@@ -254,6 +254,71 @@ T_TEST(validate_names_the_broken_invariant)
 	pv_profile_free(p);
 }
 
+/* pv_profile_validate fails on p with msg. */
+static void invalid(const struct pv_profile *p, const char *msg)
+{
+	struct pv_error err;
+	T_EQ_INT(pv_profile_validate(p, &err), PV_EPARSE);
+	T_EQ_STR(err.msg, msg);
+}
+
+/*
+ * Past one block of 4096 rows the stacks and the frames are checked without a branch first
+ * (validate.c): a violation in the second block is still named exactly, and the first one wins.
+ */
+T_TEST(validate_names_the_broken_invariant_past_a_block)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_source_ix src = builder_source(&b, builder_cstr(&b, "loop.c"));
+	pv_func_ix f = builder_func(&b, builder_cstr(&b, "f"), PV_NONE, src, 1);
+	pv_stack_ix s = PV_NONE;
+	for (uint32_t i = 0; i < 10000; i++) { /* 10,000 frames (loops, lines), a chain of stacks */
+		struct frame_key k = {.func = f,
+				      .line = i + 1,
+				      .addr = PV_ADDR_NONE,
+				      .category = PV_NONE,
+				      .kind = PV_FRAME_LOOP};
+		s = builder_stack(&b, s, builder_frame(&b, &k));
+	}
+	builder_thread(&b, builder_cstr(&b, "t"), 1, 1, 0);
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	builder_sample(&b, 0, s, 0, NULL);
+	struct pv_profile *p = NULL;
+	T_EQ_INT(builder_finish(&b, &p), 0);
+	builder_release(&b);
+	if (!p)
+		return;
+	T_EQ_INT(p->frames.len, 10000);
+	T_EQ_INT(p->stacks.len, 10000);
+	T_TRUE(p->frames.kind != NULL && p->frames.category == NULL);
+	struct pv_error err;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
+	p->stacks.prefix[7000] = 7000; /* inside the second block: found by the block's test */
+	invalid(p, "stacks[7000].prefix: 7000 is not smaller than the stack's own index");
+	p->stacks.prefix[9000] = 9500;
+	invalid(p, "stacks[7000].prefix: 7000 is not smaller than the stack's own index");
+	p->stacks.prefix[7000] = 6999;
+	invalid(p, "stacks[9000].prefix: 9500 is not smaller than the stack's own index");
+	p->stacks.prefix[9000] = 8999;
+	p->stacks.frame[8191] = PV_NONE; /* a root's PV_NONE is no frame */
+	invalid(p, "stacks[8191].frame: 4294967295 out of range");
+	p->stacks.frame[8191] = 10000;
+	invalid(p, "stacks[8191].frame: 10000 out of range");
+	p->stacks.frame[8191] = 8191;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
+	/* frames: the first failing frame, whichever column */
+	p->frames.func[5000] = PV_NONE;
+	invalid(p, "frames[5000].func: 4294967295 out of range");
+	p->frames.kind[9999] = 3;
+	invalid(p, "frames[5000].func: 4294967295 out of range");
+	p->frames.func[5000] = f;
+	invalid(p, "frames[9999].kind: 3 is not a frame kind");
+	p->frames.kind[9999] = PV_FRAME_LOOP;
+	T_EQ_INT(pv_profile_validate(p, &err), 0);
+	pv_profile_free(p);
+}
+
 T_TEST(collapsed_modules_and_kinds)
 {
 	struct pv_profile *p = small_profile();
