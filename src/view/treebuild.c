@@ -397,58 +397,76 @@ static int td_link_new(struct td *d, uint32_t r)
 	return 0;
 }
 
-static uint32_t td_row(struct td *d, uint32_t parent, uint64_t key)
+/* The root row of key (key index k), made when new. */
+static uint32_t td_root(struct td *d, uint64_t key, uint32_t k)
 {
 	struct tree_build *b = &d->b;
-	if (b->oom)
-		return 0;
-	uint32_t k = td_key(d, key), r, steps = 0;
-	uint64_t *tail = NULL; /* the list's end, where a new child goes */
-	if (b->oom)
-		return 0;
-	if (parent == PV_NONE) {
-		if (k >= d->root_len) {
-			if (k >= d->root_cap) {
-				uint32_t nc = grow_cap(d->root_cap, (uint64_t)k + 1);
-				if (!nc || COL_GROW(d->root, nc)) {
-					b->oom = 1;
-					return 0;
-				}
-				d->root_cap = nc;
+	if (k >= d->root_len) {
+		if (k >= d->root_cap) {
+			uint32_t nc = grow_cap(d->root_cap, (uint64_t)k + 1);
+			if (!nc || COL_GROW(d->root, nc)) {
+				b->oom = 1;
+				return 0;
 			}
-			memset(d->root + d->root_len, 0,
-			       (size_t)(k + 1 - d->root_len) * sizeof(*d->root));
-			d->root_len = k + 1;
+			d->root_cap = nc;
 		}
-		if (d->root[k])
-			return d->root[k] - 1;
-	} else {
-		tail = &d->link[parent].first;
-		for (uint64_t f = *tail; f; f = *tail) {
-			if ((uint32_t)(f >> 32) == k)
-				return (uint32_t)f - 1;
-			tail = &d->link[(uint32_t)f - 1].next;
-			if (++steps == TD_CHAIN)
-				break;
-		}
-		if (steps == TD_CHAIN &&
-		    (r = u64map_get(&d->more, ((uint64_t)(parent + 1) << 32) | k)) != UINT32_MAX)
-			return r;
+		memset(d->root + d->root_len, 0, (size_t)(k + 1 - d->root_len) * sizeof(*d->root));
+		d->root_len = k + 1;
 	}
-	size_t at = tail ? (size_t)((char *)tail - (char *)d->link) : 0; /* link may move */
-	r = tb_row(b, parent, key);
+	if (d->root[k])
+		return d->root[k] - 1;
+	uint32_t r = tb_row(b, PV_NONE, key);
 	if (r == PV_NONE || td_link_new(d, r)) {
 		b->oom = 1;
 		return 0;
 	}
-	tail = tail ? (uint64_t *)((char *)d->link + at) : NULL;
-	if (parent == PV_NONE)
-		d->root[k] = r + 1;
-	else if (steps < TD_CHAIN)
-		*tail = (uint64_t)k << 32 | (r + 1);
+	d->root[k] = r + 1;
+	return r;
+}
+
+/* A new row for key (key index k) under parent, after `steps` children on its list: at *tail
+ * (the list's end) or, past TD_CHAIN, in the map. */
+static uint32_t td_child_new(struct td *d, uint32_t parent, uint64_t key, uint32_t k,
+			     uint64_t *tail, uint32_t steps)
+{
+	struct tree_build *b = &d->b;
+	size_t at = (size_t)((char *)tail - (char *)d->link); /* link may move */
+	uint32_t r = tb_row(b, parent, key);
+	if (r == PV_NONE || td_link_new(d, r)) {
+		b->oom = 1;
+		return 0;
+	}
+	if (steps < TD_CHAIN)
+		*(uint64_t *)((char *)d->link + at) = (uint64_t)k << 32 | (r + 1);
 	else if (u64map_put(&d->more, ((uint64_t)(parent + 1) << 32) | k, r))
 		b->oom = 1;
 	return r;
+}
+
+/* The row for key under parent (PV_NONE: a root), made when new; inline, as it runs once a
+ * stack: most stacks find their row one or two steps down their parent's list. */
+static inline __attribute__((always_inline)) uint32_t td_row(struct td *d, uint32_t parent,
+							     uint64_t key)
+{
+	if (d->b.oom)
+		return 0;
+	uint32_t k = td_key(d, key), r, steps = 0;
+	if (d->b.oom)
+		return 0;
+	if (parent == PV_NONE)
+		return td_root(d, key, k);
+	uint64_t *tail = &d->link[parent].first; /* the list's end, where a new child goes */
+	for (uint64_t f = *tail; f; f = *tail) {
+		if ((uint32_t)(f >> 32) == k)
+			return (uint32_t)f - 1;
+		tail = &d->link[(uint32_t)f - 1].next;
+		if (++steps == TD_CHAIN)
+			break;
+	}
+	if (steps == TD_CHAIN &&
+	    (r = u64map_get(&d->more, ((uint64_t)(parent + 1) << 32) | k)) != UINT32_MAX)
+		return r;
+	return td_child_new(d, parent, key, k, tail, steps);
 }
 
 /*
