@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/builder.h"
 #include "pv/format.h"
 #include "pv/import.h"
 #include "pv/query.h"
@@ -624,5 +625,167 @@ T_TEST(printed_tree_tail)
 	check_tail(p, 3, 0, 10, 4, 0, 0, 3, "... 2 more rows");
 	/* no bound: every root a row */
 	check_tail(p, 0, 0, 0, 7, 0, 0, 0, NULL);
+	pv_profile_free(p);
+}
+
+/* The row of t named name (the first), PV_NONE when none. */
+static uint32_t row_named(const struct pv_view *v, const struct pv_tree *t, const char *name)
+{
+	for (uint32_t r = 0; r < t->len; r++) {
+		char b[64];
+		if (!strcmp(pv_view_row_name(v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]),
+			    name))
+			return r;
+	}
+	return PV_NONE;
+}
+
+/*
+ * A printed tree with --depth N sorts only the roots and the children of rows above depth N
+ * (eng_tree_finish): what is printed, in text and JSON, with or without the hot path, is what
+ * the whole sorted tree prints. Stacks come so that no list is made in its sorted order: main's
+ * children c a b (sorted a 19, b 9, c 3), a's x y (y 14, x 5), x's p s (s 4, p 1).
+ */
+T_TEST(printed_tree_sorts_what_depth_shows)
+{
+	static const char text[] = "main;c 3\nmain;a;x;p 1\nmain;b;z 2\nmain;a;y;q 5\n"
+				   "main;a;y;r 9\nmain;b;w 7\nmain;a;x;s 4\n";
+	struct pv_profile *p = t_load_mem("depth.txt", text, sizeof(text) - 1);
+	if (!p)
+		return;
+	static const struct {
+		enum pv_view_kind view;
+		uint32_t depth;
+		bool hot;
+		const char *center;
+	} cases[] = {
+	    {PV_VIEW_TREE, 2, false, NULL},	{PV_VIEW_TREE, 1, false, NULL},
+	    {PV_VIEW_TREE, 3, false, NULL},	{PV_VIEW_TREE, 2, true, NULL},
+	    {PV_VIEW_TREE, 3, true, NULL},	{PV_VIEW_CALLERS, 2, false, NULL},
+	    {PV_VIEW_BUTTERFLY, 2, false, "a"}, {PV_VIEW_TREE, 2, false, "a"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pv_query q;
+		pv_query_init(&q);
+		q.view = cases[i].view;
+		q.depth = cases[i].depth;
+		if (cases[i].center)
+			T_EQ_INT(pv_query_add_center(&q, cases[i].center), 0);
+		struct pv_view *full = NULL, *v = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_view_compute(p, &q, &full, &err), 0);
+		T_EQ_INT(pv_view_compute_printed(p, &q, &v, &err), 0);
+		if (!full || !v) {
+			pv_view_free(full);
+			pv_view_free(v);
+			pv_query_release(&q);
+			continue;
+		}
+		if (cases[i].hot) { /* as the CLI's tree --hot-path */
+			struct pv_view *both[2] = {full, v};
+			for (int k = 0; k < 2; k++) {
+				uint32_t rows[16];
+				uint32_t n =
+				    pv_tree_hot_path(both[k]->tree, PV_NONE, 0.5, rows, 16);
+				/* main a y r; printed with --depth 2, y's children (depth 3, not
+				 * printed) are left unsorted, q first: the path stops at y */
+				T_EQ_U64(n, k && q.depth < 3 ? 3 : 4);
+				pv_tree_keep_path(both[k]->tree, rows, n);
+			}
+		}
+		for (int json = 0; json < 2; json++) {
+			char *a = printed(full, json), *b = printed(v, json);
+			T_TRUE(a && b);
+			if (a && b)
+				T_EQ_STR(b, a);
+			free(a);
+			free(b);
+		}
+		if (q.view == PV_VIEW_TREE && !cases[i].center && !cases[i].hot) {
+			/* x (depth 2): its children sorted s p in the whole tree; printed with
+			 * --depth 1 or 2, left as made (p s), sorted with --depth 3 */
+			uint32_t xf = row_named(full, full->tree, "x"),
+				 xv = row_named(v, v->tree, "x");
+			T_TRUE(xf != PV_NONE && xv != PV_NONE);
+			if (xf != PV_NONE && xv != PV_NONE) {
+				const struct pv_tree *tf = full->tree, *tv = v->tree;
+				T_EQ_U64(tf->child_len[xf], 2);
+				T_EQ_U64(tv->child_len[xv], 2);
+				T_EQ_INT(tf->total[0][tf->children[tf->child_first[xf]]], 4);
+				T_EQ_INT(tv->total[0][tv->children[tv->child_first[xv]]],
+					 q.depth > 2 ? 4 : 1);
+			}
+		}
+		pv_view_free(full);
+		pv_view_free(v);
+		pv_query_release(&q);
+	}
+	pv_profile_free(p);
+}
+
+/*
+ * A row's first 8 children are found on a list, the others in a map (treebuild.c td_row). Two
+ * frames of one function (two lines) make one row by function: main calls f0..f19 from line 1
+ * of each, then f19..f0 from line 2 with a callee g, so each (main, fK) row is looked up twice,
+ * on the list for f0..f7 and in the map for f8..f19: 41 rows (main, 20 f, 20 g), not 61.
+ */
+T_TEST(top_down_children_past_the_list)
+{
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	pv_func_ix mf = builder_func(&b, builder_cstr(&b, "main"), PV_NONE, PV_NONE, 0);
+	pv_func_ix gf = builder_func(&b, builder_cstr(&b, "g"), PV_NONE, PV_NONE, 0);
+	pv_stack_ix root = builder_stack(&b, PV_NONE, builder_func_frame(&b, mf));
+	pv_thread_ix th = builder_thread(&b, builder_cstr(&b, "t"), 1, 1, 0);
+	builder_metric(&b, builder_cstr(&b, "samples"), PV_UNIT_COUNT);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < 20; i++) {
+			int k = pass ? 19 - i : i;
+			char name[8];
+			snprintf(name, sizeof(name), "f%d", k);
+			pv_func_ix f =
+			    builder_func(&b, builder_cstr(&b, name), PV_NONE, PV_NONE, 0);
+			struct frame_key fk = {.func = f,
+					       .line = (uint32_t)pass + 1,
+					       .addr = PV_ADDR_NONE,
+					       .category = PV_NONE};
+			pv_stack_ix s = builder_stack(&b, root, builder_frame(&b, &fk));
+			if (pass)
+				s = builder_stack(&b, s, builder_func_frame(&b, gf));
+			int64_t w = pass ? 100 : k + 1;
+			builder_sample(&b, th, s, 0, &w);
+		}
+	}
+	struct pv_profile *p = NULL;
+	T_EQ_INT(builder_finish(&b, &p), 0);
+	builder_release(&b);
+	if (!p)
+		return;
+	T_EQ_U64(p->stacks.len, 61); /* main, 40 calls, 20 g */
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	if (v) {
+		const struct pv_tree *t = v->tree;
+		T_EQ_U64(t->len, 41);
+		T_EQ_U64(t->nr_roots, 1);
+		uint32_t main_row = t->roots[0];
+		T_EQ_U64(t->child_len[main_row], 20);
+		T_EQ_INT(t->total[0][main_row], 20 * 100 + 20 * 21 / 2);
+		for (uint32_t i = 0; i < t->child_len[main_row]; i++) {
+			uint32_t f = t->children[t->child_first[main_row] + i];
+			char nb[64];
+			int k =
+			    atoi(pv_view_row_name(v, t->kind[f], t->id[f], nb, sizeof(nb), 0) + 1);
+			T_EQ_INT(k, 19 - (int)i); /* sorted: f19 (120) first */
+			T_EQ_INT(t->total[0][f], 100 + k + 1);
+			T_EQ_INT(t->self[0][f], k + 1);
+			T_EQ_U64(t->child_len[f], 1);
+		}
+		pv_view_free(v);
+	}
+	pv_query_release(&q);
 	pv_profile_free(p);
 }
