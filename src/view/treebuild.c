@@ -1159,7 +1159,8 @@ int eng_build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_t
 	u.run = merge_runs ? pv_malloc((size_t)n * sizeof(*u.run)) : w->prefix;
 	u.stamp = pv_calloc(n, sizeof(*u.stamp));
 	u.pos = pv_malloc((size_t)n * sizeof(*u.pos));
-	if (!u.kx || !u.run || !u.stamp || !u.pos)
+	/* (w->prefix is NULL in a view of no stack: u.run is then never read) */
+	if (!u.kx || (merge_runs && !u.run) || !u.stamp || !u.pos)
 		goto oom;
 	/*
 	 * A profile with loops and statements (HPCToolkit): at function granularity such a frame
