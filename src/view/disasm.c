@@ -424,9 +424,15 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	uint8_t *hot = NULL;
 	if (!mark) {
 		int rc = hottest(p, q, &hot, err);
+		/* perf script frames keep their address only with a source line (doc/lines.md) */
+		const char *hint =
+		    strcmp(pv_str(p, p->meta.format), "perf-script") == 0
+			? " (perf script keeps a frame's address only where a source line "
+			  "follows it: perf script -F +srcline)"
+			: "";
 		if (rc || !hot)
 			return rc ? rc
-			       : note(d, "no sample with an address: no disassembly")
+			       : note(d, "no sample with an address: no disassembly%s", hint)
 				   ? pv_error_set(err, PV_ENOMEM, "out of memory")
 				   : 0;
 		mark = hot;
