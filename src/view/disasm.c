@@ -376,38 +376,36 @@ static int parse(const struct fn_range *r, uint64_t delta, const char *t, size_t
 	return 0;
 }
 
-/* The function with the most self cost at addresses in q's view, as a mark (NULL: none). */
-static int hottest(const struct pv_profile *p, const struct pv_query *q, uint8_t **mark,
-		   struct pv_error *err)
+/* The function with the most self cost at addresses among the kept samples, as a mark (NULL:
+ * none). */
+static int hottest(const struct pv_profile *p, const uint8_t *keep, pv_metric_ix metric,
+		   uint8_t **mark, struct pv_error *err)
 {
 	*mark = NULL;
-	struct pv_view *v = NULL;
-	uint8_t *keep = NULL;
-	int rc = pv_view_compute_keep(p, q, &v, NULL, &keep, err);
-	uint32_t col = rc ? PV_NONE : pv__view_summed_metric(v);
-	int64_t *self = col == PV_NONE ? NULL : pv_calloc(p->funcs.len + 1, sizeof(*self));
+	if (!keep || metric == PV_NONE)
+		return 0;
+	int64_t *self = pv_calloc(p->funcs.len + 1, sizeof(*self));
+	if (!self)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	pv_func_ix best = PV_NONE;
-	for (uint32_t s = 0; self && s < p->samples.len; s++) {
+	for (uint32_t s = 0; s < p->samples.len; s++) {
 		pv_stack_ix st = p->samples.stack[s];
 		if (!keep[s] || st == PV_NONE ||
 		    pv_frame_addr(p, p->stacks.frame[st]) == PV_ADDR_NONE)
 			continue;
 		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
-		self[f] += pv_sample_weight(p, v->metrics[col], s);
+		self[f] += pv_sample_weight(p, metric, s);
 		if (best == PV_NONE || self[f] > self[best] || (self[f] == self[best] && f < best))
 			best = f;
 	}
-	if (!rc && col != PV_NONE && !self)
-		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-	if (!rc && best != PV_NONE) {
+	int rc = 0;
+	if (best != PV_NONE) {
 		if (!(*mark = pv_calloc(p->funcs.len, 1)))
 			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		else
 			(*mark)[best] = 1;
 	}
 	pv_free(self);
-	pv_view_free(v);
-	pv_free_keep(keep);
 	return rc;
 }
 
@@ -421,20 +419,31 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	d->metric = PV_NONE;
 	*out = d;
+	/* the view's samples (none can be at an address when no frame has one) */
+	uint8_t *keep = NULL;
+	pv_metric_ix metric = PV_NONE;
+	if (p->frames.addr) {
+		int rc = pv__view_keep(p, q, &keep, &metric, err);
+		if (rc)
+			return rc;
+	}
+	d->metric = metric;
 	uint8_t *hot = NULL;
 	if (!mark) {
-		int rc = hottest(p, q, &hot, err);
+		int rc = hottest(p, keep, metric, &hot, err);
 		/* perf script frames keep their address only with a source line (doc/lines.md) */
 		const char *hint =
 		    strcmp(pv_str(p, p->meta.format), "perf-script") == 0
 			? " (perf script keeps a frame's address only where a source line "
 			  "follows it: perf script -F +srcline)"
 			: "";
-		if (rc || !hot)
+		if (rc || !hot) {
+			pv_free_keep(keep);
 			return rc ? rc
 			       : note(d, "no sample with an address: no disassembly%s", hint)
 				   ? pv_error_set(err, PV_ENOMEM, "out of memory")
 				   : 0;
+		}
 		mark = hot;
 	}
 	/* each function's range of addresses, over its frames */
@@ -457,20 +466,13 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	for (uint32_t k = 0; k < nf; k++)
 		with += fr[k].lo != PV_ADDR_NONE;
 	pv_free(hot);
-	if (!with)
+	if (!with) {
+		pv_free_keep(keep);
 		return note(d, "no address: no disassembly")
 			   ? pv_error_set(err, PV_ENOMEM, "out of memory")
 			   : 0;
-	/* the view's samples at those addresses */
-	struct pv_view *v = NULL;
-	uint8_t *keep = NULL;
-	int rc = pv_view_compute_keep(p, q, &v, NULL, &keep, err);
-	if (rc) {
-		pv_view_free(v);
-		return rc;
 	}
-	uint32_t col = pv__view_summed_metric(v);
-	d->metric = col == PV_NONE ? PV_NONE : v->metrics[col];
+	int rc;
 	struct vec insn = {0}, lv = {0};
 	uint8_t *one = pv_calloc(p->funcs.len, 1);
 	rc = one ? 0 : PV_ENOMEM;
@@ -517,9 +519,7 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 		}
 		one[f] = 1;
 		lv.len = 0;
-		rc = col == PV_NONE
-			 ? 0
-			 : pv__leaf_addrs(p, keep, PV_NONE, 0, one, v->metrics[col], &lv);
+		rc = metric == PV_NONE ? 0 : pv__leaf_addrs(p, keep, PV_NONE, 0, one, metric, &lv);
 		one[f] = 0;
 		if (lv.len)
 			qsort(lv.p, lv.len, sizeof(struct pv__line_addr), addr_cmp);
@@ -533,7 +533,6 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	}
 	pv_free(one);
 	vec_free(&lv);
-	pv_view_free(v);
 	pv_free_keep(keep);
 	d->insn = insn.p;
 	d->n = insn.len;

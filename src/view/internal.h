@@ -52,6 +52,10 @@ void pv__selection_release(struct pv__selection *sel);
 
 /* srclines.c: the first metric of v that sums (not a formula's), or PV_NONE. */
 uint32_t pv__view_summed_metric(const struct pv_view *v);
+/* srclines.c: the samples q's view keeps (*keep, to pv_free_keep) and the metric a per-sample
+ * cost of it is summed in (its first summing column's; PV_NONE: none). */
+int pv__view_keep(const struct pv_profile *p, const struct pv_query *q, uint8_t **keep,
+		  pv_metric_ix *metric, struct pv_error *err);
 /* srclines.c: the kept samples' leaf (line, address, self in metric m), sorted by (line,
  * address): of file id's lines 1 .. nr_lines, or with mark of the functions mark[f] != 0 (any
  * line). Returns 0 or PV_ENOMEM. */

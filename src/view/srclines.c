@@ -70,6 +70,21 @@ uint32_t pv__view_summed_metric(const struct pv_view *v)
 	return PV_NONE;
 }
 
+int pv__view_keep(const struct pv_profile *p, const struct pv_query *q, uint8_t **keep,
+		  pv_metric_ix *metric, struct pv_error *err)
+{
+	struct pv_view *v = NULL;
+	*keep = NULL;
+	*metric = PV_NONE;
+	int rc = pv_view_compute_keep(p, q, &v, NULL, keep, err);
+	if (!rc) {
+		uint32_t col = pv__view_summed_metric(v);
+		*metric = col == PV_NONE ? PV_NONE : v->metrics[col];
+	}
+	pv_view_free(v);
+	return rc;
+}
+
 int pv_source_ranking(const struct pv_view *v, pv_source_ix **ids, uint32_t *n)
 {
 	const struct pv_profile *p = v->p;
@@ -209,19 +224,15 @@ int pv_source_addrs(const struct pv_profile *p, const struct pv_query *q, pv_sou
 	*out = NULL;
 	if (!p->frames.addr)
 		return 0;
-	struct pv_view *v = NULL;
-	uint8_t *keep = NULL;
-	int rc = pv_view_compute_keep(p, q, &v, NULL, &keep, err);
-	if (rc) {
-		pv_view_free(v);
+	uint8_t *keep;
+	pv_metric_ix metric;
+	int rc = pv__view_keep(p, q, &keep, &metric, err);
+	if (rc)
 		return rc;
-	}
-	uint32_t col = pv__view_summed_metric(v);
 	struct vec lv = {0};
-	rc = col == PV_NONE ? 0 : pv__leaf_addrs(p, keep, id, nr_lines, NULL, v->metrics[col], &lv);
+	rc = metric == PV_NONE ? 0 : pv__leaf_addrs(p, keep, id, nr_lines, NULL, metric, &lv);
 	const struct pv__line_addr *la = VEC(lv, struct pv__line_addr);
 	uint32_t n = lv.len;
-	pv_view_free(v);
 	pv_free_keep(keep);
 	struct pv_source_addrs *sa = rc ? NULL : pv_calloc(1, sizeof(*sa));
 	size_t nl = (size_t)nr_lines + 1;
