@@ -26,7 +26,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZ_SECONDS := 600
 FUZZ_TARGETS :=
 
-.PHONY: all run test deps build build-san bench fuzz format format-check clean
+.PHONY: all run test deps hooks build build-san bench fuzz format format-check clean
 
 all: build
 
@@ -42,8 +42,15 @@ deps:
 build/build.ninja:
 	meson setup build -Dwerror=true
 
-build: deps build/build.ninja
+build: deps build/build.ninja hooks
 	ninja -C build
+
+# the repository's git hooks (tools/hooks/commit-msg: a subject of at most 72 characters), in a
+# git checkout only
+hooks:
+	@if git rev-parse --git-dir >/dev/null 2>&1 && \
+		[ "$$(git config --get core.hooksPath)" != tools/hooks ]; then \
+		git config core.hooksPath tools/hooks; fi
 
 build-san/build.ninja:
 	CC=clang meson setup build-san -Dwerror=true -Db_sanitize=address,undefined \
