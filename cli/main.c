@@ -29,6 +29,7 @@
 #include "pv/import.h"
 #include "pv/view.h"
 #include "say.h"
+#include "tui/tui.h"
 
 /* What a command takes. */
 enum {
@@ -171,7 +172,7 @@ static void usage(FILE *out)
 	    "                        row; delta: 'diff' only)\n"
 	    "  --max-rows N          a tree prints at most N rows (default 100000; 0: all)\n"
 	    "  --hot-path[=T]        tree, callers: only the hot path (hpcviewer): from the\n"
-	    "                        top row, the heaviest child while it has T%% (50) of its\n"
+	    "                        top row, the heaviest child while it has T% (50) of its\n"
 	    "                        parent's total\n"
 	    "  --inside-markers SEARCH   keep only samples inside markers matching SEARCH\n"
 	    "  --range-from-marker N     the time range of marker N (see 'markers')\n"
@@ -210,6 +211,30 @@ static void usage(FILE *out)
 	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
 	      "  -h, --help      this text;  --version   the version\n",
 	      out);
+}
+
+/* profview tui --help: the UI's own options and its keys (the '?' overlay's lines). */
+static void tui_usage(FILE *out)
+{
+	fputs("usage: profview tui [OPTIONS] FILE...\n"
+	      "\n"
+	      "the terminal UI: every view around a movable center, the markers, the source\n"
+	      "(doc/tui.md); ']' and '[' switch between the FILEs\n"
+	      "\n"
+	      "options:\n"
+	      "  --query URL           open on a page's state: its URL or query string (tab, sel,\n"
+	      "                        mk, search and the query)\n"
+	      "  --source-root DIR     where the source files of the profile are\n"
+	      "  --keys 'K K ...'      no terminal: run the key names (Down, Enter, c, ...,\n"
+	      "                        type:TEXT, size:WxH, click:Y,X, shot) and print the screen\n"
+	      "  --size WxH            the screen's size with --keys (default 80x24)\n"
+	      "  and every query option of 'profview --help' (--center, --thread, --by, ...)\n"
+	      "\n",
+	      out);
+	size_t n;
+	const char *const *lines = tui_help(&n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s\n", lines[i]);
 }
 
 __attribute__((format(printf, 2, 0))) static int vfail_usage(const char *cmd, const char *fmt,
@@ -434,7 +459,12 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 	case OPT_SIZE: c->tui_size = arg; return 0;
 	case OPT_SOURCE_ROOT: c->source_root = arg; return 0;
 	case 'V': printf("profview %s\n", PV_VERSION); return -1;
-	case 'h': usage(stdout); return -1;
+	case 'h':
+		if (cmd->flags & CMD_TUI)
+			tui_usage(stdout);
+		else
+			usage(stdout);
+		return -1;
 	case ':': return cli_fail_usage("option '%s' needs a value", text);
 	case '?': return cli_fail_usage("unknown option '%s'", text);
 	default: break;
@@ -543,10 +573,9 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 		return run_diff(c, argc - optind, argv + optind);
 	if (!(cmd->flags & CMD_FILES))
 		return cmd->fn(c, NULL, NULL);
-	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_INPUT;
-	}
+	if (optind >= argc) /* tree --center FILE: FILE was --center's value */
+		return cli_fail_usage_of(cmd->name, "'%s' needs a FILE (after the options' values)",
+					 cmd->name);
 	int nfiles = argc - optind;
 	if (cmd->flags & CMD_MARKER_ARG) {
 		/* profview marker FILE N */
@@ -571,6 +600,60 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 			rc = r;
 	}
 	return rc;
+}
+
+/* Edits (insert, delete, substitute, swap two neighbours) from a to b, up to 3 (more: 3). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 32 || m > 32)
+		return 3;
+	unsigned d[33][33];
+	for (size_t i = 0; i <= n; i++)
+		for (size_t j = 0; j <= m; j++) {
+			if (!i || !j) {
+				d[i][j] = (unsigned)(i + j);
+				continue;
+			}
+			unsigned sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			unsigned del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			unsigned best = sub < del ? sub : del;
+			best = ins < best ? ins : best;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[n][m] < 3 ? d[n][m] : 3;
+}
+
+/*
+ * profview WORD ... where WORD is neither a command nor a file (nor looks like a path: with a
+ * '/' or a '.', it is a missing file): one line naming it and the nearest command (git's "did
+ * you mean"), nothing on standard output, exit 2.
+ */
+static int unknown_command(const char *word)
+{
+	const char *best = NULL;
+	unsigned bd = 3;
+	for (size_t i = 0; i < NR_COMMANDS + PV_NR_VIEW_KINDS; i++) {
+		const char *name =
+		    i < NR_COMMANDS ? commands[i].name : pv_view_kinds[i - NR_COMMANDS].name;
+		unsigned d = edit_distance(word, name);
+		/* a prefix of a command ("butter") is as near as one edit */
+		if (strncmp(word, name, strlen(word)) == 0 && d > 1)
+			d = 1;
+		if (d < bd) {
+			bd = d;
+			best = name;
+		}
+	}
+	if (best)
+		cli_say("error", "unknown command '%s' (did you mean '%s'?)", word, best);
+	else
+		cli_say("error", "unknown command '%s', and no such file (see 'profview --help')",
+			word);
+	return EXIT_INPUT;
 }
 
 /*
@@ -614,6 +697,9 @@ int main(int argc, char **argv)
 	if (cmd && cmd->own)
 		return cmd->own(argc - 1, argv + 1);
 	int argi = 2;
+	if (!cmd && argc > 1 && argv[1][0] != '-' && !strpbrk(argv[1], "/.") &&
+	    access(argv[1], F_OK) != 0)
+		return unknown_command(argv[1]);
 	if (!cmd) { /* profview FILE... */
 		cmd = command_find("tree", &view);
 		argi = 1;

@@ -188,6 +188,12 @@ static const char *const help_text[] = {
     "  ?  this help      q  quit             any key closes this",
 };
 
+const char *const *tui_help(size_t *n)
+{
+	*n = sizeof(help_text) / sizeof(help_text[0]);
+	return help_text;
+}
+
 static void overlay(struct tui *t, int y0, int rows)
 {
 	if (t->mode == M_HELP) {

@@ -11,6 +11,7 @@
 #define PV_TUI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pv/error.h"
@@ -91,6 +92,9 @@ const struct tui_screen *tui_render(struct tui *t);
 const struct pv_query *tui_query(const struct tui *t);
 /* The current query as flags and as a URL query string, two lines (to free()). */
 char *tui_query_text(const struct tui *t);
+
+/* The keys' help, the '?' overlay's lines (also 'profview tui --help'): n lines. */
+const char *const *tui_help(size_t *n);
 
 /* Key names of scripts ("Down", "Enter", "a", ...): the key, or -1 for an unknown name. */
 int tui_key_parse(const char *name);
