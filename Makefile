@@ -3,6 +3,8 @@
 #   make run      install what is missing, build, and serve the bundled profiles in the web UI (prints
 #                 the URL to open; OPEN=1 opens it with --open; Ctrl-C stops)
 #   make test     install what is missing, build, run every test, then again under ASan+UBSan
+#   make check    the inner loop: every suite of the release build only (meson test; SUITE=NAME
+#                 runs one of `meson test -C build --list`)
 #   make bench    the benchmarks of bench/ (see bench/RESULTS.md)
 #   make fuzz     every fuzz target under libFuzzer for FUZZ_SECONDS each (default 600), with its
 #                 dictionary; FUZZ_TARGETS="chrome pprof" runs some (fuzz/README.md)
@@ -26,7 +28,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZ_SECONDS := 600
 FUZZ_TARGETS :=
 
-.PHONY: all run test deps hooks build build-san bench fuzz format format-check clean
+.PHONY: all run test check deps hooks build build-san bench fuzz format format-check clean
 
 all: build
 
@@ -74,6 +76,11 @@ run: deps build
 test: deps
 	@$(MAKE) --no-print-directory build build-san
 	@sh tests/run-all.sh build build-san
+
+# the inner loop: every suite of the release build (meson test; a few minutes, no ASan build);
+# SUITE=golden runs one (meson test --list shows them)
+check: build
+	meson test -C build --print-errorlogs $(if $(SUITE),--suite $(SUITE))
 
 # The C sources as .clang-format says (Debian's clang-format 14): format-check fails on any
 # difference (.ci/run runs it after make test); format rewrites them.

@@ -48,18 +48,9 @@ for b in "$@"; do
 	echo "$out" | tail -n 60
 	add "$(echo "$out" | tail -n 1)"
 	# the fuzz targets replay their seed corpora (fuzz/corpus/<format>/)
-	for dir in fuzz/corpus/*/; do
-		name=$(basename "$dir")
-		[ -x "$b/fuzz/fuzz_$name" ] || continue
-		[ -n "$(ls "$dir")" ] || continue
-		out=$("$b/fuzz/fuzz_$name" "$dir" 2>&1)
-		line=$(echo "$out" | tail -n 1)
-		echo "$line"
-		case "$line" in
-		*" passed, 0 failed") add "$line" ;;
-		*) echo "$out" | tail -n 20; fail=$((fail + 1)) ;;
-		esac
-	done
+	out=$(sh fuzz/replay.sh "$b" 2>&1)
+	echo "$out" | tail -n 40
+	add "$(echo "$out" | tail -n 1)"
 done
 # every profile of tests/data from its snapshot and through --cache, against the first build's
 # binary (tests/snapshot/run.sh; its last line is "snapshot: N passed, N failed")
