@@ -113,7 +113,7 @@ int cmd_annotate(const struct cli *c, const char *path, const struct pv_profile 
 	struct pv_error err;
 	pv_error_clear(&err);
 	if (!rc)
-		rc = pv_disasm_funcs(p, &q, mark, &d, &err);
+		rc = pv_disasm_funcs(p, &q, mark, NULL, &d, &err);
 	pv_query_release(&q);
 	free(mark);
 	if (rc) {

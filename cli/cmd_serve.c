@@ -360,6 +360,10 @@ int cmd_serve(int argc, char **argv)
 		fputs("profview: stopping\n", stderr);
 	fflush(stderr);
 	pthread_mutex_unlock(&l.out_lock);
+	/* a second Ctrl-C while the server stops ends the process at once */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
 	pv_server_stop(srv);
 	free(url);
 	if (loading && !atomic_load(&l.done)) {

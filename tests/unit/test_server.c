@@ -22,6 +22,7 @@
 #include "pv/import.h"
 #include "pv/serve.h"
 #include "t.h"
+#include "tbin.h"
 #include "tp.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
@@ -570,6 +571,58 @@ T_TEST(server_slow_clients)
 			close(fds[i]);
 	free(fds);
 	teardown(&fx);
+}
+
+/*
+ * Ctrl-C while /api/disasm waits on an objdump that never ends (tbin.h's stand-in): the server
+ * stops within half a second (pv_server_stop ends the answer: objdump killed), not after the
+ * answer's 5 s.
+ */
+T_TEST(server_stop_mid_disasm)
+{
+#if defined(__x86_64__)
+	char dir[64];
+	uint64_t addr[2];
+	if (!tb_nop_binary(dir, 2, 64, false, addr) || !tb_slow_objdump(dir))
+		return;
+	size_t len = 0;
+	char *text = tb_nop_profile(dir, 2, 64, addr, &len);
+	struct pv_profile *p = text ? t_load_mem("nops.callgrind", text, len) : NULL;
+	free(text);
+	struct pv_api *a = NULL;
+	T_EQ_INT(pv_api_new(&a, NULL), 0);
+	if (!p || !a) {
+		pv_profile_free(p);
+		pv_api_free(a);
+		return;
+	}
+	pv_api_add_profile(a, "nops.callgrind", p);
+	struct pv_serve_opts o = {.token = TOKEN, .quiet = 1};
+	struct pv_server *s = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_server_start(a, &o, &s, NULL, &err), 0);
+	char *saved = tb_path_first(dir);
+	uint16_t port = pv_server_port(s);
+	int fd = connect_to(port);
+	char req[256];
+	int n = snprintf(req, sizeof(req),
+			 "GET /" TOKEN "/api/disasm?file=0&line=1 HTTP/1.1\r\n"
+			 "Host: 127.0.0.1:%u\r\nConnection: close\r\n\r\n",
+			 (unsigned)port);
+	T_TRUE(fd >= 0 && send_all(fd, req, (size_t)n));
+	struct timespec ts = {0, 300 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	double t0 = now_s();
+	pv_server_stop(s);
+	double secs = now_s() - t0;
+	tb_path_restore(saved);
+	if (secs > 0.5)
+		t_fail(__FILE__, __LINE__, "the server took %.3f s to stop", secs);
+	if (fd >= 0)
+		close(fd);
+	pv_api_free(a);
+	tb_remove(dir);
+#endif
 }
 
 /* Keep-alive: two requests on one connection, the second pipelined behind the first. */
