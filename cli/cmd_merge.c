@@ -25,6 +25,7 @@
 
 #include "pv/import.h"
 #include "pv/merge.h"
+#include "pv/output.h"
 #include "pv/snapshot.h"
 #include "say.h"
 
@@ -432,13 +433,17 @@ int cmd_merge(int argc, char **argv)
 				       : "merge needs -o OUT.pvs, the file to write");
 		return 2;
 	}
-	/* the options checked once, before any rank reads anything */
+	/* the options and the output checked once, before any rank reads anything */
 	struct pv_merge *probe = NULL;
 	if (pv_merge_new(&o, &probe, &err)) {
 		cli_say("error", "%s (see 'profview merge --help')", err.msg);
 		return 2;
 	}
 	pv_merge_free(probe);
+	if (pv_output_check(outpath, &err)) {
+		cli_say("error", "%s", err.msg);
+		return 2;
+	}
 
 	struct mpi w = {.rank = 0, .size = 1, .on = false};
 #if PV_MPI_HELPER

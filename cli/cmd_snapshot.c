@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pv/import.h"
+#include "pv/output.h"
 #include "pv/snapshot.h"
 #include "say.h"
 
@@ -71,6 +72,11 @@ int cmd_snapshot(int argc, char **argv)
 			optind >= argc	    ? "snapshot takes the file to read"
 			: optind < argc - 1 ? "snapshot takes one file"
 					    : "snapshot needs -o OUT.pvs, the file to write");
+		return 2;
+	}
+	/* where it goes checked first (pv/output.h): a device or a link is refused at once */
+	if (pv_output_check(outpath, &err)) {
+		cli_say("error", "%s", err.msg);
 		return 2;
 	}
 	struct pv_profile *p = NULL;
