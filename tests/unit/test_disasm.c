@@ -102,15 +102,15 @@ T_TEST(disasm_bound_instructions)
 		T_EQ_INT(d->n, PV_DISASM_INSNS);
 		T_TRUE(d->cut);
 		static const char *const want[N] = {
-		    "disassembly of f0 cut after 20000 instructions: at most 20000 instructions "
-		    "(the bound per function)",
-		    "disassembly of f1 cut after 20000 instructions: at most 20000 instructions "
-		    "(the bound per function)",
-		    "disassembly of f2 cut after 10000 instructions: at most 50000 instructions "
-		    "(the bound per answer)",
+		    ("disassembly of f0 cut after 20000 instructions: at most 20000 instructions "
+		     "(the bound per function)"),
+		    ("disassembly of f1 cut after 20000 instructions: at most 20000 instructions "
+		     "(the bound per function)"),
+		    ("disassembly of f2 cut after 10000 instructions: at most 50000 instructions "
+		     "(the bound per answer)"),
 		    "f3 not disassembled: at most 50000 instructions (the bound per answer)",
-		    [15] = "f15 not disassembled: at most 50000 instructions (the bound per "
-			   "answer)"};
+		    [15] = ("f15 not disassembled: at most 50000 instructions (the bound per "
+			    "answer)")};
 		notes_are(d, want, N);
 		/* every instruction in order from each function's first, its costs in place */
 		for (uint32_t i = 0; d->n == PV_DISASM_INSNS && i < d->n; i++) {
@@ -185,8 +185,8 @@ T_TEST(disasm_bound_time)
 	T_TRUE(d && ms >= PV_DISASM_MS && ms < PV_DISASM_MS + 500);
 	T_TRUE(d && d->cut);
 	static const char *const want[N] = {
-	    "disassembly of f0 cut after 1 instruction: more than 3000 ms (the bound per "
-	    "function)",
+	    ("disassembly of f0 cut after 1 instruction: more than 3000 ms (the bound per "
+	     "function)"),
 	    "disassembly of f1 cut after 1 instruction: more than 5000 ms (the bound per answer)",
 	    "f2 not disassembled: more than 5000 ms (the bound per answer)",
 	    "f3 not disassembled: more than 5000 ms (the bound per answer)"};
