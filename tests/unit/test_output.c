@@ -346,3 +346,40 @@ T_TEST(output_cache_foreign_folder)
 	T_TRUE(cache_entry(cache, entry, sizeof(entry)));
 	tb_remove(dir);
 }
+
+/*
+ * The one escaping rule (pv/error.h) every text printer and the TUI use: C0, DEL and C1 (as
+ * UTF-8) escaped, other text (UTF-8 letters, a lone byte of broken UTF-8) as it is; pv_escaped
+ * hands back the name itself when there is nothing to escape, whatever its length.
+ */
+T_TEST(output_escape_rule)
+{
+	char buf[64], esc[8];
+	pv_escape_controls(buf, sizeof(buf),
+			   "a\x1b]0;t\x07"
+			   "b\x1b[2J\n\t\r\x7f"
+			   "c\xc2\x9b"
+			   "d");
+	T_EQ_STR(buf, "a\\x1b]0;t\\x07b\\x1b[2J\\n\\t\\r\\x7fc\\u009bd");
+	/* é (c3 a9), Ā (c4 80), a lone 0x9b: not control characters */
+	pv_escape_controls(buf, sizeof(buf), "\xc3\xa9\xc4\x80\x9b");
+	T_EQ_STR(buf, "\xc3\xa9\xc4\x80\x9b");
+	size_t len = 0;
+	T_EQ_INT(pv_control_escape("\xc2\x85x", 3, esc, &len), 6);
+	T_EQ_STR(esc, "\\u0085");
+	T_EQ_INT(len, 2);
+	T_EQ_INT(pv_control_escape("\xc2\xa0", 2, esc, &len), 0);
+	T_EQ_INT(pv_control_escape("\xc2", 1, esc, &len), 0);
+	/* cut short when full: never half an escape */
+	char small[6];
+	pv_escape_controls(small, sizeof(small),
+			   "ab\x1b"
+			   "c");
+	T_EQ_STR(small, "ab");
+	/* a clean name of any length: itself, not copied or cut */
+	static char big[10000];
+	memset(big, 'x', sizeof(big) - 1);
+	T_TRUE(pv_escaped(buf, sizeof(buf), big) == big);
+	T_EQ_STR(pv_escaped(buf, sizeof(buf), "f\x1b"), "f\\x1b");
+	T_EQ_STR(pv_escaped(buf, sizeof(buf), NULL), "");
+}
