@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -307,6 +308,16 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* descriptors for a burst of connections (the gate queues what the library has no room
+	 * for): the soft limit, 1,024 by default on many systems, raised towards the hard one */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rlim_t want = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+		if (rl.rlim_cur < want) {
+			rl.rlim_cur = want;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	struct pv_server *srv;
 	char *url = NULL;
 	struct pv_error err;

@@ -430,9 +430,9 @@ T_TEST(server_many_connections)
 		close(fds[i]);
 	}
 	free(fds);
-	/* the connection limit may refuse some; most are answered, and the server goes on */
-	T_TRUE(opened > 0);
-	if (ok < n / 4)
+	/* every one answered: past the library's share they wait in the gate's queue */
+	T_EQ_INT(opened, N);
+	if (ok != n)
 		t_fail(__FILE__, __LINE__, "%u of %u answered", ok, n);
 	T_EQ_INT(get(&fx, "GET", "/" TOKEN "/api/status", NULL, NULL), 200);
 	T_EQ_INT(get(&fx, "GET", "/" TOKEN "/", NULL, NULL), 200);
@@ -510,15 +510,16 @@ static int timed_get(const struct fixture *fx, const char *path, double *secs)
 /*
  * Slowloris: 600 connections that send a request head a line at a time and never finish it. An
  * ordinary request is still answered within a second while they trickle; when their time is up
- * each gets 408 with the usual security headers; past the gate's list the oldest is dropped.
+ * each gets 408 with the usual security headers; past the gate's list the oldest is dropped:
+ * with 2,000 waiting connections (twice the list) a probe is still answered within a second.
  */
 T_TEST(server_slow_clients)
 {
 	struct fixture fx;
 	if (!setup_opts(&fx, 2500))
 		return;
-	uint32_t n = raise_fd_limit(1100);
-	T_TRUE(n >= 600);
+	uint32_t n = raise_fd_limit(2000);
+	T_EQ_INT(n, 2000);
 	int *fds = malloc(n * sizeof(*fds));
 	char line[128];
 	snprintf(line, sizeof(line), "GET /" TOKEN "/api/status HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n",
