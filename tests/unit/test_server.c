@@ -576,7 +576,7 @@ T_TEST(server_slow_clients)
 
 /*
  * Ctrl-C while /api/disasm waits on an objdump that never ends (tbin.h's stand-in): the server
- * stops within half a second (pv_server_stop ends the answer: objdump killed), not after the
+ * stops within a second (pv_server_stop ends the answer: objdump killed), not after the
  * answer's 5 s.
  */
 T_TEST(server_stop_mid_disasm)
@@ -617,7 +617,7 @@ T_TEST(server_stop_mid_disasm)
 	pv_server_stop(s);
 	double secs = now_s() - t0;
 	tb_path_restore(saved);
-	if (secs > 0.5)
+	if (secs > 1.0)
 		t_fail(__FILE__, __LINE__, "the server took %.3f s to stop", secs);
 	if (fd >= 0)
 		close(fd);
