@@ -65,7 +65,7 @@ static void text_header(FILE *out, const struct pv_diff *d, const struct pv_prin
 			     "deltas compare shares\n");
 	if (vn->q.nr_filters || vn->q.has_range || vn->q.inlines != PV_INLINE_KEEP) {
 		char *args = pv_query_to_args(&vn->q);
-		fprintf(out, "# query: %s\n", args ? args : "");
+		fprintf(out, "# query: %s\n", fmt_name(e1, args));
 		free(args);
 	}
 	if (vn->centered) {

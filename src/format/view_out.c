@@ -228,7 +228,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 	if (v->q.nr_filters || v->q.has_range || v->q.inlines != PV_INLINE_KEEP) {
 		char *args = pv_query_to_args(&v->q);
 		/* only the filter part: the whole query line is what --json prints */
-		fprintf(out, "# query: %s\n", args ? args : "");
+		fprintf(out, "# query: %s\n", fmt_name(e1, args));
 		free(args);
 	}
 	if (v->note)
