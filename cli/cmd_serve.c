@@ -174,6 +174,24 @@ static void show_progress(struct loader *l, bool tty, int *last_phase, uint32_t 
 	pthread_mutex_unlock(&l->out_lock);
 }
 
+/* Ctrl-C stops the server within this many seconds, even while a request still computes */
+#define STOP_WAIT_S 2
+
+/* Ends the process when the server's threads are not done STOP_WAIT_S after Ctrl-C (a long
+ * answer that cannot be cut short, as a disassembly is: pv_api_stop). */
+static void *stop_watchdog(void *arg)
+{
+	(void)arg;
+	struct timespec ts = {STOP_WAIT_S, 0};
+	while (nanosleep(&ts, &ts) != 0)
+		;
+	cli_say("note", "a request was still being answered after %d s: stopped without it",
+		STOP_WAIT_S);
+	fflush(stdout);
+	_exit(0);
+	return NULL;
+}
+
 static void open_browser(const char *url)
 {
 	const char *path = getenv("PATH");
@@ -371,10 +389,14 @@ int cmd_serve(int argc, char **argv)
 		fputs("profview: stopping\n", stderr);
 	fflush(stderr);
 	pthread_mutex_unlock(&l.out_lock);
-	/* a second Ctrl-C while the server stops ends the process at once */
+	/* a second Ctrl-C while the server stops ends the process at once, and so does the
+	 * watchdog after STOP_WAIT_S */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
+	pthread_t watchdog;
+	if (pthread_create(&watchdog, NULL, stop_watchdog, NULL) == 0)
+		pthread_detach(watchdog);
 	pv_server_stop(srv);
 	free(url);
 	if (loading && !atomic_load(&l.done)) {
