@@ -148,8 +148,10 @@ int cmd_contexts(int argc, char **argv)
 	}
 	bool usage_ok = !rc;
 	for (int i = 0; usage_ok && i < nfiles; i++) {
+		char shown[4096];
 		if (nfiles > 1 && !po.json)
-			printf("%s== %s ==\n", i ? "\n" : "", files[i]);
+			printf("%s== %s ==\n", i ? "\n" : "",
+			       pv_escaped(shown, sizeof(shown), files[i]));
 		int r = run(files[i], &imp, &q, &po);
 		fflush(stdout);
 		if (r && !rc)

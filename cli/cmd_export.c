@@ -4,7 +4,9 @@
  * does the work (pv/export.h); this file parses the command line and reports what the target
  * format could not carry, one line per kind.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "cli.h"
 #include "pv/export.h"
 #include "pv/import.h"
+#include "pv/output.h"
 #include "pv/query.h"
 #include "say.h"
 
@@ -30,7 +33,8 @@ static void export_usage(FILE *out)
 	      "  collapsed    folded stacks 'a;b;c N' (FlameGraph, inferno)\n"
 	      "  svg          an interactive flame graph (hover, click to zoom, search)\n"
 	      "\n"
-	      "  -o, --output OUT        the file to write ('-': standard output)\n"
+	      "  -o, --output OUT        the file to write ('-': standard output; else a regular\n"
+	      "                          file or a new name)\n"
 	      "  --icicle                svg: a bottom-up icicle (the callers of each leaf)\n"
 	      "  --title T               svg: the title\n"
 	      "  --thread-frames auto|none|comm|pid|tid   collapsed: a first frame per thread\n"
@@ -146,6 +150,13 @@ int cmd_export(int argc, char **argv)
 		pv_query_release(&q);
 		return rc;
 	}
+	/* where it goes checked first (pv/output.h): a device or a link is refused at once */
+	bool to_stdout = strcmp(outpath, "-") == 0;
+	if (!to_stdout && pv_output_check(outpath, &err)) {
+		pv_query_release(&q);
+		cli_say("error", "%s", err.msg);
+		return 2;
+	}
 	struct pv_profile *p = NULL, *sel = NULL;
 	struct pv_lossy lossy = {0};
 	rc = cli_open(file, &imp, 1, &p, &err);
@@ -154,20 +165,30 @@ int cmd_export(int argc, char **argv)
 	pv_query_release(&q);
 	pv_profile_free(p);
 	FILE *out = NULL;
+	bool out_err = false; /* err names the output, not the input */
 	if (!rc) {
-		out = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "wb");
+		out = to_stdout ? stdout : pv_output_open(outpath, &err);
 		if (!out)
-			rc = pv_error_set(&err, PV_EIO, "cannot write %s", outpath);
+			rc = err.code, out_err = true;
 	}
-	if (!rc)
-		rc = pv_export_write(out, sel, f, &o, &lossy, &err);
-	if (out && out != stdout && fclose(out) && !rc)
-		rc = pv_error_set(&err, PV_EIO, "cannot write %s", outpath);
+	if (!rc && (rc = pv_export_write(out, sel, f, &o, &lossy, &err)) == PV_EIO) {
+		char why[sizeof(err.msg)];
+		snprintf(why, sizeof(why), "%s", err.msg[0] ? err.msg : "cannot write the export");
+		pv_error_set(&err, PV_EIO, "%s: %s", outpath, why);
+		out_err = true;
+	}
+	if (out && (out == stdout ? fflush(out) : fclose(out)) && !rc) {
+		rc = pv_error_set(&err, PV_EIO, "%s: cannot write: %s", outpath, strerror(errno));
+		out_err = true;
+	}
 	pv_profile_free(sel);
 	if (rc) {
 		if (out && out != stdout)
 			remove(outpath);
-		cli_say("error", "%s: %s", file, err.msg);
+		if (out_err)
+			cli_say("error", "%s", err.msg);
+		else
+			cli_say("error", "%s: %s", file, err.msg);
 		return rc == PV_ENOMEM ? 1 : 2;
 	}
 	for (uint32_t i = 0; i < lossy.len; i++)

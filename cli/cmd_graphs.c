@@ -113,7 +113,7 @@ int cmd_annotate(const struct cli *c, const char *path, const struct pv_profile 
 	struct pv_error err;
 	pv_error_clear(&err);
 	if (!rc)
-		rc = pv_disasm_funcs(p, &q, mark, &d, &err);
+		rc = pv_disasm_funcs(p, &q, mark, NULL, &d, &err);
 	pv_query_release(&q);
 	free(mark);
 	if (rc) {
@@ -126,15 +126,20 @@ int cmd_annotate(const struct cli *c, const char *path, const struct pv_profile 
 		pv_disasm_free(d);
 		return finish(j, rc);
 	}
+	/* names from the profile, objdump's text and the notes: control characters escaped */
+	char e1[4096], e2[4096], e3[4096];
 	const char *metric =
-	    d->metric < p->metrics.len ? pv_str(p, p->metrics.name[d->metric]) : "";
+	    pv_escaped(e3, sizeof(e3),
+		       d->metric < p->metrics.len ? pv_str(p, p->metrics.name[d->metric]) : "");
 	for (uint32_t i = 0; i < d->n; i++) {
 		const struct pv_disasm_insn *in = &d->insn[i], *prev = i ? &d->insn[i - 1] : NULL;
 		if (!prev || prev->func != in->func) {
 			pv_module_ix m = pv_func_module(p, in->func);
 			printf("%s%s  %s  (self %s per instruction)\n", prev ? "\n" : "",
-			       pv_str(p, p->funcs.name[in->func]),
-			       m < p->modules.len ? pv_str(p, p->modules.path[m]) : "", metric);
+			       pv_escaped(e1, sizeof(e1), pv_str(p, p->funcs.name[in->func])),
+			       pv_escaped(e2, sizeof(e2),
+					  m < p->modules.len ? pv_str(p, p->modules.path[m]) : ""),
+			       metric);
 		}
 		if (!prev || prev->func != in->func || prev->line != in->line ||
 		    (prev->file == NULL) != (in->file == NULL) ||
@@ -145,18 +150,20 @@ int cmd_annotate(const struct cli *c, const char *path, const struct pv_profile 
 			     k++)
 				sum += d->insn[k].self;
 			if (in->file)
-				printf("%14lld  %s:%u\n", (long long)sum, in->file, in->line);
+				printf("%14lld  %s:%u\n", (long long)sum,
+				       pv_escaped(e1, sizeof(e1), in->file), in->line);
 			else
 				printf("%14lld  (no line)\n", (long long)sum);
 		}
+		const char *text = pv_escaped(e1, sizeof(e1), in->text);
 		if (in->self)
 			printf("%14lld  %10llx:  %s\n", (long long)in->self,
-			       (unsigned long long)in->addr, in->text);
+			       (unsigned long long)in->addr, text);
 		else
-			printf("%14s  %10llx:  %s\n", ".", (unsigned long long)in->addr, in->text);
+			printf("%14s  %10llx:  %s\n", ".", (unsigned long long)in->addr, text);
 	}
 	for (uint32_t i = 0; i < d->nr_notes; i++)
-		printf("note: %s\n", d->notes[i]);
+		printf("note: %s\n", pv_escaped(e1, sizeof(e1), d->notes[i]));
 	pv_disasm_free(d);
 	return 0;
 }

@@ -25,6 +25,7 @@
 
 #include "pv/import.h"
 #include "pv/merge.h"
+#include "pv/output.h"
 #include "pv/snapshot.h"
 #include "say.h"
 
@@ -52,7 +53,8 @@ static void merge_usage(FILE *out)
 	    "folder (its files, recursively, in name order; an HPCToolkit database is one\n"
 	    "input); @LIST, a file naming one input a line.\n"
 	    "\n"
-	    "  -o, --output OUT          the snapshot to write (required)\n"
+	    "  -o, --output OUT          the snapshot to write (required; a regular file or a\n"
+	    "                            new name)\n"
 	    "  --format NAME             read every input as this format instead of probing\n"
 	    "  --context-regex RE        an extended regular expression matched against each\n"
 	    "                            input's file name; its groups are {1}..{9}\n"
@@ -432,13 +434,17 @@ int cmd_merge(int argc, char **argv)
 				       : "merge needs -o OUT.pvs, the file to write");
 		return 2;
 	}
-	/* the options checked once, before any rank reads anything */
+	/* the options and the output checked once, before any rank reads anything */
 	struct pv_merge *probe = NULL;
 	if (pv_merge_new(&o, &probe, &err)) {
 		cli_say("error", "%s (see 'profview merge --help')", err.msg);
 		return 2;
 	}
 	pv_merge_free(probe);
+	if (pv_output_check(outpath, &err)) {
+		cli_say("error", "%s", err.msg);
+		return 2;
+	}
 
 	struct mpi w = {.rank = 0, .size = 1, .on = false};
 #if PV_MPI_HELPER

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -173,6 +174,24 @@ static void show_progress(struct loader *l, bool tty, int *last_phase, uint32_t 
 	pthread_mutex_unlock(&l->out_lock);
 }
 
+/* Ctrl-C stops the server within this many seconds, even while a request still computes */
+#define STOP_WAIT_S 2
+
+/* Ends the process when the server's threads are not done STOP_WAIT_S after Ctrl-C (a long
+ * answer that cannot be cut short, as a disassembly is: pv_api_stop). */
+static void *stop_watchdog(void *arg)
+{
+	(void)arg;
+	struct timespec ts = {STOP_WAIT_S, 0};
+	while (nanosleep(&ts, &ts) != 0)
+		;
+	cli_say("note", "a request was still being answered after %d s: stopped without it",
+		STOP_WAIT_S);
+	fflush(stdout);
+	_exit(0);
+	return NULL;
+}
+
 static void open_browser(const char *url)
 {
 	const char *path = getenv("PATH");
@@ -307,6 +326,16 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* descriptors for a burst of connections (the gate queues what the library has no room
+	 * for): the soft limit, 1,024 by default on many systems, raised towards the hard one */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rlim_t want = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+		if (rl.rlim_cur < want) {
+			rl.rlim_cur = want;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	struct pv_server *srv;
 	char *url = NULL;
 	struct pv_error err;
@@ -360,6 +389,14 @@ int cmd_serve(int argc, char **argv)
 		fputs("profview: stopping\n", stderr);
 	fflush(stderr);
 	pthread_mutex_unlock(&l.out_lock);
+	/* a second Ctrl-C while the server stops ends the process at once, and so does the
+	 * watchdog after STOP_WAIT_S */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);
+	pthread_t watchdog;
+	if (pthread_create(&watchdog, NULL, stop_watchdog, NULL) == 0)
+		pthread_detach(watchdog);
 	pv_server_stop(srv);
 	free(url);
 	if (loading && !atomic_load(&l.done)) {

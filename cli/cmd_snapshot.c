@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pv/import.h"
+#include "pv/output.h"
 #include "pv/snapshot.h"
 #include "say.h"
 
@@ -19,7 +20,8 @@ static void snapshot_usage(FILE *out)
 	      "Writes the profile of FILE (every table, the markers and their schemas, what the\n"
 	      "import lost, the metadata) as a snapshot: a file that every command and 'serve'\n"
 	      "open at once, without parsing, by mapping it. The snapshot is written through a\n"
-	      "temporary file renamed to OUT.pvs.\n"
+	      "temporary file renamed to OUT.pvs; OUT.pvs must be a regular file or a new name\n"
+	      "(a device, a FIFO, a folder or a symbolic link is refused).\n"
 	      "\n"
 	      "  -o, --output OUT   the snapshot to write (required)\n"
 	      "  --format NAME      read FILE as this format instead of probing it\n"
@@ -71,6 +73,11 @@ int cmd_snapshot(int argc, char **argv)
 			optind >= argc	    ? "snapshot takes the file to read"
 			: optind < argc - 1 ? "snapshot takes one file"
 					    : "snapshot needs -o OUT.pvs, the file to write");
+		return 2;
+	}
+	/* where it goes checked first (pv/output.h): a device or a link is refused at once */
+	if (pv_output_check(outpath, &err)) {
+		cli_say("error", "%s", err.msg);
 		return 2;
 	}
 	struct pv_profile *p = NULL;

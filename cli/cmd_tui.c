@@ -184,8 +184,13 @@ int cmd_tui(const struct cli *c, int nfiles, const char *const *paths,
 		rc = tui_term_run(&o, &last, &err);
 		if (rc)
 			rc = cli_lib_error(path, rc, err.msg);
-		else if (last)
-			printf("%s\n", last);
+		else if (last) /* two lines: the command, the page's query; names escaped */
+			for (char *l = last, *nl; l; l = nl) {
+				char e[4096];
+				if ((nl = strchr(l, '\n')))
+					*nl++ = 0;
+				printf("%s\n", pv_escaped(e, sizeof(e), l));
+			}
 		free(last);
 	}
 	free(files);

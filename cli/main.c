@@ -592,8 +592,10 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 		c->json = 1;
 	rc = 0;
 	for (int i = optind; i < argc; i++) {
+		char shown[4096];
 		if (nfiles > 1 && !c->json)
-			printf("%s== %s ==\n", i > optind ? "\n" : "", argv[i]);
+			printf("%s== %s ==\n", i > optind ? "\n" : "",
+			       pv_escaped(shown, sizeof(shown), argv[i]));
 		int r = run_file(cmd, argv[i], c);
 		fflush(stdout);
 		if (r && !rc)

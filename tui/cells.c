@@ -7,6 +7,7 @@
 #include <wchar.h>
 
 #include "cells.h"
+#include "pv/error.h"
 
 void cells_start(struct cells *c, int w)
 {
@@ -83,8 +84,19 @@ void cells_put(struct cells *c, const char *s, size_t n, int max)
 		int32_t cp = decode(u + i, n - i, &k);
 		if (cp == '\t')
 			cp = ' ';
-		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
-			cp = -1;
+		char esc[8];
+		size_t el = 0;
+		if (cp >= 0 && cp != ' ') /* a control character: libpv's escape (pv/error.h) */
+			el = pv_control_escape(s + i, n - i, esc, &k);
+		if (el) {
+			if ((int)el > room)
+				break;
+			put_bytes(c, esc, el);
+			c->col += (int)el;
+			room -= (int)el;
+			i += k;
+			continue;
+		}
 		int w = cp < 0 ? 1 : cp_width(cp);
 		if (w > room)
 			break;
@@ -140,7 +152,9 @@ int cells_width(const char *s)
 	for (size_t i = 0; i < n;) {
 		size_t k;
 		int32_t cp = decode(u + i, n - i, &k);
-		w += cp < 0x20 ? 1 : cp_width(cp);
+		char esc[8];
+		size_t el = cp >= 0 && cp != '\t' ? pv_control_escape(s + i, n - i, esc, &k) : 0;
+		w += el ? (int)el : cp < 0x20 ? 1 : cp_width(cp);
 		i += k;
 	}
 	return w;

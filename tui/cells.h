@@ -1,7 +1,8 @@
 /*
  * cells.h - one screen line built to an exact width in terminal columns from UTF-8 text
- * (tui.c). Control characters and broken UTF-8 show as '?', a tab as a space; a character that
- * does not fit whole is left out, so a line never wraps or spills.
+ * (tui.c). Control characters show as the escapes every text printer writes (pv_control_escape,
+ * pv/error.h: "\x1b", "\n", "\u009b"), broken UTF-8 as '?', a tab as a space; a character (or an
+ * escape) that does not fit whole is left out, so a line never wraps or spills.
  */
 #ifndef PV_TUI_CELLS_H
 #define PV_TUI_CELLS_H

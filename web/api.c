@@ -229,6 +229,11 @@ void pv_api_set_base(struct pv_api *a, uint32_t slot)
 	a->base_slot = slot;
 }
 
+void pv_api_stop(struct pv_api *a)
+{
+	atomic_store(&a->stop, 1);
+}
+
 void pv_api_free(struct pv_api *a)
 {
 	if (!a)

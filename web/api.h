@@ -17,6 +17,7 @@
 #define PV_WEB_API_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -91,6 +92,7 @@ struct pv_api {
 	struct api_cached_view cache[API_VIEW_CACHE];
 	uint64_t clock;
 	uint32_t base_slot; /* serve --base: the slot the others are compared with; PV_NONE */
+	atomic_int stop;    /* pv_api_stop: long answers (disassembly) end at once */
 };
 
 /*

@@ -389,7 +389,8 @@ int api_disasm(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	struct pv_disasm *d = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
-	int rc = pv_disasm_line(p, &q, id, line, &d, &err);
+	struct pv_disasm_opts opts = {.stop = &a->stop};
+	int rc = pv_disasm_line(p, &q, id, line, &opts, &d, &err);
 	pv_query_release(&q);
 	if (rc == PV_ENOMEM || !d) {
 		pv_disasm_free(d);

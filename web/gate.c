@@ -34,6 +34,10 @@ struct gate {
 	pthread_t th;
 	struct pending *p; /* oldest first */
 	uint32_t n;
+	/* whole requests waiting for room in the library: a ring of GATE_READY, since_ms the time
+	 * their head was whole */
+	struct pending *ready;
+	uint32_t ready_head, nready;
 	struct pollfd *pfd;
 	char *buf; /* GATE_HEAD_MAX bytes for peeking */
 };
@@ -162,7 +166,7 @@ static void accept_new(struct gate *g, int64_t now)
 }
 
 /* Looks at pending connection i: 1 when it left the list. */
-static int examine(struct gate *g, uint32_t i)
+static int examine(struct gate *g, uint32_t i, int64_t now)
 {
 	struct pending *q = &g->p[i];
 	ssize_t k = recv(q->fd, g->buf, GATE_HEAD_MAX, MSG_PEEK | MSG_DONTWAIT);
@@ -194,16 +198,39 @@ static int examine(struct gate *g, uint32_t i)
 	}
 	struct pending c = *q;
 	drop(g, i);
-	if (atomic_load(g->live) >= g->max_live) {
+	/* in turn behind those already waiting: drain() hands them over as the library has room */
+	if (g->nready == GATE_READY) {
 		refuse(c.fd, 503, "too many connections");
 		return 1;
 	}
-	/* counted here, uncounted when the library says it closed it (or refused it now); the
-	 * library reads the request from its first byte */
-	atomic_fetch_add(g->live, 1);
-	if (MHD_add_connection(g->d, c.fd, (struct sockaddr *)&c.addr, c.alen) != MHD_YES)
-		atomic_fetch_sub(g->live, 1);
+	c.since_ms = now;
+	g->ready[(g->ready_head + g->nready++) % GATE_READY] = c;
 	return 1;
+}
+
+/*
+ * The whole requests waiting, oldest first, to the library while it holds fewer than max_live
+ * connections; one that waited GATE_QUEUE_MS gets 503.
+ */
+static void drain(struct gate *g, int64_t now)
+{
+	while (g->nready) {
+		struct pending *c = &g->ready[g->ready_head];
+		if (now - c->since_ms > GATE_QUEUE_MS) {
+			refuse(c->fd, 503, "too many connections");
+		} else if (atomic_load(g->live) >= g->max_live) {
+			return;
+		} else {
+			/* counted here, uncounted when the library says it closed it (or refused it
+			 * now); the library reads the request from its first byte */
+			atomic_fetch_add(g->live, 1);
+			if (MHD_add_connection(g->d, c->fd, (struct sockaddr *)&c->addr, c->alen) !=
+			    MHD_YES)
+				atomic_fetch_sub(g->live, 1);
+		}
+		g->ready_head = (g->ready_head + 1) % GATE_READY;
+		g->nready--;
+	}
 }
 
 static void *gate_main(void *arg)
@@ -215,7 +242,8 @@ static void *gate_main(void *arg)
 		for (uint32_t i = 0; i < g->n; i++)
 			g->pfd[2 + i] = (struct pollfd){.fd = g->p[i].fd, .events = POLLIN};
 		uint32_t n = g->n;
-		int r = poll(g->pfd, 2 + n, 250);
+		/* while requests wait for room, look again soon: the library frees it */
+		int r = poll(g->pfd, 2 + n, g->nready ? 5 : 250);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (g->pfd[0].revents)
@@ -223,7 +251,7 @@ static void *gate_main(void *arg)
 		int64_t now = now_ms();
 		/* pending connections first, newest last: indexes stay valid walking down */
 		for (uint32_t i = n; i-- > 0;) {
-			if (g->pfd[2 + i].revents && examine(g, i))
+			if (g->pfd[2 + i].revents && examine(g, i, now))
 				continue;
 			if (now - g->p[i].since_ms > g->deadline_ms) {
 				refuse(g->p[i].fd, 408, "request head not received in time");
@@ -232,6 +260,7 @@ static void *gate_main(void *arg)
 		}
 		if (g->pfd[1].revents)
 			accept_new(g, now);
+		drain(g, now);
 	}
 	return NULL;
 }
@@ -239,6 +268,7 @@ static void *gate_main(void *arg)
 static void gate_free(struct gate *g)
 {
 	free(g->p);
+	free(g->ready);
 	free(g->pfd);
 	free(g->buf);
 	free(g);
@@ -256,10 +286,11 @@ struct gate *gate_start(int lfd, struct MHD_Daemon *d, int deadline_ms, atomic_u
 	g->lfd = lfd;
 	g->d = d;
 	g->p = malloc(GATE_PENDING * sizeof(*g->p));
+	g->ready = malloc(GATE_READY * sizeof(*g->ready));
 	g->pfd = malloc((GATE_PENDING + 2) * sizeof(*g->pfd));
 	g->buf = malloc(GATE_HEAD_MAX);
 	g->wake[0] = g->wake[1] = -1;
-	if (g->p && g->pfd && g->buf && pipe2(g->wake, O_CLOEXEC) == 0 &&
+	if (g->p && g->ready && g->pfd && g->buf && pipe2(g->wake, O_CLOEXEC) == 0 &&
 	    pthread_create(&g->th, NULL, gate_main, g) == 0)
 		return g;
 	if (g->wake[0] >= 0) {
@@ -278,6 +309,8 @@ void gate_stop(struct gate *g)
 	pthread_join(g->th, NULL);
 	for (uint32_t i = 0; i < g->n; i++)
 		close(g->p[i].fd);
+	for (uint32_t i = 0; i < g->nready; i++)
+		close(g->ready[(g->ready_head + i) % GATE_READY].fd);
 	close(g->lfd);
 	close(g->wake[0]);
 	close(g->wake[1]);

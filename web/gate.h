@@ -12,6 +12,11 @@
  * as every other answer, and "Connection: close"), and passes good connections to
  * MHD_add_connection, which reads the request from the start. Pipelined and keep-alive requests
  * after the first are the library's.
+ *
+ * The library holds at most max_live connections; a whole request that comes when it is full
+ * waits in the gate's queue, in turn (at most GATE_READY of them, each GATE_QUEUE_MS at most,
+ * else 503 "too many connections"), so a burst of ordinary requests from one client (1,000 at
+ * once) is served rather than refused, while slow clients still wait only in the first list.
  */
 #ifndef PV_WEB_GATE_H
 #define PV_WEB_GATE_H
@@ -21,6 +26,8 @@
 #include <stdint.h>
 
 #define GATE_PENDING	 1024  /* connections waiting for their head */
+#define GATE_READY	 4096  /* whole requests waiting for room in the library */
+#define GATE_QUEUE_MS	 10000 /* the longest one waits for it (then 503) */
 #define GATE_DEADLINE_MS 10000 /* to send a whole request head, by default */
 #define GATE_HEAD_MAX	 32768 /* bytes of a request head */
 
@@ -35,8 +42,8 @@ extern const size_t server_nr_headers;
 
 /* Starts the gate's thread on the listening socket lfd (taken over), feeding d; a client has
  * deadline_ms (0: GATE_DEADLINE_MS) to send its head. *live counts the connections d holds
- * (the server's MHD_OPTION_NOTIFY_CONNECTION keeps it); past max_live the gate answers 503
- * itself, so the library never meets its own connection limit (libmicrohttpd 0.9.75 can
+ * (the server's MHD_OPTION_NOTIFY_CONNECTION keeps it); past max_live the gate queues whole
+ * requests itself, so the library never meets its own connection limit (libmicrohttpd 0.9.75 can
  * deadlock its workers on that path; each worker of its pool has the limit divided by the
  * pool's size and sockets are not spread evenly over them, so the server sets the library's
  * limit to max_live for each worker). Returns NULL when out of memory or threads. */

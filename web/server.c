@@ -413,6 +413,7 @@ void pv_server_stop(struct pv_server *s)
 	if (!s)
 		return;
 	gate_stop(s->gate); /* no new connection first */
+	pv_api_stop(s->a);  /* answers under way end soon */
 	if (s->d)
 		MHD_stop_daemon(s->d);
 	free(s);

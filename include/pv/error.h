@@ -38,11 +38,25 @@ const char *pv_strerror(int code);
 void pv_error_clear(struct pv_error *err);
 
 /*
- * Copies src into dst (cap bytes, NUL-terminated, cut short when full) with every control byte
- * written as an escape (\n, \r, \t, \x1b, ...), so a name from a file or a command line prints
- * as one inert line. Returns the length written.
+ * The one rule for text from a file (a function, thread or file name, a marker's field) shown on
+ * a terminal: every control character is written as an escape, so no name retitles, clears or
+ * moves the terminal or forges a line. Control characters: C0 (bytes 0x00-0x1f), DEL (0x7f) and
+ * C1 (U+0080-U+009F, UTF-8 0xc2 0x80-0x9f); escapes: \n, \r, \t, \x1b, \u009b.
+ *
+ * pv_control_escape: when s (n bytes) starts with a control character, its escape into esc
+ * (NUL-ended) and the bytes it takes of s in *len; returns the escape's length, 0 when s does not
+ * start with one (*len untouched).
+ */
+size_t pv_control_escape(const char *s, size_t n, char esc[8], size_t *len);
+/*
+ * Copies src into dst (cap bytes, NUL-terminated, cut short when full) with every control
+ * character escaped, so a name from a file or a command line prints as one inert line. Returns
+ * the length written.
  */
 size_t pv_escape_controls(char *dst, size_t cap, const char *src);
+/* s itself when it holds no control character (no copy, whatever its length), else its
+ * escaped copy in buf (pv_escape_controls); NULL s: "". For a name printed as text. */
+const char *pv_escaped(char *buf, size_t cap, const char *s);
 
 /* Fills err (NULL allowed) with code and a printf-style message, control bytes escaped
  * (pv_escape_controls); returns code. */

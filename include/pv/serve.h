@@ -39,6 +39,9 @@ void pv_api_set_loaded(struct pv_api *a, uint32_t slot, struct pv_profile *p,
 /* The profile every other slot is compared with (serve --base): /api/diff and /api/flame?diff=1
  * answer the difference of slot p against it (doc/diff.md). */
 void pv_api_set_base(struct pv_api *a, uint32_t slot);
+/* Ends the answers being computed as soon as they can (a disassembly kills objdump and answers
+ * with a note) and every later one at once: the server is stopping (pv_server_stop calls it). */
+void pv_api_stop(struct pv_api *a);
 /* Convenience for tests: add_file + set_loaded with an already imported profile. */
 uint32_t pv_api_add_profile(struct pv_api *a, const char *path, struct pv_profile *p);
 

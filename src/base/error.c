@@ -24,34 +24,73 @@ void pv_error_clear(struct pv_error *err)
 		memset(err, 0, sizeof(*err));
 }
 
-size_t pv_escape_controls(char *dst, size_t cap, const char *src)
+size_t pv_control_escape(const char *s, size_t n, char esc[8], size_t *len)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-	for (const unsigned char *s = (const unsigned char *)src; *s && o + 1 < cap; s++) {
-		if (*s >= 0x20 && *s != 0x7f) {
-			dst[o++] = (char)*s;
+	const unsigned char *u = (const unsigned char *)s;
+	if (!n)
+		return 0;
+	if (u[0] >= 0x20 && u[0] != 0x7f &&
+	    !(u[0] == 0xc2 && n > 1 && u[1] >= 0x80 && u[1] < 0xa0)) /* C1 in UTF-8 */
+		return 0;
+	if (u[0] == 0xc2) {
+		*len = 2;
+		memcpy(esc, "\\u0080", 7);
+		esc[4] = hex[u[1] >> 4];
+		esc[5] = hex[u[1] & 15];
+		esc[6] = 0;
+		return 6;
+	}
+	*len = 1;
+	esc[0] = '\\';
+	esc[2] = 0;
+	switch (u[0]) {
+	case '\n': esc[1] = 'n'; return 2;
+	case '\r': esc[1] = 'r'; return 2;
+	case '\t': esc[1] = 't'; return 2;
+	}
+	esc[1] = 'x';
+	esc[2] = hex[u[0] >> 4];
+	esc[3] = hex[u[0] & 15];
+	esc[4] = 0;
+	return 4;
+}
+
+size_t pv_escape_controls(char *dst, size_t cap, const char *src)
+{
+	size_t o = 0, n = strlen(src);
+	for (size_t i = 0; i < n && o + 1 < cap;) {
+		char esc[8];
+		size_t len = 1, k = pv_control_escape(src + i, n - i, esc, &len);
+		if (!k) {
+			dst[o++] = src[i++];
 			continue;
 		}
-		char esc[5] = {'\\', 0, 0, 0, 0};
-		switch (*s) {
-		case '\n': esc[1] = 'n'; break;
-		case '\r': esc[1] = 'r'; break;
-		case '\t': esc[1] = 't'; break;
-		default:
-			esc[1] = 'x';
-			esc[2] = hex[*s >> 4];
-			esc[3] = hex[*s & 15];
-		}
-		size_t n = strlen(esc);
-		if (o + n + 1 > cap)
+		if (o + k + 1 > cap)
 			break;
-		memcpy(dst + o, esc, n);
-		o += n;
+		memcpy(dst + o, esc, k);
+		o += k;
+		i += len;
 	}
 	if (cap)
 		dst[o] = 0;
 	return o;
+}
+
+const char *pv_escaped(char *buf, size_t cap, const char *s)
+{
+	if (!s)
+		return "";
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n; i++) {
+		char esc[8];
+		size_t len;
+		if (pv_control_escape(s + i, n - i, esc, &len)) {
+			pv_escape_controls(buf, cap, s);
+			return buf;
+		}
+	}
+	return s;
 }
 
 int pv_error_set(struct pv_error *err, int code, const char *fmt, ...)

@@ -1,6 +1,7 @@
 /*
  * export.c - the format registry of pv_export_write, the lossy list, and what the writers share.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,7 +117,7 @@ uint32_t *pv__stack_depths(const struct pv_profile *p, uint32_t *max_depth)
 int pv__export_check(FILE *out, struct pv_error *err)
 {
 	if (fflush(out) || ferror(out))
-		return pv_error_set(err, PV_EIO, "cannot write the export");
+		return pv_error_set(err, PV_EIO, "cannot write the export: %s", strerror(errno));
 	return 0;
 }
 

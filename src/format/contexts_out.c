@@ -141,10 +141,11 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 	if (o->json) {
 		rc = contexts_json(out, c, o, order, count, width);
 	} else {
-		fprintf(out, "# metric: %s (%s), row: %s, %u contexts\n", metric,
-			pv_format_cost_unit(u), c->name, c->len);
+		char e1[FMT_NAME], e2[FMT_NAME];
+		fprintf(out, "# metric: %s (%s), row: %s, %u contexts\n", fmt_name(e1, metric),
+			pv_format_cost_unit(u), fmt_name(e2, c->name), c->len);
 		if (c->note)
-			fprintf(out, "# note: %s\n", c->note);
+			fprintf(out, "# note: %s\n", fmt_name(e1, c->note));
 		char a[32], b[32];
 		if (o->histogram) {
 			fprintf(out, "%14s  %14s  %8s\n", "from", "to", "contexts");
@@ -166,7 +167,8 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 				pv_format_cost(a, sizeof(a), c->value[0][i], u);
 				pv_format_cost(b, sizeof(b), c->value[1][i], u);
 				fprintf(out, "%6u  %-24s %14s %14s\n", c->thread[i],
-					pv_str(p, p->threads.name[c->thread[i]]), a, b);
+					fmt_name(e1, pv_str(p, p->threads.name[c->thread[i]])), a,
+					b);
 			}
 		}
 		print_summary(out, "inclusive", si, u);

@@ -46,8 +46,10 @@ static void signed_cost(const struct pv_view *v, uint32_t m, char *buf, size_t n
 static void text_header(FILE *out, const struct pv_diff *d, const struct pv_print_opts *o)
 {
 	const struct pv_view *vn = d->v[1], *vb = d->v[0];
-	fprintf(out, "# diff: base %s, new %s\n", o && o->base_label ? o->base_label : "(base)",
-		o && o->new_label ? o->new_label : "(new)");
+	char e1[FMT_NAME], e2[FMT_NAME];
+	fprintf(out, "# diff: base %s, new %s\n",
+		fmt_name(e1, o && o->base_label ? o->base_label : "(base)"),
+		fmt_name(e2, o && o->new_label ? o->new_label : "(new)"));
 	for (uint32_t m = 0; m < d->nr_metrics; m++) {
 		char bt[48], nt[48], dt[48], rt[32];
 		fmt_cost_text(vn, m, bt, sizeof(bt), vb->whole[m]);
@@ -55,23 +57,23 @@ static void text_header(FILE *out, const struct pv_diff *d, const struct pv_prin
 		signed_cost(vn, m, dt, sizeof(dt), vn->whole[m] - vb->whole[m]);
 		rel_text(rt, sizeof(rt), vb->whole[m], vn->whole[m] - vb->whole[m]);
 		fprintf(out, "# metric: %s (%s), base total %s, new total %s, delta %s (%s), %s\n",
-			fmt_column_name(vn, m), fmt_unit_text(vn, m), bt, nt, dt, rt,
-			o && o->threads_label ? o->threads_label : "all threads");
+			fmt_name(e1, fmt_column_name(vn, m)), fmt_unit_text(vn, m), bt, nt, dt, rt,
+			fmt_name(e2, o && o->threads_label ? o->threads_label : "all threads"));
 	}
 	if (d->normalize)
 		fprintf(out, "# normalized: the base's costs scaled by new total / base total, so "
 			     "deltas compare shares\n");
 	if (vn->q.nr_filters || vn->q.has_range || vn->q.inlines != PV_INLINE_KEEP) {
 		char *args = pv_query_to_args(&vn->q);
-		fprintf(out, "# query: %s\n", args ? args : "");
+		fprintf(out, "# query: %s\n", fmt_name(e1, args));
 		free(args);
 	}
 	if (vn->centered) {
 		char cb[48], nb[48];
 		fmt_cost_text(vn, 0, cb, sizeof(cb), vb->center[0]);
 		fmt_cost_text(vn, 0, nb, sizeof(nb), vn->center[0]);
-		fprintf(out, "# center: %s, base total %s, new total %s\n", vn->center_label, cb,
-			nb);
+		fprintf(out, "# center: %s, base total %s, new total %s\n",
+			fmt_name(e1, vn->center_label), cb, nb);
 	}
 }
 
@@ -79,9 +81,9 @@ static void text_columns(FILE *out, const struct pv_diff *d)
 {
 	const char *col = self_column(d) ? "self" : "total";
 	for (uint32_t m = 0; m < d->nr_metrics; m++) {
-		char pre[300] = "";
+		char pre[300] = "", e[FMT_NAME];
 		if (d->nr_metrics > 1)
-			snprintf(pre, sizeof(pre), "%s ", fmt_column_name(d->v[1], m));
+			snprintf(pre, sizeof(pre), "%s ", fmt_name(e, fmt_column_name(d->v[1], m)));
 		char a[400], b[400], c[400];
 		snprintf(a, sizeof(a), "%sbase %s", pre, col);
 		snprintf(b, sizeof(b), "%snew %s", pre, col);
@@ -415,10 +417,11 @@ int pv_print_diff(FILE *out, const struct pv_diff *d, const struct pv_print_opts
 	const struct pv_view *vn = d->v[1];
 	text_header(out, d, o);
 	if (d->callers) {
-		fprintf(out, "# callers of %s (bottom-up)\n", vn->center_label);
+		char e[FMT_NAME];
+		fprintf(out, "# callers of %s (bottom-up)\n", fmt_name(e, vn->center_label));
 		text_columns(out, d);
 		rc = print_rows(out, NULL, NULL, d, 1, &shown, &cuts);
-		fprintf(out, "# callees of %s (top-down)\n", vn->center_label);
+		fprintf(out, "# callees of %s (top-down)\n", fmt_name(e, vn->center_label));
 	}
 	text_columns(out, d);
 	if (!rc)

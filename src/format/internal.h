@@ -26,6 +26,17 @@ void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t);
 
 /* ---- text (view_out.c), shared with the diff's printer (diff_out.c) ---- */
 
+/*
+ * A name from the profile (a function, thread, module, file, metric, marker field...) as every
+ * text printer shows it: s itself, or its copy with control characters escaped in buf
+ * (FMT_NAME bytes): pv_escaped, the one rule of pv/error.h.
+ */
+enum { FMT_NAME = 4096 };
+static inline const char *fmt_name(char *buf, const char *s)
+{
+	return pv_escaped(buf, FMT_NAME, s);
+}
+
 /* Column m's unit as the text prints it: ms, us or ns for times (by the view's whole). */
 const char *fmt_unit_text(const struct pv_view *v, uint32_t m);
 /* A cost of column m in that unit (times with three decimals). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "format/internal.h"
 #include "pv/format.h"
 
 #define NAME_COLS   40
@@ -33,22 +34,32 @@ static size_t cols(const char *s)
 	return n;
 }
 
-/* s[0..n) with control characters (a name's "\n") as spaces: one table row is one line. */
-static void put_flat(FILE *out, const char *s, size_t n)
+/* Columns of a cell's text: cols() of it with control characters escaped. */
+static size_t cell_cols(const char *s)
 {
-	for (size_t i = 0; i < n; i++)
-		fputc((unsigned char)s[i] < 0x20 ? ' ' : s[i], out);
+	char e[FMT_NAME];
+	return cols(fmt_name(e, s));
 }
 
-/* s cut to max code points ("…" as the last one when cut), padded to width when pad. */
-static void put_cell(FILE *out, const char *s, size_t max, size_t width, bool pad)
+/* s (control characters escaped: one table row is one line) cut to max code points ("…" as the
+ * last one when cut), padded to width when pad. */
+static void put_cell(FILE *out, const char *raw, size_t max, size_t width, bool pad)
 {
+	char e[FMT_NAME], t[FMT_NAME];
+	size_t rl = strlen(raw);
+	if (!pad) { /* the last cell: no trailing blanks (a log message's "\n") */
+		while (rl && (unsigned char)raw[rl - 1] <= ' ')
+			rl--;
+		if (raw[rl]) {
+			snprintf(t, sizeof(t), "%.*s", (int)(rl < sizeof(t) ? rl : sizeof(t) - 1),
+				 raw);
+			raw = t;
+		}
+	}
+	const char *s = fmt_name(e, raw);
 	size_t n = cols(s), shown = 0, len = strlen(s);
-	if (!pad) /* the last cell: no trailing blanks (a name's "\n") */
-		while (len && (unsigned char)s[len - 1] <= ' ')
-			len--;
 	if (n <= max) {
-		put_flat(out, s, len);
+		fwrite(s, 1, len, out);
 		shown = n;
 	} else {
 		const char *p = s;
@@ -57,7 +68,7 @@ static void put_cell(FILE *out, const char *s, size_t max, size_t width, bool pa
 			while (((unsigned char)*p & 0xc0) == 0x80)
 				p++;
 		}
-		put_flat(out, s, (size_t)(p - s));
+		fwrite(s, 1, (size_t)(p - s), out);
 		fputs("…", out);
 		shown++;
 	}
@@ -289,12 +300,12 @@ int pv_print_markers(FILE *out, const struct pv_markers *ms, const uint32_t *idx
 	size_t wname = 4, wcat = 8, wthread = 6, wdur = 13;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = idx[k];
-		size_t x = cols(ms->name[i]);
+		size_t x = cell_cols(ms->name[i]);
 		wname = x > wname ? (x > NAME_COLS ? NAME_COLS : x) : wname;
-		x = cols(category_name(ms, i));
+		x = cell_cols(category_name(ms, i));
 		wcat = x > wcat ? (x > NAME_COLS ? NAME_COLS : x) : wcat;
 		thread_label(ms, ms->thread[i], t, sizeof(t));
-		x = cols(t);
+		x = cell_cols(t);
 		wthread = x > wthread ? (x > NAME_COLS ? NAME_COLS : x) : wthread;
 	}
 	fprintf(out, "%12s  %*s  ", "start (ms)", (int)wdur, "duration (ms)");
@@ -348,19 +359,21 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 	/* the tooltip's header: the duration, then the tooltip label */
 	sbuf_reset(&x);
 	pv_marker_duration_text(ms, i, &x);
-	fprintf(out, "%s%s%s\n", sbuf_str(&x), x.len ? "  " : "", d.label[PV_LABEL_TOOLTIP]);
+	char e1[FMT_NAME], e2[FMT_NAME];
+	fprintf(out, "%s%s%s\n", sbuf_str(&x), x.len ? "  " : "",
+		fmt_name(e1, d.label[PV_LABEL_TOOLTIP]));
 	if (d.description)
-		fprintf(out, "%s\n", d.description);
+		fprintf(out, "%s\n", fmt_name(e1, d.description));
 	if (ms->flags[i] & PV_MARKER_SYNTHETIC)
 		fprintf(out, "\nmarker:     %u (synthetic: from the samples' event delays", i);
 	else
 		fprintf(out, "\nmarker:     %u (raw row %u", i, ms->raw[2 * i]);
 	if (ms->raw[2 * i + 1] != PV_NONE)
 		fprintf(out, " and %u", ms->raw[2 * i + 1]);
-	fprintf(out, ")\nname:       %s\n", ms->name[i]);
-	fprintf(out, "category:   %s\n", category_name(ms, i));
+	fprintf(out, ")\nname:       %s\n", fmt_name(e1, ms->name[i]));
+	fprintf(out, "category:   %s\n", fmt_name(e1, category_name(ms, i)));
 	if (d.type)
-		fprintf(out, "type:       %s\n", d.type);
+		fprintf(out, "type:       %s\n", fmt_name(e1, d.type));
 	ms3(b, sizeof(b), ms->start_ns[i]);
 	fprintf(out, "start:      %s ms\n", b);
 	if (ms->end_ns[i] != PV_TIME_NONE) {
@@ -370,7 +383,7 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 							    : "");
 	}
 	pv_thread_ix t = ms->thread[i];
-	fprintf(out, "thread:     %s", pv_str(p, p->threads.name[t]));
+	fprintf(out, "thread:     %s", fmt_name(e1, pv_str(p, p->threads.name[t])));
 	if (p->threads.pid[t] != PV_ID_NONE)
 		fprintf(out, " pid %" PRId64, p->threads.pid[t]);
 	if (p->threads.tid[t] != PV_ID_NONE)
@@ -383,7 +396,8 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 		if (!head)
 			fputs("\nfields:\n", out);
 		head = true;
-		fprintf(out, "  %s: %s\n", d.fields[f].label, d.fields[f].value);
+		fprintf(out, "  %s: %s\n", fmt_name(e1, d.fields[f].label),
+			fmt_name(e2, d.fields[f].value));
 	}
 	uint32_t nf = pv_marker_cause(ms, i, NULL, 0);
 	if (nf) {
@@ -399,7 +413,7 @@ int pv_print_marker(FILE *out, const struct pv_markers *ms, uint32_t i, bool jso
 		if (fr) {
 			pv_marker_cause(ms, i, fr, nf);
 			for (uint32_t k = 0; k < nf; k++)
-				fprintf(out, "  %s\n", fr[k]);
+				fprintf(out, "  %s\n", fmt_name(e1, fr[k]));
 		}
 		free(fr);
 	}
@@ -419,7 +433,7 @@ int pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows,
 	}
 	size_t wname = 4;
 	for (uint32_t k = 0; k < n; k++) {
-		size_t x = cols(rows[k].name);
+		size_t x = cell_cols(rows[k].name);
 		wname = x > wname ? (x > NAME_COLS ? NAME_COLS : x) : wname;
 	}
 	put_cell(out, "name", wname, wname, true);

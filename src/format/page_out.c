@@ -885,6 +885,7 @@ int pv_json_disasm(struct pv_json *j, const struct pv_profile *p, const struct p
 	for (uint32_t i = 0; i < d->nr_notes; i++)
 		pv_json_str(j, d->notes[i]);
 	pv_json_end(j);
+	pv_json_kbool(j, "cut", d->cut);
 	pv_json_key(j, "insns");
 	pv_json_open(j, '[', PV_JSON_LINES, 0);
 	for (uint32_t i = 0; i < d->n; i++) {

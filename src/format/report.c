@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/internal.h"
 #include "pv/format.h"
 #include "pv/jsonw.h"
 
@@ -63,15 +64,14 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 	const struct pv_profile *p = in->p;
 	uint64_t nostack = in->samples_without_stack;
 	const uint64_t *phases = in->marker_phases;
-	char file[4096];
-	pv_escape_controls(file, sizeof(file), path);
-	fprintf(out, "file:       %s\n", file);
+	char e1[FMT_NAME], e2[FMT_NAME], e3[FMT_NAME];
+	fprintf(out, "file:       %s\n", fmt_name(e1, path));
 	fprintf(out, "format:     %s", pv_str(p, p->meta.format));
 	if (p->meta.format_version)
-		fprintf(out, " version %s", pv_str(p, p->meta.format_version));
+		fprintf(out, " version %s", fmt_name(e1, pv_str(p, p->meta.format_version)));
 	fputc('\n', out);
 	if (p->meta.product)
-		fprintf(out, "product:    %s\n", pv_str(p, p->meta.product));
+		fprintf(out, "product:    %s\n", fmt_name(e1, pv_str(p, p->meta.product)));
 	if (p->meta.interval_ns) {
 		char ib[32];
 		pv_format_cost(ib, sizeof(ib), p->meta.interval_ns, PV_UNIT_NS);
@@ -84,7 +84,7 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 	fprintf(out, "threads:    %u\n", p->threads.len);
 	int nw = 4;
 	for (uint32_t t = 0; t < p->threads.len; t++) {
-		int l = (int)strlen(pv_str(p, p->threads.name[t]));
+		int l = (int)strlen(fmt_name(e1, pv_str(p, p->threads.name[t])));
 		if (l > nw)
 			nw = l;
 	}
@@ -93,7 +93,7 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 	pv_metric_ix dm = p->meta.default_metric;
 	char wh[64] = "";
 	if (p->metrics.len)
-		snprintf(wh, sizeof(wh), "%s", pv_str(p, p->metrics.name[dm]));
+		snprintf(wh, sizeof(wh), "%s", fmt_name(e1, pv_str(p, p->metrics.name[dm])));
 	if (p->threads.len)
 		fprintf(out, "  %3s  %-*s %8s %8s %9s %12s %14s %14s  %s\n", "#", nw, "name", "pid",
 			"tid", "rows", wh, "first (ms)", "last (ms)", "process");
@@ -109,8 +109,8 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 			pv_format_cost(wb, sizeof(wb), ti->weight, p->metrics.unit[dm]);
 		const char *pn = pv_str(p, p->threads.process_name[t]);
 		fprintf(out, "  %3u  %-*s %8s %8s %9u %12s %14s %14s%s%s\n", t, nw,
-			pv_str(p, p->threads.name[t]), pb, tb, ti->samples, wb, lb, hb,
-			*pn ? "  " : "", pn);
+			fmt_name(e1, pv_str(p, p->threads.name[t])), pb, tb, ti->samples, wb, lb,
+			hb, *pn ? "  " : "", fmt_name(e2, pn));
 	}
 	fprintf(out, "metrics:    %u\n", p->metrics.len);
 	for (uint32_t m = 0; m < p->metrics.len; m++) {
@@ -119,17 +119,19 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 		pv_format_cost(vb, sizeof(vb), in->metric_total[m], u);
 		const char *desc = pv_str(p, p->metrics.description[m]);
 		bool say = *desc && strcmp(desc, pv_str(p, p->metrics.name[m])) != 0;
-		fprintf(out, "  %s (%s): total %s%s%s%s\n", pv_str(p, p->metrics.name[m]),
-			pv_format_cost_unit(u), vb, m == p->meta.default_metric ? " [default]" : "",
-			say ? "  - " : "", say ? desc : "");
+		fprintf(out, "  %s (%s): total %s%s%s%s\n",
+			fmt_name(e1, pv_str(p, p->metrics.name[m])), pv_format_cost_unit(u), vb,
+			m == p->meta.default_metric ? " [default]" : "", say ? "  - " : "",
+			say ? fmt_name(e2, desc) : "");
 	}
 	if (p->formulas.len) /* the database's own derived metrics (--metric NAME shows one) */
 		fprintf(out, "derived:    %u\n", p->formulas.len);
 	for (uint32_t i = 0; i < p->formulas.len; i++) {
 		const char *desc =
 		    p->formulas.description[i] ? pv_str(p, p->formulas.description[i]) : "";
-		fprintf(out, "  %s = %s%s%s\n", pv_str(p, p->formulas.name[i]),
-			pv_str(p, p->formulas.formula[i]), *desc ? "  - " : "", desc);
+		fprintf(out, "  %s = %s%s%s\n", fmt_name(e1, pv_str(p, p->formulas.name[i])),
+			fmt_name(e2, pv_str(p, p->formulas.formula[i])), *desc ? "  - " : "",
+			fmt_name(e3, desc));
 	}
 	fprintf(out,
 		"tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u "
@@ -141,8 +143,9 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 		for (uint32_t k = 0; k < in->nr_labels; k++) {
 			const struct pv_label_info *l = &in->labels[k];
 			fprintf(out, "%s %s (%" PRIu64 " value%s%s%s)", k ? "," : "",
-				pv_str(p, l->key), l->values, l->values == 1 ? "" : "s",
-				l->unit ? ", " : "", l->unit ? pv_str(p, l->unit) : "");
+				fmt_name(e1, pv_str(p, l->key)), l->values,
+				l->values == 1 ? "" : "s", l->unit ? ", " : "",
+				l->unit ? fmt_name(e2, pv_str(p, l->unit)) : "");
 		}
 		fputs("  [--tag KEY=VALUE]\n", out);
 	}
@@ -160,7 +163,7 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 			p->diags.len == 1 ? "" : "s");
 		for (uint32_t i = 0; i < p->diags.len; i++)
 			fprintf(out, "  %8" PRIu64 "  %s\n", p->diags.count[i],
-				pv_str(p, p->diags.msg[i]));
+				fmt_name(e1, pv_str(p, p->diags.msg[i])));
 	}
 	return ferror(out) ? PV_EIO : 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "format/internal.h"
 #include "pv/format.h"
 #include "pv/trace.h"
 #include "pv/view.h"
@@ -140,8 +141,9 @@ int pv_print_trace_stack(FILE *out, const struct pv_trace_paint *pt, uint32_t c,
 	struct at a;
 	if (at_find(pt, c, time, &a))
 		return PV_ENOMEM;
-	char buf[1024];
-	fprintf(out, "context %u (%s) at %.3f ms: ", c, thread_name(p, a.th), (double)time / 1e6);
+	char buf[1024], e[FMT_NAME];
+	fprintf(out, "context %u (%s) at %.3f ms: ", c, fmt_name(e, thread_name(p, a.th)),
+		(double)time / 1e6);
 	if (a.rec == PV_NONE)
 		fputs("no record in force (before its first record or after its end)\n", out);
 	else if (a.s == PV_NONE)
@@ -157,7 +159,8 @@ int pv_print_trace_stack(FILE *out, const struct pv_trace_paint *pt, uint32_t c,
 			fputs("       ", out);
 		else
 			fprintf(out, "%5u  ", a.dp[k]);
-		fprintf(out, "%s\n", pv_trace_frame_name(p, a.fr[k], buf, sizeof(buf)));
+		fprintf(out, "%s\n",
+			fmt_name(e, pv_trace_frame_name(p, a.fr[k], buf, sizeof(buf))));
 	}
 	at_release(&a);
 	return 0;
@@ -339,10 +342,12 @@ int pv_print_trace_window(FILE *out, const struct pv_trace_paint *pt,
 		"pixels per function\n",
 		(double)w->t0 / 1e6, (double)w->t1 / 1e6, w->c0, w->c1, w->width, w->height,
 		pv_trace_paint_depth(pt));
+	char e[FMT_NAME];
 	for (uint32_t i = 0; i < im.ns; i++)
 		fprintf(out, "%7.2f%%  %s\n", 100.0 * im.sh[i].pixels / (double)im.npx,
-			im.sh[i].func == PV_NONE ? "(blank)"
-						 : pv_str(p, p->funcs.name[im.sh[i].func]));
+			im.sh[i].func == PV_NONE
+			    ? "(blank)"
+			    : fmt_name(e, pv_str(p, p->funcs.name[im.sh[i].func])));
 	image_release(&im);
 	return 0;
 }

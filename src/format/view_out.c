@@ -110,11 +110,13 @@ void fmt_row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, u
 		size_t ml = strlen(mn);
 		int same = fn[0] == '[' && strncmp(fn + 1, mn, ml) == 0 && fn[ml + 1] == ']' &&
 			   fn[ml + 2] == 0;
+		char e[FMT_NAME];
 		if (!same && strcmp(fn, mn) != 0)
-			fprintf(out, mn[0] == '[' ? "  %s" : "  [%s]", mn);
+			fprintf(out, mn[0] == '[' ? "  %s" : "  [%s]", fmt_name(e, mn));
 	}
 	if (code && s != PV_NONE && p->sources.path[s]) {
-		fprintf(out, "  %s", pv_str(p, p->sources.path[s]));
+		char e[FMT_NAME];
+		fprintf(out, "  %s", fmt_name(e, pv_str(p, p->sources.path[s])));
 		uint32_t col = pv_view_row_column(v, kind, id);
 		if (fl)
 			fprintf(out, col ? ":%u:%u" : ":%u", fl, col);
@@ -207,32 +209,36 @@ static void json_row_head(struct pv_json *j, const struct pv_view *v, enum pv_ro
 
 static void text_header(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
 {
+	char e1[FMT_NAME], e2[FMT_NAME], e3[FMT_NAME];
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32];
 		fmt_cost_text(v, m, tb, sizeof(tb), v->whole[m]);
 		const char *formula = pv_view_metric_formula(v, m);
+		const char *threads =
+		    fmt_name(e3, o && o->threads_label ? o->threads_label : "all threads");
 		if (formula)
-			fprintf(out, "# metric: %s = %s, total %s, %s\n", fmt_column_name(v, m),
-				formula, tb,
-				o && o->threads_label ? o->threads_label : "all threads");
+			fprintf(out, "# metric: %s = %s, total %s, %s\n",
+				fmt_name(e1, fmt_column_name(v, m)), fmt_name(e2, formula), tb,
+				threads);
 		else
-			fprintf(out, "# metric: %s (%s), total %s, %s\n", fmt_column_name(v, m),
-				fmt_unit_text(v, m), tb,
-				o && o->threads_label ? o->threads_label : "all threads");
+			fprintf(out, "# metric: %s (%s), total %s, %s\n",
+				fmt_name(e1, fmt_column_name(v, m)), fmt_unit_text(v, m), tb,
+				threads);
 	}
 	if (v->q.nr_filters || v->q.has_range || v->q.inlines != PV_INLINE_KEEP) {
 		char *args = pv_query_to_args(&v->q);
 		/* only the filter part: the whole query line is what --json prints */
-		fprintf(out, "# query: %s\n", args ? args : "");
+		fprintf(out, "# query: %s\n", fmt_name(e1, args));
 		free(args);
 	}
 	if (v->note)
-		fprintf(out, "# %s\n", v->note);
+		fprintf(out, "# %s\n", fmt_name(e1, v->note));
 	if (v->centered) {
 		char cb[32], pb[16];
 		fmt_cost_text(v, 0, cb, sizeof(cb), v->center[0]);
 		fmt_pct(pb, sizeof(pb), v->center[0], v->whole[0]);
-		fprintf(out, "# center: %s, total %s (%s of the whole)\n", v->center_label, cb, pb);
+		fprintf(out, "# center: %s, total %s (%s of the whole)\n",
+			fmt_name(e1, v->center_label), cb, pb);
 	}
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		if (v->lost[m]) {
@@ -241,7 +247,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 			fprintf(
 			    out,
 			    "# %s: %s in samples that lost every frame to a filter (not shown)\n",
-			    fmt_column_name(v, m), lb);
+			    fmt_name(e1, fmt_column_name(v, m)), lb);
 		}
 	}
 }
@@ -249,15 +255,14 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 static void text_columns(FILE *out, const struct pv_view *v, bool self_first)
 {
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
-		char a[64], b[64];
+		char a[64], b[64], e[FMT_NAME];
 		if (v->nr_metrics == 1) {
 			snprintf(a, sizeof(a), "%s", self_first ? "self" : "total");
 			snprintf(b, sizeof(b), "%s", self_first ? "total" : "self");
 		} else {
-			snprintf(a, sizeof(a), "%s %s", fmt_column_name(v, m),
-				 self_first ? "self" : "total");
-			snprintf(b, sizeof(b), "%s %s", fmt_column_name(v, m),
-				 self_first ? "total" : "self");
+			const char *name = fmt_name(e, fmt_column_name(v, m));
+			snprintf(a, sizeof(a), "%s %s", name, self_first ? "self" : "total");
+			snprintf(b, sizeof(b), "%s %s", name, self_first ? "total" : "self");
 		}
 		fprintf(out, "%12s %8s %12s %8s  ", a, self_first ? "self%" : "total%", b,
 			self_first ? "total%" : "self%");
@@ -343,7 +348,8 @@ void fmt_text_name(FILE *out, uint32_t depth, const char *name)
 	fprintf(out, "%*s", indent_of(depth), "");
 	if (depth > INDENT_LEVELS)
 		fprintf(out, "[%u] ", depth);
-	fputs(name, out);
+	char e[FMT_NAME];
+	fputs(fmt_name(e, name), out);
 }
 
 /* The "more" row of a list: the rows from more_from on that are not cut, summed. */
@@ -608,11 +614,12 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 	bool self_first = list && pv_query_sort(&v->q) == PV_SORT_SELF;
 	text_columns(out, v, self_first);
 	for (uint32_t r = 0; r < n; r++) {
-		char b[512];
+		char b[512], e[FMT_NAME];
 		text_values(out, v, f->total, f->self, r, self_first, ' ');
 		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
 		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
-			pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b), f->line[r]));
+			fmt_name(e, pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b),
+						     f->line[r])));
 		fmt_inline_mark(out, f->kind[r], f->inlined && f->inlined[r]);
 		fmt_row_suffix(out, v, f->kind[r], f->id[r], f->line[r]);
 		fputc('\n', out);
@@ -652,10 +659,11 @@ int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts
 	if (outs & PV_OUT_FLAT) {
 		print_flat(out, NULL, v);
 	} else if (outs & PV_OUT_CALLERS) {
-		fprintf(out, "# callers of %s (bottom-up)\n", v->center_label);
+		char e[FMT_NAME];
+		fprintf(out, "# callers of %s (bottom-up)\n", fmt_name(e, v->center_label));
 		text_columns(out, v, false);
 		rc = print_tree(out, NULL, NULL, v, v->callers, &shown, &cuts);
-		fprintf(out, "# callees of %s (top-down)\n", v->center_label);
+		fprintf(out, "# callees of %s (top-down)\n", fmt_name(e, v->center_label));
 		text_columns(out, v, false);
 		if (!rc)
 			rc = print_tree(out, NULL, NULL, v, v->tree, &shown, &cuts);

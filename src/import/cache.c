@@ -6,6 +6,11 @@
  * format it was made from, and an entry whose source differs is a miss (the file changed, or two
  * paths share a hash) and is written over. Entries are written through a renamed temporary
  * file, so processes that share a cache folder see whole entries only.
+ *
+ * The folder and its entries must be the user's, as ssh and gpg want theirs: a folder owned by
+ * this user that no one else may write (made 0700 when missing), an entry that is a regular file
+ * owned by this user (pv/output.h's rule: no link, no FIFO). Else a note says why and the file is
+ * imported without the cache: an entry another user put there is never opened.
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "import/importer.h"
 #include "pv/import.h"
+#include "pv/output.h"
 #include "pv/snapshot.h"
 
 int pv_import_set_option(struct pv_import_opts *o, const char *name, const char *value,
@@ -61,6 +68,40 @@ static int cache_hit(const char *entry, const struct pv_snapshot_source *src,
 	return 0;
 }
 
+/*
+ * 0 when the cache folder dir (made when missing) and its entry may be used, else PV_EIO with a
+ * note saying why not.
+ */
+static int cache_refused(const char *dir, const char *entry, struct pv_error *note)
+{
+	struct stat st;
+	if (stat(dir, &st) != 0) {
+		if (errno != ENOENT || (mkdir(dir, 0700) != 0 && errno != EEXIST) ||
+		    stat(dir, &st) != 0)
+			return pv_error_set(note, PV_EIO, "cache: %s: cannot make the folder: %s",
+					    dir, strerror(errno));
+	}
+	uid_t me = geteuid();
+	if (!S_ISDIR(st.st_mode))
+		return pv_error_set(note, PV_EIO, "cache: %s: not a folder: no cache", dir);
+	if (st.st_uid != me)
+		return pv_error_set(
+		    note, PV_EIO, "cache: %s: owned by uid %u, not by this user (uid %u): no cache",
+		    dir, (unsigned)st.st_uid, (unsigned)me);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return pv_error_set(note, PV_EIO,
+				    "cache: %s: others may write it (mode %03o): no cache", dir,
+				    (unsigned)(st.st_mode & 0777));
+	struct pv_error e;
+	if (pv_output_check(entry, &e))
+		return pv_error_set(note, PV_EIO, "cache: %s", e.msg);
+	if (lstat(entry, &st) == 0 && st.st_uid != me)
+		return pv_error_set(
+		    note, PV_EIO, "cache: %s: owned by uid %u, not by this user (uid %u): not used",
+		    entry, (unsigned)st.st_uid, (unsigned)me);
+	return 0;
+}
+
 int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_profile **out,
 		   struct pv_error *err, struct pv_error *note)
 {
@@ -90,14 +131,13 @@ int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_p
 		 (unsigned long long)hash_bytes(key, rl + fl + 2));
 	pv_free(key);
 	int rc = 0;
-	if (!cache_hit(entry, &src, o, out, note)) {
+	if (cache_refused(o->cache_dir, entry, note)) {
+		rc = pv_import_file_progress(path, o->format, o->progress, out, err);
+	} else if (!cache_hit(entry, &src, o, out, note)) {
 		rc = pv_import_file_progress(path, o->format, o->progress, out, err);
 		struct pv_error e;
-		if (!rc && mkdir(o->cache_dir, 0755) != 0 && errno != EEXIST)
-			pv_error_set(note, PV_EIO, "cache: %s: cannot make the folder: %s",
-				     o->cache_dir, strerror(errno));
-		else if (!rc && !(*out)->storage.base && /* a snapshot itself is not copied */
-			 pv_snapshot_write(*out, entry, &src, &e))
+		if (!rc && !(*out)->storage.base && /* a snapshot itself is not copied */
+		    pv_snapshot_write(*out, entry, &src, &e))
 			pv_error_set(note, e.code, "cache: %s", e.msg);
 	}
 	pv_free(entry);

@@ -24,6 +24,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/output.h"
 #include "base/sort.h"
 #include "import/importer.h"
 #include "pv/snapshot.h"
@@ -470,22 +471,13 @@ int pv_snapshot_write(const struct pv_profile *p, const char *path,
 	struct layout l = {0};
 	char *tmp = NULL;
 	int rc, fd = -1;
+	if ((rc = pv_output_check(path, err))) /* before the work of laying it out */
+		return rc;
 	if ((rc = lay_out(p, src, &l)))
 		goto out;
-	rc = PV_ENOMEM;
-	size_t plen = strlen(path);
-	if (!(tmp = pv_malloc(plen + 16)))
+	if ((rc = output_temp(path, &fd, &tmp, err)))
 		goto out;
-	snprintf(tmp, plen + 16, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = pv_error_set(err, PV_EIO, "%s: cannot write: %s", path, strerror(errno));
-		goto out;
-	}
-	/* mkstemp made it 0600: the mode of a file created as usual, 0666 less the umask */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (write_file(fd, &l.w, l.head, l.head_len) || fchmod(fd, 0666 & ~mask) || close(fd)) {
+	if (write_file(fd, &l.w, l.head, l.head_len) || close(fd)) {
 		int e = errno;
 		fd = -1;
 		unlink(tmp);
@@ -493,13 +485,7 @@ int pv_snapshot_write(const struct pv_profile *p, const char *path,
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		rc = pv_error_set(err, PV_EIO, "%s: cannot write: %s", path, strerror(e));
-		goto out;
-	}
-	rc = 0;
+	rc = output_replace(tmp, path, err);
 out:
 	if (fd >= 0) {
 		close(fd);

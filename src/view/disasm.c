@@ -24,9 +24,7 @@
 
 extern char **environ;
 
-#define OUT_MAX	  (16u << 20) /* bytes of objdump's output read per function */
-#define TIME_MAX  10000	      /* ms per function */
-#define RANGE_MAX (1u << 20)  /* bytes of code per function */
+#define RANGE_MAX (1u << 20) /* bytes of code per function */
 #define SEGS_MAX  16
 
 void pv_disasm_free(struct pv_disasm *d)
@@ -150,14 +148,78 @@ static int64_t now_ms(void)
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/*
- * Runs objdump -d -l --no-show-raw-insn over the instructions from lo to the one at hi of path; its
- * output in *out (NUL-ended, to pv_free), at most OUT_MAX bytes, within TIME_MAX ms. Returns 0, 1
- * after a note (not found, failed, too slow), or PV_ENOMEM.
- */
-static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi, char **out,
-		   size_t *len)
+/* What ended a function's disassembly short (pv/disasm.h's bounds). */
+enum cut { CUT_NONE, CUT_TIME, CUT_BYTES, CUT_INSNS, CUT_STOP };
+
+/* What is left of the answer's bounds. */
+struct budget {
+	const atomic_int *stop;
+	int64_t end_ms; /* the answer's deadline */
+	uint32_t ms;	/* the answer's time, for the notes */
+	uint64_t bytes; /* of objdump's output */
+	uint32_t insns;
+};
+
+/* One function's share of the budget, and whether each bound is the answer's (else the
+ * function's own). */
+struct share {
+	int64_t end_ms;
+	uint64_t bytes;
+	uint32_t insns;
+	bool answer_ms, answer_bytes, answer_insns;
+};
+
+static bool stopped(const struct budget *b)
 {
+	return b->stop && atomic_load(b->stop);
+}
+
+/* Whether s .. e is one of objdump's instruction lines: "    1139:\tmov    %edi,%edx". */
+static bool insn_line(const char *s, const char *e)
+{
+	if (s == e || *s != ' ')
+		return false;
+	while (s < e && *s == ' ')
+		s++;
+	const char *h = s;
+	while (s < e && ((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+		s++;
+	return s > h && s < e && *s == ':';
+}
+
+/* Why a function was cut or not disassembled: the bound reached, the answer's or its own. */
+static void cut_reason(char *buf, size_t n, enum cut c, const struct budget *b, bool answer)
+{
+	const char *per = answer ? "answer" : "function";
+	switch (c) {
+	case CUT_TIME:
+		snprintf(buf, n, "more than %u ms (the bound per %s)",
+			 answer ? b->ms : PV_DISASM_FUNC_MS, per);
+		break;
+	case CUT_BYTES:
+		snprintf(buf, n, "more than %u KiB of objdump's output (the bound per %s)",
+			 (answer ? PV_DISASM_BYTES : PV_DISASM_FUNC_BYTES) >> 10, per);
+		break;
+	case CUT_INSNS:
+		snprintf(buf, n, "at most %u instructions (the bound per %s)",
+			 answer ? PV_DISASM_INSNS : PV_DISASM_FUNC_INSNS, per);
+		break;
+	default: snprintf(buf, n, "stopped");
+	}
+}
+
+/*
+ * Runs objdump -d -l --no-show-raw-insn over the instructions from lo to the one at hi of path;
+ * its output in *out (NUL-ended, to pv_free), read within sh's time and bytes and stopped once
+ * it printed more than sh->insns instruction lines (or b's stop is set): *cut says which
+ * ended it, the output then kept up to its last whole line. Returns 0, 1 after a note (not
+ * found, failed), or PV_ENOMEM.
+ */
+static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi,
+		   const struct budget *b, const struct share *sh, char **out, size_t *len,
+		   enum cut *cut)
+{
+	*cut = CUT_NONE;
 	char start[40], stop[40];
 	snprintf(start, sizeof(start), "--start-address=0x%llx", (unsigned long long)lo);
 	/* past hi by the longest instruction (x86's 15 bytes): the last one whole, the rest dropped
@@ -192,42 +254,63 @@ static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t 
 			   ? PV_ENOMEM
 			   : 1;
 	}
+	/* at most sh->bytes + 1 bytes read: one past the bound tells that it was reached */
 	struct vec buf = {0};
-	int64_t end = now_ms() + TIME_MAX;
-	int cut = 0, failed = 0;
+	uint32_t scan = 0, lines = 0; /* the first line not counted yet, instruction lines */
+	int failed = 0;
 	for (;;) {
-		int64_t left = end - now_ms();
-		if (left <= 0) {
-			cut = 1;
+		if (stopped(b)) {
+			*cut = CUT_STOP;
 			break;
 		}
+		int64_t left = sh->end_ms - now_ms();
+		if (left <= 0) {
+			*cut = CUT_TIME;
+			break;
+		}
+		/* in slices of 100 ms at most, to see a stop soon */
 		struct pollfd pf = {.fd = fds[0], .events = POLLIN};
-		int pr = poll(&pf, 1, (int)left);
+		int pr = poll(&pf, 1, left < 100 ? (int)left : 100);
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (pr <= 0) {
-			cut = pr == 0;
-			failed = pr < 0;
+		if (pr < 0) {
+			failed = 1;
 			break;
 		}
-		if (buf.len + 65536 + 1 > buf.cap && vec_resize(&buf, 1, buf.len + 65536 + 1)) {
+		if (pr == 0)
+			continue;
+		uint32_t had = buf.len;
+		uint64_t want = sh->bytes + 1 - had;
+		if (want > 65536)
+			want = 65536;
+		if (vec_resize(&buf, 1, had + (uint32_t)want + 1)) { /* + 1: the final NUL */
 			failed = 2;
 			break;
 		}
-		buf.len -= 65536 + 1;
-		ssize_t r = read(fds[0], (char *)buf.p + buf.len, 65536);
-		if (r < 0 && errno == EINTR)
+		buf.len = had;
+		ssize_t r = read(fds[0], (char *)buf.p + had, (size_t)want);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
+		if (r < 0)
+			failed = 1;
 		if (r <= 0)
 			break;
 		buf.len += (uint32_t)r;
-		if (buf.len > OUT_MAX) {
-			cut = 2;
+		const char *t = buf.p;
+		for (const char *nl; (nl = memchr(t + scan, '\n', buf.len - scan));
+		     scan = (uint32_t)(nl - t) + 1)
+			lines += insn_line(t + scan, nl);
+		if (lines > sh->insns) {
+			*cut = CUT_INSNS;
+			break;
+		}
+		if (buf.len > sh->bytes) {
+			*cut = CUT_BYTES;
 			break;
 		}
 	}
 	close(fds[0]);
-	if (cut || failed)
+	if (*cut || failed)
 		kill(pid, SIGKILL);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -236,16 +319,12 @@ static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t 
 		vec_free(&buf);
 		return PV_ENOMEM;
 	}
-	if (cut == 1 || cut == 2 || failed || !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+	if (failed || (!*cut && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))) {
 		vec_free(&buf);
-		int e = cut == 1 ? note(d, "objdump %s: more than %d s: no disassembly", path,
-					TIME_MAX / 1000)
-			: cut == 2
-			    ? note(d, "objdump %s: more than %u MiB of output: no disassembly",
-				   path, OUT_MAX >> 20)
-			    : note(d, "objdump %s failed: no disassembly", path);
-		return e ? PV_ENOMEM : 1;
+		return note(d, "objdump %s failed: no disassembly", path) ? PV_ENOMEM : 1;
 	}
+	if (*cut) /* whole lines only */
+		buf.len = scan;
 	if (vec_resize(&buf, 1, buf.len + 1)) {
 		vec_free(&buf);
 		return PV_ENOMEM;
@@ -313,11 +392,16 @@ static int addr_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Parses objdump's text of function r into d; here: (file base name, line) asked, or line 0. */
+/*
+ * Parses objdump's text of function r into insn, at most cap instructions (*more: one more was
+ * there); here: (file base name, line) asked, or line 0.
+ */
 static int parse(const struct fn_range *r, uint64_t delta, const char *t, size_t len,
 		 const struct pv__line_addr *la, uint32_t nla, const char *here_base,
-		 uint32_t here_line, struct vec *insn)
+		 uint32_t here_line, uint32_t cap, bool *more, struct vec *insn)
 {
+	uint32_t n = 0;
+	*more = false;
 	const char *p = t, *end = t + len;
 	uint32_t line = 0;
 	const char *file = NULL, *file_end = NULL;
@@ -340,12 +424,19 @@ static int parse(const struct fn_range *r, uint64_t delta, const char *t, size_t
 			continue;
 		}
 		/* "    1139:\tmov    %edi,%edx" */
-		while (s < e && *s == ' ')
+		if (!insn_line(s, e))
+			continue;
+		while (*s == ' ')
 			s++;
 		char *x;
 		unsigned long long a = strtoull(s, &x, 16);
-		if (x == s || x >= e || *x != ':' || (uint64_t)a - delta > r->hi)
+		if ((uint64_t)a - delta > r->hi)
 			continue;
+		if (n == cap) {
+			*more = true;
+			break;
+		}
+		n++;
 		x++;
 		while (x < e && (*x == '\t' || *x == ' '))
 			x++;
@@ -410,8 +501,8 @@ static int hottest(const struct pv_profile *p, const uint8_t *keep, pv_metric_ix
 }
 
 static int disasm(const struct pv_profile *p, const struct pv_query *q, const uint8_t *mark,
-		  const char *here_base, uint32_t here_line, struct pv_disasm **out,
-		  struct pv_error *err)
+		  const char *here_base, uint32_t here_line, const struct pv_disasm_opts *opts,
+		  struct pv_disasm **out, struct pv_error *err)
 {
 	*out = NULL;
 	struct pv_disasm *d = pv_calloc(1, sizeof(*d));
@@ -476,11 +567,29 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	struct vec insn = {0}, lv = {0};
 	uint8_t *one = pv_calloc(p->funcs.len, 1);
 	rc = one ? 0 : PV_ENOMEM;
+	int64_t t0 = now_ms();
+	struct budget b = {.stop = opts ? opts->stop : NULL,
+			   .ms = opts && opts->ms ? opts->ms : PV_DISASM_MS,
+			   .bytes = PV_DISASM_BYTES,
+			   .insns = PV_DISASM_INSNS};
+	b.end_ms = t0 + b.ms;
 	for (uint32_t k = 0; k < nf && !rc; k++) {
 		if (fr[k].lo == PV_ADDR_NONE)
 			continue;
 		pv_func_ix f = fr[k].f;
 		const char *name = pv_str(p, p->funcs.name[f]);
+		enum cut spent = stopped(&b)		? CUT_STOP
+				 : now_ms() >= b.end_ms ? CUT_TIME
+				 : !b.bytes		? CUT_BYTES
+				 : !b.insns		? CUT_INSNS
+							: CUT_NONE;
+		if (spent) {
+			char why[128];
+			cut_reason(why, sizeof(why), spent, &b, true);
+			d->cut = true;
+			rc = note(d, "%s not disassembled: %s", name, why);
+			continue;
+		}
 		pv_module_ix m = pv_func_module(p, f);
 		const char *path = m < p->modules.len ? pv_str(p, p->modules.path[m]) : "";
 		if (!*path) {
@@ -510,13 +619,24 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 				  RANGE_MAX >> 10);
 			continue;
 		}
+		/* the function's share: its own bounds, or what the answer has left */
+		int64_t fn_end = now_ms() + PV_DISASM_FUNC_MS;
+		struct share sh = {
+		    .end_ms = fn_end < b.end_ms ? fn_end : b.end_ms,
+		    .bytes = b.bytes < PV_DISASM_FUNC_BYTES ? b.bytes : PV_DISASM_FUNC_BYTES,
+		    .insns = b.insns < PV_DISASM_FUNC_INSNS ? b.insns : PV_DISASM_FUNC_INSNS,
+		    .answer_ms = fn_end >= b.end_ms,
+		    .answer_bytes = b.bytes < PV_DISASM_FUNC_BYTES,
+		    .answer_insns = b.insns < PV_DISASM_FUNC_INSNS};
 		char *text = NULL;
 		size_t len = 0;
-		int r = objdump(d, path, lo, hi, &text, &len);
+		enum cut cut;
+		int r = objdump(d, path, lo, hi, &b, &sh, &text, &len, &cut);
 		if (r) {
 			rc = r == 1 ? 0 : r;
 			continue;
 		}
+		b.bytes -= len < b.bytes ? len : b.bytes;
 		one[f] = 1;
 		lv.len = 0;
 		rc = metric == PV_NONE ? 0 : pv__leaf_addrs(p, keep, PV_NONE, 0, one, metric, &lv);
@@ -524,12 +644,27 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 		if (lv.len)
 			qsort(lv.p, lv.len, sizeof(struct pv__line_addr), addr_cmp);
 		uint32_t before = insn.len;
+		bool more = false;
 		if (!rc)
 			rc = parse(&fr[k], lo - fr[k].lo, text, len, VEC(lv, struct pv__line_addr),
-				   lv.len, here_base, here_line, &insn);
+				   lv.len, here_base, here_line, sh.insns, &more, &insn);
 		pv_free(text);
-		if (!rc && insn.len == before)
+		uint32_t got = insn.len - before;
+		b.insns -= got < b.insns ? got : b.insns;
+		if (cut == CUT_INSNS && !more) /* the lines past the cap were past the range */
+			cut = CUT_NONE;
+		if (!rc && cut) {
+			char why[128];
+			cut_reason(why, sizeof(why), cut, &b,
+				   cut == CUT_TIME    ? sh.answer_ms
+				   : cut == CUT_BYTES ? sh.answer_bytes
+						      : sh.answer_insns);
+			d->cut = true;
+			rc = note(d, "disassembly of %s cut after %u instruction%s: %s", name, got,
+				  got == 1 ? "" : "s", why);
+		} else if (!rc && !got) {
 			rc = note(d, "objdump printed no instruction of %s in %s", name, path);
+		}
 	}
 	pv_free(one);
 	vec_free(&lv);
@@ -542,13 +677,14 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 }
 
 int pv_disasm_funcs(const struct pv_profile *p, const struct pv_query *q, const uint8_t *mark,
-		    struct pv_disasm **out, struct pv_error *err)
+		    const struct pv_disasm_opts *opts, struct pv_disasm **out, struct pv_error *err)
 {
-	return disasm(p, q, mark, NULL, 0, out, err);
+	return disasm(p, q, mark, NULL, 0, opts, out, err);
 }
 
 int pv_disasm_line(const struct pv_profile *p, const struct pv_query *q, pv_source_ix id,
-		   uint32_t line, struct pv_disasm **out, struct pv_error *err)
+		   uint32_t line, const struct pv_disasm_opts *opts, struct pv_disasm **out,
+		   struct pv_error *err)
 {
 	*out = NULL;
 	uint8_t *mark = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
@@ -561,7 +697,7 @@ int pv_disasm_line(const struct pv_profile *p, const struct pv_query *q, pv_sour
 			mark[f] = 1;
 	}
 	const char *path = id < p->sources.len ? pv_str(p, p->sources.path[id]) : "";
-	int rc = disasm(p, q, mark, base_name(path, path + strlen(path)), line, out, err);
+	int rc = disasm(p, q, mark, base_name(path, path + strlen(path)), line, opts, out, err);
 	pv_free(mark);
 	return rc;
 }

@@ -1006,7 +1006,7 @@ T_TEST(disasm_built_binary)
 	struct pv_error err;
 	if (mark && fw != PV_NONE) {
 		mark[fw] = 1;
-		T_EQ_INT(pv_disasm_funcs(p, &q, mark, &d, &err), 0);
+		T_EQ_INT(pv_disasm_funcs(p, &q, mark, NULL, &d, &err), 0);
 	}
 	T_TRUE(d && d->n >= 2);
 	if (d && d->n >= 2) {
@@ -1029,7 +1029,7 @@ T_TEST(disasm_built_binary)
 	d = NULL;
 	/* the source pane's line 3: work's instructions, those objdump puts on line 3 marked */
 	pv_source_ix id = pv_func_source(p, fw);
-	T_EQ_INT(pv_disasm_line(p, &q, id, 3, &d, &err), 0);
+	T_EQ_INT(pv_disasm_line(p, &q, id, 3, NULL, &d, &err), 0);
 	uint32_t here = 0;
 	for (uint32_t i = 0; d && i < d->n; i++)
 		here += d->insn[i].here;
@@ -1041,7 +1041,7 @@ T_TEST(disasm_built_binary)
 	if (mark && fg != PV_NONE) {
 		memset(mark, 0, p->funcs.len);
 		mark[fg] = 1;
-		T_EQ_INT(pv_disasm_funcs(p, &q, mark, &d, &err), 0);
+		T_EQ_INT(pv_disasm_funcs(p, &q, mark, NULL, &d, &err), 0);
 		T_TRUE(d && d->n == 0 && d->nr_notes == 1);
 		if (d && d->nr_notes)
 			T_EQ_STR(d->notes[0],
@@ -1049,7 +1049,7 @@ T_TEST(disasm_built_binary)
 	}
 	pv_disasm_free(d);
 	/* no center: the function with the most self at addresses, work (12 against 4 and 1) */
-	T_EQ_INT(pv_disasm_funcs(p, &q, NULL, &d, &err), 0);
+	T_EQ_INT(pv_disasm_funcs(p, &q, NULL, NULL, &d, &err), 0);
 	T_TRUE(d && d->n && d->insn[0].func == fw);
 	pv_disasm_free(d);
 	pv_query_release(&q);
@@ -1084,7 +1084,7 @@ T_TEST(disasm_file_offsets)
 	pv_query_init(&q);
 	struct pv_disasm *d = NULL;
 	struct pv_error err;
-	T_EQ_INT(p ? pv_disasm_funcs(p, &q, NULL, &d, &err) : -1, 0);
+	T_EQ_INT(p ? pv_disasm_funcs(p, &q, NULL, NULL, &d, &err) : -1, 0);
 	T_TRUE(d && d->n >= 2 && d->nr_notes == 0);
 	if (d && d->n >= 2) {
 		T_EQ_U64(d->insn[0].addr, off);
