@@ -1478,10 +1478,16 @@ static int import_summary(struct pv_input *in, struct pv_builder *b, struct pv_e
 	return import_db(in, b, true, err);
 }
 
-/* profile.db, cct.db, trace.db: each starts with "HPCTOOLKIT" and its own four letters */
-static bool dir_member(const char *base, const unsigned char *head, size_t n)
+/*
+ * profile.db, cct.db, trace.db: each starts with "HPCTOOLKIT" and its own four letters; and
+ * the metrics' descriptions in the folder metrics/ (default.yaml, hpcprof's METRICS.yaml.ex).
+ */
+static int dir_member(const char *folder, const char *base, const unsigned char *head, size_t n)
 {
-	(void)base;
+	size_t len = strlen(base);
+	if (strcmp(folder, "metrics") == 0 && ((len > 5 && strcmp(base + len - 5, ".yaml") == 0) ||
+					       strcmp(base, "METRICS.yaml.ex") == 0))
+		return 2;
 	return n >= 14 && !memcmp(head, "HPCTOOLKIT", 10) && memcmp(head + 10, "meta", 4) != 0;
 }
 

@@ -1327,12 +1327,13 @@ int hpc_xml_file(const char *kind, const void *buf, size_t len, struct pv_error 
 }
 
 /* experiment.mt, experiment-N.mdb (named so: no magic), *.metric-db, *.hpctrace (magic) */
-static bool dir_member(const char *base, const unsigned char *head, size_t n)
+static int dir_member(const char *folder, const char *base, const unsigned char *head, size_t n)
 {
+	(void)folder;
 	size_t len = strlen(base);
 	if (!strcmp(base, "experiment.mt") ||
 	    (!strncmp(base, "experiment-", 11) && len > 15 && !strcmp(base + len - 4, ".mdb")))
-		return true;
+		return 1;
 	return (n >= 16 && !memcmp(head, "HPCPROF-metricdb", 16)) ||
 	       (n >= 12 && !memcmp(head, "HPCRUN-trace", 12));
 }

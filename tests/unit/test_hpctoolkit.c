@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "import/hpctoolkit.h"
 #include "model/builder.h"
@@ -1037,6 +1038,44 @@ T_TEST(hpctoolkit_xml_derived_metrics)
 	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'unknown reference'", "$42", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'itself'", "$12", NULL}));
+	pv_profile_free(p);
+}
+
+/*
+ * A database's metrics/default.yaml opens the database, as its other files do: named from the
+ * database's parent, from inside metrics/ (the working folder's name says where it is) and
+ * through "..". A YAML file outside a metrics/ folder (HPCToolkit's dump small.yaml) is none.
+ */
+T_TEST(hpctoolkit_open_metrics_yaml)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	char cwd[4096];
+	T_EQ_INT(pv_import_file(t_data("hpctoolkit/small.d/metrics/default.yaml"), NULL, &p, &err),
+		 0);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->metrics.name[0]), "CPUTIME (sec)");
+		T_EQ_STR(pv_str(p, p->metrics.description[0]), "CPUTIME (sec)");
+		T_EQ_INT(p->threads.len, 1);
+		pv_profile_free(p);
+		p = NULL;
+	}
+	T_TRUE(getcwd(cwd, sizeof(cwd)) != NULL);
+	T_TRUE(chdir(t_data("hpctoolkit/small.d/metrics")) == 0);
+	static const char *const names[] = {"default.yaml", "./default.yaml",
+					    "../metrics/default.yaml"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		T_EQ_INT(pv_import_file(names[i], NULL, &p, &err), 0);
+		if (p) {
+			T_EQ_STR(pv_str(p, p->metrics.name[0]), "CPUTIME (sec)");
+			T_EQ_INT(p->threads.len, 1);
+			pv_profile_free(p);
+			p = NULL;
+		}
+	}
+	T_TRUE(chdir(cwd) == 0);
+	T_TRUE(pv_import_file(t_data("hpctoolkit/small.yaml"), NULL, &p, &err) != 0);
+	T_CONTAINS(err.msg, "not a profile format");
 	pv_profile_free(p);
 }
 
