@@ -433,7 +433,7 @@ void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th)
 		uint32_t node = t->touched[i];
 		if (i + 8 < t->nr_touched) /* the nodes are all over the tree: a miss each */
 			__builtin_prefetch(&t->stack[t->touched[i + 8]]);
-		const int64_t *w = t->self + (size_t)i * nm;
+		int64_t *w = t->self + (size_t)i * nm;
 		bool any = false, neg = false;
 		for (uint32_t m = 0; m < nm; m++) {
 			any |= w[m] != 0;
@@ -443,6 +443,16 @@ void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th)
 		if (!any || (node == 0 && !t->root_value))
 			continue;
 		t->negative += neg;
+		if (neg && t->clamp) {
+			any = false;
+			for (uint32_t m = 0; m < nm; m++) {
+				if (w[m] < 0)
+					w[m] = 0;
+				any |= w[m] != 0;
+			}
+			if (!any)
+				continue;
+		}
 		if (room) {
 			s->stack[first + kept] = node ? t->stack[node] : PV_NONE;
 			s->time_ns[first + kept] = PV_TIME_NONE;

@@ -90,6 +90,7 @@ struct hpc_cct {
 	uint32_t nr_touched;
 	uint32_t nm;
 	bool root_value;   /* the root (node 0) was given a value */
+	bool clamp;	   /* a negative own cost is taken as 0 (values known to a few digits) */
 	uint64_t negative; /* nodes whose inclusive value was below their children's */
 };
 

@@ -936,8 +936,8 @@ T_TEST(stats_across_threads)
 
 /* ---- the databases' own derived metrics ---- */
 
-/* Whether one of p's diags holds every one of the words (NULL-terminated). */
-static bool diag_has(const struct pv_profile *p, const char *const *words)
+/* The count of the diag holding every one of words, 0 when none does. */
+static uint64_t diag_count(const struct pv_profile *p, const char *const *words)
 {
 	for (uint32_t i = 0; i < p->diags.len; i++) {
 		const char *msg = pv_str(p, p->diags.msg[i]);
@@ -945,9 +945,15 @@ static bool diag_has(const struct pv_profile *p, const char *const *words)
 		for (const char *const *w = words; *w && all; w++)
 			all = strstr(msg, *w) != NULL;
 		if (all)
-			return true;
+			return p->diags.count[i];
 	}
-	return false;
+	return 0;
+}
+
+/* Whether a diag holds every one of words. */
+static bool diag_has(const struct pv_profile *p, const char *const *words)
+{
+	return diag_count(p, words) > 0;
 }
 
 /* The whole program's value of each of the comma-separated metrics (derived ones too). */
@@ -1038,6 +1044,48 @@ T_TEST(hpctoolkit_xml_derived_metrics)
 	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'unknown reference'", "$42", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'itself'", "$12", NULL}));
+	pv_profile_free(p);
+}
+
+/*
+ * inline-xml-summary is inline-pair's experiment.xml without its per-thread files: its summary
+ * values (6 digits) make one thread, a node's own cost its value less its children's. The
+ * "<inline>" placeholders hold values of their own, those of their children: they are not
+ * counted again in the node they stand in (f._omp_fn.0 under 0x1cc55 is 9.76627e10 once, not
+ * twice, which gave its caller an own cost of -9.76627e10). The 4 contexts whose value is below
+ * their children's sum get 0, said in the diags: the inner loop at inline_f.c:14 under main
+ * holds 9.69935e9 + 6.02278e9 = 15722130000, 30000 above its own 1.57221e10.
+ */
+T_TEST(hpctoolkit_xml_summary_clamped)
+{
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/inline-xml-summary"), NULL);
+	if (!p)
+		return;
+	static struct rows rows;
+	int64_t whole = 0;
+	if (tree_rows(p, "line", NULL, &rows, &whole)) {
+		for (int i = 0; i < rows.n; i++) {
+			if (rows.self[i] < 0 || rows.total[i] > whole)
+				t_fail(__FILE__, __LINE__, "%s: self %" PRId64 ", total %" PRId64,
+				       rows.path[i], rows.self[i], rows.total[i]);
+		}
+		bool found;
+		T_EQ_INT(row_total(&rows,
+				   "<thread root>;<unknown procedure> 0x1cc55 "
+				   "[libgomp.so.1.0.0];f._omp_fn.0",
+				   &found),
+			 97662700000LL);
+		T_TRUE(found);
+		static const char loop[] = "<program root>;main:11;f:2;GOMP_parallel "
+					   "[libgomp.so.1.0.0];f._omp_fn.0;loop at "
+					   "inline_f.c:14;loop at inline_f.c:14";
+		T_EQ_INT(row_total(&rows, loop, &found), 15722130000LL);
+		T_TRUE(found);
+		for (int i = 0; i < rows.n; i++)
+			if (strcmp(rows.path[i], loop) == 0)
+				T_EQ_INT(rows.self[i], 0);
+	}
+	T_EQ_U64(diag_count(p, (const char *const[]){"negative, shown as 0", NULL}), 4);
 	pv_profile_free(p);
 }
 
