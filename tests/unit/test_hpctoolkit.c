@@ -742,6 +742,67 @@ T_TEST(hpctoolkit_flat_loops_nest)
 	pv_profile_free(p);
 }
 
+/*
+ * A loop nested in itself: inline-pair's two loops on line 14 of inline_f.c have no address in
+ * either database, so they are one frame, L > L (as are its libgomp loops at line 0 of a file
+ * without lines). The lists (top by loop, by line) have one row for both: its self counts each
+ * sample once, whether own (the loops' own lines) or nested (with their nested loops'). The
+ * database's figures: format 4 (summary profile, "function" scope, which is also the inner
+ * loops' own: nothing is nested in them) 86507049736 and 14405833356 at the outer contexts
+ * 47 and 109, the same at the inner 50 and 111; the XML's per-thread exclusive values
+ * (experiment-1.mdb, the 8 threads summed) 0 at the outer nodes 35 and 76, 15722128343 and
+ * 97662725792 at the inner 36 and 77; its libgomp loops' 20438516 + 122672868 (nodes 44, 85 in
+ * 0x1f720) and 25 + 13 (25, 53 in 0x1f670). --self nested counted the inner row twice.
+ */
+T_TEST(hpctoolkit_loop_nested_in_itself)
+{
+	static const struct {
+		const char *db, *loop;
+		int64_t self;
+	} want[] = {
+	    {"hpctoolkit/inline-pair/metadb/inline.meta.db", "loop at inline_f.c:14",
+	     86507049736LL + 14405833356LL},
+	    {"hpctoolkit/inline-pair/xml/inline.xml.db", "loop at inline_f.c:14",
+	     15722128343LL + 97662725792LL},
+	    {"hpctoolkit/inline-pair/xml/inline.xml.db", "loop at [libgomp.so.1.0.0]:0",
+	     20438516 + 122672868},
+	};
+	static const char *const bys[] = {"loop", "line"}, *const selves[] = {"own", "nested"};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct pv_profile *p = t_load(t_data(want[i].db));
+		if (!p)
+			continue;
+		for (int b = 0; b < 2; b++)
+			for (int k = 0; k < 2; k++) {
+				struct pv_query q;
+				struct pv_error err;
+				struct pv_view *v = NULL;
+				pv_query_init(&q);
+				T_EQ_INT(pv_query_set_option(&q, "by", bys[b], &err), 0);
+				T_EQ_INT(pv_query_set_option(&q, "self", selves[k], &err), 0);
+				q.view = PV_VIEW_TOP;
+				if (pv_view_compute(p, &q, &v, &err)) {
+					t_fail(__FILE__, __LINE__, "%s", err.msg);
+					pv_query_release(&q);
+					continue;
+				}
+				uint32_t r = flat_row(v, 0, want[i].loop, -1);
+				T_TRUE(r != PV_NONE);
+				if (r != PV_NONE && v->flat->self[0][r] != want[i].self)
+					t_fail(__FILE__, __LINE__,
+					       "%s by %s, self %s: %s %" PRId64
+					       ", the database %" PRId64,
+					       want[i].db, bys[b], selves[k], want[i].loop,
+					       v->flat->self[0][r], want[i].self);
+				for (uint32_t j = 0; j < v->flat->len; j++)
+					T_TRUE(v->flat->self[0][j] <= v->flat->total[0][j]);
+				pv_view_free(v);
+				pv_query_release(&q);
+			}
+		pv_profile_free(p);
+	}
+}
+
 /* tree --center loop:FILE:LINE: the loop's inclusive value at the top, the database's own. */
 T_TEST(hpctoolkit_center_loop)
 {
