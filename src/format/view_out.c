@@ -210,6 +210,8 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32];
 		fmt_cost_text(v, m, tb, sizeof(tb), v->whole[m]);
+		if (!*tb) /* a derived metric without a value for the whole */
+			snprintf(tb, sizeof(tb), "-");
 		const char *formula = pv_view_metric_formula(v, m);
 		if (formula)
 			fprintf(out, "# metric: %s = %s, total %s, %s\n", fmt_column_name(v, m),

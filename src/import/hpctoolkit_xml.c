@@ -775,7 +775,8 @@ static int xml_formulas(struct rd *r)
 			continue;
 		base_name(m->name, name, sizeof(name));
 		x.self = m;
-		int rc = hpc_formula(r->b, name, m->formula, NULL, m->desc, xml_ref, &x);
+		struct hpc_formula_def d = {name, m->desc, {m->formula, NULL}, {NULL, NULL}};
+		int rc = hpc_formula(r->b, &d, xml_ref, &x);
 		if (rc)
 			return oom(r);
 	}

@@ -1040,13 +1040,44 @@ static bool whole_values(const struct pv_profile *p, const char *metrics, double
 
 #define T_NEAR6(a, b) T_TRUE(fabs((a) - (b)) <= 1e-6 * fabs(b))
 
+/* The whole program's value and the first row named row's self in a top list, of metric. */
+static bool top_values(const struct pv_profile *p, const char *metric, const char *row,
+		       double *whole, double *self)
+{
+	struct pv_query q;
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	pv_query_init(&q);
+	q.view = PV_VIEW_TOP;
+	int rc = pv_query_set_option(&q, "metric", metric, &err);
+	if (!rc)
+		rc = pv_view_compute(p, &q, &v, &err);
+	pv_query_release(&q);
+	if (rc) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		return false;
+	}
+	*whole = pv_view_value(v, 0, v->whole[0]);
+	uint32_t r = flat_row(v, 0, row, -1);
+	*self = r == PV_NONE ? NAN : pv_view_value(v, 0, v->flat->self[0][r]);
+	T_TRUE(r != PV_NONE);
+	pv_view_free(v);
+	return r != PV_NONE;
+}
+
 /*
- * derived.d is small.d with four metrics added to its metrics/default.yaml (README.md there):
- * CPUTIME (sec) is 1.210259 s in all, so "CPUTIME (ms)" = [*exec, '*', 1000] (its variants after
- * its children, whose second, "no formula", has none) is 1210.259 and
- * "log share" = [log:[[1000 *, *exec]], -, {log: [2, 10]}] is ln(1210.259) - log10(2); "per
- * thread" divides by an input of formula 1 (a count) and "broken" ends with its operator: both
- * are left out, said in the diags.
+ * derived.d is small.d with metrics added to its metrics/default.yaml (README.md there):
+ * CPUTIME (sec) is x = 1.210259 s in all (spinsleep under main: 0.604943 s), so
+ * "CPUTIME (ms)" = [*exec, '*', 1000] (its variants after its children, whose second, "no
+ * formula", has none) is 1210.259 and "log share" = [log:[[1000 *, *exec]], -, {log: [2, 10]}]
+ * is ln(1210.259) - log10(2); in hpcprof's operator maps, "operators" = {-: [{^: [x, 2]},
+ * {"*": [2, x]}, {-: [1]}]} is (x - 1)^2 and "logarithms" = {+: [{ln: [x]}, {log: [100, 10]},
+ * {'/': [1, 4]}]} ln(x) + 2.25; "self only" has an exclusive formula alone (custom: lex_aware
+ * input times 1000): no totals, selves of 1000 x; "two formulas" 1000 x for totals, 3000 x for
+ * selves (the standard exclusive, not the custom 2000 x); "first variant" x + 1 (its second
+ * variant, x + 2, is not read). "per thread" divides by an input of formula 1 (a count),
+ * "broken" ends with its operator and "wrong scope" reads function values in an inclusive
+ * formula: those are left out, said in the diags.
  */
 T_TEST(hpctoolkit_yaml_derived_metrics)
 {
@@ -1054,24 +1085,95 @@ T_TEST(hpctoolkit_yaml_derived_metrics)
 	if (!p)
 		return;
 	T_EQ_INT(p->metrics.len, 1);
-	T_EQ_INT(p->formulas.len, 2);
-	if (p->formulas.len == 2) {
-		T_EQ_STR(pv_str(p, p->formulas.name[0]), "CPUTIME (ms)");
-		T_EQ_STR(pv_str(p, p->formulas.formula[0]), "(${CPUTIME (sec)} * 1000)");
-		T_EQ_STR(pv_str(p, p->formulas.description[0]), "CPUTIME in milliseconds");
-		T_EQ_STR(pv_str(p, p->formulas.name[1]), "log share");
-		T_EQ_STR(pv_str(p, p->formulas.formula[1]),
-			 "(ln((1000 * ${CPUTIME (sec)})) - log(2, 10))");
+	T_EQ_INT(p->formulas.len, 7);
+	static const char *const want[][3] = {
+	    {"CPUTIME (ms)", "(${CPUTIME (sec)} * 1000)", ""},
+	    {"log share", "(ln((1000 * ${CPUTIME (sec)})) - log(2, 10))", ""},
+	    {"operators", "((${CPUTIME (sec)} ^ 2) - (2 * ${CPUTIME (sec)}) - (-1))", ""},
+	    {"logarithms", "(ln(${CPUTIME (sec)}) + log(100, 10) + (1 / 4))", ""},
+	    {"self only", "", "(${CPUTIME (sec)} * 1000)"},
+	    {"two formulas", "(${CPUTIME (sec)} * 1000)", "(${CPUTIME (sec)} * 3000)"},
+	    {"first variant", "(${CPUTIME (sec)} + 1)", ""},
+	};
+	for (uint32_t i = 0; i < 7 && i < p->formulas.len; i++) {
+		T_EQ_STR(pv_str(p, p->formulas.name[i]), want[i][0]);
+		T_EQ_STR(pv_str(p, p->formulas.formula[i]), want[i][1]);
+		T_EQ_STR(pv_str(p, p->formulas.self[i]), want[i][2]);
 	}
-	double w[3];
-	if (whole_values(p, "CPUTIME (ms),log share,CPUTIME (sec)", w, 3)) {
+	if (p->formulas.len)
+		T_EQ_STR(pv_str(p, p->formulas.description[0]), "CPUTIME in milliseconds");
+	const double x = 1.210259, s = 0.604943;
+	double w[5];
+	if (whole_values(p, "CPUTIME (ms),log share,CPUTIME (sec),operators,logarithms", w, 5)) {
 		T_NEAR6(w[0], 1210.259);
 		T_NEAR6(w[1], log(1210.259) - log10(2));
 		T_EQ_INT((int64_t)w[2], 1210259000); /* the metric's own column, in ns */
+		T_NEAR6(w[3], (x - 1) * (x - 1));
+		T_NEAR6(w[4], log(x) + 2.25);
 	}
+	double whole, self;
+	if (top_values(p, "self only", "spinsleep", &whole, &self)) {
+		T_TRUE(isnan(whole)); /* no totals */
+		T_NEAR6(self, 1000 * (s + 0.605316));
+	}
+	if (top_values(p, "two formulas", "spinsleep", &whole, &self)) {
+		T_NEAR6(whole, 1000 * x);
+		T_NEAR6(self, 3000 * (s + 0.605316));
+	}
+	if (top_values(p, "first variant", "spinsleep", &whole, &self))
+		T_NEAR6(whole, x + 1);
 	T_TRUE(diag_has(
 	    p, (const char *const[]){"'per thread'", "*CPUTIME-count", "formula 1", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
+	T_TRUE(diag_has(p, (const char *const[]){"'wrong scope'", "function values", NULL}));
+	pv_profile_free(p);
+}
+
+/*
+ * loops-cuda-nvidiapc-t.d is one of HPCToolkit's own test databases (hpcprof's GPU metrics):
+ * two derived metrics in hpcprof's operator maps with an inclusive formula,
+ * GINS:LAT_THR = {+: [{/: [COV, COV]}, {/: [UCV, COV]}]} (its inputs all 0: no value) and
+ * GSAMP:UTIL = {min: [100, {max: [0, {/: [{"*": [100, TOT]}, EXP]}]}]} (GSAMP:TOT 657096 and
+ * GSAMP:EXP 712800 in all: 92.185 %), and ten with an exclusive formula alone, as
+ * GKER:LMEM (B) = {/: [LMEM_ACUMU, COUNT]}: no totals, the kernel kernmain()'s self
+ * 13094092800 B / 100 launches, GKER:OCC_THR = {"*": [100, {/: [FGP_ACT_ACUMU,
+ * FGP_MAX_ACUMU]}]} 100 * 800 / 6400. Nothing is left out.
+ */
+T_TEST(hpctoolkit_yaml_operator_maps)
+{
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/loops-cuda-nvidiapc-t.d"), NULL);
+	if (!p)
+		return;
+	T_EQ_INT(p->formulas.len, 12);
+	if (p->formulas.len == 12) {
+		T_EQ_STR(pv_str(p, p->formulas.name[0]), "GINS:LAT_THR");
+		T_EQ_STR(pv_str(p, p->formulas.formula[0]),
+			 "((${GINS:LAT_COV} / ${GINS:LAT_COV}) + (${GINS:LAT_UCV} / "
+			 "${GINS:LAT_COV}))");
+		T_EQ_INT(p->formulas.self[0], 0);
+		T_EQ_STR(pv_str(p, p->formulas.name[1]), "GSAMP:UTIL");
+		T_EQ_STR(pv_str(p, p->formulas.formula[1]),
+			 "min(100, max(0, ((100 * ${GSAMP:TOT}) / ${GSAMP:EXP})))");
+		for (uint32_t i = 2; i < 12; i++) {
+			T_EQ_INT(p->formulas.formula[i], 0);
+			T_TRUE(p->formulas.self[i] != 0);
+		}
+		T_EQ_STR(pv_str(p, p->formulas.name[4]), "GKER:LMEM (B)");
+		T_EQ_STR(pv_str(p, p->formulas.self[4]),
+			 "(${GKER:LMEM_ACUMU (B)} / ${GKER:COUNT})");
+	}
+	double whole, self;
+	if (top_values(p, "GSAMP:UTIL", "kernmain()", &whole, &self))
+		T_NEAR6(whole, 100.0 * 657096 / 712800);
+	if (top_values(p, "GINS:LAT_THR", "kernmain()", &whole, &self))
+		T_TRUE(isnan(whole)); /* 0 / 0 */
+	if (top_values(p, "GKER:LMEM (B)", "kernmain()", &whole, &self)) {
+		T_TRUE(isnan(whole));
+		T_NEAR6(self, 13094092800.0 / 100);
+	}
+	if (top_values(p, "GKER:OCC_THR", "kernmain()", &whole, &self))
+		T_NEAR6(self, 100.0 * 800 / 6400);
+	T_TRUE(!diag_has(p, (const char *const[]){"derived metric", NULL}));
 	pv_profile_free(p);
 }
 
