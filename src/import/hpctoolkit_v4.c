@@ -610,6 +610,10 @@ static void yaml_to_formula(struct yconv *c, const char *f)
 	for (const char *s = f; *s && !c->why[0]; s++) {
 		char ch = *s;
 		const char *past;
+		if (op && ch != ' ' && ch != '[') {
+			snprintf(c->why, sizeof(c->why), "{%c: ...} without its [...]", op);
+			break;
+		}
 		if (ch == '*' && strchr("[,{:", prev) && s[1] && !strchr(" ,]}", s[1])) {
 			size_t n = strcspn(s + 1, " ,]}");
 			yc_alias(c, s + 1, n);
@@ -690,8 +694,9 @@ static void yaml_to_formula(struct yconv *c, const char *f)
 		if (ch != ' ')
 			prev = ch;
 	}
-	if (!c->why[0] && sp)
-		snprintf(c->why, sizeof(c->why), "%s", "a '[' without its ']'");
+	if (!c->why[0] && (sp || op))
+		snprintf(c->why, sizeof(c->why), "%s",
+			 sp ? "a '[' without its ']'" : "an operator map without its [...]");
 }
 
 static const char *yaml_ref(void *ctx, char sigil, uint32_t id)

@@ -1076,8 +1076,8 @@ static bool top_values(const struct pv_profile *p, const char *metric, const cha
  * input times 1000): no totals, selves of 1000 x; "two formulas" 1000 x for totals, 3000 x for
  * selves (the standard exclusive, not the custom 2000 x); "first variant" x + 1 (its second
  * variant, x + 2, is not read). "per thread" divides by an input of formula 1 (a count),
- * "broken" ends with its operator and "wrong scope" reads function values in an inclusive
- * formula: those are left out, said in the diags.
+ * "broken" ends with its operator, "wrong scope" reads function values in an inclusive formula
+ * and "bad map" is {+: 5}: those are left out, said in the diags.
  */
 T_TEST(hpctoolkit_yaml_derived_metrics)
 {
@@ -1126,6 +1126,7 @@ T_TEST(hpctoolkit_yaml_derived_metrics)
 	    p, (const char *const[]){"'per thread'", "*CPUTIME-count", "formula 1", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'wrong scope'", "function values", NULL}));
+	T_TRUE(diag_has(p, (const char *const[]){"'bad map'", "{+: ...} without its [...]", NULL}));
 	pv_profile_free(p);
 }
 
