@@ -8,10 +8,10 @@
  * evaluates the formula for every cell: a row's total from the inputs' totals, its self from
  * their selves, the view's whole, center and base from theirs. A database's metric may give its
  * selves a formula of their own (HPCToolkit's exclusive formula), or have only that one: its
- * totals are then empty. The results are doubles; a column
- * keeps them as integers scaled by a power of ten chosen from its largest value, so sorting,
- * hot paths and percent cuts treat a derived column like any other. A result that is not a
- * finite number (a division by zero, sqrt(-1)) is PV_VALUE_NONE.
+ * totals are then empty. The results are doubles; a column keeps them as integers scaled by a
+ * power of ten chosen from its largest value, so sorting, hot paths and percent cuts treat a
+ * derived column like any other. A result that is not a finite number (a division by zero,
+ * sqrt(-1)) is PV_VALUE_NONE.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -604,8 +604,7 @@ struct dform {
 
 struct ddef {
 	char *name;
-	const char
-	    *text; /* the formula as written (the database's: "F", "F; self: S", "self: S") */
+	const char *text;  /* as written (the database's: "F", "F; self: S", "self: S") */
 	const char *whole; /* NAME=FORMULA as the query has it; NULL for the database's */
 	struct dform tot;  /* a row's total, the whole's; f NULL: none, those cells are empty */
 	struct dform slf;  /* a row's self; f NULL: tot's over the selves */
