@@ -40,9 +40,10 @@ struct pv_ctx_summary {
 	uint32_t nonzero; /* contexts whose value is not 0 */
 	int64_t sum, min, max;
 	double mean;
-	double stddev;	  /* population standard deviation (as hpcprof's StdDev) */
-	double cv;	  /* coefficient of variation: stddev / mean; 0 when the mean is 0 */
-	double imbalance; /* max / mean; 0 when the mean is 0 */
+	double stddev; /* population standard deviation (as hpcprof's StdDev) */
+	/* ratios to the mean, NaN when the mean is 0 (undefined: "-" in text, null in JSON) */
+	double cv;	  /* coefficient of variation: stddev / mean */
+	double imbalance; /* max / mean */
 };
 
 struct pv_contexts {
@@ -109,7 +110,8 @@ uint32_t pv_contexts_columns(const struct pv_contexts *c, enum pv_ctx_value whic
 			     struct pv_ctx_column *cols);
 
 /* A summary as one JSON object: {"n", "nonzero", "sum", "mean", "min", "max", "stddev", "cv",
- * "imbalance"} (the CLI's --json and the web API write it alike). */
+ * "imbalance"}, cv and imbalance null when the mean is 0 (the CLI's --json and the web API
+ * write it alike). */
 struct pv_json;
 void pv_json_contexts_summary(struct pv_json *j, const struct pv_ctx_summary *s);
 

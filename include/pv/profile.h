@@ -181,13 +181,17 @@ struct pv_metrics {
 /*
  * Metrics a file defines by a formula over the others (an HPCToolkit database's derived
  * metrics): no sample weighs anything for them; a view computes them as derived metrics
- * (pv/query.h's --derive, doc/hpctoolkit.md).
+ * (pv/query.h's --derive, doc/hpctoolkit.md). A row's total is the formula over the inputs'
+ * totals, its self the same formula over their selves, or a formula of its own (an HPCToolkit
+ * metric's exclusive formula); a metric may have that one alone, and then no totals. Each has
+ * at least one of formula and self.
  */
 struct pv_formulas {
 	uint32_t len, cap;
 	pv_str_ix *name;
-	pv_str_ix
-	    *formula; /* hpcviewer's syntax, with metrics by name: "$cycles / $instructions" */
+	pv_str_ix *formula; /* hpcviewer's syntax, with metrics by name: "$cycles / $instructions";
+			     * 0 when none (the totals are empty) */
+	pv_str_ix *self;    /* a row's self, when not formula's over the selves; 0 when it is */
 	pv_str_ix *description; /* 0 when none */
 };
 
@@ -444,6 +448,12 @@ const char *pv_unit_name(enum pv_unit u);
 
 /* Finds a metric by name (exact, else case-insensitive) or index text; PV_NONE when absent. */
 pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name);
+
+/*
+ * Formula i of p (pv_formulas) as one text: "F", "F; self: S" when its selves have a formula of
+ * their own, "self: S" when it has no total. snprintf's contract.
+ */
+size_t pv_formula_text(const struct pv_profile *p, uint32_t i, char *buf, size_t n);
 
 /*
  * Finds threads whose name equals s or whose tid is s, or the one thread "#N" (its index, the

@@ -17,6 +17,25 @@ static void json_real(struct pv_json *j, double x)
 	pv_json_real(j, isfinite(x) ? x : 0, 12);
 }
 
+/* A ratio to the mean: null when undefined (a mean of 0). */
+static void ratio_json(struct pv_json *j, double x)
+{
+	if (isfinite(x))
+		pv_json_real(j, x, 12);
+	else
+		pv_json_null(j);
+}
+
+/* The same in text: "-" when undefined. */
+static const char *ratio_text(char *buf, size_t n, double x)
+{
+	if (isfinite(x))
+		snprintf(buf, n, "%.3f", x);
+	else
+		snprintf(buf, n, "-");
+	return buf;
+}
+
 void pv_json_contexts_summary(struct pv_json *j, const struct pv_ctx_summary *s)
 {
 	pv_json_object(j);
@@ -30,9 +49,9 @@ void pv_json_contexts_summary(struct pv_json *j, const struct pv_ctx_summary *s)
 	pv_json_key(j, "stddev");
 	json_real(j, s->stddev);
 	pv_json_key(j, "cv");
-	json_real(j, s->cv);
+	ratio_json(j, s->cv);
 	pv_json_key(j, "imbalance");
-	json_real(j, s->imbalance);
+	ratio_json(j, s->imbalance);
 	pv_json_end(j);
 }
 
@@ -102,16 +121,17 @@ static void format_real(char *buf, size_t n, double x, enum pv_unit u)
 static void print_summary(FILE *out, const char *what, const struct pv_ctx_summary *s,
 			  enum pv_unit u)
 {
-	char sum[32], mean[32], min[32], max[32], sd[32];
+	char sum[32], mean[32], min[32], max[32], sd[32], cv[32], imb[32];
 	pv_format_cost(sum, sizeof(sum), s->sum, u);
 	pv_format_cost(min, sizeof(min), s->min, u);
 	pv_format_cost(max, sizeof(max), s->max, u);
 	format_real(mean, sizeof(mean), s->mean, u);
 	format_real(sd, sizeof(sd), s->stddev, u);
 	fprintf(out,
-		"# %s: sum %s, mean %s, min %s, max %s, stddev %s, cv %.3f, imbalance %.3f "
+		"# %s: sum %s, mean %s, min %s, max %s, stddev %s, cv %s, imbalance %s "
 		"(max/mean), %u of %u contexts nonzero\n",
-		what, sum, mean, min, max, sd, s->cv, s->imbalance, s->nonzero, s->n);
+		what, sum, mean, min, max, sd, ratio_text(cv, sizeof(cv), s->cv),
+		ratio_text(imb, sizeof(imb), s->imbalance), s->nonzero, s->n);
 }
 
 int pv_print_contexts(FILE *out, const struct pv_contexts *c,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "format/internal.h"
 #include "pv/format.h"
 #include "pv/jsonw.h"
@@ -129,9 +130,14 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 	for (uint32_t i = 0; i < p->formulas.len; i++) {
 		const char *desc =
 		    p->formulas.description[i] ? pv_str(p, p->formulas.description[i]) : "";
+		size_t n = pv_formula_text(p, i, NULL, 0) + 1;
+		char *text = pv_malloc(n);
+		if (!text)
+			return PV_ENOMEM;
+		pv_formula_text(p, i, text, n);
 		fprintf(out, "  %s = %s%s%s\n", fmt_name(e1, pv_str(p, p->formulas.name[i])),
-			fmt_name(e2, pv_str(p, p->formulas.formula[i])), *desc ? "  - " : "",
-			fmt_name(e3, desc));
+			fmt_name(e2, text), *desc ? "  - " : "", fmt_name(e3, desc));
+		pv_free(text);
 	}
 	fprintf(out,
 		"tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u "
@@ -238,7 +244,11 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		for (uint32_t i = 0; i < p->formulas.len; i++) {
 			pv_json_object(j);
 			pv_json_kstr(j, "name", pv_str(p, p->formulas.name[i]));
-			pv_json_kstr(j, "formula", pv_str(p, p->formulas.formula[i]));
+			pv_json_key(j, "formula");
+			pv_json_str_or_null(
+			    j, p->formulas.formula[i] ? pv_str(p, p->formulas.formula[i]) : NULL);
+			if (p->formulas.self[i])
+				pv_json_kstr(j, "self", pv_str(p, p->formulas.self[i]));
 			if (p->formulas.description[i])
 				pv_json_kstr(j, "description",
 					     pv_str(p, p->formulas.description[i]));

@@ -213,6 +213,8 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 	for (uint32_t m = 0; m < v->nr_metrics; m++) {
 		char tb[32];
 		fmt_cost_text(v, m, tb, sizeof(tb), v->whole[m]);
+		if (!*tb) /* a derived metric without a value for the whole */
+			snprintf(tb, sizeof(tb), "-");
 		const char *formula = pv_view_metric_formula(v, m);
 		const char *threads =
 		    fmt_name(e3, o && o->threads_label ? o->threads_label : "all threads");

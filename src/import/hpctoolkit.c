@@ -433,7 +433,7 @@ void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th)
 		uint32_t node = t->touched[i];
 		if (i + 8 < t->nr_touched) /* the nodes are all over the tree: a miss each */
 			__builtin_prefetch(&t->stack[t->touched[i + 8]]);
-		const int64_t *w = t->self + (size_t)i * nm;
+		int64_t *w = t->self + (size_t)i * nm;
 		bool any = false, neg = false;
 		for (uint32_t m = 0; m < nm; m++) {
 			any |= w[m] != 0;
@@ -443,6 +443,16 @@ void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th)
 		if (!any || (node == 0 && !t->root_value))
 			continue;
 		t->negative += neg;
+		if (neg && t->clamp) {
+			any = false;
+			for (uint32_t m = 0; m < nm; m++) {
+				if (w[m] < 0)
+					w[m] = 0;
+				any |= w[m] != 0;
+			}
+			if (!any)
+				continue;
+		}
 		if (room) {
 			s->stack[first + kept] = node ? t->stack[node] : PV_NONE;
 			s->time_ns[first + kept] = PV_TIME_NONE;
@@ -502,11 +512,55 @@ enum pv_unit hpc_metric_unit(const char *name, double *scale)
 	return PV_UNIT_COUNT;
 }
 
-int hpc_formula(struct pv_builder *b, const char *name, const char *text, const char *written,
-		const char *desc, const char *(*ref)(void *ctx, char sigil, uint32_t id), void *ctx)
+/*
+ * text with its references by name: each $N grows to ${NAME} (@N to @{NAME}); *out (to free) or
+ * NULL when out of memory. *why says why it cannot be (bad: the reference at fault).
+ */
+static char *refs_by_name(const char *text, const char *(*ref)(void *ctx, char sigil, uint32_t id),
+			  void *ctx, const char **why, char *bad, size_t nbad)
 {
-	if (!written)
-		written = text;
+	size_t cap = strlen(text) + 1, len = 0;
+	char *out = pv_malloc(cap);
+	*why = NULL;
+	for (const char *s = text; out && *s && !*why;) {
+		const char *mn = NULL;
+		char sigil = *s;
+		if ((sigil == '$' || sigil == '@' || sigil == '#') && text_is_digit(s[1])) {
+			char *end;
+			unsigned long id = strtoul(s + 1, &end, 10);
+			mn = id <= UINT32_MAX ? ref(ctx, sigil, (uint32_t)id) : NULL;
+			snprintf(bad, nbad, "%.*s", (int)(end - s < 20 ? end - s : 20), s);
+			if (!mn)
+				*why = "names no metric of the database profview shows";
+			else if (strchr(mn, '}'))
+				*why = "names a metric whose name has a '}'";
+			s = end;
+		}
+		size_t add = mn ? strlen(mn) + 3 : 1;
+		if (len + add + 1 > cap) {
+			cap = (len + add + 1) * 2;
+			char *g = pv_realloc(out, cap);
+			if (!g) {
+				pv_free(out);
+				return NULL;
+			}
+			out = g;
+		}
+		if (mn)
+			len += (size_t)snprintf(out + len, cap - len, "%c{%s}",
+						sigil == '@' ? '@' : '$', mn);
+		else if (!*why)
+			out[len++] = *s++;
+	}
+	if (out)
+		out[len] = 0;
+	return out;
+}
+
+int hpc_formula(struct pv_builder *b, const struct hpc_formula_def *d,
+		const char *(*ref)(void *ctx, char sigil, uint32_t id), void *ctx)
+{
+	const char *name = d->name;
 	if (pv_metric_find(b->p, name) != PV_NONE) {
 		builder_lossy(b, 1,
 			      "derived metric '%s': the database has a metric of that name "
@@ -520,67 +574,52 @@ int hpc_formula(struct pv_builder *b, const char *name, const char *text, const 
 				      name);
 			return 0;
 		}
-	/* the text with its references by name: each $N grows to ${NAME} */
-	size_t cap = strlen(text) + 1, len = 0;
-	char *out = pv_malloc(cap);
-	const char *why = NULL;
-	char bad[32] = "";
-	for (const char *s = text; out && *s && !why;) {
-		const char *mn = NULL;
-		char sigil = *s;
-		if ((sigil == '$' || sigil == '@' || sigil == '#') && text_is_digit(s[1])) {
-			char *end;
-			unsigned long id = strtoul(s + 1, &end, 10);
-			mn = id <= UINT32_MAX ? ref(ctx, sigil, (uint32_t)id) : NULL;
-			snprintf(bad, sizeof(bad), "%.*s", (int)(end - s < 20 ? end - s : 20), s);
-			if (!mn)
-				why = "names no metric of the database profview shows";
-			else if (strchr(mn, '}'))
-				why = "names a metric whose name has a '}'";
-			s = end;
+	/* the totals' formula, then the selves': each by name, and parsed */
+	char *out[2] = {NULL, NULL};
+	int rc = 0;
+	for (int k = 0; k < 2 && !rc; k++) {
+		if (!d->text[k])
+			continue;
+		const char *written = d->written[k] ? d->written[k] : d->text[k];
+		const char *why;
+		char bad[32] = "";
+		if (!(out[k] = refs_by_name(d->text[k], ref, ctx, &why, bad, sizeof(bad)))) {
+			rc = PV_ENOMEM;
+			break;
 		}
-		size_t add = mn ? strlen(mn) + 3 : 1;
-		if (len + add + 1 > cap) {
-			cap = (len + add + 1) * 2;
-			char *g = pv_realloc(out, cap);
-			if (!g) {
-				pv_free(out);
-				out = NULL;
-				break;
-			}
-			out = g;
-		}
-		if (mn)
-			len += (size_t)snprintf(out + len, cap - len, "%c{%s}",
-						sigil == '@' ? '@' : '$', mn);
-		else if (!why)
-			out[len++] = *s++;
+		struct pv_formula *f = NULL;
+		uint32_t col = 0;
+		char msg[200];
+		int prc = why ? PV_EINVAL : pv__formula_parse(out[k], &f, &col, msg, sizeof(msg));
+		pv__formula_free(f);
+		if (prc == PV_ENOMEM)
+			rc = PV_ENOMEM;
+		else if (why)
+			builder_lossy(b, 1, "derived metric '%s' = '%s': %s %s (left out)", name,
+				      written, bad, why);
+		else if (prc)
+			builder_lossy(
+			    b, 1,
+			    "derived metric '%s' = '%s': not a formula profview reads (%s) "
+			    "(left out)",
+			    name, written, msg);
+		if (why || prc)
+			rc = rc ? rc : 1;
 	}
-	if (!out)
-		return b->status = PV_ENOMEM;
-	out[len] = 0;
-	struct pv_formula *f = NULL;
-	uint32_t col = 0;
-	char msg[200];
-	int rc = why ? PV_EINVAL : pv__formula_parse(out, &f, &col, msg, sizeof(msg));
-	pv__formula_free(f);
-	if (rc == PV_ENOMEM) {
-		pv_free(out);
-		return b->status = PV_ENOMEM;
+	/* a selves' formula that reads as the totals' is theirs over the selves */
+	if (!rc && out[0] && out[1] && strcmp(out[0], out[1]) == 0) {
+		pv_free(out[1]);
+		out[1] = NULL;
 	}
-	if (why)
-		builder_lossy(b, 1, "derived metric '%s' = '%s': %s %s (left out)", name, written,
-			      bad, why);
-	else if (rc)
-		builder_lossy(b, 1,
-			      "derived metric '%s' = '%s': not a formula profview reads (%s) "
-			      "(left out)",
-			      name, written, msg);
-	else
-		rc = builder_formula(b, builder_cstr(b, name), builder_cstr(b, out),
-				     desc && *desc ? builder_cstr(b, desc) : 0);
-	pv_free(out);
-	return rc == PV_ENOMEM ? rc : 0;
+	if (!rc && (out[0] || out[1]))
+		rc = builder_formula(b, builder_cstr(b, name), out[0] ? builder_cstr(b, out[0]) : 0,
+				     out[1] ? builder_cstr(b, out[1]) : 0,
+				     d->desc && *d->desc ? builder_cstr(b, d->desc) : 0);
+	pv_free(out[0]);
+	pv_free(out[1]);
+	if (rc == PV_ENOMEM)
+		return b->status = PV_ENOMEM;
+	return 0;
 }
 
 pv_module_ix hpc_module(struct pv_builder *b, const char *path)

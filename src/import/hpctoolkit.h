@@ -90,6 +90,7 @@ struct hpc_cct {
 	uint32_t nr_touched;
 	uint32_t nm;
 	bool root_value;   /* the root (node 0) was given a value */
+	bool clamp;	   /* a negative own cost is taken as 0 (values known to a few digits) */
 	uint64_t negative; /* nodes whose inclusive value was below their children's */
 };
 
@@ -211,17 +212,25 @@ static inline int64_t hpc_scaled(double v, double scale, uint64_t *fraction)
 
 /*
  * A derived metric the database defines (experiment.xml's <MetricFormula>, a metrics YAML file):
- * text is in hpcviewer's syntax with the database's own references, `$N` (metric N's value at
- * the row), `@N` (at the whole program) and `#N` (the metric of order N, at the row); ref(ctx,
- * sigil, N) names the model metric each stands for, NULL when none. The formula is added
- * (builder_formula) with its references by name, `${NAME}` and `@{NAME}`, as profview's derived
- * metrics read them; a reference to no metric, a name the model has already or a formula profview
- * cannot parse is said in the diags (with the formula as the file wrote it, written; NULL:
- * text) and the metric left out. 0, or PV_ENOMEM.
+ * text[0] the formula of a row's total (NULL: none, the totals are empty), text[1] that of its
+ * self (NULL: text[0]'s over the selves: HPCToolkit's exclusive formula when it says more), in
+ * hpcviewer's syntax with the database's own references, `$N` (metric N's value at the row),
+ * `@N` (at the whole program) and `#N` (the metric of order N, at the row); written[k] each as
+ * the file wrote it (NULL: text[k]), for the messages.
  */
-int hpc_formula(struct pv_builder *b, const char *name, const char *text, const char *written,
-		const char *desc, const char *(*ref)(void *ctx, char sigil, uint32_t id),
-		void *ctx);
+struct hpc_formula_def {
+	const char *name, *desc;
+	const char *text[2], *written[2];
+};
+
+/*
+ * Adds d (builder_formula) with its references by name, `${NAME}` and `@{NAME}`, as profview's
+ * derived metrics read them; ref(ctx, sigil, N) names the model metric each stands for, NULL
+ * when none. A reference to no metric, a name the model has already or a formula profview
+ * cannot parse is said in the diags and the metric left out. 0, or PV_ENOMEM.
+ */
+int hpc_formula(struct pv_builder *b, const struct hpc_formula_def *d,
+		const char *(*ref)(void *ctx, char sigil, uint32_t id), void *ctx);
 
 /* The module row for a load module path (named by its last component). */
 pv_module_ix hpc_module(struct pv_builder *b, const char *path);

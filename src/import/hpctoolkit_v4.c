@@ -265,10 +265,11 @@ static int read_id_names(struct v4 *r)
 
 /*
  * metrics/default.yaml (HPCToolkit's METRICS.yaml format), read line by line as hpcprof writes
- * it: under roots:, a "- name: X" line followed by "description: Y", and the formula of X's first
- * variant, "inclusive: F" (or F on a "standard:" line below it); under inputs:, "- &ANCHOR"
- * followed by "metric:", "scope:", "formula:", "combine:" (or "<<: *OTHER", another input's).
- * A missing or odd file only costs the descriptions and the derived metrics.
+ * it: under roots:, a "- name: X" line followed by "description: Y", and the formulas of X's
+ * first variant, "inclusive: F" and "exclusive: F" (or F on a "standard:" or "custom:" line
+ * below each: standard first); under inputs:, "- &ANCHOR" followed by "metric:", "scope:",
+ * "formula:", "combine:" (or "<<: *OTHER", another input's). A missing or odd file only costs
+ * the descriptions and the derived metrics.
  */
 static char *yaml_scalar(const char *s, const char *end)
 {
@@ -299,12 +300,15 @@ static char *yaml_scalar(const char *s, const char *end)
 
 struct yaml_metric {
 	char *name, *desc;
-	char *incl;    /* the first variant's inclusive formula, NULL when none was seen */
+	char *incl; /* the first variant's inclusive formula, NULL when none was seen */
+	char *excl; /* its exclusive formula, NULL when none was seen */
+	bool incl_std,
+	    excl_std;  /* each is the standard one (a custom one is kept till one comes) */
 	size_t indent; /* of its keys (name:, description:, variants:, children:) */
 };
 
 struct yaml_input {
-	char *anchor, *metric, *formula, *combine;
+	char *anchor, *metric, *formula, *combine, *scope;
 };
 
 struct yaml {
@@ -357,6 +361,19 @@ static bool yaml_room(void **a, uint32_t n, uint32_t *cap, size_t elt)
 	return true;
 }
 
+/* A formula of a metric's first variant, on the line at v: a standard one wins over a custom. */
+static void yaml_formula(struct yaml_metric *m, bool incl, bool standard, const char *v,
+			 const char *eol)
+{
+	char **f = incl ? &m->incl : &m->excl;
+	bool *was = incl ? &m->incl_std : &m->excl_std;
+	if (*f && (*was || !standard))
+		return;
+	pv_free(*f);
+	*f = yaml_scalar(v, eol);
+	*was = standard;
+}
+
 static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 {
 	struct pv_input in;
@@ -369,8 +386,9 @@ static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 	}
 	const char *s = in.data, *end = in.data + in.len;
 	enum { NONE, INPUTS, ROOTS } sec = NONE;
-	bool want_standard = false;    /* an "inclusive:" line without its formula */
-	struct yaml_metric *vm = NULL; /* the metric of the variants: being read */
+	enum { NO_BLOCK, INCL, EXCL } block = NO_BLOCK; /* "inclusive:" without its formula */
+	struct yaml_metric *vm = NULL;			/* the metric of the variants: being read */
+	size_t variant_ind = 0; /* the indentation of its first variant's name, 0: none yet */
 	while (s < end) {
 		const char *eol = memchr(s, '\n', (size_t)(end - s));
 		if (!eol)
@@ -398,6 +416,8 @@ static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 				yaml_set(&ip->formula, v, eol);
 			else if ((v = yaml_key(t, eol, "combine")))
 				yaml_set(&ip->combine, v, eol);
+			else if ((v = yaml_key(t, eol, "scope")))
+				yaml_set(&ip->scope, v, eol);
 			else if ((v = yaml_key(t, eol, "<<"))) {
 				v = text_skip_blanks(v, eol);
 				for (uint32_t k = 0; v < eol && *v == '*' && k + 1 < y->nin; k++) {
@@ -414,29 +434,46 @@ static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 						ip->formula = pv_strdup(o->formula);
 					if (o->combine && !ip->combine)
 						ip->combine = pv_strdup(o->combine);
+					if (o->scope && !ip->scope)
+						ip->scope = pv_strdup(o->scope);
 				}
 			}
-		} else if (sec == ROOTS && eol - t > 8 && memcmp(t, "- name:", 7) == 0) {
+		}
+		size_t ind = (size_t)(t - s);
+		bool blank = t == eol || *t == '\r' || *t == '#';
+		/* the first variant's keys only: the next variant's name ends them */
+		if (vm && !blank && ind <= variant_ind)
+			vm = NULL;
+		else if (vm && !blank && !variant_ind)
+			variant_ind = ind;
+		if (sec == ROOTS && eol - t > 8 && memcmp(t, "- name:", 7) == 0) {
 			if (!yaml_room((void **)&y->m, y->n, &y->cap, sizeof(*y->m)))
 				break;
-			y->m[y->n].indent = (size_t)(t - s) + 2;
+			y->m[y->n].indent = ind + 2;
 			if ((y->m[y->n].name = yaml_scalar(t + 7, eol)))
 				y->n++;
-			want_standard = false;
+			block = NO_BLOCK;
 			vm = NULL;
 		} else if (sec == ROOTS && m && !m->desc && (v = yaml_key(t, eol, "description"))) {
 			m->desc = yaml_scalar(v, eol);
 		} else if (sec == ROOTS && yaml_key(t, eol, "variants")) {
 			vm = m;
-		} else if (sec == ROOTS && vm && !vm->incl && (v = yaml_key(t, eol, "inclusive"))) {
+			variant_ind = 0;
+			block = NO_BLOCK;
+		} else if (sec == ROOTS && vm &&
+			   ((v = yaml_key(t, eol, "inclusive")) ||
+			    (v = yaml_key(t, eol, "exclusive")))) {
+			bool incl = *t == 'i';
+			block = incl ? INCL : EXCL;
 			v = text_skip_blanks(v, eol);
-			want_standard = v == eol || *v == '\r';
-			if (!want_standard)
-				vm->incl = yaml_scalar(v, eol);
-		} else if (sec == ROOTS && vm && want_standard &&
-			   (v = yaml_key(t, eol, "standard"))) {
-			vm->incl = yaml_scalar(v, eol);
-			want_standard = false;
+			if (v != eol && *v != '\r') { /* the formula on the line */
+				yaml_formula(vm, incl, true, v, eol);
+				block = NO_BLOCK;
+			}
+		} else if (sec == ROOTS && vm && block != NO_BLOCK &&
+			   ((v = yaml_key(t, eol, "standard")) ||
+			    (v = yaml_key(t, eol, "custom")))) {
+			yaml_formula(vm, block == INCL, *t == 's', v, eol);
 		}
 		s = eol + 1;
 	}
@@ -450,12 +487,14 @@ static void yaml_free(struct yaml *y)
 		pv_free(y->m[i].name);
 		pv_free(y->m[i].desc);
 		pv_free(y->m[i].incl);
+		pv_free(y->m[i].excl);
 	}
 	for (uint32_t i = 0; i < y->nin; i++) {
 		pv_free(y->in[i].anchor);
 		pv_free(y->in[i].metric);
 		pv_free(y->in[i].formula);
 		pv_free(y->in[i].combine);
+		pv_free(y->in[i].scope);
 	}
 	pv_free(y->m);
 	pv_free(y->in);
@@ -470,7 +509,8 @@ struct yconv {
 	size_t len, cap;
 	const char *refs[64]; /* the metric each $K of out names */
 	uint32_t nrefs;
-	char why[160]; /* set when the formula cannot be written in hpcviewer's syntax */
+	bool exclusive; /* an exclusive formula: its inputs are exclusive values */
+	char why[160];	/* set when the formula cannot be written in hpcviewer's syntax */
 };
 
 static void yc_put(struct yconv *c, const char *s, size_t n)
@@ -484,7 +524,8 @@ static void yc_put(struct yconv *c, const char *s, size_t n)
 	c->out[c->len] = 0;
 }
 
-/* An input by its anchor: its metric, when its values are the metric's own summed ($$, sum). */
+/* An input by its anchor: its metric, when its values are the metric's own summed ($$,
+ * sum). */
 static void yc_alias(struct yconv *c, const char *a, size_t n)
 {
 	for (uint32_t k = 0; k < c->y->nin; k++) {
@@ -498,6 +539,17 @@ static void yc_alias(struct yconv *c, const char *a, size_t n)
 				 "combine %s)",
 				 (int)(n < 60 ? n : 60), a, in->formula ? in->formula : "$$",
 				 in->combine ? in->combine : "sum");
+			return;
+		}
+		/* an inclusive formula reads the metrics' totals, an exclusive one their
+		 * selves (function, lex_aware or point scope: profview's self of the row)
+		 */
+		bool exec = !in->scope || strcmp(in->scope, "execution") == 0;
+		if (exec == c->exclusive) {
+			snprintf(c->why, sizeof(c->why),
+				 "input *%.*s is the %s values of '%s' in an %s formula",
+				 (int)(n < 60 ? n : 60), a, in->scope ? in->scope : "execution",
+				 in->metric, c->exclusive ? "exclusive" : "inclusive");
 			return;
 		}
 		if (c->nrefs == 64) {
@@ -514,27 +566,66 @@ static void yc_alias(struct yconv *c, const char *a, size_t n)
 }
 
 /*
- * A formula of the metrics YAML in hpcviewer's syntax: an input (*ANCHOR) becomes $K, a !!seq
+ * An operator map's key at s, a '{': "{OP:" with OP one of + - * / ^, quoted or not
+ * (hpcprof writes {/: [a, b]} and {"*": [100, x]}). Returns OP and sets *past to the ':',
+ * else 0.
+ */
+static char op_key(const char *s, const char **past)
+{
+	const char *p = s + 1;
+	while (*p == ' ')
+		p++;
+	char q = *p == '"' || *p == '\'' ? *p++ : 0;
+	char op = *p && strchr("+-*/^", *p) ? *p++ : 0;
+	if (!op || (q && *p++ != q))
+		return 0;
+	while (*p == ' ')
+		p++;
+	if (*p != ':')
+		return 0;
+	*past = p;
+	return op;
+}
+
+/*
+ * A formula of the metrics YAML in hpcviewer's syntax: an input (*ANCHOR) becomes $K, a
+ * !!seq
  * [...] a parenthesis whose elements are joined by blanks, a call f:[a, b] (or {f: [a, b]})
- * f(a, b), log:[a] ln(a); quotes go; operators and numbers stay.
+ * f(a, b), log:[a] ln(a); hpcprof's operator maps {OP: [a, b, ...]} (a b ...) joined by OP,
+ * and
+ * {-: [a]} (-a), as hpcviewer reads them; quotes go; operators and numbers stay.
  */
 static void yaml_to_formula(struct yconv *c, const char *f)
 {
 	struct {
 		bool args;
-		size_t name_at, commas;
+		char op; /* an operator map's: the elements are joined by it */
+		size_t name_at, commas, open_at;
 	} st[64];
 	uint32_t sp = 0;
 	bool call = false; /* "name:" just read */
+	char op = 0;	   /* "{OP:" just read */
 	size_t name_at = 0;
 	char prev = '['; /* the last character that is no blank */
 	for (const char *s = f; *s && !c->why[0]; s++) {
 		char ch = *s;
+		const char *past;
+		if (op && ch != ' ' && ch != '[') {
+			snprintf(c->why, sizeof(c->why), "{%c: ...} without its [...]", op);
+			break;
+		}
 		if (ch == '*' && strchr("[,{:", prev) && s[1] && !strchr(" ,]}", s[1])) {
 			size_t n = strcspn(s + 1, " ,]}");
 			yc_alias(c, s + 1, n);
 			s += n;
 			prev = 'a';
+			continue;
+		}
+		if (ch == '{' && (op = op_key(s, &past)) != 0) {
+			s = past;
+			while (s[1] == ' ')
+				s++;
+			prev = ':';
 			continue;
 		}
 		if (ch == '[') {
@@ -543,9 +634,12 @@ static void yaml_to_formula(struct yconv *c, const char *f)
 				break;
 			}
 			st[sp].args = call;
+			st[sp].op = op;
 			st[sp].name_at = name_at;
+			st[sp].open_at = c->len;
 			st[sp++].commas = 0;
 			call = false;
+			op = 0;
 			yc_put(c, "(", 1);
 		} else if (ch == ']') {
 			if (!sp) {
@@ -564,7 +658,22 @@ static void yaml_to_formula(struct yconv *c, const char *f)
 				c->out[st[sp].name_at + 1] = 'n';
 				c->len--;
 			}
+			if (st[sp].op == '-' && !st[sp].commas) {
+				/* {-: [a]} is -a */
+				yc_put(c, " ", 1);
+				if (c->why[0])
+					break;
+				memmove(c->out + st[sp].open_at + 2, c->out + st[sp].open_at + 1,
+					c->len - st[sp].open_at - 2);
+				c->out[st[sp].open_at + 1] = '-';
+			}
 			yc_put(c, ")", 1);
+		} else if (ch == ',' && sp && st[sp - 1].op) {
+			char join[3] = {' ', st[sp - 1].op, ' '};
+			st[sp - 1].commas++;
+			if (c->len && c->out[c->len - 1] == ' ')
+				c->len--;
+			yc_put(c, join, 3);
 		} else if (ch == ',' && sp && st[sp - 1].args) {
 			st[sp - 1].commas++;
 			yc_put(c, ", ", 2);
@@ -585,8 +694,9 @@ static void yaml_to_formula(struct yconv *c, const char *f)
 		if (ch != ' ')
 			prev = ch;
 	}
-	if (!c->why[0] && sp)
-		snprintf(c->why, sizeof(c->why), "%s", "a '[' without its ']'");
+	if (!c->why[0] && (sp || op))
+		snprintf(c->why, sizeof(c->why), "%s",
+			 sp ? "a '[' without its ']'" : "an operator map without its [...]");
 }
 
 static const char *yaml_ref(void *ctx, char sigil, uint32_t id)
@@ -596,32 +706,46 @@ static const char *yaml_ref(void *ctx, char sigil, uint32_t id)
 }
 
 /*
- * The derived metrics of the metrics YAML: each metric of roots: (or their children) that is
- * none of meta.db's and has an inclusive formula, as a formula of the model's metrics (its self
- * column the same formula over the selves: a metric of this file with a different exclusive
- * formula shows that difference nowhere).
+ * The derived metrics of the metrics YAML: each metric of roots: (or their children) that
+ * is none of meta.db's and has a formula: its inclusive one for a row's total, its
+ * exclusive one for its self (when it is not the same over the selves), as formulas of the
+ * model's metrics. A metric with an exclusive formula alone has no totals (hpcviewer shows
+ * it as an exclusive metric only).
  */
 static int yaml_formulas(struct v4 *r, const struct yaml *y, const char **names, uint32_t nmet)
 {
-	char buf[4096];
+	char buf[2][4096];
 	for (uint32_t k = 0; k < y->n; k++) {
 		const struct yaml_metric *m = &y->m[k];
 		bool raw = false;
 		for (uint32_t i = 0; i < nmet && !raw; i++)
 			raw = strcmp(names[i], m->name) == 0;
-		if (raw || !m->incl)
+		if (raw || (!m->incl && !m->excl))
 			continue;
-		struct yconv c = {.y = y, .out = buf, .cap = sizeof(buf)};
-		buf[0] = 0;
-		yaml_to_formula(&c, m->incl);
-		if (c.why[0]) {
-			builder_lossy(r->b, 1,
-				      "derived metric '%s' = '%s': %s (left "
-				      "out)",
-				      m->name, m->incl, c.why);
-			continue;
+		/* both formulas' inputs are numbered in one list: $0.. of the first, then
+		 * on */
+		struct yconv c = {.y = y};
+		const char *src[2] = {m->incl, m->excl};
+		for (int side = 0; side < 2 && !c.why[0]; side++) {
+			buf[side][0] = 0;
+			if (!src[side])
+				continue;
+			c.out = buf[side];
+			c.len = 0;
+			c.cap = sizeof(buf[side]);
+			c.exclusive = side == 1;
+			yaml_to_formula(&c, src[side]);
+			if (c.why[0])
+				builder_lossy(r->b, 1, "derived metric '%s' = '%s': %s (left out)",
+					      m->name, src[side], c.why);
 		}
-		if (hpc_formula(r->b, m->name, buf, m->incl, m->desc, yaml_ref, &c))
+		if (c.why[0])
+			continue;
+		struct hpc_formula_def d = {m->name,
+					    m->desc,
+					    {m->incl ? buf[0] : NULL, m->excl ? buf[1] : NULL},
+					    {m->incl, m->excl}};
+		if (hpc_formula(r->b, &d, yaml_ref, &c))
 			return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	}
 	return 0;
@@ -655,7 +779,8 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 		pv_free(model);
 		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
 	}
-	/* the model's metrics in the order of default.yaml (hpcviewer's), then the others */
+	/* the model's metrics in the order of default.yaml (hpcviewer's), then the others
+	 */
 	struct yaml yd = {0};
 	if (meta_in)
 		read_yaml(meta_in, &yd);
@@ -697,7 +822,8 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 	yaml_free(&yd);
 	r->nm = r->b->p->metrics.len;
 	r->nr_meta_metrics = nmet;
-	/* each metric's inclusive (execution scope) values: the thread values and the summary's sum
+	/* each metric's inclusive (execution scope) values: the thread values and the
+	 * summary's sum
 	 */
 	for (uint32_t i = 0; i < nmet && !rc && !r->b->status; i++) {
 		uint64_t e = pm + (uint64_t)i * szm;
@@ -796,7 +922,8 @@ static int read_contexts(struct v4 *r)
 		return rc;
 	uint64_t pe = et.p;
 	uint32_t ne = et.n, sze = et.stride;
-	/* each context takes 32 bytes or more of the file: a tree that lists more is looping */
+	/* each context takes 32 bytes or more of the file: a tree that lists more is
+	 * looping */
 	uint64_t budget = f->len / 32 + 1, seen = 0;
 	uint64_t ncap = r->sz[SEC_CONTEXT] / 32;
 	r->ctx_cap = (uint32_t)(ncap + 64 > UINT32_MAX ? UINT32_MAX : ncap + 64);
@@ -1112,8 +1239,8 @@ static int read_profile_infos(struct v4 *r, const struct hpc_bin *f, struct v4_p
 }
 
 /*
- * Adds one profile's inclusive values to the tree's sums. ids maps the metric ids of the values
- * (propMetricId for a thread, statMetricId for a summary) to model metrics + 1.
+ * Adds one profile's inclusive values to the tree's sums. ids maps the metric ids of the
+ * values (propMetricId for a thread, statMetricId for a summary) to model metrics + 1.
  */
 static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_profile *pr,
 		       const uint32_t *ids)
@@ -1137,8 +1264,8 @@ static int read_values(struct v4 *r, const struct hpc_bin *f, const struct v4_pr
 		prev_start = start;
 		uint32_t node = cid ? ctx_of(r, cid) : 0;
 		if (k + 8 < pr->nctx) {
-			/* the contexts come in id order, the tree's nodes in another: the row of a
-			 * node 8 contexts on is fetched while these are summed */
+			/* the contexts come in id order, the tree's nodes in another: the
+			 * row of a node 8 contexts on is fetched while these are summed */
 			uint32_t ahead = le32(ix + 12 * (k + 8));
 			ahead = ahead < r->ctx_cap ? r->ctx_node[ahead] : UINT32_MAX;
 			if (ahead < t->len) {
@@ -1230,8 +1357,8 @@ static int read_profiles(struct v4 *r, const struct hpc_bin *f, const char *titl
 			      "profile.db: no execution context has a profile of its own; "
 			      "the summary is shown as one thread");
 	}
-	/* the execution contexts sorted by id tuple, or the summary alone (whose cost then does not
-	 * grow with them: their tuples are not even read) */
+	/* the execution contexts sorted by id tuple, or the summary alone (whose cost then
+	 * does not grow with them: their tuples are not even read) */
 	uint32_t first = summary_only ? 0 : 1, last = summary_only ? 1 : np;
 	for (uint32_t i = first; i < last && !rc; i++)
 		rc = read_tuple(r, f, &pr[i]);
@@ -1273,11 +1400,12 @@ out:
 /* ---- trace.db: read into the profile's trace records; cct.db: checked ---- */
 
 /*
- * The time lines of trace.db: header {pTraces, nTraces, szTrace, minTimestamp, maxTimestamp},
- * per trace {profIndex, pStart, pEnd}, elements {u64 timestamp ns, u32 ctxId} in time order.
- * Each element becomes a record of its profile's thread, at the stack of its context (context
- * 0: not running); times are from minTimestamp, the profile's zero. A profile without a thread
- * (the summary-only mode) has its trace left out, said in the diags.
+ * The time lines of trace.db: header {pTraces, nTraces, szTrace, minTimestamp,
+ * maxTimestamp}, per trace {profIndex, pStart, pEnd}, elements {u64 timestamp ns, u32
+ * ctxId} in time order. Each element becomes a record of its profile's thread, at the stack
+ * of its context (context 0: not running); times are from minTimestamp, the profile's zero.
+ * A profile without a thread (the summary-only mode) has its trace left out, said in the
+ * diags.
  */
 static int read_trace(struct v4 *r, const struct hpc_bin *f, uint32_t nprofiles)
 {
@@ -1478,14 +1606,22 @@ static int import_summary(struct pv_input *in, struct pv_builder *b, struct pv_e
 	return import_db(in, b, true, err);
 }
 
-/* profile.db, cct.db, trace.db: each starts with "HPCTOOLKIT" and its own four letters */
-static bool dir_member(const char *base, const unsigned char *head, size_t n)
+/*
+ * profile.db, cct.db, trace.db: each starts with "HPCTOOLKIT" and its own four letters; and
+ * the metrics' descriptions in the folder metrics/ (default.yaml, hpcprof's
+ * METRICS.yaml.ex).
+ */
+static int dir_member(const char *folder, const char *base, const unsigned char *head, size_t n)
 {
-	(void)base;
+	size_t len = strlen(base);
+	if (strcmp(folder, "metrics") == 0 && ((len > 5 && strcmp(base + len - 5, ".yaml") == 0) ||
+					       strcmp(base, "METRICS.yaml.ex") == 0))
+		return 2;
 	return n >= 14 && !memcmp(head, "HPCTOOLKIT", 10) && memcmp(head + 10, "meta", 4) != 0;
 }
 
-/* A format 4 database with a thread per execution context (the summary only when they are many). */
+/* A format 4 database with a thread per execution context (the summary only when they are
+ * many). */
 const struct importer importer_hpctoolkit_v4 = {
     .name = "hpctoolkit",
     .description = "HPCToolkit database, format 4 (meta.db, profile.db; a folder or its meta.db)",
@@ -1495,7 +1631,8 @@ const struct importer importer_hpctoolkit_v4 = {
     .dir_member = dir_member,
 };
 
-/* Its summary profile alone, as one thread (chosen by name: --format hpctoolkit-summary). */
+/* Its summary profile alone, as one thread (chosen by name: --format hpctoolkit-summary).
+ */
 const struct importer importer_hpctoolkit_summary = {
     .name = "hpctoolkit-summary",
     .description = "HPCToolkit database, format 4: its summary profile only",
@@ -1506,7 +1643,8 @@ const struct importer importer_hpctoolkit_summary = {
 
 int hpc_v4_file(const char *kind, const void *buf, size_t len, struct pv_error *err)
 {
-	/* profile.db, trace.db, cct.db alone: a tree of no context, every metric id metric 0 */
+	/* profile.db, trace.db, cct.db alone: a tree of no context, every metric id metric
+	 * 0 */
 	struct pv_builder b;
 	struct v4 r;
 	memset(&r, 0, sizeof(r));

@@ -306,6 +306,7 @@ struct open_el {
 	pv_func_ix func;
 	const char *tag; /* its name, in the input */
 	size_t tlen;
+	bool transparent; /* an <inline>: its values are its children's, counted there */
 };
 
 struct rd {
@@ -478,6 +479,7 @@ static int scope_element(struct rd *r, const struct xtag *t, const struct open_e
 	char buf[4096];
 	uint32_t parent = top->node;
 	*out = *top;
+	out->transparent = false;
 	uint64_t line = attr_u64(t, "l", 0);
 	if (line > UINT32_MAX)
 		line = 0;
@@ -506,6 +508,7 @@ static int scope_element(struct rd *r, const struct xtag *t, const struct open_e
 			m = PV_NONE;
 		if (tag_is(t, "Pr") && inline_placeholder(r, name)) {
 			/* its lines are the enclosing procedure's; its values are in them */
+			out->transparent = true;
 			uint64_t id = attr_u64(t, "i", UINT64_MAX);
 			return id == UINT64_MAX ? 0
 						: put_id(r, &r->ids, id, NODE_SKIPPED, t, "a node");
@@ -594,11 +597,13 @@ static int read_xml(struct rd *r)
 			st = g;
 		}
 		struct open_el el =
-		    sp ? st[sp - 1] : (struct open_el){0, UINT32_MAX, PV_NONE, NULL, 0};
+		    sp ? st[sp - 1] : (struct open_el){0, UINT32_MAX, PV_NONE, NULL, 0, false};
 		rc = 0;
 		if (in_data) {
 			if (tag_is(&t, "M")) {
-				rc = summary_value(r, el.node, &t);
+				/* (an <inline>'s values are its children's: the node it stands in
+				 * has its own) */
+				rc = el.transparent ? 0 : summary_value(r, el.node, &t);
 			} else if (tag_is(&t, "PF") || tag_is(&t, "Pr") || tag_is(&t, "L") ||
 				   tag_is(&t, "C") || tag_is(&t, "S")) {
 				struct open_el top = el;
@@ -770,7 +775,8 @@ static int xml_formulas(struct rd *r)
 			continue;
 		base_name(m->name, name, sizeof(name));
 		x.self = m;
-		int rc = hpc_formula(r->b, name, m->formula, NULL, m->desc, xml_ref, &x);
+		struct hpc_formula_def d = {name, m->desc, {m->formula, NULL}, {NULL, NULL}};
+		int rc = hpc_formula(r->b, &d, xml_ref, &x);
 		if (rc)
 			return oom(r);
 	}
@@ -1220,6 +1226,10 @@ static int summary_thread(struct rd *r)
 	int rc = hpc_acc_begin(&r->cct, r->b->p->metrics.len);
 	if (rc)
 		return oom(r);
+	/* a node's own cost is its value less its children's, each known to 6 digits: below 0
+	 * by their rounding, taken as 0 (hpcviewer shows the file's exclusive values, never
+	 * negative) */
+	r->cct.clamp = true;
 	for (uint32_t i = 0; i < r->nr_sv; i++)
 		for (uint32_t k = 0; k < nm; k++)
 			if (r->sv_metric[i] == mm[k].xml_id)
@@ -1290,7 +1300,12 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = xml_formulas(&r);
 	if (!rc && r.fraction)
 		builder_lossy(b, r.fraction, "values rounded to whole units of their metric");
-	if (!rc && r.cct.negative)
+	if (!rc && r.cct.negative && r.cct.clamp)
+		builder_lossy(b, r.cct.negative,
+			      "contexts whose own cost came out negative, shown as 0: their "
+			      "summary value below their children's sum (by the rounding of those "
+			      "values to 6 digits)");
+	else if (!rc && r.cct.negative)
 		builder_lossy(
 		    b, r.cct.negative,
 		    "contexts whose own cost came out negative: their inclusive value below their "
@@ -1327,12 +1342,13 @@ int hpc_xml_file(const char *kind, const void *buf, size_t len, struct pv_error 
 }
 
 /* experiment.mt, experiment-N.mdb (named so: no magic), *.metric-db, *.hpctrace (magic) */
-static bool dir_member(const char *base, const unsigned char *head, size_t n)
+static int dir_member(const char *folder, const char *base, const unsigned char *head, size_t n)
 {
+	(void)folder;
 	size_t len = strlen(base);
 	if (!strcmp(base, "experiment.mt") ||
 	    (!strncmp(base, "experiment-", 11) && len > 15 && !strcmp(base + len - 4, ".mdb")))
-		return true;
+		return 1;
 	return (n >= 16 && !memcmp(head, "HPCPROF-metricdb", 16)) ||
 	       (n >= 12 && !memcmp(head, "HPCRUN-trace", 12));
 }

@@ -24,11 +24,15 @@ struct importer {
 	 */
 	const char *dir_entry;
 	/*
-	 * Whether a file of that name starting with those bytes (up to 16) is one of the folder's
-	 * other files (profile.db, a *.metric-db): given one, the registry opens its folder, as the
-	 * file alone is not a profile. NULL: none is.
+	 * Whether a file of that name (base), in a folder of that name (folder: the last
+	 * component of its path, "" when unknown), starting with those bytes (up to 16) is one of
+	 * the database's other files: 1 when it is in the database's folder (profile.db, a
+	 * *.metric-db), 2 when it is in a folder of it (metrics/default.yaml), else 0. Given one,
+	 * the registry opens the database's folder, as the file alone is not a profile. NULL:
+	 * none is.
 	 */
-	bool (*dir_member)(const char *base, const unsigned char *head, size_t n);
+	int (*dir_member)(const char *folder, const char *base, const unsigned char *head,
+			  size_t n);
 	/*
 	 * A format that holds the model itself (a snapshot, pv/snapshot.h): makes the profile
 	 * without a builder, checks it (pv_profile_validate) and may keep in's bytes (input_take:

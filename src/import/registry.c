@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/text.h"
@@ -211,7 +212,8 @@ static char *folder_entry(const char *dir, size_t n, const char *entry, bool *no
 
 /*
  * A regular file that is one of a folder format's other files (an HPCToolkit database's
- * profile.db): its folder's entry file (to free) and that importer, else NULL.
+ * profile.db, its metrics/default.yaml): its folder's entry file (to free) and that importer,
+ * else NULL.
  */
 static char *member_folder(const char *path, const char *base, const char **format, bool *nomem)
 {
@@ -225,13 +227,37 @@ static char *member_folder(const char *path, const char *base, const char **form
 	size_t dlen = (size_t)(base - path);
 	while (dlen > 1 && path[dlen - 1] == '/')
 		dlen--;
+	/* the name of the folder the file is in: its path's last component, or the working
+	 * folder's */
+	size_t name_at = dlen;
+	while (name_at && path[name_at - 1] != '/')
+		name_at--;
+	char folder[256] = "", cwd[4096];
+	bool here = !dlen || (dlen - name_at == 1 && path[name_at] == '.');
+	if (!here && dlen > name_at)
+		snprintf(folder, sizeof(folder), "%.*s", (int)(dlen - name_at), path + name_at);
+	else if (here && getcwd(cwd, sizeof(cwd)))
+		snprintf(folder, sizeof(folder), "%.255s",
+			 strrchr(cwd, '/') ? strrchr(cwd, '/') + 1 : cwd);
 	for (size_t i = 0; i < NR_IMPORTERS; i++) {
 		const struct importer *imp = importers[i];
-		if (!imp->dir_member || (*format && strcasecmp(*format, imp->name) != 0) ||
-		    !imp->dir_member(base, head, n))
-			continue;
-		char *e = folder_entry(base == path ? "." : path, base == path ? 1 : dlen,
-				       imp->dir_entry, nomem);
+		int level = !imp->dir_member || (*format && strcasecmp(*format, imp->name) != 0)
+				? 0
+				: imp->dir_member(folder, base, head, n);
+		char *e = NULL;
+		if (level == 1) {
+			e = folder_entry(base == path ? "." : path, base == path ? 1 : dlen,
+					 imp->dir_entry, nomem);
+		} else if (level == 2 && here) {
+			e = folder_entry("..", 2, imp->dir_entry, nomem);
+		} else if (level == 2) {
+			/* the folder above: the path less its last component */
+			size_t up = name_at;
+			while (up > 1 && path[up - 1] == '/')
+				up--;
+			e = up ? folder_entry(path, up, imp->dir_entry, nomem)
+			       : folder_entry(".", 1, imp->dir_entry, nomem);
+		}
 		if (e) {
 			*format = imp->name;
 			return e;

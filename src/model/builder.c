@@ -944,14 +944,17 @@ void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix 
 		b->p->metrics.description[m] = desc;
 }
 
-int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_str_ix desc)
+int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_str_ix self,
+		    pv_str_ix desc)
 {
 	struct pv_formulas *t = &b->p->formulas;
-	if (b->status || GROW(b, t, COL(t->name), COL(t->formula), COL(t->description)))
+	if (b->status ||
+	    GROW(b, t, COL(t->name), COL(t->formula), COL(t->self), COL(t->description)))
 		return b->status ? b->status : PV_ENOMEM;
 	uint32_t r = t->len++;
 	t->name[r] = name;
 	t->formula[r] = formula;
+	t->self[r] = self;
 	t->description[r] = desc;
 	return 0;
 }

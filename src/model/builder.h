@@ -164,8 +164,12 @@ pv_thread_ix builder_thread(struct pv_builder *b, pv_str_ix name, int64_t pid, i
 pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit unit);
 /* Sets metric m's description. */
 void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix desc);
-/* Adds a metric defined by a formula over the others (pv_formulas); 0 or PV_ENOMEM. */
-int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_str_ix desc);
+/*
+ * Adds a metric defined by a formula over the others (pv_formulas): formula that of its totals
+ * (0: none), self that of its selves (0: formula's); 0 or PV_ENOMEM.
+ */
+int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_str_ix self,
+		    pv_str_ix desc);
 
 /*
  * Appends a sample. weights has one value per metric defined so far (NULL = all 1). Define every

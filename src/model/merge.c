@@ -260,7 +260,7 @@ static void add_tables(struct pv_merge *m, const struct pv_profile *p)
 			k++;
 		if (k == b->p->formulas.len)
 			builder_formula(b, name, str[p->formulas.formula[i]],
-					str[p->formulas.description[i]]);
+					str[p->formulas.self[i]], str[p->formulas.description[i]]);
 	}
 	const struct pv_labels *l = &p->labels;
 	for (uint32_t i = 0; i < l->len; i++)

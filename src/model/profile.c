@@ -97,6 +97,7 @@ void pv_profile_free(struct pv_profile *p)
 	col_free(p, p->metrics.description);
 	col_free(p, p->formulas.name);
 	col_free(p, p->formulas.formula);
+	col_free(p, p->formulas.self);
 	col_free(p, p->formulas.description);
 	col_free(p, p->markers.name);
 	col_free(p, p->markers.category);
@@ -150,6 +151,14 @@ pv_metric_ix pv_metric_find(const struct pv_profile *p, const char *name)
 	if (*name && !*end && v < p->metrics.len)
 		return (pv_metric_ix)v;
 	return PV_NONE;
+}
+
+size_t pv_formula_text(const struct pv_profile *p, uint32_t i, char *buf, size_t n)
+{
+	const char *f = pv_str(p, p->formulas.formula[i]);
+	const char *s = p->formulas.self[i] ? pv_str(p, p->formulas.self[i]) : "";
+	int len = snprintf(buf, n, "%s%s%s%s", f, *f && *s ? "; " : "", *s ? "self: " : "", s);
+	return len < 0 ? 0 : (size_t)len;
 }
 
 uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix *out, uint32_t cap)

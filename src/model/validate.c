@@ -212,7 +212,8 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	const struct pv_formulas *fo = &p->formulas;
 	for (uint32_t i = 0; i < fo->len; i++)
 		if (!ix_ok(fo->name[i], ns) || fo->name[i] == 0 || !ix_ok(fo->formula[i], ns) ||
-		    fo->formula[i] == 0 || !ix_ok(fo->description[i], ns))
+		    !ix_ok(fo->self[i], ns) || (fo->formula[i] == 0 && fo->self[i] == 0) ||
+		    !ix_ok(fo->description[i], ns))
 			FAIL("formulas[%u]: a string missing or out of range", i);
 	uint32_t bad = first_bad(p->samples.stack, p->samples.len, st->len, true);
 	if (bad < p->samples.len)

@@ -72,6 +72,8 @@ static void summarize(const int64_t *x, uint32_t n, struct pv_ctx_summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->n = n;
+	/* ratios to a mean of 0 (no context, or values that cancel) are undefined */
+	s->cv = s->imbalance = NAN;
 	if (!n)
 		return;
 	s->min = INT64_MAX;
@@ -89,8 +91,10 @@ static void summarize(const int64_t *x, uint32_t n, struct pv_ctx_summary *s)
 	for (uint32_t i = 0; i < n; i++)
 		sq += ((double)x[i] - s->mean) * ((double)x[i] - s->mean);
 	s->stddev = sqrt(sq / n);
-	s->cv = s->mean != 0 ? s->stddev / fabs(s->mean) : 0;
-	s->imbalance = s->mean != 0 ? (double)s->max / s->mean : 0;
+	if (s->mean != 0) {
+		s->cv = s->stddev / fabs(s->mean);
+		s->imbalance = (double)s->max / s->mean;
+	}
 }
 
 /* The query the tree is computed for: q as a top-down tree of one plain metric. */

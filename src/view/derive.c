@@ -6,10 +6,12 @@
  * calls). A view resolves each reference to a column of sums of a metric (adding a hidden
  * column when the query does not show that metric) or to an earlier derived metric, then
  * evaluates the formula for every cell: a row's total from the inputs' totals, its self from
- * their selves, the view's whole, center and base from theirs. The results are doubles; a column
- * keeps them as integers scaled by a power of ten chosen from its largest value, so sorting,
- * hot paths and percent cuts treat a derived column like any other. A result that is not a
- * finite number (a division by zero, sqrt(-1)) is PV_VALUE_NONE.
+ * their selves, the view's whole, center and base from theirs. A database's metric may give its
+ * selves a formula of their own (HPCToolkit's exclusive formula), or have only that one: its
+ * totals are then empty. The results are doubles; a column keeps them as integers scaled by a
+ * power of ten chosen from its largest value, so sorting, hot paths and percent cuts treat a
+ * derived column like any other. A result that is not a finite number (a division by zero,
+ * sqrt(-1)) is PV_VALUE_NONE.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -594,15 +596,23 @@ struct dref {
 	double factor;
 };
 
+/* A parsed formula and what its references read in a view. */
+struct dform {
+	struct pv_formula *f; /* NULL: none (no total, or the selves' is the total's) */
+	struct dref *refs;
+};
+
 struct ddef {
 	char *name;
-	const char *text;  /* the formula as written */
+	const char *text;  /* as written (the database's: "F", "F; self: S", "self: S") */
 	const char *whole; /* NAME=FORMULA as the query has it; NULL for the database's */
-	struct pv_formula *f;
-	struct dref *refs;
-	uint32_t col;  /* the view's column, PV_NONE when only referenced */
-	uint8_t state; /* 0 unresolved, 1 resolving, 2 resolved */
+	struct dform tot;  /* a row's total, the whole's; f NULL: none, those cells are empty */
+	struct dform slf;  /* a row's self; f NULL: tot's over the selves */
+	const char *tot_text, *slf_text; /* their texts, as written */
+	uint32_t col;			 /* the view's column, PV_NONE when only referenced */
+	uint8_t state;			 /* 0 unresolved, 1 resolving, 2 resolved */
 	bool from_profile;
+	char *own_text; /* text, when made here (freed with the definition) */
 };
 
 struct pv_derived {
@@ -613,27 +623,43 @@ struct pv_derived {
 	uint32_t def_of[PV_QUERY_MAX]; /* column -> def, PV_NONE for a metric's column */
 };
 
-/* One cell of every column: arr[col][r] of a tree or the flat rows, or vec[col] of the view. */
+/* One cell of every column: arr[col][r] of a tree or the flat rows, or vec[col] of the view
+ * (a total); self: a row's self. */
 struct cell {
 	int64_t *const *arr;
 	uint32_t r;
 	const int64_t *vec;
+	bool self;
 };
 
-static double eval(const struct pv_view *v, const struct ddef *d, uint32_t x, const struct cell *c);
+static double eval(const struct pv_view *v, const struct dform *d, uint32_t x,
+		   const struct cell *c);
+
+/* The formula of a definition for a cell: its self's or its total's; NULL when it has none. */
+static const struct dform *form_of(const struct ddef *d, const struct cell *c)
+{
+	if (c->self && d->slf.f)
+		return &d->slf;
+	return d->tot.f ? &d->tot : NULL;
+}
+
+/* Definition d's value at a cell (NaN when it has no formula for it). */
+static double def_value(const struct pv_view *v, const struct ddef *d, const struct cell *c)
+{
+	const struct dform *fm = form_of(d, c);
+	return fm ? eval(v, fm, fm->f->root, c) : NAN;
+}
 
 static double ref_value(const struct pv_view *v, const struct dref *rf, const struct cell *c)
 {
 	const struct pv_derived *dv = v->derived;
-	if (rf->col == PV_NONE) {
-		const struct ddef *o = &dv->defs[rf->def];
-		return eval(v, o, o->f->root, c);
-	}
+	if (rf->col == PV_NONE)
+		return def_value(v, &dv->defs[rf->def], c);
 	int64_t x = c->vec ? c->vec[rf->col] : c->arr[rf->col][c->r];
 	return (double)x * rf->factor;
 }
 
-static double eval(const struct pv_view *v, const struct ddef *d, uint32_t x, const struct cell *c)
+static double eval(const struct pv_view *v, const struct dform *d, uint32_t x, const struct cell *c)
 {
 	const struct fnode *n = &d->f->n[x];
 	switch (n->op) {
@@ -716,8 +742,11 @@ void pv__derived_free(struct pv_derived *dv)
 	for (uint32_t i = 0; i < dv->ndefs; i++) {
 		if (!dv->defs[i].from_profile)
 			pv_free(dv->defs[i].name);
-		pv__formula_free(dv->defs[i].f);
-		pv_free(dv->defs[i].refs);
+		pv__formula_free(dv->defs[i].tot.f);
+		pv_free(dv->defs[i].tot.refs);
+		pv__formula_free(dv->defs[i].slf.f);
+		pv_free(dv->defs[i].slf.refs);
+		pv_free(dv->defs[i].own_text);
 	}
 	pv_free(dv->defs);
 	pv_free(dv);
@@ -733,6 +762,18 @@ static uint32_t def_named(const struct pv_derived *dv, const char *name, uint32_
 		if (strcasecmp(dv->defs[i].name, name) == 0)
 			return i;
 	return PV_NONE;
+}
+
+/* One formula of the database's metric name, parsed into fm. */
+static int profile_form(const char *name, const char *text, struct dform *fm, struct pv_error *err)
+{
+	char msg[200];
+	uint32_t col;
+	int rc = pv__formula_parse(text, &fm->f, &col, msg, sizeof(msg));
+	if (rc)
+		return pv_error_set(err, rc, "the database's metric '%s' = '%s': column %u: %s",
+				    name, text, (unsigned)col, msg);
+	return 0;
 }
 
 int pv__derive_begin(struct pv_view *v, struct pv_error *err)
@@ -762,10 +803,10 @@ int pv__derive_begin(struct pv_view *v, struct pv_error *err)
 					    eq ? "out of memory" : "--derive takes NAME=FORMULA");
 		memcpy(d->name, q->derive[i], nl);
 		d->name[nl] = 0;
-		d->text = eq + 1;
+		d->text = d->tot_text = eq + 1;
 		d->whole = q->derive[i];
 		dv->ndefs++;
-		int rc = pv__formula_parse(d->text, &d->f, &col, msg, sizeof(msg));
+		int rc = pv__formula_parse(d->text, &d->tot.f, &col, msg, sizeof(msg));
 		if (rc)
 			return pv_error_set(err, rc, "--derive '%s': column %u: %s", q->derive[i],
 					    (unsigned)(col + nl + 1), msg);
@@ -782,18 +823,26 @@ int pv__derive_begin(struct pv_view *v, struct pv_error *err)
 		if (def_named(dv, name, q->nr_derive) != PV_NONE)
 			continue; /* the query's metric of that name */
 		struct ddef *d = &dv->defs[dv->ndefs];
-		char msg[200];
-		uint32_t col;
 		d->col = PV_NONE;
 		d->name = (char *)name;
 		d->from_profile = true;
-		d->text = pv_str(p, p->formulas.formula[i]);
 		dv->ndefs++;
-		int rc = pv__formula_parse(d->text, &d->f, &col, msg, sizeof(msg));
+		const char *tot = pv_str(p, p->formulas.formula[i]);
+		const char *slf = p->formulas.self[i] ? pv_str(p, p->formulas.self[i]) : "";
+		int rc = *tot ? profile_form(name, tot, &d->tot, err) : 0;
+		if (!rc && *slf)
+			rc = profile_form(name, slf, &d->slf, err);
 		if (rc)
-			return pv_error_set(err, rc,
-					    "the database's metric '%s' = '%s': column %u: %s",
-					    name, d->text, (unsigned)col, msg);
+			return rc;
+		d->text = d->tot_text = tot;
+		d->slf_text = slf;
+		if (*slf) {
+			size_t tl = pv_formula_text(p, i, NULL, 0) + 1;
+			if (!(d->own_text = pv_malloc(tl)))
+				return pv_error_set(err, PV_ENOMEM, "out of memory");
+			pv_formula_text(p, i, d->own_text, tl);
+			d->text = d->own_text;
+		}
 	}
 	return 0;
 }
@@ -851,22 +900,22 @@ static int sum_column(struct pv_view *v, pv_metric_ix m, uint32_t *out, struct p
 	return 0;
 }
 
-static int resolve_def(struct pv_view *v, uint32_t di, struct pv_error *err)
+static int resolve_def(struct pv_view *v, uint32_t di, struct pv_error *err);
+
+/* The references of one formula of definition di (its total's or its self's, written text). */
+static int resolve_form(struct pv_view *v, uint32_t di, struct dform *fm, const char *text,
+			struct pv_error *err)
 {
 	struct pv_derived *dv = v->derived;
-	struct ddef *d = &dv->defs[di];
-	if (d->state == 2)
+	const struct ddef *d = &dv->defs[di];
+	if (!fm->f)
 		return 0;
-	if (d->state == 1)
-		return pv_error_set(err, PV_EINVAL, "the derived metric '%s' refers to itself",
-				    d->name);
-	d->state = 1;
-	d->refs = pv_calloc(d->f->nrefs ? d->f->nrefs : 1, sizeof(*d->refs));
-	if (!d->refs)
+	fm->refs = pv_calloc(fm->f->nrefs ? fm->f->nrefs : 1, sizeof(*fm->refs));
+	if (!fm->refs)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < d->f->nrefs; i++) {
-		const char *name = d->f->refs[i];
-		struct dref *rf = &d->refs[i];
+	for (uint32_t i = 0; i < fm->f->nrefs; i++) {
+		const char *name = fm->f->refs[i];
+		struct dref *rf = &fm->refs[i];
 		pv_metric_ix m = pv_metric_find(v->p, name);
 		int rc;
 		rf->col = PV_NONE;
@@ -878,25 +927,42 @@ static int resolve_def(struct pv_view *v, uint32_t di, struct pv_error *err)
 		}
 		/* a derived metric: the query's defined before this one, or the database's */
 		uint32_t o = def_named(dv, name, dv->ndefs);
-		if (o != PV_NONE && !dv->defs[di].from_profile && !dv->defs[o].from_profile &&
-		    o > di)
+		if (o != PV_NONE && !d->from_profile && !dv->defs[o].from_profile && o > di)
 			o = PV_NONE;
 		if (o == PV_NONE && d->whole)
 			return pv_error_set(
 			    err, PV_EINVAL,
 			    "--derive '%s': column %u: no metric named '%s' (see "
 			    "'profview info')",
-			    d->whole, (unsigned)(d->f->refcol[i] + (d->text - d->whole)), name);
+			    d->whole, (unsigned)(fm->f->refcol[i] + (d->text - d->whole)), name);
 		if (o == PV_NONE)
 			return pv_error_set(
 			    err, PV_EINVAL,
 			    "the database's metric '%s' = '%s': column %u: no metric "
 			    "named '%s'",
-			    d->name, d->text, d->f->refcol[i], name);
+			    d->name, text, fm->f->refcol[i], name);
 		if ((rc = resolve_def(v, o, err)))
 			return rc;
 		rf->def = o;
 	}
+	return 0;
+}
+
+static int resolve_def(struct pv_view *v, uint32_t di, struct pv_error *err)
+{
+	struct pv_derived *dv = v->derived;
+	struct ddef *d = &dv->defs[di];
+	if (d->state == 2)
+		return 0;
+	if (d->state == 1)
+		return pv_error_set(err, PV_EINVAL, "the derived metric '%s' refers to itself",
+				    d->name);
+	d->state = 1;
+	int rc = resolve_form(v, di, &d->tot, d->tot_text, err);
+	if (!rc)
+		rc = resolve_form(v, di, &d->slf, d->slf_text, err);
+	if (rc)
+		return rc;
 	d->state = 2;
 	return 0;
 }
@@ -944,8 +1010,8 @@ static void fill(struct pv_view *v, uint32_t c, const struct ddef *d, struct par
 		for (int side = 0; side < 2; side++) {
 			int64_t **arr = side ? parts[k].slf : parts[k].tot;
 			for (uint32_t r = 0; r < parts[k].len; r++) {
-				struct cell cl = {.arr = arr, .r = r};
-				double x = eval(v, d, d->f->root, &cl);
+				struct cell cl = {.arr = arr, .r = r, .self = side};
+				double x = def_value(v, d, &cl);
 				if (store)
 					arr[c][r] = scaled(x, e);
 				else if (isfinite(x) && fabs(x) > *maxabs)
@@ -955,7 +1021,7 @@ static void fill(struct pv_view *v, uint32_t c, const struct ddef *d, struct par
 	}
 	for (uint32_t k = 0; k < nvecs; k++) {
 		struct cell cl = {.vec = vecs[k]};
-		double x = eval(v, d, d->f->root, &cl);
+		double x = def_value(v, d, &cl);
 		if (!store && isfinite(x) && fabs(x) > *maxabs)
 			*maxabs = fabs(x);
 		/* stored after every cell is read: a later cell of this vector reads no column c */

@@ -199,14 +199,19 @@ int eng_flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_fla
 					if (!loops || levels[l] != 3)
 						continue;
 					/* a loop's self: its own lines', and with --self nested its
-					 * nested loops' too (the rows' selves are their own here)
-					 */
+					 * nested loops' too (the rows' selves are their own here).
+					 * One rule: a row's self counts once in each scope that is
+					 * its own or a loop around it, so a loop nested in itself
+					 * (two loops of one frame, L > L: a list has one scope for
+					 * both) does not count its inner row twice. The enclosing
+					 * scopes are older than the row's loop, so only sx can
+					 * repeat. */
 					uint32_t a = fb.row_loop[r];
 					if (!nested && KEY_KIND(fb.scope_key[l][sx]) != PV_ROW_LINE)
 						a = PV_NONE;
 					for (; a != PV_NONE;
 					     a = nested ? fb.loop_parent[a] : PV_NONE)
-						for (uint32_t m = 0; m < e->nm; m++)
+						for (uint32_t m = 0; m < e->nm && a != sx; m++)
 							fb.excl[l][m][a] += t->self[m][r];
 				}
 				stack[sp] = r;

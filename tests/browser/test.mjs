@@ -725,6 +725,25 @@ async function main() {
     await p2.close();
   });
 
+  await test('a derived metric of selves alone is labelled so and has empty totals', async () => {
+    const u = await serve('tests/data/hpctoolkit/derived.d');
+    const p2 = await context.newPage();
+    await p2.goto(u + '?tab=top-down');
+    await waitRows(p2, 'top-down', (r) => r.length > 0);
+    await p2.click('#metric-button');
+    const text = await p2.$eval('.menu label.mi[data-value="self only"]', (e) => e.textContent);
+    assert(text.includes('self only = self: (${CPUTIME (sec)} * 1000)'), `label: ${text}`);
+    const two = await p2.$eval('.menu label.mi[data-value="two formulas"]', (e) => e.textContent);
+    assert(two.includes('(${CPUTIME (sec)} * 1000); self: (${CPUTIME (sec)} * 3000)'), `label: ${two}`);
+    await p2.close();
+    // its column, as the API gives it: no total, spinsleep's self 1000 x 1.210259 s
+    const want = cli('top', 'tests/data/hpctoolkit/derived.d', '--metric', 'self only', '--json');
+    eq(want.total, null, 'no total of the whole');
+    eq(want.rows[0].name, 'spinsleep', 'the row with a self');
+    eq(want.rows[0].total, null, 'no total of a row');
+    eq(want.rows[0].self.toFixed(3), '1210.259', 'its self');
+  });
+
   await test('100,000 rows are virtualised and scroll', async () => {
     const file = path.join(OUT, 'wide.collapsed.txt');
     const lines = [];

@@ -136,6 +136,13 @@ T_TEST(contexts_rows_of_a_tree)
 		T_EQ_STR(c->name, "(all)");
 		values_are(c, PV_CTX_INCLUSIVE, (const int64_t[]){10, 4, 10, 4}, 4);
 		values_are(c, PV_CTX_EXCLUSIVE, (const int64_t[]){0, 0, 0, 0}, 4);
+		/* inclusive 10 4 10 4: mean 7, stddev 3; exclusive all 0: mean 0, so cv and
+		 * imbalance (ratios to it) are undefined, not 0 */
+		NEAR(c->summary[PV_CTX_INCLUSIVE].cv, 3.0 / 7);
+		NEAR(c->summary[PV_CTX_INCLUSIVE].imbalance, 10.0 / 7);
+		T_EQ_INT(c->summary[PV_CTX_EXCLUSIVE].mean, 0);
+		T_TRUE(isnan(c->summary[PV_CTX_EXCLUSIVE].cv));
+		T_TRUE(isnan(c->summary[PV_CTX_EXCLUSIVE].imbalance));
 	}
 	pv_contexts_free(c);
 	/* the row main > io of the uncentered tree, found by its path */

@@ -22,9 +22,16 @@ static struct pv_profile *ipc_profile(void)
 		return NULL;
 	builder_metric(&b, builder_cstr(&b, "cycles"), PV_UNIT_COUNT);
 	builder_metric(&b, builder_cstr(&b, "instr"), PV_UNIT_COUNT);
+	T_EQ_INT(builder_formula(&b, builder_cstr(&b, "ipc"), builder_cstr(&b, "$instr / $cycles"),
+				 0, 0),
+		 0);
+	/* a formula of the selves alone (no totals), and one whose selves have their own */
 	T_EQ_INT(
-	    builder_formula(&b, builder_cstr(&b, "ipc"), builder_cstr(&b, "$instr / $cycles"), 0),
+	    builder_formula(&b, builder_cstr(&b, "cyc2"), 0, builder_cstr(&b, "$cycles * 2"), 0),
 	    0);
+	T_EQ_INT(builder_formula(&b, builder_cstr(&b, "both"), builder_cstr(&b, "$instr"),
+				 builder_cstr(&b, "$cycles + 1"), 0),
+		 0);
 	pv_thread_ix t = builder_thread(&b, builder_cstr(&b, "main"), 1, 1, 0);
 	pv_stack_ix s_main =
 	    builder_stack(&b, PV_NONE,
@@ -179,6 +186,47 @@ T_TEST(derive_rows)
 	T_EQ_STR(cell, "0.5");
 	pv_view_value_text(v, 1, t->total[1][a], true, cell, sizeof(cell));
 	T_EQ_STR(cell, "100");
+	pv_view_free(v);
+	pv_profile_free(p);
+}
+
+/*
+ * A profile's formula may give the selves a formula of their own (cyc2 = self: $cycles * 2, no
+ * totals; both = $instr, self: $cycles + 1): a row's self and total each from its own, and a
+ * formula that reads one of them (x = $cyc2 + 1) reads the same side of it.
+ */
+T_TEST(derive_self_formulas)
+{
+	struct pv_profile *p = ipc_profile();
+	if (!p)
+		return;
+	struct pv_error err;
+	const char *opts[] = {"metric", "cyc2,both", "derive", "x=$cyc2 + 1"};
+	struct pv_view *v = view_of(p, opts, 4, &err);
+	if (!v) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		pv_profile_free(p);
+		return;
+	}
+	T_EQ_STR(pv_view_metric_formula(v, 0), "self: $cycles * 2");
+	T_EQ_STR(pv_view_metric_formula(v, 1), "$instr; self: $cycles + 1");
+	T_EQ_INT(v->whole[0], PV_VALUE_NONE);
+	T_NEAR(pv_view_value(v, 1, v->whole[1]), 285.0);
+	T_EQ_INT(v->whole[2], PV_VALUE_NONE);
+	const struct pv_tree *t = v->tree;
+	uint32_t m = row_named(v, "main"), a = row_named(v, "a");
+	T_TRUE(m != PV_NONE && a != PV_NONE);
+	if (m != PV_NONE && a != PV_NONE) {
+		T_EQ_INT(t->total[0][m], PV_VALUE_NONE);
+		T_NEAR(pv_view_value(v, 0, t->self[0][m]), 100.0);
+		T_NEAR(pv_view_value(v, 0, t->self[0][a]), 200.0);
+		T_NEAR(pv_view_value(v, 1, t->total[1][m]), 285.0);
+		T_NEAR(pv_view_value(v, 1, t->self[1][m]), 51.0);
+		T_NEAR(pv_view_value(v, 1, t->total[1][a]), 250.0);
+		T_NEAR(pv_view_value(v, 1, t->self[1][a]), 101.0);
+		T_EQ_INT(t->total[2][a], PV_VALUE_NONE);
+		T_NEAR(pv_view_value(v, 2, t->self[2][a]), 201.0);
+	}
 	pv_view_free(v);
 	pv_profile_free(p);
 }

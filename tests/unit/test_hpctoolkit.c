@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "import/hpctoolkit.h"
 #include "model/builder.h"
@@ -741,6 +742,67 @@ T_TEST(hpctoolkit_flat_loops_nest)
 	pv_profile_free(p);
 }
 
+/*
+ * A loop nested in itself: inline-pair's two loops on line 14 of inline_f.c have no address in
+ * either database, so they are one frame, L > L (as are its libgomp loops at line 0 of a file
+ * without lines). The lists (top by loop, by line) have one row for both: its self counts each
+ * sample once, whether own (the loops' own lines) or nested (with their nested loops'). The
+ * database's figures: format 4 (summary profile, "function" scope, which is also the inner
+ * loops' own: nothing is nested in them) 86507049736 and 14405833356 at the outer contexts
+ * 47 and 109, the same at the inner 50 and 111; the XML's per-thread exclusive values
+ * (experiment-1.mdb, the 8 threads summed) 0 at the outer nodes 35 and 76, 15722128343 and
+ * 97662725792 at the inner 36 and 77; its libgomp loops' 20438516 + 122672868 (nodes 44, 85 in
+ * 0x1f720) and 25 + 13 (25, 53 in 0x1f670). --self nested counted the inner row twice.
+ */
+T_TEST(hpctoolkit_loop_nested_in_itself)
+{
+	static const struct {
+		const char *db, *loop;
+		int64_t self;
+	} want[] = {
+	    {"hpctoolkit/inline-pair/metadb/inline.meta.db", "loop at inline_f.c:14",
+	     86507049736LL + 14405833356LL},
+	    {"hpctoolkit/inline-pair/xml/inline.xml.db", "loop at inline_f.c:14",
+	     15722128343LL + 97662725792LL},
+	    {"hpctoolkit/inline-pair/xml/inline.xml.db", "loop at [libgomp.so.1.0.0]:0",
+	     20438516 + 122672868},
+	};
+	static const char *const bys[] = {"loop", "line"}, *const selves[] = {"own", "nested"};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct pv_profile *p = t_load(t_data(want[i].db));
+		if (!p)
+			continue;
+		for (int b = 0; b < 2; b++)
+			for (int k = 0; k < 2; k++) {
+				struct pv_query q;
+				struct pv_error err;
+				struct pv_view *v = NULL;
+				pv_query_init(&q);
+				T_EQ_INT(pv_query_set_option(&q, "by", bys[b], &err), 0);
+				T_EQ_INT(pv_query_set_option(&q, "self", selves[k], &err), 0);
+				q.view = PV_VIEW_TOP;
+				if (pv_view_compute(p, &q, &v, &err)) {
+					t_fail(__FILE__, __LINE__, "%s", err.msg);
+					pv_query_release(&q);
+					continue;
+				}
+				uint32_t r = flat_row(v, 0, want[i].loop, -1);
+				T_TRUE(r != PV_NONE);
+				if (r != PV_NONE && v->flat->self[0][r] != want[i].self)
+					t_fail(__FILE__, __LINE__,
+					       "%s by %s, self %s: %s %" PRId64
+					       ", the database %" PRId64,
+					       want[i].db, bys[b], selves[k], want[i].loop,
+					       v->flat->self[0][r], want[i].self);
+				for (uint32_t j = 0; j < v->flat->len; j++)
+					T_TRUE(v->flat->self[0][j] <= v->flat->total[0][j]);
+				pv_view_free(v);
+				pv_query_release(&q);
+			}
+		pv_profile_free(p);
+	}
+}
+
 /* tree --center loop:FILE:LINE: the loop's inclusive value at the top, the database's own. */
 T_TEST(hpctoolkit_center_loop)
 {
@@ -935,8 +997,8 @@ T_TEST(stats_across_threads)
 
 /* ---- the databases' own derived metrics ---- */
 
-/* Whether one of p's diags holds every one of the words (NULL-terminated). */
-static bool diag_has(const struct pv_profile *p, const char *const *words)
+/* The count of the diag holding every one of words, 0 when none does. */
+static uint64_t diag_count(const struct pv_profile *p, const char *const *words)
 {
 	for (uint32_t i = 0; i < p->diags.len; i++) {
 		const char *msg = pv_str(p, p->diags.msg[i]);
@@ -944,9 +1006,15 @@ static bool diag_has(const struct pv_profile *p, const char *const *words)
 		for (const char *const *w = words; *w && all; w++)
 			all = strstr(msg, *w) != NULL;
 		if (all)
-			return true;
+			return p->diags.count[i];
 	}
-	return false;
+	return 0;
+}
+
+/* Whether a diag holds every one of words. */
+static bool diag_has(const struct pv_profile *p, const char *const *words)
+{
+	return diag_count(p, words) > 0;
 }
 
 /* The whole program's value of each of the comma-separated metrics (derived ones too). */
@@ -972,13 +1040,44 @@ static bool whole_values(const struct pv_profile *p, const char *metrics, double
 
 #define T_NEAR6(a, b) T_TRUE(fabs((a) - (b)) <= 1e-6 * fabs(b))
 
+/* The whole program's value and the first row named row's self in a top list, of metric. */
+static bool top_values(const struct pv_profile *p, const char *metric, const char *row,
+		       double *whole, double *self)
+{
+	struct pv_query q;
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	pv_query_init(&q);
+	q.view = PV_VIEW_TOP;
+	int rc = pv_query_set_option(&q, "metric", metric, &err);
+	if (!rc)
+		rc = pv_view_compute(p, &q, &v, &err);
+	pv_query_release(&q);
+	if (rc) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		return false;
+	}
+	*whole = pv_view_value(v, 0, v->whole[0]);
+	uint32_t r = flat_row(v, 0, row, -1);
+	*self = r == PV_NONE ? NAN : pv_view_value(v, 0, v->flat->self[0][r]);
+	T_TRUE(r != PV_NONE);
+	pv_view_free(v);
+	return r != PV_NONE;
+}
+
 /*
- * derived.d is small.d with four metrics added to its metrics/default.yaml (README.md there):
- * CPUTIME (sec) is 1.210259 s in all, so "CPUTIME (ms)" = [*exec, '*', 1000] (its variants after
- * its children, whose second, "no formula", has none) is 1210.259 and
- * "log share" = [log:[[1000 *, *exec]], -, {log: [2, 10]}] is ln(1210.259) - log10(2); "per
- * thread" divides by an input of formula 1 (a count) and "broken" ends with its operator: both
- * are left out, said in the diags.
+ * derived.d is small.d with metrics added to its metrics/default.yaml (README.md there):
+ * CPUTIME (sec) is x = 1.210259 s in all (spinsleep under main: 0.604943 s), so
+ * "CPUTIME (ms)" = [*exec, '*', 1000] (its variants after its children, whose second, "no
+ * formula", has none) is 1210.259 and "log share" = [log:[[1000 *, *exec]], -, {log: [2, 10]}]
+ * is ln(1210.259) - log10(2); in hpcprof's operator maps, "operators" = {-: [{^: [x, 2]},
+ * {"*": [2, x]}, {-: [1]}]} is (x - 1)^2 and "logarithms" = {+: [{ln: [x]}, {log: [100, 10]},
+ * {'/': [1, 4]}]} ln(x) + 2.25; "self only" has an exclusive formula alone (custom: lex_aware
+ * input times 1000): no totals, selves of 1000 x; "two formulas" 1000 x for totals, 3000 x for
+ * selves (the standard exclusive, not the custom 2000 x); "first variant" x + 1 (its second
+ * variant, x + 2, is not read). "per thread" divides by an input of formula 1 (a count),
+ * "broken" ends with its operator, "wrong scope" reads function values in an inclusive formula
+ * and "bad map" is {+: 5}: those are left out, said in the diags.
  */
 T_TEST(hpctoolkit_yaml_derived_metrics)
 {
@@ -986,24 +1085,96 @@ T_TEST(hpctoolkit_yaml_derived_metrics)
 	if (!p)
 		return;
 	T_EQ_INT(p->metrics.len, 1);
-	T_EQ_INT(p->formulas.len, 2);
-	if (p->formulas.len == 2) {
-		T_EQ_STR(pv_str(p, p->formulas.name[0]), "CPUTIME (ms)");
-		T_EQ_STR(pv_str(p, p->formulas.formula[0]), "(${CPUTIME (sec)} * 1000)");
-		T_EQ_STR(pv_str(p, p->formulas.description[0]), "CPUTIME in milliseconds");
-		T_EQ_STR(pv_str(p, p->formulas.name[1]), "log share");
-		T_EQ_STR(pv_str(p, p->formulas.formula[1]),
-			 "(ln((1000 * ${CPUTIME (sec)})) - log(2, 10))");
+	T_EQ_INT(p->formulas.len, 7);
+	static const char *const want[][3] = {
+	    {"CPUTIME (ms)", "(${CPUTIME (sec)} * 1000)", ""},
+	    {"log share", "(ln((1000 * ${CPUTIME (sec)})) - log(2, 10))", ""},
+	    {"operators", "((${CPUTIME (sec)} ^ 2) - (2 * ${CPUTIME (sec)}) - (-1))", ""},
+	    {"logarithms", "(ln(${CPUTIME (sec)}) + log(100, 10) + (1 / 4))", ""},
+	    {"self only", "", "(${CPUTIME (sec)} * 1000)"},
+	    {"two formulas", "(${CPUTIME (sec)} * 1000)", "(${CPUTIME (sec)} * 3000)"},
+	    {"first variant", "(${CPUTIME (sec)} + 1)", ""},
+	};
+	for (uint32_t i = 0; i < 7 && i < p->formulas.len; i++) {
+		T_EQ_STR(pv_str(p, p->formulas.name[i]), want[i][0]);
+		T_EQ_STR(pv_str(p, p->formulas.formula[i]), want[i][1]);
+		T_EQ_STR(pv_str(p, p->formulas.self[i]), want[i][2]);
 	}
-	double w[3];
-	if (whole_values(p, "CPUTIME (ms),log share,CPUTIME (sec)", w, 3)) {
+	if (p->formulas.len)
+		T_EQ_STR(pv_str(p, p->formulas.description[0]), "CPUTIME in milliseconds");
+	const double x = 1.210259, s = 0.604943;
+	double w[5];
+	if (whole_values(p, "CPUTIME (ms),log share,CPUTIME (sec),operators,logarithms", w, 5)) {
 		T_NEAR6(w[0], 1210.259);
 		T_NEAR6(w[1], log(1210.259) - log10(2));
 		T_EQ_INT((int64_t)w[2], 1210259000); /* the metric's own column, in ns */
+		T_NEAR6(w[3], (x - 1) * (x - 1));
+		T_NEAR6(w[4], log(x) + 2.25);
 	}
+	double whole, self;
+	if (top_values(p, "self only", "spinsleep", &whole, &self)) {
+		T_TRUE(isnan(whole)); /* no totals */
+		T_NEAR6(self, 1000 * (s + 0.605316));
+	}
+	if (top_values(p, "two formulas", "spinsleep", &whole, &self)) {
+		T_NEAR6(whole, 1000 * x);
+		T_NEAR6(self, 3000 * (s + 0.605316));
+	}
+	if (top_values(p, "first variant", "spinsleep", &whole, &self))
+		T_NEAR6(whole, x + 1);
 	T_TRUE(diag_has(
 	    p, (const char *const[]){"'per thread'", "*CPUTIME-count", "formula 1", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
+	T_TRUE(diag_has(p, (const char *const[]){"'wrong scope'", "function values", NULL}));
+	T_TRUE(diag_has(p, (const char *const[]){"'bad map'", "{+: ...} without its [...]", NULL}));
+	pv_profile_free(p);
+}
+
+/*
+ * loops-cuda-nvidiapc-t.d is one of HPCToolkit's own test databases (hpcprof's GPU metrics):
+ * two derived metrics in hpcprof's operator maps with an inclusive formula,
+ * GINS:LAT_THR = {+: [{/: [COV, COV]}, {/: [UCV, COV]}]} (its inputs all 0: no value) and
+ * GSAMP:UTIL = {min: [100, {max: [0, {/: [{"*": [100, TOT]}, EXP]}]}]} (GSAMP:TOT 657096 and
+ * GSAMP:EXP 712800 in all: 92.185 %), and ten with an exclusive formula alone, as
+ * GKER:LMEM (B) = {/: [LMEM_ACUMU, COUNT]}: no totals, the kernel kernmain()'s self
+ * 13094092800 B / 100 launches, GKER:OCC_THR = {"*": [100, {/: [FGP_ACT_ACUMU,
+ * FGP_MAX_ACUMU]}]} 100 * 800 / 6400. Nothing is left out.
+ */
+T_TEST(hpctoolkit_yaml_operator_maps)
+{
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/loops-cuda-nvidiapc-t.d"), NULL);
+	if (!p)
+		return;
+	T_EQ_INT(p->formulas.len, 12);
+	if (p->formulas.len == 12) {
+		T_EQ_STR(pv_str(p, p->formulas.name[0]), "GINS:LAT_THR");
+		T_EQ_STR(pv_str(p, p->formulas.formula[0]),
+			 "((${GINS:LAT_COV} / ${GINS:LAT_COV}) + (${GINS:LAT_UCV} / "
+			 "${GINS:LAT_COV}))");
+		T_EQ_INT(p->formulas.self[0], 0);
+		T_EQ_STR(pv_str(p, p->formulas.name[1]), "GSAMP:UTIL");
+		T_EQ_STR(pv_str(p, p->formulas.formula[1]),
+			 "min(100, max(0, ((100 * ${GSAMP:TOT}) / ${GSAMP:EXP})))");
+		for (uint32_t i = 2; i < 12; i++) {
+			T_EQ_INT(p->formulas.formula[i], 0);
+			T_TRUE(p->formulas.self[i] != 0);
+		}
+		T_EQ_STR(pv_str(p, p->formulas.name[4]), "GKER:LMEM (B)");
+		T_EQ_STR(pv_str(p, p->formulas.self[4]),
+			 "(${GKER:LMEM_ACUMU (B)} / ${GKER:COUNT})");
+	}
+	double whole, self;
+	if (top_values(p, "GSAMP:UTIL", "kernmain()", &whole, &self))
+		T_NEAR6(whole, 100.0 * 657096 / 712800);
+	if (top_values(p, "GINS:LAT_THR", "kernmain()", &whole, &self))
+		T_TRUE(isnan(whole)); /* 0 / 0 */
+	if (top_values(p, "GKER:LMEM (B)", "kernmain()", &whole, &self)) {
+		T_TRUE(isnan(whole));
+		T_NEAR6(self, 13094092800.0 / 100);
+	}
+	if (top_values(p, "GKER:OCC_THR", "kernmain()", &whole, &self))
+		T_NEAR6(self, 100.0 * 800 / 6400);
+	T_TRUE(!diag_has(p, (const char *const[]){"derived metric", NULL}));
 	pv_profile_free(p);
 }
 
@@ -1037,6 +1208,86 @@ T_TEST(hpctoolkit_xml_derived_metrics)
 	T_TRUE(diag_has(p, (const char *const[]){"'broken'", "not a formula", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'unknown reference'", "$42", NULL}));
 	T_TRUE(diag_has(p, (const char *const[]){"'itself'", "$12", NULL}));
+	pv_profile_free(p);
+}
+
+/*
+ * inline-xml-summary is inline-pair's experiment.xml without its per-thread files: its summary
+ * values (6 digits) make one thread, a node's own cost its value less its children's. The
+ * "<inline>" placeholders hold values of their own, those of their children: they are not
+ * counted again in the node they stand in (f._omp_fn.0 under 0x1cc55 is 9.76627e10 once, not
+ * twice, which gave its caller an own cost of -9.76627e10). The 4 contexts whose value is below
+ * their children's sum get 0, said in the diags: the inner loop at inline_f.c:14 under main
+ * holds 9.69935e9 + 6.02278e9 = 15722130000, 30000 above its own 1.57221e10.
+ */
+T_TEST(hpctoolkit_xml_summary_clamped)
+{
+	struct pv_profile *p = t_load_format(t_data("hpctoolkit/inline-xml-summary"), NULL);
+	if (!p)
+		return;
+	static struct rows rows;
+	int64_t whole = 0;
+	if (tree_rows(p, "line", NULL, &rows, &whole)) {
+		for (int i = 0; i < rows.n; i++) {
+			if (rows.self[i] < 0 || rows.total[i] > whole)
+				t_fail(__FILE__, __LINE__, "%s: self %" PRId64 ", total %" PRId64,
+				       rows.path[i], rows.self[i], rows.total[i]);
+		}
+		bool found;
+		T_EQ_INT(row_total(&rows,
+				   "<thread root>;<unknown procedure> 0x1cc55 "
+				   "[libgomp.so.1.0.0];f._omp_fn.0",
+				   &found),
+			 97662700000LL);
+		T_TRUE(found);
+		static const char loop[] = "<program root>;main:11;f:2;GOMP_parallel "
+					   "[libgomp.so.1.0.0];f._omp_fn.0;loop at "
+					   "inline_f.c:14;loop at inline_f.c:14";
+		T_EQ_INT(row_total(&rows, loop, &found), 15722130000LL);
+		T_TRUE(found);
+		for (int i = 0; i < rows.n; i++)
+			if (strcmp(rows.path[i], loop) == 0)
+				T_EQ_INT(rows.self[i], 0);
+	}
+	T_EQ_U64(diag_count(p, (const char *const[]){"negative, shown as 0", NULL}), 4);
+	pv_profile_free(p);
+}
+
+/*
+ * A database's metrics/default.yaml opens the database, as its other files do: named from the
+ * database's parent, from inside metrics/ (the working folder's name says where it is) and
+ * through "..". A YAML file outside a metrics/ folder (HPCToolkit's dump small.yaml) is none.
+ */
+T_TEST(hpctoolkit_open_metrics_yaml)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	char cwd[4096];
+	T_EQ_INT(pv_import_file(t_data("hpctoolkit/small.d/metrics/default.yaml"), NULL, &p, &err),
+		 0);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->metrics.name[0]), "CPUTIME (sec)");
+		T_EQ_STR(pv_str(p, p->metrics.description[0]), "CPUTIME (sec)");
+		T_EQ_INT(p->threads.len, 1);
+		pv_profile_free(p);
+		p = NULL;
+	}
+	T_TRUE(getcwd(cwd, sizeof(cwd)) != NULL);
+	T_TRUE(chdir(t_data("hpctoolkit/small.d/metrics")) == 0);
+	static const char *const names[] = {"default.yaml", "./default.yaml",
+					    "../metrics/default.yaml"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		T_EQ_INT(pv_import_file(names[i], NULL, &p, &err), 0);
+		if (p) {
+			T_EQ_STR(pv_str(p, p->metrics.name[0]), "CPUTIME (sec)");
+			T_EQ_INT(p->threads.len, 1);
+			pv_profile_free(p);
+			p = NULL;
+		}
+	}
+	T_TRUE(chdir(cwd) == 0);
+	T_TRUE(pv_import_file(t_data("hpctoolkit/small.yaml"), NULL, &p, &err) != 0);
+	T_CONTAINS(err.msg, "not a profile format");
 	pv_profile_free(p);
 }
 

@@ -390,7 +390,7 @@ function setupTopbar() {
     const cur = (S.get1('metric') || p.default_metric || '').split(',').filter(Boolean);
     const options = p.metrics.map((m) => ({ value: m.name, label: `${m.name} (${m.unit})`, checked: cur.includes(m.name) }));
     // the database's own derived metrics (an HPCToolkit database's formulas): chosen as metrics
-    for (const d of p.derived || []) options.push({ value: d.name, label: `${d.name} = ${d.formula}`, checked: cur.includes(d.name) });
+    for (const d of p.derived || []) options.push({ value: d.name, label: `${d.name} = ${[d.formula, d.self && `self: ${d.self}`].filter(Boolean).join('; ')}`, checked: cur.includes(d.name) });
     // the query's derived metrics, always shown: unchecked, one goes
     for (const d of S.get('derive')) options.push({ value: '=' + d, label: d.replace('=', ' = '), checked: true });
     showChecks(r.left, r.bottom + 2, options, (name, on) => {

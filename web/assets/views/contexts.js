@@ -13,6 +13,8 @@ import { showTooltip, moveTooltip, hideTooltip } from '../ui.js';
 
 const HEIGHT = 120;
 const BINS = 30;
+// A ratio to the mean (cv, imbalance): null when the mean is 0, shown as '-'
+const ratio = (x) => (x === null ? '-' : x.toFixed(3));
 const MODES = [['plot', 'Plot'], ['sorted', 'Sorted'], ['histogram', 'Histogram']];
 
 export class ContextsPlot {
@@ -119,7 +121,7 @@ export class ContextsPlot {
     clear(this.summary).append(
       `${d.row}: ${d.contexts} contexts${d.to - d.from < d.contexts && this.mode !== 'histogram' ? ` (showing ${d.from}–${d.to})` : ''} · `
       + `mean ${f(s.mean)} · min ${f(s.min)} · max ${f(s.max)} · stddev ${f(s.stddev)} · `
-      + `cv ${s.cv.toFixed(3)} · imbalance ${s.imbalance.toFixed(3)} (max/mean) · ${s.nonzero} nonzero`);
+      + `cv ${ratio(s.cv)} · imbalance ${ratio(s.imbalance)} (max/mean) · ${s.nonzero} nonzero`);
     if (d.note) this.summary.append(h('div', { text: d.note }));
   }
 
