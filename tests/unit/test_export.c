@@ -55,14 +55,46 @@ static int cmp_cost(const void *a, const void *b)
 	return strcmp(((const struct name_cost *)a)->name, ((const struct name_cost *)b)->name);
 }
 
-/* Self and total per name: per string index (names are interned), then by normalized text. */
-static void costs_of(const struct pv_profile *p, pv_metric_ix m, bool folded, struct costs *c)
+static int cmp_cost_value(const void *a, const void *b)
+{
+	const struct name_cost *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->self != y->self)
+		return x->self < y->self ? -1 : 1;
+	return (x->total > y->total) - (x->total < y->total);
+}
+
+/*
+ * Self and total per name: per string index (names are interned), then by normalized text.
+ * alone: a sample without a stack counts as its thread's name alone (folded stacks without a
+ * thread frame write it so). per_func: per function instead, each with its name (the same name
+ * several times when functions share it), sorted by name and values.
+ */
+static void costs_of(const struct pv_profile *p, pv_metric_ix m, bool folded, bool alone,
+		     bool per_func, struct costs *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->threads = p->threads.len;
-	uint32_t ns = p->strings.len;
-	int64_t *self = calloc(ns, sizeof(*self)), *total = calloc(ns, sizeof(*total));
-	uint32_t *stamp = calloc(ns, sizeof(*stamp));
+	uint32_t ns = p->strings.len, nf = per_func ? p->funcs.len : 0, nk = nf + ns;
+	int64_t *self = calloc(nk, sizeof(*self)), *total = calloc(nk, sizeof(*total));
+	uint32_t *stamp = calloc(nk, sizeof(*stamp));
+	int64_t unnamed = 0;
+	for (pv_thread_ix t = 0; t < p->threads.len; t++)
+		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
+			int64_t w = pv_sample_weight(p, m, s);
+			if (p->samples.stack[s] != PV_NONE || w < 0)
+				continue;
+			c->sum += w;
+			uint32_t n = p->threads.name[t];
+			if (alone && !*pv_str(p, n)) {
+				unnamed += w; /* written "thread" */
+			} else if (alone) {
+				self[nf + n] += w;
+				total[nf + n] += w;
+			}
+		}
 	for (uint32_t s = 0; s < p->samples.len; s++) {
 		pv_stack_ix st = p->samples.stack[s];
 		int64_t w = pv_sample_weight(p, m, s);
@@ -70,7 +102,8 @@ static void costs_of(const struct pv_profile *p, pv_metric_ix m, bool folded, st
 			continue;
 		c->sum += w;
 		for (pv_stack_ix x = st; x != PV_NONE; x = p->stacks.prefix[x]) {
-			uint32_t n = p->funcs.name[p->frames.func[p->stacks.frame[x]]];
+			pv_func_ix f = p->frames.func[p->stacks.frame[x]];
+			uint32_t n = per_func ? f : p->funcs.name[f];
 			if (x == st)
 				self[n] += w;
 			if (stamp[n] != s + 1) {
@@ -79,22 +112,30 @@ static void costs_of(const struct pv_profile *p, pv_metric_ix m, bool folded, st
 			}
 		}
 	}
-	for (uint32_t n = 0; n < ns; n++) {
+	for (uint32_t n = 0; n < nk; n++) {
 		if (!self[n] && !total[n])
 			continue;
 		if (c->len == c->cap) {
 			c->cap = c->cap ? c->cap * 2 : 64;
 			c->v = realloc(c->v, c->cap * sizeof(*c->v));
 		}
-		c->v[c->len++] = (struct name_cost){norm(pv_str(p, n), folded), self[n], total[n]};
+		const char *name = n < nf ? pv_str(p, p->funcs.name[n]) : pv_str(p, n - nf);
+		c->v[c->len++] = (struct name_cost){norm(name, folded), self[n], total[n]};
+	}
+	if (unnamed) {
+		if (c->len == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 64;
+			c->v = realloc(c->v, c->cap * sizeof(*c->v));
+		}
+		c->v[c->len++] = (struct name_cost){strdup("thread"), unnamed, unnamed};
 	}
 	if (c->len)
-		qsort(c->v, c->len, sizeof(*c->v), cmp_cost);
+		qsort(c->v, c->len, sizeof(*c->v), per_func ? cmp_cost_value : cmp_cost);
 	/* names that read back alike are one (their totals then add up: rare, and exact only
 	 * when they never share a stack) */
 	size_t w = 0;
 	for (size_t i = 0; i < c->len; i++) {
-		if (w && strcmp(c->v[w - 1].name, c->v[i].name) == 0) {
+		if (!per_func && w && strcmp(c->v[w - 1].name, c->v[i].name) == 0) {
 			c->v[w - 1].self += c->v[i].self;
 			c->v[w - 1].total += c->v[i].total;
 			free(c->v[i].name);
@@ -106,6 +147,25 @@ static void costs_of(const struct pv_profile *p, pv_metric_ix m, bool folded, st
 	free(self);
 	free(total);
 	free(stamp);
+}
+
+/* 0 when a and b (per function) hold the same names with the same values; else the first. */
+static int funcs_differ(const char *what, const struct costs *a, const struct costs *b)
+{
+	for (size_t i = 0; i < a->len || i < b->len; i++) {
+		const struct name_cost *x = i < a->len ? &a->v[i] : NULL;
+		const struct name_cost *y = i < b->len ? &b->v[i] : NULL;
+		if (!x || !y || cmp_cost_value(x, y) != 0) {
+			t_fail(
+			    __FILE__, __LINE__,
+			    "%s: functions differ (no merge listed): %s %lld/%lld != %s %lld/%lld",
+			    what, x ? x->name : "-", x ? (long long)x->self : -1LL,
+			    x ? (long long)x->total : -1LL, y ? y->name : "-",
+			    y ? (long long)y->self : -1LL, y ? (long long)y->total : -1LL);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static void costs_free(struct costs *c)
@@ -203,7 +263,7 @@ static void round_trip(const char *path)
 	pv_metric_ix m = sel->meta.default_metric;
 	bool has_samples = false;
 	for (uint32_t s = 0; s < sel->samples.len && !has_samples; s++)
-		has_samples = sel->samples.stack[s] != PV_NONE;
+		has_samples = pv_sample_weight(sel, sel->meta.default_metric, s) > 0;
 	static const enum pv_export_format formats[] = {PV_EXPORT_FIREFOX, PV_EXPORT_SPEEDSCOPE,
 							PV_EXPORT_PPROF, PV_EXPORT_COLLAPSED};
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
@@ -217,10 +277,12 @@ static void round_trip(const char *path)
 		if (folded && negative)
 			continue; /* folded counts are not negative (listed as lossy: below) */
 		struct costs a, b;
-		costs_of(sel, m, folded, &a);
+		/* folded: auto writes one thread without a thread frame, several with one */
+		costs_of(sel, m, folded, folded && sel->threads.len == 1, false, &a);
 		size_t len;
 		struct pv_export_opts o = {.metric = PV_NONE};
-		char *buf = export_mem(sel, f, &o, &len, &lossy);
+		struct pv_lossy fl = {0};
+		char *buf = export_mem(sel, f, &o, &len, &fl);
 		struct pv_profile *back = NULL;
 		char what[4200];
 		snprintf(what, sizeof(what), "%s -> %s", path, pv_export_format_name(f));
@@ -228,8 +290,22 @@ static void round_trip(const char *path)
 			t_fail(__FILE__, __LINE__, "%s: re-import: %s", what, err.msg);
 		} else if (buf) {
 			pairs_done++;
-			costs_of(back, back->meta.default_metric, folded, &b);
+			costs_of(back, back->meta.default_metric, folded, false, false, &b);
 			costs_differ(what, &a, &b);
+			/* function by function, unless the export lists functions it merged */
+			bool merged = false;
+			for (uint32_t k = 0; k < fl.len; k++)
+				merged |=
+				    strstr(fl.item[k].msg, "functions of one name merged") != NULL;
+			if (!merged) {
+				struct costs fa, fb;
+				costs_of(sel, m, folded, folded && sel->threads.len == 1, true,
+					 &fa);
+				costs_of(back, back->meta.default_metric, folded, false, true, &fb);
+				funcs_differ(what, &fa, &fb);
+				costs_free(&fa);
+				costs_free(&fb);
+			}
 			/* threads: each format but pprof keeps them (pprof: labels, one thread) */
 			if (f == PV_EXPORT_PPROF)
 				T_EQ_INT(back->threads.len, 1);
@@ -241,8 +317,7 @@ static void round_trip(const char *path)
 					bool any = false;
 					for (uint32_t s = sel->threads.sample_begin[t];
 					     s < sel->threads.sample_end[t] && !any; s++)
-						any = sel->samples.stack[s] != PV_NONE &&
-						      pv_sample_weight(sel, m, s) > 0;
+						any = pv_sample_weight(sel, m, s) > 0;
 					char key[300];
 					/* as the exporter writes it: no pid 0, no tid the index */
 					int64_t pid = sel->threads.pid[t],
