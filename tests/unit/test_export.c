@@ -476,3 +476,273 @@ T_TEST(export_lossy_listed)
 	enum pv_export_format f;
 	T_EQ_INT(pv_export_format_parse("gif", &f), PV_EINVAL);
 }
+
+/* ---- exports never lose silently: the inputs of tests/data/export (README there) ---- */
+
+/* The export of a data file (the whole profile) in format f; its text, length and lossy list. */
+static char *export_data(const char *rel, enum pv_export_format f, const struct pv_export_opts *o,
+			 size_t *len, struct pv_lossy *lossy)
+{
+	struct pv_profile *p = NULL, *sel = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	struct pv_query q;
+	pv_query_init(&q);
+	char *text = NULL;
+	if (pv_import_file(t_data(rel), NULL, &p, &err) ||
+	    pv_profile_select(p, &q, &sel, lossy, &err))
+		t_fail(__FILE__, __LINE__, "%s: %s", rel, err.msg);
+	else
+		text = export_mem(sel, f, o, len, lossy);
+	pv_profile_free(sel);
+	pv_profile_free(p);
+	return text;
+}
+
+static struct pv_profile *reimport(const char *what, const char *buf, size_t len)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (!buf || pv_import_memory(what, buf, len, NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s: re-import: %s", what, buf ? err.msg : "no export");
+		return NULL;
+	}
+	return p;
+}
+
+/* The count of the lossy line that holds text, 0 when there is none. */
+static uint64_t lossy_of(const struct pv_lossy *l, const char *text)
+{
+	for (uint32_t i = 0; i < l->len; i++)
+		if (strstr(l->item[i].msg, text))
+			return l->item[i].count;
+	return 0;
+}
+
+/*
+ * "self/total" of each function named name in p (default metric), as "S/T S/T ..." in
+ * ascending order, into buf.
+ */
+static const char *func_costs(const struct pv_profile *p, const char *name, char *buf, size_t n)
+{
+	struct costs c;
+	costs_of(p, p->meta.default_metric, false, false, true, &c);
+	size_t at = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < c.len; i++)
+		if (strcmp(c.v[i].name, name) == 0)
+			at += (size_t)snprintf(buf + at, at < n ? n - at : 0, "%s%lld/%lld",
+					       at ? " " : "", (long long)c.v[i].self,
+					       (long long)c.v[i].total);
+	costs_free(&c);
+	return buf;
+}
+
+T_TEST(export_collapsed_names_read_back)
+{
+	/*
+	 * names.speedscope.json (by hand): JavaScript private methods at the root and below,
+	 * ';', spaces, a tab, a last name ending in a number, UTF-8, a name starting with "//"
+	 * and one with "# ", a trailing space, a name ending like a kernel suffix, and a sample
+	 * without a stack (weight 9) in the thread "main".
+	 */
+	struct pv_lossy lossy = {0};
+	struct pv_export_opts o = {.metric = PV_NONE};
+	size_t len = 0;
+	char *got = export_data("export/names.speedscope.json", PV_EXPORT_COLLAPSED, &o, &len,
+				&lossy);
+	T_EQ_STR(got, "# hash space 2\n"
+		      "#load 5\n"
+		      "// slashes;a:b 1\n"
+		      "main 9\n"
+		      "run;#cleanLogs 2\n"
+		      "run;#load 3\n"
+		      "run;Thread 2 6\n"
+		      "run;foo_[k] 1\n"
+		      "run;with space;tab\there 4\n"
+		      "名前 ünïcødé;trailing space  7\n");
+	/* what a reader takes otherwise is listed, each once */
+	T_EQ_U64(lossy_of(&lossy, "names with ';'"), 1);
+	T_EQ_U64(lossy_of(&lossy, "read back as a module or a kind"), 1);
+	T_EQ_U64(lossy_of(&lossy, "samples without a stack"), 1);
+	T_EQ_U64(lossy_of(&lossy, "flamegraph.pl and inferno read a second count"), 1);
+	T_EQ_U64(lossy_of(&lossy, "inferno trims or skips"), 2);
+	T_EQ_U64(lossy_of(&lossy, "functions of one name merged"), 0);
+	/* profview reads every other name back, with its cost */
+	struct pv_profile *back = reimport("names -> collapsed", got, len);
+	char buf[256];
+	if (back) {
+		T_EQ_STR(func_costs(back, "#load", buf, sizeof(buf)), "8/8");
+		T_EQ_STR(func_costs(back, "#cleanLogs", buf, sizeof(buf)), "2/2");
+		T_EQ_STR(func_costs(back, "# hash space", buf, sizeof(buf)), "2/2");
+		T_EQ_STR(func_costs(back, "// slashes", buf, sizeof(buf)), "0/1");
+		T_EQ_STR(func_costs(back, "a:b", buf, sizeof(buf)), "1/1");
+		T_EQ_STR(func_costs(back, "run", buf, sizeof(buf)), "0/16");
+		T_EQ_STR(func_costs(back, "Thread 2", buf, sizeof(buf)), "6/6");
+		T_EQ_STR(func_costs(back, "with space", buf, sizeof(buf)), "0/4");
+		T_EQ_STR(func_costs(back, "tab\there", buf, sizeof(buf)), "4/4");
+		T_EQ_STR(func_costs(back, "名前 ünïcødé", buf, sizeof(buf)), "0/7");
+		T_EQ_STR(func_costs(back, "trailing space ", buf, sizeof(buf)), "7/7");
+		T_EQ_STR(func_costs(back, "main", buf, sizeof(buf)), "9/9");
+		T_EQ_STR(func_costs(back, "foo", buf, sizeof(buf)), "1/1"); /* in the kernel */
+		int64_t sum = 0;
+		for (uint32_t s = 0; s < back->samples.len; s++)
+			sum += pv_sample_weight(back, 0, s);
+		T_EQ_INT(sum, 40);
+	}
+	pv_profile_free(back);
+	free(got);
+}
+
+T_TEST(export_collapsed_private_methods)
+{
+	/*
+	 * private-methods.cpuprofile (node --cpu-prof of private-methods.js): the async private
+	 * method #load resumes from the microtask queue, so most stacks start with it; before,
+	 * those lines read back as comments (78.5 % of the time gone, "lossy: nothing").
+	 * profview top: total 192.890 ms, #load 151.426 ms, #cleanLogs 10.554 ms.
+	 */
+	struct pv_lossy lossy = {0};
+	struct pv_export_opts o = {.metric = PV_NONE};
+	size_t len = 0;
+	char *got = export_data("export/private-methods.cpuprofile", PV_EXPORT_COLLAPSED, &o, &len,
+				&lossy);
+	T_TRUE(got && strncmp(got, "#load ", 6) == 0);
+	struct pv_profile *back = reimport("private methods -> collapsed", got, len);
+	char buf[256];
+	if (back) {
+		int64_t sum = 0;
+		for (uint32_t s = 0; s < back->samples.len; s++)
+			sum += pv_sample_weight(back, 0, s);
+		T_EQ_INT(sum, 192890000);
+		T_EQ_STR(func_costs(back, "#load", buf, sizeof(buf)), "151426000/151426000");
+		T_EQ_STR(func_costs(back, "#cleanLogs", buf, sizeof(buf)), "10554000/10554000");
+	}
+	pv_profile_free(back);
+	free(got);
+}
+
+T_TEST(export_collapsed_thread_frames)
+{
+	/*
+	 * task-like-roots.txt: roots "worker-3" and "pool-1/2" after "# no thread frames"; the
+	 * export writes that comment again (its first line starts "pool-1/2"), else the reader
+	 * takes the first frames for threads.
+	 */
+	struct pv_lossy lossy = {0};
+	struct pv_export_opts o = {.metric = PV_NONE};
+	size_t len = 0;
+	char *got =
+	    export_data("export/task-like-roots.txt", PV_EXPORT_COLLAPSED, &o, &len, &lossy);
+	T_EQ_STR(got, "# no thread frames\npool-1/2;x 2\nworker-3;idle 1\nworker-3;run 4\n");
+	struct pv_profile *back = reimport("task-like roots -> collapsed", got, len);
+	char buf[256];
+	if (back) {
+		T_EQ_INT(back->threads.len, 1);
+		T_EQ_STR(func_costs(back, "worker-3", buf, sizeof(buf)), "0/5");
+		T_EQ_STR(func_costs(back, "pool-1/2", buf, sizeof(buf)), "0/2");
+	}
+	pv_profile_free(back);
+	/* without the comment the first line's "pool-1/2" names a thread (stackcollapse --tid) */
+	const char *bare = "pool-1/2;x 2\nworker-3;idle 1\n";
+	back = reimport("no comment", bare, strlen(bare));
+	if (back) {
+		T_EQ_INT(back->threads.len, 2);
+		T_EQ_STR(func_costs(back, "worker-3", buf, sizeof(buf)), "0/1");
+	}
+	pv_profile_free(back);
+	free(got);
+
+	/*
+	 * threads-stackless.txt: "app-10/11 2" is a sample of thread 10/11 without a stack, as
+	 * stackcollapse-perf.pl --tid writes one; it reads back so and is written back so.
+	 */
+	lossy = (struct pv_lossy){0};
+	got = export_data("export/threads-stackless.txt", PV_EXPORT_COLLAPSED, &o, &len, &lossy);
+	char *want = t_read_file(t_data("export/threads-stackless.txt"), NULL);
+	T_TRUE(got && want && strcmp(got, want) == 0);
+	T_EQ_U64(lossy_of(&lossy, "samples without a stack"), 0);
+	back = reimport("threads stackless -> collapsed", got, len);
+	if (back) {
+		T_EQ_INT(back->threads.len, 2);
+		uint32_t nostack = 0;
+		for (pv_thread_ix t = 0; t < back->threads.len; t++)
+			for (uint32_t s = back->threads.sample_begin[t];
+			     s < back->threads.sample_end[t]; s++)
+				if (back->samples.stack[s] == PV_NONE) {
+					nostack++;
+					T_EQ_INT(back->threads.tid[t], 11);
+					T_EQ_INT(pv_sample_weight(back, 0, s), 2);
+				}
+		T_EQ_INT(nostack, 1);
+	}
+	pv_profile_free(back);
+	free(got);
+	free(want);
+}
+
+T_TEST(export_same_names_kept_apart)
+{
+	/*
+	 * same-names.perf.txt (by hand): __GI__dl_catch_exception of ld.so calls the one of libc
+	 * (1 ms), ld.so's alone (1 ms), a sample without a stack (1 ms). profview top: ld.so's
+	 * self 1 total 2 ms, libc's 1 and 1. Merged by name, the two made one of total 2 ms.
+	 */
+	static const enum pv_export_format fmts[] = {PV_EXPORT_COLLAPSED, PV_EXPORT_SPEEDSCOPE,
+						     PV_EXPORT_PPROF};
+	for (size_t i = 0; i < 3; i++) {
+		struct pv_lossy lossy = {0};
+		struct pv_export_opts o = {.metric = PV_NONE};
+		size_t len = 0;
+		char *got = export_data("export/same-names.perf.txt", fmts[i], &o, &len, &lossy);
+		T_EQ_U64(lossy_of(&lossy, "functions of one name merged"), 0);
+		if (fmts[i] == PV_EXPORT_COLLAPSED)
+			T_EQ_STR(got, "main;__GI__dl_catch_exception [ld-linux-x86-64.so.2] 1000000\n"
+				      "main;__GI__dl_catch_exception [ld-linux-x86-64.so.2];"
+				      "__GI__dl_catch_exception [libc.so.6] 1000000\n"
+				      "prog 1000000\n");
+		struct pv_profile *back = reimport(pv_export_format_name(fmts[i]), got, len);
+		char buf[256];
+		if (back) {
+			T_EQ_STR(func_costs(back, "__GI__dl_catch_exception", buf, sizeof(buf)),
+				 "1000000/1000000 1000000/2000000");
+			int64_t sum = 0;
+			for (uint32_t s = 0; s < back->samples.len; s++)
+				sum += pv_sample_weight(back, back->meta.default_metric, s);
+			T_EQ_INT(sum, 3000000);
+		}
+		pv_profile_free(back);
+		free(got);
+	}
+}
+
+T_TEST(export_pprof_columns_listed)
+{
+	/*
+	 * chrome/node-minified.cpuprofile: five (anonymous) functions on line 1 of
+	 * minified.min.js (columns 1, 105, 185, 274, 312). pprof's Function has no column: they
+	 * are listed as merged; speedscope's frames carry it: five functions come back.
+	 */
+	struct pv_lossy lossy = {0};
+	struct pv_export_opts o = {.metric = PV_NONE};
+	size_t len = 0;
+	char *got =
+	    export_data("chrome/node-minified.cpuprofile", PV_EXPORT_PPROF, &o, &len, &lossy);
+	T_EQ_U64(lossy_of(&lossy, "functions of one name merged"), 5);
+	free(got);
+	lossy = (struct pv_lossy){0};
+	got =
+	    export_data("chrome/node-minified.cpuprofile", PV_EXPORT_SPEEDSCOPE, &o, &len, &lossy);
+	T_EQ_U64(lossy_of(&lossy, "functions of one name merged"), 0);
+	struct pv_profile *back = reimport("minified -> speedscope", got, len);
+	uint32_t n = 0;
+	for (pv_func_ix f = 0; back && f < back->funcs.len; f++) {
+		pv_source_ix src = pv_func_source(back, f);
+		n += strcmp(pv_str(back, back->funcs.name[f]), "(anonymous)") == 0 &&
+		     src != PV_NONE && strstr(pv_str(back, back->sources.path[src]), "minified");
+	}
+	T_EQ_INT(n, 5);
+	pv_profile_free(back);
+	free(got);
+}
