@@ -184,17 +184,12 @@ function threadTotals(file) {
 async function exportChecks() {
   await test('export --to speedscope: speedscope\'s importer finds the same profiles and totals', async () => {
     const req = createRequire(import.meta.url);
-    const { loadImporters } = req('../../bench/speedscope-import.js');
+    const { loadImporters, importBuffer } = req('../../bench/speedscope-import.js');
     const importers = loadImporters(path.join(HERE, 'node_modules'));
     for (const file of EXPORT_FILES) {
       const out = path.join(OUT, 'export.speedscope.json');
       exportTo(file, 'speedscope', out);
-      const buf = readFileSync(out);
-      const quiet = console.log;
-      console.log = () => {};
-      const group = await importers.importProfilesFromArrayBuffer('export.speedscope.json',
-        buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-      console.log = quiet;
+      const group = await importBuffer(importers, 'export.speedscope.json', readFileSync(out));
       assert(group, `${file}: speedscope imported nothing`);
       const want = threadTotals(file);
       eq(group.profiles.map((p) => [p.getName(), p.getTotalWeight()]), want.map((t) => [t.name, t.total]),
