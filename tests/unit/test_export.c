@@ -550,8 +550,8 @@ T_TEST(export_collapsed_names_read_back)
 	struct pv_lossy lossy = {0};
 	struct pv_export_opts o = {.metric = PV_NONE};
 	size_t len = 0;
-	char *got = export_data("export/names.speedscope.json", PV_EXPORT_COLLAPSED, &o, &len,
-				&lossy);
+	char *got =
+	    export_data("export/names.speedscope.json", PV_EXPORT_COLLAPSED, &o, &len, &lossy);
 	T_EQ_STR(got, "# hash space 2\n"
 		      "#load 5\n"
 		      "// slashes;a:b 1\n"
@@ -606,8 +606,8 @@ T_TEST(export_collapsed_private_methods)
 	struct pv_lossy lossy = {0};
 	struct pv_export_opts o = {.metric = PV_NONE};
 	size_t len = 0;
-	char *got = export_data("export/private-methods.cpuprofile", PV_EXPORT_COLLAPSED, &o, &len,
-				&lossy);
+	char *got =
+	    export_data("export/private-methods.cpuprofile", PV_EXPORT_COLLAPSED, &o, &len, &lossy);
 	T_TRUE(got && strncmp(got, "#load ", 6) == 0);
 	struct pv_profile *back = reimport("private methods -> collapsed", got, len);
 	char buf[256];
@@ -698,10 +698,11 @@ T_TEST(export_same_names_kept_apart)
 		char *got = export_data("export/same-names.perf.txt", fmts[i], &o, &len, &lossy);
 		T_EQ_U64(lossy_of(&lossy, "functions of one name merged"), 0);
 		if (fmts[i] == PV_EXPORT_COLLAPSED)
-			T_EQ_STR(got, "main;__GI__dl_catch_exception [ld-linux-x86-64.so.2] 1000000\n"
-				      "main;__GI__dl_catch_exception [ld-linux-x86-64.so.2];"
-				      "__GI__dl_catch_exception [libc.so.6] 1000000\n"
-				      "prog 1000000\n");
+			T_EQ_STR(got,
+				 "main;__GI__dl_catch_exception [ld-linux-x86-64.so.2] 1000000\n"
+				 "main;__GI__dl_catch_exception [ld-linux-x86-64.so.2];"
+				 "__GI__dl_catch_exception [libc.so.6] 1000000\n"
+				 "prog 1000000\n");
 		struct pv_profile *back = reimport(pv_export_format_name(fmts[i]), got, len);
 		char buf[256];
 		if (back) {
@@ -745,4 +746,42 @@ T_TEST(export_pprof_columns_listed)
 	T_EQ_INT(n, 5);
 	pv_profile_free(back);
 	free(got);
+}
+
+T_TEST(export_svg_units_boxes_labels)
+{
+	/*
+	 * issue-328 (HPCToolkit): the metric "REALTIME (sec)" is a time, read in ns: the tooltip
+	 * says "ms" (the CLI's unit and digits, pv_format_cost), not the metric's name; the
+	 * subtitle names the metric. The boxes are in one group (a <title> in a <g> right under
+	 * the root made Chromium's load quadratic) and carry their labels (no work per box when
+	 * the page loads).
+	 */
+	struct pv_lossy lossy = {0};
+	struct pv_export_opts o = {.metric = PV_NONE};
+	size_t len = 0;
+	char *svg = export_data("hpctoolkit/issue-328", PV_EXPORT_SVG, &o, &len, &lossy);
+	T_CONTAINS(svg, "<text id=\"subtitle\" x=\"600\" y=\"44\">metric: REALTIME (sec) (ms), "
+			"total 1534.048</text>");
+	T_CONTAINS(svg, "<title>main (1534.048 ms, 100.00%)</title>");
+	T_CONTAINS(svg, "<title>hipMemcpy [libamdhip64.so.5.4.50403] (615.754 ms, 40.14%)</title>");
+	T_TRUE(svg && !strstr(svg, "REALTIME (sec),"));
+	T_CONTAINS(svg, "<g id=\"frames\">\n<g class=\"f\"");
+	T_CONTAINS(svg, "height=\"15\" fill=\"rgb(");
+	/* main spans the width: its label whole; a box too narrow has none */
+	T_TRUE(svg && strstr(svg, "\">main</text></g>"));
+	free(svg);
+	/*
+	 * a count: the metric's name, as flamegraph.pl says "samples"; a label cut with "..".
+	 * The sample without a stack is not drawn (lossy): the whole is 31.
+	 */
+	svg = export_data("export/names.speedscope.json", PV_EXPORT_SVG, &o, &len, &lossy);
+	T_CONTAINS(svg, "<title>run (16 samples, 51.61%)</title>");
+	T_CONTAINS(svg, "<title>名前 ünïcødé (7 samples, 22.58%)</title>");
+	/* 7/31 of 1180 px = 266.45 px: 37 characters fit, the 11-character name whole */
+	T_CONTAINS(svg, ">名前 ünïcødé</text>");
+	/* "# hash space": 2/31 = 76.13 px, 10 characters fit: 8 and ".." */
+	T_CONTAINS(svg, ">//..</text>"); /* 1/31 = 38.06 px: 4 characters: "//" and ".." */
+	T_CONTAINS(svg, "># hash s..</text>");
+	free(svg);
 }
