@@ -953,8 +953,8 @@ if [ -z "$ONLY" ] || [ "$ONLY" = svg ]; then
 		echo "bench: no flamegraph.pl at $FG: put Brendan Gregg's FlameGraph (brendangregg/FlameGraph) in $OUT/FlameGraph or set FLAMEGRAPH_PL" >&2
 		exit 1
 	}
-	fg_rev=$(git -C "$(dirname "$FG")" rev-parse --short HEAD 2>/dev/null ||
-		echo "sha256 $(sha256sum "$FG" | cut -c1-12)")
+	fg_rev="sha256 $(sha256sum "$FG" | cut -c1-12)"
+	[ -d "$(dirname "$FG")/.git" ] && fg_rev=$(git -C "$(dirname "$FG")" log -1 --format='%h (%cs)')
 	sv_in=$OUT/flame-$SV_BOXES.txt
 	"$GEN" flame-boxes "$SV_BOXES" "$sv_in" 2>"$OUT/gen-flame-$SV_BOXES.log"
 	"$PV" export "$sv_in" --to svg -o "$OUT/flame-$SV_BOXES.svg" 2>/dev/null
