@@ -137,18 +137,10 @@ static int thread_frame(struct sbuf *b, const struct pv_profile *p, pv_thread_ix
 	return sbuf_put(b, num, strlen(num));
 }
 
-/*
- * Which functions are written "name [module]": those whose name functions of several modules
- * share (libc's and ld.so's __GI__dl_catch_exception), so that they stay apart; the importer
- * reads the module back. One flag per function, a new array to pv_free; NULL when out of memory.
- */
-struct by_name {
-	const struct pv_profile *p;
-};
-
+/* Functions by name, then module (ctx: the profile). */
 static int cmp_name_module(const void *a, const void *b, void *ctx)
 {
-	const struct pv_profile *p = ((struct by_name *)ctx)->p;
+	const struct pv_profile *p = ctx;
 	pv_func_ix x = *(const pv_func_ix *)a, y = *(const pv_func_ix *)b;
 	uint32_t nx = p->funcs.name[x], ny = p->funcs.name[y];
 	if (nx != ny)
@@ -157,6 +149,18 @@ static int cmp_name_module(const void *a, const void *b, void *ctx)
 	return (mx > my) - (mx < my);
 }
 
+/* Whether the importer reads module m back from "name [m]": a name without space or ';'. */
+static bool annotatable(const struct pv_profile *p, pv_module_ix m)
+{
+	const char *name = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
+	return *name && !strpbrk(name, " \t\n\r;");
+}
+
+/*
+ * Which functions are written "name [module]": those whose name functions of several modules
+ * share (libc's and ld.so's __GI__dl_catch_exception), so that they stay apart; the importer
+ * reads the module back. One flag per function, a new array to pv_free; NULL when out of memory.
+ */
 static uint8_t *module_annotations(const struct pv_profile *p)
 {
 	uint32_t n;
@@ -166,16 +170,15 @@ static uint8_t *module_annotations(const struct pv_profile *p)
 		pv_free(f);
 		return NULL;
 	}
-	struct by_name c = {p};
 	if (n > 1)
-		qsort_r(f, n, sizeof(*f), cmp_name_module, &c);
+		qsort_r(f, n, sizeof(*f), cmp_name_module, (void *)p);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i + 1;
 		bool several = false;
 		for (; j < n && p->funcs.name[f[j]] == p->funcs.name[f[i]]; j++)
 			several |= pv_func_module(p, f[j]) != pv_func_module(p, f[i]);
 		for (uint32_t k = i; several && k < j; k++)
-			annot[f[k]] = pv_func_module(p, f[k]) != PV_NONE;
+			annot[f[k]] = annotatable(p, pv_func_module(p, f[k]));
 		i = j;
 	}
 	pv_free(f);
@@ -319,7 +322,8 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 			annotated += !rc && annotation_like(&pool, from);
 			if (annot[fn] && !rc) {
 				rc |= sbuf_put(&pool, " [", 2);
-				rc |= put_name(&pool, pv_str(p, p->modules.name[mod]), &renamed);
+				rc |= sbuf_put(&pool, pv_str(p, p->modules.name[mod]),
+					       strlen(pv_str(p, p->modules.name[mod])));
 				rc |= sbuf_put(&pool, "]", 1);
 			}
 			uint8_t kind = mod == PV_NONE ? 0 : p->modules.kind[mod];
