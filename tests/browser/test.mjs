@@ -1014,6 +1014,16 @@ async function main() {
     await fg.goto('file://' + svgMs);
     await fg.hover('g.f[data-n="main"]');
     eq(await fg.textContent('#details'), 'main (2.000 ms, 100.00%)', 'hover: a time in ms');
+    // the labels the export writes are the script's own cut (fit()), UTF-8 names included
+    const svgNames = path.join(OUT, 'flame-names.svg');
+    execFileSync(BIN, ['export', 'tests/data/export/names.speedscope.json', '--to', 'svg', '-o', svgNames]);
+    await fg.goto('file://' + svgNames);
+    const labels = await fg.$$eval('g.f', (gs) => gs.map((g) => {
+      const w = +g.children[1].getAttribute('width'), name = g.getAttribute('data-n'), n = Math.floor((w - 6) / 7);
+      return [g.children[2].textContent, n < 3 ? '' : name.length <= n ? name : name.slice(0, n - 2) + '..'];
+    }));
+    eq(labels.filter(([a, b]) => a !== b), [], 'labels as the script cuts them');
+    assert(labels.some(([a]) => a.endsWith('..')) && labels.some(([a]) => a === '名前 ünïcødé'), 'cut and whole labels');
     await fg.goto('file://' + svg);
     await fg.screenshot({ path: path.join(SHOTS, 'export-svg.png') });
     eq(errors, [], 'page errors');
