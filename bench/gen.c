@@ -17,6 +17,11 @@
  *   gen unique-stacks  N OUT   N distinct stacks of one distinct frame each: lines "fK 1"
  *   gen cpuprofile     N OUT   a V8 .cpuprofile of 4 nodes and N samples (a node and a time
  *                              delta of 90-109 us each)
+ *   gen flame-boxes    N OUT   folded stacks whose flame graph has exactly N boxes: a random
+ *                              recursive tree of N functions "mJ::fK" (node K's parent drawn
+ *                              from nodes 1..K-1 by a hash of K: depth about ln N, at most
+ *                              about 3 ln N), one line per leaf (1-1000) and per inner node
+ *                              with a self count (a third of them)
  *
  * SIZE_MB is in units of 1,000,000 bytes (the output is within a few kB of it); OUT "-" is
  * standard output. The same arguments give the same bytes on every run and machine: the only
@@ -2499,7 +2504,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: gen firefox|collapsed|callgrind|perf SIZE_MB OUT [SEED]\n"
 			"       gen deep-collapsed|flat-collapsed|deep-chrome|flat-chrome|"
-			"unique-stacks|cpuprofile N OUT\n"
+			"unique-stacks|cpuprofile|flame-boxes N OUT\n"
 			"  SIZE_MB in units of 1,000,000 bytes; OUT '-' = standard output\n");
 	exit(2);
 }
@@ -2570,6 +2575,34 @@ static int gen_shape(FILE *f, const char *kind, uint64_t n)
 			out_frame(&o, k);
 			out_str(&o, " 1\n");
 		}
+	} else if (!strcmp(kind, "flame-boxes")) {
+		uint32_t *parent = xcalloc(n + 1, sizeof(*parent));
+		uint8_t *inner = xcalloc(n + 1, 1);
+		uint64_t *path = xcalloc(n + 1, sizeof(*path));
+		for (uint64_t k = 2; k <= n; k++) {
+			parent[k] = (uint32_t)(1 + mix64(k) % (k - 1));
+			inner[parent[k]] = 1;
+		}
+		for (uint64_t k = 1; k <= n; k++) {
+			uint64_t h = mix64(k ^ 0x5eedULL);
+			if (inner[k] && h % 3)
+				continue; /* an inner node without a self count */
+			uint32_t d = 0;
+			for (uint64_t x = k; x; x = parent[x])
+				path[d++] = x;
+			while (d--) {
+				out_ch(&o, 'm');
+				out_mem(&o, tmp, fmt_u64(tmp, path[d] % 37));
+				out_str(&o, "::f");
+				out_mem(&o, tmp, fmt_u64(tmp, path[d]));
+				out_ch(&o, d ? ';' : ' ');
+			}
+			out_mem(&o, tmp, fmt_u64(tmp, 1 + (h >> 8) % 1000));
+			out_ch(&o, '\n');
+		}
+		free(parent);
+		free(inner);
+		free(path);
 	} else if (!strcmp(kind, "cpuprofile")) {
 		static const char *const names[] = {"(root)", "main", "work", "idle"};
 		out_str(&o, "{\"nodes\":[");

@@ -9,9 +9,11 @@
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
 # BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, memory,
-# snapshot or tui: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
+# snapshot, tui or svg: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
 # stacks and samples, default 10000000),
-# BENCH_PAGE_ROUNDS (page: center changes per tab, default 11),
+# BENCH_PAGE_ROUNDS (page: center changes per tab, default 11), BENCH_SVG_BOXES / BENCH_SVG_ROUNDS
+# (svg: boxes of the flame graph and rounds, default 50000 / 5), FLAMEGRAPH_PL (svg: Brendan
+# Gregg's flamegraph.pl, default bench/out/FlameGraph/flamegraph.pl, cloned there when missing),
 # BENCH_MARKERS (markers: the 100 % count of raw markers, default 1000000),
 # BENCH_CALLGRIND_MB / BENCH_CALLGRIND_ROUNDS (callgrind: 100 % size and runs, default 100 / 3), BENCH_REVISION (what RESULTS.md names
 # as the code measured, by default the checkout's HEAD).
@@ -19,7 +21,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 invocation="sh bench/run.sh"
-for v in BENCH_ONLY BENCH_DEEP BENCH_MEMORY_N BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BUILD; do
+for v in BENCH_ONLY BENCH_DEEP BENCH_MEMORY_N BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BENCH_SVG_BOXES BENCH_SVG_ROUNDS BUILD; do
 	eval "val=\${$v:-}"
 	[ -n "$val" ] && invocation="$v=$val $invocation"
 done
@@ -168,7 +170,7 @@ buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 
 [ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
 	[ "$ONLY" = page ] || [ "$ONLY" = deep ] || [ "$ONLY" = memory ] || [ "$ONLY" = snapshot ] ||
-	[ "$ONLY" = tui ] || cat >"$RESULTS" <<EOF
+	[ "$ONLY" = tui ] || [ "$ONLY" = svg ] || cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -925,6 +927,81 @@ Target (issue 17): the TUI's redraw at most 2x the library's view time.
 
 \`\`\`
 $tui_out
+\`\`\`
+EOF
+fi
+
+# the SVG flame graph (issue 24): `export --to svg` of a generated graph of BENCH_SVG_BOXES boxes
+# opened in headless Chromium (its script run, a frame drawn) against flamegraph.pl's SVG of the
+# same stacks (--minwidth 0: every box drawn). Target: at most 3x. BENCH_ONLY=svg
+if [ -z "$ONLY" ] || [ "$ONLY" = svg ]; then
+	SV_BOXES=${BENCH_SVG_BOXES:-50000}
+	SV_ROUNDS=${BENCH_SVG_ROUNDS:-5}
+	command -v node >/dev/null 2>&1 || { echo "bench: node is missing (Debian package nodejs)" >&2; exit 1; }
+	command -v perl >/dev/null 2>&1 || { echo "bench: perl is missing (Debian package perl)" >&2; exit 1; }
+	[ -x /usr/bin/chromium ] || { echo "bench: /usr/bin/chromium is missing (Debian package chromium; sh tests/browser/run.sh installs it)" >&2; exit 1; }
+	if [ ! -f tests/browser/node_modules/playwright-core/package.json ]; then
+		(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >&2
+	fi
+	# flamegraph.pl: Debian does not package FlameGraph; fetched into bench/out, never committed
+	FG=${FLAMEGRAPH_PL:-$OUT/FlameGraph/flamegraph.pl}
+	if [ ! -f "$FG" ] && [ -z "${FLAMEGRAPH_PL:-}" ]; then
+		git clone --quiet --depth 1 https://github.com/brendangregg/FlameGraph "$OUT/FlameGraph" >&2 ||
+			true
+	fi
+	[ -f "$FG" ] || {
+		echo "bench: no flamegraph.pl at $FG: put Brendan Gregg's FlameGraph (brendangregg/FlameGraph) in $OUT/FlameGraph or set FLAMEGRAPH_PL" >&2
+		exit 1
+	}
+	fg_rev="sha256 $(sha256sum "$FG" | cut -c1-12)"
+	[ -d "$(dirname "$FG")/.git" ] && fg_rev=$(git -C "$(dirname "$FG")" log -1 --format='%h (%cs)')
+	sv_in=$OUT/flame-$SV_BOXES.txt
+	"$GEN" flame-boxes "$SV_BOXES" "$sv_in" 2>"$OUT/gen-flame-$SV_BOXES.log"
+	"$PV" export "$sv_in" --to svg -o "$OUT/flame-$SV_BOXES.svg" 2>/dev/null
+	perl "$FG" --minwidth 0 "$sv_in" >"$OUT/flame-$SV_BOXES-flamegraph.svg" 2>/dev/null
+	sv_pv_boxes=$(grep -c '<g class="f"' "$OUT/flame-$SV_BOXES.svg")
+	sv_fg_boxes=$(($(grep -c '<title>' "$OUT/flame-$SV_BOXES-flamegraph.svg") - 1))
+	echo "bench: svg: $SV_ROUNDS rounds in headless Chromium" >&2
+	sv_load0=$(cut -d' ' -f1-3 /proc/loadavg)
+	sv_out=$(node bench/svg.mjs --rounds "$SV_ROUNDS" "profview=$OUT/flame-$SV_BOXES.svg" \
+		"flamegraph.pl=$OUT/flame-$SV_BOXES-flamegraph.svg")
+	sv_load1=$(cut -d' ' -f1-3 /proc/loadavg)
+	sv_ratio=$(echo "$sv_out" | awk '/^profview: median/ { p = $3 } /^flamegraph.pl: median/ { f = $3 }
+		END { if (f > 0) printf "%.2f", p / f; else print "nan" }')
+	drop_section "SVG flame graph"
+	cat >>"$RESULTS" <<EOF
+
+## SVG flame graph: $SV_BOXES boxes in headless Chromium against flamegraph.pl's
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), Node $(node --version), $(/usr/bin/chromium --version 2>/dev/null | head -n 1),
+flamegraph.pl of FlameGraph $fg_rev. Load average $sv_load0 at the start, $sv_load1 at the end
+(a shared machine: the two files alternate, so both see about the same load).
+This section: \`BENCH_ONLY=svg sh bench/run.sh\`, i.e.
+
+\`\`\`sh
+$GEN flame-boxes $SV_BOXES $sv_in
+$PV export $sv_in --to svg -o $OUT/flame-$SV_BOXES.svg              # $sv_pv_boxes boxes
+perl $FG --minwidth 0 $sv_in > $OUT/flame-$SV_BOXES-flamegraph.svg  # $sv_fg_boxes boxes and "all"
+node bench/svg.mjs --rounds $SV_ROUNDS profview=$OUT/flame-$SV_BOXES.svg flamegraph.pl=$OUT/flame-$SV_BOXES-flamegraph.svg
+\`\`\`
+
+Each round opens each SVG in a new page of Debian's Chromium (headless, the browser tests'
+flags) and takes the page's performance.now() once a frame after the load event is drawn:
+parsing, the script (profview's at the end of the document, flamegraph.pl's on load), style,
+layout, paint. On profview's page, then, a zoom into the widest box of the second row and the
+reset, each to its next drawn frame. Target (issue 24): profview's SVG at most 3x
+flamegraph.pl's. **profview / flamegraph.pl: $sv_ratio** (medians).
+
+Before (profview 81c6546, the same input and command, one round): profview's SVG had not
+finished after 300 s (the timeout) where flamegraph.pl's took 8.7 s; 10,000 boxes took 6.7 s and
+20,000 boxes 52 s (quadratic). The cause: every box's \`<title>\` in a \`<g>\` right under the root
+\`<svg>\` (with the script removed, the 10,000-box file still took 6.2 s; its boxes in one group,
+0.96 s); and the script fitted every box's label at load. Now the boxes are in one group, the
+export writes the labels, and the script does nothing per box until a click.
+
+\`\`\`
+$sv_out
 \`\`\`
 EOF
 fi

@@ -56,6 +56,19 @@ function loadImporters(nodeModules = path.join(__dirname, 'node_modules')) {
   return ctx.__speedscopeImporters();
 }
 
+// What importers make of the bytes of buf as a file named name, speedscope's "Importing as ..."
+// lines kept quiet; null when it recognises no format.
+async function importBuffer(importers, name, buf) {
+  const bytes = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+  const quiet = console.log;
+  console.log = () => {};
+  try {
+    return await importers.importProfilesFromArrayBuffer(name, bytes);
+  } finally {
+    console.log = quiet;
+  }
+}
+
 async function main() {
   const file = process.argv[2];
   if (!file) {
@@ -88,7 +101,7 @@ async function main() {
   );
 }
 
-module.exports = { loadImporters };
+module.exports = { loadImporters, importBuffer };
 
 // as a script; tests/browser/test.mjs requires it for loadImporters only
 if (require.main === module) {

@@ -53,6 +53,12 @@ enum pv_collapsed_threads {
 	PV_COLLAPSED_PID,      /* "comm-PID;" */
 	PV_COLLAPSED_TID,      /* "comm-PID/TID;" */
 };
+/*
+ * The comment line a folded file starts with when its first frames are functions although the
+ * first one looks like a thread frame ("worker-3": comm-PID): the collapsed importer then reads
+ * no thread frame. flamegraph.pl, inferno and speedscope skip it.
+ */
+#define PV_COLLAPSED_NO_THREADS "# no thread frames"
 /* "auto", "none", "comm", "pid", "tid"; parse returns 0 or PV_EINVAL. */
 const char *pv_collapsed_threads_name(enum pv_collapsed_threads t);
 int pv_collapsed_threads_parse(const char *s, enum pv_collapsed_threads *out);

@@ -17,6 +17,7 @@
 #include "base/hash.h"
 #include "base/sbuf.h"
 #include "export/internal.h"
+#include "import/collapsed.h"
 
 static const char *const thread_names[] = {"auto", "none", "comm", "pid", "tid"};
 
@@ -36,7 +37,7 @@ int pv_collapsed_threads_parse(const char *s, enum pv_collapsed_threads *out)
 }
 
 struct line {
-	uint32_t thread, stack;
+	uint32_t thread, stack; /* stack PV_NONE: a sample without a stack */
 	int64_t cost;
 	size_t at, len; /* its text in the pool */
 };
@@ -68,15 +69,27 @@ static int put_name(struct sbuf *b, const char *s, uint64_t *changed)
 	return 0;
 }
 
-/* Whether the name at b[from..) ends in " [x]", which reads back as a module's name. */
-static bool module_like(const struct sbuf *b, size_t from)
+/*
+ * Whether the name at b[from..) ends as the importer's annotations do: " [x]" (read back as
+ * the module x) or "_[k]", "_[j]", "_[i]", "_[w]" (a kind).
+ */
+static bool annotation_like(const struct sbuf *b, size_t from)
 {
 	size_t n = b->len - from;
 	const char *s = b->buf + from;
 	if (n < 4 || s[n - 1] != ']')
 		return false;
-	const char *open = memrchr(s, '[', n);
-	return open && open > s && open[-1] == ' ';
+	if (s[n - 4] == '_' && s[n - 3] == '[' && strchr("kjiw", s[n - 2]))
+		return true;
+	int depth = 1;
+	for (size_t i = n - 1; i-- > 1;) {
+		if (s[i] == ' ')
+			return false;
+		depth += s[i] == ']';
+		if (s[i] == '[' && --depth == 0)
+			return s[i - 1] == ' ' && i + 2 < n;
+	}
+	return false;
 }
 
 /*
@@ -124,6 +137,104 @@ static int thread_frame(struct sbuf *b, const struct pv_profile *p, pv_thread_ix
 	return sbuf_put(b, num, strlen(num));
 }
 
+/* Functions by name, then module (ctx: the profile). */
+static int cmp_name_module(const void *a, const void *b, void *ctx)
+{
+	const struct pv_profile *p = ctx;
+	pv_func_ix x = *(const pv_func_ix *)a, y = *(const pv_func_ix *)b;
+	uint32_t nx = p->funcs.name[x], ny = p->funcs.name[y];
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	pv_module_ix mx = pv_func_module(p, x), my = pv_func_module(p, y);
+	return (mx > my) - (mx < my);
+}
+
+/* Whether the importer reads module m back from "name [m]": a name without space or ';'. */
+static bool annotatable(const struct pv_profile *p, pv_module_ix m)
+{
+	const char *name = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
+	return *name && !strpbrk(name, " \t\n\r;");
+}
+
+/*
+ * Which functions are written "name [module]": those whose name functions of several modules
+ * share (libc's and ld.so's __GI__dl_catch_exception), so that they stay apart; the importer
+ * reads the module back. One flag per function, a new array to pv_free; NULL when out of memory.
+ */
+static uint8_t *module_annotations(const struct pv_profile *p)
+{
+	uint32_t n;
+	pv_func_ix *f = pv__export_used_funcs(p, &n);
+	uint8_t *annot = f ? pv_calloc((size_t)p->funcs.len + 1, 1) : NULL;
+	if (!annot) {
+		pv_free(f);
+		return NULL;
+	}
+	if (n > 1)
+		qsort_r(f, n, sizeof(*f), cmp_name_module, (void *)p);
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i + 1;
+		bool several = false;
+		for (; j < n && p->funcs.name[f[j]] == p->funcs.name[f[i]]; j++)
+			several |= pv_func_module(p, f[j]) != pv_func_module(p, f[i]);
+		for (uint32_t k = i; several && k < j; k++)
+			annot[f[k]] = annotatable(p, pv_func_module(p, f[k]));
+		i = j;
+	}
+	pv_free(f);
+	return annot;
+}
+
+/* What a frame of function f reads back as, but for its text: its module if written, its kind. */
+struct written {
+	const struct pv_profile *p;
+	const uint8_t *annot;
+	bool plain;
+};
+
+static int kind_class(const struct written *w, pv_func_ix f)
+{
+	pv_module_ix m = pv_func_module(w->p, f);
+	uint8_t k = m == PV_NONE || w->plain ? 0 : w->p->modules.kind[m];
+	return k == PV_MODULE_KERNEL ? 1 : k == PV_MODULE_JIT ? 2 : 0;
+}
+
+static int cmp_written(const void *a, const void *b, void *ctx)
+{
+	const struct written *w = ctx;
+	const struct pv_profile *p = w->p;
+	pv_func_ix x = *(const pv_func_ix *)a, y = *(const pv_func_ix *)b;
+	uint32_t nx = p->funcs.name[x], ny = p->funcs.name[y];
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	uint32_t mx = w->annot[x] ? p->modules.name[pv_func_module(p, x)] : 0;
+	uint32_t my = w->annot[y] ? p->modules.name[pv_func_module(p, y)] : 0;
+	if (mx != my)
+		return mx < my ? -1 : 1;
+	return kind_class(w, x) - kind_class(w, y);
+}
+
+/* Whether s[0..n) ends in white space and a number, which flamegraph.pl reads as a count. */
+static bool ends_in_number(const char *s, size_t n)
+{
+	size_t e = n;
+	while (e && s[e - 1] >= '0' && s[e - 1] <= '9')
+		e--;
+	if (e && e < n && s[e - 1] == '.') { /* "1.5": flamegraph.pl's counts may have a fraction */
+		size_t d = e - 1;
+		while (d && s[d - 1] >= '0' && s[d - 1] <= '9')
+			d--;
+		if (d < e - 1)
+			e = d;
+	}
+	return e < n && e && (s[e - 1] == ' ' || s[e - 1] == '\t');
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
+
 int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_export_opts *o,
 			 struct pv_lossy *lossy, struct pv_error *err)
 {
@@ -135,22 +246,20 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 	if (p->metrics.unit[m] != PV_UNIT_COUNT)
 		pv_lossy_add(lossy, 1, "the unit of '%s' (%s): folded counts have none",
 			     pv_str(p, p->metrics.name[m]), pv_unit_name(p->metrics.unit[m]));
-	/* one entry per (thread, stack) with a cost */
+	/* one entry per (thread, stack) with a cost; a sample without a stack: its thread alone */
 	struct u64map map = {0};
 	struct line *lines = NULL;
 	uint32_t n = 0, cap = 0;
-	uint64_t nostack = 0, negative = 0, renamed = 0, tidied = 0, modules = 0;
+	uint64_t nostack = 0, negative = 0, renamed = 0, tidied = 0, annotated = 0;
+	uint64_t counted = 0, trimmed = 0;
 	struct sbuf pool = SBUF_INIT;
 	int rc = 0;
 	for (pv_thread_ix t = 0; t < p->threads.len && !rc; t++) {
-		uint32_t tk = mode == PV_COLLAPSED_NONE ? 0 : t;
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 			pv_stack_ix st = p->samples.stack[s];
 			int64_t w = pv_sample_weight(p, m, s);
-			if (st == PV_NONE) {
-				nostack++;
-				continue;
-			}
+			uint32_t tk = mode == PV_COLLAPSED_NONE && st != PV_NONE ? 0 : t;
+			nostack += st == PV_NONE && w > 0;
 			uint64_t key = (uint64_t)tk << 32 | st;
 			uint32_t i = u64map_get(&map, key);
 			if (i == UINT32_MAX) {
@@ -178,10 +287,19 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 	uint32_t maxd = 0;
 	uint32_t *depth = rc ? NULL : pv__stack_depths(p, &maxd);
 	pv_frame_ix *fr = depth ? pv_malloc(((size_t)maxd + 1) * sizeof(*fr)) : NULL;
-	if (!fr)
+	uint8_t *annot = fr ? module_annotations(p) : NULL;
+	if (!annot)
 		rc = PV_ENOMEM;
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		lines[i].at = pool.len;
+		if (lines[i].stack == PV_NONE) {
+			/* stackcollapse-perf.pl's "comm N": the thread frame alone */
+			rc |= thread_frame(&pool, p, lines[i].thread,
+					   mode == PV_COLLAPSED_NONE ? PV_COLLAPSED_COMM : mode,
+					   &renamed);
+			lines[i].len = pool.len - lines[i].at;
+			continue;
+		}
 		if (mode != PV_COLLAPSED_NONE) {
 			rc |= thread_frame(&pool, p, lines[i].thread, mode, &renamed);
 			rc |= sbuf_put(&pool, ";", 1);
@@ -201,7 +319,13 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 				     strcmp(pv_str(p, p->threads.name[lines[i].thread]), "java") ==
 					 0,
 				     &tidied);
-			modules += !rc && module_like(&pool, from);
+			annotated += !rc && annotation_like(&pool, from);
+			if (annot[fn] && !rc) {
+				rc |= sbuf_put(&pool, " [", 2);
+				rc |= sbuf_put(&pool, pv_str(p, p->modules.name[mod]),
+					       strlen(pv_str(p, p->modules.name[mod])));
+				rc |= sbuf_put(&pool, "]", 1);
+			}
 			uint8_t kind = mod == PV_NONE ? 0 : p->modules.kind[mod];
 			if (o->plain)
 				continue;
@@ -216,6 +340,7 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 	}
 	pv_free(fr);
 	pv_free(depth);
+	bool header = false;
 	if (!rc) {
 		if (n)
 			qsort_r(lines, n, sizeof(*lines), cmp_line, pool.buf);
@@ -224,22 +349,60 @@ int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_
 			uint32_t j = i;
 			while (j < n && cmp_line(&lines[i], &lines[j], pool.buf) == 0)
 				cost += lines[j++].cost;
-			if (cost < 0)
+			const char *s = pool.buf + lines[i].at;
+			size_t len = lines[i].len;
+			if (cost < 0) {
 				negative++;
-			else if (cost > 0)
-				fprintf(out, "%.*s %" PRId64 "\n", (int)lines[i].len,
-					pool.buf + lines[i].at, cost);
+			} else if (cost > 0) {
+				const char *first_end = memchr(s, ';', len);
+				const char *ce;
+				int64_t pid, tid;
+				/* the reader takes a first line's "comm-PID" first frame for a
+				 * thread */
+				if (!header &&
+				    (mode == PV_COLLAPSED_NONE || mode == PV_COLLAPSED_COMM) &&
+				    collapsed_task(s, first_end ? first_end : s + len, &ce, &pid,
+						   &tid)) {
+					fputs(PV_COLLAPSED_NO_THREADS "\n", out);
+				}
+				header = true;
+				counted += ends_in_number(s, len);
+				trimmed += is_space(s[0]) ||
+					   (len > 1 && s[0] == '#' && s[1] == ' ') ||
+					   is_space(s[len - 1]);
+				fprintf(out, "%.*s %" PRId64 "\n", (int)len, s, cost);
+			}
 			i = j;
 		}
 	}
+	uint64_t merged = 0;
+	if (!rc) {
+		struct written w = {p, annot, o->plain};
+		merged = pv__export_merged(p, cmp_written, &w);
+		if (merged == UINT64_MAX)
+			rc = PV_ENOMEM;
+	}
+	pv_free(annot);
 	pv_free(lines);
 	sbuf_release(&pool);
 	if (rc)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	pv_lossy_add(lossy, nostack, "samples without a stack (a folded line needs a frame)");
+	if (mode == PV_COLLAPSED_NONE || mode == PV_COLLAPSED_COMM)
+		pv_lossy_add(lossy, nostack,
+			     "samples without a stack (written as their thread's name alone, read "
+			     "back as a function)");
 	pv_lossy_add(lossy, negative, "lines of negative weight (folded counts are not negative)");
-	pv_lossy_add(lossy, modules, "names ending in ' [x]' (read back as the module x)");
+	pv_lossy_add(lossy, annotated,
+		     "names ending in ' [x]' or '_[k]', '_[j]', '_[i]', '_[w]' (read back as a "
+		     "module or a kind)");
 	pv_lossy_add(lossy, tidied, "names tidied (arguments, quotes, Java's L prefix)");
 	pv_lossy_add(lossy, renamed, "names with ';' or a line break (written as ':' or a space)");
+	pv_lossy_add(lossy, merged, PV_LOSSY_MERGED, "folded frames are names and modules");
+	pv_lossy_add(lossy, counted,
+		     "lines whose last name ends in a number after a space (flamegraph.pl and "
+		     "inferno read a second count)");
+	pv_lossy_add(lossy, trimmed,
+		     "lines starting with white space or '# ' or whose last name ends in white "
+		     "space (inferno trims or skips them)");
 	return pv__export_check(out, err);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -112,6 +113,55 @@ uint32_t *pv__stack_depths(const struct pv_profile *p, uint32_t *max_depth)
 	if (max_depth)
 		*max_depth = mx;
 	return d;
+}
+
+pv_func_ix *pv__export_used_funcs(const struct pv_profile *p, uint32_t *n)
+{
+	*n = 0;
+	uint8_t *seen = pv_calloc((size_t)p->stacks.len + 1, 1);
+	uint8_t *used = pv_calloc((size_t)p->funcs.len + 1, 1);
+	pv_func_ix *out = pv_malloc(((size_t)p->funcs.len + 1) * sizeof(*out));
+	if (!seen || !used || !out) {
+		pv_free(seen);
+		pv_free(used);
+		pv_free(out);
+		return NULL;
+	}
+	/* each stack walked up to the first one seen before: linear in the stacks */
+	for (uint32_t s = 0; s < p->samples.len; s++)
+		for (pv_stack_ix x = p->samples.stack[s]; x != PV_NONE && !seen[x];
+		     x = p->stacks.prefix[x]) {
+			seen[x] = 1;
+			used[p->frames.func[p->stacks.frame[x]]] = 1;
+		}
+	for (pv_func_ix f = 0; f < p->funcs.len; f++)
+		if (used[f])
+			out[(*n)++] = f;
+	pv_free(seen);
+	pv_free(used);
+	return out;
+}
+
+uint64_t pv__export_merged(const struct pv_profile *p,
+			   int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	uint32_t n;
+	pv_func_ix *f = pv__export_used_funcs(p, &n);
+	if (!f)
+		return UINT64_MAX;
+	if (n > 1)
+		qsort_r(f, n, sizeof(*f), cmp, ctx);
+	uint64_t merged = 0;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i + 1;
+		while (j < n && cmp(&f[i], &f[j], ctx) == 0)
+			j++;
+		if (j - i > 1)
+			merged += j - i;
+		i = j;
+	}
+	pv_free(f);
+	return merged;
 }
 
 int pv__export_check(FILE *out, struct pv_error *err)

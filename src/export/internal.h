@@ -35,6 +35,22 @@ uint32_t pv__stack_frames(const struct pv_profile *p, pv_stack_ix st, pv_frame_i
 /* The depth of each stack (a root 1), a new array to pv_free; NULL when out of memory. */
 uint32_t *pv__stack_depths(const struct pv_profile *p, uint32_t *max_depth);
 
+/*
+ * The functions the samples' stacks reach, ascending, into a new array to pv_free (*n of them);
+ * NULL when out of memory.
+ */
+pv_func_ix *pv__export_used_funcs(const struct pv_profile *p, uint32_t *n);
+/*
+ * How many of the functions the samples reach a format writes alike, so that a reader takes
+ * them for one: cmp orders two functions (pointers to pv_func_ix) by what the format writes of
+ * them, 0 when it writes them alike; every function of such a group counts. UINT64_MAX when out
+ * of memory.
+ */
+uint64_t pv__export_merged(const struct pv_profile *p,
+			   int (*cmp)(const void *, const void *, void *), void *ctx);
+/* The lossy line of pv__export_merged's count. */
+#define PV_LOSSY_MERGED "functions of one name merged (%s)"
+
 /* 0, or PV_EIO with err when out has an error. */
 int pv__export_check(FILE *out, struct pv_error *err);
 

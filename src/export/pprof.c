@@ -199,6 +199,27 @@ static int gzip_write(FILE *out, const uint8_t *buf, size_t len)
 	return zr == Z_STREAM_END ? 0 : PV_EIO;
 }
 
+/*
+ * Orders functions by what a reader tells them apart by: name, file and first line (the
+ * Function), module (the mapping of its locations); a JavaScript function's column is not
+ * written.
+ */
+static int cmp_written(const void *a, const void *b, void *ctx)
+{
+	const struct pv_profile *p = ctx;
+	pv_func_ix x = *(const pv_func_ix *)a, y = *(const pv_func_ix *)b;
+	uint32_t k[4][2] = {
+	    {p->funcs.name[x], p->funcs.name[y]},
+	    {pv_func_module(p, x), pv_func_module(p, y)},
+	    {pv_func_source(p, x), pv_func_source(p, y)},
+	    {pv_func_line(p, x), pv_func_line(p, y)},
+	};
+	for (int i = 0; i < 4; i++)
+		if (k[i][0] != k[i][1])
+			return k[i][0] < k[i][1] ? -1 : 1;
+	return 0;
+}
+
 static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *lossy)
 {
 	Profile *pr = &w->pr;
@@ -315,6 +336,9 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 	pv_lossy_add(lossy, threads ? p->threads.len : 0,
 		     "threads: pprof has none (each sample has the labels thread and tid)");
 	pv_lossy_add(lossy, kinds, "loop and statement frames (written as lines of functions)");
+	uint64_t merged = pv__export_merged(p, cmp_written, (void *)p);
+	pv_lossy_add(lossy, merged == UINT64_MAX ? 0 : merged, PV_LOSSY_MERGED,
+		     "a pprof function has a file and a first line, not a column");
 	/* the profile's start and the span of its sample times */
 	int64_t lo, hi;
 	pv_samples_span(p, &lo, &hi);

@@ -5,7 +5,10 @@
  * One "sampled" profile per thread, named after it, in the unit of one metric (nanoseconds,
  * bytes, else "none"); its samples are the thread's samples in order, each a list of shared
  * frame indices root first, with its weight. A shared frame is a function: its name, its file
+ * (its source, else its module's file, as speedscope's own perf importer writes native frames)
  * and its first line and column when known (speedscope's frames are functions, not lines).
+ * Speedscope keys frames by their index, and so does profview's importer: two functions of one
+ * name stay two.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -51,10 +54,18 @@ int pv__export_speedscope(FILE *out, const struct pv_profile *p, const struct pv
 		const char *name = pv_str(p, p->funcs.name[f]);
 		fputs(f ? ",\n{\"name\":" : "\n{\"name\":", out);
 		pv_json_fput_string(out, *name ? name : "[unknown]");
+		/* the source file, else the module's file as speedscope's perf importer writes it
+		 */
 		pv_source_ix src = pv_func_source(p, f);
-		if (src != PV_NONE) {
+		pv_module_ix mod = pv_func_module(p, f);
+		const char *file = src != PV_NONE ? pv_str(p, p->sources.path[src])
+				   : mod != PV_NONE
+				       ? pv_str(p, p->modules.path[mod] ? p->modules.path[mod]
+									: p->modules.name[mod])
+				       : "";
+		if (*file) {
 			fputs(",\"file\":", out);
-			pv_json_fput_string(out, pv_str(p, p->sources.path[src]));
+			pv_json_fput_string(out, file);
 		}
 		if (pv_func_line(p, f))
 			fprintf(out, ",\"line\":%u", pv_func_line(p, f));

@@ -6,9 +6,19 @@
  * - A first frame "comm-PID/TID" (stackcollapse-perf.pl --tid) names the thread; "comm-PID"
  *   (--pid) does too when the file's first line has that form.
  * - Frame suffixes of stackcollapse-perf.pl --all: "_[k]" kernel, "_[j]" JIT, "_[i]" inlined,
- *   "_[w]" waker; a whole frame "[libfoo.so]" is an unknown function in that module.
- * - "#" and "//" lines are comments; a line that is not "frames count" is skipped and counted
- *   in the import report; a file with no valid line at all is an error.
+ *   "_[w]" waker; a whole frame "[libfoo.so]" is an unknown function in that module, and
+ *   "name [libfoo.so]" (before any suffix) is the function name of that module.
+ * - The count follows one space or tab (as flamegraph.pl and speedscope read it): a last frame
+ *   may end in white space, and in a number ("Thread 2 1" is the frame "Thread 2", once).
+ * - A line that is not "frames count" and begins with "#" or "//" is a comment; one that is
+ *   ("#load;run 12": a JavaScript private method at the root, as flamegraph.pl and speedscope
+ *   read it) is a stack. Any other line that is not "frames count" is skipped and counted in
+ *   the import report; a file with no valid line at all is an error.
+ * - A comment "# no thread frames" before the first stack (profview's exports write it when a
+ *   first frame looks like "comm-PID") reads every first frame as a frame.
+ * - With thread frames, a line of the thread frame alone ("comm-PID/TID N", as
+ *   stackcollapse-perf.pl writes a sample without a stack) is that thread's sample without a
+ *   stack.
  */
 #include <stddef.h>
 #include <string.h>
@@ -16,14 +26,19 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/text.h"
+#include "import/collapsed.h"
 #include "import/importer.h"
+#include "pv/export.h"
 
 static int is_comment(const char *p, const char *e)
 {
 	return (e - p >= 1 && p[0] == '#') || (e - p >= 2 && p[0] == '/' && p[1] == '/');
 }
 
-/* Parses "... COUNT": sets *stack_end to the end of the frames; 0 when the line is not valid. */
+/*
+ * Parses "... COUNT": sets *stack_end to the end of the frames (before the one space or tab
+ * ahead of the count); 0 when the line is not valid.
+ */
 static int split_count(const char *p, const char *e, const char **stack_end, int64_t *count)
 {
 	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
@@ -39,8 +54,6 @@ static int split_count(const char *p, const char *e, const char **stack_end, int
 	for (const char *d = q; d < e; d++)
 		v = v * 10 + (*d - '0');
 	const char *s = q - 1;
-	while (s > p && (s[-1] == ' ' || s[-1] == '\t'))
-		s--;
 	if (s == p)
 		return 0;
 	*stack_end = s;
@@ -62,12 +75,13 @@ static int probe(const struct pv_input *in)
 		const char *t = le;
 		if (t > p && t[-1] == '\r')
 			t--;
-		if (t > p && !is_comment(p, t)) {
+		if (t > p) {
 			const char *se;
 			int64_t c;
 			if (split_count(p, t, &se, &c))
 				good++;
-			else if (le < in->data + in->len) /* not a last line cut short: bad */
+			else if (!is_comment(p, t) &&
+				 le < in->data + in->len) /* not a last line cut short: bad */
 				bad++;
 		}
 		p = le + 1;
@@ -77,9 +91,7 @@ static int probe(const struct pv_input *in)
 	return 10; /* plain text: any more specific format wins */
 }
 
-/* "comm-PID/TID" or "comm-PID": returns 1 and the parts. */
-static int parse_task(const char *p, const char *e, const char **comm_end, int64_t *pid,
-		      int64_t *tid)
+int collapsed_task(const char *p, const char *e, const char **comm_end, int64_t *pid, int64_t *tid)
 {
 	const char *slash = NULL;
 	const char *q = e;
@@ -147,10 +159,9 @@ struct cstate {
 	struct fcache fc;
 };
 
-/* A module named in brackets: its kind from the name perf gives it. */
-static pv_module_ix module_of(struct cstate *s, const char *m, size_t n)
+/* A module named in brackets: its kind from the name perf gives it, else kind. */
+static pv_module_ix module_of(struct cstate *s, const char *m, size_t n, enum pv_module_kind k)
 {
-	enum pv_module_kind k = PV_MODULE_LIBRARY;
 	if ((n >= 7 && memcmp(m, "kernel.", 7) == 0) || (n >= 7 && memcmp(m, "vmlinux", 7) == 0))
 		k = PV_MODULE_KERNEL;
 	else if (n >= 5 && memcmp(m, "perf-", 5) == 0)
@@ -163,50 +174,52 @@ static pv_frame_ix frame_of(struct cstate *s, const char *f, size_t n)
 	struct pv_builder *b = s->b;
 	pv_module_ix mod = PV_NONE;
 	uint16_t inl = 0;
-	if (n > 4 && f[n - 4] == '_' && f[n - 3] == '[' && f[n - 1] == ']') {
-		switch (f[n - 2]) {
-		case 'k':
-			if (s->kernel == PV_NONE)
-				s->kernel = builder_module(b, builder_cstr(b, "[kernel.kallsyms]"),
-							   0, PV_MODULE_KERNEL);
-			mod = s->kernel;
-			n -= 4;
-			break;
-		case 'j':
-			if (s->jit == PV_NONE)
-				s->jit =
-				    builder_module(b, builder_cstr(b, "[jit]"), 0, PV_MODULE_JIT);
-			mod = s->jit;
-			n -= 4;
-			break;
-		case 'i':
-			inl = 1;
-			n -= 4;
-			break;
-		case 'w': n -= 4; break;
-		}
-	} else if (n > 2 && f[0] == '[' && f[n - 1] == ']' &&
-		   !(n == 9 && memcmp(f, "[unknown]", 9) == 0)) {
-		/* an unknown symbol in a module: "[libc-2.19.so]", "[perf-1234.map]" */
-		mod = module_of(s, f + 1, n - 2);
+	char suffix = 0;
+	if (n > 4 && f[n - 4] == '_' && f[n - 3] == '[' && f[n - 1] == ']' &&
+	    strchr("kjiw", f[n - 2])) {
+		suffix = f[n - 2];
+		inl = suffix == 'i';
+		n -= 4;
 	}
-	if (mod == PV_NONE && n > 3 && f[n - 1] == ']') {
-		/* "name [module]": a module annotation after the symbol */
+	enum pv_module_kind kind = suffix == 'k'   ? PV_MODULE_KERNEL
+				   : suffix == 'j' ? PV_MODULE_JIT
+						   : PV_MODULE_LIBRARY;
+	if (n > 2 && f[0] == '[' && f[n - 1] == ']' &&
+	    !(n == 9 && memcmp(f, "[unknown]", 9) == 0)) {
+		/* an unknown symbol in a module: "[libc-2.19.so]", "[perf-1234.map]" */
+		mod = module_of(s, f + 1, n - 2, kind);
+	} else if (n > 3 && f[n - 1] == ']') {
+		/*
+		 * "name [module]": a module annotation after the symbol (before a suffix); the
+		 * module's name has no space and may be bracketed itself ("f [[vdso]]")
+		 */
 		const char *open = NULL;
+		int depth = 1;
 		for (size_t i = n - 1; i-- > 1;) {
-			if (f[i] == '[') {
+			if (f[i] == ' ')
+				break;
+			depth += f[i] == ']';
+			if (f[i] == '[' && --depth == 0) {
 				open = f + i;
 				break;
 			}
-			if (f[i] == ' ' || f[i] == ']')
-				break;
 		}
 		if (open && open[-1] == ' ' && open + 1 < f + n - 1) {
-			mod = module_of(s, open + 1, (size_t)(f + n - 1 - (open + 1)));
+			mod = module_of(s, open + 1, (size_t)(f + n - 1 - (open + 1)), kind);
 			n = (size_t)(open - 1 - f);
 			while (n && f[n - 1] == ' ')
 				n--;
 		}
+	}
+	if (mod == PV_NONE && suffix == 'k') {
+		if (s->kernel == PV_NONE)
+			s->kernel = builder_module(b, builder_cstr(b, "[kernel.kallsyms]"), 0,
+						   PV_MODULE_KERNEL);
+		mod = s->kernel;
+	} else if (mod == PV_NONE && suffix == 'j') {
+		if (s->jit == PV_NONE)
+			s->jit = builder_module(b, builder_cstr(b, "[jit]"), 0, PV_MODULE_JIT);
+		mod = s->jit;
 	}
 	pv_func_ix fn = builder_func(b, builder_str(b, f, n), mod, PV_NONE, 0);
 	struct frame_key k = {
@@ -329,13 +342,22 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		lineno++;
 		if (t > p && t[-1] == '\r')
 			t--;
-		if (t == p || is_comment(p, t)) {
+		if (t == p) {
 			p = le + 1;
 			continue;
 		}
 		const char *se;
 		int64_t count;
 		if (!split_count(p, t, &se, &count)) {
+			if (is_comment(p, t)) {
+				if (task_mode < 0 &&
+				    (size_t)(t - p) == sizeof(PV_COLLAPSED_NO_THREADS) - 1 &&
+				    memcmp(p, PV_COLLAPSED_NO_THREADS,
+					   sizeof(PV_COLLAPSED_NO_THREADS) - 1) == 0)
+					task_mode = 0;
+				p = le + 1;
+				continue;
+			}
 			if (!bad++) {
 				first_bad = lineno;
 				first_bad_at = p;
@@ -357,12 +379,13 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			fe = se;
 		const char *ce = f;
 		int64_t pid = PV_ID_NONE, tid = PV_ID_NONE;
-		int tm = parse_task(f, fe, &ce, &pid, &tid);
+		int tm = collapsed_task(f, fe, &ce, &pid, &tid);
 		if (task_mode < 0)
 			task_mode = tm;
-		if (task_mode > 0 && tm == task_mode && fe < se) {
+		if (task_mode > 0 && tm == task_mode) {
+			/* the thread frame alone: a sample of the thread without a stack */
 			th = thread_of(&s, f, (size_t)(ce - f), pid, tid);
-			f = fe + 1;
+			f = fe < se ? fe + 1 : se;
 		}
 		if (th == PV_NONE) {
 			if (s.default_thread == PV_NONE)

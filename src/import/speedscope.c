@@ -9,7 +9,8 @@
  *   - "evented": {name, unit, startValue, endValue, events: [{type: "O"|"C", frame, at}]}.
  *
  * What becomes what: every frame a function (its file the source, the file name the module,
- * line and col as written, 1-based); every profile a thread named after it. A sampled profile's
+ * line and col as written, 1-based; two frames alike are two functions, as speedscope keys
+ * frames by their index); every profile a thread named after it. A sampled profile's
  * samples are samples with their weights; an evented profile becomes one sample per stretch of
  * time between two events with at least one frame open: its stack, weighing the stretch (self
  * time per stack, exactly what speedscope draws). Units become metrics: nanoseconds to seconds
@@ -178,7 +179,14 @@ static int read_frames(struct ss *s)
 		    script_module(s->b, has_file ? s->file.buf : "", fl, PV_MODULE_UNKNOWN);
 		pv_source_ix src =
 		    fl ? builder_source(b, builder_str(b, s->file.buf, fl)) : PV_NONE;
+		/*
+		 * each entry its own function, as speedscope keys frames by index: two entries
+		 * alike (functions of one name in two modules written without a file) stay two
+		 */
+		uint32_t known = b->p->funcs.len;
 		pv_func_ix f = builder_func_at(b, name, mod, src, line, col);
+		if (f != PV_NONE && f < known)
+			f = builder_func_new(b, name, mod, src, line, col);
 		struct frame_key key = {
 		    .func = f,
 		    .line = line,

@@ -469,6 +469,21 @@ static bool func_eq(const void *ctx, uint32_t row)
 	       pv_func_column(p, row) == k->column;
 }
 
+/* Sets row r (the next one) of the function table, grown for it, to k. */
+static pv_func_ix func_fill(struct pv_builder *b, uint32_t r, const struct func_key *k)
+{
+	struct pv_funcs *t = &b->p->funcs;
+	t->name[r] = k->name;
+	OPT_SET(b, t, module, r, k->module, PV_NONE, 0xff);
+	OPT_SET(b, t, source, r, k->source, PV_NONE, 0xff);
+	OPT_SET(b, t, line, r, k->line, 0, 0);
+	OPT_SET(b, t, column, r, k->column, 0, 0);
+	if (b->status)
+		return PV_NONE;
+	t->len++;
+	return r;
+}
+
 pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
 			   pv_source_ix source, uint32_t line, uint32_t column)
 {
@@ -498,15 +513,19 @@ pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix mo
 		b->status = PV_ENOMEM;
 		return PV_NONE;
 	}
-	t->name[r] = name;
-	OPT_SET(b, t, module, r, module, PV_NONE, 0xff);
-	OPT_SET(b, t, source, r, source, PV_NONE, 0xff);
-	OPT_SET(b, t, line, r, line, 0, 0);
-	OPT_SET(b, t, column, r, k.column, 0, 0);
+	return func_fill(b, r, &k);
+}
+
+pv_func_ix builder_func_new(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
+			    pv_source_ix source, uint32_t line, uint32_t column)
+{
 	if (b->status)
 		return PV_NONE;
-	t->len++;
-	return r;
+	struct pv_funcs *t = &b->p->funcs;
+	struct func_key k = {name, module, source, line, line ? column : 0};
+	if (GROW(b, t, COL(t->name), OPT(t->module), OPT(t->source), OPT(t->line), OPT(t->column)))
+		return PV_NONE;
+	return func_fill(b, t->len, &k);
 }
 
 static bool frame_eq(const void *ctx, uint32_t row)

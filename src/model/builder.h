@@ -125,6 +125,12 @@ pv_source_ix builder_source(struct pv_builder *b, pv_str_ix path);
  */
 pv_func_ix builder_func_at(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
 			   pv_source_ix source, uint32_t line, uint32_t column);
+/*
+ * A new function, even when one of the same key exists (a format whose functions are its own
+ * entries, not their key: speedscope's shared frames); builder_func_at still finds the first.
+ */
+pv_func_ix builder_func_new(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
+			    pv_source_ix source, uint32_t line, uint32_t column);
 /* A function of a format without columns. */
 static inline pv_func_ix builder_func(struct pv_builder *b, pv_str_ix name, pv_module_ix module,
 				      pv_source_ix source, uint32_t line)

@@ -184,17 +184,12 @@ function threadTotals(file) {
 async function exportChecks() {
   await test('export --to speedscope: speedscope\'s importer finds the same profiles and totals', async () => {
     const req = createRequire(import.meta.url);
-    const { loadImporters } = req('../../bench/speedscope-import.js');
+    const { loadImporters, importBuffer } = req('../../bench/speedscope-import.js');
     const importers = loadImporters(path.join(HERE, 'node_modules'));
     for (const file of EXPORT_FILES) {
       const out = path.join(OUT, 'export.speedscope.json');
       exportTo(file, 'speedscope', out);
-      const buf = readFileSync(out);
-      const quiet = console.log;
-      console.log = () => {};
-      const group = await importers.importProfilesFromArrayBuffer('export.speedscope.json',
-        buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-      console.log = quiet;
+      const group = await importBuffer(importers, 'export.speedscope.json', readFileSync(out));
       assert(group, `${file}: speedscope imported nothing`);
       const want = threadTotals(file);
       eq(group.profiles.map((p) => [p.getName(), p.getTotalWeight()]), want.map((t) => [t.name, t.total]),
@@ -1003,9 +998,10 @@ async function main() {
     fg.on('pageerror', (e) => errors.push(e.message));
     await fg.goto('file://' + svg);
     const box = (n) => fg.$eval(`g.f[data-n="${n}"] rect`, (r) => ({
-      x: +r.getAttribute('x'), w: +r.getAttribute('width'), shown: r.parentNode.style.display !== 'none' }));
+      x: +r.getAttribute('x'), w: +r.getAttribute('width'), shown: getComputedStyle(r.parentNode).display !== 'none' }));
     eq((await fg.$$eval('g.f', (gs) => gs.map((g) => g.getAttribute('data-n')))).sort(), ['a', 'b', 'c', 'd'], 'boxes');
     const c0 = await box('c');
+    const c0Fill = await fg.$eval('g.f[data-n="c"] rect', (r) => r.getAttribute('fill'));
     assert(Math.abs(c0.w - 1180 * 5 / 14) < 0.1, `c's width before the zoom: ${c0.w}`);
     await fg.hover('g.f[data-n="c"]');
     assert((await fg.textContent('#details')).startsWith('c (5 samples'), 'hover shows name and cost');
@@ -1019,6 +1015,35 @@ async function main() {
     await fg.click('#unzoom');
     const c2 = await box('c');
     assert(Math.abs(c2.w - c0.w) < 0.01 && (await box('d')).shown, 'reset zoom');
+    // a zoom from another zoom, then a new search: the boxes and colours of the first undone
+    await fg.evaluate(() => window.flamegraph.zoom(document.querySelector('g.f[data-n="c"]')));
+    await fg.evaluate(() => window.flamegraph.zoom(document.querySelector('g.f[data-n="d"]')));
+    const c3 = await box('c'), d3 = await box('d');
+    assert(!c3.shown && d3.shown && Math.abs(d3.w - 1180) < 0.1, `zoom from a zoom: ${JSON.stringify([c3, d3])}`);
+    const fill = (n) => fg.$eval(`g.f[data-n="${n}"] rect`, (r) => r.getAttribute('fill'));
+    eq(await fill('c'), 'rgb(230,0,230)', 'a match is coloured');
+    await fg.evaluate(() => window.flamegraph.search('^a$'));
+    eq(await fill('c'), c0Fill, 'a new search gives back the colour of a box it does not match');
+    eq(await fg.textContent('#matched'), 'Matched: 100.0%', 'search share (a)');
+    await fg.keyboard.press('Escape');
+    assert((await box('c')).shown && Math.abs((await box('c')).w - c0.w) < 0.01, 'Escape resets the zoom');
+    // the tooltip's cost in the metric's unit: a time in ms (the CLI's digits), not the name
+    const svgMs = path.join(OUT, 'flame-ms.svg');
+    execFileSync(BIN, ['export', 'tests/data/export/same-names.perf.txt', '--to', 'svg', '-o', svgMs]);
+    await fg.goto('file://' + svgMs);
+    await fg.hover('g.f[data-n="main"]');
+    eq(await fg.textContent('#details'), 'main (2.000 ms, 100.00%)', 'hover: a time in ms');
+    // the labels the export writes are the script's own cut (fit()), UTF-8 names included
+    const svgNames = path.join(OUT, 'flame-names.svg');
+    execFileSync(BIN, ['export', 'tests/data/export/names.speedscope.json', '--to', 'svg', '-o', svgNames]);
+    await fg.goto('file://' + svgNames);
+    const labels = await fg.$$eval('g.f', (gs) => gs.map((g) => {
+      const w = +g.children[1].getAttribute('width'), name = g.getAttribute('data-n'), n = Math.floor((w - 6) / 7);
+      return [g.children[2].textContent, n < 3 ? '' : name.length <= n ? name : name.slice(0, n - 2) + '..'];
+    }));
+    eq(labels.filter(([a, b]) => a !== b), [], 'labels as the script cuts them');
+    assert(labels.some(([a]) => a.endsWith('..')) && labels.some(([a]) => a === '名前 ünïcødé'), 'cut and whole labels');
+    await fg.goto('file://' + svg);
     await fg.screenshot({ path: path.join(SHOTS, 'export-svg.png') });
     eq(errors, [], 'page errors');
     await fg.close();

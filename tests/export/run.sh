@@ -9,7 +9,13 @@
 #     from Debian's golang-github-google-pprof-dev with golang-go (make test installs both),
 #     offline, once, into BUILD/pprof-tool/ (GOPATH mode: the Debian package and the two it
 #     depends on hold every package pprof imports). Without go or that source the check is
-#     skipped with one line that says why.
+#     skipped with one line that says why;
+#   - collapsed and speedscope: the exports of tests/data/export read by speedscope's own
+#     importer (npm `speedscope`, installed into tests/browser/node_modules by `npm ci` there when
+#     missing) and, when FLAMEGRAPH_PL names Brendan Gregg's flamegraph.pl (Debian does not
+#     package it; bench/out/FlameGraph/flamegraph.pl is taken when it is there), by flamegraph.pl:
+#     every path with its count, every function with profview's self and total
+#     (folded-readers.mjs).
 #
 #   sh tests/export/run.sh build/profview      last line: "export: N passed, N failed"
 set -u
@@ -98,6 +104,27 @@ if tool=$(pprof_tool); then
 		$c/speedscope/stackcollapse/recursion.txt)"
 else
 	echo "SKIP pprof -top: $tool"
+fi
+
+# folded stacks and speedscope files read by speedscope's (and flamegraph.pl's) own code
+mods=tests/browser/node_modules
+if [ ! -f "$mods/speedscope/package.json" ] && command -v npm >/dev/null 2>&1; then
+	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1)
+fi
+if [ -f "$mods/speedscope/package.json" ]; then
+	fg=${FLAMEGRAPH_PL:-bench/out/FlameGraph/flamegraph.pl}
+	set -- tests/data/export/names.speedscope.json tests/data/export/same-names.perf.txt \
+		tests/data/export/private-methods.cpuprofile tests/data/export/task-like-roots.txt \
+		tests/data/export/threads-stackless.txt tests/data/chrome/node-minified.cpuprofile
+	if [ -f "$fg" ] && command -v perl >/dev/null 2>&1; then
+		count "$(node "$here/folded-readers.mjs" "$pv" "$mods" --flamegraph "$fg" "$@")"
+	else
+		echo "SKIP flamegraph.pl: none at $fg (set FLAMEGRAPH_PL)"
+		count "$(node "$here/folded-readers.mjs" "$pv" "$mods" "$@")"
+	fi
+else
+	echo "not ok speedscope's importer: no $mods/speedscope (npm ci in tests/browser failed)"
+	fail=$((fail + 1))
 fi
 
 echo "export: $pass passed, $fail failed"
