@@ -678,11 +678,26 @@ static int end_part(struct cg *c)
  */
 #define LINE_ROWS_MAX (1u << 18)
 
+/* The per-line rows' columns freed (past LINE_ROWS_MAX, or after the last part). */
+static void rows_free(struct cg *c)
+{
+	rows_clear(c);
+	pv_free(c->line_fn);
+	pv_free(c->line_no);
+	pv_free(c->line_next);
+	pv_free(c->line_addr);
+	pv_free(c->line_cost);
+	c->line_fn = c->line_no = c->line_next = NULL;
+	c->line_addr = NULL;
+	c->line_cost = NULL;
+	c->cap_lines = 0;
+}
+
 static void lines_off(struct cg *c)
 {
 	c->lines_off = 1;
 	c->lines_dropped++;
-	rows_clear(c);
+	rows_free(c);
 }
 
 /* A row's key: (f, line) in line_map, or (f, address) in addr_map (f < 2^24, address < 2^40). */
@@ -1192,6 +1207,20 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		if (c.part_has_data)
 			end_part(&c);
 	}
+	/* the last part's tables go before the whole graph is built */
+	rows_free(&c);
+	u64map_release(&c.edge_map);
+	pv_free(c.edges);
+	pv_free(c.ecost);
+	pv_free(c.ecalls);
+	pv_free(c.edge_next);
+	pv_free(c.pself);
+	pv_free(c.touched_list);
+	c.edges = NULL;
+	c.ecost = c.pself = NULL;
+	c.ecalls = NULL;
+	c.edge_next = c.touched_list = NULL;
+	c.nedges = c.cap_edges = c.nr_touched = c.cap_touched = 0;
 	if (!rc && !b->status && c.nr_parts_done == 0 && c.nfns == 0) {
 		/* no cost at all (an empty part): one empty thread */
 		builder_thread(b, c.part_name ? c.part_name : builder_cstr(b, "callgrind"), c.pid,

@@ -67,7 +67,7 @@ pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line, uint64_t addr)
 static void *scratch(struct cg *c, void **buf, size_t *cap, size_t n)
 {
 	if (n > *cap) {
-		size_t nc = n * 2;
+		size_t nc = n + n / 4;
 		void *q = pv_realloc(*buf, nc);
 		if (!q) {
 			c->b->status = PV_ENOMEM;
