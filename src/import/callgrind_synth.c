@@ -385,8 +385,8 @@ struct synth {
 	uint32_t *best, *bfsp; /* per function: struct cycle's */
 	struct selfrec rec;
 	struct line_split ls;
-	void *buf[24];
-	size_t cap[24];
+	void *buf[26];
+	size_t cap[26];
 };
 
 /* Scratch buffer i of the synthesis (n elements of elt bytes). */
@@ -721,8 +721,10 @@ static int function_node(struct synth *S, uint32_t f)
 	uint32_t nr = take(S, f, &par, &flow, 1);
 	if (c->b->status)
 		return -1;
-	if (!any)
+	if (!any) {
+		c->ctx_scaled += nr > 0; /* calls that bring cost to a function that spends none */
 		return 0;
+	}
 	if (!nr) {
 		/* a root: nothing calls it, or (a file whose calls cost nothing) none brought any
 		 */
@@ -794,11 +796,32 @@ struct cycle {
 	uint32_t budget; /* rows of all entries */
 	int64_t T0;	 /* what the cycle costs (first event) */
 	/* the unrolled rows of one entry (grown in unroll) */
-	uint32_t *rcol; /* per row: its column */
-	uint32_t *best; /* per function: its heaviest row, NONE32 when none */
-	uint32_t *bfsp; /* per member: its parent in a breadth-first walk from the entry */
+	uint32_t *rcol; /* per row: its column's local number */
+	/* the columns one entry touches, numbered locally: loc[l] the column, lid[id] its number
+	 * + 1 (0: not touched); per local number its rows (has), estimate P and share M */
+	uint32_t *loc, *lid, *has, nloc;
+	int64_t *P, *M;	 /* [l * nev + k] */
+	uint32_t *best;	 /* per function: its heaviest row, NONE32 when none */
+	uint32_t *bfsp;	 /* per member: its parent in a breadth-first walk from the entry ... */
+	uint32_t *queue; /* ... (m members) made when first needed (walked) */
+	uint32_t entry;
+	bool walked;
 	uint32_t rows_cap;
 };
+
+/* Column id's local number for this entry, a new one (nothing of it yet) when it had none. */
+static uint32_t col_touch(struct cycle *Y, uint32_t id, uint32_t nev)
+{
+	if (Y->lid[id])
+		return Y->lid[id] - 1;
+	uint32_t l = Y->nloc++;
+	Y->loc[l] = id;
+	Y->lid[id] = l + 1;
+	Y->has[l] = 0;
+	memset(Y->P + (size_t)l * nev, 0, nev * sizeof(int64_t));
+	memset(Y->M + (size_t)l * nev, 0, nev * sizeof(int64_t));
+	return l;
+}
 
 /* A row of member u under one of its callers' rows (made the same way when it has none). */
 static uint32_t ensure_row(struct synth *S, struct cycle *Y, uint32_t u)
@@ -808,6 +831,26 @@ static uint32_t ensure_row(struct synth *S, struct cycle *Y, uint32_t u)
 	int64_t zero[MAX_EVENTS] = {0};
 	if (!chain)
 		return NONE32;
+	if (!Y->walked) {
+		/* a breadth-first walk inside the cycle from the entry: the paths to take */
+		const struct cg_graph *g = &S->g;
+		uint32_t qh = 0, qt = 0, e = Y->entry;
+		for (uint32_t j = 0; j < Y->m; j++)
+			Y->bfsp[Y->mem[j]] = NONE32;
+		Y->bfsp[e] = e;
+		Y->queue[qt++] = e;
+		while (qh < qt) {
+			uint32_t v = Y->queue[qh++];
+			for (uint32_t x = g->out_first[v]; x < g->out_first[v + 1]; x++) {
+				uint32_t h = g->to[x];
+				if (S->in[h] && Y->bfsp[h] == NONE32) {
+					Y->bfsp[h] = v;
+					Y->queue[qt++] = h;
+				}
+			}
+		}
+		Y->walked = true;
+	}
 	uint32_t n = 0, v = u;
 	while (Y->best[v] == NONE32) {
 		chain[n++] = v;
@@ -822,7 +865,8 @@ static uint32_t ensure_row(struct synth *S, struct cycle *Y, uint32_t u)
 		}
 		r = R->len - 1;
 		Y->best[v] = r;
-		Y->rcol[r] = Y->colof[v];
+		Y->rcol[r] = col_touch(Y, Y->colof[v], S->c->nev);
+		Y->has[Y->rcol[r]]++;
 	}
 	return r;
 }
@@ -858,16 +902,16 @@ static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F
 	/* room for the rows made where a column has none: a member's, a call's (and its path) */
 	Y->rows_cap = R->len + Y->m + K;
 	Y->rcol = SBUF(S, 21, Y->rows_cap, sizeof(uint32_t));
-	int64_t *P = SBUF(S, 22, (size_t)K * nev, sizeof(int64_t));
-	int64_t *M = SBUF(S, 23, (size_t)K * nev, sizeof(int64_t));
-	uint32_t *has = SBUF(S, 17, K, sizeof(uint32_t));
-	uint32_t *sup = SBUF(S, 18, K, sizeof(uint32_t));
+	Y->P = SBUF(S, 22, (size_t)K * nev, sizeof(int64_t));
+	Y->M = SBUF(S, 23, (size_t)K * nev, sizeof(int64_t));
+	Y->has = SBUF(S, 17, K, sizeof(uint32_t));
+	Y->loc = SBUF(S, 18, K, sizeof(uint32_t));
 	int64_t *w = SBUF(S, 0, Y->rows_cap + K, sizeof(int64_t));
 	int64_t *o = SBUF(S, 1, Y->rows_cap + K, sizeof(int64_t));
-	if (!Y->rcol || !P || !M || !has || !sup || !w || !o)
+	if (!Y->rcol || !Y->P || !Y->M || !Y->has || !Y->loc || !w || !o)
 		return -1;
-	memset(P, 0, (size_t)K * nev * sizeof(int64_t));
-	memset(has, 0, (size_t)K * sizeof(uint32_t));
+	int64_t *P = Y->P, *M = Y->M;
+	Y->nloc = 0;
 	for (uint32_t r = 0; r < R->len; r++) {
 		uint32_t f = R->func[r], id;
 		const int64_t *est;
@@ -884,58 +928,58 @@ static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F
 			id = Y->xcol[x];
 			est = R->total + (size_t)r * nev;
 		}
-		Y->rcol[r] = id;
-		has[id]++;
+		uint32_t l = col_touch(Y, id, nev);
+		Y->rcol[r] = l;
+		Y->has[l]++;
 		for (uint32_t k = 0; k < nev; k++)
-			P[(size_t)id * nev + k] += pos0(est[k]);
+			P[(size_t)l * nev + k] += pos0(est[k]);
 	}
-	/* this entry's share of every column */
-	uint32_t nsup = 0;
-	for (uint32_t id = 0; id < K; id++)
-		if (has[id])
-			sup[nsup++] = id;
+	/* this entry's share of the columns (the last: of every column) */
+	uint32_t nsup = Y->nloc;
+	for (uint32_t id = 0; last && id < K; id++)
+		col_touch(Y, id, nev);
 	for (uint32_t k = 0; k < nev; k++) {
 		if (last) {
-			for (uint32_t id = 0; id < K; id++) {
-				M[(size_t)id * nev + k] = Y->need[(size_t)id * nev + k];
-				Y->need[(size_t)id * nev + k] = 0;
+			for (uint32_t l = 0; l < Y->nloc; l++) {
+				M[(size_t)l * nev + k] = Y->need[(size_t)Y->loc[l] * nev + k];
+				Y->need[(size_t)Y->loc[l] * nev + k] = 0;
 			}
 			continue;
 		}
-		for (uint32_t i = 0; i < nsup; i++)
-			w[i] = P[(size_t)sup[i] * nev + k];
+		for (uint32_t l = 0; l < nsup; l++)
+			w[l] = P[(size_t)l * nev + k];
 		pv_apportion(F[k], w, nsup, o);
 		int64_t short_ = F[k];
-		for (uint32_t id = 0; id < K; id++)
-			M[(size_t)id * nev + k] = 0;
-		for (uint32_t i = 0; i < nsup; i++) {
-			int64_t nd = Y->need[(size_t)sup[i] * nev + k];
-			int64_t x = o[i] < nd ? o[i] : nd;
-			M[(size_t)sup[i] * nev + k] = x > 0 ? x : 0;
-			short_ -= M[(size_t)sup[i] * nev + k];
+		for (uint32_t l = 0; l < nsup; l++) {
+			int64_t nd = Y->need[(size_t)Y->loc[l] * nev + k];
+			int64_t x = o[l] < nd ? o[l] : nd;
+			M[(size_t)l * nev + k] = x > 0 ? x : 0;
+			short_ -= M[(size_t)l * nev + k];
 		}
 		/* what full columns could not take: the columns of its rows first, then others */
-		for (int pass = 0; pass < 2 && short_ > 0; pass++)
-			for (uint32_t id = 0; id < K && short_ > 0; id++) {
-				if (pass == 0 && !has[id])
-					continue;
-				int64_t room =
-				    Y->need[(size_t)id * nev + k] - M[(size_t)id * nev + k];
-				int64_t x = room < short_ ? room : short_;
-				if (x > 0) {
-					M[(size_t)id * nev + k] += x;
-					short_ -= x;
-				}
+		for (uint32_t i = 0; i < nsup + K && short_ > 0; i++) {
+			uint32_t id = i < nsup ? Y->loc[i] : i - nsup;
+			int64_t room = Y->need[(size_t)id * nev + k];
+			if (i >= nsup && Y->lid[id])
+				room -= M[(size_t)(Y->lid[id] - 1) * nev + k];
+			else if (i < nsup)
+				room -= M[(size_t)i * nev + k];
+			int64_t x = room < short_ ? room : short_;
+			if (x > 0) {
+				M[(size_t)col_touch(Y, id, nev) * nev + k] += x;
+				short_ -= x;
 			}
-		for (uint32_t id = 0; id < K; id++)
-			Y->need[(size_t)id * nev + k] -= M[(size_t)id * nev + k];
+		}
+		for (uint32_t l = 0; l < Y->nloc; l++)
+			Y->need[(size_t)Y->loc[l] * nev + k] -= M[(size_t)l * nev + k];
 	}
 	/* a column given a share and holding no row gets one */
-	for (uint32_t id = 0; id < K; id++) {
+	for (uint32_t l = 0; l < Y->nloc; l++) {
 		bool any = false;
 		for (uint32_t k = 0; k < nev; k++)
-			any |= M[(size_t)id * nev + k] != 0;
-		if (!any || has[id])
+			any |= M[(size_t)l * nev + k] != 0;
+		uint32_t id = Y->loc[l];
+		if (!any || Y->has[l])
 			continue;
 		uint32_t r = ensure_row(S, Y, Y->colu[id]);
 		if (r == NONE32)
@@ -945,30 +989,32 @@ static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F
 			if (R->len == Y->rows_cap ||
 			    cg_rows_add(R, Y->colh[id], r, zero, zero, true, false))
 				goto oom;
-			Y->rcol[R->len - 1] = id;
+			Y->rcol[R->len - 1] = l;
+			Y->has[l]++;
 		}
 	}
 	/* each column's share over its rows, in proportion to their estimates: a[r] */
-	uint32_t nrows = R->len;
-	uint32_t *first = SBUF(S, 17, K + 1, sizeof(uint32_t));
-	uint32_t *byc = SBUF(S, 18, nrows, sizeof(uint32_t));
+	uint32_t nrows = R->len, nloc = Y->nloc;
+	uint32_t *first = SBUF(S, 24, nloc + 1, sizeof(uint32_t));
+	uint32_t *byc = SBUF(S, 25, nrows, sizeof(uint32_t));
 	int64_t *tot = SBUF(S, 19, (size_t)nrows * nev, sizeof(int64_t));
 	int64_t *a = SBUF(S, 13, (size_t)nrows * nev, sizeof(int64_t));
 	if (!first || !byc || !tot || !a)
 		return -1;
-	group_by(Y->rcol, 0, nrows, K, first, byc);
-	for (uint32_t id = 0; id < K; id++) {
-		uint32_t n = first[id + 1] - first[id];
-		const uint32_t *rs = byc + first[id];
-		bool self_col = Y->colh[id] == NONE32;
+	group_by(Y->rcol, 0, nrows, nloc, first, byc);
+	for (uint32_t l = 0; l < nloc; l++) {
+		uint32_t n = first[l + 1] - first[l];
+		const uint32_t *rs = byc + first[l];
+		bool self_col = Y->colh[Y->loc[l]] == NONE32;
 		for (uint32_t k = 0; k < nev && n; k++) {
 			for (uint32_t i = 0; i < n; i++)
 				w[i] =
 				    pos0((self_col ? R->self : R->total)[(size_t)rs[i] * nev + k]);
-			pv_apportion(M[(size_t)id * nev + k], w, n, o);
+			pv_apportion(M[(size_t)l * nev + k], w, n, o);
 			for (uint32_t i = 0; i < n; i++)
 				a[(size_t)rs[i] * nev + k] = o[i];
 		}
+		Y->lid[Y->loc[l]] = 0;
 	}
 	/* a row's total: its share and its rows' (children after their parents) */
 	memcpy(tot, a, (size_t)nrows * nev * sizeof(int64_t));
@@ -1102,8 +1148,10 @@ static int cycle_node(struct synth *S, uint32_t comp)
 	int64_t *Fs = pv_malloc((size_t)m * (nev ? nev : 1) * sizeof(int64_t));
 	int64_t *wk = pv_malloc((size_t)m * sizeof(int64_t)), *ok = pv_malloc(m * sizeof(int64_t));
 	uint32_t *queue = pv_malloc((size_t)m * sizeof(uint32_t));
+	Y.lid = pv_calloc(kmax, sizeof(uint32_t));
 	int rc = -1;
-	if (!colu || !colh || !need || !ent || !ord || !F || !Fs || !wk || !ok || !queue) {
+	if (!colu || !colh || !need || !ent || !ord || !F || !Fs || !wk || !ok || !queue ||
+	    !Y.lid) {
 		c->b->status = PV_ENOMEM;
 		goto out;
 	}
@@ -1202,25 +1250,12 @@ static int cycle_node(struct synth *S, uint32_t comp)
 			Fs[(size_t)i * nev + k] = ok[i];
 	}
 	order_desc(ord, nent, Fs, nev);
-	/* a breadth-first walk inside the cycle (where ensure_row finds a path), per entry */
+	Y.queue = queue;
 	for (uint32_t oi = nent; oi-- > 0;) {
-		uint32_t i = ord[oi], e = ent[i];
-		uint32_t qh = 0, qt = 0;
-		for (uint32_t j = 0; j < m; j++)
-			Y.bfsp[Y.mem[j]] = NONE32;
-		Y.bfsp[e] = e;
-		queue[qt++] = e;
-		while (qh < qt) {
-			uint32_t u = queue[qh++];
-			for (uint32_t x = g->out_first[u]; x < g->out_first[u + 1]; x++) {
-				uint32_t h = g->to[x];
-				if (S->in[h] && Y.bfsp[h] == NONE32) {
-					Y.bfsp[h] = u;
-					queue[qt++] = h;
-				}
-			}
-		}
-		if (unroll(S, &Y, e, Fs + (size_t)i * nev, oi == 0, rooted))
+		uint32_t i = ord[oi];
+		Y.entry = ent[i];
+		Y.walked = false;
+		if (unroll(S, &Y, ent[i], Fs + (size_t)i * nev, oi == 0, rooted))
 			goto out;
 	}
 	rc = cycle_lines(S, &Y);
@@ -1237,6 +1272,7 @@ out:
 	pv_free(wk);
 	pv_free(ok);
 	pv_free(queue);
+	pv_free(Y.lid);
 	return rc;
 }
 
