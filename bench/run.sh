@@ -863,7 +863,7 @@ freed (not kept at their capacity) when a part goes past 2^18 of them, scratch g
 \`valgrind --tool=callgrind\` (Collected), f8ba890 -> now: cpython.callgrind 345,690,262 ->
 327,835,732 (-5 %), callgrind-10.out 1,928,338,331 -> 1,169,135,115 (-39 %).
 The 1.4 MB CPython file stays above 5×: 3.6 MB of it is the process itself, and its 55,531
-line frames and 113,039 stacks (a per-line split of every function's self cost over its contexts,
+line frames and 115,131 stacks (a per-line split of every function's self cost over its contexts,
 doc/lines.md) are most of the heap.
 
 Commands:
