@@ -346,7 +346,8 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 	if (p->callgraph.nr_nodes || p->func_costs.self)
 		pv_lossy_add(lossy, p->funcs.len,
 			     "the call graph's own per-function costs: exported as the calling "
-			     "contexts estimated from it (self costs exact)");
+			     "contexts estimated from it (self costs exact, inclusive costs "
+			     "outside recursion cycles too)");
 	return b->status;
 }
 

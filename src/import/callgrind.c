@@ -21,15 +21,12 @@
  * rules: self = the function's cost lines; inclusive = the sum of the calls to it when it is
  * ever called, else self plus its calls.
  *
- * callgrind stores a call graph, not stacks. The samples are calling contexts built from it:
- * every function's cost is split over its callers in proportion to the calls' inclusive costs
- * (gprof's rule), top-down from the functions nobody calls, with back edges of a depth-first
- * walk dropped so recursion and cycles end. Each function's self cost is exactly its cost lines
- * (over all its contexts), and in a call graph without cycles whose calls add up (a real run's)
- * each function's inclusive cost is exact too; anything deeper than one call is an estimate,
- * which the import report says. A function keeps at most a bounded number of contexts (the
- * costliest; the rest start at the root), so the model stays linear in the file. A part with no
- * calls (cachegrind) becomes one sample per function and line.
+ * callgrind stores a call graph, not stacks: it is kept in the model (pv_callgraph), and the
+ * views that can be computed from it are (view/callgraph.c). The samples, for what needs stacks,
+ * are calling contexts estimated from it (callgrind_synth.c): from the real roots down, each
+ * function's cost split over its callers' contexts in proportion to the calls' costs, each
+ * function's self and inclusive cost kept exact outside recursion cycles. A part with no calls
+ * (cachegrind) becomes one sample per function and line.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -644,9 +641,6 @@ static int end_part(struct cg *c)
 {
 	if (!c->part_has_data)
 		return 0;
-	/* a bounded number of contexts per function keeps the model linear in the file */
-	uint64_t cap = c->nfns ? 2000000 / c->nfns : 64;
-	c->ctx_cap = cap > 64 ? 64 : cap < 4 ? 4 : (uint32_t)cap;
 	if (cg_synthesize(c) || cg_keep_graph(c))
 		return -1;
 	for (uint32_t i = 0; i < c->nr_touched; i++) {
@@ -684,11 +678,26 @@ static int end_part(struct cg *c)
  */
 #define LINE_ROWS_MAX (1u << 18)
 
+/* The per-line rows' columns freed (past LINE_ROWS_MAX, or after the last part). */
+static void rows_free(struct cg *c)
+{
+	rows_clear(c);
+	pv_free(c->line_fn);
+	pv_free(c->line_no);
+	pv_free(c->line_next);
+	pv_free(c->line_addr);
+	pv_free(c->line_cost);
+	c->line_fn = c->line_no = c->line_next = NULL;
+	c->line_addr = NULL;
+	c->line_cost = NULL;
+	c->cap_lines = 0;
+}
+
 static void lines_off(struct cg *c)
 {
 	c->lines_off = 1;
 	c->lines_dropped++;
-	rows_clear(c);
+	rows_free(c);
 }
 
 /* A row's key: (f, line) in line_map, or (f, address) in addr_map (f < 2^24, address < 2^40). */
@@ -1198,6 +1207,20 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		if (c.part_has_data)
 			end_part(&c);
 	}
+	/* the last part's tables go before the whole graph is built */
+	rows_free(&c);
+	u64map_release(&c.edge_map);
+	pv_free(c.edges);
+	pv_free(c.ecost);
+	pv_free(c.ecalls);
+	pv_free(c.edge_next);
+	pv_free(c.pself);
+	pv_free(c.touched_list);
+	c.edges = NULL;
+	c.ecost = c.pself = NULL;
+	c.ecalls = NULL;
+	c.edge_next = c.touched_list = NULL;
+	c.nedges = c.cap_edges = c.nr_touched = c.cap_touched = 0;
 	if (!rc && !b->status && c.nr_parts_done == 0 && c.nfns == 0) {
 		/* no cost at all (an empty part): one empty thread */
 		builder_thread(b, c.part_name ? c.part_name : builder_cstr(b, "callgrind"), c.pid,
@@ -1297,11 +1320,30 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		    b, recursive,
 		    "functions in a recursion: inclusive cost without the nested calls counted "
 		    "again (callgrind_annotate --inclusive=yes counts them: more)");
-		builder_lossy(b, c.merged_contexts,
-			      "estimated calling contexts (only for what the call graph cannot "
-			      "answer: filters, lines, files, modules) beyond %u per function "
-			      "merged into one starting at the root",
-			      c.ctx_cap);
+		builder_lossy(b, c.contexts,
+			      "calling contexts estimated from the call graph for what needs "
+			      "stacks (filters, lines, files, modules, exports, merges): each "
+			      "function's self and inclusive cost exact outside recursion cycles; "
+			      "a context's share of a call under 1/%u of its part's cost goes to "
+			      "its other shares",
+			      CTX_BUDGET);
+		builder_lossy(b, c.ctx_coarse,
+			      "parts with more than %u calling contexts per function and call: "
+			      "past them, a function's contexts take its calls in turn, not in "
+			      "proportion (costs per function stay exact)",
+			      FOLD_BUDGET);
+		builder_lossy(b, c.ctx_folded,
+			      "calling contexts folded into an \"(other)\" frame under their "
+			      "callers (more than %u for one function past the budget above): the "
+			      "functions below them lose that cost in what needs stacks",
+			      FOLD_KEEP);
+		builder_lossy(b, c.ctx_scaled,
+			      "functions and recursion cycles whose calls cost more or less than "
+			      "they spend: their estimated calling contexts scaled to what they "
+			      "spend");
+		builder_lossy(b, c.ctx_rooted,
+			      "functions called, but whose calls cost nothing: their estimated "
+			      "calling contexts start at the root");
 		builder_lossy(b, c.jumps, "jump= / jcnd= lines (jumps not kept)");
 		builder_lossy(b, c.odd_costs,
 			      "costs written as positions (+N, -N, *), read as callgrind_annotate "

@@ -14,6 +14,14 @@
 #define MAX_EVENTS 64
 #define MAX_POS	   3
 #define NONE32	   UINT32_MAX
+/* A part's cost over this many is the smallest share of a call a context gets of its own. */
+#define CTX_BUDGET 65536
+/*
+ * Contexts a part may have per function and call (and line) before they take the calls in turn
+ * (the north-west corner rule) instead of in proportion; past them a node keeps this many.
+ */
+#define FOLD_BUDGET 8
+#define FOLD_KEEP   1024
 
 __extension__ typedef __int128 i128;
 
@@ -135,10 +143,14 @@ struct cg {
 	int by_callgrind; /* creator: callgrind (valgrind's: it ends each dump with totals:) */
 	int creator_seen;
 	uint64_t unknown_lines, first_unknown, jumps, odd_costs, negative, desc_lines;
-	uint64_t derived_events, merged_contexts, calls_no_fn, costs_no_fn, undefined_names;
-	uint32_t ctx_cap;   /* contexts kept per function */
-	uint64_t call_line; /* the line of the pending calls= */
-	int failed;	    /* the error code cg_fail set */
+	uint64_t derived_events, calls_no_fn, costs_no_fn, undefined_names;
+	uint64_t contexts;   /* estimated calling contexts made (callgrind_synth.c) */
+	uint64_t ctx_scaled; /* functions and cycles whose calls in cost other than they spend */
+	uint64_t ctx_rooted; /* functions called, but whose calls brought no cost: at the root */
+	uint64_t ctx_folded; /* contexts folded into "(other)" past a part's budget */
+	uint64_t ctx_coarse; /* parts past their budget of contexts */
+	uint64_t call_line;  /* the line of the pending calls= */
+	int failed;	     /* the error code cg_fail set */
 };
 
 /* ---- callgrind_synth.c ---- */

@@ -1,18 +1,36 @@
 /*
- * callgrind_synth.c - a callgrind part's samples and call graph (callgrind.c reads the file; the
- * header there says how calling contexts are estimated from the call graph). Each function's
- * self cost goes to its lines: the contexts' weights split over the part's per-line rows.
+ * callgrind_synth.c - a callgrind part's samples and call graph (callgrind.c reads the file).
+ *
+ * callgrind stores a call graph, not stacks. The samples are calling contexts estimated from the
+ * part's graph (model/callgraph.h), walked from its real roots down, callers before callees (its
+ * strongly connected components in topological order; doc/callgraph.md says the rule):
+ *   - a function outside a recursion cycle takes all the contexts its callers gave it and
+ *     splits them over its self cost and its calls, each context in proportion to what the
+ *     columns still need: every column sums to the file's figure (the self cost, each call's
+ *     cost) and every context to what its caller gave it, so each function's self and
+ *     inclusive cost are the file's (exactly, where what its calls bring is what it spends);
+ *   - a recursion cycle is unrolled from each function its contexts enter by, by the tree rule
+ *     of model/cgtree.h (a function already on the path is not entered again: recursion cut
+ *     once); the unrolled rows then take the file's self costs and calls out of the cycle
+ *     exactly, in proportion to the rule's estimates, and split their contexts the same way.
+ * A context's share of a call below the part's cost / CTX_BUDGET is not made: it goes to the
+ * context's larger shares, and a context below that threshold takes the calls one after another
+ * (the north-west corner rule), so the contexts grow with the calls, not with the paths through
+ * the graph. No cost moves to a root. Each function's self cost goes to its lines: the contexts'
+ * weights split over the part's per-line rows.
  */
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/sort.h"
 #include "import/callgrind.h"
 #include "model/callgraph.h"
+#include "model/cgtree.h"
 
-struct ctx {
-	pv_stack_ix parent; /* the caller's context stack (PV_NONE: a root) */
-	int64_t flow;	    /* cost of the primary event flowing into this context */
-};
+/* The part's cost over this many is the smallest share of a call a context of its own gets. */
+#define CTX_BUDGET 65536
+/* Rows of an unrolled cycle, per function, call and call out of it (at least). */
+#define CYCLE_ROWS 2
 
 pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line, uint64_t addr)
 {
@@ -45,127 +63,11 @@ pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line, uint64_t addr)
 	return builder_frame(b, &k);
 }
 
-/*
- * Splits the rows' amounts over columns with fixed sums (sum of rows == sum of columns), each
- * row in proportion to what the columns still need: out[r * ncol + j]; exact row and column
- * sums, no negative cell.
- */
-static void split_rows(const int64_t *rows, uint32_t nrows, const int64_t *cols, uint32_t ncol,
-		       int64_t *need, int64_t *out, double *frac)
-{
-	int64_t left = 0;
-	for (uint32_t j = 0; j < ncol; j++) {
-		need[j] = cols[j];
-		left += cols[j];
-	}
-	for (uint32_t r = 0; r < nrows; r++) {
-		int64_t amount = rows[r] < left ? rows[r] : left, given = 0;
-		int64_t *o = out + (size_t)r * ncol;
-		for (uint32_t j = 0; j < ncol; j++) {
-			if (left <= 0 || amount <= 0) {
-				o[j] = 0;
-				frac[j] = -1;
-				continue;
-			}
-			int64_t q64, rem;
-			if (!__builtin_mul_overflow(amount, need[j], &q64)) {
-				o[j] = q64 / left;
-				rem = q64 % left;
-			} else {
-				i128 q = (i128)amount * need[j];
-				o[j] = (int64_t)(q / left);
-				rem = (int64_t)(q % left);
-			}
-			frac[j] = (double)rem / (double)left;
-			given += o[j];
-		}
-		/* the units rounding left over go to the largest remainders */
-		while (given < amount) {
-			uint32_t best = NONE32;
-			for (uint32_t j = 0; j < ncol; j++)
-				if (o[j] < need[j] && (best == NONE32 || frac[j] > frac[best]))
-					best = j;
-			if (best == NONE32)
-				break;
-			o[best]++;
-			frac[best] = -1;
-			given++;
-		}
-		for (uint32_t j = 0; j < ncol; j++)
-			need[j] -= o[j];
-		left -= given;
-	}
-}
-
-/*
- * The contexts waiting for each function (pushed by its callers, read when its turn comes): one
- * list of fixed-size chunks a function, the chunks from one pool and recycled once read.
- */
-#define CTX_CHUNK 8
-
-struct pend {
-	uint32_t head, tail, n; /* first and last chunk, contexts */
-};
-
-/*
- * The part's functions renumbered in the order they are visited top-down (callers before
- * callees): the pass over them reads these arrays in order.
- */
-struct synth {
-	uint32_t *fn;	      /* rank -> function */
-	int64_t *self;	      /* [rank * nev + e]: its self cost in the part */
-	uint32_t *out_first;  /* its edges: slots out_first[k] .. out_first[k + 1], in edge order */
-	uint32_t *slot_to;    /* per slot: the callee's rank */
-	int64_t *slot_cost;   /* per slot: the call's cost of the primary event (0 when dropped) */
-	uint8_t *slot_back;   /* per slot: dropped (a back edge of the walk) */
-	uint8_t *slot_inline; /* per slot: an inlined-code edge */
-	int64_t *tflow;	      /* per rank: self + kept calls (primary event) */
-	struct pend *pend;    /* per rank */
-	struct ctx *pool;     /* chunk k: pool[k * CTX_CHUNK ...] */
-	uint32_t *pool_next;  /* next chunk of a list, or of the free list */
-	uint32_t pool_len, pool_cap, pool_free;
-};
-
-static int push_ctx(struct cg *c, struct synth *s, uint32_t f, pv_stack_ix parent, int64_t flow)
-{
-	struct pend *P = &s->pend[f];
-	uint32_t n = P->n;
-	if (n % CTX_CHUNK == 0) {
-		uint32_t k = s->pool_free;
-		if (k != NONE32) {
-			s->pool_free = s->pool_next[k];
-		} else {
-			if (s->pool_len == s->pool_cap) {
-				uint32_t nc = grow_cap(s->pool_cap, (uint64_t)s->pool_len + 1);
-				if (!nc || (uint64_t)nc * CTX_CHUNK > UINT32_MAX ||
-				    COL_GROW(s->pool_next, nc) ||
-				    col_realloc((void **)&s->pool, CTX_CHUNK * sizeof(struct ctx),
-						nc)) {
-					c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
-					return -1;
-				}
-				s->pool_cap = nc;
-			}
-			k = s->pool_len++;
-		}
-		s->pool_next[k] = NONE32;
-		if (n == 0)
-			P->head = k;
-		else
-			s->pool_next[P->tail] = k;
-		P->tail = k;
-	}
-	s->pool[(size_t)P->tail * CTX_CHUNK + n % CTX_CHUNK] =
-	    (struct ctx){.parent = parent, .flow = flow};
-	P->n = n + 1;
-	return 0;
-}
-
 /* A grow-only scratch buffer of at least n bytes. */
 static void *scratch(struct cg *c, void **buf, size_t *cap, size_t n)
 {
 	if (n > *cap) {
-		size_t nc = n * 2;
+		size_t nc = n + n / 4;
 		void *q = pv_realloc(*buf, nc);
 		if (!q) {
 			c->b->status = PV_ENOMEM;
@@ -182,213 +84,185 @@ static int64_t pos0(int64_t v)
 	return v > 0 ? v : 0;
 }
 
-/* The order of contexts when some are merged: the costliest first, then by parent. */
-static inline int ctx_before(const struct ctx *x, const struct ctx *y)
+/*
+ * The cost of edge x of the part, per event: a call's inclusive cost, or for inlined code
+ * (fi=/fe=) that code's self cost and its calls.
+ */
+static void edge_cost(const struct cg *c, uint32_t x, int64_t *w)
 {
-	return x->flow != y->flow ? x->flow > y->flow : x->parent < y->parent;
+	uint32_t nev = c->nev;
+	const struct cg_edge *E = &c->edges[x];
+	if (!E->is_inline) {
+		memcpy(w, c->ecost + (size_t)x * nev, nev * sizeof(int64_t));
+		return;
+	}
+	memcpy(w, c->pself + (size_t)E->to * nev, nev * sizeof(int64_t));
+	for (uint32_t y = c->fns[E->to].out_head; y != NONE32; y = c->edge_next[y])
+		for (uint32_t e = 0; e < nev && !c->edges[y].is_inline; e++)
+			w[e] += c->ecost[(size_t)y * nev + e];
 }
+
+/* ---- contexts waiting for their node ---- */
 
 /*
- * Keeps the k first contexts of cx[0 .. nr) in ctx_before order (what sorting them all would put
- * first) in cx[0 .. k), and returns the sum of the flows of the others.
+ * The contexts waiting for each slot (a function of the part, or a row of the cycle being
+ * unrolled), pushed by their callers and taken when its turn comes: one list of fixed-size
+ * chunks a slot, the chunks from one pool and recycled once taken. A context is its parent's
+ * stack and one flow per event (stride int64 words).
  */
-static int64_t keep_costliest(struct ctx *cx, uint32_t nr, uint32_t k)
+#define CTX_CHUNK 8
+
+struct pend {
+	uint32_t head, tail, n; /* first and last chunk, contexts */
+};
+
+struct ctxq {
+	uint32_t stride;
+	int64_t *pool;	/* chunk k: pool[k * CTX_CHUNK * stride ...] */
+	uint32_t *next; /* the next chunk of a list, or of the free list */
+	uint32_t len, cap, free;
+	struct pend *pend; /* per slot */
+	uint64_t pushed;   /* contexts pushed in all */
+	int64_t *lost;	   /* per slot: [slot * nev + k], its cost folded into "(other)" above */
+	uint32_t nslot;
+};
+
+/* Room for slots [0, n), the new ones empty. */
+static int q_slots(struct cg *c, struct ctxq *q, uint32_t n)
 {
-	int64_t rest = 0;
-	for (uint32_t i = 1; i < k; i++) {
-		struct ctx v = cx[i];
-		uint32_t j = i;
-		while (j && ctx_before(&v, &cx[j - 1])) {
-			cx[j] = cx[j - 1];
-			j--;
-		}
-		cx[j] = v;
+	if (n <= q->nslot)
+		return 0;
+	uint32_t nc = grow_cap(q->nslot, n), nev = q->stride - 1;
+	if (!nc || COL_GROW(q->pend, nc) ||
+	    col_realloc((void **)&q->lost, nev * sizeof(int64_t), nc)) {
+		c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+		return -1;
 	}
-	for (uint32_t i = k; i < nr; i++) {
-		struct ctx v = cx[i];
-		if (!ctx_before(&v, &cx[k - 1])) {
-			rest += v.flow;
-			continue;
-		}
-		rest += cx[k - 1].flow;
-		uint32_t j = k - 1;
-		while (j && ctx_before(&v, &cx[j - 1])) {
-			cx[j] = cx[j - 1];
-			j--;
-		}
-		cx[j] = v;
-	}
-	return rest;
+	memset(q->pend + q->nslot, 0, (size_t)(nc - q->nslot) * sizeof(*q->pend));
+	memset(q->lost + (size_t)q->nslot * nev, 0,
+	       (size_t)(nc - q->nslot) * nev * sizeof(int64_t));
+	q->nslot = nc;
+	return 0;
 }
 
-static void synth_free(struct synth *s)
+static int q_push(struct cg *c, struct ctxq *q, uint32_t slot, pv_stack_ix parent,
+		  const int64_t *flow)
 {
-	pv_free(s->fn);
-	pv_free(s->self);
-	pv_free(s->out_first);
-	pv_free(s->slot_to);
-	pv_free(s->slot_cost);
-	pv_free(s->slot_back);
-	pv_free(s->slot_inline);
-	pv_free(s->tflow);
-	pv_free(s->pend);
-	pv_free(s->pool);
-	pv_free(s->pool_next);
-}
-
-/*
- * The part's call graph in struct synth: its functions (touched_list) ranked callers before
- * callees by depth-first walks from the functions nobody calls first, whose back edges are
- * dropped (reverse post-order), and each function's edges in edge order.
- */
-static int synth_graph(struct cg *c, struct synth *s)
-{
-	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
-	size_t ne1 = ne ? ne : 1;
-	uint32_t *local = pv_malloc((size_t)c->nfns * sizeof(uint32_t));
-	uint32_t *first = pv_calloc((size_t)n + 1, sizeof(uint32_t));
-	uint32_t *to = pv_malloc(ne1 * sizeof(uint32_t)), *xs = pv_malloc(ne1 * sizeof(uint32_t));
-	uint8_t *back = pv_calloc(ne1, 1);
-	uint32_t *in_count = pv_calloc(n, sizeof(uint32_t)),
-		 *order = pv_malloc((size_t)n * sizeof(uint32_t));
-	uint32_t *stack = pv_malloc((size_t)n * sizeof(uint32_t)),
-		 *iter = pv_malloc((size_t)n * sizeof(uint32_t));
-	uint8_t *state = pv_calloc(n, 1);
-	s->fn = pv_malloc((size_t)n * sizeof(uint32_t));
-	s->self = pv_malloc((size_t)n * (nev ? nev : 1) * sizeof(int64_t));
-	s->out_first = pv_malloc(((size_t)n + 1) * sizeof(uint32_t));
-	s->slot_to = pv_malloc(ne1 * sizeof(uint32_t));
-	s->slot_cost = pv_malloc(ne1 * sizeof(int64_t));
-	s->slot_back = pv_malloc(ne1);
-	s->slot_inline = pv_malloc(ne1);
-	s->tflow = pv_malloc((size_t)n * sizeof(int64_t));
-	s->pend = pv_calloc(n, sizeof(struct pend));
-	int rc = -1;
-	if (!local || !first || !to || !xs || !back || !in_count || !order || !stack || !iter ||
-	    !state || !s->fn || !s->self || !s->out_first || !s->slot_to || !s->slot_cost ||
-	    !s->slot_back || !s->slot_inline || !s->tflow || !s->pend) {
-		c->b->status = PV_ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		local[c->touched_list[i]] = i;
-	/* the edges by caller (local index), in edge order */
-	for (uint32_t x = 0; x < ne; x++)
-		first[local[c->edges[x].from] + 1]++;
-	for (uint32_t i = 0; i < n; i++)
-		first[i + 1] += first[i];
-	{
-		uint32_t *fill = iter;
-		memset(fill, 0, (size_t)n * sizeof(uint32_t));
-		for (uint32_t x = 0; x < ne; x++) {
-			const struct cg_edge *E = &c->edges[x];
-			uint32_t f = local[E->from], g = local[E->to];
-			uint32_t i = first[f] + fill[f]++;
-			to[i] = g;
-			xs[i] = x;
-			in_count[g]++;
-		}
-	}
-	/* depth-first walks, from the functions nobody calls first: back edges dropped */
-	uint32_t norder = 0;
-	for (uint32_t pass = 0; pass < 2; pass++) {
-		for (uint32_t r = 0; r < n; r++) {
-			if (state[r] || (pass == 0 && in_count[r]))
-				continue;
-			uint32_t sp = 0;
-			stack[sp] = r;
-			iter[sp] = first[r];
-			sp++;
-			state[r] = 1;
-			while (sp) {
-				uint32_t f = stack[sp - 1];
-				if (iter[sp - 1] < first[f + 1]) {
-					uint32_t i = iter[sp - 1]++;
-					uint32_t g = to[i];
-					if (state[g] == 1) {
-						back[i] = 1;
-					} else if (state[g] == 0) {
-						state[g] = 1;
-						stack[sp] = g;
-						iter[sp] = first[g];
-						sp++;
-					}
-				} else {
-					state[f] = 2;
-					order[norder++] = f;
-					sp--;
+	struct pend *P = &q->pend[slot];
+	uint32_t n = P->n, s = q->stride;
+	if (n % CTX_CHUNK == 0) {
+		uint32_t k = q->free;
+		if (k != NONE32) {
+			q->free = q->next[k];
+		} else {
+			if (q->len == q->cap) {
+				uint32_t nc = grow_cap(q->cap, (uint64_t)q->len + 1);
+				if (!nc || COL_GROW(q->next, nc) ||
+				    col_realloc((void **)&q->pool, CTX_CHUNK * s * sizeof(int64_t),
+						nc)) {
+					c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+					return -1;
 				}
+				q->cap = nc;
 			}
+			k = q->len++;
 		}
+		q->next[k] = NONE32;
+		if (n == 0)
+			P->head = k;
+		else
+			q->next[P->tail] = k;
+		P->tail = k;
 	}
-	/* rank = reverse post-order: callers before callees */
-	uint32_t *rank = stack;
-	for (uint32_t i = 0; i < norder; i++)
-		rank[order[i]] = norder - 1 - i;
-	uint32_t j = 0;
-	for (uint32_t k = 0; k < norder; k++) {
-		uint32_t f = order[norder - 1 - k], fg = c->touched_list[f];
-		s->fn[k] = fg;
-		memcpy(s->self + (size_t)k * nev, c->pself + (size_t)fg * nev,
-		       nev * sizeof(int64_t));
-		s->out_first[k] = j;
-		for (uint32_t i = first[f]; i < first[f + 1]; i++, j++) {
-			uint32_t x = xs[i];
-			uint8_t inl = c->edges[x].is_inline;
-			s->slot_to[j] = rank[to[i]];
-			s->slot_back[j] = back[i];
-			s->slot_inline[j] = inl;
-			/* an inlined-code edge costs what the inlined code does (below) */
-			s->slot_cost[j] = back[i] || inl ? 0 : pos0(c->ecost[(size_t)x * nev]);
+	int64_t *e = q->pool + ((size_t)P->tail * CTX_CHUNK + n % CTX_CHUNK) * s;
+	e[0] = parent;
+	memcpy(e + 1, flow, (s - 1) * sizeof(int64_t));
+	P->n = n + 1;
+	q->pushed++;
+	return 0;
+}
+
+/* Sums the flows of slot's contexts into sum[0 .. stride - 1) (added). */
+static void q_sum(const struct ctxq *q, uint32_t slot, int64_t *sum)
+{
+	const struct pend *P = &q->pend[slot];
+	uint32_t s = q->stride;
+	for (uint32_t i = 0, ch = P->head; i < P->n; ch = q->next[ch]) {
+		uint32_t m = P->n - i < CTX_CHUNK ? P->n - i : CTX_CHUNK;
+		const int64_t *e = q->pool + (size_t)ch * CTX_CHUNK * s;
+		for (uint32_t j = 0; j < m; j++)
+			for (uint32_t k = 1; k < s; k++)
+				sum[k - 1] += e[(size_t)j * s + k];
+		i += m;
+	}
+}
+
+/* Moves slot's contexts to par[] and flow[i * (stride - 1) + k]; their count. */
+static uint32_t q_take(struct ctxq *q, uint32_t slot, pv_stack_ix *par, int64_t *flow)
+{
+	struct pend *P = &q->pend[slot];
+	uint32_t nr = P->n, s = q->stride;
+	if (!nr)
+		return 0;
+	for (uint32_t i = 0, ch = P->head;; ch = q->next[ch]) {
+		uint32_t m = nr - i < CTX_CHUNK ? nr - i : CTX_CHUNK;
+		const int64_t *e = q->pool + (size_t)ch * CTX_CHUNK * s;
+		for (uint32_t j = 0; j < m; j++, i++) {
+			par[i] = (pv_stack_ix)e[(size_t)j * s];
+			memcpy(flow + (size_t)i * (s - 1), e + (size_t)j * s + 1,
+			       (s - 1) * sizeof(int64_t));
 		}
+		if (i == nr)
+			break;
 	}
-	s->out_first[norder] = j;
-	/* inlined-code edges cost the inlined code's own flow: computed callees first */
-	for (uint32_t k = norder; k-- > 0;) {
-		int64_t t = pos0(s->self[(size_t)k * nev]);
-		for (uint32_t i = s->out_first[k]; i < s->out_first[k + 1]; i++) {
-			if (s->slot_back[i])
-				continue;
-			if (s->slot_inline[i])
-				s->slot_cost[i] = s->tflow[s->slot_to[i]];
-			t += s->slot_cost[i];
-		}
-		s->tflow[k] = t;
-	}
-	rc = 0;
-out:
-	pv_free(local);
-	pv_free(first);
-	pv_free(to);
-	pv_free(xs);
-	pv_free(back);
-	pv_free(in_count);
-	pv_free(order);
-	pv_free(stack);
-	pv_free(iter);
-	pv_free(state);
-	return rc;
+	q->next[P->tail] = q->free;
+	q->free = P->head;
+	P->n = 0;
+	return nr;
+}
+
+static void q_release(struct ctxq *q)
+{
+	pv_free(q->lost);
+	pv_free(q->pool);
+	pv_free(q->next);
+	pv_free(q->pend);
 }
 
 /* Scratch buffers of self_lines. */
 struct line_split {
-	void *buf[6];
-	size_t cap[6];
+	void *buf[7];
+	size_t cap[7];
 };
+
+/* Cells by line, then context. */
+struct cell_order {
+	const uint32_t *i, *j;
+};
+
+static int cell_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct cell_order *o = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (o->j[x] != o->j[y])
+		return o->j[x] < o->j[y] ? -1 : 1;
+	if (o->i[x] != o->i[y])
+		return o->i[x] < o->i[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
 
 /*
  * The self samples of function fg's nr contexts (wt: [i * nev + e]), each on its line (the
- * function's per-line rows of the part). The first event's costs are split over (context, line)
+ * function's per-line rows of the part). Each event's costs are split over (context, line)
  * cells by the north-west corner rule: contexts in turn take the lines in turn, so each
- * context's weight and each line's cost are exact and there are at most nr + nl cells (the
- * model stays linear in the file; which context ran which line is not in the file). Every other
- * event's line cost goes to that line's cells in proportion to the first event's. A line's sample
- * is on the caller's stack (caller[i]) and a frame of that line; line 0 (no line) without an
- * address is on the context's own stack (cx[i].parent). With negative costs the function's self
- * stays unsplit.
+ * context's weight and each line's cost are exact in every event and there are at most
+ * nr + nl cells an event (the model stays linear in the file; which context ran which line is
+ * not in the file); one sample per cell of any event. A line's sample is on the caller's stack
+ * (caller[i]) and a frame of that line; line 0 (no line) without an address is on the
+ * context's own stack (own[i]). With negative costs the function's self stays unsplit.
  */
 static int self_lines(struct cg *c, struct line_split *ls, uint32_t fg, const pv_stack_ix *caller,
-		      const struct ctx *cx, const int64_t *wt, uint32_t nr)
+		      const pv_stack_ix *own, const int64_t *wt, uint32_t nr)
 {
 	struct pv_builder *b = c->b;
 	uint32_t nev = c->nev, nl = 0;
@@ -397,31 +271,28 @@ static int self_lines(struct cg *c, struct line_split *ls, uint32_t fg, const pv
 	uint32_t only = c->fns[fg].line_head;
 	int plain = nev == 0 || nl == 0 ||
 		    (nl == 1 && c->line_no[only] == 0 && cg_row_addr(c, only) == PV_ADDR_NONE);
-	uint32_t *row = NULL, *cell_i = NULL, *cell_j = NULL, ncell = 0;
-	int64_t *w = NULL;
+	uint32_t *row = NULL;
 	if (!plain) {
 		row = scratch(c, &ls->buf[0], &ls->cap[0], (size_t)nl * sizeof(uint32_t));
-		cell_i = scratch(c, &ls->buf[1], &ls->cap[1], ((size_t)nr + 2 * nl) * 4);
-		cell_j = scratch(c, &ls->buf[2], &ls->cap[2], ((size_t)nr + 2 * nl) * 4);
-		w = scratch(c, &ls->buf[3], &ls->cap[3], ((size_t)nr + 2 * nl) * nev * 8);
-		if (b->status)
+		if (!row)
 			return -1;
 		uint32_t j = 0;
-		int64_t rs = 0, cs = 0;
-		for (uint32_t r = c->fns[fg].line_head; r != NONE32; r = c->line_next[r]) {
+		for (uint32_t r = c->fns[fg].line_head; r != NONE32; r = c->line_next[r])
 			row[j++] = r;
-			int64_t v = c->line_cost[(size_t)r * nev];
-			plain |= v < 0;
-			cs += v;
+		for (uint32_t e = 0; e < nev && !plain; e++) {
+			int64_t rs = 0, cs = 0;
+			for (j = 0; j < nl; j++) {
+				int64_t v = c->line_cost[(size_t)row[j] * nev + e];
+				plain |= v < 0;
+				cs += v;
+			}
+			for (uint32_t i = 0; i < nr; i++) {
+				plain |= wt[(size_t)i * nev + e] < 0;
+				rs += wt[(size_t)i * nev + e];
+			}
+			plain |= rs != cs;
 		}
-		for (uint32_t i = 0; i < nr; i++) {
-			plain |= wt[(size_t)i * nev] < 0;
-			rs += wt[(size_t)i * nev];
-		}
-		if (plain || rs != cs) {
-			c->lines_unsplit++;
-			plain = 1;
-		}
+		c->lines_unsplit += plain;
 	}
 	if (plain) {
 		for (uint32_t i = 0; i < nr; i++) {
@@ -429,68 +300,1040 @@ static int self_lines(struct cg *c, struct line_split *ls, uint32_t fg, const pv
 			for (uint32_t e = 0; e < nev; e++)
 				any |= wt[(size_t)i * nev + e] != 0;
 			if (any)
-				builder_sample(b, c->thread, cx[i].parent, PV_TIME_NONE,
+				builder_sample(b, c->thread, own[i], PV_TIME_NONE,
 					       wt + (size_t)i * nev);
 		}
 		return b->status ? -1 : 0;
 	}
-	/* the north-west corner rule on the first event: cells in column order */
-	uint32_t i = 0;
-	int64_t left_i = wt[0];
-	for (uint32_t j = 0; j < nl; j++) {
-		int64_t left_j = c->line_cost[(size_t)row[j] * nev];
-		uint32_t first = ncell;
-		while (left_j > 0 && i < nr) {
-			if (left_i == 0) {
-				if (++i < nr)
-					left_i = wt[(size_t)i * nev];
-				continue;
-			}
-			int64_t a = left_i < left_j ? left_i : left_j;
-			cell_i[ncell] = i;
-			cell_j[ncell] = j;
-			w[(size_t)ncell++ * nev] = a;
-			left_i -= a;
-			left_j -= a;
-		}
-		if (ncell == first) { /* no first-event cost: one cell for the other events */
-			cell_i[ncell] = i < nr ? i : nr - 1;
-			cell_j[ncell] = j;
-			w[(size_t)ncell++ * nev] = 0;
-		}
-	}
-	/* the other events: each line's cost over its cells by their first-event weights */
-	int64_t *wk = scratch(c, &ls->buf[4], &ls->cap[4], (size_t)ncell * 8);
-	int64_t *share = scratch(c, &ls->buf[5], &ls->cap[5], (size_t)ncell * 8);
-	if (!wk || !share)
+	/* the north-west corner rule, each event on its own: cells (i, j, e) */
+	size_t most = (size_t)nev * ((size_t)nr + nl);
+	uint32_t *cell_i = scratch(c, &ls->buf[1], &ls->cap[1], most * sizeof(uint32_t));
+	uint32_t *cell_j = scratch(c, &ls->buf[2], &ls->cap[2], most * sizeof(uint32_t));
+	uint32_t *cell_e = scratch(c, &ls->buf[3], &ls->cap[3], most * sizeof(uint32_t));
+	int64_t *cell_w = scratch(c, &ls->buf[4], &ls->cap[4], most * sizeof(int64_t));
+	uint32_t *ix = scratch(c, &ls->buf[5], &ls->cap[5], most * sizeof(uint32_t));
+	int64_t *v = scratch(c, &ls->buf[6], &ls->cap[6], nev * sizeof(int64_t));
+	if (!cell_i || !cell_j || !cell_e || !cell_w || !ix || !v)
 		return -1;
-	for (uint32_t k0 = 0, k1; k0 < ncell; k0 = k1) {
-		for (k1 = k0; k1 < ncell && cell_j[k1] == cell_j[k0]; k1++)
-			wk[k1 - k0] = w[(size_t)k1 * nev];
-		for (uint32_t e = 1; e < nev; e++) {
-			pv_apportion(c->line_cost[(size_t)row[cell_j[k0]] * nev + e], wk, k1 - k0,
-				     share);
-			for (uint32_t k = k0; k < k1; k++)
-				w[(size_t)k * nev + e] = share[k - k0];
+	uint32_t ncell = 0;
+	for (uint32_t e = 0; e < nev; e++) {
+		uint32_t i = 0;
+		int64_t left_i = nr ? wt[e] : 0;
+		for (uint32_t j = 0; j < nl; j++) {
+			int64_t left_j = c->line_cost[(size_t)row[j] * nev + e];
+			while (left_j > 0 && i < nr) {
+				if (left_i == 0) {
+					if (++i < nr)
+						left_i = wt[(size_t)i * nev + e];
+					continue;
+				}
+				int64_t a = left_i < left_j ? left_i : left_j;
+				cell_i[ncell] = i;
+				cell_j[ncell] = j;
+				cell_e[ncell] = e;
+				cell_w[ncell++] = a;
+				left_i -= a;
+				left_j -= a;
+			}
 		}
 	}
+	/* the cells by line, then context: one sample per (context, line) */
+	struct cell_order o = {cell_i, cell_j};
+	for (uint32_t k = 0; k < ncell; k++)
+		ix[k] = k;
+	pv_sort_r(ix, ncell, sizeof(*ix), cell_cmp, &o);
 	pv_frame_ix fr = PV_NONE;
-	for (uint32_t k = 0; k < ncell && !b->status; k++) {
-		const int64_t *v = w + (size_t)k * nev;
-		int any = 0;
-		for (uint32_t e = 0; e < nev; e++)
-			any |= v[e] != 0;
-		if (!any)
-			continue;
-		uint32_t ln = c->line_no[row[cell_j[k]]];
-		uint64_t a = cg_row_addr(c, row[cell_j[k]]);
-		if (k == 0 || cell_j[k] != cell_j[k - 1])
+	for (uint32_t k0 = 0, k1; k0 < ncell && !b->status; k0 = k1) {
+		uint32_t i = cell_i[ix[k0]], j = cell_j[ix[k0]];
+		memset(v, 0, nev * sizeof(int64_t));
+		for (k1 = k0; k1 < ncell && cell_i[ix[k1]] == i && cell_j[ix[k1]] == j; k1++)
+			v[cell_e[ix[k1]]] += cell_w[ix[k1]];
+		uint32_t ln = c->line_no[row[j]];
+		uint64_t a = cg_row_addr(c, row[j]);
+		if (k0 == 0 || j != cell_j[ix[k0 - 1]])
 			fr = ln || a != PV_ADDR_NONE ? cg_fn_frame(c, fg, ln, a) : PV_NONE;
-		pv_stack_ix st =
-		    fr != PV_NONE ? builder_stack(b, caller[cell_i[k]], fr) : cx[cell_i[k]].parent;
+		pv_stack_ix st = fr != PV_NONE ? builder_stack_append(b, caller[i], fr) : own[i];
 		builder_sample(b, c->thread, st, PV_TIME_NONE, v);
 	}
 	return b->status ? -1 : 0;
+}
+
+/* ---- splitting a node's contexts ---- */
+
+/* A cycle's self shares, kept until its every row is split: per function, its lines at once. */
+struct selfrec {
+	uint32_t len, cap;
+	uint32_t *fn;		/* the function (the part's numbering) */
+	pv_stack_ix *par, *own; /* the context's parent and own stack */
+	int64_t *wt;		/* [i * nev + k] */
+};
+
+/* The synthesis of one part. */
+struct synth {
+	struct cg *c;
+	struct cg_graph g; /* the part's graph, functions numbered as c->touched_list */
+	struct cg_grow G;  /* unrolling a cycle */
+	struct ctxq q;	   /* slots: the functions, then the rows of the cycle being unrolled */
+	int64_t theta[MAX_EVENTS]; /* the smallest share of a call a context gets of its own */
+	uint64_t limit;	   /* contexts of the part past which they take the calls in turn ... */
+	bool coarse;	   /* ... (then a node keeps its FOLD_KEEP heaviest, folds the others) */
+	pv_frame_ix other; /* "(other)", made on first use */
+	uint32_t *slot;	   /* per function: its column + 1 while a node is built, else 0;
+			      then per function its self column in a cycle */
+	uint8_t *in;	   /* per function: in the cycle being unrolled */
+	uint32_t *xcol;	   /* per edge out of a cycle: its column */
+	uint32_t *best, *bfsp; /* per function: struct cycle's */
+	struct selfrec rec;
+	struct line_split ls;
+	void *buf[26];
+	size_t cap[26];
+};
+
+/* Scratch buffer i of the synthesis (n elements of elt bytes). */
+#define SBUF(S, i, n, elt) scratch((S)->c, &(S)->buf[i], &(S)->cap[i], (size_t)(n) * (elt))
+
+/* Indices by a key, largest first (ties: the smaller index first). */
+struct sort_by {
+	const int64_t *key;
+	uint32_t stride;
+};
+
+static int by_key_desc(const void *a, const void *b, void *ctx)
+{
+	const struct sort_by *s = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int64_t u = s->key[(size_t)x * s->stride], v = s->key[(size_t)y * s->stride];
+	if (u != v)
+		return u > v ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void order_desc(uint32_t *ix, uint32_t n, const int64_t *key, uint32_t stride)
+{
+	for (uint32_t i = 0; i < n; i++)
+		ix[i] = i;
+	struct sort_by s = {key, stride};
+	pv_sort_r(ix, n, sizeof(*ix), by_key_desc, &s);
+}
+
+/*
+ * One context's share of event k (amount a, at most what the columns still need, left): in
+ * proportion to what each column still needs, the shares of a call below the threshold given
+ * to the context's other shares, when a is at least the threshold or all that is left; else the
+ * columns in turn (cord: the north-west corner rule, nw the first column not yet full). Adds the
+ * shares to acc[j * nev + k], touched[] listing the columns touched first (mark[j]).
+ */
+static int share(struct synth *S, uint32_t k, int64_t a, uint32_t ncol, int64_t *need,
+		 int64_t *left, uint32_t *nw, const uint32_t *cord, int64_t *acc, uint8_t *mark,
+		 uint32_t *touched, uint32_t *nt)
+{
+	uint32_t nev = S->c->nev;
+	int64_t theta = S->theta[k];
+	if (a > left[k])
+		a = left[k];
+	if (a <= 0)
+		return 0;
+	if (a >= theta || a == left[k]) {
+		int64_t *w = SBUF(S, 0, ncol, sizeof(int64_t));
+		int64_t *o = SBUF(S, 1, ncol, sizeof(int64_t));
+		if (!w || !o)
+			return -1;
+		for (uint32_t j = 0; j < ncol; j++)
+			w[j] = need[(size_t)j * nev + k];
+		pv_apportion(a, w, ncol, o);
+		if (a < left[k]) {
+			/* the small shares of calls go to the context's other shares, as far as
+			 * those columns need (they can take all: the columns need left >= a) */
+			int64_t freed = 0;
+			for (uint32_t j = 1; j < ncol; j++)
+				if (o[j] > 0 && o[j] < theta) {
+					freed += o[j];
+					w[j] = -o[j]; /* dropped */
+					o[j] = 0;
+				}
+			for (int pass = 0; pass < 2 && freed; pass++)
+				for (uint32_t j = 0; j < ncol && freed; j++) {
+					if (pass == 0 ? o[j] <= 0 : w[j] >= 0)
+						continue;
+					int64_t room = need[(size_t)j * nev + k] - o[j];
+					int64_t add = room < freed ? room : freed;
+					o[j] += add;
+					freed -= add;
+				}
+		}
+		for (uint32_t j = 0; j < ncol; j++) {
+			if (!o[j])
+				continue;
+			acc[(size_t)j * nev + k] += o[j];
+			need[(size_t)j * nev + k] -= o[j];
+			if (!mark[j]) {
+				mark[j] = 1;
+				touched[(*nt)++] = j;
+			}
+		}
+		left[k] -= a;
+		return 0;
+	}
+	while (a > 0 && nw[k] < ncol) {
+		uint32_t j = cord[nw[k]];
+		int64_t room = need[(size_t)j * nev + k];
+		if (!room) {
+			nw[k]++;
+			continue;
+		}
+		int64_t x = room < a ? room : a;
+		acc[(size_t)j * nev + k] += x;
+		need[(size_t)j * nev + k] -= x;
+		a -= x;
+		left[k] -= x;
+		if (!mark[j]) {
+			mark[j] = 1;
+			touched[(*nt)++] = j;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Past the part's budget of contexts, a node keeps its FOLD_KEEP heaviest and folds the others
+ * into an "(other)" frame under their own parents (a sample of all their flow): the node's
+ * columns shrink by as much (in proportion), and each child's loss waits in its slot (lost[])
+ * to shrink its own columns, so this function and those below it lose that cost (info says how
+ * many contexts) and the samples still add up to the file's cost. The folded contexts' amounts
+ * become 0.
+ */
+static int fold(struct synth *S, uint32_t nr, const pv_stack_ix *par, int64_t *amt,
+		const uint32_t *ord, uint32_t ncol, const uint32_t *dst, int64_t *need,
+		int64_t *left)
+{
+	struct cg *c = S->c;
+	struct pv_builder *b = c->b;
+	uint32_t nev = c->nev;
+	if (S->other == PV_NONE) {
+		pv_func_ix f = builder_func(b, builder_cstr(b, "(other)"), PV_NONE, PV_NONE, 0);
+		S->other = builder_func_frame(b, f);
+	}
+	int64_t *w = SBUF(S, 0, ncol, sizeof(int64_t)), *o = SBUF(S, 1, ncol, sizeof(int64_t));
+	if (!w || !o || b->status)
+		return -1;
+	int64_t gone[MAX_EVENTS] = {0};
+	for (uint32_t oi = FOLD_KEEP; oi < nr; oi++) {
+		int64_t *a = amt + (size_t)ord[oi] * nev;
+		bool any = false;
+		for (uint32_t k = 0; k < nev; k++) {
+			gone[k] += a[k];
+			any |= a[k] != 0;
+		}
+		if (any) {
+			builder_sample(b, c->thread,
+				       builder_stack_append(b, par[ord[oi]], S->other),
+				       PV_TIME_NONE, a);
+			c->ctx_folded++;
+		}
+		memset(a, 0, nev * sizeof(int64_t));
+	}
+	for (uint32_t k = 0; k < nev; k++) {
+		for (uint32_t j = 0; j < ncol; j++)
+			w[j] = need[(size_t)j * nev + k];
+		left[k] -= gone[k];
+		pv_apportion(left[k], w, ncol, o);
+		for (uint32_t j = 0; j < ncol; j++) {
+			if (j)
+				S->q.lost[(size_t)dst[j] * nev + k] += w[j] - o[j];
+			need[(size_t)j * nev + k] = o[j];
+		}
+	}
+	return b->status ? -1 : 0;
+}
+
+/*
+ * Splits a node's nr contexts (parents par[i], flows flow[i * nev + k]) over its columns
+ * (col[j * nev + k]: j = 0 its self cost, j >= 1 a child whose contexts go to slot dst[j]), per
+ * event: the contexts' flows scaled to the columns' sum when they differ (a file whose calls
+ * bring more or less than the function spends), then each context in turn, the heaviest first,
+ * takes its share (share()). Every column gets exactly its amount and every context exactly its
+ * flow. Sets own[i], the context's stack (function fg's frame on its parent; PV_NONE when it
+ * holds nothing), and wt[i * nev + k], its self cost; a negative self cost goes to the heaviest.
+ * The cost folded above the node (lost[slot]; slot NONE32: none) shrinks its columns first.
+ */
+static int split_node(struct synth *S, uint32_t fg, uint32_t slot, uint32_t nr,
+		      const pv_stack_ix *par, const int64_t *flow, uint32_t ncol,
+		      const int64_t *col, const uint32_t *dst, pv_stack_ix *own, int64_t *wt)
+{
+	struct cg *c = S->c;
+	struct pv_builder *b = c->b;
+	uint32_t nev = c->nev;
+	int64_t *amt = SBUF(S, 2, (size_t)nr * nev, sizeof(int64_t));
+	int64_t *w = SBUF(S, 3, nr, sizeof(int64_t)), *o = SBUF(S, 4, nr, sizeof(int64_t));
+	int64_t *need = SBUF(S, 5, (size_t)ncol * nev, sizeof(int64_t));
+	int64_t *acc = SBUF(S, 6, (size_t)ncol * nev, sizeof(int64_t));
+	uint32_t *ord = SBUF(S, 7, nr, sizeof(uint32_t)),
+		 *cord = SBUF(S, 8, ncol, sizeof(uint32_t));
+	uint32_t *touched = SBUF(S, 9, ncol, sizeof(uint32_t));
+	uint8_t *mark = SBUF(S, 10, ncol, 1);
+	int64_t left[MAX_EVENTS];
+	uint32_t nw[MAX_EVENTS];
+	if (b->status)
+		return -1;
+	bool scaled = false;
+	for (uint32_t k = 0; k < nev; k++) {
+		int64_t sum = 0, in = 0;
+		for (uint32_t j = 0; j < ncol; j++) {
+			need[(size_t)j * nev + k] = pos0(col[(size_t)j * nev + k]);
+			sum += need[(size_t)j * nev + k];
+		}
+		int64_t *lost = slot == NONE32 ? NULL : S->q.lost + (size_t)slot * nev + k;
+		if (lost && *lost) {
+			/* folded above: the columns shrink by as much, in proportion */
+			int64_t *cw = SBUF(S, 0, ncol, sizeof(int64_t)),
+				*co = SBUF(S, 1, ncol, sizeof(int64_t));
+			if (!cw || !co)
+				return -1;
+			for (uint32_t j = 0; j < ncol; j++)
+				cw[j] = need[(size_t)j * nev + k];
+			sum = *lost < sum ? sum - *lost : 0;
+			pv_apportion(sum, cw, ncol, co);
+			for (uint32_t j = 0; j < ncol; j++) {
+				if (j)
+					S->q.lost[(size_t)dst[j] * nev + k] += cw[j] - co[j];
+				need[(size_t)j * nev + k] = co[j];
+			}
+			*lost = 0;
+		}
+		for (uint32_t i = 0; i < nr; i++) {
+			w[i] = pos0(flow[(size_t)i * nev + k]);
+			in += w[i];
+		}
+		if (in != sum) {
+			pv_apportion(sum, w, nr, o);
+			memcpy(w, o, (size_t)nr * sizeof(int64_t));
+			scaled |= in != 0;
+		}
+		for (uint32_t i = 0; i < nr; i++)
+			amt[(size_t)i * nev + k] = w[i];
+		left[k] = sum;
+		nw[k] = 0;
+	}
+	c->ctx_scaled += scaled;
+	memset(acc, 0, (size_t)ncol * nev * sizeof(int64_t));
+	memset(mark, 0, ncol);
+	order_desc(ord, nr, amt, nev);
+	order_desc(cord, ncol, col, nev);
+	if (S->q.pushed > S->limit && !S->coarse) {
+		/* past the budget: contexts take the calls in turn, no more in proportion */
+		S->coarse = true;
+		c->ctx_coarse++;
+		for (uint32_t k = 0; k < nev; k++)
+			S->theta[k] = INT64_MAX;
+	}
+	if (S->coarse && nr > FOLD_KEEP && fold(S, nr, par, amt, ord, ncol, dst, need, left))
+		return -1;
+	pv_frame_ix fr = cg_fn_frame(c, fg, 0, PV_ADDR_NONE);
+	for (uint32_t oi = 0; oi < nr && !b->status; oi++) {
+		uint32_t i = ord[oi], nt = 0;
+		bool any = false;
+		for (uint32_t k = 0; k < nev; k++)
+			any |= amt[(size_t)i * nev + k] != 0;
+		own[i] = PV_NONE;
+		memset(wt + (size_t)i * nev, 0, nev * sizeof(int64_t));
+		if (!any)
+			continue;
+		own[i] = builder_stack_append(b, par[i], fr);
+		c->contexts++;
+		for (uint32_t k = 0; k < nev; k++)
+			if (share(S, k, amt[(size_t)i * nev + k], ncol, need, left, nw, cord, acc,
+				  mark, touched, &nt))
+				return -1;
+		for (uint32_t t = 0; t < nt; t++) {
+			uint32_t j = touched[t];
+			int64_t *a = acc + (size_t)j * nev;
+			if (j == 0)
+				memcpy(wt + (size_t)i * nev, a, nev * sizeof(int64_t));
+			else if (q_push(c, &S->q, dst[j], own[i], a))
+				return -1;
+			memset(a, 0, nev * sizeof(int64_t));
+			mark[j] = 0;
+		}
+	}
+	for (uint32_t k = 0; k < nev && nr; k++) {
+		if (col[k] >= 0)
+			continue;
+		uint32_t i = ord[0];
+		if (own[i] == PV_NONE) {
+			own[i] = builder_stack_append(b, par[i], fr);
+			c->contexts++;
+		}
+		wt[(size_t)i * nev + k] += col[k];
+	}
+	return b->status ? -1 : 0;
+}
+
+/* The contexts of slot (function fg's node), taken: par, flow (the synthesis' buffers 11, 12). */
+static uint32_t take(struct synth *S, uint32_t slot, pv_stack_ix **par, int64_t **flow,
+		     uint32_t extra)
+{
+	uint32_t n = S->q.pend[slot].n, nev = S->c->nev;
+	*par = SBUF(S, 11, n + extra, sizeof(pv_stack_ix));
+	*flow = SBUF(S, 12, (size_t)(n + extra) * nev, sizeof(int64_t));
+	if (!*par || !*flow)
+		return 0;
+	return q_take(&S->q, slot, *par, *flow);
+}
+
+/*
+ * A function outside a recursion cycle: its contexts (a root one when no call brought any) over
+ * its self cost and its calls to each other function.
+ */
+static int function_node(struct synth *S, uint32_t f)
+{
+	struct cg *c = S->c;
+	const struct cg_graph *g = &S->g;
+	uint32_t nev = c->nev, fg = c->touched_list[f], ncol = 1;
+	uint32_t deg = g->out_first[f + 1] - g->out_first[f];
+	int64_t *col = SBUF(S, 13, (size_t)(deg + 1) * nev, sizeof(int64_t));
+	uint32_t *dst = SBUF(S, 14, deg + 1, sizeof(uint32_t));
+	if (!col || !dst)
+		return -1;
+	memcpy(col, g->self + (size_t)f * nev, nev * sizeof(int64_t));
+	dst[0] = NONE32;
+	bool any = false;
+	for (uint32_t k = 0; k < nev; k++)
+		any |= col[k] != 0;
+	for (uint32_t x = g->out_first[f]; x < g->out_first[f + 1]; x++) {
+		uint32_t h = g->to[x];
+		if (h == f)
+			continue; /* recursion cut: the outer call holds it */
+		if (!S->slot[h]) {
+			S->slot[h] = ++ncol;
+			dst[ncol - 1] = h;
+			memset(col + (size_t)(ncol - 1) * nev, 0, nev * sizeof(int64_t));
+		}
+		int64_t *a = col + (size_t)(S->slot[h] - 1) * nev;
+		for (uint32_t k = 0; k < nev; k++) {
+			a[k] += pos0(g->eff_out[(size_t)x * nev + k]);
+			any |= a[k] != 0;
+		}
+	}
+	for (uint32_t j = 1; j < ncol; j++)
+		S->slot[dst[j]] = 0;
+	pv_stack_ix *par;
+	int64_t *flow;
+	uint32_t nr = take(S, f, &par, &flow, 1);
+	if (c->b->status)
+		return -1;
+	if (!any) {
+		c->ctx_scaled += nr > 0; /* calls that bring cost to a function that spends none */
+		return 0;
+	}
+	if (!nr) {
+		/* a root: nothing calls it, or (a file whose calls cost nothing) none brought any
+		 */
+		for (uint32_t j = g->in_first[f]; j < g->in_first[f + 1]; j++)
+			if (g->from[g->in_edge[j]] != f) {
+				c->ctx_rooted++;
+				break;
+			}
+		par[0] = PV_NONE;
+		memset(flow, 0, nev * sizeof(int64_t));
+		nr = 1;
+	}
+	pv_stack_ix *own = SBUF(S, 15, nr, sizeof(pv_stack_ix));
+	int64_t *wt = SBUF(S, 16, (size_t)nr * nev, sizeof(int64_t));
+	if (!own || !wt || split_node(S, fg, f, nr, par, flow, ncol, col, dst, own, wt))
+		return -1;
+	return self_lines(c, &S->ls, fg, par, own, wt, nr);
+}
+
+/* ---- recursion cycles ---- */
+
+/* Items from .. n - 1 grouped by key[i] < nk: group j is out[first[j] .. first[j + 1]). */
+static void group_by(const uint32_t *key, uint32_t from, uint32_t n, uint32_t nk, uint32_t *first,
+		     uint32_t *out)
+{
+	memset(first, 0, ((size_t)nk + 1) * sizeof(uint32_t));
+	for (uint32_t i = from; i < n; i++)
+		first[key[i] + 1]++;
+	for (uint32_t j = 0; j < nk; j++)
+		first[j + 1] += first[j];
+	for (uint32_t i = from; i < n; i++)
+		out[first[key[i]]++] = i;
+	for (uint32_t j = nk; j > 0; j--)
+		first[j] = first[j - 1];
+	first[0] = 0;
+}
+
+static int rec_add(struct synth *S, uint32_t f, pv_stack_ix par, pv_stack_ix own, const int64_t *wt)
+{
+	struct selfrec *R = &S->rec;
+	uint32_t nev = S->c->nev;
+	if (R->len == R->cap) {
+		uint32_t nc = grow_cap(R->cap, (uint64_t)R->len + 1);
+		if (!nc || COL_GROW(R->fn, nc) || COL_GROW(R->par, nc) || COL_GROW(R->own, nc) ||
+		    col_realloc((void **)&R->wt, nev * sizeof(int64_t), nc)) {
+			S->c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+			return -1;
+		}
+		R->cap = nc;
+	}
+	R->fn[R->len] = f;
+	R->par[R->len] = par;
+	R->own[R->len] = own;
+	memcpy(R->wt + (size_t)R->len * nev, wt, nev * sizeof(int64_t));
+	R->len++;
+	return 0;
+}
+
+/*
+ * A cycle's columns: per member u its self cost (column colof[u], the first m), per member and
+ * callee outside the cycle the calls (xcol[x] for each such edge x); colu / colh: the column's
+ * member and callee (NONE32: the self cost), need: what it costs, not yet given to a row.
+ */
+struct cycle {
+	const uint32_t *mem;
+	uint32_t m, K;
+	uint32_t *colof, *colu, *colh, *xcol;
+	int64_t *need;	 /* [id * nev + k] */
+	uint32_t budget; /* rows of all entries */
+	int64_t T0;	 /* what the cycle costs (first event) */
+	/* the unrolled rows of one entry (grown in unroll) */
+	uint32_t *rcol; /* per row: its column's local number */
+	/* the columns one entry touches, numbered locally: loc[l] the column, lid[id] its number
+	 * + 1 (0: not touched); per local number its rows (has), estimate P and share M */
+	uint32_t *loc, *lid, *has, nloc;
+	int64_t *P, *M;	 /* [l * nev + k] */
+	uint32_t *best;	 /* per function: its heaviest row, NONE32 when none */
+	uint32_t *bfsp;	 /* per member: its parent in a breadth-first walk from the entry ... */
+	uint32_t *queue; /* ... (m members) made when first needed (walked) */
+	uint32_t entry;
+	bool walked;
+	uint32_t rows_cap;
+};
+
+/* Column id's local number for this entry, a new one (nothing of it yet) when it had none. */
+static uint32_t col_touch(struct cycle *Y, uint32_t id, uint32_t nev)
+{
+	if (Y->lid[id])
+		return Y->lid[id] - 1;
+	uint32_t l = Y->nloc++;
+	Y->loc[l] = id;
+	Y->lid[id] = l + 1;
+	Y->has[l] = 0;
+	memset(Y->P + (size_t)l * nev, 0, nev * sizeof(int64_t));
+	memset(Y->M + (size_t)l * nev, 0, nev * sizeof(int64_t));
+	return l;
+}
+
+/* A row of member u under one of its callers' rows (made the same way when it has none). */
+static uint32_t ensure_row(struct synth *S, struct cycle *Y, uint32_t u)
+{
+	struct cg_rows *R = &S->G.R;
+	uint32_t *chain = SBUF(S, 20, Y->m, sizeof(uint32_t));
+	int64_t zero[MAX_EVENTS] = {0};
+	if (!chain)
+		return NONE32;
+	if (!Y->walked) {
+		/* a breadth-first walk inside the cycle from the entry: the paths to take */
+		const struct cg_graph *g = &S->g;
+		uint32_t qh = 0, qt = 0, e = Y->entry;
+		for (uint32_t j = 0; j < Y->m; j++)
+			Y->bfsp[Y->mem[j]] = NONE32;
+		Y->bfsp[e] = e;
+		Y->queue[qt++] = e;
+		while (qh < qt) {
+			uint32_t v = Y->queue[qh++];
+			for (uint32_t x = g->out_first[v]; x < g->out_first[v + 1]; x++) {
+				uint32_t h = g->to[x];
+				if (S->in[h] && Y->bfsp[h] == NONE32) {
+					Y->bfsp[h] = v;
+					Y->queue[qt++] = h;
+				}
+			}
+		}
+		Y->walked = true;
+	}
+	uint32_t n = 0, v = u;
+	while (Y->best[v] == NONE32) {
+		chain[n++] = v;
+		v = Y->bfsp[v];
+	}
+	uint32_t r = Y->best[v];
+	while (n) {
+		v = chain[--n];
+		if (R->len == Y->rows_cap || cg_rows_add(R, v, r, zero, zero, true, false)) {
+			S->c->b->status = PV_ENOMEM;
+			return NONE32;
+		}
+		r = R->len - 1;
+		Y->best[v] = r;
+		Y->rcol[r] = col_touch(Y, Y->colof[v], S->c->nev);
+		Y->has[Y->rcol[r]]++;
+	}
+	return r;
+}
+
+/*
+ * One entry e of a cycle with flows F[k]: the cycle unrolled from e by the tree rule (rows of
+ * other functions are its calls out, not expanded), then given its share of what the cycle's
+ * columns still need (all of it when last; else in proportion to the rows' estimates, and
+ * where those columns are full, to others), each column's share over its rows in proportion to
+ * their estimates; then every row of a member, top-down, splits its contexts (those entering
+ * by e for the first row; rooted when no call entered the cycle) over its self cost and rows.
+ */
+static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F, bool last,
+		  bool rooted)
+{
+	struct cg *c = S->c;
+	struct pv_builder *b = c->b;
+	const struct cg_graph *g = &S->g;
+	struct cg_grow *G = &S->G;
+	struct cg_rows *R = &G->R;
+	uint32_t nev = c->nev, nf = g->nf, K = Y->K;
+	int64_t self0[MAX_EVENTS];
+	cg_grow_clear(G);
+	G->budget = Y->budget;
+	if (!last && Y->T0 > 0) {
+		/* the entries share the rows in proportion to their flows */
+		uint64_t share = (uint64_t)((i128)Y->budget * pos0(F[0]) / Y->T0);
+		G->budget = share < 16 ? 16 : (uint32_t)share;
+	}
+	cg_first_self(G, e, F, self0);
+	if (cg_rows_add(R, e, PV_NONE, F, self0, true, false) || cg_grow_all(G))
+		goto oom;
+	/* room for the rows made where a column has none: a member's, a call's (and its path) */
+	Y->rows_cap = R->len + Y->m + K;
+	Y->rcol = SBUF(S, 21, Y->rows_cap, sizeof(uint32_t));
+	Y->P = SBUF(S, 22, (size_t)K * nev, sizeof(int64_t));
+	Y->M = SBUF(S, 23, (size_t)K * nev, sizeof(int64_t));
+	Y->has = SBUF(S, 17, K, sizeof(uint32_t));
+	Y->loc = SBUF(S, 18, K, sizeof(uint32_t));
+	int64_t *w = SBUF(S, 0, Y->rows_cap + K, sizeof(int64_t));
+	int64_t *o = SBUF(S, 1, Y->rows_cap + K, sizeof(int64_t));
+	if (!Y->rcol || !Y->P || !Y->M || !Y->has || !Y->loc || !w || !o)
+		return -1;
+	int64_t *P = Y->P, *M = Y->M;
+	Y->nloc = 0;
+	for (uint32_t r = 0; r < R->len; r++) {
+		uint32_t f = R->func[r], id;
+		const int64_t *est;
+		if (S->in[f]) {
+			id = Y->colof[f];
+			est = R->self + (size_t)r * nev;
+			if (Y->best[f] == NONE32 ||
+			    R->total[(size_t)r * nev] > R->total[(size_t)Y->best[f] * nev])
+				Y->best[f] = r;
+		} else {
+			uint32_t u = R->func[R->parent[r]], x = g->out_first[u];
+			while (g->to[x] != f)
+				x++;
+			id = Y->xcol[x];
+			est = R->total + (size_t)r * nev;
+		}
+		uint32_t l = col_touch(Y, id, nev);
+		Y->rcol[r] = l;
+		Y->has[l]++;
+		for (uint32_t k = 0; k < nev; k++)
+			P[(size_t)l * nev + k] += pos0(est[k]);
+	}
+	/* this entry's share of the columns (the last: of every column) */
+	uint32_t nsup = Y->nloc;
+	for (uint32_t id = 0; last && id < K; id++)
+		col_touch(Y, id, nev);
+	for (uint32_t k = 0; k < nev; k++) {
+		if (last) {
+			for (uint32_t l = 0; l < Y->nloc; l++) {
+				M[(size_t)l * nev + k] = Y->need[(size_t)Y->loc[l] * nev + k];
+				Y->need[(size_t)Y->loc[l] * nev + k] = 0;
+			}
+			continue;
+		}
+		for (uint32_t l = 0; l < nsup; l++)
+			w[l] = P[(size_t)l * nev + k];
+		pv_apportion(F[k], w, nsup, o);
+		int64_t short_ = F[k];
+		for (uint32_t l = 0; l < nsup; l++) {
+			int64_t nd = Y->need[(size_t)Y->loc[l] * nev + k];
+			int64_t x = o[l] < nd ? o[l] : nd;
+			M[(size_t)l * nev + k] = x > 0 ? x : 0;
+			short_ -= M[(size_t)l * nev + k];
+		}
+		/* what full columns could not take: the columns of its rows first, then others */
+		for (uint32_t i = 0; i < nsup + K && short_ > 0; i++) {
+			uint32_t id = i < nsup ? Y->loc[i] : i - nsup;
+			int64_t room = Y->need[(size_t)id * nev + k];
+			if (i >= nsup && Y->lid[id])
+				room -= M[(size_t)(Y->lid[id] - 1) * nev + k];
+			else if (i < nsup)
+				room -= M[(size_t)i * nev + k];
+			int64_t x = room < short_ ? room : short_;
+			if (x > 0) {
+				M[(size_t)col_touch(Y, id, nev) * nev + k] += x;
+				short_ -= x;
+			}
+		}
+		for (uint32_t l = 0; l < Y->nloc; l++)
+			Y->need[(size_t)Y->loc[l] * nev + k] -= M[(size_t)l * nev + k];
+	}
+	/* a column given a share and holding no row gets one */
+	for (uint32_t l = 0; l < Y->nloc; l++) {
+		bool any = false;
+		for (uint32_t k = 0; k < nev; k++)
+			any |= M[(size_t)l * nev + k] != 0;
+		uint32_t id = Y->loc[l];
+		if (!any || Y->has[l])
+			continue;
+		uint32_t r = ensure_row(S, Y, Y->colu[id]);
+		if (r == NONE32)
+			return -1;
+		if (Y->colh[id] != NONE32) {
+			int64_t zero[MAX_EVENTS] = {0};
+			if (R->len == Y->rows_cap ||
+			    cg_rows_add(R, Y->colh[id], r, zero, zero, true, false))
+				goto oom;
+			Y->rcol[R->len - 1] = l;
+			Y->has[l]++;
+		}
+	}
+	/* each column's share over its rows, in proportion to their estimates: a[r] */
+	uint32_t nrows = R->len, nloc = Y->nloc;
+	uint32_t *first = SBUF(S, 24, nloc + 1, sizeof(uint32_t));
+	uint32_t *byc = SBUF(S, 25, nrows, sizeof(uint32_t));
+	int64_t *tot = SBUF(S, 19, (size_t)nrows * nev, sizeof(int64_t));
+	int64_t *a = SBUF(S, 13, (size_t)nrows * nev, sizeof(int64_t));
+	if (!first || !byc || !tot || !a)
+		return -1;
+	group_by(Y->rcol, 0, nrows, nloc, first, byc);
+	for (uint32_t l = 0; l < nloc; l++) {
+		uint32_t n = first[l + 1] - first[l];
+		const uint32_t *rs = byc + first[l];
+		bool self_col = Y->colh[Y->loc[l]] == NONE32;
+		for (uint32_t k = 0; k < nev && n; k++) {
+			for (uint32_t i = 0; i < n; i++)
+				w[i] =
+				    pos0((self_col ? R->self : R->total)[(size_t)rs[i] * nev + k]);
+			pv_apportion(M[(size_t)l * nev + k], w, n, o);
+			for (uint32_t i = 0; i < n; i++)
+				a[(size_t)rs[i] * nev + k] = o[i];
+		}
+		Y->lid[Y->loc[l]] = 0;
+	}
+	/* a row's total: its share and its rows' (children after their parents) */
+	memcpy(tot, a, (size_t)nrows * nev * sizeof(int64_t));
+	for (uint32_t r = nrows; r-- > 1;)
+		for (uint32_t k = 0; k < nev; k++)
+			tot[(size_t)R->parent[r] * nev + k] += tot[(size_t)r * nev + k];
+	/* children by parent */
+	uint32_t *cfirst = SBUF(S, 17, nrows + 1, sizeof(uint32_t));
+	uint32_t *kids = SBUF(S, 18, nrows, sizeof(uint32_t));
+	if (!cfirst || !kids || q_slots(c, &S->q, nf + nrows))
+		return -1;
+	memset(S->q.lost + (size_t)nf * nev, 0, (size_t)nrows * nev * sizeof(int64_t));
+	group_by(R->parent, 1, nrows, nrows, cfirst, kids);
+	/* the rows of members, top-down */
+	for (uint32_t r = 0; r < nrows && !b->status; r++) {
+		uint32_t f = R->func[r];
+		if (!S->in[f])
+			continue;
+		uint32_t nk = cfirst[r + 1] - cfirst[r], ncol = nk + 1;
+		int64_t *col = SBUF(S, 14, (size_t)ncol * nev, sizeof(int64_t));
+		uint32_t *dst = SBUF(S, 20, ncol, sizeof(uint32_t));
+		if (!col || !dst)
+			return -1;
+		memcpy(col, a + (size_t)r * nev, nev * sizeof(int64_t));
+		dst[0] = NONE32;
+		for (uint32_t i = 0; i < nk; i++) {
+			uint32_t ch = kids[cfirst[r] + i];
+			memcpy(col + (size_t)(i + 1) * nev, tot + (size_t)ch * nev,
+			       nev * sizeof(int64_t));
+			dst[i + 1] = S->in[R->func[ch]] ? nf + ch : R->func[ch];
+		}
+		pv_stack_ix *par;
+		int64_t *flow;
+		uint32_t nr = take(S, r ? nf + r : e, &par, &flow, 1);
+		if (b->status)
+			return -1;
+		if (!nr && r == 0 && rooted) {
+			par[0] = PV_NONE;
+			memset(flow, 0, nev * sizeof(int64_t));
+			nr = 1;
+		}
+		if (!nr)
+			continue;
+		pv_stack_ix *own = SBUF(S, 15, nr, sizeof(pv_stack_ix));
+		int64_t *wt = SBUF(S, 16, (size_t)nr * nev, sizeof(int64_t));
+		if (!own || !wt ||
+		    split_node(S, c->touched_list[f], r ? nf + r : NONE32, nr, par, flow, ncol, col,
+			       dst, own, wt))
+			return -1;
+		for (uint32_t i = 0; i < nr; i++)
+			if (own[i] != PV_NONE &&
+			    rec_add(S, f, par[i], own[i], wt + (size_t)i * nev))
+				return -1;
+	}
+	for (uint32_t r = 0; r < nrows; r++)
+		Y->best[R->func[r]] = NONE32;
+	return b->status ? -1 : 0;
+oom:
+	b->status = PV_ENOMEM;
+	return -1;
+}
+
+/* The members' self shares of a cycle to their lines (a negative self cost: the heaviest). */
+static int cycle_lines(struct synth *S, const struct cycle *Y)
+{
+	struct cg *c = S->c;
+	struct selfrec *R = &S->rec;
+	uint32_t nev = c->nev, m = Y->m, n = R->len;
+	uint32_t *first = SBUF(S, 17, m + 1, sizeof(uint32_t));
+	uint32_t *ix = SBUF(S, 18, n, sizeof(uint32_t));
+	pv_stack_ix *par = SBUF(S, 11, n, sizeof(pv_stack_ix));
+	pv_stack_ix *own = SBUF(S, 15, n, sizeof(pv_stack_ix));
+	int64_t *wt = SBUF(S, 16, (size_t)n * nev, sizeof(int64_t));
+	if (!first || !ix || !par || !own || !wt)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		R->fn[i] = Y->colof[R->fn[i]]; /* the member's rank in the cycle */
+	group_by(R->fn, 0, n, m, first, ix);
+	for (uint32_t u = 0; u < m && !c->b->status; u++) {
+		uint32_t nr = first[u + 1] - first[u], heavy = 0;
+		if (!nr)
+			continue;
+		for (uint32_t i = 0; i < nr; i++) {
+			uint32_t x = ix[first[u] + i];
+			par[i] = R->par[x];
+			own[i] = R->own[x];
+			memcpy(wt + (size_t)i * nev, R->wt + (size_t)x * nev,
+			       nev * sizeof(int64_t));
+			if (wt[(size_t)i * nev] > wt[(size_t)heavy * nev])
+				heavy = i;
+		}
+		const int64_t *self = S->g.self + (size_t)Y->mem[u] * nev;
+		for (uint32_t k = 0; k < nev; k++)
+			if (self[k] < 0)
+				wt[(size_t)heavy * nev + k] += self[k];
+		if (self_lines(c, &S->ls, c->touched_list[Y->mem[u]], par, own, wt, nr))
+			return -1;
+	}
+	R->len = 0;
+	return c->b->status ? -1 : 0;
+}
+
+/*
+ * A recursion cycle (component comp of more than one function): unrolled from each function
+ * its contexts enter by, the lightest entry first and the heaviest last (which takes what the
+ * others left); a cycle nothing enters starts at its costliest member, as in the view.
+ */
+static int cycle_node(struct synth *S, uint32_t comp)
+{
+	struct cg *c = S->c;
+	const struct cg_graph *g = &S->g;
+	uint32_t nev = c->nev;
+	struct cycle Y = {.mem = g->comp_mem + g->comp_first[comp],
+			  .m = g->comp_first[comp + 1] - g->comp_first[comp],
+			  .colof = S->slot + g->nf,
+			  .xcol = S->xcol,
+			  .best = S->best,
+			  .bfsp = S->bfsp};
+	uint32_t m = Y.m, kmax = m, internal = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t u = Y.mem[i];
+		S->in[u] = 1;
+		kmax += g->out_first[u + 1] - g->out_first[u];
+	}
+	uint32_t *colu = pv_malloc((size_t)kmax * sizeof(uint32_t));
+	uint32_t *colh = pv_malloc((size_t)kmax * sizeof(uint32_t));
+	int64_t *need = pv_malloc((size_t)kmax * (nev ? nev : 1) * sizeof(int64_t));
+	uint32_t *ent = pv_malloc((size_t)m * sizeof(uint32_t));
+	uint32_t *ord = pv_malloc((size_t)m * sizeof(uint32_t));
+	int64_t *F = pv_calloc((size_t)m * (nev ? nev : 1), sizeof(int64_t));
+	int64_t *Fs = pv_malloc((size_t)m * (nev ? nev : 1) * sizeof(int64_t));
+	int64_t *wk = pv_malloc((size_t)m * sizeof(int64_t)), *ok = pv_malloc(m * sizeof(int64_t));
+	uint32_t *queue = pv_malloc((size_t)m * sizeof(uint32_t));
+	Y.lid = pv_calloc(kmax, sizeof(uint32_t));
+	int rc = -1;
+	if (!colu || !colh || !need || !ent || !ord || !F || !Fs || !wk || !ok || !queue ||
+	    !Y.lid) {
+		c->b->status = PV_ENOMEM;
+		goto out;
+	}
+	Y.colu = colu;
+	Y.colh = colh;
+	Y.need = need;
+	/* the columns */
+	uint32_t K = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t u = Y.mem[i];
+		Y.colof[u] = K;
+		colu[K] = u;
+		colh[K] = NONE32;
+		for (uint32_t k = 0; k < nev; k++)
+			need[(size_t)K * nev + k] = pos0(g->self[(size_t)u * nev + k]);
+		K++;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t u = Y.mem[i];
+		for (uint32_t x = g->out_first[u]; x < g->out_first[u + 1]; x++) {
+			uint32_t h = g->to[x];
+			if (S->in[h]) {
+				internal += h != u;
+				continue;
+			}
+			if (!S->slot[h]) {
+				S->slot[h] = K + 1;
+				colu[K] = u;
+				colh[K] = h;
+				memset(need + (size_t)K * nev, 0, nev * sizeof(int64_t));
+				K++;
+			}
+			uint32_t id = S->slot[h] - 1;
+			Y.xcol[x] = id;
+			for (uint32_t k = 0; k < nev; k++)
+				need[(size_t)id * nev + k] += pos0(g->eff_out[(size_t)x * nev + k]);
+		}
+		for (uint32_t x = g->out_first[u]; x < g->out_first[u + 1]; x++)
+			S->slot[g->to[x]] = 0;
+	}
+	Y.K = K;
+	Y.budget = CYCLE_ROWS * (m + internal + K);
+	/* the entries: members called from outside (the contexts waiting for them) */
+	int64_t T[MAX_EVENTS] = {0};
+	for (uint32_t id = 0; id < K; id++)
+		for (uint32_t k = 0; k < nev; k++)
+			T[k] += need[(size_t)id * nev + k];
+	uint32_t nent = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t u = Y.mem[i];
+		if (!S->q.pend[u].n)
+			continue;
+		q_sum(&S->q, u, F + (size_t)nent * nev);
+		ent[nent++] = u;
+	}
+	/* the cost folded above the cycle (lost[] of its members): its columns shrink by as much */
+	for (uint32_t k = 0; k < nev; k++) {
+		int64_t gone = 0;
+		for (uint32_t i = 0; i < m; i++) {
+			gone += S->q.lost[(size_t)Y.mem[i] * nev + k];
+			S->q.lost[(size_t)Y.mem[i] * nev + k] = 0;
+		}
+		if (!gone)
+			continue;
+		int64_t *cw = SBUF(S, 0, K, sizeof(int64_t)), *co = SBUF(S, 1, K, sizeof(int64_t));
+		if (!cw || !co)
+			goto out;
+		for (uint32_t id = 0; id < K; id++)
+			cw[id] = need[(size_t)id * nev + k];
+		T[k] = gone < T[k] ? T[k] - gone : 0;
+		pv_apportion(T[k], cw, K, co);
+		for (uint32_t id = 0; id < K; id++) {
+			if (colh[id] != NONE32)
+				S->q.lost[(size_t)colh[id] * nev + k] += cw[id] - co[id];
+			need[(size_t)id * nev + k] = co[id];
+		}
+	}
+	Y.T0 = T[0];
+	bool rooted = nent == 0;
+	if (rooted) {
+		uint32_t best = 0;
+		for (uint32_t i = 1; i < m; i++)
+			if (g->incl[(size_t)Y.mem[i] * nev] > g->incl[(size_t)Y.mem[best] * nev])
+				best = i;
+		ent[nent++] = Y.mem[best];
+		memcpy(F, T, nev * sizeof(int64_t));
+	}
+	/* the entries' flows scaled to what the cycle costs */
+	for (uint32_t k = 0; k < nev; k++) {
+		int64_t in = 0;
+		for (uint32_t i = 0; i < nent; i++)
+			in += wk[i] = pos0(F[(size_t)i * nev + k]);
+		c->ctx_scaled += k == 0 && in != T[k] && in;
+		pv_apportion(T[k], wk, nent, ok);
+		for (uint32_t i = 0; i < nent; i++)
+			Fs[(size_t)i * nev + k] = ok[i];
+	}
+	order_desc(ord, nent, Fs, nev);
+	Y.queue = queue;
+	for (uint32_t oi = nent; oi-- > 0;) {
+		uint32_t i = ord[oi];
+		Y.entry = ent[i];
+		Y.walked = false;
+		if (unroll(S, &Y, ent[i], Fs + (size_t)i * nev, oi == 0, rooted))
+			goto out;
+	}
+	rc = cycle_lines(S, &Y);
+out:
+	for (uint32_t i = 0; i < m; i++)
+		S->in[Y.mem[i]] = 0;
+	pv_free(colu);
+	pv_free(colh);
+	pv_free(need);
+	pv_free(ent);
+	pv_free(ord);
+	pv_free(F);
+	pv_free(Fs);
+	pv_free(wk);
+	pv_free(ok);
+	pv_free(queue);
+	pv_free(Y.lid);
+	return rc;
+}
+
+/* ---- a part ---- */
+
+static void synth_release(struct synth *S)
+{
+	cg_grow_release(&S->G);
+	cg_graph_release(&S->g);
+	q_release(&S->q);
+	pv_free(S->slot);
+	pv_free(S->in);
+	pv_free(S->xcol);
+	pv_free(S->best);
+	pv_free(S->bfsp);
+	pv_free(S->rec.fn);
+	pv_free(S->rec.par);
+	pv_free(S->rec.own);
+	pv_free(S->rec.wt);
+	for (int i = 0; i < 7; i++)
+		pv_free(S->ls.buf[i]);
+	for (size_t i = 0; i < sizeof(S->buf) / sizeof(S->buf[0]); i++)
+		pv_free(S->buf[i]);
+}
+
+/* The part's graph in S->g, its functions numbered as c->touched_list. */
+static int part_graph(struct cg *c, struct synth *S)
+{
+	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
+	size_t e1 = ne ? ne : 1;
+	uint32_t *local = pv_malloc((size_t)c->nfns * sizeof(uint32_t));
+	uint32_t *from = pv_malloc(e1 * sizeof(uint32_t)), *to = pv_malloc(e1 * sizeof(uint32_t));
+	uint8_t *kind = pv_malloc(e1);
+	int64_t *cost = pv_malloc(e1 * nev * sizeof(int64_t));
+	int64_t *self = pv_malloc((size_t)n * nev * sizeof(int64_t));
+	int rc = -1;
+	if (!local || !from || !to || !kind || !cost || !self) {
+		pv_free(self);
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t f = c->touched_list[i];
+		local[f] = i;
+		memcpy(self + (size_t)i * nev, c->pself + (size_t)f * nev, nev * sizeof(int64_t));
+	}
+	for (uint32_t x = 0; x < ne; x++) {
+		from[x] = local[c->edges[x].from];
+		to[x] = local[c->edges[x].to];
+		kind[x] = c->edges[x].is_inline;
+		edge_cost(c, x, cost + (size_t)x * nev);
+	}
+	rc = cg_graph_of(n, nev, self, ne, from, to, kind, cost, &S->g);
+out:
+	pv_free(local);
+	pv_free(from);
+	pv_free(to);
+	pv_free(kind);
+	pv_free(cost);
+	if (rc)
+		c->b->status = PV_ENOMEM;
+	return rc ? -1 : 0;
 }
 
 /* One part: samples for its functions (touched_list), from its edges. */
@@ -498,7 +1341,7 @@ int cg_synthesize(struct cg *c)
 {
 	struct pv_builder *b = c->b;
 	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
-	if (n == 0)
+	if (n == 0 || nev == 0)
 		return 0;
 	if (c->thread == PV_NONE) {
 		pv_str_ix name = c->part_name ? c->part_name : builder_cstr(b, "callgrind");
@@ -507,7 +1350,7 @@ int cg_synthesize(struct cg *c)
 	pv_thread_ix th = c->thread;
 	if (ne == 0) {
 		/* no calls: one sample per function and line (cachegrind) */
-		int64_t *w = pv_malloc((nev ? nev : 1) * sizeof(int64_t));
+		int64_t *w = pv_malloc(nev * sizeof(int64_t));
 		if (!w) {
 			b->status = PV_ENOMEM;
 			return -1;
@@ -522,161 +1365,56 @@ int cg_synthesize(struct cg *c)
 				continue;
 			pv_frame_ix fr =
 			    cg_fn_frame(c, c->line_fn[r], c->line_no[r], cg_row_addr(c, r));
-			builder_sample(b, th, builder_stack(b, PV_NONE, fr), PV_TIME_NONE, w);
+			builder_sample(b, th, builder_stack_append(b, PV_NONE, fr), PV_TIME_NONE,
+				       w);
 		}
 		pv_free(w);
 		return b->status ? -1 : 0;
 	}
-	struct synth s = {.pool_free = NONE32};
-	struct line_split ls = {0};
-	if (synth_graph(c, &s)) {
-		synth_free(&s);
-		return -1;
+	struct synth S;
+	memset(&S, 0, sizeof(S));
+	S.c = c;
+	S.other = PV_NONE;
+	S.q.stride = 1 + nev;
+	S.q.free = NONE32;
+	if (part_graph(c, &S))
+		goto out;
+	const struct cg_graph *g = &S.g;
+	/* the smallest share of a call a context gets of its own */
+	for (uint32_t k = 0; k < nev; k++) {
+		int64_t t = 0;
+		for (uint32_t f = 0; f < n; f++)
+			t += pos0(g->self[(size_t)f * nev + k]);
+		S.theta[k] = t / CTX_BUDGET > 1 ? t / CTX_BUDGET : 1;
 	}
-	/* top-down: each function's contexts split over its self cost and its kept calls */
-	int64_t *rows, *cols, *need, *cell, *tmp;
-	double *frac;
-	void *sc[12] = {0};
-	size_t scap[12] = {0};
-	for (uint32_t k = 0; k < n && !b->status; k++) {
-		uint32_t fg = s.fn[k];
-		const int64_t *self = s.self + (size_t)k * nev;
-		/* what the next functions and this one's callees need, asked for early */
-		if (k + 8 < n)
-			__builtin_prefetch(&c->fns[s.fn[k + 8]]);
-		if (k + 1 < n && s.pend[k + 1].n)
-			__builtin_prefetch(s.pool + (size_t)s.pend[k + 1].head * CTX_CHUNK);
-		for (uint32_t i = s.out_first[k]; i < s.out_first[k + 1]; i++)
-			__builtin_prefetch(&s.pend[s.slot_to[i]], 1);
-		int64_t tf = s.tflow[k];
-		int any_self = 0;
-		for (uint32_t e = 0; e < nev; e++)
-			any_self |= self[e] > 0;
-		/* the contexts from the callers, in the order they came, and maybe one from the
-		 * root */
-		struct pend *P = &s.pend[k];
-		uint32_t nr = P->n;
-		struct ctx *cx =
-		    scratch(c, &sc[11], &scap[11], ((size_t)nr + 2) * sizeof(struct ctx));
-		if (!cx)
-			break;
-		int64_t in = 0;
-		if (nr) {
-			uint32_t ch = P->head, i = 0;
-			for (;;) {
-				uint32_t m = nr - i < CTX_CHUNK ? nr - i : CTX_CHUNK;
-				const struct ctx *src = s.pool + (size_t)ch * CTX_CHUNK;
-				for (uint32_t j = 0; j < m; j++) {
-					cx[i + j] = src[j];
-					in += src[j].flow;
-				}
-				i += m;
-				if (i == nr)
-					break;
-				ch = s.pool_next[ch];
-			}
-			/* the chunks back to the free list */
-			s.pool_next[P->tail] = s.pool_free;
-			s.pool_free = P->head;
-			P->n = 0;
-		}
-		if (in < tf)
-			cx[nr++] = (struct ctx){.parent = PV_NONE, .flow = tf - in};
-		if (nr == 0 && any_self)
-			cx[nr++] = (struct ctx){.parent = PV_NONE, .flow = 0};
-		if (nr == 0)
-			continue;
-		/* at most ctx_cap contexts: the costliest; the rest start at the root */
-		if (nr > c->ctx_cap) {
-			int64_t rest = keep_costliest(cx, nr, c->ctx_cap - 1);
-			c->merged_contexts += nr - (c->ctx_cap - 1);
-			cx[c->ctx_cap - 1] = (struct ctx){.parent = PV_NONE, .flow = rest};
-			nr = c->ctx_cap;
-			/* the root context may now appear twice: merge them */
-			for (uint32_t i = 0; i + 1 < nr; i++)
-				if (cx[i].parent == PV_NONE) {
-					cx[i].flow += cx[nr - 1].flow;
-					nr--;
-					break;
-				}
-		}
-		uint32_t s0 = s.out_first[k], s1 = s.out_first[k + 1];
-		uint32_t ncol = 1 + s1 - s0;
-		rows = scratch(c, &sc[0], &scap[0], (size_t)nr * sizeof(int64_t));
-		tmp = scratch(c, &sc[1], &scap[1], (size_t)nr * sizeof(int64_t));
-		cols = scratch(c, &sc[3], &scap[3], (size_t)ncol * sizeof(int64_t));
-		need = scratch(c, &sc[4], &scap[4], (size_t)ncol * sizeof(int64_t));
-		frac = scratch(c, &sc[5], &scap[5], (size_t)ncol * sizeof(double));
-		cell = scratch(c, &sc[6], &scap[6], (size_t)nr * ncol * sizeof(int64_t));
-		int64_t *wt =
-		    scratch(c, &sc[7], &scap[7], (size_t)nr * (nev ? nev : 1) * sizeof(int64_t));
-		int64_t *flows = scratch(c, &sc[8], &scap[8], (size_t)nr * sizeof(int64_t));
-		int64_t *share = scratch(c, &sc[9], &scap[9], (size_t)nr * sizeof(int64_t));
-		if (b->status)
-			break;
-		/* when more flows in than the function spends, the contexts shrink in proportion */
-		int64_t sum = 0;
-		for (uint32_t i = 0; i < nr; i++)
-			sum += cx[i].flow;
-		if (sum > tf) {
-			for (uint32_t i = 0; i < nr; i++)
-				tmp[i] = cx[i].flow;
-			pv_apportion(tf, tmp, nr, rows);
-		} else {
-			for (uint32_t i = 0; i < nr; i++)
-				rows[i] = cx[i].flow;
-		}
-		cols[0] = pos0(self[0]);
-		memcpy(cols + 1, s.slot_cost + s0, (size_t)(s1 - s0) * sizeof(int64_t));
-		split_rows(rows, nr, cols, ncol, need, cell, frac);
-		/* the stacks of the contexts (their callers' kept for the lines) */
-		pv_stack_ix *caller =
-		    scratch(c, &sc[10], &scap[10], (size_t)nr * sizeof(pv_stack_ix));
-		if (!caller)
-			break;
-		pv_frame_ix fr = cg_fn_frame(c, fg, 0, PV_ADDR_NONE);
-		for (uint32_t i = 0; i < nr && !b->status; i++) {
-			caller[i] = cx[i].parent;
-			cx[i].parent = builder_stack(b, cx[i].parent, fr);
-		}
-		/* weights per context: event 0 from the matrix, others apportioned by flow */
-		int64_t fsum = 0;
-		for (uint32_t i = 0; i < nr; i++) {
-			flows[i] = rows[i];
-			fsum += flows[i];
-		}
-		if (fsum == 0)
-			for (uint32_t i = 0; i < nr; i++)
-				flows[i] = 1;
-		for (uint32_t i = 0; i < nr; i++)
-			wt[(size_t)i * nev] = cell[(size_t)i * ncol];
-		for (uint32_t e = 0; e < nev; e++) {
-			int64_t se = self[e];
-			if (e == 0 && se >= 0 && fsum > 0)
-				continue;
-			pv_apportion(se, flows, nr, share);
-			for (uint32_t i = 0; i < nr; i++)
-				wt[(size_t)i * nev + e] = share[i];
-		}
-		if (self_lines(c, &ls, fg, caller, cx, wt, nr))
-			break;
-		/* callees */
-		for (uint32_t i = s0, j = 1; i < s1 && !b->status; i++, j++) {
-			if (s.slot_back[i])
-				continue;
-			uint32_t g = s.slot_to[i];
-			for (uint32_t r = 0; r < nr; r++) {
-				int64_t v = cell[(size_t)r * ncol + j];
-				if (v > 0 && push_ctx(c, &s, g, cx[r].parent, v))
-					break;
-			}
-		}
+	/* the budget of contexts: linear in the part (its functions, calls and lines) */
+	S.limit = FOLD_BUDGET * ((uint64_t)n + g->ne) + c->nlines;
+	S.slot = pv_calloc(2 * (size_t)n, sizeof(uint32_t));
+	S.in = pv_calloc(n, 1);
+	S.xcol = pv_malloc((g->ne ? g->ne : 1) * sizeof(uint32_t));
+	S.best = pv_malloc((size_t)n * sizeof(uint32_t));
+	S.bfsp = pv_malloc((size_t)n * sizeof(uint32_t));
+	if (!S.slot || !S.in || !S.xcol || !S.best || !S.bfsp || cg_grow_init(&S.G, g) ||
+	    q_slots(c, &S.q, n)) {
+		b->status = PV_ENOMEM;
+		goto out;
 	}
-	for (int i = 0; i < 12; i++)
-		pv_free(sc[i]);
-	for (int i = 0; i < 6; i++)
-		pv_free(ls.buf[i]);
-	synth_free(&s);
+	memset(S.best, 0xff, (size_t)n * sizeof(uint32_t));
+	S.G.only = S.in;
+	/* the components in topological order: callers first (Tarjan's numbers, highest first) */
+	uint32_t ncomp = 0;
+	for (uint32_t f = 0; f < n; f++)
+		if (g->scc[f] + 1 > ncomp)
+			ncomp = g->scc[f] + 1;
+	for (uint32_t comp = ncomp; comp-- > 0 && !b->status;) {
+		uint32_t size = g->comp_first[comp + 1] - g->comp_first[comp];
+		if (size == 1)
+			function_node(&S, g->comp_mem[g->comp_first[comp]]);
+		else if (size > 1)
+			cycle_node(&S, comp);
+	}
+out:
+	synth_release(&S);
 	return b->status ? -1 : 0;
 }
 
@@ -705,17 +1443,10 @@ int cg_keep_graph(struct cg *c)
 	}
 	for (uint32_t x = 0; x < c->nedges && !rc && !b->status; x++) {
 		const struct cg_edge *E = &c->edges[x];
-		const int64_t *cost = c->ecost + (size_t)x * nev;
-		if (E->is_inline) {
-			memcpy(w, c->pself + (size_t)E->to * nev, nev * sizeof(int64_t));
-			for (uint32_t y = c->fns[E->to].out_head; y != NONE32; y = c->edge_next[y])
-				for (uint32_t e = 0; e < nev && !c->edges[y].is_inline; e++)
-					w[e] += c->ecost[(size_t)y * nev + e];
-			cost = w;
-		}
+		edge_cost(c, x, w);
 		rc =
 		    pv_callgraph_add_edge(b->p, c->thread, c->fns[E->from].func, c->fns[E->to].func,
-					  E->is_inline ? 0 : c->ecalls[x], E->is_inline, cost, nev);
+					  E->is_inline ? 0 : c->ecalls[x], E->is_inline, w, nev);
 	}
 	pv_free(w);
 	if (rc)

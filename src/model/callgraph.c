@@ -529,43 +529,30 @@ static int effective_costs(struct cg_graph *g)
 	return 0;
 }
 
-int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint32_t nm,
-		   const uint8_t *sel, struct cg_graph *g)
+/*
+ * The rows a graph's edges come from: row x's caller, callee and kind, and its cost of metric k:
+ * col[metrics[k]][x] (the model's columns) or flat[x * nm + k].
+ */
+struct edge_rows {
+	const uint32_t *from, *to;
+	const uint8_t *kind;
+	int64_t *const *col;
+	const pv_metric_ix *metrics;
+	const int64_t *flat;
+};
+
+/*
+ * The edges of rows idx[0..n) (idx taken over), one per (caller, callee, kind), then the indexes,
+ * components, inclusive and effective costs. g->nf, nm, self, present and called are set; called
+ * and present are updated from the edges. 0, or PV_ENOMEM with g released.
+ */
+static int graph_edges(struct cg_graph *g, const struct edge_rows *s, uint32_t *idx, uint32_t n)
 {
-	const struct pv_callgraph *cg = &p->callgraph;
-	memset(g, 0, sizeof(*g));
-	uint32_t nf = p->funcs.len;
-	size_t n1 = nf ? nf : 1, m1 = nm ? nm : 1;
-	g->nf = nf;
-	g->nm = nm;
-	g->self = pv_calloc(n1 * m1, sizeof(int64_t));
-	g->present = pv_calloc(n1, 1);
-	g->called = pv_calloc(n1, 1);
-	if (!g->self || !g->present || !g->called)
-		goto oom;
-	for (uint32_t i = 0; i < cg->nr_nodes; i++) {
-		if (sel && !sel[cg->node_thread[i]])
-			continue;
-		uint32_t f = cg->node_func[i];
-		g->present[f] = 1;
-		for (uint32_t k = 0; k < nm; k++)
-			g->self[(size_t)f * nm + k] += cg->node_self[metrics[k]][i];
-	}
-	/* the selected edges grouped by caller (a counting sort), one edge per (callee, kind) */
-	uint32_t n = 0;
-	size_t e1 = cg->nr_edges ? cg->nr_edges : 1;
-	uint32_t *idx = pv_malloc(e1 * sizeof(uint32_t)), *tmp = pv_malloc(e1 * sizeof(uint32_t));
+	uint32_t nf = g->nf, nm = g->nm;
+	size_t n1 = nf ? nf : 1, m1 = nm ? nm : 1, e1 = n ? n : 1;
+	uint32_t *tmp = pv_malloc(e1 * sizeof(uint32_t));
 	uint32_t *last = pv_calloc(2 * n1, sizeof(uint32_t)); /* (callee, kind) -> its edge */
-	if (!idx || !tmp || !last) {
-		pv_free(idx);
-		pv_free(tmp);
-		pv_free(last);
-		goto oom;
-	}
-	for (uint32_t i = 0; i < cg->nr_edges; i++)
-		if (!sel || sel[cg->edge_thread[i]])
-			idx[n++] = i;
-	int rc = count_sort(idx, n, cg->caller, nf, tmp);
+	int rc = tmp && last ? count_sort(idx, n, s->from, nf, tmp) : PV_ENOMEM;
 	pv_free(tmp);
 	g->from = pv_malloc(e1 * sizeof(uint32_t));
 	g->to = pv_malloc(e1 * sizeof(uint32_t));
@@ -583,8 +570,8 @@ int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint
 	uint32_t ne = 0, group = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t x = idx[i];
-		uint32_t a = cg->caller[x], b = cg->callee[x];
-		uint8_t kd = cg->kind[x];
+		uint32_t a = s->from[x], b = s->to[x];
+		uint8_t kd = s->kind[x];
 		if (!ne || g->from[ne - 1] != a)
 			group = ne; /* a new caller: its edges start here */
 		uint32_t *l = &last[2 * (size_t)b + kd];
@@ -597,7 +584,8 @@ int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint
 			ne++;
 		}
 		for (uint32_t k = 0; k < nm; k++)
-			g->cost[(size_t)*l * nm + k] += cg->edge_cost[metrics[k]][x];
+			g->cost[(size_t)*l * nm + k] +=
+			    s->col ? s->col[s->metrics[k]][x] : s->flat[(size_t)x * nm + k];
 		g->present[a] = g->present[b] = 1;
 		if (!kd && a != b)
 			g->called[b] = 1;
@@ -613,17 +601,81 @@ int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint
 		g->out_first[f + 1] += g->out_first[f];
 		g->in_first[f + 1] += g->in_first[f];
 	}
-	{
-		uint32_t *fill = pv_calloc(n1, sizeof(uint32_t));
-		if (!fill)
-			goto oom;
-		for (uint32_t e = 0; e < ne; e++)
-			g->in_edge[g->in_first[g->to[e]] + fill[g->to[e]]++] = e;
-		pv_free(fill);
-	}
+	uint32_t *fill = pv_calloc(n1, sizeof(uint32_t));
+	if (!fill)
+		goto oom;
+	for (uint32_t e = 0; e < ne; e++)
+		g->in_edge[g->in_first[g->to[e]] + fill[g->to[e]]++] = e;
+	pv_free(fill);
 	if (find_sccs(g) || all_inclusive(g) || effective_costs(g))
 		goto oom;
 	return 0;
+oom:
+	cg_graph_release(g);
+	return PV_ENOMEM;
+}
+
+int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint32_t nm,
+		   const uint8_t *sel, struct cg_graph *g)
+{
+	const struct pv_callgraph *cg = &p->callgraph;
+	memset(g, 0, sizeof(*g));
+	uint32_t nf = p->funcs.len;
+	size_t n1 = nf ? nf : 1, m1 = nm ? nm : 1;
+	g->nf = nf;
+	g->nm = nm;
+	g->self = pv_calloc(n1 * m1, sizeof(int64_t));
+	g->present = pv_calloc(n1, 1);
+	g->called = pv_calloc(n1, 1);
+	uint32_t *idx = pv_malloc((cg->nr_edges ? cg->nr_edges : 1) * sizeof(uint32_t));
+	if (!g->self || !g->present || !g->called || !idx) {
+		pv_free(idx);
+		goto oom;
+	}
+	for (uint32_t i = 0; i < cg->nr_nodes; i++) {
+		if (sel && !sel[cg->node_thread[i]])
+			continue;
+		uint32_t f = cg->node_func[i];
+		g->present[f] = 1;
+		for (uint32_t k = 0; k < nm; k++)
+			g->self[(size_t)f * nm + k] += cg->node_self[metrics[k]][i];
+	}
+	/* the selected edges, grouped by caller in graph_edges */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < cg->nr_edges; i++)
+		if (!sel || sel[cg->edge_thread[i]])
+			idx[n++] = i;
+	struct edge_rows s = {.from = cg->caller,
+			      .to = cg->callee,
+			      .kind = cg->kind,
+			      .col = cg->edge_cost,
+			      .metrics = metrics};
+	return graph_edges(g, &s, idx, n);
+oom:
+	cg_graph_release(g);
+	return PV_ENOMEM;
+}
+
+int cg_graph_of(uint32_t nf, uint32_t nm, int64_t *self, uint32_t n, const uint32_t *from,
+		const uint32_t *to, const uint8_t *kind, const int64_t *cost, struct cg_graph *g)
+{
+	memset(g, 0, sizeof(*g));
+	size_t n1 = nf ? nf : 1;
+	g->nf = nf;
+	g->nm = nm;
+	g->self = self;
+	g->present = pv_malloc(n1);
+	g->called = pv_calloc(n1, 1);
+	uint32_t *idx = pv_malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!g->present || !g->called || !idx) {
+		pv_free(idx);
+		goto oom;
+	}
+	memset(g->present, 1, nf);
+	for (uint32_t i = 0; i < n; i++)
+		idx[i] = i;
+	struct edge_rows s = {.from = from, .to = to, .kind = kind, .flat = cost};
+	return graph_edges(g, &s, idx, n);
 oom:
 	cg_graph_release(g);
 	return PV_ENOMEM;

@@ -54,6 +54,14 @@ struct cg_graph {
 /* metrics[k] for k < nm; threads: sel[t] != 0 keeps thread t (NULL: all). 0 or PV_ENOMEM. */
 int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint32_t nm,
 		   const uint8_t *sel, struct cg_graph *g);
+/*
+ * The graph of nf functions numbered 0 .. nf - 1 (an importer's own numbering, every one
+ * present) from n edge rows: from[x], to[x], kind[x], cost[x * nm + k], rows of one (caller,
+ * callee, kind) merged. self[f * nm + k] (nf * nm values, allocated with pv_malloc) is taken
+ * over, also on failure. 0 or PV_ENOMEM.
+ */
+int cg_graph_of(uint32_t nf, uint32_t nm, int64_t *self, uint32_t n, const uint32_t *from,
+		const uint32_t *to, const uint8_t *kind, const int64_t *cost, struct cg_graph *g);
 void cg_graph_release(struct cg_graph *g);
 
 /*

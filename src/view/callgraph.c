@@ -3,370 +3,23 @@
  * KCachegrind computes them, not from estimated stacks (doc/callgraph.md).
  *
  * The graph of the selected threads (model/callgraph.h) gives every function's self cost, its
- * inclusive cost, and each call's cost. A tree grows from its roots, best first (the heaviest
- * row waiting is expanded next), each row splitting its total over what it holds:
- *   - top-down, a row of function g and total T: g's self cost and g's calls to functions not
- *     already on the row's path (recursion ends there: the outer row holds it), in proportion
- *     to their costs; so a row's total is its self plus its children's totals, and no row is
- *     above its parent;
- *   - bottom-up, a row of function g and flow V: g's callers not on the path, each in
- *     proportion to its calls' share of g's inclusive cost (a part of g's cost no call brought
- *     stays at the row);
- *   - the center row is the center's exact inclusive and self cost; a child holding a call's
- *     whole cost (its parent holds all of its function's cost, and the split gives the call its
- *     full cost) is exact, every other row is marked estimated.
- * Rows whose every cost splits to 0 are not made; past a row budget the lightest rows are left
- * unexpanded (the view's note says how many). Cost: the graph (linear in the file's calls),
- * then per expanded row its calls and its depth.
+ * inclusive cost, and each call's cost; the trees grow from it by the rule of model/cgtree.h,
+ * from the center or from the roots (the functions nothing calls). Past a row budget the
+ * lightest rows are left unexpanded (the view's note says how many). Cost: the graph (linear in
+ * the file's calls), then per expanded row its calls and its depth.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
-#include "model/callgraph.h"
+#include "model/cgtree.h"
 #include "view/internal.h"
 
 #define ROW_BUDGET 100000u /* rows, at least (or the query's max_rows) */
 
-struct rows {
-	uint32_t len, cap, nm;
-	uint32_t *func; /* PV_NONE: the center */
-	uint32_t *parent, *depth;
-	int64_t *total, *self; /* [r * nm + k] */
-	uint8_t *est, *full;
-};
-
-static int rows_add(struct rows *R, uint32_t func, uint32_t parent, const int64_t *total,
-		    const int64_t *self, bool est, bool full)
-{
-	uint32_t nm = R->nm;
-	if (R->len == R->cap) {
-		uint32_t nc = grow_cap(R->cap, (uint64_t)R->len + 1);
-		if (!nc || COL_GROW(R->func, nc) || COL_GROW(R->parent, nc) ||
-		    COL_GROW(R->depth, nc) || COL_GROW(R->est, nc) || COL_GROW(R->full, nc) ||
-		    col_realloc((void **)&R->total, nm * sizeof(int64_t), nc) ||
-		    col_realloc((void **)&R->self, nm * sizeof(int64_t), nc))
-			return -1;
-		R->cap = nc;
-	}
-	uint32_t r = R->len++;
-	R->func[r] = func;
-	R->parent[r] = parent;
-	R->depth[r] = parent == PV_NONE ? 0 : R->depth[parent] + 1;
-	memcpy(R->total + (size_t)r * nm, total, nm * sizeof(int64_t));
-	memcpy(R->self + (size_t)r * nm, self, nm * sizeof(int64_t));
-	R->est[r] = est;
-	R->full[r] = full;
-	return 0;
-}
-
-static void rows_release(struct rows *R)
-{
-	pv_free(R->func);
-	pv_free(R->parent);
-	pv_free(R->depth);
-	pv_free(R->total);
-	pv_free(R->self);
-	pv_free(R->est);
-	pv_free(R->full);
-}
-
-/* A max-heap of rows by the first metric's total (ties: the older row first). */
-struct heap {
-	uint32_t *a;
-	uint32_t n, cap;
-	const struct rows *R;
-};
-
-static bool heap_before(const struct heap *h, uint32_t x, uint32_t y)
-{
-	int64_t a = h->R->total[(size_t)x * h->R->nm], b = h->R->total[(size_t)y * h->R->nm];
-	a = a < 0 ? -a : a;
-	b = b < 0 ? -b : b;
-	return a != b ? a > b : x < y;
-}
-
-static int heap_push(struct heap *h, uint32_t r)
-{
-	if (h->n == h->cap) {
-		uint32_t nc = grow_cap(h->cap, (uint64_t)h->n + 1);
-		if (!nc || COL_GROW(h->a, nc))
-			return -1;
-		h->cap = nc;
-	}
-	uint32_t i = h->n++;
-	while (i && heap_before(h, r, h->a[(i - 1) / 2])) {
-		h->a[i] = h->a[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->a[i] = r;
-	return 0;
-}
-
-static uint32_t heap_pop(struct heap *h)
-{
-	uint32_t top = h->a[0], last = h->a[--h->n], i = 0;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && heap_before(h, h->a[c + 1], h->a[c]))
-			c++;
-		if (!heap_before(h, h->a[c], last))
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->n)
-		h->a[i] = last;
-	return top;
-}
-
-struct grow {
-	const struct cg_graph *g;
-	const uint8_t *cmask; /* the center's functions, NULL without a center */
-	const uint32_t *cmem;
-	uint32_t ncmem;
-	bool up;	    /* bottom-up */
-	uint32_t max_depth; /* rows at this depth are not made (0: no limit) */
-	struct rows R;
-	struct heap H;
-	uint8_t *on;	     /* per function: on the path of row cur */
-	uint32_t cur;	     /* the row whose path is marked (PV_NONE: none) */
-	uint32_t *climb;     /* path_move's rows to mark, deepest first */
-	uint32_t *slot;	     /* per function: its neighbour slot + 1 in this expansion */
-	uint32_t *nb;	     /* neighbours of the row being expanded */
-	int64_t *w, *raw;    /* [slot * nm + k]: effective and file costs of the calls */
-	int64_t *all;	     /* [k]: the effective costs of every call of the row's function */
-	int64_t *wk, *ok;    /* [1 + slot]: one metric's split */
-	int64_t *val, *sval; /* [slot * nm + k]: the children's totals and selves */
-	uint32_t budget;     /* rows: expansion stops past this many */
-	uint32_t unexpanded;
-};
-
-static bool on_path(const struct grow *G, uint32_t f)
-{
-	return G->on[f] || (G->cmask && G->cmask[f]);
-}
-
-/* The neighbours of the functions fs[0..n) (callees, or callers when up) off the path. */
-static uint32_t neighbours(struct grow *G, const uint32_t *fs, uint32_t n)
-{
-	const struct cg_graph *g = G->g;
-	uint32_t nm = g->nm, nn = 0;
-	for (uint32_t k = 0; k < nm; k++)
-		G->all[k] = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t f = fs[i];
-		uint32_t a = G->up ? g->in_first[f] : g->out_first[f];
-		uint32_t b = G->up ? g->in_first[f + 1] : g->out_first[f + 1];
-		for (uint32_t j = a; j < b; j++) {
-			uint32_t e = G->up ? g->in_edge[j] : j;
-			uint32_t x = G->up ? g->from[e] : g->to[e];
-			const int64_t *eff = (G->up ? g->eff_in : g->eff_out) + (size_t)e * nm;
-			if (x == f || (G->cmask && G->cmask[x] && G->cmask[f]))
-				continue; /* a call to itself, or inside the center */
-			for (uint32_t k = 0; k < nm; k++)
-				G->all[k] += eff[k] > 0 ? eff[k] : 0;
-			if (on_path(G, x))
-				continue;
-			uint32_t s = G->slot[x];
-			if (!s) {
-				s = G->slot[x] = ++nn;
-				G->nb[s - 1] = x;
-				memset(G->w + (size_t)(s - 1) * nm, 0, nm * sizeof(int64_t));
-				memset(G->raw + (size_t)(s - 1) * nm, 0, nm * sizeof(int64_t));
-			}
-			for (uint32_t k = 0; k < nm; k++) {
-				G->w[(size_t)(s - 1) * nm + k] += eff[k] > 0 ? eff[k] : 0;
-				G->raw[(size_t)(s - 1) * nm + k] += g->cost[(size_t)e * nm + k];
-			}
-		}
-	}
-	for (uint32_t i = 0; i < nn; i++)
-		G->slot[G->nb[i]] = 0;
-	return nn;
-}
-
-/* A top-down row's self before it is expanded: its function's share of its total. */
-static void first_self(const struct grow *G, uint32_t f, const int64_t *total, int64_t *self)
-{
-	const struct cg_graph *g = G->g;
-	uint32_t nm = g->nm;
-	for (uint32_t k = 0; k < nm; k++) {
-		int64_t w[2] = {g->self[(size_t)f * nm + k], 0}, o[2];
-		for (uint32_t e = g->out_first[f]; e < g->out_first[f + 1]; e++)
-			w[1] +=
-			    g->eff_out[(size_t)e * nm + k] > 0 ? g->eff_out[(size_t)e * nm + k] : 0;
-		w[0] = w[0] > 0 ? w[0] : 0;
-		pv_apportion(total[k], w, 2, o);
-		self[k] = o[0];
-	}
-}
-
-/*
- * Marks the functions on the path of row r: unmarks cur's path up to the rows they share and
- * marks r's from there, so the cost is the distance between the two rows (a child expanded
- * after its parent: one row), not r's depth.
- */
-static void path_move(struct grow *G, uint32_t r)
-{
-	const struct rows *R = &G->R;
-	uint32_t a = G->cur, b = r, n = 0;
-	while (a != PV_NONE && (b == PV_NONE || R->depth[a] > R->depth[b])) {
-		if (R->func[a] != PV_NONE)
-			G->on[R->func[a]] = 0;
-		a = R->parent[a];
-	}
-	while (b != PV_NONE && (a == PV_NONE || R->depth[b] > R->depth[a])) {
-		G->climb[n++] = b;
-		b = R->parent[b];
-	}
-	while (a != b) {
-		if (R->func[a] != PV_NONE)
-			G->on[R->func[a]] = 0;
-		a = R->parent[a];
-		G->climb[n++] = b;
-		b = R->parent[b];
-	}
-	while (n)
-		if (R->func[G->climb[--n]] != PV_NONE)
-			G->on[R->func[G->climb[n]]] = 1;
-	G->cur = r;
-}
-
-static int expand(struct grow *G, uint32_t r)
-{
-	const struct cg_graph *g = G->g;
-	uint32_t nm = g->nm;
-	struct rows *R = &G->R;
-	if (G->max_depth && R->depth[r] + 1 >= G->max_depth)
-		return 0;
-	if (R->len >= G->budget) {
-		G->unexpanded++;
-		return 0;
-	}
-	path_move(G, r);
-	uint32_t f = R->func[r];
-	bool center = f == PV_NONE;
-	uint32_t nn = center ? neighbours(G, G->cmem, G->ncmem) : neighbours(G, &f, 1);
-	int64_t *T = R->total + (size_t)r * nm, *S = R->self + (size_t)r * nm;
-	if (!nn) {
-		if (!G->up && !center)
-			memcpy(S, T, nm * sizeof(int64_t));
-		return 0;
-	}
-	for (uint32_t k = 0; k < nm; k++) {
-		int64_t sum = 0;
-		for (uint32_t i = 0; i < nn; i++) {
-			G->wk[i + 1] = G->w[(size_t)i * nm + k];
-			sum += G->wk[i + 1];
-		}
-		if (!G->up && center) {
-			/* the center: its self is exact, its calls share the rest */
-			G->wk[0] = 0;
-			if (sum > 0)
-				pv_apportion(T[k] > S[k] ? T[k] - S[k] : 0, G->wk, nn + 1, G->ok);
-			else
-				memset(G->ok, 0, (nn + 1) * sizeof(int64_t));
-		} else if (!G->up) {
-			/* the total over the function's self and its calls off the path */
-			int64_t own = g->self[(size_t)f * nm + k];
-			G->wk[0] = own > 0 ? own : 0;
-			pv_apportion(T[k], G->wk, nn + 1, G->ok);
-			S[k] = G->ok[0];
-		} else {
-			/* bottom-up: the callers off the path get their part of the function's
-			 * inclusive cost; the rest (callers on the path, runs no call brought)
-			 * stays */
-			int64_t d = center ? T[k] : g->incl[(size_t)f * nm + k];
-			if (G->all[k] > d)
-				d = G->all[k];
-			G->wk[0] = d > sum ? d - sum : 0;
-			pv_apportion(S[k], G->wk, nn + 1, G->ok);
-			for (uint32_t i = 0; i < nn; i++)
-				G->sval[(size_t)i * nm + k] = G->ok[i + 1];
-			pv_apportion(T[k], G->wk, nn + 1, G->ok);
-		}
-		for (uint32_t i = 0; i < nn; i++)
-			G->val[(size_t)i * nm + k] = G->ok[i + 1];
-	}
-	for (uint32_t i = 0; i < nn; i++) {
-		uint32_t x = G->nb[i];
-		int64_t *v = G->val + (size_t)i * nm, *sv = G->sval + (size_t)i * nm;
-		bool any = false, exact = !R->est[r] && R->full[r], full = true;
-		for (uint32_t k = 0; k < nm; k++) {
-			any |= v[k] != 0;
-			exact &= v[k] == G->raw[(size_t)i * nm + k];
-			full &= v[k] == g->incl[(size_t)x * nm + k];
-		}
-		if (!any)
-			continue;
-		if (!G->up)
-			first_self(G, x, v, sv);
-		if (rows_add(R, x, r, v, sv, !exact, full && exact) || heap_push(&G->H, R->len - 1))
-			return -1;
-	}
-	return 0;
-}
-
-/* Grows a tree from the rows already made (its roots) until none is left to expand. */
-static int grow_all(struct grow *G)
-{
-	for (uint32_t r = 0; r < G->R.len; r++)
-		if (heap_push(&G->H, r))
-			return -1;
-	while (G->H.n)
-		if (expand(G, heap_pop(&G->H)))
-			return -1;
-	return 0;
-}
-
-static int grow_init(struct grow *G, const struct cg_graph *g)
-{
-	uint32_t nf = g->nf, nm = g->nm;
-	size_t n1 = (size_t)nf + 1, m1 = nm ? nm : 1;
-	G->g = g;
-	G->R.nm = nm;
-	G->H.R = &G->R;
-	G->on = pv_calloc(n1, 1);
-	G->cur = PV_NONE;
-	G->climb = pv_malloc((n1 + 1) * sizeof(uint32_t)); /* a path: distinct functions */
-	G->slot = pv_calloc(n1, sizeof(uint32_t));
-	G->nb = pv_malloc(n1 * sizeof(uint32_t));
-	G->w = pv_malloc(n1 * m1 * sizeof(int64_t));
-	G->raw = pv_malloc(n1 * m1 * sizeof(int64_t));
-	G->val = pv_malloc(n1 * m1 * sizeof(int64_t));
-	G->sval = pv_calloc(n1 * m1, sizeof(int64_t));
-	G->all = pv_malloc(m1 * sizeof(int64_t));
-	G->wk = pv_malloc((n1 + 1) * sizeof(int64_t));
-	G->ok = pv_malloc((n1 + 1) * sizeof(int64_t));
-	return G->on && G->climb && G->slot && G->nb && G->w && G->raw && G->val && G->sval &&
-		       G->all && G->wk && G->ok
-		   ? 0
-		   : -1;
-}
-
-static void grow_release(struct grow *G)
-{
-	rows_release(&G->R);
-	pv_free(G->H.a);
-	pv_free(G->on);
-	pv_free(G->climb);
-	pv_free(G->slot);
-	pv_free(G->nb);
-	pv_free(G->w);
-	pv_free(G->raw);
-	pv_free(G->val);
-	pv_free(G->sval);
-	pv_free(G->all);
-	pv_free(G->wk);
-	pv_free(G->ok);
-}
-
 /* The rows as a view's tree (sorted and linked by the engine). */
-static int to_tree(struct pv_view *v, const struct rows *R, struct pv_tree **out,
+static int to_tree(struct pv_view *v, const struct cg_rows *R, struct pv_tree **out,
 		   struct pv_error *err)
 {
 	uint32_t nm = R->nm, n = R->len ? R->len : 1;
@@ -424,11 +77,11 @@ struct center {
 static int one_tree(struct pv_view *v, const struct cg_graph *g, const struct center *c, bool up,
 		    struct pv_tree **out, uint32_t *unexpanded, struct pv_error *err)
 {
-	struct grow G;
+	struct cg_grow G;
 	memset(&G, 0, sizeof(G));
 	uint32_t nm = g->nm, nf = g->nf;
 	int rc = 0;
-	if (grow_init(&G, g))
+	if (cg_grow_init(&G, g))
 		goto oom;
 	G.up = up;
 	G.max_depth = v->q.depth;
@@ -438,7 +91,7 @@ static int one_tree(struct pv_view *v, const struct cg_graph *g, const struct ce
 		G.cmask = c->mask;
 		G.cmem = c->mem;
 		G.ncmem = c->n;
-		if (rows_add(&G.R, PV_NONE, PV_NONE, c->incl, c->self, false, true))
+		if (cg_rows_add(&G.R, PV_NONE, PV_NONE, c->incl, c->self, false, true))
 			goto oom;
 	} else if (up) {
 		/* the inverted tree: every function with a self cost, flowing to its callers */
@@ -449,7 +102,7 @@ static int one_tree(struct pv_view *v, const struct cg_graph *g, const struct ce
 				any |= s[k] != 0;
 				full &= s[k] == g->incl[(size_t)f * nm + k];
 			}
-			if (any && rows_add(&G.R, f, PV_NONE, s, s, false, full))
+			if (any && cg_rows_add(&G.R, f, PV_NONE, s, s, false, full))
 				goto oom;
 		}
 	} else {
@@ -500,8 +153,8 @@ static int one_tree(struct pv_view *v, const struct cg_graph *g, const struct ce
 				any |= t[k] != 0 || g->self[(size_t)f * nm + k] != 0;
 			if (!any)
 				continue;
-			first_self(&G, f, t, sv);
-			if (rows_add(&G.R, f, PV_NONE, t, sv, false, true))
+			cg_first_self(&G, f, t, sv);
+			if (cg_rows_add(&G.R, f, PV_NONE, t, sv, false, true))
 				rc = -1;
 		}
 		pv_free(entered);
@@ -511,14 +164,14 @@ static int one_tree(struct pv_view *v, const struct cg_graph *g, const struct ce
 			goto oom;
 	}
 	(void)zero;
-	if (grow_all(&G))
+	if (cg_grow_all(&G))
 		goto oom;
 	*unexpanded += G.unexpanded;
 	rc = to_tree(v, &G.R, out, err);
-	grow_release(&G);
+	cg_grow_release(&G);
 	return rc;
 oom:
-	grow_release(&G);
+	cg_grow_release(&G);
 	return pv_error_set(err, PV_ENOMEM, "out of memory building a call-graph tree");
 }
 

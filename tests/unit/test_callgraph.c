@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/callgraph.h"
+#include "pv/export.h"
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
@@ -58,7 +60,12 @@ static int64_t edge_cost(const struct pv_profile *p, const uint8_t *center, pv_f
 
 struct stats {
 	uint32_t files, centers, ring, ring_exact, ambiguous;
+	/* the estimated contexts: functions compared, exact, not expected exact (in a recursion
+	 * cycle, or reaching a function whose calls cost other than it spends) */
+	uint64_t compared, exact, cyclic, inconsistent, mains;
 };
+
+static void walk_dir(const char *dir, struct stats *st, void (*fn)(const char *, struct stats *));
 
 /* The invariant on every function of one file, each named by its own scope. */
 static void check_file(const char *path, struct stats *st)
@@ -164,6 +171,12 @@ static void check_file(const char *path, struct stats *st)
 
 static void check_dir(const char *dir, struct stats *st)
 {
+	walk_dir(dir, st, check_file);
+}
+
+/* Every callgrind / cachegrind file under dir (not the annotate outputs, sources, READMEs). */
+static void walk_dir(const char *dir, struct stats *st, void (*fn)(const char *, struct stats *))
+{
 	DIR *d = opendir(dir);
 	T_TRUE(d != NULL);
 	if (!d)
@@ -180,7 +193,7 @@ static void check_dir(const char *dir, struct stats *st)
 		DIR *sub = opendir(path);
 		if (sub) {
 			closedir(sub);
-			check_dir(path, st);
+			walk_dir(path, st, fn);
 			continue;
 		}
 		size_t len = strlen(s);
@@ -193,7 +206,7 @@ static void check_dir(const char *dir, struct stats *st)
 	closedir(d);
 	for (size_t i = 0; i < n; i++) {
 		if (!strstr(names[i], "gprof2dot-empty") && !strstr(names[i], "/src/"))
-			check_file(names[i], st);
+			fn(names[i], st);
 		free(names[i]);
 	}
 	free(names);
@@ -372,4 +385,438 @@ T_TEST(callgraph_cpython)
 		pv_view_free(v);
 	}
 	pv_profile_free(p);
+}
+
+/* ---- the estimated calling contexts (callgrind_synth.c, doc/callgraph.md) ---- */
+
+/*
+ * Which functions the estimated contexts must give their exact costs, per metric: want[f * nm +
+ * m] is 1 for a function outside a recursion cycle that reaches no function (or cycle) whose calls
+ * cost other than it spends in that metric (hand-written files, a dump's boundary: its contexts
+ * are scaled to what it spends, so its callers' inclusive costs follow). st counts the others.
+ */
+static uint8_t *expected_exact(const struct pv_profile *p, const struct cg_graph *g,
+			       struct stats *st)
+{
+	uint32_t nf = g->nf, nm = g->nm;
+	uint8_t *bad = calloc((size_t)nf * nm + 1, 1), *want = calloc((size_t)nf * nm + 1, 1);
+	uint32_t *queue = malloc(((size_t)nf + 1) * sizeof(uint32_t));
+	(void)p;
+	for (uint32_t c = 0; c < nf; c++) {
+		uint32_t a = g->comp_first[c], b = g->comp_first[c + 1];
+		for (uint32_t m = 0; m < nm && a < b; m++) {
+			int64_t in = 0, out = 0;
+			bool called = false;
+			for (uint32_t i = a; i < b; i++) {
+				uint32_t f = g->comp_mem[i];
+				int64_t s = g->self[(size_t)f * nm + m];
+				out += s > 0 ? s : 0;
+				for (uint32_t j = g->in_first[f]; j < g->in_first[f + 1]; j++) {
+					uint32_t e = g->in_edge[j];
+					if (g->scc[g->from[e]] == c)
+						continue;
+					int64_t v = g->eff_out[(size_t)e * nm + m];
+					in += v > 0 ? v : 0;
+					called = true;
+				}
+				for (uint32_t e = g->out_first[f]; e < g->out_first[f + 1]; e++) {
+					int64_t v = g->eff_out[(size_t)e * nm + m];
+					if (g->scc[g->to[e]] != c)
+						out += v > 0 ? v : 0;
+				}
+			}
+			if (called && in != out)
+				for (uint32_t i = a; i < b; i++)
+					bad[(size_t)g->comp_mem[i] * nm + m] = 1;
+		}
+	}
+	/* what reaches such a function: its callers, up */
+	for (uint32_t m = 0; m < nm; m++) {
+		uint32_t qh = 0, qt = 0;
+		for (uint32_t f = 0; f < nf; f++)
+			if (bad[(size_t)f * nm + m])
+				queue[qt++] = f;
+		while (qh < qt) {
+			uint32_t f = queue[qh++];
+			for (uint32_t j = g->in_first[f]; j < g->in_first[f + 1]; j++) {
+				uint32_t u = g->from[g->in_edge[j]];
+				if (!bad[(size_t)u * nm + m]) {
+					bad[(size_t)u * nm + m] = 1;
+					queue[qt++] = u;
+				}
+			}
+		}
+	}
+	for (uint32_t f = 0; f < nf; f++) {
+		if (!g->present[f])
+			continue;
+		bool cyc = g->comp_first[g->scc[f] + 1] - g->comp_first[g->scc[f]] > 1;
+		st->cyclic += cyc;
+		st->inconsistent += !cyc && bad[(size_t)f * nm];
+		for (uint32_t m = 0; m < nm; m++)
+			want[(size_t)f * nm + m] = !cyc && !bad[(size_t)f * nm + m];
+	}
+	free(bad);
+	free(queue);
+	return want;
+}
+
+/* Functions of q sorted by name (and source path when by_file), for finding p's. */
+struct fkey {
+	const struct pv_profile *p;
+	bool by_file;
+};
+
+static const char *fsrc(const struct pv_profile *p, pv_func_ix f)
+{
+	pv_source_ix s = p->funcs.source[f];
+	return s == PV_NONE ? "" : pv_str(p, p->sources.path[s]);
+}
+
+static int fkey_cmp(const struct fkey *k, const struct pv_profile *a, pv_func_ix x,
+		    const struct pv_profile *b, pv_func_ix y)
+{
+	int c = strcmp(pv_str(a, a->funcs.name[x]), pv_str(b, b->funcs.name[y]));
+	if (c || !k->by_file)
+		return c;
+	return strcmp(fsrc(a, x), fsrc(b, y));
+}
+
+static int fsort(const void *a, const void *b, void *ctx)
+{
+	const struct fkey *k = ctx;
+	return fkey_cmp(k, k->p, *(const pv_func_ix *)a, k->p, *(const pv_func_ix *)b);
+}
+
+/* q's function of p's function f: PV_NONE when q has none, or when its key is not unique. */
+static pv_func_ix find_in(const struct fkey *k, const pv_func_ix *sorted, uint32_t n,
+			  const struct pv_profile *p, pv_func_ix f)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (fkey_cmp(k, k->p, sorted[mid], p, f) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || fkey_cmp(k, k->p, sorted[lo], p, f))
+		return PV_NONE;
+	if (lo + 1 < n && !fkey_cmp(k, k->p, sorted[lo + 1], p, f))
+		return PV_NONE;
+	return sorted[lo];
+}
+
+/*
+ * Every function of p that want[] marks has, in q's samples (metric qm of q), the self and
+ * inclusive cost of p's metric pm that top prints from the graph; p's functions of one key
+ * (name, or name and file when by_file) are left out, as are those q does not have by that
+ * key when several of p's share it.
+ */
+static void compare_costs(const char *path, const char *what, const struct pv_profile *p,
+			  const uint8_t *want, uint32_t nm, pv_metric_ix pm,
+			  const struct pv_profile *q, pv_metric_ix qm, bool by_file,
+			  struct stats *st, uint32_t *bad)
+{
+	struct pv_view_opts o = {.metric = qm};
+	struct pv_top *t = NULL;
+	struct pv_error err;
+	if (pv_top_build(q, &o, PV_TOP_BY_SELF, &t, &err)) {
+		t_fail(__FILE__, __LINE__, "%s %s: %s", path, what, err.msg);
+		(*bad)++;
+		return;
+	}
+	int64_t *self = calloc(q->funcs.len + 1, sizeof(int64_t));
+	int64_t *total = calloc(q->funcs.len + 1, sizeof(int64_t));
+	for (uint32_t i = 0; i < t->len; i++) {
+		self[t->func[i]] = t->self[i];
+		total[t->func[i]] = t->total[i];
+	}
+	struct fkey kq = {q, by_file}, kp = {p, by_file};
+	pv_func_ix *sq = malloc((q->funcs.len + 1) * sizeof(pv_func_ix));
+	pv_func_ix *sp = malloc((p->funcs.len + 1) * sizeof(pv_func_ix));
+	for (uint32_t f = 0; f < q->funcs.len; f++)
+		sq[f] = f;
+	for (uint32_t f = 0; f < p->funcs.len; f++)
+		sp[f] = f;
+	qsort_r(sq, q->funcs.len, sizeof(*sq), fsort, &kq);
+	qsort_r(sp, p->funcs.len, sizeof(*sp), fsort, &kp);
+	for (pv_func_ix f = 0; f < p->funcs.len; f++) {
+		if (!want[(size_t)f * nm + pm] || find_in(&kp, sp, p->funcs.len, p, f) == PV_NONE)
+			continue;
+		pv_func_ix g = find_in(&kq, sq, q->funcs.len, p, f);
+		int64_t ws = p->func_costs.self[pm][f], wt = p->func_costs.total[pm][f];
+		int64_t gs = g == PV_NONE ? 0 : self[g], gt = g == PV_NONE ? 0 : total[g];
+		st->compared++;
+		if (gs == ws && gt == wt) {
+			st->exact++;
+		} else if ((*bad)++ < 5) {
+			t_fail(__FILE__, __LINE__,
+			       "%s %s: %s metric %u: self %" PRId64 ", total %" PRId64
+			       " (top: %" PRId64 ", %" PRId64 ")",
+			       path, what, pv_str(p, p->funcs.name[f]), pm, gs, gt, ws, wt);
+		}
+	}
+	free(sq);
+	free(sp);
+	free(self);
+	free(total);
+	pv_top_free(t);
+}
+
+/* In q, every frame of a function named main (p has one) is under one of its callers in p. */
+static void check_main(const char *path, const char *what, const struct pv_profile *p,
+		       const struct cg_graph *g, const struct pv_profile *q, struct stats *st,
+		       uint32_t *bad)
+{
+	pv_func_ix mainf = PV_NONE;
+	for (pv_func_ix f = 0; f < p->funcs.len; f++)
+		if (!strcmp(pv_str(p, p->funcs.name[f]), "main")) {
+			if (mainf != PV_NONE)
+				return; /* two: which is which */
+			mainf = f;
+		}
+	if (mainf == PV_NONE || g->in_first[mainf] == g->in_first[mainf + 1])
+		return;
+	uint64_t seen = 0;
+	for (uint32_t s = 0; s < q->stacks.len; s++) {
+		pv_func_ix f = q->frames.func[q->stacks.frame[s]];
+		if (strcmp(pv_str(q, q->funcs.name[f]), "main"))
+			continue;
+		seen++;
+		pv_stack_ix up = q->stacks.prefix[s];
+		const char *caller =
+		    up == PV_NONE ? NULL
+				  : pv_str(q, q->funcs.name[q->frames.func[q->stacks.frame[up]]]);
+		bool ok = false;
+		for (uint32_t j = g->in_first[mainf]; caller && j < g->in_first[mainf + 1]; j++)
+			ok |= !strcmp(pv_str(p, p->funcs.name[g->from[g->in_edge[j]]]), caller);
+		if (!ok && (*bad)++ < 5)
+			t_fail(__FILE__, __LINE__, "%s %s: main under %s", path, what,
+			       caller ? caller : "nothing (a root)");
+	}
+	st->mains += seen > 0;
+}
+
+/* q's metric named as p's metric m (a format of one metric: its only one), PV_NONE: none. */
+static pv_metric_ix metric_of(const struct pv_profile *p, pv_metric_ix m,
+			      const struct pv_profile *q)
+{
+	for (pv_metric_ix k = 0; k < q->metrics.len; k++)
+		if (!strcmp(pv_str(q, q->metrics.name[k]), pv_str(p, p->metrics.name[m])))
+			return k;
+	return q->metrics.len == 1 && m == p->meta.default_metric ? 0 : PV_NONE;
+}
+
+static void check_contexts(const char *path, struct stats *st)
+{
+	struct pv_profile *p = t_load(path);
+	if (!p)
+		return;
+	uint32_t nm = p->metrics.len, bad = 0;
+	if (!p->callgraph.nr_edges || !p->func_costs.total) {
+		pv_profile_free(p);
+		return;
+	}
+	st->files++;
+	pv_metric_ix ms[64];
+	for (uint32_t m = 0; m < nm && m < 64; m++)
+		ms[m] = m;
+	struct cg_graph g;
+	T_EQ_INT(cg_graph_build(p, ms, nm, NULL, &g), 0);
+	uint8_t *want = expected_exact(p, &g, st);
+	/* no context folded into "(other)" (a part's budget) in these files */
+	for (uint32_t i = 0; i < p->diags.len; i++)
+		if (strstr(pv_str(p, p->diags.msg[i]), "(other)") && bad++ < 5)
+			t_fail(__FILE__, __LINE__, "%s: %s", path, pv_str(p, p->diags.msg[i]));
+	/* the samples themselves (what every filter, range or granularity starts from) */
+	for (pv_metric_ix m = 0; m < nm; m++)
+		compare_costs(path, "samples", p, want, nm, m, p, m, true, st, &bad);
+	/* a filter that keeps every sample: top computed from the stacks */
+	struct pv_query qy;
+	pv_query_init(&qy);
+	qy.view = PV_VIEW_TOP;
+	pv_query_add_filter(&qy, PV_FILTER_INCLUDE, "re:.");
+	for (uint32_t m = 0; m < nm; m++) {
+		char ix[16];
+		snprintf(ix, sizeof(ix), "%u", m);
+		pv_query_add_metric(&qy, ix);
+	}
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	if (pv_view_compute(p, &qy, &v, &err) == 0) {
+		const struct pv_flat *fl = v->flat;
+		for (uint32_t r = 0; r < fl->len; r++) {
+			if (fl->kind[r] != PV_ROW_FUNCTION)
+				continue;
+			pv_func_ix f = fl->id[r];
+			for (uint32_t m = 0; m < nm; m++) {
+				if (!want[(size_t)f * nm + m])
+					continue;
+				st->compared++;
+				if (fl->self[m][r] == p->func_costs.self[m][f] &&
+				    fl->total[m][r] == p->func_costs.total[m][f])
+					st->exact++;
+				else if (bad++ < 5)
+					t_fail(__FILE__, __LINE__,
+					       "%s --include re:.: %s metric %u: %" PRId64
+					       " / %" PRId64 ", top %" PRId64 " / %" PRId64,
+					       path, pv_str(p, p->funcs.name[f]), m, fl->self[m][r],
+					       fl->total[m][r], p->func_costs.self[m][f],
+					       p->func_costs.total[m][f]);
+			}
+		}
+		pv_view_free(v);
+	} else {
+		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+	}
+	pv_query_release(&qy);
+	/* each export format, read back */
+	static const enum pv_export_format formats[] = {PV_EXPORT_COLLAPSED, PV_EXPORT_SPEEDSCOPE,
+							PV_EXPORT_PPROF, PV_EXPORT_FIREFOX};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		enum pv_export_format fmt = formats[i];
+		const char *what = pv_export_format_name(fmt);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+		struct pv_lossy lossy = {0};
+		int rc = pv_export_write(out, p, fmt, NULL, &lossy, &err);
+		fclose(out);
+		struct pv_profile *q = rc ? NULL : t_load_mem(what, buf, len);
+		if (rc)
+			t_fail(__FILE__, __LINE__, "%s: export %s: %s", path, what, err.msg);
+		free(buf);
+		if (!q) {
+			bad++;
+			continue;
+		}
+		for (pv_metric_ix m = 0; m < nm; m++) {
+			pv_metric_ix qm = metric_of(p, m, q);
+			if (qm != PV_NONE)
+				compare_costs(path, what, p, want, nm, m, q, qm,
+					      fmt != PV_EXPORT_COLLAPSED, st, &bad);
+		}
+		check_main(path, what, p, &g, q, st, &bad);
+		pv_profile_free(q);
+	}
+	free(want);
+	cg_graph_release(&g);
+	T_EQ_INT(bad, 0);
+	pv_profile_free(p);
+}
+
+/*
+ * On every callgrind file of the tests: after an export to each format and a re-import, after
+ * a filter that keeps every sample, and in the samples themselves, every function outside a
+ * recursion cycle keeps the exact inclusive and self cost top prints from the graph
+ * (callgrind_annotate's), in every metric the format carries; main sits under its callers.
+ */
+T_TEST(callgraph_contexts_exact_everywhere)
+{
+	struct stats st = {0};
+	walk_dir(t_data("callgrind"), &st, check_contexts);
+	walk_dir(t_corpus("callgrind"), &st, check_contexts);
+	walk_dir(t_corpus("speedscope/callgrind"), &st, check_contexts);
+	printf("# estimated contexts: %u files, %" PRIu64 " of %" PRIu64
+	       " function costs exact; %" PRIu64 " functions in recursion cycles, %" PRIu64
+	       " reaching one whose calls cost other than it spends; main under its callers in "
+	       "%" PRIu64 " re-imports\n",
+	       st.files, st.exact, st.compared, st.cyclic, st.inconsistent, st.mains);
+	T_TRUE(st.files >= 18);
+	T_TRUE(st.compared > 100000);
+	T_EQ_U64(st.exact, st.compared);
+	T_TRUE(st.mains >= 20);
+}
+
+/*
+ * A call graph of many paths: main calls W functions, each calls the W of the next layer, L
+ * layers (W^L paths), every call's cost what its callee spends (each function self 1000 W).
+ */
+static char *lattice(uint32_t W, uint32_t L, int64_t *total)
+{
+	size_t cap = 64 + (size_t)W * W * L * 64 + (size_t)W * L * 32, len = 0;
+	char *s = malloc(cap);
+	int64_t self = 1000 * (int64_t)W;
+	/* a call into layer d costs 1000 (L - d + 1); a function of layer d spends W times that */
+	len += (size_t)snprintf(s + len, cap - len, "events: Ir\nfl=lattice.c\nfn=main\n1 5\n");
+	for (uint32_t j = 0; j < W; j++)
+		len += (size_t)snprintf(s + len, cap - len, "cfn=f1_%u\ncalls=1 1\n1 %" PRId64 "\n",
+					j, (int64_t)W * 1000 * L);
+	for (uint32_t d = 1; d <= L; d++)
+		for (uint32_t i = 0; i < W; i++) {
+			len += (size_t)snprintf(s + len, cap - len, "fn=f%u_%u\n%u %" PRId64 "\n",
+						d, i, d, self);
+			for (uint32_t j = 0; d < L && j < W; j++)
+				len += (size_t)snprintf(s + len, cap - len,
+							"cfn=f%u_%u\ncalls=1 1\n%u %" PRId64 "\n",
+							d + 1, j, d, (int64_t)1000 * (L - d));
+		}
+	*total = 5 + self * W * L;
+	return s;
+}
+
+static bool has_diag(const struct pv_profile *p, const char *what)
+{
+	for (uint32_t i = 0; i < p->diags.len; i++)
+		if (strstr(pv_str(p, p->diags.msg[i]), what))
+			return true;
+	return false;
+}
+
+/*
+ * The budget of contexts: past 8 per function and call (and line) of a part, a function's
+ * contexts take its calls in turn, and every cost stays exact (6 x 7 layers: 280,000 paths);
+ * past that, a function of more than 1024 contexts folds the lightest into "(other)" under
+ * their callers (8 x 9 layers: 134 million paths), the samples adding up to the file's cost.
+ */
+T_TEST(callgraph_contexts_budget)
+{
+	int64_t total;
+	char *text = lattice(6, 7, &total);
+	struct pv_profile *p = t_load_text_format("lattice-6x7", text, "callgrind");
+	free(text);
+	if (p) {
+		struct stats st = {0};
+		struct cg_graph g;
+		pv_metric_ix m = 0;
+		T_EQ_INT(cg_graph_build(p, &m, 1, NULL, &g), 0);
+		uint8_t *want = expected_exact(p, &g, &st);
+		uint32_t bad = 0;
+		compare_costs("lattice-6x7", "samples", p, want, 1, 0, p, 0, true, &st, &bad);
+		T_EQ_INT(bad, 0);
+		T_EQ_U64(st.compared, 43);
+		T_TRUE(has_diag(p, "parts with more than 8 calling contexts"));
+		T_TRUE(!has_diag(p, "(other)"));
+		T_TRUE(p->stacks.len < 20000);
+		free(want);
+		cg_graph_release(&g);
+		pv_profile_free(p);
+	}
+	text = lattice(8, 9, &total);
+	p = t_load_text_format("lattice-8x9", text, "callgrind");
+	free(text);
+	if (p) {
+		T_TRUE(has_diag(p, "folded into an \"(other)\" frame"));
+		T_EQ_INT(t_total(p, 0), total);
+		T_EQ_INT(total, 576005);
+		T_TRUE(p->stacks.len < 60000);
+		/* main and the first layer stay exact */
+		struct pv_view_opts o = {.metric = 0};
+		struct pv_top *t = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_top_build(p, &o, PV_TOP_BY_SELF, &t, &err), 0);
+		uint32_t seen = 0;
+		for (uint32_t i = 0; t && i < t->len; i++) {
+			const char *name = pv_str(p, p->funcs.name[t->func[i]]);
+			if (strcmp(name, "main") && strncmp(name, "f1_", 3))
+				continue;
+			seen++;
+			T_EQ_INT(t->total[i], p->func_costs.total[0][t->func[i]]);
+			T_EQ_INT(t->self[i], p->func_costs.self[0][t->func[i]]);
+		}
+		T_EQ_INT(seen, 9);
+		pv_top_free(t);
+		pv_profile_free(p);
+	}
 }
