@@ -128,8 +128,9 @@ struct grow {
 	const uint8_t *cmask; /* the center's functions, NULL without a center */
 	const uint32_t *cmem;
 	uint32_t ncmem;
-	bool up;	    /* bottom-up */
-	uint32_t max_depth; /* rows at this depth are not made (0: no limit) */
+	const struct cg_set *set; /* the center's costs and its functions' shares */
+	bool up;		  /* bottom-up */
+	uint32_t max_depth;	  /* rows at this depth are not made (0: no limit) */
 	struct rows R;
 	struct heap H;
 	uint8_t *on;	     /* per function: on the path of row cur */
@@ -138,6 +139,7 @@ struct grow {
 	uint32_t *slot;	     /* per function: its neighbour slot + 1 in this expansion */
 	uint32_t *nb;	     /* neighbours of the row being expanded */
 	int64_t *w, *raw;    /* [slot * nm + k]: effective and file costs of the calls */
+	uint8_t *part;	     /* [slot]: w holds an estimated part of a call */
 	int64_t *all;	     /* [k]: the effective costs of every call of the row's function */
 	int64_t *wk, *ok;    /* [1 + slot]: one metric's split */
 	int64_t *val, *sval; /* [slot * nm + k]: the children's totals and selves */
@@ -145,13 +147,26 @@ struct grow {
 	uint32_t unexpanded;
 };
 
+/*
+ * Whether f is on the path of the row being expanded: a row above it, or the center. Above the
+ * center (bottom-up) no member comes: the center is the outermost. Below a center of one
+ * function, the function is not expanded again (the center holds its cost, as a recursion's
+ * outer row does). Below a set, a member called by another function is a run nested in the
+ * center's (a member whose every run is the center's own is never called from below it), a
+ * row of its own as in the stacks' views.
+ */
 static bool on_path(const struct grow *G, uint32_t f)
 {
-	return G->on[f] || (G->cmask && G->cmask[f]);
+	return G->on[f] || (G->cmask && G->cmask[f] && (G->up || G->ncmem == 1));
 }
 
-/* The neighbours of the functions fs[0..n) (callees, or callers when up) off the path. */
-static uint32_t neighbours(struct grow *G, const uint32_t *fs, uint32_t n)
+/*
+ * The neighbours of the functions fs[0..n) (callees, or callers when up) off the path. The
+ * center's (center: fs are its members) are the calls that its own runs make, or that start
+ * them: a member's calls in the part of its runs that are the center's, the calls into it from
+ * a function in the part of that function's runs outside the center (struct cg_set).
+ */
+static uint32_t neighbours(struct grow *G, const uint32_t *fs, uint32_t n, bool center)
 {
 	const struct cg_graph *g = G->g;
 	uint32_t nm = g->nm, nn = 0;
@@ -165,10 +180,21 @@ static uint32_t neighbours(struct grow *G, const uint32_t *fs, uint32_t n)
 			uint32_t e = G->up ? g->in_edge[j] : j;
 			uint32_t x = G->up ? g->from[e] : g->to[e];
 			const int64_t *eff = (G->up ? g->eff_in : g->eff_out) + (size_t)e * nm;
-			if (x == f || (G->cmask && G->cmask[x] && G->cmask[f]))
+			if (x == f || (center && G->cmask[x]))
 				continue; /* a call to itself, or inside the center */
-			for (uint32_t k = 0; k < nm; k++)
-				G->all[k] += eff[k] > 0 ? eff[k] : 0;
+			/* the part of the call in the center's runs */
+			uint32_t by = G->up ? x : f;
+			const double *sh = center ? G->set->share + (size_t)by * nm : NULL;
+			bool part = center && G->set->mixed[by];
+			if (sh && !part && sh[0] == 0)
+				continue;
+			int64_t c[PV_QUERY_MAX];
+			for (uint32_t k = 0; k < nm; k++) {
+				c[k] = eff[k] > 0 ? eff[k] : 0;
+				if (part)
+					c[k] = (int64_t)((double)c[k] * sh[k] + 0.5);
+				G->all[k] += c[k];
+			}
 			if (on_path(G, x))
 				continue;
 			uint32_t s = G->slot[x];
@@ -177,9 +203,11 @@ static uint32_t neighbours(struct grow *G, const uint32_t *fs, uint32_t n)
 				G->nb[s - 1] = x;
 				memset(G->w + (size_t)(s - 1) * nm, 0, nm * sizeof(int64_t));
 				memset(G->raw + (size_t)(s - 1) * nm, 0, nm * sizeof(int64_t));
+				G->part[s - 1] = 0;
 			}
+			G->part[s - 1] |= part;
 			for (uint32_t k = 0; k < nm; k++) {
-				G->w[(size_t)(s - 1) * nm + k] += eff[k] > 0 ? eff[k] : 0;
+				G->w[(size_t)(s - 1) * nm + k] += c[k];
 				G->raw[(size_t)(s - 1) * nm + k] += g->cost[(size_t)e * nm + k];
 			}
 		}
@@ -250,7 +278,7 @@ static int expand(struct grow *G, uint32_t r)
 	path_move(G, r);
 	uint32_t f = R->func[r];
 	bool center = f == PV_NONE;
-	uint32_t nn = center ? neighbours(G, G->cmem, G->ncmem) : neighbours(G, &f, 1);
+	uint32_t nn = center ? neighbours(G, G->cmem, G->ncmem, true) : neighbours(G, &f, 1, false);
 	int64_t *T = R->total + (size_t)r * nm, *S = R->self + (size_t)r * nm;
 	if (!nn) {
 		if (!G->up && !center)
@@ -295,7 +323,7 @@ static int expand(struct grow *G, uint32_t r)
 	for (uint32_t i = 0; i < nn; i++) {
 		uint32_t x = G->nb[i];
 		int64_t *v = G->val + (size_t)i * nm, *sv = G->sval + (size_t)i * nm;
-		bool any = false, exact = !R->est[r] && R->full[r], full = true;
+		bool any = false, exact = !R->est[r] && R->full[r] && !G->part[i], full = true;
 		for (uint32_t k = 0; k < nm; k++) {
 			any |= v[k] != 0;
 			exact &= v[k] == G->raw[(size_t)i * nm + k];
@@ -337,13 +365,14 @@ static int grow_init(struct grow *G, const struct cg_graph *g)
 	G->nb = pv_malloc(n1 * sizeof(uint32_t));
 	G->w = pv_malloc(n1 * m1 * sizeof(int64_t));
 	G->raw = pv_malloc(n1 * m1 * sizeof(int64_t));
+	G->part = pv_malloc(n1);
 	G->val = pv_malloc(n1 * m1 * sizeof(int64_t));
 	G->sval = pv_calloc(n1 * m1, sizeof(int64_t));
 	G->all = pv_malloc(m1 * sizeof(int64_t));
 	G->wk = pv_malloc((n1 + 1) * sizeof(int64_t));
 	G->ok = pv_malloc((n1 + 1) * sizeof(int64_t));
-	return G->on && G->climb && G->slot && G->nb && G->w && G->raw && G->val && G->sval &&
-		       G->all && G->wk && G->ok
+	return G->on && G->climb && G->slot && G->nb && G->w && G->raw && G->part && G->val &&
+		       G->sval && G->all && G->wk && G->ok
 		   ? 0
 		   : -1;
 }
@@ -358,6 +387,7 @@ static void grow_release(struct grow *G)
 	pv_free(G->nb);
 	pv_free(G->w);
 	pv_free(G->raw);
+	pv_free(G->part);
 	pv_free(G->val);
 	pv_free(G->sval);
 	pv_free(G->all);
@@ -417,7 +447,7 @@ struct center {
 	uint8_t *mask;
 	uint32_t *mem;
 	uint32_t n;
-	int64_t incl[PV_QUERY_MAX], self[PV_QUERY_MAX];
+	struct cg_set set; /* its costs (model/callgraph.h) */
 };
 
 /* One tree: top-down or bottom-up, centered (c) or from the roots. */
@@ -438,7 +468,9 @@ static int one_tree(struct pv_view *v, const struct cg_graph *g, const struct ce
 		G.cmask = c->mask;
 		G.cmem = c->mem;
 		G.ncmem = c->n;
-		if (rows_add(&G.R, PV_NONE, PV_NONE, c->incl, c->self, false, true))
+		G.set = &c->set;
+		bool est = c->set.estimated || c->set.self_estimated;
+		if (rows_add(&G.R, PV_NONE, PV_NONE, c->set.total, c->set.self, est, !est))
 			goto oom;
 	} else if (up) {
 		/* the inverted tree: every function with a self cost, flowing to its callers */
@@ -553,7 +585,7 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 	memset(&c, 0, sizeof(c));
 	struct cg_graph g;
 	memset(&g, 0, sizeof(g));
-	uint8_t *sel = NULL, *work = NULL;
+	uint8_t *sel = NULL;
 	int rc = 0;
 	if (q->nr_center) {
 		bool funcs_only = true;
@@ -592,23 +624,18 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 	v->centered = q->nr_center > 0;
 	if (v->centered) {
 		c.mem = pv_malloc(((size_t)nf + 1) * sizeof(uint32_t));
-		work = pv_calloc((size_t)nf + 1, 1);
-		if (!c.mem || !work) {
+		if (!c.mem) {
 			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 			goto out;
 		}
-		for (uint32_t f = 0; f < nf; f++) {
-			if (!c.mask[f])
-				continue;
-			c.mem[c.n++] = f;
-			for (uint32_t k = 0; k < nm; k++)
-				c.self[k] += g.self[(size_t)f * nm + k];
-		}
-		if (cg_set_inclusive(&g, c.mask, c.mem, c.n, work, c.incl)) {
+		for (uint32_t f = 0; f < nf; f++)
+			if (c.mask[f])
+				c.mem[c.n++] = f;
+		if (cg_set_costs(&g, c.mask, c.mem, c.n, &c.set)) {
 			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 			goto out;
 		}
-		memcpy(v->center, c.incl, sizeof(c.incl));
+		memcpy(v->center, c.set.total, nm * sizeof(int64_t));
 	} else {
 		memcpy(v->center, v->whole, sizeof(v->whole));
 	}
@@ -624,10 +651,29 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 	}
 	if (rc)
 		goto out;
-	char note[512];
-	int n =
-	    snprintf(note, sizeof(note), "%s",
-		     v->centered ? "call graph: the center's total and self and the calls next to "
+	char note[640];
+	int n;
+	uint32_t kb = 0; /* the first metric whose total is only bounded */
+	while (v->centered && c.set.estimated && kb + 1 < nm && c.set.lo[kb] == c.set.hi[kb])
+		kb++;
+	if (v->centered && c.set.estimated)
+		n = snprintf(note, sizeof(note),
+			     "call graph: the center's functions run inside one another through "
+			     "other functions, so the file bounds its total: at least %lld, at "
+			     "most %lld (%s); rows marked ~ are estimated (split in proportion to "
+			     "the calls' costs)",
+			     (long long)c.set.lo[kb], (long long)c.set.hi[kb],
+			     pv_str(p, p->metrics.name[v->metrics[kb]]));
+	else if (v->centered && c.set.self_estimated)
+		n = snprintf(note, sizeof(note), "%s",
+			     "call graph: the center's total is the file's exact cost; some of its "
+			     "functions also run inside others' through other functions, so its "
+			     "self and the calls next to it are estimated where marked ~ (split in "
+			     "proportion to the calls' costs), as are the rows further away");
+	else
+		n = snprintf(note, sizeof(note), "%s",
+			     v->centered
+				 ? "call graph: the center's total and self and the calls next to "
 				   "it are the file's exact costs; rows marked ~ are estimated "
 				   "(split in proportion to the calls' costs)"
 				 : "call graph: a root's total is its function's exact inclusive "
@@ -644,7 +690,7 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 out:
 	cg_graph_release(&g);
 	pv_free(sel);
-	pv_free(work);
+	cg_set_release(&c.set);
 	pv_free(c.mask);
 	pv_free(c.mem);
 	return rc;
