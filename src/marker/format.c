@@ -8,6 +8,7 @@
  * formatNumber does, then rounds the exact decimal expansion printf gives (printf alone would
  * round ties to even).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -300,41 +301,25 @@ static void fmt_id(const struct pv_markers *ms, bool tid, bool ids, const struct
 }
 
 /*
- * JavaScript's '0x' + value.toString(16): a number in base 16 (the sign in front of the digits,
- * a fraction's binary digits after a point), anything else as String(value).
+ * The Firefox Profiler's formatHexadecimal, '0x' + (value >>> 0).toString(16): the value made a
+ * number as JavaScript does (a numeric string, a boolean, an array of one number; anything else
+ * NaN), then an unsigned 32-bit integer, truncated and taken modulo 2^32 (NaN and the
+ * infinities 0): -1 is 0xffffffff, 2^32 is 0x0, 3.5 is 0x3.
  */
 static void fmt_hex(const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
-	static const char hexd[] = "0123456789abcdef";
-	double v;
-	sbuf_put(out, "0x", 2);
-	if (d->n[n].kind != JSON_NUMBER || !jn_number(d, n, &v)) {
-		jn_js_string(d, n, out);
-		return;
+	double v = NAN;
+	if (d->n[n].kind == JSON_ARRAY) {
+		struct sbuf s = {0};
+		jn_js_string(d, n, &s);
+		if (s.oom || !js_str_number(sbuf_str(&s), s.len, &v))
+			v = NAN;
+		sbuf_release(&s);
+	} else if (!jn_number(d, n, &v)) {
+		v = NAN;
 	}
-	if (isnan(v) || isinf(v)) {
-		js_number(v, out);
-		return;
-	}
-	if (v < 0)
-		sbuf_put(out, "-", 1);
-	double a = fabs(v), ip = floor(a), frac = a - ip;
-	char buf[300];
-	int i = (int)sizeof(buf);
-	do { /* exact: dividing by 16 only moves the exponent */
-		double r = fmod(ip, 16);
-		buf[--i] = hexd[(int)r];
-		ip = (ip - r) / 16;
-	} while (ip > 0 && i > 0);
-	sbuf_put(out, buf + i, sizeof(buf) - (size_t)i);
-	if (frac > 0)
-		sbuf_put(out, ".", 1);
-	for (int k = 0; frac > 0 && k < 280; k++) { /* a double's fraction ends in base 16 */
-		frac *= 16;
-		int digit = (int)frac;
-		sbuf_put(out, &hexd[digit], 1);
-		frac -= digit;
-	}
+	double m = isfinite(v) ? fmod(trunc(v), 4294967296.0) : 0;
+	sbuf_addf(out, "0x%" PRIx32, (uint32_t)(m < 0 ? m + 4294967296.0 : m));
 }
 
 /* One value of a simple (not table) kind; ids: resolve pid and tid values to names. */

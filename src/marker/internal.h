@@ -47,6 +47,8 @@ bool jn_is(const struct jdoc *d, uint32_t n, const char *lit); /* a string equal
 uint32_t jn_get(const struct jdoc *d, uint32_t obj, const char *key);
 /* JavaScript's Number(value) for numbers, numeric strings and booleans; false when NaN. */
 bool jn_number(const struct jdoc *d, uint32_t n, double *out);
+/* JavaScript's Number(text) of a string s[0..n); false when NaN. */
+bool js_str_number(const char *s, size_t n, double *out);
 /* JavaScript truthiness (missing: false). */
 bool jn_truthy(const struct jdoc *d, uint32_t n);
 /* JavaScript's String(value): strings as they are, numbers as JS prints them, [a,b] as "a,b". */
