@@ -233,13 +233,20 @@ enum mfmt_kind mfmt_kind_of(const char *name, size_t len)
 	return F_UNKNOWN;
 }
 
+/* The placeholder of an empty value: "(empty)", nothing when bare (MFMT_BARE). */
+static void empty(unsigned how, struct sbuf *out)
+{
+	if (!(how & MFMT_BARE))
+		sbuf_puts(out, "(empty)");
+}
+
 /* String(value) || "(empty)" */
-static void fmt_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
+static void fmt_string(const struct jdoc *d, uint32_t n, unsigned how, struct sbuf *out)
 {
 	size_t before = out->len;
 	jn_js_string(d, n, out);
 	if (out->len == before)
-		sbuf_puts(out, "(empty)");
+		empty(how, out);
 }
 
 /*
@@ -247,12 +254,12 @@ static void fmt_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
  * string itself in the payload, so a string shows as it is, even an empty one; a value that is
  * still a number indexed no string, and shows "(empty)" (getString's fallback).
  */
-static void fmt_unique_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
+static void fmt_unique_string(const struct jdoc *d, uint32_t n, unsigned how, struct sbuf *out)
 {
 	if (d->n[n].kind == JSON_STRING)
 		jn_js_string(d, n, out);
 	else
-		sbuf_puts(out, "(empty)");
+		empty(how, out);
 }
 
 /* The process of a pid text: its last main thread (a GeckoMain thread), PV_NONE. */
@@ -323,19 +330,19 @@ static void fmt_hex(const struct jdoc *d, uint32_t n, struct sbuf *out)
 }
 
 /* One value of a simple (not table) kind; ids: resolve pid and tid values to names. */
-static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool ids,
+static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, unsigned how,
 		       const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	double v = NAN;
 	if (n == JN_NONE || d->n[n].kind == JSON_NULL) {
-		sbuf_puts(out, "(empty)");
+		empty(how, out);
 		return;
 	}
 	switch (kind) {
-	case F_STRING: fmt_string(d, n, out); return;
-	case F_UNIQUE_STRING: fmt_unique_string(d, n, out); return;
+	case F_STRING: fmt_string(d, n, how, out); return;
+	case F_UNIQUE_STRING: fmt_unique_string(d, n, how, out); return;
 	case F_PID:
-	case F_TID: fmt_id(ms, kind == F_TID, ids, d, n, out); return;
+	case F_TID: fmt_id(ms, kind == F_TID, how & MFMT_IDS, d, n, out); return;
 	case F_HEX: fmt_hex(d, n, out); return;
 	case F_LIST:
 		if (d->n[n].kind != JSON_ARRAY) {
@@ -345,7 +352,7 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool id
 		for (uint32_t c = d->n[n].first; c != JN_NONE; c = d->n[c].next) {
 			if (c != d->n[n].first)
 				sbuf_put(out, ", ", 2);
-			fmt_simple(ms, F_STRING, ids, d, c, out);
+			fmt_simple(ms, F_STRING, how, d, c, out);
 		}
 		return;
 	case F_UNKNOWN:
@@ -376,11 +383,11 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool id
 	}
 }
 
-void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, const struct jdoc *d,
-		uint32_t n, struct sbuf *out)
+void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, unsigned how,
+		const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	if (f->kind != F_TABLE || n == JN_NONE || d->n[n].kind != JSON_ARRAY) {
-		fmt_simple(ms, (enum mfmt_kind)f->kind, ids, d, n, out);
+		fmt_simple(ms, (enum mfmt_kind)f->kind, how, d, n, out);
 		return;
 	}
 	/* (label, label),(cell, cell),...: a header row when any column has a label */
@@ -394,7 +401,10 @@ void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, con
 			if (c)
 				sbuf_put(out, ", ", 2);
 			const char *l = f->cols[c].label;
-			sbuf_puts(out, l && *l ? l : "(empty)");
+			if (l && *l)
+				sbuf_puts(out, l);
+			else
+				empty(how, out);
 		}
 		sbuf_put(out, ")", 1);
 		first_row = false;
@@ -413,7 +423,7 @@ void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, con
 					sbuf_put(out, ", ", 2);
 				fmt_simple(
 				    ms, c < f->nr_cols ? (enum mfmt_kind)f->cols[c].kind : F_STRING,
-				    ids, d, x, out);
+				    how, d, x, out);
 			}
 		}
 		sbuf_put(out, ")", 1);

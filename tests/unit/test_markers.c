@@ -596,6 +596,43 @@ T_TEST(markers_search_syntax)
 	pv_profile_free(p);
 }
 
+/*
+ * "(" finds no marker by the "(empty)" the formatter shows for an empty value: the Firefox
+ * Profiler tests a field's raw value, and skips an empty one (markerPayloadMatchesSearch). An
+ * empty string field, a string index that names no string, a list with an empty item; a field
+ * holding "(" is found.
+ */
+T_TEST(markers_search_empty_placeholder)
+{
+	static const struct mk m[] = {
+	    {"Str", V, 1, 2, "{\"type\":\"E\",\"s\":\"\"}", 0, NULL},
+	    {"Idx", V, 1, 2, "{\"type\":\"E\",\"u\":99}", 0, NULL},
+	    {"List", V, 1, 2, "{\"type\":\"E\",\"l\":[\"a\",\"\"]}", 0, NULL},
+	    {"Paren", V, 1, 2, "{\"type\":\"E\",\"s\":\"f(x)\"}", 0, NULL},
+	};
+	struct pv_profile *p =
+	    build(m, 4, NULL, 0,
+		  "[{\"name\":\"E\",\"fields\":[{\"key\":\"s\",\"format\":\"string\"},"
+		  "{\"key\":\"u\",\"format\":\"unique-string\"},{\"key\":\"l\",\"format\":"
+		  "\"list\"}]}]");
+	struct pv_markers *ms = derive(p);
+	struct pv_marker_detail d = {0};
+	if (ms && !pv_marker_detail(ms, 0, &d) && d.nr_fields)
+		T_EQ_STR(d.fields[0].value, "(empty)"); /* shown so */
+	if (ms && !pv_marker_detail(ms, 2, &d) && d.nr_fields)
+		T_EQ_STR(d.fields[0].value, "a, (empty)");
+	if (ms) {
+		search_is(ms, "(", "Paren", __LINE__);
+		search_is(ms, "empty", "", __LINE__);
+		search_is(ms, "s:(", "Paren", __LINE__);
+		search_is(ms, "a", "List,Paren",
+			  __LINE__); /* the list's raw "a," ("Paren": its name) */
+	}
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
 T_TEST(markers_summary_by_name)
 {
 	static const struct mk m[] = {
