@@ -149,7 +149,7 @@ static void usage(FILE *out)
 	    "  --collapse-subtree SCOPE   keep SCOPE, its callees' cost becomes its self\n"
 	    "  --prune SCOPE         remove SCOPE and its callees, their cost to the caller\n"
 	    "  --collapse-direct-recursion SCOPE   A>A>B becomes A>B (A>B>A stays)\n"
-	    "  --focus-self SCOPE    only the samples whose own frame (leaf) is in SCOPE\n"
+	    "  --focus-self SCOPE    only the samples whose own frame (leaf) is in SCOPE, alone\n"
 	    "  --focus-inverted path:LEAF;CALLER;...   a node of the inverted tree: only the\n"
 	    "                        samples whose stack ends so, cut at its last step\n"
 	    "  --tag KEY=VALUE       keep samples with this label (pprof); --drop-tag drops them\n"

@@ -159,6 +159,7 @@ struct pv_view {
 	bool scoped;		    /* the profile has loop or statement frames (HPCToolkit) */
 	uint32_t nr_pseudo;	    /* collapsed-module functions, ids funcs.len + i */
 	pv_module_ix *pseudo_module;
+	bool from_graph; /* computed from a call graph (callgraph.c), not from stacks */
 };
 
 /*

@@ -8,6 +8,7 @@
  * formatNumber does, then rounds the exact decimal expansion printf gives (printf alone would
  * round ties to even).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -232,13 +233,20 @@ enum mfmt_kind mfmt_kind_of(const char *name, size_t len)
 	return F_UNKNOWN;
 }
 
+/* The placeholder of an empty value: "(empty)", nothing when bare (MFMT_BARE). */
+static void empty(unsigned how, struct sbuf *out)
+{
+	if (!(how & MFMT_BARE))
+		sbuf_puts(out, "(empty)");
+}
+
 /* String(value) || "(empty)" */
-static void fmt_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
+static void fmt_string(const struct jdoc *d, uint32_t n, unsigned how, struct sbuf *out)
 {
 	size_t before = out->len;
 	jn_js_string(d, n, out);
 	if (out->len == before)
-		sbuf_puts(out, "(empty)");
+		empty(how, out);
 }
 
 /*
@@ -246,12 +254,12 @@ static void fmt_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
  * string itself in the payload, so a string shows as it is, even an empty one; a value that is
  * still a number indexed no string, and shows "(empty)" (getString's fallback).
  */
-static void fmt_unique_string(const struct jdoc *d, uint32_t n, struct sbuf *out)
+static void fmt_unique_string(const struct jdoc *d, uint32_t n, unsigned how, struct sbuf *out)
 {
 	if (d->n[n].kind == JSON_STRING)
 		jn_js_string(d, n, out);
 	else
-		sbuf_puts(out, "(empty)");
+		empty(how, out);
 }
 
 /* The process of a pid text: its last main thread (a GeckoMain thread), PV_NONE. */
@@ -300,57 +308,41 @@ static void fmt_id(const struct pv_markers *ms, bool tid, bool ids, const struct
 }
 
 /*
- * JavaScript's '0x' + value.toString(16): a number in base 16 (the sign in front of the digits,
- * a fraction's binary digits after a point), anything else as String(value).
+ * The Firefox Profiler's formatHexadecimal, '0x' + (value >>> 0).toString(16): the value made a
+ * number as JavaScript does (a numeric string, a boolean, an array of one number; anything else
+ * NaN), then an unsigned 32-bit integer, truncated and taken modulo 2^32 (NaN and the
+ * infinities 0): -1 is 0xffffffff, 2^32 is 0x0, 3.5 is 0x3.
  */
 static void fmt_hex(const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
-	static const char hexd[] = "0123456789abcdef";
-	double v;
-	sbuf_put(out, "0x", 2);
-	if (d->n[n].kind != JSON_NUMBER || !jn_number(d, n, &v)) {
-		jn_js_string(d, n, out);
-		return;
+	double v = NAN;
+	if (d->n[n].kind == JSON_ARRAY) {
+		struct sbuf s = {0};
+		jn_js_string(d, n, &s);
+		if (s.oom || !js_str_number(sbuf_str(&s), s.len, &v))
+			v = NAN;
+		sbuf_release(&s);
+	} else if (!jn_number(d, n, &v)) {
+		v = NAN;
 	}
-	if (isnan(v) || isinf(v)) {
-		js_number(v, out);
-		return;
-	}
-	if (v < 0)
-		sbuf_put(out, "-", 1);
-	double a = fabs(v), ip = floor(a), frac = a - ip;
-	char buf[300];
-	int i = (int)sizeof(buf);
-	do { /* exact: dividing by 16 only moves the exponent */
-		double r = fmod(ip, 16);
-		buf[--i] = hexd[(int)r];
-		ip = (ip - r) / 16;
-	} while (ip > 0 && i > 0);
-	sbuf_put(out, buf + i, sizeof(buf) - (size_t)i);
-	if (frac > 0)
-		sbuf_put(out, ".", 1);
-	for (int k = 0; frac > 0 && k < 280; k++) { /* a double's fraction ends in base 16 */
-		frac *= 16;
-		int digit = (int)frac;
-		sbuf_put(out, &hexd[digit], 1);
-		frac -= digit;
-	}
+	double m = isfinite(v) ? fmod(trunc(v), 4294967296.0) : 0;
+	sbuf_addf(out, "0x%" PRIx32, (uint32_t)(m < 0 ? m + 4294967296.0 : m));
 }
 
 /* One value of a simple (not table) kind; ids: resolve pid and tid values to names. */
-static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool ids,
+static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, unsigned how,
 		       const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	double v = NAN;
 	if (n == JN_NONE || d->n[n].kind == JSON_NULL) {
-		sbuf_puts(out, "(empty)");
+		empty(how, out);
 		return;
 	}
 	switch (kind) {
-	case F_STRING: fmt_string(d, n, out); return;
-	case F_UNIQUE_STRING: fmt_unique_string(d, n, out); return;
+	case F_STRING: fmt_string(d, n, how, out); return;
+	case F_UNIQUE_STRING: fmt_unique_string(d, n, how, out); return;
 	case F_PID:
-	case F_TID: fmt_id(ms, kind == F_TID, ids, d, n, out); return;
+	case F_TID: fmt_id(ms, kind == F_TID, how & MFMT_IDS, d, n, out); return;
 	case F_HEX: fmt_hex(d, n, out); return;
 	case F_LIST:
 		if (d->n[n].kind != JSON_ARRAY) {
@@ -360,7 +352,7 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool id
 		for (uint32_t c = d->n[n].first; c != JN_NONE; c = d->n[c].next) {
 			if (c != d->n[n].first)
 				sbuf_put(out, ", ", 2);
-			fmt_simple(ms, F_STRING, ids, d, c, out);
+			fmt_simple(ms, F_STRING, how, d, c, out);
 		}
 		return;
 	case F_UNKNOWN:
@@ -391,11 +383,11 @@ static void fmt_simple(const struct pv_markers *ms, enum mfmt_kind kind, bool id
 	}
 }
 
-void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, const struct jdoc *d,
-		uint32_t n, struct sbuf *out)
+void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, unsigned how,
+		const struct jdoc *d, uint32_t n, struct sbuf *out)
 {
 	if (f->kind != F_TABLE || n == JN_NONE || d->n[n].kind != JSON_ARRAY) {
-		fmt_simple(ms, (enum mfmt_kind)f->kind, ids, d, n, out);
+		fmt_simple(ms, (enum mfmt_kind)f->kind, how, d, n, out);
 		return;
 	}
 	/* (label, label),(cell, cell),...: a header row when any column has a label */
@@ -409,7 +401,10 @@ void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, con
 			if (c)
 				sbuf_put(out, ", ", 2);
 			const char *l = f->cols[c].label;
-			sbuf_puts(out, l && *l ? l : "(empty)");
+			if (l && *l)
+				sbuf_puts(out, l);
+			else
+				empty(how, out);
 		}
 		sbuf_put(out, ")", 1);
 		first_row = false;
@@ -428,7 +423,7 @@ void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, con
 					sbuf_put(out, ", ", 2);
 				fmt_simple(
 				    ms, c < f->nr_cols ? (enum mfmt_kind)f->cols[c].kind : F_STRING,
-				    ids, d, x, out);
+				    how, d, x, out);
 			}
 		}
 		sbuf_put(out, ")", 1);

@@ -47,6 +47,8 @@ bool jn_is(const struct jdoc *d, uint32_t n, const char *lit); /* a string equal
 uint32_t jn_get(const struct jdoc *d, uint32_t obj, const char *key);
 /* JavaScript's Number(value) for numbers, numeric strings and booleans; false when NaN. */
 bool jn_number(const struct jdoc *d, uint32_t n, double *out);
+/* JavaScript's Number(text) of a string s[0..n); false when NaN. */
+bool js_str_number(const char *s, size_t n, double *out);
 /* JavaScript truthiness (missing: false). */
 bool jn_truthy(const struct jdoc *d, uint32_t n);
 /* JavaScript's String(value): strings as they are, numbers as JS prints them, [a,b] as "a,b". */
@@ -103,12 +105,14 @@ struct mfmt {
 
 /* The kind of a format name ("bytes" -> F_BYTES), F_UNKNOWN when it is not one. */
 enum mfmt_kind mfmt_kind_of(const char *name, size_t len);
-/*
- * Formats value node n of d (JN_NONE: missing) as f says; ids: pid and tid values name their
- * process or thread (the tooltip's fields), else they show as "PID: n" (labels).
- */
-void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, bool ids, const struct jdoc *d,
-		uint32_t n, struct sbuf *out);
+enum {
+	MFMT_IDS = 1, /* pid and tid values name their process or thread (the tooltip's fields),
+		       * else they show as "PID: n" (labels) */
+	MFMT_BARE = 2 /* an empty value or part prints nothing, not the "(empty)" placeholder */
+};
+/* Formats value node n of d (JN_NONE: missing) as f says, how: MFMT_* flags. */
+void mfmt_value(const struct pv_markers *ms, const struct mfmt *f, unsigned how,
+		const struct jdoc *d, uint32_t n, struct sbuf *out);
 /* formatTimestamp of the Firefox Profiler with sig significant digits, maxfrac decimals. */
 void fmt_timestamp(double ms, int sig, int maxfrac, struct sbuf *out);
 /* formatNumber of the Firefox Profiler: significant digits, at most maxfrac decimals. */

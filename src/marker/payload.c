@@ -199,16 +199,39 @@ uint32_t jn_get(const struct jdoc *d, uint32_t obj, const char *key)
 	return found;
 }
 
-/* JavaScript's Number("text"): trimmed decimal (or empty = 0); hex and Infinity are rare. */
-static bool js_str_number(const char *s, size_t n, double *out)
+/*
+ * JavaScript's Number("text") (StringToNumber): blanks trimmed, empty = 0, a decimal, Infinity
+ * with a sign, or 0x / 0o / 0b digits without one; false (NaN) else.
+ */
+bool js_str_number(const char *s, size_t n, double *out)
 {
 	char buf[64];
-	while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+	while (n && *s && strchr(" \t\n\r\v\f", *s))
 		s++, n--;
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+	while (n && s[n - 1] && strchr(" \t\n\r\v\f", s[n - 1]))
 		n--;
 	if (n == 0) {
 		*out = 0;
+		return true;
+	}
+	size_t sign = s[0] == '+' || s[0] == '-';
+	if (n - sign == 8 && memcmp(s + sign, "Infinity", 8) == 0) {
+		*out = s[0] == '-' ? -INFINITY : INFINITY;
+		return true;
+	}
+	if (n > 2 && s[0] == '0' && strchr("xXoObB", s[1])) {
+		int base = s[1] == 'x' || s[1] == 'X' ? 16 : s[1] == 'o' || s[1] == 'O' ? 8 : 2;
+		double v = 0;
+		for (size_t i = 2; i < n; i++) {
+			int c = (unsigned char)s[i], dv = c >= '0' && c <= '9'	 ? c - '0'
+							  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+							  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+										 : 99;
+			if (dv >= base)
+				return false;
+			v = v * base + dv; /* exact below 2^53, as JavaScript's */
+		}
+		*out = v;
 		return true;
 	}
 	if (n >= sizeof(buf))

@@ -612,7 +612,7 @@ static void apply_label(const struct pv_markers *ms, uint32_t i, const struct pv
 			if (v == JN_NONE || d->n[v].kind == JSON_NULL)
 				break;
 			if (part->fmt)
-				mfmt_value(ms, part->fmt, false, d, v, out);
+				mfmt_value(ms, part->fmt, 0, d, v, out);
 			else
 				jn_js_string(d, v, out);
 			break;
@@ -725,7 +725,7 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 			uint32_t v = jn_get(doc, root, mf->key);
 			if (v == JN_NONE || doc->n[v].kind == JSON_NULL)
 				continue; /* values are optional */
-			mfmt_value(ms, &mf->fmt, true, doc, v, &d->buf);
+			mfmt_value(ms, &mf->fmt, MFMT_IDS, doc, v, &d->buf);
 		} else {
 			sbuf_puts(&d->buf, mf->value);
 		}
@@ -773,7 +773,7 @@ void pv_marker_format(const struct pv_markers *ms, const char *format, size_t fo
 	if (scratch.arena && !jdoc_parse(&fd, format, format_len, NULL))
 		read_format(&scratch, &fd, 0, &f, "", "");
 	uint32_t v = value && !jdoc_parse(&vd, value, value_len, NULL) ? 0 : JN_NONE;
-	mfmt_value(ms, &f, true, &vd, v, out);
+	mfmt_value(ms, &f, MFMT_IDS, &vd, v, out);
 	jdoc_release(&fd);
 	jdoc_release(&vd);
 	for (uint32_t i = 0; i < scratch.nr_notes; i++)

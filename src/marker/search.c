@@ -154,12 +154,14 @@ static bool test(const struct pv_marker_search *s, bool neg, const char *value, 
 }
 
 /*
- * Any term of the sign matches a schema field's raw value, String(value) as the Firefox
- * Profiler tests it (1234567 for a bytes field shown "1.23MB"); a string-index field only when
- * it holds its string (the importers resolve the valid ones); empty values never.
+ * Any term of the sign matches a schema field's value: its raw value, String(value) as the
+ * Firefox Profiler tests it (1234567 for a bytes field shown "1.23MB"), or its formatted one
+ * ("1.23MB"). A string-index field only when it holds its string (the importers resolve the
+ * valid ones); empty values never, nor the "(empty)" the formatter shows for one (the front end
+ * tests raw values only: searching "(" finds no empty string field).
  */
-static bool raw_fields(const struct pv_markers *ms, uint32_t i, const struct pv_marker_search *s,
-		       bool neg, struct pv_marker_detail *d)
+static bool fields(const struct pv_markers *ms, uint32_t i, const struct pv_marker_search *s,
+		   bool neg, struct pv_marker_detail *d)
 {
 	const struct pv_marker_schema *sc = pv_marker_schema_find(ms, d->type);
 	const struct jdoc *doc = d->doc;
@@ -173,6 +175,10 @@ static bool raw_fields(const struct pv_markers *ms, uint32_t i, const struct pv_
 			continue;
 		sbuf_reset(&d->raw);
 		jn_js_string(doc, v, &d->raw);
+		if (d->raw.len && test(s, neg, sbuf_str(&d->raw), mf->key))
+			return true;
+		sbuf_reset(&d->raw);
+		mfmt_value(ms, &mf->fmt, MFMT_IDS | MFMT_BARE, doc, v, &d->raw);
 		if (d->raw.len && test(s, neg, sbuf_str(&d->raw), mf->key))
 			return true;
 	}
@@ -192,11 +198,7 @@ static bool any(const struct pv_markers *ms, uint32_t i, const struct pv_marker_
 		return true;
 	if (d->type && test(s, neg, d->type, "type"))
 		return true;
-	for (uint32_t f = 0; f < d->nr_fields; f++)
-		if (d->fields[f].key && *d->fields[f].value &&
-		    test(s, neg, d->fields[f].value, d->fields[f].key))
-			return true;
-	return d->type && raw_fields(ms, i, s, neg, d);
+	return d->type && fields(ms, i, s, neg, d);
 }
 
 bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,

@@ -330,7 +330,13 @@ static bool set_root(const struct cg_graph *g, const uint8_t *in, uint32_t v)
 	return true;
 }
 
-/* The rule for one set (see cg_set_inclusive), without the recursion bound. */
+/*
+ * The inclusive cost of a set S of functions (in[f] != 0; members mem[0..n)): the calls into S
+ * from outside it, plus, for a member nobody calls, its self cost and its calls out of S
+ * (callgrind_annotate's rule for one function, which KCachegrind follows: a call of a function
+ * to itself is not counted). all_inclusive takes it for one function, bounded by that for its
+ * recursion cycle (whose entering calls never nest).
+ */
 static void set_rule(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
 		     int64_t *out)
 {
@@ -368,51 +374,378 @@ static void set_rule(const struct cg_graph *g, const uint8_t *in, const uint32_t
 	}
 }
 
-int cg_set_inclusive(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
-		     uint8_t *work, int64_t *out)
+/* ---- a set of functions as a center ---- */
+
+static int64_t pos(int64_t x)
 {
-	uint32_t nm = g->nm;
-	set_rule(g, in, mem, n, out);
-	/* the members' cyclic components: the set with them, when that adds a function */
-	bool grows = false;
-	for (uint32_t i = 0; i < n && !grows; i++) {
-		uint32_t c = g->scc[mem[i]];
-		for (uint32_t j = g->comp_first[c]; g->cyclic[c] && j < g->comp_first[c + 1]; j++)
-			grows |= !in[g->comp_mem[j]];
+	return x > 0 ? x : 0;
+}
+
+void cg_set_release(struct cg_set *s)
+{
+	pv_free(s->total);
+	pv_free(s->lo);
+	pv_free(s->hi);
+	pv_free(s->self);
+	pv_free(s->share);
+	pv_free(s->mixed);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Per function while a set is weighed (st[f]). */
+enum {
+	SR = 1,	      /* reachable from a member by a call (or inlined code) */
+	SN = 2,	      /* reachable from a root by calls that avoid every member */
+	SQ = 4,	      /* queued in the search for SR */
+	SC = 8,	      /* a member: some of its runs are the center's own */
+	SX = 16,      /* a member: some of its runs are nested in another member's through others */
+	SCLOSED = 32, /* a member of a cycle nothing enters, every function of it a member */
+	SW = 64,      /* queued while SC / SX grow */
+	SB = 128      /* reaches a member (or is one) */
+};
+
+/* What a call from u brings to a member (SC / SX): u a member passes on its own; another
+ * function only outside S brings SC, only inside SX, both ways both. */
+static uint8_t brings(const uint8_t *in, const uint8_t *st, uint32_t u)
+{
+	if (in[u])
+		return st[u] & (SC | SX);
+	if (!(st[u] & SN))
+		return SX;
+	return st[u] & SR ? SC | SX : SC;
+}
+
+/* The share of f's runs (doc: struct cg_set) from its callers' shares, in proportion to the
+ * calls' costs (or their number when they cost nothing): one step of the estimate. */
+static double share_step(const struct cg_graph *g, const uint8_t *in, const double *sh, uint32_t f,
+			 uint32_t k)
+{
+	uint32_t nm = g->nm, cnt = 0;
+	double num = 0, den = 0, numc = 0;
+	for (uint32_t j = g->in_first[f]; j < g->in_first[f + 1]; j++) {
+		uint32_t e = g->in_edge[j], u = g->from[e];
+		if (u == f)
+			continue;
+		double t = in[u] && !in[f] ? 0 : sh[(size_t)u * nm + k];
+		double c = (double)pos(g->cost[(size_t)e * nm + k]);
+		num += c * t;
+		den += c;
+		numc += t;
+		cnt++;
 	}
-	if (!grows)
-		return 0;
-	uint32_t *mem2 = pv_malloc((size_t)g->nf * sizeof(uint32_t));
-	int64_t *o2 = pv_malloc((size_t)(nm ? nm : 1) * sizeof(int64_t));
-	if (!mem2 || !o2) {
-		pv_free(mem2);
-		pv_free(o2);
-		return PV_ENOMEM;
+	if (den > 0)
+		return num / den;
+	return cnt ? numc / cnt : sh[(size_t)f * nm + k];
+}
+
+/* x * a / b, exactly (b > 0; 0 <= a <= b). */
+static int64_t scale(int64_t x, int64_t a, int64_t b)
+{
+	return a == b ? x : (int64_t)((i128)x * a / b);
+}
+
+int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
+		 struct cg_set *s)
+{
+	uint32_t nf = g->nf, nm = g->nm;
+	size_t n1 = nf ? nf : 1, m1 = nm ? nm : 1;
+	memset(s, 0, sizeof(*s));
+	s->total = pv_calloc(m1, sizeof(int64_t));
+	s->lo = pv_calloc(m1, sizeof(int64_t));
+	s->hi = pv_calloc(m1, sizeof(int64_t));
+	s->self = pv_calloc(m1, sizeof(int64_t));
+	s->share = pv_malloc(n1 * m1 * sizeof(double));
+	s->mixed = pv_calloc(n1, 1);
+	uint8_t *st = pv_calloc(n1, 1), *entered = pv_calloc(n1, 1);
+	uint32_t *q = pv_malloc(n1 * sizeof(uint32_t)), *mix = pv_malloc(n1 * sizeof(uint32_t));
+	double *est = pv_calloc(m1, sizeof(double));
+	int64_t *ilo = pv_calloc(m1, sizeof(int64_t)), *ihi = pv_calloc(m1, sizeof(int64_t));
+	int rc = PV_ENOMEM;
+	if (!s->total || !s->lo || !s->hi || !s->self || !s->share || !s->mixed || !st ||
+	    !entered || !q || !mix || !est || !ilo || !ihi)
+		goto out;
+	for (size_t i = 0; i < n1 * m1; i++)
+		s->share[i] = 1;
+	rc = 0;
+	if (n == 1) {
+		/* one function: its own rule (callgrind_annotate's, bounded in a recursion) */
+		for (uint32_t k = 0; k < nm; k++) {
+			s->total[k] = s->lo[k] = s->hi[k] = g->incl[(size_t)mem[0] * nm + k];
+			s->self[k] = g->self[(size_t)mem[0] * nm + k];
+		}
+		goto out;
 	}
-	uint32_t n2 = 0;
+	/* SR: what the members reach */
+	uint32_t qn = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		work[mem[i]] = 1;
-		mem2[n2++] = mem[i];
+		q[qn++] = mem[i];
+		st[mem[i]] |= SQ;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = g->scc[mem[i]];
-		for (uint32_t j = g->comp_first[c]; g->cyclic[c] && j < g->comp_first[c + 1]; j++) {
-			uint32_t f = g->comp_mem[j];
-			if (!work[f]) {
-				work[f] = 1;
-				mem2[n2++] = f;
+	for (uint32_t i = 0; i < qn; i++) {
+		uint32_t f = q[i];
+		for (uint32_t e = g->out_first[f]; e < g->out_first[f + 1]; e++) {
+			uint32_t x = g->to[e];
+			if (x == f)
+				continue;
+			st[x] |= SR;
+			if (!(st[x] & SQ)) {
+				st[x] |= SQ;
+				q[qn++] = x;
 			}
 		}
 	}
-	set_rule(g, work, mem2, n2, o2);
-	for (uint32_t k = 0; k < nm; k++)
-		if (o2[k] < out[k])
-			out[k] = o2[k];
-	for (uint32_t i = 0; i < n2; i++)
-		work[mem2[i]] = 0;
-	pv_free(mem2);
-	pv_free(o2);
-	return 0;
+	/* SN: what the roots (the functions of components nothing enters) reach avoiding S */
+	for (uint32_t e = 0; e < g->ne; e++)
+		if (g->scc[g->from[e]] != g->scc[g->to[e]])
+			entered[g->scc[g->to[e]]] = 1;
+	qn = 0;
+	for (uint32_t f = 0; f < nf; f++) {
+		if (g->present[f] && !in[f] && !entered[g->scc[f]]) {
+			st[f] |= SN;
+			q[qn++] = f;
+		}
+	}
+	for (uint32_t i = 0; i < qn; i++) {
+		uint32_t f = q[i];
+		for (uint32_t e = g->out_first[f]; e < g->out_first[f + 1]; e++) {
+			uint32_t x = g->to[e];
+			if (!in[x] && !(st[x] & SN)) {
+				st[x] |= SN;
+				q[qn++] = x;
+			}
+		}
+	}
+	/* the cycles nothing enters whose every function is a member: their runs are the set's */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = g->scc[mem[i]];
+		uint32_t a = g->comp_first[c], b = g->comp_first[c + 1];
+		if (entered[c] || b - a < 2)
+			continue;
+		bool closed = true;
+		for (uint32_t j = a; j < b && closed; j++)
+			closed = in[g->comp_mem[j]];
+		if (closed)
+			st[mem[i]] |= SCLOSED | SC;
+	}
+	/* SC / SX of the members: what their callers bring, to a fixed point (a member whose
+	 * bits grow passes them on to the members it calls) */
+	uint32_t head = 0, len = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		q[len++] = mem[i];
+		st[mem[i]] |= SW;
+	}
+	while (len) {
+		uint32_t v = q[head];
+		head = (head + 1) % (uint32_t)n1;
+		len--;
+		st[v] &= (uint8_t)~SW;
+		uint8_t fl = 0;
+		bool any = false;
+		for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
+			uint32_t u = g->from[g->in_edge[j]];
+			if (u != v) {
+				fl |= brings(in, st, u);
+				any = true;
+			}
+		}
+		if (!any)
+			fl |= SC; /* a root */
+		if ((fl | st[v]) == st[v])
+			continue;
+		st[v] |= fl;
+		for (uint32_t e = g->out_first[v]; e < g->out_first[v + 1]; e++) {
+			uint32_t x = g->to[e];
+			if (in[x] && x != v && !(st[x] & SW)) {
+				st[x] |= SW;
+				q[(head + len++) % (uint32_t)n1] = x;
+			}
+		}
+	}
+	/* the shares: exact where one kind of run is possible, else estimated (below) */
+	uint32_t nmix = 0;
+	for (uint32_t f = 0; f < nf; f++) {
+		double v = 1;
+		s->mixed[f] = 0;
+		if (in[f]) {
+			uint8_t fl = st[f] & (SC | SX);
+			v = fl == SX ? 0 : fl == (SC | SX) ? 0.5 : 1;
+			s->mixed[f] = fl == (SC | SX);
+		} else if (!(st[f] & SN)) {
+			v = 0;
+		} else if (st[f] & SR) {
+			v = 0.5;
+			s->mixed[f] = 1;
+		}
+		for (uint32_t k = 0; k < nm; k++)
+			s->share[(size_t)f * nm + k] = v;
+	}
+	/* the estimated ones that reach a member (the others' shares reach no figure of the
+	 * center's), callers first (components in reverse order of completion): one round
+	 * settles them but in cycles, where the rounds converge */
+	qn = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		q[qn++] = mem[i];
+		st[mem[i]] |= SB;
+	}
+	for (uint32_t i = 0; i < qn; i++)
+		for (uint32_t j = g->in_first[q[i]]; j < g->in_first[q[i] + 1]; j++) {
+			uint32_t u = g->from[g->in_edge[j]];
+			if (!(st[u] & SB)) {
+				st[u] |= SB;
+				q[qn++] = u;
+			}
+		}
+	for (uint32_t c = nf; c-- > 0;)
+		for (uint32_t j = g->comp_first[c]; j < g->comp_first[c + 1]; j++)
+			if (s->mixed[g->comp_mem[j]] && (st[g->comp_mem[j]] & SB))
+				mix[nmix++] = g->comp_mem[j];
+	for (uint32_t round = 0; round < 64 && nmix; round++) {
+		double moved = 0;
+		for (uint32_t i = 0; i < nmix; i++) {
+			for (uint32_t k = 0; k < nm; k++) {
+				double *sh = &s->share[(size_t)mix[i] * nm + k];
+				double v = share_step(g, in, s->share, mix[i], k);
+				moved = v - *sh > moved	  ? v - *sh
+					: *sh - v > moved ? *sh - v
+							  : moved;
+				*sh = v;
+			}
+		}
+		if (moved < 1e-6)
+			break;
+	}
+	/* the total: the calls that start a run, the runs nothing calls */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v = mem[i];
+		if (st[v] & SCLOSED)
+			continue;
+		if (g->called[v]) {
+			for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
+				uint32_t e = g->in_edge[j], u = g->from[e];
+				if (u == v || in[u] || g->kind[e] || brings(in, st, u) == SX)
+					continue;
+				bool sure = brings(in, st, u) == SC;
+				for (uint32_t k = 0; k < nm; k++) {
+					int64_t c = g->cost[(size_t)e * nm + k];
+					ihi[k] += c;
+					if (sure)
+						ilo[k] += c;
+					est[k] += (double)c * s->share[(size_t)u * nm + k];
+				}
+			}
+			continue;
+		}
+		/* nobody calls it: its self cost and every call it makes, in the runs of the
+		 * functions it is inlined into (their kind-1 edges' costs) when it is inlined code
+		 */
+		for (uint32_t k = 0; k < nm; k++) {
+			int64_t a = g->self[(size_t)v * nm + k], all = 0, sure = 0, maybe = 0;
+			double part = 0;
+			for (uint32_t e = g->out_first[v]; e < g->out_first[v + 1]; e++)
+				if (g->to[e] != v)
+					a += g->cost[(size_t)e * nm + k];
+			uint32_t cnt = 0;
+			for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++)
+				cnt += g->from[g->in_edge[j]] != v;
+			/* weights: the edges' costs, or one each when they all cost nothing */
+			for (int ones = 0; cnt && ones < 2 && all == 0; ones++) {
+				sure = maybe = 0;
+				part = 0;
+				for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
+					uint32_t e = g->in_edge[j], u = g->from[e];
+					if (u == v)
+						continue;
+					int64_t c = ones ? 1 : pos(g->cost[(size_t)e * nm + k]);
+					all += c;
+					if (in[u] || brings(in, st, u) == SX)
+						continue;
+					if (brings(in, st, u) == SC)
+						sure += c;
+					else
+						maybe += c;
+					part += (double)c * s->share[(size_t)u * nm + k];
+				}
+			}
+			if (!cnt) {
+				ilo[k] += a;
+				ihi[k] += a;
+				est[k] += (double)a;
+			} else if (all > 0) {
+				ilo[k] += scale(a, sure, all);
+				ihi[k] += scale(a, sure + maybe, all);
+				est[k] += (double)a * part / (double)all;
+			}
+		}
+	}
+	/* a closed cycle: its self costs and its calls out of it */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = g->scc[mem[i]];
+		if (!(st[mem[i]] & SCLOSED) || mem[i] != g->comp_mem[g->comp_first[c]])
+			continue;
+		for (uint32_t j = g->comp_first[c]; j < g->comp_first[c + 1]; j++) {
+			uint32_t v = g->comp_mem[j];
+			for (uint32_t k = 0; k < nm; k++) {
+				int64_t a = g->self[(size_t)v * nm + k];
+				for (uint32_t e = g->out_first[v]; e < g->out_first[v + 1]; e++)
+					if (g->scc[g->to[e]] != c)
+						a += g->cost[(size_t)e * nm + k];
+				ilo[k] += a;
+				ihi[k] += a;
+				est[k] += (double)a;
+			}
+		}
+	}
+	/* the bounds every set has where no cost is negative: its largest member, the whole and
+	 * the members' sum */
+	for (uint32_t k = 0; k < nm; k++) {
+		int64_t whole = 0, sum = 0, max = 0;
+		bool neg = false;
+		for (uint32_t f = 0; f < nf; f++) {
+			whole += g->self[(size_t)f * nm + k];
+			neg |= g->self[(size_t)f * nm + k] < 0;
+		}
+		for (uint32_t e = 0; e < g->ne; e++)
+			neg |= g->cost[(size_t)e * nm + k] < 0;
+		for (uint32_t i = 0; i < n; i++) {
+			int64_t x = g->incl[(size_t)mem[i] * nm + k];
+			sum += x;
+			max = x > max ? x : max;
+		}
+		int64_t up = whole < sum ? whole : sum, down = max < up ? max : up;
+		if (neg) {
+			up = INT64_MAX;
+			down = INT64_MIN;
+		}
+		int64_t l = ilo[k] < down ? down : ilo[k] > up ? up : ilo[k];
+		int64_t h = ihi[k] > up ? up : ihi[k] < l ? l : ihi[k];
+		int64_t t = (int64_t)(est[k] + 0.5);
+		t = t < l ? l : t > h ? h : t;
+		s->estimated |= l < h;
+		s->lo[k] = l;
+		s->hi[k] = h;
+		s->total[k] = t;
+		double self = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t v = mem[i];
+			if (s->mixed[v])
+				self += (double)g->self[(size_t)v * nm + k] *
+					s->share[(size_t)v * nm + k];
+			else if (s->share[(size_t)v * nm + k] > 0)
+				s->self[k] += g->self[(size_t)v * nm + k];
+		}
+		s->self[k] += (int64_t)(self + 0.5);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		s->self_estimated |= s->mixed[mem[i]];
+out:
+	pv_free(st);
+	pv_free(entered);
+	pv_free(q);
+	pv_free(mix);
+	pv_free(est);
+	pv_free(ilo);
+	pv_free(ihi);
+	return rc;
 }
 
 /* incl of every function: its own rule, bounded by its cyclic component's (one pass each). */
@@ -463,11 +796,6 @@ out:
 	pv_free(fill);
 	pv_free(cyc);
 	return rc;
-}
-
-static int64_t pos(int64_t x)
-{
-	return x > 0 ? x : 0;
 }
 
 /*

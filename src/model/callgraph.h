@@ -46,7 +46,7 @@ struct cg_graph {
 	uint32_t *comp_first, *comp_mem; /* [nf + 1], [nf]: the functions of each component */
 	uint8_t *called;		 /* per function: some call (kind 0) names it */
 	uint8_t *present; /* per function: a node or an edge of the selected threads */
-	int64_t *incl;	  /* [f * nm + k]: the inclusive cost (cg_set_inclusive of {f}) */
+	int64_t *incl;	  /* [f * nm + k]: the inclusive cost (doc/callgraph.md) */
 	int64_t *eff_out; /* [e * nm + k]: the part of the caller's cost in the call */
 	int64_t *eff_in;  /* [e * nm + k]: the part of the callee's cost due to the call */
 };
@@ -65,15 +65,30 @@ int cg_graph_of(uint32_t nf, uint32_t nm, int64_t *self, uint32_t n, const uint3
 void cg_graph_release(struct cg_graph *g);
 
 /*
- * The inclusive cost of a set S of functions (in[f] != 0; members listed in mem[0..n)): the
- * calls into S from outside it, plus, for a member nobody calls, its self cost and its calls out
- * of S (callgrind_annotate's rule for one function, which KCachegrind follows: a call of a
- * function to itself is not counted). When S's members recurse through other functions (their
- * strongly connected components reach outside S), calls into S nest and their sum counts time
- * twice: the cost is then at most that of S with those components, whose entering calls never
- * nest. work is nf bytes of zeros, left zero. out[k] per metric.
+ * A set of functions as a center (doc/callgraph.md "A set of functions"): the cost of the union
+ * of its members' runs. A call into S from a function that never runs inside a member starts
+ * such a run; one from a function that only runs inside a member is nested in one; one from a
+ * function that can run both ways (reachable from S and, avoiding S, from a root) is counted
+ * between 0 (lo) and its cost (hi), estimated by the share of that function's runs outside S.
+ * The total is at least the largest member's, at most min(whole, sum of the members'), exact
+ * when the bounds meet (always when no member reaches another: the members' sum). One function
+ * is g->incl, as callgrind_annotate's rule gives it.
  */
-int cg_set_inclusive(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
-		     uint8_t *work, int64_t *out);
+struct cg_set {
+	int64_t *total, *lo, *hi,
+	    *self;	     /* [k]; self: the members' self costs in the center's runs */
+	bool estimated;	     /* the total is not exact: lo < hi in some metric */
+	bool self_estimated; /* self (and the calls next to the center) hold estimated parts */
+	/* [f * nm + k]: a member: the part of its cost in the center's own runs (started by a
+	 * call from outside, continued by calls between members); another function: the part of
+	 * its cost outside every member's run */
+	double *share;
+	uint8_t *mixed; /* [f]: share is an estimate between 0 and 1, else exactly 0 or 1 */
+};
+
+/* 0 or PV_ENOMEM; release with cg_set_release either way. */
+int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
+		 struct cg_set *s);
+void cg_set_release(struct cg_set *s);
 
 #endif

@@ -85,13 +85,33 @@ static uint32_t heap_pop(struct cg_heap *h)
 	return top;
 }
 
-static bool on_path(const struct cg_grow *G, uint32_t f)
+/* The part of a call's effective cost c in the center's runs (share sh: 1 for all of it). */
+static inline int64_t call_part(int64_t c, double sh)
 {
-	return G->on[f] || (G->cmask && G->cmask[f]);
+	c = c > 0 ? c : 0;
+	return sh == 1 ? c : (int64_t)((double)c * sh + 0.5);
 }
 
-/* The neighbours of the functions fs[0..n) (callees, or callers when up) off the path. */
-static uint32_t neighbours(struct cg_grow *G, const uint32_t *fs, uint32_t n)
+/*
+ * Whether f is on the path of the row being expanded: a row above it, or the center. Above the
+ * center (bottom-up) no member comes: the center is the outermost. Below a center of one
+ * function, the function is not expanded again (the center holds its cost, as a recursion's
+ * outer row does). Below a set, a member called by another function is a run nested in the
+ * center's (a member whose every run is the center's own is never called from below it), a
+ * row of its own as in the stacks' views.
+ */
+static bool on_path(const struct cg_grow *G, uint32_t f)
+{
+	return G->on[f] || (G->cmask && G->cmask[f] && (G->up || G->ncmem == 1));
+}
+
+/*
+ * The neighbours of the functions fs[0..n) (callees, or callers when up) off the path. The
+ * center's (center: fs are its members) are the calls that its own runs make, or that start
+ * them: a member's calls in the part of its runs that are the center's, the calls into it from
+ * a function in the part of that function's runs outside the center (struct cg_set).
+ */
+static uint32_t neighbours(struct cg_grow *G, const uint32_t *fs, uint32_t n, bool center)
 {
 	const struct cg_graph *g = G->g;
 	uint32_t nm = g->nm, nn = 0;
@@ -105,10 +125,16 @@ static uint32_t neighbours(struct cg_grow *G, const uint32_t *fs, uint32_t n)
 			uint32_t e = G->up ? g->in_edge[j] : j;
 			uint32_t x = G->up ? g->from[e] : g->to[e];
 			const int64_t *eff = (G->up ? g->eff_in : g->eff_out) + (size_t)e * nm;
-			if (x == f || (G->cmask && G->cmask[x] && G->cmask[f]))
+			if (x == f || (center && G->cmask[x]))
 				continue; /* a call to itself, or inside the center */
+			/* the part of the call in the center's runs */
+			uint32_t by = G->up ? x : f;
+			const double *sh = center ? G->set->share + (size_t)by * nm : NULL;
+			bool part = center && G->set->mixed[by];
+			if (sh && !part && sh[0] == 0)
+				continue;
 			for (uint32_t k = 0; k < nm; k++)
-				G->all[k] += eff[k] > 0 ? eff[k] : 0;
+				G->all[k] += call_part(eff[k], part ? sh[k] : 1);
 			if (on_path(G, x))
 				continue;
 			uint32_t s = G->slot[x];
@@ -117,9 +143,11 @@ static uint32_t neighbours(struct cg_grow *G, const uint32_t *fs, uint32_t n)
 				G->nb[s - 1] = x;
 				memset(G->w + (size_t)(s - 1) * nm, 0, nm * sizeof(int64_t));
 				memset(G->raw + (size_t)(s - 1) * nm, 0, nm * sizeof(int64_t));
+				G->part[s - 1] = 0;
 			}
+			G->part[s - 1] |= part;
 			for (uint32_t k = 0; k < nm; k++) {
-				G->w[(size_t)(s - 1) * nm + k] += eff[k] > 0 ? eff[k] : 0;
+				G->w[(size_t)(s - 1) * nm + k] += call_part(eff[k], part ? sh[k] : 1);
 				G->raw[(size_t)(s - 1) * nm + k] += g->cost[(size_t)e * nm + k];
 			}
 		}
@@ -192,7 +220,7 @@ static int expand(struct cg_grow *G, uint32_t r)
 		return 0;
 	path_move(G, r);
 	bool center = f == PV_NONE;
-	uint32_t nn = center ? neighbours(G, G->cmem, G->ncmem) : neighbours(G, &f, 1);
+	uint32_t nn = center ? neighbours(G, G->cmem, G->ncmem, true) : neighbours(G, &f, 1, false);
 	int64_t *T = R->total + (size_t)r * nm, *S = R->self + (size_t)r * nm;
 	if (!nn) {
 		if (!G->up && !center)
@@ -237,7 +265,7 @@ static int expand(struct cg_grow *G, uint32_t r)
 	for (uint32_t i = 0; i < nn; i++) {
 		uint32_t x = G->nb[i];
 		int64_t *v = G->val + (size_t)i * nm, *sv = G->sval + (size_t)i * nm;
-		bool any = false, exact = !R->est[r] && R->full[r], full = true;
+		bool any = false, exact = !R->est[r] && R->full[r] && !G->part[i], full = true;
 		for (uint32_t k = 0; k < nm; k++) {
 			any |= v[k] != 0;
 			exact &= v[k] == G->raw[(size_t)i * nm + k];
@@ -280,13 +308,14 @@ int cg_grow_init(struct cg_grow *G, const struct cg_graph *g)
 	G->nb = pv_malloc(n1 * sizeof(uint32_t));
 	G->w = pv_malloc(n1 * m1 * sizeof(int64_t));
 	G->raw = pv_malloc(n1 * m1 * sizeof(int64_t));
+	G->part = pv_malloc(n1);
 	G->val = pv_malloc(n1 * m1 * sizeof(int64_t));
 	G->sval = pv_calloc(n1 * m1, sizeof(int64_t));
 	G->all = pv_malloc(m1 * sizeof(int64_t));
 	G->wk = pv_malloc((n1 + 1) * sizeof(int64_t));
 	G->ok = pv_malloc((n1 + 1) * sizeof(int64_t));
-	return G->on && G->climb && G->slot && G->nb && G->w && G->raw && G->val && G->sval &&
-		       G->all && G->wk && G->ok
+	return G->on && G->climb && G->slot && G->nb && G->w && G->raw && G->part && G->val &&
+		       G->sval && G->all && G->wk && G->ok
 		   ? 0
 		   : -1;
 }
@@ -301,6 +330,7 @@ void cg_grow_release(struct cg_grow *G)
 	pv_free(G->nb);
 	pv_free(G->w);
 	pv_free(G->raw);
+	pv_free(G->part);
 	pv_free(G->val);
 	pv_free(G->sval);
 	pv_free(G->all);

@@ -46,6 +46,7 @@ struct cg_grow {
 	const uint8_t *cmask; /* the center's functions, NULL without a center */
 	const uint32_t *cmem;
 	uint32_t ncmem;
+	const struct cg_set *set; /* the center's costs and its functions' shares */
 	const uint8_t
 	    *only; /* rows of a function f with !only[f] are not expanded (NULL: all are) */
 	bool up;   /* bottom-up */
@@ -58,6 +59,7 @@ struct cg_grow {
 	uint32_t *slot;	     /* per function: its neighbour slot + 1 in this expansion */
 	uint32_t *nb;	     /* neighbours of the row being expanded */
 	int64_t *w, *raw;    /* [slot * nm + k]: effective and file costs of the calls */
+	uint8_t *part;	     /* [slot]: w holds an estimated part of a call */
 	int64_t *all;	     /* [k]: the effective costs of every call of the row's function */
 	int64_t *wk, *ok;    /* [1 + slot]: one metric's split */
 	int64_t *val, *sval; /* [slot * nm + k]: the children's totals and selves */

@@ -70,7 +70,7 @@ struct center {
 	uint8_t *mask;
 	uint32_t *mem;
 	uint32_t n;
-	int64_t incl[PV_QUERY_MAX], self[PV_QUERY_MAX];
+	struct cg_set set; /* its costs (model/callgraph.h) */
 };
 
 /* One tree: top-down or bottom-up, centered (c) or from the roots. */
@@ -91,7 +91,9 @@ static int one_tree(struct pv_view *v, const struct cg_graph *g, const struct ce
 		G.cmask = c->mask;
 		G.cmem = c->mem;
 		G.ncmem = c->n;
-		if (cg_rows_add(&G.R, PV_NONE, PV_NONE, c->incl, c->self, false, true))
+		G.set = &c->set;
+		bool est = c->set.estimated || c->set.self_estimated;
+		if (cg_rows_add(&G.R, PV_NONE, PV_NONE, c->set.total, c->set.self, est, !est))
 			goto oom;
 	} else if (up) {
 		/* the inverted tree: every function with a self cost, flowing to its callers */
@@ -206,7 +208,7 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 	memset(&c, 0, sizeof(c));
 	struct cg_graph g;
 	memset(&g, 0, sizeof(g));
-	uint8_t *sel = NULL, *work = NULL;
+	uint8_t *sel = NULL;
 	int rc = 0;
 	if (q->nr_center) {
 		bool funcs_only = true;
@@ -245,23 +247,18 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 	v->centered = q->nr_center > 0;
 	if (v->centered) {
 		c.mem = pv_malloc(((size_t)nf + 1) * sizeof(uint32_t));
-		work = pv_calloc((size_t)nf + 1, 1);
-		if (!c.mem || !work) {
+		if (!c.mem) {
 			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 			goto out;
 		}
-		for (uint32_t f = 0; f < nf; f++) {
-			if (!c.mask[f])
-				continue;
-			c.mem[c.n++] = f;
-			for (uint32_t k = 0; k < nm; k++)
-				c.self[k] += g.self[(size_t)f * nm + k];
-		}
-		if (cg_set_inclusive(&g, c.mask, c.mem, c.n, work, c.incl)) {
+		for (uint32_t f = 0; f < nf; f++)
+			if (c.mask[f])
+				c.mem[c.n++] = f;
+		if (cg_set_costs(&g, c.mask, c.mem, c.n, &c.set)) {
 			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 			goto out;
 		}
-		memcpy(v->center, c.incl, sizeof(c.incl));
+		memcpy(v->center, c.set.total, nm * sizeof(int64_t));
 	} else {
 		memcpy(v->center, v->whole, sizeof(v->whole));
 	}
@@ -277,10 +274,29 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 	}
 	if (rc)
 		goto out;
-	char note[512];
-	int n =
-	    snprintf(note, sizeof(note), "%s",
-		     v->centered ? "call graph: the center's total and self and the calls next to "
+	char note[640];
+	int n;
+	uint32_t kb = 0; /* the first metric whose total is only bounded */
+	while (v->centered && c.set.estimated && kb + 1 < nm && c.set.lo[kb] == c.set.hi[kb])
+		kb++;
+	if (v->centered && c.set.estimated)
+		n = snprintf(note, sizeof(note),
+			     "call graph: the center's functions run inside one another through "
+			     "other functions, so the file bounds its total: at least %lld, at "
+			     "most %lld (%s); rows marked ~ are estimated (split in proportion to "
+			     "the calls' costs)",
+			     (long long)c.set.lo[kb], (long long)c.set.hi[kb],
+			     pv_str(p, p->metrics.name[v->metrics[kb]]));
+	else if (v->centered && c.set.self_estimated)
+		n = snprintf(note, sizeof(note), "%s",
+			     "call graph: the center's total is the file's exact cost; some of its "
+			     "functions also run inside others' through other functions, so its "
+			     "self and the calls next to it are estimated where marked ~ (split in "
+			     "proportion to the calls' costs), as are the rows further away");
+	else
+		n = snprintf(note, sizeof(note), "%s",
+			     v->centered
+				 ? "call graph: the center's total and self and the calls next to "
 				   "it are the file's exact costs; rows marked ~ are estimated "
 				   "(split in proportion to the calls' costs)"
 				 : "call graph: a root's total is its function's exact inclusive "
@@ -293,11 +309,11 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 	if (!(v->note = pv_strdup(note)))
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 	else
-		*done = true;
+		*done = v->from_graph = true;
 out:
 	cg_graph_release(&g);
 	pv_free(sel);
-	pv_free(work);
+	cg_set_release(&c.set);
 	pv_free(c.mask);
 	pv_free(c.mem);
 	return rc;

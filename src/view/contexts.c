@@ -7,7 +7,8 @@
  * marked in one pass over the rows (numbered parents first): each stack is then 2 (its row is
  * the row: exclusive and inclusive), 1 (a row below: inclusive) or 0. One pass over each
  * selected context's samples adds their weights. So a context's values are exactly the row's
- * total and self in the view of that context alone, whatever the filters and the center.
+ * total and self in the view of that context alone, whatever the filters and the center. A
+ * call-graph profile's tree from its graph (callgraph.c) is asked of each context's graph.
  */
 #include <math.h>
 #include <stdio.h>
@@ -146,49 +147,30 @@ sum_samples(const uint8_t *scls, const pv_stack_ix *stack, const int64_t *w, con
 	*excl = ex;
 }
 
-int pv_contexts_compute(const struct pv_profile *p, const struct pv_query *q,
-			const struct pv_row_step *path, uint32_t depth, struct pv_contexts **out,
-			struct pv_error *err)
+/* The row of v asked for: path[0..depth) (PV_NONE: none), the center row, or the whole. */
+static uint32_t the_row(const struct pv_view *v, const struct pv_row_step *path, uint32_t depth,
+			bool *whole)
 {
-	*out = NULL;
-	struct pv_query cq;
-	int rc = tree_query(p, q, &cq, err);
-	if (rc) {
-		pv_query_release(&cq);
-		return rc;
-	}
-	struct pv_view *v = NULL;
-	struct pv__rows rows = {NULL, NULL};
-	rc = pv__view_rows(p, &cq, &v, &rows, err);
-	pv_query_release(&cq);
-	if (rc)
-		return rc;
 	const struct pv_tree *t = v->tree;
 	uint32_t row = PV_NONE;
-	if (depth) {
-		row = find_row(t, path, depth);
-		if (row == PV_NONE) {
-			rc = pv_error_set(err, PV_EINVAL, "no such row in this view");
-			goto done;
-		}
-	} else if (v->centered) {
-		for (uint32_t i = 0; i < t->nr_roots && row == PV_NONE; i++)
-			if (t->kind[t->roots[i]] == PV_ROW_CENTER)
-				row = t->roots[i];
-	}
-	bool whole = !depth && !v->centered;
+	*whole = !depth && !v->centered;
+	if (depth)
+		return find_row(t, path, depth);
+	for (uint32_t i = 0; v->centered && i < t->nr_roots && row == PV_NONE; i++)
+		if (t->kind[t->roots[i]] == PV_ROW_CENTER)
+			row = t->roots[i];
+	return row;
+}
+
+/* The contexts of v's threads for its row (whole: the whole profile), values 0; NULL when
+ * memory runs out. */
+static struct pv_contexts *contexts_new(const struct pv_view *v, uint32_t row, bool whole)
+{
+	const struct pv_tree *t = v->tree;
 	struct pv_contexts *c = pv_calloc(1, sizeof(*c));
-	uint8_t *cls = pv_malloc(t->len ? t->len : 1);
-	uint8_t *scls = pv_malloc((size_t)p->stacks.len + 1);
-	if (!c || !cls || !scls) {
-		pv_free(cls);
-		pv_free(scls);
-		pv_free(c);
-		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-		goto done;
-	}
-	*out = c;
-	c->p = p;
+	if (!c)
+		return NULL;
+	c->p = v->p;
 	c->metric = v->metrics[0];
 	c->len = v->nr_threads;
 	c->thread = pv_malloc((size_t)(c->len ? c->len : 1) * sizeof(*c->thread));
@@ -203,12 +185,114 @@ int pv_contexts_compute(const struct pv_profile *p, const struct pv_query *q,
 	c->name = pv_strdup(name);
 	c->note = v->note ? pv_strdup(v->note) : NULL;
 	if (!c->thread || !c->value[0] || !c->value[1] || !c->name || (v->note && !c->note)) {
+		pv_contexts_free(c);
+		return NULL;
+	}
+	memcpy(c->thread, v->threads, (size_t)c->len * sizeof(*c->thread));
+	return c;
+}
+
+/*
+ * A call-graph profile whose top-down tree the graph answers (callgraph.c): its stacks are
+ * estimated from the graph and do not hold that tree's rows, so each context's values are the
+ * row's total and self in the graph's view of that context alone, one view each. *done false:
+ * the view is not such a one (or the profile has no graph).
+ */
+static int graph_contexts(const struct pv_profile *p, const struct pv_query *cq,
+			  const struct pv_row_step *path, uint32_t depth, struct pv_contexts **out,
+			  bool *done, struct pv_error *err)
+{
+	*done = false;
+	if (!p->callgraph.nr_nodes && !p->callgraph.nr_edges)
+		return 0;
+	struct pv_view *v = NULL;
+	int rc = pv_view_compute(p, cq, &v, err);
+	if (rc || !v->from_graph) {
+		pv_view_free(v);
+		return rc;
+	}
+	*done = true;
+	bool whole;
+	uint32_t row = the_row(v, path, depth, &whole);
+	struct pv_contexts *c = NULL;
+	if (depth && row == PV_NONE)
+		rc = pv_error_set(err, PV_EINVAL, "no such row in this view");
+	else if (!(c = contexts_new(v, row, whole)))
+		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+	for (uint32_t i = 0; !rc && i < c->len; i++) {
+		struct pv_query tq;
+		char th[16];
+		snprintf(th, sizeof(th), "#%u", c->thread[i]);
+		struct pv_view *tv = NULL;
+		if (pv_query_copy(&tq, cq)) {
+			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+			break;
+		}
+		for (uint32_t k = 0; k < tq.nr_threads; k++)
+			pv_free(tq.threads[k]);
+		tq.nr_threads = 0;
+		rc = pv_query_add_thread(&tq, th) ? pv_error_set(err, PV_ENOMEM, "out of memory")
+						  : pv_view_compute(p, &tq, &tv, err);
+		pv_query_release(&tq);
+		if (rc)
+			break;
+		bool w;
+		uint32_t r = the_row(tv, path, depth, &w);
+		c->value[PV_CTX_INCLUSIVE][i] = w	       ? tv->whole[0]
+						: r == PV_NONE ? 0
+							       : tv->tree->total[0][r];
+		c->value[PV_CTX_EXCLUSIVE][i] = w || r == PV_NONE ? 0 : tv->tree->self[0][r];
+		pv_view_free(tv);
+	}
+	if (!rc) {
+		summarize(c->value[0], c->len, &c->summary[0]);
+		summarize(c->value[1], c->len, &c->summary[1]);
+		*out = c;
+	} else {
+		pv_contexts_free(c);
+	}
+	pv_view_free(v);
+	return rc;
+}
+
+int pv_contexts_compute(const struct pv_profile *p, const struct pv_query *q,
+			const struct pv_row_step *path, uint32_t depth, struct pv_contexts **out,
+			struct pv_error *err)
+{
+	*out = NULL;
+	struct pv_query cq;
+	bool done = false;
+	int rc = tree_query(p, q, &cq, err);
+	if (!rc)
+		rc = graph_contexts(p, &cq, path, depth, out, &done, err);
+	if (rc || done) {
+		pv_query_release(&cq);
+		return rc;
+	}
+	struct pv_view *v = NULL;
+	struct pv__rows rows = {NULL, NULL};
+	rc = pv__view_rows(p, &cq, &v, &rows, err);
+	pv_query_release(&cq);
+	if (rc)
+		return rc;
+	const struct pv_tree *t = v->tree;
+	bool whole;
+	uint32_t row = the_row(v, path, depth, &whole);
+	if (depth && row == PV_NONE) {
+		rc = pv_error_set(err, PV_EINVAL, "no such row in this view");
+		goto done;
+	}
+	uint8_t *cls = pv_malloc(t->len ? t->len : 1);
+	uint8_t *scls = pv_malloc((size_t)p->stacks.len + 1);
+	struct pv_contexts *c = contexts_new(v, row, whole);
+	if (!c || !cls || !scls) {
 		pv_free(cls);
 		pv_free(scls);
+		pv_contexts_free(c);
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 		goto done;
 	}
-	memcpy(c->thread, v->threads, (size_t)c->len * sizeof(*c->thread));
+	*out = c;
 	/* 2: the row, 1: below it (rows come parents first), 0: elsewhere; the whole: every row */
 	uint8_t nostack = 0;
 	for (uint32_t r = 0; r < t->len; r++) {

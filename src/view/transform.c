@@ -257,7 +257,11 @@ int eng_apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t in
 			for (uint32_t o = 0; o < p->stacks.len; o++)
 				if (e->origin[o] != PV_NONE && (bool)match[e->origin[o]] != keep_if)
 					e->odrop[o] = 1;
-		goto out;
+		if (f->kind != PV_FILTER_FOCUS_SELF)
+			goto out;
+		/* focus-self: a kept stack becomes its own frame alone, a root (the Firefox
+		 * Profiler's focusSelf, implementation "combined": its callers go, and nothing
+		 * is below it) */
 	}
 
 	pv_module_ix module = PV_NONE;
@@ -332,6 +336,9 @@ int eng_apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t in
 			img[s] = c == cat ? rb_intern(&r, ip, vf, &oom) : ip;
 			break;
 		}
+		case PV_FILTER_FOCUS_SELF:
+			img[s] = match[s] ? rb_intern(&r, PV_NONE, vf, &oom) : PV_NONE;
+			break;
 		case PV_FILTER_COLLAPSE_SUBTREE:
 		case PV_FILTER_PRUNE:
 		case PV_FILTER_COLLAPSE_DIRECT_RECURSION:

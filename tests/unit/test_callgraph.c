@@ -10,6 +10,7 @@
  * children's.
  */
 #include <dirent.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +22,17 @@
 #include "t.h"
 #include "tp.h"
 
-/* A view of p: kind, center (NULL: none), every metric, rows down to depth (0: all). */
-static struct pv_view *view(const struct pv_profile *p, enum pv_view_kind kind, const char *center,
-			    uint32_t depth)
+/* A view of p: kind, centers[0..nc), every metric, rows down to depth (0: all). */
+static struct pv_view *view_n(const struct pv_profile *p, enum pv_view_kind kind,
+			      const char *const *centers, uint32_t nc, uint32_t depth)
 {
 	struct pv_query q;
 	pv_query_init(&q);
 	q.view = kind;
 	q.depth = depth;
-	if (center)
-		pv_query_add_center(&q, center);
+	const char *center = nc ? centers[0] : NULL;
+	for (uint32_t i = 0; i < nc; i++)
+		pv_query_add_center(&q, centers[i]);
 	for (uint32_t m = 0; m < p->metrics.len; m++) {
 		char ix[16];
 		snprintf(ix, sizeof(ix), "%u", m);
@@ -46,6 +48,13 @@ static struct pv_view *view(const struct pv_profile *p, enum pv_view_kind kind, 
 	return v;
 }
 
+/* A view of p: kind, center (NULL: none), every metric, rows down to depth (0: all). */
+static struct pv_view *view(const struct pv_profile *p, enum pv_view_kind kind, const char *center,
+			    uint32_t depth)
+{
+	return view_n(p, kind, &center, center ? 1 : 0, depth);
+}
+
 /* The file's cost of the calls from the functions named like f's center to callee g. */
 static int64_t edge_cost(const struct pv_profile *p, const uint8_t *center, pv_func_ix g,
 			 pv_metric_ix m)
@@ -58,11 +67,54 @@ static int64_t edge_cost(const struct pv_profile *p, const uint8_t *center, pv_f
 	return sum;
 }
 
+/*
+ * In v's top-down tree (rows at depth limit and deeper aside, 0: none), a row's total is its
+ * self plus its children's and none is above its parent. A center's self and calls may hold
+ * less than its total, or its self alone more, in a file whose inclusive costs are not the sums
+ * of their parts (bzr's, rounded by its profiler; negative costs, cg_annotate's tests).
+ */
+static void check_rows(const struct pv_profile *p, const char *path, const char *label,
+		       const struct pv_view *v, uint32_t limit, uint32_t *bad)
+{
+	const struct pv_tree *t = v->tree;
+	for (uint32_t r = 0; r < t->len && *bad < 5; r++) {
+		if ((limit && t->depth[r] >= limit) ||
+		    (!t->child_len[r] && v->note && strstr(v->note, "not expanded")))
+			continue; /* a row the depth or the budget left whole */
+		for (uint32_t m = 0; m < v->nr_metrics; m++) {
+			int64_t sum = t->self[m][r];
+			for (uint32_t i = 0; i < t->child_len[r]; i++)
+				sum += t->total[m][t->children[t->child_first[r] + i]];
+			bool above = t->parent[r] != PV_NONE &&
+				     t->total[m][r] > t->total[m][t->parent[r]] &&
+				     t->total[m][r] > 0;
+			bool bad_sum = sum != t->total[m][r];
+			if (t->kind[r] == PV_ROW_CENTER) {
+				bool neg = false;
+				for (uint32_t f = 0; f < p->funcs.len; f++)
+					neg |= p->func_costs.self[m][f] < 0;
+				bad_sum =
+				    !neg && sum > t->total[m][r] && t->self[m][r] <= t->total[m][r];
+			}
+			if ((bad_sum || above) && (*bad)++ < 5)
+				t_fail(__FILE__, __LINE__,
+				       "%s: %s: row %u (%s) metric %u: total %" PRId64
+				       ", self + children %" PRId64 "%s",
+				       path, label, r,
+				       t->kind[r] == PV_ROW_CENTER
+					   ? "the center"
+					   : pv_str(p, p->funcs.name[t->id[r]]),
+				       m, t->total[m][r], sum, above ? ", above its parent" : "");
+		}
+	}
+}
+
 struct stats {
 	uint32_t files, centers, ring, ring_exact, ambiguous;
 	/* the estimated contexts: functions compared, exact, not expected exact (in a recursion
 	 * cycle, or reaching a function whose calls cost other than it spends) */
 	uint64_t compared, exact, cyclic, inconsistent, mains;
+	uint32_t sets, reaching, estimated, bounded; /* sets of functions as centers */
 };
 
 static void walk_dir(const char *dir, struct stats *st, void (*fn)(const char *, struct stats *));
@@ -142,36 +194,14 @@ static void check_file(const char *path, struct stats *st)
 	}
 	/* the whole tree: a row's total is its self plus its children's, none above its parent */
 	struct pv_view *v = view(p, PV_VIEW_TREE, NULL, 0);
-	for (uint32_t r = 0; v && r < v->tree->len && bad < 5; r++) {
-		const struct pv_tree *t = v->tree;
-		if (!t->child_len[r] && v->note && strstr(v->note, "not expanded"))
-			continue; /* a row the budget left whole */
-		for (uint32_t m = 0; m < nm; m++) {
-			int64_t sum = t->self[m][r];
-			for (uint32_t i = 0; i < t->child_len[r]; i++)
-				sum += t->total[m][t->children[t->child_first[r] + i]];
-			bool above = t->parent[r] != PV_NONE &&
-				     t->total[m][r] > t->total[m][t->parent[r]] &&
-				     t->total[m][r] > 0;
-			if ((sum != t->total[m][r] || above) && bad++ < 5)
-				t_fail(__FILE__, __LINE__,
-				       "%s: tree row %u (%s) metric %u: total %" PRId64
-				       ", self + children %" PRId64 "%s",
-				       path, r, pv_str(p, p->funcs.name[t->id[r]]), m,
-				       t->total[m][r], sum, above ? ", above its parent" : "");
-		}
-	}
+	if (v)
+		check_rows(p, path, "tree", v, 0, &bad);
 	pv_view_free(v);
 	free(center);
 	free(shared);
 	free(named);
 	T_EQ_INT(bad, 0);
 	pv_profile_free(p);
-}
-
-static void check_dir(const char *dir, struct stats *st)
-{
-	walk_dir(dir, st, check_file);
 }
 
 /* Every callgrind / cachegrind file under dir (not the annotate outputs, sources, READMEs). */
@@ -212,12 +242,18 @@ static void walk_dir(const char *dir, struct stats *st, void (*fn)(const char *,
 	free(names);
 }
 
+/* check on every callgrind / cachegrind file of the tests */
+static void check_all(struct stats *st, void (*check)(const char *path, struct stats *st))
+{
+	walk_dir(t_data("callgrind"), st, check);
+	walk_dir(t_corpus("callgrind"), st, check);
+	walk_dir(t_corpus("speedscope/callgrind"), st, check);
+}
+
 T_TEST(callgraph_center_equals_top_everywhere)
 {
 	struct stats st = {0};
-	check_dir(t_data("callgrind"), &st);
-	check_dir(t_corpus("callgrind"), &st);
-	check_dir(t_corpus("speedscope/callgrind"), &st);
+	check_all(&st, check_file);
 	printf("# callgraph invariant: %u files, %u centers, %u of %u first-ring rows exact, %u "
 	       "functions no scope names alone\n",
 	       st.files, st.centers, st.ring_exact, st.ring, st.ambiguous);
@@ -226,6 +262,352 @@ T_TEST(callgraph_center_equals_top_everywhere)
 	/* most first-ring rows are the file's exact call costs (the others: calls in a recursion)
 	 */
 	T_TRUE(st.ring_exact * 100 >= st.ring * 95);
+}
+
+/* ---- sets of functions as centers ---- */
+
+/* The file's edges by caller: edge ids of f at out[first[f] .. first[f + 1]). */
+struct adj {
+	uint32_t *first, *out;
+};
+
+static void adj_build(const struct pv_profile *p, struct adj *a)
+{
+	const struct pv_callgraph *cg = &p->callgraph;
+	uint32_t nf = p->funcs.len;
+	a->first = calloc(nf + 2, sizeof(uint32_t));
+	a->out = malloc((cg->nr_edges + 1) * sizeof(uint32_t));
+	for (uint32_t e = 0; e < cg->nr_edges; e++)
+		a->first[cg->caller[e] + 2]++;
+	for (uint32_t f = 0; f < nf; f++)
+		a->first[f + 2] += a->first[f + 1];
+	for (uint32_t e = 0; e < cg->nr_edges; e++)
+		a->out[a->first[cg->caller[e] + 1]++] = e;
+}
+
+/* Whether a member of the set in[] reaches a member by calls or inlined code (a function's
+ * calls to itself aside), from the file's edges. */
+static bool set_reaches(const struct pv_profile *p, const struct adj *a, const uint8_t *in)
+{
+	const struct pv_callgraph *cg = &p->callgraph;
+	uint32_t nf = p->funcs.len;
+	uint8_t *seen = calloc(nf + 1, 1);
+	uint32_t *q = malloc((nf + 1) * sizeof(uint32_t)), n = 0;
+	bool hit = false;
+	for (uint32_t f = 0; f < nf; f++)
+		if (in[f])
+			q[n++] = f;
+	for (uint32_t i = 0; i < n && !hit; i++)
+		for (uint32_t j = a->first[q[i]]; j < a->first[q[i] + 1]; j++) {
+			uint32_t x = cg->callee[a->out[j]];
+			if (x == q[i] || seen[x])
+				continue;
+			seen[x] = 1;
+			hit |= in[x];
+			if (!in[x])
+				q[n++] = x;
+		}
+	free(seen);
+	free(q);
+	return hit;
+}
+
+/* The file's cost of the calls (and inlined code) from caller u into the set (u outside it). */
+static int64_t calls_into(const struct pv_profile *p, const uint8_t *in, pv_func_ix u,
+			  pv_metric_ix m)
+{
+	const struct pv_callgraph *cg = &p->callgraph;
+	int64_t sum = 0;
+	for (uint32_t e = 0; e < cg->nr_edges; e++)
+		if (cg->caller[e] == u && in[cg->callee[e]] && !in[u])
+			sum += cg->edge_cost[m][e];
+	return sum;
+}
+
+/*
+ * The invariant of a set of functions as a center (members in[], named by centers[0..nc)):
+ * its total is at least its largest member's and at most the whole and the members' sum, the
+ * same in the top-down and bottom-up trees; when no member reaches another it is the sum,
+ * exact, and so are the rows next to the center not marked estimated; an estimated total says
+ * its bounds in the note.
+ */
+static void check_set(const struct pv_profile *p, const struct adj *a, const char *path,
+		      const char *const *centers, uint32_t nc, const uint8_t *in, bool deep,
+		      struct stats *st, uint32_t *bad)
+{
+	uint32_t nf = p->funcs.len, nm = p->metrics.len, n = 0;
+	for (uint32_t f = 0; f < nf; f++)
+		n += in[f];
+	if (n < 2 || !p->func_costs.total)
+		return;
+	struct pv_view *v = view_n(p, PV_VIEW_BUTTERFLY, centers, nc, deep ? 6 : 2);
+	if (!v) {
+		++*bad;
+		return;
+	}
+	st->sets++;
+	bool reach = set_reaches(p, a, in);
+	st->reaching += reach;
+	const struct pv_tree *td = v->tree, *bu = v->callers;
+	if (!td->nr_roots || !bu->nr_roots) {
+		/* a center of no cost makes no row */
+		for (uint32_t m = 0; m < nm; m++)
+			T_EQ_INT(v->center[m], 0);
+		pv_view_free(v);
+		return;
+	}
+	uint32_t c = td->roots[0], cb = bu->roots[0];
+	bool est = td->estimated && td->estimated[c];
+	st->estimated += est;
+	/* an estimated total says its bounds: "at least LO, at most HI" */
+	const char *b = v->note ? strstr(v->note, "at least ") : NULL;
+	long long lo = 0, hi = 0;
+	bool bounds = b && sscanf(b, "at least %lld, at most %lld", &lo, &hi) == 2;
+	if (((est && (!reach || !strstr(v->note, "estimated"))) ||
+	     (bounds && !(lo < hi && lo <= v->center[0] && v->center[0] <= hi))) &&
+	    (*bad)++ < 5)
+		t_fail(__FILE__, __LINE__, "%s: %s: total %" PRId64 ", estimated %d, reach %d (%s)",
+		       path, centers[0], v->center[0], est, reach, v->note ? v->note : "no note");
+	st->bounded += bounds;
+	for (uint32_t m = 0; m < nm; m++) {
+		int64_t sum = 0, max = 0, tot = v->center[m], ring = 0;
+		for (uint32_t f = 0; f < nf; f++) {
+			if (!in[f])
+				continue;
+			sum += p->func_costs.total[m][f];
+			max = p->func_costs.total[m][f] > max ? p->func_costs.total[m][f] : max;
+		}
+		for (uint32_t i = 0; i < td->child_len[c]; i++)
+			ring += td->total[m][td->children[td->child_first[c] + i]];
+		int64_t up = sum < v->whole[m] ? sum : v->whole[m];
+		bool neg = false; /* a file with negative costs (cg_annotate's tests): no bounds */
+		for (uint32_t f = 0; f < nf; f++)
+			neg |= p->func_costs.self[m][f] < 0;
+		bool ok = (neg || (tot >= (max < up ? max : up) && tot <= up)) &&
+			  td->total[m][c] == tot && bu->total[m][cb] == tot &&
+			  (neg || ring <= tot) && (reach || (tot == sum && !est));
+		if (!ok && (*bad)++ < 5)
+			t_fail(__FILE__, __LINE__,
+			       "%s: %s (%u functions%s) metric %u: total %" PRId64
+			       " (trees %" PRId64 ", %" PRId64 "; first ring %" PRId64
+			       "), largest member %" PRId64 ", members' sum %" PRId64
+			       ", whole %" PRId64,
+			       path, centers[0], n, reach ? ", reaching" : "", m, tot,
+			       td->total[m][c], bu->total[m][cb], ring, max, sum, v->whole[m]);
+		if (reach)
+			continue;
+		/* the rows next to the center, unless estimated: the file's calls */
+		for (int side = 0; side < 2; side++) {
+			const struct pv_tree *t = side ? bu : td;
+			uint32_t r0 = side ? cb : c;
+			for (uint32_t i = 0; i < t->child_len[r0]; i++) {
+				uint32_t r = t->children[t->child_first[r0] + i];
+				if (t->estimated && t->estimated[r])
+					continue;
+				int64_t want = side ? calls_into(p, in, t->id[r], m)
+						    : edge_cost(p, in, t->id[r], m);
+				if (t->total[m][r] != want && (*bad)++ < 5)
+					t_fail(__FILE__, __LINE__,
+					       "%s: %s %s %s metric %u: %" PRId64
+					       ", the calls cost %" PRId64,
+					       path, centers[0], side ? "<-" : "->",
+					       pv_str(p, p->funcs.name[t->id[r]]), m,
+					       t->total[m][r], want);
+			}
+		}
+	}
+	if (!deep) {
+		pv_view_free(v);
+		return;
+	}
+	/* the top-down tree five levels down */
+	check_rows(p, path, centers[0], v, 5, bad);
+	pv_view_free(v);
+}
+
+/* Whether string s ends with t. */
+static bool ends_with(const char *s, const char *t)
+{
+	size_t a = strlen(s), b = strlen(t);
+	return a >= b && !strcmp(s + a - b, t);
+}
+
+/* Every set of one file: each name several functions share, each module and source file, two
+ * regular expressions, and pairs of the heaviest functions as several centers; the top-down
+ * tree further down for the shared names and the heaviest functions together. */
+static void check_sets(const char *path, struct stats *st)
+{
+	struct pv_profile *p = t_load(path);
+	if (!p)
+		return;
+	st->files++;
+	uint32_t nf = p->funcs.len, bad = 0;
+	uint8_t *in = calloc(nf + 1, 1), *shared = calloc(nf + 1, 1), *done = calloc(nf + 1, 1);
+	char name[1100];
+	struct adj a;
+	adj_build(p, &a);
+	pv_funcs_name_shared(p, shared);
+	for (pv_func_ix f = 0; f < nf && bad < 5; f++) {
+		if (!shared[f] || done[f])
+			continue;
+		const char *nm = pv_str(p, p->funcs.name[f]);
+		memset(in, 0, nf);
+		T_TRUE(pv_scope_functions(p, nm, in) >= 2);
+		for (uint32_t g = 0; g < nf; g++)
+			done[g] |= in[g];
+		check_set(p, &a, path, &nm, 1, in, true, st, &bad);
+	}
+	for (uint32_t m = 0; m < p->modules.len && bad < 5; m++) {
+		const char *mn = pv_str(p, p->modules.name[m]);
+		memset(in, 0, nf);
+		for (pv_func_ix f = 0; f < nf; f++) {
+			pv_module_ix fm = pv_func_module(p, f);
+			in[f] = fm != PV_NONE && !strcmp(pv_str(p, p->modules.name[fm]), mn);
+		}
+		snprintf(name, sizeof(name), "module:%s", mn);
+		const char *c = name;
+		check_set(p, &a, path, &c, 1, in, false, st, &bad);
+	}
+	/* source files: every one, or on a profile of many (CPython's 569) one in stride */
+	uint32_t stride = p->sources.len / 150 + 1;
+	for (uint32_t s = 0; s < p->sources.len && bad < 5; s += stride) {
+		const char *sp = pv_str(p, p->sources.path[s]);
+		if (!*sp || strlen(sp) > 1000)
+			continue;
+		memset(in, 0, nf);
+		for (pv_func_ix f = 0; f < nf; f++) {
+			pv_source_ix fs = pv_func_source(p, f);
+			in[f] = fs != PV_NONE && ends_with(pv_str(p, p->sources.path[fs]), sp);
+		}
+		snprintf(name, sizeof(name), "file:%s", sp);
+		const char *c = name;
+		check_set(p, &a, path, &c, 1, in, false, st, &bad);
+	}
+	static const char *const res[] = {"^_", "."};
+	for (uint32_t i = 0; i < 2; i++) {
+		regex_t re;
+		T_EQ_INT(regcomp(&re, res[i], REG_EXTENDED | REG_NOSUB), 0);
+		for (pv_func_ix f = 0; f < nf; f++)
+			in[f] = !regexec(&re, pv_str(p, p->funcs.name[f]), 0, NULL, 0);
+		regfree(&re);
+		snprintf(name, sizeof(name), "re:%s", res[i]);
+		const char *c = name;
+		check_set(p, &a, path, &c, 1, in, false, st, &bad);
+	}
+	/* the six heaviest functions that a scope names alone: each pair, and all six */
+	enum { TOP = 6 };
+	pv_func_ix top[TOP];
+	uint32_t nt = 0;
+	for (pv_func_ix f = 0; f < nf && p->func_costs.total; f++) {
+		if (shared[f])
+			continue;
+		uint32_t i = nt < TOP ? nt++ : TOP;
+		while (i > 0 && p->func_costs.total[0][top[i - 1]] < p->func_costs.total[0][f]) {
+			if (i < TOP)
+				top[i] = top[i - 1];
+			i--;
+		}
+		if (i < TOP)
+			top[i] = f;
+	}
+	const char *names[TOP];
+	for (uint32_t i = 0; i < nt; i++)
+		names[i] = pv_str(p, p->funcs.name[top[i]]);
+	for (uint32_t i = 0; i < nt && bad < 5; i++) {
+		for (uint32_t j = i + 1; j < nt; j++) {
+			memset(in, 0, nf);
+			in[top[i]] = in[top[j]] = 1;
+			const char *two[2] = {names[i], names[j]};
+			check_set(p, &a, path, two, 2, in, false, st, &bad);
+		}
+	}
+	memset(in, 0, nf);
+	for (uint32_t i = 0; i < nt; i++)
+		in[top[i]] = 1;
+	check_set(p, &a, path, names, nt, in, true, st, &bad);
+	T_EQ_INT(bad, 0);
+	free(a.first);
+	free(a.out);
+	free(in);
+	free(shared);
+	free(done);
+	pv_profile_free(p);
+}
+
+T_TEST(callgraph_sets_never_above_the_whole)
+{
+	struct stats st = {0};
+	check_all(&st, check_sets);
+	printf("# callgraph sets: %u files, %u sets, %u with a member reaching another, %u "
+	       "estimated, %u of them with a total only bounded\n",
+	       st.files, st.sets, st.reaching, st.estimated, st.bounded);
+	T_TRUE(st.sets > 500);
+	T_TRUE(st.reaching > 50);
+}
+
+/*
+ * sets.callgrind (by hand): root calls A (80) and X (70), A calls X (70), X calls B (100 over
+ * its two runs). The set {A, B} runs for A's 80 and the B under root's X, 130; the file cannot
+ * say which run of X is A's: at least 100 (B alone), at most 151 (the whole; the members' sum
+ * is 180). The estimate splits X's runs by its callers' calls: half outside A, so 80 + 50.
+ */
+T_TEST(callgraph_set_bounded)
+{
+	struct pv_profile *p = t_load(t_data("callgrind/sets.callgrind"));
+	if (!p)
+		return;
+	const char *ab[] = {"A", "B"};
+	struct pv_view *v = view_n(p, PV_VIEW_BUTTERFLY, ab, 2, 0);
+	if (v) {
+		const struct pv_tree *t = v->tree;
+		uint32_t c = t->roots[0];
+		T_EQ_INT(v->whole[0], 151);
+		T_EQ_INT(v->center[0], 130);
+		T_EQ_INT(t->total[0][c], 130);
+		T_EQ_INT(t->self[0][c], 60); /* A's 10, half of B's 100 */
+		T_TRUE(t->estimated && t->estimated[c]);
+		T_TRUE(v->note && strstr(v->note, "at least 100, at most 151 (Ir)"));
+		/* next to it A's call of X, 70; B under X, the other half */
+		T_EQ_INT(t->child_len[c], 1);
+		uint32_t x = t->children[t->child_first[c]];
+		T_EQ_STR(pv_str(p, p->funcs.name[t->id[x]]), "X");
+		T_EQ_INT(t->total[0][x], 70);
+		T_EQ_INT(t->self[0][x], 20);
+		T_EQ_INT(t->child_len[x], 1);
+		uint32_t b = t->children[t->child_first[x]];
+		T_EQ_STR(pv_str(p, p->funcs.name[t->id[b]]), "B");
+		T_EQ_INT(t->total[0][b], 50);
+		/* the callers: root's call of A, 80; X's calls of B outside A, half of 100 */
+		const struct pv_tree *u = v->callers;
+		uint32_t cu = u->roots[0];
+		T_EQ_INT(u->total[0][cu], 130);
+		T_EQ_INT(u->child_len[cu], 2);
+		uint32_t r0 = u->children[u->child_first[cu]],
+			 r1 = u->children[u->child_first[cu] + 1];
+		T_EQ_STR(pv_str(p, p->funcs.name[u->id[r0]]), "root");
+		T_EQ_INT(u->total[0][r0], 80);
+		T_EQ_STR(pv_str(p, p->funcs.name[u->id[r1]]), "X");
+		T_EQ_INT(u->total[0][r1], 50);
+		pv_view_free(v);
+	}
+	/* {A, X}: X's run under root starts one of the set's, A's call of X is inside: exact */
+	const char *ax[] = {"A", "X"};
+	v = view_n(p, PV_VIEW_TREE, ax, 2, 0);
+	if (v) {
+		const struct pv_tree *t = v->tree;
+		T_EQ_INT(v->center[0], 150);
+		T_TRUE(!t->estimated || !t->estimated[t->roots[0]]);
+		T_TRUE(v->note && !strstr(v->note, "at least"));
+		pv_view_free(v);
+	}
+	/* the whole program as a set: the root's run */
+	v = view(p, PV_VIEW_TREE, "re:.", 0);
+	if (v) {
+		T_EQ_INT(v->center[0], 151);
+		T_TRUE(!v->tree->estimated || !v->tree->estimated[v->tree->roots[0]]);
+		pv_view_free(v);
+	}
+	pv_profile_free(p);
 }
 
 /* recursion.c (src/): fib recursing, even and odd calling each other. */
@@ -339,6 +721,58 @@ T_TEST(callgraph_lua)
 	v = view(p, PV_VIEW_CALLERS, "luaD_pcall", 2);
 	if (v) {
 		T_EQ_INT(v->tree->total[0][v->tree->roots[0]], 5620915);
+		pv_view_free(v);
+	}
+	/*
+	 * (below main) names two functions: libc-start.c's, called by ld.so's entry, calls
+	 * __libc_start_main, which calls libc_start_call_main.h's. The center is the outer one's
+	 * runs, exact: 5,950,956, not both members' sum (11,900,883, 194.94 % of the whole); next
+	 * to it only the outer one's calls, the inner one under __libc_start_main.
+	 */
+	v = view(p, PV_VIEW_BUTTERFLY, "(below main)", 0);
+	if (v) {
+		const struct pv_tree *t = v->tree;
+		uint32_t c = t->roots[0];
+		T_EQ_INT(v->center[0], 5950956);
+		T_EQ_INT(t->total[0][c], 5950956);
+		T_EQ_INT(t->self[0][c], 11);
+		T_TRUE(!t->estimated || !t->estimated[c]);
+		T_EQ_INT(t->child_len[c], 1);
+		uint32_t r = t->children[t->child_first[c]];
+		T_EQ_STR(pv_str(p, p->funcs.name[t->id[r]]), "__libc_start_main@@GLIBC_2.34");
+		T_EQ_INT(t->total[0][r], 5950945);
+		T_TRUE(!t->estimated || !t->estimated[r]);
+		uint32_t b = find_row(p, t, "(below main)", "__libc_start_main@@GLIBC_2.34");
+		T_TRUE(b != PV_NONE && t->parent[b] == r);
+		if (b != PV_NONE) {
+			T_EQ_INT(t->total[0][b], 5949927);
+			T_TRUE(!t->estimated[b]);
+		}
+		/* its callers: ld.so's entry alone */
+		const struct pv_tree *u = v->callers;
+		T_EQ_INT(u->total[0][u->roots[0]], 5950956);
+		T_EQ_INT(u->child_len[u->roots[0]], 1);
+		T_EQ_STR(pv_str(p, p->funcs.name[u->id[u->children[u->child_first[u->roots[0]]]]]),
+			 "0x000000000001ab70");
+		T_TRUE(!v->note || !strstr(v->note, "at least"));
+		pv_view_free(v);
+	}
+	/* a root and a function it calls: the root's runs, the whole program (before: the call
+	 * between them left out, 5,951,432) */
+	const char *two[] = {"0x000000000001ab70", "_dl_start"};
+	v = view_n(p, PV_VIEW_TREE, two, 2, 2);
+	if (v) {
+		T_EQ_INT(v->center[0], 6104868);
+		T_EQ_INT(v->whole[0], 6104868);
+		pv_view_free(v);
+	}
+	/* a set whose total the file only bounds: libc's functions run both outside main and
+	 * inside it (through the interpreter's calls) */
+	v = view(p, PV_VIEW_TREE, "module:libc.so.6", 1);
+	if (v) {
+		const struct pv_tree *t = v->tree;
+		T_TRUE(t->estimated && t->estimated[t->roots[0]]);
+		T_TRUE(v->center[0] <= v->whole[0]);
 		pv_view_free(v);
 	}
 	/* the plain tree: luaD_rawrunprotected is under its callers, everything under main */

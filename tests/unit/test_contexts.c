@@ -16,6 +16,7 @@
 #include "pv/import.h"
 #include "pv/info.h"
 #include "t.h"
+#include "tp.h"
 
 #define NEAR(a, b) T_TRUE(fabs((double)(a) - (double)(b)) < 1e-5 * (fabs((double)(b)) + 1))
 
@@ -362,6 +363,63 @@ T_TEST(contexts_equal_views_of_one_thread)
 	}
 	T_TRUE(checked > 200);
 	T_TRUE(nonzero > 50);
+	pv_view_free(v);
+	pv_query_release(&q);
+	pv_profile_free(p);
+}
+
+/*
+ * A call-graph profile (one thread): its top-down tree comes from the graph, and its one
+ * context holds each row's total and self as the tree shows them, also for rows the stacks
+ * estimated from the graph do not have (the deep rows of gprof2dot-bool: a 400, "no such row in
+ * this view", on the page's first display) and for a center asked for by its scope.
+ */
+T_TEST(contexts_of_a_call_graph)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_file(t_corpus("callgrind/gprof2dot-bool.callgrind"), NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+		return;
+	}
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_view *v = NULL;
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	T_TRUE(v && v->from_graph);
+	uint32_t checked = 0, deep = 0;
+	/* 30 rows spread over the tree (rows come parents first, the deep ones last) */
+	for (uint32_t r = 0; v && r < v->tree->len; r += 1 + v->tree->len / 30) {
+		struct pv_row_step path[64];
+		uint32_t d = pv_tree_row_path(v->tree, r, path, 64);
+		if (d > 64)
+			continue;
+		struct pv_contexts *c = NULL;
+		T_EQ_INT(pv_contexts_compute(p, &q, path, d, &c, &err), 0);
+		if (!c)
+			break;
+		T_EQ_INT(c->len, 1);
+		T_EQ_INT(c->value[PV_CTX_INCLUSIVE][0], v->tree->total[0][r]);
+		T_EQ_INT(c->value[PV_CTX_EXCLUSIVE][0], v->tree->self[0][r]);
+		checked++;
+		deep += d >= 12;
+		pv_contexts_free(c);
+	}
+	T_TRUE(checked >= 30);
+	T_TRUE(deep > 5);
+	pv_view_free(v);
+	/* by its scope: the graph's centered view, g_type_create_instance's inclusive cost */
+	pv_query_add_center(&q, "g_type_create_instance");
+	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
+	struct pv_contexts *c = NULL;
+	T_EQ_INT(pv_contexts_compute(p, &q, NULL, 0, &c, &err), 0);
+	if (c && v) {
+		T_EQ_STR(c->name, "g_type_create_instance");
+		T_EQ_INT(c->value[PV_CTX_INCLUSIVE][0], v->center[0]);
+		T_EQ_INT(c->value[PV_CTX_INCLUSIVE][0],
+			 p->func_costs.total[0][t_find_func(p, "g_type_create_instance")]);
+	}
+	pv_contexts_free(c);
 	pv_view_free(v);
 	pv_query_release(&q);
 	pv_profile_free(p);

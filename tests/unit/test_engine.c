@@ -11,6 +11,7 @@
 #include "pv/query.h"
 #include "pv/view.h"
 #include "t.h"
+#include "tp.h"
 
 static struct pv_profile *example(void)
 {
@@ -228,6 +229,40 @@ T_TEST(engine_worked_example_filters)
 		    "  foo 2/0\n"
 		    "    baz 2/2\n");
 	pv_profile_free(p);
+}
+
+/*
+ * --focus-self as the Firefox Profiler's focus-self (transforms.ts focusSelf, implementation
+ * "combined"): a sample whose own frame is in the scope keeps that frame alone, a root; the
+ * others go. The samples of its test (src/test/store/transforms.test.ts): A;X, A;B;X, A;B;X;Y
+ * give "X (total: 2, self: 2)"; A;X;Y;X three times, the innermost X: "X (total: 3, self: 3)".
+ */
+T_TEST(engine_focus_self_as_firefox)
+{
+	static const char tree[] = "A;X 1\nA;B;X 1\nA;B;X;Y 1\n", rec[] = "A;X;Y;X 3\n";
+	static const char *const x[] = {"focus-self", "X", NULL};
+	struct pv_profile *p = t_load_text("focus-self.txt", tree, NULL);
+	if (p) {
+		EXPECT_VIEW(PV_VIEW_TREE, x, 0, "X 2/2\n");
+		EXPECT_VIEW(PV_VIEW_CALLERS, x, 0, "X 2/2\n");
+		pv_profile_free(p);
+	}
+	p = t_load_text("focus-self-recursion.txt", rec, NULL);
+	if (p) {
+		EXPECT_VIEW(PV_VIEW_TREE, x, 0, "X 3/3\n");
+		pv_profile_free(p);
+	}
+	/* the worked example: bar's 10 samples without their callers; a set, each its own root */
+	p = example();
+	if (p) {
+		static const char *const bar[] = {"focus-self", "bar", NULL};
+		EXPECT_VIEW(PV_VIEW_TREE, bar, 0, "bar 10/10\n");
+		static const char *const set[] = {"focus-self", "re:^(bar|baz)$", NULL};
+		EXPECT_VIEW(PV_VIEW_TREE, set, 0, "bar 10/10\nbaz 7/7\n");
+		static const char *const then[] = {"focus-self", "baz", "center", "baz", NULL};
+		EXPECT_VIEW(PV_VIEW_CALLERS, then, 0, "baz 7/7\n");
+		pv_profile_free(p);
+	}
 }
 
 T_TEST(engine_worked_example_flat)

@@ -596,6 +596,43 @@ T_TEST(markers_search_syntax)
 	pv_profile_free(p);
 }
 
+/*
+ * "(" finds no marker by the "(empty)" the formatter shows for an empty value: the Firefox
+ * Profiler tests a field's raw value, and skips an empty one (markerPayloadMatchesSearch). An
+ * empty string field, a string index that names no string, a list with an empty item; a field
+ * holding "(" is found.
+ */
+T_TEST(markers_search_empty_placeholder)
+{
+	static const struct mk m[] = {
+	    {"Str", V, 1, 2, "{\"type\":\"E\",\"s\":\"\"}", 0, NULL},
+	    {"Idx", V, 1, 2, "{\"type\":\"E\",\"u\":99}", 0, NULL},
+	    {"List", V, 1, 2, "{\"type\":\"E\",\"l\":[\"a\",\"\"]}", 0, NULL},
+	    {"Paren", V, 1, 2, "{\"type\":\"E\",\"s\":\"f(x)\"}", 0, NULL},
+	};
+	struct pv_profile *p =
+	    build(m, 4, NULL, 0,
+		  "[{\"name\":\"E\",\"fields\":[{\"key\":\"s\",\"format\":\"string\"},"
+		  "{\"key\":\"u\",\"format\":\"unique-string\"},{\"key\":\"l\",\"format\":"
+		  "\"list\"}]}]");
+	struct pv_markers *ms = derive(p);
+	struct pv_marker_detail d = {0};
+	if (ms && !pv_marker_detail(ms, 0, &d) && d.nr_fields)
+		T_EQ_STR(d.fields[0].value, "(empty)"); /* shown so */
+	if (ms && !pv_marker_detail(ms, 2, &d) && d.nr_fields)
+		T_EQ_STR(d.fields[0].value, "a, (empty)");
+	if (ms) {
+		search_is(ms, "(", "Paren", __LINE__);
+		search_is(ms, "empty", "", __LINE__);
+		search_is(ms, "s:(", "Paren", __LINE__);
+		search_is(ms, "a", "List,Paren",
+			  __LINE__); /* the list's raw "a," ("Paren": its name) */
+	}
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
+}
+
 T_TEST(markers_summary_by_name)
 {
 	static const struct mk m[] = {
@@ -1305,13 +1342,66 @@ T_TEST(markers_formats_upstream)
 	FMT("flow-id", "\"f67ae7353bf8e9600\"", "f67ae7353bf8e9600");
 	FMT("terminating-flow-id", "7", "(empty)");
 	FMT("string", "\"\"", "(empty)"); /* String(value) || "(empty)" */
-	/* hexadecimal: '0x' + value.toString(16) (the values of upstream's test list first) */
+	/*
+	 * hexadecimal: formatHexadecimal, '0x' + (value >>> 0).toString(16); every expected value
+	 * is what node printed for that expression on the value (upstream's test list first:
+	 * 0, 0xff, 0xffffffff, -255)
+	 */
 	FMT("hexadecimal", "0", "0x0");
 	FMT("hexadecimal", "255", "0xff");
 	FMT("hexadecimal", "4294967295", "0xffffffff");
-	FMT("hexadecimal", "18446744073709551615", "0x10000000000000000"); /* the double 2^64 */
-	FMT("hexadecimal", "-255", "0x-ff");
-	FMT("hexadecimal", "255.5", "0xff.8");
+	FMT("hexadecimal", "-255", "0xffffff01");
+	FMT("hexadecimal", "-1", "0xffffffff");
+	FMT("hexadecimal", "4294967296", "0x0"); /* modulo 2^32 */
+	FMT("hexadecimal", "4294967301", "0x5");
+	FMT("hexadecimal", "18446744073709551615", "0x0"); /* the double 2^64 */
+	FMT("hexadecimal", "1e21", "0xdea00000");
+	FMT("hexadecimal", "-1e21", "0x21600000");
+	FMT("hexadecimal", "9007199254740993", "0x0"); /* the double 2^53 */
+	FMT("hexadecimal", "2147483648", "0x80000000");
+	FMT("hexadecimal", "-2147483649", "0x7fffffff");
+	FMT("hexadecimal", "3.5", "0x3"); /* truncated */
+	FMT("hexadecimal", "3.99", "0x3");
+	FMT("hexadecimal", "-3.5", "0xfffffffd");
+	FMT("hexadecimal", "-0.5", "0x0");
+	FMT("hexadecimal", "\"12\"", "0xc"); /* strings as JavaScript's Number() reads them */
+	FMT("hexadecimal", "\"0x1f\"", "0x1f");
+	FMT("hexadecimal", "\" 7 \"", "0x7");
+	FMT("hexadecimal", "\"-8\"", "0xfffffff8");
+	FMT("hexadecimal", "\"\"", "0x0");
+	FMT("hexadecimal", "\"abc\"", "0x0"); /* NaN */
+	FMT("hexadecimal", "\"Infinity\"", "0x0");
+	FMT("hexadecimal", "true", "0x1");
+	FMT("hexadecimal", "false", "0x0");
+	FMT("hexadecimal", "[]", "0x0");
+	FMT("hexadecimal", "[5]", "0x5");
+	FMT("hexadecimal", "[1,2]", "0x0");
+	FMT("hexadecimal", "{}", "0x0");
+	FMT("hexadecimal", "null", "(empty)");
+}
+
+/* A chart label of a hexadecimal field shows it as the field does: -1 is 0xffffffff. */
+T_TEST(markers_hexadecimal_label)
+{
+	static const struct mk m[] = {
+	    {"A", V, 1, 2, "{\"type\":\"H\",\"flags\":-1,\"big\":4294967301}", 0, NULL},
+	};
+	struct pv_profile *p = build(m, 1, NULL, 0,
+				     "[{\"name\":\"H\",\"chartLabel\":\"{marker.data.flags} "
+				     "{marker.data.big}\",\"fields\":[{\"key\":\"flags\","
+				     "\"format\":\"hexadecimal\"},{\"key\":\"big\",\"format\":"
+				     "\"hexadecimal\"}]}]");
+	struct pv_markers *ms = derive(p);
+	struct pv_marker_detail d = {0};
+	if (ms && !pv_marker_detail(ms, 0, &d)) {
+		T_EQ_STR(d.label[PV_LABEL_CHART], "0xffffffff 0x5");
+		T_EQ_INT(d.nr_fields, 2);
+		if (d.nr_fields == 2)
+			T_EQ_STR(d.fields[0].value, "0xffffffff");
+	}
+	pv_marker_detail_release(&d);
+	pv_markers_free(ms);
+	pv_profile_free(p);
 }
 
 /*
