@@ -147,7 +147,8 @@ static uint32_t neighbours(struct cg_grow *G, const uint32_t *fs, uint32_t n, bo
 			}
 			G->part[s - 1] |= part;
 			for (uint32_t k = 0; k < nm; k++) {
-				G->w[(size_t)(s - 1) * nm + k] += call_part(eff[k], part ? sh[k] : 1);
+				G->w[(size_t)(s - 1) * nm + k] +=
+				    call_part(eff[k], part ? sh[k] : 1);
 				G->raw[(size_t)(s - 1) * nm + k] += g->cost[(size_t)e * nm + k];
 			}
 		}
