@@ -37,6 +37,13 @@ static inline int pv_cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* uint64_t values, ascending (for pv_sort). */
+static inline int pv_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /*
  * The k-th smallest of v[0..n) (k < n), as v[k] would be after sorting v; reorders v in place
  * and needs no other memory (the median of millions of sample gaps costs no second array).
