@@ -140,6 +140,20 @@ static uint32_t keep_nth(const uint8_t *all, uint32_t len, uint32_t nth, uint8_t
 	return 0;
 }
 
+/* The modules s[0..n) names (name_modules), or with "#N" the Nth of those the rest names. */
+static uint32_t modules_named(const struct pv_profile *p, uint8_t *mm, const char *s, size_t n)
+{
+	size_t head;
+	uint32_t k = name_modules(p, mm, s, n), nth;
+	if (!k && trailing_ordinal(s, n, &head, &nth)) {
+		uint8_t *all = pv_calloc(p->modules.len + 1, 1);
+		if (all && name_modules(p, all, s, head))
+			k = keep_nth(all, p->modules.len + 1, nth, mm);
+		pv_free(all);
+	}
+	return k;
+}
+
 /* ":DIGITS" ending s[0..n) after some text: its value (0 too, at most 9 digits) and where the
  * ':' is. */
 static bool trailing_num(const char *s, size_t n, size_t *head, uint32_t *v)
@@ -188,10 +202,10 @@ static uint32_t mark_name(const struct pv_profile *p, uint8_t *fm, const char *n
 
 /*
  * NAME@FILE[:LINE[:COL]], the text s[0..n) ending before ":LINE": marks the functions named
- * NAME of a file FILE names (name_sources) at line LINE (0: of no line; ANY: any line, the
- * form NAME@FILE of formats that know no line, as callgrind's) and column COL (0: of no column;
- * ANY: any). Names and URLs may hold '@': each '@' from the left splits NAME from FILE until one
- * matches.
+ * NAME of a file FILE names (name_sources; none: of no file) at line LINE (0: of no line; ANY: any
+ * line, the form NAME@FILE of formats that know no line, as callgrind's) and column COL (0: of no
+ * column; ANY: any). Names and URLs may hold '@': each '@' from the left splits NAME from FILE
+ * until one matches.
  */
 #define ANY UINT32_MAX
 static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n,
@@ -203,7 +217,7 @@ static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const c
 	     at = memchr(at + 1, '@', (size_t)(s + n - at - 1))) {
 		size_t nl = (size_t)(at - s), fl = n - nl - 1;
 		memset(sm, 0, p->sources.len + 1);
-		if (!name_sources(p, sm, at + 1, fl, false))
+		if (!name_sources(p, sm, at + 1, fl, true))
 			continue;
 		for (uint32_t f = 0; f < p->funcs.len; f++) {
 			pv_str_ix sn = p->funcs.name[f];
@@ -246,7 +260,7 @@ static uint32_t mark_in_module(const struct pv_profile *p, uint8_t *fm, const ch
 	     bang = memchr(bang + 1, '!', (size_t)(s + n - bang - 1))) {
 		size_t ml = (size_t)(bang - s);
 		memset(mm, 0, p->modules.len + 1);
-		if (!ml || ml + 1 == n || !name_modules(p, mm, s, ml))
+		if (!ml || ml + 1 == n || !modules_named(p, mm, s, ml))
 			continue;
 		memset(all, 0, p->funcs.len);
 		if (!mark_function_as(p, all, bang + 1, n - ml - 1, 0))
@@ -519,20 +533,6 @@ int pv_thread_select(const struct pv_profile *p, const char *const *names, uint3
  */
 static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char *text,
 			      const char *what);
-
-/* The modules s[0..n) names (name_modules), or with "#N" the Nth of those the rest names. */
-static uint32_t modules_named(const struct pv_profile *p, uint8_t *mm, const char *s, size_t n)
-{
-	size_t head;
-	uint32_t k = name_modules(p, mm, s, n), nth;
-	if (!k && trailing_ordinal(s, n, &head, &nth)) {
-		uint8_t *all = pv_calloc(p->modules.len + 1, 1);
-		if (all && name_modules(p, all, s, head))
-			k = keep_nth(all, p->modules.len + 1, nth, mm);
-		pv_free(all);
-	}
-	return k;
-}
 
 /*
  * file:PATH: the functions of the files PATH names (sc->smatch); file:MODULE!PATH those of them

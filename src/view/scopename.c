@@ -127,17 +127,16 @@ static void name_group(const struct pv_scope_names *sn, pv_func_ix f, uint32_t *
 
 /* What tells two functions of one name apart. */
 struct fattr {
-	uint32_t src, line, col; /* src: eng_source_slot */
-	uint32_t mod;		 /* the module's name string; UINT32_MAX: no module */
+	uint32_t src, line, col, mod; /* src, mod: eng_source_slot, eng_module_slot */
 };
 
 static struct fattr fattr_of(const struct pv_profile *p, pv_func_ix f)
 {
-	pv_module_ix m = pv_func_module(p, f);
 	return (struct fattr){eng_source_slot(p, f), pv_func_line(p, f), pv_func_column(p, f),
-			      eng_module_slot(p, m) == p->modules.len ? UINT32_MAX
-								      : p->modules.name[m]};
+			      eng_module_slot(p, pv_func_module(p, f))};
 }
+
+static int put_module(const struct pv_profile *p, pv_module_ix m, struct sbuf *b);
 
 /* The NAME@FILE forms: which of a file's functions of one name each names. */
 enum at_form {
@@ -192,13 +191,13 @@ static int put_func(struct sbuf *b, const struct pv_profile *p, pv_func_ix f, st
 {
 	struct fattr a = fattr_of(p, f);
 	int rc = 0;
-	if (w.module)
-		rc = sbuf_puts(b, pv_str(p, a.mod)) || sbuf_puts(b, "!");
+	if (w.module) /* a text that names f's module alone */
+		rc = put_module(p, a.mod, b) || sbuf_puts(b, "!");
 	if (!rc)
 		rc = sbuf_puts(b, pv_str(p, p->funcs.name[f]));
 	if (!rc && w.at != AT_NONE)
 		rc = sbuf_puts(b, "@") ||
-		     sbuf_puts(b, pv_str(p, p->sources.path[pv_func_source(p, f)]));
+		     sbuf_puts(b, a.src == p->sources.len ? "" : pv_str(p, p->sources.path[a.src]));
 	if (!rc && w.at == AT_NOLINE)
 		rc = sbuf_puts(b, ":0");
 	if (!rc && w.at >= AT_LINE)
@@ -219,7 +218,8 @@ static bool odd(const struct pv_profile *p, pv_func_ix f)
 	if (strpbrk(name, "@!#"))
 		return true;
 	pv_module_ix m = pv_func_module(p, f);
-	if (m != PV_NONE && strchr(pv_str(p, p->modules.name[m]), '!'))
+	if (m != PV_NONE && (strchr(pv_str(p, p->modules.name[m]), '!') ||
+			     strchr(pv_str(p, p->modules.path[m]), '!')))
 		return true;
 	uint32_t s = eng_source_slot(p, f);
 	const char *path = s == p->sources.len ? "" : pv_str(p, p->sources.path[s]);
@@ -228,12 +228,13 @@ static bool odd(const struct pv_profile *p, pv_func_ix f)
 }
 
 /*
- * Whether the text b[from..] names f alone (1; 0 not; PV_ENOMEM): read back when it could be
- * read another way, else checked for what the reader tries first: the whole text as a name,
- * then without "#N" (ordinal), then the part after "MODULE!" (module).
+ * Whether the text b[from..] of w (ordinal: with "#N") names f alone (1; 0 not; PV_ENOMEM): read
+ * back when it could be read another way, else checked for what the reader tries first: the
+ * whole text as a name, then without "#N", then the part after "MODULE!" when it is more than
+ * the name.
  */
 static int names_alone(const struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b, size_t from,
-		       bool module, bool ordinal)
+		       struct fnames w, bool ordinal)
 {
 	const struct pv_profile *p = sn->p;
 	const char *t = b->buf + from;
@@ -246,7 +247,7 @@ static int names_alone(const struct pv_scope_names *sn, pv_func_ix f, struct sbu
 			if (has_name(sn, t, n))
 				return 0;
 		}
-		const char *bang = module ? memchr(t, '!', n) : NULL;
+		const char *bang = w.module && w.at != AT_NONE ? memchr(t, '!', n) : NULL;
 		return !bang || !has_name(sn, bang + 1, (size_t)(t + n - bang - 1));
 	}
 	uint8_t *mark = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
@@ -268,8 +269,9 @@ int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b)
 		return sbuf_puts(b, pv_str(p, p->funcs.name[f])) ? PV_ENOMEM : 0;
 	struct fattr a = fattr_of(p, f);
 	struct fnames w = {AT_NONE, false};
-	/* the NAME@FILE form that tells f from the others of its file, if one does */
-	if (a.src != p->sources.len) {
+	/* the NAME@FILE form that tells f from the others of its file (NAME@:LINE:COL for a
+	 * function of no file, as code a JavaScript engine compiled from no script), if one does */
+	if (a.src != p->sources.len || a.line) {
 		w.at = a.col ? AT_COL : a.line ? AT_LINE : AT_FILE;
 		if (w.at != AT_COL && group_count(sn, lo, hi, f, w, &rank) > 1)
 			w.at = a.line ? AT_NOCOL : AT_NOLINE;
@@ -280,7 +282,7 @@ int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b)
 	int nt = 0;
 	if (w.at != AT_NONE)
 		tries[nt++] = w;
-	if (a.mod != UINT32_MAX) {
+	if (a.mod != p->modules.len) {
 		tries[nt++] = (struct fnames){AT_NONE, true};
 		if (w.at != AT_NONE)
 			tries[nt++] = (struct fnames){w.at, true};
@@ -295,7 +297,7 @@ int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b)
 		sbuf_setlen(b, from);
 		if (put_func(b, p, f, tries[i], ordinal ? rank : 0))
 			return PV_ENOMEM;
-		int ok = names_alone(sn, f, b, from, tries[i].module, ordinal);
+		int ok = names_alone(sn, f, b, from, tries[i], ordinal);
 		if (ok)
 			return ok < 0 ? ok : 0;
 	}
