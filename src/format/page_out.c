@@ -61,17 +61,6 @@ static const char *row_name(const struct pv_view *v, uint8_t kind, uint32_t id, 
 	return pv_view_row_name(v, (enum pv_row_kind)kind, id, buf, n, line);
 }
 
-/* The member "scope": the text of row_scope's answer rc, null when none names the row. */
-static int json_scope_member(struct pv_json *j, int rc, const struct sbuf *scope)
-{
-	pv_json_key(j, "scope");
-	if (rc > 0)
-		pv_json_strn(j, scope->buf, scope->len);
-	else
-		pv_json_null(j);
-	return rc < 0 ? rc : 0;
-}
-
 /* The member "scope" of a row (kind, id, line). */
 static int json_scope(struct pv_json *j, const struct pv_view *v, struct row_names *nm,
 		      uint8_t kind, uint32_t id, uint32_t line, struct sbuf *scope)
