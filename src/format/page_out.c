@@ -809,7 +809,6 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 		return rc;
 	}
 	uint32_t nm = sc->nr_metrics;
-	struct row_names names = {0};
 	struct sbuf scope = {0};
 	pv_json_object(j);
 	pv_json_kuint(j, "id", id);
@@ -847,9 +846,13 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 				json_cost(j, v, m, sc->cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
 			pv_json_end(j);
 		}
-		/* a line with a cost: its line:FILE:LINE, what centering on it takes */
-		if (sc->has[ln] && !rc)
-			rc = json_scope(j, v, &names, PV_ROW_LINE, sc->func[ln], ln, &scope);
+		/* a line with a cost: its line:FILE:LINE (every function of the file at that line,
+		 * whose rows the line sums), what centering on it takes */
+		if (sc->has[ln] && !rc) {
+			sbuf_reset(&scope);
+			rc = json_scope_member(
+			    j, scope_file_line(p, id, ln, &scope) ? PV_ENOMEM : 1, &scope);
+		}
 		if (sa && sa->n[ln])
 			json_line_addrs(j, sa, ln);
 		pv_json_end(j);
@@ -862,7 +865,6 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 	pv_source_costs_free(sc);
 	pv_source_addrs_free(sa);
 	sbuf_release(&scope);
-	row_names_release(&names);
 	return rc ? rc : pv_json_error(j);
 }
 

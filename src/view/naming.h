@@ -33,6 +33,9 @@ int flat_key(struct sbuf *key, const struct pv_flat *f, bool list, const uint32_
 int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b);
 int scope_names_line(struct pv_scope_names *sn, pv_func_ix f, uint32_t line, struct sbuf *b);
 int scope_names_loop(struct pv_scope_names *sn, pv_frame_ix x, struct sbuf *b);
+/* line:FILE:LINE, a line of source file s (every function of the file at that line: a line of
+ * the source pane) */
+int scope_file_line(const struct pv_profile *p, pv_source_ix s, uint32_t line, struct sbuf *b);
 /* in: the module of the flat view's row above a file row (NULL: none) */
 int scope_names_file(struct pv_scope_names *sn, pv_source_ix s, const pv_module_ix *in,
 		     struct sbuf *b);

@@ -377,8 +377,7 @@ int scope_names_line(struct pv_scope_names *sn, pv_func_ix f, uint32_t line, str
 		return PV_ENOMEM;
 	uint32_t s = eng_source_slot(p, f);
 	if (s != p->sources.len && sn->file_lines && file_line_funcs(sn, s, line) == 1)
-		return sbuf_addf(b, "line:%s:%u", pv_str(p, p->sources.path[s]), line) ? PV_ENOMEM
-										       : 0;
+		return scope_file_line(p, s, line, b);
 	size_t from = b->len;
 	if (scope_names_func(sn, f, b) || sbuf_addf(b, ":%u", line))
 		return PV_ENOMEM;
@@ -403,6 +402,11 @@ int scope_names_line(struct pv_scope_names *sn, pv_func_ix f, uint32_t line, str
 	if (sbuf_puts(b, "line:") || scope_names_func(sn, f, b) || sbuf_addf(b, ":%u", line))
 		return PV_ENOMEM;
 	return 0;
+}
+
+int scope_file_line(const struct pv_profile *p, pv_source_ix s, uint32_t line, struct sbuf *b)
+{
+	return sbuf_addf(b, "line:%s:%u", pv_str(p, p->sources.path[s]), line) ? PV_ENOMEM : 0;
 }
 
 /* ---- loops ---- */
