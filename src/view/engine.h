@@ -166,7 +166,6 @@ struct row_sort {
 /* ---- across the engine's files ---- */
 
 void eng_scope_release(struct scope *s);
-bool eng_ends_with_path(const char *path, const char *suffix);
 /* The names of the rows of no file and of no module, which their scopes take (doc/views.md). */
 #define PV_UNKNOWN_FILE	  "<unknown file>"
 #define PV_UNKNOWN_MODULE "<unknown module>"

@@ -38,11 +38,6 @@ static int path_grade(const char *path, const char *s, size_t b)
 	return path[a - b - 1] == '/' || path[a - b - 1] == '\\' || s[0] == '/';
 }
 
-bool eng_ends_with_path(const char *path, const char *suffix)
-{
-	return path_grade(path, suffix, strlen(suffix)) != 0;
-}
-
 static bool text_is(const char *s, size_t n, const char *word)
 {
 	return n == strlen(word) && memcmp(s, word, n) == 0;

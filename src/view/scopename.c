@@ -17,12 +17,14 @@
 
 struct pv_scope_names {
 	const struct pv_profile *p;
-	/* (name string << 32 | function), sorted: the functions of a name side by side */
-	uint64_t *by_name;
+	/* the functions by (name, file slot, line, column, module slot, index): those of a name
+	 * side by side, and those a NAME@FILE form names side by side among them; pos[f] is f's
+	 * place, [group[i], group_end[i]) the functions of the name of place i */
+	uint32_t *order, *pos, *group, *group_end;
 	/* (hash of the name's text, name string) of each distinct name, sorted: whether some
 	 * function is named like a text */
 	uint64_t *names_hash;
-	uint32_t *names_str, nr_names;
+	uint32_t nr_names;
 	/* built on first need: (function << 32 | line) of the frames that are no loop, distinct,
 	 * and (file slot << 32 | line) of each of those, sorted: how many functions of a file have
 	 * a frame at a line */
@@ -41,9 +43,11 @@ void pv_scope_names_free(struct pv_scope_names *sn)
 {
 	if (!sn)
 		return;
-	pv_free(sn->by_name);
+	pv_free(sn->order);
+	pv_free(sn->pos);
+	pv_free(sn->group);
+	pv_free(sn->group_end);
 	pv_free(sn->names_hash);
-	pv_free(sn->names_str);
 	pv_free(sn->file_lines);
 	pv_free(sn->loops);
 	pv_free(sn->file_module);
@@ -55,28 +59,63 @@ static uint64_t name_hash(const char *s, size_t n)
 	return hash_bytes(s, n) & ~(uint64_t)UINT32_MAX;
 }
 
+static int cmp_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Functions by (name, file slot, line, column, module slot, index). */
+static int cmp_func(const void *x, const void *y, void *ctx)
+{
+	const struct pv_profile *p = ctx;
+	uint32_t f = *(const uint32_t *)x, g = *(const uint32_t *)y;
+	int c = cmp_u32(p->funcs.name[f], p->funcs.name[g]);
+	if (!c)
+		c = cmp_u32(eng_source_slot(p, f), eng_source_slot(p, g));
+	if (!c)
+		c = cmp_u32(pv_func_line(p, f), pv_func_line(p, g));
+	if (!c)
+		c = cmp_u32(pv_func_column(p, f), pv_func_column(p, g));
+	if (!c)
+		c = cmp_u32(eng_module_slot(p, pv_func_module(p, f)),
+			    eng_module_slot(p, pv_func_module(p, g)));
+	return c ? c : cmp_u32(f, g);
+}
+
 int pv_scope_names_new(const struct pv_profile *p, struct pv_scope_names **out)
 {
 	struct pv_scope_names *sn = pv_calloc(1, sizeof(*sn));
-	uint32_t nf = p->funcs.len;
+	uint32_t nf = p->funcs.len, n1 = nf ? nf : 1;
 	*out = NULL;
-	if (!sn || !(sn->by_name = pv_malloc(sizeof(uint64_t) * (nf ? nf : 1))) ||
-	    !(sn->names_hash = pv_malloc(sizeof(uint64_t) * (nf ? nf : 1)))) {
+	if (!sn || !(sn->order = pv_malloc(sizeof(uint32_t) * n1)) ||
+	    !(sn->pos = pv_malloc(sizeof(uint32_t) * n1)) ||
+	    !(sn->group = pv_malloc(sizeof(uint32_t) * n1)) ||
+	    !(sn->group_end = pv_malloc(sizeof(uint32_t) * n1)) ||
+	    !(sn->names_hash = pv_malloc(sizeof(uint64_t) * n1))) {
 		pv_scope_names_free(sn);
 		return PV_ENOMEM;
 	}
 	sn->p = p;
 	for (uint32_t f = 0; f < nf; f++)
-		sn->by_name[f] = (uint64_t)p->funcs.name[f] << 32 | f;
-	pv_sort(sn->by_name, nf, sizeof(uint64_t), pv_cmp_u64);
-	/* each distinct name once: its hash in the high word, its string in the low word */
-	for (uint32_t i = 0; i < nf; i++) {
-		uint32_t s = (uint32_t)(sn->by_name[i] >> 32);
-		if (i && (uint32_t)(sn->by_name[i - 1] >> 32) == s)
+		sn->order[f] = f;
+	pv_sort_r(sn->order, nf, sizeof(uint32_t), cmp_func, p);
+	/* each name's range, and each distinct name once: its hash in the high word, its string
+	 * in the low word */
+	for (uint32_t i = 0, lo = 0; i < nf; i++) {
+		uint32_t s = p->funcs.name[sn->order[i]];
+		sn->pos[sn->order[i]] = i;
+		if (i && p->funcs.name[sn->order[i - 1]] == s) {
+			sn->group[i] = lo;
 			continue;
+		}
+		for (uint32_t k = lo; k < i; k++)
+			sn->group_end[k] = i;
+		sn->group[i] = lo = i;
 		sn->names_hash[sn->nr_names++] =
 		    name_hash(p->strings.ptr[s], p->strings.size[s]) | s;
 	}
+	for (uint32_t k = nf ? sn->group[nf - 1] : 0; k < nf; k++)
+		sn->group_end[k] = nf;
 	pv_sort(sn->names_hash, sn->nr_names, sizeof(uint64_t), pv_cmp_u64);
 	*out = sn;
 	return 0;
@@ -101,26 +140,6 @@ static bool has_name(const struct pv_scope_names *sn, const char *s, size_t n)
 			return true;
 	}
 	return false;
-}
-
-/* The range [*lo, *hi) of by_name holding the functions named as f. */
-static void name_group(const struct pv_scope_names *sn, pv_func_ix f, uint32_t *lo, uint32_t *hi)
-{
-	uint64_t key = (uint64_t)sn->p->funcs.name[f] << 32 | f;
-	uint32_t a = 0, b = sn->p->funcs.len;
-	while (a < b) {
-		uint32_t mid = a + (b - a) / 2;
-		if (sn->by_name[mid] < key)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	uint32_t name = sn->p->funcs.name[f];
-	for (*lo = a; *lo > 0 && (uint32_t)(sn->by_name[*lo - 1] >> 32) == name; (*lo)--)
-		;
-	for (*hi = a + 1; *hi < sn->p->funcs.len && (uint32_t)(sn->by_name[*hi] >> 32) == name;
-	     (*hi)++)
-		;
 }
 
 /* ---- functions ---- */
@@ -167,22 +186,32 @@ struct fnames {
 	bool module;
 };
 
-/* How many functions of by_name[lo..hi) w names, and f's rank among them (from 1). */
-static uint32_t group_count(const struct pv_scope_names *sn, uint32_t lo, uint32_t hi, pv_func_ix f,
-			    struct fnames w, uint32_t *rank)
+/*
+ * How many functions w names among those of f's name, and f's rank among them (from 1, in the
+ * profile's order). The functions a NAME@FILE form names are side by side in order, around f:
+ * the scan goes from f's place as far as the form goes (the whole name for none).
+ */
+static uint32_t group_count(const struct pv_scope_names *sn, pv_func_ix f, struct fnames w,
+			    uint32_t *rank)
 {
-	struct fattr a = fattr_of(sn->p, f);
-	uint32_t n = 0;
-	for (uint32_t i = lo; i < hi; i++) {
-		pv_func_ix g = (uint32_t)sn->by_name[i];
-		struct fattr b = fattr_of(sn->p, g);
-		if (at_names(w.at, &a, &b) && (!w.module || b.mod == a.mod)) {
-			n++;
-			if (g == f)
-				*rank = n;
+	const struct pv_profile *p = sn->p;
+	struct fattr a = fattr_of(p, f);
+	uint32_t at = sn->pos[f], n = 0, before = 0;
+	for (int dir = -1; dir <= 1; dir += 2) {
+		for (uint32_t i = dir < 0 ? at : at + 1;
+		     dir < 0 ? i-- > sn->group[at] : i<sn->group_end[at]; i += dir> 0) {
+			pv_func_ix g = sn->order[i];
+			struct fattr b = fattr_of(p, g);
+			if (!at_names(w.at, &a, &b))
+				break;
+			if (!w.module || b.mod == a.mod) {
+				n++;
+				before += g < f;
+			}
 		}
 	}
-	return n;
+	*rank = before + 1;
+	return n + 1;
 }
 
 /* Writes the text of w for f (and "#rank" when rank). */
@@ -263,9 +292,8 @@ static int names_alone(const struct pv_scope_names *sn, pv_func_ix f, struct sbu
 int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b)
 {
 	const struct pv_profile *p = sn->p;
-	uint32_t lo, hi, rank = 0;
-	name_group(sn, f, &lo, &hi);
-	if (hi - lo == 1)
+	uint32_t rank = 0;
+	if (sn->group_end[sn->pos[f]] - sn->group[sn->pos[f]] == 1)
 		return sbuf_puts(b, pv_str(p, p->funcs.name[f])) ? PV_ENOMEM : 0;
 	struct fattr a = fattr_of(p, f);
 	struct fnames w = {AT_NONE, false};
@@ -273,7 +301,7 @@ int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b)
 	 * function of no file, as code a JavaScript engine compiled from no script), if one does */
 	if (a.src != p->sources.len || a.line) {
 		w.at = a.col ? AT_COL : a.line ? AT_LINE : AT_FILE;
-		if (w.at != AT_COL && group_count(sn, lo, hi, f, w, &rank) > 1)
+		if (w.at != AT_COL && group_count(sn, f, w, &rank) > 1)
 			w.at = a.line ? AT_NOCOL : AT_NOLINE;
 	}
 	/* NAME@FILE..., MODULE!NAME, MODULE!NAME@FILE..., then the last of them (NAME without
@@ -291,7 +319,7 @@ int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b)
 	size_t from = b->len;
 	for (int i = 0; i <= nt; i++) {
 		bool ordinal = i == nt;
-		uint32_t n = group_count(sn, lo, hi, f, tries[i], &rank);
+		uint32_t n = group_count(sn, f, tries[i], &rank);
 		if (!ordinal && n != 1)
 			continue;
 		sbuf_setlen(b, from);
