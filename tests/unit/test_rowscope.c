@@ -31,9 +31,9 @@
 #include "t.h"
 #include "tp.h"
 
-#define SPREAD	  24 /* rows of a list spread evenly, beside the first and the qualified */
-#define HEAVIEST  8
-#define QUALIFIED 48
+#define SPREAD	  12 /* rows of a list spread evenly, beside the first and the qualified */
+#define HEAVIEST  5
+#define QUALIFIED 24
 
 static uint32_t fail_max(void)
 {
