@@ -4,6 +4,7 @@
  *
  *   engine.c     the view: resolve the query, the sample pass, compute, row names
  *   scope.c      scopes (function, file, module, path, loop, line, regex) and thread selection
+ *   scopename.c  the scope that names one function, line, loop, file or module alone
  *   transform.c  the filters that rebuild the working table, folding inlined frames
  *   treebuild.c  rows and trees: top-down and bottom-up builders, sorting, totals
  *   flat.c       the flat view and the per-function list (top)

@@ -1,6 +1,7 @@
 /*
  * scope.c - scopes: what a center, a filter or a search names (doc/views.md), compiled
- * once to marks over functions, frames or a path; regex budgets; thread selection.
+ * once to marks over functions, frames or a path; regex budgets; thread selection. The scopes
+ * of rows are written back in this grammar by scopename.c.
  */
 #include <ctype.h>
 
@@ -692,10 +693,15 @@ int eng_scope_compile(struct pv_engine *e, struct scope *sc, const char *text, c
 		/* FUNCTION:LINE, where a frame of the function is (else a function's text with a
 		 * line or column that is no function's would be read as a line) */
 		if (!n && trailing_num(text, strlen(text), &head, &line) &&
-		    mark_function(p, sc->fmatch, text, head) && has_line(p, sc->fmatch, line)) {
-			sc->kind = SC_LINE;
+		    mark_function(p, sc->fmatch, text, head)) {
+			bool there = has_line(p, sc->fmatch, line);
+			if (!there && !memchr(text, '@', head))
+				return pv_error_set(e->err, PV_EINVAL,
+						    "%s '%s': no frame of '%.*s' is at line %u",
+						    what, text, (int)head, text, line);
+			sc->kind = there ? SC_LINE : SC_FUNCS;
 			sc->line = line;
-			n = 1;
+			n = there;
 		}
 	}
 	if (!n)

@@ -438,6 +438,16 @@ T_TEST(rowscope_colliding_names)
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
 		if (center_total(p, none[i]) != -1)
 			t_fail(__FILE__, __LINE__, "%s: a center, expected an error", none[i]);
+	/* a function's line that no frame of it is at says so */
+	struct pv_query q0;
+	pv_query_init(&q0);
+	pv_query_add_center(&q0, "main:99");
+	struct pv_view *v0 = NULL;
+	struct pv_error err0;
+	T_EQ_INT(pv_view_compute(p, &q0, &v0, &err0), PV_EINVAL);
+	T_CONTAINS(err0.msg, "center 'main:99': no frame of 'main' is at line 99");
+	pv_view_free(v0);
+	pv_query_release(&q0);
 	/* every row of top by each granularity names itself */
 	struct stats st = {0};
 	check_lists("colliding", p, &st);
