@@ -17,14 +17,17 @@
 
 struct pv_scope_names {
 	const struct pv_profile *p;
-	/* the functions by (name, file slot, line, column, module slot, index): those of a name
-	 * side by side, and those a NAME@FILE form names side by side among them; pos[f] is f's
-	 * place, [group[i], group_end[i]) the functions of the name of place i */
-	uint32_t *order, *pos, *group, *group_end;
-	/* (hash of the name's text, name string) of each distinct name, sorted: whether some
-	 * function is named like a text */
-	uint64_t *names_hash;
-	uint32_t nr_names;
+	/* shared[s]: whether two functions or more are named by string s; the functions of those
+	 * names by (name, file slot, line, column, module slot, index) in order[0..nr_shared):
+	 * those of a name side by side, and those a NAME@FILE form names side by side among them;
+	 * pos[f] is such an f's place, [group[i], group_end[i]) the functions of the name of place
+	 * i */
+	uint8_t *shared;
+	uint32_t *order, *pos, *group, *group_end, nr_shared;
+	/* built on first need: the distinct names as an open-addressing set of name string + 1
+	 * (0: free) by the hash of their text: whether some function is named like a text */
+	uint32_t *names, names_mask;
+	bool names_built;
 	/* built on first need: (function << 32 | line) of the frames that are no loop, distinct,
 	 * and (file slot << 32 | line) of each of those, sorted: how many functions of a file have
 	 * a frame at a line */
@@ -43,20 +46,16 @@ void pv_scope_names_free(struct pv_scope_names *sn)
 {
 	if (!sn)
 		return;
+	pv_free(sn->shared);
 	pv_free(sn->order);
 	pv_free(sn->pos);
 	pv_free(sn->group);
 	pv_free(sn->group_end);
-	pv_free(sn->names_hash);
+	pv_free(sn->names);
 	pv_free(sn->file_lines);
 	pv_free(sn->loops);
 	pv_free(sn->file_module);
 	pv_free(sn);
-}
-
-static uint64_t name_hash(const char *s, size_t n)
-{
-	return hash_bytes(s, n) & ~(uint64_t)UINT32_MAX;
 }
 
 static int cmp_u32(uint32_t a, uint32_t b)
@@ -87,59 +86,102 @@ int pv_scope_names_new(const struct pv_profile *p, struct pv_scope_names **out)
 	struct pv_scope_names *sn = pv_calloc(1, sizeof(*sn));
 	uint32_t nf = p->funcs.len, n1 = nf ? nf : 1;
 	*out = NULL;
-	if (!sn || !(sn->order = pv_malloc(sizeof(uint32_t) * n1)) ||
-	    !(sn->pos = pv_malloc(sizeof(uint32_t) * n1)) ||
-	    !(sn->group = pv_malloc(sizeof(uint32_t) * n1)) ||
-	    !(sn->group_end = pv_malloc(sizeof(uint32_t) * n1)) ||
-	    !(sn->names_hash = pv_malloc(sizeof(uint64_t) * n1))) {
+	if (!sn || !(sn->shared = pv_calloc(p->strings.len ? p->strings.len : 1, 1))) {
 		pv_scope_names_free(sn);
 		return PV_ENOMEM;
 	}
 	sn->p = p;
-	for (uint32_t f = 0; f < nf; f++)
-		sn->order[f] = f;
-	pv_sort_r(sn->order, nf, sizeof(uint32_t), cmp_func, p);
-	/* each name's range, and each distinct name once: its hash in the high word, its string
-	 * in the low word */
-	for (uint32_t i = 0, lo = 0; i < nf; i++) {
-		uint32_t s = p->funcs.name[sn->order[i]];
-		sn->pos[sn->order[i]] = i;
-		if (i && p->funcs.name[sn->order[i - 1]] == s) {
-			sn->group[i] = lo;
-			continue;
-		}
-		for (uint32_t k = lo; k < i; k++)
-			sn->group_end[k] = i;
-		sn->group[i] = lo = i;
-		sn->names_hash[sn->nr_names++] =
-		    name_hash(p->strings.ptr[s], p->strings.size[s]) | s;
+	/* the names of several functions (strings are interned: one text, one index) */
+	for (uint32_t f = 0; f < nf; f++) {
+		uint8_t *c = &sn->shared[p->funcs.name[f]];
+		sn->nr_shared += *c == 1 ? 2 : *c == 2;
+		*c += *c < 2;
 	}
-	for (uint32_t k = nf ? sn->group[nf - 1] : 0; k < nf; k++)
-		sn->group_end[k] = nf;
-	pv_sort(sn->names_hash, sn->nr_names, sizeof(uint64_t), pv_cmp_u64);
+	uint32_t m = sn->nr_shared ? sn->nr_shared : 1;
+	if (!(sn->order = pv_malloc(sizeof(uint32_t) * m)) ||
+	    !(sn->pos = pv_malloc(sizeof(uint32_t) * n1)) ||
+	    !(sn->group = pv_malloc(sizeof(uint32_t) * m)) ||
+	    !(sn->group_end = pv_malloc(sizeof(uint32_t) * m))) {
+		pv_scope_names_free(sn);
+		return PV_ENOMEM;
+	}
+	/* their functions by name (order holding places in key, group scratch, then the
+	 * functions), then each name's by the rest of cmp_func */
+	uint64_t *key = pv_malloc(sizeof(uint64_t) * m);
+	if (!key) {
+		pv_scope_names_free(sn);
+		return PV_ENOMEM;
+	}
+	uint32_t k = 0;
+	for (uint32_t f = 0; f < nf; f++) {
+		if (sn->shared[p->funcs.name[f]] == 2) {
+			sn->group_end[k] = f;
+			key[k] = p->funcs.name[f];
+			sn->order[k] = k;
+			k++;
+		}
+	}
+	pv_radix_order_u64(key, k, sn->order, sn->group);
+	for (uint32_t i = 0; i < k; i++)
+		sn->order[i] = sn->group_end[sn->order[i]];
+	pv_free(key);
+	for (uint32_t i = 0, lo = 0; i <= k; i++) {
+		if (i < k && p->funcs.name[sn->order[i]] == p->funcs.name[sn->order[lo]])
+			continue;
+		pv_sort_r(sn->order + lo, i - lo, sizeof(uint32_t), cmp_func, p);
+		for (uint32_t x = lo; x < i; x++) {
+			sn->group[x] = lo;
+			sn->group_end[x] = i;
+			sn->pos[sn->order[x]] = x;
+		}
+		lo = i;
+	}
+	for (uint32_t s = 0; s < p->strings.len; s++) /* 1: a name, 2: a name shared */
+		sn->shared[s] = sn->shared[s] == 2;
 	*out = sn;
 	return 0;
 }
 
-/* Whether some function is named s[0..n). */
-static bool has_name(const struct pv_scope_names *sn, const char *s, size_t n)
+static uint32_t name_slot(const struct pv_scope_names *sn, const char *s, size_t n)
+{
+	return (uint32_t)hash_bytes(s, n) & sn->names_mask;
+}
+
+/* The set of distinct names, at least twice as large as they are many. */
+static int build_names(struct pv_scope_names *sn)
 {
 	const struct pv_profile *p = sn->p;
-	uint64_t h = name_hash(s, n);
-	uint32_t lo = 0, hi = sn->nr_names;
-	while (lo < hi) { /* the first entry of hash h */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if ((sn->names_hash[mid] & ~(uint64_t)UINT32_MAX) < h)
-			lo = mid + 1;
-		else
-			hi = mid;
+	uint32_t cap = 16;
+	sn->names_built = true;
+	while (cap < 2 * (uint64_t)p->funcs.len && cap < (1u << 31))
+		cap *= 2;
+	if (!(sn->names = pv_calloc(cap, sizeof(uint32_t))))
+		return PV_ENOMEM;
+	sn->names_mask = cap - 1;
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		uint32_t x = p->funcs.name[f];
+		uint32_t k = name_slot(sn, p->strings.ptr[x], p->strings.size[x]);
+		while (sn->names[k] && sn->names[k] != x + 1)
+			k = (k + 1) & sn->names_mask;
+		sn->names[k] = x + 1;
 	}
-	for (; lo < sn->nr_names && (sn->names_hash[lo] & ~(uint64_t)UINT32_MAX) == h; lo++) {
-		uint32_t x = (uint32_t)sn->names_hash[lo];
+	return 0;
+}
+
+/* Whether some function is named s[0..n): 1, 0, or PV_ENOMEM. */
+static int has_name(struct pv_scope_names *sn, const char *s, size_t n)
+{
+	const struct pv_profile *p = sn->p;
+	if (!sn->names_built && build_names(sn))
+		return PV_ENOMEM;
+	if (!sn->names)
+		return PV_ENOMEM;
+	for (uint32_t k = name_slot(sn, s, n); sn->names[k]; k = (k + 1) & sn->names_mask) {
+		uint32_t x = sn->names[k] - 1;
 		if (p->strings.size[x] == n && memcmp(p->strings.ptr[x], s, n) == 0)
-			return true;
+			return 1;
 	}
-	return false;
+	return 0;
 }
 
 /* ---- functions ---- */
@@ -262,22 +304,22 @@ static bool odd(const struct pv_profile *p, pv_func_ix f)
  * whole text as a name, then without "#N", then the part after "MODULE!" when it is more than
  * the name.
  */
-static int names_alone(const struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b, size_t from,
+static int names_alone(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b, size_t from,
 		       struct fnames w, bool ordinal)
 {
 	const struct pv_profile *p = sn->p;
 	const char *t = b->buf + from;
 	size_t n = b->len - from;
 	if (!odd(p, f)) {
-		if (has_name(sn, t, n))
-			return 0;
-		if (ordinal) {
+		int h = has_name(sn, t, n);
+		if (!h && ordinal) {
 			n = (size_t)((const char *)memrchr(t, '#', n) - t);
-			if (has_name(sn, t, n))
-				return 0;
+			h = has_name(sn, t, n);
 		}
 		const char *bang = w.module && w.at != AT_NONE ? memchr(t, '!', n) : NULL;
-		return !bang || !has_name(sn, bang + 1, (size_t)(t + n - bang - 1));
+		if (!h && bang)
+			h = has_name(sn, bang + 1, (size_t)(t + n - bang - 1));
+		return h < 0 ? h : !h;
 	}
 	uint8_t *mark = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
 	if (!mark)
@@ -293,7 +335,7 @@ int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b)
 {
 	const struct pv_profile *p = sn->p;
 	uint32_t rank = 0;
-	if (sn->group_end[sn->pos[f]] - sn->group[sn->pos[f]] == 1)
+	if (!sn->shared[p->funcs.name[f]])
 		return sbuf_puts(b, pv_str(p, p->funcs.name[f])) ? PV_ENOMEM : 0;
 	struct fattr a = fattr_of(p, f);
 	struct fnames w = {AT_NONE, false};
@@ -413,8 +455,10 @@ int scope_names_line(struct pv_scope_names *sn, pv_func_ix f, uint32_t line, str
 	bool plain = !memchr(b->buf + from, '@', b->len - from) &&
 		     !memchr(b->buf + from, '!', b->len - from) &&
 		     !memchr(b->buf + from, '#', b->len - from);
-	int taken = 0;
-	if (has_name(sn, b->buf + from, b->len - from) || scope_reserved(b->buf + from)) {
+	int taken = has_name(sn, b->buf + from, b->len - from);
+	if (taken < 0)
+		return taken;
+	if (taken || scope_reserved(b->buf + from)) {
 		taken = 1;
 	} else if (!plain) {
 		uint8_t *mark = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
