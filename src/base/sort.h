@@ -37,13 +37,6 @@ static inline int pv_cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* uint64_t values, ascending (for pv_sort). */
-static inline int pv_cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /*
  * order[0..n) (indices into key) reordered by key[order[i]] ascending, stably: a least
  * significant byte first radix sort that skips the bytes every key shares (a value's high bytes,

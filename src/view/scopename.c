@@ -391,27 +391,48 @@ size_t pv_func_scope(struct pv_scope_names *sn, pv_func_ix f, char *buf, size_t 
 
 /* ---- lines ---- */
 
+/* v[0..n) ascending (a radix sort: a page's answer may hold a million frames' lines); tmp and
+ * order hold n each. */
+static void sort_u64(uint64_t *v, uint32_t n, uint64_t *tmp, uint32_t *order, uint32_t *scratch)
+{
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	pv_radix_order_u64(v, n, order, scratch);
+	for (uint32_t i = 0; i < n; i++)
+		tmp[i] = v[order[i]];
+	memcpy(v, tmp, sizeof(uint64_t) * n);
+}
+
 static int build_lines(struct pv_scope_names *sn)
 {
 	const struct pv_profile *p = sn->p;
 	sn->lines_built = true;
-	uint32_t n = p->frames.len;
-	uint64_t *fl = pv_malloc(sizeof(uint64_t) * (n ? n : 1));
-	if (!fl)
-		return PV_ENOMEM;
-	uint32_t k = 0;
-	for (pv_frame_ix x = 0; x < n; x++)
+	uint32_t n = p->frames.len, n1 = n ? n : 1;
+	uint64_t *fl = pv_malloc(sizeof(uint64_t) * n1), *tmp = pv_malloc(sizeof(uint64_t) * n1);
+	uint32_t *order = pv_malloc(sizeof(uint32_t) * n1),
+		 *scratch = pv_malloc(sizeof(uint32_t) * n1);
+	int rc = fl && tmp && order && scratch ? 0 : PV_ENOMEM;
+	uint32_t k = 0, d = 0;
+	for (pv_frame_ix x = 0; !rc && x < n; x++)
 		if (pv_frame_kind(p, x) != PV_FRAME_LOOP)
 			fl[k++] = (uint64_t)p->frames.func[x] << 32 | pv_frame_line(p, x);
-	pv_sort(fl, k, sizeof(uint64_t), pv_cmp_u64);
-	uint32_t d = 0;
-	for (uint32_t i = 0; i < k; i++) /* each (function, line) once, as (file, line) */
+	if (!rc)
+		sort_u64(fl, k, tmp, order, scratch);
+	for (uint32_t i = 0; !rc && i < k; i++) /* each (function, line) once, as (file, line) */
 		if (!i || fl[i] != fl[i - 1])
 			fl[d++] = fl[i];
-	for (uint32_t i = 0; i < d; i++)
+	for (uint32_t i = 0; !rc && i < d; i++)
 		fl[i] =
 		    (uint64_t)eng_source_slot(p, (uint32_t)(fl[i] >> 32)) << 32 | (uint32_t)fl[i];
-	pv_sort(fl, d, sizeof(uint64_t), pv_cmp_u64);
+	if (!rc)
+		sort_u64(fl, d, tmp, order, scratch);
+	pv_free(tmp);
+	pv_free(order);
+	pv_free(scratch);
+	if (rc) {
+		pv_free(fl);
+		return rc;
+	}
 	sn->file_lines = fl;
 	sn->nr_file_lines = d;
 	return 0;
