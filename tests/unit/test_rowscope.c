@@ -241,7 +241,7 @@ T_TEST(rowscope_every_top_row_centers_on_itself)
 	       "%u centered\n",
 	       st.files, st.lists, st.rows, st.qualified, st.unnamed, st.checked);
 	T_EQ_INT(st.failed, 0);
-	T_TRUE(st.files > 100);
+	T_TRUE(st.files >= 181); /* a profile that stops importing is not skipped quietly */
 }
 
 /* ---- names that collide (issue 24's cases), built by hand ---- */
