@@ -184,9 +184,10 @@ void pv_marker_duration_text(const struct pv_markers *ms, uint32_t i, struct sbu
  */
 uint32_t pv_marker_cause(const struct pv_markers *ms, uint32_t i, const char **names, uint32_t cap);
 /*
- * The cause stack of marker i as a center (query.h): "path:ROOT;...;LEAF", function names from
- * the root, into out (replacing its text). Returns 1, 0 when the marker has no cause stack, or
- * PV_ENOMEM. What --center-from-marker and the TUI's key on a marker set.
+ * The cause stack of marker i as a center (query.h): "path:ROOT;...;LEAF", each function from
+ * the root by the scope that names it alone (pv_func_scope), into out (replacing its text).
+ * Returns 1, 0 when the marker has no cause stack, or PV_ENOMEM. What --center-from-marker and
+ * the TUI's key on a marker set.
  */
 int pv_marker_cause_scope(const struct pv_markers *ms, uint32_t i, struct sbuf *out);
 

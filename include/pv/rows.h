@@ -82,8 +82,7 @@ void pv_thread_costs_free(struct pv_thread_costs *tc);
 struct pv_source_costs {
 	uint32_t nr_lines, nr_metrics;
 	uint8_t *has;	  /* [line], line 0 unused */
-	pv_func_ix *func; /* [line]: the function of the line's first row (its scope names the
-			   * line: line:FILE:LINE), PV_NONE without */
+	pv_func_ix *func; /* [line]: the function of the line's first row, PV_NONE without */
 	int64_t *cost;	  /* [(line * nr_metrics + m) * 2 + (0 total, 1 self)]; PV_VALUE_NONE for a
 			   * derived metric's column (no line sums of a formula) */
 };

@@ -301,24 +301,28 @@ uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint
 int pv_thread_select(const struct pv_profile *p, const char *const *names, uint32_t n,
 		     pv_thread_ix **out, uint32_t *nr, struct pv_error *err);
 
-/* ---- scopes that name one function (query.h's syntax) ---- */
+/* ---- scopes that name one thing alone (query.h's syntax, doc/views.md) ---- */
 
 /*
- * shared[f] = 1 for each function f of p whose name another function has (its plain NAME scope
- * names both: its own needs NAME@FILE:LINE[:COL]), 0 otherwise; shared holds funcs.len bytes.
- * Returns 0 or PV_ENOMEM.
+ * What writing a scope that names one function alone takes: p's functions by name (built once,
+ * O(functions log functions)), and on first need its lines and loops. Borrows p. Returns 0 or
+ * PV_ENOMEM; free with pv_scope_names_free.
  */
-int pv_funcs_name_shared(const struct pv_profile *p, uint8_t *shared);
+struct pv_scope_names;
+int pv_scope_names_new(const struct pv_profile *p, struct pv_scope_names **out);
+void pv_scope_names_free(struct pv_scope_names *sn);
 /*
- * Writes the scope of function f into buf (snprintf's contract; returns the length it needs):
- * NAME@FILE:LINE[:COL] when qualify and f has a file and a line, NAME@FILE when qualify and f
- * has a file but no line (callgrind), else NAME.
+ * Writes the scope that names function f and no other into buf (snprintf's contract; returns
+ * the length it needs, 0 when memory ran out): NAME when no other function has the name, else
+ * NAME@FILE:LINE[:COL] (NAME@FILE for a function of no line, :0 for no line or column where
+ * that tells it apart), else MODULE!NAME[@FILE...], else one of these with #N (the Nth of the
+ * functions it names, in the profile's order).
  */
-size_t pv_func_scope(const struct pv_profile *p, pv_func_ix f, bool qualify, char *buf, size_t n);
+size_t pv_func_scope(struct pv_scope_names *sn, pv_func_ix f, char *buf, size_t n);
 /*
  * Marks (mark[f] = 1) the functions that a scope names one by one: NAME, NAME@FILE[:LINE[:COL]],
- * and the last step of path:...; re:, file:, module: and line: scopes mark none. Returns how
- * many it marked; mark holds funcs.len bytes.
+ * MODULE!..., ...#N and the last step of path:...; re:, file:, module:, line: and loop: scopes
+ * mark none. Returns how many it marked; mark holds funcs.len bytes.
  */
 uint32_t pv_scope_functions(const struct pv_profile *p, const char *scope, uint8_t *mark);
 

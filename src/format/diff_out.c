@@ -15,6 +15,7 @@
 #include "format/internal.h"
 #include "pv/diff.h"
 #include "pv/format.h"
+#include "view/naming.h"
 
 /* The column each row shows: a list's sort column (self, or self for --sort delta), else the
  * total. */
@@ -123,6 +124,10 @@ struct dwalk {
 	uint64_t *rows;
 	uint64_t *shown;
 	struct fmt_cuts *cuts;
+	/* JSON: each row's scope, in the profile of the side that names it */
+	struct row_names names[2];
+	struct sbuf scope;
+	int err;
 };
 
 static int64_t larger(const struct pv_diff_rows *t, uint32_t r)
@@ -186,6 +191,26 @@ static void json_row_costs(struct pv_json *j, const struct pv_diff *d, const str
 		pv_json_end(j);
 }
 
+/* The scope of diff row r in its side's profile (row_scope's answer, w->scope its text): a flat
+ * row's file under a module names the file in that module. */
+static int row_scope_of(struct dwalk *w, uint32_t r)
+{
+	int s = pv_diff_row_side(w->t, r);
+	const struct pv_view *v = w->d->v[s];
+	uint32_t x = w->t->row[s][r];
+	if (!w->flat) {
+		const struct pv_tree *t = w->vt[s];
+		return row_scope(v, &w->names[s], t->kind[x], t->id[x], t->line[x], &w->scope);
+	}
+	uint32_t anc[PV_FLAT_LEVELS] = {0}, level = v->flat->level[x];
+	if (level && w->t->parent[r] != PV_NONE)
+		anc[level - 1] = w->t->row[s][w->t->parent[r]];
+	else if (level) /* no row above: nothing to name the file in */
+		return row_scope(v, &w->names[s], v->flat->kind[x], v->flat->id[x],
+				 v->flat->line[x], &w->scope);
+	return flat_row_scope(v, &w->names[s], anc, x, &w->scope);
+}
+
 static void print_row(struct dwalk *w, uint32_t r, uint32_t level)
 {
 	const struct pv_view *v;
@@ -202,6 +227,8 @@ static void print_row(struct dwalk *w, uint32_t r, uint32_t level)
 		pv_json_kstr(j, "name", name);
 		pv_json_kstr(j, "kind", pv_row_kind_name(kind, inl));
 		json_row_place(j, v, kind, id, line);
+		if (json_scope_member(j, row_scope_of(w, r), &w->scope))
+			w->err = PV_ENOMEM;
 		pv_json_kstr(j, "side", pv_diff_side_name(side));
 		json_row_costs(j, w->d, w->t, r);
 		pv_json_key(j, "children");
@@ -325,13 +352,13 @@ static int walk(struct dwalk *w)
 	}
 	pv_free(st);
 	pv_free(w->rows);
-	return 0;
+	return w->err;
 }
 
 static int print_rows(FILE *out, struct pv_json *j, const char *key, const struct pv_diff *d,
 		      int which, uint64_t *shown, struct fmt_cuts *cuts)
 {
-	struct dwalk w = {out, j, d, NULL, {NULL, NULL}, false, 0, NULL, shown, cuts};
+	struct dwalk w = {.out = out, .j = j, .d = d, .shown = shown, .cuts = cuts};
 	const struct pv_query *q = &d->v[1]->q;
 	if (which == 2) {
 		w.t = d->flat;
@@ -350,6 +377,9 @@ static int print_rows(FILE *out, struct pv_json *j, const char *key, const struc
 	int rc = walk(&w);
 	if (j)
 		pv_json_end(j);
+	row_names_release(&w.names[0]);
+	row_names_release(&w.names[1]);
+	sbuf_release(&w.scope);
 	return rc;
 }
 

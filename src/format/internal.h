@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "pv/jsonw.h"
+#include "pv/sbuf.h"
 #include "pv/view.h"
 
 /* a string, or null when NULL or empty */
@@ -21,6 +22,9 @@ const char *fmt_column_name(const struct pv_view *v, uint32_t m);
 void json_column(struct pv_json *j, const struct pv_view *v, uint32_t m);
 /* Cell x of column m: an integer cost, a derived metric's number, or null (pv_view_value_text). */
 void json_cost(struct pv_json *j, const struct pv_view *v, uint32_t m, int64_t x);
+/* The member "scope": the text of row_scope's answer rc (view/naming.h) in scope, null when no
+ * scope names the row. Returns 0, or rc when it is an error. */
+int json_scope_member(struct pv_json *j, int rc, const struct sbuf *scope);
 /* The members "index", "name", "tid" of thread t. */
 void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t);
 

@@ -186,6 +186,17 @@ static int json_marker(struct pv_json *j, const struct pv_markers *ms, uint32_t 
 				rc = PV_ENOMEM;
 			}
 			pv_json_end(j);
+			/* the stack as a center: each function by the scope that names it alone */
+			struct sbuf scope = SBUF_INIT;
+			int sc = pv_marker_cause_scope(ms, i, &scope);
+			pv_json_key(j, "scope");
+			if (sc > 0)
+				pv_json_strn(j, scope.buf, scope.len);
+			else
+				pv_json_null(j);
+			if (sc < 0)
+				rc = sc;
+			sbuf_release(&scope);
 			pv_json_end(j);
 			pv_free(fr);
 		}

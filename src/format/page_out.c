@@ -61,17 +61,11 @@ static const char *row_name(const struct pv_view *v, uint8_t kind, uint32_t id, 
 	return pv_view_row_name(v, (enum pv_row_kind)kind, id, buf, n, line);
 }
 
-/* The member "scope": the row's scope, null when none names it. */
+/* The member "scope" of a row (kind, id, line). */
 static int json_scope(struct pv_json *j, const struct pv_view *v, struct row_names *nm,
 		      uint8_t kind, uint32_t id, uint32_t line, struct sbuf *scope)
 {
-	int rc = row_scope(v, nm, kind, id, line, scope);
-	pv_json_key(j, "scope");
-	if (rc > 0)
-		pv_json_strn(j, scope->buf, scope->len);
-	else
-		pv_json_null(j);
-	return rc < 0 ? rc : 0;
+	return json_scope_member(j, row_scope(v, nm, kind, id, line, scope), scope);
 }
 
 /* ---- tree rows ---- */
@@ -367,7 +361,7 @@ static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, 
 		pv_json_key(j, "self");
 		json_costs(j, v, f->self, r);
 		if (!rc)
-			rc = json_scope(j, v, &nm, f->kind[r], f->id[r], f->line[r], &scope);
+			rc = json_scope_member(j, flat_row_scope(v, &nm, anc, r, &scope), &scope);
 		pv_json_end(j);
 	}
 	sbuf_release(&key);
@@ -815,7 +809,6 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 		return rc;
 	}
 	uint32_t nm = sc->nr_metrics;
-	struct row_names names = {0};
 	struct sbuf scope = {0};
 	pv_json_object(j);
 	pv_json_kuint(j, "id", id);
@@ -853,9 +846,13 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 				json_cost(j, v, m, sc->cost[((size_t)ln * nm + m) * 2 + (size_t)k]);
 			pv_json_end(j);
 		}
-		/* a line with a cost: its line:FILE:LINE, what centering on it takes */
-		if (sc->has[ln] && !rc)
-			rc = json_scope(j, v, &names, PV_ROW_LINE, sc->func[ln], ln, &scope);
+		/* a line with a cost: its line:FILE:LINE (every function of the file at that line,
+		 * whose rows the line sums), what centering on it takes */
+		if (sc->has[ln] && !rc) {
+			sbuf_reset(&scope);
+			rc = json_scope_member(
+			    j, scope_file_line(p, id, ln, &scope) ? PV_ENOMEM : 1, &scope);
+		}
 		if (sa && sa->n[ln])
 			json_line_addrs(j, sa, ln);
 		pv_json_end(j);
@@ -868,7 +865,6 @@ int pv_json_source(struct pv_json *j, const struct pv_view *v, const struct pv_q
 	pv_source_costs_free(sc);
 	pv_source_addrs_free(sa);
 	sbuf_release(&scope);
-	row_names_release(&names);
 	return rc ? rc : pv_json_error(j);
 }
 

@@ -19,15 +19,14 @@ static const char *frame_kind(const struct pv_profile *p, pv_frame_ix f)
 	return k == PV_FRAME_LOOP ? "loop" : k == PV_FRAME_STATEMENT ? "statement" : "code";
 }
 
-/* The scope naming function f alone: NAME, or NAME@FILE:LINE when another has its name. */
-static void func_scope(const struct pv_profile *p, const uint8_t *shared, pv_func_ix f, char *buf,
-		       size_t n)
+/* The scope naming function f alone (pv_func_scope). */
+static void func_scope(struct pv_scope_names *sn, pv_func_ix f, char *buf, size_t n)
 {
-	pv_func_scope(p, f, shared && shared[f], buf, n);
+	pv_func_scope(sn, f, buf, n);
 }
 
 /* The stack at (c, time): its record and frames (each frame's depth: PV_NONE for a loop or a
- * statement), and the functions whose name another has (their scopes need their place). */
+ * statement), and what writes their functions' scopes. */
 struct at {
 	pv_thread_ix th;
 	pv_stack_ix s;
@@ -36,14 +35,14 @@ struct at {
 	bool shown;
 	pv_frame_ix *fr;
 	uint32_t *dp;
-	uint8_t *shared;
+	struct pv_scope_names *sn;
 };
 
 static void at_release(struct at *a)
 {
 	pv_free(a->fr);
 	pv_free(a->dp);
-	pv_free(a->shared);
+	pv_scope_names_free(a->sn);
 }
 
 static int at_find(const struct pv_trace_paint *pt, uint32_t c, int64_t time, struct at *a)
@@ -59,8 +58,7 @@ static int at_find(const struct pv_trace_paint *pt, uint32_t c, int64_t time, st
 	a->n = a->rec == PV_NONE ? 0 : pv_trace_frames(t, a->s, NULL, NULL, 0);
 	a->fr = pv_malloc((size_t)(a->n ? a->n : 1) * sizeof(*a->fr));
 	a->dp = pv_malloc((size_t)(a->n ? a->n : 1) * sizeof(*a->dp));
-	a->shared = pv_malloc(p->funcs.len ? p->funcs.len : 1);
-	if (!a->fr || !a->dp || !a->shared || pv_funcs_name_shared(p, a->shared)) {
+	if (!a->fr || !a->dp || pv_scope_names_new(p, &a->sn)) {
 		at_release(a);
 		return PV_ENOMEM;
 	}
@@ -110,7 +108,7 @@ int pv_json_trace_stack(struct pv_json *j, const struct pv_trace_paint *pt, uint
 		pv_json_kstr(j, "name", pv_trace_frame_name(p, a.fr[k], buf, sizeof(buf)));
 		pv_json_kstr(j, "function", pv_str(p, p->funcs.name[f]));
 		pv_json_kuint(j, "id", f);
-		func_scope(p, a.shared, f, scope, sizeof(scope));
+		func_scope(a.sn, f, scope, sizeof(scope));
 		pv_json_kstr(j, "scope", scope);
 		pv_json_kstr(j, "kind", frame_kind(p, a.fr[k]));
 		pv_json_end(j);
@@ -186,7 +184,7 @@ static void json_id(struct pv_json *j, pv_func_ix f)
 struct image {
 	pv_func_ix *px;
 	struct pv_trace_share *sh;
-	uint8_t *shared;
+	struct pv_scope_names *sn;
 	uint32_t cap, ns;
 	size_t npx;
 };
@@ -195,7 +193,7 @@ static void image_release(struct image *im)
 {
 	pv_free(im->px);
 	pv_free(im->sh);
-	pv_free(im->shared);
+	pv_scope_names_free(im->sn);
 }
 
 static int image_paint(const struct pv_trace_paint *pt, const struct pv_trace_window *w,
@@ -214,8 +212,7 @@ static int image_paint(const struct pv_trace_paint *pt, const struct pv_trace_wi
 	}
 	im->cap = p->funcs.len + 1;
 	im->sh = pv_malloc((size_t)im->cap * sizeof(*im->sh));
-	im->shared = pv_malloc(p->funcs.len ? p->funcs.len : 1);
-	if (!im->sh || !im->shared || pv_funcs_name_shared(p, im->shared)) {
+	if (!im->sh || pv_scope_names_new(p, &im->sn)) {
 		image_release(im);
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	}
@@ -263,7 +260,7 @@ int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
 		pv_json_object(j);
 		pv_json_kuint(j, "id", sh[i].func);
 		pv_json_kstr(j, "name", pv_str(p, p->funcs.name[sh[i].func]));
-		func_scope(p, im.shared, sh[i].func, scope, sizeof(scope));
+		func_scope(im.sn, sh[i].func, scope, sizeof(scope));
 		pv_json_kstr(j, "scope", scope);
 		pv_json_end(j);
 	}

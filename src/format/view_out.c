@@ -12,6 +12,7 @@
 #include "base/alloc.h"
 #include "format/internal.h"
 #include "pv/format.h"
+#include "view/naming.h"
 
 /*
  * Times print in the largest of ms, us and ns that keeps the whole's total at 1 or more, with
@@ -159,6 +160,16 @@ void json_row_place(struct pv_json *j, const struct pv_view *v, enum pv_row_kind
 	uint32_t col = pv_view_row_column(v, kind, id);
 	if (col)
 		pv_json_kuint(j, "column", col);
+}
+
+int json_scope_member(struct pv_json *j, int rc, const struct sbuf *scope)
+{
+	pv_json_key(j, "scope");
+	if (rc > 0)
+		pv_json_strn(j, scope->buf, scope->len);
+	else
+		pv_json_null(j);
+	return rc < 0 ? rc : 0;
 }
 
 void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t)
@@ -316,6 +327,10 @@ struct walk {
 	uint64_t *rows;	 /* per row: rows in its subtree, itself included */
 	uint64_t *shown; /* rows printed so far, for --max-rows */
 	struct fmt_cuts *cuts;
+	/* JSON: each row's scope (view/naming.h) */
+	struct row_names names;
+	struct sbuf scope;
+	int err;
 };
 
 static bool cut(const struct walk *w, uint32_t r)
@@ -472,6 +487,12 @@ static int walk(struct walk *w)
 		if (w->j) {
 			json_row_head(w->j, w->v, t->kind[r], t->id[r], t->line[r],
 				      t->inlined && t->inlined[r], t->total, t->self, r);
+			/* (no path: scope: a stack N deep would print N^2 names) */
+			if (json_scope_member(w->j,
+					      row_scope(w->v, &w->names, t->kind[r], t->id[r],
+							t->line[r], &w->scope),
+					      &w->scope))
+				w->err = PV_ENOMEM;
 			if (t->estimated && t->estimated[r])
 				pv_json_kbool(w->j, "estimated", true);
 			json_children(w, sp);
@@ -493,16 +514,22 @@ static int walk(struct walk *w)
 		    t->children + t->child_first[r], t->child_len[r], 0, 0, 0, 0, false};
 	}
 	pv_free(st);
-	return 0;
+	return w->err;
 }
 
 /* A tree's rows: in JSON, the array of key (opened here, closed by the caller). */
 static int print_tree(FILE *out, struct pv_json *j, const char *key, const struct pv_view *v,
 		      const struct pv_tree *t, uint64_t *shown, struct fmt_cuts *cuts)
 {
-	struct walk w = {
-	    out,  j,	 v,   t, v->q.depth, v->q.limit, pv_query_min_cost(&v->q, v->base[0]),
-	    NULL, shown, cuts};
+	struct walk w = {.out = out,
+			 .j = j,
+			 .v = v,
+			 .t = t,
+			 .max_depth = v->q.depth,
+			 .limit = v->q.limit,
+			 .min_cost = pv_query_min_cost(&v->q, v->base[0]),
+			 .shown = shown,
+			 .cuts = cuts};
 	if (j) {
 		pv_json_key(j, key);
 		pv_json_open(j, '[', PV_JSON_LINES, 2);
@@ -517,6 +544,8 @@ static int print_tree(FILE *out, struct pv_json *j, const char *key, const struc
 	}
 	int rc = walk(&w);
 	pv_free(w.rows);
+	row_names_release(&w.names);
+	sbuf_release(&w.scope);
 	return rc;
 }
 
@@ -577,7 +606,7 @@ static void json_head(struct pv_json *j, const struct pv_view *v)
 
 /* ---- flat and list ---- */
 
-static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
+static int print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 {
 	const struct pv_flat *f = v->flat;
 	bool list = pv_view_kind(v->q.view)->list;
@@ -587,6 +616,10 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 	if (j) {
 		/* nested as module > file > function > line: children arrays, as trees have */
 		int depth = -1; /* level of the innermost open row */
+		uint32_t anc[PV_FLAT_LEVELS] = {0};
+		struct row_names names = {0};
+		struct sbuf scope = SBUF_INIT;
+		int rc = 0;
 		pv_json_key(j, "rows");
 		pv_json_open(j, '[', PV_JSON_LINES, 2);
 		for (uint32_t r = 0; r < n; r++) {
@@ -595,8 +628,13 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 				pv_json_end(j);
 				pv_json_end(j);
 			}
+			if (!list)
+				anc[f->level[r]] = r;
 			json_row_head(j, v, f->kind[r], f->id[r], f->line[r],
 				      f->inlined && f->inlined[r], f->total, f->self, r);
+			if (!rc)
+				rc = json_scope_member(j, flat_row_scope(v, &names, anc, r, &scope),
+						       &scope);
 			if (v->centered)
 				pv_json_kbool(j, "in_center", f->in_center[r]);
 			if (list) {
@@ -611,7 +649,9 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 			pv_json_end(j);
 			pv_json_end(j);
 		}
-		return;
+		row_names_release(&names);
+		sbuf_release(&scope);
+		return rc;
 	}
 	bool self_first = list && pv_query_sort(&v->q) == PV_SORT_SELF;
 	text_columns(out, v, self_first);
@@ -628,6 +668,7 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 	}
 	if (n < f->len)
 		fprintf(out, "# %u more row%s not shown\n", f->len - n, f->len - n == 1 ? "" : "s");
+	return 0;
 }
 
 int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts *o)
@@ -646,7 +687,7 @@ int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts
 			pv_json_end(j);
 		}
 		if (!rc && (outs & PV_OUT_FLAT))
-			print_flat(out, j, v);
+			rc = print_flat(out, j, v);
 		else if (!rc)
 			rc = print_tree(out, j, "rows", v, v->tree, &shown, &cuts);
 		pv_json_end(j);
@@ -659,7 +700,7 @@ int pv_print_view(FILE *out, const struct pv_view *v, const struct pv_print_opts
 	text_header(out, v, o);
 	unsigned outs = pv_view_kind(v->q.view)->outputs;
 	if (outs & PV_OUT_FLAT) {
-		print_flat(out, NULL, v);
+		rc = print_flat(out, NULL, v);
 	} else if (outs & PV_OUT_CALLERS) {
 		char e[FMT_NAME];
 		fprintf(out, "# callers of %s (bottom-up)\n", fmt_name(e, v->center_label));

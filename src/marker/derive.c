@@ -27,6 +27,7 @@
 #include "base/hash.h"
 #include "base/sort.h"
 #include "marker/internal.h"
+#include "pv/view.h"
 
 /* ---- an insertion-ordered map from text keys to rows (JavaScript's Map) ---- */
 
@@ -1356,16 +1357,28 @@ int pv_marker_cause_scope(const struct pv_markers *ms, uint32_t i, struct sbuf *
 	pv_stack_ix *chain = pv_malloc(sizeof(*chain) * n);
 	if (!chain)
 		return PV_ENOMEM;
+	struct pv_scope_names *sn = NULL;
+	if (pv_scope_names_new(p, &sn)) {
+		pv_free(chain);
+		return PV_ENOMEM;
+	}
 	uint32_t k = 0;
 	for (pv_stack_ix s = ms->cause_stack[i]; s != PV_NONE && s < p->stacks.len && k < n;
 	     s = p->stacks.prefix[s])
 		chain[k++] = s;
 	sbuf_puts(out, "path:");
-	while (k-- > 0) { /* the chain lists the leaf first */
-		sbuf_puts(out, pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[chain[k]]]]));
+	while (k-- > 0 && !out->oom) { /* the chain lists the leaf first */
+		/* each step names its function alone (two of one name in two modules) */
+		pv_func_ix f = p->frames.func[p->stacks.frame[chain[k]]];
+		size_t len = pv_func_scope(sn, f, NULL, 0);
+		if (!sbuf_grow(out, len + 1)) {
+			pv_func_scope(sn, f, out->buf + out->len, len + 1);
+			sbuf_setlen(out, out->len + len);
+		}
 		if (k)
 			sbuf_put(out, ";", 1);
 	}
+	pv_scope_names_free(sn);
 	pv_free(chain);
 	return out->oom ? PV_ENOMEM : 1;
 }

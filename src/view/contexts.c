@@ -350,11 +350,9 @@ static int cmp_desc(const void *a, const void *b, void *ctx)
 }
 
 /*
- * A stable radix sort, least significant byte first, of the contexts by the key ~(v ^ sign):
- * ascending keys are descending values, and stability keeps ties in index order, as cmp_desc
- * orders them. The bytes that every key shares are skipped (the values' high bytes, usually),
- * so 10,000 contexts take 2 to 4 passes of counting and scattering, a few times less than a
- * comparison sort. qsort_r with cmp_desc when the scratch memory cannot be had.
+ * A stable radix sort (pv_radix_order_u64) of the contexts by the key ~(v ^ sign): ascending
+ * keys are descending values, and stability keeps ties in index order, as cmp_desc orders them.
+ * qsort_r with cmp_desc when the scratch memory cannot be had.
  */
 void pv_contexts_sort(const struct pv_contexts *c, enum pv_ctx_value which, uint32_t *order)
 {
@@ -372,28 +370,9 @@ void pv_contexts_sort(const struct pv_contexts *c, enum pv_ctx_value which, uint
 		pv_sort_r(order, n, sizeof(*order), cmp_desc, x);
 		return;
 	}
-	uint64_t differ = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n; i++)
 		key[i] = ~((uint64_t)x[i] ^ UINT64_C(0x8000000000000000));
-		differ |= key[i] ^ key[0];
-	}
-	uint32_t *from = order, *to = tmp;
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		if (!((differ >> shift) & 0xff))
-			continue;
-		uint32_t count[257] = {0};
-		for (uint32_t i = 0; i < n; i++)
-			count[((key[i] >> shift) & 0xff) + 1]++;
-		for (unsigned d = 1; d < 257; d++)
-			count[d] += count[d - 1];
-		for (uint32_t i = 0; i < n; i++)
-			to[count[(key[from[i]] >> shift) & 0xff]++] = from[i];
-		uint32_t *t = from;
-		from = to;
-		to = t;
-	}
-	if (from != order)
-		memcpy(order, from, (size_t)n * sizeof(*order));
+	pv_radix_order_u64(key, n, order, tmp);
 	pv_free(key);
 	pv_free(tmp);
 }

@@ -64,9 +64,9 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 	switch (kind) {
 	case PV_ROW_CENTER: return v->center_label ? v->center_label : "";
 	case PV_ROW_NOSTACK: return "(no stack)";
-	case PV_ROW_FILE: return id == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[id]);
+	case PV_ROW_FILE: return id == PV_NONE ? PV_UNKNOWN_FILE : pv_str(p, p->sources.path[id]);
 	case PV_ROW_MODULE:
-		return id == PV_NONE ? "<unknown module>" : pv_str(p, p->modules.name[id]);
+		return id == PV_NONE ? PV_UNKNOWN_MODULE : pv_str(p, p->modules.name[id]);
 	case PV_ROW_LINE:
 		if (line)
 			snprintf(buf, len, "%s:%u", fn_name(v, id), line);
@@ -75,7 +75,7 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 		return buf;
 	case PV_ROW_LOOP: {
 		pv_source_ix s = vf_source(v, id);
-		const char *path = s == PV_NONE ? "<unknown file>" : pv_str(p, p->sources.path[s]);
+		const char *path = s == PV_NONE ? PV_UNKNOWN_FILE : pv_str(p, p->sources.path[s]);
 		const char *base = strrchr(path, '/');
 		snprintf(buf, len, "loop at %s:%u", base ? base + 1 : path, vf_line(v, id));
 		return buf;
@@ -404,8 +404,12 @@ static char *center_label(const struct pv_query *q)
 	if (q->nr_center > 1)
 		return pv_strdup("<multiple contexts>");
 	const char *s = q->center[0];
-	if (strncmp(s, "file:", 5) == 0 || strncmp(s, "module:", 7) == 0 ||
-	    strncmp(s, "line:", 5) == 0)
+	if (strcmp(s, "file:") == 0) /* the functions of no file, of no module */
+		s = PV_UNKNOWN_FILE;
+	else if (strcmp(s, "module:") == 0)
+		s = PV_UNKNOWN_MODULE;
+	else if (strncmp(s, "file:", 5) == 0 || strncmp(s, "module:", 7) == 0 ||
+		 strncmp(s, "line:", 5) == 0)
 		s = strchr(s, ':') + 1;
 	else if (strncmp(s, "path:", 5) == 0 && strrchr(s, ';'))
 		s = strrchr(s, ';') + 1;
@@ -482,13 +486,14 @@ int pv__build_flat(struct pv_engine *e)
 					     (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
 					break;
 				case PV_ROW_FILE:
-					in = strncmp(sc->text, "file:", 5) == 0 && id != PV_NONE &&
-					     eng_ends_with_path(pv_str(p, p->sources.path[id]),
-								sc->text + 5);
+					in = sc->smatch &&
+					     sc->smatch[id == PV_NONE ||
+								!*pv_str(p, p->sources.path[id])
+							    ? p->sources.len
+							    : id];
 					break;
 				case PV_ROW_MODULE:
-					in = strncmp(sc->text, "module:", 7) == 0 &&
-					     eng_module_named(p, id, sc->text + 7);
+					in = sc->mmatch && sc->mmatch[eng_module_slot(p, id)];
 					break;
 				case PV_ROW_LOOP:
 					in = sc->kind == SC_FRAMES && id < p->frames.len &&

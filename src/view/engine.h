@@ -4,6 +4,7 @@
  *
  *   engine.c     the view: resolve the query, the sample pass, compute, row names
  *   scope.c      scopes (function, file, module, path, loop, line, regex) and thread selection
+ *   scopename.c  the scope that names one function, line, loop, file or module alone
  *   transform.c  the filters that rebuild the working table, folding inlined frames
  *   treebuild.c  rows and trees: top-down and bottom-up builders, sorting, totals
  *   flat.c       the flat view and the per-function list (top)
@@ -121,8 +122,11 @@ enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH, SC_FRAMES };
 struct scope {
 	enum scope_kind kind;
 	const char *text;
-	uint8_t *fmatch;     /* over profile functions */
-	pv_module_ix module; /* module:NAME also matches that module's collapsed frames */
+	uint8_t *fmatch; /* over profile functions */
+	/* file: and module: scopes, over sources and modules, the last slot for "none"
+	 * (eng_source_slot, eng_module_slot): the flat view's file and module rows in the center,
+	 * and a module's collapsed frames */
+	uint8_t *smatch, *mmatch;
 	uint32_t line;
 	char **path;	       /* SC_PATH: the steps as written, from the root */
 	uint32_t **path_funcs; /* SC_PATH: the profile functions each step names, ascending */
@@ -163,8 +167,18 @@ struct row_sort {
 /* ---- across the engine's files ---- */
 
 void eng_scope_release(struct scope *s);
-bool eng_ends_with_path(const char *path, const char *suffix);
-bool eng_module_named(const struct pv_profile *p, pv_module_ix m, const char *name);
+/* The names of the rows of no file and of no module, which their scopes take (doc/views.md). */
+#define PV_UNKNOWN_FILE	  "<unknown file>"
+#define PV_UNKNOWN_MODULE "<unknown module>"
+/* Function f's file and module m as slots of a scope's smatch / mmatch: the index, or the
+ * table's length for none (or an empty path or name). */
+uint32_t eng_source_slot(const struct pv_profile *p, pv_func_ix f);
+uint32_t eng_module_slot(const struct pv_profile *p, pv_module_ix m);
+/* The modules name (a collapse-module argument) names, as module:NAME does, into mm (modules.len
+ * + 1 bytes); returns how many. */
+uint32_t eng_name_modules(const struct pv_profile *p, uint8_t *mm, const char *name);
+/* A loop frame's file: its own, else its function's; PV_NONE when neither has one. */
+pv_source_ix eng_loop_source(const struct pv_profile *p, pv_frame_ix f);
 int eng_scope_compile(struct pv_engine *e, struct scope *sc, const char *text, const char *what);
 /* Whether function f (a collapsed module's by its name) is step k of path scope sc. */
 bool eng_path_step_is(const struct pv_view *v, const struct scope *sc, uint32_t k, uint32_t f);

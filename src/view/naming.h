@@ -27,25 +27,43 @@ int flat_key(struct sbuf *key, const struct pv_flat *f, bool list, const uint32_
 /* ---- scopes ---- */
 
 /*
- * The functions whose name another function has (two anonymous functions of one line of
- * minified JavaScript) need their place in their scope: worked out once, when a function row
- * first needs its scope. Zero-initialize; release with row_names_release.
+ * The scopes of a profile's functions, lines, loops, files and modules that name each alone
+ * (scopename.c, pv_scope_names): each appends to b and returns 0 or PV_ENOMEM.
  */
+int scope_names_func(struct pv_scope_names *sn, pv_func_ix f, struct sbuf *b);
+int scope_names_line(struct pv_scope_names *sn, pv_func_ix f, uint32_t line, struct sbuf *b);
+int scope_names_loop(struct pv_scope_names *sn, pv_frame_ix x, struct sbuf *b);
+/* line:FILE:LINE, a line of source file s (every function of the file at that line: a line of
+ * the source pane) */
+int scope_file_line(const struct pv_profile *p, pv_source_ix s, uint32_t line, struct sbuf *b);
+/* in: the module of the flat view's row above a file row (NULL: none) */
+int scope_names_file(struct pv_scope_names *sn, pv_source_ix s, const pv_module_ix *in,
+		     struct sbuf *b);
+int scope_names_module(struct pv_scope_names *sn, pv_module_ix m, struct sbuf *b);
+
+/* Whether a text is read as a scope of another kind than a function's (re:, file:, ...), or is
+ * empty: a function of such a name is named by re:^NAME$ (scope.c). */
+bool scope_reserved(const char *s);
+
+/* What the rows of one output need to write their scopes: made on the first scope written.
+ * Zero-initialize; release with row_names_release. */
 struct row_names {
-	uint8_t *shared;
+	struct pv_scope_names *sn;
 	bool tried;
 };
 void row_names_release(struct row_names *nm);
-/* Appends the scope that names profile function f: NAME, or NAME@FILE:LINE[:COL] when its name
- * is shared. Returns 0 or PV_ENOMEM. */
+/* Appends the scope that names profile function f alone. Returns 0 or PV_ENOMEM. */
 int func_scope(struct sbuf *b, const struct pv_profile *p, struct row_names *nm, uint32_t f);
 /*
- * The scope that names row (kind, id, line) in a query, into b (replacing its text): 1, or 0
- * when none does (the center row, "no file", "no module", a line row without a line), or
- * PV_ENOMEM.
+ * The scope that names row (kind, id, line) alone in a query, into b (replacing its text): 1,
+ * or 0 when none does (the center row, the samples without a stack), or PV_ENOMEM.
  */
 int row_scope(const struct pv_view *v, struct row_names *nm, uint8_t kind, uint32_t id,
 	      uint32_t line, struct sbuf *b);
+/* The same for flat row r whose ancestors by level are anc[0 .. level - 1] (a list: none): a
+ * file's row under a module names the file in that module. */
+int flat_row_scope(const struct pv_view *v, struct row_names *nm, const uint32_t *anc, uint32_t r,
+		   struct sbuf *b);
 
 /* ---- paths ---- */
 

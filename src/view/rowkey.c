@@ -245,37 +245,25 @@ uint32_t pv_tree_heaviest(const struct pv_tree *t, uint32_t n, uint32_t *chain)
 
 void row_names_release(struct row_names *nm)
 {
-	pv_free(nm->shared);
+	pv_scope_names_free(nm->sn);
 	memset(nm, 0, sizeof(*nm));
+}
+
+/* nm->sn, made on first need; NULL when memory ran out. */
+static struct pv_scope_names *names_of(const struct pv_profile *p, struct row_names *nm)
+{
+	if (!nm->tried) {
+		nm->tried = true;
+		if (pv_scope_names_new(p, &nm->sn))
+			nm->sn = NULL;
+	}
+	return nm->sn;
 }
 
 int func_scope(struct sbuf *b, const struct pv_profile *p, struct row_names *nm, uint32_t f)
 {
-	if (!nm->tried) {
-		nm->tried = true;
-		nm->shared = pv_malloc(p->funcs.len ? p->funcs.len : 1);
-		if (nm->shared && pv_funcs_name_shared(p, nm->shared)) {
-			pv_free(nm->shared);
-			nm->shared = NULL;
-		}
-	}
-	bool qualify = nm->shared && nm->shared[f];
-	char buf[512];
-	size_t n = pv_func_scope(p, f, qualify, buf, sizeof(buf));
-	if (n < sizeof(buf))
-		return sbuf_put(b, buf, n);
-	if (sbuf_grow(b, n))
-		return PV_ENOMEM;
-	pv_func_scope(p, f, qualify, b->buf + b->len, n + 1);
-	sbuf_setlen(b, b->len + n);
-	return 0;
-}
-
-/* A name the query reader would take for another kind of scope. */
-static bool reserved_name(const char *s)
-{
-	return !*s || has_prefix(s, "re:") || has_prefix(s, "file:") || has_prefix(s, "module:") ||
-	       has_prefix(s, "line:") || has_prefix(s, "path:");
+	struct pv_scope_names *sn = names_of(p, nm);
+	return sn ? scope_names_func(sn, f, b) : PV_ENOMEM;
 }
 
 /* re:^NAME$ with the ERE's special characters escaped: names any function name exactly. */
@@ -291,65 +279,56 @@ static int regex_scope(struct sbuf *b, const char *name)
 	return rc ? rc : sbuf_put(b, "$", 1);
 }
 
-/* prefix then s: 1, or PV_ENOMEM */
-static int scope2(struct sbuf *b, const char *prefix, const char *s)
-{
-	return sbuf_puts(b, prefix) || sbuf_puts(b, s) ? PV_ENOMEM : 1;
-}
-
 int row_scope(const struct pv_view *v, struct row_names *nm, uint8_t kind, uint32_t id,
 	      uint32_t line, struct sbuf *b)
 {
 	const struct pv_profile *p = v->p;
+	struct pv_scope_names *sn = names_of(p, nm);
 	pv_module_ix m;
 	pv_source_ix s;
 	uint32_t fl;
-	char num[16];
+	int rc;
 	sbuf_reset(b);
+	if (!sn)
+		return PV_ENOMEM;
 	switch (kind) {
 	case PV_ROW_FUNCTION:
+	case PV_ROW_LINE:
 		if (id >= p->funcs.len) { /* a collapsed module */
 			pv_view_row_place(v, PV_ROW_FUNCTION, id, &m, &s, &fl);
-			if (m == PV_NONE || !*pv_str(p, p->modules.name[m]))
-				return 0;
-			return scope2(b, "module:", pv_str(p, p->modules.name[m]));
-		}
-		if (reserved_name(pv_str(p, p->funcs.name[id])))
-			return regex_scope(b, pv_str(p, p->funcs.name[id])) ? PV_ENOMEM : 1;
-		return func_scope(b, p, nm, id) ? PV_ENOMEM : 1;
-	case PV_ROW_LINE:
-		if (!line || id >= p->funcs.len)
-			return 0;
-		snprintf(num, sizeof(num), ":%u", line);
-		s = pv_func_source(p, id);
-		if (s != PV_NONE && *pv_str(p, p->sources.path[s])) {
-			if (scope2(b, "line:", pv_str(p, p->sources.path[s])) < 0)
-				return PV_ENOMEM;
-		} else if (!reserved_name(pv_str(p, p->funcs.name[id]))) {
-			if (sbuf_puts(b, pv_str(p, p->funcs.name[id])))
-				return PV_ENOMEM;
+			rc = scope_names_module(sn, m, b);
+		} else if (kind == PV_ROW_LINE) {
+			rc = scope_names_line(sn, id, line, b);
+		} else if (scope_reserved(pv_str(p, p->funcs.name[id]))) {
+			rc = regex_scope(b, pv_str(p, p->funcs.name[id]));
 		} else {
-			return 0;
+			rc = scope_names_func(sn, id, b);
 		}
-		return sbuf_puts(b, num) ? PV_ENOMEM : 1;
-	case PV_ROW_FILE:
-		if (id == PV_NONE || !*pv_str(p, p->sources.path[id]))
+		break;
+	case PV_ROW_FILE: rc = scope_names_file(sn, id, NULL, b); break;
+	case PV_ROW_MODULE: rc = scope_names_module(sn, id, b); break;
+	case PV_ROW_LOOP:
+		if (id >= p->frames.len)
 			return 0;
-		return scope2(b, "file:", pv_str(p, p->sources.path[id]));
-	case PV_ROW_MODULE:
-		if (id == PV_NONE || !*pv_str(p, p->modules.name[id]))
-			return 0;
-		return scope2(b, "module:", pv_str(p, p->modules.name[id]));
-	case PV_ROW_LOOP: /* loop:FILE:LINE (every loop at that line) */
-		pv_view_row_place(v, PV_ROW_LOOP, id, &m, &s, &fl);
-		if (s == PV_NONE || !*pv_str(p, p->sources.path[s]) || !fl)
-			return 0;
-		snprintf(num, sizeof(num), ":%u", fl);
-		if (scope2(b, "loop:", pv_str(p, p->sources.path[s])) < 0)
-			return PV_ENOMEM;
-		return sbuf_puts(b, num) ? PV_ENOMEM : 1;
+		rc = scope_names_loop(sn, id, b);
+		break;
 	default: return 0;
 	}
+	return rc ? PV_ENOMEM : 1;
+}
+
+int flat_row_scope(const struct pv_view *v, struct row_names *nm, const uint32_t *anc, uint32_t r,
+		   struct sbuf *b)
+{
+	const struct pv_flat *f = v->flat;
+	bool list = pv_view_kind(v->q.view)->list;
+	if (f->kind[r] != PV_ROW_FILE || list || !f->level[r] ||
+	    f->kind[anc[f->level[r] - 1]] != PV_ROW_MODULE)
+		return row_scope(v, nm, f->kind[r], f->id[r], f->line[r], b);
+	struct pv_scope_names *sn = names_of(v->p, nm);
+	pv_module_ix m = f->id[anc[f->level[r] - 1]];
+	sbuf_reset(b);
+	return !sn || scope_names_file(sn, f->id[r], &m, b) ? PV_ENOMEM : 1;
 }
 
 /* ---- paths ---- */
@@ -423,46 +402,18 @@ size_t path_of(const struct pv_view *v, struct row_names *nm, const struct pv_tr
 }
 
 /*
- * A step by name alone would merge "[unknown]" of two modules, a step without a file or line
- * two anonymous functions. A name no other function has names it alone; only shared names are
- * looked up, each function once, so a deep path costs one pass over the functions per distinct
- * shared-name function.
+ * Every function row's scope names that function alone (scopename.c), so a path of function rows
+ * names one call path: only a row of another kind (a center, a collapsed module) breaks it.
  */
 bool path_unambiguous(const struct pv_view *v, struct row_names *nm, const struct pv_tree *t,
 		      uint32_t r, bool *oom)
 {
-	const struct pv_profile *p = v->p;
-	uint8_t *verdict = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1); /* 1 alone, 2 not */
-	uint8_t *mark = pv_malloc(p->funcs.len ? p->funcs.len : 1);
-	struct sbuf step = SBUF_INIT;
-	bool ok = mark && verdict;
-	if (!ok)
+	if (!names_of(v->p, nm)) {
 		*oom = true;
-	for (; ok && r != PV_NONE; r = t->parent[r]) {
-		uint32_t f = t->id[r];
-		if (t->kind[r] != PV_ROW_FUNCTION || f >= p->funcs.len) {
-			ok = false;
-			break;
-		}
-		if (!verdict[f]) {
-			sbuf_reset(&step);
-			if (func_scope(&step, p, nm, f)) { /* fills nm->shared */
-				*oom = true;
-				ok = false;
-				break;
-			}
-			bool alone = nm->shared && !nm->shared[f];
-			if (!alone) {
-				memset(mark, 0, p->funcs.len);
-				alone =
-				    pv_scope_functions(p, sbuf_str(&step), mark) == 1 && mark[f];
-			}
-			verdict[f] = alone ? 1 : 2;
-		}
-		ok = verdict[f] == 1;
+		return false;
 	}
-	pv_free(mark);
-	pv_free(verdict);
-	sbuf_release(&step);
-	return ok;
+	for (; r != PV_NONE; r = t->parent[r])
+		if (t->kind[r] != PV_ROW_FUNCTION || t->id[r] >= v->p->funcs.len)
+			return false;
+	return true;
 }

@@ -48,16 +48,23 @@ static const char *fail(struct pv_row_namer *nm)
 }
 
 /* The flat row's ancestors by level: the nearest row before it of each lower level. */
-static const char *flat_row_key(struct pv_row_namer *nm, uint32_t r)
+static void flat_ancestors(const struct pv_view *v, uint32_t r, uint32_t anc[PV_FLAT_LEVELS])
 {
-	const struct pv_flat *f = nm->v->flat;
-	bool list = pv_view_kind(nm->v->q.view)->list;
-	uint32_t anc[4] = {0};
-	uint32_t need = list ? 0 : f->level[r];
+	const struct pv_flat *f = v->flat;
+	uint32_t need = pv_view_kind(v->q.view)->list ? 0 : f->level[r];
+	memset(anc, 0, sizeof(uint32_t) * PV_FLAT_LEVELS);
 	for (uint32_t x = r; x-- > 0 && need > 0;)
 		if (f->level[x] == need - 1)
 			anc[--need] = x;
-	return flat_key(&nm->text, f, list, anc, r) ? fail(nm) : sbuf_str(&nm->text);
+}
+
+static const char *flat_row_key(struct pv_row_namer *nm, uint32_t r)
+{
+	uint32_t anc[PV_FLAT_LEVELS];
+	flat_ancestors(nm->v, r, anc);
+	return flat_key(&nm->text, nm->v->flat, pv_view_kind(nm->v->q.view)->list, anc, r)
+		   ? fail(nm)
+		   : sbuf_str(&nm->text);
 }
 
 const char *pv_row_key(struct pv_row_namer *nm, const struct pv_tree *t, uint32_t r)
@@ -91,9 +98,11 @@ const char *pv_row_key(struct pv_row_namer *nm, const struct pv_tree *t, uint32_
 const char *pv_row_scope(struct pv_row_namer *nm, const struct pv_tree *t, uint32_t r)
 {
 	const struct pv_view *v = nm->v;
+	uint32_t anc[PV_FLAT_LEVELS];
+	if (!t)
+		flat_ancestors(v, r, anc);
 	int rc = t ? row_scope(v, &nm->names, t->kind[r], t->id[r], t->line[r], &nm->text)
-		   : row_scope(v, &nm->names, v->flat->kind[r], v->flat->id[r], v->flat->line[r],
-			       &nm->text);
+		   : flat_row_scope(v, &nm->names, anc, r, &nm->text);
 	if (rc < 0)
 		return fail(nm);
 	return rc ? sbuf_str(&nm->text) : NULL;

@@ -1,8 +1,12 @@
 /*
  * scope.c - scopes: what a center, a filter or a search names (doc/views.md), compiled
- * once to marks over functions, frames or a path; regex budgets; thread selection.
+ * once to marks over functions, frames or a path; regex budgets; thread selection. The scopes
+ * of rows are written back in this grammar by scopename.c.
  */
+#include <ctype.h>
+
 #include "view/engine.h"
+#include "view/naming.h"
 
 /* ---- scopes ---- */
 
@@ -10,6 +14,8 @@ void eng_scope_release(struct scope *s)
 {
 	pv_free(s->fmatch);
 	pv_free(s->vmatch);
+	pv_free(s->smatch);
+	pv_free(s->mmatch);
 	for (uint32_t i = 0; i < s->path_len; i++) {
 		pv_free(s->path[i]);
 		if (s->path_funcs)
@@ -21,43 +27,160 @@ void eng_scope_release(struct scope *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Whether path ends with suffix[0..b) as whole path components. */
-static bool ends_with_path_n(const char *path, const char *suffix, size_t b)
+/* How path holds the text s[0..b): 2 it is the whole path, 1 it ends the path as whole path
+ * components ("foo.c" ends "src/foo.c", not "src/barfoo.c"), 0 not. */
+static int path_grade(const char *path, const char *s, size_t b)
 {
 	size_t a = strlen(path);
-	if (b == 0 || b > a)
-		return false;
-	if (memcmp(path + a - b, suffix, b) != 0)
-		return false;
-	/* a whole path component: "foo.c" matches "src/foo.c", not "src/barfoo.c" */
-	return a == b || path[a - b - 1] == '/' || path[a - b - 1] == '\\' || suffix[0] == '/';
+	if (b == 0 || b > a || memcmp(path + a - b, s, b) != 0)
+		return 0;
+	if (a == b)
+		return 2;
+	return path[a - b - 1] == '/' || path[a - b - 1] == '\\' || s[0] == '/';
 }
 
-bool eng_ends_with_path(const char *path, const char *suffix)
+static bool text_is(const char *s, size_t n, const char *word)
 {
-	return ends_with_path_n(path, suffix, strlen(suffix));
+	return n == strlen(word) && memcmp(s, word, n) == 0;
 }
 
-bool eng_module_named(const struct pv_profile *p, pv_module_ix m, const char *name)
+uint32_t eng_source_slot(const struct pv_profile *p, pv_func_ix f)
 {
-	if (m == PV_NONE)
-		return false;
-	return strcmp(pv_str(p, p->modules.name[m]), name) == 0 ||
-	       eng_ends_with_path(pv_str(p, p->modules.path[m]), name);
+	pv_source_ix s = pv_func_source(p, f);
+	return s == PV_NONE || !*pv_str(p, p->sources.path[s]) ? p->sources.len : s;
 }
 
-/* Marks the functions of file "path"; returns how many. */
-static uint32_t mark_file(const struct pv_profile *p, uint8_t *fm, const char *path)
+uint32_t eng_module_slot(const struct pv_profile *p, pv_module_ix m)
 {
-	uint32_t n = 0;
-	for (uint32_t f = 0; f < p->funcs.len; f++) {
-		pv_source_ix s = pv_func_source(p, f);
-		if (s != PV_NONE && eng_ends_with_path(pv_str(p, p->sources.path[s]), path)) {
-			fm[f] = 1;
-			n++;
+	return m == PV_NONE || !*pv_str(p, p->modules.name[m]) ? p->modules.len : m;
+}
+
+/*
+ * Marks in sm (sources.len + 1 bytes, the last one standing for "no file") the files that
+ * s[0..n) names: the file whose whole path it is, else every file whose path it ends; with
+ * unknown, "" the functions of no file (the row "<unknown file>"). Returns how many.
+ */
+static uint32_t name_sources(const struct pv_profile *p, uint8_t *sm, const char *s, size_t n,
+			     bool unknown)
+{
+	if (unknown && !n) {
+		sm[p->sources.len] = 1;
+		return 1;
+	}
+	uint32_t k = 0;
+	for (int want = 2; want > 0 && !k; want--) {
+		for (pv_source_ix i = 0; i < p->sources.len; i++) {
+			if (path_grade(pv_str(p, p->sources.path[i]), s, n) == want) {
+				sm[i] = 1;
+				k++;
+			}
 		}
 	}
-	return n;
+	return k;
+}
+
+/* The modules s[0..n) names into mm (modules.len + 1 bytes, the last: no module): those of that
+ * name, else the one of that whole path, else those whose path it ends; "" the functions of no
+ * module (the row "<unknown module>"). Returns how many. */
+static uint32_t name_modules(const struct pv_profile *p, uint8_t *mm, const char *s, size_t n)
+{
+	if (!n) {
+		mm[p->modules.len] = 1;
+		return 1;
+	}
+	uint32_t k = 0;
+	for (int want = 3; want > 0 && !k; want--) {
+		for (pv_module_ix m = 0; m < p->modules.len; m++) {
+			const char *name = pv_str(p, p->modules.name[m]);
+			int g = *name && text_is(s, n, name)
+				    ? 3
+				    : path_grade(pv_str(p, p->modules.path[m]), s, n);
+			if (g == want) {
+				mm[m] = 1;
+				k++;
+			}
+		}
+	}
+	return k;
+}
+
+uint32_t eng_name_modules(const struct pv_profile *p, uint8_t *mm, const char *name)
+{
+	return name_modules(p, mm, name, strlen(name));
+}
+
+/* "#N" (N from 1, at most 9 digits) ending s[0..n) after some text: N and where "#" is. */
+static bool trailing_ordinal(const char *s, size_t n, size_t *head, uint32_t *nth)
+{
+	size_t i = n;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i == n || i < 2 || s[i - 1] != '#' || n - i > 9 || s[i] == '0')
+		return false;
+	*head = i - 1;
+	*nth = 0;
+	for (size_t k = i; k < n; k++)
+		*nth = *nth * 10 + (uint32_t)(s[k] - '0');
+	return true;
+}
+
+/* Marks in one[] the nth (from 1) of the marks of all[0..len): 1, or 0 when there are fewer. */
+static uint32_t keep_nth(const uint8_t *all, uint32_t len, uint32_t nth, uint8_t *one)
+{
+	for (uint32_t i = 0; i < len; i++) {
+		if (all[i] && --nth == 0) {
+			one[i] = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The modules s[0..n) names (name_modules), or with "#N" the Nth of those the rest names. */
+static uint32_t modules_named(const struct pv_profile *p, uint8_t *mm, const char *s, size_t n)
+{
+	size_t head;
+	uint32_t k = name_modules(p, mm, s, n), nth;
+	if (!k && trailing_ordinal(s, n, &head, &nth)) {
+		uint8_t *all = pv_calloc(p->modules.len + 1, 1);
+		if (all && name_modules(p, all, s, head))
+			k = keep_nth(all, p->modules.len + 1, nth, mm);
+		pv_free(all);
+	}
+	return k;
+}
+
+/* ":DIGITS" ending s[0..n) after some text: its value (0 too, at most 9 digits) and where the
+ * ':' is. */
+static bool trailing_num(const char *s, size_t n, size_t *head, uint32_t *v)
+{
+	size_t i = n;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i == n || i < 2 || s[i - 1] != ':' || n - i > 9)
+		return false;
+	*head = i - 1;
+	*v = 0;
+	for (size_t k = i; k < n; k++)
+		*v = *v * 10 + (uint32_t)(s[k] - '0');
+	return true;
+}
+
+/* ":0xHEX" ending s[0..n): the address (a loop's, module-relative) and where the ':' is. */
+static bool trailing_addr(const char *s, size_t n, size_t *head, uint64_t *addr)
+{
+	size_t i = n;
+	while (i > 0 && isxdigit((unsigned char)s[i - 1]))
+		i--;
+	if (i == n || n - i > 16 || i < 4 || s[i - 1] != 'x' || s[i - 2] != '0' || s[i - 3] != ':')
+		return false;
+	*head = i - 3;
+	*addr = 0;
+	for (size_t k = i; k < n; k++) {
+		int c = (unsigned char)s[k];
+		*addr = *addr * 16 + (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return true;
 }
 
 static uint32_t mark_name(const struct pv_profile *p, uint8_t *fm, const char *name, size_t len)
@@ -73,112 +196,130 @@ static uint32_t mark_name(const struct pv_profile *p, uint8_t *fm, const char *n
 	return n;
 }
 
-/* Parses ":DIGITS" at the end of s[0..n); returns the number (0 when absent) and the split point.
- */
-static uint32_t trailing_number(const char *s, size_t n, size_t *head)
-{
-	size_t i = n;
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	if (i == n || i < 2 || s[i - 1] != ':' || n - i > 9)
-		return 0;
-	*head = i - 1;
-	uint32_t v = 0;
-	for (size_t k = i; k < n; k++)
-		v = v * 10 + (uint32_t)(s[k] - '0');
-	return v;
-}
-
-static uint32_t trailing_line(const char *s, size_t *head)
-{
-	return trailing_number(s, strlen(s), head);
-}
-
 /*
- * NAME@FILE:LINE:COL (col != 0) or NAME@FILE:LINE (col == 0), the text s[0..n) ending before
- * ":LINE": marks the functions named NAME that a file whose path ends with FILE defines at LINE
- * (and column COL); line ANY_LINE: NAME@FILE, at any line (formats that know no line, as
- * callgrind: a function is its file and its name). Names and URLs may hold '@': each '@' from
- * the left splits NAME from FILE until one matches.
+ * NAME@FILE[:LINE[:COL]], the text s[0..n) ending before ":LINE": marks the functions named
+ * NAME of a file FILE names (name_sources; none: of no file) at line LINE (0: of no line; ANY: any
+ * line, the form NAME@FILE of formats that know no line, as callgrind's) and column COL (0: of no
+ * column; ANY: any). Names and URLs may hold '@': each '@' from the left splits NAME from FILE
+ * until one matches.
  */
-#define ANY_LINE UINT32_MAX
+#define ANY UINT32_MAX
 static uint32_t mark_defined_at(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n,
 				uint32_t line, uint32_t col)
 {
-	for (const char *at = memchr(s, '@', n); at;
+	uint8_t *sm = pv_malloc(p->sources.len + 1);
+	uint32_t k = 0;
+	for (const char *at = memchr(s, '@', n); sm && at && !k;
 	     at = memchr(at + 1, '@', (size_t)(s + n - at - 1))) {
 		size_t nl = (size_t)(at - s), fl = n - nl - 1;
-		uint32_t k = 0;
+		memset(sm, 0, p->sources.len + 1);
+		if (!name_sources(p, sm, at + 1, fl, true))
+			continue;
 		for (uint32_t f = 0; f < p->funcs.len; f++) {
 			pv_str_ix sn = p->funcs.name[f];
-			pv_source_ix src = pv_func_source(p, f);
-			if ((line != ANY_LINE && pv_func_line(p, f) != line) ||
-			    (col && pv_func_column(p, f) != col) || src == PV_NONE ||
-			    p->strings.size[sn] != nl || memcmp(p->strings.ptr[sn], s, nl) != 0 ||
-			    !ends_with_path_n(pv_str(p, p->sources.path[src]), at + 1, fl))
+			if ((line != ANY && pv_func_line(p, f) != line) ||
+			    (col != ANY && pv_func_column(p, f) != col) ||
+			    !sm[eng_source_slot(p, f)] || p->strings.size[sn] != nl ||
+			    memcmp(p->strings.ptr[sn], s, nl) != 0)
 				continue;
 			fm[f] = 1;
 			k++;
 		}
-		if (k)
-			return k;
 	}
-	return 0;
+	pv_free(sm);
+	return k;
+}
+
+enum { MF_ORDINAL = 1, MF_MODULE = 2, MF_ALL = 3 };
+static uint32_t mark_function_as(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n,
+				 unsigned how);
+
+/* TEXT#N: the nth of the functions TEXT names, in the profile's order. */
+static uint32_t mark_nth(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n,
+			 uint32_t nth, unsigned how)
+{
+	uint8_t *all = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+	uint32_t k =
+	    all && mark_function_as(p, all, s, n, how) ? keep_nth(all, p->funcs.len, nth, fm) : 0;
+	pv_free(all);
+	return k;
+}
+
+/* MODULE!FUNCTION: the functions FUNCTION names (without a module) in a module MODULE names;
+ * each '!' from the left splits MODULE from FUNCTION until one matches. */
+static uint32_t mark_in_module(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n)
+{
+	uint8_t *mm = pv_malloc(p->modules.len + 1);
+	uint8_t *all = pv_malloc(p->funcs.len ? p->funcs.len : 1);
+	uint32_t k = 0;
+	for (const char *bang = memchr(s, '!', n); mm && all && bang && !k;
+	     bang = memchr(bang + 1, '!', (size_t)(s + n - bang - 1))) {
+		size_t ml = (size_t)(bang - s);
+		memset(mm, 0, p->modules.len + 1);
+		if (!ml || ml + 1 == n || !modules_named(p, mm, s, ml))
+			continue;
+		memset(all, 0, p->funcs.len);
+		if (!mark_function_as(p, all, bang + 1, n - ml - 1, 0))
+			continue;
+		for (uint32_t f = 0; f < p->funcs.len; f++) {
+			if (all[f] && mm[eng_module_slot(p, pv_func_module(p, f))]) {
+				fm[f] = 1;
+				k++;
+			}
+		}
+	}
+	pv_free(mm);
+	pv_free(all);
+	return k;
 }
 
 /*
- * One function as a scope or a step of a path names it: NAME (every function of that name),
- * NAME@FILE:LINE[:COL] (the one defined there: two functions of one name, as JavaScript's
- * anonymous functions on one line of minified code, are told apart), or NAME@FILE (the one of
- * that file, whatever its line: callgrind's functions of one name in two files). Returns how
- * many it marked.
+ * One function as a scope or a step of a path names it (doc/views.md): NAME (every function of
+ * that name); NAME@FILE:LINE[:COL] (the one defined there: two functions of one name, as
+ * JavaScript's anonymous functions on one line of minified code, are told apart; LINE or COL 0:
+ * none), NAME@FILE (the one of that file, whatever its line: callgrind's functions of one name
+ * in two files); MODULE!F (F in that module: "[unknown]" of libc and of ld.so); F#N (the Nth of
+ * the functions F names, in the profile's order, where nothing else tells them apart). The whole
+ * text as a name comes first. how: the forms allowed (an ordinal and a module once each).
+ * Returns how many it marked.
  */
-static uint32_t mark_function(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n)
+static uint32_t mark_function_as(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n,
+				 unsigned how)
 {
-	uint32_t k = mark_name(p, fm, s, n);
-	if (k || !memchr(s, '@', n))
-		return k;
+	uint32_t k = mark_name(p, fm, s, n), nth, a, b;
 	size_t h1, h2;
-	uint32_t last = trailing_number(s, n, &h1);
-	if (last) {
-		uint32_t line = trailing_number(s, h1, &h2);
-		if (line && (k = mark_defined_at(p, fm, s, h2, line, last)) != 0)
+	if (k)
+		return k;
+	if ((how & MF_ORDINAL) && trailing_ordinal(s, n, &h1, &nth) &&
+	    (k = mark_nth(p, fm, s, h1, nth, how & ~(unsigned)MF_ORDINAL)) != 0)
+		return k;
+	if ((how & MF_MODULE) && memchr(s, '!', n) && (k = mark_in_module(p, fm, s, n)) != 0)
+		return k;
+	if (!memchr(s, '@', n))
+		return 0;
+	if (trailing_num(s, n, &h1, &a)) {
+		/* :LINE:COL, then :LINE */
+		if (trailing_num(s, h1, &h2, &b) && b &&
+		    (k = mark_defined_at(p, fm, s, h2, b, a)) != 0)
 			return k;
-		if ((k = mark_defined_at(p, fm, s, h1, last, 0)) != 0)
+		if ((k = mark_defined_at(p, fm, s, h1, a, ANY)) != 0)
 			return k;
 	}
-	return mark_defined_at(p, fm, s, n, ANY_LINE, 0);
+	return mark_defined_at(p, fm, s, n, ANY, ANY);
 }
 
-int pv_funcs_name_shared(const struct pv_profile *p, uint8_t *shared)
+static uint32_t mark_function(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n)
 {
-	uint8_t *seen = pv_calloc(p->strings.len ? p->strings.len : 1, 1);
-	if (!seen)
-		return PV_ENOMEM;
-	for (uint32_t f = 0; f < p->funcs.len; f++)
-		if (seen[p->funcs.name[f]] < 2)
-			seen[p->funcs.name[f]]++;
-	for (uint32_t f = 0; f < p->funcs.len; f++)
-		shared[f] = seen[p->funcs.name[f]] > 1;
-	pv_free(seen);
-	return 0;
+	return mark_function_as(p, fm, s, n, MF_ALL);
 }
 
-size_t pv_func_scope(const struct pv_profile *p, pv_func_ix f, bool qualify, char *buf, size_t n)
+bool scope_reserved(const char *s)
 {
-	const char *name = pv_str(p, p->funcs.name[f]);
-	pv_source_ix s = pv_func_source(p, f);
-	uint32_t line = pv_func_line(p, f), col = pv_func_column(p, f);
-	int k;
-	if (!qualify || s == PV_NONE || !*pv_str(p, p->sources.path[s]))
-		k = snprintf(buf, n, "%s", name);
-	else if (!line)
-		k = snprintf(buf, n, "%s@%s", name, pv_str(p, p->sources.path[s]));
-	else if (col)
-		k = snprintf(buf, n, "%s@%s:%u:%u", name, pv_str(p, p->sources.path[s]), line, col);
-	else
-		k = snprintf(buf, n, "%s@%s:%u", name, pv_str(p, p->sources.path[s]), line);
-	return k < 0 ? 0 : (size_t)k;
+	static const char *const kinds[] = {"re:", "file:", "module:", "line:", "path:", "loop:"};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strncmp(s, kinds[i], strlen(kinds[i])) == 0)
+			return true;
+	return !*s;
 }
 
 uint32_t pv_scope_functions(const struct pv_profile *p, const char *scope, uint8_t *mark)
@@ -186,8 +327,7 @@ uint32_t pv_scope_functions(const struct pv_profile *p, const char *scope, uint8
 	if (strncmp(scope, "path:", 5) == 0) {
 		const char *last = strrchr(scope, ';');
 		scope = last ? last + 1 : scope + 5;
-	} else if (strncmp(scope, "re:", 3) == 0 || strncmp(scope, "file:", 5) == 0 ||
-		   strncmp(scope, "module:", 7) == 0 || strncmp(scope, "line:", 5) == 0) {
+	} else if (scope_reserved(scope)) {
 		return 0;
 	}
 	return mark_function(p, mark, scope, strlen(scope));
@@ -390,6 +530,116 @@ int pv_thread_select(const struct pv_profile *p, const char *const *names, uint3
 static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char *text,
 			      const char *what);
 
+/*
+ * file:PATH: the functions of the files PATH names (sc->smatch); file:MODULE!PATH those of them
+ * in the modules MODULE names (a file of several modules, as the flat view's file row under one
+ * module; each '!' from the left splits until one matches).
+ */
+static uint32_t compile_file(const struct pv_profile *p, struct scope *sc, const char *path)
+{
+	size_t n = strlen(path);
+	uint32_t k = name_sources(p, sc->smatch, path, n, true);
+	for (uint32_t f = 0; k && f < p->funcs.len; f++)
+		sc->fmatch[f] = sc->smatch[eng_source_slot(p, f)];
+	uint8_t *mm = k ? NULL : pv_malloc(p->modules.len + 1);
+	for (const char *bang = mm ? memchr(path, '!', n) : NULL; bang && !k;
+	     bang = memchr(bang + 1, '!', (size_t)(path + n - bang - 1))) {
+		size_t ml = (size_t)(bang - path);
+		memset(mm, 0, p->modules.len + 1);
+		memset(sc->smatch, 0, p->sources.len + 1);
+		if (!modules_named(p, mm, path, ml) ||
+		    !name_sources(p, sc->smatch, bang + 1, n - ml - 1, true))
+			continue;
+		for (uint32_t f = 0; f < p->funcs.len; f++) {
+			if (sc->smatch[eng_source_slot(p, f)] &&
+			    mm[eng_module_slot(p, pv_func_module(p, f))]) {
+				sc->fmatch[f] = 1;
+				k++;
+			}
+		}
+	}
+	pv_free(mm);
+	return k;
+}
+
+/* module:NAME[#N]: the functions of the modules NAME names (sc->mmatch), or of the Nth of them. */
+static uint32_t compile_module(const struct pv_profile *p, struct scope *sc, const char *name)
+{
+	if (!modules_named(p, sc->mmatch, name, strlen(name)))
+		return 0;
+	for (uint32_t f = 0; f < p->funcs.len; f++)
+		sc->fmatch[f] = sc->mmatch[eng_module_slot(p, pv_func_module(p, f))];
+	return 1; /* a module with no function of its own may still be collapsed */
+}
+
+/* path:a;b;c: the functions each step names, in sc->path_funcs. */
+static int compile_path(struct pv_engine *e, struct scope *sc, const char *text, const char *what)
+{
+	const struct pv_profile *p = e->p;
+	sc->kind = SC_PATH;
+	const char *s = text + 5;
+	uint32_t cap = 1;
+	for (const char *q = s; *q; q++)
+		cap += *q == ';';
+	sc->path = pv_calloc(cap, sizeof(*sc->path));
+	sc->path_funcs = pv_calloc(cap, sizeof(*sc->path_funcs));
+	sc->path_nfuncs = pv_calloc(cap, sizeof(*sc->path_nfuncs));
+	if (!sc->path || !sc->path_funcs || !sc->path_nfuncs)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	while (*s) {
+		const char *q = strchr(s, ';');
+		size_t len = q ? (size_t)(q - s) : strlen(s);
+		if (len) {
+			char *name = pv_malloc(len + 1);
+			if (!name)
+				return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+			memcpy(name, s, len);
+			name[len] = 0;
+			uint32_t k = sc->path_len;
+			sc->path[sc->path_len++] = name;
+			memset(sc->fmatch, 0, p->funcs.len);
+			uint32_t nf = mark_function(p, sc->fmatch, s, len);
+			if (!nf)
+				return pv_error_set(e->err, PV_EINVAL,
+						    "%s '%s': no function named '%s'", what, text,
+						    name);
+			sc->path_funcs[k] = pv_malloc((size_t)nf * sizeof(uint32_t));
+			if (!sc->path_funcs[k])
+				return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+			for (uint32_t f = 0; f < p->funcs.len; f++)
+				if (sc->fmatch[f])
+					sc->path_funcs[k][sc->path_nfuncs[k]++] = f;
+		}
+		s += len + (q != NULL);
+	}
+	if (!sc->path_len)
+		return pv_error_set(e->err, PV_EINVAL, "%s '%s': an empty path", what, text);
+	memset(sc->fmatch, 0, p->funcs.len);
+	return 0;
+}
+
+/* The functions of a line scope's FILE-or-FUNCTION part s[0..n): those of the files it names,
+ * else the functions it names. */
+static uint32_t mark_line_owner(const struct pv_profile *p, uint8_t *fm, const char *s, size_t n)
+{
+	uint8_t *sm = pv_calloc(p->sources.len + 1, 1);
+	uint32_t k = sm ? name_sources(p, sm, s, n, false) : 0;
+	for (uint32_t f = 0; k && f < p->funcs.len; f++)
+		fm[f] = sm[eng_source_slot(p, f)];
+	pv_free(sm);
+	return k ? k : mark_function(p, fm, s, n);
+}
+
+/* Whether a frame of the functions marked in fm (not a loop's) is at line. */
+static bool has_line(const struct pv_profile *p, const uint8_t *fm, uint32_t line)
+{
+	for (pv_frame_ix x = 0; x < p->frames.len; x++)
+		if (fm[p->frames.func[x]] && pv_frame_line(p, x) == line &&
+		    pv_frame_kind(p, x) != PV_FRAME_LOOP)
+			return true;
+	return false;
+}
+
 int eng_scope_compile(struct pv_engine *e, struct scope *sc, const char *text, const char *what)
 {
 	const struct pv_profile *p = e->p;
@@ -398,11 +648,12 @@ int eng_scope_compile(struct pv_engine *e, struct scope *sc, const char *text, c
 	memset(sc, 0, sizeof(*sc));
 	sc->text = text;
 	sc->kind = SC_FUNCS;
-	sc->module = PV_NONE;
 	sc->fmatch = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
 	if (!sc->fmatch)
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
 	uint32_t n = 0;
+	size_t head;
+	uint32_t line;
 	if (strncmp(text, "re:", 3) == 0) {
 		regex_t re;
 		int rc = re_compile(&re, text, what, e->err);
@@ -416,89 +667,41 @@ int eng_scope_compile(struct pv_engine *e, struct scope *sc, const char *text, c
 		}
 		regfree(&re);
 	} else if (strncmp(text, "file:", 5) == 0) {
-		n = mark_file(p, sc->fmatch, text + 5);
+		if (!(sc->smatch = pv_calloc(p->sources.len + 1, 1)))
+			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		n = compile_file(p, sc, text + 5);
 	} else if (strncmp(text, "module:", 7) == 0) {
-		for (pv_module_ix m = 0; m < p->modules.len; m++)
-			if (eng_module_named(p, m, text + 7) && sc->module == PV_NONE)
-				sc->module = m;
-		for (uint32_t f = 0; f < p->funcs.len; f++) {
-			if (eng_module_named(p, pv_func_module(p, f), text + 7)) {
-				sc->fmatch[f] = 1;
-				n++;
-			}
-		}
-		if (sc->module != PV_NONE && n == 0)
-			n = 1; /* a module with no function of its own may still be collapsed */
+		if (!(sc->mmatch = pv_calloc(p->modules.len + 1, 1)))
+			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		n = compile_module(p, sc, text + 7);
 	} else if (strncmp(text, "line:", 5) == 0) {
-		size_t head;
-		uint32_t line = trailing_line(text + 5, &head);
-		if (!line)
+		/* line:FILE:LINE, line:FUNCTION:LINE (LINE 0: the frames of no line) */
+		if (!trailing_num(text + 5, strlen(text + 5), &head, &line))
 			return pv_error_set(e->err, PV_EINVAL,
 					    "%s '%s': expected line:FILE:LINE or FUNCTION:LINE",
 					    what, text);
-		char *file = pv_malloc(head + 1);
-		if (!file)
-			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-		memcpy(file, text + 5, head);
-		file[head] = 0;
-		n = mark_file(p, sc->fmatch, file);
-		if (!n)
-			n = mark_name(p, sc->fmatch, file, head);
-		pv_free(file);
+		n = mark_line_owner(p, sc->fmatch, text + 5, head);
 		sc->kind = SC_LINE;
 		sc->line = line;
 	} else if (strncmp(text, "path:", 5) == 0) {
-		sc->kind = SC_PATH;
-		const char *s = text + 5;
-		uint32_t cap = 1;
-		for (const char *q = s; *q; q++)
-			cap += *q == ';';
-		sc->path = pv_calloc(cap, sizeof(*sc->path));
-		sc->path_funcs = pv_calloc(cap, sizeof(*sc->path_funcs));
-		sc->path_nfuncs = pv_calloc(cap, sizeof(*sc->path_nfuncs));
-		if (!sc->path || !sc->path_funcs || !sc->path_nfuncs)
-			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-		while (*s) {
-			const char *q = strchr(s, ';');
-			size_t len = q ? (size_t)(q - s) : strlen(s);
-			if (len) {
-				char *name = pv_malloc(len + 1);
-				if (!name)
-					return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-				memcpy(name, s, len);
-				name[len] = 0;
-				uint32_t k = sc->path_len;
-				sc->path[sc->path_len++] = name;
-				memset(sc->fmatch, 0, p->funcs.len);
-				uint32_t nf = mark_function(p, sc->fmatch, s, len);
-				if (!nf)
-					return pv_error_set(e->err, PV_EINVAL,
-							    "%s '%s': no function named '%s'", what,
-							    text, name);
-				sc->path_funcs[k] = pv_malloc((size_t)nf * sizeof(uint32_t));
-				if (!sc->path_funcs[k])
-					return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-				for (uint32_t f = 0; f < p->funcs.len; f++)
-					if (sc->fmatch[f])
-						sc->path_funcs[k][sc->path_nfuncs[k]++] = f;
-			}
-			s += len + (q != NULL);
-		}
-		if (!sc->path_len)
-			return pv_error_set(e->err, PV_EINVAL, "%s '%s': an empty path", what,
-					    text);
-		memset(sc->fmatch, 0, p->funcs.len);
+		int rc = compile_path(e, sc, text, what);
+		if (rc)
+			return rc;
 		n = 1;
 	} else {
 		n = mark_function(p, sc->fmatch, text, strlen(text));
-		if (!n) {
-			/* FUNCTION:LINE */
-			size_t head;
-			uint32_t line = trailing_line(text, &head);
-			if (line && (n = mark_name(p, sc->fmatch, text, head)) != 0) {
-				sc->kind = SC_LINE;
-				sc->line = line;
-			}
+		/* FUNCTION:LINE, where a frame of the function is (else a function's text with a
+		 * line or column that is no function's would be read as a line) */
+		if (!n && trailing_num(text, strlen(text), &head, &line) &&
+		    mark_function(p, sc->fmatch, text, head)) {
+			bool there = has_line(p, sc->fmatch, line);
+			if (!there && !memchr(text, '@', head))
+				return pv_error_set(e->err, PV_EINVAL,
+						    "%s '%s': no frame of '%.*s' is at line %u",
+						    what, text, (int)head, text, line);
+			sc->kind = there ? SC_LINE : SC_FUNCS;
+			sc->line = line;
+			n = there;
 		}
 	}
 	if (!n)
@@ -521,10 +724,20 @@ bool eng_path_step_is(const struct pv_view *v, const struct scope *sc, uint32_t 
 	return bsearch(&f, sc->path_funcs[k], sc->path_nfuncs[k], sizeof(uint32_t), cmp_func_ix);
 }
 
+/* A loop frame's file: its own, else its function's (PV_NONE: none). */
+pv_source_ix eng_loop_source(const struct pv_profile *p, pv_frame_ix f)
+{
+	pv_source_ix s = pv_frame_source(p, f);
+	if (s == PV_NONE)
+		s = pv_func_source(p, p->frames.func[f]);
+	return s == PV_NONE || !*pv_str(p, p->sources.path[s]) ? PV_NONE : s;
+}
+
 /*
  * loop:FILE:LINE or loop:FUNCTION:LINE (HPCToolkit, doc/hpctoolkit.md): the loop frames whose
- * header is at LINE of a file whose path ends with FILE (or, when none is, of the function named
- * FUNCTION).
+ * header is at LINE (0: loops of no line, in a binary without line information) of a file FILE
+ * names (or, when none does, of the functions FUNCTION names); then :0xADDR, the loop at that
+ * address of its module, and #N, the Nth of the loops the rest names.
  */
 static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char *text,
 			      const char *what)
@@ -533,44 +746,53 @@ static int scope_compile_loop(struct pv_engine *e, struct scope *sc, const char 
 	memset(sc, 0, sizeof(*sc));
 	sc->text = text;
 	sc->kind = SC_FRAMES;
-	sc->module = PV_NONE;
 	sc->fmatch = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
 	sc->vmatch = pv_calloc(p->frames.len ? p->frames.len : 1, 1);
-	if (!sc->fmatch || !sc->vmatch)
+	uint8_t *sm = pv_calloc(p->sources.len + 1, 1);
+	if (!sc->fmatch || !sc->vmatch || !sm) {
+		pv_free(sm);
 		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
-	size_t head;
-	uint32_t line = trailing_line(text + 5, &head);
-	if (!line)
+	}
+	const char *at = text + 5;
+	size_t n = strlen(at), head;
+	uint32_t line, nth = 0;
+	uint64_t addr = PV_ADDR_NONE;
+	if (trailing_ordinal(at, n, &head, &nth))
+		n = head;
+	if (trailing_addr(at, n, &head, &addr))
+		n = head;
+	if (!trailing_num(at, n, &head, &line)) {
+		pv_free(sm);
 		return pv_error_set(e->err, PV_EINVAL,
 				    "%s '%s': expected loop:FILE:LINE or loop:FUNCTION:LINE", what,
 				    text);
-	const char *at = text + 5;
-	uint32_t n = 0;
-	for (int by_name = 0; by_name < 2 && !n; by_name++) {
-		for (uint32_t f = 0; f < p->frames.len; f++) {
-			if (pv_frame_kind(p, f) != PV_FRAME_LOOP || pv_frame_line(p, f) != line)
-				continue;
-			bool in;
-			if (by_name) {
-				pv_str_ix nm = p->funcs.name[p->frames.func[f]];
-				in = p->strings.size[nm] == head &&
-				     memcmp(p->strings.ptr[nm], at, head) == 0;
-			} else {
-				pv_source_ix src = pv_frame_source(p, f) != PV_NONE
-						       ? pv_frame_source(p, f)
-						       : pv_func_source(p, p->frames.func[f]);
-				char file[4096];
-				snprintf(file, sizeof(file), "%.*s", (int)head, at);
-				in = src != PV_NONE &&
-				     eng_ends_with_path(pv_str(p, p->sources.path[src]), file);
-			}
-			if (in) {
-				sc->vmatch[f] = 1;
-				n++;
-			}
+	}
+	bool by_file = name_sources(p, sm, at, head, false) != 0;
+	if (!by_file)
+		mark_function(p, sc->fmatch, at, head);
+	uint32_t k = 0;
+	for (uint32_t f = 0; f < p->frames.len; f++) {
+		if (pv_frame_kind(p, f) != PV_FRAME_LOOP || pv_frame_line(p, f) != line ||
+		    (addr != PV_ADDR_NONE && pv_frame_addr(p, f) != addr))
+			continue;
+		pv_source_ix s = eng_loop_source(p, f);
+		if (by_file ? sm[s == PV_NONE ? p->sources.len : s]
+			    : sc->fmatch[p->frames.func[f]]) {
+			sc->vmatch[f] = 1;
+			k++;
 		}
 	}
-	if (!n)
+	pv_free(sm);
+	memset(sc->fmatch, 0, p->funcs.len);
+	if (k && nth) {
+		uint8_t *all = sc->vmatch;
+		sc->vmatch = pv_calloc(p->frames.len ? p->frames.len : 1, 1);
+		k = sc->vmatch ? keep_nth(all, p->frames.len, nth, sc->vmatch) : 0;
+		pv_free(all);
+		if (!sc->vmatch)
+			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	}
+	if (!k)
 		return pv_error_set(e->err, PV_EINVAL, "%s '%s' matches no loop of the profile",
 				    what, text);
 	return 0;
@@ -580,7 +802,8 @@ bool eng_scope_func(const struct pv_view *v, const struct scope *sc, uint32_t f)
 {
 	if (f < v->p->funcs.len)
 		return sc->fmatch[f];
-	return sc->module != PV_NONE && v->pseudo_module[f - v->p->funcs.len] == sc->module;
+	return sc->mmatch &&
+	       sc->mmatch[eng_module_slot(v->p, v->pseudo_module[f - v->p->funcs.len])];
 }
 
 /*
@@ -617,10 +840,13 @@ int eng_match_stacks(struct pv_engine *e, struct scope *sc, uint32_t nsc, uint8_
 		}
 		for (uint32_t s = 0; s < w->len; s++) {
 			uint32_t vf = w->frame[s];
+			/* a line names the frames of its row by line: a loop's frame is a
+			 * loop row */
 			if (c->kind == SC_FRAMES
 				? vf < v->p->frames.len && c->vmatch[vf]
 				: eng_scope_func(v, c, vf_func(v, vf)) &&
-				      (c->kind != SC_LINE || vf_line(v, vf) == c->line))
+				      (c->kind != SC_LINE || (vf_line(v, vf) == c->line &&
+							      vf_kind(v, vf) != PV_FRAME_LOOP)))
 				match[s] = 1;
 		}
 	}

@@ -268,9 +268,16 @@ int eng_apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t in
 	pv_cat_ix cat = PV_NONE;
 	uint32_t pseudo = PV_NONE;
 	if (f->kind == PV_FILTER_COLLAPSE_MODULE) {
+		uint8_t *mm = pv_calloc(p->modules.len + 1, 1);
+		if (!mm) {
+			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory");
+			goto out;
+		}
+		eng_name_modules(p, mm, f->arg);
 		for (pv_module_ix m = 0; m < p->modules.len && module == PV_NONE; m++)
-			if (eng_module_named(p, m, f->arg))
+			if (mm[m])
 				module = m;
+		pv_free(mm);
 		if (module == PV_NONE) {
 			rc = pv_error_set(e->err, PV_EINVAL,
 					  "%s '%s': the profile has no such module", what, f->arg);

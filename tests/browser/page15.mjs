@@ -221,10 +221,11 @@ export async function page15Tests(context, t) {
 
   // ---- 6: fixes ----
   await test('fixes: flame menu acts on the row\'s scope; timeline and marker chart count the last sample and marker; status per tab; one time zero', async () => {
-    // the flame graph's nodes carry their scope (by=file: file:PATH), the menu's argument
+    // the flame graph's nodes carry their scope (by=file: file:PATH; file: for no file), the
+    // menu's argument
     const fl = await api(chromium, 'flame', 'by=file');
     const kids = fl.callees.children;
-    eq(kids.map((k) => k.scope), kids.map((k) => (k.name === '<unknown file>' ? null : 'file:' + k.name)), 'flame scopes under by=file');
+    eq(kids.map((k) => k.scope), kids.map((k) => (k.name === '<unknown file>' ? 'file:' : 'file:' + k.name)), 'flame scopes under by=file');
     // every sample is counted by the timeline (the last one too), as by info
     await page.goto(chromium + '?tab=marker-table');
     await page.waitForSelector('#timeline-canvas[data-state="ready"]');

@@ -97,11 +97,12 @@ T_TEST(api_diff_answers)
 	char *body = call(a, "diff", "view=top&sort=delta", &status);
 	/* eval first (+70), then gc, the base's only (-20) */
 	T_CONTAINS(body, "\"rows\": [\n  {\"name\": \"eval\", \"kind\": \"function\", \"module\": "
-			 "null, \"file\": null, \"line\": null, \"side\": \"both\", \"base\": "
+			 "null, \"file\": null, \"line\": null, \"scope\": \"eval\", \"side\": "
+			 "\"both\", \"base\": "
 			 "{\"total\": 40, \"self\": 40}, \"new\": {\"total\": 110, \"self\": 110}, "
 			 "\"delta\": {\"total\": 70, \"self\": 70}");
 	T_CONTAINS(body, "\"name\": \"gc\", \"kind\": \"function\", \"module\": null, \"file\": "
-			 "null, \"line\": null, \"side\": \"base\"");
+			 "null, \"line\": null, \"scope\": \"gc\", \"side\": \"base\"");
 	free(body);
 
 	body = call(a, "profile", "", &status);

@@ -173,7 +173,7 @@ T_TEST(api_view_flat_and_top)
 	 * under the module and file rows ("no module", "no file"): rows 1 to 3 of 9 */
 	EXPECT_VIEW(a, "view=flat&offset=1&limit=3", HEAD("flat", "view=flat", "26", "false", "null"),
 		    ", \"nr_rows\": 9, \"rows\": [\n"
-		    FLAT("m-/s-", "<unknown file>", "file", 1, 26, 26, "null") ",\n"
+		    FLAT("m-/s-", "<unknown file>", "file", 1, 26, 26, "\"file:\"") ",\n"
 		    FLAT("m-/s-/f0", "main", "function", 2, 26, 1, "\"main\"") ",\n"
 		    FLAT("m-/s-/f2", "foo", "function", 2, 18, 1, "\"foo\"") "\n]}\n");
 	/* the last page, past the end: nothing */
@@ -341,7 +341,7 @@ T_TEST(api_view_children)
 	       FN("c/f3/f2", "foo", 2, 2, 0, 1, "foo", "\"path:main;foo;bar;foo\"") "\n]}\n");
 	/* the module and file rows of the flat view have rows below them */
 	EXPECT(a, "children", "view=flat&key=m-", 200,
-	       "{\"rows\": [\n" FLAT("m-/s-", "<unknown file>", "file", 1, 26, 26, "null") "\n]}\n");
+	       "{\"rows\": [\n" FLAT("m-/s-", "<unknown file>", "file", 1, 26, 26, "\"file:\"") "\n]}\n");
 	/* unknown rows and malformed keys: 404; no key: 400 */
 	EXPECT(a, "children", "key=f0/f9", 404, "{\"error\": \"no row 'f0/f9' in this view\"}");
 	EXPECT(a, "children", "key=f00", 404, "{\"error\": \"no row 'f00' in this view\"}");
@@ -949,15 +949,28 @@ T_TEST(api_view_scopes_resolve)
 		}
 		free(body);
 	}
-	/* by function: module libx.so, file src/a:b.c, 3 functions (no module, no file: null);
-	 * by line: the same and 2 lines (f2's frame has none); by file: 2; by module: 1 */
-	T_EQ_INT(checked, 15);
+	/* by function: 2 modules (libx.so, none), 3 files (src/a:b.c and none in libx.so, none in
+	 * no module), 3 functions; by line: the same and 3 lines (f2's has none: line 0); by file:
+	 * 2 modules, 3 files; by module: 2 */
+	T_EQ_INT(checked, 26);
 	/* the scopes themselves */
 	EXPECT(a, "children", "view=top&by=line&key=l0:4", 200, "{\"rows\": []}\n");
 	int st;
 	char *body = t_api_call(a, "view", "view=top&by=line", &st);
 	T_JSON_HAS(body, "\"scope\": \"line:src/a:b.c:4\"");
 	T_JSON_HAS(body, "\"scope\": \"plain:9\"");
+	T_JSON_HAS(body, "\"scope\": \"line:file:x.c:0\""); /* file:x.c:0 would be a file */
+	free(body);
+	/* the rows of no file: all of them, or in one module in the flat view */
+	body = t_api_call(a, "view", "view=top&by=file", &st);
+	T_JSON_HAS(body, "\"name\": \"<unknown file>\"");
+	T_JSON_HAS(body, "\"scope\": \"file:\"");
+	free(body);
+	body = t_api_call(a, "view", "view=flat&by=file", &st);
+	T_JSON_HAS(body, "\"scope\": \"file:libx.so!\"");
+	T_JSON_HAS(body, "\"scope\": \"file:!\"");
+	T_JSON_HAS(body, "\"scope\": \"file:src/a:b.c\""); /* a file of one module */
+	T_JSON_HAS(body, "\"scope\": \"module:\"");
 	free(body);
 	body = t_api_call(a, "view", "view=top", &st);
 	T_JSON_HAS(body, "\"scope\": \"re:^re:weird\\\\(x\\\\)$\"");

@@ -20,10 +20,9 @@ export function fetchMarker(i) {
 
 export function rel(t) { return t - (ctx.profile ? ctx.profile.start : 0); }
 
+// The cause stack as a center: the library's path: of scopes that name each function alone.
 export function causeScope(m) {
-  const st = m && m.cause && m.cause.stack;
-  if (!st || !st.length) return null;
-  return 'path:' + st.slice().reverse().join(';');
+  return (m && m.cause && m.cause.scope) || null;
 }
 
 export function hasDuration(m) { return m.end !== null && m.end !== undefined && m.end > m.start; }

@@ -669,17 +669,18 @@ export class TracePane {
     if (b) this.setWindow({ ...this.win, t0: b.start, t1: b.end }, 'box');
   }
 
+  // The function's scope (the library's: it names that function alone), never its name.
   funcMenu(e, id, name, scope) {
     const f = this.funcs.get(id);
-    const sc = scope || (f && f.scope) || name;
+    const sc = scope || (f && f.scope) || null;
     const a = ctx.actions;
     showMenu(e.clientX, e.clientY, [
-      { label: 'Set as center', key: 'c', action: () => a.setCenter(sc) },
-      { label: 'Add to center', action: () => a.addCenter(sc) },
+      { label: 'Set as center', key: 'c', disabled: !sc, action: () => a.setCenter(sc) },
+      { label: 'Add to center', disabled: !sc, action: () => a.addCenter(sc) },
       'sep',
-      { label: 'Include only samples with it', action: () => a.addFilter('include', sc) },
-      { label: 'Drop samples with it', action: () => a.addFilter('drop', sc) },
-      { label: 'Merge it', action: () => a.addFilter('merge', sc) },
+      { label: 'Include only samples with it', disabled: !sc, action: () => a.addFilter('include', sc) },
+      { label: 'Drop samples with it', disabled: !sc, action: () => a.addFilter('drop', sc) },
+      { label: 'Merge it', disabled: !sc, action: () => a.addFilter('merge', sc) },
       'sep',
       { label: 'Copy name', action: () => copyText(name) },
     ]);
