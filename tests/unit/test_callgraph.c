@@ -448,7 +448,13 @@ static void check_sets(const char *path, struct stats *st)
 	char name[1100];
 	struct adj a;
 	adj_build(p, &a);
-	pv_funcs_name_shared(p, shared);
+	/* the functions whose name another function has (names are interned: one string each) */
+	uint32_t *uses = calloc(p->strings.len + 1, sizeof(uint32_t));
+	for (pv_func_ix f = 0; f < nf; f++)
+		uses[p->funcs.name[f]]++;
+	for (pv_func_ix f = 0; f < nf; f++)
+		shared[f] = uses[p->funcs.name[f]] > 1;
+	free(uses);
 	for (pv_func_ix f = 0; f < nf && bad < 5; f++) {
 		if (!shared[f] || done[f])
 			continue;
