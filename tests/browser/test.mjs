@@ -294,7 +294,7 @@ async function main() {
     assert(rows.some((r) => r.selected), 'a row is selected on first display');
   });
 
-  await test('first display: one api/view request opens the heaviest path (heaviest=N)', async () => {
+  await test('first display: one api/view request opens the path to its first row (first=1)', async () => {
     const asked = [];
     const onReq = (r) => { if (/\/api\/(view|children)\?/.test(r.url())) asked.push(new URL(r.url())); };
     page.on('request', onReq);
@@ -302,7 +302,7 @@ async function main() {
     const rows = await waitRows(page, 'top-down', (r) => r.some((x) => x.selected), 'the heaviest path');
     page.off('request', onReq);
     eq(asked.map((u) => u.pathname.split('/').pop()), ['view'], 'requests of the first display');
-    assert(asked[0].searchParams.get('heaviest'), 'the view asks for the heaviest path');
+    assert(asked[0].searchParams.get('first'), 'the view asks for the row it opens on');
     // the CLI's heaviest path: the first child at each level (rows sorted by total)
     let want = cli('tree', FIREFOX, '--json').rows;
     const names = [];
@@ -548,7 +548,8 @@ async function main() {
     }));
     eq(side.title, 'foo', 'the sidebar names the center');
     eq(side.costs.map(([k, v]) => [k, num(v)]), [['total samples', want.center.total], ['self samples', want.rows[0] ? want.rows[0].self : want.callers[0].self]], 'the sidebar costs, like profview butterfly');
-    await page.waitForSelector('.pane[data-tab="butterfly"] .sidebar .cplot canvas'); // the per-context plot
+    // one thread: no per-context section (nothing to spread over)
+    eq(await page.$$eval('.pane[data-tab="butterfly"] .sidebar .ctx-section', (e) => e.length), 0, 'no per-context plot for one context');
     await page.screenshot({ path: path.join(SHOTS, 'butterfly-selected.png') });
   });
 
@@ -938,14 +939,16 @@ async function main() {
     eq(await page.$$eval(`${plot} *`, (els) => els.length < 50), true, 'a canvas, not a node per context');
     const box = await page.$eval(`${plot} canvas`, (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
     // hover: a column of several contexts names its range and its max's context
-    await page.mouse.move(box.x + 2, box.y + box.h / 2);
+    // the plot starts right of its value axis (46 px)
+    const x0 = box.x + 46;
+    await page.mouse.move(x0 + 2, box.y + box.h / 2);
     await page.waitForFunction(() => !document.getElementById('tooltip').hidden);
     const tip = await page.$eval('#tooltip', (e) => e.textContent);
     assert(/\d+ contexts \(positions \d+–\d+\)/.test(tip) && /max rank \d+/.test(tip), `tooltip: ${tip}`);
     // sorted: the heaviest first
     await page.click(`${plot} button[data-mode="sorted"]`);
     await page.waitForSelector(`${plot}[data-mode="sorted"][data-state="ready"]`);
-    await page.mouse.move(box.x + 1, box.y + box.h / 2);
+    await page.mouse.move(x0 + 1, box.y + box.h / 2);
     await page.waitForFunction(() => /102/.test(document.getElementById('tooltip').textContent));
     // histogram: 30 bins
     await page.click(`${plot} button[data-mode="histogram"]`);
