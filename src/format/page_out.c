@@ -133,7 +133,6 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	pv_json_kstr(j, "kind",
 		     pv_row_kind_name((enum pv_row_kind)t->kind[r], t->inlined && t->inlined[r]));
 	json_row_place(j, v, (enum pv_row_kind)t->kind[r], t->id[r], t->line[r]);
-	json_category(j, v, e->cat, t->kind[r], t->id[r]);
 	pv_json_kuint(j, "depth", t->depth[r]);
 	pv_json_key(j, "total");
 	json_costs(j, v, t->total, r);
@@ -153,6 +152,7 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	} else {
 		pv_json_null(j);
 	}
+	json_category(j, v, e->cat, t->kind[r], t->id[r]);
 	pv_json_end(j);
 }
 
@@ -361,7 +361,8 @@ static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, 
 	struct sbuf key = SBUF_INIT, scope = SBUF_INIT;
 	struct row_names nm = {0};
 	char b[512];
-	int rc = 0;
+	pv_cat_ix *cat = NULL;
+	int rc = pv_func_categories(v->p, &cat);
 	for (uint32_t r = from; r < to && !rc; r++) {
 		if (!list)
 			anc[f->level[r]] = r;
@@ -385,8 +386,10 @@ static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, 
 		json_costs(j, v, f->self, r);
 		if (!rc)
 			rc = json_scope(j, v, &nm, f->kind[r], f->id[r], f->line[r], &scope);
+		json_category(j, v, cat, f->kind[r], f->id[r]);
 		pv_json_end(j);
 	}
+	pv_free(cat);
 	sbuf_release(&key);
 	sbuf_release(&scope);
 	row_names_release(&nm);
@@ -638,13 +641,13 @@ static int flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		pv_json_kstr(j, "name",
 			     row_name(v, t->kind[r], t->id[r], t->line[r], b, sizeof(b)));
 		rc = json_scope(j, v, nm, t->kind[r], t->id[r], t->line[r], scope);
-		json_category(j, v, cat, t->kind[r], t->id[r]);
 		pv_json_kint(j, "total", t->total[0][r]);
 		pv_json_kint(j, "self", t->self[0][r]);
 		if (dr) {
 			pv_json_kint(j, "base", dr->total[0][0][fl->row[n]]);
 			pv_json_kint(j, "base_self", dr->self[0][0][fl->row[n]]);
 		}
+		json_category(j, v, cat, t->kind[r], t->id[r]);
 	}
 	pv_json_key(j, "children");
 	pv_json_array(j);

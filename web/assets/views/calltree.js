@@ -7,7 +7,7 @@ import { h, clear, fmtCost, fmtPct, debounce } from '../util.js';
 import { paneError } from '../ui.js';
 import { TreeTable, shortPath, linePart } from './tree.js';
 import { ContextsPlot } from './contexts.js';
-import { rowMenu, rowKey, inCenter, sourceOf, stackOf } from '../rowmenu.js';
+import { rowMenu, rowKey, inCenter, sourceOf, stackOf, rowScope } from '../rowmenu.js';
 
 // ---- the sidebar of a tree tab ----
 
@@ -48,7 +48,8 @@ class RowSidebar {
     });
     this.el.append(h('h4', { text: 'Cost' }), costs);
     const actions = h('div', { class: 'actions' });
-    if (row.scope) actions.append(h('button', { class: 'small', text: 'Set as center', onclick: () => ctx.actions.setCenter(row.scope) }));
+    const scope = rowScope(row);
+    if (scope) actions.append(h('button', { class: 'small', text: 'Set as center', onclick: () => ctx.actions.setCenter(scope) }));
     const src = sourceOf(row);
     if (src !== null) actions.append(h('button', { class: 'small', text: 'Show source', onclick: () => ctx.actions.openSource(src, row.line) }));
     this.el.append(actions);
@@ -61,7 +62,7 @@ class RowSidebar {
     // a profile (or a query) of one context has nothing to spread over: no section
     if (ctx.profile.threads.length <= 1) return;
     const down = view === 'tree' || (view === 'butterfly' && node.key.startsWith('down:'));
-    const which = down ? ['key', node.key] : row.kind === 'center' ? null : row.scope ? ['scope', row.scope] : undefined;
+    const which = down ? ['key', node.key] : row.kind === 'center' ? null : scope ? ['scope', scope] : undefined;
     const section = h('section', { class: 'ctx-section' }, h('h4', { text: 'Per context' }));
     this.el.append(section);
     if (which === undefined) {

@@ -8,6 +8,7 @@ import * as S from '../state.js';
 import { h, clear, fmtCost, fmtPct, hashColor, fitText, sizeCanvas } from '../util.js';
 import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip, showMenu } from '../ui.js';
 import { copyText } from '../util.js';
+import { rowScope, transformItems } from '../rowmenu.js';
 
 const RH = 17;
 const PAD = 6;
@@ -255,19 +256,19 @@ export class FlamePane {
     const n = hit.item.node;
     // the box's node: its scope (NAME@FILE:LINE for one of several functions of a name, file:,
     // module:, line: under another By), never its display name
-    const sc = n.scope;
+    const sc = rowScope(n);
     const virtual = hit.item.depth === 0 || !sc;
     const a = ctx.actions;
     const path = [];
     for (let it = hit.item; it; it = it.parent) path.push(it.node.name);
     if (hit.side === 'callees') path.reverse();
+    // the box as a row of the tree (its category inherited from the boxes below it)
+    const asRow = (it) => (it && it.depth ? { row: it.node, parent: asRow(it.parent) } : null);
     showMenu(e.clientX, e.clientY, [
       { label: 'Set as center', key: 'c', disabled: virtual, action: () => a.setCenter(sc) },
       { label: 'Add to center', disabled: virtual, action: () => a.addCenter(sc) },
       'sep',
-      { label: 'Include only samples with it', disabled: virtual, action: () => a.addFilter('include', sc) },
-      { label: 'Drop samples with it', disabled: virtual, action: () => a.addFilter('drop', sc) },
-      { label: 'Merge it', disabled: virtual, action: () => a.addFilter('merge', sc) },
+      ...(virtual ? [] : transformItems(asRow(hit.item))),
       'sep',
       { label: 'Zoom into it', action: () => { this.zoom[hit.side] = { x0: hit.item.x0, x1: hit.item.x1 }; this.draw(); } },
       { label: 'Copy stack', action: () => copyText(path.filter((x) => x !== '(all)').join('\n')) },
