@@ -188,9 +188,11 @@ function renderQueryBar() {
   const rc = clear($('range-chip'));
   const r = S.range();
   if (r) {
-    // one time zero: the chip shows what the URL's range= and the CLI's --range take
+    // one time zero: the chip shows what the URL's range= and the CLI's --range take, to 3
+    // significant digits (the title: exact)
     const fmt = (t) => S.fmtMsParam(t);
-    rc.append(chip(`Range ${fmt(r[0])} – ${fmt(r[1])} ms`, '', () => actions.popZoom(0), `samples with ${fmt(r[0])} <= time < ${fmt(r[1])} ms from the profile's zero: --range ${S.fmtRange(r)}`));
+    const [a, b] = S.fmtRangeShort(r);
+    rc.append(chip(`Range ${a} – ${b} ms`, '', () => actions.popZoom(0), `samples with ${fmt(r[0])} <= time < ${fmt(r[1])} ms from the profile's zero: --range ${S.fmtRange(r)}`));
   }
   const tc = clear($('thread-chip'));
   const ths = S.get('thread');
