@@ -55,7 +55,10 @@ int pv_view_first_path(const struct pv_view *v, const struct pv_tree *t, uint32_
 		pv_free(cat);
 		return 0;
 	}
-	int64_t floor = (int64_t)((double)t->total[0][r] * PV_FIRST_FLOOR);
+	/* the floor: of what the view's percentages are of (the whole, or the center's total), the
+	 * first row's when that is none (a derived metric) */
+	int64_t of = v->base[0] > 0 && v->base[0] != PV_VALUE_NONE ? v->base[0] : t->total[0][r];
+	int64_t floor = (int64_t)((double)of * PV_FIRST_FLOOR);
 	rows[(*n)++] = r;
 	for (uint32_t level = 0; level < PV_FIRST_DEPTH && *n < cap; level++) {
 		const uint32_t *kids = t->children + t->child_first[r];

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { page15Tests } from './page15.mjs';
 import { linesTests } from './lines.mjs';
+import { pageUxTests } from './pageux.mjs';
 import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
@@ -1274,15 +1275,18 @@ async function main() {
     });
     eq(got.map((x) => x.key).sort(), [...want.keys()].sort(), 'the nodes are the CLI\'s');
     for (const x of got) eq({ name: x.name, total: x.total, base: x.base }, want.get(x.key), `node ${x.key}`);
-    // main and eval grew by 40 (the largest delta), jit by 30 (new), parse and lex shrank by 10
+    // main and eval grew by 40, jit by 30 (new), parse and lex shrank by 10, of the whole 140:
+    // each a share far above the 0.1 % floor, shaded on a log scale to 10 % (views/flame.js)
     const byPath = new Map(got.map((x) => [x.key, x]));
-    const maxAbs = Math.max(...got.filter((x) => x.depth).map((x) => Math.abs(x.total - x.base)));
-    eq(maxAbs, 40, 'the largest delta');
+    const whole = await dp.evaluate(() => window.profview.panes.get('flame').data.total);
+    eq(whole, 140, 'the whole of new.txt');
     for (const x of got) {
       if (!x.depth) continue; // (all) keeps its grey
       const d = x.total - x.base;
-      const cc = Math.round(225 - 190 * Math.min(1, Math.abs(d) / maxAbs));
-      const rgb = d > 0 ? [255, cc, cc] : d < 0 ? [cc, cc, 255] : [225, 225, 228];
+      const a = Math.abs(d) / whole;
+      const k = a < 0.001 ? 0 : Math.min(1, 0.15 + 0.85 * Math.log(a / 0.001) / Math.log(100));
+      const cc = Math.round(225 - 190 * k);
+      const rgb = !k ? [225, 225, 228] : d > 0 ? [255, cc, cc] : [cc, cc, 255];
       eq(x.rgb, rgb, `${x.name} (${x.key}, delta ${d})`);
     }
     const red = got.filter((x) => x.depth && x.rgb[0] === 255 && x.rgb[2] < 255).map((x) => x.name).sort();
@@ -1349,6 +1353,7 @@ async function main() {
 
   await page15Tests(context, { test, serve, cli, api, waitRows, eq, assert, noError, OUT, SHOTS });
   await linesTests(context, { test, serve, cli, waitRows, eq, assert, noError, OUT, SHOTS });
+  await pageUxTests(browser, context, { test, serve, cli, api, waitRows, shownRows, eq, assert, noError, OUT, SHOTS, BIN });
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

@@ -31,7 +31,7 @@ static pv_frame_ix frame(struct pv_builder *b, const char *name, pv_cat_ix cat)
  * Categories Other (0) and Idle (1); the samples:
  *   R;I      500   I an Idle function: the heaviest child of R, never opened on
  *   R;A;B    295
- *   R;A;B;T    5   T is 0.5 % of R's 1000: below the 1 % floor
+ *   R;A;B;T    5   T is 0.23 % of the whole 2200: below the 1 % floor
  *   R;A      200
  *   (no stack) 1200: the heaviest root, never opened on
  * so the first path is R (1000) > A (500) > B (300), B selected.

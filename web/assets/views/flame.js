@@ -41,10 +41,10 @@ export function diffColor(delta, whole) {
 function diffLegend() {
   const shares = [-DIFF_FULL, -0.01, -DIFF_FLOOR, 0, DIFF_FLOOR, 0.01, DIFF_FULL];
   const pct = (x) => (x > 0 ? '+' : x < 0 ? '−' : '') + `${Math.abs(x * 100)}%`;
-  return h('span', { class: 'diff-legend', title: `The change of a box against the base, as a share of the whole profile: grey within ±${DIFF_FLOOR * 100}%, the deepest from ±${DIFF_FULL * 100}%` },
+  return h('span', { class: 'diff-legend', title: `The change of a box against the base, as a share of the whole profile (its total): grey within ±${DIFF_FLOOR * 100}%, the deepest from ±${DIFF_FULL * 100}%` },
     h('span', { class: 'dim', text: 'shrank' }),
     ...shares.map((x) => h('span', { class: 'diff-swatch', style: { background: diffColor(x, 1) }, text: x ? pct(x) : `±${DIFF_FLOOR * 100}%` })),
-    h('span', { class: 'dim', text: 'grew (of the whole)' }));
+    h('span', { class: 'dim', text: 'grew' }));
 }
 
 function layout(root) {
@@ -259,7 +259,7 @@ export class FlamePane {
         h('b', { text: this.data.callees.name }), `: ${fmtCost(ct, unit)} ${this.data.metric} (${fmtPct(ct, total)} of ${fmtCost(total, unit)})`);
       info = this.icicle() ? 'callers above the center, callees below' : 'callees above the center, callers below';
     }
-    if (diff) info += ` · vs base ${fmtCost(this.data.base_total, unit)}: red grew, blue shrank`;
+    if (diff) info += ` · vs base ${fmtCost(this.data.base_total, unit)}`;
     if (this.search) info += ` · matched ${fmtPct(matched, this.data.callees ? this.data.callees.total : total)}`;
     this.info.textContent = info;
     this.resetBtn.disabled = !this.zoom.callees && !this.zoom.callers;
