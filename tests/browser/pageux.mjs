@@ -4,7 +4,8 @@
 // (SHOTS/ux-*-light.png, ux-*-dark.png). Called by test.mjs with its helpers (t: {test, serve,
 // cli, api, waitRows, shownRows, eq, assert, noError, OUT, SHOTS, BIN}); every expected figure is
 // hand-checked from the file, or the CLI's for the same query.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { workProgram } from './lines.mjs';
 import { cpSync, mkdirSync, openSync, writeSync, closeSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -336,22 +337,8 @@ export async function pageUxTests(browser, context, t) {
   // a binary built here (its addresses from nm), a callgrind file written for it in a folder of
   // its own: prog.c is nowhere the server looks
   const dis = path.join(OUT, 'ux-disasm');
-  mkdirSync(path.join(dis, 'build'), { recursive: true });
   mkdirSync(path.join(dis, 'profile'), { recursive: true });
-  writeFileSync(path.join(dis, 'build', 'prog.c'), [
-    'volatile unsigned sink;',
-    '__attribute__((noinline)) static unsigned work(unsigned x)',
-    '{',
-    '\tfor (int i = 0; i < 100; i++)',
-    '\t\tx = x * 33 + (unsigned)i;',
-    '\treturn x;',
-    '}',
-    'int main(void) { sink = work(sink); return 0; }', ''].join('\n'));
-  const bin = path.join(dis, 'build', 'prog');
-  execFileSync('gcc', ['-O1', '-g', '-o', bin, path.join(dis, 'build', 'prog.c')]);
-  const nm = execFileSync('nm', ['-S', bin], { encoding: 'utf8' });
-  const [, workHex, sizeHex] = /^([0-9a-f]+) ([0-9a-f]+) t work$/m.exec(nm);
-  const work = parseInt(workHex, 16), last = work + parseInt(sizeHex, 16) - 1;
+  const { bin, work, last } = workProgram(path.join(dis, 'build'));
   const hex = (x) => '0x' + x.toString(16);
   const cg = path.join(dis, 'profile', 'prog.callgrind');
   writeFileSync(cg, ['# callgrind format', 'events: Ir', 'positions: instr line',
