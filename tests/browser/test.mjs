@@ -1308,7 +1308,7 @@ async function main() {
     assert(tip.includes('base40') && tip.includes('delta+40'), `tooltip: ${tip}`);
     await dp.screenshot({ path: path.join(SHOTS, 'flame-diff.png') });
     // unticked: the usual colours, the plain flame graph
-    await dp.click('.pane[data-tab="flame"] .pane-toolbar input[type=checkbox]');
+    await dp.click('.pane[data-tab="flame"] .pane-toolbar label:has-text("differential") input[type=checkbox]');
     await dp.waitForFunction(() => new URLSearchParams(location.search).get('fd') === '0');
     await dp.waitForSelector('.pane[data-tab="flame"][data-state="ready"]');
     await dp.waitForFunction(() => window.profview.panes.get('flame').data.base_total === undefined);
