@@ -178,7 +178,7 @@ static bool param_ms(const struct api_params *ps, const char *key, bool *has, in
 /* the API's own parameters, not part of the query */
 static const char *const own_params[] = {
     "p", "open", "key", "offset", "limit", "i", "start", "end", "buckets", "width", "search",
-    "file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent", "text", "prune",
+    "file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent", "text", "prune", "first",
     /* contexts (api_contexts.c) */
     "scope", "value", "order", "from", "to", "bins", "t0", "t1", "c0", "c1", "height", "context",
     "at", "min",	 /* web/api_trace.c */

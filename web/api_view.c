@@ -66,6 +66,8 @@ int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 		return status;
 	}
 	ans.opened = api_param(ps, "heaviest") != NULL;
+	/* first=1: the page's first display, the row it selects (pv_view_first_path) */
+	ans.first = api_param(ps, "first") != NULL;
 	/* hot=KEY (the page's key h): hpcviewer's hot path from that row, opened from the root */
 	ans.hot = api_param(ps, "hot");
 	if (ans.hot && !api_param_u32(ps, "hot-percent", 50, &ans.hot_percent, out, &status)) {
@@ -364,25 +366,28 @@ int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 }
 
 /* disasm?<query>&file=ID&line=N: the instructions of a source line's functions (pv_disasm_line);
- * a binary that is missing is a note of the answer, not an error */
+ * disasm?<query> alone: those of the function with the most self cost at addresses (the source
+ * pane when no source file is readable); a binary that is missing is a note of the answer, not
+ * an error */
 int api_disasm(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	struct api_slot *s;
 	struct pv_query q;
-	uint32_t slot, id, line;
+	uint32_t slot, id = 0, line = 0;
 	int status = req_query(a, ps, out, &slot, &s, &q);
-	if (!status && !api_param(ps, "file"))
+	bool hottest = !api_param(ps, "file") && !api_param(ps, "line");
+	if (!status && !hottest && !api_param(ps, "file"))
 		status = api_error(out, 400, "missing parameter 'file'");
-	if (!status && !api_param(ps, "line"))
+	if (!status && !hottest && !api_param(ps, "line"))
 		status = api_error(out, 400, "missing parameter 'line'");
-	if (status || !api_param_u32(ps, "file", 0, &id, out, &status) ||
-	    !api_param_u32(ps, "line", 0, &line, out, &status)) {
+	if (status || (!hottest && (!api_param_u32(ps, "file", 0, &id, out, &status) ||
+				    !api_param_u32(ps, "line", 0, &line, out, &status)))) {
 		pv_query_release(&q);
 		return status;
 	}
 	(void)slot;
 	const struct pv_profile *p = s->p;
-	if (id >= p->sources.len) {
+	if (!hottest && id >= p->sources.len) {
 		pv_query_release(&q);
 		return api_error(out, 404, "no such source file");
 	}
@@ -390,7 +395,8 @@ int api_disasm(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	struct pv_error err;
 	pv_error_clear(&err);
 	struct pv_disasm_opts opts = {.stop = &a->stop};
-	int rc = pv_disasm_line(p, &q, id, line, &opts, &d, &err);
+	int rc = hottest ? pv_disasm_funcs(p, &q, NULL, &opts, &d, &err)
+			 : pv_disasm_line(p, &q, id, line, &opts, &d, &err);
 	pv_query_release(&q);
 	if (rc == PV_ENOMEM || !d) {
 		pv_disasm_free(d);

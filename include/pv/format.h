@@ -102,6 +102,9 @@ struct pv_view_answer {
 	const char *hot;	/* a row's key: open the path to it and its hot path (hpcviewer's,
 				 * pv_tree_hot_path) from it instead, with its keys as "opened" */
 	uint32_t hot_percent;	/* the hot path's threshold in percent (0: 1) */
+	bool first;		/* open the first selection's path instead (pv_view_first_path)
+				 * of the tree (a butterfly's callees): its keys as "opened", its
+				 * last row's as "selected" */
 };
 
 /* Each writes one answer object and a newline; returns 0 or PV_ENOMEM (the answer is then

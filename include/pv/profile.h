@@ -467,5 +467,14 @@ uint32_t pv_thread_find(const struct pv_profile *p, const char *s, pv_thread_ix 
  * none for a stack no frame of which has one. Returns the array (pv_free) or NULL (no memory).
  */
 pv_cat_ix *pv_stack_leaf_categories(const struct pv_profile *p, pv_cat_ix none);
+/*
+ * The category of every function: that of its first frame that has one (a function's frames
+ * share their category but for a JIT tier's subcategory), PV_NONE when none of its frames has
+ * one (its calls inherit their caller's). *out (pv_free) is NULL when no frame of the profile
+ * has a category. Returns 0 or PV_ENOMEM.
+ */
+int pv_func_categories(const struct pv_profile *p, pv_cat_ix **out);
+/* The index of the category named "Idle" (the Firefox Profiler's), PV_NONE when none is. */
+pv_cat_ix pv_idle_category(const struct pv_profile *p);
 
 #endif

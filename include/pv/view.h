@@ -247,6 +247,21 @@ void pv_free_keep(uint8_t *keep);
  */
 uint32_t pv_tree_hot_path(const struct pv_tree *t, uint32_t from, double fraction, uint32_t *rows,
 			  uint32_t cap);
+/*
+ * The row a view opens on (the page's first selection): the Firefox Profiler's rule, from the
+ * heaviest root (of t, a tree of v) that is neither idle nor the (no stack) row, the heaviest
+ * child that is not idle (a function of the "Idle" category), at most PV_FIRST_DEPTH levels
+ * below it; made significant: the walk stops before a child whose total (the first metric) is
+ * below PV_FIRST_FLOOR of the view's base (the whole, or the center's total; the first row's
+ * for a derived metric): a 0.03 % callee is never the row a view opens on, its caller is. Writes
+ * the path, the first row first and the selected row last, to rows (at most cap, at least
+ * PV_FIRST_DEPTH + 1 is enough) and its length to *n (0: t has no row to select). Returns 0 or
+ * PV_ENOMEM.
+ */
+#define PV_FIRST_DEPTH 17   /* the Firefox Profiler's maxInterestingDepth */
+#define PV_FIRST_FLOOR 0.01 /* of the view's base */
+int pv_view_first_path(const struct pv_view *v, const struct pv_tree *t, uint32_t *rows,
+		       uint32_t cap, uint32_t *n);
 /* Cuts t down to one path of rows (as pv_tree_hot_path gives): its first row the only root,
  * each row's only child the next (tree hot-path printing). */
 void pv_tree_keep_path(struct pv_tree *t, const uint32_t *rows, uint32_t n);

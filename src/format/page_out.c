@@ -68,6 +68,16 @@ static int json_scope(struct pv_json *j, const struct pv_view *v, struct row_nam
 	return json_scope_member(j, row_scope(v, nm, kind, id, line, scope), scope);
 }
 
+/* The member "category" (an index of the profile's categories) of a function or line row whose
+ * function has one; cat: pv_func_categories (NULL: no function has one). */
+static void json_category(struct pv_json *j, const struct pv_view *v, const pv_cat_ix *cat,
+			  uint8_t kind, uint32_t id)
+{
+	if (cat && (kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) && id < v->p->funcs.len &&
+	    cat[id] != PV_NONE)
+		pv_json_kuint(j, "category", cat[id]);
+}
+
 /* ---- tree rows ---- */
 
 struct emit {
@@ -77,7 +87,8 @@ struct emit {
 	enum path_mode mode;
 	struct sbuf key, path, scope, tmp;
 	struct row_names names;
-	uint64_t sent; /* rows written, at most the query's max_rows */
+	pv_cat_ix *cat; /* each function's category (pv_func_categories), NULL: none */
+	uint64_t sent;	/* rows written, at most the query's max_rows */
 	int err;
 };
 
@@ -89,6 +100,8 @@ static void emit_init(struct emit *e, struct pv_json *j, const struct pv_view *v
 	e->v = v;
 	e->t = t;
 	e->mode = path_mode_of(v, t);
+	if (pv_func_categories(v->p, &e->cat))
+		e->err = PV_ENOMEM;
 }
 
 static void emit_release(struct emit *e)
@@ -98,6 +111,7 @@ static void emit_release(struct emit *e)
 	sbuf_release(&e->scope);
 	sbuf_release(&e->tmp);
 	row_names_release(&e->names);
+	pv_free(e->cat);
 }
 
 static void tree_row(struct emit *e, uint32_t r, size_t plen)
@@ -132,6 +146,7 @@ static void tree_row(struct emit *e, uint32_t r, size_t plen)
 	} else {
 		pv_json_null(j);
 	}
+	json_category(j, v, e->cat, t->kind[r], t->id[r]);
 	pv_json_end(j);
 }
 
@@ -266,9 +281,10 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, uint32_t 
 	return e->err || oom ? PV_ENOMEM : 0;
 }
 
-/* The keys of the k chain rows (prefix first) as strings of the open array. */
+/* The keys of the k chain rows (prefix first) as strings of the open array; only the last one
+ * (a value of its own) with last. */
 static int chain_keys(struct pv_json *j, const struct pv_tree *t, const char *prefix,
-		      const uint32_t *chain, uint32_t k)
+		      const uint32_t *chain, uint32_t k, bool last)
 {
 	struct sbuf key = SBUF_INIT;
 	int rc = sbuf_puts(&key, prefix);
@@ -278,7 +294,8 @@ static int chain_keys(struct pv_json *j, const struct pv_tree *t, const char *pr
 			rc = PV_ENOMEM;
 			break;
 		}
-		pv_json_strn(j, key.buf, key.len);
+		if (!last || i + 1 == k)
+			pv_json_strn(j, key.buf, key.len);
 	}
 	sbuf_release(&key);
 	return rc;
@@ -338,7 +355,8 @@ static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, 
 	struct sbuf key = SBUF_INIT, scope = SBUF_INIT;
 	struct row_names nm = {0};
 	char b[512];
-	int rc = 0;
+	pv_cat_ix *cat = NULL;
+	int rc = pv_func_categories(v->p, &cat);
 	for (uint32_t r = from; r < to && !rc; r++) {
 		if (!list)
 			anc[f->level[r]] = r;
@@ -362,8 +380,10 @@ static int emit_flat(struct pv_json *j, const struct pv_view *v, uint32_t from, 
 		json_costs(j, v, f->self, r);
 		if (!rc)
 			rc = json_scope_member(j, flat_row_scope(v, &nm, anc, r, &scope), &scope);
+		json_category(j, v, cat, f->kind[r], f->id[r]);
 		pv_json_end(j);
 	}
+	pv_free(cat);
 	sbuf_release(&key);
 	sbuf_release(&scope);
 	row_names_release(&nm);
@@ -424,6 +444,12 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 	if (down_tree)
 		ndown = pv_tree_heaviest(down_tree, heaviest, down);
 	bool opened = a->opened;
+	bool first = false;
+	if (a->first && down_tree) {
+		if (pv_view_first_path(v, down_tree, down, PV_HEAVIEST_MAX, &ndown))
+			return PV_ENOMEM;
+		opened = first = true;
+	}
 	struct pv_row_ref hot;
 	if (a->hot && !v->flat && pv_view_find(v, a->hot, &hot) && hot.row != PV_NONE) {
 		/* the path from the root to the row, then the hot path on from it */
@@ -448,10 +474,17 @@ int pv_json_view(struct pv_json *j, const struct pv_view *v, const struct pv_vie
 		pv_json_key(j, "opened");
 		pv_json_array(j);
 		if (!rc && nup)
-			rc = chain_keys(j, up_tree, "up:", up, nup);
+			rc = chain_keys(j, up_tree, "up:", up, nup, false);
 		if (!rc && ndown)
-			rc = chain_keys(j, down_tree, up_tree ? "down:" : "", down, ndown);
+			rc = chain_keys(j, down_tree, up_tree ? "down:" : "", down, ndown, false);
 		pv_json_end(j);
+	}
+	if (first) {
+		pv_json_key(j, "selected");
+		if (!rc && ndown)
+			rc = chain_keys(j, down_tree, up_tree ? "down:" : "", down, ndown, true);
+		else
+			pv_json_null(j);
 	}
 	if (rc) {
 		/* out of memory: the caller replaces the answer */
@@ -569,7 +602,8 @@ static uint32_t flame_row(const struct pv_flame *fl, uint32_t n, const struct pv
 /* Opens node n's object (key, name, scope: what the page's menu acts on, never the display
  * name; total, self) and its "children" array. Returns 0 or PV_ENOMEM. */
 static int flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
-		      const struct sbuf *key, struct row_names *nm, struct sbuf *scope)
+		      const struct sbuf *key, struct row_names *nm, struct sbuf *scope,
+		      const pv_cat_ix *cat)
 {
 	int rc = 0;
 	const struct pv_view *v = fl->v;
@@ -607,6 +641,7 @@ static int flame_open(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 			pv_json_kint(j, "base", dr->total[0][0][fl->row[n]]);
 			pv_json_kint(j, "base_self", dr->self[0][0][fl->row[n]]);
 		}
+		json_category(j, v, cat, t->kind[r], t->id[r]);
 	}
 	pv_json_key(j, "children");
 	pv_json_array(j);
@@ -629,11 +664,14 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		size_t klen;
 	} *st = pv_malloc(sizeof(*st) * cap);
 	int rc = st ? 0 : PV_ENOMEM;
+	pv_cat_ix *cat = NULL;
+	if (pv_func_categories(v->p, &cat))
+		rc = PV_ENOMEM;
 	const struct pv_diff_rows *dr;
 	uint32_t r0 = flame_row(fl, n, &dr);
 	if (!rc && r0 != PV_NONE)
 		rc = sbuf_puts(&key, prefix) || key_add(&key, t->kind[r0], t->id[r0], t->line[r0]);
-	if (flame_open(j, fl, n, &key, &nm, &scope))
+	if (flame_open(j, fl, n, &key, &nm, &scope, cat))
 		rc = PV_ENOMEM;
 	if (!rc && fl->row[n] == PV_NONE)
 		rc = sbuf_puts(&key, prefix);
@@ -654,7 +692,7 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		if ((fl->row[f->node] != PV_NONE && sbuf_put(&key, "/", 1)) ||
 		    key_add(&key, t->kind[r], t->id[r], t->line[r]))
 			rc = PV_ENOMEM;
-		if (flame_open(j, fl, c, &key, &nm, &scope))
+		if (flame_open(j, fl, c, &key, &nm, &scope, cat))
 			rc = PV_ENOMEM;
 		if (sp == cap) {
 			struct fframe *ns = pv_realloc(st, sizeof(*st) * cap * 2);
@@ -668,6 +706,7 @@ static int flame_write(struct pv_json *j, const struct pv_flame *fl, uint32_t n,
 		st[sp++] = (struct fframe){c, fl->first[c], key.len};
 	}
 	pv_free(st);
+	pv_free(cat);
 	sbuf_release(&key);
 	sbuf_release(&scope);
 	row_names_release(&nm);

@@ -66,10 +66,7 @@ static void label_keys(const struct pv_profile *p, struct pv_profile_info *in)
  * and the idle ones. */
 static int thread_activity(const struct pv_profile *p, struct pv_profile_info *in)
 {
-	pv_cat_ix idle = PV_NONE;
-	for (pv_cat_ix c = 0; c < p->categories.len && idle == PV_NONE; c++)
-		if (strcmp(pv_str(p, p->categories.name[c]), "Idle") == 0)
-			idle = c;
+	pv_cat_ix idle = pv_idle_category(p);
 	pv_cat_ix *leaf = pv_stack_leaf_categories(p, PV_NONE);
 	if (!leaf)
 		return PV_ENOMEM;

@@ -210,6 +210,34 @@ int pv_label_set_has(const struct pv_profile *p, uint32_t ls, const char *key, c
 	return 0;
 }
 
+int pv_func_categories(const struct pv_profile *p, pv_cat_ix **out)
+{
+	*out = NULL;
+	if (!p->frames.category || !p->categories.len)
+		return 0;
+	pv_cat_ix *cat = pv_malloc((p->funcs.len ? p->funcs.len : 1) * sizeof(*cat));
+	if (!cat)
+		return PV_ENOMEM;
+	for (uint32_t f = 0; f < p->funcs.len; f++)
+		cat[f] = PV_NONE;
+	for (uint32_t fr = 0; fr < p->frames.len; fr++) {
+		pv_cat_ix c = pv_frame_category(p, fr);
+		pv_func_ix f = p->frames.func[fr];
+		if (c < p->categories.len && f < p->funcs.len && cat[f] == PV_NONE)
+			cat[f] = c;
+	}
+	*out = cat;
+	return 0;
+}
+
+pv_cat_ix pv_idle_category(const struct pv_profile *p)
+{
+	for (pv_cat_ix c = 0; c < p->categories.len; c++)
+		if (strcmp(pv_str(p, p->categories.name[c]), "Idle") == 0)
+			return c;
+	return PV_NONE;
+}
+
 pv_cat_ix *pv_stack_leaf_categories(const struct pv_profile *p, pv_cat_ix none)
 {
 	pv_cat_ix *leaf = pv_malloc((p->stacks.len ? p->stacks.len : 1) * sizeof(*leaf));

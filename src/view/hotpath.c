@@ -1,5 +1,6 @@
 /*
- * hotpath.c - hpcviewer's hot path through a tree of rows (include/pv/view.h).
+ * hotpath.c - hpcviewer's hot path through a tree of rows, and the row a view opens on (the
+ * Firefox Profiler's heaviest path, made significant) (include/pv/view.h).
  */
 #include "base/alloc.h"
 #include "pv/rows.h"
@@ -22,6 +23,55 @@ uint32_t pv_tree_hot_path(const struct pv_tree *t, uint32_t from, double fractio
 		rows[n++] = r = c;
 	}
 	return n;
+}
+
+/* Whether row r of t is no row to open on: the (no stack) row, or a function of the idle
+ * category. */
+static bool first_skip(const struct pv_tree *t, uint32_t r, const pv_cat_ix *cat, pv_cat_ix idle,
+		       uint32_t nfuncs)
+{
+	if (t->kind[r] == PV_ROW_NOSTACK)
+		return true;
+	if (!cat || idle == PV_NONE)
+		return false;
+	bool func = t->kind[r] == PV_ROW_FUNCTION || t->kind[r] == PV_ROW_LINE;
+	return func && t->id[r] < nfuncs && cat[t->id[r]] == idle;
+}
+
+int pv_view_first_path(const struct pv_view *v, const struct pv_tree *t, uint32_t *rows,
+		       uint32_t cap, uint32_t *n)
+{
+	const struct pv_profile *p = v->p;
+	pv_cat_ix idle = pv_idle_category(p), *cat = NULL;
+	*n = 0;
+	if (idle != PV_NONE && pv_func_categories(p, &cat))
+		return PV_ENOMEM;
+	/* roots come sorted by total: the first that is a row to open on */
+	uint32_t r = PV_NONE;
+	for (uint32_t i = 0; i < t->nr_roots && r == PV_NONE; i++)
+		if (!first_skip(t, t->roots[i], cat, idle, p->funcs.len))
+			r = t->roots[i];
+	if (r == PV_NONE || !cap) {
+		pv_free(cat);
+		return 0;
+	}
+	/* the floor: of what the view's percentages are of (the whole, or the center's total), the
+	 * first row's when that is none (a derived metric) */
+	int64_t of = v->base[0] > 0 && v->base[0] != PV_VALUE_NONE ? v->base[0] : t->total[0][r];
+	int64_t floor = (int64_t)((double)of * PV_FIRST_FLOOR);
+	rows[(*n)++] = r;
+	for (uint32_t level = 0; level < PV_FIRST_DEPTH && *n < cap; level++) {
+		const uint32_t *kids = t->children + t->child_first[r];
+		uint32_t c = PV_NONE;
+		for (uint32_t k = 0; k < t->child_len[r] && c == PV_NONE; k++)
+			if (!first_skip(t, kids[k], cat, idle, p->funcs.len))
+				c = kids[k];
+		if (c == PV_NONE || t->total[0][c] <= 0 || t->total[0][c] < floor)
+			break;
+		rows[(*n)++] = r = c;
+	}
+	pv_free(cat);
+	return 0;
 }
 
 void pv_tree_keep_path(struct pv_tree *t, const uint32_t *rows, uint32_t n)

@@ -16,6 +16,27 @@ const PERF_SRCLINE = 'tests/data/perf/srcline-by-hand.perf.txt';
 
 const num = (s) => Number(String(s).replace(/,/g, ''));
 
+// A small program built here in dir (prog.c, prog: gcc -O1 -g) whose work() loops 100 times;
+// work's first address and its last byte (its ret), from nm, never assumed: {bin, work, last}.
+export function workProgram(dir) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'prog.c'), [
+    'volatile unsigned sink;',
+    '__attribute__((noinline)) static unsigned work(unsigned x)',
+    '{',
+    '\tfor (int i = 0; i < 100; i++)',
+    '\t\tx = x * 33 + (unsigned)i;',
+    '\treturn x;',
+    '}',
+    'int main(void) { sink = work(sink); return 0; }', ''].join('\n'));
+  const bin = path.join(dir, 'prog');
+  execFileSync('gcc', ['-O1', '-g', '-o', bin, path.join(dir, 'prog.c')]);
+  const nm = execFileSync('nm', ['-S', bin], { encoding: 'utf8' });
+  const [, workHex, sizeHex] = /^([0-9a-f]+) ([0-9a-f]+) t work$/m.exec(nm);
+  const work = parseInt(workHex, 16);
+  return { bin, work, last: work + parseInt(sizeHex, 16) - 1 };
+}
+
 // The source pane's rows once drawn: [{line, center, link, total, self, text}]
 async function sourceRows(page) {
   await page.waitForSelector('.pane[data-tab="source"][data-state="ready"] .src-row');
@@ -209,20 +230,7 @@ export async function linesTests(context, t) {
   // disassembly: a binary built here (its addresses from nm, never assumed) and a callgrind file
   // written for it; a click on a line's address shows its instructions with the file's costs
   const dis = path.join(t.OUT, 'lines-disasm');
-  mkdirSync(dis, { recursive: true });
-  writeFileSync(path.join(dis, 'prog.c'), [
-    'volatile unsigned sink;',
-    '__attribute__((noinline)) static unsigned work(unsigned x)',
-    '{',
-    '\tfor (int i = 0; i < 100; i++)',
-    '\t\tx = x * 33 + (unsigned)i;',
-    '\treturn x;',
-    '}',
-    'int main(void) { sink = work(sink); return 0; }', ''].join('\n'));
-  execFileSync('gcc', ['-O1', '-g', '-o', path.join(dis, 'prog'), path.join(dis, 'prog.c')]);
-  const nm = execFileSync('nm', ['-S', path.join(dis, 'prog')], { encoding: 'utf8' });
-  const [, workHex, sizeHex] = /^([0-9a-f]+) ([0-9a-f]+) t work$/m.exec(nm);
-  const work = parseInt(workHex, 16), last = work + parseInt(sizeHex, 16) - 1;
+  const { work, last } = workProgram(dis);
   const hex = (a) => '0x' + a.toString(16);
   writeFileSync(path.join(dis, 'prog.callgrind'), ['# callgrind format', 'events: Ir', 'positions: instr line',
     `ob=${dis}/prog`, `fl=${dis}/prog.c`, 'fn=main', `${hex(work - 0x40)} 8 1`, 'cfn=work', `calls=1 ${hex(work)} 3`, `${hex(work - 0x40)} 8 12`,

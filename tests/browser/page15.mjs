@@ -245,11 +245,14 @@ export async function page15Tests(context, t) {
     eq(await page.textContent('#view-status'), chart, 'the chart\'s status again');
     await page.click('#tabs button[data-tab="flat"]');
     eq(await page.textContent('#view-status'), flat, 'the flat view\'s status again');
-    // the range chip shows the numbers of the URL's range and of --range
+    // the range chip shows the numbers of the URL's range and of --range: to the digit that
+    // gives its 99.75 ms 3 significant digits, the exact ends on hover
     await page.goto(chromium + '?tab=top-down&range=800.5:900.25');
     await waitRows(page, 'top-down', null, 'rows');
-    const rc = await page.textContent('#range-chip');
-    assert(rc.includes('800.5') && rc.includes('900.25'), `range chip: ${rc}`);
+    const rc = await page.textContent('#range-chip .chip-text');
+    eq(rc, 'Range 800.5 – 900.3 ms', 'range chip');
+    const rt = await page.getAttribute('#range-chip .chip', 'title');
+    assert(rt.includes('800.5') && rt.includes('900.25'), `range chip's title: ${rt}`);
     // a wide number: k/M/G in the cell, the exact value on hover
     const fit = await page.evaluate(async () => (await import('./util.js')).fitCost(1234567890, 'count'));
     eq(fit, ['1.23G', '1,234,567,890'], 'a 10-digit cost');

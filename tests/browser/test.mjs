@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { page15Tests } from './page15.mjs';
 import { linesTests } from './lines.mjs';
+import { pageUxTests } from './pageux.mjs';
 import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
@@ -289,7 +290,7 @@ async function main() {
     assert(rows.some((r) => r.selected), 'a row is selected on first display');
   });
 
-  await test('first display: one api/view request opens the heaviest path (heaviest=N)', async () => {
+  await test('first display: one api/view request opens the path to its first row (first=1)', async () => {
     const asked = [];
     const onReq = (r) => { if (/\/api\/(view|children)\?/.test(r.url())) asked.push(new URL(r.url())); };
     page.on('request', onReq);
@@ -297,7 +298,7 @@ async function main() {
     const rows = await waitRows(page, 'top-down', (r) => r.some((x) => x.selected), 'the heaviest path');
     page.off('request', onReq);
     eq(asked.map((u) => u.pathname.split('/').pop()), ['view'], 'requests of the first display');
-    assert(asked[0].searchParams.get('heaviest'), 'the view asks for the heaviest path');
+    assert(asked[0].searchParams.get('first'), 'the view asks for the row it opens on');
     // the CLI's heaviest path: the first child at each level (rows sorted by total)
     let want = cli('tree', FIREFOX, '--json').rows;
     const names = [];
@@ -545,7 +546,8 @@ async function main() {
     }));
     eq(side.title, 'foo', 'the sidebar names the center');
     eq(side.costs.map(([k, v]) => [k, num(v)]), [['total samples', want.center.total], ['self samples', want.rows[0] ? want.rows[0].self : want.callers[0].self]], 'the sidebar costs, like profview butterfly');
-    await page.waitForSelector('.pane[data-tab="butterfly"] .sidebar .cplot canvas'); // the per-context plot
+    // one thread: no per-context section (nothing to spread over)
+    eq(await page.$$eval('.pane[data-tab="butterfly"] .sidebar .ctx-section', (e) => e.length), 0, 'no per-context plot for one context');
     await page.screenshot({ path: path.join(SHOTS, 'butterfly-selected.png') });
   });
 
@@ -965,14 +967,16 @@ async function main() {
     eq(await page.$$eval(`${plot} *`, (els) => els.length < 50), true, 'a canvas, not a node per context');
     const box = await page.$eval(`${plot} canvas`, (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
     // hover: a column of several contexts names its range and its max's context
-    await page.mouse.move(box.x + 2, box.y + box.h / 2);
+    // the plot starts right of its value axis (46 px)
+    const x0 = box.x + 46;
+    await page.mouse.move(x0 + 2, box.y + box.h / 2);
     await page.waitForFunction(() => !document.getElementById('tooltip').hidden);
     const tip = await page.$eval('#tooltip', (e) => e.textContent);
     assert(/\d+ contexts \(positions \d+–\d+\)/.test(tip) && /max rank \d+/.test(tip), `tooltip: ${tip}`);
     // sorted: the heaviest first
     await page.click(`${plot} button[data-mode="sorted"]`);
     await page.waitForSelector(`${plot}[data-mode="sorted"][data-state="ready"]`);
-    await page.mouse.move(box.x + 1, box.y + box.h / 2);
+    await page.mouse.move(x0 + 1, box.y + box.h / 2);
     await page.waitForFunction(() => /102/.test(document.getElementById('tooltip').textContent));
     // histogram: 30 bins
     await page.click(`${plot} button[data-mode="histogram"]`);
@@ -1328,15 +1332,18 @@ async function main() {
     });
     eq(got.map((x) => x.key).sort(), [...want.keys()].sort(), 'the nodes are the CLI\'s');
     for (const x of got) eq({ name: x.name, total: x.total, base: x.base }, want.get(x.key), `node ${x.key}`);
-    // main and eval grew by 40 (the largest delta), jit by 30 (new), parse and lex shrank by 10
+    // main and eval grew by 40, jit by 30 (new), parse and lex shrank by 10, of the whole 140:
+    // each a share far above the 0.1 % floor, shaded on a log scale to 10 % (views/flame.js)
     const byPath = new Map(got.map((x) => [x.key, x]));
-    const maxAbs = Math.max(...got.filter((x) => x.depth).map((x) => Math.abs(x.total - x.base)));
-    eq(maxAbs, 40, 'the largest delta');
+    const whole = await dp.evaluate(() => window.profview.panes.get('flame').data.total);
+    eq(whole, 140, 'the whole of new.txt');
     for (const x of got) {
       if (!x.depth) continue; // (all) keeps its grey
       const d = x.total - x.base;
-      const cc = Math.round(225 - 190 * Math.min(1, Math.abs(d) / maxAbs));
-      const rgb = d > 0 ? [255, cc, cc] : d < 0 ? [cc, cc, 255] : [225, 225, 228];
+      const a = Math.abs(d) / whole;
+      const k = a < 0.001 ? 0 : Math.min(1, 0.15 + 0.85 * Math.log(a / 0.001) / Math.log(100));
+      const cc = Math.round(225 - 190 * k);
+      const rgb = !k ? [225, 225, 228] : d > 0 ? [255, cc, cc] : [cc, cc, 255];
       eq(x.rgb, rgb, `${x.name} (${x.key}, delta ${d})`);
     }
     const red = got.filter((x) => x.depth && x.rgb[0] === 255 && x.rgb[2] < 255).map((x) => x.name).sort();
@@ -1358,7 +1365,7 @@ async function main() {
     assert(tip.includes('base40') && tip.includes('delta+40'), `tooltip: ${tip}`);
     await dp.screenshot({ path: path.join(SHOTS, 'flame-diff.png') });
     // unticked: the usual colours, the plain flame graph
-    await dp.click('.pane[data-tab="flame"] .pane-toolbar input[type=checkbox]');
+    await dp.click('.pane[data-tab="flame"] .pane-toolbar label:has-text("differential") input[type=checkbox]');
     await dp.waitForFunction(() => new URLSearchParams(location.search).get('fd') === '0');
     await dp.waitForSelector('.pane[data-tab="flame"][data-state="ready"]');
     await dp.waitForFunction(() => window.profview.panes.get('flame').data.base_total === undefined);
@@ -1403,6 +1410,7 @@ async function main() {
 
   await page15Tests(context, { test, serve, cli, api, waitRows, eq, assert, noError, OUT, SHOTS });
   await linesTests(context, { test, serve, cli, waitRows, eq, assert, noError, OUT, SHOTS });
+  await pageUxTests(browser, context, { test, serve, cli, api, waitRows, shownRows, eq, assert, noError, OUT, SHOTS, BIN });
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

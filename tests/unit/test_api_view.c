@@ -263,6 +263,16 @@ T_TEST(api_view_nostack_row)
 	pv_api_free(a);
 }
 
+/* the worked example's rows with main > real_main > foo opened */
+#define HEAVIEST_ROWS \
+	FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n" \
+	FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n" \
+	FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n" \
+	FN("f0/f1/f2/f3", "bar", 3, 10, 10, 0, "bar", "\"path:main;real_main;foo;bar\"") ",\n" \
+	FN("f0/f1/f6", "malloc", 2, 4, 4, 0, "malloc", "\"path:main;real_main;malloc\"") ",\n" \
+	FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n" \
+	FN("f0/f5", "qux", 1, 3, 0, 1, "qux", "\"path:main;qux\"") "\n]}\n"
+
 /* heaviest=N: the heaviest path opened N rows deep in the same answer, its keys in "opened" */
 T_TEST(api_view_heaviest)
 {
@@ -272,13 +282,7 @@ T_TEST(api_view_heaviest)
 	/* main 26 > real_main 15 > foo 11 > bar 10 (a leaf: the path ends at foo) */
 	EXPECT_VIEW(a, "heaviest=12", HEAD("tree", "view=tree", "26", "false", "null"),
 		    ", \"opened\": [\"f0\", \"f0/f1\", \"f0/f1/f2\"], \"rows\": [\n"
-		    FN("f0", "main", 0, 26, 1, 3, "main", "\"path:main\"") ",\n"
-		    FN("f0/f1", "real_main", 1, 15, 0, 2, "real_main", "\"path:main;real_main\"") ",\n"
-		    FN("f0/f1/f2", "foo", 2, 11, 1, 1, "foo", "\"path:main;real_main;foo\"") ",\n"
-		    FN("f0/f1/f2/f3", "bar", 3, 10, 10, 0, "bar", "\"path:main;real_main;foo;bar\"") ",\n"
-		    FN("f0/f1/f6", "malloc", 2, 4, 4, 0, "malloc", "\"path:main;real_main;malloc\"") ",\n"
-		    FN("f0/f2", "foo", 1, 7, 0, 2, "foo", "\"path:main;foo\"") ",\n"
-		    FN("f0/f5", "qux", 1, 3, 0, 1, "qux", "\"path:main;qux\"") "\n]}\n");
+		    HEAVIEST_ROWS);
 	/* two levels, with an open key of its own (main's foo) */
 	EXPECT_VIEW(a, "heaviest=2&open=f0/f2", HEAD("tree", "view=tree", "26", "false", "null"),
 		    ", \"opened\": [\"f0\", \"f0/f1\"], \"rows\": [\n"
@@ -312,6 +316,31 @@ T_TEST(api_view_heaviest)
 		    ", \"opened\": [], \"nr_rows\": 7, \"rows\": [\n"
 		    FLAT("f0", "main", "function", 2, 26, 1, "\"main\"") "\n]}\n");
 	EXPECT(a, "view", "heaviest=-1", 400, "{\"error\": \"heaviest takes a count, not '-1'\"}");
+	pv_api_free(a);
+}
+
+/* first=1: the row the page opens on (pv_view_first_path), its path in "opened", the row itself
+ * in "selected" */
+T_TEST(api_view_first)
+{
+	struct pv_api *a = t_api_of(t_data("collapsed/worked-example.txt"), NULL);
+	if (!a)
+		return;
+	/* main 26 > real_main 15 > foo 11 > bar 10: bar, 38 % of main, selected */
+	EXPECT_VIEW(a, "first=1", HEAD("tree", "view=tree", "26", "false", "null"),
+		    ", \"opened\": [\"f0\", \"f0/f1\", \"f0/f1/f2\", \"f0/f1/f2/f3\"], \"selected\": \"f0/f1/f2/f3\", \"rows\": [\n"
+		    HEAVIEST_ROWS);
+	/* a butterfly: its callees from the center, foo 18 > bar 12 > foo 2 > baz 2 */
+	int st;
+	char *b = t_api_call(a, "view", "view=butterfly&center=foo&first=1", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"opened\": [\"down:c\", \"down:c/f3\", \"down:c/f3/f2\", \"down:c/f3/f2/f4\"], \"selected\": \"down:c/f3/f2/f4\"");
+	free(b);
+	/* nothing to select */
+	b = t_api_call(a, "view", "first=1&range=1000:2000", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"opened\": [], \"selected\": null, \"rows\": []");
+	free(b);
 	pv_api_free(a);
 }
 

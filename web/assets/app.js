@@ -4,9 +4,11 @@
 import { api } from './api.js';
 import { ctx } from './ctx.js';
 import * as S from './state.js';
-import { h, clear, fmtBytes, debounce } from './util.js';
+import { h, clear, debounce } from './util.js';
+import { pickFile, renderLoading, watchFiles, FileMenu } from './files.js';
 import { showError, clearError, showChecks, hideMenu, menuOpen, hideTooltip } from './ui.js';
 import { Timeline } from './timeline.js';
+import { crumbLabel } from './rowmenu.js';
 import { SearchBox } from './search.js';
 import { toggleHelp, helpOpen, closeHelp } from './help.js';
 import { onThemeChange } from './util.js';
@@ -20,20 +22,6 @@ import { TracePane } from './views/trace.js';
 import { DiffPane } from './views/diff.js';
 
 const $ = (id) => document.getElementById(id);
-
-const FILTER_LABELS = {
-  include: 'Include',
-  drop: 'Drop',
-  merge: 'Merge',
-  'collapse-recursion': 'Collapse recursion',
-  'collapse-module': 'Collapse',
-  'focus-category': 'Focus category',
-  'collapse-subtree': 'Collapse subtree',
-  prune: 'Prune',
-  'collapse-direct-recursion': 'Collapse direct recursion',
-  'focus-self': 'Focus self',
-  'focus-inverted': 'Focus (inverted)',
-};
 
 const panes = new Map();
 let timeline = null;
@@ -188,7 +176,7 @@ function renderQueryBar() {
 
   const crumbs = clear($('filter-crumbs'));
   const fs = S.filters();
-  const items = [{ label: 'Complete profile' }, ...fs.map((f) => ({ label: `${FILTER_LABELS[f.kind] || f.kind}: ${f.arg}` }))];
+  const items = [{ label: 'Complete profile' }, ...fs.map((f) => ({ label: `${crumbLabel(f.kind)}: ${f.arg}` }))];
   items.forEach((it, i) => {
     if (i) crumbs.append(h('span', { class: 'crumb-sep', text: '›' }));
     const last = i === items.length - 1;
@@ -200,9 +188,11 @@ function renderQueryBar() {
   const rc = clear($('range-chip'));
   const r = S.range();
   if (r) {
-    // one time zero: the chip shows what the URL's range= and the CLI's --range take
+    // one time zero: the chip shows what the URL's range= and the CLI's --range take, to 3
+    // significant digits (the title: exact)
     const fmt = (t) => S.fmtMsParam(t);
-    rc.append(chip(`Range ${fmt(r[0])} – ${fmt(r[1])} ms`, '', () => actions.popZoom(0), `samples with ${fmt(r[0])} <= time < ${fmt(r[1])} ms from the profile's zero: --range ${S.fmtRange(r)}`));
+    const [a, b] = S.fmtRangeShort(r);
+    rc.append(chip(`Range ${a} – ${b} ms`, '', () => actions.popZoom(0), `samples with ${fmt(r[0])} <= time < ${fmt(r[1])} ms from the profile's zero: --range ${S.fmtRange(r)}`));
   }
   const tc = clear($('thread-chip'));
   const ths = S.get('thread');
@@ -306,8 +296,13 @@ function onState(what) {
 
 // ---- loading ----
 
+// Waits until the profile to open is loaded (files.js pickFile: the URL's p, else the first
+// file that loads) and sets S.state.p to it; true then. False when none can be opened: the
+// loading screen then lists every file's state and error, a loaded one as a link, and keeps
+// doing so until no file is loading.
 async function waitLoaded() {
   const box = $('loading');
+  const asked = new URLSearchParams(location.search).has('p') ? S.state.p : null;
   let shown = false;
   const t = setTimeout(() => { box.hidden = false; shown = true; }, 150);
   for (;;) {
@@ -322,36 +317,24 @@ async function waitLoaded() {
       continue;
     }
     statusFiles = st.files || [];
-    renderProgress(statusFiles);
-    if (st.state === 'ready' || st.state === 'failed') {
+    const pick = pickFile(statusFiles, asked);
+    renderLoading(statusFiles, asked, !!pick.fail);
+    if (pick.p !== undefined) {
       clearTimeout(t);
-      const f = statusFiles[S.state.p];
-      if (f && f.state === 'failed') {
-        box.hidden = false;
-        showError(`${f.path}: ${f.error || 'could not be loaded'}`);
-        return false;
-      }
-      if (!f) {
-        box.hidden = false;
-        showError(`no profile ${S.state.p}: the server has ${statusFiles.length}`);
-        return false;
-      }
       box.hidden = true;
+      S.state.p = pick.p;
       return true;
+    }
+    if (pick.fail) {
+      clearTimeout(t);
+      box.hidden = false;
+      $('loading-title').textContent = 'The profile could not be loaded';
+      showError(pick.fail);
+      watchFiles((files) => { statusFiles = files; renderLoading(files, asked, true); });
+      return false;
     }
     if (!shown) { box.hidden = false; shown = true; clearTimeout(t); }
     await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function renderProgress(files) {
-  const list = clear($('loading-files'));
-  for (const f of files) {
-    const pct = f.total ? Math.min(100, (100 * f.done) / f.total) : (f.state === 'ready' ? 100 : 0);
-    list.append(h('div', { class: 'load-file' },
-      h('div', { class: 'load-path', text: f.path }),
-      h('div', { class: 'progress' }, h('div', { style: { width: pct.toFixed(1) + '%' } })),
-      h('div', { class: 'load-info', text: f.error ? `failed: ${f.error}` : `${f.phase || f.state} · ${fmtBytes(f.done || 0)} of ${fmtBytes(f.total || 0)} · ${pct.toFixed(1)}%` })));
   }
 }
 
@@ -362,17 +345,10 @@ function setupTopbar() {
   $('file-name').textContent = `${file.split('/').pop()} · ${p.format || ''}${p.product ? ' · ' + p.product : ''}`;
   $('file-name').title = file;
   document.title = `${file.split('/').pop()} – profview`;
-  if (statusFiles.length > 1) {
-    const sel = clear($('profile-select'));
-    statusFiles.forEach((x, i) => sel.append(h('option', { value: i, text: x.path.split('/').pop() })));
-    sel.value = String(S.state.p);
-    sel.hidden = false;
-    sel.addEventListener('change', () => {
-      const url = new URL(location.href);
-      url.search = `?p=${sel.value}`;
-      location.href = url.toString();
-    });
-  }
+  // several files: the file menu (their states, a file still loading updated until it is done)
+  const menu = new FileMenu(S.state.p);
+  menu.set(statusFiles);
+  if (statusFiles.some((x) => x.state === 'loading')) watchFiles((files) => { statusFiles = files; menu.set(files); });
   $('by-select').addEventListener('change', (e) => {
     S.set('by', e.target.value === 'function' ? null : e.target.value);
     queryChanged();
@@ -521,7 +497,9 @@ async function main() {
   // a tab per view kind the library lists, ahead of the page's other panes; then the URL's tab
   // (one of them) can be read
   S.setViews(ctx.profile.views);
+  const opened = S.state.p; // the file waitLoaded chose (the URL may name none)
   S.readUrl();
+  S.state.p = opened;
   $('tabs').prepend(...S.viewKinds().map((v) => h('button', {
     dataset: { tab: v.tab, view: v.name },
     text: v.label,

@@ -15,8 +15,9 @@ let views = [];      // /api/profile's "views", each with its tab
 let TAB_VIEW = {};   // tab -> view kind name (the flame graph draws the top-down tree)
 let VIEW_TAB = {};   // view kind name -> tab
 // Parameters a pane keeps for itself (the trace pane's window, contexts, depth, crosshair; the
-// diff's view kind, normalize and order; fd=0: the flame graph without the base's colours).
-export const PANE_KEYS = ['tw', 'tc', 'td', 'tx', 'dv', 'dn', 'ds', 'fd'];
+// diff's view kind, normalize and order; fd=0: the flame graph without the base's colours;
+// fi=1: the flame graph as an icicle; fc=category: coloured by category).
+export const PANE_KEYS = ['tw', 'tc', 'td', 'tx', 'dv', 'dn', 'ds', 'fd', 'fi', 'fc'];
 
 // The view kinds /api/profile lists: their tabs come first. Call readUrl() again after it.
 export function setViews(list) {
@@ -153,6 +154,14 @@ export function fmtMsParam(v) {
   return String(Math.round(v * 1e6) / 1e6);
 }
 export function fmtRange(r) { return fmtMsParam(r[0]) + ':' + fmtMsParam(r[1]); }
+// A range's two ends to read (the range chip): to the digit that gives its length 3 significant
+// digits (55.24 ms long: 0.1 ms; 12.3 µs: 0.0001 ms), never past the ns the URL keeps.
+export function fmtRangeShort(r) {
+  const span = r[1] - r[0];
+  const lead = span > 0 ? Math.floor(Math.log10(span)) : 0;
+  const dec = Math.max(0, Math.min(6, 2 - lead));
+  return [r[0].toFixed(dec), r[1].toFixed(dec)];
+}
 
 // The query as API parameters. view: the view to ask for (null: none). Options drop parts
 // the caller does not want (the timeline shows every thread and the whole window).

@@ -383,14 +383,22 @@ export class Timeline {
         c.fillRect(lx, 1, tw, AXIS_H - 2);
         c.fillStyle = '#fff'; // on the selection's blue
         c.fillText(label, lx + 4, AXIS_H / 2);
-        if (!this.drag) {
-          this.zoomBtn.hidden = false;
-          const top = this.crumbs.offsetHeight + AXIS_H + 4 - this.scroll.scrollTop;
-          this.zoomBtn.style.top = Math.max(this.crumbs.offsetHeight + 2, top) + 'px';
-          this.zoomBtn.style.left = Math.min(width - 80, Math.max(LABEL_W + 2, (x0 + x1) / 2 - 34)) + 'px';
-        }
+        if (!this.drag) this.placeZoomButton(x0, x1, width);
       }
     }
+  }
+
+  // The "Zoom in" button over the middle of the selection x0..x1, below the time axis (never
+  // on it: the canvas starts below the crumbs and the hidden tracks' note, and scrolls), inside
+  // the graph's width.
+  placeZoomButton(x0, x1, width) {
+    const b = this.zoomBtn;
+    b.hidden = false;
+    const top = this.scroll.offsetTop; // the scrolled area's top in #timeline
+    const below = top + AXIS_H - this.scroll.scrollTop + 3; // under the axis while it shows
+    b.style.top = Math.max(top + 2, below) + 'px';
+    const w = b.offsetWidth || 70;
+    b.style.left = Math.max(LABEL_W + 2, Math.min(width - w - 2, (x0 + x1) / 2 - w / 2)) + 'px';
   }
 
   pos(e) {

@@ -8,7 +8,7 @@ let menuItems = [];
 let menuHot = -1;
 let menuClose = null;
 
-// items: [{label, key, action, disabled}] or 'sep'. Shown at the mouse position (or x, y).
+// items: [{label, key, action, disabled, title}] or 'sep'. Shown at the mouse position (or x, y).
 export function showMenu(x, y, items, onClose) {
   hideTooltip();
   const m = menu();
@@ -18,7 +18,7 @@ export function showMenu(x, y, items, onClose) {
   menuClose = onClose || null;
   for (const it of items) {
     if (it === 'sep') { m.append(h('div', { class: 'msep' })); continue; }
-    const el = h('div', { class: 'mi' + (it.disabled ? ' disabled' : ''), role: 'menuitem', 'data-label': it.label },
+    const el = h('div', { class: 'mi' + (it.disabled ? ' disabled' : ''), role: 'menuitem', 'data-label': it.label, title: it.title },
       h('span', { text: it.label }), it.key ? h('span', { class: 'key', text: it.key }) : null);
     if (!it.disabled) {
       el.addEventListener('mousedown', (e) => e.preventDefault());

@@ -7,7 +7,7 @@ import { h, clear, fmtCost, fmtPct, debounce } from '../util.js';
 import { paneError } from '../ui.js';
 import { TreeTable, shortPath, linePart } from './tree.js';
 import { ContextsPlot } from './contexts.js';
-import { rowMenu, rowKey, inCenter, sourceOf, stackOf } from '../rowmenu.js';
+import { rowMenu, rowKey, inCenter, sourceOf, stackOf, rowScope } from '../rowmenu.js';
 
 // ---- the sidebar of a tree tab ----
 
@@ -15,7 +15,11 @@ class RowSidebar {
   constructor() {
     this.el = h('aside', { class: 'sidebar' });
     this.plot = null;
-    this.fetchPlot = debounce(() => this.plot.show(this.plotParams), 120);
+    // the section goes when the query has one context (the answer says)
+    this.fetchPlot = debounce(() => this.plot.show(this.plotParams, (n) => {
+      const sec = this.plot.el.closest('.ctx-section');
+      if (sec) sec.hidden = n <= 1;
+    }), 120);
     this.showEmpty();
   }
   showEmpty() {
@@ -44,7 +48,8 @@ class RowSidebar {
     });
     this.el.append(h('h4', { text: 'Cost' }), costs);
     const actions = h('div', { class: 'actions' });
-    if (row.scope) actions.append(h('button', { class: 'small', text: 'Set as center', onclick: () => ctx.actions.setCenter(row.scope) }));
+    const scope = rowScope(row);
+    if (scope) actions.append(h('button', { class: 'small', text: 'Set as center', onclick: () => ctx.actions.setCenter(scope) }));
     const src = sourceOf(row);
     if (src !== null) actions.append(h('button', { class: 'small', text: 'Show source', onclick: () => ctx.actions.openSource(src, row.line) }));
     this.el.append(actions);
@@ -53,16 +58,19 @@ class RowSidebar {
       this.el.append(h('h4', { text: inverted ? 'Call path (outermost first)' : 'Call path' }),
         h('div', { class: 'stack', text: stack.map((s, i) => ' '.repeat(Math.min(i, 20)) + s).join('\n') }));
     }
-    // the row's values over the contexts: a top-down row by its key, another by its scope
+    // the row's values over the contexts: a top-down row by its key, another by its scope;
+    // a profile (or a query) of one context has nothing to spread over: no section
+    if (ctx.profile.threads.length <= 1) return;
     const down = view === 'tree' || (view === 'butterfly' && node.key.startsWith('down:'));
-    const which = down ? ['key', node.key] : row.kind === 'center' ? null : row.scope ? ['scope', row.scope] : undefined;
-    this.el.append(h('h4', { text: 'Per context' }));
+    const which = down ? ['key', node.key] : row.kind === 'center' ? null : scope ? ['scope', scope] : undefined;
+    const section = h('section', { class: 'ctx-section' }, h('h4', { text: 'Per context' }));
+    this.el.append(section);
     if (which === undefined) {
-      this.el.append(h('div', { class: 'dim', text: 'This row has no scope to plot over the contexts.' }));
+      section.append(h('div', { class: 'dim', text: 'This row has no scope to plot over the contexts.' }));
       return;
     }
     if (!this.plot) this.plot = new ContextsPlot();
-    this.el.append(this.plot.el);
+    section.append(this.plot.el);
     this.plotParams = [...S.queryParams(view), ...(which ? [which] : [])];
     this.fetchPlot();
   }
@@ -135,8 +143,9 @@ export class TreePane {
     ctx.status('computing…', this);
     let resp;
     try {
-      // one request: the open rows and the heaviest path (shown when no open row is kept)
-      resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['heaviest', HEAVIEST_LEVELS], ...pageParams(0)]);
+      // one request: the open rows and the path to the row a view opens on (shown when no
+      // open row is kept: the library's rule, pv_view_first_path)
+      resp = await api('view', [...params, ...open.map((k) => ['open', k]), ['first', 1], ...pageParams(0)]);
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
       this.lastKey = null;
@@ -163,7 +172,7 @@ export class TreePane {
       this.revealKeys = null;
       S.state.sel = reveal[0];
       this.tree.selKey = null;
-    } else if (!keptOpen) this.tree.selectHeaviestEnd(opened);
+    } else if (!keptOpen) this.tree.selectFirst(resp.selected);
     let want = S.state.sel;
     if (reveal && want && !this.tree.nodes.has(want)) {
       // a row the query's filters or center changed: its deepest ancestor the view has
@@ -222,13 +231,11 @@ function pageParams(offset) {
   return offset ? [['limit', PAGE_ROWS], ['offset', offset]] : [['limit', PAGE_ROWS]];
 }
 
-// How deep the page opens the heaviest path on first display (the view's heaviest=N).
-const HEAVIEST_LEVELS = 12;
 // Butterfly: callers and callees, each this deep.
 const BUTTERFLY_LEVELS = 4;
 
 // Whether an open key other than the center's names a row of the answer with children in it
-// (the page then keeps the user's open rows instead of the heaviest path).
+// (the page then keeps the user's open rows instead of the first display's path).
 function keptOpenKeys(rows, open) {
   const want = new Set(open.filter((k) => k !== 'c' && k !== 'up:c' && k !== 'down:c'));
   if (!want.size) return false;

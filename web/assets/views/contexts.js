@@ -4,15 +4,22 @@
 // per pixel (the min and max of the contexts in it), so 10,000 contexts draw as fast as 10:
 // light bars reach each column's max, dark ones its min. The wheel zooms around the pointer
 // (double-click: all), hover names the context and its value, a click makes that context
-// (a histogram bin: its contexts) the thread filter.
+// (a histogram bin: its contexts) the thread filter. Both axes have ticks: the value on the
+// left, the context's position (the histogram: the value) below. A query of one context has
+// nothing to spread: the plot hides itself (onShape) and the sidebar drops its section.
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, sizeCanvas, fmtCost } from '../util.js';
+import { h, clear, sizeCanvas, fmtCost, niceStep, ink } from '../util.js';
 import { showTooltip, moveTooltip, hideTooltip } from '../ui.js';
 
-const HEIGHT = 120;
+const HEIGHT = 140;
 const BINS = 30;
+// the axes (hpcviewer's thread graph): values on the left, context positions (a histogram:
+// values) below
+const AXIS_L = 46;
+const AXIS_B = 16;
+const TOP = 6;
 // A ratio to the mean (cv, imbalance): null when the mean is 0, shown as '-'
 const ratio = (x) => (x === null ? '-' : x.toFixed(3));
 const MODES = [['plot', 'Plot'], ['sorted', 'Sorted'], ['histogram', 'Histogram']];
@@ -42,7 +49,9 @@ export class ContextsPlot {
   }
 
   // The row: params of its query plus key=KEY or scope=SCOPE (none: the query's center).
-  show(params) {
+  // onShape(contexts) is told how many contexts each answer has.
+  show(params, onShape) {
+    this.onShape = onShape || null;
     this.params = params;
     this.win = null;
     this.load();
@@ -74,6 +83,7 @@ export class ContextsPlot {
       const data = await api('contexts', ps);
       if (gen !== this.gen) return;
       this.data = data;
+      if (this.onShape) this.onShape(data.contexts);
       this.draw();
     } catch (e) {
       if (gen !== this.gen || isAbort(e)) return;
@@ -82,6 +92,12 @@ export class ContextsPlot {
       sizeCanvas(this.canvas, this.width(), 1);
     }
     this.el.dataset.state = 'ready';
+  }
+
+  // the plot's area inside the canvas (its axes around it)
+  area() {
+    const W = this.width();
+    return { x: AXIS_L, y: TOP, w: Math.max(10, W - AXIS_L - 4), h: HEIGHT - TOP - AXIS_B };
   }
 
   draw() {
@@ -94,29 +110,42 @@ export class ContextsPlot {
     this.canvas.dataset.contexts = d.contexts;
     this.canvas.dataset.from = d.from;
     this.canvas.dataset.to = d.to;
+    const A = this.area();
+    const bottom = A.y + A.h;
+    let yTop; // the value (count) at the top of the plot
+    let xFrom, xTo, xFmt; // the x axis: its range and tick labels
     if (this.mode === 'histogram') {
       const counts = d.histogram.counts;
-      const top = Math.max(1, ...counts);
-      const bw = W / counts.length;
+      yTop = Math.max(1, ...counts);
+      const bw = A.w / counts.length;
       counts.forEach((n, i) => {
-        const bh = ((HEIGHT - 4) * n) / top;
+        const bh = (A.h * n) / yTop;
         c.fillStyle = '#0a84ff';
-        c.fillRect(i * bw + 0.5, HEIGHT - bh, Math.max(1, bw - 1), bh);
+        c.fillRect(A.x + i * bw + 0.5, bottom - bh, Math.max(1, bw - 1), bh);
       });
       this.canvas.dataset.columns = counts.length;
+      xFrom = d.histogram.min;
+      xTo = d.histogram.min + d.histogram.width * counts.length;
+      xFmt = (v) => fmtAxis(v, unit);
     } else {
       const cols = d.columns;
-      const top = Math.max(1e-12, ...cols.map((k) => k[1]));
-      const cw = W / Math.max(1, cols.length);
+      yTop = Math.max(1e-12, ...cols.map((k) => k[1]));
+      const cw = A.w / Math.max(1, cols.length);
+      const y = (v) => bottom - (A.h * Math.max(0, v)) / yTop;
       cols.forEach((k, i) => {
-        const y = (v) => HEIGHT - ((HEIGHT - 4) * Math.max(0, v)) / top;
         c.fillStyle = '#8fc3ff'; // the column's max
-        c.fillRect(i * cw, y(k[1]), Math.max(1, cw - (cw > 3 ? 1 : 0)), HEIGHT - y(k[1]));
+        c.fillRect(A.x + i * cw, y(k[1]), Math.max(1, cw - (cw > 3 ? 1 : 0)), bottom - y(k[1]));
         c.fillStyle = '#0a84ff'; // its min
-        c.fillRect(i * cw, y(k[0]), Math.max(1, cw - (cw > 3 ? 1 : 0)), HEIGHT - y(k[0]));
+        c.fillRect(A.x + i * cw, y(k[0]), Math.max(1, cw - (cw > 3 ? 1 : 0)), bottom - y(k[0]));
       });
       this.canvas.dataset.columns = cols.length;
+      xFrom = d.from;
+      xTo = d.to;
+      xFmt = (v) => String(v);
     }
+    const ticks = drawAxes(c, A, yTop, this.mode === 'histogram' ? (v) => String(v) : (v) => fmtAxis(v, unit), xFrom, xTo, xFmt, this.mode !== 'histogram');
+    this.canvas.dataset.yTicks = ticks.y.join('|');
+    this.canvas.dataset.xTicks = ticks.x.join('|');
     const f = (v) => fmtCost(Math.round(v * 1000) / 1000, unit);
     clear(this.summary).append(
       `${d.row}: ${d.contexts} contexts${d.to - d.from < d.contexts && this.mode !== 'histogram' ? ` (showing ${d.from}–${d.to})` : ''} · `
@@ -130,18 +159,20 @@ export class ContextsPlot {
     const d = this.data;
     if (!d) return null;
     const r = this.canvas.getBoundingClientRect();
-    const x = e.clientX - r.left;
+    const A = this.area();
+    const x = e.clientX - r.left - A.x;
+    if (x < 0) return null; // over the value axis
     const unit = d.metric.unit;
     if (this.mode === 'histogram') {
       const counts = d.histogram.counts;
-      const i = Math.min(counts.length - 1, Math.max(0, Math.floor((x / r.width) * counts.length)));
+      const i = Math.min(counts.length - 1, Math.max(0, Math.floor((x / A.w) * counts.length)));
       const lo = d.histogram.min + i * d.histogram.width, hi = lo + d.histogram.width;
       const ths = d.histogram.threads[i];
       return { col: i, threads: ths, text: `${counts[i]} contexts with ${fmtCost(lo, unit)} – ${fmtCost(hi, unit)}${ths === null ? ' (too many to select)' : ''}` };
     }
     const cols = d.columns;
     if (!cols.length) return null;
-    const i = Math.min(cols.length - 1, Math.max(0, Math.floor((x / r.width) * cols.length)));
+    const i = Math.min(cols.length - 1, Math.max(0, Math.floor((x / A.w) * cols.length)));
     const [mn, mx, tmin, tmax, first, n] = cols[i];
     const name = (t) => d.names[t] || `#${t}`;
     const text = n === 1
@@ -170,8 +201,9 @@ export class ContextsPlot {
     if (!d || this.mode === 'histogram' || !d.contexts) return;
     e.preventDefault();
     const r = this.canvas.getBoundingClientRect();
+    const A = this.area();
     const [a, b] = this.win || [0, d.contexts];
-    const t = a + ((e.clientX - r.left) / r.width) * (b - a);
+    const t = a + (Math.max(0, Math.min(A.w, e.clientX - r.left - A.x)) / A.w) * (b - a);
     const span = Math.max(2, Math.min(d.contexts, Math.round((b - a) * Math.exp(Math.max(-300, Math.min(300, e.deltaY)) * 0.002))));
     if (span >= d.contexts) { this.win = null; this.load(); return; }
     let from = Math.round(t - ((t - a) * span) / (b - a));
@@ -179,4 +211,59 @@ export class ContextsPlot {
     this.win = [from, from + span];
     this.load();
   }
+}
+
+// A value on an axis: short (3 significant digits, k/M/G), in the unit fmtCost shows.
+function fmtAxis(v, unit) {
+  const x = unit === 'ns' ? v / 1e6 : unit === 'us' || unit === 'µs' ? v / 1e3 : v;
+  const a = Math.abs(x);
+  if (a === 0) return '0';
+  const [dv, suf] = a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : a >= 1e4 ? [1e3, 'k'] : [1, ''];
+  return String(Number((x / dv).toPrecision(3))) + suf;
+}
+
+// The two axes of area A of canvas c: y from 0 to yTop (labels by yFmt), x from xFrom to xTo
+// (labels by xFmt; positions: integers, each tick under the middle of its column). Returns the
+// ticks drawn ({y: [...], x: [...]}) for the tests.
+function drawAxes(c, A, yTop, yFmt, xFrom, xTo, xFmt, positions) {
+  const bottom = A.y + A.h;
+  c.font = '10px system-ui, sans-serif';
+  c.strokeStyle = ink('#737373');
+  c.fillStyle = ink('#737373');
+  c.lineWidth = 1;
+  c.beginPath();
+  c.moveTo(A.x - 0.5, A.y); c.lineTo(A.x - 0.5, bottom + 0.5); c.lineTo(A.x + A.w, bottom + 0.5);
+  c.stroke();
+  const ticks = { y: [], x: [] };
+  // y: about one tick per 28 px
+  const ys = niceStep(yTop, Math.max(2, Math.floor(A.h / 28)));
+  c.textAlign = 'right';
+  c.textBaseline = 'middle';
+  for (let v = 0; v <= yTop * (1 + 1e-9); v += ys) {
+    const y = Math.round(bottom - (A.h * v) / yTop) + 0.5;
+    c.beginPath(); c.moveTo(A.x - 4, y); c.lineTo(A.x, y); c.stroke();
+    const label = yFmt(v);
+    c.fillText(label, A.x - 6, y);
+    ticks.y.push(label);
+  }
+  // x: about one tick per 60 px
+  const span = xTo - xFrom;
+  c.textAlign = 'center';
+  c.textBaseline = 'top';
+  if (span > 0) {
+    let xs = niceStep(span, Math.max(2, Math.floor(A.w / 60)));
+    if (positions) xs = Math.max(1, Math.round(xs));
+    const mid = positions ? 0.5 : 0;
+    for (let v = Math.ceil(xFrom / xs) * xs; positions ? v < xTo : v <= xTo + 1e-9; v += xs) {
+      const x = Math.round(A.x + ((v - xFrom + mid) / span) * A.w) + 0.5;
+      c.beginPath(); c.moveTo(x, bottom); c.lineTo(x, bottom + 4); c.stroke();
+      const label = xFmt(v);
+      const tw = c.measureText(label).width / 2;
+      c.fillText(label, Math.min(A.x + A.w - tw, Math.max(A.x + tw, x)), bottom + 5);
+      ticks.x.push(label);
+    }
+  }
+  c.textAlign = 'start';
+  c.textBaseline = 'alphabetic';
+  return ticks;
 }

@@ -1,23 +1,50 @@
 // The flame graph of the current query (api/flame), on a canvas. Not centered: the top-down
 // tree grows upward from "(all)". Centered (speedscope's sandwich): the center's callees grow
-// upward from the center row and its callers hang below it as an icicle. Click zooms into a
-// node (click its root or press Escape to zoom out); the search box highlights matches.
+// upward from the center row and its callers hang below it as an icicle; the center row is
+// outlined across the graph and the toolbar gives its total. "Icicle" (pane key fi=1) turns
+// it upside down (the root on top); "colour" by category (fc=category) fills each box with its
+// function's category colour (the timeline's). Click zooms into a node (click its root or
+// press Escape to zoom out); the search box highlights matches.
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, fmtCost, fmtPct, hashColor, fitText, sizeCanvas } from '../util.js';
+import { h, clear, fmtCost, fmtPct, hashColor, fitText, sizeCanvas, categoryColor, ink } from '../util.js';
 import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip, showMenu } from '../ui.js';
 import { copyText } from '../util.js';
+import { rowScope, transformItems } from '../rowmenu.js';
 
 const RH = 17;
 const PAD = 6;
+const CENTER_FILL = '#f5c542'; // the center row of a sandwich (gold)
 
 // A differential flame graph's fill (serve --base): red where the node grew against the base,
-// blue where it shrank, the deeper the larger its delta against the largest one; grey when equal.
-export function diffColor(delta, maxAbs) {
-  if (!delta || !maxAbs) return 'rgb(225,225,228)';
-  const c = Math.round(225 - 190 * Math.min(1, Math.abs(delta) / maxAbs));
+// blue where it shrank, by its change as a share of the whole (the profile's total, as
+// differential flame graphs colour: a -0.4 % change stays pale whatever the largest delta), on
+// a log scale from DIFF_FLOOR (below: grey, no change worth a colour) to DIFF_FULL (the
+// deepest); grey when equal.
+export const DIFF_FLOOR = 0.001;
+export const DIFF_FULL = 0.1;
+export function diffShade(share) {
+  const a = Math.abs(share);
+  if (!(a >= DIFF_FLOOR)) return 0;
+  return Math.min(1, (0.15 + 0.85 * Math.log(a / DIFF_FLOOR) / Math.log(DIFF_FULL / DIFF_FLOOR)));
+}
+export function diffColor(delta, whole) {
+  const k = whole > 0 ? diffShade(delta / whole) : 0;
+  if (!k) return 'rgb(225,225,228)';
+  const c = Math.round(225 - 190 * k);
   return delta > 0 ? `rgb(255,${c},${c})` : `rgb(${c},${c},255)`;
+}
+
+// The legend of those colours: swatches from -10 % to +10 % of the whole, the floor's grey
+// between.
+function diffLegend() {
+  const shares = [-DIFF_FULL, -0.01, -DIFF_FLOOR, 0, DIFF_FLOOR, 0.01, DIFF_FULL];
+  const pct = (x) => (x > 0 ? '+' : x < 0 ? '−' : '') + `${Math.abs(x * 100)}%`;
+  return h('span', { class: 'diff-legend', title: `The change of a box against the base, as a share of the whole profile (its total): grey within ±${DIFF_FLOOR * 100}%, the deepest from ±${DIFF_FULL * 100}%` },
+    h('span', { class: 'dim', text: 'shrank' }),
+    ...shares.map((x) => h('span', { class: 'diff-swatch', style: { background: diffColor(x, 1) }, text: x ? pct(x) : `±${DIFF_FLOOR * 100}%` })),
+    h('span', { class: 'dim', text: 'grew' }));
 }
 
 function layout(root) {
@@ -61,7 +88,24 @@ export class FlamePane {
       this.update(false);
     } });
     this.diffLabel = h('label', { class: 'ctl', title: 'Red: grew against the base; blue: shrank (widths of this profile)', hidden: true }, this.diffBox, ' differential (vs base)');
-    this.el.append(h('div', { class: 'pane-toolbar' }, this.searchBox, this.resetBtn, this.diffLabel, h('span', { class: 'spacer' }), this.info));
+    this.legend = diffLegend();
+    this.legend.hidden = true;
+    // icicle (fi=1) and colour by category (fc=category): the pane's keys in the URL
+    this.icicleBox = h('input', { type: 'checkbox', onchange: () => {
+      S.state.pane.fi = this.icicleBox.checked ? '1' : null;
+      S.commit('pane', false);
+      this.draw(true);
+    } });
+    this.colorSel = h('select', { 'aria-label': 'Colour', onchange: () => {
+      S.state.pane.fc = this.colorSel.value === 'category' ? 'category' : null;
+      S.commit('pane', false);
+      this.draw();
+    } }, h('option', { value: 'function', text: 'function' }), h('option', { value: 'category', text: 'category' }));
+    this.center = h('span', { class: 'flame-center', hidden: true });
+    this.el.append(h('div', { class: 'pane-toolbar' }, this.searchBox, this.resetBtn,
+      h('label', { class: 'ctl', title: 'The root on top, callees below it (an icicle graph)' }, this.icicleBox, ' icicle'),
+      h('label', { class: 'ctl', title: 'Fill each box by its function (warm hues) or by its category (the timeline\'s colours)' }, 'colour', this.colorSel),
+      this.diffLabel, this.legend, this.center, h('span', { class: 'spacer' }), this.info));
     this.wrap = h('div', { class: 'canvas-wrap', tabindex: '0' });
     this.canvas = h('canvas');
     this.wrap.append(this.canvas);
@@ -109,42 +153,58 @@ export class FlamePane {
     paneOk(this, this.wrap);
     this.lastKey = key;
     this.data = d;
-    this.maxDelta = undefined;
     this.up = layout(d.callees);
     this.down = layout(d.callers);
     this.zoom = { callees: null, callers: null };
     let n = this.up.items.length + this.down.items.length;
     ctx.status(`${n.toLocaleString('en-US')} nodes`, this);
-    this.draw();
-    // Show the center row (or the root) on first display.
-    requestAnimationFrame(() => {
-      const y = this.centerY();
-      if (this.offY) return;
-      this.wrap.scrollTop = Math.max(0, y - this.wrap.clientHeight + RH * (this.down.depth > 1 ? Math.min(this.down.depth, 8) : 2));
-    });
+    this.draw(true);
   }
 
-  // The center row's y: the graph sits at the bottom of the pane (a flame grows upward); a
-  // sandwich is centred on its center row when it fits.
-  centerY() { return (this.offY || 0) + PAD + (this.up.depth - 1) * RH; }
+  // Upside down (the pane's fi=1): the root on top.
+  icicle() { return S.state.pane.fi === '1'; }
 
-  // Geometry of an item: side 'callees' grows upward from the center row, 'callers' downward.
+  // The center row's y: a flame sits at the bottom of the pane (it grows upward), an icicle at
+  // the top; a sandwich is centred on its center row when it fits.
+  centerY() {
+    const above = this.icicle() ? Math.max(0, this.down.depth - 1) : this.up.depth - 1;
+    return (this.offY || 0) + PAD + above * RH;
+  }
+
+  // Geometry of an item: side 'callees' grows upward from the center row, 'callers' downward
+  // (an icicle: the other way).
   geom(item, side, width) {
     const z = this.zoom[side];
     const a = z ? z.x0 : 0, b = z ? z.x1 : 1;
     const x0 = ((item.x0 - a) / (b - a)) * width, x1 = ((item.x1 - a) / (b - a)) * width;
-    const y = side === 'callees' ? this.centerY() - item.depth * RH : this.centerY() + item.depth * RH;
+    const up = (side === 'callees') !== this.icicle();
+    const y = up ? this.centerY() - item.depth * RH : this.centerY() + item.depth * RH;
     return { x0, x1, y };
   }
 
-  draw() {
+  // A box's category colour: its node's category, else the nearest caller's (frames without
+  // one inherit it), else grey.
+  categoryFill(it) {
+    const cats = ctx.profile.categories || [];
+    for (let x = it; x; x = x.parent) {
+      const c = x.node.category;
+      if (c !== undefined && c !== null && cats[c]) return categoryColor(cats[c].color);
+    }
+    return categoryColor('grey');
+  }
+
+  // scroll: show the center row (or the root) as on a first display
+  draw(scroll) {
     if (!this.data) return;
+    this.icicleBox.checked = this.icicle();
+    this.colorSel.value = S.state.pane.fc === 'category' ? 'category' : 'function';
+    const byCategory = this.colorSel.value === 'category';
     const width = this.wrap.clientWidth || 800;
     const rows = this.up.depth + Math.max(0, this.down.depth - 1);
     const content = PAD * 2 + rows * RH;
     const height = Math.max(this.wrap.clientHeight - 2, content);
     this.offY = 0;
-    if (height > content) this.offY = this.down.depth > 1 ? Math.floor((height - content) / 2) : height - content;
+    if (height > content) this.offY = this.down.depth > 1 ? Math.floor((height - content) / 2) : this.icicle() ? 0 : height - content;
     const c = sizeCanvas(this.canvas, width, height);
     c.clearRect(0, 0, width, height);
     c.font = '11px system-ui, sans-serif';
@@ -153,11 +213,7 @@ export class FlamePane {
     let matched = 0;
     const centered = !!this.data.callers;
     const diff = this.data.base_total !== undefined;
-    if (diff && this.maxDelta === undefined) {
-      this.maxDelta = 0;
-      for (const lay of [this.up, this.down])
-        for (const it of lay.items) if (it.depth) this.maxDelta = Math.max(this.maxDelta, Math.abs(it.node.total - it.node.base));
-    }
+    this.legend.hidden = !diff;
     this.fills = new Map();
     const drawSide = (lay, side) => {
       for (const it of lay.items) {
@@ -171,10 +227,11 @@ export class FlamePane {
         if (match && side === 'callees' && !(it.parent && it.parent.matchAbove)) { matched += it.node.total; }
         it.matchAbove = match || (it.parent && it.parent.matchAbove);
         let fill;
-        if (isRoot) fill = centered ? '#f5c542' : '#c8c8cf';
+        if (isRoot) fill = centered ? CENTER_FILL : '#c8c8cf';
         else if (this.search && !match) fill = hashColor(name, true);
         else if (match) fill = '#5b8def';
-        else fill = diff ? diffColor(it.node.total - it.node.base, this.maxDelta) : hashColor(name, false);
+        else if (diff) fill = diffColor(it.node.total - it.node.base, total);
+        else fill = byCategory ? this.categoryFill(it) : hashColor(name, false);
         this.fills.set(it.node.key, fill);
         c.fillStyle = fill;
         c.fillRect(x0, g.y, Math.max(0.5, x1 - x0 - 0.5), RH - 1);
@@ -191,13 +248,49 @@ export class FlamePane {
     };
     drawSide(this.up, 'callees');
     if (this.down.items.length) drawSide(this.down, 'callers');
+    if (centered) this.markCenter(c, width);
     const unit = this.data.unit;
     let info = `${this.data.metric}: ${fmtCost(total, unit)}`;
-    if (centered) info += ' · center row in gold: callees above, callers below';
-    if (diff) info += ` · vs base ${fmtCost(this.data.base_total, unit)}: red grew, blue shrank`;
+    // the center: its name and total in the toolbar (of the whole: the query's)
+    this.center.hidden = !centered;
+    if (centered) {
+      const ct = this.data.callees.total;
+      clear(this.center).append(h('span', { class: 'flame-center-swatch' }), 'center ',
+        h('b', { text: this.data.callees.name }), `: ${fmtCost(ct, unit)} ${this.data.metric} (${fmtPct(ct, total)} of ${fmtCost(total, unit)})`);
+      info = this.icicle() ? 'callers above the center, callees below' : 'callees above the center, callers below';
+    }
+    if (diff) info += ` · vs base ${fmtCost(this.data.base_total, unit)}`;
     if (this.search) info += ` · matched ${fmtPct(matched, this.data.callees ? this.data.callees.total : total)}`;
     this.info.textContent = info;
     this.resetBtn.disabled = !this.zoom.callees && !this.zoom.callers;
+    if (scroll) {
+      requestAnimationFrame(() => {
+        const y = this.centerY();
+        if (this.offY) return;
+        if (this.icicle() && this.down.depth <= 1) { this.wrap.scrollTop = 0; return; }
+        const below = this.icicle() ? this.up.depth : this.down.depth;
+        this.wrap.scrollTop = Math.max(0, y - this.wrap.clientHeight + RH * (below > 1 ? Math.min(below, 8) : 2));
+      });
+    }
+  }
+
+  // The center row of a sandwich: outlined, with a line across the whole width on both sides
+  // (the callees' and the callers' halves meet there) and a label on the left.
+  markCenter(c, width) {
+    const y = this.centerY();
+    c.save();
+    c.strokeStyle = ink('#0c0c0d');
+    c.lineWidth = 2;
+    const g = this.geom(this.up.items[0], 'callees', width);
+    c.strokeRect(Math.max(1, g.x0 + 1), y + 0.5, Math.min(width, g.x1) - Math.max(1, g.x0 + 1) - 1, RH - 2);
+    c.strokeStyle = CENTER_FILL;
+    c.setLineDash([6, 3]);
+    c.lineWidth = 1;
+    c.beginPath();
+    c.moveTo(0, y - 1.5); c.lineTo(width, y - 1.5);
+    c.moveTo(0, y + RH + 0.5); c.lineTo(width, y + RH + 0.5);
+    c.stroke();
+    c.restore();
   }
 
   hit(e) {
@@ -205,10 +298,12 @@ export class FlamePane {
     const r = this.canvas.getBoundingClientRect();
     const x = e.clientX - r.left, y = e.clientY - r.top;
     const width = r.width;
-    const cy = this.centerY();
+    // rows from the center row (0) downward; the callees' side is above it (an icicle: below)
+    const k = Math.floor((y - this.centerY()) / RH);
+    const ice = this.icicle();
     let side, depth;
-    if (y < cy + RH) { side = 'callees'; depth = y >= cy ? 0 : Math.ceil((cy - y) / RH); }
-    else { side = 'callers'; depth = Math.floor((y - cy) / RH); }
+    if (k === 0 || (k < 0) !== ice) { side = 'callees'; depth = Math.abs(k); }
+    else { side = 'callers'; depth = Math.abs(k); }
     const lay = side === 'callees' ? this.up : this.down;
     for (const it of lay.items) {
       if (it.depth !== depth) continue;
@@ -255,19 +350,19 @@ export class FlamePane {
     const n = hit.item.node;
     // the box's node: its scope (NAME@FILE:LINE for one of several functions of a name, file:,
     // module:, line: under another By), never its display name
-    const sc = n.scope;
+    const sc = rowScope(n);
     const virtual = hit.item.depth === 0 || !sc;
     const a = ctx.actions;
     const path = [];
     for (let it = hit.item; it; it = it.parent) path.push(it.node.name);
     if (hit.side === 'callees') path.reverse();
+    // the box as a row of the tree (its category inherited from the boxes below it)
+    const asRow = (it) => (it && it.depth ? { row: it.node, parent: asRow(it.parent) } : null);
     showMenu(e.clientX, e.clientY, [
       { label: 'Set as center', key: 'c', disabled: virtual, action: () => a.setCenter(sc) },
       { label: 'Add to center', disabled: virtual, action: () => a.addCenter(sc) },
       'sep',
-      { label: 'Include only samples with it', disabled: virtual, action: () => a.addFilter('include', sc) },
-      { label: 'Drop samples with it', disabled: virtual, action: () => a.addFilter('drop', sc) },
-      { label: 'Merge it', disabled: virtual, action: () => a.addFilter('merge', sc) },
+      ...(virtual ? [] : transformItems(asRow(hit.item))),
       'sep',
       { label: 'Zoom into it', action: () => { this.zoom[hit.side] = { x0: hit.item.x0, x1: hit.item.x1 }; this.draw(); } },
       { label: 'Copy stack', action: () => copyText(path.filter((x) => x !== '(all)').join('\n')) },

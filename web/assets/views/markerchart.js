@@ -1,4 +1,4 @@
-// The marker chart (api/marker-chart) of the timeline's visible window: one row per marker
+// The marker chart (api/marker-chart) of the timeline's selection (else its zoom): one row per marker
 // name, grouped by thread then category; intervals as bars with their chart label, instants as
 // diamonds; markers of one row that overlap go on sub-rows below it (like the Firefox
 // Profiler). Hover: the tooltip (api/marker); click selects; double-click uses the marker as
@@ -76,9 +76,10 @@ export class MarkerChartPane {
   focusSearch() { this.searchBox.focus(); this.searchBox.select(); }
   focus() { this.wrap.focus({ preventScroll: true }); }
 
-  // the committed window (the timeline's zoom), and what is drawn: the wheel's view inside it
+  // the committed window (the timeline's selection, else its zoom: the Firefox Profiler's
+  // marker chart shows the preview selection), and what is drawn: the wheel's view inside it
   base() {
-    const w = markerWindow(false);
+    const w = markerWindow(true);
     if (w) return w;
     return [ctx.profile.start, ctx.profile.activity_end ?? ctx.profile.end]; // as the timeline: the last marker counted
   }
@@ -180,15 +181,6 @@ export class MarkerChartPane {
       const x = Math.round(this.x(t, width)) + 0.5;
       c.beginPath(); c.moveTo(x, AXIS_H - 4); c.lineTo(x, height); c.stroke();
       c.fillText(fmtMs(t - z), x + 3, AXIS_H / 2);
-    }
-    // the selection
-    const r = S.range();
-    if (r) {
-      const x0 = Math.max(LABEL_W, this.x(r[0], width)), x1 = Math.min(width, this.x(r[1], width));
-      if (x1 > x0) {
-        c.fillStyle = 'rgba(10,132,255,0.08)';
-        c.fillRect(x0, AXIS_H, x1 - x0, height - AXIS_H);
-      }
     }
     const sel = S.state.mk;
     this.lines.forEach((line, li) => {

@@ -6,13 +6,15 @@
 // (its line:FILE:LINE scope), the file kept. Where the profile has addresses, an Address
 // column gives each line's hottest instruction address; a click on it shows the line's
 // instructions with their self costs under it (api/disasm: objdump of the binary when it is on
-// the server's machine, else the note why not), a second click hides them.
+// the server's machine, else the note why not), a second click hides them. When no source file
+// is readable, the hottest function's instructions from its binary alone (views/disasm.js).
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
 import { h, clear, fmtCost, fmtPct } from '../util.js';
 import { paneError } from '../ui.js';
 import { VList } from './vlist.js';
+import { DisasmView } from './disasm.js';
 
 const ROW_H = 17;
 const NUM_W = 78;
@@ -32,7 +34,8 @@ export class SourcePane {
     });
     this.path = h('span', { class: 'source-path' });
     this.info = h('span', { class: 'dim' });
-    this.el.append(h('div', { class: 'pane-toolbar' }, h('span', { class: 'dim', text: 'File' }), this.select, this.path, h('span', { class: 'spacer' }), this.info));
+    this.fileLabel = h('span', { class: 'dim', text: 'File' });
+    this.el.append(h('div', { class: 'pane-toolbar' }, this.fileLabel, this.select, this.path, h('span', { class: 'spacer' }), this.info));
     this.tt = h('div', { class: 'tt' });
     this.head = h('div', { class: 'tt-head' });
     this.body = h('div', { class: 'tt-body', tabindex: '0' });
@@ -76,16 +79,15 @@ export class SourcePane {
   async update(force) {
     if (!this.filled) this.fillSelect();
     const sources = ctx.profile.sources || [];
-    if (!sources.length) { this.note('The profile names no source file.'); this.select.hidden = true; return; }
+    if (!sources.length) return this.binaryOnly('The profile names no source file.');
     let id = S.state.src;
     if (id === null || !sources.some((s) => s.id === id)) {
       if (!sources.some((s) => s.available)) {
-        this.select.hidden = true;
-        this.note(`None of the ${sources.length} source files the profile names is readable here (start the server with --source-root DIR to point at them).`);
-        return;
+        return this.binaryOnly(`None of the ${sources.length} source files the profile names is readable here (start the server with --source-root DIR to point at them).`);
       }
       id = null; // the server's choice: the hottest file it can read
     }
+    if (this.disasm) this.disasm.el.hidden = true;
     if (id !== null) this.select.value = String(id);
     const params = [...S.queryParams(null), ...(id !== null ? [['file', id]] : [])];
     const key = JSON.stringify(params);
@@ -133,6 +135,22 @@ export class SourcePane {
     this.info.textContent = `${this.lines.length.toLocaleString('en-US')} lines · self in this file ${fmtCost(Math.round(sum * 1000) / 1000, unit)} ${mname}`;
     this.rebuild();
     this.scrollToLine();
+  }
+
+  // No source file to show: the hottest function's instructions from its binary instead (or
+  // the note why there are none), under why.
+  binaryOnly(why) {
+    this.select.hidden = true;
+    this.fileLabel.hidden = true;
+    this.tt.hidden = true;
+    clear(this.msg);
+    if (!this.disasm) {
+      this.disasm = new DisasmView();
+      this.el.append(this.disasm.el);
+    }
+    this.disasm.el.hidden = false;
+    this.info.textContent = 'no source: disassembly';
+    return this.disasm.show(why);
   }
 
   // the rows shown: each line, and under a line whose instructions were asked for, those

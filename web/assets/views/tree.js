@@ -249,21 +249,11 @@ export class TreeTable {
     return true;
   }
 
-  // First display: the heaviest path is open (the view's heaviest=N, its keys in opened);
-  // select its end, the heaviest child of the last opened row.
-  selectHeaviestEnd(opened) {
-    const last = opened.length ? this.nodes.get(opened[opened.length - 1]) : null;
-    const end = last ? this.heaviest(last.kids, 0) || last : this.heaviest(this.roots, 0);
-    if (end && !this.selKey) this.select(end, false);
-  }
-
-  heaviest(nodes, m) {
-    let best = null;
-    for (const n of nodes || []) {
-      if (isMore(n)) continue; // the sum of many rows, not a row
-      if (!best || (n.row.total[m] || 0) > (best.row.total[m] || 0)) best = n;
-    }
-    return best;
+  // First display: the path to the row a view opens on is open (the view's first=1, its keys
+  // in "opened"); that row (its "selected": the library's rule) is selected, unless one is.
+  selectFirst(key) {
+    const n = key ? this.nodes.get(key) : null;
+    if (n && !this.selKey) this.select(n, false);
   }
 
   // ---- selection ----
