@@ -21,7 +21,8 @@
 set -u
 pv=${1:?usage: run.sh PROFVIEW}
 here=$(dirname "$0")
-build=$(dirname "$pv")
+# the build folder, absolute (meson test passes an absolute path, run-all.sh a relative one)
+build=$(cd "$(dirname "$pv")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -86,7 +87,7 @@ pprof_tool() { # builds pprof once into $build/pprof-tool; prints its path, or w
 	command -v go >/dev/null 2>&1 || { echo "no go compiler (Debian: golang-go)"; return 1; }
 	[ -f "$src/pprof.go" ] || { echo "no pprof source in $src (Debian: golang-github-google-pprof-dev)"; return 1; }
 	mkdir -p "$build/pprof-tool"
-	if ! GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$PWD/$build/pprof-tool/cache" \
+	if ! GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$build/pprof-tool/cache" \
 		GOFLAGS= go build -o "$bin" github.com/google/pprof >"$build/pprof-tool/build.log" 2>&1; then
 		echo "go build of github.com/google/pprof failed: $(tail -n 1 "$build/pprof-tool/build.log")"
 		return 1
