@@ -674,7 +674,7 @@ async function main() {
     await p2.close();
   });
 
-  await test('a callgrind profile\'s first page: the selected row\'s per-context plot, no error', async () => {
+  await test('a callgrind profile\'s first page: the heaviest path selected, its contexts, no error', async () => {
     // the tree of a call graph is computed from the graph, its rows not those of the stacks
     // estimated from it: api/contexts once looked the selected row up among the latter (400,
     // "contexts: no such row in this view" in red on this file's first page)
@@ -684,16 +684,16 @@ async function main() {
     await p2.goto(u);
     const rows = await waitRows(p2, 'top-down', (r) => r.some((x) => x.selected && x.depth >= 3), 'the heaviest path');
     const sel = rows.find((r) => r.selected);
-    const plot = '.pane[data-tab="top-down"] .sidebar .cplot';
-    await p2.waitForSelector(`${plot}[data-state="ready"] canvas[data-contexts="1"]`);
+    // one context (the file's one thread): no per-context plot (hpcviewer's thread graph is
+    // for several), and no error box
+    await p2.waitForTimeout(500);
+    eq(await p2.$$eval('.pane[data-tab="top-down"] .sidebar .cplot', (els) => els.length), 0, 'plots of one context');
     eq(await p2.$$eval('.pane[data-tab="top-down"] .pane-error', (els) => els.map((e) => e.textContent)), [], 'errors shown');
     await noError(p2);
     // its one context (the file's one thread) holds the row's total and self
     const d = await api(new URL(u), 'contexts', `key=${encodeURIComponent(sel.key)}`);
     assert(d.summary, `api/contexts: ${JSON.stringify(d)} for ${sel.key}`);
     eq([d.summary.total.sum, d.summary.self.sum], [num(sel.total), num(sel.self)], `${sel.name}: the context's total and self`);
-    const summary = await p2.textContent(`${plot} .cplot-summary`);
-    assert(summary.includes('1 contexts'), `plot summary: ${summary}`);
     await p2.screenshot({ path: path.join(SHOTS, 'callgrind-first-page.png') });
     await p2.close();
     // a bottom-up row by its scope: the center of the graph's view, callgrind_annotate's
