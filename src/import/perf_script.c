@@ -569,6 +569,8 @@ static void mark_inlined(struct pstate *s)
 
 static void add_frame(struct pstate *s, const struct frame_text *ft)
 {
+	if (s->nframes == 0)
+		s->has_first_addr = line_addr(ft->addr, ft->addr_end, &s->first_addr);
 	if (ft->inlined) {
 		uint64_t addr;
 		int has_addr = line_addr(ft->addr, ft->addr_end, &addr);
@@ -991,6 +993,10 @@ static void finish_sample(struct pstate *s)
 		return;
 	s->active = 0;
 	struct pv_builder *b = s->b;
+	/* the leaf's address (its line's), before inlined frames are resolved */
+	uint64_t leaf_addr = PV_ADDR_NONE;
+	if (s->nframes && !frame_addr(s, 0, &leaf_addr))
+		leaf_addr = s->has_first_addr ? s->first_addr : PV_ADDR_NONE;
 	if (s->npend)
 		resolve_inline(s);
 	if (b->status)
@@ -1023,6 +1029,11 @@ static void finish_sample(struct pstate *s)
 	builder_sample(b, t->th, st, s->cur_time, s->weights);
 	s->weights[m] = 0;
 	s->nsamples++;
+	if (leaf_addr != PV_ADDR_NONE && (s->addr_col || (s->addr_col = builder_samples_addr(b)))) {
+		/* the column may move as samples grow: taken again from the profile */
+		b->p->samples.addr[b->p->samples.len - 1] = leaf_addr;
+		s->nr_addrs++;
+	}
 }
 
 static void note_bad(struct pstate *s, uint64_t lineno, const char *at)
@@ -1126,6 +1137,7 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 	s->nframes = 0;
 	s->npend = 0;
 	s->prev_rec = 0;
+	s->has_first_addr = 0;
 	if (v->kind == EV_TRACEPOINT) {
 		/* without call chains (-G) the sample's frame follows the payload */
 		const char *pe = e;

@@ -155,6 +155,12 @@ struct pstate {
 	struct pending_inline *pend;
 	uint32_t npend, pendcap;
 	int prev_frame; /* the previous line was a frame line */
+	/* the address of the sample's first frame when it came without a line record (a frame on
+	 * the header line, a line not cached) */
+	int has_first_addr;
+	uint64_t first_addr;
+	uint64_t *addr_col; /* samples.addr once made (builder_samples_addr), else NULL */
+	uint64_t nr_addrs;  /* samples given their leaf address */
 
 	char *json;
 	size_t jlen, jcap;

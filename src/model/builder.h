@@ -208,6 +208,11 @@ int builder_samples_adopt(struct pv_builder *b, pv_thread_ix t, pv_stack_ix *sta
  * sample so far without one), for the importer to set the rows it appended; NULL on error.
  */
 int64_t *builder_samples_event_delay(struct pv_builder *b);
+/*
+ * The samples' instruction address column (samples.addr), made when there is none (every sample
+ * so far without one), for the importer to set the rows it appended; NULL on error.
+ */
+uint64_t *builder_samples_addr(struct pv_builder *b);
 
 struct raw_marker {
 	pv_str_ix name;

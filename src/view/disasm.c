@@ -391,7 +391,7 @@ static int hottest(const struct pv_profile *p, const uint8_t *keep, pv_metric_ix
 	for (uint32_t s = 0; s < p->samples.len; s++) {
 		pv_stack_ix st = p->samples.stack[s];
 		if (!keep[s] || st == PV_NONE ||
-		    pv_frame_addr(p, p->stacks.frame[st]) == PV_ADDR_NONE)
+		    pv__sample_leaf_addr(p, s, p->stacks.frame[st]) == PV_ADDR_NONE)
 			continue;
 		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
 		self[f] += pv_sample_weight(p, metric, s);
@@ -409,6 +409,18 @@ static int hottest(const struct pv_profile *p, const uint8_t *keep, pv_metric_ix
 	return rc;
 }
 
+/* Widens function f's range (if it is one of fr) to address a (PV_ADDR_NONE: no change). */
+static void range_add(struct fn_range *fr, uint32_t nf, pv_func_ix f, uint64_t a)
+{
+	if (a == PV_ADDR_NONE)
+		return;
+	for (uint32_t k = 0; k < nf; k++)
+		if (fr[k].f == f) {
+			fr[k].lo = a < fr[k].lo ? a : fr[k].lo;
+			fr[k].hi = a > fr[k].hi ? a : fr[k].hi;
+		}
+}
+
 static int disasm(const struct pv_profile *p, const struct pv_query *q, const uint8_t *mark,
 		  const char *here_base, uint32_t here_line, struct pv_disasm **out,
 		  struct pv_error *err)
@@ -422,7 +434,7 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	/* the view's samples (none can be at an address when no frame has one) */
 	uint8_t *keep = NULL;
 	pv_metric_ix metric = PV_NONE;
-	if (p->frames.addr) {
+	if (pv__has_addrs(p)) {
 		int rc = pv__view_keep(p, q, &keep, &metric, err);
 		if (rc)
 			return rc;
@@ -434,8 +446,7 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 		/* perf script frames keep their address only with a source line (doc/lines.md) */
 		const char *hint =
 		    strcmp(pv_str(p, p->meta.format), "perf-script") == 0
-			? " (perf script keeps a frame's address only where a source line "
-			  "follows it: perf script -F +srcline)"
+			? " (perf script prints each frame's address with -F ip, its default)"
 			: "";
 		if (rc || !hot) {
 			pv_free_keep(keep);
@@ -449,18 +460,17 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	/* each function's range of addresses, over its frames */
 	struct fn_range fr[PV_DISASM_FUNCS];
 	uint32_t nf = 0;
-	for (pv_func_ix f = 0; f < p->funcs.len && p->frames.addr; f++)
+	for (pv_func_ix f = 0; f < p->funcs.len && pv__has_addrs(p); f++)
 		if (mark[f] && nf < PV_DISASM_FUNCS)
 			fr[nf++] = (struct fn_range){f, PV_ADDR_NONE, 0};
-	for (pv_frame_ix x = 0; x < p->frames.len && nf; x++) {
-		uint64_t a = pv_frame_addr(p, x);
-		if (a == PV_ADDR_NONE || !mark[p->frames.func[x]])
-			continue;
-		for (uint32_t k = 0; k < nf; k++)
-			if (fr[k].f == p->frames.func[x]) {
-				fr[k].lo = a < fr[k].lo ? a : fr[k].lo;
-				fr[k].hi = a > fr[k].hi ? a : fr[k].hi;
-			}
+	for (pv_frame_ix x = 0; x < p->frames.len && nf && p->frames.addr; x++)
+		range_add(fr, nf, p->frames.func[x], pv_frame_addr(p, x));
+	/* the addresses samples hit (samples.addr: perf's leaf IPs), in the view or not */
+	for (uint32_t s = 0; s < p->samples.len && nf && p->samples.addr; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		if (st != PV_NONE && p->samples.addr[s] != PV_ADDR_NONE &&
+		    mark[p->frames.func[p->stacks.frame[st]]])
+			range_add(fr, nf, p->frames.func[p->stacks.frame[st]], p->samples.addr[s]);
 	}
 	uint32_t with = 0;
 	for (uint32_t k = 0; k < nf; k++)

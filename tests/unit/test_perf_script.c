@@ -18,6 +18,7 @@
 #include "base/sbuf.h"
 #include "pv/import.h"
 #include "pv/rows.h"
+#include "pv/snapshot.h"
 #include "pv/view.h"
 #include "t.h"
 #include "tp.h"
@@ -1103,6 +1104,66 @@ T_TEST(perf_srcline_addresses)
 	T_EQ_INT(checked, 5);
 	T_EQ_INT(lines[0], 4);
 	T_EQ_INT(lines[1], 1);
+	pv_profile_free(p);
+}
+
+/*
+ * Default perf script output (no srcline): every sample keeps the address of its leaf line
+ * (samples.addr) while frames stay one per function (gcc.perf.txt.gz: the first samples'
+ * leaves are mas_data_end+0x1f at ffffffff822312df, finalize_ssa_uses+0x292 at 94e062, a
+ * [unknown] of cc1 at 555592), and a snapshot keeps them.
+ */
+T_TEST(perf_script_sample_addresses)
+{
+	struct pv_profile *p = t_load_as(t_data("perf/gcc.perf.txt.gz"), "perf-script");
+	if (!p)
+		return;
+	T_TRUE(p->samples.addr != NULL);
+	T_TRUE(p->frames.addr == NULL); /* one frame per function: no address on frames */
+	static const struct {
+		const char *leaf;
+		uint64_t addr;
+	} want[] = {
+	    {"mas_data_end", 0xffffffff822312dfull}, {"___pte_offset_map", 0xffffffff81618bf7ull},
+	    {"charge_memcg", 0xffffffff816aedb5ull}, {"[cc1]", 0x555592},
+	    {"get_data_from_adhoc_loc", 0x15978d6},
+	};
+	uint32_t with = 0, stacked = 0;
+	for (uint32_t s = 0; s < p->samples.len; s++) {
+		with += pv_sample_addr(p, s) != PV_ADDR_NONE;
+		stacked += p->samples.stack[s] != PV_NONE;
+	}
+	/* every sample with a stack (190 of 192: 2 have none) has its leaf line's address */
+	T_EQ_INT(stacked, 190);
+	T_EQ_INT(with, stacked);
+	uint32_t s0 = p->threads.sample_begin[0];
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		pv_stack_ix st = p->samples.stack[s0 + k];
+		T_TRUE(st != PV_NONE);
+		if (st == PV_NONE)
+			continue;
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]),
+			 want[k].leaf);
+		T_EQ_U64(pv_sample_addr(p, s0 + k), want[k].addr);
+	}
+	/* the column survives a snapshot */
+	void *buf = NULL;
+	size_t len = 0;
+	struct pv_error err;
+	struct pv_profile *q = NULL;
+	T_EQ_INT(pv_snapshot_write_memory(p, &buf, &len, &err), 0);
+	if (buf)
+		T_EQ_INT(pv_import_memory("a.pvs", buf, len, NULL, &q, &err), 0);
+	free(buf);
+	if (q) {
+		T_EQ_INT(q->samples.len, p->samples.len);
+		for (uint32_t s = 0; s < p->samples.len; s++)
+			if (pv_sample_addr(q, s) != pv_sample_addr(p, s)) {
+				T_EQ_U64(pv_sample_addr(q, s), pv_sample_addr(p, s));
+				break;
+			}
+		pv_profile_free(q);
+	}
 	pv_profile_free(p);
 }
 
