@@ -41,6 +41,7 @@ extern const struct importer importer_firefox_processed;
 extern const struct importer importer_firefox_gecko;
 extern const struct importer importer_collapsed;
 extern const struct importer importer_perf_script;
+extern const struct importer importer_perf_data;
 extern const struct importer importer_chrome;
 extern const struct importer importer_speedscope;
 extern const struct importer importer_pprof;

@@ -335,12 +335,7 @@ static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_mo
 	pv_str_ix name;
 	if (n == 9 && memcmp(sym, "[unknown]", 9) == 0) {
 		*key = builder_str(b, sym, n);
-		if (mod == PV_NONE) {
-			name = *key;
-		} else {
-			const char *mn = pv_str(b->p, b->p->modules.name[mod]);
-			name = mn[0] == '[' ? b->p->modules.name[mod] : builder_strf(b, "[%s]", mn);
-		}
+		name = perf_unknown_name(b, mod);
 	} else {
 		name = builder_str(b, sym, n);
 		*key = name;
@@ -867,7 +862,7 @@ static int is_modifier_set(const char *p, const char *e)
 	return 1;
 }
 
-static enum pv_unit event_unit(const char *n, size_t len)
+enum pv_unit perf_event_unit(const char *n, size_t len)
 {
 	/* the event name without a PMU ("cpu_core/cycles/") and modifiers */
 	const char *p = n, *e = n + len;
@@ -926,7 +921,7 @@ static pv_metric_ix metric_of(struct pstate *s, struct event *v, int has_period)
 	if (v->metric != PV_NONE)
 		return v->metric;
 	const char *n = pv_str(s->b->p, v->name);
-	enum pv_unit u = has_period ? event_unit(n, strlen(n)) : PV_UNIT_COUNT;
+	enum pv_unit u = has_period ? perf_event_unit(n, strlen(n)) : PV_UNIT_COUNT;
 	v->metric = builder_metric(s->b, v->name, u);
 	if (v->metric == PV_NONE)
 		return PV_NONE;
@@ -1162,7 +1157,7 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 	}
 	if (s->interval == 0 && h->period > 0) {
 		const char *n = pv_str(s->b->p, v->name);
-		if (event_unit(n, strlen(n)) == PV_UNIT_NS)
+		if (perf_event_unit(n, strlen(n)) == PV_UNIT_NS)
 			s->interval = h->period;
 	}
 	if (h->rest < e) {

@@ -13,6 +13,7 @@
 
 #include "base/alloc.h"
 #include "import/importer.h"
+#include "import/perf_common.h"
 
 /* ---------------------------------------------------------------- small scanners */
 

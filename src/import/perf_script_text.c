@@ -38,9 +38,8 @@ static enum pv_module_kind module_kind(const char *d, size_t n, const char *base
 	return PV_MODULE_BINARY;
 }
 
-static pv_module_ix module_new(struct pstate *s, const char *d, size_t n)
+pv_module_ix perf_module_new(struct pv_builder *b, const char *d, size_t n)
 {
-	struct pv_builder *b = s->b;
 	const char *base = d;
 	if (!(n && d[0] == '[') && !has_prefix(d, n, "//anon")) {
 		for (size_t i = n; i-- > 0;) {
@@ -61,6 +60,14 @@ static pv_module_ix module_new(struct pstate *s, const char *d, size_t n)
 	return builder_module(b, name, path, k);
 }
 
+pv_str_ix perf_unknown_name(struct pv_builder *b, pv_module_ix mod)
+{
+	if (mod == PV_NONE)
+		return builder_str(b, "[unknown]", 9);
+	const char *mn = pv_str(b->p, b->p->modules.name[mod]);
+	return mn[0] == '[' ? b->p->modules.name[mod] : builder_strf(b, "[%s]", mn);
+}
+
 /* The module of a dso text; PV_NONE for "[unknown]" or none. */
 pv_module_ix ps_module_of(struct pstate *s, const char *d, const char *de)
 {
@@ -77,7 +84,7 @@ pv_module_ix ps_module_of(struct pstate *s, const char *d, const char *de)
 		return PV_NONE;
 	uint32_t m = u64map_get(&s->dso_map, raw);
 	if (m == UINT32_MAX) {
-		m = module_new(s, d, n);
+		m = perf_module_new(b, d, n);
 		if (m == PV_NONE || u64map_put(&s->dso_map, raw, m)) {
 			oom(s);
 			return PV_NONE;
@@ -260,9 +267,14 @@ void ps_name_processes(struct pstate *s)
 /* Times relative to the earliest sample or marker. */
 void ps_rebase_times(struct pstate *s)
 {
-	struct pv_profile *p = s->b->p;
-	int64_t z = s->min_time;
-	if (z == INT64_MAX || s->b->status)
+	if (s->min_time != INT64_MAX)
+		perf_rebase_times(s->b, s->min_time);
+}
+
+void perf_rebase_times(struct pv_builder *b, int64_t z)
+{
+	struct pv_profile *p = b->p;
+	if (b->status)
 		return;
 	for (uint32_t i = 0; p->samples.time_ns && i < p->samples.len; i++)
 		if (p->samples.time_ns[i] != PV_TIME_NONE)
@@ -276,11 +288,11 @@ void ps_rebase_times(struct pstate *s)
 	/* as the file wrote it: microseconds, or nanoseconds (--ns) */
 	long long sec = (long long)(z / 1000000000), ns = (long long)(z % 1000000000);
 	if (ns % 1000 == 0)
-		builder_lossy(s->b, 1,
+		builder_lossy(b, 1,
 			      "absolute times: the profile starts at %lld.%06lld s of perf's clock",
 			      sec, ns / 1000);
 	else
-		builder_lossy(s->b, 1,
+		builder_lossy(b, 1,
 			      "absolute times: the profile starts at %lld.%09lld s of perf's clock",
 			      sec, ns);
 }

@@ -72,6 +72,9 @@ struct pv_builder {
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;
 	uint32_t nr_runs, runs_cap;
+	/* the symbolizer's options (--symbols, --no-symbols) for importers of addresses; NULL:
+	 * the defaults (import/symbols.h) */
+	const struct symz_opts *sym;
 	/* scratch key for the eq callbacks */
 	const void *key;
 	size_t key_len;
