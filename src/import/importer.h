@@ -52,6 +52,11 @@ extern const struct importer importer_hpctoolkit_summary;
 extern const struct importer importer_hpctoolkit_xml;
 extern const struct importer importer_snapshot;
 
+/* pv_import_file_progress with every import option of o (its symbols' options too). */
+struct pv_import_opts;
+int import_path(const char *path, const struct pv_import_opts *o, struct pv_profile **out,
+		struct pv_error *err);
+
 /* Whether path is a folder that holds a profile database (one input, not a folder of them). */
 bool import_folder_is_profile(const char *path);
 

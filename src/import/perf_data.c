@@ -1290,6 +1290,9 @@ static int feature(struct pd *s, int bit, const unsigned char *p, const unsigned
 				break;
 			c.n += (size_t)w;
 		}
+		for (size_t i = 0; i < c.n; i++) /* one line in the report */
+			if ((unsigned char)c.b[i] < 0x20)
+				c.b[i] = ' ';
 		s->cmdline = builder_str(s->b, c.b, c.n);
 		break;
 	}

@@ -464,9 +464,9 @@ static int plt_symbols(struct bin *b, Elf *e)
 		const char *nm = gelf_getsym(dd, (int)GELF_R_SYM(info), &s)
 				     ? elf_strptr(e, dsh.sh_link, s.st_name)
 				     : NULL;
-		if (!nm || !*nm)
-			continue;
-		char *d = cplus_demangle(nm, DMGL_NO_OPTS);
+		if (!nm)
+			nm = ""; /* an IRELATIVE slot: perf names it "@plt" */
+		char *d = *nm ? cplus_demangle(nm, DMGL_NO_OPTS) : NULL;
 		size_t len = strlen(d ? d : nm) + 5;
 		if ((names[i] = pv_malloc(len)))
 			snprintf(names[i], len, "%s@plt", d ? d : nm);
@@ -613,12 +613,15 @@ static void load_elf(struct symz *z, struct bin *b)
 				break;
 		}
 	}
-	if (!b->elf && b->bid_len && home) {
-		pathf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s/elf", home, h, h + 2);
-		if (try_runtime(b, p) != SYMZ_OK) {
-			pathf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s", home, h, h + 2);
-			try_runtime(b, p);
-		}
+	/* perf's cache: .build-id/XX/REST links to PATH/ID/, which holds "elf" ("vdso") */
+	static const char *const cached[] = {"/elf", "/vdso", ""};
+	for (int k = 0; k < 3 && !b->elf && b->bid_len && home; k++) {
+		pathf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s%s", home, h, h + 2, cached[k]);
+		try_runtime(b, p);
+	}
+	if (!b->elf && b->bid_len && home && b->path[0] == '[') {
+		pathf(p, sizeof(p), "%s/.debug/%s/%s/vdso", home, b->path, h);
+		try_runtime(b, p);
 	}
 	if (!b->elf && b->path[0] == '/') {
 		st = try_runtime(b, b->path);

@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/file.h"
 #include "base/sbuf.h"
+#include "perf_report.h"
 #include "pv/import.h"
 #include "pv/rows.h"
 #include "pv/snapshot.h"
@@ -572,15 +573,27 @@ static int64_t report_event_count(const char *path)
  * call chain (NAME.frameless.txt, from `perf script -F time,period,ip,sym -G`) are the
  * (no stack) row in profview and their IP's symbol in perf.
  */
-enum { CMP_SELF = 1, CMP_CHILDREN = 2, CMP_BOTH = 3, CMP_DWARF = 4 };
 
 static void compare_perf_report(const char *name, int expect_rows, const char *const *opts, int how)
 {
-	char path[256];
+	char path[256], fl[256], self[256], children[256];
 	snprintf(path, sizeof(path), "perf/%s.perf.txt.gz", name);
 	struct pv_profile *p = t_load_as(t_data(path), "perf-script");
 	if (!p)
 		return;
+	snprintf(path, sizeof(path), "perf/%s.frameless.txt", name);
+	snprintf(fl, sizeof(fl), "%s", t_data(path));
+	snprintf(path, sizeof(path), "perf/%s.report-self.txt.gz", name);
+	snprintf(self, sizeof(self), "%s", t_data(path));
+	snprintf(path, sizeof(path), "perf/%s.report-children.txt.gz", name);
+	snprintf(children, sizeof(children), "%s", t_data(path));
+	compare_report_files(name, p, fl, self, children, expect_rows, opts, how);
+}
+
+void compare_report_files(const char *name, struct pv_profile *p, const char *frameless_path,
+			  const char *self_path, const char *children_path, int expect_rows,
+			  const char *const *opts, int how)
+{
 	struct pv_view *v = view_of(p, PV_VIEW_TOP, opts);
 	if (!v) {
 		pv_profile_free(p);
@@ -606,9 +619,8 @@ static void compare_perf_report(const char *name, int expect_rows, const char *c
 		w->children += total;
 	}
 	/* the samples perf script printed without a call chain: perf gives them to their IP */
-	snprintf(path, sizeof(path), "perf/%s.frameless.txt", name);
 	size_t len;
-	char *fl = t_read_file(t_data(path), &len);
+	char *fl = t_read_file(frameless_path, &len);
 	double frameless = 0;
 	for (char *l = fl ? strtok(fl, "\n") : NULL; l; l = strtok(NULL, "\n")) {
 		char sym[512];
@@ -626,15 +638,13 @@ static void compare_perf_report(const char *name, int expect_rows, const char *c
 	if (nostack - frameless > 1e-9 || frameless - nostack > 1e-9)
 		t_fail(__FILE__, __LINE__, "%s: (no stack) %.4f%%, frameless samples %.4f%%", name,
 		       nostack, frameless);
-	snprintf(path, sizeof(path), "perf/%s.report-self.txt.gz", name);
-	T_EQ_INT(v->base[0], report_event_count(t_data(path)));
+	T_EQ_INT(v->base[0], report_event_count(self_path));
 	struct report self = {0}, children = {0};
 	int dwarf = (how & CMP_DWARF) != 0;
 	if (how & CMP_SELF)
-		read_report(t_data(path), 0, dwarf, &self);
-	snprintf(path, sizeof(path), "perf/%s.report-children.txt.gz", name);
+		read_report(self_path, 0, dwarf, &self);
 	if (how & CMP_CHILDREN)
-		read_report(t_data(path), 1, dwarf, &children);
+		read_report(children_path, 1, dwarf, &children);
 	int compared = 0;
 	for (size_t i = 0; i < self.len; i++) {
 		if (!report_name_resolved(self.row[i].name))

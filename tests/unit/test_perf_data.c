@@ -1,0 +1,208 @@
+/*
+ * perf.data (src/import/perf_data.c, symbols from src/import/symbols.c) against perf itself on
+ * the same file: programs built and recorded at test time (tests/data/perf-data/record.sh: C with
+ * -g, the same stripped, C++, python3, a shell pipeline, one `perf record -g`), then
+ *
+ *  - per sample: the same thread (comm, tid), time, period and stack of names (function and
+ *    module, frame by frame) as `perf script` prints for the file, read by the perf script
+ *    importer;
+ *  - per symbol: the same self and children as `perf report --stdio` (perf_report.h).
+ *
+ * Where perf cannot record (perf_event_paranoid, no perf), the test says so and uses the
+ * recording kept in tests/data/perf-data (user space only, its binaries beside it, found with
+ * --symbols).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perf_report.h"
+#include "pv/import.h"
+#include "t.h"
+#include "tp.h"
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/*
+ * The recording: made once per run in a temporary folder (HOME there too, so perf's build-id
+ * cache is the test's own), else the one kept in the repository. *kept tells which.
+ */
+static const char *recording(bool *kept)
+{
+	static char dir[64];
+	static int state; /* 0 not tried, 1 recorded, 2 kept */
+	if (!state) {
+		snprintf(dir, sizeof(dir), "/tmp/pv-perfdata-XXXXXX");
+		state = 2;
+		/* PV_TEST_PERF_KEPT=1: the kept recording even where perf works */
+		const char *force = getenv("PV_TEST_PERF_KEPT");
+		if (force && *force == '1')
+			printf(
+			    "# PV_TEST_PERF_KEPT=1: the recording kept in tests/data/perf-data\n");
+		else if (mkdtemp(dir) && run("perf record -q -e cpu-clock -o %s/probe.data -- true "
+					     ">/dev/null 2>&1",
+					     dir) == 0) {
+			setenv("HOME", dir, 1);
+			if (run("sh %s/perf-data/record.sh %s/perf-data %s/rec cpu-clock 4000 4",
+				T_DATA, T_DATA, dir) == 0)
+				state = 1;
+			else
+				t_fail(__FILE__, __LINE__, "record.sh failed in %s", dir);
+		} else {
+			printf("# perf record is not permitted here (perf missing, or "
+			       "kernel.perf_event_paranoid): the recording kept in "
+			       "tests/data/perf-data is used\n");
+		}
+	}
+	*kept = state == 2;
+	if (state == 2)
+		return T_DATA "/perf-data";
+	static char rec[80];
+	snprintf(rec, sizeof(rec), "%s/rec", dir);
+	return rec;
+}
+
+static struct pv_profile *load_data(const char *dir, bool kept)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/mix.data", dir);
+	struct pv_import_opts o = {.format = "perf-data"};
+	struct pv_error err;
+	if (kept) {
+		o.symbol_dirs[0] = dir; /* the binaries are beside the recording */
+		o.nr_symbol_dirs = 1;
+	}
+	struct pv_profile *p = NULL;
+	if (pv_import_open(path, &o, &p, &err, NULL))
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+	struct pv_error verr;
+	if (p && pv_profile_validate(p, &verr))
+		t_fail(__FILE__, __LINE__, "%s", verr.msg);
+	return p;
+}
+
+/* A module of the kept recording's own programs (their binaries are in tests/data). */
+static bool own_module(const char *m)
+{
+	return strcmp(m, "prog") == 0 || strcmp(m, "prog-stripped") == 0 ||
+	       strcmp(m, "prog-cpp") == 0;
+}
+
+/*
+ * The names of a sample's stack, leaf first: "name [module]; ..."; kept: the frames of other
+ * modules than the test's programs by their module only (another machine's libraries may name
+ * them otherwise).
+ */
+static void stack_text(const struct pv_profile *p, pv_stack_ix st, bool kept, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (; st != PV_NONE && n + 1 < cap; st = p->stacks.prefix[st]) {
+		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
+		pv_module_ix m = pv_func_module(p, f);
+		const char *mn = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
+		int w = snprintf(out + n, cap - n, "%s [%s]; ",
+				 kept && !own_module(mn) ? "" : pv_str(p, p->funcs.name[f]), mn);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
+
+static pv_thread_ix same_thread(const struct pv_profile *a, pv_thread_ix t,
+				const struct pv_profile *b)
+{
+	for (pv_thread_ix u = 0; u < b->threads.len; u++)
+		if (b->threads.tid[u] == a->threads.tid[t] &&
+		    strcmp(pv_str(b, b->threads.name[u]), pv_str(a, a->threads.name[t])) == 0)
+			return u;
+	return PV_NONE;
+}
+
+/* Every sample of the text (perf script) in the native import: thread, time, period, stack. */
+static void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
+{
+	T_EQ_INT(nat->samples.len, text->samples.len);
+	T_EQ_INT(nat->threads.len, text->threads.len);
+	T_EQ_STR(pv_str(nat, nat->metrics.name[0]), pv_str(text, text->metrics.name[0]));
+	static char x[65536], y[65536];
+	uint32_t bad = 0, same = 0;
+	for (pv_thread_ix t = 0; t < text->threads.len; t++) {
+		pv_thread_ix u = same_thread(text, t, nat);
+		if (u == PV_NONE) {
+			t_fail(__FILE__, __LINE__, "thread %s/%lld of perf script not in perf.data",
+			       pv_str(text, text->threads.name[t]),
+			       (long long)text->threads.tid[t]);
+			bad++;
+			continue;
+		}
+		uint32_t s0 = text->threads.sample_begin[t], n0 = text->threads.sample_end[t] - s0;
+		uint32_t s1 = nat->threads.sample_begin[u], n1 = nat->threads.sample_end[u] - s1;
+		T_EQ_INT(n1, n0);
+		for (uint32_t k = 0; k < n0 && k < n1; k++) {
+			stack_text(text, text->samples.stack[s0 + k], kept, x, sizeof(x));
+			stack_text(nat, nat->samples.stack[s1 + k], kept, y, sizeof(y));
+			int64_t tx = pv_sample_time(text, s0 + k), ty = pv_sample_time(nat, s1 + k);
+			int64_t wx = pv_sample_weight(text, 0, s0 + k),
+				wy = pv_sample_weight(nat, 0, s1 + k);
+			if (strcmp(x, y) != 0 || tx != ty || wx != wy) {
+				if (bad++ < 5)
+					t_fail(__FILE__, __LINE__,
+					       "%s/%lld sample %u: perf script %lld ns, %lld: %s\n"
+					       "  perf.data %lld ns, %lld: %s",
+					       pv_str(text, text->threads.name[t]),
+					       (long long)text->threads.tid[t], k, (long long)tx,
+					       (long long)wx, x, (long long)ty, (long long)wy, y);
+			} else {
+				same++;
+			}
+		}
+	}
+	T_EQ_INT(bad, 0);
+	printf("# perf.data against perf script: %u samples the same\n", same);
+}
+
+T_TEST(perf_data_matches_perf_script_and_report)
+{
+	bool kept;
+	const char *dir = recording(&kept);
+	char path[256], self[256], children[256];
+	struct pv_profile *nat = load_data(dir, kept);
+	snprintf(path, sizeof(path), "%s/mix.script.txt", dir);
+	struct pv_profile *text = t_load_as(path, "perf-script");
+	if (!nat || !text) {
+		pv_profile_free(nat);
+		pv_profile_free(text);
+		return;
+	}
+	T_EQ_STR(pv_str(nat, nat->meta.format), "perf-data");
+	T_TRUE(nat->samples.len > (kept ? 50u : 500u));
+	compare_samples(text, nat, kept);
+	/* the leaf addresses: every sample with a stack has one */
+	uint32_t with = 0, stacked = 0;
+	for (uint32_t s = 0; s < nat->samples.len; s++) {
+		stacked += nat->samples.stack[s] != PV_NONE;
+		with += pv_sample_addr(nat, s) != PV_ADDR_NONE;
+	}
+	T_EQ_INT(with, stacked);
+	pv_profile_free(text);
+	snprintf(path, sizeof(path), "%s/none", dir);
+	snprintf(self, sizeof(self), "%s/mix.report-self.txt", dir);
+	snprintf(children, sizeof(children), "%s/mix.report-children.txt", dir);
+	if (kept) /* other machines name other libraries otherwise: the samples only */
+		pv_profile_free(nat);
+	else
+		compare_report_files("perf.data", nat, path, self, children, 50, NULL, CMP_BOTH);
+}
