@@ -263,6 +263,7 @@ struct pd {
 	struct pv_builder *b;
 	struct pv_input *in;
 	struct pv_error *err;
+	int rc; /* the first error set (err holds its message), 0 while none */
 	bool swap, pipe;
 	const unsigned char *base, *end;
 	const unsigned char *forget_at; /* input_forget'ed up to here */
@@ -365,6 +366,8 @@ static int fail(struct pd *s, const unsigned char *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	int rc = input_vfail_byte(s->in, s->err, PV_EPARSE, off_of(s, at), fmt, ap);
 	va_end(ap);
+	if (!s->rc)
+		s->rc = rc;
 	return rc;
 }
 
@@ -372,7 +375,9 @@ static int oom(struct pd *s)
 {
 	if (!s->b->status)
 		s->b->status = PV_ENOMEM;
-	return pv_error_set(s->err, PV_ENOMEM, "%s: out of memory", s->in->name);
+	if (!s->rc)
+		s->rc = pv_error_set(s->err, PV_ENOMEM, "%s: out of memory", s->in->name);
+	return PV_ENOMEM;
 }
 
 #define GROW(s, ptr, cap, need) \
@@ -1772,6 +1777,12 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		b->p->meta.interval_ns = s.interval;
 	rc = b->status;
 out:
+	/* the first error's code: its message is in err */
+	if (rc && s.rc)
+		rc = s.rc;
+	else if (rc)
+		rc = pv_error_set(err, b->status ? b->status : PV_ENOMEM, "%s: %s while importing",
+				  in->name, pv_strerror(b->status ? b->status : PV_ENOMEM));
 	release(&s);
 	return rc;
 }

@@ -79,8 +79,8 @@ static const char *const status_text[SYMZ_NR_STATUS] = {
     [SYMZ_NOT_ELF] = "binary is not an ELF file",
     [SYMZ_STRIPPED] = "binary has no symbol table (stripped)",
     [SYMZ_NO_SYMBOL] = "address in no symbol of its binary",
-    [SYMZ_NO_KALLSYMS] = "kernel symbols not readable (/proc/kallsyms without addresses: "
-			 "kernel.kptr_restrict, or not root)",
+    [SYMZ_NO_KALLSYMS] = ("kernel symbols not readable (/proc/kallsyms without addresses: "
+			  "kernel.kptr_restrict, or not root)"),
 };
 
 const char *symz_status_text(enum symz_status s)

@@ -206,3 +206,48 @@ T_TEST(perf_data_matches_perf_script_and_report)
 	else
 		compare_report_files("perf.data", nat, path, self, children, 50, NULL, CMP_BOTH);
 }
+
+/*
+ * Every cut and many mutations of the kept recording import to a valid profile or fail with one
+ * line naming the file and a byte; the positioned errors of a few made-up damages.
+ */
+T_TEST(perf_data_damage)
+{
+	size_t len;
+	char *buf = t_read_file(T_DATA "/perf-data/mix.data", &len);
+	T_TRUE(buf != NULL);
+	if (!buf)
+		return;
+	static uint64_t rng = 0x2545f4914f6cdd1dULL;
+	static const char *const formats[] = {NULL, "perf-data"};
+	const struct t_damage d = {formats, 2, 120, "perf-data", 300, "\x01\x08\xff\x7f\x40\x10",
+				   &rng};
+	t_damage("mix.data", buf, len, &d);
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	/* the header cut inside */
+	T_EQ_INT(pv_import_memory("h.data", buf, 60, "perf-data", &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "h.data: byte 0: a perf.data header of 60 bytes (104 expected");
+	/* the data section's size past the end */
+	char *c = malloc(len);
+	memcpy(c, buf, len);
+	uint64_t big = (uint64_t)len * 2;
+	memcpy(c + 48, &big, 8);
+	T_EQ_INT(pv_import_memory("d.data", c, len, NULL, &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "d.data: byte 40: the data section");
+	T_CONTAINS(err.msg, "is past the end of the file");
+	/* a record claiming 4 bytes */
+	memcpy(c, buf, len);
+	uint64_t data_off;
+	memcpy(&data_off, buf + 40, 8);
+	uint16_t four = 4;
+	memcpy(c + data_off + 6, &four, 2);
+	T_EQ_INT(pv_import_memory("r.data", c, len, NULL, &p, &err), PV_EPARSE);
+	char want[128];
+	snprintf(want, sizeof(want), "r.data: byte %llu: a record of type ",
+		 (unsigned long long)data_off);
+	T_CONTAINS(err.msg, want);
+	T_CONTAINS(err.msg, "claims 4 bytes");
+	free(c);
+	free(buf);
+}
