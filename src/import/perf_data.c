@@ -1766,6 +1766,13 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (b->p->metrics.len == 0)
 		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
 	name_processes(&s);
+	/* a binary named from another file than its recorded path (--symbols, perf's build-id
+	 * cache): that file, checked by build id, is the module's (annotate disassembles it) */
+	for (uint32_t d = 0; d < s.ndsos; d++) {
+		const char *f = symz_file(s.z, s.dsos[d].h);
+		if (f && strcmp(f, pv_str(b->p, s.dsos[d].path)) != 0 && b->p->modules.path)
+			b->p->modules.path[s.dsos[d].mod] = builder_cstr(b, f);
+	}
 	if (s.min_time != INT64_MAX)
 		perf_rebase_times(b, s.min_time);
 	report(&s);

@@ -541,7 +541,8 @@ static enum symz_status try_runtime(struct bin *b, const char *path)
 		close_elf(&f);
 		return SYMZ_BUILD_ID;
 	}
-	if (!(b->file = dup_str(path))) {
+	char real[4096];
+	if (!(b->file = dup_str(realpath(path, real) ? real : path))) {
 		close_elf(&f);
 		return SYMZ_NOT_FOUND;
 	}
@@ -958,6 +959,31 @@ enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz
 	hit->start = s->start;
 	hit->end = s->end;
 	return SYMZ_OK;
+}
+
+int symz_func_range(const char *path, const char *name, uint64_t lo, uint64_t hi, uint64_t *start,
+		    uint64_t *end, uint64_t *delta)
+{
+	struct symz *z = symz_new(NULL);
+	uint32_t h = z ? symz_binary(z, path, NULL, 0) : UINT32_MAX;
+	int rc = -1;
+	if (h != UINT32_MAX && symz_load(z, h) == SYMZ_OK) {
+		for (int off = 0; off < 2 && rc; off++) {
+			uint64_t a = off ? symz_vaddr(z, h, lo) : lo;
+			uint64_t b = off ? symz_vaddr(z, h, hi) : hi;
+			struct symz_hit hit;
+			if (a == UINT64_MAX || b == UINT64_MAX || b < a ||
+			    symz_lookup(z, h, a, &hit) != SYMZ_OK || strcmp(hit.name, name) != 0 ||
+			    b >= hit.end)
+				continue;
+			*start = hit.start;
+			*end = hit.end;
+			*delta = a - lo;
+			rc = 0;
+		}
+	}
+	symz_free(z);
+	return rc;
 }
 
 enum symz_status symz_find(struct symz *z, uint32_t h, const char *name, struct symz_hit *hit)

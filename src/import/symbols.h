@@ -97,4 +97,14 @@ enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz
  * demangled or not). */
 enum symz_status symz_find(struct symz *z, uint32_t h, const char *name, struct symz_hit *hit);
 
+/*
+ * The function name of the ELF file path (a module's path in a profile) that holds a profile's
+ * addresses lo..hi of it, read as the binary's own addresses or as offsets in the file (perf's
+ * map-relative addresses; the name tells which): 0 with its symbol's [*start, *end) and *delta
+ * (the binary's address of a profile address a is a + delta), -1 when no symbol of that name
+ * holds them (no such file, stripped, another build).
+ */
+int symz_func_range(const char *path, const char *name, uint64_t lo, uint64_t hi, uint64_t *start,
+		    uint64_t *end, uint64_t *delta);
+
 #endif

@@ -19,6 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/vec.h"
+#include "import/symbols.h"
 #include "pv/disasm.h"
 #include "view/internal.h"
 
@@ -394,6 +395,12 @@ static int hottest(const struct pv_profile *p, const uint8_t *keep, pv_metric_ix
 		    pv__sample_leaf_addr(p, s, p->stacks.frame[st]) == PV_ADDR_NONE)
 			continue;
 		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
+		const char *fn = pv_str(p, p->funcs.name[f]);
+		pv_module_ix m = pv_func_module(p, f);
+		if ((fn[0] == '[' && fn[strlen(fn) - 1] == ']') ||
+		    (m < p->modules.len && pv_str(p, p->modules.path[m])[0] != '/'))
+			continue; /* no symbol ("[unknown]", "[cc1]"), no binary ([kernel.kallsyms])
+				   */
 		self[f] += pv_sample_weight(p, metric, s);
 		if (best == PV_NONE || self[f] > self[best] || (self[f] == self[best] && f < best))
 			best = f;
@@ -507,6 +514,15 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 		if (ns < 0)
 			continue;
 		uint64_t lo = file_addr(segs, ns, fr[k].lo), hi = file_addr(segs, ns, fr[k].hi);
+		/* the whole function, as its symbol says, perf annotate's range (the symbol's name
+		 * also tells whether the addresses are the binary's own or offsets in its file) */
+		uint64_t s0, s1, delta;
+		if (!symz_func_range(path, name, fr[k].lo, fr[k].hi, &s0, &s1, &delta) && s1 > s0) {
+			lo = s0;
+			hi = s1 - 1;
+			fr[k].lo = s0 - delta;
+			fr[k].hi = s1 - 1 - delta;
+		}
 		if (lo == PV_ADDR_NONE || hi == PV_ADDR_NONE || lo - fr[k].lo != hi - fr[k].hi) {
 			rc = note(d,
 				  "addresses of %s are not in %s's executable segments (a "

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "perf_report.h"
+#include "pv/disasm.h"
 #include "pv/import.h"
+#include "pv/query.h"
 #include "t.h"
 #include "tp.h"
 
@@ -35,25 +37,34 @@ static int run(const char *fmt, ...)
 	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+static char workdir[64];
+
+static void remove_workdir(void)
+{
+	if (workdir[0])
+		run("rm -rf '%s'", workdir);
+}
+
 /*
  * The recording: made once per run in a temporary folder (HOME there too, so perf's build-id
  * cache is the test's own), else the one kept in the repository. *kept tells which.
  */
 static const char *recording(bool *kept)
 {
-	static char dir[64];
+	char *dir = workdir;
 	static int state; /* 0 not tried, 1 recorded, 2 kept */
 	if (!state) {
-		snprintf(dir, sizeof(dir), "/tmp/pv-perfdata-XXXXXX");
+		snprintf(workdir, sizeof(workdir), "/tmp/pv-perfdata-XXXXXX");
 		state = 2;
 		/* PV_TEST_PERF_KEPT=1: the kept recording even where perf works */
 		const char *force = getenv("PV_TEST_PERF_KEPT");
 		if (force && *force == '1')
 			printf(
 			    "# PV_TEST_PERF_KEPT=1: the recording kept in tests/data/perf-data\n");
-		else if (mkdtemp(dir) && run("perf record -q -e cpu-clock -o %s/probe.data -- true "
-					     ">/dev/null 2>&1",
-					     dir) == 0) {
+		else if (mkdtemp(dir) && !atexit(remove_workdir) &&
+			 run("perf record -q -e cpu-clock -o %s/probe.data -- true "
+			     ">/dev/null 2>&1",
+			     dir) == 0) {
 			setenv("HOME", dir, 1);
 			if (run("sh %s/perf-data/record.sh %s/perf-data %s/rec cpu-clock 4000 4",
 				T_DATA, T_DATA, dir) == 0)
@@ -174,6 +185,68 @@ static void compare_samples(const struct pv_profile *text, const struct pv_profi
 	printf("# perf.data against perf script: %u samples the same\n", same);
 }
 
+/*
+ * annotate's instructions of leaf() in prog against `perf annotate --stdio -s leaf` of the same
+ * file: each instruction's share of the function's samples to 0.01 points (perf prints two
+ * decimals), the same addresses.
+ */
+static void compare_annotate(const struct pv_profile *p, const char *dir, const char *what)
+{
+	if (run("cd '%s' && perf annotate -i mix.data --stdio -s leaf > annotate.txt 2>/dev/null",
+		dir) != 0) {
+		t_fail(__FILE__, __LINE__, "perf annotate failed in %s", dir);
+		return;
+	}
+	char path[256];
+	snprintf(path, sizeof(path), "%s/annotate.txt", dir);
+	size_t len;
+	char *text = t_read_file(path, &len);
+	uint8_t *mark = calloc(p->funcs.len, 1);
+	for (pv_func_ix f = 0; f < p->funcs.len; f++) {
+		pv_module_ix m = pv_func_module(p, f);
+		mark[f] = strcmp(pv_str(p, p->funcs.name[f]), "leaf") == 0 && m != PV_NONE &&
+			  strcmp(pv_str(p, p->modules.name[m]), "prog") == 0;
+	}
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_disasm *d = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_disasm_funcs(p, &q, mark, &d, &err), 0);
+	int64_t total = 0;
+	for (uint32_t i = 0; d && i < d->n; i++)
+		total += d->insn[i].self;
+	T_TRUE(total > 0);
+	/* perf's block "... Disassembly of prog for cpu-clock ...": "  12.50 :   1220:   add ..."
+	 */
+	uint32_t compared = 0, in_block = 0;
+	for (char *l = text ? strtok(text, "\n") : NULL; l; l = strtok(NULL, "\n")) {
+		if (strstr(l, "Percent |")) {
+			in_block = strstr(l, "Disassembly of prog for") != NULL;
+			continue;
+		}
+		double pct;
+		unsigned long long a;
+		if (!in_block || sscanf(l, " %lf : %llx:", &pct, &a) != 2)
+			continue;
+		double mine = -1;
+		for (uint32_t i = 0; d && i < d->n; i++)
+			if (d->insn[i].addr == a)
+				mine =
+				    100.0 * (double)d->insn[i].self / (double)(total ? total : 1);
+		if (mine < 0 || mine - pct > 0.006 || pct - mine > 0.006)
+			t_fail(__FILE__, __LINE__,
+			       "%s: leaf at %llx: perf annotate %.2f%%, profview %.4f%%", what, a,
+			       pct, mine);
+		compared++;
+	}
+	T_TRUE(compared >= 10);
+	printf("# annotate of %s against perf annotate: %u instructions of leaf\n", what, compared);
+	pv_disasm_free(d);
+	pv_query_release(&q);
+	free(mark);
+	free(text);
+}
+
 T_TEST(perf_data_matches_perf_script_and_report)
 {
 	bool kept;
@@ -190,6 +263,9 @@ T_TEST(perf_data_matches_perf_script_and_report)
 	T_EQ_STR(pv_str(nat, nat->meta.format), "perf-data");
 	T_TRUE(nat->samples.len > (kept ? 50u : 500u));
 	compare_samples(text, nat, kept);
+	/* perf script text keeps each sample's leaf address (issue 26.15): annotate from it */
+	if (!kept)
+		compare_annotate(text, dir, "perf script");
 	/* the leaf addresses: every sample with a stack has one */
 	uint32_t with = 0, stacked = 0;
 	for (uint32_t s = 0; s < nat->samples.len; s++) {
@@ -201,6 +277,8 @@ T_TEST(perf_data_matches_perf_script_and_report)
 	snprintf(path, sizeof(path), "%s/none", dir);
 	snprintf(self, sizeof(self), "%s/mix.report-self.txt", dir);
 	snprintf(children, sizeof(children), "%s/mix.report-children.txt", dir);
+	if (!kept)
+		compare_annotate(nat, dir, "perf.data");
 	if (kept) /* other machines name other libraries otherwise: the samples only */
 		pv_profile_free(nat);
 	else
