@@ -177,6 +177,9 @@ enum {
 	F_BITS = 256,
 };
 
+#define TIME_MAX_NS ((uint64_t)1 << 62)
+#define PERIOD_MAX  ((uint64_t)1 << 40)
+
 #define CONTEXT_MAX	     ((uint64_t)-4095)
 #define CONTEXT_HV	     ((uint64_t)-32)
 #define CONTEXT_KERNEL	     ((uint64_t)-128)
@@ -325,7 +328,7 @@ struct pd {
 	uint64_t nsamples, nmarkers;
 	uint64_t count[R_TYPES + 1]; /* records by type (R_TYPES: larger types) */
 	uint64_t lost, lost_samples, throttled, read_groups, branch_stacks, user_stacks,
-	    tracepoint_fields, no_attr, hv_frames, guest_frames, no_time;
+	    tracepoint_fields, no_attr, hv_frames, guest_frames, no_time, bad_times, big_periods;
 	pv_str_ix version, hostname, osrelease, arch, cpudesc, cmdline;
 };
 
@@ -1042,6 +1045,11 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 		s->chain[n] = x ^ ((uint64_t)mode << 60);
 		n++;
 	}
+	/* perf's clock counts from boot: a time past 2^62 ns (146 years) is damage */
+	if (time != UINT64_MAX && time > TIME_MAX_NS) {
+		s->bad_times++;
+		time = UINT64_MAX;
+	}
 	if (time != UINT64_MAX && (int64_t)time < s->min_time)
 		s->min_time = (int64_t)time;
 	uint64_t leaf = PV_ADDR_NONE;
@@ -1087,7 +1095,11 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 		s->interval = (int64_t)a->period;
 	if (!s->interval && period && s->b->p->metrics.unit[a->metric] == PV_UNIT_NS)
 		s->interval = (int64_t)period;
-	s->weights[a->metric] = period > INT64_MAX ? INT64_MAX : (int64_t)period;
+	if (period > PERIOD_MAX) { /* sums of such would overflow: damage */
+		s->big_periods++;
+		period = PERIOD_MAX;
+	}
+	s->weights[a->metric] = (int64_t)period;
 	builder_sample(s->b, th, st, tm, s->weights);
 	s->weights[a->metric] = 0;
 	s->nsamples++;
@@ -1613,6 +1625,12 @@ static void report(struct pd *s)
 		builder_lossy(b, s->no_attr,
 			      "records of an event id with no attribute (read as "
 			      "the first event's)");
+	if (s->bad_times)
+		builder_lossy(b, s->bad_times,
+			      "samples with a time past 2^62 ns (damaged?): kept without a time");
+	if (s->big_periods)
+		builder_lossy(b, s->big_periods,
+			      "samples with a period past 2^40 (damaged?): counted as 2^40");
 	if (s->no_time)
 		builder_lossy(b, s->no_time, "records without a time, used where they stand");
 	for (uint32_t t = 0; t <= R_TYPES; t++) {
@@ -1723,8 +1741,17 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		       .min_time = INT64_MAX,
 		       .id_pos = -1,
 		       .id_trail = -1};
+	if (in->len < 16)
+		return input_fail_byte(
+		    in, err, PV_EPARSE, 0,
+		    "a perf.data file of %zu bytes (a header of at least 16 expected: "
+		    "cut short?)",
+		    in->len);
 	uint64_t m;
 	memcpy(&m, in->data, 8);
+	if (m != MAGIC2 && m != MAGIC2_SWAPPED)
+		return input_fail_byte(in, err, PV_EPARSE, 0,
+				       "not a perf.data file (the magic PERFILE2 expected)");
 	s.swap = m == MAGIC2_SWAPPED;
 	s.z = symz_new(b->sym);
 	int rc = 0;

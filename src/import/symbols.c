@@ -164,7 +164,7 @@ uint32_t symz_binary(struct symz *z, const char *path, const unsigned char *bid,
 		bid_len = BID_MAX;
 	for (uint32_t i = 0; i < z->nbins; i++) {
 		const struct bin *b = &z->bins[i];
-		if (b->bid_len == bid_len && memcmp(b->bid, bid, bid_len) == 0 &&
+		if (b->bid_len == bid_len && (!bid_len || memcmp(b->bid, bid, bid_len) == 0) &&
 		    strcmp(b->path, path) == 0)
 			return i;
 	}
@@ -181,7 +181,8 @@ uint32_t symz_binary(struct symz *z, const char *path, const unsigned char *bid,
 	b->fd = b->sfd = -1;
 	if (!(b->path = dup_str(path)))
 		return UINT32_MAX;
-	memcpy(b->bid, bid, bid_len);
+	if (bid_len)
+		memcpy(b->bid, bid, bid_len);
 	b->bid_len = (uint8_t)bid_len;
 	size_t n = strlen(path);
 	if (is_kernel_path(path))
