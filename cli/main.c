@@ -99,6 +99,10 @@ static const struct command commands[] = {
      "the web UI: serves the profiles on a local page and prints its URL\n"
      "              (profview serve --help)",
      cmd_serve},
+    {"record", NULL, 0,
+     "run a command under perf record -g, then print its top or serve it\n"
+     "              (profview record [-o FILE] [--serve] -- COMMAND ARGS...)",
+     cmd_record},
     {"query", cmd_query, CMD_QUERY, "print the query given by the options as flags, URL and JSON",
      NULL},
 };

@@ -329,3 +329,44 @@ T_TEST(perf_data_damage)
 	free(c);
 	free(buf);
 }
+
+/*
+ * profview record: perf record on a command, then its top (the test's own program: its leaf()
+ * among the rows); without a command, or without perf on the PATH, one line and exit 2.
+ */
+T_TEST(perf_data_record_command)
+{
+	char out[512];
+	snprintf(out, sizeof(out), "/tmp/pv-record-%d", (int)getpid());
+	T_EQ_INT(run("'%s' record >/dev/null 2>%s.err", T_PROFVIEW, out), 2);
+	size_t len;
+	snprintf(out + strlen(out), 8, ".err");
+	char *e = t_read_file(out, &len);
+	T_TRUE(e && strstr(e, "no command to run"));
+	free(e);
+	T_EQ_INT(run("PATH=/nonexistent '%s' record -- true >/dev/null 2>%s", T_PROFVIEW, out), 2);
+	e = t_read_file(out, &len);
+	T_TRUE(e && strstr(e, "perf not found (Debian package linux-perf)"));
+	free(e);
+	unlink(out);
+	bool kept;
+	const char *dir = recording(&kept);
+	if (kept) {
+		printf("# perf record is not permitted here: profview record not run\n");
+		return;
+	}
+	out[strlen(out) - 4] = 0;
+	T_EQ_INT(run("cd '%s' && '%s' record -o %s.data -- ./prog 2000 3000 >%s.top 2>/dev/null",
+		     dir, T_PROFVIEW, out, out),
+		 0);
+	snprintf(out + strlen(out), 8, ".top");
+	char *top = t_read_file(out, &len);
+	T_TRUE(top && strstr(top, "# metric: cpu-clock"));
+	T_TRUE(top && strstr(top, "  leaf  [prog]"));
+	T_TRUE(top && strstr(top, "  rec  [prog]"));
+	free(top);
+	unlink(out);
+	out[strlen(out) - 4] = 0;
+	snprintf(out + strlen(out), 8, ".data");
+	unlink(out);
+}
