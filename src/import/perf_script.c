@@ -20,7 +20,9 @@
  * DSOs, -F +dsoff); addresses are kept only on frames with a source line (-F +srcline: the
  * address column of the source pane, doc/lines.md), as perf prints them; other frames are merged
  * by function. "[unknown]" in a
- * known module is named "[MODULE]" as stackcollapse-perf.pl does. Module kinds: kernel for
+ * known module with a file (not the kernel) is named from that file on this machine when it can
+ * be (import/symbols.h, at perf's map-relative address; reported), else "[MODULE]" as
+ * stackcollapse-perf.pl does. Module kinds: kernel for
  * [kernel.*], vmlinux* and *.ko*, JIT for perf-PID.map / jitted-*.so / [JIT] / //anon / memfd,
  * library for *.so* and [vdso], binary for other paths.
  *
@@ -576,7 +578,12 @@ static void add_frame(struct pstate *s, const struct frame_text *ft)
 	const char *sym = ft->sym;
 	size_t n = (size_t)(ft->sym_end - ft->sym);
 	pv_frame_ix f;
-	if (n == 0 && ft->dso) {
+	const char *named = NULL;
+	if (mod != PV_NONE && (n == 0 || (n == 9 && memcmp(sym, "[unknown]", 9) == 0)))
+		named = ps_name_unknown(s, mod, ft->addr, ft->addr_end);
+	if (named) {
+		f = frame_of(s, named, strlen(named), mod);
+	} else if (n == 0 && ft->dso) {
 		f = frame_of(s, "[unknown]", 9, mod);
 	} else if (n == 0) {
 		/* only an address: the function is named by it */

@@ -8,6 +8,7 @@
 
 #include "base/text.h"
 #include "import/perf_script.h"
+#include "import/symbols.h"
 
 static enum pv_module_kind module_kind(const char *d, size_t n, const char *base, size_t bn)
 {
@@ -94,6 +95,54 @@ pv_module_ix ps_module_of(struct pstate *s, const char *d, const char *de)
 	s->last_dso_len = (uint32_t)n;
 	s->last_mod = m;
 	return m;
+}
+
+const char *ps_name_unknown(struct pstate *s, pv_module_ix mod, const char *a, const char *ae)
+{
+	struct pv_builder *b = s->b;
+	if (b->sym && b->sym->off)
+		return NULL;
+	const struct pv_profile *p = b->p;
+	const char *path = pv_str(p, p->modules.path[mod]);
+	/* a file to read: not [vdso] or [anon]; not the kernel, whose addresses move with each boot
+	 * (perf script does not print where _text was) */
+	if (path[0] != '/' || p->modules.kind[mod] == PV_MODULE_KERNEL)
+		return NULL;
+	uint64_t off = 0;
+	int nd = 0;
+	for (const char *c = a; c < ae && nd < 16; c++, nd++)
+		off = off << 4 | (uint64_t)text_hex_digit(*c);
+	if (!nd)
+		return NULL;
+	if (!s->z && !(s->z = symz_new(b->sym))) {
+		oom(s);
+		return NULL;
+	}
+	uint32_t h = u64map_get(&s->mod_bin, mod);
+	if (h == UINT32_MAX) {
+		h = symz_binary(s->z, path, NULL, 0);
+		if (h == UINT32_MAX || u64map_put(&s->mod_bin, mod, h)) {
+			oom(s);
+			return NULL;
+		}
+	}
+	if (mod >= s->ncount) {
+		uint32_t nc = grow_cap(s->ncount, (uint64_t)mod + 1), old = s->ncount;
+		if (!nc || COL_GROW(s->named, nc)) {
+			oom(s);
+			return NULL;
+		}
+		memset(s->named + old, 0, (size_t)(nc - old) * sizeof(*s->named));
+		s->ncount = nc;
+	}
+	/* perf's address: an offset in the file; an address still unnamed stays as perf printed
+	 * it (nothing lost: not reported) */
+	uint64_t va = symz_vaddr(s->z, h, off);
+	struct symz_hit hit;
+	if (symz_lookup(s->z, h, va == UINT64_MAX ? off : va, &hit) != SYMZ_OK)
+		return NULL;
+	s->named[mod]++;
+	return hit.name;
 }
 
 /* ---------------------------------------------------------------- tracepoint payloads */
@@ -236,6 +285,9 @@ void ps_release(struct pstate *s)
 	pv_free(s->frame_rec);
 	pv_free(s->pend);
 	pv_free(s->json);
+	symz_free(s->z);
+	u64map_release(&s->mod_bin);
+	pv_free(s->named);
 }
 
 /* Process names: the comm of the thread whose tid is the pid. */
@@ -321,6 +373,19 @@ void ps_report(struct pstate *s)
 			      (unsigned long long)s->first_header_text);
 	if (s->sideband)
 		builder_lossy(b, s->sideband, "side-band records (PERF_RECORD_*) not kept");
+	for (uint32_t m = 0; m < s->ncount; m++) {
+		const char *path = pv_str(b->p, b->p->modules.path[m]);
+		if (!*path)
+			path = pv_str(b->p, b->p->modules.name[m]);
+		if (s->named[m])
+			builder_lossy(
+			    b, s->named[m],
+			    "distinct addresses perf script printed as [unknown] in %s named from "
+			    "this "
+			    "machine's binary (its build id unchecked: perf script does not "
+			    "print it)",
+			    path);
+	}
 	if (s->srclines > s->srclines_kept)
 		builder_lossy(b, s->srclines - s->srclines_kept,
 			      "srcline lines without a file and line (??:0, an address): those "

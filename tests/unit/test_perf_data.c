@@ -331,6 +331,57 @@ T_TEST(perf_data_damage)
 }
 
 /*
+ * perf script's [unknown] frames named from the machine's binaries (the symbolizer shared with
+ * perf.data): prog-stripped's frames (built without a build id, so perf finds no other file),
+ * [unknown] in perf script's text, named from the unstripped build given with --symbols, are
+ * the names the perf.data import gives them with the same folder, sample by sample.
+ */
+T_TEST(perf_script_unknown_frames_named)
+{
+	bool kept;
+	const char *dir = recording(&kept);
+	if (kept) {
+		printf("# perf record is not permitted here: [unknown] frames not checked\n");
+		return;
+	}
+	T_EQ_INT(run("mkdir -p '%s/syms' && cp '%s/prog' '%s/syms/prog-stripped'", dir, dir, dir),
+		 0);
+	char syms[256], path[256];
+	snprintf(syms, sizeof(syms), "%s/syms", dir);
+	struct pv_import_opts o = {.format = "perf-script", .nr_symbol_dirs = 1};
+	o.symbol_dirs[0] = syms;
+	struct pv_profile *text = NULL, *nat = NULL;
+	struct pv_error err;
+	snprintf(path, sizeof(path), "%s/mix.script.txt", dir);
+	T_EQ_INT(pv_import_open(path, &o, &text, &err, NULL), 0);
+	o.format = "perf-data";
+	snprintf(path, sizeof(path), "%s/mix.data", dir);
+	T_EQ_INT(pv_import_open(path, &o, &nat, &err, NULL), 0);
+	if (!text || !nat) {
+		pv_profile_free(text);
+		pv_profile_free(nat);
+		return;
+	}
+	compare_samples(text, nat, false);
+	/* leaf is named in prog-stripped now, and the report says so */
+	int leaf = 0;
+	for (pv_func_ix f = 0; f < text->funcs.len; f++) {
+		pv_module_ix m = pv_func_module(text, f);
+		leaf += m != PV_NONE && strcmp(pv_str(text, text->funcs.name[f]), "leaf") == 0 &&
+			strcmp(pv_str(text, text->modules.name[m]), "prog-stripped") == 0;
+	}
+	T_EQ_INT(leaf, 1);
+	int said = 0;
+	for (uint32_t i = 0; i < text->diags.len; i++)
+		said +=
+		    strstr(pv_str(text, text->diags.msg[i]), "printed as [unknown] in ") != NULL &&
+		    strstr(pv_str(text, text->diags.msg[i]), "prog-stripped named") != NULL;
+	T_EQ_INT(said, 1);
+	pv_profile_free(text);
+	pv_profile_free(nat);
+}
+
+/*
  * profview record: perf record on a command, then its top (the test's own program: its leaf()
  * among the rows); without a command, or without perf on the PATH, one line and exit 2.
  */
