@@ -137,12 +137,10 @@ const char *ps_name_unknown(struct pstate *s, pv_module_ix mod, const char *a, c
 	}
 	/* perf's address: an offset in the file; an address still unnamed stays as perf printed
 	 * it (nothing lost: not reported) */
-	uint64_t va = symz_vaddr(s->z, h, off);
-	struct symz_hit hit;
-	if (symz_lookup(s->z, h, va == UINT64_MAX ? off : va, &hit) != SYMZ_OK)
-		return NULL;
-	s->named[mod]++;
-	return hit.name;
+	const char *name = symz_name_at_offset(s->z, h, off, NULL);
+	if (name)
+		s->named[mod]++;
+	return name;
 }
 
 /* ---------------------------------------------------------------- tracepoint payloads */

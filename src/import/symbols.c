@@ -676,6 +676,20 @@ static void load_elf(struct symz *z, struct bin *b)
 			try_symfile(b, p);
 		}
 	}
+	/* a runtime file without .symtab (a stripped copy in perf's build-id cache): another file
+	 * of the same build may have one (the folders given, the recorded path) */
+	for (uint32_t i = 0; i < z->o.nr_dirs && !b->selfp && !has_symtab(b->elf); i++) {
+		pathf(p, sizeof(p), "%s/%s", z->o.dirs[i], base);
+		if (!try_symfile(b, p)) {
+			pathf(p, sizeof(p), "%s%s%s", z->o.dirs[i], b->path[0] == '/' ? "" : "/",
+			      b->path);
+			try_symfile(b, p);
+		}
+	}
+	char real[4096];
+	if (!b->selfp && !has_symtab(b->elf) && b->path[0] == '/' && realpath(b->path, real) &&
+	    strcmp(real, b->file) != 0)
+		try_symfile(b, real);
 	int rc;
 	if (b->selfp) {
 		rc = read_symbols(b, b->selfp, SHT_SYMTAB);
@@ -960,6 +974,29 @@ enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz
 	hit->start = s->start;
 	hit->end = s->end;
 	return SYMZ_OK;
+}
+
+const char *symz_name_at_offset(struct symz *z, uint32_t h, uint64_t off, enum symz_status *why)
+{
+	uint64_t va = symz_vaddr(z, h, off);
+	struct symz_hit hit;
+	enum symz_status st = symz_lookup(z, h, va == UINT64_MAX ? off : va, &hit);
+	if (why)
+		*why = st;
+	return st == SYMZ_OK ? hit.name : NULL;
+}
+
+size_t symz_build_id_hex(const char *text, size_t n, unsigned char *out, size_t cap)
+{
+	if (n < 2 || n % 2 || n / 2 > cap)
+		return 0;
+	for (size_t i = 0; i < n; i += 2) {
+		int a = hexval(text[i]), b = hexval(text[i + 1]);
+		if (a < 0 || b < 0)
+			return 0;
+		out[i / 2] = (unsigned char)(a << 4 | b);
+	}
+	return n / 2;
 }
 
 int symz_func_range(const char *path, const char *name, uint64_t lo, uint64_t hi, uint64_t *start,

@@ -98,6 +98,19 @@ enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz
 enum symz_status symz_find(struct symz *z, uint32_t h, const char *name, struct symz_hit *hit);
 
 /*
+ * The name at offset off in binary h's file (perf's map-relative addresses, pprof's address -
+ * memory_start + file_offset), moved to the binary's own address through its program headers;
+ * NULL when it has none (*why says why; may be NULL).
+ */
+const char *symz_name_at_offset(struct symz *z, uint32_t h, uint64_t off, enum symz_status *why);
+
+/*
+ * A build id as bytes from its hexadecimal text (pprof's mappings, breakpad ids): its length,
+ * 0 when text is not one (then no check is made).
+ */
+size_t symz_build_id_hex(const char *text, size_t n, unsigned char *out, size_t cap);
+
+/*
  * The function name of the ELF file path (a module's path in a profile) that holds a profile's
  * addresses lo..hi of it, read as the binary's own addresses or as offsets in the file (perf's
  * map-relative addresses; the name tells which): 0 with its symbol's [*start, *end) and *delta

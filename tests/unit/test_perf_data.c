@@ -421,3 +421,150 @@ T_TEST(perf_data_record_command)
 	snprintf(out + strlen(out), 8, ".data");
 	unlink(out);
 }
+
+/* ---------------------------------------------------------------- pprof without names */
+
+#include "profile.pb-c.h"
+
+/* `nm`'s address of symbol name in path, 0 when none. */
+static uint64_t nm_addr(const char *path, const char *name)
+{
+	char cmd[512], line[256];
+	snprintf(cmd, sizeof(cmd), "nm '%s' 2>/dev/null", path);
+	FILE *f = popen(cmd, "r");
+	uint64_t a = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		char t, n[200];
+		if (sscanf(line, "%llx %c %199s", &v, &t, n) == 3 && strcmp(n, name) == 0)
+			a = v;
+	}
+	if (f)
+		pclose(f);
+	return a;
+}
+
+/* The build id of path as `readelf -n` prints it ("" when none). */
+static void readelf_build_id(const char *path, char *out, size_t cap)
+{
+	char cmd[512], line[256];
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' 2>/dev/null", path);
+	FILE *f = popen(cmd, "r");
+	out[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *b = strstr(line, "Build ID: ");
+		if (b && sscanf(b + 10, "%63s", out) != 1)
+			out[0] = 0;
+	}
+	if (f)
+		pclose(f);
+	(void)cap;
+}
+
+/*
+ * A pprof profile whose locations have addresses into tests/data/perf-data/prog and no function
+ * (what a profiler without symbols writes): the names are nm's for those addresses, through the
+ * mapping's build id; a mapping of the same file with another build id keeps the addresses and
+ * says why.
+ */
+T_TEST(pprof_addresses_named_from_the_binary)
+{
+	const char *prog = T_DATA "/perf-data/prog";
+	static const char *const syms[] = {"leaf", "rec", "main"};
+	uint64_t at[3];
+	for (int i = 0; i < 3; i++) {
+		at[i] = nm_addr(prog, syms[i]);
+		T_TRUE(at[i] != 0);
+	}
+	char bid[64];
+	readelf_build_id(prog, bid, sizeof(bid));
+	T_TRUE(strlen(bid) == 40);
+	const uint64_t base = 0x555555554000ull;
+	ProtobufCBinaryData strs[] = {{0, (uint8_t *)""},
+				      {7, (uint8_t *)"samples"},
+				      {5, (uint8_t *)"count"},
+				      {strlen(prog), (uint8_t *)prog},
+				      {strlen(bid), (uint8_t *)bid},
+				      {40, (uint8_t *)"0000000000000000000000000000000000000000"}};
+	Perftools__Profiles__ValueType vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	vt.type = 1;
+	vt.unit = 2;
+	Perftools__Profiles__ValueType *vts[] = {&vt};
+	Perftools__Profiles__Mapping m1 = PERFTOOLS__PROFILES__MAPPING__INIT,
+				     m2 = PERFTOOLS__PROFILES__MAPPING__INIT;
+	m1.id = 1;
+	m1.memory_start = base;
+	m1.memory_limit = base + 0x10000;
+	m1.filename = 3;
+	m1.build_id = 4;
+	m2 = m1;
+	m2.id = 2;
+	m2.memory_start = m2.memory_limit = 0x7f0000000000ull;
+	m2.memory_limit += 0x10000;
+	m2.build_id = 5;
+	Perftools__Profiles__Mapping *maps[] = {&m1, &m2};
+	/* locations 1-3: leaf+4, rec+4, main+4 in mapping 1; 4: leaf+4 in mapping 2 */
+	Perftools__Profiles__Location loc[4];
+	Perftools__Profiles__Location *locs[4];
+	for (int i = 0; i < 4; i++) {
+		Perftools__Profiles__Location l = PERFTOOLS__PROFILES__LOCATION__INIT;
+		loc[i] = l;
+		loc[i].id = (uint64_t)i + 1;
+		loc[i].mapping_id = i < 3 ? 1 : 2;
+		loc[i].address = (i < 3 ? base + at[i] : m2.memory_start + at[0]) + 4;
+		locs[i] = &loc[i];
+	}
+	uint64_t chain1[] = {1, 2, 3}, chain2[] = {4};
+	int64_t v1[] = {5}, v2[] = {2};
+	Perftools__Profiles__Sample s1 = PERFTOOLS__PROFILES__SAMPLE__INIT,
+				    s2 = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	s1.n_location_id = 3;
+	s1.location_id = chain1;
+	s1.n_value = 1;
+	s1.value = v1;
+	s2.n_location_id = 1;
+	s2.location_id = chain2;
+	s2.n_value = 1;
+	s2.value = v2;
+	Perftools__Profiles__Sample *samples[] = {&s1, &s2};
+	Perftools__Profiles__Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
+	pr.n_sample_type = 1;
+	pr.sample_type = vts;
+	pr.n_sample = 2;
+	pr.sample = samples;
+	pr.n_mapping = 2;
+	pr.mapping = maps;
+	pr.n_location = 4;
+	pr.location = locs;
+	pr.n_string_table = sizeof(strs) / sizeof(strs[0]);
+	pr.string_table = strs;
+	size_t len = perftools__profiles__profile__get_packed_size(&pr);
+	uint8_t *buf = malloc(len);
+	perftools__profiles__profile__pack(&pr, buf);
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("noname.pb", buf, len, "pprof", &p, &err), 0);
+	free(buf);
+	if (!p)
+		return;
+	/* sample 1's stack, leaf first: nm's names */
+	T_EQ_INT(p->samples.len, 2);
+	pv_stack_ix st = p->samples.stack[0];
+	int depth = 0;
+	for (; st != PV_NONE; st = p->stacks.prefix[st], depth++)
+		if (depth < 3)
+			T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]),
+				 syms[depth]);
+	T_EQ_INT(depth, 3);
+	/* sample 2: the other build id, its address kept */
+	char want[40];
+	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)(m2.memory_start + at[0] + 4));
+	st = p->samples.stack[1];
+	T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), want);
+	uint64_t n = 0;
+	T_TRUE(t_diag(p, "named from this machine's binary", &n) != NULL);
+	T_EQ_U64(n, 3);
+	T_TRUE(t_diag(p, "not named: binary found, but its build id differs", &n) != NULL);
+	T_EQ_U64(n, 1);
+	pv_profile_free(p);
+}
