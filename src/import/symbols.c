@@ -999,6 +999,17 @@ size_t symz_build_id_hex(const char *text, size_t n, unsigned char *out, size_t 
 	return n / 2;
 }
 
+size_t symz_build_id_breakpad(const char *text, size_t n, unsigned char *out, size_t cap)
+{
+	unsigned char g[16];
+	if (n < 33 || cap < 16 || symz_build_id_hex(text, 32, g, sizeof(g)) != 16)
+		return 0;
+	static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+	for (int i = 0; i < 16; i++)
+		out[i] = g[order[i]];
+	return 16;
+}
+
 int symz_func_range(const char *path, const char *name, uint64_t lo, uint64_t hi, uint64_t *start,
 		    uint64_t *end, uint64_t *delta)
 {

@@ -111,6 +111,12 @@ const char *symz_name_at_offset(struct symz *z, uint32_t h, uint64_t off, enum s
 size_t symz_build_id_hex(const char *text, size_t n, unsigned char *out, size_t cap);
 
 /*
+ * A build id's first 16 bytes from a Breakpad id (the Firefox Profiler's breakpadId: a GUID of
+ * them, its first three fields byte-swapped, then an age): 16, or 0 when text is not one.
+ */
+size_t symz_build_id_breakpad(const char *text, size_t n, unsigned char *out, size_t cap);
+
+/*
  * The function name of the ELF file path (a module's path in a profile) that holds a profile's
  * addresses lo..hi of it, read as the binary's own addresses or as offsets in the file (perf's
  * map-relative addresses; the name tells which): 0 with its symbol's [*start, *end) and *delta

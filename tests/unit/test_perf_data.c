@@ -12,6 +12,7 @@
  * recording kept in tests/data/perf-data (user space only, its binaries beside it, found with
  * --symbols).
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,6 +565,70 @@ T_TEST(pprof_addresses_named_from_the_binary)
 	uint64_t n = 0;
 	T_TRUE(t_diag(p, "named from this machine's binary", &n) != NULL);
 	T_EQ_U64(n, 3);
+	T_TRUE(t_diag(p, "not named: binary found, but its build id differs", &n) != NULL);
+	T_EQ_U64(n, 1);
+	pv_profile_free(p);
+}
+
+/* ---------------------------------------------------------------- Gecko native frames */
+
+/*
+ * A Gecko (raw) profile whose native frames are addresses into tests/data/perf-data/prog, its
+ * lib entry with the Breakpad id of its build id: the frames are named as nm names those
+ * addresses; a lib whose Breakpad id is another build's keeps the hex name.
+ */
+T_TEST(gecko_native_frames_named_from_the_binary)
+{
+	const char *prog = T_DATA "/perf-data/prog";
+	uint64_t leaf = nm_addr(prog, "leaf"), rec = nm_addr(prog, "rec");
+	char bid[64];
+	readelf_build_id(prog, bid, sizeof(bid));
+	T_TRUE(strlen(bid) == 40);
+	/* the Breakpad id: the first 16 bytes as a GUID (fields 1-3 byte-swapped), age 0 */
+	char bp[34];
+	static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+	for (int i = 0; i < 16; i++) {
+		bp[2 * i] = (char)toupper((unsigned char)bid[2 * order[i]]);
+		bp[2 * i + 1] = (char)toupper((unsigned char)bid[2 * order[i] + 1]);
+	}
+	bp[32] = '0';
+	bp[33] = 0;
+	const unsigned long long base = 0x555555554000ull, other = 0x7f0000000000ull;
+	char json[4096];
+	snprintf(json, sizeof(json),
+		 "{\"meta\":{\"version\":36,\"startTime\":5,\"interval\":1},"
+		 "\"libs\":[{\"start\":%llu,\"end\":%llu,\"offset\":0,\"name\":\"prog\","
+		 "\"path\":\"%s\",\"breakpadId\":\"%s\"},"
+		 "{\"start\":%llu,\"end\":%llu,\"offset\":0,\"name\":\"prog\","
+		 "\"path\":\"%s\",\"breakpadId\":\"00000000000000000000000000000000A\"}],"
+		 "\"threads\":[{\"name\":\"T\",\"tid\":7,"
+		 "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[1,0],[2,1]]},"
+		 "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},"
+		 "\"data\":[[null,0],[0,1],[null,2]]},"
+		 "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0],[1],[2]]},"
+		 "\"stringTable\":[\"0x%llx\",\"0x%llx\",\"0x%llx\"]}]}",
+		 base, base + 0x10000, prog, bp, other, other + 0x10000, prog, base + rec + 4,
+		 base + leaf + 4, other + leaf + 4);
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("native.json", json, strlen(json), "firefox-gecko", &p, &err), 0);
+	if (!p)
+		return;
+	T_EQ_INT(p->samples.len, 2);
+	pv_stack_ix st = p->samples.stack[0];
+	T_TRUE(st != PV_NONE && p->stacks.prefix[st] != PV_NONE);
+	if (st != PV_NONE && p->stacks.prefix[st] != PV_NONE) {
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), "leaf");
+		st = p->stacks.prefix[st];
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), "rec");
+	}
+	char want[40];
+	snprintf(want, sizeof(want), "0x%llx", other + leaf + 4);
+	st = p->samples.stack[1];
+	T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), want);
+	uint64_t n = 0;
+	T_TRUE(t_diag(p, "native addresses named from the libraries on this machine", &n) != NULL);
+	T_EQ_U64(n, 2);
 	T_TRUE(t_diag(p, "not named: binary found, but its build id differs", &n) != NULL);
 	T_EQ_U64(n, 1);
 	pv_profile_free(p);
