@@ -1018,6 +1018,15 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 	/* the frames, leaf first: the call chain's entries (markers switch the mode), else ip */
 	int mode = (int)(misc & 7);
 	uint32_t n = 0;
+	/* --call-graph dwarf: the kernel records no user entries (the user stack is to be
+	 * unwound); a sample in user space keeps at least its own address */
+	if (chain && (t & S_STACK_USER) && mode == M_USER && (t & S_IP)) {
+		bool any = false;
+		for (uint64_t i = 0; i < nr && !any; i++)
+			any = rd64(s, chain + 8 * i) < CONTEXT_MAX;
+		if (!any)
+			chain = NULL;
+	}
 	uint64_t nraw = chain ? nr : 1;
 	if (ensure_chain(s, nraw + 1))
 		return -1;
@@ -1612,7 +1621,7 @@ static void report(struct pd *s)
 	if (s->user_stacks)
 		builder_lossy(b, s->user_stacks,
 			      "samples' user stacks (--call-graph dwarf) not unwound: their call "
-			      "chains hold the kernel's part and the sampled address only");
+			      "chains hold the kernel's part, or the sampled address alone");
 	if (s->tracepoint_fields)
 		builder_lossy(
 		    b, s->tracepoint_fields,

@@ -641,6 +641,7 @@ void compare_report_files(const char *name, struct pv_profile *p, const char *fr
 	T_EQ_INT(v->base[0], report_event_count(self_path));
 	struct report self = {0}, children = {0};
 	int dwarf = (how & CMP_DWARF) != 0;
+	double tol = (how & CMP_LOOSE) ? 0.05 : 0.01;
 	if (how & CMP_SELF)
 		read_report(self_path, 0, dwarf, &self);
 	if (how & CMP_CHILDREN)
@@ -651,7 +652,7 @@ void compare_report_files(const char *name, struct pv_profile *p, const char *fr
 			continue;
 		struct report_row *m = report_find(&mine, self.row[i].name, 0);
 		double x = m ? m->self : 0;
-		if (x - self.row[i].self > 0.01 || self.row[i].self - x > 0.01)
+		if (x - self.row[i].self > tol || self.row[i].self - x > tol)
 			t_fail(__FILE__, __LINE__, "%s: self of %s: perf %.2f%%, profview %.4f%%",
 			       name, self.row[i].name, self.row[i].self, x);
 		compared++;
@@ -661,12 +662,12 @@ void compare_report_files(const char *name, struct pv_profile *p, const char *fr
 			continue;
 		struct report_row *m = report_find(&mine, children.row[i].name, 0);
 		double x = m ? m->children : 0, y = m ? m->self : 0;
-		if (x - children.row[i].children > 0.01 || children.row[i].children - x > 0.01)
+		if (x - children.row[i].children > tol || children.row[i].children - x > tol)
 			t_fail(__FILE__, __LINE__,
 			       "%s: children of %s: perf %.2f%%, profview %.4f%%", name,
 			       children.row[i].name, children.row[i].children, x);
 		/* DWARF: perf gives self to the clone's ELF symbol, compared above */
-		if (!dwarf && (y - children.row[i].self > 0.01 || children.row[i].self - y > 0.01))
+		if (!dwarf && (y - children.row[i].self > tol || children.row[i].self - y > tol))
 			t_fail(__FILE__, __LINE__,
 			       "%s: self (children report) of %s: perf %.2f%%, profview %.4f%%",
 			       name, children.row[i].name, children.row[i].self, y);
