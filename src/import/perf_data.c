@@ -1356,7 +1356,8 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 		unsigned char *out = keep(s, s->ncarry + cap);
 		if (!out)
 			return -1;
-		memcpy(out, s->carry, s->ncarry);
+		if (s->ncarry)
+			memcpy(out, s->carry, s->ncarry);
 		ZSTD_outBuffer ob = {out + s->ncarry, cap, 0};
 		size_t rc = ZSTD_decompressStream(s->zs, &ob, &in);
 		if (ZSTD_isError(rc))
@@ -1380,7 +1381,8 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 		size_t rest = have - whole;
 		if (GROW(s, s->carry, s->carry_cap, rest))
 			return -1;
-		memmove(s->carry, out + whole, rest);
+		if (rest)
+			memmove(s->carry, out + whole, rest);
 		s->ncarry = rest;
 		if (in.pos == in.size && ob.pos < cap)
 			break;
