@@ -17,34 +17,36 @@
 
 static void export_usage(FILE *out)
 {
-	fputs("usage: profview export FILE --to FORMAT -o OUT [OPTIONS] [QUERY OPTIONS]\n"
-	      "\n"
-	      "Writes the part of FILE the query selects (threads, range, filters; with --center,\n"
-	      "the center's subtree) in another tool's format; what the format cannot carry is\n"
-	      "listed on standard error, one line per kind.\n"
-	      "\n"
-	      "formats (--to):\n"
-	      "  firefox      the Firefox Profiler's processed format (profiler.firefox.com)\n"
-	      "  speedscope   speedscope's JSON format, one sampled profile per thread\n"
-	      "  pprof        profile.proto, gzip (pprof, go tool pprof)\n"
-	      "  collapsed    folded stacks 'a;b;c N' (FlameGraph, inferno)\n"
-	      "  svg          an interactive flame graph (hover, click to zoom, search)\n"
-	      "\n"
-	      "  -o, --output OUT        the file to write ('-': standard output)\n"
-	      "  --icicle                svg: a bottom-up icicle (the callers of each leaf)\n"
-	      "  --title T               svg: the title\n"
-	      "  --thread-frames auto|none|comm|pid|tid   collapsed: a first frame per thread\n"
-	      "                          ('comm', 'comm-PID', 'comm-PID/TID'; auto: tid with\n"
-	      "                          several threads)\n"
-	      "  --plain                 collapsed: no _[k] _[j] _[i] suffixes\n"
-	      "  --tidy                  collapsed: names tidied as stackcollapse-perf.pl does\n"
-	      "                          (C++ arguments, quotes, Java's L prefix removed)\n"
-	      "  --format NAME           read FILE as this format instead of probing it\n"
-	      "  --cache DIR             keep a snapshot of FILE in DIR, open it next time\n"
-	      "  --query Q               a whole query as a URL query string or JSON\n"
-	      "  the query options of 'profview --help' (--center, --merge, --thread, --range,\n"
-	      "  --metric A[,B]: the metrics to write, the first for one-metric formats, ...)\n",
-	      out);
+	fputs(
+	    "usage: profview export FILE --to FORMAT -o OUT [OPTIONS] [QUERY OPTIONS]\n"
+	    "\n"
+	    "Writes the part of FILE the query selects (threads, range, filters; with --center,\n"
+	    "the center's subtree) in another tool's format; what the format cannot carry is\n"
+	    "listed on standard error, one line per kind.\n"
+	    "\n"
+	    "formats (--to):\n"
+	    "  firefox      the Firefox Profiler's processed format (profiler.firefox.com)\n"
+	    "  speedscope   speedscope's JSON format, one sampled profile per thread\n"
+	    "  pprof        profile.proto, gzip (pprof, go tool pprof)\n"
+	    "  collapsed    folded stacks 'a;b;c N' (FlameGraph, inferno)\n"
+	    "  svg          an interactive flame graph (hover, click to zoom, search)\n"
+	    "\n"
+	    "  -o, --output OUT        the file to write ('-': standard output)\n"
+	    "  --icicle                svg: a bottom-up icicle (the callers of each leaf)\n"
+	    "  --title T               svg: the title\n"
+	    "  --thread-frames auto|none|comm|pid|tid   collapsed: a first frame per thread\n"
+	    "                          ('comm', 'comm-PID', 'comm-PID/TID'; auto: tid with\n"
+	    "                          several threads)\n"
+	    "  --plain                 collapsed: no _[k] _[j] _[i] suffixes\n"
+	    "  --tidy                  collapsed: names tidied as stackcollapse-perf.pl does\n"
+	    "                          (C++ arguments, quotes, Java's L prefix removed)\n"
+	    "  --format NAME           read FILE as this format instead of probing it\n"
+	    "  --cache DIR             keep a snapshot of FILE in DIR, open it next time\n"
+	    "  --symbols DIR           perf.data and others with addresses: binaries in DIR first\n"
+	    "  --query Q               a whole query as a URL query string or JSON\n"
+	    "  the query options of 'profview --help' (--center, --merge, --thread, --range,\n"
+	    "  --metric A[,B]: the metrics to write, the first for one-metric formats, ...)\n",
+	    out);
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -109,7 +111,8 @@ int cmd_export(int argc, char **argv)
 			outpath = val;
 		} else if (strcmp(name, "--title") == 0) {
 			o.title = val;
-		} else if (strcmp(name, "--format") == 0 || strcmp(name, "--cache") == 0) {
+		} else if (strcmp(name, "--format") == 0 || strcmp(name, "--cache") == 0 ||
+			   strcmp(name, "--symbols") == 0) {
 			if (pv_import_set_option(&imp, name + 2, val, &err))
 				rc = usage_error("%s", err.msg);
 		} else if (strcmp(name, "--thread-frames") == 0) {
