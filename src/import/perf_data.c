@@ -610,8 +610,8 @@ static uint32_t dso_of(struct pd *s, const char *path, size_t n, const unsigned 
 	struct dso *x = &s->dsos[s->ndsos];
 	*x = (struct dso){.path = ps, .anon = false};
 	x->h = symz_binary(s->z, p, bid, bid_len);
-	x->mod = perf_module_new(b, p, n);
-	if (x->h == UINT32_MAX || x->mod == PV_NONE || u64map_put(&s->dso_map, ps, s->ndsos)) {
+	x->mod = PV_NONE; /* made at its first frame: a file mapped but never sampled is none */
+	if (x->h == UINT32_MAX || u64map_put(&s->dso_map, ps, s->ndsos)) {
 		oom(s);
 		return UINT32_MAX;
 	}
@@ -781,9 +781,20 @@ static pv_frame_ix dso_frame(struct pd *s, uint32_t d, uint64_t a)
 	struct symz_hit hit;
 	enum symz_status st = symz_lookup(s->z, x->h, a, &hit);
 	struct pv_builder *b = s->b;
-	pv_module_ix mod = x->mod;
-	if (st == SYMZ_OK && hit.module)
+	pv_module_ix mod;
+	if (st == SYMZ_OK && hit.module) { /* a kernel module's */
 		mod = perf_module_new(b, hit.module, strlen(hit.module));
+	} else {
+		if (x->mod == PV_NONE) {
+			const char *path = pv_str(b->p, x->path);
+			x->mod = perf_module_new(b, path, strlen(path));
+		}
+		mod = x->mod;
+	}
+	if (mod == PV_NONE) {
+		oom(s);
+		return PV_NONE;
+	}
 	if (st == SYMZ_OK) {
 		f = named_frame(s, hit.name, mod);
 	} else {
@@ -1808,7 +1819,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	 * cache): that file, checked by build id, is the module's (annotate disassembles it) */
 	for (uint32_t d = 0; d < s.ndsos; d++) {
 		const char *f = symz_file(s.z, s.dsos[d].h);
-		if (f && strcmp(f, pv_str(b->p, s.dsos[d].path)) != 0 && b->p->modules.path)
+		if (f && s.dsos[d].mod != PV_NONE && strcmp(f, pv_str(b->p, s.dsos[d].path)) != 0 &&
+		    b->p->modules.path)
 			b->p->modules.path[s.dsos[d].mod] = builder_cstr(b, f);
 	}
 	if (s.min_time != INT64_MAX)
