@@ -207,19 +207,8 @@ int cmd_serve(int argc, char **argv)
 	const char *source_root = NULL, *base = NULL;
 	struct pv_import_opts imp = {0};
 	struct pv_error opt_err;
-	enum {
-		O_PORT = 256,
-		O_HOST,
-		O_OPEN,
-		O_ROOT,
-		O_TOKEN,
-		O_QUIET,
-		O_FORMAT,
-		O_CACHE,
-		O_BASE,
-		O_SYMBOLS,
-		O_NO_SYMBOLS
-	};
+	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_CACHE, O_BASE };
+	enum { O_SYMBOLS = O_BASE + 1, O_NO_SYMBOLS };
 	static const struct option longopts[] = {
 	    {"port", required_argument, NULL, O_PORT},
 	    {"host", required_argument, NULL, O_HOST},
