@@ -87,5 +87,6 @@ int cmd_export(int argc, char **argv);	 /* cmd_export.c */
 int cmd_trace(int argc, char **argv);	 /* cmd_trace.c */
 int cmd_snapshot(int argc, char **argv); /* cmd_snapshot.c */
 int cmd_merge(int argc, char **argv);	 /* cmd_merge.c */
+int cmd_record(int argc, char **argv);	 /* cmd_record.c */
 
 #endif

@@ -45,6 +45,7 @@ static void export_usage(FILE *out)
 	      "                          (C++ arguments, quotes, Java's L prefix removed)\n"
 	      "  --format NAME           read FILE as this format instead of probing it\n"
 	      "  --cache DIR             keep a snapshot of FILE in DIR, open it next time\n"
+	      "  --symbols DIR           perf.data: look for its binaries in DIR first\n"
 	      "  --query Q               a whole query as a URL query string or JSON\n"
 	      "  the query options of 'profview --help' (--center, --merge, --thread, --range,\n"
 	      "  --metric A[,B]: the metrics to write, the first for one-metric formats, ...)\n",
@@ -113,7 +114,8 @@ int cmd_export(int argc, char **argv)
 			outpath = val;
 		} else if (strcmp(name, "--title") == 0) {
 			o.title = val;
-		} else if (strcmp(name, "--format") == 0 || strcmp(name, "--cache") == 0) {
+		} else if (strcmp(name, "--format") == 0 || strcmp(name, "--cache") == 0 ||
+			   strcmp(name, "--symbols") == 0) {
 			if (pv_import_set_option(&imp, name + 2, val, &err))
 				rc = usage_error("%s", err.msg);
 		} else if (strcmp(name, "--thread-frames") == 0) {

@@ -57,6 +57,8 @@ static void serve_usage(FILE *out)
 	    "  --format NAME      read every FILE as this format instead of probing it\n"
 	    "  --cache DIR        keep a snapshot of each file in DIR and open it from there\n"
 	    "                     next time (profview snapshot --help)\n"
+	    "  --symbols DIR      perf.data and others with addresses: look for the binaries\n"
+	    "                     in DIR first (repeatable); --no-symbols: name no address\n"
 	    "  --base BASE        compare every FILE with the profile BASE: the Diff tab and\n"
 	    "                     the red/blue flame graph (profview diff BASE FILE)\n"
 	    "  --token T          the URL's token instead of a random one (for tests)\n"
@@ -225,6 +227,7 @@ int cmd_serve(int argc, char **argv)
 	struct pv_import_opts imp = {0};
 	struct pv_error opt_err;
 	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_CACHE, O_BASE };
+	enum { O_SYMBOLS = O_BASE + 1, O_NO_SYMBOLS };
 	static const struct option longopts[] = {
 	    {"port", required_argument, NULL, O_PORT},
 	    {"host", required_argument, NULL, O_HOST},
@@ -234,6 +237,8 @@ int cmd_serve(int argc, char **argv)
 	    {"quiet", no_argument, NULL, O_QUIET},
 	    {"format", required_argument, NULL, O_FORMAT},
 	    {"cache", required_argument, NULL, O_CACHE},
+	    {"symbols", required_argument, NULL, O_SYMBOLS},
+	    {"no-symbols", no_argument, NULL, O_NO_SYMBOLS},
 	    {"base", required_argument, NULL, O_BASE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -263,8 +268,14 @@ int cmd_serve(int argc, char **argv)
 		case O_QUIET: o.quiet = 1; break;
 		case O_FORMAT:
 		case O_CACHE:
-			if (pv_import_set_option(&imp, ch == O_FORMAT ? "format" : "cache", optarg,
-						 &opt_err)) {
+		case O_SYMBOLS:
+		case O_NO_SYMBOLS:
+			if (pv_import_set_option(&imp,
+						 ch == O_FORMAT	   ? "format"
+						 : ch == O_CACHE   ? "cache"
+						 : ch == O_SYMBOLS ? "symbols"
+								   : "no-symbols",
+						 optarg, &opt_err)) {
 				cli_say("error", "%s (see 'profview serve --help')", opt_err.msg);
 				return 2;
 			}

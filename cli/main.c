@@ -99,6 +99,10 @@ static const struct command commands[] = {
      "the web UI: serves the profiles on a local page and prints its URL\n"
      "              (profview serve --help)",
      cmd_serve},
+    {"record", NULL, 0,
+     "run a command under perf record -g, then print its top or serve it\n"
+     "              (profview record [-o FILE] [--serve] -- COMMAND ARGS...)",
+     cmd_record},
     {"query", cmd_query, CMD_QUERY, "print the query given by the options as flags, URL and JSON",
      NULL},
 };
@@ -208,6 +212,8 @@ static void usage(FILE *out)
 	      "  --format NAME   read FILE as this format instead of probing it\n"
 	      "  --cache DIR     keep a snapshot of each file read in DIR (keyed by its path,\n"
 	      "                  size and modification time) and open it from there next time\n"
+	      "  --symbols DIR   perf.data: look for the binaries in DIR first (repeatable)\n"
+	      "  --no-symbols    perf.data: name no address (frames [MODULE])\n"
 	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
 	      "  -h, --help      this text;  --version   the version\n",
 	      out);
@@ -281,6 +287,8 @@ static int error_exit(const struct pv_error *err)
 enum {
 	OPT_FORMAT = 256,
 	OPT_CACHE,
+	OPT_SYMBOLS,
+	OPT_NO_SYMBOLS,
 	OPT_JSON,
 	OPT_FROM,
 	OPT_SEARCH,
@@ -312,6 +320,8 @@ static const struct cli_option {
 } options[] = {
     {"format", required_argument, OPT_FORMAT, 0, NULL},
     {"cache", required_argument, OPT_CACHE, 0, NULL},
+    {"symbols", required_argument, OPT_SYMBOLS, 0, NULL},
+    {"no-symbols", no_argument, OPT_NO_SYMBOLS, 0, NULL},
     {"json", no_argument, OPT_JSON, 0, NULL},
     {"help", no_argument, 'h', 0, NULL},
     {"version", no_argument, 'V', 0, NULL},
@@ -407,7 +417,14 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 	switch (ch) {
 	case OPT_FORMAT:
 	case OPT_CACHE:
-		if (pv_import_set_option(&c->imp, ch == OPT_FORMAT ? "format" : "cache", arg, &err))
+	case OPT_SYMBOLS:
+	case OPT_NO_SYMBOLS:
+		if (pv_import_set_option(&c->imp,
+					 ch == OPT_FORMAT    ? "format"
+					 : ch == OPT_CACHE   ? "cache"
+					 : ch == OPT_SYMBOLS ? "symbols"
+							     : "no-symbols",
+					 arg, &err))
 			return cli_fail_usage("%s", err.msg);
 		return 0;
 	case OPT_JSON: c->json = 1; return 0;

@@ -3,16 +3,21 @@
  * libpv runs binutils' objdump on the binary a profile's module names, when that file is on
  * this machine, and gives each instruction its address, text, source line and self cost.
  *
- * What is disassembled: each function of the set (at most PV_DISASM_FUNCS), from the lowest to
- * the highest address of its frames in the profile (frames.addr, pv_frame_addr), in its
- * module's file (modules.path: an absolute path to a regular ELF file). The model's addresses
- * are the binary's own (callgrind, perf script for a binary at its link address) or offsets in
- * the file (pprof): an address outside every executable segment's addresses but inside its file
- * bytes is read as an offset and moved to that segment's address (the ELF program headers). Each
- * instruction's self cost is the summed samples the query's view keeps (its threads, range,
- * filters, center) whose leaf frame is that function at that address, in the view's first
- * metric that sums. objdump runs through posix_spawn; nothing of the file is shown but objdump's
- * text of the range.
+ * What is disassembled: each function of the set (at most PV_DISASM_FUNCS), in its module's file
+ * (modules.path: an absolute path to a regular ELF file): the whole function as the file's
+ * symbol of that name says (perf annotate's range) when the symbol holds the function's
+ * addresses, else from the lowest to the highest of them; the addresses are its frames'
+ * (frames.addr) and those its samples hit (samples.addr: perf.data, perf script). The model's
+ * addresses are the binary's own (callgrind, perf.data) or offsets in the file (pprof, perf
+ * script's map-relative addresses): the symbol's name tells which (import/symbols.h's
+ * symz_func_range); without one, an address outside every executable segment's addresses but
+ * inside its file bytes is read as an offset and moved to that segment's address (the ELF program
+ * headers). The function with the most self cost skips names without a symbol ("[unknown]",
+ * "[MODULE]") and modules without a file (the kernel). Each instruction's self cost is the summed
+ * samples the query's view keeps (its threads, range, filters, center) whose leaf is that
+ * function at that address (the sample's own address, else its leaf frame's), in the view's
+ * first metric that sums. objdump runs through posix_spawn; nothing of the file is shown but
+ * objdump's text of the range.
  *
  * Every answer is bounded by instructions, bytes of objdump's output and time, per function and
  * per answer (PV_DISASM_*): a function cut by one of them keeps the instructions read so far,

@@ -9,6 +9,7 @@
 #define PV_IMPORT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,15 +53,26 @@ int pv_import_memory(const char *name, const void *buf, size_t len, const char *
  * cannot be written is passed over, with one line in note (note->msg "" when all went well;
  * note may be NULL). Returns what pv_import_file_progress returns.
  */
+#define PV_SYMBOL_DIRS 16
 struct pv_import_opts {
 	const char *format;
 	const char *cache_dir;
 	struct pv_progress *progress;
+	/*
+	 * Names for the addresses of formats that hold them (perf.data, doc/perf-data.md): folders
+	 * searched first for the binaries (--symbols DIR, repeatable), or none named at all
+	 * (--no-symbols). Either one bypasses cache_dir (a snapshot keeps the names it was made
+	 * with).
+	 */
+	const char *symbol_dirs[PV_SYMBOL_DIRS];
+	uint32_t nr_symbol_dirs;
+	bool no_symbols;
 };
 int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_profile **out,
 		   struct pv_error *err, struct pv_error *note);
 /*
- * Sets one import option by its command-line name without "--" ("format", "cache") from its
+ * Sets one import option by its command-line name without "--" ("format", "cache", "symbols",
+ * "no-symbols" whose value is ignored) from its
  * text, the one place both the CLI and the server read them. Returns 0, PV_EINVAL with err
  * ("--format: unknown format ..."), or 1 when name is not an import option. The value is
  * borrowed, not copied.

@@ -169,6 +169,14 @@ struct pv_samples {
 	 * Jank markers are derived from it (pv/marker.h).
 	 */
 	int64_t *event_delay_ns;
+	/*
+	 * [sample]: the address of the instruction the sample hit (its leaf frame's,
+	 * module-relative as frames.addr), PV_ADDR_NONE where unknown; NULL when no sample has one.
+	 * A frame stands for a function (or a line): the leaf address is the sample's attribute, so
+	 * a profile of a million distinct addresses keeps one frame per function (perf annotate's
+	 * per-instruction costs, pv/disasm.h).
+	 */
+	uint64_t *addr;
 };
 
 struct pv_metrics {
@@ -409,6 +417,12 @@ static inline uint64_t pv_frame_addr(const struct pv_profile *p, pv_frame_ix f)
 static inline int64_t pv_sample_time(const struct pv_profile *p, uint32_t s)
 {
 	return p->samples.time_ns ? p->samples.time_ns[s] : PV_TIME_NONE;
+}
+
+/* The instruction address sample s hit (samples.addr), PV_ADDR_NONE when unknown. */
+static inline uint64_t pv_sample_addr(const struct pv_profile *p, uint32_t s)
+{
+	return p->samples.addr ? p->samples.addr[s] : PV_ADDR_NONE;
 }
 
 /* Weight of sample s for metric m. */

@@ -307,6 +307,12 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 				if (dv)
 					dv[row] = d;
 			}
+			uint64_t a = pv_sample_addr(p, sm);
+			if (a != PV_ADDR_NONE) {
+				uint64_t *av = builder_samples_addr(b);
+				if (av)
+					av[row] = a;
+			}
 		}
 	}
 	/* markers of the selected threads that overlap the range */

@@ -30,6 +30,19 @@
 int pv_import_set_option(struct pv_import_opts *o, const char *name, const char *value,
 			 struct pv_error *err)
 {
+	if (strcmp(name, "no-symbols") == 0) {
+		o->no_symbols = true;
+		return 0;
+	}
+	if (strcmp(name, "symbols") == 0) {
+		if (!value || !*value)
+			return pv_error_set(err, PV_EINVAL, "--symbols takes a folder");
+		if (o->nr_symbol_dirs == PV_SYMBOL_DIRS)
+			return pv_error_set(err, PV_EINVAL, "--symbols: at most %d folders",
+					    PV_SYMBOL_DIRS);
+		o->symbol_dirs[o->nr_symbol_dirs++] = value;
+		return 0;
+	}
 	if (strcmp(name, "format") != 0 && strcmp(name, "cache") != 0)
 		return 1;
 	if (!value || !*value)
@@ -108,6 +121,8 @@ int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_p
 	pv_error_clear(note);
 	struct stat st;
 	char real[PATH_MAX];
+	if (o->nr_symbol_dirs || o->no_symbols)
+		return import_path(path, o, out, err);
 	if (!o->cache_dir || strcmp(path, "-") == 0 || stat(path, &st) != 0 ||
 	    !S_ISREG(st.st_mode) || !realpath(path, real))
 		return pv_import_file_progress(path, o->format, o->progress, out, err);

@@ -45,6 +45,7 @@
 #include "import/importer.h"
 #include "import/json.h"
 #include "import/script_url.h"
+#include "import/symbols.h"
 
 int gk_oom(struct gk *g)
 {
@@ -806,7 +807,7 @@ int gk_parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const struct
 			break;
 		if ((rc = json_want(j, &o, JSON_OBJECT, "a lib (an object)")))
 			return rc;
-		struct gk_lib l = {.module = PV_NONE};
+		struct gk_lib l = {.module = PV_NONE, .bin = UINT32_MAX};
 		for (;;) {
 			if ((rc = json_next_member(j, &k, &v)))
 				return rc;
@@ -822,6 +823,8 @@ int gk_parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const struct
 				rc = gk_tok_str(g, j, &v, &l.name);
 			else if (json_is(&k, "path") && v.kind == JSON_STRING)
 				rc = gk_tok_str(g, j, &v, &l.path);
+			else if (json_is(&k, "breakpadId") && v.kind == JSON_STRING)
+				rc = gk_tok_str(g, j, &v, &l.breakpad);
 			else
 				rc = json_skip(j, &v);
 			if (rc)
@@ -980,6 +983,7 @@ static void release(struct gk *g)
 	vec_free(&g->schemas);
 	sbuf_release(&g->schema_json);
 	sbuf_release(&g->out);
+	symz_free(g->z);
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
@@ -1013,6 +1017,12 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (!rc && !(rc = json_next(&j, &t)) && t.kind != JSON_EOF)
 		rc = json_fail_at(&j, &t, "expected the end of the input, found %s",
 				  json_kind_name(t.kind));
+	if (!rc && g.native_named)
+		builder_lossy(b, g.native_named,
+			      "native addresses named from the libraries on this machine");
+	if (!rc && g.native_unnamed)
+		builder_lossy(b, g.native_unnamed, "native addresses of libraries not named: %s",
+			      symz_status_text((enum symz_status)g.native_why));
 	json_release(&j);
 	release(&g);
 	return rc;

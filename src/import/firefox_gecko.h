@@ -56,7 +56,9 @@ struct table {
 struct gk_lib {
 	uint64_t start, end, offset;
 	pv_str_ix name, path;
+	pv_str_ix breakpad;  /* breakpadId: the build id as Breakpad writes it, 0 when none */
 	pv_module_ix module; /* made when a frame first lands in the lib */
+	uint32_t bin;	     /* its binary in gk.z (import/symbols.h), UINT32_MAX until needed */
 };
 
 struct gk_cat {
@@ -170,6 +172,11 @@ struct gk {
 	/* threadCPUDelta as a second metric, like the processed importer's "cpu-delta" */
 	int cpu_unit; /* enum cpu_unit, from meta.sampleUnits */
 	pv_metric_ix cpu_metric;
+	/* native addresses named from the libs' files on this machine (made at the first), and
+	 * how many were named and not (with the last reason) */
+	struct symz *z;
+	uint64_t native_named, native_unnamed;
+	int native_why;
 };
 
 /* A location string resolved (firefox_gecko_locations.c). */

@@ -18,6 +18,7 @@
 #include "import/importer.h"
 #include "import/json.h"
 #include "import/script_url.h"
+#include "import/symbols.h"
 
 static bool all_digits(const char *s, size_t n)
 {
@@ -162,6 +163,40 @@ static pv_module_ix url_module(struct gk *g, const char *u, size_t n)
 	return script_module(g->b, u, n, PV_MODULE_RESOURCE);
 }
 
+/*
+ * The name of offset off in lib l from its file on this machine (import/symbols.h; the
+ * breakpadId checked as the build id's first 16 bytes), NULL when none (counted).
+ */
+static const char *native_name(struct gk *g, struct gk_lib *l, uint64_t off)
+{
+	struct pv_builder *b = g->b;
+	const char *path = pv_str(b->p, l->path);
+	if ((b->sym && b->sym->off) || path[0] != '/')
+		return NULL;
+	if (!g->z && !(g->z = symz_new(b->sym))) {
+		b->status = PV_ENOMEM;
+		return NULL;
+	}
+	if (l->bin == UINT32_MAX) {
+		const char *bp = pv_str(b->p, l->breakpad);
+		unsigned char id[20];
+		size_t n = symz_build_id_breakpad(bp, strlen(bp), id, sizeof(id));
+		if ((l->bin = symz_binary(g->z, path, id, n)) == UINT32_MAX) {
+			b->status = PV_ENOMEM;
+			return NULL;
+		}
+	}
+	enum symz_status why;
+	const char *name = symz_name_at_offset(g->z, l->bin, off, &why);
+	if (name) {
+		g->native_named++;
+	} else {
+		g->native_unnamed++;
+		g->native_why = (int)why;
+	}
+	return name;
+}
+
 void gk_resolve_location(struct gk *g, struct gk_proc *pr, const char *s, size_t n,
 			 struct locinfo *li)
 {
@@ -183,6 +218,7 @@ void gk_resolve_location(struct gk *g, struct gk_proc *pr, const char *s, size_t
 			ok = d >= 0;
 			a = a << 4 | (uint64_t)(d & 15);
 		}
+		const char *sym = NULL;
 		if (ok) {
 			struct gk_lib *l = gk_find_lib(pr, a);
 			li->addr = a;
@@ -192,9 +228,11 @@ void gk_resolve_location(struct gk *g, struct gk_proc *pr, const char *s, size_t
 					    builder_module(b, l->name, l->path, PV_MODULE_LIBRARY);
 				mod = l->module;
 				li->addr = a - l->start + l->offset;
+				sym = native_name(g, l, li->addr);
 			}
 		}
-		li->func = builder_func(b, builder_str(b, s, n), mod, PV_NONE, 0);
+		li->func = builder_func(b, sym ? builder_cstr(b, sym) : builder_str(b, s, n), mod,
+					PV_NONE, 0);
 		return;
 	}
 	size_t name_len, lib_len;

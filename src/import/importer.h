@@ -45,6 +45,7 @@ extern const struct importer importer_firefox_processed;
 extern const struct importer importer_firefox_gecko;
 extern const struct importer importer_collapsed;
 extern const struct importer importer_perf_script;
+extern const struct importer importer_perf_data;
 extern const struct importer importer_chrome;
 extern const struct importer importer_speedscope;
 extern const struct importer importer_pprof;
@@ -54,6 +55,11 @@ extern const struct importer importer_hpctoolkit_v4;
 extern const struct importer importer_hpctoolkit_summary;
 extern const struct importer importer_hpctoolkit_xml;
 extern const struct importer importer_snapshot;
+
+/* pv_import_file_progress with every import option of o (its symbols' options too). */
+struct pv_import_opts;
+int import_path(const char *path, const struct pv_import_opts *o, struct pv_profile **out,
+		struct pv_error *err);
 
 /* Whether path is a folder that holds a profile database (one input, not a folder of them). */
 bool import_folder_is_profile(const char *path);

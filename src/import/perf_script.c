@@ -20,7 +20,9 @@
  * DSOs, -F +dsoff); addresses are kept only on frames with a source line (-F +srcline: the
  * address column of the source pane, doc/lines.md), as perf prints them; other frames are merged
  * by function. "[unknown]" in a
- * known module is named "[MODULE]" as stackcollapse-perf.pl does. Module kinds: kernel for
+ * known module with a file (not the kernel) is named from that file on this machine when it can
+ * be (import/symbols.h, at perf's map-relative address; reported), else "[MODULE]" as
+ * stackcollapse-perf.pl does. Module kinds: kernel for
  * [kernel.*], vmlinux* and *.ko*, JIT for perf-PID.map / jitted-*.so / [JIT] / //anon / memfd,
  * library for *.so* and [vdso], binary for other paths.
  *
@@ -335,12 +337,7 @@ static pv_frame_ix frame_make(struct pstate *s, const char *sym, size_t n, pv_mo
 	pv_str_ix name;
 	if (n == 9 && memcmp(sym, "[unknown]", 9) == 0) {
 		*key = builder_str(b, sym, n);
-		if (mod == PV_NONE) {
-			name = *key;
-		} else {
-			const char *mn = pv_str(b->p, b->p->modules.name[mod]);
-			name = mn[0] == '[' ? b->p->modules.name[mod] : builder_strf(b, "[%s]", mn);
-		}
+		name = perf_unknown_name(b, mod);
 	} else {
 		name = builder_str(b, sym, n);
 		*key = name;
@@ -569,6 +566,8 @@ static void mark_inlined(struct pstate *s)
 
 static void add_frame(struct pstate *s, const struct frame_text *ft)
 {
+	if (s->nframes == 0)
+		s->has_first_addr = line_addr(ft->addr, ft->addr_end, &s->first_addr);
 	if (ft->inlined) {
 		uint64_t addr;
 		int has_addr = line_addr(ft->addr, ft->addr_end, &addr);
@@ -579,7 +578,12 @@ static void add_frame(struct pstate *s, const struct frame_text *ft)
 	const char *sym = ft->sym;
 	size_t n = (size_t)(ft->sym_end - ft->sym);
 	pv_frame_ix f;
-	if (n == 0 && ft->dso) {
+	const char *named = NULL;
+	if (mod != PV_NONE && (n == 0 || (n == 9 && memcmp(sym, "[unknown]", 9) == 0)))
+		named = ps_name_unknown(s, mod, ft->addr, ft->addr_end);
+	if (named) {
+		f = frame_of(s, named, strlen(named), mod);
+	} else if (n == 0 && ft->dso) {
 		f = frame_of(s, "[unknown]", 9, mod);
 	} else if (n == 0) {
 		/* only an address: the function is named by it */
@@ -865,7 +869,7 @@ static int is_modifier_set(const char *p, const char *e)
 	return 1;
 }
 
-static enum pv_unit event_unit(const char *n, size_t len)
+enum pv_unit perf_event_unit(const char *n, size_t len)
 {
 	/* the event name without a PMU ("cpu_core/cycles/") and modifiers */
 	const char *p = n, *e = n + len;
@@ -924,7 +928,7 @@ static pv_metric_ix metric_of(struct pstate *s, struct event *v, int has_period)
 	if (v->metric != PV_NONE)
 		return v->metric;
 	const char *n = pv_str(s->b->p, v->name);
-	enum pv_unit u = has_period ? event_unit(n, strlen(n)) : PV_UNIT_COUNT;
+	enum pv_unit u = has_period ? perf_event_unit(n, strlen(n)) : PV_UNIT_COUNT;
 	v->metric = builder_metric(s->b, v->name, u);
 	if (v->metric == PV_NONE)
 		return PV_NONE;
@@ -991,6 +995,10 @@ static void finish_sample(struct pstate *s)
 		return;
 	s->active = 0;
 	struct pv_builder *b = s->b;
+	/* the leaf's address (its line's), before inlined frames are resolved */
+	uint64_t leaf_addr = PV_ADDR_NONE;
+	if (s->nframes && !frame_addr(s, 0, &leaf_addr))
+		leaf_addr = s->has_first_addr ? s->first_addr : PV_ADDR_NONE;
 	if (s->npend)
 		resolve_inline(s);
 	if (b->status)
@@ -1023,6 +1031,11 @@ static void finish_sample(struct pstate *s)
 	builder_sample(b, t->th, st, s->cur_time, s->weights);
 	s->weights[m] = 0;
 	s->nsamples++;
+	if (leaf_addr != PV_ADDR_NONE && (s->addr_col || (s->addr_col = builder_samples_addr(b)))) {
+		/* the column may move as samples grow: taken again from the profile */
+		b->p->samples.addr[b->p->samples.len - 1] = leaf_addr;
+		s->nr_addrs++;
+	}
 }
 
 static void note_bad(struct pstate *s, uint64_t lineno, const char *at)
@@ -1126,6 +1139,7 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 	s->nframes = 0;
 	s->npend = 0;
 	s->prev_rec = 0;
+	s->has_first_addr = 0;
 	if (v->kind == EV_TRACEPOINT) {
 		/* without call chains (-G) the sample's frame follows the payload */
 		const char *pe = e;
@@ -1150,7 +1164,7 @@ static void start_sample(struct pstate *s, const struct header *h, const char *e
 	}
 	if (s->interval == 0 && h->period > 0) {
 		const char *n = pv_str(s->b->p, v->name);
-		if (event_unit(n, strlen(n)) == PV_UNIT_NS)
+		if (perf_event_unit(n, strlen(n)) == PV_UNIT_NS)
 			s->interval = h->period;
 	}
 	if (h->rest < e) {

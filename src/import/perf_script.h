@@ -13,6 +13,7 @@
 
 #include "base/alloc.h"
 #include "import/importer.h"
+#include "import/perf_common.h"
 
 /* ---------------------------------------------------------------- small scanners */
 
@@ -155,6 +156,18 @@ struct pstate {
 	struct pending_inline *pend;
 	uint32_t npend, pendcap;
 	int prev_frame; /* the previous line was a frame line */
+	/* the address of the sample's first frame when it came without a line record (a frame on
+	 * the header line, a line not cached) */
+	int has_first_addr;
+	uint64_t first_addr;
+	uint64_t *addr_col; /* samples.addr once made (builder_samples_addr), else NULL */
+	/* the symbolizer of the frames perf printed as [unknown] in a known module (made at the
+	 * first), each module's binary in it, and per module the addresses it named */
+	struct symz *z;
+	struct u64map mod_bin;
+	uint64_t *named;
+	uint32_t ncount;
+	uint64_t nr_addrs; /* samples given their leaf address */
 
 	char *json;
 	size_t jlen, jcap;
@@ -235,6 +248,10 @@ static inline const void *memmem_n(const char *p, size_t n, const char *s)
 /* ---- perf_script_text.c ---- */
 
 pv_module_ix ps_module_of(struct pstate *s, const char *d, const char *de);
+/* The name of a frame perf printed as [unknown] in module mod at the address [a, ae) (perf's
+ * map-relative address), from the binary on this machine (import/symbols.h); NULL when it has
+ * none (counted for the report). */
+const char *ps_name_unknown(struct pstate *s, pv_module_ix mod, const char *a, const char *ae);
 pv_str_ix ps_payload_json(struct pstate *s, const char *p, const char *e);
 void ps_release(struct pstate *s);
 void ps_name_processes(struct pstate *s);

@@ -8,6 +8,7 @@
 
 #include "base/text.h"
 #include "import/perf_script.h"
+#include "import/symbols.h"
 
 static enum pv_module_kind module_kind(const char *d, size_t n, const char *base, size_t bn)
 {
@@ -38,9 +39,8 @@ static enum pv_module_kind module_kind(const char *d, size_t n, const char *base
 	return PV_MODULE_BINARY;
 }
 
-static pv_module_ix module_new(struct pstate *s, const char *d, size_t n)
+pv_module_ix perf_module_new(struct pv_builder *b, const char *d, size_t n)
 {
-	struct pv_builder *b = s->b;
 	const char *base = d;
 	if (!(n && d[0] == '[') && !has_prefix(d, n, "//anon")) {
 		for (size_t i = n; i-- > 0;) {
@@ -61,6 +61,14 @@ static pv_module_ix module_new(struct pstate *s, const char *d, size_t n)
 	return builder_module(b, name, path, k);
 }
 
+pv_str_ix perf_unknown_name(struct pv_builder *b, pv_module_ix mod)
+{
+	if (mod == PV_NONE)
+		return builder_str(b, "[unknown]", 9);
+	const char *mn = pv_str(b->p, b->p->modules.name[mod]);
+	return mn[0] == '[' ? b->p->modules.name[mod] : builder_strf(b, "[%s]", mn);
+}
+
 /* The module of a dso text; PV_NONE for "[unknown]" or none. */
 pv_module_ix ps_module_of(struct pstate *s, const char *d, const char *de)
 {
@@ -77,7 +85,7 @@ pv_module_ix ps_module_of(struct pstate *s, const char *d, const char *de)
 		return PV_NONE;
 	uint32_t m = u64map_get(&s->dso_map, raw);
 	if (m == UINT32_MAX) {
-		m = module_new(s, d, n);
+		m = perf_module_new(b, d, n);
 		if (m == PV_NONE || u64map_put(&s->dso_map, raw, m)) {
 			oom(s);
 			return PV_NONE;
@@ -87,6 +95,52 @@ pv_module_ix ps_module_of(struct pstate *s, const char *d, const char *de)
 	s->last_dso_len = (uint32_t)n;
 	s->last_mod = m;
 	return m;
+}
+
+const char *ps_name_unknown(struct pstate *s, pv_module_ix mod, const char *a, const char *ae)
+{
+	struct pv_builder *b = s->b;
+	if (b->sym && b->sym->off)
+		return NULL;
+	const struct pv_profile *p = b->p;
+	const char *path = pv_str(p, p->modules.path[mod]);
+	/* a file to read: not [vdso] or [anon]; not the kernel, whose addresses move with each boot
+	 * (perf script does not print where _text was) */
+	if (path[0] != '/' || p->modules.kind[mod] == PV_MODULE_KERNEL)
+		return NULL;
+	uint64_t off = 0;
+	int nd = 0;
+	for (const char *c = a; c < ae && nd < 16; c++, nd++)
+		off = off << 4 | (uint64_t)text_hex_digit(*c);
+	if (!nd)
+		return NULL;
+	if (!s->z && !(s->z = symz_new(b->sym))) {
+		oom(s);
+		return NULL;
+	}
+	uint32_t h = u64map_get(&s->mod_bin, mod);
+	if (h == UINT32_MAX) {
+		h = symz_binary(s->z, path, NULL, 0);
+		if (h == UINT32_MAX || u64map_put(&s->mod_bin, mod, h)) {
+			oom(s);
+			return NULL;
+		}
+	}
+	if (mod >= s->ncount) {
+		uint32_t nc = grow_cap(s->ncount, (uint64_t)mod + 1), old = s->ncount;
+		if (!nc || COL_GROW(s->named, nc)) {
+			oom(s);
+			return NULL;
+		}
+		memset(s->named + old, 0, (size_t)(nc - old) * sizeof(*s->named));
+		s->ncount = nc;
+	}
+	/* perf's address: an offset in the file; an address still unnamed stays as perf printed
+	 * it (nothing lost: not reported) */
+	const char *name = symz_name_at_offset(s->z, h, off, NULL);
+	if (name)
+		s->named[mod]++;
+	return name;
 }
 
 /* ---------------------------------------------------------------- tracepoint payloads */
@@ -229,6 +283,9 @@ void ps_release(struct pstate *s)
 	pv_free(s->frame_rec);
 	pv_free(s->pend);
 	pv_free(s->json);
+	symz_free(s->z);
+	u64map_release(&s->mod_bin);
+	pv_free(s->named);
 }
 
 /* Process names: the comm of the thread whose tid is the pid. */
@@ -260,9 +317,14 @@ void ps_name_processes(struct pstate *s)
 /* Times relative to the earliest sample or marker. */
 void ps_rebase_times(struct pstate *s)
 {
-	struct pv_profile *p = s->b->p;
-	int64_t z = s->min_time;
-	if (z == INT64_MAX || s->b->status)
+	if (s->min_time != INT64_MAX)
+		perf_rebase_times(s->b, s->min_time);
+}
+
+void perf_rebase_times(struct pv_builder *b, int64_t z)
+{
+	struct pv_profile *p = b->p;
+	if (b->status)
 		return;
 	for (uint32_t i = 0; p->samples.time_ns && i < p->samples.len; i++)
 		if (p->samples.time_ns[i] != PV_TIME_NONE)
@@ -276,11 +338,11 @@ void ps_rebase_times(struct pstate *s)
 	/* as the file wrote it: microseconds, or nanoseconds (--ns) */
 	long long sec = (long long)(z / 1000000000), ns = (long long)(z % 1000000000);
 	if (ns % 1000 == 0)
-		builder_lossy(s->b, 1,
+		builder_lossy(b, 1,
 			      "absolute times: the profile starts at %lld.%06lld s of perf's clock",
 			      sec, ns / 1000);
 	else
-		builder_lossy(s->b, 1,
+		builder_lossy(b, 1,
 			      "absolute times: the profile starts at %lld.%09lld s of perf's clock",
 			      sec, ns);
 }
@@ -309,6 +371,19 @@ void ps_report(struct pstate *s)
 			      (unsigned long long)s->first_header_text);
 	if (s->sideband)
 		builder_lossy(b, s->sideband, "side-band records (PERF_RECORD_*) not kept");
+	for (uint32_t m = 0; m < s->ncount; m++) {
+		const char *path = pv_str(b->p, b->p->modules.path[m]);
+		if (!*path)
+			path = pv_str(b->p, b->p->modules.name[m]);
+		if (s->named[m])
+			builder_lossy(
+			    b, s->named[m],
+			    "distinct addresses perf script printed as [unknown] in %s named from "
+			    "this "
+			    "machine's binary (its build id unchecked: perf script does not "
+			    "print it)",
+			    path);
+	}
 	if (s->srclines > s->srclines_kept)
 		builder_lossy(b, s->srclines - s->srclines_kept,
 			      "srcline lines without a file and line (??:0, an address): those "

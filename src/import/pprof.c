@@ -38,6 +38,7 @@
 #include "base/hash.h"
 #include "base/sort.h"
 #include "import/importer.h"
+#include "import/symbols.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -334,6 +335,13 @@ struct pstate {
 	pv_frame_ix *loc_frames;
 	uint32_t nr_loc_frames, cap_loc_frames;
 	pv_module_ix *modules; /* per mapping */
+	/* locations without a function named from the mapping's file on this machine
+	 * (import/symbols.h): the symbolizer, per mapping its binary (UINT32_MAX: none yet) and the
+	 * addresses named and not, with the last reason */
+	struct symz *z;
+	uint32_t *bins;
+	uint64_t *named, *unnamed;
+	uint8_t *why;
 };
 
 static const char *pstr(struct pstate *s, int64_t ix, size_t *len)
@@ -503,6 +511,63 @@ struct lossy_counts {
 	uint64_t pruned;
 };
 
+/*
+ * The name of file offset off in mapping mi, from its file on this machine (build id checked
+ * when the mapping has one); NULL when none (counted).
+ */
+static const char *name_from_binary(struct pstate *s, uint32_t mi, uint64_t off)
+{
+	const Mapping *M = s->pr->mapping[mi];
+	struct pv_builder *b = s->b;
+	if (b->sym && b->sym->off)
+		return NULL;
+	size_t n;
+	const char *path = pstr(s, M->filename, &n);
+	if (!n || path[0] != '/' || memchr(path, 0, n))
+		return NULL;
+	if (!s->bins) {
+		size_t nm = s->pr->n_mapping;
+		s->bins = pv_malloc(nm * sizeof(*s->bins));
+		s->named = pv_calloc(nm, sizeof(*s->named));
+		s->unnamed = pv_calloc(nm, sizeof(*s->unnamed));
+		s->why = pv_calloc(nm, 1);
+		s->z = symz_new(b->sym);
+		if (!s->bins || !s->named || !s->unnamed || !s->why || !s->z) {
+			b->status = PV_ENOMEM;
+			return NULL;
+		}
+		memset(s->bins, 0xff, nm * sizeof(*s->bins));
+	}
+	if (s->bins[mi] == UINT32_MAX) {
+		size_t bn;
+		const char *bt = pstr(s, M->build_id, &bn);
+		unsigned char bid[20];
+		size_t bl = symz_build_id_hex(bt, bn, bid, sizeof(bid));
+		char *p = pv_malloc(n + 1);
+		if (!p) {
+			b->status = PV_ENOMEM;
+			return NULL;
+		}
+		memcpy(p, path, n);
+		p[n] = 0;
+		s->bins[mi] = symz_binary(s->z, p, bid, bl);
+		pv_free(p);
+		if (s->bins[mi] == UINT32_MAX) {
+			b->status = PV_ENOMEM;
+			return NULL;
+		}
+	}
+	enum symz_status why;
+	const char *name = symz_name_at_offset(s->z, s->bins[mi], off, &why);
+	if (name) {
+		s->named[mi]++;
+	} else {
+		s->unnamed[mi]++;
+		s->why[mi] = (uint8_t)why;
+	}
+	return name;
+}
+
 /* Builds the frames of every location (after drop_frames trimmed their lines). */
 static int build_locations(struct pstate *s, const regex_t *drop, const regex_t *keep,
 			   struct lossy_counts *lc)
@@ -516,6 +581,7 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 		pv_module_ix mod = PV_NONE;
 		uint64_t addr = PV_ADDR_NONE;
 		const Mapping *M = NULL;
+		uint32_t in_map = UINT32_MAX; /* the mapping that holds the address */
 		if (L->mapping_id) {
 			uint32_t mi = u64map_get(&s->map_map, L->mapping_id);
 			if (mi == UINT32_MAX) {
@@ -528,8 +594,10 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 		if (L->address) {
 			addr = L->address;
 			if (M && L->address >= M->memory_start &&
-			    (M->memory_limit == 0 || L->address < M->memory_limit))
+			    (M->memory_limit == 0 || L->address < M->memory_limit)) {
 				addr = L->address - M->memory_start + M->file_offset;
+				in_map = u64map_get(&s->map_map, L->mapping_id);
+			}
 		}
 		if (L->is_folded)
 			lc->folded++;
@@ -562,7 +630,11 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 		if (nl == 0) {
 			char nm[32];
 			snprintf(nm, sizeof(nm), "0x%llx", (unsigned long long)L->address);
-			pv_func_ix fn = builder_func(b, builder_cstr(b, nm), mod, PV_NONE, 0);
+			/* no function: named from the mapping's binary, else by its address */
+			const char *sym =
+			    in_map != UINT32_MAX ? name_from_binary(s, in_map, addr) : NULL;
+			pv_func_ix fn =
+			    builder_func(b, builder_cstr(b, sym ? sym : nm), mod, PV_NONE, 0);
 			struct frame_key k = {.func = fn, .addr = addr, .category = PV_NONE};
 			if (push_loc_frame(s, builder_frame(b, &k)))
 				return -1;
@@ -968,6 +1040,20 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	builder_lossy(b, lc.sysname, "function system names (mangled names) not kept");
 	builder_lossy(b, lc.folded, "locations marked is_folded (flag not kept)");
 	builder_lossy(b, lc.build_ids, "mapping build ids not kept");
+	for (size_t i = 0; s.bins && i < pr->n_mapping; i++) {
+		size_t n;
+		const char *path = pstr(&s, pr->mapping[i]->filename, &n);
+		if (s.named[i])
+			builder_lossy(
+			    b, s.named[i],
+			    "addresses without a function in %.*s named from this machine's "
+			    "binary",
+			    (int)n, path);
+		if (s.unnamed[i])
+			builder_lossy(b, s.unnamed[i],
+				      "addresses without a function in %.*s not named: %s", (int)n,
+				      path, symz_status_text((enum symz_status)s.why[i]));
+	}
 	builder_lossy(b, ls.bad, "labels without a key (dropped)");
 	builder_lossy(b, s.bad_strings, "string indices out of the string table (read as \"\")");
 	if (pr->n_string_table == 0 && (pr->n_sample || pr->n_sample_type))
@@ -985,6 +1071,11 @@ out:
 	pv_free(s.locs);
 	pv_free(s.loc_frames);
 	pv_free(s.modules);
+	pv_free(s.bins);
+	pv_free(s.named);
+	pv_free(s.unnamed);
+	pv_free(s.why);
+	symz_free(s.z);
 	arena_free(mem.arena);
 	if (!rc && b->status)
 		rc = b->status;

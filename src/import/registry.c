@@ -9,14 +9,16 @@
 #include "base/text.h"
 #include "import/importer.h"
 #include "import/json.h"
+#include "import/symbols.h"
 #include "pv/import.h"
 
 static const struct importer *const importers[] = {
     &importer_firefox_processed, &importer_firefox_gecko, &importer_chrome,
     &importer_speedscope,	 &importer_pprof,	  &importer_pprof_legacy,
     &importer_callgrind,	 &importer_hpctoolkit_v4, &importer_hpctoolkit_summary,
-    &importer_hpctoolkit_xml,	 &importer_perf_script,	  &importer_collapsed,
-    &importer_snapshot, /* its magic is like no other format's: last in the lists */
+    &importer_hpctoolkit_xml,	 &importer_perf_data,	  &importer_perf_script,
+    &importer_collapsed,	 &importer_snapshot, /* its magic is like no other format's: last in
+							the lists */
 };
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
@@ -86,8 +88,8 @@ static int json_damage(struct pv_input *in, struct pv_error *err)
 	return 1;
 }
 
-static int run(struct pv_input *in, const char *format, struct pv_profile **out,
-	       struct pv_error *err)
+static int run(struct pv_input *in, const char *format, const struct symz_opts *sym,
+	       struct pv_profile **out, struct pv_error *err)
 {
 	const struct importer *imp = NULL;
 	if (format) {
@@ -144,6 +146,7 @@ static int run(struct pv_input *in, const char *format, struct pv_profile **out,
 	if (builder_init(&b))
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
 	b.p->meta.format = builder_cstr(&b, imp->name);
+	b.sym = sym;
 	int rc = imp->import(in, &b, err);
 	if (rc) {
 		builder_release(&b);
@@ -323,8 +326,25 @@ bool import_folder_is_profile(const char *path)
 	return rc == 0;
 }
 
+static int import_file(const char *path, const char *format, struct pv_progress *prog,
+		       const struct symz_opts *sym, struct pv_profile **out, struct pv_error *err);
+
 int pv_import_file_progress(const char *path, const char *format, struct pv_progress *prog,
 			    struct pv_profile **out, struct pv_error *err)
+{
+	return import_file(path, format, prog, NULL, out, err);
+}
+
+int import_path(const char *path, const struct pv_import_opts *o, struct pv_profile **out,
+		struct pv_error *err)
+{
+	struct symz_opts sym = {
+	    .dirs = o->symbol_dirs, .nr_dirs = o->nr_symbol_dirs, .off = o->no_symbols};
+	return import_file(path, o->format, o->progress, &sym, out, err);
+}
+
+static int import_file(const char *path, const char *format, struct pv_progress *prog,
+		       const struct symz_opts *sym, struct pv_profile **out, struct pv_error *err)
 {
 	struct pv_input in;
 	char *entry = NULL;
@@ -346,7 +366,7 @@ int pv_import_file_progress(const char *path, const char *format, struct pv_prog
 		atomic_store(&prog->phase, PV_PROGRESS_PARSING);
 		in.progress = prog;
 	}
-	rc = run(&in, format, out, err);
+	rc = run(&in, format, sym, out, err);
 	if (input_changed(&in, err)) {
 		/* what was read is not the file: neither its profile nor its parse error stands */
 		if (!rc) {
@@ -371,7 +391,7 @@ int pv_import_memory(const char *name, const void *buf, size_t len, const char *
 	int rc = input_from_memory(&in, name, buf, len, err);
 	if (rc)
 		return rc;
-	rc = run(&in, format, out, err);
+	rc = run(&in, format, NULL, out, err);
 	input_close(&in);
 	return rc;
 }

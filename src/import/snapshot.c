@@ -29,7 +29,7 @@
 #include "import/importer.h"
 #include "pv/snapshot.h"
 
-#define SNAP_VERSION	5
+#define SNAP_VERSION	6
 #define HEADER_SIZE	64
 #define ENTRY_SIZE	32
 #define ALIGN		64
@@ -231,6 +231,7 @@ static const struct col cols[] = {
     COLUMN(87, T_TRACE, trace.time_ns),
     COLUMN(88, T_TRACE, trace.stack),
     COLUMN(89, T_FORMULAS, formulas.self),
+    OPTIONAL(90, T_SAMPLES, samples.addr),
     METRIC_COLS(128, T_SAMPLES, T_METRICS, samples.weight),
     METRIC_COLS(129, T_FUNC_COSTS, T_METRICS, func_costs.self),
     METRIC_COLS(130, T_FUNC_COSTS, T_METRICS, func_costs.total),

@@ -1004,7 +1004,8 @@ static int resize_samples(struct pv_builder *b, uint32_t nc)
 	struct pv_samples *t = &b->p->samples;
 	if (COL_GROW(t->stack, nc) || (t->time_ns && COL_GROW(t->time_ns, nc)) ||
 	    (t->label_set && COL_GROW(t->label_set, nc)) ||
-	    (t->event_delay_ns && COL_GROW(t->event_delay_ns, nc)))
+	    (t->event_delay_ns && COL_GROW(t->event_delay_ns, nc)) ||
+	    (t->addr && COL_GROW(t->addr, nc)))
 		goto oom;
 	for (uint32_t m = 0; m < b->p->metrics.len; m++)
 		if (t->weight[m] && COL_GROW(t->weight[m], nc))
@@ -1084,6 +1085,8 @@ void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t firs
 	/* the importer that made the event delay column sets it */
 	for (uint32_t k = 0; t->event_delay_ns && k < n; k++)
 		t->event_delay_ns[i + k] = PV_TIME_NONE;
+	for (uint32_t k = 0; t->addr && k < n; k++)
+		t->addr[i + k] = PV_ADDR_NONE;
 	for (uint32_t m = 0; m < b->p->metrics.len; m++)
 		for (uint32_t k = 0; t->weight[m] && k < n; k++)
 			t->weight[m][i + k] = 1;
@@ -1095,7 +1098,7 @@ int builder_samples_adopt(struct pv_builder *b, pv_thread_ix th, pv_stack_ix *st
 			  int64_t *time_ns, uint32_t n)
 {
 	struct pv_samples *t = &b->p->samples;
-	bool bare = !t->stack && !t->time_ns && !t->label_set && !t->event_delay_ns;
+	bool bare = !t->stack && !t->time_ns && !t->label_set && !t->event_delay_ns && !t->addr;
 	for (uint32_t m = 0; m < b->p->metrics.len; m++)
 		bare &= !t->weight[m];
 	if (!b->status && n && bare) {
@@ -1134,22 +1137,38 @@ int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m)
 	return t->weight[m];
 }
 
-int64_t *builder_samples_event_delay(struct pv_builder *b)
+/*
+ * The optional sample column *col of elt-byte values, made when there is none (every sample so
+ * far gets *none); NULL on error.
+ */
+static void *optional_sample_col(struct pv_builder *b, void **col, size_t elt, const void *none)
 {
 	struct pv_samples *t = &b->p->samples;
 	if (b->status)
 		return NULL;
-	if (!t->event_delay_ns) {
-		int64_t *col = pv_malloc((size_t)(t->cap ? t->cap : 1) * sizeof(*col));
-		if (!col) {
+	if (!*col) {
+		char *c = pv_malloc((size_t)(t->cap ? t->cap : 1) * elt);
+		if (!c) {
 			b->status = PV_ENOMEM;
 			return NULL;
 		}
 		for (uint32_t j = 0; j < t->len; j++)
-			col[j] = PV_TIME_NONE;
-		t->event_delay_ns = col;
+			memcpy(c + (size_t)j * elt, none, elt);
+		*col = c;
 	}
-	return t->event_delay_ns;
+	return *col;
+}
+
+int64_t *builder_samples_event_delay(struct pv_builder *b)
+{
+	static const int64_t none = PV_TIME_NONE;
+	return optional_sample_col(b, (void **)&b->p->samples.event_delay_ns, sizeof(none), &none);
+}
+
+uint64_t *builder_samples_addr(struct pv_builder *b)
+{
+	static const uint64_t none = PV_ADDR_NONE;
+	return optional_sample_col(b, (void **)&b->p->samples.addr, sizeof(none), &none);
 }
 
 void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, int64_t time_ns,
@@ -1191,6 +1210,8 @@ void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, in
 		t->label_set[i] = 0; /* the importer that made the column sets it */
 	if (t->event_delay_ns)
 		t->event_delay_ns[i] = PV_TIME_NONE; /* likewise */
+	if (t->addr)
+		t->addr[i] = PV_ADDR_NONE; /* likewise */
 	t->len++;
 	add_run(b, th, i);
 }
@@ -1468,6 +1489,8 @@ static int group_samples(struct pv_builder *b)
 	if (!rc)
 		rc = regroup_col(b, dst, cap, sizeof(*sa->event_delay_ns),
 				 (void **)&sa->event_delay_ns);
+	if (!rc)
+		rc = regroup_col(b, dst, cap, sizeof(*sa->addr), (void **)&sa->addr);
 	if (!rc)
 		sa->cap = cap;
 	pv_free(dst);

@@ -72,6 +72,9 @@ struct pv_builder {
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;
 	uint32_t nr_runs, runs_cap;
+	/* the symbolizer's options (--symbols, --no-symbols) for importers of addresses; NULL:
+	 * the defaults (import/symbols.h) */
+	const struct symz_opts *sym;
 	/* scratch key for the eq callbacks */
 	const void *key;
 	size_t key_len;
@@ -218,6 +221,11 @@ int builder_samples_adopt(struct pv_builder *b, pv_thread_ix t, pv_stack_ix *sta
  * sample so far without one), for the importer to set the rows it appended; NULL on error.
  */
 int64_t *builder_samples_event_delay(struct pv_builder *b);
+/*
+ * The samples' instruction address column (samples.addr), made when there is none (every sample
+ * so far without one), for the importer to set the rows it appended; NULL on error.
+ */
+uint64_t *builder_samples_addr(struct pv_builder *b);
 
 struct raw_marker {
 	pv_str_ix name;

@@ -441,6 +441,12 @@ static int add_threads(struct pv_merge *m, const struct pv_profile *p, const cha
 				break;
 			memcpy(d + at, ps->event_delay_ns + s0, (size_t)n * sizeof(*d));
 		}
+		if (ps->addr) {
+			uint64_t *d = builder_samples_addr(b);
+			if (!d)
+				break;
+			memcpy(d + at, ps->addr + s0, (size_t)n * sizeof(*d));
+		}
 	}
 	const struct pv_raw_markers *mk = &p->markers;
 	for (uint32_t i = 0; i < mk->len && !b->status; i++) {
@@ -589,11 +595,13 @@ int pv_merge_finish(struct pv_merge *m, struct pv_profile **out, struct pv_error
 	if (!m->b.status) {
 		struct pv_samples *s = &a->samples;
 		const int64_t one = 1, none = PV_TIME_NONE;
+		const uint64_t no_addr = PV_ADDR_NONE;
 		const uint32_t zero = 0;
 		for (uint32_t k = 0; k < a->metrics.len; k++)
 			drop_if_all((void **)&s->weight[k], sizeof(int64_t), s->len, &one);
 		drop_if_all((void **)&s->label_set, sizeof(uint32_t), s->len, &zero);
 		drop_if_all((void **)&s->event_delay_ns, sizeof(int64_t), s->len, &none);
+		drop_if_all((void **)&s->addr, sizeof(uint64_t), s->len, &no_addr);
 	}
 	struct pv_profile *p = NULL;
 	int rc = builder_finish(&m->b, &p);

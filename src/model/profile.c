@@ -64,6 +64,7 @@ void pv_profile_free(struct pv_profile *p)
 	col_free(p, p->samples.weight);
 	col_free(p, p->samples.label_set);
 	col_free(p, p->samples.event_delay_ns);
+	col_free(p, p->samples.addr);
 	col_free(p, p->labels.key);
 	col_free(p, p->labels.str);
 	col_free(p, p->labels.num);

@@ -19,6 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/vec.h"
+#include "import/symbols.h"
 #include "pv/disasm.h"
 #include "view/internal.h"
 
@@ -482,9 +483,15 @@ static int hottest(const struct pv_profile *p, const uint8_t *keep, pv_metric_ix
 	for (uint32_t s = 0; s < p->samples.len; s++) {
 		pv_stack_ix st = p->samples.stack[s];
 		if (!keep[s] || st == PV_NONE ||
-		    pv_frame_addr(p, p->stacks.frame[st]) == PV_ADDR_NONE)
+		    pv__sample_leaf_addr(p, s, p->stacks.frame[st]) == PV_ADDR_NONE)
 			continue;
 		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
+		const char *fn = pv_str(p, p->funcs.name[f]);
+		pv_module_ix m = pv_func_module(p, f);
+		if ((fn[0] == '[' && fn[strlen(fn) - 1] == ']') ||
+		    (m < p->modules.len && pv_str(p, p->modules.path[m])[0] != '/'))
+			continue; /* no symbol ("[unknown]", "[cc1]"), no binary ([kernel.kallsyms])
+				   */
 		self[f] += pv_sample_weight(p, metric, s);
 		if (best == PV_NONE || self[f] > self[best] || (self[f] == self[best] && f < best))
 			best = f;
@@ -500,6 +507,18 @@ static int hottest(const struct pv_profile *p, const uint8_t *keep, pv_metric_ix
 	return rc;
 }
 
+/* Widens function f's range (if it is one of fr) to address a (PV_ADDR_NONE: no change). */
+static void range_add(struct fn_range *fr, uint32_t nf, pv_func_ix f, uint64_t a)
+{
+	if (a == PV_ADDR_NONE)
+		return;
+	for (uint32_t k = 0; k < nf; k++)
+		if (fr[k].f == f) {
+			fr[k].lo = a < fr[k].lo ? a : fr[k].lo;
+			fr[k].hi = a > fr[k].hi ? a : fr[k].hi;
+		}
+}
+
 static int disasm(const struct pv_profile *p, const struct pv_query *q, const uint8_t *mark,
 		  const char *here_base, uint32_t here_line, const struct pv_disasm_opts *opts,
 		  struct pv_disasm **out, struct pv_error *err)
@@ -513,7 +532,7 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	/* the view's samples (none can be at an address when no frame has one) */
 	uint8_t *keep = NULL;
 	pv_metric_ix metric = PV_NONE;
-	if (p->frames.addr) {
+	if (pv__has_addrs(p)) {
 		int rc = pv__view_keep(p, q, &keep, &metric, err);
 		if (rc)
 			return rc;
@@ -525,8 +544,7 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 		/* perf script frames keep their address only with a source line (doc/lines.md) */
 		const char *hint =
 		    strcmp(pv_str(p, p->meta.format), "perf-script") == 0
-			? " (perf script keeps a frame's address only where a source line "
-			  "follows it: perf script -F +srcline)"
+			? " (perf script prints each frame's address with -F ip, its default)"
 			: "";
 		if (rc || !hot) {
 			pv_free_keep(keep);
@@ -540,18 +558,17 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	/* each function's range of addresses, over its frames */
 	struct fn_range fr[PV_DISASM_FUNCS];
 	uint32_t nf = 0;
-	for (pv_func_ix f = 0; f < p->funcs.len && p->frames.addr; f++)
+	for (pv_func_ix f = 0; f < p->funcs.len && pv__has_addrs(p); f++)
 		if (mark[f] && nf < PV_DISASM_FUNCS)
 			fr[nf++] = (struct fn_range){f, PV_ADDR_NONE, 0};
-	for (pv_frame_ix x = 0; x < p->frames.len && nf; x++) {
-		uint64_t a = pv_frame_addr(p, x);
-		if (a == PV_ADDR_NONE || !mark[p->frames.func[x]])
-			continue;
-		for (uint32_t k = 0; k < nf; k++)
-			if (fr[k].f == p->frames.func[x]) {
-				fr[k].lo = a < fr[k].lo ? a : fr[k].lo;
-				fr[k].hi = a > fr[k].hi ? a : fr[k].hi;
-			}
+	for (pv_frame_ix x = 0; x < p->frames.len && nf && p->frames.addr; x++)
+		range_add(fr, nf, p->frames.func[x], pv_frame_addr(p, x));
+	/* the addresses samples hit (samples.addr: perf's leaf IPs), in the view or not */
+	for (uint32_t s = 0; s < p->samples.len && nf && p->samples.addr; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		if (st != PV_NONE && p->samples.addr[s] != PV_ADDR_NONE &&
+		    mark[p->frames.func[p->stacks.frame[st]]])
+			range_add(fr, nf, p->frames.func[p->stacks.frame[st]], p->samples.addr[s]);
 	}
 	uint32_t with = 0;
 	for (uint32_t k = 0; k < nf; k++)
@@ -606,6 +623,15 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 		if (ns < 0)
 			continue;
 		uint64_t lo = file_addr(segs, ns, fr[k].lo), hi = file_addr(segs, ns, fr[k].hi);
+		/* the whole function, as its symbol says, perf annotate's range (the symbol's name
+		 * also tells whether the addresses are the binary's own or offsets in its file) */
+		uint64_t s0, s1, delta;
+		if (!symz_func_range(path, name, fr[k].lo, fr[k].hi, &s0, &s1, &delta) && s1 > s0) {
+			lo = s0;
+			hi = s1 - 1;
+			fr[k].lo = s0 - delta;
+			fr[k].hi = s1 - 1 - delta;
+		}
 		if (lo == PV_ADDR_NONE || hi == PV_ADDR_NONE || lo - fr[k].lo != hi - fr[k].hi) {
 			rc = note(d,
 				  "addresses of %s are not in %s's executable segments (a "

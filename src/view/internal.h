@@ -59,6 +59,21 @@ int pv__view_keep(const struct pv_profile *p, const struct pv_query *q, uint8_t 
 /* srclines.c: the kept samples' leaf (line, address, self in metric m), sorted by (line,
  * address): of file id's lines 1 .. nr_lines, or with mark of the functions mark[f] != 0 (any
  * line). Returns 0 or PV_ENOMEM. */
+/*
+ * The address sample s hit: its own (samples.addr, perf's leaf IP), else its leaf frame's
+ * (frames.addr); PV_ADDR_NONE when neither is known.
+ */
+static inline uint64_t pv__sample_leaf_addr(const struct pv_profile *p, uint32_t s,
+					    pv_frame_ix leaf)
+{
+	uint64_t a = pv_sample_addr(p, s);
+	return a != PV_ADDR_NONE ? a : pv_frame_addr(p, leaf);
+}
+/* Whether any sample or frame of p has an address. */
+static inline bool pv__has_addrs(const struct pv_profile *p)
+{
+	return p->frames.addr || p->samples.addr;
+}
 struct pv__line_addr {
 	uint32_t line;
 	uint64_t addr;

@@ -202,7 +202,7 @@ int pv__leaf_addrs(const struct pv_profile *p, const uint8_t *keep, pv_source_ix
 		if (!keep[s] || st == PV_NONE)
 			continue;
 		pv_frame_ix f = p->stacks.frame[st];
-		uint64_t a = pv_frame_addr(p, f);
+		uint64_t a = pv__sample_leaf_addr(p, s, f);
 		uint32_t ln = pv_frame_line(p, f);
 		if (a == PV_ADDR_NONE ||
 		    (mark ? !mark[p->frames.func[f]]
@@ -222,7 +222,7 @@ int pv_source_addrs(const struct pv_profile *p, const struct pv_query *q, pv_sou
 		    uint32_t nr_lines, struct pv_source_addrs **out, struct pv_error *err)
 {
 	*out = NULL;
-	if (!p->frames.addr)
+	if (!pv__has_addrs(p))
 		return 0;
 	uint8_t *keep;
 	pv_metric_ix metric;

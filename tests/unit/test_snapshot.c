@@ -260,13 +260,16 @@ T_TEST(snapshot_other_version_and_crafted)
 	if (!b)
 		return;
 	struct pv_error err;
-	uint32_t v = 1;
+	uint32_t cur, v = 1; /* the version written (doc/snapshot.md), then an old one */
+	memcpy(&cur, b + 8, 4);
+	T_TRUE(cur >= 6);
 	memcpy(b + 8, &v, 4);
 	T_EQ_INT(open_bytes(b, len, &err), PV_EPARSE);
 	T_CONTAINS(err.msg, "s.pvs: byte 8: snapshot version 1 (written by profview ");
-	T_CONTAINS(err.msg, "this profview reads version 5");
-	v = 5;
-	memcpy(b + 8, &v, 4);
+	char ver[64];
+	snprintf(ver, sizeof(ver), "this profview reads version %u", cur);
+	T_CONTAINS(err.msg, ver);
+	memcpy(b + 8, &cur, 4);
 	T_EQ_INT(open_bytes(b, len, &err), 0);
 
 	/* a stack's frame out of range, every checksum made valid again: the model's check */

@@ -1,0 +1,129 @@
+/*
+ * symbols.h - names for addresses from the binaries on this machine (doc/perf-data.md), the one
+ * symbolizer of every importer whose file holds addresses (perf.data, perf script's [unknown]
+ * frames).
+ *
+ * A binary is asked for by its recorded path and build id. Its file is found as perf finds it:
+ * perf's build-id cache (~/.debug/.build-id/XX/REST/elf), the folders given (--symbols DIR: the
+ * file's name, its path under DIR, DIR/.build-id/XX/REST[.debug]), the path itself; a file
+ * whose build id is not the recorded one is never used. Its symbols come from the best file that
+ * has a .symtab: a separate debug file (/usr/lib/debug/.build-id/XX/REST.debug,
+ * /usr/lib/debug/PATH[.debug], the .gnu_debuglink name beside the file, in its .debug folder or
+ * under /usr/lib/debug) or the file itself, else the file's .dynsym. Symbols are perf's
+ * (symbol-elf.c): functions, objects and text labels of allocated sections, a symbol without a
+ * size ending where the next one starts, of several at one address the one perf keeps (with a
+ * size, typed, not weak, global, fewer leading underscores, the longer name); C++ and Rust
+ * names are demangled without parameters, as perf script prints them (libiberty's
+ * cplus_demangle).
+ *
+ * The kernel ("[kernel.kallsyms]", kernel modules) is named from /proc/kallsyms when it is
+ * readable (T, W, D and B symbols, as perf reads it); its addresses are moved by the difference
+ * between the recorded and the current address of _text (another boot's KASLR). JIT code is
+ * named from /tmp/perf-PID.map ("START SIZE name" lines).
+ *
+ * Addresses: a binary's own virtual addresses (what nm and objdump print); symz_vaddr turns an
+ * offset in the file (perf's map-relative addresses) into one through the program headers.
+ * Everything a binary loads is kept until symz_free; lookups cost a binary search.
+ */
+#ifndef PV_IMPORT_SYMBOLS_H
+#define PV_IMPORT_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct symz_opts {
+	const char *const *dirs; /* --symbols DIR..., searched first */
+	uint32_t nr_dirs;
+	bool off; /* --no-symbols: every lookup says SYMZ_OFF */
+};
+
+/* Why a binary or an address has no name (the lossy lines count them). */
+enum symz_status {
+	SYMZ_OK = 0,
+	SYMZ_OFF,	  /* symbolization turned off */
+	SYMZ_NOT_FOUND,	  /* no file for the binary on this machine */
+	SYMZ_BUILD_ID,	  /* files found, none with the recorded build id */
+	SYMZ_NOT_ELF,	  /* the file is not an ELF file this machine reads */
+	SYMZ_STRIPPED,	  /* the file has no symbol table */
+	SYMZ_NO_SYMBOL,	  /* the address is in no symbol */
+	SYMZ_NO_KALLSYMS, /* /proc/kallsyms unreadable or without addresses */
+	SYMZ_NR_STATUS,
+};
+
+/* One line per status: "binary not found", "build id differs", ... */
+const char *symz_status_text(enum symz_status s);
+
+struct symz;
+
+/* A symbolizer with options o (copied; the folders are borrowed). NULL when out of memory. */
+struct symz *symz_new(const struct symz_opts *o);
+void symz_free(struct symz *z);
+
+/*
+ * The handle of a binary by its recorded path and build id (bid_len 0: unknown; then the file
+ * is used unchecked). Paths "[kernel.kallsyms]..." and "[MODULE]" are the kernel, "/tmp/perf-
+ * PID.map" a JIT map. Nothing is read until the first lookup. UINT32_MAX when out of memory.
+ */
+uint32_t symz_binary(struct symz *z, const char *path, const unsigned char *bid, size_t bid_len);
+
+/* Loads binary h (once) and says whether it has symbols: SYMZ_OK or why not. */
+enum symz_status symz_load(struct symz *z, uint32_t h);
+
+/* The file binary h was read from (after symz_load; NULL when none). */
+const char *symz_file(struct symz *z, uint32_t h);
+
+/* Whether binary h is the kernel or a kernel module. */
+bool symz_is_kernel(const struct symz *z, uint32_t h);
+
+/* The virtual address of offset off of binary h's file; UINT64_MAX when in no loaded segment
+ * (or the binary was not read: then off itself). */
+uint64_t symz_vaddr(struct symz *z, uint32_t h, uint64_t off);
+
+/* The kernel's address shift: recorded _text (the kernel map's pgoff) against /proc/kallsyms. */
+void symz_kernel_text(struct symz *z, uint64_t recorded_text);
+
+struct symz_hit {
+	const char *name; /* demangled; borrowed until symz_free */
+	const char
+	    *module; /* the kernel module's "[name]" for a kernel address in one, else NULL */
+	uint64_t start, end; /* the symbol's addresses, [start, end) */
+};
+
+/* The symbol at virtual address a of binary h: SYMZ_OK and *hit, or why there is none. */
+enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz_hit *hit);
+
+/* The function named name in binary h: SYMZ_OK and its bounds (the first symbol of that name,
+ * demangled or not). */
+enum symz_status symz_find(struct symz *z, uint32_t h, const char *name, struct symz_hit *hit);
+
+/*
+ * The name at offset off in binary h's file (perf's map-relative addresses, pprof's address -
+ * memory_start + file_offset), moved to the binary's own address through its program headers;
+ * NULL when it has none (*why says why; may be NULL).
+ */
+const char *symz_name_at_offset(struct symz *z, uint32_t h, uint64_t off, enum symz_status *why);
+
+/*
+ * A build id as bytes from its hexadecimal text (pprof's mappings, breakpad ids): its length,
+ * 0 when text is not one (then no check is made).
+ */
+size_t symz_build_id_hex(const char *text, size_t n, unsigned char *out, size_t cap);
+
+/*
+ * A build id's first 16 bytes from a Breakpad id (the Firefox Profiler's breakpadId: a GUID of
+ * them, its first three fields byte-swapped, then an age): 16, or 0 when text is not one.
+ */
+size_t symz_build_id_breakpad(const char *text, size_t n, unsigned char *out, size_t cap);
+
+/*
+ * The function name of the ELF file path (a module's path in a profile) that holds a profile's
+ * addresses lo..hi of it, read as the binary's own addresses or as offsets in the file (perf's
+ * map-relative addresses; the name tells which): 0 with its symbol's [*start, *end) and *delta
+ * (the binary's address of a profile address a is a + delta), -1 when no symbol of that name
+ * holds them (no such file, stripped, another build).
+ */
+int symz_func_range(const char *path, const char *name, uint64_t lo, uint64_t hi, uint64_t *start,
+		    uint64_t *end, uint64_t *delta);
+
+#endif

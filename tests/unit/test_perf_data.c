@@ -1,0 +1,679 @@
+/*
+ * perf.data (src/import/perf_data.c, symbols from src/import/symbols.c) against perf itself on
+ * the same file: programs built and recorded at test time (tests/data/perf-data/record.sh: C with
+ * -g, the same stripped, C++, python3, a shell pipeline, one `perf record -g`), then
+ *
+ *  - per sample: the same thread (comm, tid), time, period and stack of names (function and
+ *    module, frame by frame) as `perf script` prints for the file, read by the perf script
+ *    importer;
+ *  - per symbol: the same self and children as `perf report --stdio` (perf_report.h), to 0.05
+ *    points (one run in several differed by 0.013 points in one symbol's children, under ASan:
+ *    not understood yet, doc/perf-data.md);
+ *  - per instruction of leaf(): the same share as `perf annotate --stdio`.
+ *
+ * Where perf cannot record (perf_event_paranoid, no perf), the test says so and uses the
+ * recording kept in tests/data/perf-data (user space only, its binaries beside it, found with
+ * --symbols).
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perf_report.h"
+#include "pv/disasm.h"
+#include "pv/import.h"
+#include "pv/query.h"
+#include "t.h"
+#include "tp.h"
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static char workdir[64];
+
+static void remove_workdir(void)
+{
+	if (workdir[0])
+		run("rm -rf '%s'", workdir);
+}
+
+/*
+ * The recording: made once per run in a temporary folder (HOME there too, so perf's build-id
+ * cache is the test's own), else the one kept in the repository. *kept tells which.
+ */
+static const char *recording(bool *kept)
+{
+	char *dir = workdir;
+	static int state; /* 0 not tried, 1 recorded, 2 kept */
+	if (!state) {
+		snprintf(workdir, sizeof(workdir), "/tmp/pv-perfdata-XXXXXX");
+		state = 2;
+		/* PV_TEST_PERF_KEPT=1: the kept recording even where perf works */
+		const char *force = getenv("PV_TEST_PERF_KEPT");
+		if (force && *force == '1')
+			printf(
+			    "# PV_TEST_PERF_KEPT=1: the recording kept in tests/data/perf-data\n");
+		else if (mkdtemp(dir) && !atexit(remove_workdir) &&
+			 run("perf record -q -e cpu-clock -o %s/probe.data -- true "
+			     ">/dev/null 2>&1",
+			     dir) == 0) {
+			setenv("HOME", dir, 1);
+			if (run("sh %s/perf-data/record.sh %s/perf-data %s/rec cpu-clock 4000 4",
+				T_DATA, T_DATA, dir) == 0)
+				state = 1;
+			else
+				t_fail(__FILE__, __LINE__, "record.sh failed in %s", dir);
+		} else {
+			printf("# perf record is not permitted here (perf missing, or "
+			       "kernel.perf_event_paranoid): the recording kept in "
+			       "tests/data/perf-data is used\n");
+		}
+	}
+	*kept = state == 2;
+	if (state == 2)
+		return T_DATA "/perf-data";
+	static char rec[80];
+	snprintf(rec, sizeof(rec), "%s/rec", dir);
+	return rec;
+}
+
+static struct pv_profile *load_data(const char *dir, bool kept)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/mix.data", dir);
+	struct pv_import_opts o = {.format = "perf-data"};
+	struct pv_error err;
+	if (kept) {
+		o.symbol_dirs[0] = dir; /* the binaries are beside the recording */
+		o.nr_symbol_dirs = 1;
+	}
+	struct pv_profile *p = NULL;
+	if (pv_import_open(path, &o, &p, &err, NULL))
+		t_fail(__FILE__, __LINE__, "%s", err.msg);
+	struct pv_error verr;
+	if (p && pv_profile_validate(p, &verr))
+		t_fail(__FILE__, __LINE__, "%s", verr.msg);
+	return p;
+}
+
+/* A module of the kept recording's own programs (their binaries are in tests/data). */
+static bool own_module(const char *m)
+{
+	return strcmp(m, "prog") == 0 || strcmp(m, "prog-stripped") == 0 ||
+	       strcmp(m, "prog-cpp") == 0;
+}
+
+/*
+ * The names of a sample's stack, leaf first: "name [module]; ..."; kept: the frames of other
+ * modules than the test's programs by their module only (another machine's libraries may name
+ * them otherwise).
+ */
+static void stack_text(const struct pv_profile *p, pv_stack_ix st, bool kept, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (; st != PV_NONE && n + 1 < cap; st = p->stacks.prefix[st]) {
+		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
+		pv_module_ix m = pv_func_module(p, f);
+		const char *mn = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
+		int w = snprintf(out + n, cap - n, "%s [%s]; ",
+				 kept && !own_module(mn) ? "" : pv_str(p, p->funcs.name[f]), mn);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
+
+static pv_thread_ix same_thread(const struct pv_profile *a, pv_thread_ix t,
+				const struct pv_profile *b)
+{
+	for (pv_thread_ix u = 0; u < b->threads.len; u++)
+		if (b->threads.tid[u] == a->threads.tid[t] &&
+		    strcmp(pv_str(b, b->threads.name[u]), pv_str(a, a->threads.name[t])) == 0)
+			return u;
+	return PV_NONE;
+}
+
+/* Every sample of the text (perf script) in the native import: thread, time, period, stack. */
+static void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
+{
+	T_EQ_INT(nat->samples.len, text->samples.len);
+	T_EQ_INT(nat->threads.len, text->threads.len);
+	T_EQ_STR(pv_str(nat, nat->metrics.name[0]), pv_str(text, text->metrics.name[0]));
+	static char x[65536], y[65536];
+	uint32_t bad = 0, same = 0, headers_alone = 0;
+	for (pv_thread_ix t = 0; t < text->threads.len; t++) {
+		pv_thread_ix u = same_thread(text, t, nat);
+		if (u == PV_NONE) {
+			t_fail(__FILE__, __LINE__, "thread %s/%lld of perf script not in perf.data",
+			       pv_str(text, text->threads.name[t]),
+			       (long long)text->threads.tid[t]);
+			bad++;
+			continue;
+		}
+		uint32_t s0 = text->threads.sample_begin[t], n0 = text->threads.sample_end[t] - s0;
+		uint32_t s1 = nat->threads.sample_begin[u], n1 = nat->threads.sample_end[u] - s1;
+		T_EQ_INT(n1, n0);
+		for (uint32_t k = 0; k < n0 && k < n1; k++) {
+			stack_text(text, text->samples.stack[s0 + k], kept, x, sizeof(x));
+			stack_text(nat, nat->samples.stack[s1 + k], kept, y, sizeof(y));
+			int64_t tx = pv_sample_time(text, s0 + k), ty = pv_sample_time(nat, s1 + k);
+			int64_t wx = pv_sample_weight(text, 0, s0 + k),
+				wy = pv_sample_weight(nat, 0, s1 + k);
+			if (!x[0] && y[0] && tx == ty && wx == wy) {
+				/* perf script printed the header alone (no frame at all) where the
+				 * file has a call chain: rare (about 1 in 3,000 python3 samples,
+				 * not understood yet), counted and bounded below */
+				if (headers_alone++ < 3)
+					printf("# perf script printed no frame for %s/%lld at %lld "
+					       "ns; "
+					       "perf.data: %s\n",
+					       pv_str(text, text->threads.name[t]),
+					       (long long)text->threads.tid[t], (long long)tx, y);
+			} else if (strcmp(x, y) != 0 || tx != ty || wx != wy) {
+				if (bad++ < 5)
+					t_fail(__FILE__, __LINE__,
+					       "%s/%lld sample %u: perf script %lld ns, %lld: %s\n"
+					       "  perf.data %lld ns, %lld: %s",
+					       pv_str(text, text->threads.name[t]),
+					       (long long)text->threads.tid[t], k, (long long)tx,
+					       (long long)wx, x, (long long)ty, (long long)wy, y);
+			} else {
+				same++;
+			}
+		}
+	}
+	T_EQ_INT(bad, 0);
+	T_TRUE(headers_alone * 500 <= same);
+	printf("# perf.data against perf script: %u samples the same, %u printed without frames\n",
+	       same, headers_alone);
+}
+
+/*
+ * annotate's instructions of leaf() in prog against `perf annotate --stdio -s leaf` of the same
+ * file: each instruction's share of the function's samples to 0.01 points (perf prints two
+ * decimals), the same addresses.
+ */
+static void compare_annotate(const struct pv_profile *p, const char *dir, const char *what)
+{
+	if (run("cd '%s' && perf annotate -i mix.data --stdio -s leaf > annotate.txt 2>/dev/null",
+		dir) != 0) {
+		t_fail(__FILE__, __LINE__, "perf annotate failed in %s", dir);
+		return;
+	}
+	char path[256];
+	snprintf(path, sizeof(path), "%s/annotate.txt", dir);
+	size_t len;
+	char *text = t_read_file(path, &len);
+	uint8_t *mark = calloc(p->funcs.len, 1);
+	for (pv_func_ix f = 0; f < p->funcs.len; f++) {
+		pv_module_ix m = pv_func_module(p, f);
+		mark[f] = strcmp(pv_str(p, p->funcs.name[f]), "leaf") == 0 && m != PV_NONE &&
+			  strcmp(pv_str(p, p->modules.name[m]), "prog") == 0;
+	}
+	struct pv_query q;
+	pv_query_init(&q);
+	struct pv_disasm *d = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_disasm_funcs(p, &q, mark, NULL, &d, &err), 0);
+	int64_t total = 0;
+	for (uint32_t i = 0; d && i < d->n; i++)
+		total += d->insn[i].self;
+	T_TRUE(total > 0);
+	/* perf's block "... Disassembly of prog for cpu-clock ...": "  12.50 :   1220:   add ..."
+	 */
+	uint32_t compared = 0, in_block = 0;
+	for (char *l = text ? strtok(text, "\n") : NULL; l; l = strtok(NULL, "\n")) {
+		if (strstr(l, "Percent |")) {
+			in_block = strstr(l, "Disassembly of prog for") != NULL;
+			continue;
+		}
+		double pct;
+		unsigned long long a;
+		if (!in_block || sscanf(l, " %lf : %llx:", &pct, &a) != 2)
+			continue;
+		double mine = -1;
+		for (uint32_t i = 0; d && i < d->n; i++)
+			if (d->insn[i].addr == a)
+				mine =
+				    100.0 * (double)d->insn[i].self / (double)(total ? total : 1);
+		if (mine < 0 || mine - pct > 0.006 || pct - mine > 0.006)
+			t_fail(__FILE__, __LINE__,
+			       "%s: leaf at %llx: perf annotate %.2f%%, profview %.4f%%", what, a,
+			       pct, mine);
+		compared++;
+	}
+	T_TRUE(compared >= 10);
+	printf("# annotate of %s against perf annotate: %u instructions of leaf\n", what, compared);
+	pv_disasm_free(d);
+	pv_query_release(&q);
+	free(mark);
+	free(text);
+}
+
+T_TEST(perf_data_matches_perf_script_and_report)
+{
+	bool kept;
+	const char *dir = recording(&kept);
+	char path[256], self[256], children[256];
+	struct pv_profile *nat = load_data(dir, kept);
+	snprintf(path, sizeof(path), "%s/mix.script.txt", dir);
+	struct pv_profile *text = t_load_as(path, "perf-script");
+	if (!nat || !text) {
+		pv_profile_free(nat);
+		pv_profile_free(text);
+		return;
+	}
+	T_EQ_STR(pv_str(nat, nat->meta.format), "perf-data");
+	T_TRUE(nat->samples.len > (kept ? 50u : 500u));
+	compare_samples(text, nat, kept);
+	/* perf script text keeps each sample's leaf address (issue 26.15): annotate from it */
+	if (!kept)
+		compare_annotate(text, dir, "perf script");
+	/* the leaf addresses: every sample with a stack has one */
+	uint32_t with = 0, stacked = 0;
+	for (uint32_t s = 0; s < nat->samples.len; s++) {
+		stacked += nat->samples.stack[s] != PV_NONE;
+		with += pv_sample_addr(nat, s) != PV_ADDR_NONE;
+	}
+	T_EQ_INT(with, stacked);
+	pv_profile_free(text);
+	snprintf(path, sizeof(path), "%s/none", dir);
+	snprintf(self, sizeof(self), "%s/mix.report-self.txt", dir);
+	snprintf(children, sizeof(children), "%s/mix.report-children.txt", dir);
+	if (!kept)
+		compare_annotate(nat, dir, "perf.data");
+	if (kept) /* other machines name other libraries otherwise: the samples only */
+		pv_profile_free(nat);
+	else
+		compare_report_files("perf.data", nat, path, self, children, 50, NULL,
+				     CMP_BOTH | CMP_LOOSE);
+}
+
+/*
+ * The pipe form (perf record -o -) and zstd-compressed records (perf record -z), recorded of the
+ * kept prog (user space): every sample as perf script --ns prints it.
+ */
+T_TEST(perf_data_pipe_and_compressed)
+{
+	static const char *const names[] = {"pipe", "zstd"};
+	for (int i = 0; i < 2; i++) {
+		char path[256];
+		struct pv_import_opts o = {.format = "perf-data", .nr_symbol_dirs = 1};
+		o.symbol_dirs[0] = T_DATA "/perf-data";
+		struct pv_profile *nat = NULL;
+		struct pv_error err;
+		snprintf(path, sizeof(path), "%s/perf-data/%s.data", T_DATA, names[i]);
+		T_EQ_INT(pv_import_open(path, &o, &nat, &err, NULL), 0);
+		snprintf(path, sizeof(path), "%s/perf-data/%s.script.txt", T_DATA, names[i]);
+		struct pv_profile *text = t_load_as(path, "perf-script");
+		if (nat && text) {
+			T_TRUE(nat->samples.len > 80);
+			compare_samples(text, nat, true);
+			/* prog's own frames are named (kept mode compares them) */
+			T_TRUE(t_find_func(nat, "leaf") != PV_NONE);
+		}
+		pv_profile_free(nat);
+		pv_profile_free(text);
+	}
+}
+
+/*
+ * Every cut and many mutations of the kept recording import to a valid profile or fail with one
+ * line naming the file and a byte; the positioned errors of a few made-up damages.
+ */
+T_TEST(perf_data_damage)
+{
+	size_t len;
+	char *buf = t_read_file(T_DATA "/perf-data/mix.data", &len);
+	T_TRUE(buf != NULL);
+	if (!buf)
+		return;
+	static uint64_t rng = 0x2545f4914f6cdd1dULL;
+	static const char *const formats[] = {NULL, "perf-data"};
+	const struct t_damage d = {formats, 2, 120, "perf-data", 300, "\x01\x08\xff\x7f\x40\x10",
+				   &rng};
+	t_damage("mix.data", buf, len, &d);
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	/* the header cut inside */
+	T_EQ_INT(pv_import_memory("h.data", buf, 60, "perf-data", &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "h.data: byte 0: a perf.data header of 60 bytes (104 expected");
+	/* the data section's size past the end */
+	char *c = malloc(len);
+	memcpy(c, buf, len);
+	uint64_t big = (uint64_t)len * 2;
+	memcpy(c + 48, &big, 8);
+	T_EQ_INT(pv_import_memory("d.data", c, len, NULL, &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "d.data: byte 40: the data section");
+	T_CONTAINS(err.msg, "is past the end of the file");
+	/* a record claiming 4 bytes */
+	memcpy(c, buf, len);
+	uint64_t data_off;
+	memcpy(&data_off, buf + 40, 8);
+	uint16_t four = 4;
+	memcpy(c + data_off + 6, &four, 2);
+	T_EQ_INT(pv_import_memory("r.data", c, len, NULL, &p, &err), PV_EPARSE);
+	char want[128];
+	snprintf(want, sizeof(want), "r.data: byte %llu: a record of type ",
+		 (unsigned long long)data_off);
+	T_CONTAINS(err.msg, want);
+	T_CONTAINS(err.msg, "claims 4 bytes");
+	free(c);
+	free(buf);
+}
+
+/*
+ * perf script's [unknown] frames named from the machine's binaries (the symbolizer shared with
+ * perf.data): prog-stripped's frames (built without a build id, so perf finds no other file),
+ * [unknown] in perf script's text, named from the unstripped build given with --symbols, are
+ * the names the perf.data import gives them with the same folder, sample by sample.
+ */
+T_TEST(perf_script_unknown_frames_named)
+{
+	bool kept;
+	const char *dir = recording(&kept);
+	if (kept) {
+		printf("# perf record is not permitted here: [unknown] frames not checked\n");
+		return;
+	}
+	T_EQ_INT(run("mkdir -p '%s/syms' && cp '%s/prog' '%s/syms/prog-stripped'", dir, dir, dir),
+		 0);
+	char syms[256], path[256];
+	snprintf(syms, sizeof(syms), "%s/syms", dir);
+	struct pv_import_opts o = {.format = "perf-script", .nr_symbol_dirs = 1};
+	o.symbol_dirs[0] = syms;
+	struct pv_profile *text = NULL, *nat = NULL;
+	struct pv_error err;
+	snprintf(path, sizeof(path), "%s/mix.script.txt", dir);
+	T_EQ_INT(pv_import_open(path, &o, &text, &err, NULL), 0);
+	o.format = "perf-data";
+	snprintf(path, sizeof(path), "%s/mix.data", dir);
+	T_EQ_INT(pv_import_open(path, &o, &nat, &err, NULL), 0);
+	if (!text || !nat) {
+		pv_profile_free(text);
+		pv_profile_free(nat);
+		return;
+	}
+	compare_samples(text, nat, false);
+	/* leaf is named in prog-stripped now, and the report says so */
+	int leaf = 0;
+	for (pv_func_ix f = 0; f < text->funcs.len; f++) {
+		pv_module_ix m = pv_func_module(text, f);
+		leaf += m != PV_NONE && strcmp(pv_str(text, text->funcs.name[f]), "leaf") == 0 &&
+			strcmp(pv_str(text, text->modules.name[m]), "prog-stripped") == 0;
+	}
+	T_EQ_INT(leaf, 1);
+	int said = 0;
+	for (uint32_t i = 0; i < text->diags.len; i++)
+		said +=
+		    strstr(pv_str(text, text->diags.msg[i]), "printed as [unknown] in ") != NULL &&
+		    strstr(pv_str(text, text->diags.msg[i]), "prog-stripped named") != NULL;
+	T_EQ_INT(said, 1);
+	pv_profile_free(text);
+	pv_profile_free(nat);
+}
+
+/*
+ * profview record: perf record on a command, then its top (the test's own program: its leaf()
+ * among the rows); without a command, or without perf on the PATH, one line and exit 2.
+ */
+T_TEST(perf_data_record_command)
+{
+	char out[512];
+	snprintf(out, sizeof(out), "/tmp/pv-record-%d", (int)getpid());
+	T_EQ_INT(run("'%s' record >/dev/null 2>%s.err", T_PROFVIEW, out), 2);
+	size_t len;
+	snprintf(out + strlen(out), 8, ".err");
+	char *e = t_read_file(out, &len);
+	T_TRUE(e && strstr(e, "no command to run"));
+	free(e);
+	T_EQ_INT(run("PATH=/nonexistent '%s' record -- true >/dev/null 2>%s", T_PROFVIEW, out), 2);
+	e = t_read_file(out, &len);
+	T_TRUE(e && strstr(e, "perf not found (Debian package linux-perf)"));
+	free(e);
+	unlink(out);
+	bool kept;
+	const char *dir = recording(&kept);
+	if (kept) {
+		printf("# perf record is not permitted here: profview record not run\n");
+		return;
+	}
+	out[strlen(out) - 4] = 0;
+	T_EQ_INT(run("cd '%s' && '%s' record -o %s.data -- ./prog 2000 3000 >%s.top 2>/dev/null",
+		     dir, T_PROFVIEW, out, out),
+		 0);
+	snprintf(out + strlen(out), 8, ".top");
+	char *top = t_read_file(out, &len);
+	T_TRUE(top && strstr(top, "# metric: cpu-clock"));
+	T_TRUE(top && strstr(top, "  leaf  [prog]"));
+	T_TRUE(top && strstr(top, "  rec  [prog]"));
+	free(top);
+	unlink(out);
+	out[strlen(out) - 4] = 0;
+	snprintf(out + strlen(out), 8, ".data");
+	unlink(out);
+}
+
+/* ---------------------------------------------------------------- pprof without names */
+
+#include "profile.pb-c.h"
+
+/* `nm`'s address of symbol name in path, 0 when none. */
+static uint64_t nm_addr(const char *path, const char *name)
+{
+	char cmd[512], line[256];
+	snprintf(cmd, sizeof(cmd), "nm '%s' 2>/dev/null", path);
+	FILE *f = popen(cmd, "r");
+	uint64_t a = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		char t, n[200];
+		if (sscanf(line, "%llx %c %199s", &v, &t, n) == 3 && strcmp(n, name) == 0)
+			a = v;
+	}
+	if (f)
+		pclose(f);
+	return a;
+}
+
+/* The build id of path as `readelf -n` prints it ("" when none). */
+static void readelf_build_id(const char *path, char *out, size_t cap)
+{
+	char cmd[512], line[256];
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' 2>/dev/null", path);
+	FILE *f = popen(cmd, "r");
+	out[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *b = strstr(line, "Build ID: ");
+		if (b && sscanf(b + 10, "%63s", out) != 1)
+			out[0] = 0;
+	}
+	if (f)
+		pclose(f);
+	(void)cap;
+}
+
+/*
+ * A pprof profile whose locations have addresses into tests/data/perf-data/prog and no function
+ * (what a profiler without symbols writes): the names are nm's for those addresses, through the
+ * mapping's build id; a mapping of the same file with another build id keeps the addresses and
+ * says why.
+ */
+T_TEST(pprof_addresses_named_from_the_binary)
+{
+	const char *prog = T_DATA "/perf-data/prog";
+	static const char *const syms[] = {"leaf", "rec", "main"};
+	uint64_t at[3];
+	for (int i = 0; i < 3; i++) {
+		at[i] = nm_addr(prog, syms[i]);
+		T_TRUE(at[i] != 0);
+	}
+	char bid[64];
+	readelf_build_id(prog, bid, sizeof(bid));
+	T_TRUE(strlen(bid) == 40);
+	const uint64_t base = 0x555555554000ull;
+	ProtobufCBinaryData strs[] = {{0, (uint8_t *)""},
+				      {7, (uint8_t *)"samples"},
+				      {5, (uint8_t *)"count"},
+				      {strlen(prog), (uint8_t *)prog},
+				      {strlen(bid), (uint8_t *)bid},
+				      {40, (uint8_t *)"0000000000000000000000000000000000000000"}};
+	Perftools__Profiles__ValueType vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	vt.type = 1;
+	vt.unit = 2;
+	Perftools__Profiles__ValueType *vts[] = {&vt};
+	Perftools__Profiles__Mapping m1 = PERFTOOLS__PROFILES__MAPPING__INIT,
+				     m2 = PERFTOOLS__PROFILES__MAPPING__INIT;
+	m1.id = 1;
+	m1.memory_start = base;
+	m1.memory_limit = base + 0x10000;
+	m1.filename = 3;
+	m1.build_id = 4;
+	m2 = m1;
+	m2.id = 2;
+	m2.memory_start = m2.memory_limit = 0x7f0000000000ull;
+	m2.memory_limit += 0x10000;
+	m2.build_id = 5;
+	Perftools__Profiles__Mapping *maps[] = {&m1, &m2};
+	/* locations 1-3: leaf+4, rec+4, main+4 in mapping 1; 4: leaf+4 in mapping 2 */
+	Perftools__Profiles__Location loc[4];
+	Perftools__Profiles__Location *locs[4];
+	for (int i = 0; i < 4; i++) {
+		Perftools__Profiles__Location l = PERFTOOLS__PROFILES__LOCATION__INIT;
+		loc[i] = l;
+		loc[i].id = (uint64_t)i + 1;
+		loc[i].mapping_id = i < 3 ? 1 : 2;
+		loc[i].address = (i < 3 ? base + at[i] : m2.memory_start + at[0]) + 4;
+		locs[i] = &loc[i];
+	}
+	uint64_t chain1[] = {1, 2, 3}, chain2[] = {4};
+	int64_t v1[] = {5}, v2[] = {2};
+	Perftools__Profiles__Sample s1 = PERFTOOLS__PROFILES__SAMPLE__INIT,
+				    s2 = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	s1.n_location_id = 3;
+	s1.location_id = chain1;
+	s1.n_value = 1;
+	s1.value = v1;
+	s2.n_location_id = 1;
+	s2.location_id = chain2;
+	s2.n_value = 1;
+	s2.value = v2;
+	Perftools__Profiles__Sample *samples[] = {&s1, &s2};
+	Perftools__Profiles__Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
+	pr.n_sample_type = 1;
+	pr.sample_type = vts;
+	pr.n_sample = 2;
+	pr.sample = samples;
+	pr.n_mapping = 2;
+	pr.mapping = maps;
+	pr.n_location = 4;
+	pr.location = locs;
+	pr.n_string_table = sizeof(strs) / sizeof(strs[0]);
+	pr.string_table = strs;
+	size_t len = perftools__profiles__profile__get_packed_size(&pr);
+	uint8_t *buf = malloc(len);
+	perftools__profiles__profile__pack(&pr, buf);
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("noname.pb", buf, len, "pprof", &p, &err), 0);
+	free(buf);
+	if (!p)
+		return;
+	/* sample 1's stack, leaf first: nm's names */
+	T_EQ_INT(p->samples.len, 2);
+	pv_stack_ix st = p->samples.stack[0];
+	int depth = 0;
+	for (; st != PV_NONE; st = p->stacks.prefix[st], depth++)
+		if (depth < 3)
+			T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]),
+				 syms[depth]);
+	T_EQ_INT(depth, 3);
+	/* sample 2: the other build id, its address kept */
+	char want[40];
+	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)(m2.memory_start + at[0] + 4));
+	st = p->samples.stack[1];
+	T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), want);
+	uint64_t n = 0;
+	T_TRUE(t_diag(p, "named from this machine's binary", &n) != NULL);
+	T_EQ_U64(n, 3);
+	T_TRUE(t_diag(p, "not named: binary found, but its build id differs", &n) != NULL);
+	T_EQ_U64(n, 1);
+	pv_profile_free(p);
+}
+
+/* ---------------------------------------------------------------- Gecko native frames */
+
+/*
+ * A Gecko (raw) profile whose native frames are addresses into tests/data/perf-data/prog, its
+ * lib entry with the Breakpad id of its build id: the frames are named as nm names those
+ * addresses; a lib whose Breakpad id is another build's keeps the hex name.
+ */
+T_TEST(gecko_native_frames_named_from_the_binary)
+{
+	const char *prog = T_DATA "/perf-data/prog";
+	uint64_t leaf = nm_addr(prog, "leaf"), rec = nm_addr(prog, "rec");
+	char bid[64];
+	readelf_build_id(prog, bid, sizeof(bid));
+	T_TRUE(strlen(bid) == 40);
+	/* the Breakpad id: the first 16 bytes as a GUID (fields 1-3 byte-swapped), age 0 */
+	char bp[34];
+	static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+	for (int i = 0; i < 16; i++) {
+		bp[2 * i] = (char)toupper((unsigned char)bid[2 * order[i]]);
+		bp[2 * i + 1] = (char)toupper((unsigned char)bid[2 * order[i] + 1]);
+	}
+	bp[32] = '0';
+	bp[33] = 0;
+	const unsigned long long base = 0x555555554000ull, other = 0x7f0000000000ull;
+	char json[4096];
+	snprintf(json, sizeof(json),
+		 "{\"meta\":{\"version\":36,\"startTime\":5,\"interval\":1},"
+		 "\"libs\":[{\"start\":%llu,\"end\":%llu,\"offset\":0,\"name\":\"prog\","
+		 "\"path\":\"%s\",\"breakpadId\":\"%s\"},"
+		 "{\"start\":%llu,\"end\":%llu,\"offset\":0,\"name\":\"prog\","
+		 "\"path\":\"%s\",\"breakpadId\":\"00000000000000000000000000000000A\"}],"
+		 "\"threads\":[{\"name\":\"T\",\"tid\":7,"
+		 "\"samples\":{\"schema\":{\"stack\":0,\"time\":1},\"data\":[[1,0],[2,1]]},"
+		 "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},"
+		 "\"data\":[[null,0],[0,1],[null,2]]},"
+		 "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0],[1],[2]]},"
+		 "\"stringTable\":[\"0x%llx\",\"0x%llx\",\"0x%llx\"]}]}",
+		 base, base + 0x10000, prog, bp, other, other + 0x10000, prog, base + rec + 4,
+		 base + leaf + 4, other + leaf + 4);
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_memory("native.json", json, strlen(json), "firefox-gecko", &p, &err), 0);
+	if (!p)
+		return;
+	T_EQ_INT(p->samples.len, 2);
+	pv_stack_ix st = p->samples.stack[0];
+	T_TRUE(st != PV_NONE && p->stacks.prefix[st] != PV_NONE);
+	if (st != PV_NONE && p->stacks.prefix[st] != PV_NONE) {
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), "leaf");
+		st = p->stacks.prefix[st];
+		T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), "rec");
+	}
+	char want[40];
+	snprintf(want, sizeof(want), "0x%llx", other + leaf + 4);
+	st = p->samples.stack[1];
+	T_EQ_STR(pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]), want);
+	uint64_t n = 0;
+	T_TRUE(t_diag(p, "native addresses named from the libraries on this machine", &n) != NULL);
+	T_EQ_U64(n, 2);
+	T_TRUE(t_diag(p, "not named: binary found, but its build id differs", &n) != NULL);
+	T_EQ_U64(n, 1);
+	pv_profile_free(p);
+}
