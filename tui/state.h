@@ -104,6 +104,10 @@ struct tui {
 	uint32_t nr_roots;
 	int w, h;
 	struct pv_query q;
+	/* the profile's threads as the library sees them (pv_profile_info): one program's are
+	 * summed by default, else the busiest opens ('t' switches) */
+	bool one_program;
+	pv_thread_ix busiest, open_thread;
 	struct pv_query hist[HISTORY_MAX];
 	uint32_t nhist;
 	uint32_t gen;

@@ -42,7 +42,16 @@ struct pv_profile_info {
 	bool timed;		  /* some sample or marker has a time (pv_profile_span): else the
 				   * profile has no time axis (no timeline) */
 	pv_thread_ix busiest;	  /* the thread with the most active cost (the lowest index of a
-				   * tie), selected by default; PV_NONE when no thread has any */
+				   * tie); PV_NONE when no thread has any */
+	bool one_program;	  /* pv_profile_one_program: the threads add up to one program */
+	/*
+	 * What a viewer (the page, the TUI) opens on when the user names no thread: PV_NONE, all
+	 * threads summed — a profile of one program (hpcviewer opens a database so), or of one
+	 * thread — else the busiest thread (the Firefox Profiler's habit for a browser's or a
+	 * system's independent threads). The CLI's views always sum every thread, as perf report,
+	 * pprof and callgrind_annotate do.
+	 */
+	pv_thread_ix open_thread;
 };
 
 /* Returns 0 or PV_ENOMEM; free with pv_profile_info_free. */

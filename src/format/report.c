@@ -224,6 +224,10 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 	if (page) {
 		pv_json_key(j, "busiest_thread");
 		pv_json_int_or_null(j, in->busiest == PV_NONE ? INT64_MIN : (int64_t)in->busiest);
+		pv_json_kbool(j, "one_program", in->one_program);
+		pv_json_key(j, "open_thread");
+		pv_json_int_or_null(j, in->open_thread == PV_NONE ? INT64_MIN
+								  : (int64_t)in->open_thread);
 	}
 	pv_json_key(j, "metrics");
 	pv_json_open(j, '[', PV_JSON_LINES, 2);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "pv/import.h"
 #include "pv/info.h"
 
 bool pv_samples_span(const struct pv_profile *p, int64_t *first_ns, int64_t *last_ns)
@@ -137,6 +138,8 @@ int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 		return PV_ENOMEM;
 	}
 	label_keys(p, in);
+	in->one_program = pv_profile_one_program(p);
+	in->open_thread = in->one_program || p->threads.len < 2 ? PV_NONE : in->busiest;
 	in->timed = pv_profile_span(p, &in->start_ns, &in->end_ns);
 	*out = in;
 	return 0;

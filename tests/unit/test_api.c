@@ -139,7 +139,8 @@ T_TEST(api_profile)
 	    "  {\"index\": 0, \"name\": \"Empty\", \"process\": null, \"pid\": 0, \"tid\": 0, "
 	    "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000, \"active\": 5, "
 	    "\"idle\": false}\n"
-	    "], \"busiest_thread\": 0, \"metrics\": [\n"
+	    "], \"busiest_thread\": 0, \"one_program\": false, \"open_thread\": null, \"metrics\": "
+	    "[\n"
 	    "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
 	    "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
 	    "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES

@@ -327,3 +327,44 @@ T_TEST(graphs_busiest_thread)
 	pv_profile_info_free(in);
 	pv_profile_free(p);
 }
+
+/* What a viewer opens on (open_thread): a browser's independent threads on the busiest, as the
+ * Firefox Profiler does; the execution contexts of an HPCToolkit database (4 threads), a
+ * callgrind file's parts and pprof's one program on all of them summed, as hpcviewer does. */
+T_TEST(graphs_open_thread)
+{
+	static const struct {
+		const char *file;
+		bool one;
+		uint32_t threads, open;
+	} cases[] = {
+	    {"chrome/chromium-page.json.gz", false, 4, 3},
+	    {"hpctoolkit/loops-cputime-t.d", true, 4, PV_NONE},
+	    {"hpctoolkit/issue-328", true, 3, PV_NONE},
+	    {"hpctoolkit/legacy-xml-gauss", true, 6, PV_NONE},
+	    {"callgrind/gzip-parts.callgrind", true, 4, PV_NONE},
+	    {"corpus/pprof/profile/testdata/go.crc32.cpu", true, 1, PV_NONE},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pv_profile *p = load(cases[i].file);
+		struct pv_profile_info *in = NULL;
+		if (!p || pv_profile_info(p, &in)) {
+			T_TRUE(0);
+			pv_profile_free(p);
+			continue;
+		}
+		T_EQ_U64(p->threads.len, cases[i].threads);
+		T_EQ_INT(in->one_program, cases[i].one);
+		T_EQ_U64(in->open_thread, cases[i].open);
+		pv_profile_info_free(in);
+		pv_profile_free(p);
+	}
+	/* perf: independent threads, the busiest (a tie: the lower index) */
+	struct pv_profile *p = import_text(TWO_THREADS, "perf-script");
+	struct pv_profile_info *in = NULL;
+	T_EQ_INT(pv_profile_info(p, &in), 0);
+	T_TRUE(!in->one_program);
+	T_EQ_U64(in->open_thread, 0);
+	pv_profile_info_free(in);
+	pv_profile_free(p);
+}

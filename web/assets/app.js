@@ -212,10 +212,19 @@ function renderQueryBar() {
       const th = /^#\d+$/.test(t) ? all[+t.slice(1)] : all.find((x) => String(x.tid) === t || x.name === t);
       return th ? threadLabel(th) : t;
     });
-    tc.append(chip(`Thread${ths.length > 1 ? 's' : ''}: ${names.join(', ')}`, 'threads', () => { S.set('thread', null); queryChanged(); }, 'The threads of the query (× merges all threads)'));
+    // the busiest thread a fresh page opened on says so (independent threads: the Firefox
+    // Profiler's default)
+    const ot = ctx.profile.open_thread;
+    const busiest = ths.length === 1 && ot !== null && ot !== undefined && ths[0] === '#' + ot ? ` (busiest of ${all.length})` : '';
+    tc.append(chip(`Thread${ths.length > 1 ? 's' : ''}: ${names.join(', ')}${busiest}`, 'threads', () => { S.set('thread', null); queryChanged(); }, 'The threads of the query (× merges all threads)'));
     if (all.length > 1) tc.append(h('button', { id: 'merge-all', class: 'small', text: 'Merge all threads', title: 'Every thread of the profile, merged', onclick: () => { S.set('thread', null); queryChanged(); } }));
   } else if (all.length > 1) {
-    tc.append(h('span', { class: 'chip threads', title: 'Every thread of the profile, merged: click a track to pick one' }, h('span', { class: 'chip-text', text: `All threads merged (${all.length})` })));
+    // one program's threads (an HPCToolkit database's execution contexts, callgrind, pprof, a
+    // merge) add up to the whole, as hpcviewer shows them; a browser's or a system's are
+    // independent threads merged
+    const one = ctx.profile.one_program;
+    tc.append(h('span', { class: 'chip threads', title: one ? `One program: its ${all.length} execution contexts (threads, ranks, GPU streams) summed, as hpcviewer opens it; pick one in the per-context pane or the Trace tab` : 'Every thread of the profile, merged: click a track to pick one' },
+      h('span', { class: 'chip-text', text: one ? `All ${all.length} contexts summed` : `All threads merged (${all.length})` })));
   }
   const mc = clear($('marker-filter-chip'));
   const im = S.get1('inside-markers');
@@ -531,11 +540,12 @@ async function main() {
   // serve --base: the Diff tab, and the flame graph coloured by delta
   document.querySelector('#tabs button[data-tab="diff"]').hidden = !ctx.profile.base;
   if (S.state.tab === 'diff' && !ctx.profile.base) S.state.tab = S.tabOfView('tree');
-  // a fresh URL (the page's own always names its tab) shows the busiest thread, as the Firefox
-  // Profiler does; merging every thread is one click in the query bar
+  // a fresh URL (the page's own always names its tab) opens on what the library says
+  // (open_thread): all threads summed for one program (hpcviewer's habit), else the busiest
+  // thread (the Firefox Profiler's); merging every thread is one click in the query bar
   const fresh = !new URLSearchParams(location.search).has('tab');
-  const bt = ctx.profile.busiest_thread;
-  if (fresh && !S.get('thread').length && ctx.profile.threads.length > 1 && bt !== null && bt !== undefined) S.set('thread', ['#' + bt]);
+  const ot = ctx.profile.open_thread;
+  if (fresh && !S.get('thread').length && ot !== null && ot !== undefined) S.set('thread', ['#' + ot]);
   setupTopbar();
   timeline = new Timeline();
   new SearchBox($('search-box'), $('search-drop'));
