@@ -173,9 +173,8 @@ void tui_flame_body(struct tui *t, int y0, int rows)
 	const struct pv_tree *tr = v->tree;
 	char name[128], b[1024];
 	cells_start(&t->cl, t->w);
-	snprintf(b, sizeof(b), " flame graph (icicle): width = total (%s, %s); f: the rows",
-		 pv_view_metric_name(v, 0, name, sizeof(name)),
-		 pv_format_cost_unit(pv_view_metric_unit(v, 0)));
+	snprintf(b, sizeof(b), " flame graph (icicle): width = total (%s); f: the rows",
+		 tui_metric_title(v, 0, name, sizeof(name)));
 	cells_puts(&t->cl, b);
 	tui_emit(t, y0, TUI_ROLE_BAR);
 	rows--;

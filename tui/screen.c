@@ -197,6 +197,7 @@ static const char *const help_text[] = {
     "  s  source of the row (per-line costs, the center's lines marked)",
     "  e  next metric   E  every metric (again: one)    ] [  next/previous profile",
     "  t  every thread / the busiest thread (one program's threads open summed)",
+    "  v  numbers: exact, k/M/G, scientific (1.48e+09)",
     "  markers: Enter  range of the marker    c  its cause stack as the center",
     "  Backspace  back through the queries    u  the query as flags and URL",
     "  ?  this help      q  quit             any key closes this",

@@ -313,6 +313,13 @@ bool tui_key(struct tui *t, int key)
 	case '?': t->mode = M_HELP; return false;
 	case 'u': t->mode = M_QUERY; return false;
 	case 't': switch_threads(t); return false;
+	case 'v':
+		t->nums = t->nums == PV_NUM_SCI ? PV_NUM_EXACT : t->nums + 1;
+		tui_say(t, "numbers: %s",
+			t->nums == PV_NUM_SHORT ? "k/M/G (3 significant digits)"
+			: t->nums == PV_NUM_SCI ? "scientific (1.48e+09)"
+						: "exact");
+		return false;
 	case 'e':
 	case 'E': set_metrics(t, key == 'E'); return false;
 	case ']':

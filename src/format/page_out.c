@@ -708,6 +708,10 @@ int pv_json_flame(struct pv_json *j, const struct pv_flame *fl)
 	pv_json_object(j);
 	pv_json_kstr(j, "metric", fmt_column_name(v, 0));
 	pv_json_kstr(j, "unit", metric_unit(v, 0));
+	struct pv_cost_unit cu;
+	pv_view_cost_unit(v, 0, &cu);
+	pv_json_key(j, "shown");
+	pv_json_cost_unit(j, &cu);
 	pv_json_kint(j, "total", v->whole[0]);
 	if (fl->diff) {
 		pv_json_kint(j, "base_total", fl->diff->whole[0][0]);

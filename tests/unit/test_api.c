@@ -141,7 +141,8 @@ T_TEST(api_profile)
 	    "\"idle\": false}\n"
 	    "], \"busiest_thread\": 0, \"one_program\": false, \"open_thread\": null, \"metrics\": "
 	    "[\n"
-	    "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
+	    "  {\"name\": \"samples\", \"unit\": \"count\", \"shown\": {\"unit\": \"count\", "
+	    "\"per\": 1, \"decimals\": 0, \"named\": false}, \"total\": 5, \"default\": true}\n"
 	    "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
 	    "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
 	    ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "

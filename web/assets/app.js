@@ -4,7 +4,7 @@
 import { api } from './api.js';
 import { ctx } from './ctx.js';
 import * as S from './state.js';
-import { h, clear, fmtBytes, debounce } from './util.js';
+import { h, clear, fmtBytes, debounce, metricTitle, FORMS, numberForm, setNumberForm } from './util.js';
 import { showError, clearError, showChecks, hideMenu, menuOpen, hideTooltip } from './ui.js';
 import { Timeline } from './timeline.js';
 import { SearchBox } from './search.js';
@@ -382,6 +382,14 @@ function setupTopbar() {
       location.href = url.toString();
     });
   }
+  // the number form (exact, k/M/G, 1.48e+09): kept in this browser; the tables fit it
+  const ns = clear($('num-select'));
+  for (const [v, label] of FORMS) ns.append(h('option', { value: v, text: label }));
+  ns.value = numberForm();
+  ns.addEventListener('change', () => {
+    setNumberForm(ns.value);
+    for (const pane of panes.values()) if (pane.renumber) pane.renumber();
+  });
   $('by-select').addEventListener('change', (e) => {
     S.set('by', e.target.value === 'function' ? null : e.target.value);
     queryChanged();
@@ -397,7 +405,7 @@ function setupTopbar() {
   $('metric-button').addEventListener('click', (e) => {
     const r = e.target.getBoundingClientRect();
     const cur = (S.get1('metric') || p.default_metric || '').split(',').filter(Boolean);
-    const options = p.metrics.map((m) => ({ value: m.name, label: `${m.name} (${m.unit})`, checked: cur.includes(m.name) }));
+    const options = p.metrics.map((m) => ({ value: m.name, label: metricTitle(m), checked: cur.includes(m.name) }));
     // the database's own derived metrics (an HPCToolkit database's formulas): chosen as metrics
     for (const d of p.derived || []) options.push({ value: d.name, label: `${d.name} = ${[d.formula, d.self && `self: ${d.self}`].filter(Boolean).join('; ')}`, checked: cur.includes(d.name) });
     // the query's derived metrics, always shown: unchecked, one goes

@@ -191,7 +191,7 @@ export class FlamePane {
     };
     drawSide(this.up, 'callees');
     if (this.down.items.length) drawSide(this.down, 'callers');
-    const unit = this.data.unit;
+    const unit = this.data.shown || this.data.unit;
     let info = `${this.data.metric}: ${fmtCost(total, unit)}`;
     if (centered) info += ' · center row in gold: callees above, callers below';
     if (diff) info += ` · vs base ${fmtCost(this.data.base_total, unit)}: red grew, blue shrank`;
@@ -226,7 +226,7 @@ export class FlamePane {
     if (!hit) { hideTooltip(); return; }
     const n = hit.item.node;
     const root = (hit.side === 'callees' ? this.data.callees : this.data.callers) || n;
-    const unit = this.data.unit;
+    const unit = this.data.shown || this.data.unit;
     const el = h('div', null,
       h('div', { class: 'tt-title', text: n.name }),
       h('table', null,

@@ -120,7 +120,7 @@ export class SourcePane {
     this.defLines = d.center_lines || [];
     for (const l of this.defLines) this.centerLines.add(l);
     clear(this.head);
-    const unit = this.metrics[0] && this.metrics[0].unit;
+    const unit = this.metrics[0] && (this.metrics[0].shown || this.metrics[0].unit);
     const mname = this.metrics[0] ? this.metrics[0].name : '';
     this.head.append(h('div', { class: 'num', style: { width: '56px', flex: 'none' }, text: 'Line' }),
       h('div', { class: 'num', style: { width: NUM_W + 'px', flex: 'none' }, text: 'Total', title: `Total ${mname}` }),
