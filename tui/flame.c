@@ -202,8 +202,8 @@ void tui_flame_body(struct tui *t, int y0, int rows)
 			int wd = (int)(f->c1[j] - f->c0[j]);
 			cells_pad(&t->cl, (int)f->c0[j]);
 			const char *nm =
-			    pv_view_row_name(v, tr->kind[f->fl->row[j]], tr->id[f->fl->row[j]], b,
-					     sizeof(b), tr->line[f->fl->row[j]]);
+			    pv_view_row_label(v, tr->kind[f->fl->row[j]], tr->id[f->fl->row[j]], b,
+					      sizeof(b), tr->line[f->fl->row[j]]);
 			if (wd > 1) {
 				cells_put(&t->cl, j == k ? ">" : "", SIZE_MAX, wd - 1);
 				cells_put(&t->cl, nm, SIZE_MAX, (int)f->c1[j] - 1 - t->cl.col);

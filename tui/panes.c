@@ -16,8 +16,8 @@ static const char *row_name(const struct pv_view *v, const struct pv_tree *t, ui
 			    size_t n)
 {
 	if (t)
-		return pv_view_row_name(v, t->kind[r], t->id[r], buf, n, t->line[r]);
-	return pv_view_row_name(v, v->flat->kind[r], v->flat->id[r], buf, n, v->flat->line[r]);
+		return pv_view_row_label(v, t->kind[r], t->id[r], buf, n, t->line[r]);
+	return pv_view_row_label(v, v->flat->kind[r], v->flat->id[r], buf, n, v->flat->line[r]);
 }
 
 struct pane *tui_cur_pane(struct tui *t)
@@ -664,6 +664,11 @@ void tui_view_detail(struct tui *t, int y)
 		cells_puts(&t->cl, b);
 	}
 	cells_puts(&t->cl, row_name(v, vr->t, vr->r, b, sizeof(b)));
+	pv_func_ix fn = pv_view_row_function(v, (enum pv_row_kind)kind, id);
+	if (fn != PV_NONE) { /* a line's or a loop's function */
+		cells_puts(&t->cl, "  in ");
+		cells_puts(&t->cl, pv_view_row_function_name(v, fn));
+	}
 	if (m != PV_NONE && *pv_str(t->p, t->p->modules.name[m])) {
 		cells_puts(&t->cl, "  module ");
 		cells_puts(&t->cl, pv_str(t->p, t->p->modules.name[m]));

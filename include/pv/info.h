@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "pv/profile.h"
+#include "pv/query.h"
 
 struct pv_thread_info {
 	uint32_t samples;
@@ -52,6 +53,14 @@ struct pv_profile_info {
 	 * pprof and callgrind_annotate do.
 	 */
 	pv_thread_ix open_thread;
+	/*
+	 * The granularities (--by) whose rows the profile has, what a viewer offers: function
+	 * always; line when a frame has a line, file when a function has a source file, module
+	 * when one has a module, loop when a frame is a loop (HPCToolkit). inlines: some frame is
+	 * inlined code (--inline fold changes something).
+	 */
+	bool by[PV_BY_LOOP + 1];
+	bool inlines;
 };
 
 /* Returns 0 or PV_ENOMEM; free with pv_profile_info_free. */

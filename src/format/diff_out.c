@@ -195,7 +195,7 @@ static void print_row(struct dwalk *w, uint32_t r, uint32_t level)
 	char b[512];
 	side_row(w, r, &v, &kind, &id, &line, &inl);
 	enum pv_diff_side side = pv_diff_side_of(w->t, r);
-	const char *name = pv_view_row_name(v, kind, id, b, sizeof(b), line);
+	const char *name = pv_view_row_label(v, kind, id, b, sizeof(b), line);
 	if (w->j) {
 		struct pv_json *j = w->j;
 		pv_json_object(j);

@@ -58,7 +58,7 @@ static void json_metrics(struct pv_json *j, const struct pv_view *v)
 static const char *row_name(const struct pv_view *v, uint8_t kind, uint32_t id, uint32_t line,
 			    char *buf, size_t n)
 {
-	return pv_view_row_name(v, (enum pv_row_kind)kind, id, buf, n, line);
+	return pv_view_row_label(v, (enum pv_row_kind)kind, id, buf, n, line);
 }
 
 /* The member "scope": the row's scope, null when none names it. */

@@ -232,6 +232,13 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_key(j, "busiest_thread");
 		pv_json_int_or_null(j, in->busiest == PV_NONE ? INT64_MIN : (int64_t)in->busiest);
 		pv_json_kbool(j, "one_program", in->one_program);
+		pv_json_key(j, "granularities"); /* what the page's By offers */
+		pv_json_array(j);
+		for (int g = 0; g <= PV_BY_LOOP; g++)
+			if (in->by[g])
+				pv_json_str(j, pv_granularity_name((enum pv_granularity)g));
+		pv_json_end(j);
+		pv_json_kbool(j, "inlines", in->inlines);
 		pv_json_key(j, "open_thread");
 		pv_json_int_or_null(j, in->open_thread == PV_NONE ? INT64_MIN
 								  : (int64_t)in->open_thread);

@@ -89,6 +89,11 @@ void fmt_row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, u
 	uint32_t fl;
 	place(v, kind, id, line, &m, &s, &fl);
 	bool code = kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE || kind == PV_ROW_LOOP;
+	pv_func_ix f = pv_view_row_function(v, kind, id);
+	if (f != PV_NONE && (kind == PV_ROW_LOOP || s != PV_NONE)) { /* its name says no function */
+		char e[FMT_NAME];
+		fprintf(out, "  in %s", fmt_name(e, pv_view_row_function_name(v, f)));
+	}
 	if (code && m != PV_NONE && p->modules.name[m]) {
 		char b[64];
 		const char *mn = pv_str(p, p->modules.name[m]);
@@ -145,6 +150,9 @@ void json_row_place(struct pv_json *j, const struct pv_view *v, enum pv_row_kind
 	uint32_t col = pv_view_row_column(v, kind, id);
 	if (col)
 		pv_json_kuint(j, "column", col);
+	pv_func_ix f = pv_view_row_function(v, kind, id);
+	if (f != PV_NONE) /* a line's or a loop's function (its name says the file and line) */
+		pv_json_kstr(j, "function", pv_view_row_function_name(v, f));
 }
 
 void json_thread(struct pv_json *j, const struct pv_profile *p, pv_thread_ix t)
@@ -185,7 +193,7 @@ static void json_row_head(struct pv_json *j, const struct pv_view *v, enum pv_ro
 {
 	char b[512];
 	pv_json_object(j);
-	pv_json_kstr(j, "name", pv_view_row_name(v, kind, id, b, sizeof(b), line));
+	pv_json_kstr(j, "name", pv_view_row_label(v, kind, id, b, sizeof(b), line));
 	pv_json_kstr(j, "kind", pv_row_kind_name(kind, inlined));
 	json_row_place(j, v, kind, id, line);
 	json_costs(j, v, total, self, r);
@@ -465,9 +473,9 @@ static int walk(struct walk *w)
 			/* a call-graph row with estimated costs: '~' before the name */
 			text_values(w->out, w->v, t->total, t->self, r, false,
 				    t->estimated && t->estimated[r] ? '~' : ' ');
-			fmt_text_name(
-			    w->out, t->depth[r],
-			    pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]));
+			fmt_text_name(w->out, t->depth[r],
+				      pv_view_row_label(w->v, t->kind[r], t->id[r], b, sizeof(b),
+							t->line[r]));
 			fmt_inline_mark(w->out, t->kind[r], t->inlined && t->inlined[r]);
 			fmt_row_suffix(w->out, w->v, t->kind[r], t->id[r], t->line[r]);
 			fputc('\n', w->out);
@@ -605,8 +613,8 @@ static void print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 		text_values(out, v, f->total, f->self, r, self_first, ' ');
 		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
 		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
-			fmt_name(e, pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b),
-						     f->line[r])));
+			fmt_name(e, pv_view_row_label(v, f->kind[r], f->id[r], b, sizeof(b),
+						      f->line[r])));
 		fmt_inline_mark(out, f->kind[r], f->inlined && f->inlined[r]);
 		fmt_row_suffix(out, v, f->kind[r], f->id[r], f->line[r]);
 		fputc('\n', out);

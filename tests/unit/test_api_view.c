@@ -635,7 +635,7 @@ T_TEST(api_view_thread_costs)
 	       "{\"index\": 4, \"name\": \"w\", \"tid\": 7, \"total\": [0], \"self\": [0]}\n]}\n");
 	/* the query's own threads only; a line row of a flat view (by line) */
 	EXPECT(a, "thread-costs", "thread=worker&view=top&by=line&key=l0:5", 200,
-	       "{\"key\": \"l0:5\", \"name\": \"main:5\", \"metrics\": [{\"name\": \"samples\", "
+	       "{\"key\": \"l0:5\", \"name\": \"hello.c: 5\", \"metrics\": [{\"name\": \"samples\", "
 	       "\"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}}], \"truncated\": false, \"threads\": [\n"
 	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [0]},\n"
 	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [1], \"self\": [1]}\n]}\n");
@@ -1417,7 +1417,9 @@ T_TEST(api_view_loop_rows)
 	int st;
 	char *body = t_api_call(a, "view", "by=loop&heaviest=10", &st);
 	T_EQ_INT(st, 200);
-	T_JSON_HAS(body, "\"name\": \"loop at small.c:3\", \"kind\": \"loop\"");
+	/* hpcviewer's name, its function apart */
+	T_JSON_HAS(body, "\"name\": \"loop at small.c: 3\", \"kind\": \"loop\"");
+	T_JSON_HAS(body, "\"line\": 3, \"function\": \"spinsleep\"");
 	T_JSON_HAS(body,
 		   "\"scope\": \"loop:/builds/hpctoolkit/hpctoolkit/tests/data/meas/small.c:3\"");
 	const char *k = body ? strstr(body, "/o") : NULL;
@@ -1434,7 +1436,7 @@ T_TEST(api_view_loop_rows)
 	 * names it for its children */
 	body = t_api_call(a, "view", "view=flat&by=line", &st);
 	T_EQ_INT(st, 200);
-	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c:3\"") : NULL;
+	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c: 3\"") : NULL;
 	const char *key = loop;
 	while (key && key > body && strncmp(key, "{\"key\": \"", 9) != 0)
 		key--;
@@ -1446,7 +1448,7 @@ T_TEST(api_view_loop_rows)
 		T_CONTAINS(loop, "\"level\": 3");
 		char *kids = t_api_call(a, "children", q, &st);
 		T_EQ_INT(st, 200);
-		T_CONTAINS(kids, "\"name\": \"spinsleep:3\", \"kind\": \"line\"");
+		T_CONTAINS(kids, "\"name\": \"small.c: 3\", \"kind\": \"line\"");
 		T_CONTAINS(kids, "\"level\": 4");
 		free(kids);
 	}

@@ -368,3 +368,36 @@ T_TEST(graphs_open_thread)
 	pv_profile_info_free(in);
 	pv_profile_free(p);
 }
+
+/* The granularities a profile has (what the page's By offers): an HPCToolkit database with
+ * loops, lines and an inlined procedure (test_separated_loops_helper) has them all; perf
+ * script without -F +srcline has functions in modules, no line, no file. */
+T_TEST(graphs_granularities)
+{
+	static const struct {
+		const char *file;
+		bool by[PV_BY_LOOP + 1];
+		bool inlines;
+	} cases[] = {
+	    {"hpctoolkit/loops-cputime-t.d", {true, true, true, true, true}, true},
+	    {"perf/xz.perf.txt.gz", {true, false, false, true, false}, false},
+	    {"perf/srcline-by-hand.perf.txt",
+	     {true, true, true, true, false},
+	     true}, /* mix (inline) */
+	    {"collapsed/worked-example.txt", {true, false, false, false, false}, false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pv_profile *p = load(cases[i].file);
+		struct pv_profile_info *in = NULL;
+		if (!p || pv_profile_info(p, &in)) {
+			T_TRUE(0);
+			pv_profile_free(p);
+			continue;
+		}
+		for (int g = 0; g <= PV_BY_LOOP; g++)
+			T_EQ_INT(in->by[g], cases[i].by[g]);
+		T_EQ_INT(in->inlines, cases[i].inlines);
+		pv_profile_info_free(in);
+		pv_profile_free(p);
+	}
+}

@@ -390,6 +390,15 @@ function setupTopbar() {
     setNumberForm(ns.value);
     for (const pane of panes.values()) if (pane.renumber) pane.renumber();
   });
+  // By: the granularities the profile has (the library's list: a loop only for HPCToolkit's
+  // loops, a line only where frames have lines), the URL's own if it names another; fold
+  // inlined only when some frame is inlined code
+  const by = clear($('by-select'));
+  const gs = [...(p.granularities || ['function', 'line', 'file', 'module'])];
+  const cur = S.get1('by');
+  if (cur && !gs.includes(cur)) gs.push(cur);
+  for (const g of gs) by.append(h('option', { value: g, text: g }));
+  $('inline-fold-ctl').hidden = p.inlines === false && S.get1('inline') !== 'fold';
   $('by-select').addEventListener('change', (e) => {
     S.set('by', e.target.value === 'function' ? null : e.target.value);
     queryChanged();

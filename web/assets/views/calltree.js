@@ -30,6 +30,7 @@ class RowSidebar {
     const info = h('div', { class: 'kv-grid' });
     const add = (k, v) => { if (v !== null && v !== undefined && v !== '') info.append(h('span', { class: 'k', text: k }), h('span', { text: String(v) })); };
     add('kind', row.kind);
+    add('function', row.function); // a line's or a loop's
     add('module', row.module);
     add('file', row.file ? row.file + linePart(row) : null);
     add('scope', row.scope);

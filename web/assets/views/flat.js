@@ -101,10 +101,11 @@ export class FlatPane extends PagedTable {
         h('div', { class: 'c-num c-self', style: { width: NUM_W, flex: 'none' }, text: ss, title: se }),
         h('div', { class: 'c-pct', style: { width: PCT_W, flex: 'none' }, text: fmtPct(row.self[mi], this.bases[mi]) }));
     });
-    const extra = (row.kind === 'function' || row.kind === 'inline') && row.file ? shortPath(row.file) + linePart(row) : '';
-    div.append(h('div', { class: 'name', title: row.scope || row.name },
+    // a line or a loop (named by its file and line, as hpcviewer names it): its function beside
+    const extra = row.function ? 'in ' + row.function : (row.kind === 'function' || row.kind === 'inline') && row.file ? shortPath(row.file) + linePart(row) : '';
+    div.append(h('div', { class: 'name', title: [row.name, row.function && 'function: ' + row.function, row.scope && 'scope: ' + row.scope].filter(Boolean).join('\n') },
       h('span', { style: { display: 'inline-block', width: (row.level || 0) * 14 + 4 + 'px' } }),
-      row.kind !== 'function' ? h('span', { class: 'badge k-' + row.kind, text: row.kind }) : null,
+      row.kind !== 'function' && row.kind !== 'loop' ? h('span', { class: 'badge k-' + row.kind, text: row.kind }) : null,
       h('span', { class: 'nm', text: row.name }),
       extra ? h('span', { class: 'extra', text: extra }) : null));
   }

@@ -443,7 +443,8 @@ export class TreeTable {
     const indent = node.depth * 12 + 'px';
     if (c.indent.style.width !== indent) c.indent.style.width = indent;
     setText(c.twisty, row.children > 0 ? (open ? '▾' : '▸') : '');
-    const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' && row.kind !== 'more' ? row.kind : '';
+    // a loop's name says it ("loop at loops.c: 1010", hpcviewer's): no badge
+    const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' && row.kind !== 'more' && row.kind !== 'loop' ? row.kind : '';
     setText(c.badge, badge);
     c.badge.className = badge ? 'badge k-' + badge : 'badge';
     c.badge.style.display = badge ? '' : 'none';
@@ -541,6 +542,9 @@ function setText(el, text) {
 
 function extraText(row) {
   if (row.kind === 'file' || row.kind === 'module') return '';
+  // a line or a loop is named by its file and line, as hpcviewer names it
+  // ("pair_lj_cut_omp.cpp: 118"): its function beside the name, after the line number
+  if (row.function) return 'in ' + row.function;
   const parts = [];
   if (row.file) parts.push(shortPath(row.file) + linePart(row));
   else if (row.module) parts.push(row.module);
@@ -562,6 +566,7 @@ export function shortPath(p) {
 
 function rowTitle(row) {
   const lines = [row.name];
+  if (row.function) lines.push('function: ' + row.function);
   if (row.module) lines.push('module: ' + row.module);
   if (row.file) lines.push('file: ' + row.file + linePart(row));
   if (row.scope) lines.push('scope: ' + row.scope);
