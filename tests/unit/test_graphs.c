@@ -328,6 +328,20 @@ T_TEST(graphs_busiest_thread)
 	pv_profile_free(p);
 }
 
+/* The profile of a data file and its info (NULL, reported, when either fails). */
+static struct pv_profile_info *info_of(const char *rel, struct pv_profile **pp)
+{
+	struct pv_profile *p = *pp = load(rel);
+	struct pv_profile_info *in = NULL;
+	if (!p || pv_profile_info(p, &in)) {
+		T_TRUE(0);
+		pv_profile_free(p);
+		*pp = NULL;
+		return NULL;
+	}
+	return in;
+}
+
 /* What a viewer opens on (open_thread): a browser's independent threads on the busiest, as the
  * Firefox Profiler does; the execution contexts of an HPCToolkit database (4 threads), a
  * callgrind file's parts and pprof's one program on all of them summed, as hpcviewer does. */
@@ -346,13 +360,10 @@ T_TEST(graphs_open_thread)
 	    {"corpus/pprof/profile/testdata/go.crc32.cpu", true, 1, PV_NONE},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct pv_profile *p = load(cases[i].file);
-		struct pv_profile_info *in = NULL;
-		if (!p || pv_profile_info(p, &in)) {
-			T_TRUE(0);
-			pv_profile_free(p);
+		struct pv_profile *p = NULL;
+		struct pv_profile_info *in = info_of(cases[i].file, &p);
+		if (!in)
 			continue;
-		}
 		T_EQ_U64(p->threads.len, cases[i].threads);
 		T_EQ_INT(in->one_program, cases[i].one);
 		T_EQ_U64(in->open_thread, cases[i].open);
@@ -387,13 +398,10 @@ T_TEST(graphs_granularities)
 	    {"collapsed/worked-example.txt", {true, false, false, false, false}, false},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct pv_profile *p = load(cases[i].file);
-		struct pv_profile_info *in = NULL;
-		if (!p || pv_profile_info(p, &in)) {
-			T_TRUE(0);
-			pv_profile_free(p);
+		struct pv_profile *p = NULL;
+		struct pv_profile_info *in = info_of(cases[i].file, &p);
+		if (!in)
 			continue;
-		}
 		for (int g = 0; g <= PV_BY_LOOP; g++)
 			T_EQ_INT(in->by[g], cases[i].by[g]);
 		T_EQ_INT(in->inlines, cases[i].inlines);
