@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { page15Tests } from './page15.mjs';
 import { linesTests } from './lines.mjs';
+import { wholeTests } from './whole.mjs';
 import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
@@ -1346,6 +1347,7 @@ async function main() {
 
   await page15Tests(context, { test, serve, cli, api, waitRows, eq, assert, noError, OUT, SHOTS });
   await linesTests(context, { test, serve, cli, waitRows, eq, assert, noError, OUT, SHOTS });
+  await wholeTests(context, { test, serve, cli, api, waitRows, eq, assert, noError, SHOTS });
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

@@ -223,7 +223,7 @@ function renderQueryBar() {
     // merge) add up to the whole, as hpcviewer shows them; a browser's or a system's are
     // independent threads merged
     const one = ctx.profile.one_program;
-    tc.append(h('span', { class: 'chip threads', title: one ? `One program: its ${all.length} execution contexts (threads, ranks, GPU streams) summed, as hpcviewer opens it; pick one in the per-context pane or the Trace tab` : 'Every thread of the profile, merged: click a track to pick one' },
+    tc.append(h('span', { class: 'chip threads plain', title: one ? `One program: its ${all.length} execution contexts (threads, ranks, GPU streams) summed, as hpcviewer opens it; pick one in the per-context pane or the Trace tab` : 'Every thread of the profile, merged: click a track to pick one' },
       h('span', { class: 'chip-text', text: one ? `All ${all.length} contexts summed` : `All threads merged (${all.length})` })));
   }
   const mc = clear($('marker-filter-chip'));

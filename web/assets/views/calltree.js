@@ -3,7 +3,7 @@
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, fmtCost, fmtPct, debounce, unitLabel } from '../util.js';
+import { h, clear, fmtCost, fmtPct, debounce, unitLabel, showOf } from '../util.js';
 import { paneError } from '../ui.js';
 import { TreeTable, shortPath, linePart } from './tree.js';
 import { ContextsPlot } from './contexts.js';
@@ -251,8 +251,9 @@ function ancestorsOf(key) {
 function describe(resp) {
   const m = resp.metrics[0];
   const parts = [];
-  // "0.994165 CPUTIME (sec)", "88.192 ms time": the unit once
-  const u = unitLabel(m.shown || m.unit);
+  // "0.994165 CPUTIME (sec)", "88.192 ms time": a time's unit once (a count's is its name's)
+  const sh = showOf(m.shown || m.unit);
+  const u = sh.per > 1 || sh.unit === 'ns' ? unitLabel(sh) : '';
   const what = `${u ? u + ' ' : ''}${m.name}`;
   if (resp.centered) parts.push(`center ${resp.center_label}: ${fmtCost(resp.center_total[0], m.shown || m.unit)} of ${fmtCost(resp.whole[0], m.shown || m.unit)} ${what}`);
   else parts.push(`${fmtCost(resp.whole[0], m.shown || m.unit)} ${what}`);
