@@ -39,12 +39,17 @@ export async function wholeTests(context, t) {
 
   // ---- 1: one program opens summed, independent threads on the busiest ----
 
-  await test('whole: an HPCToolkit database opens on its 4 contexts summed, as hpcviewer', async () => {
-    const u = await serve(LOOPS);
+  // a fresh page of file (no state in its URL): ready, and summing its n contexts
+  async function openSummed(file, n) {
+    const u = await serve(file);
     await page.goto(u);
     await page.waitForFunction(() => window.profview && window.profview.ready);
-    eq((await state()).thread, [], 'no thread in the query');
-    eq((await chip()).trim(), 'All 4 contexts summed', 'the query bar says it');
+    eq((await state()).thread, [], `${file}: no thread in the query`);
+    eq((await chip()).trim(), `All ${n} contexts summed`, `${file}: the query bar says it`);
+  }
+
+  await test('whole: an HPCToolkit database opens on its 4 contexts summed, as hpcviewer', async () => {
+    await openSummed(LOOPS, 4);
     const want = cli('tree', LOOPS, '--json');
     const rows = await waitRows(page, 'top-down', (r) => r.length >= 2);
     // the roots: every context's (the CLI sums every thread): 2.979143 + 0.994165 s
@@ -72,11 +77,7 @@ export async function wholeTests(context, t) {
   });
 
   await test('whole: callgrind\'s parts are one run: summed', async () => {
-    const u = await serve(PARTS);
-    await page.goto(u);
-    await page.waitForFunction(() => window.profview && window.profview.ready);
-    eq((await state()).thread, [], 'no thread in the query');
-    eq((await chip()).trim(), 'All 4 contexts summed', 'the query bar');
+    await openSummed(PARTS, 4);
     const sum = [0, 1, 2, 3].reduce((a, i) => a + threadTotal(PARTS, i), 0);
     eq(cli('top', PARTS, '--json').total, sum, 'the whole is the parts\' sum');
     await waitRows(page, 'top-down', (r) => r.length > 0);

@@ -80,7 +80,8 @@ pprof_tool() { # builds pprof once into $build/pprof-tool; prints its path, or w
 	command -v go >/dev/null 2>&1 || { echo "no go compiler (Debian: golang-go)"; return 1; }
 	[ -f "$src/pprof.go" ] || { echo "no pprof source in $src (Debian: golang-github-google-pprof-dev)"; return 1; }
 	mkdir -p "$build/pprof-tool"
-	if ! GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$PWD/$build/pprof-tool/cache" \
+	cache=$(cd "$build/pprof-tool" && pwd)/cache # go wants it absolute; $build may be either
+	if ! GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$cache" \
 		GOFLAGS= go build -o "$bin" github.com/google/pprof >"$build/pprof-tool/build.log" 2>&1; then
 		echo "go build of github.com/google/pprof failed: $(tail -n 1 "$build/pprof-tool/build.log")"
 		return 1
