@@ -148,11 +148,11 @@ void tui_source_body(struct tui *t, int y0, int rows)
 			bool has = sp->sc && line <= sp->sc->nr_lines && sp->sc->has[line];
 			for (int col = 0; col < 2; col++) {
 				b[0] = 0;
-				if (has)
-					pv_cost_text(
-					    &sp->unit,
-					    sp->sc->cost[((size_t)line * nm) * 2 + (size_t)col],
-					    PV_NUM_EXACT, b, sizeof(b));
+				int64_t x =
+				    has ? sp->sc->cost[((size_t)line * nm) * 2 + (size_t)col] : 0;
+				/* the number form ('v'); wider than the column: k/M/G, never cut */
+				if (has && pv_cost_text(&sp->unit, x, t->nums, b, sizeof(b)) >= 10)
+					pv_cost_text(&sp->unit, x, PV_NUM_SHORT, b, sizeof(b));
 				cells_right(&t->cl, b, 10);
 			}
 		}
