@@ -173,9 +173,8 @@ void tui_flame_body(struct tui *t, int y0, int rows)
 	const struct pv_tree *tr = v->tree;
 	char name[128], b[1024];
 	cells_start(&t->cl, t->w);
-	snprintf(b, sizeof(b), " flame graph (icicle): width = total (%s, %s); f: the rows",
-		 pv_view_metric_name(v, 0, name, sizeof(name)),
-		 pv_format_cost_unit(pv_view_metric_unit(v, 0)));
+	snprintf(b, sizeof(b), " flame graph (icicle): width = total (%s); f: the rows",
+		 tui_metric_title(v, 0, name, sizeof(name)));
 	cells_puts(&t->cl, b);
 	tui_emit(t, y0, TUI_ROLE_BAR);
 	rows--;
@@ -203,8 +202,8 @@ void tui_flame_body(struct tui *t, int y0, int rows)
 			int wd = (int)(f->c1[j] - f->c0[j]);
 			cells_pad(&t->cl, (int)f->c0[j]);
 			const char *nm =
-			    pv_view_row_name(v, tr->kind[f->fl->row[j]], tr->id[f->fl->row[j]], b,
-					     sizeof(b), tr->line[f->fl->row[j]]);
+			    pv_view_row_label(v, tr->kind[f->fl->row[j]], tr->id[f->fl->row[j]], b,
+					      sizeof(b), tr->line[f->fl->row[j]]);
 			if (wd > 1) {
 				cells_put(&t->cl, j == k ? ">" : "", SIZE_MAX, wd - 1);
 				cells_put(&t->cl, nm, SIZE_MAX, (int)f->c1[j] - 1 - t->cl.col);

@@ -16,8 +16,8 @@ static const char *row_name(const struct pv_view *v, const struct pv_tree *t, ui
 			    size_t n)
 {
 	if (t)
-		return pv_view_row_name(v, t->kind[r], t->id[r], buf, n, t->line[r]);
-	return pv_view_row_name(v, v->flat->kind[r], v->flat->id[r], buf, n, v->flat->line[r]);
+		return pv_view_row_label(v, t->kind[r], t->id[r], buf, n, t->line[r]);
+	return pv_view_row_label(v, v->flat->kind[r], v->flat->id[r], buf, n, v->flat->line[r]);
 }
 
 struct pane *tui_cur_pane(struct tui *t)
@@ -455,13 +455,32 @@ struct cols {
 	uint32_t nm; /* metrics shown */
 };
 
-static struct cols cols_of(int w, const struct pv_view *v)
+/* The widest text of the view's wholes, centers and bases in the number form: a number
+ * column is one wider (the values of a tree are within them). */
+static int widest(const struct pv_view *v, enum pv_num_form form)
+{
+	int most = 0;
+	for (uint32_t k = 0; k < v->nr_metrics; k++) {
+		const int64_t x[3] = {v->whole[k], v->center[k], v->base[k]};
+		for (int i = 0; i < 3; i++) {
+			char b[64];
+			int n = (int)pv_view_cost_text(v, k, x[i], form, b, sizeof(b));
+			if (n > most)
+				most = n;
+		}
+	}
+	return most;
+}
+
+static struct cols cols_of(const struct tui *t, int w, const struct pv_view *v)
 {
 	struct cols c = {0, 0, 1};
-	if (w >= 70)
-		c = (struct cols){11, 8, 1};
-	else if (w >= 36)
+	if (w >= 70) {
+		int n = widest(v, t->nums) + 1;
+		c = (struct cols){n > 11 ? n : 11, 8, 1};
+	} else if (w >= 36) {
 		c = (struct cols){0, 8, 1};
+	}
 	int used = 3 + 2 * (c.num + c.pct), more = c.num + c.pct;
 	while (more && c.nm < v->nr_metrics && used + more + 30 <= w) {
 		used += more;
@@ -470,12 +489,27 @@ static struct cols cols_of(int w, const struct pv_view *v)
 	return c;
 }
 
+const char *tui_metric_title(const struct pv_view *v, uint32_t col, char *buf, size_t n)
+{
+	char name[128];
+	struct pv_cost_unit cu;
+	pv_view_cost_unit(v, col, &cu);
+	const char *nm = pv_view_metric_name(v, col, name, sizeof(name));
+	if (cu.named || !cu.name[0])
+		snprintf(buf, n, "%s", nm);
+	else
+		snprintf(buf, n, "%s, %s", nm, cu.name);
+	return buf;
+}
+
 static void cost_col(struct tui *t, const struct pv_view *v, uint32_t k, int num, int pct,
 		     int64_t x)
 {
 	char b[64];
 	if (num) {
-		pv_format_cost(b, sizeof(b), x, pv_view_metric_unit(v, k));
+		/* a value wider than its column (a derived metric's) in k/M/G: never cut */
+		if ((int)pv_view_cost_text(v, k, x, t->nums, b, sizeof(b)) >= num)
+			pv_view_cost_text(v, k, x, PV_NUM_SHORT, b, sizeof(b));
 		cells_right(&t->cl, b, num);
 	}
 	if (pct) {
@@ -521,8 +555,7 @@ static void cost_titles(struct tui *t, const struct pv_view *v, struct cols c, i
 	}
 	cells_puts(&t->cl, "  ");
 	char b[200];
-	snprintf(b, sizeof(b), "name  (%s, %s", pv_view_metric_name(v, 0, name, sizeof(name)),
-		 pv_format_cost_unit(pv_view_metric_unit(v, 0)));
+	snprintf(b, sizeof(b), "name  (%s", tui_metric_title(v, 0, name, sizeof(name)));
 	cells_puts(&t->cl, b);
 	if (v->nr_metrics > c.nm) {
 		snprintf(b, sizeof(b), "; %u more metrics: wider", v->nr_metrics - c.nm);
@@ -552,7 +585,7 @@ void tui_view_body(struct tui *t, int y0, int rows)
 		return;
 	}
 	const struct pv_view *v = pn->v;
-	struct cols c = cols_of(t->w, v);
+	struct cols c = cols_of(t, t->w, v);
 	cost_titles(t, v, c, y0);
 	rows--;
 	y0++;
@@ -621,7 +654,21 @@ void tui_view_detail(struct tui *t, int y)
 	pv_view_row_place(v, (enum pv_row_kind)kind, id, &m, &s, &l);
 	char b[1024];
 	cells_start(&t->cl, t->w);
+	if (t->nums != PV_NUM_EXACT) { /* first, the exact values the columns round ('v') */
+		int64_t *const *tot = vr->t ? vr->t->total : v->flat->total;
+		int64_t *const *slf = vr->t ? vr->t->self : v->flat->self;
+		char x[64], y2[64];
+		pv_view_cost_text(v, 0, tot[0][vr->r], PV_NUM_EXACT, x, sizeof(x));
+		pv_view_cost_text(v, 0, slf[0][vr->r], PV_NUM_EXACT, y2, sizeof(y2));
+		snprintf(b, sizeof(b), "[total %s, self %s]  ", x, y2);
+		cells_puts(&t->cl, b);
+	}
 	cells_puts(&t->cl, row_name(v, vr->t, vr->r, b, sizeof(b)));
+	pv_func_ix fn = pv_view_row_function(v, (enum pv_row_kind)kind, id);
+	if (fn != PV_NONE) { /* a line's or a loop's function */
+		cells_puts(&t->cl, "  in ");
+		cells_puts(&t->cl, pv_view_row_function_name(v, fn));
+	}
 	if (m != PV_NONE && *pv_str(t->p, t->p->modules.name[m])) {
 		cells_puts(&t->cl, "  module ");
 		cells_puts(&t->cl, pv_str(t->p, t->p->modules.name[m]));

@@ -69,6 +69,19 @@ static void query_line(struct tui *t)
 	cells_puts(&t->cl, "query: ");
 	cells_puts(&t->cl, args && *args ? args : "(the whole profile)");
 	free(args);
+	/* what the threads are: one program's summed, or the busiest of independent ones */
+	uint32_t nt = t->p->threads.len;
+	char b[96] = "";
+	if (nt > 1 && !t->q.nr_threads)
+		snprintf(b, sizeof(b), "  (all %u %s; t: the busiest)", nt,
+			 t->one_program ? "contexts summed" : "threads merged");
+	else if (nt > 1 && t->q.nr_threads == 1 && t->busiest != PV_NONE) {
+		char k[16];
+		snprintf(k, sizeof(k), "#%u", t->busiest);
+		if (strcmp(t->q.threads[0], k) == 0)
+			snprintf(b, sizeof(b), "  (the busiest of %u threads; t: all)", nt);
+	}
+	cells_puts(&t->cl, b);
 	tui_emit(t, 1, TUI_ROLE_DIM);
 }
 
@@ -183,6 +196,8 @@ static const char *const help_text[] = {
     "  i  include   d  drop   m  merge   r  collapse recursion   M  collapse module",
     "  s  source of the row (per-line costs, the center's lines marked)",
     "  e  next metric   E  every metric (again: one)    ] [  next/previous profile",
+    "  t  every thread / the busiest thread (one program's threads open summed)",
+    "  v  numbers: exact, k/M/G, scientific (1.48e+09)",
     "  markers: Enter  range of the marker    c  its cause stack as the center",
     "  Backspace  back through the queries    u  the query as flags and URL",
     "  ?  this help      q  quit             any key closes this",

@@ -90,7 +90,7 @@ static void ensure_source(struct tui *t)
 	if (!rc)
 		rc = pv_view_compute(t->p, &q, &v, &err);
 	if (!rc) {
-		sp->unit = pv_view_metric_unit(v, 0);
+		pv_view_cost_unit(v, 0, &sp->unit);
 		rc = pv_source_costs(v, sp->id, sp->nlines, &sp->sc);
 	}
 	if (!rc)
@@ -148,11 +148,11 @@ void tui_source_body(struct tui *t, int y0, int rows)
 			bool has = sp->sc && line <= sp->sc->nr_lines && sp->sc->has[line];
 			for (int col = 0; col < 2; col++) {
 				b[0] = 0;
-				if (has)
-					pv_format_cost(
-					    b, sizeof(b),
-					    sp->sc->cost[((size_t)line * nm) * 2 + (size_t)col],
-					    sp->unit);
+				int64_t x =
+				    has ? sp->sc->cost[((size_t)line * nm) * 2 + (size_t)col] : 0;
+				/* the number form ('v'); wider than the column: k/M/G, never cut */
+				if (has && pv_cost_text(&sp->unit, x, t->nums, b, sizeof(b)) >= 10)
+					pv_cost_text(&sp->unit, x, PV_NUM_SHORT, b, sizeof(b));
 				cells_right(&t->cl, b, 10);
 			}
 		}

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cells.h"
+#include "pv/format.h"
 #include "pv/marker.h"
 #include "pv/source.h"
 #include "pv/view.h"
@@ -73,8 +74,8 @@ struct spane {
 	uint32_t gen;
 	struct pv_source_costs *sc;
 	uint32_t *center, ncenter;
-	enum pv_unit unit; /* of the costs */
-	uint32_t sel, top; /* 0-based line index */
+	struct pv_cost_unit unit; /* of the costs (the unit rule) */
+	uint32_t sel, top;	  /* 0-based line index */
 };
 
 /* The top-down tab as a flame graph (flame.c): built for a view (its pane's gen) and a width. */
@@ -104,6 +105,11 @@ struct tui {
 	uint32_t nr_roots;
 	int w, h;
 	struct pv_query q;
+	/* the profile's threads as the library sees them (pv_profile_info): one program's are
+	 * summed by default, else the busiest opens ('t' switches) */
+	bool one_program;
+	pv_thread_ix busiest, open_thread;
+	enum pv_num_form nums; /* how numbers are shown ('v': exact, k/M/G, 1.48e+09) */
 	struct pv_query hist[HISTORY_MAX];
 	uint32_t nhist;
 	uint32_t gen;
@@ -127,6 +133,10 @@ struct tui {
 	struct tui_screen scr;
 	struct cells cl;
 };
+
+/* panes.c: column col's metric as a title says it, with its unit by the unit rule
+ * ("CPUTIME (sec)", "cpu-clock, ms"), into buf. */
+const char *tui_metric_title(const struct pv_view *v, uint32_t col, char *buf, size_t n);
 
 /* tui.c: the query and its history, keys, small helpers */
 void tui_say(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -26,6 +26,35 @@ const enum pv_view_kind tui_tab_view[T_MARKERS] = {PV_VIEW_TREE, PV_VIEW_CALLERS
 
 static void switch_file(struct tui *t, int step);
 
+/* t: the query's threads dropped (every thread), or else the busiest thread alone. */
+static void switch_threads(struct tui *t)
+{
+	if (t->p->threads.len < 2) {
+		tui_say(t, "one thread");
+		return;
+	}
+	struct pv_query nq;
+	if (!tui_new_query(t, &nq))
+		return;
+	bool all = nq.nr_threads > 0;
+	for (uint32_t i = 0; i < nq.nr_threads; i++)
+		free(nq.threads[i]);
+	nq.nr_threads = 0;
+	char b[16];
+	snprintf(b, sizeof(b), "#%u", t->busiest == PV_NONE ? 0 : t->busiest);
+	if (!all && pv_query_add_thread(&nq, b)) {
+		pv_query_release(&nq);
+		tui_say(t, "out of memory");
+		return;
+	}
+	tui_push_query(t, &nq);
+	if (all)
+		tui_say(t, "all %u threads %s", t->p->threads.len,
+			t->one_program ? "summed" : "merged");
+	else
+		tui_say(t, "thread %s, the busiest", b);
+}
+
 void tui_say(struct tui *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -283,6 +312,14 @@ bool tui_key(struct tui *t, int key)
 	case 'q': return true;
 	case '?': t->mode = M_HELP; return false;
 	case 'u': t->mode = M_QUERY; return false;
+	case 't': switch_threads(t); return false;
+	case 'v':
+		t->nums = t->nums == PV_NUM_SCI ? PV_NUM_EXACT : t->nums + 1;
+		tui_say(t, "numbers: %s",
+			t->nums == PV_NUM_SHORT ? "k/M/G (3 significant digits)"
+			: t->nums == PV_NUM_SCI ? "scientific (1.48e+09)"
+						: "exact");
+		return false;
 	case 'e':
 	case 'E': set_metrics(t, key == 'E'); return false;
 	case ']':
@@ -454,6 +491,21 @@ static int open_file(struct tui *t, uint32_t k, bool first, struct pv_error *err
 	pv_query_init(&t->act_q);
 	if (pv_query_copy(&t->q, o->q))
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	struct pv_profile_info *in;
+	if (pv_profile_info(t->p, &in))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	t->one_program = in->one_program;
+	t->busiest = in->busiest;
+	t->open_thread = in->open_thread;
+	pv_profile_info_free(in);
+	/* a fresh start (no thread named, no page state) opens where the page opens: one
+	 * program's threads summed, else the busiest thread */
+	if (!t->q.nr_threads && !o->tab && t->open_thread != PV_NONE) {
+		char b[16];
+		snprintf(b, sizeof(b), "#%u", t->open_thread);
+		if (pv_query_add_thread(&t->q, b))
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+	}
 	t->tab = T_TREE;
 	for (int v = 0; v < T_MARKERS; v++) {
 		if (tui_tab_view[v] == o->q->view)

@@ -41,6 +41,12 @@ static void write_contexts(struct pv_json *j, const struct pv_contexts *c, const
 	pv_json_object(j);
 	pv_json_kstr(j, "name", pv_str(p, p->metrics.name[c->metric]));
 	pv_json_kstr(j, "unit", pv_unit_name((enum pv_unit)p->metrics.unit[c->metric]));
+	struct pv_cost_unit cu;
+	pv_cost_unit(pv_str(p, p->metrics.name[c->metric]),
+		     (enum pv_unit)p->metrics.unit[c->metric], c->summary[PV_CTX_INCLUSIVE].sum,
+		     &cu);
+	pv_json_key(j, "shown");
+	pv_json_cost_unit(j, &cu);
 	pv_json_end(j);
 	pv_json_key(j, "note");
 	pv_json_str_or_null(j, c->note);

@@ -144,9 +144,52 @@ int pv_json_marker_chart(struct pv_json *j, const struct pv_markers *ms,
  * ["tree", "callers", "flat"]}, in table order. */
 void pv_json_view_kinds(struct pv_json *j);
 
-/* A cost as text: an integer in the unit, or milliseconds with 3 decimals for ns. */
+/*
+ * A time or a cost without a metric's name: an integer in the unit, or milliseconds with 3
+ * decimals for ns (a marker's start, the sampling interval). A metric's costs follow
+ * pv_cost_unit instead.
+ */
 void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u);
-/* The unit pv_format_cost writes a cost of unit u in: "ms" for ns, else u's name. */
+/* The unit pv_format_cost writes a cost of unit u in: "ms" for ns, else u's name (what
+ * pv_cost_unit says of a metric whose name says no unit and whose whole is 1 ms or more). */
 const char *pv_format_cost_unit(enum pv_unit u);
+
+/*
+ * The unit rule, one for every front end (CLI, page, TUI, exports; doc/views.md "Units"): how
+ * the costs of a metric are shown. A metric whose name ends in its unit in parentheses is
+ * shown in that unit and its headers do not name the unit again: "REALTIME (sec)" in seconds
+ * (6 decimals: the microsecond), "GPUOP (ms)" in ms, "GMEM (B)" in bytes, "GMEM:COUNT (count)"
+ * as counted; hpcviewer shows them so. Any other time is shown in ms (3 decimals), in us or ns
+ * when the whole is under 1 ms or 1 us; any other unit as its integers.
+ */
+struct pv_cost_unit {
+	char name[16];	  /* the unit shown: "sec", "ms", "us", "ns", "B", "bytes", "count"... */
+	int64_t per;	  /* the model's units in one shown unit: 1000000000 for sec of ns, 1 */
+	uint8_t decimals; /* digits after the point of the exact form */
+	bool named;	  /* the metric's name says the unit (a header does not repeat it) */
+};
+/* The rule for a metric of that name and unit whose whole (the view's total) is whole. */
+void pv_cost_unit(const char *metric, enum pv_unit u, int64_t whole, struct pv_cost_unit *cu);
+/* The rule for column col of v (its metric, statistic or derived metric; a derived metric's
+ * values are shown as they are, in the unit its name may say). */
+void pv_view_cost_unit(const struct pv_view *v, uint32_t col, struct pv_cost_unit *cu);
+
+/* The three forms of a number: exact; k/M/G with 3 significant digits (978M, 2.98); and
+ * hpcviewer's scientific form (1.48e+09). */
+enum pv_num_form { PV_NUM_EXACT = 0, PV_NUM_SHORT, PV_NUM_SCI };
+/* v (the model's units) in the unit cu says, in a form; snprintf's contract. The exact form
+ * is computed in integers (no thousands separators: the text commands print it so). */
+size_t pv_cost_text(const struct pv_cost_unit *cu, int64_t v, enum pv_num_form form, char *buf,
+		    size_t n);
+/* v in cu's unit as a number (seconds of a "(sec)" metric). */
+double pv_cost_value(const struct pv_cost_unit *cu, int64_t v);
+/* A number in a form (the exact form of a double: 6 significant digits). */
+size_t pv_number_text(double x, enum pv_num_form form, char *buf, size_t n);
+/* Cell x of column col of v as text in a form, by pv_view_cost_unit (a derived metric's value,
+ * empty for none). */
+size_t pv_view_cost_text(const struct pv_view *v, uint32_t col, int64_t x, enum pv_num_form form,
+			 char *buf, size_t n);
+/* The rule as the page's answers carry it: {"unit", "per", "decimals", "named"}. */
+void pv_json_cost_unit(struct pv_json *j, const struct pv_cost_unit *cu);
 
 #endif

@@ -80,6 +80,15 @@ int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_p
 int pv_import_set_option(struct pv_import_opts *o, const char *name, const char *value,
 			 struct pv_error *err);
 
+/*
+ * Whether p's threads are parts of one program whose costs add up to the whole: an HPCToolkit
+ * database's execution contexts, callgrind's parts of one run, pprof, a merge (doc/merge.md) —
+ * decided by its format's importer and by meta.one_program. A viewer then opens on all of
+ * them summed, as hpcviewer does; else (independent threads and processes: Firefox, Chrome,
+ * perf) on the busiest thread, as the Firefox Profiler does (pv_profile_info's open_thread).
+ */
+bool pv_profile_one_program(const struct pv_profile *p);
+
 /* The registry, in probe order. */
 size_t pv_importer_count(void);
 const char *pv_importer_name(size_t i);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "pv/profile.h"
+#include "pv/query.h"
 
 struct pv_thread_info {
 	uint32_t samples;
@@ -42,7 +43,24 @@ struct pv_profile_info {
 	bool timed;		  /* some sample or marker has a time (pv_profile_span): else the
 				   * profile has no time axis (no timeline) */
 	pv_thread_ix busiest;	  /* the thread with the most active cost (the lowest index of a
-				   * tie), selected by default; PV_NONE when no thread has any */
+				   * tie); PV_NONE when no thread has any */
+	bool one_program;	  /* pv_profile_one_program: the threads add up to one program */
+	/*
+	 * What a viewer (the page, the TUI) opens on when the user names no thread: PV_NONE, all
+	 * threads summed — a profile of one program (hpcviewer opens a database so), or of one
+	 * thread — else the busiest thread (the Firefox Profiler's habit for a browser's or a
+	 * system's independent threads). The CLI's views always sum every thread, as perf report,
+	 * pprof and callgrind_annotate do.
+	 */
+	pv_thread_ix open_thread;
+	/*
+	 * The granularities (--by) whose rows the profile has, what a viewer offers: function
+	 * always; line when a frame has a line, file when a function has a source file, module
+	 * when one has a module, loop when a frame is a loop (HPCToolkit). inlines: some frame is
+	 * inlined code (--inline fold changes something).
+	 */
+	bool by[PV_BY_LOOP + 1];
+	bool inlines;
 };
 
 /* Returns 0 or PV_ENOMEM; free with pv_profile_info_free. */

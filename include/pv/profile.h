@@ -22,6 +22,7 @@
 #ifndef PV_PROFILE_H
 #define PV_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -235,6 +236,11 @@ struct pv_meta {
 	 * "fields" or old Gecko "data"); 0 when the file has none. Read by pv/marker.h.
 	 */
 	pv_str_ix marker_schema;
+	/*
+	 * The profile says its threads are parts of one program whatever its format says: a merge
+	 * of ranks (pv/merge.h). pv_profile_one_program (pv/import.h) reads it with the format.
+	 */
+	bool one_program;
 };
 
 /*

@@ -290,9 +290,22 @@ double pv_view_value(const struct pv_view *v, uint32_t col, int64_t x);
 size_t pv_view_value_text(const struct pv_view *v, uint32_t col, int64_t x, bool json, char *buf,
 			  size_t n);
 
-/* The name of a row as printed: a function, "func:line", a file, a module, the center label. */
+/* The name of a row: a function, "func:line", a file, a module, "loop at file.c:12", the center
+ * label. It is the row's identity in `path:` scopes, a diff's matching and the name search. */
 const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, char *buf,
 			     size_t len, uint32_t line);
+/*
+ * The name a row is shown by (the CLI's text and JSON, the page, the TUI): hpcviewer's for a
+ * line and a loop whose file is known — "pair_lj_cut_omp.cpp: 118", "loop at
+ * pair_lj_cut_omp.cpp: 113" (the file's base name), their function said apart
+ * (pv_view_row_function) — else pv_view_row_name's.
+ */
+const char *pv_view_row_label(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+			      char *buf, size_t len, uint32_t line);
+/* The function a line or a loop row is in (PV_NONE for another kind), and a function's name as
+ * the view names it (a collapsed module's pseudo-function too). */
+pv_func_ix pv_view_row_function(const struct pv_view *v, enum pv_row_kind kind, uint32_t id);
+const char *pv_view_row_function_name(const struct pv_view *v, pv_func_ix f);
 /*
  * The name of a row's kind in JSON (CLI --json, the web API): "function", "line", "file",
  * "module", "center", "nostack", "loop"; "inline" for a function row whose frames are all

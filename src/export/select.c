@@ -237,6 +237,7 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 	n->meta.interval_ns = p->meta.interval_ns;
 	n->meta.start_unix_ns = p->meta.start_unix_ns;
 	n->meta.marker_schema = str_of(x, p->meta.marker_schema);
+	n->meta.one_program = p->meta.one_program;
 	/* categories in order, each with its subcategories */
 	for (pv_cat_ix c = 0; c < p->categories.len; c++) {
 		x->cat[c] = builder_category(b, str_of(x, p->categories.name[c]),

@@ -68,6 +68,11 @@ static int contexts_json(FILE *out, const struct pv_contexts *c,
 	pv_json_object(j);
 	pv_json_kstr(j, "metric", pv_str(p, p->metrics.name[c->metric]));
 	pv_json_kstr(j, "unit", pv_unit_name((enum pv_unit)p->metrics.unit[c->metric]));
+	struct pv_cost_unit cu;
+	pv_cost_unit(pv_str(p, p->metrics.name[c->metric]),
+		     (enum pv_unit)p->metrics.unit[c->metric], si->sum, &cu);
+	pv_json_key(j, "shown");
+	pv_json_cost_unit(j, &cu);
 	pv_json_kstr(j, "row", c->name);
 	pv_json_key(j, "note");
 	pv_json_str_or_null(j, c->note);
@@ -109,24 +114,22 @@ static int contexts_json(FILE *out, const struct pv_contexts *c,
 	return rc;
 }
 
-/* A mean or a standard deviation in the metric's unit: ms for ns, else the count. */
-static void format_real(char *buf, size_t n, double x, enum pv_unit u)
+/* A mean or a standard deviation in the metric's unit (pv_cost_unit), three decimals or the
+ * unit's. */
+static void format_real(char *buf, size_t n, double x, const struct pv_cost_unit *cu)
 {
-	if (u == PV_UNIT_NS)
-		snprintf(buf, n, "%.3f", x / 1e6);
-	else
-		snprintf(buf, n, "%.3f", x);
+	snprintf(buf, n, "%.*f", cu->decimals > 3 ? cu->decimals : 3, x / (double)cu->per);
 }
 
 static void print_summary(FILE *out, const char *what, const struct pv_ctx_summary *s,
-			  enum pv_unit u)
+			  const struct pv_cost_unit *cu)
 {
 	char sum[32], mean[32], min[32], max[32], sd[32], cv[32], imb[32];
-	pv_format_cost(sum, sizeof(sum), s->sum, u);
-	pv_format_cost(min, sizeof(min), s->min, u);
-	pv_format_cost(max, sizeof(max), s->max, u);
-	format_real(mean, sizeof(mean), s->mean, u);
-	format_real(sd, sizeof(sd), s->stddev, u);
+	pv_cost_text(cu, s->sum, PV_NUM_EXACT, sum, sizeof(sum));
+	pv_cost_text(cu, s->min, PV_NUM_EXACT, min, sizeof(min));
+	pv_cost_text(cu, s->max, PV_NUM_EXACT, max, sizeof(max));
+	format_real(mean, sizeof(mean), s->mean, cu);
+	format_real(sd, sizeof(sd), s->stddev, cu);
 	fprintf(out,
 		"# %s: sum %s, mean %s, min %s, max %s, stddev %s, cv %s, imbalance %s "
 		"(max/mean), %u of %u contexts nonzero\n",
@@ -162,8 +165,11 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 		rc = contexts_json(out, c, o, order, count, width);
 	} else {
 		char e1[FMT_NAME], e2[FMT_NAME];
-		fprintf(out, "# metric: %s (%s), row: %s, %u contexts\n", fmt_name(e1, metric),
-			pv_format_cost_unit(u), fmt_name(e2, c->name), c->len);
+		struct pv_cost_unit cu;
+		pv_cost_unit(metric, u, si->sum, &cu);
+		fprintf(out, "# metric: %s%s%s%s, row: %s, %u contexts\n", fmt_name(e1, metric),
+			cu.named ? "" : " (", cu.named ? "" : cu.name, cu.named ? "" : ")",
+			fmt_name(e2, c->name), c->len);
 		if (c->note)
 			fprintf(out, "# note: %s\n", fmt_name(e1, c->note));
 		char a[32], b[32];
@@ -171,12 +177,12 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 			fprintf(out, "%14s  %14s  %8s\n", "from", "to", "contexts");
 			for (uint32_t k = 0; k < o->histogram; k++) {
 				/* the edges in the unit, as the summary's min and max */
-				format_real(a, sizeof(a), (double)si->min + k * width, u);
+				format_real(a, sizeof(a), (double)si->min + k * width, &cu);
 				format_real(b, sizeof(b),
 					    k + 1 == o->histogram
 						? (double)si->max
 						: (double)si->min + (k + 1) * width,
-					    u);
+					    &cu);
 				fprintf(out, "%14s  %14s  %8u\n", a, b, count[k]);
 			}
 		} else {
@@ -184,15 +190,15 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 				"exclusive");
 			for (uint32_t k = 0; k < c->len; k++) {
 				uint32_t i = order[k];
-				pv_format_cost(a, sizeof(a), c->value[0][i], u);
-				pv_format_cost(b, sizeof(b), c->value[1][i], u);
+				pv_cost_text(&cu, c->value[0][i], PV_NUM_EXACT, a, sizeof(a));
+				pv_cost_text(&cu, c->value[1][i], PV_NUM_EXACT, b, sizeof(b));
 				fprintf(out, "%6u  %-24s %14s %14s\n", c->thread[i],
 					fmt_name(e1, pv_str(p, p->threads.name[c->thread[i]])), a,
 					b);
 			}
 		}
-		print_summary(out, "inclusive", si, u);
-		print_summary(out, "exclusive", &c->summary[PV_CTX_EXCLUSIVE], u);
+		print_summary(out, "inclusive", si, &cu);
+		print_summary(out, "exclusive", &c->summary[PV_CTX_EXCLUSIVE], &cu);
 	}
 	pv_free(order);
 	pv_free(count);

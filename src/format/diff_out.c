@@ -57,8 +57,8 @@ static void text_header(FILE *out, const struct pv_diff *d, const struct pv_prin
 		fmt_cost_text(vn, m, nt, sizeof(nt), vn->whole[m]);
 		signed_cost(vn, m, dt, sizeof(dt), vn->whole[m] - vb->whole[m]);
 		rel_text(rt, sizeof(rt), vb->whole[m], vn->whole[m] - vb->whole[m]);
-		fprintf(out, "# metric: %s (%s), base total %s, new total %s, delta %s (%s), %s\n",
-			fmt_name(e1, fmt_column_name(vn, m)), fmt_unit_text(vn, m), bt, nt, dt, rt,
+		fprintf(out, "# metric: %s, base total %s, new total %s, delta %s (%s), %s\n",
+			fmt_metric_title(e1, vn, m), bt, nt, dt, rt,
 			fmt_name(e2, o && o->threads_label ? o->threads_label : "all threads"));
 	}
 	if (d->normalize)
@@ -220,7 +220,7 @@ static void print_row(struct dwalk *w, uint32_t r, uint32_t level)
 	char b[512];
 	side_row(w, r, &v, &kind, &id, &line, &inl);
 	enum pv_diff_side side = pv_diff_side_of(w->t, r);
-	const char *name = pv_view_row_name(v, kind, id, b, sizeof(b), line);
+	const char *name = pv_view_row_label(v, kind, id, b, sizeof(b), line);
 	if (w->j) {
 		struct pv_json *j = w->j;
 		pv_json_object(j);
@@ -397,6 +397,10 @@ int pv_json_diff(struct pv_json *j, const struct pv_diff *d)
 		pv_json_kstr(j, "name", fmt_column_name(vn, m));
 		pv_json_kstr(j, "base_name", fmt_column_name(vb, m));
 		pv_json_kstr(j, "unit", pv_unit_name(pv_view_metric_unit(vn, m)));
+		struct pv_cost_unit cu;
+		pv_view_cost_unit(vn, m, &cu);
+		pv_json_key(j, "shown");
+		pv_json_cost_unit(j, &cu);
 		pv_json_kint(j, "base_total", vb->whole[m]);
 		pv_json_kint(j, "base_scaled", d->whole[0][m]);
 		pv_json_kint(j, "new_total", vn->whole[m]);

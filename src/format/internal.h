@@ -41,9 +41,11 @@ static inline const char *fmt_name(char *buf, const char *s)
 	return pv_escaped(buf, FMT_NAME, s);
 }
 
-/* Column m's unit as the text prints it: ms, us or ns for times (by the view's whole). */
-const char *fmt_unit_text(const struct pv_view *v, uint32_t m);
-/* A cost of column m in that unit (times with three decimals). */
+/* Column m's name as a header says it, into buf (FMT_NAME bytes), with its unit by the unit
+ * rule (pv_view_cost_unit): "cycles (cycles)", "time (ms)", "REALTIME (sec)" (a name that says
+ * its unit is not followed by it again). */
+const char *fmt_metric_title(char *buf, const struct pv_view *v, uint32_t m);
+/* A cost of column m in that unit, exact (pv_view_cost_text). */
 void fmt_cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x);
 /* "12.34%" of whole, "-" when whole is 0. */
 void fmt_pct(char *buf, size_t n, int64_t v, int64_t whole);

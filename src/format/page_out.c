@@ -58,7 +58,7 @@ static void json_metrics(struct pv_json *j, const struct pv_view *v)
 static const char *row_name(const struct pv_view *v, uint8_t kind, uint32_t id, uint32_t line,
 			    char *buf, size_t n)
 {
-	return pv_view_row_name(v, (enum pv_row_kind)kind, id, buf, n, line);
+	return pv_view_row_label(v, (enum pv_row_kind)kind, id, buf, n, line);
 }
 
 /* The member "scope" of a row (kind, id, line). */
@@ -741,6 +741,10 @@ int pv_json_flame(struct pv_json *j, const struct pv_flame *fl)
 	pv_json_object(j);
 	pv_json_kstr(j, "metric", fmt_column_name(v, 0));
 	pv_json_kstr(j, "unit", metric_unit(v, 0));
+	struct pv_cost_unit cu;
+	pv_view_cost_unit(v, 0, &cu);
+	pv_json_key(j, "shown");
+	pv_json_cost_unit(j, &cu);
 	pv_json_kint(j, "total", v->whole[0]);
 	if (fl->diff) {
 		pv_json_kint(j, "base_total", fl->diff->whole[0][0]);

@@ -93,8 +93,13 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 		nw = 40;
 	pv_metric_ix dm = p->meta.default_metric;
 	char wh[64] = "";
-	if (p->metrics.len)
-		snprintf(wh, sizeof(wh), "%s", fmt_name(e1, pv_str(p, p->metrics.name[dm])));
+	struct pv_cost_unit cu;
+	if (p->metrics.len) {
+		pv_cost_unit(pv_str(p, p->metrics.name[dm]), p->metrics.unit[dm],
+			     in->metric_total[dm], &cu);
+		snprintf(wh, sizeof(wh), "%s%s%s%s", fmt_name(e1, pv_str(p, p->metrics.name[dm])),
+			 cu.named ? "" : " (", cu.named ? "" : cu.name, cu.named ? "" : ")");
+	}
 	if (p->threads.len)
 		fprintf(out, "  %3s  %-*s %8s %8s %9s %12s %14s %14s  %s\n", "#", nw, "name", "pid",
 			"tid", "rows", wh, "first (ms)", "last (ms)", "process");
@@ -107,7 +112,7 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 		fmt_time(hb, sizeof(hb), ti->last_ns);
 		char wb[32] = "";
 		if (p->metrics.len)
-			pv_format_cost(wb, sizeof(wb), ti->weight, p->metrics.unit[dm]);
+			pv_cost_text(&cu, ti->weight, PV_NUM_EXACT, wb, sizeof(wb));
 		const char *pn = pv_str(p, p->threads.process_name[t]);
 		fprintf(out, "  %3u  %-*s %8s %8s %9u %12s %14s %14s%s%s\n", t, nw,
 			fmt_name(e1, pv_str(p, p->threads.name[t])), pb, tb, ti->samples, wb, lb,
@@ -116,12 +121,14 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 	fprintf(out, "metrics:    %u\n", p->metrics.len);
 	for (uint32_t m = 0; m < p->metrics.len; m++) {
 		char vb[32];
-		enum pv_unit u = p->metrics.unit[m];
-		pv_format_cost(vb, sizeof(vb), in->metric_total[m], u);
+		pv_cost_unit(pv_str(p, p->metrics.name[m]), p->metrics.unit[m], in->metric_total[m],
+			     &cu);
+		pv_cost_text(&cu, in->metric_total[m], PV_NUM_EXACT, vb, sizeof(vb));
 		const char *desc = pv_str(p, p->metrics.description[m]);
 		bool say = *desc && strcmp(desc, pv_str(p, p->metrics.name[m])) != 0;
-		fprintf(out, "  %s (%s): total %s%s%s%s\n",
-			fmt_name(e1, pv_str(p, p->metrics.name[m])), pv_format_cost_unit(u), vb,
+		fprintf(out, "  %s%s%s%s: total %s%s%s%s\n",
+			fmt_name(e1, pv_str(p, p->metrics.name[m])), cu.named ? "" : " (",
+			cu.named ? "" : cu.name, cu.named ? "" : ")", vb,
 			m == p->meta.default_metric ? " [default]" : "", say ? "  - " : "",
 			say ? fmt_name(e2, desc) : "");
 	}
@@ -224,6 +231,17 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 	if (page) {
 		pv_json_key(j, "busiest_thread");
 		pv_json_int_or_null(j, in->busiest == PV_NONE ? INT64_MIN : (int64_t)in->busiest);
+		pv_json_kbool(j, "one_program", in->one_program);
+		pv_json_key(j, "granularities"); /* what the page's By offers */
+		pv_json_array(j);
+		for (int g = 0; g <= PV_BY_LOOP; g++)
+			if (in->by[g])
+				pv_json_str(j, pv_granularity_name((enum pv_granularity)g));
+		pv_json_end(j);
+		pv_json_kbool(j, "inlines", in->inlines);
+		pv_json_key(j, "open_thread");
+		pv_json_int_or_null(j, in->open_thread == PV_NONE ? INT64_MIN
+								  : (int64_t)in->open_thread);
 	}
 	pv_json_key(j, "metrics");
 	pv_json_open(j, '[', PV_JSON_LINES, 2);
@@ -231,6 +249,13 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_object(j);
 		pv_json_kstr(j, "name", pv_str(p, p->metrics.name[m]));
 		pv_json_kstr(j, "unit", pv_unit_name(p->metrics.unit[m]));
+		if (page) { /* how the page shows its costs (pv_cost_unit) */
+			struct pv_cost_unit cu;
+			pv_cost_unit(pv_str(p, p->metrics.name[m]), p->metrics.unit[m],
+				     in->metric_total[m], &cu);
+			pv_json_key(j, "shown");
+			pv_json_cost_unit(j, &cu);
+		}
 		if (p->metrics.description[m]) /* written when the file says it */
 			pv_json_kstr(j, "description", pv_str(p, p->metrics.description[m]));
 		pv_json_kint(j, "total", in->metric_total[m]);

@@ -14,41 +14,23 @@
 #include "pv/format.h"
 #include "view/naming.h"
 
-/*
- * Times print in the largest of ms, us and ns that keeps the whole's total at 1 or more, with
- * three decimals (exact: integer arithmetic), so a 63 ns profile is not all zeros.
- */
-static int64_t time_scale(const struct pv_view *v, uint32_t m)
+const char *fmt_metric_title(char *buf, const struct pv_view *v, uint32_t m)
 {
-	int64_t w = v->whole[m] < 0 ? -v->whole[m] : v->whole[m];
-	return w >= 1000000 ? 1000000 : w >= 1000 ? 1000 : 1;
-}
-
-const char *fmt_unit_text(const struct pv_view *v, uint32_t m)
-{
-	enum pv_unit u = pv_view_metric_unit(v, m);
-	if (u != PV_UNIT_NS)
-		return pv_unit_name(u);
-	int64_t sc = time_scale(v, m);
-	return sc == 1000000 ? "ms" : sc == 1000 ? "us" : "ns";
+	struct pv_cost_unit cu;
+	pv_view_cost_unit(v, m, &cu);
+	const char *name = fmt_name(buf, fmt_column_name(v, m));
+	if (name != buf) /* nothing to escape: the name itself */
+		snprintf(buf, FMT_NAME, "%s", name);
+	if (!cu.named && cu.name[0]) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, FMT_NAME - n, " (%s)", cu.name);
+	}
+	return buf;
 }
 
 void fmt_cost_text(const struct pv_view *v, uint32_t m, char *buf, size_t n, int64_t x)
 {
-	if (pv_view_metric_derived(v, m)) {
-		pv_view_value_text(v, m, x, false, buf, n);
-		return;
-	}
-	enum pv_unit u = pv_view_metric_unit(v, m);
-	int64_t sc = u == PV_UNIT_NS ? time_scale(v, m) : 1;
-	if (sc == 1) {
-		snprintf(buf, n, "%" PRId64, x);
-		return;
-	}
-	int64_t a = x < 0 ? (x == INT64_MIN ? INT64_MAX : -x) : x;
-	/* thousandths of the unit, rounded (past INT64_MAX / 1000: whole units) */
-	int64_t milli = a > INT64_MAX / 1000 ? a / sc * 1000 : (a * 1000 + sc / 2) / sc;
-	snprintf(buf, n, "%s%" PRId64 ".%03" PRId64, x < 0 ? "-" : "", milli / 1000, milli % 1000);
+	pv_view_cost_text(v, m, x, PV_NUM_EXACT, buf, n);
 }
 
 void fmt_pct(char *buf, size_t n, int64_t v, int64_t whole)
@@ -74,6 +56,10 @@ void json_column(struct pv_json *j, const struct pv_view *v, uint32_t m)
 {
 	pv_json_kstr(j, "name", fmt_column_name(v, m));
 	pv_json_kstr(j, "unit", pv_unit_name(unit_of(v, m)));
+	struct pv_cost_unit cu;
+	pv_view_cost_unit(v, m, &cu);
+	pv_json_key(j, "shown");
+	pv_json_cost_unit(j, &cu);
 	const char *formula = pv_view_metric_formula(v, m);
 	if (formula) /* a derived metric */
 		pv_json_kstr(j, "formula", formula);
@@ -104,6 +90,11 @@ void fmt_row_suffix(FILE *out, const struct pv_view *v, enum pv_row_kind kind, u
 	uint32_t fl;
 	place(v, kind, id, line, &m, &s, &fl);
 	bool code = kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE || kind == PV_ROW_LOOP;
+	pv_func_ix f = pv_view_row_function(v, kind, id);
+	if (f != PV_NONE && (kind == PV_ROW_LOOP || s != PV_NONE)) { /* its name says no function */
+		char e[FMT_NAME];
+		fprintf(out, "  in %s", fmt_name(e, pv_view_row_function_name(v, f)));
+	}
 	if (code && m != PV_NONE && p->modules.name[m]) {
 		char b[64];
 		const char *mn = pv_str(p, p->modules.name[m]);
@@ -160,6 +151,9 @@ void json_row_place(struct pv_json *j, const struct pv_view *v, enum pv_row_kind
 	uint32_t col = pv_view_row_column(v, kind, id);
 	if (col)
 		pv_json_kuint(j, "column", col);
+	pv_func_ix f = pv_view_row_function(v, kind, id);
+	if (f != PV_NONE) /* a line's or a loop's function (its name says the file and line) */
+		pv_json_kstr(j, "function", pv_view_row_function_name(v, f));
 }
 
 int json_scope_member(struct pv_json *j, int rc, const struct sbuf *scope)
@@ -210,7 +204,7 @@ static void json_row_head(struct pv_json *j, const struct pv_view *v, enum pv_ro
 {
 	char b[512];
 	pv_json_object(j);
-	pv_json_kstr(j, "name", pv_view_row_name(v, kind, id, b, sizeof(b), line));
+	pv_json_kstr(j, "name", pv_view_row_label(v, kind, id, b, sizeof(b), line));
 	pv_json_kstr(j, "kind", pv_row_kind_name(kind, inlined));
 	json_row_place(j, v, kind, id, line);
 	json_costs(j, v, total, self, r);
@@ -234,8 +228,7 @@ static void text_header(FILE *out, const struct pv_view *v, const struct pv_prin
 				fmt_name(e1, fmt_column_name(v, m)), fmt_name(e2, formula), tb,
 				threads);
 		else
-			fprintf(out, "# metric: %s (%s), total %s, %s\n",
-				fmt_name(e1, fmt_column_name(v, m)), fmt_unit_text(v, m), tb,
+			fprintf(out, "# metric: %s, total %s, %s\n", fmt_metric_title(e1, v, m), tb,
 				threads);
 	}
 	if (v->q.nr_filters || v->q.has_range || v->q.inlines != PV_INLINE_KEEP) {
@@ -501,9 +494,9 @@ static int walk(struct walk *w)
 			/* a call-graph row with estimated costs: '~' before the name */
 			text_values(w->out, w->v, t->total, t->self, r, false,
 				    t->estimated && t->estimated[r] ? '~' : ' ');
-			fmt_text_name(
-			    w->out, t->depth[r],
-			    pv_view_row_name(w->v, t->kind[r], t->id[r], b, sizeof(b), t->line[r]));
+			fmt_text_name(w->out, t->depth[r],
+				      pv_view_row_label(w->v, t->kind[r], t->id[r], b, sizeof(b),
+							t->line[r]));
 			fmt_inline_mark(w->out, t->kind[r], t->inlined && t->inlined[r]);
 			fmt_row_suffix(w->out, w->v, t->kind[r], t->id[r], t->line[r]);
 			fputc('\n', w->out);
@@ -660,8 +653,8 @@ static int print_flat(FILE *out, struct pv_json *j, const struct pv_view *v)
 		text_values(out, v, f->total, f->self, r, self_first, ' ');
 		int ind = list ? 0 : 2 * (f->level[r] - f->level[0]);
 		fprintf(out, "%*s%s%s", ind, "", v->centered && f->in_center[r] ? "* " : "",
-			fmt_name(e, pv_view_row_name(v, f->kind[r], f->id[r], b, sizeof(b),
-						     f->line[r])));
+			fmt_name(e, pv_view_row_label(v, f->kind[r], f->id[r], b, sizeof(b),
+						      f->line[r])));
 		fmt_inline_mark(out, f->kind[r], f->inlined && f->inlined[r]);
 		fmt_row_suffix(out, v, f->kind[r], f->id[r], f->line[r]);
 		fputc('\n', out);

@@ -1412,6 +1412,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 const struct importer importer_callgrind = {
     .name = "callgrind",
     .description = "callgrind and cachegrind output",
+    .one_program = true,
     .probe = probe,
     .import = import,
     .cut_short = input_ends_mid_line,

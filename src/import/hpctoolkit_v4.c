@@ -1625,6 +1625,7 @@ static int dir_member(const char *folder, const char *base, const unsigned char 
 const struct importer importer_hpctoolkit_v4 = {
     .name = "hpctoolkit",
     .description = "HPCToolkit database, format 4 (meta.db, profile.db; a folder or its meta.db)",
+    .one_program = true,
     .probe = probe,
     .import = import,
     .dir_entry = "meta.db",
@@ -1636,6 +1637,7 @@ const struct importer importer_hpctoolkit_v4 = {
 const struct importer importer_hpctoolkit_summary = {
     .name = "hpctoolkit-summary",
     .description = "HPCToolkit database, format 4: its summary profile only",
+    .one_program = true,
     .probe = NULL,
     .import = import_summary,
     .dir_entry = "meta.db",

@@ -1357,6 +1357,7 @@ const struct importer importer_hpctoolkit_xml = {
     .name = "hpctoolkit-xml",
     .description = "HPCToolkit database before format 4 (experiment.xml, *.metric-db, "
 		   "experiment-N.mdb; a folder or its experiment.xml)",
+    .one_program = true,
     .probe = probe,
     .import = import,
     .dir_entry = "experiment.xml",

@@ -12,6 +12,14 @@
 struct importer {
 	const char *name;
 	const char *description;
+	/*
+	 * Whether the threads of the format's profiles are parts of one program whose costs add
+	 * up to the whole (an HPCToolkit database's execution contexts, callgrind's parts of one
+	 * run, pprof): views open on all of them summed, as hpcviewer does; else they are
+	 * independent threads and processes (a browser's, a system's), and the page opens on the
+	 * busiest, as the Firefox Profiler does (pv_profile_one_program).
+	 */
+	bool one_program;
 	/* Whether the input looks cut short at its end (a text's last record without its newline):
 	 * the registry then says so in the import report. NULL: the format cannot tell. */
 	int (*cut_short)(const struct pv_input *in);

@@ -1085,6 +1085,7 @@ out:
 const struct importer importer_pprof = {
     .name = "pprof",
     .description = "pprof profile.proto, gzip or plain",
+    .one_program = true,
     .probe = probe,
     .import = import,
 };

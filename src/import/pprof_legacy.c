@@ -1251,6 +1251,7 @@ const struct importer importer_pprof_legacy = {
     .name = "pprof-legacy",
     .description = "pprof's legacy profiles: gperftools/Go binary CPU, Java CPU, heap, growth, "
 		   "contention, thread, threadcreate",
+    .one_program = true,
     .probe = probe,
     .import = import,
 };

@@ -38,6 +38,19 @@ const char *pv_importer_description(size_t i)
 	return i < NR_IMPORTERS ? importers[i]->description : NULL;
 }
 
+bool pv_profile_one_program(const struct pv_profile *p)
+{
+	if (p->meta.one_program)
+		return true;
+	const char *f = pv_str(p, p->meta.format);
+	if (strcmp(f, "merged") == 0) /* a merge of several formats (pv/merge.h) */
+		return true;
+	for (size_t i = 0; i < NR_IMPORTERS; i++)
+		if (strcmp(importers[i]->name, f) == 0)
+			return importers[i]->one_program;
+	return false;
+}
+
 int probe_has(const struct pv_input *in, size_t n, const char *s)
 {
 	if (n > in->len)

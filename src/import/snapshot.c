@@ -118,11 +118,13 @@ static const struct scalar scalars[] = {
     I64("trace.end_ns", trace.end_ns),
 };
 #define NR_SCALARS (sizeof(scalars) / sizeof(scalars[0]))
-/* and one more word after them: which arrays of per-metric columns exist (FLAG_*) */
-#define FLAG_WEIGHTS	1u
-#define FLAG_FUNC_COSTS 2u
-#define FLAG_CALLGRAPH	4u
-#define META_SIZE	((NR_SCALARS + 1) * 8)
+/* and one more word after them: which arrays of per-metric columns exist, and meta.one_program
+ * (FLAG_*) */
+#define FLAG_WEIGHTS	 1u
+#define FLAG_FUNC_COSTS	 2u
+#define FLAG_CALLGRAPH	 4u
+#define FLAG_ONE_PROGRAM 8u /* meta.one_program */
+#define META_SIZE	 ((NR_SCALARS + 1) * 8)
 
 /* Sections that are not columns. */
 enum { S_META = 1, S_STRING_BYTES = 2, S_SOURCE = 3 };
@@ -258,7 +260,8 @@ static uint32_t rows_of(const struct pv_profile *p, uint8_t table)
 static uint32_t flags_of(const struct pv_profile *p)
 {
 	return (p->samples.weight ? FLAG_WEIGHTS : 0) | (p->func_costs.self ? FLAG_FUNC_COSTS : 0) |
-	       (p->callgraph.node_self || p->callgraph.edge_cost ? FLAG_CALLGRAPH : 0);
+	       (p->callgraph.node_self || p->callgraph.edge_cost ? FLAG_CALLGRAPH : 0) |
+	       (p->meta.one_program ? FLAG_ONE_PROGRAM : 0);
 }
 
 static uint32_t metric_flag(const struct col *c)
@@ -846,10 +849,11 @@ static int read_meta(struct reader *r, struct pv_profile *p, uint32_t *flags)
 		memcpy(f, &u, 4);
 	}
 	uint64_t fl = rd64(b + NR_SCALARS * 8);
-	if (fl & ~(uint64_t)(FLAG_WEIGHTS | FLAG_FUNC_COSTS | FLAG_CALLGRAPH))
+	if (fl & ~(uint64_t)(FLAG_WEIGHTS | FLAG_FUNC_COSTS | FLAG_CALLGRAPH | FLAG_ONE_PROGRAM))
 		return fail(r, s->offset + NR_SCALARS * 8, "snapshot flags 0x%llx: unknown bits",
 			    (unsigned long long)fl);
 	*flags = (uint32_t)fl;
+	p->meta.one_program = fl & FLAG_ONE_PROGRAM;
 	/* the one count no section bounds: the call graph's metric columns are the profile's */
 	if (p->callgraph.nr_metrics && p->callgraph.nr_metrics != p->metrics.len)
 		return fail(r, s->offset + T_CG_METRICS * 8,

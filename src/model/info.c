@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "pv/import.h"
 #include "pv/info.h"
 
 bool pv_samples_span(const struct pv_profile *p, int64_t *first_ns, int64_t *last_ns)
@@ -93,6 +94,21 @@ static int thread_activity(const struct pv_profile *p, struct pv_profile_info *i
 	return 0;
 }
 
+/* The granularities whose rows the profile has (info.h). */
+static void granularities(const struct pv_profile *p, struct pv_profile_info *in)
+{
+	in->by[PV_BY_FUNCTION] = true;
+	for (pv_func_ix f = 0; f < p->funcs.len; f++) {
+		in->by[PV_BY_FILE] |= pv_func_source(p, f) != PV_NONE;
+		in->by[PV_BY_MODULE] |= pv_func_module(p, f) != PV_NONE;
+	}
+	for (pv_frame_ix f = 0; f < p->frames.len; f++) {
+		in->by[PV_BY_LINE] |= pv_frame_line(p, f) != 0;
+		in->by[PV_BY_LOOP] |= pv_frame_kind(p, f) == PV_FRAME_LOOP;
+		in->inlines |= pv_frame_inline_depth(p, f) != 0;
+	}
+}
+
 int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 {
 	struct pv_profile_info *in = pv_calloc(1, sizeof(*in));
@@ -134,6 +150,9 @@ int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 		return PV_ENOMEM;
 	}
 	label_keys(p, in);
+	granularities(p, in);
+	in->one_program = pv_profile_one_program(p);
+	in->open_thread = in->one_program || p->threads.len < 2 ? PV_NONE : in->busiest;
 	in->timed = pv_profile_span(p, &in->start_ns, &in->end_ns);
 	*out = in;
 	return 0;

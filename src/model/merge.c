@@ -280,6 +280,7 @@ static void add_meta(struct pv_merge *m, const struct pv_profile *p)
 	struct pv_meta *a = &m->b.p->meta;
 	const struct pv_meta *q = &p->meta;
 	const uint32_t *str = m->str;
+	a->one_program = true; /* ranks of one program, whatever their format */
 	if (m->count == 0) {
 		a->format = str[q->format];
 		a->format_version = str[q->format_version];

@@ -84,6 +84,39 @@ const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uin
 	}
 }
 
+const char *pv_view_row_label(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
+			      char *buf, size_t len, uint32_t line)
+{
+	const struct pv_profile *p = v->p;
+	pv_source_ix s = kind == PV_ROW_LINE   ? (line ? fn_source(v, id) : PV_NONE)
+			 : kind == PV_ROW_LOOP ? vf_source(v, id)
+					       : PV_NONE;
+	if (s == PV_NONE) /* no file to name: the row's name ("f:12", a function) */
+		return pv_view_row_name(v, kind, id, buf, len, line);
+	const char *path = pv_str(p, p->sources.path[s]);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (kind == PV_ROW_LINE)
+		snprintf(buf, len, "%s: %u", base, line);
+	else
+		snprintf(buf, len, "loop at %s: %u", base, vf_line(v, id));
+	return buf;
+}
+
+pv_func_ix pv_view_row_function(const struct pv_view *v, enum pv_row_kind kind, uint32_t id)
+{
+	if (kind == PV_ROW_LINE)
+		return id;
+	if (kind == PV_ROW_LOOP)
+		return vf_func(v, id);
+	return PV_NONE;
+}
+
+const char *pv_view_row_function_name(const struct pv_view *v, pv_func_ix f)
+{
+	return fn_name(v, f);
+}
+
 const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined)
 {
 	static const char *const names[] = {"function", "line",	   "file", "module",

@@ -129,10 +129,15 @@ const char *pv_row_path(struct pv_row_namer *nm, const struct pv_tree *t, uint32
 static bool name_has(const struct pv_view *v, uint8_t kind, uint32_t id, uint32_t line,
 		     const char *text)
 {
-	char buf[1024];
+	char buf[1024], lb[1024];
 	const char *name = pv_view_row_name(v, (enum pv_row_kind)kind, id, buf, sizeof(buf), line);
+	/* the name shown too ("loops.c: 1016" of "main._omp_fn.0:1016") */
+	const char *label = pv_view_row_label(v, (enum pv_row_kind)kind, id, lb, sizeof(lb), line);
 	size_t n = strlen(text);
 	for (const char *s = name; *s; s++)
+		if (strncasecmp(s, text, n) == 0)
+			return true;
+	for (const char *s = label; label != name && *s; s++)
 		if (strncasecmp(s, text, n) == 0)
 			return true;
 	return !n;

@@ -253,9 +253,16 @@ export async function page15Tests(context, t) {
     eq(rc, 'Range 800.5 – 900.3 ms', 'range chip');
     const rt = await page.getAttribute('#range-chip .chip', 'title');
     assert(rt.includes('800.5') && rt.includes('900.25'), `range chip's title: ${rt}`);
-    // a wide number: k/M/G in the cell, the exact value on hover
-    const fit = await page.evaluate(async () => (await import('./util.js')).fitCost(1234567890, 'count'));
-    eq(fit, ['1.23G', '1,234,567,890'], 'a 10-digit cost');
+    // a wide number in each number form (the top bar's switch; columns fit it), the exact
+    // value on hover
+    const fit = await page.evaluate(async () => {
+      const u = await import('./util.js');
+      const out = [];
+      for (const f of ['exact', 'short', 'sci']) { u.setNumberForm(f); out.push(u.fitCost(1234567890, 'count')); }
+      u.setNumberForm('exact');
+      return out;
+    });
+    eq(fit, [['1,234,567,890', '1,234,567,890'], ['1.23G', '1,234,567,890'], ['1.23e+09', '1,234,567,890']], 'a 10-digit cost');
     await noError(page);
   });
 

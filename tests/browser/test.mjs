@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { page15Tests } from './page15.mjs';
 import { linesTests } from './lines.mjs';
 import { pageUxTests } from './pageux.mjs';
+import { wholeTests } from './whole.mjs';
 import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
@@ -718,7 +719,7 @@ async function main() {
     eq(want.metrics[1].name, 'D1miss', 'the CLI column');
     // the first root ??? : D1miss 0.27861298095 = 100 * (D1mr + D1mw) / (Dr + Dw) of its costs
     await p2.waitForFunction(() => document.querySelectorAll('.pane[data-tab="top-down"] .tt-row[data-key] .c-total').length >= 2 &&
-      document.querySelector('.pane[data-tab="top-down"] .tt-head').textContent.includes('D1miss'));
+      document.querySelector('.pane[data-tab="top-down"] .tt-groups').textContent.includes('D1miss'));
     const cells = await p2.$$eval('.pane[data-tab="top-down"] .tt-row[data-index="0"] .c-num, .pane[data-tab="top-down"] .tt-row[data-index="0"] .c-pct', (els) => els.map((e) => e.textContent));
     eq(want.rows[0].values[1].total.toFixed(3), cells[4], 'the derived total as the page prints it');
     eq(cells[5], '—', 'no percentage of a derived metric');
@@ -750,7 +751,7 @@ async function main() {
     // IPC of the whole: 21566219051 instructions / 113527965558 cycles (tests/unit/test_hpctoolkit.c)
     const want = cli('tree', 'tests/data/hpctoolkit/derived-xml', '--metric', 'cycles,IPC', '--json');
     eq(want.metrics[1].name, 'IPC', 'the CLI column');
-    await p2.waitForFunction(() => document.querySelector('.pane[data-tab="top-down"] .tt-head').textContent.includes('IPC'));
+    await p2.waitForFunction(() => document.querySelector('.pane[data-tab="top-down"] .tt-groups').textContent.includes('IPC'));
     await p2.close();
   });
 
@@ -1411,6 +1412,7 @@ async function main() {
   await page15Tests(context, { test, serve, cli, api, waitRows, eq, assert, noError, OUT, SHOTS });
   await linesTests(context, { test, serve, cli, waitRows, eq, assert, noError, OUT, SHOTS });
   await pageUxTests(browser, context, { test, serve, cli, api, waitRows, shownRows, eq, assert, noError, OUT, SHOTS, BIN });
+  await wholeTests(context, { test, serve, cli, api, waitRows, eq, assert, noError, SHOTS });
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

@@ -139,8 +139,11 @@ T_TEST(api_profile)
 	    "  {\"index\": 0, \"name\": \"Empty\", \"process\": null, \"pid\": 0, \"tid\": 0, "
 	    "\"samples\": 5, \"first_sample_ns\": 0, \"last_sample_ns\": 4000000, \"active\": 5, "
 	    "\"idle\": false}\n"
-	    "], \"busiest_thread\": 0, \"metrics\": [\n"
-	    "  {\"name\": \"samples\", \"unit\": \"count\", \"total\": 5, \"default\": true}\n"
+	    "], \"busiest_thread\": 0, \"one_program\": false, \"granularities\": [\"function\"], "
+	    "\"inlines\": false, \"open_thread\": null, \"metrics\": "
+	    "[\n"
+	    "  {\"name\": \"samples\", \"unit\": \"count\", \"shown\": {\"unit\": \"count\", "
+	    "\"per\": 1, \"decimals\": 0, \"named\": false}, \"total\": 5, \"default\": true}\n"
 	    "], \"samples\": 5, \"samples_without_stack\": 0, \"functions\": 9, \"frames\": 9, "
 	    "\"stacks\": 16, \"modules\": 0, \"nr_sources\": 0, \"categories\": " CATEGORIES
 	    ", \"markers\": {\"total\": 0, \"instant\": 0, \"interval\": 0, \"start\": 0, \"end\": "

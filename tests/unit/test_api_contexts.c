@@ -35,12 +35,13 @@ static char *call(struct pv_api *a, const char *query, int *status)
 
 /* center=solve&width=2&bins=4 on contexts-4.txt: two pixel columns ({8, 3}, {10, 0}), 4 bins
  * of 2.5 */
-#define SOLVE_WIDTH2_BINS4                                                                  \
-	"{\"row\": \"solve\", \"metric\": {\"name\": \"samples\", \"unit\": \"count\"}, "   \
-	"\"note\": null, \"value\": \"total\", \"order\": \"index\", \"contexts\": 4, "     \
-	"\"from\": 0, \"to\": 4, " SOLVE_SUMMARY ", \"columns\": [[3, 8, 1, 0, 0, 2], [0, " \
-	"10, 3, 2, 2, 2]], \"histogram\": {\"bins\": 4, \"min\": 0, \"width\": 2.5, "       \
-	"\"counts\": [1, 1, 0, 2], \"threads\": [[3], [1], [], [0, 2]]}, \"names\": "       \
+#define SOLVE_WIDTH2_BINS4                                                                   \
+	"{\"row\": \"solve\", \"metric\": {\"name\": \"samples\", \"unit\": \"count\", "     \
+	"\"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}}, " \
+	"\"note\": null, \"value\": \"total\", \"order\": \"index\", \"contexts\": 4, "      \
+	"\"from\": 0, \"to\": 4, " SOLVE_SUMMARY ", \"columns\": [[3, 8, 1, 0, 0, 2], [0, "  \
+	"10, 3, 2, 2, 2]], \"histogram\": {\"bins\": 4, \"min\": 0, \"width\": 2.5, "        \
+	"\"counts\": [1, 1, 0, 2], \"threads\": [[3], [1], [], [0, 2]]}, \"names\": "        \
 	"{\"1\": \"rank 1\", \"0\": \"rank 0\", \"3\": \"rank 3\", \"2\": \"rank 2\"}}\n"
 
 T_TEST(api_contexts_plot_and_histogram)

@@ -46,11 +46,13 @@ static char *without_query(char *body)
 
 /* the percentages' base is the center's total in these (no flat view with a center, no
  * percent=whole: api_view_percent_base) */
-#define HEAD(view, url, center_total, centered, label)                               \
-	"{\"url\": \"" url "\", \"view\": \"" view                                   \
-	"\", \"metrics\": [{\"name\": \"samples\", \"unit\": "                       \
-	"\"count\"}], \"whole\": [26], \"center_total\": [" center_total             \
-	"], \"nostack\": [0], \"base\": [" center_total "], \"centered\": " centered \
+#define SHOWN_COUNT \
+	"\"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}"
+#define HEAD(view, url, center_total, centered, label)                                    \
+	"{\"url\": \"" url "\", \"view\": \"" view                                        \
+	"\", \"metrics\": [{\"name\": \"samples\", \"unit\": "                            \
+	"\"count\", " SHOWN_COUNT "}], \"whole\": [26], \"center_total\": [" center_total \
+	"], \"nostack\": [0], \"base\": [" center_total "], \"centered\": " centered      \
 	", \"center_label\": " label ", \"samples\": 7"
 
 #define FN(key, name, depth, total, self, children, scope, path)                     \
@@ -228,7 +230,7 @@ T_TEST(api_view_nostack_row)
 		return;
 #define GCC_HEAD(view, url)                                                                     \
 	"{\"url\": \"" url "\", \"view\": \"" view "\", \"metrics\": [{\"name\": \"cpu-clock\", "  \
-	"\"unit\": \"ns\"}], \"whole\": [96000000], \"center_total\": [96000000], \"nostack\": "   \
+	"\"unit\": \"ns\", \"shown\": {\"unit\": \"ms\", \"per\": 1000000, \"decimals\": 3, \"named\": false}}], \"whole\": [96000000], \"center_total\": [96000000], \"nostack\": "   \
 	"[1000000], \"base\": [96000000], \"centered\": false, \"center_label\": null, "          \
 	"\"samples\": 192"
 #define NOSTACK_ROW(extra)                                                                      \
@@ -243,7 +245,7 @@ T_TEST(api_view_nostack_row)
 	EXPECT(a, "children", "key=n", 200, "{\"rows\": []}\n");
 	EXPECT(a, "thread-costs", "key=n", 200,
 	       "{\"key\": \"n\", \"name\": \"(no stack)\", \"metrics\": [{\"name\": \"cpu-clock\", "
-	       "\"unit\": \"ns\"}], \"truncated\": false, \"threads\": [\n"
+	       "\"unit\": \"ns\", \"shown\": {\"unit\": \"ms\", \"per\": 1000000, \"decimals\": 3, \"named\": false}}], \"truncated\": false, \"threads\": [\n"
 	       "{\"index\": 0, \"name\": \"cc1\", \"tid\": 10406, \"total\": [1000000], \"self\": "
 	       "[1000000]}\n]}\n");
 	/* a root of the top-down and the inverted trees */
@@ -451,7 +453,7 @@ T_TEST(api_view_flame)
 		return;
 	/* the three heaviest rows: main 26, real_main 15, then real_main's foo 11 (not main's foo 7) */
 	EXPECT(a, "flame", "max-nodes=3", 200,
-	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}, \"total\": 26, \"callees\": "
 	       "{\"key\": \"\", \"name\": \"(all)\", \"scope\": null, \"total\": 26, \"self\": 0, \"children\": ["
 	       "{\"key\": \"f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
 	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 15, \"self\": 0, \"children\": ["
@@ -459,7 +461,7 @@ T_TEST(api_view_flame)
 	       "]}]}]}, \"callers\": null}\n");
 	/* centered: the sandwich; the two centers, then bar 12 above and real_main 11 below */
 	EXPECT(a, "flame", "center=foo&max-nodes=4", 200,
-	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}, \"total\": 26, \"callees\": "
 	       "{\"key\": \"down:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
 	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"scope\": \"bar\", \"total\": 12, \"self\": 10, \"children\": []}"
 	       "]}, \"callers\": "
@@ -468,7 +470,7 @@ T_TEST(api_view_flame)
 	       "]}}\n");
 	/* everything (the default 20000) */
 	EXPECT(a, "flame", "center=foo", 200,
-	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}, \"total\": 26, \"callees\": "
 	       "{\"key\": \"down:c\", \"name\": \"foo\", \"scope\": null, \"total\": 18, \"self\": 1, \"children\": ["
 	       "{\"key\": \"down:c/f3\", \"name\": \"bar\", \"scope\": \"bar\", \"total\": 12, \"self\": 10, \"children\": ["
 	       "{\"key\": \"down:c/f3/f2\", \"name\": \"foo\", \"scope\": \"foo\", \"total\": 2, \"self\": 0, \"children\": ["
@@ -484,7 +486,7 @@ T_TEST(api_view_flame)
 	       "]}}\n");
 	/* a center no sample reaches: a zero node each */
 	EXPECT(a, "flame", "center=malloc&filter=drop:malloc", 200,
-	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 19, \"callees\": "
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}, \"total\": 19, \"callees\": "
 	       "{\"key\": \"down:c\", \"name\": \"malloc\", \"scope\": null, \"total\": 0, \"self\": 0, \"children\": []}, "
 	       "\"callers\": "
 	       "{\"key\": \"up:c\", \"name\": \"malloc\", \"scope\": null, \"total\": 0, \"self\": 0, \"children\": []}}\n");
@@ -524,7 +526,7 @@ T_TEST(api_view_flame_width)
 		return;
 	/* a pixel of 26 over 2 pixels is 13: main 26 and real_main 15 stay, foo 11 goes */
 	EXPECT(a, "flame", "width=2", 200,
-	       "{\"metric\": \"samples\", \"unit\": \"count\", \"total\": 26, \"callees\": "
+	       "{\"metric\": \"samples\", \"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}, \"total\": 26, \"callees\": "
 	       "{\"key\": \"\", \"name\": \"(all)\", \"scope\": null, \"total\": 26, \"self\": 0, \"children\": ["
 	       "{\"key\": \"f0\", \"name\": \"main\", \"scope\": \"main\", \"total\": 26, \"self\": 1, \"children\": ["
 	       "{\"key\": \"f0/f1\", \"name\": \"real_main\", \"scope\": \"real_main\", \"total\": 15, \"self\": 0, "
@@ -654,7 +656,7 @@ T_TEST(api_view_thread_costs)
 	/* main > add on each thread; the two "w" threads share name and tid: picked by index ("#3") */
 	EXPECT(a, "thread-costs", "key=f0/f1", 200,
 	       "{\"key\": \"f0/f1\", \"name\": \"add\", \"metrics\": [{\"name\": \"samples\", "
-	       "\"unit\": \"count\"}], \"truncated\": false, \"threads\": [\n"
+	       "\"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}}], \"truncated\": false, \"threads\": [\n"
 	       "{\"index\": 0, \"name\": \"main\", \"tid\": 1, \"total\": [2], \"self\": [2]},\n"
 	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [1]},\n"
 	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [0], \"self\": [0]},\n"
@@ -662,15 +664,15 @@ T_TEST(api_view_thread_costs)
 	       "{\"index\": 4, \"name\": \"w\", \"tid\": 7, \"total\": [0], \"self\": [0]}\n]}\n");
 	/* the query's own threads only; a line row of a flat view (by line) */
 	EXPECT(a, "thread-costs", "thread=worker&view=top&by=line&key=l0:5", 200,
-	       "{\"key\": \"l0:5\", \"name\": \"main:5\", \"metrics\": [{\"name\": \"samples\", "
-	       "\"unit\": \"count\"}], \"truncated\": false, \"threads\": [\n"
+	       "{\"key\": \"l0:5\", \"name\": \"hello.c: 5\", \"metrics\": [{\"name\": \"samples\", "
+	       "\"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}}], \"truncated\": false, \"threads\": [\n"
 	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [0]},\n"
 	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [1], \"self\": [1]}\n]}\n");
 	/* the callers' side of a butterfly, asked with the tree's query (self: the center's self
 	 * that flows through the row) */
 	EXPECT(a, "thread-costs", "center=add&key=up:c/f0", 200,
 	       "{\"key\": \"up:c/f0\", \"name\": \"main\", \"metrics\": [{\"name\": \"samples\", "
-	       "\"unit\": \"count\"}], \"truncated\": false, \"threads\": [\n"
+	       "\"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}}], \"truncated\": false, \"threads\": [\n"
 	       "{\"index\": 0, \"name\": \"main\", \"tid\": 1, \"total\": [2], \"self\": [2]},\n"
 	       "{\"index\": 1, \"name\": \"worker\", \"tid\": 2, \"total\": [1], \"self\": [1]},\n"
 	       "{\"index\": 2, \"name\": \"worker\", \"tid\": 3, \"total\": [0], \"self\": [0]},\n"
@@ -684,7 +686,7 @@ T_TEST(api_view_thread_costs)
 
 /* ---- source ---- */
 
-#define HELLO_HEAD "\"metrics\": [{\"name\": \"samples\", \"unit\": \"count\"}], \"addresses\": false"
+#define HELLO_HEAD "\"metrics\": [{\"name\": \"samples\", \"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}}], \"addresses\": false"
 
 T_TEST(api_view_source)
 {
@@ -1457,7 +1459,9 @@ T_TEST(api_view_loop_rows)
 	int st;
 	char *body = t_api_call(a, "view", "by=loop&heaviest=10", &st);
 	T_EQ_INT(st, 200);
-	T_JSON_HAS(body, "\"name\": \"loop at small.c:3\", \"kind\": \"loop\"");
+	/* hpcviewer's name, its function apart */
+	T_JSON_HAS(body, "\"name\": \"loop at small.c: 3\", \"kind\": \"loop\"");
+	T_JSON_HAS(body, "\"line\": 3, \"function\": \"spinsleep\"");
 	T_JSON_HAS(body,
 		   "\"scope\": \"loop:/builds/hpctoolkit/hpctoolkit/tests/data/meas/small.c:3\"");
 	const char *k = body ? strstr(body, "/o") : NULL;
@@ -1474,7 +1478,7 @@ T_TEST(api_view_loop_rows)
 	 * names it for its children */
 	body = t_api_call(a, "view", "view=flat&by=line", &st);
 	T_EQ_INT(st, 200);
-	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c:3\"") : NULL;
+	const char *loop = body ? strstr(body, "\"name\": \"loop at small.c: 3\"") : NULL;
 	const char *key = loop;
 	while (key && key > body && strncmp(key, "{\"key\": \"", 9) != 0)
 		key--;
@@ -1486,7 +1490,7 @@ T_TEST(api_view_loop_rows)
 		T_CONTAINS(loop, "\"level\": 3");
 		char *kids = t_api_call(a, "children", q, &st);
 		T_EQ_INT(st, 200);
-		T_CONTAINS(kids, "\"name\": \"spinsleep:3\", \"kind\": \"line\"");
+		T_CONTAINS(kids, "\"name\": \"small.c: 3\", \"kind\": \"line\"");
 		T_CONTAINS(kids, "\"level\": 4");
 		free(kids);
 	}
@@ -1506,7 +1510,7 @@ T_TEST(api_view_derived_metric)
 	char *body = t_api_call(a, "view",
 			  "view=top&n=1&derive=D1miss%3D100*(%24D1mr%2B%24D1mw)%2F(%24Dr%2B%24Dw)", &st);
 	T_EQ_INT(st, 200);
-	T_CONTAINS(body, "{\"name\": \"D1miss\", \"unit\": \"count\", \"formula\": "
+	T_CONTAINS(body, "{\"name\": \"D1miss\", \"unit\": \"count\", \"shown\": {\"unit\": \"\", \"per\": 1, \"decimals\": 0, \"named\": false}, \"formula\": "
 			 "\"100*($D1mr+$D1mw)/($Dr+$Dw)\"}");
 	T_CONTAINS(body, "\"whole\": [8333155, 0.36363732558]");
 	T_CONTAINS(body, "\"base\": [8333155, null]");
@@ -1602,7 +1606,7 @@ T_TEST(api_view_hot_path)
 	"\"line\": null, \"total\": [" #total "], \"self\": [" #self "], \"key\": " key "}"
 #define FIND_HEAD(text, scope, base, n)                                                         \
 	"{\"text\": \"" text "\", \"scope\": " scope ", \"metrics\": [{\"name\": \"samples\", "    \
-	"\"unit\": \"count\"}], \"base\": [" #base "], \"matches\": " #n ", \"rows\": ["
+	"\"unit\": \"count\", \"shown\": {\"unit\": \"count\", \"per\": 1, \"decimals\": 0, \"named\": false}}], \"base\": [" #base "], \"matches\": " #n ", \"rows\": ["
 
 T_TEST(api_search)
 {

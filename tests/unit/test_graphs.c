@@ -327,3 +327,85 @@ T_TEST(graphs_busiest_thread)
 	pv_profile_info_free(in);
 	pv_profile_free(p);
 }
+
+/* The profile of a data file and its info (NULL, reported, when either fails). */
+static struct pv_profile_info *info_of(const char *rel, struct pv_profile **pp)
+{
+	struct pv_profile *p = *pp = load(rel);
+	struct pv_profile_info *in = NULL;
+	if (!p || pv_profile_info(p, &in)) {
+		T_TRUE(0);
+		pv_profile_free(p);
+		*pp = NULL;
+		return NULL;
+	}
+	return in;
+}
+
+/* What a viewer opens on (open_thread): a browser's independent threads on the busiest, as the
+ * Firefox Profiler does; the execution contexts of an HPCToolkit database (4 threads), a
+ * callgrind file's parts and pprof's one program on all of them summed, as hpcviewer does. */
+T_TEST(graphs_open_thread)
+{
+	static const struct {
+		const char *file;
+		bool one;
+		uint32_t threads, open;
+	} cases[] = {
+	    {"chrome/chromium-page.json.gz", false, 4, 3},
+	    {"hpctoolkit/loops-cputime-t.d", true, 4, PV_NONE},
+	    {"hpctoolkit/issue-328", true, 3, PV_NONE},
+	    {"hpctoolkit/legacy-xml-gauss", true, 6, PV_NONE},
+	    {"callgrind/gzip-parts.callgrind", true, 4, PV_NONE},
+	    {"corpus/pprof/profile/testdata/go.crc32.cpu", true, 1, PV_NONE},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pv_profile *p = NULL;
+		struct pv_profile_info *in = info_of(cases[i].file, &p);
+		if (!in)
+			continue;
+		T_EQ_U64(p->threads.len, cases[i].threads);
+		T_EQ_INT(in->one_program, cases[i].one);
+		T_EQ_U64(in->open_thread, cases[i].open);
+		pv_profile_info_free(in);
+		pv_profile_free(p);
+	}
+	/* perf: independent threads, the busiest (a tie: the lower index) */
+	struct pv_profile *p = import_text(TWO_THREADS, "perf-script");
+	struct pv_profile_info *in = NULL;
+	T_EQ_INT(pv_profile_info(p, &in), 0);
+	T_TRUE(!in->one_program);
+	T_EQ_U64(in->open_thread, 0);
+	pv_profile_info_free(in);
+	pv_profile_free(p);
+}
+
+/* The granularities a profile has (what the page's By offers): an HPCToolkit database with
+ * loops, lines and an inlined procedure (test_separated_loops_helper) has them all; perf
+ * script without -F +srcline has functions in modules, no line, no file. */
+T_TEST(graphs_granularities)
+{
+	static const struct {
+		const char *file;
+		bool by[PV_BY_LOOP + 1];
+		bool inlines;
+	} cases[] = {
+	    {"hpctoolkit/loops-cputime-t.d", {true, true, true, true, true}, true},
+	    {"perf/xz.perf.txt.gz", {true, false, false, true, false}, false},
+	    {"perf/srcline-by-hand.perf.txt",
+	     {true, true, true, true, false},
+	     true}, /* mix (inline) */
+	    {"collapsed/worked-example.txt", {true, false, false, false, false}, false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pv_profile *p = NULL;
+		struct pv_profile_info *in = info_of(cases[i].file, &p);
+		if (!in)
+			continue;
+		for (int g = 0; g <= PV_BY_LOOP; g++)
+			T_EQ_INT(in->by[g], cases[i].by[g]);
+		T_EQ_INT(in->inlines, cases[i].inlines);
+		pv_profile_info_free(in);
+		pv_profile_free(p);
+	}
+}

@@ -91,6 +91,39 @@ T_TEST(merge_ranks_of_two_formats)
 	pv_profile_free(p);
 }
 
+/* A merge is one program whatever its inputs' format (collapsed stacks alone are not): its
+ * threads open summed, and its snapshot says so (meta.one_program, flag 8). */
+T_TEST(merge_is_one_program)
+{
+	char *paths[] = {(char *)t_data("merge/ranks/rank-0.txt"),
+			 (char *)t_data("merge/ranks/rank-1.txt")};
+	struct pv_profile *one = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_file(paths[0], NULL, &one, &err), 0);
+	if (!one)
+		return;
+	T_TRUE(!pv_profile_one_program(one));
+	pv_profile_free(one);
+	struct pv_merge_opts o = {0};
+	struct pv_profile *p = merge_range(&o, paths, 0, 2, NULL);
+	if (!p)
+		return;
+	T_EQ_STR(pv_str(p, p->meta.format), "collapsed"); /* the inputs agree */
+	T_TRUE(p->meta.one_program);
+	T_TRUE(pv_profile_one_program(p));
+	size_t len = 0;
+	void *buf = bytes_of(p, &len);
+	pv_profile_free(p);
+	p = NULL;
+	T_EQ_INT(pv_import_memory("merged.pvs", buf, len, NULL, &p, &err), 0);
+	free(buf);
+	if (!p)
+		return;
+	T_TRUE(p->meta.one_program);
+	T_TRUE(pv_profile_one_program(p));
+	pv_profile_free(p);
+}
+
 T_TEST(merge_context_names)
 {
 	char *paths[] = {(char *)t_data("firefox/gecko-2.json"),

@@ -4,7 +4,7 @@
 import { api } from './api.js';
 import { ctx } from './ctx.js';
 import * as S from './state.js';
-import { h, clear, debounce } from './util.js';
+import { h, clear, debounce, metricTitle, FORMS, numberForm, setNumberForm } from './util.js';
 import { pickFile, renderLoading, watchFiles, FileMenu } from './files.js';
 import { showError, clearError, showChecks, hideMenu, menuOpen, hideTooltip } from './ui.js';
 import { Timeline } from './timeline.js';
@@ -202,10 +202,19 @@ function renderQueryBar() {
       const th = /^#\d+$/.test(t) ? all[+t.slice(1)] : all.find((x) => String(x.tid) === t || x.name === t);
       return th ? threadLabel(th) : t;
     });
-    tc.append(chip(`Thread${ths.length > 1 ? 's' : ''}: ${names.join(', ')}`, 'threads', () => { S.set('thread', null); queryChanged(); }, 'The threads of the query (× merges all threads)'));
+    // the busiest thread a fresh page opened on says so (independent threads: the Firefox
+    // Profiler's default)
+    const ot = ctx.profile.open_thread;
+    const busiest = ths.length === 1 && ot !== null && ot !== undefined && ths[0] === '#' + ot ? ` (busiest of ${all.length})` : '';
+    tc.append(chip(`Thread${ths.length > 1 ? 's' : ''}: ${names.join(', ')}${busiest}`, 'threads', () => { S.set('thread', null); queryChanged(); }, 'The threads of the query (× merges all threads)'));
     if (all.length > 1) tc.append(h('button', { id: 'merge-all', class: 'small', text: 'Merge all threads', title: 'Every thread of the profile, merged', onclick: () => { S.set('thread', null); queryChanged(); } }));
   } else if (all.length > 1) {
-    tc.append(h('span', { class: 'chip threads', title: 'Every thread of the profile, merged: click a track to pick one' }, h('span', { class: 'chip-text', text: `All threads merged (${all.length})` })));
+    // one program's threads (an HPCToolkit database's execution contexts, callgrind, pprof, a
+    // merge) add up to the whole, as hpcviewer shows them; a browser's or a system's are
+    // independent threads merged
+    const one = ctx.profile.one_program;
+    tc.append(h('span', { class: 'chip threads plain', title: one ? `One program: its ${all.length} execution contexts (threads, ranks, GPU streams) summed, as hpcviewer opens it; pick one in the per-context pane or the Trace tab` : 'Every thread of the profile, merged: click a track to pick one' },
+      h('span', { class: 'chip-text', text: one ? `All ${all.length} contexts summed` : `All threads merged (${all.length})` })));
   }
   const mc = clear($('marker-filter-chip'));
   const im = S.get1('inside-markers');
@@ -349,6 +358,23 @@ function setupTopbar() {
   const menu = new FileMenu(S.state.p);
   menu.set(statusFiles);
   if (statusFiles.some((x) => x.state === 'loading')) watchFiles((files) => { statusFiles = files; menu.set(files); });
+  // the number form (exact, k/M/G, 1.48e+09): kept in this browser; the tables fit it
+  const ns = clear($('num-select'));
+  for (const [v, label] of FORMS) ns.append(h('option', { value: v, text: label }));
+  ns.value = numberForm();
+  ns.addEventListener('change', () => {
+    setNumberForm(ns.value);
+    for (const pane of panes.values()) if (pane.renumber) pane.renumber();
+  });
+  // By: the granularities the profile has (the library's list: a loop only for HPCToolkit's
+  // loops, a line only where frames have lines), the URL's own if it names another; fold
+  // inlined only when some frame is inlined code
+  const by = clear($('by-select'));
+  const gs = [...(p.granularities || ['function', 'line', 'file', 'module'])];
+  const cur = S.get1('by');
+  if (cur && !gs.includes(cur)) gs.push(cur);
+  for (const g of gs) by.append(h('option', { value: g, text: g }));
+  $('inline-fold-ctl').hidden = p.inlines === false && S.get1('inline') !== 'fold';
   $('by-select').addEventListener('change', (e) => {
     S.set('by', e.target.value === 'function' ? null : e.target.value);
     queryChanged();
@@ -364,7 +390,7 @@ function setupTopbar() {
   $('metric-button').addEventListener('click', (e) => {
     const r = e.target.getBoundingClientRect();
     const cur = (S.get1('metric') || p.default_metric || '').split(',').filter(Boolean);
-    const options = p.metrics.map((m) => ({ value: m.name, label: `${m.name} (${m.unit})`, checked: cur.includes(m.name) }));
+    const options = p.metrics.map((m) => ({ value: m.name, label: metricTitle(m), checked: cur.includes(m.name) }));
     // the database's own derived metrics (an HPCToolkit database's formulas): chosen as metrics
     for (const d of p.derived || []) options.push({ value: d.name, label: `${d.name} = ${[d.formula, d.self && `self: ${d.self}`].filter(Boolean).join('; ')}`, checked: cur.includes(d.name) });
     // the query's derived metrics, always shown: unchecked, one goes
@@ -509,11 +535,12 @@ async function main() {
   // serve --base: the Diff tab, and the flame graph coloured by delta
   document.querySelector('#tabs button[data-tab="diff"]').hidden = !ctx.profile.base;
   if (S.state.tab === 'diff' && !ctx.profile.base) S.state.tab = S.tabOfView('tree');
-  // a fresh URL (the page's own always names its tab) shows the busiest thread, as the Firefox
-  // Profiler does; merging every thread is one click in the query bar
+  // a fresh URL (the page's own always names its tab) opens on what the library says
+  // (open_thread): all threads summed for one program (hpcviewer's habit), else the busiest
+  // thread (the Firefox Profiler's); merging every thread is one click in the query bar
   const fresh = !new URLSearchParams(location.search).has('tab');
-  const bt = ctx.profile.busiest_thread;
-  if (fresh && !S.get('thread').length && ctx.profile.threads.length > 1 && bt !== null && bt !== undefined) S.set('thread', ['#' + bt]);
+  const ot = ctx.profile.open_thread;
+  if (fresh && !S.get('thread').length && ot !== null && ot !== undefined) S.set('thread', ['#' + ot]);
   setupTopbar();
   timeline = new Timeline();
   new SearchBox($('search-box'), $('search-drop'));

@@ -58,7 +58,7 @@ export class SearchBox {
         const el = h('div', { class: 'sr-row' + (i === this.hot ? ' hot' : ''), dataset: { i, key: row.key || '' }, title: row.key ? 'Enter: open its heaviest path' : 'No row of the top-down tree' },
           h('span', { class: 'sr-name', text: row.name }),
           h('span', { class: 'sr-place dim', text: row.file ? row.file.split('/').pop() + (row.line ? ':' + row.line : '') : row.module || '' }),
-          h('span', { class: 'sr-num', text: fmtCost(row.total[0], m.unit), title: `total ${m.name}` }),
+          h('span', { class: 'sr-num', text: fmtCost(row.total[0], m.shown || m.unit), title: `total ${m.name}` }),
           h('span', { class: 'sr-pct dim', text: fmtPct(row.total[0], r.base[0]) }));
         el.addEventListener('mousedown', (e) => { e.preventDefault(); this.open([row]); });
         this.drop.append(el);

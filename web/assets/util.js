@@ -29,30 +29,72 @@ const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const dec1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const dec3 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 
-// A cost in its metric's unit. Counts and integral values are exact (the same digits as the
-// CLI's --json, with thousands separators); times are in the unit the API gives.
-export function fmtCost(v, unit) {
+// ---- costs: the library's unit rule and the three forms of a number ----
+
+// How a metric's costs are shown: the library's unit rule (pv_cost_unit), which every answer
+// that carries costs gives as "shown": {unit, per, decimals, named} — "REALTIME (sec)" in
+// seconds, another time in ms (us, ns for a tiny whole), a count as it is. show is that object,
+// or (an answer without one) the model unit's name.
+export function showOf(show) {
+  if (show && typeof show === 'object') return show;
+  if (show === 'ns') return { unit: 'ms', per: 1e6, decimals: 3, named: false };
+  if (show === 'us' || show === 'µs') return { unit: 'ms', per: 1e3, decimals: 3, named: false };
+  return { unit: show && show !== 'count' ? show : '', per: 1, decimals: null, named: false };
+}
+
+// The form numbers are shown in (the top bar's switch, kept in this browser): 'exact' (all the
+// digits, thousands separated), 'short' (k/M/G with 3 significant digits: 978M) or 'sci'
+// (hpcviewer's 1.48e+09). A cell's title always has the exact value.
+export const FORMS = [['exact', 'exact'], ['short', 'k/M/G'], ['sci', '1.48e+09']];
+let numForm = (() => { try { return localStorage.getItem('profview-numbers') || 'exact'; } catch (e) { return 'exact'; } })();
+if (!FORMS.some((f) => f[0] === numForm)) numForm = 'exact';
+export function numberForm() { return numForm; }
+export function setNumberForm(f) {
+  numForm = FORMS.some((x) => x[0] === f) ? f : 'exact';
+  try { localStorage.setItem('profview-numbers', numForm); } catch (e) { /* private mode */ }
+}
+
+const decFmts = new Map();
+function decFmt(d) {
+  if (!decFmts.has(d)) decFmts.set(d, new Intl.NumberFormat('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
+  return decFmts.get(d);
+}
+
+// A cost, exact, in its metric's unit (the same digits as the CLI's text, with thousands
+// separators).
+export function fmtCost(v, show) {
   if (v === null || v === undefined) return '';
   if (!Number.isFinite(v)) return String(v);
-  if (unit === 'ns') return dec3.format(v / 1e6); // shown in ms, like the CLI's text
-  if (unit === 'us' || unit === 'µs') return dec3.format(v / 1e3);
+  const u = showOf(show);
+  if (u.per > 1) return decFmt(u.decimals || 0).format(v / u.per);
+  // a count is an integer; a derived metric's number is shown as it is
   if (Number.isInteger(v)) return intFmt.format(v);
   if (Math.abs(v) >= 100) return dec1.format(v);
   return dec3.format(v);
 }
 
-// A cost that fits a number column (about 11 characters, callgrind's 10-digit costs included):
-// the exact text when it fits, else k/M/G/T with 3 significant digits; the exact text is the
-// cell's title (fitCost(v, unit) -> [shown, exact]).
-const COLUMN_CHARS = 11;
-export function fitCost(v, unit) {
-  const exact = fmtCost(v, unit);
-  if (exact.length <= COLUMN_CHARS || !Number.isFinite(v)) return [exact, exact];
-  const x = unit === 'ns' ? v / 1e6 : unit === 'us' || unit === 'µs' ? v / 1e3 : v;
+// x (in the shown unit) as k/M/G/T with 3 significant digits, or as it is below 1000.
+function shortNum(x) {
   const a = Math.abs(x);
-  const [d, s] = a >= 1e12 ? [1e12, 'T'] : a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : [1e3, 'k'];
-  const q = x / d;
-  return [(Math.abs(q) >= 100 ? q.toFixed(0) : Math.abs(q) >= 10 ? q.toFixed(1) : q.toFixed(2)) + s, exact];
+  if (a < 999.5) return a === 0 ? '0' : Number(x.toPrecision(3)).toString();
+  const sfx = 'kMGTPE';
+  let q = x / 1000, k = 0;
+  while (Math.abs(q) >= 999.5 && k < sfx.length - 1) { q /= 1000; k++; }
+  const b = Math.abs(q);
+  return (b >= 99.95 ? q.toFixed(0) : b >= 9.995 ? q.toFixed(1) : q.toFixed(2)) + sfx[k];
+}
+// hpcviewer's scientific form: 1.48e+09 (two digits of exponent at least, as C's %.2e)
+function sciNum(x) {
+  return x.toExponential(2).replace(/e([+-])(\d)$/, 'e$10$2');
+}
+
+// A cost in the page's number form (numberForm()): [shown, exact].
+export function fitCost(v, show) {
+  const exact = fmtCost(v, show);
+  if (v === null || v === undefined || !Number.isFinite(v) || numForm === 'exact') return [exact, exact];
+  const u = showOf(show);
+  const x = u.per > 1 ? v / u.per : v;
+  return [numForm === 'sci' ? sciNum(x) : shortNum(x), exact];
 }
 
 export function fmtPct(v, base) {
@@ -63,11 +105,17 @@ export function fmtPct(v, base) {
   return p.toFixed(p >= 99.995 ? 0 : 2) + '%';
 }
 
-// The unit a column header names for a metric unit.
-export function unitLabel(unit) {
-  if (unit === 'ns' || unit === 'us' || unit === 'µs') return 'ms';
-  if (!unit || unit === 'count') return '';
-  return unit;
+// The unit a column header names for a metric's costs ('' for a count, and for a metric whose
+// name says its unit: "REALTIME (sec)" is not followed by "(sec)" again).
+export function unitLabel(show) {
+  const u = showOf(show);
+  return u.named || u.unit === 'count' ? '' : u.unit;
+}
+// A metric's name with its unit as a chooser or a status line says it: "cycles (cycles)",
+// "REALTIME (sec)".
+export function metricTitle(m) {
+  const u = unitLabel(m.shown || m.unit);
+  return u ? `${m.name} (${u})` : m.name;
 }
 
 // Durations in ms, adaptive like the Firefox Profiler.

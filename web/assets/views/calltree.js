@@ -3,7 +3,7 @@
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, fmtCost, fmtPct, debounce } from '../util.js';
+import { h, clear, fmtCost, fmtPct, debounce, unitLabel, showOf } from '../util.js';
 import { paneError } from '../ui.js';
 import { TreeTable, shortPath, linePart } from './tree.js';
 import { ContextsPlot } from './contexts.js';
@@ -34,6 +34,7 @@ class RowSidebar {
     const info = h('div', { class: 'kv-grid' });
     const add = (k, v) => { if (v !== null && v !== undefined && v !== '') info.append(h('span', { class: 'k', text: k }), h('span', { text: String(v) })); };
     add('kind', row.kind);
+    add('function', row.function); // a line's or a loop's
     add('module', row.module);
     add('file', row.file ? row.file + linePart(row) : null);
     add('scope', row.scope);
@@ -42,9 +43,9 @@ class RowSidebar {
     const costs = h('table');
     resp.metrics.forEach((m, i) => {
       costs.append(h('tr', null, h('td', { class: 'k', text: `total ${m.name}` }),
-        h('td', { class: 'num', text: fmtCost(row.total[i], m.unit) }), h('td', { class: 'num dim', text: fmtPct(row.total[i], b[i]) })));
+        h('td', { class: 'num', text: fmtCost(row.total[i], m.shown || m.unit) }), h('td', { class: 'num dim', text: fmtPct(row.total[i], b[i]) })));
       costs.append(h('tr', null, h('td', { class: 'k', text: `self ${m.name}` }),
-        h('td', { class: 'num', text: fmtCost(row.self[i], m.unit) }), h('td', { class: 'num dim', text: fmtPct(row.self[i], b[i]) })));
+        h('td', { class: 'num', text: fmtCost(row.self[i], m.shown || m.unit) }), h('td', { class: 'num dim', text: fmtPct(row.self[i], b[i]) })));
     });
     this.el.append(h('h4', { text: 'Cost' }), costs);
     const actions = h('div', { class: 'actions' });
@@ -192,6 +193,8 @@ export class TreePane {
 
   // Opens the paths to keys (row keys of this tree) and selects the first (the deepest row of
   // it that the view has); the URL's sel follows.
+  renumber() { this.tree.renumber(); }
+
   reveal(keys) {
     this.revealKeys = keys.length ? keys : null;
     return this.update(true);
@@ -255,8 +258,12 @@ function ancestorsOf(key) {
 function describe(resp) {
   const m = resp.metrics[0];
   const parts = [];
-  if (resp.centered) parts.push(`center ${resp.center_label}: ${fmtCost(resp.center_total[0], m.unit)} of ${fmtCost(resp.whole[0], m.unit)} ${m.name}`);
-  else parts.push(`${fmtCost(resp.whole[0], m.unit)} ${m.name}`);
+  // "0.994165 CPUTIME (sec)", "88.192 ms time": a time's unit once (a count's is its name's)
+  const sh = showOf(m.shown || m.unit);
+  const u = sh.per > 1 || sh.unit === 'ns' ? unitLabel(sh) : '';
+  const what = `${u ? u + ' ' : ''}${m.name}`;
+  if (resp.centered) parts.push(`center ${resp.center_label}: ${fmtCost(resp.center_total[0], m.shown || m.unit)} of ${fmtCost(resp.whole[0], m.shown || m.unit)} ${what}`);
+  else parts.push(`${fmtCost(resp.whole[0], m.shown || m.unit)} ${what}`);
   if (resp.samples !== undefined && m.name !== 'samples') parts.push(`${resp.samples.toLocaleString('en-US')} samples`);
   if (resp.note) parts.push(resp.note); // how exact a call-graph profile's numbers are
   return parts.join(' · ');
@@ -295,6 +302,8 @@ export class ButterflyPane {
   }
   focusSearch() {}
   focus() { this.callees.focus(); }
+  renumber() { this.callers.renumber(); this.callees.renumber(); }
+
   onSelect(node, inverted) {
     const other = inverted ? this.callees : this.callers;
     if (node && other.selKey) { other.selKey = null; other.list.refresh(true); }

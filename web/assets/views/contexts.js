@@ -105,7 +105,7 @@ export class ContextsPlot {
     const W = this.width();
     const c = sizeCanvas(this.canvas, W, HEIGHT);
     c.clearRect(0, 0, W, HEIGHT);
-    const unit = d.metric.unit;
+    const unit = d.metric.shown || d.metric.unit;
     const s = d.summary[this.value];
     this.canvas.dataset.contexts = d.contexts;
     this.canvas.dataset.from = d.from;
@@ -162,7 +162,7 @@ export class ContextsPlot {
     const A = this.area();
     const x = e.clientX - r.left - A.x;
     if (x < 0) return null; // over the value axis
-    const unit = d.metric.unit;
+    const unit = d.metric.shown || d.metric.unit;
     if (this.mode === 'histogram') {
       const counts = d.histogram.counts;
       const i = Math.min(counts.length - 1, Math.max(0, Math.floor((x / A.w) * counts.length)));

@@ -91,7 +91,7 @@ export class DiffPane {
   render() {
     const d = this.data;
     const m = d.metrics[0];
-    const unit = d.unit;
+    const unit = (d.metrics && d.metrics[0] && d.metrics[0].shown) || d.unit;
     const base = ctx.profile.base ? ctx.profile.base.path.split('/').pop() : 'base';
     this.info.textContent = `${d.metric}: base ${fmtCost(m.base_total, unit)} · new ${fmtCost(m.new_total, unit)} · vs ${base}`;
     const col = d.column;

@@ -249,7 +249,7 @@ export class FlamePane {
     drawSide(this.up, 'callees');
     if (this.down.items.length) drawSide(this.down, 'callers');
     if (centered) this.markCenter(c, width);
-    const unit = this.data.unit;
+    const unit = this.data.shown || this.data.unit;
     let info = `${this.data.metric}: ${fmtCost(total, unit)}`;
     // the center: its name and total in the toolbar (of the whole: the query's)
     this.center.hidden = !centered;
@@ -321,7 +321,7 @@ export class FlamePane {
     if (!hit) { hideTooltip(); return; }
     const n = hit.item.node;
     const root = (hit.side === 'callees' ? this.data.callees : this.data.callers) || n;
-    const unit = this.data.unit;
+    const unit = this.data.shown || this.data.unit;
     const el = h('div', null,
       h('div', { class: 'tt-title', text: n.name }),
       h('table', null,

@@ -5,13 +5,14 @@
 import { isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, fmtCost, fitCost, fmtPct, unitLabel } from '../util.js';
+import { h, clear, fmtPct } from '../util.js';
 import { paneFailed, paneOk } from '../ui.js';
 import { PagedTable } from './paged.js';
 import { rowMenu, rowKey, inCenter, sourceOf } from '../rowmenu.js';
 import { shortPath, linePart } from './tree.js';
+import { NumCols } from './numcols.js';
 
-const NUM_W = 'var(--num-w, 86px)', PCT_W = 'var(--pct-w, 66px)'; // resizable (app.js)
+const PCT_W = 'var(--pct-w, 66px)'; // resizable (app.js); the number columns fit their values
 
 export class FlatPane extends PagedTable {
   // kind: the view kind's row of /api/profile's "views" (name, sort: its own order)
@@ -25,8 +26,10 @@ export class FlatPane extends PagedTable {
       h('span', { class: 'spacer' }), this.label));
     this.tt = h('div', { class: 'tt' });
     this.head = h('div', { class: 'tt-head' });
+    this.groups = h('div', { class: 'tt-groups', hidden: true }); // the metrics' names
     this.body = h('div', { class: 'tt-body', tabindex: '0' });
-    this.tt.append(this.head, this.body);
+    this.tt.append(this.groups, this.head, this.body);
+    this.nums = new NumCols();
     this.el.append(this.tt);
     this.initList();
     this.body.addEventListener('keydown', (e) => this.onKey(e));
@@ -47,21 +50,33 @@ export class FlatPane extends PagedTable {
     if (row && rowKey(e, { key: row.key, row, parent: null }, {})) e.preventDefault();
   }
 
+  // The number form changed (the top bar's switch): the columns fit the new texts.
+  renumber() {
+    if (!this.metrics) return;
+    this.nums.reset(this.metrics, this.metrics.map((m, mi) => [this.bases[mi]]));
+    this.renderHead(this.metrics);
+    this.list.refresh(true);
+  }
+
   renderHead(metrics) {
     clear(this.head);
+    clear(this.groups);
     const own = this.kind.sort; // the order without a sort named
     const sort = S.get1('sort') || own;
+    // several metrics: each one's name over its four columns
     const many = metrics.length > 1;
+    this.groups.hidden = !many;
     metrics.forEach((m, mi) => {
-      const u = unitLabel(m.unit);
-      const suffix = (many ? ' ' + m.name : '') + (u ? ` (${u})` : '');
+      const NUM_W = this.nums.width(mi);
+      if (many) this.groups.append(h('div', { class: 'tt-group', style: { width: `calc(2 * ${NUM_W} + 2 * ${PCT_W})`, flex: 'none' }, title: this.nums.group(m), text: this.nums.group(m) }));
       const mk = (label, field, w) => {
         const el = h('div', { class: 'num' + (field && mi === 0 && field === sort ? ' sorted' : ''), style: { width: w, flex: 'none' }, text: label, title: `${label} ${m.name}${field && mi === 0 ? ' (click to sort)' : ''}` });
         if (field && mi === 0) el.addEventListener('click', () => { S.set('sort', field === own ? null : [field]); ctx.actions.queryChanged(); });
         return el;
       };
-      this.head.append(mk('Total' + suffix, 'total', NUM_W), mk('%', null, PCT_W), mk('Self' + suffix, 'self', NUM_W), mk('%', null, PCT_W));
+      this.head.append(mk(this.nums.header('Total', m), 'total', NUM_W), mk('%', null, PCT_W), mk(this.nums.header('Self', m), 'self', NUM_W), mk('%', null, PCT_W));
     });
+    if (many) this.groups.append(h('div', { class: 'name' }));
     this.head.append(h('div', { class: 'name', text: this.kind.name === 'flat' ? 'Module › file › function › line' : 'Name' }));
   }
 
@@ -74,16 +89,23 @@ export class FlatPane extends PagedTable {
     div.dataset.key = row.key;
     div.dataset.level = row.level || 0;
     this.metrics.forEach((m, mi) => {
+      const [tt, te] = this.nums.cell(row.total[mi], mi), [ss, se] = this.nums.cell(row.self[mi], mi);
+      // a value wider than its column widens it (the header and the rows, next frame)
+      if ((!this.nums.fits(mi, tt) | !this.nums.fits(mi, ss)) && !this.widen) {
+        this.widen = requestAnimationFrame(() => { this.widen = 0; this.renderHead(this.metrics); this.list.refresh(true); });
+      }
+      const NUM_W = this.nums.width(mi);
       div.append(
-        h('div', { class: 'c-num c-total', style: { width: NUM_W, flex: 'none' }, text: fitCost(row.total[mi], m.unit)[0], title: fmtCost(row.total[mi], m.unit) }),
+        h('div', { class: 'c-num c-total', style: { width: NUM_W, flex: 'none' }, text: tt, title: te }),
         h('div', { class: 'c-pct', style: { width: PCT_W, flex: 'none' }, text: fmtPct(row.total[mi], this.bases[mi]) }),
-        h('div', { class: 'c-num c-self', style: { width: NUM_W, flex: 'none' }, text: fitCost(row.self[mi], m.unit)[0], title: fmtCost(row.self[mi], m.unit) }),
+        h('div', { class: 'c-num c-self', style: { width: NUM_W, flex: 'none' }, text: ss, title: se }),
         h('div', { class: 'c-pct', style: { width: PCT_W, flex: 'none' }, text: fmtPct(row.self[mi], this.bases[mi]) }));
     });
-    const extra = (row.kind === 'function' || row.kind === 'inline') && row.file ? shortPath(row.file) + linePart(row) : '';
-    div.append(h('div', { class: 'name', title: row.scope || row.name },
+    // a line or a loop (named by its file and line, as hpcviewer names it): its function beside
+    const extra = row.function ? 'in ' + row.function : (row.kind === 'function' || row.kind === 'inline') && row.file ? shortPath(row.file) + linePart(row) : '';
+    div.append(h('div', { class: 'name', title: [row.name, row.function && 'function: ' + row.function, row.scope && 'scope: ' + row.scope].filter(Boolean).join('\n') },
       h('span', { style: { display: 'inline-block', width: (row.level || 0) * 14 + 4 + 'px' } }),
-      row.kind !== 'function' ? h('span', { class: 'badge k-' + row.kind, text: row.kind }) : null,
+      row.kind !== 'function' && row.kind !== 'loop' ? h('span', { class: 'badge k-' + row.kind, text: row.kind }) : null,
       h('span', { class: 'nm', text: row.name }),
       extra ? h('span', { class: 'extra', text: extra }) : null));
   }
@@ -110,6 +132,8 @@ export class FlatPane extends PagedTable {
     this.bases = r.base; // what the percentages are of, as the library computed it
     this.pages = new Map([[0, r.rows]]);
     this.n = r.nr_rows ?? r.rows.length;
+    // the columns fit the base and the first page from the start (wider rows widen them)
+    this.nums.reset(r.metrics, r.metrics.map((m, mi) => [r.base[mi], ...r.rows.slice(0, 100).flatMap((x) => [x.total[mi], x.self[mi]])]));
     this.renderHead(r.metrics);
     this.label.textContent = `${this.n.toLocaleString('en-US')} rows`;
     ctx.status(`${this.n.toLocaleString('en-US')} rows`, this);

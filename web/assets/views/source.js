@@ -15,9 +15,10 @@ import { h, clear, fmtCost, fmtPct } from '../util.js';
 import { paneError } from '../ui.js';
 import { VList } from './vlist.js';
 import { DisasmView } from './disasm.js';
+import { textWidth } from './numcols.js';
 
 const ROW_H = 17;
-const NUM_W = 78;
+const NUM_W = 78; // at least; wider when the file's costs need it (never cut)
 const ADDR_W = 130;
 
 export class SourcePane {
@@ -122,11 +123,13 @@ export class SourcePane {
     this.defLines = d.center_lines || [];
     for (const l of this.defLines) this.centerLines.add(l);
     clear(this.head);
-    const unit = this.metrics[0] && this.metrics[0].unit;
+    const unit = this.metrics[0] && (this.metrics[0].shown || this.metrics[0].unit);
     const mname = this.metrics[0] ? this.metrics[0].name : '';
+    // the columns fit the heaviest line's total (every other cost is at most it)
+    this.numW = Math.max(NUM_W, Math.ceil(textWidth(fmtCost(max, unit), 'tt-num') + 14));
     this.head.append(h('div', { class: 'num', style: { width: '56px', flex: 'none' }, text: 'Line' }),
-      h('div', { class: 'num', style: { width: NUM_W + 'px', flex: 'none' }, text: 'Total', title: `Total ${mname}` }),
-      h('div', { class: 'num', style: { width: NUM_W + 'px', flex: 'none' }, text: 'Self', title: `Self ${mname}` }));
+      h('div', { class: 'num', style: { width: this.numW + 'px', flex: 'none' }, text: 'Total', title: `Total ${mname}` }),
+      h('div', { class: 'num', style: { width: this.numW + 'px', flex: 'none' }, text: 'Self', title: `Self ${mname}` }));
     // the address column: only when the profile has addresses (perf -F +srcline, pprof)
     this.addrs = !!d.addresses;
     if (this.addrs) this.head.append(h('div', { class: 'num src-addr-head', style: { width: ADDR_W + 'px', flex: 'none' }, text: 'Address', title: 'The hottest instruction address of the line (self), and how many more' }));
@@ -218,8 +221,8 @@ export class SourcePane {
     clear(div);
     div.append(
       h('div', { class: 'c-line num', style: { flex: 'none' }, text: String(l.line) }),
-      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.total ? fmtCost(l.total[0], this.unit) : '', title: l.total ? fmtPct(l.total[0], this.sum) : '' }),
-      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: l.self ? fmtCost(l.self[0], this.unit) : '' }));
+      h('div', { class: 'c-num', style: { width: this.numW + 'px', flex: 'none' }, text: l.total ? fmtCost(l.total[0], this.unit) : '', title: l.total ? fmtPct(l.total[0], this.sum) : '' }),
+      h('div', { class: 'c-num', style: { width: this.numW + 'px', flex: 'none' }, text: l.self ? fmtCost(l.self[0], this.unit) : '' }));
     if (this.addrs) div.append(addrCell(l.addr, this.unit, this.open.has(l.line)));
     div.append(h('div', { class: 'c-text', text: l.text }));
   }
@@ -235,8 +238,8 @@ export class SourcePane {
     const x = r.insn;
     div.append(
       h('div', { class: 'c-line num', style: { flex: 'none' } }),
-      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' } }),
-      h('div', { class: 'c-num', style: { width: NUM_W + 'px', flex: 'none' }, text: x && x.self ? fmtCost(x.self, this.unit) : '' }),
+      h('div', { class: 'c-num', style: { width: this.numW + 'px', flex: 'none' } }),
+      h('div', { class: 'c-num', style: { width: this.numW + 'px', flex: 'none' }, text: x && x.self ? fmtCost(x.self, this.unit) : '' }),
       h('div', { class: 'c-addr', style: { width: ADDR_W + 'px', flex: 'none' }, text: x ? x.addr : '' }),
       h('div', { class: 'c-text' + (x ? ' insn-text' : ' dim'), text: x ? x.text : r.note }));
   }

@@ -1,12 +1,13 @@
 // The tree table of the top-down, bottom-up and butterfly views: a flat array of the visible
 // rows (pre-order over the open rows) drawn by a VList, children fetched on demand.
-import { h, clear, fitCost, fmtPct, unitLabel } from '../util.js';
+import { h, clear, fmtPct } from '../util.js';
 import { VList } from './vlist.js';
+import { NumCols } from './numcols.js';
 
 const ROW_H = 18;
-// column widths: CSS variables the header's resizer changes (app.js); "<0.01%" and "100%"
-// fit the percent column without an ellipsis
-const NUM_W = 'var(--num-w, 86px)';
+// column widths: the percent column a CSS variable the header's resizer changes (app.js);
+// "<0.01%" and "100%" fit it without an ellipsis. The number columns are as wide as their
+// values (numcols.js), --num-w their minimum.
 const PCT_W = 'var(--pct-w, 66px)';
 
 export class TreeTable {
@@ -27,8 +28,10 @@ export class TreeTable {
     this.gen = 0;
     this.el = h('div', { class: 'tt' });
     this.head = h('div', { class: 'tt-head' });
+    this.groups = h('div', { class: 'tt-groups', hidden: true }); // the metrics' names
     this.body = h('div', { class: 'tt-body', tabindex: '0' });
-    this.el.append(this.head, this.body);
+    this.el.append(this.groups, this.head, this.body);
+    this.nums = new NumCols();
     this.list = new VList(this.body, ROW_H, (div, i) => this.renderRow(div, i));
     this.body.addEventListener('keydown', (e) => this.onKey(e));
     this.body.addEventListener('mousedown', (e) => this.onMouse(e));
@@ -71,7 +74,11 @@ export class TreeTable {
     // the center row is always open (the server always sends its children)
     for (const n of this.roots) if (n.row.kind === 'center' && n.kids && n.kids.length) this.open.add(n.key);
     if (this.selKey && !this.nodes.has(this.selKey)) this.selKey = null;
-    if (metricsChanged || !this.head.firstChild) this.renderHead();
+    if (metricsChanged || !this.head.firstChild) {
+      // the columns fit the base and the first rows from the start (wider rows widen them)
+      this.nums.reset(metrics, metrics.map((m, mi) => [bases[mi], ...rows.slice(0, 50).flatMap((r) => [r.total[mi], r.self[mi]])]));
+      this.renderHead();
+    }
     this.reflatten();
   }
 
@@ -302,18 +309,30 @@ export class TreeTable {
 
   // ---- drawing ----
 
+  // The number form changed (the top bar's switch): the columns fit the new texts.
+  renumber() {
+    this.nums.reset(this.metrics, this.metrics.map((m, mi) => [this.bases[mi]]));
+    this.renderHead();
+    this.list.refresh(true);
+  }
+
   renderHead() {
     clear(this.head);
+    clear(this.groups);
     const cols = [];
+    // several metrics: each one's name over its four columns (hpcviewer's header), so
+    // "Total" and "Self" need not repeat it
     const many = this.metrics.length > 1;
+    this.groups.hidden = !many;
     this.metrics.forEach((m, mi) => {
-      const u = unitLabel(m.unit);
-      const suffix = (many ? ' ' + m.name : '') + (u ? ` (${u})` : '');
-      cols.push(this.headCell('Total' + suffix, NUM_W, 'total', mi));
-      cols.push(this.headCell('%', PCT_W, 'total', mi));
-      cols.push(this.headCell('Self' + suffix, NUM_W, 'self', mi));
-      cols.push(this.headCell('%', PCT_W, 'self', mi));
+      const w = this.nums.width(mi);
+      if (many) this.groups.append(h('div', { class: 'tt-group', style: { width: `calc(2 * ${w} + 2 * ${PCT_W})`, flex: 'none' }, title: this.nums.group(m), text: this.nums.group(m) }));
+      cols.push(this.headCell(this.nums.header('Total', m), w, 'total', mi, m.name));
+      cols.push(this.headCell('%', PCT_W, 'total', mi, m.name));
+      cols.push(this.headCell(this.nums.header('Self', m), w, 'self', mi, m.name));
+      cols.push(this.headCell('%', PCT_W, 'self', mi, m.name));
     });
+    if (many) this.groups.append(h('div', { class: 'name' }));
     const name = h('div', { class: 'name', title: 'Sort by name' }, this.opts.nameHeader || 'Function');
     name.addEventListener('click', () => this.setSort('name', 0));
     cols.push(name);
@@ -321,8 +340,8 @@ export class TreeTable {
     this.markSorted();
   }
 
-  headCell(label, w, field, m) {
-    const el = h('div', { class: 'num', style: { width: w, flex: 'none' }, title: `${label === '%' ? 'percent of ' + field : label} (click to sort)`, dataset: { field, m } }, label);
+  headCell(label, w, field, m, metric) {
+    const el = h('div', { class: 'num', style: { width: w, flex: 'none' }, title: `${label === '%' ? 'percent of ' + field : label} ${metric} (click to sort)`, dataset: { field, m } }, label);
     el.addEventListener('click', () => this.setSort(field, m));
     return el;
   }
@@ -371,9 +390,9 @@ export class TreeTable {
       c = div._cells = { metrics: this.metrics.length, nums: [] };
       for (let mi = 0; mi < c.metrics; mi++) {
         const cells = [
-          h('div', { class: 'c-num c-total', style: { width: NUM_W, flex: 'none' } }),
+          h('div', { class: 'c-num c-total', style: { flex: 'none' } }),
           h('div', { class: 'c-pct c-total-pct', style: { width: PCT_W, flex: 'none' } }),
-          h('div', { class: 'c-num c-self', style: { width: NUM_W, flex: 'none' } }),
+          h('div', { class: 'c-num c-self', style: { flex: 'none' } }),
           h('div', { class: 'c-pct c-self-pct', style: { width: PCT_W, flex: 'none' } }),
         ];
         div.append(...cells);
@@ -390,8 +409,14 @@ export class TreeTable {
     this.metrics.forEach((m, mi) => {
       const t = row.total[mi], s = row.self[mi];
       const cells = c.nums[mi];
-      const [tt, te] = fitCost(t, m.unit), [ss, se] = fitCost(s, m.unit);
-      setText(cells[0], (row.estimated ? '~' : '') + tt); // ~: a call-graph estimate
+      const [tt, te] = this.nums.cell(t, mi, row.estimated ? '~' : ''), [ss, se] = this.nums.cell(s, mi); // ~: a call-graph estimate
+      // a value wider than its column widens it (the header and the rows, next frame)
+      if ((!this.nums.fits(mi, tt) | !this.nums.fits(mi, ss)) && !this.widen) {
+        this.widen = requestAnimationFrame(() => { this.widen = 0; this.renderHead(); this.list.refresh(true); });
+      }
+      const w = this.nums.width(mi);
+      if (cells[0]._w !== w) { cells[0]._w = w; cells[0].style.width = w; cells[2].style.width = w; }
+      setText(cells[0], tt);
       cells[0].title = te;
       setText(cells[1], fmtPct(t, this.bases[mi]));
       setText(cells[2], ss);
@@ -408,7 +433,8 @@ export class TreeTable {
     const indent = node.depth * 12 + 'px';
     if (c.indent.style.width !== indent) c.indent.style.width = indent;
     setText(c.twisty, row.children > 0 ? (open ? '▾' : '▸') : '');
-    const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' && row.kind !== 'more' ? row.kind : '';
+    // a loop's name says it ("loop at loops.c: 1010", hpcviewer's): no badge
+    const badge = row.kind && row.kind !== 'function' && row.kind !== 'center' && row.kind !== 'more' && row.kind !== 'loop' ? row.kind : '';
     setText(c.badge, badge);
     c.badge.className = badge ? 'badge k-' + badge : 'badge';
     c.badge.style.display = badge ? '' : 'none';
@@ -506,6 +532,9 @@ function setText(el, text) {
 
 function extraText(row) {
   if (row.kind === 'file' || row.kind === 'module') return '';
+  // a line or a loop is named by its file and line, as hpcviewer names it
+  // ("pair_lj_cut_omp.cpp: 118"): its function beside the name, after the line number
+  if (row.function) return 'in ' + row.function;
   const parts = [];
   if (row.file) parts.push(shortPath(row.file) + linePart(row));
   else if (row.module) parts.push(row.module);
@@ -527,6 +556,7 @@ export function shortPath(p) {
 
 function rowTitle(row) {
   const lines = [row.name];
+  if (row.function) lines.push('function: ' + row.function);
   if (row.module) lines.push('module: ' + row.module);
   if (row.file) lines.push('file: ' + row.file + linePart(row));
   if (row.scope) lines.push('scope: ' + row.scope);
