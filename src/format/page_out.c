@@ -552,7 +552,8 @@ int pv_json_subtree(struct pv_json *j, const struct pv_view *v, const char *key,
 		return json_children(j, v, key, ref, 0, 0, NULL, 0, 0);
 	if (pv_tree_expand(ref->tree, ref->row, min_total, (uint32_t)cap, &rows, &n))
 		return PV_ENOMEM;
-	qsort(rows, n, sizeof(*rows), cmp_u32);
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_u32);
 	static const uint32_t none;
 	int rc = json_children(j, v, key, ref, 0, 0, rows ? rows : &none, n, n);
 	pv_free(rows);

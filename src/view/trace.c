@@ -192,7 +192,10 @@ static int sample_lines(struct pv_trace *t, struct pv_error *err)
 				t->own_stack[at + i] = sa->stack[k[i].ix];
 			}
 			pv_free(k);
-			*l = (struct line){t->own_time + at, t->own_stack + at, n, 0};
+			/* no sample of the thread has a time (a collapsed file): own_time is NULL
+			 */
+			*l = n ? (struct line){t->own_time + at, t->own_stack + at, n, 0}
+			       : (struct line){NULL, NULL, 0, 0};
 			at += n;
 		}
 		/* the last sample lasts the sampling interval, else the line's mean gap */
@@ -200,7 +203,7 @@ static int sample_lines(struct pv_trace *t, struct pv_error *err)
 			int64_t last = l->time[l->n - 1], gap = p->meta.interval_ns;
 			if (gap <= 0)
 				gap = l->n > 1 ? (last - l->time[0]) / (l->n - 1) : 0;
-			l->end = last + (gap > 0 ? gap : 1);
+			l->end = pv_add_sat(last, gap > 0 ? gap : 1);
 		}
 	}
 	pv_free(borrow);
