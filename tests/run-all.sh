@@ -47,11 +47,24 @@ for b in "$@"; do
 	out=$(sh tests/golden/run.sh "$b/profview" 2>&1)
 	echo "$out" | tail -n 60
 	add "$(echo "$out" | tail -n 1)"
-	# the fuzz targets replay their seed corpora (fuzz/corpus/<format>/)
+	# the fuzz targets replay their seed corpora (fuzz/corpus/<format>/): every target built has
+	# seeds and a dictionary (make fuzz runs it), every seed folder a target
+	for bin in "$b"/fuzz/fuzz_*; do
+		[ -x "$bin" ] || continue
+		name=${bin##*/fuzz_}
+		if [ ! -d "fuzz/corpus/$name" ] ||
+			{ [ "$name" != probe ] && [ ! -f "fuzz/dict/$name.dict" ]; }; then
+			echo "fuzz target $name: no seed folder fuzz/corpus/$name or no fuzz/dict/$name.dict"
+			fail=$((fail + 1))
+		fi
+	done
 	for dir in fuzz/corpus/*/; do
 		name=$(basename "$dir")
-		[ -x "$b/fuzz/fuzz_$name" ] || continue
-		[ -n "$(ls "$dir")" ] || continue
+		if [ ! -x "$b/fuzz/fuzz_$name" ] || [ -z "$(ls "$dir")" ]; then
+			echo "fuzz/corpus/$name: no target $b/fuzz/fuzz_$name, or no seed"
+			fail=$((fail + 1))
+			continue
+		fi
 		out=$("$b/fuzz/fuzz_$name" "$dir" 2>&1)
 		line=$(echo "$out" | tail -n 1)
 		echo "$line"

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/builder.h"
 #include "pv/import.h"
 #include "pv/info.h"
 #include "pv/serve.h"
 #include "pv/snapshot.h"
 #include "t.h"
 #include "tapi.h"
+#include "tedge.h"
 
 #define W PV_WEIGHT_SUM_MAX
 
@@ -52,59 +52,9 @@ T_TEST(ranges_speedscope_weights_9e18)
 	pv_api_free(a);
 }
 
-/*
- * A profile at the edges, made through the builder as an importer makes one: sample times
- * INT64_MIN + 1 and INT64_MAX - 1, weights INT64_MAX, the interval INT64_MIN, a marker, a
- * thread's lifetime, an event delay and trace records as far out, the start past 2^62.
- */
-static struct pv_profile *edges(void)
-{
-	struct pv_builder b;
-	if (builder_init(&b))
-		return NULL;
-	b.p->meta.format = builder_cstr(&b, "test");
-	builder_metric(&b, builder_cstr(&b, "cpu"), PV_UNIT_NS);
-	pv_thread_ix t = builder_thread(&b, builder_cstr(&b, "main"), 1, 1, 0);
-	pv_frame_ix ff =
-	    builder_func_frame(&b, builder_func(&b, builder_cstr(&b, "f"), PV_NONE, PV_NONE, 0));
-	pv_frame_ix fg =
-	    builder_func_frame(&b, builder_func(&b, builder_cstr(&b, "g"), PV_NONE, PV_NONE, 0));
-	pv_stack_ix s1 = builder_stack(&b, PV_NONE, ff), s2 = builder_stack(&b, s1, fg);
-	int64_t w1 = INT64_MAX, w2 = 5, w3 = INT64_MAX;
-	builder_sample(&b, t, s1, INT64_MIN + 1, &w1);
-	builder_sample(&b, t, s2, 0, &w2);
-	builder_sample(&b, t, s2, INT64_MAX - 1, &w3);
-	int64_t *delay = builder_samples_event_delay(&b);
-	if (delay) {
-		delay[0] = INT64_MAX;
-		delay[1] = PV_TIME_NONE;
-		delay[2] = 7;
-	}
-	struct raw_marker m = {.name = builder_cstr(&b, "long"),
-			       .category = PV_NONE,
-			       .phase = PV_PHASE_INTERVAL,
-			       .start_ns = INT64_MIN + 1,
-			       .end_ns = INT64_MAX - 1,
-			       .thread = t,
-			       .cause_stack = PV_NONE,
-			       .cause_time_ns = PV_TIME_NONE};
-	builder_marker(&b, &m);
-	builder_trace(&b, t, INT64_MIN + 1, s1);
-	builder_trace(&b, t, 0, s2);
-	b.p->trace.end_ns = INT64_MAX;
-	b.p->threads.start_ns[t] = INT64_MIN + 1;
-	b.p->threads.end_ns[t] = INT64_MAX;
-	b.p->meta.interval_ns = INT64_MIN;
-	b.p->meta.start_unix_ns = INT64_MAX;
-	struct pv_profile *p = NULL;
-	T_EQ_INT(builder_finish(&b, &p), 0);
-	builder_release(&b);
-	return p;
-}
-
 T_TEST(ranges_builder_saturates)
 {
-	struct pv_profile *p = edges();
+	struct pv_profile *p = t_profile_edges();
 	if (!p)
 		return;
 	struct pv_error err;
@@ -184,7 +134,7 @@ static void every_endpoint(struct pv_api *a, const char *what)
 
 T_TEST(ranges_edges_through_every_endpoint)
 {
-	struct pv_profile *p = edges();
+	struct pv_profile *p = t_profile_edges();
 	if (!p)
 		return;
 	struct pv_api *a = NULL;
@@ -203,10 +153,10 @@ T_TEST(ranges_edges_through_every_endpoint)
 
 /* ---- snapshots: values past the ranges, every checksum made valid again ---- */
 
-/* The snapshot of a profile with sample times and weights (edges() saturated), in memory. */
+/* The snapshot of t_profile_edges() (saturated), in memory. */
 static unsigned char *snapshot_of_edges(size_t *len)
 {
-	struct pv_profile *p = edges();
+	struct pv_profile *p = t_profile_edges();
 	if (!p)
 		return NULL;
 	char path[] = "/tmp/pv-ranges-XXXXXX";
