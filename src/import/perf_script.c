@@ -1244,8 +1244,10 @@ static int probe(const struct pv_input *in)
 			headers++;
 		}
 	}
-	if (headers == 0 || (frames == 0 && !cut) || bad * 4 > headers + frames)
+	if (headers == 0 || (frames == 0 && !cut))
 		return 0;
+	if (bad * 4 > headers + frames) /* samples among other text: the importer says where */
+		return PROBE_DAMAGED;
 	return 50; /* above collapsed's 10: a perf script header is specific */
 }
 
