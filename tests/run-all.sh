@@ -50,7 +50,7 @@ for b in "$@"; do
 	# the fuzz targets replay their seed corpora (fuzz/corpus/<format>/): every target built has
 	# seeds and a dictionary (make fuzz runs it), every seed folder a target
 	for bin in "$b"/fuzz/fuzz_*; do
-		[ -x "$bin" ] || continue
+		[ -f "$bin" ] && [ -x "$bin" ] || continue # not the objects' folders (fuzz_api.p)
 		name=${bin##*/fuzz_}
 		if [ ! -d "fuzz/corpus/$name" ] ||
 			{ [ "$name" != probe ] && [ ! -f "fuzz/dict/$name.dict" ]; }; then

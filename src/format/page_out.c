@@ -84,8 +84,8 @@ struct emit {
 	struct sbuf key, path, scope, tmp;
 	struct row_names names;
 	uint64_t sent; /* rows written, at most the query's max_rows */
-	uint64_t text,
-	    text_budget; /* bytes of keys and paths written, at most (pv_key_text_budget) */
+	/* bytes of keys and paths written, and at most (pv_key_text_budget) */
+	uint64_t text, text_budget;
 	int err;
 };
 
