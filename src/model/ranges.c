@@ -75,25 +75,33 @@ static inline uint64_t mag(int64_t x)
 
 /* ---- the check ---- */
 
+/*
+ * Full blocks of BLOCK rows are looked at without a branch and with SSE2's 64-bit operations
+ * only (shifts, xor, add, or), so the loops vectorize at -O2 (a fixed trip count; not inlined,
+ * as validate.c's): a block that passes needs no other look, one that does not is looked at
+ * row by row. A snapshot's open checks every row (pv/snapshot.h), so this is most of its cost.
+ */
 enum { BLOCK = 4096 };
 
-/* Whether a block of n times has one past +-PV_TIME_MAX (PV_TIME_NONE is none): no branch. */
-__attribute__((noinline)) static int times_bad(const int64_t *t, uint32_t n)
+/* Whether a block has a time whose two top bits differ (outside -2^62 .. 2^62 - 1, or
+ * PV_TIME_NONE): then its rows are looked at one by one. */
+__attribute__((noinline)) static int times_odd(const int64_t *t)
 {
-	uint64_t bad = 0;
-	for (uint32_t i = 0; i < n; i++)
-		bad |= ((uint64_t)t[i] + (uint64_t)PV_TIME_MAX > 2 * (uint64_t)PV_TIME_MAX) &
-		       (t[i] != PV_TIME_NONE);
-	return bad != 0;
+	uint64_t acc = 0;
+	for (uint32_t i = 0; i < BLOCK; i++) {
+		uint64_t u = (uint64_t)t[i];
+		acc |= u ^ (u << 1);
+	}
+	return (int)(acc >> 63);
 }
 
-/* The sum of |x| over a block of n values when each is below 2^50 (then it fits), else
- * UINT64_MAX: no branch in the loop. */
-__attribute__((noinline)) static uint64_t block_mag_sum(const int64_t *w, uint32_t n)
+/* The sum of |w| over a block when each is below 2^50 (then it fits), else UINT64_MAX. */
+__attribute__((noinline)) static uint64_t block_mag_sum(const int64_t *w)
 {
 	uint64_t sum = 0, high = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = (uint64_t)(w[i] ^ (w[i] >> 63)) + (uint64_t)(w[i] < 0);
+	for (uint32_t i = 0; i < BLOCK; i++) {
+		uint64_t u = (uint64_t)w[i], s = 0 - (u >> 63); /* all ones when negative */
+		uint64_t a = (u ^ s) - s;
 		sum += a;
 		high |= a;
 	}
@@ -105,18 +113,30 @@ static bool time_ok(int64_t t)
 	return t == PV_TIME_NONE || (t >= -PV_TIME_MAX && t <= PV_TIME_MAX);
 }
 
+/* The first row of c whose time is past +-PV_TIME_MAX, n when none. */
+static uint32_t first_bad_time(const int64_t *c, uint32_t n)
+{
+	for (uint32_t b = 0; c && b < n; b += BLOCK) {
+		if (n - b >= BLOCK && !times_odd(c + b))
+			continue;
+		for (uint32_t i = b; i < n && i - b < BLOCK; i++)
+			if (!time_ok(c[i]))
+				return i;
+	}
+	return n;
+}
+
 /* The first row of w where the running sum of |w| passes PV_WEIGHT_SUM_MAX, n when none. */
 static uint32_t first_past_sum(const int64_t *w, uint32_t n)
 {
 	uint64_t sum = 0;
 	for (uint32_t b = 0; b < n; b += BLOCK) {
-		uint32_t len = n - b < BLOCK ? n - b : BLOCK;
-		uint64_t s = block_mag_sum(w + b, len);
+		uint64_t s = n - b >= BLOCK ? block_mag_sum(w + b) : UINT64_MAX;
 		if (s != UINT64_MAX && s <= (uint64_t)PV_WEIGHT_SUM_MAX - sum) {
 			sum += s;
 			continue;
 		}
-		for (uint32_t i = b; i < b + len; i++) {
+		for (uint32_t i = b; i < n && i - b < BLOCK; i++) {
 			uint64_t a = mag(w[i]);
 			if (a > (uint64_t)PV_WEIGHT_SUM_MAX - sum)
 				return i;
@@ -131,17 +151,10 @@ int pv__ranges_check(const struct pv_profile *p, struct pv_error *err)
 	struct time_col tc[RANGE_TIME_COLS];
 	uint32_t nt = time_cols(p, tc);
 	for (uint32_t k = 0; k < nt; k++) {
-		const int64_t *c = tc[k].col;
-		for (uint32_t b = 0; c && b < tc[k].n; b += BLOCK) {
-			uint32_t len = tc[k].n - b < BLOCK ? tc[k].n - b : BLOCK;
-			if (!times_bad(c + b, len))
-				continue;
-			for (uint32_t i = b; i < b + len; i++)
-				if (!time_ok(c[i]))
-					return pv_error_set(err, PV_EPARSE,
-							    "%s[%u]: %lld is past +-2^62 ns",
-							    tc[k].name, i, (long long)c[i]);
-		}
+		uint32_t i = first_bad_time(tc[k].col, tc[k].n);
+		if (i < tc[k].n)
+			return pv_error_set(err, PV_EPARSE, "%s[%u]: %lld is past +-2^62 ns",
+					    tc[k].name, i, (long long)tc[k].col[i]);
 	}
 	if (!time_ok(p->trace.end_ns) && p->trace.len)
 		return pv_error_set(err, PV_EPARSE, "trace.end_ns: %lld is past +-2^62 ns",
@@ -186,7 +199,7 @@ void builder_saturate(struct pv_builder *b)
 	uint32_t nt = time_cols(p, tc);
 	uint64_t times = 0;
 	for (uint32_t k = 0; k < nt; k++)
-		for (uint32_t i = 0; tc[k].col && i < tc[k].n; i++)
+		for (uint32_t i = first_bad_time(tc[k].col, tc[k].n); i < tc[k].n; i++)
 			tc[k].col[i] = clamp_time(tc[k].col[i], &times);
 	if (p->trace.len)
 		p->trace.end_ns = clamp_time(p->trace.end_ns, &times);
