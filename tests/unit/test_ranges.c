@@ -21,9 +21,9 @@
 #define W PV_WEIGHT_SUM_MAX
 
 /*
- * The issue's 249-byte speedscope file, two samples of weight 9e18: the first is cut to 2^62 - 1,
- * the second to 0 (the total had nothing left); before, `info` printed a total of
- * -446744073709551616.
+ * A speedscope file like the issue's (249 bytes there, 242 here), two samples of weight 9e18: the
+ * first is cut to 2^62 - 1, the second to 0 (the total had nothing left); before, `info` printed
+ * a total of -446744073709551616 (golden speedscope/info-weights-9e18).
  */
 T_TEST(ranges_speedscope_weights_9e18)
 {
