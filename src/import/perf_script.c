@@ -1353,7 +1353,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			rc = input_fail(in, err, PV_EPARSE, at,
 					"a number in the sample header is out of range, and the "
 					"file has no other sample");
-		else if (input_ends_mid_line(in) &&
+		else if (at && input_ends_mid_line(in) && /* at NULL: comments only */
 			 !memchr(at, '\n', (size_t)(in->data + in->len - at)))
 			rc = input_fail(
 			    in, err, PV_EPARSE, at,
