@@ -8,8 +8,8 @@
 #
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
-# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, memory,
-# cgmem, snapshot, tui or svg: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
+# BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, deep-api,
+# memory, cgmem, snapshot, tui or svg: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
 # stacks and samples, default 10000000),
 # BENCH_PAGE_ROUNDS (page: center changes per tab, default 11), BENCH_SVG_BOXES / BENCH_SVG_ROUNDS
 # (svg: boxes of the flame graph and rounds, default 50000 / 5), FLAMEGRAPH_PL (svg: Brendan
@@ -171,7 +171,7 @@ buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 
 [ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
 	[ "$ONLY" = page ] || [ "$ONLY" = deep ] || [ "$ONLY" = memory ] || [ "$ONLY" = snapshot ] ||
-	[ "$ONLY" = tui ] || [ "$ONLY" = svg ] || [ "$ONLY" = cgmem ] || cat >"$RESULTS" <<EOF
+	[ "$ONLY" = tui ] || [ "$ONLY" = svg ] || [ "$ONLY" = cgmem ] || [ "$ONLY" = deep-api ] || cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -1074,5 +1074,72 @@ export writes the labels, and the script does nothing per box until a click.
 \`\`\`
 $sv_out
 \`\`\`
+
+# deep stacks through every endpoint of the web API (issue 25): one request of each, in process
+# (bench/api: import, then the answer; median of 3 calls), on the 100,000-deep collapsed stack
+# and the flat file of the same size; the answer's bytes, its time and the peak RSS. Target:
+# every answer bounded by its row budget and linear in the file, at most 10x the largest the
+# flat file gives on that endpoint. BENCH_ONLY=deep-api
+if [ -z "$ONLY" ] || [ "$ONLY" = deep-api ]; then
+	DEPTH=${BENCH_DEEP:-100000}
+	ninja -C "$BUILD" bench/api bench/gen >/dev/null
+	for shape in deep flat; do
+		f=$OUT/$shape-collapsed-$DEPTH.txt
+		[ -s "$f" ] && [ "$f" -nt "$GEN" ] || "$GEN" "$shape-collapsed" "$DEPTH" "$f" 2>/dev/null
+	done
+	bytes=$(wc -c <"$OUT/deep-collapsed-$DEPTH.txt" | tr -d ' ')
+	mid=$((DEPTH / 2))
+	reqs="profile|p=0 view|view=tree&heaviest=1024 view|view=callers&heaviest=1024
+view|view=tree&hot=f0&hot-percent=0 view|view=flat view|view=top
+view|view=butterfly&center=f$mid&heaviest=4 children|view=tree&key= children|view=tree&key=f0
+subtree|view=tree&key=&prune=0 subtree|view=callers&key=&prune=0
+subtree|view=butterfly&center=f$mid&key=up:&prune=0 search|text=f&limit=10000 search|text=f9
+flame|view=tree flame|view=tree&center=f$mid thread-costs|view=tree&key=f0
+contexts|center=f$mid markers|p=0 marker-summary|p=0 marker-chart|p=0 activity|p=0 trace|p=0
+trace-stack|context=0&at=0 trace-boxes|context=0"
+	for shape in deep flat; do
+		: >"$OUT/deep-api-$shape.txt"
+		for r in $reqs; do
+			ep=${r%%|*} q=${r#*|}
+			run="$BUILD/bench/api $OUT/$shape-collapsed-$DEPTH.txt $ep $q 3"
+			# shellcheck disable=SC2086
+			line=$($run 2>/dev/null | tail -n 1)
+			# shellcheck disable=SC2086
+			rss=$(peak_rss "$OUT/time-deep-api.txt" $run || echo 0)
+			st=$(echo "$line" | sed -n 's/.*status \([0-9]*\),.*/\1/p')
+			b=$(echo "$line" | sed -n 's/.*, \([0-9]*\) bytes,.*/\1/p')
+			t=$(echo "$line" | sed -n 's/.*median \([0-9.]*\) s.*/\1/p')
+			echo "$ep $q ${st:-?} ${b:-0} ${t:-0} ${rss:-0}" >>"$OUT/deep-api-$shape.txt"
+		done
+	done
+	api_rows=$(awk 'NR == FNR { fb[FNR] = $4; ft[FNR] = $5; fr[FNR] = $6; fs[FNR] = $3
+			if ($4 > most[$1]) most[$1] = $4; next }
+		{ m = most[$1] > 65536 ? most[$1] : 65536
+		  printf "| `%s?%s` | %s | %.2f MB | %.3f s | %.0f MB | %s | %.2f MB | %.3f s | %.0f MB | %.1f× | %s |\n",
+			$1, $2, $3, $4 / 1e6, $5, $6 * 1024 / 1e6, fs[FNR], fb[FNR] / 1e6,
+			ft[FNR], fr[FNR] * 1024 / 1e6, $4 / m, $4 <= 10 * m ? "yes" : "**no**" }' \
+		"$OUT/deep-api-flat.txt" "$OUT/deep-api-deep.txt")
+	drop_section "Deep stacks through every endpoint"
+	cat >>"$RESULTS" <<EOF
+
+## Deep stacks through every endpoint
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end.
+This section: \`BENCH_ONLY=deep-api sh bench/run.sh\`.
+
+Target (issue 25): every endpoint's answer on one stack $DEPTH frames deep (\`deep-collapsed\`,
+$(awk -v b="$bytes" 'BEGIN { printf "%.2f MB", b / 1e6 }')) bounded by its row budget and linear
+in the file: at most 10× the largest answer that endpoint gives on the flat file of the same size
+(\`flat-collapsed\`: one-frame lines). One request each, in process: \`$BUILD/bench/api FILE
+ENDPOINT QUERY 3\` (import, then the median of 3 calls, each of a new API, so never from the view
+cache); peak RSS of that process (3 imports and calls) from \`/usr/bin/time -v\`. Keys and paths
+of an answer stop at 256 bytes a row (4 MiB at least: \`pv_key_text_budget\`, doc/api.md); before
+(issue 25), \`subtree\` of a 10,000-deep stack was a 581 MB answer and of this one no answer
+(the server at 7.5 GB), \`search\` took any limit (1.2 GB from a 2.2 MB file).
+
+| request | deep: status | deep: answer | deep: time | deep: peak RSS | flat: status | flat: answer | flat: time | flat: peak RSS | deep / largest flat of the endpoint | within 10× |
+|---|---|---|---|---|---|---|---|---|---|---|
+$api_rows
 EOF
 fi

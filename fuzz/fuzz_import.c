@@ -13,6 +13,7 @@
 
 #include "pv/format.h"
 #include "pv/import.h"
+#include "pv/info.h"
 #include "pv/marker.h"
 #include "pv/query.h"
 #include "pv/view.h"
@@ -30,6 +31,32 @@ static void said(const char *what, int rc, const struct pv_error *err)
 		return;
 	fprintf(stderr, "fuzz: %s failed without a message (status %d, code %d)\n", what, rc,
 		err->code);
+	abort();
+}
+
+__extension__ typedef __int128 i128;
+
+/* Metric m's total over every sample, recounted in 128 bits. */
+static i128 recount(const struct pv_profile *p, pv_metric_ix m)
+{
+	i128 sum = 0;
+	for (uint32_t s = 0; s < p->samples.len; s++)
+		sum += pv_sample_weight(p, m, s);
+	return sum;
+}
+
+/*
+ * The totals against a recount in 128 bits (issue 25): within the model's ranges (profile.h)
+ * a metric's total fits in int64, so info's total and an unfiltered view's whole are exact.
+ */
+static void check_total(const char *what, const struct pv_profile *p, pv_metric_ix m, int64_t got)
+{
+	i128 want = recount(p, m);
+	if (want == got)
+		return;
+	fprintf(stderr, "fuzz: %s of metric %u is %lld, the samples sum to %lld%s\n", what, m,
+		(long long)got, (long long)want,
+		want > INT64_MAX || want < INT64_MIN ? " (past int64)" : "");
 	abort();
 }
 
@@ -52,6 +79,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pv_profile_free(p);
 		return 0;
 	}
+	struct pv_profile_info *in = NULL;
+	if (pv_profile_info(p, &in) == 0) {
+		for (pv_metric_ix m = 0; m < p->metrics.len; m++)
+			check_total("info's total", p, m, in->metric_total[m]);
+		pv_profile_info_free(in);
+	}
 	static const enum pv_view_kind kinds[] = {PV_VIEW_TREE, PV_VIEW_CALLERS, PV_VIEW_FLAT};
 	FILE *null = fopen("/dev/null", "w");
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && null; k++) {
@@ -60,6 +93,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		q.view = kinds[k];
 		struct pv_view *v;
 		if ((rc = pv_view_compute(p, &q, &v, &err)) == 0) {
+			/* a call-graph profile's views come from its graph (doc/callgraph.md) */
+			for (uint32_t c = 0; c < v->nr_metrics && !p->callgraph.nr_nodes; c++)
+				if (v->stat[c] == PV_STAT_SUM && v->metrics[c] < p->metrics.len)
+					check_total("a view's whole", p, v->metrics[c],
+						    v->whole[c]);
 			struct pv_print_opts po = {.json = k == 1};
 			pv_print_view(null, v, &po);
 			pv_view_free(v);

@@ -16,6 +16,12 @@ targets="$*"
 [ -n "$targets" ] || targets=$(cd fuzz/corpus && for d in */; do printf '%s ' "${d%/}"; done)
 work=$build/fuzz-work
 mkdir -p "$work"
+# every target has its seeds and its dictionary: a missing one stops the run before it starts
+for t in $targets; do
+	[ -d "fuzz/corpus/$t" ] || { echo "fuzz/run.sh: no seed folder fuzz/corpus/$t"; exit 2; }
+	[ "$t" = probe ] || [ -f "fuzz/dict/$t.dict" ] ||
+		{ echo "fuzz/run.sh: no dictionary fuzz/dict/$t.dict"; exit 2; }
+done
 # the probe reads every format: its dictionary is all of them
 cat fuzz/dict/*.dict >"$work/probe.dict"
 bins=""

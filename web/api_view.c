@@ -421,7 +421,11 @@ int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	const char *text = api_param(ps, "text");
 	if (!status && (!text || !*text))
 		status = api_error(out, 400, "missing parameter 'text'");
-	if (status || !api_param_u32(ps, "limit", 50, &limit, out, &status)) {
+	if (!status && api_param_u32(ps, "limit", 50, &limit, out, &status) &&
+	    (limit < 1 || limit > PV_SEARCH_LIMIT_MAX))
+		status = api_error(out, 400, "limit takes 1 to %d rows, not %u",
+				   PV_SEARCH_LIMIT_MAX, limit);
+	if (status) {
 		pv_query_release(&q);
 		return status;
 	}

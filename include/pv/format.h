@@ -90,6 +90,8 @@ int pv_print_marker_summary(FILE *out, const struct pv_marker_summary_row *rows,
 
 #define PV_HEAVIEST_MAX 1024 /* rows of a heaviest path opened, at most */
 
+#define PV_SEARCH_LIMIT_MAX 10000 /* search rows asked, at most (/api/search's limit) */
+
 /* What a view answer holds besides the view. */
 struct pv_view_answer {
 	const char *const *open; /* keys of the tree rows whose children are sent */

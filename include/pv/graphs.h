@@ -19,7 +19,6 @@
 #define PV_FLAME_NODES	   20000   /* nodes kept by default */
 #define PV_FLAME_MAX_NODES 1000000 /* at most */
 #define PV_FLAME_MAX_WIDTH 100000  /* pixels */
-#define PV_FLAME_KEY_BYTES 1024	   /* key bytes per node asked (pv_flame_build) */
 
 struct pv_flame_opts {
 	uint32_t max_nodes; /* 1 .. PV_FLAME_MAX_NODES */
@@ -33,8 +32,8 @@ struct pv_flame_opts {
  * whatever the size of the trees. With a width, a row whose total is below one pixel (the
  * graph's total / width, rounded up: the roots' total, or the center's) is left out, and so
  * are its lighter siblings; and taking stops once the keys of the kept nodes (pv/rows.h: a key
- * names a node's whole path) would pass PV_FLAME_KEY_BYTES per node asked, so a chain 100,000
- * rows deep costs keys linear in what is sent.
+ * names a node's whole path) would pass pv_key_text_budget(max_nodes), so a chain 100,000 rows
+ * deep costs keys linear in what is sent.
  *
  * Nodes are columns; node 0 is the virtual root over the top-down tree's roots, node 1 (two
  * graphs) the one over the callers' roots.

@@ -80,19 +80,13 @@ void pv_markers_free(struct pv_markers *ms);
 /* b - a, saturated at the int64 range (times near its ends come from damaged files). */
 static inline int64_t pv_time_diff(int64_t b, int64_t a)
 {
-	int64_t d;
-	if (__builtin_sub_overflow(b, a, &d))
-		return b > a ? INT64_MAX : INT64_MIN + 1;
-	return d;
+	return pv_sub_sat(b, a);
 }
 
 /* a + d, saturated at the int64 range. */
 static inline int64_t pv_time_add(int64_t a, int64_t d)
 {
-	int64_t r;
-	if (__builtin_add_overflow(a, d, &r))
-		return d > 0 ? INT64_MAX : INT64_MIN + 1;
-	return r;
+	return pv_add_sat(a, d);
 }
 
 /* The duration of marker i in ns, PV_TIME_NONE for an instant. */

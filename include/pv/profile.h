@@ -44,6 +44,37 @@ typedef uint32_t pv_marker_ix;
 #define PV_ID_NONE   INT64_MIN
 #define PV_ADDR_NONE UINT64_MAX
 
+/*
+ * The value ranges of the model (checked by pv_profile_validate, so a snapshot past them is
+ * refused; builder_finish saturates an importer's values past them, with a lossy note):
+ *   - every time (samples, event delays, threads, markers, trace records, the profile's start)
+ *     is PV_TIME_NONE or within +-PV_TIME_MAX ns (146 years), and the sampling interval within
+ *     0..PV_TIME_MAX: a difference of two times, or a time plus the interval, never overflows;
+ *   - the values of one weight column (a metric's sample weights, call graph node costs or
+ *     edge costs, function self or total costs) sum, in absolute value, to at most
+ *     PV_WEIGHT_SUM_MAX: any sum of a column's values, and the difference of two such sums
+ *     (a total less a self, a diff's delta), fits in int64.
+ * Accumulators that add other values (durations, per-context sums) use pv_add_sat.
+ */
+#define PV_TIME_MAX	  (((int64_t)1 << 62) - 1)
+#define PV_WEIGHT_SUM_MAX (((int64_t)1 << 62) - 1)
+
+/* a + b and a - b saturated at +-INT64_MAX (INT64_MIN is PV_TIME_NONE, PV_VALUE_NONE). */
+static inline int64_t pv_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : -INT64_MAX;
+	return r == INT64_MIN ? -INT64_MAX : r;
+}
+static inline int64_t pv_sub_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : -INT64_MAX;
+	return r == INT64_MIN ? -INT64_MAX : r;
+}
+
 enum pv_module_kind {
 	PV_MODULE_UNKNOWN = 0,
 	PV_MODULE_BINARY,   /* the main executable */

@@ -20,6 +20,23 @@
 
 #include "pv/view.h"
 
+/*
+ * The bytes of keys (and path: scopes) one answer of the page writes, at most: a key names a
+ * row's whole path from the root, so the rows of a chain deep in a tree would write text
+ * quadratic in its depth (a 100,000-deep stack: gigabytes). PV_KEY_TEXT_ROW bytes a row the
+ * answer may hold (the rows of the tree up to max-rows for view, children and subtree; the
+ * nodes asked of flame; the rows asked of search), PV_KEY_TEXT_MIN whatever their number: linear
+ * in the profile, and no ordinary answer cut. Past it a tree answer sends the rest of each open
+ * list as one "more" row (as past max-rows), flame stops taking nodes, a search row's key is
+ * null with "key_cut" (doc/api.md, doc/deep-stacks.md).
+ */
+#define PV_KEY_TEXT_ROW 256
+#define PV_KEY_TEXT_MIN ((uint64_t)4 << 20)
+static inline uint64_t pv_key_text_budget(uint64_t rows)
+{
+	uint64_t b = rows * PV_KEY_TEXT_ROW;
+	return b > PV_KEY_TEXT_MIN ? b : PV_KEY_TEXT_MIN;
+}
 /* A row of a view found from a key. */
 struct pv_row_ref {
 	const struct pv_tree *tree; /* NULL: a row of v->flat */

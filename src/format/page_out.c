@@ -89,6 +89,8 @@ struct emit {
 	struct row_names names;
 	pv_cat_ix *cat; /* each function's category (pv_func_categories), NULL: none */
 	uint64_t sent;	/* rows written, at most the query's max_rows */
+	/* bytes of keys and paths written, and at most (pv_key_text_budget) */
+	uint64_t text, text_budget;
 	int err;
 };
 
@@ -102,6 +104,10 @@ static void emit_init(struct emit *e, struct pv_json *j, const struct pv_view *v
 	e->mode = path_mode_of(v, t);
 	if (pv_func_categories(v->p, &e->cat))
 		e->err = PV_ENOMEM;
+	uint64_t rows = t->len;
+	if (v->q.max_rows && v->q.max_rows < rows)
+		rows = v->q.max_rows;
+	e->text_budget = pv_key_text_budget(rows);
 }
 
 static void emit_release(struct emit *e)
@@ -248,9 +254,10 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, uint32_t 
 			sp--;
 			continue;
 		}
-		if (budget && e->sent >= budget) {
-			f->stop =
-			    f->next; /* past max-rows: the rest of each open list is a MORE row */
+		if ((budget && e->sent >= budget) || e->text >= e->text_budget) {
+			/* past max-rows or the text of keys and paths: the rest of each open list
+			 * is a MORE row */
+			f->stop = f->next;
 			continue;
 		}
 		uint32_t r = rows[f->next++];
@@ -261,6 +268,7 @@ static int emit_rows(struct emit *e, const uint32_t *list, uint32_t n, uint32_t 
 		size_t rp = path_step(e->v, &e->names, t, e->mode, r, f->plen, &e->path, &oom);
 		tree_row(e, r, rp);
 		e->sent++;
+		e->text += e->key.len + (rp == NO_PATH ? 0 : rp);
 		if (recurse && t->child_len[r] &&
 		    (t->kind[r] == PV_ROW_CENTER || is_open(open, nopen, r))) {
 			if (sp == cap) {
@@ -579,7 +587,8 @@ int pv_json_subtree(struct pv_json *j, const struct pv_view *v, const char *key,
 		return json_children(j, v, key, ref, 0, 0, NULL, 0, 0);
 	if (pv_tree_expand(ref->tree, ref->row, min_total, (uint32_t)cap, &rows, &n))
 		return PV_ENOMEM;
-	qsort(rows, n, sizeof(*rows), cmp_u32);
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_u32);
 	static const uint32_t none;
 	int rc = json_children(j, v, key, ref, 0, 0, rows ? rows : &none, n, n);
 	pv_free(rows);
@@ -1092,25 +1101,29 @@ void pv_json_view_kinds(struct pv_json *j)
 
 /* ---- the whole-profile search ---- */
 
-/* The key of tree row r: its ancestors' steps, outermost first. */
-static int tree_row_key(struct sbuf *key, const struct pv_tree *t, uint32_t r)
+/*
+ * The key of tree row r: its ancestors' steps, outermost first; PV_ELIMIT when it is longer than
+ * max bytes (a step and its '/' are two bytes at least: a row that deep is turned down before
+ * its walk, so the work is max at most).
+ */
+static int tree_row_key(struct sbuf *key, const struct pv_tree *t, uint32_t r, uint64_t max)
 {
-	uint32_t depth = 0;
-	for (uint32_t x = r; x != PV_NONE; x = t->parent[x])
-		depth++;
+	uint64_t depth = (uint64_t)t->depth[r] + 1;
+	if (depth * 2 - 1 > max)
+		return PV_ELIMIT;
 	uint32_t *chain = pv_malloc(sizeof(*chain) * (depth ? depth : 1));
 	if (!chain)
 		return PV_ENOMEM;
-	uint32_t k = depth;
-	for (uint32_t x = r; x != PV_NONE; x = t->parent[x])
+	uint32_t k = (uint32_t)depth;
+	for (uint32_t x = r; x != PV_NONE && k; x = t->parent[x])
 		chain[--k] = x;
 	int rc = 0;
 	sbuf_reset(key);
-	for (uint32_t i = 0; i < depth && !rc; i++)
-		rc = (i && sbuf_put(key, "/", 1)) ||
+	for (uint32_t i = k; i < depth && !rc; i++)
+		rc = (i > k && sbuf_put(key, "/", 1)) ||
 		     key_add(key, t->kind[chain[i]], t->id[chain[i]], t->line[chain[i]]);
 	pv_free(chain);
-	return rc ? PV_ENOMEM : 0;
+	return rc ? PV_ENOMEM : key->len > max ? PV_ELIMIT : 0;
 }
 
 int pv_json_find(struct pv_json *j, const struct pv_view *top, const struct pv_view *tree,
@@ -1131,6 +1144,8 @@ int pv_json_find(struct pv_json *j, const struct pv_view *top, const struct pv_v
 	pv_json_kuint(j, "matches", fd->matches);
 	pv_json_key(j, "rows");
 	pv_json_open(j, '[', PV_JSON_LINES, 0);
+	/* a key names a whole path: past the budget, rows deep in the tree go without one */
+	uint64_t keys = 0, budget = pv_key_text_budget(fd->len);
 	for (uint32_t i = 0; i < fd->len && !rc; i++) {
 		uint32_t r = fd->flat_row[i];
 		pv_json_object(j);
@@ -1147,8 +1162,15 @@ int pv_json_find(struct pv_json *j, const struct pv_view *top, const struct pv_v
 			pv_json_null(j);
 		} else {
 			if (!rc)
-				rc = tree_row_key(&key, tree->tree, fd->tree_row[i]);
-			pv_json_strn(j, sbuf_str(&key), key.len);
+				rc = tree_row_key(&key, tree->tree, fd->tree_row[i], budget - keys);
+			if (rc == PV_ELIMIT) {
+				pv_json_null(j);
+				pv_json_kbool(j, "key_cut", true);
+				rc = 0;
+			} else {
+				pv_json_strn(j, sbuf_str(&key), key.len);
+				keys += key.len;
+			}
 		}
 		pv_json_end(j);
 	}

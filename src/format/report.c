@@ -14,9 +14,9 @@ void pv_format_cost(char *buf, size_t n, int64_t v, enum pv_unit u)
 {
 	if (u == PV_UNIT_NS) {
 		/* exact: integer ms and three decimals, rounded half away from zero */
-		int64_t a = v < 0 ? -v : v;
-		int64_t us = (a + 500) / 1000;
-		snprintf(buf, n, "%s%" PRId64 ".%03" PRId64, v < 0 ? "-" : "", us / 1000,
+		uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN too */
+		uint64_t us = a / 1000 + (a % 1000 >= 500);
+		snprintf(buf, n, "%s%" PRIu64 ".%03" PRIu64, v < 0 ? "-" : "", us / 1000,
 			 us % 1000);
 		return;
 	}

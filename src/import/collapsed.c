@@ -35,11 +35,17 @@ static int is_comment(const char *p, const char *e)
 	return (e - p >= 1 && p[0] == '#') || (e - p >= 2 && p[0] == '/' && p[1] == '/');
 }
 
+/* What split_count found: not "frames COUNT"; a line of that form; its form, a count past int64. */
+enum { LINE_BAD = 0, LINE_OK, LINE_RANGE };
+
 /*
  * Parses "... COUNT": sets *stack_end to the end of the frames (before the one space or tab
- * ahead of the count); 0 when the line is not valid.
+ * ahead of the count), *count_at to the count's first digit and *count to its value (LINE_OK).
+ * The form is the probe's, the value the importer's: a count past int64 is LINE_RANGE, a line
+ * of another form LINE_BAD.
  */
-static int split_count(const char *p, const char *e, const char **stack_end, int64_t *count)
+static int split_count(const char *p, const char *e, const char **stack_end, int64_t *count,
+		       const char **count_at)
 {
 	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
 		e--;
@@ -47,18 +53,20 @@ static int split_count(const char *p, const char *e, const char **stack_end, int
 	while (q > p && q[-1] >= '0' && q[-1] <= '9')
 		q--;
 	if (q == e || q == p || (q[-1] != ' ' && q[-1] != '\t'))
-		return 0;
-	if (e - q > 18)
-		return 0; /* past int64 */
-	int64_t v = 0;
-	for (const char *d = q; d < e; d++)
-		v = v * 10 + (*d - '0');
+		return LINE_BAD;
 	const char *s = q - 1;
 	if (s == p)
-		return 0;
+		return LINE_BAD;
 	*stack_end = s;
-	*count = v;
-	return 1;
+	*count_at = q;
+	uint64_t v = 0;
+	for (const char *d = q; d < e; d++) {
+		if (v > ((uint64_t)INT64_MAX - (uint64_t)(*d - '0')) / 10)
+			return LINE_RANGE;
+		v = v * 10 + (uint64_t)(*d - '0');
+	}
+	*count = (int64_t)v;
+	return LINE_OK;
 }
 
 static int probe(const struct pv_input *in)
@@ -70,24 +78,29 @@ static int probe(const struct pv_input *in)
 	const char *p = in->data, *e = in->data + (in->len < 65536 ? in->len : 65536);
 	const char *end = in->data + (in->len < ((size_t)4 << 20) ? in->len : ((size_t)4 << 20));
 	int good = 0, bad = 0;
+	bool stack = false; /* a line of the form with a frame;frame stack */
 	while (p < e && good + bad < 20) {
 		const char *le = text_line_end(p, end);
 		const char *t = le;
 		if (t > p && t[-1] == '\r')
 			t--;
 		if (t > p) {
-			const char *se;
+			const char *se, *ca;
 			int64_t c;
-			if (split_count(p, t, &se, &c))
+			if (split_count(p, t, &se, &c, &ca) != LINE_BAD) {
 				good++;
-			else if (!is_comment(p, t) &&
-				 le < in->data + in->len) /* not a last line cut short: bad */
+				stack |= memchr(p, ';', (size_t)(se - p)) != NULL;
+			} else if (!is_comment(p, t) &&
+				   le < in->data + in->len) { /* not a last line cut short: bad */
 				bad++;
+			}
 		}
 		p = le + 1;
 	}
-	if (good == 0 || bad * 4 > good)
+	if (good == 0)
 		return 0;
+	if (bad * 4 > good) /* stacks as much as other text: the importer says where */
+		return stack && good >= bad ? PROBE_DAMAGED : 0;
 	return 10; /* plain text: any more specific format wins */
 }
 
@@ -327,8 +340,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	struct cstate s = {.b = b, .kernel = PV_NONE, .jit = PV_NONE, .default_thread = PV_NONE};
 	builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
 	const char *p = in->data, *e = in->data + in->len;
-	uint64_t lineno = 0, bad = 0, first_bad = 0, good = 0, zero = 0;
-	const char *first_bad_at = NULL;
+	uint64_t lineno = 0, bad = 0, first_bad = 0, good = 0, zero = 0, range = 0, first_range = 0;
+	const char *first_bad_at = NULL, *first_range_at = NULL;
 	const char *forget_mark = p;
 	int task_mode = -1; /* decided by the first data line: 0 none, 1 comm-pid, 2 comm-pid/tid */
 	while (p < e && !b->status) {
@@ -346,21 +359,32 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			p = le + 1;
 			continue;
 		}
-		const char *se;
+		const char *se, *count_at;
 		int64_t count;
-		if (!split_count(p, t, &se, &count)) {
-			if (is_comment(p, t)) {
-				if (task_mode < 0 &&
-				    (size_t)(t - p) == sizeof(PV_COLLAPSED_NO_THREADS) - 1 &&
-				    memcmp(p, PV_COLLAPSED_NO_THREADS,
-					   sizeof(PV_COLLAPSED_NO_THREADS) - 1) == 0)
-					task_mode = 0;
-				p = le + 1;
-				continue;
-			}
+		int form = split_count(p, t, &se, &count, &count_at);
+		if (form == LINE_BAD && is_comment(p, t)) {
+			/* a '#' or '//' line that does not end in a count (#load;run 3 is a stack)
+			 */
+			if (task_mode < 0 &&
+			    (size_t)(t - p) == sizeof(PV_COLLAPSED_NO_THREADS) - 1 &&
+			    memcmp(p, PV_COLLAPSED_NO_THREADS,
+				   sizeof(PV_COLLAPSED_NO_THREADS) - 1) == 0)
+				task_mode = 0;
+			p = le + 1;
+			continue;
+		}
+		if (form == LINE_BAD) {
 			if (!bad++) {
 				first_bad = lineno;
 				first_bad_at = p;
+			}
+			p = le + 1;
+			continue;
+		}
+		if (form == LINE_RANGE) {
+			if (!range++) {
+				first_range = lineno;
+				first_range_at = count_at;
 			}
 			p = le + 1;
 			continue;
@@ -414,6 +438,15 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (b->status)
 		return b->status;
 	if (good == 0) {
+		if (first_range_at && (!first_bad_at || first_range < first_bad)) {
+			const char *d = first_range_at;
+			while (d < e && *d >= '0' && *d <= '9')
+				d++;
+			return input_fail(in, err, PV_EPARSE, first_range_at,
+					  "count %.*s is past 9223372036854775807 (2^63 - 1)",
+					  (int)(d - first_range_at > 40 ? 40 : d - first_range_at),
+					  first_range_at);
+		}
 		if (first_bad_at) {
 			uint64_t l, c;
 			input_position(in, first_bad_at, &l, &c);
@@ -433,6 +466,11 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		    (unsigned long long)first_bad);
 	if (zero)
 		builder_lossy(b, zero, "skipped stacks with a count of 0");
+	if (range)
+		builder_lossy(b, range,
+			      "skipped stacks whose count is past 9223372036854775807 (2^63 - 1; "
+			      "first at line %llu)",
+			      (unsigned long long)first_range);
 	return 0;
 }
 

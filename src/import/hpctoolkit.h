@@ -162,7 +162,8 @@ static inline void hpc_acc_own(struct hpc_cct *t, uint32_t node, uint32_t m, int
 {
 	if (node >= t->len || m >= t->nm)
 		return;
-	hpc_acc_row(t, node)[m] += self;
+	int64_t *x = &hpc_acc_row(t, node)[m];
+	*x = pv_add_sat(*x, self); /* damaged values saturate (the model's ranges then apply) */
 	if (node == 0)
 		t->root_value = true;
 }
@@ -173,8 +174,10 @@ static inline void hpc_acc_add(struct hpc_cct *t, uint32_t node, uint32_t m, int
 		return;
 	hpc_acc_own(t, node, m, incl);
 	uint32_t p = t->parent[node];
-	if (p != PV_NONE)
-		hpc_acc_row(t, p)[m] -= incl;
+	if (p != PV_NONE) {
+		int64_t *x = &hpc_acc_row(t, p)[m];
+		*x = pv_sub_sat(*x, incl);
+	}
 }
 void hpc_acc_flush(struct pv_builder *b, struct hpc_cct *t, pv_thread_ix th);
 

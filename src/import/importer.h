@@ -2,6 +2,13 @@
  * importer.h - one record per input format (dav1d's demuxer table). probe() scores the decoded
  * input (0 = not this format, higher = surer); import() fills the builder and returns 0 or an
  * error with a position. The registry sets meta.format to the importer's name.
+ *
+ * A probe judges the shape of a format (its magic, its keywords, the form of its lines), never
+ * its values: a line of the format's form whose number is out of range is the importer's to
+ * report, at its position. A file in part of the format's form (a few lines of it among others
+ * that are not) is claimed with PROBE_DAMAGED, the lowest claim: when no other probe claims
+ * the file, its importer says where it is damaged, rather than the registry's "not a profile
+ * format" without a position.
  */
 #ifndef PV_IMPORT_IMPORTER_H
 #define PV_IMPORT_IMPORTER_H
@@ -48,6 +55,8 @@ struct importer {
 	 */
 	int (*open)(struct pv_input *in, struct pv_profile **out, struct pv_error *err);
 };
+
+#define PROBE_DAMAGED 1
 
 extern const struct importer importer_firefox_processed;
 extern const struct importer importer_firefox_gecko;

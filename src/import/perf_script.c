@@ -1258,8 +1258,10 @@ static int probe(const struct pv_input *in)
 			headers++;
 		}
 	}
-	if (headers == 0 || (frames == 0 && !cut) || bad * 4 > headers + frames)
+	if (headers == 0 || (frames == 0 && !cut))
 		return 0;
+	if (bad * 4 > headers + frames) /* samples among other text: the importer says where */
+		return PROBE_DAMAGED;
 	return 50; /* above collapsed's 10: a perf script header is specific */
 }
 
@@ -1365,7 +1367,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			rc = input_fail(in, err, PV_EPARSE, at,
 					"a number in the sample header is out of range, and the "
 					"file has no other sample");
-		else if (input_ends_mid_line(in) &&
+		else if (at && input_ends_mid_line(in) && /* at NULL: comments only */
 			 !memchr(at, '\n', (size_t)(in->data + in->len - at)))
 			rc = input_fail(
 			    in, err, PV_EPARSE, at,

@@ -136,11 +136,14 @@ static int run(struct pv_input *in, const char *format, const struct symz_opts *
 				imp = importers[i];
 			}
 		}
-		if (!imp) {
-			/* JSON that no probe knows: damaged JSON says where, as a reader would */
+		if (!imp || best == PROBE_DAMAGED) {
+			/* JSON that no probe knows, or only a damaged claim of a text format's:
+			 * damaged JSON says where, as a reader would */
 			char c = probe_first_char(in);
 			if ((c == '{' || c == '[') && json_damage(in, err))
 				return PV_EPARSE;
+		}
+		if (!imp) {
 			char names[256] = "";
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				if (!importers[i]->probe) /* chosen by name only: not tried */

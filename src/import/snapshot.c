@@ -1053,7 +1053,7 @@ static int probe(const struct pv_input *in)
 	if (in->len >= sizeof(magic))
 		return memcmp(in->data, magic, sizeof(magic)) == 0 ? 100 : 0;
 	/* the start of the magic: a snapshot cut short, said so by the reader */
-	return in->len && memcmp(in->data, magic, in->len) == 0 ? 1 : 0;
+	return in->len && memcmp(in->data, magic, in->len) == 0 ? PROBE_DAMAGED : 0;
 }
 
 int snapshot_source_matches(const struct pv_input *in, const struct pv_snapshot_source *src,

@@ -487,8 +487,7 @@ static void thread_range(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 	}
 	if (first != PV_TIME_NONE) {
 		c->tstart = first;
-		c->tend =
-		    last > INT64_MAX - p->meta.interval_ns ? INT64_MAX : last + p->meta.interval_ns;
+		c->tend = pv_time_add(last, p->meta.interval_ns);
 		return;
 	}
 	/* no samples: the earliest and latest marker times (the slots each phase uses) */
@@ -509,9 +508,7 @@ static void thread_range(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 		}
 	}
 	c->tstart = lo;
-	c->tend = hi == INT64_MIN			 ? INT64_MIN
-		  : hi > INT64_MAX - p->meta.interval_ns ? INT64_MAX
-							 : hi + p->meta.interval_ns;
+	c->tend = hi == INT64_MIN ? INT64_MIN : pv_time_add(hi, p->meta.interval_ns);
 }
 
 static int64_t min64(int64_t a, int64_t b)

@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/sort.h"
 #include "model/builder.h"
+#include "model/ranges.h"
 
 /*
  * Column growth: each table lists its columns with their element sizes once. A failed grow
@@ -1563,6 +1564,8 @@ int builder_finish(struct pv_builder *b, struct pv_profile **out)
 		b->status = sort_trace(&b->p->trace);
 	if (!b->status)
 		drop_unused_times(&b->p->samples);
+	if (!b->status)
+		builder_saturate(b);
 	int st = b->status;
 	release_maps(b);
 	if (st) {

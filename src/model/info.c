@@ -79,7 +79,8 @@ static int thread_activity(const struct pv_profile *p, struct pv_profile_info *i
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 			pv_stack_ix st = p->samples.stack[s];
 			if (st != PV_NONE && (idle == PV_NONE || leaf[st] != idle))
-				ti->active += p->metrics.len ? pv_sample_weight(p, dm, s) : 1;
+				ti->active = pv_add_sat(
+				    ti->active, p->metrics.len ? pv_sample_weight(p, dm, s) : 1);
 		}
 		if (ti->active > most) {
 			most = ti->active;
@@ -127,7 +128,8 @@ int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 		in->samples_without_stack += p->samples.stack[s] == PV_NONE;
 	for (pv_metric_ix m = 0; m < p->metrics.len; m++)
 		for (uint32_t s = 0; s < p->samples.len; s++)
-			in->metric_total[m] += pv_sample_weight(p, m, s);
+			in->metric_total[m] =
+			    pv_add_sat(in->metric_total[m], pv_sample_weight(p, m, s));
 	pv_metric_ix dm = p->meta.default_metric;
 	for (pv_thread_ix t = 0; t < p->threads.len; t++) {
 		struct pv_thread_info *ti = &in->threads[t];
@@ -136,7 +138,7 @@ int pv_profile_info(const struct pv_profile *p, struct pv_profile_info **out)
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 			int64_t x = pv_sample_time(p, s);
 			if (p->metrics.len)
-				ti->weight += pv_sample_weight(p, dm, s);
+				ti->weight = pv_add_sat(ti->weight, pv_sample_weight(p, dm, s));
 			if (x == PV_TIME_NONE)
 				continue;
 			if (ti->first_ns == PV_TIME_NONE || x < ti->first_ns)

@@ -4,6 +4,7 @@
  * which importer broke what.
  */
 #include "model/callgraph.h"
+#include "model/ranges.h"
 #include "pv/profile.h"
 
 #define FAIL(...) return pv_error_set(err, PV_EPARSE, __VA_ARGS__)
@@ -297,5 +298,5 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	for (uint32_t i = 0; i < p->diags.len; i++)
 		if (!ix_ok(p->diags.msg[i], ns))
 			FAIL("diags[%u].msg: out of range", i);
-	return 0;
+	return pv__ranges_check(p, err);
 }

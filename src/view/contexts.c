@@ -80,7 +80,7 @@ static void summarize(const int64_t *x, uint32_t n, struct pv_ctx_summary *s)
 	s->min = INT64_MAX;
 	s->max = INT64_MIN;
 	for (uint32_t i = 0; i < n; i++) {
-		s->sum += x[i];
+		s->sum = pv_add_sat(s->sum, x[i]);
 		s->nonzero += x[i] != 0;
 		if (x[i] < s->min)
 			s->min = x[i];

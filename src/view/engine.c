@@ -417,6 +417,7 @@ static int sample_pass(struct pv_engine *e)
 				e->skeep[s] = 1;
 			v->nr_samples++;
 			pv_stack_ix st = p->samples.stack[s];
+			/* plain adds: a metric's weights sum inside int64 (profile.h's ranges) */
 			for (uint32_t m = 0; m < e->nm; m++) {
 				int64_t x = pv_sample_weight(p, v->metrics[m], s);
 				if (st == PV_NONE)
@@ -679,7 +680,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 	for (uint32_t m = 0; m < e.nm; m++) {
 		v->whole[m] = v->nostack[m];
 		for (uint32_t s = 0; s < e.w.len; s++)
-			v->whole[m] += e.w.cost[m][s];
+			v->whole[m] = pv_add_sat(v->whole[m], e.w.cost[m][s]);
 	}
 	/* the center and each stack's outermost match */
 	v->centered = q->nr_center > 0;
@@ -711,7 +712,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 			anchor[s] = a != PV_NONE ? a : match[s] ? s : PV_NONE;
 			if (anchor[s] != PV_NONE)
 				for (uint32_t m = 0; m < e.nm; m++)
-					v->center[m] += e.w.cost[m][s];
+					v->center[m] = pv_add_sat(v->center[m], e.w.cost[m][s]);
 		}
 	} else {
 		memcpy(v->center, v->whole, sizeof(v->whole));

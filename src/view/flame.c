@@ -177,7 +177,7 @@ int pv__flame_of_trees(const struct pv_tree *t0, const struct pv_tree *t1,
 	uint32_t ngraphs = t1 ? 2 : 1;
 	fl.t[0] = t0;
 	fl.t[1] = t1;
-	fl.key_budget = (uint64_t)o->max_nodes * PV_FLAME_KEY_BYTES;
+	fl.key_budget = pv_key_text_budget(o->max_nodes);
 	for (uint32_t k = 0; o->width && k < ngraphs; k++) {
 		/* a pixel of the graph: of the roots' total, or of the center's row */
 		const struct pv_tree *t = fl.t[k];

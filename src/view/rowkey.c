@@ -10,11 +10,27 @@
 
 /* ---- keys ---- */
 
+/* c and the decimal of id: a function's step, without printf (a search answer writes a key of
+ * every row it lists, thousands of steps each in a deep tree) */
+static size_t step_num(char *buf, char c, uint32_t id)
+{
+	char d[10];
+	size_t n = 0, k = 0;
+	do
+		d[n++] = (char)('0' + id % 10);
+	while ((id /= 10) != 0);
+	buf[k++] = c;
+	while (n)
+		buf[k++] = d[--n];
+	buf[k] = 0;
+	return k;
+}
+
 size_t key_step(char buf[KEY_STEP_MAX], uint8_t kind, uint32_t id, uint32_t line)
 {
 	int k;
 	switch (kind) {
-	case PV_ROW_FUNCTION: k = snprintf(buf, KEY_STEP_MAX, "f%u", id); break;
+	case PV_ROW_FUNCTION: return step_num(buf, 'f', id);
 	case PV_ROW_LINE: k = snprintf(buf, KEY_STEP_MAX, "l%u:%u", id, line); break;
 	case PV_ROW_FILE:
 		k = id == PV_NONE ? snprintf(buf, KEY_STEP_MAX, "s-")

@@ -192,7 +192,10 @@ static int sample_lines(struct pv_trace *t, struct pv_error *err)
 				t->own_stack[at + i] = sa->stack[k[i].ix];
 			}
 			pv_free(k);
-			*l = (struct line){t->own_time + at, t->own_stack + at, n, 0};
+			/* no sample of the thread has a time (a collapsed file): own_time is NULL
+			 */
+			*l = n ? (struct line){t->own_time + at, t->own_stack + at, n, 0}
+			       : (struct line){NULL, NULL, 0, 0};
 			at += n;
 		}
 		/* the last sample lasts the sampling interval, else the line's mean gap */
@@ -200,7 +203,7 @@ static int sample_lines(struct pv_trace *t, struct pv_error *err)
 			int64_t last = l->time[l->n - 1], gap = p->meta.interval_ns;
 			if (gap <= 0)
 				gap = l->n > 1 ? (last - l->time[0]) / (l->n - 1) : 0;
-			l->end = last + (gap > 0 ? gap : 1);
+			l->end = pv_add_sat(last, gap > 0 ? gap : 1);
 		}
 	}
 	pv_free(borrow);
@@ -517,29 +520,50 @@ uint32_t pv_trace_shares(const pv_func_ix *px, uint32_t width, uint32_t height, 
 	struct pv_trace_share *all = pv_malloc((size_t)(npx ? npx : 1) * sizeof(*all));
 	if (!all)
 		return 0;
-	/* distinct functions by a small open-addressed map over the pixels */
+	/* distinct functions by a small open-addressed map over the pixels, made at the second
+	 * function: a column or a window of one function (blank, a profile without records)
+	 * costs no map */
 	uint32_t mask = 1;
 	while (mask < 2 * npx + 2)
 		mask <<= 1;
-	uint32_t *slot = pv_calloc(mask, sizeof(*slot));
-	if (!slot) {
-		pv_free(all);
-		return 0;
-	}
 	mask--;
-	uint32_t n = 0;
-	for (uint32_t y = 0; y < height; y++) {
-		for (uint32_t x = x0; x < x1; x++) {
-			pv_func_ix f = px[(size_t)y * width + x];
-			uint32_t h = (uint32_t)hash_u64(f) & mask;
-			while (slot[h] && all[slot[h] - 1].func != f)
-				h = (h + 1) & mask;
-			if (!slot[h]) {
-				all[n] = (struct pv_trace_share){f, 0};
-				slot[h] = ++n;
-			}
-			all[slot[h] - 1].pixels++;
+	uint32_t *slot = NULL;
+	uint32_t n = 0, last = 0; /* last: the share of the pixel before (1-based, 0: none) */
+	uint32_t x = x0;
+	const pv_func_ix *row = px;
+	for (uint64_t i = 0; i < npx; i++) {
+		/* pixels come in runs of one function, along a row and down a column: one lookup
+		 * a run, not a pixel (a window of 8 M blank pixels took 0.9 G instructions) */
+		pv_func_ix f = row[x];
+		if (++x == x1) {
+			x = x0;
+			row += width;
 		}
+		if (last && all[last - 1].func == f) {
+			all[last - 1].pixels++;
+			continue;
+		}
+		if (!n) {
+			all[n++] = (struct pv_trace_share){f, 1};
+			last = 1;
+			continue;
+		}
+		if (!slot) {
+			if (!(slot = pv_calloc((size_t)mask + 1, sizeof(*slot)))) {
+				pv_free(all);
+				return 0;
+			}
+			slot[(uint32_t)hash_u64(all[0].func) & mask] = 1;
+		}
+		uint32_t h = (uint32_t)hash_u64(f) & mask;
+		while (slot[h] && all[slot[h] - 1].func != f)
+			h = (h + 1) & mask;
+		if (!slot[h]) {
+			all[n] = (struct pv_trace_share){f, 0};
+			slot[h] = ++n;
+		}
+		last = slot[h];
+		all[last - 1].pixels++;
 	}
 	pv_free(slot);
 	pv_sort(all, n, sizeof(*all), cmp_share);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "base/text.h"
 #include "import/json.h"
 #include "pv/marker.h"
@@ -336,4 +337,36 @@ struct pv_view *tp_line_view_at(const char *file, int line, const struct pv_prof
 		t_fail(file, line, "the view by line: %s", err.msg);
 	pv_query_release(&q);
 	return v;
+}
+
+void t_snapshot_reseal(unsigned char *b)
+{
+	uint32_t nr;
+	memcpy(&nr, b + 24, 4);
+	uint64_t h = hash_bytes(b + 64, (size_t)nr * 32);
+	memcpy(b + 32, &h, 8);
+	h = hash_bytes(b, 56);
+	memcpy(b + 56, &h, 8);
+}
+
+bool t_snapshot_set_word(unsigned char *b, uint32_t id, uint32_t k, int64_t v)
+{
+	uint32_t nr;
+	memcpy(&nr, b + 24, 4);
+	for (uint32_t i = 0; i < nr; i++) {
+		unsigned char *e = b + 64 + i * 32;
+		uint32_t eid;
+		uint64_t off, size;
+		memcpy(&eid, e, 4);
+		memcpy(&off, e + 8, 8);
+		memcpy(&size, e + 16, 8);
+		if (eid != id || size < ((uint64_t)k + 1) * 8)
+			continue;
+		memcpy(b + off + (size_t)k * 8, &v, 8);
+		uint64_t h = hash_bytes(b + off, (size_t)size);
+		memcpy(e + 24, &h, 8);
+		t_snapshot_reseal(b);
+		return true;
+	}
+	return false;
 }

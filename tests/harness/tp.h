@@ -153,4 +153,15 @@ struct pv_view *tp_line_view_at(const char *file, int line, const struct pv_prof
 				const char *center);
 #define t_line_view(p, center) tp_line_view_at(__FILE__, __LINE__, (p), (center))
 
+/*
+ * A snapshot's header and section table checksums made valid again after an edit of the table
+ * (doc/snapshot.md), as a crafted file would have them.
+ */
+void t_snapshot_reseal(unsigned char *b);
+/*
+ * Sets the 64-bit word k of the first section of id to v and makes its checksum and the header's
+ * valid again; false when the snapshot has no such section or it is shorter.
+ */
+bool t_snapshot_set_word(unsigned char *b, uint32_t id, uint32_t k, int64_t v);
+
 #endif

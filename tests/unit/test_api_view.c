@@ -559,16 +559,16 @@ T_TEST(api_view_deep_stack)
 	int st;
 	/*
 	 * flame: a key names the whole path, so the keys of a chain grow with the square of its
-	 * depth (1.2 GB for 20,000 rows); they stop at 1 KiB a node asked: 20,480,000 bytes of
-	 * keys for the default 20,000 nodes, i.e. the first 2,771 rows of the chain (f0 .. f2770:
-	 * keys of 2 .. 15,515 bytes, the steps and their '/').
+	 * depth (1.2 GB for 20,000 rows); they stop at 256 bytes a node asked (pv_key_text_budget):
+	 * 5,120,000 bytes of keys for the default 20,000 nodes, i.e. the first 1,438 rows of the
+	 * chain (f0 .. f1437: keys of 2 .. 7,516 bytes, the steps and their '/').
 	 */
 	char *b = t_api_call(a, "flame", "", &st);
 	T_EQ_INT(st, 200);
-	T_TRUE(b && strlen(b) < 21000000);
+	T_TRUE(b && strlen(b) < 5500000);
 	T_TRUE(b && t_json_has(b, "\"key\": \"f0/f1/f2\", \"name\": \"f2\", \"scope\": \"f2\", \"total\": 7"));
-	T_TRUE(b && t_json_has(b, "\"name\": \"f2770\""));
-	T_TRUE(b && !t_json_has(b, "\"name\": \"f2771\""));
+	T_TRUE(b && t_json_has(b, "\"name\": \"f1437\""));
+	T_TRUE(b && !t_json_has(b, "\"name\": \"f1438\""));
 	free(b);
 	/* the inverted tree: its heaviest path opened 12 rows deep, 13 rows sent */
 	b = t_api_call(a, "view", "view=callers&heaviest=12", &st);

@@ -120,3 +120,88 @@ T_TEST(collapsed_errors)
 	T_CONTAINS(err.msg, "unknown format 'nosuch' (known: ");
 	T_TRUE(p == NULL);
 }
+
+/*
+ * Issue 25: a count past int64 (18446744072893896645, a negative count printed unsigned) in a
+ * two- or three-line file made the probe turn the file down ("not a profile format", no
+ * position), while with 20 lines it was a skipped line with a positioned note. The probe judges
+ * the form, the importer the value: every length gets the same note, a file of nothing else the
+ * error at the count.
+ */
+T_TEST(collapsed_count_past_int64)
+{
+	static const char *const files[] = {
+	    "main;foo 10\nmain;bar 18446744072893896645\n",
+	    "main;foo 10\nmain;bar 3\nmain;baz 18446744072893896645\n",
+	    "a;b 1\na;c 2\na;d 3\na;e 4\na;f 5\na;g 6\na;h 7\na;i 8\na;j 9\na;k 10\na;l 11\na;m "
+	    "12\n"
+	    "a;n 13\na;o 14\na;p 15\na;q 16\na;r 17\na;s 18\na;t 19\na;u 18446744072893896645\n",
+	};
+	static const int64_t totals[] = {10, 13, 190};
+	static const char *const notes[] = {
+	    "skipped stacks whose count is past 9223372036854775807 (2^63 - 1; first at line 2)",
+	    "skipped stacks whose count is past 9223372036854775807 (2^63 - 1; first at line 3)",
+	    "skipped stacks whose count is past 9223372036854775807 (2^63 - 1; first at line 20)",
+	};
+	for (int i = 0; i < 3; i++) {
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		T_EQ_INT(t_import_str("c.txt", files[i], NULL, &p, &err), 0);
+		if (!p)
+			continue;
+		T_EQ_STR(pv_str(p, p->meta.format), "collapsed");
+		T_EQ_INT(t_total(p, 0), totals[i]);
+		T_EQ_INT(t_diag_count(p, notes[i]), 1);
+		pv_profile_free(p);
+	}
+	/* nothing else: the error at the count; the largest int64 is a count */
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	const char *one = "main;bar 18446744072893896645\n";
+	T_EQ_INT(t_import_str("c.txt", one, NULL, &p, &err), PV_EPARSE);
+	T_EQ_STR(err.msg, "c.txt: line 1, column 10: count 18446744072893896645 is past "
+			  "9223372036854775807 (2^63 - 1)");
+	T_EQ_INT(t_import_str("c.txt", "a;b 9223372036854775807\n", NULL, &p, &err), 0);
+	if (p) {
+		/* a count the model's range saturates (profile.h) */
+		T_EQ_INT(t_total(p, 0), PV_WEIGHT_SUM_MAX);
+		pv_profile_free(p);
+	}
+}
+
+/*
+ * A file only in part of a format's form is claimed as damaged (importer.h's PROBE_DAMAGED): its
+ * importer says where, rather than "not a profile format". Half stacks, half other lines:
+ * collapsed, with its positioned note; a perf script sample among more other lines: perf script,
+ * with its. Less than that (one stack in three lines), binary data or damaged JSON: not claimed.
+ */
+T_TEST(probe_damaged_claims)
+{
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(t_import_str("c.txt", "main;foo 1\nhello world\n", NULL, &p, &err), 0);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->meta.format), "collapsed");
+		T_EQ_INT(t_diag_count(p, "skipped lines that are not 'frame;frame;... COUNT' "
+					 "(first at line 2)"),
+			 1);
+		pv_profile_free(p);
+	}
+	const char *perf =
+	    "prog 123/123 [000] 1.000000: 100 cycles:\n"
+	    "\t4005d0 main+0x10 (/bin/prog)\n\nGARBAGE here\nmore garbage\nand more\n";
+	T_EQ_INT(t_import_str("p.txt", perf, NULL, &p, &err), 0);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->meta.format), "perf-script");
+		T_EQ_INT(t_diag_count(p, "skipped lines that are neither sample headers nor frames "
+					 "(first at line 4)"),
+			 3);
+		pv_profile_free(p);
+	}
+	T_EQ_INT(t_import_str("c.txt", "main;foo 1\nhello\nworld\n", NULL, &p, &err), PV_EFORMAT);
+	T_CONTAINS(err.msg, "c.txt: not a profile format profview reads");
+	/* JSON that a claim of damage would take: its syntax error, positioned */
+	T_EQ_INT(t_import_str("j.json", "{\"a;b\": 1,\n\"x\" 2\n", NULL, &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "j.json: line 2, column 5: ");
+	T_CONTAINS(err.msg, "(not valid JSON: the file is damaged or cut short)");
+}

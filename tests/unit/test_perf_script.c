@@ -1372,6 +1372,10 @@ T_TEST(perf_malformed)
 	expect_error("", 0, "empty", 1);
 	static const char comments[] = "# ========\n# perf version : 6.1\n# ========\n\n";
 	expect_error(comments, sizeof(comments) - 1, "comments only", 1);
+	/* comments only, the last cut inside its line (issue 25's fuzzing: memchr of NULL, the
+	 * seed fuzz/corpus/perf-script/comments-only-cut.txt) */
+	static const char cut[] = "# ========\n# perf version : 6.1";
+	expect_error(cut, sizeof(cut) - 1, "comments only, cut", 1);
 	static const char junk[] = "# header\n\nhello world\n\tnot a frame\n";
 	expect_error(junk, sizeof(junk) - 1, "junk", 3);
 	/* wrong types: letters where the task id and the time go */

@@ -18,6 +18,7 @@
 #include "pv/profile.h"
 #include "pv/snapshot.h"
 #include "t.h"
+#include "tp.h"
 
 static char tmpdir[64];
 
@@ -241,17 +242,6 @@ T_TEST(snapshot_cut_at_every_byte_and_flipped)
 	free(b);
 }
 
-/* Rewrites the header's checksum (and the table's) after an edit, as a crafted file would. */
-static void reseal(unsigned char *b)
-{
-	uint32_t nr;
-	memcpy(&nr, b + 24, 4);
-	uint64_t h = hash_bytes(b + 64, (size_t)nr * 32);
-	memcpy(b + 32, &h, 8);
-	h = hash_bytes(b, 56);
-	memcpy(b + 56, &h, 8);
-}
-
 T_TEST(snapshot_other_version_and_crafted)
 {
 	size_t len;
@@ -292,7 +282,7 @@ T_TEST(snapshot_other_version_and_crafted)
 		found = 1;
 	}
 	T_TRUE(found);
-	reseal(b);
+	t_snapshot_reseal(b);
 	T_EQ_INT(open_bytes(b, len, &err), PV_EPARSE);
 	T_EQ_STR(err.msg, "s.pvs: snapshot breaks an invariant of the model (damaged, or not "
 			  "written by profview): stacks[0].frame: 1000 out of range");
@@ -310,7 +300,7 @@ T_TEST(snapshot_other_version_and_crafted)
 	memcpy(b + meta_off + 19 * 8, &huge, 8);
 	uint64_t mh = hash_bytes(b + meta_off, (size_t)meta_size);
 	memcpy(b + 64 + 24, &mh, 8);
-	reseal(b);
+	t_snapshot_reseal(b);
 	T_EQ_INT(open_bytes(b, len, &err), PV_EPARSE);
 	char want[160];
 	snprintf(want, sizeof(want),
@@ -322,7 +312,7 @@ T_TEST(snapshot_other_version_and_crafted)
 	/* a section past the end of the file, checksums valid */
 	uint64_t off = (uint64_t)len;
 	memcpy(b + 64 + 8, &off, 8);
-	reseal(b);
+	t_snapshot_reseal(b);
 	T_EQ_INT(open_bytes(b, len, &err), PV_EPARSE);
 	T_CONTAINS(err.msg, "s.pvs: byte 72: snapshot section meta: bytes [");
 	T_CONTAINS(err.msg, "are not inside the file's data");

@@ -354,3 +354,28 @@ T_TEST(trace_depth_boxes)
 	pv_trace_free(t);
 	pv_profile_free(p);
 }
+
+/*
+ * Profiles whose samples have no time (a collapsed file; an HPCToolkit database without
+ * trace.db): a trace of one empty line per thread, no record, nothing at any time (issue 25:
+ * the copy of a thread's timed samples was NULL + 0, undefined behaviour under UBSan).
+ */
+T_TEST(trace_without_times)
+{
+	const char *files[] = {t_data("collapsed/worked-example.txt"),
+			       t_data("hpctoolkit/derived.d")};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct pv_profile *p;
+		struct pv_trace *t;
+		if (!open_trace(files[i], &p, &t))
+			continue;
+		T_TRUE(p->samples.len > 0);
+		T_TRUE(p->samples.time_ns == NULL);
+		T_EQ_INT(pv_trace_lines(t), p->threads.len);
+		T_EQ_INT(pv_trace_records(t), 0);
+		pv_stack_ix s = 12345;
+		T_EQ_INT(pv_trace_at(t, 0, 0, &s, NULL, NULL), PV_NONE);
+		pv_trace_free(t);
+		pv_profile_free(p);
+	}
+}

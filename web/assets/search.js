@@ -55,7 +55,7 @@ export class SearchBox {
     } else {
       const m = r.metrics[0];
       r.rows.forEach((row, i) => {
-        const el = h('div', { class: 'sr-row' + (i === this.hot ? ' hot' : ''), dataset: { i, key: row.key || '' }, title: row.key ? 'Enter: open its heaviest path' : 'No row of the top-down tree' },
+        const el = h('div', { class: 'sr-row' + (i === this.hot ? ' hot' : ''), dataset: { i, key: row.key || '' }, title: row.key ? 'Enter: open its heaviest path' : row.key_cut ? 'Its heaviest row is too deep to open from the search: center on it (its menu, or shift+Enter)' : 'No row of the top-down tree' },
           h('span', { class: 'sr-name', text: row.name }),
           h('span', { class: 'sr-place dim', text: row.file ? row.file.split('/').pop() + (row.line ? ':' + row.line : '') : row.module || '' }),
           h('span', { class: 'sr-num', text: fmtCost(row.total[0], m.shown || m.unit), title: `total ${m.name}` }),

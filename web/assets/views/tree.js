@@ -244,7 +244,10 @@ export class TreeTable {
     };
     opened(node);
     this.reflatten();
-    if (this.opts.status) this.opts.status(`${this.flat.length.toLocaleString('en-US')} rows shown · expanded ${resp.rows.length.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    // rows past the answer's budget (max-rows, or the keys of a deep chain: doc/api.md) come as
+    // "more" placeholders, each loaded on a click
+    const cut = resp.rows.reduce((n, r) => n + (r.kind === 'more' ? r.more : 0), 0);
+    if (this.opts.status) this.opts.status(`${this.flat.length.toLocaleString('en-US')} rows shown · expanded ${resp.rows.length.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(2)} s${cut ? ` · ${cut.toLocaleString('en-US')} more past the answer's budget (click a “more” row, or * again below it)` : ''}`);
     performance.mark('pv-expand-all-shown', { detail: resp.rows.length });
   }
 
