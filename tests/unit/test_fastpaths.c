@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/sort.h"
+#include "model/builder.h"
 #include "model/callgraph.h"
 #include "pv/import.h"
 #include "pv/profile.h"
@@ -229,4 +231,25 @@ T_TEST(callgrind_fast_cost_lines_read_as_the_general_ones)
 	char big[512];
 	snprintf(big, sizeof(big), "%s1 99999999999999999999\n", head);
 	t_expect_error("big.callgrind", big, "callgrind", PV_EPARSE, "too large", &err);
+}
+
+T_TEST(samples_room_keeps_the_columns_in_place)
+{
+	/* the room asked once: reserves and commits within it never move the columns */
+	struct pv_builder b;
+	T_EQ_INT(builder_init(&b), 0);
+	builder_samples_room(&b, 100000);
+	T_EQ_INT(b.status, 0);
+	T_TRUE(b.p->samples.cap >= 100000);
+	pv_stack_ix *st = b.p->samples.stack;
+	int64_t *tm = b.p->samples.time_ns;
+	T_TRUE(st != NULL && tm != NULL);
+	T_EQ_INT(builder_samples_reserve(&b, 50000, false), 0);
+	T_EQ_INT(builder_samples_reserve(&b, 100000, true), 0);
+	T_TRUE(b.p->samples.stack == st && b.p->samples.time_ns == tm);
+	/* no room past the row limit, and no error for it */
+	builder_samples_room(&b, (uint64_t)PV_MAX_ROWS + 1);
+	T_EQ_INT(b.status, 0);
+	T_TRUE(b.p->samples.stack == st);
+	builder_release(&b);
 }
