@@ -9,7 +9,7 @@
 # Environment: BUILD (build folder, default build), BENCH_ROUNDS (runs of each command, default 9),
 # BENCH_FIREFOX_MB / BENCH_COLLAPSED_MB (the 100 % sizes, default 200 / 200),
 # BENCH_ONLY (firefox, collapsed, center, callgrind, perf, markers, serve, page, deep, deep-api,
-# memory, cgmem, snapshot, tui or svg: run only that kind), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
+# memory, cgmem, snapshot, tui, svg or cpu: run only that kind; cpu only runs when named), BENCH_DEEP (deep: the depth, default 100000), BENCH_MEMORY_N (memory: unique
 # stacks and samples, default 10000000),
 # BENCH_PAGE_ROUNDS (page: center changes per tab, default 11), BENCH_SVG_BOXES / BENCH_SVG_ROUNDS
 # (svg: boxes of the flame graph and rounds, default 50000 / 5), FLAMEGRAPH_PL (svg: Brendan
@@ -22,7 +22,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 invocation="sh bench/run.sh"
-for v in BENCH_ONLY BENCH_CGMEM_MB BENCH_DEEP BENCH_MEMORY_N BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BENCH_SVG_BOXES BENCH_SVG_ROUNDS BUILD; do
+for v in BENCH_ONLY BENCH_CPU_ROUNDS BENCH_CPU_ANNOTATE_ROUNDS BENCH_CPU_BEFORE BENCH_CGMEM_MB BENCH_DEEP BENCH_MEMORY_N BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BENCH_SVG_BOXES BENCH_SVG_ROUNDS BUILD; do
 	eval "val=\${$v:-}"
 	[ -n "$val" ] && invocation="$v=$val $invocation"
 done
@@ -171,7 +171,7 @@ buildtype=$(meson introspect "$BUILD" --buildoptions 2>/dev/null |
 
 [ "$ONLY" = callgrind ] || [ "$ONLY" = markers ] || [ "$ONLY" = perf ] || [ "$ONLY" = serve ] ||
 	[ "$ONLY" = page ] || [ "$ONLY" = deep ] || [ "$ONLY" = memory ] || [ "$ONLY" = snapshot ] ||
-	[ "$ONLY" = tui ] || [ "$ONLY" = svg ] || [ "$ONLY" = cgmem ] || [ "$ONLY" = deep-api ] || cat >"$RESULTS" <<EOF
+	[ "$ONLY" = tui ] || [ "$ONLY" = svg ] || [ "$ONLY" = cgmem ] || [ "$ONLY" = deep-api ] || [ "$ONLY" = cpu ] || cat >"$RESULTS" <<EOF
 # Benchmark results
 
 Written by \`sh bench/run.sh\` (\`make bench\`); bench/README.md says what each figure means.
@@ -803,6 +803,115 @@ $GEN unique-stacks $MEM_N $OUT/unique-stacks-$MEM_N.txt
 $GEN cpuprofile $MEM_N $OUT/cpuprofile-$MEM_N.txt
 hyperfine -N --runs 3 "$PV tree --depth 3 FILE"
 /usr/bin/time -v $PV tree --depth 3 FILE >/dev/null
+\`\`\`
+EOF
+fi
+# CPU time against the floor (issue 28): the 200 MB Firefox profile (`tree --depth 3`) and the
+# 100 MB callgrind file (`top -n 20`) against bench/scan on the same file, and the callgrind file
+# against callgrind_annotate --inclusive=yes: each command's CPU time (perf stat's task-clock:
+# user and system time of all its threads; /usr/bin/time's user + sys without perf), which a
+# loaded machine moves less than the wall clock. BENCH_CPU_ROUNDS rounds (default 15) alternate
+# the commands (BENCH_CPU_BEFORE=PROFVIEW adds an older binary to each round), then
+# BENCH_CPU_ANNOTATE_ROUNDS (default 3) alternate profview and callgrind_annotate.
+# BENCH_ONLY=cpu (not part of a full run: callgrind_annotate takes minutes)
+if [ "$ONLY" = cpu ]; then
+	CPU_ROUNDS=${BENCH_CPU_ROUNDS:-15}
+	AN_ROUNDS=${BENCH_CPU_ANNOTATE_ROUNDS:-3}
+	BEFORE=${BENCH_CPU_BEFORE:-}
+	CGA=$(command -v callgrind_annotate) || { echo "bench: callgrind_annotate is missing (Debian package valgrind)" >&2; exit 1; }
+	ff=$OUT/firefox-$FF_MB.json
+	cgmb=${BENCH_CALLGRIND_MB:-100}
+	cg=$OUT/callgrind-$cgmb.out
+	[ -s "$ff" ] && [ "$ff" -nt "$GEN" ] || "$GEN" firefox "$FF_MB" "$ff" 2>/dev/null
+	[ -s "$cg" ] && [ "$cg" -nt "$GEN" ] || "$GEN" callgrind "$cgmb" "$cg" 2>/dev/null
+	abs_out=$(cd "$OUT" && pwd)
+	cg_abs=$abs_out/callgrind-$cgmb.out
+	# cpu_ms NAME CMD...: the command's CPU time in ms, appended to OUT/cpu-NAME.txt
+	cpu_ms() {
+		n=$1
+		shift
+		if command -v perf >/dev/null 2>&1; then
+			perf stat -x, -e task-clock "$@" 2>&1 >/dev/null |
+				awk -F, '/task-clock/ { print $1 }' >>"$abs_out/cpu-$n.txt"
+		else
+			/usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -n 1 |
+				awk '{ print ($1 + $2) * 1000 }' >>"$abs_out/cpu-$n.txt"
+		fi
+	}
+	rm -f "$OUT"/cpu-*.txt
+	cpu_load0=$(cut -d' ' -f1-3 /proc/loadavg)
+	"$PV" tree --depth 3 "$ff" >/dev/null
+	"$SCAN" "$ff" >/dev/null
+	for r in $(seq "$CPU_ROUNDS"); do
+		echo "bench: cpu round $r" >&2
+		[ -z "$BEFORE" ] || cpu_ms ff-before "$BEFORE" tree --depth 3 "$ff"
+		cpu_ms ff-pv "$PV" tree --depth 3 "$ff"
+		cpu_ms ff-scan "$SCAN" "$ff"
+		[ -z "$BEFORE" ] || cpu_ms cg-before "$BEFORE" top -n 20 "$cg"
+		cpu_ms cg-pv "$PV" top -n 20 "$cg"
+		cpu_ms cg-scan "$SCAN" "$cg"
+	done
+	for r in $(seq "$AN_ROUNDS"); do
+		echo "bench: cpu annotate round $r" >&2
+		cpu_ms an-pv "$PV" top -n 20 "$cg_abs"
+		(cd / && cpu_ms an-annotate "$CGA" --inclusive=yes "$cg_abs")
+	done
+	cpu_load1=$(cut -d' ' -f1-3 /proc/loadavg)
+	med() { median <"$OUT/cpu-$1.txt"; }
+	runs() { sort -g "$OUT/cpu-$1.txt" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }'; }
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+	ff_pv=$(med ff-pv) ff_scan=$(med ff-scan) cg_pv=$(med cg-pv) cg_scan=$(med cg-scan)
+	an_pv=$(med an-pv) an_an=$(med an-annotate)
+	before_rows=""
+	if [ -n "$BEFORE" ]; then
+		before_rows="
+| firefox-$FF_MB, before ($BEFORE) | $(med ff-before) ms | $ff_scan ms | $(ratio "$(med ff-before)" "$ff_scan")× |
+| callgrind-$cgmb, before ($BEFORE) | $(med cg-before) ms | $cg_scan ms | $(ratio "$(med cg-before)" "$cg_scan")× |"
+	fi
+	an_total=$( (cd / && "$CGA" --inclusive=yes "$cg_abs") | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+	pv_total=$("$PV" info "$cg" | awk '/total/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }')
+	drop_section "CPU time against the floor"
+	cat >>"$RESULTS" <<EOF
+
+## CPU time against the floor (issue 28)
+
+Run of $(date -u '+%Y-%m-%d %H:%M UTC') at profview $commit, build \`$BUILD\` (${buildtype:-?}),
+$(nproc) CPUs ($cpu), shared with other sessions: load average $cpu_load0 at the start,
+$cpu_load1 at the end. This section: \`$invocation\`.
+
+Each figure is a command's CPU time (perf stat's task-clock: the user and system time of all its
+threads), the median of $CPU_ROUNDS rounds in which the commands alternate (${BEFORE:+before, }profview,
+scan on the Firefox file, then the same on the callgrind file), after one warm-up run; the files
+are in the page cache. Then $AN_ROUNDS rounds of profview and callgrind_annotate, alternated.
+Targets (issue 28): the Firefox profile at most 10× the scan, the callgrind file at most 8×, and
+callgrind_annotate at least 50× slower.
+
+| input | profview | scan | profview / scan |
+|---|---|---|---|
+| firefox-$FF_MB (\`tree --depth 3\`) | $ff_pv ms | $ff_scan ms | **$(ratio "$ff_pv" "$ff_scan")×** |
+| callgrind-$cgmb (\`top -n 20\`) | $cg_pv ms | $cg_scan ms | **$(ratio "$cg_pv" "$cg_scan")×** |$before_rows
+
+| input | profview top -n 20 | callgrind_annotate --inclusive=yes | annotate / profview |
+|---|---|---|---|
+| callgrind-$cgmb | $an_pv ms | $an_an ms | **$(ratio "$an_an" "$an_pv")×** |
+
+Program totals (Ir): callgrind_annotate $an_total, profview $pv_total.
+
+Every run (ms, sorted):
+
+- firefox-$FF_MB: profview $(runs ff-pv); scan $(runs ff-scan)${BEFORE:+; before $(runs ff-before)}
+- callgrind-$cgmb: profview $(runs cg-pv); scan $(runs cg-scan)${BEFORE:+; before $(runs cg-before)}
+- against callgrind_annotate: profview $(runs an-pv); callgrind_annotate $(runs an-annotate)
+
+Commands:
+\`\`\`sh
+$GEN firefox $FF_MB $ff
+$GEN callgrind $cgmb $cg
+perf stat -x, -e task-clock $PV tree --depth 3 $ff
+perf stat -x, -e task-clock $SCAN $ff
+perf stat -x, -e task-clock $PV top -n 20 $cg
+perf stat -x, -e task-clock $SCAN $cg
+cd / && perf stat -x, -e task-clock $CGA --inclusive=yes $cg_abs
 \`\`\`
 EOF
 fi

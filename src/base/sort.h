@@ -7,6 +7,7 @@
 #ifndef PV_BASE_SORT_H
 #define PV_BASE_SORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +30,17 @@ static inline void pv_sort(void *base, size_t n, size_t size,
 	if (n > 1)
 		qsort(base, n, size, cmp);
 }
+
+/*
+ * An index and its key. pv_sort_kix_desc sorts by key, largest first, ties by index, smallest
+ * first: a total order (the indices differ), so the result is the one every correct sort gives,
+ * without a comparator call per comparison (introsort, sort.c).
+ */
+struct pv_kix {
+	int64_t key;
+	uint32_t ix;
+};
+void pv_sort_kix_desc(struct pv_kix *a, size_t n);
 
 /* int64_t values, ascending (for pv_sort). */
 static inline int pv_cmp_i64(const void *a, const void *b)

@@ -501,6 +501,63 @@ static int parse_cost_line(struct cg *c, const char *p, const char *e, int64_t *
 	return 0;
 }
 
+/*
+ * The common cost line at once, with no search for its end first: fields of at most 18 decimal
+ * digits (positions: also "+N", "-N", "*"), one space between them, '\n' after the last. Fills
+ * what parse_cost_line would and sets *next past the '\n'; false (nothing changed) for any
+ * other shape, which the general path then reads, with its errors.
+ */
+static bool fast_cost_line(struct cg *c, const char *p, const char *end, int64_t *cost,
+			   int64_t *line, uint64_t *addr, const char **next)
+{
+	int64_t pos[MAX_POS];
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < c->npos + c->nev; i++) {
+		if (p >= end)
+			return false;
+		char sign = 0;
+		if (i < c->npos && (*p == '+' || *p == '-' || *p == '*')) {
+			sign = *p++;
+			if (sign == '*') {
+				pos[i] = c->prev_pos[i];
+				goto sep;
+			}
+		}
+		const char *s = p;
+		uint64_t x = 0;
+		while (p < end && (unsigned)(*p - '0') <= 9 && p - s < 18)
+			x = x * 10 + (uint64_t)(*p++ - '0');
+		if (p == s || (p < end && (unsigned)(*p - '0') <= 9))
+			return false;
+		if (i < c->npos)
+			pos[i] = sign == '+'   ? c->prev_pos[i] + (int64_t)x
+				 : sign == '-' ? c->prev_pos[i] - (int64_t)x
+					       : (int64_t)x;
+		else
+			cost[k++] = (int64_t)x;
+	sep:
+		if (p < end && *p == ' ' && i + 1 < c->npos + c->nev && p + 1 < end &&
+		    p[1] != ' ' && p[1] != '\n' && p[1] != '\t' && p[1] != '\r') {
+			p++;
+			continue;
+		}
+		if (p < end && *p == '\n' && i + 1 >= c->npos)
+			break;
+		return false;
+	}
+	if (p >= end || *p != '\n')
+		return false;
+	for (; k < c->nev; k++)
+		cost[k] = 0;
+	for (uint32_t i = 0; i < c->npos; i++)
+		c->prev_pos[i] = pos[i];
+	*line = c->pos_line >= 0 ? pos[c->pos_line] : 0;
+	*addr = c->pos_instr >= 0 && pos[c->pos_instr] >= 0 ? (uint64_t)pos[c->pos_instr]
+							    : PV_ADDR_NONE;
+	*next = p + 1;
+	return true;
+}
+
 static int add_checked(struct cg *c, int64_t *acc, int64_t v)
 {
 	if (__builtin_add_overflow(*acc, v, acc))
@@ -959,13 +1016,54 @@ static int header_line(struct cg *c, const char *p, const char *e)
 	return 0;
 }
 
+/* A cost line read: a call's cost, a jump's position, or the function's self cost. */
+static inline int cost_line(struct cg *c, const int64_t *cost, int64_t line, uint64_t addr)
+{
+	c->part_has_data = 1;
+	c->last_cost_line = c->lineno;
+	if (c->pending_call == 1) {
+		if (call_cost(c, cost))
+			return -1;
+		c->callee = NONE32;
+	} else if (c->pending_call == 2) {
+		int any = 0;
+		for (uint32_t i = 0; i < c->nev; i++)
+			any |= cost[i] != 0;
+		if (any && self_cost(c, cost, line, addr))
+			return -1;
+	} else if (self_cost(c, cost, line, addr)) {
+		return -1;
+	}
+	c->pending_call = 0;
+	return 0;
+}
+
 static int body(struct cg *c)
 {
 	struct pv_builder *b = c->b;
 	const char *p = c->in->data, *end = c->in->data + c->in->len;
 	int64_t cost[MAX_EVENTS];
 	while (p < end && !b->status) {
-		const char *le = memchr(p, '\n', (size_t)(end - p));
+		char ch = *p;
+		const char *le;
+		if (((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') &&
+		    c->have_events && c->cur != NONE32) {
+			/* most lines: a cost line of the common shape (fast_cost_line) */
+			int64_t line = 0;
+			uint64_t addr = PV_ADDR_NONE;
+			const char *next;
+			if (fast_cost_line(c, p, end, cost, &line, &addr, &next)) {
+				c->lineno++;
+				c->line = p;
+				if ((c->lineno & 0xffff) == 0)
+					input_forget(c->in, p);
+				if (cost_line(c, cost, line, addr))
+					return -1;
+				p = next;
+				continue;
+			}
+		}
+		le = memchr(p, '\n', (size_t)(end - p));
 		if (!le)
 			le = end;
 		const char *e = le;
@@ -979,7 +1077,6 @@ static int body(struct cg *c)
 			p = le + 1;
 			continue;
 		}
-		char ch = *p;
 		if ((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') {
 			/* a cost line */
 			if (!c->have_events)
@@ -991,24 +1088,9 @@ static int body(struct cg *c)
 			}
 			int64_t line = 0;
 			uint64_t addr = PV_ADDR_NONE;
-			if (parse_cost_line(c, p, e, cost, &line, &addr))
+			if (parse_cost_line(c, p, e, cost, &line, &addr) ||
+			    cost_line(c, cost, line, addr))
 				return -1;
-			c->part_has_data = 1;
-			c->last_cost_line = c->lineno;
-			if (c->pending_call == 1) {
-				if (call_cost(c, cost))
-					return -1;
-				c->callee = NONE32;
-			} else if (c->pending_call == 2) {
-				int any = 0;
-				for (uint32_t i = 0; i < c->nev; i++)
-					any |= cost[i] != 0;
-				if (any && self_cost(c, cost, line, addr))
-					return -1;
-			} else if (self_cost(c, cost, line, addr)) {
-				return -1;
-			}
-			c->pending_call = 0;
 			p = le + 1;
 			continue;
 		}

@@ -85,6 +85,26 @@ static int64_t pos0(int64_t v)
 }
 
 /*
+ * A context's nev costs copied or zeroed: one event (Ir alone) is the common case, and a
+ * memcpy/memset call per context cost more than the copy.
+ */
+static inline void ev_copy(int64_t *d, const int64_t *s, uint32_t nev)
+{
+	if (nev == 1)
+		*d = *s;
+	else
+		memcpy(d, s, nev * sizeof(int64_t));
+}
+
+static inline void ev_zero(int64_t *d, uint32_t nev)
+{
+	if (nev == 1)
+		*d = 0;
+	else
+		memset(d, 0, nev * sizeof(int64_t));
+}
+
+/*
  * The cost of edge x of the part, per event: a call's inclusive cost, or for inlined code
  * (fi=/fe=) that code's self cost and its calls.
  */
@@ -176,7 +196,7 @@ static int q_push(struct cg *c, struct ctxq *q, uint32_t slot, pv_stack_ix paren
 	}
 	int64_t *e = q->pool + ((size_t)P->tail * CTX_CHUNK + n % CTX_CHUNK) * s;
 	e[0] = parent;
-	memcpy(e + 1, flow, (s - 1) * sizeof(int64_t));
+	ev_copy(e + 1, flow, s - 1);
 	P->n = n + 1;
 	q->pushed++;
 	return 0;
@@ -209,8 +229,7 @@ static uint32_t q_take(struct ctxq *q, uint32_t slot, pv_stack_ix *par, int64_t 
 		const int64_t *e = q->pool + (size_t)ch * CTX_CHUNK * s;
 		for (uint32_t j = 0; j < m; j++, i++) {
 			par[i] = (pv_stack_ix)e[(size_t)j * s];
-			memcpy(flow + (size_t)i * (s - 1), e + (size_t)j * s + 1,
-			       (s - 1) * sizeof(int64_t));
+			ev_copy(flow + (size_t)i * (s - 1), e + (size_t)j * s + 1, s - 1);
 		}
 		if (i == nr)
 			break;
@@ -385,35 +404,26 @@ struct synth {
 	uint32_t *best, *bfsp; /* per function: struct cycle's */
 	struct selfrec rec;
 	struct line_split ls;
-	void *buf[26];
-	size_t cap[26];
+	void *buf[27];
+	size_t cap[27];
 };
 
 /* Scratch buffer i of the synthesis (n elements of elt bytes). */
 #define SBUF(S, i, n, elt) scratch((S)->c, &(S)->buf[i], &(S)->cap[i], (size_t)(n) * (elt))
 
-/* Indices by a key, largest first (ties: the smaller index first). */
-struct sort_by {
-	const int64_t *key;
-	uint32_t stride;
-};
-
-static int by_key_desc(const void *a, const void *b, void *ctx)
+/* Indices by a key, largest first (ties: the smaller index first); -1 when out of memory. */
+static int order_desc(struct synth *S, uint32_t *ix, uint32_t n, const int64_t *key,
+		      uint32_t stride)
 {
-	const struct sort_by *s = ctx;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int64_t u = s->key[(size_t)x * s->stride], v = s->key[(size_t)y * s->stride];
-	if (u != v)
-		return u > v ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-static void order_desc(uint32_t *ix, uint32_t n, const int64_t *key, uint32_t stride)
-{
+	struct pv_kix *a = SBUF(S, 26, n, sizeof(*a));
+	if (!a)
+		return -1;
 	for (uint32_t i = 0; i < n; i++)
-		ix[i] = i;
-	struct sort_by s = {key, stride};
-	pv_sort_r(ix, n, sizeof(*ix), by_key_desc, &s);
+		a[i] = (struct pv_kix){key[(size_t)i * stride], i};
+	pv_sort_kix_desc(a, n);
+	for (uint32_t i = 0; i < n; i++)
+		ix[i] = a[i].ix;
+	return 0;
 }
 
 /*
@@ -617,8 +627,8 @@ static int split_node(struct synth *S, uint32_t fg, uint32_t slot, uint32_t nr,
 	c->ctx_scaled += scaled;
 	memset(acc, 0, (size_t)ncol * nev * sizeof(int64_t));
 	memset(mark, 0, ncol);
-	order_desc(ord, nr, amt, nev);
-	order_desc(cord, ncol, col, nev);
+	if (order_desc(S, ord, nr, amt, nev) || order_desc(S, cord, ncol, col, nev))
+		return -1;
 	if (S->q.pushed > S->limit && !S->coarse) {
 		/* past the budget: contexts take the calls in turn, no more in proportion */
 		S->coarse = true;
@@ -635,7 +645,7 @@ static int split_node(struct synth *S, uint32_t fg, uint32_t slot, uint32_t nr,
 		for (uint32_t k = 0; k < nev; k++)
 			any |= amt[(size_t)i * nev + k] != 0;
 		own[i] = PV_NONE;
-		memset(wt + (size_t)i * nev, 0, nev * sizeof(int64_t));
+		ev_zero(wt + (size_t)i * nev, nev);
 		if (!any)
 			continue;
 		own[i] = builder_stack_append(b, par[i], fr);
@@ -648,10 +658,10 @@ static int split_node(struct synth *S, uint32_t fg, uint32_t slot, uint32_t nr,
 			uint32_t j = touched[t];
 			int64_t *a = acc + (size_t)j * nev;
 			if (j == 0)
-				memcpy(wt + (size_t)i * nev, a, nev * sizeof(int64_t));
+				ev_copy(wt + (size_t)i * nev, a, nev);
 			else if (q_push(c, &S->q, dst[j], own[i], a))
 				return -1;
-			memset(a, 0, nev * sizeof(int64_t));
+			ev_zero(a, nev);
 			mark[j] = 0;
 		}
 	}
@@ -694,7 +704,7 @@ static int function_node(struct synth *S, uint32_t f)
 	uint32_t *dst = SBUF(S, 14, deg + 1, sizeof(uint32_t));
 	if (!col || !dst)
 		return -1;
-	memcpy(col, g->self + (size_t)f * nev, nev * sizeof(int64_t));
+	ev_copy(col, g->self + (size_t)f * nev, nev);
 	dst[0] = NONE32;
 	bool any = false;
 	for (uint32_t k = 0; k < nev; k++)
@@ -706,7 +716,7 @@ static int function_node(struct synth *S, uint32_t f)
 		if (!S->slot[h]) {
 			S->slot[h] = ++ncol;
 			dst[ncol - 1] = h;
-			memset(col + (size_t)(ncol - 1) * nev, 0, nev * sizeof(int64_t));
+			ev_zero(col + (size_t)(ncol - 1) * nev, nev);
 		}
 		int64_t *a = col + (size_t)(S->slot[h] - 1) * nev;
 		for (uint32_t k = 0; k < nev; k++) {
@@ -1249,7 +1259,8 @@ static int cycle_node(struct synth *S, uint32_t comp)
 		for (uint32_t i = 0; i < nent; i++)
 			Fs[(size_t)i * nev + k] = ok[i];
 	}
-	order_desc(ord, nent, Fs, nev);
+	if (order_desc(S, ord, nent, Fs, nev))
+		goto out;
 	Y.queue = queue;
 	for (uint32_t oi = nent; oi-- > 0;) {
 		uint32_t i = ord[oi];

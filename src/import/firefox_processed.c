@@ -121,6 +121,16 @@ static int col_room(struct fxp *x, void **v, size_t elt, uint32_t *cap, uint32_t
 		return 0;
 	}
 	struct pv_samples *t = &x->b->p->samples;
+	if (!x->samples_room) {
+		/*
+		 * The first growth: room for as many samples as the rest of the input could hold
+		 * (each has at least "0," in its stack column and in its time column), so the
+		 * columns never move again; the pages never written cost nothing.
+		 */
+		x->samples_room = true;
+		size_t left = (size_t)(x->in->data + x->in->len - x->j.p);
+		builder_samples_room(x->b, need + left / 4);
+	}
 	if (builder_samples_reserve(x->b, need, exact))
 		return x->b->status == PV_ENOMEM ? fxp_oom(x) : x->b->status;
 	*v = elt == sizeof(*t->stack) ? (void *)(t->stack + base) : (void *)(t->time_ns + base);

@@ -103,6 +103,7 @@ struct fxp {
 	struct pv_builder *b;
 	struct pv_input *in;
 	struct pv_error *err;
+	bool samples_room; /* builder_samples_room asked (col_room) */
 	/* meta */
 	bool have_meta, have_version;
 	int64_t version, gecko_version;

@@ -1065,6 +1065,18 @@ int builder_samples_reserve(struct pv_builder *b, uint64_t rows, bool exact)
 	return b->status;
 }
 
+void builder_samples_room(struct pv_builder *b, uint64_t rows)
+{
+	struct pv_samples *t = &b->p->samples;
+	if (b->status || rows <= t->cap || rows > PV_MAX_ROWS)
+		return;
+	/* resize_samples's error is sticky: here a failure only means growing as usual */
+	if (!resize_samples(b, (uint32_t)rows))
+		make_times(b);
+	if (b->status == PV_ENOMEM)
+		b->status = 0;
+}
+
 void builder_samples_commit(struct pv_builder *b, pv_thread_ix th, uint32_t first, uint32_t n)
 {
 	struct pv_samples *t = &b->p->samples;

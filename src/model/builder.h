@@ -205,6 +205,13 @@ void builder_sample(struct pv_builder *b, pv_thread_ix t, pv_stack_ix stack, int
  * error. Define every metric before committing samples (as for builder_sample).
  */
 int builder_samples_reserve(struct pv_builder *b, uint64_t rows, bool exact);
+/*
+ * Room for rows samples when memory allows (no error when not): an importer that knows an
+ * upper bound of its samples (from the bytes left in its input) asks for it once, so the
+ * columns never move (each move copied them, and the copies' fresh pages were the kernel's work).
+ * Only the pages written are ever touched; the rest of the room stays address space.
+ */
+void builder_samples_room(struct pv_builder *b, uint64_t rows);
 void builder_samples_commit(struct pv_builder *b, pv_thread_ix t, uint32_t first, uint32_t n);
 int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m);
 /*

@@ -149,8 +149,12 @@ static int rem_cmp(const void *a, const void *b)
 void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 {
 	i128 sum = 0;
-	for (uint32_t i = 0; i < n; i++)
+	uint64_t wmax = 0;
+	for (uint32_t i = 0; i < n; i++) {
 		sum += w[i];
+		uint64_t a = w[i] < 0 ? 0 - (uint64_t)w[i] : (uint64_t)w[i];
+		wmax = a > wmax ? a : wmax;
+	}
 	if (n == 0)
 		return;
 	if (sum <= 0) {
@@ -159,9 +163,40 @@ void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 		return;
 	}
 	int64_t given = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		out[i] = (int64_t)((i128)total * w[i] / sum);
-		given += out[i];
+	/*
+	 * In 64 bits when every product total * w[i] fits (|total| * max |w[i]| does; and n *
+	 * max |w[i]| bounds the sum): the same truncated quotients as in 128 bits, without the
+	 * 128-bit division (a library call, many times slower).
+	 */
+	uint64_t t = total < 0 ? 0 - (uint64_t)total : (uint64_t)total, p1, p2;
+	if (!__builtin_mul_overflow(t, wmax, &p1) && p1 <= (uint64_t)INT64_MAX &&
+	    !__builtin_mul_overflow(wmax, (uint64_t)n, &p2) && p2 <= (uint64_t)INT64_MAX) {
+		int64_t s64 = (int64_t)sum, r64[16];
+		for (uint32_t i = 0; i < n; i++) {
+			out[i] = total * w[i] / s64;
+			given += out[i];
+		}
+		if (given != total && n <= 16) {
+			/* the few units left, each to the largest remainder * sum (ties: the
+			 * first), as below, in 64 bits: the remainders fit */
+			int64_t step = given < total ? 1 : -1;
+			for (uint32_t i = 0; i < n; i++)
+				r64[i] = (total * w[i] - out[i] * s64) * step;
+			while (given != total) {
+				uint32_t best = UINT32_MAX;
+				for (uint32_t i = 0; i < n; i++)
+					if (w[i] > 0 && (best == UINT32_MAX || r64[i] > r64[best]))
+						best = i;
+				out[best] += step;
+				r64[best] -= s64;
+				given += step;
+			}
+		}
+	} else {
+		for (uint32_t i = 0; i < n; i++) {
+			out[i] = (int64_t)((i128)total * w[i] / sum);
+			given += out[i];
+		}
 	}
 	if (given == total)
 		return;

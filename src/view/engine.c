@@ -374,6 +374,35 @@ static int wst_profile(struct pv_engine *e, bool ones)
 	return 0;
 }
 
+/*
+ * The weights of n samples (stacks st[], weight column wc from sample s0 on; NULL: each weighs
+ * 1) added to their stacks' costs, those without a stack to *nostack. A run of samples on one
+ * stack (a thread idle, a hot loop) is summed first and added once: the costs are spread over
+ * the stacks at random, so each add is likely a cache miss.
+ */
+static void add_costs(const pv_stack_ix *st, const int64_t *wc, uint32_t s0, uint32_t n,
+		      int64_t *cost, int64_t *nostack)
+{
+	pv_stack_ix cur = st[0];
+	int64_t acc = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t x = wc ? wc[s0 + i] : 1;
+		if (st[i] != cur) {
+			if (cur == PV_NONE)
+				*nostack += acc;
+			else
+				cost[cur] += acc;
+			cur = st[i];
+			acc = 0;
+		}
+		acc += x;
+	}
+	if (cur == PV_NONE)
+		*nostack += acc;
+	else
+		cost[cur] += acc;
+}
+
 static int sample_pass(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
@@ -398,6 +427,25 @@ static int sample_pass(struct pv_engine *e)
 		pv_free(in.first);
 		pv_free(in.iv);
 		return rc;
+	}
+	if (!tag_keep && !q->has_range && !in.first) {
+		/* every sample of the threads (the usual view): a pass per metric, no test a sample
+		 */
+		for (uint32_t i = 0; i < v->nr_threads; i++) {
+			pv_thread_ix t = v->threads[i];
+			uint32_t s0 = p->threads.sample_begin[t], s1 = p->threads.sample_end[t];
+			if (s1 <= s0)
+				continue;
+			if (e->skeep)
+				memset(e->skeep + s0, 1, s1 - s0);
+			v->nr_samples += s1 - s0;
+			for (uint32_t m = 0; m < e->nm; m++)
+				add_costs(p->samples.stack + s0, p->samples.weight[v->metrics[m]],
+					  s0, s1 - s0, w->cost[m], &v->nostack[m]);
+		}
+		pv_free(in.first);
+		pv_free(in.iv);
+		return 0;
 	}
 	for (uint32_t i = 0; i < v->nr_threads; i++) {
 		pv_thread_ix t = v->threads[i];
