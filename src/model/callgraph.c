@@ -162,7 +162,9 @@ void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 			out[i] = i == 0 ? total : 0;
 		return;
 	}
-	int64_t given = 0;
+	/* what the quotients give, in wrapping arithmetic: with negative weights a quotient may
+	 * exceed int64_t while the units left over (total - given) stay fewer than n */
+	uint64_t given = 0;
 	/*
 	 * In 64 bits when every product total * w[i] fits (|total| * max |w[i]| does; and n *
 	 * max |w[i]| bounds the sum): the same truncated quotients as in 128 bits, without the
@@ -174,35 +176,38 @@ void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 		int64_t s64 = (int64_t)sum, r64[16];
 		for (uint32_t i = 0; i < n; i++) {
 			out[i] = total * w[i] / s64;
-			given += out[i];
+			given += (uint64_t)out[i];
 		}
-		if (given != total && n <= 16) {
+		int64_t left = (int64_t)((uint64_t)total - given);
+		if (left != 0 && n <= 16) {
 			/* the few units left, each to the largest remainder * sum (ties: the
 			 * first), as below, in 64 bits: the remainders fit */
-			int64_t step = given < total ? 1 : -1;
+			int64_t step = left > 0 ? 1 : -1;
 			for (uint32_t i = 0; i < n; i++)
 				r64[i] = (total * w[i] - out[i] * s64) * step;
-			while (given != total) {
+			while (left != 0) {
 				uint32_t best = UINT32_MAX;
 				for (uint32_t i = 0; i < n; i++)
 					if (w[i] > 0 && (best == UINT32_MAX || r64[i] > r64[best]))
 						best = i;
 				out[best] += step;
 				r64[best] -= s64;
-				given += step;
+				left -= step;
 			}
+			return;
 		}
 	} else {
 		for (uint32_t i = 0; i < n; i++) {
 			out[i] = (int64_t)((i128)total * w[i] / sum);
-			given += out[i];
+			given += (uint64_t)out[i];
 		}
 	}
-	if (given == total)
+	int64_t gap = (int64_t)((uint64_t)total - given);
+	if (gap == 0)
 		return;
 	/* the units rounding left over (fewer than n), one each, to the largest remainders (ties:
 	 * the first); the remainders sorted when there are many */
-	int64_t step = given < total ? 1 : -1;
+	int64_t step = gap > 0 ? 1 : -1;
 	struct rem *rs = n > 16 ? pv_malloc((size_t)n * sizeof(*rs)) : NULL;
 	if (rs) {
 		uint32_t k = 0;
@@ -213,14 +218,14 @@ void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 			rs[k++] = (struct rem){step < 0 ? -r : r, i};
 		}
 		pv_sort(rs, k, sizeof(*rs), rem_cmp);
-		for (uint32_t j = 0; given != total; j = (j + 1) % k) {
+		for (uint32_t j = 0; gap != 0; j = (j + 1) % k) {
 			out[rs[j].i] += step;
-			given += step;
+			gap -= step;
 		}
 		pv_free(rs);
 		return;
 	}
-	while (given != total) {
+	while (gap != 0) {
 		uint32_t best = UINT32_MAX;
 		i128 bestr = 0;
 		for (uint32_t i = 0; i < n; i++) {
@@ -235,7 +240,7 @@ void pv_apportion(int64_t total, const int64_t *w, uint32_t n, int64_t *out)
 			}
 		}
 		out[best] += step;
-		given += step;
+		gap -= step;
 	}
 }
 

@@ -85,13 +85,14 @@ static void apportion_ref(int64_t total, const int64_t *w, uint32_t n, int64_t *
 			out[i] = i == 0 ? total : 0;
 		return;
 	}
-	int64_t given = 0;
+	uint64_t given = 0; /* wrapping: a quotient may not fit when weights are negative */
 	for (uint32_t i = 0; i < n; i++) {
 		out[i] = (int64_t)((i128)total * w[i] / sum);
-		given += out[i];
+		given += (uint64_t)out[i];
 	}
-	int64_t step = given < total ? 1 : -1;
-	while (given != total) {
+	int64_t left = (int64_t)((uint64_t)total - given);
+	int64_t step = left > 0 ? 1 : -1;
+	while (left != 0) {
 		uint32_t best = UINT32_MAX;
 		i128 bestr = 0;
 		for (uint32_t i = 0; i < n; i++) {
@@ -104,7 +105,7 @@ static void apportion_ref(int64_t total, const int64_t *w, uint32_t n, int64_t *
 			}
 		}
 		out[best] += step;
-		given += step;
+		left -= step;
 	}
 }
 
