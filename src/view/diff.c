@@ -16,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/sbuf.h"
+#include "base/sort.h"
 #include "pv/diff.h"
 #include "view/internal.h"
 
@@ -143,11 +144,11 @@ struct matcher {
 	uint32_t *row[2], *parent;
 };
 
-static const char *keys_text; /* qsort's context: the keys buffer */
-
-static int by_key(const void *a, const void *b)
+/* by key (ctx: the keys buffer), then position */
+static int by_key(const void *a, const void *b, void *ctx)
 {
 	const struct keyed *x = a, *y = b;
+	const char *keys_text = ctx;
 	int c = strcmp(keys_text + x->key, keys_text + y->key);
 	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
@@ -190,8 +191,7 @@ static int key_list(struct matcher *m, int side, const uint32_t *list, uint32_t 
 
 static void sort_keys(struct matcher *m, int side, uint32_t n)
 {
-	keys_text = m->keys.buf;
-	qsort(m->k[side], n, sizeof(struct keyed), by_key);
+	pv_sort_r(m->k[side], n, sizeof(struct keyed), by_key, m->keys.buf);
 }
 
 /*
@@ -302,12 +302,10 @@ struct order {
 	const struct pv_diff_rows *t;
 	const int64_t *key; /* per row, larger first */
 };
-static const struct order *order_ctx;
-
-static int by_order(const void *a, const void *b)
+static int by_order(const void *a, const void *b, void *ctx)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct order *o = order_ctx;
+	const struct order *o = ctx;
 	if (o->key[x] != o->key[y])
 		return o->key[x] > o->key[y] ? -1 : 1;
 	/* ties: the new view's order, then the base's (rows on one side only after) */
@@ -438,12 +436,10 @@ static int diff_rows(struct pv_diff *d, const struct side sd[2], bool self_colum
 			key[r] = delta ? llabs(b - a) : a > b ? a : b;
 		}
 		struct order o = {t, key};
-		order_ctx = &o;
-		qsort(t->roots, nroots, sizeof(uint32_t), by_order);
+		pv_sort_r(t->roots, nroots, sizeof(uint32_t), by_order, &o);
 		for (uint32_t r = 0; r < n; r++)
-			if (t->child_len[r])
-				qsort(t->children + t->child_first[r], t->child_len[r],
-				      sizeof(uint32_t), by_order);
+			pv_sort_r(t->children + t->child_first[r], t->child_len[r],
+				  sizeof(uint32_t), by_order, &o);
 	}
 	pv_free(key);
 	if (rc) {
@@ -602,11 +598,10 @@ static int flame_tree(const struct pv_diff_rows *t, const struct pv_tree *vt, st
 	}
 	/* kept: rows with new cost, by the new total (a stable order: the diff's among ties) */
 	struct order o = {t, t->total[1][0]};
-	order_ctx = &o;
 	for (uint32_t i = 0; i < t->nr_roots; i++)
 		if (t->row[1][t->roots[i]] != PV_NONE)
 			ft->roots[ft->nr_roots++] = t->roots[i];
-	qsort(ft->roots, ft->nr_roots, sizeof(uint32_t), by_order);
+	pv_sort_r(ft->roots, ft->nr_roots, sizeof(uint32_t), by_order, &o);
 	for (uint32_t r = 0; r < t->len; r++) {
 		uint32_t *c = ft->children + t->child_first[r];
 		for (uint32_t i = 0; i < t->child_len[r]; i++) {
@@ -614,7 +609,7 @@ static int flame_tree(const struct pv_diff_rows *t, const struct pv_tree *vt, st
 			if (t->row[1][x] != PV_NONE)
 				c[ft->child_len[r]++] = x;
 		}
-		qsort(c, ft->child_len[r], sizeof(uint32_t), by_order);
+		pv_sort_r(c, ft->child_len[r], sizeof(uint32_t), by_order, &o);
 	}
 	return 0;
 }
