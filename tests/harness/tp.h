@@ -26,6 +26,8 @@ struct pv_profile *tp_load_at(const char *file, int line, const char *path, cons
 #define t_load(path)		    tp_load_at(__FILE__, __LINE__, (path), NULL, NULL)
 #define t_load_format(path, format) tp_load_at(__FILE__, __LINE__, (path), (format), NULL)
 #define t_load_as(path, expect)	    tp_load_at(__FILE__, __LINE__, (path), NULL, (expect))
+/* A file of tests/data (rel: its path there), imported as t_load does. */
+#define t_load_data(rel) tp_load_at(__FILE__, __LINE__, t_data(rel), NULL, NULL)
 
 /*
  * text[0..len) imported as a file called name (format NULL: probed). Returns 0 with *p a valid

@@ -14,16 +14,6 @@
 #include "pv/serve.h"
 #include "t.h"
 
-static struct pv_profile *load(const char *rel)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	pv_error_clear(&err);
-	if (pv_import_file(t_data(rel), NULL, &p, &err))
-		t_fail(__FILE__, __LINE__, "import %s: %s", rel, err.msg);
-	return p;
-}
-
 static char *call(struct pv_api *a, const char *endpoint, const char *query, int *status)
 {
 	char *body = NULL;
@@ -39,8 +29,8 @@ static struct pv_api *diff_api(bool with_base)
 {
 	struct pv_api *a = NULL;
 	T_EQ_INT(pv_api_new(&a, NULL), 0);
-	T_EQ_INT(pv_api_add_profile(a, "new.txt", load("diff/new.txt")), 0);
-	T_EQ_INT(pv_api_add_profile(a, "base.txt", load("diff/base.txt")), 1);
+	T_EQ_INT(pv_api_add_profile(a, "new.txt", t_load_data("diff/new.txt")), 0);
+	T_EQ_INT(pv_api_add_profile(a, "base.txt", t_load_data("diff/base.txt")), 1);
 	if (with_base)
 		pv_api_set_base(a, 1);
 	return a;
@@ -49,7 +39,7 @@ static struct pv_api *diff_api(bool with_base)
 /* What profview diff --json prints for the query of url, and normalize. */
 static char *cli_json(const char *url, bool normalize)
 {
-	struct pv_profile *b = load("diff/base.txt"), *n = load("diff/new.txt");
+	struct pv_profile *b = t_load_data("diff/base.txt"), *n = t_load_data("diff/new.txt");
 	struct pv_query q;
 	struct pv_error err;
 	pv_error_clear(&err);

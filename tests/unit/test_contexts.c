@@ -20,17 +20,6 @@
 
 #define NEAR(a, b) T_TRUE(fabs((double)(a) - (double)(b)) < 1e-5 * (fabs((double)(b)) + 1))
 
-static struct pv_profile *load(const char *rel)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_file(t_data(rel), NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", rel, err.msg);
-		return NULL;
-	}
-	return p;
-}
-
 /* The contexts of the query given by flags name=value ("center=solve", ...), row path. */
 static struct pv_contexts *ctx_of(const struct pv_profile *p, const char *const *opts,
 				  const struct pv_row_step *path, uint32_t depth,
@@ -58,7 +47,7 @@ static void values_are(const struct pv_contexts *c, enum pv_ctx_value w, const i
 
 T_TEST(contexts_center_values_and_summary)
 {
-	struct pv_profile *p = load("collapsed/contexts-4.txt");
+	struct pv_profile *p = t_load_data("collapsed/contexts-4.txt");
 	if (!p)
 		return;
 	struct pv_error err;
@@ -126,7 +115,7 @@ T_TEST(contexts_center_values_and_summary)
 
 T_TEST(contexts_rows_of_a_tree)
 {
-	struct pv_profile *p = load("collapsed/contexts-4.txt");
+	struct pv_profile *p = t_load_data("collapsed/contexts-4.txt");
 	if (!p)
 		return;
 	struct pv_error err;
@@ -204,7 +193,7 @@ T_TEST(contexts_rows_of_a_tree)
 
 T_TEST(contexts_filters_and_threads)
 {
-	struct pv_profile *p = load("collapsed/contexts-4.txt");
+	struct pv_profile *p = t_load_data("collapsed/contexts-4.txt");
 	if (!p)
 		return;
 	struct pv_error err;
@@ -267,7 +256,7 @@ T_TEST(contexts_filters_and_threads)
  */
 T_TEST(contexts_hpctoolkit_threads)
 {
-	struct pv_profile *p = load("hpctoolkit/loops-cputime-t.d");
+	struct pv_profile *p = t_load_data("hpctoolkit/loops-cputime-t.d");
 	if (!p)
 		return;
 	struct pv_error err;

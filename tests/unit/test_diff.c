@@ -14,16 +14,6 @@
 #include "pv/import.h"
 #include "t.h"
 
-static struct pv_profile *load(const char *path)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	pv_error_clear(&err);
-	if (pv_import_file(path, NULL, &p, &err))
-		t_fail(__FILE__, __LINE__, "cannot import %s: %s", path, err.msg);
-	return p;
-}
-
 static struct pv_profile *text(const char *s, const char *format)
 {
 	struct pv_profile *p = NULL;
@@ -93,7 +83,7 @@ T_TEST(diff_self_zero)
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		/* two imports: the same names, ids from two builders */
-		struct pv_profile *a = load(t_data(files[i])), *b = load(t_data(files[i]));
+		struct pv_profile *a = t_load_data(files[i]), *b = t_load_data(files[i]);
 		if (!a || !b) {
 			pv_profile_free(a);
 			pv_profile_free(b);
@@ -357,8 +347,8 @@ T_TEST(diff_perf_diff)
 	struct perf_row want[200];
 	uint32_t nw = read_perf_diff(t_data("perf-diff/perf-diff.txt"), want, 200);
 	T_TRUE(nw >= 10);
-	struct pv_profile *a = load(t_data("perf-diff/base.perf.txt.gz"));
-	struct pv_profile *b = load(t_data("perf-diff/new.perf.txt.gz"));
+	struct pv_profile *a = t_load_data("perf-diff/base.perf.txt.gz");
+	struct pv_profile *b = t_load_data("perf-diff/new.perf.txt.gz");
 	if (!a || !b || nw == 0) {
 		pv_profile_free(a);
 		pv_profile_free(b);

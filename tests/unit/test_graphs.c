@@ -24,16 +24,6 @@ static struct pv_profile *import_text(const char *text, const char *format)
 	return p;
 }
 
-static struct pv_profile *load(const char *rel)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	pv_error_clear(&err);
-	if (pv_import_file(t_data(rel), NULL, &p, &err))
-		t_fail(__FILE__, __LINE__, "cannot import %s: %s", rel, err.msg);
-	return p;
-}
-
 static struct pv_view *view(const struct pv_profile *p, enum pv_view_kind kind, const char *center)
 {
 	struct pv_query q;
@@ -138,7 +128,7 @@ static uint32_t child(const struct pv_profile *p, const struct pv_tree *t, uint3
 
 T_TEST(graphs_row_keys)
 {
-	struct pv_profile *p = load("collapsed/worked-example.txt");
+	struct pv_profile *p = t_load_data("collapsed/worked-example.txt");
 	struct pv_view *v = view(p, PV_VIEW_TREE, NULL);
 	const struct pv_tree *t = v->tree;
 	uint32_t m = child(p, t, PV_NONE, "main"), rm = child(p, t, m, "real_main");
@@ -170,7 +160,7 @@ T_TEST(graphs_flame)
 {
 	/* worked example: main 26 > real_main 15 > foo 11 (10 + 1) is the heaviest chain, then
 	 * main > foo 7 (5 + 2); three nodes asked: main, real_main and real_main's foo */
-	struct pv_profile *p = load("collapsed/worked-example.txt");
+	struct pv_profile *p = t_load_data("collapsed/worked-example.txt");
 	struct pv_view *v = view(p, PV_VIEW_TREE, NULL);
 	struct pv_flame *fl = NULL;
 	struct pv_flame_opts o = {3, 0};
@@ -211,7 +201,7 @@ T_TEST(graphs_flame)
 T_TEST(graphs_activity)
 {
 	/* 5 samples at 0..4 ms, one a bucket; the frames have no category: "Other" (0) */
-	struct pv_profile *p = load("firefox/generated-processed-v70-calltree.json");
+	struct pv_profile *p = t_load_data("firefox/generated-processed-v70-calltree.json");
 	struct pv_markers *ms = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
@@ -254,7 +244,7 @@ T_TEST(graphs_marker_chart_and_display)
 {
 	/* the marker table file: UserTiming (0), IPCOut (2) and FileIO (6) rows of thread 0,
 	 * sorted by name within the category "Other" */
-	struct pv_profile *p = load("firefox/generated-processed-v70-marker-table.json");
+	struct pv_profile *p = t_load_data("firefox/generated-processed-v70-marker-table.json");
 	struct pv_markers *ms = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
@@ -280,7 +270,7 @@ T_TEST(graphs_marker_chart_and_display)
 
 	/* the network file: the Network loads (no schema in the file) are in the timeline
 	 * overview, TTI (no schema) is not; no marker is in a location nothing lists */
-	p = load("firefox/generated-processed-v70-network.json");
+	p = t_load_data("firefox/generated-processed-v70-network.json");
 	T_EQ_INT(pv_markers_derive(p, &ms, &err), 0);
 	uint32_t idx[64], n = 0, tti = PV_NONE, load0 = PV_NONE;
 	for (uint32_t i = 0; i < ms->len && n < 64; i++, n++) {
@@ -307,7 +297,7 @@ T_TEST(graphs_marker_chart_and_display)
  * 10095000). #2 has under 5 % of #3's: idle, like the two threads without samples. */
 T_TEST(graphs_busiest_thread)
 {
-	struct pv_profile *p = load("chrome/chromium-page.json.gz");
+	struct pv_profile *p = t_load_data("chrome/chromium-page.json.gz");
 	struct pv_profile_info *in = NULL;
 	T_EQ_INT(pv_profile_info(p, &in), 0);
 	T_EQ_U64(in->busiest, 3);
@@ -331,7 +321,7 @@ T_TEST(graphs_busiest_thread)
 /* The profile of a data file and its info (NULL, reported, when either fails). */
 static struct pv_profile_info *info_of(const char *rel, struct pv_profile **pp)
 {
-	struct pv_profile *p = *pp = load(rel);
+	struct pv_profile *p = *pp = t_load_data(rel);
 	struct pv_profile_info *in = NULL;
 	if (!p || pv_profile_info(p, &in)) {
 		T_TRUE(0);

@@ -12,28 +12,12 @@
 #include "pv/import.h"
 #include "pv/trace.h"
 
-static struct pv_profile *load(const char *path)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	if (pv_import_file(path, NULL, &p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
-		return NULL;
-	}
-	if (pv_profile_validate(p, &err)) {
-		t_fail(__FILE__, __LINE__, "%s: invalid: %s", path, err.msg);
-		pv_profile_free(p);
-		return NULL;
-	}
-	return p;
-}
-
 /* The profile at path and its trace; false (after failing) when either cannot be had. */
 static bool open_trace(const char *path, struct pv_profile **p, struct pv_trace **t)
 {
 	struct pv_error err;
 	*t = NULL;
-	if (!(*p = load(path)))
+	if (!(*p = t_load(path)))
 		return false;
 	if (pv_trace_open(*p, t, &err)) {
 		t_fail(__FILE__, __LINE__, "pv_trace_open: %s", err.msg);

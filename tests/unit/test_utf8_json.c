@@ -22,17 +22,6 @@
 static const char PROFILE[] = "main;bad\xff\xfename 5\nmain;ok\xc3\xa9 3\n";
 #define BAD_AS_FFFD "bad\xef\xbf\xbd\xef\xbf\xbdname"
 
-static struct pv_profile *load(void)
-{
-	struct pv_profile *p = NULL;
-	struct pv_error err;
-	pv_error_clear(&err);
-	T_EQ_INT(
-	    pv_import_memory("bad-utf8.txt", PROFILE, sizeof(PROFILE) - 1, "collapsed", &p, &err),
-	    0);
-	return p;
-}
-
 /* Every byte sequence of s decodes as UTF-8 by the C library's decoder (C.UTF-8). */
 static bool valid_utf8(const char *s, size_t n)
 {
@@ -92,7 +81,7 @@ static char *cli_view(const struct pv_profile *p, enum pv_view_kind kind)
 T_TEST(utf8_json_cli_and_api)
 {
 	T_TRUE(setlocale(LC_CTYPE, "C.UTF-8") != NULL);
-	struct pv_profile *p = load();
+	struct pv_profile *p = t_load_text_format("bad-utf8.txt", PROFILE, "collapsed");
 	/* the CLI: tree, top and flat --json */
 	static const enum pv_view_kind kinds[] = {PV_VIEW_TREE, PV_VIEW_TOP, PV_VIEW_FLAT};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
