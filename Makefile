@@ -1,6 +1,6 @@
 # profview - the commands a person types. The build itself is Meson + ninja (meson.build).
 #   make          build build/profview (gcc, -Werror)
-#   make run      install what is missing, build, and serve the bundled profiles in the web UI (prints
+#   make run      install what is missing, build profview alone, and serve the bundled profiles in the web UI (prints
 #                 the URL to open; OPEN=1 opens it with --open; Ctrl-C stops)
 #   make test     install what is missing, build, run every test, then again under ASan+UBSan
 #   make check    the inner loop: every suite of the release build only (meson test; SUITE=NAME
@@ -69,7 +69,10 @@ build-fuzz/build.ninja:
 fuzz: deps build-fuzz/build.ninja
 	sh fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-run: deps build
+# serve needs build/profview alone: its own 126 compile steps (of 241 in the whole build, which
+# adds the tests, fuzzers, benchmarks and profview-mpi that make, make check and make test build)
+run: deps build/build.ninja hooks
+	ninja -C build profview
 	@echo "make run: open the URL printed below in a browser (make run OPEN=1 starts one); the"
 	@echo "          profile menu at the top switches between the two examples; Ctrl-C stops"
 	./build/profview serve $(EXAMPLE) $(if $(OPEN),--open)

@@ -58,10 +58,15 @@ static void merge_usage(FILE *out)
 	    "  --format NAME             read every input as this format instead of probing\n"
 	    "  --context-regex RE        an extended regular expression matched against each\n"
 	    "                            input's file name; its groups are {1}..{9}\n"
-	    "  --context-name PATTERN    each context's name: {0}..{9}, {file}, {path},\n"
-	    "                            {thread}, {process}, {pid}, {tid}, {input}\n"
-	    "                            (default '{file}', '{file} {thread}' for an input of\n"
-	    "                            several threads)\n"
+	    "  --context-regex-path RE   the same, matched against the whole path as given\n"
+	    "                            (per-rank folders holding files of one name)\n"
+	    "  --context-name PATTERN    each context's name: {0}..{9}, {file}, {dir} (the\n"
+	    "                            folder holding the file), {path}, {thread},\n"
+	    "                            {process}, {pid}, {tid}, {input} (default '{file}',\n"
+	    "                            '{file} {thread}' for an input of several threads);\n"
+	    "                            a name taken before is numbered: 'x #2', 'x #3'\n"
+	    "  --skip-bad                leave out the inputs that cannot be read, each named\n"
+	    "                            with its error; exit code 3 when any was left out\n"
 	    "  --stats                   print each rank's inputs, bytes sent, times and peak\n"
 	    "                            memory on standard error\n"
 	    "  -h, --help                this text\n"
@@ -72,6 +77,7 @@ static void merge_usage(FILE *out)
 	    "\n"
 	    "  profview merge -o all.pvs --context-regex 'rank-([0-9]+)' \\\n"
 	    "      --context-name 'rank {1}' out/\n"
+	    "  profview merge -o all.pvs --context-name 'rank {dir}' out/*/profile.json\n"
 	    "\n",
 	    out);
 	fputs(PV_MPI || PV_MPI_HELPER
@@ -212,7 +218,7 @@ static bool reduce(const struct mpi *w, struct pv_merge *m, uint64_t *sent)
 			size_t len = 0;
 			if (pv_merge_count(m)) {
 				struct pv_profile *part = NULL;
-				if (pv_merge_finish(m, &part, &err) ||
+				if (pv_merge_finish_partial(m, &part, &err) ||
 				    pv_snapshot_write_memory(part, &buf, &len, &err))
 					fail_all(&err);
 				pv_profile_free(part);
@@ -256,6 +262,30 @@ static void free_list(const struct mpi *w, char **paths, uint64_t n)
 	free(paths);
 }
 
+/*
+ * Sums v over the ranks, on every rank (without MPI: v itself).
+ */
+static uint64_t sum_all(const struct mpi *w, uint64_t v)
+{
+#if PV_MPI
+	if (w->on) {
+		uint64_t all = 0;
+		MPI_Allreduce(&v, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+		return all;
+	}
+#else
+	(void)w;
+#endif
+	return v;
+}
+
+/* An input's error that --skip-bad leaves out: the input's own, not the merge's (memory, limits).
+ */
+static bool skippable(int e)
+{
+	return e && e != PV_ENOMEM && e != PV_ELIMIT;
+}
+
 /* --stats: this rank's figures, printed by rank 0 in rank order. */
 struct stats {
 	double inputs, sent, t_read, t_reduce, t_write, peak_kb, cpu;
@@ -288,7 +318,7 @@ static void print_stats(const struct mpi *w, struct stats *st)
 }
 
 static int merge_run(const struct mpi *w, int nargs, char **args, const char *outpath,
-		     const struct pv_merge_opts *o, bool stats)
+		     const struct pv_merge_opts *o, bool stats, bool skip_bad)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
@@ -296,7 +326,7 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	uint64_t n = 0;
 	int rc = 0;
 	if (w->rank == 0) {
-		rc = pv_merge_inputs(args, nargs, &paths, &n, &err);
+		rc = pv_merge_inputs_keep(args, nargs, skip_bad, &paths, &n, &err);
 		if (!rc && n == 0)
 			rc = pv_error_set(&err, PV_EINVAL, "merge: the arguments name no input");
 		if (rc)
@@ -314,9 +344,16 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	struct pv_merge *m = NULL;
 	uint64_t lo = n * (uint64_t)w->rank / (uint64_t)w->size;
 	uint64_t hi = n * (uint64_t)(w->rank + 1) / (uint64_t)w->size;
+	uint64_t skipped = 0;
 	int e = pv_merge_new(o, &m, &err);
-	for (uint64_t i = lo; !e && i < hi; i++)
+	for (uint64_t i = lo; !e && i < hi; i++) {
 		e = pv_merge_add_file(m, paths[i], i, &err);
+		if (skip_bad && skippable(e)) {
+			cli_say("skipped", "%s", err.msg);
+			skipped++;
+			e = 0;
+		}
+	}
 	if (e)
 		cli_say("error", "%s", err.msg);
 	free_list(w, paths, n);
@@ -325,6 +362,15 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	if ((rc = agree(w, exit_code(e)))) {
 		pv_merge_free(m);
 		return rc;
+	}
+	skipped = sum_all(w, skipped);
+	if (skipped && skipped == n) {
+		if (w->rank == 0)
+			cli_say("error",
+				"merge: every one of the %llu inputs was skipped: %s not written",
+				(unsigned long long)n, outpath);
+		pv_merge_free(m);
+		return 2;
 	}
 	bool root = true;
 	double t1 = now();
@@ -338,6 +384,7 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	if (root) {
 		double t2 = now();
 		struct pv_profile *p = NULL;
+		pv_merge_skipped(m, skipped);
 		e = pv_merge_finish(m, &p, &err);
 		if (!e)
 			e = pv_snapshot_write(p, outpath, NULL, &err);
@@ -350,7 +397,13 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	rc = agree(w, exit_code(e));
 	if (stats)
 		print_stats(w, &st);
-	return rc;
+	if (!rc && skipped && w->rank == 0)
+		cli_say(
+		    "note",
+		    "merge: %llu of the %llu inputs skipped (--skip-bad): %s holds the other %llu",
+		    (unsigned long long)skipped, (unsigned long long)n, outpath,
+		    (unsigned long long)(n - skipped));
+	return rc ? rc : skipped ? 3 : 0;
 }
 
 /* Started by an MPI launcher (mpirun sets these), else alone without MPI. */
@@ -390,7 +443,9 @@ int cmd_merge(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"format", required_argument, NULL, 'f'},
 	    {"context-regex", required_argument, NULL, 'r'},
+	    {"context-regex-path", required_argument, NULL, 'R'},
 	    {"context-name", required_argument, NULL, 'n'},
+	    {"skip-bad", no_argument, NULL, 'k'},
 	    {"stats", no_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -400,7 +455,8 @@ int cmd_merge(int argc, char **argv)
 	struct pv_error err;
 	pv_error_clear(&err);
 	const char *outpath = NULL;
-	bool stats = false;
+	bool stats = false, skip_bad = false;
+	const char *re_name = NULL, *re_path = NULL;
 	optind = 1;
 	opterr = 0;
 	int ch;
@@ -414,8 +470,10 @@ int cmd_merge(int argc, char **argv)
 			}
 			o.format = io.format;
 			break;
-		case 'r': o.context_regex = optarg; break;
+		case 'r': re_name = optarg; break;
+		case 'R': re_path = optarg; break;
 		case 'n': o.context_name = optarg; break;
+		case 'k': skip_bad = true; break;
 		case 's': stats = true; break;
 		case 'h': merge_usage(stdout); return 0;
 		case ':':
@@ -434,6 +492,13 @@ int cmd_merge(int argc, char **argv)
 				       : "merge needs -o OUT.pvs, the file to write");
 		return 2;
 	}
+	if (re_name && re_path) {
+		cli_say("error", "--context-regex and --context-regex-path: one of the two "
+				 "(see 'profview merge --help')");
+		return 2;
+	}
+	o.context_regex = re_path ? re_path : re_name;
+	o.regex_on_path = re_path != NULL;
 	/* the options and the output checked once, before any rank reads anything */
 	struct pv_merge *probe = NULL;
 	if (pv_merge_new(&o, &probe, &err)) {
@@ -467,7 +532,7 @@ int cmd_merge(int argc, char **argv)
 		w.on = true;
 	}
 #endif
-	int rc = merge_run(&w, argc - optind, argv + optind, outpath, &o, stats);
+	int rc = merge_run(&w, argc - optind, argv + optind, outpath, &o, stats, skip_bad);
 #if PV_MPI
 	if (w.on)
 		MPI_Finalize();

@@ -18,6 +18,7 @@
 #ifndef PV_MERGE_H
 #define PV_MERGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pv/profile.h"
@@ -30,9 +31,12 @@ struct pv_merge_opts {
 	 * name does not match is an error.
 	 */
 	const char *context_regex;
+	/* context_regex is matched against the path as given, not the file name (its groups too) */
+	bool regex_on_path;
 	/*
 	 * The name of each context: text with placeholders {0} .. {9} (the regex's match and
-	 * groups), {file} (the file name), {path} (as given), {thread} (the thread's own name,
+	 * groups), {file} (the file name), {dir} (the name of the folder that holds it, "." for
+	 * a path without one), {path} (as given), {thread} (the thread's own name,
 	 * "#K" for its index in the input when it has none), {process}, {pid}, {tid} (empty when
 	 * unknown) and {input} (the input's index in the whole list, from 0). NULL: "{file}" for an
 	 * input of one thread, "{file} {thread}" for the threads of an input of several.
@@ -71,12 +75,25 @@ int pv_merge_add_partial(struct pv_merge *m, const struct pv_profile *part, stru
 uint64_t pv_merge_count(const struct pv_merge *m);
 
 /*
+ * Counts n inputs left out (profview merge --skip-bad: inputs that could not be read): the
+ * finished merge says how many in its diagnostics (info's lossy list).
+ */
+void pv_merge_skipped(struct pv_merge *m, uint64_t n);
+
+/*
  * The merged profile (the caller frees it; the merge is then empty and only to be freed).
  * Sample columns are in one canonical form: a weight column where every sample weighs 1, a
  * label column where no sample has a label and an event delay column without a delay are
- * dropped. Returns 0, PV_ENOMEM, PV_ELIMIT, or PV_EPARSE when the result breaks an invariant.
+ * dropped. Context names are made unique: the second context named x becomes "x #2", the third
+ * "x #3" (a note says how many); the inputs left out (pv_merge_skipped) are a diagnostic.
+ * Returns 0, PV_ENOMEM, PV_ELIMIT, or PV_EPARSE when the result breaks an invariant.
  */
 int pv_merge_finish(struct pv_merge *m, struct pv_profile **out, struct pv_error *err);
+/*
+ * The same for a partial merge, to be added to another (pv_merge_add_partial): names kept as
+ * they are and no diagnostic added, both being decided on the whole result.
+ */
+int pv_merge_finish_partial(struct pv_merge *m, struct pv_profile **out, struct pv_error *err);
 
 /*
  * The inputs that the arguments name, in order: a file as it is; "@LIST" the paths that file
@@ -87,6 +104,13 @@ int pv_merge_finish(struct pv_merge *m, struct pv_profile **out, struct pv_error
  * the path that cannot be read) or PV_ENOMEM.
  */
 int pv_merge_inputs(char *const *args, int nargs, char ***paths, uint64_t *n, struct pv_error *err);
+/*
+ * The same; with keep, a path that cannot be read (missing, a folder that cannot be opened) is
+ * listed as it is, for its import to fail (profview merge --skip-bad): an @LIST that cannot be
+ * read is still an error.
+ */
+int pv_merge_inputs_keep(char *const *args, int nargs, bool keep, char ***paths, uint64_t *n,
+			 struct pv_error *err);
 void pv_merge_inputs_free(char **paths, uint64_t n);
 
 #endif

@@ -17,7 +17,10 @@
 
 #include "pv/error.h"
 
-/* 0 when path names a regular file or nothing; else PV_EIO with err saying what it names. */
+/*
+ * 0 when path names a regular file, or nothing in a folder that exists and may be written into
+ * (so a command checks its output before its work); else PV_EIO with err saying what it names.
+ */
 int pv_output_check(const char *path, struct pv_error *err);
 
 /*

@@ -33,11 +33,36 @@ static int refuse(const char *path, mode_t mode, struct pv_error *err)
 			    kind(mode));
 }
 
+/* 0 when the folder that would hold the new file path exists and may be written into. */
+static int folder_check(const char *path, struct pv_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = NULL;
+	if (slash) {
+		size_t n = slash == path ? 1 : (size_t)(slash - path);
+		if (!(dir = pv_malloc(n + 1)))
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		memcpy(dir, path, n);
+		dir[n] = 0;
+	}
+	const char *d = dir ? dir : ".";
+	struct stat st;
+	int why = 0;
+	if (stat(d, &st) != 0)
+		why = errno;
+	else if (!S_ISDIR(st.st_mode))
+		why = ENOTDIR;
+	else if (access(d, W_OK | X_OK) != 0)
+		why = errno;
+	pv_free(dir);
+	return why ? pv_error_set(err, PV_EIO, "%s: cannot write: %s", path, strerror(why)) : 0;
+}
+
 int pv_output_check(const char *path, struct pv_error *err)
 {
 	struct stat st;
 	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0
+		return errno == ENOENT ? folder_check(path, err)
 				       : pv_error_set(err, PV_EIO, "%s: cannot write: %s", path,
 						      strerror(errno));
 	return S_ISREG(st.st_mode) ? 0 : refuse(path, st.st_mode, err);

@@ -39,6 +39,7 @@ struct pv_merge {
 	bool has_re;
 	pv_str_ix merged; /* "merged": string 1 */
 	uint64_t count;
+	uint64_t skipped; /* inputs left out (pv_merge_skipped), said in the result's diags */
 	/* P's row -> the merge's row, one array per table, for the profile being added */
 	uint32_t *str, *cat, *sub, *module, *source, *func, *frame, *stack, *metric, *label, *lset;
 	uint32_t *items; /* scratch: one label set's rows */
@@ -60,10 +61,11 @@ static void note(struct pv_merge *m, const char *fmt, ...)
 
 /* ---- the options ---- */
 
-static const char *const keys[] = {"file", "path", "thread", "process", "pid", "tid", "input"};
+static const char *const keys[] = {"file", "path", "thread", "process",
+				   "pid",  "tid",  "input",  "dir"};
 
 /*
- * The placeholder at s ('{' there): its key in keys (0..6), 100 + N for {N}; -1 when s is no
+ * The placeholder at s ('{' there): its key in keys (0..7), 100 + N for {N}; -1 when s is no
  * known placeholder. *len: its length with the braces.
  */
 static int placeholder(const char *s, size_t *len)
@@ -96,8 +98,8 @@ int pv_merge_new(const struct pv_merge_opts *o, struct pv_merge **out, struct pv
 			char msg[256];
 			regerror(rc, &m->re, msg, sizeof(msg));
 			pv_merge_free(m);
-			return pv_error_set(err, PV_EINVAL, "--context-regex '%s': %s",
-					    o->context_regex, msg);
+			return pv_error_set(err, PV_EINVAL, "--context-regex%s '%s': %s",
+					    o->regex_on_path ? "-path" : "", o->context_regex, msg);
 		}
 		m->has_re = true;
 	}
@@ -111,7 +113,7 @@ int pv_merge_new(const struct pv_merge_opts *o, struct pv_merge **out, struct pv
 			return pv_error_set(
 			    err, PV_EINVAL,
 			    "--context-name: unknown placeholder '%.*s' (known: {0}..{9}, "
-			    "{file}, {path}, {thread}, {process}, {pid}, {tid}, {input})",
+			    "{file}, {dir}, {path}, {thread}, {process}, {pid}, {tid}, {input})",
 			    n, s);
 		}
 		if (k >= 100 && (!m->has_re || (size_t)(k - 100) > m->re.re_nsub)) {
@@ -322,11 +324,34 @@ static const char *file_name(const char *path, size_t *len)
 	return file;
 }
 
-/* The name of context t of P (input number index from path, file its name), into m->name. */
+/* The name of the folder that holds path ("." when path names none): *len bytes. */
+static const char *dir_name(const char *path, size_t *len)
+{
+	size_t n = 0;
+	const char *file = file_name(path, &n);
+	size_t end = (size_t)(file - path);
+	while (end > 0 && path[end - 1] == '/')
+		end--;
+	if (end == 0) {
+		*len = 1; /* "/" for a file at the root, "." for none */
+		return file > path ? "/" : ".";
+	}
+	size_t start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	*len = end - start;
+	return path + start;
+}
+
+/*
+ * The name of context t of P (input number index from path, file its name), into m->name; the
+ * regex's groups g index subject (the file name, or the path with --context-regex-path).
+ */
 static int context_name(struct pv_merge *m, const struct pv_profile *p, pv_thread_ix t,
 			const char *path, const char *file, uint64_t index, const regmatch_t *g)
 {
 	size_t file_len = strlen(file);
+	const char *subject = m->o.regex_on_path ? path : file;
 	const char *pat = m->o.context_name;
 	if (!pat)
 		pat = p->threads.len == 1 ? "{file}" : "{file} {thread}";
@@ -360,9 +385,15 @@ static int context_name(struct pv_merge *m, const struct pv_profile *p, pv_threa
 			snprintf(num, sizeof(num), "%" PRIu64, index);
 			rc = sbuf_puts(s, num);
 			break;
+		case 7: {
+			size_t dl = 0;
+			const char *d = dir_name(path, &dl);
+			rc = sbuf_put(s, d, dl);
+			break;
+		}
 		default:
 			if (g[k - 100].rm_so >= 0)
-				rc = sbuf_put(s, file + g[k - 100].rm_so,
+				rc = sbuf_put(s, subject + g[k - 100].rm_so,
 					      (size_t)(g[k - 100].rm_eo - g[k - 100].rm_so));
 		}
 		if (id != PV_ID_NONE) {
@@ -371,6 +402,29 @@ static int context_name(struct pv_merge *m, const struct pv_profile *p, pv_threa
 		}
 	}
 	return rc;
+}
+
+/* Adds count to the diagnostic msg of the merge (a new one at the end of the list). */
+static void add_diag(struct pv_builder *b, pv_str_ix msg, uint64_t count)
+{
+	struct pv_diags *d = &b->p->diags;
+	uint32_t k = 0;
+	while (k < d->len && d->msg[k] != msg)
+		k++;
+	if (k < d->len) {
+		d->count[k] += count;
+		return;
+	}
+	if (d->len == d->cap) {
+		uint32_t nc = grow_cap(d->cap, (uint64_t)d->len + 1);
+		if (!nc || COL_GROW(d->msg, nc) || COL_GROW(d->count, nc)) {
+			b->status = PV_ENOMEM;
+			return;
+		}
+		d->cap = nc;
+	}
+	d->msg[d->len] = msg;
+	d->count[d->len++] = count;
 }
 
 /* Appends P's threads, samples and markers; names from the pattern when path is given. */
@@ -465,27 +519,8 @@ static int add_threads(struct pv_merge *m, const struct pv_profile *p, const cha
 		};
 		builder_marker(b, &r);
 	}
-	struct pv_diags *d = &b->p->diags;
-	for (uint32_t i = 0; i < p->diags.len && !b->status; i++) {
-		pv_str_ix msg = str[p->diags.msg[i]];
-		uint32_t k = 0;
-		while (k < d->len && d->msg[k] != msg)
-			k++;
-		if (k < d->len) {
-			d->count[k] += p->diags.count[i];
-			continue;
-		}
-		if (d->len == d->cap) {
-			uint32_t nc = grow_cap(d->cap, (uint64_t)d->len + 1);
-			if (!nc || COL_GROW(d->msg, nc) || COL_GROW(d->count, nc)) {
-				b->status = PV_ENOMEM;
-				break;
-			}
-			d->cap = nc;
-		}
-		d->msg[d->len] = msg;
-		d->count[d->len++] = p->diags.count[i];
-	}
+	for (uint32_t i = 0; i < p->diags.len && !b->status; i++)
+		add_diag(b, str[p->diags.msg[i]], p->diags.count[i]);
 	return 0;
 }
 
@@ -504,11 +539,13 @@ static int add(struct pv_merge *m, const struct pv_profile *p, const char *path,
 		memcpy(file, f, len);
 		file[len] = 0;
 	}
-	if (path && m->has_re && regexec(&m->re, file, 10, g, 0) != 0) {
+	if (path && m->has_re && regexec(&m->re, m->o.regex_on_path ? path : file, 10, g, 0) != 0) {
 		pv_free(file);
 		return pv_error_set(err, PV_EINVAL,
-				    "%s: the file name does not match --context-regex '%s'", path,
-				    m->o.context_regex);
+				    m->o.regex_on_path
+					? "%s: the path does not match --context-regex-path '%s'"
+					: "%s: the file name does not match --context-regex '%s'",
+				    path, m->o.context_regex);
 	}
 	const char *what = path ? path : "a partial merge";
 	if (p->callgraph.nr_nodes || p->func_costs.self)
@@ -590,8 +627,88 @@ static void drop_if_all(void **col, size_t elt, uint32_t n, const void *v)
 	*col = NULL;
 }
 
-int pv_merge_finish(struct pv_merge *m, struct pv_profile **out, struct pv_error *err)
+void pv_merge_skipped(struct pv_merge *m, uint64_t n)
 {
+	m->skipped += n;
+}
+
+/*
+ * Context names made unique: the second context named x is "x #2", the third "x #3", ... (a
+ * number that no context had as its name is taken). Done on the whole result only (at its end,
+ * so the strings it makes come last whatever the split of the merge).
+ */
+static void unique_names(struct pv_merge *m)
+{
+	struct pv_builder *b = &m->b;
+	uint32_t nstr = b->p->strings.len, nthr = b->p->threads.len;
+	/* per string: 1 when a context had it as its name, then the last number given to it */
+	uint32_t *used = pv_calloc(nstr ? nstr : 1, sizeof(*used));
+	if (!used) {
+		b->status = PV_ENOMEM;
+		return;
+	}
+	uint32_t renamed = 0;
+	pv_str_ix first = 0;
+	for (pv_thread_ix t = 0; t < nthr; t++)
+		used[b->p->threads.name[t]] = 1;
+	uint8_t *seen = pv_calloc(nstr ? nstr : 1, 1);
+	if (!seen) {
+		pv_free(used);
+		b->status = PV_ENOMEM;
+		return;
+	}
+	for (pv_thread_ix t = 0; t < nthr && !b->status; t++) {
+		pv_str_ix name = b->p->threads.name[t];
+		if (!name || !seen[name]) {
+			seen[name] = 1;
+			continue;
+		}
+		/* a copy: interning may move the string table */
+		char *base = pv_strdup(pv_str(b->p, name));
+		if (!base) {
+			b->status = PV_ENOMEM;
+			break;
+		}
+		for (;;) {
+			char num[24];
+			snprintf(num, sizeof(num), " #%" PRIu32, ++used[name]);
+			struct sbuf *s = &m->name;
+			sbuf_reset(s);
+			if (sbuf_puts(s, base) || sbuf_puts(s, num)) {
+				b->status = PV_ENOMEM;
+				break;
+			}
+			pv_str_ix k = builder_str(b, s->buf, s->len);
+			if (k == PV_NONE || b->status)
+				break;
+			if (k < nstr && used[k])
+				continue; /* some context's own name */
+			b->p->threads.name[t] = k;
+			break;
+		}
+		pv_free(base);
+		if (!renamed++)
+			first = name;
+	}
+	if (renamed && !b->status)
+		note(m,
+		     "%" PRIu32 " context names already taken by earlier contexts: numbered ' #2', "
+		     "' #3', ... (the first: '%s')",
+		     renamed, pv_str(b->p, first));
+	pv_free(seen);
+	pv_free(used);
+}
+
+static int finish(struct pv_merge *m, bool whole, struct pv_profile **out, struct pv_error *err)
+{
+	if (whole && !m->b.status)
+		unique_names(m);
+	if (whole && m->skipped && !m->b.status)
+		add_diag(&m->b,
+			 builder_cstr(&m->b,
+				      "merge --skip-bad: an input that could not be read was "
+				      "left out (each named on the merge's standard error)"),
+			 m->skipped);
 	struct pv_profile *a = m->b.p;
 	if (!m->b.status) {
 		struct pv_samples *s = &a->samples;
@@ -620,11 +737,22 @@ int pv_merge_finish(struct pv_merge *m, struct pv_profile **out, struct pv_error
 	return 0;
 }
 
+int pv_merge_finish(struct pv_merge *m, struct pv_profile **out, struct pv_error *err)
+{
+	return finish(m, true, out, err);
+}
+
+int pv_merge_finish_partial(struct pv_merge *m, struct pv_profile **out, struct pv_error *err)
+{
+	return finish(m, false, out, err);
+}
+
 /* ---- the list of inputs ---- */
 
 struct list {
 	char **v;
 	uint64_t n, cap;
+	bool keep; /* a path that cannot be read is listed as it is (its import says why) */
 };
 
 static int list_add(struct list *l, char *s, struct pv_error *err)
@@ -653,15 +781,21 @@ static int by_name(const void *x, const void *y)
 static int add_path(struct list *l, const char *path, int depth, struct pv_error *err)
 {
 	struct stat st;
-	if (stat(path, &st) != 0)
+	if (stat(path, &st) != 0) {
+		if (l->keep)
+			return list_add(l, pv_strdup(path), err);
 		return pv_error_set(err, PV_EIO, "%s: cannot read: %s", path, strerror(errno));
+	}
 	if (!S_ISDIR(st.st_mode) || import_folder_is_profile(path))
 		return list_add(l, pv_strdup(path), err);
 	if (depth > 64)
 		return pv_error_set(err, PV_EIO, "%s: folders nested deeper than 64", path);
 	DIR *d = opendir(path);
-	if (!d)
+	if (!d) {
+		if (l->keep)
+			return list_add(l, pv_strdup(path), err);
 		return pv_error_set(err, PV_EIO, "%s: cannot read: %s", path, strerror(errno));
+	}
 	struct list names = {0};
 	int rc = 0;
 	for (struct dirent *e; !rc && (e = readdir(d));)
@@ -713,7 +847,13 @@ static int add_list(struct list *l, const char *file, struct pv_error *err)
 
 int pv_merge_inputs(char *const *args, int nargs, char ***paths, uint64_t *n, struct pv_error *err)
 {
-	struct list l = {0};
+	return pv_merge_inputs_keep(args, nargs, false, paths, n, err);
+}
+
+int pv_merge_inputs_keep(char *const *args, int nargs, bool keep, char ***paths, uint64_t *n,
+			 struct pv_error *err)
+{
+	struct list l = {.keep = keep};
 	int rc = 0;
 	for (int i = 0; !rc && i < nargs; i++)
 		rc = args[i][0] == '@' ? add_list(&l, args[i] + 1, err)

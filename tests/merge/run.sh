@@ -5,7 +5,10 @@
 #     the same lines, header included;
 #   - under mpirun (when installed and profview is built with MPI) the merge of every split with
 #     1, 2 and 4 ranks is byte for byte the single-process merge; profview links no OpenMPI (its
-#     MPI part is profview-mpi, beside it).
+#     MPI part is profview-mpi, beside it);
+#   - --skip-bad (exit 3, the skipped inputs named, a diagnostic in info's lossy list), contexts
+#     named from the path (--context-regex-path, {dir}), duplicate names numbered, the output
+#     checked before any input is read: alone and under mpirun -np 1, 2, 4.
 # usage: tests/merge/run.sh PROFVIEW; the last line is "merge: N passed, N failed".
 set -u
 pv=$1
@@ -98,6 +101,111 @@ if [ -n "$mpi" ]; then
 	else
 		ok
 	fi
+fi
+
+# --skip-bad, the output checked first, contexts named from paths, duplicate names numbered: one
+# folder per rank holding one file name (out.txt), rank 2's unreadable, rank 5's missing
+r="$tmp/ranks"
+for k in 0 1 2 3 4; do mkdir -p "$r/r$k"; done
+cp tests/data/merge/ranks/rank-0.txt "$r/r0/out.txt"
+cp tests/data/merge/ranks/rank-1.txt "$r/r1/out.txt"
+printf 'not a profile\n' >"$r/r2/out.txt"
+cp tests/data/merge/ranks/rank-2.txt "$r/r3/out.txt"
+cp tests/data/merge/ranks/rank-0.txt "$r/r4/out.txt"
+printf '%s\n' "$r/r0/out.txt" "$r/r1/out.txt" "$r/r2/out.txt" "$r/r3/out.txt" "$r/r4/out.txt" \
+	"$r/r5/out.txt" >"$tmp/ranks.txt"
+skip_err="profview: skipped: $r/r2/out.txt: not a profile format profview reads (tried firefox-processed, firefox-gecko, chrome, speedscope, pprof, pprof-legacy, callgrind, hpctoolkit, hpctoolkit-xml, perf-data, perf-script, collapsed, snapshot)
+profview: skipped: $r/r5/out.txt: cannot open: No such file or directory"
+"$pv" merge -o "$tmp/bad.pvs" @"$tmp/ranks.txt" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && [ ! -e "$tmp/bad.pvs" ] &&
+	[ "$(cat "$tmp/err")" = "profview: error: $r/r5/out.txt: cannot read: No such file or directory" ]; then
+	ok
+else
+	bad "a bad input without --skip-bad: exit $rc (2 wanted), $(cat "$tmp/err")"
+fi
+"$pv" merge --skip-bad -o "$tmp/skip.pvs" @"$tmp/ranks.txt" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 3 ] && [ "$(grep skipped: "$tmp/err")" = "$skip_err" ] &&
+	grep -qx "profview: note: merge: 2 of the 6 inputs skipped (--skip-bad): $tmp/skip.pvs holds the other 4" "$tmp/err"; then
+	ok
+else
+	bad "--skip-bad: exit $rc (3 wanted): $(cat "$tmp/err")"
+fi
+# the lossy list says it, with the count; the four others are the contexts, numbered
+if "$pv" info "$tmp/skip.pvs" | grep -q "^ *2  merge --skip-bad: an input that could not be read was left out"; then
+	ok
+else
+	bad "--skip-bad: info's lossy list: $("$pv" info "$tmp/skip.pvs" 2>&1 | grep -A3 lossy)"
+fi
+want_ctx="0 out.txt 10
+1 out.txt #2 4
+2 out.txt #3 10
+3 out.txt #4 10"
+got_ctx=$("$pv" contexts --sort index "$tmp/skip.pvs" | awk '/^ *[0-9]/ {$NF=""; print}' | sed 's/ *$//')
+if [ "$got_ctx" = "$want_ctx" ] &&
+	grep -qx "profview: note: merge: 3 context names already taken by earlier contexts: numbered ' #2', ' #3', ... (the first: 'out.txt')" "$tmp/err"; then
+	ok
+else
+	bad "duplicate names: $got_ctx / $(grep 'already taken' "$tmp/err")"
+fi
+# the path's folders name the contexts: --context-regex-path, {dir}
+"$pv" merge --skip-bad -o "$tmp/path.pvs" --context-regex-path '/r([0-9]+)/[^/]*$' \
+	--context-name 'rank {1} ({dir}/{file})' "$r" >/dev/null 2>&1
+rc=$?
+got_ctx=$("$pv" contexts --sort index "$tmp/path.pvs" | awk '/^ *[0-9]/ {$NF=""; print}' | sed 's/ *$//')
+want_ctx="0 rank 0 (r0/out.txt) 10
+1 rank 1 (r1/out.txt) 4
+2 rank 3 (r3/out.txt) 10
+3 rank 4 (r4/out.txt) 10"
+if [ $rc -eq 3 ] && [ "$got_ctx" = "$want_ctx" ]; then ok; else bad "--context-regex-path: exit $rc, $got_ctx"; fi
+"$pv" merge -o "$tmp/x.pvs" --context-regex-path '/node/' "$r/r0" >/dev/null 2>"$tmp/err"
+if [ $? -eq 2 ] && [ "$(cat "$tmp/err")" = "profview: error: $r/r0/out.txt: the path does not match --context-regex-path '/node/'" ]; then
+	ok
+else
+	bad "--context-regex-path without a match: $(cat "$tmp/err")"
+fi
+# the output is checked before any input is read: a FIFO as input would block its reader
+mkfifo "$tmp/fifo"
+for o in "$tmp" "$tmp/no/such.pvs" "$tmp/fifo"; do
+	case $o in
+	"$tmp") why="a folder, not a regular file: not written" ;;
+	"$tmp/fifo") why="a FIFO, not a regular file: not written" ;;
+	*) why="cannot write: No such file or directory" ;;
+	esac
+	timeout 20 "$pv" merge -o "$o" "$tmp/fifo" "$r" >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(cat "$tmp/err")" = "profview: error: $o: $why" ]; then
+		ok
+	else
+		bad "-o $o: exit $rc: $(cat "$tmp/err")"
+	fi
+done
+if [ -n "$mpi" ]; then
+	for np in 1 2 4; do
+		timeout 300 mpirun --oversubscribe -np $np "$pv" merge --skip-bad -o "$tmp/skip-$np.pvs" \
+			@"$tmp/ranks.txt" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		# mpirun reports the exit code 3 of its ranks as a failure (its own lines, exit 3)
+		if [ $rc -eq 3 ] && cmp -s "$tmp/skip.pvs" "$tmp/skip-$np.pvs" &&
+			[ "$(grep skipped: "$tmp/err" | sort)" = "$skip_err" ]; then
+			ok
+		else
+			bad "--skip-bad under mpirun -np $np: exit $rc: $(grep profview "$tmp/err")"
+		fi
+		timeout 300 mpirun --oversubscribe -np $np "$pv" merge -o "$tmp/path-$np.pvs" \
+			--skip-bad --context-regex-path '/r([0-9]+)/[^/]*$' \
+			--context-name 'rank {1} ({dir}/{file})' "$r" >/dev/null 2>&1
+		if cmp -s "$tmp/path.pvs" "$tmp/path-$np.pvs"; then ok; else bad "--context-regex-path: -np $np differs"; fi
+		timeout 60 mpirun --oversubscribe -np $np "$pv" merge -o "$tmp/no/such.pvs" "$tmp/fifo" \
+			>/dev/null 2>"$tmp/err"
+		rc=$?
+		if [ $rc -eq 2 ] && grep -q "^profview: error: $tmp/no/such.pvs: cannot write: No such file or directory" "$tmp/err"; then
+			ok
+		else
+			bad "-o in a missing folder under mpirun -np $np: exit $rc: $(head -3 "$tmp/err")"
+		fi
+	done
 fi
 echo "merge: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -142,6 +142,22 @@ T_TEST(output_not_a_file)
 	free(t);
 	T_EQ_INT(access(at(dir, "nowhere"), F_OK), -1);
 	T_EQ_INT(count_names(dir, ".*tmp-"), 0);
+	/* a new name is checked against its folder, before any work: missing, not a folder */
+	static const struct {
+		const char *name;
+		int why;
+	} folders[] = {{"no/such.pvs", ENOENT}, {"target/x.pvs", ENOTDIR}};
+	for (size_t i = 0; i < sizeof(folders) / sizeof(folders[0]); i++) {
+		char want[512];
+		snprintf(want, sizeof(want), "%s: cannot write: %s", at(dir, folders[i].name),
+			 strerror(folders[i].why));
+		struct pv_error err;
+		pv_error_clear(&err);
+		T_EQ_INT(pv_output_check(at(dir, folders[i].name), &err), PV_EIO);
+		T_EQ_STR(err.msg, want);
+	}
+	struct pv_error ok;
+	T_EQ_INT(pv_output_check(at(dir, "new-name.pvs"), &ok), 0);
 	/* a regular file and a new name: written */
 	write_both(p, at(dir, "target"), at(dir, "new.txt"));
 	/* new files get 0666 less the umask, set by the kernel (no umask(0) window for other
