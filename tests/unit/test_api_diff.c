@@ -13,6 +13,7 @@
 #include "pv/import.h"
 #include "pv/serve.h"
 #include "t.h"
+#include "tp.h"
 
 static char *call(struct pv_api *a, const char *endpoint, const char *query, int *status)
 {

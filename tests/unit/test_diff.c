@@ -13,6 +13,7 @@
 #include "pv/format.h"
 #include "pv/import.h"
 #include "t.h"
+#include "tp.h"
 
 static struct pv_profile *text(const char *s, const char *format)
 {

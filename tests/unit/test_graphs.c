@@ -13,6 +13,7 @@
 #include "pv/info.h"
 #include "pv/rows.h"
 #include "t.h"
+#include "tp.h"
 
 static struct pv_profile *import_text(const char *text, const char *format)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness/t.h"
+#include "harness/tp.h"
 #include "pv/import.h"
 #include "pv/trace.h"
 

@@ -17,6 +17,7 @@
 #include "pv/import.h"
 #include "pv/serve.h"
 #include "t.h"
+#include "tp.h"
 
 /* collapsed stacks: "bad\xff\xfe" (two stray bytes) and "ok\xc3\xa9" (a valid é) */
 static const char PROFILE[] = "main;bad\xff\xfename 5\nmain;ok\xc3\xa9 3\n";
