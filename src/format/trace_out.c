@@ -252,6 +252,23 @@ int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
 			pv_json_str(j, thread_name(p, pv_trace_paint_thread(pt, c)));
 		pv_json_end(j);
 	}
+	/* the context each label stands for, as [C, NAME]: every context when each has a pixel row,
+	 * else each pixel row's (the row's middle, as the pixels) -- the page labels every Nth
+	 * and names the rest on hover, at any count */
+	pv_json_key(j, "labels");
+	pv_json_open(j, '[', PV_JSON_ROWS, 2);
+	uint32_t nc = w->c1 - w->c0, nl = nc > w->height ? w->height : nc;
+	for (uint32_t r = 0; r < nl; r++) {
+		uint32_t c =
+		    nc > w->height
+			? w->c0 + (uint32_t)(((uint64_t)2 * r + 1) * nc / (2 * (uint64_t)w->height))
+			: w->c0 + r;
+		pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+		pv_json_uint(j, c);
+		pv_json_str(j, thread_name(p, pv_trace_paint_thread(pt, c)));
+		pv_json_end(j);
+	}
+	pv_json_end(j);
 	pv_json_key(j, "functions");
 	pv_json_open(j, '[', PV_JSON_ROWS, 2);
 	for (uint32_t i = 0; i < im.ns; i++) {
@@ -412,10 +429,30 @@ int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint
 }
 
 int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
-			 int64_t t1, int64_t min_ns, struct pv_error *err)
+			 int64_t t1, int64_t min_ns, bool json, struct pv_error *err)
 {
-	struct pv_json *j = pv_json_new(out);
-	if (!j)
-		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	return json_done(pv_json_trace_boxes(j, pt, c, t0, t1, min_ns, err), j);
+	if (json) {
+		struct pv_json *j = pv_json_new(out);
+		if (!j)
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		return json_done(pv_json_trace_boxes(j, pt, c, t0, t1, min_ns, err), j);
+	}
+	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
+	struct pv_trace_box *b = NULL;
+	uint32_t n = 0;
+	int rc = pv_trace_boxes(pt, c, t0, t1, min_ns, &b, &n, err);
+	if (rc)
+		return rc;
+	char e[FMT_NAME];
+	fprintf(out, "context %u (%s), %.3f to %.3f ms: %u boxes\n", c,
+		fmt_name(e, thread_name(p, pv_trace_paint_thread(pt, c))), (double)t0 / 1e6,
+		(double)t1 / 1e6, n);
+	if (n)
+		fputs("depth      start        end  function\n", out);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(out, "%5u %10.3f %10.3f  %*s%s\n", b[i].depth, (double)b[i].start / 1e6,
+			(double)b[i].end / 1e6, (int)(b[i].depth < 40 ? b[i].depth : 40), "",
+			fmt_name(e, pv_str(p, p->funcs.name[b[i].func])));
+	pv_free_boxes(b);
+	return ferror(out) ? pv_error_set(err, PV_EIO, "writing the output failed") : 0;
 }
