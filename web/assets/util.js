@@ -206,6 +206,29 @@ export function hashColor(name, dim) {
   return `hsl(${hue.toFixed(1)},${sat}%,${light}%)`;
 }
 
+// The trace's and the stack chart's colours (hpctraceviewer's habit): clearly distinct hues,
+// one per function, stable (a hash of its name picks it), none of them grey, none near the
+// background of either theme; the background is kept for "no activity" (blank pixels).
+const TRACE_PALETTE = [
+  '#e6194b', '#3cb44b', '#ffe119', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6',
+  '#bfef45', '#fabed4', '#469990', '#dcbeff', '#9a6324', '#800000', '#aaffc3', '#808000',
+  '#ffd8b1', '#1f9e89', '#c51b7d', '#7b8bd9', '#d4a017', '#5ab4ac', '#b2182b', '#8c6bb1',
+];
+export function traceColor(name) {
+  let x = 2166136261;
+  for (let i = 0; i < name.length; i++) x = Math.imul(x ^ name.charCodeAt(i), 16777619);
+  x = Math.imul(x ^ (x >>> 15), 2246822507);
+  return TRACE_PALETTE[(x >>> 0) % TRACE_PALETTE.length];
+}
+// The background blank pixels and gaps are drawn in: light grey, or dark in the dark theme.
+export function traceBlank() { return isDark() ? '#1c1b22' : '#f4f4f6'; }
+// Text on a colour: black on light ones, white on dark ones.
+export function textOn(hex) {
+  const v = parseInt(hex.slice(1), 16);
+  const l = 0.299 * ((v >> 16) & 255) + 0.587 * ((v >> 8) & 255) + 0.114 * (v & 255);
+  return l > 140 ? '#1d1d1f' : '#ffffff';
+}
+
 // Fit a text into width px, cutting with an ellipsis.
 export function fitText(ctx, text, width) {
   if (width < 8) return '';
