@@ -196,6 +196,12 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	return 0;
 }
 
+/* ms as given on the command line to the nearest ns (0.1 + 0.2 ms is 300000 ns, not 299999) */
+static int64_t ms_ns(double ms)
+{
+	return (int64_t)(ms * 1e6 + (ms < 0 ? -0.5 : 0.5));
+}
+
 /* The call stack of context --context of the query at --at (pv_print_trace_stack). */
 static int run_at(const struct trace_args *a, const struct pv_trace_paint *pt)
 {
@@ -205,11 +211,7 @@ static int run_at(const struct trace_args *a, const struct pv_trace_paint *pt)
 			a->context, n, n ? n - 1 : 0);
 		return 2;
 	}
-	return pv_print_trace_stack(stdout, pt, a->context,
-				    (int64_t)(a->at_ms * 1e6 + (a->at_ms < 0 ? -0.5 : 0.5)),
-				    a->json)
-		   ? 1
-		   : 0;
+	return pv_print_trace_stack(stdout, pt, a->context, ms_ns(a->at_ms), a->json) ? 1 : 0;
 }
 
 static int run(const struct trace_args *a, const struct pv_trace *t)
@@ -232,18 +234,17 @@ static int run(const struct trace_args *a, const struct pv_trace *t)
 	if (a->boxes) {
 		int64_t start, end;
 		pv_trace_range(t, &start, &end);
-		rc = pv_print_trace_boxes(stdout, pt, a->context,
-					  a->has_window ? (int64_t)(a->t0_ms * 1e6) : start,
-					  a->has_window ? (int64_t)(a->t1_ms * 1e6) : end,
-					  (int64_t)(a->min_ms * 1e6), a->json, &err);
+		rc = pv_print_trace_boxes(
+		    stdout, pt, a->context, a->has_window ? ms_ns(a->t0_ms) : start,
+		    a->has_window ? ms_ns(a->t1_ms) : end, ms_ns(a->min_ms), a->json, &err);
 		pv_trace_paint_free(pt);
 		if (rc)
 			cli_say("error", "%s: %s", a->file, err.msg);
 		return rc == PV_ENOMEM || rc == PV_EIO ? 1 : rc ? 2 : 0;
 	}
 	struct pv_trace_window w = {
-	    .t0 = (int64_t)(a->t0_ms * 1e6),
-	    .t1 = (int64_t)(a->t1_ms * 1e6),
+	    .t0 = ms_ns(a->t0_ms),
+	    .t1 = ms_ns(a->t1_ms),
 	    .c0 = a->has_contexts ? a->c0 : 0,
 	    .c1 = a->has_contexts ? a->c1 : pv_trace_paint_contexts(pt),
 	    .width = a->width ? a->width : 80,

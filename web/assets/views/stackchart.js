@@ -72,8 +72,9 @@ export class StackChartPane {
   clampWin(w) {
     const [b0, b1] = this.baseWin();
     const span = clamp(w[1] - w[0], MIN_SPAN_MS, b1 - b0 || MIN_SPAN_MS);
+    if (span === w[1] - w[0] && w[0] >= b0 && w[1] <= b1) return [w[0], w[1]]; // as asked, exactly
     const t0 = clamp(w[0], b0, Math.max(b0, b1 - span));
-    return [t0, t0 + span];
+    return t0 + span >= b1 ? [Math.max(b0, b1 - span), b1] : [t0, t0 + span];
   }
 
   writeState() {

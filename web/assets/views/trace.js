@@ -133,7 +133,7 @@ export class TracePane {
 
   // the theme changed: the images again in its background
   draw() {
-    if (this.winData) this.paintImage();
+    if (this.winData) { this.paintImage(); this.drawStats(); }
     this.miniImage = null;
     this.drawAll();
   }
