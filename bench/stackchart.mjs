@@ -69,10 +69,14 @@ try {
     await page.mouse.move(box.x + box.width * f, box.y + 20);
     await page.mouse.wheel(0, i < STEPS ? -200 : 200);
     await page.waitForFunction((n) => { const p = window.profview.panes.get('stack-chart'); return (p.steps || 0) > n && p.el.dataset.state === 'ready'; }, before);
-    const r = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { ms: p.lastStep, n: p.data.d.boxes.length, span: p.win[1] - p.win[0] }; });
+    const r = await page.evaluate(() => {
+      const p = window.profview.panes.get('stack-chart');
+      const e = performance.getEntriesByType('resource').filter((x) => x.name.includes('/api/trace-boxes')).pop();
+      return { ms: p.lastStep, n: p.data.d.boxes.length, span: p.win[1] - p.win[0], server: e.responseStart - e.requestStart, fetch: e.responseEnd - e.startTime };
+    });
     times.push(r.ms);
     boxes.push(r.n);
-    console.log(`step ${String(i + 1).padStart(2)} ${i < STEPS ? 'in ' : 'out'}: ${r.ms.toFixed(1).padStart(6)} ms, ${String(r.n).padStart(6)} boxes, window ${r.span.toFixed(3)} ms`);
+    console.log(`step ${String(i + 1).padStart(2)} ${i < STEPS ? 'in ' : 'out'}: ${r.ms.toFixed(1).padStart(6)} ms, ${String(r.n).padStart(6)} boxes, window ${r.span.toFixed(3)} ms (request ${r.fetch.toFixed(1)} ms, server ${r.server.toFixed(1)} ms)`);
   }
   console.log(`zoom steps: median ${q(times, 0.5).toFixed(1)} ms, p90 ${q(times, 0.9).toFixed(1)} ms, worst ${Math.max(...times).toFixed(1)} ms; boxes ${Math.min(...boxes)} to ${Math.max(...boxes)}`);
 } finally {

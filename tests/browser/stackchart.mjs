@@ -42,10 +42,12 @@ export async function stackChartTests(context, t) {
     return Array.from(cv.getContext('2d').getImageData(Math.floor(x * d), Math.floor(y * d), 1, 1).data.slice(0, 3));
   }, [x, y]);
   const hex = (rgb) => '#' + rgb.map((v) => v.toString(16).padStart(2, '0')).join('');
-  const colorOf = (names) => page.evaluate(async (ns) => {
+  // the colours the page gives function ids (util.js's traceColor)
+  const colorOf = (ids, pg = page) => pg.evaluate(async (xs) => {
     const u = await import('./util.js');
-    return ns.map((n) => u.traceColor(n));
-  }, names);
+    return xs.map((id) => u.traceColor(window.profview.state.p, id));
+  }, ids);
+  const legendOf = (pg = page) => pg.$$eval(`${TP} .trace-legend .trace-leg`, (els) => els.map((e) => [e.querySelector('.trace-leg-name').textContent, e.querySelector('.swatch').style.background, +e.dataset.id]));
   const win = () => page.evaluate(() => window.profview.panes.get('trace').winData.d);
   const unrun = (d) => d.rows.map((r) => { const o = []; for (let i = 0; i < r.length; i += 2) for (let k = 0; k < r[i + 1]; k++) o.push(r[i]); return o; });
 
@@ -76,7 +78,7 @@ export async function stackChartTests(context, t) {
       if (fn >= 0) probes.push({ x: (fn + 0.5) * sx, y: (y + 0.5) * sy, id: rows[y][fn] });
     }
     assert(probes.some((p) => p.id === -1) && probes.some((p) => p.id >= 0), `probes: ${JSON.stringify(probes)}`);
-    const fnCols = await colorOf(probes.filter((p) => p.id >= 0).map((p) => names.get(p.id)));
+    const fnCols = await colorOf(probes.filter((p) => p.id >= 0).map((p) => p.id));
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.waitForTimeout(200);
@@ -89,19 +91,21 @@ export async function stackChartTests(context, t) {
     }
     await page.emulateMedia({ colorScheme: 'light' });
     // the legend: the functions of the window, most pixels first (the CLI's shares)
-    const legend = await page.$$eval(`${TP} .trace-legend .trace-leg`, (els) => els.map((e) => [e.querySelector('.trace-leg-name').textContent, e.querySelector('.swatch').style.background]));
-    const shown = want.shares.filter((s) => s.id >= 0).slice(0, 24).map((s) => names.get(s.id));
-    eq(legend.map((l) => l[0]), shown, 'the legend');
-    const cols = await colorOf(shown);
+    const legend = await legendOf();
+    const shownIds = want.shares.filter((s) => s.id >= 0).slice(0, 24).map((s) => s.id);
+    eq(legend.map((l) => l[0]), shownIds.map((id) => names.get(id)), 'the legend');
+    const cols = await colorOf(shownIds);
     eq(legend.map((l) => hex(l[1].match(/\d+/g).map(Number))), cols, 'the legend\'s swatches');
     // distinct hues: the 6 visible functions' colours differ, and none is the background's
     eq(cols.length, 6, 'six functions at depth 2');
     eq(new Set(cols).size, cols.length, `the legend's colours are distinct: ${cols}`);
     assert(!cols.includes(hex(BG_LIGHT)) && !cols.includes(hex(BG_DARK)), 'no function in the background\'s colour');
-    // stable: another depth, a reload: a function keeps its colour
-    await page.goto(u + '?tab=trace&td=6');
+    // stable: at another depth a function keeps its colour, and the new ones differ
+    await page.$eval(`${TP} .trace-depth-slider`, (e) => { e.value = '6'; e.dispatchEvent(new Event('input')); });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('td') === '6');
     await ready(TP);
-    const legend3 = await page.$$eval(`${TP} .trace-legend .trace-leg`, (els) => els.map((e) => [e.querySelector('.trace-leg-name').textContent, e.querySelector('.swatch').style.background]));
+    const legend3 = await legendOf();
+    eq(new Set(legend3.map((l) => l[1])).size, legend3.length, `distinct at depth 6: ${legend3.map((l) => l[1])}`);
     for (const [n, c] of legend3) {
       const i = legend.findIndex((l) => l[0] === n);
       if (i >= 0) eq(c, legend[i][1], `${n} keeps its colour at depth 6`);
@@ -134,6 +138,10 @@ export async function stackChartTests(context, t) {
     await small.waitForSelector('#tooltip:not([hidden])');
     const tip = await small.textContent('#tooltip');
     assert(tip.includes(`context ${c}: ${d.labels[c][1]}`), `hover names context ${c}: ${tip}`);
+    // the legend of these 17 threads' functions: one colour each
+    const leg = await legendOf(small);
+    assert(leg.length >= 8, `functions in view: ${leg.length}`);
+    eq(new Set(leg.map((l) => l[1])).size, leg.length, `distinct colours: ${leg.map((l) => l[0] + ' ' + l[1])}`);
     await small.screenshot({ path: path.join(SHOTS, 'trace5-perf17-light.png') });
     await small.emulateMedia({ colorScheme: 'dark' });
     await small.waitForTimeout(200);

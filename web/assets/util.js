@@ -206,19 +206,42 @@ export function hashColor(name, dim) {
   return `hsl(${hue.toFixed(1)},${sat}%,${light}%)`;
 }
 
-// The trace's and the stack chart's colours (hpctraceviewer's habit): clearly distinct hues,
-// one per function, stable (a hash of its name picks it), none of them grey, none near the
-// background of either theme; the background is kept for "no activity" (blank pixels).
+// The trace's and the stack chart's colours (hpctraceviewer's habit): 24 clearly distinct hues,
+// none grey, none near the background of either theme (kept for gaps and "no activity"). A
+// function keeps one colour for the page's life: its own slot (its id modulo 24: functions the
+// importer met together, close ids, differ), or, when a function shown beside it already has
+// that slot, the next free one, given in the order of traceAssign's list (most visible first).
 const TRACE_PALETTE = [
   '#e6194b', '#3cb44b', '#ffe119', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6',
   '#bfef45', '#fabed4', '#469990', '#dcbeff', '#9a6324', '#800000', '#aaffc3', '#808000',
   '#ffd8b1', '#1f9e89', '#c51b7d', '#7b8bd9', '#d4a017', '#5ab4ac', '#b2182b', '#8c6bb1',
 ];
-export function traceColor(name) {
-  let x = 2166136261;
-  for (let i = 0; i < name.length; i++) x = Math.imul(x ^ name.charCodeAt(i), 16777619);
-  x = Math.imul(x ^ (x >>> 15), 2246822507);
-  return TRACE_PALETTE[(x >>> 0) % TRACE_PALETTE.length];
+const traceSlots = new Map(); // "P:ID" (file, function) -> palette slot
+const slotKey = (p, id) => p + ':' + id;
+// Gives the functions ids of file p (most visible first) their colours: distinct while there
+// are colours, a function given one before keeps it.
+export function traceAssign(p, ids) {
+  const N = TRACE_PALETTE.length;
+  const taken = new Set();
+  for (const id of ids) if (traceSlots.has(slotKey(p, id))) taken.add(traceSlots.get(slotKey(p, id)));
+  for (const id of ids) {
+    if (id < 0 || traceSlots.has(slotKey(p, id))) continue;
+    let s = id % N;
+    for (let k = 0; k < N && taken.has(s); k++) s = (s + 1) % N;
+    traceSlots.set(slotKey(p, id), s);
+    taken.add(s);
+  }
+}
+// traceAssign for boxes ({id, start, end}): the longest in all first.
+export function traceAssignBoxes(p, boxes) {
+  const tot = new Map();
+  for (const b of boxes) tot.set(b.id, (tot.get(b.id) || 0) + (b.end - b.start));
+  traceAssign(p, [...tot.keys()].sort((a, b) => tot.get(b) - tot.get(a) || a - b));
+}
+// The colour of function id of file p ('#rrggbb').
+export function traceColor(p, id) {
+  const s = traceSlots.get(slotKey(p, id));
+  return TRACE_PALETTE[s === undefined ? id % TRACE_PALETTE.length : s];
 }
 // The background blank pixels and gaps are drawn in: light grey, or dark in the dark theme.
 export function traceBlank() { return isDark() ? '#1c1b22' : '#f4f4f6'; }

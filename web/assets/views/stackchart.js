@@ -10,7 +10,7 @@
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, traceColor, textOn, ink, isDark, fitText, sizeCanvas, niceStep, fmtMs, fmtTime, zoomAround } from '../util.js';
+import { h, clear, traceColor, traceAssignBoxes, textOn, ink, isDark, fitText, sizeCanvas, niceStep, fmtMs, fmtTime, zoomAround } from '../util.js';
 import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip } from '../ui.js';
 
 const AXIS_H = 20;
@@ -163,6 +163,7 @@ export class StackChartPane {
       const d = await api('trace-boxes', [...this.params(), ['context', this.c], ['t0', ns(w[0])], ['t1', ns(w[1])],
         ['min', Math.floor(ns(w[1] - w[0]) / width)]], { signal: ac.signal });
       if (gen !== this.gen) return;
+      traceAssignBoxes(S.state.p, d.boxes);
       this.data = { d, win: w, c: this.c, width };
       this.byDepth = [];
       for (const b of d.boxes) (this.byDepth[b.depth] || (this.byDepth[b.depth] = [])).push(b);
@@ -201,7 +202,7 @@ export class StackChartPane {
       x0 = Math.max(0, x0);
       x1 = Math.min(W, x1);
       const y = b.depth * RH + 2;
-      const col = traceColor(b.name);
+      const col = traceColor(S.state.p, b.id);
       const sel = this.selBox && this.selBox.depth === b.depth && this.selBox.start === b.start;
       c.fillStyle = sel ? '#0a84ff' : col;
       c.fillRect(x0, y, Math.max(0.5, x1 - x0 - 0.5), RH - 1);

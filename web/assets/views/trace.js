@@ -13,7 +13,7 @@
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, traceColor, traceBlank, textOn, ink, isDark, fitText, sizeCanvas, niceStep, fmtMs, fmtTime, copyText, zoomAround } from '../util.js';
+import { h, clear, traceColor, traceAssign, traceAssignBoxes, traceBlank, textOn, ink, isDark, fitText, sizeCanvas, niceStep, fmtMs, fmtTime, copyText, zoomAround } from '../util.js';
 import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip, showMenu } from '../ui.js';
 
 const MINI_H = 34;
@@ -23,15 +23,13 @@ const RH = 16; // a depth-view row
 const MIN_SPAN_MS = 1e-4; // 100 ns
 const GROUP_MS = 400; // wheel and key steps closer than this are one undo step
 
-// A function's colour (util.js's traceColor of its name: distinct hues, stable) as [r, g, b];
-// blank pixels (not running, "no activity", left out by the query) are the background's.
+// A function's colour (util.js's traceColor: distinct hues, one per function for the page's
+// life) as [r, g, b]; blank pixels (not running, "no activity", left out by the query) are the
+// background's. Each answer's functions get theirs, most pixels first (traceAssign).
 const hexRgb = (hex) => { const v = parseInt(hex.slice(1), 16); return [(v >> 16) & 255, (v >> 8) & 255, v & 255]; };
-const rgbCache = new Map();
-function rgbOf(name) {
-  let c = rgbCache.get(name);
-  if (!c) rgbCache.set(name, (c = hexRgb(traceColor(name))));
-  return c;
-}
+const colorOf = (id) => traceColor(S.state.p, id);
+const rgbOf = (id) => hexRgb(colorOf(id));
+const assign = (d) => traceAssign(S.state.p, (d.shares || []).map((x) => x.id));
 const blankRgb = () => hexRgb(traceBlank());
 const cssOf = (rgb) => `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
 
@@ -316,6 +314,7 @@ export class TracePane {
     if (this.full) p.push(['t0', ns(this.full.t0)], ['t1', ns(this.full.t1)]);
     const d = await api('trace', p, { signal });
     this.learn(d);
+    assign(d);
     if (!this.full) {
       this.full = { t0: d.t0, t1: d.t1, contexts: d.contexts, maxDepth: d.max_depth };
       if (!d.contexts || !(d.t1 > d.t0)) {
@@ -337,6 +336,7 @@ export class TracePane {
     const d = await api('trace', [...this.params(), ['t0', ns(w.t0)], ['t1', ns(w.t1)], ['c0', w.c0], ['c1', w.c1],
       ['width', width], ['height', height], ['depth', this.depth]], { signal });
     this.learn(d);
+    assign(d);
     this.winData = { d, ids: unrun(d), win: { ...w }, css: [width, cssH] };
     return true;
   }
@@ -349,6 +349,7 @@ export class TracePane {
     const c = this.boxContext();
     const d = await api('trace-boxes', [...this.params(), ['context', c], ['t0', ns(w.t0)], ['t1', ns(w.t1)],
       ['min', Math.floor(ns(w.t1 - w.t0) / width)], ['depth', this.depth]], { signal });
+    traceAssignBoxes(S.state.p, d.boxes);
     this.boxData = { d, win: { ...w }, c };
     return true;
   }
@@ -400,7 +401,7 @@ export class TracePane {
       let rgb = lut.get(id);
       if (!rgb) {
         const f = this.funcs.get(id);
-        rgb = id < 0 || !f ? blankRgb() : rgbOf(f.name);
+        rgb = id < 0 || !f ? blankRgb() : rgbOf(id);
         lut.set(id, rgb);
       }
       px[i * 4] = rgb[0]; px[i * 4 + 1] = rgb[1]; px[i * 4 + 2] = rgb[2]; px[i * 4 + 3] = 255;
@@ -517,7 +518,7 @@ export class TracePane {
       const f = this.funcs.get(x.id);
       const name = f ? f.name : `#${x.id}`;
       el.append(h('span', { class: 'trace-leg', dataset: { id: x.id }, title: `${name}: ${x.percent.toFixed(2)}% of the region` },
-        h('span', { class: 'swatch', style: { background: traceColor(name) } }), h('span', { class: 'trace-leg-name', text: name })));
+        h('span', { class: 'swatch', style: { background: colorOf(x.id) } }), h('span', { class: 'trace-leg-name', text: name })));
     }
     if (shown.length > MAX) el.append(h('span', { class: 'dim', text: `+${shown.length - MAX} more (Visible region)` }));
     if (!shown.length) el.append(h('span', { class: 'dim', text: 'nothing shown in this region' }));
@@ -559,7 +560,7 @@ export class TracePane {
         y -= hgt;
         if (id < 0) continue;
         const f = this.funcs.get(id);
-        c.fillStyle = f ? cssOf(rgbOf(f.name)) : traceBlank();
+        c.fillStyle = f ? colorOf(id) : traceBlank();
         c.fillRect(x0 + x * cw, y, Math.max(cw, 1), hgt);
       }
     });
@@ -602,7 +603,7 @@ export class TracePane {
       const f = this.funcs.get(s.id);
       const name = s.id < 0 ? '(blank: not running or left out)' : f ? f.name : `#${s.id}`;
       const tr = h('tr', { class: s.id < 0 ? 'dim' : 'trace-fn', dataset: { id: s.id }, title: s.id < 0 ? name : `${name}: right-click to center on it` },
-        h('td', null, h('span', { class: 'swatch', style: { background: s.id < 0 ? traceBlank() : cssOf(rgbOf(name)) } })),
+        h('td', null, h('span', { class: 'swatch', style: { background: s.id < 0 ? traceBlank() : colorOf(s.id) } })),
         h('td', { class: 'v', text: name }),
         h('td', { class: 'num', text: s.percent.toFixed(2) + '%' }));
       if (s.id >= 0) tr.addEventListener('contextmenu', (e) => { e.preventDefault(); this.funcMenu(e, s.id, name); });
@@ -630,7 +631,7 @@ export class TracePane {
         title: fr.depth === null ? fr.name : `${fr.name}: click to colour by depth ${fr.depth}; right-click to center on ${fr.scope}`,
       },
       h('span', { class: 'tf-depth', text: fr.depth === null ? '' : String(fr.depth) }),
-      h('span', { class: 'swatch', style: { background: cssOf(rgbOf(fr.function)) } }),
+      h('span', { class: 'swatch', style: { background: colorOf(fr.id) } }),
       h('span', { class: 'tf-name', text: fr.name }));
       if (fr.depth !== null) row.addEventListener('click', () => this.setDepth(fr.depth));
       row.addEventListener('contextmenu', (e) => { e.preventDefault(); this.funcMenu(e, fr.id, fr.function, fr.scope); });
@@ -670,7 +671,7 @@ export class TracePane {
       if (g.x1 < 0 || g.x0 > W) continue;
       const x0 = Math.max(0, g.x0), x1 = Math.min(W, g.x1);
       const sel = this.selBox && this.selBox.depth === b.depth && this.selBox.start === b.start;
-      const col = traceColor(b.name);
+      const col = colorOf(b.id);
       c.fillStyle = sel ? '#0a84ff' : col;
       c.fillRect(x0, g.y, Math.max(0.5, x1 - x0 - 0.5), RH - 1);
       if (this.hoverBox === b) { c.strokeStyle = ink('#0c0c0d'); c.strokeRect(x0 + 0.5, g.y + 0.5, Math.max(0.5, x1 - x0 - 1.5), RH - 2); }
