@@ -197,7 +197,9 @@ int pv_json_trace_stack(struct pv_json *j, const struct pv_trace_paint *pt, uint
 int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
 			 const struct pv_trace_window *w, const struct pv_trace_print *o,
 			 struct pv_error *err);
+/* compact: "functions": [[ID, NAME], ...] once and "boxes": [[DEPTH, START, END, ID, STACK], ...]
+ * (the web API's form: a long C++ name is not repeated in every box) */
 int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
-			int64_t t1, int64_t min_ns, struct pv_error *err);
+			int64_t t1, int64_t min_ns, bool compact, struct pv_error *err);
 
 #endif

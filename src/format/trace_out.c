@@ -396,7 +396,7 @@ int pv_print_trace_overview(FILE *out, const struct pv_trace *t, bool json)
 }
 
 int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
-			int64_t t1, int64_t min_ns, struct pv_error *err)
+			int64_t t1, int64_t min_ns, bool compact, struct pv_error *err)
 {
 	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
 	struct pv_trace_box *b = NULL;
@@ -409,9 +409,40 @@ int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint
 	pv_json_kstr(j, "thread", pv_str(p, p->threads.name[pv_trace_paint_thread(pt, c)]));
 	pv_json_kms(j, "t0", t0);
 	pv_json_kms(j, "t1", t1);
+	if (compact) {
+		/* each function's name once, in the order of its first box; the boxes as arrays */
+		uint8_t *seen = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+		if (!seen) {
+			pv_free_boxes(b);
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		}
+		pv_json_key(j, "functions");
+		pv_json_open(j, '[', PV_JSON_ROWS, 2);
+		for (uint32_t i = 0; i < n; i++) {
+			if (seen[b[i].func])
+				continue;
+			seen[b[i].func] = 1;
+			pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+			pv_json_uint(j, b[i].func);
+			pv_json_str(j, pv_str(p, p->funcs.name[b[i].func]));
+			pv_json_end(j);
+		}
+		pv_json_end(j);
+		pv_free(seen);
+	}
 	pv_json_key(j, "boxes");
-	pv_json_open(j, '[', PV_JSON_LINES, 2);
+	pv_json_open(j, '[', compact ? PV_JSON_ROWS : PV_JSON_LINES, 2);
 	for (uint32_t i = 0; i < n; i++) {
+		if (compact) {
+			pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+			pv_json_uint(j, b[i].depth);
+			pv_json_ms(j, b[i].start);
+			pv_json_ms(j, b[i].end);
+			pv_json_uint(j, b[i].func);
+			pv_json_uint(j, b[i].stack);
+			pv_json_end(j);
+			continue;
+		}
 		pv_json_object(j);
 		pv_json_kuint(j, "depth", b[i].depth);
 		pv_json_kms(j, "start", b[i].start);
@@ -435,7 +466,7 @@ int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c,
 		struct pv_json *j = pv_json_new(out);
 		if (!j)
 			return pv_error_set(err, PV_ENOMEM, "out of memory");
-		return json_done(pv_json_trace_boxes(j, pt, c, t0, t1, min_ns, err), j);
+		return json_done(pv_json_trace_boxes(j, pt, c, t0, t1, min_ns, false, err), j);
 	}
 	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
 	struct pv_trace_box *b = NULL;

@@ -160,9 +160,12 @@ export class StackChartPane {
     const t0 = this.stepStart || performance.now();
     this.stepStart = 0;
     try {
+      // compact: each name once, the boxes as arrays (a perf profile's C++ names are long)
       const d = await api('trace-boxes', [...this.params(), ['context', this.c], ['t0', ns(w[0])], ['t1', ns(w[1])],
-        ['min', Math.floor(ns(w[1] - w[0]) / width)]], { signal: ac.signal });
+        ['min', Math.floor(ns(w[1] - w[0]) / width)], ['compact', 1]], { signal: ac.signal });
       if (gen !== this.gen) return;
+      const names = new Map(d.functions);
+      d.boxes = d.boxes.map(([depth, start, end, id, stack]) => ({ depth, start, end, id, name: names.get(id), stack }));
       traceAssignBoxes(S.state.p, d.boxes);
       this.data = { d, win: w, c: this.c, width };
       this.byDepth = [];
