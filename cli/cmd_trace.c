@@ -6,6 +6,8 @@
  *   profview trace FILE --window T0:T1 [--contexts C0:C1] [--size WxH] [--depth D]
  *                                                a window: pixels per function (--json: the
  *                                                function id of every pixel)
+ *   profview trace FILE --boxes --context N [--window T0:T1] [--min MS]
+ *                                                the stack chart of context N: its boxes
  *
  * The query options (--center, --thread, the filters) apply as in every command: the contexts
  * (--context, --contexts) are the query's threads in thread order, and only the records
@@ -26,7 +28,8 @@ struct trace_args {
 	const char *file;
 	struct pv_import_opts imp; /* --format, --cache */
 	bool json;
-	bool has_context, has_at, has_window, has_contexts;
+	bool has_context, has_at, has_window, has_contexts, boxes;
+	double min_ms;
 	uint32_t context;
 	double at_ms;
 	double t0_ms, t1_ms;
@@ -52,6 +55,10 @@ static void trace_usage(FILE *out)
 	    "  --size WxH            the window's pixels (default 80x24)\n"
 	    "  --depth D             the call depth coloured (default 0; a shorter stack shows\n"
 	    "                        its deepest frame)\n"
+	    "  --boxes --context N   the stack chart of context N over --window (default the\n"
+	    "                        whole trace): a box per depth and run of records\n"
+	    "                        sharing their call path down to it\n"
+	    "  --min MS              --boxes: leave out boxes shorter than MS\n"
 	    "  --json                JSON (doc/trace.md)\n"
 	    "  --format NAME         read FILE as this format\n"
 	    "  --cache DIR           keep a snapshot of FILE in DIR, open it next time\n"
@@ -110,6 +117,10 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 			a->json = true;
 			continue;
 		}
+		if (strcmp(arg, "--boxes") == 0) {
+			a->boxes = true;
+			continue;
+		}
 		if (strncmp(arg, "--", 2) != 0) {
 			if (a->file)
 				return bad("one file at a time ('%s' is a second)", arg);
@@ -136,6 +147,10 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 			if (!parse_u32(val, &a->context))
 				return bad("--context takes a context number, not '%s'", val);
 			a->has_context = true;
+		} else if (strcmp(name, "min") == 0) {
+			if (!parse_ms(val, &a->min_ms) || a->min_ms < 0)
+				return bad("--min takes a duration in ms (0 or more), not '%s'",
+					   val);
 		} else if (strcmp(name, "at") == 0) {
 			if (!parse_ms(val, &a->at_ms))
 				return bad("--at takes a time in ms, not '%s'", val);
@@ -172,11 +187,19 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 		trace_usage(stderr);
 		return 2;
 	}
-	if (a->has_at != a->has_context)
+	if (a->boxes && (!a->has_context || a->has_at))
+		return bad("%s", "--boxes takes --context N (and --window, not --at)");
+	if (!a->boxes && a->has_at != a->has_context)
 		return bad("%s", "--context and --at go together");
 	if (a->has_at && a->has_window)
 		return bad("%s", "--at and --window are two questions: ask one at a time");
 	return 0;
+}
+
+/* ms as given on the command line to the nearest ns (0.1 + 0.2 ms is 300000 ns, not 299999) */
+static int64_t ms_ns(double ms)
+{
+	return (int64_t)(ms * 1e6 + (ms < 0 ? -0.5 : 0.5));
 }
 
 /* The call stack of context --context of the query at --at (pv_print_trace_stack). */
@@ -188,18 +211,14 @@ static int run_at(const struct trace_args *a, const struct pv_trace_paint *pt)
 			a->context, n, n ? n - 1 : 0);
 		return 2;
 	}
-	return pv_print_trace_stack(stdout, pt, a->context,
-				    (int64_t)(a->at_ms * 1e6 + (a->at_ms < 0 ? -0.5 : 0.5)),
-				    a->json)
-		   ? 1
-		   : 0;
+	return pv_print_trace_stack(stdout, pt, a->context, ms_ns(a->at_ms), a->json) ? 1 : 0;
 }
 
 static int run(const struct trace_args *a, const struct pv_trace *t)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
-	if (!a->has_window && !a->has_at)
+	if (!a->has_window && !a->has_at && !a->boxes)
 		return pv_print_trace_overview(stdout, t, a->json) ? 1 : 0;
 	struct pv_trace_paint *pt = NULL;
 	int rc = pv_trace_paint_new(t, &a->q, a->depth, &pt, &err);
@@ -212,9 +231,20 @@ static int run(const struct trace_args *a, const struct pv_trace *t)
 		pv_trace_paint_free(pt);
 		return rc;
 	}
+	if (a->boxes) {
+		int64_t start, end;
+		pv_trace_range(t, &start, &end);
+		rc = pv_print_trace_boxes(
+		    stdout, pt, a->context, a->has_window ? ms_ns(a->t0_ms) : start,
+		    a->has_window ? ms_ns(a->t1_ms) : end, ms_ns(a->min_ms), a->json, &err);
+		pv_trace_paint_free(pt);
+		if (rc)
+			cli_say("error", "%s: %s", a->file, err.msg);
+		return rc == PV_ENOMEM || rc == PV_EIO ? 1 : rc ? 2 : 0;
+	}
 	struct pv_trace_window w = {
-	    .t0 = (int64_t)(a->t0_ms * 1e6),
-	    .t1 = (int64_t)(a->t1_ms * 1e6),
+	    .t0 = ms_ns(a->t0_ms),
+	    .t1 = ms_ns(a->t1_ms),
 	    .c0 = a->has_contexts ? a->c0 : 0,
 	    .c1 = a->has_contexts ? a->c1 : pv_trace_paint_contexts(pt),
 	    .width = a->width ? a->width : 80,

@@ -3,7 +3,7 @@
  *   trace?p=&t0=&t1=&c0=&c1=&width=&height=&depth=[&query]   a window: functions, shares, rows
  *                                                              as runs [id, count, ...], summary
  *   trace-stack?p=&context=&at=[&query]                      the call stack there
- *   trace-boxes?p=&context=&t0=&t1=&min=&depth=[&query]       the depth view's boxes
+ *   trace-boxes?p=&context=&t0=&t1=&min=&depth=[&compact=1][&query]  the depth view's boxes
  * Times are ns from the profile's zero; context C is the query's C-th thread (all threads
  * without a thread filter), as in `profview trace`. The browser never gets the records.
  */
@@ -101,16 +101,17 @@ int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_jso
 	struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
 	int status = trace_open(a, ps, out, &t, &pt);
-	uint32_t c;
+	uint32_t c, compact;
 	int64_t t0, t1, min_ns, start = 0, end = 0;
 	if (t)
 		pv_trace_range(t, &start, &end);
 	if (!status && api_param_u32(ps, "context", 0, &c, out, &status) &&
 	    api_param_i64(ps, "t0", start, &t0, out, &status) &&
 	    api_param_i64(ps, "t1", end, &t1, out, &status) &&
-	    api_param_i64(ps, "min", 0, &min_ns, out, &status)) {
+	    api_param_i64(ps, "min", 0, &min_ns, out, &status) &&
+	    api_param_u32(ps, "compact", 0, &compact, out, &status)) {
 		struct pv_error err;
-		int rc = pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, &err);
+		int rc = pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, compact != 0, &err);
 		status = rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
 	}
 	pv_trace_paint_free(pt);

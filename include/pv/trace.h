@@ -164,20 +164,23 @@ struct pv_trace_print {
 /*
  * A window (pv_trace_image) and the statistics of its pixels (pv_trace_shares). Text: the share
  * of each function. JSON: {"t0", "t1", "c0", "c1", "contexts", "width", "height", "depth",
- * "max_depth", "functions": [{"id", "name", "scope"}], "shares": [{"id", "pixels", "percent"}],
- * "rows": [[ID, ...], ...], "summary": [[ID, PIXELS, ...], ...]} with ID -1 for a blank pixel.
- * 0, PV_EINVAL (a bad window, err set), PV_ENOMEM.
+ * "max_depth", "names", "labels": [[C, NAME], ...], "functions": [{"id", "name", "scope"}],
+ * "shares": [{"id", "pixels", "percent"}], "rows": [[ID, ...], ...], "summary": [[ID, PIXELS, ...],
+ * ...]} with ID -1 for a blank pixel; "labels" has one context per pixel row when they outnumber
+ * the rows (the row's), else each. 0, PV_EINVAL (a bad window, err set), PV_ENOMEM.
  */
 int pv_print_trace_window(FILE *out, const struct pv_trace_paint *pt,
 			  const struct pv_trace_window *w, const struct pv_trace_print *o,
 			  struct pv_error *err);
 
 /*
- * The depth view of context c over [t0, t1) (pv_trace_boxes), JSON: {"context", "thread",
- * "t0", "t1", "boxes": [{"depth", "start", "end", "id", "name", "stack"}]} (times in ms).
+ * The depth view (the stack chart) of context c over [t0, t1) (pv_trace_boxes). Text: a line
+ * per box (depth, start, end in ms, the function indented by its depth); JSON: {"context",
+ * "thread", "t0", "t1", "boxes": [{"depth", "start", "end", "id", "name", "stack"}]} (times in
+ * ms). 0, PV_EINVAL (a bad context or window, err set), PV_ENOMEM, PV_EIO.
  */
 int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
-			 int64_t t1, int64_t min_ns, struct pv_error *err);
+			 int64_t t1, int64_t min_ns, bool json, struct pv_error *err);
 
 /*
  * The trace as a whole: text "trace: N contexts, N records (trace records|timed samples), T0 to
@@ -194,7 +197,9 @@ int pv_json_trace_stack(struct pv_json *j, const struct pv_trace_paint *pt, uint
 int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
 			 const struct pv_trace_window *w, const struct pv_trace_print *o,
 			 struct pv_error *err);
+/* compact: "functions": [[ID, NAME], ...] once and "boxes": [[DEPTH, START, END, ID, STACK], ...]
+ * (the web API's form: a long C++ name is not repeated in every box) */
 int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
-			int64_t t1, int64_t min_ns, struct pv_error *err);
+			int64_t t1, int64_t min_ns, bool compact, struct pv_error *err);
 
 #endif

@@ -252,6 +252,23 @@ int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
 			pv_json_str(j, thread_name(p, pv_trace_paint_thread(pt, c)));
 		pv_json_end(j);
 	}
+	/* the context each label stands for, as [C, NAME]: every context when each has a pixel row,
+	 * else each pixel row's (the row's middle, as the pixels) -- the page labels every Nth
+	 * and names the rest on hover, at any count */
+	pv_json_key(j, "labels");
+	pv_json_open(j, '[', PV_JSON_ROWS, 2);
+	uint32_t nc = w->c1 - w->c0, nl = nc > w->height ? w->height : nc;
+	for (uint32_t r = 0; r < nl; r++) {
+		uint32_t c =
+		    nc > w->height
+			? w->c0 + (uint32_t)(((uint64_t)2 * r + 1) * nc / (2 * (uint64_t)w->height))
+			: w->c0 + r;
+		pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+		pv_json_uint(j, c);
+		pv_json_str(j, thread_name(p, pv_trace_paint_thread(pt, c)));
+		pv_json_end(j);
+	}
+	pv_json_end(j);
 	pv_json_key(j, "functions");
 	pv_json_open(j, '[', PV_JSON_ROWS, 2);
 	for (uint32_t i = 0; i < im.ns; i++) {
@@ -379,7 +396,7 @@ int pv_print_trace_overview(FILE *out, const struct pv_trace *t, bool json)
 }
 
 int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
-			int64_t t1, int64_t min_ns, struct pv_error *err)
+			int64_t t1, int64_t min_ns, bool compact, struct pv_error *err)
 {
 	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
 	struct pv_trace_box *b = NULL;
@@ -392,9 +409,40 @@ int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint
 	pv_json_kstr(j, "thread", pv_str(p, p->threads.name[pv_trace_paint_thread(pt, c)]));
 	pv_json_kms(j, "t0", t0);
 	pv_json_kms(j, "t1", t1);
+	if (compact) {
+		/* each function's name once, in the order of its first box; the boxes as arrays */
+		uint8_t *seen = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+		if (!seen) {
+			pv_free_boxes(b);
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		}
+		pv_json_key(j, "functions");
+		pv_json_open(j, '[', PV_JSON_ROWS, 2);
+		for (uint32_t i = 0; i < n; i++) {
+			if (seen[b[i].func])
+				continue;
+			seen[b[i].func] = 1;
+			pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+			pv_json_uint(j, b[i].func);
+			pv_json_str(j, pv_str(p, p->funcs.name[b[i].func]));
+			pv_json_end(j);
+		}
+		pv_json_end(j);
+		pv_free(seen);
+	}
 	pv_json_key(j, "boxes");
-	pv_json_open(j, '[', PV_JSON_LINES, 2);
+	pv_json_open(j, '[', compact ? PV_JSON_ROWS : PV_JSON_LINES, 2);
 	for (uint32_t i = 0; i < n; i++) {
+		if (compact) {
+			pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+			pv_json_uint(j, b[i].depth);
+			pv_json_ms(j, b[i].start);
+			pv_json_ms(j, b[i].end);
+			pv_json_uint(j, b[i].func);
+			pv_json_uint(j, b[i].stack);
+			pv_json_end(j);
+			continue;
+		}
 		pv_json_object(j);
 		pv_json_kuint(j, "depth", b[i].depth);
 		pv_json_kms(j, "start", b[i].start);
@@ -412,10 +460,30 @@ int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint
 }
 
 int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
-			 int64_t t1, int64_t min_ns, struct pv_error *err)
+			 int64_t t1, int64_t min_ns, bool json, struct pv_error *err)
 {
-	struct pv_json *j = pv_json_new(out);
-	if (!j)
-		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	return json_done(pv_json_trace_boxes(j, pt, c, t0, t1, min_ns, err), j);
+	if (json) {
+		struct pv_json *j = pv_json_new(out);
+		if (!j)
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
+		return json_done(pv_json_trace_boxes(j, pt, c, t0, t1, min_ns, false, err), j);
+	}
+	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
+	struct pv_trace_box *b = NULL;
+	uint32_t n = 0;
+	int rc = pv_trace_boxes(pt, c, t0, t1, min_ns, &b, &n, err);
+	if (rc)
+		return rc;
+	char e[FMT_NAME];
+	fprintf(out, "context %u (%s), %.3f to %.3f ms: %u boxes\n", c,
+		fmt_name(e, thread_name(p, pv_trace_paint_thread(pt, c))), (double)t0 / 1e6,
+		(double)t1 / 1e6, n);
+	if (n)
+		fputs("depth      start        end  function\n", out);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(out, "%5u %10.3f %10.3f  %*s%s\n", b[i].depth, (double)b[i].start / 1e6,
+			(double)b[i].end / 1e6, (int)(b[i].depth < 40 ? b[i].depth : 40), "",
+			fmt_name(e, pv_str(p, p->funcs.name[b[i].func])));
+	pv_free_boxes(b);
+	return ferror(out) ? pv_error_set(err, PV_EIO, "writing the output failed") : 0;
 }

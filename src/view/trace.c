@@ -410,6 +410,27 @@ int pv_trace_paint_new(const struct pv_trace *t, const struct pv_query *q, uint3
 		if (!keep[s])
 			pt->func[s] = PV_NONE;
 	pv_free_keep(keep);
+	/* and HPCToolkit's "<no activity>" (a GPU stream or a thread idle): drawn as a gap, never
+	 * in a function's colour, as hpctraceviewer does (a stack through it is idle) */
+	pv_func_ix idle = PV_NONE;
+	for (uint32_t f = 0; f < p->funcs.len && idle == PV_NONE; f++)
+		if (strcmp(pv_str(p, p->funcs.name[f]), "<no activity>") == 0)
+			idle = f;
+	if (idle != PV_NONE) {
+		uint8_t *in = pv_calloc(ns ? ns : 1, 1);
+		if (!in) {
+			pv_trace_paint_free(pt);
+			return oom(err);
+		}
+		for (uint32_t s = 0; s < ns; s++) {
+			pv_stack_ix pre = p->stacks.prefix[s];
+			in[s] = (pre != PV_NONE && in[pre]) ||
+				p->frames.func[p->stacks.frame[s]] == idle;
+			if (in[s])
+				pt->func[s] = PV_NONE;
+		}
+		pv_free(in);
+	}
 	*out = pt;
 	return 0;
 }

@@ -12,6 +12,7 @@ import { page15Tests } from './page15.mjs';
 import { linesTests } from './lines.mjs';
 import { pageUxTests } from './pageux.mjs';
 import { wholeTests } from './whole.mjs';
+import { stackChartTests } from './stackchart.mjs';
 import { Profile as PprofProfile } from 'pprof-format';
 
 const BIN = process.argv[2];
@@ -1413,6 +1414,7 @@ async function main() {
   await linesTests(context, { test, serve, cli, waitRows, eq, assert, noError, OUT, SHOTS });
   await pageUxTests(browser, context, { test, serve, cli, api, waitRows, shownRows, eq, assert, noError, OUT, SHOTS, BIN });
   await wholeTests(context, { test, serve, cli, api, waitRows, eq, assert, noError, SHOTS });
+  await stackChartTests(context, { test, serve, cli, waitRows, eq, assert, noError, SHOTS });
 
   await test('no uncaught page error', async () => {
     eq(pageErrors.filter((e) => !/ResizeObserver/.test(e)), [], 'page errors');

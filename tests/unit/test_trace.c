@@ -341,6 +341,56 @@ T_TEST(trace_depth_boxes)
 }
 
 /*
+ * HPCToolkit's "<no activity>" (an idle GPU stream or thread in an XML database) is a gap: a
+ * record whose stack passes through it has no function at any depth, as a blank pixel and no
+ * box. A V8 profile of 4 samples 1 ms apart, work and <no activity> in turn (nodes: 1 the root,
+ * which the V8 reader leaves out, 2 work, 3 <no activity>, 4 a child of 3), the last one lasting
+ * the 1 ms interval.
+ */
+T_TEST(trace_no_activity_is_blank)
+{
+	static const char js[] =
+	    "{\"nodes\": [{\"id\": 1, \"callFrame\": {\"functionName\": \"(root)\"}, "
+	    "\"children\": [2, 3]}, {\"id\": 2, \"callFrame\": {\"functionName\": \"work\"}}, "
+	    "{\"id\": 3, \"callFrame\": {\"functionName\": \"<no activity>\"}, \"children\": [4]}, "
+	    "{\"id\": 4, \"callFrame\": {\"functionName\": \"stream\"}}], "
+	    "\"startTime\": 0, \"endTime\": 4000, \"samples\": [2, 3, 2, 4], "
+	    "\"timeDeltas\": [1000, 1000, 1000, 1000]}";
+	struct pv_profile *p = NULL;
+	struct pv_trace *t = NULL;
+	struct pv_trace_paint *pt = NULL;
+	struct pv_error err;
+	if (pv_import_memory("idle.cpuprofile", js, sizeof(js) - 1, NULL, &p, &err)) {
+		t_fail(__FILE__, __LINE__, "import: %s", err.msg);
+		return;
+	}
+	T_EQ_INT(pv_trace_open(p, &t, &err), 0);
+	for (uint32_t depth = 0; depth < 3; depth++) {
+		T_EQ_INT(pv_trace_paint_new(t, NULL, depth, &pt, &err), 0);
+		/* 4 pixels over [1, 5) ms, one a sample: work, gap, work, gap (3 and 4 below it) */
+		struct pv_trace_window w = {1000000, 5000000, 0, 1, 4, 1};
+		pv_func_ix px[4];
+		T_EQ_INT(pv_trace_image(pt, &w, px, &err), 0);
+		T_EQ_STR(fname(p, px[0]), "work");
+		T_EQ_STR(fname(p, px[1]), "(blank)");
+		T_EQ_STR(fname(p, px[2]), "work");
+		T_EQ_STR(fname(p, px[3]), "(blank)");
+		struct pv_trace_box *b = NULL;
+		uint32_t n = 0;
+		T_EQ_INT(pv_trace_boxes(pt, 0, 1000000, 5000000, 0, &b, &n, &err), 0);
+		for (uint32_t i = 0; i < n; i++) {
+			T_EQ_INT(b[i].start == 2000000 || b[i].start == 4000000, 0);
+			T_EQ_INT(strcmp(fname(p, b[i].func), "<no activity>") != 0, 1);
+		}
+		T_EQ_INT(n, 2); /* work, twice */
+		pv_free_boxes(b);
+		pv_trace_paint_free(pt);
+	}
+	pv_trace_free(t);
+	pv_profile_free(p);
+}
+
+/*
  * Profiles whose samples have no time (a collapsed file; an HPCToolkit database without
  * trace.db): a trace of one empty line per thread, no record, nothing at any time (issue 25:
  * the copy of a thread's timed samples was NULL + 0, undefined behaviour under UBSan).

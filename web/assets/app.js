@@ -19,6 +19,7 @@ import { MarkerChartPane } from './views/markerchart.js';
 import { MarkerTablePane } from './views/markers.js';
 import { SourcePane } from './views/source.js';
 import { TracePane } from './views/trace.js';
+import { StackChartPane } from './views/stackchart.js';
 import { DiffPane } from './views/diff.js';
 
 const $ = (id) => document.getElementById(id);
@@ -46,6 +47,7 @@ function paneFor(tab) {
       case 'marker-table': p = new MarkerTablePane(); break;
       case 'source': p = new SourcePane(); break;
       case 'trace': p = new TracePane(); break;
+      case 'stack-chart': p = new StackChartPane(); break;
       case 'diff': p = new DiffPane(); break;
       default: p = new TreePane('tree');
     }
@@ -535,6 +537,10 @@ async function main() {
   // serve --base: the Diff tab, and the flame graph coloured by delta
   document.querySelector('#tabs button[data-tab="diff"]').hidden = !ctx.profile.base;
   if (S.state.tab === 'diff' && !ctx.profile.base) S.state.tab = S.tabOfView('tree');
+  // the stack chart: for a profile with sample times (or trace records)
+  const stackChart = !!(ctx.profile.timed || ctx.profile.trace);
+  document.querySelector('#tabs button[data-tab="stack-chart"]').hidden = !stackChart;
+  if (S.state.tab === 'stack-chart' && !stackChart) S.state.tab = S.tabOfView('tree');
   // a fresh URL (the page's own always names its tab) opens on what the library says
   // (open_thread): all threads summed for one program (hpcviewer's habit), else the busiest
   // thread (the Firefox Profiler's); merging every thread is one click in the query bar

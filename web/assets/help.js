@@ -1,5 +1,5 @@
 // '?': every key of the page, in one overlay (Escape or '?' closes it). The lists name what the
-// views' handlers do (tree.js, rowmenu.js, timeline.js, views/trace.js, app.js).
+// views' handlers do (tree.js, rowmenu.js, timeline.js, views/trace.js, views/stackchart.js, app.js).
 import { h, clear } from './util.js';
 
 const KEYS = [
@@ -50,6 +50,13 @@ const KEYS = [
     ['[ ]', 'depth'],
     ['0', 'the whole trace'],
     ['z / Z (Ctrl+Z / Ctrl+Y)', 'undo / redo a window change'],
+  ]],
+  ['Stack chart', [
+    ['wheel / drag', 'zoom around the pointer / to the dragged times'],
+    ['⇧drag, ← →', 'pan'],
+    ['+ -', 'zoom'],
+    ['0', 'the timeline\'s selection (or the whole profile)'],
+    ['click', 'select the box\'s call node in the top-down tree'],
   ]],
 ];
 

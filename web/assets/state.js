@@ -10,14 +10,15 @@ const REPEATED = new Set(['center', 'filter', 'thread', 'derive']);
 // The tabs: one per view kind, in the order /api/profile lists them ("views": the library's
 // table, src/view/kinds.c; setViews), then the page's other panes. A view kind's tab is its
 // label in lower case with dashes ("Top-down": tab=top-down).
-const OTHER_TABS = ['flame', 'marker-chart', 'marker-table', 'source', 'trace', 'diff'];
+const OTHER_TABS = ['flame', 'stack-chart', 'marker-chart', 'marker-table', 'source', 'trace', 'diff'];
 let views = [];      // /api/profile's "views", each with its tab
 let TAB_VIEW = {};   // tab -> view kind name (the flame graph draws the top-down tree)
 let VIEW_TAB = {};   // view kind name -> tab
-// Parameters a pane keeps for itself (the trace pane's window, contexts, depth, crosshair; the
+// Parameters a pane keeps for itself (the trace pane's window, contexts, depth, crosshair and
+// context filter; the stack chart's window and context; the
 // diff's view kind, normalize and order; fd=0: the flame graph without the base's colours;
 // fi=1: the flame graph as an icicle; fc=category: coloured by category).
-export const PANE_KEYS = ['tw', 'tc', 'td', 'tx', 'dv', 'dn', 'ds', 'fd', 'fi', 'fc'];
+export const PANE_KEYS = ['tw', 'tc', 'td', 'tx', 'tk', 'sw', 'sc', 'dv', 'dn', 'ds', 'fd', 'fi', 'fc'];
 
 // The view kinds /api/profile lists: their tabs come first. Call readUrl() again after it.
 export function setViews(list) {

@@ -206,6 +206,52 @@ export function hashColor(name, dim) {
   return `hsl(${hue.toFixed(1)},${sat}%,${light}%)`;
 }
 
+// The trace's and the stack chart's colours (hpctraceviewer's habit): 24 clearly distinct hues,
+// none grey, none near the background of either theme (kept for gaps and "no activity"). A
+// function keeps one colour for the page's life: its own slot (its id modulo 24: functions the
+// importer met together, close ids, differ), or, when a function shown beside it already has
+// that slot, the next free one, given in the order of traceAssign's list (most visible first).
+const TRACE_PALETTE = [
+  '#e6194b', '#3cb44b', '#ffe119', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6',
+  '#bfef45', '#fabed4', '#469990', '#dcbeff', '#9a6324', '#800000', '#aaffc3', '#808000',
+  '#ffd8b1', '#1f9e89', '#c51b7d', '#7b8bd9', '#d4a017', '#5ab4ac', '#b2182b', '#8c6bb1',
+];
+const traceSlots = new Map(); // "P:ID" (file, function) -> palette slot
+const slotKey = (p, id) => p + ':' + id;
+// Gives the functions ids of file p (most visible first) their colours: distinct while there
+// are colours, a function given one before keeps it.
+export function traceAssign(p, ids) {
+  const N = TRACE_PALETTE.length;
+  const taken = new Set();
+  for (const id of ids) if (traceSlots.has(slotKey(p, id))) taken.add(traceSlots.get(slotKey(p, id)));
+  for (const id of ids) {
+    if (id < 0 || traceSlots.has(slotKey(p, id))) continue;
+    let s = id % N;
+    for (let k = 0; k < N && taken.has(s); k++) s = (s + 1) % N;
+    traceSlots.set(slotKey(p, id), s);
+    taken.add(s);
+  }
+}
+// traceAssign for boxes ({id, start, end}): the longest in all first.
+export function traceAssignBoxes(p, boxes) {
+  const tot = new Map();
+  for (const b of boxes) tot.set(b.id, (tot.get(b.id) || 0) + (b.end - b.start));
+  traceAssign(p, [...tot.keys()].sort((a, b) => tot.get(b) - tot.get(a) || a - b));
+}
+// The colour of function id of file p ('#rrggbb').
+export function traceColor(p, id) {
+  const s = traceSlots.get(slotKey(p, id));
+  return TRACE_PALETTE[s === undefined ? id % TRACE_PALETTE.length : s];
+}
+// The background blank pixels and gaps are drawn in: light grey, or dark in the dark theme.
+export function traceBlank() { return isDark() ? '#1c1b22' : '#f4f4f6'; }
+// Text on a colour: black on light ones, white on dark ones.
+export function textOn(hex) {
+  const v = parseInt(hex.slice(1), 16);
+  const l = 0.299 * ((v >> 16) & 255) + 0.587 * ((v >> 8) & 255) + 0.114 * (v & 255);
+  return l > 140 ? '#1d1d1f' : '#ffffff';
+}
+
 // Fit a text into width px, cutting with an ellipsis.
 export function fitText(ctx, text, width) {
   if (width < 8) return '';

@@ -13,33 +13,24 @@
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, hashColor, fitText, sizeCanvas, niceStep, fmtMs, fmtTime, copyText, zoomAround } from '../util.js';
+import { h, clear, traceColor, traceAssign, traceAssignBoxes, traceBlank, textOn, ink, isDark, fitText, sizeCanvas, niceStep, fmtMs, fmtTime, copyText, zoomAround } from '../util.js';
 import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip, showMenu } from '../ui.js';
 
 const MINI_H = 34;
 const AXIS_H = 18;
 const SUM_H = 28;
 const RH = 16; // a depth-view row
-const BLANK = [244, 244, 246];
 const MIN_SPAN_MS = 1e-4; // 100 ns
 const GROUP_MS = 400; // wheel and key steps closer than this are one undo step
 
-// The flame graph's colour of a function (util.js's hashColor of its name) as [r, g, b]: one
-// rule for every pane; the canvas normalises the CSS colour to #rrggbb.
-const rgbCache = new Map();
-let normCtx = null;
-function rgbOf(name) {
-  let c = rgbCache.get(name);
-  if (c) return c;
-  if (!normCtx) normCtx = document.createElement('canvas').getContext('2d');
-  normCtx.fillStyle = '#000';
-  normCtx.fillStyle = hashColor(name, false);
-  const m = /^#([0-9a-f]{6})$/i.exec(normCtx.fillStyle);
-  const v = m ? parseInt(m[1], 16) : 0xcccccc;
-  c = [(v >> 16) & 255, (v >> 8) & 255, v & 255];
-  rgbCache.set(name, c);
-  return c;
-}
+// A function's colour (util.js's traceColor: distinct hues, one per function for the page's
+// life) as [r, g, b]; blank pixels (not running, "no activity", left out by the query) are the
+// background's. Each answer's functions get theirs, most pixels first (traceAssign).
+const hexRgb = (hex) => { const v = parseInt(hex.slice(1), 16); return [(v >> 16) & 255, (v >> 8) & 255, v & 255]; };
+const colorOf = (id) => traceColor(S.state.p, id);
+const rgbOf = (id) => hexRgb(colorOf(id));
+const assign = (d) => traceAssign(S.state.p, (d.shares || []).map((x) => x.id));
+const blankRgb = () => hexRgb(traceBlank());
 const cssOf = (rgb) => `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
 
 const ns = (ms) => Math.round(ms * 1e6);
@@ -73,12 +64,20 @@ export class TracePane {
 
     const btn = (text, title, fn) => h('button', { class: 'small', text, title, onclick: fn });
     this.depthLabel = h('span', { class: 'trace-depth' });
+    // the call depth the image is coloured at, and the deepest there is: a slider
+    this.depthSlider = h('input', { type: 'range', class: 'trace-depth-slider', min: '0', max: '0', value: '0', title: 'The call depth the trace is coloured at ([ and ])' });
+    this.depthSlider.addEventListener('input', () => this.setDepth(+this.depthSlider.value));
+    // the contexts shown: a name pattern (text: the names holding it; re:REGEX), as
+    // hpctraceviewer's filter of ranks and threads; the pane's own (URL tk), the query keeps its threads
+    this.cfilter = '';
+    this.filterBox = h('input', { type: 'search', class: 'trace-filter', placeholder: 'Filter contexts', title: 'Show the contexts whose name holds this text (re:REGEX for a regular expression); empty: every context of the query', 'aria-label': 'Filter contexts' });
+    this.filterBox.addEventListener('change', () => this.setFilter(this.filterBox.value.trim()));
     this.undoBtn = btn('↶ Undo', 'Undo the last window change (z, ctrl+z)', () => this.undo());
     this.redoBtn = btn('↷ Redo', 'Redo (shift+z, ctrl+y)', () => this.redo());
     this.info = h('span', { class: 'flame-info' });
     this.el.append(h('div', { class: 'pane-toolbar' },
-      btn('−', 'Shallower call depth ([)', () => this.setDepth(this.depth - 1)), this.depthLabel,
-      btn('+', 'Deeper call depth (])', () => this.setDepth(this.depth + 1)),
+      btn('−', 'Shallower call depth ([)', () => this.setDepth(this.depth - 1)), this.depthSlider,
+      btn('+', 'Deeper call depth (])', () => this.setDepth(this.depth + 1)), this.depthLabel, this.filterBox,
       this.undoBtn, this.redoBtn,
       btn('Whole trace', 'Show every context over the whole time (0)', () => this.setWindow(this.fullWindow(), 'reset')),
       h('span', { class: 'spacer' }), this.info,
@@ -89,13 +88,14 @@ export class TracePane {
     this.sum = h('canvas', { class: 'trace-sum' });
     this.main = h('canvas', { class: 'trace-main' });
     this.mainWrap = h('div', { class: 'trace-main-wrap', tabindex: '0' }, this.main);
+    this.legend = h('div', { class: 'trace-legend' });
     this.boxCanvas = h('canvas', { class: 'trace-boxes' });
     this.boxTitle = h('div', { class: 'trace-box-title' });
     this.boxWrap = h('div', { class: 'trace-box-wrap' }, this.boxCanvas);
     this.stackEl = h('div', { class: 'trace-stack' });
     this.statsEl = h('div', { class: 'trace-stats' });
     this.body = h('div', { class: 'split' },
-      h('div', { class: 'trace-col' }, this.mini, this.axis, this.sum, this.mainWrap, this.boxTitle, this.boxWrap),
+      h('div', { class: 'trace-col' }, this.mini, this.axis, this.sum, this.mainWrap, this.legend, this.boxTitle, this.boxWrap),
       h('div', { class: 'sidebar trace-side' },
         h('h4', { text: 'Call stack at the crosshair' }), this.stackEl,
         h('h4', { text: 'Visible region' }), this.statsEl));
@@ -129,11 +129,32 @@ export class TracePane {
 
   focus() { this.mainWrap.focus({ preventScroll: true }); }
 
+  // the theme changed: the images again in its background
+  draw() {
+    if (this.winData) { this.paintImage(); this.drawStats(); }
+    this.miniImage = null;
+    this.drawAll();
+  }
+
+  setFilter(text) {
+    if (text === this.cfilter) return;
+    this.cfilter = text;
+    this.filterBox.value = text;
+    S.state.pane.tk = text || null;
+    S.state.pane.tw = S.state.pane.tc = S.state.pane.tx = null;
+    this.undoStack = [];
+    this.redoStack = [];
+    S.commit('pane', false);
+    this.update(true);
+  }
+
   // ---- state: the URL's tw, tc, td, tx ----
 
   readState() {
     const ps = S.state.pane;
     const tw = S.parseRange(ps.tw);
+    this.cfilter = ps.tk || '';
+    this.filterBox.value = this.cfilter;
     const tc = /^(\d+):(\d+)$/.exec(ps.tc || '');
     this.depth = /^\d+$/.test(ps.td || '') ? +ps.td : 0;
     const tx = /^(\d+):(-?[\d.]+)$/.exec(ps.tx || '');
@@ -221,10 +242,15 @@ export class TracePane {
   params() {
     // the query without its tree depth (depth= is the call depth here) and range (the window is
     // the time range)
-    return S.queryParams(null).filter(([k]) => k !== 'depth' && k !== 'range');
+    const ps = S.queryParams(null).filter(([k]) => k !== 'depth' && k !== 'range');
+    if (!this.cfilter) return ps;
+    // the context filter: its threads instead of the query's (text: the names holding it)
+    const re = this.cfilter.startsWith('re:') ? this.cfilter : 're:' + this.cfilter.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return [...ps.filter(([k]) => k !== 'thread'), ['thread', re]];
   }
 
   async update(force) {
+    if (!this.full && !force) this.cfilter = S.state.pane.tk || '';
     const key = JSON.stringify(this.params());
     if (force || key !== this.lastKey || !this.full) {
       this.lastKey = key;
@@ -288,6 +314,7 @@ export class TracePane {
     if (this.full) p.push(['t0', ns(this.full.t0)], ['t1', ns(this.full.t1)]);
     const d = await api('trace', p, { signal });
     this.learn(d);
+    assign(d);
     if (!this.full) {
       this.full = { t0: d.t0, t1: d.t1, contexts: d.contexts, maxDepth: d.max_depth };
       if (!d.contexts || !(d.t1 > d.t0)) {
@@ -309,6 +336,7 @@ export class TracePane {
     const d = await api('trace', [...this.params(), ['t0', ns(w.t0)], ['t1', ns(w.t1)], ['c0', w.c0], ['c1', w.c1],
       ['width', width], ['height', height], ['depth', this.depth]], { signal });
     this.learn(d);
+    assign(d);
     this.winData = { d, ids: unrun(d), win: { ...w }, css: [width, cssH] };
     return true;
   }
@@ -321,6 +349,7 @@ export class TracePane {
     const c = this.boxContext();
     const d = await api('trace-boxes', [...this.params(), ['context', c], ['t0', ns(w.t0)], ['t1', ns(w.t1)],
       ['min', Math.floor(ns(w.t1 - w.t0) / width)], ['depth', this.depth]], { signal });
+    traceAssignBoxes(S.state.p, d.boxes);
     this.boxData = { d, win: { ...w }, c };
     return true;
   }
@@ -335,7 +364,7 @@ export class TracePane {
   // ---- drawing ----
 
   drawPart(part) {
-    if (part === 'window') { this.paintImage(); this.drawStats(); }
+    if (part === 'window') { this.paintImage(); this.drawStats(); this.drawLegend(); }
     this.drawAll();
   }
 
@@ -348,7 +377,10 @@ export class TracePane {
     this.drawBoxes();
     this.drawStack();
     const w = this.win;
-    this.depthLabel.textContent = `depth ${this.depth}`;
+    const deepest = Math.max(0, this.full.maxDepth - 1);
+    this.depthLabel.textContent = `depth ${this.depth} of ${deepest}`;
+    this.depthSlider.max = String(deepest);
+    this.depthSlider.value = String(this.depth);
     this.info.textContent = `${fmtTime(w.t0 - ctx.profile.start)} – ${fmtTime(w.t1 - ctx.profile.start)} (${fmtMs(w.t1 - w.t0)}) · contexts ${w.c0}–${w.c1 - 1} of ${this.full.contexts}`;
     this.undoBtn.disabled = !this.undoStack.length;
     this.redoBtn.disabled = !this.redoStack.length;
@@ -363,12 +395,13 @@ export class TracePane {
     const img = c.createImageData(width, height);
     const px = img.data;
     const lut = new Map();
+    const blank = blankRgb();
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
       let rgb = lut.get(id);
       if (!rgb) {
         const f = this.funcs.get(id);
-        rgb = id < 0 || !f ? BLANK : rgbOf(f.name);
+        rgb = id < 0 || !f ? blankRgb() : rgbOf(id);
         lut.set(id, rgb);
       }
       px[i * 4] = rgb[0]; px[i * 4 + 1] = rgb[1]; px[i * 4 + 2] = rgb[2]; px[i * 4 + 3] = 255;
@@ -398,7 +431,7 @@ export class TracePane {
     const W = this.mainWrap.clientWidth, H = this.mainWrap.clientHeight;
     if (!W || !H) return;
     const c = sizeCanvas(this.main, W, H);
-    c.fillStyle = cssOf(BLANK);
+    c.fillStyle = traceBlank();
     c.fillRect(0, 0, W, H);
     const wd = this.winData;
     if (this.image && wd) {
@@ -411,28 +444,15 @@ export class TracePane {
     }
     const n = this.win.c1 - this.win.c0, rowH = H / n;
     if (rowH >= 5) {
-      c.strokeStyle = 'rgba(255,255,255,0.9)';
+      c.strokeStyle = isDark() ? 'rgba(0,0,0,0.7)' : 'rgba(255,255,255,0.9)';
       c.lineWidth = 1;
       for (let i = 1; i < n; i++) { const y = Math.round(i * rowH) + 0.5; c.beginPath(); c.moveTo(0, y); c.lineTo(W, y); c.stroke(); }
     }
-    const names = wd && wd.d.names && wd.win.c0 === this.win.c0 && wd.win.c1 === this.win.c1 ? wd.d.names : null;
-    if (names && rowH >= 13) {
-      c.font = '11px system-ui, sans-serif';
-      c.textBaseline = 'middle';
-      names.forEach((nm, i) => {
-        const label = `${this.win.c0 + i}: ${nm}`;
-        const tw = Math.min(220, c.measureText(label).width + 8);
-        const y = i * rowH;
-        c.fillStyle = 'rgba(255,255,255,0.8)';
-        c.fillRect(0, y + 1, tw, Math.min(15, rowH - 2));
-        c.fillStyle = '#1d1d1f';
-        c.fillText(fitText(c, label, tw - 6), 3, y + 1 + Math.min(15, rowH - 2) / 2);
-      });
-    }
+    this.drawLabels(c, H);
     if (this.cross && this.cross.c >= this.win.c0 && this.cross.c < this.win.c1) {
       const x = Math.round(this.xOf(this.cross.t, W)) + 0.5;
       const y0 = this.yOf(this.cross.c, H), y1 = this.yOf(this.cross.c + 1, H);
-      c.strokeStyle = '#0c0c0d';
+      c.strokeStyle = ink('#0c0c0d');
       c.lineWidth = 1;
       c.beginPath(); c.moveTo(x, 0); c.lineTo(x, H); c.stroke();
       const ym = Math.round((y0 + y1) / 2) + 0.5;
@@ -441,7 +461,7 @@ export class TracePane {
       c.strokeRect(0.5, y0 + 0.5, W - 1, Math.max(1, y1 - y0 - 1));
     } else if (this.cross) {
       const x = Math.round(this.xOf(this.cross.t, W)) + 0.5;
-      c.strokeStyle = '#0c0c0d';
+      c.strokeStyle = ink('#0c0c0d');
       c.beginPath(); c.moveTo(x, 0); c.lineTo(x, H); c.stroke();
     }
     const dr = this.drag;
@@ -455,6 +475,55 @@ export class TracePane {
     this.main.dataset.window = `${S.fmtRange([this.win.t0, this.win.t1])}|${this.win.c0}:${this.win.c1}|${this.depth}`;
   }
 
+  // The context labels (hpctraceviewer's habit, at any count): the answer's labels (one per
+  // context, or per pixel row when they outnumber the rows), every Nth drawn so that they are
+  // 14 px apart at least; the hover names the others. Kept while the window's contexts are
+  // the answer's.
+  labelsShown() {
+    const wd = this.winData;
+    if (!wd || !wd.d.labels || wd.win.c0 !== this.win.c0 || wd.win.c1 !== this.win.c1) return null;
+    return wd.d.labels;
+  }
+
+  drawLabels(c, H) {
+    const labels = this.labelsShown();
+    this.labelStep = 0;
+    if (!labels || !labels.length) return;
+    const lh = H / labels.length;
+    const step = Math.max(1, Math.ceil(14 / lh));
+    this.labelStep = step;
+    c.font = '11px system-ui, sans-serif';
+    c.textBaseline = 'middle';
+    const boxH = Math.min(14, Math.max(lh * step - 1, 12));
+    for (let i = 0; i < labels.length; i += step) {
+      const [cx, nm] = labels[i];
+      const label = `${cx}: ${nm}`;
+      const tw = Math.min(240, c.measureText(label).width + 8);
+      const y = Math.min(H - boxH, Math.max(0, (i + 0.5) * lh - boxH / 2));
+      c.fillStyle = isDark() ? 'rgba(28,27,34,0.85)' : 'rgba(255,255,255,0.85)';
+      c.fillRect(0, y, tw, boxH);
+      c.fillStyle = ink('#0c0c0d');
+      c.fillText(fitText(c, label, tw - 6), 3, y + boxH / 2);
+    }
+  }
+
+  // The legend: a swatch and the name of each function the window shows, most pixels first.
+  drawLegend() {
+    const el = clear(this.legend);
+    const wd = this.winData;
+    if (!wd) return;
+    const shown = wd.d.shares.filter((x) => x.id >= 0);
+    const MAX = 24;
+    for (const x of shown.slice(0, MAX)) {
+      const f = this.funcs.get(x.id);
+      const name = f ? f.name : `#${x.id}`;
+      el.append(h('span', { class: 'trace-leg', dataset: { id: x.id }, title: `${name}: ${x.percent.toFixed(2)}% of the region` },
+        h('span', { class: 'swatch', style: { background: colorOf(x.id) } }), h('span', { class: 'trace-leg-name', text: name })));
+    }
+    if (shown.length > MAX) el.append(h('span', { class: 'dim', text: `+${shown.length - MAX} more (Visible region)` }));
+    if (!shown.length) el.append(h('span', { class: 'dim', text: 'nothing shown in this region' }));
+  }
+
   drawAxis() {
     const W = this.mainWrap.clientWidth;
     if (!W) return;
@@ -464,8 +533,8 @@ export class TracePane {
     const span = this.win.t1 - this.win.t0;
     const step = niceStep(span, Math.max(2, W / 110));
     c.font = '10px system-ui, sans-serif';
-    c.fillStyle = '#4a4a4f';
-    c.strokeStyle = '#c8c8cf';
+    c.fillStyle = isDark() ? '#b1b1b8' : '#4a4a4f';
+    c.strokeStyle = isDark() ? '#55545e' : '#c8c8cf';
     c.textBaseline = 'middle';
     for (let t = Math.ceil((this.win.t0 - z) / step) * step; t + z <= this.win.t1; t += step) {
       const x = Math.round(this.xOf(t + z, W)) + 0.5;
@@ -478,7 +547,7 @@ export class TracePane {
     const W = this.mainWrap.clientWidth;
     if (!W) return;
     const c = sizeCanvas(this.sum, W, SUM_H);
-    c.fillStyle = cssOf(BLANK);
+    c.fillStyle = traceBlank();
     c.fillRect(0, 0, W, SUM_H);
     const wd = this.winData;
     if (!wd || !wd.d.summary) return;
@@ -491,7 +560,7 @@ export class TracePane {
         y -= hgt;
         if (id < 0) continue;
         const f = this.funcs.get(id);
-        c.fillStyle = cssOf(f ? rgbOf(f.name) : BLANK);
+        c.fillStyle = f ? colorOf(id) : traceBlank();
         c.fillRect(x0 + x * cw, y, Math.max(cw, 1), hgt);
       }
     });
@@ -501,7 +570,7 @@ export class TracePane {
     const W = this.mainWrap.clientWidth;
     if (!W || !this.full) return;
     const c = sizeCanvas(this.mini, W, MINI_H);
-    c.fillStyle = cssOf(BLANK);
+    c.fillStyle = traceBlank();
     c.fillRect(0, 0, W, MINI_H);
     const md = this.miniData;
     if (md) {
@@ -513,7 +582,7 @@ export class TracePane {
     const f = this.full, w = this.win;
     const x0 = ((w.t0 - f.t0) / (f.t1 - f.t0)) * W, x1 = ((w.t1 - f.t0) / (f.t1 - f.t0)) * W;
     const y0 = (w.c0 / f.contexts) * MINI_H, y1 = (w.c1 / f.contexts) * MINI_H;
-    c.fillStyle = 'rgba(255,255,255,0.65)';
+    c.fillStyle = isDark() ? 'rgba(28,27,34,0.7)' : 'rgba(255,255,255,0.65)';
     c.fillRect(0, 0, W, y0);
     c.fillRect(0, y1, W, MINI_H - y1);
     c.fillRect(0, y0, x0, y1 - y0);
@@ -534,7 +603,7 @@ export class TracePane {
       const f = this.funcs.get(s.id);
       const name = s.id < 0 ? '(blank: not running or left out)' : f ? f.name : `#${s.id}`;
       const tr = h('tr', { class: s.id < 0 ? 'dim' : 'trace-fn', dataset: { id: s.id }, title: s.id < 0 ? name : `${name}: right-click to center on it` },
-        h('td', null, h('span', { class: 'swatch', style: { background: s.id < 0 ? cssOf(BLANK) : cssOf(rgbOf(name)) } })),
+        h('td', null, h('span', { class: 'swatch', style: { background: s.id < 0 ? traceBlank() : colorOf(s.id) } })),
         h('td', { class: 'v', text: name }),
         h('td', { class: 'num', text: s.percent.toFixed(2) + '%' }));
       if (s.id >= 0) tr.addEventListener('contextmenu', (e) => { e.preventDefault(); this.funcMenu(e, s.id, name); });
@@ -562,7 +631,7 @@ export class TracePane {
         title: fr.depth === null ? fr.name : `${fr.name}: click to colour by depth ${fr.depth}; right-click to center on ${fr.scope}`,
       },
       h('span', { class: 'tf-depth', text: fr.depth === null ? '' : String(fr.depth) }),
-      h('span', { class: 'swatch', style: { background: cssOf(rgbOf(fr.function)) } }),
+      h('span', { class: 'swatch', style: { background: colorOf(fr.id) } }),
       h('span', { class: 'tf-name', text: fr.name }));
       if (fr.depth !== null) row.addEventListener('click', () => this.setDepth(fr.depth));
       row.addEventListener('contextmenu', (e) => { e.preventDefault(); this.funcMenu(e, fr.id, fr.function, fr.scope); });
@@ -602,17 +671,18 @@ export class TracePane {
       if (g.x1 < 0 || g.x0 > W) continue;
       const x0 = Math.max(0, g.x0), x1 = Math.min(W, g.x1);
       const sel = this.selBox && this.selBox.depth === b.depth && this.selBox.start === b.start;
-      c.fillStyle = sel ? '#0a84ff' : cssOf(rgbOf(b.name));
+      const col = colorOf(b.id);
+      c.fillStyle = sel ? '#0a84ff' : col;
       c.fillRect(x0, g.y, Math.max(0.5, x1 - x0 - 0.5), RH - 1);
-      if (this.hoverBox === b) { c.strokeStyle = '#0c0c0d'; c.strokeRect(x0 + 0.5, g.y + 0.5, Math.max(0.5, x1 - x0 - 1.5), RH - 2); }
+      if (this.hoverBox === b) { c.strokeStyle = ink('#0c0c0d'); c.strokeRect(x0 + 0.5, g.y + 0.5, Math.max(0.5, x1 - x0 - 1.5), RH - 2); }
       if (x1 - x0 > 24) {
-        c.fillStyle = sel ? '#fff' : '#1d1d1f';
+        c.fillStyle = sel ? '#fff' : textOn(col);
         c.fillText(fitText(c, b.name, x1 - x0 - 6), x0 + 3, g.y + RH / 2);
       }
     }
     if (this.cross) {
       const x = Math.round(this.xOf(this.cross.t, W)) + 0.5;
-      c.strokeStyle = '#0c0c0d';
+      c.strokeStyle = ink('#0c0c0d');
       c.beginPath(); c.moveTo(x, 0); c.lineTo(x, H); c.stroke();
     }
     this.boxTitle.textContent = `Depth view · context ${bd.c}: ${bd.d.thread} · ${boxes.length.toLocaleString('en-US')} boxes (hover: call path; click: select and move the crosshair; double-click: zoom to it)`;
@@ -757,7 +827,9 @@ export class TracePane {
     const id = wd.ids[y * d.width + x];
     const f = this.funcs.get(id);
     const c = this.cOf(p.y, p.H);
-    const name = d.names ? d.names[c - this.win.c0] : null;
+    const labels = d.labels || [];
+    const li = clamp(Math.floor((p.y / p.H) * labels.length), 0, labels.length - 1);
+    const name = labels.length && labels[li][0] === c ? labels[li][1] : null;
     const el = h('div', null,
       h('div', { class: 'tt-title', text: id < 0 ? '(blank)' : f ? f.name : `#${id}` }),
       h('div', { class: 'dim', text: `context ${c}${name ? ': ' + name : ''} · ${fmtTime(this.tOf(p.x, p.W) - ctx.profile.start)}` }));

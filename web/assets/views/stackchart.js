@@ -1,0 +1,392 @@
+// The Stack Chart pane (doc/trace.md, "The stack chart"): one context's samples over time as the
+// Firefox Profiler and speedscope draw them, a box per call depth and run of samples that share
+// their call path down to it, named. The boxes are the library's (api/trace-boxes, the trace
+// view's depth view: pv_trace_boxes); the page only draws them. The context is the query's
+// selected thread (its first; a picker offers the query's others), the time window the
+// timeline's selection (the query's range) or the whole trace; wheel, drag and keys zoom inside
+// it. Hover: the box's call path; click: its call node selected in the top-down tree; the
+// query's center and filters apply (a sample that does not pass them has no box).
+// URL: sw=T0:T1 (ms, the window when zoomed), sc=C (the context when not the first).
+import { api, isAbort } from '../api.js';
+import { ctx } from '../ctx.js';
+import * as S from '../state.js';
+import { h, clear, traceColor, traceAssignBoxes, textOn, ink, isDark, fitText, sizeCanvas, niceStep, fmtMs, fmtTime, zoomAround } from '../util.js';
+import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip } from '../ui.js';
+
+const AXIS_H = 20;
+const RH = 17; // a depth's row
+const MIN_SPAN_MS = 1e-4; // 100 ns
+const ns = (ms) => Math.round(ms * 1e6);
+const clamp = (v, a, b) => Math.max(a, Math.min(b, v));
+
+export class StackChartPane {
+  constructor() {
+    this.el = h('div', { class: 'pane stack-chart-pane' });
+    this.full = null; // {t0, t1 (ms), contexts, labels}
+    this.win = null; // [t0, t1] ms
+    this.c = 0;
+    this.data = null; // the last boxes answer drawn: {d, win, c}
+    this.gen = 0;
+    this.lastKey = null;
+    this.picker = h('select', { class: 'sc-context', title: 'The context (thread) drawn: the query\'s threads' });
+    this.picker.addEventListener('change', () => this.setContext(+this.picker.value));
+    this.info = h('span', { class: 'flame-info' });
+    const btn = (text, title, fn) => h('button', { class: 'small', text, title, onclick: fn });
+    this.el.append(h('div', { class: 'pane-toolbar' },
+      h('label', { class: 'ctl', text: 'Context ' }, this.picker),
+      btn('Whole range', 'Show the timeline\'s selection, or the whole profile (0)', () => this.setWin(this.baseWin())),
+      h('span', { class: 'spacer' }), this.info,
+      h('span', { class: 'dim', text: 'wheel: zoom · drag: zoom to it · shift+drag: pan · click: select in the tree' })));
+    this.axis = h('canvas', { class: 'sc-axis' });
+    this.canvas = h('canvas', { class: 'sc-canvas' });
+    this.wrap = h('div', { class: 'sc-wrap', tabindex: '0' }, this.canvas);
+    this.body = h('div', { class: 'sc-col' }, this.axis, this.wrap);
+    this.el.append(this.body);
+    this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
+    this.canvas.addEventListener('mouseleave', () => { this.hover = null; hideTooltip(); this.draw(); });
+    this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
+    window.addEventListener('mousemove', (e) => this.onDrag(e));
+    window.addEventListener('mouseup', (e) => this.onUp(e));
+    this.canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
+    this.wrap.addEventListener('keydown', (e) => this.onKey(e));
+    new ResizeObserver(() => {
+      if (!this.wrap.clientWidth || !this.data) return;
+      if (Math.abs(this.wrap.clientWidth - this.data.width) > 8) this.fetch();
+      else this.draw();
+    }).observe(this.wrap);
+  }
+
+  focus() { this.wrap.focus({ preventScroll: true }); }
+
+  // the query as the trace endpoints take it: no tree depth (depth= is the call depth there), no
+  // range (the window is the time range)
+  params() { return S.queryParams(null).filter(([k]) => k !== 'depth' && k !== 'range'); }
+
+  // the timeline's selection (the query's range), else the whole trace
+  baseWin() {
+    const r = S.range();
+    if (!r) return [this.full.t0, this.full.t1];
+    return [clamp(r[0], this.full.t0, this.full.t1), clamp(r[1], this.full.t0, this.full.t1)];
+  }
+
+  clampWin(w) {
+    const [b0, b1] = this.baseWin();
+    const span = clamp(w[1] - w[0], MIN_SPAN_MS, b1 - b0 || MIN_SPAN_MS);
+    if (span === w[1] - w[0] && w[0] >= b0 && w[1] <= b1) return [w[0], w[1]]; // as asked, exactly
+    const t0 = clamp(w[0], b0, Math.max(b0, b1 - span));
+    return t0 + span >= b1 ? [Math.max(b0, b1 - span), b1] : [t0, t0 + span];
+  }
+
+  writeState() {
+    const ps = S.state.pane;
+    const b = this.baseWin();
+    ps.sw = this.win[0] === b[0] && this.win[1] === b[1] ? null : S.fmtRange(this.win);
+    ps.sc = this.c ? String(this.c) : null;
+    S.commit('pane', false);
+  }
+
+  async update(force) {
+    const key = JSON.stringify(this.params()) + '|' + (S.get1('range') || '');
+    if (!force && key === this.lastKey && this.full) { this.draw(); return; }
+    const first = this.lastKey === null;
+    this.lastKey = key;
+    this.el.dataset.state = 'busy';
+    try {
+      // the trace's range and the query's contexts with their names (one pixel column)
+      const d = await api('trace', [...this.params(), ['width', 1], ['height', 1024]]);
+      if (!d.contexts || !(d.t1 > d.t0)) {
+        this.full = null;
+        paneFailed(this, this.body, 'This profile has no sample times: no stack chart.');
+        return;
+      }
+      paneOk(this, this.body);
+      this.full = { t0: d.t0, t1: d.t1, contexts: d.contexts, labels: d.labels };
+    } catch (e) {
+      if (!isAbort(e)) paneFailed(this, this.body, e.message);
+      return;
+    }
+    const ps = S.state.pane;
+    // the URL's window and context on a first display; a new query (a new selection) starts
+    // from its range
+    const sw = first ? S.parseRange(ps.sw) : null;
+    const sc = first && /^\d+$/.test(ps.sc || '') ? +ps.sc : first ? 0 : this.c;
+    this.c = sc < this.full.contexts ? sc : 0;
+    this.win = this.clampWin(sw || this.baseWin());
+    this.fillPicker();
+    this.writeState();
+    await this.fetch();
+  }
+
+  fillPicker() {
+    const sel = clear(this.picker);
+    const labels = this.full.labels || [];
+    const seen = new Set();
+    for (const [c, name] of labels) {
+      if (seen.has(c)) continue;
+      seen.add(c);
+      sel.append(h('option', { value: String(c), text: `${c}: ${name}` }));
+    }
+    if (!seen.has(this.c)) sel.append(h('option', { value: String(this.c), text: `${this.c}` }));
+    sel.value = String(this.c);
+  }
+
+  setContext(c) {
+    this.c = c;
+    this.selBox = null;
+    this.writeState();
+    this.fetch();
+  }
+
+  setWin(w) {
+    const next = this.clampWin(w);
+    if (this.win && next[0] === this.win[0] && next[1] === this.win[1]) return;
+    this.stepStart = performance.now();
+    this.win = next;
+    this.writeState();
+    this.draw(); // the old boxes placed in the new window at once
+    this.fetch();
+  }
+
+  // The boxes of the window: the newest request wins (older ones are aborted). The pane's
+  // data-state is "busy" until its answer is drawn.
+  async fetch() {
+    if (!this.full) return;
+    const gen = ++this.gen;
+    if (this.ctrl) this.ctrl.abort();
+    const ac = (this.ctrl = new AbortController());
+    this.el.dataset.state = 'busy';
+    const width = Math.max(1, this.wrap.clientWidth || 800);
+    const w = this.win.slice();
+    const t0 = this.stepStart || performance.now();
+    this.stepStart = 0;
+    try {
+      // compact: each name once, the boxes as arrays (a perf profile's C++ names are long)
+      const d = await api('trace-boxes', [...this.params(), ['context', this.c], ['t0', ns(w[0])], ['t1', ns(w[1])],
+        ['min', Math.floor(ns(w[1] - w[0]) / width)], ['compact', 1]], { signal: ac.signal });
+      if (gen !== this.gen) return;
+      const names = new Map(d.functions);
+      d.boxes = d.boxes.map(([depth, start, end, id, stack]) => ({ depth, start, end, id, name: names.get(id), stack }));
+      traceAssignBoxes(S.state.p, d.boxes);
+      this.data = { d, win: w, c: this.c, width };
+      this.byDepth = [];
+      for (const b of d.boxes) (this.byDepth[b.depth] || (this.byDepth[b.depth] = [])).push(b);
+      this.draw();
+      // a zoom step's time: from the window change to its boxes drawn (bench/stackchart.mjs)
+      this.lastStep = performance.now() - t0;
+      this.steps = (this.steps || 0) + 1;
+      requestAnimationFrame(() => { if (gen === this.gen) this.el.dataset.state = 'ready'; });
+    } catch (e) {
+      if (gen !== this.gen || isAbort(e)) return;
+      paneFailed(this, this.body, e.message);
+      this.el.dataset.state = 'ready';
+    }
+  }
+
+  xOf(t, W) { return ((t - this.win[0]) / (this.win[1] - this.win[0])) * W; }
+  tOf(x, W) { return this.win[0] + (x / W) * (this.win[1] - this.win[0]); }
+
+  draw() {
+    if (!this.full || !this.win) return;
+    const W = this.wrap.clientWidth;
+    if (!W) return;
+    this.drawAxis(W);
+    const data = this.data;
+    const boxes = data ? data.d.boxes : [];
+    const depths = this.byDepth ? this.byDepth.length : 0;
+    const H = Math.max(this.wrap.clientHeight - 2, depths * RH + 4);
+    const c = sizeCanvas(this.canvas, W, H);
+    c.fillStyle = ink('#fff');
+    c.fillRect(0, 0, W, H);
+    c.font = '11px system-ui, sans-serif';
+    c.textBaseline = 'middle';
+    for (const b of boxes) {
+      let x0 = this.xOf(b.start, W), x1 = this.xOf(b.end, W);
+      if (x1 < 0 || x0 > W) continue;
+      x0 = Math.max(0, x0);
+      x1 = Math.min(W, x1);
+      const y = b.depth * RH + 2;
+      const col = traceColor(S.state.p, b.id);
+      const sel = this.selBox && this.selBox.depth === b.depth && this.selBox.start === b.start;
+      c.fillStyle = sel ? '#0a84ff' : col;
+      c.fillRect(x0, y, Math.max(0.5, x1 - x0 - 0.5), RH - 1);
+      if (this.hover === b) {
+        c.strokeStyle = ink('#0c0c0d');
+        c.strokeRect(x0 + 0.5, y + 0.5, Math.max(0.5, x1 - x0 - 1.5), RH - 2);
+      }
+      if (x1 - x0 > 20) {
+        c.fillStyle = sel ? '#fff' : textOn(col);
+        c.fillText(fitText(c, b.name, x1 - x0 - 6), x0 + 3, y + RH / 2);
+      }
+    }
+    const dr = this.drag;
+    if (dr && dr.moved && dr.mode === 'zoom') {
+      c.fillStyle = 'rgba(10,132,255,0.18)';
+      c.fillRect(Math.min(dr.x0, dr.x1), 0, Math.abs(dr.x1 - dr.x0), H);
+    }
+    if (data && !boxes.length) {
+      c.fillStyle = ink('#737373');
+      c.fillText('No sample of this context in the window passes the query.', 8, 12);
+    }
+    this.canvas.dataset.window = `${S.fmtRange(this.win)}|${this.c}`;
+    const th = data ? data.d.thread : '';
+    this.info.textContent = `${th} · ${fmtTime(this.win[0] - ctx.profile.start)} – ${fmtTime(this.win[1] - ctx.profile.start)} (${fmtMs(this.win[1] - this.win[0])}) · ${boxes.length.toLocaleString('en-US')} boxes`;
+  }
+
+  drawAxis(W) {
+    const c = sizeCanvas(this.axis, W, AXIS_H);
+    c.fillStyle = ink('#f9f9fa');
+    c.fillRect(0, 0, W, AXIS_H);
+    const z = ctx.profile.start;
+    const span = this.win[1] - this.win[0];
+    const step = niceStep(span, Math.max(2, W / 110));
+    c.font = '10px system-ui, sans-serif';
+    c.fillStyle = isDark() ? '#b1b1b8' : '#4a4a4f';
+    c.strokeStyle = isDark() ? '#55545e' : '#c8c8cf';
+    c.textBaseline = 'middle';
+    for (let t = Math.ceil((this.win[0] - z) / step) * step; t + z <= this.win[1]; t += step) {
+      const x = Math.round(this.xOf(t + z, W)) + 0.5;
+      c.beginPath(); c.moveTo(x, AXIS_H - 6); c.lineTo(x, AXIS_H); c.stroke();
+      c.fillText(fmtTime(t), x + 3, AXIS_H / 2);
+    }
+  }
+
+  boxAt(e) {
+    if (!this.byDepth) return null;
+    const r = this.canvas.getBoundingClientRect();
+    const x = e.clientX - r.left, y = e.clientY - r.top;
+    const row = this.byDepth[Math.floor((y - 2) / RH)];
+    if (!row) return null;
+    const t = this.tOf(x, r.width);
+    // the boxes of a depth are in time order: a binary search
+    let lo = 0, hi = row.length - 1;
+    while (lo <= hi) {
+      const m = (lo + hi) >> 1;
+      if (row[m].end <= t) lo = m + 1;
+      else if (row[m].start > t) hi = m - 1;
+      else return row[m];
+    }
+    return null;
+  }
+
+  // A box's call path: the boxes above it holding its start, root first.
+  callPath(b) {
+    const path = [];
+    for (let d = 0; d < b.depth; d++) {
+      const a = (this.byDepth[d] || []).find((x) => x.start <= b.start && x.end >= b.end);
+      if (a) path.push(a);
+    }
+    path.push(b);
+    return path;
+  }
+
+  onHover(e) {
+    if (this.drag) return;
+    const b = this.boxAt(e);
+    if (b !== this.hover) { this.hover = b; this.draw(); }
+    if (!b) { hideTooltip(); return; }
+    const el = h('div', { class: 'sc-tip' },
+      h('div', { class: 'tt-title', text: `${fmtMs(b.end - b.start)} ${b.name}` }),
+      h('div', { class: 'dim', text: `depth ${b.depth} · ${fmtTime(b.start - ctx.profile.start)} to ${fmtTime(b.end - ctx.profile.start)}` }),
+      h('div', { class: 'stack', text: this.callPath(b).map((x) => x.name).reverse().join('\n') }),
+      h('div', { class: 'dim', text: 'click: select this call node in the top-down tree' }));
+    showTooltip(e.clientX, e.clientY, el);
+    moveTooltip(e.clientX, e.clientY);
+  }
+
+  // A click on a box: its call node selected in the top-down tree. The node's key is its code
+  // frames' functions from the root (with a center: the frames after the last one it names),
+  // from the stack at the box's start (api/trace-stack, the library's frames and scopes).
+  async selectBox(b) {
+    this.selBox = { depth: b.depth, start: b.start };
+    this.draw();
+    const st = await api('trace-stack', [...this.params(), ['context', this.data.c], ['at', ns(b.start)]]);
+    const frames = st.frames.filter((f) => f.depth !== null && f.depth <= b.depth);
+    let key;
+    const cs = S.centers();
+    if (cs.length) {
+      let last = -1;
+      frames.forEach((f, i) => { if (cs.includes(f.scope) || cs.includes(f.function)) last = i; });
+      if (last < 0) return;
+      key = ['c', ...frames.slice(last + 1).map((f) => 'f' + f.id)].join('/');
+    } else {
+      if ((S.get1('by') || 'function') !== 'function') return;
+      key = frames.map((f) => 'f' + f.id).join('/');
+    }
+    this.selectedKey = key;
+    ctx.actions.reveal([key]);
+  }
+
+  local(e) {
+    const r = this.canvas.getBoundingClientRect();
+    return { x: clamp(e.clientX - r.left, 0, r.width), W: r.width };
+  }
+
+  onDown(e) {
+    if (e.button !== 0 || !this.win) return;
+    e.preventDefault();
+    this.focus();
+    const p = this.local(e);
+    this.drag = { mode: e.shiftKey ? 'pan' : 'zoom', x0: p.x, x1: p.x, W: p.W, win: this.win.slice(), moved: false, e };
+  }
+
+  onDrag(e) {
+    const dr = this.drag;
+    if (!dr) return;
+    dr.x1 = this.local(e).x;
+    if (Math.abs(dr.x1 - dr.x0) > 3) dr.moved = true;
+    if (!dr.moved) return;
+    if (dr.mode === 'pan') {
+      const dt = ((dr.x1 - dr.x0) / dr.W) * (dr.win[1] - dr.win[0]);
+      this.win = this.clampWin([dr.win[0] - dt, dr.win[1] - dt]);
+    }
+    this.draw();
+  }
+
+  onUp() {
+    const dr = this.drag;
+    if (!dr) return;
+    this.drag = null;
+    if (!dr.moved) {
+      const b = this.boxAt(dr.e);
+      if (b) this.selectBox(b).catch(() => {});
+      return;
+    }
+    if (dr.mode === 'pan') {
+      const w = this.win;
+      this.win = dr.win;
+      this.setWin(w);
+      return;
+    }
+    const xa = Math.min(dr.x0, dr.x1), xb = Math.max(dr.x0, dr.x1);
+    this.setWin([this.tOf(xa, dr.W), this.tOf(xb, dr.W)]);
+  }
+
+  zoom(t, deltaY) {
+    const b = this.baseWin();
+    this.setWin(zoomAround(this.win, b, t, deltaY) || b);
+  }
+
+  onWheel(e) {
+    if (!this.win) return;
+    e.preventDefault();
+    const p = this.local(e);
+    if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      const dt = (e.deltaX / p.W) * (this.win[1] - this.win[0]);
+      this.setWin([this.win[0] + dt, this.win[1] + dt]);
+    } else this.zoom(this.tOf(p.x, p.W), e.deltaY);
+  }
+
+  onKey(e) {
+    if (!this.win || e.altKey || e.ctrlKey || e.metaKey) return;
+    const w = this.win, span = w[1] - w[0], mid = (w[0] + w[1]) / 2;
+    const k = e.key;
+    if (k === 'ArrowLeft') this.setWin([w[0] - span / 4, w[1] - span / 4]);
+    else if (k === 'ArrowRight') this.setWin([w[0] + span / 4, w[1] + span / 4]);
+    else if (k === '+' || k === '=') this.zoom(mid, -200);
+    else if (k === '-' || k === '_') this.zoom(mid, 200);
+    else if (k === '0' || k === 'Home') this.setWin(this.baseWin());
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
+  }
+}
