@@ -625,7 +625,7 @@ static void load_elf(struct symz *z, struct bin *b)
 		pathf(p, sizeof(p), "%s/.debug/%s/%s/vdso", home, b->path, h);
 		try_runtime(b, p);
 	}
-	if (!b->elf && b->path[0] == '/') {
+	if (!b->elf && b->path[0] == '/' && !z->o.dirs_only) {
 		st = try_runtime(b, b->path);
 		if (st)
 			why = worse(why, st);
@@ -669,7 +669,7 @@ static void load_elf(struct symz *z, struct bin *b)
 			}
 		}
 	}
-	if (!b->selfp && b->path[0] == '/') {
+	if (!b->selfp && b->path[0] == '/' && !z->o.dirs_only) {
 		pathf(p, sizeof(p), "/usr/lib/debug%s.debug", b->path);
 		if (!try_symfile(b, p)) {
 			pathf(p, sizeof(p), "/usr/lib/debug%s", b->path);
@@ -687,8 +687,8 @@ static void load_elf(struct symz *z, struct bin *b)
 		}
 	}
 	char real[4096];
-	if (!b->selfp && !has_symtab(b->elf) && b->path[0] == '/' && realpath(b->path, real) &&
-	    strcmp(real, b->file) != 0)
+	if (!b->selfp && !has_symtab(b->elf) && b->path[0] == '/' && !z->o.dirs_only &&
+	    realpath(b->path, real) && strcmp(real, b->file) != 0)
 		try_symfile(b, real);
 	int rc;
 	if (b->selfp) {

@@ -36,6 +36,9 @@ struct symz_opts {
 	const char *const *dirs; /* --symbols DIR..., searched first */
 	uint32_t nr_dirs;
 	bool off; /* --no-symbols: every lookup says SYMZ_OFF */
+	/* files from the folders given only, never from the recorded path (formats that record
+	 * no build id, whose path on this machine may hold another build: HPCToolkit) */
+	bool dirs_only;
 };
 
 /* Why a binary or an address has no name (the lossy lines count them). */
