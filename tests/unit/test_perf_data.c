@@ -146,6 +146,25 @@ static pv_thread_ix same_thread(const struct pv_profile *a, pv_thread_ix t,
 	return PV_NONE;
 }
 
+/*
+ * --call-graph dwarf recordings: a sample in the kernel at a process's start (exec, ld.so's
+ * first instructions) for which perf script prints no user frame where profview shows the one
+ * frame of the sampled user address (the unwinder stopped there): about one run in three of the
+ * dwarf test, not understood yet (doc/perf-data.md); counted and bounded when set.
+ */
+static uint32_t lone_user_frames;
+static bool allow_lone_user_frame;
+
+/* Whether y is x and one frame more (a frame "NAME [MODULE]; " at its root end). */
+static bool one_frame_more(const char *x, const char *y)
+{
+	size_t n = strlen(x);
+	if (strncmp(x, y, n) != 0)
+		return false;
+	const char *r = y + n, *e = strstr(r, "]; ");
+	return e && e[3] == 0;
+}
+
 /* Every sample of the text (perf script) in the native import: thread, time, period, stack. */
 static void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
 {
@@ -180,6 +199,13 @@ static void compare_samples(const struct pv_profile *text, const struct pv_profi
 					printf("# perf script printed no frame for %s/%lld at %lld "
 					       "ns; "
 					       "perf.data: %s\n",
+					       pv_str(text, text->threads.name[t]),
+					       (long long)text->threads.tid[t], (long long)tx, y);
+			} else if (allow_lone_user_frame && tx == ty && wx == wy &&
+				   one_frame_more(x, y)) {
+				if (lone_user_frames++ < 3)
+					printf("# perf script printed no user frame for %s/%lld at "
+					       "%lld ns; perf.data: %s\n",
 					       pv_str(text, text->threads.name[t]),
 					       (long long)text->threads.tid[t], (long long)tx, y);
 			} else if (strcmp(x, y) != 0 || tx != ty || wx != wy) {
@@ -300,6 +326,74 @@ T_TEST(perf_data_matches_perf_script_and_report)
 	else
 		compare_report_files("perf.data", nat, path, self, children, 50, NULL,
 				     CMP_BOTH | CMP_LOOSE);
+}
+
+/*
+ * --call-graph dwarf: prog.c built now without frame pointers (-fomit-frame-pointer: only its
+ * CFI says where callers are), recorded with `perf record --call-graph dwarf`, its user stacks
+ * unwound by libdwfl: every sample's stack, frame by frame, as `perf script --ns --no-inline`
+ * prints it for the same file (prog's frames by name, other modules' by module); and the
+ * unwinding reaches main from leaf through mid and rec. Skipped, said, where perf cannot
+ * record.
+ */
+T_TEST(perf_data_dwarf_unwound_as_perf_script)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/tmp/pv-dwarf-XXXXXX");
+	if (!mkdtemp(dir)) {
+		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+		return;
+	}
+	if (run("perf record -q -e cpu-clock --call-graph dwarf -o %s/probe.data -- true "
+		">/dev/null 2>&1",
+		dir) != 0) {
+		printf("# SKIP perf_data_dwarf_unwound_as_perf_script: perf record --call-graph "
+		       "dwarf is not permitted here (perf missing, or "
+		       "kernel.perf_event_paranoid)\n");
+		run("rm -rf '%s'", dir);
+		return;
+	}
+	int rc = run("cd %s && gcc -O2 -g -fomit-frame-pointer -o prog %s/perf-data/prog.c && "
+		     "HOME=%s perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o dw.data "
+		     "-- ./prog 20000 6000 >/dev/null 2>perf.err && "
+		     "HOME=%s perf script --ns --no-inline -i dw.data > dw.script.txt 2>/dev/null",
+		     dir, T_DATA, dir, dir);
+	T_EQ_INT(rc, 0);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/dw.data", dir);
+	struct pv_import_opts o = {.format = "perf-data"};
+	struct pv_profile *nat = NULL;
+	struct pv_error err;
+	if (!rc)
+		T_EQ_INT(pv_import_open(path, &o, &nat, &err, NULL), 0);
+	snprintf(path, sizeof(path), "%s/dw.script.txt", dir);
+	struct pv_profile *text = rc ? NULL : t_load_as(path, "perf-script");
+	if (nat && text) {
+		T_TRUE(nat->samples.len > 100);
+		allow_lone_user_frame = true;
+		compare_samples(text, nat, true);
+		allow_lone_user_frame = false;
+		T_TRUE(lone_user_frames * 100 <= nat->samples.len);
+		/* leaf's samples reach main through mid (its two calls of leaf inlined or not)
+		 * and rec: the frames a frame-pointer walk could not find */
+		uint32_t leaf = 0, to_main = 0;
+		static char x[65536];
+		for (uint32_t k = 0; k < nat->samples.len; k++) {
+			stack_text(nat, nat->samples.stack[k], false, x, sizeof(x));
+			if (strncmp(x, "leaf [prog]; ", 13) != 0)
+				continue;
+			leaf++;
+			to_main +=
+			    strstr(x, "rec [prog]; rec [prog]; ") && strstr(x, "main [prog]; ");
+		}
+		T_TRUE(leaf > 50);
+		T_TRUE(to_main * 10 >= leaf * 9);
+		printf("# --call-graph dwarf: %u samples in leaf, %u of them unwound to main\n",
+		       leaf, to_main);
+	}
+	pv_profile_free(nat);
+	pv_profile_free(text);
+	run("rm -rf '%s'", dir);
 }
 
 /*
