@@ -339,6 +339,17 @@ struct pd {
 	uint64_t *uw_chain;
 	uint32_t uw_cap;
 	uint64_t uw_done, uw_why[PU_NR_STATUS];
+	uint64_t uw_user_from; /* the first unwound user entry of uw_chain */
+	/* the functions inlined at an unwound frame's address (DWARF), as perf script shows them
+	 * for such frames: per (dso, address) a row of frames, root first (inline depth 1, 2,
+	 * ...); per entry of the sample being built its row (UINT32_MAX: none) */
+	struct u64map inl_map;
+	uint32_t *inl_off, *inl_len;
+	uint32_t nrows, rcap_inl;
+	pv_frame_ix *inl_frames;
+	uint32_t ninl, icap;
+	uint32_t *inl;
+	uint64_t inlined_frames;
 };
 
 /* ---------------------------------------------------------------- reading */
@@ -853,13 +864,61 @@ static pv_frame_ix ip_frame(struct pd *s, struct task *t, int mode, uint64_t ip,
 	return dso_frame(s, m->dso, a);
 }
 
+/*
+ * The row of the functions inlined at user address ip of task t whose frame is f (the function
+ * that holds them, whose module they take): UINT32_MAX when none. Each (binary, address) is
+ * asked once.
+ */
+static uint32_t inline_row(struct pd *s, struct task *t, uint64_t ip, pv_frame_ix f)
+{
+	const struct pmap *m = map_find(&s->procs[t->proc], ip);
+	if (!m || f == PV_NONE || s->dsos[m->dso].anon)
+		return UINT32_MAX;
+	struct dso *x = &s->dsos[m->dso];
+	uint64_t a = symz_vaddr(s->z, x->h, ip - m->start + m->pgoff);
+	if (a == UINT64_MAX || a >> 48)
+		return UINT32_MAX;
+	uint64_t key = ((uint64_t)(m->dso + 1) << 48) ^ a;
+	uint32_t row = u64map_get(&s->inl_map, key);
+	if (row != UINT32_MAX)
+		return row ? row - 1 : UINT32_MAX;
+	const char *names[64];
+	uint32_t n = symz_inlines(s->z, x->h, a, names, 64);
+	row = 0;
+	if (n) {
+		const struct pv_profile *p = s->b->p;
+		pv_module_ix mod = pv_func_module(p, p->frames.func[f]);
+		uint32_t had = s->rcap_inl;
+		if (GROW(s, s->inl_off, s->rcap_inl, s->nrows + 1) ||
+		    (had != s->rcap_inl && COL_GROW(s->inl_len, s->rcap_inl) && oom(s)) ||
+		    GROW(s, s->inl_frames, s->icap, s->ninl + n))
+			return UINT32_MAX;
+		s->inl_off[s->nrows] = s->ninl;
+		s->inl_len[s->nrows] = n;
+		for (uint32_t j = 0; j < n; j++) { /* root first: the outermost inlined, depth 1 */
+			struct frame_key k = {
+			    .func = builder_func(s->b, builder_cstr(s->b, names[n - 1 - j]), mod,
+						 PV_NONE, 0),
+			    .addr = PV_ADDR_NONE,
+			    .category = PV_NONE,
+			    .inline_depth = (uint16_t)(j + 1),
+			};
+			s->inl_frames[s->ninl++] = builder_frame(s->b, &k);
+		}
+		row = ++s->nrows;
+	}
+	if (u64map_put(&s->inl_map, key, row))
+		oom(s);
+	return row ? row - 1 : UINT32_MAX;
+}
+
 static int ensure_chain(struct pd *s, uint64_t n)
 {
 	if (n <= s->ccap)
 		return 0;
 	uint32_t nc = grow_cap(s->ccap, n);
 	if (!nc || COL_GROW(s->chain, nc) || COL_GROW(s->modes, nc) || COL_GROW(s->frames, nc) ||
-	    COL_GROW(s->addrs, nc))
+	    COL_GROW(s->addrs, nc) || COL_GROW(s->inl, nc))
 		return oom(s);
 	s->ccap = nc;
 	return 0;
@@ -896,6 +955,9 @@ static pv_stack_ix build_stack(struct pd *s, struct task *t, const uint64_t *raw
 		pv_frame_ix f = s->frames[k];
 		if (f != PV_NONE)
 			st = builder_stack(s->b, st, f);
+		uint32_t row = s->inl[k];
+		for (uint32_t j = 0; row != UINT32_MAX && j < s->inl_len[row]; j++)
+			st = builder_stack(s->b, st, s->inl_frames[s->inl_off[row] + j]);
 		t->ips[i] = raw[k];
 		t->st[i] = st;
 	}
@@ -937,6 +999,7 @@ static int unwind_user(struct pd *s, struct task *tk, const struct attr *a,
 	uint64_t at = nk;
 	if (nk)
 		out[at++] = CONTEXT_USER;
+	s->uw_user_from = at;
 	enum pu_status st;
 	uint32_t got = 0;
 	uint64_t regs[64];
@@ -1144,12 +1207,16 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 							   : M_UNKNOWN;
 			s->modes[n] = 0xff;
 			s->frames[n] = PV_NONE;
+			s->inl[n] = UINT32_MAX;
 			s->addrs[n] = PV_ADDR_NONE;
 			n++;
 			continue;
 		}
 		s->modes[n] = (uint8_t)mode;
 		s->frames[n] = ip_frame(s, tk, mode, x, &s->addrs[n]);
+		s->inl[n] = syn && i >= s->uw_user_from && mode == M_USER
+				? inline_row(s, tk, x, s->frames[n])
+				: UINT32_MAX;
 		if (s->b->status)
 			return s->b->status;
 		/* the mode is part of the raw key: the same number is another frame elsewhere */
@@ -1818,6 +1885,11 @@ static void release(struct pd *s)
 	pv_free(s->chain);
 	pu_free(s->uw);
 	pv_free(s->uw_chain);
+	pv_free(s->inl);
+	pv_free(s->inl_off);
+	pv_free(s->inl_len);
+	pv_free(s->inl_frames);
+	u64map_release(&s->inl_map);
 	pv_free(s->modes);
 	pv_free(s->frames);
 	pv_free(s->addrs);

@@ -29,8 +29,13 @@ static const int dwarf_of[17] = {PR_AX,	    PR_DX,     PR_CX,	  PR_BX,     PR_SI
 				 PR_BP,	    PR_SP,     PR_R8,	  PR_R8 + 1, PR_R8 + 2, PR_R8 + 3,
 				 PR_R8 + 4, PR_R8 + 5, PR_R8 + 6, PR_R8 + 7, PR_IP};
 
+/* sessions kept open at once (each holds its binaries' files open): the least recently used
+ * one is ended for a new one */
+#define PU_OPEN_MAX 8
+
 struct pu_proc {
 	Dwfl *dwfl;
+	uint64_t used; /* the clock of its last use */
 	uint32_t gen;
 	bool made, attached;
 	int32_t pid;
@@ -40,6 +45,8 @@ struct perf_unwind {
 	struct pu_proc *procs;
 	uint32_t nprocs;
 	uint32_t cur; /* the process being reported */
+	uint64_t clock;
+	uint32_t open;
 	char **reported;
 	uint32_t nrep, caprep;
 	/* the sample being unwound */
@@ -117,9 +124,28 @@ bool pu_begin(struct perf_unwind *u, uint32_t proc, uint32_t gen, int32_t pid)
 	struct pu_proc *p = &u->procs[proc];
 	if (p->made && p->gen == gen)
 		return false;
-	if (p->dwfl)
+	if (p->dwfl) {
 		dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+		u->open--;
+	}
+	while (u->open >= PU_OPEN_MAX) {
+		uint32_t old = UINT32_MAX;
+		for (uint32_t i = 0; i < u->nprocs; i++)
+			if (u->procs[i].dwfl &&
+			    (old == UINT32_MAX || u->procs[i].used < u->procs[old].used))
+				old = i;
+		if (old == UINT32_MAX)
+			break;
+		dwfl_end(u->procs[old].dwfl);
+		u->procs[old].dwfl = NULL;
+		u->procs[old].made = false; /* made again at its next sample */
+		u->open--;
+	}
 	p->dwfl = dwfl_begin(&dwfl_cbs);
+	if (p->dwfl)
+		u->open++;
+	p->used = ++u->clock;
 	p->gen = gen;
 	p->made = true;
 	p->attached = false;
@@ -241,6 +267,8 @@ enum pu_status pu_unwind(struct perf_unwind *u, uint32_t proc, int32_t tid, cons
 	out[0] = by[PR_IP];
 	*n = 1;
 	struct pu_proc *p = proc < u->nprocs ? &u->procs[proc] : NULL;
+	if (p)
+		p->used = ++u->clock;
 	if (!p || !p->dwfl || !dwfl_addrmodule(p->dwfl, by[PR_IP])) {
 		*n = 0; /* as perf: no user frame at all */
 		return PU_NO_MODULE;

@@ -7,7 +7,7 @@
  * the top of the user stack; the unwinder reads each frame's CFI (.eh_frame, .debug_frame) from
  * the binaries mapped in the process, and the saved registers and return addresses from that
  * copy. One Dwfl per process, its modules reported from the process's maps, made again when the
- * maps change.
+ * maps change; at most PU_OPEN_MAX (8) open at once, the least recently used ended first.
  */
 #ifndef PV_IMPORT_PERF_UNWIND_H
 #define PV_IMPORT_PERF_UNWIND_H

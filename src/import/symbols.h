@@ -101,6 +101,14 @@ enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz
 enum symz_status symz_find(struct symz *z, uint32_t h, const char *name, struct symz_hit *hit);
 
 /*
+ * The functions inlined at virtual address a of binary h, from its DWARF (the debug file's or its
+ * own; DW_TAG_inlined_subroutine scopes, their DW_AT_name through the abstract origin):
+ * innermost first, up to cap, into names (borrowed until symz_free); the function that holds
+ * them (the symbol) is not one of them. 0 when none, or no DWARF.
+ */
+uint32_t symz_inlines(struct symz *z, uint32_t h, uint64_t a, const char **names, uint32_t cap);
+
+/*
  * The name at offset off in binary h's file (perf's map-relative addresses, pprof's address -
  * memory_start + file_offset), moved to the binary's own address through its program headers;
  * NULL when it has none (*why says why; may be NULL).
