@@ -66,8 +66,8 @@ const char *pu_status_text(enum pu_status s)
 	    [PU_REGS] = "the registers the unwinder needs (ip, sp, bp) not recorded",
 	    [PU_BYTE_ORDER] = "a recording of the other byte order",
 	    [PU_NO_MODULE] = "the sampled address in no binary found on this machine",
-	    [PU_STOPPED] = "the unwinder stopped at the sampled frame (no CFI for it, or the "
-			   "stack copy too short)",
+	    [PU_STOPPED] = ("the unwinder stopped at the sampled frame (no CFI for it, or the "
+			    "stack copy too short)"),
 	};
 	return s < PU_NR_STATUS ? t[s] : "?";
 }
