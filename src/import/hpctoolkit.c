@@ -14,6 +14,7 @@
 #include "base/text.h"
 #include "import/hpctoolkit.h"
 #include "import/importer.h"
+#include "import/symbols.h"
 #include "view/internal.h"
 
 /* ---- binary files ---- */
@@ -636,8 +637,101 @@ pv_module_ix hpc_module(struct pv_builder *b, const char *path)
 	return builder_module(b, builder_cstr(b, *base ? base : path), builder_cstr(b, path), kind);
 }
 
-pv_func_ix hpc_addr_func(struct pv_builder *b, pv_module_ix m, uint64_t offset)
+pv_str_ix hpc_names_at(struct pv_builder *b, struct hpc_names *n, pv_module_ix m, uint64_t a)
 {
+	const struct symz_opts *o = b->sym;
+	if (n->off || m == PV_NONE || !o || o->off || !o->nr_dirs || a >> 48 ||
+	    !b->p->modules.path || !*pv_str(b->p, b->p->modules.path[m]))
+		return PV_NONE;
+	uint64_t key = (uint64_t)m << 48 | a;
+	uint32_t v = u64map_get(&n->seen, key);
+	if (v != UINT32_MAX)
+		return v ? v - 1 : PV_NONE;
+	if (!n->z) {
+		struct symz_opts mine = *o;
+		mine.dirs_only = true;
+		if (!(n->z = symz_new(&mine))) {
+			n->off = true;
+			b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+	}
+	if (m >= n->cap) {
+		uint32_t nc = m + 64;
+		uint32_t *bins = pv_realloc(n->bins, nc * sizeof(*bins));
+		if (bins)
+			n->bins = bins;
+		uint64_t *nd = bins ? pv_realloc(n->named, nc * sizeof(*nd)) : NULL;
+		if (nd)
+			n->named = nd;
+		uint64_t *un = nd ? pv_realloc(n->unnamed, nc * sizeof(*un)) : NULL;
+		if (un)
+			n->unnamed = un;
+		uint8_t *w = un ? pv_realloc(n->why, nc) : NULL;
+		if (!w) {
+			n->off = true;
+			b->status = PV_ENOMEM;
+			return PV_NONE;
+		}
+		n->why = w;
+		for (uint32_t i = n->cap; i < nc; i++) {
+			n->bins[i] = UINT32_MAX;
+			n->named[i] = n->unnamed[i] = 0;
+			n->why[i] = 0;
+		}
+		n->cap = nc;
+	}
+	if (n->bins[m] == UINT32_MAX &&
+	    (n->bins[m] = symz_binary(n->z, pv_str(b->p, b->p->modules.path[m]), NULL, 0)) ==
+		UINT32_MAX) {
+		b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	struct symz_hit hit;
+	enum symz_status st = symz_lookup(n->z, n->bins[m], a, &hit);
+	pv_str_ix name = st ? PV_NONE : builder_cstr(b, hit.name);
+	if (st) {
+		n->unnamed[m]++;
+		n->why[m] = (uint8_t)st;
+	} else {
+		n->named[m]++;
+	}
+	if (u64map_put(&n->seen, key, name == PV_NONE ? 0 : name + 1))
+		b->status = PV_ENOMEM;
+	return name;
+}
+
+void hpc_names_done(struct pv_builder *b, struct hpc_names *n)
+{
+	for (uint32_t m = 0; m < n->cap; m++) {
+		if (n->bins[m] == UINT32_MAX)
+			continue;
+		const char *path = pv_str(b->p, b->p->modules.path[m]);
+		if (n->named[m])
+			builder_lossy(b, n->named[m],
+				      "addresses without a procedure in %s named from --symbols' "
+				      "file of that name (its build id unchecked: the database "
+				      "records none)",
+				      path);
+		if (n->unnamed[m])
+			builder_lossy(b, n->unnamed[m],
+				      "addresses without a procedure in %s not named: %s", path,
+				      symz_status_text((enum symz_status)n->why[m]));
+	}
+	symz_free(n->z);
+	pv_free(n->bins);
+	pv_free(n->named);
+	pv_free(n->unnamed);
+	pv_free(n->why);
+	u64map_release(&n->seen);
+	memset(n, 0, sizeof(*n));
+}
+
+pv_func_ix hpc_addr_func(struct pv_builder *b, struct hpc_names *n, pv_module_ix m, uint64_t offset)
+{
+	pv_str_ix named = hpc_names_at(b, n, m, offset);
+	if (named != PV_NONE)
+		return builder_func(b, named, m, PV_NONE, 0);
 	const char *mod = m == PV_NONE ? "" : pv_str(b->p, b->p->modules.name[m]);
 	pv_str_ix name = builder_strf(b, "%s@0x%llx", *mod ? mod : "<unknown module>",
 				      (unsigned long long)offset);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base/file.h"
+#include "base/hash.h"
 #include "model/builder.h"
 
 /* ---- bounds-checked reading of a binary file ---- */
@@ -237,8 +238,32 @@ int hpc_formula(struct pv_builder *b, const struct hpc_formula_def *d,
 
 /* The module row for a load module path (named by its last component). */
 pv_module_ix hpc_module(struct pv_builder *b, const char *path);
-/* The function of an instruction without a known procedure: "module@0xOFFSET" (hpcviewer). */
-pv_func_ix hpc_addr_func(struct pv_builder *b, pv_module_ix m, uint64_t offset);
+/*
+ * Names for addresses without a procedure (import/symbols.h). A database records a load
+ * module's path and no build id, and the file at that path on another machine (or after an
+ * update) is another build: the binaries are looked for only in the folders given with
+ * --symbols (the user's word that they are the recorded builds), never at the recorded path.
+ * Without --symbols (or with --no-symbols) nothing is named and nothing is said. Zeroed before
+ * use; hpc_names_done says the counts in the lossy list and frees.
+ */
+struct hpc_names {
+	struct symz *z;
+	uint32_t *bins; /* per module row: the symbolizer's binary, UINT32_MAX before asked */
+	uint64_t *named, *unnamed; /* distinct addresses per module row */
+	uint8_t *why;		   /* the last reason per module row */
+	uint32_t cap;
+	struct u64map seen; /* (module, address) -> the name (a string row) + 1, 0: none */
+	bool off;
+};
+/* The name of address a (the load module's own virtual address, as HPCToolkit normalizes
+ * them) of module m, as a string row; PV_NONE when it has none. */
+pv_str_ix hpc_names_at(struct pv_builder *b, struct hpc_names *n, pv_module_ix m, uint64_t a);
+void hpc_names_done(struct pv_builder *b, struct hpc_names *n);
+
+/* The function of an instruction without a known procedure: its name from the binary when n
+ * names it, else "module@0xOFFSET" (hpcviewer). */
+pv_func_ix hpc_addr_func(struct pv_builder *b, struct hpc_names *n, pv_module_ix m,
+			 uint64_t offset);
 
 /*
  * Opens the file name (a relative path) in the folder of the file in was read from, into out;

@@ -79,6 +79,7 @@ struct table {
 struct v4 {
 	struct pv_builder *b;
 	struct pv_error *err;
+	struct hpc_names names; /* functions without a name named from --symbols' binaries */
 	struct hpc_bin meta;
 	uint64_t sz[NR_META_SECTIONS], ptr[NR_META_SECTIONS];
 	const char *kind_name[256];
@@ -237,7 +238,7 @@ static pv_func_ix function_of(struct v4 *r, uint64_t p, uint64_t at, bool *bad)
 		/* an anonymous function is named by its address, as hpcviewer does */
 		r->fn_row[i] =
 		    *name ? builder_func(r->b, builder_cstr(r->b, name), m, s, le32(q + 32))
-		    : m != PV_NONE ? hpc_addr_func(r->b, m, off)
+		    : m != PV_NONE ? hpc_addr_func(r->b, &r->names, m, off)
 				   : builder_func(r->b, builder_cstr(r->b, "<unknown function>"), m,
 						  s, le32(q + 32));
 	}
@@ -1044,8 +1045,9 @@ static int read_contexts(struct v4 *r)
 			if (lex == LEX_FUNCTION || (lex == LEX_INSTRUCTION && rel != REL_LEXICAL)) {
 				kind = rel == REL_INLINED ? HPC_INLINE : HPC_FUNC;
 				if (fn == PV_NONE)
-					fn = mod != PV_NONE ? hpc_addr_func(r->b, mod, off)
-							    : unknown;
+					fn = mod != PV_NONE
+						 ? hpc_addr_func(r->b, &r->names, mod, off)
+						 : unknown;
 			} else if (lex == LEX_LOOP) {
 				kind = HPC_LOOP;
 			} else {
@@ -1583,6 +1585,7 @@ static int import_db(struct pv_input *in, struct pv_builder *b, bool summary_onl
 				      "value below their "
 				      "children's sum (by the rounding of those values, mostly)");
 	}
+	hpc_names_done(b, &r.names);
 	if (!have_p)
 		input_close(&pin);
 	if (!have_t)

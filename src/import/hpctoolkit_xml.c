@@ -16,6 +16,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -314,6 +315,7 @@ struct rd {
 	struct pv_error *err;
 	struct xml x;
 	struct u64map modules, files, procs; /* XML id -> model row (procs: a string) */
+	struct hpc_names names; /* "<unknown procedure> 0xADDR" named from --symbols' binaries */
 	struct xmetric *met;
 	uint32_t nr_met, cap_met;
 	struct xmetricdb *mdb;
@@ -361,6 +363,23 @@ static int table_entry(struct rd *r, const struct xtag *t)
 		return put_id(r, &r->files, id, builder_source(r->b, builder_cstr(r->b, name)), t,
 			      "a file");
 	return put_id(r, &r->procs, id, builder_cstr(r->b, name), t, "a procedure");
+}
+
+/* hpcprof's name of an address without a procedure, "<unknown procedure> 0xADDR [module]",
+ * named from the module's binary when --symbols gives one (hpctoolkit.h); else name. */
+static uint32_t unknown_named(struct rd *r, uint32_t name, pv_module_ix m)
+{
+	static const char pre[] = "<unknown procedure> 0x";
+	const char *n = pv_str(r->b->p, name);
+	if (m == PV_NONE || strncmp(n, pre, sizeof(pre) - 1) != 0)
+		return name;
+	char *e;
+	errno = 0;
+	unsigned long long a = strtoull(n + sizeof(pre) - 1, &e, 16);
+	if (errno || e == n + sizeof(pre) - 1 || (*e && *e != ' '))
+		return name;
+	pv_str_ix named = hpc_names_at(r->b, &r->names, m, a);
+	return named != PV_NONE ? named : name;
 }
 
 static int metric_entry(struct rd *r, const struct xtag *t)
@@ -514,6 +533,7 @@ static int scope_element(struct rd *r, const struct xtag *t, const struct open_e
 						: put_id(r, &r->ids, id, NODE_SKIPPED, t, "a node");
 		}
 		pv_source_ix src = out->source == UINT32_MAX ? PV_NONE : out->source;
+		name = unknown_named(r, name, m);
 		out->func = builder_func(r->b, name, m, src, (uint32_t)line);
 		node = hpc_cct_add(&r->cct, parent, tag_is(t, "PF") ? HPC_FUNC : HPC_INLINE,
 				   out->func, PV_NONE, 0, PV_ADDR_NONE);
@@ -1298,6 +1318,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = read_traces(&r, in);
 	if (!rc)
 		rc = xml_formulas(&r);
+	hpc_names_done(b, &r.names);
 	if (!rc && r.fraction)
 		builder_lossy(b, r.fraction, "values rounded to whole units of their metric");
 	if (!rc && r.cct.negative && r.cct.clamp)

@@ -34,8 +34,9 @@
  *
  * Lossy, counted in the import report: LOST and LOST_SAMPLES events, throttling, record types
  * the model has no place for (AUX, SWITCH, NAMESPACES, KSYMBOL, BPF_EVENT, CGROUP, ...), read
- * groups, branch stacks, user stacks of --call-graph dwarf (not unwound), tracepoint fields,
- * and the addresses left unnamed, per binary and reason.
+ * groups, branch stacks, user stacks of --call-graph dwarf that could not be unwound (the
+ * others are, with libdwfl: perf_unwind.h), tracepoint fields, and the addresses left unnamed,
+ * per binary and reason.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@
 #include "base/sort.h"
 #include "import/importer.h"
 #include "import/perf_common.h"
+#include "import/perf_unwind.h"
 #include "import/symbols.h"
 
 /* ---------------------------------------------------------------- the format */
@@ -330,6 +332,24 @@ struct pd {
 	uint64_t lost, lost_samples, throttled, read_groups, branch_stacks, user_stacks,
 	    tracepoint_fields, no_attr, hv_frames, guest_frames, no_time, bad_times, big_periods;
 	pv_str_ix version, hostname, osrelease, arch, cpudesc, cmdline;
+
+	/* --call-graph dwarf: the unwinder (perf_unwind.h), the chain it makes (the kernel's
+	 * part, then the user frames), the samples unwound and why others were not */
+	struct perf_unwind *uw;
+	uint64_t *uw_chain;
+	uint32_t uw_cap;
+	uint64_t uw_done, uw_why[PU_NR_STATUS];
+	uint64_t uw_user_from; /* the first unwound user entry of uw_chain */
+	/* the functions inlined at an unwound frame's address (DWARF), as perf script shows them
+	 * for such frames: per (dso, address) a row of frames, root first (inline depth 1, 2,
+	 * ...); per entry of the sample being built its row (UINT32_MAX: none) */
+	struct u64map inl_map;
+	uint32_t *inl_off, *inl_len;
+	uint32_t nrows, rcap_inl;
+	pv_frame_ix *inl_frames;
+	uint32_t ninl, icap;
+	uint32_t *inl;
+	uint64_t inlined_frames;
 };
 
 /* ---------------------------------------------------------------- reading */
@@ -844,13 +864,61 @@ static pv_frame_ix ip_frame(struct pd *s, struct task *t, int mode, uint64_t ip,
 	return dso_frame(s, m->dso, a);
 }
 
+/*
+ * The row of the functions inlined at user address ip of task t whose frame is f (the function
+ * that holds them, whose module they take): UINT32_MAX when none. Each (binary, address) is
+ * asked once.
+ */
+static uint32_t inline_row(struct pd *s, struct task *t, uint64_t ip, pv_frame_ix f)
+{
+	const struct pmap *m = map_find(&s->procs[t->proc], ip);
+	if (!m || f == PV_NONE || s->dsos[m->dso].anon)
+		return UINT32_MAX;
+	struct dso *x = &s->dsos[m->dso];
+	uint64_t a = symz_vaddr(s->z, x->h, ip - m->start + m->pgoff);
+	if (a == UINT64_MAX || a >> 48)
+		return UINT32_MAX;
+	uint64_t key = ((uint64_t)(m->dso + 1) << 48) ^ a;
+	uint32_t row = u64map_get(&s->inl_map, key);
+	if (row != UINT32_MAX)
+		return row ? row - 1 : UINT32_MAX;
+	const char *names[64];
+	uint32_t n = symz_inlines(s->z, x->h, a, names, 64);
+	row = 0;
+	if (n) {
+		const struct pv_profile *p = s->b->p;
+		pv_module_ix mod = pv_func_module(p, p->frames.func[f]);
+		uint32_t had = s->rcap_inl;
+		if (GROW(s, s->inl_off, s->rcap_inl, s->nrows + 1) ||
+		    (had != s->rcap_inl && COL_GROW(s->inl_len, s->rcap_inl) && oom(s)) ||
+		    GROW(s, s->inl_frames, s->icap, s->ninl + n))
+			return UINT32_MAX;
+		s->inl_off[s->nrows] = s->ninl;
+		s->inl_len[s->nrows] = n;
+		for (uint32_t j = 0; j < n; j++) { /* root first: the outermost inlined, depth 1 */
+			struct frame_key k = {
+			    .func = builder_func(s->b, builder_cstr(s->b, names[n - 1 - j]), mod,
+						 PV_NONE, 0),
+			    .addr = PV_ADDR_NONE,
+			    .category = PV_NONE,
+			    .inline_depth = (uint16_t)(j + 1),
+			};
+			s->inl_frames[s->ninl++] = builder_frame(s->b, &k);
+		}
+		row = ++s->nrows;
+	}
+	if (u64map_put(&s->inl_map, key, row))
+		oom(s);
+	return row ? row - 1 : UINT32_MAX;
+}
+
 static int ensure_chain(struct pd *s, uint64_t n)
 {
 	if (n <= s->ccap)
 		return 0;
 	uint32_t nc = grow_cap(s->ccap, n);
 	if (!nc || COL_GROW(s->chain, nc) || COL_GROW(s->modes, nc) || COL_GROW(s->frames, nc) ||
-	    COL_GROW(s->addrs, nc))
+	    COL_GROW(s->addrs, nc) || COL_GROW(s->inl, nc))
 		return oom(s);
 	s->ccap = nc;
 	return 0;
@@ -887,6 +955,9 @@ static pv_stack_ix build_stack(struct pd *s, struct task *t, const uint64_t *raw
 		pv_frame_ix f = s->frames[k];
 		if (f != PV_NONE)
 			st = builder_stack(s->b, st, f);
+		uint32_t row = s->inl[k];
+		for (uint32_t j = 0; row != UINT32_MAX && j < s->inl_len[row]; j++)
+			st = builder_stack(s->b, st, s->inl_frames[s->inl_off[row] + j]);
 		t->ips[i] = raw[k];
 		t->st[i] = st;
 	}
@@ -902,6 +973,76 @@ static pv_stack_ix build_stack(struct pd *s, struct task *t, const uint64_t *raw
 /* ---------------------------------------------------------------- records */
 
 static int handle(struct pd *s, const unsigned char *r);
+
+/* perf's limit of a call chain (kernel.perf_event_max_stack, perf script's --max-stack) */
+#define UNWIND_MAX 127
+
+/*
+ * A --call-graph dwarf sample's chain in s->uw_chain (*n entries): the kernel's entries of the
+ * recorded chain (up to its PERF_CONTEXT_USER), then the user frames libdwfl unwinds from the
+ * sample's user registers and stack copy (perf_unwind.h); the sampled address alone when they
+ * cannot be unwound (counted with the reason). *n is 0 when there is nothing to add.
+ */
+static int unwind_user(struct pd *s, struct task *tk, const struct attr *a,
+		       const unsigned char *uregs, const unsigned char *ustack, uint64_t len,
+		       const unsigned char *chain, uint64_t nr, uint64_t *n)
+{
+	*n = 0;
+	uint64_t nk = 0; /* the kernel's part */
+	while (chain && nk < nr && rd64(s, chain + 8 * nk) != CONTEXT_USER)
+		nk++;
+	if (GROW(s, s->uw_chain, s->uw_cap, nk + 1 + UNWIND_MAX))
+		return -1;
+	uint64_t *out = s->uw_chain;
+	for (uint64_t i = 0; i < nk; i++)
+		out[i] = rd64(s, chain + 8 * i);
+	uint64_t at = nk;
+	if (nk)
+		out[at++] = CONTEXT_USER;
+	s->uw_user_from = at;
+	enum pu_status st;
+	uint32_t got = 0;
+	uint64_t regs[64];
+	const char *arch = s->arch ? pv_str(s->b->p, s->arch) : "x86_64";
+	if (strcmp(arch, "x86_64") != 0) {
+		st = PU_ARCH;
+	} else if (!uregs || a->nregs_user > 64 || !pu_mask_ok(a->regs_user)) {
+		st = PU_REGS;
+	} else {
+		for (uint32_t i = 0; i < a->nregs_user; i++)
+			regs[i] = rd64(s, uregs + 8 * i);
+		if (!s->uw && !(s->uw = pu_new()))
+			return oom(s);
+		struct proc *pr = &s->procs[tk->proc];
+		if (pu_begin(s->uw, tk->proc, pr->gen, tk->pid)) {
+			for (uint32_t i = 0; i < pr->n; i++) {
+				struct dso *x = &s->dsos[pr->m[i].dso];
+				if (x->anon)
+					continue;
+				const char *path = pv_str(s->b->p, x->path), *file = NULL;
+				if (symz_load(s->z, x->h) != SYMZ_OFF)
+					file = symz_file(s->z, x->h);
+				const char *base = strrchr(path, '/');
+				pu_module(s->uw, base ? base + 1 : path, file ? file : path,
+					  pr->m[i].start, pr->m[i].pgoff);
+			}
+			pu_end(s->uw);
+		}
+		st = s->swap ? PU_BYTE_ORDER
+			     : pu_unwind(s->uw, tk->proc, tk->tid, regs, a->regs_user, ustack, len,
+					 out + at, UNWIND_MAX, &got);
+		if (s->swap) {
+			out[at] = regs[8]; /* the ip: perf's register 8, the ninth set bit */
+			got = 1;
+		}
+	}
+	if (st == PU_OK)
+		s->uw_done++;
+	else
+		s->uw_why[st]++;
+	*n = got ? at + got : 0;
+	return 0;
+}
 
 static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned misc)
 {
@@ -1000,12 +1141,15 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 		q += 24 * bn;
 		s->branch_stacks++;
 	}
+	const unsigned char *uregs = NULL, *ustack = NULL;
+	uint64_t ustack_len = 0;
 	if (t & S_REGS_USER) {
 		NEED(8);
 		uint64_t abi = rd64(s, q);
 		q += 8;
 		if (abi) {
 			NEED(8 * (uint64_t)a->nregs_user);
+			uregs = q;
 			q += 8 * (uint64_t)a->nregs_user;
 		}
 	}
@@ -1015,10 +1159,12 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 		q += 8;
 		if (sz) {
 			NEED(sz);
+			ustack = q;
 			q += sz;
 			NEED(8);
+			uint64_t dyn = rd64(s, q); /* the bytes of the copy that are the stack's */
+			ustack_len = dyn < sz ? dyn : sz;
 			q += 8;
-			s->user_stacks++;
 		}
 	}
 	/* the rest (weights, data source, ...) is not read */
@@ -1038,13 +1184,21 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 		if (!any)
 			chain = NULL;
 	}
-	uint64_t nraw = chain ? nr : 1;
+	/* ... and is unwound here: the kernel's part of the chain, then the user frames */
+	const uint64_t *syn = NULL;
+	uint64_t nsyn = 0;
+	if (ustack && (chain || mode == M_USER)) {
+		if (unwind_user(s, tk, a, uregs, ustack, ustack_len, chain, nr, &nsyn))
+			return -1;
+		syn = nsyn ? s->uw_chain : NULL; /* else the chain as recorded, or ip */
+	}
+	uint64_t nraw = syn ? nsyn : chain ? nr : 1;
 	if (ensure_chain(s, nraw + 1))
 		return -1;
 	for (uint64_t i = 0; i < nraw; i++) {
-		uint64_t x = chain ? rd64(s, chain + 8 * i) : ip;
+		uint64_t x = syn ? syn[i] : chain ? rd64(s, chain + 8 * i) : ip;
 		s->chain[n] = x;
-		if (chain && x >= CONTEXT_MAX) {
+		if ((chain || syn) && x >= CONTEXT_MAX) {
 			mode = x == CONTEXT_KERNEL	   ? M_KERNEL
 			       : x == CONTEXT_USER	   ? M_USER
 			       : x == CONTEXT_HV	   ? M_HV
@@ -1053,12 +1207,16 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 							   : M_UNKNOWN;
 			s->modes[n] = 0xff;
 			s->frames[n] = PV_NONE;
+			s->inl[n] = UINT32_MAX;
 			s->addrs[n] = PV_ADDR_NONE;
 			n++;
 			continue;
 		}
 		s->modes[n] = (uint8_t)mode;
 		s->frames[n] = ip_frame(s, tk, mode, x, &s->addrs[n]);
+		s->inl[n] = syn && i >= s->uw_user_from && mode == M_USER
+				? inline_row(s, tk, x, s->frames[n])
+				: UINT32_MAX;
 		if (s->b->status)
 			return s->b->status;
 		/* the mode is part of the raw key: the same number is another frame elsewhere */
@@ -1631,10 +1789,13 @@ static void report(struct pd *s)
 		builder_lossy(b, s->read_groups, "samples' counter values (read groups) not kept");
 	if (s->branch_stacks)
 		builder_lossy(b, s->branch_stacks, "samples' branch stacks not kept");
-	if (s->user_stacks)
-		builder_lossy(b, s->user_stacks,
-			      "samples' user stacks (--call-graph dwarf) not unwound: their call "
-			      "chains hold the kernel's part, or the sampled address alone");
+	for (int w = 1; w < PU_NR_STATUS; w++)
+		if (s->uw_why[w])
+			builder_lossy(
+			    b, s->uw_why[w],
+			    "samples' user stacks (--call-graph dwarf) not unwound, their "
+			    "user part the sampled address alone: %s",
+			    pu_status_text((enum pu_status)w));
 	if (s->tracepoint_fields)
 		builder_lossy(
 		    b, s->tracepoint_fields,
@@ -1722,6 +1883,13 @@ static void release(struct pd *s)
 	pv_free(s->bids);
 	pv_free(s->refs);
 	pv_free(s->chain);
+	pu_free(s->uw);
+	pv_free(s->uw_chain);
+	pv_free(s->inl);
+	pv_free(s->inl_off);
+	pv_free(s->inl_len);
+	pv_free(s->inl_frames);
+	u64map_release(&s->inl_map);
 	pv_free(s->modes);
 	pv_free(s->frames);
 	pv_free(s->addrs);

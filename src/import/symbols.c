@@ -3,6 +3,8 @@
  * elfutils' libelf (build ids and debug links through libdw's libdwelf), the kernel's from
  * /proc/kallsyms, JIT maps, demangling through libiberty (symbols.h says the rules).
  */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +54,8 @@ struct bin {
 	uint32_t nsyms;
 	char **dem; /* demangled names, made at the first hit; NULL: not yet */
 	char *text; /* a JIT map's text, or the names of PLT entries ("name@plt") */
+	Dwarf *dw;  /* its DWARF (inlined frames), opened at the first ask; dw_tried: asked */
+	bool dw_tried;
 };
 
 struct symz {
@@ -114,6 +118,8 @@ void symz_free(struct symz *z)
 	for (uint32_t i = 0; i < z->nbins; i++) {
 		struct bin *b = &z->bins[i];
 		free_dem(b->dem, b->nsyms);
+		if (b->dw)
+			dwarf_end(b->dw);
 		pv_free(b->syms);
 		pv_free(b->segs);
 		if (b->selfp && b->selfp != b->elf)
@@ -625,7 +631,7 @@ static void load_elf(struct symz *z, struct bin *b)
 		pathf(p, sizeof(p), "%s/.debug/%s/%s/vdso", home, b->path, h);
 		try_runtime(b, p);
 	}
-	if (!b->elf && b->path[0] == '/') {
+	if (!b->elf && b->path[0] == '/' && !z->o.dirs_only) {
 		st = try_runtime(b, b->path);
 		if (st)
 			why = worse(why, st);
@@ -669,7 +675,7 @@ static void load_elf(struct symz *z, struct bin *b)
 			}
 		}
 	}
-	if (!b->selfp && b->path[0] == '/') {
+	if (!b->selfp && b->path[0] == '/' && !z->o.dirs_only) {
 		pathf(p, sizeof(p), "/usr/lib/debug%s.debug", b->path);
 		if (!try_symfile(b, p)) {
 			pathf(p, sizeof(p), "/usr/lib/debug%s", b->path);
@@ -687,8 +693,8 @@ static void load_elf(struct symz *z, struct bin *b)
 		}
 	}
 	char real[4096];
-	if (!b->selfp && !has_symtab(b->elf) && b->path[0] == '/' && realpath(b->path, real) &&
-	    strcmp(real, b->file) != 0)
+	if (!b->selfp && !has_symtab(b->elf) && b->path[0] == '/' && !z->o.dirs_only &&
+	    realpath(b->path, real) && strcmp(real, b->file) != 0)
 		try_symfile(b, real);
 	int rc;
 	if (b->selfp) {
@@ -974,6 +980,46 @@ enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz
 	hit->start = s->start;
 	hit->end = s->end;
 	return SYMZ_OK;
+}
+
+uint32_t symz_inlines(struct symz *z, uint32_t h, uint64_t a, const char **names, uint32_t cap)
+{
+	if (symz_load(z, h) != SYMZ_OK || !cap)
+		return 0;
+	struct bin *b = &z->bins[h];
+	if (b->kind == BIN_KERNEL)
+		return 0;
+	if (!b->dw_tried) {
+		b->dw_tried = true;
+		if (b->selfp)
+			b->dw = dwarf_begin_elf(b->selfp, DWARF_C_READ, NULL);
+		if (!b->dw && b->elf && b->elf != b->selfp)
+			b->dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
+	}
+	Dwarf_Die cu, *scopes = NULL;
+	if (!b->dw || !dwarf_addrdie(b->dw, a, &cu))
+		return 0;
+	/* the innermost scope at a, then its containing scopes in the concrete tree (where
+	 * dwarf_getscopes would go on into the abstract origin's) */
+	int ns = dwarf_getscopes(&cu, a, &scopes);
+	if (ns > 0) {
+		Dwarf_Die in = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		ns = dwarf_getscopes_die(&in, &scopes);
+	}
+	uint32_t n = 0;
+	for (int i = 0; i < ns && n < cap; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		const char *nm = dwarf_diename(&scopes[i]);
+		names[n++] = nm ? nm : "??";
+	}
+	free(scopes); /* libdw's malloc */
+	return n;
 }
 
 const char *symz_name_at_offset(struct symz *z, uint32_t h, uint64_t off, enum symz_status *why)

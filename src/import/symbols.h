@@ -36,6 +36,9 @@ struct symz_opts {
 	const char *const *dirs; /* --symbols DIR..., searched first */
 	uint32_t nr_dirs;
 	bool off; /* --no-symbols: every lookup says SYMZ_OFF */
+	/* files from the folders given only, never from the recorded path (formats that record
+	 * no build id, whose path on this machine may hold another build: HPCToolkit) */
+	bool dirs_only;
 };
 
 /* Why a binary or an address has no name (the lossy lines count them). */
@@ -96,6 +99,14 @@ enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz
 /* The function named name in binary h: SYMZ_OK and its bounds (the first symbol of that name,
  * demangled or not). */
 enum symz_status symz_find(struct symz *z, uint32_t h, const char *name, struct symz_hit *hit);
+
+/*
+ * The functions inlined at virtual address a of binary h, from its DWARF (the debug file's or its
+ * own; DW_TAG_inlined_subroutine scopes, their DW_AT_name through the abstract origin):
+ * innermost first, up to cap, into names (borrowed until symz_free); the function that holds
+ * them (the symbol) is not one of them. 0 when none, or no DWARF.
+ */
+uint32_t symz_inlines(struct symz *z, uint32_t h, uint64_t a, const char **names, uint32_t cap);
 
 /*
  * The name at offset off in binary h's file (perf's map-relative addresses, pprof's address -

@@ -146,6 +146,17 @@ static pv_thread_ix same_thread(const struct pv_profile *a, pv_thread_ix t,
 	return PV_NONE;
 }
 
+/*
+ * --call-graph dwarf recordings (doc/perf-data.md's known differences), when set: samples whose
+ * stack differs from perf script's are counted, the first shown, and bounded by the caller.
+ * Seen: a sample in the kernel at a process's start for which perf script prints no user frame
+ * where profview shows the sampled user address's one frame (the unwinder stopped there), and a
+ * libc frame perf prints as "NAME (inlined)" alone (its DWARF name not the ELF symbol's) that
+ * the perf script importer gives its caller's module.
+ */
+static uint32_t dwarf_differ;
+static bool allow_dwarf_differ;
+
 /* Every sample of the text (perf script) in the native import: thread, time, period, stack. */
 static void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
 {
@@ -182,6 +193,13 @@ static void compare_samples(const struct pv_profile *text, const struct pv_profi
 					       "perf.data: %s\n",
 					       pv_str(text, text->threads.name[t]),
 					       (long long)text->threads.tid[t], (long long)tx, y);
+			} else if (allow_dwarf_differ && tx == ty && wx == wy && strcmp(x, y)) {
+				if (dwarf_differ++ < 3)
+					printf(
+					    "# %s/%lld at %lld ns: perf script %s\n#   perf.data "
+					    "%s\n",
+					    pv_str(text, text->threads.name[t]),
+					    (long long)text->threads.tid[t], (long long)tx, x, y);
 			} else if (strcmp(x, y) != 0 || tx != ty || wx != wy) {
 				if (bad++ < 5)
 					t_fail(__FILE__, __LINE__,
@@ -300,6 +318,85 @@ T_TEST(perf_data_matches_perf_script_and_report)
 	else
 		compare_report_files("perf.data", nat, path, self, children, 50, NULL,
 				     CMP_BOTH | CMP_LOOSE);
+}
+
+/*
+ * --call-graph dwarf: prog.c built now without frame pointers (-fomit-frame-pointer: only its
+ * CFI says where callers are), recorded with `perf record --call-graph dwarf`, its user stacks
+ * unwound by libdwfl: every sample's stack, frame by frame, as `perf script --ns` prints it for
+ * the same file (prog's frames by name, other modules' by module), with the functions DWARF says
+ * are inlined at each unwound address as perf script shows them (mid, inlined into rec); and the
+ * unwinding reaches main from leaf through mid and rec. Skipped, said, where perf cannot
+ * record.
+ */
+T_TEST(perf_data_dwarf_unwound_as_perf_script)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/tmp/pv-dwarf-XXXXXX");
+	if (!mkdtemp(dir)) {
+		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+		return;
+	}
+	if (run("perf record -q -e cpu-clock --call-graph dwarf -o %s/probe.data -- true "
+		">/dev/null 2>&1",
+		dir) != 0) {
+		printf("# SKIP perf_data_dwarf_unwound_as_perf_script: perf record --call-graph "
+		       "dwarf is not permitted here (perf missing, or "
+		       "kernel.perf_event_paranoid)\n");
+		run("rm -rf '%s'", dir);
+		return;
+	}
+	int rc = run("cd %s && gcc -O2 -g -fomit-frame-pointer -o prog %s/perf-data/prog.c && "
+		     "HOME=%s perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o dw.data "
+		     "-- ./prog 20000 6000 >/dev/null 2>perf.err && "
+		     "HOME=%s perf script --ns -i dw.data > dw.script.txt 2>/dev/null",
+		     dir, T_DATA, dir, dir);
+	T_EQ_INT(rc, 0);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/dw.data", dir);
+	struct pv_import_opts o = {.format = "perf-data"};
+	struct pv_profile *nat = NULL;
+	struct pv_error err;
+	if (!rc)
+		T_EQ_INT(pv_import_open(path, &o, &nat, &err, NULL), 0);
+	snprintf(path, sizeof(path), "%s/dw.script.txt", dir);
+	struct pv_profile *text = rc ? NULL : t_load_as(path, "perf-script");
+	if (nat && text) {
+		T_TRUE(nat->samples.len > 100);
+		allow_dwarf_differ = true;
+		compare_samples(text, nat, true);
+		allow_dwarf_differ = false;
+		T_TRUE(dwarf_differ * 100 <= nat->samples.len);
+		printf("# --call-graph dwarf: %u samples of %u unlike perf script's\n",
+		       dwarf_differ, nat->samples.len);
+		/* leaf's samples reach main through mid (its two calls of leaf inlined or not)
+		 * and rec: the frames a frame-pointer walk could not find */
+		uint32_t leaf = 0, to_main = 0;
+		static char x[65536];
+		for (uint32_t k = 0; k < nat->samples.len; k++) {
+			stack_text(nat, nat->samples.stack[k], false, x, sizeof(x));
+			if (strncmp(x, "leaf [prog]; ", 13) != 0)
+				continue;
+			leaf++;
+			to_main += strncmp(x, "leaf [prog]; mid [prog]; rec [prog]; rec [prog]; ",
+					   49) == 0 &&
+				   strstr(x, "main [prog]; ");
+		}
+		T_TRUE(leaf > 50);
+		T_TRUE(to_main * 10 >= leaf * 9);
+		/* mid is an inlined frame (inline depth 1) */
+		pv_func_ix mid = t_find_func(nat, "mid");
+		bool mid_inline = false;
+		for (pv_frame_ix f = 0; mid != PV_NONE && f < nat->frames.len; f++)
+			mid_inline |=
+			    nat->frames.func[f] == mid && pv_frame_inline_depth(nat, f) == 1;
+		T_TRUE(mid_inline);
+		printf("# --call-graph dwarf: %u samples in leaf, %u of them unwound to main\n",
+		       leaf, to_main);
+	}
+	pv_profile_free(nat);
+	pv_profile_free(text);
+	run("rm -rf '%s'", dir);
 }
 
 /*
@@ -489,6 +586,49 @@ static uint64_t nm_addr(const char *path, const char *name)
 	return a;
 }
 
+/* `addr2line -f`'s function name for address a of path ("" when none). */
+static void addr2line_func(const char *path, uint64_t a, char *out, size_t cap)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "addr2line -f -e '%s' 0x%llx 2>/dev/null", path,
+		 (unsigned long long)a);
+	FILE *f = popen(cmd, "r");
+	out[0] = 0;
+	if (f && fgets(out, (int)cap, f))
+		out[strcspn(out, "\n")] = 0;
+	if (f)
+		pclose(f);
+}
+
+static char built_dir[64];
+
+static void remove_built_dir(void)
+{
+	if (built_dir[0])
+		run("rm -rf '%s'", built_dir);
+}
+
+/*
+ * tests/data/perf-data/prog.c built now with gcc (-O2 -g, a build id) into a temporary folder:
+ * the binary the pprof, Gecko and HPCToolkit profiles below point into; NULL when gcc fails.
+ */
+static const char *built_prog(void)
+{
+	static int state; /* 0 not tried, 1 built, 2 failed */
+	static char path[96];
+	if (!state) {
+		state = 2;
+		snprintf(built_dir, sizeof(built_dir), "/tmp/pv-symprog-XXXXXX");
+		if (mkdtemp(built_dir) && !atexit(remove_built_dir) &&
+		    run("gcc -O2 -g -o %s/prog %s/perf-data/prog.c", built_dir, T_DATA) == 0)
+			state = 1;
+		else
+			t_fail(__FILE__, __LINE__, "gcc could not build prog.c in %s", built_dir);
+		snprintf(path, sizeof(path), "%s/prog", built_dir);
+	}
+	return state == 1 ? path : NULL;
+}
+
 /* The build id of path as `readelf -n` prints it ("" when none). */
 static void readelf_build_id(const char *path, char *out, size_t cap)
 {
@@ -507,19 +647,24 @@ static void readelf_build_id(const char *path, char *out, size_t cap)
 }
 
 /*
- * A pprof profile whose locations have addresses into tests/data/perf-data/prog and no function
- * (what a profiler without symbols writes): the names are nm's for those addresses, through the
- * mapping's build id; a mapping of the same file with another build id keeps the addresses and
- * says why.
+ * A pprof profile whose locations have addresses into prog.c built by the test (built_prog) and
+ * no function (what a profiler without symbols writes): the names are nm's and addr2line's for
+ * those addresses, through the mapping's build id; a mapping of the same file with another build
+ * id keeps the addresses and says why.
  */
 T_TEST(pprof_addresses_named_from_the_binary)
 {
-	const char *prog = T_DATA "/perf-data/prog";
+	const char *prog = built_prog();
+	if (!prog)
+		return;
 	static const char *const syms[] = {"leaf", "rec", "main"};
 	uint64_t at[3];
 	for (int i = 0; i < 3; i++) {
 		at[i] = nm_addr(prog, syms[i]);
 		T_TRUE(at[i] != 0);
+		char a2l[200];
+		addr2line_func(prog, at[i] + 4, a2l, sizeof(a2l));
+		T_EQ_STR(a2l, syms[i]);
 	}
 	char bid[64];
 	readelf_build_id(prog, bid, sizeof(bid));
@@ -617,14 +762,22 @@ T_TEST(pprof_addresses_named_from_the_binary)
 /* ---------------------------------------------------------------- Gecko native frames */
 
 /*
- * A Gecko (raw) profile whose native frames are addresses into tests/data/perf-data/prog, its
- * lib entry with the Breakpad id of its build id: the frames are named as nm names those
- * addresses; a lib whose Breakpad id is another build's keeps the hex name.
+ * A Gecko (raw) profile whose native frames are addresses into prog.c built by the test
+ * (built_prog), its lib entry with the Breakpad id of its build id: the frames are named as nm
+ * and addr2line name those addresses; a lib whose Breakpad id is another build's keeps the hex
+ * name.
  */
 T_TEST(gecko_native_frames_named_from_the_binary)
 {
-	const char *prog = T_DATA "/perf-data/prog";
+	const char *prog = built_prog();
+	if (!prog)
+		return;
 	uint64_t leaf = nm_addr(prog, "leaf"), rec = nm_addr(prog, "rec");
+	char a2l[200];
+	addr2line_func(prog, leaf + 4, a2l, sizeof(a2l));
+	T_EQ_STR(a2l, "leaf");
+	addr2line_func(prog, rec + 4, a2l, sizeof(a2l));
+	T_EQ_STR(a2l, "rec");
 	char bid[64];
 	readelf_build_id(prog, bid, sizeof(bid));
 	T_TRUE(strlen(bid) == 40);
@@ -674,6 +827,157 @@ T_TEST(gecko_native_frames_named_from_the_binary)
 	T_TRUE(t_diag(p, "native addresses named from the libraries on this machine", &n) != NULL);
 	T_EQ_U64(n, 2);
 	T_TRUE(t_diag(p, "not named: binary found, but its build id differs", &n) != NULL);
+	T_EQ_U64(n, 1);
+	pv_profile_free(p);
+}
+
+/* ---------------------------------------------------------------- HPCToolkit addresses */
+
+/* The names of sample i's stack, leaf first, "a;b;c". */
+static void stack_names(const struct pv_profile *p, pv_stack_ix st, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (; st != PV_NONE && n + 1 < cap; st = p->stacks.prefix[st]) {
+		int w = snprintf(out + n, cap - n, "%s%s", n ? ";" : "",
+				 pv_str(p, p->funcs.name[p->frames.func[p->stacks.frame[st]]]));
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/*
+ * An experiment.xml (HPCToolkit 2020-2022) whose procedures hpcprof could not name,
+ * "<unknown procedure> 0xADDR [prog]", in a load module recorded at another path: with
+ * --symbols naming the folder of prog.c built by the test, they are nm's and addr2line's names;
+ * a module of no file keeps its name and says why; without --symbols nothing changes (a database
+ * records no build id: the recorded path is never used).
+ */
+T_TEST(hpctoolkit_xml_unknown_procedures_named_from_symbols)
+{
+	const char *prog = built_prog();
+	if (!prog)
+		return;
+	uint64_t leaf = nm_addr(prog, "leaf"), rec = nm_addr(prog, "rec");
+	T_TRUE(leaf && rec);
+	char xml[4096];
+	snprintf(
+	    xml, sizeof(xml),
+	    "<?xml version=\"1.0\"?>\n<HPCToolkitExperiment version=\"2.2\">\n"
+	    "<Header n=\"t\"><Info/></Header>\n<SecCallPathProfile i=\"0\" n=\"t\">\n"
+	    "<SecHeader>\n<MetricTable>\n"
+	    "<Metric i=\"0\" n=\"cycles:Sum (I)\" o=\"0\" v=\"derived-incr\" "
+	    "t=\"inclusive\" partner=\"1\" show=\"1\" show-percent=\"1\"/>\n"
+	    "<Metric i=\"1\" n=\"cycles:Sum (E)\" o=\"-1\" v=\"derived-incr\" "
+	    "t=\"exclusive\" partner=\"0\" show=\"1\" show-percent=\"1\"/>\n"
+	    "</MetricTable>\n<LoadModuleTable><LoadModule i=\"2\" n=\"/opt/elsewhere/prog\"/>"
+	    "<LoadModule i=\"3\" n=\"/nonexistent/libz.so\"/></LoadModuleTable>\n"
+	    "<FileTable><File i=\"4\" n=\"~unknown-file~\"/></FileTable>\n<ProcedureTable>\n"
+	    "<Procedure i=\"5\" n=\"&lt;unknown procedure&gt; 0x%llx [prog]\" v=\"0\"/>\n"
+	    "<Procedure i=\"6\" n=\"&lt;unknown procedure&gt; 0x%llx [prog]\" v=\"0\"/>\n"
+	    "<Procedure i=\"7\" n=\"&lt;unknown procedure&gt; 0x1234 [libz.so]\" v=\"0\"/>\n"
+	    "</ProcedureTable>\n</SecHeader>\n<SecCallPathProfileData>\n<M n=\"0\" v=\"10\"/>\n"
+	    "<PF i=\"8\" s=\"5\" l=\"0\" lm=\"2\" f=\"4\" n=\"5\"><M n=\"0\" v=\"10\"/>"
+	    "<M n=\"1\" v=\"1\"/>\n<C i=\"9\" s=\"5\" l=\"0\" v=\"0x10\"><M n=\"0\" v=\"9\"/>\n"
+	    "<PF i=\"10\" s=\"6\" l=\"0\" lm=\"2\" f=\"4\" n=\"6\"><M n=\"0\" v=\"7\"/>"
+	    "<M n=\"1\" v=\"7\"/></PF>\n"
+	    "<PF i=\"11\" s=\"7\" l=\"0\" lm=\"3\" f=\"4\" n=\"7\"><M n=\"0\" v=\"2\"/>"
+	    "<M n=\"1\" v=\"2\"/></PF>\n</C>\n</PF>\n</SecCallPathProfileData>\n"
+	    "</SecCallPathProfile>\n</HPCToolkitExperiment>\n",
+	    (unsigned long long)rec + 4, (unsigned long long)leaf + 4);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/experiment.xml", built_dir);
+	FILE *f = fopen(path, "w");
+	T_TRUE(f != NULL);
+	if (!f)
+		return;
+	fputs(xml, f);
+	fclose(f);
+	char a2l[200], want[400], got[400];
+	addr2line_func(prog, rec + 4, a2l, sizeof(a2l));
+	T_EQ_STR(a2l, "rec");
+	addr2line_func(prog, leaf + 4, a2l, sizeof(a2l));
+	T_EQ_STR(a2l, "leaf");
+	for (int with = 0; with < 2; with++) {
+		struct pv_import_opts o = {.format = "hpctoolkit-xml"};
+		if (with) {
+			o.symbol_dirs[0] = built_dir;
+			o.nr_symbol_dirs = 1;
+		}
+		struct pv_profile *p = NULL;
+		struct pv_error err;
+		T_EQ_INT(pv_import_open(path, &o, &p, &err, NULL), 0);
+		if (!p)
+			return;
+		/* the samples: leaf under rec (7), libz under rec (2), rec itself (1) */
+		bool seen_leaf = false, seen_z = false;
+		snprintf(want, sizeof(want), "%s;%s", with ? "leaf" : "", with ? "rec" : "");
+		if (!with)
+			snprintf(
+			    want, sizeof(want),
+			    "<unknown procedure> 0x%llx [prog];<unknown procedure> 0x%llx [prog]",
+			    (unsigned long long)leaf + 4, (unsigned long long)rec + 4);
+		for (uint32_t i = 0; i < p->samples.len; i++) {
+			stack_names(p, p->samples.stack[i], got, sizeof(got));
+			if (strcmp(got, want) == 0)
+				seen_leaf = true;
+			if (strncmp(got, "<unknown procedure> 0x1234 [libz.so];", 37) == 0)
+				seen_z = true;
+		}
+		T_TRUE(seen_leaf);
+		T_TRUE(seen_z);
+		uint64_t n = 0;
+		T_EQ_INT(t_diag(p, "named from --symbols' file of that name", &n) != NULL, with);
+		if (with)
+			T_EQ_U64(n, 2);
+		T_EQ_INT(t_diag(p, "/nonexistent/libz.so not named: binary not found", &n) != NULL,
+			 with);
+		if (with)
+			T_EQ_U64(n, 1);
+		pv_profile_free(p);
+	}
+}
+
+/*
+ * A meta.db (HPCToolkit 2023-) whose function without a name hpcviewer shows as
+ * libgomp.so.1.0.0@0x1a86d (tests/data/hpctoolkit/loops-cputime-t.d): with --symbols naming a
+ * folder that holds a libgomp.so.1.0.0 the test assembles, with one function over 0x1a800 -
+ * 0x1aa00, it is that function, as nm and addr2line name the address.
+ */
+T_TEST(hpctoolkit_v4_functions_named_from_symbols)
+{
+	if (!built_prog())
+		return;
+	char lib[128];
+	snprintf(lib, sizeof(lib), "%s/libgomp.so.1.0.0", built_dir);
+	T_EQ_INT(run("printf '.text\\n.globl gomp_fn\\n.type gomp_fn,@function\\ngomp_fn:\\n"
+		     ".fill 512,1,0x90\\n.size gomp_fn,512\\n' > %s/fn.s && "
+		     "gcc -nostdlib -shared -Wl,-Ttext=0x1a800 -o %s %s/fn.s",
+		     built_dir, lib, built_dir),
+		 0);
+	T_EQ_U64(nm_addr(lib, "gomp_fn"), 0x1a800);
+	char a2l[200];
+	addr2line_func(lib, 0x1a86d, a2l, sizeof(a2l));
+	T_EQ_STR(a2l, "gomp_fn");
+	struct pv_import_opts o = {.format = "hpctoolkit"};
+	o.symbol_dirs[0] = built_dir;
+	o.nr_symbol_dirs = 1;
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(T_DATA "/hpctoolkit/loops-cputime-t.d", &o, &p, &err, NULL), 0);
+	if (!p)
+		return;
+	bool named = false, hex = false;
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		const char *n = pv_str(p, p->funcs.name[f]);
+		named |= strcmp(n, "gomp_fn") == 0;
+		hex |= strcmp(n, "libgomp.so.1.0.0@0x1a86d") == 0;
+	}
+	T_TRUE(named);
+	T_TRUE(!hex);
+	uint64_t n = 0;
+	T_TRUE(t_diag(p, "libgomp.so.1.0.0 named from --symbols' file of that name", &n) != NULL);
 	T_EQ_U64(n, 1);
 	pv_profile_free(p);
 }
