@@ -137,7 +137,7 @@ static char **read_lines(const char *path, uint32_t *n, char **buf)
  * Each expected thread is the profile's thread of the same tid and name, in the profile's
  * default metric (the format's weights).
  */
-static __attribute__((unused)) void check_threads(const char *data, const char *expected)
+static void check_threads(const char *data, const char *expected)
 {
 	struct pv_profile *p = t_load(t_data(data));
 	uint32_t nlines;
@@ -279,4 +279,24 @@ T_TEST(dhat_bad_input)
 		       NULL);
 	t_expect_error("a.json", DHAT_HEAD "\"pps\":[{\"tb\":1,\"fs\":[-1]}],\"ftbl\":[]}", "dhat",
 		       PV_EPARSE, "expected a frame index, found -1", NULL);
+}
+
+/* ART method traces: the samples the Firefox Profiler makes from the enter and exit times. */
+T_TEST(ff_oracle_art_trace)
+{
+	check_threads("art/art-trace-regular.trace.gz", "art/art-trace-regular.trace.gz.expected");
+	check_threads("art/art-trace-streaming.trace.gz",
+		      "art/art-trace-streaming.trace.gz.expected");
+}
+
+T_TEST(art_trace_bad_input)
+{
+	t_expect_error("a.trace",
+		       "*version\n3\nclock=dual\n*threads\n1\tmain\n*methods\n*end\nXXXX",
+		       "art-trace", PV_EPARSE,
+		       "byte 52: expected the binary header (16 bytes), found the end", NULL);
+	t_expect_error("a.trace", "*version\n3\n*methods\n", "art-trace", PV_EPARSE,
+		       "expected '*threads'", NULL);
+	t_expect_error("a.trace", "SLOW\x03\xf0\x20\x00", "art-trace", PV_EPARSE,
+		       "expected the binary header", NULL);
 }
