@@ -17,7 +17,8 @@ static const struct importer *const importers[] = {
     &importer_speedscope,	 &importer_pprof,	  &importer_pprof_legacy,
     &importer_callgrind,	 &importer_hpctoolkit_v4, &importer_hpctoolkit_summary,
     &importer_hpctoolkit_xml,	 &importer_perf_data,	  &importer_perf_script,
-    &importer_collapsed,	 &importer_snapshot, /* its magic is like no other format's: last in
+    &importer_collapsed,	 &importer_dhat,	  &importer_art_trace,
+    &importer_snapshot, /* its magic is like no other format's: last in
 							the lists */
 };
 

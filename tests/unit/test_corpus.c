@@ -52,8 +52,8 @@ static const struct corpus_case cases[] = {
     {"firefox/test.chrome-unchunked.json", "chrome", 2, 20, 6291251000, NULL},
     {"firefox/chrome-tracing.json.gz", "chrome", 14, 248, 18838000, NULL}, /* X events as a tree */
     {"firefox/hello.cjs-20231120T211435.cpuprofile", "chrome", 1, 150, 168955000, NULL},
-    {"firefox/dhat.json.gz", NULL, -1, -1, -1, "not a profile format profview reads"},
-    {"firefox/art-trace-regular.trace.gz", NULL, -1, -1, -1, "not a profile format profview reads"},
+    {"firefox/dhat.json.gz", "dhat", 1, 112, 21642, NULL}, /* test_ff_oracle.c in full */
+    {"firefox/art-trace-regular.trace.gz", "art-trace", 40, 9450, 9450, NULL},
     {"firefox/simpleperf-cpu-clock.trace.gz", NULL, -1, -1, -1,
      "not a profile format profview reads"},
 };

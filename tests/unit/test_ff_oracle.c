@@ -1,0 +1,302 @@
+/*
+ * The formats the Firefox Profiler imports itself (DHAT, ART method traces, simpleperf's
+ * protobuf report): per thread, the sample count, the weight total and every function's self
+ * and total (recursion counted once, functions by name) equal what the Firefox Profiler's own
+ * importer builds from the same file. The expected files (tests/data/FORMAT/FILE.expected) were
+ * written once by tests/data/ff-oracle/ (its README has the commands); the Firefox Profiler is
+ * not needed here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pv/import.h"
+#include "t.h"
+#include "tp.h"
+
+struct fcost {
+	const char *name;
+	int64_t self, total;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct fcost *)a)->name, ((const struct fcost *)b)->name);
+}
+
+/* The functions met in thread th's samples with their self and total in metric m, by name. */
+static struct fcost *costs(const struct pv_profile *p, pv_thread_ix th, pv_metric_ix m, uint32_t *n,
+			   uint32_t *nsamples, int64_t *wsum)
+{
+	uint32_t ns = p->strings.len;
+	int64_t *self = calloc(ns, sizeof(int64_t)), *total = calloc(ns, sizeof(int64_t));
+	uint32_t *seen = calloc(ns, sizeof(uint32_t));
+	bool *met = calloc(ns, sizeof(bool));
+	*nsamples = 0;
+	*wsum = 0;
+	for (uint32_t s = p->threads.sample_begin[th]; s < p->threads.sample_end[th]; s++) {
+		int64_t w = pv_sample_weight(p, m, s);
+		++*nsamples;
+		*wsum += w;
+		bool leaf = true;
+		for (pv_stack_ix st = p->samples.stack[s]; st != PV_NONE;
+		     st = p->stacks.prefix[st]) {
+			pv_str_ix name = p->funcs.name[p->frames.func[p->stacks.frame[st]]];
+			met[name] = true;
+			if (leaf)
+				self[name] += w;
+			leaf = false;
+			if (seen[name] != s + 1) {
+				seen[name] = s + 1;
+				total[name] += w;
+			}
+		}
+	}
+	struct fcost *out = calloc(ns + 1, sizeof(*out));
+	*n = 0;
+	for (uint32_t i = 0; i < ns; i++)
+		if (met[i])
+			out[(*n)++] = (struct fcost){pv_str(p, i), self[i], total[i]};
+	qsort(out, *n, sizeof(*out), by_name);
+	free(self);
+	free(total);
+	free(seen);
+	free(met);
+	return out;
+}
+
+/*
+ * Compares thread th (metric m) with the expected block that starts at line *at of lines; moves
+ * *at past it. Reports the first few differences.
+ */
+static void compare_block(const struct pv_profile *p, pv_thread_ix th, pv_metric_ix m, char **lines,
+			  uint32_t nlines, uint32_t *at, const char *what)
+{
+	char *h = lines[*at];
+	long long tid, samples, weight;
+	int used = 0;
+	if (sscanf(h, "thread\t%lld\t%lld\t%lld\t%n", &tid, &samples, &weight, &used) != 3) {
+		t_fail(__FILE__, __LINE__, "%s: bad expected line '%s'", what, h);
+		*at = nlines;
+		return;
+	}
+	uint32_t n, ns;
+	int64_t wsum;
+	struct fcost *c = costs(p, th, m, &n, &ns, &wsum);
+	if (ns != (uint32_t)samples || wsum != weight)
+		t_fail(__FILE__, __LINE__,
+		       "%s: thread %s: %u samples weighing %lld, expected %lld "
+		       "weighing %lld",
+		       what, h + used, ns, (long long)wsum, samples, weight);
+	uint32_t expected = 0, bad = 0;
+	for ((*at)++; *at < nlines && lines[*at][0] == '\t'; (*at)++) {
+		long long es, et;
+		int u = 0;
+		if (sscanf(lines[*at], "\t%lld\t%lld\t%n", &es, &et, &u) != 2)
+			continue;
+		expected++;
+		struct fcost key = {.name = lines[*at] + u};
+		struct fcost *f = bsearch(&key, c, n, sizeof(*c), by_name);
+		if (!f || f->self != es || f->total != et) {
+			if (bad++ < 5)
+				t_fail(
+				    __FILE__, __LINE__,
+				    "%s: thread %s: function '%s': self %lld total %lld, expected "
+				    "%lld %lld",
+				    what, h + used, key.name, f ? (long long)f->self : -1LL,
+				    f ? (long long)f->total : -1LL, es, et);
+		}
+	}
+	if (expected != n)
+		t_fail(__FILE__, __LINE__, "%s: thread %s: %u functions, expected %u", what,
+		       h + used, n, expected);
+	free(c);
+}
+
+static char **read_lines(const char *path, uint32_t *n, char **buf)
+{
+	size_t len;
+	*buf = t_read_file(path, &len);
+	*n = 0;
+	if (!*buf)
+		return NULL;
+	char **lines = calloc(len + 1, sizeof(char *));
+	for (char *s = *buf; *s;) {
+		char *e = strchr(s, '\n');
+		if (e)
+			*e = 0;
+		lines[(*n)++] = s;
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	return lines;
+}
+
+/*
+ * Each expected thread is the profile's thread of the same tid and name, in the profile's
+ * default metric (the format's weights).
+ */
+static void check_threads(const char *data, const char *expected)
+{
+	struct pv_profile *p = t_load(t_data(data));
+	uint32_t nlines;
+	char *buf;
+	char **lines = read_lines(t_data(expected), &nlines, &buf);
+	T_TRUE(lines != NULL);
+	if (!p || !lines)
+		goto out;
+	uint32_t nthreads = 0;
+	for (uint32_t at = 0; at < nlines;) {
+		long long tid;
+		int used = 0;
+		if (sscanf(lines[at], "thread\t%lld\t%*d\t%*d\t%n", &tid, &used) != 1 || !used) {
+			at++;
+			continue;
+		}
+		nthreads++;
+		pv_thread_ix th = PV_NONE;
+		for (uint32_t t = 0; t < p->threads.len; t++)
+			if (p->threads.tid[t] == tid &&
+			    strcmp(pv_str(p, p->threads.name[t]), lines[at] + used) == 0)
+				th = t;
+		if (th == PV_NONE) {
+			t_fail(__FILE__, __LINE__, "%s: no thread '%s' of tid %lld", data,
+			       lines[at] + used, tid);
+			at++;
+			continue;
+		}
+		compare_block(p, th, p->meta.default_metric, lines, nlines, &at, data);
+	}
+	T_EQ_INT(p->threads.len, nthreads);
+out:
+	free(lines);
+	free(buf);
+	pv_profile_free(p);
+}
+
+/*
+ * DHAT: the Firefox Profiler makes four "threads" of one allocation per program point, each
+ * weighing one byte figure; profview has one thread and those figures as metrics.
+ */
+T_TEST(ff_oracle_dhat)
+{
+	static const char *const metric_of[][2] = {
+	    {"Total Bytes", "total bytes"},
+	    {"Maximum Bytes", "max bytes"},
+	    {"Bytes at Global Max", "bytes at global max"},
+	    {"Bytes at End", "bytes at end"},
+	};
+	struct pv_profile *p = t_load(t_data("dhat/dhat.json.gz"));
+	uint32_t nlines;
+	char *buf;
+	char **lines = read_lines(t_data("dhat/dhat.json.gz.expected"), &nlines, &buf);
+	T_TRUE(lines != NULL);
+	if (p && lines) {
+		T_EQ_INT(p->threads.len, 1);
+		uint32_t blocks = 0;
+		for (uint32_t at = 0; at < nlines;) {
+			const char *name = strrchr(lines[at], '\t');
+			const char *metric = NULL;
+			for (size_t i = 0; name && i < 4; i++)
+				if (strcmp(name + 1, metric_of[i][0]) == 0)
+					metric = metric_of[i][1];
+			if (!metric) {
+				at++;
+				continue;
+			}
+			blocks++;
+			pv_metric_ix m = pv_metric_find(p, metric);
+			T_TRUE(m != PV_NONE);
+			/* the expected tid is the Firefox Profiler's thread index: the check is of
+			 * the samples, weights and functions */
+			compare_block(p, 0, m, lines, nlines, &at, "dhat");
+		}
+		T_EQ_INT(blocks, 4);
+	}
+	free(lines);
+	free(buf);
+	pv_profile_free(p);
+}
+
+/* A small DHAT file by hand: two program points of three frames, figures as metrics. */
+#define DHAT_HEAD                                                                               \
+	"{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\",\"bklt\":true,"        \
+	"\"bkacc\":true,\"tu\":\"instrs\",\"Mtu\":\"Minstr\",\"tuth\":500,\"cmd\":\"./a.out\"," \
+	"\"pid\":42,\"te\":1000,\"tg\":500,"
+
+T_TEST(dhat_small_by_hand)
+{
+	const char *text = DHAT_HEAD
+	    "\"pps\":[{\"tb\":100,\"tbk\":2,\"tl\":300,\"mb\":64,\"mbk\":1,\"gb\":64,\"gbk\":1,"
+	    "\"eb\":0,\"ebk\":0,\"rb\":10,\"wb\":20,\"acc\":[-3,4],\"fs\":[1,2]},"
+	    "{\"tb\":7,\"tbk\":1,\"tl\":5,\"mb\":7,\"mbk\":1,\"gb\":0,\"gbk\":0,\"eb\":7,\"ebk\":1,"
+	    "\"rb\":0,\"wb\":7,\"fs\":[3,2]}],"
+	    "\"ftbl\":[\"[root]\",\"0x4C2A: malloc (in /usr/lib/vgpreload_dhat.so)\","
+	    "\"0x10A0: main (a.c:12:3)\",\"0x10B0: f(int) (b.c:7)\"]}";
+	struct pv_profile *p = t_load_text("a.json", text, "dhat");
+	if (!p)
+		return;
+	T_EQ_INT(p->threads.len, 1);
+	T_EQ_INT(p->threads.pid[0], 42);
+	T_EQ_STR(pv_str(p, p->threads.name[0]), "./a.out");
+	T_EQ_INT(p->samples.len, 2);
+	T_EQ_INT(p->metrics.len, 11);
+	T_EQ_INT(t_total_named(p, "total bytes"), 107);
+	T_EQ_INT(t_total_named(p, "lifetime"), 305);
+	T_EQ_INT(t_total_named(p, "bytes at end"), 7);
+	T_EQ_INT(t_total_named(p, "writes"), 27);
+	T_EQ_INT(p->metrics.unit[pv_metric_find(p, "lifetime")], PV_UNIT_INSTRUCTIONS);
+	char path[256];
+	t_stack_path(p, p->samples.stack[0], ";", path, sizeof(path));
+	T_EQ_STR(path, "./a.out;main;malloc");
+	t_stack_path(p, p->samples.stack[1], ";", path, sizeof(path));
+	T_EQ_STR(path, "./a.out;main;f(int)");
+	/* source positions: main's frame at a.c:12:3, malloc in its module */
+	pv_func_ix f = t_find_func(p, "main");
+	T_TRUE(f != PV_NONE);
+	T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "a.c");
+	pv_stack_ix s = p->stacks.prefix[p->samples.stack[0]];
+	T_EQ_INT(pv_frame_line(p, p->stacks.frame[s]), 12);
+	T_EQ_INT(pv_frame_column(p, p->stacks.frame[s]), 3);
+	f = t_find_func(p, "malloc");
+	T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]), "vgpreload_dhat.so");
+	T_EQ_INT(t_diag_count(p, "'acc'"), 1);
+	pv_profile_free(p);
+}
+
+T_TEST(dhat_bad_input)
+{
+	t_expect_error("a.json", "{\"dhatFileVersion\":1,\"pps\":[],\"ftbl\":[]}", "dhat",
+		       PV_EPARSE, "a.json: line 1, column 20: expected dhatFileVersion 2", NULL);
+	t_expect_error("a.json", DHAT_HEAD "\"pps\":[{\"tb\":1,\"fs\":[0,5]}],\"ftbl\":[\"x\"]}",
+		       "dhat", PV_EPARSE, "frame index 5 is past the frame table", NULL);
+	t_expect_error("a.json", DHAT_HEAD "\"pps\":[{\"tb\":\"1\",\"fs\":[0]}],\"ftbl\":[\"x\"]}",
+		       "dhat", PV_EPARSE, "expected 'tb' (a number), found a string", NULL);
+	t_expect_error("a.json", DHAT_HEAD "\"pps\":[{\"tb\":1}],\"ftbl\":[]}", "dhat", PV_EPARSE,
+		       "a program point without 'fs'", NULL);
+	t_expect_error("a.json", DHAT_HEAD "\"pps\":[]}", "dhat", PV_EPARSE, "without 'ftbl'",
+		       NULL);
+	t_expect_error("a.json", DHAT_HEAD "\"pps\":[{\"tb\":1,\"fs\":[-1]}],\"ftbl\":[]}", "dhat",
+		       PV_EPARSE, "expected a frame index, found -1", NULL);
+}
+
+/* ART method traces: the samples the Firefox Profiler makes from the enter and exit times. */
+T_TEST(ff_oracle_art_trace)
+{
+	check_threads("art/art-trace-regular.trace.gz", "art/art-trace-regular.trace.gz.expected");
+	check_threads("art/art-trace-streaming.trace.gz",
+		      "art/art-trace-streaming.trace.gz.expected");
+}
+
+T_TEST(art_trace_bad_input)
+{
+	t_expect_error("a.trace",
+		       "*version\n3\nclock=dual\n*threads\n1\tmain\n*methods\n*end\nXXXX",
+		       "art-trace", PV_EPARSE,
+		       "byte 52: expected the binary header (16 bytes), found the end", NULL);
+	t_expect_error("a.trace", "*version\n3\n*methods\n", "art-trace", PV_EPARSE,
+		       "expected '*threads'", NULL);
+	t_expect_error("a.trace", "SLOW\x03\xf0\x20\x00", "art-trace", PV_EPARSE,
+		       "expected the binary header", NULL);
+}
