@@ -220,28 +220,12 @@ static int image_paint(const struct pv_trace_paint *pt, const struct pv_trace_wi
 	return 0;
 }
 
-int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
-			 const struct pv_trace_window *w, const struct pv_trace_print *o,
-			 struct pv_error *err)
+/* The window's contexts named: "names" (each context's thread, when each has a pixel row at
+ * least) and "labels". */
+static void json_context_labels(struct pv_json *j, const struct pv_trace_paint *pt,
+				const struct pv_trace_window *w)
 {
-	const struct pv_trace *t = pv_trace_paint_trace(pt);
-	const struct pv_profile *p = pv_trace_profile(t);
-	struct image im;
-	int rc = image_paint(pt, w, &im, err);
-	if (rc)
-		return rc;
-	const struct pv_trace_share *sh = im.sh;
-	char scope[1024];
-	pv_json_object(j);
-	pv_json_kms(j, "t0", w->t0);
-	pv_json_kms(j, "t1", w->t1);
-	pv_json_kuint(j, "c0", w->c0);
-	pv_json_kuint(j, "c1", w->c1);
-	pv_json_kuint(j, "contexts", pv_trace_paint_contexts(pt));
-	pv_json_kuint(j, "width", w->width);
-	pv_json_kuint(j, "height", w->height);
-	pv_json_kuint(j, "depth", pv_trace_paint_depth(pt));
-	pv_json_kuint(j, "max_depth", pv_trace_max_depth(t));
+	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
 	/* the contexts' thread names when each has a pixel row at least (labels) */
 	pv_json_key(j, "names");
 	if (w->c1 - w->c0 > w->height) {
@@ -269,6 +253,31 @@ int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
 		pv_json_end(j);
 	}
 	pv_json_end(j);
+}
+
+int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
+			 const struct pv_trace_window *w, const struct pv_trace_print *o,
+			 struct pv_error *err)
+{
+	const struct pv_trace *t = pv_trace_paint_trace(pt);
+	const struct pv_profile *p = pv_trace_profile(t);
+	struct image im;
+	int rc = image_paint(pt, w, &im, err);
+	if (rc)
+		return rc;
+	const struct pv_trace_share *sh = im.sh;
+	char scope[1024];
+	pv_json_object(j);
+	pv_json_kms(j, "t0", w->t0);
+	pv_json_kms(j, "t1", w->t1);
+	pv_json_kuint(j, "c0", w->c0);
+	pv_json_kuint(j, "c1", w->c1);
+	pv_json_kuint(j, "contexts", pv_trace_paint_contexts(pt));
+	pv_json_kuint(j, "width", w->width);
+	pv_json_kuint(j, "height", w->height);
+	pv_json_kuint(j, "depth", pv_trace_paint_depth(pt));
+	pv_json_kuint(j, "max_depth", pv_trace_max_depth(t));
+	json_context_labels(j, pt, w);
 	pv_json_key(j, "functions");
 	pv_json_open(j, '[', PV_JSON_ROWS, 2);
 	for (uint32_t i = 0; i < im.ns; i++) {

@@ -251,49 +251,54 @@ static int record(struct art *a, size_t at)
 	return 0;
 }
 
-static int parse(struct art *a)
+/* A regular trace: the text part (*version, *threads, *methods, *end), then the records. */
+static int parse_regular(struct art *a)
 {
 	int rc;
-	if (a->len >= 11 && memcmp(a->d, "*version\n", 9) == 0) {
-		size_t v;
-		if ((rc = summary(a, &v)))
+	size_t v;
+	if ((rc = summary(a, &v)))
+		return rc;
+	a->version = (uint32_t)v;
+	const char *s;
+	size_t at = a->pos, n = line(a, &s);
+	if (n != 8 || memcmp(s, "*threads", 8) != 0)
+		return fail(a, at, "expected '*threads'");
+	for (;;) {
+		at = a->pos;
+		n = line(a, &s);
+		if (!n || s[0] == '*')
+			break;
+		const char *tab = memchr(s, '\t', n);
+		if (!tab)
+			return fail(a, at, "expected a thread line (tid TAB name)");
+		if ((rc = thread_decl(a, (uint32_t)strtoul(s, NULL, 10), tab + 1,
+				      (size_t)(s + n - tab - 1))))
 			return rc;
-		a->version = (uint32_t)v;
-		const char *s;
-		size_t at = a->pos, n = line(a, &s);
-		if (n != 8 || memcmp(s, "*threads", 8) != 0)
-			return fail(a, at, "expected '*threads'");
-		for (;;) {
-			at = a->pos;
-			n = line(a, &s);
-			if (!n || s[0] == '*')
-				break;
-			const char *tab = memchr(s, '\t', n);
-			if (!tab)
-				return fail(a, at, "expected a thread line (tid TAB name)");
-			if ((rc = thread_decl(a, (uint32_t)strtoul(s, NULL, 10), tab + 1,
-					      (size_t)(s + n - tab - 1))))
-				return rc;
-		}
-		if (n != 8 || memcmp(s, "*methods", 8) != 0)
-			return fail(a, at, "expected '*methods'");
-		for (;;) {
-			at = a->pos;
-			n = line(a, &s);
-			if (!n || s[0] == '*')
-				break;
-			if ((rc = method(a, s, n, at)))
-				return rc;
-		}
-		if (n != 4 || memcmp(s, "*end", 4) != 0)
-			return fail(a, at, "expected '*end'");
-		if ((rc = header(a, false)))
-			return rc;
-		while (a->pos < a->len)
-			if ((rc = record(a, a->pos)))
-				return rc;
-		return 0;
 	}
+	if (n != 8 || memcmp(s, "*methods", 8) != 0)
+		return fail(a, at, "expected '*methods'");
+	for (;;) {
+		at = a->pos;
+		n = line(a, &s);
+		if (!n || s[0] == '*')
+			break;
+		if ((rc = method(a, s, n, at)))
+			return rc;
+	}
+	if (n != 4 || memcmp(s, "*end", 4) != 0)
+		return fail(a, at, "expected '*end'");
+	if ((rc = header(a, false)))
+		return rc;
+	while (a->pos < a->len)
+		if ((rc = record(a, a->pos)))
+			return rc;
+	return 0;
+}
+
+/* A streaming trace: the header, records mixed with declarations, the summary last. */
+static int parse_streaming(struct art *a)
+{
+	int rc;
 	if ((rc = header(a, true)))
 		return rc;
 	while (a->pos < a->len) {
@@ -363,6 +368,13 @@ static int parse(struct art *a)
 		if ((rc = record(a, VEC(a->recpos, size_t)[i])))
 			return rc;
 	return 0;
+}
+
+static int parse(struct art *a)
+{
+	if (a->len >= 11 && memcmp(a->d, "*version\n", 9) == 0)
+		return parse_regular(a);
+	return parse_streaming(a);
 }
 
 static int cmp_order(const void *x, const void *y)
@@ -437,6 +449,41 @@ static void emit(struct art *a, struct tb *t, double ms)
 	builder_sample(a->b, t->th, t->cur, (int64_t)llround(ms * 1e6), NULL);
 }
 
+/*
+ * The frame of method id: of the methods sorted by id (the first nsorted), the last declared;
+ * else one made before for an undeclared id; else a new "<unknown method ID>" (counted).
+ */
+static int method_frame(struct art *a, uint32_t nsorted, uint32_t id, pv_frame_ix *f,
+			uint64_t *unknown)
+{
+	const struct amethod *ms = VEC(a->methods, struct amethod);
+	struct amethod key = {.id = id};
+	const struct amethod *hit = bsearch(&key, ms, nsorted, sizeof(*ms), cmp_id);
+	/* of methods declared twice, the last one (as a map of them keeps) */
+	while (hit && hit + 1 < ms + nsorted && hit[1].id == hit->id)
+		hit++;
+	if (hit) {
+		*f = hit->frame;
+		return 0;
+	}
+	for (uint32_t k = nsorted; k < a->methods.len; k++)
+		if (ms[k].id == id) {
+			*f = ms[k].frame;
+			return 0;
+		}
+	/* later methods of the same id find it */
+	struct amethod *m = vec_push(&a->methods, sizeof(*m));
+	if (!m)
+		return pv_error_set(a->err, PV_ENOMEM, "%s: out of memory", a->in->name);
+	struct pv_builder *b = a->b;
+	m->id = id;
+	m->frame = *f =
+	    builder_func_frame(b, builder_func(b, builder_strf(b, "<unknown method ID 0x%x>", id),
+					       PV_NONE, PV_NONE, 0));
+	(*unknown)++;
+	return 0;
+}
+
 static int build(struct art *a)
 {
 	struct pv_builder *b = a->b;
@@ -461,7 +508,6 @@ static int build(struct art *a)
 	for (uint32_t k = 0; k < nsorted; k++) /* stable: the declaration order breaks ties */
 		VEC(a->methods, struct amethod)[k].order = k;
 	qsort(a->methods.p, nsorted, sizeof(struct amethod), cmp_method);
-	const struct amethod *ms = VEC(a->methods, struct amethod);
 	const struct athread *ths = VEC(a->threads, struct athread);
 	const struct arec *r = VEC(a->recs, struct arec);
 	uint64_t unknown = 0;
@@ -509,36 +555,9 @@ static int build(struct art *a)
 			}
 		}
 		if (r[i].action == 0) {
-			pv_frame_ix f = PV_NONE;
-			struct amethod key = {.id = r[i].method};
-			const struct amethod *hit = bsearch(&key, ms, nsorted, sizeof(*ms), cmp_id);
-			/* of methods declared twice, the last one (as a map of them keeps) */
-			while (hit && hit + 1 < ms + nsorted && hit[1].id == hit->id)
-				hit++;
-			if (hit)
-				f = hit->frame;
-			for (uint32_t k = nsorted; !hit && k < a->methods.len; k++)
-				if (ms[k].id == r[i].method) {
-					f = ms[k].frame;
-					break;
-				}
-			if (f == PV_NONE) {
-				/* later methods of the same id find it */
-				struct amethod *m = vec_push(&a->methods, sizeof(*m));
-				if (!m) {
-					rc = pv_error_set(a->err, PV_ENOMEM, "%s: out of memory",
-							  a->in->name);
-					break;
-				}
-				m->id = r[i].method;
-				m->frame = f = builder_func_frame(
-				    b,
-				    builder_func(
-					b, builder_strf(b, "<unknown method ID 0x%x>", r[i].method),
-					PV_NONE, PV_NONE, 0));
-				ms = VEC(a->methods, struct amethod);
-				unknown++;
-			}
+			pv_frame_ix f;
+			if ((rc = method_frame(a, nsorted, r[i].method, &f, &unknown)))
+				break;
 			t->cur = builder_stack(b, t->cur, f);
 		} else if (t->cur != PV_NONE) {
 			t->cur = b->p->stacks.prefix[t->cur];
