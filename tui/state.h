@@ -62,6 +62,12 @@ struct mpane {
 	uint32_t sel, top;
 	int64_t want; /* a marker to select when the table is made, -1 */
 	struct pv_marker_detail d;
+	/* the search as it is typed: every marker's text, built at the first search, and what
+	 * the last search kept (a longer one looks only among those) */
+	struct pv_marker_text *text;
+	char *kept_search; /* the search idx is of (NULL: none), under query generation kept_gen */
+	uint32_t kept_gen;
+	char before[256]; /* the search before '/', which Esc puts back */
 };
 
 struct spane {
@@ -162,6 +168,8 @@ const struct vrow *tui_sel_row(const struct pane *pn);
 void tui_select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r);
 
 /* markers.c: the marker table */
+/* The markers' search text, built once ('/' on the tab: each key typed then scans it). */
+void tui_marker_prepare(struct tui *t);
 void tui_set_search(struct tui *t, const char *text);
 void tui_marker_key(struct tui *t, int key);
 void tui_marker_body(struct tui *t, int y0, int rows);

@@ -226,11 +226,14 @@ uint32_t tui_clamp_sel(uint32_t sel, int64_t d, uint32_t n)
 	return n ? (uint32_t)(i < 0 ? 0 : i >= n ? n - 1 : i) : 0;
 }
 
+/* '/': a new search, typed from nothing (Esc puts the markers' search back as it was). */
 static void start_input(struct tui *t)
 {
 	t->mode = M_INPUT;
-	snprintf(t->input, sizeof(t->input), "%s",
-		 t->tab == T_MARKERS ? (t->mk.search ? t->mk.search : "") : "");
+	t->input[0] = 0;
+	snprintf(t->mk.before, sizeof(t->mk.before), "%s", t->mk.search ? t->mk.search : "");
+	if (t->tab == T_MARKERS)
+		tui_marker_prepare(t);
 }
 
 static void utf8_append(char *buf, size_t cap, int cp)
@@ -270,6 +273,8 @@ static void input_key(struct tui *t, int key)
 		t->mode = M_NORMAL;
 		if (t->tab != T_MARKERS)
 			t->find[0] = 0;
+		else if (strcmp(t->input, t->mk.before) != 0)
+			tui_set_search(t, t->mk.before);
 		return;
 	}
 	if (key == TUI_KEY_ENTER) {
@@ -446,6 +451,8 @@ static void close_file(struct tui *t)
 	}
 	pv_free_indexes(t->mk.idx);
 	pv_marker_detail_release(&t->mk.d);
+	pv_marker_text_free(t->mk.text);
+	free(t->mk.kept_search);
 	pv_markers_free(t->mk.ms);
 	free(t->mk.err);
 	free(t->mk.search);
