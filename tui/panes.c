@@ -364,6 +364,16 @@ static bool row_key(struct tui *t, struct pane *pn, int key)
 			hot_path(t, pn, vr);
 		return true;
 	case 's': tui_open_source(t, v, kind, id, line); return true;
+	case 'a': {
+		pv_func_ix fn = kind == PV_ROW_FUNCTION
+				    ? id
+				    : pv_view_row_function(v, (enum pv_row_kind)kind, id);
+		if (fn == PV_NONE || fn >= t->p->funcs.len)
+			tui_say(t, "no function for this row (a: a function's instructions)");
+		else
+			tui_annotate_open(t, fn);
+		return true;
+	}
 	default: return false;
 	}
 }

@@ -195,6 +195,7 @@ static const char *const help_text[] = {
     "  c  center on the row      C  add it to the center     p  center on its path",
     "  i  include   d  drop   m  merge   r  collapse recursion   M  collapse module",
     "  s  source of the row (per-line costs, the center's lines marked)",
+    "  a  disassembly of the row's function with costs (profview annotate; Esc: back)",
     "  e  next metric   E  every metric (again: one)    ] [  next/previous profile",
     "  t  every thread / the busiest thread (one program's threads open summed)",
     "  v  numbers: exact, k/M/G, scientific (1.48e+09)",
@@ -275,6 +276,8 @@ const struct tui_screen *tui_render(struct tui *t)
 	if (rows > 0) {
 		if (t->mode == M_HELP || t->mode == M_QUERY)
 			overlay(t, y, rows);
+		else if (t->mode == M_ANNOTATE)
+			tui_annotate_body(t, y, rows);
 		else if (t->tab < T_MARKERS)
 			tui_view_body(t, y, rows);
 		else if (t->tab == T_MARKERS)

@@ -95,7 +95,14 @@ struct fpane {
 	uint32_t max_depth, top;	    /* the deepest node; the depth above the first line */
 };
 
-enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY };
+enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY, M_ANNOTATE };
+
+/* The disassembly of a row's function ('a', annotate.c): its lines, shown over the tab. */
+struct apane {
+	struct strs lines;
+	char title[512];
+	uint32_t sel, top;
+};
 
 #define ROOTS_MAX 8 /* folders the source pane reads beneath */
 
@@ -124,6 +131,7 @@ struct tui {
 	struct mpane mk;
 	struct spane src;
 	struct fpane fl;
+	struct apane an;
 	enum mode mode;
 	char input[256]; /* the text being typed after '/' */
 	char find[256];	 /* the trees' search */
@@ -192,6 +200,12 @@ bool tui_flame_key(struct tui *t, int key);
 void tui_flame_body(struct tui *t, int y0, int rows);
 /* A click on line i of the body (0: the title), column x. */
 void tui_flame_click(struct tui *t, int i, int x);
+
+/* annotate.c: the disassembly of a function ('a') */
+void tui_annotate_open(struct tui *t, pv_func_ix fn);
+void tui_annotate_close(struct tui *t);
+void tui_annotate_key(struct tui *t, int key);
+void tui_annotate_body(struct tui *t, int y0, int rows);
 
 /* screen.c: a tab's name on the tab bar */
 const char *tui_tab_label(const struct tui *t, int k);

@@ -309,6 +309,10 @@ bool tui_key(struct tui *t, int key)
 		input_key(t, key);
 		return false;
 	}
+	if (t->mode == M_ANNOTATE) {
+		tui_annotate_key(t, key);
+		return false;
+	}
 	if (t->mode == M_HELP || t->mode == M_QUERY) {
 		t->mode = M_NORMAL;
 		return key == 'q' ? false : false;
@@ -464,6 +468,7 @@ static void close_file(struct tui *t)
 	pv_source_costs_free(t->src.sc);
 	memset(&t->src, 0, sizeof(t->src));
 	tui_flame_drop(&t->fl);
+	tui_annotate_close(t);
 	for (uint32_t i = 0; i < t->act_n; i++)
 		free(t->act_line[i]);
 	free(t->act_line);
