@@ -122,7 +122,8 @@ struct tui {
 	 * summed by default, else the busiest opens ('t' switches) */
 	bool one_program;
 	pv_thread_ix busiest, open_thread;
-	enum pv_num_form nums; /* how numbers are shown ('v': exact, k/M/G, 1.48e+09) */
+	bool by[PV_BY_LOOP + 1]; /* the granularities the profile has ('b' goes through them) */
+	enum pv_num_form nums;	 /* how numbers are shown ('v': exact, k/M/G, 1.48e+09) */
 	struct pv_query hist[HISTORY_MAX];
 	uint32_t nhist;
 	uint32_t gen;
@@ -153,6 +154,9 @@ struct tui {
 const char *tui_metric_title(const struct pv_view *v, uint32_t col, char *buf, size_t n);
 
 /* tui.c: the query and its history, keys, small helpers */
+/* Thread th's name, with its process and tid ("GeckoMain 4711/4712") when another thread has
+ * the same name, into buf. */
+const char *tui_thread_label(const struct tui *t, pv_thread_ix th, char *buf, size_t n);
 void tui_say(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tui_strs_clear(struct strs *s);
 void tui_strs_add(struct strs *s, const char *x);

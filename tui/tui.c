@@ -55,6 +55,79 @@ static void switch_threads(struct tui *t)
 		tui_say(t, "thread %s, the busiest", b);
 }
 
+const char *tui_thread_label(const struct tui *t, pv_thread_ix th, char *buf, size_t n)
+{
+	const struct pv_threads *ts = &t->p->threads;
+	const char *name = pv_str(t->p, ts->name[th]);
+	bool twin = false;
+	for (uint32_t k = 0; k < ts->len && !twin; k++)
+		twin = k != th && strcmp(pv_str(t->p, ts->name[k]), name) == 0;
+	if (!twin)
+		snprintf(buf, n, "%s", name);
+	else if (ts->pid && ts->tid && ts->pid[th] != PV_ID_NONE && ts->tid[th] != PV_ID_NONE)
+		snprintf(buf, n, "%s %lld/%lld", name, (long long)ts->pid[th],
+			 (long long)ts->tid[th]);
+	else if (ts->tid && ts->tid[th] != PV_ID_NONE)
+		snprintf(buf, n, "%s %lld", name, (long long)ts->tid[th]);
+	else
+		snprintf(buf, n, "%s #%u", name, th);
+	return buf;
+}
+
+/* T: the next thread alone (by index), after the last every thread again. */
+static void next_thread(struct tui *t)
+{
+	uint32_t nt = t->p->threads.len;
+	if (nt < 2) {
+		tui_say(t, "one thread");
+		return;
+	}
+	uint32_t cur = PV_NONE;
+	if (t->q.nr_threads == 1 && t->q.threads[0][0] == '#')
+		cur = (uint32_t)strtoul(t->q.threads[0] + 1, NULL, 10);
+	uint32_t nx = cur == PV_NONE ? 0 : cur + 1;
+	struct pv_query nq;
+	if (!tui_new_query(t, &nq))
+		return;
+	for (uint32_t i = 0; i < nq.nr_threads; i++)
+		free(nq.threads[i]);
+	nq.nr_threads = 0;
+	char b[16], l[256];
+	snprintf(b, sizeof(b), "#%u", nx);
+	if (nx < nt && pv_query_add_thread(&nq, b)) {
+		pv_query_release(&nq);
+		tui_say(t, "out of memory");
+		return;
+	}
+	tui_push_query(t, &nq);
+	if (nx < nt)
+		tui_say(t, "thread %s: %s (%u of %u; T: next)", b,
+			tui_thread_label(t, nx, l, sizeof(l)), nx + 1, nt);
+	else
+		tui_say(t, "all %u threads", nt);
+}
+
+/* b: the next granularity (--by) the profile has rows of. */
+static void next_by(struct tui *t)
+{
+	enum pv_granularity g = t->q.by;
+	for (int k = 0; k <= PV_BY_LOOP; k++) {
+		g = g == PV_BY_LOOP ? PV_BY_FUNCTION : g + 1;
+		if (t->by[g])
+			break;
+	}
+	if (g == t->q.by) {
+		tui_say(t, "by %s: the profile has no other granularity", pv_granularity_name(g));
+		return;
+	}
+	struct pv_query nq;
+	if (!tui_new_query(t, &nq))
+		return;
+	nq.by = g;
+	tui_push_query(t, &nq);
+	tui_say(t, "by %s (b: next)", pv_granularity_name(g));
+}
+
 void tui_say(struct tui *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -322,6 +395,8 @@ bool tui_key(struct tui *t, int key)
 	case '?': t->mode = M_HELP; return false;
 	case 'u': t->mode = M_QUERY; return false;
 	case 't': switch_threads(t); return false;
+	case 'T': next_thread(t); return false;
+	case 'b': next_by(t); return false;
 	case 'v':
 		t->nums = t->nums == PV_NUM_SCI ? PV_NUM_EXACT : t->nums + 1;
 		tui_say(t, "numbers: %s",
@@ -509,6 +584,7 @@ static int open_file(struct tui *t, uint32_t k, bool first, struct pv_error *err
 	t->one_program = in->one_program;
 	t->busiest = in->busiest;
 	t->open_thread = in->open_thread;
+	memcpy(t->by, in->by, sizeof(t->by));
 	pv_profile_info_free(in);
 	/* a fresh start (no thread named, no page state) opens where the page opens: one
 	 * program's threads summed, else the busiest thread */
