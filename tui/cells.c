@@ -129,7 +129,7 @@ void cells_pad(struct cells *c, int col)
 
 void cells_right(struct cells *c, const char *s, int width)
 {
-	int n = (int)strlen(s);
+	int n = cells_width(s); /* columns, not bytes: "3μs" takes 3 */
 	if (n < width)
 		cells_pad(c, c->col + width - n);
 	cells_put(c, s, SIZE_MAX, width);
@@ -158,4 +158,37 @@ int cells_width(const char *s)
 		i += k;
 	}
 	return w;
+}
+
+/* The byte offset in s of its longest suffix (starting at a character) of at most k columns. */
+static size_t suffix_of(const char *s, int k)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && cells_width(s + i) <= k)
+			return i;
+	return n;
+}
+
+void cells_path(struct cells *c, const char *s, int max, bool ascii)
+{
+	int room = c->w - c->col;
+	if (max < 0 || max > room)
+		max = room;
+	if (cells_width(s) <= max || max < 2) {
+		cells_put(c, s, SIZE_MAX, max);
+		return;
+	}
+	const char *ell = ascii ? "~" : "\u2026";
+	/* the file name whole when it fits with a few columns of the head, else its end */
+	const char *slash = strrchr(s, '/');
+	size_t tail = slash ? (size_t)(slash - s) : strlen(s);
+	if (!slash || cells_width(s + tail) > max - 1 - 4)
+		tail = suffix_of(s, max - 1 - (max > 8 ? 4 : 0));
+	int head = max - 1 - cells_width(s + tail);
+	int col0 = c->col;
+	cells_put(c, s, tail, head);
+	cells_pad(c, col0 + head);
+	cells_puts(c, ell);
+	cells_puts(c, s + tail);
 }

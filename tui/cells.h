@@ -23,8 +23,11 @@ void cells_put(struct cells *c, const char *s, size_t n, int max);
 void cells_puts(struct cells *c, const char *s);
 /* Spaces up to column col. */
 void cells_pad(struct cells *c, int col);
-/* s right-aligned in a field of width columns (ASCII s). */
+/* s right-aligned in a field of width columns. */
 void cells_right(struct cells *c, const char *s, int width);
+/* A path in at most max columns (-1: the line's rest): a longer one cut in the middle, an
+ * ellipsis ('~' when ascii) where, so that the file name stays whole when it can. */
+void cells_path(struct cells *c, const char *s, int max, bool ascii);
 /* The finished line (padded to w), to free(); NULL when out of memory. */
 char *cells_end(struct cells *c);
 /* Columns that s takes. */

@@ -13,15 +13,33 @@
 #include "pv/rows.h"
 #include "state.h"
 
+/* Whether the markers that search keeps are a subset of those that the search before kept:
+ * the same single plain term, lengthened (a key:value or several terms may keep more). */
+static bool narrows(const char *before, const char *search)
+{
+	size_t n = strlen(before);
+	return n && strncmp(search, before, n) == 0 && !strpbrk(search, ",:");
+}
+
 static void ensure_markers(struct tui *t)
 {
 	struct mpane *mp = &t->mk;
 	if (mp->gen == t->gen || !mp->ms)
 		return;
 	mp->gen = t->gen;
-	pv_free_indexes(mp->idx);
+	const char *text = mp->search ? mp->search : "";
+	uint32_t *before = NULL, nbefore = 0;
+	if (mp->idx && mp->kept_search && mp->kept_gen == t->gen &&
+	    narrows(mp->kept_search, text)) {
+		before = mp->idx; /* looked in, then freed */
+		nbefore = mp->n;
+	} else {
+		pv_free_indexes(mp->idx);
+	}
 	mp->idx = NULL;
 	mp->n = 0;
+	free(mp->kept_search);
+	mp->kept_search = NULL;
 	free(mp->err);
 	mp->err = NULL;
 	struct pv_marker_search *s = NULL;
@@ -30,12 +48,18 @@ static void ensure_markers(struct tui *t)
 	struct pv_error err;
 	pv_error_clear(&err);
 	struct pv_marker_select sel = {.order = PV_MARKERS_BY_START};
-	int rc = pv_marker_search_new(mp->search ? mp->search : "", &s);
+	int rc = pv_marker_search_new(text, &s);
+	/* the markers' text is built at the first search: each key then costs a scan of it */
+	if (!rc && *text && !mp->text)
+		rc = pv_marker_text_new(mp->ms, &mp->text);
 	if (!rc)
 		rc = pv_thread_select(t->p, (const char *const *)t->q.threads, t->q.nr_threads, &th,
 				      &nth, &err);
 	if (!rc) {
 		sel.search = s;
+		sel.text = mp->text;
+		sel.within = before;
+		sel.nr_within = nbefore;
 		sel.threads = t->q.nr_threads ? th : NULL;
 		sel.nr_threads = t->q.nr_threads ? nth : 0;
 		sel.has_range = t->q.has_range;
@@ -43,10 +67,15 @@ static void ensure_markers(struct tui *t)
 		sel.range_end_ns = t->q.range_end_ns;
 		rc = pv_marker_select(mp->ms, &sel, &mp->idx, &mp->n);
 	}
+	pv_free_indexes(before);
 	if (rc)
 		mp->err = strdup(rc == PV_ENOMEM ? "out of memory"
 				 : err.msg[0]	 ? err.msg
 						 : "no such thread");
+	else {
+		mp->kept_search = strdup(text);
+		mp->kept_gen = t->gen;
+	}
 	free(th);
 	pv_marker_search_free(s);
 	if (mp->want >= 0) {
@@ -57,6 +86,13 @@ static void ensure_markers(struct tui *t)
 	}
 	if (mp->sel >= mp->n)
 		mp->sel = mp->n ? mp->n - 1 : 0;
+}
+
+void tui_marker_prepare(struct tui *t)
+{
+	struct mpane *mp = &t->mk;
+	if (mp->ms && !mp->text && pv_marker_text_new(mp->ms, &mp->text))
+		tui_say(t, "out of memory");
 }
 
 void tui_set_search(struct tui *t, const char *text)

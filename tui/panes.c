@@ -364,6 +364,16 @@ static bool row_key(struct tui *t, struct pane *pn, int key)
 			hot_path(t, pn, vr);
 		return true;
 	case 's': tui_open_source(t, v, kind, id, line); return true;
+	case 'a': {
+		pv_func_ix fn = kind == PV_ROW_FUNCTION
+				    ? id
+				    : pv_view_row_function(v, (enum pv_row_kind)kind, id);
+		if (fn == PV_NONE || fn >= t->p->funcs.len)
+			tui_say(t, "no function for this row (a: a function's instructions)");
+		else
+			tui_annotate_open(t, fn);
+		return true;
+	}
 	default: return false;
 	}
 }
@@ -543,13 +553,20 @@ static void cost_titles(struct tui *t, const struct pv_view *v, struct cols c, i
 		cells_right(&t->cl, "self", c.num);
 	if (c.pct)
 		cells_right(&t->cl, "self%", c.pct);
-	/* a further metric's columns: its name over its total, "%" over its share */
+	/* a further metric's columns: its name over its total (right-aligned as the numbers,
+	 * a space before it; a longer name cut with an ellipsis), "%" over its share */
 	for (uint32_t k = 1; k < c.nm; k++) {
 		const char *n = pv_view_metric_name(v, k, name, sizeof(name));
 		int wn = c.num ? c.num : c.pct;
-		cells_pad(&t->cl,
-			  t->cl.col + wn - 1 - (cells_width(n) < wn - 1 ? cells_width(n) : wn - 1));
-		cells_put(&t->cl, n, SIZE_MAX, wn - 1);
+		if (cells_width(n) <= wn - 1) {
+			cells_right(&t->cl, n, wn);
+		} else {
+			int col0 = t->cl.col;
+			cells_puts(&t->cl, " ");
+			cells_put(&t->cl, n, SIZE_MAX, wn - 2);
+			cells_pad(&t->cl, col0 + wn - 1);
+			cells_puts(&t->cl, t->o.ascii ? "~" : "\u2026");
+		}
 		if (c.num && c.pct)
 			cells_right(&t->cl, "%", c.pct);
 	}
@@ -675,11 +692,13 @@ void tui_view_detail(struct tui *t, int y)
 	}
 	if (s != PV_NONE && *pv_str(t->p, t->p->sources.path[s])) {
 		cells_puts(&t->cl, "  ");
-		cells_puts(&t->cl, pv_str(t->p, t->p->sources.path[s]));
-		if (l) {
+		b[0] = 0;
+		if (l)
 			snprintf(b, sizeof(b), ":%u", l);
-			cells_puts(&t->cl, b);
-		}
+		/* a long path cut in the middle: its file name and line stay */
+		cells_path(&t->cl, pv_str(t->p, t->p->sources.path[s]),
+			   t->w - t->cl.col - cells_width(b), t->o.ascii);
+		cells_puts(&t->cl, b);
 	}
 	tui_emit(t, y, TUI_ROLE_DIM);
 }

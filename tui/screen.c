@@ -109,7 +109,15 @@ static void ensure_activity(struct tui *t, int width)
 	t->act_line = NULL;
 	t->act_n = 0;
 	t->act_w = (uint32_t)width;
+	/* the threads' names; twins told apart by process and tid take more room */
 	int label = width >= 40 ? 12 : 6;
+	for (uint32_t k = 0; width >= 80 && k < t->p->threads.len; k++) {
+		char nb[256];
+		tui_thread_label(t, k, nb, sizeof(nb));
+		int lw = cells_width(nb);
+		if (strcmp(nb, pv_str(t->p, t->p->threads.name[k])) != 0 && lw > label)
+			label = lw < 24 ? lw : 24;
+	}
 	int gw = width - label - 1;
 	if (gw < 4)
 		return;
@@ -152,7 +160,8 @@ static void ensure_activity(struct tui *t, int width)
 		}
 		cells_start(&t->cl, width);
 		pv_thread_ix th = a->thread[k];
-		cells_put(&t->cl, pv_str(t->p, t->p->threads.name[th]), SIZE_MAX, label);
+		char nb[256];
+		cells_put(&t->cl, tui_thread_label(t, th, nb, sizeof(nb)), SIZE_MAX, label);
 		cells_pad(&t->cl, label + 1);
 		for (int b = 0; b < gw; b++) {
 			int lv = max > 0 ? (int)((col[b] * 8 + max - 1) / max) : 0;
@@ -195,8 +204,10 @@ static const char *const help_text[] = {
     "  c  center on the row      C  add it to the center     p  center on its path",
     "  i  include   d  drop   m  merge   r  collapse recursion   M  collapse module",
     "  s  source of the row (per-line costs, the center's lines marked)",
+    "  a  disassembly of the row's function with costs (profview annotate; Esc: back)",
     "  e  next metric   E  every metric (again: one)    ] [  next/previous profile",
     "  t  every thread / the busiest thread (one program's threads open summed)",
+    "  T  next thread alone (then every thread)   b  next granularity (--by)",
     "  v  numbers: exact, k/M/G, scientific (1.48e+09)",
     "  markers: Enter  range of the marker    c  its cause stack as the center",
     "  Backspace  back through the queries    u  the query as flags and URL",
@@ -275,6 +286,8 @@ const struct tui_screen *tui_render(struct tui *t)
 	if (rows > 0) {
 		if (t->mode == M_HELP || t->mode == M_QUERY)
 			overlay(t, y, rows);
+		else if (t->mode == M_ANNOTATE)
+			tui_annotate_body(t, y, rows);
 		else if (t->tab < T_MARKERS)
 			tui_view_body(t, y, rows);
 		else if (t->tab == T_MARKERS)

@@ -127,7 +127,7 @@ void tui_source_body(struct tui *t, int y0, int rows)
 	}
 	cells_right(&t->cl, "line", 7);
 	cells_puts(&t->cl, "  ");
-	cells_puts(&t->cl, pv_str(t->p, t->p->sources.path[sp->id]));
+	cells_path(&t->cl, pv_str(t->p, t->p->sources.path[sp->id]), -1, t->o.ascii);
 	tui_emit(t, y0, TUI_ROLE_BAR);
 	if (sp->err) {
 		tui_text_line(t, y0 + 1, TUI_ROLE_TEXT, sp->err);

@@ -62,6 +62,12 @@ struct mpane {
 	uint32_t sel, top;
 	int64_t want; /* a marker to select when the table is made, -1 */
 	struct pv_marker_detail d;
+	/* the search as it is typed: every marker's text, built at the first search, and what
+	 * the last search kept (a longer one looks only among those) */
+	struct pv_marker_text *text;
+	char *kept_search; /* the search idx is of (NULL: none), under query generation kept_gen */
+	uint32_t kept_gen;
+	char before[256]; /* the search before '/', which Esc puts back */
 };
 
 struct spane {
@@ -89,7 +95,14 @@ struct fpane {
 	uint32_t max_depth, top;	    /* the deepest node; the depth above the first line */
 };
 
-enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY };
+enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY, M_ANNOTATE };
+
+/* The disassembly of a row's function ('a', annotate.c): its lines, shown over the tab. */
+struct apane {
+	struct strs lines;
+	char title[512];
+	uint32_t sel, top;
+};
 
 #define ROOTS_MAX 8 /* folders the source pane reads beneath */
 
@@ -109,7 +122,8 @@ struct tui {
 	 * summed by default, else the busiest opens ('t' switches) */
 	bool one_program;
 	pv_thread_ix busiest, open_thread;
-	enum pv_num_form nums; /* how numbers are shown ('v': exact, k/M/G, 1.48e+09) */
+	bool by[PV_BY_LOOP + 1]; /* the granularities the profile has ('b' goes through them) */
+	enum pv_num_form nums;	 /* how numbers are shown ('v': exact, k/M/G, 1.48e+09) */
 	struct pv_query hist[HISTORY_MAX];
 	uint32_t nhist;
 	uint32_t gen;
@@ -118,6 +132,7 @@ struct tui {
 	struct mpane mk;
 	struct spane src;
 	struct fpane fl;
+	struct apane an;
 	enum mode mode;
 	char input[256]; /* the text being typed after '/' */
 	char find[256];	 /* the trees' search */
@@ -139,6 +154,9 @@ struct tui {
 const char *tui_metric_title(const struct pv_view *v, uint32_t col, char *buf, size_t n);
 
 /* tui.c: the query and its history, keys, small helpers */
+/* Thread th's name, with its process and tid ("GeckoMain 4711/4712") when another thread has
+ * the same name, into buf. */
+const char *tui_thread_label(const struct tui *t, pv_thread_ix th, char *buf, size_t n);
 void tui_say(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tui_strs_clear(struct strs *s);
 void tui_strs_add(struct strs *s, const char *x);
@@ -162,6 +180,8 @@ const struct vrow *tui_sel_row(const struct pane *pn);
 void tui_select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r);
 
 /* markers.c: the marker table */
+/* The markers' search text, built once ('/' on the tab: each key typed then scans it). */
+void tui_marker_prepare(struct tui *t);
 void tui_set_search(struct tui *t, const char *text);
 void tui_marker_key(struct tui *t, int key);
 void tui_marker_body(struct tui *t, int y0, int rows);
@@ -184,6 +204,12 @@ bool tui_flame_key(struct tui *t, int key);
 void tui_flame_body(struct tui *t, int y0, int rows);
 /* A click on line i of the body (0: the title), column x. */
 void tui_flame_click(struct tui *t, int i, int x);
+
+/* annotate.c: the disassembly of a function ('a') */
+void tui_annotate_open(struct tui *t, pv_func_ix fn);
+void tui_annotate_close(struct tui *t);
+void tui_annotate_key(struct tui *t, int key);
+void tui_annotate_body(struct tui *t, int y0, int rows);
 
 /* screen.c: a tab's name on the tab bar */
 const char *tui_tab_label(const struct tui *t, int k);

@@ -55,6 +55,79 @@ static void switch_threads(struct tui *t)
 		tui_say(t, "thread %s, the busiest", b);
 }
 
+const char *tui_thread_label(const struct tui *t, pv_thread_ix th, char *buf, size_t n)
+{
+	const struct pv_threads *ts = &t->p->threads;
+	const char *name = pv_str(t->p, ts->name[th]);
+	bool twin = false;
+	for (uint32_t k = 0; k < ts->len && !twin; k++)
+		twin = k != th && strcmp(pv_str(t->p, ts->name[k]), name) == 0;
+	if (!twin)
+		snprintf(buf, n, "%s", name);
+	else if (ts->pid && ts->tid && ts->pid[th] != PV_ID_NONE && ts->tid[th] != PV_ID_NONE)
+		snprintf(buf, n, "%s %lld/%lld", name, (long long)ts->pid[th],
+			 (long long)ts->tid[th]);
+	else if (ts->tid && ts->tid[th] != PV_ID_NONE)
+		snprintf(buf, n, "%s %lld", name, (long long)ts->tid[th]);
+	else
+		snprintf(buf, n, "%s #%u", name, th);
+	return buf;
+}
+
+/* T: the next thread alone (by index), after the last every thread again. */
+static void next_thread(struct tui *t)
+{
+	uint32_t nt = t->p->threads.len;
+	if (nt < 2) {
+		tui_say(t, "one thread");
+		return;
+	}
+	uint32_t cur = PV_NONE;
+	if (t->q.nr_threads == 1 && t->q.threads[0][0] == '#')
+		cur = (uint32_t)strtoul(t->q.threads[0] + 1, NULL, 10);
+	uint32_t nx = cur == PV_NONE ? 0 : cur + 1;
+	struct pv_query nq;
+	if (!tui_new_query(t, &nq))
+		return;
+	for (uint32_t i = 0; i < nq.nr_threads; i++)
+		free(nq.threads[i]);
+	nq.nr_threads = 0;
+	char b[16], l[256];
+	snprintf(b, sizeof(b), "#%u", nx);
+	if (nx < nt && pv_query_add_thread(&nq, b)) {
+		pv_query_release(&nq);
+		tui_say(t, "out of memory");
+		return;
+	}
+	tui_push_query(t, &nq);
+	if (nx < nt)
+		tui_say(t, "thread %s: %s (%u of %u; T: next)", b,
+			tui_thread_label(t, nx, l, sizeof(l)), nx + 1, nt);
+	else
+		tui_say(t, "all %u threads", nt);
+}
+
+/* b: the next granularity (--by) the profile has rows of. */
+static void next_by(struct tui *t)
+{
+	enum pv_granularity g = t->q.by;
+	for (int k = 0; k <= PV_BY_LOOP; k++) {
+		g = g == PV_BY_LOOP ? PV_BY_FUNCTION : g + 1;
+		if (t->by[g])
+			break;
+	}
+	if (g == t->q.by) {
+		tui_say(t, "by %s: the profile has no other granularity", pv_granularity_name(g));
+		return;
+	}
+	struct pv_query nq;
+	if (!tui_new_query(t, &nq))
+		return;
+	nq.by = g;
+	tui_push_query(t, &nq);
+	tui_say(t, "by %s (b: next)", pv_granularity_name(g));
+}
+
 void tui_say(struct tui *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -226,11 +299,14 @@ uint32_t tui_clamp_sel(uint32_t sel, int64_t d, uint32_t n)
 	return n ? (uint32_t)(i < 0 ? 0 : i >= n ? n - 1 : i) : 0;
 }
 
+/* '/': a new search, typed from nothing (Esc puts the markers' search back as it was). */
 static void start_input(struct tui *t)
 {
 	t->mode = M_INPUT;
-	snprintf(t->input, sizeof(t->input), "%s",
-		 t->tab == T_MARKERS ? (t->mk.search ? t->mk.search : "") : "");
+	t->input[0] = 0;
+	snprintf(t->mk.before, sizeof(t->mk.before), "%s", t->mk.search ? t->mk.search : "");
+	if (t->tab == T_MARKERS)
+		tui_marker_prepare(t);
 }
 
 static void utf8_append(char *buf, size_t cap, int cp)
@@ -270,6 +346,8 @@ static void input_key(struct tui *t, int key)
 		t->mode = M_NORMAL;
 		if (t->tab != T_MARKERS)
 			t->find[0] = 0;
+		else if (strcmp(t->input, t->mk.before) != 0)
+			tui_set_search(t, t->mk.before);
 		return;
 	}
 	if (key == TUI_KEY_ENTER) {
@@ -304,6 +382,10 @@ bool tui_key(struct tui *t, int key)
 		input_key(t, key);
 		return false;
 	}
+	if (t->mode == M_ANNOTATE) {
+		tui_annotate_key(t, key);
+		return false;
+	}
 	if (t->mode == M_HELP || t->mode == M_QUERY) {
 		t->mode = M_NORMAL;
 		return key == 'q' ? false : false;
@@ -313,6 +395,8 @@ bool tui_key(struct tui *t, int key)
 	case '?': t->mode = M_HELP; return false;
 	case 'u': t->mode = M_QUERY; return false;
 	case 't': switch_threads(t); return false;
+	case 'T': next_thread(t); return false;
+	case 'b': next_by(t); return false;
 	case 'v':
 		t->nums = t->nums == PV_NUM_SCI ? PV_NUM_EXACT : t->nums + 1;
 		tui_say(t, "numbers: %s",
@@ -446,6 +530,8 @@ static void close_file(struct tui *t)
 	}
 	pv_free_indexes(t->mk.idx);
 	pv_marker_detail_release(&t->mk.d);
+	pv_marker_text_free(t->mk.text);
+	free(t->mk.kept_search);
 	pv_markers_free(t->mk.ms);
 	free(t->mk.err);
 	free(t->mk.search);
@@ -457,6 +543,7 @@ static void close_file(struct tui *t)
 	pv_source_costs_free(t->src.sc);
 	memset(&t->src, 0, sizeof(t->src));
 	tui_flame_drop(&t->fl);
+	tui_annotate_close(t);
 	for (uint32_t i = 0; i < t->act_n; i++)
 		free(t->act_line[i]);
 	free(t->act_line);
@@ -497,6 +584,7 @@ static int open_file(struct tui *t, uint32_t k, bool first, struct pv_error *err
 	t->one_program = in->one_program;
 	t->busiest = in->busiest;
 	t->open_thread = in->open_thread;
+	memcpy(t->by, in->by, sizeof(t->by));
 	pv_profile_info_free(in);
 	/* a fresh start (no thread named, no page state) opens where the page opens: one
 	 * program's threads summed, else the busiest thread */

@@ -202,6 +202,18 @@ void pv_marker_search_free(struct pv_marker_search *s);
 bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,
 			    const struct pv_marker_search *s, struct pv_marker_detail *scratch);
 
+/*
+ * The text a search tests of every marker (the category, name, type and field values, raw
+ * and formatted, lowercased), built once: linear in the markers, about what one search costs.
+ * A search over it keeps exactly the markers pv_marker_search_match keeps, without resolving
+ * payloads again (the TUI's search as it is typed). Returns 0 or PV_ENOMEM.
+ */
+struct pv_marker_text;
+int pv_marker_text_new(const struct pv_markers *ms, struct pv_marker_text **out);
+void pv_marker_text_free(struct pv_marker_text *tx);
+bool pv_marker_search_match_text(const struct pv_marker_text *tx, uint32_t i,
+				 const struct pv_marker_search *s);
+
 /* ---- a selection, as the marker table shows it ---- */
 
 enum pv_marker_order {
@@ -217,6 +229,11 @@ struct pv_marker_select {
 			 * its end, and end (start for an instant) at or after its start */
 	int64_t range_start_ns, range_end_ns;
 	enum pv_marker_order order;
+	/* NULL: the search resolves each marker's payload; else its prebuilt text */
+	const struct pv_marker_text *text;
+	/* NULL: every marker; else only these (ascending), e.g. what a shorter search kept */
+	const uint32_t *within;
+	uint32_t nr_within;
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "base/sort.h"
@@ -153,15 +154,19 @@ static bool test(const struct pv_marker_search *s, bool neg, const char *value, 
 	return false;
 }
 
+/* What a search tests of a marker: (key, value) pairs handed to a visitor, which returns true
+ * to stop. The one list of them: the direct match and the prebuilt text both walk it. */
+typedef bool (*visit_fn)(void *ctx, const char *key, const char *value);
+
 /*
- * Any term of the sign matches a schema field's value: its raw value, String(value) as the
- * Firefox Profiler tests it (1234567 for a bytes field shown "1.23MB"), or its formatted one
- * ("1.23MB"). A string-index field only when it holds its string (the importers resolve the
- * valid ones); empty values never, nor the "(empty)" the formatter shows for one (the front end
- * tests raw values only: searching "(" finds no empty string field).
+ * A schema field's value: its raw value, String(value) as the Firefox Profiler tests it
+ * (1234567 for a bytes field shown "1.23MB"), and its formatted one ("1.23MB"). A
+ * string-index field only when it holds its string (the importers resolve the valid ones);
+ * empty values never, nor the "(empty)" the formatter shows for one (the front end tests raw
+ * values only: searching "(" finds no empty string field).
  */
-static bool fields(const struct pv_markers *ms, uint32_t i, const struct pv_marker_search *s,
-		   bool neg, struct pv_marker_detail *d)
+static bool fields(const struct pv_markers *ms, uint32_t i, struct pv_marker_detail *d, visit_fn fn,
+		   void *ctx)
 {
 	const struct pv_marker_schema *sc = pv_marker_schema_find(ms, d->type);
 	const struct jdoc *doc = d->doc;
@@ -175,30 +180,49 @@ static bool fields(const struct pv_markers *ms, uint32_t i, const struct pv_mark
 			continue;
 		sbuf_reset(&d->raw);
 		jn_js_string(doc, v, &d->raw);
-		if (d->raw.len && test(s, neg, sbuf_str(&d->raw), mf->key))
+		if (d->raw.len && fn(ctx, mf->key, sbuf_str(&d->raw)))
 			return true;
 		sbuf_reset(&d->raw);
 		mfmt_value(ms, &mf->fmt, MFMT_IDS | MFMT_BARE, doc, v, &d->raw);
-		if (d->raw.len && test(s, neg, sbuf_str(&d->raw), mf->key))
+		if (d->raw.len && fn(ctx, mf->key, sbuf_str(&d->raw)))
 			return true;
 	}
 	return false;
+}
+
+/* The category, the name, the type and the field values of marker i (d resolved). */
+static bool visit(const struct pv_markers *ms, uint32_t i, struct pv_marker_detail *d, visit_fn fn,
+		  void *ctx)
+{
+	const struct pv_profile *p = ms->p;
+	pv_cat_ix c = ms->category[i];
+	if (c != PV_NONE && c < p->categories.len &&
+	    fn(ctx, "cat", pv_str(p, p->categories.name[c])))
+		return true;
+	if (fn(ctx, "name", ms->name[i]))
+		return true;
+	if (d->type && fn(ctx, "type", d->type))
+		return true;
+	return d->type && fields(ms, i, d, fn, ctx);
+}
+
+struct sign {
+	const struct pv_marker_search *s;
+	bool neg;
+};
+
+static bool test_visit(void *ctx, const char *key, const char *value)
+{
+	const struct sign *g = ctx;
+	return test(g->s, g->neg, value, key);
 }
 
 /* Any term of the sign matches the category, the name, the type or a field value. */
 static bool any(const struct pv_markers *ms, uint32_t i, const struct pv_marker_search *s, bool neg,
 		struct pv_marker_detail *d)
 {
-	const struct pv_profile *p = ms->p;
-	pv_cat_ix c = ms->category[i];
-	if (c != PV_NONE && c < p->categories.len &&
-	    test(s, neg, pv_str(p, p->categories.name[c]), "cat"))
-		return true;
-	if (test(s, neg, ms->name[i], "name"))
-		return true;
-	if (d->type && test(s, neg, d->type, "type"))
-		return true;
-	return d->type && fields(ms, i, s, neg, d);
+	struct sign g = {s, neg};
+	return visit(ms, i, d, test_visit, &g);
 }
 
 bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,
@@ -211,6 +235,141 @@ bool pv_marker_search_match(const struct pv_markers *ms, uint32_t i,
 	if (s->any_pos && !any(ms, i, s, false, scratch))
 		return false;
 	return !(s->any_neg && any(ms, i, s, true, scratch));
+}
+
+/* ---- the prebuilt text ---- */
+
+/*
+ * Per marker, the values visit() hands out, ASCII-lowercased, each ended by a NUL, in
+ * text[off[first[i]] ..); key[k] is value k's key (a static name or a schema's key, which live
+ * as long as the markers).
+ */
+struct pv_marker_text {
+	char *text;
+	size_t len, cap;
+	size_t *off;
+	const char **key;
+	uint32_t nr, nr_cap;
+	uint32_t *first; /* per marker, its first value; first[ms->len] = nr */
+	size_t *block;	 /* per marker, where its values start in text; block[ms->len] = len */
+	bool oom;
+};
+
+static bool add_visit(void *ctx, const char *key, const char *value)
+{
+	struct pv_marker_text *tx = ctx;
+	size_t n = strlen(value);
+	if (tx->nr == tx->nr_cap) {
+		uint32_t cap = tx->nr_cap ? tx->nr_cap * 2 : 1024;
+		size_t *o = pv_realloc(tx->off, cap * sizeof(*o));
+		if (o)
+			tx->off = o;
+		const char **k = o ? pv_realloc(tx->key, cap * sizeof(*k)) : NULL;
+		if (k)
+			tx->key = k;
+		if (!o || !k) {
+			tx->oom = true;
+			return true;
+		}
+		tx->nr_cap = cap;
+	}
+	if (tx->len + n + 1 > tx->cap) {
+		size_t cap = tx->cap ? tx->cap * 2 : 1 << 16;
+		while (cap < tx->len + n + 1)
+			cap *= 2;
+		char *g = pv_realloc(tx->text, cap);
+		if (!g) {
+			tx->oom = true;
+			return true;
+		}
+		tx->text = g;
+		tx->cap = cap;
+	}
+	tx->off[tx->nr] = tx->len;
+	tx->key[tx->nr++] = key;
+	for (size_t j = 0; j < n; j++)
+		tx->text[tx->len++] = (char)tolower((unsigned char)value[j]);
+	tx->text[tx->len++] = 0;
+	return false;
+}
+
+int pv_marker_text_new(const struct pv_markers *ms, struct pv_marker_text **out)
+{
+	struct pv_marker_text *tx = pv_calloc(1, sizeof(*tx));
+	if (!tx)
+		return PV_ENOMEM;
+	tx->first = pv_malloc(((size_t)ms->len + 1) * sizeof(*tx->first));
+	tx->block = pv_malloc(((size_t)ms->len + 1) * sizeof(*tx->block));
+	struct pv_marker_detail d = {0};
+	tx->oom = !tx->first || !tx->block;
+	for (uint32_t i = 0; i < ms->len && !tx->oom; i++) {
+		tx->first[i] = tx->nr;
+		tx->block[i] = tx->len;
+		if (pv_marker_detail(ms, i, &d))
+			tx->oom = true;
+		else
+			visit(ms, i, &d, add_visit, tx);
+	}
+	pv_marker_detail_release(&d);
+	if (tx->oom) {
+		pv_marker_text_free(tx);
+		return PV_ENOMEM;
+	}
+	tx->first[ms->len] = tx->nr;
+	tx->block[ms->len] = tx->len;
+	char *fit = pv_realloc(tx->text, tx->len ? tx->len : 1); /* the doublings' slack back */
+	if (fit)
+		tx->text = fit;
+	*out = tx;
+	return 0;
+}
+
+void pv_marker_text_free(struct pv_marker_text *tx)
+{
+	if (!tx)
+		return;
+	pv_free(tx->text);
+	pv_free(tx->off);
+	pv_free(tx->key);
+	pv_free(tx->first);
+	pv_free(tx->block);
+	pv_free(tx);
+}
+
+/* test() over marker i's prebuilt values (lowercased: a plain substring search). */
+static bool any_text(const struct pv_marker_text *tx, uint32_t i, const struct pv_marker_search *s,
+		     bool neg)
+{
+	const char *block = tx->text + tx->block[i];
+	size_t blen = tx->block[i + 1] - tx->block[i];
+	if (!blen)
+		return false;
+	uint32_t a = tx->first[i], b = tx->first[i + 1];
+	for (uint32_t k = 0; k < s->nr; k++) {
+		const struct term *t = &s->t[k];
+		if (t->neg != neg)
+			continue;
+		if (!t->key) { /* a value has no NUL: a match lies within one value */
+			if (memmem(block, blen, t->value, strlen(t->value)))
+				return true;
+			continue;
+		}
+		for (uint32_t j = a; j < b; j++)
+			if (strcasecmp(tx->key[j], t->key) == 0 &&
+			    strstr(tx->text + tx->off[j], t->value))
+				return true;
+	}
+	return false;
+}
+
+bool pv_marker_search_match_text(const struct pv_marker_text *tx, uint32_t i,
+				 const struct pv_marker_search *s)
+{
+	if (!s || (!s->any_pos && !s->any_neg))
+		return true;
+	if (s->any_pos && !any_text(tx, i, s, false))
+		return false;
+	return !(s->any_neg && any_text(tx, i, s, true));
 }
 
 /* ---- selection ---- */
@@ -253,15 +412,19 @@ int pv_marker_select(const struct pv_markers *ms, const struct pv_marker_select 
 				tsel[sel->threads[i]] = 1;
 	}
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < ms->len; i++) {
-		if (tsel && !tsel[ms->thread[i]])
+	uint32_t count = sel->within ? sel->nr_within : ms->len;
+	for (uint32_t w = 0; w < count; w++) {
+		uint32_t i = sel->within ? sel->within[w] : w;
+		if (i >= ms->len || (tsel && !tsel[ms->thread[i]]))
 			continue;
 		if (sel->has_range) {
 			int64_t e = ms->end_ns[i] == PV_TIME_NONE ? ms->start_ns[i] : ms->end_ns[i];
 			if (ms->start_ns[i] >= sel->range_end_ns || e < sel->range_start_ns)
 				continue;
 		}
-		if (sel->search && !pv_marker_search_match(ms, i, sel->search, &d))
+		if (sel->search &&
+		    (sel->text ? !pv_marker_search_match_text(sel->text, i, sel->search)
+			       : !pv_marker_search_match(ms, i, sel->search, &d)))
 			continue;
 		idx[n++] = i;
 	}

@@ -114,5 +114,30 @@ if wait_for "[1/2 variants.perf.txt]"; then
 else
 	bad "the TUI did not open two files (screen: $(head -3 "$tmp/screen"))"
 fi
+# 6. issue 26's keys: '/' again starts a new marker search (Esc puts the last one back), b
+# changes the granularity, T the thread, a shows the disassembly pane
+file=tests/data/corpus/firefox/gecko-2.json
+start xterm-256color ""
+if wait_for "query:"; then
+	keys 6 / R e f l o w Enter
+	wait_for "Reflow" && ok || bad "the marker search did not apply"
+	keys / R a s t
+	wait_for "search markers: Rast_" && ok || bad "/ again did not start a new search"
+	keys Escape
+	sleep 0.3
+	wait_for "? help" && screen && grep -qF "Reflow" "$tmp/screen" &&
+		! grep -qF "Rasterize" "$tmp/screen" && ok ||
+		bad "Esc did not put the search back"
+	keys 1 b
+	wait_for "query: --by line" && ok || bad "b did not change the granularity"
+	keys T
+	# the busiest thread (#0) opens: T goes to the next one
+	wait_for "thread #1: Compositor (2 of 3" && ok || bad "T did not name the thread"
+	keys a
+	wait_for "disassembly of" && ok || bad "a did not open the disassembly"
+	keys Escape q
+else
+	bad "the TUI did not open $file"
+fi
 echo "tui-e2e: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -960,6 +960,40 @@ T_TEST(markers_corpus_search)
 			pv_profile_free(p);
 			continue;
 		}
+		/* the prebuilt text (the TUI's search as it is typed) keeps the same markers */
+		struct pv_marker_text *tx = NULL;
+		if (pv_marker_text_new(ms, &tx))
+			t_fail(__FILE__, __LINE__, "out of memory");
+		for (uint32_t i = 0; tx && i < ms->len; i++)
+			if (pv_marker_search_match_text(tx, i, s) !=
+			    pv_marker_search_match(ms, i, s, &d))
+				t_fail(__FILE__, __LINE__,
+				       "%s: search '%s' by the text differs at %u", cases[k].file,
+				       cases[k].search, i);
+		/* and a selection within a list (the even markers) keeps the listed ones it keeps
+		 */
+		uint32_t *even = malloc(sizeof(*even) * (ms->len + 1)), ne = 0, *all = NULL, na = 0,
+			 *got_idx = NULL, ng = 0;
+		for (uint32_t i = 0; even && i < ms->len; i += 2)
+			even[ne++] = i;
+		struct pv_marker_select sa = {.search = s}, sw = {.search = s, .text = tx};
+		sw.within = even;
+		sw.nr_within = ne;
+		if (!even || !tx || pv_marker_select(ms, &sa, &all, &na) ||
+		    pv_marker_select(ms, &sw, &got_idx, &ng))
+			t_fail(__FILE__, __LINE__, "out of memory");
+		uint32_t want_n = 0;
+		for (uint32_t j = 0; all && j < na; j++)
+			if (all[j] % 2 == 0 && (want_n >= ng || got_idx[want_n++] != all[j]))
+				t_fail(__FILE__, __LINE__, "%s: within: marker %u", cases[k].file,
+				       all[j]);
+		if (want_n != ng)
+			t_fail(__FILE__, __LINE__, "%s: within kept %u, expected %u", cases[k].file,
+			       ng, want_n);
+		pv_free_indexes(all);
+		pv_free_indexes(got_idx);
+		free(even);
+		pv_marker_text_free(tx);
 		for (uint32_t i = 0; i < ms->len; i++) {
 			if (!pv_marker_search_match(ms, i, s, &d))
 				continue;
