@@ -1,0 +1,245 @@
+/*
+ * tests of speedscope's other formats (issue 30): stackprof, pmcstat, GHC, papyrus, Safari and
+ * V8 logs. Each file of tests/data/<format>/ is checked against what speedscope's own importer
+ * builds from it, recorded once next to it as FILE.speedscope.txt by
+ *
+ *   node tests/oracle/speedscope-weights.js tests/browser/node_modules FILE NAME SCALE \
+ *       > FILE.speedscope.txt
+ *
+ * (npm `speedscope` 1.25.0, `npm ci` in tests/browser; the first line of each says the name and
+ * scale used): per profile (thread) its sample runs (consecutive samples of one stack, as
+ * speedscope merges them; samples of weight 0 it drops) and total weight, then per function
+ * name its self and total weight (a name counted once per sample however often it recurs).
+ * The same text is made here from profview's import, in the metric speedscope weighs by.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/text.h"
+#include "pv/import.h"
+#include "t.h"
+#include "tp.h"
+
+struct fnw {
+	const char *name;
+	int64_t self, total;
+};
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "profile ..." then sorted "fn ..." lines per thread, as speedscope-weights.js prints them. */
+static char **oracle_lines(const struct pv_profile *p, const char *metric, size_t *nlines)
+{
+	pv_metric_ix m = pv_metric_find(p, metric);
+	size_t cap = 16, n = 0;
+	char **out = malloc(cap * sizeof(*out));
+	struct fnw *fn = calloc(p->funcs.len + 1, sizeof(*fn));
+	uint32_t *seen = calloc(p->funcs.len + 1, sizeof(*seen));
+	/* functions of one name are one speedscope frame here: index them by the first */
+	uint32_t *rep = calloc(p->funcs.len + 1, sizeof(*rep));
+	for (uint32_t f = 0; f < p->funcs.len; f++) {
+		rep[f] = f;
+		for (uint32_t g = 0; g < f; g++)
+			if (p->funcs.name[g] == p->funcs.name[f]) {
+				rep[f] = g;
+				break;
+			}
+	}
+	for (uint32_t t = 0; t < p->threads.len && m != PV_NONE; t++) {
+		memset(fn, 0, (p->funcs.len + 1) * sizeof(*fn));
+		uint32_t runs = 0, stamp = 0;
+		int64_t total = 0;
+		pv_stack_ix last = PV_NONE;
+		bool any = false;
+		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
+			int64_t w = pv_sample_weight(p, m, s);
+			if (!w)
+				continue;
+			pv_stack_ix st = p->samples.stack[s];
+			if (!any || st != last)
+				runs++;
+			any = true;
+			last = st;
+			total += w;
+			stamp++;
+			for (pv_stack_ix k = st; k != PV_NONE; k = p->stacks.prefix[k]) {
+				uint32_t f = rep[p->frames.func[p->stacks.frame[k]]];
+				if (k == st)
+					fn[f].self += w;
+				if (seen[f] != stamp) {
+					seen[f] = stamp;
+					fn[f].total += w;
+				}
+			}
+		}
+		memset(seen, 0, (p->funcs.len + 1) * sizeof(*seen));
+		size_t first = n + 1;
+		for (uint32_t f = 0; f <= p->funcs.len; f++) {
+			if (n + 2 > cap)
+				out = realloc(out, (cap *= 2) * sizeof(*out));
+			char buf[1024];
+			if (f == p->funcs.len)
+				snprintf(buf, sizeof(buf), "profile runs %u total %lld", runs,
+					 (long long)total);
+			else if (rep[f] == f && fn[f].total)
+				snprintf(buf, sizeof(buf), "fn %lld %lld %s", (long long)fn[f].self,
+					 (long long)fn[f].total, pv_str(p, p->funcs.name[f]));
+			else
+				continue;
+			out[n++] = strdup(buf);
+		}
+		/* the profile line first, the functions sorted */
+		char *head = out[n - 1];
+		memmove(out + first, out + first - 1, (n - first) * sizeof(*out));
+		out[first - 1] = head;
+		qsort(out + first, n - first, sizeof(*out), line_cmp);
+	}
+	free(fn);
+	free(seen);
+	free(rep);
+	*nlines = n;
+	return out;
+}
+
+/* The import of data/path equals the oracle's text data/path.speedscope.txt, in metric. */
+static void check_oracle_at(const char *file, int line, const char *path, const char *metric)
+{
+	char exp_path[512];
+	snprintf(exp_path, sizeof(exp_path), "%s.speedscope.txt", t_data(path));
+	struct pv_profile *p = tp_load_at(file, line, t_data(path), NULL, NULL);
+	size_t len;
+	char *want = t_read_file(exp_path, &len);
+	if (!p || !want) {
+		t_fail(file, line, "%s: %s", path, p ? "no oracle file" : "not imported");
+		free(want);
+		if (p)
+			pv_profile_free(p);
+		return;
+	}
+	size_t n;
+	char **got = oracle_lines(p, metric, &n);
+	/* the oracle's lines, its functions sorted as ours are (it sorts by UTF-16 units) */
+	char **exp = malloc((len / 2 + 2) * sizeof(*exp));
+	size_t ne = 0, first = 0;
+	for (char *s = strtok(want, "\n"); s; s = strtok(NULL, "\n")) {
+		if (*s == '#')
+			continue;
+		if (strncmp(s, "profile ", 8) == 0) {
+			if (ne > first)
+				qsort(exp + first, ne - first, sizeof(*exp), line_cmp);
+			first = ne + 1;
+		}
+		exp[ne++] = s;
+	}
+	if (ne > first)
+		qsort(exp + first, ne - first, sizeof(*exp), line_cmp);
+	size_t i = 0;
+	for (; i < n && i < ne; i++)
+		if (strcmp(got[i], exp[i]) != 0) {
+			t_fail(file, line, "%s: line %zu: profview \"%s\" != speedscope \"%s\"",
+			       path, i, got[i], exp[i]);
+			break;
+		}
+	if (i == n && n != ne)
+		t_fail(file, line, "%s: profview has %zu lines, speedscope %zu", path, n, ne);
+	for (size_t k = 0; k < n; k++)
+		free(got[k]);
+	free(got);
+	free(exp);
+	free(want);
+	pv_profile_free(p);
+}
+#define check_oracle(path, metric) check_oracle_at(__FILE__, __LINE__, (path), (metric))
+
+/* ---- stackprof ---- */
+
+T_TEST(stackprof_equals_speedscope)
+{
+	check_oracle("stackprof/simple-cpu-stackprof.json", "time");
+	check_oracle("stackprof/simple-stackprof.json", "time");
+	check_oracle("stackprof/object-stackprof.json", "allocations");
+	check_oracle("stackprof/stackprof-last-frame-no-name.json", "allocations");
+}
+
+T_TEST(stackprof_keeps)
+{
+	struct pv_profile *p =
+	    t_load_as(t_data("stackprof/simple-cpu-stackprof.json"), "stackprof");
+	if (!p)
+		return;
+	/* 489 samples of interval 1000 us; the first record's time is 0, the next after the
+	 * deltas of the first's samples */
+	T_EQ_INT(t_total_named(p, "samples"), 489);
+	T_EQ_INT(t_total_named(p, "time"), 489000000);
+	T_EQ_INT(p->meta.interval_ns, 1000000);
+	T_EQ_STR(pv_str(p, p->meta.format_version), "1.2");
+	T_EQ_INT(pv_sample_time(p, 0), 0);
+	pv_func_ix d = t_find_func(p, "Object#d");
+	T_TRUE(d != PV_NONE);
+	if (d != PV_NONE) {
+		T_EQ_INT(pv_func_line(p, d), 24);
+		T_CONTAINS(pv_str(p, p->sources.path[pv_func_source(p, d)]), "ruby/simple.rb");
+	}
+	T_TRUE(t_diag_count(p, "per-line sample counts") == 7);
+	pv_profile_free(p);
+	/* a frame without a name is "(unknown)", as speedscope names it */
+	p = t_load(t_data("stackprof/stackprof-last-frame-no-name.json"));
+	if (p) {
+		T_TRUE(t_find_func(p, "(unknown)") != PV_NONE);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(stackprof_modes_and_gc)
+{
+	/* wall mode: weights are the deltas; a (garbage collection) stack of its own goes on the
+	 * stack before it */
+	const char *wall = "{\"mode\":\"wall\",\"interval\":1000,\"frames\":{"
+			   "\"1\":{\"name\":\"main\",\"file\":\"a.rb\",\"line\":3},"
+			   "\"2\":{\"name\":\"f\"},\"3\":{\"name\":\"(garbage collection)\"}},"
+			   "\"raw\":[2,1,2,2,1,3,1],\"raw_timestamp_deltas\":[5,7,11]}";
+	struct pv_profile *p = t_load_text("w.json", wall, "stackprof");
+	if (p) {
+		T_EQ_INT(p->samples.len, 2);
+		T_EQ_INT(pv_sample_weight(p, 0, 0), 12000);
+		T_EQ_INT(pv_sample_weight(p, 0, 1), 11000);
+		T_EQ_INT(pv_sample_weight(p, 1, 0), 2);
+		T_EQ_INT(pv_sample_time(p, 1), 12000);
+		char path[256];
+		t_stack_path(p, p->samples.stack[1], ";", path, sizeof(path));
+		T_EQ_STR(path, "main;f;(garbage collection)");
+		pv_profile_free(p);
+	}
+	/* cpu mode: count x interval; deltas that do not cover the samples give no times */
+	const char *cpu = "{\"mode\":\"cpu\",\"interval\":250,\"frames\":{\"1\":{\"name\":\"m\"}},"
+			  "\"raw\":[1,1,4],\"raw_timestamp_deltas\":[1]}";
+	p = t_load_text("c.json", cpu, "stackprof");
+	if (p) {
+		T_EQ_INT(pv_sample_weight(p, 0, 0), 1000000);
+		T_EQ_INT(pv_sample_time(p, 0), PV_TIME_NONE);
+		T_EQ_INT(t_diag_count(p, "do not match the samples"), 1);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(stackprof_errors)
+{
+	t_expect_error("e.json",
+		       "{\"mode\":\"cpu\",\"interval\":1,\"frames\":{\"1\":{\"name\":\"m\"}},\n"
+		       "\"raw\":[1,1,1, 1,9,1]}",
+		       "stackprof", PV_EPARSE,
+		       "e.json: line 2, column 17: raw[4]: frame id 9 is not in 'frames'", NULL);
+	t_expect_error("e.json", "{\"mode\":\"cpu\",\"interval\":1,\"frames\":{},\"raw\":[3,1,1]}",
+		       "stackprof", PV_EPARSE,
+		       "column 47: raw[0]: a stack of 3 frames and its count do not fit", NULL);
+	t_expect_error("e.json", "{\"mode\":\"cpu\",\"frames\":{\"x\":{}},\"raw\":[]}", "stackprof",
+		       PV_EPARSE, "column 25: expected a frame id (digits)", NULL);
+	t_expect_error("e.json", "{\"mode\":\"cpu\",\"interval\":1,\"frames\":{}}", "stackprof",
+		       PV_EPARSE, "needs 'mode', 'frames' and 'raw' ('raw' missing)", NULL);
+	t_expect_error("e.json", "{\"mode\":\"cpu\",\"frames\":{},\"raw\":[1,\"a\"]}", "stackprof",
+		       PV_EPARSE, "column 36: expected a number in 'raw', found a string", NULL);
+}
