@@ -74,6 +74,7 @@ extern const struct importer importer_hpctoolkit_xml;
 extern const struct importer importer_snapshot;
 /* speedscope's other formats (issue 30) */
 extern const struct importer importer_stackprof;
+extern const struct importer importer_pmcstat;
 
 /* pv_import_file_progress with every import option of o (its symbols' options too). */
 struct pv_import_opts;

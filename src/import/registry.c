@@ -22,6 +22,7 @@ static const struct importer *const importers[] = {
     &importer_collapsed,
     /* speedscope's other formats (issue 30) */
     &importer_stackprof,
+    &importer_pmcstat,
     &importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
 /* clang-format on */

@@ -243,3 +243,47 @@ T_TEST(stackprof_errors)
 	t_expect_error("e.json", "{\"mode\":\"cpu\",\"frames\":{},\"raw\":[1,\"a\"]}", "stackprof",
 		       PV_EPARSE, "column 36: expected a number in 'raw', found a string", NULL);
 }
+
+/* ---- pmcstat ---- */
+
+T_TEST(pmcstat_equals_speedscope)
+{
+	check_oracle("pmcstat/simple.txt", "inst_retired.any");
+	check_oracle("pmcstat/simple-with-invalids.txt", "inst_retired.any");
+}
+
+T_TEST(pmcstat_keeps)
+{
+	struct pv_profile *p = t_load_as(t_data("pmcstat/simple-with-invalids.txt"), "pmcstat");
+	if (!p)
+		return;
+	/* the three paths, outermost caller first, weighing their last line's count */
+	T_EQ_INT(p->samples.len, 3);
+	char path[2048];
+	t_stack_path(p, p->samples.stack[0], ";", path, sizeof(path));
+	T_EQ_STR(path, "fork_exit;taskqueue_thread_loop;taskqueue_run_locked;zio_execute;"
+		       "zio_write_compress;zio_compress_data;zfs_lz4_compress");
+	T_EQ_INT(pv_sample_weight(p, 0, 0), 7447);
+	T_EQ_INT(pv_sample_weight(p, 0, 1), 1489);
+	T_EQ_INT(pv_sample_weight(p, 0, 2), 1);
+	/* images are modules, the last one named holding for the lines after it */
+	pv_func_ix f = t_find_func(p, "zio_execute");
+	T_TRUE(f != PV_NONE && pv_func_module(p, f) != PV_NONE);
+	if (f != PV_NONE && pv_func_module(p, f) != PV_NONE)
+		T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]), "zfs.ko");
+	/* 12603 listed = 8937 weighed + 3666 that no path holds; the header's 35705 */
+	T_EQ_INT(t_diag_count(p, "above the sum of their callers"), 3666);
+	T_EQ_INT(t_diag_count(p, "that no entry lists"), 35705 - 12603);
+	T_EQ_INT(t_diag_count(p, "not of the call graph's form"), 3);
+	pv_profile_free(p);
+}
+
+T_TEST(pmcstat_errors)
+{
+	t_expect_error(
+	    "g.txt", "@ cycles [3 samples]\n\n50.0%  [3]  f @ /bin/x\n   100.0%  [3]  g\n",
+	    "pmcstat", PV_EPARSE,
+	    "g.txt: line 4, column 4: a caller indented 3 spaces under a line of 0", NULL);
+	t_expect_error("g.txt", "50.0%  [99999999999999999999]  f\n", "pmcstat", PV_EPARSE,
+		       "g.txt: line 1, column 9: count out of range", NULL);
+}
