@@ -75,6 +75,7 @@ extern const struct importer importer_snapshot;
 /* speedscope's other formats (issue 30) */
 extern const struct importer importer_stackprof;
 extern const struct importer importer_pmcstat;
+extern const struct importer importer_ghc;
 
 /* pv_import_file_progress with every import option of o (its symbols' options too). */
 struct pv_import_opts;

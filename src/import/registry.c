@@ -23,6 +23,7 @@ static const struct importer *const importers[] = {
     /* speedscope's other formats (issue 30) */
     &importer_stackprof,
     &importer_pmcstat,
+    &importer_ghc,
     &importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
 /* clang-format on */

@@ -4,7 +4,7 @@
 // weight, and per function name its self and total weight (a name counted once per sample
 // however often it recurs), in the canonical text the unit tests compare profview's import with
 // (tests/unit/test_formats_ss.c). Weights are printed times SCALE, rounded (1000: microseconds
-// as nanoseconds).
+// as nanoseconds); SCALE may be a comma-separated list, one per profile (GHC's time and bytes).
 //
 //   node tests/oracle/speedscope-weights.js NODE_MODULES FILE NAME SCALE > EXPECTED
 //
@@ -16,7 +16,7 @@ const { loadImporters, importBuffer } = require(path.join(__dirname, '../../benc
 
 async function main() {
   const [nodeModules, file, name, scaleText] = process.argv.slice(2);
-  const scale = Number(scaleText || '1');
+  const scales = (scaleText || '1').split(',').map(Number);
   const importers = loadImporters(nodeModules);
   const group = await importBuffer(importers, name || path.basename(file), fs.readFileSync(file));
   if (!group) {
@@ -24,9 +24,10 @@ async function main() {
     process.exit(1);
   }
   const out = [`# speedscope@${require(path.resolve(nodeModules, 'speedscope/package.json')).version} ` +
-    `${path.basename(file)} as ${name} x${scale}`];
-  const r = (w) => Math.round(w * scale);
-  for (const p of group.profiles) {
+    `${path.basename(file)} as ${name} x${scales.join(',')}`];
+  for (const [i, p] of group.profiles.entries()) {
+    const scale = scales[Math.min(i, scales.length - 1)];
+    const r = (w) => Math.round(w * scale);
     const fn = new Map(); // name -> [self, total]
     const walk = (node, open) => {
       const n = node.frame.name;
@@ -40,7 +41,8 @@ async function main() {
     for (const c of p.getGroupedCalltreeRoot().children) walk(c, new Set());
     out.push(`profile runs ${p.samples.length} total ${r(p.getTotalWeight())}`);
     const names = [...fn.keys()].sort();
-    for (const n of names) out.push(`fn ${r(fn.get(n)[0])} ${r(fn.get(n)[1])} ${n}`);
+    // a name of no weight (a node entered that cost nothing) is no row of profview's
+    for (const n of names) if (r(fn.get(n)[1]) !== 0) out.push(`fn ${r(fn.get(n)[0])} ${r(fn.get(n)[1])} ${n}`);
   }
   process.stdout.write(out.join('\n') + '\n');
 }

@@ -31,10 +31,12 @@ static int line_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* "profile ..." then sorted "fn ..." lines per thread, as speedscope-weights.js prints them. */
-static char **oracle_lines(const struct pv_profile *p, const char *metric, size_t *nlines)
+/*
+ * "profile ..." then sorted "fn ..." lines per thread, as speedscope-weights.js prints them;
+ * for each of the metrics (comma-separated) in turn, speedscope making a profile of each.
+ */
+static char **oracle_lines(const struct pv_profile *p, const char *metrics, size_t *nlines)
 {
-	pv_metric_ix m = pv_metric_find(p, metric);
 	size_t cap = 16, n = 0;
 	char **out = malloc(cap * sizeof(*out));
 	struct fnw *fn = calloc(p->funcs.len + 1, sizeof(*fn));
@@ -49,54 +51,62 @@ static char **oracle_lines(const struct pv_profile *p, const char *metric, size_
 				break;
 			}
 	}
-	for (uint32_t t = 0; t < p->threads.len && m != PV_NONE; t++) {
-		memset(fn, 0, (p->funcs.len + 1) * sizeof(*fn));
-		uint32_t runs = 0, stamp = 0;
-		int64_t total = 0;
-		pv_stack_ix last = PV_NONE;
-		bool any = false;
-		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
-			int64_t w = pv_sample_weight(p, m, s);
-			if (!w)
-				continue;
-			pv_stack_ix st = p->samples.stack[s];
-			if (!any || st != last)
-				runs++;
-			any = true;
-			last = st;
-			total += w;
-			stamp++;
-			for (pv_stack_ix k = st; k != PV_NONE; k = p->stacks.prefix[k]) {
-				uint32_t f = rep[p->frames.func[p->stacks.frame[k]]];
-				if (k == st)
-					fn[f].self += w;
-				if (seen[f] != stamp) {
-					seen[f] = stamp;
-					fn[f].total += w;
+	char mbuf[256];
+	snprintf(mbuf, sizeof(mbuf), "%s", metrics);
+	for (char *save, *metric = strtok_r(mbuf, ",", &save); metric;
+	     metric = strtok_r(NULL, ",", &save)) {
+		pv_metric_ix m = pv_metric_find(p, metric);
+		for (uint32_t t = 0; t < p->threads.len && m != PV_NONE; t++) {
+			memset(fn, 0, (p->funcs.len + 1) * sizeof(*fn));
+			uint32_t runs = 0, stamp = 0;
+			int64_t total = 0;
+			pv_stack_ix last = PV_NONE;
+			bool any = false;
+			for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t];
+			     s++) {
+				int64_t w = pv_sample_weight(p, m, s);
+				if (!w)
+					continue;
+				pv_stack_ix st = p->samples.stack[s];
+				if (!any || st != last)
+					runs++;
+				any = true;
+				last = st;
+				total += w;
+				stamp++;
+				for (pv_stack_ix k = st; k != PV_NONE; k = p->stacks.prefix[k]) {
+					uint32_t f = rep[p->frames.func[p->stacks.frame[k]]];
+					if (k == st)
+						fn[f].self += w;
+					if (seen[f] != stamp) {
+						seen[f] = stamp;
+						fn[f].total += w;
+					}
 				}
 			}
+			memset(seen, 0, (p->funcs.len + 1) * sizeof(*seen));
+			size_t first = n + 1;
+			for (uint32_t f = 0; f <= p->funcs.len; f++) {
+				if (n + 2 > cap)
+					out = realloc(out, (cap *= 2) * sizeof(*out));
+				char buf[1024];
+				if (f == p->funcs.len)
+					snprintf(buf, sizeof(buf), "profile runs %u total %lld",
+						 runs, (long long)total);
+				else if (rep[f] == f && fn[f].total)
+					snprintf(buf, sizeof(buf), "fn %lld %lld %s",
+						 (long long)fn[f].self, (long long)fn[f].total,
+						 pv_str(p, p->funcs.name[f]));
+				else
+					continue;
+				out[n++] = strdup(buf);
+			}
+			/* the profile line first, the functions sorted */
+			char *head = out[n - 1];
+			memmove(out + first, out + first - 1, (n - first) * sizeof(*out));
+			out[first - 1] = head;
+			qsort(out + first, n - first, sizeof(*out), line_cmp);
 		}
-		memset(seen, 0, (p->funcs.len + 1) * sizeof(*seen));
-		size_t first = n + 1;
-		for (uint32_t f = 0; f <= p->funcs.len; f++) {
-			if (n + 2 > cap)
-				out = realloc(out, (cap *= 2) * sizeof(*out));
-			char buf[1024];
-			if (f == p->funcs.len)
-				snprintf(buf, sizeof(buf), "profile runs %u total %lld", runs,
-					 (long long)total);
-			else if (rep[f] == f && fn[f].total)
-				snprintf(buf, sizeof(buf), "fn %lld %lld %s", (long long)fn[f].self,
-					 (long long)fn[f].total, pv_str(p, p->funcs.name[f]));
-			else
-				continue;
-			out[n++] = strdup(buf);
-		}
-		/* the profile line first, the functions sorted */
-		char *head = out[n - 1];
-		memmove(out + first, out + first - 1, (n - first) * sizeof(*out));
-		out[first - 1] = head;
-		qsort(out + first, n - first, sizeof(*out), line_cmp);
 	}
 	free(fn);
 	free(seen);
@@ -286,4 +296,51 @@ T_TEST(pmcstat_errors)
 	    "g.txt: line 4, column 4: a caller indented 3 spaces under a line of 0", NULL);
 	t_expect_error("g.txt", "50.0%  [99999999999999999999]  f\n", "pmcstat", PV_EPARSE,
 		       "g.txt: line 1, column 9: count out of range", NULL);
+}
+
+/* ---- GHC ---- */
+
+T_TEST(ghc_equals_speedscope)
+{
+	/* speedscope's two profiles: time (ticks, 1000 us each) and allocation */
+	check_oracle("ghc/simple.prof", "time,bytes");
+}
+
+T_TEST(ghc_keeps)
+{
+	struct pv_profile *p = t_load_as(t_data("ghc/simple.prof"), "ghc");
+	if (!p)
+		return;
+	/* total_ticks 798 of tick_interval 1000 us; total_alloc 1921672664 */
+	T_EQ_INT(t_total_named(p, "time"), 798000000);
+	T_EQ_INT(t_total_named(p, "bytes"), 1921672664);
+	T_EQ_INT(p->meta.interval_ns, 1000000);
+	T_EQ_STR(pv_str(p, p->threads.name[0]), "binary-trees");
+	pv_func_ix f = t_find_func(p, "Main.make");
+	T_TRUE(f != PV_NONE);
+	if (f != PV_NONE) {
+		T_EQ_INT(pv_func_line(p, f), 61);
+		T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "src/Main.hs");
+		T_EQ_STR(pv_str(p, p->modules.name[pv_func_module(p, f)]), "Main");
+	}
+	T_EQ_INT(t_diag_count(p, "CAF flags"), 124);
+	pv_profile_free(p);
+}
+
+T_TEST(ghc_errors)
+{
+	t_expect_error(
+	    "g.prof",
+	    "{\"rts_arguments\":[],\"initial_capabilities\":0,\"cost_centres\":[{\"id\":1,"
+	    "\"label\":\"main\",\"module\":\"Main\",\"src_loc\":\"<built-in>\"}],\n"
+	    "\"profile\":{\"id\":1,\"ticks\":1,\"children\":[{\"id\":7,\"ticks\":2,"
+	    "\"children\":[]}]}}",
+	    "ghc", PV_EPARSE, "g.prof: line 2, column 41: cost centre 7 is not in", NULL);
+	t_expect_error("g.prof",
+		       "{\"rts_arguments\":[],\"initial_capabilities\":0,\"cost_centres\":[],"
+		       "\"profile\":{\"id\":1,\"ticks\":-1}}",
+		       "ghc", PV_EPARSE, "column 90: 'ticks' is negative", NULL);
+	t_expect_error("g.prof", "{\"rts_arguments\":[],\"initial_capabilities\":0}", "ghc",
+		       PV_EPARSE, "needs 'cost_centres' and 'profile' ('cost_centres' missing)",
+		       NULL);
 }
