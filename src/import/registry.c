@@ -24,6 +24,7 @@ static const struct importer *const importers[] = {
     &importer_stackprof,
     &importer_pmcstat,
     &importer_ghc,
+    &importer_papyrus,
     &importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
 /* clang-format on */

@@ -35,7 +35,8 @@ static int line_cmp(const void *a, const void *b)
  * "profile ..." then sorted "fn ..." lines per thread, as speedscope-weights.js prints them;
  * for each of the metrics (comma-separated) in turn, speedscope making a profile of each.
  */
-static char **oracle_lines(const struct pv_profile *p, const char *metrics, size_t *nlines)
+static char **oracle_lines(const struct pv_profile *p, const char *metrics, bool evented,
+			   size_t *nlines)
 {
 	size_t cap = 16, n = 0;
 	char **out = malloc(cap * sizeof(*out));
@@ -68,7 +69,9 @@ static char **oracle_lines(const struct pv_profile *p, const char *metrics, size
 				if (!w)
 					continue;
 				pv_stack_ix st = p->samples.stack[s];
-				if (!any || st != last)
+				/* speedscope merges a sampled profile's samples of one stack in
+				 * a row, not an evented one's */
+				if (!any || st != last || evented)
 					runs++;
 				any = true;
 				last = st;
@@ -116,7 +119,8 @@ static char **oracle_lines(const struct pv_profile *p, const char *metrics, size
 }
 
 /* The import of data/path equals the oracle's text data/path.speedscope.txt, in metric. */
-static void check_oracle_at(const char *file, int line, const char *path, const char *metric)
+static void check_oracle_at(const char *file, int line, const char *path, const char *metric,
+			    bool evented)
 {
 	char exp_path[512];
 	snprintf(exp_path, sizeof(exp_path), "%s.speedscope.txt", t_data(path));
@@ -131,7 +135,7 @@ static void check_oracle_at(const char *file, int line, const char *path, const 
 		return;
 	}
 	size_t n;
-	char **got = oracle_lines(p, metric, &n);
+	char **got = oracle_lines(p, metric, evented, &n);
 	/* the oracle's lines, its functions sorted as ours are (it sorts by UTF-16 units) */
 	char **exp = malloc((len / 2 + 2) * sizeof(*exp));
 	size_t ne = 0, first = 0;
@@ -163,7 +167,10 @@ static void check_oracle_at(const char *file, int line, const char *path, const 
 	free(want);
 	pv_profile_free(p);
 }
-#define check_oracle(path, metric) check_oracle_at(__FILE__, __LINE__, (path), (metric))
+#define check_oracle(path, metric) check_oracle_at(__FILE__, __LINE__, (path), (metric), false)
+/* The same for a format speedscope reads as events (enter, leave): one run per sample. */
+#define check_oracle_evented(path, metric) \
+	check_oracle_at(__FILE__, __LINE__, (path), (metric), true)
 
 /* ---- stackprof ---- */
 
@@ -303,7 +310,7 @@ T_TEST(pmcstat_errors)
 T_TEST(ghc_equals_speedscope)
 {
 	/* speedscope's two profiles: time (ticks, 1000 us each) and allocation */
-	check_oracle("ghc/simple.prof", "time,bytes");
+	check_oracle_evented("ghc/simple.prof", "time,bytes");
 }
 
 T_TEST(ghc_keeps)
@@ -342,5 +349,42 @@ T_TEST(ghc_errors)
 		       "ghc", PV_EPARSE, "column 90: 'ticks' is negative", NULL);
 	t_expect_error("g.prof", "{\"rts_arguments\":[],\"initial_capabilities\":0}", "ghc",
 		       PV_EPARSE, "needs 'cost_centres' and 'profile' ('cost_centres' missing)",
+		       NULL);
+}
+
+/* ---- papyrus ---- */
+
+T_TEST(papyrus_equals_speedscope)
+{
+	check_oracle_evented("papyrus/script.log", "time");
+	check_oracle_evented("papyrus/stack.log", "time");
+}
+
+T_TEST(papyrus_keeps)
+{
+	struct pv_profile *p = t_load_as(t_data("papyrus/stack.log"), "papyrus");
+	if (!p)
+		return;
+	T_EQ_STR(pv_str(p, p->threads.name[0]), "Stack_3185");
+	/* 50002 to 50619 ms: 617 ms with the stack frame open */
+	T_EQ_INT(t_total_named(p, "time"), 617000000);
+	/* START and the three QUEUE_PUSH lines and the QUEUE_POP are markers, not frames */
+	T_EQ_INT(p->markers.len, 6);
+	T_EQ_INT(t_diag_count(p, "functions not entered"), 3);
+	pv_profile_free(p);
+}
+
+T_TEST(papyrus_errors)
+{
+	t_expect_error("p.log",
+		       "Script_x log opened (PC)\n100:PUSH:1:1:None:a..f\n90:POP:1:1:None:a..f\n"
+		       "Log closed\n",
+		       "papyrus", PV_EPARSE,
+		       "p.log: line 3, column 1: an event before the one above", NULL);
+	t_expect_error("p.log", "Script_x log opened (PC)\nx:PUSH:1:1:None:a..f\n", "papyrus",
+		       PV_EPARSE, "p.log: line 2, column 1: expected a time in ms", NULL);
+	t_expect_error("p.log", "Script_x log opened (PC)\n1:PUSH:1:1:None:a..f\nnot a line\n",
+		       "papyrus", PV_EPARSE,
+		       "p.log: line 3, column 1: expected TIME:EVENT:STACK on the log's last line",
 		       NULL);
 }
