@@ -25,6 +25,7 @@ static const struct importer *const importers[] = {
     &importer_pmcstat,
     &importer_ghc,
     &importer_papyrus,
+    &importer_safari,
     &importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
 /* clang-format on */
