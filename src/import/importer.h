@@ -78,6 +78,7 @@ extern const struct importer importer_pmcstat;
 extern const struct importer importer_ghc;
 extern const struct importer importer_papyrus;
 extern const struct importer importer_safari;
+extern const struct importer importer_v8log;
 
 /* pv_import_file_progress with every import option of o (its symbols' options too). */
 struct pv_import_opts;

@@ -456,3 +456,62 @@ T_TEST(safari_errors)
 	t_expect_error("r.json", "{\"recording\":{\"sampleStackTraces\":[{\"stackFrames\":[]}]}}",
 		       "safari", PV_EPARSE, "column 36: a sample without a 'timestamp'", NULL);
 }
+
+/* ---- V8 --prof logs ---- */
+
+T_TEST(v8log_equals_speedscope)
+{
+	check_oracle("v8log/simple-cut.v8log.json", "time");
+}
+
+T_TEST(v8log_keeps)
+{
+	struct pv_profile *p = t_load_as(t_data("v8log/simple-cut.v8log.json"), "v8log");
+	if (!p)
+		return;
+	/* 26 ticks, the last at 116424 us; the first weighs its time since 0 */
+	T_EQ_INT(p->samples.len, 26);
+	T_EQ_INT(t_total_named(p, "time"), 116424000);
+	T_EQ_INT(pv_sample_weight(p, 0, 0), 29385000);
+	T_EQ_INT(pv_sample_time(p, 1), 29385000);
+	pv_func_ix f = t_find_func(p, "(anonymous fs.js:1)");
+	T_TRUE(f != PV_NONE);
+	if (f != PV_NONE) {
+		T_EQ_INT(pv_func_line(p, f), 1);
+		T_EQ_STR(pv_str(p, p->sources.path[pv_func_source(p, f)]), "fs.js");
+	}
+	T_EQ_INT(t_diag_count(p, "VM states of ticks"), 26);
+	pv_profile_free(p);
+	/* names as speedscope gives them, an address past the code table, ticks out of order */
+	const char *log = "{\"code\":[{\"name\":\"T v8::internal::Foo(int)\",\"type\":\"CPP\"},"
+			  "{\"name\":\"/lib/libc.so\",\"type\":\"SHARED_LIB\"},"
+			  "{\"name\":\"Add\",\"type\":\"CODE\",\"kind\":\"Builtin\"},"
+			  "{\"name\":\"f /a/b.js:3:7\",\"type\":\"JS\",\"kind\":\"Opt\"}],"
+			  "\"functions\":[],\"ticks\":[{\"tm\":30,\"vm\":0,\"s\":[3,0,99,0,-1,0]},"
+			  "{\"tm\":10,\"vm\":0,\"s\":[0,0,2,0,1,0]}]}";
+	p = t_load_text("l.v8log.json", log, "v8log");
+	if (p) {
+		char path[512];
+		t_stack_path(p, p->samples.stack[0], ";", path, sizeof(path));
+		T_EQ_STR(path, "(LIB) /lib/libc.so;(builtin) Add;(c++) v8::internal::Foo");
+		T_EQ_INT(pv_sample_weight(p, 0, 0), 10000);
+		t_stack_path(p, p->samples.stack[1], ";", path, sizeof(path));
+		T_EQ_STR(path, "0x63;f");
+		T_EQ_INT(pv_sample_weight(p, 0, 1), 20000);
+		pv_func_ix g = t_find_func(p, "f");
+		if (g != PV_NONE)
+			T_EQ_INT(pv_func_line(p, g), 3);
+		pv_profile_free(p);
+	}
+}
+
+T_TEST(v8log_errors)
+{
+	t_expect_error("l.json", "{\"code\":[],\"functions\":[],\"ticks\":[{\"tm\":1}]}", "v8log",
+		       PV_EPARSE, "column 36: a tick without 's'", NULL);
+	t_expect_error("l.json",
+		       "{\"code\":[],\"functions\":[],\"ticks\":[\n{\"tm\":1,\"s\":[-5,0]}]}",
+		       "v8log", PV_EPARSE, "l.json: line 2, column 14: stack entry -5", NULL);
+	t_expect_error("l.json", "{\"code\":[],\"functions\":[]}", "v8log", PV_EPARSE,
+		       "needs 'code' and 'ticks' ('ticks' missing)", NULL);
+}
