@@ -120,7 +120,7 @@ static int run(struct pv_input *in, const char *format, const struct symz_opts *
 			if (strcasecmp(importers[i]->name, format) == 0)
 				imp = importers[i];
 		if (!imp) {
-			char names[256] = "";
+			char names[1024] = ""; /* every importer's name, with room for more */
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				text_append(names, sizeof(names), i ? ", " : "");
 				text_append(names, sizeof(names), importers[i]->name);
@@ -154,7 +154,7 @@ static int run(struct pv_input *in, const char *format, const struct symz_opts *
 				return PV_EPARSE;
 		}
 		if (!imp) {
-			char names[256] = "";
+			char names[1024] = ""; /* every importer's name, with room for more */
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				if (!importers[i]->probe) /* chosen by name only: not tried */
 					continue;
