@@ -74,6 +74,13 @@ extern const struct importer importer_hpctoolkit_xml;
 extern const struct importer importer_snapshot;
 extern const struct importer importer_dhat;
 extern const struct importer importer_art_trace;
+/* speedscope's other formats (issue 30) */
+extern const struct importer importer_stackprof;
+extern const struct importer importer_pmcstat;
+extern const struct importer importer_ghc;
+extern const struct importer importer_papyrus;
+extern const struct importer importer_safari;
+extern const struct importer importer_v8log;
 
 /* pv_import_file_progress with every import option of o (its symbols' options too). */
 struct pv_import_opts;

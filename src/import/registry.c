@@ -12,15 +12,27 @@
 #include "import/symbols.h"
 #include "pv/import.h"
 
+/* one row per line from here on, the rows above kept as they were */
+/* clang-format off */
 static const struct importer *const importers[] = {
     &importer_firefox_processed, &importer_firefox_gecko, &importer_chrome,
     &importer_speedscope,	 &importer_pprof,	  &importer_pprof_legacy,
     &importer_callgrind,	 &importer_hpctoolkit_v4, &importer_hpctoolkit_summary,
     &importer_hpctoolkit_xml,	 &importer_perf_data,	  &importer_perf_script,
-    &importer_collapsed,	 &importer_dhat,	  &importer_art_trace,
-    &importer_snapshot, /* its magic is like no other format's: last in
-							the lists */
+    &importer_collapsed,
+    /* the Firefox Profiler's other formats (issue 30) */
+    &importer_dhat,
+    &importer_art_trace,
+    /* speedscope's other formats (issue 30) */
+    &importer_stackprof,
+    &importer_pmcstat,
+    &importer_ghc,
+    &importer_papyrus,
+    &importer_safari,
+    &importer_v8log,
+    &importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
+/* clang-format on */
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
 
@@ -111,7 +123,7 @@ static int run(struct pv_input *in, const char *format, const struct symz_opts *
 			if (strcasecmp(importers[i]->name, format) == 0)
 				imp = importers[i];
 		if (!imp) {
-			char names[256] = "";
+			char names[1024] = ""; /* every importer's name, with room for more */
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				text_append(names, sizeof(names), i ? ", " : "");
 				text_append(names, sizeof(names), importers[i]->name);
@@ -145,7 +157,7 @@ static int run(struct pv_input *in, const char *format, const struct symz_opts *
 				return PV_EPARSE;
 		}
 		if (!imp) {
-			char names[256] = "";
+			char names[1024] = ""; /* every importer's name, with room for more */
 			for (size_t i = 0; i < NR_IMPORTERS; i++) {
 				if (!importers[i]->probe) /* chosen by name only: not tried */
 					continue;

@@ -1,0 +1,378 @@
+/*
+ * papyrus.c - Papyrus script profiling logs (Skyrim and Fallout 4, `StartPapyrusScriptProfile`,
+ * `StartStackProfiling`, `StartFormProfile`), read the way speedscope's papyrus importer reads
+ * them, so the times are the same.
+ *
+ * Shape: "Stack_N log opened (PC)" (or Script_, Obj_), then lines TIME:EVENT:STACK:?:FORM:NAME
+ * (TIME in ms), EVENT PUSH, POP, QUEUE_PUSH, QUEUE_POP, START or STOP, and "Log closed".
+ *
+ * What becomes what (speedscope's rules, kept to the letter): one thread named after the log;
+ * PUSH enters NAME and POP leaves it, under a frame "STACK N" for the Papyrus stack it runs on
+ * (a new stack closes the bottom one; a stack frame under a function is closed with it); a POP
+ * at the PUSH's time found among the lines of that time is taken at once; a POP of a function
+ * not entered is taken as running since the start while nothing else happened, else skipped
+ * (a lossy line); frames still open are closed at the last line's time. Every stretch of time
+ * is one sample weighing its length as "time" (ns), from the first line's time on: a stretch
+ * with no frame open a sample without a stack, as speedscope counts it (its root). QUEUE_PUSH,
+ * QUEUE_POP, START and STOP lines are instant markers (speedscope ignores them), their stack and
+ * name in the payload; the form a function runs on is not kept (a lossy line).
+ *
+ * Errors: a first or last line that is not TIME:EVENT:STACK, a time that is not a number, or
+ * events going back in time, with the line and column.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/sbuf.h"
+#include "base/text.h"
+#include "base/vec.h"
+#include "import/importer.h"
+
+enum pev { EV_PUSH, EV_POP, EV_QUEUE_PUSH, EV_OTHER };
+
+struct pline {
+	int64_t at; /* ms from the first line's */
+	enum pev ev;
+	int64_t stack;
+	const char *line, *ev_s, *ev_e, *name, *name_e, *form, *form_e;
+	uint64_t no; /* line number */
+	bool done;   /* taken by a PUSH's look-ahead */
+};
+
+struct pframe {
+	pv_frame_ix frame;
+	bool is_stack; /* a "STACK N" frame */
+	int64_t n;
+};
+
+struct pap {
+	struct pv_input *in;
+	struct pv_error *err;
+	struct pv_builder *b;
+	pv_thread_ix th;
+	struct vec lines;  /* struct pline */
+	struct vec fstack; /* struct pframe */
+	pv_stack_ix stack; /* the builder's stack of fstack */
+	int64_t last_value, last_event_at;
+	struct sbuf tmp;
+	uint64_t not_entered, other, forms;
+};
+
+static int fail_line(struct pap *s, const struct pline *l, const char *at, const char *what)
+{
+	return input_fail(s->in, s->err, PV_EPARSE, at ? at : l->line, "%s", what);
+}
+
+/* The builder side: a sample for the stretch since the last event, then the new value. */
+static int advance(struct pap *s, const struct pline *l, int64_t at)
+{
+	if (at < s->last_value)
+		return fail_line(s, l, NULL,
+				 "an event before the one above it (times must not go "
+				 "back)");
+	/* a stretch with no frame open is a sample without a stack (speedscope's root) */
+	if (at > s->last_value) {
+		int64_t w = (at - s->last_value) * 1000000, t = s->last_value * 1000000;
+		builder_sample(s->b, s->th, s->stack, t, &w);
+	}
+	s->last_value = at;
+	return 0;
+}
+
+static int enter_helper(struct pap *s, const struct pline *l, int64_t at, pv_frame_ix f,
+			bool is_stack, int64_t n)
+{
+	int rc = advance(s, l, at);
+	if (rc)
+		return rc;
+	struct pframe *p = vec_push(&s->fstack, sizeof(*p));
+	if (!p)
+		return pv_error_set(s->err, PV_ENOMEM, "%s: out of memory", s->in->name);
+	*p = (struct pframe){f, is_stack, n};
+	s->stack = builder_stack(s->b, s->stack, f);
+	s->last_event_at = at;
+	return 0;
+}
+
+static int leave(struct pap *s, const struct pline *l, int64_t at)
+{
+	for (;;) {
+		int rc = advance(s, l, at);
+		if (rc)
+			return rc;
+		s->fstack.len--;
+		s->stack = s->stack == PV_NONE ? PV_NONE : s->b->p->stacks.prefix[s->stack];
+		s->last_event_at = at;
+		/* a stack frame left on top of a function is closed with it, the bottom one not */
+		if (s->fstack.len > 1 && VEC(s->fstack, struct pframe)[s->fstack.len - 1].is_stack)
+			continue;
+		return 0;
+	}
+}
+
+static pv_frame_ix name_frame(struct pap *s, const char *n, size_t len)
+{
+	pv_func_ix f = builder_func(s->b, builder_str(s->b, n, len), PV_NONE, PV_NONE, 0);
+	return builder_func_frame(s->b, f);
+}
+
+static int enter(struct pap *s, const struct pline *l, int64_t at)
+{
+	/* the innermost STACK frame open: a function of another stack opens its own */
+	const struct pframe *fs = VEC(s->fstack, struct pframe);
+	int64_t top = INT64_MIN;
+	bool any = false;
+	for (uint32_t i = s->fstack.len; i-- > 0;)
+		if (fs[i].is_stack) {
+			top = fs[i].n;
+			any = true;
+			break;
+		}
+	int rc;
+	if (!any || top != l->stack) {
+		if (s->fstack.len == 1 && (rc = leave(s, l, s->last_event_at)))
+			return rc;
+		char num[32];
+		snprintf(num, sizeof(num), "STACK %lld", (long long)l->stack);
+		if ((rc = enter_helper(s, l, at, name_frame(s, num, strlen(num)), true, l->stack)))
+			return rc;
+	}
+	return enter_helper(s, l, at, name_frame(s, l->name, (size_t)(l->name_e - l->name)), false,
+			    0);
+}
+
+static int try_leave(struct pap *s, const struct pline *l)
+{
+	pv_frame_ix f = name_frame(s, l->name, (size_t)(l->name_e - l->name));
+	if (s->fstack.len && VEC(s->fstack, struct pframe)[s->fstack.len - 1].frame == f &&
+	    !VEC(s->fstack, struct pframe)[s->fstack.len - 1].is_stack)
+		return leave(s, l, l->at);
+	if (s->last_event_at == 0) {
+		/* running since the start */
+		struct pline at0 = *l;
+		at0.at = 0;
+		int rc = enter(s, &at0, 0);
+		return rc ? rc : leave(s, l, l->at);
+	}
+	s->not_entered++;
+	return 0;
+}
+
+static void marker(struct pap *s, const struct pline *l)
+{
+	struct pv_builder *b = s->b;
+	sbuf_reset(&s->tmp);
+	sbuf_puts(&s->tmp, "{\"type\":\"papyrus\",\"stack\":");
+	char num[32];
+	snprintf(num, sizeof(num), "%lld", (long long)l->stack);
+	sbuf_puts(&s->tmp, num);
+	if (l->name) {
+		sbuf_puts(&s->tmp, ",\"name\":");
+		sbuf_json_string(&s->tmp, l->name, (size_t)(l->name_e - l->name));
+	}
+	sbuf_puts(&s->tmp, "}");
+	struct raw_marker m = {
+	    .name = builder_str(b, l->ev_s, (size_t)(l->ev_e - l->ev_s)),
+	    .category = PV_NONE,
+	    .phase = PV_PHASE_INSTANT,
+	    .start_ns = l->at * 1000000,
+	    .end_ns = PV_TIME_NONE,
+	    .thread = s->th,
+	    .payload = builder_str(b, sbuf_str(&s->tmp), s->tmp.len),
+	    .cause_stack = PV_NONE,
+	    .cause_time_ns = PV_TIME_NONE,
+	};
+	builder_marker(b, &m);
+}
+
+/* parseInt: leading blanks, a sign, digits; false when there are none. */
+static bool parse_int(const char *p, const char *e, int64_t *out)
+{
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	bool neg = p < e && *p == '-';
+	if (p < e && (*p == '-' || *p == '+'))
+		p++;
+	if (p >= e || !text_is_digit(*p))
+		return false;
+	int64_t v = 0;
+	for (; p < e && text_is_digit(*p); p++)
+		if (v > (PV_TIME_MAX / 1000000 - 9) / 10)
+			return false;
+		else
+			v = v * 10 + (*p - '0');
+	*out = neg ? -v : v;
+	return true;
+}
+
+/* Splits the lines that speedscope keeps; 0 or an error. */
+static int read_lines(struct pap *s)
+{
+	const char *p = s->in->data, *end = p + s->in->len;
+	bool first = true;
+	int64_t start = 0;
+	for (uint64_t no = 1; p < end; no++) {
+		const char *e = text_line_end(p, end), *next = e < end ? e + 1 : end;
+		size_t len = (size_t)(e - p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		const char *le = p + len;
+		if (!len || text_eq(p, le, "Log closed") || memmem(p, len, "log opened", 10)) {
+			p = next;
+			continue;
+		}
+		const char *f[7];
+		int nf = 0;
+		f[nf++] = p;
+		for (const char *q = p; q < le && nf < 7; q++)
+			if (*q == ':')
+				f[nf++] = q + 1;
+		struct pline *l = vec_push(&s->lines, sizeof(*l));
+		if (!l)
+			return pv_error_set(s->err, PV_ENOMEM, "%s: out of memory", s->in->name);
+		memset(l, 0, sizeof(*l));
+		l->line = p;
+		l->no = no;
+		l->ev = EV_OTHER;
+		if (nf < 3) { /* parseLine's null */
+			l->ev_s = NULL;
+			p = next;
+			continue;
+		}
+		int64_t at;
+		if (!parse_int(p, f[1] - 1, &at))
+			return input_fail(s->in, s->err, PV_EPARSE, p,
+					  "expected a time in ms at the start of the line");
+		if (first)
+			start = at;
+		first = false;
+		l->at = at - start;
+		if (l->at > PV_TIME_MAX / 1000000 || l->at < -PV_TIME_MAX / 1000000)
+			return input_fail(s->in, s->err, PV_EPARSE, p,
+					  "time out of range from the first line's");
+		l->ev_s = f[1];
+		l->ev_e = f[2] - 1;
+		if (!parse_int(f[2], nf > 3 ? f[3] - 1 : le, &l->stack))
+			l->stack = INT64_MIN; /* NaN: no stack is ever this one */
+		if (nf > 5) {
+			l->form = f[4];
+			l->form_e = f[5] - 1;
+			l->name = f[5];
+			l->name_e = nf > 6 ? f[6] - 1 : le;
+		}
+		if (text_eq(l->ev_s, l->ev_e, "PUSH"))
+			l->ev = EV_PUSH;
+		else if (text_eq(l->ev_s, l->ev_e, "POP"))
+			l->ev = EV_POP;
+		else if (text_eq(l->ev_s, l->ev_e, "QUEUE_PUSH"))
+			l->ev = EV_QUEUE_PUSH;
+		p = next;
+	}
+	const struct pline *ls = VEC(s->lines, struct pline);
+	if (!s->lines.len)
+		return input_fail(s->in, s->err, PV_EPARSE, NULL,
+				  "no event line (TIME:EVENT:STACK) in the log");
+	if (!ls[0].ev_s)
+		return input_fail(s->in, s->err, PV_EPARSE, ls[0].line,
+				  "expected TIME:EVENT:STACK on the log's first line");
+	if (!ls[s->lines.len - 1].ev_s)
+		return input_fail(s->in, s->err, PV_EPARSE, ls[s->lines.len - 1].line,
+				  "expected TIME:EVENT:STACK on the log's last line");
+	return 0;
+}
+
+static int run(struct pap *s)
+{
+	struct pv_builder *b = s->b;
+	int rc = read_lines(s);
+	if (rc)
+		return rc;
+	/* the thread: "Stack_3185" of "Stack_3185 log opened (PC)" */
+	const char *d = s->in->data, *le = text_line_end(d, d + s->in->len);
+	const char *sp = memchr(d, ' ', (size_t)(le - d));
+	s->th =
+	    builder_thread(b, sp ? builder_str(b, d, (size_t)(sp - d)) : builder_cstr(b, "papyrus"),
+			   PV_ID_NONE, PV_ID_NONE, 0);
+	builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
+	b->p->meta.product = builder_cstr(b, "Papyrus");
+	s->stack = PV_NONE;
+	struct pline *ls = VEC(s->lines, struct pline);
+	uint32_t n = s->lines.len;
+	for (uint32_t i = 0; i < n && !b->status; i++) {
+		struct pline *l = &ls[i];
+		if (!l->ev_s || l->done)
+			continue;
+		if ((l->ev == EV_PUSH || l->ev == EV_POP) && !l->name) {
+			s->other++;
+			continue;
+		}
+		if (l->form && l->form_e > l->form && l->ev == EV_PUSH)
+			s->forms++;
+		if (l->ev == EV_PUSH) {
+			if ((rc = enter(s, l, l->at)))
+				return rc;
+			/* a POP of it at the same time, among the lines of that time: taken now */
+			for (uint32_t k = i + 1; k < n && ls[k].ev_s && ls[k].at == l->at; k++) {
+				if (ls[k].done)
+					continue;
+				if (ls[k].ev == EV_POP && ls[k].name && ls[k].stack == l->stack &&
+				    l->stack != INT64_MIN &&
+				    ls[k].name_e - ls[k].name == l->name_e - l->name &&
+				    memcmp(ls[k].name, l->name, (size_t)(l->name_e - l->name)) ==
+					0) {
+					if ((rc = try_leave(s, &ls[k])))
+						return rc;
+					ls[k].done = true;
+					break;
+				}
+			}
+		} else if (l->ev == EV_POP) {
+			if ((rc = try_leave(s, l)))
+				return rc;
+		} else {
+			marker(s, l);
+		}
+	}
+	const struct pline *last = &ls[n - 1];
+	while (s->fstack.len && !b->status)
+		if ((rc = leave(s, last, last->at)))
+			return rc;
+	builder_lossy(b, s->not_entered,
+		      "POP lines of functions not entered, after other events (skipped, as "
+		      "speedscope does)");
+	builder_lossy(b, s->other, "PUSH and POP lines without a function name (skipped)");
+	builder_lossy(b, s->forms, "the forms functions run on (PUSH lines' fifth field)");
+	return 0;
+}
+
+/* ---- probe and import ---- */
+
+static int probe(const struct pv_input *in)
+{
+	const char *d = in->data, *e = d + in->len;
+	if (!text_starts(d, e, "Stack_") && !text_starts(d, e, "Script_") &&
+	    !text_starts(d, e, "Obj_"))
+		return 0;
+	const char *le = text_line_end(d, e);
+	const char *sp = memchr(d, ' ', (size_t)(le - d));
+	return sp && text_starts(sp, le, " log opened (PC)") ? 90 : 0;
+}
+
+static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
+{
+	struct pap s = {.in = in, .err = err, .b = b};
+	int rc = run(&s);
+	vec_free(&s.lines);
+	vec_free(&s.fstack);
+	sbuf_release(&s.tmp);
+	return rc;
+}
+
+const struct importer importer_papyrus = {
+    .name = "papyrus",
+    .description = "Papyrus script profiling log (Skyrim, Fallout 4)",
+    .cut_short = input_ends_mid_line,
+    .probe = probe,
+    .import = import,
+};
