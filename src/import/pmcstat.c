@@ -95,6 +95,45 @@ static int header(struct pm *s, const char *p, const char *e)
 	return 0;
 }
 
+struct span {
+	const char *p, *e;
+};
+
+/*
+ * An entry of the call graph at indent: its function fn (from image im, none when im.p is NULL)
+ * on the open path, its count kept for the lines that follow; at (its count) for errors.
+ */
+static int push_entry(struct pm *s, int64_t indent, int64_t count, struct span fn, struct span im,
+		      const char *c)
+{
+	struct pv_builder *b = s->b;
+	if (im.p) {
+		pv_str_ix path = builder_str(b, im.p, (size_t)(im.e - im.p));
+		const char *base = im.e;
+		while (base > im.p && base[-1] != '/')
+			base--;
+		bool kernel = text_starts(im.p, im.e, "/boot/");
+		s->module = builder_module(b, builder_str(b, base, (size_t)(im.e - base)), path,
+					   kernel ? PV_MODULE_KERNEL : PV_MODULE_UNKNOWN);
+	}
+	pv_func_ix f =
+	    builder_func(b, builder_str(b, fn.p, (size_t)(fn.e - fn.p)), s->module, PV_NONE, 0);
+	if (vec_resize(&s->stack, sizeof(pv_frame_ix), (uint32_t)indent + 1) ||
+	    vec_resize(&s->cnt, sizeof(int64_t), (uint32_t)indent + 1) ||
+	    vec_resize(&s->kids, sizeof(int64_t), (uint32_t)indent + 1))
+		return pv_error_set(s->err, PV_ENOMEM, "%s: out of memory", s->in->name);
+	VEC(s->stack, pv_frame_ix)[indent] = builder_func_frame(b, f);
+	VEC(s->cnt, int64_t)[indent] = count;
+	VEC(s->kids, int64_t)[indent] = -1;
+	if (indent == 0 && __builtin_add_overflow(s->listed, count, &s->listed))
+		return fail(s, c, "count out of range");
+	if (indent > 0) {
+		int64_t *k = &VEC(s->kids, int64_t)[indent - 1];
+		*k = (*k < 0 ? 0 : *k) + count;
+	}
+	return 0;
+}
+
 static int run(struct pm *s)
 {
 	struct pv_builder *b = s->b;
@@ -173,31 +212,10 @@ static int run(struct pm *s)
 			emit(s, prev_indent, prev_count);
 			close_levels(s, prev_indent, indent);
 		}
-		if (img) {
-			pv_str_ix path = builder_str(b, img, (size_t)(img_end - img));
-			const char *base = img_end;
-			while (base > img && base[-1] != '/')
-				base--;
-			bool kernel = text_starts(img, img_end, "/boot/");
-			s->module =
-			    builder_module(b, builder_str(b, base, (size_t)(img_end - base)), path,
-					   kernel ? PV_MODULE_KERNEL : PV_MODULE_UNKNOWN);
-		}
-		pv_func_ix f = builder_func(b, builder_str(b, name, (size_t)(ne - name)), s->module,
-					    PV_NONE, 0);
-		if (vec_resize(&s->stack, sizeof(pv_frame_ix), (uint32_t)indent + 1) ||
-		    vec_resize(&s->cnt, sizeof(int64_t), (uint32_t)indent + 1) ||
-		    vec_resize(&s->kids, sizeof(int64_t), (uint32_t)indent + 1))
-			return pv_error_set(s->err, PV_ENOMEM, "%s: out of memory", s->in->name);
-		VEC(s->stack, pv_frame_ix)[indent] = builder_func_frame(b, f);
-		VEC(s->cnt, int64_t)[indent] = count;
-		VEC(s->kids, int64_t)[indent] = -1;
-		if (indent == 0 && __builtin_add_overflow(s->listed, count, &s->listed))
-			return fail(s, c, "count out of range");
-		if (indent > 0) {
-			int64_t *k = &VEC(s->kids, int64_t)[indent - 1];
-			*k = (*k < 0 ? 0 : *k) + count;
-		}
+		int rc = push_entry(s, indent, count, (struct span){name, ne},
+				    (struct span){img, img_end}, c);
+		if (rc)
+			return rc;
 		prev_indent = indent;
 		prev_count = count;
 		p = next;
