@@ -13,12 +13,22 @@
 #include "pv/import.h"
 
 static const struct importer *const importers[] = {
-    &importer_firefox_processed, &importer_firefox_gecko, &importer_chrome,
-    &importer_speedscope,	 &importer_pprof,	  &importer_pprof_legacy,
-    &importer_callgrind,	 &importer_hpctoolkit_v4, &importer_hpctoolkit_summary,
-    &importer_hpctoolkit_xml,	 &importer_perf_data,	  &importer_perf_script,
-    &importer_collapsed,	 &importer_snapshot, /* its magic is like no other format's: last in
-							the lists */
+    &importer_firefox_processed,
+    &importer_firefox_gecko,
+    &importer_chrome,
+    &importer_speedscope,
+    &importer_pprof,
+    &importer_pprof_legacy,
+    &importer_callgrind,
+    &importer_hpctoolkit_v4,
+    &importer_hpctoolkit_summary,
+    &importer_hpctoolkit_xml,
+    &importer_perf_data,
+    &importer_perf_script,
+    &importer_instruments,
+    &importer_collapsed,
+    &importer_snapshot, /* its magic is like no other format's: last in
+			   the lists */
 };
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
