@@ -73,6 +73,7 @@ extern const struct importer importer_hpctoolkit_summary;
 extern const struct importer importer_hpctoolkit_xml;
 extern const struct importer importer_snapshot;
 extern const struct importer importer_instruments;
+extern const struct importer importer_jfr;
 
 /* pv_import_file_progress with every import option of o (its symbols' options too). */
 struct pv_import_opts;

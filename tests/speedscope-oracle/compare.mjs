@@ -9,8 +9,8 @@
 //   deep-copy   an Instruments deep copy. speedscope reads "2.45 s" as 2 s (parseInt): both
 //               readers are given a copy whose weights have no fraction ("2 s"), where they
 //               must agree to the unit; speedscope's time is in ms, profview's in ns
-//   jfr         a Java Flight Recorder file: speedscope's profile "NAME (TID)" per thread of
-//               execution samples, weights in ns
+//   jfr         a Java Flight Recorder file: speedscope's two profiles of all threads, without
+//               and with the native-method samples, each sample weighing 1
 // Prints "ok ..." / "not ok ..." per case.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ const [pv, nodeModules, ...cases] = process.argv.slice(2);
 const here = path.dirname(new URL(import.meta.url).pathname);
 const req = createRequire(import.meta.url);
 const { loadImporters, importBuffer } = req(path.join(here, '../../bench/speedscope-import.js'));
-const importers = loadImporters(nodeModules);
+const importers = loadImporters(nodeModules, true);
 const tmp = mkdtempSync(path.join(tmpdir(), 'pv-oracle-'));
 
 const pvJson = (...args) => JSON.parse(execFileSync(pv, args, { maxBuffer: 1 << 28 }).toString());
@@ -109,25 +109,52 @@ for (const c of cases) {
     details.push(...diffFuncs(s.funcs, g.funcs));
     report(details.length === 0, `${file}: ${s.funcs.size} functions, total ${s.total}, as speedscope reads it`, details);
   } else if (how === 'jfr') {
+    // speedscope merges the threads: profile "Without native calls" holds the execution samples
+    // (profview's metric samples), "With native calls" those and the native-method samples
+    // (native samples); its frames are "package.Class:method", profview's "package.Class.method"
+    const byName = (n) => group.profiles.find((p) => p.getName() === n);
+    const metrics = info.metrics.map((m) => m.name);
+    const sum = (names) => {
+      const m = new Map();
+      let total = 0;
+      for (const name of names) {
+        if (!metrics.includes(name)) continue;
+        const top = pvJson('top', '--json', '--max-rows', '0', '--metric', name, input);
+        total += top.total;
+        for (const r of top.rows) {
+          const o = m.get(r.name) || [0, 0];
+          m.set(r.name, [o[0] + r.self, o[1] + r.total]);
+        }
+      }
+      return { funcs: m, total };
+    };
     let nf = 0;
-    let ns = 0;
-    for (const p of group.profiles) {
-      const m = /\((\d+)\)$/.exec(p.getName());
-      const t = m && info.threads.findIndex((th) => String(th.tid) === m[1]);
-      if (t === null || t < 0) {
-        details.push(`speedscope profile ${p.getName()}: no thread of that tid`);
+    for (const [pname, names] of [
+      ['Without native calls', ['samples']],
+      ['With native calls', ['samples', 'native samples']],
+    ]) {
+      const p = byName(pname);
+      if (!p) {
+        details.push(`speedscope made no profile "${pname}"`);
         continue;
       }
       const s = speedscopeFuncs(p);
-      const th = info.threads[t];
-      if (th.samples !== s.samples) details.push(`${p.getName()}: samples: speedscope ${s.samples}, profview ${th.samples}`);
-      const g = profviewFuncs(input, `#${t}`, 1);
-      if (s.total !== g.total) details.push(`${p.getName()}: total weight: speedscope ${s.total}, profview ${g.total}`);
-      details.push(...diffFuncs(s.funcs, g.funcs).map((d) => `${p.getName()}: ${d}`));
-      nf += s.funcs.size;
-      ns += s.samples;
+      const renamed = new Map();
+      for (const [k, v] of s.funcs) {
+        const i = k.lastIndexOf(':');
+        const n = i < 0 ? k : `${k.slice(0, i)}.${k.slice(i + 1)}`;
+        const o = renamed.get(n) || [0, 0];
+        renamed.set(n, [o[0] + v[0], o[1] + v[1]]);
+      }
+      const g = sum(names);
+      if (s.total !== g.total) details.push(`${pname}: total weight: speedscope ${s.total}, profview ${g.total}`);
+      details.push(...diffFuncs(renamed, g.funcs).map((d) => `${pname}: ${d}`));
+      nf = Math.max(nf, renamed.size);
+      details.push(`(${pname}: ${s.total} samples)`);
     }
-    report(details.length === 0, `${file}: ${group.profiles.length} threads, ${ns} samples, ${nf} functions, as speedscope reads it`, details);
+    const real = details.filter((d) => !d.startsWith('('));
+    const counts = details.filter((d) => d.startsWith('(')).join(' ');
+    report(real.length === 0, `${file}: ${nf} functions, ${counts}, as speedscope reads it`, real);
   } else {
     report(false, `${c}: unknown HOW ${how}`, []);
   }
