@@ -53,6 +53,19 @@ static int field(const char *p, const char *e, int k, const char **fs, const cha
 	return 1;
 }
 
+/* Columns read past the first MAX_COLS of a row: none (a deep copy has four or five). */
+#define MAX_COLS 32
+
+/* Field k of a row split by the import loop: 1 with [*fs, *fe), 0 when the row has fewer. */
+static int row_field(const char *const *fb, int n, int k, const char **fs, const char **fe)
+{
+	if (k < 0 || k >= n)
+		return 0;
+	*fs = fb[k];
+	*fe = fb[k + 1] - 1;
+	return 1;
+}
+
 static const char *line_end(const char *p, const char *e)
 {
 	const char *le = text_line_end(p, e);
@@ -187,8 +200,10 @@ static int weight(const char *p, const char *e, bool bare, int64_t *v, enum pv_u
 		return W_OK;
 	}
 	const struct unit_row *u = NULL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (text_eq(us, p, units[i].name))
+	size_t ul = (size_t)(p - us);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]) && !u; i++)
+		if (units[i].name[0] == *us && strlen(units[i].name) == ul &&
+		    memcmp(us, units[i].name, ul) == 0)
 			u = &units[i];
 	if (!u) {
 		*at = us;
@@ -269,11 +284,22 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		const char *next = text_line_end(p, e);
 		next = next < e ? next + 1 : e;
 		const char *ns, *ne;
+		/* the row's fields, split once: fb[k] .. fb[k + 1] - 1 (its tab) */
+		const char *fb[MAX_COLS + 1];
+		int nfld = 0;
+		for (const char *fp = p; nfld < MAX_COLS;) {
+			fb[nfld++] = fp;
+			const char *t = memchr(fp, '\t', (size_t)(le - fp));
+			if (!t)
+				break;
+			fp = t + 1;
+		}
+		fb[nfld] = le + 1;
 		if (le == p) {
 			p = next;
 			continue;
 		}
-		if (!field(p, le, c.symbol, &ns, &ne)) {
+		if (!row_field(fb, nfld, c.symbol, &ns, &ne)) {
 			no_name++;
 			p = next;
 			continue;
@@ -306,7 +332,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			const char *fs, *fe, *at;
 			enum pv_unit u;
 			int col = m == 0 ? c.weight : c.count;
-			int wr = field(p, le, col, &fs, &fe)
+			int wr = row_field(fb, nfld, col, &fs, &fe)
 				     ? weight(fs, fe, m == 1, &w[m], &u, &at)
 				     : W_FORM;
 			if (wr == W_UNIT) {
@@ -372,7 +398,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			leave(&r);
 		pv_source_ix src = PV_NONE;
 		const char *ss, *se;
-		if (c.source != COL_NONE && field(p, le, c.source, &ss, &se)) {
+		if (c.source != COL_NONE && row_field(fb, nfld, c.source, &ss, &se)) {
 			while (se > ss && (se[-1] == ' ' || se[-1] == '\t'))
 				se--;
 			while (ss < se && *ss == ' ')

@@ -179,6 +179,7 @@ struct chunk {
 	uint32_t ncls, ccap;
 	struct pool_slot *pool;
 	uint32_t pool_mask, pool_len;
+	struct u64map by_id; /* class id -> index */
 };
 
 struct jfr {
@@ -187,6 +188,7 @@ struct jfr {
 	struct pv_error *err;
 	struct chunk c;
 	uint32_t t_exec, t_native, t_alloc; /* event classes, UINT32_MAX when absent */
+	int ef[3][4]; /* per event kind: its startTime, thread, stackTrace, weight fields */
 	uint32_t c_thread, c_stack, c_frame, c_method, c_class, c_symbol, c_ftype, c_string;
 	pv_metric_ix m_exec, m_native, m_alloc;
 	uint32_t nmetrics;
@@ -212,6 +214,7 @@ static void chunk_free(struct chunk *c)
 		pv_free(c->cls[i].f);
 	pv_free(c->cls);
 	pv_free(c->pool);
+	u64map_release(&c->by_id);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -223,6 +226,8 @@ static int fail(struct jfr *j, const uint8_t *at, const char *what)
 
 static uint32_t class_by_id(const struct chunk *c, uint64_t id)
 {
+	if (c->by_id.key)
+		return u64map_get(&c->by_id, id);
 	for (uint32_t i = 0; i < c->ncls; i++)
 		if (c->cls[i].id == id)
 			return i;
@@ -342,6 +347,10 @@ static int read_metadata(struct jfr *j)
 	if (rc)
 		return fail(j, r.p,
 			    "the metadata event is damaged (its element tree runs past it)");
+	for (uint32_t i = 0; i < c->ncls; i++)
+		if (u64map_get(&c->by_id, c->cls[i].id) == UINT32_MAX &&
+		    u64map_put(&c->by_id, c->cls[i].id, i))
+			return pv_error_set(j->err, PV_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < c->ncls; i++)
 		for (uint32_t f = 0; f < c->cls[i].nf; f++) {
 			c->cls[i].f[f].cls = class_by_id(c, c->cls[i].f[f].type);
@@ -741,6 +750,13 @@ static void chunk_classes(struct jfr *j)
 	j->c_symbol = class_by_name(c, "jdk.types.Symbol");
 	j->c_ftype = class_by_name(c, "jdk.types.FrameType");
 	j->c_string = class_by_name(c, "java.lang.String");
+	const uint32_t ev[3] = {j->t_exec, j->t_native, j->t_alloc};
+	for (int k = 0; k < 3; k++) {
+		j->ef[k][0] = field_ix(c, ev[k], "startTime");
+		j->ef[k][1] = field_ix(c, ev[k], k == 2 ? "eventThread" : "sampledThread");
+		j->ef[k][2] = field_ix(c, ev[k], "stackTrace");
+		j->ef[k][3] = field_ix(c, ev[k], "weight");
+	}
 }
 
 /*
@@ -799,11 +815,8 @@ static int walk(struct jfr *j, int pass)
 				const uint8_t *at[MAX_FIELDS];
 				if (read_fields(&r, c, cls, v, at))
 					return fail(j, q, "an event's fields run past its size");
-				int f_time = field_ix(c, cls, "startTime");
-				int f_thread =
-				    field_ix(c, cls, kind == 2 ? "eventThread" : "sampledThread");
-				int f_stack = field_ix(c, cls, "stackTrace");
-				int f_weight = field_ix(c, cls, "weight");
+				int f_time = j->ef[kind][0], f_thread = j->ef[kind][1],
+				    f_stack = j->ef[kind][2], f_weight = j->ef[kind][3];
 				int64_t t = PV_TIME_NONE;
 				if (f_time >= 0) {
 					int64_t d = (int64_t)v[f_time] - c->start_ticks;
