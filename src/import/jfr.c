@@ -22,6 +22,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/vec.h"
 #include "import/importer.h"
 
 #define JFR_HEADER 68
@@ -182,6 +183,14 @@ struct chunk {
 	struct u64map by_id; /* class id -> index */
 };
 
+/* a sample read, before the metrics are defined */
+struct pend {
+	pv_thread_ix th;
+	pv_stack_ix st;
+	int kind; /* 0 execution, 1 native, 2 allocation */
+	int64_t t, w;
+};
+
 struct jfr {
 	struct pv_input *in;
 	struct pv_builder *b;
@@ -190,12 +199,13 @@ struct jfr {
 	uint32_t t_exec, t_native, t_alloc; /* event classes, UINT32_MAX when absent */
 	int ef[3][4]; /* per event kind: its startTime, thread, stackTrace, weight fields */
 	uint32_t c_thread, c_stack, c_frame, c_method, c_class, c_symbol, c_ftype, c_string;
-	pv_metric_ix m_exec, m_native, m_alloc;
 	uint32_t nmetrics;
 	int64_t zero_ns;
 	/* per chunk caches: method key -> function, stack trace key -> stack, thread key */
 	struct u64map method_fn, stack_st, thread_th;
-	uint64_t n_exec, n_native, n_alloc, n_other, truncated, no_stack;
+	uint64_t n_exec, n_native, n_alloc; /* in this order: (&n_exec)[kind] */
+	uint64_t n_other, truncated, no_stack;
+	struct vec pend; /* struct pend */
 	uint64_t other_types_seen;
 };
 
@@ -760,9 +770,10 @@ static void chunk_classes(struct jfr *j)
 }
 
 /*
- * Walks the events of every chunk; count only (pass 0: events per kind), or samples (pass 1).
+ * Walks the events of every chunk once: the samples into j->pend (their metrics are known at
+ * the end: only the kinds the recording has get one), the other events counted.
  */
-static int walk(struct jfr *j, int pass)
+static int walk(struct jfr *j)
 {
 	const uint8_t *p = (const uint8_t *)j->in->data, *e = p + j->in->len;
 	bool first = true;
@@ -773,13 +784,11 @@ static int walk(struct jfr *j, int pass)
 		if ((rc = read_metadata(j)))
 			return rc;
 		chunk_classes(j);
-		if (pass == 1) {
-			if ((rc = read_pools(j)))
-				return rc;
-			if (first) {
-				j->zero_ns = j->c.start_ns;
-				j->b->p->meta.start_unix_ns = j->c.start_ns;
-			}
+		if ((rc = read_pools(j)))
+			return rc;
+		if (first) {
+			j->zero_ns = j->c.start_ns;
+			j->b->p->meta.start_unix_ns = j->c.start_ns;
 		}
 		first = false;
 		struct chunk *c = &j->c;
@@ -801,16 +810,9 @@ static int walk(struct jfr *j, int pass)
 				   : cls == j->t_native ? 1
 				   : cls == j->t_alloc	? 2
 							: -1;
-			if (pass == 0) {
-				if (kind == 0)
-					j->n_exec++;
-				else if (kind == 1)
-					j->n_native++;
-				else if (kind == 2)
-					j->n_alloc++;
-				else if (type > 1)
-					j->n_other++;
-			} else if (kind >= 0) {
+			if (kind < 0 && type > 1)
+				j->n_other++;
+			if (kind >= 0) {
 				uint64_t v[MAX_FIELDS];
 				const uint8_t *at[MAX_FIELDS];
 				if (read_fields(&r, c, cls, v, at))
@@ -830,14 +832,13 @@ static int walk(struct jfr *j, int pass)
 				    f_stack >= 0 ? trace_stack(j, v[f_stack]) : PV_NONE;
 				if (st == PV_NONE)
 					j->no_stack++;
-				int64_t w[3] = {0, 0, 0};
-				pv_metric_ix m = kind == 0   ? j->m_exec
-						 : kind == 1 ? j->m_native
-							     : j->m_alloc;
-				w[m] = kind == 2 ? (f_weight >= 0 ? (int64_t)v[f_weight] : 0) : 1;
-				if (w[m] < 0)
-					w[m] = 0;
-				builder_sample(j->b, th, st, t, w);
+				int64_t w =
+				    kind == 2 ? (f_weight >= 0 ? (int64_t)v[f_weight] : 0) : 1;
+				struct pend *pd = vec_push(&j->pend, sizeof(struct pend));
+				if (!pd)
+					return pv_error_set(j->err, PV_ENOMEM, "out of memory");
+				*pd = (struct pend){th, st, kind, t, w < 0 ? 0 : w};
+				(&j->n_exec)[kind]++;
 			}
 			q += size;
 		}
@@ -855,29 +856,30 @@ static int probe(const struct pv_input *in)
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
 	struct jfr j = {.in = in, .b = b, .err = err};
-	int rc = walk(&j, 0);
-	chunk_free(&j.c);
-	if (rc)
-		return rc;
-	if (j.n_exec || (!j.n_native && !j.n_alloc))
-		j.m_exec = builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
-	else
-		j.m_exec = PV_NONE;
-	j.m_native = j.n_native
-			 ? builder_metric(b, builder_cstr(b, "native samples"), PV_UNIT_COUNT)
-			 : PV_NONE;
-	j.m_alloc = j.n_alloc ? builder_metric(b, builder_cstr(b, "allocated bytes"), PV_UNIT_BYTES)
-			      : PV_NONE;
-	b->p->meta.default_metric = j.m_exec != PV_NONE	    ? j.m_exec
-				    : j.m_native != PV_NONE ? j.m_native
-							    : j.m_alloc;
-	rc = walk(&j, 1);
+	int rc = walk(&j);
 	chunk_free(&j.c);
 	u64map_release(&j.method_fn);
 	u64map_release(&j.stack_st);
 	u64map_release(&j.thread_th);
-	if (rc)
+	if (rc) {
+		vec_free(&j.pend);
 		return rc;
+	}
+	pv_metric_ix m[3] = {PV_NONE, PV_NONE, PV_NONE};
+	if (j.n_exec || (!j.n_native && !j.n_alloc))
+		m[0] = builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
+	if (j.n_native)
+		m[1] = builder_metric(b, builder_cstr(b, "native samples"), PV_UNIT_COUNT);
+	if (j.n_alloc)
+		m[2] = builder_metric(b, builder_cstr(b, "allocated bytes"), PV_UNIT_BYTES);
+	b->p->meta.default_metric = m[0] != PV_NONE ? m[0] : m[1] != PV_NONE ? m[1] : m[2];
+	const struct pend *pd = VEC(j.pend, struct pend);
+	for (uint32_t i = 0; i < j.pend.len; i++) {
+		int64_t w[3] = {0, 0, 0};
+		w[m[pd[i].kind]] = pd[i].w;
+		builder_sample(b, pd[i].th, pd[i].st, pd[i].t, w);
+	}
+	vec_free(&j.pend);
 	builder_lossy(
 	    b, j.n_other,
 	    "events other than execution, native-method and allocation samples (not kept)");

@@ -84,14 +84,14 @@ T_TEST(jfr_errors)
 	memset(bad + 24, 0x7f, 8);
 	T_EQ_INT(t_import_text("meta.jfr", bad, len, NULL, &p, &err), PV_EPARSE);
 	T_CONTAINS(err.msg, "meta.jfr: byte 32: the metadata offset is outside the chunk");
-	/* an event whose size runs past its chunk: the first event's size byte */
+	/* an event whose size runs past its chunk: the first event (a constant pool)'s size */
 	memcpy(bad, buf, len);
 	bad[68] = (char)0xff;
 	bad[69] = (char)0xff;
 	bad[70] = (char)0xff;
 	bad[71] = (char)0x7f;
 	T_EQ_INT(t_import_text("ev.jfr", bad, len, NULL, &p, &err), PV_EPARSE);
-	T_CONTAINS(err.msg, "ev.jfr: byte 68: an event's size runs past its chunk");
+	T_CONTAINS(err.msg, "ev.jfr: byte 68: the constant-pool event's size runs past the chunk");
 	free(bad);
 	free(buf);
 }
