@@ -21,7 +21,10 @@ const path = require('path');
 const vm = require('vm');
 
 // The importers module of the speedscope package installed under nodeModules (default: bench's).
-function loadImporters(nodeModules = path.join(__dirname, 'node_modules')) {
+// wasm: what speedscope's Java Flight Recorder importer needs on top (its jfrview WebAssembly
+// module, fetched from the bundle's folder; the context's own Object, whose prototype the module's
+// loader compares with that of its arguments).
+function loadImporters(nodeModules = path.join(__dirname, 'node_modules'), wasm = false) {
   const dist = path.join(nodeModules, 'speedscope', 'dist', 'release');
   const bundle = fs.readdirSync(dist).find((f) => /^speedscope-.*\.js$/.test(f));
   if (!bundle) throw new Error(`no speedscope bundle in ${dist} (npm install it first)`);
@@ -48,6 +51,12 @@ function loadImporters(nodeModules = path.join(__dirname, 'node_modules')) {
     location: { search: '', hash: '', href: '' }, localStorage: fake, requestAnimationFrame: noop,
     addEventListener: noop, matchMedia: () => ({ matches: false, addListener: noop, addEventListener: noop }),
   };
+  if (wasm) {
+    delete ctx.Object;
+    ctx.Response = Response;
+    ctx.fetch = async (u) =>
+      new Response(fs.readFileSync(path.join(dist, String(u))), { headers: { 'Content-Type': 'application/wasm' } });
+  }
   ctx.window = ctx;
   ctx.self = ctx;
   ctx.globalThis = ctx;

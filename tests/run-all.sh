@@ -78,6 +78,15 @@ if [ "$#" -gt 0 ]; then
 	echo "$out" | tail -n 30
 	add "$(echo "$out" | tail -n 1)"
 fi
+# importers against speedscope's own on the same files: per thread samples, total weight, every
+# function's self and total (tests/speedscope-oracle/run.sh; its last line is
+# "speedscope-oracle: N passed, N failed")
+if [ "$#" -gt 0 ]; then
+	echo "== speedscope-oracle"
+	out=$(sh tests/speedscope-oracle/run.sh "$1/profview" 2>&1)
+	echo "$out" | tail -n 30
+	add "$(echo "$out" | tail -n 1)"
+fi
 # the TUI in a real terminal under tmux (one line and no failure when tmux is absent)
 if [ -f tests/tui/e2e.sh ] && [ "$#" -gt 0 ]; then
 	echo "== tui"

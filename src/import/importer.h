@@ -81,6 +81,8 @@ extern const struct importer importer_ghc;
 extern const struct importer importer_papyrus;
 extern const struct importer importer_safari;
 extern const struct importer importer_v8log;
+extern const struct importer importer_instruments;
+extern const struct importer importer_jfr;
 
 /* pv_import_file_progress with every import option of o (its symbols' options too). */
 struct pv_import_opts;

@@ -12,27 +12,37 @@
 #include "import/symbols.h"
 #include "pv/import.h"
 
-/* one row per line from here on, the rows above kept as they were */
-/* clang-format off */
+/* one importer a line (clang-format would pack them into columns that every new row reflows) */
+// clang-format off
 static const struct importer *const importers[] = {
-    &importer_firefox_processed, &importer_firefox_gecko, &importer_chrome,
-    &importer_speedscope,	 &importer_pprof,	  &importer_pprof_legacy,
-    &importer_callgrind,	 &importer_hpctoolkit_v4, &importer_hpctoolkit_summary,
-    &importer_hpctoolkit_xml,	 &importer_perf_data,	  &importer_perf_script,
-    &importer_collapsed,
-    /* the Firefox Profiler's other formats (issue 30) */
-    &importer_dhat,
-    &importer_art_trace,
-    /* speedscope's other formats (issue 30) */
-    &importer_stackprof,
-    &importer_pmcstat,
-    &importer_ghc,
-    &importer_papyrus,
-    &importer_safari,
-    &importer_v8log,
-    &importer_snapshot, /* its magic is like no other format's: last in the lists */
+	&importer_firefox_processed,
+	&importer_firefox_gecko,
+	&importer_chrome,
+	&importer_speedscope,
+	&importer_pprof,
+	&importer_pprof_legacy,
+	&importer_callgrind,
+	&importer_hpctoolkit_v4,
+	&importer_hpctoolkit_summary,
+	&importer_hpctoolkit_xml,
+	&importer_perf_data,
+	&importer_perf_script,
+	&importer_instruments,
+	&importer_jfr,
+	&importer_collapsed,
+	/* the Firefox Profiler's other formats */
+	&importer_dhat,
+	&importer_art_trace,
+	/* speedscope's other formats */
+	&importer_stackprof,
+	&importer_pmcstat,
+	&importer_ghc,
+	&importer_papyrus,
+	&importer_safari,
+	&importer_v8log,
+	&importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
-/* clang-format on */
+// clang-format on
 
 #define NR_IMPORTERS (sizeof(importers) / sizeof(importers[0]))
 
