@@ -32,6 +32,7 @@
 struct rd {
 	const uint8_t *p, *e;
 	bool bad, compressed;
+	char *scratch; /* JFR_SCRATCH bytes for strings re-encoded as UTF-8 (NULL: none) */
 };
 
 static uint64_t rd_u8(struct rd *r)
@@ -86,7 +87,7 @@ struct jstr {
 	uint64_t key;
 };
 
-static char scratch[4096];
+#define JFR_SCRATCH 4096
 
 static int rd_string(struct rd *r, struct jstr *out)
 {
@@ -115,20 +116,22 @@ static int rd_string(struct rd *r, struct jstr *out)
 	size_t n = 0;
 	for (uint64_t i = 0; i < len && !r->bad; i++) {
 		uint64_t c = enc == 4 ? rd_int(r, 2) : rd_u8(r);
-		if (n + 3 > sizeof(scratch))
+		if (!r->scratch)
+			return -1;
+		if (n + 3 > JFR_SCRATCH)
 			continue;
 		if (c < 0x80) {
-			scratch[n++] = (char)c;
+			r->scratch[n++] = (char)c;
 		} else if (c < 0x800) {
-			scratch[n++] = (char)(0xc0 | c >> 6);
-			scratch[n++] = (char)(0x80 | (c & 0x3f));
+			r->scratch[n++] = (char)(0xc0 | c >> 6);
+			r->scratch[n++] = (char)(0x80 | (c & 0x3f));
 		} else {
-			scratch[n++] = (char)(0xe0 | (c >> 12 & 0x0f));
-			scratch[n++] = (char)(0x80 | (c >> 6 & 0x3f));
-			scratch[n++] = (char)(0x80 | (c & 0x3f));
+			r->scratch[n++] = (char)(0xe0 | (c >> 12 & 0x0f));
+			r->scratch[n++] = (char)(0x80 | (c >> 6 & 0x3f));
+			r->scratch[n++] = (char)(0x80 | (c & 0x3f));
 		}
 	}
-	out->s = scratch;
+	out->s = r->scratch;
 	out->n = n;
 	return 0;
 }
@@ -174,6 +177,8 @@ struct chunk {
 	uint64_t cp_off, meta_off;
 	int64_t start_ns, start_ticks, tps;
 	bool compressed;
+	char
+	    *scratch; /* the import's string buffer (struct jfr's), for every reader of the chunk */
 	char **strs;
 	uint32_t nstr;
 	struct jclass *cls;
@@ -196,6 +201,7 @@ struct jfr {
 	struct pv_builder *b;
 	struct pv_error *err;
 	struct chunk c;
+	char scratch[JFR_SCRATCH];
 	uint32_t t_exec, t_native, t_alloc; /* event classes, UINT32_MAX when absent */
 	int ef[3][4]; /* per event kind: its startTime, thread, stackTrace, weight fields */
 	uint32_t c_thread, c_stack, c_frame, c_method, c_class, c_symbol, c_ftype, c_string;
@@ -324,7 +330,7 @@ static int read_metadata(struct jfr *j)
 	const uint8_t *at = c->base + c->meta_off;
 	if (c->meta_off < JFR_HEADER || at >= c->end)
 		return fail(j, c->base + 32, "the metadata offset is outside the chunk");
-	struct rd r = {at, c->end, false, c->compressed};
+	struct rd r = {at, c->end, false, c->compressed, c->scratch};
 	uint64_t size = rd_int(&r, 4);
 	if (size > (uint64_t)(c->end - at) || size < 2)
 		return fail(j, at, "the metadata event's size runs past the chunk");
@@ -515,7 +521,7 @@ static int read_pools(struct jfr *j)
 		const uint8_t *at = c->base + off;
 		if (off < JFR_HEADER || off >= (uint64_t)(c->end - c->base))
 			return fail(j, c->base + 24, "a constant-pool offset is outside the chunk");
-		struct rd r = {at, c->end, false, c->compressed};
+		struct rd r = {at, c->end, false, c->compressed, c->scratch};
 		uint64_t size = rd_int(&r, 4);
 		if (size > (uint64_t)(c->end - at) || size < 2)
 			return fail(j, at, "the constant-pool event's size runs past the chunk");
@@ -562,7 +568,7 @@ static struct jstr symbol(struct jfr *j, uint32_t cls, uint64_t key)
 	const uint8_t *at = pool_get(&j->c, cls, key);
 	if (!at)
 		return s;
-	struct rd r = {at, j->c.end, false, j->c.compressed};
+	struct rd r = {at, j->c.end, false, j->c.compressed, j->c.scratch};
 	if (j->c.cls[cls].prim == P_STRING) {
 		rd_string(&r, &s);
 		return s;
@@ -586,13 +592,13 @@ static pv_func_ix method_func(struct jfr *j, uint64_t key)
 	size_t n = 0;
 	const uint8_t *p = pool_get(c, j->c_method, key);
 	int f_type = field_ix(c, j->c_method, "type"), f_name = field_ix(c, j->c_method, "name");
-	struct rd r = {p, c->end, false, c->compressed};
+	struct rd r = {p, c->end, false, c->compressed, c->scratch};
 	if (p && !read_fields(&r, c, j->c_method, v, at) && f_type >= 0 && f_name >= 0) {
 		const uint8_t *cp = pool_get(c, j->c_class, v[f_type]);
 		int c_name = field_ix(c, j->c_class, "name");
 		uint64_t cv[MAX_FIELDS];
 		const uint8_t *cat[MAX_FIELDS];
-		struct rd cr = {cp, c->end, false, c->compressed};
+		struct rd cr = {cp, c->end, false, c->compressed, c->scratch};
 		if (cp && c_name >= 0 && !read_fields(&cr, c, j->c_class, cv, cat)) {
 			struct jstr s = symbol(j, j->c_symbol, cv[c_name]);
 			for (size_t i = 0; i < s.n && n < 512; i++)
@@ -624,11 +630,11 @@ static pv_stack_ix trace_stack(struct jfr *j, uint64_t key)
 	    !c->cls[j->c_stack].f[f_frames].cp) {
 		uint64_t v[MAX_FIELDS];
 		const uint8_t *at[MAX_FIELDS];
-		struct rd r = {p, c->end, false, c->compressed};
+		struct rd r = {p, c->end, false, c->compressed, c->scratch};
 		if (!read_fields(&r, c, j->c_stack, v, at)) {
 			if (f_trunc >= 0 && v[f_trunc])
 				j->truncated++;
-			struct rd fr = {at[f_frames], c->end, false, c->compressed};
+			struct rd fr = {at[f_frames], c->end, false, c->compressed, c->scratch};
 			uint64_t n = rd_int(&fr, 4);
 			uint32_t fc = c->cls[j->c_stack].f[f_frames].cls;
 			int f_method = field_ix(c, fc, "method"),
@@ -682,7 +688,7 @@ static pv_thread_ix thread_of(struct jfr *j, uint64_t key)
 	if (p) {
 		uint64_t v[MAX_FIELDS];
 		const uint8_t *at[MAX_FIELDS];
-		struct rd r = {p, c->end, false, c->compressed};
+		struct rd r = {p, c->end, false, c->compressed, c->scratch};
 		if (!read_fields(&r, c, j->c_thread, v, at)) {
 			int f_os = field_ix(c, j->c_thread, "osName"),
 			    f_java = field_ix(c, j->c_thread, "javaName"),
@@ -691,7 +697,7 @@ static pv_thread_ix thread_of(struct jfr *j, uint64_t key)
 				int f = k == 0 ? f_java : f_os;
 				if (f < 0)
 					continue;
-				struct rd sr = {at[f], c->end, false, c->compressed};
+				struct rd sr = {at[f], c->end, false, c->compressed, c->scratch};
 				if (!rd_string(&sr, &name) && name.pool)
 					name = symbol(j, j->c_string, name.key);
 			}
@@ -732,6 +738,7 @@ static int chunk_header(struct jfr *j, const uint8_t *p, const uint8_t *e)
 		return fail(j, p + 8, "the chunk's size runs past the end of the file");
 	c->base = p;
 	c->end = p + size;
+	c->scratch = j->scratch;
 	c->cp_off = rd_be(&r, 8);
 	c->meta_off = rd_be(&r, 8);
 	c->start_ns = (int64_t)rd_be(&r, 8);
@@ -797,7 +804,7 @@ static int walk(struct jfr *j)
 		u64map_release(&j->thread_th);
 		const uint8_t *q = c->base + JFR_HEADER;
 		while (q < c->end) {
-			struct rd r = {q, c->end, false, c->compressed};
+			struct rd r = {q, c->end, false, c->compressed, c->scratch};
 			uint64_t size = rd_int(&r, 4);
 			if (r.bad || size < 2 || size > (uint64_t)(c->end - q))
 				return fail(j, q,
