@@ -555,7 +555,7 @@ static int build(struct art *a)
 			}
 		}
 		if (r[i].action == 0) {
-			pv_frame_ix f;
+			pv_frame_ix f = PV_NONE;
 			if ((rc = method_frame(a, nsorted, r[i].method, &f, &unknown)))
 				break;
 			t->cur = builder_stack(b, t->cur, f);

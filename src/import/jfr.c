@@ -728,7 +728,7 @@ static int chunk_header(struct jfr *j, const uint8_t *p, const uint8_t *e)
 	struct chunk *c = &j->c;
 	if (e - p < JFR_HEADER || memcmp(p, "FLR", 4) != 0)
 		return fail(j, p, "expected a chunk header ('FLR\\0', 68 bytes)");
-	struct rd r = {p + 4, e, false, false};
+	struct rd r = {p + 4, e, false, false, NULL};
 	uint64_t major = rd_be(&r, 2);
 	rd_be(&r, 2);
 	if (major < 1 || major > 2)
