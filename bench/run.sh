@@ -22,7 +22,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 invocation="sh bench/run.sh"
-for v in BENCH_ONLY BENCH_CPU_ROUNDS BENCH_CPU_ANNOTATE_ROUNDS BENCH_CPU_BEFORE BENCH_CGMEM_MB BENCH_DEEP BENCH_MEMORY_N BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BENCH_SVG_BOXES BENCH_SVG_ROUNDS BUILD; do
+for v in BENCH_ONLY BENCH_CPU_ROUNDS BENCH_CPU_ANNOTATE_ROUNDS BENCH_CPU_BEFORE BENCH_CPU_CHROME_N BENCH_CGMEM_MB BENCH_DEEP BENCH_MEMORY_N BENCH_COLLAPSED_MB BENCH_FIREFOX_MB BENCH_ROUNDS BENCH_CALLGRIND_MB BENCH_CALLGRIND_ROUNDS BENCH_MARKERS BENCH_PAGE_ROUNDS BENCH_SVG_BOXES BENCH_SVG_ROUNDS BUILD; do
 	eval "val=\${$v:-}"
 	[ -n "$val" ] && invocation="$v=$val $invocation"
 done
@@ -812,7 +812,9 @@ fi
 # user and system time of all its threads; /usr/bin/time's user + sys without perf), which a
 # loaded machine moves less than the wall clock. BENCH_CPU_ROUNDS rounds (default 15) alternate
 # the commands (BENCH_CPU_BEFORE=PROFVIEW adds an older binary to each round), then
-# BENCH_CPU_ANNOTATE_ROUNDS (default 3) alternate profview and callgrind_annotate.
+# BENCH_CPU_ANNOTATE_ROUNDS (default 3) alternate profview and callgrind_annotate. A Chrome
+# trace of BENCH_CPU_CHROME_N (default 1000000) begin/end events (`gen flat-chrome`) is timed
+# with the first two: it goes through the same JSON tokenizer (no target of its own).
 # BENCH_ONLY=cpu (not part of a full run: callgrind_annotate takes minutes)
 if [ "$ONLY" = cpu ]; then
 	CPU_ROUNDS=${BENCH_CPU_ROUNDS:-15}
@@ -826,6 +828,10 @@ if [ "$ONLY" = cpu ]; then
 	[ -s "$cg" ] && [ "$cg" -nt "$GEN" ] || "$GEN" callgrind "$cgmb" "$cg" 2>/dev/null
 	abs_out=$(cd "$OUT" && pwd)
 	cg_abs=$abs_out/callgrind-$cgmb.out
+	# a Chrome trace (the JSON tokenizer of the Firefox profile): BENCH_CPU_CHROME_N events
+	chn=${BENCH_CPU_CHROME_N:-1000000}
+	ch=$OUT/flat-chrome-$chn.json
+	[ -s "$ch" ] && [ "$ch" -nt "$GEN" ] || "$GEN" flat-chrome "$chn" "$ch" 2>/dev/null
 	# cpu_ms NAME CMD...: the command's CPU time in ms, appended to OUT/cpu-NAME.txt
 	cpu_ms() {
 		n=$1
@@ -850,6 +856,9 @@ if [ "$ONLY" = cpu ]; then
 		[ -z "$BEFORE" ] || cpu_ms cg-before "$BEFORE" top -n 20 "$cg"
 		cpu_ms cg-pv "$PV" top -n 20 "$cg"
 		cpu_ms cg-scan "$SCAN" "$cg"
+		[ -z "$BEFORE" ] || cpu_ms ch-before "$BEFORE" tree --depth 3 "$ch"
+		cpu_ms ch-pv "$PV" tree --depth 3 "$ch"
+		cpu_ms ch-scan "$SCAN" "$ch"
 	done
 	for r in $(seq "$AN_ROUNDS"); do
 		echo "bench: cpu annotate round $r" >&2
@@ -862,11 +871,13 @@ if [ "$ONLY" = cpu ]; then
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 	ff_pv=$(med ff-pv) ff_scan=$(med ff-scan) cg_pv=$(med cg-pv) cg_scan=$(med cg-scan)
 	an_pv=$(med an-pv) an_an=$(med an-annotate)
+	ch_pv=$(med ch-pv) ch_scan=$(med ch-scan)
 	before_rows=""
 	if [ -n "$BEFORE" ]; then
 		before_rows="
 | firefox-$FF_MB, before ($BEFORE) | $(med ff-before) ms | $ff_scan ms | $(ratio "$(med ff-before)" "$ff_scan")× |
-| callgrind-$cgmb, before ($BEFORE) | $(med cg-before) ms | $cg_scan ms | $(ratio "$(med cg-before)" "$cg_scan")× |"
+| callgrind-$cgmb, before ($BEFORE) | $(med cg-before) ms | $cg_scan ms | $(ratio "$(med cg-before)" "$cg_scan")× |
+| flat-chrome-$chn, before ($BEFORE) | $(med ch-before) ms | $ch_scan ms | $(ratio "$(med ch-before)" "$ch_scan")× |"
 	fi
 	an_total=$( (cd / && "$CGA" --inclusive=yes "$cg_abs") | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
 	pv_total=$("$PV" info "$cg" | awk '/total/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }')
@@ -881,7 +892,8 @@ $cpu_load1 at the end. This section: \`$invocation\`.
 
 Each figure is a command's CPU time (perf stat's task-clock: the user and system time of all its
 threads), the median of $CPU_ROUNDS rounds in which the commands alternate (${BEFORE:+before, }profview,
-scan on the Firefox file, then the same on the callgrind file), after one warm-up run; the files
+scan on the Firefox file, then the same on the callgrind file and on a Chrome trace of
+$chn begin/end events, \`bench/gen flat-chrome\`), after one warm-up run; the files
 are in the page cache. Then $AN_ROUNDS rounds of profview and callgrind_annotate, alternated.
 Targets (issue 28): the Firefox profile at most 10× the scan, the callgrind file at most 8×, and
 callgrind_annotate at least 50× slower.
@@ -889,7 +901,8 @@ callgrind_annotate at least 50× slower.
 | input | profview | scan | profview / scan |
 |---|---|---|---|
 | firefox-$FF_MB (\`tree --depth 3\`) | $ff_pv ms | $ff_scan ms | **$(ratio "$ff_pv" "$ff_scan")×** |
-| callgrind-$cgmb (\`top -n 20\`) | $cg_pv ms | $cg_scan ms | **$(ratio "$cg_pv" "$cg_scan")×** |$before_rows
+| callgrind-$cgmb (\`top -n 20\`) | $cg_pv ms | $cg_scan ms | **$(ratio "$cg_pv" "$cg_scan")×** |
+| flat-chrome-$chn (\`tree --depth 3\`, no target) | $ch_pv ms | $ch_scan ms | $(ratio "$ch_pv" "$ch_scan")× |$before_rows
 
 | input | profview top -n 20 | callgrind_annotate --inclusive=yes | annotate / profview |
 |---|---|---|---|
@@ -901,16 +914,20 @@ Every run (ms, sorted):
 
 - firefox-$FF_MB: profview $(runs ff-pv); scan $(runs ff-scan)${BEFORE:+; before $(runs ff-before)}
 - callgrind-$cgmb: profview $(runs cg-pv); scan $(runs cg-scan)${BEFORE:+; before $(runs cg-before)}
+- flat-chrome-$chn: profview $(runs ch-pv); scan $(runs ch-scan)${BEFORE:+; before $(runs ch-before)}
 - against callgrind_annotate: profview $(runs an-pv); callgrind_annotate $(runs an-annotate)
 
 Commands:
 \`\`\`sh
 $GEN firefox $FF_MB $ff
 $GEN callgrind $cgmb $cg
+$GEN flat-chrome $chn $ch
 perf stat -x, -e task-clock $PV tree --depth 3 $ff
 perf stat -x, -e task-clock $SCAN $ff
 perf stat -x, -e task-clock $PV top -n 20 $cg
 perf stat -x, -e task-clock $SCAN $cg
+perf stat -x, -e task-clock $PV tree --depth 3 $ch
+perf stat -x, -e task-clock $SCAN $ch
 cd / && perf stat -x, -e task-clock $CGA --inclusive=yes $cg_abs
 \`\`\`
 EOF

@@ -20,7 +20,7 @@ work=${PV_COMPARE_DIR:-/tmp/pv-compare}
 export LC_ALL=C TZ=UTC COLUMNS=100
 commit=$(git rev-parse --short "$base") || exit 2
 bdir=$work/base-$commit
-libs="$(pkg-config --libs zlib libxxhash libprotobuf-c libmicrohttpd) -lpthread -lm"
+libs="$(pkg-config --libs zlib libxxhash libprotobuf-c libmicrohttpd libelf libdw libzstd) -liberty -ldl -lpthread -lm"
 
 # api-dump against a build folder ($1) and its source tree ($2)
 dump_build() {

@@ -1,5 +1,9 @@
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "base/alloc.h"
 #include "pv/error.h"
@@ -53,6 +57,20 @@ char *pv_strdup(const char *s)
 	if (d)
 		memcpy(d, s, n);
 	return d;
+}
+
+void pv_huge_hint(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(huge - 1);
+	if (p && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }
 
 int col_realloc(void **col, size_t elt, uint32_t newcap)

@@ -680,6 +680,33 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
 	return 0;
 }
 
+/*
+ * The inclusive costs of the model's nf functions ([f * nm + k]) from the one part's graph
+ * (cg_synthesize kept them): NULL when two of its functions are one model function (the model's
+ * graph merges them: built again) or memory runs out.
+ */
+static int64_t *part_inclusive(const struct cg *c, uint32_t nf, uint32_t nm)
+{
+	int64_t *incl = pv_calloc((size_t)(nf ? nf : 1) * (nm ? nm : 1), sizeof(int64_t));
+	uint8_t *seen = pv_calloc(nf ? nf : 1, 1);
+	bool ok = incl && seen;
+	for (uint32_t i = 0; i < c->part_nf && ok; i++) {
+		pv_func_ix fi = c->fns[c->part_fn[i]].func;
+		ok = fi < nf && !seen[fi];
+		if (!ok)
+			break;
+		seen[fi] = 1;
+		memcpy(incl + (size_t)fi * nm, c->part_incl + (size_t)i * c->nev,
+		       nm * sizeof(int64_t));
+	}
+	pv_free(seen);
+	if (!ok) {
+		pv_free(incl);
+		return NULL;
+	}
+	return incl;
+}
+
 /* The part's per-line rows forgotten (their arrays kept). */
 static void rows_clear(struct cg *c)
 {
@@ -1343,21 +1370,30 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		/* the inclusive costs from the call graph: the same rule, except that a function's
 		 * calls to itself and the nested calls of a recursion are not counted again */
 		struct cg_graph g;
+		memset(&g, 0, sizeof(g));
 		pv_metric_ix ms[MAX_EVENTS];
 		uint32_t nm = nev < p->metrics.len ? nev : p->metrics.len;
 		for (uint32_t e = 0; e < nm; e++)
 			ms[e] = e;
-		if (!b->status && cg_graph_build(p, ms, nm, NULL, &g))
+		/* one part: its graph is the whole graph, renumbered (when no two of its functions
+		 * are one model function), and its inclusive costs were kept */
+		int64_t *incl = NULL;
+		if (!b->status && c.nr_parts_done == 1 && c.part_incl)
+			incl = part_inclusive(&c, nf, nm);
+		if (!b->status && !incl && cg_graph_build(p, ms, nm, NULL, &g))
 			b->status = PV_ENOMEM;
+		const int64_t *ix = incl ? incl : g.incl;
 		for (uint32_t f = 0; f < nf && !b->status; f++) {
 			bool differs = false;
 			for (uint32_t e = 0; e < nm; e++) {
-				differs |= p->func_costs.total[e][f] != g.incl[(size_t)f * nm + e];
-				p->func_costs.total[e][f] = g.incl[(size_t)f * nm + e];
+				differs |= p->func_costs.total[e][f] != ix[(size_t)f * nm + e];
+				p->func_costs.total[e][f] = ix[(size_t)f * nm + e];
 			}
 			recursive += differs;
 		}
-		if (!b->status)
+		if (incl)
+			pv_free(incl);
+		else if (!b->status)
 			cg_graph_release(&g);
 	}
 	if (!rc && !b->status) {
@@ -1466,6 +1502,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	}
 	pv_free(c.fn_cache);
 	pv_free(c.src_cache);
+	pv_free(c.part_incl);
+	pv_free(c.part_fn);
 	pv_free(c.edge_next);
 	pv_free(c.ecalls);
 	u64map_release(&c.fn_map);

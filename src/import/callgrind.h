@@ -133,6 +133,10 @@ struct cg {
 	pv_str_ix part_name, cmd;
 	uint32_t nr_parts_done;
 	pv_thread_ix thread;
+	/* the first part's inclusive costs from its graph ([i * nev + k], i in touched order, of
+	 * function part_fn[i]), kept so that a file of one part need not build its graph again */
+	int64_t *part_incl;
+	uint32_t *part_fn, part_nf;
 
 	/* checks and report */
 	int64_t total[MAX_EVENTS]; /* sum of self costs */

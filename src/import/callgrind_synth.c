@@ -1424,6 +1424,16 @@ int cg_synthesize(struct cg *c)
 		else if (size > 1)
 			cycle_node(&S, comp);
 	}
+	/* the first part's inclusive costs, for the import's exact totals (callgrind.c) */
+	if (!b->status && c->nr_parts_done == 0 && S.g.incl && !c->part_incl) {
+		c->part_fn = pv_malloc((size_t)n * sizeof(uint32_t));
+		if (c->part_fn) {
+			memcpy(c->part_fn, c->touched_list, (size_t)n * sizeof(uint32_t));
+			c->part_incl = S.g.incl;
+			c->part_nf = n;
+			S.g.incl = NULL;
+		}
+	}
 out:
 	synth_release(&S);
 	return b->status ? -1 : 0;

@@ -1071,8 +1071,13 @@ void builder_samples_room(struct pv_builder *b, uint64_t rows)
 	if (b->status || rows <= t->cap || rows > PV_MAX_ROWS)
 		return;
 	/* resize_samples's error is sticky: here a failure only means growing as usual */
-	if (!resize_samples(b, (uint32_t)rows))
+	if (!resize_samples(b, (uint32_t)rows)) {
 		make_times(b);
+		/* the room is filled from the start, sample by sample: in 2 MiB pages */
+		pv_huge_hint(t->stack, (size_t)t->cap * sizeof(*t->stack));
+		if (t->time_ns)
+			pv_huge_hint(t->time_ns, (size_t)t->cap * sizeof(*t->time_ns));
+	}
 	if (b->status == PV_ENOMEM)
 		b->status = 0;
 }

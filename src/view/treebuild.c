@@ -229,9 +229,34 @@ static int cmp_row(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A long list is sorted by its first key alone first (pv_sort_kix_desc: no comparator call per
+ * comparison), then each run of rows with equal keys by cmp_row; cmp_row orders by that key
+ * first and is a total order, so the result is the one a sort by cmp_row alone gives.
+ */
 void eng_sort_ix(struct row_sort *c, uint32_t *rows, uint32_t n)
 {
-	pv_sort_r(rows, n, sizeof(*rows), cmp_row, c);
+	struct pv_kix *a = n > 64 ? pv_malloc((size_t)n * sizeof(*a)) : NULL;
+	if (!a) {
+		pv_sort_r(rows, n, sizeof(*rows), cmp_row, c);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		a[i].key = c->key[rows[i]];
+		a[i].ix = rows[i];
+	}
+	pv_sort_kix_desc(a, n);
+	for (uint32_t i = 0; i < n; i++)
+		rows[i] = a[i].ix;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t j = i + 1;
+		while (j < n && a[j].key == a[i].key)
+			j++;
+		if (j - i > 1)
+			pv_sort_r(rows + i, j - i, sizeof(*rows), cmp_row, c);
+		i = j;
+	}
+	pv_free(a);
 }
 
 /* The first 8 bytes of row r's name as a big-endian number (cmp_row's first name test). */
