@@ -1046,6 +1046,10 @@ static int unwind_user(struct pd *s, struct task *tk, const struct attr *a,
 
 static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned misc)
 {
+	if (!s->nattrs)
+		return fail(s, r,
+			    "a SAMPLE record before any event attribute (expected the "
+			    "attributes first: the header's or a HEADER_ATTR record)");
 	const unsigned char *q = r + 8, *e = r + size;
 	uint32_t ai = attr_of(s, r, size, true);
 	struct attr *a = &s->attrs[ai];
