@@ -22,6 +22,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/sort.h"
 #include "base/vec.h"
 #include "import/importer.h"
 
@@ -194,7 +195,18 @@ struct pend {
 	pv_stack_ix st;
 	int kind; /* 0 execution, 1 native, 2 allocation */
 	int64_t t, w;
+	uint32_t seq; /* the event's place in the file: ties of t keep it */
 };
+
+/* by time, then place in the file: a recording's events are not in time order (each thread
+ * buffer is flushed as it fills), the model's samples are */
+static int pend_cmp(const void *x, const void *y)
+{
+	const struct pend *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
 
 struct jfr {
 	struct pv_input *in;
@@ -844,7 +856,7 @@ static int walk(struct jfr *j)
 				struct pend *pd = vec_push(&j->pend, sizeof(struct pend));
 				if (!pd)
 					return pv_error_set(j->err, PV_ENOMEM, "out of memory");
-				*pd = (struct pend){th, st, kind, t, w < 0 ? 0 : w};
+				*pd = (struct pend){th, st, kind, t, w < 0 ? 0 : w, 0};
 				(&j->n_exec)[kind]++;
 			}
 			q += size;
@@ -880,7 +892,10 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (j.n_alloc)
 		m[2] = builder_metric(b, builder_cstr(b, "allocated bytes"), PV_UNIT_BYTES);
 	b->p->meta.default_metric = m[0] != PV_NONE ? m[0] : m[1] != PV_NONE ? m[1] : m[2];
-	const struct pend *pd = VEC(j.pend, struct pend);
+	struct pend *pd = VEC(j.pend, struct pend);
+	for (uint32_t i = 0; i < j.pend.len; i++)
+		pd[i].seq = i;
+	pv_sort(pd, j.pend.len, sizeof(*pd), pend_cmp);
 	for (uint32_t i = 0; i < j.pend.len; i++) {
 		int64_t w[3] = {0, 0, 0};
 		w[m[pd[i].kind]] = pd[i].w;
