@@ -243,39 +243,6 @@ static void tui_usage(FILE *out)
 		fprintf(out, "%s\n", lines[i]);
 }
 
-__attribute__((format(printf, 2, 0))) static int vfail_usage(const char *cmd, const char *fmt,
-							     va_list ap)
-{
-	char msg[2048];
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	cli_say("error", "%s (see 'profview %s%s--help')", msg, cmd ? cmd : "", cmd ? " " : "");
-	return EXIT_INPUT;
-}
-
-int cli_fail_usage(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vfail_usage(NULL, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-int cli_fail_usage_of(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int rc = vfail_usage(cmd, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-int cli_lib_error(const char *path, int rc, const char *msg)
-{
-	cli_say("error", "%s: %s", path, msg);
-	return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
-}
-
 static int error_exit(const struct pv_error *err)
 {
 	cli_say("error", "%s", err->msg);

@@ -74,28 +74,6 @@ bool pv_profile_one_program(const struct pv_profile *p)
 	return false;
 }
 
-int probe_has(const struct pv_input *in, size_t n, const char *s)
-{
-	if (n > in->len)
-		n = in->len;
-	return memmem(in->data, n, s, strlen(s)) != NULL;
-}
-
-int input_ends_mid_line(const struct pv_input *in)
-{
-	return in->len && in->data[in->len - 1] != '\n';
-}
-
-char probe_first_char(const struct pv_input *in)
-{
-	for (size_t i = 0; i < in->len; i++) {
-		char c = in->data[i];
-		if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-			return c;
-	}
-	return 0;
-}
-
 /*
  * Reads in as JSON to its end: 1 with err naming the position of the first syntax error (the
  * message says the file is not valid JSON, so damaged), 0 when it is well-formed.
