@@ -8,6 +8,7 @@
 #include "base/sort.h"
 #include "model/builder.h"
 #include "model/ranges.h"
+#include "pv/export.h"
 
 /*
  * Column growth: each table lists its columns with their element sizes once. A failed grow
@@ -1292,6 +1293,15 @@ void builder_lossy(struct pv_builder *b, uint64_t count, const char *fmt, ...)
 	t->len++;
 }
 
+/* Values past the model's ranges brought inside (ranges.c), each kind a lossy line. */
+static void saturate(struct pv_builder *b)
+{
+	struct pv_lossy notes = {0};
+	pv__ranges_saturate(b->p, &notes);
+	for (uint32_t i = 0; i < notes.len; i++)
+		builder_lossy(b, notes.item[i].count, "%s", notes.item[i].msg);
+}
+
 /* ---- labels: interned rows and sets ---- */
 
 static uint64_t label_hash(pv_str_ix key, pv_str_ix str, int64_t num, pv_str_ix unit)
@@ -1582,7 +1592,7 @@ int builder_finish(struct pv_builder *b, struct pv_profile **out)
 	if (!b->status)
 		drop_unused_times(&b->p->samples);
 	if (!b->status)
-		builder_saturate(b);
+		saturate(b);
 	int st = b->status;
 	release_maps(b);
 	if (st) {

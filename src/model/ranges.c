@@ -2,13 +2,14 @@
  * ranges.c - the value ranges of the model (profile.h: PV_TIME_MAX, PV_WEIGHT_SUM_MAX), in one
  * place: the columns they cover, their check (pv_profile_validate: a snapshot past them is
  * refused, naming the column and the row) and their saturation (builder_finish: an importer's
- * values past them are brought inside, with one lossy note per kind). Within them no sum of a
- * weight column, no difference of two times and no time plus the interval overflows.
+ * values past them are brought inside, with one note per kind that the builder makes lossy). Within
+ * them no sum of a weight column, no difference of two times and no time plus the interval
+ * overflows.
  */
 #include <stdio.h>
 
-#include "model/builder.h"
 #include "model/ranges.h"
+#include "pv/export.h"
 
 /* ---- the columns ---- */
 
@@ -192,9 +193,8 @@ static int64_t clamp_time(int64_t t, uint64_t *n)
 	return t < 0 ? -PV_TIME_MAX : PV_TIME_MAX;
 }
 
-void builder_saturate(struct pv_builder *b)
+void pv__ranges_saturate(struct pv_profile *p, struct pv_lossy *notes)
 {
-	struct pv_profile *p = b->p;
 	struct time_col tc[RANGE_TIME_COLS];
 	uint32_t nt = time_cols(p, tc);
 	uint64_t times = 0;
@@ -208,13 +208,13 @@ void builder_saturate(struct pv_builder *b)
 		p->meta.start_unix_ns = su < 0 ? -PV_TIME_MAX : PV_TIME_MAX;
 		times++;
 	}
-	builder_lossy(b, times, "times past +-2^62 ns (146 years) saturated");
+	pv_lossy_add(notes, times, "times past +-2^62 ns (146 years) saturated");
 	if (p->meta.interval_ns < 0) {
-		builder_lossy(b, 1, "a negative sampling interval (%lld ns) dropped",
-			      (long long)p->meta.interval_ns);
+		pv_lossy_add(notes, 1, "a negative sampling interval (%lld ns) dropped",
+			     (long long)p->meta.interval_ns);
 		p->meta.interval_ns = 0;
 	} else if (p->meta.interval_ns > PV_TIME_MAX) {
-		builder_lossy(b, 1, "a sampling interval past 2^62 ns (146 years) saturated");
+		pv_lossy_add(notes, 1, "a sampling interval past 2^62 ns (146 years) saturated");
 		p->meta.interval_ns = PV_TIME_MAX;
 	}
 	for (uint32_t m = 0; m < p->metrics.len; m++) {
@@ -238,10 +238,10 @@ void builder_saturate(struct pv_builder *b)
 				}
 				sum += a;
 			}
-			builder_lossy(b, cut,
-				      "metric '%s': %s summing past 2^62 in absolute value "
-				      "saturated (each cut to what the sum had left)",
-				      pv_str(p, p->metrics.name[m]), wc[k].what);
+			pv_lossy_add(notes, cut,
+				     "metric '%s': %s summing past 2^62 in absolute value "
+				     "saturated (each cut to what the sum had left)",
+				     pv_str(p, p->metrics.name[m]), wc[k].what);
 		}
 	}
 }
