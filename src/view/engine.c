@@ -20,139 +20,6 @@
  */
 #include "view/engine.h"
 
-/* ---- the view ---- */
-
-void pv_free_keep(uint8_t *keep)
-{
-	pv_free(keep);
-}
-
-void pv_view_free(struct pv_view *v)
-{
-	if (!v)
-		return;
-	eng_tree_free(v->tree, v->nr_metrics);
-	eng_tree_free(v->callers, v->nr_metrics);
-	if (v->flat) {
-		pv_free(v->flat->kind);
-		pv_free(v->flat->id);
-		pv_free(v->flat->line);
-		pv_free(v->flat->level);
-		pv_free(v->flat->in_center);
-		pv_free(v->flat->inlined);
-		for (uint32_t m = 0; m < v->nr_metrics; m++) {
-			pv_free(v->flat->total[m]);
-			pv_free(v->flat->self[m]);
-		}
-		pv_free(v->flat->total);
-		pv_free(v->flat->self);
-		pv_free(v->flat);
-	}
-	pv_free(v->threads);
-	pv_free(v->center_label);
-	pv_free(v->note);
-	pv_free(v->pseudo_module);
-	pv__derived_free(v->derived);
-	pv_query_release(&v->q);
-	pv_free(v);
-}
-
-const char *pv_view_row_name(const struct pv_view *v, enum pv_row_kind kind, uint32_t id, char *buf,
-			     size_t len, uint32_t line)
-{
-	const struct pv_profile *p = v->p;
-	switch (kind) {
-	case PV_ROW_CENTER: return v->center_label ? v->center_label : "";
-	case PV_ROW_NOSTACK: return "(no stack)";
-	case PV_ROW_FILE: return id == PV_NONE ? PV_UNKNOWN_FILE : pv_str(p, p->sources.path[id]);
-	case PV_ROW_MODULE:
-		return id == PV_NONE ? PV_UNKNOWN_MODULE : pv_str(p, p->modules.name[id]);
-	case PV_ROW_LINE:
-		if (line)
-			snprintf(buf, len, "%s:%u", fn_name(v, id), line);
-		else
-			snprintf(buf, len, "%s:?", fn_name(v, id)); /* frames without a line */
-		return buf;
-	case PV_ROW_LOOP: {
-		pv_source_ix s = vf_source(v, id);
-		const char *path = s == PV_NONE ? PV_UNKNOWN_FILE : pv_str(p, p->sources.path[s]);
-		const char *base = strrchr(path, '/');
-		snprintf(buf, len, "loop at %s:%u", base ? base + 1 : path, vf_line(v, id));
-		return buf;
-	}
-	default: return fn_name(v, id);
-	}
-}
-
-const char *pv_view_row_label(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-			      char *buf, size_t len, uint32_t line)
-{
-	const struct pv_profile *p = v->p;
-	pv_source_ix s = kind == PV_ROW_LINE   ? (line ? fn_source(v, id) : PV_NONE)
-			 : kind == PV_ROW_LOOP ? vf_source(v, id)
-					       : PV_NONE;
-	if (s == PV_NONE) /* no file to name: the row's name ("f:12", a function) */
-		return pv_view_row_name(v, kind, id, buf, len, line);
-	const char *path = pv_str(p, p->sources.path[s]);
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (kind == PV_ROW_LINE)
-		snprintf(buf, len, "%s: %u", base, line);
-	else
-		snprintf(buf, len, "loop at %s: %u", base, vf_line(v, id));
-	return buf;
-}
-
-pv_func_ix pv_view_row_function(const struct pv_view *v, enum pv_row_kind kind, uint32_t id)
-{
-	if (kind == PV_ROW_LINE)
-		return id;
-	if (kind == PV_ROW_LOOP)
-		return vf_func(v, id);
-	return PV_NONE;
-}
-
-const char *pv_view_row_function_name(const struct pv_view *v, pv_func_ix f)
-{
-	return fn_name(v, f);
-}
-
-const char *pv_row_kind_name(enum pv_row_kind kind, bool inlined)
-{
-	static const char *const names[] = {"function", "line",	   "file", "module",
-					    "center",	"nostack", "loop"};
-	if (kind == PV_ROW_FUNCTION && inlined)
-		return "inline";
-	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "function";
-}
-
-void pv_view_row_place(const struct pv_view *v, enum pv_row_kind kind, uint32_t id,
-		       pv_module_ix *module, pv_source_ix *source, uint32_t *line)
-{
-	*module = PV_NONE;
-	*source = PV_NONE;
-	*line = 0;
-	if (kind == PV_ROW_FUNCTION || kind == PV_ROW_LINE) {
-		*module = fn_module(v, id);
-		*source = fn_source(v, id);
-		if (id < v->p->funcs.len)
-			*line = pv_func_line(v->p, id);
-	} else if (kind == PV_ROW_LOOP) {
-		*module = fn_module(v, vf_func(v, id));
-		*source = vf_source(v, id);
-		*line = vf_line(v, id);
-	} else if (kind == PV_ROW_FILE) {
-		*source = id;
-	} else if (kind == PV_ROW_MODULE) {
-		*module = id;
-	}
-}
-
-uint32_t pv_view_row_column(const struct pv_view *v, enum pv_row_kind kind, uint32_t id)
-{
-	return kind == PV_ROW_FUNCTION && id < v->p->funcs.len ? pv_func_column(v->p, id) : 0;
-}
-
 static int resolve(struct pv_engine *e, const struct pv_query *q)
 {
 	const struct pv_profile *p = e->p;
@@ -481,25 +348,6 @@ static int sample_pass(struct pv_engine *e)
 	return 0;
 }
 
-static char *center_label(const struct pv_query *q)
-{
-	if (q->nr_center > 1)
-		return pv_strdup("<multiple contexts>");
-	const char *s = q->center[0];
-	if (strcmp(s, "file:") == 0) /* the functions of no file, of no module */
-		s = PV_UNKNOWN_FILE;
-	else if (strcmp(s, "module:") == 0)
-		s = PV_UNKNOWN_MODULE;
-	else if (strncmp(s, "file:", 5) == 0 || strncmp(s, "module:", 7) == 0 ||
-		 strncmp(s, "line:", 5) == 0)
-		s = strchr(s, ':') + 1;
-	else if (strncmp(s, "path:", 5) == 0 && strrchr(s, ';'))
-		s = strrchr(s, ';') + 1;
-	else if (strncmp(s, "path:", 5) == 0)
-		s += 5;
-	return pv_strdup(s);
-}
-
 /* ---- the view kinds' builders (kinds.c) ---- */
 
 /* The depth past which a printed tree's children need no order (struct pv_engine). */
@@ -745,7 +593,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, struct 
 		ncenter++;
 	}
 	if (v->centered) {
-		v->center_label = center_label(q);
+		v->center_label = eng_center_label(q);
 		match = pv_malloc(e.w.len ? e.w.len : 1);
 		anchor = pv_malloc((size_t)(e.w.len ? e.w.len : 1) * sizeof(*anchor));
 		if (!v->center_label || !match || !anchor) {
@@ -868,62 +716,3 @@ fail:
 }
 
 /* ---- for the call-graph views (view/internal.h) ---- */
-
-int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only, struct pv_error *err)
-{
-	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
-	const struct pv_query *q = &v->q;
-	*funcs_only = true;
-	for (uint32_t i = 0; i < q->nr_center; i++) {
-		struct scope sc;
-		int rc = eng_scope_compile(&e, &sc, q->center[i], "center");
-		if (rc) {
-			eng_scope_release(&sc);
-			return rc;
-		}
-		*funcs_only &= sc.kind == SC_FUNCS;
-		for (uint32_t f = 0; f < v->p->funcs.len; f++)
-			mask[f] |= sc.fmatch[f];
-		eng_scope_release(&sc);
-	}
-	if (q->nr_center && !(v->center_label = center_label(q)))
-		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	return 0;
-}
-
-int pv__scope_funcs(const struct pv_profile *p, const char *scope, uint8_t *mark,
-		    struct pv_error *err)
-{
-	struct pv_engine e = {.p = p, .err = err};
-	struct scope sc;
-	int rc = eng_scope_compile(&e, &sc, scope, "search");
-	uint32_t n = 0;
-	for (uint32_t f = 0; !rc && f < p->funcs.len; f++)
-		n += mark[f] |= sc.fmatch[f];
-	/* a path names its last step's functions; a loop the functions that hold it */
-	for (uint32_t i = 0; !rc && sc.kind == SC_PATH && i < sc.path_nfuncs[sc.path_len - 1]; i++)
-		n += mark[sc.path_funcs[sc.path_len - 1][i]] = 1;
-	for (uint32_t f = 0; !rc && sc.kind == SC_FRAMES && f < p->frames.len; f++)
-		if (sc.vmatch[f])
-			n += mark[p->frames.func[f]] = 1;
-	eng_scope_release(&sc);
-	return rc ? rc : (int)(n > 0);
-}
-
-void pv__view_set_base(struct pv_view *v)
-{
-	/* the flat view is not cut at the center (it only marks it) */
-	bool of_whole = v->q.percent == PV_PERCENT_WHOLE || pv_view_kind(v->q.view)->of_whole;
-	memcpy(v->base, of_whole ? v->whole : v->center, sizeof(v->base));
-}
-
-int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err)
-{
-	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
-	return eng_tree_finish(&e, t, false);
-}
-
-void pv__tree_free(struct pv_tree *t, uint32_t nm)
-{
-	eng_tree_free(t, nm);
-}

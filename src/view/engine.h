@@ -166,6 +166,8 @@ struct row_sort {
 
 /* ---- across the engine's files ---- */
 
+/* The center's name as a view shows it: the scope without its prefix, "<multiple contexts>". */
+char *eng_center_label(const struct pv_query *q);
 void eng_scope_release(struct scope *s);
 /* The names of the rows of no file and of no module, which their scopes take (doc/views.md). */
 #define PV_UNKNOWN_FILE	  "<unknown file>"

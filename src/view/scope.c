@@ -853,3 +853,65 @@ int eng_match_stacks(struct pv_engine *e, struct scope *sc, uint32_t nsc, uint8_
 	pv_free(state);
 	return 0;
 }
+
+/* ---- the center's label and functions ---- */
+
+char *eng_center_label(const struct pv_query *q)
+{
+	if (q->nr_center > 1)
+		return pv_strdup("<multiple contexts>");
+	const char *s = q->center[0];
+	if (strcmp(s, "file:") == 0) /* the functions of no file, of no module */
+		s = PV_UNKNOWN_FILE;
+	else if (strcmp(s, "module:") == 0)
+		s = PV_UNKNOWN_MODULE;
+	else if (strncmp(s, "file:", 5) == 0 || strncmp(s, "module:", 7) == 0 ||
+		 strncmp(s, "line:", 5) == 0)
+		s = strchr(s, ':') + 1;
+	else if (strncmp(s, "path:", 5) == 0 && strrchr(s, ';'))
+		s = strrchr(s, ';') + 1;
+	else if (strncmp(s, "path:", 5) == 0)
+		s += 5;
+	return pv_strdup(s);
+}
+
+int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only, struct pv_error *err)
+{
+	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	const struct pv_query *q = &v->q;
+	*funcs_only = true;
+	for (uint32_t i = 0; i < q->nr_center; i++) {
+		struct scope sc;
+		int rc = eng_scope_compile(&e, &sc, q->center[i], "center");
+		if (rc) {
+			eng_scope_release(&sc);
+			return rc;
+		}
+		*funcs_only &= sc.kind == SC_FUNCS;
+		for (uint32_t f = 0; f < v->p->funcs.len; f++)
+			mask[f] |= sc.fmatch[f];
+		eng_scope_release(&sc);
+	}
+	if (q->nr_center && !(v->center_label = eng_center_label(q)))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	return 0;
+}
+
+int pv__scope_funcs(const struct pv_profile *p, const char *scope, uint8_t *mark,
+		    struct pv_error *err)
+{
+	struct pv_engine e = {.p = p, .err = err};
+	struct scope sc;
+	int rc = eng_scope_compile(&e, &sc, scope, "search");
+	uint32_t n = 0;
+	for (uint32_t f = 0; !rc && f < p->funcs.len; f++)
+		n += mark[f] |= sc.fmatch[f];
+	/* a path names its last step's functions; a loop the functions that hold it */
+	for (uint32_t i = 0; !rc && sc.kind == SC_PATH && i < sc.path_nfuncs[sc.path_len - 1]; i++)
+		n += mark[sc.path_funcs[sc.path_len - 1][i]] = 1;
+	for (uint32_t f = 0; !rc && sc.kind == SC_FRAMES && f < p->frames.len; f++)
+		if (sc.vmatch[f])
+			n += mark[p->frames.func[f]] = 1;
+	eng_scope_release(&sc);
+	return rc ? rc : (int)(n > 0);
+}

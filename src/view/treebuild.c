@@ -159,32 +159,6 @@ static uint32_t row_of(struct tree_build *b, uint32_t parent, uint64_t key)
 	return r;
 }
 
-void eng_tree_free(struct pv_tree *t, uint32_t nm)
-{
-	if (!t)
-		return;
-	pv_free(t->kind);
-	pv_free(t->id);
-	pv_free(t->line);
-	pv_free(t->parent);
-	pv_free(t->depth);
-	pv_free(t->inlined);
-	for (uint32_t m = 0; m < nm; m++) {
-		if (t->total)
-			pv_free(t->total[m]);
-		if (t->self)
-			pv_free(t->self[m]);
-	}
-	pv_free(t->total);
-	pv_free(t->self);
-	pv_free(t->child_first);
-	pv_free(t->child_len);
-	pv_free(t->children);
-	pv_free(t->roots);
-	pv_free(t->estimated);
-	pv_free(t);
-}
-
 static int tb_init(struct tree_build *b, uint32_t nm)
 {
 	memset(b, 0, sizeof(*b));
@@ -1321,4 +1295,10 @@ fail:
 	pv_free(up);
 	pv_free(cself);
 	return rc;
+}
+
+int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err)
+{
+	struct pv_engine e = {.p = v->p, .v = v, .err = err, .nm = v->nr_metrics};
+	return eng_tree_finish(&e, t, false);
 }
