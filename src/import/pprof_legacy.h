@@ -122,6 +122,12 @@ bool lp_ws(char c);
 int lp_additional_sections(struct lp *t, const char *s, const char *e, int have_line);
 void lp_drop_dup_leaves(struct lp *t);
 
+/* pprof_legacy_common.c: what only the binary reader and the model use besides the above */
+int lp_is_space(char c);
+int lp_push_addr(struct lp *t, uint64_t addr);
+int lp_parse_maps(struct lp *t, const char *p, const char *end);
+int lp_assign_mappings(struct lp *t, const uint32_t *order, uint32_t nr);
+
 /* ---- pprof_legacy_text.c ---- */
 
 int lp_heap_header(const char *s, const char *e, struct lp_heap_header *h);
