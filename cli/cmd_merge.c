@@ -3,10 +3,13 @@
  * each of their threads an execution context (pv/merge.h, doc/merge.md).
  *
  * Built with MPI (meson -Dmpi=enabled, PV_MPI 1) and started by mpirun, the ranks merge
- * consecutive shares of the inputs and reduce their partial merges in a binomial tree: at step
- * s = 1, 2, 4, ... rank r with r % 2s == s sends its partial merge (as snapshot bytes) to rank
- * r - s, which adds it after its own; rank 0 writes the result. The merge's tables are ordered
- * unions, so the file is byte for byte the one a single process writes. Not started by mpirun
+ * consecutive shares of the inputs and reduce the dictionaries of their partial merges (every
+ * table but the sample rows) in a binomial tree: at step s = 1, 2, 4, ... rank r with
+ * r % 2s == s sends its subtree's dictionaries (as snapshot bytes) to rank r - s, which adds
+ * them after its own and sends back where their stacks, metrics and label sets went. Rank 0
+ * lays out the file with holes for the sample columns and every rank writes its own rows,
+ * remapped, into them (merge_parts). The merge's tables are ordered unions, so the file is
+ * byte for byte the one a single process writes. Not started by mpirun
  * (no MPI launcher in the environment), it merges alone without MPI.
  *
  * This file is built twice. In profview (PV_MPI 0) it merges alone, and under a launcher it
@@ -14,7 +17,10 @@
  * OpenMPI is), by exec: so profview itself does not link OpenMPI, whose seven libraries every
  * run would load before main. In profview-mpi (PV_MPI 1) it is the whole program: the MPI merge.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pv/import.h"
 #include "pv/merge.h"
@@ -31,9 +38,6 @@
 
 #if PV_MPI
 #include <mpi.h>
-#elif PV_MPI_HELPER
-#include <errno.h>
-#include <unistd.h>
 #endif
 #ifndef PV_MPI_HELPER
 #define PV_MPI_HELPER 0
@@ -72,8 +76,8 @@ static void merge_usage(FILE *out)
 	    "  -h, --help                this text\n"
 	    "\n"
 	    "Under mpirun (a build with MPI: meson -Dmpi=enabled) the ranks read disjoint shares\n"
-	    "of the inputs and reduce their merges in a tree; rank 0 writes OUT.pvs, the same\n"
-	    "bytes whatever the number of ranks.\n"
+	    "of the inputs, reduce their dictionaries in a tree and each write their own rows\n"
+	    "into OUT.pvs: the same bytes whatever the number of ranks.\n"
 	    "\n"
 	    "  profview merge -o all.pvs --context-regex 'rank-([0-9]+)' \\\n"
 	    "      --context-name 'rank {1}' out/\n"
@@ -86,16 +90,33 @@ static void merge_usage(FILE *out)
 	      out);
 }
 
+/* --stats: this rank's figures, printed by rank 0 in rank order. */
+struct stats {
+	double inputs, sent, t_read, t_reduce, t_write, c_read, c_reduce, c_write, peak_kb, cpu;
+};
+#define NR_STATS 10
+
 struct mpi {
 	int rank, size;
 	bool on;
 };
 
-static double now(void)
+static double clock_s(clockid_t c)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(c, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* This process's CPU time (user and system, every thread): what a loaded machine moves least. */
+static double cpu_now(void)
+{
+	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static void say_note(void *ctx, const char *msg)
@@ -204,50 +225,352 @@ static void fail_all(const struct pv_error *err)
 	MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-/*
- * The binomial tree: returns true on the rank that ends with the whole merge (rank 0); the
- * others have sent theirs. *sent: the bytes this rank sent.
- */
-static bool reduce(const struct mpi *w, struct pv_merge *m, uint64_t *sent)
+/* The maps of a rank's rows (or of a child's dictionary) sent to it: n values each. */
+static void send_map(const struct pv_merge_map *mp, int to)
+{
+	send_bytes(mp->stack, (uint64_t)mp->nstack * 4, to);
+	send_bytes(mp->metric, (uint64_t)mp->nmetric * 4, to);
+	send_bytes(mp->lset, (uint64_t)mp->nlset * 4, to);
+}
+
+static void recv_map(struct pv_merge_map *mp, int from)
+{
+	uint64_t len;
+	mp->stack = recv_bytes(&len, from);
+	mp->nstack = (uint32_t)(len / 4);
+	mp->metric = recv_bytes(&len, from);
+	mp->nmetric = (uint32_t)(len / 4);
+	mp->lset = recv_bytes(&len, from);
+	mp->nlset = (uint32_t)(len / 4);
+}
+
+/* *mp's values through the final map f: where its rows go in the file. */
+static void compose(struct pv_merge_map *mp, const struct pv_merge_map *f)
+{
+	for (uint32_t i = 0; i < mp->nstack; i++)
+		mp->stack[i] = mp->stack[i] == PV_NONE ? PV_NONE : f->stack[mp->stack[i]];
+	for (uint32_t i = 0; i < mp->nmetric; i++)
+		mp->metric[i] = f->metric[mp->metric[i]];
+	for (uint32_t i = 0; i < mp->nlset; i++)
+		mp->lset[i] = f->lset[mp->lset[i]];
+}
+
+/* Receives rank `from`'s dictionary and adds it to d; *mp: where its rows go in d. */
+static void recv_dictionary(struct pv_merge *d, int from, struct pv_merge_map *mp)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
+	uint64_t len = 0;
+	void *buf = recv_bytes(&len, from);
+	if (!len) /* a subtree without inputs */
+		return;
+	char name[64];
+	snprintf(name, sizeof(name), "the dictionaries of rank %d", from);
+	struct pv_profile *part = NULL;
+	int rc = pv_import_memory(name, buf, (size_t)len, "snapshot", &part, &err);
+	free(buf);
+	if (!rc)
+		rc = pv_profile_check(part, &err);
+	if (!rc)
+		rc = pv_merge_add_dictionary(d, part, mp, &err);
+	pv_profile_free(part);
+	if (rc)
+		fail_all(&err);
+}
+
+/*
+ * The binomial tree of the dictionaries (d holds this rank's own; the rows stay where they
+ * are): at step s, rank r with r % 2s == s sends d's tables to r - s and gets back where they
+ * are in the final tables; then tells its children where theirs are. On rank 0, *fin is the
+ * finished result (with no rows); on every rank, *own is made final. *sent: the bytes sent.
+ */
+static void reduce_dictionaries(const struct mpi *w, struct pv_merge *d, struct pv_merge_map *own,
+				struct pv_profile **fin, uint64_t *sent)
+{
+	struct pv_error err;
+	pv_error_clear(&err);
+	struct pv_merge_map kids[64] = {{0}}, f = {0};
+	int nkids = 0, parent = -1;
 	for (int s = 1; s < w->size; s *= 2) {
 		if (w->rank % (2 * s) == s) {
-			void *buf = NULL;
-			size_t len = 0;
-			if (pv_merge_count(m)) {
-				struct pv_profile *part = NULL;
-				if (pv_merge_finish_partial(m, &part, &err) ||
-				    pv_snapshot_write_memory(part, &buf, &len, &err))
-					fail_all(&err);
-				pv_profile_free(part);
-			}
-			send_bytes(buf, len, w->rank - s);
-			*sent = len;
-			free(buf);
-			return false;
+			parent = w->rank - s;
+			break;
 		}
-		if (w->rank % (2 * s) == 0 && w->rank + s < w->size) {
-			uint64_t len = 0;
-			void *buf = recv_bytes(&len, w->rank + s);
-			if (!len)
-				continue;
-			char name[64];
-			snprintf(name, sizeof(name), "the partial merge of rank %d", w->rank + s);
-			struct pv_profile *part = NULL;
-			int rc = pv_import_memory(name, buf, (size_t)len, "snapshot", &part, &err);
-			free(buf);
-			if (!rc)
-				rc = pv_profile_check(part, &err);
-			if (!rc)
-				rc = pv_merge_add_partial(m, part, &err);
-			pv_profile_free(part);
-			if (rc)
-				fail_all(&err);
+		if (w->rank + s < w->size)
+			recv_dictionary(d, w->rank + s, &kids[nkids++]);
+	}
+	struct pv_profile *p = NULL;
+	if (parent < 0 ? pv_merge_finish(d, &p, &err)
+		       : pv_merge_count(d) && pv_merge_finish_partial(d, &p, &err))
+		fail_all(&err);
+	if (parent >= 0) {
+		void *buf = NULL;
+		size_t len = 0;
+		if (p && pv_snapshot_write_memory(p, &buf, &len, &err))
+			fail_all(&err);
+		send_bytes(buf, len, parent);
+		*sent = len;
+		free(buf);
+		recv_map(&f, parent);
+		pv_profile_free(p);
+	} else { /* the final tables: every row where it is */
+		f.nstack = p->stacks.len, f.nmetric = p->metrics.len, f.nlset = p->label_sets.len;
+		f.stack = malloc(((size_t)f.nstack + 1) * 4);
+		f.metric = malloc(((size_t)f.nmetric + 1) * 4);
+		f.lset = malloc(((size_t)f.nlset + 1) * 4);
+		if (!f.stack || !f.metric || !f.lset)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		for (uint32_t i = 0; i < f.nstack; i++)
+			f.stack[i] = i;
+		for (uint32_t i = 0; i < f.nmetric; i++)
+			f.metric[i] = i;
+		for (uint32_t i = 0; i < f.nlset; i++)
+			f.lset[i] = i;
+		*fin = p;
+	}
+	compose(own, &f);
+	for (int k = 0; k < nkids; k++) {
+		compose(&kids[k], &f);
+		send_map(&kids[k], w->rank + (1 << k));
+		pv_merge_map_free(&kids[k]);
+	}
+	free(f.stack);
+	free(f.metric);
+	free(f.lset);
+}
+
+/* The flags of the sample columns: which the file has (an OR over every rank's rows). */
+enum { C_TIME, C_LSET, C_DELAY, C_ADDR, C_WEIGHT };
+
+static void column_flags(const struct pv_profile *p, const struct pv_merge_map *own, uint32_t nfile,
+			 uint8_t *flag)
+{
+	const struct pv_samples *s = &p->samples;
+	for (uint32_t i = 0; i < s->len; i++) {
+		flag[C_TIME] |= pv_sample_time(p, i) != PV_TIME_NONE;
+		flag[C_LSET] |= s->label_set && own->lset[s->label_set[i]] != 0;
+		flag[C_DELAY] |= s->event_delay_ns && s->event_delay_ns[i] != PV_TIME_NONE;
+		flag[C_ADDR] |= s->addr && s->addr[i] != PV_ADDR_NONE;
+	}
+	for (uint32_t j = 0; j < p->metrics.len; j++) {
+		const int64_t *wt = s->weight ? s->weight[j] : NULL;
+		for (uint32_t i = 0; wt && i < s->len; i++)
+			flag[C_WEIGHT + own->metric[j]] |= wt[i] != 1;
+	}
+	/* a metric of the file that these rows do not have weighs 0 on them */
+	for (uint32_t k = 0; s->len && k < nfile; k++) {
+		bool has = false;
+		for (uint32_t j = 0; j < p->metrics.len; j++)
+			has |= own->metric[j] == k;
+		flag[C_WEIGHT + k] |= !has;
+	}
+}
+
+static void pwrite_all(int fd, const void *buf, size_t n, uint64_t off, const char *path)
+{
+	const char *b = buf;
+	while (n) {
+		ssize_t r = pwrite(fd, b, n, (off_t)off);
+		if (r <= 0) {
+			cli_say("error", "%s: cannot write: %s", path, strerror(errno));
+			MPI_Abort(MPI_COMM_WORLD, 2);
+		}
+		b += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+}
+
+/* value i of the sample column `col` (C_WEIGHT + k: metric k of the file) of this rank's rows */
+static uint64_t row_value(const struct pv_profile *p, const struct pv_merge_map *own, int col,
+			  uint32_t i, const uint32_t *mine)
+{
+	const struct pv_samples *s = &p->samples;
+	switch (col) {
+	case -1: return s->stack[i] == PV_NONE ? PV_NONE : own->stack[s->stack[i]];
+	case C_TIME: return (uint64_t)pv_sample_time(p, i);
+	case C_LSET: return s->label_set ? own->lset[s->label_set[i]] : 0;
+	case C_DELAY:
+		return s->event_delay_ns ? (uint64_t)s->event_delay_ns[i] : (uint64_t)PV_TIME_NONE;
+	case C_ADDR: return s->addr ? s->addr[i] : PV_ADDR_NONE;
+	default: /* *mine: this rows' metric that is the file's, PV_NONE: none (weight 0) */
+		if (*mine == PV_NONE)
+			return 0;
+		return s->weight && s->weight[*mine] ? (uint64_t)s->weight[*mine][i] : 1;
+	}
+}
+
+/* Writes this rank's rows of column col (elements of elt bytes) at off + row0 * elt. */
+static void write_column(const struct pv_profile *p, const struct pv_merge_map *own, int col,
+			 size_t elt, int fd, uint64_t off, uint64_t row0, const char *path)
+{
+	uint32_t n = p->samples.len, mine = PV_NONE;
+	for (uint32_t j = 0; col >= C_WEIGHT && j < p->metrics.len; j++)
+		if (own->metric[j] == (uint32_t)(col - C_WEIGHT))
+			mine = j;
+	char *buf = malloc((size_t)(n ? n : 1) * elt);
+	if (!buf)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = row_value(p, own, col, i, &mine);
+		if (elt == 4) {
+			uint32_t u = (uint32_t)v;
+			memcpy(buf + (size_t)i * 4, &u, 4);
+		} else {
+			memcpy(buf + (size_t)i * 8, &v, 8);
 		}
 	}
-	return true;
+	pwrite_all(fd, buf, (size_t)n * elt, off + row0 * elt, path);
+	free(buf);
+}
+
+/* Rank 0's result gets each context's rows: one count a thread from every rank, in order. */
+static void gather_ranges(const struct mpi *w, const struct pv_profile *rows,
+			  struct pv_profile *fin)
+{
+	int n = rows ? (int)rows->threads.len : 0, *counts = NULL, *displs = NULL;
+	uint32_t *mine = malloc(((size_t)n + 1) * 4), *all = NULL;
+	if (!mine)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	for (int t = 0; t < n; t++)
+		mine[t] = rows->threads.sample_end[t] - rows->threads.sample_begin[t];
+	if (w->rank == 0 && (!(counts = malloc((size_t)w->size * sizeof(int))) ||
+			     !(displs = malloc((size_t)w->size * sizeof(int)))))
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	uint64_t nt = 0;
+	for (int r = 0; w->rank == 0 && r < w->size; r++) {
+		displs[r] = (int)nt;
+		nt += (uint64_t)counts[r];
+	}
+	if (w->rank == 0 && (nt != fin->threads.len || !(all = malloc((nt + 1) * 4)))) {
+		cli_say("error", "merge: %llu contexts' rows for %u contexts",
+			(unsigned long long)nt, fin->threads.len);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	MPI_Gatherv(mine, n, MPI_UINT32_T, all, counts, displs, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+	uint32_t at = 0;
+	for (uint64_t t = 0; w->rank == 0 && t < nt; t++) { /* as the builder groups them */
+		fin->threads.sample_begin[t] = all[t] ? at : 0;
+		fin->threads.sample_end[t] = all[t] ? at + all[t] : 0;
+		at += all[t];
+	}
+	free(mine);
+	free(all);
+	free(counts);
+	free(displs);
+}
+
+static const uint32_t section_id[] = {51, 52, 53, 54, 90, 128}; /* stack, then C_* */
+static const size_t section_elt[] = {4, 8, 4, 8, 8, 8};
+
+/* Rank 0 lays the file out with holes for the rows; every rank learns where (off[1 + col]). */
+static int begin_file(const struct mpi *w, struct pv_profile *fin, const uint8_t *flag,
+		      uint32_t nmet, uint64_t total, const char *outpath,
+		      struct pv_snapshot_parts **sp, char *tmp, uint64_t *off)
+{
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = 0;
+	if (w->rank == 0) {
+		struct pv_snapshot_rows r = {.rows = (uint32_t)total,
+					     .cols = (flag[C_TIME] ? PV_SNAP_TIME : 0u) |
+						     (flag[C_LSET] ? PV_SNAP_LABEL_SET : 0u) |
+						     (flag[C_DELAY] ? PV_SNAP_EVENT_DELAY : 0u) |
+						     (flag[C_ADDR] ? PV_SNAP_ADDR : 0u),
+					     .weight = flag + C_WEIGHT};
+		if (total > UINT32_MAX - 1u) /* the model's row limit */
+			rc = pv_error_set(&err, PV_ELIMIT,
+					  "merge: %llu sample rows: past the "
+					  "limit of 2^32 - 2",
+					  (unsigned long long)total);
+		else
+			rc = pv_snapshot_parts_begin(fin, &r, outpath, sp, &err);
+		if (rc)
+			cli_say("error", "%s", err.msg);
+		else
+			snprintf(tmp, PATH_MAX, "%s", pv_snapshot_parts_file(*sp));
+		for (uint32_t c = 0; !rc && c < C_WEIGHT + 1 + nmet; c++)
+			off[c] = pv_snapshot_parts_offset(*sp, section_id[c < 5 ? c : 5],
+							  c < 5 ? 0 : c - 5);
+	}
+	if ((rc = agree(w, exit_code(rc))))
+		return rc;
+	MPI_Bcast(tmp, PATH_MAX, MPI_CHAR, 0, MPI_COMM_WORLD);
+	MPI_Bcast(off, (int)(C_WEIGHT + 1 + nmet), MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	return 0;
+}
+
+/*
+ * The merge in which every rank writes its rows: the dictionaries go up the tree, where each
+ * rank's rows go comes down, rank 0 lays out the file and every rank writes its rows into it.
+ */
+static int merge_parts(const struct mpi *w, const struct pv_merge_opts *o, struct pv_merge *m,
+		       const char *outpath, uint64_t skipped, struct stats *st)
+{
+	struct pv_error err;
+	pv_error_clear(&err);
+	struct pv_profile *rows = NULL, *fin = NULL;
+	struct pv_merge *d = NULL;
+	struct pv_merge_map own = {0};
+	uint64_t sent = 0;
+	double t1 = now(), c1 = cpu_now();
+	if (pv_merge_new(o, &d, &err) ||
+	    (pv_merge_count(m) && (pv_merge_finish_partial(m, &rows, &err) ||
+				   pv_merge_add_dictionary(d, rows, &own, &err))))
+		fail_all(&err);
+	if (w->rank == 0)
+		pv_merge_skipped(d, skipped);
+	reduce_dictionaries(w, d, &own, &fin, &sent);
+	pv_merge_free(d);
+	st->sent = (double)sent;
+	uint32_t nmet = fin ? fin->metrics.len : 0;
+	MPI_Bcast(&nmet, 1, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+	uint8_t *flag = calloc(C_WEIGHT + 1 + (size_t)nmet, 1);
+	uint64_t *off = calloc(C_WEIGHT + 1 + (size_t)nmet, 8);
+	uint8_t *any = calloc(C_WEIGHT + 1 + (size_t)nmet, 1);
+	if (!flag || !off || !any)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	if (rows)
+		column_flags(rows, &own, nmet, flag);
+	MPI_Allreduce(flag, any, (int)(C_WEIGHT + nmet), MPI_UINT8_T, MPI_BOR, MPI_COMM_WORLD);
+	uint64_t n = rows ? rows->samples.len : 0, row0 = 0, total = 0;
+	MPI_Exscan(&n, &row0, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	row0 = w->rank == 0 ? 0 : row0;
+	gather_ranges(w, rows, fin);
+	st->t_reduce = now() - t1;
+	st->c_reduce = cpu_now() - c1;
+	double t2 = now(), c2 = cpu_now();
+	char tmp[PATH_MAX];
+	struct pv_snapshot_parts *sp = NULL;
+	int rc = begin_file(w, fin, any, nmet, total, outpath, &sp, tmp, off);
+	int fd = rc ? -1 : open(tmp, O_WRONLY | O_CLOEXEC);
+	if (!rc && fd < 0) {
+		cli_say("error", "%s: cannot open it to write: %s", tmp, strerror(errno));
+		rc = 2;
+	}
+	for (int c = -1; rows && fd >= 0 && c < (int)(C_WEIGHT + nmet); c++)
+		if (c < 0 || any[c])
+			write_column(rows, &own, c, section_elt[c < C_WEIGHT ? c + 1 : 5], fd,
+				     off[c + 1], row0, tmp);
+	if (fd >= 0 && close(fd)) {
+		cli_say("error", "%s: cannot write: %s", tmp, strerror(errno));
+		rc = 2;
+	}
+	rc = agree(w, rc);
+	if (!rc && w->rank == 0 && (rc = pv_snapshot_parts_finish(sp, &err)))
+		cli_say("error", "%s", err.msg);
+	pv_snapshot_parts_free(sp);
+	st->t_write = now() - t2;
+	st->c_write = cpu_now() - c2;
+	pv_merge_map_free(&own);
+	pv_profile_free(rows);
+	pv_profile_free(fin);
+	free(flag);
+	free(off);
+	free(any);
+	return exit_code(rc);
 }
 #endif
 
@@ -286,11 +609,6 @@ static bool skippable(int e)
 	return e && e != PV_ENOMEM && e != PV_ELIMIT;
 }
 
-/* --stats: this rank's figures, printed by rank 0 in rank order. */
-struct stats {
-	double inputs, sent, t_read, t_reduce, t_write, peak_kb, cpu;
-};
-
 static void print_stats(const struct mpi *w, struct stats *st)
 {
 	struct rusage ru;
@@ -302,19 +620,40 @@ static void print_stats(const struct mpi *w, struct stats *st)
 #if PV_MPI
 	if (w->on) {
 		all = w->rank == 0 ? malloc((size_t)w->size * sizeof(*all)) : NULL;
-		MPI_Gather(st, 7, MPI_DOUBLE, all, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+		MPI_Gather(st, NR_STATS, MPI_DOUBLE, all, NR_STATS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 		if (w->rank != 0 || !all)
 			return;
 	}
 #endif
 	for (int r = 0; r < w->size; r++)
 		fprintf(stderr,
-			"merge: rank %d of %d: %.0f inputs, read and merged in %.3f s, reduce %.3f "
-			"s, write %.3f s, CPU %.3f s, sent %.0f bytes, peak RSS %.1f MB\n",
-			r, w->size, all[r].inputs, all[r].t_read, all[r].t_reduce, all[r].t_write,
-			all[r].cpu, all[r].sent, all[r].peak_kb / 1024.0);
+			"merge: rank %d of %d: %.0f inputs, read and merged in %.3f s (CPU %.3f), "
+			"reduce %.3f s (CPU %.3f), write %.3f s (CPU %.3f), CPU %.3f s, sent %.0f "
+			"bytes, peak RSS %.1f MB\n",
+			r, w->size, all[r].inputs, all[r].t_read, all[r].c_read, all[r].t_reduce,
+			all[r].c_reduce, all[r].t_write, all[r].c_write, all[r].cpu, all[r].sent,
+			all[r].peak_kb / 1024.0);
 	if (all != st)
 		free(all);
+}
+
+/* The merge alone: rank 0 holds every row and writes the file. */
+static int merge_write(struct pv_merge *m, const char *outpath, uint64_t skipped, struct stats *st)
+{
+	struct pv_error err;
+	pv_error_clear(&err);
+	double t2 = now(), c2 = cpu_now();
+	struct pv_profile *p = NULL;
+	pv_merge_skipped(m, skipped);
+	int e = pv_merge_finish(m, &p, &err);
+	if (!e)
+		e = pv_snapshot_write(p, outpath, NULL, &err);
+	if (e)
+		cli_say("error", "%s", err.msg);
+	pv_profile_free(p);
+	st->t_write = now() - t2;
+	st->c_write = cpu_now() - c2;
+	return e;
 }
 
 static int merge_run(const struct mpi *w, int nargs, char **args, const char *outpath,
@@ -340,7 +679,7 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	if (rc)
 		return rc;
 	struct stats st = {0};
-	double t0 = now();
+	double t0 = now(), c0 = cpu_now();
 	struct pv_merge *m = NULL;
 	uint64_t lo = n * (uint64_t)w->rank / (uint64_t)w->size;
 	uint64_t hi = n * (uint64_t)(w->rank + 1) / (uint64_t)w->size;
@@ -359,6 +698,7 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	free_list(w, paths, n);
 	st.inputs = (double)(hi - lo);
 	st.t_read = now() - t0;
+	st.c_read = cpu_now() - c0;
 	if ((rc = agree(w, exit_code(e)))) {
 		pv_merge_free(m);
 		return rc;
@@ -372,29 +712,15 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 		pv_merge_free(m);
 		return 2;
 	}
-	bool root = true;
-	double t1 = now();
+	if (w->on) {
 #if PV_MPI
-	uint64_t sent = 0;
-	if (w->on)
-		root = reduce(w, m, &sent);
-	st.sent = (double)sent;
+		e = merge_parts(w, o, m, outpath, skipped, &st);
 #endif
-	st.t_reduce = now() - t1;
-	if (root) {
-		double t2 = now();
-		struct pv_profile *p = NULL;
-		pv_merge_skipped(m, skipped);
-		e = pv_merge_finish(m, &p, &err);
-		if (!e)
-			e = pv_snapshot_write(p, outpath, NULL, &err);
-		if (e)
-			cli_say("error", "%s", err.msg);
-		pv_profile_free(p);
-		st.t_write = now() - t2;
+	} else {
+		e = exit_code(merge_write(m, outpath, skipped, &st));
 	}
 	pv_merge_free(m);
-	rc = agree(w, exit_code(e));
+	rc = agree(w, e);
 	if (stats)
 		print_stats(w, &st);
 	if (!rc && skipped && w->rank == 0)

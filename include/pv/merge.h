@@ -71,6 +71,23 @@ int pv_merge_add_profile(struct pv_merge *m, const struct pv_profile *p, const c
  * so far): its threads keep their names. Returns 0, PV_ENOMEM or PV_ELIMIT.
  */
 int pv_merge_add_partial(struct pv_merge *m, const struct pv_profile *part, struct pv_error *err);
+/*
+ * What a profile's rows are in the merge it was added to: its stack, metric and label set
+ * number i is the merge's stack[i], metric[i], lset[i] (pv_merge_map_free frees them).
+ */
+struct pv_merge_map {
+	uint32_t *stack, *metric, *lset;
+	uint32_t nstack, nmetric, nlset;
+};
+/*
+ * Adds a partial merge (as pv_merge_add_partial) without its sample rows: its threads are
+ * contexts without samples, its tables (the dictionaries the rows point into) are merged, and
+ * *map says where its rows go (what `profview merge` under MPI sends up its tree, each rank
+ * writing its own rows into the file). Returns 0, PV_ENOMEM or PV_ELIMIT.
+ */
+int pv_merge_add_dictionary(struct pv_merge *m, const struct pv_profile *part,
+			    struct pv_merge_map *map, struct pv_error *err);
+void pv_merge_map_free(struct pv_merge_map *map);
 /* How many inputs and partials were added. */
 uint64_t pv_merge_count(const struct pv_merge *m);
 

@@ -40,4 +40,31 @@ int pv_snapshot_write(const struct pv_profile *p, const char *path,
 int pv_snapshot_write_memory(const struct pv_profile *p, void **buf, size_t *len,
 			     struct pv_error *err);
 
+/*
+ * A snapshot whose sample rows other processes write (`profview merge` under MPI: each rank
+ * writes its own contexts' rows, doc/merge.md). p holds every table but the samples (its
+ * threads' sample ranges already those of the file); rows says how many sample rows the file
+ * has and which sample columns. pv_snapshot_parts_begin writes the rest to a temporary file
+ * beside path (pv_snapshot_parts_file), leaving each sample column's section as a hole at
+ * pv_snapshot_parts_offset (section id: 51 stack, 52 time_ns, 53 label_set, 54 event_delay_ns,
+ * 90 addr, 128 weight of metric index); once every writer has written and closed it,
+ * pv_snapshot_parts_finish checksums the holes' bytes, completes the header and renames the
+ * file over path: the bytes pv_snapshot_write writes for the whole profile.
+ */
+enum { PV_SNAP_TIME = 1, PV_SNAP_LABEL_SET = 2, PV_SNAP_EVENT_DELAY = 4, PV_SNAP_ADDR = 8 };
+struct pv_snapshot_rows {
+	uint32_t rows;	       /* samples.len of the file */
+	unsigned cols;	       /* PV_SNAP_*: the optional sample columns the file has */
+	const uint8_t *weight; /* per metric of p: 1 when the file has its weight column */
+};
+struct pv_snapshot_parts;
+int pv_snapshot_parts_begin(const struct pv_profile *p, const struct pv_snapshot_rows *rows,
+			    const char *path, struct pv_snapshot_parts **out, struct pv_error *err);
+const char *pv_snapshot_parts_file(const struct pv_snapshot_parts *sp);
+/* The offset of the hole of section id (index: the metric of a weight), 0 when there is none. */
+uint64_t pv_snapshot_parts_offset(const struct pv_snapshot_parts *sp, uint32_t id, uint32_t index);
+int pv_snapshot_parts_finish(struct pv_snapshot_parts *sp, struct pv_error *err);
+/* Frees sp; a file not finished is removed. */
+void pv_snapshot_parts_free(struct pv_snapshot_parts *sp);
+
 #endif

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -347,11 +348,17 @@ static int write_file(int fd, const struct writer *w, const unsigned char *head,
 		if (w->s[i].offset > at && write_all(fd, zero, (size_t)(w->s[i].offset - at)))
 			return -1;
 		at = w->s[i].offset;
+		if (!w->s[i].data) { /* a hole, written by others */
+			at += w->s[i].size;
+			if (lseek(fd, (off_t)at, SEEK_SET) < 0)
+				return -1;
+			continue;
+		}
 		if (write_all(fd, w->s[i].data, (size_t)w->s[i].size))
 			return -1;
 		at += w->s[i].size;
 	}
-	return 0;
+	return ftruncate(fd, (off_t)at);
 }
 
 /* A snapshot laid out in memory: the header and section table, and the sections it points to. */
@@ -371,9 +378,55 @@ static void layout_free(struct layout *l)
 	pv_free(l->w.s);
 }
 
+/*
+ * Whether the sample column c (metric m) is a hole of rows (written by others), and its bit in
+ * rows->cols.
+ */
+static bool is_hole(const struct pv_snapshot_rows *rows, const struct col *c, uint32_t m)
+{
+	if (!rows || c->table != T_SAMPLES)
+		return false;
+	switch (c->id) {
+	case 51: return true;
+	case 52: return rows->cols & PV_SNAP_TIME;
+	case 53: return rows->cols & PV_SNAP_LABEL_SET;
+	case 54: return rows->cols & PV_SNAP_EVENT_DELAY;
+	case 90: return rows->cols & PV_SNAP_ADDR;
+	default: return rows->weight[m];
+	}
+}
+
+/* The columns' sections; with rows, the sample columns are holes (data NULL) of rows->rows. */
+static int add_columns(const struct pv_profile *p, const struct pv_snapshot_rows *rows,
+		       struct writer *w)
+{
+	for (size_t i = 0; i < NR_COLS; i++) {
+		const struct col *c = &cols[i];
+		void *col = *col_ptr((struct pv_profile *)p, c);
+		uint64_t nrows = rows_of(p, c->table);
+		if (rows && c->table == T_SAMPLES)
+			nrows = rows->rows;
+		uint64_t size = nrows * c->elem;
+		bool holes = rows && c->table == T_SAMPLES;
+		if (!c->per_metric) {
+			if (holes ? is_hole(rows, c, 0) && add(w, c->id, 0, NULL, size)
+				  : col && add(w, c->id, 0, col, size))
+				return PV_ENOMEM;
+			continue;
+		}
+		int64_t **arr = col;
+		for (uint32_t m = 0; (arr || holes) && m < rows_of(p, c->per_metric); m++) {
+			if (holes ? is_hole(rows, c, m) && add(w, c->id, m, NULL, size)
+				  : arr[m] && add(w, c->id, m, arr[m], size))
+				return PV_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Lays p out as a snapshot (nothing written yet). Returns 0 or PV_ENOMEM. */
 static int lay_out(const struct pv_profile *p, const struct pv_snapshot_source *src,
-		   struct layout *l)
+		   const struct pv_snapshot_rows *rows, struct layout *l)
 {
 	struct writer *w = &l->w;
 	unsigned char *meta = l->meta;
@@ -391,6 +444,8 @@ static int lay_out(const struct pv_profile *p, const struct pv_snapshot_source *
 		}
 		wr64(meta + i * 8, v);
 	}
+	if (rows)
+		wr64(meta + T_SAMPLES * 8, rows->rows);
 	wr64(meta + NR_SCALARS * 8, flags_of(p));
 	if (add(w, S_META, 0, meta, sizeof(l->meta)))
 		return PV_ENOMEM;
@@ -422,20 +477,8 @@ static int lay_out(const struct pv_profile *p, const struct pv_snapshot_source *
 			return PV_ENOMEM;
 	}
 
-	for (size_t i = 0; i < NR_COLS; i++) {
-		const struct col *c = &cols[i];
-		void *col = *col_ptr((struct pv_profile *)p, c);
-		uint64_t size = (uint64_t)rows_of(p, c->table) * c->elem;
-		if (!c->per_metric) {
-			if (col && add(w, c->id, 0, col, size))
-				return PV_ENOMEM;
-			continue;
-		}
-		int64_t **arr = col;
-		for (uint32_t m = 0; arr && m < rows_of(p, c->per_metric); m++)
-			if (arr[m] && add(w, c->id, m, arr[m], size))
-				return PV_ENOMEM;
-	}
+	if (add_columns(p, rows, w))
+		return PV_ENOMEM;
 
 	/* the layout: header, section table, then the sections, each aligned */
 	size_t head_len = HEADER_SIZE + (size_t)w->n * ENTRY_SIZE;
@@ -443,7 +486,8 @@ static int lay_out(const struct pv_profile *p, const struct pv_snapshot_source *
 	for (uint32_t i = 0; i < w->n; i++) {
 		at = (at + ALIGN - 1) / ALIGN * ALIGN;
 		w->s[i].offset = at;
-		w->s[i].hash = hash_bytes(w->s[i].data, (size_t)w->s[i].size);
+		if (w->s[i].data) /* a hole's, once it is written: pv_snapshot_parts_finish */
+			w->s[i].hash = hash_bytes(w->s[i].data, (size_t)w->s[i].size);
 		at += w->s[i].size;
 	}
 	unsigned char *head = l->head = pv_calloc(1, head_len);
@@ -478,7 +522,7 @@ int pv_snapshot_write(const struct pv_profile *p, const char *path,
 	int rc, fd = -1;
 	if ((rc = pv_output_check(path, err))) /* before the work of laying it out */
 		return rc;
-	if ((rc = lay_out(p, src, &l)))
+	if ((rc = lay_out(p, src, NULL, &l)))
 		goto out;
 	if ((rc = output_temp(path, &fd, &tmp, err)))
 		goto out;
@@ -508,7 +552,7 @@ int pv_snapshot_write_memory(const struct pv_profile *p, void **buf, size_t *len
 {
 	struct layout l = {0};
 	unsigned char *b = NULL;
-	int rc = lay_out(p, NULL, &l);
+	int rc = lay_out(p, NULL, NULL, &l);
 	if (!rc && (l.total > SIZE_MAX || !(b = pv_calloc(1, (size_t)l.total))))
 		rc = PV_ENOMEM;
 	if (!rc) {
@@ -522,6 +566,98 @@ int pv_snapshot_write_memory(const struct pv_profile *p, void **buf, size_t *len
 	}
 	layout_free(&l);
 	return rc;
+}
+
+/* ---- a snapshot whose sample rows others write (profview merge under MPI) ---- */
+
+struct pv_snapshot_parts {
+	struct layout l;
+	char *path, *tmp;
+	int fd;
+};
+
+void pv_snapshot_parts_free(struct pv_snapshot_parts *sp)
+{
+	if (!sp)
+		return;
+	if (sp->fd >= 0) {
+		close(sp->fd);
+		unlink(sp->tmp);
+	}
+	layout_free(&sp->l);
+	pv_free(sp->path);
+	pv_free(sp->tmp);
+	pv_free(sp);
+}
+
+int pv_snapshot_parts_begin(const struct pv_profile *p, const struct pv_snapshot_rows *rows,
+			    const char *path, struct pv_snapshot_parts **out, struct pv_error *err)
+{
+	struct pv_snapshot_parts *sp = pv_calloc(1, sizeof(*sp));
+	if (!sp)
+		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", path);
+	sp->fd = -1;
+	int rc = pv_output_check(path, err);
+	if (!rc && (!(sp->path = pv_strdup(path)) || lay_out(p, NULL, rows, &sp->l)))
+		rc = pv_error_set(err, PV_ENOMEM, "%s: out of memory while writing the snapshot",
+				  path);
+	if (!rc)
+		rc = output_temp(path, &sp->fd, &sp->tmp, err);
+	if (!rc && write_file(sp->fd, &sp->l.w, sp->l.head, sp->l.head_len))
+		rc = pv_error_set(err, PV_EIO, "%s: cannot write: %s", path, strerror(errno));
+	if (rc) {
+		pv_snapshot_parts_free(sp);
+		return rc;
+	}
+	*out = sp;
+	return 0;
+}
+
+const char *pv_snapshot_parts_file(const struct pv_snapshot_parts *sp)
+{
+	return sp->tmp;
+}
+
+uint64_t pv_snapshot_parts_offset(const struct pv_snapshot_parts *sp, uint32_t id, uint32_t index)
+{
+	for (uint32_t i = 0; i < sp->l.w.n; i++)
+		if (sp->l.w.s[i].id == id && sp->l.w.s[i].index == index && !sp->l.w.s[i].data)
+			return sp->l.w.s[i].offset;
+	return 0;
+}
+
+int pv_snapshot_parts_finish(struct pv_snapshot_parts *sp, struct pv_error *err)
+{
+	struct writer *w = &sp->l.w;
+	unsigned char *head = sp->l.head;
+	/* opened again: what the other processes wrote, as a file system that is not local shows
+	 * it to a process that opens the file after they closed it */
+	int fd = open(sp->tmp, O_RDONLY | O_CLOEXEC);
+	void *map = MAP_FAILED;
+	if (fd >= 0 && sp->l.total)
+		map = mmap(NULL, (size_t)sp->l.total, PROT_READ, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (map == MAP_FAILED)
+		return pv_error_set(err, PV_EIO, "%s: cannot read it back: %s", sp->path,
+				    strerror(errno));
+	for (uint32_t i = 0; i < w->n; i++) {
+		unsigned char *e = head + HEADER_SIZE + (size_t)i * ENTRY_SIZE;
+		if (!w->s[i].data)
+			wr64(e + 24,
+			     hash_bytes((const char *)map + w->s[i].offset, (size_t)w->s[i].size));
+	}
+	munmap(map, (size_t)sp->l.total);
+	wr64(head + 32, hash_bytes(head + HEADER_SIZE, (size_t)w->n * ENTRY_SIZE));
+	wr64(head + 56, hash_bytes(head, 56));
+	if (pwrite(sp->fd, head, sp->l.head_len, 0) != (ssize_t)sp->l.head_len || close(sp->fd)) {
+		int e = errno;
+		sp->fd = -1;
+		unlink(sp->tmp);
+		return pv_error_set(err, PV_EIO, "%s: cannot write: %s", sp->path, strerror(e));
+	}
+	sp->fd = -1;
+	return output_replace(sp->tmp, sp->path, err);
 }
 
 /* ---- reading ---- */

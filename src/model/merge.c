@@ -44,6 +44,8 @@ struct pv_merge {
 	uint32_t *str, *cat, *sub, *module, *source, *func, *frame, *stack, *metric, *label, *lset;
 	uint32_t *items; /* scratch: one label set's rows */
 	struct sbuf name;
+	bool no_rows;		   /* adding without the sample rows (pv_merge_add_dictionary) */
+	struct pv_merge_map *keep; /* where the maps of the profile being added go, or NULL */
 };
 
 static void note(struct pv_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -452,7 +454,7 @@ static int add_threads(struct pv_merge *m, const struct pv_profile *p, const cha
 		a->threads.end_ns[th] = p->threads.end_ns[t];
 
 		uint32_t s0 = p->threads.sample_begin[t], n = p->threads.sample_end[t] - s0;
-		if (!n)
+		if (!n || m->no_rows)
 			continue;
 		uint32_t at = a->samples.len;
 		if (builder_samples_reserve(b, (uint64_t)at + n, false))
@@ -574,6 +576,15 @@ static int add(struct pv_merge *m, const struct pv_profile *p, const char *path,
 		add_meta(m, p);
 	if (!m->b.status)
 		rc = add_threads(m, p, path, file, index, g, err);
+	if (m->keep && !rc && !m->b.status) {
+		*m->keep = (struct pv_merge_map){.stack = m->stack,
+						 .metric = m->metric,
+						 .lset = m->lset,
+						 .nstack = p->stacks.len,
+						 .nmetric = p->metrics.len,
+						 .nlset = p->label_sets.len};
+		m->stack = m->metric = m->lset = NULL;
+	}
 	maps_free(m);
 	pv_free(file);
 	if (rc)
@@ -598,6 +609,28 @@ int pv_merge_add_profile(struct pv_merge *m, const struct pv_profile *p, const c
 int pv_merge_add_partial(struct pv_merge *m, const struct pv_profile *part, struct pv_error *err)
 {
 	return add(m, part, NULL, 0, err);
+}
+
+int pv_merge_add_dictionary(struct pv_merge *m, const struct pv_profile *part,
+			    struct pv_merge_map *map, struct pv_error *err)
+{
+	*map = (struct pv_merge_map){0};
+	m->no_rows = true;
+	m->keep = map;
+	int rc = add(m, part, NULL, 0, err);
+	m->no_rows = false;
+	m->keep = NULL;
+	if (rc)
+		pv_merge_map_free(map);
+	return rc;
+}
+
+void pv_merge_map_free(struct pv_merge_map *map)
+{
+	pv_free(map->stack);
+	pv_free(map->metric);
+	pv_free(map->lset);
+	*map = (struct pv_merge_map){0};
 }
 
 int pv_merge_add_file(struct pv_merge *m, const char *path, uint64_t index, struct pv_error *err)

@@ -8,7 +8,9 @@
 #     MPI part is profview-mpi, beside it);
 #   - --skip-bad (exit 3, the skipped inputs named, a diagnostic in info's lossy list), contexts
 #     named from the path (--context-regex-path, {dir}), duplicate names numbered, the output
-#     checked before any input is read: alone and under mpirun -np 1, 2, 4.
+#     checked before any input is read: alone and under mpirun -np 1, 2, 4;
+#   - under mpirun every rank writes its own rows into the file (doc/merge.md): -np 3 too, and
+#     more ranks than inputs (ranks with nothing to write, rank 0 among them).
 # usage: tests/merge/run.sh PROFVIEW; the last line is "merge: N passed, N failed".
 set -u
 pv=$1
@@ -74,7 +76,7 @@ for f in $profiles; do
 		diff "$tmp/want" "$tmp/got" | head -10
 	fi
 	[ -n "$mpi" ] || continue
-	for np in 1 2 4; do
+	for np in 1 2 3 4; do
 		if ! timeout 300 mpirun --oversubscribe -np $np "$pv" merge -o "$tmp/np$np-$i.pvs" "$d" \
 			>"$tmp/err" 2>&1; then
 			bad "$f: mpirun -np $np: $(head -3 "$tmp/err")"
@@ -91,6 +93,18 @@ if [ -n "$mpi" ]; then
 	timeout 300 mpirun --oversubscribe -np 4 "$pv" merge -o "$tmp/all-4.pvs" "$tmp"/split-* \
 		>/dev/null 2>&1
 	if cmp -s "$tmp/all-1.pvs" "$tmp/all-4.pvs"; then ok; else bad "all splits: -np 4 differs"; fi
+	# two inputs over 3 and 5 ranks: rank 0 (and others) merge nothing, write no row
+	two=$(ls "$tmp"/split-1/* | head -2)
+	"$pv" merge -o "$tmp/two-1.pvs" $two 2>/dev/null
+	for np in 3 5; do
+		timeout 300 mpirun --oversubscribe -np $np "$pv" merge -o "$tmp/two-$np.pvs" $two \
+			>/dev/null 2>&1
+		if cmp -s "$tmp/two-1.pvs" "$tmp/two-$np.pvs"; then
+			ok
+		else
+			bad "two inputs: -np $np differs"
+		fi
+	done
 	# the MPI part is profview-mpi beside it (doc/merge.md): profview itself loads no OpenMPI,
 	# and without its helper it says so under a launcher
 	if ldd "$pv" | grep -q 'libmpi'; then bad "$pv links OpenMPI"; else ok; fi
