@@ -17,7 +17,8 @@
  * without a type "(unknown type)".
  *
  * Not kept (lossy lines): the odd entries of s (the C++ stack and code offsets), the ticks' VM
- * states, the functions table. Errors: a tick without 'tm' or 's', a stack entry below -1.
+ * states, the functions table. Errors: a tick without 'tm' or 's', a stack entry below -1, a
+ * second code table after ticks (whose stacks were made from the first as they were read).
  */
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +45,9 @@ struct vcode {
 
 struct vtick {
 	int64_t tm;
-	uint32_t first, n; /* into ids */
+	pv_stack_ix stack; /* interned as read when the code table came before it */
+	uint32_t first, n; /* its entries (n), into ids when lazy */
+	bool lazy;	   /* read before the code table: interned by build */
 	const char *at;
 	uint32_t order;
 };
@@ -57,8 +60,12 @@ struct v8 {
 	struct sbuf name, type, kind;
 	struct vec codes; /* struct vcode */
 	struct vec ticks; /* struct vtick */
-	struct vec ids;	  /* int64_t */
-	bool has_code, has_ticks;
+	struct vec ids;	  /* int64_t: the entries of ticks read before the code table */
+	struct vec one;	  /* int64_t: the entries of the tick being read */
+	/* the last stack interned: its entries root first and its stack after each */
+	struct vec last_ids, last_st; /* int64_t, pv_stack_ix */
+	uint32_t last_n;
+	bool has_code, has_ticks, unsorted, interned;
 	uint64_t vm_states, functions;
 };
 
@@ -246,13 +253,84 @@ static pv_frame_ix code_frame(struct v8 *s, uint32_t id)
 	return c->frame;
 }
 
+/* The frame of stack entry id (>= 0): its code's, or an address past the code table. */
+static pv_frame_ix entry_frame(struct v8 *s, int64_t id)
+{
+	struct pv_builder *b = s->b;
+	uint32_t ncode = s->codes.len;
+	if (id > (int64_t)ncode) /* an address */
+		return builder_func_frame(
+		    b, builder_func(b, builder_strf(b, "0x%llx", (unsigned long long)id), PV_NONE,
+				    PV_NONE, 0));
+	if (id == (int64_t)ncode) /* no code entry */
+		return builder_func_frame(
+		    b, builder_func(b, builder_cstr(b, "(unknown type)"), PV_NONE, PV_NONE, 0));
+	return code_frame(s, (uint32_t)id);
+}
+
+/*
+ * The stack of a tick's n entries, as speedscope reads them: from ids[n - 2] down by two, the
+ * root first, -1 skipped. The entries it shares from the root with the stack before are not
+ * looked up again (ticks in a row often share most of their stack).
+ */
+static pv_stack_ix tick_stack(struct v8 *s, const int64_t *ids, uint32_t n)
+{
+	uint32_t depth = n / 2, same = 0;
+	if (vec_resize(&s->last_ids, sizeof(int64_t), depth) ||
+	    vec_resize(&s->last_st, sizeof(pv_stack_ix), depth)) {
+		s->b->status = PV_ENOMEM;
+		return PV_NONE;
+	}
+	int64_t *li = VEC(s->last_ids, int64_t);
+	pv_stack_ix *ls = VEC(s->last_st, pv_stack_ix), st = PV_NONE;
+	while (same < depth && same < s->last_n && li[same] == ids[n - 2 - 2 * (size_t)same])
+		same++;
+	if (same)
+		st = ls[same - 1];
+	for (uint32_t d = same; d < depth; d++) {
+		int64_t id = ids[n - 2 - 2 * (size_t)d];
+		if (id != -1)
+			st = builder_stack(s->b, st, entry_frame(s, id));
+		li[d] = id;
+		ls[d] = st;
+	}
+	s->last_n = depth;
+	return st;
+}
+
+/*
+ * Keeps tick x whose entries are in one: its stack interned now when the code table came
+ * before it, else its entries for build.
+ */
+static int add_tick(struct v8 *s, struct vtick *x)
+{
+	const int64_t *ids = VEC(s->one, int64_t);
+	if (s->has_code || !x->n) {
+		x->stack = tick_stack(s, ids, x->n);
+		s->interned |= x->n > 0;
+	} else {
+		x->lazy = true;
+		x->first = s->ids.len;
+		if (vec_resize(&s->ids, sizeof(int64_t), x->first + x->n))
+			return json_fail(&s->j, NULL, "out of memory");
+		memcpy(VEC(s->ids, int64_t) + x->first, ids, x->n * sizeof(int64_t));
+	}
+	if (s->ticks.len && VEC(s->ticks, struct vtick)[s->ticks.len - 1].tm > x->tm)
+		s->unsorted = true;
+	struct vtick *p = vec_push(&s->ticks, sizeof(*p));
+	if (!p)
+		return json_fail(&s->j, NULL, "out of memory");
+	*p = *x;
+	return 0;
+}
+
 static int read_tick(struct v8 *s, const struct json_tok *t)
 {
 	struct json *j = &s->j;
 	int rc;
 	if ((rc = json_want(j, t, JSON_OBJECT, "a tick ('{')")))
 		return rc;
-	struct vtick x = {.tm = INT64_MIN, .first = s->ids.len, .at = t->s, .order = s->ticks.len};
+	struct vtick x = {.tm = INT64_MIN, .stack = PV_NONE, .at = t->s, .order = s->ticks.len};
 	bool has_s = false;
 	struct json_tok k, v;
 	while (!(rc = json_next_member(j, &k, &v)) && k.kind == JSON_KEY) {
@@ -265,18 +343,16 @@ static int read_tick(struct v8 *s, const struct json_tok *t)
 		} else if (json_is(&k, "s")) {
 			if ((rc = json_want(j, &v, JSON_ARRAY, "an array of stack entries")))
 				return rc;
-			uint32_t before = s->ids.len;
-			if ((rc = json_read_i64s(j, 0, &s->ids, "s")))
+			s->one.len = 0;
+			if ((rc = json_read_i64s(j, 0, &s->one, "s")))
 				return rc;
-			x.first = before;
-			x.n = s->ids.len - before;
-			const int64_t *ids = VEC(s->ids, int64_t);
+			const int64_t *ids = VEC(s->one, int64_t);
+			x.n = s->one.len;
 			for (int64_t i = (int64_t)x.n - 2; i >= 0; i -= 2)
-				if (ids[before + i] < -1)
+				if (ids[i] < -1)
 					return json_fail(
 					    j, json_array_elem_at(j, v.s + 1, (uint64_t)i),
-					    "stack entry %lld is no code index",
-					    (long long)ids[before + i]);
+					    "stack entry %lld is no code index", (long long)ids[i]);
 			has_s = true;
 		} else {
 			if (json_is(&k, "vm"))
@@ -289,11 +365,7 @@ static int read_tick(struct v8 *s, const struct json_tok *t)
 		return rc;
 	if (x.tm == INT64_MIN || !has_s)
 		return json_fail(j, t->s, "a tick without '%s'", x.tm == INT64_MIN ? "tm" : "s");
-	struct vtick *p = vec_push(&s->ticks, sizeof(*p));
-	if (!p)
-		return json_fail(j, NULL, "out of memory");
-	*p = x;
-	return 0;
+	return add_tick(s, &x);
 }
 
 static int read_top(struct v8 *s)
@@ -307,6 +379,8 @@ static int read_top(struct v8 *s)
 		return rc;
 	while (!(rc = json_next_member(j, &k, &v)) && k.kind == JSON_KEY) {
 		bool code = json_is(&k, "code"), ticks = json_is(&k, "ticks");
+		if (code && s->interned) /* its frames would change ticks interned before */
+			return json_fail_at(j, &k, "a second 'code' table after the ticks");
 		if (code || ticks || json_is(&k, "functions")) {
 			if ((rc = json_want(j, &v, JSON_ARRAY, "an array")))
 				return rc;
@@ -353,34 +427,15 @@ static int build(struct v8 *s)
 	b->p->meta.product = builder_cstr(b, "V8");
 	pv_thread_ix th = builder_thread(b, builder_cstr(b, "main"), PV_ID_NONE, PV_ID_NONE, 0);
 	struct vtick *t = VEC(s->ticks, struct vtick);
-	pv_sort(t, s->ticks.len, sizeof(*t), tick_cmp); /* ties by file order */
+	if (s->unsorted)
+		pv_sort(t, s->ticks.len, sizeof(*t), tick_cmp); /* ties by file order */
 	const int64_t *ids = VEC(s->ids, int64_t);
-	uint32_t ncode = s->codes.len;
 	uint64_t cxx = 0;
 	int64_t last = 0;
 	for (uint32_t i = 0; i < s->ticks.len && !b->status; i++) {
-		pv_stack_ix st = PV_NONE;
 		uint32_t n = t[i].n;
 		cxx += n - n / 2;
-		/* speedscope's: from s[n - 2] down by two, the root first */
-		for (int64_t k = (int64_t)n - 2; k >= 0; k -= 2) {
-			int64_t id = ids[t[i].first + k];
-			if (id == -1)
-				continue;
-			pv_frame_ix f;
-			if (id > (int64_t)ncode) /* an address */
-				f = builder_func_frame(
-				    b, builder_func(
-					   b, builder_strf(b, "0x%llx", (unsigned long long)id),
-					   PV_NONE, PV_NONE, 0));
-			else if (id == (int64_t)ncode) /* no code entry */
-				f = builder_func_frame(
-				    b, builder_func(b, builder_cstr(b, "(unknown type)"), PV_NONE,
-						    PV_NONE, 0));
-			else
-				f = code_frame(s, (uint32_t)id);
-			st = builder_stack(b, st, f);
-		}
+		pv_stack_ix st = t[i].lazy ? tick_stack(s, ids + t[i].first, n) : t[i].stack;
 		int64_t w = (t[i].tm - last) * 1000;
 		builder_sample(b, th, st, last * 1000, &w);
 		last = t[i].tm;
@@ -432,6 +487,9 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	vec_free(&s->codes);
 	vec_free(&s->ticks);
 	vec_free(&s->ids);
+	vec_free(&s->one);
+	vec_free(&s->last_ids);
+	vec_free(&s->last_st);
 	sbuf_release(&s->name);
 	sbuf_release(&s->type);
 	sbuf_release(&s->kind);

@@ -515,3 +515,25 @@ T_TEST(v8log_errors)
 	t_expect_error("l.json", "{\"code\":[],\"functions\":[]}", "v8log", PV_EPARSE,
 		       "needs 'code' and 'ticks' ('ticks' missing)", NULL);
 }
+
+/* ticks before the code table are kept and made into stacks once the table is read */
+T_TEST(v8log_ticks_first)
+{
+	const char *log = "{\"ticks\":[{\"tm\":5,\"s\":[1,0,0,0]},{\"tm\":9,\"s\":[3,0,0,0]}],"
+			  "\"code\":[{\"name\":\"a /x.js:1:1\",\"type\":\"JS\"},"
+			  "{\"name\":\"b /x.js:2:1\",\"type\":\"JS\"}],\"functions\":[]}";
+	struct pv_profile *p = t_load_text("l.v8log.json", log, "v8log");
+	if (!p)
+		return;
+	char path[512];
+	t_stack_path(p, p->samples.stack[0], ";", path, sizeof(path));
+	T_EQ_STR(path, "a;b");
+	t_stack_path(p, p->samples.stack[1], ";", path, sizeof(path));
+	T_EQ_STR(path, "a;0x3"); /* entry 3 is past the two codes: an address */
+	T_EQ_INT(pv_sample_weight(p, 0, 1), 4000);
+	pv_profile_free(p);
+	/* a code table after ticks that were made into stacks with the one before */
+	t_expect_error("l.json", "{\"code\":[],\"ticks\":[{\"tm\":1,\"s\":[0,0]}],\"code\":[]}",
+		       "v8log", PV_EPARSE, "column 41: a second 'code' table after the ticks",
+		       NULL);
+}
