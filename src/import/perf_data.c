@@ -1868,7 +1868,8 @@ static void report(struct pd *s)
 		builder_lossy(
 		    b, s->tracepoint_fields,
 		    "tracepoint samples' raw fields not decoded (markers without payload): %s",
-		    s->trace	   ? "no format for their event in the tracing data"
+		    s->trace ? "no format for their event in the tracing data, or fields past "
+			       "their raw data"
 		    : s->trace_why ? s->trace_why
 				   : "the file holds no tracing data (HEADER_TRACING_DATA)");
 	if (s->hv_frames)

@@ -135,11 +135,36 @@ void perf_trace_free(struct perf_trace *t)
 	free(t);
 }
 
+/*
+ * Whether every field of the fields list f lies in the n bytes of raw data (a dynamic field's
+ * data too: its 32-bit location, the offset in the low half, the length in the high half,
+ * relative to the field's end when TEP_FIELD_IS_RELATIVE): libtraceevent reads them unchecked.
+ */
+static bool fields_inside(const struct perf_trace *t, const struct tep_format_field *f,
+			  const unsigned char *raw, uint32_t n)
+{
+	for (; f; f = f->next) {
+		if (f->offset < 0 || f->size < 0 || (uint64_t)f->offset + (uint64_t)f->size > n)
+			return false;
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size < 4)
+			continue;
+		struct rd r = {raw + f->offset, raw + n, t->big, false};
+		uint32_t loc = (uint32_t)rd_num(&r, 4);
+		uint64_t at = loc & 0xffff, size = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			at += (uint64_t)f->offset + (uint64_t)f->size;
+		if (at + size > n)
+			return false;
+	}
+	return true;
+}
+
 int perf_trace_print(struct perf_trace *t, uint64_t id, const unsigned char *raw, uint32_t n,
 		     int cpu, uint64_t time, const char **out, size_t *len)
 {
 	struct tep_event *ev = id <= INT32_MAX ? tep_find_event(t->tep, (int)id) : NULL;
-	if (!ev)
+	if (!ev || !fields_inside(t, ev->format.common_fields, raw, n) ||
+	    !fields_inside(t, ev->format.fields, raw, n))
 		return -1;
 	struct tep_record rec = {
 	    .ts = time,

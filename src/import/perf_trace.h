@@ -23,7 +23,8 @@ void perf_trace_free(struct perf_trace *t);
 
 /*
  * Event id's raw data [raw, raw + n) as perf script prints it, into *out (its length in *len;
- * valid until the next call or perf_trace_free): 0, or -1 when the event has no format.
+ * valid until the next call or perf_trace_free): 0, or -1 when the event has no format or a
+ * field (or a dynamic field's data) lies past the n bytes (damage: nothing is read there).
  */
 int perf_trace_print(struct perf_trace *t, uint64_t id, const unsigned char *raw, uint32_t n,
 		     int cpu, uint64_t time, const char **out, size_t *len);
