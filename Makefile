@@ -15,7 +15,8 @@
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g-dev libxxhash-dev \
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libopenmpi-dev openmpi-bin \
 	libncurses-dev tmux golang-go golang-github-google-pprof-dev nodejs binutils \
-	libelf-dev libdw-dev libzstd-dev libiberty-dev linux-perf
+	libelf-dev libdw-dev libzstd-dev libiberty-dev linux-perf \
+	libtraceevent-dev
 # make run: a Chromium trace recorded here (two renderer threads with CPU samples, 345 markers,
 # its page's source beside it: the Source tab's per-line costs) and a real Firefox capture
 # (markers with schemas); OPEN=1 starts a browser (--open)

@@ -19,4 +19,18 @@ enum pv_unit perf_event_unit(const char *n, size_t len);
 /* Every sample and marker time made relative to z (the earliest), said in the report. */
 void perf_rebase_times(struct pv_builder *b, int64_t z);
 
+/*
+ * A tracepoint's printed fields "k=v k=v ..." (perf script's text, or a perf.data sample's raw
+ * data printed by its format) into a marker payload {"k":v,...} (perf_script_text.c): a token
+ * without '=' continues the previous value ("comm=Web Content"), "==>" (sched_switch)
+ * separates, canonical integers are numbers; anything else is {"text":"..."}. j is the buffer
+ * reused from one call to the next (free j->buf at the end).
+ */
+struct perf_json {
+	char *buf;
+	size_t len, cap;
+};
+pv_str_ix perf_payload_json(struct pv_builder *b, struct perf_json *j, const char *p,
+			    const char *e);
+
 #endif

@@ -29,13 +29,16 @@
  * binary has no name for it; the address a sample hit (its leaf) is samples.addr. A sample's
  * stack shares the previous sample's of its thread as far as their raw addresses agree.
  * Each event is a metric (weight: the period); tracepoint events (PERF_TYPE_TRACEPOINT) become
- * instant markers with their call chain as the cause (their raw fields are not decoded: lossy).
+ * instant markers with their call chain as the cause and their raw fields decoded by the
+ * event's format from the file's tracing data (perf_trace.h), as perf script prints them.
+ * Frames of binaries with DWARF get their source line (symz_srcline), as perf script's srcline.
  * Times are relative to the earliest sample, as for perf script text.
  *
  * Lossy, counted in the import report: LOST and LOST_SAMPLES events, throttling, record types
  * the model has no place for (AUX, SWITCH, NAMESPACES, KSYMBOL, BPF_EVENT, CGROUP, ...), read
  * groups, branch stacks, user stacks of --call-graph dwarf that could not be unwound (the
- * others are, with libdwfl: perf_unwind.h), tracepoint fields, and the addresses left unnamed,
+ * others are, with libdwfl: perf_unwind.h), tracepoint fields without a format, and the
+ * addresses left unnamed,
  * per binary and reason.
  */
 #include <stdarg.h>
@@ -48,6 +51,7 @@
 #include "base/sort.h"
 #include "import/importer.h"
 #include "import/perf_common.h"
+#include "import/perf_trace.h"
 #include "import/perf_unwind.h"
 #include "import/symbols.h"
 
@@ -350,6 +354,12 @@ struct pd {
 	uint32_t ninl, icap;
 	uint32_t *inl;
 	uint64_t inlined_frames;
+	uint64_t srclines; /* frames given a source line (DWARF) */
+	/* tracepoint payloads: the formats of the tracing data (perf_trace.h), why there are
+	 * none, the payload's JSON */
+	struct perf_trace *trace;
+	const char *trace_why;
+	struct perf_json json;
 };
 
 /* ---------------------------------------------------------------- reading */
@@ -788,6 +798,27 @@ static pv_frame_ix named_frame(struct pd *s, const char *name, pv_module_ix mod)
 }
 
 /*
+ * The frame of function name in module mod at source line l (perf script's srcline): the
+ * function is one per (name, module, file), as the perf script importer makes it from
+ * -F +srcline (doc/lines.md).
+ */
+static pv_frame_ix line_frame(struct pd *s, pv_str_ix name, pv_module_ix mod, struct symz_line l,
+			      uint16_t depth)
+{
+	struct pv_builder *b = s->b;
+	pv_source_ix src = l.file ? builder_source(b, builder_cstr(b, l.file)) : PV_NONE;
+	struct frame_key k = {
+	    .func = builder_func(b, name, mod, src, 0),
+	    .line = l.file ? l.line : 0,
+	    .addr = PV_ADDR_NONE,
+	    .category = PV_NONE,
+	    .inline_depth = depth,
+	};
+	s->srclines += l.file != NULL;
+	return b->status ? PV_NONE : builder_frame(b, &k);
+}
+
+/*
  * The frame of address a (the binary's own) of dso d: its symbol's function, "[MODULE]" when
  * it has none, through the cache.
  */
@@ -816,7 +847,9 @@ static pv_frame_ix dso_frame(struct pd *s, uint32_t d, uint64_t a)
 		return PV_NONE;
 	}
 	if (st == SYMZ_OK) {
-		f = named_frame(s, hit.name, mod);
+		struct symz_line l = symz_srcline(s->z, x->h, a);
+		f = l.file ? line_frame(s, builder_cstr(b, hit.name), mod, l, 0)
+			   : named_frame(s, hit.name, mod);
 	} else {
 		x->unnamed++;
 		x->why = st;
@@ -883,27 +916,31 @@ static uint32_t inline_row(struct pd *s, struct task *t, uint64_t ip, pv_frame_i
 	if (row != UINT32_MAX)
 		return row ? row - 1 : UINT32_MAX;
 	const char *names[64];
-	uint32_t n = symz_inlines(s->z, x->h, a, names, 64);
+	struct symz_line lines[64];
+	uint32_t n = symz_inlines_at(s->z, x->h, a, names, lines, 64);
 	row = 0;
 	if (n) {
 		const struct pv_profile *p = s->b->p;
-		pv_module_ix mod = pv_func_module(p, p->frames.func[f]);
+		pv_func_ix hf = p->frames.func[f];
+		pv_module_ix mod = pv_func_module(p, hf);
 		uint32_t had = s->rcap_inl;
 		if (GROW(s, s->inl_off, s->rcap_inl, s->nrows + 1) ||
 		    (had != s->rcap_inl && COL_GROW(s->inl_len, s->rcap_inl) && oom(s)) ||
-		    GROW(s, s->inl_frames, s->icap, s->ninl + n))
+		    GROW(s, s->inl_frames, s->icap, s->ninl + n + 1))
 			return UINT32_MAX;
 		s->inl_off[s->nrows] = s->ninl;
 		s->inl_len[s->nrows] = n;
+		/* the holder at the line where it called the outermost inlined function, each
+		 * inlined one at the line where it called the next (the innermost: the address's
+		 * own line), as perf script --inline -F +srcline prints them */
+		s->inl_frames[s->ninl++] =
+		    lines[n - 1].file ? line_frame(s, p->funcs.name[hf], mod, lines[n - 1], 0) : f;
+		struct symz_line own = symz_srcline(s->z, x->h, a);
 		for (uint32_t j = 0; j < n; j++) { /* root first: the outermost inlined, depth 1 */
-			struct frame_key k = {
-			    .func = builder_func(s->b, builder_cstr(s->b, names[n - 1 - j]), mod,
-						 PV_NONE, 0),
-			    .addr = PV_ADDR_NONE,
-			    .category = PV_NONE,
-			    .inline_depth = (uint16_t)(j + 1),
-			};
-			s->inl_frames[s->ninl++] = builder_frame(s->b, &k);
+			uint32_t i = n - 1 - j;
+			s->inl_frames[s->ninl++] =
+			    line_frame(s, builder_cstr(s->b, names[i]), mod, i ? lines[i - 1] : own,
+				       (uint16_t)(j + 1));
 		}
 		row = ++s->nrows;
 	}
@@ -953,11 +990,12 @@ static pv_stack_ix build_stack(struct pd *s, struct task *t, const uint64_t *raw
 	for (uint32_t i = common; i < nraw; i++) {
 		uint32_t k = nraw - 1 - i; /* leaf-first index */
 		pv_frame_ix f = s->frames[k];
-		if (f != PV_NONE)
-			st = builder_stack(s->b, st, f);
 		uint32_t row = s->inl[k];
-		for (uint32_t j = 0; row != UINT32_MAX && j < s->inl_len[row]; j++)
-			st = builder_stack(s->b, st, s->inl_frames[s->inl_off[row] + j]);
+		if (row != UINT32_MAX) /* the holder at its call line, then the inlined frames */
+			for (uint32_t j = 0; j <= s->inl_len[row]; j++)
+				st = builder_stack(s->b, st, s->inl_frames[s->inl_off[row] + j]);
+		else if (f != PV_NONE)
+			st = builder_stack(s->b, st, f);
 		t->ips[i] = raw[k];
 		t->st[i] = st;
 	}
@@ -971,6 +1009,38 @@ static pv_stack_ix build_stack(struct pd *s, struct task *t, const uint64_t *raw
 }
 
 /* ---------------------------------------------------------------- records */
+
+/*
+ * A tracepoint sample of event a: an instant marker on thread th at tm, its call chain st the
+ * cause, its fields the raw data [raw, raw + n) printed by the event's format as perf script
+ * prints them, made a payload by the perf script importer's rule (perf_payload_json).
+ */
+static int tracepoint(struct pd *s, const struct attr *a, pv_thread_ix th, pv_stack_ix st,
+		      int64_t tm, const unsigned char *raw, uint32_t n)
+{
+	pv_str_ix payload = 0;
+	const char *txt;
+	size_t len;
+	if (raw && s->trace &&
+	    perf_trace_print(s->trace, a->config, raw, n, 0, (uint64_t)tm, &txt, &len) == 0)
+		payload = perf_payload_json(s->b, &s->json, txt, txt + len);
+	else if (raw)
+		s->tracepoint_fields++;
+	struct raw_marker m = {
+	    .name = a->name,
+	    .category = PV_NONE,
+	    .phase = PV_PHASE_INSTANT,
+	    .start_ns = tm,
+	    .end_ns = PV_TIME_NONE,
+	    .thread = th,
+	    .payload = payload,
+	    .cause_stack = st,
+	    .cause_time_ns = st == PV_NONE ? PV_TIME_NONE : tm,
+	};
+	builder_marker(s->b, &m);
+	s->nmarkers++;
+	return s->b->status;
+}
 
 static int handle(struct pd *s, const unsigned char *r);
 
@@ -1125,12 +1195,15 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 		chain = q;
 		q += 8 * nr;
 	}
+	const unsigned char *raw = NULL;
+	uint32_t raw_n = 0;
 	if (t & S_RAW) {
 		NEED(4);
-		uint32_t rs = rd32(s, q);
+		raw_n = rd32(s, q);
 		q += 4;
-		NEED(rs);
-		q += rs;
+		NEED(raw_n);
+		raw = q;
+		q += raw_n;
 	}
 	if (t & S_BRANCH_STACK) {
 		NEED(8);
@@ -1242,24 +1315,8 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 	if (th == PV_NONE)
 		return -1;
 	int64_t tm = time == UINT64_MAX ? PV_TIME_NONE : (int64_t)time;
-	if (a->type == TYPE_TRACEPOINT) {
-		struct raw_marker m = {
-		    .name = a->name,
-		    .category = PV_NONE,
-		    .phase = PV_PHASE_INSTANT,
-		    .start_ns = tm,
-		    .end_ns = PV_TIME_NONE,
-		    .thread = th,
-		    .payload = 0,
-		    .cause_stack = st,
-		    .cause_time_ns = st == PV_NONE ? PV_TIME_NONE : tm,
-		};
-		builder_marker(s->b, &m);
-		s->nmarkers++;
-		if (t & S_RAW)
-			s->tracepoint_fields++;
-		return s->b->status;
-	}
+	if (a->type == TYPE_TRACEPOINT)
+		return tracepoint(s, a, th, st, tm, raw, raw_n);
 	if (a->metric == PV_NONE) {
 		const char *nm = pv_str(s->b->p, a->name);
 		a->metric = builder_metric(s->b, a->name, perf_event_unit(nm, strlen(nm)));
@@ -1471,6 +1528,10 @@ static int feature(struct pd *s, int bit, const unsigned char *p, const unsigned
 	case F_OSRELEASE: s->osrelease = header_string(s, &p, e); break;
 	case F_VERSION: s->version = header_string(s, &p, e); break;
 	case F_ARCH: s->arch = header_string(s, &p, e); break;
+	case F_TRACING_DATA:
+		if (!s->trace)
+			s->trace = perf_trace_new(p, (size_t)(e - p), &s->trace_why);
+		break;
 	case F_CPUDESC: s->cpudesc = header_string(s, &p, e); break;
 	case F_CMDLINE: {
 		if (e - p < 4)
@@ -1665,6 +1726,9 @@ static int records(struct pd *s, const unsigned char *p, const unsigned char *e,
 				if (extra > (uint64_t)(e - p - size))
 					return fail(s, p, "tracing data of %llu bytes past the end",
 						    (unsigned long long)extra);
+				if (!s->trace)
+					s->trace =
+					    perf_trace_new(p + size, rd32(s, p + 8), &s->trace_why);
 				p += extra;
 			}
 			break;
@@ -1803,7 +1867,11 @@ static void report(struct pd *s)
 	if (s->tracepoint_fields)
 		builder_lossy(
 		    b, s->tracepoint_fields,
-		    "tracepoint samples' raw fields not decoded (markers without payload)");
+		    "tracepoint samples' raw fields not decoded (markers without payload): %s",
+		    s->trace ? "no format for their event in the tracing data, or fields past "
+			       "their raw data"
+		    : s->trace_why ? s->trace_why
+				   : "the file holds no tracing data (HEADER_TRACING_DATA)");
 	if (s->hv_frames)
 		builder_lossy(b, s->hv_frames, "hypervisor addresses not named ([unknown])");
 	if (s->guest_frames)
@@ -1909,6 +1977,8 @@ static void release(struct pd *s)
 	if (s->zs)
 		ZSTD_freeDStream(s->zs);
 	symz_free(s->z);
+	perf_trace_free(s->trace);
+	pv_free(s->json.buf);
 }
 
 /* Process names: the comm of each process's main thread (tid = pid). */

@@ -169,8 +169,7 @@ struct pstate {
 	uint32_t ncount;
 	uint64_t nr_addrs; /* samples given their leaf address */
 
-	char *json;
-	size_t jlen, jcap;
+	struct perf_json json; /* tracepoint payloads */
 
 	/* what the report says */
 	uint64_t nsamples, nmarkers;

@@ -145,24 +145,33 @@ const char *ps_name_unknown(struct pstate *s, pv_module_ix mod, const char *a, c
 
 /* ---------------------------------------------------------------- tracepoint payloads */
 
-static int json_put(struct pstate *s, const char *p, size_t n)
+struct jout {
+	struct pv_builder *b;
+	struct perf_json *j;
+};
+
+static int json_put(struct jout *s, const char *p, size_t n)
 {
-	if (s->jlen + n + 1 > s->jcap) {
-		size_t nc = s->jcap ? s->jcap : 256;
-		while (nc < s->jlen + n + 1)
+	struct perf_json *o = s->j;
+	if (o->len + n + 1 > o->cap) {
+		size_t nc = o->cap ? o->cap : 256;
+		while (nc < o->len + n + 1)
 			nc *= 2;
-		char *j = pv_realloc(s->json, nc);
-		if (!j)
-			return oom(s);
-		s->json = j;
-		s->jcap = nc;
+		char *j = pv_realloc(o->buf, nc);
+		if (!j) {
+			if (!s->b->status)
+				s->b->status = PV_ENOMEM;
+			return -1;
+		}
+		o->buf = j;
+		o->cap = nc;
 	}
-	memcpy(s->json + s->jlen, p, n);
-	s->jlen += n;
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
 	return 0;
 }
 
-static void json_string(struct pstate *s, const char *p, const char *e)
+static void json_string(struct jout *s, const char *p, const char *e)
 {
 	json_put(s, "\"", 1);
 	const char *run = p;
@@ -195,7 +204,7 @@ static int is_json_int(const char *p, const char *e)
 	return 1;
 }
 
-static void json_value(struct pstate *s, const char *p, const char *e)
+static void json_value(struct jout *s, const char *p, const char *e)
 {
 	if (is_json_int(p, e))
 		json_put(s, p, (size_t)(e - p));
@@ -207,9 +216,10 @@ static void json_value(struct pstate *s, const char *p, const char *e)
  * "k=v k=v ..." into {"k":v,...}: a token without '=' continues the previous value ("comm=Web
  * Content"), "==>" (sched_switch) separates; anything else is {"text":"..."}.
  */
-pv_str_ix ps_payload_json(struct pstate *s, const char *p, const char *e)
+pv_str_ix perf_payload_json(struct pv_builder *b, struct perf_json *j, const char *p, const char *e)
 {
-	s->jlen = 0;
+	struct jout jo = {b, j}, *s = &jo;
+	j->len = 0;
 	if (p == e)
 		return 0;
 	const char *t0 = token_end(p, e);
@@ -257,7 +267,12 @@ pv_str_ix ps_payload_json(struct pstate *s, const char *p, const char *e)
 	json_put(s, "}", 1);
 	if (s->b->status)
 		return 0;
-	return builder_str(s->b, s->json, s->jlen);
+	return builder_str(b, j->buf, j->len);
+}
+
+pv_str_ix ps_payload_json(struct pstate *s, const char *p, const char *e)
+{
+	return perf_payload_json(s->b, &s->json, p, e);
 }
 
 /* ---------------------------------------------------------------- the end of the import */
@@ -282,7 +297,7 @@ void ps_release(struct pstate *s)
 	pv_free(s->frames);
 	pv_free(s->frame_rec);
 	pv_free(s->pend);
-	pv_free(s->json);
+	pv_free(s->json.buf);
 	symz_free(s->z);
 	u64map_release(&s->mod_bin);
 	pv_free(s->named);

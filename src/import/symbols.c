@@ -982,13 +982,14 @@ enum symz_status symz_lookup(struct symz *z, uint32_t h, uint64_t a, struct symz
 	return SYMZ_OK;
 }
 
-uint32_t symz_inlines(struct symz *z, uint32_t h, uint64_t a, const char **names, uint32_t cap)
+/* Binary h's DWARF (the debug file's or its own), opened at the first ask; NULL when none. */
+static Dwarf *bin_dwarf(struct symz *z, uint32_t h)
 {
-	if (symz_load(z, h) != SYMZ_OK || !cap)
-		return 0;
+	if (symz_load(z, h) != SYMZ_OK)
+		return NULL;
 	struct bin *b = &z->bins[h];
 	if (b->kind == BIN_KERNEL)
-		return 0;
+		return NULL;
 	if (!b->dw_tried) {
 		b->dw_tried = true;
 		if (b->selfp)
@@ -996,18 +997,52 @@ uint32_t symz_inlines(struct symz *z, uint32_t h, uint64_t a, const char **names
 		if (!b->dw && b->elf && b->elf != b->selfp)
 			b->dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
 	}
-	Dwarf_Die cu, *scopes = NULL;
-	if (!b->dw || !dwarf_addrdie(b->dw, a, &cu))
+	return b->dw;
+}
+
+/*
+ * The scopes at virtual address a of binary h, innermost first, in the concrete tree (where
+ * dwarf_getscopes would go on into the abstract origin's), and the unit in *cu: their count
+ * (*scopes libdw's malloc, the caller frees it), 0 when none.
+ */
+static int dw_scopes(struct symz *z, uint32_t h, uint64_t a, Dwarf_Die *cu, Dwarf_Die **scopes)
+{
+	Dwarf *dw = bin_dwarf(z, h);
+	*scopes = NULL;
+	if (!dw || !dwarf_addrdie(dw, a, cu))
 		return 0;
-	/* the innermost scope at a, then its containing scopes in the concrete tree (where
-	 * dwarf_getscopes would go on into the abstract origin's) */
-	int ns = dwarf_getscopes(&cu, a, &scopes);
+	int ns = dwarf_getscopes(cu, a, scopes);
 	if (ns > 0) {
-		Dwarf_Die in = scopes[0];
-		free(scopes);
-		scopes = NULL;
-		ns = dwarf_getscopes_die(&in, &scopes);
+		Dwarf_Die in = (*scopes)[0];
+		free(*scopes);
+		*scopes = NULL;
+		ns = dwarf_getscopes_die(&in, scopes);
 	}
+	return ns > 0 ? ns : 0;
+}
+
+uint32_t symz_inlines(struct symz *z, uint32_t h, uint64_t a, const char **names, uint32_t cap)
+{
+	return symz_inlines_at(z, h, a, names, NULL, cap);
+}
+
+/* The file of a DW_AT_call_file index of unit cu; NULL when it names none. */
+static const char *call_file(Dwarf_Die *cu, Dwarf_Word ix)
+{
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || ix >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, ix, NULL, NULL);
+}
+
+uint32_t symz_inlines_at(struct symz *z, uint32_t h, uint64_t a, const char **names,
+			 struct symz_line *lines, uint32_t cap)
+{
+	if (!cap)
+		return 0;
+	Dwarf_Die cu, *scopes;
+	int ns = dw_scopes(z, h, a, &cu, &scopes);
 	uint32_t n = 0;
 	for (int i = 0; i < ns && n < cap; i++) {
 		int tag = dwarf_tag(&scopes[i]);
@@ -1016,10 +1051,34 @@ uint32_t symz_inlines(struct symz *z, uint32_t h, uint64_t a, const char **names
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		const char *nm = dwarf_diename(&scopes[i]);
-		names[n++] = nm ? nm : "??";
+		names[n] = nm ? nm : "??";
+		if (lines) { /* where the caller called it: a line of the next scope out */
+			Dwarf_Attribute at;
+			Dwarf_Word file = 0, line = 0;
+			dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &at), &file);
+			dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &at), &line);
+			const char *f = line ? call_file(&cu, file) : NULL;
+			lines[n] = (struct symz_line){f, f ? (uint32_t)line : 0};
+		}
+		n++;
 	}
 	free(scopes); /* libdw's malloc */
 	return n;
+}
+
+struct symz_line symz_srcline(struct symz *z, uint32_t h, uint64_t a)
+{
+	struct symz_line r = {NULL, 0};
+	Dwarf *dw = bin_dwarf(z, h);
+	Dwarf_Die cu;
+	if (!dw || !dwarf_addrdie(dw, a, &cu))
+		return r;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, a);
+	int line = 0;
+	const char *f = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (f && dwarf_lineno(l, &line) == 0 && line > 0)
+		r = (struct symz_line){f, (uint32_t)line};
+	return r;
 }
 
 const char *symz_name_at_offset(struct symz *z, uint32_t h, uint64_t off, enum symz_status *why)

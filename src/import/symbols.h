@@ -108,6 +108,28 @@ enum symz_status symz_find(struct symz *z, uint32_t h, const char *name, struct 
  */
 uint32_t symz_inlines(struct symz *z, uint32_t h, uint64_t a, const char **names, uint32_t cap);
 
+/* A source line: its file (the path DWARF names, borrowed until symz_free) and line; file
+ * NULL and line 0 when there is none. */
+struct symz_line {
+	const char *file;
+	uint32_t line;
+};
+
+/*
+ * symz_inlines with, in lines (NULL: not asked), where each inlined function was called: the
+ * line of the function that holds it (the next one out, or the symbol for the outermost), from
+ * DW_AT_call_file and DW_AT_call_line, as addr2line -i and perf script --inline print them.
+ */
+uint32_t symz_inlines_at(struct symz *z, uint32_t h, uint64_t a, const char **names,
+			 struct symz_line *lines, uint32_t cap);
+
+/*
+ * The source line of virtual address a of binary h from its DWARF line table (the innermost
+ * one: a line of the function inlined there, if any), as addr2line and perf script's srcline
+ * give it; {NULL, 0} when none (no DWARF, an address in no unit).
+ */
+struct symz_line symz_srcline(struct symz *z, uint32_t h, uint64_t a);
+
 /*
  * The name at offset off in binary h's file (perf's map-relative addresses, pprof's address -
  * memory_start + file_offset), moved to the binary's own address through its program headers;

@@ -120,16 +120,37 @@ static bool own_module(const char *m)
  * modules than the test's programs by their module only (another machine's libraries may name
  * them otherwise).
  */
+static bool show_lines; /* stack_text: the source lines of the own programs' frames too
+			   ("name@file.c:12") */
+
+/* The base name of frame fr's source file and its line ("" when none) in out. */
+static const char *frame_srcline(const struct pv_profile *p, pv_frame_ix fr, char *out, size_t cap)
+{
+	pv_source_ix src = pv_func_source(p, p->frames.func[fr]);
+	uint32_t line = pv_frame_line(p, fr);
+	out[0] = 0;
+	if (src != PV_NONE && line) {
+		const char *path = pv_str(p, p->sources.path[src]), *sl = strrchr(path, '/');
+		snprintf(out, cap, "@%s:%u", sl ? sl + 1 : path, line);
+	}
+	return out;
+}
+
 static void stack_text(const struct pv_profile *p, pv_stack_ix st, bool kept, char *out, size_t cap)
 {
 	size_t n = 0;
 	out[0] = 0;
 	for (; st != PV_NONE && n + 1 < cap; st = p->stacks.prefix[st]) {
-		pv_func_ix f = p->frames.func[p->stacks.frame[st]];
+		pv_frame_ix fr = p->stacks.frame[st];
+		pv_func_ix f = p->frames.func[fr];
 		pv_module_ix m = pv_func_module(p, f);
 		const char *mn = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
-		int w = snprintf(out + n, cap - n, "%s [%s]; ",
-				 kept && !own_module(mn) ? "" : pv_str(p, p->funcs.name[f]), mn);
+		char sl[300] = "";
+		if (show_lines && own_module(mn))
+			frame_srcline(p, fr, sl, sizeof(sl));
+		int w =
+		    snprintf(out + n, cap - n, "%s%s [%s]; ",
+			     kept && !own_module(mn) ? "" : pv_str(p, p->funcs.name[f]), sl, mn);
 		if (w < 0)
 			break;
 		n += (size_t)w;
@@ -321,13 +342,76 @@ T_TEST(perf_data_matches_perf_script_and_report)
 }
 
 /*
+ * A --call-graph dwarf recording made to say it was recorded on another architecture (its ARCH
+ * feature section's "x86_64" made "aarch64"): no user stack is unwound (the x86_64 register
+ * numbers would be wrong there), each such sample is counted in one lossy line naming the
+ * reason, and its user part is the sampled address alone.
+ */
+static void dwarf_of_another_arch(const char *dir)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/dw.data", dir);
+	size_t n = 0;
+	unsigned char *b = (unsigned char *)t_read_file(path, &n);
+	uint64_t d_off = 0, d_size = 0, feat = 0;
+	if (b && n > 104) {
+		memcpy(&d_off, b + 40, 8);
+		memcpy(&d_size, b + 48, 8);
+		memcpy(&feat, b + 72, 8);
+	}
+	/* HEADER_ARCH is feature bit 6: its entry is after those of the bits set below it */
+	uint32_t ix = (uint32_t)__builtin_popcountll(feat & 0x3f);
+	uint64_t at = d_off + d_size + 16ull * ix, off = 0;
+	T_TRUE(b && (feat >> 6 & 1) && at + 16 <= n);
+	if (!b || !(feat >> 6 & 1) || at + 16 > n) {
+		free(b);
+		return;
+	}
+	memcpy(&off, b + at, 8);
+	T_TRUE(off + 4 + 8 <= n && memcmp(b + off + 4, "x86_64", 7) == 0);
+	if (off + 4 + 8 <= n)
+		memcpy(b + off + 4, "aarch64", 8);
+	snprintf(path, sizeof(path), "%s/arch.data", dir);
+	FILE *f = fopen(path, "wb");
+	T_TRUE(f && fwrite(b, 1, n, f) == n);
+	if (f)
+		fclose(f);
+	free(b);
+	struct pv_import_opts o = {.format = "perf-data"};
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(path, &o, &p, &err, NULL), 0);
+	uint64_t lossy = 0;
+	for (uint32_t d = 0; p && d < p->diags.len; d++)
+		if (strstr(pv_str(p, p->diags.msg[d]),
+			   "not unwound, their user part the sampled address alone: registers of "
+			   "another architecture than x86_64"))
+			lossy = p->diags.count[d];
+	/* every sample had a user stack (the program's, in user space or the kernel) */
+	T_TRUE(p && lossy > 100 && lossy <= p->samples.len);
+	/* no sample has a caller in prog: the user part is one frame */
+	uint32_t callers = 0;
+	static char x[65536];
+	for (uint32_t k = 0; p && k < p->samples.len; k++) {
+		stack_text(p, p->samples.stack[k], false, x, sizeof(x));
+		const char *first = strstr(x, "[prog]; ");
+		callers += first && strstr(first + 1, "[prog]; ");
+	}
+	T_EQ_INT(callers, 0);
+	printf("# dwarf samples of another architecture: %llu counted lossy of %u\n",
+	       (unsigned long long)lossy, p ? p->samples.len : 0);
+	pv_profile_free(p);
+}
+
+/*
  * --call-graph dwarf: prog.c built now without frame pointers (-fomit-frame-pointer: only its
  * CFI says where callers are), recorded with `perf record --call-graph dwarf`, its user stacks
  * unwound by libdwfl: every sample's stack, frame by frame, as `perf script --ns` prints it for
  * the same file (prog's frames by name, other modules' by module), with the functions DWARF says
  * are inlined at each unwound address as perf script shows them (mid, inlined into rec); and the
- * unwinding reaches main from leaf through mid and rec. Skipped, said, where perf cannot
- * record.
+ * unwinding reaches main from leaf through mid and rec; the same file said to be of another
+ * architecture unwinds nothing and says so (dwarf_of_another_arch). Skipped, said, where perf
+ * cannot record.
  */
 T_TEST(perf_data_dwarf_unwound_as_perf_script)
 {
@@ -393,9 +477,250 @@ T_TEST(perf_data_dwarf_unwound_as_perf_script)
 		T_TRUE(mid_inline);
 		printf("# --call-graph dwarf: %u samples in leaf, %u of them unwound to main\n",
 		       leaf, to_main);
+		dwarf_of_another_arch(dir);
 	}
 	pv_profile_free(nat);
 	pv_profile_free(text);
+	run("rm -rf '%s'", dir);
+}
+
+/* `addr2line`'s "file.c:12" of address a of path, the file by its base name ("" when none). */
+static void addr2line_line(const char *path, uint64_t a, char *out, size_t cap)
+{
+	char cmd[512], buf[1024] = "";
+	snprintf(cmd, sizeof(cmd), "addr2line -e '%s' 0x%llx 2>/dev/null", path,
+		 (unsigned long long)a);
+	FILE *f = popen(cmd, "r");
+	out[0] = 0;
+	if (f && fgets(buf, (int)sizeof(buf), f)) {
+		buf[strcspn(buf, " \n")] = 0;
+		const char *sl = strrchr(buf, '/');
+		if (!strstr(buf, "?"))
+			snprintf(out, cap, "@%s", sl ? sl + 1 : buf);
+	}
+	if (f)
+		pclose(f);
+}
+
+/*
+ * Where perf cannot record: every sample of the kept recording whose leaf is in prog has the
+ * source line addr2line gives for its address (samples.addr), and there are such samples.
+ */
+static void srclines_of_kept_recording(void)
+{
+	const char *dir = T_DATA "/perf-data";
+	struct pv_profile *p = load_data(dir, true);
+	uint32_t checked = 0;
+	for (uint32_t k = 0; p && k < p->samples.len; k++) {
+		pv_stack_ix st = p->samples.stack[k];
+		uint64_t a = pv_sample_addr(p, k);
+		if (st == PV_NONE || a == PV_ADDR_NONE)
+			continue;
+		pv_frame_ix fr = p->stacks.frame[st];
+		pv_module_ix m = pv_func_module(p, p->frames.func[fr]);
+		const char *mn = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
+		if (strcmp(mn, "prog") != 0 && strcmp(mn, "prog-cpp") != 0)
+			continue;
+		char want[300], got[300];
+		char bin[256];
+		snprintf(bin, sizeof(bin), "%s/%s", dir, mn);
+		addr2line_line(bin, a, want, sizeof(want));
+		frame_srcline(p, fr, got, sizeof(got));
+		T_EQ_STR(got, want);
+		checked++;
+	}
+	T_TRUE(checked >= 20);
+	printf("# kept recording: %u samples in prog and prog-cpp at addr2line's source line\n",
+	       checked);
+	pv_profile_free(p);
+}
+
+/* The recording dir/NAME.data against dir/NAME.txt (perf script --ns -F +srcline), with lines. */
+static void compare_srclines(const char *dir, const char *name, bool dwarf)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s.data", dir, name);
+	struct pv_import_opts o = {.format = "perf-data"};
+	struct pv_profile *nat = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(path, &o, &nat, &err, NULL), 0);
+	snprintf(path, sizeof(path), "%s/%s.txt", dir, name);
+	struct pv_profile *text = t_load_as(path, "perf-script");
+	if (nat && text) {
+		show_lines = true;
+		allow_dwarf_differ = dwarf;
+		dwarf_differ = 0;
+		compare_samples(text, nat, true);
+		T_TRUE(dwarf_differ * 100 <= nat->samples.len);
+		allow_dwarf_differ = show_lines = false;
+		/* leaf's line is one of its loop's, from the perf.data's own DWARF lookup */
+		uint32_t at_line = 0;
+		for (pv_frame_ix f = 0; f < nat->frames.len; f++) {
+			char sl[300];
+			frame_srcline(nat, f, sl, sizeof(sl));
+			at_line += strcmp(pv_str(nat, nat->funcs.name[nat->frames.func[f]]),
+					  "leaf") == 0 &&
+				   (strcmp(sl, "@prog.c:10") == 0 || strcmp(sl, "@prog.c:11") == 0);
+		}
+		T_TRUE(at_line > 0);
+	}
+	pv_profile_free(nat);
+	pv_profile_free(text);
+}
+
+/*
+ * Source lines from DWARF (perf script's srcline): prog.c built with -g, recorded with -g (frame
+ * pointers: callers at their return addresses) and with --call-graph dwarf (callers at the call
+ * instruction, inlined frames each at its own line, the holder at the call of the outermost
+ * one); every sample's stack, frame by frame, with each frame's file (base name) and line, as
+ * `perf script --ns -F +srcline` prints them. Where perf cannot record: the kept recording's
+ * samples in prog against addr2line.
+ */
+T_TEST(perf_data_srclines_as_perf_script)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/tmp/pv-srcline-XXXXXX");
+	if (!mkdtemp(dir)) {
+		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+		return;
+	}
+	if (run("perf record -q -e cpu-clock --call-graph dwarf -o %s/probe.data -- true "
+		">/dev/null 2>&1",
+		dir) != 0) {
+		printf("# perf record is not permitted here (perf missing, or "
+		       "kernel.perf_event_paranoid): source lines of the kept recording against "
+		       "addr2line\n");
+		run("rm -rf '%s'", dir);
+		srclines_of_kept_recording();
+		return;
+	}
+	int rc = run("cd %s && gcc -O2 -g -fno-omit-frame-pointer -o prog %s/perf-data/prog.c && "
+		     "HOME=%s perf record -q -e cpu-clock -F 2000 -g -o fp.data "
+		     "-- ./prog 20000 3000 >/dev/null 2>perf.err && "
+		     "HOME=%s perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o dw.data "
+		     "-- ./prog 20000 3000 >/dev/null 2>>perf.err && "
+		     "HOME=%s perf script --ns -F +srcline -i fp.data > fp.txt 2>/dev/null && "
+		     "HOME=%s perf script --ns -F +srcline -i dw.data > dw.txt 2>/dev/null",
+		     dir, T_DATA, dir, dir, dir, dir);
+	T_EQ_INT(rc, 0);
+	if (!rc) {
+		compare_srclines(dir, "fp", false);
+		compare_srclines(dir, "dw", true);
+	}
+	run("rm -rf '%s'", dir);
+	srclines_of_kept_recording();
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Each marker of p as "time name payload", sorted, into out (n of them; free each and out). */
+static char **marker_lines(const struct pv_profile *p, uint32_t *n)
+{
+	const struct pv_raw_markers *m = &p->markers;
+	char **out = calloc(m->len + 1, sizeof(*out));
+	for (uint32_t i = 0; out && i < m->len; i++) {
+		const char *pl = m->payload[i] ? pv_str(p, m->payload[i]) : "";
+		size_t len = strlen(pl) + 256;
+		out[i] = malloc(len);
+		if (out[i])
+			snprintf(out[i], len, "%lld %s %s", (long long)m->start_ns[i],
+				 pv_str(p, m->name[i]), pl);
+	}
+	if (out)
+		qsort(out, m->len, sizeof(*out), str_cmp);
+	*n = out ? m->len : 0;
+	return out;
+}
+
+/*
+ * Tracepoints: the perf.data dir/NAME.data's markers, their fields decoded from the file's
+ * tracing data (the events' formats), against the perf script importer's of dir/NAME.txt
+ * (perf script --ns of the same file: the fields as perf prints them): the same markers, times,
+ * names and payloads, none undecoded. The number of markers in *n.
+ */
+static void compare_tracepoints(const char *data, const char *txt, uint32_t *n)
+{
+	struct pv_import_opts o = {.format = "perf-data"};
+	struct pv_profile *nat = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(data, &o, &nat, &err, NULL), 0);
+	/* named: a text of tracepoints alone is not probed as perf script */
+	struct pv_import_opts ot = {.format = "perf-script"};
+	struct pv_profile *text = NULL;
+	T_EQ_INT(pv_import_open(txt, &ot, &text, &err, NULL), 0);
+	*n = 0;
+	if (!nat || !text) {
+		pv_profile_free(nat);
+		pv_profile_free(text);
+		return;
+	}
+	uint32_t na, nb;
+	char **a = marker_lines(nat, &na), **b = marker_lines(text, &nb);
+	T_EQ_INT(na, nb);
+	for (uint32_t i = 0; i < na && i < nb; i++)
+		T_EQ_STR(a[i], b[i]);
+	for (uint32_t d = 0; d < nat->diags.len; d++)
+		T_TRUE(!strstr(pv_str(nat, nat->diags.msg[d]), "tracepoint"));
+	for (uint32_t i = 0; i < na; i++)
+		free(a[i]);
+	for (uint32_t i = 0; i < nb; i++)
+		free(b[i]);
+	free(a);
+	free(b);
+	*n = na;
+	pv_profile_free(nat);
+	pv_profile_free(text);
+}
+
+/*
+ * Tracepoint payloads: the kept tp.data (four sched events of a shell run, README.md) against its
+ * perf script text, two payloads by hand; then, where perf may record tracepoints (root or
+ * kernel.perf_event_paranoid -1), a recording made now the same way.
+ */
+T_TEST(perf_data_tracepoint_fields_as_perf_script)
+{
+	uint32_t n = 0;
+	compare_tracepoints(T_DATA "/perf-data/tp.data", T_DATA "/perf-data/tp.script.txt", &n);
+	T_EQ_INT(n, 26);
+	struct pv_import_opts o = {.format = "perf-data"};
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(T_DATA "/perf-data/tp.data", &o, &p, &err, NULL), 0);
+	uint32_t hand = 0;
+	for (uint32_t i = 0; p && i < p->markers.len; i++) {
+		const char *pl = pv_str(p, p->markers.payload[i]);
+		hand +=
+		    strcmp(pl, "{\"filename\":\"/usr/bin/ls\",\"pid\":21543,\"old_pid\":21543}") ==
+		    0;
+		hand += strcmp(pl, "{\"comm\":\"ls\",\"pid\":21543,\"prio\":120,\"group_dead\":"
+				   "\"true\"}") == 0;
+	}
+	T_EQ_INT(hand, 2);
+	pv_profile_free(p);
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/tmp/pv-tp-XXXXXX");
+	if (!mkdtemp(dir)) {
+		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+		return;
+	}
+	if (run("cd %s && perf record -q -e sched:sched_process_exec -e sched:sched_process_fork "
+		"-e sched:sched_process_exit -e sched:sched_switch -o tp.data -- sh -c "
+		"'ls / >/dev/null; echo x | cat >/dev/null' >/dev/null 2>&1 && "
+		"perf script --ns -i tp.data > tp.txt 2>/dev/null",
+		dir) != 0) {
+		printf("# SKIP recording tracepoints now: not permitted here (perf missing, or "
+		       "kernel.perf_event_paranoid above -1 for a user)\n");
+	} else {
+		char data[128], txt[128];
+		snprintf(data, sizeof(data), "%s/tp.data", dir);
+		snprintf(txt, sizeof(txt), "%s/tp.txt", dir);
+		compare_tracepoints(data, txt, &n);
+		T_TRUE(n >= 6); /* 3 execs, 3 exits at least */
+		printf("# tracepoints recorded now: %u markers as perf script prints them\n", n);
+	}
 	run("rm -rf '%s'", dir);
 }
 
