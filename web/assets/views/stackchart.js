@@ -262,7 +262,7 @@ export class StackChartPane {
     if (!this.img || this.img.width !== cw || this.img.height !== ch) this.img = c.createImageData(cw, ch);
     const px = new Uint32Array(this.img.data.buffer);
     px.fill(rgba(ink('#fff')));
-    const p = S.state.p, named = [], bands = new Set();
+    const p = S.state.p, named = [], bands = new Set(), cols = new Map();
     const top = (d) => Math.round((d * RH + 2) * dpr), bottom = (d) => Math.min(ch, Math.round((d * RH + 1 + RH) * dpr));
     for (const b of boxes) {
       let x0 = this.xOf(b.start, W), x1 = this.xOf(b.end, W);
@@ -270,7 +270,8 @@ export class StackChartPane {
       x0 = Math.max(0, x0);
       x1 = Math.min(W, x1);
       const sel = this.selBox && this.selBox.depth === b.depth && this.selBox.start === b.start;
-      const col = sel ? '#0a84ff' : b.col || (b.col = traceColor(p, b.id));
+      let col = sel ? '#0a84ff' : cols.get(b.id);
+      if (!col) cols.set(b.id, (col = traceColor(p, b.id)));
       const y0 = top(b.depth);
       if (y0 >= ch) continue;
       const a = Math.min(cw - 1, Math.floor(x0 * dpr));
