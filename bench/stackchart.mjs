@@ -43,6 +43,28 @@ function serve(file) {
   });
 }
 
+// CPU time (ms, user + system, from /proc) of a process and its descendants: the server's.
+import { readFileSync, readdirSync } from 'node:fs';
+const TICK_MS = 10; // getconf CLK_TCK = 100
+function cpuMs(root) {
+  const kids = new Map();
+  const stat = new Map();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let f;
+    try { f = readFileSync(`/proc/${d}/stat`, 'utf8'); } catch { continue; }
+    const a = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    const pid = +d, ppid = +a[1];
+    stat.set(pid, (+a[11] + +a[12]) * TICK_MS);
+    if (!kids.has(ppid)) kids.set(ppid, []);
+    kids.get(ppid).push(pid);
+  }
+  let ms = 0;
+  const walk = (pid) => { ms += stat.get(pid) || 0; for (const k of kids.get(pid) || []) walk(k); };
+  walk(root);
+  return ms;
+}
+
 const q = (xs, f) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(f * s.length))]; };
 
 const { url, proc } = await serve(FILE);
@@ -63,21 +85,39 @@ try {
   console.log(`${FILE}: thread ${thread.join(',')} (${first.thread}), ${first.boxes} boxes over ${(first.win[1] - first.win[0]).toFixed(1)} ms`);
   const box = await page.locator('.pane[data-tab="stack-chart"] .sc-canvas').boundingBox();
   const times = [], boxes = [];
+  // CPU time, which the machine's load does not inflate: the renderer's main thread and
+  // process (Chrome's Performance metrics ThreadTime, ProcessTime) and the server's (/proc),
+  // over each step; the step is awaited by a 5 ms timer in the page, not playwright's
+  // per-frame polling (which would be counted)
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
+  const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  const cpuThread = [], cpuProcess = [], cpuServer = [];
   for (let i = 0; i < 2 * STEPS; i++) {
     const f = 0.2 + 0.6 * ((i * 7) % STEPS) / STEPS;
     const before = await page.evaluate(() => window.profview.panes.get('stack-chart').steps || 0);
     await page.mouse.move(box.x + box.width * f, box.y + 20);
+    const m0 = await metrics(), s0 = cpuMs(proc.pid);
     await page.mouse.wheel(0, i < STEPS ? -200 : 200);
-    await page.waitForFunction((n) => { const p = window.profview.panes.get('stack-chart'); return (p.steps || 0) > n && p.el.dataset.state === 'ready'; }, before);
+    await page.evaluate(async (n) => {
+      const p = window.profview.panes.get('stack-chart');
+      while (!((p.steps || 0) > n && p.el.dataset.state === 'ready')) await new Promise((r) => setTimeout(r, 5));
+    }, before);
+    const m1 = await metrics(), s1 = cpuMs(proc.pid);
+    cpuThread.push((m1.ThreadTime - m0.ThreadTime) * 1000);
+    cpuProcess.push((m1.ProcessTime - m0.ProcessTime) * 1000);
+    cpuServer.push(s1 - s0);
     const r = await page.evaluate(() => {
       const p = window.profview.panes.get('stack-chart');
       const e = performance.getEntriesByType('resource').filter((x) => x.name.includes('/api/trace-boxes')).pop();
-      return { ms: p.lastStep, n: p.data.d.boxes.length, span: p.win[1] - p.win[0], server: e.responseStart - e.requestStart, fetch: e.responseEnd - e.startTime };
+      return { ms: p.lastStep, parts: p.lastParts, n: p.data.d.boxes.length, span: p.win[1] - p.win[0], server: e.responseStart - e.requestStart, fetch: e.responseEnd - e.startTime };
     });
     times.push(r.ms);
     boxes.push(r.n);
-    console.log(`step ${String(i + 1).padStart(2)} ${i < STEPS ? 'in ' : 'out'}: ${r.ms.toFixed(1).padStart(6)} ms, ${String(r.n).padStart(6)} boxes, window ${r.span.toFixed(3)} ms (request ${r.fetch.toFixed(1)} ms, server ${r.server.toFixed(1)} ms)`);
+    console.log(`step ${String(i + 1).padStart(2)} ${i < STEPS ? 'in ' : 'out'}: ${r.ms.toFixed(1).padStart(6)} ms, ${String(r.n).padStart(6)} boxes, window ${r.span.toFixed(3)} ms (request ${r.fetch.toFixed(1)} ms, server ${r.server.toFixed(1)} ms; answer ${r.parts.answer.toFixed(1)}, build ${r.parts.build.toFixed(1)}, draw ${r.parts.draw.toFixed(1)} ms); CPU: page thread ${cpuThread[i].toFixed(1)} ms, renderer ${cpuProcess[i].toFixed(1)} ms, server ${cpuServer[i]} ms`);
   }
+  const mean = (xs) => (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(1);
+  console.log(`CPU a step, median (mean): page main thread ${q(cpuThread, 0.5).toFixed(1)} (${mean(cpuThread)}) ms, renderer process ${q(cpuProcess, 0.5).toFixed(1)} (${mean(cpuProcess)}) ms, server ${q(cpuServer, 0.5)} (${mean(cpuServer)}) ms (/proc: 10 ms ticks); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   console.log(`zoom steps: median ${q(times, 0.5).toFixed(1)} ms, p90 ${q(times, 0.9).toFixed(1)} ms, worst ${Math.max(...times).toFixed(1)} ms; boxes ${Math.min(...boxes)} to ${Math.max(...boxes)}`);
 } finally {
   await browser.close();

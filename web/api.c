@@ -19,6 +19,7 @@
 
 #include "api.h"
 #include "pv/source.h"
+#include "pv/trace.h"
 
 #define JSON_TYPE "application/json; charset=utf-8"
 
@@ -239,12 +240,14 @@ void pv_api_free(struct pv_api *a)
 	if (!a)
 		return;
 	for (uint32_t i = 0; i < API_VIEW_CACHE; i++) {
-		pv_view_free(a->cache[i].v);
+		if (a->cache[i].obj)
+			a->cache[i].free_obj(a->cache[i].obj);
 		free(a->cache[i].key);
 	}
 	for (uint32_t i = 0; i < a->nr_slots; i++) {
 		struct api_slot *s = a->slots[i];
 		pv_markers_free(s->markers);
+		pv_trace_free(s->trace);
 		pv_profile_free(s->p);
 		free(s->path);
 		free(s->error);
@@ -336,7 +339,7 @@ static const char *phase_name(int ph)
 }
 
 /* the "p" of a request api_slot() accepted */
-static uint32_t slot_index(const struct api_params *ps)
+uint32_t api_slot_index(const struct api_params *ps)
 {
 	const char *v = api_param(ps, "p");
 	return v ? (uint32_t)strtoul(v, NULL, 10) : 0;
@@ -413,7 +416,92 @@ const struct pv_markers *api_markers(struct pv_api *a, struct api_slot *s, struc
 	return ms;
 }
 
-/* ---- the view cache ---- */
+/* ---- the cache of computed answers (views, trace paints) ---- */
+
+static void view_free_obj(void *v)
+{
+	pv_view_free(v);
+}
+
+void *api_cache_take(struct pv_api *a, uint32_t slot, const char *key)
+{
+	pthread_mutex_lock(&a->lock);
+	for (uint32_t i = 0; i < API_VIEW_CACHE; i++) {
+		struct api_cached_view *c = &a->cache[i];
+		if (c->obj && c->slot == slot && strcmp(c->key, key) == 0) {
+			c->refs++;
+			c->used = ++a->clock;
+			void *obj = c->obj;
+			pthread_mutex_unlock(&a->lock);
+			return obj;
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+void *api_cache_keep(struct pv_api *a, uint32_t slot, char *key, void *obj,
+		     void (*free_obj)(void *))
+{
+	pthread_mutex_lock(&a->lock);
+	struct api_cached_view *victim = NULL;
+	for (uint32_t i = 0; i < API_VIEW_CACHE; i++) {
+		struct api_cached_view *c = &a->cache[i];
+		if (c->obj && c->slot == slot && strcmp(c->key, key) == 0) {
+			/* another request computed it meanwhile: use that one */
+			c->refs++;
+			c->used = ++a->clock;
+			void *w = c->obj;
+			pthread_mutex_unlock(&a->lock);
+			free(key);
+			free_obj(obj);
+			return w;
+		}
+		if (!c->obj) {
+			if (!victim || victim->obj)
+				victim = c;
+		} else if (c->refs == 0 && (!victim || (victim->obj && c->used < victim->used))) {
+			victim = c;
+		}
+	}
+	if (victim) {
+		void *old = victim->obj;
+		void (*old_free)(void *) = victim->free_obj;
+		char *oldkey = victim->key;
+		victim->slot = slot;
+		victim->key = key;
+		victim->obj = obj;
+		victim->free_obj = free_obj;
+		victim->refs = 1;
+		victim->used = ++a->clock;
+		pthread_mutex_unlock(&a->lock);
+		if (old)
+			old_free(old);
+		free(oldkey);
+	} else {
+		/* every entry is in use: this one lives for this request only */
+		pthread_mutex_unlock(&a->lock);
+		free(key);
+	}
+	return obj;
+}
+
+void api_cache_release(struct pv_api *a, void *obj, void (*free_obj)(void *))
+{
+	if (!obj)
+		return;
+	pthread_mutex_lock(&a->lock);
+	for (uint32_t i = 0; i < API_VIEW_CACHE; i++) {
+		if (a->cache[i].obj == obj) {
+			if (a->cache[i].refs)
+				a->cache[i].refs--;
+			pthread_mutex_unlock(&a->lock);
+			return;
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	free_obj(obj);
+}
 
 struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_query *q,
 			     struct pv_json *out, int *status)
@@ -428,22 +516,12 @@ struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_qu
 		*status = api_error(out, 500, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_lock(&a->lock);
-	for (uint32_t i = 0; i < API_VIEW_CACHE; i++) {
-		struct api_cached_view *c = &a->cache[i];
-		if (c->v && c->slot == slot && strcmp(c->key, key) == 0) {
-			c->refs++;
-			c->used = ++a->clock;
-			struct pv_view *v = c->v;
-			pthread_mutex_unlock(&a->lock);
-			free(key);
-			return v;
-		}
+	struct pv_view *v = api_cache_take(a, slot, key);
+	if (v) {
+		free(key);
+		return v;
 	}
-	pthread_mutex_unlock(&a->lock);
-
 	/* computed without the lock: two requests for the same new key may both compute */
-	struct pv_view *v = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
 	int rc = pv_view_compute(s->p, q, &v, &err);
@@ -452,61 +530,12 @@ struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_qu
 		*status = api_lib_error(out, rc, &err, 400);
 		return NULL;
 	}
-	pthread_mutex_lock(&a->lock);
-	struct api_cached_view *victim = NULL;
-	for (uint32_t i = 0; i < API_VIEW_CACHE; i++) {
-		struct api_cached_view *c = &a->cache[i];
-		if (c->v && c->slot == slot && strcmp(c->key, key) == 0) {
-			/* another request computed it meanwhile: use that one */
-			c->refs++;
-			c->used = ++a->clock;
-			struct pv_view *w = c->v;
-			pthread_mutex_unlock(&a->lock);
-			free(key);
-			pv_view_free(v);
-			return w;
-		}
-		if (!c->v) {
-			if (!victim || victim->v)
-				victim = c;
-		} else if (c->refs == 0 && (!victim || (victim->v && c->used < victim->used))) {
-			victim = c;
-		}
-	}
-	if (victim) {
-		struct pv_view *old = victim->v;
-		char *oldkey = victim->key;
-		victim->slot = slot;
-		victim->key = key;
-		victim->v = v;
-		victim->refs = 1;
-		victim->used = ++a->clock;
-		pthread_mutex_unlock(&a->lock);
-		pv_view_free(old);
-		free(oldkey);
-	} else {
-		/* every entry is in use: this view lives for this request only */
-		pthread_mutex_unlock(&a->lock);
-		free(key);
-	}
-	return v;
+	return api_cache_keep(a, slot, key, v, view_free_obj);
 }
 
 void api_view_release(struct pv_api *a, struct pv_view *v)
 {
-	if (!v)
-		return;
-	pthread_mutex_lock(&a->lock);
-	for (uint32_t i = 0; i < API_VIEW_CACHE; i++) {
-		if (a->cache[i].v == v) {
-			if (a->cache[i].refs)
-				a->cache[i].refs--;
-			pthread_mutex_unlock(&a->lock);
-			return;
-		}
-	}
-	pthread_mutex_unlock(&a->lock);
-	pv_view_free(v);
+	api_cache_release(a, v, view_free_obj);
 }
 
 /* ---- status and profile ---- */
@@ -608,7 +637,7 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	pv_json_object(out);
 	pv_json_info(out, in, s->path, PV_INFO_PAGE);
 	pv_json_newline(out);
-	pv_json_kuint(out, "index", slot_index(ps));
+	pv_json_kuint(out, "index", api_slot_index(ps));
 	pv_json_kms(out, "start", in->start_ns);
 	pv_json_kms(out, "end", in->end_ns);
 	pv_json_kms(out, "activity_end", pv_activity_end(p));
@@ -633,7 +662,7 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 	uint32_t names = ms ? pv_marker_names(ms) : 0;
 	pv_json_kuint(out, "marker_names", names == PV_NONE ? 0 : names);
 	/* serve --base: the profile this one is compared with (the Diff tab); absent without */
-	struct api_slot *b = a->base_slot != slot_index(ps) ? slot_at(a, a->base_slot) : NULL;
+	struct api_slot *b = a->base_slot != api_slot_index(ps) ? slot_at(a, a->base_slot) : NULL;
 	if (b) {
 		pv_json_key(out, "base");
 		pv_json_object(out);

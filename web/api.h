@@ -71,15 +71,19 @@ struct api_slot {
 	struct pv_progress progress;
 	struct pv_profile *p;	    /* when ready */
 	struct pv_markers *markers; /* derived once, lazily (under the api lock) */
+	struct pv_trace *trace;	    /* opened once, lazily (under the api lock): api_trace.c */
 	char *error;		    /* when failed: the importer's one line */
 };
 
 #define API_VIEW_CACHE 8
 
+/* A computed answer kept for the next requests: a view (its key the canonical query URL,
+ * pv_query_to_url) or a trace paint (api_trace.c: "trace-paint:DEPTH:" and the URL). */
 struct api_cached_view {
 	uint32_t slot;
-	char *key; /* the canonical query URL (pv_query_to_url) */
-	struct pv_view *v;
+	char *key;
+	void *obj;
+	void (*free_obj)(void *);
 	uint32_t refs; /* requests using it */
 	uint64_t used; /* LRU clock */
 };
@@ -101,6 +105,8 @@ struct pv_api {
  */
 struct api_slot *api_slot(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
 			  int *status);
+/* The slot index ("p") of a request api_slot() accepted. */
+uint32_t api_slot_index(const struct api_params *ps);
 /* Slot ix when ready: as api_slot, for a slot the request does not name in "p" (the base). */
 struct api_slot *api_slot_ready(struct pv_api *a, uint32_t ix, struct pv_json *out, int *status);
 /* The derived markers of a ready slot (derived on first use). NULL after api_error on failure. */
@@ -114,6 +120,17 @@ const struct pv_markers *api_markers(struct pv_api *a, struct api_slot *s, struc
 struct pv_view *api_view_get(struct pv_api *a, uint32_t slot, const struct pv_query *q,
 			     struct pv_json *out, int *status);
 void api_view_release(struct pv_api *a, struct pv_view *v);
+/*
+ * The cache under them: api_cache_take gives the object kept for (slot, key) with a reference,
+ * or NULL; api_cache_keep keeps obj (computed by the caller without the lock) under key (taken:
+ * freed by the cache) and returns the object to use -- an equal one another request kept
+ * meanwhile (obj then freed) or obj (kept, or when every entry is in use, the caller's for this
+ * request). api_cache_release drops the reference (or frees an object the cache does not hold).
+ */
+void *api_cache_take(struct pv_api *a, uint32_t slot, const char *key);
+void *api_cache_keep(struct pv_api *a, uint32_t slot, char *key, void *obj,
+		     void (*free_obj)(void *));
+void api_cache_release(struct pv_api *a, void *obj, void (*free_obj)(void *));
 /*
  * The view of q in which a row key names a row (the butterfly for up:/down: keys, doc/api.md)
  * and that row: *t its tree (NULL for a flat or list row), *row its index. NULL after writing

@@ -7,24 +7,92 @@
  * Times are ns from the profile's zero; context C is the query's C-th thread (all threads
  * without a thread filter), as in `profview trace`. The browser never gets the records.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
 #include "pv/trace.h"
 
-/* The slot's trace and, unless paint is NULL, its paint for the request's query and depth. */
+/* The slot's trace: opened on first use and kept with the slot (as its markers). */
+static const struct pv_trace *slot_trace(struct pv_api *a, struct api_slot *s, struct pv_json *out,
+					 int *status)
+{
+	pthread_mutex_lock(&a->lock);
+	struct pv_trace *t = s->trace;
+	pthread_mutex_unlock(&a->lock);
+	if (t)
+		return t;
+	struct pv_error err;
+	pv_error_clear(&err);
+	if (pv_trace_open(s->p, &t, &err)) {
+		*status = api_error(out, 500, "%s", err.msg);
+		return NULL;
+	}
+	pthread_mutex_lock(&a->lock);
+	if (s->trace) {
+		pv_trace_free(t); /* another request opened it meanwhile */
+		t = s->trace;
+	} else {
+		s->trace = t;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return t;
+}
+
+static void paint_free_obj(void *pt)
+{
+	pv_trace_paint_free(pt);
+}
+
+/* The paint of q at depth on trace t of the request's slot, from the cache (a zoom step of the
+ * stack chart asks the same query again: its paint, a view of the query's filters, is made
+ * once) or made and kept. Release with paint_release. */
+static int paint_get(struct pv_api *a, const struct api_params *ps, const struct pv_trace *t,
+		     const struct pv_query *q, uint32_t depth, struct pv_trace_paint **paint,
+		     struct pv_json *out)
+{
+	uint32_t slot = api_slot_index(ps);
+	char *url = pv_query_to_url(q);
+	size_t n = url ? strlen(url) + 32 : 0;
+	char *key = url ? malloc(n) : NULL;
+	if (!key) {
+		free(url);
+		return api_error(out, 500, "out of memory");
+	}
+	snprintf(key, n, "trace-paint:%u:%s", depth, url);
+	free(url);
+	if ((*paint = api_cache_take(a, slot, key))) {
+		free(key);
+		return 0;
+	}
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = pv_trace_paint_new(t, q, depth, paint, &err);
+	if (rc) {
+		free(key);
+		return api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg);
+	}
+	*paint = api_cache_keep(a, slot, key, *paint, paint_free_obj);
+	return 0;
+}
+
+static void paint_release(struct pv_api *a, struct pv_trace_paint *pt)
+{
+	api_cache_release(a, pt, paint_free_obj);
+}
+
+/* The slot's trace and, unless paint is NULL, its paint for the request's query and depth
+ * (release with paint_release; the trace lives with the slot). */
 static int trace_open(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
-		      struct pv_trace **t, struct pv_trace_paint **paint)
+		      const struct pv_trace **t, struct pv_trace_paint **paint)
 {
 	int status = 0;
 	struct api_slot *s = api_slot(a, ps, out, &status);
 	if (!s)
 		return status;
-	struct pv_error err;
-	pv_error_clear(&err);
-	if (pv_trace_open(s->p, t, &err))
-		return api_error(out, 500, "%s", err.msg);
+	if (!(*t = slot_trace(a, s, out, &status)))
+		return status;
 	if (!paint)
 		return 0;
 	uint32_t depth;
@@ -40,16 +108,14 @@ static int trace_open(struct pv_api *a, const struct api_params *ps, struct pv_j
 	struct pv_query q;
 	if ((status = api_query(&qp, &q, out)))
 		return status;
-	int rc = pv_trace_paint_new(*t, &q, depth, paint, &err);
+	status = paint_get(a, ps, *t, &q, depth, paint, out);
 	pv_query_release(&q);
-	if (rc)
-		return api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg);
-	return 0;
+	return status;
 }
 
 int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
-	struct pv_trace *t = NULL;
+	const struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
 	int status = trace_open(a, ps, out, &t, &pt);
 	if (!status) {
@@ -69,14 +135,13 @@ int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 			    rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
 		}
 	}
-	pv_trace_paint_free(pt);
-	pv_trace_free(t);
+	paint_release(a, pt);
 	return status;
 }
 
 int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
-	struct pv_trace *t = NULL;
+	const struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
 	int status = trace_open(a, ps, out, &t, &pt);
 	uint32_t c;
@@ -91,14 +156,13 @@ int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_jso
 				     ? api_error(out, 500, "out of memory")
 				     : 200;
 	}
-	pv_trace_paint_free(pt);
-	pv_trace_free(t);
+	paint_release(a, pt);
 	return status;
 }
 
 int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
-	struct pv_trace *t = NULL;
+	const struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
 	int status = trace_open(a, ps, out, &t, &pt);
 	uint32_t c, compact;
@@ -114,7 +178,6 @@ int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_jso
 		int rc = pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, compact != 0, &err);
 		status = rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
 	}
-	pv_trace_paint_free(pt);
-	pv_trace_free(t);
+	paint_release(a, pt);
 	return status;
 }

@@ -87,6 +87,23 @@ const struct pv_profile *pv_trace_profile(const struct pv_trace *t);
 pv_thread_ix pv_trace_paint_thread(const struct pv_trace_paint *pt, uint32_t c);
 /* The function a shown record of stack s has at the paint's depth; PV_NONE when not shown. */
 pv_func_ix pv_trace_paint_func(const struct pv_trace_paint *pt, pv_stack_ix s);
+/*
+ * Why a context shows what it shows at a time (the one rule of the CLI's `trace --at` and the
+ * page's hover): record rec (PV_NONE: none in force) of stack s (PV_NONE: not running) is
+ * shown, or blank because there is no record, the context is not running, its stack passes
+ * through HPCToolkit's "<no activity>" (idle), or the query leaves it out -- in that order.
+ */
+enum pv_trace_state {
+	PV_TRACE_SHOWN,
+	PV_TRACE_NO_RECORD,
+	PV_TRACE_NOT_RUNNING,
+	PV_TRACE_NO_ACTIVITY,
+	PV_TRACE_LEFT_OUT,
+};
+enum pv_trace_state pv_trace_paint_state(const struct pv_trace_paint *pt, uint32_t rec,
+					 pv_stack_ix s);
+/* "shown", "no record", "not running", "no activity", "left out" */
+const char *pv_trace_state_name(enum pv_trace_state st);
 
 /*
  * A window of the trace: times [t0, t1) by contexts [c0, c1) of the paint, drawn as width x
@@ -147,9 +164,10 @@ void pv_free_boxes(struct pv_trace_box *b);
 /*
  * The call stack of context c of the paint (the query's c-th thread) at time (ns), root first,
  * each frame with its depth (blank for loops and statements). JSON: {"context", "thread",
- * "thread_index", "shown", "time", "record", "start", "end", "frames": [{"depth", "name",
- * "function", "id", "scope", "kind"}]} (times in ms; record, start, end null and frames empty
- * where no record is in force; shown false when the query leaves the record out). Returns 0 or
+ * "thread_index", "shown", "state", "time", "record", "start", "end", "frames": [{"depth",
+ * "name", "function", "id", "scope", "kind"}]} (times in ms; record, start, end null and frames
+ * empty where no record is in force; shown false when the record is blank, state saying why:
+ * pv_trace_state_name of pv_trace_paint_state). Returns 0 or
  * PV_ENOMEM; a context past the paint's has no record.
  */
 int pv_print_trace_stack(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t time,

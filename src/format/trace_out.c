@@ -33,6 +33,7 @@ struct at {
 	int64_t start, end;
 	uint32_t rec, n;
 	bool shown;
+	enum pv_trace_state st;
 	pv_frame_ix *fr;
 	uint32_t *dp;
 	struct pv_scope_names *sn;
@@ -55,6 +56,7 @@ static int at_find(const struct pv_trace_paint *pt, uint32_t c, int64_t time, st
 	a->rec =
 	    a->th == PV_NONE ? PV_NONE : pv_trace_at(t, a->th, time, &a->s, &a->start, &a->end);
 	a->shown = pv_trace_paint_func(pt, a->s) != PV_NONE;
+	a->st = pv_trace_paint_state(pt, a->rec, a->s);
 	a->n = a->rec == PV_NONE ? 0 : pv_trace_frames(t, a->s, NULL, NULL, 0);
 	a->fr = pv_malloc((size_t)(a->n ? a->n : 1) * sizeof(*a->fr));
 	a->dp = pv_malloc((size_t)(a->n ? a->n : 1) * sizeof(*a->dp));
@@ -85,6 +87,7 @@ int pv_json_trace_stack(struct pv_json *j, const struct pv_trace_paint *pt, uint
 	pv_json_kstr(j, "thread", thread_name(p, a.th));
 	pv_json_kint(j, "thread_index", a.th == PV_NONE ? -1 : (int64_t)a.th);
 	pv_json_kbool(j, "shown", a.shown);
+	pv_json_kstr(j, "state", pv_trace_state_name(a.st));
 	pv_json_kms(j, "time", time);
 	if (a.rec == PV_NONE) {
 		pv_json_knull(j, "record");
@@ -142,14 +145,15 @@ int pv_print_trace_stack(FILE *out, const struct pv_trace_paint *pt, uint32_t c,
 	char buf[1024], e[FMT_NAME];
 	fprintf(out, "context %u (%s) at %.3f ms: ", c, fmt_name(e, thread_name(p, a.th)),
 		(double)time / 1e6);
-	if (a.rec == PV_NONE)
+	if (a.st == PV_TRACE_NO_RECORD)
 		fputs("no record in force (before its first record or after its end)\n", out);
-	else if (a.s == PV_NONE)
-		fprintf(out, "record %u, %.3f to %.3f ms: not running\n", a.rec,
-			(double)a.start / 1e6, (double)a.end / 1e6);
 	else
 		fprintf(out, "record %u, %.3f to %.3f ms%s\n", a.rec, (double)a.start / 1e6,
-			(double)a.end / 1e6, a.shown ? "" : " (left out by the query)");
+			(double)a.end / 1e6,
+			a.st == PV_TRACE_NOT_RUNNING   ? ": not running"
+			: a.st == PV_TRACE_NO_ACTIVITY ? ": no activity (idle)"
+			: a.st == PV_TRACE_LEFT_OUT    ? " (left out by the query)"
+						       : "");
 	if (a.n)
 		fputs("depth  frame\n", out);
 	for (uint32_t k = 0; k < a.n; k++) {

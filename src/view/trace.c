@@ -349,6 +349,7 @@ struct pv_trace_paint {
 	pv_thread_ix *ctx; /* the contexts: lines of the trace */
 	uint32_t nctx;
 	pv_func_ix *func; /* per stack: the function shown, PV_NONE when the record is not shown */
+	uint8_t *idle;	  /* per stack: through "<no activity>" (NULL: the profile has none) */
 };
 
 /* Whether the query shapes which records show (else every record shows, no view needed). */
@@ -429,7 +430,7 @@ int pv_trace_paint_new(const struct pv_trace *t, const struct pv_query *q, uint3
 			if (in[s])
 				pt->func[s] = PV_NONE;
 		}
-		pv_free(in);
+		pt->idle = in;
 	}
 	*out = pt;
 	return 0;
@@ -441,6 +442,7 @@ void pv_trace_paint_free(struct pv_trace_paint *pt)
 		return;
 	pv_free(pt->ctx);
 	pv_free(pt->func);
+	pv_free(pt->idle);
 	pv_free(pt);
 }
 
@@ -472,6 +474,25 @@ pv_thread_ix pv_trace_paint_thread(const struct pv_trace_paint *pt, uint32_t c)
 pv_func_ix pv_trace_paint_func(const struct pv_trace_paint *pt, pv_stack_ix s)
 {
 	return s == PV_NONE || s >= pt->t->p->stacks.len ? PV_NONE : pt->func[s];
+}
+
+enum pv_trace_state pv_trace_paint_state(const struct pv_trace_paint *pt, uint32_t rec,
+					 pv_stack_ix s)
+{
+	if (rec == PV_NONE)
+		return PV_TRACE_NO_RECORD;
+	if (s == PV_NONE || s >= pt->t->p->stacks.len)
+		return PV_TRACE_NOT_RUNNING;
+	if (pt->idle && pt->idle[s])
+		return PV_TRACE_NO_ACTIVITY;
+	return pt->func[s] == PV_NONE ? PV_TRACE_LEFT_OUT : PV_TRACE_SHOWN;
+}
+
+const char *pv_trace_state_name(enum pv_trace_state st)
+{
+	static const char *const names[] = {"shown", "no record", "not running", "no activity",
+					    "left out"};
+	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "?";
 }
 
 #define MAX_PIXELS (1u << 26)

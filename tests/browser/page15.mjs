@@ -25,7 +25,7 @@ function deepestLeaf(json) {
 }
 
 const EXAMPLE = 'examples/chromium-page.json.gz';
-const ALL_TABS = ['top-down', 'bottom-up', 'flat', 'butterfly', 'flame', 'marker-chart', 'marker-table', 'source', 'trace'];
+const ALL_TABS = ['top-down', 'bottom-up', 'flat', 'butterfly', 'flame', 'marker-chart', 'marker-table', 'source', 'trace', 'stack-chart'];
 
 export async function page15Tests(context, t) {
   const { test, serve, cli, api, waitRows, eq, assert, noError } = t;

@@ -6,7 +6,8 @@
 // test.mjs with its helpers (t: {test, serve, cli, waitRows, eq, assert, noError, SHOTS}).
 // Every expected figure is the CLI's (`profview trace ... --json`: the same library rules, an
 // independent printer) or the file's; each page is shot in the light and the dark theme
-// (SHOTS/trace5-*-light.png, -dark.png; SHOTS/stackchart-*).
+// (SHOTS/trace5-*-light.png, -dark.png, trace5-no-activity-* the XML database's idle records;
+// SHOTS/stackchart-*).
 import path from 'node:path';
 
 const LOOPS = 'tests/data/hpctoolkit/loops-cputime-t.d'; // 4 threads, a trace
@@ -14,6 +15,7 @@ const GPU = 'tests/data/hpctoolkit/issue-328'; // a CPU thread and a GPU stream,
 const GECKO = 'tests/data/firefox/argument-values.json'; // a Gecko profile (Firefox 147), its main thread
 const PERF = 'tests/data/corpus/firefox/test.perf.gz'; // perf script of 17 threads
 const COLL = 'tests/data/collapsed/contexts-4.txt'; // no sample times
+const INLINE = 'tests/data/hpctoolkit/inline-pair/xml/inline.xml.db'; // 8 threads, "<no activity>" records
 
 // the palette of util.js's traceColor and the two backgrounds (traceBlank)
 const BG_LIGHT = [0xf4, 0xf4, 0xf6], BG_DARK = [0x1c, 0x1b, 0x22];
@@ -53,8 +55,6 @@ export async function stackChartTests(context, t) {
 
   // ---- 5: trace legibility ----
 
-  // (HPCToolkit's <no activity> is a gap by the same rule, tests/unit/test_trace.c: no trace in
-  // tests/data passes through it)
   await test('trace legibility: gaps are the background (light, dark), functions their palette colour, the legend the visible functions', async () => {
     const u = await serve(GPU);
     await page.goto(u + '?tab=trace&td=2');
@@ -112,6 +112,58 @@ export async function stackChartTests(context, t) {
     }
     assert(legend3.some((l) => l[0] === 'main'), 'main is in both');
     await shots('trace5-gpu', TP);
+  });
+
+  await test('trace legibility: an XML database\'s "<no activity>" records are the background (light, dark), and the stack says why', async () => {
+    const u = await serve(INLINE);
+    // its threads are idle ("<no activity>") before their first work, in the first 1.3 ms
+    await page.goto(u + '?tab=trace&tw=0:2.5');
+    await ready(TP);
+    const d = await win();
+    const want = cli('trace', INLINE, '--window', `${d.t0}:${d.t1}`, '--size', `${d.width}x${d.height}`, '--depth', String(d.depth), '--json');
+    const rows = unrun(d);
+    eq(rows, want.rows, 'every pixel is the CLI\'s');
+    const box = await page.locator(`${TP} .trace-main`).boundingBox();
+    const sx = box.width / d.width, sy = box.height / d.height, nc = d.c1 - d.c0;
+    // per context (the middle pixel row of its band): a blank pixel the CLI's `trace --at` says
+    // is "no activity", and a pixel in a function's colour, each inside a run of its kind
+    const idle = [], busy = [];
+    for (let c = 0; c < nc; c++) {
+      const y = Math.floor(((c + 0.5) * d.height) / nc);
+      let calls = 0, gotIdle = false, gotBusy = false;
+      for (let x = 2; x + 2 < d.width && (!gotIdle || !gotBusy); x++) {
+        const id = rows[y][x];
+        if (x * sx < 300 || [-2, -1, 1, 2].some((k) => rows[y][x + k] !== id)) continue;
+        const probe = { x: (x + 0.5) * sx, y: (y + 0.5) * sy, id, c: d.c0 + c, t: d.t0 + ((x + 0.5) * (d.t1 - d.t0)) / d.width };
+        if (id >= 0 && !gotBusy) { busy.push(probe); gotBusy = true; }
+        if (id === -1 && !gotIdle && calls < 4) {
+          calls++;
+          const st = cli('trace', INLINE, '--context', String(probe.c), '--at', probe.t.toFixed(6), '--json');
+          if (st.state === 'no activity') {
+            eq(st.frames.map((f) => f.name), ['<no activity>'], `context ${probe.c} at ${probe.t} ms: the stack`);
+            eq(st.shown, false, 'not shown');
+            idle.push(probe);
+            gotIdle = true;
+          }
+        }
+      }
+    }
+    assert(idle.length >= 1 && busy.length >= 1, `probes: ${idle.length} "no activity", ${busy.length} in a colour`);
+    const fnCols = await colorOf(busy.map((p) => p.id));
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(200);
+      for (const p of idle) eq(await pixel(`${TP} .trace-main`, p.x, p.y), scheme === 'light' ? BG_LIGHT : BG_DARK, `${scheme}: "<no activity>" of context ${p.c} at ${p.t} ms is the background`);
+      for (const [k, p] of busy.entries()) eq(hex(await pixel(`${TP} .trace-main`, p.x, p.y)), fnCols[k], `${scheme}: context ${p.c} at ${p.t} ms in its function's colour`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    assert(!fnCols.includes(hex(BG_LIGHT)) && !fnCols.includes(hex(BG_DARK)), 'no function in the background\'s colour');
+    // the legend names no "<no activity>"; a click there: the stack says the context is idle
+    eq((await legendOf()).filter((l) => l[0] === '<no activity>'), [], 'no "<no activity>" in the legend');
+    const p = idle[0];
+    await page.mouse.click(box.x + p.x, box.y + p.y);
+    await page.waitForFunction((sel) => /no activity \(idle\)/.test((document.querySelector(sel) || {}).textContent || ''), `${TP} .trace-stack-head`);
+    await shots('trace5-no-activity', TP);
   });
 
   await test('trace legibility: 17 contexts in a short image: every Nth labelled, hover names the rest, a filter by pattern', async () => {

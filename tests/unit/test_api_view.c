@@ -1705,9 +1705,19 @@ T_TEST(api_trace_endpoints)
 	b = t_api_call(a, "trace-stack", "p=0&thread=%232&thread=%233&context=1&at=30000000", &st);
 	T_EQ_INT(st, 200);
 	T_CONTAINS(b, "{\"context\": 1, \"thread\": \"NODE 0 CORE 0 THREAD 3\", "
-		      "\"thread_index\": 3, \"shown\": true, \"time\": 30, \"record\": 3, "
-		      "\"start\": 24.69");
+		      "\"thread_index\": 3, \"shown\": true, \"state\": \"shown\", \"time\": 30, "
+		      "\"record\": 3, \"start\": 24.69");
 	free(b);
+	/* a zoom step asks the same query again: the paint comes from the cache, the answer is
+	 * the same */
+	char *b1 = t_api_call(a, "trace-boxes", "p=0&thread=%233&context=0&t0=0&t1=60000000", &st);
+	T_EQ_INT(st, 200);
+	char *b2 = t_api_call(a, "trace-boxes", "p=0&thread=%233&context=0&t0=0&t1=60000000", &st);
+	T_EQ_INT(st, 200);
+	T_EQ_STR(b1, b2);
+	T_CONTAINS(b1, "\"thread\": \"NODE 0 CORE 0 THREAD 3\"");
+	free(b1);
+	free(b2);
 	b = t_api_call(a, "trace-boxes", "p=0&thread=%232&thread=%233&context=1&t0=0&t1=60000000",
 		 &st);
 	T_EQ_INT(st, 200);

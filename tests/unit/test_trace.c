@@ -384,6 +384,19 @@ T_TEST(trace_no_activity_is_blank)
 		}
 		T_EQ_INT(n, 2); /* work, twice */
 		pv_free_boxes(b);
+		/* why each time shows what it shows: the rule of trace --at and the page's stack */
+		pv_stack_ix s = PV_NONE;
+		uint32_t rec = pv_trace_at(t, 0, 2500000, &s, NULL, NULL); /* the 2nd sample: 3 */
+		T_EQ_INT(rec, 1);
+		T_EQ_STR(pv_trace_state_name(pv_trace_paint_state(pt, rec, s)), "no activity");
+		rec = pv_trace_at(t, 0, 4500000, &s, NULL, NULL); /* the 4th: 4, below 3 */
+		T_EQ_STR(pv_trace_state_name(pv_trace_paint_state(pt, rec, s)), "no activity");
+		rec = pv_trace_at(t, 0, 1500000, &s, NULL, NULL);
+		T_EQ_STR(pv_trace_state_name(pv_trace_paint_state(pt, rec, s)), "shown");
+		rec = pv_trace_at(t, 0, 9000000, &s, NULL, NULL); /* after the line's end */
+		T_EQ_INT(rec, PV_NONE);
+		T_EQ_STR(pv_trace_state_name(pv_trace_paint_state(pt, rec, PV_NONE)), "no record");
+		T_EQ_STR(pv_trace_state_name(pv_trace_paint_state(pt, 0, PV_NONE)), "not running");
 		pv_trace_paint_free(pt);
 	}
 	pv_trace_free(t);

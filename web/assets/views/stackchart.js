@@ -18,6 +18,17 @@ const RH = 17; // a depth's row
 const MIN_SPAN_MS = 1e-4; // 100 ns
 const ns = (ms) => Math.round(ms * 1e6);
 const clamp = (v, a, b) => Math.max(a, Math.min(b, v));
+// '#rrggbb' as the canvas's RGBA pixel word (little-endian: A B G R)
+const rgbaOf = new Map();
+const rgba = (hex) => {
+  let v = rgbaOf.get(hex);
+  if (v === undefined) {
+    const n = parseInt(hex.length === 4 ? hex.slice(1).replace(/./g, '$&$&') : hex.slice(1), 16);
+    v = (0xff000000 | ((n & 0xff) << 16) | (n & 0xff00) | ((n >> 16) & 0xff)) >>> 0;
+    rgbaOf.set(hex, v);
+  }
+  return v;
+};
 
 export class StackChartPane {
   constructor() {
@@ -100,7 +111,7 @@ export class StackChartPane {
         return;
       }
       paneOk(this, this.body);
-      this.full = { t0: d.t0, t1: d.t1, contexts: d.contexts, labels: d.labels };
+      this.full = { t0: d.t0, t1: d.t1, contexts: d.contexts, labels: d.labels, maxDepth: d.max_depth || 0 };
     } catch (e) {
       if (!isAbort(e)) paneFailed(this, this.body, e.message);
       return;
@@ -143,7 +154,7 @@ export class StackChartPane {
     this.stepStart = performance.now();
     this.win = next;
     this.writeState();
-    this.draw(); // the old boxes placed in the new window at once
+    this.preview(); // the last paint stretched to the new window at once
     this.fetch();
   }
 
@@ -164,15 +175,20 @@ export class StackChartPane {
       const d = await api('trace-boxes', [...this.params(), ['context', this.c], ['t0', ns(w[0])], ['t1', ns(w[1])],
         ['min', Math.floor(ns(w[1] - w[0]) / width)], ['compact', 1]], { signal: ac.signal });
       if (gen !== this.gen) return;
+      const tAnswer = performance.now();
       const names = new Map(d.functions);
       d.boxes = d.boxes.map(([depth, start, end, id, stack]) => ({ depth, start, end, id, name: names.get(id), stack }));
       traceAssignBoxes(S.state.p, d.boxes);
       this.data = { d, win: w, c: this.c, width };
       this.byDepth = [];
       for (const b of d.boxes) (this.byDepth[b.depth] || (this.byDepth[b.depth] = [])).push(b);
+      const tBuilt = performance.now();
       this.draw();
-      // a zoom step's time: from the window change to its boxes drawn (bench/stackchart.mjs)
-      this.lastStep = performance.now() - t0;
+      // a zoom step's time: from the window change to its boxes drawn (bench/stackchart.mjs),
+      // and its parts: the answer (request and JSON parse), the boxes built, the canvas
+      const tDrawn = performance.now();
+      this.lastStep = tDrawn - t0;
+      this.lastParts = { answer: tAnswer - t0, build: tBuilt - tAnswer, draw: tDrawn - tBuilt };
       this.steps = (this.steps || 0) + 1;
       requestAnimationFrame(() => { if (gen === this.gen) this.el.dataset.state = 'ready'; });
     } catch (e) {
@@ -180,6 +196,18 @@ export class StackChartPane {
       paneFailed(this, this.body, e.message);
       this.el.dataset.state = 'ready';
     }
+  }
+
+  // While a step's boxes are on their way: the last paint on screen, moved and stretched to
+  // the new window by a CSS transform (no redraw: the browser scales the bitmap), and the axis.
+  preview() {
+    const W = this.wrap.clientWidth, dw = this.drawnWin;
+    if (!W || !dw || !(this.win[1] > this.win[0])) { this.draw(); return; }
+    const k = (dw[1] - dw[0]) / (this.win[1] - this.win[0]);
+    const tx = ((dw[0] - this.win[0]) / (this.win[1] - this.win[0])) * W;
+    this.canvas.style.transformOrigin = '0 0';
+    this.canvas.style.transform = `translateX(${tx}px) scaleX(${k})`;
+    this.drawAxis(W);
   }
 
   xOf(t, W) { return ((t - this.win[0]) / (this.win[1] - this.win[0])) * W; }
@@ -192,31 +220,24 @@ export class StackChartPane {
     this.drawAxis(W);
     const data = this.data;
     const boxes = data ? data.d.boxes : [];
-    const depths = this.byDepth ? this.byDepth.length : 0;
+    // the trace's deepest depth, not the window's: the canvas keeps its size across steps
+    const depths = Math.max(this.full.maxDepth, this.byDepth ? this.byDepth.length : 0);
     const H = Math.max(this.wrap.clientHeight - 2, depths * RH + 4);
     const c = sizeCanvas(this.canvas, W, H);
-    c.fillStyle = ink('#fff');
-    c.fillRect(0, 0, W, H);
+    this.canvas.style.transform = '';
+    this.drawnWin = this.win.slice();
     c.font = '11px system-ui, sans-serif';
     c.textBaseline = 'middle';
-    for (const b of boxes) {
-      let x0 = this.xOf(b.start, W), x1 = this.xOf(b.end, W);
-      if (x1 < 0 || x0 > W) continue;
-      x0 = Math.max(0, x0);
-      x1 = Math.min(W, x1);
-      const y = b.depth * RH + 2;
-      const col = traceColor(S.state.p, b.id);
-      const sel = this.selBox && this.selBox.depth === b.depth && this.selBox.start === b.start;
-      c.fillStyle = sel ? '#0a84ff' : col;
-      c.fillRect(x0, y, Math.max(0.5, x1 - x0 - 0.5), RH - 1);
-      if (this.hover === b) {
-        c.strokeStyle = ink('#0c0c0d');
-        c.strokeRect(x0 + 0.5, y + 0.5, Math.max(0.5, x1 - x0 - 1.5), RH - 2);
-      }
-      if (x1 - x0 > 20) {
-        c.fillStyle = sel ? '#fff' : textOn(col);
-        c.fillText(fitText(c, b.name, x1 - x0 - 6), x0 + 3, y + RH / 2);
-      }
+    const named = this.paintBoxes(c, boxes, W);
+    for (const n of named) {
+      if (c.fillStyle !== n.ink) c.fillStyle = n.ink;
+      c.fillText(fitText(c, n.b.name, n.x1 - n.x0 - 6), n.x0 + 3, n.y + RH / 2);
+    }
+    const hv = this.hover;
+    if (hv && boxes.includes(hv)) {
+      const x0 = Math.max(0, this.xOf(hv.start, W)), x1 = Math.min(W, this.xOf(hv.end, W));
+      c.strokeStyle = ink('#0c0c0d');
+      c.strokeRect(x0 + 0.5, hv.depth * RH + 2.5, Math.max(0.5, x1 - x0 - 1.5), RH - 2);
     }
     const dr = this.drag;
     if (dr && dr.moved && dr.mode === 'zoom') {
@@ -230,6 +251,42 @@ export class StackChartPane {
     this.canvas.dataset.window = `${S.fmtRange(this.win)}|${this.c}`;
     const th = data ? data.d.thread : '';
     this.info.textContent = `${th} · ${fmtTime(this.win[0] - ctx.profile.start)} – ${fmtTime(this.win[1] - ctx.profile.start)} (${fmtMs(this.win[1] - this.win[0])}) · ${boxes.length.toLocaleString('en-US')} boxes`;
+  }
+
+  // The boxes as pixels (a zoom step draws 10,000 boxes and more: a canvas path or a fillRect
+  // each costs tens of ms, the pixels a few): the background, then each box's first pixel row
+  // in its colour (a 1-pixel gap on its right when it is 3 pixels wide or more), then each
+  // depth's row copied down its band. Returns the boxes wide enough for a name.
+  paintBoxes(c, boxes, W) {
+    const cw = this.canvas.width, ch = this.canvas.height, dpr = cw / W;
+    if (!this.img || this.img.width !== cw || this.img.height !== ch) this.img = c.createImageData(cw, ch);
+    const px = new Uint32Array(this.img.data.buffer);
+    px.fill(rgba(ink('#fff')));
+    const p = S.state.p, named = [], bands = new Set(), cols = new Map();
+    const top = (d) => Math.round((d * RH + 2) * dpr), bottom = (d) => Math.min(ch, Math.round((d * RH + 1 + RH) * dpr));
+    for (const b of boxes) {
+      let x0 = this.xOf(b.start, W), x1 = this.xOf(b.end, W);
+      if (x1 < 0 || x0 > W) continue;
+      x0 = Math.max(0, x0);
+      x1 = Math.min(W, x1);
+      const sel = this.selBox && this.selBox.depth === b.depth && this.selBox.start === b.start;
+      let col = sel ? '#0a84ff' : cols.get(b.id);
+      if (!col) cols.set(b.id, (col = traceColor(p, b.id)));
+      const y0 = top(b.depth);
+      if (y0 >= ch) continue;
+      const a = Math.min(cw - 1, Math.floor(x0 * dpr));
+      let e = Math.min(cw, Math.round(x1 * dpr));
+      if (e - a >= 3) e--;
+      px.fill(rgba(col), y0 * cw + a, y0 * cw + Math.max(a + 1, e));
+      bands.add(b.depth);
+      if (x1 - x0 > 20) named.push({ b, x0, x1, y: b.depth * RH + 2, ink: sel ? '#fff' : textOn(col) });
+    }
+    for (const d of bands) {
+      const y0 = top(d), y1 = bottom(d);
+      for (let y = y0 + 1; y < y1; y++) px.copyWithin(y * cw, y0 * cw, (y0 + 1) * cw);
+    }
+    c.putImageData(this.img, 0, 0);
+    return named;
   }
 
   drawAxis(W) {

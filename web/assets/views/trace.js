@@ -28,6 +28,8 @@ const GROUP_MS = 400; // wheel and key steps closer than this are one undo step
 // background's. Each answer's functions get theirs, most pixels first (traceAssign).
 const hexRgb = (hex) => { const v = parseInt(hex.slice(1), 16); return [(v >> 16) & 255, (v >> 8) & 255, v & 255]; };
 const colorOf = (id) => traceColor(S.state.p, id);
+// why a record is blank (api/trace-stack's state: the library's one rule, as `trace --at` says)
+const BLANK_WHY = { 'not running': 'not running', 'no activity': 'no activity (idle)', 'left out': 'left out by the query' };
 const rgbOf = (id) => hexRgb(colorOf(id));
 const assign = (d) => traceAssign(S.state.p, (d.shares || []).map((x) => x.id));
 const blankRgb = () => hexRgb(traceBlank());
@@ -621,8 +623,7 @@ export class TracePane {
     if (!d) return;
     el.append(h('div', { class: 'trace-stack-head' },
       h('div', { text: `context ${d.context}: ${d.thread}` }),
-      h('div', { class: 'dim', text: `at ${fmtTime(d.time - ctx.profile.start)}` + (d.record === null ? ' · no record' : ` · record ${d.record}, ${fmtMs(d.end - d.start)}`) + (d.shown || d.record === null ? '' : ' · left out by the query') })));
-    if (d.record !== null && !d.frames.length) el.append(h('div', { class: 'dim', text: 'not running' }));
+      h('div', { class: 'dim', text: `at ${fmtTime(d.time - ctx.profile.start)}` + (d.record === null ? ' · no record' : ` · record ${d.record}, ${fmtMs(d.end - d.start)}`) + (d.shown || d.record === null ? '' : ' · ' + (BLANK_WHY[d.state] || d.state)) })));
     for (const fr of d.frames) {
       const at = fr.depth === this.depth || (fr.depth !== null && fr.depth < this.depth && fr === this.deepest(d.frames));
       const row = h('div', {
