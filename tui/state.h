@@ -21,6 +21,7 @@
 #define EXPAND_MAX  20000	/* rows '*' opens at once, at most */
 #define HISTORY_MAX 256		/* queries Backspace goes back through */
 #define HOT_MAX	    4096	/* rows of a hot path */
+#define ZOOM_MAX    64		/* zooms of the flame graph Esc goes back through */
 
 enum tab { T_TREE, T_CALLERS, T_BUTTERFLY, T_FLAT, T_TOP, T_MARKERS, T_SOURCE, NR_TABS };
 extern const char *const tui_tab_names[NR_TABS];
@@ -93,6 +94,7 @@ struct fpane {
 	uint32_t *depth, *c0, *c1, *parent; /* per node; columns [c0, c1) */
 	uint32_t *order;		    /* the nodes in pre-order: by column on each line */
 	uint32_t max_depth, top;	    /* the deepest node; the depth above the first line */
+	uint32_t zoom[ZOOM_MAX], nzoom; /* rows of the view's tree zoomed into, the last shown */
 };
 
 enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY, M_ANNOTATE };
@@ -199,7 +201,8 @@ uint32_t tui_scroll(uint32_t *top, uint32_t sel, uint32_t n, int rows);
 
 /* flame.c: the top-down tab as a flame graph */
 void tui_flame_drop(struct fpane *f);
-/* The arrows and Home on the graph's blocks; false for a key the tab's rows take. */
+/* The arrows and Home on the graph's blocks, Enter zooms into the selected one, Esc and
+ * Backspace zoom out (when zoomed); false for a key the tab's rows (or the TUI) take. */
 bool tui_flame_key(struct tui *t, int key);
 void tui_flame_body(struct tui *t, int y0, int rows);
 /* A click on line i of the body (0: the title), column x. */

@@ -390,6 +390,9 @@ bool tui_key(struct tui *t, int key)
 		t->mode = M_NORMAL;
 		return key == 'q' ? false : false;
 	}
+	if ((key == TUI_KEY_ESC || key == TUI_KEY_BACKSPACE) && t->tab == T_TREE && t->fl.on &&
+	    tui_flame_key(t, key))
+		return false; /* a zoom of the flame graph out */
 	switch (key) {
 	case 'q': return true;
 	case '?': t->mode = M_HELP; return false;
@@ -543,6 +546,7 @@ static void close_file(struct tui *t)
 	pv_source_costs_free(t->src.sc);
 	memset(&t->src, 0, sizeof(t->src));
 	tui_flame_drop(&t->fl);
+	t->fl.nzoom = 0;
 	tui_annotate_close(t);
 	for (uint32_t i = 0; i < t->act_n; i++)
 		free(t->act_line[i]);
