@@ -59,8 +59,8 @@ static void walk(struct fpane *f, uint32_t *st)
 static struct fpane *ensure_flame(struct tui *t)
 {
 	struct fpane *f = &t->fl;
-	struct pane *pn = &t->panes[T_TREE];
-	tui_ensure_view(t, T_TREE);
+	struct pane *pn = &t->panes[t->tree_tab];
+	tui_ensure_view(t, t->tree_tab);
 	if (!pn->v)
 		return NULL;
 	if (f->fl && f->gen == pn->gen && f->w == t->w)
@@ -96,7 +96,7 @@ static struct fpane *ensure_flame(struct tui *t)
 /* The node of the tab's selected row (or of its nearest kept ancestor); 0 when none. */
 static uint32_t sel_node(struct tui *t, const struct fpane *f)
 {
-	const struct pane *pn = &t->panes[T_TREE];
+	const struct pane *pn = &t->panes[t->tree_tab];
 	const struct vrow *vr = tui_sel_row(pn);
 	const struct pv_tree *tr = pn->v->tree;
 	for (uint32_t r = vr && vr->t == tr ? vr->r : PV_NONE; r != PV_NONE; r = tr->parent[r])
@@ -176,7 +176,8 @@ bool tui_flame_key(struct tui *t, int key)
 	default: return false;
 	}
 	if (to != PV_NONE && to != 0)
-		tui_select_row(&t->panes[T_TREE], t->panes[T_TREE].v->tree, f->fl->row[to]);
+		tui_select_row(&t->panes[t->tree_tab], t->panes[t->tree_tab].v->tree,
+			       f->fl->row[to]);
 	return true;
 }
 
@@ -185,7 +186,7 @@ bool tui_flame_key(struct tui *t, int key)
  * one's "]", its name after '>'). */
 static void box(struct tui *t, const struct fpane *f, uint32_t j, bool sel)
 {
-	const struct pv_view *v = t->panes[T_TREE].v;
+	const struct pv_view *v = t->panes[t->tree_tab].v;
 	const struct pv_tree *tr = v->tree;
 	uint32_t r = f->fl->row[j];
 	int wd = (int)(f->c1[j] - f->c0[j]);
@@ -210,7 +211,7 @@ static void box(struct tui *t, const struct fpane *f, uint32_t j, bool sel)
 
 void tui_flame_body(struct tui *t, int y0, int rows)
 {
-	struct pane *pn = &t->panes[T_TREE];
+	struct pane *pn = &t->panes[t->tree_tab];
 	struct fpane *f = ensure_flame(t);
 	if (!f) {
 		tui_text_line(t, y0, TUI_ROLE_TEXT,
@@ -269,5 +270,6 @@ void tui_flame_click(struct tui *t, int i, int x)
 	uint32_t d = f->top + (uint32_t)i;
 	for (uint32_t j = 1; j < f->fl->len; j++)
 		if (f->depth[j] == d && (uint32_t)x >= f->c0[j] && (uint32_t)x < f->c1[j])
-			tui_select_row(&t->panes[T_TREE], t->panes[T_TREE].v->tree, f->fl->row[j]);
+			tui_select_row(&t->panes[t->tree_tab], t->panes[t->tree_tab].v->tree,
+				       f->fl->row[j]);
 }
