@@ -21,91 +21,82 @@ void tui_flame_drop(struct fpane *f)
 	free(f->c1);
 	free(f->parent);
 	free(f->order);
-	bool on = f->on;
-	memset(f, 0, sizeof(*f));
-	f->on = on;
+	f->fl = NULL;
+	f->depth = f->c0 = f->c1 = f->parent = f->order = NULL;
+	f->w = 0;
+	f->max_depth = f->top = 0;
 }
 
-/* The flame graph of the tab's view at the screen's width, built when either changed: each
- * node's depth (the virtual root 0), parent and columns [c0, c1). */
-static struct fpane *ensure_flame(struct tui *t)
+/* Each node's parent and the nodes in pre-order (by column on each line), from the flame's
+ * child lists. */
+static void walk(struct fpane *f, uint32_t *st)
 {
-	struct fpane *f = &t->fl;
-	struct pane *pn = &t->panes[T_TREE];
-	tui_ensure_view(t, T_TREE);
-	if (!pn->v)
-		return NULL;
-	if (f->fl && f->gen == pn->gen && f->w == t->w)
-		return f;
-	tui_flame_drop(f);
-	f->gen = pn->gen;
-	f->w = t->w;
-	struct pv_flame_opts o = {.max_nodes = PV_FLAME_NODES, .width = (uint32_t)t->w};
-	if (pv_flame_build(pn->v, &o, &f->fl))
-		return NULL;
 	const struct pv_flame *fl = f->fl;
-	const struct pv_tree *tr = pn->v->tree;
-	size_t n = fl->len ? fl->len : 1;
-	f->depth = calloc(n, sizeof(*f->depth));
-	f->c0 = calloc(n, sizeof(*f->c0));
-	f->c1 = calloc(n, sizeof(*f->c1));
-	f->parent = calloc(n, sizeof(*f->parent));
-	f->order = calloc(n, sizeof(*f->order));
-	uint32_t *st = malloc(sizeof(*st) * n);
-	double *x = malloc(sizeof(*x) * n);
-	if (!f->depth || !f->c0 || !f->c1 || !f->parent || !f->order || !st || !x || !fl->len) {
-		free(st);
-		free(x);
-		tui_flame_drop(f);
-		return NULL;
-	}
-	/* the whole width is the roots' total (a centered tree: the center's) */
-	double whole = 0;
-	for (uint32_t i = 0; i < tr->nr_roots; i++)
-		whole += (double)tr->total[0][tr->roots[i]];
-	double scale = whole > 0 ? (double)t->w / whole : 0;
-	/* pre-order from the virtual root: a child starts where its previous sibling ended */
-	uint32_t sp = 0;
+	uint32_t sp = 0, no = 0;
 	f->parent[0] = PV_NONE;
-	x[0] = 0;
-	f->c0[0] = 0;
-	f->c1[0] = (uint32_t)t->w;
 	st[sp++] = 0;
-	uint32_t no = 0;
 	while (sp) {
 		uint32_t k = st[--sp];
 		f->order[no++] = k;
-		double cx = x[k];
+		if (f->depth[k] > f->max_depth)
+			f->max_depth = f->depth[k];
 		/* children in order: push them reversed so the first comes out first */
 		uint32_t nc = 0;
 		for (uint32_t c = fl->first[k]; c != PV_NONE; c = fl->next[c]) {
-			double tot = (double)tr->total[0][fl->row[c]];
 			f->parent[c] = k;
-			f->depth[c] = f->depth[k] + 1;
-			x[c] = cx;
-			f->c0[c] = (uint32_t)(cx * scale + 0.5);
-			cx += tot;
-			f->c1[c] = (uint32_t)(cx * scale + 0.5);
-			if (f->c1[c] > (uint32_t)t->w)
-				f->c1[c] = (uint32_t)t->w;
 			nc++;
 		}
 		sp += nc;
 		uint32_t i = sp;
 		for (uint32_t c = fl->first[k]; c != PV_NONE; c = fl->next[c])
 			st[--i] = c;
-		if (f->depth[k] > f->max_depth)
-			f->max_depth = f->depth[k];
 	}
+}
+
+/* The flame graph of the tab's view at the screen's width (zoomed into the last row of the
+ * zoom list), built when either changed: each node's depth (the virtual root 0), parent and
+ * columns [c0, c1) as libpv lays them out (pv_flame_layout). */
+static struct fpane *ensure_flame(struct tui *t)
+{
+	struct fpane *f = &t->fl;
+	struct pane *pn = &t->panes[t->tree_tab];
+	tui_ensure_view(t, t->tree_tab);
+	if (!pn->v)
+		return NULL;
+	if (f->fl && f->gen == pn->gen && f->w == t->w)
+		return f;
+	if (f->gen != pn->gen) /* another view: its rows are others */
+		f->nzoom = 0;
+	tui_flame_drop(f);
+	f->gen = pn->gen;
+	f->w = t->w;
+	struct pv_flame_opts o = {.max_nodes = PV_FLAME_NODES, .width = (uint32_t)t->w};
+	int rc = f->nzoom ? pv_flame_build_zoomed(pn->v, &o, f->zoom[f->nzoom - 1], &f->fl)
+			  : pv_flame_build(pn->v, &o, &f->fl);
+	if (rc)
+		return NULL;
+	size_t n = f->fl->len ? f->fl->len : 1;
+	f->depth = calloc(n, sizeof(*f->depth));
+	f->c0 = calloc(n, sizeof(*f->c0));
+	f->c1 = calloc(n, sizeof(*f->c1));
+	f->parent = calloc(n, sizeof(*f->parent));
+	f->order = calloc(n, sizeof(*f->order));
+	uint32_t *st = malloc(sizeof(*st) * n);
+	if (!f->depth || !f->c0 || !f->c1 || !f->parent || !f->order || !st || !f->fl->len ||
+	    pv_flame_layout(f->fl, (uint32_t)t->w, f->c0, f->c1, f->depth)) {
+		free(st);
+		tui_flame_drop(f);
+		return NULL;
+	}
+	walk(f, st);
 	free(st);
-	free(x);
 	return f;
 }
 
 /* The node of the tab's selected row (or of its nearest kept ancestor); 0 when none. */
 static uint32_t sel_node(struct tui *t, const struct fpane *f)
 {
-	const struct pane *pn = &t->panes[T_TREE];
+	const struct pane *pn = &t->panes[t->tree_tab];
 	const struct vrow *vr = tui_sel_row(pn);
 	const struct pv_tree *tr = pn->v->tree;
 	for (uint32_t r = vr && vr->t == tr ? vr->r : PV_NONE; r != PV_NONE; r = tr->parent[r])
@@ -130,6 +121,33 @@ static uint32_t beside(const struct fpane *f, uint32_t k, int dir)
 	return best;
 }
 
+/* Enter: node k's row fills the width (its ancestors above it, its descendants below). */
+static void zoom_in(struct tui *t, struct fpane *f, uint32_t k)
+{
+	if (!k || k == f->fl->zoom) {
+		tui_say(t, k ? "zoomed into it already (Esc: out)" : "select a block to zoom into");
+		return;
+	}
+	if (f->nzoom == ZOOM_MAX) {
+		memmove(f->zoom, f->zoom + 1, sizeof(f->zoom[0]) * (ZOOM_MAX - 1));
+		f->nzoom--;
+	}
+	f->zoom[f->nzoom++] = f->fl->row[k];
+	tui_flame_drop(f);
+}
+
+/* Esc, Backspace: the zoom before; false when not zoomed (the key goes on). */
+static bool zoom_out(struct tui *t)
+{
+	struct fpane *f = &t->fl;
+	if (!f->nzoom)
+		return false;
+	f->nzoom--;
+	tui_flame_drop(f);
+	tui_say(t, f->nzoom ? "zoomed out (Esc: out again)" : "zoomed out: the whole graph");
+	return true;
+}
+
 bool tui_flame_key(struct tui *t, int key)
 {
 	struct fpane *f = ensure_flame(t);
@@ -148,21 +166,52 @@ bool tui_flame_key(struct tui *t, int key)
 	case TUI_KEY_LEFT:
 	case TUI_KEY_RIGHT: to = k ? beside(f, k, key == TUI_KEY_RIGHT ? 1 : -1) : PV_NONE; break;
 	case TUI_KEY_HOME: to = f->fl->first[0]; break;
+	case TUI_KEY_ENTER: zoom_in(t, f, k); return true;
+	case TUI_KEY_ESC:
+	case TUI_KEY_BACKSPACE: return zoom_out(t);
 	case TUI_KEY_PGUP:
 	case TUI_KEY_PGDN:
 	case TUI_KEY_END:
-	case TUI_KEY_ENTER:
 	case '*': return true; /* the rows' keys that a graph has no use for */
 	default: return false;
 	}
 	if (to != PV_NONE && to != 0)
-		tui_select_row(&t->panes[T_TREE], t->panes[T_TREE].v->tree, f->fl->row[to]);
+		tui_select_row(&t->panes[t->tree_tab], t->panes[t->tree_tab].v->tree,
+			       f->fl->row[to]);
 	return true;
+}
+
+/* Node j's block in its columns: its name as far as it fits (a cut one ends in an ellipsis,
+ * '~' when ascii; none in a block of one column), then its right edge ('|', the selected
+ * one's "]", its name after '>'). */
+static void box(struct tui *t, const struct fpane *f, uint32_t j, bool sel)
+{
+	const struct pv_view *v = t->panes[t->tree_tab].v;
+	const struct pv_tree *tr = v->tree;
+	uint32_t r = f->fl->row[j];
+	int wd = (int)(f->c1[j] - f->c0[j]);
+	char b[1024];
+	cells_pad(&t->cl, (int)f->c0[j]);
+	if (wd > 1) {
+		const char *nm =
+		    pv_view_row_label(v, tr->kind[r], tr->id[r], b, sizeof(b), tr->line[r]);
+		int room = wd - 1 - (sel ? 1 : 0);
+		cells_puts(&t->cl, sel ? ">" : "");
+		if (cells_width(nm) <= room || room < 2) {
+			cells_put(&t->cl, nm, SIZE_MAX, room);
+		} else {
+			cells_put(&t->cl, nm, SIZE_MAX, room - 1);
+			cells_pad(&t->cl, (int)f->c1[j] - 2);
+			cells_puts(&t->cl, t->o.ascii ? "~" : "\u2026");
+		}
+	}
+	cells_pad(&t->cl, (int)f->c1[j] - 1);
+	cells_puts(&t->cl, sel ? (wd > 1 ? "]" : ">") : "|");
 }
 
 void tui_flame_body(struct tui *t, int y0, int rows)
 {
-	struct pane *pn = &t->panes[T_TREE];
+	struct pane *pn = &t->panes[t->tree_tab];
 	struct fpane *f = ensure_flame(t);
 	if (!f) {
 		tui_text_line(t, y0, TUI_ROLE_TEXT,
@@ -173,8 +222,17 @@ void tui_flame_body(struct tui *t, int y0, int rows)
 	const struct pv_tree *tr = v->tree;
 	char name[128], b[1024];
 	cells_start(&t->cl, t->w);
-	snprintf(b, sizeof(b), " flame graph (icicle): width = total (%s); f: the rows",
-		 tui_metric_title(v, 0, name, sizeof(name)));
+	if (f->fl->zoom) { /* the zoom first: a long name cuts the rest */
+		uint32_t zr = f->fl->row[f->fl->zoom];
+		char z[256];
+		snprintf(b, sizeof(b),
+			 " zoomed into %s (Esc: out): width = total (%s); f: the rows",
+			 pv_view_row_label(v, tr->kind[zr], tr->id[zr], z, sizeof(z), tr->line[zr]),
+			 tui_metric_title(v, 0, name, sizeof(name)));
+	} else {
+		snprintf(b, sizeof(b), " flame graph (icicle): width = total (%s); f: the rows",
+			 tui_metric_title(v, 0, name, sizeof(name)));
+	}
 	cells_puts(&t->cl, b);
 	tui_emit(t, y0, TUI_ROLE_BAR);
 	rows--;
@@ -197,19 +255,8 @@ void tui_flame_body(struct tui *t, int y0, int rows)
 		cells_start(&t->cl, t->w);
 		for (uint32_t o = 1; o < f->fl->len; o++) {
 			uint32_t j = f->order[o];
-			if (f->depth[j] != d || f->c1[j] <= f->c0[j])
-				continue;
-			int wd = (int)(f->c1[j] - f->c0[j]);
-			cells_pad(&t->cl, (int)f->c0[j]);
-			const char *nm =
-			    pv_view_row_label(v, tr->kind[f->fl->row[j]], tr->id[f->fl->row[j]], b,
-					      sizeof(b), tr->line[f->fl->row[j]]);
-			if (wd > 1) {
-				cells_put(&t->cl, j == k ? ">" : "", SIZE_MAX, wd - 1);
-				cells_put(&t->cl, nm, SIZE_MAX, (int)f->c1[j] - 1 - t->cl.col);
-			}
-			cells_pad(&t->cl, (int)f->c1[j] - 1);
-			cells_puts(&t->cl, j == k ? (wd > 1 ? "]" : ">") : "|");
+			if (f->depth[j] == d && f->c1[j] > f->c0[j])
+				box(t, f, j, j == k);
 		}
 		tui_emit(t, y0 + i, TUI_ROLE_TEXT);
 	}
@@ -223,5 +270,6 @@ void tui_flame_click(struct tui *t, int i, int x)
 	uint32_t d = f->top + (uint32_t)i;
 	for (uint32_t j = 1; j < f->fl->len; j++)
 		if (f->depth[j] == d && (uint32_t)x >= f->c0[j] && (uint32_t)x < f->c1[j])
-			tui_select_row(&t->panes[T_TREE], t->panes[T_TREE].v->tree, f->fl->row[j]);
+			tui_select_row(&t->panes[t->tree_tab], t->panes[t->tree_tab].v->tree,
+				       f->fl->row[j]);
 }

@@ -88,7 +88,7 @@ static void ensure_markers(struct tui *t)
 		mp->sel = mp->n ? mp->n - 1 : 0;
 }
 
-void tui_marker_prepare(struct tui *t)
+static void tui_marker_prepare(struct tui *t)
 {
 	struct mpane *mp = &t->mk;
 	if (mp->ms && !mp->text && pv_marker_text_new(mp->ms, &mp->text))
@@ -103,7 +103,7 @@ void tui_set_search(struct tui *t, const char *text)
 	t->mk.sel = 0;
 }
 
-void tui_marker_key(struct tui *t, int key)
+static void tui_marker_key(struct tui *t, int key)
 {
 	ensure_markers(t);
 	struct mpane *mp = &t->mk;
@@ -139,13 +139,13 @@ void tui_marker_key(struct tui *t, int key)
 		else {
 			mp->want = m;
 			tui_set_center(t, sbuf_str(&scope), key == 'C');
-			t->tab = T_TREE;
+			t->tab = t->tree_tab;
 		}
 		sbuf_release(&scope);
 	}
 }
 
-void tui_marker_body(struct tui *t, int y0, int rows)
+static void tui_marker_body(struct tui *t, int y0, int rows)
 {
 	struct mpane *mp = &t->mk;
 	if (!mp->ms) {
@@ -253,3 +253,36 @@ void tui_marker_body(struct tui *t, int y0, int rows)
 		tui_emit(t, y++, TUI_ROLE_TEXT);
 	}
 }
+
+static void marker_click(struct tui *t, int i, int x)
+{
+	(void)x;
+	uint32_t li = t->mk.top + (uint32_t)i;
+	if (li < t->mk.n)
+		t->mk.sel = li;
+}
+
+/* '/': a new search, typed from nothing (Esc puts the search back as it was). */
+static void marker_search_start(struct tui *t)
+{
+	snprintf(t->mk.before, sizeof(t->mk.before), "%s", t->mk.search ? t->mk.search : "");
+	tui_marker_prepare(t);
+}
+
+static void marker_search_end(struct tui *t, const char *text)
+{
+	if (text)
+		tui_set_search(t, text);
+	else if (strcmp(t->input, t->mk.before) != 0)
+		tui_set_search(t, t->mk.before);
+}
+
+const struct tab_ops tui_marker_ops = {
+    .key = tui_marker_key,
+    .body = tui_marker_body,
+    .click = marker_click,
+    .prompt = "search markers: ",
+    .search_start = marker_search_start,
+    .search_typed = tui_set_search, /* the table follows the search as it is typed */
+    .search_end = marker_search_end,
+};

@@ -22,7 +22,7 @@ static const char *row_name(const struct pv_view *v, const struct pv_tree *t, ui
 
 struct pane *tui_cur_pane(struct tui *t)
 {
-	return t->tab < T_MARKERS ? &t->panes[t->tab] : NULL;
+	return t->tabs[t->tab].kind ? &t->panes[t->tab] : NULL;
 }
 
 static int tree_ix(const struct pv_view *v, const struct pv_tree *tr)
@@ -165,7 +165,7 @@ void tui_select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r)
 }
 
 /* The pane's view of the current query, computed when the query changed. */
-void tui_ensure_view(struct tui *t, enum tab tab)
+void tui_ensure_view(struct tui *t, uint32_t tab)
 {
 	struct pane *pn = &t->panes[tab];
 	if (pn->gen == t->gen)
@@ -177,9 +177,12 @@ void tui_ensure_view(struct tui *t, enum tab tab)
 	struct pv_error err;
 	pv_error_clear(&err);
 	int rc = pv_query_copy(&q, &t->q);
-	q.view = tui_tab_view[tab];
-	if (!rc && pv_view_kind(q.view)->needs_center && !q.nr_center) {
-		pn->err = strdup("the butterfly needs a center: press c on a row of another tab");
+	q.view = t->tabs[tab].view;
+	if (!rc && t->tabs[tab].kind->needs_center && !q.nr_center) {
+		char b[128];
+		snprintf(b, sizeof(b), "the %s needs a center: press c on a row of another tab",
+			 t->tabs[tab].kind->name);
+		pn->err = strdup(b);
 		pv_query_release(&q);
 		return;
 	}
@@ -406,10 +409,10 @@ void tui_find_next(struct tui *t, struct pane *pn, bool backward)
 	tui_say(t, "/%s", t->find);
 }
 
-void tui_view_key(struct tui *t, int key)
+static void tui_view_key(struct tui *t, int key)
 {
 	tui_ensure_view(t, t->tab);
-	if (t->tab == T_TREE && t->fl.on && tui_flame_key(t, key))
+	if (t->tab == t->tree_tab && t->fl.on && tui_flame_key(t, key))
 		return;
 	struct pane *pn = tui_cur_pane(t);
 	const struct vrow *vr = tui_sel_row(pn);
@@ -589,7 +592,7 @@ static bool in_center(const struct pv_view *v, const struct vrow *vr)
 	return v->flat->in_center && v->flat->in_center[vr->r];
 }
 
-void tui_view_body(struct tui *t, int y0, int rows)
+static void tui_view_body(struct tui *t, int y0, int rows)
 {
 	tui_ensure_view(t, t->tab);
 	struct pane *pn = tui_cur_pane(t);
@@ -597,7 +600,7 @@ void tui_view_body(struct tui *t, int y0, int rows)
 		tui_text_line(t, y0, TUI_ROLE_TEXT, pn->err ? pn->err : "no view");
 		return;
 	}
-	if (t->tab == T_TREE && t->fl.on) {
+	if (t->tab == t->tree_tab && t->fl.on) {
 		tui_flame_body(t, y0, rows);
 		return;
 	}
@@ -654,7 +657,7 @@ void tui_view_body(struct tui *t, int y0, int rows)
 	}
 }
 
-void tui_view_detail(struct tui *t, int y)
+static void tui_view_detail(struct tui *t, int y)
 {
 	struct pane *pn = tui_cur_pane(t);
 	const struct vrow *vr = pn ? tui_sel_row(pn) : NULL;
@@ -702,3 +705,40 @@ void tui_view_detail(struct tui *t, int y)
 	}
 	tui_emit(t, y, TUI_ROLE_DIM);
 }
+
+/* Esc and Backspace zoom the flame graph out first. */
+static bool view_grab(struct tui *t, int key)
+{
+	return (key == TUI_KEY_ESC || key == TUI_KEY_BACKSPACE) && t->tab == t->tree_tab &&
+	       t->fl.on && tui_flame_key(t, key);
+}
+
+static void view_click(struct tui *t, int i, int x)
+{
+	if (t->tab == t->tree_tab && t->fl.on) {
+		tui_flame_click(t, i + 1, x);
+		return;
+	}
+	struct pane *pn = tui_cur_pane(t);
+	uint32_t li = pn->top + (uint32_t)i;
+	if (li < pn->nrows && pn->rows[li].r != PV_NONE)
+		pn->sel = li;
+}
+
+/* Enter on '/': the next row whose name has the text; Esc: no search. */
+static void view_search_end(struct tui *t, const char *text)
+{
+	snprintf(t->find, sizeof(t->find), "%s", text ? text : "");
+	if (text)
+		tui_find_next(t, tui_cur_pane(t), false);
+}
+
+const struct tab_ops tui_view_ops = {
+    .grab = view_grab,
+    .key = tui_view_key,
+    .body = tui_view_body,
+    .click = view_click,
+    .detail = tui_view_detail,
+    .prompt = "/",
+    .search_end = view_search_end,
+};

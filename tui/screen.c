@@ -29,26 +29,26 @@ void tui_text_line(struct tui *t, int y, enum tui_role role, const char *s)
 	tui_emit(t, y, role);
 }
 
-const char *tui_tab_label(const struct tui *t, int k)
+const char *tui_tab_label(const struct tui *t, uint32_t k)
 {
-	return k == T_TREE && t->fl.on ? "flame" : tui_tab_names[k];
+	return k == t->tree_tab && t->fl.on ? "flame" : t->tabs[k].name;
 }
 
 static void tab_bar(struct tui *t)
 {
 	/* every tab named when they fit, else the other tabs by number only */
 	int full = 0;
-	for (int k = 0; k < NR_TABS; k++)
+	for (uint32_t k = 0; k < t->nr_tabs; k++)
 		full += 4 + (int)strlen(tui_tab_label(t, k));
 	cells_start(&t->cl, t->w);
-	for (int k = 0; k < NR_TABS; k++) {
+	for (uint32_t k = 0; k < t->nr_tabs; k++) {
 		char b[64];
-		if (k == (int)t->tab)
-			snprintf(b, sizeof(b), "[%d %s]", k + 1, tui_tab_label(t, k));
+		if (k == t->tab)
+			snprintf(b, sizeof(b), "[%u %s]", k + 1, tui_tab_label(t, k));
 		else if (full <= t->w)
-			snprintf(b, sizeof(b), " %d %s ", k + 1, tui_tab_label(t, k));
+			snprintf(b, sizeof(b), " %u %s ", k + 1, tui_tab_label(t, k));
 		else
-			snprintf(b, sizeof(b), " %d ", k + 1);
+			snprintf(b, sizeof(b), " %u ", k + 1);
 		cells_puts(&t->cl, b);
 	}
 	tui_emit(t, 0, TUI_ROLE_BAR);
@@ -244,7 +244,7 @@ static void status_line(struct tui *t)
 {
 	cells_start(&t->cl, t->w);
 	if (t->mode == M_INPUT) {
-		cells_puts(&t->cl, t->tab == T_MARKERS ? "search markers: " : "/");
+		cells_puts(&t->cl, tui_ops(t)->prompt);
 		cells_puts(&t->cl, t->input);
 		cells_puts(&t->cl, "_");
 	} else if (t->msg[0]) {
@@ -279,7 +279,8 @@ const struct tui_screen *tui_render(struct tui *t)
 			t->scr.role[y] = TUI_ROLE_DIM;
 		}
 	}
-	int footer = 1 + (t->h >= 10 && t->tab < T_MARKERS);
+	const struct tab_ops *ops = tui_ops(t);
+	int footer = 1 + (t->h >= 10 && ops->detail);
 	int rows = t->h - y - footer;
 	t->body_y = y + 1;
 	t->body_h = rows - 1;
@@ -288,15 +289,11 @@ const struct tui_screen *tui_render(struct tui *t)
 			overlay(t, y, rows);
 		else if (t->mode == M_ANNOTATE)
 			tui_annotate_body(t, y, rows);
-		else if (t->tab < T_MARKERS)
-			tui_view_body(t, y, rows);
-		else if (t->tab == T_MARKERS)
-			tui_marker_body(t, y, rows);
 		else
-			tui_source_body(t, y, rows);
+			ops->body(t, y, rows);
 	}
 	if (footer == 2 && t->h >= 2)
-		tui_view_detail(t, t->h - 2);
+		ops->detail(t, t->h - 2);
 	if (t->h >= 2)
 		status_line(t);
 	for (int k = 0; k < t->h; k++)

@@ -35,7 +35,7 @@ void tui_open_source(struct tui *t, const struct pv_view *v, uint8_t kind, uint3
 	}
 	t->src.id = s;
 	t->src.want_line = line ? line : l;
-	t->tab = T_SOURCE;
+	t->tab = t->source_tab;
 }
 
 static void ensure_source(struct tui *t)
@@ -101,7 +101,7 @@ static void ensure_source(struct tui *t)
 	pv_query_release(&q);
 }
 
-void tui_source_key(struct tui *t, int key)
+static void tui_source_key(struct tui *t, int key)
 {
 	ensure_source(t);
 	struct spane *sp = &t->src;
@@ -110,7 +110,7 @@ void tui_source_key(struct tui *t, int key)
 		sp->sel = tui_clamp_sel(sp->sel, d, sp->nlines);
 }
 
-void tui_source_body(struct tui *t, int y0, int rows)
+static void tui_source_body(struct tui *t, int y0, int rows)
 {
 	struct spane *sp = &t->src;
 	if (sp->id == PV_NONE) {
@@ -168,3 +168,26 @@ void tui_source_body(struct tui *t, int y0, int rows)
 				      : TUI_ROLE_TEXT);
 	}
 }
+
+static void source_click(struct tui *t, int i, int x)
+{
+	(void)x;
+	uint32_t li = t->src.top + (uint32_t)i;
+	if (li < t->src.nlines)
+		t->src.sel = li;
+}
+
+/* '/' has no use here: Esc forgets the trees' search, as on their tabs. */
+static void source_search_end(struct tui *t, const char *text)
+{
+	if (!text)
+		t->find[0] = 0;
+}
+
+const struct tab_ops tui_source_ops = {
+    .key = tui_source_key,
+    .body = tui_source_body,
+    .click = source_click,
+    .prompt = "/",
+    .search_end = source_search_end,
+};

@@ -21,10 +21,39 @@
 #define EXPAND_MAX  20000	/* rows '*' opens at once, at most */
 #define HISTORY_MAX 256		/* queries Backspace goes back through */
 #define HOT_MAX	    4096	/* rows of a hot path */
+#define ZOOM_MAX    64		/* zooms of the flame graph Esc goes back through */
 
-enum tab { T_TREE, T_CALLERS, T_BUTTERFLY, T_FLAT, T_TOP, T_MARKERS, T_SOURCE, NR_TABS };
-extern const char *const tui_tab_names[NR_TABS];
-extern const enum pv_view_kind tui_tab_view[T_MARKERS];
+struct tui;
+
+/*
+ * A tab's callbacks (as uftrace's tui_window_ops): the keys it takes, its lines, a click on
+ * them, and what '/' does on it. The view tabs come from libpv's kind table (pv_view_kinds:
+ * the kinds that fill trees, then those that fill flat rows, each in the table's order), then
+ * the markers and the source.
+ */
+struct tab_ops {
+	/* a key before the TUI's own (Esc, Backspace, ...): true when taken (NULL: none) */
+	bool (*grab)(struct tui *t, int key);
+	void (*key)(struct tui *t, int key);
+	void (*body)(struct tui *t, int y0, int rows);
+	void (*click)(struct tui *t, int i, int x); /* line i of the body */
+	void (*detail)(struct tui *t, int y);	    /* the line over the status (NULL: none) */
+	const char *prompt;			    /* the status line's while '/' is typed */
+	/* '/': started, typed (text so far), ended (Enter: text; Esc: NULL) */
+	void (*search_start)(struct tui *t);
+	void (*search_typed)(struct tui *t, const char *text);
+	void (*search_end)(struct tui *t, const char *text);
+};
+
+struct tab {
+	char name[32];			     /* the page's tab name ("top-down") */
+	const struct pv_view_kind_row *kind; /* NULL: not a view */
+	enum pv_view_kind view;
+	const struct tab_ops *ops;
+};
+
+#define TABS_MAX (PV_NR_VIEW_KINDS + 2)
+extern const struct tab_ops tui_view_ops, tui_marker_ops, tui_source_ops;
 
 /* A line of a view's list: a row of a tree (t), of the flat rows (t NULL), or a section title
  * (t NULL, r PV_NONE, title 0 callers / 1 callees). */
@@ -93,6 +122,7 @@ struct fpane {
 	uint32_t *depth, *c0, *c1, *parent; /* per node; columns [c0, c1) */
 	uint32_t *order;		    /* the nodes in pre-order: by column on each line */
 	uint32_t max_depth, top;	    /* the deepest node; the depth above the first line */
+	uint32_t zoom[ZOOM_MAX], nzoom; /* rows of the view's tree zoomed into, the last shown */
 };
 
 enum mode { M_NORMAL, M_INPUT, M_HELP, M_QUERY, M_ANNOTATE };
@@ -127,8 +157,11 @@ struct tui {
 	struct pv_query hist[HISTORY_MAX];
 	uint32_t nhist;
 	uint32_t gen;
-	enum tab tab;
-	struct pane panes[T_MARKERS];
+	struct tab tabs[TABS_MAX];
+	uint32_t nr_tabs, nr_views;		    /* the view tabs first */
+	uint32_t tab;				    /* the one shown */
+	uint32_t tree_tab, markers_tab, source_tab; /* the top-down tree's (the flame graph's) */
+	struct pane panes[PV_NR_VIEW_KINDS];	    /* of the view tabs */
 	struct mpane mk;
 	struct spane src;
 	struct fpane fl;
@@ -167,30 +200,21 @@ void tui_set_center(struct tui *t, const char *scope, bool add);
 int64_t tui_move_delta(const struct tui *t, int key, uint32_t n);
 uint32_t tui_clamp_sel(uint32_t sel, int64_t d, uint32_t n);
 
-/* panes.c: the views' panes (top-down, bottom-up, butterfly, flat, top) */
+/* panes.c: the view kinds' panes (tui_view_ops) */
 struct pane *tui_cur_pane(struct tui *t);
 void tui_pane_keep(struct pane *pn);
 void tui_pane_drop(struct pane *pn);
-void tui_ensure_view(struct tui *t, enum tab tab);
+void tui_ensure_view(struct tui *t, uint32_t tab);
 void tui_find_next(struct tui *t, struct pane *pn, bool backward);
-void tui_view_key(struct tui *t, int key);
-void tui_view_body(struct tui *t, int y0, int rows);
-void tui_view_detail(struct tui *t, int y);
 const struct vrow *tui_sel_row(const struct pane *pn);
 void tui_select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r);
 
-/* markers.c: the marker table */
-/* The markers' search text, built once ('/' on the tab: each key typed then scans it). */
-void tui_marker_prepare(struct tui *t);
+/* markers.c: the marker table (tui_marker_ops) */
 void tui_set_search(struct tui *t, const char *text);
-void tui_marker_key(struct tui *t, int key);
-void tui_marker_body(struct tui *t, int y0, int rows);
 
-/* source.c: the source pane */
+/* source.c: the source pane (tui_source_ops) */
 void tui_open_source(struct tui *t, const struct pv_view *v, uint8_t kind, uint32_t id,
 		     uint32_t line);
-void tui_source_key(struct tui *t, int key);
-void tui_source_body(struct tui *t, int y0, int rows);
 
 /* screen.c: the screen */
 void tui_emit(struct tui *t, int y, enum tui_role role);
@@ -199,7 +223,8 @@ uint32_t tui_scroll(uint32_t *top, uint32_t sel, uint32_t n, int rows);
 
 /* flame.c: the top-down tab as a flame graph */
 void tui_flame_drop(struct fpane *f);
-/* The arrows and Home on the graph's blocks; false for a key the tab's rows take. */
+/* The arrows and Home on the graph's blocks, Enter zooms into the selected one, Esc and
+ * Backspace zoom out (when zoomed); false for a key the tab's rows (or the TUI) take. */
 bool tui_flame_key(struct tui *t, int key);
 void tui_flame_body(struct tui *t, int y0, int rows);
 /* A click on line i of the body (0: the title), column x. */
@@ -212,6 +237,14 @@ void tui_annotate_key(struct tui *t, int key);
 void tui_annotate_body(struct tui *t, int y0, int rows);
 
 /* screen.c: a tab's name on the tab bar */
-const char *tui_tab_label(const struct tui *t, int k);
+const char *tui_tab_label(const struct tui *t, uint32_t k);
+/* tui.c: the tabs of the kind table, the markers and the source */
+void tui_tabs_init(struct tui *t);
+/* The tab named name (a tab's, a view kind's, or the page's), PV_NONE when none is. */
+uint32_t tui_tab_find(const struct tui *t, const char *name);
+static inline const struct tab_ops *tui_ops(const struct tui *t)
+{
+	return t->tabs[t->tab].ops;
+}
 
 #endif

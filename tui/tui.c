@@ -19,10 +19,42 @@
 #include "pv/rows.h"
 #include "state.h"
 
-const char *const tui_tab_names[NR_TABS] = {"top-down", "bottom-up", "butterfly", "flat",
-					    "top",	"markers",   "source"};
-const enum pv_view_kind tui_tab_view[T_MARKERS] = {PV_VIEW_TREE, PV_VIEW_CALLERS, PV_VIEW_BUTTERFLY,
-						   PV_VIEW_FLAT, PV_VIEW_TOP};
+/* A tab of the view kind k: its name as the page makes it, the label in lower case with
+ * dashes ("Top-down": top-down). */
+static void view_tab(struct tab *tb, enum pv_view_kind k)
+{
+	const struct pv_view_kind_row *row = pv_view_kind(k);
+	size_t i = 0;
+	for (; row->label[i] && i + 1 < sizeof(tb->name); i++) {
+		char c = row->label[i];
+		tb->name[i] = c == ' ' ? '-' : c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+	}
+	tb->name[i] = 0;
+	tb->kind = row;
+	tb->view = k;
+	tb->ops = &tui_view_ops;
+}
+
+void tui_tabs_init(struct tui *t)
+{
+	/* the kinds that fill trees, then those that fill flat rows, each in the table's order */
+	t->nr_tabs = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t k = 0; k < PV_NR_VIEW_KINDS; k++) {
+			bool flat = pv_view_kinds[k].outputs & PV_OUT_FLAT;
+			if (flat == (pass == 1))
+				view_tab(&t->tabs[t->nr_tabs++], (enum pv_view_kind)k);
+		}
+	t->nr_views = t->nr_tabs;
+	t->tree_tab = 0;
+	for (uint32_t k = 0; k < t->nr_views; k++)
+		if (t->tabs[k].view == PV_VIEW_TREE)
+			t->tree_tab = k;
+	t->markers_tab = t->nr_tabs;
+	t->tabs[t->nr_tabs++] = (struct tab){"markers", NULL, PV_VIEW_TREE, &tui_marker_ops};
+	t->source_tab = t->nr_tabs;
+	t->tabs[t->nr_tabs++] = (struct tab){"source", NULL, PV_VIEW_TREE, &tui_source_ops};
+}
 
 static void switch_file(struct tui *t, int step);
 
@@ -160,7 +192,7 @@ void tui_strs_add(struct strs *s, const char *x)
 
 static void query_changed(struct tui *t)
 {
-	for (int k = 0; k < T_MARKERS; k++)
+	for (uint32_t k = 0; k < t->nr_views; k++)
 		tui_pane_keep(&t->panes[k]);
 	t->gen++;
 }
@@ -304,9 +336,8 @@ static void start_input(struct tui *t)
 {
 	t->mode = M_INPUT;
 	t->input[0] = 0;
-	snprintf(t->mk.before, sizeof(t->mk.before), "%s", t->mk.search ? t->mk.search : "");
-	if (t->tab == T_MARKERS)
-		tui_marker_prepare(t);
+	if (tui_ops(t)->search_start)
+		tui_ops(t)->search_start(t);
 }
 
 static void utf8_append(char *buf, size_t cap, int cp)
@@ -342,22 +373,11 @@ static void utf8_append(char *buf, size_t cap, int cp)
 static void input_key(struct tui *t, int key)
 {
 	size_t len = strlen(t->input);
-	if (key == TUI_KEY_ESC) {
+	const struct tab_ops *ops = tui_ops(t);
+	if (key == TUI_KEY_ESC || key == TUI_KEY_ENTER) {
 		t->mode = M_NORMAL;
-		if (t->tab != T_MARKERS)
-			t->find[0] = 0;
-		else if (strcmp(t->input, t->mk.before) != 0)
-			tui_set_search(t, t->mk.before);
-		return;
-	}
-	if (key == TUI_KEY_ENTER) {
-		t->mode = M_NORMAL;
-		if (t->tab == T_MARKERS) {
-			tui_set_search(t, t->input);
-		} else if (t->tab < T_MARKERS) {
-			snprintf(t->find, sizeof(t->find), "%s", t->input);
-			tui_find_next(t, tui_cur_pane(t), false);
-		}
+		if (ops->search_end)
+			ops->search_end(t, key == TUI_KEY_ENTER ? t->input : NULL);
 		return;
 	}
 	if (key == TUI_KEY_BACKSPACE) {
@@ -371,8 +391,8 @@ static void input_key(struct tui *t, int key)
 	} else {
 		return;
 	}
-	if (t->tab == T_MARKERS) /* the table follows the search as it is typed */
-		tui_set_search(t, t->input);
+	if (ops->search_typed)
+		ops->search_typed(t, t->input);
 }
 
 bool tui_key(struct tui *t, int key)
@@ -390,6 +410,8 @@ bool tui_key(struct tui *t, int key)
 		t->mode = M_NORMAL;
 		return key == 'q' ? false : false;
 	}
+	if (tui_ops(t)->grab && tui_ops(t)->grab(t, key))
+		return false;
 	switch (key) {
 	case 'q': return true;
 	case '?': t->mode = M_HELP; return false;
@@ -409,28 +431,23 @@ bool tui_key(struct tui *t, int key)
 	case ']':
 	case '[': switch_file(t, key == ']' ? 1 : -1); return false;
 	case 'f':
-		if (t->tab == T_TREE)
+		if (t->tab == t->tree_tab)
 			t->fl.on = !t->fl.on;
 		else
 			tui_say(t, "the flame graph is the top-down tab's: 1, then f");
 		return false;
 	case '/': start_input(t); return false;
 	case TUI_KEY_BACKSPACE: back(t); return false;
-	case TUI_KEY_TAB: t->tab = (t->tab + 1) % NR_TABS; return false;
-	case TUI_KEY_BTAB: t->tab = (t->tab + NR_TABS - 1) % NR_TABS; return false;
+	case TUI_KEY_TAB: t->tab = (t->tab + 1) % t->nr_tabs; return false;
+	case TUI_KEY_BTAB: t->tab = (t->tab + t->nr_tabs - 1) % t->nr_tabs; return false;
 	case TUI_KEY_ESC: return false;
 	default: break;
 	}
-	if (key >= '1' && key < '1' + NR_TABS) {
-		t->tab = (enum tab)(key - '1');
+	if (key >= '1' && key < '1' + (int)t->nr_tabs) {
+		t->tab = (uint32_t)(key - '1');
 		return false;
 	}
-	if (t->tab < T_MARKERS)
-		tui_view_key(t, key);
-	else if (t->tab == T_MARKERS)
-		tui_marker_key(t, key);
-	else
-		tui_source_key(t, key);
+	tui_ops(t)->key(t, key);
 	return false;
 }
 
@@ -441,14 +458,13 @@ void tui_click(struct tui *t, int y, int x)
 		return;
 	if (y == 0) { /* the tab bar: the tab under x (as tab_bar lays it out) */
 		int full = 0, col = 0;
-		for (int k = 0; k < NR_TABS; k++)
+		for (uint32_t k = 0; k < t->nr_tabs; k++)
 			full += 4 + (int)strlen(tui_tab_label(t, k));
-		for (int k = 0; k < NR_TABS; k++) {
-			int wk = k == (int)t->tab || full <= t->w
-				     ? 4 + (int)strlen(tui_tab_label(t, k))
-				     : 3;
+		for (uint32_t k = 0; k < t->nr_tabs; k++) {
+			int wk =
+			    k == t->tab || full <= t->w ? 4 + (int)strlen(tui_tab_label(t, k)) : 3;
 			if (x >= col && x < col + wk) {
-				t->tab = (enum tab)k;
+				t->tab = k;
 				return;
 			}
 			col += wk;
@@ -458,22 +474,7 @@ void tui_click(struct tui *t, int y, int x)
 	int i = y - t->body_y;
 	if (i < 0 || i >= t->body_h)
 		return;
-	if (t->tab == T_TREE && t->fl.on) {
-		tui_flame_click(t, i + 1, x);
-	} else if (t->tab < T_MARKERS) {
-		struct pane *pn = tui_cur_pane(t);
-		uint32_t li = pn->top + (uint32_t)i;
-		if (li < pn->nrows && pn->rows[li].r != PV_NONE)
-			pn->sel = li;
-	} else if (t->tab == T_MARKERS) {
-		uint32_t li = t->mk.top + (uint32_t)i;
-		if (li < t->mk.n)
-			t->mk.sel = li;
-	} else {
-		uint32_t li = t->src.top + (uint32_t)i;
-		if (li < t->src.nlines)
-			t->src.sel = li;
-	}
+	tui_ops(t)->click(t, i, x);
 }
 
 const struct pv_query *tui_query(const struct tui *t)
@@ -494,33 +495,29 @@ char *tui_query_text(const struct tui *t)
 	return s;
 }
 
-static int tab_of(const char *name, enum tab *out)
+uint32_t tui_tab_find(const struct tui *t, const char *name)
 {
+	/* the page's tabs that are the TUI's under another name */
 	static const struct {
 		const char *page;
-		enum tab tab;
-	} page_tabs[] = {{"marker-table", T_MARKERS},
-			 {"marker-chart", T_MARKERS},
-			 {"flame", T_TREE},
-			 {"tree", T_TREE},
-			 {"callers", T_CALLERS}};
-	for (int k = 0; k < NR_TABS; k++)
-		if (strcmp(name, tui_tab_names[k]) == 0) {
-			*out = (enum tab)k;
-			return 0;
-		}
+		bool markers;
+	} page_tabs[] = {{"marker-table", true}, {"marker-chart", true}, {"flame", false}};
+	for (uint32_t k = 0; k < t->nr_tabs; k++)
+		if (strcmp(name, t->tabs[k].name) == 0)
+			return k;
+	for (uint32_t k = 0; k < t->nr_views; k++) /* a kind's name: "tree", "callers" */
+		if (strcmp(name, t->tabs[k].kind->name) == 0)
+			return k;
 	for (size_t k = 0; k < sizeof(page_tabs) / sizeof(page_tabs[0]); k++)
-		if (strcmp(name, page_tabs[k].page) == 0) {
-			*out = page_tabs[k].tab;
-			return 0;
-		}
-	return -1;
+		if (strcmp(name, page_tabs[k].page) == 0)
+			return page_tabs[k].markers ? t->markers_tab : t->tree_tab;
+	return PV_NONE;
 }
 
 /* Frees what belongs to the open profile: its views, markers, source, activity and queries. */
 static void close_file(struct tui *t)
 {
-	for (int k = 0; k < T_MARKERS; k++) {
+	for (uint32_t k = 0; k < t->nr_views; k++) {
 		tui_pane_drop(&t->panes[k]);
 		tui_strs_clear(&t->panes[k].keep);
 		free(t->panes[k].keep.s);
@@ -543,6 +540,7 @@ static void close_file(struct tui *t)
 	pv_source_costs_free(t->src.sc);
 	memset(&t->src, 0, sizeof(t->src));
 	tui_flame_drop(&t->fl);
+	t->fl.nzoom = 0;
 	tui_annotate_close(t);
 	for (uint32_t i = 0; i < t->act_n; i++)
 		free(t->act_line[i]);
@@ -555,6 +553,18 @@ static void close_file(struct tui *t)
 	t->nhist = 0;
 	pv_query_release(&t->q);
 	pv_query_release(&t->act_q);
+}
+
+/* The error of a tab name that names none: the tabs there are. */
+static int no_tab(struct tui *t, const char *name, struct pv_error *err)
+{
+	char list[256] = "";
+	for (uint32_t k = 0; k < t->nr_tabs; k++) {
+		size_t n = strlen(list);
+		snprintf(list + n, sizeof(list) - n, "%s%s", k ? ", " : "", t->tabs[k].name);
+	}
+	t->tab = 0;
+	return pv_error_set(err, PV_EINVAL, "no tab '%s' (%s)", name, list);
 }
 
 /* Opens profile k as the options say (first: their selection, marker and search too). */
@@ -594,18 +604,14 @@ static int open_file(struct tui *t, uint32_t k, bool first, struct pv_error *err
 		if (pv_query_add_thread(&t->q, b))
 			return pv_error_set(err, PV_ENOMEM, "out of memory");
 	}
-	t->tab = T_TREE;
-	for (int v = 0; v < T_MARKERS; v++) {
-		if (tui_tab_view[v] == o->q->view)
-			t->tab = (enum tab)v;
-	}
+	t->tab = t->tree_tab;
+	for (uint32_t v = 0; v < t->nr_views; v++)
+		if (t->tabs[v].view == o->q->view)
+			t->tab = v;
 	t->fl.on = o->tab && strcmp(o->tab, "flame") == 0; /* the page's flame tab */
-	if (o->tab && tab_of(o->tab, &t->tab))
-		return pv_error_set(err, PV_EINVAL,
-				    "no tab '%s' (top-down, bottom-up, butterfly, flat, top, "
-				    "markers, source)",
-				    o->tab);
-	if (first && o->sel && t->tab < T_MARKERS)
+	if (o->tab && (t->tab = tui_tab_find(t, o->tab)) == PV_NONE)
+		return no_tab(t, o->tab, err);
+	if (first && o->sel && t->tabs[t->tab].kind)
 		t->panes[t->tab].sel_key = strdup(o->sel);
 	if (first && o->search)
 		t->mk.search = strdup(o->search);
@@ -619,10 +625,10 @@ static int open_file(struct tui *t, uint32_t k, bool first, struct pv_error *err
 	}
 	/* the query must fit the first profile: its view now, so a bad query fails before the
 	 * screen (another profile's tab says why it does not fit) */
-	if (first && t->tab < T_MARKERS) {
+	if (first && t->tabs[t->tab].kind) {
 		tui_ensure_view(t, t->tab);
 		struct pane *pn = &t->panes[t->tab];
-		if (!pn->v && pn->err && !(pv_view_kind(tui_tab_view[t->tab])->needs_center))
+		if (!pn->v && pn->err && !t->tabs[t->tab].kind->needs_center)
 			return pv_error_set(err, PV_EINVAL, "%s", pn->err);
 	}
 	return 0;
@@ -655,6 +661,7 @@ int tui_new(const struct tui_opts *o, int w, int h, struct tui **out, struct pv_
 	t->o = *o;
 	t->one = (struct tui_file){o->path, o->p};
 	t->files = o->files && o->nr_files ? o->files : &t->one;
+	tui_tabs_init(t);
 	t->nr_files = o->files && o->nr_files ? o->nr_files : 1;
 	int rc = open_file(t, o->file < t->nr_files ? o->file : 0, true, err);
 	if (rc)

@@ -48,10 +48,32 @@ struct pv_flame {
 	uint8_t *graph;		/* 0: v->tree, 1: v->callers */
 	uint32_t *row;		/* a row of the graph's tree, PV_NONE for a virtual root */
 	uint32_t *first, *next; /* the first kept child, the next kept sibling (PV_NONE: none) */
+	uint32_t zoom;		/* the node zoomed into (pv_flame_build_zoomed), 0: none */
 };
 
 /* v: a tree view (one graph) or a butterfly (two). Returns 0 or PV_ENOMEM. */
 int pv_flame_build(const struct pv_view *v, const struct pv_flame_opts *o, struct pv_flame **out);
+
+/*
+ * The flame graph of a top-down view zoomed into row `row` of v->tree (a click on a box of the
+ * page's flame tab, Enter on a block of the TUI's): the row's ancestors (one node each, a chain
+ * from the virtual root), the row (fl->zoom) and the heaviest of its descendants as
+ * pv_flame_build keeps them, the pixel rule of o->width applied to the row's total. Returns 0,
+ * PV_EINVAL (row not of v->tree, or a butterfly), or PV_ENOMEM.
+ */
+int pv_flame_build_zoomed(const struct pv_view *v, const struct pv_flame_opts *o, uint32_t row,
+			  struct pv_flame **out);
+
+/*
+ * The flame graph laid out in `width` columns (the page's layout): a virtual root and the
+ * zoomed node with its ancestors span [0, width); a node's children follow each other from its
+ * start, each as wide as its total (a column = the graph's whole / width: the roots' total, or
+ * the zoomed row's), edges rounded to the nearest column, so a node may get no column
+ * (x0 == x1). depth: 0 for a virtual root, else its parent's + 1. Arrays of fl->len. Returns 0,
+ * PV_EINVAL (a differential flame graph), or PV_ENOMEM.
+ */
+int pv_flame_layout(const struct pv_flame *fl, uint32_t width, uint32_t *x0, uint32_t *x1,
+		    uint32_t *depth);
 void pv_flame_free(struct pv_flame *fl);
 
 /* ---- activity ---- */

@@ -4,7 +4,8 @@
 # `profview tree --json` prints for the same query, that resizing to 80x24 and 40x12 keeps a
 # whole screen, that a terminal without colours (TERM=vt100, NO_COLOR) works, that several
 # files switch with ] (and f draws the flame graph), and that q
-# prints the query. usage: tests/tui/e2e.sh PROFVIEW   (from the repository root)
+# prints the query; the flame graph's labels and zoom on a perf profile, and the disassembly
+# pane ('a') of a binary gcc builds here. usage: tests/tui/e2e.sh PROFVIEW   (from the repository root)
 # The last line is "tui-e2e: N passed, N failed".
 set -u
 pv=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -138,6 +139,71 @@ if wait_for "query:"; then
 	keys Escape q
 else
 	bad "the TUI did not open $file"
+fi
+# 7. the flame graph of a real perf profile (CPython, tests/data/perf): labelled blocks, and
+# Enter zooms into the selected block: [unknown] (50.000 ms) fills the 100 columns, so its
+# child _PyEval_EvalFrameDefault (19.500 ms) takes 100 x 19.5 / 50 = 39 columns and the
+# [unknown] beside it (14.000 ms) the 28 up to 100 x 33.5 / 50 = 67; Esc zooms out again
+# (19.5 / 335.5 of 100: 6 columns)
+file=tests/data/perf/python3.perf.txt.gz
+start xterm-256color ""
+if wait_for "query:"; then
+	keys f Down
+	wait_for "flame graph (icicle)" && grep -qF "gc_co" "$tmp/screen" && ok ||
+		bad "f did not draw the labelled flame graph"
+	keys Enter
+	if wait_for "zoomed into [unknown] (Esc: out)"; then
+		# the block line below the zoomed one: widths from one '|' (a block's right edge) to the next
+		line=$(grep -F "_PyEval_EvalFrameDefault" "$tmp/screen" | head -1)
+		w1=$(printf '%s\n' "$line" | awk -F'|' '{ print length($1) + 1 }')
+		w2=$(printf '%s\n' "$line" | awk -F'|' '{ print length($2) + 1 }')
+		lab=$(printf '%s\n' "$line" | awk -F'|' '{ sub(/ +$/, "", $2); print $2 }')
+		[ "$w1" = 39 ] && [ "$w2" = 28 ] && [ "$lab" = "[unknown]" ] && ok ||
+			bad "zoomed widths $w1 and $w2 ($lab), expected 39 and 28 ([unknown]): $line"
+	else
+		bad "Enter did not zoom: $(sed -n 3,5p "$tmp/screen")"
+	fi
+	keys Escape
+	if wait_for "flame graph (icicle)"; then
+		# (the cut label's ellipsis one column: awk counts bytes)
+		w1=$(grep -E '^_PyE' "$tmp/screen" | head -1 | sed 's/\xe2\x80\xa6/~/g' |
+			awk -F'|' '{ print length($1) + 1 }')
+		[ "$w1" = 6 ] && ok || bad "after Esc _PyEval_EvalFrameDefault is $w1 columns, not 6"
+	else
+		bad "Esc did not zoom out"
+	fi
+	keys q
+else
+	bad "the TUI did not open $file"
+fi
+# 8. a: the disassembly of a function of a binary built here (tests/data/tui/hello.c, gcc -O0
+# -g), from a callgrind profile written here whose addresses are add's first and seventh
+# instructions (as objdump lists them): 2 and 5 Ir, on lines 2 and 3 of hello.c
+if command -v gcc >/dev/null 2>&1 && command -v objdump >/dev/null 2>&1 &&
+	gcc -O0 -g -o "$tmp/hello" tests/data/tui/hello.c 2>"$tmp/gcc.err"; then
+	set -- $(objdump -d --no-show-raw-insn "$tmp/hello" | awk '/<add>:$/ { on = 1; next }
+		on && /^$/ { exit } on { sub(/:.*/, ""); print $1 }')
+	a1=$1 a7=$7
+	main=$(nm "$tmp/hello" | awk '$3 == "main" { print $1 }')
+	printf '# callgrind format\nevents: Ir\npositions: instr line\nob=%s\nfl=%s\nfn=main\n0x%s 13 1\nfn=add\n0x%s 2 2\n0x%s 3 5\n' \
+		"$tmp/hello" "$PWD/tests/data/tui/hello.c" "$main" "$a1" "$a7" >"$tmp/hello.callgrind"
+	file=$tmp/hello.callgrind
+	start xterm-256color ""
+	if wait_for "query:"; then
+		keys 5 a
+		if wait_for "disassembly of add"; then
+			grep -qE "^ +2 +$a1: +push " "$tmp/screen" && grep -qE "^ +5 +$a7: +add " "$tmp/screen" &&
+				grep -qE "^ +5 +/.*/hello\.c:3 *$" "$tmp/screen" && ok ||
+				bad "the disassembly lacks add's costed instructions ($a1: 2, $a7: 5): $(cat "$tmp/screen")"
+		else
+			bad "a did not open add's disassembly: $(sed -n 3,6p "$tmp/screen")"
+		fi
+		keys Escape q
+	else
+		bad "the TUI did not open $file"
+	fi
+else
+	bad "gcc could not build tests/data/tui/hello.c: $(cat "$tmp/gcc.err" 2>/dev/null)"
 fi
 echo "tui-e2e: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -199,6 +199,69 @@ T_TEST(graphs_flame)
 	pv_profile_free(p);
 }
 
+T_TEST(graphs_flame_zoom_layout)
+{
+	/* worked-example: main 26 > real_main 15 (foo 11 > bar 10, malloc 4), foo 7 (baz 5,
+	 * bar 2 > foo 2 > baz 2), qux 3 > malloc 3. In 26 columns a column is a sample. */
+	struct pv_profile *p = t_load_data("collapsed/worked-example.txt");
+	struct pv_view *v = view(p, PV_VIEW_TREE, NULL);
+	const struct pv_tree *t = v->tree;
+	uint32_t m = child(p, t, PV_NONE, "main"), foo = child(p, t, m, "foo");
+	struct pv_flame *fl = NULL;
+	struct pv_flame_opts o = {1000, 26};
+	T_EQ_INT(pv_flame_build(v, &o, &fl), 0);
+	T_EQ_INT(fl->zoom, 0);
+	uint32_t x0[16], x1[16], d[16];
+	T_TRUE(fl->len <= 16);
+	T_EQ_INT(pv_flame_layout(fl, 26, x0, x1, d), 0);
+	/* main's children: real_main [0, 15), foo [15, 22), qux [22, 25) */
+	for (uint32_t k = 1; k < fl->len; k++) {
+		if (fl->row[k] == foo) {
+			T_EQ_INT(x0[k], 15);
+			T_EQ_INT(x1[k], 22);
+			T_EQ_INT(d[k], 2);
+		}
+		if (fl->row[k] == m) {
+			T_EQ_INT(x0[k], 0);
+			T_EQ_INT(x1[k], 26);
+			T_EQ_INT(d[k], 1);
+		}
+	}
+	pv_flame_free(fl);
+	/* zoomed into main > foo (7) in 70 columns: main and foo span them, baz 5 -> [0, 50),
+	 * bar 2 -> [50, 70), its foo and baz too; real_main and qux are not nodes */
+	o = (struct pv_flame_opts){1000, 70};
+	T_EQ_INT(pv_flame_build_zoomed(v, &o, foo, &fl), 0);
+	T_EQ_INT(fl->len, 7); /* the virtual root, main, foo, baz, bar, bar's foo, its baz */
+	T_EQ_INT(fl->row[fl->zoom], foo);
+	T_EQ_INT(pv_flame_layout(fl, 70, x0, x1, d), 0);
+	T_EQ_INT(x0[fl->zoom], 0);
+	T_EQ_INT(x1[fl->zoom], 70);
+	T_EQ_INT(d[fl->zoom], 2);
+	uint32_t baz = child(p, t, foo, "baz"), bar = child(p, t, foo, "bar");
+	for (uint32_t k = 1; k < fl->len; k++) {
+		T_TRUE(fl->row[k] != child(p, t, m, "real_main"));
+		if (fl->row[k] == m) {
+			T_EQ_INT(x0[k], 0);
+			T_EQ_INT(x1[k], 70);
+		}
+		if (fl->row[k] == baz) {
+			T_EQ_INT(x0[k], 0);
+			T_EQ_INT(x1[k], 50);
+		}
+		if (fl->row[k] == bar) {
+			T_EQ_INT(x0[k], 50);
+			T_EQ_INT(x1[k], 70);
+			T_EQ_INT(d[k], 3);
+		}
+	}
+	pv_flame_free(fl);
+	/* a row that is not the tree's */
+	T_EQ_INT(pv_flame_build_zoomed(v, &o, t->len, &fl), PV_EINVAL);
+	pv_view_free(v);
+	pv_profile_free(p);
+}
+
 T_TEST(graphs_activity)
 {
 	/* 5 samples at 0..4 ms, one a bucket; the frames have no category: "Other" (0) */
