@@ -271,6 +271,24 @@ static int cell_cmp(const void *a, const void *b, void *ctx)
 }
 
 /*
+ * ix[0 .. n) = the cells by line, then context. Each event's cells come in that order already
+ * (j, then i, rising), so those of one event (the common file: Ir alone) need no sort.
+ */
+static void cell_sort(uint32_t *ix, const uint32_t *cell_i, const uint32_t *cell_j, uint32_t n)
+{
+	bool sorted = true;
+	for (uint32_t k = 0; k < n; k++) {
+		ix[k] = k;
+		if (k && sorted)
+			sorted = cell_j[k - 1] < cell_j[k] ||
+				 (cell_j[k - 1] == cell_j[k] && cell_i[k - 1] < cell_i[k]);
+	}
+	struct cell_order o = {cell_i, cell_j};
+	if (!sorted)
+		pv_sort_r(ix, n, sizeof(*ix), cell_cmp, &o);
+}
+
+/*
  * The self samples of function fg's nr contexts (wt: [i * nev + e]), each on its line (the
  * function's per-line rows of the part). Each event's costs are split over (context, line)
  * cells by the north-west corner rule: contexts in turn take the lines in turn, so each
@@ -357,10 +375,7 @@ static int self_lines(struct cg *c, struct line_split *ls, uint32_t fg, const pv
 		}
 	}
 	/* the cells by line, then context: one sample per (context, line) */
-	struct cell_order o = {cell_i, cell_j};
-	for (uint32_t k = 0; k < ncell; k++)
-		ix[k] = k;
-	pv_sort_r(ix, ncell, sizeof(*ix), cell_cmp, &o);
+	cell_sort(ix, cell_i, cell_j, ncell);
 	pv_frame_ix fr = PV_NONE;
 	for (uint32_t k0 = 0, k1; k0 < ncell && !b->status; k0 = k1) {
 		uint32_t i = cell_i[ix[k0]], j = cell_j[ix[k0]];

@@ -42,6 +42,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "base/alloc.h"
 #include "base/sbuf.h"
@@ -168,24 +171,48 @@ void fxp_tail_sync(struct fxp *x, struct thread *th)
 void fxp_ucol_track(struct ucol *c, uint32_t from, uint32_t n)
 {
 	const uint32_t *v = c->v + from;
-	uint32_t m = 0;
-	bool nul = false, any = false;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t a = v[k];
-		nul |= a == PV_NONE;
-		any |= a != PV_NONE;
-		a = a == PV_NONE ? 0 : a;
-		m = a > m ? a : m;
+	/*
+	 * Two maxima, with no branch per row (SSE2, or a scalar loop): of the rows (PV_NONE
+	 * is the largest: a null is there when that is PV_NONE) and of the rows plus one (a null
+	 * wraps to 0, any other row is at least 1).
+	 */
+	uint32_t hi = 0, m1 = 0, k = 0;
+#ifdef __SSE2__
+	/* four rows a step: unsigned order is signed order with the top bit flipped */
+	const __m128i top = _mm_set1_epi32(INT32_MIN), one = _mm_set1_epi32(1);
+	__m128i vh = top, vm = top;
+	for (; k + 4 <= n; k += 4) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(v + k));
+		__m128i x = _mm_xor_si128(a, top);
+		__m128i x1 = _mm_xor_si128(_mm_add_epi32(a, one), top);
+		__m128i g = _mm_cmpgt_epi32(x, vh), g1 = _mm_cmpgt_epi32(x1, vm);
+		vh = _mm_or_si128(_mm_and_si128(g, x), _mm_andnot_si128(g, vh));
+		vm = _mm_or_si128(_mm_and_si128(g1, x1), _mm_andnot_si128(g1, vm));
 	}
+	uint32_t lh[4], lm[4];
+	_mm_storeu_si128((__m128i *)(void *)lh, _mm_xor_si128(vh, top));
+	_mm_storeu_si128((__m128i *)(void *)lm, _mm_xor_si128(vm, top));
+	for (int i = 0; i < 4; i++) {
+		hi = lh[i] > hi ? lh[i] : hi;
+		m1 = lm[i] > m1 ? lm[i] : m1;
+	}
+#endif
+	for (; k < n; k++) {
+		uint32_t a = v[k], a1 = a + 1;
+		hi = a > hi ? a : hi;
+		m1 = a1 > m1 ? a1 : m1;
+	}
+	bool nul = hi == PV_NONE, any = m1 != 0;
+	uint32_t m = any ? m1 - 1 : 0;
 	if (any && (!c->max_pos || m > c->max)) {
-		uint32_t k = 0;
+		k = 0;
 		while (v[k] != m)
 			k++;
 		c->max = m;
 		c->max_pos = from + k + 1;
 	}
 	if (nul && !c->null_pos) {
-		uint32_t k = 0;
+		k = 0;
 		while (v[k] != PV_NONE)
 			k++;
 		c->null_pos = from + k + 1;

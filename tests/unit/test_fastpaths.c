@@ -2,7 +2,8 @@
  * test_fastpaths.c - the fast paths of issue 28 (doc/performance.md, "Fast paths") give what the
  * general code gives: the key sort against qsort, pv_apportion's 64-bit quotients against the
  * 128-bit rule, callgrind's one-pass cost lines against the same costs written in shapes only
- * the general parser reads.
+ * the general parser reads, a Firefox index column's maximum and first null against the row by
+ * row rule.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/sort.h"
+#include "import/firefox_processed.h"
 #include "model/builder.h"
 #include "model/callgraph.h"
 #include "pv/import.h"
@@ -253,4 +255,68 @@ T_TEST(samples_room_keeps_the_columns_in_place)
 	T_EQ_INT(b.status, 0);
 	T_TRUE(b.p->samples.stack == st);
 	builder_release(&b);
+}
+
+/* fxp_ucol_track's reference: the row by row rule */
+static void ucol_track_ref(struct ucol *c, uint32_t from, uint32_t n)
+{
+	for (uint32_t k = from; k < from + n; k++) {
+		if (c->v[k] == PV_NONE) {
+			if (!c->null_pos)
+				c->null_pos = k + 1;
+		} else if (!c->max_pos || c->v[k] > c->max) {
+			c->max = c->v[k];
+			c->max_pos = k + 1;
+		}
+	}
+}
+
+T_TEST(ucol_track_finds_the_maximum_and_first_null)
+{
+	uint32_t v[16] = {3, 7, PV_NONE, 7, 2, 1, 9, 0, 0, 0, 0};
+	struct ucol c = {.v = v};
+	fxp_ucol_track(&c, 0, 5);
+	T_EQ_INT(c.max, 7);
+	T_EQ_INT(c.max_pos, 2); /* row 1 */
+	T_EQ_INT(c.null_pos, 3);
+	fxp_ucol_track(&c, 5, 6); /* four rows a step, then the rest */
+	T_EQ_INT(c.max, 9);
+	T_EQ_INT(c.max_pos, 7);
+	T_EQ_INT(c.null_pos, 3);
+	/* the largest rows below PV_NONE: unsigned, not signed, order */
+	uint32_t w[5] = {0x7fffffffu, 0xfffffffeu, 5, 0x80000000u, 8};
+	struct ucol d = {.v = w};
+	fxp_ucol_track(&d, 0, 5);
+	T_EQ_INT(d.max, 0xfffffffeu);
+	T_EQ_INT(d.max_pos, 2);
+	T_EQ_INT(d.null_pos, 0);
+	/* nulls only: no maximum */
+	uint32_t z[6] = {PV_NONE, PV_NONE, PV_NONE, PV_NONE, PV_NONE, PV_NONE};
+	struct ucol e = {.v = z};
+	fxp_ucol_track(&e, 0, 6);
+	T_EQ_INT(e.max_pos, 0);
+	T_EQ_INT(e.null_pos, 1);
+	/* random runs against the row by row rule */
+	uint64_t seed = 281;
+	uint32_t r[64];
+	for (int round = 0; round < 2000; round++) {
+		for (int k = 0; k < 64; k++) {
+			uint64_t x = rnd(&seed);
+			r[k] = x % 5 == 0   ? PV_NONE
+			       : x % 7 == 0 ? (uint32_t)(x >> 32)
+					    : (uint32_t)(x % 50);
+		}
+		struct ucol a = {.v = r}, b = {.v = r};
+		for (uint32_t from = 0; from < 64;) {
+			uint32_t n = (uint32_t)(rnd(&seed) % 12);
+			n = n > 64 - from ? 64 - from : n;
+			fxp_ucol_track(&a, from, n);
+			ucol_track_ref(&b, from, n);
+			from += n ? n : 1;
+		}
+		T_EQ_INT(a.max_pos, b.max_pos);
+		T_EQ_INT(a.null_pos, b.null_pos);
+		if (b.max_pos)
+			T_EQ_INT(a.max, b.max);
+	}
 }
