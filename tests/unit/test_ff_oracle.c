@@ -407,3 +407,51 @@ T_TEST(simpleperf_bad_input)
 	T_CONTAINS(err.msg, "byte 106: a call chain entry of file id 7, which no File record "
 			    "declares");
 }
+
+/*
+ * A raw V8 --prof log equals what Node's tick processor makes of it: the .preprocessed.json next
+ * to it is `node --prof-process --preprocess` of the log (Node 20; see tests/data/v8log/README.md),
+ * read by the v8log importer. Same ticks, same times, same functions with the same self and
+ * total.
+ */
+T_TEST(v8raw_equals_node_preprocess)
+{
+	struct pv_profile *raw = t_load(t_data("v8log/isolate-0x102802600-v8.log"));
+	struct pv_profile *pre =
+	    t_load(t_data("v8log/isolate-0x102802600-v8.log.preprocessed.json"));
+	if (!raw || !pre)
+		goto out;
+	T_EQ_STR(pv_str(raw, raw->meta.format), "v8raw");
+	T_EQ_INT(raw->samples.len, 93);
+	T_EQ_INT(pre->samples.len, 93);
+	uint32_t n1, n2, s1, s2;
+	int64_t w1, w2;
+	struct fcost *a = costs(raw, 0, raw->meta.default_metric, &n1, &s1, &w1);
+	struct fcost *b = costs(pre, 0, pre->meta.default_metric, &n2, &s2, &w2);
+	T_EQ_INT(n1, n2);
+	T_EQ_INT(w1, w2);
+	uint32_t bad = 0;
+	for (uint32_t i = 0; i < n1 && i < n2; i++)
+		if ((strcmp(a[i].name, b[i].name) || a[i].self != b[i].self ||
+		     a[i].total != b[i].total) &&
+		    bad++ < 5)
+			t_fail(__FILE__, __LINE__,
+			       "raw '%s' %lld/%lld, preprocessed '%s' %lld/%lld", a[i].name,
+			       (long long)a[i].self, (long long)a[i].total, b[i].name,
+			       (long long)b[i].self, (long long)b[i].total);
+	free(a);
+	free(b);
+out:
+	pv_profile_free(raw);
+	pv_profile_free(pre);
+}
+
+T_TEST(v8raw_bad_input)
+{
+	t_expect_error("a.log", "v8-version,6\ntick,0x10,zz,0,0x0,4\n", "v8raw", PV_EPARSE,
+		       "a.log: line 2, column 11: expected the time (a number), found 'zz'", NULL);
+	t_expect_error("a.log", "code-creation,Stub,3,4225,0x3a00,374,\"JSEntry\n", "v8raw",
+		       PV_EPARSE, "line 1, column 38: expected the closing '\"' of a name", NULL);
+	t_expect_error("a.log", "shared-library,\"/x\"\n", "v8raw", PV_EPARSE,
+		       "line 1, column 1: expected shared-library,\"PATH\",START,END", NULL);
+}
