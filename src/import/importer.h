@@ -83,6 +83,9 @@ extern const struct importer importer_safari;
 extern const struct importer importer_v8log;
 extern const struct importer importer_instruments;
 extern const struct importer importer_jfr;
+/* issue 30: Android simpleperf, raw V8 logs */
+extern const struct importer importer_simpleperf;
+extern const struct importer importer_v8raw;
 
 /* pv_import_file_progress with every import option of o (its symbols' options too). */
 struct pv_import_opts;

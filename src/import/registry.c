@@ -40,6 +40,8 @@ static const struct importer *const importers[] = {
 	&importer_papyrus,
 	&importer_safari,
 	&importer_v8log,
+	&importer_simpleperf,
+	&importer_v8raw,
 	&importer_snapshot, /* its magic is like no other format's: last in the lists */
 };
 // clang-format on

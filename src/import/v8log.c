@@ -31,49 +31,15 @@
 #include "import/importer.h"
 #include "import/json.h"
 #include "import/json_numbers.h"
+#include "import/v8log.h"
 
 #define PROBE_WINDOW ((size_t)64 << 10)
-
-enum ctype { T_NONE, T_CODE, T_CPP, T_JS, T_LIB, T_OTHER };
-
-struct vcode {
-	pv_str_ix name, type_name;
-	uint8_t type;
-	uint8_t kind;	   /* prefix index, 0: none */
-	pv_frame_ix frame; /* PV_NONE until first used */
-};
-
-struct vtick {
-	int64_t tm;
-	pv_stack_ix stack; /* interned as read when the code table came before it */
-	uint32_t first, n; /* its entries (n), into ids when lazy */
-	bool lazy;	   /* read before the code table: interned by build */
-	const char *at;
-	uint32_t order;
-};
-
-struct v8 {
-	struct json j;
-	struct pv_input *in;
-	struct pv_error *err;
-	struct pv_builder *b;
-	struct sbuf name, type, kind;
-	struct vec codes; /* struct vcode */
-	struct vec ticks; /* struct vtick */
-	struct vec ids;	  /* int64_t: the entries of ticks read before the code table */
-	struct vec one;	  /* int64_t: the entries of the tick being read */
-	/* the last stack interned: its entries root first and its stack after each */
-	struct vec last_ids, last_st; /* int64_t, pv_stack_ix */
-	uint32_t last_n;
-	bool has_code, has_ticks, unsorted, interned;
-	uint64_t vm_states, functions;
-};
 
 static const char *const kind_prefix[] = {
     "", "(IC) ", "(bytecode) ~", "(stub) ", "(builtin) ", "(regexp) ",
 };
 
-static uint8_t kind_of(const struct sbuf *k)
+static uint8_t kind_of(const char *k)
 {
 	static const struct {
 		const char *kind;
@@ -84,7 +50,7 @@ static uint8_t kind_of(const struct sbuf *k)
 	    {"Builtin", 4},	 {"RegExp", 5},
 	};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(sbuf_str(k), kinds[i].kind) == 0)
+		if (strcmp(k, kinds[i].kind) == 0)
 			return kinds[i].prefix;
 	return 0;
 }
@@ -120,20 +86,25 @@ static int read_code(struct v8 *s, const struct json_tok *t)
 	}
 	if (rc)
 		return rc;
-	c = &VEC(s->codes, struct vcode)[me];
-	const char *ty = sbuf_str(&s->type);
-	c->type = !typed			  ? T_NONE
+	v8log_code_set(s, &VEC(s->codes, struct vcode)[me], s->name.buf ? s->name.buf : "",
+		       s->name.len, typed ? sbuf_str(&s->type) : NULL, sbuf_str(&s->kind));
+	return 0;
+}
+
+void v8log_code_set(struct v8 *s, struct vcode *c, const char *name, size_t len, const char *ty,
+		    const char *kind)
+{
+	c->type = !ty				  ? T_NONE
 		  : strcmp(ty, "CODE") == 0	  ? T_CODE
 		  : strcmp(ty, "CPP") == 0	  ? T_CPP
 		  : strcmp(ty, "JS") == 0	  ? T_JS
 		  : strcmp(ty, "SHARED_LIB") == 0 ? T_LIB
 						  : T_OTHER;
-	c->name = builder_str(s->b, s->name.buf ? s->name.buf : "", s->name.len);
+	c->name = builder_str(s->b, name, len);
 	if (c->type == T_OTHER)
-		c->type_name = builder_str(s->b, s->type.buf, s->type.len);
+		c->type_name = builder_cstr(s->b, ty);
 	if (c->type == T_CODE)
-		c->kind = kind_of(&s->kind);
-	return 0;
+		c->kind = kind_of(kind);
 }
 
 static bool c1(char c)
@@ -420,7 +391,7 @@ static int tick_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int build(struct v8 *s)
+int v8log_build(struct v8 *s)
 {
 	struct pv_builder *b = s->b;
 	builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
@@ -479,7 +450,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	json_init(&s->j, in, err);
 	int rc = read_top(s);
 	if (!rc)
-		rc = build(s);
+		rc = v8log_build(s);
 	if (!rc && b->status)
 		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
 				  pv_strerror(b->status));

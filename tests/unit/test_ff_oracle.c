@@ -300,3 +300,158 @@ T_TEST(art_trace_bad_input)
 	t_expect_error("a.trace", "SLOW\x03\xf0\x20\x00", "art-trace", PV_EPARSE,
 		       "expected the binary header", NULL);
 }
+
+/* simpleperf's report-sample records: cpu-clock weighs ms in the Firefox Profiler, ns here. */
+T_TEST(ff_oracle_simpleperf)
+{
+	check_threads("simpleperf/simpleperf-cpu-clock.trace.gz",
+		      "simpleperf/simpleperf-cpu-clock.trace.gz.expected");
+	/* no cpu-clock event type: samples counted, as the Firefox Profiler does */
+	check_threads("simpleperf/simpleperf-task-clock.trace.gz",
+		      "simpleperf/simpleperf-task-clock.trace.gz.expected");
+}
+
+/* Appends a u32 size and the n bytes of a record at buf + *at. */
+static void sp_record(char *buf, size_t *at, const char *rec, size_t n)
+{
+	for (int i = 0; i < 4; i++)
+		buf[(*at)++] = (char)((n >> (8 * i)) & 0xff);
+	memcpy(buf + *at, rec, n);
+	*at += n;
+}
+
+#define SP_REC(buf, at, lit) sp_record(buf, at, lit, sizeof(lit) - 1)
+
+/* The head, a meta record (cpu-clock, sched), a file of two symbols and thread 5. */
+static size_t sp_head(char *buf)
+{
+	size_t at = 12;
+	memcpy(buf, "SIMPLEPERF\x01\x00", 12);
+	SP_REC(buf, &at,
+	       "\x2a\x19\x0a\x09"
+	       "cpu-clock"
+	       "\x0a\x0c"
+	       "sched:switch");
+	SP_REC(buf, &at, "\x1a\x25\x08\x00\x12\x13/system/lib/libc.so\x1a\x06malloc\x1a\x04main");
+	SP_REC(buf, &at, "\x22\x0a\x08\x05\x10\x05\x1a\x04main");
+	return at;
+}
+
+T_TEST(simpleperf_by_hand)
+{
+	char buf[512];
+	size_t at = sp_head(buf);
+	/* t=1000 ns, tid 5, malloc (0x10) under main (0x20), 250000 ns of cpu-clock */
+	SP_REC(buf, &at,
+	       "\x0a\x1b\x08\xe8\x07\x10\x05\x1a\x06\x08\x10\x10\x00\x18\x00"
+	       "\x1a\x06\x08\x20\x10\x00\x18\x01\x20\x90\xa1\x0f\x28\x00");
+	/* t=2000, an entry without symbol (0x44), 3 sched switches */
+	SP_REC(buf, &at,
+	       "\x0a\x11\x08\xd0\x0f\x10\x05\x1a\x06\x08\x44\x10\x00\x18\x7f"
+	       "\x20\x03\x28\x01");
+	/* a sample of thread 9, which no Thread record declares */
+	SP_REC(buf, &at, "\x0a\x04\x08\x01\x10\x09");
+	memset(buf + at, 0, 4);
+	at += 4;
+	struct pv_profile *p = t_load_mem("a.trace", buf, at);
+	if (!p)
+		return;
+	T_EQ_STR(pv_str(p, p->meta.format), "simpleperf");
+	T_EQ_INT(p->threads.len, 1);
+	T_EQ_INT(p->threads.tid[0], 5);
+	T_EQ_INT(p->samples.len, 2);
+	T_EQ_INT(p->samples.time_ns[1], 2000);
+	T_EQ_STR(pv_str(p, p->metrics.name[p->meta.default_metric]), "cpu-clock");
+	T_EQ_INT(t_total_named(p, "cpu-clock"), 250000);
+	T_EQ_INT(t_total_named(p, "sched:switch"), 3);
+	T_EQ_INT(t_total_named(p, "samples"), 2);
+	char path[256];
+	t_stack_path(p, p->samples.stack[0], ";", path, sizeof(path));
+	T_EQ_STR(path, "main;malloc");
+	/* symbol 127 is past the table of two: named by address */
+	t_stack_path(p, p->samples.stack[1], ";", path, sizeof(path));
+	T_EQ_STR(path, "libc.so+0x44");
+	T_EQ_INT(t_diag_count(p, "without a Thread record"), 1);
+	T_EQ_INT(t_diag_count(p, "past their file's table"), 1);
+	pv_profile_free(p);
+}
+
+T_TEST(simpleperf_bad_input)
+{
+	char buf[512];
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	t_expect_error("a.trace", "SIMPLEPERF", "simpleperf", PV_EPARSE,
+		       "a.trace: byte 0: expected the magic 'SIMPLEPERF' and a version", NULL);
+	size_t at = sp_head(buf);
+	/* no closing size 0 */
+	T_EQ_INT(t_import_text("a.trace", buf, at, NULL, &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "a.trace: byte 102: expected a record size (4 bytes) or the closing "
+			    "0, found the end of the file");
+	/* a record past the end */
+	memcpy(buf + at, "\x20\x00\x00\x00\x0a", 5);
+	T_EQ_INT(t_import_text("a.trace", buf, at + 5, NULL, &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg,
+		   "byte 102: record size 32 runs past the end of the file (1 bytes left)");
+	/* a record that is no Record message (a length past its end) */
+	size_t k = at;
+	SP_REC(buf, &k, "\x0a\x30\x08");
+	memset(buf + k, 0, 4);
+	T_EQ_INT(t_import_text("a.trace", buf, k + 4, NULL, &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "byte 106: expected a simpleperf Record message (3 bytes)");
+	/* an entry of file 7 */
+	k = at;
+	SP_REC(buf, &k, "\x0a\x0a\x08\x01\x10\x05\x1a\x04\x08\x01\x10\x07");
+	memset(buf + k, 0, 4);
+	T_EQ_INT(t_import_text("a.trace", buf, k + 4, NULL, &p, &err), PV_EPARSE);
+	T_CONTAINS(err.msg, "byte 106: a call chain entry of file id 7, which no File record "
+			    "declares");
+}
+
+/*
+ * A raw V8 --prof log equals what Node's tick processor makes of it: the .preprocessed.json next
+ * to it is `node --prof-process --preprocess` of the log (Node 20; see tests/data/v8log/README.md),
+ * read by the v8log importer. Same ticks, same times, same functions with the same self and
+ * total.
+ */
+T_TEST(v8raw_equals_node_preprocess)
+{
+	struct pv_profile *raw = t_load(t_data("v8log/isolate-0x102802600-v8.log"));
+	struct pv_profile *pre =
+	    t_load(t_data("v8log/isolate-0x102802600-v8.log.preprocessed.json"));
+	if (!raw || !pre)
+		goto out;
+	T_EQ_STR(pv_str(raw, raw->meta.format), "v8raw");
+	T_EQ_INT(raw->samples.len, 93);
+	T_EQ_INT(pre->samples.len, 93);
+	uint32_t n1, n2, s1, s2;
+	int64_t w1, w2;
+	struct fcost *a = costs(raw, 0, raw->meta.default_metric, &n1, &s1, &w1);
+	struct fcost *b = costs(pre, 0, pre->meta.default_metric, &n2, &s2, &w2);
+	T_EQ_INT(n1, n2);
+	T_EQ_INT(w1, w2);
+	uint32_t bad = 0;
+	for (uint32_t i = 0; i < n1 && i < n2; i++)
+		if ((strcmp(a[i].name, b[i].name) || a[i].self != b[i].self ||
+		     a[i].total != b[i].total) &&
+		    bad++ < 5)
+			t_fail(__FILE__, __LINE__,
+			       "raw '%s' %lld/%lld, preprocessed '%s' %lld/%lld", a[i].name,
+			       (long long)a[i].self, (long long)a[i].total, b[i].name,
+			       (long long)b[i].self, (long long)b[i].total);
+	free(a);
+	free(b);
+out:
+	pv_profile_free(raw);
+	pv_profile_free(pre);
+}
+
+T_TEST(v8raw_bad_input)
+{
+	t_expect_error("a.log", "v8-version,6\ntick,0x10,zz,0,0x0,4\n", "v8raw", PV_EPARSE,
+		       "a.log: line 2, column 11: expected the time (a number), found 'zz'", NULL);
+	t_expect_error("a.log", "code-creation,Stub,3,4225,0x3a00,374,\"JSEntry\n", "v8raw",
+		       PV_EPARSE, "line 1, column 38: expected the closing '\"' of a name", NULL);
+	t_expect_error("a.log", "shared-library,\"/x\"\n", "v8raw", PV_EPARSE,
+		       "line 1, column 1: expected shared-library,\"PATH\",START,END", NULL);
+}
