@@ -178,6 +178,19 @@ static pv_thread_ix same_thread(const struct pv_profile *a, pv_thread_ix t,
 static uint32_t dwarf_differ;
 static bool allow_dwarf_differ;
 
+/*
+ * Whether two stack texts (leaf first) differ only in their outermost frame, "[unknown] []" in
+ * perf script's and the kernel's unnamed frame in the import's.
+ */
+static bool kernel_root_differs(const char *x, const char *y)
+{
+	static const char ux[] = "[unknown] []; ", ky[] = "[kernel.kallsyms] [[kernel.kallsyms]]; ";
+	size_t nx = strlen(x), ny = strlen(y), ux_n = sizeof(ux) - 1, ky_n = sizeof(ky) - 1;
+	if (nx < ux_n || ny < ky_n || strcmp(x + nx - ux_n, ux) || strcmp(y + ny - ky_n, ky))
+		return false;
+	return nx - ux_n == ny - ky_n && memcmp(x, y, nx - ux_n) == 0;
+}
+
 /* Every sample of the text (perf script) in the native import: thread, time, period, stack. */
 static void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
 {
@@ -185,7 +198,7 @@ static void compare_samples(const struct pv_profile *text, const struct pv_profi
 	T_EQ_INT(nat->threads.len, text->threads.len);
 	T_EQ_STR(pv_str(nat, nat->metrics.name[0]), pv_str(text, text->metrics.name[0]));
 	static char x[65536], y[65536];
-	uint32_t bad = 0, same = 0, headers_alone = 0;
+	uint32_t bad = 0, same = 0, headers_alone = 0, kernel_root = 0;
 	for (pv_thread_ix t = 0; t < text->threads.len; t++) {
 		pv_thread_ix u = same_thread(text, t, nat);
 		if (u == PV_NONE) {
@@ -214,6 +227,17 @@ static void compare_samples(const struct pv_profile *text, const struct pv_profi
 					       "perf.data: %s\n",
 					       pv_str(text, text->threads.name[t]),
 					       (long long)text->threads.tid[t], (long long)tx, y);
+			} else if (tx == ty && wx == wy && kernel_root_differs(x, y)) {
+				/* the outermost frame: perf script "[unknown]" of no module, the
+				 * import the kernel's unnamed frame (about 1 in 3,000 samples of a
+				 * live recording, seen once: doc/perf-data.md), counted and bounded
+				 */
+				if (kernel_root++ < 3)
+					printf("# %s/%lld at %lld ns: perf script %s\n#   "
+					       "perf.data %s\n",
+					       pv_str(text, text->threads.name[t]),
+					       (long long)text->threads.tid[t], (long long)tx, x,
+					       y);
 			} else if (allow_dwarf_differ && tx == ty && wx == wy && strcmp(x, y)) {
 				if (dwarf_differ++ < 3)
 					printf(
@@ -236,6 +260,7 @@ static void compare_samples(const struct pv_profile *text, const struct pv_profi
 	}
 	T_EQ_INT(bad, 0);
 	T_TRUE(headers_alone * 500 <= same);
+	T_TRUE(kernel_root * 500 <= same);
 	printf("# perf.data against perf script: %u samples the same, %u printed without frames\n",
 	       same, headers_alone);
 }
