@@ -23,7 +23,9 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "base/text.h"
+#include "base/vec.h"
 #include "import/importer.h"
 
 enum { COL_NONE = -1 };
@@ -229,8 +231,29 @@ struct node {
 	int64_t children[NR_M]; /* the sum of its children's totals */
 };
 
+/* A symbol name seen before and its frame: a name repeats on many rows (one per call path). */
+struct named {
+	const char *s; /* in the input */
+	uint32_t n;
+	pv_frame_ix frame;
+};
+
+struct name_key {
+	const struct named *rows;
+	const char *s;
+	uint32_t n;
+};
+
+static bool name_eq(const void *ctx, uint32_t row)
+{
+	const struct name_key *k = ctx;
+	return k->rows[row].n == k->n && memcmp(k->rows[row].s, k->s, k->n) == 0;
+}
+
 struct reader {
 	struct pv_builder *b;
+	struct ixmap by_name; /* rows of names */
+	struct vec names;     /* struct named */
 	pv_thread_ix thread;
 	int nm;
 	struct node *st;
@@ -257,6 +280,25 @@ static void leave(struct reader *r)
 	}
 }
 
+/* The frame of the function name..name + n without a source file, interned once per name. */
+static pv_frame_ix name_frame(struct reader *r, const char *name, size_t n)
+{
+	uint64_t h = hash_bytes(name, n);
+	struct name_key k = {r->names.p, name, (uint32_t)n};
+	uint32_t slot, got = ixmap_find(&r->by_name, h, name_eq, &k, &slot);
+	if (got != UINT32_MAX)
+		return VEC(r->names, struct named)[got].frame;
+	pv_func_ix f = builder_func(r->b, builder_str(r->b, name, n), PV_NONE, PV_NONE, 0);
+	pv_frame_ix fr = builder_func_frame(r->b, f);
+	struct named *nd = vec_push(&r->names, sizeof(*nd));
+	if (!nd || ixmap_insert(&r->by_name, slot, h, r->names.len - 1)) {
+		r->b->status = PV_ENOMEM;
+		return fr;
+	}
+	*nd = (struct named){name, (uint32_t)n, fr};
+	return fr;
+}
+
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
 	const char *p = in->data, *e = in->data + in->len;
@@ -280,8 +322,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	const char *q = text_line_end(p, e);
 	p = q < e ? q + 1 : e;
 	for (; p < e && !b->status; lineno++) {
-		const char *le = line_end(p, e);
 		const char *next = text_line_end(p, e);
+		const char *le = next > p && next[-1] == '\r' ? next - 1 : next;
 		next = next < e ? next + 1 : e;
 		const char *ns, *ne;
 		/* the row's fields, split once: fb[k] .. fb[k + 1] - 1 (its tab) */
@@ -406,8 +448,12 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			if (se > ss)
 				src = builder_source(b, builder_str(b, ss, (size_t)(se - ss)));
 		}
-		pv_func_ix f =
-		    builder_func(b, builder_str(b, name, (size_t)(ne - name)), PV_NONE, src, 0);
+		pv_frame_ix fr =
+		    src == PV_NONE
+			? name_frame(&r, name, (size_t)(ne - name))
+			: builder_func_frame(
+			      b, builder_func(b, builder_str(b, name, (size_t)(ne - name)), PV_NONE,
+					      src, 0));
 		pv_stack_ix parent = r.depth ? r.st[r.depth - 1].stack : PV_NONE;
 		if (r.depth == r.cap) {
 			uint32_t cap = r.cap ? r.cap * 2 : 64;
@@ -418,7 +464,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			r.cap = cap;
 		}
 		r.st[r.depth++] = (struct node){
-		    .stack = builder_stack(b, parent, builder_func_frame(b, f)),
+		    .stack = builder_stack(b, parent, fr),
 		    .total = {w[0], w[1]},
 		};
 		p = next;
@@ -426,6 +472,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	while (!rc && r.depth)
 		leave(&r);
 	pv_free(r.st);
+	ixmap_release(&r.by_name);
+	vec_free(&r.names);
 	if (rc)
 		return rc == PV_ENOMEM ? pv_error_set(err, PV_ENOMEM, "out of memory") : rc;
 	if (b->status)

@@ -33,7 +33,7 @@
 struct rd {
 	const uint8_t *p, *e;
 	bool bad, compressed;
-	char *scratch; /* JFR_SCRATCH bytes for strings re-encoded as UTF-8 (NULL: none) */
+	struct vec *scratch; /* bytes for strings re-encoded as UTF-8, grown to fit (NULL: none) */
 };
 
 static uint64_t rd_u8(struct rd *r)
@@ -88,8 +88,6 @@ struct jstr {
 	uint64_t key;
 };
 
-#define JFR_SCRATCH 4096
-
 static int rd_string(struct rd *r, struct jstr *out)
 {
 	*out = (struct jstr){"", 0, false, 0};
@@ -114,25 +112,29 @@ static int rd_string(struct rd *r, struct jstr *out)
 	}
 	if (enc != 4 && enc != 5)
 		return -1;
+	/* each character takes a byte at least, and three at most once re-encoded: the whole
+	 * string fits, however long */
+	if (!r->scratch || len > (uint64_t)(r->e - r->p) || len > UINT32_MAX / 3 ||
+	    vec_resize(r->scratch, 1, (uint32_t)(len * 3))) {
+		r->bad = true;
+		return -1;
+	}
+	char *o = r->scratch->p;
 	size_t n = 0;
 	for (uint64_t i = 0; i < len && !r->bad; i++) {
 		uint64_t c = enc == 4 ? rd_int(r, 2) : rd_u8(r);
-		if (!r->scratch)
-			return -1;
-		if (n + 3 > JFR_SCRATCH)
-			continue;
 		if (c < 0x80) {
-			r->scratch[n++] = (char)c;
+			o[n++] = (char)c;
 		} else if (c < 0x800) {
-			r->scratch[n++] = (char)(0xc0 | c >> 6);
-			r->scratch[n++] = (char)(0x80 | (c & 0x3f));
+			o[n++] = (char)(0xc0 | c >> 6);
+			o[n++] = (char)(0x80 | (c & 0x3f));
 		} else {
-			r->scratch[n++] = (char)(0xe0 | (c >> 12 & 0x0f));
-			r->scratch[n++] = (char)(0x80 | (c >> 6 & 0x3f));
-			r->scratch[n++] = (char)(0x80 | (c & 0x3f));
+			o[n++] = (char)(0xe0 | (c >> 12 & 0x0f));
+			o[n++] = (char)(0x80 | (c >> 6 & 0x3f));
+			o[n++] = (char)(0x80 | (c & 0x3f));
 		}
 	}
-	out->s = r->scratch;
+	out->s = n ? o : "";
 	out->n = n;
 	return 0;
 }
@@ -178,8 +180,7 @@ struct chunk {
 	uint64_t cp_off, meta_off;
 	int64_t start_ns, start_ticks, tps;
 	bool compressed;
-	char
-	    *scratch; /* the import's string buffer (struct jfr's), for every reader of the chunk */
+	struct vec *scratch; /* the import's string buffer (struct jfr's), for every reader */
 	char **strs;
 	uint32_t nstr;
 	struct jclass *cls;
@@ -213,7 +214,8 @@ struct jfr {
 	struct pv_builder *b;
 	struct pv_error *err;
 	struct chunk c;
-	char scratch[JFR_SCRATCH];
+	struct vec scratch;		    /* strings re-encoded as UTF-8 */
+	struct vec name;		    /* a method's name being put together */
 	uint32_t t_exec, t_native, t_alloc; /* event classes, UINT32_MAX when absent */
 	int ef[3][4]; /* per event kind: its startTime, thread, stackTrace, weight fields */
 	uint32_t c_thread, c_stack, c_frame, c_method, c_class, c_symbol, c_ftype, c_string;
@@ -600,8 +602,9 @@ static pv_func_ix method_func(struct jfr *j, uint64_t key)
 	struct chunk *c = &j->c;
 	uint64_t v[MAX_FIELDS];
 	const uint8_t *at[MAX_FIELDS];
-	char name[1024];
+	char num[64];
 	size_t n = 0;
+	struct vec *nm = &j->name;
 	const uint8_t *p = pool_get(c, j->c_method, key);
 	int f_type = field_ix(c, j->c_method, "type"), f_name = field_ix(c, j->c_method, "name");
 	struct rd r = {p, c->end, false, c->compressed, c->scratch};
@@ -613,16 +616,24 @@ static pv_func_ix method_func(struct jfr *j, uint64_t key)
 		struct rd cr = {cp, c->end, false, c->compressed, c->scratch};
 		if (cp && c_name >= 0 && !read_fields(&cr, c, j->c_class, cv, cat)) {
 			struct jstr s = symbol(j, j->c_symbol, cv[c_name]);
-			for (size_t i = 0; i < s.n && n < 512; i++)
-				name[n++] = s.s[i] == '/' ? '.' : s.s[i];
-			name[n++] = '.';
+			if (vec_resize(nm, 1, (uint32_t)s.n + 1))
+				return j->b->status = PV_ENOMEM, PV_NONE;
+			for (size_t i = 0; i < s.n; i++)
+				((char *)nm->p)[n++] = s.s[i] == '/' ? '.' : s.s[i];
+			((char *)nm->p)[n++] = '.';
 		}
 		struct jstr m = symbol(j, j->c_symbol, v[f_name]);
-		for (size_t i = 0; i < m.n && n < sizeof(name) - 1; i++)
-			name[n++] = m.s[i];
+		if (m.n && vec_resize(nm, 1, (uint32_t)(n + m.n)))
+			return j->b->status = PV_ENOMEM, PV_NONE;
+		if (m.n)
+			memcpy((char *)nm->p + n, m.s, m.n);
+		n += m.n;
 	}
-	if (n == 0)
-		n = (size_t)snprintf(name, sizeof(name), "method %llu", (unsigned long long)key);
+	const char *name = nm->p;
+	if (n == 0) {
+		n = (size_t)snprintf(num, sizeof(num), "method %llu", (unsigned long long)key);
+		name = num;
+	}
 	pv_func_ix f = builder_func(j->b, builder_str(j->b, name, n), PV_NONE, PV_NONE, 0);
 	u64map_put(&j->method_fn, key, f);
 	return f;
@@ -696,7 +707,7 @@ static pv_thread_ix thread_of(struct jfr *j, uint64_t key)
 	const uint8_t *p = pool_get(c, j->c_thread, key);
 	struct jstr name = {"", 0, false, 0};
 	int64_t tid = PV_ID_NONE;
-	char buf[512];
+	char buf[64];
 	if (p) {
 		uint64_t v[MAX_FIELDS];
 		const uint8_t *at[MAX_FIELDS];
@@ -717,11 +728,13 @@ static pv_thread_ix thread_of(struct jfr *j, uint64_t key)
 				tid = (int64_t)v[f_tid];
 		}
 	}
-	size_t n = name.n < sizeof(buf) ? name.n : sizeof(buf);
-	memcpy(buf, name.s, n);
-	if (n == 0)
+	size_t n = name.n;
+	const char *nm = name.s;
+	if (n == 0) {
 		n = (size_t)snprintf(buf, sizeof(buf), "thread %llu", (unsigned long long)key);
-	pv_str_ix ns = builder_str(j->b, buf, n);
+		nm = buf;
+	}
+	pv_str_ix ns = builder_str(j->b, nm, n);
 	/* the same thread in an earlier chunk (its pool key may differ) */
 	const struct pv_threads *t = &j->b->p->threads;
 	pv_thread_ix th = PV_NONE;
@@ -750,7 +763,7 @@ static int chunk_header(struct jfr *j, const uint8_t *p, const uint8_t *e)
 		return fail(j, p + 8, "the chunk's size runs past the end of the file");
 	c->base = p;
 	c->end = p + size;
-	c->scratch = j->scratch;
+	c->scratch = &j->scratch;
 	c->cp_off = rd_be(&r, 8);
 	c->meta_off = rd_be(&r, 8);
 	c->start_ns = (int64_t)rd_be(&r, 8);
@@ -880,6 +893,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	u64map_release(&j.method_fn);
 	u64map_release(&j.stack_st);
 	u64map_release(&j.thread_th);
+	vec_free(&j.scratch);
+	vec_free(&j.name);
 	if (rc) {
 		vec_free(&j.pend);
 		return rc;

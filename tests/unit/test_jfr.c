@@ -95,3 +95,26 @@ T_TEST(jfr_errors)
 	free(bad);
 	free(buf);
 }
+
+/* a string re-encoded to UTF-8 (a char array here) is kept whole, however long (it was cut at
+ * 4 KiB, and a thread's name at 512 bytes) */
+T_TEST(jfr_long_string_kept_whole)
+{
+	struct pv_profile *p = t_load(t_data("jfr/long-thread-name.jfr"));
+	if (!p)
+		return;
+	char want[8006] = "main-";
+	for (int i = 0; i < 4000; i++)
+		memcpy(want + 5 + 2 * i, "\xc3\xa9", 2);
+	want[8005] = 0;
+	pv_thread_ix th = thread_named(p, want);
+	T_TRUE(th != PV_NONE);
+	if (th != PV_NONE) {
+		T_EQ_INT(strlen(pv_str(p, p->threads.name[th])), 8005);
+		T_EQ_INT(thread_total(p, th, 0), 346);
+		T_EQ_INT(p->threads.tid[th], 17284);
+	}
+	T_EQ_INT(p->threads.len, 4);
+	T_EQ_INT(t_total(p, 0), 346);
+	pv_profile_free(p);
+}
