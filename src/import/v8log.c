@@ -418,6 +418,19 @@ int v8log_build(struct v8 *s)
 	return 0;
 }
 
+void v8log_release(struct v8 *s)
+{
+	vec_free(&s->codes);
+	vec_free(&s->ticks);
+	vec_free(&s->ids);
+	vec_free(&s->one);
+	vec_free(&s->last_ids);
+	vec_free(&s->last_st);
+	sbuf_release(&s->name);
+	sbuf_release(&s->type);
+	sbuf_release(&s->kind);
+}
+
 /* ---- probe and import ---- */
 
 static int probe(const struct pv_input *in)
@@ -455,15 +468,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
 				  pv_strerror(b->status));
 	json_release(&s->j);
-	vec_free(&s->codes);
-	vec_free(&s->ticks);
-	vec_free(&s->ids);
-	vec_free(&s->one);
-	vec_free(&s->last_ids);
-	vec_free(&s->last_st);
-	sbuf_release(&s->name);
-	sbuf_release(&s->type);
-	sbuf_release(&s->kind);
+	v8log_release(s);
 	pv_free(s);
 	return rc;
 }

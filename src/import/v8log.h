@@ -58,5 +58,7 @@ void v8log_code_set(struct v8 *s, struct vcode *c, const char *name, size_t len,
  * before; lossy lines for what is not kept. 0 (a builder error is in b->status).
  */
 int v8log_build(struct v8 *s);
+/* Frees what the tables hold (not s itself, nor its JSON reader). */
+void v8log_release(struct v8 *s);
 
 #endif

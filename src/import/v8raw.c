@@ -435,14 +435,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
 				  pv_strerror(b->status));
 out:
-	if (s) {
-		vec_free(&s->codes);
-		vec_free(&s->ticks);
-		vec_free(&s->ids);
-		sbuf_release(&s->name);
-		sbuf_release(&s->type);
-		sbuf_release(&s->kind);
-	}
+	if (s)
+		v8log_release(s);
 	if (r) {
 		vec_free(&r->libs);
 		vec_free(&r->dyn);
