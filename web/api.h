@@ -1,10 +1,12 @@
 /*
  * web/api.h - internals of the JSON API (include/pv/serve.h, doc/api.md), shared by its files:
- *   api.c         the state (slots, view cache), parameters, dispatch, status, profile,
- *                 markers, marker, marker-summary, marker-chart, activity
+ *   api.c         dispatch, status, profile, markers, marker, marker-summary, marker-chart,
+ *                 activity
  *   api_view.c    view, children, flame, thread-costs, source, diff
  *   api_trace.c   trace, trace-stack, trace-boxes
  *   api_contexts.c  contexts (one row's values over the execution contexts)
+ *   state.c       the state under every handler: slots, the cache of views and paints, sources
+ *   params.c      a request's parameters and the error answer (the bottom layer)
  *   server.c      HTTP (libmicrohttpd): token, Host check, static assets, threads
  *
  * web/ parses requests, keeps the profiles and the views, and writes answers; libpv computes
@@ -60,6 +62,9 @@ bool api_param_i64(const struct api_params *ps, const char *key, int64_t def, in
  * (p, open, key, offset, ...) ignored. Returns 0 or the status of the error it wrote.
  */
 int api_query(const struct api_params *ps, struct pv_query *q, struct pv_json *out);
+/* A time parameter in ms (key=MS) as ns in *ns, *has set; false (and api_error 400) when bad. */
+bool api_param_ms(const struct api_params *ps, const char *key, bool *has, int64_t *ns,
+		  struct pv_json *out, int *status);
 
 /* ---- state ---- */
 
@@ -105,6 +110,10 @@ struct pv_api {
  */
 struct api_slot *api_slot(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
 			  int *status);
+/* Slot ix, or NULL past the slots (any state). */
+struct api_slot *api_slot_at(struct pv_api *a, uint32_t ix);
+/* The name of a loading phase (pv_progress). */
+const char *api_phase_name(int ph);
 /* The slot index ("p") of a request api_slot() accepted. */
 uint32_t api_slot_index(const struct api_params *ps);
 /* Slot ix when ready: as api_slot, for a slot the request does not name in "p" (the base). */
