@@ -38,6 +38,7 @@
 #include "base/hash.h"
 #include "base/sort.h"
 #include "import/importer.h"
+#include "import/pbmem.h"
 #include "import/symbols.h"
 #include "profile.pb-c.h"
 
@@ -294,28 +295,6 @@ static int probe(const struct pv_input *in)
 	if (seen == (1u << 1))
 		return 0;
 	return in->gzip ? 60 : 50;
-}
-
-/* ---- protobuf-c's memory: bump allocation in one arena ---- */
-
-struct pb_mem {
-	struct pv_arena *arena;
-	int failed;
-};
-
-static void *pb_alloc(void *data, size_t size)
-{
-	struct pb_mem *m = data;
-	void *p = arena_alloc(m->arena, size ? size : 1);
-	if (!p)
-		m->failed = 1;
-	return p;
-}
-
-static void pb_free(void *data, void *ptr)
-{
-	(void)data;
-	(void)ptr; /* the arena is freed whole */
 }
 
 /* ---- import ---- */
@@ -789,7 +768,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	struct pb_mem mem = {.arena = arena_new()};
 	if (!mem.arena)
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
-	ProtobufCAllocator al = {.alloc = pb_alloc, .free = pb_free, .allocator_data = &mem};
+	ProtobufCAllocator al = pb_mem_allocator(&mem);
 	Profile *pr = perftools__profiles__profile__unpack(&al, in->len, (const uint8_t *)in->data);
 	if (!pr) {
 		arena_free(mem.arena);

@@ -34,6 +34,7 @@
 #include "base/hash.h"
 #include "base/vec.h"
 #include "import/importer.h"
+#include "import/pbmem.h"
 #include "simpleperf.pb-c.h"
 
 #define MAGIC	      "SIMPLEPERF"
@@ -41,11 +42,6 @@
 #define HEAD_LEN      12	 /* magic and version */
 #define SCRATCH_LIMIT (8u << 20) /* a sample's arena is renewed past this many bytes */
 #define MAX_FILE_ID   (1u << 24)
-
-struct pb_mem {
-	struct pv_arena *arena;
-	int failed;
-};
 
 struct spfile {
 	const Simpleperf__File *f; /* NULL: no File record of this id */
@@ -75,21 +71,6 @@ struct sp {
 };
 
 enum { C_OTHER, C_NATIVE, C_JAVA, C_SYSTEM, C_KERNEL };
-
-static void *pb_alloc(void *data, size_t size)
-{
-	struct pb_mem *m = data;
-	void *p = arena_alloc(m->arena, size ? size : 1);
-	if (!p)
-		m->failed = 1;
-	return p;
-}
-
-static void pb_free(void *data, void *ptr)
-{
-	(void)data;
-	(void)ptr; /* the arena is freed whole */
-}
 
 static int fail(struct sp *s, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -455,8 +436,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	    .b = b, .in = in, .err = err, .d = (const uint8_t *)in->data, .len = in->len};
 	s->keep.arena = arena_new();
 	s->scratch.arena = arena_new();
-	s->al_keep = (ProtobufCAllocator){pb_alloc, pb_free, &s->keep};
-	s->al_scratch = (ProtobufCAllocator){pb_alloc, pb_free, &s->scratch};
+	s->al_keep = pb_mem_allocator(&s->keep);
+	s->al_scratch = pb_mem_allocator(&s->scratch);
 	int rc = s->keep.arena && s->scratch.arena ? run(s) : oom(s);
 	for (uint32_t i = 0; i < s->files.len; i++)
 		pv_free(VEC(s->files, struct spfile)[i].frames);
