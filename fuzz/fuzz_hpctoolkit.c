@@ -1,6 +1,6 @@
 /*
  * fuzz_hpctoolkit.c - the fuzz targets of the binary files of an HPCToolkit database read alone
- * (src/import/hpctoolkit.h): profile.db, trace.db, cct.db (format 4) and the older per-thread
+ * (src/import/hpctoolkit/hpctoolkit.h): profile.db, trace.db, cct.db (format 4) and the older per-thread
  * metric-db / experiment-N.mdb. meta.db and experiment.xml go through fuzz_import.c (targets
  * hpctoolkit and hpctoolkit-xml), whose input is the database's main file.
  *
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import/hpctoolkit.h"
+#include "import/hpctoolkit/hpctoolkit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
  * pprof.c - pprof's profile.proto, gzip-compressed, what `pprof` and Go's tools open
  * (doc/export.md).
  *
- * Encoding is protobuf-c's, from the schema the importer uses (src/import/profile.proto), every
+ * Encoding is protobuf-c's, from the schema the importer uses (src/import/pprof/profile.proto), every
  * message in one arena freed whole at the end; zlib writes the gzip stream.
  *
  * What becomes what: every metric a sample type (its name; its unit: nanoseconds, bytes,

@@ -1,7 +1,7 @@
 /*
  * cgtree.h - trees grown from a call graph (model/callgraph.h), the rule of doc/callgraph.md
  * in one place: the views of a call-graph profile (view/callgraph.c) and the calling contexts
- * its importer estimates (import/callgrind_synth.c) grow their rows with it.
+ * its importer estimates (import/callgrind/callgrind_synth.c) grow their rows with it.
  *
  * A tree grows from its roots, best first (the heaviest row waiting is expanded next), each row
  * splitting its total over what it holds:

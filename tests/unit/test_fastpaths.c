@@ -11,7 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/sort.h"
-#include "import/firefox_processed.h"
+#include "import/firefox/firefox_processed.h"
 #include "model/builder.h"
 #include "model/callgraph.h"
 #include "pv/import.h"

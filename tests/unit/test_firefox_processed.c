@@ -1,5 +1,5 @@
 /*
- * Tests of the Firefox processed-format importer (src/import/firefox_processed.c).
+ * Tests of the Firefox processed-format importer (src/import/firefox/firefox_processed.c).
  *
  * Figures for the real files come from tests/data/corpus/firefox/README.md and were checked with an
  * independent script (Python's json module over the same file: walking prefix / prefixOffset

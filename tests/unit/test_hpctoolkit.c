@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "import/hpctoolkit.h"
+#include "import/hpctoolkit/hpctoolkit.h"
 #include "model/builder.h"
 #include "pv/import.h"
 #include "pv/profile.h"

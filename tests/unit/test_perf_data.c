@@ -1,5 +1,5 @@
 /*
- * perf.data (src/import/perf_data.c, symbols from src/import/symbols.c) against perf itself on
+ * perf.data (src/import/perf/perf_data.c, symbols from src/import/symbols.c) against perf itself on
  * the same file: programs built and recorded at test time (tests/data/perf-data/record.sh: C with
  * -g, the same stripped, C++, python3, a shell pipeline, one `perf record -g`), then
  *

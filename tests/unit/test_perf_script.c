@@ -1,5 +1,5 @@
 /*
- * perf script text (src/import/perf_script.c) against what other tools say about the same files:
+ * perf script text (src/import/perf/perf_script.c) against what other tools say about the same files:
  *
  *  - the corpus files: sample counts are the header lines of each file,
  *      grep -vc -e '^#' -e '^\s' -e '^$' FILE      (zcat first for .gz)

@@ -31,7 +31,7 @@
 #include "import/importer.h"
 #include "import/json.h"
 #include "import/json_numbers.h"
-#include "import/v8log.h"
+#include "import/v8/v8log.h"
 
 #define PROBE_WINDOW ((size_t)64 << 10)
 

@@ -13,7 +13,7 @@
 
 #include "base/alloc.h"
 #include "import/importer.h"
-#include "import/perf_common.h"
+#include "import/perf/perf_common.h"
 
 /* ---------------------------------------------------------------- small scanners */
 

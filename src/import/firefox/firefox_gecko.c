@@ -40,8 +40,8 @@
 #include "base/sort.h"
 #include "base/text.h"
 #include "base/vec.h"
-#include "import/firefox.h"
-#include "import/firefox_gecko.h"
+#include "import/firefox/firefox.h"
+#include "import/firefox/firefox_gecko.h"
 #include "import/importer.h"
 #include "import/json.h"
 #include "import/script_url.h"
@@ -841,22 +841,6 @@ int gk_parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const struct
 	return 0;
 }
 
-/* The lib whose [start, end) holds addr (binary search, as the Firefox Profiler's). */
-struct gk_lib *gk_find_lib(struct gk_proc *pr, uint64_t addr)
-{
-	struct gk_lib *l = pr->libs.p;
-	uint32_t lo = 0, hi = pr->libs.len;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (addr >= l[mid].end)
-			lo = mid + 1;
-		else if (addr < l[mid].start)
-			hi = mid;
-		else
-			return &l[mid];
-	}
-	return NULL;
-}
 static const char *const sample_fields[] = {"stack",	  "time",	    "threadCPUDelta",
 					    "eventDelay", "responsiveness", NULL};
 static const char *const stack_fields[] = {"prefix", "frame", NULL};

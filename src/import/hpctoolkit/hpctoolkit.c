@@ -12,7 +12,7 @@
 
 #include "base/alloc.h"
 #include "base/text.h"
-#include "import/hpctoolkit.h"
+#include "import/hpctoolkit/hpctoolkit.h"
 #include "import/importer.h"
 #include "import/symbols.h"
 #include "view/internal.h"

@@ -60,7 +60,7 @@
 #include "base/text.h"
 #include "import/importer.h"
 
-#include "import/perf_script.h"
+#include "import/perf/perf_script.h"
 
 /* ---------------------------------------------------------------- the header line */
 
@@ -867,32 +867,6 @@ static int is_modifier_set(const char *p, const char *e)
 		if (!strchr("ukhHGIpPSDWeb", *p))
 			return 0;
 	return 1;
-}
-
-enum pv_unit perf_event_unit(const char *n, size_t len)
-{
-	/* the event name without a PMU ("cpu_core/cycles/") and modifiers */
-	const char *p = n, *e = n + len;
-	const char *c = memchr(p, ':', len);
-	if (c)
-		e = c;
-	if (e > p && e[-1] == '/') {
-		e--;
-		const char *sl = p;
-		for (const char *q = p; q < e; q++)
-			if (*q == '/')
-				sl = q + 1;
-		p = sl;
-	}
-	size_t m = (size_t)(e - p);
-	if ((m == 9 && memcmp(p, "cpu-clock", 9) == 0) ||
-	    (m == 10 && memcmp(p, "task-clock", 10) == 0))
-		return PV_UNIT_NS;
-	if (m >= 6 && memcmp(p + m - 6, "cycles", 6) == 0)
-		return PV_UNIT_CYCLES;
-	if (m == 12 && memcmp(p, "instructions", 12) == 0)
-		return PV_UNIT_INSTRUCTIONS;
-	return PV_UNIT_COUNT;
 }
 
 /* The event of a header (the name without its final ':'); UINT32_MAX on error. */

@@ -18,7 +18,7 @@
 #include "base/hash.h"
 #include "base/sort.h"
 #include "base/text.h"
-#include "import/hpctoolkit.h"
+#include "import/hpctoolkit/hpctoolkit.h"
 #include "import/importer.h"
 
 /* ---- common file structure ---- */

@@ -50,9 +50,9 @@
 #include "base/hash.h"
 #include "base/sort.h"
 #include "import/importer.h"
-#include "import/perf_common.h"
-#include "import/perf_trace.h"
-#include "import/perf_unwind.h"
+#include "import/perf/perf_common.h"
+#include "import/perf/perf_trace.h"
+#include "import/perf/perf_unwind.h"
 #include "import/symbols.h"
 
 /* ---------------------------------------------------------------- the format */

@@ -25,7 +25,7 @@
 #include "base/alloc.h"
 #include "base/text.h"
 #include "import/importer.h"
-#include "import/v8log.h"
+#include "import/v8/v8log.h"
 
 #define MAX_FIELDS 8
 

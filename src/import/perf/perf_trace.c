@@ -14,7 +14,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#include "import/perf_trace.h"
+#include "import/perf/perf_trace.h"
 
 struct perf_trace {
 	struct tep_handle *tep;

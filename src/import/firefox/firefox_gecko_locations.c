@@ -13,8 +13,8 @@
 #include "base/sort.h"
 #include "base/text.h"
 #include "base/vec.h"
-#include "import/firefox.h"
-#include "import/firefox_gecko.h"
+#include "import/firefox/firefox.h"
+#include "import/firefox/firefox_gecko.h"
 #include "import/importer.h"
 #include "import/json.h"
 #include "import/script_url.h"
@@ -36,6 +36,23 @@ static uint32_t digits_u32(const char *s, size_t n)
 	for (size_t i = 0; i < n && v <= UINT32_MAX; i++)
 		v = v * 10 + (uint64_t)(s[i] - '0');
 	return v > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)v;
+}
+
+/* The lib whose [start, end) holds addr (binary search, as the Firefox Profiler's). */
+static struct gk_lib *gk_find_lib(struct gk_proc *pr, uint64_t addr)
+{
+	struct gk_lib *l = pr->libs.p;
+	uint32_t lo = 0, hi = pr->libs.len;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (addr >= l[mid].end)
+			lo = mid + 1;
+		else if (addr < l[mid].start)
+			hi = mid;
+		else
+			return &l[mid];
+	}
+	return NULL;
 }
 
 /*

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/text.h"
-#include "import/perf_script.h"
+#include "import/perf/perf_script.h"
 #include "import/symbols.h"
 
 static enum pv_module_kind module_kind(const char *d, size_t n, const char *base, size_t bn)
@@ -70,6 +70,33 @@ pv_str_ix perf_unknown_name(struct pv_builder *b, pv_module_ix mod)
 }
 
 /* The module of a dso text; PV_NONE for "[unknown]" or none. */
+/* The unit of an event's metric: time for the clocks, cycles, instructions, else a count. */
+enum pv_unit perf_event_unit(const char *n, size_t len)
+{
+	/* the event name without a PMU ("cpu_core/cycles/") and modifiers */
+	const char *p = n, *e = n + len;
+	const char *c = memchr(p, ':', len);
+	if (c)
+		e = c;
+	if (e > p && e[-1] == '/') {
+		e--;
+		const char *sl = p;
+		for (const char *q = p; q < e; q++)
+			if (*q == '/')
+				sl = q + 1;
+		p = sl;
+	}
+	size_t m = (size_t)(e - p);
+	if ((m == 9 && memcmp(p, "cpu-clock", 9) == 0) ||
+	    (m == 10 && memcmp(p, "task-clock", 10) == 0))
+		return PV_UNIT_NS;
+	if (m >= 6 && memcmp(p + m - 6, "cycles", 6) == 0)
+		return PV_UNIT_CYCLES;
+	if (m == 12 && memcmp(p, "instructions", 12) == 0)
+		return PV_UNIT_INSTRUCTIONS;
+	return PV_UNIT_COUNT;
+}
+
 pv_module_ix ps_module_of(struct pstate *s, const char *d, const char *de)
 {
 	if (!d || de == d)

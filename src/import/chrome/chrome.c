@@ -65,7 +65,7 @@
 #include "base/sbuf.h"
 #include "base/sort.h"
 #include "base/vec.h"
-#include "import/chrome.h"
+#include "import/chrome/chrome.h"
 #include "import/script_url.h"
 
 /* ---- errors and small readers ---- */

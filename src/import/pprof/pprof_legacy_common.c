@@ -13,7 +13,7 @@
 #include "base/text.h"
 #include "base/vec.h"
 #include "import/importer.h"
-#include "import/pprof_legacy.h"
+#include "import/pprof/pprof_legacy.h"
 
 /* ---------------------------------------------------------------- errors */
 

@@ -15,7 +15,7 @@
 #include "base/sbuf.h"
 #include "base/sort.h"
 #include "base/vec.h"
-#include "import/chrome.h"
+#include "import/chrome/chrome.h"
 
 /* ---- events ---- */
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "import/perf_unwind.h"
+#include "import/perf/perf_unwind.h"
 
 /* perf's x86_64 register numbers (arch/x86/include/uapi/asm/perf_regs.h) */
 enum {

@@ -216,7 +216,6 @@ int gk_fail_cell(struct gk *g, const struct table *t, uint32_t row, int field, c
 const char *gk_default_color(const char *name);
 int gk_parse_meta(struct gk *g, struct json *j, struct gk_proc *pr, const struct json_tok *open);
 int gk_parse_libs(struct gk *g, struct json *j, struct gk_proc *pr, const struct json_tok *open);
-struct gk_lib *gk_find_lib(struct gk_proc *pr, uint64_t addr);
 const char *gk_thread_string(const struct gk_thread *th, uint32_t i, size_t *n);
 
 /* ---- firefox_gecko_locations.c ---- */

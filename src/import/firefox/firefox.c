@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "import/firefox.h"
+#include "import/firefox/firefox.h"
 
 void ff_sub_json(struct json *sj, struct pv_input *sin, struct pv_error *err, const char *name,
 		 const char *text, size_t len)

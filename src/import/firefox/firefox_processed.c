@@ -49,8 +49,8 @@
 #include "base/alloc.h"
 #include "base/sbuf.h"
 #include "base/vec.h"
-#include "import/firefox.h"
-#include "import/firefox_processed.h"
+#include "import/firefox/firefox.h"
+#include "import/firefox/firefox_processed.h"
 #include "import/importer.h"
 #include "import/json.h"
 

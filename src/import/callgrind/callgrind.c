@@ -38,7 +38,7 @@
 #include "base/text.h"
 #include "import/importer.h"
 
-#include "import/callgrind.h"
+#include "import/callgrind/callgrind.h"
 #include "model/callgraph.h"
 
 /* ---- errors ---- */

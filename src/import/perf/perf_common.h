@@ -1,6 +1,6 @@
 /*
- * perf_common.h - what the two perf importers share (perf_script_text.c and perf_script.c
- * define it), so that a perf.data file and its perf script text name things alike.
+ * perf_common.h - what the two perf importers share (perf_script_text.c defines it), so that a
+ * perf.data file and its perf script text name things alike.
  */
 #ifndef PV_IMPORT_PERF_COMMON_H
 #define PV_IMPORT_PERF_COMMON_H
@@ -11,7 +11,7 @@
  * Shared with the perf.data importer (perf_data.c):
  * the module of a dso path or "[name]" (its name the path's last part, its kind by the path),
  * the name of a frame perf could not name ("[unknown]", "[MODULE]" in a known module, as
- * stackcollapse-perf.pl names it), and the unit of an event's metric (perf_script.c).
+ * stackcollapse-perf.pl names it), and the unit of an event's metric.
  */
 pv_module_ix perf_module_new(struct pv_builder *b, const char *d, size_t n);
 pv_str_ix perf_unknown_name(struct pv_builder *b, pv_module_ix mod);

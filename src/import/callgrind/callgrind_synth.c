@@ -23,7 +23,7 @@
 
 #include "base/alloc.h"
 #include "base/sort.h"
-#include "import/callgrind.h"
+#include "import/callgrind/callgrind.h"
 #include "model/callgraph.h"
 #include "model/cgtree.h"
 
