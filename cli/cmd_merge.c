@@ -125,13 +125,22 @@ static void say_note(void *ctx, const char *msg)
 	cli_say("note", "merge: %s", msg);
 }
 
-/* Every rank leaves with the same code: the worst one (2 over 1 over 0). */
+/* Every rank leaves with the same code: the worst one (2 over 1 over 0). A rank done with its
+ * share waits here for the slowest one; OpenMPI's blocking collectives spin while they wait,
+ * taking a core from the ranks still reading, so this one polls and sleeps 1 ms between tests. */
 static int agree(const struct mpi *w, int rc)
 {
 #if PV_MPI
 	if (w->on) {
-		int worst = 0;
-		MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+		int worst = 0, done = 0;
+		MPI_Request req;
+		MPI_Iallreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &req);
+		for (;;) {
+			MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+			if (done)
+				break;
+			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+		}
 		return worst;
 	}
 #else
