@@ -1,7 +1,7 @@
 /*
  * v8raw.c - V8's raw `--prof` logs (`node --prof script.js` writes isolate-0x...-v8.log), read as
  * Node's tick processor reads them (`node --prof-process`), into the tables of the preprocessed
- * JSON (v8log.h), which v8log_build turns into the profile the same way for both.
+ * JSON (v8_tables.h), which v8_build turns into the profile the same way for both.
  *
  * Lines (comma-separated, names quoted with backslash escapes): `shared-library,"PATH",START,END`
  * (a library's address range: a code entry of type SHARED_LIB), `code-creation,TYPE,KIND,TIME,
@@ -25,7 +25,7 @@
 #include "base/alloc.h"
 #include "base/text.h"
 #include "import/importer.h"
-#include "import/v8/v8log.h"
+#include "import/v8/v8_tables.h"
 
 #define MAX_FIELDS 8
 
@@ -241,7 +241,7 @@ static int on_library(struct raw *r, const char *f[], const char *fe[], int n)
 	if (!c || !g)
 		return oom(r);
 	unquote(&r->s->name, f[1], fe[1]);
-	v8log_code_set(r->s, c, sbuf_str(&r->s->name), r->s->name.len, "SHARED_LIB", "");
+	v8_code_set(r->s, c, sbuf_str(&r->s->name), r->s->name.len, "SHARED_LIB", "");
 	*g = (struct range){start, end > start ? end : start + 1, ix};
 	return 0;
 }
@@ -265,8 +265,8 @@ static int on_code(struct raw *r, const char *f[], const char *fe[], int n)
 	sbuf_reset(&s->kind);
 	sbuf_put(&s->kind, f[1], (size_t)(fe[1] - f[1]));
 	/* with a function address: a JavaScript function (the preprocessor's type JS) */
-	v8log_code_set(s, c, sbuf_str(&s->name), s->name.len, n >= 8 ? "JS" : "CODE",
-		       sbuf_str(&s->kind));
+	v8_code_set(s, c, sbuf_str(&s->name), s->name.len, n >= 8 ? "JS" : "CODE",
+		    sbuf_str(&s->kind));
 	return dyn_add(r, start, start + (size ? size : 1), ix);
 }
 
@@ -428,7 +428,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	*r = (struct raw){.s = s, .p = in->data, .e = in->data + in->len};
 	rc = read_log(r);
 	if (!rc)
-		rc = v8log_build(s);
+		rc = v8_build(s);
 	builder_lossy(b, r->other, "log lines of other kinds");
 	builder_lossy(b, r->moves, "code moves and deletions (applied; the old places forgotten)");
 	if (!rc && b->status)
@@ -436,7 +436,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 				  pv_strerror(b->status));
 out:
 	if (s)
-		v8log_release(s);
+		v8_release(s);
 	if (r) {
 		vec_free(&r->libs);
 		vec_free(&r->dyn);
