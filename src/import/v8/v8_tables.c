@@ -186,7 +186,13 @@ static pv_frame_ix entry_frame(struct v8 *s, int64_t id)
  * root first, -1 skipped. The entries it shares from the root with the stack before are not
  * looked up again (ticks in a row often share most of their stack).
  */
-pv_stack_ix v8_tick_stack(struct v8 *s, const int64_t *ids, uint32_t n)
+/* Stack entry d (0: the root) of a tick's n entries. */
+static inline int64_t tick_entry(const int64_t *ids, uint32_t n, uint32_t d, bool packed)
+{
+	return packed ? ids[n / 2 - 1 - d] : ids[n - 2 - 2 * (size_t)d];
+}
+
+pv_stack_ix v8_tick_stack(struct v8 *s, const int64_t *ids, uint32_t n, bool packed)
 {
 	uint32_t depth = n / 2, same = 0;
 	if (vec_resize(&s->last_ids, sizeof(int64_t), depth) ||
@@ -196,12 +202,12 @@ pv_stack_ix v8_tick_stack(struct v8 *s, const int64_t *ids, uint32_t n)
 	}
 	int64_t *li = VEC(s->last_ids, int64_t);
 	pv_stack_ix *ls = VEC(s->last_st, pv_stack_ix), st = PV_NONE;
-	while (same < depth && same < s->last_n && li[same] == ids[n - 2 - 2 * (size_t)same])
+	while (same < depth && same < s->last_n && li[same] == tick_entry(ids, n, same, packed))
 		same++;
 	if (same)
 		st = ls[same - 1];
 	for (uint32_t d = same; d < depth; d++) {
-		int64_t id = ids[n - 2 - 2 * (size_t)d];
+		int64_t id = tick_entry(ids, n, d, packed);
 		if (id != -1)
 			st = builder_stack(s->b, st, entry_frame(s, id));
 		li[d] = id;
@@ -234,7 +240,8 @@ int v8_build(struct v8 *s)
 	for (uint32_t i = 0; i < s->ticks.len && !b->status; i++) {
 		uint32_t n = t[i].n;
 		cxx += n - n / 2;
-		pv_stack_ix st = t[i].lazy ? v8_tick_stack(s, ids + t[i].first, n) : t[i].stack;
+		pv_stack_ix st =
+		    t[i].lazy ? v8_tick_stack(s, ids + t[i].first, n, t[i].packed) : t[i].stack;
 		int64_t w = (t[i].tm - last) * 1000;
 		builder_sample(b, th, st, last * 1000, &w);
 		last = t[i].tm;

@@ -25,6 +25,7 @@ struct vtick {
 	pv_stack_ix stack; /* interned as read when the code table came before it */
 	uint32_t first, n; /* its entries (n), into ids when lazy */
 	bool lazy;	   /* read before the code table: interned by build */
+	bool packed;	   /* its ids are the n / 2 code entries only (no offsets) */
 	const char *at;
 	uint32_t order;
 };
@@ -60,9 +61,10 @@ void v8_code_set(struct v8 *s, struct vcode *c, const char *name, size_t len, co
 int v8_build(struct v8 *s);
 /*
  * The stack of a tick's n entries, as speedscope reads them: from ids[n - 2] down by two, the
- * root first, -1 skipped (PV_NONE with b->status set when out of memory).
+ * root first, -1 skipped (PV_NONE with b->status set when out of memory); when packed, ids holds
+ * only the n / 2 code entries, leaf first.
  */
-pv_stack_ix v8_tick_stack(struct v8 *s, const int64_t *ids, uint32_t n);
+pv_stack_ix v8_tick_stack(struct v8 *s, const int64_t *ids, uint32_t n, bool packed);
 /* Frees what the tables hold (not s itself, nor its JSON reader). */
 void v8_release(struct v8 *s);
 

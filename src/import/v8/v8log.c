@@ -78,7 +78,7 @@ static int add_tick(struct v8 *s, struct vtick *x)
 {
 	const int64_t *ids = VEC(s->one, int64_t);
 	if (s->has_code || !x->n) {
-		x->stack = v8_tick_stack(s, ids, x->n);
+		x->stack = v8_tick_stack(s, ids, x->n, false);
 		s->interned |= x->n > 0;
 	} else {
 		x->lazy = true;

@@ -215,17 +215,6 @@ static int64_t resolve(struct raw *r, uint64_t addr)
 	return c == UINT32_MAX ? -1 : (int64_t)c;
 }
 
-static uint64_t code_start(struct raw *r, int64_t c, uint64_t addr)
-{
-	const struct range *l = VEC(r->libs, struct range);
-	for (uint32_t i = 0; i < r->libs.len; i++)
-		if (l[i].code == (uint32_t)c)
-			return l[i].start;
-	uint32_t at;
-	dyn_find(r, addr, &at);
-	return at < r->dyn.len ? VEC(r->dyn, struct range)[at].start : addr;
-}
-
 static int on_library(struct raw *r, const char *f[], const char *fe[], int n)
 {
 	if (n < 4)
@@ -339,24 +328,21 @@ static int on_tick(struct raw *r, const char *f[], const char *fe[], int n, cons
 	if (!t)
 		return oom(r);
 	s->unsorted = true; /* sorted by build, ties in file order */
+	/* the code entries only: the offsets the preprocessor adds are not kept (a lossy line) */
 	*t = (struct vtick){.tm = (int64_t)tm,
 			    .stack = PV_NONE,
 			    .lazy = true,
+			    .packed = true,
 			    .first = s->ids.len,
 			    .n = 2 * r->stack.len,
 			    .at = r->line,
 			    .order = s->ticks.len - 1};
-	for (uint32_t i = 0; i < r->stack.len; i++) {
-		uint64_t x = VEC(r->stack, uint64_t)[i];
-		int64_t c = resolve(r, x);
-		int64_t *id = vec_push(&s->ids, sizeof(int64_t));
-		int64_t *off = id ? vec_push(&s->ids, sizeof(int64_t)) : NULL;
-		if (!off)
-			return oom(r);
-		id = &VEC(s->ids, int64_t)[s->ids.len - 2];
-		*id = c;
-		*off = (int64_t)(c < 0 ? x : x - code_start(r, c, x));
-	}
+	uint32_t first = s->ids.len;
+	if (vec_resize(&s->ids, sizeof(int64_t), first + r->stack.len))
+		return oom(r);
+	int64_t *id = VEC(s->ids, int64_t) + first;
+	for (uint32_t i = 0; i < r->stack.len; i++)
+		id[i] = resolve(r, VEC(r->stack, uint64_t)[i]);
 	return 0;
 }
 
