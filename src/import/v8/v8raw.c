@@ -152,19 +152,19 @@ static struct vcode *new_code(struct raw *r, uint32_t *ix)
 	return c;
 }
 
-/* The first dynamic range ending after addr. */
+/* The first dynamic range ending after addr (a binary search without branches to mispredict). */
 static uint32_t dyn_after(struct raw *r, uint64_t addr)
 {
 	const struct range *d = VEC(r->dyn, struct range);
-	uint32_t lo = 0, hi = r->dyn.len;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (d[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	uint32_t base = 0, n = r->dyn.len;
+	if (!n)
+		return 0;
+	while (n > 1) {
+		uint32_t half = n / 2;
+		base = d[base + half].end <= addr ? base + half : base;
+		n -= half;
 	}
-	return lo;
+	return base + (d[base].end <= addr);
 }
 
 /* Code at [start, end): the ranges it covers are dropped, as V8's code map drops them. */
