@@ -90,16 +90,14 @@ static int number(struct raw *r, const char *f, const char *fe, uint64_t *v, con
 	uint64_t x = 0;
 	const char *q = f;
 	bool hex = fe - f > 2 && f[0] == '0' && (f[1] == 'x' || f[1] == 'X');
+	unsigned base = hex ? 16 : 10;
 	if (hex)
 		q += 2;
 	for (; q < fe; q++) {
-		int d = text_is_digit(*q)		? *q - '0'
-			: hex && *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
-			: hex && *q >= 'A' && *q <= 'F' ? *q - 'A' + 10
-							: -1;
-		if (d < 0 || x > (UINT64_MAX >> 4))
+		int d = text_hex_digit(*q);
+		if (d < 0 || (unsigned)d >= base || x > (UINT64_MAX >> 4))
 			break;
-		x = x * (hex ? 16 : 10) + (uint64_t)d;
+		x = x * base + (unsigned)d;
 	}
 	if (q != fe || fe == f || (hex && fe == f + 2))
 		return fail(r, f, "expected %s (a number), found '%.*s'", what,
