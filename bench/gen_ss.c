@@ -6,10 +6,10 @@
  *   gen-ss FORMAT SIZE_MB OUT [SEED]
  *
  * FORMAT: stackprof (wall mode), pmcstat (pmcstat -G), ghc (+RTS -pj), papyrus (a stack log),
- * safari (a timeline recording), v8log (node --prof-process --preprocess). SIZE_MB is in units
- * of 1,000,000 bytes (the output is within a few kB of it). Each file has 2,000 functions
- * called along a fixed random call graph of 8 callees each, to stacks 4 to 40 deep, as the
- * readers see in real files; the same arguments give the same bytes on every run.
+ * safari (a timeline recording), v8log (node --prof-process --preprocess), v8raw (node --prof).
+ * SIZE_MB is in units of 1,000,000 bytes (the output is within a few kB of it). Each file has 2,000
+ * functions called along a fixed random call graph of 8 callees each, to stacks 4 to 40 deep, as
+ * the readers see in real files; the same arguments give the same bytes on every run.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -216,11 +216,39 @@ static void gen_v8log(FILE *o, long long budget)
 	fprintf(o, "]}\n");
 }
 
+/* A raw `node --prof` log: code of every function at its own address, ticks in it. */
+static void gen_v8raw(FILE *o, long long budget)
+{
+	long long w =
+	    fprintf(o, "v8-version,6,0,287,53,0\n"
+		       "shared-library,\"/usr/local/bin/node\",0x100003200,0x1008b3cba,0\n");
+	for (uint32_t f = 0; f < NFUNC; f++)
+		w += fprintf(o,
+			     "code-creation,LazyCompile,10,%u,0x%" PRIx64 ",%u,\"fn%u "
+			     "/app/m%u.js:%u:%u\",0x%" PRIx64 ",~\n",
+			     1000 + f, (uint64_t)0x3a8437e00000 + f * 0x1000, 0x800, f, f % 97,
+			     10 + f, 3, (uint64_t)0x2b0000000000 + f * 0x40);
+	uint32_t s[MAXD];
+	long long tm = 5000;
+	while (w < budget) {
+		int d = stack(s);
+		tm += 900 + below(200);
+		uint64_t pc = 0x3a8437e00000 + (uint64_t)s[d - 1] * 0x1000 + below(0x800);
+		w += fprintf(o, "tick,0x%" PRIx64 ",%lld,0,0x0,0", pc, tm);
+		for (int i = d - 2; i >= 0; i--)
+			w += fprintf(o, ",0x%" PRIx64,
+				     (uint64_t)0x3a8437e00000 + (uint64_t)s[i] * 0x1000 +
+					 below(0x800));
+		w += fprintf(o, "\n");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: gen-ss stackprof|pmcstat|ghc|papyrus|safari|v8log SIZE_MB "
-				"OUT [SEED]\n");
+		fprintf(stderr,
+			"usage: gen-ss stackprof|pmcstat|ghc|papyrus|safari|v8log|v8raw SIZE_MB "
+			"OUT [SEED]\n");
 		return 2;
 	}
 	long long budget = atoll(argv[2]) * 1000000LL;
@@ -246,6 +274,8 @@ int main(int argc, char **argv)
 		gen_safari(o, budget);
 	else if (strcmp(f, "v8log") == 0)
 		gen_v8log(o, budget);
+	else if (strcmp(f, "v8raw") == 0)
+		gen_v8raw(o, budget);
 	else {
 		fprintf(stderr, "gen-ss: unknown format %s\n", f);
 		return 2;

@@ -238,6 +238,9 @@ static int build(struct ghc *s)
 	pv_thread_ix th =
 	    builder_thread(b, builder_cstr(b, s->program.len ? sbuf_str(&s->program) : "haskell"),
 			   PV_ID_NONE, PV_ID_NONE, 0);
+	/* a stack and at most a sample per node: the tables made once, not grown */
+	builder_stacks_reserve(b, s->nodes.len);
+	builder_samples_room(b, s->nodes.len);
 	const struct gnode *n = VEC(s->nodes, struct gnode);
 	const pv_frame_ix *cf = VEC(s->centres, pv_frame_ix);
 	/* open nodes by depth: their stacks and rows, emitted after their children */

@@ -36,8 +36,7 @@ struct pline {
 	enum pev ev;
 	int64_t stack;
 	const char *line, *ev_s, *ev_e, *name, *name_e, *form, *form_e;
-	uint64_t no; /* line number */
-	bool done;   /* taken by a PUSH's look-ahead */
+	bool done; /* taken by a PUSH's look-ahead */
 };
 
 struct pframe {
@@ -51,7 +50,11 @@ struct pap {
 	struct pv_error *err;
 	struct pv_builder *b;
 	pv_thread_ix th;
-	struct vec lines;  /* struct pline */
+	struct vec lines;  /* struct pline: a queue of the lines read and not yet taken */
+	const char *next;  /* the next line to read */
+	bool started;	   /* the first line's time is known */
+	int64_t start;	   /* the first line's time */
+	struct pline last; /* the last line read */
 	struct vec fstack; /* struct pframe */
 	pv_stack_ix stack; /* the builder's stack of fstack */
 	int64_t last_value, last_event_at;
@@ -206,86 +209,181 @@ static bool parse_int(const char *p, const char *e, int64_t *out)
 	return true;
 }
 
-/* Splits the lines that speedscope keeps; 0 or an error. */
-static int read_lines(struct pap *s)
+/* Whether speedscope skips the line [p, p + len) before splitting it. */
+static bool skipped(const char *p, size_t len)
 {
-	const char *p = s->in->data, *end = p + s->in->len;
-	bool first = true;
-	int64_t start = 0;
-	for (uint64_t no = 1; p < end; no++) {
-		const char *e = text_line_end(p, end), *next = e < end ? e + 1 : end;
-		size_t len = (size_t)(e - p);
-		if (len && p[len - 1] == '\r')
+	return !len || text_eq(p, p + len, "Log closed") || memmem(p, len, "log opened", 10);
+}
+
+/* The next line [*p, *le) at s->next that speedscope keeps, s->next past it; false at the end. */
+static bool next_kept(struct pap *s, const char **p, const char **le)
+{
+	const char *end = s->in->data + s->in->len;
+	while (s->next < end) {
+		const char *q = s->next, *e = text_line_end(q, end);
+		s->next = e < end ? e + 1 : end;
+		size_t len = (size_t)(e - q);
+		if (len && q[len - 1] == '\r')
 			len--;
-		const char *le = p + len;
-		if (!len || text_eq(p, le, "Log closed") || memmem(p, len, "log opened", 10)) {
-			p = next;
-			continue;
+		if (!skipped(q, len)) {
+			*p = q;
+			*le = q + len;
+			return true;
 		}
-		const char *f[7];
-		int nf = 0;
-		f[nf++] = p;
-		for (const char *q = p; q < le && nf < 7; q++)
-			if (*q == ':')
-				f[nf++] = q + 1;
-		struct pline *l = vec_push(&s->lines, sizeof(*l));
-		if (!l)
-			return pv_error_set(s->err, PV_ENOMEM, "%s: out of memory", s->in->name);
-		memset(l, 0, sizeof(*l));
-		l->line = p;
-		l->no = no;
-		l->ev = EV_OTHER;
-		if (nf < 3) { /* parseLine's null */
-			l->ev_s = NULL;
-			p = next;
-			continue;
-		}
-		int64_t at;
-		if (!parse_int(p, f[1] - 1, &at))
-			return input_fail(s->in, s->err, PV_EPARSE, p,
-					  "expected a time in ms at the start of the line");
-		if (first)
-			start = at;
-		first = false;
-		l->at = at - start;
-		if (l->at > PV_TIME_MAX / 1000000 || l->at < -PV_TIME_MAX / 1000000)
-			return input_fail(s->in, s->err, PV_EPARSE, p,
-					  "time out of range from the first line's");
-		l->ev_s = f[1];
-		l->ev_e = f[2] - 1;
-		if (!parse_int(f[2], nf > 3 ? f[3] - 1 : le, &l->stack))
-			l->stack = INT64_MIN; /* NaN: no stack is ever this one */
-		if (nf > 5) {
-			l->form = f[4];
-			l->form_e = f[5] - 1;
-			l->name = f[5];
-			l->name_e = nf > 6 ? f[6] - 1 : le;
-		}
-		if (text_eq(l->ev_s, l->ev_e, "PUSH"))
-			l->ev = EV_PUSH;
-		else if (text_eq(l->ev_s, l->ev_e, "POP"))
-			l->ev = EV_POP;
-		else if (text_eq(l->ev_s, l->ev_e, "QUEUE_PUSH"))
-			l->ev = EV_QUEUE_PUSH;
-		p = next;
 	}
-	const struct pline *ls = VEC(s->lines, struct pline);
-	if (!s->lines.len)
+	return false;
+}
+
+/* Splits [p, le) at its first six ':' into f: how many fields (at most 7). */
+static int split(const char *p, const char *le, const char *f[7])
+{
+	int nf = 0;
+	f[nf++] = p;
+	for (const char *q = p; q < le && nf < 7; q++)
+		if (*q == ':')
+			f[nf++] = q + 1;
+	return nf;
+}
+
+/*
+ * Reads the next kept line onto the end of the queue (*got false at the end of the log); 0 or an
+ * error. Lines are read as they are taken, so only those of one time are held at once.
+ */
+static int queue_line(struct pap *s, bool *got)
+{
+	const char *p, *le, *f[7];
+	*got = next_kept(s, &p, &le);
+	if (!*got)
+		return 0;
+	int nf = split(p, le, f);
+	struct pline *l = vec_push(&s->lines, sizeof(*l));
+	if (!l)
+		return pv_error_set(s->err, PV_ENOMEM, "%s: out of memory", s->in->name);
+	memset(l, 0, sizeof(*l));
+	l->line = p;
+	l->ev = EV_OTHER;
+	if (nf < 3) /* parseLine's null */
+		return 0;
+	int64_t at;
+	if (!parse_int(p, f[1] - 1, &at))
+		return input_fail(s->in, s->err, PV_EPARSE, p,
+				  "expected a time in ms at the start of the line");
+	if (!s->started)
+		s->start = at;
+	s->started = true;
+	l->at = at - s->start;
+	if (l->at > PV_TIME_MAX / 1000000 || l->at < -PV_TIME_MAX / 1000000)
+		return input_fail(s->in, s->err, PV_EPARSE, p,
+				  "time out of range from the first line's");
+	l->ev_s = f[1];
+	l->ev_e = f[2] - 1;
+	if (!parse_int(f[2], nf > 3 ? f[3] - 1 : le, &l->stack))
+		l->stack = INT64_MIN; /* NaN: no stack is ever this one */
+	if (nf > 5) {
+		l->form = f[4];
+		l->form_e = f[5] - 1;
+		l->name = f[5];
+		l->name_e = nf > 6 ? f[6] - 1 : le;
+	}
+	if (text_eq(l->ev_s, l->ev_e, "PUSH"))
+		l->ev = EV_PUSH;
+	else if (text_eq(l->ev_s, l->ev_e, "POP"))
+		l->ev = EV_POP;
+	else if (text_eq(l->ev_s, l->ev_e, "QUEUE_PUSH"))
+		l->ev = EV_QUEUE_PUSH;
+	s->last = *l;
+	return 0;
+}
+
+/* The log's first and last kept lines are event lines (TIME:EVENT:STACK); 0 or an error. */
+static int check_ends(struct pap *s)
+{
+	const char *d = s->in->data, *e = d + s->in->len, *f[7];
+	const char *p, *le;
+	if (!next_kept(s, &p, &le))
 		return input_fail(s->in, s->err, PV_EPARSE, NULL,
 				  "no event line (TIME:EVENT:STACK) in the log");
-	if (!ls[0].ev_s)
-		return input_fail(s->in, s->err, PV_EPARSE, ls[0].line,
+	if (split(p, le, f) < 3)
+		return input_fail(s->in, s->err, PV_EPARSE, p,
 				  "expected TIME:EVENT:STACK on the log's first line");
-	if (!ls[s->lines.len - 1].ev_s)
-		return input_fail(s->in, s->err, PV_EPARSE, ls[s->lines.len - 1].line,
-				  "expected TIME:EVENT:STACK on the log's last line");
+	s->next = d;
+	/* the last: from the end back, line by line (a final newline ends the last line) */
+	const char *q = e > d && e[-1] == '\n' ? e - 1 : e;
+	for (;;) {
+		const char *b = q;
+		while (b > d && b[-1] != '\n')
+			b--;
+		size_t len = (size_t)(q - b);
+		if (len && b[len - 1] == '\r')
+			len--;
+		if (!skipped(b, len))
+			return split(b, b + len, f) < 3
+				   ? input_fail(s->in, s->err, PV_EPARSE, b,
+						"expected TIME:EVENT:STACK on the log's last line")
+				   : 0;
+		if (b == d)
+			return 0;
+		q = b - 1;
+	}
+}
+
+/*
+ * The PUSH line at row i of the queue, entered: a POP of it at the same time, among the lines of
+ * that time (read into the queue as needed), is taken at once.
+ */
+static int take_pop(struct pap *s, uint32_t i)
+{
+	int rc;
+	for (uint32_t k = i + 1;; k++) {
+		bool got = true;
+		if (k == s->lines.len && (rc = queue_line(s, &got)))
+			return rc;
+		if (!got)
+			return 0;
+		const struct pline *l = &VEC(s->lines, struct pline)[i];
+		struct pline *lk = &VEC(s->lines, struct pline)[k];
+		if (!lk->ev_s || lk->at != l->at)
+			return 0;
+		if (lk->done)
+			continue;
+		if (lk->ev == EV_POP && lk->name && lk->stack == l->stack &&
+		    l->stack != INT64_MIN && lk->name_e - lk->name == l->name_e - l->name &&
+		    memcmp(lk->name, l->name, (size_t)(l->name_e - l->name)) == 0) {
+			if ((rc = try_leave(s, lk)))
+				return rc;
+			VEC(s->lines, struct pline)[k].done = true;
+			return 0;
+		}
+	}
+}
+
+/* One line taken from the queue at row i. */
+static int take(struct pap *s, uint32_t i)
+{
+	struct pline l = VEC(s->lines, struct pline)[i];
+	if (!l.ev_s || l.done)
+		return 0;
+	if ((l.ev == EV_PUSH || l.ev == EV_POP) && !l.name) {
+		s->other++;
+		return 0;
+	}
+	if (l.form && l.form_e > l.form && l.ev == EV_PUSH)
+		s->forms++;
+	if (l.ev == EV_PUSH) {
+		int rc = enter(s, &l, l.at);
+		return rc ? rc : take_pop(s, i);
+	}
+	if (l.ev == EV_POP)
+		return try_leave(s, &l);
+	marker(s, &l);
 	return 0;
 }
 
 static int run(struct pap *s)
 {
 	struct pv_builder *b = s->b;
-	int rc = read_lines(s);
+	s->next = s->in->data;
+	int rc = check_ends(s);
 	if (rc)
 		return rc;
 	/* the thread: "Stack_3185" of "Stack_3185 log opened (PC)" */
@@ -297,44 +395,20 @@ static int run(struct pap *s)
 	builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
 	b->p->meta.product = builder_cstr(b, "Papyrus");
 	s->stack = PV_NONE;
-	struct pline *ls = VEC(s->lines, struct pline);
-	uint32_t n = s->lines.len;
-	for (uint32_t i = 0; i < n && !b->status; i++) {
-		struct pline *l = &ls[i];
-		if (!l->ev_s || l->done)
-			continue;
-		if ((l->ev == EV_PUSH || l->ev == EV_POP) && !l->name) {
-			s->other++;
-			continue;
-		}
-		if (l->form && l->form_e > l->form && l->ev == EV_PUSH)
-			s->forms++;
-		if (l->ev == EV_PUSH) {
-			if ((rc = enter(s, l, l->at)))
+	for (uint32_t head = 0; !b->status; head++) {
+		if (head == s->lines.len) { /* all taken: the queue starts again */
+			bool got;
+			s->lines.len = 0;
+			head = 0;
+			if ((rc = queue_line(s, &got)))
 				return rc;
-			/* a POP of it at the same time, among the lines of that time: taken now */
-			for (uint32_t k = i + 1; k < n && ls[k].ev_s && ls[k].at == l->at; k++) {
-				if (ls[k].done)
-					continue;
-				if (ls[k].ev == EV_POP && ls[k].name && ls[k].stack == l->stack &&
-				    l->stack != INT64_MIN &&
-				    ls[k].name_e - ls[k].name == l->name_e - l->name &&
-				    memcmp(ls[k].name, l->name, (size_t)(l->name_e - l->name)) ==
-					0) {
-					if ((rc = try_leave(s, &ls[k])))
-						return rc;
-					ls[k].done = true;
-					break;
-				}
-			}
-		} else if (l->ev == EV_POP) {
-			if ((rc = try_leave(s, l)))
-				return rc;
-		} else {
-			marker(s, l);
+			if (!got)
+				break;
 		}
+		if ((rc = take(s, head)))
+			return rc;
 	}
-	const struct pline *last = &ls[n - 1];
+	const struct pline *last = &s->last;
 	while (s->fstack.len && !b->status)
 		if ((rc = leave(s, last, last->at)))
 			return rc;

@@ -428,14 +428,98 @@ static int reread(struct ss *s, const char *at, struct sprof *p,
 	return rc;
 }
 
+/* What read_profile keeps of a profile's members until it has read them all. */
+struct pread {
+	struct sprof p;
+	struct json_tok start_tok, end_tok;
+	const char *weights_at, *events_at; /* read before 'unit': read again after */
+	bool has_unit, has_type, has_start, has_end, unknown_type;
+};
+
+/* The value of the 'unit' member. */
+static int read_unit(struct ss *s, struct pread *r)
+{
+	struct json_tok v;
+	int rc = json_expect(&s->j, &v, JSON_STRING, "a 'unit' (a string)");
+	if (rc)
+		return rc;
+	r->has_unit = true;
+	r->p.unit = U_UNKNOWN;
+	for (int u = 0; u < U_UNKNOWN; u++)
+		if (json_is(&v, units[u].name))
+			r->p.unit = (enum unit)u;
+	if (r->p.unit == U_UNKNOWN) {
+		s->unknown_unit++;
+		r->p.unit = U_NONE;
+	}
+	return 0;
+}
+
+/* The value of 'weights' or 'events' (fn): read now when the unit is known, else its place. */
+static int read_or_defer(struct ss *s, struct pread *r, const char **at,
+			 int (*fn)(struct ss *, struct json *, struct sprof *))
+{
+	if (r->has_unit)
+		return fn(s, &s->j, &r->p);
+	struct json_tok v;
+	int rc = json_next(&s->j, &v);
+	if (rc)
+		return rc;
+	*at = v.s;
+	return json_skip(&s->j, &v);
+}
+
+/* The value of a profile's member t. */
+static int read_profile_member(struct ss *s, struct pread *r, const struct json_tok *t)
+{
+	struct json *j = &s->j;
+	struct json_tok v;
+	int rc;
+	if (json_is(t, "type")) {
+		if ((rc = json_expect(j, &v, JSON_STRING, "a profile 'type' (a string)")))
+			return rc;
+		r->has_type = true;
+		if (json_is(&v, "evented"))
+			r->p.evented = true;
+		else if (!json_is(&v, "sampled"))
+			r->unknown_type = true;
+		return 0;
+	}
+	if (json_is(t, "name")) {
+		if ((rc = json_next(j, &v)))
+			return rc;
+		if (v.kind != JSON_STRING)
+			return json_skip(j, &v);
+		if ((rc = json_text(j, &v, &s->tmp)))
+			return rc;
+		r->p.name = builder_str(s->b, s->tmp.buf, s->tmp.len);
+		return 0;
+	}
+	if (json_is(t, "unit"))
+		return read_unit(s, r);
+	if (json_is(t, "startValue") || json_is(t, "endValue")) {
+		bool st = t->s[0] == 's';
+		if ((rc = json_expect(j, &v, JSON_NUMBER,
+				      st ? "'startValue' (a number)" : "'endValue' (a number)")))
+			return rc;
+		*(st ? &r->start_tok : &r->end_tok) = v;
+		*(st ? &r->has_start : &r->has_end) = true;
+		return 0;
+	}
+	if (json_is(t, "samples"))
+		return read_samples(s, j, &r->p);
+	if (json_is(t, "weights"))
+		return read_or_defer(s, r, &r->weights_at, read_weights);
+	if (json_is(t, "events"))
+		return read_or_defer(s, r, &r->events_at, read_events);
+	return json_skip_value(j);
+}
+
 static int read_profile(struct ss *s)
 {
 	struct json *j = &s->j;
-	struct sprof p = {.start = INT64_MIN, .end = INT64_MIN, .unit = U_NONE};
-	struct json_tok start_tok = {0}, end_tok = {0};
-	const char *weights_at = NULL, *events_at = NULL;
-	bool has_unit = false, has_type = false, has_start = false, has_end = false;
-	bool unknown_type = false;
+	struct pread r = {.p = {.start = INT64_MIN, .end = INT64_MIN, .unit = U_NONE}};
+	struct sprof *p = &r.p;
 	int rc = 0;
 	struct json_tok t;
 	for (;;) {
@@ -443,97 +527,35 @@ static int read_profile(struct ss *s)
 			return rc;
 		if (t.kind == JSON_END)
 			break;
-		struct json_tok v;
-		if (json_is(&t, "type")) {
-			if ((rc = json_expect(j, &v, JSON_STRING, "a profile 'type' (a string)")))
-				return rc;
-			has_type = true;
-			if (json_is(&v, "evented"))
-				p.evented = true;
-			else if (!json_is(&v, "sampled"))
-				unknown_type = true;
-		} else if (json_is(&t, "name")) {
-			if ((rc = json_next(j, &v)))
-				return rc;
-			if (v.kind == JSON_STRING) {
-				if ((rc = json_text(j, &v, &s->tmp)))
-					return rc;
-				p.name = builder_str(s->b, s->tmp.buf, s->tmp.len);
-			} else if ((rc = json_skip(j, &v))) {
-				return rc;
-			}
-		} else if (json_is(&t, "unit")) {
-			if ((rc = json_expect(j, &v, JSON_STRING, "a 'unit' (a string)")))
-				return rc;
-			has_unit = true;
-			p.unit = U_UNKNOWN;
-			for (int u = 0; u < U_UNKNOWN; u++)
-				if (json_is(&v, units[u].name))
-					p.unit = (enum unit)u;
-			if (p.unit == U_UNKNOWN) {
-				s->unknown_unit++;
-				p.unit = U_NONE;
-			}
-		} else if (json_is(&t, "startValue") || json_is(&t, "endValue")) {
-			bool st = t.s[0] == 's';
-			if ((rc = json_expect(j, &v, JSON_NUMBER,
-					      st ? "'startValue' (a number)"
-						 : "'endValue' (a number)")))
-				return rc;
-			*(st ? &start_tok : &end_tok) = v;
-			*(st ? &has_start : &has_end) = true;
-		} else if (json_is(&t, "samples")) {
-			rc = read_samples(s, j, &p);
-		} else if (json_is(&t, "weights")) {
-			if (has_unit) {
-				rc = read_weights(s, j, &p);
-			} else {
-				if ((rc = json_next(j, &v)))
-					return rc;
-				weights_at = v.s;
-				rc = json_skip(j, &v);
-			}
-		} else if (json_is(&t, "events")) {
-			if (has_unit) {
-				rc = read_events(s, j, &p);
-			} else {
-				if ((rc = json_next(j, &v)))
-					return rc;
-				events_at = v.s;
-				rc = json_skip(j, &v);
-			}
-		} else {
-			rc = json_skip_value(j);
-		}
-		if (rc)
+		if ((rc = read_profile_member(s, &r, &t)))
 			return rc;
 	}
-	if (!has_type)
+	if (!r.has_type)
 		return json_fail_at(j, &t, "a profile without a 'type'");
-	if (unknown_type) {
+	if (r.unknown_type) {
 		s->unknown_type++;
 		return 0;
 	}
-	if (weights_at && (rc = reread(s, weights_at, &p, read_weights)))
+	if (r.weights_at && (rc = reread(s, r.weights_at, p, read_weights)))
 		return rc;
-	if (events_at && (rc = reread(s, events_at, &p, read_events)))
+	if (r.events_at && (rc = reread(s, r.events_at, p, read_events)))
 		return rc;
-	if (has_start && (rc = unit_value(j, &start_tok, p.unit, &p.start)))
+	if (r.has_start && (rc = unit_value(j, &r.start_tok, p->unit, &p->start)))
 		return rc;
-	if (has_end && (rc = unit_value(j, &end_tok, p.unit, &p.end)))
+	if (r.has_end && (rc = unit_value(j, &r.end_tok, p->unit, &p->end)))
 		return rc;
-	if (!p.evented) {
-		if (p.has_weights && p.w_count != p.s_count)
+	if (!p->evented) {
+		if (p->has_weights && p->w_count != p->s_count)
 			return json_fail_at(j, &t,
 					    "a sampled profile with %u samples and %u weights",
-					    p.s_count, p.w_count);
-		if (!p.has_weights && p.s_count)
-			s->no_weights += p.s_count;
+					    p->s_count, p->w_count);
+		if (!p->has_weights && p->s_count)
+			s->no_weights += p->s_count;
 	}
 	struct sprof *slot = vec_push(&s->profs, sizeof(*slot));
 	if (!slot)
 		return oom(s);
-	*slot = p;
+	*slot = *p;
 	return 0;
 }
 
@@ -613,14 +635,10 @@ static int read_top(struct ss *s)
 
 /* ---- building ---- */
 
-static int build(struct ss *s)
+/* Frame indexes read before shared.frames: each must name one of them. */
+static int check_frames(struct ss *s)
 {
-	struct pv_builder *b = s->b;
-	uint32_t np = s->profs.len, nf = s->frames.len;
-	const struct sprof *profs = VEC(s->profs, struct sprof);
-	const pv_frame_ix *frames = VEC(s->frames, pv_frame_ix);
-
-	/* frame indexes read before shared.frames */
+	uint32_t nf = s->frames.len;
 	const uint32_t *sf = VEC(s->sframes, uint32_t);
 	for (uint32_t i = 0; i < s->sframes.len; i++)
 		if (sf[i] >= nf)
@@ -633,19 +651,26 @@ static int build(struct ss *s)
 			return pv_error_set(s->err, PV_EPARSE,
 					    "%s: an event names frame %u, shared.frames has %u",
 					    s->in->name, ev[i].frame, nf);
+	return 0;
+}
 
-	/* metrics in the order their units first appear */
-	pv_metric_ix metric[NR_METRICS] = {PV_NONE, PV_NONE, PV_NONE};
+/*
+ * The metrics, in the order their units first appear (into metric), the default one the first
+ * profile's; returns the time all timed profiles are measured from (the earliest start).
+ */
+static int64_t make_metrics(struct ss *s, pv_metric_ix metric[NR_METRICS])
+{
+	struct pv_builder *b = s->b;
+	uint32_t np = s->profs.len;
+	const struct sprof *profs = VEC(s->profs, struct sprof);
+	const struct sevent *ev = VEC(s->events, struct sevent);
 	static const char *const mname[NR_METRICS] = {"samples", "time", "bytes"};
 	static const enum pv_unit munit[NR_METRICS] = {PV_UNIT_COUNT, PV_UNIT_NS, PV_UNIT_BYTES};
-	uint32_t nmetrics = 0;
 	int64_t zero = INT64_MIN;
 	for (uint32_t i = 0; i < np; i++) {
 		int m = unit_metric(profs[i].unit);
-		if (metric[m] == PV_NONE) {
+		if (metric[m] == PV_NONE)
 			metric[m] = builder_metric(b, builder_cstr(b, mname[m]), munit[m]);
-			nmetrics++;
-		}
 		if (unit_is_time(profs[i].unit)) {
 			int64_t t = profs[i].start;
 			if (t == INT64_MIN)
@@ -657,67 +682,94 @@ static int build(struct ss *s)
 	}
 	if (np)
 		b->p->meta.default_metric = metric[unit_metric(profs[0].unit)];
-	if (zero == INT64_MIN)
-		zero = 0;
-	int64_t w[NR_METRICS] = {0};
+	return zero == INT64_MIN ? 0 : zero;
+}
 
-	for (uint32_t i = 0; i < np && !b->status; i++) {
+static int out_of_range(struct ss *s)
+{
+	return pv_error_set(s->err, PV_ELIMIT, "%s: times out of range", s->in->name);
+}
+
+/* A sampled profile's samples on thread th, weighing metric m, times from zero. */
+static int build_sampled(struct ss *s, const struct sprof *p, pv_thread_ix th, pv_metric_ix m,
+			 int64_t zero)
+{
+	struct pv_builder *b = s->b;
+	const pv_frame_ix *frames = VEC(s->frames, pv_frame_ix);
+	const uint32_t *sf = VEC(s->sframes, uint32_t);
+	const uint32_t *off = VEC(s->s_off, uint32_t) + p->s_first;
+	const int64_t *wt = p->w_count ? VEC(s->weights, int64_t) + p->w_first : NULL;
+	bool timed = unit_is_time(p->unit);
+	int64_t t = p->start != INT64_MIN ? p->start : 0;
+	int64_t w[NR_METRICS] = {0};
+	for (uint32_t k = 0; k < p->s_count && !b->status; k++) {
+		pv_stack_ix st = PV_NONE;
+		for (uint32_t f = off[k]; f < off[k + 1]; f++)
+			st = builder_stack(b, st, frames[sf[f]]);
+		int64_t wk = p->has_weights ? wt[k] : 1;
+		w[m] = wk;
+		int64_t time = PV_TIME_NONE;
+		if (timed && __builtin_sub_overflow(t, zero, &time))
+			return out_of_range(s);
+		builder_sample(b, th, st, time, w);
+		if (timed && __builtin_add_overflow(t, wk, &t))
+			return out_of_range(s);
+	}
+	return 0;
+}
+
+/* An evented profile: a sample per stretch between events with a frame open. */
+static int build_evented(struct ss *s, const struct sprof *p, pv_thread_ix th, pv_metric_ix m,
+			 int64_t zero)
+{
+	struct pv_builder *b = s->b;
+	const pv_frame_ix *frames = VEC(s->frames, pv_frame_ix);
+	const struct sevent *ev = VEC(s->events, struct sevent);
+	const struct pv_stacks *stacks = &b->p->stacks;
+	bool timed = unit_is_time(p->unit);
+	int64_t w[NR_METRICS] = {0};
+	pv_stack_ix st = PV_NONE;
+	for (uint32_t k = 0; k < p->e_count && !b->status; k++) {
+		const struct sevent *e = &ev[p->e_first + k];
+		if (k > 0 && st != PV_NONE) {
+			int64_t prev = ev[p->e_first + k - 1].at, len;
+			if (__builtin_sub_overflow(e->at, prev, &len))
+				return out_of_range(s);
+			if (len > 0) {
+				w[m] = len;
+				int64_t time = PV_TIME_NONE;
+				if (timed && __builtin_sub_overflow(prev, zero, &time))
+					return out_of_range(s);
+				builder_sample(b, th, st, time, w);
+			}
+		}
+		if (e->open)
+			st = builder_stack(b, st, frames[e->frame]);
+		else if (st != PV_NONE && st < stacks->len)
+			st = stacks->prefix[st];
+	}
+	return 0;
+}
+
+static int build(struct ss *s)
+{
+	struct pv_builder *b = s->b;
+	int rc = check_frames(s);
+	if (rc)
+		return rc;
+	pv_metric_ix metric[NR_METRICS] = {PV_NONE, PV_NONE, PV_NONE};
+	int64_t zero = make_metrics(s, metric);
+	const struct sprof *profs = VEC(s->profs, struct sprof);
+	for (uint32_t i = 0; i < s->profs.len && !b->status; i++) {
 		const struct sprof *p = &profs[i];
 		pv_thread_ix th = builder_thread(b, p->name, PV_ID_NONE, PV_ID_NONE, 0);
 		pv_metric_ix m = metric[unit_metric(p->unit)];
-		bool timed = unit_is_time(p->unit);
-		int64_t t = p->start != INT64_MIN ? p->start : 0;
-		memset(w, 0, sizeof(w));
-		if (!p->evented) {
-			if (!p->s_count)
-				continue;
-			const uint32_t *off = VEC(s->s_off, uint32_t) + p->s_first;
-			const int64_t *wt =
-			    p->w_count ? VEC(s->weights, int64_t) + p->w_first : NULL;
-			for (uint32_t k = 0; k < p->s_count && !b->status; k++) {
-				pv_stack_ix st = PV_NONE;
-				for (uint32_t f = off[k]; f < off[k + 1]; f++)
-					st = builder_stack(b, st, frames[sf[f]]);
-				int64_t wk = p->has_weights ? wt[k] : 1;
-				w[m] = wk;
-				int64_t time = PV_TIME_NONE;
-				if (timed && __builtin_sub_overflow(t, zero, &time))
-					return pv_error_set(s->err, PV_ELIMIT,
-							    "%s: times out of range", s->in->name);
-				builder_sample(b, th, st, time, w);
-				if (timed && __builtin_add_overflow(t, wk, &t))
-					return pv_error_set(s->err, PV_ELIMIT,
-							    "%s: times out of range", s->in->name);
-			}
-			continue;
-		}
-		/* evented: a sample per stretch between events with a frame open */
-		pv_stack_ix st = PV_NONE;
-		const struct pv_stacks *stacks = &b->p->stacks;
-		for (uint32_t k = 0; k < p->e_count && !b->status; k++) {
-			const struct sevent *e = &ev[p->e_first + k];
-			if (k > 0 && st != PV_NONE) {
-				int64_t prev = ev[p->e_first + k - 1].at, len;
-				if (__builtin_sub_overflow(e->at, prev, &len))
-					return pv_error_set(s->err, PV_ELIMIT,
-							    "%s: times out of range", s->in->name);
-				if (len > 0) {
-					w[m] = len;
-					int64_t time = PV_TIME_NONE;
-					if (timed && __builtin_sub_overflow(prev, zero, &time))
-						return pv_error_set(s->err, PV_ELIMIT,
-								    "%s: times out of range",
-								    s->in->name);
-					builder_sample(b, th, st, time, w);
-				}
-			}
-			if (e->open)
-				st = builder_stack(b, st, frames[e->frame]);
-			else if (st != PV_NONE && st < stacks->len)
-				st = stacks->prefix[st];
-		}
+		rc = p->evented	  ? build_evented(s, p, th, m, zero)
+		     : p->s_count ? build_sampled(s, p, th, m, zero)
+				  : 0;
+		if (rc)
+			return rc;
 	}
-	(void)nmetrics;
 	if (s->exporter)
 		b->p->meta.product = s->exporter;
 	if (s->version)

@@ -1,7 +1,7 @@
 /*
  * v8raw.c - V8's raw `--prof` logs (`node --prof script.js` writes isolate-0x...-v8.log), read as
  * Node's tick processor reads them (`node --prof-process`), into the tables of the preprocessed
- * JSON (v8log.h), which v8log_build turns into the profile the same way for both.
+ * JSON (v8_tables.h), which v8_build turns into the profile the same way for both.
  *
  * Lines (comma-separated, names quoted with backslash escapes): `shared-library,"PATH",START,END`
  * (a library's address range: a code entry of type SHARED_LIB), `code-creation,TYPE,KIND,TIME,
@@ -25,7 +25,7 @@
 #include "base/alloc.h"
 #include "base/text.h"
 #include "import/importer.h"
-#include "import/v8/v8log.h"
+#include "import/v8/v8_tables.h"
 
 #define MAX_FIELDS 8
 
@@ -90,16 +90,14 @@ static int number(struct raw *r, const char *f, const char *fe, uint64_t *v, con
 	uint64_t x = 0;
 	const char *q = f;
 	bool hex = fe - f > 2 && f[0] == '0' && (f[1] == 'x' || f[1] == 'X');
+	unsigned base = hex ? 16 : 10;
 	if (hex)
 		q += 2;
 	for (; q < fe; q++) {
-		int d = text_is_digit(*q)		? *q - '0'
-			: hex && *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
-			: hex && *q >= 'A' && *q <= 'F' ? *q - 'A' + 10
-							: -1;
-		if (d < 0 || x > (UINT64_MAX >> 4))
+		int d = text_hex_digit(*q);
+		if (d < 0 || (unsigned)d >= base || x > (UINT64_MAX >> 4))
 			break;
-		x = x * (hex ? 16 : 10) + (uint64_t)d;
+		x = x * base + (unsigned)d;
 	}
 	if (q != fe || fe == f || (hex && fe == f + 2))
 		return fail(r, f, "expected %s (a number), found '%.*s'", what,
@@ -152,19 +150,19 @@ static struct vcode *new_code(struct raw *r, uint32_t *ix)
 	return c;
 }
 
-/* The first dynamic range ending after addr. */
+/* The first dynamic range ending after addr (a binary search without branches to mispredict). */
 static uint32_t dyn_after(struct raw *r, uint64_t addr)
 {
 	const struct range *d = VEC(r->dyn, struct range);
-	uint32_t lo = 0, hi = r->dyn.len;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (d[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	uint32_t base = 0, n = r->dyn.len;
+	if (!n)
+		return 0;
+	while (n > 1) {
+		uint32_t half = n / 2;
+		base = d[base + half].end <= addr ? base + half : base;
+		n -= half;
 	}
-	return lo;
+	return base + (d[base].end <= addr);
 }
 
 /* Code at [start, end): the ranges it covers are dropped, as V8's code map drops them. */
@@ -215,17 +213,6 @@ static int64_t resolve(struct raw *r, uint64_t addr)
 	return c == UINT32_MAX ? -1 : (int64_t)c;
 }
 
-static uint64_t code_start(struct raw *r, int64_t c, uint64_t addr)
-{
-	const struct range *l = VEC(r->libs, struct range);
-	for (uint32_t i = 0; i < r->libs.len; i++)
-		if (l[i].code == (uint32_t)c)
-			return l[i].start;
-	uint32_t at;
-	dyn_find(r, addr, &at);
-	return at < r->dyn.len ? VEC(r->dyn, struct range)[at].start : addr;
-}
-
 static int on_library(struct raw *r, const char *f[], const char *fe[], int n)
 {
 	if (n < 4)
@@ -241,7 +228,7 @@ static int on_library(struct raw *r, const char *f[], const char *fe[], int n)
 	if (!c || !g)
 		return oom(r);
 	unquote(&r->s->name, f[1], fe[1]);
-	v8log_code_set(r->s, c, sbuf_str(&r->s->name), r->s->name.len, "SHARED_LIB", "");
+	v8_code_set(r->s, c, sbuf_str(&r->s->name), r->s->name.len, "SHARED_LIB", "");
 	*g = (struct range){start, end > start ? end : start + 1, ix};
 	return 0;
 }
@@ -265,8 +252,8 @@ static int on_code(struct raw *r, const char *f[], const char *fe[], int n)
 	sbuf_reset(&s->kind);
 	sbuf_put(&s->kind, f[1], (size_t)(fe[1] - f[1]));
 	/* with a function address: a JavaScript function (the preprocessor's type JS) */
-	v8log_code_set(s, c, sbuf_str(&s->name), s->name.len, n >= 8 ? "JS" : "CODE",
-		       sbuf_str(&s->kind));
+	v8_code_set(s, c, sbuf_str(&s->name), s->name.len, n >= 8 ? "JS" : "CODE",
+		    sbuf_str(&s->kind));
 	return dyn_add(r, start, start + (size ? size : 1), ix);
 }
 
@@ -339,24 +326,21 @@ static int on_tick(struct raw *r, const char *f[], const char *fe[], int n, cons
 	if (!t)
 		return oom(r);
 	s->unsorted = true; /* sorted by build, ties in file order */
+	/* the code entries only: the offsets the preprocessor adds are not kept (a lossy line) */
 	*t = (struct vtick){.tm = (int64_t)tm,
 			    .stack = PV_NONE,
 			    .lazy = true,
+			    .packed = true,
 			    .first = s->ids.len,
 			    .n = 2 * r->stack.len,
 			    .at = r->line,
 			    .order = s->ticks.len - 1};
-	for (uint32_t i = 0; i < r->stack.len; i++) {
-		uint64_t x = VEC(r->stack, uint64_t)[i];
-		int64_t c = resolve(r, x);
-		int64_t *id = vec_push(&s->ids, sizeof(int64_t));
-		int64_t *off = id ? vec_push(&s->ids, sizeof(int64_t)) : NULL;
-		if (!off)
-			return oom(r);
-		id = &VEC(s->ids, int64_t)[s->ids.len - 2];
-		*id = c;
-		*off = (int64_t)(c < 0 ? x : x - code_start(r, c, x));
-	}
+	uint32_t first = s->ids.len;
+	if (vec_resize(&s->ids, sizeof(int64_t), first + r->stack.len))
+		return oom(r);
+	int64_t *id = VEC(s->ids, int64_t) + first;
+	for (uint32_t i = 0; i < r->stack.len; i++)
+		id[i] = resolve(r, VEC(r->stack, uint64_t)[i]);
 	return 0;
 }
 
@@ -428,7 +412,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	*r = (struct raw){.s = s, .p = in->data, .e = in->data + in->len};
 	rc = read_log(r);
 	if (!rc)
-		rc = v8log_build(s);
+		rc = v8_build(s);
 	builder_lossy(b, r->other, "log lines of other kinds");
 	builder_lossy(b, r->moves, "code moves and deletions (applied; the old places forgotten)");
 	if (!rc && b->status)
@@ -436,7 +420,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 				  pv_strerror(b->status));
 out:
 	if (s)
-		v8log_release(s);
+		v8_release(s);
 	if (r) {
 		vec_free(&r->libs);
 		vec_free(&r->dyn);

@@ -1,10 +1,10 @@
 /*
- * v8log.h - the tables V8's tick logs make (code entries, ticks and their stacks), shared by the
- * preprocessed JSON reader (v8log.c) and the raw `--prof` log reader (v8raw.c), and the one step
- * that makes the profile of them as speedscope does (v8log_build).
+ * v8_tables.h - the tables V8's tick logs make (code entries, ticks and their stacks), shared by
+ * the preprocessed JSON reader (v8log.c) and the raw `--prof` log reader (v8raw.c), and the one
+ * step that makes the profile of them as speedscope does (v8_build); defined in v8_tables.c.
  */
-#ifndef PV_IMPORT_V8LOG_H
-#define PV_IMPORT_V8LOG_H
+#ifndef PV_IMPORT_V8_TABLES_H
+#define PV_IMPORT_V8_TABLES_H
 
 #include "base/sbuf.h"
 #include "base/vec.h"
@@ -25,6 +25,7 @@ struct vtick {
 	pv_stack_ix stack; /* interned as read when the code table came before it */
 	uint32_t first, n; /* its entries (n), into ids when lazy */
 	bool lazy;	   /* read before the code table: interned by build */
+	bool packed;	   /* its ids are the n / 2 code entries only (no offsets) */
 	const char *at;
 	uint32_t order;
 };
@@ -50,15 +51,21 @@ struct v8 {
  * Sets code entry c: its name (len bytes), its type as the preprocessed log names it ("CODE",
  * "CPP", "JS", "SHARED_LIB", another; NULL: none) and kind ("Builtin", "Stub", ...).
  */
-void v8log_code_set(struct v8 *s, struct vcode *c, const char *name, size_t len, const char *ty,
-		    const char *kind);
+void v8_code_set(struct v8 *s, struct vcode *c, const char *name, size_t len, const char *ty,
+		 const char *kind);
 /*
  * The profile of the tables: one thread, a sample per tick (in order of time) whose stack is the
  * code entries of the even entries of its 's' (-1 skipped), weighing the time since the tick
  * before; lossy lines for what is not kept. 0 (a builder error is in b->status).
  */
-int v8log_build(struct v8 *s);
+int v8_build(struct v8 *s);
+/*
+ * The stack of a tick's n entries, as speedscope reads them: from ids[n - 2] down by two, the
+ * root first, -1 skipped (PV_NONE with b->status set when out of memory); when packed, ids holds
+ * only the n / 2 code entries, leaf first.
+ */
+pv_stack_ix v8_tick_stack(struct v8 *s, const int64_t *ids, uint32_t n, bool packed);
 /* Frees what the tables hold (not s itself, nor its JSON reader). */
-void v8log_release(struct v8 *s);
+void v8_release(struct v8 *s);
 
 #endif
