@@ -596,15 +596,13 @@ static bool pathf(char *buf, size_t n, const char *fmt, ...)
 	return true;
 }
 
-static void load_elf(struct symz *z, struct bin *b)
+/* Opens b's runtime file (b->elf): the folders given, perf's build-id cache, the path itself.
+ * h: the build id in hex. Returns why none was found. */
+static enum symz_status find_runtime(struct symz *z, struct bin *b, const char *h, const char *base)
 {
-	char p[4096], h[2 * BID_MAX + 1];
-	hex(h, b->bid, b->bid_len);
-	const char *base = strrchr(b->path, '/');
-	base = base ? base + 1 : b->path;
+	char p[4096];
 	const char *home = getenv("HOME");
 	enum symz_status why = SYMZ_NOT_FOUND, st;
-	/* the runtime file: the folders given, perf's build-id cache, the path itself */
 	for (uint32_t i = 0; i < z->o.nr_dirs && !b->elf; i++) {
 		const char *d = z->o.dirs[i];
 		pathf(p, sizeof(p), "%s/%s", d, base);
@@ -636,15 +634,14 @@ static void load_elf(struct symz *z, struct bin *b)
 		if (st)
 			why = worse(why, st);
 	}
-	if (!b->elf) {
-		b->status = why;
-		return;
-	}
-	if (read_segments(b, b->elf)) {
-		b->status = SYMZ_NOT_FOUND;
-		return;
-	}
-	/* the symbols: a debug file's .symtab, else the file's own, else its .dynsym */
+	return why;
+}
+
+/* Opens b's file of symbols (b->selfp) when another file than the runtime one has them. */
+static void find_symfile(struct symz *z, struct bin *b, const char *base)
+{
+	char p[4096];
+	/* a debug file's .symtab, else the file's own, else its .dynsym */
 	const void *idp = NULL;
 	ssize_t idn = dwelf_elf_gnu_build_id(b->elf, &idp);
 	char fh[2 * BID_MAX + 1] = "";
@@ -696,6 +693,24 @@ static void load_elf(struct symz *z, struct bin *b)
 	if (!b->selfp && !has_symtab(b->elf) && b->path[0] == '/' && !z->o.dirs_only &&
 	    realpath(b->path, real) && strcmp(real, b->file) != 0)
 		try_symfile(b, real);
+}
+
+static void load_elf(struct symz *z, struct bin *b)
+{
+	char h[2 * BID_MAX + 1];
+	hex(h, b->bid, b->bid_len);
+	const char *base = strrchr(b->path, '/');
+	base = base ? base + 1 : b->path;
+	enum symz_status why = find_runtime(z, b, h, base);
+	if (!b->elf) {
+		b->status = why;
+		return;
+	}
+	if (read_segments(b, b->elf)) {
+		b->status = SYMZ_NOT_FOUND;
+		return;
+	}
+	find_symfile(z, b, base);
 	int rc;
 	if (b->selfp) {
 		rc = read_symbols(b, b->selfp, SHT_SYMTAB);

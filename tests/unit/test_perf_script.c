@@ -1,5 +1,6 @@
 /*
- * perf script text (src/import/perf/perf_script.c) against what other tools say about the same files:
+ * perf script text (src/import/perf/perf_script.c) against what other tools say about the same
+ * files:
  *
  *  - the corpus files: sample counts are the header lines of each file,
  *      grep -vc -e '^#' -e '^\s' -e '^$' FILE      (zcat first for .gz)
@@ -1344,6 +1345,83 @@ T_TEST(perf_probe)
 	p = load_mem(prose, sizeof(prose) - 1, NULL, &err);
 	T_TRUE(p == NULL);
 	T_CONTAINS(err.msg, "not a profile format");
+}
+
+T_TEST(perf_probe_tracepoints_only)
+{
+	/* perf record -e sched:sched_switch (no -g) -- sh -c 'ls >/dev/null; sleep 0.01'; perf
+	 * script: headers with payloads, no frame anywhere */
+	struct pv_profile *p = t_load_as(t_data("perf/tracepoints-only.perf.txt"), "perf-script");
+	if (!p)
+		return;
+	/* grep -c sched_switch: 9 */
+	T_EQ_INT(p->markers.len, 9);
+	T_EQ_INT(p->samples.len, 0);
+	T_EQ_STR(pv_str(p, p->markers.name[0]), "sched:sched_switch");
+	T_EQ_STR(pv_str(p, p->markers.payload[0]),
+		 "{\"prev_comm\":\"sh\",\"prev_pid\":21904,\"prev_prio\":120,\"prev_state\":\"R\","
+		 "\"next_comm\":\"rcu_preempt\",\"next_pid\":15,\"next_prio\":120}");
+	/* the last at 72438.166020, the first at 72438.053565: 112455 us later */
+	T_EQ_INT(p->markers.start_ns[8] - p->markers.start_ns[0], 112455000);
+	pv_profile_free(p);
+	/* a header whose event is not a tracepoint, without frames, is not enough */
+	static const char noframe[] = "a 1 1.000000: cycles: \nb 2 2.000000: cycles: \n";
+	struct pv_error err;
+	p = load_mem(noframe, sizeof(noframe) - 1, NULL, &err);
+	T_TRUE(p == NULL);
+	pv_profile_free(p);
+}
+
+/* A file whose first line is text of n bytes (then "\n") followed by rest. */
+static struct pv_profile *long_first_line(const char *head, char fill, size_t n, const char *tail,
+					  const char *rest, struct pv_error *err)
+{
+	struct sbuf b = SBUF_INIT;
+	sbuf_puts(&b, head);
+	for (size_t i = strlen(head); i < n; i++)
+		sbuf_put(&b, &fill, 1);
+	sbuf_puts(&b, tail);
+	sbuf_puts(&b, rest);
+	T_TRUE(!b.oom);
+	struct pv_profile *p = load_mem(b.buf, b.len, NULL, err);
+	sbuf_release(&b);
+	return p;
+}
+
+T_TEST(perf_probe_long_first_line)
+{
+	/* a first line over 1 MiB (a tracepoint's payload, a comment) does not hide the samples:
+	 * the probe reads a line from its start */
+	static const char rest[] = "b 2 2.000000: 1000 cycles:\n\t401000 f (/bin/b)\n\n";
+	struct pv_error err;
+	struct pv_profile *p = long_first_line("a 1 1.000000: sched:sched_switch: x=", 'y',
+					       (size_t)3 << 19, "\n", rest, &err);
+	T_TRUE(p != NULL);
+	if (p) {
+		T_EQ_STR(pv_str(p, p->meta.format), "perf-script");
+		T_EQ_INT(p->samples.len, 1);
+		T_EQ_INT(p->markers.len, 1);
+		pv_profile_free(p);
+	}
+	p = long_first_line("# ", '=', (size_t)3 << 19, "\n", rest, &err);
+	T_TRUE(p != NULL);
+	if (p) {
+		T_EQ_INT(p->samples.len, 1);
+		pv_profile_free(p);
+	}
+	/* a sample's frame on its header line, with a long symbol */
+	p = long_first_line("a 1 1.000000: 1000 cycles: 401000 f", 'g', (size_t)3 << 19,
+			    " (/bin/a)\n", rest, &err);
+	T_TRUE(p != NULL);
+	if (p) {
+		T_EQ_INT(p->samples.len, 2);
+		pv_profile_free(p);
+	}
+	/* a long line of other text is still other text */
+	p = long_first_line("a;b;c ", 'x', (size_t)3 << 19, " 1\n", rest, &err);
+	if (p)
+		T_EQ_STR(pv_str(p, p->meta.format), "collapsed");
+	pv_profile_free(p);
 }
 
 /* ---------------------------------------------------------------- malformed input */

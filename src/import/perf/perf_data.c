@@ -1114,149 +1114,192 @@ static int unwind_user(struct pd *s, struct task *tk, const struct attr *a,
 	return 0;
 }
 
-static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned misc)
+/* A SAMPLE record's fields that are used, as its attribute's sample_type lays them out. */
+struct sfields {
+	uint64_t ip, time, period;
+	int32_t pid, tid;
+	const unsigned char *chain; /* nr entries; NULL: none */
+	uint64_t nr;
+	const unsigned char *raw; /* raw_n bytes; NULL: none */
+	uint32_t raw_n;
+	const unsigned char *uregs, *ustack; /* NULL: none */
+	uint64_t ustack_len;
+};
+
+/* A SAMPLE record being read: r's size bytes, q the next field, t the sample_type. */
+struct scur {
+	const unsigned char *r, *q, *e;
+	uint32_t size;
+	uint64_t t;
+};
+
+/* Fails unless n more bytes are in the record. */
+static int need(struct pd *s, const struct scur *c, uint64_t n)
 {
-	if (!s->nattrs)
-		return fail(s, r,
-			    "a SAMPLE record before any event attribute (expected the "
-			    "attributes first: the header's or a HEADER_ATTR record)");
-	const unsigned char *q = r + 8, *e = r + size;
-	uint32_t ai = attr_of(s, r, size, true);
-	struct attr *a = &s->attrs[ai];
-	uint64_t t = a->sample_type;
-#define NEED(n)                                                                           \
-	do {                                                                              \
-		if ((uint64_t)(e - q) < (uint64_t)(n))                                    \
-			return fail(s, r,                                                 \
-				    "a SAMPLE record of %u bytes ends inside its fields " \
-				    "(sample_type 0x%llx)",                               \
-				    size, (unsigned long long)t);                         \
+	if ((uint64_t)(c->e - c->q) >= n)
+		return 0;
+	return fail(s, c->r,
+		    "a SAMPLE record of %u bytes ends inside its fields (sample_type 0x%llx)",
+		    c->size, (unsigned long long)c->t);
+}
+
+#define NEED(n)                      \
+	do {                         \
+		if (need(s, c, (n))) \
+			return -1;   \
 	} while (0)
-	uint64_t ip = 0, time = UINT64_MAX, period = a->freq ? 1 : a->period;
-	int32_t pid = -1, tid = -1;
+
+/* The fields up to the period. */
+static int sample_head(struct pd *s, struct scur *c, const struct attr *a, struct sfields *f)
+{
+	uint64_t t = c->t;
 	if (t & S_IDENTIFIER) {
 		NEED(8);
-		q += 8;
+		c->q += 8;
 	}
 	if (t & S_IP) {
 		NEED(8);
-		ip = rd64(s, q);
-		q += 8;
+		f->ip = rd64(s, c->q);
+		c->q += 8;
 	}
 	if (t & S_TID) {
 		NEED(8);
-		pid = (int32_t)rd32(s, q);
-		tid = (int32_t)rd32(s, q + 4);
-		q += 8;
+		f->pid = (int32_t)rd32(s, c->q);
+		f->tid = (int32_t)rd32(s, c->q + 4);
+		c->q += 8;
 	}
 	if (t & S_TIME) {
 		NEED(8);
-		time = rd64(s, q);
-		q += 8;
+		f->time = rd64(s, c->q);
+		c->q += 8;
 	}
 	int skip = !!(t & S_ADDR) + !!(t & S_ID) + !!(t & S_STREAM_ID) + !!(t & S_CPU);
 	NEED(8 * skip);
-	q += 8 * skip;
+	c->q += 8 * skip;
 	if (t & S_PERIOD) {
 		NEED(8);
-		period = rd64(s, q);
-		q += 8;
+		f->period = rd64(s, c->q);
+		c->q += 8;
 	}
 	if (t & S_READ) {
 		uint64_t rf = a->read_format;
 		uint64_t per = 8 + ((rf & RF_ID) ? 8 : 0) + ((rf & RF_LOST) ? 8 : 0);
 		uint64_t head =
 		    ((rf & RF_TOTAL_TIME_ENABLED) ? 8 : 0) + ((rf & RF_TOTAL_TIME_RUNNING) ? 8 : 0);
+		uint64_t nr = 1;
 		if (rf & RF_GROUP) {
 			NEED(8);
-			uint64_t nr = rd64(s, q);
-			q += 8;
-			if (nr > (uint64_t)(e - q) / per)
+			nr = rd64(s, c->q);
+			c->q += 8;
+			if (nr > (uint64_t)(c->e - c->q) / per)
 				NEED(UINT64_MAX);
-			NEED(head + nr * per);
-			q += head + nr * per;
-		} else {
-			NEED(head + per);
-			q += head + per;
 		}
+		NEED(head + nr * per);
+		c->q += head + nr * per;
 		s->read_groups++;
 	}
-	const unsigned char *chain = NULL;
-	uint64_t nr = 0;
+	return 0;
+}
+
+/* The call chain, the raw data and the branch stack. */
+static int sample_chain(struct pd *s, struct scur *c, const struct attr *a, struct sfields *f)
+{
+	uint64_t t = c->t;
 	if (t & S_CALLCHAIN) {
 		NEED(8);
-		nr = rd64(s, q);
-		q += 8;
-		if (nr > (uint64_t)(e - q) / 8)
-			return fail(s, r,
+		f->nr = rd64(s, c->q);
+		c->q += 8;
+		if (f->nr > (uint64_t)(c->e - c->q) / 8)
+			return fail(s, c->r,
 				    "a SAMPLE record's call chain of %llu entries is longer "
 				    "than the record (%u bytes)",
-				    (unsigned long long)nr, size);
-		chain = q;
-		q += 8 * nr;
+				    (unsigned long long)f->nr, c->size);
+		f->chain = c->q;
+		c->q += 8 * f->nr;
 	}
-	const unsigned char *raw = NULL;
-	uint32_t raw_n = 0;
 	if (t & S_RAW) {
 		NEED(4);
-		raw_n = rd32(s, q);
-		q += 4;
-		NEED(raw_n);
-		raw = q;
-		q += raw_n;
+		f->raw_n = rd32(s, c->q);
+		c->q += 4;
+		NEED(f->raw_n);
+		f->raw = c->q;
+		c->q += f->raw_n;
 	}
 	if (t & S_BRANCH_STACK) {
 		NEED(8);
-		uint64_t bn = rd64(s, q);
-		q += 8;
+		uint64_t bn = rd64(s, c->q);
+		c->q += 8;
 		if (a->branch_type & BRANCH_HW_INDEX) {
 			NEED(8);
-			q += 8;
+			c->q += 8;
 		}
-		if (bn > (uint64_t)(e - q) / 24)
+		if (bn > (uint64_t)(c->e - c->q) / 24)
 			NEED(UINT64_MAX);
-		q += 24 * bn;
+		c->q += 24 * bn;
 		s->branch_stacks++;
 	}
-	const unsigned char *uregs = NULL, *ustack = NULL;
-	uint64_t ustack_len = 0;
-	if (t & S_REGS_USER) {
+	return 0;
+}
+
+/* The user registers and stack copy (--call-graph dwarf). */
+static int sample_user(struct pd *s, struct scur *c, const struct attr *a, struct sfields *f)
+{
+	if (c->t & S_REGS_USER) {
 		NEED(8);
-		uint64_t abi = rd64(s, q);
-		q += 8;
+		uint64_t abi = rd64(s, c->q);
+		c->q += 8;
 		if (abi) {
 			NEED(8 * (uint64_t)a->nregs_user);
-			uregs = q;
-			q += 8 * (uint64_t)a->nregs_user;
+			f->uregs = c->q;
+			c->q += 8 * (uint64_t)a->nregs_user;
 		}
 	}
-	if (t & S_STACK_USER) {
+	if (c->t & S_STACK_USER) {
 		NEED(8);
-		uint64_t sz = rd64(s, q);
-		q += 8;
+		uint64_t sz = rd64(s, c->q);
+		c->q += 8;
 		if (sz) {
 			NEED(sz);
-			ustack = q;
-			q += sz;
+			f->ustack = c->q;
+			c->q += sz;
 			NEED(8);
-			uint64_t dyn = rd64(s, q); /* the bytes of the copy that are the stack's */
-			ustack_len = dyn < sz ? dyn : sz;
-			q += 8;
+			uint64_t dyn =
+			    rd64(s, c->q); /* the bytes of the copy that are the stack's */
+			f->ustack_len = dyn < sz ? dyn : sz;
+			c->q += 8;
 		}
 	}
 	/* the rest (weights, data source, ...) is not read */
-	uint32_t ti = task_of(s, pid, tid);
-	if (ti == UINT32_MAX)
-		return s->b->status;
-	struct task *tk = &s->tasks[ti];
-	/* the frames, leaf first: the call chain's entries (markers switch the mode), else ip */
+	return 0;
+}
+#undef NEED
+
+/* The context a call chain's marker entry switches to. */
+static int context_mode(uint64_t x)
+{
+	return x == CONTEXT_KERNEL	   ? M_KERNEL
+	       : x == CONTEXT_USER	   ? M_USER
+	       : x == CONTEXT_HV	   ? M_HV
+	       : x == CONTEXT_GUEST_KERNEL ? M_GUEST_KERNEL
+	       : x == CONTEXT_GUEST_USER   ? M_GUEST_USER
+					   : M_UNKNOWN;
+}
+
+/*
+ * The sample's frames into s->chain, s->modes, s->frames, s->inl and s->addrs (*n of them), leaf
+ * first: the call chain's entries (markers switch the mode), else ip.
+ */
+static int sample_frames(struct pd *s, struct task *tk, const struct attr *a, struct sfields *f,
+			 unsigned misc, uint32_t *n)
+{
+	uint64_t t = a->sample_type;
 	int mode = (int)(misc & 7);
-	uint32_t n = 0;
+	const unsigned char *chain = f->chain;
 	/* --call-graph dwarf: the kernel records no user entries (the user stack is to be
 	 * unwound); a sample in user space keeps at least its own address */
 	if (chain && (t & S_STACK_USER) && mode == M_USER && (t & S_IP)) {
 		bool any = false;
-		for (uint64_t i = 0; i < nr && !any; i++)
+		for (uint64_t i = 0; i < f->nr && !any; i++)
 			any = rd64(s, chain + 8 * i) < CONTEXT_MAX;
 		if (!any)
 			chain = NULL;
@@ -1264,72 +1307,65 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 	/* ... and is unwound here: the kernel's part of the chain, then the user frames */
 	const uint64_t *syn = NULL;
 	uint64_t nsyn = 0;
-	if (ustack && (chain || mode == M_USER)) {
-		if (unwind_user(s, tk, a, uregs, ustack, ustack_len, chain, nr, &nsyn))
+	if (f->ustack && (chain || mode == M_USER)) {
+		if (unwind_user(s, tk, a, f->uregs, f->ustack, f->ustack_len, chain, f->nr, &nsyn))
 			return -1;
 		syn = nsyn ? s->uw_chain : NULL; /* else the chain as recorded, or ip */
 	}
-	uint64_t nraw = syn ? nsyn : chain ? nr : 1;
+	uint64_t nraw = syn ? nsyn : chain ? f->nr : 1;
 	if (ensure_chain(s, nraw + 1))
 		return -1;
-	for (uint64_t i = 0; i < nraw; i++) {
-		uint64_t x = syn ? syn[i] : chain ? rd64(s, chain + 8 * i) : ip;
-		s->chain[n] = x;
+	uint32_t k = 0;
+	for (uint64_t i = 0; i < nraw; i++, k++) {
+		uint64_t x = syn ? syn[i] : chain ? rd64(s, chain + 8 * i) : f->ip;
+		s->chain[k] = x;
 		if ((chain || syn) && x >= CONTEXT_MAX) {
-			mode = x == CONTEXT_KERNEL	   ? M_KERNEL
-			       : x == CONTEXT_USER	   ? M_USER
-			       : x == CONTEXT_HV	   ? M_HV
-			       : x == CONTEXT_GUEST_KERNEL ? M_GUEST_KERNEL
-			       : x == CONTEXT_GUEST_USER   ? M_GUEST_USER
-							   : M_UNKNOWN;
-			s->modes[n] = 0xff;
-			s->frames[n] = PV_NONE;
-			s->inl[n] = UINT32_MAX;
-			s->addrs[n] = PV_ADDR_NONE;
-			n++;
+			mode = context_mode(x);
+			s->modes[k] = 0xff;
+			s->frames[k] = PV_NONE;
+			s->inl[k] = UINT32_MAX;
+			s->addrs[k] = PV_ADDR_NONE;
 			continue;
 		}
-		s->modes[n] = (uint8_t)mode;
-		s->frames[n] = ip_frame(s, tk, mode, x, &s->addrs[n]);
-		s->inl[n] = syn && i >= s->uw_user_from && mode == M_USER
-				? inline_row(s, tk, x, s->frames[n])
+		s->modes[k] = (uint8_t)mode;
+		s->frames[k] = ip_frame(s, tk, mode, x, &s->addrs[k]);
+		s->inl[k] = syn && i >= s->uw_user_from && mode == M_USER
+				? inline_row(s, tk, x, s->frames[k])
 				: UINT32_MAX;
 		if (s->b->status)
 			return s->b->status;
 		/* the mode is part of the raw key: the same number is another frame elsewhere */
-		s->chain[n] = x ^ ((uint64_t)mode << 60);
-		n++;
+		s->chain[k] = x ^ ((uint64_t)mode << 60);
 	}
-	/* perf's clock counts from boot: a time past 2^62 ns (146 years) is damage */
-	if (time != UINT64_MAX && time > TIME_MAX_NS) {
-		s->bad_times++;
-		time = UINT64_MAX;
+	*n = k;
+	return 0;
+}
+
+/* The attribute's metric, made at its first sample. */
+static int sample_metric(struct pd *s, struct attr *a)
+{
+	if (a->metric != PV_NONE)
+		return 0;
+	const char *nm = pv_str(s->b->p, a->name);
+	a->metric = builder_metric(s->b, a->name, perf_event_unit(nm, strlen(nm)));
+	if (a->metric == PV_NONE)
+		return oom(s);
+	uint32_t nmx = s->b->p->metrics.len;
+	if (nmx > s->wcap) {
+		uint32_t old = s->wcap;
+		if (GROW(s, s->weights, s->wcap, nmx))
+			return -1;
+		memset(s->weights + old, 0, (size_t)(s->wcap - old) * sizeof(*s->weights));
 	}
-	if (time != UINT64_MAX && (int64_t)time < s->min_time)
-		s->min_time = (int64_t)time;
-	uint64_t leaf = PV_ADDR_NONE;
-	pv_stack_ix st = build_stack(s, tk, s->chain, n, &leaf);
-	if (s->b->status)
-		return s->b->status;
-	pv_thread_ix th = thread_of(s, tk);
-	if (th == PV_NONE)
+	return 0;
+}
+
+/* The sample of the stack st at time tm (PV_TIME_NONE: none) in the thread th. */
+static int sample_add(struct pd *s, struct attr *a, pv_thread_ix th, pv_stack_ix st, int64_t tm,
+		      uint64_t period, uint64_t leaf)
+{
+	if (sample_metric(s, a))
 		return -1;
-	int64_t tm = time == UINT64_MAX ? PV_TIME_NONE : (int64_t)time;
-	if (a->type == TYPE_TRACEPOINT)
-		return tracepoint(s, a, th, st, tm, raw, raw_n);
-	if (a->metric == PV_NONE) {
-		const char *nm = pv_str(s->b->p, a->name);
-		a->metric = builder_metric(s->b, a->name, perf_event_unit(nm, strlen(nm)));
-		if (a->metric == PV_NONE)
-			return oom(s);
-		uint32_t nmx = s->b->p->metrics.len;
-		if (nmx > s->wcap) {
-			uint32_t old = s->wcap;
-			if (GROW(s, s->weights, s->wcap, nmx))
-				return -1;
-			memset(s->weights + old, 0, (size_t)(s->wcap - old) * sizeof(*s->weights));
-		}
-	}
 	if (!s->interval && !a->freq && a->period && s->b->p->metrics.unit[a->metric] == PV_UNIT_NS)
 		s->interval = (int64_t)a->period;
 	if (!s->interval && period && s->b->p->metrics.unit[a->metric] == PV_UNIT_NS)
@@ -1348,7 +1384,48 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 			s->b->p->samples.addr[s->b->p->samples.len - 1] = leaf;
 	}
 	return s->b->status;
-#undef NEED
+}
+
+static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned misc)
+{
+	if (!s->nattrs)
+		return fail(s, r,
+			    "a SAMPLE record before any event attribute (expected the "
+			    "attributes first: the header's or a HEADER_ATTR record)");
+	uint32_t ai = attr_of(s, r, size, true);
+	struct attr *a = &s->attrs[ai];
+	struct scur c = {r, r + 8, r + size, size, a->sample_type};
+	struct sfields f = {
+	    .time = UINT64_MAX, .period = a->freq ? 1 : a->period, .pid = -1, .tid = -1};
+	if (sample_head(s, &c, a, &f) || sample_chain(s, &c, a, &f) || sample_user(s, &c, a, &f))
+		return -1;
+	uint32_t ti = task_of(s, f.pid, f.tid);
+	if (ti == UINT32_MAX)
+		return s->b->status;
+	struct task *tk = &s->tasks[ti];
+	uint32_t n = 0;
+	int rc = sample_frames(s, tk, a, &f, misc, &n);
+	if (rc)
+		return rc;
+	/* perf's clock counts from boot: a time past 2^62 ns (146 years) is damage */
+	uint64_t time = f.time;
+	if (time != UINT64_MAX && time > TIME_MAX_NS) {
+		s->bad_times++;
+		time = UINT64_MAX;
+	}
+	if (time != UINT64_MAX && (int64_t)time < s->min_time)
+		s->min_time = (int64_t)time;
+	uint64_t leaf = PV_ADDR_NONE;
+	pv_stack_ix st = build_stack(s, tk, s->chain, n, &leaf);
+	if (s->b->status)
+		return s->b->status;
+	pv_thread_ix th = thread_of(s, tk);
+	if (th == PV_NONE)
+		return -1;
+	int64_t tm = time == UINT64_MAX ? PV_TIME_NONE : (int64_t)time;
+	if (a->type == TYPE_TRACEPOINT)
+		return tracepoint(s, a, th, st, tm, f.raw, f.raw_n);
+	return sample_add(s, a, th, st, tm, f.period, leaf);
 }
 
 static int comm(struct pd *s, const unsigned char *r, uint32_t size, unsigned misc)

@@ -1164,52 +1164,107 @@ static const char *trim_end(const char *p, const char *e)
 	return e;
 }
 
+/* The bytes of a line the probe reads: a longer line (a tracepoint's payload, a long symbol) is
+ * read from its start, up to its last blank inside them. */
+#define PROBE_SPAN 4096
+
 /*
- * Up to 200 lines of the first 64 KiB: sample headers, each followed by frame lines (or with
- * its frame on the header line), comments and blank lines, few other lines.
+ * The next line from p for the probe, its end (before '\n') in *le and its text to read in *t.
+ * Returns 1 when the line is longer than PROBE_SPAN (its end not looked for yet).
+ */
+static int probe_line(const char *p, const char *fe, const char **le, const char **t)
+{
+	size_t span = (size_t)(fe - p) < PROBE_SPAN ? (size_t)(fe - p) : PROBE_SPAN;
+	const char *n = memchr(p, '\n', span);
+	if (n || span == (size_t)(fe - p)) {
+		*le = n ? n : fe;
+		*t = trim_end(p, *le);
+		return 0;
+	}
+	const char *c = p + span;
+	while (c > p && !text_is_blank(c[-1]))
+		c--;
+	*le = p + span;
+	*t = trim_end(p, c);
+	return 1;
+}
+
+/* Whether a header's event is a tracepoint's ("sched:sched_switch") with a payload after it. */
+static int is_tracepoint(const struct header *h, const char *t)
+{
+	return h->event && h->rest < t && memchr(h->event, ':', (size_t)(h->event_end - h->event));
+}
+
+/* What the probe has seen so far. */
+struct probe_count {
+	int headers, frames, bad, lines, tracepoints;
+	int prev; /* in a sample */
+	int shape;
+};
+
+/* Counts the line [p, t) (trimmed, not blank, not a comment). Returns 0 when it is other text. */
+static int probe_count(struct probe_count *c, const char *p, const char *t)
+{
+	struct frame_text ft;
+	struct header h;
+	c->lines++;
+	if (*p == '\t' && c->prev && parse_frame(p, t, &ft)) {
+		c->frames++;
+	} else if (parse_header(p, t, c->shape, &h)) {
+		c->headers++;
+		c->shape = h.shape;
+		c->prev = 1;
+		if (h.rest < t && parse_frame(h.rest, t, &ft))
+			c->frames++;
+		else if (is_tracepoint(&h, t))
+			c->tracepoints++;
+	} else if (c->prev && parse_frame(p, t, &ft)) {
+		c->frames++;
+	} else if (c->prev && is_srcline(p, t)) {
+		/* "  file.c:12" after a frame (-F +srcline) */
+	} else {
+		c->bad++;
+		c->prev = 0;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Up to 200 lines starting in the first 64 KiB (the tails of lines longer than PROBE_SPAN not
+ * counted): sample headers, each followed by frame lines (or with its frame on the header line)
+ * or all of them tracepoints (perf record -e without -g), comments and blank lines, few other
+ * lines.
  */
 static int probe(const struct pv_input *in)
 {
-	const char *p = in->data;
+	const char *p = in->data, *fe = in->data + in->len;
 	const char *e = in->data + (in->len < 65536 ? in->len : 65536);
-	const char *end = in->data + (in->len < ((size_t)1 << 20) ? in->len : ((size_t)1 << 20));
-	int headers = 0, frames = 0, bad = 0, lines = 0, prev = 0; /* prev: in a sample */
-	int shape = 0;
-	while (p < e && lines < 200) {
-		const char *le = text_line_end(p, end);
-		const char *t = trim_end(p, le);
-		struct frame_text ft;
-		struct header h;
+	struct probe_count c = {0};
+	while (p < e && c.lines < 200) {
+		const char *le, *t;
+		int longline = probe_line(p, fe, &le, &t);
 		if (t == p || *p == '#') {
 			/* not counted: a "# ========" block may be long */
-			prev = 0;
-			p = le + 1;
-			continue;
-		}
-		lines++;
-		if (*p == '\t' && prev && parse_frame(p, t, &ft)) {
-			frames++;
-		} else if (parse_header(p, t, shape, &h)) {
-			headers++;
-			shape = h.shape;
-			prev = 1;
-			if (h.rest < t && parse_frame(h.rest, t, &ft))
-				frames++;
-		} else if (prev && parse_frame(p, t, &ft)) {
-			frames++;
-		} else if (prev && is_srcline(p, t)) {
-			/* "  file.c:12" after a frame (-F +srcline) */
-		} else {
-			bad++;
-			prev = 0;
+			c.prev = 0;
+		} else if (!probe_count(&c, p, t)) {
 			/* no more lines could pass the test below (each adds at most a header and a
 			 * frame, the cut line one bad less and one header more): other text (folded
 			 * stacks, binary data) is turned down after 68 lines, not 200 */
-			if ((bad - 1) * 4 > headers + frames + 1 + 2 * (200 - lines))
+			if ((c.bad - 1) * 4 > c.headers + c.frames + 1 + 2 * (200 - c.lines))
 				return 0;
+			if (longline) /* other text is not searched for its end */
+				break;
+		}
+		if (longline) {
+			/* the rest of a long line is skipped, not counted in the 64 KiB */
+			const char *n = text_line_end(le, fe);
+			e = (size_t)(fe - e) > (size_t)(n - le) ? e + (n - le) : fe;
+			le = n;
 		}
 		p = le + 1;
 	}
+	int headers = c.headers, frames = c.frames, bad = c.bad, shape = c.shape;
 	/* a file cut inside a sample header ("comm 12 [000] 3.5: 1001" with no event after): the
 	 * line read as a header once completed; perf script then, not folded stacks */
 	int cut = 0;
@@ -1232,7 +1287,7 @@ static int probe(const struct pv_input *in)
 			headers++;
 		}
 	}
-	if (headers == 0 || (frames == 0 && !cut))
+	if (headers == 0 || (frames == 0 && !cut && c.tracepoints < headers))
 		return 0;
 	if (bad * 4 > headers + frames) /* samples among other text: the importer says where */
 		return PROBE_DAMAGED;
@@ -1254,6 +1309,25 @@ static int cut_short(const struct pv_input *in)
 }
 
 /* ---------------------------------------------------------------- import */
+
+/* The error of a file without a sample or marker: its first bad line or content is where. */
+static int no_sample(const struct pstate *s, struct pv_error *err, const char *first_content)
+{
+	const struct pv_input *in = s->in;
+	const char *at = s->first_bad_at ? s->first_bad_at : first_content;
+	if (s->first_bad_at && s->bad_headers && at == s->first_bad_at && !s->bad_lines)
+		return input_fail(in, err, PV_EPARSE, at,
+				  "a number in the sample header is out of range, and the "
+				  "file has no other sample");
+	if (at && input_ends_mid_line(in) && /* at NULL: comments only */
+	    !memchr(at, '\n', (size_t)(in->data + in->len - at)))
+		return input_fail(in, err, PV_EPARSE, at,
+				  "the file ends inside its first sample header (cut short?): "
+				  "expected 'comm pid [cpu] time: [period] event:' and its frames");
+	return input_fail(in, err, PV_EPARSE, at,
+			  "expected a perf script sample: a header 'comm pid [cpu] "
+			  "time: [period] event:' and its frames");
+}
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
@@ -1335,22 +1409,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		return b->status;
 	}
 	if (s.nsamples == 0 && s.nmarkers == 0) {
-		const char *at = s.first_bad_at ? s.first_bad_at : first_content;
-		int rc;
-		if (s.first_bad_at && s.bad_headers && at == s.first_bad_at && !s.bad_lines)
-			rc = input_fail(in, err, PV_EPARSE, at,
-					"a number in the sample header is out of range, and the "
-					"file has no other sample");
-		else if (at && input_ends_mid_line(in) && /* at NULL: comments only */
-			 !memchr(at, '\n', (size_t)(in->data + in->len - at)))
-			rc = input_fail(
-			    in, err, PV_EPARSE, at,
-			    "the file ends inside its first sample header (cut short?): "
-			    "expected 'comm pid [cpu] time: [period] event:' and its frames");
-		else
-			rc = input_fail(in, err, PV_EPARSE, at,
-					"expected a perf script sample: a header 'comm pid [cpu] "
-					"time: [period] event:' and its frames");
+		int rc = no_sample(&s, err, first_content);
 		ps_release(&s);
 		return rc;
 	}
