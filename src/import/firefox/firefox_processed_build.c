@@ -99,21 +99,15 @@ static enum pv_module_kind resource_kind(uint32_t type)
 	}
 }
 
-/*
- * Interns one table set into the profile: resources and libs as modules, funcs, frames, then
- * stacks in index order (a prefix always comes before its stack, checked while reading).
- * Leaves T->stack_map and frees the other columns.
- */
-static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
+/* The rows of each table, checked against each other and against the indices they hold. */
+struct tsize {
+	uint32_t ns, nf, nu, nr;
+};
+
+static int check_tables(struct fxp *x, struct tables *T, const struct strs *S, struct tsize *z)
 {
-	struct pv_builder *b = x->b;
 	uint32_t ns, nf, nu, nr;
 	int rc;
-	uint32_t *res_lib = NULL, *func_lib = NULL;
-	pv_module_ix *res_mod = NULL;
-	pv_func_ix *func_map = NULL;
-	pv_frame_ix *frame_map = NULL;
-	uint32_t *eff = NULL;
 	if ((rc = table_rows(x, T->stack_at, T->stack_n, &T->stack_frame, "stackTable.frame",
 			     &ns)) ||
 	    (rc = table_rows(x, T->frame_at, T->frame_n, &T->frame_func, "frameTable.func", &nf)) ||
@@ -156,20 +150,28 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 	    (rc = fxp_check_ix(x, &T->res_host, S->len, "a string", "resourceTable.host")) ||
 	    (rc = fxp_check_ix(x, &T->res_lib, x->nr_libs, "a lib", "resourceTable.lib")))
 		return rc;
+	z->ns = ns;
+	z->nf = nf;
+	z->nu = nu;
+	z->nr = nr;
+	return 0;
+}
 
-	res_mod = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*res_mod));
-	res_lib = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*res_lib));
-	func_lib = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*func_lib));
-	func_map = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*func_map));
-	frame_map = pv_malloc((size_t)(nf ? nf : 1) * sizeof(*frame_map));
-	T->stack_map = pv_malloc((size_t)(ns ? ns : 1) * sizeof(*T->stack_map));
-	if (!res_mod || !res_lib || !func_lib || !func_map || !frame_map || !T->stack_map) {
-		rc = fxp_oom(x);
-		goto out;
-	}
-	T->nr_stack = ns;
+/* What build_tables maps a table's rows to while it interns them. */
+struct tmaps {
+	uint32_t *res_lib, *func_lib;
+	pv_module_ix *res_mod;
+	pv_func_ix *func_map;
+	pv_frame_ix *frame_map;
+};
 
-	/* the lib of each resource: its own column (v69 and older) or its frames' (v70) */
+/* The module of each resource: its lib (its own column, v69 and older, or its frames', v70). */
+static void build_modules(struct fxp *x, struct tables *T, const struct strs *S,
+			  const struct tsize *z, struct tmaps *m)
+{
+	struct pv_builder *b = x->b;
+	uint32_t nf = z->nf, nu = z->nu, nr = z->nr;
+	uint32_t *res_lib = m->res_lib, *func_lib = m->func_lib;
 	for (uint32_t r = 0; r < nr; r++)
 		res_lib[r] = T->res_lib.at ? T->res_lib.v[r] : PV_NONE;
 	for (uint32_t f = 0; f < nu; f++)
@@ -198,24 +200,35 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 				name = x->lib_name[lib];
 			path = x->lib_path[lib];
 		}
-		res_mod[r] = builder_module(b, name, path, kind);
+		m->res_mod[r] = builder_module(b, name, path, kind);
 	}
+}
 
-	for (uint32_t f = 0; f < nu; f++) {
+static void build_funcs(struct fxp *x, struct tables *T, const struct strs *S,
+			const struct tsize *z, struct tmaps *m)
+{
+	struct pv_builder *b = x->b;
+	for (uint32_t f = 0; f < z->nu; f++) {
 		uint32_t r = T->func_res.at ? T->func_res.v[f] : PV_NONE;
 		uint32_t src = T->func_src.at ? T->func_src.v[f] : PV_NONE;
 		uint32_t line = T->func_line.at ? T->func_line.v[f] : PV_NONE;
 		uint32_t col = T->func_col.at ? T->func_col.v[f] : PV_NONE;
 		uint32_t name = T->func_name.v[f];
-		pv_module_ix mod = r != PV_NONE ? res_mod[r] : lib_module(x, func_lib[f]);
+		pv_module_ix mod = r != PV_NONE ? m->res_mod[r] : lib_module(x, m->func_lib[f]);
 		pv_source_ix so = PV_NONE;
 		if (src != PV_NONE)
 			so = T->func_src_is_str ? builder_source(b, S->ix[src]) : source_of(x, src);
-		func_map[f] = builder_func_at(b, name == PV_NONE ? 0 : S->ix[name], mod, so,
-					      line == PV_NONE ? 0 : line, col == PV_NONE ? 0 : col);
+		m->func_map[f] =
+		    builder_func_at(b, name == PV_NONE ? 0 : S->ix[name], mod, so,
+				    line == PV_NONE ? 0 : line, col == PV_NONE ? 0 : col);
 	}
+}
 
-	for (uint32_t i = 0; i < nf; i++) {
+static void build_frames(struct fxp *x, struct tables *T, const struct tsize *z, struct tmaps *m)
+{
+	struct pv_builder *b = x->b;
+	builder_frames_reserve(b, z->nf);
+	for (uint32_t i = 0; i < z->nf; i++) {
 		uint32_t cat = T->frame_cat.at ? T->frame_cat.v[i] : PV_NONE;
 		uint32_t sub = T->frame_sub.at ? T->frame_sub.v[i] : PV_NONE;
 		uint32_t line = T->frame_line.at ? T->frame_line.v[i] : PV_NONE;
@@ -231,7 +244,7 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 			sub = 0;
 		}
 		struct frame_key key = {
-		    .func = func_map[T->frame_func.v[i]],
+		    .func = m->func_map[T->frame_func.v[i]],
 		    .line = line == PV_NONE ? 0 : line,
 		    .column = col == PV_NONE ? 0 : col,
 		    .addr = addr == PV_TIME_NONE ? PV_ADDR_NONE : (uint64_t)addr,
@@ -241,17 +254,21 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 		    .category = cat == PV_NONE ? PV_NONE : x->cat_map[cat],
 		    .subcategory = (uint16_t)(sub > UINT16_MAX ? 0 : sub),
 		};
-		frame_map[i] = builder_frame(b, &key);
+		m->frame_map[i] = builder_frame(b, &key);
 	}
+}
 
+/* Stacks in index order (a prefix always comes before its stack, checked while reading). */
+static int build_stacks(struct fxp *x, struct tables *T, uint32_t ns, const pv_frame_ix *frame_map)
+{
+	struct pv_builder *b = x->b;
+	uint32_t *eff = NULL;
 	builder_stacks_reserve(b, ns);
 	/* v52 and older: compare the stack's own category with the one its frames give */
 	if (T->stack_cat.at && ns) {
 		eff = pv_malloc((size_t)ns * sizeof(*eff));
-		if (!eff) {
-			rc = fxp_oom(x);
-			goto out;
-		}
+		if (!eff)
+			return fxp_oom(x);
 	}
 	for (uint32_t i = 0; i < ns; i++) {
 		uint32_t p = T->stack_prefix.v[i], fr = T->stack_frame.v[i];
@@ -267,13 +284,43 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 				x->stack_cat_differ++;
 		}
 	}
-out:
 	pv_free(eff);
-	pv_free(res_mod);
-	pv_free(res_lib);
-	pv_free(func_lib);
-	pv_free(func_map);
-	pv_free(frame_map);
+	return 0;
+}
+
+/*
+ * Interns one table set into the profile: resources and libs as modules, funcs, frames, then
+ * stacks in index order. Leaves T->stack_map and frees the other columns.
+ */
+static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
+{
+	struct tsize z = {0};
+	struct tmaps m = {0};
+	int rc = check_tables(x, T, S, &z);
+	if (rc)
+		return rc;
+	uint32_t ns = z.ns, nf = z.nf, nu = z.nu, nr = z.nr;
+	m.res_mod = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*m.res_mod));
+	m.res_lib = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*m.res_lib));
+	m.func_lib = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*m.func_lib));
+	m.func_map = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*m.func_map));
+	m.frame_map = pv_malloc((size_t)(nf ? nf : 1) * sizeof(*m.frame_map));
+	T->stack_map = pv_malloc((size_t)(ns ? ns : 1) * sizeof(*T->stack_map));
+	if (!m.res_mod || !m.res_lib || !m.func_lib || !m.func_map || !m.frame_map ||
+	    !T->stack_map) {
+		rc = fxp_oom(x);
+	} else {
+		T->nr_stack = ns;
+		build_modules(x, T, S, &z, &m);
+		build_funcs(x, T, S, &z, &m);
+		build_frames(x, T, &z, &m);
+		rc = build_stacks(x, T, ns, m.frame_map);
+	}
+	pv_free(m.res_mod);
+	pv_free(m.res_lib);
+	pv_free(m.func_lib);
+	pv_free(m.func_map);
+	pv_free(m.frame_map);
 	fxp_tables_free_columns(T);
 	return rc;
 }
