@@ -455,6 +455,137 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 	return b->status;
 }
 
+/* ---- marker payloads ---- */
+
+/* Appends s[0..n) to the capture buffer. */
+static int cap_put(struct fxp *x, const char *s, size_t n)
+{
+	return sbuf_put(&x->cap, s, n) ? fxp_oom(x) : 0;
+}
+
+/*
+ * s as a JSON string literal appended to the capture buffer: only '"', '\\' and control
+ * characters escaped, the last as \u00XX (not sbuf_json_string's \n: the text is kept as is).
+ */
+static int cap_quote(struct fxp *x, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (sbuf_grow(&x->cap, 6 * n + 2))
+		return fxp_oom(x);
+	char *o = x->cap.buf + x->cap.len;
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c < 0x20) {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	sbuf_setlen(&x->cap, (size_t)(o - x->cap.buf));
+	return 0;
+}
+
+/* Whether key k of a payload of type (t, tn) holds a string index. */
+static bool is_strfield(const struct fxp *x, const char *t, size_t tn, const char *k, size_t kn)
+{
+	const struct pv_profile *p = x->b->p;
+	if (tn == 20 && memcmp(t, "CompositorScreenshot", 20) == 0 && kn == 3 &&
+	    memcmp(k, "url", 3) == 0)
+		return true; /* no schema says so (upstream #5303): hard-wired there too */
+	for (uint32_t i = 0; i < x->nr_strfields; i++) {
+		pv_str_ix a = x->strfields[i].type, b = x->strfields[i].key;
+		if (p->strings.size[a] == tn && memcmp(p->strings.ptr[a], t, tn) == 0 &&
+		    p->strings.size[b] == kn && memcmp(p->strings.ptr[b], k, kn) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether payloads of type (t, tn) have string-index fields at all. */
+static bool type_has_strfields(const struct fxp *x, const char *t, size_t tn)
+{
+	const struct pv_profile *p = x->b->p;
+	if (tn == 20 && memcmp(t, "CompositorScreenshot", 20) == 0)
+		return true;
+	for (uint32_t i = 0; i < x->nr_strfields; i++) {
+		pv_str_ix a = x->strfields[i].type;
+		if (p->strings.size[a] == tn && memcmp(p->strings.ptr[a], t, tn) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A payload whose schema says some of its fields hold string-array indexes, with each such index
+ * replaced by its string, so the model's payloads stand alone (the Gecko importer does the same
+ * with its string tables). Returns the payload to keep: the same one when nothing changed.
+ */
+static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix payload)
+{
+	const struct pv_profile *p = x->b->p;
+	const char *text = p->strings.ptr[payload];
+	size_t len = p->strings.size[payload];
+	if (!x->nr_strfields && !memmem(text, len, "CompositorScreenshot", 20))
+		return payload;
+	struct pv_input sin;
+	struct pv_error serr;
+	struct json sj;
+	struct json_tok o, k, v;
+	/* the type first: the fields to replace depend on it, wherever it comes */
+	const char *type = NULL;
+	size_t tn = 0;
+	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
+	bool ok = !json_next(&sj, &o) && o.kind == JSON_OBJECT;
+	while (ok && !json_next_member(&sj, &k, &v) && k.kind == JSON_KEY) {
+		if (json_is(&k, "type") && v.kind == JSON_STRING && !v.escaped) {
+			type = v.s;
+			tn = v.len;
+			break;
+		}
+		ok = !json_skip(&sj, &v);
+	}
+	json_release(&sj);
+	if (!type || !type_has_strfields(x, type, tn))
+		return payload;
+	/* copied member by member (keys as written), the index values replaced */
+	sbuf_reset(&x->cap);
+	bool changed = false;
+	int rc = cap_put(x, "{", 1);
+	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
+	if (!rc)
+		rc = json_next(&sj, &o);
+	while (!rc && !(rc = json_next_member(&sj, &k, &v)) && k.kind == JSON_KEY) {
+		bool comma = changed || x->cap.len > 1 || x->cap.buf[x->cap.len - 1] != '{';
+		if ((comma && (rc = cap_put(x, ",", 1))) || (rc = cap_put(x, "\"", 1)) ||
+		    (rc = cap_put(x, k.s, k.len)) || (rc = cap_put(x, "\":", 2)))
+			break;
+		int64_t ix;
+		if (v.kind == JSON_NUMBER && !k.escaped && is_strfield(x, type, tn, k.s, k.len)) {
+			if (small_int(&v, &ix) && ix >= 0 && ix < (int64_t)S->len) {
+				pv_str_ix s = S->ix[ix];
+				rc = cap_quote(x, p->strings.ptr[s], p->strings.size[s]);
+				changed = true;
+				continue;
+			}
+			x->str_ix_bad++;
+		}
+		rc = json_capture(&sj, &v, &x->cap);
+	}
+	json_release(&sj);
+	if (rc || !changed || cap_put(x, "}", 1))
+		return payload;
+	pv_str_ix r = builder_str(x->b, x->cap.buf, x->cap.len);
+	return r == PV_NONE ? payload : r;
+}
+
 static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T,
 			 const struct strs *S)
 {
@@ -508,7 +639,7 @@ static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 		    .end_ns = end,
 		    .thread = ti,
 		    .payload = th->m_payload.at && th->m_payload.v[i]
-				   ? fxp_resolve_strings(x, S, th->m_payload.v[i])
+				   ? resolve_strings(x, S, th->m_payload.v[i])
 				   : 0,
 		    .cause_stack = PV_NONE,
 		    .cause_time_ns = th->m_payload.at ? th->m_cause_time.v[i] : PV_TIME_NONE,
@@ -677,38 +808,5 @@ int fxp_build(struct fxp *x)
 	if (x->ends_clamped)
 		builder_lossy(b, x->ends_clamped,
 			      "interval markers that end before they start: end set to the start");
-	return 0;
-}
-
-/* ---- the importer ---- */
-
-int fxp_read_top(struct fxp *x)
-{
-	struct json_tok t, k;
-	int rc = json_next(&x->j, &t);
-	if (rc)
-		return rc;
-	if (t.kind != JSON_OBJECT)
-		return json_fail_at(&x->j, &t,
-				    "expected an object (a Firefox processed profile), found %s",
-				    json_kind_name(t.kind));
-	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
-		if (json_is(&k, "meta"))
-			rc = fxp_read_meta(x);
-		else if (json_is(&k, "libs"))
-			rc = fxp_read_libs(x);
-		else if (json_is(&k, "shared"))
-			rc = fxp_read_shared(x);
-		else if (json_is(&k, "threads"))
-			rc = fxp_read_threads(x);
-		else
-			rc = fxp_not_kept(x, "", &k);
-		if (rc)
-			return rc;
-	}
-	if (rc)
-		return rc;
-	if ((rc = json_next(&x->j, &t)))
-		return rc;
 	return 0;
 }
