@@ -1,8 +1,9 @@
 /*
- * chrome.h - the Chrome importer's tables and what its three files share: chrome.c (errors and
- * small readers, threads, frames, building the profile, probe and import), chrome_v8.c (V8's
- * node trees: .cpuprofile, .heapprofile and the trace's profile events) and chrome_trace.c
- * (trace events, the top level of both forms, stackFrames and their samples). Internal to the
+ * chrome.h - the Chrome importer's tables and what its files share: chrome.c (the entry:
+ * building the profile, probe and import), chrome_trace.c (trace events, the top level of both
+ * forms, stackFrames and their samples), chrome_v8.c (V8's node trees: .cpuprofile,
+ * .heapprofile and the trace's profile events) and chrome_common.c (errors and small readers,
+ * threads, frames), which the others call and which calls none of them. Internal to the
  * importer: every name here starts with ch_ or is one of its table types.
  */
 #ifndef PV_IMPORT_CHROME_H
@@ -226,7 +227,19 @@ struct text_key {
 	const char *s;
 };
 
-/* ---- chrome.c ---- */
+/* ---- chrome_common.c ---- */
+
+/* Whether id is the stand-in of a pid/tid text that is not a number (ch_read_id). */
+static inline bool ch_id_is_strange(const struct ch *c, int64_t id)
+{
+	return id >= ID_STRANGE && id < ID_STRANGE + (int64_t)c->strange.len;
+}
+
+/* The id as the model keeps it: none when missing or not a number. */
+static inline int64_t ch_id_model(const struct ch *c, int64_t id)
+{
+	return id == ID_MISSING || ch_id_is_strange(c, id) ? PV_ID_NONE : id;
+}
 
 int ch_oom(struct ch *c);
 uint32_t ch_pool_add(struct ch *c, const char *s, size_t n);

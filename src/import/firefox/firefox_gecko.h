@@ -1,8 +1,9 @@
 /*
- * firefox_gecko.h - the Gecko importer's state and what its three files share: firefox_gecko.c
- * (tables, meta, libs, threads; the importer), firefox_gecko_locations.c (location strings) and
- * firefox_gecko_build.c (payloads, and a thread into the model). Internal to the importer:
- * every shared function starts with gk_.
+ * firefox_gecko.h - the Gecko importer's state and what its files share: firefox_gecko.c (the
+ * importer, the rows of a thread's tables), firefox_gecko_build.c (the profile's sections and
+ * threads, payloads, and a thread into the model), firefox_gecko_locations.c (location strings)
+ * and firefox_gecko_common.c (tables, tokens, categories, meta, libs), which the others call and
+ * which calls none of them. Internal to the importer: every shared function starts with gk_.
  */
 #ifndef PV_IMPORT_FIREFOX_GECKO_H
 #define PV_IMPORT_FIREFOX_GECKO_H
@@ -193,7 +194,13 @@ enum { K_PREFIX, K_FRAME };
 enum { F_LOCATION, F_LINE, F_COLUMN, F_CATEGORY, F_SUBCATEGORY };
 enum { M_NAME, M_START, M_END, M_PHASE, M_CATEGORY, M_DATA, M_TIME };
 
-/* ---- firefox_gecko.c ---- */
+/* ---- firefox_gecko_common.c ---- */
+
+/* A cell that is null or missing (a row shorter than its schema). */
+static inline bool gk_tok_null(const struct json_tok *t)
+{
+	return t->kind == JSON_EOF || t->kind == JSON_NULL;
+}
 
 int gk_oom(struct gk *g);
 /* Appends the n bytes of row (a table row as read) to v. Returns 0 or gk_oom's error. */

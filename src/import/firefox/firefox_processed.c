@@ -37,14 +37,12 @@
  *
  * This file reads meta, libs, shared, the marker schemas and the threads, and holds the
  * importer; firefox_processed_columns.c reads the column tables, firefox_processed_build.c
- * builds the model from them (firefox_processed.h).
+ * builds the model from them, firefox_processed_common.c has the helpers all three use
+ * (firefox_processed.h).
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "base/alloc.h"
 #include "base/sbuf.h"
@@ -53,298 +51,6 @@
 #include "import/firefox/firefox_processed.h"
 #include "import/importer.h"
 #include "import/json.h"
-
-/* ---- errors and small helpers ---- */
-
-int fxp_oom(struct fxp *x)
-{
-	return pv_error_set(x->err, PV_ENOMEM, "%s: out of memory", x->in->name);
-}
-
-int fxp_bad_kind(struct fxp *x, const struct json_tok *t, const char *what, const char *name)
-{
-	return json_fail_at(&x->j, t, "expected %s for %s, found %s", what, name,
-			    json_kind_name(t->kind));
-}
-
-int fxp_grow(struct fxp *x, void **v, size_t elt, uint32_t *cap, uint32_t len)
-{
-	uint32_t nc = grow_cap(*cap, (uint64_t)len + 1);
-	if (!nc)
-		return pv_error_set(x->err, PV_ELIMIT, "%s: more than %u rows in one column",
-				    x->in->name, PV_MAX_ROWS);
-	if (col_realloc(v, elt, nc))
-		return fxp_oom(x);
-	*cap = nc;
-	return 0;
-}
-
-/* Empties a column; one in the builder stays there. */
-void fxp_ucol_free(struct ucol *c)
-{
-	bool in_builder = c->in_builder;
-	uint32_t base = c->base;
-	if (!in_builder)
-		pv_free(c->v);
-	memset(c, 0, sizeof(*c));
-	c->in_builder = in_builder;
-	c->base = base;
-}
-
-void fxp_lcol_free(struct lcol *c)
-{
-	bool in_builder = c->in_builder;
-	uint32_t base = c->base;
-	if (!in_builder)
-		pv_free(c->v);
-	memset(c, 0, sizeof(*c));
-	c->in_builder = in_builder;
-	c->base = base;
-}
-
-/*
- * Room for one more row at least: the stated length (a table's "length") when it is more, else
- * twice the rows. A column in the builder grows the builder's sample columns.
- */
-static int col_room(struct fxp *x, void **v, size_t elt, uint32_t *cap, uint32_t len,
-		    bool in_builder, uint32_t base, int64_t stated)
-{
-	uint64_t need = (uint64_t)base + len + 1;
-	bool exact = stated > (int64_t)len;
-	if (exact)
-		need = (uint64_t)base + (uint64_t)stated;
-	if (need > PV_MAX_ROWS)
-		return pv_error_set(x->err, PV_ELIMIT, "%s: more than %u rows in one column",
-				    x->in->name, PV_MAX_ROWS);
-	if (!in_builder) {
-		uint32_t nc = exact ? (uint32_t)need : grow_cap(*cap, need);
-		if (col_realloc(v, elt, nc))
-			return fxp_oom(x);
-		*cap = nc;
-		return 0;
-	}
-	struct pv_samples *t = &x->b->p->samples;
-	if (!x->samples_room) {
-		/*
-		 * The first growth: room for as many samples as the rest of the input could hold
-		 * (each has at least "0," in its stack column and in its time column), so the
-		 * columns never move again; the pages never written cost nothing.
-		 */
-		x->samples_room = true;
-		size_t left = (size_t)(x->in->data + x->in->len - x->j.p);
-		builder_samples_room(x->b, need + left / 4);
-	}
-	if (builder_samples_reserve(x->b, need, exact))
-		return x->b->status == PV_ENOMEM ? fxp_oom(x) : x->b->status;
-	*v = elt == sizeof(*t->stack) ? (void *)(t->stack + base) : (void *)(t->time_ns + base);
-	*cap = t->cap - base;
-	return 0;
-}
-
-int fxp_ucol_room(struct fxp *x, struct ucol *c, int64_t stated)
-{
-	return col_room(x, (void **)&c->v, sizeof(*c->v), &c->cap, c->len, c->in_builder, c->base,
-			stated);
-}
-
-int fxp_lcol_room(struct fxp *x, struct lcol *c, int64_t stated)
-{
-	return col_room(x, (void **)&c->v, sizeof(*c->v), &c->cap, c->len, c->in_builder, c->base,
-			stated);
-}
-
-/* Where a thread's sample columns are now (any reserve may have moved the builder's). */
-void fxp_tail_sync(struct fxp *x, struct thread *th)
-{
-	struct pv_samples *t = &x->b->p->samples;
-	if (th->s_stack.cap) {
-		th->s_stack.v = t->stack + th->s_base;
-		th->s_stack.cap = t->cap - th->s_base;
-	}
-	if (th->s_time.cap) {
-		th->s_time.v = t->time_ns + th->s_base;
-		th->s_time.cap = t->cap - th->s_base;
-	}
-}
-
-/* The maximum and first null of rows [from, from + n), read in bulk. */
-void fxp_ucol_track(struct ucol *c, uint32_t from, uint32_t n)
-{
-	const uint32_t *v = c->v + from;
-	/*
-	 * Two maxima, with no branch per row (SSE2, or a scalar loop): of the rows (PV_NONE
-	 * is the largest: a null is there when that is PV_NONE) and of the rows plus one (a null
-	 * wraps to 0, any other row is at least 1).
-	 */
-	uint32_t hi = 0, m1 = 0, k = 0;
-#ifdef __SSE2__
-	/* four rows a step: unsigned order is signed order with the top bit flipped */
-	const __m128i top = _mm_set1_epi32(INT32_MIN), one = _mm_set1_epi32(1);
-	__m128i vh = top, vm = top;
-	for (; k + 4 <= n; k += 4) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(v + k));
-		__m128i x = _mm_xor_si128(a, top);
-		__m128i x1 = _mm_xor_si128(_mm_add_epi32(a, one), top);
-		__m128i g = _mm_cmpgt_epi32(x, vh), g1 = _mm_cmpgt_epi32(x1, vm);
-		vh = _mm_or_si128(_mm_and_si128(g, x), _mm_andnot_si128(g, vh));
-		vm = _mm_or_si128(_mm_and_si128(g1, x1), _mm_andnot_si128(g1, vm));
-	}
-	uint32_t lh[4], lm[4];
-	_mm_storeu_si128((__m128i *)(void *)lh, _mm_xor_si128(vh, top));
-	_mm_storeu_si128((__m128i *)(void *)lm, _mm_xor_si128(vm, top));
-	for (int i = 0; i < 4; i++) {
-		hi = lh[i] > hi ? lh[i] : hi;
-		m1 = lm[i] > m1 ? lm[i] : m1;
-	}
-#endif
-	for (; k < n; k++) {
-		uint32_t a = v[k], a1 = a + 1;
-		hi = a > hi ? a : hi;
-		m1 = a1 > m1 ? a1 : m1;
-	}
-	bool nul = hi == PV_NONE, any = m1 != 0;
-	uint32_t m = any ? m1 - 1 : 0;
-	if (any && (!c->max_pos || m > c->max)) {
-		k = 0;
-		while (v[k] != m)
-			k++;
-		c->max = m;
-		c->max_pos = from + k + 1;
-	}
-	if (nul && !c->null_pos) {
-		k = 0;
-		while (v[k] != PV_NONE)
-			k++;
-		c->null_pos = from + k + 1;
-	}
-}
-
-/*
- * The token of row `row` of the array whose '[' is at `at`, read again for a message: columns
- * keep rows, not positions. A column read whole parsed once already, so this cannot fail.
- */
-struct json_tok fxp_row_tok(struct fxp *x, const char *at, uint32_t row)
-{
-	struct json sj;
-	struct pv_error e;
-	struct json_tok t = {.kind = JSON_NUMBER, .s = at, .len = 0};
-	json_init(&sj, x->in, &e);
-	sj.p = sj.forget_mark = at;
-	if (!json_next(&sj, &t) && t.kind == JSON_ARRAY) {
-		for (uint32_t i = 0; i <= row; i++)
-			if (json_next(&sj, &t) || t.kind == JSON_END)
-				break;
-	}
-	json_release(&sj);
-	return t;
-}
-
-/* Reads tokens until the tokenizer is back at depth d (the rest of a container). */
-static int skip_to(struct fxp *x, uint32_t d)
-{
-	struct json_tok t;
-	while (json_depth(&x->j) > d) {
-		int rc = json_next(&x->j, &t);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static bool carries(const struct json_tok *t)
-{
-	switch (t->kind) {
-	case JSON_NULL:
-	case JSON_FALSE: return false;
-	case JSON_STRING: return t->len != 0;
-	case JSON_NUMBER:
-		return !(t->len == 1 && t->s[0] == '0') &&
-		       !(t->len == 2 && t->s[0] == '-' && t->s[1] == '1');
-	default: return true;
-	}
-}
-
-/*
- * Skips the value that starts with t and counts what it carries: for a container, its
- * elements (or members) that are not null, false, 0, -1, "" or empty; for a scalar, 1 or 0.
- */
-static int count_value(struct fxp *x, const struct json_tok *t, uint64_t *n)
-{
-	*n = 0;
-	if (t->kind != JSON_ARRAY && t->kind != JSON_OBJECT) {
-		*n = carries(t);
-		return 0;
-	}
-	uint32_t d = json_depth(&x->j);
-	int64_t rows = -1;
-	bool length_key = false;
-	for (;;) {
-		struct json_tok e;
-		int rc = json_next(&x->j, &e);
-		if (rc)
-			return rc;
-		if (e.kind == JSON_END) {
-			/* a column table (nativeSymbols, jsAllocations, ...) counts its rows */
-			if (rows >= 0)
-				*n = (uint64_t)rows;
-			return 0;
-		}
-		if (e.kind == JSON_KEY) {
-			length_key = json_is(&e, "length");
-			continue;
-		}
-		if (length_key && e.kind == JSON_NUMBER && small_int(&e, &rows) && rows < 0)
-			rows = -1;
-		length_key = false;
-		if (e.kind != JSON_OBJECT && e.kind != JSON_ARRAY) {
-			*n += carries(&e);
-			continue;
-		}
-		struct json_tok f;
-		if ((rc = json_next(&x->j, &f)))
-			return rc;
-		if (f.kind != JSON_END) {
-			(*n)++;
-			if ((rc = skip_to(x, d)))
-				return rc;
-		}
-	}
-}
-
-/* Skips a value the model has no place for and reports it when it carried something. */
-int fxp_not_kept(struct fxp *x, const char *where, const struct json_tok *key)
-{
-	struct json_tok v;
-	uint64_t n;
-	int rc = json_next(&x->j, &v);
-	if (!rc)
-		rc = count_value(x, &v, &n);
-	if (!rc && n) {
-		int kl = key->len > 60 ? 60 : (int)key->len;
-		builder_lossy(x->b, n, "%s%.*s not kept", where, kl, key->s);
-	}
-	return rc;
-}
-
-/* Reads the next value, which must be an object (t is its '{'). */
-/* The next value, which must be an object / an array: "expected an object for NAME, ...". */
-static int expect_kind(struct fxp *x, struct json_tok *t, enum json_kind k, const char *name)
-{
-	char what[160];
-	snprintf(what, sizeof(what), "%s for %s", k == JSON_OBJECT ? "an object" : "an array",
-		 name);
-	return json_expect(&x->j, t, k, what);
-}
-
-int fxp_expect_object(struct fxp *x, struct json_tok *t, const char *name)
-{
-	return expect_kind(x, t, JSON_OBJECT, name);
-}
-
-int fxp_expect_array(struct fxp *x, struct json_tok *t, const char *name)
-{
-	return expect_kind(x, t, JSON_ARRAY, name);
-}
 
 static int read_int(struct fxp *x, const char *name, int64_t *out)
 {
@@ -357,49 +63,6 @@ static int read_int(struct fxp *x, const char *name, int64_t *out)
 	return json_i64(&x->j, &t, out);
 }
 
-/* A table's "length": -1 when null (tolerated), an error when not a count. */
-int fxp_read_length(struct fxp *x, const char *name, int64_t *out)
-{
-	struct json_tok t;
-	int rc = json_next(&x->j, &t);
-	if (rc)
-		return rc;
-	if (t.kind == JSON_NULL) {
-		*out = -1;
-		return 0;
-	}
-	if (t.kind != JSON_NUMBER)
-		return fxp_bad_kind(x, &t, "a row count", name);
-	if ((rc = json_i64(&x->j, &t, out)))
-		return rc;
-	if (*out < 0 || *out > PV_MAX_ROWS)
-		return json_fail_at(&x->j, &t, "expected a row count for %s, found %.*s", name,
-				    (int)t.len, t.s);
-	return 0;
-}
-
-/* A string value (or null -> 0) interned. */
-int fxp_read_str(struct fxp *x, const char *name, pv_str_ix *out)
-{
-	struct json_tok t;
-	const char *s;
-	size_t n;
-	int rc = json_next(&x->j, &t);
-	if (rc)
-		return rc;
-	if (t.kind == JSON_NULL) {
-		*out = 0;
-		return 0;
-	}
-	if (t.kind != JSON_STRING)
-		return fxp_bad_kind(x, &t, "a string", name);
-	if ((rc = json_str(&x->j, &t, &s, &n)))
-		return rc;
-	*out = builder_str(x->b, s, n);
-	return 0;
-}
-
-/* threads[].processType: a string names the thread's process kind; anything else is skipped. */
 static int read_process_type(struct fxp *x, pv_str_ix *out)
 {
 	struct json_tok t;
@@ -481,42 +144,6 @@ static int read_sample_units(struct fxp *x)
 }
 
 /* ---- marker schemas ---- */
-
-/* Appends s[0..n) to the capture buffer. */
-static int cap_put(struct fxp *x, const char *s, size_t n)
-{
-	return sbuf_put(&x->cap, s, n) ? fxp_oom(x) : 0;
-}
-
-/*
- * s as a JSON string literal appended to the capture buffer: only '"', '\\' and control
- * characters escaped, the last as \u00XX (not sbuf_json_string's \n: the text is kept as is).
- */
-static int cap_quote(struct fxp *x, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	if (sbuf_grow(&x->cap, 6 * n + 2))
-		return fxp_oom(x);
-	char *o = x->cap.buf + x->cap.len;
-	*o++ = '"';
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\') {
-			*o++ = '\\';
-			*o++ = (char)c;
-		} else if (c < 0x20) {
-			memcpy(o, "\\u00", 4);
-			o[4] = hex[c >> 4];
-			o[5] = hex[c & 15];
-			o += 6;
-		} else {
-			*o++ = (char)c;
-		}
-	}
-	*o++ = '"';
-	sbuf_setlen(&x->cap, (size_t)(o - x->cap.buf));
-	return 0;
-}
 
 /* One schema's string-index fields (firefox.h), noted by the schema's name (64 at most). */
 static int schema_fields(struct fxp *x, const char *text, size_t len)
@@ -604,100 +231,7 @@ static int read_marker_schemas(struct fxp *x)
 	return rc == PV_ENOMEM ? rc : 0;
 }
 
-/* Whether key k of a payload of type (t, tn) holds a string index. */
-static bool is_strfield(const struct fxp *x, const char *t, size_t tn, const char *k, size_t kn)
-{
-	const struct pv_profile *p = x->b->p;
-	if (tn == 20 && memcmp(t, "CompositorScreenshot", 20) == 0 && kn == 3 &&
-	    memcmp(k, "url", 3) == 0)
-		return true; /* no schema says so (upstream #5303): hard-wired there too */
-	for (uint32_t i = 0; i < x->nr_strfields; i++) {
-		pv_str_ix a = x->strfields[i].type, b = x->strfields[i].key;
-		if (p->strings.size[a] == tn && memcmp(p->strings.ptr[a], t, tn) == 0 &&
-		    p->strings.size[b] == kn && memcmp(p->strings.ptr[b], k, kn) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* Whether payloads of type (t, tn) have string-index fields at all. */
-static bool type_has_strfields(const struct fxp *x, const char *t, size_t tn)
-{
-	const struct pv_profile *p = x->b->p;
-	if (tn == 20 && memcmp(t, "CompositorScreenshot", 20) == 0)
-		return true;
-	for (uint32_t i = 0; i < x->nr_strfields; i++) {
-		pv_str_ix a = x->strfields[i].type;
-		if (p->strings.size[a] == tn && memcmp(p->strings.ptr[a], t, tn) == 0)
-			return true;
-	}
-	return false;
-}
-
-/*
- * A payload whose schema says some of its fields hold string-array indexes, with each such index
- * replaced by its string, so the model's payloads stand alone (the Gecko importer does the same
- * with its string tables). Returns the payload to keep: the same one when nothing changed.
- */
-pv_str_ix fxp_resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix payload)
-{
-	const struct pv_profile *p = x->b->p;
-	const char *text = p->strings.ptr[payload];
-	size_t len = p->strings.size[payload];
-	if (!x->nr_strfields && !memmem(text, len, "CompositorScreenshot", 20))
-		return payload;
-	struct pv_input sin;
-	struct pv_error serr;
-	struct json sj;
-	struct json_tok o, k, v;
-	/* the type first: the fields to replace depend on it, wherever it comes */
-	const char *type = NULL;
-	size_t tn = 0;
-	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
-	bool ok = !json_next(&sj, &o) && o.kind == JSON_OBJECT;
-	while (ok && !json_next_member(&sj, &k, &v) && k.kind == JSON_KEY) {
-		if (json_is(&k, "type") && v.kind == JSON_STRING && !v.escaped) {
-			type = v.s;
-			tn = v.len;
-			break;
-		}
-		ok = !json_skip(&sj, &v);
-	}
-	json_release(&sj);
-	if (!type || !type_has_strfields(x, type, tn))
-		return payload;
-	/* copied member by member (keys as written), the index values replaced */
-	sbuf_reset(&x->cap);
-	bool changed = false;
-	int rc = cap_put(x, "{", 1);
-	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
-	if (!rc)
-		rc = json_next(&sj, &o);
-	while (!rc && !(rc = json_next_member(&sj, &k, &v)) && k.kind == JSON_KEY) {
-		bool comma = changed || x->cap.len > 1 || x->cap.buf[x->cap.len - 1] != '{';
-		if ((comma && (rc = cap_put(x, ",", 1))) || (rc = cap_put(x, "\"", 1)) ||
-		    (rc = cap_put(x, k.s, k.len)) || (rc = cap_put(x, "\":", 2)))
-			break;
-		int64_t ix;
-		if (v.kind == JSON_NUMBER && !k.escaped && is_strfield(x, type, tn, k.s, k.len)) {
-			if (small_int(&v, &ix) && ix >= 0 && ix < (int64_t)S->len) {
-				pv_str_ix s = S->ix[ix];
-				rc = cap_quote(x, p->strings.ptr[s], p->strings.size[s]);
-				changed = true;
-				continue;
-			}
-			x->str_ix_bad++;
-		}
-		rc = json_capture(&sj, &v, &x->cap);
-	}
-	json_release(&sj);
-	if (rc || !changed || cap_put(x, "}", 1))
-		return payload;
-	pv_str_ix r = builder_str(x->b, x->cap.buf, x->cap.len);
-	return r == PV_NONE ? payload : r;
-}
-
-int fxp_read_meta(struct fxp *x)
+static int read_meta(struct fxp *x)
 {
 	struct json_tok t, k;
 	struct pv_meta *m = &x->b->p->meta;
@@ -761,7 +295,7 @@ int fxp_read_meta(struct fxp *x)
 	return rc;
 }
 
-int fxp_read_libs(struct fxp *x)
+static int read_libs(struct fxp *x)
 {
 	struct json_tok t, k;
 	int rc;
@@ -796,7 +330,8 @@ int fxp_read_libs(struct fxp *x)
 			} else {
 				struct json_tok v;
 				uint64_t n;
-				if (!(rc = json_next(&x->j, &v)) && !(rc = count_value(x, &v, &n)))
+				if (!(rc = json_next(&x->j, &v)) &&
+				    !(rc = fxp_count_value(x, &v, &n)))
 					more += n;
 			}
 			if (rc)
@@ -832,7 +367,7 @@ static int read_sources(struct fxp *x)
 			      "sources.", &unused);
 }
 
-int fxp_read_shared(struct fxp *x)
+static int read_shared(struct fxp *x)
 {
 	struct json_tok t, k;
 	int rc;
@@ -1138,7 +673,7 @@ static int read_thread(struct fxp *x, const struct json_tok *open)
 	return rc;
 }
 
-int fxp_read_threads(struct fxp *x)
+static int read_threads(struct fxp *x)
 {
 	struct json_tok t;
 	int rc = fxp_expect_array(x, &t, "threads");
@@ -1154,17 +689,37 @@ int fxp_read_threads(struct fxp *x)
 	}
 }
 
-/* ---- building ---- */
+/* ---- the importer ---- */
 
-/* Positioned error when an index column points past its table. */
-int fxp_check_ix(struct fxp *x, const struct ucol *c, uint32_t n, const char *table,
-		 const char *name)
+static int read_top(struct fxp *x)
 {
-	if (!c->max_pos || c->max < n)
-		return 0;
-	struct json_tok t = fxp_row_tok(x, c->at, c->max_pos - 1);
-	return json_fail(&x->j, t.s, "expected %s index below %u for %s, found %u", table, n, name,
-			 c->max);
+	struct json_tok t, k;
+	int rc = json_next(&x->j, &t);
+	if (rc)
+		return rc;
+	if (t.kind != JSON_OBJECT)
+		return json_fail_at(&x->j, &t,
+				    "expected an object (a Firefox processed profile), found %s",
+				    json_kind_name(t.kind));
+	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
+		if (json_is(&k, "meta"))
+			rc = read_meta(x);
+		else if (json_is(&k, "libs"))
+			rc = read_libs(x);
+		else if (json_is(&k, "shared"))
+			rc = read_shared(x);
+		else if (json_is(&k, "threads"))
+			rc = read_threads(x);
+		else
+			rc = fxp_not_kept(x, "", &k);
+		if (rc)
+			return rc;
+	}
+	if (rc)
+		return rc;
+	if ((rc = json_next(&x->j, &t)))
+		return rc;
+	return 0;
 }
 
 static int probe(const struct pv_input *in)
@@ -1193,7 +748,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	x->cpu_metric = PV_NONE;
 	fxp_tables_init(&x->shared);
 	json_init(&x->j, in, err);
-	int rc = fxp_read_top(x);
+	int rc = read_top(x);
 	if (!rc)
 		rc = fxp_build(x);
 	if (!rc && b->status)

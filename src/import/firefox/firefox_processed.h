@@ -1,8 +1,9 @@
 /*
- * firefox_processed.h - the processed-profile importer's state and what its three files share:
- * firefox_processed.c (meta, libs, shared, schemas, threads; the importer),
- * firefox_processed_columns.c (column tables) and firefox_processed_build.c (the model).
- * Internal to the importer: every shared function starts with fxp_.
+ * firefox_processed.h - the processed-profile importer's state and what its files share:
+ * firefox_processed.c (the importer: meta, libs, shared, schemas, threads),
+ * firefox_processed_build.c (the model), firefox_processed_columns.c (column tables) and
+ * firefox_processed_common.c (errors, column growth, small readers), which the others call and
+ * which calls none of them. Internal to the importer: every shared function starts with fxp_.
  */
 #ifndef PV_IMPORT_FIREFOX_PROCESSED_H
 #define PV_IMPORT_FIREFOX_PROCESSED_H
@@ -192,7 +193,7 @@ struct colspec {
 	const char *label; /* for messages */
 };
 
-/* ---- firefox_processed.c ---- */
+/* ---- firefox_processed_common.c ---- */
 
 int fxp_oom(struct fxp *x);
 int fxp_bad_kind(struct fxp *x, const struct json_tok *t, const char *what, const char *name);
@@ -204,16 +205,12 @@ int fxp_lcol_room(struct fxp *x, struct lcol *c, int64_t stated);
 void fxp_tail_sync(struct fxp *x, struct thread *th);
 void fxp_ucol_track(struct ucol *c, uint32_t from, uint32_t n);
 struct json_tok fxp_row_tok(struct fxp *x, const char *at, uint32_t row);
+int fxp_count_value(struct fxp *x, const struct json_tok *t, uint64_t *n);
 int fxp_not_kept(struct fxp *x, const char *where, const struct json_tok *key);
 int fxp_expect_object(struct fxp *x, struct json_tok *t, const char *name);
 int fxp_expect_array(struct fxp *x, struct json_tok *t, const char *name);
 int fxp_read_length(struct fxp *x, const char *name, int64_t *out);
 int fxp_read_str(struct fxp *x, const char *name, pv_str_ix *out);
-pv_str_ix fxp_resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix payload);
-int fxp_read_meta(struct fxp *x);
-int fxp_read_libs(struct fxp *x);
-int fxp_read_shared(struct fxp *x);
-int fxp_read_threads(struct fxp *x);
 int fxp_check_ix(struct fxp *x, const struct ucol *c, uint32_t n, const char *table,
 		 const char *name);
 
@@ -241,7 +238,6 @@ void fxp_thread_free(struct thread *th);
 int fxp_build_thread(struct fxp *x, uint32_t i);
 bool fxp_can_build_now(const struct fxp *x, const struct thread *th);
 int fxp_build(struct fxp *x);
-int fxp_read_top(struct fxp *x);
 
 /* ---- small inline helpers ---- */
 

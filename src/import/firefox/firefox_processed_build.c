@@ -99,21 +99,15 @@ static enum pv_module_kind resource_kind(uint32_t type)
 	}
 }
 
-/*
- * Interns one table set into the profile: resources and libs as modules, funcs, frames, then
- * stacks in index order (a prefix always comes before its stack, checked while reading).
- * Leaves T->stack_map and frees the other columns.
- */
-static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
+/* The rows of each table, checked against each other and against the indices they hold. */
+struct tsize {
+	uint32_t ns, nf, nu, nr;
+};
+
+static int check_tables(struct fxp *x, struct tables *T, const struct strs *S, struct tsize *z)
 {
-	struct pv_builder *b = x->b;
 	uint32_t ns, nf, nu, nr;
 	int rc;
-	uint32_t *res_lib = NULL, *func_lib = NULL;
-	pv_module_ix *res_mod = NULL;
-	pv_func_ix *func_map = NULL;
-	pv_frame_ix *frame_map = NULL;
-	uint32_t *eff = NULL;
 	if ((rc = table_rows(x, T->stack_at, T->stack_n, &T->stack_frame, "stackTable.frame",
 			     &ns)) ||
 	    (rc = table_rows(x, T->frame_at, T->frame_n, &T->frame_func, "frameTable.func", &nf)) ||
@@ -156,20 +150,28 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 	    (rc = fxp_check_ix(x, &T->res_host, S->len, "a string", "resourceTable.host")) ||
 	    (rc = fxp_check_ix(x, &T->res_lib, x->nr_libs, "a lib", "resourceTable.lib")))
 		return rc;
+	z->ns = ns;
+	z->nf = nf;
+	z->nu = nu;
+	z->nr = nr;
+	return 0;
+}
 
-	res_mod = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*res_mod));
-	res_lib = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*res_lib));
-	func_lib = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*func_lib));
-	func_map = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*func_map));
-	frame_map = pv_malloc((size_t)(nf ? nf : 1) * sizeof(*frame_map));
-	T->stack_map = pv_malloc((size_t)(ns ? ns : 1) * sizeof(*T->stack_map));
-	if (!res_mod || !res_lib || !func_lib || !func_map || !frame_map || !T->stack_map) {
-		rc = fxp_oom(x);
-		goto out;
-	}
-	T->nr_stack = ns;
+/* What build_tables maps a table's rows to while it interns them. */
+struct tmaps {
+	uint32_t *res_lib, *func_lib;
+	pv_module_ix *res_mod;
+	pv_func_ix *func_map;
+	pv_frame_ix *frame_map;
+};
 
-	/* the lib of each resource: its own column (v69 and older) or its frames' (v70) */
+/* The module of each resource: its lib (its own column, v69 and older, or its frames', v70). */
+static void build_modules(struct fxp *x, struct tables *T, const struct strs *S,
+			  const struct tsize *z, struct tmaps *m)
+{
+	struct pv_builder *b = x->b;
+	uint32_t nf = z->nf, nu = z->nu, nr = z->nr;
+	uint32_t *res_lib = m->res_lib, *func_lib = m->func_lib;
 	for (uint32_t r = 0; r < nr; r++)
 		res_lib[r] = T->res_lib.at ? T->res_lib.v[r] : PV_NONE;
 	for (uint32_t f = 0; f < nu; f++)
@@ -198,24 +200,35 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 				name = x->lib_name[lib];
 			path = x->lib_path[lib];
 		}
-		res_mod[r] = builder_module(b, name, path, kind);
+		m->res_mod[r] = builder_module(b, name, path, kind);
 	}
+}
 
-	for (uint32_t f = 0; f < nu; f++) {
+static void build_funcs(struct fxp *x, struct tables *T, const struct strs *S,
+			const struct tsize *z, struct tmaps *m)
+{
+	struct pv_builder *b = x->b;
+	for (uint32_t f = 0; f < z->nu; f++) {
 		uint32_t r = T->func_res.at ? T->func_res.v[f] : PV_NONE;
 		uint32_t src = T->func_src.at ? T->func_src.v[f] : PV_NONE;
 		uint32_t line = T->func_line.at ? T->func_line.v[f] : PV_NONE;
 		uint32_t col = T->func_col.at ? T->func_col.v[f] : PV_NONE;
 		uint32_t name = T->func_name.v[f];
-		pv_module_ix mod = r != PV_NONE ? res_mod[r] : lib_module(x, func_lib[f]);
+		pv_module_ix mod = r != PV_NONE ? m->res_mod[r] : lib_module(x, m->func_lib[f]);
 		pv_source_ix so = PV_NONE;
 		if (src != PV_NONE)
 			so = T->func_src_is_str ? builder_source(b, S->ix[src]) : source_of(x, src);
-		func_map[f] = builder_func_at(b, name == PV_NONE ? 0 : S->ix[name], mod, so,
-					      line == PV_NONE ? 0 : line, col == PV_NONE ? 0 : col);
+		m->func_map[f] =
+		    builder_func_at(b, name == PV_NONE ? 0 : S->ix[name], mod, so,
+				    line == PV_NONE ? 0 : line, col == PV_NONE ? 0 : col);
 	}
+}
 
-	for (uint32_t i = 0; i < nf; i++) {
+static void build_frames(struct fxp *x, struct tables *T, const struct tsize *z, struct tmaps *m)
+{
+	struct pv_builder *b = x->b;
+	builder_frames_reserve(b, z->nf);
+	for (uint32_t i = 0; i < z->nf; i++) {
 		uint32_t cat = T->frame_cat.at ? T->frame_cat.v[i] : PV_NONE;
 		uint32_t sub = T->frame_sub.at ? T->frame_sub.v[i] : PV_NONE;
 		uint32_t line = T->frame_line.at ? T->frame_line.v[i] : PV_NONE;
@@ -231,7 +244,7 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 			sub = 0;
 		}
 		struct frame_key key = {
-		    .func = func_map[T->frame_func.v[i]],
+		    .func = m->func_map[T->frame_func.v[i]],
 		    .line = line == PV_NONE ? 0 : line,
 		    .column = col == PV_NONE ? 0 : col,
 		    .addr = addr == PV_TIME_NONE ? PV_ADDR_NONE : (uint64_t)addr,
@@ -241,17 +254,21 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 		    .category = cat == PV_NONE ? PV_NONE : x->cat_map[cat],
 		    .subcategory = (uint16_t)(sub > UINT16_MAX ? 0 : sub),
 		};
-		frame_map[i] = builder_frame(b, &key);
+		m->frame_map[i] = builder_frame(b, &key);
 	}
+}
 
+/* Stacks in index order (a prefix always comes before its stack, checked while reading). */
+static int build_stacks(struct fxp *x, struct tables *T, uint32_t ns, const pv_frame_ix *frame_map)
+{
+	struct pv_builder *b = x->b;
+	uint32_t *eff = NULL;
 	builder_stacks_reserve(b, ns);
 	/* v52 and older: compare the stack's own category with the one its frames give */
 	if (T->stack_cat.at && ns) {
 		eff = pv_malloc((size_t)ns * sizeof(*eff));
-		if (!eff) {
-			rc = fxp_oom(x);
-			goto out;
-		}
+		if (!eff)
+			return fxp_oom(x);
 	}
 	for (uint32_t i = 0; i < ns; i++) {
 		uint32_t p = T->stack_prefix.v[i], fr = T->stack_frame.v[i];
@@ -267,13 +284,43 @@ static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
 				x->stack_cat_differ++;
 		}
 	}
-out:
 	pv_free(eff);
-	pv_free(res_mod);
-	pv_free(res_lib);
-	pv_free(func_lib);
-	pv_free(func_map);
-	pv_free(frame_map);
+	return 0;
+}
+
+/*
+ * Interns one table set into the profile: resources and libs as modules, funcs, frames, then
+ * stacks in index order. Leaves T->stack_map and frees the other columns.
+ */
+static int build_tables(struct fxp *x, struct tables *T, const struct strs *S)
+{
+	struct tsize z = {0};
+	struct tmaps m = {0};
+	int rc = check_tables(x, T, S, &z);
+	if (rc)
+		return rc;
+	uint32_t ns = z.ns, nf = z.nf, nu = z.nu, nr = z.nr;
+	m.res_mod = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*m.res_mod));
+	m.res_lib = pv_malloc((size_t)(nr ? nr : 1) * sizeof(*m.res_lib));
+	m.func_lib = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*m.func_lib));
+	m.func_map = pv_malloc((size_t)(nu ? nu : 1) * sizeof(*m.func_map));
+	m.frame_map = pv_malloc((size_t)(nf ? nf : 1) * sizeof(*m.frame_map));
+	T->stack_map = pv_malloc((size_t)(ns ? ns : 1) * sizeof(*T->stack_map));
+	if (!m.res_mod || !m.res_lib || !m.func_lib || !m.func_map || !m.frame_map ||
+	    !T->stack_map) {
+		rc = fxp_oom(x);
+	} else {
+		T->nr_stack = ns;
+		build_modules(x, T, S, &z, &m);
+		build_funcs(x, T, S, &z, &m);
+		build_frames(x, T, &z, &m);
+		rc = build_stacks(x, T, ns, m.frame_map);
+	}
+	pv_free(m.res_mod);
+	pv_free(m.res_lib);
+	pv_free(m.func_lib);
+	pv_free(m.func_map);
+	pv_free(m.frame_map);
 	fxp_tables_free_columns(T);
 	return rc;
 }
@@ -408,6 +455,137 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 	return b->status;
 }
 
+/* ---- marker payloads ---- */
+
+/* Appends s[0..n) to the capture buffer. */
+static int cap_put(struct fxp *x, const char *s, size_t n)
+{
+	return sbuf_put(&x->cap, s, n) ? fxp_oom(x) : 0;
+}
+
+/*
+ * s as a JSON string literal appended to the capture buffer: only '"', '\\' and control
+ * characters escaped, the last as \u00XX (not sbuf_json_string's \n: the text is kept as is).
+ */
+static int cap_quote(struct fxp *x, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (sbuf_grow(&x->cap, 6 * n + 2))
+		return fxp_oom(x);
+	char *o = x->cap.buf + x->cap.len;
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c < 0x20) {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	sbuf_setlen(&x->cap, (size_t)(o - x->cap.buf));
+	return 0;
+}
+
+/* Whether key k of a payload of type (t, tn) holds a string index. */
+static bool is_strfield(const struct fxp *x, const char *t, size_t tn, const char *k, size_t kn)
+{
+	const struct pv_profile *p = x->b->p;
+	if (tn == 20 && memcmp(t, "CompositorScreenshot", 20) == 0 && kn == 3 &&
+	    memcmp(k, "url", 3) == 0)
+		return true; /* no schema says so (upstream #5303): hard-wired there too */
+	for (uint32_t i = 0; i < x->nr_strfields; i++) {
+		pv_str_ix a = x->strfields[i].type, b = x->strfields[i].key;
+		if (p->strings.size[a] == tn && memcmp(p->strings.ptr[a], t, tn) == 0 &&
+		    p->strings.size[b] == kn && memcmp(p->strings.ptr[b], k, kn) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether payloads of type (t, tn) have string-index fields at all. */
+static bool type_has_strfields(const struct fxp *x, const char *t, size_t tn)
+{
+	const struct pv_profile *p = x->b->p;
+	if (tn == 20 && memcmp(t, "CompositorScreenshot", 20) == 0)
+		return true;
+	for (uint32_t i = 0; i < x->nr_strfields; i++) {
+		pv_str_ix a = x->strfields[i].type;
+		if (p->strings.size[a] == tn && memcmp(p->strings.ptr[a], t, tn) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A payload whose schema says some of its fields hold string-array indexes, with each such index
+ * replaced by its string, so the model's payloads stand alone (the Gecko importer does the same
+ * with its string tables). Returns the payload to keep: the same one when nothing changed.
+ */
+static pv_str_ix resolve_strings(struct fxp *x, const struct strs *S, pv_str_ix payload)
+{
+	const struct pv_profile *p = x->b->p;
+	const char *text = p->strings.ptr[payload];
+	size_t len = p->strings.size[payload];
+	if (!x->nr_strfields && !memmem(text, len, "CompositorScreenshot", 20))
+		return payload;
+	struct pv_input sin;
+	struct pv_error serr;
+	struct json sj;
+	struct json_tok o, k, v;
+	/* the type first: the fields to replace depend on it, wherever it comes */
+	const char *type = NULL;
+	size_t tn = 0;
+	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
+	bool ok = !json_next(&sj, &o) && o.kind == JSON_OBJECT;
+	while (ok && !json_next_member(&sj, &k, &v) && k.kind == JSON_KEY) {
+		if (json_is(&k, "type") && v.kind == JSON_STRING && !v.escaped) {
+			type = v.s;
+			tn = v.len;
+			break;
+		}
+		ok = !json_skip(&sj, &v);
+	}
+	json_release(&sj);
+	if (!type || !type_has_strfields(x, type, tn))
+		return payload;
+	/* copied member by member (keys as written), the index values replaced */
+	sbuf_reset(&x->cap);
+	bool changed = false;
+	int rc = cap_put(x, "{", 1);
+	ff_sub_json(&sj, &sin, &serr, x->in->name, text, len);
+	if (!rc)
+		rc = json_next(&sj, &o);
+	while (!rc && !(rc = json_next_member(&sj, &k, &v)) && k.kind == JSON_KEY) {
+		bool comma = changed || x->cap.len > 1 || x->cap.buf[x->cap.len - 1] != '{';
+		if ((comma && (rc = cap_put(x, ",", 1))) || (rc = cap_put(x, "\"", 1)) ||
+		    (rc = cap_put(x, k.s, k.len)) || (rc = cap_put(x, "\":", 2)))
+			break;
+		int64_t ix;
+		if (v.kind == JSON_NUMBER && !k.escaped && is_strfield(x, type, tn, k.s, k.len)) {
+			if (small_int(&v, &ix) && ix >= 0 && ix < (int64_t)S->len) {
+				pv_str_ix s = S->ix[ix];
+				rc = cap_quote(x, p->strings.ptr[s], p->strings.size[s]);
+				changed = true;
+				continue;
+			}
+			x->str_ix_bad++;
+		}
+		rc = json_capture(&sj, &v, &x->cap);
+	}
+	json_release(&sj);
+	if (rc || !changed || cap_put(x, "}", 1))
+		return payload;
+	pv_str_ix r = builder_str(x->b, x->cap.buf, x->cap.len);
+	return r == PV_NONE ? payload : r;
+}
+
 static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T,
 			 const struct strs *S)
 {
@@ -461,7 +639,7 @@ static int build_markers(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 		    .end_ns = end,
 		    .thread = ti,
 		    .payload = th->m_payload.at && th->m_payload.v[i]
-				   ? fxp_resolve_strings(x, S, th->m_payload.v[i])
+				   ? resolve_strings(x, S, th->m_payload.v[i])
 				   : 0,
 		    .cause_stack = PV_NONE,
 		    .cause_time_ns = th->m_payload.at ? th->m_cause_time.v[i] : PV_TIME_NONE,
@@ -630,38 +808,5 @@ int fxp_build(struct fxp *x)
 	if (x->ends_clamped)
 		builder_lossy(b, x->ends_clamped,
 			      "interval markers that end before they start: end set to the start");
-	return 0;
-}
-
-/* ---- the importer ---- */
-
-int fxp_read_top(struct fxp *x)
-{
-	struct json_tok t, k;
-	int rc = json_next(&x->j, &t);
-	if (rc)
-		return rc;
-	if (t.kind != JSON_OBJECT)
-		return json_fail_at(&x->j, &t,
-				    "expected an object (a Firefox processed profile), found %s",
-				    json_kind_name(t.kind));
-	while (!(rc = json_next(&x->j, &k)) && k.kind == JSON_KEY) {
-		if (json_is(&k, "meta"))
-			rc = fxp_read_meta(x);
-		else if (json_is(&k, "libs"))
-			rc = fxp_read_libs(x);
-		else if (json_is(&k, "shared"))
-			rc = fxp_read_shared(x);
-		else if (json_is(&k, "threads"))
-			rc = fxp_read_threads(x);
-		else
-			rc = fxp_not_kept(x, "", &k);
-		if (rc)
-			return rc;
-	}
-	if (rc)
-		return rc;
-	if ((rc = json_next(&x->j, &t)))
-		return rc;
 	return 0;
 }
