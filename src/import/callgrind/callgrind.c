@@ -1065,6 +1065,214 @@ static inline int cost_line(struct cg *c, const int64_t *cost, int64_t line, uin
 	return 0;
 }
 
+/* fn=: the current function (its module from ob= when first defined). */
+static int fn_line(struct cg *c, const char *v, const char *e)
+{
+	struct pv_builder *b = c->b;
+	pv_str_ix s;
+	if (spec_name(c, NS_FN, v, e, &s))
+		return -1;
+	c->cur_fn_name = s;
+	c->cur = c->host = fn_of_slot(c, c->cur_file, s, c->name_slot);
+	if (c->cur == NONE32)
+		return -1;
+	/* its cost lines follow: their sums, asked for while this line ends */
+	__builtin_prefetch(&c->exact_self[(size_t)c->cur * c->nev], 1);
+	__builtin_prefetch(&c->pself[(size_t)c->cur * c->nev], 1);
+	__builtin_prefetch(&c->out_calls[(size_t)c->cur * c->nev], 1);
+	struct cg_fn *F = &c->fns[c->cur];
+	if (!F->defined) {
+		F->defined = 1;
+		if (c->cur_ob) {
+			size_t n;
+			const char *path = pv_str(b->p, c->cur_ob);
+			n = strlen(path);
+			const char *base = path + n;
+			while (base > path && base[-1] != '/')
+				base--;
+			enum pv_module_kind k = strstr(base, ".so")		 ? PV_MODULE_LIBRARY
+						: !strncmp(base, "vgpreload", 9) ? PV_MODULE_LIBRARY
+										 : PV_MODULE_BINARY;
+			if (!strcmp(path, "???"))
+				k = PV_MODULE_UNKNOWN;
+			F->module = builder_module(
+			    b, builder_str(b, base, (size_t)(path + n - base)), c->cur_ob, k);
+		}
+	}
+	c->callee = NONE32;
+	c->have_cfile = c->have_cfn = 0;
+	return 0;
+}
+
+/* fi= / fe=: inlined code's file, a function of its own (an inline edge from its host). */
+static int fi_line(struct cg *c, const char *v, const char *e)
+{
+	pv_str_ix s;
+	if (spec_name(c, NS_FL, v, e, &s))
+		return -1;
+	c->cur_file = s;
+	if (c->host == NONE32)
+		return 0;
+	c->cur = fn_of(c, s, c->cur_fn_name);
+	if (c->cur == NONE32)
+		return -1;
+	if (c->cur != c->host) {
+		c->fns[c->cur].module = c->fns[c->host].module;
+		if (edge_of(c, c->host, c->cur, 1) == NONE32)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * calls=COUNT TARGET (the line ends at e, its newline at le): the next cost line is the call's;
+ * *next is where reading goes on (past that cost line when the call is dropped).
+ */
+static int calls_line(struct cg *c, const char *v, const char *e, const char *le, const char **next)
+{
+	const char *end = c->in->data + c->in->len;
+	uint64_t count;
+	const char *q = text_skip_blanks(v, e);
+	*next = le + 1;
+	if (parse_u64(c, &q, e, &count))
+		return -1;
+	/* the target position: checked, not kept */
+	for (uint32_t i = 0; i < c->npos; i++) {
+		q = text_skip_blanks(q, e);
+		if (q >= e)
+			break;
+		int64_t t;
+		if (parse_pos(c, &q, e, c->prev_pos[i], &t))
+			return -1;
+	}
+	/* the callee: cfn= in cfi= (or the current file), both for this call only */
+	if (c->have_cfn) {
+		c->callee =
+		    fn_of_slot(c, c->have_cfile ? c->cfile : c->cur_file, c->cfn, c->cfn_slot);
+		if (c->callee == NONE32)
+			return -1;
+		__builtin_prefetch(&c->fns[c->callee], 1);
+		__builtin_prefetch(&c->callee_in[(size_t)c->callee * c->nev], 1);
+	}
+	c->have_cfile = 0;
+	c->have_cfn = 0;
+	if (c->cur == NONE32 || c->callee == NONE32) {
+		c->calls_no_fn++;
+		/* its cost line is read and dropped */
+		const char *p = le + 1;
+		if (p < end) {
+			const char *l2 = memchr(p, '\n', (size_t)(end - p));
+			p = l2 ? l2 + 1 : end;
+			c->lineno++;
+		}
+		*next = p;
+		return 0;
+	}
+	c->call_count = count;
+	c->pending_call = 1;
+	c->call_line = c->lineno;
+	return 0;
+}
+
+/*
+ * A "key=value" line (the key of kl letters at p, the line ending at e, its newline at le):
+ * position and call specs, calls=, jumps; *next is where reading goes on.
+ */
+static int spec_line(struct cg *c, const char *p, const char *e, size_t kl, const char *le,
+		     const char **next)
+{
+	const char *v = p + kl + 1;
+	pv_str_ix s;
+	*next = le + 1;
+	if (!c->have_events)
+		return cg_fail(c, p, "a '%.*s=' line before the events: line", (int)kl, p);
+	if (kl == 2 && !memcmp(p, "fn", 2))
+		return fn_line(c, v, e);
+	if (kl == 2 && !memcmp(p, "fl", 2)) {
+		if (spec_name(c, NS_FL, v, e, &s))
+			return -1;
+		c->cur_file = s;
+	} else if (kl == 2 && (!memcmp(p, "fi", 2) || !memcmp(p, "fe", 2))) {
+		return fi_line(c, v, e);
+	} else if (kl == 2 && !memcmp(p, "ob", 2)) {
+		if (spec_name(c, NS_OB, v, e, &s))
+			return -1;
+		c->cur_ob = s;
+	} else if (kl == 3 && !memcmp(p, "cob", 3)) {
+		if (spec_name(c, NS_OB, v, e, &s))
+			return -1;
+		c->cob = s;
+	} else if (kl == 3 && (!memcmp(p, "cfi", 3) || !memcmp(p, "cfl", 3))) {
+		if (spec_name(c, NS_FL, v, e, &s))
+			return -1;
+		c->cfile = s;
+		c->have_cfile = 1;
+	} else if (kl == 3 && !memcmp(p, "cfn", 3)) {
+		if (spec_name(c, NS_FN, v, e, &s))
+			return -1;
+		c->cfn = s;
+		c->cfn_slot = c->name_slot;
+		c->have_cfn = 1;
+	} else if (kl == 3 && (!memcmp(p, "jfi", 3) || !memcmp(p, "jfn", 3))) {
+		if (spec_name(c, p[1] == 'f' && p[2] == 'i' ? NS_FL : NS_FN, v, e, &s))
+			return -1;
+	} else if (kl == 5 && !memcmp(p, "calls", 5)) {
+		return calls_line(c, v, e, le, next);
+	} else if ((kl == 4 && !memcmp(p, "jump", 4)) || (kl == 4 && !memcmp(p, "jcnd", 4))) {
+		c->jumps++;
+		c->pending_call = 2;
+	} else if ((kl == 6 && !memcmp(p, "rcalls", 6))) {
+		c->unknown_lines++;
+	} else {
+		if (!c->unknown_lines++)
+			c->first_unknown = c->lineno;
+	}
+	return 0;
+}
+
+/* A cost line that is not of the common shape (from p, ending at e); skipped before any fn=. */
+static int slow_cost_line(struct cg *c, const char *p, const char *e, int64_t *cost)
+{
+	if (!c->have_events)
+		return cg_fail(c, p, "a cost line before the events: line");
+	if (c->cur == NONE32) {
+		c->costs_no_fn++;
+		return 0;
+	}
+	int64_t line = 0;
+	uint64_t addr = PV_ADDR_NONE;
+	return parse_cost_line(c, p, e, cost, &line, &addr) || cost_line(c, cost, line, addr) ? -1
+											      : 0;
+}
+
+/*
+ * The line at p (its newline at le, ending at e before a '\r'), not a cost line of the common
+ * shape: *next is where reading goes on.
+ */
+static int other_line(struct cg *c, const char *p, const char *e, const char *le, int64_t *cost,
+		      const char **next)
+{
+	char ch = *p;
+	*next = le + 1;
+	if (p == e || ch == '#' || text_skip_blanks(p, e) == e)
+		return 0;
+	if ((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*')
+		return slow_cost_line(c, p, e, cost);
+	if (c->pending_call == 1)
+		return cg_fail(c, p, "a calls= line must be followed by its cost line");
+	c->pending_call = 0;
+	const char *eq = memchr(p, '=', (size_t)(e - p));
+	size_t kl = eq ? (size_t)(eq - p) : 0;
+	if (eq && kl <= 6 && kl >= 2 && p[0] >= 'a' && p[0] <= 'z')
+		return spec_line(c, p, e, kl, le, next);
+	int h = header_line(c, p, e);
+	if (h < 0)
+		return -1;
+	if (h == 0 && !c->unknown_lines++)
+		c->first_unknown = c->lineno;
+	return 0;
+}
+
 static int body(struct cg *c)
 {
 	struct pv_builder *b = c->b;
@@ -1072,7 +1280,6 @@ static int body(struct cg *c)
 	int64_t cost[MAX_EVENTS];
 	while (p < end && !b->status) {
 		char ch = *p;
-		const char *le;
 		if (((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') &&
 		    c->have_events && c->cur != NONE32) {
 			/* most lines: a cost line of the common shape (fast_cost_line) */
@@ -1090,7 +1297,7 @@ static int body(struct cg *c)
 				continue;
 			}
 		}
-		le = memchr(p, '\n', (size_t)(end - p));
+		const char *le = memchr(p, '\n', (size_t)(end - p));
 		if (!le)
 			le = end;
 		const char *e = le;
@@ -1100,178 +1307,8 @@ static int body(struct cg *c)
 		c->line = p;
 		if ((c->lineno & 0xffff) == 0)
 			input_forget(c->in, p);
-		if (p == e || *p == '#' || text_skip_blanks(p, e) == e) {
-			p = le + 1;
-			continue;
-		}
-		if ((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') {
-			/* a cost line */
-			if (!c->have_events)
-				return cg_fail(c, p, "a cost line before the events: line");
-			if (c->cur == NONE32) {
-				c->costs_no_fn++;
-				p = le + 1;
-				continue;
-			}
-			int64_t line = 0;
-			uint64_t addr = PV_ADDR_NONE;
-			if (parse_cost_line(c, p, e, cost, &line, &addr) ||
-			    cost_line(c, cost, line, addr))
-				return -1;
-			p = le + 1;
-			continue;
-		}
-		if (c->pending_call == 1)
-			return cg_fail(c, p, "a calls= line must be followed by its cost line");
-		c->pending_call = 0;
-		const char *eq = memchr(p, '=', (size_t)(e - p));
-		size_t kl = eq ? (size_t)(eq - p) : 0;
-		if (eq && kl <= 6 && kl >= 2 && p[0] >= 'a' && p[0] <= 'z') {
-			const char *v = eq + 1;
-			if (!c->have_events)
-				return cg_fail(c, p, "a '%.*s=' line before the events: line",
-					       (int)kl, p);
-			pv_str_ix s;
-			if (kl == 2 && !memcmp(p, "fn", 2)) {
-				if (spec_name(c, NS_FN, v, e, &s))
-					return -1;
-				c->cur_fn_name = s;
-				c->cur = c->host = fn_of_slot(c, c->cur_file, s, c->name_slot);
-				if (c->cur == NONE32)
-					return -1;
-				/* its cost lines follow: their sums, asked for while this line ends
-				 */
-				__builtin_prefetch(&c->exact_self[(size_t)c->cur * c->nev], 1);
-				__builtin_prefetch(&c->pself[(size_t)c->cur * c->nev], 1);
-				__builtin_prefetch(&c->out_calls[(size_t)c->cur * c->nev], 1);
-				struct cg_fn *F = &c->fns[c->cur];
-				if (!F->defined) {
-					F->defined = 1;
-					if (c->cur_ob) {
-						size_t n;
-						const char *path = pv_str(b->p, c->cur_ob);
-						n = strlen(path);
-						const char *base = path + n;
-						while (base > path && base[-1] != '/')
-							base--;
-						enum pv_module_kind k =
-						    strstr(base, ".so") ? PV_MODULE_LIBRARY
-						    : !strncmp(base, "vgpreload", 9)
-							? PV_MODULE_LIBRARY
-							: PV_MODULE_BINARY;
-						if (!strcmp(path, "???"))
-							k = PV_MODULE_UNKNOWN;
-						F->module = builder_module(
-						    b,
-						    builder_str(b, base, (size_t)(path + n - base)),
-						    c->cur_ob, k);
-					}
-				}
-				c->callee = NONE32;
-				c->have_cfile = c->have_cfn = 0;
-			} else if (kl == 2 && !memcmp(p, "fl", 2)) {
-				if (spec_name(c, NS_FL, v, e, &s))
-					return -1;
-				c->cur_file = s;
-			} else if (kl == 2 && (!memcmp(p, "fi", 2) || !memcmp(p, "fe", 2))) {
-				if (spec_name(c, NS_FL, v, e, &s))
-					return -1;
-				c->cur_file = s;
-				if (c->host != NONE32) {
-					c->cur = fn_of(c, s, c->cur_fn_name);
-					if (c->cur == NONE32)
-						return -1;
-					if (c->cur != c->host) {
-						c->fns[c->cur].module = c->fns[c->host].module;
-						if (edge_of(c, c->host, c->cur, 1) == NONE32)
-							return -1;
-					}
-				}
-			} else if (kl == 2 && !memcmp(p, "ob", 2)) {
-				if (spec_name(c, NS_OB, v, e, &s))
-					return -1;
-				c->cur_ob = s;
-			} else if (kl == 3 && !memcmp(p, "cob", 3)) {
-				if (spec_name(c, NS_OB, v, e, &s))
-					return -1;
-				c->cob = s;
-			} else if (kl == 3 && (!memcmp(p, "cfi", 3) || !memcmp(p, "cfl", 3))) {
-				if (spec_name(c, NS_FL, v, e, &s))
-					return -1;
-				c->cfile = s;
-				c->have_cfile = 1;
-			} else if (kl == 3 && !memcmp(p, "cfn", 3)) {
-				if (spec_name(c, NS_FN, v, e, &s))
-					return -1;
-				c->cfn = s;
-				c->cfn_slot = c->name_slot;
-				c->have_cfn = 1;
-			} else if (kl == 3 && (!memcmp(p, "jfi", 3) || !memcmp(p, "jfn", 3))) {
-				if (spec_name(c, p[1] == 'f' && p[2] == 'i' ? NS_FL : NS_FN, v, e,
-					      &s))
-					return -1;
-			} else if (kl == 5 && !memcmp(p, "calls", 5)) {
-				uint64_t count;
-				const char *q = text_skip_blanks(v, e);
-				if (parse_u64(c, &q, e, &count))
-					return -1;
-				/* the target position: checked, not kept */
-				for (uint32_t i = 0; i < c->npos; i++) {
-					q = text_skip_blanks(q, e);
-					if (q >= e)
-						break;
-					int64_t t;
-					if (parse_pos(c, &q, e, c->prev_pos[i], &t))
-						return -1;
-				}
-				/* the callee: cfn= in cfi= (or the current file), both for this
-				 * call only */
-				if (c->have_cfn) {
-					c->callee =
-					    fn_of_slot(c, c->have_cfile ? c->cfile : c->cur_file,
-						       c->cfn, c->cfn_slot);
-					if (c->callee == NONE32)
-						return -1;
-					__builtin_prefetch(&c->fns[c->callee], 1);
-					__builtin_prefetch(
-					    &c->callee_in[(size_t)c->callee * c->nev], 1);
-				}
-				c->have_cfile = 0;
-				c->have_cfn = 0;
-				if (c->cur == NONE32 || c->callee == NONE32) {
-					c->calls_no_fn++;
-					/* its cost line is read and dropped */
-					const char *nl = le + 1;
-					p = nl;
-					if (p < end) {
-						const char *l2 = memchr(p, '\n', (size_t)(end - p));
-						p = l2 ? l2 + 1 : end;
-						c->lineno++;
-					}
-					continue;
-				}
-				c->call_count = count;
-				c->pending_call = 1;
-				c->call_line = c->lineno;
-			} else if ((kl == 4 && !memcmp(p, "jump", 4)) ||
-				   (kl == 4 && !memcmp(p, "jcnd", 4))) {
-				c->jumps++;
-				c->pending_call = 2;
-			} else if ((kl == 6 && !memcmp(p, "rcalls", 6))) {
-				c->unknown_lines++;
-			} else {
-				if (!c->unknown_lines++)
-					c->first_unknown = c->lineno;
-			}
-			p = le + 1;
-			continue;
-		}
-		int h = header_line(c, p, e);
-		if (h < 0)
+		if (other_line(c, p, e, le, cost, &p))
 			return -1;
-		if (h == 0 && !c->unknown_lines++)
-			c->first_unknown = c->lineno;
-		p = le + 1;
 	}
 	if (c->pending_call == 1) {
 		c->lineno = c->call_line;
@@ -1289,6 +1326,234 @@ static void fmt_costs(char *buf, size_t n, const int64_t *v, uint32_t nev)
 	for (uint32_t e = 0; e < nev && used < n; e++)
 		used +=
 		    (size_t)snprintf(buf + used, n - used, "%s%lld", e ? " " : "", (long long)v[e]);
+}
+
+/* The last part's tables, freed before the whole graph is built. */
+static void part_tables_free(struct cg *c)
+{
+	rows_free(c);
+	u64map_release(&c->edge_map);
+	pv_free(c->edges);
+	pv_free(c->ecost);
+	pv_free(c->ecalls);
+	pv_free(c->edge_next);
+	pv_free(c->pself);
+	pv_free(c->touched_list);
+	c->edges = NULL;
+	c->ecost = c->pself = NULL;
+	c->ecalls = NULL;
+	c->edge_next = c->touched_list = NULL;
+	c->nedges = c->cap_edges = c->nr_touched = c->cap_touched = 0;
+}
+
+/*
+ * Every function a model function, and the exact per-function costs into the profile
+ * (callgrind_annotate's rules; the graph's inclusive costs in a recursion): the number of
+ * functions whose inclusive cost the recursion rule changed.
+ */
+static uint64_t exact_costs(struct cg *c)
+{
+	struct pv_builder *b = c->b;
+	uint64_t recursive = 0;
+	/* every function a model function, even those with no cost */
+	for (uint32_t f = 0; f < c->nfns; f++)
+		cg_fn_frame(c, f, 0, PV_ADDR_NONE);
+	/* the exact per-function costs, as callgrind_annotate --inclusive=yes computes them */
+	struct pv_profile *p = b->p;
+	uint32_t nf = p->funcs.len, nev = c->nev;
+	p->func_costs.self = pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
+	p->func_costs.total = pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
+	if (!p->func_costs.self || !p->func_costs.total)
+		b->status = PV_ENOMEM;
+	for (uint32_t m = 0; m < p->metrics.len && !b->status; m++) {
+		p->func_costs.self[m] = pv_calloc(nf ? nf : 1, sizeof(int64_t));
+		p->func_costs.total[m] = pv_calloc(nf ? nf : 1, sizeof(int64_t));
+		if (!p->func_costs.self[m] || !p->func_costs.total[m])
+			b->status = PV_ENOMEM;
+	}
+	p->func_costs.funcs_len = nf;
+	/* callgrind_annotate's inclusive costs, kept in total[] for the comparison below */
+	for (uint32_t f = 0; f < c->nfns && !b->status; f++) {
+		pv_func_ix fi = c->fns[f].func;
+		for (uint32_t e = 0; e < nev; e++) {
+			int64_t s = c->exact_self[(size_t)f * nev + e];
+			int64_t t = c->fns[f].callee ? c->callee_in[(size_t)f * nev + e]
+						     : s + c->out_calls[(size_t)f * nev + e];
+			p->func_costs.self[e][fi] += s;
+			p->func_costs.total[e][fi] += t;
+		}
+	}
+	/*
+	 * the inclusive costs from the call graph: the same rule, except that a function's calls
+	 * to itself and the nested calls of a recursion are not counted again
+	 */
+	struct cg_graph g;
+	memset(&g, 0, sizeof(g));
+	pv_metric_ix ms[MAX_EVENTS];
+	uint32_t nm = nev < p->metrics.len ? nev : p->metrics.len;
+	for (uint32_t e = 0; e < nm; e++)
+		ms[e] = e;
+	/*
+	 * one part: its graph is the whole graph, renumbered (when no two of its functions are
+	 * one model function), and its inclusive costs were kept
+	 */
+	int64_t *incl = NULL;
+	if (!b->status && c->nr_parts_done == 1 && c->part_incl)
+		incl = part_inclusive(c, nf, nm);
+	if (!b->status && !incl && cg_graph_build(p, ms, nm, NULL, &g))
+		b->status = PV_ENOMEM;
+	const int64_t *ix = incl ? incl : g.incl;
+	for (uint32_t f = 0; f < nf && !b->status; f++) {
+		bool differs = false;
+		for (uint32_t e = 0; e < nm; e++) {
+			differs |= p->func_costs.total[e][f] != ix[(size_t)f * nm + e];
+			p->func_costs.total[e][f] = ix[(size_t)f * nm + e];
+		}
+		recursive += differs;
+	}
+	if (incl)
+		pv_free(incl);
+	else if (!b->status)
+		cg_graph_release(&g);
+	return recursive;
+}
+
+/* The file's totals: and summary: lines against its costs, and whether it may be cut short. */
+static void report_totals(struct cg *c)
+{
+	struct pv_builder *b = c->b;
+	char got[512], said[512];
+	fmt_costs(got, sizeof(got), c->total, c->nev);
+	if (c->have_totals && memcmp(c->totals, c->total, c->nev * sizeof(int64_t)) != 0) {
+		fmt_costs(said, sizeof(said), c->totals, c->nev);
+		builder_lossy(b, 1,
+			      "totals: (last at line %llu) say %s, the cost lines add up "
+			      "to %s (used)",
+			      (unsigned long long)c->totals_line, said, got);
+	}
+	if (c->have_summary && memcmp(c->summary, c->total, c->nev * sizeof(int64_t)) != 0) {
+		fmt_costs(said, sizeof(said), c->summary, c->nev);
+		builder_lossy(b, 1,
+			      "summary: (last at line %llu) says %s, the cost lines add up "
+			      "to %s (used)",
+			      (unsigned long long)c->summary_line, said, got);
+	}
+	int calls = 0;
+	for (uint32_t f = 0; f < c->nfns && !calls; f++)
+		calls = c->fns[f].callee;
+	/* the line its writer ends with: valgrind's callgrind closes each dump with
+	 * totals:, cachegrind (no creator, no calls) its file with summary: */
+	if (c->last_cost_line && c->by_callgrind &&
+	    (!c->have_totals || c->totals_line < c->last_cost_line))
+		builder_lossy(b, 1,
+			      "no totals: line after the last costs (callgrind writes one "
+			      "at the end): the file may be cut short");
+	else if (c->last_cost_line && !c->by_callgrind && !calls && !c->creator_seen &&
+		 (!c->have_summary || c->summary_line < c->last_cost_line))
+		builder_lossy(b, 1,
+			      "no summary: line after the last costs (cachegrind writes "
+			      "one at the end): the file may be cut short");
+	if (calls)
+		builder_lossy(b, 1,
+			      "callgrind stores a call graph, not stacks: views are "
+			      "computed from it; a center's total and self and the calls "
+			      "next to it are the file's exact costs, rows further away "
+			      "are estimated (split in proportion to the calls' costs)");
+}
+
+/* What the import did not keep as it was, each kind with its count. */
+static void report_lossy(struct cg *c, uint64_t recursive)
+{
+	struct pv_builder *b = c->b;
+	builder_lossy(b, recursive,
+		      "functions in a recursion: inclusive cost without the nested calls counted "
+		      "again (callgrind_annotate --inclusive=yes counts them: more)");
+	builder_lossy(b, c->contexts,
+		      "calling contexts estimated from the call graph for what needs "
+		      "stacks (filters, lines, files, modules, exports, merges): each "
+		      "function's self and inclusive cost exact outside recursion cycles; "
+		      "a context's share of a call under 1/%u of its part's cost goes to "
+		      "its other shares",
+		      CTX_BUDGET);
+	builder_lossy(b, c->ctx_coarse,
+		      "parts with more than %u calling contexts per function and call: "
+		      "past them, a function's contexts take its calls in turn, not in "
+		      "proportion (costs per function stay exact)",
+		      FOLD_BUDGET);
+	builder_lossy(b, c->ctx_folded,
+		      "calling contexts folded into an \"(other)\" frame under their "
+		      "callers (more than %u for one function past the budget above): the "
+		      "functions below them lose that cost in what needs stacks",
+		      FOLD_KEEP);
+	builder_lossy(b, c->ctx_scaled,
+		      "functions and recursion cycles whose calls cost more or less than "
+		      "they spend: their estimated calling contexts scaled to what they "
+		      "spend");
+	builder_lossy(b, c->ctx_rooted,
+		      "functions called, but whose calls cost nothing: their estimated "
+		      "calling contexts start at the root");
+	builder_lossy(b, c->jumps, "jump= / jcnd= lines (jumps not kept)");
+	builder_lossy(b, c->odd_costs,
+		      "costs written as positions (+N, -N, *), read as callgrind_annotate "
+		      "reads them");
+	builder_lossy(b, c->negative, "negative costs (not in the calling contexts)");
+	builder_lossy(b, c->derived_events, "derived events (event: NAME = FORMULA) not computed");
+	builder_lossy(b, c->desc_lines, "desc: lines not kept");
+	builder_lossy(b, c->unknown_lines,
+		      "lines profview does not read (skipped, first at line %llu)",
+		      (unsigned long long)c->first_unknown);
+	builder_lossy(b, c->calls_no_fn,
+		      "calls= lines outside a function or without cfn= (skipped)");
+	builder_lossy(b, c->costs_no_fn, "cost lines before any fn= (skipped)");
+	builder_lossy(b, c->undefined_names,
+		      "compressed names used before they are defined (read as \"\", as "
+		      "callgrind_annotate does)");
+	builder_lossy(b, c->lines_dropped,
+		      "parts with calls and more than %u (function, line) costs: their "
+		      "functions' self costs not split over lines",
+		      LINE_ROWS_MAX);
+	builder_lossy(b, c->lines_unsplit,
+		      "functions whose per-line costs stay on the function (negative costs, "
+		      "or too many lines and contexts to split)");
+	builder_lossy(b, c->addrs_merged,
+		      "parts with calls and more than %u (function, address) costs: their "
+		      "instruction addresses not kept (costs per line)",
+		      LINE_ROWS_MAX);
+	builder_lossy(b, c->addrs_unkept,
+		      "cost lines whose instruction address is past 2^40, whose function is "
+		      "past the 2^24th, or whose address has two lines (address not kept)");
+}
+
+/* The importer's own tables freed. */
+static void cg_free(struct cg *c)
+{
+	for (int i = 0; i < NR_NS; i++) {
+		u64map_release(&c->names[i]);
+		pv_free(c->dense[i]);
+	}
+	pv_free(c->fn_cache);
+	pv_free(c->src_cache);
+	pv_free(c->part_incl);
+	pv_free(c->part_fn);
+	pv_free(c->edge_next);
+	pv_free(c->ecalls);
+	u64map_release(&c->fn_map);
+	u64map_release(&c->edge_map);
+	u64map_release(&c->line_map);
+	u64map_release(&c->addr_map);
+	pv_free(c->line_addr);
+	pv_free(c->fns);
+	pv_free(c->exact_self);
+	pv_free(c->callee_in);
+	pv_free(c->out_calls);
+	pv_free(c->pself);
+	pv_free(c->touched_list);
+	pv_free(c->edges);
+	pv_free(c->ecost);
+	pv_free(c->line_fn);
+	pv_free(c->line_no);
+	pv_free(c->line_next);
+	pv_free(c->line_cost);
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
@@ -1316,213 +1581,19 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		if (c.part_has_data)
 			end_part(&c);
 	}
-	/* the last part's tables go before the whole graph is built */
-	rows_free(&c);
-	u64map_release(&c.edge_map);
-	pv_free(c.edges);
-	pv_free(c.ecost);
-	pv_free(c.ecalls);
-	pv_free(c.edge_next);
-	pv_free(c.pself);
-	pv_free(c.touched_list);
-	c.edges = NULL;
-	c.ecost = c.pself = NULL;
-	c.ecalls = NULL;
-	c.edge_next = c.touched_list = NULL;
-	c.nedges = c.cap_edges = c.nr_touched = c.cap_touched = 0;
+	part_tables_free(&c);
 	if (!rc && !b->status && c.nr_parts_done == 0 && c.nfns == 0) {
 		/* no cost at all (an empty part): one empty thread */
 		builder_thread(b, c.part_name ? c.part_name : builder_cstr(b, "callgrind"), c.pid,
 			       c.tid, c.cmd);
 	}
+	if (!rc && !b->status)
+		recursive = exact_costs(&c);
 	if (!rc && !b->status) {
-		/* every function a model function, even those with no cost */
-		for (uint32_t f = 0; f < c.nfns; f++)
-			cg_fn_frame(&c, f, 0, PV_ADDR_NONE);
-		/* the exact per-function costs, as callgrind_annotate --inclusive=yes computes them
-		 */
-		struct pv_profile *p = b->p;
-		uint32_t nf = p->funcs.len, nev = c.nev;
-		p->func_costs.self =
-		    pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
-		p->func_costs.total =
-		    pv_calloc(p->metrics.len ? p->metrics.len : 1, sizeof(int64_t *));
-		if (!p->func_costs.self || !p->func_costs.total)
-			b->status = PV_ENOMEM;
-		for (uint32_t m = 0; m < p->metrics.len && !b->status; m++) {
-			p->func_costs.self[m] = pv_calloc(nf ? nf : 1, sizeof(int64_t));
-			p->func_costs.total[m] = pv_calloc(nf ? nf : 1, sizeof(int64_t));
-			if (!p->func_costs.self[m] || !p->func_costs.total[m])
-				b->status = PV_ENOMEM;
-		}
-		p->func_costs.funcs_len = nf;
-		/* callgrind_annotate's inclusive costs, kept in total[] for the comparison below */
-		for (uint32_t f = 0; f < c.nfns && !b->status; f++) {
-			pv_func_ix fi = c.fns[f].func;
-			for (uint32_t e = 0; e < nev; e++) {
-				int64_t s = c.exact_self[(size_t)f * nev + e];
-				int64_t t = c.fns[f].callee ? c.callee_in[(size_t)f * nev + e]
-							    : s + c.out_calls[(size_t)f * nev + e];
-				p->func_costs.self[e][fi] += s;
-				p->func_costs.total[e][fi] += t;
-			}
-		}
-		/* the inclusive costs from the call graph: the same rule, except that a function's
-		 * calls to itself and the nested calls of a recursion are not counted again */
-		struct cg_graph g;
-		memset(&g, 0, sizeof(g));
-		pv_metric_ix ms[MAX_EVENTS];
-		uint32_t nm = nev < p->metrics.len ? nev : p->metrics.len;
-		for (uint32_t e = 0; e < nm; e++)
-			ms[e] = e;
-		/* one part: its graph is the whole graph, renumbered (when no two of its functions
-		 * are one model function), and its inclusive costs were kept */
-		int64_t *incl = NULL;
-		if (!b->status && c.nr_parts_done == 1 && c.part_incl)
-			incl = part_inclusive(&c, nf, nm);
-		if (!b->status && !incl && cg_graph_build(p, ms, nm, NULL, &g))
-			b->status = PV_ENOMEM;
-		const int64_t *ix = incl ? incl : g.incl;
-		for (uint32_t f = 0; f < nf && !b->status; f++) {
-			bool differs = false;
-			for (uint32_t e = 0; e < nm; e++) {
-				differs |= p->func_costs.total[e][f] != ix[(size_t)f * nm + e];
-				p->func_costs.total[e][f] = ix[(size_t)f * nm + e];
-			}
-			recursive += differs;
-		}
-		if (incl)
-			pv_free(incl);
-		else if (!b->status)
-			cg_graph_release(&g);
+		report_totals(&c);
+		report_lossy(&c, recursive);
 	}
-	if (!rc && !b->status) {
-		char got[512], said[512];
-		fmt_costs(got, sizeof(got), c.total, c.nev);
-		if (c.have_totals && memcmp(c.totals, c.total, c.nev * sizeof(int64_t)) != 0) {
-			fmt_costs(said, sizeof(said), c.totals, c.nev);
-			builder_lossy(b, 1,
-				      "totals: (last at line %llu) say %s, the cost lines add up "
-				      "to %s (used)",
-				      (unsigned long long)c.totals_line, said, got);
-		}
-		if (c.have_summary && memcmp(c.summary, c.total, c.nev * sizeof(int64_t)) != 0) {
-			fmt_costs(said, sizeof(said), c.summary, c.nev);
-			builder_lossy(b, 1,
-				      "summary: (last at line %llu) says %s, the cost lines add up "
-				      "to %s (used)",
-				      (unsigned long long)c.summary_line, said, got);
-		}
-		int calls = 0;
-		for (uint32_t f = 0; f < c.nfns && !calls; f++)
-			calls = c.fns[f].callee;
-		/* the line its writer ends with: valgrind's callgrind closes each dump with
-		 * totals:, cachegrind (no creator, no calls) its file with summary: */
-		if (c.last_cost_line && c.by_callgrind &&
-		    (!c.have_totals || c.totals_line < c.last_cost_line))
-			builder_lossy(b, 1,
-				      "no totals: line after the last costs (callgrind writes one "
-				      "at the end): the file may be cut short");
-		else if (c.last_cost_line && !c.by_callgrind && !calls && !c.creator_seen &&
-			 (!c.have_summary || c.summary_line < c.last_cost_line))
-			builder_lossy(b, 1,
-				      "no summary: line after the last costs (cachegrind writes "
-				      "one at the end): the file may be cut short");
-		if (calls)
-			builder_lossy(b, 1,
-				      "callgrind stores a call graph, not stacks: views are "
-				      "computed from it; a center's total and self and the calls "
-				      "next to it are the file's exact costs, rows further away "
-				      "are estimated (split in proportion to the calls' costs)");
-		builder_lossy(
-		    b, recursive,
-		    "functions in a recursion: inclusive cost without the nested calls counted "
-		    "again (callgrind_annotate --inclusive=yes counts them: more)");
-		builder_lossy(b, c.contexts,
-			      "calling contexts estimated from the call graph for what needs "
-			      "stacks (filters, lines, files, modules, exports, merges): each "
-			      "function's self and inclusive cost exact outside recursion cycles; "
-			      "a context's share of a call under 1/%u of its part's cost goes to "
-			      "its other shares",
-			      CTX_BUDGET);
-		builder_lossy(b, c.ctx_coarse,
-			      "parts with more than %u calling contexts per function and call: "
-			      "past them, a function's contexts take its calls in turn, not in "
-			      "proportion (costs per function stay exact)",
-			      FOLD_BUDGET);
-		builder_lossy(b, c.ctx_folded,
-			      "calling contexts folded into an \"(other)\" frame under their "
-			      "callers (more than %u for one function past the budget above): the "
-			      "functions below them lose that cost in what needs stacks",
-			      FOLD_KEEP);
-		builder_lossy(b, c.ctx_scaled,
-			      "functions and recursion cycles whose calls cost more or less than "
-			      "they spend: their estimated calling contexts scaled to what they "
-			      "spend");
-		builder_lossy(b, c.ctx_rooted,
-			      "functions called, but whose calls cost nothing: their estimated "
-			      "calling contexts start at the root");
-		builder_lossy(b, c.jumps, "jump= / jcnd= lines (jumps not kept)");
-		builder_lossy(b, c.odd_costs,
-			      "costs written as positions (+N, -N, *), read as callgrind_annotate "
-			      "reads them");
-		builder_lossy(b, c.negative, "negative costs (not in the calling contexts)");
-		builder_lossy(b, c.derived_events,
-			      "derived events (event: NAME = FORMULA) not computed");
-		builder_lossy(b, c.desc_lines, "desc: lines not kept");
-		builder_lossy(b, c.unknown_lines,
-			      "lines profview does not read (skipped, first at line %llu)",
-			      (unsigned long long)c.first_unknown);
-		builder_lossy(b, c.calls_no_fn,
-			      "calls= lines outside a function or without cfn= (skipped)");
-		builder_lossy(b, c.costs_no_fn, "cost lines before any fn= (skipped)");
-		builder_lossy(b, c.undefined_names,
-			      "compressed names used before they are defined (read as \"\", as "
-			      "callgrind_annotate does)");
-		builder_lossy(b, c.lines_dropped,
-			      "parts with calls and more than %u (function, line) costs: their "
-			      "functions' self costs not split over lines",
-			      LINE_ROWS_MAX);
-		builder_lossy(
-		    b, c.lines_unsplit,
-		    "functions whose per-line costs stay on the function (negative costs, "
-		    "or too many lines and contexts to split)");
-		builder_lossy(b, c.addrs_merged,
-			      "parts with calls and more than %u (function, address) costs: their "
-			      "instruction addresses not kept (costs per line)",
-			      LINE_ROWS_MAX);
-		builder_lossy(
-		    b, c.addrs_unkept,
-		    "cost lines whose instruction address is past 2^40, whose function is "
-		    "past the 2^24th, or whose address has two lines (address not kept)");
-	}
-	for (int i = 0; i < NR_NS; i++) {
-		u64map_release(&c.names[i]);
-		pv_free(c.dense[i]);
-	}
-	pv_free(c.fn_cache);
-	pv_free(c.src_cache);
-	pv_free(c.part_incl);
-	pv_free(c.part_fn);
-	pv_free(c.edge_next);
-	pv_free(c.ecalls);
-	u64map_release(&c.fn_map);
-	u64map_release(&c.edge_map);
-	u64map_release(&c.line_map);
-	u64map_release(&c.addr_map);
-	pv_free(c.line_addr);
-	pv_free(c.fns);
-	pv_free(c.exact_self);
-	pv_free(c.callee_in);
-	pv_free(c.out_calls);
-	pv_free(c.pself);
-	pv_free(c.touched_list);
-	pv_free(c.edges);
-	pv_free(c.ecost);
-	pv_free(c.line_fn);
-	pv_free(c.line_no);
-	pv_free(c.line_next);
-	pv_free(c.line_cost);
+	cg_free(&c);
 	if (!rc && b->status)
 		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
 				  pv_strerror(b->status));

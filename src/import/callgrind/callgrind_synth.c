@@ -572,6 +572,31 @@ static int fold(struct synth *S, uint32_t nr, const pv_stack_ix *par, int64_t *a
 }
 
 /*
+ * The cost folded above a node (lost[slot], event k): its columns (need, summing to *sum) shrink
+ * by as much, in proportion, and each child's part of the loss waits in its slot (dst[j]).
+ */
+static int shrink_lost(struct synth *S, uint32_t slot, uint32_t k, uint32_t ncol,
+		       const uint32_t *dst, int64_t *need, int64_t *sum)
+{
+	uint32_t nev = S->c->nev;
+	int64_t *lost = S->q.lost + (size_t)slot * nev + k;
+	int64_t *cw = SBUF(S, 0, ncol, sizeof(int64_t)), *co = SBUF(S, 1, ncol, sizeof(int64_t));
+	if (!cw || !co)
+		return -1;
+	for (uint32_t j = 0; j < ncol; j++)
+		cw[j] = need[(size_t)j * nev + k];
+	*sum = *lost < *sum ? *sum - *lost : 0;
+	pv_apportion(*sum, cw, ncol, co);
+	for (uint32_t j = 0; j < ncol; j++) {
+		if (j)
+			S->q.lost[(size_t)dst[j] * nev + k] += cw[j] - co[j];
+		need[(size_t)j * nev + k] = co[j];
+	}
+	*lost = 0;
+	return 0;
+}
+
+/*
  * Splits a node's nr contexts (parents par[i], flows flow[i * nev + k]) over its columns
  * (col[j * nev + k]: j = 0 its self cost, j >= 1 a child whose contexts go to slot dst[j]), per
  * event: the contexts' flows scaled to the columns' sum when they differ (a file whose calls
@@ -607,24 +632,9 @@ static int split_node(struct synth *S, uint32_t fg, uint32_t slot, uint32_t nr,
 			need[(size_t)j * nev + k] = pos0(col[(size_t)j * nev + k]);
 			sum += need[(size_t)j * nev + k];
 		}
-		int64_t *lost = slot == NONE32 ? NULL : S->q.lost + (size_t)slot * nev + k;
-		if (lost && *lost) {
-			/* folded above: the columns shrink by as much, in proportion */
-			int64_t *cw = SBUF(S, 0, ncol, sizeof(int64_t)),
-				*co = SBUF(S, 1, ncol, sizeof(int64_t));
-			if (!cw || !co)
-				return -1;
-			for (uint32_t j = 0; j < ncol; j++)
-				cw[j] = need[(size_t)j * nev + k];
-			sum = *lost < sum ? sum - *lost : 0;
-			pv_apportion(sum, cw, ncol, co);
-			for (uint32_t j = 0; j < ncol; j++) {
-				if (j)
-					S->q.lost[(size_t)dst[j] * nev + k] += cw[j] - co[j];
-				need[(size_t)j * nev + k] = co[j];
-			}
-			*lost = 0;
-		}
+		if (slot != NONE32 && S->q.lost[(size_t)slot * nev + k] &&
+		    shrink_lost(S, slot, k, ncol, dst, need, &sum))
+			return -1;
 		for (uint32_t i = 0; i < nr; i++) {
 			w[i] = pos0(flow[(size_t)i * nev + k]);
 			in += w[i];
@@ -904,62 +914,16 @@ static uint32_t ensure_row(struct synth *S, struct cycle *Y, uint32_t u)
  * their estimates; then every row of a member, top-down, splits its contexts (those entering
  * by e for the first row; rooted when no call entered the cycle) over its self cost and rows.
  */
-static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F, bool last,
-		  bool rooted)
+/*
+ * An entry's share of what the cycle's columns still need (Y->M per local column), from its
+ * flows F in proportion to its rows' estimates (Y->P), full columns' excess to the others; the
+ * last entry takes all that is left. w, o: scratch of the local columns and K.
+ */
+static void entry_share(struct cycle *Y, const int64_t *F, bool last, int64_t *w, int64_t *o,
+			uint32_t nev)
 {
-	struct cg *c = S->c;
-	struct pv_builder *b = c->b;
-	const struct cg_graph *g = &S->g;
-	struct cg_grow *G = &S->G;
-	struct cg_rows *R = &G->R;
-	uint32_t nev = c->nev, nf = g->nf, K = Y->K;
-	int64_t self0[MAX_EVENTS];
-	cg_grow_clear(G);
-	G->budget = Y->budget;
-	if (!last && Y->T0 > 0) {
-		/* the entries share the rows in proportion to their flows */
-		uint64_t share = (uint64_t)((i128)Y->budget * pos0(F[0]) / Y->T0);
-		G->budget = share < 16 ? 16 : (uint32_t)share;
-	}
-	cg_first_self(G, e, F, self0);
-	if (cg_rows_add(R, e, PV_NONE, F, self0, true, false) || cg_grow_all(G))
-		goto oom;
-	/* room for the rows made where a column has none: a member's, a call's (and its path) */
-	Y->rows_cap = R->len + Y->m + K;
-	Y->rcol = SBUF(S, 21, Y->rows_cap, sizeof(uint32_t));
-	Y->P = SBUF(S, 22, (size_t)K * nev, sizeof(int64_t));
-	Y->M = SBUF(S, 23, (size_t)K * nev, sizeof(int64_t));
-	Y->has = SBUF(S, 17, K, sizeof(uint32_t));
-	Y->loc = SBUF(S, 18, K, sizeof(uint32_t));
-	int64_t *w = SBUF(S, 0, Y->rows_cap + K, sizeof(int64_t));
-	int64_t *o = SBUF(S, 1, Y->rows_cap + K, sizeof(int64_t));
-	if (!Y->rcol || !Y->P || !Y->M || !Y->has || !Y->loc || !w || !o)
-		return -1;
+	uint32_t K = Y->K;
 	int64_t *P = Y->P, *M = Y->M;
-	Y->nloc = 0;
-	for (uint32_t r = 0; r < R->len; r++) {
-		uint32_t f = R->func[r], id;
-		const int64_t *est;
-		if (S->in[f]) {
-			id = Y->colof[f];
-			est = R->self + (size_t)r * nev;
-			if (Y->best[f] == NONE32 ||
-			    R->total[(size_t)r * nev] > R->total[(size_t)Y->best[f] * nev])
-				Y->best[f] = r;
-		} else {
-			uint32_t u = R->func[R->parent[r]], x = g->out_first[u];
-			while (g->to[x] != f)
-				x++;
-			id = Y->xcol[x];
-			est = R->total + (size_t)r * nev;
-		}
-		uint32_t l = col_touch(Y, id, nev);
-		Y->rcol[r] = l;
-		Y->has[l]++;
-		for (uint32_t k = 0; k < nev; k++)
-			P[(size_t)l * nev + k] += pos0(est[k]);
-	}
-	/* this entry's share of the columns (the last: of every column) */
 	uint32_t nsup = Y->nloc;
 	for (uint32_t id = 0; last && id < K; id++)
 		col_touch(Y, id, nev);
@@ -998,7 +962,14 @@ static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F
 		for (uint32_t l = 0; l < Y->nloc; l++)
 			Y->need[(size_t)Y->loc[l] * nev + k] -= M[(size_t)l * nev + k];
 	}
-	/* a column given a share and holding no row gets one */
+}
+
+/* A column given a share and holding no row gets one (a member's row, and a call's under it). */
+static int rows_for_shares(struct synth *S, struct cycle *Y)
+{
+	struct cg_rows *R = &S->G.R;
+	uint32_t nev = S->c->nev;
+	const int64_t *M = Y->M;
 	for (uint32_t l = 0; l < Y->nloc; l++) {
 		bool any = false;
 		for (uint32_t k = 0; k < nev; k++)
@@ -1012,40 +983,29 @@ static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F
 		if (Y->colh[id] != NONE32) {
 			int64_t zero[MAX_EVENTS] = {0};
 			if (R->len == Y->rows_cap ||
-			    cg_rows_add(R, Y->colh[id], r, zero, zero, true, false))
-				goto oom;
+			    cg_rows_add(R, Y->colh[id], r, zero, zero, true, false)) {
+				S->c->b->status = PV_ENOMEM;
+				return -1;
+			}
 			Y->rcol[R->len - 1] = l;
 			Y->has[l]++;
 		}
 	}
-	/* each column's share over its rows, in proportion to their estimates: a[r] */
-	uint32_t nrows = R->len, nloc = Y->nloc;
-	uint32_t *first = SBUF(S, 24, nloc + 1, sizeof(uint32_t));
-	uint32_t *byc = SBUF(S, 25, nrows, sizeof(uint32_t));
-	int64_t *tot = SBUF(S, 19, (size_t)nrows * nev, sizeof(int64_t));
-	int64_t *a = SBUF(S, 13, (size_t)nrows * nev, sizeof(int64_t));
-	if (!first || !byc || !tot || !a)
-		return -1;
-	group_by(Y->rcol, 0, nrows, nloc, first, byc);
-	for (uint32_t l = 0; l < nloc; l++) {
-		uint32_t n = first[l + 1] - first[l];
-		const uint32_t *rs = byc + first[l];
-		bool self_col = Y->colh[Y->loc[l]] == NONE32;
-		for (uint32_t k = 0; k < nev && n; k++) {
-			for (uint32_t i = 0; i < n; i++)
-				w[i] =
-				    pos0((self_col ? R->self : R->total)[(size_t)rs[i] * nev + k]);
-			pv_apportion(M[(size_t)l * nev + k], w, n, o);
-			for (uint32_t i = 0; i < n; i++)
-				a[(size_t)rs[i] * nev + k] = o[i];
-		}
-		Y->lid[Y->loc[l]] = 0;
-	}
-	/* a row's total: its share and its rows' (children after their parents) */
-	memcpy(tot, a, (size_t)nrows * nev * sizeof(int64_t));
-	for (uint32_t r = nrows; r-- > 1;)
-		for (uint32_t k = 0; k < nev; k++)
-			tot[(size_t)R->parent[r] * nev + k] += tot[(size_t)r * nev + k];
+	return 0;
+}
+
+/*
+ * The rows of an unrolled cycle's members, top-down: each splits its contexts (the first row:
+ * those entering by e; a root one when rooted and none did) over its share a[r] of its self
+ * cost and its children's totals tot[].
+ */
+static int split_rows(struct synth *S, uint32_t e, bool rooted, const int64_t *a,
+		      const int64_t *tot)
+{
+	struct cg *c = S->c;
+	struct pv_builder *b = c->b;
+	const struct cg_rows *R = &S->G.R;
+	uint32_t nev = c->nev, nf = S->g.nf, nrows = R->len;
 	/* children by parent */
 	uint32_t *cfirst = SBUF(S, 17, nrows + 1, sizeof(uint32_t));
 	uint32_t *kids = SBUF(S, 18, nrows, sizeof(uint32_t));
@@ -1094,6 +1054,97 @@ static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F
 			    rec_add(S, f, par[i], own[i], wt + (size_t)i * nev))
 				return -1;
 	}
+	return b->status ? -1 : 0;
+}
+
+static int unroll(struct synth *S, struct cycle *Y, uint32_t e, const int64_t *F, bool last,
+		  bool rooted)
+{
+	struct cg *c = S->c;
+	struct pv_builder *b = c->b;
+	const struct cg_graph *g = &S->g;
+	struct cg_grow *G = &S->G;
+	struct cg_rows *R = &G->R;
+	uint32_t nev = c->nev, K = Y->K;
+	int64_t self0[MAX_EVENTS];
+	cg_grow_clear(G);
+	G->budget = Y->budget;
+	if (!last && Y->T0 > 0) {
+		/* the entries share the rows in proportion to their flows */
+		uint64_t share = (uint64_t)((i128)Y->budget * pos0(F[0]) / Y->T0);
+		G->budget = share < 16 ? 16 : (uint32_t)share;
+	}
+	cg_first_self(G, e, F, self0);
+	if (cg_rows_add(R, e, PV_NONE, F, self0, true, false) || cg_grow_all(G))
+		goto oom;
+	/* room for the rows made where a column has none: a member's, a call's (and its path) */
+	Y->rows_cap = R->len + Y->m + K;
+	Y->rcol = SBUF(S, 21, Y->rows_cap, sizeof(uint32_t));
+	Y->P = SBUF(S, 22, (size_t)K * nev, sizeof(int64_t));
+	Y->M = SBUF(S, 23, (size_t)K * nev, sizeof(int64_t));
+	Y->has = SBUF(S, 17, K, sizeof(uint32_t));
+	Y->loc = SBUF(S, 18, K, sizeof(uint32_t));
+	int64_t *w = SBUF(S, 0, Y->rows_cap + K, sizeof(int64_t));
+	int64_t *o = SBUF(S, 1, Y->rows_cap + K, sizeof(int64_t));
+	if (!Y->rcol || !Y->P || !Y->M || !Y->has || !Y->loc || !w || !o)
+		return -1;
+	int64_t *P = Y->P, *M = Y->M;
+	Y->nloc = 0;
+	for (uint32_t r = 0; r < R->len; r++) {
+		uint32_t f = R->func[r], id;
+		const int64_t *est;
+		if (S->in[f]) {
+			id = Y->colof[f];
+			est = R->self + (size_t)r * nev;
+			if (Y->best[f] == NONE32 ||
+			    R->total[(size_t)r * nev] > R->total[(size_t)Y->best[f] * nev])
+				Y->best[f] = r;
+		} else {
+			uint32_t u = R->func[R->parent[r]], x = g->out_first[u];
+			while (g->to[x] != f)
+				x++;
+			id = Y->xcol[x];
+			est = R->total + (size_t)r * nev;
+		}
+		uint32_t l = col_touch(Y, id, nev);
+		Y->rcol[r] = l;
+		Y->has[l]++;
+		for (uint32_t k = 0; k < nev; k++)
+			P[(size_t)l * nev + k] += pos0(est[k]);
+	}
+	entry_share(Y, F, last, w, o, nev);
+	if (rows_for_shares(S, Y))
+		return -1;
+	/* each column's share over its rows, in proportion to their estimates: a[r] */
+	uint32_t nrows = R->len, nloc = Y->nloc;
+	uint32_t *first = SBUF(S, 24, nloc + 1, sizeof(uint32_t));
+	uint32_t *byc = SBUF(S, 25, nrows, sizeof(uint32_t));
+	int64_t *tot = SBUF(S, 19, (size_t)nrows * nev, sizeof(int64_t));
+	int64_t *a = SBUF(S, 13, (size_t)nrows * nev, sizeof(int64_t));
+	if (!first || !byc || !tot || !a)
+		return -1;
+	group_by(Y->rcol, 0, nrows, nloc, first, byc);
+	for (uint32_t l = 0; l < nloc; l++) {
+		uint32_t n = first[l + 1] - first[l];
+		const uint32_t *rs = byc + first[l];
+		bool self_col = Y->colh[Y->loc[l]] == NONE32;
+		for (uint32_t k = 0; k < nev && n; k++) {
+			for (uint32_t i = 0; i < n; i++)
+				w[i] =
+				    pos0((self_col ? R->self : R->total)[(size_t)rs[i] * nev + k]);
+			pv_apportion(M[(size_t)l * nev + k], w, n, o);
+			for (uint32_t i = 0; i < n; i++)
+				a[(size_t)rs[i] * nev + k] = o[i];
+		}
+		Y->lid[Y->loc[l]] = 0;
+	}
+	/* a row's total: its share and its rows' (children after their parents) */
+	memcpy(tot, a, (size_t)nrows * nev * sizeof(int64_t));
+	for (uint32_t r = nrows; r-- > 1;)
+		for (uint32_t k = 0; k < nev; k++)
+			tot[(size_t)R->parent[r] * nev + k] += tot[(size_t)r * nev + k];
+	if (split_rows(S, e, rooted, a, tot))
+		return -1;
 	for (uint32_t r = 0; r < nrows; r++)
 		Y->best[R->func[r]] = NONE32;
 	return b->status ? -1 : 0;
@@ -1143,6 +1194,84 @@ static int cycle_lines(struct synth *S, const struct cycle *Y)
 }
 
 /*
+ * A cycle's columns (struct cycle): each member's self cost, then its calls out of the cycle,
+ * one column per callee; Y->K the number of columns, Y->budget its rows.
+ */
+static void cycle_columns(struct synth *S, struct cycle *Y)
+{
+	const struct cg_graph *g = &S->g;
+	uint32_t nev = S->c->nev, m = Y->m, K = 0, internal = 0;
+	uint32_t *colu = Y->colu, *colh = Y->colh;
+	int64_t *need = Y->need;
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t u = Y->mem[i];
+		Y->colof[u] = K;
+		colu[K] = u;
+		colh[K] = NONE32;
+		for (uint32_t k = 0; k < nev; k++)
+			need[(size_t)K * nev + k] = pos0(g->self[(size_t)u * nev + k]);
+		K++;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t u = Y->mem[i];
+		for (uint32_t x = g->out_first[u]; x < g->out_first[u + 1]; x++) {
+			uint32_t h = g->to[x];
+			if (S->in[h]) {
+				internal += h != u;
+				continue;
+			}
+			if (!S->slot[h]) {
+				S->slot[h] = K + 1;
+				colu[K] = u;
+				colh[K] = h;
+				memset(need + (size_t)K * nev, 0, nev * sizeof(int64_t));
+				K++;
+			}
+			uint32_t id = S->slot[h] - 1;
+			Y->xcol[x] = id;
+			for (uint32_t k = 0; k < nev; k++)
+				need[(size_t)id * nev + k] += pos0(g->eff_out[(size_t)x * nev + k]);
+		}
+		for (uint32_t x = g->out_first[u]; x < g->out_first[u + 1]; x++)
+			S->slot[g->to[x]] = 0;
+	}
+	Y->K = K;
+	Y->budget = CYCLE_ROWS * (m + internal + K);
+}
+
+/*
+ * The cost folded above a cycle (lost[] of its members): its columns (summing to T[k]) shrink
+ * by as much, in proportion, and the callees' part of the loss waits in their slots.
+ */
+static int cycle_lost(struct synth *S, struct cycle *Y, int64_t *T)
+{
+	uint32_t nev = S->c->nev, m = Y->m, K = Y->K;
+	int64_t *need = Y->need;
+	for (uint32_t k = 0; k < nev; k++) {
+		int64_t gone = 0;
+		for (uint32_t i = 0; i < m; i++) {
+			gone += S->q.lost[(size_t)Y->mem[i] * nev + k];
+			S->q.lost[(size_t)Y->mem[i] * nev + k] = 0;
+		}
+		if (!gone)
+			continue;
+		int64_t *cw = SBUF(S, 0, K, sizeof(int64_t)), *co = SBUF(S, 1, K, sizeof(int64_t));
+		if (!cw || !co)
+			return -1;
+		for (uint32_t id = 0; id < K; id++)
+			cw[id] = need[(size_t)id * nev + k];
+		T[k] = gone < T[k] ? T[k] - gone : 0;
+		pv_apportion(T[k], cw, K, co);
+		for (uint32_t id = 0; id < K; id++) {
+			if (Y->colh[id] != NONE32)
+				S->q.lost[(size_t)Y->colh[id] * nev + k] += cw[id] - co[id];
+			need[(size_t)id * nev + k] = co[id];
+		}
+	}
+	return 0;
+}
+
+/*
  * A recursion cycle (component comp of more than one function): unrolled from each function
  * its contexts enter by, the lightest entry first and the heaviest last (which takes what the
  * others left); a cycle nothing enters starts at its costliest member, as in the view.
@@ -1158,7 +1287,7 @@ static int cycle_node(struct synth *S, uint32_t comp)
 			  .xcol = S->xcol,
 			  .best = S->best,
 			  .bfsp = S->bfsp};
-	uint32_t m = Y.m, kmax = m, internal = 0;
+	uint32_t m = Y.m, kmax = m;
 	for (uint32_t i = 0; i < m; i++) {
 		uint32_t u = Y.mem[i];
 		S->in[u] = 1;
@@ -1183,42 +1312,8 @@ static int cycle_node(struct synth *S, uint32_t comp)
 	Y.colu = colu;
 	Y.colh = colh;
 	Y.need = need;
-	/* the columns */
-	uint32_t K = 0;
-	for (uint32_t i = 0; i < m; i++) {
-		uint32_t u = Y.mem[i];
-		Y.colof[u] = K;
-		colu[K] = u;
-		colh[K] = NONE32;
-		for (uint32_t k = 0; k < nev; k++)
-			need[(size_t)K * nev + k] = pos0(g->self[(size_t)u * nev + k]);
-		K++;
-	}
-	for (uint32_t i = 0; i < m; i++) {
-		uint32_t u = Y.mem[i];
-		for (uint32_t x = g->out_first[u]; x < g->out_first[u + 1]; x++) {
-			uint32_t h = g->to[x];
-			if (S->in[h]) {
-				internal += h != u;
-				continue;
-			}
-			if (!S->slot[h]) {
-				S->slot[h] = K + 1;
-				colu[K] = u;
-				colh[K] = h;
-				memset(need + (size_t)K * nev, 0, nev * sizeof(int64_t));
-				K++;
-			}
-			uint32_t id = S->slot[h] - 1;
-			Y.xcol[x] = id;
-			for (uint32_t k = 0; k < nev; k++)
-				need[(size_t)id * nev + k] += pos0(g->eff_out[(size_t)x * nev + k]);
-		}
-		for (uint32_t x = g->out_first[u]; x < g->out_first[u + 1]; x++)
-			S->slot[g->to[x]] = 0;
-	}
-	Y.K = K;
-	Y.budget = CYCLE_ROWS * (m + internal + K);
+	cycle_columns(S, &Y);
+	uint32_t K = Y.K;
 	/* the entries: members called from outside (the contexts waiting for them) */
 	int64_t T[MAX_EVENTS] = {0};
 	for (uint32_t id = 0; id < K; id++)
@@ -1232,28 +1327,8 @@ static int cycle_node(struct synth *S, uint32_t comp)
 		q_sum(&S->q, u, F + (size_t)nent * nev);
 		ent[nent++] = u;
 	}
-	/* the cost folded above the cycle (lost[] of its members): its columns shrink by as much */
-	for (uint32_t k = 0; k < nev; k++) {
-		int64_t gone = 0;
-		for (uint32_t i = 0; i < m; i++) {
-			gone += S->q.lost[(size_t)Y.mem[i] * nev + k];
-			S->q.lost[(size_t)Y.mem[i] * nev + k] = 0;
-		}
-		if (!gone)
-			continue;
-		int64_t *cw = SBUF(S, 0, K, sizeof(int64_t)), *co = SBUF(S, 1, K, sizeof(int64_t));
-		if (!cw || !co)
-			goto out;
-		for (uint32_t id = 0; id < K; id++)
-			cw[id] = need[(size_t)id * nev + k];
-		T[k] = gone < T[k] ? T[k] - gone : 0;
-		pv_apportion(T[k], cw, K, co);
-		for (uint32_t id = 0; id < K; id++) {
-			if (colh[id] != NONE32)
-				S->q.lost[(size_t)colh[id] * nev + k] += cw[id] - co[id];
-			need[(size_t)id * nev + k] = co[id];
-		}
-	}
+	if (cycle_lost(S, &Y, T))
+		goto out;
 	Y.T0 = T[0];
 	bool rooted = nent == 0;
 	if (rooted) {

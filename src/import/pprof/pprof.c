@@ -548,12 +548,84 @@ static const char *name_from_binary(struct pstate *s, uint32_t mi, uint64_t off)
 }
 
 /* Builds the frames of every location (after drop_frames trimmed their lines). */
+/*
+ * drop_frames of location L: its outermost line whose function matches drop (and not keep)
+ * marks it (li->beneath; li->prune when that is its outermost line). Returns how many of its
+ * lines stay (the outer ones past the match; all of them when none matches).
+ */
+static size_t drop_lines(struct pstate *s, const Location *L, const regex_t *drop,
+			 const regex_t *keep, struct loc_info *li)
+{
+	const Profile *pr = s->pr;
+	char buf[4096];
+	size_t nl = L->n_line;
+	for (size_t j = nl; j-- > 0;) {
+		const Perftools__Profiles__Line *ln = L->line[j];
+		uint32_t fi =
+		    ln->function_id ? u64map_get(&s->func_map, ln->function_id) : UINT32_MAX;
+		if (fi == UINT32_MAX)
+			continue;
+		const char *name = cstr(s, pr->function[fi]->name);
+		if (!*name)
+			continue;
+		if (prune_match(drop, keep, name, buf, sizeof(buf))) {
+			li->beneath = 1;
+			if (j == nl - 1)
+				li->prune = 1;
+			else
+				return nl - (j + 1); /* lines j+1 .. nl-1 stay */
+			break;
+		}
+	}
+	return nl;
+}
+
+/* "0x..." (a location's address), for what has no name. */
+static pv_str_ix addr_name(struct pv_builder *b, uint64_t address)
+{
+	char nm[32];
+	snprintf(nm, sizeof(nm), "0x%llx", (unsigned long long)address);
+	return builder_cstr(b, nm);
+}
+
+/*
+ * The model function of line ln of location L (in module mod): its Function's name (or system
+ * name), file and start line; named by the location's address when it has none.
+ */
+static pv_func_ix line_func(struct pstate *s, const Location *L,
+			    const Perftools__Profiles__Line *ln, pv_module_ix mod,
+			    struct lossy_counts *lc)
+{
+	struct pv_builder *b = s->b;
+	uint32_t fi = ln->function_id ? u64map_get(&s->func_map, ln->function_id) : UINT32_MAX;
+	if (fi == UINT32_MAX) {
+		lc->bad_func++;
+		return builder_func(b, addr_name(b, L->address), mod, PV_NONE, 0);
+	}
+	const Function *F = s->pr->function[fi];
+	pv_str_ix name = intern(s, F->name);
+	pv_str_ix sys = intern(s, F->system_name);
+	if (name == 0)
+		name = sys;
+	else if (sys && sys != name)
+		lc->sysname++;
+	if (name == 0)
+		name = addr_name(b, L->address);
+	pv_str_ix file = intern(s, F->filename);
+	pv_source_ix src = file ? builder_source(b, file) : PV_NONE;
+	int64_t sl = F->start_line;
+	if (sl < 0 || sl > UINT32_MAX) {
+		lc->line_range++;
+		sl = 0;
+	}
+	return builder_func(b, name, mod, src, (uint32_t)sl);
+}
+
 static int build_locations(struct pstate *s, const regex_t *drop, const regex_t *keep,
 			   struct lossy_counts *lc)
 {
 	const Profile *pr = s->pr;
 	struct pv_builder *b = s->b;
-	char buf[4096];
 	for (size_t i = 0; i < pr->n_location && !b->status; i++) {
 		const Location *L = pr->location[i];
 		struct loc_info *li = &s->locs[i];
@@ -581,30 +653,7 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 		if (L->is_folded)
 			lc->folded++;
 		size_t nl = L->n_line;
-		/* drop_frames: the outermost matching line */
-		size_t keep_lines = nl;
-		if (drop) {
-			for (size_t j = nl; j-- > 0;) {
-				const Perftools__Profiles__Line *ln = L->line[j];
-				uint32_t fi = ln->function_id
-						  ? u64map_get(&s->func_map, ln->function_id)
-						  : UINT32_MAX;
-				if (fi == UINT32_MAX)
-					continue;
-				const char *name = cstr(s, pr->function[fi]->name);
-				if (!*name)
-					continue;
-				if (prune_match(drop, keep, name, buf, sizeof(buf))) {
-					li->beneath = 1;
-					if (j == nl - 1)
-						li->prune = 1;
-					else
-						keep_lines =
-						    nl - (j + 1); /* lines j+1 .. nl-1 stay */
-					break;
-				}
-			}
-		}
+		size_t keep_lines = drop ? drop_lines(s, L, drop, keep, li) : nl;
 		li->first = s->nr_loc_frames;
 		if (nl == 0) {
 			char nm[32];
@@ -622,37 +671,7 @@ static int build_locations(struct pstate *s, const regex_t *drop, const regex_t 
 		size_t lo = li->prune ? nl : nl - keep_lines;
 		for (size_t j = nl; j-- > lo;) {
 			const Perftools__Profiles__Line *ln = L->line[j];
-			pv_func_ix fn;
-			uint32_t fi = ln->function_id ? u64map_get(&s->func_map, ln->function_id)
-						      : UINT32_MAX;
-			if (fi == UINT32_MAX) {
-				lc->bad_func++;
-				char nm[32];
-				snprintf(nm, sizeof(nm), "0x%llx", (unsigned long long)L->address);
-				fn = builder_func(b, builder_cstr(b, nm), mod, PV_NONE, 0);
-			} else {
-				const Function *F = pr->function[fi];
-				pv_str_ix name = intern(s, F->name);
-				pv_str_ix sys = intern(s, F->system_name);
-				if (name == 0)
-					name = sys;
-				else if (sys && sys != name)
-					lc->sysname++;
-				if (name == 0) {
-					char nm[32];
-					snprintf(nm, sizeof(nm), "0x%llx",
-						 (unsigned long long)L->address);
-					name = builder_cstr(b, nm);
-				}
-				pv_str_ix file = intern(s, F->filename);
-				pv_source_ix src = file ? builder_source(b, file) : PV_NONE;
-				int64_t sl = F->start_line;
-				if (sl < 0 || sl > UINT32_MAX) {
-					lc->line_range++;
-					sl = 0;
-				}
-				fn = builder_func(b, name, mod, src, (uint32_t)sl);
-			}
+			pv_func_ix fn = line_func(s, L, ln, mod, lc);
 			int64_t line = ln->line, col = ln->column;
 			if (line < 0 || line > UINT32_MAX) {
 				lc->line_range++;
@@ -763,6 +782,257 @@ static int wire_error(struct pv_input *in, struct pv_error *err)
 	return rc;
 }
 
+/*
+ * The metrics: one per sample type (or value, when there are none), each value's scale to the
+ * metric's unit in scale[]; the default metric, period and start time. *nmp: how many. Returns
+ * 0, 1 on the builder's error (its status), or the error (more than 64).
+ */
+static int read_metrics(struct pstate *s, const char *file, struct pv_error *err, size_t *nmp,
+			int64_t *scale)
+{
+	const Profile *pr = s->pr;
+	struct pv_builder *b = s->b;
+	size_t nm = pr->n_sample_type, max_values = 0;
+	for (size_t i = 0; i < pr->n_sample; i++)
+		if (pr->sample[i]->n_value > max_values)
+			max_values = pr->sample[i]->n_value;
+	if (nm == 0 && max_values) {
+		nm = max_values;
+		builder_lossy(b, 1, "no sample types: the values are named value1..value%zu", nm);
+	}
+	if (nm > 64)
+		return pv_error_set(err, PV_ELIMIT,
+				    "%s: %zu sample types (profview reads at most 64)", file, nm);
+	pv_metric_ix dflt = PV_NONE;
+	for (size_t i = 0; i < nm; i++) {
+		const Perftools__Profiles__ValueType *vt =
+		    i < pr->n_sample_type ? pr->sample_type[i] : NULL;
+		const char *ty = vt ? cstr(s, vt->type) : "";
+		const char *un = vt ? cstr(s, vt->unit) : "";
+		enum pv_unit u = unit_of(un, &scale[i]);
+		if (u == PV_UNIT_OTHER)
+			builder_lossy(b, 1, "sample type %s: unit '%s' shown as 'other'", ty, un);
+		pv_str_ix name = *ty ? builder_cstr(b, ty) : builder_strf(b, "value%zu", i + 1);
+		/* two sample types of one name: the later one gets a suffix (metrics are interned
+		 * by name, and metric i must be sample type i) */
+		for (unsigned k = 2; !b->status; k++) {
+			if (builder_metric(b, name, u) == i)
+				break;
+			name = builder_strf(b, "%s#%u", *ty ? ty : "value", k);
+		}
+		if (vt && pr->default_sample_type && vt->type == pr->default_sample_type)
+			dflt = (pv_metric_ix)i;
+		else if (vt && pr->default_sample_type && dflt == PV_NONE &&
+			 str_eq(s, vt->type, cstr(s, pr->default_sample_type)))
+			dflt = (pv_metric_ix)i;
+	}
+	if (nm == 0)
+		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
+	if (pr->default_sample_type && dflt == PV_NONE)
+		builder_lossy(
+		    b, 1,
+		    "default_sample_type '%s' is not a sample type (the last one is the default)",
+		    cstr(s, pr->default_sample_type));
+	if (b->status)
+		return 1;
+	b->p->meta.default_metric = dflt != PV_NONE ? dflt : (nm ? (pv_metric_ix)nm - 1 : 0);
+	if (pr->period_type && pr->period > 0) {
+		int64_t sc;
+		if (unit_of(cstr(s, pr->period_type->unit), &sc) == PV_UNIT_NS &&
+		    pr->period <= INT64_MAX / sc)
+			b->p->meta.interval_ns = pr->period * sc;
+	}
+	if (pr->time_nanos > 0)
+		b->p->meta.start_unix_ns = pr->time_nanos;
+
+	*nmp = nm;
+	return 0;
+}
+
+/* A module per mapping with a file name (PV_NONE for the others). */
+static void read_modules(struct pstate *s, struct lossy_counts *lc)
+{
+	const Profile *pr = s->pr;
+	struct pv_builder *b = s->b;
+	for (size_t i = 0; i < pr->n_mapping; i++) {
+		const Mapping *M = pr->mapping[i];
+		size_t n;
+		const char *path = pstr(s, M->filename, &n);
+		if (M->build_id)
+			lc->build_ids++;
+		if (n == 0) {
+			s->modules[i] = PV_NONE;
+			continue;
+		}
+		const char *base = path + n;
+		while (base > path && base[-1] != '/')
+			base--;
+		pv_str_ix full = intern(s, M->filename);
+		pv_str_ix name = builder_str(b, base, (size_t)(path + n - base));
+		s->modules[i] =
+		    builder_module(b, name, full, module_kind(pv_str(b->p, full), i == 0));
+	}
+}
+
+/*
+ * The profile's pattern d compiled as pprof does (a full match of the whole name) into rx: 1
+ * when it is, 0 when it is not a regular expression profview reads (said in the lossy list, as
+ * what), -1 when out of memory.
+ */
+static int compile_frames(struct pv_builder *b, const char *d, const char *what, regex_t *rx)
+{
+	size_t rl = strlen(d) + 5;
+	char *re = pv_malloc(rl);
+	if (!re) {
+		b->status = PV_ENOMEM;
+		return -1;
+	}
+	snprintf(re, rl, "^(%s)$", d);
+	int ok = regcomp(rx, re, REG_EXTENDED | REG_NOSUB) == 0;
+	pv_free(re);
+	if (!ok)
+		builder_lossy(b, 1,
+			      "%s '%s' is not a regular expression profview reads: not applied",
+			      what, d);
+	return ok;
+}
+
+/* Sample S's stack: its locations' frames, root first, after drop_frames (have_drop). */
+static pv_stack_ix sample_stack(struct pstate *s, const Sample *S, int have_drop,
+				struct lossy_counts *lc)
+{
+	struct pv_builder *b = s->b;
+	/* the locations, root first, after drop_frames */
+	size_t lo = 0, hi = S->n_location_id; /* location_id[lo .. hi) stay, leaf first */
+	if (have_drop) {
+		int user = 0;
+		for (size_t j = S->n_location_id; j-- > 0;) {
+			uint32_t li = u64map_get(&s->loc_map, S->location_id[j]);
+			struct loc_info z = {0};
+			const struct loc_info *L = li == UINT32_MAX ? &z : &s->locs[li];
+			if (!L->prune && !L->beneath) {
+				user = 1;
+				continue;
+			}
+			if (!user)
+				continue;
+			lo = L->prune ? j + 1 : j;
+			break;
+		}
+		if (lo)
+			lc->pruned++;
+	}
+	pv_stack_ix st = PV_NONE;
+	for (size_t j = hi; j-- > lo;) {
+		uint32_t li = u64map_get(&s->loc_map, S->location_id[j]);
+		if (li == UINT32_MAX) {
+			lc->bad_loc++;
+			continue;
+		}
+		const struct loc_info *L = &s->locs[li];
+		for (uint32_t k = 0; k < L->n; k++)
+			st = builder_stack(b, st, s->loc_frames[L->first + k]);
+	}
+	return st;
+}
+
+/* Sample S's nm values into w, scaled to their metrics' units (saturated). */
+static void sample_values(const Sample *S, size_t nm, const int64_t *scale, int64_t *w,
+			  struct lossy_counts *lc)
+{
+	for (size_t m = 0; m < nm; m++) {
+		int64_t v = m < S->n_value ? S->value[m] : 0;
+		if (scale[m] != 1) {
+			if (v > INT64_MAX / scale[m] || v < INT64_MIN / scale[m]) {
+				lc->scale_sat++;
+				v = v > 0 ? INT64_MAX : INT64_MIN;
+			} else {
+				v *= scale[m];
+			}
+		}
+		w[m] = v;
+	}
+}
+
+/* What the import did not keep as it was, each kind with its count. */
+static void report(struct pstate *s, const struct label_state *ls, const struct lossy_counts *lc,
+		   int have_drop)
+{
+	const Profile *pr = s->pr;
+	struct pv_builder *b = s->b;
+	format_ns_header(b, s, pr);
+	builder_lossy(b, lc->pruned,
+		      "samples cut by the profile's drop_frames '%s' (pprof's rule; frames and "
+		      "their callees removed)",
+		      have_drop ? cstr(s, pr->drop_frames) : "");
+	builder_lossy(b, lc->bad_loc,
+		      "location ids of samples that name no location (frames skipped)");
+	builder_lossy(b, lc->bad_func,
+		      "function ids of lines that name no function (named by address)");
+	builder_lossy(b, lc->bad_map, "mapping ids of locations that name no mapping (no module)");
+	builder_lossy(b, lc->loc_dups + lc->func_dups + lc->map_dups,
+		      "duplicate location, function or mapping ids (the first kept)");
+	builder_lossy(b, lc->zero_ids,
+		      "locations, functions or mappings with id 0 (not referable, skipped)");
+	builder_lossy(b, lc->few_values,
+		      "samples with fewer values than sample types (the rest read as 0)");
+	builder_lossy(b, lc->many_values,
+		      "samples with more values than sample types (the extra values dropped)");
+	builder_lossy(b, lc->scale_sat, "values too large for nanoseconds (saturated)");
+	builder_lossy(b, lc->line_range,
+		      "line, column or start line numbers out of range (read as 0)");
+	builder_lossy(b, lc->sysname, "function system names (mangled names) not kept");
+	builder_lossy(b, lc->folded, "locations marked is_folded (flag not kept)");
+	builder_lossy(b, lc->build_ids, "mapping build ids not kept");
+	for (size_t i = 0; s->bins && i < pr->n_mapping; i++) {
+		size_t n;
+		const char *path = pstr(s, pr->mapping[i]->filename, &n);
+		if (s->named[i])
+			builder_lossy(
+			    b, s->named[i],
+			    "addresses without a function in %.*s named from this machine's "
+			    "binary",
+			    (int)n, path);
+		if (s->unnamed[i])
+			builder_lossy(b, s->unnamed[i],
+				      "addresses without a function in %.*s not named: %s", (int)n,
+				      path, symz_status_text((enum symz_status)s->why[i]));
+	}
+	builder_lossy(b, ls->bad, "labels without a key (dropped)");
+	builder_lossy(b, s->bad_strings, "string indices out of the string table (read as \"\")");
+	if (pr->n_string_table == 0 && (pr->n_sample || pr->n_sample_type))
+		builder_lossy(b, 1, "no string table");
+}
+
+/* The samples: each on its stack (after drop_frames), with its values and labels. */
+static void read_samples(struct pstate *s, struct label_state *ls, struct lossy_counts *lc,
+			 size_t nm, const int64_t *scale, int have_drop)
+{
+	const Profile *pr = s->pr;
+	struct pv_builder *b = s->b;
+	pv_thread_ix th =
+	    builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE, PV_ID_NONE, 0);
+	int64_t w[64];
+	for (size_t i = 0; i < pr->n_sample && !b->status; i++) {
+		const Sample *S = pr->sample[i];
+		pv_stack_ix st = sample_stack(s, S, have_drop > 0, lc);
+		sample_values(S, nm, scale, w, lc);
+		if (S->n_value < nm && pr->n_sample_type)
+			lc->few_values++;
+		if (S->n_value > nm)
+			lc->many_values++;
+		builder_sample(b, th, st, PV_TIME_NONE, nm ? w : NULL);
+		uint32_t set = sample_labels(s, ls, S);
+		if (set && !b->p->samples.label_set) {
+			b->p->samples.label_set = pv_calloc(b->p->samples.cap, sizeof(uint32_t));
+			if (!b->p->samples.label_set)
+				b->status = PV_ENOMEM;
+		}
+		if (b->p->samples.label_set && !b->status)
+			b->p->samples.label_set[b->p->samples.len - 1] = set;
+	}
+}
+
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
 	struct pb_mem mem = {.arena = arena_new()};
@@ -812,235 +1082,34 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		goto out;
 
 	/* metrics */
-	size_t nm = pr->n_sample_type, max_values = 0;
-	for (size_t i = 0; i < pr->n_sample; i++)
-		if (pr->sample[i]->n_value > max_values)
-			max_values = pr->sample[i]->n_value;
+	size_t nm = 0;
 	int64_t scale[64];
-	if (nm == 0 && max_values) {
-		nm = max_values;
-		builder_lossy(b, 1, "no sample types: the values are named value1..value%zu", nm);
-	}
-	if (nm > 64) {
-		rc = pv_error_set(err, PV_ELIMIT,
-				  "%s: %zu sample types (profview reads at most 64)", in->name, nm);
+	if ((rc = read_metrics(&s, in->name, err, &nm, scale))) {
+		rc = rc == 1 ? 0 : rc;
 		goto out;
 	}
-	pv_metric_ix dflt = PV_NONE;
-	for (size_t i = 0; i < nm; i++) {
-		const Perftools__Profiles__ValueType *vt =
-		    i < pr->n_sample_type ? pr->sample_type[i] : NULL;
-		const char *ty = vt ? cstr(&s, vt->type) : "";
-		const char *un = vt ? cstr(&s, vt->unit) : "";
-		enum pv_unit u = unit_of(un, &scale[i]);
-		if (u == PV_UNIT_OTHER)
-			builder_lossy(b, 1, "sample type %s: unit '%s' shown as 'other'", ty, un);
-		pv_str_ix name = *ty ? builder_cstr(b, ty) : builder_strf(b, "value%zu", i + 1);
-		/* two sample types of one name: the later one gets a suffix (metrics are interned
-		 * by name, and metric i must be sample type i) */
-		for (unsigned k = 2; !b->status; k++) {
-			if (builder_metric(b, name, u) == i)
-				break;
-			name = builder_strf(b, "%s#%u", *ty ? ty : "value", k);
-		}
-		if (vt && pr->default_sample_type && vt->type == pr->default_sample_type)
-			dflt = (pv_metric_ix)i;
-		else if (vt && pr->default_sample_type && dflt == PV_NONE &&
-			 str_eq(&s, vt->type, cstr(&s, pr->default_sample_type)))
-			dflt = (pv_metric_ix)i;
-	}
-	if (nm == 0)
-		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
-	if (pr->default_sample_type && dflt == PV_NONE)
-		builder_lossy(
-		    b, 1,
-		    "default_sample_type '%s' is not a sample type (the last one is the default)",
-		    cstr(&s, pr->default_sample_type));
-	if (b->status)
-		goto out;
-	b->p->meta.default_metric = dflt != PV_NONE ? dflt : (nm ? (pv_metric_ix)nm - 1 : 0);
-	if (pr->period_type && pr->period > 0) {
-		int64_t sc;
-		if (unit_of(cstr(&s, pr->period_type->unit), &sc) == PV_UNIT_NS &&
-		    pr->period <= INT64_MAX / sc)
-			b->p->meta.interval_ns = pr->period * sc;
-	}
-	if (pr->time_nanos > 0)
-		b->p->meta.start_unix_ns = pr->time_nanos;
-
-	/* modules */
-	for (size_t i = 0; i < pr->n_mapping; i++) {
-		const Mapping *M = pr->mapping[i];
-		size_t n;
-		const char *path = pstr(&s, M->filename, &n);
-		if (M->build_id)
-			lc.build_ids++;
-		if (n == 0) {
-			s.modules[i] = PV_NONE;
-			continue;
-		}
-		const char *base = path + n;
-		while (base > path && base[-1] != '/')
-			base--;
-		pv_str_ix full = intern(&s, M->filename);
-		pv_str_ix name = builder_str(b, base, (size_t)(path + n - base));
-		s.modules[i] =
-		    builder_module(b, name, full, module_kind(pv_str(b->p, full), i == 0));
-	}
+	read_modules(&s, &lc);
 
 	/* drop_frames / keep_frames, compiled as pprof does: a full match of the whole name */
-	if (pr->drop_frames) {
-		const char *d = cstr(&s, pr->drop_frames);
-		if (*d) {
-			size_t rl = strlen(d) + 5;
-			char *re = pv_malloc(rl);
-			if (!re) {
-				b->status = PV_ENOMEM;
-				goto out;
-			}
-			snprintf(re, rl, "^(%s)$", d);
-			have_drop = regcomp(&drop_rx, re, REG_EXTENDED | REG_NOSUB) == 0;
-			pv_free(re);
-			if (!have_drop)
-				builder_lossy(b, 1,
-					      "drop_frames '%s' is not a regular expression "
-					      "profview reads: not applied",
-					      d);
-			const char *k = pr->keep_frames ? cstr(&s, pr->keep_frames) : "";
-			if (have_drop && *k) {
-				rl = strlen(k) + 5;
-				re = pv_malloc(rl);
-				if (!re) {
-					b->status = PV_ENOMEM;
-					goto out;
-				}
-				snprintf(re, rl, "^(%s)$", k);
-				have_keep = regcomp(&keep_rx, re, REG_EXTENDED | REG_NOSUB) == 0;
-				pv_free(re);
-				if (!have_keep)
-					builder_lossy(b, 1,
-						      "keep_frames '%s' is not a regular "
-						      "expression profview reads: not applied",
-						      k);
-			}
-		}
-	}
-	if (build_locations(&s, have_drop ? &drop_rx : NULL, have_keep ? &keep_rx : NULL, &lc))
+	const char *d = pr->drop_frames ? cstr(&s, pr->drop_frames) : "";
+	if (*d && (have_drop = compile_frames(b, d, "drop_frames", &drop_rx)) < 0)
+		goto out;
+	const char *k = have_drop > 0 && pr->keep_frames ? cstr(&s, pr->keep_frames) : "";
+	if (*k && (have_keep = compile_frames(b, k, "keep_frames", &keep_rx)) < 0)
+		goto out;
+	if (build_locations(&s, have_drop > 0 ? &drop_rx : NULL, have_keep > 0 ? &keep_rx : NULL,
+			    &lc))
 		goto out;
 
-	/* samples */
-	pv_thread_ix th =
-	    builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE, PV_ID_NONE, 0);
-	int64_t w[64];
-	for (size_t i = 0; i < pr->n_sample && !b->status; i++) {
-		const Sample *S = pr->sample[i];
-		/* the locations, root first, after drop_frames */
-		size_t lo = 0, hi = S->n_location_id; /* location_id[lo .. hi) stay, leaf first */
-		if (have_drop) {
-			int user = 0;
-			for (size_t j = S->n_location_id; j-- > 0;) {
-				uint32_t li = u64map_get(&s.loc_map, S->location_id[j]);
-				struct loc_info z = {0};
-				const struct loc_info *L = li == UINT32_MAX ? &z : &s.locs[li];
-				if (!L->prune && !L->beneath) {
-					user = 1;
-					continue;
-				}
-				if (!user)
-					continue;
-				lo = L->prune ? j + 1 : j;
-				break;
-			}
-			if (lo)
-				lc.pruned++;
-		}
-		pv_stack_ix st = PV_NONE;
-		for (size_t j = hi; j-- > lo;) {
-			uint32_t li = u64map_get(&s.loc_map, S->location_id[j]);
-			if (li == UINT32_MAX) {
-				lc.bad_loc++;
-				continue;
-			}
-			const struct loc_info *L = &s.locs[li];
-			for (uint32_t k = 0; k < L->n; k++)
-				st = builder_stack(b, st, s.loc_frames[L->first + k]);
-		}
-		for (size_t m = 0; m < nm; m++) {
-			int64_t v = m < S->n_value ? S->value[m] : 0;
-			if (scale[m] != 1) {
-				if (v > INT64_MAX / scale[m] || v < INT64_MIN / scale[m]) {
-					lc.scale_sat++;
-					v = v > 0 ? INT64_MAX : INT64_MIN;
-				} else {
-					v *= scale[m];
-				}
-			}
-			w[m] = v;
-		}
-		if (S->n_value < nm && pr->n_sample_type)
-			lc.few_values++;
-		if (S->n_value > nm)
-			lc.many_values++;
-		builder_sample(b, th, st, PV_TIME_NONE, nm ? w : NULL);
-		uint32_t set = sample_labels(&s, &ls, S);
-		if (set && !b->p->samples.label_set) {
-			b->p->samples.label_set = pv_calloc(b->p->samples.cap, sizeof(uint32_t));
-			if (!b->p->samples.label_set)
-				b->status = PV_ENOMEM;
-		}
-		if (b->p->samples.label_set && !b->status)
-			b->p->samples.label_set[b->p->samples.len - 1] = set;
-	}
+	read_samples(&s, &ls, &lc, nm, scale, have_drop > 0);
 	if (b->status)
 		goto out;
 
-	/* the report */
-	format_ns_header(b, &s, pr);
-	builder_lossy(b, lc.pruned,
-		      "samples cut by the profile's drop_frames '%s' (pprof's rule; frames and "
-		      "their callees removed)",
-		      have_drop ? cstr(&s, pr->drop_frames) : "");
-	builder_lossy(b, lc.bad_loc,
-		      "location ids of samples that name no location (frames skipped)");
-	builder_lossy(b, lc.bad_func,
-		      "function ids of lines that name no function (named by address)");
-	builder_lossy(b, lc.bad_map, "mapping ids of locations that name no mapping (no module)");
-	builder_lossy(b, lc.loc_dups + lc.func_dups + lc.map_dups,
-		      "duplicate location, function or mapping ids (the first kept)");
-	builder_lossy(b, lc.zero_ids,
-		      "locations, functions or mappings with id 0 (not referable, skipped)");
-	builder_lossy(b, lc.few_values,
-		      "samples with fewer values than sample types (the rest read as 0)");
-	builder_lossy(b, lc.many_values,
-		      "samples with more values than sample types (the extra values dropped)");
-	builder_lossy(b, lc.scale_sat, "values too large for nanoseconds (saturated)");
-	builder_lossy(b, lc.line_range,
-		      "line, column or start line numbers out of range (read as 0)");
-	builder_lossy(b, lc.sysname, "function system names (mangled names) not kept");
-	builder_lossy(b, lc.folded, "locations marked is_folded (flag not kept)");
-	builder_lossy(b, lc.build_ids, "mapping build ids not kept");
-	for (size_t i = 0; s.bins && i < pr->n_mapping; i++) {
-		size_t n;
-		const char *path = pstr(&s, pr->mapping[i]->filename, &n);
-		if (s.named[i])
-			builder_lossy(
-			    b, s.named[i],
-			    "addresses without a function in %.*s named from this machine's "
-			    "binary",
-			    (int)n, path);
-		if (s.unnamed[i])
-			builder_lossy(b, s.unnamed[i],
-				      "addresses without a function in %.*s not named: %s", (int)n,
-				      path, symz_status_text((enum symz_status)s.why[i]));
-	}
-	builder_lossy(b, ls.bad, "labels without a key (dropped)");
-	builder_lossy(b, s.bad_strings, "string indices out of the string table (read as \"\")");
-	if (pr->n_string_table == 0 && (pr->n_sample || pr->n_sample_type))
-		builder_lossy(b, 1, "no string table");
+	report(&s, &ls, &lc, have_drop > 0);
 out:
-	if (have_drop)
+	if (have_drop > 0)
 		regfree(&drop_rx);
-	if (have_keep)
+	if (have_keep > 0)
 		regfree(&keep_rx);
 	u64map_release(&s.loc_map);
 	u64map_release(&s.func_map);
