@@ -43,12 +43,6 @@
 #define SERVER_CONN_MEMORY (64 * 1024)
 #define MAX_HOSTS	   5
 
-/* script-src 'self' and nothing from elsewhere; the page's own CSS may set inline styles */
-#define CSP                                                                                  \
-	"default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "          \
-	"img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; " \
-	"form-action 'none'; frame-ancestors 'none'"
-
 struct pv_server {
 	struct MHD_Daemon *d;
 	struct gate *gate;
@@ -103,16 +97,6 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 	free(*req_cls);
 	*req_cls = NULL;
 }
-
-const struct server_header server_headers[] = {
-    {MHD_HTTP_HEADER_CACHE_CONTROL, "no-store"},
-    {"X-Content-Type-Options", "nosniff"},
-    {"Content-Security-Policy", CSP},
-    {"Referrer-Policy", "no-referrer"},
-    {"X-Frame-Options", "DENY"},
-    {"Cross-Origin-Resource-Policy", "same-origin"},
-};
-const size_t server_nr_headers = sizeof(server_headers) / sizeof(server_headers[0]);
 
 static void add_headers(struct MHD_Response *r, const char *type)
 {
