@@ -145,32 +145,10 @@ static void tui_marker_key(struct tui *t, int key)
 	}
 }
 
-static void tui_marker_body(struct tui *t, int y0, int rows)
+/* The table's title line: columns start 1..10, duration ..21, name from 23, thread from 46,
+ * details from 61 (wide), and the count. */
+static void marker_title(struct tui *t, int y, bool wide)
 {
-	struct mpane *mp = &t->mk;
-	if (!mp->ms) {
-		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err ? mp->err : "no markers");
-		return;
-	}
-	ensure_markers(t);
-	if (mp->err) {
-		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err);
-		return;
-	}
-	/* the selected marker's fields below the table, as the sidebar shows them */
-	int detail = 0;
-	if (mp->n && rows >= 10) {
-		uint32_t m = mp->idx[mp->sel];
-		if (!pv_marker_detail(mp->ms, m, &mp->d)) {
-			detail = 2;
-			for (uint32_t f = 0; f < mp->d.nr_fields; f++)
-				detail += !mp->d.fields[f].hidden;
-			if (detail > rows / 3)
-				detail = rows / 3;
-		}
-	}
-	bool wide = t->w >= 60;
-	/* columns: start 1..10, duration ..21, name from 23, thread from 46, details from 61 */
 	cells_start(&t->cl, t->w);
 	cells_puts(&t->cl, " ");
 	cells_right(&t->cl, "start", 10);
@@ -184,49 +162,53 @@ static void tui_marker_body(struct tui *t, int y0, int rows)
 		cells_puts(&t->cl, "details");
 	}
 	char title[64];
-	snprintf(title, sizeof(title), "  (%u)", mp->n);
+	snprintf(title, sizeof(title), "  (%u)", t->mk.n);
 	cells_puts(&t->cl, title);
-	tui_emit(t, y0, TUI_ROLE_BAR);
-	int trows = rows - 1 - detail;
-	uint32_t top = tui_scroll(&mp->top, mp->sel, mp->n, trows);
-	struct sbuf tx = SBUF_INIT;
+	tui_emit(t, y, TUI_ROLE_BAR);
+}
+
+/* Line k of the table (marker idx[k]) at screen line y; tx a buffer to reuse. */
+static void marker_line(struct tui *t, int y, uint32_t k, bool wide, struct sbuf *tx)
+{
+	struct mpane *mp = &t->mk;
+	const struct pv_markers *ms = mp->ms;
+	uint32_t m = mp->idx[k];
 	char b[64];
-	for (int i = 0; i < trows && top + (uint32_t)i < mp->n; i++) {
-		uint32_t k = top + (uint32_t)i, m = mp->idx[k];
-		const struct pv_markers *ms = mp->ms;
-		cells_start(&t->cl, t->w);
-		cells_puts(&t->cl, k == mp->sel ? ">" : " ");
-		pv_format_cost(b, sizeof(b), ms->start_ns[m], PV_UNIT_NS);
-		cells_right(&t->cl, b, 10);
-		if (wide) {
-			sbuf_reset(&tx);
-			if (ms->flags[m] & PV_MARKER_INCOMPLETE)
-				sbuf_puts(&tx, "unknown");
-			else if (ms->end_ns[m] != PV_TIME_NONE)
-				pv_marker_duration_text(ms, m, &tx);
-			cells_right(&t->cl, sbuf_str(&tx), 11);
-		}
-		cells_puts(&t->cl, "  ");
-		cells_put(&t->cl, ms->name[m], SIZE_MAX, wide ? 21 : -1);
-		if (wide) {
-			cells_pad(&t->cl, 46);
-			cells_put(&t->cl,
-				  ms->friendly ? ms->friendly[ms->thread[m]]
-					       : pv_str(t->p, t->p->threads.name[ms->thread[m]]),
-				  SIZE_MAX, 14);
-			cells_pad(&t->cl, 61);
-			if (!pv_marker_detail(ms, m, &mp->d) && mp->d.label[PV_LABEL_TABLE])
-				cells_puts(&t->cl, mp->d.label[PV_LABEL_TABLE]);
-		}
-		tui_emit(t, y0 + 1 + i, k == mp->sel ? TUI_ROLE_SELECTED : TUI_ROLE_TEXT);
+	cells_start(&t->cl, t->w);
+	cells_puts(&t->cl, k == mp->sel ? ">" : " ");
+	pv_format_cost(b, sizeof(b), ms->start_ns[m], PV_UNIT_NS);
+	cells_right(&t->cl, b, 10);
+	if (wide) {
+		sbuf_reset(tx);
+		if (ms->flags[m] & PV_MARKER_INCOMPLETE)
+			sbuf_puts(tx, "unknown");
+		else if (ms->end_ns[m] != PV_TIME_NONE)
+			pv_marker_duration_text(ms, m, tx);
+		cells_right(&t->cl, sbuf_str(tx), 11);
 	}
-	sbuf_release(&tx);
-	if (!detail)
-		return;
+	cells_puts(&t->cl, "  ");
+	cells_put(&t->cl, ms->name[m], SIZE_MAX, wide ? 21 : -1);
+	if (wide) {
+		cells_pad(&t->cl, 46);
+		cells_put(&t->cl,
+			  ms->friendly ? ms->friendly[ms->thread[m]]
+				       : pv_str(t->p, t->p->threads.name[ms->thread[m]]),
+			  SIZE_MAX, 14);
+		cells_pad(&t->cl, 61);
+		if (!pv_marker_detail(ms, m, &mp->d) && mp->d.label[PV_LABEL_TABLE])
+			cells_puts(&t->cl, mp->d.label[PV_LABEL_TABLE]);
+	}
+	tui_emit(t, y, k == mp->sel ? TUI_ROLE_SELECTED : TUI_ROLE_TEXT);
+}
+
+/* The selected marker's fields below the table (lines y .. y_end), as the sidebar shows them. */
+static void marker_fields(struct tui *t, int y, int y_end)
+{
+	struct mpane *mp = &t->mk;
 	uint32_t m = mp->idx[mp->sel];
 	if (pv_marker_detail(mp->ms, m, &mp->d))
 		return;
-	int y = y0 + rows - detail;
+	char b[64];
 	cells_start(&t->cl, t->w);
 	snprintf(b, sizeof(b), "marker %u: ", m);
 	cells_puts(&t->cl, b);
@@ -242,7 +224,7 @@ static void tui_marker_body(struct tui *t, int y0, int rows)
 	cells_puts(&t->cl, "  cause: ");
 	cells_puts(&t->cl, mp->ms->cause_stack[m] != PV_NONE ? "yes (c: center on it)" : "none");
 	tui_emit(t, y++, TUI_ROLE_TEXT);
-	for (uint32_t f = 0; f < mp->d.nr_fields && y < y0 + rows; f++) {
+	for (uint32_t f = 0; f < mp->d.nr_fields && y < y_end; f++) {
 		if (mp->d.fields[f].hidden)
 			continue;
 		cells_start(&t->cl, t->w);
@@ -252,6 +234,42 @@ static void tui_marker_body(struct tui *t, int y0, int rows)
 		cells_puts(&t->cl, mp->d.fields[f].value);
 		tui_emit(t, y++, TUI_ROLE_TEXT);
 	}
+}
+
+static void tui_marker_body(struct tui *t, int y0, int rows)
+{
+	struct mpane *mp = &t->mk;
+	if (!mp->ms) {
+		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err ? mp->err : "no markers");
+		return;
+	}
+	ensure_markers(t);
+	if (mp->err) {
+		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err);
+		return;
+	}
+	/* the lines of the selected marker's fields below the table */
+	int detail = 0;
+	if (mp->n && rows >= 10) {
+		uint32_t m = mp->idx[mp->sel];
+		if (!pv_marker_detail(mp->ms, m, &mp->d)) {
+			detail = 2;
+			for (uint32_t f = 0; f < mp->d.nr_fields; f++)
+				detail += !mp->d.fields[f].hidden;
+			if (detail > rows / 3)
+				detail = rows / 3;
+		}
+	}
+	bool wide = t->w >= 60;
+	marker_title(t, y0, wide);
+	int trows = rows - 1 - detail;
+	uint32_t top = tui_scroll(&mp->top, mp->sel, mp->n, trows);
+	struct sbuf tx = SBUF_INIT;
+	for (int i = 0; i < trows && top + (uint32_t)i < mp->n; i++)
+		marker_line(t, y0 + 1 + i, top + (uint32_t)i, wide, &tx);
+	sbuf_release(&tx);
+	if (detail)
+		marker_fields(t, y0 + rows - detail, y0 + rows);
 }
 
 static void marker_click(struct tui *t, int i, int x)
