@@ -10,6 +10,7 @@
 
 #include "pv/format.h"
 #include "pv/graphs.h"
+#include "pv/marker_sel.h"
 #include "pv/rows.h"
 #include "state.h"
 
@@ -42,30 +43,28 @@ static void ensure_markers(struct tui *t)
 	mp->kept_search = NULL;
 	free(mp->err);
 	mp->err = NULL;
-	struct pv_marker_search *s = NULL;
-	pv_thread_ix *th = NULL;
-	uint32_t nth = 0;
 	struct pv_error err;
 	pv_error_clear(&err);
-	struct pv_marker_select sel = {.order = PV_MARKERS_BY_START};
-	int rc = pv_marker_search_new(text, &s);
+	const struct pv_marker_terms terms = {
+	    .threads = (const char *const *)t->q.threads,
+	    .nr_threads = t->q.nr_threads,
+	    .search = text,
+	    .has_start = t->q.has_range,
+	    .has_end = t->q.has_range,
+	    .start_ns = t->q.range_start_ns,
+	    .end_ns = t->q.range_end_ns,
+	    .order = PV_MARKERS_BY_START,
+	};
+	struct pv_marker_sel sel;
+	int rc = pv_marker_sel_new(t->p, &terms, &sel, &err);
 	/* the markers' text is built at the first search: each key then costs a scan of it */
 	if (!rc && *text && !mp->text)
 		rc = pv_marker_text_new(mp->ms, &mp->text);
-	if (!rc)
-		rc = pv_thread_select(t->p, (const char *const *)t->q.threads, t->q.nr_threads, &th,
-				      &nth, &err);
 	if (!rc) {
-		sel.search = s;
-		sel.text = mp->text;
-		sel.within = before;
-		sel.nr_within = nbefore;
-		sel.threads = t->q.nr_threads ? th : NULL;
-		sel.nr_threads = t->q.nr_threads ? nth : 0;
-		sel.has_range = t->q.has_range;
-		sel.range_start_ns = t->q.range_start_ns;
-		sel.range_end_ns = t->q.range_end_ns;
-		rc = pv_marker_select(mp->ms, &sel, &mp->idx, &mp->n);
+		sel.sel.text = mp->text;
+		sel.sel.within = before;
+		sel.sel.nr_within = nbefore;
+		rc = pv_marker_select(mp->ms, &sel.sel, &mp->idx, &mp->n);
 	}
 	pv_free_indexes(before);
 	if (rc)
@@ -76,8 +75,7 @@ static void ensure_markers(struct tui *t)
 		mp->kept_search = strdup(text);
 		mp->kept_gen = t->gen;
 	}
-	free(th);
-	pv_marker_search_free(s);
+	pv_marker_sel_release(&sel);
 	if (mp->want >= 0) {
 		for (uint32_t k = 0; k < mp->n; k++)
 			if (mp->idx[k] == (uint32_t)mp->want)
