@@ -59,39 +59,77 @@ static int usage_error(const char *msg, const char *arg)
 	return 2;
 }
 
-int cmd_export(int argc, char **argv)
-{
-	const char *file = NULL, *to = NULL, *outpath = NULL;
-	struct pv_import_opts imp = {0}; /* --format, --cache */
-	struct pv_export_opts o = {.metric = PV_NONE};
+/* The command line: the file, the format, the output, the import, export and query options. */
+struct export_args {
+	const char *file, *to, *outpath;
+	struct pv_import_opts imp; /* --format, --cache */
+	struct pv_export_opts o;
 	struct pv_query q;
-	struct pv_error err;
-	pv_query_init(&q);
-	pv_error_clear(&err);
+};
+
+/* Option name (--name, -o) with its value: 0, or the usage error's exit code. */
+static int export_option(struct export_args *e, const char *name, const char *val,
+			 struct pv_error *err)
+{
+	if (strcmp(name, "--to") == 0) {
+		e->to = val;
+	} else if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0) {
+		e->outpath = val;
+	} else if (strcmp(name, "--title") == 0) {
+		e->o.title = val;
+	} else if (strcmp(name, "--format") == 0 || strcmp(name, "--cache") == 0 ||
+		   strcmp(name, "--symbols") == 0) {
+		if (pv_import_set_option(&e->imp, name + 2, val, err))
+			return usage_error("%s", err->msg);
+	} else if (strcmp(name, "--thread-frames") == 0) {
+		if (pv_collapsed_threads_parse(val, &e->o.collapsed_threads))
+			return usage_error("--thread-frames takes auto, none, comm, pid or tid, "
+					   "not",
+					   val);
+	} else if (strcmp(name, "--query") == 0) {
+		int r = val[0] == '{' ? pv_query_from_json(&e->q, val, strlen(val), err)
+				      : pv_query_from_url(&e->q, val, err);
+		if (r)
+			return usage_error(err->msg, NULL);
+	} else if (strncmp(name, "--", 2) == 0) {
+		int r = pv_query_set_option(&e->q, name + 2, val, err);
+		if (r == 1)
+			return usage_error("unknown option", name);
+		else if (r)
+			return usage_error(err->msg, NULL);
+	} else {
+		return usage_error("unknown option", name);
+	}
+	return 0;
+}
+
+/* The arguments into e (its query initialized by the caller): 0, -1 after --help, or the usage
+ * error's exit code. */
+static int export_args(int argc, char **argv, struct export_args *e, struct pv_error *err)
+{
 	int rc = 0;
 	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			export_usage(stdout);
-			pv_query_release(&q);
-			return 0;
+			return -1;
 		}
 		if (a[0] != '-' || strcmp(a, "-") == 0) {
-			if (file)
+			if (e->file)
 				rc = usage_error("takes one file, and another was given:", a);
-			file = a;
+			e->file = a;
 			continue;
 		}
 		if (strcmp(a, "--icicle") == 0) {
-			o.icicle = true;
+			e->o.icicle = true;
 			continue;
 		}
 		if (strcmp(a, "--plain") == 0) {
-			o.plain = true;
+			e->o.plain = true;
 			continue;
 		}
 		if (strcmp(a, "--tidy") == 0) {
-			o.tidy = true;
+			e->o.tidy = true;
 			continue;
 		}
 		/* --name value, --name=value, -o value */
@@ -104,41 +142,26 @@ int cmd_export(int argc, char **argv)
 			val = eq + 1;
 		else if (i + 1 < argc)
 			val = argv[++i];
-		if (!val) {
-			rc = usage_error("this option needs a value:", name);
-			break;
-		}
-		if (strcmp(name, "--to") == 0) {
-			to = val;
-		} else if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0) {
-			outpath = val;
-		} else if (strcmp(name, "--title") == 0) {
-			o.title = val;
-		} else if (strcmp(name, "--format") == 0 || strcmp(name, "--cache") == 0 ||
-			   strcmp(name, "--symbols") == 0) {
-			if (pv_import_set_option(&imp, name + 2, val, &err))
-				rc = usage_error("%s", err.msg);
-		} else if (strcmp(name, "--thread-frames") == 0) {
-			if (pv_collapsed_threads_parse(val, &o.collapsed_threads))
-				rc = usage_error(
-				    "--thread-frames takes auto, none, comm, pid or tid, "
-				    "not",
-				    val);
-		} else if (strcmp(name, "--query") == 0) {
-			int r = val[0] == '{' ? pv_query_from_json(&q, val, strlen(val), &err)
-					      : pv_query_from_url(&q, val, &err);
-			if (r)
-				rc = usage_error(err.msg, NULL);
-		} else if (strncmp(name, "--", 2) == 0) {
-			int r = pv_query_set_option(&q, name + 2, val, &err);
-			if (r == 1)
-				rc = usage_error("unknown option", name);
-			else if (r)
-				rc = usage_error(err.msg, NULL);
-		} else {
-			rc = usage_error("unknown option", name);
-		}
+		if (!val)
+			return usage_error("this option needs a value:", name);
+		rc = export_option(e, name, val, err);
 	}
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args e = {.o = {.metric = PV_NONE}};
+	struct pv_error err;
+	pv_query_init(&e.q);
+	pv_error_clear(&err);
+	int rc = export_args(argc, argv, &e, &err);
+	if (rc < 0) {
+		pv_query_release(&e.q);
+		return 0;
+	}
+	const char *file = e.file, *to = e.to, *outpath = e.outpath;
+	struct pv_export_opts o = e.o;
 	enum pv_export_format f = PV_EXPORT_FIREFOX;
 	if (!rc && (!file || !to || !outpath))
 		rc = usage_error(!file ? "needs a file"
@@ -149,22 +172,22 @@ int cmd_export(int argc, char **argv)
 		rc =
 		    usage_error("--to takes firefox, speedscope, pprof, collapsed or svg, not", to);
 	if (rc) {
-		pv_query_release(&q);
+		pv_query_release(&e.q);
 		return rc;
 	}
 	/* where it goes checked first (pv/output.h): a device or a link is refused at once */
 	bool to_stdout = strcmp(outpath, "-") == 0;
 	if (!to_stdout && pv_output_check(outpath, &err)) {
-		pv_query_release(&q);
+		pv_query_release(&e.q);
 		cli_say("error", "%s", err.msg);
 		return 2;
 	}
 	struct pv_profile *p = NULL, *sel = NULL;
 	struct pv_lossy lossy = {0};
-	rc = cli_open(file, &imp, 1, &p, &err);
+	rc = cli_open(file, &e.imp, 1, &p, &err);
 	if (!rc)
-		rc = pv_profile_select(p, &q, &sel, &lossy, &err);
-	pv_query_release(&q);
+		rc = pv_profile_select(p, &e.q, &sel, &lossy, &err);
+	pv_query_release(&e.q);
 	pv_profile_free(p);
 	FILE *out = NULL;
 	bool out_err = false; /* err names the output, not the input */

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "pv/format.h"
+#include "pv/marker_sel.h"
 #include "say.h"
 
 /* keep[i] for the markers of idx; returns keep. */
@@ -83,9 +84,8 @@ int cmd_marker(const struct cli *c, const char *path, const struct pv_profile *p
 int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *p)
 {
 	struct pv_markers *ms = NULL;
-	struct pv_marker_search *search = NULL;
-	pv_thread_ix *threads = NULL;
-	uint32_t *idx = NULL, n = 0, nt = 0;
+	struct pv_marker_sel sel = {0};
+	uint32_t *idx = NULL, n = 0;
 	int rc = 0;
 	struct pv_error err;
 	pv_error_clear(&err);
@@ -94,34 +94,28 @@ int cmd_markers(const struct cli *c, const char *path, const struct pv_profile *
 		return rc == PV_ENOMEM ? EXIT_RUNTIME : EXIT_INPUT;
 	}
 	print_notes(path, ms);
-	struct pv_marker_select sel = {
-	    .has_range = c->q.has_range,
-	    .range_start_ns = c->q.range_start_ns,
-	    .range_end_ns = c->q.range_end_ns,
+	const struct pv_marker_terms terms = {
+	    .threads = (const char *const *)c->q.threads,
+	    .nr_threads = c->q.nr_threads,
+	    .search = c->search,
+	    .has_start = c->q.has_range,
+	    .has_end = c->q.has_range,
+	    .start_ns = c->q.range_start_ns,
+	    .end_ns = c->q.range_end_ns,
 	    .order = c->order,
 	};
-	if (c->q.nr_threads) {
-		pv_error_clear(&err);
-		int r = pv_thread_select(p, (const char *const *)c->q.threads, c->q.nr_threads,
-					 &threads, &nt, &err);
-		if (r == PV_EINVAL) {
-			cli_say("error", "%s: %s", path, err.msg);
-			rc = EXIT_INPUT;
-			goto done;
-		}
-		if (r) {
-			rc = EXIT_RUNTIME;
-			goto done;
-		}
-		sel.threads = threads;
-		sel.nr_threads = nt;
+	pv_error_clear(&err);
+	int r = pv_marker_sel_new(p, &terms, &sel, &err);
+	if (r == PV_EINVAL) {
+		cli_say("error", "%s: %s", path, err.msg);
+		rc = EXIT_INPUT;
+		goto done;
 	}
-	if (c->search && pv_marker_search_new(c->search, &search)) {
+	if (r) {
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
-	sel.search = search;
-	if (pv_marker_select(ms, &sel, &idx, &n)) {
+	if (pv_marker_select(ms, &sel.sel, &idx, &n)) {
 		rc = EXIT_RUNTIME;
 		goto done;
 	}
@@ -148,8 +142,7 @@ done:
 	if (rc == EXIT_RUNTIME)
 		fputs("profview: error: out of memory\n", stderr);
 	pv_free_indexes(idx);
-	pv_marker_search_free(search);
-	free(threads);
+	pv_marker_sel_release(&sel);
 	pv_markers_free(ms);
 	return rc;
 }

@@ -70,23 +70,30 @@ static int on_path(const char *prog)
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+struct rec_opts {
+	const char *out, *freq;
+	int serve, dwarf;
+};
+
+/* The options before the command: -1 when they are good (optind at the command), else the
+ * exit code (the usage error, or 0 after --help). */
+static int record_options(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option longs[] = {
 	    {"output", required_argument, NULL, 'o'}, {"serve", no_argument, NULL, 's'},
 	    {"dwarf", no_argument, NULL, 'd'},	      {"freq", required_argument, NULL, 'F'},
 	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
-	const char *out = "perf.data", *freq = "999";
-	int serve = 0, dwarf = 0, ch;
+	*o = (struct rec_opts){"perf.data", "999", 0, 0};
+	int ch;
 	opterr = 0;
 	optind = 1;
 	/* '+': options stop at the command (its own options are its own) */
 	while ((ch = getopt_long(argc, argv, "+o:F:h", longs, NULL)) != -1) {
 		switch (ch) {
-		case 'o': out = optarg; break;
-		case 's': serve = 1; break;
-		case 'd': dwarf = 1; break;
+		case 'o': o->out = optarg; break;
+		case 's': o->serve = 1; break;
+		case 'd': o->dwarf = 1; break;
 		case 'F': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -95,7 +102,7 @@ int cmd_record(int argc, char **argv)
 							 "-F takes 1 to 100000 samples per second, "
 							 "not '%s'",
 							 optarg);
-			freq = optarg;
+			o->freq = optarg;
 			break;
 		}
 		case 'h': usage(stdout); return 0;
@@ -107,39 +114,30 @@ int cmd_record(int argc, char **argv)
 		return cli_fail_usage_of("record",
 					 "no command to run: profview record [-o FILE] -- "
 					 "COMMAND ARGS...");
-	if (!on_path("perf")) {
-		cli_say("error",
-			"record: perf not found (Debian package linux-perf): profview record "
-			"runs `perf record`");
-		return EXIT_INPUT;
-	}
-	int level = paranoid(), root = geteuid() == 0;
-	if (!root && level > 2) {
-		cli_say(
-		    "error",
-		    "record: perf may not record here: kernel.perf_event_paranoid is %d (run as "
-		    "root, or allow it: sysctl kernel.perf_event_paranoid=2 for your own "
-		    "processes' user space, 1 with the kernel)",
-		    level);
-		return EXIT_INPUT;
-	}
-	/* perf record -g -F HZ -o OUT [--all-user] -- COMMAND ARGS... */
+	return -1;
+}
+
+/* Runs perf record -g -F HZ -o OUT [--all-user] -- COMMAND ARGS... and waits for it: 0 with
+ * its wait status in *status, else the exit code. */
+static int run_perf(const struct rec_opts *o, int argc, char **argv, int level, int root,
+		    int *status)
+{
 	char **av = calloc((size_t)argc + 16, sizeof(*av));
 	if (!av)
 		return EXIT_RUNTIME;
 	int n = 0;
 	av[n++] = (char *)"perf";
 	av[n++] = (char *)"record";
-	if (dwarf) {
+	if (o->dwarf) {
 		av[n++] = (char *)"--call-graph";
 		av[n++] = (char *)"dwarf";
 	} else {
 		av[n++] = (char *)"-g";
 	}
 	av[n++] = (char *)"-F";
-	av[n++] = (char *)freq;
+	av[n++] = (char *)o->freq;
 	av[n++] = (char *)"-o";
-	av[n++] = (char *)out;
+	av[n++] = (char *)o->out;
 	if (!root && level == 2) {
 		cli_say("note", "kernel.perf_event_paranoid is 2: user space only (root, or "
 				"sysctl kernel.perf_event_paranoid=1, records the kernel too)");
@@ -160,25 +158,55 @@ int cmd_record(int argc, char **argv)
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	*status = 0;
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec_opts o;
+	int rc = record_options(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	if (!on_path("perf")) {
+		cli_say("error",
+			"record: perf not found (Debian package linux-perf): profview record "
+			"runs `perf record`");
+		return EXIT_INPUT;
+	}
+	int level = paranoid(), root = geteuid() == 0;
+	if (!root && level > 2) {
+		cli_say(
+		    "error",
+		    "record: perf may not record here: kernel.perf_event_paranoid is %d (run as "
+		    "root, or allow it: sysctl kernel.perf_event_paranoid=2 for your own "
+		    "processes' user space, 1 with the kernel)",
+		    level);
+		return EXIT_INPUT;
+	}
+	int status;
+	if ((rc = run_perf(&o, argc, argv, level, root, &status)))
+		return rc;
 	struct stat st;
-	if (stat(out, &st) != 0 || st.st_size == 0) {
+	if (stat(o.out, &st) != 0 || st.st_size == 0) {
 		cli_say(
 		    "error",
 		    "record: perf record wrote no %s (exit %d): perf may not be permitted here "
 		    "(kernel.perf_event_paranoid is %d; run as root or lower it), or the command "
 		    "did not start",
-		    out, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), level);
+		    o.out, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), level);
 		return EXIT_INPUT;
 	}
 	/* the profile: profview top OUT, or profview serve OUT */
 	fflush(NULL);
-	char *next[] = {(char *)"profview", (char *)(serve ? "serve" : "top"), (char *)out, NULL};
+	char *next[] = {(char *)"profview", (char *)(o.serve ? "serve" : "top"), (char *)o.out,
+			NULL};
 	execv("/proc/self/exe", next);
-	cli_say("error", "record: cannot run profview again to open %s: %s", out, strerror(errno));
+	cli_say("error", "record: cannot run profview again to open %s: %s", o.out,
+		strerror(errno));
 	return EXIT_RUNTIME;
 }

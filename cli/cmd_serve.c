@@ -220,11 +220,17 @@ static void open_browser(const char *url)
 	posix_spawn_file_actions_destroy(&fa);
 }
 
-int cmd_serve(int argc, char **argv)
+struct serve_args {
+	struct pv_serve_opts o;
+	const char *source_root, *base;
+	struct pv_import_opts imp;
+};
+
+/* The options (optind at the first file after them): -1 when they are good, else the exit
+ * code (2 for a usage error, 0 after --help). */
+static int serve_options(int argc, char **argv, struct serve_args *sa)
 {
-	struct pv_serve_opts o = {.host = NULL, .port = 0};
-	const char *source_root = NULL, *base = NULL;
-	struct pv_import_opts imp = {0};
+	struct pv_serve_opts *o = &sa->o;
 	struct pv_error opt_err;
 	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_CACHE, O_BASE };
 	enum { O_SYMBOLS = O_BASE + 1, O_NO_SYMBOLS };
@@ -258,19 +264,19 @@ int cmd_serve(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			o.port = (uint16_t)v;
+			o->port = (uint16_t)v;
 			break;
 		}
-		case O_HOST: o.host = optarg; break;
-		case O_OPEN: o.open_browser = 1; break;
-		case O_ROOT: source_root = optarg; break;
-		case O_TOKEN: o.token = optarg; break;
-		case O_QUIET: o.quiet = 1; break;
+		case O_HOST: o->host = optarg; break;
+		case O_OPEN: o->open_browser = 1; break;
+		case O_ROOT: sa->source_root = optarg; break;
+		case O_TOKEN: o->token = optarg; break;
+		case O_QUIET: o->quiet = 1; break;
 		case O_FORMAT:
 		case O_CACHE:
 		case O_SYMBOLS:
 		case O_NO_SYMBOLS:
-			if (pv_import_set_option(&imp,
+			if (pv_import_set_option(&sa->imp,
 						 ch == O_FORMAT	   ? "format"
 						 : ch == O_CACHE   ? "cache"
 						 : ch == O_SYMBOLS ? "symbols"
@@ -280,7 +286,7 @@ int cmd_serve(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case O_BASE: base = optarg; break;
+		case O_BASE: sa->base = optarg; break;
 		case 'h': serve_usage(stdout); return 0;
 		case ':':
 			cli_say("error",
@@ -296,49 +302,70 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind >= argc) {
-		serve_usage(stderr);
-		return 2;
-	}
-	struct pv_api *a;
-	if (pv_api_new(&a, source_root)) {
-		fputs("profview: error: out of memory\n", stderr);
-		return 1;
-	}
-	/* the files, then the base (--base: the last slot, the one the others are compared with) */
+	return -1;
+}
+
+/* The loader of the files, then the base (--base: the last slot, the one the others are
+ * compared with): false when out of memory. */
+static bool serve_files(struct pv_api *a, int argc, char **argv, const struct serve_args *sa,
+			struct loader *l)
+{
+	const char *base = sa->base;
 	uint32_t nfiles = (uint32_t)(argc - optind);
 	char **files = calloc(nfiles + 1, sizeof(*files));
 	for (uint32_t i = 0; files && i < nfiles; i++)
 		files[i] = argv[optind + (int)i];
 	if (files && base)
 		files[nfiles] = (char *)base;
-	struct loader l = {
-	    .a = a, .files = files, .nr = nfiles + (base != NULL), .imp = imp, .quiet = o.quiet};
-	pthread_mutex_init(&l.out_lock, NULL);
-	l.slots = files ? calloc(l.nr, sizeof(*l.slots)) : NULL;
-	for (uint32_t i = 0; l.slots && i < l.nr; i++)
-		if ((l.slots[i] = pv_api_add_file(a, l.files[i])) == UINT32_MAX) {
-			free(l.slots);
-			l.slots = NULL;
+	*l = (struct loader){.a = a,
+			     .files = files,
+			     .nr = nfiles + (base != NULL),
+			     .imp = sa->imp,
+			     .quiet = sa->o.quiet};
+	pthread_mutex_init(&l->out_lock, NULL);
+	l->slots = files ? calloc(l->nr, sizeof(*l->slots)) : NULL;
+	for (uint32_t i = 0; l->slots && i < l->nr; i++)
+		if ((l->slots[i] = pv_api_add_file(a, l->files[i])) == UINT32_MAX) {
+			free(l->slots);
+			l->slots = NULL;
 		}
-	if (!l.slots) {
-		fputs("profview: error: out of memory\n", stderr);
+	if (!l->slots) {
 		free(files);
-		pv_api_free(a);
-		return 1;
+		return false;
 	}
 	if (base)
-		pv_api_set_base(a, l.slots[nfiles]);
-	/* SIGINT and SIGTERM are waited for by this thread only: block them before any thread */
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+		pv_api_set_base(a, l->slots[nfiles]);
+	return true;
+}
 
-	/* descriptors for a burst of connections (the gate queues what the library has no room
-	 * for): the soft limit, 1,024 by default on many systems, raised towards the hard one */
+/* Shows the loading's progress until SIGINT or SIGTERM (sigs, blocked), then says so. */
+static void serve_until_stopped(struct loader *l, const sigset_t *sigs, int quiet)
+{
+	bool tty = isatty(2);
+	int last_phase = -1;
+	uint32_t last_file = UINT32_MAX;
+	double last_t = 0;
+	struct timespec tick = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
+	for (;;) {
+		int sig = sigtimedwait(sigs, NULL, &tick);
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+		if (!atomic_load(&l->done))
+			show_progress(l, tty, &last_phase, &last_file, &last_t);
+	}
+	pthread_mutex_lock(&l->out_lock);
+	if (tty && !quiet && !atomic_load(&l->done))
+		fputs("\r\033[K", stderr);
+	if (!quiet)
+		fputs("profview: stopping\n", stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&l->out_lock);
+}
+
+/* Descriptors for a burst of connections (the gate queues what the library has no room for):
+ * the soft limit, 1,024 by default on many systems, raised towards the hard one. */
+static void raise_fd_limit(void)
+{
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rlim_t want = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
@@ -347,6 +374,40 @@ int cmd_serve(int argc, char **argv)
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_args sa = {.o = {.host = NULL, .port = 0}};
+	int rc = serve_options(argc, argv, &sa);
+	if (rc >= 0)
+		return rc;
+	const struct pv_serve_opts o = sa.o;
+	if (optind >= argc) {
+		serve_usage(stderr);
+		return 2;
+	}
+	struct pv_api *a;
+	if (pv_api_new(&a, sa.source_root)) {
+		fputs("profview: error: out of memory\n", stderr);
+		return 1;
+	}
+	struct loader l;
+	if (!serve_files(a, argc, argv, &sa, &l)) {
+		fputs("profview: error: out of memory\n", stderr);
+		pv_api_free(a);
+		return 1;
+	}
+	char **files = l.files;
+	/* SIGINT and SIGTERM are waited for by this thread only: block them before any thread */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	raise_fd_limit();
 	struct pv_server *srv;
 	char *url = NULL;
 	struct pv_error err;
@@ -381,25 +442,7 @@ int cmd_serve(int argc, char **argv)
 			pv_api_set_loaded(a, l.slots[i], NULL, NULL);
 		atomic_store(&l.done, 1);
 	}
-	bool tty = isatty(2);
-	int last_phase = -1;
-	uint32_t last_file = UINT32_MAX;
-	double last_t = 0;
-	struct timespec tick = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
-	for (;;) {
-		int sig = sigtimedwait(&sigs, NULL, &tick);
-		if (sig == SIGINT || sig == SIGTERM)
-			break;
-		if (!atomic_load(&l.done))
-			show_progress(&l, tty, &last_phase, &last_file, &last_t);
-	}
-	pthread_mutex_lock(&l.out_lock);
-	if (tty && !o.quiet && !atomic_load(&l.done))
-		fputs("\r\033[K", stderr);
-	if (!o.quiet)
-		fputs("profview: stopping\n", stderr);
-	fflush(stderr);
-	pthread_mutex_unlock(&l.out_lock);
+	serve_until_stopped(&l, &sigs, o.quiet);
 	/* a second Ctrl-C while the server stops ends the process at once, and so does the
 	 * watchdog after STOP_WAIT_S */
 	signal(SIGINT, SIG_DFL);

@@ -148,7 +148,7 @@ static bool zoom_out(struct tui *t)
 	return true;
 }
 
-bool tui_flame_key(struct tui *t, int key)
+static bool flame_key(struct tui *t, int key)
 {
 	struct fpane *f = ensure_flame(t);
 	if (!f)
@@ -209,7 +209,7 @@ static void box(struct tui *t, const struct fpane *f, uint32_t j, bool sel)
 	cells_puts(&t->cl, sel ? (wd > 1 ? "]" : ">") : "|");
 }
 
-void tui_flame_body(struct tui *t, int y0, int rows)
+static void flame_body(struct tui *t, int y0, int rows)
 {
 	struct pane *pn = &t->panes[t->tree_tab];
 	struct fpane *f = ensure_flame(t);
@@ -262,7 +262,8 @@ void tui_flame_body(struct tui *t, int y0, int rows)
 	}
 }
 
-void tui_flame_click(struct tui *t, int i, int x)
+/* A click on line i of the body (0: the title), column x. */
+static void flame_click(struct tui *t, int i, int x)
 {
 	struct fpane *f = ensure_flame(t);
 	if (!f || i < 1) /* line 0: the title */
@@ -273,3 +274,57 @@ void tui_flame_click(struct tui *t, int i, int x)
 			tui_select_row(&t->panes[t->tree_tab], t->panes[t->tree_tab].v->tree,
 				       f->fl->row[j]);
 }
+
+/*
+ * The top-down tab's callbacks: the view pane's (tui_view_ops), the flame graph's while it is
+ * shown ('f'): the arrows and Home on the graph's blocks, Enter zooms into the selected one, Esc
+ * and Backspace zoom out (when zoomed), the other keys are the rows'.
+ */
+static bool tree_grab(struct tui *t, int key)
+{
+	return (key == TUI_KEY_ESC || key == TUI_KEY_BACKSPACE) && t->fl.on && flame_key(t, key);
+}
+
+static void tree_key(struct tui *t, int key)
+{
+	tui_ensure_view(t, t->tab);
+	if (!t->fl.on || !flame_key(t, key))
+		tui_view_ops.key(t, key);
+}
+
+static void tree_body(struct tui *t, int y0, int rows)
+{
+	tui_ensure_view(t, t->tab);
+	if (t->fl.on && t->panes[t->tab].v)
+		flame_body(t, y0, rows);
+	else
+		tui_view_ops.body(t, y0, rows);
+}
+
+static void tree_click(struct tui *t, int i, int x)
+{
+	if (t->fl.on)
+		flame_click(t, i + 1, x);
+	else
+		tui_view_ops.click(t, i, x);
+}
+
+static void tree_detail(struct tui *t, int y)
+{
+	tui_view_ops.detail(t, y);
+}
+
+static void tree_search_end(struct tui *t, const char *text)
+{
+	tui_view_ops.search_end(t, text);
+}
+
+const struct tab_ops tui_tree_ops = {
+    .grab = tree_grab,
+    .key = tree_key,
+    .body = tree_body,
+    .click = tree_click,
+    .detail = tree_detail,
+    .prompt = "/",
+    .search_end = tree_search_end,
+};

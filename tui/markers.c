@@ -10,6 +10,7 @@
 
 #include "pv/format.h"
 #include "pv/graphs.h"
+#include "pv/marker_sel.h"
 #include "pv/rows.h"
 #include "state.h"
 
@@ -42,30 +43,28 @@ static void ensure_markers(struct tui *t)
 	mp->kept_search = NULL;
 	free(mp->err);
 	mp->err = NULL;
-	struct pv_marker_search *s = NULL;
-	pv_thread_ix *th = NULL;
-	uint32_t nth = 0;
 	struct pv_error err;
 	pv_error_clear(&err);
-	struct pv_marker_select sel = {.order = PV_MARKERS_BY_START};
-	int rc = pv_marker_search_new(text, &s);
+	const struct pv_marker_terms terms = {
+	    .threads = (const char *const *)t->q.threads,
+	    .nr_threads = t->q.nr_threads,
+	    .search = text,
+	    .has_start = t->q.has_range,
+	    .has_end = t->q.has_range,
+	    .start_ns = t->q.range_start_ns,
+	    .end_ns = t->q.range_end_ns,
+	    .order = PV_MARKERS_BY_START,
+	};
+	struct pv_marker_sel sel;
+	int rc = pv_marker_sel_new(t->p, &terms, &sel, &err);
 	/* the markers' text is built at the first search: each key then costs a scan of it */
 	if (!rc && *text && !mp->text)
 		rc = pv_marker_text_new(mp->ms, &mp->text);
-	if (!rc)
-		rc = pv_thread_select(t->p, (const char *const *)t->q.threads, t->q.nr_threads, &th,
-				      &nth, &err);
 	if (!rc) {
-		sel.search = s;
-		sel.text = mp->text;
-		sel.within = before;
-		sel.nr_within = nbefore;
-		sel.threads = t->q.nr_threads ? th : NULL;
-		sel.nr_threads = t->q.nr_threads ? nth : 0;
-		sel.has_range = t->q.has_range;
-		sel.range_start_ns = t->q.range_start_ns;
-		sel.range_end_ns = t->q.range_end_ns;
-		rc = pv_marker_select(mp->ms, &sel, &mp->idx, &mp->n);
+		sel.sel.text = mp->text;
+		sel.sel.within = before;
+		sel.sel.nr_within = nbefore;
+		rc = pv_marker_select(mp->ms, &sel.sel, &mp->idx, &mp->n);
 	}
 	pv_free_indexes(before);
 	if (rc)
@@ -76,8 +75,7 @@ static void ensure_markers(struct tui *t)
 		mp->kept_search = strdup(text);
 		mp->kept_gen = t->gen;
 	}
-	free(th);
-	pv_marker_search_free(s);
+	pv_marker_sel_release(&sel);
 	if (mp->want >= 0) {
 		for (uint32_t k = 0; k < mp->n; k++)
 			if (mp->idx[k] == (uint32_t)mp->want)
@@ -145,32 +143,10 @@ static void tui_marker_key(struct tui *t, int key)
 	}
 }
 
-static void tui_marker_body(struct tui *t, int y0, int rows)
+/* The table's title line: columns start 1..10, duration ..21, name from 23, thread from 46,
+ * details from 61 (wide), and the count. */
+static void marker_title(struct tui *t, int y, bool wide)
 {
-	struct mpane *mp = &t->mk;
-	if (!mp->ms) {
-		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err ? mp->err : "no markers");
-		return;
-	}
-	ensure_markers(t);
-	if (mp->err) {
-		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err);
-		return;
-	}
-	/* the selected marker's fields below the table, as the sidebar shows them */
-	int detail = 0;
-	if (mp->n && rows >= 10) {
-		uint32_t m = mp->idx[mp->sel];
-		if (!pv_marker_detail(mp->ms, m, &mp->d)) {
-			detail = 2;
-			for (uint32_t f = 0; f < mp->d.nr_fields; f++)
-				detail += !mp->d.fields[f].hidden;
-			if (detail > rows / 3)
-				detail = rows / 3;
-		}
-	}
-	bool wide = t->w >= 60;
-	/* columns: start 1..10, duration ..21, name from 23, thread from 46, details from 61 */
 	cells_start(&t->cl, t->w);
 	cells_puts(&t->cl, " ");
 	cells_right(&t->cl, "start", 10);
@@ -184,49 +160,53 @@ static void tui_marker_body(struct tui *t, int y0, int rows)
 		cells_puts(&t->cl, "details");
 	}
 	char title[64];
-	snprintf(title, sizeof(title), "  (%u)", mp->n);
+	snprintf(title, sizeof(title), "  (%u)", t->mk.n);
 	cells_puts(&t->cl, title);
-	tui_emit(t, y0, TUI_ROLE_BAR);
-	int trows = rows - 1 - detail;
-	uint32_t top = tui_scroll(&mp->top, mp->sel, mp->n, trows);
-	struct sbuf tx = SBUF_INIT;
+	tui_emit(t, y, TUI_ROLE_BAR);
+}
+
+/* Line k of the table (marker idx[k]) at screen line y; tx a buffer to reuse. */
+static void marker_line(struct tui *t, int y, uint32_t k, bool wide, struct sbuf *tx)
+{
+	struct mpane *mp = &t->mk;
+	const struct pv_markers *ms = mp->ms;
+	uint32_t m = mp->idx[k];
 	char b[64];
-	for (int i = 0; i < trows && top + (uint32_t)i < mp->n; i++) {
-		uint32_t k = top + (uint32_t)i, m = mp->idx[k];
-		const struct pv_markers *ms = mp->ms;
-		cells_start(&t->cl, t->w);
-		cells_puts(&t->cl, k == mp->sel ? ">" : " ");
-		pv_format_cost(b, sizeof(b), ms->start_ns[m], PV_UNIT_NS);
-		cells_right(&t->cl, b, 10);
-		if (wide) {
-			sbuf_reset(&tx);
-			if (ms->flags[m] & PV_MARKER_INCOMPLETE)
-				sbuf_puts(&tx, "unknown");
-			else if (ms->end_ns[m] != PV_TIME_NONE)
-				pv_marker_duration_text(ms, m, &tx);
-			cells_right(&t->cl, sbuf_str(&tx), 11);
-		}
-		cells_puts(&t->cl, "  ");
-		cells_put(&t->cl, ms->name[m], SIZE_MAX, wide ? 21 : -1);
-		if (wide) {
-			cells_pad(&t->cl, 46);
-			cells_put(&t->cl,
-				  ms->friendly ? ms->friendly[ms->thread[m]]
-					       : pv_str(t->p, t->p->threads.name[ms->thread[m]]),
-				  SIZE_MAX, 14);
-			cells_pad(&t->cl, 61);
-			if (!pv_marker_detail(ms, m, &mp->d) && mp->d.label[PV_LABEL_TABLE])
-				cells_puts(&t->cl, mp->d.label[PV_LABEL_TABLE]);
-		}
-		tui_emit(t, y0 + 1 + i, k == mp->sel ? TUI_ROLE_SELECTED : TUI_ROLE_TEXT);
+	cells_start(&t->cl, t->w);
+	cells_puts(&t->cl, k == mp->sel ? ">" : " ");
+	pv_format_cost(b, sizeof(b), ms->start_ns[m], PV_UNIT_NS);
+	cells_right(&t->cl, b, 10);
+	if (wide) {
+		sbuf_reset(tx);
+		if (ms->flags[m] & PV_MARKER_INCOMPLETE)
+			sbuf_puts(tx, "unknown");
+		else if (ms->end_ns[m] != PV_TIME_NONE)
+			pv_marker_duration_text(ms, m, tx);
+		cells_right(&t->cl, sbuf_str(tx), 11);
 	}
-	sbuf_release(&tx);
-	if (!detail)
-		return;
+	cells_puts(&t->cl, "  ");
+	cells_put(&t->cl, ms->name[m], SIZE_MAX, wide ? 21 : -1);
+	if (wide) {
+		cells_pad(&t->cl, 46);
+		cells_put(&t->cl,
+			  ms->friendly ? ms->friendly[ms->thread[m]]
+				       : pv_str(t->p, t->p->threads.name[ms->thread[m]]),
+			  SIZE_MAX, 14);
+		cells_pad(&t->cl, 61);
+		if (!pv_marker_detail(ms, m, &mp->d) && mp->d.label[PV_LABEL_TABLE])
+			cells_puts(&t->cl, mp->d.label[PV_LABEL_TABLE]);
+	}
+	tui_emit(t, y, k == mp->sel ? TUI_ROLE_SELECTED : TUI_ROLE_TEXT);
+}
+
+/* The selected marker's fields below the table (lines y .. y_end), as the sidebar shows them. */
+static void marker_fields(struct tui *t, int y, int y_end)
+{
+	struct mpane *mp = &t->mk;
 	uint32_t m = mp->idx[mp->sel];
 	if (pv_marker_detail(mp->ms, m, &mp->d))
 		return;
-	int y = y0 + rows - detail;
+	char b[64];
 	cells_start(&t->cl, t->w);
 	snprintf(b, sizeof(b), "marker %u: ", m);
 	cells_puts(&t->cl, b);
@@ -242,7 +222,7 @@ static void tui_marker_body(struct tui *t, int y0, int rows)
 	cells_puts(&t->cl, "  cause: ");
 	cells_puts(&t->cl, mp->ms->cause_stack[m] != PV_NONE ? "yes (c: center on it)" : "none");
 	tui_emit(t, y++, TUI_ROLE_TEXT);
-	for (uint32_t f = 0; f < mp->d.nr_fields && y < y0 + rows; f++) {
+	for (uint32_t f = 0; f < mp->d.nr_fields && y < y_end; f++) {
 		if (mp->d.fields[f].hidden)
 			continue;
 		cells_start(&t->cl, t->w);
@@ -252,6 +232,42 @@ static void tui_marker_body(struct tui *t, int y0, int rows)
 		cells_puts(&t->cl, mp->d.fields[f].value);
 		tui_emit(t, y++, TUI_ROLE_TEXT);
 	}
+}
+
+static void tui_marker_body(struct tui *t, int y0, int rows)
+{
+	struct mpane *mp = &t->mk;
+	if (!mp->ms) {
+		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err ? mp->err : "no markers");
+		return;
+	}
+	ensure_markers(t);
+	if (mp->err) {
+		tui_text_line(t, y0, TUI_ROLE_TEXT, mp->err);
+		return;
+	}
+	/* the lines of the selected marker's fields below the table */
+	int detail = 0;
+	if (mp->n && rows >= 10) {
+		uint32_t m = mp->idx[mp->sel];
+		if (!pv_marker_detail(mp->ms, m, &mp->d)) {
+			detail = 2;
+			for (uint32_t f = 0; f < mp->d.nr_fields; f++)
+				detail += !mp->d.fields[f].hidden;
+			if (detail > rows / 3)
+				detail = rows / 3;
+		}
+	}
+	bool wide = t->w >= 60;
+	marker_title(t, y0, wide);
+	int trows = rows - 1 - detail;
+	uint32_t top = tui_scroll(&mp->top, mp->sel, mp->n, trows);
+	struct sbuf tx = SBUF_INIT;
+	for (int i = 0; i < trows && top + (uint32_t)i < mp->n; i++)
+		marker_line(t, y0 + 1 + i, top + (uint32_t)i, wide, &tx);
+	sbuf_release(&tx);
+	if (detail)
+		marker_fields(t, y0 + rows - detail, y0 + rows);
 }
 
 static void marker_click(struct tui *t, int i, int x)

@@ -30,28 +30,6 @@ static int tree_ix(const struct pv_view *v, const struct pv_tree *tr)
 	return tr == v->callers ? 1 : 0;
 }
 
-/* Keeps what the next view of the pane should show again: open rows and the selection. */
-void tui_pane_keep(struct pane *pn)
-{
-	if (!pn->v)
-		return;
-	tui_strs_clear(&pn->keep);
-	const struct pv_tree *trees[2] = {pn->v->tree, pn->v->callers};
-	for (int k = 0; k < 2; k++)
-		for (uint32_t r = 0; trees[k] && pn->open[k] && r < trees[k]->len; r++)
-			if (pn->open[k][r]) {
-				const char *key = pv_row_key(pn->nm, trees[k], r);
-				if (key)
-					tui_strs_add(&pn->keep, key);
-			}
-	free(pn->sel_key);
-	pn->sel_key = NULL;
-	if (pn->sel < pn->nrows && pn->rows[pn->sel].r != PV_NONE) {
-		const char *key = pv_row_key(pn->nm, pn->rows[pn->sel].t, pn->rows[pn->sel].r);
-		pn->sel_key = key ? strdup(key) : NULL;
-	}
-}
-
 void tui_pane_drop(struct pane *pn)
 {
 	pv_row_namer_free(pn->nm);
@@ -412,8 +390,6 @@ void tui_find_next(struct tui *t, struct pane *pn, bool backward)
 static void tui_view_key(struct tui *t, int key)
 {
 	tui_ensure_view(t, t->tab);
-	if (t->tab == t->tree_tab && t->fl.on && tui_flame_key(t, key))
-		return;
 	struct pane *pn = tui_cur_pane(t);
 	const struct vrow *vr = tui_sel_row(pn);
 	uint8_t *open = vr && vr->t ? pn->open[tree_ix(pn->v, vr->t)] : NULL;
@@ -600,10 +576,6 @@ static void tui_view_body(struct tui *t, int y0, int rows)
 		tui_text_line(t, y0, TUI_ROLE_TEXT, pn->err ? pn->err : "no view");
 		return;
 	}
-	if (t->tab == t->tree_tab && t->fl.on) {
-		tui_flame_body(t, y0, rows);
-		return;
-	}
 	const struct pv_view *v = pn->v;
 	struct cols c = cols_of(t, t->w, v);
 	cost_titles(t, v, c, y0);
@@ -706,19 +678,9 @@ static void tui_view_detail(struct tui *t, int y)
 	tui_emit(t, y, TUI_ROLE_DIM);
 }
 
-/* Esc and Backspace zoom the flame graph out first. */
-static bool view_grab(struct tui *t, int key)
-{
-	return (key == TUI_KEY_ESC || key == TUI_KEY_BACKSPACE) && t->tab == t->tree_tab &&
-	       t->fl.on && tui_flame_key(t, key);
-}
-
 static void view_click(struct tui *t, int i, int x)
 {
-	if (t->tab == t->tree_tab && t->fl.on) {
-		tui_flame_click(t, i + 1, x);
-		return;
-	}
+	(void)x;
 	struct pane *pn = tui_cur_pane(t);
 	uint32_t li = pn->top + (uint32_t)i;
 	if (li < pn->nrows && pn->rows[li].r != PV_NONE)
@@ -734,7 +696,6 @@ static void view_search_end(struct tui *t, const char *text)
 }
 
 const struct tab_ops tui_view_ops = {
-    .grab = view_grab,
     .key = tui_view_key,
     .body = tui_view_body,
     .click = view_click,

@@ -12,23 +12,6 @@
 #include "pv/rows.h"
 #include "state.h"
 
-void tui_emit(struct tui *t, int y, enum tui_role role)
-{
-	if (y < 0 || y >= t->h)
-		return;
-	char *s = cells_end(&t->cl);
-	free(t->scr.line[y]);
-	t->scr.line[y] = s ? s : strdup("");
-	t->scr.role[y] = (uint8_t)role;
-}
-
-void tui_text_line(struct tui *t, int y, enum tui_role role, const char *s)
-{
-	cells_start(&t->cl, t->w);
-	cells_puts(&t->cl, s);
-	tui_emit(t, y, role);
-}
-
 const char *tui_tab_label(const struct tui *t, uint32_t k)
 {
 	return k == t->tree_tab && t->fl.on ? "flame" : t->tabs[k].name;
@@ -180,18 +163,6 @@ out:
 	free(col);
 	free(order);
 	pv_activity_free(a);
-}
-
-uint32_t tui_scroll(uint32_t *top, uint32_t sel, uint32_t n, int rows)
-{
-	uint32_t h = rows > 0 ? (uint32_t)rows : 1;
-	if (sel < *top)
-		*top = sel;
-	if (sel >= *top + h)
-		*top = sel - h + 1;
-	if (*top + h > n)
-		*top = n > h ? n - h : 0;
-	return *top;
 }
 
 static const char *const help_text[] = {

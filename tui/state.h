@@ -1,8 +1,9 @@
 /*
  * state.h - the TUI's state machine inside (tui.h is its interface): the state, shared by
- * tui.c (the query, its history and the keys), panes.c (the views' panes), flame.c (the
- * top-down tab's flame graph), markers.c (the marker table), source.c (the source pane) and
- * screen.c (the screen as text).
+ * tui.c (the keys, the tabs), panes.c (the views' panes), flame.c (the top-down tab's flame
+ * graph), markers.c (the marker table), source.c (the source pane), annotate.c (the
+ * disassembly), screen.c (the screen as text) and common.c (the query and its history, the
+ * helpers they all use).
  */
 #ifndef PV_TUI_STATE_H
 #define PV_TUI_STATE_H
@@ -53,7 +54,7 @@ struct tab {
 };
 
 #define TABS_MAX (PV_NR_VIEW_KINDS + 2)
-extern const struct tab_ops tui_view_ops, tui_marker_ops, tui_source_ops;
+extern const struct tab_ops tui_view_ops, tui_tree_ops, tui_marker_ops, tui_source_ops;
 
 /* A line of a view's list: a row of a tree (t), of the flat rows (t NULL), or a section title
  * (t NULL, r PV_NONE, title 0 callers / 1 callees). */
@@ -182,32 +183,34 @@ struct tui {
 	struct cells cl;
 };
 
-/* panes.c: column col's metric as a title says it, with its unit by the unit rule
- * ("CPUTIME (sec)", "cpu-clock, ms"), into buf. */
-const char *tui_metric_title(const struct pv_view *v, uint32_t col, char *buf, size_t n);
+/*
+ * The layers (calls go down only): tui.c (the keys, the state's life, the tabs) and screen.c
+ * (the screen) on top; the panes below them, flame.c (the top-down tab, tui_tree_ops) over
+ * panes.c (the view tabs, tui_view_ops), markers.c, source.c and annotate.c; common.c (and
+ * cells.c) at the bottom.
+ */
 
-/* tui.c: the query and its history, keys, small helpers */
-/* Thread th's name, with its process and tid ("GeckoMain 4711/4712") when another thread has
- * the same name, into buf. */
-const char *tui_thread_label(const struct tui *t, pv_thread_ix th, char *buf, size_t n);
-void tui_say(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tui_strs_clear(struct strs *s);
-void tui_strs_add(struct strs *s, const char *x);
-void tui_push_query(struct tui *t, struct pv_query *nq);
-bool tui_new_query(struct tui *t, struct pv_query *nq);
-void tui_add_filter(struct tui *t, enum pv_filter_kind k, const char *arg);
-void tui_set_center(struct tui *t, const char *scope, bool add);
-int64_t tui_move_delta(const struct tui *t, int key, uint32_t n);
-uint32_t tui_clamp_sel(uint32_t sel, int64_t d, uint32_t n);
+/* tui.c: the tabs of the kind table, the markers and the source */
+void tui_tabs_init(struct tui *t);
+/* The tab named name (a tab's, a view kind's, or the page's), PV_NONE when none is. */
+uint32_t tui_tab_find(const struct tui *t, const char *name);
+
+/* screen.c: a tab's name on the tab bar */
+const char *tui_tab_label(const struct tui *t, uint32_t k);
+
+/* flame.c: the top-down tab as a flame graph (tui_tree_ops) */
+void tui_flame_drop(struct fpane *f);
 
 /* panes.c: the view kinds' panes (tui_view_ops) */
 struct pane *tui_cur_pane(struct tui *t);
-void tui_pane_keep(struct pane *pn);
 void tui_pane_drop(struct pane *pn);
 void tui_ensure_view(struct tui *t, uint32_t tab);
 void tui_find_next(struct tui *t, struct pane *pn, bool backward);
 const struct vrow *tui_sel_row(const struct pane *pn);
 void tui_select_row(struct pane *pn, const struct pv_tree *tr, uint32_t r);
+/* Column col's metric as a title says it, with its unit by the unit rule ("CPUTIME (sec)",
+ * "cpu-clock, ms"), into buf. */
+const char *tui_metric_title(const struct pv_view *v, uint32_t col, char *buf, size_t n);
 
 /* markers.c: the marker table (tui_marker_ops) */
 void tui_set_search(struct tui *t, const char *text);
@@ -216,32 +219,32 @@ void tui_set_search(struct tui *t, const char *text);
 void tui_open_source(struct tui *t, const struct pv_view *v, uint8_t kind, uint32_t id,
 		     uint32_t line);
 
-/* screen.c: the screen */
-void tui_emit(struct tui *t, int y, enum tui_role role);
-void tui_text_line(struct tui *t, int y, enum tui_role role, const char *s);
-uint32_t tui_scroll(uint32_t *top, uint32_t sel, uint32_t n, int rows);
-
-/* flame.c: the top-down tab as a flame graph */
-void tui_flame_drop(struct fpane *f);
-/* The arrows and Home on the graph's blocks, Enter zooms into the selected one, Esc and
- * Backspace zoom out (when zoomed); false for a key the tab's rows (or the TUI) take. */
-bool tui_flame_key(struct tui *t, int key);
-void tui_flame_body(struct tui *t, int y0, int rows);
-/* A click on line i of the body (0: the title), column x. */
-void tui_flame_click(struct tui *t, int i, int x);
-
 /* annotate.c: the disassembly of a function ('a') */
 void tui_annotate_open(struct tui *t, pv_func_ix fn);
 void tui_annotate_close(struct tui *t);
 void tui_annotate_key(struct tui *t, int key);
 void tui_annotate_body(struct tui *t, int y0, int rows);
 
-/* screen.c: a tab's name on the tab bar */
-const char *tui_tab_label(const struct tui *t, uint32_t k);
-/* tui.c: the tabs of the kind table, the markers and the source */
-void tui_tabs_init(struct tui *t);
-/* The tab named name (a tab's, a view kind's, or the page's), PV_NONE when none is. */
-uint32_t tui_tab_find(const struct tui *t, const char *name);
+/* common.c: the shared helpers */
+/* Thread th's name, with its process and tid ("GeckoMain 4711/4712") when another thread has
+ * the same name, into buf. */
+const char *tui_thread_label(const struct tui *t, pv_thread_ix th, char *buf, size_t n);
+void tui_say(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tui_strs_clear(struct strs *s);
+void tui_strs_add(struct strs *s, const char *x);
+/* A new query generation: each view pane keeps its open rows and selection (by key) for its
+ * next view. */
+void tui_query_changed(struct tui *t);
+void tui_push_query(struct tui *t, struct pv_query *nq);
+bool tui_new_query(struct tui *t, struct pv_query *nq);
+void tui_add_filter(struct tui *t, enum pv_filter_kind k, const char *arg);
+void tui_set_center(struct tui *t, const char *scope, bool add);
+int64_t tui_move_delta(const struct tui *t, int key, uint32_t n);
+uint32_t tui_clamp_sel(uint32_t sel, int64_t d, uint32_t n);
+void tui_emit(struct tui *t, int y, enum tui_role role);
+void tui_text_line(struct tui *t, int y, enum tui_role role, const char *s);
+uint32_t tui_scroll(uint32_t *top, uint32_t sel, uint32_t n, int rows);
+
 static inline const struct tab_ops *tui_ops(const struct tui *t)
 {
 	return t->tabs[t->tab].ops;

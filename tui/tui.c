@@ -1,7 +1,7 @@
 /*
- * tui.c - the TUI's state machine (tui.h, doc/tui.md): the query and its history, the keys,
- * the life of the state; the panes are in panes.c, markers.c and source.c, the screen in
- * screen.c (state.h is what they share).
+ * tui.c - the TUI's state machine (tui.h, doc/tui.md): the keys, the tabs, the life of the
+ * state; the panes are in flame.c, panes.c, markers.c and source.c, the screen in screen.c,
+ * the query's history and the helpers in common.c (state.h is what they share).
  *
  * The state is the query (with its history), the tab, and per tab what the page keeps: the
  * open rows and the selection of each tree (by row key, pv/rows.h, so they survive a new
@@ -50,6 +50,7 @@ void tui_tabs_init(struct tui *t)
 	for (uint32_t k = 0; k < t->nr_views; k++)
 		if (t->tabs[k].view == PV_VIEW_TREE)
 			t->tree_tab = k;
+	t->tabs[t->tree_tab].ops = &tui_tree_ops; /* its rows, or its flame graph ('f') */
 	t->markers_tab = t->nr_tabs;
 	t->tabs[t->nr_tabs++] = (struct tab){"markers", NULL, PV_VIEW_TREE, &tui_marker_ops};
 	t->source_tab = t->nr_tabs;
@@ -85,25 +86,6 @@ static void switch_threads(struct tui *t)
 			t->one_program ? "summed" : "merged");
 	else
 		tui_say(t, "thread %s, the busiest", b);
-}
-
-const char *tui_thread_label(const struct tui *t, pv_thread_ix th, char *buf, size_t n)
-{
-	const struct pv_threads *ts = &t->p->threads;
-	const char *name = pv_str(t->p, ts->name[th]);
-	bool twin = false;
-	for (uint32_t k = 0; k < ts->len && !twin; k++)
-		twin = k != th && strcmp(pv_str(t->p, ts->name[k]), name) == 0;
-	if (!twin)
-		snprintf(buf, n, "%s", name);
-	else if (ts->pid && ts->tid && ts->pid[th] != PV_ID_NONE && ts->tid[th] != PV_ID_NONE)
-		snprintf(buf, n, "%s %lld/%lld", name, (long long)ts->pid[th],
-			 (long long)ts->tid[th]);
-	else if (ts->tid && ts->tid[th] != PV_ID_NONE)
-		snprintf(buf, n, "%s %lld", name, (long long)ts->tid[th]);
-	else
-		snprintf(buf, n, "%s #%u", name, th);
-	return buf;
 }
 
 /* T: the next thread alone (by index), after the last every thread again. */
@@ -160,100 +142,6 @@ static void next_by(struct tui *t)
 	tui_say(t, "by %s (b: next)", pv_granularity_name(g));
 }
 
-void tui_say(struct tui *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
-	va_end(ap);
-}
-
-void tui_strs_clear(struct strs *s)
-{
-	for (uint32_t i = 0; i < s->n; i++)
-		free(s->s[i]);
-	s->n = 0;
-}
-
-void tui_strs_add(struct strs *s, const char *x)
-{
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 16;
-		char **g = realloc(s->s, sizeof(*g) * cap);
-		if (!g)
-			return;
-		s->s = g;
-		s->cap = cap;
-	}
-	char *d = strdup(x);
-	if (d)
-		s->s[s->n++] = d;
-}
-
-static void query_changed(struct tui *t)
-{
-	for (uint32_t k = 0; k < t->nr_views; k++)
-		tui_pane_keep(&t->panes[k]);
-	t->gen++;
-}
-
-/* Makes nq (owned: moved in) the query; the old one goes to the history. */
-void tui_push_query(struct tui *t, struct pv_query *nq)
-{
-	if (t->nhist == HISTORY_MAX) {
-		pv_query_release(&t->hist[0]);
-		memmove(t->hist, t->hist + 1, sizeof(t->hist[0]) * (HISTORY_MAX - 1));
-		t->nhist--;
-	}
-	t->hist[t->nhist++] = t->q;
-	t->q = *nq;
-	query_changed(t);
-}
-
-bool tui_new_query(struct tui *t, struct pv_query *nq)
-{
-	pv_query_init(nq);
-	if (pv_query_copy(nq, &t->q)) {
-		pv_query_release(nq);
-		tui_say(t, "out of memory");
-		return false;
-	}
-	return true;
-}
-
-void tui_add_filter(struct tui *t, enum pv_filter_kind k, const char *arg)
-{
-	struct pv_query nq;
-	if (!tui_new_query(t, &nq))
-		return;
-	if (pv_query_add_filter(&nq, k, arg)) {
-		pv_query_release(&nq);
-		tui_say(t, "too many filters");
-		return;
-	}
-	tui_push_query(t, &nq);
-	tui_say(t, "%s %s", pv_filter_name(k), arg);
-}
-
-void tui_set_center(struct tui *t, const char *scope, bool add)
-{
-	struct pv_query nq;
-	if (!tui_new_query(t, &nq))
-		return;
-	if (!add) {
-		for (uint32_t i = 0; i < nq.nr_center; i++)
-			free(nq.center[i]);
-		nq.nr_center = 0;
-	}
-	if (pv_query_add_center(&nq, scope)) {
-		pv_query_release(&nq);
-		tui_say(t, "too many centers");
-		return;
-	}
-	tui_push_query(t, &nq);
-	tui_say(t, "center %s", scope);
-}
-
 /* e: the profile's next metric alone (after the first one shown); E: every metric of the
  * profile, or the first one alone again when several are shown. */
 static void set_metrics(struct tui *t, bool all)
@@ -298,37 +186,8 @@ static void back(struct tui *t)
 	}
 	pv_query_release(&t->q);
 	t->q = t->hist[--t->nhist];
-	query_changed(t);
+	tui_query_changed(t);
 	tui_say(t, "back");
-}
-
-static uint32_t page_rows(const struct tui *t)
-{
-	return t->body_h > 1 ? (uint32_t)t->body_h - 1 : 1;
-}
-
-/* The move a key makes in a list of n rows (arrows, pages, Home/End, the wheel); 0 for a key
- * that does not move. */
-int64_t tui_move_delta(const struct tui *t, int key, uint32_t n)
-{
-	switch (key) {
-	case TUI_KEY_UP: return -1;
-	case TUI_KEY_DOWN: return 1;
-	case TUI_KEY_PGUP: return -(int64_t)page_rows(t);
-	case TUI_KEY_PGDN: return page_rows(t);
-	case TUI_KEY_HOME: return -(int64_t)n;
-	case TUI_KEY_END: return n;
-	case TUI_KEY_WHEEL_UP: return -3;
-	case TUI_KEY_WHEEL_DOWN: return 3;
-	default: return 0;
-	}
-}
-
-/* sel moved by d, kept within the n rows (0 when there are none). */
-uint32_t tui_clamp_sel(uint32_t sel, int64_t d, uint32_t n)
-{
-	int64_t i = (int64_t)sel + d;
-	return n ? (uint32_t)(i < 0 ? 0 : i >= n ? n - 1 : i) : 0;
 }
 
 /* '/': a new search, typed from nothing (Esc puts the markers' search back as it was). */
@@ -480,19 +339,6 @@ void tui_click(struct tui *t, int y, int x)
 const struct pv_query *tui_query(const struct tui *t)
 {
 	return &t->q;
-}
-
-char *tui_query_text(const struct tui *t)
-{
-	char *args = pv_query_to_args(&t->q), *url = pv_query_to_url(&t->q);
-	size_t n = (args ? strlen(args) : 0) + (url ? strlen(url) : 0) + strlen(t->o.path) + 64;
-	char *s = malloc(n);
-	if (s)
-		snprintf(s, n, "profview %s %s%s%s\n?%s", pv_view_name(t->q.view), args ? args : "",
-			 args && *args ? " " : "", t->o.path, url ? url : "");
-	free(args);
-	free(url);
-	return s;
 }
 
 uint32_t tui_tab_find(const struct tui *t, const char *name)

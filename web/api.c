@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "pv/marker_sel.h"
 #include "pv/source.h"
 #include "pv/trace.h"
 
@@ -136,51 +137,41 @@ int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *o
 
 /* ---- markers ---- */
 
-/* the selection of the marker endpoints: search, thread (repeated), start, end (ms) */
-struct msel {
-	struct pv_marker_search *search;
-	pv_thread_ix *threads;
-	struct pv_marker_select sel;
-	bool has_start, has_end;
-	int64_t start_ns, end_ns;
-};
-
-static void msel_release(struct msel *m)
-{
-	pv_marker_search_free(m->search);
-	free(m->threads);
-}
-
-static int msel_parse(const struct pv_profile *p, const struct api_params *ps, struct pv_json *out,
-		      struct msel *m)
+/* The terms of the marker endpoints' selection (pv/marker_sel.h): search, thread (repeated),
+ * start, end (ms); names holds the thread values. 0 or the status of the error it wrote. */
+static int mterms_parse(const struct api_params *ps, struct pv_json *out, struct pv_marker_terms *t,
+			const char *names[PV_QUERY_MAX])
 {
 	int status = 0;
-	memset(m, 0, sizeof(*m));
-	if (!api_param_ms(ps, "start", &m->has_start, &m->start_ns, out, &status) ||
-	    !api_param_ms(ps, "end", &m->has_end, &m->end_ns, out, &status))
+	memset(t, 0, sizeof(*t));
+	if (!api_param_ms(ps, "start", &t->has_start, &t->start_ns, out, &status) ||
+	    !api_param_ms(ps, "end", &t->has_end, &t->end_ns, out, &status))
 		return status;
-	const char *names[PV_QUERY_MAX];
 	uint32_t k = api_param_all(ps, "thread", names, PV_QUERY_MAX);
 	if (k > PV_QUERY_MAX)
 		return api_error(out, 400, "at most %d thread values", PV_QUERY_MAX);
+	t->threads = names;
+	t->nr_threads = k;
+	t->search = api_param(ps, "search");
+	return 0;
+}
+
+/* The selection of the request's terms (t: its terms, for the chart's window). */
+static int msel_parse(const struct pv_profile *p, const struct api_params *ps, struct pv_json *out,
+		      struct pv_marker_terms *t, struct pv_marker_sel *m)
+{
+	const char *names[PV_QUERY_MAX];
+	memset(m, 0, sizeof(*m));
+	int status = mterms_parse(ps, out, t, names);
+	if (status)
+		return status;
 	struct pv_error err;
 	pv_error_clear(&err);
-	int rc = k ? pv_thread_select(p, names, k, &m->threads, &m->sel.nr_threads, &err) : 0;
-	if (rc)
+	int rc = pv_marker_sel_new(p, t, m, &err);
+	t->threads = NULL; /* names are this function's */
+	if (rc) {
+		pv_marker_sel_release(m);
 		return api_lib_error(out, rc, &err, 400);
-	m->sel.threads = m->threads;
-	const char *search = api_param(ps, "search");
-	if (search && *search) {
-		if (pv_marker_search_new(search, &m->search)) {
-			msel_release(m);
-			return api_error(out, 500, "out of memory");
-		}
-		m->sel.search = m->search;
-	}
-	if (m->has_start || m->has_end) {
-		m->sel.has_range = true;
-		m->sel.range_start_ns = m->has_start ? m->start_ns : INT64_MIN;
-		m->sel.range_end_ns = m->has_end ? m->end_ns : INT64_MAX;
 	}
 	return 0;
 }
@@ -202,13 +193,14 @@ int api_markers_table(struct pv_api *a, const struct api_params *ps, struct pv_j
 		order = PV_MARKERS_BY_DURATION;
 	else if (sort && strcmp(sort, "start") != 0)
 		return api_error(out, 400, "sort takes start or duration, not '%.100s'", sort);
-	struct msel m;
-	if ((status = msel_parse(s->p, ps, out, &m)))
+	struct pv_marker_terms t;
+	struct pv_marker_sel m;
+	if ((status = msel_parse(s->p, ps, out, &t, &m)))
 		return status;
 	m.sel.order = order;
 	uint32_t *idx = NULL, n = 0;
 	int rc = pv_marker_select(ms, &m.sel, &idx, &n);
-	msel_release(&m);
+	pv_marker_sel_release(&m);
 	if (rc)
 		return api_error(out, 500, "out of memory");
 	uint32_t from = offset < n ? offset : n;
@@ -250,12 +242,13 @@ int api_marker_summary(struct pv_api *a, const struct api_params *ps, struct pv_
 	const struct pv_markers *ms = s ? api_markers(a, s, out, &status) : NULL;
 	if (!ms)
 		return status;
-	struct msel m;
-	if ((status = msel_parse(s->p, ps, out, &m)))
+	struct pv_marker_terms t;
+	struct pv_marker_sel m;
+	if ((status = msel_parse(s->p, ps, out, &t, &m)))
 		return status;
 	uint32_t *idx = NULL, n = 0;
 	int rc = pv_marker_select(ms, &m.sel, &idx, &n);
-	msel_release(&m);
+	pv_marker_sel_release(&m);
 	uint8_t *keep = rc ? NULL : calloc(ms->len ? ms->len : 1, 1);
 	struct pv_marker_summary_row *rows = NULL;
 	uint32_t nr = 0;
@@ -287,23 +280,20 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_js
 		return status;
 	if (width == 0 || width > 100000)
 		return api_error(out, 400, "width takes 1 to 100000 pixels, not %u", width);
-	struct msel m;
-	if ((status = msel_parse(s->p, ps, out, &m)))
+	struct pv_marker_terms t;
+	struct pv_marker_sel m;
+	if ((status = msel_parse(s->p, ps, out, &t, &m)))
 		return status;
-	int64_t lo, hi;
-	pv_profile_span(s->p, &lo, &hi);
-	m.sel.range_start_ns = m.has_start ? m.start_ns : lo;
-	/* the timeline's window (one interval past the last time): a marker at the last time is
-	 * in the chart, as in the table */
-	m.sel.range_end_ns = m.has_end ? m.end_ns : pv_activity_end(s->p);
-	m.sel.has_range = true;
-	if (m.sel.range_end_ns < m.sel.range_start_ns) {
-		msel_release(&m);
-		return api_error(out, 400, "end is before start");
+	struct pv_error err;
+	pv_error_clear(&err);
+	int rc = pv_marker_chart_window(s->p, &t, &m, &err);
+	if (rc) {
+		pv_marker_sel_release(&m);
+		return api_lib_error(out, rc, &err, 400);
 	}
 	struct pv_marker_chart *ch = NULL;
-	int rc = pv_marker_chart(ms, &m.sel, width, &ch);
-	msel_release(&m);
+	rc = pv_marker_chart(ms, &m.sel, width, &ch);
+	pv_marker_sel_release(&m);
 	if (!rc)
 		rc = pv_json_marker_chart(out, ms, ch);
 	pv_marker_chart_free(ch);

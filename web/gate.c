@@ -17,6 +17,23 @@
 
 #include "gate.h"
 
+/* script-src 'self' and nothing from elsewhere; the page's own CSS may set inline styles */
+#define CSP                                                                                  \
+	"default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "          \
+	"img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; " \
+	"form-action 'none'; frame-ancestors 'none'"
+
+/* every answer's headers besides its type (gate.h): the server's and the gate's own */
+const struct server_header server_headers[] = {
+    {MHD_HTTP_HEADER_CACHE_CONTROL, "no-store"},
+    {"X-Content-Type-Options", "nosniff"},
+    {"Content-Security-Policy", CSP},
+    {"Referrer-Policy", "no-referrer"},
+    {"X-Frame-Options", "DENY"},
+    {"Cross-Origin-Resource-Policy", "same-origin"},
+};
+const size_t server_nr_headers = sizeof(server_headers) / sizeof(server_headers[0]);
+
 struct pending {
 	int fd;
 	int64_t since_ms;

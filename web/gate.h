@@ -33,7 +33,8 @@
 
 struct gate;
 
-/* The headers every answer carries besides its type (server.c), the gate's own answers too. */
+/* The headers every answer carries besides its type (defined in gate.c, below server.c:
+ * the server adds them to its answers, the gate to its own). */
 struct server_header {
 	const char *name, *value;
 };

@@ -43,12 +43,6 @@
 #define SERVER_CONN_MEMORY (64 * 1024)
 #define MAX_HOSTS	   5
 
-/* script-src 'self' and nothing from elsewhere; the page's own CSS may set inline styles */
-#define CSP                                                                                  \
-	"default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "          \
-	"img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; " \
-	"form-action 'none'; frame-ancestors 'none'"
-
 struct pv_server {
 	struct MHD_Daemon *d;
 	struct gate *gate;
@@ -103,16 +97,6 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
 	free(*req_cls);
 	*req_cls = NULL;
 }
-
-const struct server_header server_headers[] = {
-    {MHD_HTTP_HEADER_CACHE_CONTROL, "no-store"},
-    {"X-Content-Type-Options", "nosniff"},
-    {"Content-Security-Policy", CSP},
-    {"Referrer-Policy", "no-referrer"},
-    {"X-Frame-Options", "DENY"},
-    {"Cross-Origin-Resource-Policy", "same-origin"},
-};
-const size_t server_nr_headers = sizeof(server_headers) / sizeof(server_headers[0]);
 
 static void add_headers(struct MHD_Response *r, const char *type)
 {
@@ -255,77 +239,70 @@ static bool token_chars(const char *t)
 	return true;
 }
 
-int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_server **out,
-		    char **url_out, struct pv_error *err)
+/* The URL's token: --token's (checked), else 16 random bytes in hex. */
+static int server_token(struct pv_server *s, const struct pv_serve_opts *o, struct pv_error *err)
 {
-	struct pv_server *s = calloc(1, sizeof(*s));
-	if (!s)
-		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	s->a = a;
-	const char *host = o && o->host && *o->host ? o->host : "127.0.0.1";
 	if (o && o->token) {
-		if (!token_chars(o->token)) {
-			free(s);
+		if (!token_chars(o->token))
 			return pv_error_set(err, PV_EINVAL,
 					    "--token takes 1 to 64 of A-Z a-z 0-9 - _");
-		}
 		snprintf(s->token, sizeof(s->token), "%s", o->token);
 	} else {
 		unsigned char r[16];
 		size_t got = 0;
 		while (got < sizeof(r)) {
 			ssize_t k = getrandom(r + got, sizeof(r) - got, 0);
-			if (k <= 0) {
-				free(s);
+			if (k <= 0)
 				return pv_error_set(err, PV_EIO,
 						    "cannot get random bytes for the token");
-			}
 			got += (size_t)k;
 		}
 		for (size_t i = 0; i < sizeof(r); i++)
 			snprintf(s->token + 2 * i, 3, "%02x", r[i]);
 	}
 	s->token_len = strlen(s->token);
+	return 0;
+}
 
-	/* the address to bind */
+/* The listening socket on host and port in *lfd (s->public, s->port set; the address as text
+ * in addr, *v6 its family): 0, or the error. */
+static int server_listen(struct pv_server *s, const char *host, uint16_t port, int *lfd_out,
+			 bool *v6, char addr[INET6_ADDRSTRLEN], struct pv_error *err)
+{
 	struct addrinfo hints = {.ai_family = AF_UNSPEC,
 				 .ai_socktype = SOCK_STREAM,
 				 .ai_flags = AI_PASSIVE},
 			*res = NULL;
 	int gai = getaddrinfo(host, NULL, &hints, &res);
 	if (gai || !res) {
-		free(s);
 		return pv_error_set(err, PV_EIO, "cannot resolve host '%s': %s", host,
 				    gai ? gai_strerror(gai) : "no address");
 	}
 	struct sockaddr_storage ss;
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, res->ai_addr, res->ai_addrlen < sizeof(ss) ? res->ai_addrlen : sizeof(ss));
-	bool v6 = res->ai_family == AF_INET6;
+	*v6 = res->ai_family == AF_INET6;
 	freeaddrinfo(res);
-	uint16_t port = o ? o->port : 0;
-	if (v6)
+	if (*v6)
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
 	else
 		((struct sockaddr_in *)&ss)->sin_port = htons(port);
-	s->public = v6 ? !IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)
-		       : (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) != 127;
-	char addr[INET6_ADDRSTRLEN] = "";
-	inet_ntop(v6 ? AF_INET6 : AF_INET,
-		  v6 ? (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
-		     : (void *)&((struct sockaddr_in *)&ss)->sin_addr,
-		  addr, sizeof(addr));
-
+	s->public = *v6 ? !IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)
+			: (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) != 127;
+	addr[0] = 0;
+	inet_ntop(*v6 ? AF_INET6 : AF_INET,
+		  *v6 ? (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+		      : (void *)&((struct sockaddr_in *)&ss)->sin_addr,
+		  addr, INET6_ADDRSTRLEN);
 	/* the listening socket is the gate's; the library only gets connections from it */
-	int lfd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int lfd = socket(*v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	int one = 1;
-	socklen_t sl = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	socklen_t sl = *v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(lfd, (struct sockaddr *)&ss, sl) != 0 || listen(lfd, 1024) != 0) {
 		int e = errno;
 		if (lfd >= 0)
 			close(lfd);
-		free(s);
 		return pv_error_set(err, PV_EIO,
 				    "cannot listen on %s port %u: %s (in use, or not an address of "
 				    "this machine)",
@@ -334,8 +311,16 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 	struct sockaddr_storage bound;
 	socklen_t bl = sizeof(bound);
 	getsockname(lfd, (struct sockaddr *)&bound, &bl);
-	s->port = ntohs(v6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
-			   : ((struct sockaddr_in *)&bound)->sin_port);
+	s->port = ntohs(*v6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+			    : ((struct sockaddr_in *)&bound)->sin_port);
+	*lfd_out = lfd;
+	return 0;
+}
+
+/* The library's daemon, fed by the gate on lfd (taken: closed on failure). */
+static int server_library(struct pv_server *s, int lfd, const struct pv_serve_opts *o,
+			  struct pv_error *err)
+{
 	/*
 	 * The library's thread pool needs a listening socket of its own: one that no client can
 	 * reach (a Unix socket whose name is removed at once), so every connection comes through
@@ -366,14 +351,17 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 		if (s->d)
 			MHD_stop_daemon(s->d);
 		close(lfd);
-		free(s);
 		if (dummy >= 0 && !mhd_load())
 			return pv_error_set(err, PV_EIO, "cannot start the HTTP server: %s",
 					    mhd_load_error());
 		return pv_error_set(err, PV_EIO, "cannot start the HTTP server's threads");
 	}
+	return 0;
+}
 
-	/* the Host values a browser sends for this server */
+/* The Host values a browser sends for this server. */
+static void server_hosts(struct pv_server *s, const struct pv_serve_opts *o)
+{
 	const char *names[] = {"127.0.0.1", "localhost", "[::1]", NULL, NULL};
 	char bracketed[INET6_ADDRSTRLEN + 2];
 	uint32_t nn = 3;
@@ -388,7 +376,29 @@ int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_s
 	for (uint32_t i = 0; i < nn; i++)
 		snprintf(s->hosts[s->nr_hosts++], sizeof(s->hosts[0]), "%s:%u", names[i],
 			 (unsigned)s->port);
+}
 
+int pv_server_start(struct pv_api *a, const struct pv_serve_opts *o, struct pv_server **out,
+		    char **url_out, struct pv_error *err)
+{
+	struct pv_server *s = calloc(1, sizeof(*s));
+	if (!s)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	s->a = a;
+	const char *host = o && o->host && *o->host ? o->host : "127.0.0.1";
+	bool v6 = false;
+	char addr[INET6_ADDRSTRLEN] = "";
+	int lfd = -1;
+	int rc = server_token(s, o, err);
+	if (!rc)
+		rc = server_listen(s, host, o ? o->port : 0, &lfd, &v6, addr, err);
+	if (!rc)
+		rc = server_library(s, lfd, o, err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	server_hosts(s, o);
 	if (url_out) {
 		char url[512];
 		const char *shown = v6 ? NULL : addr;
