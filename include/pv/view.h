@@ -167,7 +167,7 @@ struct pv_view {
  * One row per enum pv_view_kind, in its order. The engine builds a view through its kind's row,
  * the printers (text, --json, the page's answers) write the outputs it lists, the CLI has one
  * command per row and /api/view takes its name (/api/profile lists the rows). Adding a view kind:
- * an enum value, a row, its builder in engine.c, its pane in web/assets/views/, tests.
+ * an enum value, a row, its builder in kinds.c, its pane in web/assets/views/, tests.
  */
 enum pv_view_output {
 	PV_OUT_TREE = 1u << 0,	  /* v->tree: the tree (a butterfly's: the center's callees) */
@@ -189,7 +189,7 @@ struct pv_view_kind_row {
 	 * trees ignore the option (children by total); "self" is the name their default has. */
 	enum pv_sort_key sort;
 	unsigned outputs;		   /* enum pv_view_output */
-	int (*build)(struct pv_engine *e); /* fills the outputs (engine.c) */
+	int (*build)(struct pv_engine *e); /* fills the outputs (kinds.c) */
 };
 
 #define PV_NR_VIEW_KINDS 5

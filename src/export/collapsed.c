@@ -235,174 +235,215 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
 
-int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_export_opts *o,
-			 struct pv_lossy *lossy, struct pv_error *err)
+/* The state of one collapsed export: the lines, their texts, the counts of lossy steps. */
+struct folding {
+	const struct pv_profile *p;
+	const struct pv_export_opts *o;
+	pv_metric_ix m;
+	enum pv_collapsed_threads mode;
+	struct line *lines;
+	uint32_t n, cap;
+	struct sbuf pool;
+	uint8_t *annot; /* per function: its frames name their module */
+	uint64_t nostack, negative, renamed, tidied, annotated, counted, trimmed;
+};
+
+/* One entry per (thread, stack) with a cost; a sample without a stack: its thread alone. */
+static int gather(struct folding *fo)
 {
-	pv_metric_ix m = pv__export_metric(p, o);
-	enum pv_collapsed_threads mode = o->collapsed_threads;
-	if (mode == PV_COLLAPSED_AUTO)
-		mode = p->threads.len > 1 ? PV_COLLAPSED_TID : PV_COLLAPSED_NONE;
-	pv__export_lossy_common(p, m, false, false, false, "collapsed", lossy);
-	if (p->metrics.unit[m] != PV_UNIT_COUNT)
-		pv_lossy_add(lossy, 1, "the unit of '%s' (%s): folded counts have none",
-			     pv_str(p, p->metrics.name[m]), pv_unit_name(p->metrics.unit[m]));
-	/* one entry per (thread, stack) with a cost; a sample without a stack: its thread alone */
+	const struct pv_profile *p = fo->p;
 	struct u64map map = {0};
-	struct line *lines = NULL;
-	uint32_t n = 0, cap = 0;
-	uint64_t nostack = 0, negative = 0, renamed = 0, tidied = 0, annotated = 0;
-	uint64_t counted = 0, trimmed = 0;
-	struct sbuf pool = SBUF_INIT;
 	int rc = 0;
 	for (pv_thread_ix t = 0; t < p->threads.len && !rc; t++) {
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 			pv_stack_ix st = p->samples.stack[s];
-			int64_t w = pv_sample_weight(p, m, s);
-			uint32_t tk = mode == PV_COLLAPSED_NONE && st != PV_NONE ? 0 : t;
-			nostack += st == PV_NONE && w > 0;
+			int64_t w = pv_sample_weight(p, fo->m, s);
+			uint32_t tk = fo->mode == PV_COLLAPSED_NONE && st != PV_NONE ? 0 : t;
+			fo->nostack += st == PV_NONE && w > 0;
 			uint64_t key = (uint64_t)tk << 32 | st;
 			uint32_t i = u64map_get(&map, key);
 			if (i == UINT32_MAX) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 256;
-					struct line *nl = pv_realloc(lines, cap * sizeof(*nl));
+				if (fo->n == fo->cap) {
+					fo->cap = fo->cap ? fo->cap * 2 : 256;
+					struct line *nl =
+					    pv_realloc(fo->lines, fo->cap * sizeof(*nl));
 					if (!nl) {
 						rc = PV_ENOMEM;
 						break;
 					}
-					lines = nl;
+					fo->lines = nl;
 				}
-				i = n++;
-				lines[i] = (struct line){.thread = tk, .stack = st};
+				i = fo->n++;
+				fo->lines[i] = (struct line){.thread = tk, .stack = st};
 				if (u64map_put(&map, key, i)) {
 					rc = PV_ENOMEM;
 					break;
 				}
 			}
-			lines[i].cost += w;
+			fo->lines[i].cost += w;
 		}
 	}
 	u64map_release(&map);
-	/* the text of each line */
+	return rc;
+}
+
+/* One frame's name in the pool: tidied, its module when annotated, its kind's suffix. */
+static int frame_text(struct folding *fo, const struct line *ln, pv_frame_ix f)
+{
+	const struct pv_profile *p = fo->p;
+	struct sbuf *pool = &fo->pool;
+	pv_func_ix fn = p->frames.func[f];
+	pv_module_ix mod = pv_func_module(p, fn);
+	const char *name = pv_str(p, p->funcs.name[fn]);
+	size_t from = pool->len;
+	int rc = put_name(pool, *name ? name : "[unknown]", &fo->renamed);
+	if (fo->o->tidy && !rc)
+		tidy(pool, from, strcmp(pv_str(p, p->threads.name[ln->thread]), "java") == 0,
+		     &fo->tidied);
+	fo->annotated += !rc && annotation_like(pool, from);
+	if (fo->annot[fn] && !rc) {
+		rc |= sbuf_put(pool, " [", 2);
+		rc |= sbuf_put(pool, pv_str(p, p->modules.name[mod]),
+			       strlen(pv_str(p, p->modules.name[mod])));
+		rc |= sbuf_put(pool, "]", 1);
+	}
+	uint8_t kind = mod == PV_NONE ? 0 : p->modules.kind[mod];
+	if (fo->o->plain)
+		return rc;
+	if (pv_frame_inline_depth(p, f))
+		rc |= sbuf_put(pool, "_[i]", 4);
+	else if (kind == PV_MODULE_KERNEL)
+		rc |= sbuf_put(pool, "_[k]", 4);
+	else if (kind == PV_MODULE_JIT)
+		rc |= sbuf_put(pool, "_[j]", 4);
+	return rc;
+}
+
+/* The text of each line in the pool. */
+static int line_texts(struct folding *fo)
+{
+	const struct pv_profile *p = fo->p;
 	uint32_t maxd = 0;
-	uint32_t *depth = rc ? NULL : pv__stack_depths(p, &maxd);
+	uint32_t *depth = pv__stack_depths(p, &maxd);
 	pv_frame_ix *fr = depth ? pv_malloc(((size_t)maxd + 1) * sizeof(*fr)) : NULL;
-	uint8_t *annot = fr ? module_annotations(p) : NULL;
-	if (!annot)
-		rc = PV_ENOMEM;
-	for (uint32_t i = 0; i < n && !rc; i++) {
-		lines[i].at = pool.len;
-		if (lines[i].stack == PV_NONE) {
+	fo->annot = fr ? module_annotations(p) : NULL;
+	int rc = fo->annot ? 0 : PV_ENOMEM;
+	for (uint32_t i = 0; i < fo->n && !rc; i++) {
+		struct line *ln = &fo->lines[i];
+		ln->at = fo->pool.len;
+		if (ln->stack == PV_NONE) {
 			/* stackcollapse-perf.pl's "comm N": the thread frame alone */
-			rc |= thread_frame(&pool, p, lines[i].thread,
-					   mode == PV_COLLAPSED_NONE ? PV_COLLAPSED_COMM : mode,
-					   &renamed);
-			lines[i].len = pool.len - lines[i].at;
+			rc |= thread_frame(&fo->pool, p, ln->thread,
+					   fo->mode == PV_COLLAPSED_NONE ? PV_COLLAPSED_COMM
+									 : fo->mode,
+					   &fo->renamed);
+			ln->len = fo->pool.len - ln->at;
 			continue;
 		}
-		if (mode != PV_COLLAPSED_NONE) {
-			rc |= thread_frame(&pool, p, lines[i].thread, mode, &renamed);
-			rc |= sbuf_put(&pool, ";", 1);
+		if (fo->mode != PV_COLLAPSED_NONE) {
+			rc |= thread_frame(&fo->pool, p, ln->thread, fo->mode, &fo->renamed);
+			rc |= sbuf_put(&fo->pool, ";", 1);
 		}
-		uint32_t k = pv__stack_frames(p, lines[i].stack, fr, maxd + 1);
+		uint32_t k = pv__stack_frames(p, ln->stack, fr, maxd + 1);
 		for (uint32_t j = 0; j < k && !rc; j++) {
-			pv_frame_ix f = fr[j];
-			pv_func_ix fn = p->frames.func[f];
-			pv_module_ix mod = pv_func_module(p, fn);
 			if (j)
-				rc |= sbuf_put(&pool, ";", 1);
-			const char *name = pv_str(p, p->funcs.name[fn]);
-			size_t from = pool.len;
-			rc |= put_name(&pool, *name ? name : "[unknown]", &renamed);
-			if (o->tidy && !rc)
-				tidy(&pool, from,
-				     strcmp(pv_str(p, p->threads.name[lines[i].thread]), "java") ==
-					 0,
-				     &tidied);
-			annotated += !rc && annotation_like(&pool, from);
-			if (annot[fn] && !rc) {
-				rc |= sbuf_put(&pool, " [", 2);
-				rc |= sbuf_put(&pool, pv_str(p, p->modules.name[mod]),
-					       strlen(pv_str(p, p->modules.name[mod])));
-				rc |= sbuf_put(&pool, "]", 1);
-			}
-			uint8_t kind = mod == PV_NONE ? 0 : p->modules.kind[mod];
-			if (o->plain)
-				continue;
-			if (pv_frame_inline_depth(p, f))
-				rc |= sbuf_put(&pool, "_[i]", 4);
-			else if (kind == PV_MODULE_KERNEL)
-				rc |= sbuf_put(&pool, "_[k]", 4);
-			else if (kind == PV_MODULE_JIT)
-				rc |= sbuf_put(&pool, "_[j]", 4);
+				rc |= sbuf_put(&fo->pool, ";", 1);
+			rc |= frame_text(fo, ln, fr[j]);
 		}
-		lines[i].len = pool.len - lines[i].at;
+		ln->len = fo->pool.len - ln->at;
 	}
 	pv_free(fr);
 	pv_free(depth);
+	return rc;
+}
+
+/* The lines sorted, equal texts summed, those of a positive cost written. */
+static void write_lines(struct folding *fo, FILE *out)
+{
+	struct line *lines = fo->lines;
+	uint32_t n = fo->n;
+	const char *buf = fo->pool.buf;
 	bool header = false;
-	if (!rc) {
-		if (n)
-			qsort_r(lines, n, sizeof(*lines), cmp_line, pool.buf);
-		for (uint32_t i = 0; i < n;) {
-			int64_t cost = 0;
-			uint32_t j = i;
-			while (j < n && cmp_line(&lines[i], &lines[j], pool.buf) == 0)
-				cost += lines[j++].cost;
-			const char *s = pool.buf + lines[i].at;
-			size_t len = lines[i].len;
-			if (cost < 0) {
-				negative++;
-			} else if (cost > 0) {
-				const char *first_end = memchr(s, ';', len);
-				const char *ce;
-				int64_t pid, tid;
-				/* the reader takes a first line's "comm-PID" first frame for a
-				 * thread */
-				if (!header &&
-				    (mode == PV_COLLAPSED_NONE || mode == PV_COLLAPSED_COMM) &&
-				    collapsed_task(s, first_end ? first_end : s + len, &ce, &pid,
-						   &tid)) {
-					fputs(PV_COLLAPSED_NO_THREADS "\n", out);
-				}
-				header = true;
-				counted += ends_in_number(s, len);
-				trimmed += is_space(s[0]) ||
-					   (len > 1 && s[0] == '#' && s[1] == ' ') ||
-					   is_space(s[len - 1]);
-				fprintf(out, "%.*s %" PRId64 "\n", (int)len, s, cost);
-			}
-			i = j;
-		}
+	if (n)
+		qsort_r(lines, n, sizeof(*lines), cmp_line, fo->pool.buf);
+	for (uint32_t i = 0; i < n;) {
+		int64_t cost = 0;
+		uint32_t j = i;
+		while (j < n && cmp_line(&lines[i], &lines[j], fo->pool.buf) == 0)
+			cost += lines[j++].cost;
+		const char *s = buf + lines[i].at;
+		size_t len = lines[i].len;
+		i = j;
+		if (cost < 0)
+			fo->negative++;
+		if (cost <= 0)
+			continue;
+		const char *first_end = memchr(s, ';', len);
+		const char *ce;
+		int64_t pid, tid;
+		/* the reader takes a first line's "comm-PID" first frame for a thread */
+		if (!header && (fo->mode == PV_COLLAPSED_NONE || fo->mode == PV_COLLAPSED_COMM) &&
+		    collapsed_task(s, first_end ? first_end : s + len, &ce, &pid, &tid))
+			fputs(PV_COLLAPSED_NO_THREADS "\n", out);
+		header = true;
+		fo->counted += ends_in_number(s, len);
+		fo->trimmed += is_space(s[0]) || (len > 1 && s[0] == '#' && s[1] == ' ') ||
+			       is_space(s[len - 1]);
+		fprintf(out, "%.*s %" PRId64 "\n", (int)len, s, cost);
 	}
+}
+
+static void report_lossy(const struct folding *fo, uint64_t merged, struct pv_lossy *lossy)
+{
+	if (fo->mode == PV_COLLAPSED_NONE || fo->mode == PV_COLLAPSED_COMM)
+		pv_lossy_add(lossy, fo->nostack,
+			     "samples without a stack (written as their thread's name alone, read "
+			     "back as a function)");
+	pv_lossy_add(lossy, fo->negative,
+		     "lines of negative weight (folded counts are not negative)");
+	pv_lossy_add(lossy, fo->annotated,
+		     "names ending in ' [x]' or '_[k]', '_[j]', '_[i]', '_[w]' (read back as a "
+		     "module or a kind)");
+	pv_lossy_add(lossy, fo->tidied, "names tidied (arguments, quotes, Java's L prefix)");
+	pv_lossy_add(lossy, fo->renamed,
+		     "names with ';' or a line break (written as ':' or a space)");
+	pv_lossy_add(lossy, merged, PV_LOSSY_MERGED, "folded frames are names and modules");
+	pv_lossy_add(lossy, fo->counted,
+		     "lines whose last name ends in a number after a space (flamegraph.pl and "
+		     "inferno read a second count)");
+	pv_lossy_add(lossy, fo->trimmed,
+		     "lines starting with white space or '# ' or whose last name ends in white "
+		     "space (inferno trims or skips them)");
+}
+
+int pv__export_collapsed(FILE *out, const struct pv_profile *p, const struct pv_export_opts *o,
+			 struct pv_lossy *lossy, struct pv_error *err)
+{
+	struct folding fo = {.p = p, .o = o, .pool = SBUF_INIT};
+	fo.m = pv__export_metric(p, o);
+	fo.mode = o->collapsed_threads;
+	if (fo.mode == PV_COLLAPSED_AUTO)
+		fo.mode = p->threads.len > 1 ? PV_COLLAPSED_TID : PV_COLLAPSED_NONE;
+	pv__export_lossy_common(p, fo.m, false, false, false, "collapsed", lossy);
+	if (p->metrics.unit[fo.m] != PV_UNIT_COUNT)
+		pv_lossy_add(lossy, 1, "the unit of '%s' (%s): folded counts have none",
+			     pv_str(p, p->metrics.name[fo.m]), pv_unit_name(p->metrics.unit[fo.m]));
+	int rc = gather(&fo);
+	if (!rc)
+		rc = line_texts(&fo);
 	uint64_t merged = 0;
 	if (!rc) {
-		struct written w = {p, annot, o->plain};
+		write_lines(&fo, out);
+		struct written w = {p, fo.annot, o->plain};
 		merged = pv__export_merged(p, cmp_written, &w);
 		if (merged == UINT64_MAX)
 			rc = PV_ENOMEM;
 	}
-	pv_free(annot);
-	pv_free(lines);
-	sbuf_release(&pool);
+	pv_free(fo.annot);
+	pv_free(fo.lines);
+	sbuf_release(&fo.pool);
 	if (rc)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	if (mode == PV_COLLAPSED_NONE || mode == PV_COLLAPSED_COMM)
-		pv_lossy_add(lossy, nostack,
-			     "samples without a stack (written as their thread's name alone, read "
-			     "back as a function)");
-	pv_lossy_add(lossy, negative, "lines of negative weight (folded counts are not negative)");
-	pv_lossy_add(lossy, annotated,
-		     "names ending in ' [x]' or '_[k]', '_[j]', '_[i]', '_[w]' (read back as a "
-		     "module or a kind)");
-	pv_lossy_add(lossy, tidied, "names tidied (arguments, quotes, Java's L prefix)");
-	pv_lossy_add(lossy, renamed, "names with ';' or a line break (written as ':' or a space)");
-	pv_lossy_add(lossy, merged, PV_LOSSY_MERGED, "folded frames are names and modules");
-	pv_lossy_add(lossy, counted,
-		     "lines whose last name ends in a number after a space (flamegraph.pl and "
-		     "inferno read a second count)");
-	pv_lossy_add(lossy, trimmed,
-		     "lines starting with white space or '# ' or whose last name ends in white "
-		     "space (inferno trims or skips them)");
+	report_lossy(&fo, merged, lossy);
 	return pv__export_check(out, err);
 }

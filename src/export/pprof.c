@@ -2,8 +2,8 @@
  * pprof.c - pprof's profile.proto, gzip-compressed, what `pprof` and Go's tools open
  * (doc/export.md).
  *
- * Encoding is protobuf-c's, from the schema the importer uses (src/import/pprof/profile.proto), every
- * message in one arena freed whole at the end; zlib writes the gzip stream.
+ * Encoding is protobuf-c's, from the schema the importer uses (src/import/pprof/profile.proto),
+ * every message in one arena freed whole at the end; zlib writes the gzip stream.
  *
  * What becomes what: every metric a sample type (its name; its unit: nanoseconds, bytes,
  * count, cycles, instructions), the default metric the default sample type; every function a
@@ -220,10 +220,10 @@ static int cmp_written(const void *a, const void *b, void *ctx)
 	return 0;
 }
 
-static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *lossy)
+/* The sample types, one per metric. */
+static void build_types(struct pw *w, const struct pv_profile *p, struct pv_lossy *lossy)
 {
 	Profile *pr = &w->pr;
-	sx_text(w, "", 0);
 	/* sample types */
 	pr->n_sample_type = p->metrics.len;
 	pr->sample_type = ar(w, p->metrics.len * sizeof(ValueType *));
@@ -240,6 +240,11 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 				     pv_str(p, p->metrics.name[m]));
 	}
 	pr->default_sample_type = sx(w, p->metrics.name[p->meta.default_metric]);
+}
+
+static void build_mappings(struct pw *w, const struct pv_profile *p)
+{
+	Profile *pr = &w->pr;
 	/* mappings: the main binary first */
 	pr->n_mapping = p->modules.len;
 	pr->mapping = ar(w, p->modules.len * sizeof(Mapping *));
@@ -259,6 +264,11 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 			w->mapping_of[m] = n + 1;
 			pr->mapping[n++] = mp;
 		}
+}
+
+static void build_functions(struct pw *w, const struct pv_profile *p)
+{
+	Profile *pr = &w->pr;
 	/* functions */
 	pr->n_function = p->funcs.len;
 	pr->function = ar(w, p->funcs.len * sizeof(Function *));
@@ -274,7 +284,45 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 		fn->start_line = pv_func_line(p, f);
 		pr->function[f] = fn;
 	}
-	/* samples */
+}
+
+/* Sample s's labels (of thread t): its label set's, then thread and tid (keys k[0], k[1]) when
+ * the profile has several threads. */
+static void sample_labels(struct pw *w, const struct pv_profile *p, Sample *S, uint32_t s,
+			  pv_thread_ix t, const int64_t *k)
+{
+	bool threads = p->threads.len > 1;
+	int64_t k_thread = k[0], k_tid = k[1];
+	uint32_t set = p->samples.label_set ? p->samples.label_set[s] : 0;
+	uint32_t nl = p->label_sets.len > set ? p->label_sets.count[set] : 0;
+	S->label = ar(w, (nl + 2) * sizeof(Label *));
+	for (uint32_t i = 0; S->label && i < nl + (threads ? 2 : 0); i++) {
+		Label *L = ar(w, sizeof(*L));
+		if (!L)
+			break;
+		perftools__profiles__label__init(L);
+		if (i < nl) {
+			uint32_t r = p->label_sets.items[p->label_sets.first[set] + i];
+			L->key = sx(w, p->labels.key[r]);
+			L->str = sx(w, p->labels.str[r]);
+			L->num = p->labels.str[r] ? 0 : p->labels.num[r];
+			L->num_unit = sx(w, p->labels.unit[r]);
+		} else if (i == nl) {
+			L->key = k_thread;
+			L->str =
+			    p->threads.name[t] ? sx(w, p->threads.name[t]) : sx_lit(w, "thread");
+		} else {
+			L->key = k_tid;
+			L->num = p->threads.tid[t] == PV_ID_NONE ? (int64_t)t : p->threads.tid[t];
+		}
+		S->label[S->n_label++] = L;
+	}
+}
+
+/* The samples, thread by thread; *kinds: the loop and statement frames written as lines. */
+static void build_samples(struct pw *w, const struct pv_profile *p, uint64_t *kinds)
+{
+	Profile *pr = &w->pr;
 	bool threads = p->threads.len > 1;
 	pr->n_sample = p->samples.len;
 	pr->sample = ar(w, p->samples.len * sizeof(Sample *));
@@ -282,9 +330,9 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 	uint32_t *depth = pv__stack_depths(p, &maxd);
 	if (!depth)
 		w->oom = 1;
-	int64_t k_thread = threads ? sx_lit(w, "thread") : 0,
-		k_tid = threads ? sx_lit(w, "tid") : 0;
-	uint64_t kinds = 0;
+	int64_t k[2] = {0, 0}; /* the keys thread and tid, interned in this order */
+	k[0] = threads ? sx_lit(w, "thread") : 0;
+	k[1] = threads ? sx_lit(w, "tid") : 0;
 	for (pv_thread_ix t = 0; t < p->threads.len && !w->oom; t++)
 		for (uint32_t s = p->threads.sample_begin[t]; s < p->threads.sample_end[t]; s++) {
 			Sample *S = ar(w, sizeof(*S));
@@ -299,46 +347,19 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 			S->location_id = ar(w, (st == PV_NONE ? 1 : depth[st]) * sizeof(uint64_t));
 			while (S->location_id && st != PV_NONE && !w->oom) {
 				pv_stack_ix next;
-				kinds += pv_frame_kind(p, p->stacks.frame[st]) != PV_FRAME_CODE;
+				*kinds += pv_frame_kind(p, p->stacks.frame[st]) != PV_FRAME_CODE;
 				S->location_id[S->n_location_id++] = location_of(w, st, &next);
 				st = next;
 			}
-			uint32_t set = p->samples.label_set ? p->samples.label_set[s] : 0;
-			uint32_t nl = p->label_sets.len > set ? p->label_sets.count[set] : 0;
-			S->label = ar(w, (nl + 2) * sizeof(Label *));
-			for (uint32_t i = 0; S->label && i < nl + (threads ? 2 : 0); i++) {
-				Label *L = ar(w, sizeof(*L));
-				if (!L)
-					break;
-				perftools__profiles__label__init(L);
-				if (i < nl) {
-					uint32_t r =
-					    p->label_sets.items[p->label_sets.first[set] + i];
-					L->key = sx(w, p->labels.key[r]);
-					L->str = sx(w, p->labels.str[r]);
-					L->num = p->labels.str[r] ? 0 : p->labels.num[r];
-					L->num_unit = sx(w, p->labels.unit[r]);
-				} else if (i == nl) {
-					L->key = k_thread;
-					L->str = p->threads.name[t] ? sx(w, p->threads.name[t])
-								    : sx_lit(w, "thread");
-				} else {
-					L->key = k_tid;
-					L->num = p->threads.tid[t] == PV_ID_NONE
-						     ? (int64_t)t
-						     : p->threads.tid[t];
-				}
-				S->label[S->n_label++] = L;
-			}
+			sample_labels(w, p, S, s, t, k);
 			pr->sample[s] = S;
 		}
 	pv_free(depth);
-	pv_lossy_add(lossy, threads ? p->threads.len : 0,
-		     "threads: pprof has none (each sample has the labels thread and tid)");
-	pv_lossy_add(lossy, kinds, "loop and statement frames (written as lines of functions)");
-	uint64_t merged = pv__export_merged(p, cmp_written, (void *)p);
-	pv_lossy_add(lossy, merged == UINT64_MAX ? 0 : merged, PV_LOSSY_MERGED,
-		     "a pprof function has a file and a first line, not a column");
+}
+
+static void build_period(struct pw *w, const struct pv_profile *p)
+{
+	Profile *pr = &w->pr;
 	/* the profile's start and the span of its sample times */
 	int64_t lo, hi;
 	pv_samples_span(p, &lo, &hi);
@@ -353,6 +374,23 @@ static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *loss
 			pr->period_type->unit = sx_lit(w, "nanoseconds");
 		}
 	}
+}
+
+static int build(struct pw *w, const struct pv_profile *p, struct pv_lossy *lossy)
+{
+	sx_text(w, "", 0);
+	build_types(w, p, lossy);
+	build_mappings(w, p);
+	build_functions(w, p);
+	uint64_t kinds = 0;
+	build_samples(w, p, &kinds);
+	pv_lossy_add(lossy, p->threads.len > 1 ? p->threads.len : 0,
+		     "threads: pprof has none (each sample has the labels thread and tid)");
+	pv_lossy_add(lossy, kinds, "loop and statement frames (written as lines of functions)");
+	uint64_t merged = pv__export_merged(p, cmp_written, (void *)p);
+	pv_lossy_add(lossy, merged == UINT64_MAX ? 0 : merged, PV_LOSSY_MERGED,
+		     "a pprof function has a file and a first line, not a column");
+	build_period(w, p);
 	pv_lossy_add(lossy, p->categories.len, "categories (pprof has none)");
 	return w->oom ? PV_ENOMEM : 0;
 }

@@ -223,11 +223,10 @@ static uint32_t pick_metrics(const struct pv_profile *p, const struct pv_view *v
 	return n;
 }
 
-static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy)
+/* The meta, and the categories in order, each with its subcategories. */
+static void copy_meta(struct sel *x)
 {
 	const struct pv_profile *p = x->p;
-	const struct pv_view *v = x->v;
-	const struct pv__selection *s = x->s;
 	struct pv_builder *b = x->b;
 	struct pv_profile *n = b->p;
 	/* meta */
@@ -247,30 +246,53 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 			    b, x->cat[c],
 			    str_of(x, p->subcategories.name[p->categories.sub_first[c] + k]));
 	}
-	/* metrics */
-	uint32_t cap = p->metrics.len > PV_QUERY_MAX ? p->metrics.len : PV_QUERY_MAX;
-	pv_metric_ix *ms = pv_malloc(cap * sizeof(*ms));
-	int64_t *w = pv_malloc(cap * sizeof(*w));
-	uint32_t *thread_of = none_map(p->threads.len);
-	if (!ms || !w || !thread_of) {
-		pv_free(ms);
-		pv_free(w);
-		pv_free(thread_of);
-		return PV_ENOMEM;
-	}
-	uint32_t nm = pick_metrics(p, v, q, ms);
-	n->meta.default_metric = 0;
-	for (uint32_t k = 0; k < nm; k++) {
-		pv_metric_ix m = builder_metric(b, str_of(x, p->metrics.name[ms[k]]),
-						(enum pv_unit)p->metrics.unit[ms[k]]);
-		if (m != PV_NONE && p->metrics.description[ms[k]])
-			builder_metric_description(b, m, str_of(x, p->metrics.description[ms[k]]));
-		if (ms[k] == p->meta.default_metric)
-			n->meta.default_metric = k;
-	}
-	if (copy_labels(x))
+}
+
+/* Selected sample sm as a sample of thread nt: its nm weights (metrics ms, w to fill), its
+ * stack's image, label set, event delay and address. */
+static void copy_sample(struct sel *x, pv_thread_ix nt, uint32_t sm, const pv_metric_ix *ms,
+			uint32_t nm, int64_t *w)
+{
+	const struct pv_profile *p = x->p;
+	const struct pv__selection *s = x->s;
+	struct pv_builder *b = x->b;
+	struct pv_profile *n;
+	pv_stack_ix st = p->samples.stack[sm];
+	pv_stack_ix ns = st == PV_NONE ? PV_NONE : stack_of(x, s->origin[st]);
+	for (uint32_t k = 0; k < nm; k++)
+		w[k] = pv_sample_weight(p, ms[k], sm);
+	builder_sample(b, nt, ns, pv_sample_time(p, sm), w);
+	n = b->p;
+	if (b->status)
+		return;
+	uint32_t row = n->samples.len - 1;
+	uint32_t set = p->samples.label_set ? p->samples.label_set[sm] : 0;
+	if (set && !n->samples.label_set &&
+	    !(n->samples.label_set = pv_calloc(n->samples.cap, sizeof(uint32_t))))
 		b->status = PV_ENOMEM;
-	/* threads and their samples */
+	if (n->samples.label_set && !b->status)
+		n->samples.label_set[row] = set;
+	int64_t d = p->samples.event_delay_ns ? p->samples.event_delay_ns[sm] : PV_TIME_NONE;
+	if (d != PV_TIME_NONE) {
+		int64_t *dv = builder_samples_event_delay(b);
+		if (dv)
+			dv[row] = d;
+	}
+	uint64_t a = pv_sample_addr(p, sm);
+	if (a != PV_ADDR_NONE) {
+		uint64_t *av = builder_samples_addr(b);
+		if (av)
+			av[row] = a;
+	}
+}
+
+/* The view's threads and their selected samples; thread_of: each thread's image. */
+static void copy_threads(struct sel *x, const pv_metric_ix *ms, uint32_t nm, int64_t *w,
+			 uint32_t *thread_of)
+{
+	const struct pv_profile *p = x->p;
+	const struct pv_view *v = x->v;
+	struct pv_builder *b = x->b;
 	for (uint32_t i = 0; i < v->nr_threads && !b->status; i++) {
 		pv_thread_ix t = v->threads[i];
 		const struct pv_threads *T = &p->threads;
@@ -279,44 +301,23 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 		if (nt == PV_NONE)
 			break;
 		thread_of[t] = nt;
-		n = b->p;
+		struct pv_profile *n = b->p;
 		n->threads.process_type[nt] = str_of(x, T->process_type[t]);
 		n->threads.start_ns[nt] = T->start_ns[t];
 		n->threads.end_ns[nt] = T->end_ns[t];
-		for (uint32_t sm = T->sample_begin[t]; sm < T->sample_end[t] && !b->status; sm++) {
-			if (!s->samples[sm])
-				continue;
-			pv_stack_ix st = p->samples.stack[sm];
-			pv_stack_ix ns = st == PV_NONE ? PV_NONE : stack_of(x, s->origin[st]);
-			for (uint32_t k = 0; k < nm; k++)
-				w[k] = pv_sample_weight(p, ms[k], sm);
-			builder_sample(b, nt, ns, pv_sample_time(p, sm), w);
-			n = b->p;
-			if (b->status)
-				break;
-			uint32_t row = n->samples.len - 1;
-			uint32_t set = p->samples.label_set ? p->samples.label_set[sm] : 0;
-			if (set && !n->samples.label_set &&
-			    !(n->samples.label_set = pv_calloc(n->samples.cap, sizeof(uint32_t))))
-				b->status = PV_ENOMEM;
-			if (n->samples.label_set && !b->status)
-				n->samples.label_set[row] = set;
-			int64_t d = p->samples.event_delay_ns ? p->samples.event_delay_ns[sm]
-							      : PV_TIME_NONE;
-			if (d != PV_TIME_NONE) {
-				int64_t *dv = builder_samples_event_delay(b);
-				if (dv)
-					dv[row] = d;
-			}
-			uint64_t a = pv_sample_addr(p, sm);
-			if (a != PV_ADDR_NONE) {
-				uint64_t *av = builder_samples_addr(b);
-				if (av)
-					av[row] = a;
-			}
-		}
+		for (uint32_t sm = T->sample_begin[t]; sm < T->sample_end[t] && !b->status; sm++)
+			if (x->s->samples[sm])
+				copy_sample(x, nt, sm, ms, nm, w);
 	}
-	/* markers of the selected threads that overlap the range */
+}
+
+/* The markers of the selected threads that overlap the range; returns how many lost their
+ * cause stack. */
+static uint64_t copy_markers(struct sel *x, const struct pv_query *q, const uint32_t *thread_of)
+{
+	const struct pv_profile *p = x->p;
+	const struct pv__selection *s = x->s;
+	struct pv_builder *b = x->b;
 	uint64_t causes_cut = 0;
 	const struct pv_raw_markers *M = &p->markers;
 	for (uint32_t i = 0; i < M->len && !b->status; i++) {
@@ -345,6 +346,39 @@ static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy
 		}
 		builder_marker(b, &r);
 	}
+	return causes_cut;
+}
+
+static int build(struct sel *x, const struct pv_query *q, struct pv_lossy *lossy)
+{
+	const struct pv_profile *p = x->p;
+	struct pv_builder *b = x->b;
+	copy_meta(x);
+	/* metrics */
+	uint32_t cap = p->metrics.len > PV_QUERY_MAX ? p->metrics.len : PV_QUERY_MAX;
+	pv_metric_ix *ms = pv_malloc(cap * sizeof(*ms));
+	int64_t *w = pv_malloc(cap * sizeof(*w));
+	uint32_t *thread_of = none_map(p->threads.len);
+	if (!ms || !w || !thread_of) {
+		pv_free(ms);
+		pv_free(w);
+		pv_free(thread_of);
+		return PV_ENOMEM;
+	}
+	uint32_t nm = pick_metrics(p, x->v, q, ms);
+	b->p->meta.default_metric = 0;
+	for (uint32_t k = 0; k < nm; k++) {
+		pv_metric_ix m = builder_metric(b, str_of(x, p->metrics.name[ms[k]]),
+						(enum pv_unit)p->metrics.unit[ms[k]]);
+		if (m != PV_NONE && p->metrics.description[ms[k]])
+			builder_metric_description(b, m, str_of(x, p->metrics.description[ms[k]]));
+		if (ms[k] == p->meta.default_metric)
+			b->p->meta.default_metric = k;
+	}
+	if (copy_labels(x))
+		b->status = PV_ENOMEM;
+	copy_threads(x, ms, nm, w, thread_of);
+	uint64_t causes_cut = copy_markers(x, q, thread_of);
 	pv_free(thread_of);
 	pv_free(ms);
 	pv_free(w);

@@ -60,29 +60,11 @@ static int info_json(FILE *out, const struct pv_profile_info *in, const char *pa
 	return rc;
 }
 
-static int info_text(FILE *out, const struct pv_profile_info *in, const char *path)
+/* info_text's threads table: the default metric's weight of each thread. */
+static void info_threads_text(FILE *out, const struct pv_profile_info *in)
 {
 	const struct pv_profile *p = in->p;
-	uint64_t nostack = in->samples_without_stack;
-	const uint64_t *phases = in->marker_phases;
-	char e1[FMT_NAME], e2[FMT_NAME], e3[FMT_NAME];
-	fprintf(out, "file:       %s\n", fmt_name(e1, path));
-	fprintf(out, "format:     %s", pv_str(p, p->meta.format));
-	if (p->meta.format_version)
-		fprintf(out, " version %s", fmt_name(e1, pv_str(p, p->meta.format_version)));
-	fputc('\n', out);
-	if (p->meta.product)
-		fprintf(out, "product:    %s\n", fmt_name(e1, pv_str(p, p->meta.product)));
-	if (p->meta.interval_ns) {
-		char ib[32];
-		pv_format_cost(ib, sizeof(ib), p->meta.interval_ns, PV_UNIT_NS);
-		fprintf(out, "interval:   %s ms\n", ib);
-	}
-	fprintf(out, "samples:    %u rows", p->samples.len);
-	if (nostack)
-		fprintf(out, " (%" PRIu64 " without a stack)", nostack);
-	fputc('\n', out);
-	fprintf(out, "threads:    %u\n", p->threads.len);
+	char e1[FMT_NAME], e2[FMT_NAME];
 	int nw = 4;
 	for (uint32_t t = 0; t < p->threads.len; t++) {
 		int l = (int)strlen(fmt_name(e1, pv_str(p, p->threads.name[t])));
@@ -118,6 +100,14 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 			fmt_name(e1, pv_str(p, p->threads.name[t])), pb, tb, ti->samples, wb, lb,
 			hb, *pn ? "  " : "", fmt_name(e2, pn));
 	}
+}
+
+/* info_text's metrics, with their totals, and the database's derived metrics. */
+static int info_metrics_text(FILE *out, const struct pv_profile_info *in)
+{
+	const struct pv_profile *p = in->p;
+	char e1[FMT_NAME], e2[FMT_NAME], e3[FMT_NAME];
+	struct pv_cost_unit cu;
 	fprintf(out, "metrics:    %u\n", p->metrics.len);
 	for (uint32_t m = 0; m < p->metrics.len; m++) {
 		char vb[32];
@@ -146,6 +136,35 @@ static int info_text(FILE *out, const struct pv_profile_info *in, const char *pa
 			fmt_name(e2, text), *desc ? "  - " : "", fmt_name(e3, desc));
 		pv_free(text);
 	}
+	return 0;
+}
+
+static int info_text(FILE *out, const struct pv_profile_info *in, const char *path)
+{
+	const struct pv_profile *p = in->p;
+	uint64_t nostack = in->samples_without_stack;
+	const uint64_t *phases = in->marker_phases;
+	char e1[FMT_NAME], e2[FMT_NAME];
+	fprintf(out, "file:       %s\n", fmt_name(e1, path));
+	fprintf(out, "format:     %s", pv_str(p, p->meta.format));
+	if (p->meta.format_version)
+		fprintf(out, " version %s", fmt_name(e1, pv_str(p, p->meta.format_version)));
+	fputc('\n', out);
+	if (p->meta.product)
+		fprintf(out, "product:    %s\n", fmt_name(e1, pv_str(p, p->meta.product)));
+	if (p->meta.interval_ns) {
+		char ib[32];
+		pv_format_cost(ib, sizeof(ib), p->meta.interval_ns, PV_UNIT_NS);
+		fprintf(out, "interval:   %s ms\n", ib);
+	}
+	fprintf(out, "samples:    %u rows", p->samples.len);
+	if (nostack)
+		fprintf(out, " (%" PRIu64 " without a stack)", nostack);
+	fputc('\n', out);
+	fprintf(out, "threads:    %u\n", p->threads.len);
+	info_threads_text(out, in);
+	if (info_metrics_text(out, in))
+		return PV_ENOMEM;
 	fprintf(out,
 		"tables:     %u functions, %u frames, %u stacks, %u modules, %u sources, %u "
 		"categories\n",

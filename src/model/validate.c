@@ -100,7 +100,8 @@ static bool frames_ok(const struct pv_profile *p)
 	       (!fr->source || first_bad(fr->source, fr->len, p->sources.len, true) == fr->len);
 }
 
-int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
+/* The strings, the meta, categories, modules, sources and functions. */
+static int check_strings(const struct pv_profile *p, struct pv_error *err)
 {
 	const uint32_t ns = p->strings.len;
 	if (ns == 0 || p->strings.size[0] != 0 || p->strings.ptr[0][0] != 0)
@@ -145,7 +146,14 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (pv_func_column(p, i) && !pv_func_line(p, i))
 			FAIL("funcs[%u].column: %u without a line", i, pv_func_column(p, i));
 	}
+	return 0;
+}
 
+/* Frames and stacks (unless the fast checks passed). */
+static int check_frames(const struct pv_profile *p, struct pv_error *err)
+{
+	const struct pv_funcs *f = &p->funcs;
+	const struct pv_categories *c = &p->categories;
 	const struct pv_frames *fr = &p->frames;
 	bool frames_checked = frames_ok(p);
 	for (uint32_t i = 0; !frames_checked && i < fr->len; i++) {
@@ -172,7 +180,13 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 			FAIL("stacks[%u].prefix: %u is not smaller than the stack's own index", i,
 			     st->prefix[i]);
 	}
+	return 0;
+}
 
+/* Threads: their strings, and sample ranges that cover the samples once. */
+static int check_threads(const struct pv_profile *p, struct pv_error *err)
+{
+	const uint32_t ns = p->strings.len;
 	const struct pv_threads *th = &p->threads;
 	uint64_t covered = 0;
 	for (uint32_t i = 0; i < th->len; i++) {
@@ -196,7 +210,14 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 			if (th->sample_begin[i] < th->sample_end[j] &&
 			    th->sample_begin[j] < th->sample_end[i])
 				FAIL("threads[%u] and threads[%u]: sample ranges overlap", i, j);
+	return 0;
+}
 
+/* Metrics, formulas and the samples' stacks. */
+static int check_metrics(const struct pv_profile *p, struct pv_error *err)
+{
+	const uint32_t ns = p->strings.len;
+	const struct pv_stacks *st = &p->stacks;
 	const struct pv_metrics *me = &p->metrics;
 	if (p->samples.len && me->len == 0)
 		FAIL("metrics: samples but no metric");
@@ -219,7 +240,13 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	uint32_t bad = first_bad(p->samples.stack, p->samples.len, st->len, true);
 	if (bad < p->samples.len)
 		FAIL("samples[%u].stack: %u out of range", bad, p->samples.stack[bad]);
+	return 0;
+}
 
+/* Labels, label sets and the samples' label sets. */
+static int check_labels(const struct pv_profile *p, struct pv_error *err)
+{
+	const uint32_t ns = p->strings.len;
 	const struct pv_labels *lb = &p->labels;
 	for (uint32_t i = 0; i < lb->len; i++)
 		if (!ix_ok(lb->key[i], ns) || !ix_ok(lb->str[i], ns) || !ix_ok(lb->unit[i], ns))
@@ -241,7 +268,13 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	for (uint32_t i = 0; p->samples.label_set && i < p->samples.len; i++)
 		if (!ix_ok(p->samples.label_set[i], ls->len))
 			FAIL("samples[%u].label_set: %u out of range", i, p->samples.label_set[i]);
+	return 0;
+}
 
+/* Per-function costs and the call graph. */
+static int check_costs(const struct pv_profile *p, struct pv_error *err)
+{
+	const struct pv_metrics *me = &p->metrics;
 	const struct pv_func_costs *fc = &p->func_costs;
 	if ((fc->self || fc->total) && fc->funcs_len != p->funcs.len)
 		FAIL("func_costs: %u functions, the profile has %u", fc->funcs_len, p->funcs.len);
@@ -264,7 +297,16 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
 
+/* Markers, trace records and diagnostics. */
+static int check_events(const struct pv_profile *p, struct pv_error *err)
+{
+	const uint32_t ns = p->strings.len;
+	const struct pv_categories *c = &p->categories;
+	const struct pv_stacks *st = &p->stacks;
+	const struct pv_threads *th = &p->threads;
 	const struct pv_raw_markers *mk = &p->markers;
 	for (uint32_t i = 0; i < mk->len; i++) {
 		if (!ix_ok(mk->name[i], ns) || !ix_ok(mk->payload[i], ns))
@@ -298,5 +340,23 @@ int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
 	for (uint32_t i = 0; i < p->diags.len; i++)
 		if (!ix_ok(p->diags.msg[i], ns))
 			FAIL("diags[%u].msg: out of range", i);
-	return pv__ranges_check(p, err);
+	return 0;
+}
+
+int pv_profile_validate(const struct pv_profile *p, struct pv_error *err)
+{
+	int rc = check_strings(p, err);
+	if (!rc)
+		rc = check_frames(p, err);
+	if (!rc)
+		rc = check_threads(p, err);
+	if (!rc)
+		rc = check_metrics(p, err);
+	if (!rc)
+		rc = check_labels(p, err);
+	if (!rc)
+		rc = check_costs(p, err);
+	if (!rc)
+		rc = check_events(p, err);
+	return rc ? rc : pv__ranges_check(p, err);
 }

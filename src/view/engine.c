@@ -348,107 +348,31 @@ static int sample_pass(struct pv_engine *e)
 	return 0;
 }
 
-/* ---- the view kinds' builders (kinds.c) ---- */
-
-/* The depth past which a printed tree's children need no order (struct pv_engine). */
-static void printed_sort_depth(struct pv_engine *e)
-{
-	e->sort_depth = e->printed ? e->v->q.depth : 0;
-}
-
-int pv__build_tree(struct pv_engine *e)
-{
-	printed_sort_depth(e);
-	return eng_build_top_down(e, e->anchor, true, &e->v->tree);
-}
-
-int pv__build_callers(struct pv_engine *e)
-{
-	printed_sort_depth(e);
-	return eng_build_bottom_up(e, e->anchor, &e->v->tree);
-}
-
-int pv__build_butterfly(struct pv_engine *e)
-{
-	printed_sort_depth(e);
-	int rc = eng_build_bottom_up(e, e->anchor, &e->v->callers);
-	return rc ? rc : eng_build_top_down(e, e->anchor, true, &e->v->tree);
-}
-
-int pv__build_flat(struct pv_engine *e)
-{
-	struct pv_view *v = e->v;
-	const struct pv_profile *p = e->p;
-	const uint32_t *anchor = e->anchor;
-	const struct scope *center = e->center;
-	uint32_t ncenter = e->ncenter;
-	int rc;
-	if ((rc = eng_exact_top(e)))
-		return rc == 1 ? 0 : rc;
-	/* counted once per sample over the line-level top-down tree (centered for top) */
-	enum pv_granularity saved = v->q.by;
-	enum pv_self_mode saved_self = v->q.self;
-	v->q.by = saved == PV_BY_LOOP ? PV_BY_LOOP : PV_BY_LINE; /* by loop: lines are loops' */
-	v->q.self = PV_SELF_OWN; /* eng_flat_compute nests the loops' selves itself */
-	struct pv_tree *t = NULL;
-	rc = eng_build_top_down(e, pv_view_kind(v->q.view)->list ? anchor : NULL, false, &t);
-	v->q.by = saved;
-	v->q.self = saved_self;
-	if (!rc)
-		rc = eng_flat_compute(e, t, &v->flat);
-	eng_tree_free(t, e->nm);
-	if (!rc)
-		eng_exact_function_costs(e);
-	if (!rc && v->centered) {
-		for (uint32_t r = 0; r < v->flat->len; r++) {
-			uint32_t id = v->flat->id[r];
-			bool in = false;
-			for (uint32_t c = 0; c < ncenter && !in; c++) {
-				const struct scope *sc = &center[c];
-				switch (v->flat->kind[r]) {
-				case PV_ROW_FUNCTION:
-					in = sc->kind == SC_FUNCS && eng_scope_func(v, sc, id);
-					break;
-				case PV_ROW_LINE:
-					in =
-					    eng_scope_func(v, sc, id) &&
-					    (sc->kind == SC_FUNCS ||
-					     (sc->kind == SC_LINE && sc->line == v->flat->line[r]));
-					break;
-				case PV_ROW_FILE:
-					in = sc->smatch &&
-					     sc->smatch[id == PV_NONE ||
-								!*pv_str(p, p->sources.path[id])
-							    ? p->sources.len
-							    : id];
-					break;
-				case PV_ROW_MODULE:
-					in = sc->mmatch && sc->mmatch[eng_module_slot(p, id)];
-					break;
-				case PV_ROW_LOOP:
-					in = sc->kind == SC_FRAMES && id < p->frames.len &&
-					     sc->vmatch[id];
-					break;
-				default: break;
-				}
-			}
-			v->flat->in_center[r] = in;
-		}
-	}
-	return rc;
-}
-
-static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
-		   struct pv__selection *sel, bool printed, struct pv_error *err);
-
 /* columns of statistics across threads (stats.c) and of derived metrics (derive.c), once the
  * view is computed */
+static int view_stats(struct pv_view *v, struct pv_error *err)
+{
+	struct pv__stats *st = NULL;
+	int rc = pv__stats_begin(v, &st);
+	for (uint32_t i = 0; i < v->nr_threads && !rc; i++) {
+		struct pv_query q;
+		struct pv_view *t = NULL;
+		if ((rc = pv__stats_thread_query(v, i, &q)))
+			break;
+		rc = pv_view_compute(v->p, &q, &t, err);
+		pv_query_release(&q);
+		if (!rc)
+			rc = pv__stats_add(st, t);
+		pv_view_free(t);
+	}
+	return pv__stats_end(st, rc, err);
+}
+
 static int stats_if_any(struct pv_view *v, struct pv_error *err)
 {
 	for (uint32_t c = 0; c < v->nr_metrics; c++) {
 		if (v->stat[c] != PV_STAT_SUM) {
-			int rc = pv__view_stats(v, err);
+			int rc = view_stats(v, err);
 			if (rc)
 				return rc;
 			break;
@@ -457,22 +381,286 @@ static int stats_if_any(struct pv_view *v, struct pv_error *err)
 	return pv__view_derive(v, err);
 }
 
+/* ---- the stages: select (threads, range, filters -> kept samples), center, build ---- */
+
+/* What a caller asks for besides the view (each NULL or false when not). */
+struct request {
+	uint8_t **keep;		   /* pv_view_compute_keep: the stack mask */
+	uint8_t **samples;	   /* the sample mask (pv_view_compute_keep, pv__view_select) */
+	struct pv__rows *rows;	   /* pv__view_rows */
+	struct pv__selection *sel; /* pv__view_select */
+	bool printed;		   /* pv_view_compute_printed */
+};
+
+static bool wants_masks(const struct request *r)
+{
+	return r->keep || r->samples || r->rows;
+}
+
+/* The center's scopes, the stacks that match one, and each stack's outermost match. */
+struct centering {
+	struct scope sc[PV_QUERY_MAX];
+	uint32_t n;
+	uint8_t *match;
+	uint32_t *anchor;
+};
+
+/* The query's copy in the view, and the per-sample and per-stack masks the request needs. */
+static int engine_start(struct pv_engine *e, const struct pv_query *q, const struct request *r)
+{
+	const struct pv_profile *p = e->p;
+	if (pv_query_copy(&e->v->q, q))
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	/* pv__view_rows: the selection by sample only when it is not every sample of the threads */
+	bool select =
+	    r->samples || (r->rows && (q->has_range || q->inside_markers || has_tag_filter(q)));
+	if (select && !(e->skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1)))
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	if (wants_masks(r)) {
+		size_t n = p->stacks.len ? p->stacks.len : 1;
+		e->origin = pv_malloc(n * sizeof(*e->origin));
+		e->odrop = pv_calloc(n, 1);
+		if (!e->origin || !e->odrop)
+			return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+		for (uint32_t o = 0; o < p->stacks.len; o++)
+			e->origin[o] = o;
+	}
+	return 0;
+}
+
+/* Select: the kept samples' costs on the working table, the filters applied, the whole. */
+static int select_samples(struct pv_engine *e, const struct request *r)
+{
+	struct pv_view *v = e->v;
+	const struct pv_query *q = &v->q;
+	int rc;
+	if (r->rows && !e->skeep) {
+		/* pv__view_rows with every sample of the threads selected: the rows and the stacks'
+		 * rows need no costs, so every stack weighs 1 (and the samples without a stack,
+		 * when they count) instead of a pass over the samples */
+		if ((rc = wst_profile(e, true)))
+			return rc;
+		for (uint32_t m = 0; m < e->nm; m++)
+			v->nostack[m] = 1;
+	} else if ((rc = sample_pass(e))) {
+		return rc;
+	}
+	if (q->inlines == PV_INLINE_FOLD && (rc = eng_fold_inlines(e)))
+		return rc;
+	for (uint32_t i = 0; i < q->nr_filters; i++)
+		if ((rc = eng_apply_filter(e, &q->filters[i], i)))
+			return rc;
+	/* the whole: every kept sample, those without a stack too (doc/samples-and-inlines.md) */
+	if (!eng_nostack_kept(q))
+		memset(v->nostack, 0, sizeof(v->nostack));
+	for (uint32_t m = 0; m < e->nm; m++) {
+		v->whole[m] = v->nostack[m];
+		for (uint32_t s = 0; s < e->w.len; s++)
+			v->whole[m] = pv_add_sat(v->whole[m], e->w.cost[m][s]);
+	}
+	return 0;
+}
+
+/* Each working stack's outermost match of the center (anchor), and the center's cost. */
+static int center_anchors(struct pv_engine *e, struct centering *c)
+{
+	struct pv_view *v = e->v;
+	c->match = pv_malloc(e->w.len ? e->w.len : 1);
+	c->anchor = pv_malloc((size_t)(e->w.len ? e->w.len : 1) * sizeof(*c->anchor));
+	if (!v->center_label || !c->match || !c->anchor)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	int rc = eng_match_stacks(e, c->sc, c->n, c->match);
+	if (rc)
+		return rc;
+	for (uint32_t s = 0; s < e->w.len; s++) {
+		uint32_t pre = e->w.prefix[s];
+		uint32_t a = pre == PV_NONE ? PV_NONE : c->anchor[pre];
+		c->anchor[s] = a != PV_NONE ? a : c->match[s] ? s : PV_NONE;
+		if (c->anchor[s] != PV_NONE)
+			for (uint32_t m = 0; m < e->nm; m++)
+				v->center[m] = pv_add_sat(v->center[m], e->w.cost[m][s]);
+	}
+	return 0;
+}
+
+/* Center: the query's center compiled, each stack's anchor, the base of the percentages. */
+static int center_stage(struct pv_engine *e, struct centering *c)
+{
+	struct pv_view *v = e->v;
+	const struct pv_query *q = &v->q;
+	int rc;
+	v->centered = q->nr_center > 0;
+	if (pv_view_kind(q->view)->needs_center && !v->centered)
+		return pv_error_set(e->err, PV_EINVAL, "the %s view needs a center (--center NAME)",
+				    pv_view_name(q->view));
+	for (uint32_t i = 0; i < q->nr_center; i++) {
+		if ((rc = eng_scope_compile(e, &c->sc[c->n], q->center[i], "center"))) {
+			eng_scope_release(&c->sc[c->n]);
+			return rc;
+		}
+		c->n++;
+	}
+	if (v->centered) {
+		v->center_label = eng_center_label(q);
+		if ((rc = center_anchors(e, c)))
+			return rc;
+	} else {
+		memcpy(v->center, v->whole, sizeof(v->whole));
+	}
+	pv__view_set_base(v);
+	e->anchor = c->anchor;
+	e->center = c->sc;
+	e->ncenter = c->n;
+	return 0;
+}
+
+/* pv_view_compute_keep, pv__view_select: the stacks (and samples) whose cost the view counts. */
+static void hand_out_masks(struct pv_engine *e, const struct request *r, const uint32_t *anchor)
+{
+	const struct pv_profile *p = e->p;
+	/* the stack mask: every profile stack whose samples count in this view */
+	uint8_t *keep = e->odrop; /* reused in place: odrop[o] is read before keep[o] is set */
+	for (uint32_t o = 0; o < p->stacks.len; o++) {
+		uint32_t ws = e->origin[o];
+		keep[o] = !e->odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
+		if (keep[o] && anchor && anchor[ws] == ws)
+			keep[o] = 2; /* the center is the stack's leaf: the center's self */
+	}
+	e->odrop = NULL;
+	if (r->samples) {
+		/* a sample without a stack is in v->nostack: kept unless the view needs a
+		 * stack (a center, an include filter) */
+		bool nostack = !e->v->centered && eng_nostack_kept(&e->v->q);
+		for (uint32_t x = 0; x < p->samples.len; x++) {
+			pv_stack_ix st = p->samples.stack[x];
+			if (e->skeep[x])
+				e->skeep[x] = st == PV_NONE ? nostack : keep[st];
+		}
+		*r->samples = e->skeep;
+		e->skeep = NULL;
+	}
+	if (r->keep)
+		*r->keep = keep;
+	else
+		pv_free(keep);
+}
+
+/* pv__view_rows: each profile stack's row, its working stack's unless a filter dropped it. */
+static void hand_out_rows(struct pv_engine *e, struct pv__rows *rows)
+{
+	uint32_t *row = e->origin; /* reused in place: origin[o] is read before row[o] is set */
+	for (uint32_t o = 0; o < e->p->stacks.len; o++) {
+		uint32_t ws = e->origin[o];
+		row[o] = e->odrop[o] || ws == PV_NONE || !e->node ? PV_NONE : e->node[ws];
+	}
+	rows->stack_row = row;
+	rows->selected = e->skeep;
+	e->origin = NULL;
+	e->skeep = NULL;
+}
+
+/* What the request asks for beside the view, taken from the engine's state. */
+static void hand_out(struct pv_engine *e, const struct request *r, struct centering *c)
+{
+	struct pv__selection *sel = r->sel;
+	if (sel) {
+		/* the working table, the origins and the anchors go to the selection */
+		sel->len = e->w.len;
+		sel->frame = e->w.frame;
+		sel->prefix = e->w.prefix;
+		sel->owned = e->w.owned;
+		e->w.owned = false;
+		sel->anchor = c->anchor;
+	}
+	if (r->keep || r->samples)
+		hand_out_masks(e, r, c->anchor);
+	if (r->rows)
+		hand_out_rows(e, r->rows);
+	if (sel) {
+		sel->origin = e->origin;
+		e->origin = NULL;
+		c->anchor = NULL;
+	}
+}
+
+static void engine_release(struct pv_engine *e, struct centering *c)
+{
+	pv_free(e->node);
+	pv_free(e->origin);
+	pv_free(e->odrop);
+	pv_free(e->skeep);
+	for (uint32_t i = 0; i < c->n; i++)
+		eng_scope_release(&c->sc[i]);
+	for (uint32_t m = 0; m < PV_QUERY_MAX; m++)
+		pv_free(e->w.cost[m]);
+	if (e->w.owned) {
+		pv_free(e->w.frame);
+		pv_free(e->w.prefix);
+	}
+	pv_free(c->match);
+	pv_free(c->anchor);
+}
+
+/*
+ * The view of q: select, center, then the view kind's builder (kinds.c); a call-graph profile's
+ * views from its graph when nothing but the view is asked; then the statistics and derived
+ * columns.
+ */
+static int compute(const struct pv_profile *p, const struct pv_query *q, const struct request *r,
+		   struct pv_view **out, struct pv_error *err)
+{
+	struct pv_view *v = pv_calloc(1, sizeof(*v));
+	if (!v)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	v->p = p;
+	pv_query_init(&v->q);
+	struct pv_engine e = {
+	    .p = p, .v = v, .err = err, .want_node = r->rows != NULL, .printed = r->printed};
+	struct centering c = {.n = 0};
+	bool done = false; /* a call-graph profile: the views its graph answers (callgraph.c) */
+	int rc = engine_start(&e, q, r);
+	if (!rc)
+		rc = resolve(&e, q);
+	if (!rc && !wants_masks(r))
+		rc = pv__callgraph_view(v, &done, err);
+	if (!rc && !done)
+		rc = select_samples(&e, r);
+	if (!rc && !done)
+		rc = center_stage(&e, &c);
+	if (!rc && !done) {
+		e.kind = pv_view_kind(q->view);
+		e.sort = pv_query_sort(q);
+		rc = e.kind->build(&e);
+	}
+	if (!rc && !done)
+		hand_out(&e, r, &c);
+	engine_release(&e, &c);
+	if (!rc)
+		rc = stats_if_any(v, err);
+	if (rc) {
+		pv_view_free(v);
+		return rc;
+	}
+	*out = v;
+	return 0;
+}
+
 int pv_view_compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv_error *err)
 {
-	return compute(p, q, out, NULL, NULL, NULL, NULL, false, err);
+	return compute(p, q, &(struct request){0}, out, err);
 }
 
 int pv_view_compute_printed(const struct pv_profile *p, const struct pv_query *q,
 			    struct pv_view **out, struct pv_error *err)
 {
-	return compute(p, q, out, NULL, NULL, NULL, NULL, true, err);
+	return compute(p, q, &(struct request){.printed = true}, out, err);
 }
 
 int pv_view_compute_keep(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 			 uint8_t **stacks, uint8_t **samples, struct pv_error *err)
 {
-	return compute(p, q, out, stacks, samples, NULL, NULL, false, err);
+	return compute(p, q, &(struct request){.keep = stacks, .samples = samples}, out, err);
 }
 
 int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
@@ -480,14 +668,14 @@ int pv__view_rows(const struct pv_profile *p, const struct pv_query *q, struct p
 {
 	rows->stack_row = NULL;
 	rows->selected = NULL;
-	return compute(p, q, out, NULL, NULL, rows, NULL, false, err);
+	return compute(p, q, &(struct request){.rows = rows}, out, err);
 }
 
 int pv__view_select(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
 		    struct pv__selection *sel, struct pv_error *err)
 {
 	memset(sel, 0, sizeof(*sel));
-	return compute(p, q, out, NULL, &sel->samples, NULL, sel, false, err);
+	return compute(p, q, &(struct request){.samples = &sel->samples, .sel = sel}, out, err);
 }
 
 void pv__selection_release(struct pv__selection *sel)
@@ -501,218 +689,3 @@ void pv__selection_release(struct pv__selection *sel)
 	pv_free(sel->samples);
 	memset(sel, 0, sizeof(*sel));
 }
-
-static int compute(const struct pv_profile *p, const struct pv_query *q, struct pv_view **out,
-		   uint8_t **keep_out, uint8_t **samples_out, struct pv__rows *rows_out,
-		   struct pv__selection *sel, bool printed, struct pv_error *err)
-{
-	struct pv_view *v = pv_calloc(1, sizeof(*v));
-	if (!v)
-		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	v->p = p;
-	pv_query_init(&v->q);
-	struct pv_engine e = {
-	    .p = p, .v = v, .err = err, .want_node = rows_out != NULL, .printed = printed};
-	struct scope center[PV_QUERY_MAX];
-	uint32_t ncenter = 0;
-	uint8_t *match = NULL;
-	uint32_t *anchor = NULL;
-	int rc = pv_query_copy(&v->q, q);
-	if (rc) {
-		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-		goto fail;
-	}
-	/* pv__view_rows: the selection by sample only when it is not every sample of the threads */
-	bool select =
-	    samples_out || (rows_out && (q->has_range || q->inside_markers || has_tag_filter(q)));
-	if (select && !(e.skeep = pv_calloc(p->samples.len ? p->samples.len : 1, 1))) {
-		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (keep_out || samples_out || rows_out) {
-		size_t n = p->stacks.len ? p->stacks.len : 1;
-		e.origin = pv_malloc(n * sizeof(*e.origin));
-		e.odrop = pv_calloc(n, 1);
-		if (!e.origin || !e.odrop) {
-			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (uint32_t o = 0; o < p->stacks.len; o++)
-			e.origin[o] = o;
-	}
-	if ((rc = resolve(&e, q)))
-		goto fail;
-	if (!keep_out && !samples_out && !rows_out) {
-		/* a call-graph profile: the views its graph answers (callgraph.c) */
-		bool done = false;
-		if ((rc = pv__callgraph_view(v, &done, err)))
-			goto fail;
-		if (done && (rc = stats_if_any(v, err)))
-			goto fail;
-		if (done) {
-			*out = v;
-			return 0;
-		}
-	}
-	if (rows_out && !select) {
-		/* pv__view_rows with every sample of the threads selected: the rows and the stacks'
-		 * rows need no costs, so every stack weighs 1 (and the samples without a stack,
-		 * when they count) instead of a pass over the samples */
-		if ((rc = wst_profile(&e, true)))
-			goto fail;
-		for (uint32_t m = 0; m < e.nm; m++)
-			v->nostack[m] = 1;
-	} else if ((rc = sample_pass(&e))) {
-		goto fail;
-	}
-	if (q->inlines == PV_INLINE_FOLD && (rc = eng_fold_inlines(&e)))
-		goto fail;
-	for (uint32_t i = 0; i < q->nr_filters; i++)
-		if ((rc = eng_apply_filter(&e, &q->filters[i], i)))
-			goto fail;
-	/* the whole: every kept sample, those without a stack too (doc/samples-and-inlines.md) */
-	if (!eng_nostack_kept(q))
-		memset(v->nostack, 0, sizeof(v->nostack));
-	for (uint32_t m = 0; m < e.nm; m++) {
-		v->whole[m] = v->nostack[m];
-		for (uint32_t s = 0; s < e.w.len; s++)
-			v->whole[m] = pv_add_sat(v->whole[m], e.w.cost[m][s]);
-	}
-	/* the center and each stack's outermost match */
-	v->centered = q->nr_center > 0;
-	if (pv_view_kind(q->view)->needs_center && !v->centered) {
-		rc = pv_error_set(err, PV_EINVAL, "the %s view needs a center (--center NAME)",
-				  pv_view_name(q->view));
-		goto fail;
-	}
-	for (uint32_t i = 0; i < q->nr_center; i++) {
-		if ((rc = eng_scope_compile(&e, &center[ncenter], q->center[i], "center"))) {
-			eng_scope_release(&center[ncenter]);
-			goto fail;
-		}
-		ncenter++;
-	}
-	if (v->centered) {
-		v->center_label = eng_center_label(q);
-		match = pv_malloc(e.w.len ? e.w.len : 1);
-		anchor = pv_malloc((size_t)(e.w.len ? e.w.len : 1) * sizeof(*anchor));
-		if (!v->center_label || !match || !anchor) {
-			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-			goto fail;
-		}
-		if ((rc = eng_match_stacks(&e, center, ncenter, match)))
-			goto fail;
-		for (uint32_t s = 0; s < e.w.len; s++) {
-			uint32_t pre = e.w.prefix[s];
-			uint32_t a = pre == PV_NONE ? PV_NONE : anchor[pre];
-			anchor[s] = a != PV_NONE ? a : match[s] ? s : PV_NONE;
-			if (anchor[s] != PV_NONE)
-				for (uint32_t m = 0; m < e.nm; m++)
-					v->center[m] = pv_add_sat(v->center[m], e.w.cost[m][s]);
-		}
-	} else {
-		memcpy(v->center, v->whole, sizeof(v->whole));
-	}
-	pv__view_set_base(v);
-	e.anchor = anchor;
-	e.center = center;
-	e.ncenter = ncenter;
-	rc = pv_view_kind(q->view)->build(&e);
-	if (rc)
-		goto fail;
-	for (uint32_t i = 0; i < ncenter; i++)
-		eng_scope_release(&center[i]);
-	for (uint32_t m = 0; m < e.nm; m++)
-		pv_free(e.w.cost[m]);
-	if (sel) {
-		/* the working table, the origins and the anchors go to the selection */
-		sel->len = e.w.len;
-		sel->frame = e.w.frame;
-		sel->prefix = e.w.prefix;
-		sel->owned = e.w.owned;
-		e.w.owned = false;
-		sel->anchor = anchor;
-	}
-	if (e.w.owned) {
-		pv_free(e.w.frame);
-		pv_free(e.w.prefix);
-	}
-	if (keep_out || samples_out) {
-		/* the stack mask: every profile stack whose samples count in this view */
-		uint8_t *keep =
-		    e.odrop; /* reused in place: odrop[o] is read before keep[o] is set */
-		for (uint32_t o = 0; o < p->stacks.len; o++) {
-			uint32_t ws = e.origin[o];
-			keep[o] =
-			    !e.odrop[o] && ws != PV_NONE && (!anchor || anchor[ws] != PV_NONE);
-			if (keep[o] && anchor && anchor[ws] == ws)
-				keep[o] = 2; /* the center is the stack's leaf: the center's self */
-		}
-		e.odrop = NULL;
-		if (samples_out) {
-			/* a sample without a stack is in v->nostack: kept unless the view needs a
-			 * stack (a center, an include filter) */
-			bool nostack = !v->centered && eng_nostack_kept(q);
-			for (uint32_t x = 0; x < p->samples.len; x++) {
-				pv_stack_ix st = p->samples.stack[x];
-				if (e.skeep[x])
-					e.skeep[x] = st == PV_NONE ? nostack : keep[st];
-			}
-			*samples_out = e.skeep;
-			e.skeep = NULL;
-		}
-		if (keep_out)
-			*keep_out = keep;
-		else
-			pv_free(keep);
-	}
-	if (rows_out) {
-		/* each profile stack's row: its working stack's, unless a filter dropped it */
-		uint32_t *row =
-		    e.origin; /* reused in place: origin[o] is read before row[o] is set */
-		for (uint32_t o = 0; o < p->stacks.len; o++) {
-			uint32_t ws = e.origin[o];
-			row[o] = e.odrop[o] || ws == PV_NONE || !e.node ? PV_NONE : e.node[ws];
-		}
-		rows_out->stack_row = row;
-		rows_out->selected = e.skeep;
-		e.origin = NULL;
-		e.skeep = NULL;
-		pv_free(e.odrop);
-		e.odrop = NULL;
-	}
-	pv_free(e.node);
-	if (sel) {
-		sel->origin = e.origin;
-		e.origin = NULL;
-		anchor = NULL;
-	}
-	pv_free(e.origin);
-	pv_free(match);
-	pv_free(anchor);
-	if ((rc = stats_if_any(v, err))) {
-		pv_view_free(v);
-		return rc;
-	}
-	*out = v;
-	return 0;
-fail:
-	pv_free(e.node);
-	pv_free(e.origin);
-	pv_free(e.odrop);
-	pv_free(e.skeep);
-	for (uint32_t i = 0; i < ncenter; i++)
-		eng_scope_release(&center[i]);
-	for (uint32_t m = 0; m < PV_QUERY_MAX; m++)
-		pv_free(e.w.cost[m]);
-	if (e.w.owned) {
-		pv_free(e.w.frame);
-		pv_free(e.w.prefix);
-	}
-	pv_free(match);
-	pv_free(anchor);
-	pv_view_free(v);
-	return rc ? rc : PV_ENOMEM;
-}
-
-/* ---- for the call-graph views (view/internal.h) ---- */

@@ -3,6 +3,7 @@
  * the scopes, row keys, and the functions one of them calls in another (prefix eng_).
  *
  *   engine.c     the view: resolve the query, the sample pass, compute, row names
+ *   kinds.c      the view kinds' table and builders (over treebuild.c and flat.c)
  *   scope.c      scopes (function, file, module, path, loop, line, regex) and thread selection
  *   scopename.c  the scope that names one function, line, loop, file or module alone
  *   transform.c  the filters that rebuild the working table, folding inlined frames
@@ -54,6 +55,10 @@ struct pv_engine {
 	const uint32_t *anchor;
 	const struct scope *center;
 	uint32_t ncenter;
+	/* the view's kind (kinds.c, whose builder runs) and the order of its rows (pv_query_sort)
+	 */
+	const struct pv_view_kind_row *kind;
+	enum pv_sort_key sort;
 	/* pv_view_compute_printed: the view is printed once, not paged (treebuild.c's tail) */
 	bool printed;
 	/* printed trees (tree, callers, butterfly) with --depth: the printers look at the children

@@ -61,7 +61,7 @@ int eng_flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_fla
 	struct pv_view *v = e->v;
 	uint32_t levels[4];
 	uint32_t nl = 0;
-	bool list = pv_view_kind(v->q.view)->list;
+	bool list = e->kind->list;
 	enum pv_granularity by = v->q.by;
 	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
 	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
@@ -286,7 +286,7 @@ int eng_flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_fla
 			uint32_t ps = flat_group(&fb, l, sx, list, ng > np ? np : PV_NONE);
 			order[l][first[l][ps] + count[l][ps]++] = sx;
 		}
-		bool by_self = pv_query_sort(&v->q) == PV_SORT_SELF;
+		bool by_self = e->sort == PV_SORT_SELF;
 		struct row_sort c = {v,
 				     NULL,
 				     by_self ? fb.excl[l][0] : fb.incl[l][0],
@@ -439,7 +439,7 @@ void eng_exact_function_costs(struct pv_engine *e)
 		if (b - a > 1) {
 			for (uint32_t r = a; r < b; r++)
 				order[r - a] = r;
-			bool by_self = pv_query_sort(&v->q) == PV_SORT_SELF;
+			bool by_self = e->sort == PV_SORT_SELF;
 			struct row_sort c = {v,
 					     NULL,
 					     by_self ? f->self[0] : f->total[0],
@@ -484,9 +484,8 @@ int eng_exact_top(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
 	struct pv_view *v = e->v;
-	if (!pv_view_kind(v->q.view)->list || !p->func_costs.total ||
-	    p->func_costs.funcs_len != p->funcs.len || !whole_profile(v) ||
-	    v->q.by != PV_BY_FUNCTION)
+	if (!e->kind->list || !p->func_costs.total || p->func_costs.funcs_len != p->funcs.len ||
+	    !whole_profile(v) || v->q.by != PV_BY_FUNCTION)
 		return 0;
 	struct wst *w = &e->w;
 	uint8_t *seen = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "pv/view.h"
+#include "view/formula.h"
 
 /*
  * Views of a call-graph profile computed from its graph (callgraph.c): sets *done when the
@@ -24,7 +25,7 @@ int pv__view_center_funcs(struct pv_view *v, uint8_t *mask, bool *funcs_only, st
  * when none, or an error (a bad regex: PV_EINVAL with err). */
 int pv__scope_funcs(const struct pv_profile *p, const char *scope, uint8_t *mark,
 		    struct pv_error *err);
-/* engine.c: v->base, what the view's percentages are of, from its whole and center totals. */
+/* kinds.c: v->base, what the view's percentages are of, from its whole and center totals. */
 void pv__view_set_base(struct pv_view *v);
 /* engine.c: children lists and order of a tree whose rows, totals and selves are set. */
 int pv__tree_finish(struct pv_view *v, struct pv_tree *t, struct pv_error *err);
@@ -85,8 +86,18 @@ int pv__leaf_addrs(const struct pv_profile *p, const uint8_t *keep, pv_source_ix
 
 /* stats.c: metric name or "NAME:STAT" to the metric and its statistic (PV_NONE: none). */
 pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum pv_stat *stat);
-/* stats.c: the columns of statistics of a computed view, from one view per selected thread. */
-int pv__view_stats(struct pv_view *v, struct pv_error *err);
+/*
+ * stats.c: the columns of statistics of a computed view v, from one view per selected thread
+ * that the engine computes (engine.c): pv__stats_begin, then for each i < v->nr_threads the
+ * view of pv__stats_thread_query's query (released by the caller when 0) given to
+ * pv__stats_add, then pv__stats_end with the first error (0: the columns are set), which frees
+ * the state and returns the error (ENOMEM named).
+ */
+struct pv__stats;
+int pv__stats_begin(struct pv_view *v, struct pv__stats **out);
+int pv__stats_thread_query(const struct pv_view *v, uint32_t i, struct pv_query *q);
+int pv__stats_add(struct pv__stats *st, const struct pv_view *t);
+int pv__stats_end(struct pv__stats *st, int rc, struct pv_error *err);
 
 /* flame.c: the flame graph's nodes over one tree or two (t1 NULL: one); the caller sets the
  * flame's view. */
@@ -95,23 +106,12 @@ struct pv_flame_opts;
 int pv__flame_of_trees(const struct pv_tree *t0, const struct pv_tree *t1,
 		       const struct pv_flame_opts *o, struct pv_flame **out);
 
-/* engine.c: the builders of the view kinds (kinds.c), each filling its kind's outputs. */
-int pv__build_tree(struct pv_engine *e);
-int pv__build_callers(struct pv_engine *e);
-int pv__build_butterfly(struct pv_engine *e);
-int pv__build_flat(struct pv_engine *e); /* flat and top (the kind's list) */
-
 /* stats.c: the rows of a computed view in the order of its first column (trees, and the list
  * of the top view by its sort column), after that column changed. 0 or PV_ENOMEM. */
 int pv__view_resort(struct pv_view *v);
 
 /* ---- derive.c: derived metrics (doc/hpctoolkit.md) ---- */
-struct pv_formula;
-/* Parses a formula; on a mistake, PV_EINVAL with its 1-based column in text and a message
- * (PV_ENOMEM: out of memory). *out to pv__formula_free (NULL allowed). */
-int pv__formula_parse(const char *text, struct pv_formula **out, uint32_t *col, char *msg,
-		      size_t msglen);
-void pv__formula_free(struct pv_formula *f);
+/* (parsing the formulas: view/formula.h, which this includes for the importers) */
 /* The view's derived metrics from its query and its profile's formulas (v->derived). */
 int pv__derive_begin(struct pv_view *v, struct pv_error *err);
 /* name as a derived metric's column (0); 1 when name is none; an error. */
@@ -122,8 +122,6 @@ int pv__derive_setup(struct pv_view *v, struct pv_error *err);
 /* Once the view is computed: the derived columns' values; the hidden columns go. */
 int pv__view_derive(struct pv_view *v, struct pv_error *err);
 void pv__derived_free(struct pv_derived *dv);
-/* A derived column's name, NULL for a metric's column. */
-const char *pv__view_derived_name(const struct pv_view *v, uint32_t col);
 
 /*
  * engine.c, for the per-context values (contexts.c): the view of q, whose view kind must be a

@@ -54,26 +54,6 @@ pv_metric_ix pv__metric_stat(const struct pv_profile *p, const char *name, enum 
 	return PV_NONE;
 }
 
-const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf, size_t len)
-{
-	const char *dn = pv__view_derived_name(v, col);
-	if (dn)
-		return dn;
-	const char *name = pv_str(v->p, v->p->metrics.name[v->metrics[col]]);
-	if (v->stat[col] == PV_STAT_SUM)
-		return name;
-	snprintf(buf, len, "%s:%s", name, pv_stat_name((enum pv_stat)v->stat[col]));
-	return buf;
-}
-
-enum pv_unit pv_view_metric_unit(const struct pv_view *v, uint32_t col)
-{
-	/* a ratio (cfvar, a derived metric's value) counts nothing in particular */
-	return v->stat[col] == PV_STAT_CFVAR || pv_view_metric_derived(v, col)
-		   ? PV_UNIT_COUNT
-		   : (enum pv_unit)v->p->metrics.unit[v->metrics[col]];
-}
-
 /* ---- rows by their path ---- */
 
 static uint64_t step(uint64_t parent, uint8_t kind, uint32_t id, uint32_t line, uint8_t level)
@@ -301,131 +281,153 @@ static void part_release(struct part *pt)
 	}
 }
 
-int pv__view_stats(struct pv_view *v, struct pv_error *err)
-{
-	const struct pv_profile *p = v->p;
-	struct part parts[3];
+struct pv__stats {
+	struct pv_view *v;
+	struct part parts[3]; /* the tree, the callers tree, the flat rows */
+	uint64_t *h[3];	      /* their rows' path hashes */
 	struct acc whole[PV_QUERY_MAX], center[PV_QUERY_MAX];
-	memset(parts, 0, sizeof(parts));
-	memset(whole, 0, sizeof(whole));
-	memset(center, 0, sizeof(center));
+};
+
+static int stats_init(struct pv__stats *st)
+{
+	struct pv_view *v = st->v;
 	struct pv_tree *trees[2] = {v->tree, v->callers};
-	uint64_t *h[3] = {NULL, NULL, NULL};
 	uint32_t lens[3] = {v->tree ? v->tree->len : 0, v->callers ? v->callers->len : 0,
 			    v->flat ? v->flat->len : 0};
-	int rc = 0;
-	for (int k = 0; k < 3 && !rc; k++) {
-		h[k] = pv_malloc((size_t)(lens[k] ? lens[k] : 1) * sizeof(uint64_t));
-		if (!h[k]) {
-			rc = PV_ENOMEM;
-			break;
-		}
-		if (k < 2 && trees[k])
-			tree_hashes(trees[k], h[k]);
-		else if (k == 2 && v->flat)
-			flat_hashes(v->flat, h[k]);
-		if (k < 2 && trees[k])
-			rc =
-			    part_init(&parts[k], lens[k], h[k], trees[k]->total, trees[k]->self, v);
-		else if (k == 2 && v->flat)
-			rc = part_init(&parts[k], lens[k], h[k], v->flat->total, v->flat->self, v);
-	}
-	for (uint32_t c = 0; c < v->nr_metrics && !rc; c++)
-		if (v->stat[c] != PV_STAT_SUM &&
-		    (acc_init(&whole[c], 3) || acc_init(&center[c], 1)))
-			rc = PV_ENOMEM;
-	/* one view per thread: the same query, that thread alone, the metrics as sums */
-	for (uint32_t i = 0; i < v->nr_threads && !rc; i++) {
-		struct pv_query q;
-		if (pv_query_copy(&q, &v->q)) {
-			rc = PV_ENOMEM;
-			break;
-		}
-		for (uint32_t k = 0; k < q.nr_threads; k++)
-			pv_free(q.threads[k]);
-		q.nr_threads = 0;
-		for (uint32_t k = 0; k < q.nr_metrics; k++)
-			pv_free(q.metrics[k]);
-		q.nr_metrics = 0;
-		for (uint32_t k = 0; k < q.nr_derive;
-		     k++) /* derived columns are the whole view's */
-			pv_free(q.derive[k]);
-		q.nr_derive = 0;
-		char tn[24];
-		snprintf(tn, sizeof(tn), "#%u", v->threads[i]);
-		rc = pv_query_add_thread(&q, tn);
-		for (uint32_t c = 0; c < v->nr_metrics && !rc; c++) {
-			char mi[16];
-			snprintf(mi, sizeof(mi), "%u", v->metrics[c]); /* the metric by its index */
-			rc = pv_query_add_metric(&q, mi);
-		}
-		struct pv_view *t = NULL;
-		if (!rc)
-			rc = pv_view_compute(p, &q, &t, err);
-		pv_query_release(&q);
-		if (rc)
-			break;
-		const struct pv_tree *tt[2] = {t->tree, t->callers};
-		for (int k = 0; k < 2; k++) {
-			if (!trees[k] || !tt[k])
-				continue;
-			uint64_t *th =
-			    pv_malloc((size_t)(tt[k]->len ? tt[k]->len : 1) * sizeof(uint64_t));
-			if (!th) {
-				rc = PV_ENOMEM;
-				break;
-			}
-			tree_hashes(tt[k], th);
-			part_add(&parts[k], v, tt[k]->len, th, tt[k]->total, tt[k]->self);
-			pv_free(th);
-		}
-		if (!rc && v->flat && t->flat) {
-			uint64_t *th =
-			    pv_malloc((size_t)(t->flat->len ? t->flat->len : 1) * sizeof(uint64_t));
-			if (!th) {
-				rc = PV_ENOMEM;
-			} else {
-				flat_hashes(t->flat, th);
-				part_add(&parts[2], v, t->flat->len, th, t->flat->total,
-					 t->flat->self);
-				pv_free(th);
-			}
-		}
-		for (uint32_t c = 0; c < v->nr_metrics && !rc; c++) {
-			if (v->stat[c] == PV_STAT_SUM)
-				continue;
-			acc_add(&whole[c], 0, t->whole[c]);
-			acc_add(&whole[c], 1, t->nostack[c]);
-			acc_add(&whole[c], 2, t->base[c]);
-			acc_add(&center[c], 0, t->center[c]);
-		}
-		pv_view_free(t);
-	}
-	if (!rc) {
-		for (int k = 0; k < 3; k++)
-			if (parts[k].len)
-				part_finish(&parts[k], v);
-		for (uint32_t c = 0; c < v->nr_metrics; c++) {
-			if (v->stat[c] == PV_STAT_SUM)
-				continue;
-			enum pv_stat s = (enum pv_stat)v->stat[c];
-			v->whole[c] = acc_get(&whole[c], 0, v->nr_threads, s);
-			v->nostack[c] = acc_get(&whole[c], 1, v->nr_threads, s);
-			v->base[c] = acc_get(&whole[c], 2, v->nr_threads, s);
-			v->center[c] = acc_get(&center[c], 0, v->nr_threads, s);
-		}
-		/* a statistic in the first column orders the rows */
-		if (v->stat[0] != PV_STAT_SUM)
-			rc = pv__view_resort(v);
-	}
 	for (int k = 0; k < 3; k++) {
-		pv_free(h[k]);
-		part_release(&parts[k]);
+		st->h[k] = pv_malloc((size_t)(lens[k] ? lens[k] : 1) * sizeof(uint64_t));
+		if (!st->h[k])
+			return PV_ENOMEM;
+		int rc = 0;
+		if (k < 2 && trees[k]) {
+			tree_hashes(trees[k], st->h[k]);
+			rc = part_init(&st->parts[k], lens[k], st->h[k], trees[k]->total,
+				       trees[k]->self, v);
+		} else if (k == 2 && v->flat) {
+			flat_hashes(v->flat, st->h[k]);
+			rc = part_init(&st->parts[k], lens[k], st->h[k], v->flat->total,
+				       v->flat->self, v);
+		}
+		if (rc)
+			return rc;
+	}
+	for (uint32_t c = 0; c < v->nr_metrics; c++)
+		if (v->stat[c] != PV_STAT_SUM &&
+		    (acc_init(&st->whole[c], 3) || acc_init(&st->center[c], 1)))
+			return PV_ENOMEM;
+	return 0;
+}
+
+int pv__stats_begin(struct pv_view *v, struct pv__stats **out)
+{
+	struct pv__stats *st = pv_calloc(1, sizeof(*st));
+	*out = st;
+	if (!st)
+		return PV_ENOMEM;
+	st->v = v;
+	return stats_init(st);
+}
+
+int pv__stats_thread_query(const struct pv_view *v, uint32_t i, struct pv_query *q)
+{
+	if (pv_query_copy(q, &v->q))
+		return PV_ENOMEM;
+	for (uint32_t k = 0; k < q->nr_threads; k++)
+		pv_free(q->threads[k]);
+	q->nr_threads = 0;
+	for (uint32_t k = 0; k < q->nr_metrics; k++)
+		pv_free(q->metrics[k]);
+	q->nr_metrics = 0;
+	for (uint32_t k = 0; k < q->nr_derive; k++) /* derived columns are the whole view's */
+		pv_free(q->derive[k]);
+	q->nr_derive = 0;
+	char tn[24];
+	snprintf(tn, sizeof(tn), "#%u", v->threads[i]);
+	int rc = pv_query_add_thread(q, tn);
+	for (uint32_t c = 0; c < v->nr_metrics && !rc; c++) {
+		char mi[16];
+		snprintf(mi, sizeof(mi), "%u", v->metrics[c]); /* the metric by its index */
+		rc = pv_query_add_metric(q, mi);
+	}
+	if (rc)
+		pv_query_release(q);
+	return rc;
+}
+
+/* One kind of rows of thread view t (tt: its tree, callers tree or NULL for its flat rows). */
+static int stats_add_part(struct pv__stats *st, int k, uint32_t len, const struct pv_tree *tt,
+			  const struct pv_flat *tf, int64_t *const *tot, int64_t *const *slf)
+{
+	uint64_t *th = pv_malloc((size_t)(len ? len : 1) * sizeof(uint64_t));
+	if (!th)
+		return PV_ENOMEM;
+	if (tt)
+		tree_hashes(tt, th);
+	else
+		flat_hashes(tf, th);
+	part_add(&st->parts[k], st->v, len, th, tot, slf);
+	pv_free(th);
+	return 0;
+}
+
+int pv__stats_add(struct pv__stats *st, const struct pv_view *t)
+{
+	const struct pv_view *v = st->v;
+	const struct pv_tree *trees[2] = {v->tree, v->callers};
+	const struct pv_tree *tt[2] = {t->tree, t->callers};
+	int rc = 0;
+	for (int k = 0; k < 2 && !rc; k++)
+		if (trees[k] && tt[k])
+			rc = stats_add_part(st, k, tt[k]->len, tt[k], NULL, tt[k]->total,
+					    tt[k]->self);
+	if (!rc && v->flat && t->flat)
+		rc = stats_add_part(st, 2, t->flat->len, NULL, t->flat, t->flat->total,
+				    t->flat->self);
+	for (uint32_t c = 0; c < v->nr_metrics && !rc; c++) {
+		if (v->stat[c] == PV_STAT_SUM)
+			continue;
+		acc_add(&st->whole[c], 0, t->whole[c]);
+		acc_add(&st->whole[c], 1, t->nostack[c]);
+		acc_add(&st->whole[c], 2, t->base[c]);
+		acc_add(&st->center[c], 0, t->center[c]);
+	}
+	return rc;
+}
+
+static int stats_finish(struct pv__stats *st)
+{
+	struct pv_view *v = st->v;
+	for (int k = 0; k < 3; k++)
+		if (st->parts[k].len)
+			part_finish(&st->parts[k], v);
+	for (uint32_t c = 0; c < v->nr_metrics; c++) {
+		if (v->stat[c] == PV_STAT_SUM)
+			continue;
+		enum pv_stat s = (enum pv_stat)v->stat[c];
+		v->whole[c] = acc_get(&st->whole[c], 0, v->nr_threads, s);
+		v->nostack[c] = acc_get(&st->whole[c], 1, v->nr_threads, s);
+		v->base[c] = acc_get(&st->whole[c], 2, v->nr_threads, s);
+		v->center[c] = acc_get(&st->center[c], 0, v->nr_threads, s);
+	}
+	/* a statistic in the first column orders the rows */
+	return v->stat[0] != PV_STAT_SUM ? pv__view_resort(v) : 0;
+}
+
+int pv__stats_end(struct pv__stats *st, int rc, struct pv_error *err)
+{
+	if (!st)
+		return pv_error_set(err, PV_ENOMEM, "out of memory computing statistics");
+	if (!rc)
+		rc = stats_finish(st);
+	for (int k = 0; k < 3; k++) {
+		pv_free(st->h[k]);
+		part_release(&st->parts[k]);
 	}
 	for (uint32_t c = 0; c < PV_QUERY_MAX; c++) {
-		acc_free(&whole[c]);
-		acc_free(&center[c]);
+		acc_free(&st->whole[c]);
+		acc_free(&st->center[c]);
 	}
+	pv_free(st);
 	if (rc == PV_ENOMEM)
 		return pv_error_set(err, PV_ENOMEM, "out of memory computing statistics");
 	return rc;

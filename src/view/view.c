@@ -163,13 +163,6 @@ void eng_tree_free(struct pv_tree *t, uint32_t nm)
 	pv_free(t);
 }
 
-void pv__view_set_base(struct pv_view *v)
-{
-	/* the flat view is not cut at the center (it only marks it) */
-	bool of_whole = v->q.percent == PV_PERCENT_WHOLE || pv_view_kind(v->q.view)->of_whole;
-	memcpy(v->base, of_whole ? v->whole : v->center, sizeof(v->base));
-}
-
 void pv__tree_free(struct pv_tree *t, uint32_t nm)
 {
 	eng_tree_free(t, nm);
