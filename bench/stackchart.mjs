@@ -81,7 +81,7 @@ try {
   const thread = new URL(page.url()).searchParams.getAll('thread');
   await page.click('#tabs button[data-tab="stack-chart"]');
   await page.waitForSelector('.pane[data-tab="stack-chart"][data-state="ready"]');
-  const first = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { boxes: p.data.d.boxes.length, win: p.win, thread: p.data.d.thread }; });
+  const first = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { boxes: p.data.d.boxes, win: p.win, thread: p.data.d.thread }; });
   console.log(`${FILE}: thread ${thread.join(',')} (${first.thread}), ${first.boxes} boxes over ${(first.win[1] - first.win[0]).toFixed(1)} ms`);
   const box = await page.locator('.pane[data-tab="stack-chart"] .sc-canvas').boundingBox();
   const times = [], boxes = [];
@@ -110,7 +110,7 @@ try {
     const r = await page.evaluate(() => {
       const p = window.profview.panes.get('stack-chart');
       const e = performance.getEntriesByType('resource').filter((x) => x.name.includes('/api/trace-boxes')).pop();
-      return { ms: p.lastStep, parts: p.lastParts, n: p.data.d.boxes.length, span: p.win[1] - p.win[0], server: e.responseStart - e.requestStart, fetch: e.responseEnd - e.startTime };
+      return { ms: p.lastStep, parts: p.lastParts, n: p.data.d.boxes, span: p.win[1] - p.win[0], server: e.responseStart - e.requestStart, fetch: e.responseEnd - e.startTime };
     });
     times.push(r.ms);
     boxes.push(r.n);

@@ -6,7 +6,7 @@
  *   profview trace FILE --window T0:T1 [--contexts C0:C1] [--size WxH] [--depth D]
  *                                                a window: pixels per function (--json: the
  *                                                function id of every pixel)
- *   profview trace FILE --boxes --context N [--window T0:T1] [--min MS]
+ *   profview trace FILE --boxes --context N [--window T0:T1] [--min MS | --width PX]
  *                                                the stack chart of context N: its boxes
  *
  * The query options (--center, --thread, the filters) apply as in every command: the contexts
@@ -30,7 +30,7 @@ struct trace_args {
 	bool json;
 	bool has_context, has_at, has_window, has_contexts, boxes;
 	double min_ms;
-	uint32_t context;
+	uint32_t context, chart_width;
 	double at_ms;
 	double t0_ms, t1_ms;
 	uint32_t c0, c1, width, height, depth;
@@ -59,6 +59,8 @@ static void trace_usage(FILE *out)
 	    "                        whole trace): a box per depth and run of records\n"
 	    "                        sharing their call path down to it\n"
 	    "  --min MS              --boxes: leave out boxes shorter than MS\n"
+	    "  --width PX            --boxes: as drawn PX pixels wide, at most a box a pixel\n"
+	    "                        and depth (the page's Stack Chart)\n"
 	    "  --json                JSON (doc/trace.md)\n"
 	    "  --format NAME         read FILE as this format\n"
 	    "  --cache DIR           keep a snapshot of FILE in DIR, open it next time\n"
@@ -151,6 +153,9 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 			if (!parse_ms(val, &a->min_ms) || a->min_ms < 0)
 				return bad("--min takes a duration in ms (0 or more), not '%s'",
 					   val);
+		} else if (strcmp(name, "width") == 0) {
+			if (!parse_u32(val, &a->chart_width) || !a->chart_width)
+				return bad("--width takes pixels (above 0), not '%s'", val);
 		} else if (strcmp(name, "at") == 0) {
 			if (!parse_ms(val, &a->at_ms))
 				return bad("--at takes a time in ms, not '%s'", val);
@@ -189,6 +194,8 @@ static int parse_args(int argc, char **argv, struct trace_args *a)
 	}
 	if (a->boxes && (!a->has_context || a->has_at))
 		return bad("%s", "--boxes takes --context N (and --window, not --at)");
+	if (a->chart_width && (!a->boxes || a->min_ms > 0))
+		return bad("%s", "--width goes with --boxes (and not with --min)");
 	if (!a->boxes && a->has_at != a->has_context)
 		return bad("%s", "--context and --at go together");
 	if (a->has_at && a->has_window)
@@ -234,9 +241,12 @@ static int run(const struct trace_args *a, const struct pv_trace *t)
 	if (a->boxes) {
 		int64_t start, end;
 		pv_trace_range(t, &start, &end);
-		rc = pv_print_trace_boxes(
-		    stdout, pt, a->context, a->has_window ? ms_ns(a->t0_ms) : start,
-		    a->has_window ? ms_ns(a->t1_ms) : end, ms_ns(a->min_ms), a->json, &err);
+		int64_t t0 = a->has_window ? ms_ns(a->t0_ms) : start;
+		int64_t t1 = a->has_window ? ms_ns(a->t1_ms) : end;
+		rc = a->chart_width ? pv_print_trace_chart(stdout, pt, a->context, t0, t1,
+							   a->chart_width, a->json, &err)
+				    : pv_print_trace_boxes(stdout, pt, a->context, t0, t1,
+							   ms_ns(a->min_ms), a->json, &err);
 		pv_trace_paint_free(pt);
 		if (rc)
 			cli_say("error", "%s: %s", a->file, err.msg);
@@ -250,7 +260,7 @@ static int run(const struct trace_args *a, const struct pv_trace *t)
 	    .width = a->width ? a->width : 80,
 	    .height = a->height ? a->height : 24,
 	};
-	struct pv_trace_print o = {.json = a->json};
+	struct pv_trace_print o = {.json = a->json, .records = a->json};
 	rc = pv_print_trace_window(stdout, pt, &w, &o, &err);
 	pv_trace_paint_free(pt);
 	if (rc) {

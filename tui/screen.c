@@ -181,6 +181,7 @@ static const char *const help_text[] = {
     "  T  next thread alone (then every thread)   b  next granularity (--by)",
     "  v  numbers: exact, k/M/G, scientific (1.48e+09)",
     "  markers: Enter  range of the marker    c  its cause stack as the center",
+    "  flame graph: Enter  zoom into the box   Esc/Backspace  the zoom before",
     "  Backspace  back through the queries    u  the query as flags and URL",
     "  ?  this help      q  quit             any key closes this",
 };

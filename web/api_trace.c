@@ -1,9 +1,11 @@
 /*
  * api_trace.c - the trace view's endpoints (doc/trace.md, doc/api.md):
- *   trace?p=&t0=&t1=&c0=&c1=&width=&height=&depth=[&query]   a window: functions, shares, rows
- *                                                              as runs [id, count, ...], summary
+ *   trace?p=&t0=&t1=&c0=&c1=&width=&height=&depth=[&records=1][&query]   a window: functions,
+ *                                         shares, rows as runs [id, count, ...], summary (and
+ *                                         each context's records: the busiest is opened first)
  *   trace-stack?p=&context=&at=[&query]                      the call stack there
  *   trace-boxes?p=&context=&t0=&t1=&min=&depth=[&compact=1][&query]  the depth view's boxes
+ *   trace-boxes?p=&context=&t0=&t1=&width=&depth=[&query]     the stack chart as drawn, width px
  * Times are ns from the profile's zero; context C is the query's C-th thread (all threads
  * without a thread filter), as in `profview trace`. The browser never gets the records.
  */
@@ -123,13 +125,16 @@ int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 		pv_trace_range(t, &start, &end);
 		struct pv_trace_window w;
 		struct pv_error err;
+		uint32_t records;
 		if (api_param_i64(ps, "t0", start, &w.t0, out, &status) &&
 		    api_param_i64(ps, "t1", end > start ? end : start + 1, &w.t1, out, &status) &&
 		    api_param_u32(ps, "c0", 0, &w.c0, out, &status) &&
 		    api_param_u32(ps, "c1", pv_trace_paint_contexts(pt), &w.c1, out, &status) &&
 		    api_param_u32(ps, "width", 800, &w.width, out, &status) &&
-		    api_param_u32(ps, "height", 400, &w.height, out, &status)) {
-			struct pv_trace_print o = {.json = true, .runs = true, .summary = true};
+		    api_param_u32(ps, "height", 400, &w.height, out, &status) &&
+		    api_param_u32(ps, "records", 0, &records, out, &status)) {
+			struct pv_trace_print o = {
+			    .json = true, .runs = true, .summary = true, .records = records != 0};
 			int rc = pv_json_trace_window(out, pt, &w, &o, &err);
 			status =
 			    rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
@@ -165,7 +170,7 @@ int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_jso
 	const struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
 	int status = trace_open(a, ps, out, &t, &pt);
-	uint32_t c, compact;
+	uint32_t c, compact, width;
 	int64_t t0, t1, min_ns, start = 0, end = 0;
 	if (t)
 		pv_trace_range(t, &start, &end);
@@ -173,9 +178,13 @@ int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_jso
 	    api_param_i64(ps, "t0", start, &t0, out, &status) &&
 	    api_param_i64(ps, "t1", end, &t1, out, &status) &&
 	    api_param_i64(ps, "min", 0, &min_ns, out, &status) &&
-	    api_param_u32(ps, "compact", 0, &compact, out, &status)) {
+	    api_param_u32(ps, "compact", 0, &compact, out, &status) &&
+	    api_param_u32(ps, "width", 0, &width, out, &status)) {
 		struct pv_error err;
-		int rc = pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, compact != 0, &err);
+		/* width: the stack chart as drawn (at most a box a pixel column and depth) */
+		int rc = width
+			     ? pv_json_trace_chart(out, pt, c, t0, t1, width, &err)
+			     : pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, compact != 0, &err);
 		status = rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
 	}
 	paint_release(a, pt);

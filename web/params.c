@@ -175,9 +175,9 @@ static const char *const own_params[] = {
     "file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent", "text", "prune", "first",
     /* contexts (api_contexts.c) */
     "scope", "value", "order", "from", "to", "bins", "t0", "t1", "c0", "c1", "height", "context",
-    "at", "min", "compact", /* web/api_trace.c */
-    "diff", "normalize",    /* the difference against the base (api_view.c) */
-    "line",		    /* disasm (api_view.c) */
+    "at", "min", "compact", "records", /* web/api_trace.c */
+    "diff", "normalize",	       /* the difference against the base (api_view.c) */
+    "line",			       /* disasm (api_view.c) */
 };
 
 static bool own_param(const char *k)

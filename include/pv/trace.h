@@ -85,6 +85,8 @@ const struct pv_trace *pv_trace_paint_trace(const struct pv_trace_paint *pt);
 const struct pv_profile *pv_trace_profile(const struct pv_trace *t);
 /* The thread (trace line) of context c of the paint. */
 pv_thread_ix pv_trace_paint_thread(const struct pv_trace_paint *pt, uint32_t c);
+/* The records (samples) of context c's line, whatever the query (0 past the last context). */
+uint32_t pv_trace_paint_records(const struct pv_trace_paint *pt, uint32_t c);
 /* The function a shown record of stack s has at the paint's depth; PV_NONE when not shown. */
 pv_func_ix pv_trace_paint_func(const struct pv_trace_paint *pt, pv_stack_ix s);
 /*
@@ -158,6 +160,37 @@ struct pv_trace_box {
 int pv_trace_boxes(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int64_t t1,
 		   int64_t min_ns, struct pv_trace_box **out, uint32_t *n, struct pv_error *err);
 void pv_free_boxes(struct pv_trace_box *b);
+/* The same boxes, each given to fn as it is closed (each depth's in time order, the depths
+ * interleaved: a deeper box before the one holding it); a non-zero return of fn stops the walk
+ * and is returned (PV_ENOMEM: err set). */
+int pv_trace_boxes_each(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int64_t t1,
+			int64_t min_ns, int (*fn)(void *arg, const struct pv_trace_box *b),
+			void *arg, struct pv_error *err);
+
+/*
+ * The stack chart as drawn width pixels wide (the page's Stack Chart, `profview trace --boxes
+ * --width`): the boxes above, at most one a pixel column and depth. Column x of a depth shows
+ * the box holding its middle time, t0 + (x + 1/2) (t1 - t0) / width (the trace view's pixel
+ * rule), or nothing. A box as wide as a column or more is one chart box with its own times; the
+ * narrower boxes of consecutive columns are one chart box from the first one's start to the
+ * last one's end, of their function when they share it, else PV_NONE (several functions, each
+ * under a pixel), n saying how many boxes it stands for. Sorted by depth, then time. stack is
+ * the first box's.
+ */
+struct pv_trace_chart_box {
+	int64_t start, end;
+	uint32_t depth, x0, x1; /* the columns [x0, x1) */
+	pv_func_ix func;
+	pv_stack_ix stack;
+	uint32_t n;
+};
+
+/* *out (to free with pv_free_chart) and *n; 0, PV_EINVAL (bad context, window or width: 1 to
+ * 2^20), PV_ENOMEM. */
+int pv_trace_chart(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int64_t t1,
+		   uint32_t width, struct pv_trace_chart_box **out, uint32_t *n,
+		   struct pv_error *err);
+void pv_free_chart(struct pv_trace_chart_box *b);
 
 /* ---- renderings shared by the CLI (profview trace) and the web API (doc/trace.md) ---- */
 
@@ -177,6 +210,7 @@ struct pv_trace_print {
 	bool json;
 	bool runs;    /* JSON rows as [id, count, id, count, ...] runs instead of one id a pixel */
 	bool summary; /* JSON: the shares of each column too ("summary") */
+	bool records; /* JSON: each context's records too ("records": [N, ...] from c0) */
 };
 
 /*
@@ -184,8 +218,9 @@ struct pv_trace_print {
  * of each function. JSON: {"t0", "t1", "c0", "c1", "contexts", "width", "height", "depth",
  * "max_depth", "names", "labels": [[C, NAME], ...], "functions": [{"id", "name", "scope"}],
  * "shares": [{"id", "pixels", "percent"}], "rows": [[ID, ...], ...], "summary": [[ID, PIXELS, ...],
- * ...]} with ID -1 for a blank pixel; "labels" has one context per pixel row when they outnumber
- * the rows (the row's), else each. 0, PV_EINVAL (a bad window, err set), PV_ENOMEM.
+ * ...], "records": [N, ...]} (records with o->records: pv_trace_paint_records of each context
+ * of the window) with ID -1 for a blank pixel; "labels" has one context per pixel row when they
+ * outnumber the rows (the row's), else each. 0, PV_EINVAL (a bad window, err set), PV_ENOMEM.
  */
 int pv_print_trace_window(FILE *out, const struct pv_trace_paint *pt,
 			  const struct pv_trace_window *w, const struct pv_trace_print *o,
@@ -199,6 +234,18 @@ int pv_print_trace_window(FILE *out, const struct pv_trace_paint *pt,
  */
 int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
 			 int64_t t1, int64_t min_ns, bool json, struct pv_error *err);
+
+/*
+ * The stack chart of context c over [t0, t1) as drawn width pixels wide (pv_trace_chart). Text:
+ * a line per box (depth, its columns, start, end in ms, the boxes it stands for, the function
+ * indented by its depth); JSON (the web API's form): {"context", "thread", "t0", "t1", "width",
+ * "boxes", "functions": [[ID, NAME], ...], "rows": [[GAP, WIDTH, ID, N, ...], ...]}, a row per
+ * depth from 0, four numbers a box: its first column less the previous box's end (0 for the
+ * first box), its columns, ID -1 for several functions. 0, PV_EINVAL (err set), PV_ENOMEM,
+ * PV_EIO.
+ */
+int pv_print_trace_chart(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
+			 int64_t t1, uint32_t width, bool json, struct pv_error *err);
 
 /*
  * The trace as a whole: text "trace: N contexts, N records (trace records|timed samples), T0 to
@@ -219,5 +266,7 @@ int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
  * (the web API's form: a long C++ name is not repeated in every box) */
 int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
 			int64_t t1, int64_t min_ns, bool compact, struct pv_error *err);
+int pv_json_trace_chart(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
+			int64_t t1, uint32_t width, struct pv_error *err);
 
 #endif

@@ -282,6 +282,13 @@ int pv_json_trace_window(struct pv_json *j, const struct pv_trace_paint *pt,
 	pv_json_kuint(j, "depth", pv_trace_paint_depth(pt));
 	pv_json_kuint(j, "max_depth", pv_trace_max_depth(t));
 	json_context_labels(j, pt, w);
+	if (o->records) {
+		pv_json_key(j, "records");
+		pv_json_array(j);
+		for (uint32_t c = w->c0; c < w->c1; c++)
+			pv_json_uint(j, pv_trace_paint_records(pt, c));
+		pv_json_end(j);
+	}
 	pv_json_key(j, "functions");
 	pv_json_open(j, '[', PV_JSON_ROWS, 2);
 	for (uint32_t i = 0; i < im.ns; i++) {
@@ -408,6 +415,18 @@ int pv_print_trace_overview(FILE *out, const struct pv_trace *t, bool json)
 	return json_done(0, j);
 }
 
+/* The boxes' answer opened: {"context", "thread", "t0", "t1" */
+static void json_boxes_head(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c,
+			    int64_t t0, int64_t t1)
+{
+	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
+	pv_json_object(j);
+	pv_json_kuint(j, "context", c);
+	pv_json_kstr(j, "thread", pv_str(p, p->threads.name[pv_trace_paint_thread(pt, c)]));
+	pv_json_kms(j, "t0", t0);
+	pv_json_kms(j, "t1", t1);
+}
+
 int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
 			int64_t t1, int64_t min_ns, bool compact, struct pv_error *err)
 {
@@ -417,11 +436,7 @@ int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint
 	int rc = pv_trace_boxes(pt, c, t0, t1, min_ns, &b, &n, err);
 	if (rc)
 		return rc;
-	pv_json_object(j);
-	pv_json_kuint(j, "context", c);
-	pv_json_kstr(j, "thread", pv_str(p, p->threads.name[pv_trace_paint_thread(pt, c)]));
-	pv_json_kms(j, "t0", t0);
-	pv_json_kms(j, "t1", t1);
+	json_boxes_head(j, pt, c, t0, t1);
 	if (compact) {
 		/* each function's name once, in the order of its first box; the boxes as arrays */
 		uint8_t *seen = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
@@ -472,6 +487,21 @@ int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint
 	return json_error(j, err);
 }
 
+/* The first line of the boxes of context c as text (the chart's: width pixels, else 0); the
+ * profile. */
+static const struct pv_profile *boxes_head(FILE *out, const struct pv_trace_paint *pt, uint32_t c,
+					   int64_t t0, int64_t t1, uint32_t width, uint32_t n)
+{
+	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
+	char e[FMT_NAME], px[32] = "";
+	if (width)
+		snprintf(px, sizeof(px), ", %u pixels", width);
+	fprintf(out, "context %u (%s), %.3f to %.3f ms%s: %u boxes\n", c,
+		fmt_name(e, thread_name(p, pv_trace_paint_thread(pt, c))), (double)t0 / 1e6,
+		(double)t1 / 1e6, px, n);
+	return p;
+}
+
 int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
 			 int64_t t1, int64_t min_ns, bool json, struct pv_error *err)
 {
@@ -481,16 +511,13 @@ int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c,
 			return pv_error_set(err, PV_ENOMEM, "out of memory");
 		return json_done(pv_json_trace_boxes(j, pt, c, t0, t1, min_ns, false, err), j);
 	}
-	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
 	struct pv_trace_box *b = NULL;
 	uint32_t n = 0;
 	int rc = pv_trace_boxes(pt, c, t0, t1, min_ns, &b, &n, err);
 	if (rc)
 		return rc;
+	const struct pv_profile *p = boxes_head(out, pt, c, t0, t1, 0, n);
 	char e[FMT_NAME];
-	fprintf(out, "context %u (%s), %.3f to %.3f ms: %u boxes\n", c,
-		fmt_name(e, thread_name(p, pv_trace_paint_thread(pt, c))), (double)t0 / 1e6,
-		(double)t1 / 1e6, n);
 	if (n)
 		fputs("depth      start        end  function\n", out);
 	for (uint32_t i = 0; i < n; i++)
@@ -498,5 +525,93 @@ int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c,
 			(double)b[i].end / 1e6, (int)(b[i].depth < 40 ? b[i].depth : 40), "",
 			fmt_name(e, pv_str(p, p->funcs.name[b[i].func])));
 	pv_free_boxes(b);
+	return ferror(out) ? pv_error_set(err, PV_EIO, "writing the output failed") : 0;
+}
+
+/* "functions": [[ID, NAME], ...] of the chart's boxes, each once in the order of its first box. */
+static int json_chart_functions(struct pv_json *j, const struct pv_profile *p,
+				const struct pv_trace_chart_box *b, uint32_t n)
+{
+	uint8_t *seen = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
+	if (!seen)
+		return PV_ENOMEM;
+	pv_json_key(j, "functions");
+	pv_json_open(j, '[', PV_JSON_ROWS, 2);
+	for (uint32_t i = 0; i < n; i++) {
+		if (b[i].func == PV_NONE || seen[b[i].func])
+			continue;
+		seen[b[i].func] = 1;
+		pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+		pv_json_uint(j, b[i].func);
+		pv_json_str(j, pv_str(p, p->funcs.name[b[i].func]));
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_free(seen);
+	return 0;
+}
+
+int pv_json_trace_chart(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
+			int64_t t1, uint32_t width, struct pv_error *err)
+{
+	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
+	struct pv_trace_chart_box *b = NULL;
+	uint32_t n = 0;
+	int rc = pv_trace_chart(pt, c, t0, t1, width, &b, &n, err);
+	if (rc)
+		return rc;
+	json_boxes_head(j, pt, c, t0, t1);
+	pv_json_kuint(j, "width", width);
+	pv_json_kuint(j, "boxes", n);
+	if (json_chart_functions(j, p, b, n)) {
+		pv_free_chart(b);
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	}
+	/* a row per depth: [GAP, WIDTH, ID, N, ...], four numbers a box, its columns from the
+	 * previous box's end (the first's from 0): what the page draws, in a few bytes a box */
+	pv_json_key(j, "rows");
+	pv_json_open(j, '[', PV_JSON_ROWS, 2);
+	for (uint32_t i = 0, d = 0; i < n; d++) {
+		/* (a depth's boxes cover the deeper ones': no depth is skipped, but the row is d)
+		 */
+		pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+		for (uint32_t x = 0; i < n && b[i].depth == d; x = b[i++].x1) {
+			pv_json_uint(j, b[i].x0 - x);
+			pv_json_uint(j, b[i].x1 - b[i].x0);
+			json_id(j, b[i].func);
+			pv_json_uint(j, b[i].n);
+		}
+		pv_json_end(j);
+	}
+	pv_json_end(j);
+	pv_json_end(j);
+	pv_json_eol(j);
+	pv_free_chart(b);
+	return json_error(j, err);
+}
+
+int pv_print_trace_chart(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
+			 int64_t t1, uint32_t width, bool json, struct pv_error *err)
+{
+	struct pv_json *j = json ? pv_json_new(out) : NULL;
+	if (json)
+		return j ? json_done(pv_json_trace_chart(j, pt, c, t0, t1, width, err), j)
+			 : pv_error_set(err, PV_ENOMEM, "out of memory");
+	struct pv_trace_chart_box *b = NULL;
+	uint32_t n = 0;
+	int rc = pv_trace_chart(pt, c, t0, t1, width, &b, &n, err);
+	if (rc)
+		return rc;
+	const struct pv_profile *p = boxes_head(out, pt, c, t0, t1, width, n);
+	char e[FMT_NAME];
+	if (n)
+		fputs("depth  pixels          start        end  boxes  function\n", out);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(out, "%5u %4u-%-4u %12.3f %10.3f %6u  %*s%s\n", b[i].depth, b[i].x0,
+			b[i].x1, (double)b[i].start / 1e6, (double)b[i].end / 1e6, b[i].n,
+			(int)(b[i].depth < 40 ? b[i].depth : 40), "",
+			b[i].func == PV_NONE ? "(several functions, each under a pixel)"
+					     : fmt_name(e, pv_str(p, p->funcs.name[b[i].func])));
+	pv_free_chart(b);
 	return ferror(out) ? pv_error_set(err, PV_EIO, "writing the output failed") : 0;
 }

@@ -466,6 +466,11 @@ const struct pv_profile *pv_trace_profile(const struct pv_trace *t)
 	return t->p;
 }
 
+uint32_t pv_trace_paint_records(const struct pv_trace_paint *pt, uint32_t c)
+{
+	return c < pt->nctx ? pt->t->lines[pt->ctx[c]].n : 0;
+}
+
 pv_thread_ix pv_trace_paint_thread(const struct pv_trace_paint *pt, uint32_t c)
 {
 	return c < pt->nctx ? pt->ctx[c] : PV_NONE;
@@ -635,8 +640,28 @@ static int box_push(struct boxes *b, const struct pv_trace_box *x)
 	return 0;
 }
 
+static int box_sink(void *b, const struct pv_trace_box *x)
+{
+	return box_push(b, x);
+}
+
 int pv_trace_boxes(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int64_t t1,
 		   int64_t min_ns, struct pv_trace_box **out, uint32_t *n, struct pv_error *err)
+{
+	struct boxes b = {0};
+	int rc = pv_trace_boxes_each(pt, c, t0, t1, min_ns, box_sink, &b, err);
+	if (rc) {
+		pv_free(b.v);
+		return rc;
+	}
+	*out = b.v;
+	*n = b.n;
+	return 0;
+}
+
+int pv_trace_boxes_each(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int64_t t1,
+			int64_t min_ns, int (*fn)(void *arg, const struct pv_trace_box *b),
+			void *arg, struct pv_error *err)
 {
 	const struct pv_trace *t = pt->t;
 	const struct pv_profile *p = t->p;
@@ -650,7 +675,6 @@ int pv_trace_boxes(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int6
 	struct pv_trace_box *open = pv_calloc(md, sizeof(*open));
 	uint32_t *open_node = pv_malloc(md * sizeof(*open_node));
 	pv_stack_ix *path = pv_malloc(md * sizeof(*path));
-	struct boxes b = {0};
 	int rc = !open || !open_node || !path ? oom(err) : 0;
 	uint32_t nopen = 0;
 	uint32_t i = l->n ? find_from(l, 0, t0) : UINT32_MAX;
@@ -681,7 +705,7 @@ int pv_trace_boxes(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int6
 		       open_node[keep] == t->cnode[path[keep]])
 			keep++;
 		for (uint32_t d = nopen; d-- > keep;)
-			if (open[d].end - open[d].start >= min_ns && (rc = box_push(&b, &open[d])))
+			if (open[d].end - open[d].start >= min_ns && (rc = fn(arg, &open[d])))
 				break;
 		nopen = keep;
 		for (uint32_t d = 0; d < keep; d++)
@@ -698,13 +722,7 @@ int pv_trace_boxes(const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int6
 	pv_free(open);
 	pv_free(open_node);
 	pv_free(path);
-	if (rc) {
-		pv_free(b.v);
-		return rc == PV_ENOMEM ? oom(err) : rc;
-	}
-	*out = b.v;
-	*n = b.n;
-	return 0;
+	return rc == PV_ENOMEM ? oom(err) : rc;
 }
 
 void pv_free_boxes(struct pv_trace_box *b)

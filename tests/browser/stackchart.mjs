@@ -231,10 +231,29 @@ export async function stackChartTests(context, t) {
 
   // ---- 6: the Stack Chart tab ----
 
-  const scData = () => page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { d: p.data.d, win: p.win, c: p.c, width: p.data.width }; });
-  // the CLI's boxes of the pane's window and context, with the pane's query options
-  const cliBoxes = (file, s, ...q) => cli('trace', file, '--boxes', '--context', String(s.c), '--window', `${s.win[0]}:${s.win[1]}`,
-    '--min', String(Math.floor(Math.round((s.win[1] - s.win[0]) * 1e6) / s.width) / 1e6), '--json', ...q);
+  // the chart's rows ([GAP, WIDTH, ID, N] a box, or the page's decoded [X0, X1, ID, N]) as boxes
+  // {depth, x0, x1, id, n, name, start, end}, the times those of the columns
+  const boxesOf = (rows, names, t0, t1, width, decoded) => rows.flatMap((r, depth) => {
+    const o = [];
+    for (let i = 0, x = 0; i < r.length; i += 4) {
+      const x0 = decoded ? r[i] : (x += r[i]), x1 = decoded ? r[i + 1] : (x += r[i + 1]);
+      o.push({ depth, x0, x1, id: r[i + 2], n: r[i + 3], name: r[i + 2] < 0 ? null : names.get(r[i + 2]),
+        start: t0 + (x0 / width) * (t1 - t0), end: t0 + (x1 / width) * (t1 - t0) });
+    }
+    return o;
+  });
+  const scData = async () => {
+    const s = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { d: { ...p.data.d, rows: p.data.d.rows.map((r) => Array.from(r)) }, win: p.win, c: p.c, width: p.data.width }; });
+    s.d.boxes = boxesOf(s.d.rows, new Map(s.d.functions), s.win[0], s.win[1], s.width, true);
+    return s;
+  };
+  // the CLI's chart of the pane's window, context and width, with the pane's query options
+  const cliBoxes = (file, s, ...q) => {
+    const d = cli('trace', file, '--boxes', '--context', String(s.c), '--window', `${s.win[0]}:${s.win[1]}`, '--width', String(s.width), '--json', ...q);
+    return { ...d, boxes: boxesOf(d.rows, new Map(d.functions), s.win[0], s.win[1], s.width, false) };
+  };
+  // what the page and the CLI must agree on: each box's depth, columns, function and count
+  const cols = (bs) => bs.map((b) => [b.depth, b.x0, b.x1, b.id, b.n]);
 
   await test('stack chart: a Gecko profile: its main thread\'s samples as the CLI\'s boxes; hover shows the stack, a click selects the call node', async () => {
     const u = await serve(GECKO);
@@ -249,9 +268,9 @@ export async function stackChartTests(context, t) {
     const s = await scData();
     const want = cliBoxes(GECKO, s);
     eq(s.c, 0, 'the query\'s first context');
-    eq(s.d.boxes, want.boxes, 'the boxes are the CLI\'s');
+    eq(cols(s.d.boxes), cols(want.boxes), 'the boxes are the CLI\'s');
     // mousedown > foo > bar over 36 ms, then DOM calls: 17 boxes over 4 depths, the shortest
-    // DOM calls (under a pixel's time) left out of the page's
+    // DOM calls (under a pixel's time) merged in the page's
     const all = cli('trace', GECKO, '--boxes', '--context', '0', '--json').boxes;
     eq([all.length, Math.max(...all.map((b) => b.depth))], [17, 3], 'the boxes of the main thread');
     assert(want.boxes.length >= 4 && want.boxes.length < 17, `the page's: ${want.boxes.length}`);
@@ -285,7 +304,7 @@ export async function stackChartTests(context, t) {
     await page.click('#tabs button[data-tab="stack-chart"]');
     await ready(SC);
     const s0 = await scData();
-    eq(s0.d.boxes, cliBoxes(PERF, s0, '--thread', th[0]).boxes, 'the whole range: the CLI\'s boxes');
+    eq(cols(s0.d.boxes), cols(cliBoxes(PERF, s0, '--thread', th[0]).boxes), 'the whole range: the CLI\'s boxes');
     eq(th, ['#0'], 'the busiest thread');
     assert(s0.d.boxes.length >= 5, `the busiest thread's boxes: ${s0.d.boxes.length}`);
     // the timeline's selection (the query's range) zooms the chart to it: the thread's samples
@@ -296,7 +315,7 @@ export async function stackChartTests(context, t) {
     await ready(SC);
     const s1 = await scData();
     eq(s1.win, r, 'the window is the selection');
-    eq(s1.d.boxes, cliBoxes(PERF, s1, '--thread', th[0]).boxes, 'the selection\'s boxes');
+    eq(cols(s1.d.boxes), cols(cliBoxes(PERF, s1, '--thread', th[0]).boxes), 'the selection\'s boxes');
     assert(s1.d.boxes.every((b) => b.start >= r[0] - 1e-6 && b.end <= r[1] + 1e-6), 'every box inside the selection');
     // a wheel step zooms around the pointer
     const cb = await page.locator(`${SC} .sc-canvas`).boundingBox();
@@ -308,7 +327,7 @@ export async function stackChartTests(context, t) {
     assert(s2.win[1] - s2.win[0] < 0.8 * (r[1] - r[0]), `zoomed in: ${s2.win}`);
     const mid = (r[0] + r[1]) / 2;
     assert(Math.abs((s2.win[0] + s2.win[1]) / 2 - mid) < 1e-3 * (r[1] - r[0]), `around the pointer: ${s2.win}`);
-    eq(s2.d.boxes, cliBoxes(PERF, s2, '--thread', th[0]).boxes, 'the zoomed boxes');
+    eq(cols(s2.d.boxes), cols(cliBoxes(PERF, s2, '--thread', th[0]).boxes), 'the zoomed boxes');
     await shots('stackchart-perf', SC);
     // a filter (drop the samples through the heaviest leaf function) and a center apply
     const leaf = s0.d.boxes.filter((b) => b.depth >= 1).sort((a, b) => (b.end - b.start) - (a.end - a.start))[0].name;
@@ -317,14 +336,14 @@ export async function stackChartTests(context, t) {
     await ready(SC);
     const s3 = await scData();
     eq(s3.d.boxes.filter((b) => b.name === leaf), [], `no box of ${leaf} after dropping it`);
-    eq(s3.d.boxes, cliBoxes(PERF, s3, '--thread', th[0], '--drop', leaf).boxes, 'the CLI with --drop');
+    eq(cols(s3.d.boxes), cols(cliBoxes(PERF, s3, '--thread', th[0], '--drop', leaf).boxes), 'the CLI with --drop');
     await page.evaluate(() => window.profview.ctx.actions.popFilters(0));
     const root1 = s0.d.boxes.filter((b) => b.depth === 0 && b.name !== '[unknown]').sort((a, b) => (b.end - b.start) - (a.end - a.start))[0].name;
     await page.evaluate((c) => window.profview.ctx.actions.setCenter(c), root1);
     await page.waitForFunction(() => new URLSearchParams(location.search).getAll('center').length === 1);
     await ready(SC);
     const s4 = await scData();
-    eq(s4.d.boxes, cliBoxes(PERF, s4, '--thread', th[0], '--center', root1).boxes, 'the CLI with --center');
+    eq(cols(s4.d.boxes), cols(cliBoxes(PERF, s4, '--thread', th[0], '--center', root1).boxes), 'the CLI with --center');
     // every run of samples left passes through the center
     const runs = s4.d.boxes.filter((b) => b.depth === 0);
     assert(runs.length >= 1 && runs.length < s0.d.boxes.filter((b) => b.depth === 0).length, `fewer runs with the center: ${runs.length}`);
@@ -343,7 +362,7 @@ export async function stackChartTests(context, t) {
     await page.waitForFunction(() => window.profview.panes.get('stack-chart').data.c === 2);
     await ready(SC);
     const s = await scData();
-    eq(s.d.boxes, cliBoxes(LOOPS, s).boxes, 'context 2\'s boxes');
+    eq(cols(s.d.boxes), cols(cliBoxes(LOOPS, s).boxes), 'context 2\'s boxes');
     eq(s.d.thread, cli('info', LOOPS, '--json').threads[2].name, 'its thread');
     await shots('stackchart-hpctoolkit', SC);
     const cu = await serve(COLL);
@@ -352,6 +371,37 @@ export async function stackChartTests(context, t) {
     assert(!(await page.isVisible('#tabs button[data-tab="stack-chart"]')), 'no tab for collapsed stacks');
     eq(param('tab'), 'top-down', 'the URL\'s tab falls back');
     eq(errors, [], 'page errors');
+  });
+
+  await test('stack chart: opens on the busiest context (a GPU stream here, not the idle CPU thread 0); a zoom step asks a new window', async () => {
+    const u = await serve(GPU);
+    await page.goto(u + '?tab=stack-chart');
+    await ready(SC);
+    const recs = cli('trace', GPU, '--window', '0:1', '--size', '1x1', '--json').records;
+    eq(recs, [10, 268, 1], 'each context\'s records (the CLI\'s)');
+    const s = await scData();
+    eq(s.c, 1, 'the busiest context');
+    eq(cols(s.d.boxes), cols(cliBoxes(GPU, s).boxes), 'its boxes are the CLI\'s');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('sc') === '1');
+    await shots('stackchart-busiest', SC);
+    // a wheel notch: a new api/trace-boxes request for a narrower window at the pane's width
+    const asked = [];
+    const on = (r) => { if (r.url().includes('/api/trace-boxes')) asked.push(new URL(r.url()).searchParams); };
+    page.on('request', on);
+    const cb = await page.locator(`${SC} .sc-canvas`).boundingBox();
+    await page.mouse.move(cb.x + cb.width * 0.5, cb.y + 10);
+    await page.mouse.wheel(0, -300);
+    await page.waitForFunction((w) => { const p = window.profview.panes.get('stack-chart'); return p.data && p.data.win[1] - p.data.win[0] < w; }, s.win[1] - s.win[0]);
+    await ready(SC);
+    page.off('request', on);
+    assert(asked.length >= 1, 'a request a step');
+    const a = asked[asked.length - 1];
+    const s2 = await scData();
+    eq([+a.get('context'), +a.get('width')], [1, s2.width], 'the context and the pane\'s width');
+    assert(+a.get('t1') - +a.get('t0') < (s.win[1] - s.win[0]) * 1e6, `a narrower window: ${a}`);
+    eq(cols(s2.d.boxes), cols(cliBoxes(GPU, s2).boxes), 'the zoomed boxes are the CLI\'s');
+    assert(s2.d.boxes.every((b) => b.x1 <= s2.width && b.x0 < b.x1), 'at most the pane\'s columns');
+    await shots('stackchart-busiest-zoomed', SC);
   });
   await page.close();
 }

@@ -257,7 +257,7 @@ export function textOn(hex) {
 // cut starts from the estimate of its mean character width and walks to the exact answer (the
 // widths grow with the prefix), a measure or two instead of a binary search's dozen.
 const textWidths = new Map(); // font + '\n' + text -> width
-function textWidth(ctx, text) {
+export function textWidth(ctx, text) {
   const k = ctx.font + '\n' + text;
   let w = textWidths.get(k);
   if (w === undefined) {

@@ -6,16 +6,23 @@
 // timeline's selection (the query's range) or the whole trace; wheel, drag and keys zoom inside
 // it. Hover: the box's call path; click: its call node selected in the top-down tree; the
 // query's center and filters apply (a sample that does not pass them has no box).
+// A window's boxes come as drawn at the pane's width (api/trace-boxes?width=: pv_trace_chart),
+// at most one a pixel column and depth: [GAP, WIDTH, ID, N] per box in a row per depth (its
+// columns), the boxes under a pixel merged (N of them; ID -1 when their functions differ), each
+// function's name once. A step costs what the pane's width holds, not what the window's samples
+// do. A box's times on hover are its columns'.
 // URL: sw=T0:T1 (ms, the window when zoomed), sc=C (the context when not the first).
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
 import * as S from '../state.js';
-import { h, clear, traceColor, traceAssignBoxes, textOn, ink, isDark, fitText, sizeCanvas, niceStep, fmtMs, fmtTime, zoomAround } from '../util.js';
+import { h, clear, traceColor, traceAssign, textOn, ink, isDark, textWidth, sizeCanvas, niceStep, fmtMs, fmtTime, zoomAround } from '../util.js';
 import { paneFailed, paneOk, showTooltip, moveTooltip, hideTooltip } from '../ui.js';
 
 const AXIS_H = 20;
 const RH = 17; // a depth's row
 const MIN_SPAN_MS = 1e-4; // 100 ns
+const SEVERAL = '#a9a9b3'; // a box of several functions, each under a pixel
+const NB = 4; // numbers a box in a row: X0, X1, ID, N (the answer's GAP, WIDTH made columns)
 const ns = (ms) => Math.round(ms * 1e6);
 const clamp = (v, a, b) => Math.max(a, Math.min(b, v));
 // '#rrggbb' as the canvas's RGBA pixel word (little-endian: A B G R)
@@ -30,13 +37,23 @@ const rgba = (hex) => {
   return v;
 };
 
+// A name cut to width px: its whole width measured once (util.js's cache), the cut from its
+// mean character width (a step labels a thousand boxes: measuring prefixes cost ~10 ms a step).
+function fitName(c, text, width) {
+  if (width < 8) return '';
+  const full = textWidth(c, text);
+  if (full <= width) return text;
+  const n = Math.floor((width / full) * text.length) - 1;
+  return n > 0 ? text.slice(0, n) + '…' : '';
+}
+
 export class StackChartPane {
   constructor() {
     this.el = h('div', { class: 'pane stack-chart-pane' });
     this.full = null; // {t0, t1 (ms), contexts, labels}
     this.win = null; // [t0, t1] ms
     this.c = 0;
-    this.data = null; // the last boxes answer drawn: {d, win, c}
+    this.data = null; // the last boxes answer drawn: {d, win, c, width, names}
     this.gen = 0;
     this.lastKey = null;
     this.picker = h('select', { class: 'sc-context', title: 'The context (thread) drawn: the query\'s threads' });
@@ -89,6 +106,7 @@ export class StackChartPane {
   }
 
   writeState() {
+    clearTimeout(this.stateTimer);
     const ps = S.state.pane;
     const b = this.baseWin();
     ps.sw = this.win[0] === b[0] && this.win[1] === b[1] ? null : S.fmtRange(this.win);
@@ -104,14 +122,15 @@ export class StackChartPane {
     this.el.dataset.state = 'busy';
     try {
       // the trace's range and the query's contexts with their names (one pixel column)
-      const d = await api('trace', [...this.params(), ['width', 1], ['height', 1024]]);
+      // records=1: each context's records (its samples), to open on the busiest
+      const d = await api('trace', [...this.params(), ['width', 1], ['height', 1024], ['records', 1]]);
       if (!d.contexts || !(d.t1 > d.t0)) {
         this.full = null;
         paneFailed(this, this.body, 'This profile has no sample times: no stack chart.');
         return;
       }
       paneOk(this, this.body);
-      this.full = { t0: d.t0, t1: d.t1, contexts: d.contexts, labels: d.labels, maxDepth: d.max_depth || 0 };
+      this.full = { t0: d.t0, t1: d.t1, contexts: d.contexts, labels: d.labels, maxDepth: d.max_depth || 0, records: d.records || [] };
     } catch (e) {
       if (!isAbort(e)) paneFailed(this, this.body, e.message);
       return;
@@ -120,12 +139,21 @@ export class StackChartPane {
     // the URL's window and context on a first display; a new query (a new selection) starts
     // from its range
     const sw = first ? S.parseRange(ps.sw) : null;
-    const sc = first && /^\d+$/.test(ps.sc || '') ? +ps.sc : first ? 0 : this.c;
+    const sc = first && /^\d+$/.test(ps.sc || '') ? +ps.sc : first ? this.busiest() : this.c;
     this.c = sc < this.full.contexts ? sc : 0;
     this.win = this.clampWin(sw || this.baseWin());
     this.fillPicker();
     this.writeState();
     await this.fetch();
+  }
+
+  // The context with the most records (samples), the first of equals: the one a profile of
+  // several threads opens on (the Firefox Profiler's habit), not an idle context 0.
+  busiest() {
+    const r = this.full.records;
+    let best = 0;
+    for (let c = 1; c < r.length; c++) if (r[c] > r[best]) best = c;
+    return best;
   }
 
   fillPicker() {
@@ -153,7 +181,9 @@ export class StackChartPane {
     if (this.win && next[0] === this.win[0] && next[1] === this.win[1]) return;
     this.stepStart = performance.now();
     this.win = next;
-    this.writeState();
+    // the URL once the steps pause (history.replaceState costs ~20 ms a call)
+    clearTimeout(this.stateTimer);
+    this.stateTimer = setTimeout(() => this.writeState(), 300);
     this.preview(); // the last paint stretched to the new window at once
     this.fetch();
   }
@@ -171,17 +201,30 @@ export class StackChartPane {
     const t0 = this.stepStart || performance.now();
     this.stepStart = 0;
     try {
-      // compact: each name once, the boxes as arrays (a perf profile's C++ names are long)
       const d = await api('trace-boxes', [...this.params(), ['context', this.c], ['t0', ns(w[0])], ['t1', ns(w[1])],
-        ['min', Math.floor(ns(w[1] - w[0]) / width)], ['compact', 1]], { signal: ac.signal });
+        ['width', width]], { signal: ac.signal });
       if (gen !== this.gen) return;
       const tAnswer = performance.now();
-      const names = new Map(d.functions);
-      d.boxes = d.boxes.map(([depth, start, end, id, stack]) => ({ depth, start, end, id, name: names.get(id), stack }));
-      traceAssignBoxes(S.state.p, d.boxes);
-      this.data = { d, win: w, c: this.c, width };
-      this.byDepth = [];
-      for (const b of d.boxes) (this.byDepth[b.depth] || (this.byDepth[b.depth] = [])).push(b);
+      // the rows as columns [X0, X1, ID, N, ...]; the palette's slots: the functions widest
+      // in the window first
+      const tot = new Map();
+      d.rows = d.rows.map((r) => {
+        const o = new Int32Array(r.length);
+        for (let i = 0, x = 0; i < r.length; i += NB) {
+          o[i] = x += r[i];
+          o[i + 1] = x += r[i + 1];
+          o[i + 2] = r[i + 2];
+          o[i + 3] = r[i + 3];
+          if (r[i + 2] >= 0) tot.set(r[i + 2], (tot.get(r[i + 2]) || 0) + r[i + 1]);
+        }
+        return o;
+      });
+      const p = S.state.p;
+      traceAssign(p, [...tot.keys()].sort((a, b) => tot.get(b) - tot.get(a) || a - b));
+      // each function's colour once an answer, not once a box or a draw
+      const colors = new Map([[-1, SEVERAL]]);
+      for (const id of tot.keys()) colors.set(id, traceColor(p, id));
+      this.data = { d, win: w, c: this.c, width, names: new Map(d.functions), colors };
       const tBuilt = performance.now();
       this.draw();
       // a zoom step's time: from the window change to its boxes drawn (bench/stackchart.mjs),
@@ -219,23 +262,25 @@ export class StackChartPane {
     if (!W) return;
     this.drawAxis(W);
     const data = this.data;
-    const boxes = data ? data.d.boxes : [];
+    const rows = data ? data.d.rows : [];
+    const nboxes = data ? data.d.boxes : 0;
     // the trace's deepest depth, not the window's: the canvas keeps its size across steps
-    const depths = Math.max(this.full.maxDepth, this.byDepth ? this.byDepth.length : 0);
+    const depths = Math.max(this.full.maxDepth, rows.length);
     const H = Math.max(this.wrap.clientHeight - 2, depths * RH + 4);
     const c = sizeCanvas(this.canvas, W, H);
     this.canvas.style.transform = '';
     this.drawnWin = this.win.slice();
     c.font = '11px system-ui, sans-serif';
     c.textBaseline = 'middle';
-    const named = this.paintBoxes(c, boxes, W);
+    const named = this.paintBoxes(c, rows, W);
     for (const n of named) {
       if (c.fillStyle !== n.ink) c.fillStyle = n.ink;
-      c.fillText(fitText(c, n.b.name, n.x1 - n.x0 - 6), n.x0 + 3, n.y + RH / 2);
+      c.fillText(fitName(c, n.name, n.x1 - n.x0 - 6), n.x0 + 3, n.y + RH / 2);
     }
     const hv = this.hover;
-    if (hv && boxes.includes(hv)) {
-      const x0 = Math.max(0, this.xOf(hv.start, W)), x1 = Math.min(W, this.xOf(hv.end, W));
+    if (hv && data && hv.d === data.d) {
+      const m = this.colMap(W);
+      const x0 = Math.max(0, m.off + hv.x0 * m.k), x1 = Math.min(W, m.off + hv.x1 * m.k);
       c.strokeStyle = ink('#0c0c0d');
       c.strokeRect(x0 + 0.5, hv.depth * RH + 2.5, Math.max(0.5, x1 - x0 - 1.5), RH - 2);
     }
@@ -244,46 +289,58 @@ export class StackChartPane {
       c.fillStyle = 'rgba(10,132,255,0.18)';
       c.fillRect(Math.min(dr.x0, dr.x1), 0, Math.abs(dr.x1 - dr.x0), H);
     }
-    if (data && !boxes.length) {
+    if (data && !nboxes) {
       c.fillStyle = ink('#737373');
       c.fillText('No sample of this context in the window passes the query.', 8, 12);
     }
     this.canvas.dataset.window = `${S.fmtRange(this.win)}|${this.c}`;
     const th = data ? data.d.thread : '';
-    this.info.textContent = `${th} · ${fmtTime(this.win[0] - ctx.profile.start)} – ${fmtTime(this.win[1] - ctx.profile.start)} (${fmtMs(this.win[1] - this.win[0])}) · ${boxes.length.toLocaleString('en-US')} boxes`;
+    this.info.textContent = `${th} · ${fmtTime(this.win[0] - ctx.profile.start)} – ${fmtTime(this.win[1] - ctx.profile.start)} (${fmtMs(this.win[1] - this.win[0])}) · ${nboxes.toLocaleString('en-US')} boxes`;
   }
 
-  // The boxes as pixels (a zoom step draws 10,000 boxes and more: a canvas path or a fillRect
+  // The answer's pixel columns on the canvas (CSS px): column X at off + X k. The answer's
+  // window may differ from the pane's (a drag pans before the next answer).
+  colMap(W) {
+    const { win, width } = this.data, span = this.win[1] - this.win[0];
+    return { off: ((win[0] - this.win[0]) / span) * W, k: ((win[1] - win[0]) / width / span) * W };
+  }
+
+  // The boxes as pixels (a zoom step draws thousands of boxes: a canvas path or a fillRect
   // each costs tens of ms, the pixels a few): the background, then each box's first pixel row
   // in its colour (a 1-pixel gap on its right when it is 3 pixels wide or more), then each
   // depth's row copied down its band. Returns the boxes wide enough for a name.
-  paintBoxes(c, boxes, W) {
+  paintBoxes(c, rows, W) {
     const cw = this.canvas.width, ch = this.canvas.height, dpr = cw / W;
     if (!this.img || this.img.width !== cw || this.img.height !== ch) this.img = c.createImageData(cw, ch);
     const px = new Uint32Array(this.img.data.buffer);
     px.fill(rgba(ink('#fff')));
-    const p = S.state.p, named = [], bands = new Set(), cols = new Map();
+    if (!rows.length) { c.putImageData(this.img, 0, 0); return []; }
+    const named = [], names = this.data.names, colors = this.data.colors;
+    const words = new Map(); // colour -> pixel word, this draw's (the theme may have changed)
+    const word = (col) => { let v = words.get(col); if (v === undefined) words.set(col, (v = rgba(col))); return v; };
+    const { off, k } = this.colMap(W);
     const top = (d) => Math.round((d * RH + 2) * dpr), bottom = (d) => Math.min(ch, Math.round((d * RH + 1 + RH) * dpr));
-    for (const b of boxes) {
-      let x0 = this.xOf(b.start, W), x1 = this.xOf(b.end, W);
-      if (x1 < 0 || x0 > W) continue;
-      x0 = Math.max(0, x0);
-      x1 = Math.min(W, x1);
-      const sel = this.selBox && this.selBox.depth === b.depth && this.selBox.start === b.start;
-      let col = sel ? '#0a84ff' : cols.get(b.id);
-      if (!col) cols.set(b.id, (col = traceColor(p, b.id)));
-      const y0 = top(b.depth);
-      if (y0 >= ch) continue;
-      const a = Math.min(cw - 1, Math.floor(x0 * dpr));
-      let e = Math.min(cw, Math.round(x1 * dpr));
-      if (e - a >= 3) e--;
-      px.fill(rgba(col), y0 * cw + a, y0 * cw + Math.max(a + 1, e));
-      bands.add(b.depth);
-      if (x1 - x0 > 20) named.push({ b, x0, x1, y: b.depth * RH + 2, ink: sel ? '#fff' : textOn(col) });
-    }
-    for (const d of bands) {
-      const y0 = top(d), y1 = bottom(d);
-      for (let y = y0 + 1; y < y1; y++) px.copyWithin(y * cw, y0 * cw, (y0 + 1) * cw);
+    const sb = this.selBox, sx = sb ? this.colOf(sb.t) : -1;
+    for (let d = 0; d < rows.length; d++) {
+      const r = rows[d], y0 = top(d);
+      if (y0 >= ch) break;
+      const base = y0 * cw;
+      for (let i = 0; i < r.length; i += NB) {
+        let x0 = off + r[i] * k, x1 = off + r[i + 1] * k;
+        if (x1 < 0 || x0 > W) continue;
+        x0 = Math.max(0, x0);
+        x1 = Math.min(W, x1);
+        const id = r[i + 2];
+        const sel = sb && sb.depth === d && r[i] <= sx && sx < r[i + 1];
+        const col = sel ? '#0a84ff' : colors.get(id) || SEVERAL;
+        const a = Math.min(cw - 1, Math.floor(x0 * dpr));
+        let e = Math.min(cw, Math.round(x1 * dpr));
+        if (e - a >= 3) e--;
+        px.fill(word(col), base + a, base + Math.max(a + 1, e));
+        if (x1 - x0 > 20 && id >= 0) named.push({ name: names.get(id), x0, x1, y: d * RH + 2, ink: sel ? '#fff' : textOn(col) });
+      }
+      const y1 = bottom(d);
+      for (let y = y0 + 1; y < y1; y++) px.copyWithin(y * cw, base, base + cw);
     }
     c.putImageData(this.img, 0, 0);
     return named;
@@ -307,29 +364,42 @@ export class StackChartPane {
     }
   }
 
-  boxAt(e) {
-    if (!this.byDepth) return null;
-    const r = this.canvas.getBoundingClientRect();
-    const x = e.clientX - r.left, y = e.clientY - r.top;
-    const row = this.byDepth[Math.floor((y - 2) / RH)];
-    if (!row) return null;
-    const t = this.tOf(x, r.width);
-    // the boxes of a depth are in time order: a binary search
-    let lo = 0, hi = row.length - 1;
+  // The box of depth d at column X of the answer: {d, depth, x0, x1, id, n, start, end, name}
+  // (a binary search: a row's boxes are in column order), or null.
+  boxIn(d, X) {
+    const r = this.data && this.data.d.rows[d];
+    if (!r) return null;
+    let lo = 0, hi = r.length / NB - 1;
     while (lo <= hi) {
-      const m = (lo + hi) >> 1;
-      if (row[m].end <= t) lo = m + 1;
-      else if (row[m].start > t) hi = m - 1;
-      else return row[m];
+      const m = (lo + hi) >> 1, i = m * NB;
+      if (r[i + 1] <= X) lo = m + 1;
+      else if (r[i] > X) hi = m - 1;
+      else {
+        const id = r[i + 2];
+        return { d: this.data.d, depth: d, x0: r[i], x1: r[i + 1], id, n: r[i + 3], start: this.tOfCol(r[i]), end: this.tOfCol(r[i + 1]),
+          name: id < 0 ? `several functions, each under a pixel` : this.data.names.get(id) };
+      }
     }
     return null;
   }
 
-  // A box's call path: the boxes above it holding its start, root first.
+  // The answer's column of time t, and the time at column X's left edge.
+  colOf(t) { const { win, width } = this.data; return Math.floor(((t - win[0]) / (win[1] - win[0])) * width); }
+  tOfCol(X) { const { win, width } = this.data; return win[0] + (X / width) * (win[1] - win[0]); }
+
+  boxAt(e) {
+    if (!this.data) return null;
+    const r = this.canvas.getBoundingClientRect();
+    const x = e.clientX - r.left, y = e.clientY - r.top;
+    const { off, k } = this.colMap(r.width);
+    return this.boxIn(Math.floor((y - 2) / RH), Math.floor((x - off) / k));
+  }
+
+  // A box's call path: the boxes above it at its first column, root first.
   callPath(b) {
     const path = [];
     for (let d = 0; d < b.depth; d++) {
-      const a = (this.byDepth[d] || []).find((x) => x.start <= b.start && x.end >= b.end);
+      const a = this.boxIn(d, b.x0);
       if (a) path.push(a);
     }
     path.push(b);
@@ -339,11 +409,13 @@ export class StackChartPane {
   onHover(e) {
     if (this.drag) return;
     const b = this.boxAt(e);
-    if (b !== this.hover) { this.hover = b; this.draw(); }
+    const same = (x, y) => x === y || (x && y && x.d === y.d && x.depth === y.depth && x.x0 === y.x0);
+    if (!same(b, this.hover)) { this.hover = b; this.draw(); }
     if (!b) { hideTooltip(); return; }
     const el = h('div', { class: 'sc-tip' },
-      h('div', { class: 'tt-title', text: `${fmtMs(b.end - b.start)} ${b.name}` }),
-      h('div', { class: 'dim', text: `depth ${b.depth} · ${fmtTime(b.start - ctx.profile.start)} to ${fmtTime(b.end - ctx.profile.start)}` }),
+      h('div', { class: 'tt-title', text: `~${fmtMs(b.end - b.start)} ${b.name}` }),
+      h('div', { class: 'dim', text: `depth ${b.depth} · ${fmtTime(b.start - ctx.profile.start)} to ${fmtTime(b.end - ctx.profile.start)}` +
+        (b.n > 1 ? ` · ${b.n.toLocaleString('en-US')} boxes under a pixel each: zoom in to see them` : '') }),
       h('div', { class: 'stack', text: this.callPath(b).map((x) => x.name).reverse().join('\n') }),
       h('div', { class: 'dim', text: 'click: select this call node in the top-down tree' }));
     showTooltip(e.clientX, e.clientY, el);
@@ -354,9 +426,12 @@ export class StackChartPane {
   // frames' functions from the root (with a center: the frames after the last one it names),
   // from the stack at the box's start (api/trace-stack, the library's frames and scopes).
   async selectBox(b) {
-    this.selBox = { depth: b.depth, start: b.start };
+    // the middle of its first column: a time the box holds (the column is drawn as the box
+    // holding its middle)
+    const t = this.tOfCol(b.x0 + 0.5);
+    this.selBox = { depth: b.depth, t };
     this.draw();
-    const st = await api('trace-stack', [...this.params(), ['context', this.data.c], ['at', ns(b.start)]]);
+    const st = await api('trace-stack', [...this.params(), ['context', this.data.c], ['at', ns(t)]]);
     const frames = st.frames.filter((f) => f.depth !== null && f.depth <= b.depth);
     let key;
     const cs = S.centers();
