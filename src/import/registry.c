@@ -29,6 +29,7 @@ static const struct importer *const importers[] = {
 	&importer_perf_data,
 	&importer_perf_script,
 	&importer_instruments,
+	&importer_instruments_trace,
 	&importer_jfr,
 	&importer_collapsed,
 	/* the Firefox Profiler's other formats */
@@ -114,7 +115,7 @@ static int run(struct pv_input *in, const char *format, const struct symz_opts *
 	       struct pv_profile **out, struct pv_error *err)
 {
 	struct pv_input *inner = NULL;
-	bool bundle = false;
+	bool bundle = format && strcasecmp(format, importer_instruments_trace.name) == 0;
 	int rc = bundle || !zipc_is(in) ? 1 : zipc_unwrap(in, &inner, err);
 	if (rc < 0)
 		return rc;
