@@ -16,7 +16,7 @@ DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev zlib1g
 	libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libopenmpi-dev openmpi-bin \
 	libncurses-dev tmux golang-go golang-github-google-pprof-dev nodejs binutils \
 	libelf-dev libdw-dev libzstd-dev libiberty-dev linux-perf \
-	libtraceevent-dev
+	libtraceevent-dev libzip-dev
 # make run: a Chromium trace recorded here (two renderer threads with CPU samples, 345 markers,
 # its page's source beside it: the Source tab's per-line costs) and a real Firefox capture
 # (markers with schemas); OPEN=1 starts a browser (--open)

@@ -51,8 +51,19 @@ function loadImporters(nodeModules = path.join(__dirname, 'node_modules'), wasm 
     location: { search: '', hash: '', href: '' }, localStorage: fake, requestAnimationFrame: noop,
     addEventListener: noop, matchMedia: () => ({ matches: false, addListener: noop, addEventListener: noop }),
   };
+  // a browser's FileReader for the Files of a dropped folder ({name, path} on disk: the .trace
+  // bundles tests/speedscope-oracle hands to importFromFileSystemDirectoryEntry)
+  ctx.FileReader = class {
+    addEventListener(ev, cb) { this.cb = cb; }
+    readAsArrayBuffer(f) {
+      const b = fs.readFileSync(f.path);
+      this.result = b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+      setTimeout(() => this.cb());
+    }
+  };
   if (wasm) {
     delete ctx.Object;
+    delete ctx.Array; // the context's own too: instruments.ts tests `instanceof Array` on its arrays
     ctx.Response = Response;
     ctx.fetch = async (u) =>
       new Response(fs.readFileSync(path.join(dist, String(u))), { headers: { 'Content-Type': 'application/wasm' } });

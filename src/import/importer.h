@@ -86,6 +86,8 @@ extern const struct importer importer_jfr;
 /* issue 30: Android simpleperf, raw V8 logs */
 extern const struct importer importer_simpleperf;
 extern const struct importer importer_v8raw;
+/* issue 30: Instruments .trace bundles, zipped */
+extern const struct importer importer_instruments_trace;
 
 /* pv_import_file_progress with every import option of o (its symbols' options too). */
 struct pv_import_opts;

@@ -10,6 +10,7 @@
 #include "import/importer.h"
 #include "import/json.h"
 #include "import/symbols.h"
+#include "import/zip.h"
 #include "pv/import.h"
 
 /* one importer a line (clang-format would pack them into columns that every new row reflows) */
@@ -28,6 +29,7 @@ static const struct importer *const importers[] = {
 	&importer_perf_data,
 	&importer_perf_script,
 	&importer_instruments,
+	&importer_instruments_trace,
 	&importer_jfr,
 	&importer_collapsed,
 	/* the Firefox Profiler's other formats */
@@ -104,8 +106,29 @@ static int json_damage(struct pv_input *in, struct pv_error *err)
 	return 1;
 }
 
+static int run_input(struct pv_input *in, const char *format, const struct symz_opts *sym,
+		     struct pv_profile **out, struct pv_error *err);
+
+/* A zip of one profile opens as that profile; a zip of an Instruments .trace bundle goes to its
+ * importer (zip.h). */
 static int run(struct pv_input *in, const char *format, const struct symz_opts *sym,
 	       struct pv_profile **out, struct pv_error *err)
+{
+	struct pv_input *inner = NULL;
+	bool bundle = format && strcasecmp(format, importer_instruments_trace.name) == 0;
+	int rc = bundle || !zipc_is(in) ? 1 : zipc_unwrap(in, &inner, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		return run_input(in, format, sym, out, err);
+	rc = run_input(inner, format, sym, out, err);
+	input_close(inner);
+	pv_free(inner);
+	return rc;
+}
+
+static int run_input(struct pv_input *in, const char *format, const struct symz_opts *sym,
+		     struct pv_profile **out, struct pv_error *err)
 {
 	const struct importer *imp = NULL;
 	if (format) {

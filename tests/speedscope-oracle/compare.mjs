@@ -11,9 +11,14 @@
 //               must agree to the unit; speedscope's time is in ms, profview's in ns
 //   jfr         a Java Flight Recorder file: speedscope's two profiles of all threads, without
 //               and with the native-method samples, each sample weighing 1
+//   trace       a zipped Instruments .trace bundle: unzipped (unzip), handed to speedscope's
+//               importFromFileSystemDirectoryEntry as the folder a user drops on its page; per
+//               thread (speedscope: a profile per thread, listed once per process of the run:
+//               kept once) the total weight and every function's self and total, in ns. A
+//               bundle speedscope refuses must be refused by profview too (exit 2)
 // Prints "ok ..." / "not ok ..." per case.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,6 +96,10 @@ for (const c of cases) {
     input = path.join(tmp, path.basename(file));
     writeFileSync(input, bytes);
   }
+  if (how === 'trace') {
+    await traceCase(file);
+    continue;
+  }
   const group = await importBuffer(importers, path.basename(file), bytes);
   if (!group) {
     report(false, `${file}: speedscope imported nothing`, []);
@@ -160,3 +169,87 @@ for (const c of cases) {
   }
 }
 rmSync(tmp, { recursive: true, force: true });
+
+// A folder on disk as the FileSystemDirectoryEntry a browser hands speedscope for a dropped
+// folder; its files as Files that the context's FileReader reads (bench/speedscope-import.js)
+function dirEntry(dir) {
+  return {
+    isDirectory: true,
+    isFile: false,
+    name: path.basename(dir),
+    fullPath: dir,
+    createReader: () => ({
+      readEntries: (cb) =>
+        cb(
+          readdirSync(dir, { withFileTypes: true })
+            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name))
+            .map((d) => {
+              const p = path.join(dir, d.name);
+              if (d.isDirectory()) return dirEntry(p);
+              return { isDirectory: false, isFile: true, name: d.name, file: (ok) => ok({ name: d.name, path: p }) };
+            })
+        ),
+    }),
+  };
+}
+
+async function traceCase(file) {
+  const dir = mkdtempSync(path.join(tmp, 'trace-'));
+  execFileSync('unzip', ['-q', file, '-d', dir]);
+  const bundle = readdirSync(dir).find((n) => n.endsWith('.trace'));
+  let group = null;
+  let refused = null;
+  const quiet = console.log;
+  console.log = () => {};
+  try {
+    group = await importers.importFromFileSystemDirectoryEntry(dirEntry(path.join(dir, bundle)));
+  } catch (e) {
+    refused = String(e.message || e);
+  } finally {
+    console.log = quiet;
+  }
+  let pvOut = '';
+  let pvStatus = 0;
+  try {
+    execFileSync(pv, ['info', '--json', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    pvStatus = e.status;
+    pvOut = String(e.stderr).trim();
+  }
+  if (refused !== null) {
+    const ok = pvStatus === 2 && pvOut.split('\n').length === 1;
+    report(ok, `${file}: refused by both (speedscope: ${refused}; profview: ${pvOut})`, [
+      `profview exit ${pvStatus}: ${pvOut}`,
+    ]);
+    return;
+  }
+  const details = [];
+  const info = pvJson('info', '--json', file);
+  const profiles = new Map();
+  for (const p of group.profiles) profiles.set(p.getName().replace(/^.* - /, ''), p);
+  const names = info.threads.map((t) => t.name);
+  if (names.length !== profiles.size || names.some((n) => !profiles.has(n)))
+    details.push(`threads: speedscope ${[...profiles.keys()].join(', ')}; profview ${names.join(', ')}`);
+  let nf = 0;
+  for (const [name, p] of profiles) {
+    if (!names.includes(name)) continue;
+    const s = speedscopeFuncs(p);
+    const g = profviewFuncs(file, name, 1);
+    // the time before a thread's first sample: profview's stackless sample, speedscope's empty
+    // stack; an address without a symbol is named by its hex, which speedscope reads as a
+    // double (0xfffffffffffffffe is its 0x10000000000000000)
+    g.funcs.delete('(no stack)');
+    for (const [k, v] of [...g.funcs]) {
+      if (!/^0x[0-9a-f]{16}$/.test(k)) continue;
+      const d = `0x${Number(BigInt(k)).toString(16).padStart(16, '0')}`;
+      if (d === k) continue;
+      g.funcs.delete(k);
+      const o = g.funcs.get(d) || [0, 0];
+      g.funcs.set(d, [o[0] + v[0], o[1] + v[1]]);
+    }
+    if (s.total !== g.total) details.push(`${name}: total weight: speedscope ${s.total}, profview ${g.total}`);
+    details.push(...diffFuncs(s.funcs, g.funcs).map((d) => `${name}: ${d}`));
+    nf += s.funcs.size;
+  }
+  report(details.length === 0, `${file}: ${profiles.size} threads, ${nf} thread functions, as speedscope reads it`, details);
+}

@@ -23,7 +23,11 @@ out=$(node "$here/compare.mjs" "$pv" "$mods" \
 	$c/Instruments/7.3.1/random-allocations-deep-copy.txt:deep-copy \
 	$c/Instruments/13.4/cycles-example-deep-copy.txt:deep-copy \
 	$c/Instruments/16.0/simple-time-profile-deep-copy.txt:deep-copy \
-	$c/java-flight-recorder/heavy.jfr:jfr 2>&1)
+	$c/java-flight-recorder/heavy.jfr:jfr \
+	$c/Instruments/8.3.3/simple-time-profile.trace.zip:trace \
+	$c/Instruments/10.0/simple-time-profile.trace.zip:trace \
+	$c/Instruments/7.3.1/simple-time-profile.trace.zip:trace \
+	$c/Instruments/8.3.3/simple-allocations.trace.zip:trace 2>&1)
 echo "$out"
 pass=$(echo "$out" | grep -c '^ok ')
 fail=$(echo "$out" | grep -c '^not ok')

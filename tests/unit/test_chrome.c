@@ -181,15 +181,17 @@ T_TEST(chrome_corpus_details)
 		T_EQ_STR(pv_str(p, p->meta.product), "V8 CPU profile");
 		pv_profile_free(p);
 	}
-	/* tick logs are another format (heap profiles: test_chrome_heap.c) */
+	/* a zipped tick log opens as the v8log format it holds (zip.c; heap profiles:
+	 * test_chrome_heap.c) */
 	static const char *const others[] = {
 	    "speedscope/node/8.5.0/simple.v8log.json.zip",
 	};
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
 		struct pv_error err;
 		p = NULL;
-		T_TRUE(pv_import_file(t_corpus(others[i]), NULL, &p, &err) != 0);
-		T_CONTAINS(err.msg, "not a profile format profview reads");
+		T_TRUE(pv_import_file(t_corpus(others[i]), NULL, &p, &err) == 0);
+		if (p)
+			T_EQ_STR(pv_str(p, p->meta.format), "v8log");
 		pv_profile_free(p);
 	}
 }
