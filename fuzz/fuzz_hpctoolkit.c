@@ -1,8 +1,8 @@
 /*
  * fuzz_hpctoolkit.c - the fuzz targets of the binary files of an HPCToolkit database read alone
- * (src/import/hpctoolkit/hpctoolkit.h): profile.db, trace.db, cct.db (format 4) and the older per-thread
- * metric-db / experiment-N.mdb. meta.db and experiment.xml go through fuzz_import.c (targets
- * hpctoolkit and hpctoolkit-xml), whose input is the database's main file.
+ * (src/import/hpctoolkit/hpctoolkit.h): profile.db, trace.db, cct.db (format 4) and the older
+ * per-thread metric-db / experiment-N.mdb. meta.db and experiment.xml go through fuzz_import.c
+ * (targets hpctoolkit and hpctoolkit-xml), whose input is the database's main file.
  *
  * Built once per file with -DHPC_KIND="profile.db" (...); replay.c replays the seed folder
  * fuzz/corpus/hpctoolkit-<kind>/ in `make test`. A file must read or fail with a message.
