@@ -854,14 +854,12 @@ struct open_frame {
 	pv_str_ix name;
 };
 
-int ch_duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
+/* The begins (B, X) and ends (E, X) of the duration events, each in its queue, sorted. */
+static int dur_queues(struct ch *c, struct vec *begins, struct vec *ends)
 {
-	struct pv_builder *b = c->b;
 	const struct cmark *mk = VEC(c->marks, struct cmark);
 	const struct cthread *th = VEC(c->threads, struct cthread);
-	struct vec begins = {0}, ends = {0}, open = {0};
-	int rc = 0;
-	for (uint32_t i = 0; i < c->marks.len && !rc; i++) {
+	for (uint32_t i = 0; i < c->marks.len; i++) {
 		const struct cmark *k = &mk[i];
 		if (k->ph != 'B' && k->ph != 'E' && k->ph != 'X')
 			continue;
@@ -876,94 +874,127 @@ int ch_duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
 			e.dur = k->end - k->start;
 		if (k->ph != 'E') {
 			e.t = k->start;
-			struct dur_ev *s = vec_push(&begins, sizeof(*s));
-			if (!s) {
-				rc = ch_oom(c);
-				break;
-			}
+			struct dur_ev *s = vec_push(begins, sizeof(*s));
+			if (!s)
+				return ch_oom(c);
 			*s = e;
 		}
 		if (k->ph != 'B') {
 			e.t = k->end;
-			struct dur_ev *s = vec_push(&ends, sizeof(*s));
-			if (!s) {
-				rc = ch_oom(c);
-				break;
-			}
+			struct dur_ev *s = vec_push(ends, sizeof(*s));
+			if (!s)
+				return ch_oom(c);
 			*s = e;
 		}
 	}
-	struct dur_ev *bq = VEC(begins, struct dur_ev), *eq = VEC(ends, struct dur_ev);
-	pv_sort(bq, begins.len, sizeof(*bq), cmp_dur_ev);
-	pv_sort(eq, ends.len, sizeof(*eq), cmp_dur_ev);
-	int64_t w[2] = {0, 0};
-	uint32_t bi = 0, ei = 0;
-	while (!rc && !b->status && (bi < begins.len || ei < ends.len)) {
-		/* one thread at a time: the lower thread's queues first */
-		uint32_t thread = bi < begins.len ? bq[bi].thread : eq[ei].thread;
-		if (ei < ends.len && eq[ei].thread < thread)
-			thread = eq[ei].thread;
-		open.len = 0;
-		int64_t last = 0;
-		for (;;) {
-			bool hb = bi < begins.len && bq[bi].thread == thread;
-			bool he = ei < ends.len && eq[ei].thread == thread;
-			if (!hb && !he)
-				break;
-			bool take_b =
-			    !he || (hb && (bq[bi].t < eq[ei].t ||
-					   (bq[bi].t == eq[ei].t && bq[bi].name == eq[ei].name)));
-			int64_t t = take_b ? bq[bi].t : eq[ei].t;
-			if (open.len && t > last) {
-				struct open_frame *top =
-				    &VEC(open, struct open_frame)[open.len - 1];
-				int64_t rt;
-				if ((rc = ch_rel(c, last, zero, &rt)))
-					break;
-				w[m] = t - last;
-				builder_sample(b, thread, top->stack, rt, w);
+	pv_sort(begins->p, begins->len, sizeof(struct dur_ev), cmp_dur_ev);
+	pv_sort(ends->p, ends->len, sizeof(struct dur_ev), cmp_dur_ev);
+	return 0;
+}
+
+/* The walk of one thread's begins and ends: the queues, where each is, the open frames. */
+struct dur_walk {
+	struct dur_ev *bq, *eq;
+	uint32_t nb, ne, bi, ei;
+	struct vec open; /* struct open_frame */
+};
+
+/* Begin e: a frame opened on top of the open ones. */
+static int dur_open(struct ch *c, struct dur_walk *w, const struct dur_ev *e)
+{
+	struct pv_builder *b = c->b;
+	pv_func_ix f = builder_func(b, e->name, PV_NONE, PV_NONE, 0);
+	struct frame_key k = {.func = f, .addr = PV_ADDR_NONE, .category = e->cat};
+	pv_stack_ix prefix =
+	    w->open.len ? VEC(w->open, struct open_frame)[w->open.len - 1].stack : PV_NONE;
+	struct open_frame *o = vec_push(&w->open, sizeof(*o));
+	if (!o)
+		return ch_oom(c);
+	o->stack = builder_stack(b, prefix, builder_frame(b, &k));
+	o->name = e->name;
+	return 0;
+}
+
+/* The next end of the thread: it closes the innermost frame when it names it. */
+static void dur_close(struct ch *c, struct dur_walk *w, uint32_t thread)
+{
+	struct dur_ev *eq = w->eq;
+	uint32_t ei = w->ei;
+	if (w->open.len) {
+		/* an end at the same time that closes the innermost frame goes first */
+		pv_str_ix top = VEC(w->open, struct open_frame)[w->open.len - 1].name;
+		for (uint32_t j = ei + 1; j < w->ne && eq[j].thread == thread &&
+					  eq[j].t == eq[ei].t && eq[ei].name != top;
+		     j++)
+			if (eq[j].name == top) {
+				struct dur_ev tmp = eq[ei];
+				eq[ei] = eq[j];
+				eq[j] = tmp;
 			}
-			last = t;
-			if (take_b) {
-				const struct dur_ev *e = &bq[bi++];
-				pv_func_ix f = builder_func(b, e->name, PV_NONE, PV_NONE, 0);
-				struct frame_key k = {
-				    .func = f, .addr = PV_ADDR_NONE, .category = e->cat};
-				pv_stack_ix prefix =
-				    open.len ? VEC(open, struct open_frame)[open.len - 1].stack
-					     : PV_NONE;
-				struct open_frame *o = vec_push(&open, sizeof(*o));
-				if (!o) {
-					rc = ch_oom(c);
-					break;
-				}
-				o->stack = builder_stack(b, prefix, builder_frame(b, &k));
-				o->name = e->name;
-				continue;
-			}
-			if (open.len) {
-				/* an end at the same time that closes the innermost frame goes
-				 * first */
-				pv_str_ix top = VEC(open, struct open_frame)[open.len - 1].name;
-				for (uint32_t j = ei + 1; j < ends.len && eq[j].thread == thread &&
-							  eq[j].t == eq[ei].t && eq[ei].name != top;
-				     j++)
-					if (eq[j].name == top) {
-						struct dur_ev tmp = eq[ei];
-						eq[ei] = eq[j];
-						eq[j] = tmp;
-					}
-			}
-			const struct dur_ev *e = &eq[ei++];
-			if (open.len && VEC(open, struct open_frame)[open.len - 1].name == e->name)
-				open.len--;
-			else
-				c->dur_unmatched++;
+	}
+	const struct dur_ev *e = &eq[w->ei++];
+	if (w->open.len && VEC(w->open, struct open_frame)[w->open.len - 1].name == e->name)
+		w->open.len--;
+	else
+		c->dur_unmatched++;
+}
+
+/* One thread's stretches of open events as samples, in time order. */
+static int dur_thread(struct ch *c, struct dur_walk *w, uint32_t thread, int64_t zero,
+		      pv_metric_ix m)
+{
+	int64_t wt[2] = {0, 0};
+	int64_t last = 0;
+	int rc = 0;
+	w->open.len = 0;
+	for (;;) {
+		const struct dur_ev *bq = w->bq, *eq = w->eq;
+		uint32_t bi = w->bi, ei = w->ei;
+		bool hb = bi < w->nb && bq[bi].thread == thread;
+		bool he = ei < w->ne && eq[ei].thread == thread;
+		if (!hb && !he)
+			break;
+		bool take_b = !he || (hb && (bq[bi].t < eq[ei].t ||
+					     (bq[bi].t == eq[ei].t && bq[bi].name == eq[ei].name)));
+		int64_t t = take_b ? bq[bi].t : eq[ei].t;
+		if (w->open.len && t > last) {
+			struct open_frame *top = &VEC(w->open, struct open_frame)[w->open.len - 1];
+			int64_t rt;
+			if ((rc = ch_rel(c, last, zero, &rt)))
+				return rc;
+			wt[m] = t - last;
+			builder_sample(c->b, thread, top->stack, rt, wt);
 		}
-		c->dur_open += open.len;
+		last = t;
+		if (take_b) {
+			if ((rc = dur_open(c, w, &bq[w->bi++])))
+				return rc;
+			continue;
+		}
+		dur_close(c, w, thread);
+	}
+	c->dur_open += w->open.len;
+	return 0;
+}
+
+int ch_duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
+{
+	struct vec begins = {0}, ends = {0};
+	struct dur_walk w = {0};
+	int rc = dur_queues(c, &begins, &ends);
+	w.bq = VEC(begins, struct dur_ev);
+	w.eq = VEC(ends, struct dur_ev);
+	w.nb = begins.len;
+	w.ne = ends.len;
+	while (!rc && !c->b->status && (w.bi < w.nb || w.ei < w.ne)) {
+		/* one thread at a time: the lower thread's queues first */
+		uint32_t thread = w.bi < w.nb ? w.bq[w.bi].thread : w.eq[w.ei].thread;
+		if (w.ei < w.ne && w.eq[w.ei].thread < thread)
+			thread = w.eq[w.ei].thread;
+		rc = dur_thread(c, &w, thread, zero, m);
 	}
 	vec_free(&begins);
 	vec_free(&ends);
-	vec_free(&open);
+	vec_free(&w.open);
 	return rc;
 }
