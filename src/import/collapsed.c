@@ -335,6 +335,79 @@ static pv_thread_ix thread_of(struct cstate *s, const char *comm, size_t n, int6
 	return t;
 }
 
+/*
+ * A stack line's sample: its frames from f to se (the first one naming the task in the file's
+ * task mode, decided by the first line), weighing count.
+ */
+static void add_stack(struct cstate *s, const char *f, const char *se, int64_t count,
+		      int *task_mode)
+{
+	struct pv_builder *b = s->b;
+	pv_thread_ix th = PV_NONE;
+	/* the first frame may name the task */
+	const char *fe = memchr(f, ';', (size_t)(se - f));
+	if (!fe)
+		fe = se;
+	const char *ce = f;
+	int64_t pid = PV_ID_NONE, tid = PV_ID_NONE;
+	int tm = collapsed_task(f, fe, &ce, &pid, &tid);
+	if (*task_mode < 0)
+		*task_mode = tm;
+	if (*task_mode > 0 && tm == *task_mode) {
+		/* the thread frame alone: a sample of the thread without a stack */
+		th = thread_of(s, f, (size_t)(ce - f), pid, tid);
+		f = fe < se ? fe + 1 : se;
+	}
+	if (th == PV_NONE) {
+		if (s->default_thread == PV_NONE)
+			s->default_thread = builder_thread(b, builder_cstr(b, "all samples"),
+							   PV_ID_NONE, PV_ID_NONE, 0);
+		th = s->default_thread;
+	}
+	pv_stack_ix st = PV_NONE;
+	while (f < se) {
+		const char *fend = memchr(f, ';', (size_t)(se - f));
+		if (!fend)
+			fend = se;
+		if (fend > f)
+			st = builder_stack(b, st, frame_cached(s, f, (size_t)(fend - f)));
+		f = fend + 1;
+	}
+	int64_t w = count;
+	builder_sample(b, th, st, PV_TIME_NONE, &w);
+}
+
+/*
+ * A file without a stack to read: the first of its lines that are not one (a count out of
+ * range, or not 'frame;frame;... COUNT') is the error; 0 when they all have a count of 0.
+ */
+static int no_stacks(struct pv_input *in, struct pv_error *err, const char *first_range_at,
+		     uint64_t first_range, const char *first_bad_at, uint64_t first_bad,
+		     uint64_t zero)
+{
+	const char *e = in->data + in->len;
+	if (first_range_at && (!first_bad_at || first_range < first_bad)) {
+		const char *d = first_range_at;
+		while (d < e && *d >= '0' && *d <= '9')
+			d++;
+		return input_fail(in, err, PV_EPARSE, first_range_at,
+				  "count %.*s is past 9223372036854775807 (2^63 - 1)",
+				  (int)(d - first_range_at > 40 ? 40 : d - first_range_at),
+				  first_range_at);
+	}
+	if (first_bad_at) {
+		uint64_t l, c;
+		input_position(in, first_bad_at, &l, &c);
+		return input_fail_at(in, err, PV_EPARSE, l, 1, "expected 'frame;frame;... COUNT'");
+	}
+	if (zero == 0)
+		return pv_error_set(err, PV_EPARSE,
+				    "%s: line 1, column 1: expected 'frame;frame;... "
+				    "COUNT', found no stack",
+				    in->name);
+	return 0;
+}
+
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
 	struct cstate s = {.b = b, .kernel = PV_NONE, .jit = PV_NONE, .default_thread = PV_NONE};
@@ -344,6 +417,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	const char *first_bad_at = NULL, *first_range_at = NULL;
 	const char *forget_mark = p;
 	int task_mode = -1; /* decided by the first data line: 0 none, 1 comm-pid, 2 comm-pid/tid */
+	int rc;
 	while (p < e && !b->status) {
 		/* nothing refers to earlier lines (frames are interned): their pages may go */
 		if (p - forget_mark > ((ptrdiff_t)1 << 20)) {
@@ -395,39 +469,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 			continue;
 		}
 		good++;
-		const char *f = p;
-		pv_thread_ix th = PV_NONE;
-		/* the first frame may name the task */
-		const char *fe = memchr(f, ';', (size_t)(se - f));
-		if (!fe)
-			fe = se;
-		const char *ce = f;
-		int64_t pid = PV_ID_NONE, tid = PV_ID_NONE;
-		int tm = collapsed_task(f, fe, &ce, &pid, &tid);
-		if (task_mode < 0)
-			task_mode = tm;
-		if (task_mode > 0 && tm == task_mode) {
-			/* the thread frame alone: a sample of the thread without a stack */
-			th = thread_of(&s, f, (size_t)(ce - f), pid, tid);
-			f = fe < se ? fe + 1 : se;
-		}
-		if (th == PV_NONE) {
-			if (s.default_thread == PV_NONE)
-				s.default_thread = builder_thread(b, builder_cstr(b, "all samples"),
-								  PV_ID_NONE, PV_ID_NONE, 0);
-			th = s.default_thread;
-		}
-		pv_stack_ix st = PV_NONE;
-		while (f < se) {
-			const char *fend = memchr(f, ';', (size_t)(se - f));
-			if (!fend)
-				fend = se;
-			if (fend > f)
-				st = builder_stack(b, st, frame_cached(&s, f, (size_t)(fend - f)));
-			f = fend + 1;
-		}
-		int64_t w = count;
-		builder_sample(b, th, st, PV_TIME_NONE, &w);
+		add_stack(&s, p, se, count, &task_mode);
 		p = le + 1;
 	}
 	pv_free(s.threads);
@@ -437,28 +479,9 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	pv_free(s.fc.text);
 	if (b->status)
 		return b->status;
-	if (good == 0) {
-		if (first_range_at && (!first_bad_at || first_range < first_bad)) {
-			const char *d = first_range_at;
-			while (d < e && *d >= '0' && *d <= '9')
-				d++;
-			return input_fail(in, err, PV_EPARSE, first_range_at,
-					  "count %.*s is past 9223372036854775807 (2^63 - 1)",
-					  (int)(d - first_range_at > 40 ? 40 : d - first_range_at),
-					  first_range_at);
-		}
-		if (first_bad_at) {
-			uint64_t l, c;
-			input_position(in, first_bad_at, &l, &c);
-			return input_fail_at(in, err, PV_EPARSE, l, 1,
-					     "expected 'frame;frame;... COUNT'");
-		}
-		if (zero == 0)
-			return pv_error_set(err, PV_EPARSE,
-					    "%s: line 1, column 1: expected 'frame;frame;... "
-					    "COUNT', found no stack",
-					    in->name);
-	}
+	if (good == 0 &&
+	    (rc = no_stacks(in, err, first_range_at, first_range, first_bad_at, first_bad, zero)))
+		return rc;
 	if (bad)
 		builder_lossy(
 		    b, bad,
