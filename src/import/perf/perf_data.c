@@ -44,6 +44,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <zstd.h>
 
 #include "base/alloc.h"
@@ -276,6 +277,9 @@ struct pd {
 	bool swap, pipe;
 	const unsigned char *base, *end;
 	const unsigned char *forget_at; /* input_forget'ed up to here */
+	const unsigned char *data_end;	/* the end of the records in the file */
+	const unsigned char *mapped;	/* the pages up to here are populated */
+	bool roomed;			/* the sample columns' room asked for */
 
 	struct attr *attrs;
 	uint32_t nattrs;
@@ -312,7 +316,10 @@ struct pd {
 	/* the round being read */
 	struct ref *refs;
 	uint32_t nrefs, rcap;
+	struct ref *spare; /* the sort's other array */
+	uint32_t spare_cap;
 	uint64_t seq;
+	bool unsorted; /* a record of the round is earlier than the one before it */
 	struct chunk *chunks;
 	/* compressed records */
 	ZSTD_DStream *zs;
@@ -1341,8 +1348,36 @@ static int sample_frames(struct pd *s, struct task *tk, const struct attr *a, st
 	return 0;
 }
 
-/* The attribute's metric, made at its first sample. */
-static int sample_metric(struct pd *s, struct attr *a)
+/* The fewest bytes of a SAMPLE record of the attribute a. */
+static uint64_t sample_min_size(const struct attr *a)
+{
+	uint64_t t = a->sample_type;
+	uint64_t words = (uint64_t)popcount64(
+	    t & (S_IDENTIFIER | S_IP | S_TID | S_TIME | S_ADDR | S_ID | S_STREAM_ID | S_CPU |
+		 S_PERIOD | S_CALLCHAIN | S_READ | S_BRANCH_STACK | S_REGS_USER | S_STACK_USER));
+	return 8 + 8 * words + ((t & S_RAW) ? 4 : 0);
+}
+
+/*
+ * Room in the sample columns for as many samples as the records left in the file could hold,
+ * asked once (at the first metric): the columns then never move as they grow (each move
+ * copied them into fresh pages). Only the rows written are ever touched.
+ */
+static void sample_room(struct pd *s, const unsigned char *r)
+{
+	s->roomed = true;
+	if (!s->data_end || r < s->base || r >= s->data_end)
+		return; /* an inflated record: its file's size says little */
+	uint64_t least = UINT64_MAX;
+	for (uint32_t i = 0; i < s->nattrs; i++) {
+		uint64_t m = sample_min_size(&s->attrs[i]);
+		least = m < least ? m : least;
+	}
+	builder_samples_room(s->b, s->b->p->samples.len + (uint64_t)(s->data_end - r) / least);
+}
+
+/* The attribute's metric, made at its first sample r. */
+static int sample_metric(struct pd *s, struct attr *a, const unsigned char *r)
 {
 	if (a->metric != PV_NONE)
 		return 0;
@@ -1357,14 +1392,16 @@ static int sample_metric(struct pd *s, struct attr *a)
 			return -1;
 		memset(s->weights + old, 0, (size_t)(s->wcap - old) * sizeof(*s->weights));
 	}
-	return 0;
+	if (!s->roomed)
+		sample_room(s, r);
+	return s->b->status;
 }
 
 /* The sample of the stack st at time tm (PV_TIME_NONE: none) in the thread th. */
-static int sample_add(struct pd *s, struct attr *a, pv_thread_ix th, pv_stack_ix st, int64_t tm,
-		      uint64_t period, uint64_t leaf)
+static int sample_add(struct pd *s, struct attr *a, const unsigned char *r, pv_thread_ix th,
+		      pv_stack_ix st, int64_t tm, uint64_t period, uint64_t leaf)
 {
-	if (sample_metric(s, a))
+	if (sample_metric(s, a, r))
 		return -1;
 	if (!s->interval && !a->freq && a->period && s->b->p->metrics.unit[a->metric] == PV_UNIT_NS)
 		s->interval = (int64_t)a->period;
@@ -1425,7 +1462,7 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 	int64_t tm = time == UINT64_MAX ? PV_TIME_NONE : (int64_t)time;
 	if (a->type == TYPE_TRACEPOINT)
 		return tracepoint(s, a, th, st, tm, f.raw, f.raw_n);
-	return sample_add(s, a, th, st, tm, f.period, leaf);
+	return sample_add(s, a, r, th, st, tm, f.period, leaf);
 }
 
 static int comm(struct pd *s, const unsigned char *r, uint32_t size, unsigned misc)
@@ -1703,12 +1740,56 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 
 /* ---------------------------------------------------------------- rounds */
 
-static int ref_cmp(const void *a, const void *b)
+/* The end of the run of records in time order from i. */
+static uint32_t run_end(const struct ref *a, uint32_t i, uint32_t n)
 {
-	const struct ref *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	while (++i < n && a[i].time >= a[i - 1].time)
+		;
+	return i;
+}
+
+/* x[0, nx) and y[0, ny) (each in time order) into out, x's first among equal times. */
+static void merge_runs(const struct ref *x, uint32_t nx, const struct ref *y, uint32_t ny,
+		       struct ref *out)
+{
+	uint32_t i = 0, j = 0;
+	while (i < nx && j < ny)
+		*out++ = y[j].time < x[i].time ? y[j++] : x[i++];
+	while (i < nx)
+		*out++ = x[i++];
+	while (j < ny)
+		*out++ = y[j++];
+}
+
+/*
+ * The round's records in time order, stably (records of one time keep their order, the order
+ * of seq): the runs already in order (perf writes one CPU's buffer after the other) merged two
+ * by two until one is left.
+ */
+static int sort_round(struct pd *s)
+{
+	uint32_t n = s->nrefs;
+	if (n < 2 || run_end(s->refs, 0, n) == n)
+		return 0;
+	if (GROW(s, s->spare, s->spare_cap, n))
+		return -1;
+	uint32_t runs;
+	do {
+		runs = 0;
+		for (uint32_t i = 0; i < n; runs++) {
+			uint32_t m = run_end(s->refs, i, n);
+			uint32_t e = m < n ? run_end(s->refs, m, n) : n;
+			merge_runs(s->refs + i, m - i, s->refs + m, e - m, s->spare + i);
+			i = e;
+		}
+		struct ref *t = s->refs;
+		uint32_t c = s->rcap;
+		s->refs = s->spare;
+		s->rcap = s->spare_cap;
+		s->spare = t;
+		s->spare_cap = c;
+	} while (runs > 1);
+	return 0;
 }
 
 static void free_chunks(struct pd *s)
@@ -1723,9 +1804,8 @@ static void free_chunks(struct pd *s)
 /* Uses the round's records in time order. */
 static int flush(struct pd *s)
 {
-	if (s->nrefs)
-		qsort(s->refs, s->nrefs, sizeof(*s->refs), ref_cmp);
-	int rc = 0;
+	int rc = s->unsorted ? sort_round(s) : 0;
+	s->unsorted = false;
 	for (uint32_t i = 0; i < s->nrefs && !rc; i++)
 		rc = handle(s, s->refs[i].p);
 	s->nrefs = 0;
@@ -1759,9 +1839,31 @@ static int handle(struct pd *s, const unsigned char *r)
 	}
 }
 
+/* The bytes read ahead of the records at once (one system call, rather than a page fault for
+ * every few pages). */
+#define AHEAD ((size_t)4 << 20)
+
+/* Maps the pages of the next AHEAD bytes from p (before e) when not done yet. */
+static void read_ahead(struct pd *s, const unsigned char *p, const unsigned char *e)
+{
+	if (p < s->mapped || p >= e)
+		return;
+	uintptr_t from = (uintptr_t)p & ~(uintptr_t)4095;
+	size_t len = (size_t)(e - (const unsigned char *)from) < AHEAD
+			 ? (size_t)(e - (const unsigned char *)from)
+			 : AHEAD;
+	/* an error (an old kernel, a file cut short) leaves the page faults to do it */
+#ifdef MADV_POPULATE_READ
+	madvise((void *)from, len, MADV_POPULATE_READ);
+#endif
+	s->mapped = (const unsigned char *)from + len;
+}
+
 static int records(struct pd *s, const unsigned char *p, const unsigned char *e, bool inner)
 {
 	while (p < e) {
+		if (!inner)
+			read_ahead(s, p, e);
 		if (e - p < 8)
 			return fail(s, p, "%lld bytes left, less than a record header (8 bytes)",
 				    (long long)(e - p));
@@ -1825,6 +1927,8 @@ static int records(struct pd *s, const unsigned char *p, const unsigned char *e,
 				} else {
 					if (GROW(s, s->refs, s->rcap, (uint64_t)s->nrefs + 1))
 						return -1;
+					if (s->nrefs && t < s->refs[s->nrefs - 1].time)
+						s->unsorted = true;
 					s->refs[s->nrefs++] = (struct ref){t, s->seq++, p};
 				}
 			} else {
@@ -2031,6 +2135,7 @@ static void release(struct pd *s)
 	pv_free(s->dsos);
 	pv_free(s->bids);
 	pv_free(s->refs);
+	pv_free(s->spare);
 	pv_free(s->chain);
 	pu_free(s->uw);
 	pv_free(s->uw_chain);
@@ -2106,12 +2211,15 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	if (hsize == 16) {
 		/* pipe mode: the records follow the 16-byte header */
 		s.pipe = true;
+		s.data_end = s.end;
 		rc = records(&s, s.base + 16, s.end, false);
 	} else {
 		struct section data;
 		rc = file_header(&s, &data);
-		if (!rc)
-			rc = records(&s, s.base + data.off, s.base + data.off + data.size, false);
+		if (!rc) {
+			s.data_end = s.base + data.off + data.size;
+			rc = records(&s, s.base + data.off, s.data_end, false);
+		}
 	}
 	if (!rc)
 		rc = flush(&s);
