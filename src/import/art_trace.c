@@ -595,9 +595,6 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	int rc = parse(a);
 	if (!rc)
 		rc = build(a);
-	if (!rc && b->status)
-		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
-				  pv_strerror(b->status));
 	vec_free(&a->methods);
 	vec_free(&a->threads);
 	vec_free(&a->recs);

@@ -439,9 +439,6 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	int rc = read_top(d);
 	if (!rc)
 		rc = build(d);
-	if (!rc && b->status)
-		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
-				  pv_strerror(b->status));
 	json_release(&d->j);
 	vec_free(&d->pps);
 	vec_free(&d->fs);

@@ -387,9 +387,6 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	int rc = read_top(s);
 	if (!rc)
 		rc = build(s);
-	if (!rc && b->status)
-		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
-				  pv_strerror(b->status));
 	json_release(&s->j);
 	vec_free(&s->samples);
 	vec_free(&s->durations);

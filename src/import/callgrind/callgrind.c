@@ -1594,9 +1594,6 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		report_lossy(&c, recursive);
 	}
 	cg_free(&c);
-	if (!rc && b->status)
-		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
-				  pv_strerror(b->status));
 	return rc;
 }
 

@@ -683,9 +683,6 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = json_fail_at(&c->j, &t, "expected the end of the input");
 	if (!rc)
 		rc = build(c);
-	if (!rc && b->status)
-		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
-				  pv_strerror(b->status));
 	release(c);
 	pv_free(c);
 	return rc;

@@ -415,9 +415,6 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = v8_build(s);
 	builder_lossy(b, r->other, "log lines of other kinds");
 	builder_lossy(b, r->moves, "code moves and deletions (applied; the old places forgotten)");
-	if (!rc && b->status)
-		rc = pv_error_set(err, b->status, "%s: %s while importing", in->name,
-				  pv_strerror(b->status));
 out:
 	if (s)
 		v8_release(s);
