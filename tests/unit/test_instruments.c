@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "import/instruments/bplist.h"
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
@@ -123,4 +124,38 @@ T_TEST(instruments_errors)
 	t_expect_error("m.txt", "Weight\tSymbol Name\n3 ms  1.0%\tmain\n3 MB  1.0%\t f\n",
 		       "instruments", PV_EPARSE, "m.txt: line 3, column 1: a weight in bytes",
 		       NULL);
+}
+
+/*
+ * A keyed archive whose $version is a UID into $objects (plistlib.dumps of {"$archiver":
+ * "NSKeyedArchiver", "$version": UID(1), "$top": {"root": UID(2)}, "$objects": ["$null",
+ * 100000, {"a": 1}]}, FMT_BINARY): read, with the archive's fields left from an earlier one
+ * (garbage here) never used. A fuzz find: $version was dereferenced before $objects was read.
+ */
+T_TEST(bplist_version_by_uid)
+{
+	static const unsigned char b[] =
+	    "bplist00\xd4\x01\x02\x03\x04\x05\x06\x0c\x0fY$archiverX$objectsT$topX$version"
+	    "_\x10\x0fNSKeyedArchiver\xa3\x07\x08\x09U$null\x12\x00\x01\x86\xa0\xd1\x0a\x0b"
+	    "Qa\x10\x01\xd1\x0d\x0eTroot\x80\x02\x80\x01\x08\x11\x1b\x24\x29\x32\x44\x48\x4e"
+	    "\x53\x56\x58\x5a\x5d\x62\x64\x00\x00\x00\x00\x00\x00\x01\x01\x00\x00\x00\x00"
+	    "\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+	    "\x66";
+	T_EQ_INT(sizeof(b) - 1, 150);
+	struct karchive ka;
+	memset(&ka, 0xa5, sizeof(ka));
+	T_TRUE(ka_open(&ka, b, sizeof(b) - 1));
+	T_EQ_INT(ka.objects.n, 3);
+	struct bp_obj root, o;
+	uint64_t v;
+	T_TRUE(ka_field(&ka, &ka.top, "root", &root) && ka_deref(&ka, &root, &o));
+	T_TRUE(ka_field(&ka, &o, "a", &o) && ka_int(&ka, &o, &v));
+	T_EQ_INT(v, 1);
+	/* the same bytes with "NSKeyedArchiver" misspelt: one error with its byte */
+	unsigned char c[sizeof(b)];
+	memcpy(c, b, sizeof(b));
+	c[53] = 'n';
+	T_TRUE(!ka_open(&ka, c, sizeof(c) - 1));
+	T_TRUE(ka.bp.bad);
+	T_CONTAINS(ka.bp.why, "an NSKeyedArchiver archive");
 }

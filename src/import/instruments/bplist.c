@@ -198,14 +198,17 @@ bool ka_open(struct karchive *ka, const void *data, size_t len)
 	struct bplist *bp = &ka->bp;
 	struct bp_obj root, v;
 	uint64_t ver;
+	/* $objects first: a $version given as a UID refers to it */
+	ka->objects = (struct bp_obj){.kind = BP_NULL};
+	ka->top = (struct bp_obj){.kind = BP_NULL};
 	if (!bp_open(bp, data, len) || !bp_get(bp, bp->top, &root))
 		return false;
 	if (!dict_get(bp, &root, "$archiver", &v) || !str_is(&v, "NSKeyedArchiver"))
 		return bad(bp, root.at, "an NSKeyedArchiver archive ($archiver)");
-	if (!dict_get(bp, &root, "$version", &v) || !ka_int(ka, &v, &ver) || ver != 100000)
-		return bad(bp, root.at, "an archive of $version 100000");
 	if (!dict_get(bp, &root, "$objects", &ka->objects) || ka->objects.kind != BP_ARRAY)
 		return bad(bp, root.at, "an array of $objects");
+	if (!dict_get(bp, &root, "$version", &v) || !ka_int(ka, &v, &ver) || ver != 100000)
+		return bad(bp, root.at, "an archive of $version 100000");
 	if (!dict_get(bp, &root, "$top", &ka->top) || ka->top.kind != BP_DICT)
 		return bad(bp, root.at, "a dict $top");
 	return true;
