@@ -209,18 +209,10 @@ static void json_pstr(struct pv_json *j, const struct pv_profile *p, pv_str_ix s
 		pv_json_str(j, pv_str(p, s));
 }
 
-void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const char *path,
-		  unsigned flags)
+/* pv_json_info's threads: one object each (the page adds the index and the activity). */
+static void info_threads_json(struct pv_json *j, const struct pv_profile_info *in, bool page)
 {
 	const struct pv_profile *p = in->p;
-	bool page = flags & PV_INFO_PAGE;
-	pv_json_kstr(j, "file", path);
-	pv_json_kstr(j, "format", pv_str(p, p->meta.format));
-	pv_json_key(j, "version");
-	json_pstr(j, p, p->meta.format_version);
-	pv_json_key(j, "product");
-	json_pstr(j, p, p->meta.product);
-	pv_json_kint(j, "interval_ns", p->meta.interval_ns);
 	pv_json_key(j, "threads");
 	pv_json_open(j, '[', PV_JSON_LINES, 2);
 	for (pv_thread_ix t = 0; t < p->threads.len; t++) {
@@ -247,21 +239,29 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_end(j);
 	}
 	pv_json_end(j);
-	if (page) {
-		pv_json_key(j, "busiest_thread");
-		pv_json_int_or_null(j, in->busiest == PV_NONE ? INT64_MIN : (int64_t)in->busiest);
-		pv_json_kbool(j, "one_program", in->one_program);
-		pv_json_key(j, "granularities"); /* what the page's By offers */
-		pv_json_array(j);
-		for (int g = 0; g <= PV_BY_LOOP; g++)
-			if (in->by[g])
-				pv_json_str(j, pv_granularity_name((enum pv_granularity)g));
-		pv_json_end(j);
-		pv_json_kbool(j, "inlines", in->inlines);
-		pv_json_key(j, "open_thread");
-		pv_json_int_or_null(j, in->open_thread == PV_NONE ? INT64_MIN
-								  : (int64_t)in->open_thread);
-	}
+}
+
+/* pv_json_info's keys for the page only: which thread to open, what its By offers. */
+static void info_page_json(struct pv_json *j, const struct pv_profile_info *in)
+{
+	pv_json_key(j, "busiest_thread");
+	pv_json_int_or_null(j, in->busiest == PV_NONE ? INT64_MIN : (int64_t)in->busiest);
+	pv_json_kbool(j, "one_program", in->one_program);
+	pv_json_key(j, "granularities"); /* what the page's By offers */
+	pv_json_array(j);
+	for (int g = 0; g <= PV_BY_LOOP; g++)
+		if (in->by[g])
+			pv_json_str(j, pv_granularity_name((enum pv_granularity)g));
+	pv_json_end(j);
+	pv_json_kbool(j, "inlines", in->inlines);
+	pv_json_key(j, "open_thread");
+	pv_json_int_or_null(j, in->open_thread == PV_NONE ? INT64_MIN : (int64_t)in->open_thread);
+}
+
+/* pv_json_info's metrics with their totals (the page adds how it shows their costs). */
+static void info_metrics_json(struct pv_json *j, const struct pv_profile_info *in, bool page)
+{
+	const struct pv_profile *p = in->p;
 	pv_json_key(j, "metrics");
 	pv_json_open(j, '[', PV_JSON_LINES, 2);
 	for (pv_metric_ix m = 0; m < p->metrics.len; m++) {
@@ -282,24 +282,34 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_end(j);
 	}
 	pv_json_end(j);
-	if (p->formulas.len) { /* written when the file defines derived metrics */
-		pv_json_key(j, "derived");
-		pv_json_open(j, '[', PV_JSON_LINES, 2);
-		for (uint32_t i = 0; i < p->formulas.len; i++) {
-			pv_json_object(j);
-			pv_json_kstr(j, "name", pv_str(p, p->formulas.name[i]));
-			pv_json_key(j, "formula");
-			pv_json_str_or_null(
-			    j, p->formulas.formula[i] ? pv_str(p, p->formulas.formula[i]) : NULL);
-			if (p->formulas.self[i])
-				pv_json_kstr(j, "self", pv_str(p, p->formulas.self[i]));
-			if (p->formulas.description[i])
-				pv_json_kstr(j, "description",
-					     pv_str(p, p->formulas.description[i]));
-			pv_json_end(j);
-		}
+}
+
+/* pv_json_info's derived metrics: written when the file defines some. */
+static void info_derived_json(struct pv_json *j, const struct pv_profile *p)
+{
+	if (!p->formulas.len)
+		return;
+	pv_json_key(j, "derived");
+	pv_json_open(j, '[', PV_JSON_LINES, 2);
+	for (uint32_t i = 0; i < p->formulas.len; i++) {
+		pv_json_object(j);
+		pv_json_kstr(j, "name", pv_str(p, p->formulas.name[i]));
+		pv_json_key(j, "formula");
+		pv_json_str_or_null(j, p->formulas.formula[i] ? pv_str(p, p->formulas.formula[i])
+							      : NULL);
+		if (p->formulas.self[i])
+			pv_json_kstr(j, "self", pv_str(p, p->formulas.self[i]));
+		if (p->formulas.description[i])
+			pv_json_kstr(j, "description", pv_str(p, p->formulas.description[i]));
 		pv_json_end(j);
 	}
+	pv_json_end(j);
+}
+
+/* pv_json_info's table sizes, marker phases and trace records. */
+static void info_counts_json(struct pv_json *j, const struct pv_profile_info *in, bool page)
+{
+	const struct pv_profile *p = in->p;
 	pv_json_kuint(j, "samples", p->samples.len);
 	pv_json_kuint(j, "samples_without_stack", in->samples_without_stack);
 	pv_json_kuint(j, "functions", p->funcs.len);
@@ -328,6 +338,12 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		pv_json_kint(j, "end_ns", p->trace.end_ns);
 		pv_json_end(j);
 	}
+}
+
+/* pv_json_info's lossy steps, and the labels of profiles that have some (pprof). */
+static void info_lossy_labels_json(struct pv_json *j, const struct pv_profile_info *in)
+{
+	const struct pv_profile *p = in->p;
 	pv_json_key(j, "lossy");
 	pv_json_open(j, '[', PV_JSON_LINES, 2);
 	for (uint32_t i = 0; i < p->diags.len; i++) {
@@ -350,6 +366,27 @@ void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const cha
 		}
 		pv_json_end(j);
 	}
+}
+
+void pv_json_info(struct pv_json *j, const struct pv_profile_info *in, const char *path,
+		  unsigned flags)
+{
+	const struct pv_profile *p = in->p;
+	bool page = flags & PV_INFO_PAGE;
+	pv_json_kstr(j, "file", path);
+	pv_json_kstr(j, "format", pv_str(p, p->meta.format));
+	pv_json_key(j, "version");
+	json_pstr(j, p, p->meta.format_version);
+	pv_json_key(j, "product");
+	json_pstr(j, p, p->meta.product);
+	pv_json_kint(j, "interval_ns", p->meta.interval_ns);
+	info_threads_json(j, in, page);
+	if (page)
+		info_page_json(j, in);
+	info_metrics_json(j, in, page);
+	info_derived_json(j, p);
+	info_counts_json(j, in, page);
+	info_lossy_labels_json(j, in);
 }
 
 void pv_json_categories(struct pv_json *j, const struct pv_profile *p, bool other)

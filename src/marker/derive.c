@@ -345,95 +345,69 @@ struct mkey {
 };
 
 /*
- * {...s, ...e, ...o} as compact JSON into the arena: keys in the order their first writer has
- * them, values of their last writer. s may be NULL; a payload that is not an object counts as {}.
+ * merge's key index: keys are found by a linear search in small payloads (*mask 0), through a
+ * hash table over c->mk in big ones (bound: the most keys there can be). -1 on OOM.
  */
-static const char *merge(struct ctx *c, const char *s, const char *e, const struct ovr *o,
-			 uint32_t no)
+static int merge_index(struct ctx *c, uint64_t bound, uint32_t *mask)
 {
-	struct jdoc *docs[2] = {&c->doc, &c->doc2};
-	const char *src[2] = {s, e};
-	bool obj[2];
-	uint64_t bound = no;
-	for (int w = 0; w < 2; w++) {
-		obj[w] = src[w] && !jdoc_parse(docs[w], src[w], strlen(src[w]), NULL) &&
-			 docs[w]->n[0].kind == JSON_OBJECT;
-		bound += obj[w] ? docs[w]->n[0].nkids : 0;
+	*mask = 0;
+	if (bound <= 32)
+		return 0;
+	uint64_t cap = 64;
+	while (cap < 2 * bound)
+		cap *= 2;
+	if (cap > UINT32_MAX)
+		return -1;
+	if (cap > c->slot_cap) {
+		uint32_t *sl = pv_realloc(c->slot, (size_t)cap * sizeof(*sl));
+		if (!sl)
+			return -1;
+		c->slot = sl;
+		c->slot_cap = (uint32_t)cap;
 	}
-	/* keys are found by a linear search in small payloads, through a hash table in big ones */
-	bool hashed = bound > 32;
-	uint32_t mask = 0;
-	if (hashed) {
-		uint64_t cap = 64;
-		while (cap < 2 * bound)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return NULL;
-		if (cap > c->slot_cap) {
-			uint32_t *sl = pv_realloc(c->slot, (size_t)cap * sizeof(*sl));
-			if (!sl)
-				return NULL;
-			c->slot = sl;
-			c->slot_cap = (uint32_t)cap;
-		}
-		mask = (uint32_t)cap - 1;
-		memset(c->slot, 0xff, (size_t)cap * sizeof(*c->slot));
+	*mask = (uint32_t)cap - 1;
+	memset(c->slot, 0xff, (size_t)cap * sizeof(*c->slot));
+	return 0;
+}
+
+/* merge: key m takes its new value, or is appended to c->mk[0..*nk) (unless dropped). */
+static int merge_key(struct ctx *c, uint32_t *nk, uint32_t mask, const struct mkey *m)
+{
+	uint32_t f = 0, h = 0;
+	if (mask) {
+		h = (uint32_t)hash_bytes(m->k, m->kl) & mask;
+		while ((f = c->slot[h]) != UINT32_MAX &&
+		       !(c->mk[f].kl == m->kl && memcmp(c->mk[f].k, m->k, m->kl) == 0))
+			h = (h + 1) & mask;
+		if (f == UINT32_MAX)
+			f = *nk;
+	} else {
+		while (f < *nk && !(c->mk[f].kl == m->kl && memcmp(c->mk[f].k, m->k, m->kl) == 0))
+			f++;
 	}
-	uint32_t nk = 0;
-	for (int w = 0; w < 3; w++) {
-		struct jdoc *d = w < 2 ? docs[w] : NULL;
-		uint32_t x = JN_NONE, total = w < 2 ? 0 : no;
-		if (w < 2) {
-			if (!obj[w])
-				continue;
-			x = d->n[0].first;
-		}
-		for (uint32_t q = 0; w < 2 ? x != JN_NONE : q < total; q++) {
-			struct mkey m = {0};
-			if (w < 2) {
-				m.k = jn_key(d, x, &m.kl);
-				m.v = d->src + d->n[x].off;
-				m.vl = d->n[x].end - d->n[x].off;
-				x = d->n[x].next;
-			} else {
-				m.k = o[q].key;
-				m.kl = strlen(m.k);
-				m.v = o[q].json;
-				m.vl = m.v ? strlen(m.v) : 0;
-				m.drop = !m.v;
-			}
-			uint32_t f = 0, h = 0;
-			if (hashed) {
-				h = (uint32_t)hash_bytes(m.k, m.kl) & mask;
-				while ((f = c->slot[h]) != UINT32_MAX &&
-				       !(c->mk[f].kl == m.kl && memcmp(c->mk[f].k, m.k, m.kl) == 0))
-					h = (h + 1) & mask;
-				if (f == UINT32_MAX)
-					f = nk;
-			} else {
-				while (f < nk &&
-				       !(c->mk[f].kl == m.kl && memcmp(c->mk[f].k, m.k, m.kl) == 0))
-					f++;
-			}
-			if (f < nk) {
-				c->mk[f].v = m.v;
-				c->mk[f].vl = m.vl;
-				c->mk[f].drop = m.drop;
-				continue;
-			}
-			if (m.drop)
-				continue;
-			if (nk == c->mk_cap) {
-				uint32_t nc = grow_cap(c->mk_cap, (uint64_t)nk + 1);
-				if (!nc || COL_GROW(c->mk, nc))
-					return NULL;
-				c->mk_cap = nc;
-			}
-			if (hashed)
-				c->slot[h] = nk;
-			c->mk[nk++] = m;
-		}
+	if (f < *nk) {
+		c->mk[f].v = m->v;
+		c->mk[f].vl = m->vl;
+		c->mk[f].drop = m->drop;
+		return 0;
 	}
+	if (m->drop)
+		return 0;
+	if (*nk == c->mk_cap) {
+		uint32_t nc = grow_cap(c->mk_cap, (uint64_t)*nk + 1);
+		if (!nc || COL_GROW(c->mk, nc))
+			return -1;
+		c->mk_cap = nc;
+	}
+	if (mask)
+		c->slot[h] = *nk;
+	c->mk[(*nk)++] = *m;
+	return 0;
+}
+
+/* merge's result: the keys c->mk[0..nk) not dropped, as compact JSON into the arena. */
+static const char *merge_text(struct ctx *c, uint32_t nk)
+{
 	struct sbuf *t = &c->t;
 	sbuf_reset(t);
 	sbuf_put(t, "{", 1);
@@ -452,6 +426,47 @@ static const char *merge(struct ctx *c, const char *s, const char *e, const stru
 	if (t->oom)
 		return NULL;
 	return arena_strndup(c->ms->arena, sbuf_str(t), t->len);
+}
+
+/*
+ * {...s, ...e, ...o} as compact JSON into the arena: keys in the order their first writer has
+ * them, values of their last writer. s may be NULL; a payload that is not an object counts as {}.
+ */
+static const char *merge(struct ctx *c, const char *s, const char *e, const struct ovr *o,
+			 uint32_t no)
+{
+	struct jdoc *docs[2] = {&c->doc, &c->doc2};
+	const char *src[2] = {s, e};
+	bool obj[2];
+	uint64_t bound = no;
+	for (int w = 0; w < 2; w++) {
+		obj[w] = src[w] && !jdoc_parse(docs[w], src[w], strlen(src[w]), NULL) &&
+			 docs[w]->n[0].kind == JSON_OBJECT;
+		bound += obj[w] ? docs[w]->n[0].nkids : 0;
+	}
+	uint32_t mask, nk = 0;
+	if (merge_index(c, bound, &mask))
+		return NULL;
+	for (int w = 0; w < 2; w++) {
+		const struct jdoc *d = docs[w];
+		for (uint32_t x = obj[w] ? d->n[0].first : JN_NONE; x != JN_NONE;
+		     x = d->n[x].next) {
+			struct mkey m = {0};
+			m.k = jn_key(d, x, &m.kl);
+			m.v = d->src + d->n[x].off;
+			m.vl = d->n[x].end - d->n[x].off;
+			if (merge_key(c, &nk, mask, &m))
+				return NULL;
+		}
+	}
+	for (uint32_t q = 0; q < no; q++) {
+		struct mkey m = {.k = o[q].key, .kl = strlen(o[q].key), .v = o[q].json};
+		m.vl = m.v ? strlen(m.v) : 0;
+		m.drop = !m.v;
+		if (merge_key(c, &nk, mask, &m))
+			return NULL;
+	}
+	return merge_text(c, nk);
 }
 
 /* The payload of a start/end pair: one side when the other has none or both are the same. */
@@ -777,101 +792,95 @@ static int derive_jank(struct ctx *c, pv_thread_ix t)
 	return last_delay >= JANK_THRESHOLD_NS ? add_jank(c, t, last_delay, last_time) : 0;
 }
 
-static int derive_thread(struct ctx *c, pv_thread_ix t, const uint32_t *rows, uint32_t n)
+/* A row of no special type by its phase: instant and interval rows as they are, a start pushed
+ * on its name's stack, an end paired with the latest open start of its name. */
+static int phase_row(struct ctx *c, uint32_t r, pv_thread_ix t)
 {
 	const struct pv_raw_markers *rm = &c->p->markers;
-	struct pv_markers *ms = c->ms;
+	int64_t s = rm->start_ns[r], e = rm->end_ns[r];
 	size_t len;
-	int rc;
-	thread_range(c, t, rows, n);
-	ms->thread_start_ns[t] = c->tstart == INT64_MAX ? PV_TIME_NONE : c->tstart;
-	ms->thread_end_ns[t] = c->tend == INT64_MIN ? PV_TIME_NONE : c->tend;
-	if ((rc = names_init(c, n)))
-		return rc;
-	omap_reset(&c->net);
-	omap_reset(&c->shots);
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t r = rows[k];
-		int64_t s = rm->start_ns[r], e = rm->end_ns[r];
-		bool done = false;
-		rc = 0; /* each row's own status: a case that adds nothing leaves it 0 */
-		switch (row_type(c, r)) {
-		case T_NETWORK:
-			if ((rc = network_row(c, r, t)))
-				return rc;
-			continue;
-		case T_IPC:
-			if ((rc = ipc_row(c, r, t)))
-				return rc;
-			continue;
-		case T_SCREENSHOT:
-			if ((rc = screenshot_row(c, r, t, &done)))
-				return rc;
-			if (done)
-				continue;
-			break;
-		default: break;
+	switch (rm->phase[r]) {
+	case PV_PHASE_INSTANT:
+		if (s == PV_TIME_NONE) {
+			c->no_time++;
+			return 0;
 		}
-		switch (rm->phase[r]) {
-		case PV_PHASE_INSTANT:
-			if (s == PV_TIME_NONE) {
-				c->no_time++;
-				break;
-			}
-			rc = add(c, r, s, PV_TIME_NONE, row_name(c, r), rm->category[r], t,
-				 payload_of(c, r, &len), false);
-			break;
-		case PV_PHASE_INTERVAL:
-			if (s == PV_TIME_NONE || e == PV_TIME_NONE) {
-				c->no_time++;
-				break;
-			}
-			rc = add(c, r, s, e, row_name(c, r), rm->category[r], t,
-				 payload_of(c, r, &len), false);
-			break;
-		case PV_PHASE_START: {
-			if (s == PV_TIME_NONE) {
-				c->no_time++;
-				break;
-			}
-			uint32_t b = bucket(c, rm->name[r], true);
-			if (b == UINT32_MAX)
-				return oom(c);
-			c->below[r] = c->btop[b];
-			c->btop[b] = r;
-			break;
+		return add(c, r, s, PV_TIME_NONE, row_name(c, r), rm->category[r], t,
+			   payload_of(c, r, &len), false);
+	case PV_PHASE_INTERVAL:
+		if (s == PV_TIME_NONE || e == PV_TIME_NONE) {
+			c->no_time++;
+			return 0;
 		}
-		default: { /* an end: the latest open start of its name */
-			if (e == PV_TIME_NONE) {
-				c->no_time++;
-				break;
-			}
-			uint32_t b = bucket(c, rm->name[r], false);
-			uint32_t sr = b == UINT32_MAX ? PV_NONE : c->btop[b];
-			if (sr == PV_NONE) {
-				rc = add(c, r, min64(e, c->tstart), e, row_name(c, r),
-					 rm->category[r], t, payload_of(c, r, &len), true);
-				break;
-			}
-			c->btop[b] = c->below[sr];
-			const char *data;
-			if ((rc = pair_data(c, sr, r, &data)))
-				return rc;
-			/* the end's cause wins, as its payload keys do */
-			rc = add2(c, sr, r, false, rm->start_ns[sr], e, row_name(c, r),
-				  rm->category[r], t, data, false);
-			break;
+		return add(c, r, s, e, row_name(c, r), rm->category[r], t, payload_of(c, r, &len),
+			   false);
+	case PV_PHASE_START: {
+		if (s == PV_TIME_NONE) {
+			c->no_time++;
+			return 0;
 		}
-		}
-		if (rc)
-			return rc;
+		uint32_t b = bucket(c, rm->name[r], true);
+		if (b == UINT32_MAX)
+			return oom(c);
+		c->below[r] = c->btop[b];
+		c->btop[b] = r;
+		return 0;
 	}
-	/* starts still open, by name in the order names first opened, oldest first */
+	default: break; /* an end: the latest open start of its name */
+	}
+	if (e == PV_TIME_NONE) {
+		c->no_time++;
+		return 0;
+	}
+	uint32_t b = bucket(c, rm->name[r], false);
+	uint32_t sr = b == UINT32_MAX ? PV_NONE : c->btop[b];
+	if (sr == PV_NONE)
+		return add(c, r, min64(e, c->tstart), e, row_name(c, r), rm->category[r], t,
+			   payload_of(c, r, &len), true);
+	c->btop[b] = c->below[sr];
+	const char *data;
+	int rc = pair_data(c, sr, r, &data);
+	if (rc)
+		return rc;
+	/* the end's cause wins, as its payload keys do */
+	return add2(c, sr, r, false, rm->start_ns[sr], e, row_name(c, r), rm->category[r], t, data,
+		    false);
+}
+
+/* One raw row of thread t: a special type's own rule first (it may deal with the row). */
+static int derive_row(struct ctx *c, uint32_t r, pv_thread_ix t)
+{
+	bool done = false;
+	int rc;
+	switch (row_type(c, r)) {
+	case T_NETWORK: return network_row(c, r, t);
+	case T_IPC: return ipc_row(c, r, t);
+	case T_SCREENSHOT:
+		if ((rc = screenshot_row(c, r, t, &done)) || done)
+			return rc;
+		break;
+	default: break;
+	}
+	return phase_row(c, r, t);
+}
+
+/* An incomplete marker of a start never closed: it lasts to the thread's end. */
+static int add_open(struct ctx *c, uint32_t r, pv_thread_ix t, const char *name, bool incomplete)
+{
+	const struct pv_raw_markers *rm = &c->p->markers;
+	int64_t s = rm->start_ns[r];
+	size_t len;
+	return add(c, r, s, max64(c->tend, s), name, rm->category[r], t, payload_of(c, r, &len),
+		   incomplete);
+}
+
+/* The rows still open at the thread's end: starts by name in the order names first opened,
+ * oldest first; then Network starts; then the last screenshot of each window. */
+static int close_open(struct ctx *c, pv_thread_ix t)
+{
+	int rc;
 	for (uint32_t b = 0; b < c->nb; b++) {
-		uint32_t cnt = 0;
-		for (uint32_t r = c->btop[b]; r != PV_NONE; r = c->below[r])
-			cnt++;
-		if (!cnt)
+		if (c->btop[b] == PV_NONE)
 			continue;
 		/* reverse the stack in place through below[]: oldest first */
 		uint32_t prev = PV_NONE, r = c->btop[b];
@@ -881,31 +890,37 @@ static int derive_thread(struct ctx *c, pv_thread_ix t, const uint32_t *rows, ui
 			prev = r;
 			r = nx;
 		}
-		for (r = prev; r != PV_NONE; r = c->below[r]) {
-			int64_t s = rm->start_ns[r];
-			if ((rc = add(c, r, s, max64(c->tend, s), row_name(c, r), rm->category[r],
-				      t, payload_of(c, r, &len), true)))
+		for (r = prev; r != PV_NONE; r = c->below[r])
+			if ((rc = add_open(c, r, t, row_name(c, r), true)))
 				return rc;
-		}
 	}
-	for (uint32_t x = 0; x < c->net.n; x++) {
-		uint32_t r = c->net.e[x].val;
-		if (!c->net.e[x].alive)
-			continue;
-		int64_t s = rm->start_ns[r];
-		if ((rc = add(c, r, s, max64(c->tend, s), row_name(c, r), rm->category[r], t,
-			      payload_of(c, r, &len), true)))
+	for (uint32_t x = 0; x < c->net.n; x++)
+		if (c->net.e[x].alive &&
+		    (rc = add_open(c, c->net.e[x].val, t, row_name(c, c->net.e[x].val), true)))
 			return rc;
-	}
-	for (uint32_t x = 0; x < c->shots.n; x++) {
-		uint32_t r = c->shots.e[x].val;
-		if (!c->shots.e[x].alive)
-			continue;
-		int64_t s = rm->start_ns[r];
-		if ((rc = add(c, r, s, max64(c->tend, s), "CompositorScreenshot", rm->category[r],
-			      t, payload_of(c, r, &len), false)))
+	for (uint32_t x = 0; x < c->shots.n; x++)
+		if (c->shots.e[x].alive &&
+		    (rc = add_open(c, c->shots.e[x].val, t, "CompositorScreenshot", false)))
 			return rc;
-	}
+	return 0;
+}
+
+static int derive_thread(struct ctx *c, pv_thread_ix t, const uint32_t *rows, uint32_t n)
+{
+	struct pv_markers *ms = c->ms;
+	int rc;
+	thread_range(c, t, rows, n);
+	ms->thread_start_ns[t] = c->tstart == INT64_MAX ? PV_TIME_NONE : c->tstart;
+	ms->thread_end_ns[t] = c->tend == INT64_MIN ? PV_TIME_NONE : c->tend;
+	if ((rc = names_init(c, n)))
+		return rc;
+	omap_reset(&c->net);
+	omap_reset(&c->shots);
+	for (uint32_t k = 0; k < n; k++)
+		if ((rc = derive_row(c, rows[k], t)))
+			return rc;
+	if ((rc = close_open(c, t)))
+		return rc;
 	return derive_jank(c, t);
 }
 
@@ -983,15 +998,18 @@ static int friendly_names(struct ctx *c)
 	return 0;
 }
 
-static int correlate_ipc(struct ctx *c)
+/* correlate_ipc's messages: each one's rows by slot (IPC_SLOTS), found by the message's key. */
+#define IPC_SLOTS 5 /* sender endpoint, transfer start, transfer end (sent, received), receiver */
+struct ipc_msgs {
+	struct omap by_key;
+	uint32_t (*slots)[IPC_SLOTS];
+	uint32_t n, cap;
+};
+
+/* Marks the raw rows whose payload names a special type (c->special_row), for every pass. */
+static int mark_special(struct ctx *c)
 {
-	const struct pv_profile *p = c->p;
-	const struct pv_raw_markers *rm = &p->markers;
-	struct omap msgs = {0};
-	uint32_t(*slots)[5] = NULL;
-	uint32_t nmsg = 0, capmsg = 0;
-	int rc = 0;
-	/* which rows name a special type, for the derivation's pass too */
+	const struct pv_raw_markers *rm = &c->p->markers;
 	uint8_t *special = pv_calloc(rm->len ? rm->len : 1, 1);
 	if (!special)
 		return oom(c);
@@ -1001,150 +1019,196 @@ static int correlate_ipc(struct ctx *c)
 		special[r] = s && maybe_special(c, rm->payload[r], s, n);
 	}
 	c->special_row = special;
-	for (uint32_t r = 0; r < rm->len && !rc; r++) {
-		pv_thread_ix t = rm->thread[r];
-		if (!special[r] || p->threads.tid[t] == PV_ID_NONE || row_type(c, r) != T_IPC)
-			continue;
-		struct jdoc *d = &c->doc;
-		bool sending = jn_is(d, jn_get(d, 0, "direction"), "sending");
-		uint32_t ph = jn_get(d, 0, "phase");
-		int idx;
-		if (ph == JN_NONE || jn_is(d, ph, "endpoint"))
-			idx = sending ? 0 : 4;
-		else if (jn_is(d, ph, "transferStart") && sending)
-			idx = 1;
-		else if (jn_is(d, ph, "transferEnd"))
-			idx = sending ? 2 : 3;
-		else
-			continue; /* a phase the Firefox Profiler refuses */
-		/* the message: sender pid, receiver pid, sequence number, message type */
-		struct sbuf *k = &c->key;
-		sbuf_reset(k);
-		char pid[32] = "undefined";
-		if (p->threads.pid[t] != PV_ID_NONE)
-			snprintf(pid, sizeof(pid), "%lld", (long long)p->threads.pid[t]);
-		if (!sending) {
-			jn_js_string(d, jn_get(d, 0, "otherPid"), k);
-			sbuf_put(k, ",", 1);
-		}
-		sbuf_puts(k, pid);
-		if (sending) {
-			sbuf_put(k, ",", 1);
-			jn_js_string(d, jn_get(d, 0, "otherPid"), k);
-		}
+	return 0;
+}
+
+/* The slot of the IPC payload in c->doc by its phase and direction, -1 for a phase refused. */
+static int ipc_slot(struct ctx *c, bool sending)
+{
+	struct jdoc *d = &c->doc;
+	uint32_t ph = jn_get(d, 0, "phase");
+	if (ph == JN_NONE || jn_is(d, ph, "endpoint"))
+		return sending ? 0 : 4;
+	if (jn_is(d, ph, "transferStart") && sending)
+		return 1;
+	if (jn_is(d, ph, "transferEnd"))
+		return sending ? 2 : 3;
+	return -1; /* a phase the Firefox Profiler refuses */
+}
+
+/* The key of the IPC message in c->doc seen on thread t into c->key: sender pid, receiver pid,
+ * sequence number, message type. */
+static int ipc_key(struct ctx *c, pv_thread_ix t, bool sending)
+{
+	const struct pv_profile *p = c->p;
+	struct jdoc *d = &c->doc;
+	struct sbuf *k = &c->key;
+	sbuf_reset(k);
+	char pid[32] = "undefined";
+	if (p->threads.pid[t] != PV_ID_NONE)
+		snprintf(pid, sizeof(pid), "%lld", (long long)p->threads.pid[t]);
+	if (!sending) {
+		jn_js_string(d, jn_get(d, 0, "otherPid"), k);
 		sbuf_put(k, ",", 1);
-		jn_js_string(d, jn_get(d, 0, "messageSeqno"), k);
-		sbuf_put(k, ",", 1);
-		jn_js_string(d, jn_get(d, 0, "messageType"), k);
-		if (k->oom) {
-			rc = oom(c);
-			break;
-		}
-		uint32_t m = omap_get(&msgs, sbuf_str(k), k->len);
-		if (m == UINT32_MAX) {
-			if (nmsg == capmsg) {
-				uint32_t nc = grow_cap(capmsg, (uint64_t)nmsg + 1);
-				if (!nc || col_realloc((void **)&slots, sizeof(*slots), nc)) {
-					rc = oom(c);
-					break;
-				}
-				capmsg = nc;
-			}
-			m = nmsg++;
-			for (int s = 0; s < 5; s++)
-				slots[m][s] = PV_NONE;
-			if (omap_set(&msgs, sbuf_str(k), k->len, m)) {
-				rc = oom(c);
-				break;
-			}
-		}
-		if (slots[m][idx] == PV_NONE) /* the first of duplicates wins */
-			slots[m][idx] = r;
 	}
-	if (!rc && nmsg) {
+	sbuf_puts(k, pid);
+	if (sending) {
+		sbuf_put(k, ",", 1);
+		jn_js_string(d, jn_get(d, 0, "otherPid"), k);
+	}
+	sbuf_put(k, ",", 1);
+	jn_js_string(d, jn_get(d, 0, "messageSeqno"), k);
+	sbuf_put(k, ",", 1);
+	jn_js_string(d, jn_get(d, 0, "messageType"), k);
+	return k->oom ? oom(c) : 0;
+}
+
+/* Files raw row r under its IPC message (made when new), if it is an IPC row of a known tid. */
+static int ipc_file_row(struct ctx *c, struct ipc_msgs *g, uint32_t r)
+{
+	const struct pv_profile *p = c->p;
+	pv_thread_ix t = p->markers.thread[r];
+	if (!c->special_row[r] || p->threads.tid[t] == PV_ID_NONE || row_type(c, r) != T_IPC)
+		return 0;
+	bool sending = jn_is(&c->doc, jn_get(&c->doc, 0, "direction"), "sending");
+	int idx = ipc_slot(c, sending), rc;
+	if (idx < 0)
+		return 0;
+	if ((rc = ipc_key(c, t, sending)))
+		return rc;
+	struct sbuf *k = &c->key;
+	uint32_t m = omap_get(&g->by_key, sbuf_str(k), k->len);
+	if (m == UINT32_MAX) {
+		if (g->n == g->cap) {
+			uint32_t nc = grow_cap(g->cap, (uint64_t)g->n + 1);
+			if (!nc || col_realloc((void **)&g->slots, sizeof(*g->slots), nc))
+				return oom(c);
+			g->cap = nc;
+		}
+		m = g->n++;
+		for (int s = 0; s < IPC_SLOTS; s++)
+			g->slots[m][s] = PV_NONE;
+		if (omap_set(&g->by_key, sbuf_str(k), k->len, m))
+			return oom(c);
+	}
+	if (g->slots[m][idx] == PV_NONE) /* the first of duplicates wins */
+		g->slots[m][idx] = r;
+	return 0;
+}
+
+/* The shared times of a message: each slot's startTime, PV_TIME_NONE when it has none. */
+static void ipc_times(struct ctx *c, const uint32_t *slots, struct ipc_shared *sh)
+{
+	int64_t times[IPC_SLOTS];
+	for (int s = 0; s < IPC_SLOTS; s++) {
+		times[s] = PV_TIME_NONE;
+		uint32_t r = slots[s];
+		size_t n;
+		const char *txt = r == PV_NONE ? NULL : payload_of(c, r, &n);
+		if (!txt || jdoc_parse(&c->doc, txt, n, NULL))
+			continue;
+		uint32_t st = jn_get(&c->doc, 0, "startTime");
+		if (st == JN_NONE || c->doc.n[st].kind != JSON_NUMBER)
+			continue;
+		size_t sl;
+		const char *stext = jn_str(&c->doc, st, &sl);
+		if (!ms_text_to_ns(stext, sl, &times[s]))
+			times[s] = PV_TIME_NONE;
+	}
+	sh->start = times[0];
+	sh->send_start = times[1];
+	sh->send_end = times[2];
+	sh->recv_end = times[3];
+	sh->end = times[4];
+}
+
+/* The sender's and receiver's tids and names of a message (from its endpoints). */
+static int ipc_ends(struct ctx *c, const uint32_t *slots, struct ipc_shared *sh)
+{
+	const struct pv_profile *p = c->p;
+	const struct pv_raw_markers *rm = &p->markers;
+	uint32_t sr = slots[0], rr = slots[4];
+	sh->send_tid = sr == PV_NONE ? PV_ID_NONE : p->threads.tid[rm->thread[sr]];
+	sh->recv_tid = rr == PV_NONE ? PV_ID_NONE : p->threads.tid[rm->thread[rr]];
+	for (int k = 0; k < 2; k++) {
+		uint32_t r = k ? rr : sr;
+		if (r == PV_NONE)
+			continue;
+		/* "Name (Thread ID: tid)", the name of the last thread with that tid (a map from
+		 * tids to names filled in thread order) */
+		int64_t tid = p->threads.tid[rm->thread[r]];
+		sbuf_reset(&c->t);
+		sbuf_puts(&c->t, c->ms->friendly[thread_of_tid(p, tid)]);
+		sbuf_addf(&c->t, " (Thread ID: %lld)", (long long)tid);
+		const char *s =
+		    c->t.oom ? NULL : arena_strndup(c->ms->arena, sbuf_str(&c->t), c->t.len);
+		if (!s)
+			return oom(c);
+		if (k)
+			sh->recv_name = s;
+		else
+			sh->send_name = s;
+	}
+	return 0;
+}
+
+/* The rows that show message m: both endpoints when there are both, else one row per thread. */
+static void ipc_owners(struct ctx *c, const uint32_t *slots, uint32_t m)
+{
+	const struct pv_profile *p = c->p;
+	const struct pv_raw_markers *rm = &p->markers;
+	int64_t added[IPC_SLOTS];
+	int nadded = 0;
+	for (int s = 0; s < IPC_SLOTS; s += 4) {
+		if (slots[s] != PV_NONE) {
+			c->ipc_of[slots[s]] = m;
+			added[nadded++] = p->threads.tid[rm->thread[slots[s]]];
+		}
+	}
+	if (slots[0] != PV_NONE && slots[4] != PV_NONE)
+		return;
+	for (int s = 1; s < 4; s++) {
+		uint32_t r = slots[s];
+		if (r == PV_NONE)
+			continue;
+		int64_t tid = p->threads.tid[rm->thread[r]];
+		bool seen = false;
+		for (int a = 0; a < nadded; a++)
+			seen |= added[a] == tid;
+		if (!seen) {
+			c->ipc_of[r] = m;
+			added[nadded++] = tid;
+		}
+	}
+}
+
+/*
+ * The IPC messages: the rows of one message (on the sender's and the receiver's threads) are
+ * matched by key, their shared data put in c->ipc, and c->ipc_of names the rows that show each.
+ */
+static int correlate_ipc(struct ctx *c)
+{
+	const struct pv_raw_markers *rm = &c->p->markers;
+	struct ipc_msgs g = {0};
+	int rc = mark_special(c);
+	for (uint32_t r = 0; r < rm->len && !rc; r++)
+		rc = ipc_file_row(c, &g, r);
+	if (!rc && g.n) {
 		c->ipc_of = pv_malloc((size_t)rm->len * sizeof(*c->ipc_of));
-		c->ipc = pv_calloc(nmsg, sizeof(*c->ipc));
+		c->ipc = pv_calloc(g.n, sizeof(*c->ipc));
 		if (!c->ipc_of || !c->ipc)
 			rc = oom(c);
 		else
 			memset(c->ipc_of, 0xff, (size_t)rm->len * sizeof(*c->ipc_of));
-		c->nr_ipc = nmsg;
+		c->nr_ipc = g.n;
 	}
-	for (uint32_t m = 0; m < nmsg && !rc; m++) {
-		struct ipc_shared *sh = &c->ipc[m];
-		int64_t times[5];
-		for (int s = 0; s < 5; s++) {
-			times[s] = PV_TIME_NONE;
-			uint32_t r = slots[m][s];
-			size_t n;
-			const char *txt = r == PV_NONE ? NULL : payload_of(c, r, &n);
-			if (!txt || jdoc_parse(&c->doc, txt, n, NULL))
-				continue;
-			uint32_t st = jn_get(&c->doc, 0, "startTime");
-			if (st == JN_NONE || c->doc.n[st].kind != JSON_NUMBER)
-				continue;
-			size_t sl;
-			const char *stext = jn_str(&c->doc, st, &sl);
-			if (!ms_text_to_ns(stext, sl, &times[s]))
-				times[s] = PV_TIME_NONE;
-		}
-		sh->start = times[0];
-		sh->send_start = times[1];
-		sh->send_end = times[2];
-		sh->recv_end = times[3];
-		sh->end = times[4];
-		uint32_t sr = slots[m][0], rr = slots[m][4];
-		sh->send_tid = sr == PV_NONE ? PV_ID_NONE : p->threads.tid[rm->thread[sr]];
-		sh->recv_tid = rr == PV_NONE ? PV_ID_NONE : p->threads.tid[rm->thread[rr]];
-		for (int k = 0; k < 2; k++) {
-			uint32_t r = k ? rr : sr;
-			if (r == PV_NONE)
-				continue;
-			/* "Name (Thread ID: tid)", the name of the last thread with that tid (a
-			 * map from tids to names filled in thread order) */
-			int64_t tid = p->threads.tid[rm->thread[r]];
-			sbuf_reset(&c->t);
-			sbuf_puts(&c->t, c->ms->friendly[thread_of_tid(p, tid)]);
-			sbuf_addf(&c->t, " (Thread ID: %lld)", (long long)tid);
-			const char *s =
-			    c->t.oom ? NULL
-				     : arena_strndup(c->ms->arena, sbuf_str(&c->t), c->t.len);
-			if (!s) {
-				rc = oom(c);
-				break;
-			}
-			if (k)
-				sh->recv_name = s;
-			else
-				sh->send_name = s;
-		}
-		/* both endpoints: only they show the message; else every thread that saw it */
-		int64_t added[5];
-		int nadded = 0;
-		for (int s = 0; s < 5; s += 4) {
-			if (slots[m][s] != PV_NONE) {
-				c->ipc_of[slots[m][s]] = m;
-				added[nadded++] = p->threads.tid[rm->thread[slots[m][s]]];
-			}
-		}
-		if (slots[m][0] != PV_NONE && slots[m][4] != PV_NONE)
-			continue;
-		for (int s = 1; s < 4; s++) {
-			uint32_t r = slots[m][s];
-			if (r == PV_NONE)
-				continue;
-			int64_t tid = p->threads.tid[rm->thread[r]];
-			bool seen = false;
-			for (int a = 0; a < nadded; a++)
-				seen |= added[a] == tid;
-			if (!seen) {
-				c->ipc_of[r] = m;
-				added[nadded++] = tid;
-			}
-		}
+	for (uint32_t m = 0; m < g.n && !rc; m++) {
+		ipc_times(c, g.slots[m], &c->ipc[m]);
+		if (!(rc = ipc_ends(c, g.slots[m], &c->ipc[m])))
+			ipc_owners(c, g.slots[m], m);
 	}
-	pv_free(slots);
-	omap_release(&msgs);
+	pv_free(g.slots);
+	omap_release(&g.by_key);
 	return rc;
 }
 

@@ -375,6 +375,124 @@ static void yaml_formula(struct yaml_metric *m, bool incl, bool standard, const 
 	*was = standard;
 }
 
+/* read_yaml's place in the file. */
+struct yaml_reader {
+	struct yaml *y;
+	enum { Y_NONE, Y_INPUTS, Y_ROOTS } sec;
+	enum { Y_NO_BLOCK, Y_INCL, Y_EXCL } block; /* "inclusive:" without its formula */
+	struct yaml_metric *vm;			   /* the metric of the variants: being read */
+	size_t variant_ind; /* the indentation of its first variant's name, 0: none yet */
+};
+
+/* "<<: *OTHER" at v: the keys of the earlier input OTHER that ip has not set. */
+static void yaml_merge_input(struct yaml *y, struct yaml_input *ip, const char *v, const char *eol)
+{
+	v = text_skip_blanks(v, eol);
+	for (uint32_t k = 0; v < eol && *v == '*' && k + 1 < y->nin; k++) {
+		const struct yaml_input *o = &y->in[k];
+		size_t n = strlen(o->anchor);
+		if ((size_t)(eol - v - 1) < n || memcmp(v + 1, o->anchor, n) ||
+		    (v + 1 + n < eol && !text_is_blank(v[1 + n]) && v[1 + n] != '\r'))
+			continue;
+		if (o->metric && !ip->metric)
+			ip->metric = pv_strdup(o->metric);
+		if (o->formula && !ip->formula)
+			ip->formula = pv_strdup(o->formula);
+		if (o->combine && !ip->combine)
+			ip->combine = pv_strdup(o->combine);
+		if (o->scope && !ip->scope)
+			ip->scope = pv_strdup(o->scope);
+	}
+}
+
+/* A line of inputs: (after the indentation t): a new "- &ANCHOR" or a key of the last one.
+ * False when out of memory. */
+static bool yaml_input_line(struct yaml *y, const char *t, const char *eol)
+{
+	struct yaml_input *ip = y->nin ? &y->in[y->nin - 1] : NULL;
+	const char *v;
+	if (eol - t > 3 && memcmp(t, "- &", 3) == 0) {
+		if (!yaml_room((void **)&y->in, y->nin, &y->incap, sizeof(*y->in)))
+			return false;
+		if ((y->in[y->nin].anchor = yaml_scalar(t + 3, eol)))
+			y->nin++;
+	} else if (ip) {
+		if ((v = yaml_key(t, eol, "metric")))
+			yaml_set(&ip->metric, v, eol);
+		else if ((v = yaml_key(t, eol, "formula")))
+			yaml_set(&ip->formula, v, eol);
+		else if ((v = yaml_key(t, eol, "combine")))
+			yaml_set(&ip->combine, v, eol);
+		else if ((v = yaml_key(t, eol, "scope")))
+			yaml_set(&ip->scope, v, eol);
+		else if ((v = yaml_key(t, eol, "<<")))
+			yaml_merge_input(y, ip, v, eol);
+	}
+	return true;
+}
+
+/* A line of roots: at indentation ind (text at t): a metric, its description, its first
+ * variant's formulas; m is the metric the line's keys belong to. False when out of memory. */
+static bool yaml_roots_line(struct yaml_reader *rd, struct yaml_metric *m, const char *t,
+			    const char *eol, size_t ind)
+{
+	struct yaml *y = rd->y;
+	const char *v;
+	if (eol - t > 8 && memcmp(t, "- name:", 7) == 0) {
+		if (!yaml_room((void **)&y->m, y->n, &y->cap, sizeof(*y->m)))
+			return false;
+		y->m[y->n].indent = ind + 2;
+		if ((y->m[y->n].name = yaml_scalar(t + 7, eol)))
+			y->n++;
+		rd->block = Y_NO_BLOCK;
+		rd->vm = NULL;
+	} else if (m && !m->desc && (v = yaml_key(t, eol, "description"))) {
+		m->desc = yaml_scalar(v, eol);
+	} else if (yaml_key(t, eol, "variants")) {
+		rd->vm = m;
+		rd->variant_ind = 0;
+		rd->block = Y_NO_BLOCK;
+	} else if (rd->vm &&
+		   ((v = yaml_key(t, eol, "inclusive")) || (v = yaml_key(t, eol, "exclusive")))) {
+		bool incl = *t == 'i';
+		rd->block = incl ? Y_INCL : Y_EXCL;
+		v = text_skip_blanks(v, eol);
+		if (v != eol && *v != '\r') { /* the formula on the line */
+			yaml_formula(rd->vm, incl, true, v, eol);
+			rd->block = Y_NO_BLOCK;
+		}
+	} else if (rd->vm && rd->block != Y_NO_BLOCK &&
+		   ((v = yaml_key(t, eol, "standard")) || (v = yaml_key(t, eol, "custom")))) {
+		yaml_formula(rd->vm, rd->block == Y_INCL, *t == 's', v, eol);
+	}
+	return true;
+}
+
+/* One line [s, eol) of the file. False when out of memory. */
+static bool yaml_line(struct yaml_reader *rd, const char *s, const char *eol)
+{
+	const char *t = s;
+	while (t < eol && *t == ' ')
+		t++;
+	if (s == t && eol - s >= 6 && memcmp(s, "roots:", 6) == 0)
+		rd->sec = Y_ROOTS;
+	else if (s == t && eol - s >= 7 && memcmp(s, "inputs:", 7) == 0)
+		rd->sec = Y_INPUTS;
+	else if (s == t && t < eol && *t != '#' && *t != '-')
+		rd->sec = Y_NONE;
+	size_t ind = (size_t)(t - s);
+	struct yaml_metric *m = yaml_owner(rd->y, ind);
+	if (rd->sec == Y_INPUTS && !yaml_input_line(rd->y, t, eol))
+		return false;
+	bool blank = t == eol || *t == '\r' || *t == '#';
+	/* the first variant's keys only: the next variant's name ends them */
+	if (rd->vm && !blank && ind <= rd->variant_ind)
+		rd->vm = NULL;
+	else if (rd->vm && !blank && !rd->variant_ind)
+		rd->variant_ind = ind;
+	return rd->sec != Y_ROOTS || yaml_roots_line(rd, m, t, eol, ind);
+}
+
 static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 {
 	struct pv_input in;
@@ -386,96 +504,13 @@ static void read_yaml(const struct pv_input *meta_in, struct yaml *y)
 		return;
 	}
 	const char *s = in.data, *end = in.data + in.len;
-	enum { NONE, INPUTS, ROOTS } sec = NONE;
-	enum { NO_BLOCK, INCL, EXCL } block = NO_BLOCK; /* "inclusive:" without its formula */
-	struct yaml_metric *vm = NULL;			/* the metric of the variants: being read */
-	size_t variant_ind = 0; /* the indentation of its first variant's name, 0: none yet */
+	struct yaml_reader rd = {.y = y};
 	while (s < end) {
 		const char *eol = memchr(s, '\n', (size_t)(end - s));
 		if (!eol)
 			eol = end;
-		const char *t = s, *v;
-		while (t < eol && *t == ' ')
-			t++;
-		if (s == t && eol - s >= 6 && memcmp(s, "roots:", 6) == 0)
-			sec = ROOTS;
-		else if (s == t && eol - s >= 7 && memcmp(s, "inputs:", 7) == 0)
-			sec = INPUTS;
-		else if (s == t && t < eol && *t != '#' && *t != '-')
-			sec = NONE;
-		struct yaml_metric *m = yaml_owner(y, (size_t)(t - s));
-		struct yaml_input *ip = y->nin ? &y->in[y->nin - 1] : NULL;
-		if (sec == INPUTS && eol - t > 3 && memcmp(t, "- &", 3) == 0) {
-			if (!yaml_room((void **)&y->in, y->nin, &y->incap, sizeof(*y->in)))
-				break;
-			if ((y->in[y->nin].anchor = yaml_scalar(t + 3, eol)))
-				y->nin++;
-		} else if (sec == INPUTS && ip) {
-			if ((v = yaml_key(t, eol, "metric")))
-				yaml_set(&ip->metric, v, eol);
-			else if ((v = yaml_key(t, eol, "formula")))
-				yaml_set(&ip->formula, v, eol);
-			else if ((v = yaml_key(t, eol, "combine")))
-				yaml_set(&ip->combine, v, eol);
-			else if ((v = yaml_key(t, eol, "scope")))
-				yaml_set(&ip->scope, v, eol);
-			else if ((v = yaml_key(t, eol, "<<"))) {
-				v = text_skip_blanks(v, eol);
-				for (uint32_t k = 0; v < eol && *v == '*' && k + 1 < y->nin; k++) {
-					const struct yaml_input *o = &y->in[k];
-					size_t n = strlen(o->anchor);
-					if ((size_t)(eol - v - 1) < n ||
-					    memcmp(v + 1, o->anchor, n) ||
-					    (v + 1 + n < eol && !text_is_blank(v[1 + n]) &&
-					     v[1 + n] != '\r'))
-						continue;
-					if (o->metric && !ip->metric)
-						ip->metric = pv_strdup(o->metric);
-					if (o->formula && !ip->formula)
-						ip->formula = pv_strdup(o->formula);
-					if (o->combine && !ip->combine)
-						ip->combine = pv_strdup(o->combine);
-					if (o->scope && !ip->scope)
-						ip->scope = pv_strdup(o->scope);
-				}
-			}
-		}
-		size_t ind = (size_t)(t - s);
-		bool blank = t == eol || *t == '\r' || *t == '#';
-		/* the first variant's keys only: the next variant's name ends them */
-		if (vm && !blank && ind <= variant_ind)
-			vm = NULL;
-		else if (vm && !blank && !variant_ind)
-			variant_ind = ind;
-		if (sec == ROOTS && eol - t > 8 && memcmp(t, "- name:", 7) == 0) {
-			if (!yaml_room((void **)&y->m, y->n, &y->cap, sizeof(*y->m)))
-				break;
-			y->m[y->n].indent = ind + 2;
-			if ((y->m[y->n].name = yaml_scalar(t + 7, eol)))
-				y->n++;
-			block = NO_BLOCK;
-			vm = NULL;
-		} else if (sec == ROOTS && m && !m->desc && (v = yaml_key(t, eol, "description"))) {
-			m->desc = yaml_scalar(v, eol);
-		} else if (sec == ROOTS && yaml_key(t, eol, "variants")) {
-			vm = m;
-			variant_ind = 0;
-			block = NO_BLOCK;
-		} else if (sec == ROOTS && vm &&
-			   ((v = yaml_key(t, eol, "inclusive")) ||
-			    (v = yaml_key(t, eol, "exclusive")))) {
-			bool incl = *t == 'i';
-			block = incl ? INCL : EXCL;
-			v = text_skip_blanks(v, eol);
-			if (v != eol && *v != '\r') { /* the formula on the line */
-				yaml_formula(vm, incl, true, v, eol);
-				block = NO_BLOCK;
-			}
-		} else if (sec == ROOTS && vm && block != NO_BLOCK &&
-			   ((v = yaml_key(t, eol, "standard")) ||
-			    (v = yaml_key(t, eol, "custom")))) {
-			yaml_formula(vm, block == INCL, *t == 's', v, eol);
-		}
+		if (!yaml_line(&rd, s, eol))
+			break;
 		s = eol + 1;
 	}
 	input_close(&in);
@@ -755,6 +790,141 @@ static int yaml_formulas(struct v4 *r, const struct yaml *y, const char **names,
 /* Propagation scope types (FORMATS.md). */
 enum { SCOPE_CUSTOM = 0, SCOPE_POINT = 1, SCOPE_EXECUTION = 2, SCOPE_TRANSITIVE = 3 };
 
+/* read_metrics' view of meta.db's metric descriptions. */
+struct metric_descs {
+	uint64_t pm;	      /* the first description */
+	uint32_t n, stride;   /* descriptions, and the size of one */
+	uint32_t szpsi, szss; /* the size of a propagated value's and a statistic's entry */
+	const char **names;   /* [description] */
+	uint32_t *model;      /* [description] -> model metric, PV_NONE */
+};
+
+/*
+ * The model's metrics in the order of default.yaml (hpcviewer's) with its descriptions, then
+ * the others in meta.db's order.
+ */
+static void model_metrics(struct v4 *r, struct metric_descs *md, const struct yaml *yd)
+{
+	const struct yaml_metric *y = yd->m;
+	for (uint32_t pass = 0; pass < 2; pass++) {
+		for (uint32_t k = 0; k < (pass ? md->n : yd->n); k++) {
+			for (uint32_t i = 0; i < md->n; i++) {
+				if (md->model[i] != PV_NONE ||
+				    (pass == 0 ? strcmp(md->names[i], y[k].name) : i != k))
+					continue;
+				double scale;
+				enum pv_unit u = hpc_metric_unit(md->names[i], &scale);
+				md->model[i] =
+				    builder_metric(r->b, builder_cstr(r->b, md->names[i]), u);
+				if (md->model[i] == PV_NONE)
+					break;
+				r->scale[md->model[i]] = scale;
+				if (pass == 0 && y[k].desc)
+					builder_metric_description(r->b, md->model[i],
+								   builder_cstr(r->b, y[k].desc));
+			}
+		}
+	}
+}
+
+/*
+ * The propagation scope of metric description e whose values the model takes: the execution
+ * scope's (inclusive values), else the point scope's. *id and *scope: its value id and scope,
+ * *id PV_NONE when it has neither; *inclusive: whether it is the execution scope's.
+ */
+static int metric_scope(struct v4 *r, const struct metric_descs *md, uint64_t e, uint32_t *id,
+			uint64_t *scope, bool *inclusive)
+{
+	const struct hpc_bin *f = &r->meta;
+	uint64_t ppsi = le64(f->p + e + 8);
+	uint32_t npsi = le16(f->p + e + 24);
+	uint64_t exec_scope = 0, point_scope = 0;
+	uint32_t exec_id = PV_NONE, point_id = PV_NONE;
+	for (uint32_t j = 0; j < npsi; j++) {
+		uint64_t s = ppsi + (uint64_t)j * md->szpsi;
+		uint64_t ps = le64(f->p + s);
+		if (!hpc_in(f, ps, 10, "a propagation scope"))
+			return PV_EPARSE;
+		uint8_t type = f->p[ps + 8];
+		if (type == SCOPE_EXECUTION && exec_id == PV_NONE) {
+			exec_id = le16(f->p + s + 8);
+			exec_scope = ps;
+		} else if (type == SCOPE_POINT && point_id == PV_NONE) {
+			point_id = le16(f->p + s + 8);
+			point_scope = ps;
+		}
+	}
+	*inclusive = exec_id != PV_NONE;
+	*id = *inclusive ? exec_id : point_id;
+	*scope = *inclusive ? exec_scope : point_scope;
+	return 0;
+}
+
+/* Metric i's value ids: its thread values' (propMetricId) and the summary's sum (statMetricId). */
+static int metric_ids(struct v4 *r, const struct metric_descs *md, uint32_t i)
+{
+	const struct hpc_bin *f = &r->meta;
+	uint64_t e = md->pm + (uint64_t)i * md->stride;
+	uint64_t ppsi = le64(f->p + e + 8), pss = le64(f->p + e + 16);
+	uint32_t npsi = le16(f->p + e + 24), nss = le16(f->p + e + 26);
+	if (!hpc_in(f, ppsi, (uint64_t)npsi * md->szpsi, "a metric's propagated values") ||
+	    !hpc_in(f, pss, (uint64_t)nss * md->szss, "a metric's summary statistics"))
+		return PV_EPARSE;
+	uint32_t use;
+	uint64_t scope;
+	bool inclusive;
+	int rc = metric_scope(r, md, e, &use, &scope, &inclusive);
+	if (rc)
+		return rc;
+	const char *name = md->names[i];
+	uint32_t model = md->model[i];
+	if (use == PV_NONE) {
+		builder_lossy(r->b, 1, "metric '%s': neither inclusive nor point values (left out)",
+			      name);
+		return 0;
+	}
+	r->point_only[model] = !inclusive;
+	if (!inclusive)
+		builder_lossy(r->b, 1,
+			      "metric '%s': no inclusive values; its point values at contexts the "
+			      "tree does not list are left out",
+			      name);
+	r->prop_metric[use] = model + 1;
+	for (uint32_t j = 0; j < nss; j++) {
+		uint64_t s = pss + (uint64_t)j * md->szss;
+		const char *formula = meta_str(r, le64(f->p + s + 8), s + 8, "a formula");
+		if (!formula)
+			return PV_EPARSE;
+		if (le64(f->p + s) == scope && f->p[s + 16] == 0 && strcmp(formula, "$$") == 0)
+			r->stat_metric[le16(f->p + s + 18)] = model + 1;
+	}
+	return 0;
+}
+
+/* The metric descriptions' names (md->names) and the id maps' room; md->model all PV_NONE. */
+static int metrics_alloc(struct v4 *r, struct metric_descs *md)
+{
+	const struct hpc_bin *f = &r->meta;
+	uint32_t n = md->n ? md->n : 1;
+	r->prop_metric = pv_calloc(65536, sizeof(uint32_t));
+	r->stat_metric = pv_calloc(65536, sizeof(uint32_t));
+	r->scale = pv_calloc(n, sizeof(double));
+	r->point_only = pv_calloc(n, sizeof(bool));
+	md->model = pv_malloc(n * sizeof(uint32_t));
+	md->names = pv_calloc(n, sizeof(char *));
+	if (!r->prop_metric || !r->stat_metric || !r->scale || !r->point_only || !md->model ||
+	    !md->names)
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < md->n; i++) {
+		uint64_t e = md->pm + (uint64_t)i * md->stride;
+		md->names[i] = meta_str(r, le64(f->p + e), e, "a metric's name");
+		if (!md->names[i])
+			return PV_EPARSE;
+		md->model[i] = PV_NONE;
+	}
+	return 0;
+}
+
 static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 {
 	const struct hpc_bin *f = &r->meta;
@@ -763,128 +933,28 @@ static int read_metrics(struct v4 *r, const struct pv_input *meta_in)
 	int rc = v4_array(f, at, r->sz[SEC_METRICS], N32_SZ8, 0x1c, "metric descriptions", &mt);
 	if (rc)
 		return rc;
-	uint64_t pm = mt.p;
-	uint32_t nmet = mt.n, szm = mt.stride;
-	uint32_t szpsi = f->p[at + 13], szss = f->p[at + 14];
-	if (nmet && (szpsi < 0x0a || szss < 0x14))
+	struct metric_descs md = {.pm = mt.p, .n = mt.n, .stride = mt.stride};
+	md.szpsi = f->p[at + 13];
+	md.szss = f->p[at + 14];
+	if (md.n && (md.szpsi < 0x0a || md.szss < 0x14))
 		return hpc_fail(f, at + 13,
 				"propagated values and statistics of %u and %u bytes, less than "
 				"the 10 and 20 of version 4.0",
-				szpsi, szss);
-	r->prop_metric = pv_calloc(65536, sizeof(uint32_t));
-	r->stat_metric = pv_calloc(65536, sizeof(uint32_t));
-	r->scale = pv_calloc(nmet ? nmet : 1, sizeof(double));
-	r->point_only = pv_calloc(nmet ? nmet : 1, sizeof(bool));
-	uint32_t *model = pv_malloc((nmet ? nmet : 1) * sizeof(uint32_t));
-	if (!r->prop_metric || !r->stat_metric || !r->scale || !r->point_only || !model) {
-		pv_free(model);
-		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
-	}
-	/* the model's metrics in the order of default.yaml (hpcviewer's), then the others
-	 */
+				md.szpsi, md.szss);
 	struct yaml yd = {0};
-	if (meta_in)
-		read_yaml(meta_in, &yd);
-	const struct yaml_metric *y = yd.m;
-	uint32_t ny = yd.n;
-	const char **names = pv_calloc(nmet ? nmet : 1, sizeof(char *));
-	if (!names) {
-		pv_free(model);
+	if (!(rc = metrics_alloc(r, &md))) {
+		if (meta_in)
+			read_yaml(meta_in, &yd);
+		model_metrics(r, &md, &yd);
+		rc = yaml_formulas(r, &yd, md.names, md.n);
 		yaml_free(&yd);
-		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+		r->nm = r->b->p->metrics.len;
+		r->nr_meta_metrics = md.n;
 	}
-	for (uint32_t i = 0; i < nmet && !rc; i++) {
-		uint64_t e = pm + (uint64_t)i * szm;
-		names[i] = meta_str(r, le64(f->p + e), e, "a metric's name");
-		if (!names[i])
-			rc = PV_EPARSE;
-		model[i] = PV_NONE;
-	}
-	for (uint32_t pass = 0; pass < 2 && !rc; pass++) {
-		for (uint32_t k = 0; k < (pass ? nmet : ny); k++) {
-			for (uint32_t i = 0; i < nmet; i++) {
-				if (model[i] != PV_NONE ||
-				    (pass == 0 ? strcmp(names[i], y[k].name) : i != k))
-					continue;
-				double scale;
-				enum pv_unit u = hpc_metric_unit(names[i], &scale);
-				model[i] = builder_metric(r->b, builder_cstr(r->b, names[i]), u);
-				if (model[i] == PV_NONE)
-					break;
-				r->scale[model[i]] = scale;
-				if (pass == 0 && y[k].desc)
-					builder_metric_description(r->b, model[i],
-								   builder_cstr(r->b, y[k].desc));
-			}
-		}
-	}
-	if (!rc)
-		rc = yaml_formulas(r, &yd, names, nmet);
-	yaml_free(&yd);
-	r->nm = r->b->p->metrics.len;
-	r->nr_meta_metrics = nmet;
-	/* each metric's inclusive (execution scope) values: the thread values and the
-	 * summary's sum
-	 */
-	for (uint32_t i = 0; i < nmet && !rc && !r->b->status; i++) {
-		uint64_t e = pm + (uint64_t)i * szm;
-		uint64_t ppsi = le64(f->p + e + 8), pss = le64(f->p + e + 16);
-		uint32_t npsi = le16(f->p + e + 24), nss = le16(f->p + e + 26);
-		if (!hpc_in(f, ppsi, (uint64_t)npsi * szpsi, "a metric's propagated values") ||
-		    !hpc_in(f, pss, (uint64_t)nss * szss, "a metric's summary statistics")) {
-			rc = PV_EPARSE;
-			break;
-		}
-		uint64_t exec_scope = 0, point_scope = 0;
-		uint32_t exec_id = PV_NONE, point_id = PV_NONE;
-		for (uint32_t j = 0; j < npsi; j++) {
-			uint64_t s = ppsi + (uint64_t)j * szpsi;
-			uint64_t ps = le64(f->p + s);
-			if (!hpc_in(f, ps, 10, "a propagation scope")) {
-				rc = PV_EPARSE;
-				break;
-			}
-			uint8_t type = f->p[ps + 8];
-			if (type == SCOPE_EXECUTION && exec_id == PV_NONE) {
-				exec_id = le16(f->p + s + 8);
-				exec_scope = ps;
-			} else if (type == SCOPE_POINT && point_id == PV_NONE) {
-				point_id = le16(f->p + s + 8);
-				point_scope = ps;
-			}
-		}
-		if (rc)
-			break;
-		uint32_t use = exec_id != PV_NONE ? exec_id : point_id;
-		uint64_t scope = exec_id != PV_NONE ? exec_scope : point_scope;
-		if (use == PV_NONE) {
-			builder_lossy(r->b, 1,
-				      "metric '%s': neither inclusive nor point values "
-				      "(left out)",
-				      names[i]);
-			continue;
-		}
-		r->point_only[model[i]] = exec_id == PV_NONE;
-		if (exec_id == PV_NONE)
-			builder_lossy(r->b, 1,
-				      "metric '%s': no inclusive values; its point values "
-				      "at contexts the tree does not list are left out",
-				      names[i]);
-		r->prop_metric[use] = model[i] + 1;
-		for (uint32_t j = 0; j < nss; j++) {
-			uint64_t s = pss + (uint64_t)j * szss;
-			const char *formula = meta_str(r, le64(f->p + s + 8), s + 8, "a formula");
-			if (!formula) {
-				rc = PV_EPARSE;
-				break;
-			}
-			if (le64(f->p + s) == scope && f->p[s + 16] == 0 &&
-			    strcmp(formula, "$$") == 0)
-				r->stat_metric[le16(f->p + s + 18)] = model[i] + 1;
-		}
-	}
-	pv_free(names);
-	pv_free(model);
+	for (uint32_t i = 0; i < md.n && !rc && !r->b->status; i++)
+		rc = metric_ids(r, &md, i);
+	pv_free(md.names);
+	pv_free(md.model);
 	return rc ? rc : r->b->status;
 }
 
@@ -913,19 +983,162 @@ static int add_ctx(struct v4 *r, uint32_t id, uint32_t node, uint64_t at)
 	return 0;
 }
 
-static int read_contexts(struct v4 *r)
+/* read_contexts' walk: the sibling lists still to read, deepest last, and the tree's budget. */
+struct ctx_walk {
+	struct walk *st;
+	uint32_t sp, cap;
+	uint64_t budget, seen; /* contexts the file can hold (a tree that lists more loops), read */
+	pv_func_ix unknown;    /* "<unknown procedure>" */
+};
+
+static int walk_push(struct v4 *r, struct ctx_walk *w, uint64_t at, uint64_t size, uint32_t parent)
+{
+	if (w->sp == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		struct walk *g = pv_realloc(w->st, w->cap * sizeof(*w->st));
+		if (!g)
+			return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+		w->st = g;
+	}
+	w->st[w->sp++] = (struct walk){at, at + size, parent};
+	return 0;
+}
+
+/* A context's flex words: what its flags say it has. */
+struct ctx_flex {
+	uint64_t pfn, pfile, pmod, off; /* off: PV_ADDR_NONE without a module */
+	uint32_t line;
+};
+
+static int context_flex(const struct hpc_bin *f, uint64_t c, struct ctx_flex *x)
+{
+	const uint8_t *q = f->p + c;
+	uint32_t nflex = q[23];
+	uint8_t flags = q[20];
+	*x = (struct ctx_flex){.off = PV_ADDR_NONE};
+	uint32_t need = (flags & 1) + (flags & 2 ? 2 : 0) + (flags & 4 ? 2 : 0);
+	if (nflex < need)
+		return hpc_fail(f, c + 23, "%u flex words, the flags 0x%x need %u", nflex, flags,
+				need);
+	const uint8_t *flex = q + 32;
+	uint32_t wd = 0;
+	if (flags & 1)
+		x->pfn = le64(flex + 8 * wd++);
+	if (flags & 2) {
+		x->pfile = le64(flex + 8 * wd);
+		x->line = le32(flex + 8 * wd + 8);
+		wd += 2;
+	}
+	if (flags & 4) {
+		x->pmod = le64(flex + 8 * wd);
+		x->off = le64(flex + 8 * wd + 8);
+	}
+	return 0;
+}
+
+/* The node kind of a context by its lexical type and relation; a function without a name is
+ * named by its module's address (or "<unknown procedure>"). */
+static enum hpc_kind context_kind(struct v4 *r, const struct ctx_walk *w, uint8_t lex, uint8_t rel,
+				  pv_func_ix *fn, pv_module_ix mod, uint64_t off)
+{
+	if (lex == LEX_FUNCTION || (lex == LEX_INSTRUCTION && rel != REL_LEXICAL)) {
+		if (*fn == PV_NONE)
+			*fn =
+			    mod != PV_NONE ? hpc_addr_func(r->b, &r->names, mod, off) : w->unknown;
+		return rel == REL_INLINED ? HPC_INLINE : HPC_FUNC;
+	}
+	if (lex == LEX_LOOP)
+		return HPC_LOOP;
+	if (lex != LEX_LINE && lex != LEX_INSTRUCTION)
+		builder_lossy(r->b, 1, "contexts of an unknown lexical type, shown as lines");
+	return HPC_LINE;
+}
+
+/* The context at the cursor of the deepest sibling list: its node, its children pushed. */
+static int read_context(struct v4 *r, struct ctx_walk *w)
 {
 	const struct hpc_bin *f = &r->meta;
-	struct table et;
-	int rc = v4_array(f, r->ptr[SEC_CONTEXT], r->sz[SEC_CONTEXT], N16_SZ8, 0x20, "entry points",
-			  &et);
+	struct walk *top = &w->st[w->sp - 1];
+	uint64_t c = top->at;
+	if (top->end - c < 32)
+		return hpc_fail(f, c,
+				"a context of 32 bytes does not fit in what is left of its "
+				"parent's children (%llu bytes)",
+				(unsigned long long)(top->end - c));
+	const uint8_t *q = f->p + c;
+	uint64_t size = 32 + 8 * (uint64_t)q[23];
+	if (top->end - c < size)
+		return hpc_fail(f, c, "a context of %llu bytes runs past its parent's children",
+				(unsigned long long)size);
+	top->at += size;
+	if (++w->seen > w->budget)
+		return hpc_fail(f, c,
+				"the context tree lists more contexts than the file holds (a loop "
+				"in the tree)");
+	uint64_t cszc = le64(q), cpc = le64(q + 8);
+	uint32_t cid = le32(q + 16);
+	struct ctx_flex x;
+	int rc = context_flex(f, c, &x);
 	if (rc)
 		return rc;
-	uint64_t pe = et.p;
-	uint32_t ne = et.n, sze = et.stride;
-	/* each context takes 32 bytes or more of the file: a tree that lists more is
-	 * looping */
-	uint64_t budget = f->len / 32 + 1, seen = 0;
+	bool bad = false;
+	pv_func_ix fn = x.pfn ? function_of(r, x.pfn, c + 32, &bad) : PV_NONE;
+	pv_source_ix src = file_of(r, x.pfile, c + 32);
+	pv_module_ix mod = module_of(r, x.pmod, c + 32);
+	if (bad || r->err->code)
+		return PV_EPARSE;
+	enum hpc_kind kind = context_kind(r, w, q[22], q[21], &fn, mod, x.off);
+	uint32_t node = hpc_cct_add(&r->cct, top->parent, kind, fn, src, x.line,
+				    kind == HPC_FUNC || kind == HPC_INLINE ? PV_ADDR_NONE : x.off);
+	if (node == PV_NONE)
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	if (!cid)
+		return hpc_fail(f, c + 16, "a context with id 0 (the id of the whole program)");
+	if ((rc = add_ctx(r, cid, node, c + 16)))
+		return rc;
+	if (!cszc)
+		return 0;
+	if (!hpc_in(f, cpc, cszc, "a context's children"))
+		return PV_EPARSE;
+	return walk_push(r, w, cpc, cszc, node);
+}
+
+/* The entry point at e: its node under the root, then its whole subtree, depth first. */
+static int read_entry(struct v4 *r, struct ctx_walk *w, uint64_t e)
+{
+	const struct hpc_bin *f = &r->meta;
+	uint64_t szc = le64(f->p + e), pc = le64(f->p + e + 8);
+	uint32_t id = le32(f->p + e + 16);
+	const char *name = meta_str(r, le64(f->p + e + 24), e + 24, "an entry point's name");
+	if (!name)
+		return PV_EPARSE;
+	static const char *const canon[] = {"unknown entry", "main thread", "application thread"};
+	uint16_t ekind = le16(f->p + e + 20);
+	if (!*name)
+		name = ekind < 3 ? canon[ekind] : "<entry point>";
+	pv_func_ix efn = builder_func(r->b, builder_cstr(r->b, name), PV_NONE, PV_NONE, 0);
+	uint32_t enode = hpc_cct_add(&r->cct, 0, HPC_FUNC, efn, PV_NONE, 0, PV_ADDR_NONE);
+	if (enode == PV_NONE)
+		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
+	int rc = add_ctx(r, id, enode, e + 16);
+	if (rc || !szc)
+		return rc;
+	if (!hpc_in(f, pc, szc, "an entry point's children"))
+		return PV_EPARSE;
+	if ((rc = walk_push(r, w, pc, szc, enode)))
+		return rc;
+	while (w->sp && !rc) {
+		if (w->st[w->sp - 1].at >= w->st[w->sp - 1].end)
+			w->sp--;
+		else
+			rc = read_context(r, w);
+	}
+	return rc;
+}
+
+/* The context id map and the tree's room, sized by the context section (32 bytes a context). */
+static int contexts_reserve(struct v4 *r, uint32_t entries)
+{
 	uint64_t ncap = r->sz[SEC_CONTEXT] / 32;
 	r->ctx_cap = (uint32_t)(ncap + 64 > UINT32_MAX ? UINT32_MAX : ncap + 64);
 	r->ctx_node = pv_malloc((size_t)r->ctx_cap * sizeof(uint32_t));
@@ -934,169 +1147,30 @@ static int read_contexts(struct v4 *r)
 	memset(r->ctx_node, 0xff, (size_t)r->ctx_cap * sizeof(uint32_t));
 	uint32_t nodes = (uint32_t)(ncap > UINT32_MAX / 2 ? UINT32_MAX / 2 : ncap);
 	builder_stacks_reserve(r->b, nodes);
-	if (hpc_cct_reserve(&r->cct, nodes + et.n + 1))
+	if (hpc_cct_reserve(&r->cct, nodes + entries + 1))
 		return pv_error_set(r->err, PV_ENOMEM, "out of memory");
-	struct walk *st = NULL;
-	uint32_t sp = 0, cap = 0;
-	pv_func_ix unknown =
+	return 0;
+}
+
+static int read_contexts(struct v4 *r)
+{
+	const struct hpc_bin *f = &r->meta;
+	struct table et;
+	int rc = v4_array(f, r->ptr[SEC_CONTEXT], r->sz[SEC_CONTEXT], N16_SZ8, 0x20, "entry points",
+			  &et);
+	if (rc || (rc = contexts_reserve(r, et.n)))
+		return rc;
+	struct ctx_walk w = {.budget = f->len / 32 + 1};
+	w.unknown =
 	    builder_func(r->b, builder_cstr(r->b, "<unknown procedure>"), PV_NONE, PV_NONE, 0);
-	for (uint32_t i = 0; i < ne && !rc; i++) {
-		uint64_t e = pe + (uint64_t)i * sze;
-		uint64_t szc = le64(f->p + e), pc = le64(f->p + e + 8);
-		uint32_t id = le32(f->p + e + 16);
-		const char *name =
-		    meta_str(r, le64(f->p + e + 24), e + 24, "an entry point's name");
-		if (!name) {
-			rc = PV_EPARSE;
-			break;
-		}
-		static const char *const canon[] = {"unknown entry", "main thread",
-						    "application thread"};
-		uint16_t ekind = le16(f->p + e + 20);
-		if (!*name)
-			name = ekind < 3 ? canon[ekind] : "<entry point>";
-		pv_func_ix efn = builder_func(r->b, builder_cstr(r->b, name), PV_NONE, PV_NONE, 0);
-		uint32_t enode = hpc_cct_add(&r->cct, 0, HPC_FUNC, efn, PV_NONE, 0, PV_ADDR_NONE);
-		if (enode == PV_NONE) {
-			rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
-			break;
-		}
-		if ((rc = add_ctx(r, id, enode, e + 16)))
-			break;
-		if (!szc)
-			continue;
-		if (!hpc_in(f, pc, szc, "an entry point's children")) {
-			rc = PV_EPARSE;
-			break;
-		}
-		if (sp == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct walk *g = pv_realloc(st, cap * sizeof(*st));
-			if (!g) {
-				rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
-				break;
-			}
-			st = g;
-		}
-		st[sp++] = (struct walk){pc, pc + szc, enode};
-		while (sp && !rc) {
-			struct walk *w = &st[sp - 1];
-			if (w->at >= w->end) {
-				sp--;
-				continue;
-			}
-			uint64_t c = w->at;
-			if (w->end - c < 32) {
-				rc = hpc_fail(f, c,
-					      "a context of 32 bytes does not fit in what is left "
-					      "of its parent's children (%llu bytes)",
-					      (unsigned long long)(w->end - c));
-				break;
-			}
-			const uint8_t *q = f->p + c;
-			uint32_t nflex = q[23];
-			uint64_t size = 32 + 8 * (uint64_t)nflex;
-			if (w->end - c < size) {
-				rc = hpc_fail(f, c,
-					      "a context of %llu bytes runs past its parent's "
-					      "children",
-					      (unsigned long long)size);
-				break;
-			}
-			w->at += size;
-			if (++seen > budget) {
-				rc = hpc_fail(f, c,
-					      "the context tree lists more contexts than the file "
-					      "holds (a loop in the tree)");
-				break;
-			}
-			uint64_t cszc = le64(q), cpc = le64(q + 8);
-			uint32_t cid = le32(q + 16);
-			uint8_t flags = q[20], rel = q[21], lex = q[22];
-			uint32_t need = (flags & 1) + (flags & 2 ? 2 : 0) + (flags & 4 ? 2 : 0);
-			if (nflex < need) {
-				rc = hpc_fail(f, c + 23, "%u flex words, the flags 0x%x need %u",
-					      nflex, flags, need);
-				break;
-			}
-			const uint8_t *flex = q + 32;
-			uint64_t pfn = 0, pfile = 0, pmod = 0, off = PV_ADDR_NONE;
-			uint32_t line = 0, wd = 0;
-			if (flags & 1)
-				pfn = le64(flex + 8 * wd++);
-			if (flags & 2) {
-				pfile = le64(flex + 8 * wd);
-				line = le32(flex + 8 * wd + 8);
-				wd += 2;
-			}
-			if (flags & 4) {
-				pmod = le64(flex + 8 * wd);
-				off = le64(flex + 8 * wd + 8);
-			}
-			bool bad = false;
-			pv_func_ix fn = pfn ? function_of(r, pfn, c + 32, &bad) : PV_NONE;
-			pv_source_ix src = file_of(r, pfile, c + 32);
-			pv_module_ix mod = module_of(r, pmod, c + 32);
-			if (bad || r->err->code) {
-				rc = PV_EPARSE;
-				break;
-			}
-			enum hpc_kind kind;
-			if (lex == LEX_FUNCTION || (lex == LEX_INSTRUCTION && rel != REL_LEXICAL)) {
-				kind = rel == REL_INLINED ? HPC_INLINE : HPC_FUNC;
-				if (fn == PV_NONE)
-					fn = mod != PV_NONE
-						 ? hpc_addr_func(r->b, &r->names, mod, off)
-						 : unknown;
-			} else if (lex == LEX_LOOP) {
-				kind = HPC_LOOP;
-			} else {
-				if (lex != LEX_LINE && lex != LEX_INSTRUCTION)
-					builder_lossy(r->b, 1,
-						      "contexts of an unknown lexical type, "
-						      "shown as lines");
-				kind = HPC_LINE;
-			}
-			uint32_t node = hpc_cct_add(
-			    &r->cct, w->parent, kind, fn, src, line,
-			    kind == HPC_FUNC || kind == HPC_INLINE ? PV_ADDR_NONE : off);
-			if (node == PV_NONE) {
-				rc = pv_error_set(r->err, PV_ENOMEM, "out of memory");
-				break;
-			}
-			if (!cid) {
-				rc = hpc_fail(f, c + 16,
-					      "a context with id 0 (the id of the whole "
-					      "program)");
-				break;
-			}
-			if ((rc = add_ctx(r, cid, node, c + 16)))
-				break;
-			if (cszc) {
-				if (!hpc_in(f, cpc, cszc, "a context's children")) {
-					rc = PV_EPARSE;
-					break;
-				}
-				if (sp == cap) {
-					cap *= 2;
-					struct walk *g = pv_realloc(st, cap * sizeof(*st));
-					if (!g) {
-						rc = pv_error_set(r->err, PV_ENOMEM,
-								  "out of memory");
-						break;
-					}
-					st = g;
-				}
-				st[sp++] = (struct walk){cpc, cpc + cszc, node};
-			}
-		}
-	}
-	pv_free(st);
+	for (uint32_t i = 0; i < et.n && !rc; i++)
+		rc = read_entry(r, &w, et.p + (uint64_t)i * et.stride);
+	pv_free(w.st);
 	if (rc)
 		return rc;
 	if (r->b->status)
 		return r->b->status;
-	return hpc_cct_stacks(r->b, &r->cct, unknown);
+	return hpc_cct_stacks(r->b, &r->cct, w.unknown);
 }
 
 static int v4_meta_open(struct v4 *r, struct pv_builder *b, const struct pv_input *in,

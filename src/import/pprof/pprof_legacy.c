@@ -103,48 +103,39 @@ static int cpu_header(const uint8_t *d, size_t n, unsigned *enc, uint64_t *perio
 	return 0;
 }
 
-static int parse_cpu(struct lp *t)
+/* parse_cpu's cursor over the binary profile's words. */
+struct cpu_words {
+	const uint8_t *d;
+	size_t n, off; /* the data's length, the next word's offset */
+	unsigned enc;  /* cpu_header's encoding */
+	size_t ws;     /* the word's size: 4 or 8 */
+	int java;      /* addresses are not moved back onto their calls */
+};
+
+/*
+ * The sample records "count depth pc..." up to the trailer (count 0, depth 1, pc 0) or the
+ * end of the data; w->off ends after them.
+ */
+static int cpu_records(struct lp *t, struct cpu_words *w)
 {
-	const uint8_t *d = (const uint8_t *)t->in->data;
-	size_t n = t->in->len;
-	unsigned enc;
-	uint64_t period_us;
-	int java;
-	cpu_header(d, n, &enc, &period_us, &java);
-	size_t lp_ws = enc < 2 ? 4 : 8;
-	t->fam = java ? FAM_JAVA_CPU : FAM_CPU;
-	t->version = java ? (lp_ws == 4 ? "java-cpu-32" : "java-cpu-64")
-			  : (lp_ws == 4 ? "cpu-32" : "cpu-64");
-	if (period_us > (uint64_t)INT64_MAX / 1000)
-		return byte_error(t, 3 * lp_ws, "sampling period %llu us is too large",
-				  (unsigned long long)period_us);
-	t->period = (int64_t)period_us * 1000;
-	t->period_type = "cpu";
-	t->period_unit = "nanoseconds";
-	t->nvals = 2;
-	t->type[0] = "samples";
-	t->unit[0] = "count";
-	t->type[1] = "cpu";
-	t->unit[1] = "nanoseconds";
-	size_t off = 5 * lp_ws;
-	int trailer = 0;
-	while (off < n) {
-		size_t rec = off;
-		if (n - off < 2 * lp_ws)
+	const uint8_t *d = w->d;
+	size_t n = w->n, ws = w->ws;
+	while (w->off < n) {
+		size_t rec = w->off;
+		if (n - w->off < 2 * ws)
 			return byte_error(t, rec,
 					  "truncated record (%zu bytes left, a record needs %zu)",
-					  n - off, 2 * lp_ws);
-		uint64_t count = word(d + off, enc), depth = word(d + off + lp_ws, enc);
-		off += 2 * lp_ws;
-		if (depth > (n - off) / lp_ws)
+					  n - w->off, 2 * ws);
+		uint64_t count = word(d + w->off, w->enc), depth = word(d + w->off + ws, w->enc);
+		w->off += 2 * ws;
+		if (depth > (n - w->off) / ws)
 			return byte_error(
 			    t, rec,
 			    "stack depth %llu runs past the end of the data (%zu bytes left)",
-			    (unsigned long long)depth, n - off);
-		if (count == 0 && depth == 1 && word(d + off, enc) == 0) {
-			off += lp_ws;
-			trailer = 1;
-			break;
+			    (unsigned long long)depth, n - w->off);
+		if (count == 0 && depth == 1 && word(d + w->off, w->enc) == 0) {
+			w->off += ws;
+			return 0;
 		}
 		if (count > (uint64_t)INT64_MAX ||
 		    (t->period && (int64_t)count > INT64_MAX / t->period))
@@ -156,9 +147,9 @@ static int parse_cpu(struct lp *t)
 		s->v[0] = (int64_t)count;
 		s->v[1] = (int64_t)count * t->period;
 		for (uint64_t i = 0; i < depth; i++) {
-			uint64_t a = word(d + off, enc);
-			off += lp_ws;
-			if (!java && i > 0)
+			uint64_t a = word(d + w->off, w->enc);
+			w->off += ws;
+			if (!w->java && i > 0)
 				a--;
 			if (lp_push_addr(t, a))
 				return lp_oom(t);
@@ -166,13 +157,13 @@ static int parse_cpu(struct lp *t)
 		s = &VEC(t->samples, struct lsample)[t->samples.len - 1];
 		s->n = t->stk.len - s->first;
 	}
-	if (!trailer)
-		t->no_trailer++;
-	const char *rest = t->in->data + off, *end = t->in->data + n;
-	if (java)
-		return lp_parse_java_symbols(t, rest, end);
+	t->no_trailer++;
+	return 0;
+}
 
-	/* the signal handler's frame: the second frame of (nearly) every sample, twice at most */
+/* The signal handler's frame: the second frame of (nearly) every sample, dropped twice at most. */
+static void drop_signal_frames(struct lp *t)
+{
 	struct lsample *S = VEC(t->samples, struct lsample);
 	uint32_t *stk = VEC(t->stk, uint32_t);
 	struct lloc *L = VEC(t->locs, struct lloc);
@@ -195,11 +186,11 @@ static int parse_cpu(struct lp *t)
 			}
 		}
 		if (cand == UINT32_MAX)
-			break;
+			return;
 		for (uint32_t i = 0; i < ns; i++)
 			have += S[i].n >= 2 && L[stk[S[i].first + 1]].addr == L[cand].addr;
 		if (have < ns - margin)
-			break;
+			return;
 		for (uint32_t i = 0; i < ns; i++) {
 			if (S[i].n < 2 || stk[S[i].first + 1] != cand)
 				continue;
@@ -209,6 +200,36 @@ static int parse_cpu(struct lp *t)
 			t->sig_frames++;
 		}
 	}
+}
+
+static int parse_cpu(struct lp *t)
+{
+	struct cpu_words w = {.d = (const uint8_t *)t->in->data, .n = t->in->len};
+	uint64_t period_us;
+	cpu_header(w.d, w.n, &w.enc, &period_us, &w.java);
+	w.ws = w.enc < 2 ? 4 : 8;
+	t->fam = w.java ? FAM_JAVA_CPU : FAM_CPU;
+	t->version = w.java ? (w.ws == 4 ? "java-cpu-32" : "java-cpu-64")
+			    : (w.ws == 4 ? "cpu-32" : "cpu-64");
+	if (period_us > (uint64_t)INT64_MAX / 1000)
+		return byte_error(t, 3 * w.ws, "sampling period %llu us is too large",
+				  (unsigned long long)period_us);
+	t->period = (int64_t)period_us * 1000;
+	t->period_type = "cpu";
+	t->period_unit = "nanoseconds";
+	t->nvals = 2;
+	t->type[0] = "samples";
+	t->unit[0] = "count";
+	t->type[1] = "cpu";
+	t->unit[1] = "nanoseconds";
+	w.off = 5 * w.ws;
+	int rc = cpu_records(t, &w);
+	if (rc)
+		return rc;
+	const char *rest = t->in->data + w.off, *end = t->in->data + w.n;
+	if (w.java)
+		return lp_parse_java_symbols(t, rest, end);
+	drop_signal_frames(t);
 	lp_drop_dup_leaves(t);
 	return lp_parse_maps(t, rest, end);
 }
@@ -413,17 +434,17 @@ static pv_frame_ix loc_frame(struct lp *t, struct lloc *l, const pv_module_ix *m
 	return l->frame;
 }
 
-static int build(struct lp *t)
+static int is_java(const struct lp *t)
 {
-	struct pv_builder *b = t->b;
-	struct pv_profile *p = b->p;
-	struct lsample *S = VEC(t->samples, struct lsample);
-	uint32_t *stk = VEC(t->stk, uint32_t);
-	struct lloc *L = VEC(t->locs, struct lloc);
-	int java =
-	    t->fam == FAM_JAVA_CPU || t->fam == FAM_JAVA_HEAP || t->fam == FAM_JAVA_CONTENTION;
+	return t->fam == FAM_JAVA_CPU || t->fam == FAM_JAVA_HEAP || t->fam == FAM_JAVA_CONTENTION;
+}
 
-	/* locations in the order samples first name them (pprof's location ids) */
+/* The locations in the order samples first name them (pprof's location ids), mapped. */
+static int number_locations(struct lp *t)
+{
+	const struct lsample *S = VEC(t->samples, struct lsample);
+	const uint32_t *stk = VEC(t->stk, uint32_t);
+	struct lloc *L = VEC(t->locs, struct lloc);
 	uint32_t *order = pv_malloc(((size_t)t->locs.len + 1) * sizeof(*order));
 	if (!order)
 		return lp_oom(t);
@@ -438,14 +459,17 @@ static int build(struct lp *t)
 		}
 	int rc = lp_assign_mappings(t, order, nr);
 	for (uint32_t k = 0; k < nr; k++)
-		if (java && !L[order[k]].name)
+		if (is_java(t) && !L[order[k]].name)
 			t->unsym_java++;
 	pv_free(order);
-	if (rc)
-		return rc;
+	return rc;
+}
 
-	/* metrics */
-	int64_t scale[MAX_VALUES];
+/* One metric per value type (scale[i]: what makes value i nanoseconds), the meta data. */
+static void build_metrics(struct lp *t, int64_t *scale)
+{
+	struct pv_builder *b = t->b;
+	struct pv_profile *p = b->p;
 	for (unsigned i = 0; i < t->nvals; i++) {
 		enum pv_unit u = unit_of(t->unit[i], &scale[i]);
 		if (u == PV_UNIT_OTHER)
@@ -463,11 +487,16 @@ static int build(struct lp *t)
 		if (unit_of(t->period_unit, &sc) == PV_UNIT_NS && t->period <= INT64_MAX / sc)
 			p->meta.interval_ns = t->period * sc;
 	}
+}
 
-	/* modules */
+/* The module of each memory map row (PV_NONE for one without a file); NULL when out of memory. */
+static pv_module_ix *build_modules(struct lp *t)
+{
+	struct pv_builder *b = t->b;
+	struct pv_profile *p = b->p;
 	pv_module_ix *mods = pv_malloc(((size_t)t->maps.len + 1) * sizeof(*mods));
 	if (!mods)
-		return lp_oom(t);
+		return NULL;
 	for (uint32_t i = 0; i < t->maps.len; i++) {
 		const struct lmap *m = &VEC(t->maps, struct lmap)[i];
 		mods[i] = PV_NONE;
@@ -479,10 +508,37 @@ static int build(struct lp *t)
 		mods[i] =
 		    builder_module(b, builder_cstr(b, base), m->file, module_kind(path, i == 0));
 	}
+	return mods;
+}
 
-	/* samples */
+/* A sample's weights: its values scaled to ns, saturated (counted in *sat) when too large. */
+static void sample_weights(const struct lp *t, const struct lsample *s, const int64_t *scale,
+			   int64_t *w, uint64_t *sat)
+{
+	for (unsigned m = 0; m < t->nvals; m++) {
+		int64_t v = s->v[m];
+		if (scale[m] != 1) {
+			if (v > INT64_MAX / scale[m] || v < INT64_MIN / scale[m]) {
+				(*sat)++;
+				v = v > 0 ? INT64_MAX : INT64_MIN;
+			} else {
+				v *= scale[m];
+			}
+		}
+		w[m] = v;
+	}
+}
+
+/* The samples, on one thread "all samples", with their heap block size label. */
+static void build_samples(struct lp *t, const int64_t *scale, const pv_module_ix *mods,
+			  uint64_t *sat)
+{
+	struct pv_builder *b = t->b;
+	struct pv_profile *p = b->p;
+	const struct lsample *S = VEC(t->samples, struct lsample);
+	const uint32_t *stk = VEC(t->stk, uint32_t);
+	struct lloc *L = VEC(t->locs, struct lloc);
 	struct u64map label_rows = {0};
-	uint64_t sat = 0;
 	pv_thread_ix th =
 	    builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE, PV_ID_NONE, 0);
 	for (uint32_t i = 0; i < t->samples.len && !b->status; i++) {
@@ -491,18 +547,7 @@ static int build(struct lp *t)
 		for (uint32_t k = s->n; k-- > 0;)
 			st = builder_stack(b, st, loc_frame(t, &L[stk[s->first + k]], mods));
 		int64_t w[MAX_VALUES];
-		for (unsigned m = 0; m < t->nvals; m++) {
-			int64_t v = s->v[m];
-			if (scale[m] != 1) {
-				if (v > INT64_MAX / scale[m] || v < INT64_MIN / scale[m]) {
-					sat++;
-					v = v > 0 ? INT64_MAX : INT64_MIN;
-				} else {
-					v *= scale[m];
-				}
-			}
-			w[m] = v;
-		}
+		sample_weights(t, s, scale, w, sat);
 		builder_sample(b, th, st, PV_TIME_NONE, w);
 		if (s->has_bytes && !b->status) {
 			uint32_t set = bytes_label(t, &label_rows, s->bytes);
@@ -516,11 +561,13 @@ static int build(struct lp *t)
 		}
 	}
 	u64map_release(&label_rows);
-	pv_free(mods);
-	if (b->status)
-		return lp_oom(t);
+}
 
-	/* the report */
+/* The import report: what pprof's rules changed and what the model does not keep. */
+static void build_report(struct lp *t, uint64_t sat)
+{
+	struct pv_builder *b = t->b;
+	int java = is_java(t);
 	builder_lossy(b, 1, "period %lld (period_type %s/%s)", (long long)t->period,
 		      *t->period_type ? t->period_type : "-",
 		      *t->period_unit ? t->period_unit : "-");
@@ -571,7 +618,25 @@ static int build(struct lp *t)
 		      : t->fam == FAM_CONTENTION || t->fam == FAM_JAVA_CONTENTION
 			  ? "contention"
 			  : "CPU and other");
-	return b->status ? lp_oom(t) : 0;
+}
+
+static int build(struct lp *t)
+{
+	int rc = number_locations(t);
+	if (rc)
+		return rc;
+	int64_t scale[MAX_VALUES];
+	build_metrics(t, scale);
+	pv_module_ix *mods = build_modules(t);
+	if (!mods)
+		return lp_oom(t);
+	uint64_t sat = 0;
+	build_samples(t, scale, mods, &sat);
+	pv_free(mods);
+	if (t->b->status)
+		return lp_oom(t);
+	build_report(t, sat);
+	return t->b->status ? lp_oom(t) : 0;
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
