@@ -1,61 +1,17 @@
 /*
- * view.h - views computed from a profile: the top-down call tree and the per-function list.
+ * view.h - the views of a query (query.h) computed from a profile: centered trees, flat,
+ * butterfly, list (the view kinds' table below).
  *
- * A view is a pure function of (profile, options); it borrows the profile, which must outlive
- * it. Rows of the call tree are call nodes: a function at one place in a path from a root,
- * merged across frames, lines and stacks (the Firefox Profiler's rule). Costs are int64 in the
- * metric's unit. Building costs one pass over the distinct stacks and one over the selected
- * samples.
+ * A view is a pure function of (profile, query); it borrows the profile, which must outlive
+ * it. Rows of a tree are call nodes: a function (line, file, module, loop: the granularity) at
+ * one place in a path from a root, merged across frames and stacks (the Firefox Profiler's
+ * rule). Costs are int64 in the metric's unit.
  */
 #ifndef PV_VIEW_H
 #define PV_VIEW_H
 
 #include "pv/profile.h"
 #include "pv/query.h"
-
-struct pv_view_opts {
-	pv_metric_ix metric;	     /* PV_NONE = the profile's default metric */
-	const pv_thread_ix *threads; /* threads to merge; NULL/0 = all */
-	uint32_t nr_threads;
-};
-
-struct pv_calltree {
-	uint32_t len; /* call nodes */
-	pv_func_ix *func;
-	uint32_t *parent; /* PV_NONE for a root */
-	uint32_t *depth;  /* 0 for a root */
-	int64_t *total, *self;
-	/* children of each node, sorted by total (descending), then name, then function index */
-	uint32_t *child_first, *child_len, *children;
-	uint32_t *roots; /* roots, sorted the same way */
-	uint32_t nr_roots;
-	int64_t total_cost;   /* every selected sample with a stack */
-	int64_t nostack_cost; /* selected samples without a stack (not in the tree) */
-	uint64_t nr_samples;  /* selected samples */
-	pv_metric_ix metric;
-};
-
-/* Builds the top-down tree. Returns 0, PV_ENOMEM or PV_EINVAL (bad metric/thread). */
-int pv_calltree_build(const struct pv_profile *p, const struct pv_view_opts *o,
-		      struct pv_calltree **out, struct pv_error *err);
-void pv_calltree_free(struct pv_calltree *t);
-
-enum pv_top_sort {
-	PV_TOP_BY_SELF = 0,
-	PV_TOP_BY_TOTAL,
-};
-
-struct pv_top {
-	uint32_t len;	       /* functions with cost */
-	pv_func_ix *func;      /* sorted as asked, ties by name then index */
-	int64_t *self, *total; /* total counts each sample once, however often f recurs */
-	int64_t total_cost;
-	pv_metric_ix metric;
-};
-
-int pv_top_build(const struct pv_profile *p, const struct pv_view_opts *o, enum pv_top_sort sort,
-		 struct pv_top **out, struct pv_error *err);
-void pv_top_free(struct pv_top *t);
 
 /* ---- views of a query (query.h): centered trees, flat, butterfly, list ---- */
 
