@@ -131,7 +131,17 @@ enum pv_view_output {
 	PV_OUT_FLAT = 1u << 2,	  /* v->flat */
 };
 
-struct pv_engine; /* the engine's state while it computes a view (engine.c) */
+/*
+ * A kind's builder's context: an opaque handle on the engine's state once it has selected the
+ * samples (threads, range, filters, markers) and resolved the center; the builder fills the
+ * view's outputs (its row's outputs) from it through the engine's build stages (the top-down
+ * and bottom-up trees, the flat rows: src/view/engine.h). Valid only while the builder runs.
+ */
+struct pv_view_build;
+/* The view being built: its profile (v->p), its query (v->q), its totals; the outputs to fill. */
+struct pv_view *pv_view_build_view(const struct pv_view_build *b);
+/* The kind being built (the row whose builder runs). */
+const struct pv_view_kind_row *pv_view_build_kind(const struct pv_view_build *b);
 
 struct pv_view_kind_row {
 	const char *name;    /* the CLI command, the URL's and JSON's "view" */
@@ -144,8 +154,8 @@ struct pv_view_kind_row {
 	 * naming it is the same as naming none, and the notations write the default as it. The
 	 * trees ignore the option (children by total); "self" is the name their default has. */
 	enum pv_sort_key sort;
-	unsigned outputs;		   /* enum pv_view_output */
-	int (*build)(struct pv_engine *e); /* fills the outputs (kinds.c) */
+	unsigned outputs;		       /* enum pv_view_output */
+	int (*build)(struct pv_view_build *b); /* fills the outputs (kinds.c): 0 or an error */
 };
 
 #define PV_NR_VIEW_KINDS 5

@@ -630,7 +630,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, const s
 	if (!rc && !done) {
 		e.kind = pv_view_kind(q->view);
 		e.sort = pv_query_sort(q);
-		rc = e.kind->build(&e);
+		rc = e.kind->build(&(struct pv_view_build){&e});
 	}
 	if (!rc && !done)
 		hand_out(&e, r, &c);

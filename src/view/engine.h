@@ -69,6 +69,11 @@ struct pv_engine {
 	uint32_t *node;
 };
 
+/* pv/view.h's builder context: the engine, handed to a kind's builder (kinds.c). */
+struct pv_view_build {
+	struct pv_engine *e;
+};
+
 static inline uint32_t vf_func(const struct pv_view *v, uint32_t vf)
 {
 	const struct pv_profile *p = v->p;
