@@ -110,12 +110,9 @@ struct pv_view {
 	struct pv_tree *tree;	 /* tree: top-down; callers: bottom-up; butterfly: callees */
 	struct pv_tree *callers; /* butterfly: the callers of the center */
 	struct pv_flat *flat;	 /* flat and top */
-	/* private */
-	struct pv_derived *derived; /* derived metrics (derive.c); NULL when the query has none */
-	bool scoped;		    /* the profile has loop or statement frames (HPCToolkit) */
-	uint32_t nr_pseudo;	    /* collapsed-module functions, ids funcs.len + i */
-	pv_module_ix *pseudo_module;
-	bool from_graph; /* computed from a call graph (callgraph.c), not from stacks */
+	/* libpv's own state of the view (its derived columns, its collapsed modules' functions):
+	 * opaque, defined in src/view/internal.h */
+	struct pv_view_priv *priv;
 };
 
 /*

@@ -207,7 +207,7 @@ static int graph_contexts(const struct pv_profile *p, const struct pv_query *cq,
 		return 0;
 	struct pv_view *v = NULL;
 	int rc = pv_view_compute(p, cq, &v, err);
-	if (rc || !v->from_graph) {
+	if (rc || !v->priv->from_graph) {
 		pv_view_free(v);
 		return rc;
 	}

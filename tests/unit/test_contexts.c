@@ -17,6 +17,7 @@
 #include "pv/info.h"
 #include "t.h"
 #include "tp.h"
+#include "view/internal.h"
 
 #define NEAR(a, b) T_TRUE(fabs((double)(a) - (double)(b)) < 1e-5 * (fabs((double)(b)) + 1))
 
@@ -403,7 +404,7 @@ T_TEST(contexts_of_a_call_graph)
 	pv_query_init(&q);
 	struct pv_view *v = NULL;
 	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
-	T_TRUE(v && v->from_graph);
+	T_TRUE(v && v->priv->from_graph);
 	uint32_t checked = 0, deep = 0;
 	/* 30 rows spread over the tree (rows come parents first, the deep ones last) */
 	for (uint32_t r = 0; v && r < v->tree->len; r += 1 + v->tree->len / 30) {
