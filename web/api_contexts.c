@@ -22,17 +22,9 @@
 #define COLUMNS_MAX 10000
 #define BINS_MAX    1000
 
-struct plot {
-	enum pv_ctx_value which;
-	const uint32_t *order; /* NULL: index order */
-	uint32_t from, to, nr_cols, bins;
-	const struct pv_ctx_column *cols;
-	const uint32_t *count, *bin;
-	double width;
-};
-
 /* The answer, in one place: the summary, the window's columns, the histogram, the names. */
-static void write_contexts(struct pv_json *j, const struct pv_contexts *c, const struct plot *pl)
+static void write_contexts(struct pv_json *j, const struct pv_contexts *c,
+			   const struct pv_contexts_plot *pl)
 {
 	const struct pv_profile *p = c->p;
 	pv_json_object(j);
@@ -81,7 +73,7 @@ static void write_contexts(struct pv_json *j, const struct pv_contexts *c, const
 	pv_json_kuint(j, "bins", pl->bins);
 	pv_json_kint(j, "min", c->summary[pl->which].min);
 	pv_json_key(j, "width");
-	pv_json_real(j, pl->width, 12);
+	pv_json_real(j, pl->bin_width, 12);
 	pv_json_key(j, "counts");
 	pv_json_array(j);
 	for (uint32_t b = 0; b < pl->bins; b++)
@@ -202,38 +194,22 @@ int api_contexts(struct pv_api *a, const struct api_params *ps, struct pv_json *
 	pv_query_release(&q);
 	if (status)
 		return status;
-	struct plot pl = {
+	struct pv_contexts_plot_opts po = {
 	    .which = value && strcmp(value, "self") == 0 ? PV_CTX_EXCLUSIVE : PV_CTX_INCLUSIVE,
-	    .from = from < c->len ? from : c->len,
-	    .to = to < c->len ? to : c->len,
+	    .by_value = order && strcmp(order, "value") == 0,
+	    .from = from,
+	    .to = to,
+	    .width = width,
 	    .bins = bins,
 	};
-	size_t n = c->len ? c->len : 1;
-	uint32_t *ord = malloc(n * sizeof(*ord)), *bin = malloc(n * sizeof(*bin));
-	uint32_t *count = malloc(bins * sizeof(*count));
-	struct pv_ctx_column *cols = malloc((size_t)width * sizeof(*cols));
-	if (!ord || !bin || !count || !cols) {
+	struct pv_contexts_plot pl;
+	if (pv_contexts_plot(c, &po, &pl)) {
 		status = api_error(out, 500, "out of memory");
 	} else {
-		if (order && strcmp(order, "value") == 0) {
-			pv_contexts_sort(c, pl.which, ord);
-			pl.order = ord;
-		}
-		if (pl.to < pl.from)
-			pl.to = pl.from;
-		pl.nr_cols =
-		    pv_contexts_columns(c, pl.which, pl.order, pl.from, pl.to, width, cols);
-		pl.cols = cols;
-		pl.width = pv_contexts_histogram(c, pl.which, bins, count, bin);
-		pl.count = count;
-		pl.bin = bin;
 		write_contexts(out, c, &pl);
 		status = pv_json_error(out) ? api_error(out, 500, "out of memory") : 200;
+		pv_contexts_plot_release(&pl);
 	}
-	free(ord);
-	free(bin);
-	free(count);
-	free(cols);
 	pv_contexts_free(c);
 	return status;
 }

@@ -109,6 +109,36 @@ uint32_t pv_contexts_columns(const struct pv_contexts *c, enum pv_ctx_value whic
 			     const uint32_t *order, uint32_t from, uint32_t to, uint32_t width,
 			     struct pv_ctx_column *cols);
 
+/* What a plot shows: which value, in which order, which window, at how many columns and bins. */
+struct pv_contexts_plot_opts {
+	enum pv_ctx_value which;
+	bool by_value;	   /* the sorted plot (pv_contexts_sort), else index order */
+	uint32_t from, to; /* the window: positions [from, to) of the order, clamped to the
+			    * contexts (to UINT32_MAX: to the last) */
+	uint32_t width;	   /* at most this many pixel columns (0: none) */
+	uint32_t bins;	   /* histogram bins (0: no histogram) */
+};
+
+/* A plot of c as the page draws it and the CLI prints it (pv_contexts_plot). */
+struct pv_contexts_plot {
+	enum pv_ctx_value which;
+	uint32_t *order;   /* by_value: the context at each position (c->len); NULL: index
+			    * order */
+	uint32_t from, to; /* the window, clamped: from <= to <= c->len */
+	uint32_t nr_cols;  /* pv_contexts_columns over the window */
+	struct pv_ctx_column *cols;
+	uint32_t bins; /* pv_contexts_histogram: count[bins], each context's bin[c->len]
+			* (NULL without bins), the bins' width */
+	uint32_t *count, *bin;
+	double bin_width;
+};
+
+/* The plot of c that o asks for (order, window, columns, histogram). Returns 0 or PV_ENOMEM
+ * (pl then holds nothing). Release it with pv_contexts_plot_release. */
+int pv_contexts_plot(const struct pv_contexts *c, const struct pv_contexts_plot_opts *o,
+		     struct pv_contexts_plot *pl);
+void pv_contexts_plot_release(struct pv_contexts_plot *pl);
+
 /* A summary as one JSON object: {"n", "nonzero", "sum", "mean", "min", "max", "stddev", "cv",
  * "imbalance"}, cv and imbalance null when the mean is 0 (the CLI's --json and the web API
  * write it alike). */

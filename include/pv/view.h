@@ -1,61 +1,17 @@
 /*
- * view.h - views computed from a profile: the top-down call tree and the per-function list.
+ * view.h - the views of a query (query.h) computed from a profile: centered trees, flat,
+ * butterfly, list (the view kinds' table below).
  *
- * A view is a pure function of (profile, options); it borrows the profile, which must outlive
- * it. Rows of the call tree are call nodes: a function at one place in a path from a root,
- * merged across frames, lines and stacks (the Firefox Profiler's rule). Costs are int64 in the
- * metric's unit. Building costs one pass over the distinct stacks and one over the selected
- * samples.
+ * A view is a pure function of (profile, query); it borrows the profile, which must outlive
+ * it. Rows of a tree are call nodes: a function (line, file, module, loop: the granularity) at
+ * one place in a path from a root, merged across frames and stacks (the Firefox Profiler's
+ * rule). Costs are int64 in the metric's unit.
  */
 #ifndef PV_VIEW_H
 #define PV_VIEW_H
 
 #include "pv/profile.h"
 #include "pv/query.h"
-
-struct pv_view_opts {
-	pv_metric_ix metric;	     /* PV_NONE = the profile's default metric */
-	const pv_thread_ix *threads; /* threads to merge; NULL/0 = all */
-	uint32_t nr_threads;
-};
-
-struct pv_calltree {
-	uint32_t len; /* call nodes */
-	pv_func_ix *func;
-	uint32_t *parent; /* PV_NONE for a root */
-	uint32_t *depth;  /* 0 for a root */
-	int64_t *total, *self;
-	/* children of each node, sorted by total (descending), then name, then function index */
-	uint32_t *child_first, *child_len, *children;
-	uint32_t *roots; /* roots, sorted the same way */
-	uint32_t nr_roots;
-	int64_t total_cost;   /* every selected sample with a stack */
-	int64_t nostack_cost; /* selected samples without a stack (not in the tree) */
-	uint64_t nr_samples;  /* selected samples */
-	pv_metric_ix metric;
-};
-
-/* Builds the top-down tree. Returns 0, PV_ENOMEM or PV_EINVAL (bad metric/thread). */
-int pv_calltree_build(const struct pv_profile *p, const struct pv_view_opts *o,
-		      struct pv_calltree **out, struct pv_error *err);
-void pv_calltree_free(struct pv_calltree *t);
-
-enum pv_top_sort {
-	PV_TOP_BY_SELF = 0,
-	PV_TOP_BY_TOTAL,
-};
-
-struct pv_top {
-	uint32_t len;	       /* functions with cost */
-	pv_func_ix *func;      /* sorted as asked, ties by name then index */
-	int64_t *self, *total; /* total counts each sample once, however often f recurs */
-	int64_t total_cost;
-	pv_metric_ix metric;
-};
-
-int pv_top_build(const struct pv_profile *p, const struct pv_view_opts *o, enum pv_top_sort sort,
-		 struct pv_top **out, struct pv_error *err);
-void pv_top_free(struct pv_top *t);
 
 /* ---- views of a query (query.h): centered trees, flat, butterfly, list ---- */
 
@@ -154,12 +110,9 @@ struct pv_view {
 	struct pv_tree *tree;	 /* tree: top-down; callers: bottom-up; butterfly: callees */
 	struct pv_tree *callers; /* butterfly: the callers of the center */
 	struct pv_flat *flat;	 /* flat and top */
-	/* private */
-	struct pv_derived *derived; /* derived metrics (derive.c); NULL when the query has none */
-	bool scoped;		    /* the profile has loop or statement frames (HPCToolkit) */
-	uint32_t nr_pseudo;	    /* collapsed-module functions, ids funcs.len + i */
-	pv_module_ix *pseudo_module;
-	bool from_graph; /* computed from a call graph (callgraph.c), not from stacks */
+	/* libpv's own state of the view (its derived columns, its collapsed modules' functions):
+	 * opaque, defined in src/view/internal.h */
+	struct pv_view_priv *priv;
 };
 
 /*
@@ -175,7 +128,17 @@ enum pv_view_output {
 	PV_OUT_FLAT = 1u << 2,	  /* v->flat */
 };
 
-struct pv_engine; /* the engine's state while it computes a view (engine.c) */
+/*
+ * A kind's builder's context: an opaque handle on the engine's state once it has selected the
+ * samples (threads, range, filters, markers) and resolved the center; the builder fills the
+ * view's outputs (its row's outputs) from it through the engine's build stages (the top-down
+ * and bottom-up trees, the flat rows: src/view/engine.h). Valid only while the builder runs.
+ */
+struct pv_view_build;
+/* The view being built: its profile (v->p), its query (v->q), its totals; the outputs to fill. */
+struct pv_view *pv_view_build_view(const struct pv_view_build *b);
+/* The kind being built (the row whose builder runs). */
+const struct pv_view_kind_row *pv_view_build_kind(const struct pv_view_build *b);
 
 struct pv_view_kind_row {
 	const char *name;    /* the CLI command, the URL's and JSON's "view" */
@@ -188,8 +151,8 @@ struct pv_view_kind_row {
 	 * naming it is the same as naming none, and the notations write the default as it. The
 	 * trees ignore the option (children by total); "self" is the name their default has. */
 	enum pv_sort_key sort;
-	unsigned outputs;		   /* enum pv_view_output */
-	int (*build)(struct pv_engine *e); /* fills the outputs (kinds.c) */
+	unsigned outputs;		       /* enum pv_view_output */
+	int (*build)(struct pv_view_build *b); /* fills the outputs (kinds.c): 0 or an error */
 };
 
 #define PV_NR_VIEW_KINDS 5

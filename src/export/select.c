@@ -82,7 +82,7 @@ static pv_frame_ix frame_of(struct sel *x, uint32_t vf)
 	if (vf >= p->frames.len) {
 		uint32_t i = vf - p->frames.len;
 		if (x->pseudo[i] == PV_NONE) {
-			pv_module_ix m = x->v->pseudo_module[i];
+			pv_module_ix m = x->v->priv->pseudo_module[i];
 			pv_func_ix f = builder_func(x->b, str_of(x, p->modules.name[m]),
 						    module_of(x, m), PV_NONE, 0);
 			x->pseudo[i] = builder_func_frame(x->b, f);
@@ -421,7 +421,7 @@ int pv_profile_select(const struct pv_profile *p, const struct pv_query *q, stru
 	x.source = none_map(p->sources.len);
 	x.func = none_map(p->funcs.len);
 	x.frame = none_map(p->frames.len);
-	x.pseudo = none_map(v->nr_pseudo);
+	x.pseudo = none_map(v->priv->nr_pseudo);
 	x.stack = none_map(s.len);
 	x.stack_done = pv_calloc(s.len ? s.len : 1, 1);
 	if (!x.str || !x.cat || !x.module || !x.source || !x.func || !x.frame || !x.pseudo ||

@@ -57,8 +57,7 @@ void pv_json_contexts_summary(struct pv_json *j, const struct pv_ctx_summary *s)
 
 /* `profview contexts --json` */
 static int contexts_json(FILE *out, const struct pv_contexts *c,
-			 const struct pv_contexts_print_opts *o, const uint32_t *order,
-			 const uint32_t *count, double width)
+			 const struct pv_contexts_print_opts *o, const struct pv_contexts_plot *pl)
 {
 	const struct pv_profile *p = c->p;
 	const struct pv_ctx_summary *si = &c->summary[PV_CTX_INCLUSIVE];
@@ -79,7 +78,7 @@ static int contexts_json(FILE *out, const struct pv_contexts *c,
 	pv_json_key(j, "contexts");
 	pv_json_open(j, '[', PV_JSON_LINES, 0);
 	for (uint32_t k = 0; k < c->len && !o->histogram; k++) {
-		uint32_t i = order[k];
+		uint32_t i = pl->order ? pl->order[k] : k;
 		pv_json_object(j);
 		json_thread(j, p, c->thread[i]);
 		pv_json_kint(j, "inclusive", c->value[0][i]);
@@ -99,11 +98,11 @@ static int contexts_json(FILE *out, const struct pv_contexts *c,
 		pv_json_object(j);
 		pv_json_kint(j, "min", si->min);
 		pv_json_key(j, "width");
-		json_real(j, width);
+		json_real(j, pl->bin_width);
 		pv_json_key(j, "counts");
 		pv_json_array(j);
 		for (uint32_t b = 0; b < o->histogram; b++)
-			pv_json_uint(j, count[b]);
+			pv_json_uint(j, pl->count[b]);
 		pv_json_end(j);
 		pv_json_end(j);
 	}
@@ -143,26 +142,17 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 	const struct pv_profile *p = c->p;
 	enum pv_unit u = (enum pv_unit)p->metrics.unit[c->metric];
 	const char *metric = pv_str(p, p->metrics.name[c->metric]);
-	uint32_t n = c->len ? c->len : 1;
-	uint32_t *order = pv_malloc((size_t)n * sizeof(*order));
-	uint32_t *count = o->histogram ? pv_malloc((size_t)o->histogram * sizeof(*count)) : NULL;
-	if (!order || (o->histogram && !count)) {
-		pv_free(order);
-		pv_free(count);
+	/* the sorted or index order and the histogram of the inclusive values, as the page's */
+	struct pv_contexts_plot pl;
+	struct pv_contexts_plot_opts po = {
+	    .which = PV_CTX_INCLUSIVE, .by_value = o->sorted, .bins = o->histogram};
+	if (pv_contexts_plot(c, &po, &pl))
 		return PV_ENOMEM;
-	}
-	if (o->sorted)
-		pv_contexts_sort(c, PV_CTX_INCLUSIVE, order);
-	else
-		for (uint32_t i = 0; i < c->len; i++)
-			order[i] = i;
-	double width = o->histogram
-			   ? pv_contexts_histogram(c, PV_CTX_INCLUSIVE, o->histogram, count, NULL)
-			   : 0;
+	double width = pl.bin_width;
 	const struct pv_ctx_summary *si = &c->summary[PV_CTX_INCLUSIVE];
 	int rc = 0;
 	if (o->json) {
-		rc = contexts_json(out, c, o, order, count, width);
+		rc = contexts_json(out, c, o, &pl);
 	} else {
 		char e1[FMT_NAME], e2[FMT_NAME];
 		struct pv_cost_unit cu;
@@ -183,13 +173,13 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 						? (double)si->max
 						: (double)si->min + (k + 1) * width,
 					    &cu);
-				fprintf(out, "%14s  %14s  %8u\n", a, b, count[k]);
+				fprintf(out, "%14s  %14s  %8u\n", a, b, pl.count[k]);
 			}
 		} else {
 			fprintf(out, "%6s  %-24s %14s %14s\n", "#", "context", "inclusive",
 				"exclusive");
 			for (uint32_t k = 0; k < c->len; k++) {
-				uint32_t i = order[k];
+				uint32_t i = pl.order ? pl.order[k] : k;
 				pv_cost_text(&cu, c->value[0][i], PV_NUM_EXACT, a, sizeof(a));
 				pv_cost_text(&cu, c->value[1][i], PV_NUM_EXACT, b, sizeof(b));
 				fprintf(out, "%6u  %-24s %14s %14s\n", c->thread[i],
@@ -200,7 +190,6 @@ int pv_print_contexts(FILE *out, const struct pv_contexts *c,
 		print_summary(out, "inclusive", si, &cu);
 		print_summary(out, "exclusive", &c->summary[PV_CTX_EXCLUSIVE], &cu);
 	}
-	pv_free(order);
-	pv_free(count);
+	pv_contexts_plot_release(&pl);
 	return rc;
 }

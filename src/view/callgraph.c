@@ -309,7 +309,7 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 	if (!(v->note = pv_strdup(note)))
 		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
 	else
-		*done = v->from_graph = true;
+		*done = v->priv->from_graph = true;
 out:
 	cg_graph_release(&g);
 	pv_free(sel);

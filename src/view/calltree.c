@@ -11,7 +11,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/sort.h"
-#include "pv/view.h"
+#include "view/calltree.h"
 
 void pv_calltree_free(struct pv_calltree *t)
 {

@@ -207,7 +207,7 @@ static int graph_contexts(const struct pv_profile *p, const struct pv_query *cq,
 		return 0;
 	struct pv_view *v = NULL;
 	int rc = pv_view_compute(p, cq, &v, err);
-	if (rc || !v->from_graph) {
+	if (rc || !v->priv->from_graph) {
 		pv_view_free(v);
 		return rc;
 	}
@@ -430,4 +430,42 @@ uint32_t pv_contexts_columns(const struct pv_contexts *c, enum pv_ctx_value whic
 		}
 	}
 	return n;
+}
+
+void pv_contexts_plot_release(struct pv_contexts_plot *pl)
+{
+	pv_free(pl->order);
+	pv_free(pl->cols);
+	pv_free(pl->count);
+	pv_free(pl->bin);
+	memset(pl, 0, sizeof(*pl));
+}
+
+int pv_contexts_plot(const struct pv_contexts *c, const struct pv_contexts_plot_opts *o,
+		     struct pv_contexts_plot *pl)
+{
+	size_t n = c->len ? c->len : 1;
+	*pl = (struct pv_contexts_plot){
+	    .which = o->which,
+	    .from = o->from < c->len ? o->from : c->len,
+	    .to = o->to < c->len ? o->to : c->len,
+	    .bins = o->bins,
+	};
+	if (pl->to < pl->from)
+		pl->to = pl->from;
+	if ((o->by_value && !(pl->order = pv_malloc(n * sizeof(*pl->order)))) ||
+	    (o->width && !(pl->cols = pv_malloc((size_t)o->width * sizeof(*pl->cols)))) ||
+	    (o->bins && (!(pl->count = pv_malloc((size_t)o->bins * sizeof(*pl->count))) ||
+			 !(pl->bin = pv_malloc(n * sizeof(*pl->bin)))))) {
+		pv_contexts_plot_release(pl);
+		return PV_ENOMEM;
+	}
+	if (pl->order)
+		pv_contexts_sort(c, o->which, pl->order);
+	if (pl->cols)
+		pl->nr_cols = pv_contexts_columns(c, o->which, pl->order, pl->from, pl->to,
+						  o->width, pl->cols);
+	if (o->bins)
+		pl->bin_width = pv_contexts_histogram(c, o->which, o->bins, pl->count, pl->bin);
+	return 0;
 }

@@ -165,7 +165,7 @@ static double def_value(const struct pv_view *v, const struct ddef *d, const str
 
 static double ref_value(const struct pv_view *v, const struct dref *rf, const struct cell *c)
 {
-	const struct pv_derived *dv = v->derived;
+	const struct pv_derived *dv = v->priv->derived;
 	if (rf->col == PV_NONE)
 		return def_value(v, &dv->defs[rf->def], c);
 	int64_t x = c->vec ? c->vec[rf->col] : c->arr[rf->col][c->r];
@@ -207,7 +207,7 @@ static double pow10_of(int e)
 
 double pv_view_value(const struct pv_view *v, uint32_t col, int64_t x)
 {
-	const struct pv_derived *dv = v->derived;
+	const struct pv_derived *dv = v->priv->derived;
 	if (!dv || col >= PV_QUERY_MAX || dv->def_of[col] == PV_NONE)
 		return (double)x;
 	if (x == PV_VALUE_NONE)
@@ -218,21 +218,21 @@ double pv_view_value(const struct pv_view *v, uint32_t col, int64_t x)
 
 bool pv_view_metric_derived(const struct pv_view *v, uint32_t col)
 {
-	return v->derived && col < PV_QUERY_MAX && v->derived->def_of[col] != PV_NONE;
+	return v->priv->derived && col < PV_QUERY_MAX && v->priv->derived->def_of[col] != PV_NONE;
 }
 
 static const char *derived_name(const struct pv_view *v, uint32_t col)
 {
 	if (!pv_view_metric_derived(v, col))
 		return NULL;
-	return v->derived->defs[v->derived->def_of[col]].name;
+	return v->priv->derived->defs[v->priv->derived->def_of[col]].name;
 }
 
 const char *pv_view_metric_formula(const struct pv_view *v, uint32_t col)
 {
 	if (!pv_view_metric_derived(v, col))
 		return NULL;
-	return v->derived->defs[v->derived->def_of[col]].text;
+	return v->priv->derived->defs[v->priv->derived->def_of[col]].text;
 }
 
 const char *pv_view_metric_name(const struct pv_view *v, uint32_t col, char *buf, size_t len)
@@ -316,7 +316,7 @@ int pv__derive_begin(struct pv_view *v, struct pv_error *err)
 	struct pv_derived *dv = pv_calloc(1, sizeof(*dv));
 	if (!dv)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
-	v->derived = dv;
+	v->priv->derived = dv;
 	for (uint32_t c = 0; c < PV_QUERY_MAX; c++)
 		dv->def_of[c] = PV_NONE;
 	uint32_t n = q->nr_derive + p->formulas.len;
@@ -383,7 +383,7 @@ int pv__derive_begin(struct pv_view *v, struct pv_error *err)
 /* Makes the derived metric `name` column v->nr_metrics; 1 when name is no derived metric. */
 int pv__derive_column(struct pv_view *v, const char *name, struct pv_error *err)
 {
-	struct pv_derived *dv = v->derived;
+	struct pv_derived *dv = v->priv->derived;
 	uint32_t d = dv ? def_named(dv, name, dv->ndefs) : PV_NONE;
 	if (d == PV_NONE) {
 		/* NAME:STAT of a derived metric */
@@ -416,7 +416,7 @@ int pv__derive_column(struct pv_view *v, const char *name, struct pv_error *err)
 /* A column of sums of metric m: one the view has, or a new hidden one. */
 static int sum_column(struct pv_view *v, pv_metric_ix m, uint32_t *out, struct pv_error *err)
 {
-	const struct pv_derived *dv = v->derived;
+	const struct pv_derived *dv = v->priv->derived;
 	for (uint32_t c = 0; c < v->nr_metrics; c++) {
 		if (dv->def_of[c] == PV_NONE && v->metrics[c] == m && v->stat[c] == PV_STAT_SUM) {
 			*out = c;
@@ -439,7 +439,7 @@ static int resolve_def(struct pv_view *v, uint32_t di, struct pv_error *err);
 static int resolve_form(struct pv_view *v, uint32_t di, struct dform *fm, const char *text,
 			struct pv_error *err)
 {
-	struct pv_derived *dv = v->derived;
+	struct pv_derived *dv = v->priv->derived;
 	const struct ddef *d = &dv->defs[di];
 	if (!fm->f)
 		return 0;
@@ -483,7 +483,7 @@ static int resolve_form(struct pv_view *v, uint32_t di, struct dform *fm, const 
 
 static int resolve_def(struct pv_view *v, uint32_t di, struct pv_error *err)
 {
-	struct pv_derived *dv = v->derived;
+	struct pv_derived *dv = v->priv->derived;
 	struct ddef *d = &dv->defs[di];
 	if (d->state == 2)
 		return 0;
@@ -502,7 +502,7 @@ static int resolve_def(struct pv_view *v, uint32_t di, struct pv_error *err)
 
 int pv__derive_setup(struct pv_view *v, struct pv_error *err)
 {
-	struct pv_derived *dv = v->derived;
+	struct pv_derived *dv = v->priv->derived;
 	/* every metric the query defines is shown, after the ones --metric lists */
 	for (uint32_t i = 0; i < v->q.nr_derive; i++) {
 		int rc =
@@ -574,7 +574,7 @@ static void drop_columns(int64_t **tot, int64_t **slf, uint32_t from, uint32_t t
 
 int pv__view_derive(struct pv_view *v, struct pv_error *err)
 {
-	struct pv_derived *dv = v->derived;
+	struct pv_derived *dv = v->priv->derived;
 	if (!dv)
 		return 0;
 	struct part parts[3];

@@ -62,8 +62,8 @@ static int resolve(struct pv_engine *e, const struct pv_query *q)
 	if (derives && (rc = pv__derive_setup(v, e->err)))
 		return rc;
 	e->nm = v->nr_metrics;
-	for (uint32_t f = 0; f < p->frames.len && !v->scoped; f++)
-		v->scoped = pv_frame_kind(p, f) != PV_FRAME_CODE;
+	for (uint32_t f = 0; f < p->frames.len && !v->priv->scoped; f++)
+		v->priv->scoped = pv_frame_kind(p, f) != PV_FRAME_CODE;
 	return pv_thread_select(p, (const char *const *)q->threads, q->nr_threads, &v->threads,
 				&v->nr_threads, e->err);
 }
@@ -609,9 +609,15 @@ static void engine_release(struct pv_engine *e, struct centering *c)
 static int compute(const struct pv_profile *p, const struct pv_query *q, const struct request *r,
 		   struct pv_view **out, struct pv_error *err)
 {
-	struct pv_view *v = pv_calloc(1, sizeof(*v));
-	if (!v)
+	/* the view and its private part in one block (pv_view_free frees v, its start) */
+	struct view_block {
+		struct pv_view v;
+		struct pv_view_priv priv;
+	} *block = pv_calloc(1, sizeof(*block));
+	if (!block)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	struct pv_view *v = &block->v;
+	v->priv = &block->priv;
 	v->p = p;
 	pv_query_init(&v->q);
 	struct pv_engine e = {
@@ -630,7 +636,7 @@ static int compute(const struct pv_profile *p, const struct pv_query *q, const s
 	if (!rc && !done) {
 		e.kind = pv_view_kind(q->view);
 		e.sort = pv_query_sort(q);
-		rc = e.kind->build(&e);
+		rc = e.kind->build(&(struct pv_view_build){&e});
 	}
 	if (!rc && !done)
 		hand_out(&e, r, &c);

@@ -69,6 +69,11 @@ struct pv_engine {
 	uint32_t *node;
 };
 
+/* pv/view.h's builder context: the engine, handed to a kind's builder (kinds.c). */
+struct pv_view_build {
+	struct pv_engine *e;
+};
+
 static inline uint32_t vf_func(const struct pv_view *v, uint32_t vf)
 {
 	const struct pv_profile *p = v->p;
@@ -106,7 +111,7 @@ static inline pv_source_ix vf_source(const struct pv_view *v, uint32_t vf)
 static inline pv_module_ix fn_module(const struct pv_view *v, uint32_t f)
 {
 	return f < v->p->funcs.len ? pv_func_module(v->p, f)
-				   : v->pseudo_module[f - v->p->funcs.len];
+				   : v->priv->pseudo_module[f - v->p->funcs.len];
 }
 
 static inline pv_source_ix fn_source(const struct pv_view *v, uint32_t f)
@@ -119,7 +124,7 @@ static inline const char *fn_name(const struct pv_view *v, uint32_t f)
 	const struct pv_profile *p = v->p;
 	if (f < p->funcs.len)
 		return pv_str(p, p->funcs.name[f]);
-	return pv_str(p, p->modules.name[v->pseudo_module[f - p->funcs.len]]);
+	return pv_str(p, p->modules.name[v->priv->pseudo_module[f - p->funcs.len]]);
 }
 
 enum scope_kind { SC_FUNCS, SC_LINE, SC_PATH, SC_FRAMES };

@@ -41,7 +41,7 @@ static bool loop_level_row(const struct pv_view *v, uint64_t key)
 		return true;
 	if (v->q.by == PV_BY_LOOP)
 		return false;
-	return !(v->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
+	return !(v->priv->scoped && KEY_KIND(key) == PV_ROW_LINE && KEY_LINE(key) == 0);
 }
 
 /* The group of scope sx of level l among the rows of one parent: its parent scope, or for a
@@ -66,7 +66,7 @@ int eng_flat_compute(struct pv_engine *e, const struct pv_tree *t, struct pv_fla
 	/* by loop: the last level holds the loops only (doc/hpctoolkit.md) */
 	bool deep = by == PV_BY_LINE || by == PV_BY_LOOP;
 	/* hpcviewer's flat view: function > loop > nested loop > line (doc/hpctoolkit.md) */
-	bool loops = deep && v->scoped, nestl = loops && !list;
+	bool loops = deep && v->priv->scoped, nestl = loops && !list;
 	bool nested = v->q.self == PV_SELF_NESTED;
 	if (list) {
 		levels[nl++] = by == PV_BY_MODULE ? 0 : by == PV_BY_FILE ? 1 : deep ? 3 : 2;

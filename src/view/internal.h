@@ -10,6 +10,15 @@
 #include "pv/view.h"
 #include "view/formula.h"
 
+/* What only libpv reads of a view (pv/view.h's v->priv, allocated with the view). */
+struct pv_view_priv {
+	struct pv_derived *derived; /* derived metrics (derive.c); NULL when the query has none */
+	bool scoped;		    /* the profile has loop or statement frames (HPCToolkit) */
+	uint32_t nr_pseudo;	    /* collapsed-module functions, ids funcs.len + i */
+	pv_module_ix *pseudo_module;
+	bool from_graph; /* computed from a call graph (callgraph.c), not from stacks */
+};
+
 /*
  * Views of a call-graph profile computed from its graph (callgraph.c): sets *done when the
  * query is one the graph answers (the view's trees and costs are then complete), else leaves
@@ -34,7 +43,7 @@ void pv__tree_free(struct pv_tree *t, uint32_t nm);
 /*
  * engine.c: the part of a profile a query selects, for pv_profile_select (select.c): the
  * working stack table once the query's transforms ran (its frames: < frames.len a profile
- * frame, else the pseudo-function of the collapsed module v->pseudo_module[vf - frames.len];
+ * frame, else the pseudo-function of the collapsed module v->priv->pseudo_module[vf - frames.len];
  * a prefix always before its stack), each profile stack's image in it (PV_NONE: every frame
  * removed), each working stack's center match (anchor; NULL without a center) and the samples
  * the view keeps (pv_view_compute_keep's samples mask).
@@ -112,7 +121,7 @@ int pv__view_resort(struct pv_view *v);
 
 /* ---- derive.c: derived metrics (doc/hpctoolkit.md) ---- */
 /* (parsing the formulas: view/formula.h, which this includes for the importers) */
-/* The view's derived metrics from its query and its profile's formulas (v->derived). */
+/* The view's derived metrics from its query and its profile's formulas (v->priv->derived). */
 int pv__derive_begin(struct pv_view *v, struct pv_error *err);
 /* name as a derived metric's column (0); 1 when name is none; an error. */
 int pv__derive_column(struct pv_view *v, const char *name, struct pv_error *err);

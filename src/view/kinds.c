@@ -15,27 +15,31 @@ static void printed_sort_depth(struct pv_engine *e)
 	e->sort_depth = e->printed ? e->v->q.depth : 0;
 }
 
-static int build_tree(struct pv_engine *e)
+static int build_tree(struct pv_view_build *b)
 {
+	struct pv_engine *e = b->e;
 	printed_sort_depth(e);
 	return eng_build_top_down(e, e->anchor, true, &e->v->tree);
 }
 
-static int build_callers(struct pv_engine *e)
+static int build_callers(struct pv_view_build *b)
 {
+	struct pv_engine *e = b->e;
 	printed_sort_depth(e);
 	return eng_build_bottom_up(e, e->anchor, &e->v->tree);
 }
 
-static int build_butterfly(struct pv_engine *e)
+static int build_butterfly(struct pv_view_build *b)
 {
+	struct pv_engine *e = b->e;
 	printed_sort_depth(e);
 	int rc = eng_build_bottom_up(e, e->anchor, &e->v->callers);
 	return rc ? rc : eng_build_top_down(e, e->anchor, true, &e->v->tree);
 }
 
-static int build_flat(struct pv_engine *e)
+static int build_flat(struct pv_view_build *b)
 {
+	struct pv_engine *e = b->e;
 	struct pv_view *v = e->v;
 	const struct pv_profile *p = e->p;
 	const uint32_t *anchor = e->anchor;
@@ -95,6 +99,16 @@ static int build_flat(struct pv_engine *e)
 		}
 	}
 	return rc;
+}
+
+struct pv_view *pv_view_build_view(const struct pv_view_build *b)
+{
+	return b->e->v;
+}
+
+const struct pv_view_kind_row *pv_view_build_kind(const struct pv_view_build *b)
+{
+	return b->e->kind;
 }
 
 const struct pv_view_kind_row pv_view_kinds[PV_NR_VIEW_KINDS] = {

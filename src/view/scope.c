@@ -803,7 +803,7 @@ bool eng_scope_func(const struct pv_view *v, const struct scope *sc, uint32_t f)
 	if (f < v->p->funcs.len)
 		return sc->fmatch[f];
 	return sc->mmatch &&
-	       sc->mmatch[eng_module_slot(v->p, v->pseudo_module[f - v->p->funcs.len])];
+	       sc->mmatch[eng_module_slot(v->p, v->priv->pseudo_module[f - v->p->funcs.len])];
 }
 
 /*

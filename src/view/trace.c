@@ -13,6 +13,7 @@
 #include "base/sort.h"
 #include "pv/trace.h"
 #include "pv/view.h"
+#include "view/internal.h"
 
 struct line {
 	const int64_t *time;
@@ -333,7 +334,9 @@ uint32_t pv_trace_frames(const struct pv_trace *t, pv_stack_ix s, pv_frame_ix *f
 
 const char *pv_trace_frame_name(const struct pv_profile *p, pv_frame_ix f, char *buf, size_t n)
 {
-	struct pv_view v = {.p = p}; /* a view of no pseudo rows: names as the rows have them */
+	/* a view of no pseudo rows: names as the rows have them */
+	struct pv_view_priv none = {0};
+	struct pv_view v = {.p = p, .priv = &none};
 	if (!is_code(p, f) && pv_frame_kind(p, f) == PV_FRAME_LOOP)
 		return pv_view_row_name(&v, PV_ROW_LOOP, f, buf, n, 0);
 	uint32_t line = pv_frame_line(p, f);

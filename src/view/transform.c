@@ -96,15 +96,15 @@ static int rebuild_end(struct pv_engine *e, struct rebuild *r, uint32_t *img, in
 static uint32_t pseudo_frame(struct pv_engine *e, pv_module_ix m)
 {
 	struct pv_view *v = e->v;
-	for (uint32_t i = 0; i < v->nr_pseudo; i++)
-		if (v->pseudo_module[i] == m)
+	for (uint32_t i = 0; i < v->priv->nr_pseudo; i++)
+		if (v->priv->pseudo_module[i] == m)
 			return e->p->frames.len + i;
-	pv_module_ix *n = pv_realloc(v->pseudo_module, (v->nr_pseudo + 1) * sizeof(*n));
+	pv_module_ix *n = pv_realloc(v->priv->pseudo_module, (v->priv->nr_pseudo + 1) * sizeof(*n));
 	if (!n)
 		return PV_NONE;
-	v->pseudo_module = n;
-	n[v->nr_pseudo] = m;
-	return e->p->frames.len + v->nr_pseudo++;
+	v->priv->pseudo_module = n;
+	n[v->priv->nr_pseudo] = m;
+	return e->p->frames.len + v->priv->nr_pseudo++;
 }
 
 static pv_cat_ix vf_category(const struct pv_view *v, uint32_t vf)

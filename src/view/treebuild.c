@@ -16,7 +16,7 @@ static uint64_t frame_key_by(const struct pv_view *v, uint32_t vf, enum pv_granu
 		if (fk == PV_FRAME_LOOP)
 			return KEY(PV_ROW_LOOP, vf, 0);
 		/* a scoped profile's procedure frame without a line is the procedure itself */
-		if (v->scoped && fk == PV_FRAME_CODE && !vf_line(v, vf))
+		if (v->priv->scoped && fk == PV_FRAME_CODE && !vf_line(v, vf))
 			return KEY(PV_ROW_FUNCTION, f, 0);
 		return KEY(PV_ROW_LINE, f, vf_line(v, vf));
 	case PV_BY_FILE:
@@ -660,7 +660,7 @@ static int tail_select(struct pv_engine *e, struct td *d, const uint32_t *node, 
 static uint32_t tail_keep(const struct pv_engine *e, const uint32_t *anchor)
 {
 	const struct pv_view *v = e->v;
-	if (!e->printed || anchor || e->want_node || v->q.view != PV_VIEW_TREE || v->derived)
+	if (!e->printed || anchor || e->want_node || v->q.view != PV_VIEW_TREE || v->priv->derived)
 		return 0;
 	for (uint32_t m = 0; m < e->nm; m++)
 		if (v->stat[m] != PV_STAT_SUM)
@@ -683,7 +683,7 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 	memset(&d, 0, sizeof(d));
 	enum pv_granularity by = e->v->q.by;
 	d.by_func = by == PV_BY_FUNCTION;
-	d.nfunc = d.by_func ? e->p->funcs.len + e->v->nr_pseudo : 0;
+	d.nfunc = d.by_func ? e->p->funcs.len + e->v->priv->nr_pseudo : 0;
 	struct tree_build *b = &d.b;
 	uint32_t *node = pv_malloc((size_t)(w->len ? w->len : 1) * sizeof(*node));
 	if (tb_init(b, e->nm) || !node) {
@@ -706,7 +706,7 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 	bool inlines = e->p->frames.inline_depth != NULL;
 	const uint32_t nm = e->nm;
 	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
-	struct tail tl = {.keep = tail_keep(e, anchor), .simple = d.by_func && !e->v->scoped};
+	struct tail tl = {.keep = tail_keep(e, anchor), .simple = d.by_func && !e->v->priv->scoped};
 	tl.min_cost = pv_query_min_cost(&e->v->q, e->v->base[0]);
 	if (tl.keep && (tail_scan(e, &d, node, &tl) || tail_select(e, &d, node, &tl)))
 		b->oom = 1;
@@ -1150,7 +1150,7 @@ int eng_build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_t
 	u.nm = nm;
 	u.prefix = w->prefix;
 	int rc = 0;
-	uint32_t *own = NULL, *up = NULL; /* v->scoped: see below */
+	uint32_t *own = NULL, *up = NULL; /* v->priv->scoped: see below */
 	uint8_t *cself = NULL;
 	if (tb_init(&u.b, nm))
 		goto oom;
@@ -1167,7 +1167,7 @@ int eng_build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_t
 	 * the stack whose row s belongs to; walkers stand on those only, and a caller is the own
 	 * stack of the prefix. Without such frames own[s] = s and up = prefix.
 	 */
-	if (v->scoped) {
+	if (v->priv->scoped) {
 		own = pv_malloc((size_t)n * sizeof(*own));
 		up = pv_malloc((size_t)n * sizeof(*up));
 		if (!own || !up)
@@ -1198,7 +1198,7 @@ int eng_build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_t
 	if (u.b.oom || !u.gstamp || !u.gcount || !u.gfill || !u.groups)
 		goto oom;
 	/* a loop or line of the center continues its row: its cost is the center's self too */
-	if (anchor && v->scoped && !(cself = pv_malloc(n)))
+	if (anchor && v->priv->scoped && !(cself = pv_malloc(n)))
 		goto oom;
 	for (uint32_t s = 0; cself && s < w->len; s++)
 		cself[s] = anchor[s] == s ||

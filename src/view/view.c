@@ -35,8 +35,8 @@ void pv_view_free(struct pv_view *v)
 	pv_free(v->threads);
 	pv_free(v->center_label);
 	pv_free(v->note);
-	pv_free(v->pseudo_module);
-	pv__derived_free(v->derived);
+	pv_free(v->priv->pseudo_module);
+	pv__derived_free(v->priv->derived);
 	pv_query_release(&v->q);
 	pv_free(v);
 }

@@ -21,6 +21,7 @@
 #include "pv/view.h"
 #include "t.h"
 #include "tp.h"
+#include "view/calltree.h"
 
 /* A view of p: kind, centers[0..nc), every metric, rows down to depth (0: all). */
 static struct pv_view *view_n(const struct pv_profile *p, enum pv_view_kind kind,

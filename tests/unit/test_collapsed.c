@@ -7,6 +7,7 @@
 #include "pv/view.h"
 #include "t.h"
 #include "tp.h"
+#include "view/calltree.h"
 
 T_TEST(collapsed_speedscope_variants)
 {

@@ -17,6 +17,7 @@
 #include "pv/info.h"
 #include "t.h"
 #include "tp.h"
+#include "view/internal.h"
 
 #define NEAR(a, b) T_TRUE(fabs((double)(a) - (double)(b)) < 1e-5 * (fabs((double)(b)) + 1))
 
@@ -108,6 +109,34 @@ T_TEST(contexts_center_values_and_summary)
 		T_EQ_INT(count[3], 2);
 		T_EQ_INT(bin[0], 3);
 		T_EQ_INT(bin[3], 0);
+		/* the page's plot: sorted, window [1, 9) clamped to [1, 4), 2 columns of positions
+		 * {1} and {2, 3} (8 | 3 0), 4 bins as above */
+		struct pv_contexts_plot pl;
+		struct pv_contexts_plot_opts po = {PV_CTX_INCLUSIVE, true, 1, 9, 2, 4};
+		T_EQ_INT(pv_contexts_plot(c, &po, &pl), 0);
+		T_EQ_INT(pl.from, 1);
+		T_EQ_INT(pl.to, 4);
+		T_EQ_INT(pl.order[0], 2);
+		T_EQ_INT(pl.nr_cols, 2);
+		T_EQ_INT(pl.cols[0].n, 1);
+		T_EQ_INT(pl.cols[0].max, 8);
+		T_EQ_INT(pl.cols[1].first, 2);
+		T_EQ_INT(pl.cols[1].min, 0);
+		T_EQ_INT(pl.cols[1].at_min, 3);
+		T_EQ_INT(pl.cols[1].max, 3);
+		NEAR(pl.bin_width, 2.5);
+		T_EQ_INT(pl.count[3], 2);
+		T_EQ_INT(pl.bin[2], 3);
+		pv_contexts_plot_release(&pl);
+		/* index order, no columns, no bins: nothing allocated; from past to: an empty
+		 * window */
+		po = (struct pv_contexts_plot_opts){PV_CTX_EXCLUSIVE, false, 3, 2, 0, 0};
+		T_EQ_INT(pv_contexts_plot(c, &po, &pl), 0);
+		T_TRUE(!pl.order && !pl.cols && !pl.count && !pl.bin);
+		T_EQ_INT(pl.from, 3);
+		T_EQ_INT(pl.to, 3);
+		T_EQ_INT(pl.nr_cols, 0);
+		pv_contexts_plot_release(&pl);
 	}
 	pv_contexts_free(c);
 	pv_profile_free(p);
@@ -375,7 +404,7 @@ T_TEST(contexts_of_a_call_graph)
 	pv_query_init(&q);
 	struct pv_view *v = NULL;
 	T_EQ_INT(pv_view_compute(p, &q, &v, &err), 0);
-	T_TRUE(v && v->from_graph);
+	T_TRUE(v && v->priv->from_graph);
 	uint32_t checked = 0, deep = 0;
 	/* 30 rows spread over the tree (rows come parents first, the deep ones last) */
 	for (uint32_t r = 0; v && r < v->tree->len; r += 1 + v->tree->len / 30) {

@@ -15,6 +15,7 @@
 #include "pv/view.h"
 #include "t.h"
 #include "tp.h"
+#include "view/calltree.h"
 
 static uint32_t thread_markers(const struct pv_profile *p, pv_thread_ix t, uint32_t phases[4])
 {

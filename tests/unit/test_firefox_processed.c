@@ -14,6 +14,7 @@
 #include "pv/view.h"
 #include "t.h"
 #include "tp.h"
+#include "view/calltree.h"
 
 #define MS(x) ((int64_t)(x)*1000000)
 

@@ -11,6 +11,7 @@
 #include "pv/view.h"
 #include "t.h"
 #include "tp.h"
+#include "view/calltree.h"
 
 /* self and total of function name in p's top list (default metric), -1 when absent */
 static void top_of(struct pv_profile *p, const char *name, int64_t *self, int64_t *total)

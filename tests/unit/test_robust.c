@@ -45,6 +45,7 @@ T_TEST(robust_truncations_and_mutations)
 #include "pv/format.h"
 #include "pv/query.h"
 #include "pv/view.h"
+#include "view/calltree.h"
 
 /* 100,000 frames deep: views and printers must not recurse per frame */
 T_TEST(robust_very_deep_stack)

@@ -30,6 +30,7 @@
 #include "pv/view.h"
 #include "t.h"
 #include "tp.h"
+#include "view/internal.h"
 
 #define SPREAD	  12 /* rows of a list spread evenly, beside the first and the qualified */
 #define HEAVIEST  5
@@ -106,7 +107,7 @@ static void check_row(const char *path, const struct pv_profile *p, const struct
 		 * function's file, the trees in its own: by file, the selves of a profile with
 		 * loops differ) */
 		bool self_differs =
-		    self != f->self[m][k] && !(c->scoped && f->kind[k] == PV_ROW_FILE);
+		    self != f->self[m][k] && !(c->priv->scoped && f->kind[k] == PV_ROW_FILE);
 		if ((c->center[m] != f->total[m][k] || self_differs) && st->failed++ < fail_max())
 			t_fail(__FILE__, __LINE__,
 			       "%s --by %s: row %u '%s' scope '%s' metric %u: top %" PRId64

@@ -5,6 +5,7 @@
 #include "pv/import.h"
 #include "pv/view.h"
 #include "t.h"
+#include "view/calltree.h"
 
 static struct pv_profile *load_example(void)
 {
