@@ -27,6 +27,34 @@ static int cg_columns(struct pv_profile *p)
 	return 0;
 }
 
+int pv_callgraph_reserve(struct pv_profile *p, uint32_t nodes, uint32_t edges)
+{
+	struct pv_callgraph *cg = &p->callgraph;
+	if (cg_columns(p))
+		return PV_ENOMEM;
+	uint64_t nn = (uint64_t)cg->nr_nodes + nodes, ne = (uint64_t)cg->nr_edges + edges;
+	if (nn > UINT32_MAX || ne > UINT32_MAX)
+		return PV_ELIMIT;
+	if (nn > cg->cap_nodes) {
+		if (COL_GROW(cg->node_thread, nn) || COL_GROW(cg->node_func, nn))
+			return PV_ENOMEM;
+		for (uint32_t m = 0; m < cg->nr_metrics; m++)
+			if (COL_GROW(cg->node_self[m], nn))
+				return PV_ENOMEM;
+		cg->cap_nodes = (uint32_t)nn;
+	}
+	if (ne > cg->cap_edges) {
+		if (COL_GROW(cg->edge_thread, ne) || COL_GROW(cg->caller, ne) ||
+		    COL_GROW(cg->callee, ne) || COL_GROW(cg->calls, ne) || COL_GROW(cg->kind, ne))
+			return PV_ENOMEM;
+		for (uint32_t m = 0; m < cg->nr_metrics; m++)
+			if (COL_GROW(cg->edge_cost[m], ne))
+				return PV_ENOMEM;
+		cg->cap_edges = (uint32_t)ne;
+	}
+	return 0;
+}
+
 int pv_callgraph_add_node(struct pv_profile *p, pv_thread_ix t, pv_func_ix f, const int64_t *self,
 			  uint32_t nm)
 {

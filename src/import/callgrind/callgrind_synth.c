@@ -1573,7 +1573,7 @@ int cg_keep_graph(struct cg *c)
 		b->status = PV_ENOMEM;
 		return -1;
 	}
-	int rc = 0;
+	int rc = pv_callgraph_reserve(b->p, c->nr_touched, c->nedges);
 	for (uint32_t i = 0; i < c->nr_touched && !rc && !b->status; i++) {
 		uint32_t f = c->touched_list[i];
 		cg_fn_frame(c, f, 0, PV_ADDR_NONE);
