@@ -475,6 +475,19 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 
 /* ---- running ---- */
 
+/*
+ * `top` of the whole profile by function, printed as text: a call-graph format answers it from
+ * the file's own costs (eng_graph_top), so its importer need not estimate calling contexts.
+ */
+static bool reads_no_context(const struct command *cmd, const struct cli *c)
+{
+	const struct pv_query *q = &c->q;
+	return (cmd->flags & CMD_VIEW) && q->view == PV_VIEW_TOP && !c->json && !q->nr_center &&
+	       !q->nr_filters && !q->nr_metrics && !q->nr_threads && !q->has_range &&
+	       !q->inside_markers && !q->nr_derive && q->by == PV_BY_FUNCTION && !c->range_marker &&
+	       !c->center_marker;
+}
+
 static int run_file(const struct command *cmd, const char *path, const struct cli *c)
 {
 	struct pv_error err;
@@ -574,6 +587,7 @@ static int run(struct cli *c, const struct command *cmd, int argc, char **argv)
 		return run_tui(c, nfiles, argv + optind);
 	if (cmd->flags & CMD_JSON)
 		c->json = 1;
+	c->imp.no_contexts = reads_no_context(cmd, c);
 	rc = 0;
 	for (int i = optind; i < argc; i++) {
 		char shown[4096];

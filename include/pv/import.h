@@ -67,6 +67,13 @@ struct pv_import_opts {
 	const char *symbol_dirs[PV_SYMBOL_DIRS];
 	uint32_t nr_symbol_dirs;
 	bool no_symbols;
+	/*
+	 * The caller reads no calling context, only what a call-graph format states (the top of
+	 * its whole profile, eng_graph_top): its importer (callgrind) may leave out the contexts
+	 * it would estimate, and the profile then has no samples. Ignored with cache_dir (a
+	 * snapshot keeps the whole profile).
+	 */
+	bool no_contexts;
 };
 int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_profile **out,
 		   struct pv_error *err, struct pv_error *note);

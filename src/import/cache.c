@@ -121,7 +121,7 @@ int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_p
 	pv_error_clear(note);
 	struct stat st;
 	char real[PATH_MAX];
-	if (o->nr_symbol_dirs || o->no_symbols)
+	if (o->nr_symbol_dirs || o->no_symbols || (o->no_contexts && !o->cache_dir))
 		return import_path(path, o, out, err);
 	if (!o->cache_dir || strcmp(path, "-") == 0 || stat(path, &st) != 0 ||
 	    !S_ISREG(st.st_mode) || !realpath(path, real))

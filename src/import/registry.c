@@ -106,12 +106,18 @@ static int json_damage(struct pv_input *in, struct pv_error *err)
 	return 1;
 }
 
-static int run_input(struct pv_input *in, const char *format, const struct symz_opts *sym,
+/* What a caller asks of an import besides its format (pv_import_opts); NULL: the defaults. */
+struct want {
+	const struct symz_opts *sym;
+	bool no_contexts;
+};
+
+static int run_input(struct pv_input *in, const char *format, const struct want *w,
 		     struct pv_profile **out, struct pv_error *err);
 
 /* A zip of one profile opens as that profile; a zip of an Instruments .trace bundle goes to its
  * importer (zip.h). */
-static int run(struct pv_input *in, const char *format, const struct symz_opts *sym,
+static int run(struct pv_input *in, const char *format, const struct want *w,
 	       struct pv_profile **out, struct pv_error *err)
 {
 	struct pv_input *inner = NULL;
@@ -120,14 +126,14 @@ static int run(struct pv_input *in, const char *format, const struct symz_opts *
 	if (rc < 0)
 		return rc;
 	if (rc == 1)
-		return run_input(in, format, sym, out, err);
-	rc = run_input(inner, format, sym, out, err);
+		return run_input(in, format, w, out, err);
+	rc = run_input(inner, format, w, out, err);
 	input_close(inner);
 	pv_free(inner);
 	return rc;
 }
 
-static int run_input(struct pv_input *in, const char *format, const struct symz_opts *sym,
+static int run_input(struct pv_input *in, const char *format, const struct want *w,
 		     struct pv_profile **out, struct pv_error *err)
 {
 	const struct importer *imp = NULL;
@@ -188,7 +194,8 @@ static int run_input(struct pv_input *in, const char *format, const struct symz_
 	if (builder_init(&b))
 		return pv_error_set(err, PV_ENOMEM, "%s: out of memory", in->name);
 	b.p->meta.format = builder_cstr(&b, imp->name);
-	b.sym = sym;
+	b.sym = w ? w->sym : NULL;
+	b.no_contexts = w && w->no_contexts;
 	int rc = imp->import(in, &b, err);
 	if (rc) {
 		builder_release(&b);
@@ -204,7 +211,7 @@ static int run_input(struct pv_input *in, const char *format, const struct symz_
 		    &b, 1,
 		    "UTF-16 text of an odd number of bytes: its last byte was dropped (the "
 		    "file may be cut short)");
-	if (in->len && !b.p->samples.len && !b.p->markers.len)
+	if (in->len && !b.p->samples.len && !b.p->markers.len && !b.p->callgraph.nr_nodes)
 		builder_lossy(&b, 1,
 			      "no sample and no marker in %zu bytes: the file may be cut short or "
 			      "hold no profile",
@@ -369,7 +376,7 @@ bool import_folder_is_profile(const char *path)
 }
 
 static int import_file(const char *path, const char *format, struct pv_progress *prog,
-		       const struct symz_opts *sym, struct pv_profile **out, struct pv_error *err);
+		       const struct want *w, struct pv_profile **out, struct pv_error *err);
 
 int pv_import_file_progress(const char *path, const char *format, struct pv_progress *prog,
 			    struct pv_profile **out, struct pv_error *err)
@@ -382,11 +389,12 @@ int import_path(const char *path, const struct pv_import_opts *o, struct pv_prof
 {
 	struct symz_opts sym = {
 	    .dirs = o->symbol_dirs, .nr_dirs = o->nr_symbol_dirs, .off = o->no_symbols};
-	return import_file(path, o->format, o->progress, &sym, out, err);
+	struct want w = {.sym = &sym, .no_contexts = o->no_contexts};
+	return import_file(path, o->format, o->progress, &w, out, err);
 }
 
 static int import_file(const char *path, const char *format, struct pv_progress *prog,
-		       const struct symz_opts *sym, struct pv_profile **out, struct pv_error *err)
+		       const struct want *w, struct pv_profile **out, struct pv_error *err)
 {
 	struct pv_input in;
 	char *entry = NULL;
@@ -408,7 +416,7 @@ static int import_file(const char *path, const char *format, struct pv_progress 
 		atomic_store(&prog->phase, PV_PROGRESS_PARSING);
 		in.progress = prog;
 	}
-	rc = run(&in, format, sym, out, err);
+	rc = run(&in, format, w, out, err);
 	if (input_changed(&in, err)) {
 		/* what was read is not the file: neither its profile nor its parse error stands */
 		if (!rc) {

@@ -75,6 +75,9 @@ struct pv_builder {
 	/* the symbolizer's options (--symbols, --no-symbols) for importers of addresses; NULL:
 	 * the defaults (import/symbols.h) */
 	const struct symz_opts *sym;
+	/* the caller reads no calling context (pv_import_opts' no_contexts): an importer that
+	 * estimates them (callgrind) may leave the samples out */
+	bool no_contexts;
 	/* scratch key for the eq callbacks */
 	const void *key;
 	size_t key_len;

@@ -27,6 +27,34 @@ static int cg_columns(struct pv_profile *p)
 	return 0;
 }
 
+int pv_callgraph_reserve(struct pv_profile *p, uint32_t nodes, uint32_t edges)
+{
+	struct pv_callgraph *cg = &p->callgraph;
+	if (cg_columns(p))
+		return PV_ENOMEM;
+	uint64_t nn = (uint64_t)cg->nr_nodes + nodes, ne = (uint64_t)cg->nr_edges + edges;
+	if (nn > UINT32_MAX || ne > UINT32_MAX)
+		return PV_ELIMIT;
+	if (nn > cg->cap_nodes) {
+		if (COL_GROW(cg->node_thread, nn) || COL_GROW(cg->node_func, nn))
+			return PV_ENOMEM;
+		for (uint32_t m = 0; m < cg->nr_metrics; m++)
+			if (COL_GROW(cg->node_self[m], nn))
+				return PV_ENOMEM;
+		cg->cap_nodes = (uint32_t)nn;
+	}
+	if (ne > cg->cap_edges) {
+		if (COL_GROW(cg->edge_thread, ne) || COL_GROW(cg->caller, ne) ||
+		    COL_GROW(cg->callee, ne) || COL_GROW(cg->calls, ne) || COL_GROW(cg->kind, ne))
+			return PV_ENOMEM;
+		for (uint32_t m = 0; m < cg->nr_metrics; m++)
+			if (COL_GROW(cg->edge_cost[m], ne))
+				return PV_ENOMEM;
+		cg->cap_edges = (uint32_t)ne;
+	}
+	return 0;
+}
+
 int pv_callgraph_add_node(struct pv_profile *p, pv_thread_ix t, pv_func_ix f, const int64_t *self,
 			  uint32_t nm)
 {
@@ -484,42 +512,31 @@ static int64_t scale(int64_t x, int64_t a, int64_t b)
 	return a == b ? x : (int64_t)((i128)x * a / b);
 }
 
-int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
-		 struct cg_set *s)
+/* cg_set_costs' state: the set, the marks of every function (SN ...) and the sums. */
+struct set_work {
+	const struct cg_graph *g;
+	const uint8_t *in;
+	const uint32_t *mem;
+	uint32_t n;
+	size_t n1;
+	struct cg_set *s;
+	uint8_t *st, *entered;
+	uint32_t *q, *mix;
+	double *est;	    /* [k]: the estimated total */
+	int64_t *ilo, *ihi; /* [k]: its bounds from the calls that start runs */
+};
+
+/* SR: what the members reach; SN: what the roots (the functions of components nothing enters)
+ * reach avoiding S; SCLOSED: the cycles nothing enters whose every function is a member. */
+static void set_reach(struct set_work *W)
 {
-	uint32_t nf = g->nf, nm = g->nm;
-	size_t n1 = nf ? nf : 1, m1 = nm ? nm : 1;
-	memset(s, 0, sizeof(*s));
-	s->total = pv_calloc(m1, sizeof(int64_t));
-	s->lo = pv_calloc(m1, sizeof(int64_t));
-	s->hi = pv_calloc(m1, sizeof(int64_t));
-	s->self = pv_calloc(m1, sizeof(int64_t));
-	s->share = pv_malloc(n1 * m1 * sizeof(double));
-	s->mixed = pv_calloc(n1, 1);
-	uint8_t *st = pv_calloc(n1, 1), *entered = pv_calloc(n1, 1);
-	uint32_t *q = pv_malloc(n1 * sizeof(uint32_t)), *mix = pv_malloc(n1 * sizeof(uint32_t));
-	double *est = pv_calloc(m1, sizeof(double));
-	int64_t *ilo = pv_calloc(m1, sizeof(int64_t)), *ihi = pv_calloc(m1, sizeof(int64_t));
-	int rc = PV_ENOMEM;
-	if (!s->total || !s->lo || !s->hi || !s->self || !s->share || !s->mixed || !st ||
-	    !entered || !q || !mix || !est || !ilo || !ihi)
-		goto out;
-	for (size_t i = 0; i < n1 * m1; i++)
-		s->share[i] = 1;
-	rc = 0;
-	if (n == 1) {
-		/* one function: its own rule (callgrind_annotate's, bounded in a recursion) */
-		for (uint32_t k = 0; k < nm; k++) {
-			s->total[k] = s->lo[k] = s->hi[k] = g->incl[(size_t)mem[0] * nm + k];
-			s->self[k] = g->self[(size_t)mem[0] * nm + k];
-		}
-		goto out;
-	}
-	/* SR: what the members reach */
-	uint32_t qn = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		q[qn++] = mem[i];
-		st[mem[i]] |= SQ;
+	const struct cg_graph *g = W->g;
+	const uint8_t *in = W->in;
+	uint8_t *st = W->st, *entered = W->entered;
+	uint32_t *q = W->q, qn = 0;
+	for (uint32_t i = 0; i < W->n; i++) {
+		q[qn++] = W->mem[i];
+		st[W->mem[i]] |= SQ;
 	}
 	for (uint32_t i = 0; i < qn; i++) {
 		uint32_t f = q[i];
@@ -534,12 +551,11 @@ int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *me
 			}
 		}
 	}
-	/* SN: what the roots (the functions of components nothing enters) reach avoiding S */
 	for (uint32_t e = 0; e < g->ne; e++)
 		if (g->scc[g->from[e]] != g->scc[g->to[e]])
 			entered[g->scc[g->to[e]]] = 1;
 	qn = 0;
-	for (uint32_t f = 0; f < nf; f++) {
+	for (uint32_t f = 0; f < g->nf; f++) {
 		if (g->present[f] && !in[f] && !entered[g->scc[f]]) {
 			st[f] |= SN;
 			q[qn++] = f;
@@ -555,9 +571,8 @@ int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *me
 			}
 		}
 	}
-	/* the cycles nothing enters whose every function is a member: their runs are the set's */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = g->scc[mem[i]];
+	for (uint32_t i = 0; i < W->n; i++) {
+		uint32_t c = g->scc[W->mem[i]];
 		uint32_t a = g->comp_first[c], b = g->comp_first[c + 1];
 		if (entered[c] || b - a < 2)
 			continue;
@@ -565,18 +580,25 @@ int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *me
 		for (uint32_t j = a; j < b && closed; j++)
 			closed = in[g->comp_mem[j]];
 		if (closed)
-			st[mem[i]] |= SCLOSED | SC;
+			st[W->mem[i]] |= SCLOSED | SC;
 	}
-	/* SC / SX of the members: what their callers bring, to a fixed point (a member whose
-	 * bits grow passes them on to the members it calls) */
-	uint32_t head = 0, len = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		q[len++] = mem[i];
-		st[mem[i]] |= SW;
+}
+
+/* SC / SX of the members: what their callers bring, to a fixed point (a member whose bits grow
+ * passes them on to the members it calls). */
+static void set_runs(struct set_work *W)
+{
+	const struct cg_graph *g = W->g;
+	const uint8_t *in = W->in;
+	uint8_t *st = W->st;
+	uint32_t *q = W->q, head = 0, len = 0, n1 = (uint32_t)W->n1;
+	for (uint32_t i = 0; i < W->n; i++) {
+		q[len++] = W->mem[i];
+		st[W->mem[i]] |= SW;
 	}
 	while (len) {
 		uint32_t v = q[head];
-		head = (head + 1) % (uint32_t)n1;
+		head = (head + 1) % n1;
 		len--;
 		st[v] &= (uint8_t)~SW;
 		uint8_t fl = 0;
@@ -597,12 +619,20 @@ int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *me
 			uint32_t x = g->to[e];
 			if (in[x] && x != v && !(st[x] & SW)) {
 				st[x] |= SW;
-				q[(head + len++) % (uint32_t)n1] = x;
+				q[(head + len++) % n1] = x;
 			}
 		}
 	}
-	/* the shares: exact where one kind of run is possible, else estimated (below) */
-	uint32_t nmix = 0;
+}
+
+/* The shares: exact where one kind of run is possible, else estimated. */
+static void set_shares(struct set_work *W)
+{
+	const struct cg_graph *g = W->g;
+	const uint8_t *in = W->in;
+	struct cg_set *s = W->s;
+	uint8_t *st = W->st;
+	uint32_t nf = g->nf, nm = g->nm, nmix = 0, qn = 0, *q = W->q, *mix = W->mix;
 	for (uint32_t f = 0; f < nf; f++) {
 		double v = 1;
 		s->mixed[f] = 0;
@@ -622,10 +652,9 @@ int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *me
 	/* the estimated ones that reach a member (the others' shares reach no figure of the
 	 * center's), callers first (components in reverse order of completion): one round
 	 * settles them but in cycles, where the rounds converge */
-	qn = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		q[qn++] = mem[i];
-		st[mem[i]] |= SB;
+	for (uint32_t i = 0; i < W->n; i++) {
+		q[qn++] = W->mem[i];
+		st[W->mem[i]] |= SB;
 	}
 	for (uint32_t i = 0; i < qn; i++)
 		for (uint32_t j = g->in_first[q[i]]; j < g->in_first[q[i] + 1]; j++) {
@@ -654,73 +683,92 @@ int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *me
 		if (moved < 1e-6)
 			break;
 	}
-	/* the total: the calls that start a run, the runs nothing calls */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t v = mem[i];
-		if (st[v] & SCLOSED)
+}
+
+/* Member v, called: the calls into it that start a run. */
+static void set_called(struct set_work *W, uint32_t v)
+{
+	const struct cg_graph *g = W->g;
+	uint32_t nm = g->nm;
+	for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
+		uint32_t e = g->in_edge[j], u = g->from[e];
+		if (u == v || W->in[u] || g->kind[e] || brings(W->in, W->st, u) == SX)
 			continue;
-		if (g->called[v]) {
-			for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
-				uint32_t e = g->in_edge[j], u = g->from[e];
-				if (u == v || in[u] || g->kind[e] || brings(in, st, u) == SX)
-					continue;
-				bool sure = brings(in, st, u) == SC;
-				for (uint32_t k = 0; k < nm; k++) {
-					int64_t c = g->cost[(size_t)e * nm + k];
-					ihi[k] += c;
-					if (sure)
-						ilo[k] += c;
-					est[k] += (double)c * s->share[(size_t)u * nm + k];
-				}
-			}
-			continue;
-		}
-		/* nobody calls it: its self cost and every call it makes, in the runs of the
-		 * functions it is inlined into (their kind-1 edges' costs) when it is inlined code
-		 */
+		bool sure = brings(W->in, W->st, u) == SC;
 		for (uint32_t k = 0; k < nm; k++) {
-			int64_t a = g->self[(size_t)v * nm + k], all = 0, sure = 0, maybe = 0;
-			double part = 0;
-			for (uint32_t e = g->out_first[v]; e < g->out_first[v + 1]; e++)
-				if (g->to[e] != v)
-					a += g->cost[(size_t)e * nm + k];
-			uint32_t cnt = 0;
-			for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++)
-				cnt += g->from[g->in_edge[j]] != v;
-			/* weights: the edges' costs, or one each when they all cost nothing */
-			for (int ones = 0; cnt && ones < 2 && all == 0; ones++) {
-				sure = maybe = 0;
-				part = 0;
-				for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
-					uint32_t e = g->in_edge[j], u = g->from[e];
-					if (u == v)
-						continue;
-					int64_t c = ones ? 1 : pos(g->cost[(size_t)e * nm + k]);
-					all += c;
-					if (in[u] || brings(in, st, u) == SX)
-						continue;
-					if (brings(in, st, u) == SC)
-						sure += c;
-					else
-						maybe += c;
-					part += (double)c * s->share[(size_t)u * nm + k];
-				}
-			}
-			if (!cnt) {
-				ilo[k] += a;
-				ihi[k] += a;
-				est[k] += (double)a;
-			} else if (all > 0) {
-				ilo[k] += scale(a, sure, all);
-				ihi[k] += scale(a, sure + maybe, all);
-				est[k] += (double)a * part / (double)all;
-			}
+			int64_t c = g->cost[(size_t)e * nm + k];
+			W->ihi[k] += c;
+			if (sure)
+				W->ilo[k] += c;
+			W->est[k] += (double)c * W->s->share[(size_t)u * nm + k];
 		}
 	}
+}
+
+/*
+ * Member v, which nobody calls: its self cost and every call it makes, in the runs of the
+ * functions it is inlined into (their kind-1 edges' costs) when it is inlined code.
+ */
+static void set_uncalled(struct set_work *W, uint32_t v, uint32_t k)
+{
+	const struct cg_graph *g = W->g;
+	uint32_t nm = g->nm, cnt = 0;
+	int64_t a = g->self[(size_t)v * nm + k], all = 0, sure = 0, maybe = 0;
+	double part = 0;
+	for (uint32_t e = g->out_first[v]; e < g->out_first[v + 1]; e++)
+		if (g->to[e] != v)
+			a += g->cost[(size_t)e * nm + k];
+	for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++)
+		cnt += g->from[g->in_edge[j]] != v;
+	/* weights: the edges' costs, or one each when they all cost nothing */
+	for (int ones = 0; cnt && ones < 2 && all == 0; ones++) {
+		sure = maybe = 0;
+		part = 0;
+		for (uint32_t j = g->in_first[v]; j < g->in_first[v + 1]; j++) {
+			uint32_t e = g->in_edge[j], u = g->from[e];
+			if (u == v)
+				continue;
+			int64_t c = ones ? 1 : pos(g->cost[(size_t)e * nm + k]);
+			all += c;
+			if (W->in[u] || brings(W->in, W->st, u) == SX)
+				continue;
+			if (brings(W->in, W->st, u) == SC)
+				sure += c;
+			else
+				maybe += c;
+			part += (double)c * W->s->share[(size_t)u * nm + k];
+		}
+	}
+	if (!cnt) {
+		W->ilo[k] += a;
+		W->ihi[k] += a;
+		W->est[k] += (double)a;
+	} else if (all > 0) {
+		W->ilo[k] += scale(a, sure, all);
+		W->ihi[k] += scale(a, sure + maybe, all);
+		W->est[k] += (double)a * part / (double)all;
+	}
+}
+
+/* The total: the calls that start a run, the runs nothing calls, the closed cycles' costs. */
+static void set_total(struct set_work *W)
+{
+	const struct cg_graph *g = W->g;
+	uint32_t nm = g->nm;
+	for (uint32_t i = 0; i < W->n; i++) {
+		uint32_t v = W->mem[i];
+		if (W->st[v] & SCLOSED)
+			continue;
+		if (g->called[v])
+			set_called(W, v);
+		else
+			for (uint32_t k = 0; k < nm; k++)
+				set_uncalled(W, v, k);
+	}
 	/* a closed cycle: its self costs and its calls out of it */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = g->scc[mem[i]];
-		if (!(st[mem[i]] & SCLOSED) || mem[i] != g->comp_mem[g->comp_first[c]])
+	for (uint32_t i = 0; i < W->n; i++) {
+		uint32_t c = g->scc[W->mem[i]];
+		if (!(W->st[W->mem[i]] & SCLOSED) || W->mem[i] != g->comp_mem[g->comp_first[c]])
 			continue;
 		for (uint32_t j = g->comp_first[c]; j < g->comp_first[c + 1]; j++) {
 			uint32_t v = g->comp_mem[j];
@@ -729,62 +777,111 @@ int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *me
 				for (uint32_t e = g->out_first[v]; e < g->out_first[v + 1]; e++)
 					if (g->scc[g->to[e]] != c)
 						a += g->cost[(size_t)e * nm + k];
-				ilo[k] += a;
-				ihi[k] += a;
-				est[k] += (double)a;
+				W->ilo[k] += a;
+				W->ihi[k] += a;
+				W->est[k] += (double)a;
 			}
 		}
 	}
-	/* the bounds every set has where no cost is negative: its largest member, the whole and
-	 * the members' sum */
-	for (uint32_t k = 0; k < nm; k++) {
-		int64_t whole = 0, sum = 0, max = 0;
-		bool neg = false;
-		for (uint32_t f = 0; f < nf; f++) {
-			whole += g->self[(size_t)f * nm + k];
-			neg |= g->self[(size_t)f * nm + k] < 0;
-		}
-		for (uint32_t e = 0; e < g->ne; e++)
-			neg |= g->cost[(size_t)e * nm + k] < 0;
-		for (uint32_t i = 0; i < n; i++) {
-			int64_t x = g->incl[(size_t)mem[i] * nm + k];
-			sum += x;
-			max = x > max ? x : max;
-		}
-		int64_t up = whole < sum ? whole : sum, down = max < up ? max : up;
-		if (neg) {
-			up = INT64_MAX;
-			down = INT64_MIN;
-		}
-		int64_t l = ilo[k] < down ? down : ilo[k] > up ? up : ilo[k];
-		int64_t h = ihi[k] > up ? up : ihi[k] < l ? l : ihi[k];
-		int64_t t = (int64_t)(est[k] + 0.5);
-		t = t < l ? l : t > h ? h : t;
-		s->estimated |= l < h;
-		s->lo[k] = l;
-		s->hi[k] = h;
-		s->total[k] = t;
-		double self = 0;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t v = mem[i];
-			if (s->mixed[v])
-				self += (double)g->self[(size_t)v * nm + k] *
-					s->share[(size_t)v * nm + k];
-			else if (s->share[(size_t)v * nm + k] > 0)
-				s->self[k] += g->self[(size_t)v * nm + k];
-		}
-		s->self[k] += (int64_t)(self + 0.5);
+}
+
+/*
+ * Metric k's total within the bounds every set has where no cost is negative (its largest
+ * member, the whole and the members' sum), and its self.
+ */
+static void set_bounds(struct set_work *W, uint32_t k)
+{
+	const struct cg_graph *g = W->g;
+	struct cg_set *s = W->s;
+	uint32_t nm = g->nm;
+	int64_t whole = 0, sum = 0, max = 0;
+	bool neg = false;
+	for (uint32_t f = 0; f < g->nf; f++) {
+		whole += g->self[(size_t)f * nm + k];
+		neg |= g->self[(size_t)f * nm + k] < 0;
 	}
+	for (uint32_t e = 0; e < g->ne; e++)
+		neg |= g->cost[(size_t)e * nm + k] < 0;
+	for (uint32_t i = 0; i < W->n; i++) {
+		int64_t x = g->incl[(size_t)W->mem[i] * nm + k];
+		sum += x;
+		max = x > max ? x : max;
+	}
+	int64_t up = whole < sum ? whole : sum, down = max < up ? max : up;
+	if (neg) {
+		up = INT64_MAX;
+		down = INT64_MIN;
+	}
+	int64_t l = W->ilo[k] < down ? down : W->ilo[k] > up ? up : W->ilo[k];
+	int64_t h = W->ihi[k] > up ? up : W->ihi[k] < l ? l : W->ihi[k];
+	int64_t t = (int64_t)(W->est[k] + 0.5);
+	t = t < l ? l : t > h ? h : t;
+	s->estimated |= l < h;
+	s->lo[k] = l;
+	s->hi[k] = h;
+	s->total[k] = t;
+	double self = 0;
+	for (uint32_t i = 0; i < W->n; i++) {
+		uint32_t v = W->mem[i];
+		if (s->mixed[v])
+			self += (double)g->self[(size_t)v * nm + k] * s->share[(size_t)v * nm + k];
+		else if (s->share[(size_t)v * nm + k] > 0)
+			s->self[k] += g->self[(size_t)v * nm + k];
+	}
+	s->self[k] += (int64_t)(self + 0.5);
+}
+
+int cg_set_costs(const struct cg_graph *g, const uint8_t *in, const uint32_t *mem, uint32_t n,
+		 struct cg_set *s)
+{
+	uint32_t nf = g->nf, nm = g->nm;
+	size_t n1 = nf ? nf : 1, m1 = nm ? nm : 1;
+	memset(s, 0, sizeof(*s));
+	s->total = pv_calloc(m1, sizeof(int64_t));
+	s->lo = pv_calloc(m1, sizeof(int64_t));
+	s->hi = pv_calloc(m1, sizeof(int64_t));
+	s->self = pv_calloc(m1, sizeof(int64_t));
+	s->share = pv_malloc(n1 * m1 * sizeof(double));
+	s->mixed = pv_calloc(n1, 1);
+	struct set_work W = {.g = g, .in = in, .mem = mem, .n = n, .n1 = n1, .s = s};
+	W.st = pv_calloc(n1, 1);
+	W.entered = pv_calloc(n1, 1);
+	W.q = pv_malloc(n1 * sizeof(uint32_t));
+	W.mix = pv_malloc(n1 * sizeof(uint32_t));
+	W.est = pv_calloc(m1, sizeof(double));
+	W.ilo = pv_calloc(m1, sizeof(int64_t));
+	W.ihi = pv_calloc(m1, sizeof(int64_t));
+	int rc = PV_ENOMEM;
+	if (!s->total || !s->lo || !s->hi || !s->self || !s->share || !s->mixed || !W.st ||
+	    !W.entered || !W.q || !W.mix || !W.est || !W.ilo || !W.ihi)
+		goto out;
+	for (size_t i = 0; i < n1 * m1; i++)
+		s->share[i] = 1;
+	rc = 0;
+	if (n == 1) {
+		/* one function: its own rule (callgrind_annotate's, bounded in a recursion) */
+		for (uint32_t k = 0; k < nm; k++) {
+			s->total[k] = s->lo[k] = s->hi[k] = g->incl[(size_t)mem[0] * nm + k];
+			s->self[k] = g->self[(size_t)mem[0] * nm + k];
+		}
+		goto out;
+	}
+	set_reach(&W);
+	set_runs(&W);
+	set_shares(&W);
+	set_total(&W);
+	for (uint32_t k = 0; k < nm; k++)
+		set_bounds(&W, k);
 	for (uint32_t i = 0; i < n; i++)
 		s->self_estimated |= s->mixed[mem[i]];
 out:
-	pv_free(st);
-	pv_free(entered);
-	pv_free(q);
-	pv_free(mix);
-	pv_free(est);
-	pv_free(ilo);
-	pv_free(ihi);
+	pv_free(W.st);
+	pv_free(W.entered);
+	pv_free(W.q);
+	pv_free(W.mix);
+	pv_free(W.est);
+	pv_free(W.ilo);
+	pv_free(W.ihi);
 	return rc;
 }
 

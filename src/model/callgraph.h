@@ -15,6 +15,8 @@
  * p->metrics.len; missing ones are 0). The metric columns are made by the first add; no metric
  * may be added to the profile after it. Return 0 or PV_ENOMEM / PV_ELIMIT.
  */
+/* Room for that many more nodes and edges, so that the adds below do not move the columns. */
+int pv_callgraph_reserve(struct pv_profile *p, uint32_t nodes, uint32_t edges);
 int pv_callgraph_add_node(struct pv_profile *p, pv_thread_ix t, pv_func_ix f, const int64_t *self,
 			  uint32_t nm);
 int pv_callgraph_add_edge(struct pv_profile *p, pv_thread_ix t, pv_func_ix caller,

@@ -235,5 +235,12 @@ void eng_exact_function_costs(struct pv_engine *e);
  * the flat pass runs. Returns 1 when it applies, 0 when not, or the error.
  */
 int eng_exact_top(struct pv_engine *e);
+/*
+ * The same list from the file's own costs (as callgrind_annotate lists them): the
+ * functions whose exact self or total is not zero in a shown metric, the whole the graph's self
+ * costs; no calling context is read, so a profile imported without them (pv_import_opts'
+ * no_contexts) lists the same. 1 when it applies, 0 when not, or the error.
+ */
+int eng_graph_top(struct pv_engine *e);
 
 #endif

@@ -480,6 +480,55 @@ out:
  * find them) and eng_exact_function_costs gives their values and order, so neither the tree nor
  * the flat pass runs. Returns 1 when it applies, 0 when not, or the error.
  */
+/*
+ * The list of the functions marked in seen (freed here), each its exact costs, sorted as asked
+ * (eng_exact_function_costs): 1, or the error.
+ */
+static int function_list(struct pv_engine *e, uint8_t *seen)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	uint32_t nf = p->funcs.len, n = 0;
+	struct pv_flat *f = pv_calloc(1, sizeof(*f));
+	if (!f)
+		goto oom;
+	v->flat = f; /* from here pv_view_free releases it */
+	for (uint32_t fn = 0; fn < nf; fn++)
+		n += seen[fn];
+	uint32_t cap = n ? n : 1;
+	f->total = pv_calloc(e->nm, sizeof(int64_t *));
+	f->self = pv_calloc(e->nm, sizeof(int64_t *));
+	f->kind = pv_malloc(cap);
+	f->id = pv_malloc((size_t)cap * sizeof(uint32_t));
+	f->line = pv_calloc(cap, sizeof(uint32_t));
+	f->level = pv_malloc(cap);
+	f->in_center = pv_calloc(cap, 1);
+	f->inlined = pv_calloc(cap, 1); /* call-graph formats have no inlined frames */
+	if (!f->total || !f->self || !f->kind || !f->id || !f->line || !f->level || !f->in_center ||
+	    !f->inlined)
+		goto oom;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
+		f->self[m] = pv_malloc((size_t)cap * sizeof(int64_t));
+		if (!f->total[m] || !f->self[m])
+			goto oom;
+	}
+	for (uint32_t fn = 0; fn < nf; fn++) {
+		if (!seen[fn])
+			continue;
+		f->kind[f->len] = PV_ROW_FUNCTION;
+		f->id[f->len] = fn;
+		f->level[f->len] = 2;
+		f->len++;
+	}
+	pv_free(seen);
+	eng_exact_function_costs(e); /* the values, and the list sorted as asked */
+	return 1;
+oom:
+	pv_free(seen);
+	return pv_error_set(e->err, PV_ENOMEM, "out of memory building the list");
+}
+
 int eng_exact_top(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
@@ -489,19 +538,8 @@ int eng_exact_top(struct pv_engine *e)
 		return 0;
 	struct wst *w = &e->w;
 	uint8_t *seen = pv_calloc(p->funcs.len ? p->funcs.len : 1, 1);
-	struct pv_flat *f = pv_calloc(1, sizeof(*f));
-	if (!seen || !f)
+	if (!seen)
 		goto oom;
-	f->total = pv_calloc(e->nm, sizeof(int64_t *));
-	f->self = pv_calloc(e->nm, sizeof(int64_t *));
-	if (!f->total || !f->self) {
-		pv_free(f->total);
-		pv_free(f->self);
-		pv_free(f);
-		f = NULL;
-		goto oom;
-	}
-	v->flat = f; /* from here pv_view_free releases it */
 	/*
 	 * A function has a row when its cost over the samples, as eng_flat_compute sums it (self,
 	 * and total with recursion counted once), is not zero in some shown metric: a depth-first
@@ -600,36 +638,52 @@ int eng_exact_top(struct pv_engine *e)
 	pv_free(fnof);
 	if (!ok)
 		goto oom;
-	uint32_t n = 0;
-	for (uint32_t fn = 0; fn < nf; fn++)
-		n += seen[fn];
-	uint32_t cap = n ? n : 1;
-	f->kind = pv_malloc(cap);
-	f->id = pv_malloc((size_t)cap * sizeof(uint32_t));
-	f->line = pv_calloc(cap, sizeof(uint32_t));
-	f->level = pv_malloc(cap);
-	f->in_center = pv_calloc(cap, 1);
-	f->inlined = pv_calloc(cap, 1); /* call-graph formats have no inlined frames */
-	if (!f->kind || !f->id || !f->line || !f->level || !f->in_center || !f->inlined)
-		goto oom;
-	for (uint32_t m = 0; m < e->nm; m++) {
-		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
-		f->self[m] = pv_malloc((size_t)cap * sizeof(int64_t));
-		if (!f->total[m] || !f->self[m])
-			goto oom;
-	}
-	for (uint32_t fn = 0; fn < p->funcs.len; fn++) {
-		if (!seen[fn])
-			continue;
-		f->kind[f->len] = PV_ROW_FUNCTION;
-		f->id[f->len] = fn;
-		f->level[f->len] = 2;
-		f->len++;
-	}
-	pv_free(seen);
-	eng_exact_function_costs(e); /* the values, and the list sorted as asked */
-	return 1;
+	return function_list(e, seen);
 oom:
 	pv_free(seen);
 	return pv_error_set(e->err, PV_ENOMEM, "out of memory building the list");
+}
+
+/* Whether eng_graph_top answers: the whole profile of a call graph, plain metrics. */
+static bool graph_top_applies(const struct pv_engine *e)
+{
+	const struct pv_profile *p = e->p;
+	const struct pv_view *v = e->v;
+	const struct pv_query *q = &v->q;
+	if (!e->kind->list || !p->callgraph.nr_nodes || !p->func_costs.total ||
+	    p->func_costs.funcs_len != p->funcs.len || !whole_profile(v) ||
+	    q->by != PV_BY_FUNCTION || q->nr_derive || p->formulas.len)
+		return false;
+	for (uint32_t m = 0; m < e->nm; m++)
+		if (v->metrics[m] >= p->callgraph.nr_metrics || v->stat[m] != PV_STAT_SUM)
+			return false;
+	return true;
+}
+
+int eng_graph_top(struct pv_engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	if (!graph_top_applies(e))
+		return 0;
+	/* the whole: every self cost of the graph (not centered: the center and base too) */
+	for (uint32_t m = 0; m < e->nm; m++) {
+		const int64_t *s = p->callgraph.node_self[v->metrics[m]];
+		v->whole[m] = v->nostack[m] = 0;
+		for (uint32_t x = 0; x < p->callgraph.nr_nodes; x++)
+			v->whole[m] = pv_add_sat(v->whole[m], s[x]);
+	}
+	memcpy(v->center, v->whole, sizeof(v->whole));
+	memcpy(v->base, v->whole, sizeof(v->whole));
+	uint32_t nf = p->funcs.len;
+	uint8_t *seen = pv_calloc(nf ? nf : 1, 1);
+	if (!seen)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building the list");
+	for (uint32_t m = 0; m < e->nm; m++) {
+		const int64_t *s = p->func_costs.self[v->metrics[m]];
+		const int64_t *t = p->func_costs.total[v->metrics[m]];
+		for (uint32_t fn = 0; fn < nf; fn++)
+			seen[fn] |= s[fn] != 0 || t[fn] != 0;
+	}
+	return function_list(e, seen);
 }

@@ -46,7 +46,7 @@ static int build_flat(struct pv_view_build *b)
 	const struct scope *center = e->center;
 	uint32_t ncenter = e->ncenter;
 	int rc;
-	if ((rc = eng_exact_top(e)))
+	if ((rc = eng_graph_top(e)) || (rc = eng_exact_top(e)))
 		return rc == 1 ? 0 : rc;
 	/* counted once per sample over the line-level top-down tree (centered for top) */
 	enum pv_granularity saved = v->q.by;

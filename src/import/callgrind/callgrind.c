@@ -725,7 +725,7 @@ static int end_part(struct cg *c)
 {
 	if (!c->part_has_data)
 		return 0;
-	if (cg_synthesize(c) || cg_keep_graph(c))
+	if ((c->no_contexts ? cg_no_contexts(c) : cg_synthesize(c)) || cg_keep_graph(c))
 		return -1;
 	for (uint32_t i = 0; i < c->nr_touched; i++) {
 		uint32_t f = c->touched_list[i];
@@ -918,7 +918,7 @@ static int self_cost(struct cg *c, const int64_t *cost, int64_t line, uint64_t a
 		if (cost[e] < 0)
 			c->negative++;
 	}
-	if (c->lines_off)
+	if (c->lines_off || c->no_contexts)
 		return 0;
 	uint32_t ln = (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
 	/* an address keys the row of a line (of any cost line when the file has no lines) */
@@ -1475,6 +1475,8 @@ static void report_lossy(struct cg *c, uint64_t recursive)
 		      "a context's share of a call under 1/%u of its part's cost goes to "
 		      "its other shares",
 		      CTX_BUDGET);
+	builder_lossy(b, c->no_contexts,
+		      "calling contexts not estimated: the command reads the call graph only");
 	builder_lossy(b, c->ctx_coarse,
 		      "parts with more than %u calling contexts per function and call: "
 		      "past them, a function's contexts take its calls in turn, not in "
@@ -1570,7 +1572,8 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		       .pid = PV_ID_NONE,
 		       .tid = PV_ID_NONE,
 		       .thread = PV_NONE,
-		       .last_line_row = NONE32};
+		       .last_line_row = NONE32,
+		       .no_contexts = b->no_contexts};
 	uint64_t recursive = 0;
 	int rc = body(&c) ? (c.failed ? c.failed : b->status) : 0;
 	if (rc == -1)

@@ -155,6 +155,7 @@ struct cg {
 	uint64_t ctx_coarse; /* parts past their budget of contexts */
 	uint64_t call_line;  /* the line of the pending calls= */
 	int failed;	     /* the error code cg_fail set */
+	int no_contexts;     /* pv_builder's no_contexts: no samples, no per-line rows */
 };
 
 /* ---- callgrind_synth.c ---- */
@@ -171,6 +172,11 @@ static inline uint64_t cg_row_addr(const struct cg *c, uint32_t r)
 }
 /* The current part's samples: calling contexts from its call graph, self costs on their lines. */
 int cg_synthesize(struct cg *c);
+/*
+ * The current part when the caller reads no calling context (pv_builder's no_contexts): its
+ * thread, and the first part's inclusive costs, as cg_synthesize leaves them.
+ */
+int cg_no_contexts(struct cg *c);
 /* The current part's call graph into the model (pv_callgraph). */
 int cg_keep_graph(struct cg *c);
 

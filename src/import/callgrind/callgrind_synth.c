@@ -1437,6 +1437,47 @@ out:
 	return rc ? -1 : 0;
 }
 
+/* The current part's thread, made on first use. */
+static pv_thread_ix part_thread(struct cg *c)
+{
+	struct pv_builder *b = c->b;
+	if (c->thread == PV_NONE) {
+		pv_str_ix name = c->part_name ? c->part_name : builder_cstr(b, "callgrind");
+		c->thread = builder_thread(b, name, c->pid, c->tid, c->cmd);
+	}
+	return c->thread;
+}
+
+/* The first part's inclusive costs from S's graph, for the import's exact totals (callgrind.c). */
+static void keep_part_incl(struct cg *c, struct synth *S)
+{
+	uint32_t n = c->nr_touched;
+	if (c->b->status || c->nr_parts_done || !S->g.incl || c->part_incl)
+		return;
+	c->part_fn = pv_malloc((size_t)n * sizeof(uint32_t));
+	if (c->part_fn) {
+		memcpy(c->part_fn, c->touched_list, (size_t)n * sizeof(uint32_t));
+		c->part_incl = S->g.incl;
+		c->part_nf = n;
+		S->g.incl = NULL;
+	}
+}
+
+int cg_no_contexts(struct cg *c)
+{
+	if (c->nr_touched == 0 || c->nev == 0)
+		return 0;
+	part_thread(c);
+	if (c->nedges && !c->nr_parts_done && !c->part_incl) {
+		struct synth S;
+		memset(&S, 0, sizeof(S));
+		if (!part_graph(c, &S))
+			keep_part_incl(c, &S);
+		cg_graph_release(&S.g);
+	}
+	return c->b->status ? -1 : 0;
+}
+
 /* One part: samples for its functions (touched_list), from its edges. */
 int cg_synthesize(struct cg *c)
 {
@@ -1444,11 +1485,7 @@ int cg_synthesize(struct cg *c)
 	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
 	if (n == 0 || nev == 0)
 		return 0;
-	if (c->thread == PV_NONE) {
-		pv_str_ix name = c->part_name ? c->part_name : builder_cstr(b, "callgrind");
-		c->thread = builder_thread(b, name, c->pid, c->tid, c->cmd);
-	}
-	pv_thread_ix th = c->thread;
+	pv_thread_ix th = part_thread(c);
 	if (ne == 0) {
 		/* no calls: one sample per function and line (cachegrind) */
 		int64_t *w = pv_malloc(nev * sizeof(int64_t));
@@ -1514,16 +1551,7 @@ int cg_synthesize(struct cg *c)
 		else if (size > 1)
 			cycle_node(&S, comp);
 	}
-	/* the first part's inclusive costs, for the import's exact totals (callgrind.c) */
-	if (!b->status && c->nr_parts_done == 0 && S.g.incl && !c->part_incl) {
-		c->part_fn = pv_malloc((size_t)n * sizeof(uint32_t));
-		if (c->part_fn) {
-			memcpy(c->part_fn, c->touched_list, (size_t)n * sizeof(uint32_t));
-			c->part_incl = S.g.incl;
-			c->part_nf = n;
-			S.g.incl = NULL;
-		}
-	}
+	keep_part_incl(c, &S);
 out:
 	synth_release(&S);
 	return b->status ? -1 : 0;
@@ -1545,7 +1573,7 @@ int cg_keep_graph(struct cg *c)
 		b->status = PV_ENOMEM;
 		return -1;
 	}
-	int rc = 0;
+	int rc = pv_callgraph_reserve(b->p, c->nr_touched, c->nedges);
 	for (uint32_t i = 0; i < c->nr_touched && !rc && !b->status; i++) {
 		uint32_t f = c->touched_list[i];
 		cg_fn_frame(c, f, 0, PV_ADDR_NONE);
