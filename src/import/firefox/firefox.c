@@ -88,3 +88,19 @@ int ff_schema_string_keys(struct pv_builder *b, const char *name, const char *te
 	json_release(&sj);
 	return rc;
 }
+
+void ff_set_weights(struct pv_builder *b, pv_metric_ix m, uint32_t first, uint32_t n,
+		    const int64_t *w, size_t stride, int64_t v)
+{
+	if (!b->p->samples.weight[m]) {
+		/* no column yet: every sample weighs 1 until one does not */
+		uint32_t k = 0;
+		while (k < n && (w ? w[k * stride] : v) == 1)
+			k++;
+		if (k == n)
+			return;
+	}
+	int64_t *col = builder_samples_weight(b, m);
+	for (uint32_t k = 0; col && k < n; k++)
+		col[first + k] = w ? w[k * stride] : v;
+}

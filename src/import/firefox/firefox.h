@@ -33,4 +33,11 @@ int ff_tok_str(struct pv_builder *b, struct json *j, const struct json_tok *t, p
 int ff_schema_string_keys(struct pv_builder *b, const char *name, const char *text, size_t len,
 			  struct pv_error *err, pv_str_ix *schema, struct vec *keys);
 
+/*
+ * Sets metric m's weights of the builder's sample rows [first, first + n) to w[k * stride] (w
+ * NULL: all to v). A metric without a column gets one only when some weight is not 1.
+ */
+void ff_set_weights(struct pv_builder *b, pv_metric_ix m, uint32_t first, uint32_t n,
+		    const int64_t *w, size_t stride, int64_t v);
+
 #endif

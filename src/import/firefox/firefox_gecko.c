@@ -59,10 +59,13 @@ static const char *const marker_fields[] = {"name",	"startTime", "endTime", "pha
 static int sample_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
 		      const struct json_tok *c)
 {
+	struct gk_thread *th = &g->th;
 	struct gk_sample s;
-	int rc = gk_cell_index(j, &c[S_STACK], row, &s.stack, "a stack index or null");
+	uint32_t stack;
+	int64_t time;
+	int rc = gk_cell_index(j, &c[S_STACK], row, &stack, "a stack index or null");
 	if (!rc)
-		rc = gk_cell_time(j, &c[S_TIME], &s.time, "a time in milliseconds");
+		rc = gk_cell_time(j, &c[S_TIME], &time, "a time in milliseconds");
 	/* the Firefox Profiler reads eventDelay when the schema has it, else responsiveness */
 	if (!rc)
 		rc = gk_cell_time(j, &c[t->field_col[S_DELAY] >= 0 ? S_DELAY : S_RESP], &s.delay,
@@ -73,9 +76,16 @@ static int sample_row(struct gk *g, struct json *j, struct table *t, const struc
 				  json_kind_name(c[S_CPU].kind));
 	else if (!rc && c[S_CPU].kind == JSON_NUMBER)
 		rc = json_fixed(j, &c[S_CPU], 3, &s.cpu);
-	if (rc)
+	if (rc || (rc = gk_sample_room(g, j)))
 		return rc;
-	return gk_push_row(g, &g->th.samples, &s, sizeof(s));
+	/* straight into the builder's columns, past its samples: taken at the thread's end */
+	struct pv_samples *ps = &g->b->p->samples;
+	ps->stack[th->s_base + th->s_len] = stack;
+	ps->time_ns[th->s_base + th->s_len] = time;
+	th->s_len++;
+	if (t->field_col[S_CPU] < 0 && t->field_col[S_DELAY] < 0 && t->field_col[S_RESP] < 0)
+		return 0;
+	return gk_push_row(g, &th->samples, &s, sizeof(s));
 }
 
 static int stack_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,

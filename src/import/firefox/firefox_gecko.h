@@ -80,9 +80,8 @@ struct gk_proc {
 	const char *deferred_threads, *deferred_processes;
 };
 
+/* What a sample row has besides its stack and time (those go to the builder's columns). */
 struct gk_sample {
-	uint32_t stack;
-	int64_t time;
 	int64_t cpu;   /* threadCPUDelta * 10^3, PV_TIME_NONE when null */
 	int64_t delay; /* eventDelay (else responsiveness) in ns, PV_TIME_NONE when null */
 };
@@ -137,6 +136,9 @@ struct gk_thread {
 	int64_t pid, tid, reg, unreg;
 	struct table t_samples, t_stacks, t_frames, t_markers;
 	bool markers_old; /* {name, time, data} rows of Gecko < 20 */
+	/* the sample rows read: in the builder's columns from row s_base (not yet taken), and
+	 * in samples (struct gk_sample) when the schema has a CPU delta or event delay */
+	uint32_t s_base, s_len;
 	struct vec samples, stacks, frames, markers, members;
 	struct sbuf ptext;	     /* payload members */
 	struct sbuf stext;	     /* the stringTable, decoded */
@@ -165,6 +167,7 @@ struct gk {
 	int64_t root_start_ns;
 	bool have_root_start;
 	struct gk_thread th;
+	bool samples_room;	 /* the builder's sample columns have their room (gk_sample_room) */
 	struct vec exts;	 /* struct gk_ext: moz-extension origins -> resource names */
 	struct vec strfields;	 /* struct gk_strfield: payload keys holding string indexes */
 	struct vec schemas;	 /* pv_str_ix: marker schema names seen */
@@ -236,6 +239,8 @@ int gk_marker_cell(struct gk *g, struct json *j, struct table *t, int field,
 		   const struct json_tok *v);
 int gk_marker_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
 		  const struct json_tok *c);
+/* Room in the builder's sample columns for one more row of the thread; 0 or the error. */
+int gk_sample_room(struct gk *g, const struct json *j);
 int gk_parse_profile(struct gk *g, struct json *j, const struct json_tok *open, bool root,
 		     bool top);
 

@@ -500,145 +500,177 @@ static int push_emit(struct gk *g, uint32_t mi, uint8_t phase, int64_t start, in
 	return 0;
 }
 
+/* The index errors of marker row i: its name, its cause's stack, its category. */
+static int check_marker(struct gk *g, uint32_t i)
+{
+	struct gk_thread *th = &g->th;
+	const struct gk_marker *m = &VEC(th->markers, struct gk_marker)[i];
+	uint32_t nstr = th->str_off.len, nstacks = th->stacks.len, ncats = th->proc->cats.len;
+	if (m->name >= nstr)
+		return gk_fail_cell(
+		    g, &th->t_markers, i, M_NAME,
+		    "expected a string index below %u (the stringTable's length), found %u", nstr,
+		    m->name);
+	if (m->pl.has_cause && m->pl.cause_stack >= nstacks)
+		return gk_fail_cell(g, &th->t_markers, i, M_DATA,
+				    "expected a marker stack index below %u (the stackTable's "
+				    "length), found %u",
+				    nstacks, m->pl.cause_stack);
+	if (m->cat != PV_NONE && m->cat >= ncats)
+		return gk_fail_cell(g, &th->t_markers, i, M_CATEGORY,
+				    "expected a category index below %u (the length of "
+				    "meta.categories), found %u",
+				    ncats, m->cat);
+	return 0;
+}
+
+/* A marker row of Gecko >= 20 (name, startTime, endTime, phase...) as the row to emit. */
+static int plan_marker(struct gk *g, uint32_t i)
+{
+	struct gk_marker *m = &VEC(g->th.markers, struct gk_marker)[i];
+	int64_t s = m->phase == PV_PHASE_END ? PV_TIME_NONE : m->start;
+	int64_t e =
+	    m->phase == PV_PHASE_INTERVAL || m->phase == PV_PHASE_END ? m->end : PV_TIME_NONE;
+	/* upstream sorts by `endTime || startTime` of the raw columns */
+	int64_t key = m->end != PV_TIME_NONE && m->end != 0 ? m->end : m->start;
+	if (g->th.proc->version < 21)
+		upgrade_dom_event(g, m, m->pl.type, s);
+	return push_emit(g, i, m->phase, s, e, key);
+}
+
+/* Whether marker m is a Gecko < 10 DOMEvent row, which becomes a start and an end row. */
+static bool old_dom_event(struct gk *g, const struct gk_marker *m, pv_str_ix type)
+{
+	size_t nn;
+	const char *name = gk_thread_string(&g->th, m->name, &nn);
+	return g->th.proc->version < 10 && text_eq(name, name + nn, "DOMEvent") && m->pl.present &&
+	       !str_is(g->b->p, type, "tracing");
+}
+
+/*
+ * An old marker row (Gecko < 20: name, time, data) as the row to emit (upgrader 20: tracing
+ * start/end at time; payload start/end: an interval); *split set for a DOMEvent whose end row
+ * comes after the others.
+ */
+static int plan_old_marker(struct gk *g, uint32_t i, bool *split)
+{
+	struct gk_marker *m = &VEC(g->th.markers, struct gk_marker)[i];
+	const struct pv_profile *p = g->b->p;
+	pv_str_ix type = upgrade_old_marker(g, m, g->th.proc->version);
+	uint8_t ph = PV_PHASE_INSTANT;
+	int64_t s = m->time, e = PV_TIME_NONE;
+	*split = old_dom_event(g, m, type);
+	if (*split)
+		return push_emit(g, i, PV_PHASE_START, m->pl.start, PV_TIME_NONE, m->pl.start);
+	if (m->pl.present && str_is(p, type, "tracing")) {
+		if (m->pl.interval == 1) {
+			ph = PV_PHASE_START;
+		} else if (m->pl.interval == 2) {
+			ph = PV_PHASE_END;
+			e = s;
+			s = PV_TIME_NONE;
+		}
+	} else if (m->pl.present && m->pl.start != PV_TIME_NONE && m->pl.end != PV_TIME_NONE &&
+		   m->pl.start != m->pl.end) {
+		ph = PV_PHASE_INTERVAL;
+		s = m->pl.start;
+		e = m->pl.end;
+	}
+	upgrade_dom_event(g, m, type, s);
+	int64_t key = e != PV_TIME_NONE && e != 0 ? e : s;
+	return push_emit(g, i, ph, s, e, key);
+}
+
+/* The end rows of the Gecko < 10 DOMEvent markers, after every other row. */
+static int push_dom_ends(struct gk *g)
+{
+	struct gk_thread *th = &g->th;
+	struct gk_marker *mk = th->markers.p;
+	for (uint32_t i = 0; i < th->markers.len; i++) {
+		struct gk_marker *m = &mk[i];
+		pv_str_ix type = m->type_out ? m->type_out : m->pl.type;
+		if (th->markers_old && old_dom_event(g, m, type)) {
+			int rc = push_emit(g, i, PV_PHASE_END, PV_TIME_NONE, m->pl.end, m->pl.end);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* The emitted row em of thread tix, on the root's clock, to the builder. */
+static int write_marker(struct gk *g, pv_thread_ix tix, const struct emit *em)
+{
+	struct gk_thread *th = &g->th;
+	struct gk_proc *pr = th->proc;
+	struct gk_marker *m = &VEC(th->markers, struct gk_marker)[em->m];
+	if (!m->assembled) {
+		int rc = assemble_payload(g, m);
+		if (rc)
+			return rc;
+	}
+	size_t nn;
+	const char *name = gk_thread_string(th, m->name, &nn);
+	pv_cat_ix cat = PV_NONE;
+	if (th->markers_old && th->t_markers.field_col[M_CATEGORY] < 0 && m->name_out)
+		cat = legacy_marker_category(g, m, "FileIO", 6);
+	else if (th->markers_old && th->t_markers.field_col[M_CATEGORY] < 0)
+		cat = legacy_marker_category(g, m, name, nn);
+	else if (m->cat != PV_NONE && m->cat < pr->cats.len)
+		cat = VEC(pr->cats, struct gk_cat)[m->cat].cat;
+	int64_t delta = pr->delta_ns;
+	struct raw_marker r = {
+	    .name = m->name_out ? m->name_out : builder_str(g->b, name, nn),
+	    .category = cat,
+	    .phase = (enum pv_marker_phase)em->phase,
+	    .start_ns = em->start == PV_TIME_NONE ? PV_TIME_NONE : em->start + delta,
+	    .end_ns = em->end == PV_TIME_NONE ? PV_TIME_NONE : em->end + delta,
+	    .thread = tix,
+	    .payload = m->payload,
+	    .cause_stack = PV_NONE,
+	    .cause_time_ns = PV_TIME_NONE,
+	};
+	if (r.phase == PV_PHASE_INTERVAL && r.start_ns != PV_TIME_NONE &&
+	    r.end_ns != PV_TIME_NONE && r.end_ns < r.start_ns) {
+		r.end_ns = r.start_ns;
+		th->bad_times++;
+	}
+	if (m->pl.has_cause) {
+		r.cause_stack = VEC(th->stack_map, pv_stack_ix)[m->pl.cause_stack];
+		if (m->pl.cause_time != PV_TIME_NONE)
+			r.cause_time_ns = m->pl.cause_time + delta;
+		if (m->pl.cause_tid)
+			builder_lossy(g->b, 1, "marker cause thread ids (tid of a marker's stack)");
+	}
+	builder_marker(g->b, &r);
+	return 0;
+}
+
 /* Marker rows as the Firefox Profiler stores them: phases (Gecko < 20: derived), sorted. */
 static int emit_markers(struct gk *g, pv_thread_ix tix)
 {
 	struct gk_thread *th = &g->th;
-	struct gk_proc *pr = th->proc;
-	struct gk_marker *mk = th->markers.p;
-	uint32_t nm = th->markers.len, nstr = th->str_off.len, nstacks = th->stacks.len;
+	uint32_t nm = th->markers.len;
+	bool any_split = false;
 	th->emits.len = 0;
-	/* Gecko < 10 DOMEvent rows become a start and an end row, appended after the others */
-	uint32_t extra_from = nm;
 	for (uint32_t i = 0; i < nm; i++) {
-		struct gk_marker *m = &mk[i];
-		if (m->name >= nstr)
-			return gk_fail_cell(
-			    g, &th->t_markers, i, M_NAME,
-			    "expected a string index below %u (the stringTable's length), found %u",
-			    nstr, m->name);
-		if (m->pl.has_cause && m->pl.cause_stack >= nstacks)
-			return gk_fail_cell(
-			    g, &th->t_markers, i, M_DATA,
-			    "expected a marker stack index below %u (the stackTable's "
-			    "length), found %u",
-			    nstacks, m->pl.cause_stack);
-		if (m->cat != PV_NONE && m->cat >= pr->cats.len)
-			return gk_fail_cell(g, &th->t_markers, i, M_CATEGORY,
-					    "expected a category index below %u (the length of "
-					    "meta.categories), found %u",
-					    pr->cats.len, m->cat);
-		int rc;
-		if (!th->markers_old) {
-			int64_t s = m->phase == PV_PHASE_END ? PV_TIME_NONE : m->start;
-			int64_t e = m->phase == PV_PHASE_INTERVAL || m->phase == PV_PHASE_END
-					? m->end
-					: PV_TIME_NONE;
-			/* upstream sorts by `endTime || startTime` of the raw columns */
-			int64_t key = m->end != PV_TIME_NONE && m->end != 0 ? m->end : m->start;
-			if (pr->version < 21)
-				upgrade_dom_event(g, m, m->pl.type, s);
-			rc = push_emit(g, i, m->phase, s, e, key);
-		} else {
-			/* upgrader 20: tracing start/end at time; payload start/end: interval */
-			const struct pv_profile *p = g->b->p;
-			size_t nn;
-			const char *name = gk_thread_string(th, m->name, &nn);
-			pv_str_ix type = upgrade_old_marker(g, m, pr->version);
-			uint8_t ph = PV_PHASE_INSTANT;
-			int64_t s = m->time, e = PV_TIME_NONE;
-			if (pr->version < 10 && text_eq(name, name + nn, "DOMEvent") &&
-			    m->pl.present && !str_is(p, type, "tracing")) {
-				if ((rc = push_emit(g, i, PV_PHASE_START, m->pl.start, PV_TIME_NONE,
-						    m->pl.start)))
-					return rc;
-				extra_from++;
-				continue;
-			}
-			if (m->pl.present && str_is(p, type, "tracing")) {
-				if (m->pl.interval == 1) {
-					ph = PV_PHASE_START;
-				} else if (m->pl.interval == 2) {
-					ph = PV_PHASE_END;
-					e = s;
-					s = PV_TIME_NONE;
-				}
-			} else if (m->pl.present && m->pl.start != PV_TIME_NONE &&
-				   m->pl.end != PV_TIME_NONE && m->pl.start != m->pl.end) {
-				ph = PV_PHASE_INTERVAL;
-				s = m->pl.start;
-				e = m->pl.end;
-			}
-			upgrade_dom_event(g, m, type, s);
-			int64_t key = e != PV_TIME_NONE && e != 0 ? e : s;
-			rc = push_emit(g, i, ph, s, e, key);
-		}
+		bool split = false;
+		int rc = check_marker(g, i);
+		if (!rc)
+			rc = th->markers_old ? plan_old_marker(g, i, &split) : plan_marker(g, i);
 		if (rc)
 			return rc;
+		any_split |= split;
 	}
-	if (extra_from != nm) {
-		for (uint32_t i = 0; i < nm; i++) {
-			struct gk_marker *m = &mk[i];
-			size_t nn;
-			const char *name = gk_thread_string(th, m->name, &nn);
-			pv_str_ix type = m->type_out ? m->type_out : m->pl.type;
-			if (th->markers_old && pr->version < 10 &&
-			    text_eq(name, name + nn, "DOMEvent") && m->pl.present &&
-			    !str_is(g->b->p, type, "tracing")) {
-				int rc = push_emit(g, i, PV_PHASE_END, PV_TIME_NONE, m->pl.end,
-						   m->pl.end);
-				if (rc)
-					return rc;
-			}
-		}
-	}
+	int rc = any_split ? push_dom_ends(g) : 0;
+	if (rc)
+		return rc;
 	struct emit *em = th->emits.p;
 	if (th->emits.len > 1)
 		pv_sort(em, th->emits.len, sizeof(*em), emit_cmp);
-	int64_t delta = pr->delta_ns;
-	for (uint32_t i = 0; i < th->emits.len; i++) {
-		struct gk_marker *m = &mk[em[i].m];
-		if (!m->assembled) {
-			int rc = assemble_payload(g, m);
-			if (rc)
-				return rc;
-		}
-		size_t nn;
-		const char *name = gk_thread_string(th, m->name, &nn);
-		pv_cat_ix cat = PV_NONE;
-		if (th->markers_old && th->t_markers.field_col[M_CATEGORY] < 0 && m->name_out)
-			cat = legacy_marker_category(g, m, "FileIO", 6);
-		else if (th->markers_old && th->t_markers.field_col[M_CATEGORY] < 0)
-			cat = legacy_marker_category(g, m, name, nn);
-		else if (m->cat != PV_NONE && m->cat < pr->cats.len)
-			cat = VEC(pr->cats, struct gk_cat)[m->cat].cat;
-		struct raw_marker r = {
-		    .name = m->name_out ? m->name_out : builder_str(g->b, name, nn),
-		    .category = cat,
-		    .phase = (enum pv_marker_phase)em[i].phase,
-		    .start_ns = em[i].start == PV_TIME_NONE ? PV_TIME_NONE : em[i].start + delta,
-		    .end_ns = em[i].end == PV_TIME_NONE ? PV_TIME_NONE : em[i].end + delta,
-		    .thread = tix,
-		    .payload = m->payload,
-		    .cause_stack = PV_NONE,
-		    .cause_time_ns = PV_TIME_NONE,
-		};
-		if (r.phase == PV_PHASE_INTERVAL && r.start_ns != PV_TIME_NONE &&
-		    r.end_ns != PV_TIME_NONE && r.end_ns < r.start_ns) {
-			r.end_ns = r.start_ns;
-			th->bad_times++;
-		}
-		if (m->pl.has_cause) {
-			r.cause_stack = VEC(th->stack_map, pv_stack_ix)[m->pl.cause_stack];
-			if (m->pl.cause_time != PV_TIME_NONE)
-				r.cause_time_ns = m->pl.cause_time + delta;
-			if (m->pl.cause_tid)
-				builder_lossy(g->b, 1,
-					      "marker cause thread ids (tid of a marker's stack)");
-		}
-		builder_marker(g->b, &r);
-	}
-	return 0;
+	for (uint32_t i = 0; i < th->emits.len && !rc; i++)
+		rc = write_marker(g, tix, &em[i]);
+	return rc;
 }
 
 static void report_columns(struct gk *g, const struct table *t)
@@ -648,20 +680,52 @@ static void report_columns(struct gk *g, const struct table *t)
 			      t->unknown_name[u]);
 }
 
-static int finish_thread(struct gk *g)
+/* Frame row i's category and subcategory into k, checked against the process's categories. */
+static int frame_category(struct gk *g, uint32_t i, struct frame_key *k)
 {
 	struct gk_thread *th = &g->th;
 	struct gk_proc *pr = th->proc;
-	struct pv_builder *b = g->b;
-	uint32_t nstr = th->str_off.len, nframes = th->frames.len, nstacks = th->stacks.len;
-	if (vec_resize(&th->locs, sizeof(struct locinfo), nstr) ||
-	    vec_resize(&th->frame_map, sizeof(pv_frame_ix), nframes) ||
-	    vec_resize(&th->stack_map, sizeof(pv_stack_ix), nstacks))
-		return gk_oom(g);
+	const struct gk_frame *fr = &VEC(th->frames, struct gk_frame)[i];
+	uint32_t c = fr->cat;
+	if (c != PV_NONE && pr->version < 11) {
+		/* bit flags before Gecko 11 (upgrader 11): into cats_v11 */
+		switch (c) {
+		case 1 << 5: c = 3; break;
+		case 1 << 6: c = 2; break;
+		case 1 << 7:
+		case 1 << 8: c = 6; break;
+		case 1 << 9: c = 7; break;
+		case 1 << 10: c = 4; break;
+		default: c = 1; break;
+		}
+	}
+	if (c == PV_NONE)
+		return 0;
+	if (c >= pr->cats.len)
+		return gk_fail_cell(g, &th->t_frames, i, F_CATEGORY,
+				    "expected a category index below %u (the length "
+				    "of meta.categories), found %u",
+				    pr->cats.len, c);
+	const struct gk_cat *gc = &VEC(pr->cats, struct gk_cat)[c];
+	uint32_t sub = fr->sub == PV_NONE ? 0 : fr->sub;
+	if (sub >= gc->sub_len)
+		return gk_fail_cell(g, &th->t_frames, i, F_SUBCATEGORY,
+				    "expected a subcategory index below %u (the "
+				    "category's subcategories), found %u",
+				    gc->sub_len, sub);
+	k->category = gc->cat;
+	k->subcategory = (uint16_t)VEC(pr->submap, uint32_t)[gc->sub_first + sub];
+	return 0;
+}
+
+/* The thread's frame rows to the builder's frames (frame_map), their locations resolved. */
+static int map_frames(struct gk *g)
+{
+	struct gk_thread *th = &g->th;
+	uint32_t nstr = th->str_off.len, nframes = th->frames.len;
 	struct locinfo *locs = th->locs.p;
 	for (uint32_t i = 0; i < nstr; i++)
 		locs[i].func = PV_NONE;
-
 	const struct gk_frame *fr = th->frames.p;
 	pv_frame_ix *fmap = th->frame_map.p;
 	for (uint32_t i = 0; i < nframes; i++) {
@@ -674,7 +738,7 @@ static int finish_thread(struct gk *g)
 		if (li->func == PV_NONE) {
 			size_t n;
 			const char *s = gk_thread_string(th, fr[i].loc, &n);
-			gk_resolve_location(g, pr, s, n, li);
+			gk_resolve_location(g, th->proc, s, n, li);
 		}
 		struct frame_key k = {
 		    .func = li->func,
@@ -683,56 +747,45 @@ static int finish_thread(struct gk *g)
 		    .addr = li->addr,
 		    .category = PV_NONE,
 		};
-		uint32_t c = fr[i].cat;
-		if (c != PV_NONE && pr->version < 11) {
-			/* bit flags before Gecko 11 (upgrader 11): into cats_v11 */
-			switch (c) {
-			case 1 << 5: c = 3; break;
-			case 1 << 6: c = 2; break;
-			case 1 << 7:
-			case 1 << 8: c = 6; break;
-			case 1 << 9: c = 7; break;
-			case 1 << 10: c = 4; break;
-			default: c = 1; break;
-			}
-		}
-		if (c != PV_NONE) {
-			if (c >= pr->cats.len)
-				return gk_fail_cell(
-				    g, &th->t_frames, i, F_CATEGORY,
-				    "expected a category index below %u (the length "
-				    "of meta.categories), found %u",
-				    pr->cats.len, c);
-			const struct gk_cat *gc = &VEC(pr->cats, struct gk_cat)[c];
-			uint32_t sub = fr[i].sub == PV_NONE ? 0 : fr[i].sub;
-			if (sub >= gc->sub_len)
-				return gk_fail_cell(g, &th->t_frames, i, F_SUBCATEGORY,
-						    "expected a subcategory index below %u (the "
-						    "category's subcategories), found %u",
-						    gc->sub_len, sub);
-			k.category = gc->cat;
-			k.subcategory = (uint16_t)VEC(pr->submap, uint32_t)[gc->sub_first + sub];
-		}
-		fmap[i] = builder_frame(b, &k);
+		int rc = frame_category(g, i, &k);
+		if (rc)
+			return rc;
+		fmap[i] = builder_frame(g->b, &k);
 	}
+	return 0;
+}
 
+/* The thread's stack rows to the builder's stacks (stack_map). */
+static int map_stacks(struct gk *g)
+{
+	struct gk_thread *th = &g->th;
+	uint32_t nframes = th->frames.len;
 	const struct gk_stack *st = th->stacks.p;
+	const pv_frame_ix *fmap = th->frame_map.p;
 	pv_stack_ix *smap = th->stack_map.p;
-	for (uint32_t i = 0; i < nstacks; i++) {
+	for (uint32_t i = 0; i < th->stacks.len; i++) {
 		if (st[i].frame >= nframes)
 			return gk_fail_cell(
 			    g, &th->t_stacks, i, K_FRAME,
 			    "expected a frame index below %u (the frameTable's length), found %u",
 			    nframes, st[i].frame);
-		smap[i] = builder_stack(b, st[i].prefix == PV_NONE ? PV_NONE : smap[st[i].prefix],
-					fmap[st[i].frame]);
+		smap[i] =
+		    builder_stack(g->b, st[i].prefix == PV_NONE ? PV_NONE : smap[st[i].prefix],
+				  fmap[st[i].frame]);
 	}
+	return 0;
+}
 
+/* The thread's row in the builder, its lifetime on the root's clock; PV_NONE on error. */
+static pv_thread_ix make_thread(struct gk *g)
+{
+	struct gk_thread *th = &g->th;
+	struct pv_builder *b = g->b;
 	pv_thread_ix tix = builder_thread(b, th->name, th->pid, th->tid, th->process_name);
 	if (b->status)
-		return 0; /* the registry reports the builder's error */
+		return PV_NONE;
 	b->p->threads.process_type[tix] = th->process_type;
-	int64_t delta = pr->delta_ns;
+	int64_t delta = th->proc->delta_ns;
 	int64_t reg = th->reg == PV_TIME_NONE ? PV_TIME_NONE : th->reg + delta;
 	int64_t unreg = th->unreg == PV_TIME_NONE ? PV_TIME_NONE : th->unreg + delta;
 	if (reg != PV_TIME_NONE && unreg != PV_TIME_NONE && unreg < reg) {
@@ -741,10 +794,95 @@ static int finish_thread(struct gk *g)
 	}
 	b->p->threads.start_ns[tix] = reg;
 	b->p->threads.end_ns[tix] = unreg;
+	return tix;
+}
 
-	const struct gk_sample *sa = th->samples.p;
-	bool cpu = th->t_samples.field_col[S_CPU] >= 0 && th->samples.len;
-	if (cpu && g->cpu_metric == PV_NONE) {
+int gk_sample_room(struct gk *g, const struct json *j)
+{
+	struct pv_builder *b = g->b;
+	uint64_t need = (uint64_t)g->th.s_base + g->th.s_len + 1;
+	if (need > PV_MAX_ROWS)
+		return pv_error_set(g->err, PV_ELIMIT, "%s: more than %u samples", g->in->name,
+				    PV_MAX_ROWS);
+	if (!g->samples_room) {
+		/*
+		 * The first room: as many samples as the rest of the input could hold (each row
+		 * at least "[0,0],"), so the columns never move; the pages never written cost
+		 * nothing.
+		 */
+		g->samples_room = true;
+		builder_samples_room(b, need + (size_t)(g->in->data + g->in->len - j->p) / 6);
+	}
+	if (builder_samples_reserve(b, need, false))
+		return b->status == PV_ENOMEM ? gk_oom(g) : b->status;
+	return 0;
+}
+
+/*
+ * The thread's samples, written in the builder's columns from row s_base as they were read:
+ * their stacks checked and mapped, their times put on the root's clock, taken as thread tix's
+ * with their weights (1, and the CPU delta) and event delays.
+ */
+static int finish_samples(struct gk *g, pv_thread_ix tix)
+{
+	struct gk_thread *th = &g->th;
+	struct pv_builder *b = g->b;
+	uint32_t n = th->s_len, nstacks = th->stacks.len;
+	if (!n)
+		return 0;
+	const pv_stack_ix *smap = th->stack_map.p;
+	pv_stack_ix *sv = b->p->samples.stack + th->s_base;
+	int64_t *tv = b->p->samples.time_ns + th->s_base, delta = th->proc->delta_ns;
+	for (uint32_t i = 0; i < n; i++) {
+		if (sv[i] != PV_NONE && sv[i] >= nstacks)
+			return gk_fail_cell(g, &th->t_samples, i, S_STACK,
+					    "expected a stack index below %u (the stackTable's "
+					    "length) or null, found %u",
+					    nstacks, sv[i]);
+		sv[i] = sv[i] == PV_NONE ? PV_NONE : smap[sv[i]];
+		tv[i] = tv[i] == PV_TIME_NONE ? PV_TIME_NONE : tv[i] + delta;
+	}
+	uint32_t first = b->p->samples.len;
+	builder_samples_commit(b, tix, th->s_base, n);
+	if (b->status)
+		return 0; /* the registry reports the builder's error */
+	struct gk_sample *sx = th->samples.p;
+	if (g->cpu_metric != PV_NONE && th->t_samples.field_col[S_CPU] < 0) {
+		ff_set_weights(b, g->cpu_metric, first, n, NULL, 0, 0);
+	} else if (g->cpu_metric != PV_NONE) {
+		/* the first delta of a thread covers time before the profile: meaningless */
+		for (uint32_t i = 0; i < n; i++) {
+			int64_t c = i > 0 ? sx[i].cpu : PV_TIME_NONE;
+			sx[i].cpu = c == PV_TIME_NONE	    ? 0
+				    : g->cpu_unit == CPU_US ? c
+							    : (c + (c >= 0 ? 500 : -500)) / 1000;
+		}
+		ff_set_weights(b, g->cpu_metric, first, n, &sx->cpu, sizeof(*sx) / sizeof(int64_t),
+			       0);
+	}
+	if (th->t_samples.field_col[S_DELAY] >= 0 || th->t_samples.field_col[S_RESP] >= 0) {
+		int64_t *dv = builder_samples_event_delay(b);
+		for (uint32_t i = 0; dv && i < n; i++)
+			dv[first + i] = sx[i].delay;
+	}
+	return 0;
+}
+
+static int finish_thread(struct gk *g)
+{
+	struct gk_thread *th = &g->th;
+	struct pv_builder *b = g->b;
+	if (vec_resize(&th->locs, sizeof(struct locinfo), th->str_off.len) ||
+	    vec_resize(&th->frame_map, sizeof(pv_frame_ix), th->frames.len) ||
+	    vec_resize(&th->stack_map, sizeof(pv_stack_ix), th->stacks.len))
+		return gk_oom(g);
+	int rc = map_frames(g);
+	if (rc || (rc = map_stacks(g)))
+		return rc;
+	pv_thread_ix tix = make_thread(g);
+	if (tix == PV_NONE)
+		return 0; /* the registry reports the builder's error */
+	if (th->t_samples.field_col[S_CPU] >= 0 && th->s_len && g->cpu_metric == PV_NONE) {
 		/* threads read before weigh 0 for it, as threads without the column do */
 		enum pv_unit u = g->cpu_unit == CPU_NS || g->cpu_unit == CPU_US ? PV_UNIT_NS
 				 : g->cpu_unit == CPU_CYCLES			? PV_UNIT_CYCLES
@@ -753,29 +891,7 @@ static int finish_thread(struct gk *g)
 		if (b->status)
 			return 0;
 	}
-	bool delay =
-	    (th->t_samples.field_col[S_DELAY] >= 0 || th->t_samples.field_col[S_RESP] >= 0) &&
-	    th->samples.len;
-	if (delay && !builder_samples_event_delay(b))
-		return 0; /* the registry reports the builder's error */
-	for (uint32_t i = 0; i < th->samples.len; i++) {
-		if (sa[i].stack != PV_NONE && sa[i].stack >= nstacks)
-			return gk_fail_cell(g, &th->t_samples, i, S_STACK,
-					    "expected a stack index below %u (the stackTable's "
-					    "length) or null, found %u",
-					    nstacks, sa[i].stack);
-		int64_t w[2] = {1, 0}, c = sa[i].cpu;
-		/* the first delta of a thread covers time before the profile: meaningless */
-		if (cpu && i > 0 && c != PV_TIME_NONE)
-			w[1] = g->cpu_unit == CPU_US ? c : (c + (c >= 0 ? 500 : -500)) / 1000;
-		builder_sample(b, tix, sa[i].stack == PV_NONE ? PV_NONE : smap[sa[i].stack],
-			       sa[i].time == PV_TIME_NONE ? PV_TIME_NONE : sa[i].time + delta,
-			       g->cpu_metric == PV_NONE ? NULL : w);
-		if (delay && !b->status)
-			b->p->samples.event_delay_ns[b->p->samples.len - 1] = sa[i].delay;
-	}
-	int rc = emit_markers(g, tix);
-	if (rc)
+	if ((rc = finish_samples(g, tix)) || b->status || (rc = emit_markers(g, tix)))
 		return rc;
 	builder_lossy(b, th->bad_times,
 		      "interval markers ending before they start (end set to the start)");
@@ -813,6 +929,8 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 	th->pid = th->tid = PV_ID_NONE;
 	th->reg = th->unreg = PV_TIME_NONE;
 	th->samples.len = th->stacks.len = th->frames.len = th->markers.len = 0;
+	th->s_base = g->b->p->samples.len;
+	th->s_len = 0;
 	th->members.len = 0;
 	sbuf_reset(&th->ptext);
 	sbuf_reset(&th->stext);
@@ -847,7 +965,7 @@ static int parse_thread(struct gk *g, struct json *j, struct gk_proc *pr,
 			rc = gk_cell_time(j, &v, &th->unreg,
 					  "an unregister time in milliseconds or null");
 		} else if (json_is(&k, "samples")) {
-			th->samples.len = 0;
+			th->samples.len = th->s_len = 0;
 			rc = gk_read_table(g, j, &th->t_samples, &v);
 		} else if (json_is(&k, "stackTable")) {
 			th->stacks.len = 0;

@@ -356,28 +356,6 @@ static int64_t div_round(int64_t v, int64_t d)
 	return v >= 0 ? (v + d / 2) / d : -((-v + d / 2) / d);
 }
 
-/* Sets metric m's weights of rows [first, first + n) to w[] (NULL: all to v). */
-static void set_weights(struct fxp *x, pv_metric_ix m, uint32_t first, uint32_t n, const int64_t *w,
-			int64_t v)
-{
-	struct pv_samples *t = &x->b->p->samples;
-	if (!t->weight[m]) {
-		/* no column yet: every sample weighs 1 until one does not */
-		if (!w && v == 1)
-			return;
-		uint32_t k = 0;
-		while (k < n && (w ? w[k] : v) == 1)
-			k++;
-		if (k == n)
-			return;
-	}
-	int64_t *col = builder_samples_weight(x->b, m);
-	if (!col)
-		return;
-	for (uint32_t k = 0; k < n; k++)
-		col[first + k] = w ? w[k] : v;
-}
-
 static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, const struct tables *T)
 {
 	struct pv_builder *b = x->b;
@@ -446,11 +424,12 @@ static int build_samples(struct fxp *x, struct thread *th, pv_thread_ix ti, cons
 	}
 	for (pv_metric_ix m = 0; m < b->p->metrics.len; m++) {
 		if (m == wm)
-			set_weights(x, m, first, n, wv, th->wtype == W_TRACING_MS ? 1000000 : 1);
+			ff_set_weights(b, m, first, n, wv, 1,
+				       th->wtype == W_TRACING_MS ? 1000000 : 1);
 		else if (m == cm)
-			set_weights(x, m, first, n, cv, 0);
+			ff_set_weights(b, m, first, n, cv, 1, 0);
 		else
-			set_weights(x, m, first, n, NULL, 0);
+			ff_set_weights(b, m, first, n, NULL, 1, 0);
 	}
 	return b->status;
 }
