@@ -342,3 +342,14 @@ int ch_rel(struct ch *c, int64_t t, int64_t zero, int64_t *out)
 				    c->in->name);
 	return 0;
 }
+
+void ch_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       const void *ctx)
+{
+	const char *p = base;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size, (void *)ctx) > 0) {
+			pv_sort_r(base, n, size, cmp, ctx);
+			return;
+		}
+}
