@@ -546,6 +546,7 @@ static int build(struct ch *c)
 	for (uint32_t i = 0; i < nm; i++)
 		mord[i] = i;
 	ch_sort_r(mord, nm, sizeof(uint32_t), cmp_mark, c);
+	builder_markers_reserve(b, nm);
 	for (uint32_t i = 0; i < nm && !b->status; i++) {
 		const struct cmark *m = &mk[mord[i]];
 		struct raw_marker r = {

@@ -480,8 +480,27 @@ static int read_event(struct ch *c, struct json *j)
 
 /* ---- the top level ---- */
 
+/*
+ * Room for as many marks as the rest of the input can hold (an event that becomes one has at
+ * least 18 bytes: {"ph":"i","ts":0},), taken once so the table never moves: each move copied
+ * it into fresh pages, a third of the time of a trace of 600,000 events. Only the pages written
+ * are touched; the rest stays address space. Without the memory, the table grows as it goes.
+ */
+static void marks_room(struct ch *c, const struct json *j)
+{
+	uint64_t rows = (uint64_t)(j->end - j->p) / 18 + 1;
+	if (c->marks.cap || rows > PV_MAX_ROWS)
+		return;
+	if (!col_realloc(&c->marks.p, sizeof(struct cmark), (uint32_t)rows)) {
+		c->marks.cap = (uint32_t)rows;
+		/* filled from the start, row by row: in 2 MiB pages */
+		pv_huge_hint(c->marks.p, (size_t)rows * sizeof(struct cmark));
+	}
+}
+
 int ch_read_events(struct ch *c, struct json *j)
 {
+	marks_room(c, j);
 	for (;;) {
 		struct json_tok t;
 		int rc = json_next(j, &t);
