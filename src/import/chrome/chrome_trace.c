@@ -21,7 +21,8 @@
 
 static enum ev_kind ev_kind(const struct ch *c)
 {
-	if (!c->ev.has_name)
+	size_t len = c->name.len;
+	if (!c->ev.has_name || (len != 7 && len != 10 && len != 12))
 		return EV_OTHER;
 	const char *n = sbuf_str(&c->name);
 	if (strcmp(n, "Profile") == 0)
