@@ -1235,12 +1235,23 @@ void builder_sample(struct pv_builder *b, pv_thread_ix th, pv_stack_ix stack, in
 	add_run(b, th, i);
 }
 
+#define MARKER_COLS(t)                                                                   \
+	COL(t->name), COL(t->category), COL(t->phase), COL(t->start_ns), COL(t->end_ns), \
+	    COL(t->thread), COL(t->payload), COL(t->cause_stack), COL(t->cause_time_ns)
+
+void builder_markers_reserve(struct pv_builder *b, uint32_t n)
+{
+	struct pv_raw_markers *t = &b->p->markers;
+	uint64_t rows = (uint64_t)t->len + n;
+	struct colspec cols[] = {MARKER_COLS(t)};
+	if (!b->status && rows > t->cap && rows <= PV_MAX_ROWS)
+		resize_table(b, &t->cap, (uint32_t)rows, cols, sizeof(cols) / sizeof(cols[0]));
+}
+
 void builder_marker(struct pv_builder *b, const struct raw_marker *m)
 {
 	struct pv_raw_markers *t = &b->p->markers;
-	if (GROW(b, t, COL(t->name), COL(t->category), COL(t->phase), COL(t->start_ns),
-		 COL(t->end_ns), COL(t->thread), COL(t->payload), COL(t->cause_stack),
-		 COL(t->cause_time_ns)))
+	if (GROW(b, t, MARKER_COLS(t)))
 		return;
 	uint32_t r = t->len++;
 	t->name[r] = m->name;

@@ -94,14 +94,15 @@ static int cmp_mark(const void *a, const void *b, void *ctx)
 	const struct ch *c = ctx;
 	const struct cmark *k = VEC(c->marks, struct cmark);
 	const struct cthread *t = VEC(c->threads, struct cthread);
-	const struct cmark *x = &k[*(const uint32_t *)a], *y = &k[*(const uint32_t *)b];
+	uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
+	const struct cmark *x = &k[ix], *y = &k[iy];
 	pv_thread_ix ox = t[x->thread].out, oy = t[y->thread].out;
 	if (ox != oy)
 		return ox < oy ? -1 : 1;
 	int64_t tx = mark_time(x), ty = mark_time(y);
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	return ix < iy ? -1 : ix > iy;
 }
 
 static int cmp_prof_out(const void *a, const void *b, void *ctx)
@@ -544,7 +545,8 @@ static int build(struct ch *c)
 	/* markers, by thread and time */
 	for (uint32_t i = 0; i < nm; i++)
 		mord[i] = i;
-	pv_sort_r(mord, nm, sizeof(uint32_t), cmp_mark, c);
+	ch_sort_r(mord, nm, sizeof(uint32_t), cmp_mark, c);
+	builder_markers_reserve(b, nm);
 	for (uint32_t i = 0; i < nm && !b->status; i++) {
 		const struct cmark *m = &mk[mord[i]];
 		struct raw_marker r = {

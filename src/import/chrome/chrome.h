@@ -42,15 +42,15 @@ struct cproc {
 	pv_str_ix name, labels;
 };
 
+/* A marker as read; its index in marks is its order in the file (40 bytes). */
 struct cmark {
+	int64_t start, end; /* absolute ns */
 	pv_str_ix name;
 	pv_cat_ix cat;
-	uint8_t phase;
-	int64_t start, end; /* absolute ns */
 	uint32_t thread;
 	pv_str_ix payload;
 	uint32_t sf; /* pool offset of the 'sf' id text, 0 when none */
-	uint32_t order;
+	uint8_t phase;
 	char ph; /* the event's phase letter */
 };
 
@@ -202,6 +202,7 @@ struct ch {
 	pv_cat_ix cat_other, cat_idle, cat_js, cat_gc, cat_native;
 
 	uint32_t order;
+	uint32_t last_thread; /* ch_get_thread's last answer (threads.len: none yet) */
 	uint32_t nr_cpuprofiles;
 	const char *product;
 	/* a sampling heap profile (.heapprofile): the head tree's nodes carry selfSize */
@@ -255,6 +256,12 @@ pv_frame_ix ch_v8_frame(struct ch *c, const char *fn, size_t fn_len, const char 
 			size_t url_len, int64_t line0, int64_t col0);
 pv_frame_ix ch_sf_frame(struct ch *c, const char *s, size_t n, const char *cat, size_t cat_len);
 int ch_rel(struct ch *c, int64_t t, int64_t zero, int64_t *out);
+/*
+ * pv_sort_r for a total order (no two rows equal), skipped when the rows are in order already
+ * (a trace written as it goes): n - 1 comparisons instead of a merge sort and its buffer.
+ */
+void ch_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       const void *ctx);
 
 /* ---- chrome_v8.c ---- */
 

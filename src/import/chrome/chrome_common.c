@@ -197,7 +197,7 @@ uint32_t ch_get_proc(struct ch *c, int64_t pid)
 	return r;
 }
 
-uint32_t ch_get_thread(struct ch *c, int64_t pid, int64_t tid)
+static uint32_t find_thread(struct ch *c, int64_t pid, int64_t tid)
 {
 	struct pair_key k = {c, pid, tid};
 	uint64_t h = hash_u64((uint64_t)pid * 0x9e3779b97f4a7c15ULL ^ hash_u64((uint64_t)tid));
@@ -220,6 +220,20 @@ uint32_t ch_get_thread(struct ch *c, int64_t pid, int64_t tid)
 	r = c->threads.len - 1;
 	if (ixmap_insert(&c->thread_map, slot, h, r))
 		return NO_IX;
+	return r;
+}
+
+uint32_t ch_get_thread(struct ch *c, int64_t pid, int64_t tid)
+{
+	/* the events of a thread mostly come in runs: the last one asked first */
+	const struct cthread *last = c->last_thread < c->threads.len
+					 ? &VEC(c->threads, struct cthread)[c->last_thread]
+					 : NULL;
+	if (last && last->pid == pid && last->tid == tid)
+		return c->last_thread;
+	uint32_t r = find_thread(c, pid, tid);
+	if (r != NO_IX)
+		c->last_thread = r;
 	return r;
 }
 
@@ -341,4 +355,15 @@ int ch_rel(struct ch *c, int64_t t, int64_t zero, int64_t *out)
 				    "%s: the times span more than the model holds (292 years)",
 				    c->in->name);
 	return 0;
+}
+
+void ch_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       const void *ctx)
+{
+	const char *p = base;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size, (void *)ctx) > 0) {
+			pv_sort_r(base, n, size, cmp, ctx);
+			return;
+		}
 }

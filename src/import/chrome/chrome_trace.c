@@ -21,7 +21,8 @@
 
 static enum ev_kind ev_kind(const struct ch *c)
 {
-	if (!c->ev.has_name)
+	size_t len = c->name.len;
+	if (!c->ev.has_name || (len != 7 && len != 10 && len != 12))
 		return EV_OTHER;
 	const char *n = sbuf_str(&c->name);
 	if (strcmp(n, "Profile") == 0)
@@ -189,7 +190,6 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 	    .start = PV_TIME_NONE,
 	    .end = PV_TIME_NONE,
 	    .thread = th,
-	    .order = c->order++,
 	    .ph = e->ph,
 	};
 	int rc = compose_payload(c, &m.payload);
@@ -481,8 +481,27 @@ static int read_event(struct ch *c, struct json *j)
 
 /* ---- the top level ---- */
 
+/*
+ * Room for as many marks as the rest of the input can hold (an event that becomes one has at
+ * least 18 bytes: {"ph":"i","ts":0},), taken once so the table never moves: each move copied
+ * it into fresh pages, a third of the time of a trace of 600,000 events. Only the pages written
+ * are touched; the rest stays address space. Without the memory, the table grows as it goes.
+ */
+static void marks_room(struct ch *c, const struct json *j)
+{
+	uint64_t rows = (uint64_t)(j->end - j->p) / 18 + 1;
+	if (c->marks.cap || rows > PV_MAX_ROWS)
+		return;
+	if (!col_realloc(&c->marks.p, sizeof(struct cmark), (uint32_t)rows)) {
+		c->marks.cap = (uint32_t)rows;
+		/* filled from the start, row by row: in 2 MiB pages */
+		pv_huge_hint(c->marks.p, (size_t)rows * sizeof(struct cmark));
+	}
+}
+
 int ch_read_events(struct ch *c, struct json *j)
 {
+	marks_room(c, j);
 	for (;;) {
 		struct json_tok t;
 		int rc = json_next(j, &t);
@@ -825,28 +844,46 @@ uint32_t ch_gsample_thread(struct ch *c, const struct gsample *g)
  * of the same time that matches it better going first, and is ignored (counted) otherwise. Each
  * stretch of time with a frame open is a sample of the open stack weighing the stretch.
  */
-struct dur_ev {
+struct dur_key {
 	uint32_t thread; /* out thread */
 	int64_t t;
 	int kind;    /* begins: 0 B, 1 X; ends: 0 E, 1 X */
 	int64_t dur; /* X: the duration (longer first) */
-	uint32_t order;
-	pv_str_ix name;
-	pv_cat_ix cat;
 };
 
-static int cmp_dur_ev(const void *a, const void *b)
+/* The sort key of mark i as a begin (B, X) or an end (E, X). */
+static struct dur_key dur_key(const struct ch *c, uint32_t i, bool end)
 {
-	const struct dur_ev *x = a, *y = b;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	const struct cmark *k = &VEC(c->marks, struct cmark)[i];
+	struct dur_key d = {
+	    .thread = VEC(c->threads, struct cthread)[k->thread].out,
+	    .t = end ? k->end : k->start,
+	    .kind = k->ph == 'X',
+	    .dur = k->ph == 'X' ? k->end - k->start : 0,
+	};
+	return d;
+}
+
+/* Begins or ends (the context says which: struct dur_ctx) by thread, time, kind, duration. */
+struct dur_ctx {
+	const struct ch *c;
+	bool end;
+};
+
+static int cmp_dur_ev(const void *a, const void *b, void *ctx)
+{
+	const struct dur_ctx *d = ctx;
+	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+	struct dur_key x = dur_key(d->c, ia, d->end), y = dur_key(d->c, ib, d->end);
+	if (x.thread != y.thread)
+		return x.thread < y.thread ? -1 : 1;
+	if (x.t != y.t)
+		return x.t < y.t ? -1 : 1;
+	if (x.kind != y.kind)
+		return x.kind < y.kind ? -1 : 1;
+	if (x.dur != y.dur)
+		return x.dur > y.dur ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
 }
 
 struct open_frame {
@@ -854,53 +891,54 @@ struct open_frame {
 	pv_str_ix name;
 };
 
-/* The begins (B, X) and ends (E, X) of the duration events, each in its queue, sorted. */
-static int dur_queues(struct ch *c, struct vec *begins, struct vec *ends)
+/*
+ * The begins (B, X) and ends (E, X) of the duration events, each a queue of indices into marks,
+ * sorted (the index is the event's order in the file).
+ */
+static int dur_queues(struct ch *c, uint32_t **begins, uint32_t *nb, uint32_t **ends, uint32_t *ne)
 {
 	const struct cmark *mk = VEC(c->marks, struct cmark);
-	const struct cthread *th = VEC(c->threads, struct cthread);
-	for (uint32_t i = 0; i < c->marks.len; i++) {
-		const struct cmark *k = &mk[i];
-		if (k->ph != 'B' && k->ph != 'E' && k->ph != 'X')
-			continue;
-		struct dur_ev e = {
-		    .thread = th[k->thread].out,
-		    .kind = k->ph == 'X',
-		    .order = k->order,
-		    .name = k->name,
-		    .cat = k->cat,
-		};
-		if (k->ph == 'X')
-			e.dur = k->end - k->start;
-		if (k->ph != 'E') {
-			e.t = k->start;
-			struct dur_ev *s = vec_push(begins, sizeof(*s));
-			if (!s)
-				return ch_oom(c);
-			*s = e;
-		}
-		if (k->ph != 'B') {
-			e.t = k->end;
-			struct dur_ev *s = vec_push(ends, sizeof(*s));
-			if (!s)
-				return ch_oom(c);
-			*s = e;
-		}
+	uint32_t n = c->marks.len, b = 0, e = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		b += mk[i].ph == 'B' || mk[i].ph == 'X';
+		e += mk[i].ph == 'E' || mk[i].ph == 'X';
 	}
-	pv_sort(begins->p, begins->len, sizeof(struct dur_ev), cmp_dur_ev);
-	pv_sort(ends->p, ends->len, sizeof(struct dur_ev), cmp_dur_ev);
+	*begins = pv_malloc((size_t)(b ? b : 1) * sizeof(uint32_t));
+	*ends = pv_malloc((size_t)(e ? e : 1) * sizeof(uint32_t));
+	if (!*begins || !*ends)
+		return ch_oom(c);
+	b = e = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		char ph = mk[i].ph;
+		if (ph == 'B' || ph == 'X')
+			(*begins)[b++] = i;
+		if (ph == 'E' || ph == 'X')
+			(*ends)[e++] = i;
+	}
+	*nb = b;
+	*ne = e;
+	struct dur_ctx bc = {c, false}, ec = {c, true};
+	ch_sort_r(*begins, b, sizeof(uint32_t), cmp_dur_ev, &bc);
+	ch_sort_r(*ends, e, sizeof(uint32_t), cmp_dur_ev, &ec);
 	return 0;
 }
 
 /* The walk of one thread's begins and ends: the queues, where each is, the open frames. */
 struct dur_walk {
-	struct dur_ev *bq, *eq;
+	const struct cmark *mk;
+	const struct cthread *th;
+	uint32_t *bq, *eq; /* indices into marks */
 	uint32_t nb, ne, bi, ei;
 	struct vec open; /* struct open_frame */
 };
 
+static uint32_t dur_thread_of(const struct dur_walk *w, uint32_t i)
+{
+	return w->th[w->mk[i].thread].out;
+}
+
 /* Begin e: a frame opened on top of the open ones. */
-static int dur_open(struct ch *c, struct dur_walk *w, const struct dur_ev *e)
+static int dur_open(struct ch *c, struct dur_walk *w, const struct cmark *e)
 {
 	struct pv_builder *b = c->b;
 	pv_func_ix f = builder_func(b, e->name, PV_NONE, PV_NONE, 0);
@@ -918,21 +956,22 @@ static int dur_open(struct ch *c, struct dur_walk *w, const struct dur_ev *e)
 /* The next end of the thread: it closes the innermost frame when it names it. */
 static void dur_close(struct ch *c, struct dur_walk *w, uint32_t thread)
 {
-	struct dur_ev *eq = w->eq;
+	const struct cmark *mk = w->mk;
+	uint32_t *eq = w->eq;
 	uint32_t ei = w->ei;
 	if (w->open.len) {
 		/* an end at the same time that closes the innermost frame goes first */
 		pv_str_ix top = VEC(w->open, struct open_frame)[w->open.len - 1].name;
-		for (uint32_t j = ei + 1; j < w->ne && eq[j].thread == thread &&
-					  eq[j].t == eq[ei].t && eq[ei].name != top;
+		for (uint32_t j = ei + 1; j < w->ne && dur_thread_of(w, eq[j]) == thread &&
+					  mk[eq[j]].end == mk[eq[ei]].end && mk[eq[ei]].name != top;
 		     j++)
-			if (eq[j].name == top) {
-				struct dur_ev tmp = eq[ei];
+			if (mk[eq[j]].name == top) {
+				uint32_t tmp = eq[ei];
 				eq[ei] = eq[j];
 				eq[j] = tmp;
 			}
 	}
-	const struct dur_ev *e = &eq[w->ei++];
+	const struct cmark *e = &mk[eq[w->ei++]];
 	if (w->open.len && VEC(w->open, struct open_frame)[w->open.len - 1].name == e->name)
 		w->open.len--;
 	else
@@ -943,20 +982,23 @@ static void dur_close(struct ch *c, struct dur_walk *w, uint32_t thread)
 static int dur_thread(struct ch *c, struct dur_walk *w, uint32_t thread, int64_t zero,
 		      pv_metric_ix m)
 {
+	const struct cmark *mk = w->mk;
 	int64_t wt[2] = {0, 0};
 	int64_t last = 0;
 	int rc = 0;
 	w->open.len = 0;
 	for (;;) {
-		const struct dur_ev *bq = w->bq, *eq = w->eq;
 		uint32_t bi = w->bi, ei = w->ei;
-		bool hb = bi < w->nb && bq[bi].thread == thread;
-		bool he = ei < w->ne && eq[ei].thread == thread;
+		bool hb = bi < w->nb && dur_thread_of(w, w->bq[bi]) == thread;
+		bool he = ei < w->ne && dur_thread_of(w, w->eq[ei]) == thread;
 		if (!hb && !he)
 			break;
-		bool take_b = !he || (hb && (bq[bi].t < eq[ei].t ||
-					     (bq[bi].t == eq[ei].t && bq[bi].name == eq[ei].name)));
-		int64_t t = take_b ? bq[bi].t : eq[ei].t;
+		const struct cmark *b = hb ? &mk[w->bq[bi]] : NULL;
+		const struct cmark *e = he ? &mk[w->eq[ei]] : NULL;
+		bool take_b =
+		    !he ||
+		    (hb && (b->start < e->end || (b->start == e->end && b->name == e->name)));
+		int64_t t = take_b ? b->start : e->end;
 		if (w->open.len && t > last) {
 			struct open_frame *top = &VEC(w->open, struct open_frame)[w->open.len - 1];
 			int64_t rt;
@@ -967,7 +1009,8 @@ static int dur_thread(struct ch *c, struct dur_walk *w, uint32_t thread, int64_t
 		}
 		last = t;
 		if (take_b) {
-			if ((rc = dur_open(c, w, &bq[w->bi++])))
+			w->bi++;
+			if ((rc = dur_open(c, w, b)))
 				return rc;
 			continue;
 		}
@@ -979,22 +1022,24 @@ static int dur_thread(struct ch *c, struct dur_walk *w, uint32_t thread, int64_t
 
 int ch_duration_samples(struct ch *c, int64_t zero, pv_metric_ix m)
 {
-	struct vec begins = {0}, ends = {0};
-	struct dur_walk w = {0};
-	int rc = dur_queues(c, &begins, &ends);
-	w.bq = VEC(begins, struct dur_ev);
-	w.eq = VEC(ends, struct dur_ev);
-	w.nb = begins.len;
-	w.ne = ends.len;
+	struct dur_walk w = {
+	    .mk = VEC(c->marks, struct cmark),
+	    .th = VEC(c->threads, struct cthread),
+	};
+	int rc = dur_queues(c, &w.bq, &w.nb, &w.eq, &w.ne);
+	/* at most one sample per begin and per end: room once, so the columns never move */
+	if (!rc)
+		builder_samples_room(c->b, (uint64_t)w.nb + w.ne);
 	while (!rc && !c->b->status && (w.bi < w.nb || w.ei < w.ne)) {
 		/* one thread at a time: the lower thread's queues first */
-		uint32_t thread = w.bi < w.nb ? w.bq[w.bi].thread : w.eq[w.ei].thread;
-		if (w.ei < w.ne && w.eq[w.ei].thread < thread)
-			thread = w.eq[w.ei].thread;
+		uint32_t thread =
+		    w.bi < w.nb ? dur_thread_of(&w, w.bq[w.bi]) : dur_thread_of(&w, w.eq[w.ei]);
+		if (w.ei < w.ne && dur_thread_of(&w, w.eq[w.ei]) < thread)
+			thread = dur_thread_of(&w, w.eq[w.ei]);
 		rc = dur_thread(c, &w, thread, zero, m);
 	}
-	vec_free(&begins);
-	vec_free(&ends);
+	pv_free(w.bq);
+	pv_free(w.eq);
 	vec_free(&w.open);
 	return rc;
 }
