@@ -182,8 +182,7 @@ static const char *const help_text[] = {
     "  v  numbers: exact, k/M/G, scientific (1.48e+09)",
     "  markers: Enter  range of the marker    c  its cause stack as the center",
     "  flame graph: Enter  zoom into the box   Esc/Backspace  the zoom before",
-    "  Backspace  back through the queries    u  the query as flags and URL",
-    "  ?  this help      q  quit             any key closes this",
+    "  Backspace  back through the queries   u  the query as flags and URL   q  quit",
 };
 
 const char *const *tui_help(size_t *n)
@@ -192,12 +191,22 @@ const char *const *tui_help(size_t *n)
 	return help_text;
 }
 
+/* The help from its line help_top (kept so that the last screen is full): as many lines as
+ * rows hold; Up/Down and the pages scroll it when it does not fit (tui.c). */
+static void help_overlay(struct tui *t, int y0, int rows)
+{
+	int n = (int)(sizeof(help_text) / sizeof(help_text[0]));
+	t->help_rows = rows;
+	if (t->help_top > n - rows)
+		t->help_top = n > rows ? n - rows : 0;
+	for (int i = 0; i < rows && t->help_top + i < n; i++)
+		tui_text_line(t, y0 + i, TUI_ROLE_TEXT, help_text[t->help_top + i]);
+}
+
 static void overlay(struct tui *t, int y0, int rows)
 {
 	if (t->mode == M_HELP) {
-		for (int i = 0; i < rows && i < (int)(sizeof(help_text) / sizeof(help_text[0]));
-		     i++)
-			tui_text_line(t, y0 + i, TUI_ROLE_TEXT, help_text[i]);
+		help_overlay(t, y0, rows);
 		return;
 	}
 	char *q = tui_query_text(t);
@@ -221,6 +230,14 @@ static void status_line(struct tui *t)
 		cells_puts(&t->cl, "_");
 	} else if (t->msg[0]) {
 		cells_puts(&t->cl, t->msg);
+	} else if (t->mode == M_HELP) {
+		int n = (int)(sizeof(help_text) / sizeof(help_text[0]));
+		int last = t->help_top + t->help_rows < n ? t->help_top + t->help_rows : n;
+		char line[160];
+		snprintf(line, sizeof(line), "help: lines %d-%d of %d%s  any other key closes it",
+			 t->help_top + 1, last, n,
+			 last - t->help_top < n ? "  Up/Down PgUp/PgDn: scroll " : "");
+		cells_puts(&t->cl, line);
 	} else {
 		cells_puts(&t->cl, "? help  q quit  / search  c center  Backspace back  u query");
 	}
@@ -241,8 +258,9 @@ const struct tui_screen *tui_render(struct tui *t)
 		query_line(t);
 		y = 2;
 	}
-	/* the activity graph: up to 3 threads when there is room */
-	int na = t->h >= 24 ? 3 : t->h >= 16 ? 1 : 0;
+	/* the activity graph: up to 3 threads when there is room (the help takes its rows) */
+	bool help = t->mode == M_HELP;
+	int na = help ? 0 : t->h >= 24 ? 3 : t->h >= 16 ? 1 : 0;
 	if (na) {
 		ensure_activity(t, t->w);
 		for (int i = 0; i < na && (uint32_t)i < t->act_n; i++, y++) {
@@ -252,7 +270,7 @@ const struct tui_screen *tui_render(struct tui *t)
 		}
 	}
 	const struct tab_ops *ops = tui_ops(t);
-	int footer = 1 + (t->h >= 10 && ops->detail);
+	int footer = 1 + (t->h >= 10 && ops->detail && !help);
 	int rows = t->h - y - footer;
 	t->body_y = y + 1;
 	t->body_h = rows - 1;

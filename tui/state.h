@@ -179,6 +179,8 @@ struct tui {
 	char **act_line;
 	/* layout of the last screen */
 	int body_y, body_h;
+	/* the help's first line shown and the rows it had (screen.c; Up/Down scroll it) */
+	int help_top, help_rows;
 	struct tui_screen scr;
 	struct cells cl;
 };

@@ -254,6 +254,27 @@ static void input_key(struct tui *t, int key)
 		ops->search_typed(t, t->input);
 }
 
+/* A key on the help: Up/Down and the pages scroll it (true), any other closes it. The render
+ * keeps help_top where the last screen is full. */
+static bool help_key(struct tui *t, int key)
+{
+	size_t n;
+	tui_help(&n);
+	int page = t->help_rows > 1 ? t->help_rows - 1 : 1;
+	int last = (int)n > t->help_rows ? (int)n - t->help_rows : 0, top = t->help_top;
+	switch (key) {
+	case TUI_KEY_UP: top--; break;
+	case TUI_KEY_DOWN: top++; break;
+	case TUI_KEY_PGUP: top -= page; break;
+	case TUI_KEY_PGDN: top += page; break;
+	case TUI_KEY_HOME: top = 0; break;
+	case TUI_KEY_END: top = last; break;
+	default: return false;
+	}
+	t->help_top = top < 0 ? 0 : top > last ? last : top;
+	return true;
+}
+
 bool tui_key(struct tui *t, int key)
 {
 	t->msg[0] = 0;
@@ -265,15 +286,20 @@ bool tui_key(struct tui *t, int key)
 		tui_annotate_key(t, key);
 		return false;
 	}
+	if (t->mode == M_HELP && help_key(t, key))
+		return false;
 	if (t->mode == M_HELP || t->mode == M_QUERY) {
 		t->mode = M_NORMAL;
-		return key == 'q' ? false : false;
+		return false;
 	}
 	if (tui_ops(t)->grab && tui_ops(t)->grab(t, key))
 		return false;
 	switch (key) {
 	case 'q': return true;
-	case '?': t->mode = M_HELP; return false;
+	case '?':
+		t->mode = M_HELP;
+		t->help_top = 0;
+		return false;
 	case 'u': t->mode = M_QUERY; return false;
 	case 't': switch_threads(t); return false;
 	case 'T': next_thread(t); return false;

@@ -82,6 +82,21 @@ for size in 80x24 40x12 100x30; do
 	fi
 done
 
+# 2b. the help at 80x20 (issue 26): '?' shows every line of it, the last one too, then closes
+tmux -L "$sock" resize-window -t pv -x 80 -y 20
+sleep 0.3
+keys '?'
+if wait_for "help: lines 1-17 of 17" && grep -qF "keys (the page's):" "$tmp/screen" &&
+	grep -qF "u  the query as flags and URL   q  quit" "$tmp/screen" &&
+	[ "$(wc -l <"$tmp/screen")" -eq 20 ]; then ok; else
+	bad "the help at 80x20 is not whole:"
+	cat "$tmp/screen"
+fi
+keys x
+wait_for "? help" || bad "a key did not close the help"
+tmux -L "$sock" resize-window -t pv -x 100 -y 30
+sleep 0.3
+
 # 3. q quits and prints the query
 keys q
 if wait_for "EXIT=0" && grep -qF "profview tree --center foo $file" "$tmp/screen"; then ok; else
