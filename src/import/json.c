@@ -735,6 +735,61 @@ size_t json_run_i64(struct json *j, int pow10, int64_t *out, size_t cap, bool nu
 	}
 }
 
+/* Whitespace from q, and whether a byte at q has its RUN_SLACK bytes after it (q < lim). */
+static inline const char *run_ws(const char *q, const char *e)
+{
+	return q < e && (unsigned char)*q <= ' ' ? skip_ws_from(q, e) : q;
+}
+
+/* One cell of a row at q (q < lim): as its kind reads it, or false. */
+static inline bool run_cell(const char *q, struct json_run_cell c, int64_t null_value, int64_t *out,
+			    const char **end)
+{
+	if (c.index)
+		return run_elem(q, RUN_U32, 0, true, null_value, out, end);
+	switch (c.pow10) {
+	case 0: return run_elem(q, RUN_I64, 0, true, null_value, out, end);
+	case 3: return run_elem(q, RUN_FIXED, 3, true, null_value, out, end);
+	case 6: return run_elem(q, RUN_FIXED, 6, true, null_value, out, end);
+	default:
+		return c.pow10 > 0 && c.pow10 <= 6 &&
+		       run_elem(q, RUN_FIXED, c.pow10, true, null_value, out, end);
+	}
+}
+
+bool json_run_row(struct json *j, const struct json_run_cell *cell, unsigned n, int64_t null_value,
+		  int64_t *out)
+{
+	if (j->failed || n == 0 || j->depth == 0 || j->depth >= JSON_MAX_DEPTH ||
+	    j->kind[j->depth - 1] != 'a')
+		return false;
+	if ((size_t)(j->p - j->forget_mark) > 2 * JSON_FORGET_LAG) {
+		input_forget(j->in, j->p - JSON_FORGET_LAG);
+		j->forget_mark = j->p;
+	}
+	uint8_t *state = &j->state[j->depth - 1];
+	const char *e = j->end, *q = run_ws(j->p, e);
+	const char *lim = e - j->p > RUN_SLACK ? e - RUN_SLACK : j->p;
+	if (*state != ST_OPEN) {
+		if (q >= lim || *q != ',')
+			return false;
+		q = run_ws(q + 1, e);
+	}
+	if (q >= lim || *q != '[')
+		return false;
+	for (unsigned k = 0; k < n; k++) {
+		q = run_ws(q + 1, e); /* past the '[' or the comma */
+		if (q >= lim || !run_cell(q, cell[k], null_value, &out[k], &q))
+			return false;
+		q = run_ws(q, e);
+		if (q >= lim || *q != (k + 1 < n ? ',' : ']'))
+			return false;
+	}
+	j->p = q + 1;
+	*state = ST_AFTER;
+	return true;
+}
+
 int json_skip(struct json *j, const struct json_tok *t)
 {
 	if (t->kind != JSON_OBJECT && t->kind != JSON_ARRAY)

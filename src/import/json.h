@@ -116,6 +116,21 @@ size_t json_run_u32(struct json *j, uint32_t *out, size_t cap, bool null_ok, uin
 size_t json_run_i64(struct json *j, int pow10, int64_t *out, size_t cap, bool null_ok,
 		    int64_t null_value, enum json_run *stop);
 
+/*
+ * Fast path for tables of number rows (Gecko's samples: [stack, time, ...]). Inside an array of
+ * rows (its '[' read, and maybe some rows by json_next), reads the next row when it is an array
+ * of exactly n cells, cell k a number as cell[k] says or null (null_value), into out[0..n):
+ * true, the row consumed. Else false, nothing consumed (the end of the table, a row of another
+ * length or shape, a number the runs above do not read, the last bytes of the input): json_next
+ * then reads it as if the fast path had not run, with the same errors at the same positions.
+ */
+struct json_run_cell {
+	bool index;   /* a non-negative integer below 10^9, as json_run_u32 */
+	int8_t pow10; /* else: value * 10^pow10 (0 to 6) as json_run_i64 */
+};
+bool json_run_row(struct json *j, const struct json_run_cell *cell, unsigned n, int64_t null_value,
+		  int64_t *out);
+
 /* Conversions of a token; each fails with a positioned error naming what was expected. */
 int json_i64(struct json *j, const struct json_tok *t, int64_t *out);
 int json_f64(struct json *j, const struct json_tok *t, double *out);

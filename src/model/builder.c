@@ -1149,6 +1149,7 @@ int64_t *builder_samples_weight(struct pv_builder *b, pv_metric_ix m)
 			b->status = PV_ENOMEM;
 			return NULL;
 		}
+		pv_huge_hint(col, (size_t)t->cap * sizeof(*col));
 		for (uint32_t j = 0; j < t->len; j++)
 			col[j] = 1;
 		t->weight[m] = col;
@@ -1171,6 +1172,8 @@ static void *optional_sample_col(struct pv_builder *b, void **col, size_t elt, c
 			b->status = PV_ENOMEM;
 			return NULL;
 		}
+		/* filled sample by sample like the others: in 2 MiB pages when it is that large */
+		pv_huge_hint(c, (size_t)t->cap * elt);
 		for (uint32_t j = 0; j < t->len; j++)
 			memcpy(c + (size_t)j * elt, none, elt);
 		*col = c;

@@ -363,3 +363,50 @@ T_TEST(json_same_compares_values_not_layout)
 	T_TRUE(t_json_has("{\"a\": {\"b\": 1}}", "{\"b\":1}"));
 	T_TRUE(!t_json_has("{\"a\": \"x y\"}", "\"xy\""));
 }
+
+T_TEST(json_run_row)
+{
+	/* rows of [index, ms, ms, cpu]: the plain ones read whole, the others left to json_next */
+	static const struct json_run_cell cells[] = {
+	    {.index = true}, {.pow10 = 6}, {.pow10 = 6}, {.pow10 = 3}};
+	char text[256];
+	snprintf(text, sizeof(text), "%s%80s",
+		 "[[4, 1.0, null, 1736], [2 ,1.9875, 0, 242],[-1, 1, 2, 3], [5,1,2],"
+		 " [7, 2.5e1, 0, 1]]",
+		 "");
+	struct jt x;
+	jt_open(&x, text);
+	struct json_tok t;
+	int64_t v[4];
+	T_EQ_INT(json_expect(&x.j, &t, JSON_ARRAY, "rows"), 0);
+	T_TRUE(json_run_row(&x.j, cells, 4, -9, v));
+	T_EQ_INT(v[0], 4);
+	T_EQ_INT(v[1], 1000000);
+	T_EQ_INT(v[2], -9);
+	T_EQ_INT(v[3], 1736000);
+	T_TRUE(json_run_row(&x.j, cells, 4, -9, v));
+	T_EQ_INT(v[0], 2);
+	T_EQ_INT(v[1], 1987500);
+	T_EQ_INT(v[2], 0);
+	T_EQ_INT(v[3], 242000);
+	/* a negative index, a short row, an exponent: nothing consumed */
+	for (int r = 0; r < 2; r++) {
+		T_TRUE(!json_run_row(&x.j, cells, 4, -9, v));
+		T_EQ_INT(json_next(&x.j, &t), 0);
+		T_EQ_INT(t.kind, JSON_ARRAY);
+		T_EQ_INT(json_skip(&x.j, &t), 0);
+	}
+	T_TRUE(!json_run_row(&x.j, cells, 4, -9, v));
+	T_EQ_INT(json_next(&x.j, &t), 0);
+	T_EQ_INT(t.kind, JSON_ARRAY);
+	T_EQ_INT(json_next(&x.j, &t), 0);
+	T_EQ_INT(json_i64(&x.j, &t, &v[0]), 0);
+	T_EQ_INT(v[0], 7);
+	T_EQ_INT(json_next(&x.j, &t), 0);
+	T_EQ_INT((int)t.len, 5); /* 2.5e1 */
+	T_EQ_INT(json_skip(&x.j, &(struct json_tok){.kind = JSON_ARRAY}), 0);
+	T_TRUE(!json_run_row(&x.j, cells, 4, -9, v));
+	T_EQ_INT(json_next(&x.j, &t), 0);
+	T_EQ_INT(t.kind, JSON_END);
+	jt_close(&x);
+}

@@ -56,10 +56,29 @@ static const char *const frame_fields[] = {"location", "line",	      "column",
 static const char *const marker_fields[] = {"name",	"startTime", "endTime", "phase",
 					    "category", "data",	     "time",	NULL};
 
+/*
+ * A sample read: its stack and time straight into the builder's columns past its samples (taken
+ * at the thread's end), the rest into th->samples when the schema has it.
+ */
+static int put_sample(struct gk *g, const struct json *j, const struct table *t, uint32_t stack,
+		      int64_t time, const struct gk_sample *s)
+{
+	struct gk_thread *th = &g->th;
+	int rc = gk_sample_room(g, j);
+	if (rc)
+		return rc;
+	struct pv_samples *ps = &g->b->p->samples;
+	ps->stack[th->s_base + th->s_len] = stack;
+	ps->time_ns[th->s_base + th->s_len] = time;
+	th->s_len++;
+	if (t->field_col[S_CPU] < 0 && t->field_col[S_DELAY] < 0 && t->field_col[S_RESP] < 0)
+		return 0;
+	return gk_push_row(g, &th->samples, s, sizeof(*s));
+}
+
 static int sample_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
 		      const struct json_tok *c)
 {
-	struct gk_thread *th = &g->th;
 	struct gk_sample s;
 	uint32_t stack;
 	int64_t time;
@@ -76,16 +95,53 @@ static int sample_row(struct gk *g, struct json *j, struct table *t, const struc
 				  json_kind_name(c[S_CPU].kind));
 	else if (!rc && c[S_CPU].kind == JSON_NUMBER)
 		rc = json_fixed(j, &c[S_CPU], 3, &s.cpu);
-	if (rc || (rc = gk_sample_room(g, j)))
-		return rc;
-	/* straight into the builder's columns, past its samples: taken at the thread's end */
-	struct pv_samples *ps = &g->b->p->samples;
-	ps->stack[th->s_base + th->s_len] = stack;
-	ps->time_ns[th->s_base + th->s_len] = time;
-	th->s_len++;
-	if (t->field_col[S_CPU] < 0 && t->field_col[S_DELAY] < 0 && t->field_col[S_RESP] < 0)
+	return rc ? rc : put_sample(g, j, t, stack, time, &s);
+}
+
+/*
+ * The columns of a sample row as json_run_row reads them, when every column is a known field
+ * (no unknown or repeated column): their number, else -1.
+ */
+static int sample_run_cells(struct table *t)
+{
+	int n = 0;
+	for (int f = 0; t->fields[f]; f++)
+		if (t->field_col[f] >= n)
+			n = t->field_col[f] + 1;
+	if (n > GK_RUN_COLS)
+		return -1;
+	for (int c = 0; c < n; c++) {
+		int f = t->col_field[c];
+		if (f < 0 || t->field_col[f] != c)
+			return -1;
+		t->run_cell[c] = (struct json_run_cell){
+		    .index = f == S_STACK,
+		    .pow10 = (int8_t)(f == S_STACK ? 0
+				      : f == S_CPU ? 3
+						   : 6),
+		};
+	}
+	return n ? n : -1;
+}
+
+/* A sample row of plain numbers read whole (json_run_row), as sample_row reads it. */
+static int sample_run(struct gk *g, struct json *j, struct table *t, bool *took)
+{
+	if (!t->run_n)
+		t->run_n = sample_run_cells(t);
+	int64_t v[GK_RUN_COLS];
+	*took = t->run_n > 0 && json_run_row(j, t->run_cell, (unsigned)t->run_n, PV_TIME_NONE, v);
+	if (!*took)
 		return 0;
-	return gk_push_row(g, &th->samples, &s, sizeof(s));
+	const int8_t *fc = t->field_col;
+	int d = fc[S_DELAY] >= 0 ? fc[S_DELAY] : fc[S_RESP];
+	int64_t stack = fc[S_STACK] >= 0 ? v[fc[S_STACK]] : PV_TIME_NONE;
+	struct gk_sample s = {
+	    .cpu = fc[S_CPU] >= 0 ? v[fc[S_CPU]] : PV_TIME_NONE,
+	    .delay = d >= 0 ? v[d] : PV_TIME_NONE,
+	};
+	return put_sample(g, j, t, stack == PV_TIME_NONE ? PV_NONE : (uint32_t)stack,
+			  fc[S_TIME] >= 0 ? v[fc[S_TIME]] : PV_TIME_NONE, &s);
 }
 
 static int stack_row(struct gk *g, struct json *j, struct table *t, const struct json_tok *row,
@@ -186,6 +242,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 	struct gk g = {.b = b, .in = in, .err = err, .cpu_metric = PV_NONE};
 	struct gk_thread *th = &g.th;
 	gk_table_init(&th->t_samples, "samples", sample_fields, sample_row, NULL, NULL);
+	th->t_samples.run = sample_run;
 	gk_table_init(&th->t_stacks, "stackTable", stack_fields, stack_row, NULL, NULL);
 	gk_table_init(&th->t_frames, "frameTable", frame_fields, frame_row, NULL, NULL);
 	gk_table_init(&th->t_markers, "markers", marker_fields, gk_marker_row, gk_marker_cell,

@@ -32,6 +32,10 @@ typedef int (*row_fn)(struct gk *g, struct json *j, struct table *t, const struc
 		      const struct json_tok *cells);
 typedef int (*cell_fn)(struct gk *g, struct json *j, struct table *t, int field,
 		       const struct json_tok *v);
+/* Reads the next row whole the fast way (json_run_row) when it can (*took), else leaves it. */
+typedef int (*run_fn)(struct gk *g, struct json *j, struct table *t, bool *took);
+
+#define GK_RUN_COLS 8 /* the most columns a table's rows are read with run_fn */
 
 /*
  * One {schema, data} table being read. The row callback gets the scalar cells by field (kind
@@ -42,6 +46,9 @@ struct table {
 	const char *const *fields; /* known column names, NULL-terminated */
 	row_fn row;
 	cell_fn cell; /* NULL: a container in a known column is an error */
+	run_fn run;   /* NULL: every row is read token by token */
+	int run_n;    /* cells per row for run: 0 until its first row, -1 when not read so */
+	struct json_run_cell run_cell[GK_RUN_COLS];
 	void *ctx;
 	bool have_schema;
 	int8_t col_field[GK_MAX_COLS];	 /* column -> field, -1 when not known */

@@ -228,7 +228,9 @@ void gk_table_init(struct table *t, const char *what, const char *const *fields,
 
 void gk_table_reset(struct table *t)
 {
+	run_fn run = t->run;
 	gk_table_init(t, t->what, t->fields, t->row, t->cell, t->ctx);
+	t->run = run;
 }
 
 static int read_schema(struct json *j, struct table *t, const struct json_tok *open)
@@ -279,10 +281,19 @@ static int read_rows(struct gk *g, struct json *j, struct table *t, const struct
 		return json_fail_at(j, open, "expected the %s rows (an array), found %s", t->what,
 				    json_kind_name(open->kind));
 	t->data = open->s;
+	t->run_n = 0; /* the schema may have changed */
 	struct json_tok cells[16];
 	for (;;) {
 		struct json_tok r;
-		int rc = json_next(j, &r);
+		bool took = false;
+		int rc = t->run ? t->run(g, j, t, &took) : 0;
+		if (rc)
+			return rc;
+		if (took) {
+			t->rows++;
+			continue;
+		}
+		rc = json_next(j, &r);
 		if (rc)
 			return rc;
 		if (r.kind == JSON_END)
