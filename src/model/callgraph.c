@@ -1011,7 +1011,8 @@ struct edge_rows {
  * components, inclusive and effective costs. g->nf, nm, self, present and called are set; called
  * and present are updated from the edges. 0, or PV_ENOMEM with g released.
  */
-static int graph_edges(struct cg_graph *g, const struct edge_rows *s, uint32_t *idx, uint32_t n)
+static int graph_edges(struct cg_graph *g, const struct edge_rows *s, uint32_t *idx, uint32_t n,
+		       bool effective)
 {
 	uint32_t nf = g->nf, nm = g->nm;
 	size_t n1 = nf ? nf : 1, m1 = nm ? nm : 1, e1 = n ? n : 1;
@@ -1072,7 +1073,7 @@ static int graph_edges(struct cg_graph *g, const struct edge_rows *s, uint32_t *
 	for (uint32_t e = 0; e < ne; e++)
 		g->in_edge[g->in_first[g->to[e]] + fill[g->to[e]]++] = e;
 	pv_free(fill);
-	if (find_sccs(g) || all_inclusive(g) || effective_costs(g))
+	if (find_sccs(g) || all_inclusive(g) || (effective && effective_costs(g)))
 		goto oom;
 	return 0;
 oom:
@@ -1115,14 +1116,15 @@ int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint
 			      .kind = cg->kind,
 			      .col = cg->edge_cost,
 			      .metrics = metrics};
-	return graph_edges(g, &s, idx, n);
+	return graph_edges(g, &s, idx, n, true);
 oom:
 	cg_graph_release(g);
 	return PV_ENOMEM;
 }
 
 int cg_graph_of(uint32_t nf, uint32_t nm, int64_t *self, uint32_t n, const uint32_t *from,
-		const uint32_t *to, const uint8_t *kind, const int64_t *cost, struct cg_graph *g)
+		const uint32_t *to, const uint8_t *kind, const int64_t *cost, bool effective,
+		struct cg_graph *g)
 {
 	memset(g, 0, sizeof(*g));
 	size_t n1 = nf ? nf : 1;
@@ -1140,7 +1142,7 @@ int cg_graph_of(uint32_t nf, uint32_t nm, int64_t *self, uint32_t n, const uint3
 	for (uint32_t i = 0; i < n; i++)
 		idx[i] = i;
 	struct edge_rows s = {.from = from, .to = to, .kind = kind, .flat = cost};
-	return graph_edges(g, &s, idx, n);
+	return graph_edges(g, &s, idx, n, effective);
 oom:
 	cg_graph_release(g);
 	return PV_ENOMEM;

@@ -60,10 +60,12 @@ int cg_graph_build(const struct pv_profile *p, const pv_metric_ix *metrics, uint
  * The graph of nf functions numbered 0 .. nf - 1 (an importer's own numbering, every one
  * present) from n edge rows: from[x], to[x], kind[x], cost[x * nm + k], rows of one (caller,
  * callee, kind) merged. self[f * nm + k] (nf * nm values, allocated with pv_malloc) is taken
- * over, also on failure. 0 or PV_ENOMEM.
+ * over, also on failure. effective: eff_out and eff_in too (else NULL: the inclusive costs are
+ * what is wanted). 0 or PV_ENOMEM.
  */
 int cg_graph_of(uint32_t nf, uint32_t nm, int64_t *self, uint32_t n, const uint32_t *from,
-		const uint32_t *to, const uint8_t *kind, const int64_t *cost, struct cg_graph *g);
+		const uint32_t *to, const uint8_t *kind, const int64_t *cost, bool effective,
+		struct cg_graph *g);
 void cg_graph_release(struct cg_graph *g);
 
 /*

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pv/disasm.h"
+#include "pv/format.h"
 #include "pv/import.h"
 #include "pv/profile.h"
 #include "pv/rows.h"
@@ -1122,4 +1123,65 @@ T_TEST(callgrind_instr_only)
 	for (int k = 0; k < 3; k++)
 		T_EQ_INT(got[k], cost[k]);
 	pv_profile_free(p);
+}
+
+/* The top of a whole profile printed as text (what `profview top -n 0` prints). */
+static char *top_text(const struct pv_profile *p)
+{
+	struct pv_query q;
+	pv_query_init(&q);
+	q.view = PV_VIEW_TOP;
+	struct pv_view *v = NULL;
+	struct pv_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	if (pv_view_compute_printed(p, &q, &v, &err) == 0) {
+		FILE *f = open_memstream(&buf, &len);
+		if (f) {
+			pv_print_view(f, v, &(struct pv_print_opts){.threads_label = "all"});
+			fclose(f);
+		}
+	}
+	pv_view_free(v);
+	pv_query_release(&q);
+	return buf;
+}
+
+/*
+ * An import without calling contexts (pv_import_opts' no_contexts, as `profview top` asks):
+ * no samples, the exact costs still callgrind_annotate's, and the same printed top.
+ */
+T_TEST(callgrind_no_contexts_same_top)
+{
+	static const char *const files[] = {"gzip.callgrind", "recursion.callgrind",
+					    "gzip-parts.callgrind", "cpython.callgrind.gz"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[512], ann[600];
+		snprintf(path, sizeof(path), "%s%s", t_data("callgrind/"), files[i]);
+		struct pv_import_opts o = {.format = "callgrind", .no_contexts = true};
+		struct pv_profile *lazy = NULL, *full = t_load_as(path, "callgrind");
+		struct pv_error err;
+		T_EQ_INT(pv_import_open(path, &o, &lazy, &err, NULL), 0);
+		if (!lazy || !full) {
+			pv_profile_free(lazy);
+			pv_profile_free(full);
+			continue;
+		}
+		T_EQ_INT(lazy->samples.len, 0);
+		T_TRUE(full->samples.len > 0);
+		T_EQ_INT(lazy->callgraph.nr_edges, full->callgraph.nr_edges);
+		snprintf(ann, sizeof(ann), "%.*s.annotate-inclusive",
+			 (int)(strlen(files[i]) - (strstr(files[i], ".gz") ? 3 : 0)), files[i]);
+		char apath[700];
+		snprintf(apath, sizeof(apath), "%s%s", t_data("callgrind/"), ann);
+		if (!strstr(files[i], "parts")) /* its annotate file is of one part */
+			T_TRUE(check_annotate(lazy, apath, 1) > 300);
+		char *a = top_text(full), *b = top_text(lazy);
+		T_TRUE(a && b && strlen(a) > 1000);
+		T_EQ_STR(a ? a : "", b ? b : "");
+		free(a);
+		free(b);
+		pv_profile_free(lazy);
+		pv_profile_free(full);
+	}
 }

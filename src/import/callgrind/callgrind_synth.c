@@ -1399,8 +1399,8 @@ static void synth_release(struct synth *S)
 		pv_free(S->buf[i]);
 }
 
-/* The part's graph in S->g, its functions numbered as c->touched_list. */
-static int part_graph(struct cg *c, struct synth *S)
+/* The part's graph in S->g, its functions numbered as c->touched_list (effective: cg_graph_of). */
+static int part_graph(struct cg *c, struct synth *S, bool effective)
 {
 	uint32_t n = c->nr_touched, ne = c->nedges, nev = c->nev;
 	size_t e1 = ne ? ne : 1;
@@ -1425,7 +1425,7 @@ static int part_graph(struct cg *c, struct synth *S)
 		kind[x] = c->edges[x].is_inline;
 		edge_cost(c, x, cost + (size_t)x * nev);
 	}
-	rc = cg_graph_of(n, nev, self, ne, from, to, kind, cost, &S->g);
+	rc = cg_graph_of(n, nev, self, ne, from, to, kind, cost, effective, &S->g);
 out:
 	pv_free(local);
 	pv_free(from);
@@ -1463,16 +1463,46 @@ static void keep_part_incl(struct cg *c, struct synth *S)
 	}
 }
 
+/*
+ * The model functions of the part's graph g made in the order cg_synthesize makes them (a
+ * function of its own component when it spends or passes on cost, callers first; a cycle's
+ * members in turn), so that rows of one name and cost keep their order (their tie-break).
+ */
+static void functions_in_order(struct cg *c, const struct cg_graph *g)
+{
+	uint32_t n = g->nf, nev = g->nm, ncomp = 0;
+	for (uint32_t f = 0; f < n; f++)
+		if (g->scc[f] + 1 > ncomp)
+			ncomp = g->scc[f] + 1;
+	for (uint32_t comp = ncomp; comp-- > 0 && !c->b->status;) {
+		uint32_t a = g->comp_first[comp], b = g->comp_first[comp + 1];
+		bool any = b - a > 1;
+		for (uint32_t i = a; i < b && !any; i++) {
+			uint32_t f = g->comp_mem[i];
+			for (uint32_t k = 0; k < nev; k++)
+				any |= g->self[(size_t)f * nev + k] != 0;
+			/* a call out of the component: its effective cost is the file's */
+			for (uint32_t x = g->out_first[f]; x < g->out_first[f + 1] && !any; x++)
+				for (uint32_t k = 0; k < nev && g->to[x] != f; k++)
+					any |= pos0(g->cost[(size_t)x * nev + k]) != 0;
+		}
+		for (uint32_t i = a; i < b && any; i++)
+			cg_fn_frame(c, c->touched_list[g->comp_mem[i]], 0, PV_ADDR_NONE);
+	}
+}
+
 int cg_no_contexts(struct cg *c)
 {
 	if (c->nr_touched == 0 || c->nev == 0)
 		return 0;
 	part_thread(c);
-	if (c->nedges && !c->nr_parts_done && !c->part_incl) {
+	if (c->nedges) {
 		struct synth S;
 		memset(&S, 0, sizeof(S));
-		if (!part_graph(c, &S))
+		if (!part_graph(c, &S, false)) {
+			functions_in_order(c, &S.g);
 			keep_part_incl(c, &S);
+		}
 		cg_graph_release(&S.g);
 	}
 	return c->b->status ? -1 : 0;
@@ -1515,7 +1545,7 @@ int cg_synthesize(struct cg *c)
 	S.other = PV_NONE;
 	S.q.stride = 1 + nev;
 	S.q.free = NONE32;
-	if (part_graph(c, &S))
+	if (part_graph(c, &S, true))
 		goto out;
 	const struct cg_graph *g = &S.g;
 	/* the smallest share of a call a context gets of its own */
