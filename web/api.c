@@ -334,31 +334,53 @@ int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *
 
 /* ---- dispatch ---- */
 
+/*
+ * Each endpoint with its own parameters (doc/api.md); query: it reads the query too (api_query),
+ * which takes every other parameter (an unknown one is its 400). An endpoint without a query
+ * answers an unknown parameter with the same error.
+ */
+#define OWN(...) ((const char *const[]){"p", __VA_ARGS__, NULL})
 static const struct {
 	const char *name;
 	api_handler fn;
+	bool query;
+	const char *const *own;
 } endpoints[] = {
-    {"status", api_status},
-    {"profile", api_profile},
-    {"view", api_view},
-    {"children", api_children},
-    {"subtree", api_subtree},
-    {"search", api_search},
-    {"flame", api_flame},
-    {"diff", api_diff},
-    {"thread-costs", api_thread_costs},
-    {"contexts", api_contexts},
-    {"source", api_source},
-    {"disasm", api_disasm},
-    {"markers", api_markers_table},
-    {"marker", api_marker_one},
-    {"marker-summary", api_marker_summary},
-    {"marker-chart", api_marker_chart},
-    {"activity", api_activity},
-    {"trace", api_trace},
-    {"trace-stack", api_trace_stack},
-    {"trace-boxes", api_trace_boxes},
+    {"status", api_status, false, (const char *const[]){NULL}},
+    {"profile", api_profile, false, (const char *const[]){"p", NULL}},
+    {"view", api_view, true,
+     OWN("offset", "limit", "heaviest", "first", "hot", "hot-percent", "open")},
+    {"children", api_children, true, OWN("key", "offset", "limit")},
+    {"subtree", api_subtree, true, OWN("key", "prune")},
+    {"search", api_search, true, OWN("text", "limit")},
+    {"flame", api_flame, true, OWN("max-nodes", "width", "diff", "normalize")},
+    {"diff", api_diff, true, OWN("normalize")},
+    {"thread-costs", api_thread_costs, true, OWN("key")},
+    {"contexts", api_contexts, true,
+     OWN("key", "scope", "value", "order", "from", "to", "width", "bins")},
+    {"source", api_source, true, OWN("file")},
+    {"disasm", api_disasm, true, OWN("file", "line")},
+    {"markers", api_markers_table, false,
+     OWN("start", "end", "thread", "search", "offset", "limit", "sort")},
+    {"marker", api_marker_one, false, OWN("i")},
+    {"marker-summary", api_marker_summary, false, OWN("start", "end", "thread", "search")},
+    {"marker-chart", api_marker_chart, false, OWN("start", "end", "thread", "search", "width")},
+    {"activity", api_activity, true, OWN("buckets", "start", "end")},
+    {"trace", api_trace, true, OWN("depth", "t0", "t1", "c0", "c1", "width", "height", "records")},
+    {"trace-stack", api_trace_stack, true, OWN("depth", "context", "at")},
+    {"trace-boxes", api_trace_boxes, true,
+     OWN("depth", "context", "t0", "t1", "min", "compact", "width")},
 };
+#undef OWN
+
+/* An endpoint without a query: a parameter not its own is the query reader's error. */
+static int unknown_param(const struct api_params *ps, struct pv_json *out)
+{
+	for (uint32_t i = 0; i < ps->len; i++)
+		if (!api_param_own(ps, ps->key[i]))
+			return api_error(out, 400, "unknown query key '%.200s'", ps->key[i]);
+	return 0;
+}
 
 static int out_of_memory(char **body, size_t *len)
 {
@@ -377,23 +399,23 @@ int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char 
 	if (!out)
 		return out_of_memory(body, len);
 	int status;
-	api_handler fn = NULL;
-	for (size_t i = 0; endpoint && i < sizeof(endpoints) / sizeof(endpoints[0]); i++)
-		if (strcmp(endpoints[i].name, endpoint) == 0)
-			fn = endpoints[i].fn;
+	size_t e = 0, ne = sizeof(endpoints) / sizeof(endpoints[0]);
+	while (endpoint && e < ne && strcmp(endpoints[e].name, endpoint) != 0)
+		e++;
 	struct api_params ps;
-	if (!fn) {
+	if (!endpoint || e == ne) {
 		status = api_error(out, 404, "no endpoint '%.100s'", endpoint ? endpoint : "");
 	} else {
 		int rc = api_params_parse(&ps, query);
+		ps.own = endpoints[e].own;
 		if (rc)
 			status =
 			    api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s",
 				      rc == PV_ELIMIT	? "too many parameters"
 				      : rc == PV_EPARSE ? "a broken percent escape in the query"
 							: "out of memory");
-		else
-			status = fn(a, &ps, out);
+		else if (endpoints[e].query || !(status = unknown_param(&ps, out)))
+			status = endpoints[e].fn(a, &ps, out);
 		if (!rc)
 			api_params_free(&ps);
 	}

@@ -39,7 +39,13 @@
 struct api_params {
 	uint32_t len;
 	char *key[API_MAX_PARAMS], *value[API_MAX_PARAMS]; /* decoded, owned */
+	/* the endpoint's own parameters (its row in api.c's table, NULL-terminated): not part of
+	 * the query; the others are the query's (api_query) */
+	const char *const *own;
 };
+
+/* Whether key is one of the endpoint's own parameters (ps->own). */
+bool api_param_own(const struct api_params *ps, const char *key);
 
 /* Splits and percent-decodes q ('+' is a space). Returns 0, PV_ELIMIT (too many) or PV_ENOMEM. */
 int api_params_parse(struct api_params *ps, const char *q);
@@ -57,9 +63,11 @@ bool api_param_i64(const struct api_params *ps, const char *key, int64_t def, in
 		   struct pv_json *out_json, int *status);
 
 /*
- * The query of a request: every parameter pv_query_from_url() knows (view, center, filter,
- * metric, by, thread, range, percent, min-percent, depth, n, sort, inside-markers), the others
- * (p, open, key, offset, ...) ignored. Returns 0 or the status of the error it wrote.
+ * The query of a request: every parameter but the endpoint's own (ps->own), each decoded once
+ * and set as the URL notation sets it (pv_query_set_param: view, center, filter, metric, by,
+ * thread, range, percent, min-percent, depth, n, sort, inside-markers, ...); a key that is
+ * neither is the query reader's error ("unknown query key 'K'", 400). Returns 0 or the status
+ * of the error it wrote.
  */
 int api_query(const struct api_params *ps, struct pv_query *q, struct pv_json *out);
 /* A time parameter in ms (key=MS) as ns in *ns, *has set; false (and api_error 400) when bad. */

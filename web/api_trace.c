@@ -101,7 +101,7 @@ static int trace_open(struct pv_api *a, const struct api_params *ps, struct pv_j
 	if (!api_param_u32(ps, "depth", 0, &depth, out, &status))
 		return status;
 	/* depth is the call depth here, not the query's tree depth (0 is a good call depth) */
-	struct api_params qp = {.len = 0};
+	struct api_params qp = {.len = 0, .own = ps->own};
 	for (uint32_t i = 0; i < ps->len; i++)
 		if (strcmp(ps->key[i], "depth") != 0) {
 			qp.key[qp.len] = ps->key[i];

@@ -59,6 +59,7 @@ void api_params_free(struct api_params *ps)
 int api_params_parse(struct api_params *ps, const char *q)
 {
 	ps->len = 0;
+	ps->own = NULL;
 	if (!q)
 		return 0;
 	if (*q == '?')
@@ -169,21 +170,10 @@ bool api_param_ms(const struct api_params *ps, const char *key, bool *has, int64
 	return true;
 }
 
-/* the API's own parameters, not part of the query */
-static const char *const own_params[] = {
-    "p", "open", "key", "offset", "limit", "i", "start", "end", "buckets", "width", "search",
-    "file", "max-nodes", "tab", "sel", "heaviest", "hot", "hot-percent", "text", "prune", "first",
-    /* contexts (api_contexts.c) */
-    "scope", "value", "order", "from", "to", "bins", "t0", "t1", "c0", "c1", "height", "context",
-    "at", "min", "compact", "records", /* web/api_trace.c */
-    "diff", "normalize",	       /* the difference against the base (api_view.c) */
-    "line",			       /* disasm (api_view.c) */
-};
-
-static bool own_param(const char *k)
+bool api_param_own(const struct api_params *ps, const char *key)
 {
-	for (size_t i = 0; i < sizeof(own_params) / sizeof(own_params[0]); i++)
-		if (strcmp(own_params[i], k) == 0)
+	for (const char *const *k = ps->own; k && *k; k++)
+		if (strcmp(*k, key) == 0)
 			return true;
 	return false;
 }
@@ -192,11 +182,16 @@ int api_query(const struct api_params *ps, struct pv_query *q, struct pv_json *o
 {
 	struct pv_error err;
 	pv_error_clear(&err);
-	int rc = pv_query_from_params(q, (const char *const *)ps->key,
-				      (const char *const *)ps->value, ps->len, own_param, &err);
-	if (rc) {
-		pv_query_init(q);
-		return api_lib_error(out, rc, &err, 400);
+	pv_query_init(q);
+	for (uint32_t i = 0; i < ps->len; i++) {
+		if (api_param_own(ps, ps->key[i]))
+			continue;
+		int rc = pv_query_set_param(q, ps->key[i], ps->value[i], &err);
+		if (rc) {
+			pv_query_release(q);
+			pv_query_init(q);
+			return api_lib_error(out, rc, &err, 400);
+		}
 	}
 	return 0;
 }

@@ -63,10 +63,9 @@ struct pv_markers {
 	char **notes;
 	/* the Firefox Profiler's friendly name of each thread ("Content (1/2)" for a GeckoMain) */
 	const char **friendly;
-	/* private */
-	struct pv_arena *arena;
-	uint32_t nr_displays;		 /* the file's schemas' display lists, in file order */
-	struct marker_display *displays; /* (schema.c) */
+	/* libpv's own (the strings' arena, the schemas' display lists): opaque, defined in
+	 * src/marker/internal.h */
+	struct pv_markers_priv *priv;
 };
 
 /*
@@ -142,11 +141,8 @@ struct pv_marker_detail {
 	const char *description; /* NULL when the schema has none */
 	uint32_t nr_fields;	 /* the schema's fields that have a value, in schema order */
 	struct pv_marker_field *fields;
-	/* private */
-	struct sbuf buf, raw;
-	size_t *offs;
-	uint32_t cap;
-	void *doc;
+	/* the buffers kept between calls: opaque, defined in src/marker/internal.h */
+	struct pv_marker_detail_priv *priv;
 };
 
 /* Resolves marker i. Returns 0 or PV_ENOMEM. */

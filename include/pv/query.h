@@ -191,7 +191,15 @@ char *pv_query_to_url(const struct pv_query *q);
  * or with *bad set for a broken escape or %00 (which would cut the string short). */
 char *pv_url_decode(const char *s, size_t n, bool *bad);
 int pv_query_from_url(struct pv_query *q, const char *s, struct pv_error *err);
-/* The URL notation from decoded pairs (a request's parameters), those skip() names left out. */
+/*
+ * One decoded key=value pair of the URL notation set in q (a request's parameter, decoded
+ * once): the keys and values pv_query_from_url reads, metric's value split at its commas.
+ * Returns 0, or PV_EINVAL with err ("unknown query key 'K'", "by takes ...") or PV_ENOMEM.
+ */
+int pv_query_set_param(struct pv_query *q, const char *key, const char *value,
+		       struct pv_error *err);
+/* The query of decoded pairs (a request's parameters) through pv_query_set_param, those skip()
+ * names left out. Overwrites q as the readers do. */
 int pv_query_from_params(struct pv_query *q, const char *const *keys, const char *const *values,
 			 uint32_t n, bool (*skip)(const char *key), struct pv_error *err);
 

@@ -425,7 +425,7 @@ static const char *merge_text(struct ctx *c, uint32_t nk)
 	sbuf_put(t, "}", 1);
 	if (t->oom)
 		return NULL;
-	return arena_strndup(c->ms->arena, sbuf_str(t), t->len);
+	return arena_strndup(c->ms->priv->arena, sbuf_str(t), t->len);
 }
 
 /*
@@ -963,7 +963,7 @@ static int friendly_names(struct ctx *c)
 	const struct pv_threads *th = &p->threads;
 	struct pv_markers *ms = c->ms;
 	uint32_t nt = th->len;
-	ms->friendly = arena_alloc(ms->arena, (nt ? nt : 1) * sizeof(*ms->friendly));
+	ms->friendly = arena_alloc(ms->priv->arena, (nt ? nt : 1) * sizeof(*ms->friendly));
 	if (!ms->friendly)
 		return oom(c);
 	for (pv_thread_ix t = 0; t < nt; t++) {
@@ -991,7 +991,7 @@ static int friendly_names(struct ctx *c)
 		if (total > 1)
 			sbuf_addf(&c->t, " (%u/%u)", index, total);
 		ms->friendly[t] =
-		    c->t.oom ? NULL : arena_strndup(ms->arena, sbuf_str(&c->t), c->t.len);
+		    c->t.oom ? NULL : arena_strndup(ms->priv->arena, sbuf_str(&c->t), c->t.len);
 		if (!ms->friendly[t])
 			return oom(c);
 	}
@@ -1141,7 +1141,7 @@ static int ipc_ends(struct ctx *c, const uint32_t *slots, struct ipc_shared *sh)
 		sbuf_puts(&c->t, c->ms->friendly[thread_of_tid(p, tid)]);
 		sbuf_addf(&c->t, " (Thread ID: %lld)", (long long)tid);
 		const char *s =
-		    c->t.oom ? NULL : arena_strndup(c->ms->arena, sbuf_str(&c->t), c->t.len);
+		    c->t.oom ? NULL : arena_strndup(c->ms->priv->arena, sbuf_str(&c->t), c->t.len);
 		if (!s)
 			return oom(c);
 		if (k)
@@ -1318,13 +1318,13 @@ void pv_markers_free(struct pv_markers *ms)
 	for (uint32_t i = 0; i < ms->nr_notes; i++)
 		pv_free(ms->notes[i]);
 	pv_free(ms->notes);
-	arena_free(ms->arena);
+	arena_free(ms->priv->arena);
 	pv_free(ms);
 }
 
 int pv_markers_derive(const struct pv_profile *p, struct pv_markers **out, struct pv_error *err)
 {
-	struct pv_markers *ms = pv_calloc(1, sizeof(*ms));
+	struct pv_markers *ms = markers_alloc();
 	if (!ms)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	struct ctx c = {.p = p, .ms = ms, .err = err};
@@ -1333,13 +1333,13 @@ int pv_markers_derive(const struct pv_profile *p, struct pv_markers **out, struc
 	uint32_t *order = NULL, *first = NULL;
 	int rc = 0;
 	ms->p = p;
-	ms->arena = arena_new();
+	ms->priv->arena = arena_new();
 	ms->thread_start_ns = pv_malloc((nt ? nt : 1) * sizeof(int64_t));
 	ms->thread_end_ns = pv_malloc((nt ? nt : 1) * sizeof(int64_t));
 	c.below = pv_malloc((rm->len ? rm->len : 1) * sizeof(*c.below));
 	order = pv_malloc((rm->len ? rm->len : 1) * sizeof(*order));
 	first = pv_calloc((size_t)nt + 1, sizeof(*first));
-	if (!ms->arena || !ms->thread_start_ns || !ms->thread_end_ns || !c.below || !order ||
+	if (!ms->priv->arena || !ms->thread_start_ns || !ms->thread_end_ns || !c.below || !order ||
 	    !first) {
 		rc = oom(&c);
 		goto done;

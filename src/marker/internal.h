@@ -166,6 +166,24 @@ struct marker_display {
 	uint32_t mask;	  /* enum pv_marker_display bits */
 };
 
+/* What only libpv reads of a marker list (pv/marker.h's ms->priv, allocated with it). */
+struct pv_markers_priv {
+	struct pv_arena *arena;
+	uint32_t nr_displays;		 /* the file's schemas' display lists, in file order */
+	struct marker_display *displays; /* (schema.c) */
+};
+
+/* A marker list with its private part, in one block (freed with pv_free(ms)); NULL: no memory. */
+struct pv_markers *markers_alloc(void);
+
+/* pv_marker_detail's buffers (d->priv, allocated by its first call). */
+struct pv_marker_detail_priv {
+	struct sbuf buf, raw; /* the strings; scratch for the search */
+	size_t *offs;	      /* their ends in buf */
+	uint32_t cap;	      /* offs's and the fields' room */
+	struct jdoc doc;      /* the payload parsed */
+};
+
 /* Reads the schemas of ms->p (and the built-ins) into ms. Returns 0, PV_ENOMEM or PV_EPARSE. */
 int schemas_load(struct pv_markers *ms, struct pv_error *err);
 /* The last thread with that tid (a map filled in thread order keeps the last), PV_NONE. */

@@ -51,7 +51,7 @@ static const char *doc_strdup(struct pv_markers *ms, const struct jdoc *d, uint3
 {
 	size_t len;
 	const char *s = jn_str(d, n, &len);
-	return arena_strndup(ms->arena, s, len);
+	return arena_strndup(ms->priv->arena, s, len);
 }
 
 /* A string member of obj as an arena copy; NULL when absent or not a string. */
@@ -76,7 +76,7 @@ static int read_format(struct pv_markers *ms, const struct jdoc *d, uint32_t v, 
 	if (d->n[v].kind == JSON_STRING) {
 		size_t len;
 		const char *s = jn_str(d, v, &len);
-		f->name = arena_strndup(ms->arena, s, len);
+		f->name = arena_strndup(ms->priv->arena, s, len);
 		if (!f->name)
 			return PV_ENOMEM;
 		f->kind = (uint8_t)mfmt_kind_of(s, len);
@@ -97,7 +97,7 @@ static int read_format(struct pv_markers *ms, const struct jdoc *d, uint32_t v, 
 	}
 	f->kind = F_TABLE;
 	f->nr_cols = d->n[cols].nkids;
-	f->cols = arena_alloc(ms->arena, (f->nr_cols ? f->nr_cols : 1) * sizeof(*f->cols));
+	f->cols = arena_alloc(ms->priv->arena, (f->nr_cols ? f->nr_cols : 1) * sizeof(*f->cols));
 	if (!f->cols)
 		return PV_ENOMEM;
 	uint32_t i = 0;
@@ -206,8 +206,8 @@ static bool placeholder(struct pv_markers *ms, const struct pv_marker_schema *sc
 			p += js_space(p, (size_t)(e - p));
 		if (p != e)
 			return false;
-		part->yes = arena_strndup(ms->arena, yes, yn);
-		part->no = arena_strndup(ms->arena, no, nn);
+		part->yes = arena_strndup(ms->priv->arena, yes, yn);
+		part->no = arena_strndup(ms->priv->arena, no, nn);
 		trim(&cond, &cn);
 	}
 	/* split at '.' into 2 or 3 parts, the first "marker" */
@@ -240,7 +240,7 @@ static bool placeholder(struct pv_markers *ms, const struct pv_marker_schema *sc
 	if ((size_t)(dot2 - k) != 4 || memcmp(k, "data", 4) != 0 ||
 	    memchr(key, '.', (size_t)(e - key)))
 		return false;
-	part->text = arena_strndup(ms->arena, key, (size_t)(e - key));
+	part->text = arena_strndup(ms->priv->arena, key, (size_t)(e - key));
 	if (!part->text)
 		return false;
 	part->kind = (uint8_t)(q ? LP_TERNARY : LP_DATA);
@@ -284,7 +284,7 @@ static int compile_label(struct pv_markers *ms, struct pv_marker_schema *sc, enu
 	uint32_t cap = 1;
 	for (size_t i = 0; i < n; i++)
 		cap += tmpl[i] == '{' ? 2 : 0;
-	l->parts = arena_alloc(ms->arena, cap * sizeof(*l->parts));
+	l->parts = arena_alloc(ms->priv->arena, cap * sizeof(*l->parts));
 	if (!l->parts)
 		return PV_ENOMEM;
 	const char *text = tmpl, *e = tmpl + n;
@@ -299,7 +299,7 @@ static int compile_label(struct pv_markers *ms, struct pv_marker_schema *sc, enu
 		struct lpart *part = &l->parts[l->nr];
 		memset(part, 0, sizeof(*part));
 		part->kind = LP_TEXT;
-		part->text = arena_strndup(ms->arena, text, (size_t)(p - text));
+		part->text = arena_strndup(ms->priv->arena, text, (size_t)(p - text));
 		if (!part->text)
 			return PV_ENOMEM;
 		l->nr += p > text;
@@ -318,7 +318,7 @@ static int compile_label(struct pv_markers *ms, struct pv_marker_schema *sc, enu
 	struct lpart *part = &l->parts[l->nr];
 	memset(part, 0, sizeof(*part));
 	part->kind = LP_TEXT;
-	part->text = arena_strndup(ms->arena, text, (size_t)(e - text));
+	part->text = arena_strndup(ms->priv->arena, text, (size_t)(e - text));
 	if (!part->text)
 		return PV_ENOMEM;
 	l->nr += e > text || l->nr == 0;
@@ -338,7 +338,7 @@ static int read_field(struct pv_markers *ms, struct pv_marker_schema *sc, const 
 		struct sbuf t = SBUF_INIT;
 		if (v != JN_NONE)
 			jn_js_string(d, v, &t);
-		out->value = t.oom ? NULL : arena_strndup(ms->arena, sbuf_str(&t), t.len);
+		out->value = t.oom ? NULL : arena_strndup(ms->priv->arena, sbuf_str(&t), t.len);
 		sbuf_release(&t);
 		if (!out->value)
 			return PV_ENOMEM;
@@ -363,8 +363,9 @@ static int read_schema(struct pv_markers *ms, const struct jdoc *d, uint32_t o,
 	if (fields == JN_NONE || d->n[fields].kind != JSON_ARRAY)
 		fields = jn_get(d, o, "data");
 	if (fields != JN_NONE && d->n[fields].kind == JSON_ARRAY) {
-		sc->fields = arena_alloc(ms->arena, (d->n[fields].nkids ? d->n[fields].nkids : 1) *
-							sizeof(*sc->fields));
+		sc->fields =
+		    arena_alloc(ms->priv->arena, (d->n[fields].nkids ? d->n[fields].nkids : 1) *
+						     sizeof(*sc->fields));
 		if (!sc->fields)
 			return PV_ENOMEM;
 		for (uint32_t f = d->n[fields].first; f != JN_NONE; f = d->n[f].next) {
@@ -450,7 +451,7 @@ static int read_display(struct pv_markers *ms, const struct jdoc *d, uint32_t o)
 		for (uint32_t k = 0; k < sizeof(display_names) / sizeof(display_names[0]); k++)
 			if (jn_is(d, e, display_names[k]))
 				mask |= 1u << k;
-	ms->displays[ms->nr_displays++] = (struct marker_display){name, mask};
+	ms->priv->displays[ms->priv->nr_displays++] = (struct marker_display){name, mask};
 	return 0;
 }
 
@@ -469,11 +470,12 @@ int pv_markers_displayed(const struct pv_markers *ms, enum pv_marker_display loc
 		size_t len;
 		const char *type = jn_str(&d, t, &len);
 		uint32_t x = 0;
-		while (x < ms->nr_displays && (strlen(ms->displays[x].name) != len ||
-					       memcmp(ms->displays[x].name, type, len) != 0))
+		while (x < ms->priv->nr_displays &&
+		       (strlen(ms->priv->displays[x].name) != len ||
+			memcmp(ms->priv->displays[x].name, type, len) != 0))
 			x++;
-		if (x < ms->nr_displays)
-			shown[k] = (ms->displays[x].mask & loc) != 0;
+		if (x < ms->priv->nr_displays)
+			shown[k] = (ms->priv->displays[x].mask & loc) != 0;
 		else
 			shown[k] = loc == PV_DISPLAY_TIMELINE_OVERVIEW &&
 				   (jn_is(&d, t, "IPC") || jn_is(&d, t, "Network"));
@@ -504,8 +506,9 @@ static int read_list(struct pv_markers *ms, const char *text, size_t len, bool b
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	}
 	ms->schemas = s;
-	if (!builtins && !(ms->displays = arena_alloc(ms->arena, (d.n[0].nkids ? d.n[0].nkids : 1) *
-								     sizeof(*ms->displays)))) {
+	if (!builtins &&
+	    !(ms->priv->displays = arena_alloc(ms->priv->arena, (d.n[0].nkids ? d.n[0].nkids : 1) *
+								    sizeof(*ms->priv->displays)))) {
 		jdoc_release(&d);
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	}
@@ -653,22 +656,32 @@ static void fileio_label(const struct jdoc *d, uint32_t root, struct sbuf *out)
 	jn_js_string(d, file, out);
 }
 
-/* Records the end of the text written since the last mark, as a string of the detail. */
-static void mark(struct pv_marker_detail *d, uint32_t k)
+struct pv_markers *markers_alloc(void)
 {
-	sbuf_put(&d->buf, "", 1); /* the NUL that ends it; len moves past it */
-	d->offs[k] = d->buf.len;
+	struct markers_block {
+		struct pv_markers ms;
+		struct pv_markers_priv priv;
+	} *b = pv_calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->ms.priv = &b->priv;
+	return &b->ms;
+}
+
+/* Records the end of the text written since the last mark, as a string of the detail. */
+static void mark(struct pv_marker_detail_priv *x, uint32_t k)
+{
+	sbuf_put(&x->buf, "", 1); /* the NUL that ends it; len moves past it */
+	x->offs[k] = x->buf.len;
 }
 
 int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_detail *d)
 {
-	struct jdoc *doc = d->doc;
-	if (!doc) {
-		doc = d->doc = pv_calloc(1, sizeof(*doc));
-		if (!doc)
-			return PV_ENOMEM;
-	}
-	sbuf_reset(&d->buf);
+	struct pv_marker_detail_priv *x = d->priv;
+	if (!x && !(x = d->priv = pv_calloc(1, sizeof(*x))))
+		return PV_ENOMEM;
+	struct jdoc *doc = &x->doc;
+	sbuf_reset(&x->buf);
 	d->type = NULL;
 	d->description = NULL;
 	d->nr_fields = 0;
@@ -692,31 +705,31 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 		nf = sc ? sc->nr_fields : 0;
 	}
 	uint32_t need = 5 + nf;
-	if (need > d->cap) {
-		size_t *o = pv_realloc(d->offs, need * sizeof(*o));
+	if (need > x->cap) {
+		size_t *o = pv_realloc(x->offs, need * sizeof(*o));
 		struct pv_marker_field *f = pv_realloc(d->fields, (nf ? nf : 1) * sizeof(*f));
 		if (o)
-			d->offs = o;
+			x->offs = o;
 		if (f)
 			d->fields = f;
 		if (!o || !f)
 			return PV_ENOMEM;
-		d->cap = need;
+		x->cap = need;
 	}
-	d->offs[0] = 0;
+	x->offs[0] = 0;
 	if (type)
-		sbuf_put(&d->buf, type, type_len);
-	mark(d, 1);
+		sbuf_put(&x->buf, type, type_len);
+	mark(x, 1);
 	for (int k = 0; k < 3; k++) {
 		const struct label *l = sc ? &sc->label[k] : NULL;
 		if (l && l->nr)
-			apply_label(ms, i, sc, l, doc, root, &d->buf);
+			apply_label(ms, i, sc, l, doc, root, &x->buf);
 		else if (k == PV_LABEL_TOOLTIP)
-			sbuf_puts(&d->buf, ms->name[i]);
+			sbuf_puts(&x->buf, ms->name[i]);
 		else if (k == PV_LABEL_TABLE && type && type_len == 6 &&
 			 memcmp(type, "FileIO", 6) == 0)
-			fileio_label(doc, root, &d->buf);
-		mark(d, 2 + (uint32_t)k);
+			fileio_label(doc, root, &x->buf);
+		mark(x, 2 + (uint32_t)k);
 	}
 	uint32_t nout = 0;
 	for (uint32_t f = 0; f < nf; f++) {
@@ -725,25 +738,25 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 			uint32_t v = jn_get(doc, root, mf->key);
 			if (v == JN_NONE || doc->n[v].kind == JSON_NULL)
 				continue; /* values are optional */
-			mfmt_value(ms, &mf->fmt, MFMT_IDS, doc, v, &d->buf);
+			mfmt_value(ms, &mf->fmt, MFMT_IDS, doc, v, &x->buf);
 		} else {
-			sbuf_puts(&d->buf, mf->value);
+			sbuf_puts(&x->buf, mf->value);
 		}
-		mark(d, 5 + nout);
+		mark(x, 5 + nout);
 		d->fields[nout].key = mf->key;
 		d->fields[nout].label = mf->label ? mf->label : "";
 		d->fields[nout].hidden = mf->hidden;
 		nout++;
 	}
-	if (d->buf.oom)
+	if (x->buf.oom)
 		return PV_ENOMEM;
 	/* the buffer is complete: turn offsets into pointers */
-	const char *b = sbuf_str(&d->buf);
+	const char *b = sbuf_str(&x->buf);
 	d->type = type ? b : NULL;
 	for (int k = 0; k < 3; k++)
-		d->label[k] = b + d->offs[1 + k];
+		d->label[k] = b + x->offs[1 + k];
 	for (uint32_t f = 0; f < nout; f++)
-		d->fields[f].value = b + d->offs[4 + f];
+		d->fields[f].value = b + x->offs[4 + f];
 	d->nr_fields = nout;
 	d->description = sc ? sc->description : NULL;
 	return 0;
@@ -751,13 +764,14 @@ int pv_marker_detail(const struct pv_markers *ms, uint32_t i, struct pv_marker_d
 
 void pv_marker_detail_release(struct pv_marker_detail *d)
 {
-	if (d->doc) {
-		jdoc_release(d->doc);
-		pv_free(d->doc);
+	struct pv_marker_detail_priv *x = d->priv;
+	if (x) {
+		jdoc_release(&x->doc);
+		sbuf_release(&x->buf);
+		sbuf_release(&x->raw);
+		pv_free(x->offs);
+		pv_free(x);
 	}
-	sbuf_release(&d->buf);
-	sbuf_release(&d->raw);
-	pv_free(d->offs);
 	pv_free(d->fields);
 	memset(d, 0, sizeof(*d));
 }
@@ -766,11 +780,12 @@ void pv_marker_format(const struct pv_markers *ms, const char *format, size_t fo
 		      const char *value, size_t value_len, struct sbuf *out)
 {
 	struct jdoc fd = {0}, vd = {0};
-	struct pv_markers scratch = {0};
+	struct pv_markers_priv scratch_priv = {0};
+	struct pv_markers scratch = {.priv = &scratch_priv};
 	struct mfmt f = {.kind = F_UNKNOWN, .name = ""};
-	scratch.arena = arena_new();
+	scratch_priv.arena = arena_new();
 	scratch.p = ms ? ms->p : NULL;
-	if (scratch.arena && !jdoc_parse(&fd, format, format_len, NULL))
+	if (scratch_priv.arena && !jdoc_parse(&fd, format, format_len, NULL))
 		read_format(&scratch, &fd, 0, &f, "", "");
 	uint32_t v = value && !jdoc_parse(&vd, value, value_len, NULL) ? 0 : JN_NONE;
 	mfmt_value(ms, &f, MFMT_IDS, &vd, v, out);
@@ -779,5 +794,5 @@ void pv_marker_format(const struct pv_markers *ms, const char *format, size_t fo
 	for (uint32_t i = 0; i < scratch.nr_notes; i++)
 		pv_free(scratch.notes[i]);
 	pv_free(scratch.notes);
-	arena_free(scratch.arena);
+	arena_free(scratch_priv.arena);
 }

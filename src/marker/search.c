@@ -169,7 +169,7 @@ static bool fields(const struct pv_markers *ms, uint32_t i, struct pv_marker_det
 		   void *ctx)
 {
 	const struct pv_marker_schema *sc = pv_marker_schema_find(ms, d->type);
-	const struct jdoc *doc = d->doc;
+	const struct jdoc *doc = d->priv ? &d->priv->doc : NULL;
 	if (!sc || !ms->data[i] || !doc || !doc->nr || doc->n[0].kind != JSON_OBJECT)
 		return false;
 	for (uint32_t f = 0; f < sc->nr_fields; f++) {
@@ -178,13 +178,13 @@ static bool fields(const struct pv_markers *ms, uint32_t i, struct pv_marker_det
 		if (v == JN_NONE || doc->n[v].kind == JSON_NULL ||
 		    (mf->fmt.kind == F_UNIQUE_STRING && doc->n[v].kind != JSON_STRING))
 			continue;
-		sbuf_reset(&d->raw);
-		jn_js_string(doc, v, &d->raw);
-		if (d->raw.len && fn(ctx, mf->key, sbuf_str(&d->raw)))
+		sbuf_reset(&d->priv->raw);
+		jn_js_string(doc, v, &d->priv->raw);
+		if (d->priv->raw.len && fn(ctx, mf->key, sbuf_str(&d->priv->raw)))
 			return true;
-		sbuf_reset(&d->raw);
-		mfmt_value(ms, &mf->fmt, MFMT_IDS | MFMT_BARE, doc, v, &d->raw);
-		if (d->raw.len && fn(ctx, mf->key, sbuf_str(&d->raw)))
+		sbuf_reset(&d->priv->raw);
+		mfmt_value(ms, &mf->fmt, MFMT_IDS | MFMT_BARE, doc, v, &d->priv->raw);
+		if (d->priv->raw.len && fn(ctx, mf->key, sbuf_str(&d->priv->raw)))
 			return true;
 	}
 	return false;

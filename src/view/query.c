@@ -1024,12 +1024,14 @@ static int decode_fail(const char *s, size_t n, bool bad, struct pv_error *err)
 	return pv_error_set(err, PV_EINVAL, "bad %%-escape in '%.*s'", (int)(n > 200 ? 200 : n), s);
 }
 
-/* Metric names: split at the raw commas first, so a name may hold an escaped ',' (%2C). */
-static int url_metrics(struct pv_query *q, const char *v, size_t n, struct pv_error *err)
+/* Metric names: split at the raw commas first, so a name may hold an escaped ',' (%2C); each
+ * name then decoded (encoded) or taken as it is (a decoded value: its commas split it). */
+static int url_metrics(struct pv_query *q, const char *v, size_t n, bool encoded,
+		       struct pv_error *err)
 {
 	int rc = 0;
 	const char *p = v, *e = v + n;
-	bool bad;
+	bool bad = false;
 	uint32_t parts = 1;
 	for (size_t i = 0; i < n; i++)
 		parts += v[i] == ',';
@@ -1038,7 +1040,11 @@ static int url_metrics(struct pv_query *q, const char *v, size_t n, struct pv_er
 	while (!rc) {
 		const char *c = memchr(p, ',', (size_t)(e - p));
 		size_t len = c ? (size_t)(c - p) : (size_t)(e - p);
-		char *name = pv_url_decode(p, len, &bad);
+		char *name = encoded ? pv_url_decode(p, len, &bad) : pv_malloc(len + 1);
+		if (name && !encoded) {
+			memcpy(name, p, len);
+			name[len] = 0;
+		}
 		if (!name)
 			return decode_fail(v, n, bad, err);
 		if (!*name)
@@ -1056,6 +1062,42 @@ static int url_metrics(struct pv_query *q, const char *v, size_t n, struct pv_er
 	return rc;
 }
 
+/* The option a URL key names (O_FILTER for "filter"), or -1 after setting err. */
+static int url_key(const char *key, struct pv_error *err)
+{
+	for (size_t i = 0; i < NR(url_keys); i++)
+		if (url_keys[i] && strcmp(url_keys[i], key) == 0)
+			return (int)i;
+	if (strcmp(key, "filter") == 0)
+		return O_FILTER;
+	pv_error_set(err, PV_EINVAL, "unknown query key '%s'", key);
+	return -1;
+}
+
+/* One decoded value of option o (not a metric): a filter's KIND:ARG, else the option's. */
+static int url_value(struct pv_query *q, int o, char *val, struct pv_error *err)
+{
+	if (o != O_FILTER)
+		return set_value(q, (enum opt)o, val, url_keys[o], err);
+	/* KIND:ARG, split at the first ':' (kinds have none, scopes may) */
+	char *colon = strchr(val, ':');
+	enum pv_filter_kind k = PV_FILTER_INCLUDE;
+	if (colon)
+		*colon = 0;
+	if (!colon || pv_filter_parse(val, &k)) {
+		if (colon)
+			*colon = ':';
+		return pv_error_set(err, PV_EINVAL,
+				    "filter takes KIND:ARG with KIND one of include, drop, "
+				    "merge, collapse-recursion, collapse-module or "
+				    "focus-category, not '%s'",
+				    val);
+	}
+	int rc = set_value(q, (enum opt)(O_FILTER + k), colon + 1, filter_names[k], err);
+	*colon = ':';
+	return rc;
+}
+
 static int url_pair(struct pv_query *q, const char *s, size_t n, struct pv_error *err)
 {
 	const char *eq = memchr(s, '=', n);
@@ -1066,43 +1108,31 @@ static int url_pair(struct pv_query *q, const char *s, size_t n, struct pv_error
 	char *key = pv_url_decode(s, klen, &bad);
 	if (!key)
 		return decode_fail(s, n, bad, err);
-	int o = -1, rc = 0;
-	for (size_t i = 0; i < NR(url_keys); i++)
-		if (url_keys[i] && strcmp(url_keys[i], key) == 0)
-			o = (int)i;
-	bool is_filter = strcmp(key, "filter") == 0;
-	if (o < 0 && !is_filter)
-		rc = pv_error_set(err, PV_EINVAL, "unknown query key '%s'", key);
+	int o = url_key(key, err);
 	pv_free(key);
-	if (rc)
-		return rc;
+	if (o < 0)
+		return PV_EINVAL;
 	if (o == O_METRIC)
-		return url_metrics(q, v, vlen, err);
-
+		return url_metrics(q, v, vlen, true, err);
 	char *val = pv_url_decode(v, vlen, &bad);
 	if (!val)
 		return decode_fail(s, n, bad, err);
-	if (is_filter) {
-		/* KIND:ARG, split at the first ':' (kinds have none, scopes may) */
-		char *colon = strchr(val, ':');
-		enum pv_filter_kind k = PV_FILTER_INCLUDE;
-		if (colon)
-			*colon = 0;
-		if (!colon || pv_filter_parse(val, &k)) {
-			if (colon)
-				*colon = ':';
-			rc = pv_error_set(err, PV_EINVAL,
-					  "filter takes KIND:ARG with KIND one of include, drop, "
-					  "merge, collapse-recursion, collapse-module or "
-					  "focus-category, not '%s'",
-					  val);
-		} else {
-			rc =
-			    set_value(q, (enum opt)(O_FILTER + k), colon + 1, filter_names[k], err);
-		}
-	} else {
-		rc = set_value(q, (enum opt)o, val, url_keys[o], err);
-	}
+	int rc = url_value(q, o, val, err);
+	pv_free(val);
+	return rc;
+}
+
+int pv_query_set_param(struct pv_query *q, const char *key, const char *value, struct pv_error *err)
+{
+	int o = url_key(key, err);
+	if (o < 0)
+		return PV_EINVAL;
+	if (o == O_METRIC)
+		return url_metrics(q, value, strlen(value), false, err);
+	char *val = pv_strdup(value);
+	if (!val)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	int rc = url_value(q, o, val, err);
 	pv_free(val);
 	return rc;
 }

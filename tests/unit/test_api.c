@@ -405,6 +405,11 @@ T_TEST(api_errors)
 	T_API(a, "activity", "view=bogus", 400,
 	      "{\"error\": \"view takes tree, callers, flat, butterfly or top, not 'bogus'\"}");
 	T_API(a, "activity", "bogus=1", 400, "{\"error\": \"unknown query key 'bogus'\"}");
+	/* each endpoint its own parameters: another endpoint's is unknown, with or without a query
+	 */
+	T_API(a, "activity", "bins=4", 400, "{\"error\": \"unknown query key 'bins'\"}");
+	T_API(a, "status", "p=0", 400, "{\"error\": \"unknown query key 'p'\"}");
+	T_API(a, "marker", "p=1&i=0&view=tree", 400, "{\"error\": \"unknown query key 'view'\"}");
 	/* too many parameters */
 	char q[8 * 300];
 	size_t n = 0;
@@ -428,7 +433,8 @@ T_TEST(api_params)
 	T_TRUE(api_param(&ps, "nope") == NULL);
 	api_params_free(&ps);
 	T_EQ_INT(api_params_parse(&ps, "center=a+b&center=%41%3bc&&open=c%2Ff12&p=1"), 0);
-	/* the query: the API's own parameters left out, the rest read as pv_query_from_url */
+	/* the query: the endpoint's own parameters left out, the rest read as pv_query_from_url */
+	ps.own = (const char *const[]){"p", "open", NULL};
 	struct pv_query q;
 	struct pv_json *out = pv_json_new(NULL);
 	T_EQ_INT(api_query(&ps, &q, out), 0);
@@ -439,8 +445,10 @@ T_TEST(api_params)
 	api_params_free(&ps);
 	T_EQ_INT(api_params_parse(&ps,
 				  "view=flat&filter=merge%3Afoo%26bar&range=1.5:2&open=x&key=y&"
-				  "i=3&tab=flame&sel=1&max-nodes=5&width=3&buckets=2&file=0"),
+				  "i=3&max-nodes=5&width=3&buckets=2&file=0"),
 		 0);
+	ps.own = (const char *const[]){"open",	"key",	   "i",	   "max-nodes",
+				       "width", "buckets", "file", NULL};
 	T_EQ_INT(api_query(&ps, &q, out), 0);
 	T_EQ_INT(q.view, PV_VIEW_FLAT);
 	T_EQ_INT(q.nr_filters, 1);

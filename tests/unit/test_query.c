@@ -1014,3 +1014,48 @@ T_TEST(query_sort_default)
 	round_trip(&q, __LINE__);
 	pv_query_release(&q);
 }
+
+/* Decoded pairs set one by one (a request's parameters): no second decoding, metric split at
+ * its commas, a filter's kind at the first ':', the URL reader's errors. */
+T_TEST(query_set_param)
+{
+	struct pv_query q;
+	struct pv_error err;
+	pv_query_init(&q);
+	T_EQ_INT(pv_query_set_param(&q, "center", "a%41 b+", &err), 0);
+	T_EQ_INT(pv_query_set_param(&q, "metric", "x,y", &err), 0);
+	T_EQ_INT(pv_query_set_param(&q, "filter", "merge:f:12", &err), 0);
+	T_EQ_INT(pv_query_set_param(&q, "range", "1:2", &err), 0);
+	T_EQ_INT(pv_query_set_param(&q, "view", "flat", &err), 0);
+	T_EQ_INT(q.nr_center, 1);
+	T_EQ_STR(q.center[0], "a%41 b+");
+	T_EQ_INT(q.nr_metrics, 2);
+	T_EQ_STR(q.metrics[0], "x");
+	T_EQ_STR(q.metrics[1], "y");
+	T_EQ_INT(q.nr_filters, 1);
+	T_EQ_INT(q.filters[0].kind, PV_FILTER_MERGE);
+	T_EQ_STR(q.filters[0].arg, "f:12");
+	T_TRUE(q.has_range && q.range_start_ns == 1000000 && q.range_end_ns == 2000000);
+	T_EQ_INT(q.view, PV_VIEW_FLAT);
+	T_EQ_INT(pv_query_set_param(&q, "colour", "red", &err), PV_EINVAL);
+	T_EQ_STR(err.msg, "unknown query key 'colour'");
+	T_EQ_INT(pv_query_set_param(&q, "filter", "bogus", &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "filter takes KIND:ARG");
+	T_EQ_INT(pv_query_set_param(&q, "metric", "x,", &err), PV_EINVAL);
+	T_CONTAINS(err.msg, "metric takes metric names separated by commas");
+	pv_query_release(&q);
+	/* the same pairs as a URL give the same query */
+	const char *keys[] = {"p", "center", "metric", "filter", "range", "view"};
+	const char *values[] = {"0", "a%41 b+", "x,y", "merge:f:12", "1:2", "flat"};
+	struct pv_query r, u;
+	T_EQ_INT(pv_query_from_params(&r, keys + 1, values + 1, 5, NULL, &err), 0);
+	T_EQ_INT(
+	    pv_query_from_url(
+		&u, "center=a%2541%20b%2B&metric=x,y&filter=merge:f:12&range=1:2&view=flat", &err),
+	    0);
+	T_TRUE(pv_query_equal(&r, &u));
+	pv_query_release(&r);
+	pv_query_release(&u);
+	T_EQ_INT(pv_query_from_params(&r, keys, values, 6, NULL, &err), PV_EINVAL);
+	T_EQ_STR(err.msg, "unknown query key 'p'");
+}
