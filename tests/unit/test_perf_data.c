@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "perf_report.h"
 #include "pv/disasm.h"
@@ -775,6 +776,94 @@ T_TEST(perf_data_pipe_and_compressed)
 		pv_profile_free(nat);
 		pv_profile_free(text);
 	}
+}
+
+/*
+ * The kept recording with its whole data section in COMPRESSED records (one zstd stream cut
+ * every 2,000 bytes, as bench/perf_data_grow.py --zstd writes it every 65,000): its FINISHED_ROUND
+ * records inflated among the samples (perf writes them outside), records cut between two COMPRESSED
+ * records, and a record that inflates to more than the first output buffer. The same samples
+ * and stacks as the file itself.
+ */
+T_TEST(perf_data_rounds_inside_compressed)
+{
+	enum { PIECE = 2000 }; /* mix.data's 75 KB of records compress to 14 KB */
+	size_t len;
+	unsigned char *b = (unsigned char *)t_read_file(T_DATA "/perf-data/mix.data", &len);
+	uint64_t d_off = 0, d_size = 0;
+	if (b && len > 104) {
+		memcpy(&d_off, b + 40, 8);
+		memcpy(&d_size, b + 48, 8);
+	}
+	T_TRUE(b && d_off + d_size <= len);
+	if (!b || d_off + d_size > len) {
+		free(b);
+		return;
+	}
+	size_t zcap = ZSTD_compressBound(d_size);
+	unsigned char *z = malloc(zcap);
+	size_t zn = ZSTD_compress(z, zcap, b + d_off, d_size, 3);
+	T_TRUE(!ZSTD_isError(zn));
+	/* header and attributes, the COMPRESSED records, the feature sections moved after them */
+	size_t pieces = (zn + PIECE - 1) / PIECE,
+	       out_n = d_off + zn + 8 * pieces + (len - d_off - d_size);
+	unsigned char *o = malloc(out_n), *w = o + d_off;
+	memcpy(o, b, d_off);
+	for (size_t i = 0; i < zn; i += PIECE) {
+		uint32_t type = 81;
+		uint16_t misc = 0, sz = (uint16_t)(8 + (zn - i < PIECE ? zn - i : PIECE));
+		memcpy(w, &type, 4);
+		memcpy(w + 4, &misc, 2);
+		memcpy(w + 6, &sz, 2);
+		memcpy(w + 8, z + i, sz - 8u);
+		w += sz;
+	}
+	uint64_t new_size = (uint64_t)(w - o) - d_off, delta = new_size - d_size;
+	memcpy(w, b + d_off + d_size, len - d_off - d_size);
+	memcpy(o + 48, &new_size, 8);
+	/* the feature table's offsets move by the change of the data section's size */
+	uint64_t feat[4];
+	memcpy(feat, b + 72, sizeof(feat));
+	uint32_t nf = 0;
+	for (int i = 0; i < 4; i++)
+		nf += (uint32_t)__builtin_popcountll(feat[i]);
+	for (uint32_t i = 0; i < nf; i++) {
+		uint64_t off;
+		memcpy(&off, w + 16 * i, 8);
+		off += delta;
+		memcpy(w + 16 * i, &off, 8);
+	}
+	struct pv_import_opts opt = {.format = "perf-data", .nr_symbol_dirs = 1};
+	opt.symbol_dirs[0] = T_DATA "/perf-data";
+	struct pv_profile *plain = NULL, *zp = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(T_DATA "/perf-data/mix.data", &opt, &plain, &err, NULL), 0);
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/pv-mixz-%d.data", (int)getpid());
+	FILE *f = fopen(path, "wb");
+	T_TRUE(f && fwrite(o, 1, out_n, f) == out_n);
+	if (f)
+		fclose(f);
+	T_EQ_INT(pv_import_open(path, &opt, &zp, &err, NULL), 0);
+	unlink(path);
+	if (plain && zp) {
+		T_TRUE(pieces >= 2);
+		T_EQ_INT(zp->samples.len, plain->samples.len);
+		static char x[65536], y[65536];
+		uint32_t differ = 0;
+		for (uint32_t k = 0; k < plain->samples.len && k < zp->samples.len; k++) {
+			stack_text(plain, plain->samples.stack[k], true, x, sizeof(x));
+			stack_text(zp, zp->samples.stack[k], true, y, sizeof(y));
+			differ +=
+			    strcmp(x, y) != 0 || pv_sample_time(plain, k) != pv_sample_time(zp, k);
+		}
+		T_EQ_INT(differ, 0);
+	}
+	pv_profile_free(plain);
+	pv_profile_free(zp);
+	free(o);
+	free(z);
+	free(b);
 }
 
 /*

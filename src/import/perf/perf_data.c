@@ -326,6 +326,9 @@ struct pd {
 	unsigned char *carry; /* a record cut at the end of the last inflated chunk */
 	size_t ncarry;
 	uint32_t carry_cap;
+	/* for the sample columns' room: the bytes inflated so far from how many compressed ones */
+	uint64_t zin, zout;
+	bool inflating; /* records of the newest chunk being read */
 
 	/* the sample being built */
 	uint64_t *chain;
@@ -1361,19 +1364,32 @@ static uint64_t sample_min_size(const struct attr *a)
 /*
  * Room in the sample columns for as many samples as the records left in the file could hold,
  * asked once (at the first metric): the columns then never move as they grow (each move
- * copied them into fresh pages). Only the rows written are ever touched.
+ * copied them into fresh pages). Only the rows written are ever touched. In a compressed file
+ * (perf record -z) the room is asked at the end of the COMPRESSED record that held the first
+ * sample: the compressed bytes left times the ratio of those inflated so far (measured on
+ * whole records: zstd takes in more than it has given out while a record is inflated).
  */
-static void sample_room(struct pd *s, const unsigned char *r)
+static void sample_room(struct pd *s, const unsigned char *r, bool after_z)
 {
-	s->roomed = true;
-	if (!s->data_end || r < s->base || r >= s->data_end)
-		return; /* an inflated record: its file's size says little */
-	uint64_t least = UINT64_MAX;
+	uint64_t least = UINT64_MAX, left;
 	for (uint32_t i = 0; i < s->nattrs; i++) {
 		uint64_t m = sample_min_size(&s->attrs[i]);
 		least = m < least ? m : least;
 	}
-	builder_samples_room(s->b, s->b->p->samples.len + (uint64_t)(s->data_end - r) / least);
+	if (s->data_end && !after_z && r >= s->base && r < s->data_end)
+		left = (uint64_t)(s->data_end - r);
+	else if (s->data_end && after_z && s->zin && r >= s->base && r <= s->data_end)
+		/* after a COMPRESSED record (perf record -z) ending at r: the compressed bytes
+		 * left, inflated as those so far were, an eighth more (zstd holds back some of
+		 * a record's output until the next: 6 % of a 14x stream's first record), and the
+		 * round's records waiting */
+		left = (uint64_t)((double)(s->data_end - r) * 1.125 * (double)s->zout /
+				  (double)s->zin) +
+		       (uint64_t)s->nrefs * least;
+	else
+		return; /* an inflated record: the room is asked after its COMPRESSED record */
+	s->roomed = true;
+	builder_samples_room(s->b, s->b->p->samples.len + left / least);
 }
 
 /* The attribute's metric, made at its first sample r. */
@@ -1393,7 +1409,7 @@ static int sample_metric(struct pd *s, struct attr *a, const unsigned char *r)
 		memset(s->weights + old, 0, (size_t)(s->wcap - old) * sizeof(*s->weights));
 	}
 	if (!s->roomed)
-		sample_room(s, r);
+		sample_room(s, r, false);
 	return s->b->status;
 }
 
@@ -1711,6 +1727,7 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 		if (ZSTD_isError(rc))
 			return fail(s, r, "a COMPRESSED record does not inflate (zstd: %s)",
 				    ZSTD_getErrorName(rc));
+		s->zout += ob.pos;
 		size_t have = s->ncarry + ob.pos;
 		/* whole records are read; a cut one waits for the next chunk */
 		size_t whole = 0;
@@ -1723,7 +1740,9 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 				break;
 			whole += sz;
 		}
+		s->inflating = true;
 		int err = records(s, out, out + whole, true);
+		s->inflating = false;
 		if (err)
 			return err;
 		size_t rest = have - whole;
@@ -1735,6 +1754,9 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 		if (in.pos == in.size && ob.pos < cap)
 			break;
 	}
+	s->zin += size - 8;
+	if (!s->roomed && s->b->p->metrics.len)
+		sample_room(s, r + size, true);
 	return 0;
 }
 
@@ -1792,12 +1814,13 @@ static int sort_round(struct pd *s)
 	return 0;
 }
 
-static void free_chunks(struct pd *s)
+/* Frees the inflated chunks after *at (the list's head: s->chunks). */
+static void free_chunks(struct chunk **at)
 {
-	while (s->chunks) {
-		struct chunk *n = s->chunks->next;
-		pv_free(s->chunks);
-		s->chunks = n;
+	while (*at) {
+		struct chunk *n = (*at)->next;
+		pv_free(*at);
+		*at = n;
 	}
 }
 
@@ -1809,8 +1832,11 @@ static int flush(struct pd *s)
 	for (uint32_t i = 0; i < s->nrefs && !rc; i++)
 		rc = handle(s, s->refs[i].p);
 	s->nrefs = 0;
-	if (!s->ncarry)
-		free_chunks(s);
+	/* a FINISHED_ROUND inflated from a COMPRESSED record: the chunk being read is kept */
+	if (s->inflating && s->chunks)
+		free_chunks(&s->chunks->next);
+	else if (!s->ncarry)
+		free_chunks(&s->chunks);
 	return rc;
 }
 
@@ -2149,7 +2175,7 @@ static void release(struct pd *s)
 	pv_free(s->addrs);
 	pv_free(s->weights);
 	pv_free(s->carry);
-	free_chunks(s);
+	free_chunks(&s->chunks);
 	u64map_release(&s->dso_map);
 	u64map_release(&s->bid_map);
 	u64map_release(&s->proc_map);
