@@ -779,6 +779,92 @@ T_TEST(perf_data_pipe_and_compressed)
 }
 
 /*
+ * --no-symbols: the kept recording's frames of prog are "[prog]" (its module, as perf script
+ * names an address it has no symbol for), none of its functions is named; with the binaries'
+ * folder leaf is.
+ */
+T_TEST(perf_data_no_symbols)
+{
+	struct pv_import_opts o = {.format = "perf-data", .nr_symbol_dirs = 1};
+	o.symbol_dirs[0] = T_DATA "/perf-data";
+	struct pv_profile *named = NULL, *bare = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(T_DATA "/perf-data/mix.data", &o, &named, &err, NULL), 0);
+	o.no_symbols = true;
+	T_EQ_INT(pv_import_open(T_DATA "/perf-data/mix.data", &o, &bare, &err, NULL), 0);
+	if (named && bare) {
+		T_TRUE(t_find_func(named, "leaf") != PV_NONE);
+		T_TRUE(t_find_func(bare, "leaf") == PV_NONE);
+		T_TRUE(t_find_func(bare, "[prog]") != PV_NONE);
+		T_EQ_INT(bare->samples.len, named->samples.len);
+		/* every function of prog is its module's name alone */
+		uint32_t in_prog = 0, other = 0;
+		for (pv_func_ix f = 0; f < bare->funcs.len; f++) {
+			pv_module_ix m = pv_func_module(bare, f);
+			if (m == PV_NONE || strcmp(pv_str(bare, bare->modules.name[m]), "prog"))
+				continue;
+			in_prog++;
+			other += strcmp(pv_str(bare, bare->funcs.name[f]), "[prog]") != 0;
+		}
+		T_TRUE(in_prog >= 1);
+		T_EQ_INT(other, 0);
+	}
+	pv_profile_free(named);
+	pv_profile_free(bare);
+}
+
+/*
+ * Two events in one recording (cpu-clock and task-clock, recorded now; skipped, said, where perf
+ * may not record): two metrics, each with as many samples as perf script prints of its event.
+ */
+T_TEST(perf_data_two_events_two_metrics)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/tmp/pv-events-XXXXXX");
+	if (!mkdtemp(dir)) {
+		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+		return;
+	}
+	if (run("cd %s && gcc -O2 -g -o prog %s/perf-data/prog.c && HOME=%s perf record -q -e "
+		"cpu-clock -e task-clock -g -F 2000 -o ev.data -- ./prog 20000 6000 >/dev/null "
+		"2>&1 && perf script -i ev.data -F event > ev.txt 2>/dev/null",
+		dir, T_DATA, dir) != 0) {
+		printf("# SKIP perf_data_two_events_two_metrics: perf record is not permitted here "
+		       "(perf missing, or kernel.perf_event_paranoid)\n");
+		run("rm -rf '%s'", dir);
+		return;
+	}
+	char path[96];
+	snprintf(path, sizeof(path), "%s/ev.txt", dir);
+	size_t len;
+	char *txt = t_read_file(path, &len);
+	uint32_t want[2] = {0, 0};
+	for (char *l = txt ? strtok(txt, "\n") : NULL; l; l = strtok(NULL, "\n")) {
+		want[0] += strstr(l, "cpu-clock:") != NULL;
+		want[1] += strstr(l, "task-clock:") != NULL;
+	}
+	free(txt);
+	snprintf(path, sizeof(path), "%s/ev.data", dir);
+	struct pv_profile *p = t_load_as(path, "perf-data");
+	T_TRUE(p && p->metrics.len == 2);
+	if (p && p->metrics.len == 2) {
+		T_EQ_STR(pv_str(p, p->metrics.name[0]), "cpu-clock");
+		T_EQ_STR(pv_str(p, p->metrics.name[1]), "task-clock");
+		uint32_t got[2] = {0, 0};
+		for (uint32_t k = 0; k < p->samples.len; k++)
+			for (int m = 0; m < 2; m++)
+				got[m] += pv_sample_weight(p, (pv_metric_ix)m, k) != 0;
+		T_TRUE(want[0] > 50 && want[1] > 50);
+		T_EQ_INT(got[0], want[0]);
+		T_EQ_INT(got[1], want[1]);
+		printf("# two events: %u and %u samples as perf script prints them\n", got[0],
+		       got[1]);
+	}
+	pv_profile_free(p);
+	run("rm -rf '%s'", dir);
+}
+
+/*
  * The kept recording with its whole data section in COMPRESSED records (one zstd stream cut
  * every 2,000 bytes, as bench/perf_data_grow.py --zstd writes it every 65,000): its FINISHED_ROUND
  * records inflated among the samples (perf writes them outside), records cut between two COMPRESSED
