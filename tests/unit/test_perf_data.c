@@ -42,6 +42,25 @@ static int run(const char *fmt, ...)
 	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+/* A new folder /tmp/pv-NAME-XXXXXX in dir (64 bytes); false (a failure said) when none. */
+static bool temp_dir(char *dir, const char *name)
+{
+	snprintf(dir, 64, "/tmp/pv-%s-XXXXXX", name);
+	if (mkdtemp(dir))
+		return true;
+	t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	return false;
+}
+
+/* The test skipped, said, where perf may not record; its folder removed. */
+static void skip_unpermitted(const char *dir, const char *what)
+{
+	printf("# SKIP %s: perf record is not permitted here (perf missing, or "
+	       "kernel.perf_event_paranoid)\n",
+	       what);
+	run("rm -rf '%s'", dir);
+}
+
 static char workdir[64];
 
 static void remove_workdir(void)
@@ -442,18 +461,13 @@ static void dwarf_of_another_arch(const char *dir)
 T_TEST(perf_data_dwarf_unwound_as_perf_script)
 {
 	char dir[64];
-	snprintf(dir, sizeof(dir), "/tmp/pv-dwarf-XXXXXX");
-	if (!mkdtemp(dir)) {
-		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	if (!temp_dir(dir, "dwarf"))
 		return;
-	}
 	if (run("perf record -q -e cpu-clock --call-graph dwarf -o %s/probe.data -- true "
 		">/dev/null 2>&1",
 		dir) != 0) {
-		printf("# SKIP perf_data_dwarf_unwound_as_perf_script: perf record --call-graph "
-		       "dwarf is not permitted here (perf missing, or "
-		       "kernel.perf_event_paranoid)\n");
-		run("rm -rf '%s'", dir);
+		skip_unpermitted(dir,
+				 "perf_data_dwarf_unwound_as_perf_script (--call-graph dwarf)");
 		return;
 	}
 	int rc = run("cd %s && gcc -O2 -g -fomit-frame-pointer -o prog %s/perf-data/prog.c && "
@@ -605,11 +619,8 @@ static void compare_srclines(const char *dir, const char *name, bool dwarf)
 T_TEST(perf_data_srclines_as_perf_script)
 {
 	char dir[64];
-	snprintf(dir, sizeof(dir), "/tmp/pv-srcline-XXXXXX");
-	if (!mkdtemp(dir)) {
-		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	if (!temp_dir(dir, "srcline"))
 		return;
-	}
 	if (run("perf record -q -e cpu-clock --call-graph dwarf -o %s/probe.data -- true "
 		">/dev/null 2>&1",
 		dir) != 0) {
@@ -727,11 +738,8 @@ T_TEST(perf_data_tracepoint_fields_as_perf_script)
 	T_EQ_INT(hand, 2);
 	pv_profile_free(p);
 	char dir[64];
-	snprintf(dir, sizeof(dir), "/tmp/pv-tp-XXXXXX");
-	if (!mkdtemp(dir)) {
-		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	if (!temp_dir(dir, "tp"))
 		return;
-	}
 	if (run("cd %s && perf record -q -e sched:sched_process_exec -e sched:sched_process_fork "
 		"-e sched:sched_process_exit -e sched:sched_switch -o tp.data -- sh -c "
 		"'ls / >/dev/null; echo x | cat >/dev/null' >/dev/null 2>&1 && "
@@ -820,18 +828,13 @@ T_TEST(perf_data_no_symbols)
 T_TEST(perf_data_two_events_two_metrics)
 {
 	char dir[64];
-	snprintf(dir, sizeof(dir), "/tmp/pv-events-XXXXXX");
-	if (!mkdtemp(dir)) {
-		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	if (!temp_dir(dir, "events"))
 		return;
-	}
 	if (run("cd %s && gcc -O2 -g -o prog %s/perf-data/prog.c && HOME=%s perf record -q -e "
 		"cpu-clock -e task-clock -g -F 2000 -o ev.data -- ./prog 20000 6000 >/dev/null "
 		"2>&1 && perf script -i ev.data -F event > ev.txt 2>/dev/null",
 		dir, T_DATA, dir) != 0) {
-		printf("# SKIP perf_data_two_events_two_metrics: perf record is not permitted here "
-		       "(perf missing, or kernel.perf_event_paranoid)\n");
-		run("rm -rf '%s'", dir);
+		skip_unpermitted(dir, "perf_data_two_events_two_metrics");
 		return;
 	}
 	char path[96];
