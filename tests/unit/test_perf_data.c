@@ -789,7 +789,7 @@ T_TEST(perf_data_pipe_and_compressed)
 /*
  * --no-symbols: the kept recording's frames of prog are "[prog]" (its module, as perf script
  * names an address it has no symbol for), none of its functions is named; with the binaries'
- * folder leaf is.
+ * folder leaf is. The feature sections not read are named in one lossy line.
  */
 T_TEST(perf_data_no_symbols)
 {
@@ -816,6 +816,13 @@ T_TEST(perf_data_no_symbols)
 		}
 		T_TRUE(in_prog >= 1);
 		T_EQ_INT(other, 0);
+		/* the feature sections not read are named */
+		int said = 0;
+		for (uint32_t i = 0; i < bare->diags.len; i++)
+			said += strstr(pv_str(bare, bare->diags.msg[i]),
+				       "feature sections not read: NRCPUS, CPUID, TOTAL_MEM, "
+				       "CPU_TOPOLOGY, NUMA_TOPOLOGY") != NULL;
+		T_EQ_INT(said, 1);
 	}
 	pv_profile_free(named);
 	pv_profile_free(bare);

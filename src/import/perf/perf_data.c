@@ -346,6 +346,7 @@ struct pd {
 	uint64_t lost, lost_samples, throttled, read_groups, branch_stacks, user_stacks,
 	    tracepoint_fields, no_attr, hv_frames, guest_frames, no_time, bad_times, big_periods;
 	pv_str_ix version, hostname, osrelease, arch, cpudesc, cmdline;
+	uint64_t unread_features; /* the feature sections present and not read, by bit */
 
 	/* --call-graph dwarf: the unwinder (perf_unwind.h), the chain it makes (the kernel's
 	 * part, then the user frames), the samples unwound and why others were not */
@@ -1687,9 +1688,45 @@ static int feature(struct pd *s, int bit, const unsigned char *p, const unsigned
 		break;
 	}
 	case F_EVENT_DESC: return event_desc(s, p, e);
-	default: break;
+	default:
+		if (bit >= 0 && bit < 64)
+			s->unread_features |= 1ull << bit;
+		break;
 	}
 	return s->b->status;
+}
+
+/* perf's names of the feature sections (header.h's HEADER_*) */
+static const char *const feature_name[] = {
+    [7] = "NRCPUS",	      [9] = "CPUID",	     [10] = "TOTAL_MEM",    [13] = "CPU_TOPOLOGY",
+    [14] = "NUMA_TOPOLOGY",   [15] = "BRANCH_STACK", [16] = "PMU_MAPPINGS", [17] = "GROUP_DESC",
+    [18] = "AUXTRACE",	      [19] = "STAT",	     [20] = "CACHE",	    [21] = "SAMPLE_TIME",
+    [22] = "MEM_TOPOLOGY",    [23] = "CLOCKID",	     [24] = "DIR_FORMAT",   [25] = "BPF_PROG_INFO",
+    [26] = "BPF_BTF",	      [27] = "COMPRESSED",   [28] = "CPU_PMU_CAPS", [29] = "CLOCK_DATA",
+    [30] = "HYBRID_TOPOLOGY", [31] = "PMU_CAPS",
+};
+
+/* The feature sections of the file that were not read, one lossy line naming them. */
+static void unread_features(struct pd *s)
+{
+	char b[512];
+	size_t n = 0;
+	for (int i = 0; i < 64 && n < sizeof(b) - 32; i++) {
+		if (!(s->unread_features >> i & 1))
+			continue;
+		const char *nm =
+		    i < (int)(sizeof(feature_name) / sizeof(*feature_name)) && feature_name[i]
+			? feature_name[i]
+			: NULL;
+		int w = nm ? snprintf(b + n, sizeof(b) - n, "%s%s", n ? ", " : "", nm)
+			   : snprintf(b + n, sizeof(b) - n, "%sbit %d", n ? ", " : "", i);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	if (n)
+		builder_lossy(s->b, (uint64_t)popcount64(s->unread_features),
+			      "feature sections not read: %s", b);
 }
 
 /* ---------------------------------------------------------------- compressed records */
@@ -2128,6 +2165,7 @@ static void report(struct pd *s)
 			builder_lossy(b, x->unnamed, "addresses in %s not named: %s",
 				      pv_str(b->p, x->path), symz_status_text(x->why));
 	}
+	unread_features(s);
 	if (s->hostname || s->osrelease || s->cmdline)
 		builder_lossy(b, 1, "recorded on %s (%s %s, %s), not kept: %s",
 			      s->hostname ? pv_str(b->p, s->hostname) : "?",
