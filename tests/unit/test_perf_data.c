@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "perf_report.h"
 #include "pv/disasm.h"
@@ -39,6 +40,25 @@ static int run(const char *fmt, ...)
 	va_end(ap);
 	int rc = system(cmd);
 	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* A new folder /tmp/pv-NAME-XXXXXX in dir (64 bytes); false (a failure said) when none. */
+static bool temp_dir(char *dir, const char *name)
+{
+	snprintf(dir, 64, "/tmp/pv-%s-XXXXXX", name);
+	if (mkdtemp(dir))
+		return true;
+	t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	return false;
+}
+
+/* The test skipped, said, where perf may not record; its folder removed. */
+static void skip_unpermitted(const char *dir, const char *what)
+{
+	printf("# SKIP %s: perf record is not permitted here (perf missing, or "
+	       "kernel.perf_event_paranoid)\n",
+	       what);
+	run("rm -rf '%s'", dir);
 }
 
 static char workdir[64];
@@ -441,18 +461,13 @@ static void dwarf_of_another_arch(const char *dir)
 T_TEST(perf_data_dwarf_unwound_as_perf_script)
 {
 	char dir[64];
-	snprintf(dir, sizeof(dir), "/tmp/pv-dwarf-XXXXXX");
-	if (!mkdtemp(dir)) {
-		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	if (!temp_dir(dir, "dwarf"))
 		return;
-	}
 	if (run("perf record -q -e cpu-clock --call-graph dwarf -o %s/probe.data -- true "
 		">/dev/null 2>&1",
 		dir) != 0) {
-		printf("# SKIP perf_data_dwarf_unwound_as_perf_script: perf record --call-graph "
-		       "dwarf is not permitted here (perf missing, or "
-		       "kernel.perf_event_paranoid)\n");
-		run("rm -rf '%s'", dir);
+		skip_unpermitted(dir,
+				 "perf_data_dwarf_unwound_as_perf_script (--call-graph dwarf)");
 		return;
 	}
 	int rc = run("cd %s && gcc -O2 -g -fomit-frame-pointer -o prog %s/perf-data/prog.c && "
@@ -604,11 +619,8 @@ static void compare_srclines(const char *dir, const char *name, bool dwarf)
 T_TEST(perf_data_srclines_as_perf_script)
 {
 	char dir[64];
-	snprintf(dir, sizeof(dir), "/tmp/pv-srcline-XXXXXX");
-	if (!mkdtemp(dir)) {
-		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	if (!temp_dir(dir, "srcline"))
 		return;
-	}
 	if (run("perf record -q -e cpu-clock --call-graph dwarf -o %s/probe.data -- true "
 		">/dev/null 2>&1",
 		dir) != 0) {
@@ -726,11 +738,8 @@ T_TEST(perf_data_tracepoint_fields_as_perf_script)
 	T_EQ_INT(hand, 2);
 	pv_profile_free(p);
 	char dir[64];
-	snprintf(dir, sizeof(dir), "/tmp/pv-tp-XXXXXX");
-	if (!mkdtemp(dir)) {
-		t_fail(__FILE__, __LINE__, "mkdtemp failed");
+	if (!temp_dir(dir, "tp"))
 		return;
-	}
 	if (run("cd %s && perf record -q -e sched:sched_process_exec -e sched:sched_process_fork "
 		"-e sched:sched_process_exit -e sched:sched_switch -o tp.data -- sh -c "
 		"'ls / >/dev/null; echo x | cat >/dev/null' >/dev/null 2>&1 && "
@@ -775,6 +784,182 @@ T_TEST(perf_data_pipe_and_compressed)
 		pv_profile_free(nat);
 		pv_profile_free(text);
 	}
+}
+
+/*
+ * --no-symbols: the kept recording's frames of prog are "[prog]" (its module, as perf script
+ * names an address it has no symbol for), none of its functions is named; with the binaries'
+ * folder leaf is. The feature sections not read are named in one lossy line.
+ */
+T_TEST(perf_data_no_symbols)
+{
+	struct pv_import_opts o = {.format = "perf-data", .nr_symbol_dirs = 1};
+	o.symbol_dirs[0] = T_DATA "/perf-data";
+	struct pv_profile *named = NULL, *bare = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(T_DATA "/perf-data/mix.data", &o, &named, &err, NULL), 0);
+	o.no_symbols = true;
+	T_EQ_INT(pv_import_open(T_DATA "/perf-data/mix.data", &o, &bare, &err, NULL), 0);
+	if (named && bare) {
+		T_TRUE(t_find_func(named, "leaf") != PV_NONE);
+		T_TRUE(t_find_func(bare, "leaf") == PV_NONE);
+		T_TRUE(t_find_func(bare, "[prog]") != PV_NONE);
+		T_EQ_INT(bare->samples.len, named->samples.len);
+		/* every function of prog is its module's name alone */
+		uint32_t in_prog = 0, other = 0;
+		for (pv_func_ix f = 0; f < bare->funcs.len; f++) {
+			pv_module_ix m = pv_func_module(bare, f);
+			if (m == PV_NONE || strcmp(pv_str(bare, bare->modules.name[m]), "prog"))
+				continue;
+			in_prog++;
+			other += strcmp(pv_str(bare, bare->funcs.name[f]), "[prog]") != 0;
+		}
+		T_TRUE(in_prog >= 1);
+		T_EQ_INT(other, 0);
+		/* the feature sections not read are named */
+		int said = 0;
+		for (uint32_t i = 0; i < bare->diags.len; i++)
+			said += strstr(pv_str(bare, bare->diags.msg[i]),
+				       "feature sections not read: NRCPUS, CPUID, TOTAL_MEM, "
+				       "CPU_TOPOLOGY, NUMA_TOPOLOGY") != NULL;
+		T_EQ_INT(said, 1);
+	}
+	pv_profile_free(named);
+	pv_profile_free(bare);
+}
+
+/*
+ * Two events in one recording (cpu-clock and task-clock, recorded now; skipped, said, where perf
+ * may not record): two metrics, each with as many samples as perf script prints of its event.
+ */
+T_TEST(perf_data_two_events_two_metrics)
+{
+	char dir[64];
+	if (!temp_dir(dir, "events"))
+		return;
+	if (run("cd %s && gcc -O2 -g -o prog %s/perf-data/prog.c && HOME=%s perf record -q -e "
+		"cpu-clock -e task-clock -g -F 2000 -o ev.data -- ./prog 20000 6000 >/dev/null "
+		"2>&1 && perf script -i ev.data -F event > ev.txt 2>/dev/null",
+		dir, T_DATA, dir) != 0) {
+		skip_unpermitted(dir, "perf_data_two_events_two_metrics");
+		return;
+	}
+	char path[96];
+	snprintf(path, sizeof(path), "%s/ev.txt", dir);
+	size_t len;
+	char *txt = t_read_file(path, &len);
+	uint32_t want[2] = {0, 0};
+	for (char *l = txt ? strtok(txt, "\n") : NULL; l; l = strtok(NULL, "\n")) {
+		want[0] += strstr(l, "cpu-clock:") != NULL;
+		want[1] += strstr(l, "task-clock:") != NULL;
+	}
+	free(txt);
+	snprintf(path, sizeof(path), "%s/ev.data", dir);
+	struct pv_profile *p = t_load_as(path, "perf-data");
+	T_TRUE(p && p->metrics.len == 2);
+	if (p && p->metrics.len == 2) {
+		T_EQ_STR(pv_str(p, p->metrics.name[0]), "cpu-clock");
+		T_EQ_STR(pv_str(p, p->metrics.name[1]), "task-clock");
+		uint32_t got[2] = {0, 0};
+		for (uint32_t k = 0; k < p->samples.len; k++)
+			for (int m = 0; m < 2; m++)
+				got[m] += pv_sample_weight(p, (pv_metric_ix)m, k) != 0;
+		T_TRUE(want[0] > 50 && want[1] > 50);
+		T_EQ_INT(got[0], want[0]);
+		T_EQ_INT(got[1], want[1]);
+		printf("# two events: %u and %u samples as perf script prints them\n", got[0],
+		       got[1]);
+	}
+	pv_profile_free(p);
+	run("rm -rf '%s'", dir);
+}
+
+/*
+ * The kept recording with its whole data section in COMPRESSED records (one zstd stream cut
+ * every 2,000 bytes, as bench/perf_data_grow.py --zstd writes it every 65,000): its FINISHED_ROUND
+ * records inflated among the samples (perf writes them outside), records cut between two COMPRESSED
+ * records, and a record that inflates to more than the first output buffer. The same samples
+ * and stacks as the file itself.
+ */
+T_TEST(perf_data_rounds_inside_compressed)
+{
+	enum { PIECE = 2000 }; /* mix.data's 75 KB of records compress to 14 KB */
+	size_t len;
+	unsigned char *b = (unsigned char *)t_read_file(T_DATA "/perf-data/mix.data", &len);
+	uint64_t d_off = 0, d_size = 0;
+	if (b && len > 104) {
+		memcpy(&d_off, b + 40, 8);
+		memcpy(&d_size, b + 48, 8);
+	}
+	T_TRUE(b && d_off + d_size <= len);
+	if (!b || d_off + d_size > len) {
+		free(b);
+		return;
+	}
+	size_t zcap = ZSTD_compressBound(d_size);
+	unsigned char *z = malloc(zcap);
+	size_t zn = ZSTD_compress(z, zcap, b + d_off, d_size, 3);
+	T_TRUE(!ZSTD_isError(zn));
+	/* header and attributes, the COMPRESSED records, the feature sections moved after them */
+	size_t pieces = (zn + PIECE - 1) / PIECE,
+	       out_n = d_off + zn + 8 * pieces + (len - d_off - d_size);
+	unsigned char *o = malloc(out_n), *w = o + d_off;
+	memcpy(o, b, d_off);
+	for (size_t i = 0; i < zn; i += PIECE) {
+		uint32_t type = 81;
+		uint16_t misc = 0, sz = (uint16_t)(8 + (zn - i < PIECE ? zn - i : PIECE));
+		memcpy(w, &type, 4);
+		memcpy(w + 4, &misc, 2);
+		memcpy(w + 6, &sz, 2);
+		memcpy(w + 8, z + i, sz - 8u);
+		w += sz;
+	}
+	uint64_t new_size = (uint64_t)(w - o) - d_off, delta = new_size - d_size;
+	memcpy(w, b + d_off + d_size, len - d_off - d_size);
+	memcpy(o + 48, &new_size, 8);
+	/* the feature table's offsets move by the change of the data section's size */
+	uint64_t feat[4];
+	memcpy(feat, b + 72, sizeof(feat));
+	uint32_t nf = 0;
+	for (int i = 0; i < 4; i++)
+		nf += (uint32_t)__builtin_popcountll(feat[i]);
+	for (uint32_t i = 0; i < nf; i++) {
+		uint64_t off;
+		memcpy(&off, w + 16 * i, 8);
+		off += delta;
+		memcpy(w + 16 * i, &off, 8);
+	}
+	struct pv_import_opts opt = {.format = "perf-data", .nr_symbol_dirs = 1};
+	opt.symbol_dirs[0] = T_DATA "/perf-data";
+	struct pv_profile *plain = NULL, *zp = NULL;
+	struct pv_error err;
+	T_EQ_INT(pv_import_open(T_DATA "/perf-data/mix.data", &opt, &plain, &err, NULL), 0);
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/pv-mixz-%d.data", (int)getpid());
+	FILE *f = fopen(path, "wb");
+	T_TRUE(f && fwrite(o, 1, out_n, f) == out_n);
+	if (f)
+		fclose(f);
+	T_EQ_INT(pv_import_open(path, &opt, &zp, &err, NULL), 0);
+	unlink(path);
+	if (plain && zp) {
+		T_TRUE(pieces >= 2);
+		T_EQ_INT(zp->samples.len, plain->samples.len);
+		static char x[65536], y[65536];
+		uint32_t differ = 0;
+		for (uint32_t k = 0; k < plain->samples.len && k < zp->samples.len; k++) {
+			stack_text(plain, plain->samples.stack[k], true, x, sizeof(x));
+			stack_text(zp, zp->samples.stack[k], true, y, sizeof(y));
+			differ +=
+			    strcmp(x, y) != 0 || pv_sample_time(plain, k) != pv_sample_time(zp, k);
+		}
+		T_EQ_INT(differ, 0);
+	}
+	pv_profile_free(plain);
+	pv_profile_free(zp);
+	free(o);
+	free(z);
+	free(b);
 }
 
 /*

@@ -326,6 +326,9 @@ struct pd {
 	unsigned char *carry; /* a record cut at the end of the last inflated chunk */
 	size_t ncarry;
 	uint32_t carry_cap;
+	/* for the sample columns' room: the bytes inflated so far from how many compressed ones */
+	uint64_t zin, zout;
+	bool inflating; /* records of the newest chunk being read */
 
 	/* the sample being built */
 	uint64_t *chain;
@@ -343,6 +346,7 @@ struct pd {
 	uint64_t lost, lost_samples, throttled, read_groups, branch_stacks, user_stacks,
 	    tracepoint_fields, no_attr, hv_frames, guest_frames, no_time, bad_times, big_periods;
 	pv_str_ix version, hostname, osrelease, arch, cpudesc, cmdline;
+	uint64_t unread_features; /* the feature sections present and not read, by bit */
 
 	/* --call-graph dwarf: the unwinder (perf_unwind.h), the chain it makes (the kernel's
 	 * part, then the user frames), the samples unwound and why others were not */
@@ -1361,19 +1365,32 @@ static uint64_t sample_min_size(const struct attr *a)
 /*
  * Room in the sample columns for as many samples as the records left in the file could hold,
  * asked once (at the first metric): the columns then never move as they grow (each move
- * copied them into fresh pages). Only the rows written are ever touched.
+ * copied them into fresh pages). Only the rows written are ever touched. In a compressed file
+ * (perf record -z) the room is asked at the end of the COMPRESSED record that held the first
+ * sample: the compressed bytes left times the ratio of those inflated so far (measured on
+ * whole records: zstd takes in more than it has given out while a record is inflated).
  */
-static void sample_room(struct pd *s, const unsigned char *r)
+static void sample_room(struct pd *s, const unsigned char *r, bool after_z)
 {
-	s->roomed = true;
-	if (!s->data_end || r < s->base || r >= s->data_end)
-		return; /* an inflated record: its file's size says little */
-	uint64_t least = UINT64_MAX;
+	uint64_t least = UINT64_MAX, left;
 	for (uint32_t i = 0; i < s->nattrs; i++) {
 		uint64_t m = sample_min_size(&s->attrs[i]);
 		least = m < least ? m : least;
 	}
-	builder_samples_room(s->b, s->b->p->samples.len + (uint64_t)(s->data_end - r) / least);
+	if (s->data_end && !after_z && r >= s->base && r < s->data_end)
+		left = (uint64_t)(s->data_end - r);
+	else if (s->data_end && after_z && s->zin && r >= s->base && r <= s->data_end)
+		/* after a COMPRESSED record (perf record -z) ending at r: the compressed bytes
+		 * left, inflated as those so far were, an eighth more (zstd holds back some of
+		 * a record's output until the next: 6 % of a 14x stream's first record), and the
+		 * round's records waiting */
+		left = (uint64_t)((double)(s->data_end - r) * 1.125 * (double)s->zout /
+				  (double)s->zin) +
+		       (uint64_t)s->nrefs * least;
+	else
+		return; /* an inflated record: the room is asked after its COMPRESSED record */
+	s->roomed = true;
+	builder_samples_room(s->b, s->b->p->samples.len + left / least);
 }
 
 /* The attribute's metric, made at its first sample r. */
@@ -1393,7 +1410,7 @@ static int sample_metric(struct pd *s, struct attr *a, const unsigned char *r)
 		memset(s->weights + old, 0, (size_t)(s->wcap - old) * sizeof(*s->weights));
 	}
 	if (!s->roomed)
-		sample_room(s, r);
+		sample_room(s, r, false);
 	return s->b->status;
 }
 
@@ -1671,9 +1688,45 @@ static int feature(struct pd *s, int bit, const unsigned char *p, const unsigned
 		break;
 	}
 	case F_EVENT_DESC: return event_desc(s, p, e);
-	default: break;
+	default:
+		if (bit >= 0 && bit < 64)
+			s->unread_features |= 1ull << bit;
+		break;
 	}
 	return s->b->status;
+}
+
+/* perf's names of the feature sections (header.h's HEADER_*) */
+static const char *const feature_name[] = {
+    [7] = "NRCPUS",	      [9] = "CPUID",	     [10] = "TOTAL_MEM",    [13] = "CPU_TOPOLOGY",
+    [14] = "NUMA_TOPOLOGY",   [15] = "BRANCH_STACK", [16] = "PMU_MAPPINGS", [17] = "GROUP_DESC",
+    [18] = "AUXTRACE",	      [19] = "STAT",	     [20] = "CACHE",	    [21] = "SAMPLE_TIME",
+    [22] = "MEM_TOPOLOGY",    [23] = "CLOCKID",	     [24] = "DIR_FORMAT",   [25] = "BPF_PROG_INFO",
+    [26] = "BPF_BTF",	      [27] = "COMPRESSED",   [28] = "CPU_PMU_CAPS", [29] = "CLOCK_DATA",
+    [30] = "HYBRID_TOPOLOGY", [31] = "PMU_CAPS",
+};
+
+/* The feature sections of the file that were not read, one lossy line naming them. */
+static void unread_features(struct pd *s)
+{
+	char b[512];
+	size_t n = 0;
+	for (int i = 0; i < 64 && n < sizeof(b) - 32; i++) {
+		if (!(s->unread_features >> i & 1))
+			continue;
+		const char *nm =
+		    i < (int)(sizeof(feature_name) / sizeof(*feature_name)) && feature_name[i]
+			? feature_name[i]
+			: NULL;
+		int w = nm ? snprintf(b + n, sizeof(b) - n, "%s%s", n ? ", " : "", nm)
+			   : snprintf(b + n, sizeof(b) - n, "%sbit %d", n ? ", " : "", i);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	if (n)
+		builder_lossy(s->b, (uint64_t)popcount64(s->unread_features),
+			      "feature sections not read: %s", b);
 }
 
 /* ---------------------------------------------------------------- compressed records */
@@ -1711,6 +1764,7 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 		if (ZSTD_isError(rc))
 			return fail(s, r, "a COMPRESSED record does not inflate (zstd: %s)",
 				    ZSTD_getErrorName(rc));
+		s->zout += ob.pos;
 		size_t have = s->ncarry + ob.pos;
 		/* whole records are read; a cut one waits for the next chunk */
 		size_t whole = 0;
@@ -1723,7 +1777,9 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 				break;
 			whole += sz;
 		}
+		s->inflating = true;
 		int err = records(s, out, out + whole, true);
+		s->inflating = false;
 		if (err)
 			return err;
 		size_t rest = have - whole;
@@ -1735,6 +1791,9 @@ static int compressed(struct pd *s, const unsigned char *r, uint32_t size)
 		if (in.pos == in.size && ob.pos < cap)
 			break;
 	}
+	s->zin += size - 8;
+	if (!s->roomed && s->b->p->metrics.len)
+		sample_room(s, r + size, true);
 	return 0;
 }
 
@@ -1792,12 +1851,13 @@ static int sort_round(struct pd *s)
 	return 0;
 }
 
-static void free_chunks(struct pd *s)
+/* Frees the inflated chunks after *at (the list's head: s->chunks). */
+static void free_chunks(struct chunk **at)
 {
-	while (s->chunks) {
-		struct chunk *n = s->chunks->next;
-		pv_free(s->chunks);
-		s->chunks = n;
+	while (*at) {
+		struct chunk *n = (*at)->next;
+		pv_free(*at);
+		*at = n;
 	}
 }
 
@@ -1809,8 +1869,11 @@ static int flush(struct pd *s)
 	for (uint32_t i = 0; i < s->nrefs && !rc; i++)
 		rc = handle(s, s->refs[i].p);
 	s->nrefs = 0;
-	if (!s->ncarry)
-		free_chunks(s);
+	/* a FINISHED_ROUND inflated from a COMPRESSED record: the chunk being read is kept */
+	if (s->inflating && s->chunks)
+		free_chunks(&s->chunks->next);
+	else if (!s->ncarry)
+		free_chunks(&s->chunks);
 	return rc;
 }
 
@@ -2102,6 +2165,7 @@ static void report(struct pd *s)
 			builder_lossy(b, x->unnamed, "addresses in %s not named: %s",
 				      pv_str(b->p, x->path), symz_status_text(x->why));
 	}
+	unread_features(s);
 	if (s->hostname || s->osrelease || s->cmdline)
 		builder_lossy(b, 1, "recorded on %s (%s %s, %s), not kept: %s",
 			      s->hostname ? pv_str(b->p, s->hostname) : "?",
@@ -2149,7 +2213,7 @@ static void release(struct pd *s)
 	pv_free(s->addrs);
 	pv_free(s->weights);
 	pv_free(s->carry);
-	free_chunks(s);
+	free_chunks(&s->chunks);
 	u64map_release(&s->dso_map);
 	u64map_release(&s->bid_map);
 	u64map_release(&s->proc_map);
