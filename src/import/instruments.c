@@ -251,14 +251,20 @@ static bool name_eq(const void *ctx, uint32_t row)
 }
 
 struct reader {
+	struct pv_input *in;
+	struct pv_error *err;
 	struct pv_builder *b;
+	struct cols c;
 	struct ixmap by_name; /* rows of names */
 	struct vec names;     /* struct named */
+	pv_metric_ix metric;  /* the weight's, PV_NONE before the first row */
 	pv_thread_ix thread;
 	int nm;
 	struct node *st;
 	uint32_t depth, cap;
-	uint64_t samples;
+	uint32_t indent; /* "Symbol Names": the first row's indent, UINT32_MAX before it */
+	uint64_t samples, lineno;
+	uint64_t no_weight, no_weight_line, no_name;
 };
 
 /* Leaves the top node: its sample, and its total added to its parent's children. */
@@ -299,6 +305,169 @@ static pv_frame_ix name_frame(struct reader *r, const char *name, size_t n)
 	return fr;
 }
 
+/* A row of the copy split at its tabs once: field k is fb[k] .. fb[k + 1] - 1 (its tab). */
+struct row {
+	const char *fb[MAX_COLS + 1];
+	int n;
+};
+
+static void split_row(const char *p, const char *le, struct row *row)
+{
+	row->n = 0;
+	for (const char *fp = p; row->n < MAX_COLS;) {
+		row->fb[row->n++] = fp;
+		const char *t = memchr(fp, '\t', (size_t)(le - fp));
+		if (!t)
+			break;
+		fp = t + 1;
+	}
+	row->fb[row->n] = le + 1;
+}
+
+/*
+ * The metrics (the weight's in unit u, and allocations when the copy has counts) and the
+ * thread, made at the first row: its weight's unit is the copy's.
+ */
+static void first_metric(struct reader *r, enum pv_unit u)
+{
+	static const char *const mname[] = {
+	    [PV_UNIT_NS] = "time", [PV_UNIT_CYCLES] = "cycles", [PV_UNIT_BYTES] = "bytes"};
+	struct pv_builder *b = r->b;
+	r->c.unit = u;
+	r->metric = builder_metric(b, builder_cstr(b, mname[u]), u);
+	if (r->nm == 2)
+		builder_metric(b, builder_cstr(b, "allocations"), PV_UNIT_COUNT);
+	r->thread = builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE, PV_ID_NONE, 0);
+	b->p->meta.default_metric = r->metric;
+}
+
+/* The row's weight of metric m (0: the weight column, 1: the count) into *w, 0 when it has
+ * none; every weight in the unit of the first. */
+static int row_weight(struct reader *r, const struct row *row, int m, int64_t *w)
+{
+	const char *fs, *fe, *at;
+	enum pv_unit u;
+	int col = m == 0 ? r->c.weight : r->c.count;
+	int wr =
+	    row_field(row->fb, row->n, col, &fs, &fe) ? weight(fs, fe, m == 1, w, &u, &at) : W_FORM;
+	if (wr == W_UNIT) {
+		const char *ue = at;
+		while (ue < fe && !blank_len(ue, fe))
+			ue++;
+		return input_fail(r->in, r->err, PV_EPARSE, at,
+				  "unknown unit '%.*s' (expected ms, s, min, cycles, Kc, Mc, Gc, "
+				  "Bytes, KB, MB or GB)",
+				  (int)(ue - at > 20 ? 20 : ue - at), at);
+	}
+	if (wr == W_RANGE)
+		return input_fail(
+		    r->in, r->err, PV_EPARSE, at,
+		    "weight past 9223372036854775807 (2^63 - 1) of its smallest unit");
+	if (wr == W_FORM) {
+		if (!r->no_weight++)
+			r->no_weight_line = r->lineno;
+		*w = 0;
+		return 0;
+	}
+	if (m == 0 && r->metric == PV_NONE)
+		first_metric(r, u);
+	else if (m == 0 && u != r->c.unit)
+		return input_fail(r->in, r->err, PV_EPARSE, at,
+				  "a weight in %s where the rows above are in %s", pv_unit_name(u),
+				  pv_unit_name(r->c.unit));
+	return 0;
+}
+
+/*
+ * The row's symbol name [*name, *ne) and its depth *lead (the spaces before it, less the first
+ * row's with "Symbol Names"); *ns is the field. 0 when the row has no name.
+ */
+static int row_symbol(struct reader *r, const struct row *row, const char **ns, const char **name,
+		      const char **ne, uint32_t *lead)
+{
+	if (!row_field(row->fb, row->n, r->c.symbol, ns, ne))
+		return 0;
+	uint32_t l = 0;
+	while (*ns + l < *ne && (*ns)[l] == ' ')
+		l++;
+	*name = *ns + l;
+	if (r->c.indented) {
+		if (r->indent == UINT32_MAX)
+			r->indent = l;
+		l = l > r->indent ? l - r->indent : 0;
+	}
+	while (*ne > *name && ((*ne)[-1] == ' ' || (*ne)[-1] == '\t'))
+		(*ne)--;
+	*lead = l;
+	return *ne > *name;
+}
+
+/* The row's frame: its function, with its source file when the copy has a "Source Path". */
+static pv_frame_ix row_frame(struct reader *r, const struct row *row, const char *name, size_t n)
+{
+	struct pv_builder *b = r->b;
+	pv_source_ix src = PV_NONE;
+	const char *ss, *se;
+	if (r->c.source != COL_NONE && row_field(row->fb, row->n, r->c.source, &ss, &se)) {
+		while (se > ss && (se[-1] == ' ' || se[-1] == '\t'))
+			se--;
+		while (ss < se && *ss == ' ')
+			ss++;
+		if (se > ss)
+			src = builder_source(b, builder_str(b, ss, (size_t)(se - ss)));
+	}
+	if (src == PV_NONE)
+		return name_frame(r, name, n);
+	return builder_func_frame(b, builder_func(b, builder_str(b, name, n), PV_NONE, src, 0));
+}
+
+/* Enters a node of frame fr and weights w under the top node. */
+static int enter(struct reader *r, pv_frame_ix fr, const int64_t *w)
+{
+	pv_stack_ix parent = r->depth ? r->st[r->depth - 1].stack : PV_NONE;
+	if (r->depth == r->cap) {
+		uint32_t cap = r->cap ? r->cap * 2 : 64;
+		if (col_realloc((void **)&r->st, sizeof(*r->st), cap))
+			return PV_ENOMEM;
+		r->cap = cap;
+	}
+	r->st[r->depth++] = (struct node){
+	    .stack = builder_stack(r->b, parent, fr),
+	    .total = {w[0], w[1]},
+	};
+	return 0;
+}
+
+/* One row p..le of the call tree: a node at its depth, after leaving the deeper ones. */
+static int read_row(struct reader *r, const char *p, const char *le)
+{
+	struct row row;
+	split_row(p, le, &row);
+	if (le == p)
+		return 0;
+	const char *ns, *ne, *name;
+	uint32_t lead;
+	if (!row_symbol(r, &row, &ns, &name, &ne, &lead)) {
+		r->no_name++;
+		return 0;
+	}
+	if (lead > r->depth)
+		return input_fail(r->in, r->err, PV_EPARSE, ns,
+				  "a row of depth %u under one of depth %u (expected at most %u "
+				  "spaces before the name)",
+				  lead, r->depth ? r->depth - 1 : 0, r->depth);
+	int64_t w[NR_M] = {0, 0};
+	int rc;
+	for (int m = 0; m < r->nm; m++)
+		if ((rc = row_weight(r, &row, m, &w[m])))
+			return rc;
+	if (r->metric == PV_NONE) /* rows before the first weight: 0 of no unit yet */
+		first_metric(r, PV_UNIT_NS);
+	while (r->depth > lead)
+		leave(r);
+	return enter(r, row_frame(r, &row, name, (size_t)(ne - name)), w);
+}
+
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
 {
 	const char *p = in->data, *e = in->data + in->len;
@@ -313,161 +482,22 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		    in, err, PV_EPARSE, p,
 		    "expected a 'Weight', 'Running Time' or 'Bytes Used' column in the "
 		    "header line");
-	struct reader r = {.b = b, .nm = c.count != COL_NONE && c.unit == PV_UNIT_BYTES ? 2 : 1};
-	pv_metric_ix metric = PV_NONE;
-	uint64_t no_weight = 0, no_weight_line = 0, no_name = 0;
-	uint32_t indent = UINT32_MAX; /* "Symbol Names": the first row's indent */
-	uint64_t lineno = 2;
+	struct reader r = {.in = in,
+			   .err = err,
+			   .b = b,
+			   .c = c,
+			   .metric = PV_NONE,
+			   .nm = c.count != COL_NONE && c.unit == PV_UNIT_BYTES ? 2 : 1,
+			   .indent = UINT32_MAX,
+			   .lineno = 2};
 	int rc = 0;
 	const char *q = text_line_end(p, e);
 	p = q < e ? q + 1 : e;
-	for (; p < e && !b->status; lineno++) {
+	for (; p < e && !b->status && !rc; r.lineno++) {
 		const char *next = text_line_end(p, e);
 		const char *le = next > p && next[-1] == '\r' ? next - 1 : next;
-		next = next < e ? next + 1 : e;
-		const char *ns, *ne;
-		/* the row's fields, split once: fb[k] .. fb[k + 1] - 1 (its tab) */
-		const char *fb[MAX_COLS + 1];
-		int nfld = 0;
-		for (const char *fp = p; nfld < MAX_COLS;) {
-			fb[nfld++] = fp;
-			const char *t = memchr(fp, '\t', (size_t)(le - fp));
-			if (!t)
-				break;
-			fp = t + 1;
-		}
-		fb[nfld] = le + 1;
-		if (le == p) {
-			p = next;
-			continue;
-		}
-		if (!row_field(fb, nfld, c.symbol, &ns, &ne)) {
-			no_name++;
-			p = next;
-			continue;
-		}
-		uint32_t lead = 0;
-		while (ns + lead < ne && ns[lead] == ' ')
-			lead++;
-		const char *name = ns + lead;
-		if (c.indented) {
-			if (indent == UINT32_MAX)
-				indent = lead;
-			lead = lead > indent ? lead - indent : 0;
-		}
-		while (ne > name && (ne[-1] == ' ' || ne[-1] == '\t'))
-			ne--;
-		if (ne == name) {
-			no_name++;
-			p = next;
-			continue;
-		}
-		if (lead > r.depth) {
-			rc = input_fail(in, err, PV_EPARSE, ns,
-					"a row of depth %u under one of depth %u (expected at most "
-					"%u spaces before the name)",
-					lead, r.depth ? r.depth - 1 : 0, r.depth);
-			break;
-		}
-		int64_t w[NR_M] = {0, 0};
-		for (int m = 0; m < r.nm; m++) {
-			const char *fs, *fe, *at;
-			enum pv_unit u;
-			int col = m == 0 ? c.weight : c.count;
-			int wr = row_field(fb, nfld, col, &fs, &fe)
-				     ? weight(fs, fe, m == 1, &w[m], &u, &at)
-				     : W_FORM;
-			if (wr == W_UNIT) {
-				const char *ue = at;
-				while (ue < fe && !blank_len(ue, fe))
-					ue++;
-				rc = input_fail(
-				    in, err, PV_EPARSE, at,
-				    "unknown unit '%.*s' (expected ms, s, min, cycles, Kc, "
-				    "Mc, Gc, Bytes, KB, MB or GB)",
-				    (int)(ue - at > 20 ? 20 : ue - at), at);
-				break;
-			}
-			if (wr == W_RANGE) {
-				rc = input_fail(in, err, PV_EPARSE, at,
-						"weight past 9223372036854775807 (2^63 - 1) of its "
-						"smallest unit");
-				break;
-			}
-			if (wr == W_FORM) {
-				if (!no_weight++)
-					no_weight_line = lineno;
-				w[m] = 0;
-				continue;
-			}
-			if (m == 0) {
-				if (metric == PV_NONE) {
-					c.unit = u;
-					static const char *const mname[] = {
-					    [PV_UNIT_NS] = "time",
-					    [PV_UNIT_CYCLES] = "cycles",
-					    [PV_UNIT_BYTES] = "bytes"};
-					metric = builder_metric(b, builder_cstr(b, mname[u]), u);
-					if (r.nm == 2)
-						builder_metric(b, builder_cstr(b, "allocations"),
-							       PV_UNIT_COUNT);
-					r.thread = builder_thread(b, builder_cstr(b, "all samples"),
-								  PV_ID_NONE, PV_ID_NONE, 0);
-					b->p->meta.default_metric = metric;
-				} else if (u != c.unit) {
-					rc =
-					    input_fail(in, err, PV_EPARSE, at,
-						       "a weight in %s where the rows above are in "
-						       "%s",
-						       pv_unit_name(u), pv_unit_name(c.unit));
-					break;
-				}
-			}
-		}
-		if (rc)
-			break;
-		if (metric == PV_NONE) {
-			/* rows before the first weight: their weights read as 0 of no unit yet */
-			metric = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
-			if (r.nm == 2)
-				builder_metric(b, builder_cstr(b, "allocations"), PV_UNIT_COUNT);
-			r.thread = builder_thread(b, builder_cstr(b, "all samples"), PV_ID_NONE,
-						  PV_ID_NONE, 0);
-			b->p->meta.default_metric = metric;
-			c.unit = PV_UNIT_NS;
-		}
-		while (r.depth > lead)
-			leave(&r);
-		pv_source_ix src = PV_NONE;
-		const char *ss, *se;
-		if (c.source != COL_NONE && row_field(fb, nfld, c.source, &ss, &se)) {
-			while (se > ss && (se[-1] == ' ' || se[-1] == '\t'))
-				se--;
-			while (ss < se && *ss == ' ')
-				ss++;
-			if (se > ss)
-				src = builder_source(b, builder_str(b, ss, (size_t)(se - ss)));
-		}
-		pv_frame_ix fr =
-		    src == PV_NONE
-			? name_frame(&r, name, (size_t)(ne - name))
-			: builder_func_frame(
-			      b, builder_func(b, builder_str(b, name, (size_t)(ne - name)), PV_NONE,
-					      src, 0));
-		pv_stack_ix parent = r.depth ? r.st[r.depth - 1].stack : PV_NONE;
-		if (r.depth == r.cap) {
-			uint32_t cap = r.cap ? r.cap * 2 : 64;
-			if (col_realloc((void **)&r.st, sizeof(*r.st), cap)) {
-				rc = PV_ENOMEM;
-				break;
-			}
-			r.cap = cap;
-		}
-		r.st[r.depth++] = (struct node){
-		    .stack = builder_stack(b, parent, fr),
-		    .total = {w[0], w[1]},
-		};
-		p = next;
+		rc = read_row(&r, p, le);
+		p = next < e ? next + 1 : e;
 	}
 	while (!rc && r.depth)
 		leave(&r);
@@ -478,13 +508,13 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		return rc == PV_ENOMEM ? pv_error_set(err, PV_ENOMEM, "out of memory") : rc;
 	if (b->status)
 		return b->status;
-	if (metric == PV_NONE)
+	if (r.metric == PV_NONE)
 		return input_fail_at(in, err, PV_EPARSE, 2, 1,
 				     "expected a row of the call tree after the header line");
-	builder_lossy(b, no_weight,
+	builder_lossy(b, r.no_weight,
 		      "rows whose weight is not 'NUMBER UNIT' (read as 0; first at line %llu)",
-		      (unsigned long long)no_weight_line);
-	builder_lossy(b, no_name, "rows without a symbol name (skipped, as speedscope does)");
+		      (unsigned long long)r.no_weight_line);
+	builder_lossy(b, r.no_name, "rows without a symbol name (skipped, as speedscope does)");
 	return 0;
 }
 

@@ -88,6 +88,123 @@ static int skip_past(struct xml *x, const char *from, const char *close, const c
 	return xml_fail(x, from, "%s is not closed before the end of the file", what);
 }
 
+/*
+ * Skips "<!DOCTYPE ... [ internal subset ]>" at lt: declarations and comments, nested '<',
+ * quoted text.
+ */
+static int skip_declaration(struct xml *x, const char *lt)
+{
+	int depth = 0, rc;
+	const char *q = lt + 2;
+	for (; q < x->end; q++) {
+		if (*q == '[')
+			depth++;
+		else if (*q == ']')
+			depth--;
+		else if (*q == '"' || *q == '\'') {
+			const char *e = memchr(q + 1, *q, (size_t)(x->end - q - 1));
+			if (!e)
+				break;
+			q = e;
+		} else if (*q == '<' && x->end - q >= 4 && memcmp(q, "<!--", 4) == 0) {
+			if ((rc = skip_past(x, q + 4, "-->", "a comment")))
+				return rc;
+			q = x->p - 1;
+		} else if (*q == '>' && depth <= 0)
+			break;
+	}
+	if (q >= x->end)
+		return xml_fail(x, lt, "%s is not closed before the end of the file",
+				"a declaration");
+	x->p = q + 1;
+	return 0;
+}
+
+/*
+ * Skips the markup at lt that is no element (a comment, CDATA, a processing instruction or a
+ * declaration): 1 when skipped, 0 when lt starts a tag, or an error.
+ */
+static int skip_markup(struct xml *x, const char *lt)
+{
+	size_t left = (size_t)(x->end - lt);
+	int rc;
+	if (left >= 4 && memcmp(lt, "<!--", 4) == 0)
+		rc = skip_past(x, lt + 4, "-->", "a comment");
+	else if (left >= 9 && memcmp(lt, "<![CDATA[", 9) == 0)
+		rc = skip_past(x, lt + 9, "]]>", "a CDATA section");
+	else if (left >= 2 && lt[1] == '?')
+		rc = skip_past(x, lt + 2, "?>", "a processing instruction");
+	else if (left >= 2 && lt[1] == '!')
+		rc = skip_declaration(x, lt);
+	else
+		return 0;
+	return rc ? rc : 1;
+}
+
+/* An attribute name="value" of tag t at *q, appended to t->at; *q moves past it. */
+static int read_attr(struct xml *x, struct xtag *t, const char **q)
+{
+	const char *an = *q, *c = *q;
+	while (c < x->end && name_char(*c))
+		c++;
+	size_t alen = (size_t)(c - an);
+	while (c < x->end && isspace((unsigned char)*c))
+		c++;
+	if (!alen || t->end || c >= x->end || *c != '=')
+		return xml_fail(x, an, "%s", "an attribute name=\"value\" was expected");
+	c++;
+	while (c < x->end && isspace((unsigned char)*c))
+		c++;
+	if (c >= x->end || (*c != '"' && *c != '\''))
+		return xml_fail(x, c < x->end ? c : an, "%s",
+				"a quoted attribute value was expected");
+	const char *e = memchr(c + 1, *c, (size_t)(x->end - c - 1));
+	if (!e)
+		return xml_fail(x, c, "%s", "an attribute value is not closed");
+	if (t->nat == MAX_ATTRS)
+		return xml_fail(x, an, "%s", "more than 24 attributes on one element");
+	t->at[t->nat++] = (struct xattr){an, c + 1, alen, (size_t)(e - c - 1)};
+	*q = e + 1;
+	return 0;
+}
+
+/* The start or end tag at lt into t: 1, or an error. */
+static int read_tag(struct xml *x, const char *lt, struct xtag *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->pos = lt;
+	const char *q = lt + 1;
+	if (q < x->end && *q == '/') {
+		t->end = true;
+		q++;
+	}
+	t->name = q;
+	while (q < x->end && name_char(*q))
+		q++;
+	t->nlen = (size_t)(q - t->name);
+	if (!t->nlen)
+		return xml_fail(x, lt, "%s", "'<' starts no element name");
+	for (;;) {
+		while (q < x->end && isspace((unsigned char)*q))
+			q++;
+		if (q >= x->end)
+			return xml_fail(
+			    x, lt, "the tag <%s is not closed before the end of the file", "...");
+		if (*q == '>') {
+			x->p = q + 1;
+			return 1;
+		}
+		if (*q == '/' && q + 1 < x->end && q[1] == '>' && !t->end) {
+			t->empty = true;
+			x->p = q + 2;
+			return 1;
+		}
+		int rc = read_attr(x, t, &q);
+		if (rc)
+			return rc;
+	}
+}
+
 /* The next tag: 1, 0 at the end of the input, or an error. Text between tags is skipped. */
 static int xml_next(struct xml *x, struct xtag *t)
 {
@@ -96,107 +213,11 @@ static int xml_next(struct xml *x, struct xtag *t)
 		if (!lt)
 			return 0;
 		x->p = lt;
-		size_t left = (size_t)(x->end - lt);
-		int rc;
-		if (left >= 4 && memcmp(lt, "<!--", 4) == 0) {
-			if ((rc = skip_past(x, lt + 4, "-->", "a comment")))
-				return rc;
-			continue;
-		}
-		if (left >= 9 && memcmp(lt, "<![CDATA[", 9) == 0) {
-			if ((rc = skip_past(x, lt + 9, "]]>", "a CDATA section")))
-				return rc;
-			continue;
-		}
-		if (left >= 2 && lt[1] == '?') {
-			if ((rc = skip_past(x, lt + 2, "?>", "a processing instruction")))
-				return rc;
-			continue;
-		}
-		if (left >= 2 && lt[1] == '!') {
-			/* <!DOCTYPE ... [ internal subset ]>: declarations and comments, nested '<'
-			 */
-			int depth = 0;
-			const char *q = lt + 2;
-			for (; q < x->end; q++) {
-				if (*q == '[')
-					depth++;
-				else if (*q == ']')
-					depth--;
-				else if (*q == '"' || *q == '\'') {
-					const char *e = memchr(q + 1, *q, (size_t)(x->end - q - 1));
-					if (!e)
-						break;
-					q = e;
-				} else if (*q == '<' && x->end - q >= 4 &&
-					   memcmp(q, "<!--", 4) == 0) {
-					if ((rc = skip_past(x, q + 4, "-->", "a comment")))
-						return rc;
-					q = x->p - 1;
-				} else if (*q == '>' && depth <= 0)
-					break;
-			}
-			if (q >= x->end)
-				return xml_fail(x, lt,
-						"%s is not closed before the end of the file",
-						"a declaration");
-			x->p = q + 1;
-			continue;
-		}
-		/* a start or end tag */
-		memset(t, 0, sizeof(*t));
-		t->pos = lt;
-		const char *q = lt + 1;
-		if (q < x->end && *q == '/') {
-			t->end = true;
-			q++;
-		}
-		t->name = q;
-		while (q < x->end && name_char(*q))
-			q++;
-		t->nlen = (size_t)(q - t->name);
-		if (!t->nlen)
-			return xml_fail(x, lt, "%s", "'<' starts no element name");
-		for (;;) {
-			while (q < x->end && isspace((unsigned char)*q))
-				q++;
-			if (q >= x->end)
-				return xml_fail(
-				    x, lt, "the tag <%s is not closed before the end of the file",
-				    "...");
-			if (*q == '>') {
-				x->p = q + 1;
-				return 1;
-			}
-			if (*q == '/' && q + 1 < x->end && q[1] == '>' && !t->end) {
-				t->empty = true;
-				x->p = q + 2;
-				return 1;
-			}
-			const char *an = q;
-			while (q < x->end && name_char(*q))
-				q++;
-			size_t alen = (size_t)(q - an);
-			while (q < x->end && isspace((unsigned char)*q))
-				q++;
-			if (!alen || t->end || q >= x->end || *q != '=')
-				return xml_fail(x, an, "%s",
-						"an attribute name=\"value\" was expected");
-			q++;
-			while (q < x->end && isspace((unsigned char)*q))
-				q++;
-			if (q >= x->end || (*q != '"' && *q != '\''))
-				return xml_fail(x, q < x->end ? q : an, "%s",
-						"a quoted attribute value was expected");
-			const char *e = memchr(q + 1, *q, (size_t)(x->end - q - 1));
-			if (!e)
-				return xml_fail(x, q, "%s", "an attribute value is not closed");
-			if (t->nat == MAX_ATTRS)
-				return xml_fail(x, an, "%s",
-						"more than 24 attributes on one element");
-			t->at[t->nat++] = (struct xattr){an, q + 1, alen, (size_t)(e - q - 1)};
-			q = e + 1;
-		}
+		int rc = skip_markup(x, lt);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return read_tag(x, lt, t);
 	}
 }
 
@@ -556,129 +577,164 @@ static int scope_element(struct rd *r, const struct xtag *t, const struct open_e
 
 #define MAX_DEPTH 100000
 
+/* read_xml's place in the document. */
+struct xml_walk {
+	struct open_el *st; /* the open elements (names, to match end tags; scopes of the tree) */
+	uint32_t sp, cap;
+	bool in_data, in_metric, seen_root;
+};
+
+/* The root element: <HPCToolkitExperiment>, its version kept. */
+static int root_element(struct rd *r, const struct xtag *t)
+{
+	char buf[256];
+	if (!tag_is(t, "HPCToolkitExperiment"))
+		return xml_fail(&r->x, t->pos, "%s",
+				"the root element is not <HPCToolkitExperiment>");
+	const char *v = attr(t, "version", buf, sizeof(buf));
+	if (v)
+		r->b->p->meta.format_version = builder_cstr(r->b, v);
+	return 0;
+}
+
+/* An end tag: the open element it closes. */
+static int end_tag(struct rd *r, struct xml_walk *w, const struct xtag *t)
+{
+	if (!w->sp)
+		return xml_fail(&r->x, t->pos, "%s", "an end tag without its start tag");
+	const struct open_el *o = &w->st[w->sp - 1];
+	if (t->nlen != o->tlen || memcmp(t->name, o->tag, t->nlen) != 0) {
+		char want[72];
+		snprintf(want, sizeof(want), "%.*s", (int)(o->tlen < 64 ? o->tlen : 64), o->tag);
+		return xml_fail(&r->x, t->pos, "an end tag where </%s> was expected", want);
+	}
+	if (tag_is(t, "SecCallPathProfileData"))
+		w->in_data = false;
+	else if (tag_is(t, "Metric"))
+		w->in_metric = false;
+	w->sp--;
+	return 0;
+}
+
+/* Room for one more open element, at most MAX_DEPTH deep. */
+static int open_room(struct rd *r, struct xml_walk *w, const struct xtag *t)
+{
+	if (w->sp < w->cap)
+		return 0;
+	if (w->cap >= MAX_DEPTH)
+		return xml_fail(&r->x, t->pos, "%s", "elements nested more than 100000 deep");
+	w->cap *= 2;
+	struct open_el *g = pv_realloc(w->st, w->cap * sizeof(*w->st));
+	if (!g)
+		return oom(r);
+	w->st = g;
+	return 0;
+}
+
+/* An element of the calling context tree (SecCallPathProfileData), under the open el. */
+static int data_element(struct rd *r, const struct xtag *t, struct open_el *el)
+{
+	if (tag_is(t, "M")) {
+		/* (an <inline>'s values are its children's: the node it stands in has its own) */
+		return el->transparent ? 0 : summary_value(r, el->node, t);
+	}
+	if (tag_is(t, "PF") || tag_is(t, "Pr") || tag_is(t, "L") || tag_is(t, "C") ||
+	    tag_is(t, "S")) {
+		struct open_el top = *el;
+		return scope_element(r, t, &top, el);
+	}
+	if (tag_is(t, "Info") || tag_is(t, "NV"))
+		return 0;
+	char nm[64];
+	snprintf(nm, sizeof(nm), "%.*s", (int)(t->nlen < 40 ? t->nlen : 40), t->name);
+	return xml_fail(&r->x, t->pos, "an element <%s> in the calling context tree", nm);
+}
+
+static void trace_db(struct rd *r, const struct xtag *t)
+{
+	char buf[256];
+	const char *g = attr(t, "db-glob", buf, sizeof(buf));
+	snprintf(r->trace_glob, sizeof(r->trace_glob), "%s", g ? g : "*.hpctrace");
+	uint64_t lo = attr_u64(t, "db-min-time", 0), hi = attr_u64(t, "db-max-time", 0);
+	r->trace_min = lo <= INT64_MAX ? (int64_t)lo : 0;
+	r->trace_max = hi <= INT64_MAX ? (int64_t)hi : 0;
+}
+
+/*
+ * An element of the header (before and beside the tree): tables, metrics, databases. A
+ * metric's <Info><NV n="units" v="events"/></Info> holds nothing profview needs.
+ */
+static int head_element(struct rd *r, struct xml_walk *w, const struct xtag *t, struct open_el *el)
+{
+	char buf[256];
+	if (tag_is(t, "SecCallPathProfileData")) {
+		/* the whole program: node id 1 of the per-thread files */
+		w->in_data = true;
+		el->node = 0;
+		return put_id(r, &r->ids, 1, 0, t, "a node");
+	}
+	if (tag_is(t, "Header")) {
+		const char *n = attr(t, "n", buf, sizeof(buf));
+		if (n)
+			snprintf(r->title, sizeof(r->title), "%s", n);
+	} else if (tag_is(t, "Metric")) {
+		w->in_metric = !t->empty;
+		return metric_entry(r, t);
+	} else if (tag_is(t, "MetricFormula") && w->in_metric && r->nr_met) {
+		return metric_formula(r, t);
+	} else if (tag_is(t, "MetricDB")) {
+		return metricdb_entry(r, t);
+	} else if (tag_is(t, "TraceDB")) {
+		trace_db(r, t);
+	} else if (tag_is(t, "LoadModule") || tag_is(t, "File") || tag_is(t, "Procedure")) {
+		return table_entry(r, t);
+	}
+	return 0;
+}
+
+/* A start tag (or an empty element): opened unless empty. */
+static int start_tag(struct rd *r, struct xml_walk *w, const struct xtag *t)
+{
+	int rc;
+	if ((rc = open_room(r, w, t)))
+		return rc;
+	struct open_el el =
+	    w->sp ? w->st[w->sp - 1] : (struct open_el){0, UINT32_MAX, PV_NONE, NULL, 0, false};
+	rc = w->in_data ? data_element(r, t, &el) : head_element(r, w, t, &el);
+	if (rc)
+		return rc;
+	el.tag = t->name;
+	el.tlen = t->nlen;
+	if (!t->empty)
+		w->st[w->sp++] = el;
+	return 0;
+}
+
 static int read_xml(struct rd *r)
 {
 	struct xtag t;
 	int rc;
-	/* element names, to match end tags; open scopes of the tree */
-	struct open_el *st = pv_malloc(64 * sizeof(*st));
-	uint32_t sp = 0, cap = 64;
-	bool in_data = false, in_metric = false, seen_root = false;
-	char buf[256];
-	if (!st)
+	struct xml_walk w = {.st = pv_malloc(64 * sizeof(*w.st)), .cap = 64};
+	if (!w.st)
 		return oom(r);
 	while ((rc = xml_next(&r->x, &t)) == 1) {
-		if (!seen_root && !t.end) {
-			if (!tag_is(&t, "HPCToolkitExperiment")) {
-				rc = xml_fail(&r->x, t.pos, "%s",
-					      "the root element is not "
-					      "<HPCToolkitExperiment>");
+		if (!w.seen_root && !t.end) {
+			if ((rc = root_element(r, &t)))
 				break;
-			}
-			seen_root = true;
-			const char *v = attr(&t, "version", buf, sizeof(buf));
-			if (v)
-				r->b->p->meta.format_version = builder_cstr(r->b, v);
+			w.seen_root = true;
 		}
-		if (t.end) {
-			if (!sp) {
-				rc = xml_fail(&r->x, t.pos, "%s",
-					      "an end tag without its start tag");
-				break;
-			}
-			const struct open_el *o = &st[sp - 1];
-			if (t.nlen != o->tlen || memcmp(t.name, o->tag, t.nlen) != 0) {
-				char want[72];
-				snprintf(want, sizeof(want), "%.*s",
-					 (int)(o->tlen < 64 ? o->tlen : 64), o->tag);
-				rc = xml_fail(&r->x, t.pos, "an end tag where </%s> was expected",
-					      want);
-				break;
-			}
-			if (tag_is(&t, "SecCallPathProfileData"))
-				in_data = false;
-			else if (tag_is(&t, "Metric"))
-				in_metric = false;
-			sp--;
-			continue;
-		}
-		if (sp == cap) {
-			if (cap >= MAX_DEPTH) {
-				rc = xml_fail(&r->x, t.pos, "%s",
-					      "elements nested more than 100000 deep");
-				break;
-			}
-			cap *= 2;
-			struct open_el *g = pv_realloc(st, cap * sizeof(*st));
-			if (!g) {
-				rc = oom(r);
-				break;
-			}
-			st = g;
-		}
-		struct open_el el =
-		    sp ? st[sp - 1] : (struct open_el){0, UINT32_MAX, PV_NONE, NULL, 0, false};
-		rc = 0;
-		if (in_data) {
-			if (tag_is(&t, "M")) {
-				/* (an <inline>'s values are its children's: the node it stands in
-				 * has its own) */
-				rc = el.transparent ? 0 : summary_value(r, el.node, &t);
-			} else if (tag_is(&t, "PF") || tag_is(&t, "Pr") || tag_is(&t, "L") ||
-				   tag_is(&t, "C") || tag_is(&t, "S")) {
-				struct open_el top = el;
-				rc = scope_element(r, &t, &top, &el);
-			} else if (!tag_is(&t, "Info") && !tag_is(&t, "NV")) {
-				char nm[64];
-				snprintf(nm, sizeof(nm), "%.*s", (int)(t.nlen < 40 ? t.nlen : 40),
-					 t.name);
-				rc = xml_fail(&r->x, t.pos,
-					      "an element <%s> in the calling context tree", nm);
-			}
-		} else if (tag_is(&t, "SecCallPathProfileData")) {
-			/* the whole program: node id 1 of the per-thread files */
-			in_data = true;
-			el.node = 0;
-			rc = put_id(r, &r->ids, 1, 0, &t, "a node");
-		} else if (tag_is(&t, "Header")) {
-			const char *n = attr(&t, "n", buf, sizeof(buf));
-			if (n)
-				snprintf(r->title, sizeof(r->title), "%s", n);
-		} else if (tag_is(&t, "Metric")) {
-			rc = metric_entry(r, &t);
-			in_metric = !t.empty;
-		} else if (tag_is(&t, "MetricFormula") && in_metric && r->nr_met) {
-			rc = metric_formula(r, &t);
-		} else if (tag_is(&t, "NV") && in_metric && r->nr_met) {
-			/* <Info><NV n="units" v="events"/></Info>: nothing profview needs */
-		} else if (tag_is(&t, "MetricDB")) {
-			rc = metricdb_entry(r, &t);
-		} else if (tag_is(&t, "TraceDB")) {
-			const char *g = attr(&t, "db-glob", buf, sizeof(buf));
-			snprintf(r->trace_glob, sizeof(r->trace_glob), "%s", g ? g : "*.hpctrace");
-			uint64_t lo = attr_u64(&t, "db-min-time", 0),
-				 hi = attr_u64(&t, "db-max-time", 0);
-			r->trace_min = lo <= INT64_MAX ? (int64_t)lo : 0;
-			r->trace_max = hi <= INT64_MAX ? (int64_t)hi : 0;
-		} else if (tag_is(&t, "LoadModule") || tag_is(&t, "File") ||
-			   tag_is(&t, "Procedure")) {
-			rc = table_entry(r, &t);
-		}
-		if (rc)
+		if ((rc = t.end ? end_tag(r, &w, &t) : start_tag(r, &w, &t)))
 			break;
-		el.tag = t.name;
-		el.tlen = t.nlen;
-		if (!t.empty)
-			st[sp++] = el;
 	}
-	if (!rc && sp) {
-		snprintf(buf, sizeof(buf), "%.*s",
-			 (int)(st[sp - 1].tlen < 64 ? st[sp - 1].tlen : 64), st[sp - 1].tag);
+	if (!rc && w.sp) {
+		char buf[72];
+		const struct open_el *o = &w.st[w.sp - 1];
+		snprintf(buf, sizeof(buf), "%.*s", (int)(o->tlen < 64 ? o->tlen : 64), o->tag);
 		rc = xml_fail(&r->x, r->x.end, "the file ends inside <%s>", buf);
 	}
-	if (!rc && !seen_root)
+	if (!rc && !w.seen_root)
 		rc = xml_fail(&r->x, r->x.end, "%s", "no <HPCToolkitExperiment> element");
-	pv_free(st);
+	pv_free(w.st);
 	return rc < 0 ? rc : r->b->status;
 }
 
