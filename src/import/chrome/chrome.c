@@ -578,6 +578,13 @@ static int samples_out(struct ch *c, const pv_stack_ix *nstack, const bool *skip
 	struct v8_out o = {nstack, skip, NULL, zero, m_time};
 	if (c->ticks.len && !(o.tcur = pv_calloc((size_t)nn * 2, sizeof(uint32_t))))
 		return ch_oom(c);
+	/*
+	 * one sample per psample and object-form sample: room once, so the columns never move
+	 * (not with a profile read in place, whose arrays become the columns: direct_samples)
+	 */
+	if (!c->dtimes.len)
+		builder_samples_room(c->b, (uint64_t)c->b->p->samples.len + c->psamples.len +
+					       c->gsamples.len);
 	int rc = profile_samples(c, &o);
 	if (!rc)
 		rc = gsamples_out(c, sstack, zero);

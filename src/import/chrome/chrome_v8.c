@@ -1091,6 +1091,15 @@ int ch_build_profiles(struct ch *c, const uint32_t *node_prof)
 	for (uint32_t i = 0; i < m; i++)
 		pc.any_lines |= chunks[order[i]].has_lines || chunks[order[i]].has_cols;
 	pc.one = m == 1;
+	/* the samples of every chunk: room once, so psamples never moves */
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < m && !pc.one; i++) {
+		const struct vchunk *k = &chunks[order[i]];
+		total += k->s_len < k->d_len ? k->s_len : k->d_len;
+	}
+	if (total && total <= PV_MAX_ROWS && !c->psamples.cap &&
+	    !col_realloc(&c->psamples.p, sizeof(struct psample), (uint32_t)total))
+		c->psamples.cap = (uint32_t)total;
 	int rc = 0;
 	for (pc.a = 0; pc.a < m && !rc; pc.a = pc.z) {
 		pc.pi = chunks[order[pc.a]].prof;
