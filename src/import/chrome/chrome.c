@@ -340,29 +340,9 @@ static void report(struct ch *c)
 	builder_lossy(b, c->heap_unused, "sampling heap profile samples outside a heap profile");
 }
 
-static int build(struct ch *c)
+/* V8 profiles: each chunk read whole to its profile, by pid and id. */
+static void resolve_chunks(struct ch *c)
 {
-	struct pv_builder *b = c->b;
-	int rc = 0;
-	uint32_t nn = c->nodes.len;
-	uint32_t *node_prof = pv_malloc((size_t)(nn ? nn : 1) * sizeof(uint32_t));
-	pv_stack_ix *nstack = pv_malloc((size_t)(nn ? nn : 1) * sizeof(pv_stack_ix));
-	bool *skip = pv_malloc(nn ? nn : 1);
-	uint32_t ns = c->sframes.len;
-	pv_stack_ix *sstack = pv_malloc((size_t)(ns ? ns : 1) * sizeof(pv_stack_ix));
-	uint32_t *sparent = pv_malloc((size_t)(ns ? ns : 1) * sizeof(uint32_t));
-	pv_frame_ix *sframe = pv_malloc((size_t)(ns ? ns : 1) * sizeof(pv_frame_ix));
-	uint32_t nt = c->threads.len, nm = c->marks.len, np = c->profs.len;
-	uint32_t *tord = pv_malloc((size_t)(nt ? nt : 1) * sizeof(uint32_t));
-	uint32_t *mord = pv_malloc((size_t)(nm ? nm : 1) * sizeof(uint32_t));
-	uint32_t *pord = pv_malloc((size_t)(np ? np : 1) * sizeof(uint32_t));
-	if (!node_prof || !nstack || !skip || !sstack || !sparent || !sframe || !tord || !mord ||
-	    !pord) {
-		rc = ch_oom(c);
-		goto out;
-	}
-
-	/* V8 profiles: each chunk to its profile, by pid and id */
 	struct vchunk *chunks = VEC(c->chunks, struct vchunk);
 	for (uint32_t i = 0; i < c->chunks.len; i++) {
 		struct vchunk *k = &chunks[i];
@@ -373,20 +353,15 @@ static int build(struct ch *c)
 		if (k->prof == NO_IX)
 			c->orphan_samples += k->s_len;
 	}
-	if ((rc = ch_build_nodes(c, node_prof, nstack, skip)))
-		goto out;
-	if ((rc = ch_build_profiles(c, node_prof)))
-		goto out;
-	/* the samples are in psamples: the arrays read from the file go before more is made */
-	vec_free(&c->s_ids);
-	vec_free(&c->deltas);
-	vec_free(&c->stamps);
-	vec_free(&c->s_lines);
-	vec_free(&c->s_cols);
-	if ((rc = sample_interval(c)))
-		goto out;
+}
 
-	/* stackFrames and object-form samples */
+/* The stackFrames entries' stacks (sstack, one per entry), their ids in sframe_map. */
+static int sframe_stacks(struct ch *c, pv_stack_ix *sstack)
+{
+	uint32_t ns = c->sframes.len;
+	uint32_t *sparent = pv_malloc((size_t)(ns ? ns : 1) * sizeof(uint32_t));
+	pv_frame_ix *sframe = pv_malloc((size_t)(ns ? ns : 1) * sizeof(pv_frame_ix));
+	int rc = !sparent || !sframe ? ch_oom(c) : 0;
 	struct sframe *sf = VEC(c->sframes, struct sframe);
 	for (uint32_t i = 0; i < ns && !rc; i++) {
 		struct text_key key = {c, ch_pool_s(c, sf[i].id)};
@@ -405,28 +380,33 @@ static int build(struct ch *c)
 	}
 	if (!rc)
 		rc = ch_forest_stacks(c, ns, sparent, sframe, NULL, sstack);
-	if (rc)
-		goto out;
+	pv_free(sparent);
+	pv_free(sframe);
+	return rc;
+}
+
+/* The object-form samples' threads (marked used), the samples by thread and time. */
+static int gsample_threads(struct ch *c)
+{
 	struct gsample *gs = VEC(c->gsamples, struct gsample);
 	uint32_t ng = c->gsamples.len;
 	for (uint32_t i = 0; i < ng; i++) {
 		gs[i].thread = ch_gsample_thread(c, &gs[i]);
-		if (gs[i].thread == NO_IX) {
-			rc = ch_oom(c);
-			goto out;
-		}
+		if (gs[i].thread == NO_IX)
+			return ch_oom(c);
 		VEC(c->threads, struct cthread)[gs[i].thread].used = true;
 	}
 	pv_sort(gs, ng, sizeof(*gs), ch_cmp_gsample);
+	return 0;
+}
 
-	/* threads, in their order */
-	nt = c->threads.len;
-	pv_free(tord);
-	tord = pv_malloc((size_t)(nt ? nt : 1) * sizeof(uint32_t));
-	if (!tord) {
-		rc = ch_oom(c);
-		goto out;
-	}
+/* The threads used, in their order, made the model's. */
+static int make_threads(struct ch *c)
+{
+	uint32_t nt = c->threads.len;
+	uint32_t *tord = pv_malloc((size_t)(nt ? nt : 1) * sizeof(uint32_t));
+	if (!tord)
+		return ch_oom(c);
 	uint32_t used = 0;
 	struct cthread *th = VEC(c->threads, struct cthread);
 	for (uint32_t i = 0; i < nt; i++)
@@ -436,87 +416,137 @@ static int build(struct ch *c)
 	for (uint32_t i = 0; i < used; i++) {
 		struct cthread *t = &th[tord[i]];
 		const struct cproc *p = &VEC(c->procs, struct cproc)[t->proc];
-		t->out = builder_thread(b, thread_name(c, t), ch_id_model(c, t->pid),
+		t->out = builder_thread(c->b, thread_name(c, t), ch_id_model(c, t->pid),
 					ch_id_model(c, t->tid), process_name(c, p));
 	}
+	pv_free(tord);
+	return 0;
+}
 
-	/* the zero: the earliest time the file names */
+/* The zero: the earliest time the file names (0 when it names none). */
+static int64_t find_zero(const struct ch *c)
+{
 	int64_t zero = PV_TIME_NONE;
 	const struct vprof *pr = VEC(c->profs, struct vprof);
-	const struct psample *ps = VEC(c->psamples, struct psample);
-	for (uint32_t i = 0; i < np; i++)
+	for (uint32_t i = 0; i < c->profs.len; i++)
 		if (pr[i].s_len) {
 			zmin(&zero, pr[i].start);
 			zmin(&zero, sample_time(c, &pr[i], 0));
 		}
-	for (uint32_t i = 0; i < ng; i++)
+	const struct gsample *gs = VEC(c->gsamples, struct gsample);
+	for (uint32_t i = 0; i < c->gsamples.len; i++)
 		zmin(&zero, gs[i].ts);
 	const struct cmark *mk = VEC(c->marks, struct cmark);
-	for (uint32_t i = 0; i < nm; i++) {
+	for (uint32_t i = 0; i < c->marks.len; i++) {
 		zmin(&zero, mk[i].start);
 		zmin(&zero, mk[i].end);
 	}
-	if (zero == PV_TIME_NONE)
-		zero = 0;
+	return zero == PV_TIME_NONE ? 0 : zero;
+}
 
-	/* samples */
-	pv_metric_ix m_time = PV_NONE;
+/*
+ * The metrics of the samples, and the samples of a heap profile or the duration events' call
+ * tree (a trace without CPU samples); *m_time the time metric (PV_NONE when none).
+ */
+static int sample_metrics(struct ch *c, const uint32_t *node_prof, const pv_stack_ix *nstack,
+			  int64_t zero, pv_metric_ix *m_time)
+{
+	struct pv_builder *b = c->b;
+	*m_time = PV_NONE;
 	if (c->heap) {
-		const struct vprof *hp = &pr[c->heap_prof];
-		if ((rc = ch_heap_samples(c, node_prof, nstack, th[hp->thread].out)))
-			goto out;
-	} else if (c->psamples.len || c->dtimes.len || ng) {
-		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
-		m_time = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
-		b->p->meta.default_metric = m_time;
-	} else if (nm) {
-		/* no CPU samples: the duration events' call tree */
-		m_time = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
-		b->p->meta.default_metric = m_time;
-		if ((rc = ch_duration_samples(c, zero, m_time)))
-			goto out;
+		const struct vprof *hp = &VEC(c->profs, struct vprof)[c->heap_prof];
+		pv_thread_ix tout = VEC(c->threads, struct cthread)[hp->thread].out;
+		return ch_heap_samples(c, node_prof, nstack, tout);
 	}
-	uint32_t npo = 0;
+	if (c->psamples.len || c->dtimes.len || c->gsamples.len) {
+		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
+		*m_time = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
+		b->p->meta.default_metric = *m_time;
+	} else if (c->marks.len) {
+		/* no CPU samples: the duration events' call tree */
+		*m_time = builder_metric(b, builder_cstr(b, "time"), PV_UNIT_NS);
+		b->p->meta.default_metric = *m_time;
+		return ch_duration_samples(c, zero, *m_time);
+	}
+	return 0;
+}
+
+/* What the samples of the V8 profiles are made of (profile_samples). */
+struct v8_out {
+	const pv_stack_ix *nstack;
+	const bool *skip;
+	uint32_t *tcur; /* positionTicks cursors, NULL when no node has them */
+	int64_t zero;
+	pv_metric_ix m_time;
+};
+
+/* The samples of profile p in psamples, each to the builder. */
+static int psamples_out(struct ch *c, const struct vprof *p, pv_thread_ix tout,
+			const struct v8_out *o)
+{
+	struct pv_builder *b = c->b;
+	const struct psample *ps = VEC(c->psamples, struct psample);
+	int rc = 0;
+	for (uint32_t i = 0; i < p->s_len && !b->status; i++) {
+		const struct psample *s = &ps[p->s_begin + i];
+		int64_t w[2] = {1, 0};
+		if (i + 1 < p->s_len)
+			w[1] = s[1].time - s->time;
+		else if (p->end != PV_TIME_NONE && p->end >= s->time &&
+			 __builtin_sub_overflow(p->end, s->time, &w[1]))
+			w[1] = 0;
+		pv_stack_ix st = s->node == NO_IX ? PV_NONE : o->nstack[s->node];
+		const uint32_t *pl =
+		    c->plines.len ? VEC(c->plines, uint32_t) + 2 * (size_t)(p->s_begin + s->seq)
+				  : NULL;
+		uint32_t line = pl ? pl[0] : 0, col = pl && pl[0] ? pl[1] : 0;
+		if (!line && o->tcur && s->node != NO_IX)
+			line = ch_tick_line(c, s->node, o->tcur);
+		if (s->node != NO_IX && line && !o->skip[s->node])
+			st = line_stack(c, s->node, st, line, col);
+		int64_t t;
+		if ((rc = ch_rel(c, s->time, o->zero, &t)))
+			break;
+		builder_sample(b, tout, st, t, w);
+	}
+	return rc;
+}
+
+/* The V8 profiles' samples, profile by profile in thread and start order. */
+static int profile_samples(struct ch *c, struct v8_out *o)
+{
+	uint32_t np = c->profs.len, npo = 0;
+	uint32_t *pord = pv_malloc((size_t)(np ? np : 1) * sizeof(uint32_t));
+	if (!pord)
+		return ch_oom(c);
+	const struct vprof *pr = VEC(c->profs, struct vprof);
 	for (uint32_t i = 0; i < np; i++)
 		if (pr[i].s_len)
 			pord[npo++] = i;
 	pv_sort_r(pord, npo, sizeof(uint32_t), cmp_prof_out, c);
-	/* positionTicks: each node's samples without a line of their own get its lines */
-	uint32_t *tcur = c->ticks.len ? pv_calloc((size_t)nn * 2, sizeof(uint32_t)) : NULL;
-	if (c->ticks.len && !tcur) {
-		rc = ch_oom(c);
-		goto out;
-	}
+	const struct cthread *th = VEC(c->threads, struct cthread);
+	int rc = 0;
 	for (uint32_t a = 0; a < npo && !rc; a++) {
 		const struct vprof *p = &pr[pord[a]];
 		pv_thread_ix tout = th[p->thread].out;
-		if (c->dtimes.len && pord[a] == c->dprof) {
-			rc = direct_samples(c, p, tout, nstack, skip, tcur, zero, m_time);
-			continue;
-		}
-		for (uint32_t i = 0; i < p->s_len && !b->status; i++) {
-			const struct psample *s = &ps[p->s_begin + i];
-			int64_t w[2] = {1, 0};
-			if (i + 1 < p->s_len)
-				w[1] = s[1].time - s->time;
-			else if (p->end != PV_TIME_NONE && p->end >= s->time &&
-				 __builtin_sub_overflow(p->end, s->time, &w[1]))
-				w[1] = 0;
-			pv_stack_ix st = s->node == NO_IX ? PV_NONE : nstack[s->node];
-			const uint32_t *pl = c->plines.len ? VEC(c->plines, uint32_t) +
-								 2 * (size_t)(p->s_begin + s->seq)
-							   : NULL;
-			uint32_t line = pl ? pl[0] : 0, col = pl && pl[0] ? pl[1] : 0;
-			if (!line && tcur && s->node != NO_IX)
-				line = ch_tick_line(c, s->node, tcur);
-			if (s->node != NO_IX && line && !skip[s->node])
-				st = line_stack(c, s->node, st, line, col);
-			int64_t t;
-			if ((rc = ch_rel(c, s->time, zero, &t)))
-				break;
-			builder_sample(b, tout, st, t, w);
-		}
+		if (c->dtimes.len && pord[a] == c->dprof)
+			rc = direct_samples(c, p, tout, o->nstack, o->skip, o->tcur, o->zero,
+					    o->m_time);
+		else
+			rc = psamples_out(c, p, tout, o);
 	}
+	pv_free(pord);
+	return rc;
+}
+
+/* The object-form samples, each on its thread, weighing the time to its thread's next. */
+static int gsamples_out(struct ch *c, const pv_stack_ix *sstack, int64_t zero)
+{
+	struct pv_builder *b = c->b;
+	const struct gsample *gs = VEC(c->gsamples, struct gsample);
+	const struct cthread *th = VEC(c->threads, struct cthread);
+	uint32_t ng = c->gsamples.len;
+	int rc = 0;
 	for (uint32_t i = 0; i < ng && !rc && !b->status; i++) {
 		pv_stack_ix st = PV_NONE;
 		if (gs[i].sf) {
@@ -536,18 +566,50 @@ static int build(struct ch *c)
 			break;
 		builder_sample(b, th[gs[i].thread].out, st, t, w);
 	}
-	if (tcur)
-		ch_ticks_check(c, tcur);
-	pv_free(tcur);
-	if (rc)
-		goto out;
+	return rc;
+}
 
-	/* markers, by thread and time */
+/* The samples: V8 profiles', then the object form's. */
+static int samples_out(struct ch *c, const pv_stack_ix *nstack, const bool *skip,
+		       const pv_stack_ix *sstack, int64_t zero, pv_metric_ix m_time)
+{
+	uint32_t nn = c->nodes.len;
+	/* positionTicks: each node's samples without a line of their own get its lines */
+	struct v8_out o = {nstack, skip, NULL, zero, m_time};
+	if (c->ticks.len && !(o.tcur = pv_calloc((size_t)nn * 2, sizeof(uint32_t))))
+		return ch_oom(c);
+	/*
+	 * one sample per psample and object-form sample: room once, so the columns never move
+	 * (not with a profile read in place, whose arrays become the columns: direct_samples)
+	 */
+	if (!c->dtimes.len)
+		builder_samples_room(c->b, (uint64_t)c->b->p->samples.len + c->psamples.len +
+					       c->gsamples.len);
+	int rc = profile_samples(c, &o);
+	if (!rc)
+		rc = gsamples_out(c, sstack, zero);
+	if (o.tcur)
+		ch_ticks_check(c, o.tcur);
+	pv_free(o.tcur);
+	return rc;
+}
+
+/* The markers, by thread and time. */
+static int markers_out(struct ch *c, const pv_stack_ix *sstack, int64_t zero)
+{
+	struct pv_builder *b = c->b;
+	uint32_t nm = c->marks.len;
+	uint32_t *mord = pv_malloc((size_t)(nm ? nm : 1) * sizeof(uint32_t));
+	if (!mord)
+		return ch_oom(c);
 	for (uint32_t i = 0; i < nm; i++)
 		mord[i] = i;
 	ch_sort_r(mord, nm, sizeof(uint32_t), cmp_mark, c);
 	builder_markers_reserve(b, nm);
-	for (uint32_t i = 0; i < nm && !b->status; i++) {
+	const struct cmark *mk = VEC(c->marks, struct cmark);
+	const struct cthread *th = VEC(c->threads, struct cthread);
+	int rc = 0;
+	for (uint32_t i = 0; i < nm && !b->status && !rc; i++) {
 		const struct cmark *m = &mk[mord[i]];
 		struct raw_marker r = {
 		    .name = m->name,
@@ -560,7 +622,7 @@ static int build(struct ch *c)
 		};
 		if ((rc = ch_rel(c, m->start, zero, &r.start_ns)) ||
 		    (rc = ch_rel(c, m->end, zero, &r.end_ns)))
-			goto out;
+			break;
 		if (m->sf) {
 			uint32_t f = ch_sframe_find(c, ch_pool_s(c, m->sf));
 			if (f == NO_IX) {
@@ -573,19 +635,54 @@ static int build(struct ch *c)
 		}
 		builder_marker(b, &r);
 	}
+	pv_free(mord);
+	return rc;
+}
 
-	b->p->meta.product = builder_cstr(b, c->product ? c->product : "");
-	report(c);
-out:
+static int build(struct ch *c)
+{
+	struct pv_builder *b = c->b;
+	uint32_t nn = c->nodes.len, ns = c->sframes.len;
+	uint32_t *node_prof = pv_malloc((size_t)(nn ? nn : 1) * sizeof(uint32_t));
+	pv_stack_ix *nstack = pv_malloc((size_t)(nn ? nn : 1) * sizeof(pv_stack_ix));
+	bool *skip = pv_malloc(nn ? nn : 1);
+	pv_stack_ix *sstack = pv_malloc((size_t)(ns ? ns : 1) * sizeof(pv_stack_ix));
+	int rc = !node_prof || !nstack || !skip || !sstack ? ch_oom(c) : 0;
+	if (!rc) {
+		resolve_chunks(c);
+		rc = ch_build_nodes(c, node_prof, nstack, skip);
+	}
+	if (!rc)
+		rc = ch_build_profiles(c, node_prof);
+	if (!rc) {
+		/* the samples are in psamples: the arrays read go before more is made */
+		struct vec *read[] = {&c->s_ids, &c->deltas, &c->stamps, &c->s_lines, &c->s_cols};
+		for (size_t i = 0; i < sizeof(read) / sizeof(read[0]); i++)
+			vec_free(read[i]);
+		rc = sample_interval(c);
+	}
+	if (!rc)
+		rc = sframe_stacks(c, sstack);
+	if (!rc)
+		rc = gsample_threads(c);
+	if (!rc)
+		rc = make_threads(c);
+	int64_t zero = rc ? 0 : find_zero(c);
+	pv_metric_ix m_time = PV_NONE;
+	if (!rc)
+		rc = sample_metrics(c, node_prof, nstack, zero, &m_time);
+	if (!rc)
+		rc = samples_out(c, nstack, skip, sstack, zero, m_time);
+	if (!rc)
+		rc = markers_out(c, sstack, zero);
+	if (!rc) {
+		b->p->meta.product = builder_cstr(b, c->product ? c->product : "");
+		report(c);
+	}
 	pv_free(node_prof);
 	pv_free(nstack);
 	pv_free(skip);
 	pv_free(sstack);
-	pv_free(sparent);
-	pv_free(sframe);
-	pv_free(tord);
-	pv_free(mord);
-	pv_free(pord);
 	return rc;
 }
 

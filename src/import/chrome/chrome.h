@@ -202,7 +202,8 @@ struct ch {
 	pv_cat_ix cat_other, cat_idle, cat_js, cat_gc, cat_native;
 
 	uint32_t order;
-	uint32_t last_thread; /* ch_get_thread's last answer (threads.len: none yet) */
+	uint32_t last_thread;	/* ch_get_thread's last answer (threads.len: none yet) */
+	const char *marks_from; /* where the events began (mark_slot) */
 	uint32_t nr_cpuprofiles;
 	const char *product;
 	/* a sampling heap profile (.heapprofile): the head tree's nodes carry selfSize */

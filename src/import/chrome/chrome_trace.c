@@ -168,6 +168,28 @@ static int compose_payload(struct ch *c, pv_str_ix *out)
 	return 0;
 }
 
+/*
+ * A new mark's row. Past 65,536 marks the table grows once to what the rest of the input holds
+ * at the bytes per mark read so far, and an eighth more, instead of doubling: each doubling
+ * copied it into fresh pages (a third of the time of a trace of 600,000 events).
+ */
+static struct cmark *mark_slot(struct ch *c)
+{
+	struct vec *v = &c->marks;
+	if (v->len == v->cap && v->len >= 65536 && c->j.p > c->marks_from) {
+		uint64_t per = (uint64_t)(c->j.p - c->marks_from) / v->len + 1;
+		uint64_t rest = (uint64_t)(c->j.end - c->j.p) / per;
+		uint64_t rows = v->len + rest + rest / 8 + 16;
+		if (rows <= PV_MAX_ROWS &&
+		    !col_realloc(&v->p, sizeof(struct cmark), (uint32_t)rows)) {
+			v->cap = (uint32_t)rows;
+			/* filled row by row: in 2 MiB pages */
+			pv_huge_hint(v->p, (size_t)v->cap * sizeof(struct cmark));
+		}
+	}
+	return vec_push(v, sizeof(struct cmark));
+}
+
 static int add_marker(struct ch *c, enum pv_marker_phase phase)
 {
 	struct ev *e = &c->ev;
@@ -219,7 +241,7 @@ static int add_marker(struct ch *c, enum pv_marker_phase phase)
 	}
 	default: m.start = e->ts;
 	}
-	struct cmark *slot = vec_push(&c->marks, sizeof(*slot));
+	struct cmark *slot = mark_slot(c);
 	if (!slot)
 		return ch_oom(c);
 	*slot = m;
@@ -372,6 +394,98 @@ static int finish_event(struct ch *c)
 	}
 }
 
+/* An event's "id2": {"local": ID} or {"global": ID}, kept as "local:ID" / "global:ID". */
+static int read_id2(struct ch *c, struct json *j, const struct json_tok *v)
+{
+	if (v->kind != JSON_OBJECT)
+		return json_skip(j, v);
+	for (;;) {
+		struct json_tok k2, v2;
+		int rc = ch_next_member(j, &k2, &v2);
+		if (rc || k2.kind != JSON_KEY)
+			return rc;
+		if (json_text(j, &v2, &c->tmp) == 0) {
+			sbuf_reset(&c->id);
+			if (sbuf_put(&c->id, k2.s, k2.len) || sbuf_put(&c->id, ":", 1) ||
+			    sbuf_put(&c->id, c->tmp.buf, c->tmp.len))
+				return ch_oom(c);
+			c->ev.has_id = true;
+		} else if ((rc = json_skip(j, &v2))) {
+			return rc;
+		}
+	}
+}
+
+/* What an event has that is counted, not kept. */
+struct ev_extra {
+	bool tts, stack, flow;
+};
+
+/* A time member of an event ('ts', 'dur', 'tdur'): µs as ns, *has set when a number. */
+static int ev_time(struct ch *c, struct json *j, const struct json_tok *v, const char *what,
+		   int64_t *out, bool *has)
+{
+	bool have = false;
+	int rc = ch_read_fixed(c, j, v, 3, what, out, &have);
+	*has = have;
+	return rc;
+}
+
+/* The phase letter: a string of one letter, kept as long when longer or escaped. */
+static int ev_phase(struct json *j, struct ev *e, const struct json_tok *v)
+{
+	if (v->kind != JSON_STRING)
+		return json_fail_at(j, v, "expected 'ph' (a phase letter), found %s",
+				    json_kind_name(v->kind));
+	e->has_ph = true;
+	e->ph = v->len ? v->s[0] : 0;
+	e->ph_long = v->len != 1 || v->escaped;
+	return 0;
+}
+
+/* One member of an event (key k, value v). */
+static int event_member(struct ch *c, struct json *j, const struct json_tok *k,
+			const struct json_tok *v, struct ev_extra *x)
+{
+	struct ev *e = &c->ev;
+	if (json_is(k, "ph"))
+		return ev_phase(j, e, v);
+	if (json_is(k, "name"))
+		return ch_text_member(j, v, &c->name, &e->has_name);
+	if (json_is(k, "cat"))
+		return ch_text_member(j, v, &c->cat, &e->has_cat);
+	if (json_is(k, "ts"))
+		return ev_time(c, j, v, "'ts'", &e->ts, &e->has_ts);
+	if (json_is(k, "dur"))
+		return ev_time(c, j, v, "'dur'", &e->dur, &e->has_dur);
+	if (json_is(k, "tdur")) {
+		x->tts = true;
+		return ev_time(c, j, v, "'tdur'", &e->tdur, &e->has_tdur);
+	}
+	if (json_is(k, "pid"))
+		return ch_read_id(c, j, v, "'pid'", &e->pid);
+	if (json_is(k, "tid"))
+		return ch_read_id(c, j, v, "'tid'", &e->tid);
+	if (json_is(k, "id"))
+		return ch_text_member(j, v, &c->id, &e->has_id);
+	if (json_is(k, "id2"))
+		return read_id2(c, j, v);
+	if (json_is(k, "scope"))
+		return ch_text_member(j, v, &c->scope, &e->has_scope);
+	if (json_is(k, "sf"))
+		return ch_text_member(j, v, &c->sf, &e->has_sf);
+	if (json_is(k, "args")) {
+		if (e->has_ph && e->has_name)
+			return handle_args(c, j, v);
+		e->args_p = v->kind == JSON_STRING ? v->s - 1 : v->s;
+		return json_skip(j, v);
+	}
+	x->tts |= json_is(k, "tts");
+	x->stack |= json_is(k, "stack") || json_is(k, "esf") || json_is(k, "estack");
+	x->flow |= json_is(k, "bind_id") || json_is(k, "flow_in") || json_is(k, "flow_out");
+	return json_skip(j, v);
+}
+
 /* One event object, its '{' read. Returns TRUNCATED when the input ends inside it. */
 static int read_event(struct ch *c, struct json *j)
 {
@@ -379,129 +493,30 @@ static int read_event(struct ch *c, struct json *j)
 	memset(e, 0, sizeof(*e));
 	e->pid = e->tid = ID_MISSING;
 	e->chunk = NO_IX;
-	sbuf_reset(&c->name);
-	sbuf_reset(&c->cat);
-	sbuf_reset(&c->id);
-	sbuf_reset(&c->scope);
-	sbuf_reset(&c->sf);
-	sbuf_reset(&c->cap);
-	sbuf_reset(&c->argid);
-	bool tts = false, stack = false, flow = false;
+	struct sbuf *texts[] = {&c->name, &c->cat, &c->id, &c->scope, &c->sf, &c->cap, &c->argid};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		sbuf_reset(texts[i]);
+	struct ev_extra x = {false, false, false};
 	for (;;) {
 		struct json_tok k, v;
 		int rc = ch_next_member(j, &k, &v);
-		if (rc)
-			return rc;
-		if (k.kind != JSON_KEY)
+		if (!rc && k.kind != JSON_KEY)
 			break;
-		bool have = false;
-		if (json_is(&k, "ph")) {
-			if (v.kind != JSON_STRING)
-				return json_fail_at(j, &v,
-						    "expected 'ph' (a phase letter), found %s",
-						    json_kind_name(v.kind));
-			e->has_ph = true;
-			e->ph = v.len ? v.s[0] : 0;
-			e->ph_long = v.len != 1 || v.escaped;
-		} else if (json_is(&k, "name")) {
-			rc = ch_text_member(j, &v, &c->name, &e->has_name);
-		} else if (json_is(&k, "cat")) {
-			rc = ch_text_member(j, &v, &c->cat, &e->has_cat);
-		} else if (json_is(&k, "ts")) {
-			rc = ch_read_fixed(c, j, &v, 3, "'ts'", &e->ts, &have);
-			e->has_ts = have;
-		} else if (json_is(&k, "dur")) {
-			rc = ch_read_fixed(c, j, &v, 3, "'dur'", &e->dur, &have);
-			e->has_dur = have;
-		} else if (json_is(&k, "tdur")) {
-			rc = ch_read_fixed(c, j, &v, 3, "'tdur'", &e->tdur, &have);
-			e->has_tdur = have;
-			tts = true;
-		} else if (json_is(&k, "tts")) {
-			tts = true;
-			rc = json_skip(j, &v);
-		} else if (json_is(&k, "pid")) {
-			rc = ch_read_id(c, j, &v, "'pid'", &e->pid);
-		} else if (json_is(&k, "tid")) {
-			rc = ch_read_id(c, j, &v, "'tid'", &e->tid);
-		} else if (json_is(&k, "id")) {
-			rc = ch_text_member(j, &v, &c->id, &e->has_id);
-		} else if (json_is(&k, "id2")) {
-			/* {"local": ID} or {"global": ID} */
-			if (v.kind != JSON_OBJECT) {
-				rc = json_skip(j, &v);
-			} else {
-				for (;;) {
-					struct json_tok k2, v2;
-					if ((rc = ch_next_member(j, &k2, &v2)))
-						break;
-					if (k2.kind != JSON_KEY)
-						break;
-					if (json_text(j, &v2, &c->tmp) == 0) {
-						sbuf_reset(&c->id);
-						if (sbuf_put(&c->id, k2.s, k2.len) ||
-						    sbuf_put(&c->id, ":", 1) ||
-						    sbuf_put(&c->id, c->tmp.buf, c->tmp.len))
-							return ch_oom(c);
-						e->has_id = true;
-					} else if ((rc = json_skip(j, &v2))) {
-						break;
-					}
-				}
-			}
-		} else if (json_is(&k, "scope")) {
-			rc = ch_text_member(j, &v, &c->scope, &e->has_scope);
-		} else if (json_is(&k, "sf")) {
-			rc = ch_text_member(j, &v, &c->sf, &e->has_sf);
-		} else if (json_is(&k, "stack") || json_is(&k, "esf") || json_is(&k, "estack")) {
-			stack = true;
-			rc = json_skip(j, &v);
-		} else if (json_is(&k, "bind_id") || json_is(&k, "flow_in") ||
-			   json_is(&k, "flow_out")) {
-			flow = true;
-			rc = json_skip(j, &v);
-		} else if (json_is(&k, "args")) {
-			if (e->has_ph && e->has_name) {
-				rc = handle_args(c, j, &v);
-			} else {
-				e->args_p = v.kind == JSON_STRING ? v.s - 1 : v.s;
-				rc = json_skip(j, &v);
-			}
-		} else {
-			rc = json_skip(j, &v);
-		}
-		if (rc)
+		if (rc || (rc = event_member(c, j, &k, &v, &x)))
 			return rc;
 	}
-	c->tts += tts;
-	c->stack_fields += stack;
-	c->flow_fields += flow;
+	c->tts += x.tts;
+	c->stack_fields += x.stack;
+	c->flow_fields += x.flow;
 	return 0;
 }
 
 /* ---- the top level ---- */
 
-/*
- * Room for as many marks as the rest of the input can hold (an event that becomes one has at
- * least 18 bytes: {"ph":"i","ts":0},), taken once so the table never moves: each move copied
- * it into fresh pages, a third of the time of a trace of 600,000 events. Only the pages written
- * are touched; the rest stays address space. Without the memory, the table grows as it goes.
- */
-static void marks_room(struct ch *c, const struct json *j)
-{
-	uint64_t rows = (uint64_t)(j->end - j->p) / 18 + 1;
-	if (c->marks.cap || rows > PV_MAX_ROWS)
-		return;
-	if (!col_realloc(&c->marks.p, sizeof(struct cmark), (uint32_t)rows)) {
-		c->marks.cap = (uint32_t)rows;
-		/* filled from the start, row by row: in 2 MiB pages */
-		pv_huge_hint(c->marks.p, (size_t)rows * sizeof(struct cmark));
-	}
-}
-
 int ch_read_events(struct ch *c, struct json *j)
 {
-	marks_room(c, j);
+	if (!c->marks_from)
+		c->marks_from = j->p;
 	for (;;) {
 		struct json_tok t;
 		int rc = json_next(j, &t);

@@ -277,128 +277,147 @@ static int read_position_ticks(struct ch *c, struct json *j, const struct json_t
  * of its own, below any id a file writes). The recursion over nested children is bounded by the
  * tokenizer's JSON_MAX_DEPTH (a node and its 'children' array are two levels).
  */
+static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth);
+
+/* A node's "children": ids (edges, their parent set by add_node) or nested nodes. */
+static int read_children(struct ch *c, struct json *j, const struct json_tok *v, uint32_t ci,
+			 uint32_t depth)
+{
+	/* a value follows a key: never the end of the input (json_want's message as ours) */
+	int rc =
+	    v->kind == JSON_NULL ? 0 : json_want(j, v, JSON_ARRAY, "'children' to be an array");
+	if (rc || v->kind == JSON_NULL)
+		return rc;
+	for (;;) {
+		struct json_tok x;
+		rc = json_next(j, &x);
+		if (rc || x.kind == JSON_END)
+			return rc;
+		if (x.kind == JSON_EOF)
+			return TRUNCATED;
+		if (x.kind == JSON_OBJECT) {
+			/* old layout: the child itself */
+			if ((rc = read_node(c, j, ci, depth + 1)))
+				return rc;
+			continue;
+		}
+		if (x.kind != JSON_NUMBER)
+			return json_fail_at(j, &x, "expected a child node id (a number), found %s",
+					    json_kind_name(x.kind));
+		int64_t child;
+		if ((rc = json_i64(j, &x, &child)))
+			return rc;
+		struct vedge *e = vec_push(&c->edges, sizeof(*e));
+		if (!e)
+			return ch_oom(c);
+		e->chunk = ci;
+		e->resolved = false; /* the parent's id may come later */
+		e->parent = 0;
+		e->child = child;
+	}
+}
+
+/* What a node said (read_node). */
+struct node_read {
+	struct cframe cf;
+	int64_t id, parent, self;
+	bool has_id, has_parent, has_self;
+	uint32_t t_begin, t_len;
+};
+
+/* A node's "selfSize" (a sampling heap profile's), added to the nodes' sum. */
+static int read_self(struct ch *c, struct json *j, const struct json_tok *v, struct node_read *r)
+{
+	if (v->kind == JSON_NULL)
+		return 0;
+	int rc = ch_heap_bytes(j, v, "selfSize", &r->self);
+	if (!rc && __builtin_add_overflow(c->heap_self, r->self, &c->heap_self))
+		rc = json_fail_at(j, v, "the nodes' selfSize sum out of range");
+	r->has_self = !rc;
+	return rc;
+}
+
+/*
+ * The node read, its children read inside it (from node0 and edge0 on) given it as their
+ * parent: nested nodes without a parent and id edges.
+ */
+static int add_node(struct ch *c, uint32_t ci, uint32_t node0, uint32_t edge0,
+		    const struct node_read *r)
+{
+	struct vnode *nodes = VEC(c->nodes, struct vnode);
+	for (uint32_t i = node0; i < c->nodes.len; i++)
+		if (!nodes[i].has_parent) {
+			nodes[i].parent = r->id;
+			nodes[i].has_parent = true;
+		}
+	struct vedge *edges = VEC(c->edges, struct vedge);
+	for (uint32_t e = edge0; e < c->edges.len; e++)
+		if (!edges[e].resolved) {
+			edges[e].parent = r->id;
+			edges[e].resolved = true;
+		}
+	struct vnode *n = vec_push(&c->nodes, sizeof(*n));
+	if (!n)
+		return ch_oom(c);
+	const struct cframe *cf = &r->cf;
+	const char *fn = sbuf_str(&cf->fn);
+	n->chunk = ci;
+	n->id = r->id;
+	n->parent = r->parent;
+	n->has_parent = r->has_parent;
+	n->root_name = cf->fn.len == 6 && memcmp(fn, "(root)", 6) == 0;
+	n->has_self = r->has_self;
+	n->self = r->self;
+	n->t_begin = r->t_begin;
+	n->t_len = r->t_len;
+	c->heap_nodes += r->has_self;
+	n->frame =
+	    ch_v8_frame(c, fn, cf->fn.len, sbuf_str(&cf->url), cf->url.len, cf->line, cf->col);
+	return 0;
+}
+
+/* One member of a node (key k, value v). */
+static int node_member(struct ch *c, struct json *j, const struct json_tok *k,
+		       const struct json_tok *v, uint32_t ci, uint32_t depth, struct node_read *r)
+{
+	if (json_is(k, "id"))
+		return read_int_value(j, v, "a node 'id'", &r->id, &r->has_id);
+	if (json_is(k, "callFrame"))
+		return read_callframe(j, v, &r->cf);
+	if (json_is(k, "parent"))
+		return read_int_value(j, v, "a node 'parent'", &r->parent, &r->has_parent);
+	if (json_is(k, "selfSize"))
+		return read_self(c, j, v, r);
+	if (json_is(k, "children"))
+		return read_children(c, j, v, ci, depth);
+	if (json_is(k, "positionTicks"))
+		return read_position_ticks(c, j, v, &r->t_begin, &r->t_len);
+	int rc = callframe_field(j, k, v, &r->cf);
+	return rc == 1 ? json_skip(j, v) : rc;
+}
+
 static int read_node(struct ch *c, struct json *j, uint32_t ci, uint32_t depth)
 {
-	struct cframe cf = {.line = -1, .col = -1};
-	struct json_tok k, v;
-	int64_t id = 0, parent = 0, self = 0;
-	bool has_id = false, has_parent = false, has_self = false;
-	uint32_t node0 = c->nodes.len, edge0 = c->edges.len, t_begin = 0, t_len = 0;
+	struct node_read r = {.cf = {.line = -1, .col = -1}};
+	uint32_t node0 = c->nodes.len, edge0 = c->edges.len;
 	int rc = 0;
 	for (;;) {
-		if ((rc = ch_next_member(j, &k, &v)))
+		struct json_tok k, v;
+		if ((rc = ch_next_member(j, &k, &v)) || k.kind != JSON_KEY)
 			break;
-		if (k.kind != JSON_KEY)
-			break;
-		if (json_is(&k, "id")) {
-			rc = read_int_value(j, &v, "a node 'id'", &id, &has_id);
-		} else if (json_is(&k, "callFrame")) {
-			rc = read_callframe(j, &v, &cf);
-		} else if (json_is(&k, "parent")) {
-			rc = read_int_value(j, &v, "a node 'parent'", &parent, &has_parent);
-		} else if (json_is(&k, "selfSize")) {
-			if (v.kind == JSON_NULL)
-				continue;
-			rc = ch_heap_bytes(j, &v, "selfSize", &self);
-			if (!rc && __builtin_add_overflow(c->heap_self, self, &c->heap_self))
-				rc = json_fail_at(j, &v, "the nodes' selfSize sum out of range");
-			has_self = !rc;
-		} else if (json_is(&k, "children")) {
-			if (v.kind == JSON_NULL)
-				continue;
-			if (v.kind != JSON_ARRAY) {
-				rc = json_fail_at(j, &v,
-						  "expected 'children' to be an array, found %s",
-						  json_kind_name(v.kind));
-				break;
-			}
-			for (;;) {
-				struct json_tok x;
-				if ((rc = json_next(j, &x)))
-					break;
-				if (x.kind == JSON_END)
-					break;
-				if (x.kind == JSON_EOF) {
-					rc = TRUNCATED;
-					break;
-				}
-				if (x.kind == JSON_OBJECT) {
-					/* old layout: the child itself */
-					if ((rc = read_node(c, j, ci, depth + 1)))
-						break;
-					continue;
-				}
-				if (x.kind != JSON_NUMBER) {
-					rc = json_fail_at(
-					    j, &x, "expected a child node id (a number), found %s",
-					    json_kind_name(x.kind));
-					break;
-				}
-				int64_t child;
-				if ((rc = json_i64(j, &x, &child)))
-					break;
-				struct vedge *e = vec_push(&c->edges, sizeof(*e));
-				if (!e) {
-					rc = ch_oom(c);
-					break;
-				}
-				e->chunk = ci;
-				e->resolved = false; /* the parent's id may come later */
-				e->parent = 0;
-				e->child = child;
-			}
-		} else if (json_is(&k, "positionTicks")) {
-			rc = read_position_ticks(c, j, &v, &t_begin, &t_len);
-		} else {
-			rc = callframe_field(j, &k, &v, &cf);
-			if (rc == 1)
-				rc = json_skip(j, &v);
-		}
-		if (rc)
+		if ((rc = node_member(c, j, &k, &v, ci, depth, &r)))
 			break;
 	}
-	if (!rc && !has_id && has_self) {
-		id = INT64_MIN + 1 + (int64_t)c->nodes.len; /* an old heap profile's node */
-		has_id = true;
+	if (!rc && !r.has_id && r.has_self) {
+		r.id = INT64_MIN + 1 + (int64_t)c->nodes.len; /* an old heap profile's node */
+		r.has_id = true;
 	}
-	if (!rc && !has_id)
+	if (!rc && !r.has_id)
 		rc = json_fail(j, NULL, "a node without an 'id'");
-	if (!rc) {
-		/* children read inside this node: nested nodes without a parent, and id edges */
-		struct vnode *nodes = VEC(c->nodes, struct vnode);
-		for (uint32_t i = node0; i < c->nodes.len; i++)
-			if (!nodes[i].has_parent) {
-				nodes[i].parent = id;
-				nodes[i].has_parent = true;
-			}
-		struct vedge *edges = VEC(c->edges, struct vedge);
-		for (uint32_t e = edge0; e < c->edges.len; e++)
-			if (!edges[e].resolved) {
-				edges[e].parent = id;
-				edges[e].resolved = true;
-			}
-		struct vnode *n = vec_push(&c->nodes, sizeof(*n));
-		if (!n) {
-			rc = ch_oom(c);
-		} else {
-			const char *fn = sbuf_str(&cf.fn);
-			n->chunk = ci;
-			n->id = id;
-			n->parent = parent;
-			n->has_parent = has_parent;
-			n->root_name = cf.fn.len == 6 && memcmp(fn, "(root)", 6) == 0;
-			n->has_self = has_self;
-			n->self = self;
-			n->t_begin = t_begin;
-			n->t_len = t_len;
-			c->heap_nodes += has_self;
-			n->frame = ch_v8_frame(c, fn, cf.fn.len, sbuf_str(&cf.url), cf.url.len,
-					       cf.line, cf.col);
-		}
-	}
-	(void)depth;
-	sbuf_release(&cf.fn);
-	sbuf_release(&cf.url);
+	if (!rc)
+		rc = add_node(c, ci, node0, edge0, &r);
+	sbuf_release(&r.cf.fn);
+	sbuf_release(&r.cf.url);
 	return rc;
 }
 
@@ -931,6 +950,131 @@ static int ch_direct(struct ch *c, const uint32_t *node_prof, uint32_t pi, int64
  * Samples of every profile, in time order, into psamples (their lines into plines), or when
  * the input holds one array pair in order, in place into dtimes and dnodes (ch_direct).
  */
+/* The chunks of one profile: order[a..z) (cmp_chunk), the profile pi. */
+struct prof_chunks {
+	const uint32_t *order;
+	uint32_t a, z, pi;
+	bool any_lines; /* some chunk of the file has per-sample lines or columns */
+	bool one;	/* the file has one chunk of a profile: maybe read in place (ch_direct) */
+};
+
+/*
+ * A profile's start (its own, else its first chunk's ts, else 0: reported) and end (its own,
+ * or the latest a chunk says).
+ */
+static void prof_span(struct ch *c, const struct prof_chunks *pc, int64_t *start, int64_t *end)
+{
+	const struct vchunk *chunks = VEC(c->chunks, struct vchunk);
+	const struct vprof *p = &VEC(c->profs, struct vprof)[pc->pi];
+	*start = p->start;
+	*end = p->end;
+	for (uint32_t i = pc->a; i < pc->z; i++)
+		if (*start == PV_TIME_NONE)
+			*start = chunks[pc->order[i]].ts;
+	if (*start == PV_TIME_NONE) {
+		*start = 0;
+		c->no_start += !c->heap; /* a heap profile has no times at all */
+	}
+	for (uint32_t i = pc->a; i < pc->z; i++) {
+		const struct vchunk *k = &chunks[pc->order[i]];
+		int64_t e = k->end;
+		if (k->span != PV_TIME_NONE && __builtin_add_overflow(*start, k->span, &e))
+			e = PV_TIME_NONE;
+		if (e != PV_TIME_NONE && (*end == PV_TIME_NONE || e > *end))
+			*end = e;
+	}
+}
+
+/* The samples of a chunk: min(samples, timeDeltas), the rest reported. */
+static uint32_t chunk_n(struct ch *c, const struct vchunk *k)
+{
+	uint32_t n = k->s_len < k->d_len ? k->s_len : k->d_len;
+	c->deltas_mismatch += (k->s_len > n ? k->s_len - n : 0) + (k->d_len > n ? k->d_len - n : 0);
+	return n;
+}
+
+/*
+ * The samples of chunk k of profile pi appended to psamples (and their lines to plines when
+ * any_lines), times from *t on; *sorted cleared when one goes back in time. Room is made.
+ */
+static int chunk_samples(struct ch *c, const struct vchunk *k, const uint32_t *node_prof,
+			 const struct prof_chunks *pc, uint32_t s0, int64_t *t, bool *sorted)
+{
+	uint32_t n = chunk_n(c, k);
+	bool lines = k->has_lines && k->l_len == k->s_len;
+	bool cols = k->has_cols && k->c_len == k->s_len;
+	if ((k->has_lines && !lines) || (k->has_cols && !cols))
+		c->lines_mismatch++;
+	const int64_t *ids = VEC(c->s_ids, int64_t) + k->s_begin;
+	const int64_t *d = VEC(c->deltas, int64_t) + k->d_begin;
+	uint32_t base = c->psamples.len;
+	if (n && (vec_resize(&c->psamples, sizeof(struct psample), base + n) ||
+		  (pc->any_lines && vec_resize(&c->plines, 2 * sizeof(uint32_t), base + n))))
+		return ch_oom(c);
+	struct psample *ps = VEC(c->psamples, struct psample) + base;
+	uint32_t *pl = pc->any_lines ? VEC(c->plines, uint32_t) + 2 * (size_t)base : NULL;
+	for (uint32_t s = 0; s < n; s++) {
+		if (__builtin_add_overflow(*t, d[s], t))
+			return pv_error_set(c->err, PV_ELIMIT, "%s: sample times out of range",
+					    c->in->name);
+		ps[s].time = *t;
+		ps[s].node = node_find(c, node_prof, pc->pi, ids[s]);
+		ps[s].seq = base + s - s0;
+		if (pl) {
+			pl[2 * s] = lines ? VEC(c->s_lines, uint32_t)[k->l_begin + s] : 0;
+			pl[2 * s + 1] = cols ? VEC(c->s_cols, uint32_t)[k->c_begin + s] : 0;
+		}
+		if (ps[s].node == NO_IX)
+			c->unknown_node++;
+		if (base + s > s0 && (ps + s)[-1].time > *t)
+			*sorted = false;
+	}
+	return 0;
+}
+
+/* The profile's samples made (psamples, in time order) and its span set. */
+static int profile_chunks(struct ch *c, const uint32_t *node_prof, const struct prof_chunks *pc)
+{
+	const struct vchunk *chunks = VEC(c->chunks, struct vchunk);
+	int64_t start, end;
+	prof_span(c, pc, &start, &end);
+	const struct vchunk *k0 = &chunks[pc->order[pc->a]];
+	struct vprof *p;
+	if (pc->one && direct_ok(c, k0)) {
+		uint32_t n = chunk_n(c, k0);
+		int rc = ch_direct(c, node_prof, pc->pi, start, n);
+		if (rc)
+			return rc;
+		p = &VEC(c->profs, struct vprof)[pc->pi];
+		p->start = start;
+		p->end = end;
+		p->s_begin = 0;
+		p->s_len = n;
+		VEC(c->threads, struct cthread)[p->thread].used = true;
+		return 0;
+	}
+	int64_t t = start;
+	uint32_t s0 = c->psamples.len;
+	bool sorted = true;
+	for (uint32_t i = pc->a; i < pc->z; i++) {
+		int rc = chunk_samples(c, &chunks[pc->order[i]], node_prof, pc, s0, &t, &sorted);
+		if (rc)
+			return rc;
+	}
+	uint32_t len = c->psamples.len - s0;
+	struct psample *ps = len ? VEC(c->psamples, struct psample) + s0 : NULL;
+	if (!sorted)
+		pv_sort(ps, len, sizeof(*ps), cmp_psample);
+	p = &VEC(c->profs, struct vprof)[pc->pi];
+	p->start = start;
+	p->end = end;
+	p->s_begin = s0;
+	p->s_len = len;
+	if (len)
+		VEC(c->threads, struct cthread)[p->thread].used = true;
+	return 0;
+}
+
 int ch_build_profiles(struct ch *c, const uint32_t *node_prof)
 {
 	uint32_t nc = c->chunks.len;
@@ -938,114 +1082,30 @@ int ch_build_profiles(struct ch *c, const uint32_t *node_prof)
 	if (!order)
 		return ch_oom(c);
 	uint32_t m = 0;
-	struct vchunk *chunks = VEC(c->chunks, struct vchunk);
+	const struct vchunk *chunks = VEC(c->chunks, struct vchunk);
 	for (uint32_t i = 0; i < nc; i++)
 		if (chunks[i].done && chunks[i].prof != NO_IX)
 			order[m++] = i;
 	pv_sort_r(order, m, sizeof(uint32_t), cmp_chunk, c);
-	bool any_lines = false;
+	struct prof_chunks pc = {.order = order};
 	for (uint32_t i = 0; i < m; i++)
-		any_lines |= chunks[order[i]].has_lines || chunks[order[i]].has_cols;
+		pc.any_lines |= chunks[order[i]].has_lines || chunks[order[i]].has_cols;
+	pc.one = m == 1;
+	/* the samples of every chunk: room once, so psamples never moves */
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < m && !pc.one; i++) {
+		const struct vchunk *k = &chunks[order[i]];
+		total += k->s_len < k->d_len ? k->s_len : k->d_len;
+	}
+	if (total && total <= PV_MAX_ROWS && !c->psamples.cap &&
+	    !col_realloc(&c->psamples.p, sizeof(struct psample), (uint32_t)total))
+		c->psamples.cap = (uint32_t)total;
 	int rc = 0;
-	for (uint32_t a = 0; a < m && !rc;) {
-		uint32_t pi = chunks[order[a]].prof;
-		uint32_t z = a;
-		while (z < m && chunks[order[z]].prof == pi)
-			z++;
-		struct vprof *p = &VEC(c->profs, struct vprof)[pi];
-		int64_t start = p->start, end = p->end;
-		for (uint32_t i = a; i < z; i++)
-			if (start == PV_TIME_NONE)
-				start = chunks[order[i]].ts;
-		if (start == PV_TIME_NONE) {
-			start = 0;
-			c->no_start += !c->heap; /* a heap profile has no times at all */
-		}
-		for (uint32_t i = a; i < z; i++) {
-			const struct vchunk *k = &chunks[order[i]];
-			int64_t e = k->end;
-			if (k->span != PV_TIME_NONE && __builtin_add_overflow(start, k->span, &e))
-				e = PV_TIME_NONE;
-			if (e != PV_TIME_NONE && (end == PV_TIME_NONE || e > end))
-				end = e;
-		}
-		const struct vchunk *k0 = &chunks[order[a]];
-		if (m == 1 && direct_ok(c, k0)) {
-			uint32_t n = k0->s_len < k0->d_len ? k0->s_len : k0->d_len;
-			c->deltas_mismatch += (k0->s_len - n) + (k0->d_len - n);
-			if ((rc = ch_direct(c, node_prof, pi, start, n)))
-				break;
-			p = &VEC(c->profs, struct vprof)[pi];
-			p->start = start;
-			p->end = end;
-			p->s_begin = 0;
-			p->s_len = n;
-			VEC(c->threads, struct cthread)[p->thread].used = true;
-			a = z;
-			continue;
-		}
-		int64_t t = start;
-		uint32_t s0 = c->psamples.len;
-		bool sorted = true;
-		for (uint32_t i = a; i < z && !rc; i++) {
-			const struct vchunk *k = &chunks[order[i]];
-			uint32_t n = k->s_len < k->d_len ? k->s_len : k->d_len;
-			c->deltas_mismatch +=
-			    (k->s_len > n ? k->s_len - n : 0) + (k->d_len > n ? k->d_len - n : 0);
-			bool lines = k->has_lines && k->l_len == k->s_len;
-			bool cols = k->has_cols && k->c_len == k->s_len;
-			if ((k->has_lines && !lines) || (k->has_cols && !cols))
-				c->lines_mismatch++;
-			if (!n)
-				continue;
-			const int64_t *ids = VEC(c->s_ids, int64_t) + k->s_begin;
-			const int64_t *d = VEC(c->deltas, int64_t) + k->d_begin;
-			for (uint32_t s = 0; s < n; s++) {
-				if (__builtin_add_overflow(t, d[s], &t)) {
-					rc = pv_error_set(c->err, PV_ELIMIT,
-							  "%s: sample times out of range",
-							  c->in->name);
-					break;
-				}
-				struct psample *ps = vec_push(&c->psamples, sizeof(*ps));
-				if (!ps) {
-					rc = ch_oom(c);
-					break;
-				}
-				ps->time = t;
-				ps->node = node_find(c, node_prof, pi, ids[s]);
-				ps->seq = c->psamples.len - 1 - s0;
-				uint32_t *pl =
-				    any_lines ? vec_push(&c->plines, 2 * sizeof(uint32_t)) : NULL;
-				if (any_lines && !pl) {
-					rc = ch_oom(c);
-					break;
-				}
-				if (pl) {
-					pl[0] =
-					    lines ? VEC(c->s_lines, uint32_t)[k->l_begin + s] : 0;
-					pl[1] = cols ? VEC(c->s_cols, uint32_t)[k->c_begin + s] : 0;
-				}
-				if (ps->node == NO_IX)
-					c->unknown_node++;
-				if (c->psamples.len - 1 > s0 && ps[-1].time > t)
-					sorted = false;
-			}
-		}
-		if (rc)
-			break;
-		uint32_t len = c->psamples.len - s0;
-		struct psample *ps = len ? VEC(c->psamples, struct psample) + s0 : NULL;
-		if (!sorted)
-			pv_sort(ps, len, sizeof(*ps), cmp_psample);
-		p = &VEC(c->profs, struct vprof)[pi];
-		p->start = start;
-		p->end = end;
-		p->s_begin = s0;
-		p->s_len = len;
-		if (len)
-			VEC(c->threads, struct cthread)[p->thread].used = true;
-		a = z;
+	for (pc.a = 0; pc.a < m && !rc; pc.a = pc.z) {
+		pc.pi = chunks[order[pc.a]].prof;
+		for (pc.z = pc.a; pc.z < m && chunks[order[pc.z]].prof == pc.pi;)
+			pc.z++;
+		rc = profile_chunks(c, node_prof, &pc);
 	}
 	pv_free(order);
 	return rc;
