@@ -243,8 +243,9 @@ export async function stackChartTests(context, t) {
     return o;
   });
   const scData = async () => {
-    const s = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { d: { ...p.data.d, rows: p.data.d.rows.map((r) => Array.from(r)) }, win: p.win, c: p.c, width: p.data.width }; });
-    s.d.boxes = boxesOf(s.d.rows, new Map(s.d.functions), s.win[0], s.win[1], s.width, true);
+    // the names: the page's cache of the names the server sent (each once a session)
+    const s = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { d: { ...p.data.d, rows: p.data.d.rows.map((r) => Array.from(r)) }, win: p.win, c: p.c, width: p.data.width, names: [...p.data.names] }; });
+    s.d.boxes = boxesOf(s.d.rows, new Map(s.names), s.win[0], s.win[1], s.width, true);
     return s;
   };
   // the CLI's chart of the pane's window, context and width, with the pane's query options
@@ -385,6 +386,7 @@ export async function stackChartTests(context, t) {
     await page.waitForFunction(() => new URLSearchParams(location.search).get('sc') === '1');
     await shots('stackchart-busiest', SC);
     // a wheel notch: a new api/trace-boxes request for a narrower window at the pane's width
+    const held = new Set(s.names.map(([id]) => id));
     const asked = [];
     const on = (r) => { if (r.url().includes('/api/trace-boxes')) asked.push(new URL(r.url()).searchParams); };
     page.on('request', on);
@@ -399,7 +401,13 @@ export async function stackChartTests(context, t) {
     const s2 = await scData();
     eq([+a.get('context'), +a.get('width')], [1, s2.width], 'the context and the pane\'s width');
     assert(+a.get('t1') - +a.get('t0') < (s.win[1] - s.win[0]) * 1e6, `a narrower window: ${a}`);
-    eq(cols(s2.d.boxes), cols(cliBoxes(GPU, s2).boxes), 'the zoomed boxes are the CLI\'s');
+    const want2 = cliBoxes(GPU, s2);
+    eq(cols(s2.d.boxes), cols(want2.boxes), 'the zoomed boxes are the CLI\'s');
+    // each name once a session: the step asked with the count of names the page held, got
+    // none of those again, and every box's name is the CLI's
+    assert(/^\d+:\d+$/.test(a.get('known')) && +a.get('known').split(':')[1] === held.size, `known=${a.get('known')} (${held.size} held)`);
+    eq(s2.d.functions.filter(([id]) => held.has(id)), [], 'no name sent again');
+    eq(s2.d.boxes.map((b) => b.name), want2.boxes.map((b) => b.name), 'the names are the CLI\'s');
     assert(s2.d.boxes.every((b) => b.x1 <= s2.width && b.x0 < b.x1), 'at most the pane\'s columns');
     await shots('stackchart-busiest-zoomed', SC);
   });

@@ -8,9 +8,10 @@
 // query's center and filters apply (a sample that does not pass them has no box).
 // A window's boxes come as drawn at the pane's width (api/trace-boxes?width=: pv_trace_chart),
 // at most one a pixel column and depth: [GAP, WIDTH, ID, N] per box in a row per depth (its
-// columns), the boxes under a pixel merged (N of them; ID -1 when their functions differ), each
-// function's name once. A step costs what the pane's width holds, not what the window's samples
-// do. A box's times on hover are its columns'.
+// columns), the boxes under a pixel merged (N of them; ID -1 when their functions differ). A step
+// costs what the pane's width holds, not what the window's samples do. Each function's name
+// comes once a session (known=LOG:N: the names after the N the page holds of the server's log;
+// a long C++ name is not sent again at every step). A box's times on hover are its columns'.
 // URL: sw=T0:T1 (ms, the window when zoomed), sc=C (the context when not the first).
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
@@ -54,6 +55,7 @@ export class StackChartPane {
     this.win = null; // [t0, t1] ms
     this.c = 0;
     this.data = null; // the last boxes answer drawn: {d, win, c, width, names}
+    this.names = null; // the names the server sent: {p, log, known, map: id -> name}
     this.gen = 0;
     this.lastKey = null;
     this.picker = h('select', { class: 'sc-context', title: 'The context (thread) drawn: the query\'s threads' });
@@ -190,7 +192,7 @@ export class StackChartPane {
 
   // The boxes of the window: the newest request wins (older ones are aborted). The pane's
   // data-state is "busy" until its answer is drawn.
-  async fetch() {
+  async fetch(again) {
     if (!this.full) return;
     const gen = ++this.gen;
     if (this.ctrl) this.ctrl.abort();
@@ -200,11 +202,21 @@ export class StackChartPane {
     const w = this.win.slice();
     const t0 = this.stepStart || performance.now();
     this.stepStart = 0;
+    const p = S.state.p;
+    if (!this.names || this.names.p !== p) this.names = { p, log: 0, known: 0, map: new Map() };
+    const nm = this.names;
     try {
       const d = await api('trace-boxes', [...this.params(), ['context', this.c], ['t0', ns(w[0])], ['t1', ns(w[1])],
-        ['width', width]], { signal: ac.signal });
+        ['width', width], ['known', `${nm.log}:${nm.known}`]], { signal: ac.signal });
       if (gen !== this.gen) return;
       const tAnswer = performance.now();
+      // the names the page lacked (all of them when the server's log is another one)
+      if (nm !== this.names) return;
+      if (d.known[0] !== nm.log) nm.map.clear();
+      for (const [id, name] of d.functions) nm.map.set(id, name);
+      nm.log = d.known[0];
+      nm.known = d.known[1];
+      let lacks = false;
       // the rows as columns [X0, X1, ID, N, ...]; the palette's slots: the functions widest
       // in the window first
       const tot = new Map();
@@ -219,12 +231,18 @@ export class StackChartPane {
         }
         return o;
       });
-      const p = S.state.p;
+      for (const id of tot.keys()) if (!nm.map.has(id)) lacks = true;
+      if (lacks && !again) {
+        // a name the page should hold but does not (another server answered): all of them
+        this.names = null;
+        this.stepStart = t0;
+        return this.fetch(true);
+      }
       traceAssign(p, [...tot.keys()].sort((a, b) => tot.get(b) - tot.get(a) || a - b));
       // each function's colour once an answer, not once a box or a draw
       const colors = new Map([[-1, SEVERAL]]);
       for (const id of tot.keys()) colors.set(id, traceColor(p, id));
-      this.data = { d, win: w, c: this.c, width, names: new Map(d.functions), colors };
+      this.data = { d, win: w, c: this.c, width, names: nm.map, colors };
       const tBuilt = performance.now();
       this.draw();
       // a zoom step's time: from the window change to its boxes drawn (bench/stackchart.mjs),
