@@ -392,10 +392,26 @@ export async function stackChartTests(context, t) {
     page.on('request', on);
     const cb = await page.locator(`${SC} .sc-canvas`).boundingBox();
     await page.mouse.move(cb.x + cb.width * 0.5, cb.y + 10);
+    await page.waitForSelector('#tooltip:not([hidden]) .sc-tip');
+    const tipBefore = await page.textContent('#tooltip .sc-tip .tt-title');
+    // the step's answer held back: the tooltip of the last window's box is hidden at once
+    let release;
+    const holdBack = new Promise((r) => { release = r; });
+    await page.route('**/api/trace-boxes?*', async (r) => { await holdBack; await r.continue(); });
     await page.mouse.wheel(0, -300);
+    await page.waitForFunction(() => window.profview.panes.get('stack-chart').el.dataset.state === 'busy');
+    assert(await page.isHidden('#tooltip'), 'no tooltip of the last window while the step is on its way');
+    release();
     await page.waitForFunction((w) => { const p = window.profview.panes.get('stack-chart'); return p.data && p.data.win[1] - p.data.win[0] < w; }, s.win[1] - s.win[0]);
     await ready(SC);
+    await page.unroute('**/api/trace-boxes?*');
     page.off('request', on);
+    // then the box under the pointer in the new window, without a move of the mouse
+    await page.waitForSelector('#tooltip:not([hidden]) .sc-tip');
+    const under = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); const b = p.boxAt(p.mouse); return b && [b.depth, b.x0, b.x1, b.name]; });
+    assert(under && under[0] === 0, `a box under the pointer: ${under}`);
+    const tipAfter = await page.textContent('#tooltip .sc-tip .tt-title');
+    assert(tipAfter.endsWith(under[3]) && tipAfter !== tipBefore, `the tooltip told again: ${tipBefore} -> ${tipAfter}`);
     assert(asked.length >= 1, 'a request a step');
     const a = asked[asked.length - 1];
     const s2 = await scData();

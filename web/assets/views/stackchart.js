@@ -73,7 +73,7 @@ export class StackChartPane {
     this.body = h('div', { class: 'sc-col' }, this.axis, this.wrap);
     this.el.append(this.body);
     this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
-    this.canvas.addEventListener('mouseleave', () => { this.hover = null; hideTooltip(); this.draw(); });
+    this.canvas.addEventListener('mouseleave', () => { this.hover = null; this.mouse = null; hideTooltip(); this.draw(); });
     this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
     window.addEventListener('mousemove', (e) => this.onDrag(e));
     window.addEventListener('mouseup', (e) => this.onUp(e));
@@ -183,6 +183,9 @@ export class StackChartPane {
     if (this.win && next[0] === this.win[0] && next[1] === this.win[1]) return;
     this.stepStart = performance.now();
     this.win = next;
+    // the tooltip told of a box of the last window: hidden until the new one is drawn
+    this.hover = null;
+    hideTooltip();
     // the URL once the steps pause (history.replaceState costs ~20 ms a call)
     clearTimeout(this.stateTimer);
     this.stateTimer = setTimeout(() => this.writeState(), 300);
@@ -244,7 +247,10 @@ export class StackChartPane {
       for (const id of tot.keys()) colors.set(id, traceColor(p, id));
       this.data = { d, win: w, c: this.c, width, names: nm.map, colors };
       const tBuilt = performance.now();
+      // the box under a pointer that stayed on the chart: its tooltip told again
+      this.hover = this.mouse ? this.boxAt(this.mouse) : null;
       this.draw();
+      if (this.mouse) this.tip(this.hover, this.mouse);
       // a zoom step's time: from the window change to its boxes drawn (bench/stackchart.mjs),
       // and its parts: the answer (request and JSON parse), the boxes built, the canvas
       const tDrawn = performance.now();
@@ -426,9 +432,15 @@ export class StackChartPane {
 
   onHover(e) {
     if (this.drag) return;
+    this.mouse = { clientX: e.clientX, clientY: e.clientY };
     const b = this.boxAt(e);
     const same = (x, y) => x === y || (x && y && x.d === y.d && x.depth === y.depth && x.x0 === y.x0);
     if (!same(b, this.hover)) { this.hover = b; this.draw(); }
+    this.tip(b, e);
+  }
+
+  // The tooltip of box b at the pointer (hidden when there is no box).
+  tip(b, e) {
     if (!b) { hideTooltip(); return; }
     const el = h('div', { class: 'sc-tip' },
       h('div', { class: 'tt-title', text: `~${fmtMs(b.end - b.start)} ${b.name}` }),
