@@ -7,6 +7,7 @@
  *   trace-boxes?p=&context=&t0=&t1=&min=&depth=[&compact=1][&query]  the depth view's boxes
  *   trace-boxes?p=&context=&t0=&t1=&width=&depth=[&known=ID:N][&query]  the stack chart as
  *                                         drawn, width px (known=: only the names the page lacks)
+ *   trace-boxes?...&width=&box-depth=D&box-x=X  its box at depth D, column X: exact times
  * Times are ns from the profile's zero; context C is the query's C-th thread (all threads
  * without a thread filter), as in `profview trace`. The browser never gets the records.
  */
@@ -219,20 +220,26 @@ out:
 }
 
 /* The stack chart as drawn (trace-boxes?width=): with known=ID:N, only the names the page
- * lacks (names_after). */
+ * lacks (names_after); with box-depth=&box-x=, the one box there with its exact times. */
 static int chart_answer(struct pv_api *a, const struct api_params *ps,
 			const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int64_t t1,
 			uint32_t width, struct pv_json *out)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
-	int rc;
+	int status = 0, rc;
+	uint32_t bd, bx;
+	if (!api_param_u32(ps, "box-depth", UINT32_MAX, &bd, out, &status) ||
+	    !api_param_u32(ps, "box-x", 0, &bx, out, &status))
+		return status;
 	const char *known = api_param(ps, "known");
 	uint32_t log = 0, k = 0;
 	char tail;
 	if (known && sscanf(known, "%u:%u%c", &log, &k, &tail) != 2)
 		return api_error(out, 400, "known=%s: expected ID:COUNT (the names log's)", known);
-	if (!known) {
+	if (bd != UINT32_MAX) {
+		rc = pv_json_trace_chart_box(out, pt, c, t0, t1, width, bd, bx, &err);
+	} else if (!known) {
 		rc = pv_json_trace_chart(out, pt, c, t0, t1, width, &err);
 	} else {
 		struct pv_trace_chart_box *b = NULL;

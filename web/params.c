@@ -176,7 +176,7 @@ static const char *const own_params[] = {
     /* contexts (api_contexts.c) */
     "scope", "value", "order", "from", "to", "bins", "t0", "t1", "c0", "c1", "height", "context",
     "at", "min", "compact", "records", /* web/api_trace.c */
-    "known",			       /* the stack chart (web/api_trace.c) */
+    "known", "box-depth", "box-x",     /* the stack chart (web/api_trace.c) */
     "diff", "normalize",	       /* the difference against the base (api_view.c) */
     "line",			       /* disasm (api_view.c) */
 };

@@ -618,6 +618,54 @@ int pv_json_trace_chart(struct pv_json *j, const struct pv_trace_paint *pt, uint
 	return rc;
 }
 
+int pv_json_trace_chart_box(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c,
+			    int64_t t0, int64_t t1, uint32_t width, uint32_t depth, uint32_t x,
+			    struct pv_error *err)
+{
+	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
+	struct pv_trace_chart_box *b = NULL;
+	uint32_t n = 0;
+	int rc = pv_trace_chart(pt, c, t0, t1, width, &b, &n, err);
+	if (rc)
+		return rc;
+	/* the boxes are by depth, then column: the first of depth's ending after x */
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t m = lo + (hi - lo) / 2;
+		if (b[m].depth < depth || (b[m].depth == depth && b[m].x1 <= x))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	const struct pv_trace_chart_box *o =
+	    lo < n && b[lo].depth == depth && b[lo].x0 <= x ? &b[lo] : NULL;
+	json_boxes_head(j, pt, c, t0, t1);
+	pv_json_kuint(j, "width", width);
+	pv_json_key(j, "box");
+	if (o) {
+		pv_json_object(j);
+		pv_json_kuint(j, "depth", o->depth);
+		pv_json_kuint(j, "x0", o->x0);
+		pv_json_kuint(j, "x1", o->x1);
+		pv_json_kms(j, "start", o->start);
+		pv_json_kms(j, "end", o->end);
+		pv_json_kuint(j, "n", o->n);
+		pv_json_key(j, "id");
+		json_id(j, o->func);
+		pv_json_key(j, "name");
+		pv_json_str_or_null(j,
+				    o->func == PV_NONE ? NULL : pv_str(p, p->funcs.name[o->func]));
+		pv_json_kuint(j, "stack", o->stack);
+		pv_json_end(j);
+	} else {
+		pv_json_null(j);
+	}
+	pv_json_end(j);
+	pv_json_eol(j);
+	pv_free_chart(b);
+	return json_error(j, err);
+}
+
 int pv_print_trace_chart(FILE *out, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
 			 int64_t t1, uint32_t width, bool json, struct pv_error *err)
 {

@@ -286,6 +286,16 @@ export async function stackChartTests(context, t) {
     const st = cli('trace', GECKO, '--context', '0', '--at', String((deep.start + deep.end) / 2), '--json');
     const code = st.frames.filter((f) => f.depth !== null && f.depth <= deep.depth);
     eq((await page.textContent('#tooltip .sc-tip .stack')).split('\n'), code.map((f) => f.function).reverse(), 'the hovered box\'s stack');
+    // its exact times (the server's box, not its columns'): the CLI's box there
+    await page.waitForSelector('#tooltip .sc-tip .sc-times[data-start]');
+    const ds = await page.$eval('#tooltip .sc-times', (e) => ({ ...e.dataset, text: e.textContent }));
+    const mid = (deep.start + deep.end) / 2;
+    const exact = all.find((b) => b.depth === deep.depth && b.start <= mid && mid < b.end);
+    eq([+ds.start, +ds.end, +ds.n], [exact.start, exact.end, 1], 'the hovered box\'s exact times (the CLI\'s)');
+    const dur = Math.round(exact.end * 1e6) - Math.round(exact.start * 1e6);
+    const title = await page.textContent('#tooltip .sc-tip .tt-title');
+    eq(title, `${Math.floor(dur / 1e6)}${dur % 1e6 ? '.' + String(dur % 1e6).padStart(6, '0').replace(/0+$/, '') : ''} ms ${exact.name}`, 'its exact duration');
+    assert(!ds.text.includes('~') && ds.text.startsWith(`depth ${deep.depth} · `), ds.text);
     await shots('stackchart-gecko', SC);
     // click: the call node selected in the top-down tree
     await page.mouse.move(x, y);
@@ -295,6 +305,28 @@ export async function stackChartTests(context, t) {
     await page.waitForFunction((k) => new URL(location.href).searchParams.get('sel') === k, key);
     const rows = await waitRows(page, 'top-down', (r) => r.some((x) => x.selected && x.key === key), 'the box\'s row selected');
     eq(rows.find((r) => r.selected).path.split('\u0001'), code.map((f) => f.function), 'the selected path');
+    // a box of several boxes each under a pixel: their count and exact span on hover, those of
+    // the CLI's boxes (no width: every box, exact times) at its depth in that span
+    // (a narrower pane: at 400-800 px the last DOM calls are 2 boxes under a pixel each)
+    const vp = page.viewportSize();
+    await page.click('#tabs button[data-tab="stack-chart"]');
+    await page.setViewportSize({ width: 760, height: vp.height });
+    await page.waitForFunction(() => { const p = window.profview.panes.get('stack-chart'); return p.data && p.data.width <= 760 && Math.abs(p.data.width - p.wrap.clientWidth) <= 8; }, null, { timeout: 5000 }).catch(async () => { throw new Error(JSON.stringify(await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return [p.data && p.data.width, p.wrap.clientWidth, location.search]; }))); });
+    await ready(SC);
+    const sm = await scData();
+    const cbm = await page.locator(`${SC} .sc-canvas`).boundingBox();
+    const m = sm.d.boxes.filter((b) => b.n > 1).sort((a, b) => (b.x1 - b.x0) - (a.x1 - a.x0) || b.n - a.n)[0];
+    assert(m, 'a box of several under a pixel');
+    await page.mouse.move(cbm.x + ((m.x0 + m.x1) / 2 / sm.width) * cbm.width, cbm.y + 2 + m.depth * 17 + 8);
+    await page.waitForSelector('#tooltip .sc-tip .sc-times[data-n]');
+    const md = await page.$eval('#tooltip .sc-times', (e) => ({ ...e.dataset, text: e.textContent }));
+    const inside = all.filter((b) => b.depth === m.depth && b.start >= +md.start && b.end <= +md.end);
+    // (n counts the boxes that hold a column's middle: a shorter one between them is not drawn)
+    eq([+md.n, inside[0].start, inside[inside.length - 1].end], [m.n, +md.start, +md.end], 'the merged boxes\' count and span');
+    assert(inside.length >= m.n, `${inside.length} boxes of the CLI in the span`);
+    assert(md.text.includes(`${m.n.toLocaleString('en-US')} boxes, each under a pixel, from `), md.text);
+    await shots('stackchart-gecko-merged-hover', SC);
+    await page.setViewportSize(vp);
   });
 
   await test('stack chart: a perf file: the timeline\'s selection zooms it, the wheel zooms inside, the center and the filters apply', async () => {
@@ -388,7 +420,7 @@ export async function stackChartTests(context, t) {
     // a wheel notch: a new api/trace-boxes request for a narrower window at the pane's width
     const held = new Set(s.names.map(([id]) => id));
     const asked = [];
-    const on = (r) => { if (r.url().includes('/api/trace-boxes')) asked.push(new URL(r.url()).searchParams); };
+    const on = (r) => { if (r.url().includes('/api/trace-boxes') && !r.url().includes('box-depth=')) asked.push(new URL(r.url()).searchParams); };
     page.on('request', on);
     const cb = await page.locator(`${SC} .sc-canvas`).boundingBox();
     await page.mouse.move(cb.x + cb.width * 0.5, cb.y + 10);
