@@ -424,7 +424,7 @@ export async function stackChartTests(context, t) {
     page.on('request', on);
     const cb = await page.locator(`${SC} .sc-canvas`).boundingBox();
     await page.mouse.move(cb.x + cb.width * 0.5, cb.y + 10);
-    await page.waitForSelector('#tooltip:not([hidden]) .sc-tip');
+    await page.waitForSelector('#tooltip:not([hidden]) .sc-tip .sc-times[data-start]');
     const tipBefore = await page.textContent('#tooltip .sc-tip .tt-title');
     // the step's answer held back: the tooltip of the last window's box is hidden at once
     let release;
@@ -438,8 +438,9 @@ export async function stackChartTests(context, t) {
     await ready(SC);
     await page.unroute('**/api/trace-boxes?*');
     page.off('request', on);
-    // then the box under the pointer in the new window, without a move of the mouse
-    await page.waitForSelector('#tooltip:not([hidden]) .sc-tip');
+    // then the box under the pointer in the new window, without a move of the mouse (its
+    // exact times: those of the box clipped to the narrower window)
+    await page.waitForSelector('#tooltip:not([hidden]) .sc-tip .sc-times[data-start]');
     const under = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); const b = p.boxAt(p.mouse); return b && [b.depth, b.x0, b.x1, b.name]; });
     assert(under && under[0] === 0, `a box under the pointer: ${under}`);
     const tipAfter = await page.textContent('#tooltip .sc-tip .tt-title');

@@ -191,6 +191,7 @@ export class StackChartPane {
     this.win = next;
     // the tooltip told of a box of the last window: hidden until the new one is drawn
     this.hover = null;
+    clearTimeout(this.exactTimer);
     hideTooltip();
     // the URL once the steps pause (history.replaceState costs ~20 ms a call)
     clearTimeout(this.stateTimer);
@@ -474,15 +475,21 @@ export class StackChartPane {
   // Box b's exact times from the server (its start and end; for boxes merged under a pixel,
   // their count and span), asked once a box of an answer: null until they come, then the
   // tooltip is told again if b is still hovered.
+  // The request waits until the pointer rests 120 ms on the box (a zoom step or a move across
+  // boxes cancels it: the server computes the window's chart again for it).
   exact(b) {
     const data = this.data, key = `${b.depth}:${b.x0}`;
     if (data.exact.has(key)) return data.exact.get(key);
-    data.exact.set(key, null);
-    api('trace-boxes', [...data.q, ['box-depth', b.depth], ['box-x', b.x0]]).then((r) => {
-      data.exact.set(key, r.box);
-      const hv = this.hover;
-      if (this.data === data && hv && hv.depth === b.depth && hv.x0 === b.x0 && this.mouse) this.tip(hv, this.mouse);
-    }).catch(() => data.exact.delete(key));
+    clearTimeout(this.exactTimer);
+    this.exactTimer = setTimeout(() => {
+      if (this.data !== data || data.exact.has(key)) return;
+      data.exact.set(key, null);
+      api('trace-boxes', [...data.q, ['box-depth', b.depth], ['box-x', b.x0]]).then((r) => {
+        data.exact.set(key, r.box);
+        const hv = this.hover;
+        if (this.data === data && hv && hv.depth === b.depth && hv.x0 === b.x0 && this.mouse) this.tip(hv, this.mouse);
+      }).catch(() => data.exact.delete(key));
+    }, 120);
     return null;
   }
 
