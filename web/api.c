@@ -369,7 +369,7 @@ static const struct {
     {"trace", api_trace, true, OWN("depth", "t0", "t1", "c0", "c1", "width", "height", "records")},
     {"trace-stack", api_trace_stack, true, OWN("depth", "context", "at")},
     {"trace-boxes", api_trace_boxes, true,
-     OWN("depth", "context", "t0", "t1", "min", "compact", "width")},
+     OWN("depth", "context", "t0", "t1", "min", "compact", "width", "known", "box-depth", "box-x")},
 };
 #undef OWN
 

@@ -85,8 +85,18 @@ struct api_slot {
 	struct pv_profile *p;	    /* when ready */
 	struct pv_markers *markers; /* derived once, lazily (under the api lock) */
 	struct pv_trace *trace;	    /* opened once, lazily (under the api lock): api_trace.c */
+	struct api_names *names;    /* the chart's names sent (under the api lock) */
 	char *error;		    /* when failed: the importer's one line */
 };
+
+/* The function names a slot's stack chart answers sent (api_trace.c): each once, in the order
+ * first sent; a page says how many it has (known=ID:N) and gets the ones after. */
+struct api_names {
+	uint32_t id; /* this log's: a page's count of another log (a restarted server) is 0 */
+	uint32_t *order, len, cap;
+	uint8_t *sent; /* per function of the profile */
+};
+void api_names_free(struct api_names *n); /* state.c */
 
 #define API_VIEW_CACHE 8
 

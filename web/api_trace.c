@@ -5,13 +5,17 @@
  *                                         each context's records: the busiest is opened first)
  *   trace-stack?p=&context=&at=[&query]                      the call stack there
  *   trace-boxes?p=&context=&t0=&t1=&min=&depth=[&compact=1][&query]  the depth view's boxes
- *   trace-boxes?p=&context=&t0=&t1=&width=&depth=[&query]     the stack chart as drawn, width px
+ *   trace-boxes?p=&context=&t0=&t1=&width=&depth=[&known=ID:N][&query]  the stack chart as
+ *                                         drawn, width px (known=: only the names the page lacks)
+ *   trace-boxes?...&width=&box-depth=D&box-x=X  its box at depth D, column X: exact times
  * Times are ns from the profile's zero; context C is the query's C-th thread (all threads
  * without a thread filter), as in `profview trace`. The browser never gets the records.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "pv/trace.h"
@@ -165,6 +169,95 @@ int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_jso
 	return status;
 }
 
+/* The names the chart's boxes b, n need that a page holding the first known of the slot's log
+ * lacks (under the api lock): the functions of b not yet sent join the log, and *named (to free)
+ * gets the log's entries from known, *nnamed their count; ids[0] the log's id, ids[1] its
+ * length. PV_ENOMEM. */
+static int names_after(struct pv_api *a, struct api_slot *s, const struct pv_trace_chart_box *b,
+		       uint32_t n, uint32_t log, uint32_t known, pv_func_ix **named,
+		       uint32_t *nnamed, uint32_t ids[2])
+{
+	int rc = PV_ENOMEM;
+	pthread_mutex_lock(&a->lock);
+	struct api_names *l = s->names;
+	if (!l && (l = calloc(1, sizeof(*l)))) {
+		l->sent = calloc(s->p->funcs.len ? s->p->funcs.len : 1, 1);
+		l->id = ((uint32_t)time(NULL) * 2654435761u ^ (uint32_t)getpid()) & 0x7fffffff;
+		if (l->sent)
+			s->names = l;
+		else
+			l = (free(l), NULL);
+	}
+	for (uint32_t i = 0; l && i < n; i++) {
+		pv_func_ix f = b[i].func;
+		if (f == PV_NONE || l->sent[f])
+			continue;
+		if (l->len == l->cap) {
+			uint32_t nc = l->cap ? l->cap * 2 : 1024;
+			uint32_t *g = realloc(l->order, (size_t)nc * sizeof(*g));
+			if (!g)
+				goto out;
+			l->order = g;
+			l->cap = nc;
+		}
+		l->sent[f] = 1;
+		l->order[l->len++] = f;
+	}
+	if (l) {
+		if (log != l->id || known > l->len)
+			known = 0; /* another log's count: from the start */
+		*nnamed = l->len - known;
+		if ((*named = malloc((size_t)(*nnamed ? *nnamed : 1) * sizeof(**named)))) {
+			memcpy(*named, l->order + known, (size_t)*nnamed * sizeof(**named));
+			ids[0] = l->id;
+			ids[1] = l->len;
+			rc = 0;
+		}
+	}
+out:
+	pthread_mutex_unlock(&a->lock);
+	return rc;
+}
+
+/* The stack chart as drawn (trace-boxes?width=): with known=ID:N, only the names the page
+ * lacks (names_after); with box-depth=&box-x=, the one box there with its exact times. */
+static int chart_answer(struct pv_api *a, const struct api_params *ps,
+			const struct pv_trace_paint *pt, uint32_t c, int64_t t0, int64_t t1,
+			uint32_t width, struct pv_json *out)
+{
+	struct pv_error err;
+	pv_error_clear(&err);
+	int status = 0, rc;
+	uint32_t bd, bx;
+	if (!api_param_u32(ps, "box-depth", UINT32_MAX, &bd, out, &status) ||
+	    !api_param_u32(ps, "box-x", 0, &bx, out, &status))
+		return status;
+	const char *known = api_param(ps, "known");
+	uint32_t log = 0, k = 0;
+	char tail;
+	if (known && sscanf(known, "%u:%u%c", &log, &k, &tail) != 2)
+		return api_error(out, 400, "known=%s: expected ID:COUNT (the names log's)", known);
+	if (bd != UINT32_MAX) {
+		rc = pv_json_trace_chart_box(out, pt, c, t0, t1, width, bd, bx, &err);
+	} else if (!known) {
+		rc = pv_json_trace_chart(out, pt, c, t0, t1, width, &err);
+	} else {
+		struct pv_trace_chart_box *b = NULL;
+		pv_func_ix *named = NULL;
+		uint32_t n = 0, nnamed = 0, ids[2];
+		rc = pv_trace_chart(pt, c, t0, t1, width, &b, &n, &err);
+		if (!rc && names_after(a, api_slot_at(a, api_slot_index(ps)), b, n, log, k, &named,
+				       &nnamed, ids))
+			rc = pv_error_set(&err, PV_ENOMEM, "out of memory");
+		if (!rc)
+			rc = pv_json_trace_chart_named(out, pt, c, t0, t1, width, b, n, named,
+						       nnamed, ids, &err);
+		free(named);
+		pv_free_chart(b);
+	}
+	return rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
+}
+
 int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 {
 	const struct pv_trace *t = NULL;
@@ -182,10 +275,14 @@ int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_jso
 	    api_param_u32(ps, "width", 0, &width, out, &status)) {
 		struct pv_error err;
 		/* width: the stack chart as drawn (at most a box a pixel column and depth) */
-		int rc = width
-			     ? pv_json_trace_chart(out, pt, c, t0, t1, width, &err)
-			     : pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, compact != 0, &err);
-		status = rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
+		if (width) {
+			status = chart_answer(a, ps, pt, c, t0, t1, width, out);
+		} else {
+			int rc =
+			    pv_json_trace_boxes(out, pt, c, t0, t1, min_ns, compact != 0, &err);
+			status =
+			    rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
+		}
 	}
 	paint_release(a, pt);
 	return status;

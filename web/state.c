@@ -44,6 +44,15 @@ void pv_api_stop(struct pv_api *a)
 	atomic_store(&a->stop, 1);
 }
 
+void api_names_free(struct api_names *n)
+{
+	if (!n)
+		return;
+	free(n->order);
+	free(n->sent);
+	free(n);
+}
+
 void pv_api_free(struct pv_api *a)
 {
 	if (!a)
@@ -57,6 +66,7 @@ void pv_api_free(struct pv_api *a)
 		struct api_slot *s = a->slots[i];
 		pv_markers_free(s->markers);
 		pv_trace_free(s->trace);
+		api_names_free(s->names);
 		pv_profile_free(s->p);
 		free(s->path);
 		free(s->error);

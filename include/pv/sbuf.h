@@ -124,6 +124,13 @@ int json_escape(const char *s, size_t n, int (*put)(void *ctx, const char *s, si
  */
 int sbuf_json_string(struct sbuf *b, const char *s, size_t n);
 
+/* Longest text of sbuf_u64_text with its NUL: "18446744073709551615". */
+#define SBUF_U64_MAX 21
+
+/* v in decimal into t, NUL-terminated, as "%" PRIu64 writes it (without printf: the JSON writer's
+ * numbers). Returns the length. */
+size_t sbuf_u64_text(char t[SBUF_U64_MAX], uint64_t v);
+
 /* Longest text of sbuf_ms_text with its NUL: "-9223372036854.775808". */
 #define SBUF_MS_MAX 24
 

@@ -268,5 +268,21 @@ int pv_json_trace_boxes(struct pv_json *j, const struct pv_trace_paint *pt, uint
 			int64_t t1, int64_t min_ns, bool compact, struct pv_error *err);
 int pv_json_trace_chart(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
 			int64_t t1, uint32_t width, struct pv_error *err);
+/* The chart's answer of boxes b, n (pv_trace_chart's) with the names of named[0..nnamed) in
+ * "functions" instead of those of its boxes (the web API: the page keeps the names it was sent,
+ * each name is sent once a session) and, when known is not NULL, "known": [known[0], known[1]]
+ * (the session's names log and how many names it has sent) after "functions". */
+int pv_json_trace_chart_named(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c,
+			      int64_t t0, int64_t t1, uint32_t width,
+			      const struct pv_trace_chart_box *b, uint32_t n,
+			      const pv_func_ix *named, uint32_t nnamed, const uint32_t *known,
+			      struct pv_error *err);
+/* The chart box of depth holding column x (pv_trace_chart), its times exact (the page's hover):
+ * {"context", "thread", "t0", "t1", "width", "box": {"depth", "x0", "x1", "start", "end", "n",
+ * "id", "name", "stack"}} (times in ms, id -1 and name null for several functions), "box" null
+ * where no box is. */
+int pv_json_trace_chart_box(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c,
+			    int64_t t0, int64_t t1, uint32_t width, uint32_t depth, uint32_t x,
+			    struct pv_error *err);
 
 #endif

@@ -142,21 +142,41 @@ int sbuf_json_string(struct sbuf *b, const char *s, size_t n)
 	return sbuf_put(b, "\"", 1);
 }
 
+size_t sbuf_u64_text(char t[SBUF_U64_MAX], uint64_t v)
+{
+	char r[SBUF_U64_MAX];
+	size_t n = 0;
+	do {
+		r[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		t[i] = r[n - 1 - i];
+	t[n] = 0;
+	return n;
+}
+
 size_t sbuf_ms_text(char t[SBUF_MS_MAX], int64_t ns)
 {
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	int n = snprintf(t, SBUF_MS_MAX, "%s%llu", ns < 0 ? "-" : "",
-			 (unsigned long long)(a / 1000000));
+	size_t n = ns < 0;
+	t[0] = '-';
+	n += sbuf_u64_text(t + n, a / 1000000);
 	uint32_t frac = (uint32_t)(a % 1000000);
 	if (frac) {
-		char f[8];
-		snprintf(f, sizeof(f), "%06u", frac);
+		/* six digits, the trailing zeros cut */
 		int fl = 6;
-		while (f[fl - 1] == '0')
+		while (frac % 10 == 0) {
+			frac /= 10;
 			fl--;
-		n += snprintf(t + n, SBUF_MS_MAX - (size_t)n, ".%.*s", fl, f);
+		}
+		t[n++] = '.';
+		for (int i = fl - 1; i >= 0; i--, frac /= 10)
+			t[n + (size_t)i] = (char)('0' + frac % 10);
+		n += (size_t)fl;
+		t[n] = 0;
 	}
-	return (size_t)n;
+	return n;
 }
 
 int sbuf_ms(struct sbuf *b, int64_t ns)

@@ -223,10 +223,12 @@ void pv_json_str_or_null(struct pv_json *j, const char *s)
 
 void pv_json_int(struct pv_json *j, int64_t v)
 {
-	char t[24];
-	int n = snprintf(t, sizeof(t), "%" PRId64, v);
+	char t[SBUF_U64_MAX + 1];
+	t[0] = '-';
+	size_t n = v < 0;
+	n += sbuf_u64_text(t + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 	before(j);
-	put(j, t, (size_t)n);
+	put(j, t, n);
 }
 
 void pv_json_int_or_null(struct pv_json *j, int64_t v)
@@ -239,10 +241,10 @@ void pv_json_int_or_null(struct pv_json *j, int64_t v)
 
 void pv_json_uint(struct pv_json *j, uint64_t v)
 {
-	char t[24];
-	int n = snprintf(t, sizeof(t), "%" PRIu64, v);
+	char t[SBUF_U64_MAX];
+	size_t n = sbuf_u64_text(t, v);
 	before(j);
-	put(j, t, (size_t)n);
+	put(j, t, n);
 }
 
 void pv_json_ms(struct pv_json *j, int64_t ns)

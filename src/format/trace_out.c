@@ -528,6 +528,15 @@ int pv_print_trace_boxes(FILE *out, const struct pv_trace_paint *pt, uint32_t c,
 	return ferror(out) ? pv_error_set(err, PV_EIO, "writing the output failed") : 0;
 }
 
+/* A function's [ID, NAME] in "functions". */
+static void json_function(struct pv_json *j, const struct pv_profile *p, pv_func_ix f)
+{
+	pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+	pv_json_uint(j, f);
+	pv_json_str(j, pv_str(p, p->funcs.name[f]));
+	pv_json_end(j);
+}
+
 /* "functions": [[ID, NAME], ...] of the chart's boxes, each once in the order of its first box. */
 static int json_chart_functions(struct pv_json *j, const struct pv_profile *p,
 				const struct pv_trace_chart_box *b, uint32_t n)
@@ -541,31 +550,38 @@ static int json_chart_functions(struct pv_json *j, const struct pv_profile *p,
 		if (b[i].func == PV_NONE || seen[b[i].func])
 			continue;
 		seen[b[i].func] = 1;
-		pv_json_open(j, '[', PV_JSON_COMPACT, 0);
-		pv_json_uint(j, b[i].func);
-		pv_json_str(j, pv_str(p, p->funcs.name[b[i].func]));
-		pv_json_end(j);
+		json_function(j, p, b[i].func);
 	}
 	pv_json_end(j);
 	pv_free(seen);
 	return 0;
 }
 
-int pv_json_trace_chart(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
-			int64_t t1, uint32_t width, struct pv_error *err)
+int pv_json_trace_chart_named(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c,
+			      int64_t t0, int64_t t1, uint32_t width,
+			      const struct pv_trace_chart_box *b, uint32_t n,
+			      const pv_func_ix *named, uint32_t nnamed, const uint32_t *known,
+			      struct pv_error *err)
 {
 	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
-	struct pv_trace_chart_box *b = NULL;
-	uint32_t n = 0;
-	int rc = pv_trace_chart(pt, c, t0, t1, width, &b, &n, err);
-	if (rc)
-		return rc;
 	json_boxes_head(j, pt, c, t0, t1);
 	pv_json_kuint(j, "width", width);
 	pv_json_kuint(j, "boxes", n);
-	if (json_chart_functions(j, p, b, n)) {
-		pv_free_chart(b);
+	if (named) {
+		pv_json_key(j, "functions");
+		pv_json_open(j, '[', PV_JSON_ROWS, 2);
+		for (uint32_t i = 0; i < nnamed; i++)
+			json_function(j, p, named[i]);
+		pv_json_end(j);
+	} else if (json_chart_functions(j, p, b, n)) {
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	}
+	if (known) {
+		pv_json_key(j, "known");
+		pv_json_open(j, '[', PV_JSON_COMPACT, 0);
+		pv_json_uint(j, known[0]);
+		pv_json_uint(j, known[1]);
+		pv_json_end(j);
 	}
 	/* a row per depth: [GAP, WIDTH, ID, N, ...], four numbers a box, its columns from the
 	 * previous box's end (the first's from 0): what the page draws, in a few bytes a box */
@@ -584,6 +600,66 @@ int pv_json_trace_chart(struct pv_json *j, const struct pv_trace_paint *pt, uint
 		pv_json_end(j);
 	}
 	pv_json_end(j);
+	pv_json_end(j);
+	pv_json_eol(j);
+	return json_error(j, err);
+}
+
+int pv_json_trace_chart(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c, int64_t t0,
+			int64_t t1, uint32_t width, struct pv_error *err)
+{
+	struct pv_trace_chart_box *b = NULL;
+	uint32_t n = 0;
+	int rc = pv_trace_chart(pt, c, t0, t1, width, &b, &n, err);
+	if (rc)
+		return rc;
+	rc = pv_json_trace_chart_named(j, pt, c, t0, t1, width, b, n, NULL, 0, NULL, err);
+	pv_free_chart(b);
+	return rc;
+}
+
+int pv_json_trace_chart_box(struct pv_json *j, const struct pv_trace_paint *pt, uint32_t c,
+			    int64_t t0, int64_t t1, uint32_t width, uint32_t depth, uint32_t x,
+			    struct pv_error *err)
+{
+	const struct pv_profile *p = pv_trace_profile(pv_trace_paint_trace(pt));
+	struct pv_trace_chart_box *b = NULL;
+	uint32_t n = 0;
+	int rc = pv_trace_chart(pt, c, t0, t1, width, &b, &n, err);
+	if (rc)
+		return rc;
+	/* the boxes are by depth, then column: the first of depth's ending after x */
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t m = lo + (hi - lo) / 2;
+		if (b[m].depth < depth || (b[m].depth == depth && b[m].x1 <= x))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	const struct pv_trace_chart_box *o =
+	    lo < n && b[lo].depth == depth && b[lo].x0 <= x ? &b[lo] : NULL;
+	json_boxes_head(j, pt, c, t0, t1);
+	pv_json_kuint(j, "width", width);
+	pv_json_key(j, "box");
+	if (o) {
+		pv_json_object(j);
+		pv_json_kuint(j, "depth", o->depth);
+		pv_json_kuint(j, "x0", o->x0);
+		pv_json_kuint(j, "x1", o->x1);
+		pv_json_kms(j, "start", o->start);
+		pv_json_kms(j, "end", o->end);
+		pv_json_kuint(j, "n", o->n);
+		pv_json_key(j, "id");
+		json_id(j, o->func);
+		pv_json_key(j, "name");
+		pv_json_str_or_null(j,
+				    o->func == PV_NONE ? NULL : pv_str(p, p->funcs.name[o->func]));
+		pv_json_kuint(j, "stack", o->stack);
+		pv_json_end(j);
+	} else {
+		pv_json_null(j);
+	}
 	pv_json_end(j);
 	pv_json_eol(j);
 	pv_free_chart(b);

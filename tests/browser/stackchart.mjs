@@ -243,8 +243,9 @@ export async function stackChartTests(context, t) {
     return o;
   });
   const scData = async () => {
-    const s = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { d: { ...p.data.d, rows: p.data.d.rows.map((r) => Array.from(r)) }, win: p.win, c: p.c, width: p.data.width }; });
-    s.d.boxes = boxesOf(s.d.rows, new Map(s.d.functions), s.win[0], s.win[1], s.width, true);
+    // the names: the page's cache of the names the server sent (each once a session)
+    const s = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return { d: { ...p.data.d, rows: p.data.d.rows.map((r) => Array.from(r)) }, win: p.win, c: p.c, width: p.data.width, names: [...p.data.names] }; });
+    s.d.boxes = boxesOf(s.d.rows, new Map(s.names), s.win[0], s.win[1], s.width, true);
     return s;
   };
   // the CLI's chart of the pane's window, context and width, with the pane's query options
@@ -285,6 +286,16 @@ export async function stackChartTests(context, t) {
     const st = cli('trace', GECKO, '--context', '0', '--at', String((deep.start + deep.end) / 2), '--json');
     const code = st.frames.filter((f) => f.depth !== null && f.depth <= deep.depth);
     eq((await page.textContent('#tooltip .sc-tip .stack')).split('\n'), code.map((f) => f.function).reverse(), 'the hovered box\'s stack');
+    // its exact times (the server's box, not its columns'): the CLI's box there
+    await page.waitForSelector('#tooltip .sc-tip .sc-times[data-start]');
+    const ds = await page.$eval('#tooltip .sc-times', (e) => ({ ...e.dataset, text: e.textContent }));
+    const mid = (deep.start + deep.end) / 2;
+    const exact = all.find((b) => b.depth === deep.depth && b.start <= mid && mid < b.end);
+    eq([+ds.start, +ds.end, +ds.n], [exact.start, exact.end, 1], 'the hovered box\'s exact times (the CLI\'s)');
+    const dur = Math.round(exact.end * 1e6) - Math.round(exact.start * 1e6);
+    const title = await page.textContent('#tooltip .sc-tip .tt-title');
+    eq(title, `${Math.floor(dur / 1e6)}${dur % 1e6 ? '.' + String(dur % 1e6).padStart(6, '0').replace(/0+$/, '') : ''} ms ${exact.name}`, 'its exact duration');
+    assert(!ds.text.includes('~') && ds.text.startsWith(`depth ${deep.depth} · `), ds.text);
     await shots('stackchart-gecko', SC);
     // click: the call node selected in the top-down tree
     await page.mouse.move(x, y);
@@ -294,6 +305,28 @@ export async function stackChartTests(context, t) {
     await page.waitForFunction((k) => new URL(location.href).searchParams.get('sel') === k, key);
     const rows = await waitRows(page, 'top-down', (r) => r.some((x) => x.selected && x.key === key), 'the box\'s row selected');
     eq(rows.find((r) => r.selected).path.split('\u0001'), code.map((f) => f.function), 'the selected path');
+    // a box of several boxes each under a pixel: their count and exact span on hover, those of
+    // the CLI's boxes (no width: every box, exact times) at its depth in that span
+    // (a narrower pane: at 400-800 px the last DOM calls are 2 boxes under a pixel each)
+    const vp = page.viewportSize();
+    await page.click('#tabs button[data-tab="stack-chart"]');
+    await page.setViewportSize({ width: 760, height: vp.height });
+    await page.waitForFunction(() => { const p = window.profview.panes.get('stack-chart'); return p.data && p.data.width <= 760 && Math.abs(p.data.width - p.wrap.clientWidth) <= 8; }, null, { timeout: 5000 }).catch(async () => { throw new Error(JSON.stringify(await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); return [p.data && p.data.width, p.wrap.clientWidth, location.search]; }))); });
+    await ready(SC);
+    const sm = await scData();
+    const cbm = await page.locator(`${SC} .sc-canvas`).boundingBox();
+    const m = sm.d.boxes.filter((b) => b.n > 1).sort((a, b) => (b.x1 - b.x0) - (a.x1 - a.x0) || b.n - a.n)[0];
+    assert(m, 'a box of several under a pixel');
+    await page.mouse.move(cbm.x + ((m.x0 + m.x1) / 2 / sm.width) * cbm.width, cbm.y + 2 + m.depth * 17 + 8);
+    await page.waitForSelector('#tooltip .sc-tip .sc-times[data-n]');
+    const md = await page.$eval('#tooltip .sc-times', (e) => ({ ...e.dataset, text: e.textContent }));
+    const inside = all.filter((b) => b.depth === m.depth && b.start >= +md.start && b.end <= +md.end);
+    // (n counts the boxes that hold a column's middle: a shorter one between them is not drawn)
+    eq([+md.n, inside[0].start, inside[inside.length - 1].end], [m.n, +md.start, +md.end], 'the merged boxes\' count and span');
+    assert(inside.length >= m.n, `${inside.length} boxes of the CLI in the span`);
+    assert(md.text.includes(`${m.n.toLocaleString('en-US')} boxes, each under a pixel, from `), md.text);
+    await shots('stackchart-gecko-merged-hover', SC);
+    await page.setViewportSize(vp);
   });
 
   await test('stack chart: a perf file: the timeline\'s selection zooms it, the wheel zooms inside, the center and the filters apply', async () => {
@@ -385,21 +418,45 @@ export async function stackChartTests(context, t) {
     await page.waitForFunction(() => new URLSearchParams(location.search).get('sc') === '1');
     await shots('stackchart-busiest', SC);
     // a wheel notch: a new api/trace-boxes request for a narrower window at the pane's width
+    const held = new Set(s.names.map(([id]) => id));
     const asked = [];
-    const on = (r) => { if (r.url().includes('/api/trace-boxes')) asked.push(new URL(r.url()).searchParams); };
+    const on = (r) => { if (r.url().includes('/api/trace-boxes') && !r.url().includes('box-depth=')) asked.push(new URL(r.url()).searchParams); };
     page.on('request', on);
     const cb = await page.locator(`${SC} .sc-canvas`).boundingBox();
     await page.mouse.move(cb.x + cb.width * 0.5, cb.y + 10);
+    await page.waitForSelector('#tooltip:not([hidden]) .sc-tip .sc-times[data-start]');
+    const tipBefore = await page.textContent('#tooltip .sc-tip .tt-title');
+    // the step's answer held back: the tooltip of the last window's box is hidden at once
+    let release;
+    const holdBack = new Promise((r) => { release = r; });
+    await page.route('**/api/trace-boxes?*', async (r) => { await holdBack; await r.continue(); });
     await page.mouse.wheel(0, -300);
+    await page.waitForFunction(() => window.profview.panes.get('stack-chart').el.dataset.state === 'busy');
+    assert(await page.isHidden('#tooltip'), 'no tooltip of the last window while the step is on its way');
+    release();
     await page.waitForFunction((w) => { const p = window.profview.panes.get('stack-chart'); return p.data && p.data.win[1] - p.data.win[0] < w; }, s.win[1] - s.win[0]);
     await ready(SC);
+    await page.unroute('**/api/trace-boxes?*');
     page.off('request', on);
+    // then the box under the pointer in the new window, without a move of the mouse (its
+    // exact times: those of the box clipped to the narrower window)
+    await page.waitForSelector('#tooltip:not([hidden]) .sc-tip .sc-times[data-start]');
+    const under = await page.evaluate(() => { const p = window.profview.panes.get('stack-chart'); const b = p.boxAt(p.mouse); return b && [b.depth, b.x0, b.x1, b.name]; });
+    assert(under && under[0] === 0, `a box under the pointer: ${under}`);
+    const tipAfter = await page.textContent('#tooltip .sc-tip .tt-title');
+    assert(tipAfter.endsWith(under[3]) && tipAfter !== tipBefore, `the tooltip told again: ${tipBefore} -> ${tipAfter}`);
     assert(asked.length >= 1, 'a request a step');
     const a = asked[asked.length - 1];
     const s2 = await scData();
     eq([+a.get('context'), +a.get('width')], [1, s2.width], 'the context and the pane\'s width');
     assert(+a.get('t1') - +a.get('t0') < (s.win[1] - s.win[0]) * 1e6, `a narrower window: ${a}`);
-    eq(cols(s2.d.boxes), cols(cliBoxes(GPU, s2).boxes), 'the zoomed boxes are the CLI\'s');
+    const want2 = cliBoxes(GPU, s2);
+    eq(cols(s2.d.boxes), cols(want2.boxes), 'the zoomed boxes are the CLI\'s');
+    // each name once a session: the step asked with the count of names the page held, got
+    // none of those again, and every box's name is the CLI's
+    assert(/^\d+:\d+$/.test(a.get('known')) && +a.get('known').split(':')[1] === held.size, `known=${a.get('known')} (${held.size} held)`);
+    eq(s2.d.functions.filter(([id]) => held.has(id)), [], 'no name sent again');
+    eq(s2.d.boxes.map((b) => b.name), want2.boxes.map((b) => b.name), 'the names are the CLI\'s');
     assert(s2.d.boxes.every((b) => b.x1 <= s2.width && b.x0 < b.x1), 'at most the pane\'s columns');
     await shots('stackchart-busiest-zoomed', SC);
   });

@@ -1745,3 +1745,51 @@ T_TEST(api_trace_endpoints)
 	pv_api_free(a);
 }
 /* clang-format on */
+
+/* The stack chart's names once a session (trace-boxes?width=&known=LOG:N): the first answer
+ * names its boxes' functions (those of `profview trace --boxes --width 12 --json`), a second
+ * step names only the functions new to the log, an unknown log gets every name again. */
+T_TEST(api_trace_chart_names_once)
+{
+	struct pv_api *a = t_api_of(t_data("hpctoolkit/loops-cputime-t.d"), NULL);
+	if (!a)
+		return;
+	int st;
+	unsigned log = 0, n = 0;
+	char q[160];
+	char *b = t_api_call(a, "trace-boxes", "p=0&context=0&width=12&known=0:0", &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(
+	    b, "\"functions\": [\n  [1,\"main thread\"],\n  [2,\"main\"],\n  [3,\"GOMP_parallel "
+	       "[libgomp.so.1.0.0]\"],\n  [4,\"main._omp_fn.0\"]], \"known\": [");
+	T_CONTAINS(b, "\"rows\": [\n  [0,12,1,1],");
+	const char *k = strstr(b, "\"known\": [");
+	T_TRUE(k && sscanf(k, "\"known\": [%u,%u]", &log, &n) == 2);
+	T_EQ_INT(n, 4);
+	free(b);
+	/* the same window again: no name */
+	snprintf(q, sizeof(q), "p=0&context=0&width=12&known=%u:4", log);
+	b = t_api_call(a, "trace-boxes", q, &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"functions\": [], \"known\": [");
+	free(b);
+	/* 0 to 60 ms: test_separated_loops and func2 are new (the CLI's rows there) */
+	snprintf(q, sizeof(q), "p=0&context=0&width=12&t0=0&t1=60000000&known=%u:4", log);
+	b = t_api_call(a, "trace-boxes", q, &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(
+	    b, "\"functions\": [\n  [5,\"test_separated_loops\"],\n  [8,\"func2\"]], \"known\": [");
+	T_CONTAINS(b, "  [1,5,5,1,4,1,5,1,0,1,8,1]]}");
+	free(b);
+	/* another log's count (a restarted server): every name from the first */
+	snprintf(q, sizeof(q), "p=0&context=0&width=12&known=%u:6", log + 1);
+	b = t_api_call(a, "trace-boxes", q, &st);
+	T_EQ_INT(st, 200);
+	T_CONTAINS(b, "\"functions\": [\n  [1,\"main thread\"],");
+	T_CONTAINS(b, "  [8,\"func2\"]], \"known\": [");
+	free(b);
+	b = t_api_call(a, "trace-boxes", "p=0&context=0&width=12&known=x", &st);
+	T_EQ_INT(st, 400);
+	free(b);
+	pv_api_free(a);
+}

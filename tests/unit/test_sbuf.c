@@ -124,6 +124,11 @@ T_TEST(sbuf_ms)
 	    {-500000, "-0.5"},
 	    {165870919, "165.870919"},
 	    {1, "0.000001"},
+	    {10, "0.00001"},
+	    {120000, "0.12"},
+	    {-1000000, "-1"},
+	    {-1, "-0.000001"},
+	    {999999, "0.999999"},
 	    {INT64_MAX, "9223372036854.775807"},
 	    {INT64_MIN, "-9223372036854.775808"},
 	};
@@ -137,6 +142,19 @@ T_TEST(sbuf_ms)
 		T_EQ_STR(sbuf_str(&b), cases[i].text);
 	}
 	sbuf_release(&b);
+}
+
+/* the JSON writer's integers without printf: as "%" PRIu64 writes them */
+T_TEST(sbuf_u64_text)
+{
+	static const uint64_t cases[] = {0,	    1, 9, 10, 99, 100, 4294967295u, 1000000000000u,
+					 UINT64_MAX};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char t[SBUF_U64_MAX], want[32];
+		snprintf(want, sizeof(want), "%" PRIu64, cases[i]);
+		T_EQ_U64(sbuf_u64_text(t, cases[i]), strlen(want));
+		T_EQ_STR(t, want);
+	}
 }
 
 T_TEST(sbuf_addf)

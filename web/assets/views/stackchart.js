@@ -8,9 +8,11 @@
 // query's center and filters apply (a sample that does not pass them has no box).
 // A window's boxes come as drawn at the pane's width (api/trace-boxes?width=: pv_trace_chart),
 // at most one a pixel column and depth: [GAP, WIDTH, ID, N] per box in a row per depth (its
-// columns), the boxes under a pixel merged (N of them; ID -1 when their functions differ), each
-// function's name once. A step costs what the pane's width holds, not what the window's samples
-// do. A box's times on hover are its columns'.
+// columns), the boxes under a pixel merged (N of them; ID -1 when their functions differ). A step
+// costs what the pane's width holds, not what the window's samples do. Each function's name
+// comes once a session (known=LOG:N: the names after the N the page holds of the server's log;
+// a long C++ name is not sent again at every step). Hover asks the hovered box's exact times
+// (box-depth=&box-x=: its start, end and, for boxes merged under a pixel, their count and span).
 // URL: sw=T0:T1 (ms, the window when zoomed), sc=C (the context when not the first).
 import { api, isAbort } from '../api.js';
 import { ctx } from '../ctx.js';
@@ -24,6 +26,11 @@ const MIN_SPAN_MS = 1e-4; // 100 ns
 const SEVERAL = '#a9a9b3'; // a box of several functions, each under a pixel
 const NB = 4; // numbers a box in a row: X0, X1, ID, N (the answer's GAP, WIDTH made columns)
 const ns = (ms) => Math.round(ms * 1e6);
+// ns as exact ms: every digit the server sent ("1,234.000125 ms")
+const exactMs = (n) => {
+  const a = Math.abs(n), f = a % 1e6;
+  return (n < 0 ? '-' : '') + Math.floor(a / 1e6).toLocaleString('en-US') + (f ? '.' + String(f).padStart(6, '0').replace(/0+$/, '') : '') + ' ms';
+};
 const clamp = (v, a, b) => Math.max(a, Math.min(b, v));
 // '#rrggbb' as the canvas's RGBA pixel word (little-endian: A B G R)
 const rgbaOf = new Map();
@@ -54,6 +61,7 @@ export class StackChartPane {
     this.win = null; // [t0, t1] ms
     this.c = 0;
     this.data = null; // the last boxes answer drawn: {d, win, c, width, names}
+    this.names = null; // the names the server sent: {p, log, known, map: id -> name}
     this.gen = 0;
     this.lastKey = null;
     this.picker = h('select', { class: 'sc-context', title: 'The context (thread) drawn: the query\'s threads' });
@@ -71,7 +79,7 @@ export class StackChartPane {
     this.body = h('div', { class: 'sc-col' }, this.axis, this.wrap);
     this.el.append(this.body);
     this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
-    this.canvas.addEventListener('mouseleave', () => { this.hover = null; hideTooltip(); this.draw(); });
+    this.canvas.addEventListener('mouseleave', () => { this.hover = null; this.mouse = null; hideTooltip(); this.draw(); });
     this.canvas.addEventListener('mousedown', (e) => this.onDown(e));
     window.addEventListener('mousemove', (e) => this.onDrag(e));
     window.addEventListener('mouseup', (e) => this.onUp(e));
@@ -181,6 +189,10 @@ export class StackChartPane {
     if (this.win && next[0] === this.win[0] && next[1] === this.win[1]) return;
     this.stepStart = performance.now();
     this.win = next;
+    // the tooltip told of a box of the last window: hidden until the new one is drawn
+    this.hover = null;
+    clearTimeout(this.exactTimer);
+    hideTooltip();
     // the URL once the steps pause (history.replaceState costs ~20 ms a call)
     clearTimeout(this.stateTimer);
     this.stateTimer = setTimeout(() => this.writeState(), 300);
@@ -190,7 +202,7 @@ export class StackChartPane {
 
   // The boxes of the window: the newest request wins (older ones are aborted). The pane's
   // data-state is "busy" until its answer is drawn.
-  async fetch() {
+  async fetch(again) {
     if (!this.full) return;
     const gen = ++this.gen;
     if (this.ctrl) this.ctrl.abort();
@@ -200,11 +212,21 @@ export class StackChartPane {
     const w = this.win.slice();
     const t0 = this.stepStart || performance.now();
     this.stepStart = 0;
+    const p = S.state.p;
+    if (!this.names || this.names.p !== p) this.names = { p, log: 0, known: 0, map: new Map() };
+    const nm = this.names;
+    const q = [...this.params(), ['context', this.c], ['t0', ns(w[0])], ['t1', ns(w[1])], ['width', width]];
     try {
-      const d = await api('trace-boxes', [...this.params(), ['context', this.c], ['t0', ns(w[0])], ['t1', ns(w[1])],
-        ['width', width]], { signal: ac.signal });
+      const d = await api('trace-boxes', [...q, ['known', `${nm.log}:${nm.known}`]], { signal: ac.signal });
       if (gen !== this.gen) return;
       const tAnswer = performance.now();
+      // the names the page lacked (all of them when the server's log is another one)
+      if (nm !== this.names) return;
+      if (d.known[0] !== nm.log) nm.map.clear();
+      for (const [id, name] of d.functions) nm.map.set(id, name);
+      nm.log = d.known[0];
+      nm.known = d.known[1];
+      let lacks = false;
       // the rows as columns [X0, X1, ID, N, ...]; the palette's slots: the functions widest
       // in the window first
       const tot = new Map();
@@ -219,14 +241,23 @@ export class StackChartPane {
         }
         return o;
       });
-      const p = S.state.p;
+      for (const id of tot.keys()) if (!nm.map.has(id)) lacks = true;
+      if (lacks && !again) {
+        // a name the page should hold but does not (another server answered): all of them
+        this.names = null;
+        this.stepStart = t0;
+        return this.fetch(true);
+      }
       traceAssign(p, [...tot.keys()].sort((a, b) => tot.get(b) - tot.get(a) || a - b));
       // each function's colour once an answer, not once a box or a draw
       const colors = new Map([[-1, SEVERAL]]);
       for (const id of tot.keys()) colors.set(id, traceColor(p, id));
-      this.data = { d, win: w, c: this.c, width, names: new Map(d.functions), colors };
+      this.data = { d, win: w, c: this.c, width, names: nm.map, colors, q, exact: new Map() };
       const tBuilt = performance.now();
+      // the box under a pointer that stayed on the chart: its tooltip told again
+      this.hover = this.mouse ? this.boxAt(this.mouse) : null;
       this.draw();
+      if (this.mouse) this.tip(this.hover, this.mouse);
       // a zoom step's time: from the window change to its boxes drawn (bench/stackchart.mjs),
       // and its parts: the answer (request and JSON parse), the boxes built, the canvas
       const tDrawn = performance.now();
@@ -408,18 +439,58 @@ export class StackChartPane {
 
   onHover(e) {
     if (this.drag) return;
+    this.mouse = { clientX: e.clientX, clientY: e.clientY };
     const b = this.boxAt(e);
     const same = (x, y) => x === y || (x && y && x.d === y.d && x.depth === y.depth && x.x0 === y.x0);
     if (!same(b, this.hover)) { this.hover = b; this.draw(); }
+    this.tip(b, e);
+  }
+
+  // The tooltip of box b at the pointer (hidden when there is no box): its call path, and its
+  // exact times once the server told them (exact()).
+  tip(b, e) {
     if (!b) { hideTooltip(); return; }
+    const x = this.exact(b);
+    let title = b.name, times;
+    if (x) {
+      const z = ns(ctx.profile.start), s0 = ns(x.start), s1 = ns(x.end);
+      const w0 = ns(this.data.win[0]), w1 = ns(this.data.win[1]);
+      const cut = s0 <= w0 || s1 >= w1 ? ' (cut at the window\'s edge)' : '';
+      const span = `${exactMs(s0 - z)} to ${exactMs(s1 - z)}`;
+      title = `${exactMs(s1 - s0)} ${b.name}`;
+      times = h('div', { class: 'dim sc-times', 'data-start': String(x.start), 'data-end': String(x.end), 'data-n': String(x.n),
+        text: x.n > 1 ? `depth ${b.depth} · ${x.n.toLocaleString('en-US')} boxes, each under a pixel, from ${span}${cut}: zoom in to see them`
+          : `depth ${b.depth} · ${span}${cut}` });
+    } else {
+      times = h('div', { class: 'dim sc-times', text: `depth ${b.depth} · ${b.n > 1 ? `${b.n.toLocaleString('en-US')} boxes, each under a pixel · ` : ''}…` });
+    }
     const el = h('div', { class: 'sc-tip' },
-      h('div', { class: 'tt-title', text: `~${fmtMs(b.end - b.start)} ${b.name}` }),
-      h('div', { class: 'dim', text: `depth ${b.depth} · ${fmtTime(b.start - ctx.profile.start)} to ${fmtTime(b.end - ctx.profile.start)}` +
-        (b.n > 1 ? ` · ${b.n.toLocaleString('en-US')} boxes under a pixel each: zoom in to see them` : '') }),
-      h('div', { class: 'stack', text: this.callPath(b).map((x) => x.name).reverse().join('\n') }),
+      h('div', { class: 'tt-title', text: title }), times,
+      h('div', { class: 'stack', text: this.callPath(b).map((y) => y.name).reverse().join('\n') }),
       h('div', { class: 'dim', text: 'click: select this call node in the top-down tree' }));
     showTooltip(e.clientX, e.clientY, el);
     moveTooltip(e.clientX, e.clientY);
+  }
+
+  // Box b's exact times from the server (its start and end; for boxes merged under a pixel,
+  // their count and span), asked once a box of an answer: null until they come, then the
+  // tooltip is told again if b is still hovered.
+  // The request waits until the pointer rests 120 ms on the box (a zoom step or a move across
+  // boxes cancels it: the server computes the window's chart again for it).
+  exact(b) {
+    const data = this.data, key = `${b.depth}:${b.x0}`;
+    if (data.exact.has(key)) return data.exact.get(key);
+    clearTimeout(this.exactTimer);
+    this.exactTimer = setTimeout(() => {
+      if (this.data !== data || data.exact.has(key)) return;
+      data.exact.set(key, null);
+      api('trace-boxes', [...data.q, ['box-depth', b.depth], ['box-x', b.x0]]).then((r) => {
+        data.exact.set(key, r.box);
+        const hv = this.hover;
+        if (this.data === data && hv && hv.depth === b.depth && hv.x0 === b.x0 && this.mouse) this.tip(hv, this.mouse);
+      }).catch(() => data.exact.delete(key));
+    }, 120);
+    return null;
   }
 
   // A click on a box: its call node selected in the top-down tree. The node's key is its code
