@@ -672,6 +672,101 @@ static uint32_t tail_keep(const struct pv_engine *e, const uint32_t *anchor)
 }
 
 /*
+ * The builder of a top-down tree, and node (a row per working stack). A stack makes at most one
+ * row, and the (no stack) row one more: the columns are sized once (no growth, no copies); the
+ * pages of rows never made are never touched, and the columns are cut to the rows made at the
+ * end (td_end).
+ */
+static int td_init(struct pv_engine *e, struct td *d, uint32_t **node)
+{
+	const struct wst *w = &e->w;
+	struct tree_build *b = &d->b;
+	memset(d, 0, sizeof(*d));
+	d->by_func = e->v->q.by == PV_BY_FUNCTION;
+	d->nfunc = d->by_func ? e->p->funcs.len + e->v->nr_pseudo : 0;
+	*node = pv_malloc((size_t)(w->len ? w->len : 1) * sizeof(**node));
+	if (tb_init(b, e->nm) || !*node) {
+		pv_free(*node);
+		*node = NULL;
+		tb_release(b);
+		eng_tree_free(b->t, e->nm);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+	}
+	uint64_t most = (uint64_t)w->len + 1;
+	if (most <= PV_MAX_ROWS && tb_resize(b, (uint32_t)most) == 0 &&
+	    COL_GROW(d->link, (uint32_t)most) == 0)
+		d->link_cap = (uint32_t)most;
+	b->self_only = true;
+	return 0;
+}
+
+/*
+ * Stack s, a root alone of key index tk (struct tail): a row when it may be printed, made once,
+ * else its cost in the tree's tail. node[s] stays unset (nothing is under s), its page untouched.
+ */
+static int tail_root(struct pv_engine *e, struct td *d, const struct tail *tl, uint32_t tk,
+		     uint32_t s)
+{
+	const struct wst *w = &e->w;
+	struct pv_tree *t = d->b.t;
+	if (tl->kf[tk] & KF_KEEP) {
+		uint32_t r = tb_row(&d->b, PV_NONE, td_key_value(d, tk));
+		if (r == PV_NONE || td_link_new(d, r))
+			return -1;
+		row_frame(e->v, d->b.t, r, w->frame[s]);
+		for (uint32_t m = 0; m < e->nm; m++)
+			d->b.t->self[m][r] += w->cost[m][s];
+		return 0;
+	}
+	bool any = false;
+	for (uint32_t m = 0; m < e->nm; m++)
+		any |= w->cost[m][s] != 0;
+	if (!any)
+		return 0;
+	if (tl->min_cost > 0 && w->cost[0][s] < tl->min_cost) {
+		t->tail_cut++;
+		return 0;
+	}
+	t->tail_roots++;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		t->tail_total[m] += w->cost[m][s];
+		t->tail_self[m] += w->cost[m][s];
+	}
+	return 0;
+}
+
+/* The end of a top-down build: node to the caller (pv__view_rows) or freed, the columns cut to
+ * the rows made, the tree finished (and --self nested). */
+static int td_end(struct pv_engine *e, struct td *d, uint32_t *node, struct pv_tree **out)
+{
+	struct tree_build *b = &d->b;
+	if (e->want_node && !e->node)
+		e->node = node; /* pv__view_rows: handed to the caller */
+	else
+		pv_free(node);
+	pv_free(d->root);
+	pv_free(d->link);
+	u64map_release(&d->more);
+	int oom = b->oom;
+	if (!oom) /* cut to the rows made (when that fails, the columns stay as they are) */
+		(void)tb_resize(b, b->t->len ? b->t->len : 1);
+	tb_release(b);
+	if (oom) {
+		eng_tree_free(b->t, e->nm);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+	}
+	int rc = eng_tree_finish(e, b->t, true);
+	if (rc) {
+		eng_tree_free(b->t, e->nm);
+		return rc;
+	}
+	if (e->v->q.self == PV_SELF_NESTED)
+		nested_self(b->t, e->nm);
+	*out = b->t;
+	return 0;
+}
+
+/*
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
  * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
@@ -680,28 +775,12 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 {
 	struct wst *w = &e->w;
 	struct td d;
-	memset(&d, 0, sizeof(d));
-	enum pv_granularity by = e->v->q.by;
-	d.by_func = by == PV_BY_FUNCTION;
-	d.nfunc = d.by_func ? e->p->funcs.len + e->v->nr_pseudo : 0;
+	uint32_t *node;
+	int rc = td_init(e, &d, &node);
+	if (rc)
+		return rc;
 	struct tree_build *b = &d.b;
-	uint32_t *node = pv_malloc((size_t)(w->len ? w->len : 1) * sizeof(*node));
-	if (tb_init(b, e->nm) || !node) {
-		pv_free(node);
-		tb_release(b);
-		eng_tree_free(b->t, e->nm);
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
-	}
-	/*
-	 * A stack makes at most one row, and the (no stack) row one more: the columns are sized
-	 * once (no growth, no copies); the pages of rows never made are never touched, and the
-	 * columns are cut to the rows made at the end.
-	 */
-	uint64_t most = (uint64_t)w->len + 1;
-	if (most <= PV_MAX_ROWS && tb_resize(b, (uint32_t)most) == 0 &&
-	    COL_GROW(d.link, (uint32_t)most) == 0)
-		d.link_cap = (uint32_t)most;
-	b->self_only = true;
+	enum pv_granularity by = e->v->q.by;
 	/* without inlined frames every row's flag stays 0 (eng_tree_finish), so no row_frame */
 	bool inlines = e->p->frames.inline_depth != NULL;
 	const uint32_t nm = e->nm;
@@ -712,35 +791,9 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 		b->oom = 1;
 	for (uint32_t s = 0; s < w->len && !b->oom; s++) {
 		uint32_t pre = w->prefix[s], tk = tl.keep ? tail_key(e, &d, node, &tl, s) : PV_NONE;
-		if (tail_alone(&tl, tk) && (tl.kf[tk] & KF_KEEP)) {
-			/* a root alone that may be printed: its row, made once; node[s] stays unset
-			 * (nothing is under s), its page untouched */
-			uint32_t r = tb_row(b, PV_NONE, td_key_value(&d, tk));
-			if (r == PV_NONE || td_link_new(&d, r)) {
+		if (tail_alone(&tl, tk)) {
+			if (tail_root(e, &d, &tl, tk, s))
 				b->oom = 1;
-				break;
-			}
-			row_frame(e->v, b->t, r, w->frame[s]);
-			for (uint32_t m = 0; m < e->nm; m++)
-				b->t->self[m][r] += w->cost[m][s];
-			continue;
-		} else if (tail_alone(&tl, tk)) {
-			/* a root alone past what is printed: the tail (node[s] unset, as above) */
-			struct pv_tree *t = b->t;
-			bool any = false;
-			for (uint32_t m = 0; m < e->nm; m++)
-				any |= w->cost[m][s] != 0;
-			if (!any)
-				continue;
-			if (tl.min_cost > 0 && w->cost[0][s] < tl.min_cost) {
-				t->tail_cut++;
-				continue;
-			}
-			t->tail_roots++;
-			for (uint32_t m = 0; m < e->nm; m++) {
-				t->tail_total[m] += w->cost[m][s];
-				t->tail_self[m] += w->cost[m][s];
-			}
 			continue;
 		} else if (anchor && anchor[s] == PV_NONE) {
 			node[s] = PV_NONE;
@@ -772,31 +825,8 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 	}
 	if (!anchor && !b->oom)
 		nostack_row(e, b, false);
-	if (e->want_node && !e->node)
-		e->node = node; /* pv__view_rows: handed to the caller */
-	else
-		pv_free(node);
-	pv_free(d.root);
-	pv_free(d.link);
 	pv_free(tl.kf);
-	u64map_release(&d.more);
-	int oom = b->oom;
-	if (!oom) /* cut to the rows made (when that fails, the columns stay as they are) */
-		(void)tb_resize(b, b->t->len ? b->t->len : 1);
-	tb_release(b);
-	if (oom) {
-		eng_tree_free(b->t, e->nm);
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
-	}
-	int rc = eng_tree_finish(e, b->t, true);
-	if (rc) {
-		eng_tree_free(b->t, e->nm);
-		return rc;
-	}
-	if (e->v->q.self == PV_SELF_NESTED)
-		nested_self(b->t, e->nm);
-	*out = b->t;
-	return 0;
+	return td_end(e, &d, node, out);
 }
 
 /*
