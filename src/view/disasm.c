@@ -209,18 +209,11 @@ static void cut_reason(char *buf, size_t n, enum cut c, const struct budget *b, 
 	}
 }
 
-/*
- * Runs objdump -d -l --no-show-raw-insn over the instructions from lo to the one at hi of path;
- * its output in *out (NUL-ended, to pv_free), read within sh's time and bytes and stopped once
- * it printed more than sh->insns instruction lines (or b's stop is set): *cut says which
- * ended it, the output then kept up to its last whole line. Returns 0, 1 after a note (not
- * found, failed), or PV_ENOMEM.
- */
-static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi,
-		   const struct budget *b, const struct share *sh, char **out, size_t *len,
-		   enum cut *cut)
+/* Starts objdump -d -l --no-show-raw-insn -w over the instructions from lo to the one at hi of
+ * path, its output on *fd. Returns 0, 1 after a note (failed to start), or PV_ENOMEM. */
+static int spawn_objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi,
+			 pid_t *pid, int *fd)
 {
-	*cut = CUT_NONE;
 	char start[40], stop[40];
 	snprintf(start, sizeof(start), "--start-address=0x%llx", (unsigned long long)lo);
 	/* past hi by the longest instruction (x86's 15 bytes): the last one whole, the rest dropped
@@ -242,8 +235,7 @@ static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t 
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, "objdump", &fa, NULL, argv, environ);
+	int rc = posix_spawnp(pid, "objdump", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	pv_free(file);
 	close(fds[1]);
@@ -255,84 +247,115 @@ static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t 
 			   ? PV_ENOMEM
 			   : 1;
 	}
-	/* at most sh->bytes + 1 bytes read: one past the bound tells that it was reached */
-	struct vec buf = {0};
-	uint32_t scan = 0, lines = 0; /* the first line not counted yet, instruction lines */
-	int failed = 0;
+	*fd = fds[0];
+	return 0;
+}
+
+/* What objdump's output has read so far: the text, the first line not counted yet, the
+ * instruction lines. */
+struct dump {
+	struct vec buf;
+	uint32_t scan, lines;
+};
+
+/*
+ * Reads fd into o within sh's time and bytes (at most sh->bytes + 1: one past the bound tells
+ * that it was reached), stopping once it printed more than sh->insns instruction lines or b's
+ * stop is set (*cut says which). Returns 0 at the end or a cut, 1 when reading failed, 2 when
+ * out of memory.
+ */
+static int read_dump(int fd, const struct budget *b, const struct share *sh, struct dump *o,
+		     enum cut *cut)
+{
 	for (;;) {
 		if (stopped(b)) {
 			*cut = CUT_STOP;
-			break;
+			return 0;
 		}
 		int64_t left = sh->end_ms - now_ms();
 		if (left <= 0) {
 			*cut = CUT_TIME;
-			break;
+			return 0;
 		}
 		/* in slices of 100 ms at most, to see a stop soon */
-		struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
 		int pr = poll(&pf, 1, left < 100 ? (int)left : 100);
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (pr < 0) {
-			failed = 1;
-			break;
-		}
+		if (pr < 0)
+			return 1;
 		if (pr == 0)
 			continue;
-		uint32_t had = buf.len;
+		uint32_t had = o->buf.len;
 		uint64_t want = sh->bytes + 1 - had;
 		if (want > 65536)
 			want = 65536;
-		if (vec_resize(&buf, 1, had + (uint32_t)want + 1)) { /* + 1: the final NUL */
-			failed = 2;
-			break;
-		}
-		buf.len = had;
-		ssize_t r = read(fds[0], (char *)buf.p + had, (size_t)want);
+		if (vec_resize(&o->buf, 1, had + (uint32_t)want + 1)) /* + 1: the final NUL */
+			return 2;
+		o->buf.len = had;
+		ssize_t r = read(fd, (char *)o->buf.p + had, (size_t)want);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
-		if (r < 0)
-			failed = 1;
 		if (r <= 0)
-			break;
-		buf.len += (uint32_t)r;
-		const char *t = buf.p;
-		for (const char *nl; (nl = memchr(t + scan, '\n', buf.len - scan));
-		     scan = (uint32_t)(nl - t) + 1)
-			lines += insn_line(t + scan, nl);
-		if (lines > sh->insns) {
+			return r < 0;
+		o->buf.len += (uint32_t)r;
+		const char *t = o->buf.p;
+		for (const char *nl; (nl = memchr(t + o->scan, '\n', o->buf.len - o->scan));
+		     o->scan = (uint32_t)(nl - t) + 1)
+			o->lines += insn_line(t + o->scan, nl);
+		if (o->lines > sh->insns) {
 			*cut = CUT_INSNS;
-			break;
+			return 0;
 		}
-		if (buf.len > sh->bytes) {
+		if (o->buf.len > sh->bytes) {
 			*cut = CUT_BYTES;
-			break;
+			return 0;
 		}
 	}
-	close(fds[0]);
+}
+
+/*
+ * Runs objdump -d -l --no-show-raw-insn over the instructions from lo to the one at hi of path;
+ * its output in *out (NUL-ended, to pv_free), read within sh's time and bytes and stopped once
+ * it printed more than sh->insns instruction lines (or b's stop is set): *cut says which
+ * ended it, the output then kept up to its last whole line. Returns 0, 1 after a note (not
+ * found, failed), or PV_ENOMEM.
+ */
+static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi,
+		   const struct budget *b, const struct share *sh, char **out, size_t *len,
+		   enum cut *cut)
+{
+	*cut = CUT_NONE;
+	pid_t pid;
+	int fd;
+	int rc = spawn_objdump(d, path, lo, hi, &pid, &fd);
+	if (rc)
+		return rc;
+	struct dump o = {0};
+	int failed = read_dump(fd, b, sh, &o, cut);
+	close(fd);
 	if (*cut || failed)
 		kill(pid, SIGKILL);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (failed == 2) {
-		vec_free(&buf);
+		vec_free(&o.buf);
 		return PV_ENOMEM;
 	}
 	if (failed || (!*cut && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))) {
-		vec_free(&buf);
+		vec_free(&o.buf);
 		return note(d, "objdump %s failed: no disassembly", path) ? PV_ENOMEM : 1;
 	}
 	if (*cut) /* whole lines only */
-		buf.len = scan;
-	if (vec_resize(&buf, 1, buf.len + 1)) {
-		vec_free(&buf);
+		o.buf.len = o.scan;
+	if (vec_resize(&o.buf, 1, o.buf.len + 1)) {
+		vec_free(&o.buf);
 		return PV_ENOMEM;
 	}
-	((char *)buf.p)[buf.len - 1] = 0;
-	*out = buf.p;
-	*len = buf.len - 1;
+	((char *)o.buf.p)[o.buf.len - 1] = 0;
+	*out = o.buf.p;
+	*len = o.buf.len - 1;
 	return 0;
 }
 
