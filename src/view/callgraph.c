@@ -183,111 +183,117 @@ static const char fallback_note[] =
     "path center); without them the tree, callers and butterfly views are computed from the "
     "call graph";
 
-int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
+/*
+ * A query the graph does not answer (a filter, a time range, rows other than functions, views
+ * other than the trees): the engine's estimated stacks, with a note; top and flat of the whole
+ * profile show the file's exact costs (engine.c), without one. Returns 1 when so (*rc: the
+ * error, or 0), 0 when the graph answers.
+ */
+static int not_from_graph(struct pv_view *v, int *rc, struct pv_error *err)
 {
-	const struct pv_profile *p = v->p;
 	const struct pv_query *q = &v->q;
-	*done = false;
-	if (!p->callgraph.nr_nodes && !p->callgraph.nr_edges)
-		return 0;
 	bool whole = !q->nr_filters && !q->has_range && !q->inside_markers &&
-		     v->nr_threads == p->threads.len && !q->nr_center && q->by == PV_BY_FUNCTION;
+		     v->nr_threads == v->p->threads.len && !q->nr_center && q->by == PV_BY_FUNCTION;
 	bool tree = q->view == PV_VIEW_TREE || q->view == PV_VIEW_CALLERS ||
 		    (q->view == PV_VIEW_BUTTERFLY && q->nr_center);
 	bool plain =
 	    !q->nr_filters && !q->has_range && !q->inside_markers && q->by == PV_BY_FUNCTION;
-	if (!tree || !plain) {
-		/* top and flat of the whole profile show the file's exact costs (engine.c) */
-		if (!((q->view == PV_VIEW_TOP || q->view == PV_VIEW_FLAT) && whole) &&
-		    !(v->note = pv_strdup(fallback_note)))
-			return pv_error_set(err, PV_ENOMEM, "out of memory");
+	*rc = 0;
+	if (tree && plain)
 		return 0;
+	if (!((q->view == PV_VIEW_TOP || q->view == PV_VIEW_FLAT) && whole) &&
+	    !(v->note = pv_strdup(fallback_note)))
+		*rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+	return 1;
+}
+
+/* The center's functions into c->mask (v has a center). Returns 1 when the graph cannot take
+ * the center (a line, a path: the engine's stacks then, with a note; *rc the error or 0). */
+static int center_funcs(struct pv_view *v, struct center *c, int *rc, struct pv_error *err)
+{
+	bool funcs_only = true;
+	*rc = 0;
+	c->mask = pv_calloc((size_t)v->p->funcs.len + 1, 1);
+	if (!c->mask) {
+		*rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+		return 1;
 	}
-	uint32_t nf = p->funcs.len, nm = v->nr_metrics;
-	struct center c;
-	memset(&c, 0, sizeof(c));
-	struct cg_graph g;
-	memset(&g, 0, sizeof(g));
+	*rc = pv__view_center_funcs(v, c->mask, &funcs_only, err);
+	if (!*rc && funcs_only)
+		return 0;
+	pv_free(c->mask);
+	c->mask = NULL;
+	pv_free(v->center_label); /* the engine's pipeline sets it again */
+	v->center_label = NULL;
+	if (!*rc && !(v->note = pv_strdup(fallback_note)))
+		*rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+	return 1;
+}
+
+/* The call graph of the view's threads, and the view's sample count and whole. */
+static int threads_graph(struct pv_view *v, struct cg_graph *g, struct pv_error *err)
+{
+	const struct pv_profile *p = v->p;
+	uint32_t nm = v->nr_metrics;
 	uint8_t *sel = NULL;
-	int rc = 0;
-	if (q->nr_center) {
-		bool funcs_only = true;
-		c.mask = pv_calloc((size_t)nf + 1, 1);
-		if (!c.mask)
-			return pv_error_set(err, PV_ENOMEM, "out of memory");
-		rc = pv__view_center_funcs(v, c.mask, &funcs_only, err);
-		if (rc || !funcs_only) {
-			pv_free(c.mask);
-			pv_free(v->center_label); /* the engine's pipeline sets it again */
-			v->center_label = NULL;
-			if (!rc && !(v->note = pv_strdup(fallback_note)))
-				rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-			return rc;
-		}
-	}
 	if (v->nr_threads != p->threads.len) {
 		sel = pv_calloc((size_t)p->threads.len + 1, 1);
-		if (!sel) {
-			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-			goto out;
-		}
+		if (!sel)
+			return pv_error_set(err, PV_ENOMEM, "out of memory");
 		for (uint32_t i = 0; i < v->nr_threads; i++)
 			sel[v->threads[i]] = 1;
 	}
-	if (cg_graph_build(p, v->metrics, nm, sel, &g)) {
-		rc = pv_error_set(err, PV_ENOMEM, "out of memory building the call graph");
-		goto out;
-	}
+	int rc = cg_graph_build(p, v->metrics, nm, sel, g);
+	pv_free(sel);
+	if (rc)
+		return pv_error_set(err, PV_ENOMEM, "out of memory building the call graph");
 	for (uint32_t i = 0; i < v->nr_threads; i++)
 		v->nr_samples +=
 		    p->threads.sample_end[v->threads[i]] - p->threads.sample_begin[v->threads[i]];
-	for (uint32_t f = 0; f < nf; f++)
+	for (uint32_t f = 0; f < p->funcs.len; f++)
 		for (uint32_t k = 0; k < nm; k++)
-			v->whole[k] += g.self[(size_t)f * nm + k];
-	v->centered = q->nr_center > 0;
-	if (v->centered) {
-		c.mem = pv_malloc(((size_t)nf + 1) * sizeof(uint32_t));
-		if (!c.mem) {
-			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-			goto out;
-		}
-		for (uint32_t f = 0; f < nf; f++)
-			if (c.mask[f])
-				c.mem[c.n++] = f;
-		if (cg_set_costs(&g, c.mask, c.mem, c.n, &c.set)) {
-			rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-			goto out;
-		}
-		memcpy(v->center, c.set.total, nm * sizeof(int64_t));
-	} else {
-		memcpy(v->center, v->whole, sizeof(v->whole));
-	}
-	pv__view_set_base(v);
-	uint32_t unexpanded = 0;
-	const struct center *cp = v->centered ? &c : NULL;
-	if (q->view == PV_VIEW_BUTTERFLY) {
-		rc = one_tree(v, &g, cp, true, &v->callers, &unexpanded, err);
-		if (!rc)
-			rc = one_tree(v, &g, cp, false, &v->tree, &unexpanded, err);
-	} else {
-		rc = one_tree(v, &g, cp, q->view == PV_VIEW_CALLERS, &v->tree, &unexpanded, err);
-	}
-	if (rc)
-		goto out;
+			v->whole[k] += g->self[(size_t)f * nm + k];
+	return 0;
+}
+
+/* The center's members and costs (c->set), and the view's center total. */
+static int center_costs(struct pv_view *v, const struct cg_graph *g, struct center *c,
+			struct pv_error *err)
+{
+	uint32_t nf = v->p->funcs.len;
+	c->mem = pv_malloc(((size_t)nf + 1) * sizeof(uint32_t));
+	if (!c->mem)
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	for (uint32_t f = 0; f < nf; f++)
+		if (c->mask[f])
+			c->mem[c->n++] = f;
+	if (cg_set_costs(g, c->mask, c->mem, c->n, &c->set))
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	memcpy(v->center, c->set.total, v->nr_metrics * sizeof(int64_t));
+	return 0;
+}
+
+/* The view's note: what is exact and what estimated, and the rows a budget left unexpanded. */
+static int graph_note(struct pv_view *v, const struct center *c, uint32_t unexpanded,
+		      struct pv_error *err)
+{
+	const struct pv_profile *p = v->p;
+	uint32_t nm = v->nr_metrics,
+		 budget = v->q.max_rows > ROW_BUDGET ? v->q.max_rows : ROW_BUDGET;
 	char note[640];
 	int n;
 	uint32_t kb = 0; /* the first metric whose total is only bounded */
-	while (v->centered && c.set.estimated && kb + 1 < nm && c.set.lo[kb] == c.set.hi[kb])
+	while (v->centered && c->set.estimated && kb + 1 < nm && c->set.lo[kb] == c->set.hi[kb])
 		kb++;
-	if (v->centered && c.set.estimated)
+	if (v->centered && c->set.estimated)
 		n = snprintf(note, sizeof(note),
 			     "call graph: the center's functions run inside one another through "
 			     "other functions, so the file bounds its total: at least %lld, at "
 			     "most %lld (%s); rows marked ~ are estimated (split in proportion to "
 			     "the calls' costs)",
-			     (long long)c.set.lo[kb], (long long)c.set.hi[kb],
+			     (long long)c->set.lo[kb], (long long)c->set.hi[kb],
 			     pv_str(p, p->metrics.name[v->metrics[kb]]));
-	else if (v->centered && c.set.self_estimated)
+	else if (v->centered && c->set.self_estimated)
 		n = snprintf(note, sizeof(note), "%s",
 			     "call graph: the center's total is the file's exact cost; some of its "
 			     "functions also run inside others' through other functions, so its "
@@ -304,15 +310,47 @@ int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
 				   "calls' costs)");
 	if (unexpanded && n > 0 && (size_t)n < sizeof(note))
 		snprintf(note + n, sizeof(note) - (size_t)n,
-			 "; %u light rows not expanded (at most %u rows)", unexpanded,
-			 q->max_rows > ROW_BUDGET ? q->max_rows : ROW_BUDGET);
+			 "; %u light rows not expanded (at most %u rows)", unexpanded, budget);
 	if (!(v->note = pv_strdup(note)))
-		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
-	else
+		return pv_error_set(err, PV_ENOMEM, "out of memory");
+	return 0;
+}
+
+int pv__callgraph_view(struct pv_view *v, bool *done, struct pv_error *err)
+{
+	const struct pv_profile *p = v->p;
+	const struct pv_query *q = &v->q;
+	*done = false;
+	if (!p->callgraph.nr_nodes && !p->callgraph.nr_edges)
+		return 0;
+	struct center c;
+	memset(&c, 0, sizeof(c));
+	struct cg_graph g;
+	memset(&g, 0, sizeof(g));
+	int rc = 0;
+	if (not_from_graph(v, &rc, err) || (q->nr_center && center_funcs(v, &c, &rc, err)))
+		return rc;
+	if ((rc = threads_graph(v, &g, err)))
+		goto out;
+	v->centered = q->nr_center > 0;
+	if (v->centered && (rc = center_costs(v, &g, &c, err)))
+		goto out;
+	if (!v->centered)
+		memcpy(v->center, v->whole, sizeof(v->whole));
+	pv__view_set_base(v);
+	uint32_t unexpanded = 0;
+	const struct center *cp = v->centered ? &c : NULL;
+	if (q->view == PV_VIEW_BUTTERFLY) {
+		rc = one_tree(v, &g, cp, true, &v->callers, &unexpanded, err);
+		if (!rc)
+			rc = one_tree(v, &g, cp, false, &v->tree, &unexpanded, err);
+	} else {
+		rc = one_tree(v, &g, cp, q->view == PV_VIEW_CALLERS, &v->tree, &unexpanded, err);
+	}
+	if (!rc && !(rc = graph_note(v, &c, unexpanded, err)))
 		*done = v->priv->from_graph = true;
 out:
 	cg_graph_release(&g);
-	pv_free(sel);
 	cg_set_release(&c.set);
 	pv_free(c.mask);
 	pv_free(c.mem);

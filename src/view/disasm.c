@@ -209,18 +209,11 @@ static void cut_reason(char *buf, size_t n, enum cut c, const struct budget *b, 
 	}
 }
 
-/*
- * Runs objdump -d -l --no-show-raw-insn over the instructions from lo to the one at hi of path;
- * its output in *out (NUL-ended, to pv_free), read within sh's time and bytes and stopped once
- * it printed more than sh->insns instruction lines (or b's stop is set): *cut says which
- * ended it, the output then kept up to its last whole line. Returns 0, 1 after a note (not
- * found, failed), or PV_ENOMEM.
- */
-static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi,
-		   const struct budget *b, const struct share *sh, char **out, size_t *len,
-		   enum cut *cut)
+/* Starts objdump -d -l --no-show-raw-insn -w over the instructions from lo to the one at hi of
+ * path, its output on *fd. Returns 0, 1 after a note (failed to start), or PV_ENOMEM. */
+static int spawn_objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi,
+			 pid_t *pid, int *fd)
 {
-	*cut = CUT_NONE;
 	char start[40], stop[40];
 	snprintf(start, sizeof(start), "--start-address=0x%llx", (unsigned long long)lo);
 	/* past hi by the longest instruction (x86's 15 bytes): the last one whole, the rest dropped
@@ -242,8 +235,7 @@ static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t 
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, "objdump", &fa, NULL, argv, environ);
+	int rc = posix_spawnp(pid, "objdump", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	pv_free(file);
 	close(fds[1]);
@@ -255,84 +247,115 @@ static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t 
 			   ? PV_ENOMEM
 			   : 1;
 	}
-	/* at most sh->bytes + 1 bytes read: one past the bound tells that it was reached */
-	struct vec buf = {0};
-	uint32_t scan = 0, lines = 0; /* the first line not counted yet, instruction lines */
-	int failed = 0;
+	*fd = fds[0];
+	return 0;
+}
+
+/* What objdump's output has read so far: the text, the first line not counted yet, the
+ * instruction lines. */
+struct dump {
+	struct vec buf;
+	uint32_t scan, lines;
+};
+
+/*
+ * Reads fd into o within sh's time and bytes (at most sh->bytes + 1: one past the bound tells
+ * that it was reached), stopping once it printed more than sh->insns instruction lines or b's
+ * stop is set (*cut says which). Returns 0 at the end or a cut, 1 when reading failed, 2 when
+ * out of memory.
+ */
+static int read_dump(int fd, const struct budget *b, const struct share *sh, struct dump *o,
+		     enum cut *cut)
+{
 	for (;;) {
 		if (stopped(b)) {
 			*cut = CUT_STOP;
-			break;
+			return 0;
 		}
 		int64_t left = sh->end_ms - now_ms();
 		if (left <= 0) {
 			*cut = CUT_TIME;
-			break;
+			return 0;
 		}
 		/* in slices of 100 ms at most, to see a stop soon */
-		struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
 		int pr = poll(&pf, 1, left < 100 ? (int)left : 100);
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (pr < 0) {
-			failed = 1;
-			break;
-		}
+		if (pr < 0)
+			return 1;
 		if (pr == 0)
 			continue;
-		uint32_t had = buf.len;
+		uint32_t had = o->buf.len;
 		uint64_t want = sh->bytes + 1 - had;
 		if (want > 65536)
 			want = 65536;
-		if (vec_resize(&buf, 1, had + (uint32_t)want + 1)) { /* + 1: the final NUL */
-			failed = 2;
-			break;
-		}
-		buf.len = had;
-		ssize_t r = read(fds[0], (char *)buf.p + had, (size_t)want);
+		if (vec_resize(&o->buf, 1, had + (uint32_t)want + 1)) /* + 1: the final NUL */
+			return 2;
+		o->buf.len = had;
+		ssize_t r = read(fd, (char *)o->buf.p + had, (size_t)want);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
-		if (r < 0)
-			failed = 1;
 		if (r <= 0)
-			break;
-		buf.len += (uint32_t)r;
-		const char *t = buf.p;
-		for (const char *nl; (nl = memchr(t + scan, '\n', buf.len - scan));
-		     scan = (uint32_t)(nl - t) + 1)
-			lines += insn_line(t + scan, nl);
-		if (lines > sh->insns) {
+			return r < 0;
+		o->buf.len += (uint32_t)r;
+		const char *t = o->buf.p;
+		for (const char *nl; (nl = memchr(t + o->scan, '\n', o->buf.len - o->scan));
+		     o->scan = (uint32_t)(nl - t) + 1)
+			o->lines += insn_line(t + o->scan, nl);
+		if (o->lines > sh->insns) {
 			*cut = CUT_INSNS;
-			break;
+			return 0;
 		}
-		if (buf.len > sh->bytes) {
+		if (o->buf.len > sh->bytes) {
 			*cut = CUT_BYTES;
-			break;
+			return 0;
 		}
 	}
-	close(fds[0]);
+}
+
+/*
+ * Runs objdump -d -l --no-show-raw-insn over the instructions from lo to the one at hi of path;
+ * its output in *out (NUL-ended, to pv_free), read within sh's time and bytes and stopped once
+ * it printed more than sh->insns instruction lines (or b's stop is set): *cut says which
+ * ended it, the output then kept up to its last whole line. Returns 0, 1 after a note (not
+ * found, failed), or PV_ENOMEM.
+ */
+static int objdump(struct pv_disasm *d, const char *path, uint64_t lo, uint64_t hi,
+		   const struct budget *b, const struct share *sh, char **out, size_t *len,
+		   enum cut *cut)
+{
+	*cut = CUT_NONE;
+	pid_t pid;
+	int fd;
+	int rc = spawn_objdump(d, path, lo, hi, &pid, &fd);
+	if (rc)
+		return rc;
+	struct dump o = {0};
+	int failed = read_dump(fd, b, sh, &o, cut);
+	close(fd);
 	if (*cut || failed)
 		kill(pid, SIGKILL);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (failed == 2) {
-		vec_free(&buf);
+		vec_free(&o.buf);
 		return PV_ENOMEM;
 	}
 	if (failed || (!*cut && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))) {
-		vec_free(&buf);
+		vec_free(&o.buf);
 		return note(d, "objdump %s failed: no disassembly", path) ? PV_ENOMEM : 1;
 	}
 	if (*cut) /* whole lines only */
-		buf.len = scan;
-	if (vec_resize(&buf, 1, buf.len + 1)) {
-		vec_free(&buf);
+		o.buf.len = o.scan;
+	if (vec_resize(&o.buf, 1, o.buf.len + 1)) {
+		vec_free(&o.buf);
 		return PV_ENOMEM;
 	}
-	((char *)buf.p)[buf.len - 1] = 0;
-	*out = buf.p;
-	*len = buf.len - 1;
+	((char *)o.buf.p)[o.buf.len - 1] = 0;
+	*out = o.buf.p;
+	*len = o.buf.len - 1;
 	return 0;
 }
 
@@ -519,6 +542,216 @@ static void range_add(struct fn_range *fr, uint32_t nf, pv_func_ix f, uint64_t a
 		}
 }
 
+/* The range of addresses of each marked function (at most PV_DISASM_FUNCS), over its frames and
+ * the addresses samples hit (samples.addr: perf's leaf IPs), in the view or not; returns how
+ * many. */
+static uint32_t fn_ranges(const struct pv_profile *p, const uint8_t *mark, struct fn_range *fr)
+{
+	uint32_t nf = 0;
+	for (pv_func_ix f = 0; f < p->funcs.len && pv__has_addrs(p); f++)
+		if (mark[f] && nf < PV_DISASM_FUNCS)
+			fr[nf++] = (struct fn_range){f, PV_ADDR_NONE, 0};
+	for (pv_frame_ix x = 0; x < p->frames.len && nf && p->frames.addr; x++)
+		range_add(fr, nf, p->frames.func[x], pv_frame_addr(p, x));
+	for (uint32_t s = 0; s < p->samples.len && nf && p->samples.addr; s++) {
+		pv_stack_ix st = p->samples.stack[s];
+		if (st != PV_NONE && p->samples.addr[s] != PV_ADDR_NONE &&
+		    mark[p->frames.func[p->stacks.frame[st]]])
+			range_add(fr, nf, p->frames.func[p->stacks.frame[st]], p->samples.addr[s]);
+	}
+	return nf;
+}
+
+/* One answer: the view's samples, the line asked (here), what is left of the bounds, the
+ * instructions so far; rc: PV_ENOMEM once a note or an instruction failed. */
+struct dis {
+	const struct pv_profile *p;
+	struct pv_disasm *d;
+	const uint8_t *keep;
+	pv_metric_ix metric;
+	const char *here_base;
+	uint32_t here_line;
+	struct budget b;
+	struct vec insn, lv;
+	uint8_t *one; /* per function: the one whose samples pv__leaf_addrs gathers */
+	int rc;
+};
+
+/* One function to disassemble: its range, name, binary, and the file addresses lo .. hi. */
+struct job {
+	struct fn_range *fr;
+	const char *name, *path;
+	uint64_t lo, hi;
+};
+
+/* What of the answer's bounds is spent (CUT_NONE: none). */
+static enum cut spent(const struct budget *b)
+{
+	return stopped(b)	       ? CUT_STOP
+	       : now_ms() >= b->end_ms ? CUT_TIME
+	       : !b->bytes	       ? CUT_BYTES
+	       : !b->insns	       ? CUT_INSNS
+				       : CUT_NONE;
+}
+
+/* The function's share: its own bounds, or what the answer has left. */
+static struct share share_of(const struct budget *b)
+{
+	int64_t fn_end = now_ms() + PV_DISASM_FUNC_MS;
+	return (struct share){
+	    .end_ms = fn_end < b->end_ms ? fn_end : b->end_ms,
+	    .bytes = b->bytes < PV_DISASM_FUNC_BYTES ? b->bytes : PV_DISASM_FUNC_BYTES,
+	    .insns = b->insns < PV_DISASM_FUNC_INSNS ? b->insns : PV_DISASM_FUNC_INSNS,
+	    .answer_ms = fn_end >= b->end_ms,
+	    .answer_bytes = b->bytes < PV_DISASM_FUNC_BYTES,
+	    .answer_insns = b->insns < PV_DISASM_FUNC_INSNS};
+}
+
+/*
+ * The binary of job j's function and the file addresses of its range: the whole function, as
+ * its symbol says, perf annotate's range (the symbol's name also tells whether the addresses
+ * are the binary's own or offsets in its file). Returns 0, or 1 after a note (x->rc: its error)
+ * when the function is not disassembled.
+ */
+static int job_addrs(struct dis *x, struct job *j)
+{
+	const struct pv_profile *p = x->p;
+	struct fn_range *fr = j->fr;
+	pv_module_ix m = pv_func_module(p, fr->f);
+	j->path = m < p->modules.len ? pv_str(p, p->modules.path[m]) : "";
+	if (!*j->path) {
+		x->rc = note(x->d, "%s: no binary named (no module path): no disassembly", j->name);
+		return 1;
+	}
+	if (j->path[0] != '/') {
+		x->rc = note(x->d, "binary %s not found (not an absolute path): no disassembly",
+			     j->path);
+		return 1;
+	}
+	struct seg segs[SEGS_MAX];
+	int ns = elf_segs(x->d, j->path, segs, &x->rc);
+	if (ns < 0)
+		return 1;
+	j->lo = file_addr(segs, ns, fr->lo);
+	j->hi = file_addr(segs, ns, fr->hi);
+	uint64_t s0, s1, delta;
+	if (!symz_func_range(j->path, j->name, fr->lo, fr->hi, &s0, &s1, &delta) && s1 > s0) {
+		j->lo = s0;
+		j->hi = s1 - 1;
+		fr->lo = s0 - delta;
+		fr->hi = s1 - 1 - delta;
+	}
+	if (j->lo == PV_ADDR_NONE || j->hi == PV_ADDR_NONE || j->lo - fr->lo != j->hi - fr->hi) {
+		x->rc = note(x->d,
+			     "addresses of %s are not in %s's executable segments (a "
+			     "position-independent binary recorded at its run-time address?): "
+			     "no disassembly",
+			     j->name, j->path);
+		return 1;
+	}
+	if (j->hi - j->lo >= RANGE_MAX) {
+		x->rc = note(x->d, "%s spans more than %u KiB: no disassembly", j->name,
+			     RANGE_MAX >> 10);
+		return 1;
+	}
+	return 0;
+}
+
+/* Disassembles job j within its share: objdump, the costs of its addresses, its instructions,
+ * a note when it was cut or printed none. */
+static void job_run(struct dis *x, struct job *j)
+{
+	const struct pv_profile *p = x->p;
+	pv_func_ix f = j->fr->f;
+	struct share sh = share_of(&x->b);
+	char *text = NULL;
+	size_t len = 0;
+	enum cut cut;
+	int r = objdump(x->d, j->path, j->lo, j->hi, &x->b, &sh, &text, &len, &cut);
+	if (r) {
+		x->rc = r == 1 ? 0 : r;
+		return;
+	}
+	x->b.bytes -= len < x->b.bytes ? len : x->b.bytes;
+	x->one[f] = 1;
+	x->lv.len = 0;
+	x->rc = x->metric == PV_NONE
+		    ? 0
+		    : pv__leaf_addrs(p, x->keep, PV_NONE, 0, x->one, x->metric, &x->lv);
+	x->one[f] = 0;
+	if (x->lv.len)
+		qsort(x->lv.p, x->lv.len, sizeof(struct pv__line_addr), addr_cmp);
+	uint32_t before = x->insn.len;
+	bool more = false;
+	if (!x->rc)
+		x->rc = parse(j->fr, j->lo - j->fr->lo, text, len, VEC(x->lv, struct pv__line_addr),
+			      x->lv.len, x->here_base, x->here_line, sh.insns, &more, &x->insn);
+	pv_free(text);
+	uint32_t got = x->insn.len - before;
+	x->b.insns -= got < x->b.insns ? got : x->b.insns;
+	if (cut == CUT_INSNS && !more) /* the lines past the cap were past the range */
+		cut = CUT_NONE;
+	if (!x->rc && cut) {
+		char why[128];
+		cut_reason(why, sizeof(why), cut, &x->b,
+			   cut == CUT_TIME    ? sh.answer_ms
+			   : cut == CUT_BYTES ? sh.answer_bytes
+					      : sh.answer_insns);
+		x->d->cut = true;
+		x->rc = note(x->d, "disassembly of %s cut after %u instruction%s: %s", j->name, got,
+			     got == 1 ? "" : "s", why);
+	} else if (!x->rc && !got) {
+		x->rc = note(x->d, "objdump printed no instruction of %s in %s", j->name, j->path);
+	}
+}
+
+/* The functions of fr[0 .. nf) with an address, each within what is left of the answer's
+ * bounds (opts: its time and stop). */
+static void run_jobs(struct dis *x, struct fn_range *fr, uint32_t nf,
+		     const struct pv_disasm_opts *opts)
+{
+	x->b = (struct budget){.stop = opts ? opts->stop : NULL,
+			       .ms = opts && opts->ms ? opts->ms : PV_DISASM_MS,
+			       .bytes = PV_DISASM_BYTES,
+			       .insns = PV_DISASM_INSNS};
+	x->b.end_ms = now_ms() + x->b.ms;
+	for (uint32_t k = 0; k < nf && !x->rc; k++) {
+		if (fr[k].lo == PV_ADDR_NONE)
+			continue;
+		struct job j = {.fr = &fr[k], .name = pv_str(x->p, x->p->funcs.name[fr[k].f])};
+		enum cut c = spent(&x->b);
+		if (c) {
+			char why[128];
+			cut_reason(why, sizeof(why), c, &x->b, true);
+			x->d->cut = true;
+			x->rc = note(x->d, "%s not disassembled: %s", j.name, why);
+			continue;
+		}
+		if (!job_addrs(x, &j))
+			job_run(x, &j);
+	}
+}
+
+/* The function with the most self cost at addresses in the view, when none is asked: into
+ * *hot. Returns 0, 1 after a note (none), or the error. */
+static int pick_hottest(const struct pv_profile *p, const uint8_t *keep, pv_metric_ix metric,
+			struct pv_disasm *d, uint8_t **hot, struct pv_error *err)
+{
+	int rc = hottest(p, keep, metric, hot, err);
+	if (rc)
+		return rc;
+	if (*hot)
+		return 0;
+	/* perf script frames keep their address only with a source line (doc/lines.md) */
+	const char *hint =
+	    strcmp(pv_str(p, p->meta.format), "perf-script") == 0
+		? " (perf script prints each frame's address with -F ip, its default)"
+		: "";
+	return note(d, "no sample with an address: no disassembly%s", hint)
+		   ? pv_error_set(err, PV_ENOMEM, "out of memory")
+		   : 1;
+}
+
 static int disasm(const struct pv_profile *p, const struct pv_query *q, const uint8_t *mark,
 		  const char *here_base, uint32_t here_line, const struct pv_disasm_opts *opts,
 		  struct pv_disasm **out, struct pv_error *err)
@@ -530,47 +763,18 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 	d->metric = PV_NONE;
 	*out = d;
 	/* the view's samples (none can be at an address when no frame has one) */
-	uint8_t *keep = NULL;
+	uint8_t *keep = NULL, *hot = NULL;
 	pv_metric_ix metric = PV_NONE;
-	if (pv__has_addrs(p)) {
-		int rc = pv__view_keep(p, q, &keep, &metric, err);
-		if (rc)
-			return rc;
-	}
+	int rc = pv__has_addrs(p) ? pv__view_keep(p, q, &keep, &metric, err) : 0;
+	if (rc)
+		return rc;
 	d->metric = metric;
-	uint8_t *hot = NULL;
-	if (!mark) {
-		int rc = hottest(p, keep, metric, &hot, err);
-		/* perf script frames keep their address only with a source line (doc/lines.md) */
-		const char *hint =
-		    strcmp(pv_str(p, p->meta.format), "perf-script") == 0
-			? " (perf script prints each frame's address with -F ip, its default)"
-			: "";
-		if (rc || !hot) {
-			pv_free_keep(keep);
-			return rc ? rc
-			       : note(d, "no sample with an address: no disassembly%s", hint)
-				   ? pv_error_set(err, PV_ENOMEM, "out of memory")
-				   : 0;
-		}
-		mark = hot;
+	if (!mark && (rc = pick_hottest(p, keep, metric, d, &hot, err))) {
+		pv_free_keep(keep);
+		return rc == 1 ? 0 : rc;
 	}
-	/* each function's range of addresses, over its frames */
 	struct fn_range fr[PV_DISASM_FUNCS];
-	uint32_t nf = 0;
-	for (pv_func_ix f = 0; f < p->funcs.len && pv__has_addrs(p); f++)
-		if (mark[f] && nf < PV_DISASM_FUNCS)
-			fr[nf++] = (struct fn_range){f, PV_ADDR_NONE, 0};
-	for (pv_frame_ix x = 0; x < p->frames.len && nf && p->frames.addr; x++)
-		range_add(fr, nf, p->frames.func[x], pv_frame_addr(p, x));
-	/* the addresses samples hit (samples.addr: perf's leaf IPs), in the view or not */
-	for (uint32_t s = 0; s < p->samples.len && nf && p->samples.addr; s++) {
-		pv_stack_ix st = p->samples.stack[s];
-		if (st != PV_NONE && p->samples.addr[s] != PV_ADDR_NONE &&
-		    mark[p->frames.func[p->stacks.frame[st]]])
-			range_add(fr, nf, p->frames.func[p->stacks.frame[st]], p->samples.addr[s]);
-	}
-	uint32_t with = 0;
+	uint32_t nf = fn_ranges(p, mark ? mark : hot, fr), with = 0;
 	for (uint32_t k = 0; k < nf; k++)
 		with += fr[k].lo != PV_ADDR_NONE;
 	pv_free(hot);
@@ -580,124 +784,21 @@ static int disasm(const struct pv_profile *p, const struct pv_query *q, const ui
 			   ? pv_error_set(err, PV_ENOMEM, "out of memory")
 			   : 0;
 	}
-	int rc;
-	struct vec insn = {0}, lv = {0};
-	uint8_t *one = pv_calloc(p->funcs.len, 1);
-	rc = one ? 0 : PV_ENOMEM;
-	int64_t t0 = now_ms();
-	struct budget b = {.stop = opts ? opts->stop : NULL,
-			   .ms = opts && opts->ms ? opts->ms : PV_DISASM_MS,
-			   .bytes = PV_DISASM_BYTES,
-			   .insns = PV_DISASM_INSNS};
-	b.end_ms = t0 + b.ms;
-	for (uint32_t k = 0; k < nf && !rc; k++) {
-		if (fr[k].lo == PV_ADDR_NONE)
-			continue;
-		pv_func_ix f = fr[k].f;
-		const char *name = pv_str(p, p->funcs.name[f]);
-		enum cut spent = stopped(&b)		? CUT_STOP
-				 : now_ms() >= b.end_ms ? CUT_TIME
-				 : !b.bytes		? CUT_BYTES
-				 : !b.insns		? CUT_INSNS
-							: CUT_NONE;
-		if (spent) {
-			char why[128];
-			cut_reason(why, sizeof(why), spent, &b, true);
-			d->cut = true;
-			rc = note(d, "%s not disassembled: %s", name, why);
-			continue;
-		}
-		pv_module_ix m = pv_func_module(p, f);
-		const char *path = m < p->modules.len ? pv_str(p, p->modules.path[m]) : "";
-		if (!*path) {
-			rc = note(d, "%s: no binary named (no module path): no disassembly", name);
-			continue;
-		}
-		if (path[0] != '/') {
-			rc = note(d, "binary %s not found (not an absolute path): no disassembly",
-				  path);
-			continue;
-		}
-		struct seg segs[SEGS_MAX];
-		int ns = elf_segs(d, path, segs, &rc);
-		if (ns < 0)
-			continue;
-		uint64_t lo = file_addr(segs, ns, fr[k].lo), hi = file_addr(segs, ns, fr[k].hi);
-		/* the whole function, as its symbol says, perf annotate's range (the symbol's name
-		 * also tells whether the addresses are the binary's own or offsets in its file) */
-		uint64_t s0, s1, delta;
-		if (!symz_func_range(path, name, fr[k].lo, fr[k].hi, &s0, &s1, &delta) && s1 > s0) {
-			lo = s0;
-			hi = s1 - 1;
-			fr[k].lo = s0 - delta;
-			fr[k].hi = s1 - 1 - delta;
-		}
-		if (lo == PV_ADDR_NONE || hi == PV_ADDR_NONE || lo - fr[k].lo != hi - fr[k].hi) {
-			rc = note(d,
-				  "addresses of %s are not in %s's executable segments (a "
-				  "position-independent binary recorded at its run-time address?): "
-				  "no disassembly",
-				  name, path);
-			continue;
-		}
-		if (hi - lo >= RANGE_MAX) {
-			rc = note(d, "%s spans more than %u KiB: no disassembly", name,
-				  RANGE_MAX >> 10);
-			continue;
-		}
-		/* the function's share: its own bounds, or what the answer has left */
-		int64_t fn_end = now_ms() + PV_DISASM_FUNC_MS;
-		struct share sh = {
-		    .end_ms = fn_end < b.end_ms ? fn_end : b.end_ms,
-		    .bytes = b.bytes < PV_DISASM_FUNC_BYTES ? b.bytes : PV_DISASM_FUNC_BYTES,
-		    .insns = b.insns < PV_DISASM_FUNC_INSNS ? b.insns : PV_DISASM_FUNC_INSNS,
-		    .answer_ms = fn_end >= b.end_ms,
-		    .answer_bytes = b.bytes < PV_DISASM_FUNC_BYTES,
-		    .answer_insns = b.insns < PV_DISASM_FUNC_INSNS};
-		char *text = NULL;
-		size_t len = 0;
-		enum cut cut;
-		int r = objdump(d, path, lo, hi, &b, &sh, &text, &len, &cut);
-		if (r) {
-			rc = r == 1 ? 0 : r;
-			continue;
-		}
-		b.bytes -= len < b.bytes ? len : b.bytes;
-		one[f] = 1;
-		lv.len = 0;
-		rc = metric == PV_NONE ? 0 : pv__leaf_addrs(p, keep, PV_NONE, 0, one, metric, &lv);
-		one[f] = 0;
-		if (lv.len)
-			qsort(lv.p, lv.len, sizeof(struct pv__line_addr), addr_cmp);
-		uint32_t before = insn.len;
-		bool more = false;
-		if (!rc)
-			rc = parse(&fr[k], lo - fr[k].lo, text, len, VEC(lv, struct pv__line_addr),
-				   lv.len, here_base, here_line, sh.insns, &more, &insn);
-		pv_free(text);
-		uint32_t got = insn.len - before;
-		b.insns -= got < b.insns ? got : b.insns;
-		if (cut == CUT_INSNS && !more) /* the lines past the cap were past the range */
-			cut = CUT_NONE;
-		if (!rc && cut) {
-			char why[128];
-			cut_reason(why, sizeof(why), cut, &b,
-				   cut == CUT_TIME    ? sh.answer_ms
-				   : cut == CUT_BYTES ? sh.answer_bytes
-						      : sh.answer_insns);
-			d->cut = true;
-			rc = note(d, "disassembly of %s cut after %u instruction%s: %s", name, got,
-				  got == 1 ? "" : "s", why);
-		} else if (!rc && !got) {
-			rc = note(d, "objdump printed no instruction of %s in %s", name, path);
-		}
-	}
-	pv_free(one);
-	vec_free(&lv);
+	struct dis x = {.p = p,
+			.d = d,
+			.keep = keep,
+			.metric = metric,
+			.here_base = here_base,
+			.here_line = here_line,
+			.one = pv_calloc(p->funcs.len, 1)};
+	x.rc = x.one ? 0 : PV_ENOMEM;
+	run_jobs(&x, fr, nf, opts);
+	pv_free(x.one);
+	vec_free(&x.lv);
 	pv_free_keep(keep);
-	d->insn = insn.p;
-	d->n = insn.len;
-	if (rc == PV_ENOMEM)
+	d->insn = x.insn.p;
+	d->n = x.insn.len;
+	if (x.rc == PV_ENOMEM)
 		return pv_error_set(err, PV_ENOMEM, "out of memory");
 	return 0;
 }

@@ -206,167 +206,204 @@ static int focus_inverted(struct pv_engine *e, const struct scope *sc, const uin
 	return rebuild_end(e, &r, img, oom, "out of memory applying a filter");
 }
 
-int eng_apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t index)
+/* Whether filter kind k names a scope (its argument), matched against the working stacks. */
+static bool filter_scoped(enum pv_filter_kind k)
+{
+	return k == PV_FILTER_INCLUDE || k == PV_FILTER_DROP || k == PV_FILTER_MERGE ||
+	       k == PV_FILTER_COLLAPSE_RECURSION || k >= PV_FILTER_COLLAPSE_SUBTREE;
+}
+
+/* The scope of f (what: its option, for messages) into sc, and *match[s]: stack s's frame is in
+ * it (eng_match_stacks). */
+static int filter_match(struct pv_engine *e, const struct pv_filter *f, const char *what,
+			struct scope *sc, uint8_t **match)
+{
+	int rc = eng_scope_compile(e, sc, f->arg, what);
+	if (rc)
+		return rc;
+	*match = pv_malloc(e->w.len ? e->w.len : 1);
+	if (!*match || eng_match_stacks(e, sc, 1, *match))
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
+	return 0;
+}
+
+/*
+ * include, drop and focus-self: the cost of the stacks whose path holds the scope (focus-self:
+ * whose own frame is in it) stays, or goes (drop); has[s] is kept in match[] in place.
+ */
+static void keep_paths(struct pv_engine *e, enum pv_filter_kind k, uint8_t *match)
 {
 	struct wst *w = &e->w;
+	for (uint32_t s = 0; s < w->len && k != PV_FILTER_FOCUS_SELF; s++)
+		if (w->prefix[s] != PV_NONE && match[w->prefix[s]])
+			match[s] = 1;
+	bool keep_if = k != PV_FILTER_DROP;
+	for (uint32_t s = 0; s < w->len; s++)
+		if ((bool)match[s] != keep_if)
+			for (uint32_t m = 0; m < e->nm; m++)
+				w->cost[m][s] = 0;
+	if (e->origin)
+		for (uint32_t o = 0; o < e->p->stacks.len; o++)
+			if (e->origin[o] != PV_NONE && (bool)match[e->origin[o]] != keep_if)
+				e->odrop[o] = 1;
+}
+
+/* A filter's rebuild of the working table: what it needs, and the image of each stack. */
+struct filter_pass {
+	enum pv_filter_kind kind;
+	const uint8_t *match;
+	pv_module_ix module; /* collapse-module: the module, and its frame (pseudo_frame) */
+	uint32_t pseudo;
+	pv_cat_ix cat; /* focus-category */
+	uint32_t *img, *aux;
+	struct rebuild *r; /* the new table */
+};
+
+/* collapse-module: the module f names, and the frame that stands for it. */
+static int filter_module(struct pv_engine *e, const struct pv_filter *f, const char *what,
+			 struct filter_pass *fp)
+{
 	const struct pv_profile *p = e->p;
-	struct pv_view *v = e->v;
+	uint8_t *mm = pv_calloc(p->modules.len + 1, 1);
+	if (!mm)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	eng_name_modules(p, mm, f->arg);
+	for (pv_module_ix m = 0; m < p->modules.len && fp->module == PV_NONE; m++)
+		if (mm[m])
+			fp->module = m;
+	pv_free(mm);
+	if (fp->module == PV_NONE)
+		return pv_error_set(e->err, PV_EINVAL, "%s '%s': the profile has no such module",
+				    what, f->arg);
+	fp->pseudo = pseudo_frame(e, fp->module);
+	if (fp->pseudo == PV_NONE)
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* focus-category: the category f names. */
+static int filter_category(struct pv_engine *e, const struct pv_filter *f, const char *what,
+			   struct filter_pass *fp)
+{
+	const struct pv_profile *p = e->p;
+	for (pv_cat_ix c = 0; c < p->categories.len && fp->cat == PV_NONE; c++)
+		if (strcmp(pv_str(p, p->categories.name[c]), f->arg) == 0)
+			fp->cat = c;
+	if (fp->cat == PV_NONE)
+		return pv_error_set(e->err, PV_EINVAL, "%s '%s': the profile has no such category",
+				    what, f->arg);
+	return 0;
+}
+
+/* The image of working stack s under the filter (ip: its prefix's image). */
+static inline uint32_t filter_image(struct pv_engine *e, struct filter_pass *fp, uint32_t s,
+				    uint32_t ip, int *oom)
+{
+	const struct wst *w = &e->w;
+	const struct pv_view *v = e->v;
+	const uint8_t *match = fp->match;
+	uint32_t pre = w->prefix[s], vf = w->frame[s], *aux = fp->aux;
+	struct rebuild *r = fp->r;
+	switch (fp->kind) {
+	case PV_FILTER_MERGE: return match[s] ? ip : rb_intern(r, ip, vf, oom);
+	case PV_FILTER_COLLAPSE_RECURSION: {
+		/* aux[s]: image of the outermost frame of the scope above s, or PV_NONE */
+		uint32_t anchor = pre == PV_NONE ? PV_NONE : aux[pre], img;
+		if (match[s] && anchor != PV_NONE) {
+			img = anchor;
+		} else {
+			img = rb_intern(r, ip, vf, oom);
+			if (match[s])
+				anchor = img;
+		}
+		aux[s] = anchor;
+		return img;
+	}
+	case PV_FILTER_COLLAPSE_MODULE:
+		if (fn_module(v, vf_func(v, vf)) != fp->module)
+			return rb_intern(r, ip, vf, oom);
+		return ip != PV_NONE && r->frame[ip] == fp->pseudo
+			   ? ip
+			   : rb_intern(r, ip, fp->pseudo, oom);
+	case PV_FILTER_FOCUS_CATEGORY: {
+		/* a frame without a category has its caller's (Firefox's rule) */
+		pv_cat_ix c = vf_category(v, vf);
+		if (c == PV_NONE)
+			c = pre == PV_NONE ? PV_NONE : aux[pre];
+		aux[s] = c;
+		return c == fp->cat ? rb_intern(r, ip, vf, oom) : ip;
+	}
+	case PV_FILTER_FOCUS_SELF:
+		/* a kept stack becomes its own frame alone, a root (the Firefox Profiler's
+		 * focusSelf, implementation "combined": its callers go, and nothing is below it) */
+		return match[s] ? rb_intern(r, PV_NONE, vf, oom) : PV_NONE;
+	case PV_FILTER_COLLAPSE_SUBTREE:
+	case PV_FILTER_PRUNE:
+	case PV_FILTER_COLLAPSE_DIRECT_RECURSION:
+		return cut_image(e, fp->kind, r, match, aux, s, ip, oom);
+	default: return PV_NONE;
+	}
+}
+
+/* The filters that rebuild the working table: merge, the collapses, the focuses but inverted,
+ * prune. */
+static int filter_rebuild(struct pv_engine *e, const struct pv_filter *f, const char *what,
+			  const uint8_t *match)
+{
+	struct wst *w = &e->w;
+	uint32_t n = w->len ? w->len : 1;
+	struct rebuild r;
+	memset(&r, 0, sizeof(r));
+	struct filter_pass fp = {.kind = f->kind,
+				 .match = match,
+				 .module = PV_NONE,
+				 .pseudo = PV_NONE,
+				 .cat = PV_NONE,
+				 .r = &r};
+	int rc = 0;
+	if (f->kind == PV_FILTER_COLLAPSE_MODULE)
+		rc = filter_module(e, f, what, &fp);
+	if (f->kind == PV_FILTER_FOCUS_CATEGORY)
+		rc = filter_category(e, f, what, &fp);
+	if (rc)
+		return rc;
+	fp.img = pv_malloc((size_t)n * sizeof(*fp.img));
+	fp.aux = pv_malloc((size_t)n * sizeof(*fp.aux));
+	int oom = !fp.img || !fp.aux || wst_own(e, n, &r.frame, &r.prefix);
+	if (!oom) /* (a map that fails to grow: the error at the end) */
+		for (uint32_t s = 0; s < w->len; s++) {
+			uint32_t pre = w->prefix[s];
+			uint32_t ip = pre == PV_NONE ? PV_NONE : fp.img[pre];
+			fp.img[s] = filter_image(e, &fp, s, ip, &oom);
+		}
+	pv_free(fp.aux);
+	return rebuild_end(e, &r, fp.img, oom, "out of memory applying a filter");
+}
+
+int eng_apply_filter(struct pv_engine *e, const struct pv_filter *f, uint32_t index)
+{
 	char what[64];
 	snprintf(what, sizeof(what), "--%s", pv_filter_name(f->kind));
 	struct scope sc;
 	memset(&sc, 0, sizeof(sc));
 	uint8_t *match = NULL;
-	uint32_t *img = NULL, *aux = NULL;
-	struct rebuild r;
-	memset(&r, 0, sizeof(r));
 	int rc = 0;
-	uint32_t n = w->len ? w->len : 1;
 	(void)index;
 	if (f->kind == PV_FILTER_TAG || f->kind == PV_FILTER_DROP_TAG)
 		return 0; /* applied to the samples (tags_build) */
-
-	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
-	    f->kind == PV_FILTER_MERGE || f->kind == PV_FILTER_COLLAPSE_RECURSION ||
-	    f->kind >= PV_FILTER_COLLAPSE_SUBTREE) {
-		rc = eng_scope_compile(e, &sc, f->arg, what);
-		if (rc)
-			goto out;
-		match = pv_malloc(n);
-		if (!match || eng_match_stacks(e, &sc, 1, match)) {
-			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
-			goto out;
-		}
-	}
-	if (f->kind == PV_FILTER_FOCUS_INVERTED) {
-		rc = focus_inverted(e, &sc, match);
+	if (filter_scoped(f->kind) && (rc = filter_match(e, f, what, &sc, &match)))
 		goto out;
+	switch (f->kind) {
+	case PV_FILTER_FOCUS_INVERTED: rc = focus_inverted(e, &sc, match); break;
+	case PV_FILTER_INCLUDE:
+	case PV_FILTER_DROP: keep_paths(e, f->kind, match); break;
+	case PV_FILTER_FOCUS_SELF: /* the stacks kept, each then its own frame alone */
+		keep_paths(e, f->kind, match);
+		rc = filter_rebuild(e, f, what, match);
+		break;
+	default: rc = filter_rebuild(e, f, what, match);
 	}
-	if (f->kind == PV_FILTER_INCLUDE || f->kind == PV_FILTER_DROP ||
-	    f->kind == PV_FILTER_FOCUS_SELF) {
-		/* has[s]: the path down to s holds the scope; kept in match[] in place (focus-self:
-		 * s's own frame only) */
-		for (uint32_t s = 0; s < w->len && f->kind != PV_FILTER_FOCUS_SELF; s++)
-			if (w->prefix[s] != PV_NONE && match[w->prefix[s]])
-				match[s] = 1;
-		bool keep_if = f->kind != PV_FILTER_DROP;
-		for (uint32_t s = 0; s < w->len; s++)
-			if ((bool)match[s] != keep_if)
-				for (uint32_t m = 0; m < e->nm; m++)
-					w->cost[m][s] = 0;
-		if (e->origin)
-			for (uint32_t o = 0; o < p->stacks.len; o++)
-				if (e->origin[o] != PV_NONE && (bool)match[e->origin[o]] != keep_if)
-					e->odrop[o] = 1;
-		if (f->kind != PV_FILTER_FOCUS_SELF)
-			goto out;
-		/* focus-self: a kept stack becomes its own frame alone, a root (the Firefox
-		 * Profiler's focusSelf, implementation "combined": its callers go, and nothing
-		 * is below it) */
-	}
-
-	pv_module_ix module = PV_NONE;
-	pv_cat_ix cat = PV_NONE;
-	uint32_t pseudo = PV_NONE;
-	if (f->kind == PV_FILTER_COLLAPSE_MODULE) {
-		uint8_t *mm = pv_calloc(p->modules.len + 1, 1);
-		if (!mm) {
-			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory");
-			goto out;
-		}
-		eng_name_modules(p, mm, f->arg);
-		for (pv_module_ix m = 0; m < p->modules.len && module == PV_NONE; m++)
-			if (mm[m])
-				module = m;
-		pv_free(mm);
-		if (module == PV_NONE) {
-			rc = pv_error_set(e->err, PV_EINVAL,
-					  "%s '%s': the profile has no such module", what, f->arg);
-			goto out;
-		}
-		pseudo = pseudo_frame(e, module);
-		if (pseudo == PV_NONE) {
-			rc = pv_error_set(e->err, PV_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	if (f->kind == PV_FILTER_FOCUS_CATEGORY) {
-		for (pv_cat_ix c = 0; c < p->categories.len && cat == PV_NONE; c++)
-			if (strcmp(pv_str(p, p->categories.name[c]), f->arg) == 0)
-				cat = c;
-		if (cat == PV_NONE) {
-			rc =
-			    pv_error_set(e->err, PV_EINVAL,
-					 "%s '%s': the profile has no such category", what, f->arg);
-			goto out;
-		}
-	}
-	img = pv_malloc((size_t)n * sizeof(*img));
-	aux = pv_malloc((size_t)n * sizeof(*aux));
-	if (!img || !aux || wst_own(e, n, &r.frame, &r.prefix)) {
-		rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
-		goto out;
-	}
-	int oom = 0;
-	for (uint32_t s = 0; s < w->len; s++) {
-		uint32_t pre = w->prefix[s];
-		uint32_t ip = pre == PV_NONE ? PV_NONE : img[pre];
-		uint32_t vf = w->frame[s];
-		switch (f->kind) {
-		case PV_FILTER_MERGE: img[s] = match[s] ? ip : rb_intern(&r, ip, vf, &oom); break;
-		case PV_FILTER_COLLAPSE_RECURSION: {
-			/* aux[s]: image of the outermost frame of the scope above s, or PV_NONE */
-			uint32_t anchor = pre == PV_NONE ? PV_NONE : aux[pre];
-			if (match[s] && anchor != PV_NONE) {
-				img[s] = anchor;
-			} else {
-				img[s] = rb_intern(&r, ip, vf, &oom);
-				if (match[s])
-					anchor = img[s];
-			}
-			aux[s] = anchor;
-			break;
-		}
-		case PV_FILTER_COLLAPSE_MODULE:
-			if (fn_module(v, vf_func(v, vf)) == module)
-				img[s] = ip != PV_NONE && r.frame[ip] == pseudo
-					     ? ip
-					     : rb_intern(&r, ip, pseudo, &oom);
-			else
-				img[s] = rb_intern(&r, ip, vf, &oom);
-			break;
-		case PV_FILTER_FOCUS_CATEGORY: {
-			/* a frame without a category has its caller's (Firefox's rule) */
-			pv_cat_ix c = vf_category(v, vf);
-			if (c == PV_NONE)
-				c = pre == PV_NONE ? PV_NONE : aux[pre];
-			aux[s] = c;
-			img[s] = c == cat ? rb_intern(&r, ip, vf, &oom) : ip;
-			break;
-		}
-		case PV_FILTER_FOCUS_SELF:
-			img[s] = match[s] ? rb_intern(&r, PV_NONE, vf, &oom) : PV_NONE;
-			break;
-		case PV_FILTER_COLLAPSE_SUBTREE:
-		case PV_FILTER_PRUNE:
-		case PV_FILTER_COLLAPSE_DIRECT_RECURSION:
-			img[s] = cut_image(e, f->kind, &r, match, aux, s, ip, &oom);
-			break;
-		default: img[s] = PV_NONE;
-		}
-	}
-	if (oom) {
-		rc = pv_error_set(e->err, PV_ENOMEM, "out of memory applying a filter");
-		goto out;
-	}
-	rc = finish_rebuild(e, &r, img);
-	if (!rc)
-		r.frame = r.prefix = NULL;
 out:
-	u64map_release(&r.map);
-	pv_free(r.frame);
-	pv_free(r.prefix);
-	pv_free(img);
-	pv_free(aux);
 	pv_free(match);
 	eng_scope_release(&sc);
 	return rc;

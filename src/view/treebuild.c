@@ -672,6 +672,101 @@ static uint32_t tail_keep(const struct pv_engine *e, const uint32_t *anchor)
 }
 
 /*
+ * The builder of a top-down tree, and node (a row per working stack). A stack makes at most one
+ * row, and the (no stack) row one more: the columns are sized once (no growth, no copies); the
+ * pages of rows never made are never touched, and the columns are cut to the rows made at the
+ * end (td_end).
+ */
+static int td_init(struct pv_engine *e, struct td *d, uint32_t **node)
+{
+	const struct wst *w = &e->w;
+	struct tree_build *b = &d->b;
+	memset(d, 0, sizeof(*d));
+	d->by_func = e->v->q.by == PV_BY_FUNCTION;
+	d->nfunc = d->by_func ? e->p->funcs.len + e->v->priv->nr_pseudo : 0;
+	*node = pv_malloc((size_t)(w->len ? w->len : 1) * sizeof(**node));
+	if (tb_init(b, e->nm) || !*node) {
+		pv_free(*node);
+		*node = NULL;
+		tb_release(b);
+		eng_tree_free(b->t, e->nm);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+	}
+	uint64_t most = (uint64_t)w->len + 1;
+	if (most <= PV_MAX_ROWS && tb_resize(b, (uint32_t)most) == 0 &&
+	    COL_GROW(d->link, (uint32_t)most) == 0)
+		d->link_cap = (uint32_t)most;
+	b->self_only = true;
+	return 0;
+}
+
+/*
+ * Stack s, a root alone of key index tk (struct tail): a row when it may be printed, made once,
+ * else its cost in the tree's tail. node[s] stays unset (nothing is under s), its page untouched.
+ */
+static int tail_root(struct pv_engine *e, struct td *d, const struct tail *tl, uint32_t tk,
+		     uint32_t s)
+{
+	const struct wst *w = &e->w;
+	struct pv_tree *t = d->b.t;
+	if (tl->kf[tk] & KF_KEEP) {
+		uint32_t r = tb_row(&d->b, PV_NONE, td_key_value(d, tk));
+		if (r == PV_NONE || td_link_new(d, r))
+			return -1;
+		row_frame(e->v, d->b.t, r, w->frame[s]);
+		for (uint32_t m = 0; m < e->nm; m++)
+			d->b.t->self[m][r] += w->cost[m][s];
+		return 0;
+	}
+	bool any = false;
+	for (uint32_t m = 0; m < e->nm; m++)
+		any |= w->cost[m][s] != 0;
+	if (!any)
+		return 0;
+	if (tl->min_cost > 0 && w->cost[0][s] < tl->min_cost) {
+		t->tail_cut++;
+		return 0;
+	}
+	t->tail_roots++;
+	for (uint32_t m = 0; m < e->nm; m++) {
+		t->tail_total[m] += w->cost[m][s];
+		t->tail_self[m] += w->cost[m][s];
+	}
+	return 0;
+}
+
+/* The end of a top-down build: node to the caller (pv__view_rows) or freed, the columns cut to
+ * the rows made, the tree finished (and --self nested). */
+static int td_end(struct pv_engine *e, struct td *d, uint32_t *node, struct pv_tree **out)
+{
+	struct tree_build *b = &d->b;
+	if (e->want_node && !e->node)
+		e->node = node; /* pv__view_rows: handed to the caller */
+	else
+		pv_free(node);
+	pv_free(d->root);
+	pv_free(d->link);
+	u64map_release(&d->more);
+	int oom = b->oom;
+	if (!oom) /* cut to the rows made (when that fails, the columns stay as they are) */
+		(void)tb_resize(b, b->t->len ? b->t->len : 1);
+	tb_release(b);
+	if (oom) {
+		eng_tree_free(b->t, e->nm);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
+	}
+	int rc = eng_tree_finish(e, b->t, true);
+	if (rc) {
+		eng_tree_free(b->t, e->nm);
+		return rc;
+	}
+	if (e->v->q.self == PV_SELF_NESTED)
+		nested_self(b->t, e->nm);
+	*out = b->t;
+	return 0;
+}
+
+/*
  * Top-down: node[s] for every working stack; with a center, stacks above the anchor have none
  * and the anchor itself is the one center row. Without a center, the (no stack) row.
  */
@@ -680,28 +775,12 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 {
 	struct wst *w = &e->w;
 	struct td d;
-	memset(&d, 0, sizeof(d));
-	enum pv_granularity by = e->v->q.by;
-	d.by_func = by == PV_BY_FUNCTION;
-	d.nfunc = d.by_func ? e->p->funcs.len + e->v->priv->nr_pseudo : 0;
+	uint32_t *node;
+	int rc = td_init(e, &d, &node);
+	if (rc)
+		return rc;
 	struct tree_build *b = &d.b;
-	uint32_t *node = pv_malloc((size_t)(w->len ? w->len : 1) * sizeof(*node));
-	if (tb_init(b, e->nm) || !node) {
-		pv_free(node);
-		tb_release(b);
-		eng_tree_free(b->t, e->nm);
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
-	}
-	/*
-	 * A stack makes at most one row, and the (no stack) row one more: the columns are sized
-	 * once (no growth, no copies); the pages of rows never made are never touched, and the
-	 * columns are cut to the rows made at the end.
-	 */
-	uint64_t most = (uint64_t)w->len + 1;
-	if (most <= PV_MAX_ROWS && tb_resize(b, (uint32_t)most) == 0 &&
-	    COL_GROW(d.link, (uint32_t)most) == 0)
-		d.link_cap = (uint32_t)most;
-	b->self_only = true;
+	enum pv_granularity by = e->v->q.by;
 	/* without inlined frames every row's flag stays 0 (eng_tree_finish), so no row_frame */
 	bool inlines = e->p->frames.inline_depth != NULL;
 	const uint32_t nm = e->nm;
@@ -712,35 +791,9 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 		b->oom = 1;
 	for (uint32_t s = 0; s < w->len && !b->oom; s++) {
 		uint32_t pre = w->prefix[s], tk = tl.keep ? tail_key(e, &d, node, &tl, s) : PV_NONE;
-		if (tail_alone(&tl, tk) && (tl.kf[tk] & KF_KEEP)) {
-			/* a root alone that may be printed: its row, made once; node[s] stays unset
-			 * (nothing is under s), its page untouched */
-			uint32_t r = tb_row(b, PV_NONE, td_key_value(&d, tk));
-			if (r == PV_NONE || td_link_new(&d, r)) {
+		if (tail_alone(&tl, tk)) {
+			if (tail_root(e, &d, &tl, tk, s))
 				b->oom = 1;
-				break;
-			}
-			row_frame(e->v, b->t, r, w->frame[s]);
-			for (uint32_t m = 0; m < e->nm; m++)
-				b->t->self[m][r] += w->cost[m][s];
-			continue;
-		} else if (tail_alone(&tl, tk)) {
-			/* a root alone past what is printed: the tail (node[s] unset, as above) */
-			struct pv_tree *t = b->t;
-			bool any = false;
-			for (uint32_t m = 0; m < e->nm; m++)
-				any |= w->cost[m][s] != 0;
-			if (!any)
-				continue;
-			if (tl.min_cost > 0 && w->cost[0][s] < tl.min_cost) {
-				t->tail_cut++;
-				continue;
-			}
-			t->tail_roots++;
-			for (uint32_t m = 0; m < e->nm; m++) {
-				t->tail_total[m] += w->cost[m][s];
-				t->tail_self[m] += w->cost[m][s];
-			}
 			continue;
 		} else if (anchor && anchor[s] == PV_NONE) {
 			node[s] = PV_NONE;
@@ -772,31 +825,8 @@ int eng_build_top_down(struct pv_engine *e, const uint32_t *anchor, bool center_
 	}
 	if (!anchor && !b->oom)
 		nostack_row(e, b, false);
-	if (e->want_node && !e->node)
-		e->node = node; /* pv__view_rows: handed to the caller */
-	else
-		pv_free(node);
-	pv_free(d.root);
-	pv_free(d.link);
 	pv_free(tl.kf);
-	u64map_release(&d.more);
-	int oom = b->oom;
-	if (!oom) /* cut to the rows made (when that fails, the columns stay as they are) */
-		(void)tb_resize(b, b->t->len ? b->t->len : 1);
-	tb_release(b);
-	if (oom) {
-		eng_tree_free(b->t, e->nm);
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
-	}
-	int rc = eng_tree_finish(e, b->t, true);
-	if (rc) {
-		eng_tree_free(b->t, e->nm);
-		return rc;
-	}
-	if (e->v->q.self == PV_SELF_NESTED)
-		nested_self(b->t, e->nm);
-	*out = b->t;
-	return 0;
+	return td_end(e, &d, node, out);
 }
 
 /*
@@ -836,6 +866,10 @@ struct bu {
 	struct pv_engine *e;
 	struct tree_build b;
 	uint32_t nm;
+	const uint32_t *anchor; /* the outermost match of each stack's path (NULL: no center) */
+	bool merge_runs;	/* by file, by module: a run of one row key is one row */
+	/* a profile with loops (bu_own): each stack's own stack, and its caller's (else NULL) */
+	uint32_t *own, *up;
 	const uint32_t *prefix;
 	uint32_t *kx;	 /* per working stack: its row key, an index of b.keyv */
 	uint32_t *run;	 /* per working stack: the first caller of another row key (BU_RUN) */
@@ -1112,6 +1146,8 @@ static void bu_release(struct bu *u)
 	pv_free(u->first);
 	pv_free(u->count);
 	pv_free(u->heap);
+	pv_free(u->own);
+	pv_free(u->up);
 }
 
 /* Says in the view's note how many rows a budget left unexpanded. */
@@ -1133,144 +1169,209 @@ static int note_unexpanded(struct pv_engine *e, uint64_t n, uint64_t rows)
 	return 0;
 }
 
+/* The walkers' builder over e's working table, its per-stack columns. */
+static int bu_init(struct bu *u, struct pv_engine *e, const uint32_t *anchor)
+{
+	const struct wst *w = &e->w;
+	uint32_t n = w->len ? w->len : 1;
+	enum pv_granularity by = e->v->q.by;
+	memset(u, 0, sizeof(*u));
+	u->e = e;
+	u->nm = e->nm;
+	u->anchor = anchor;
+	u->merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
+	u->prefix = w->prefix;
+	if (tb_init(&u->b, e->nm))
+		return -1;
+	u->kx = pv_malloc((size_t)n * sizeof(*u->kx));
+	u->run = u->merge_runs ? pv_malloc((size_t)n * sizeof(*u->run)) : w->prefix;
+	u->stamp = pv_calloc(n, sizeof(*u->stamp));
+	u->pos = pv_malloc((size_t)n * sizeof(*u->pos));
+	/* (w->prefix is NULL in a view of no stack: u->run is then never read) */
+	return !u->kx || (u->merge_runs && !u->run) || !u->stamp || !u->pos ? -1 : 0;
+}
+
+/*
+ * A profile with loops and statements (HPCToolkit): at function granularity such a frame makes
+ * no row of its own, it continues its function's (frame_key CONTINUE_KEY). own[s] is the stack
+ * whose row s belongs to; walkers stand on those only, and a caller is the own stack of the
+ * prefix. Without such frames (no own) each stack is its own and a caller is the prefix.
+ */
+static int bu_own(struct bu *u)
+{
+	const struct wst *w = &u->e->w;
+	const struct pv_view *v = u->e->v;
+	uint32_t n = w->len ? w->len : 1;
+	if (!v->priv->scoped)
+		return 0;
+	u->own = pv_malloc((size_t)n * sizeof(*u->own));
+	u->up = pv_malloc((size_t)n * sizeof(*u->up));
+	if (!u->own || !u->up)
+		return -1;
+	for (uint32_t s = 0; s < w->len; s++) {
+		uint32_t pre = w->prefix[s];
+		u->own[s] = frame_key(v, w->frame[s], v->q.by) == CONTINUE_KEY && pre != PV_NONE
+				? u->own[pre]
+				: s;
+		u->up[s] = pre == PV_NONE ? PV_NONE : u->own[pre];
+	}
+	u->prefix = u->up;
+	if (!u->merge_runs)
+		u->run = u->up;
+	return 0;
+}
+
+/* Each stack's row key (and by file or module, the first caller of another), and room for an
+ * expansion's groups of keys. */
+static int bu_keys(struct bu *u)
+{
+	const struct wst *w = &u->e->w;
+	const struct pv_view *v = u->e->v;
+	for (uint32_t s = 0; s < w->len && !u->b.oom; s++) {
+		u->kx[s] = key_index(&u->b, own_key(v, w->frame[s], v->q.by));
+		if (u->merge_runs) {
+			uint32_t pre = u->prefix[s];
+			u->run[s] = pre == PV_NONE || u->kx[pre] != u->kx[s] ? pre : u->run[pre];
+		}
+	}
+	uint32_t nk = u->b.nr_keys ? u->b.nr_keys : 1;
+	u->gstamp = pv_calloc(nk, sizeof(*u->gstamp));
+	u->gcount = pv_malloc((size_t)nk * sizeof(*u->gcount));
+	u->gfill = pv_malloc((size_t)nk * sizeof(*u->gfill));
+	u->groups = pv_malloc((size_t)nk * sizeof(*u->groups));
+	return u->b.oom || !u->gstamp || !u->gcount || !u->gfill || !u->groups ? -1 : 0;
+}
+
+/* With a center in a profile with loops: whether each stack's cost is the center's self (a loop
+ * or line of the center continues its row); NULL otherwise, or out of memory (*oom). */
+static uint8_t *bu_center_self(const struct bu *u, int *oom)
+{
+	const struct wst *w = &u->e->w;
+	const struct pv_view *v = u->e->v;
+	const uint32_t *anchor = u->anchor;
+	uint8_t *cself;
+	if (!anchor || !v->priv->scoped)
+		return NULL;
+	if (!(cself = pv_malloc(w->len ? w->len : 1))) {
+		*oom = 1;
+		return NULL;
+	}
+	for (uint32_t s = 0; s < w->len; s++)
+		cself[s] = anchor[s] == s || (anchor[s] != PV_NONE && w->prefix[s] != PV_NONE &&
+					      cself[w->prefix[s]] &&
+					      frame_key(v, w->frame[s], v->q.by) == CONTINUE_KEY);
+	return cself;
+}
+
+/* The first walkers: each stack's own row (no center) or each anchor, with its cost. */
+static int bu_seed(struct bu *u)
+{
+	const struct wst *w = &u->e->w;
+	const uint32_t *anchor = u->anchor;
+	size_t nm = u->nm;
+	int oom = 0;
+	uint8_t *cself = bu_center_self(u, &oom);
+	u->now = 2;
+	for (uint32_t s = 0; s < w->len && !oom; s++) {
+		uint32_t a = anchor ? anchor[s] : u->own ? u->own[s] : s;
+		bool any = false;
+		for (uint32_t m = 0; m < nm; m++)
+			any |= w->cost[m][s] != 0;
+		if (a == PV_NONE || !any)
+			continue;
+		if (u->stamp[a] != u->now) {
+			if (bu_grow(u, (uint64_t)u->wlen + 1)) {
+				oom = 1;
+				break;
+			}
+			u->stamp[a] = u->now;
+			u->pos[a] = u->wlen++;
+			u->node[u->pos[a]] = a;
+			memset(u->wt + u->pos[a] * nm, 0, nm * sizeof(int64_t));
+			memset(u->ws + u->pos[a] * nm, 0, nm * sizeof(int64_t));
+		}
+		for (uint32_t m = 0; m < nm; m++) {
+			u->wt[u->pos[a] * nm + m] += w->cost[m][s];
+			if (!anchor || a == s || (cself && cself[s]))
+				u->ws[u->pos[a] * nm + m] += w->cost[m][s];
+		}
+	}
+	pv_free(cself);
+	return oom ? -1 : 0;
+}
+
+/* The first rows: the center row over every walker, or the roots of the inverted tree. */
+static void bu_start(struct bu *u)
+{
+	uint32_t n0 = u->wlen, nm = u->nm;
+	if (u->anchor && n0) {
+		uint32_t c = bu_row(u, PV_NONE, CENTER_KEY);
+		if (c == PV_NONE)
+			return;
+		u->count[c] = n0;
+		for (size_t i = 0; i < n0; i++) {
+			for (uint32_t m = 0; m < nm; m++) {
+				u->b.t->total[m][c] += u->wt[i * nm + m];
+				u->b.t->self[m][c] += u->ws[i * nm + m];
+			}
+		}
+		bu_push(u, c);
+	} else if (n0) {
+		bu_expand(u, PV_NONE, 0, n0, BU_SELF);
+	}
+}
+
+/* The budgets of a tree of a working table of len stacks: rows, and walker moves. */
+static void bu_budgets(const struct pv_query *q, uint32_t len, uint64_t *max_rows,
+		       uint64_t *max_steps)
+{
+	*max_rows = (uint64_t)BU_ROWS_PER_STACK * len;
+	if (*max_rows < BU_MIN_ROWS)
+		*max_rows = BU_MIN_ROWS;
+	if (*max_rows < q->max_rows)
+		*max_rows = q->max_rows;
+	*max_steps = (uint64_t)BU_STEPS_PER_STACK * len;
+	if (*max_steps < BU_MIN_STEPS)
+		*max_steps = BU_MIN_STEPS;
+	if (*max_steps < 4 * *max_rows)
+		*max_steps = 4 * *max_rows;
+}
+
+/* Grows the tree, heaviest row first, within the budgets (none with --max-rows 0); returns how
+ * many rows waiting with callers were left unexpanded. */
+static uint64_t bu_grow_all(struct bu *u, uint64_t max_rows, uint64_t max_steps)
+{
+	uint64_t unexpanded = 0;
+	bool unlimited = u->e->v->q.max_rows == 0;
+	while (u->hlen && !u->oom) {
+		if (!unlimited && (u->b.t->len >= max_rows || u->steps >= max_steps)) {
+			/* the rows waiting stay unexpanded: those with callers are counted */
+			for (uint32_t i = 0; i < u->hlen; i++) {
+				uint32_t r = u->heap[i].row;
+				unexpanded += bu_more(u, r, bu_step_of(u, r, u->merge_runs));
+			}
+			break;
+		}
+		uint32_t r = bu_pop(u);
+		bu_expand(u, r, u->first[r], u->count[r], bu_step_of(u, r, u->merge_runs));
+	}
+	return unexpanded;
+}
+
 /*
  * The bottom-up tree. With a center (anchor[s]: the outermost match of s's path), one center
  * row over the anchors' callers; without, the inverted tree.
  */
 int eng_build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_tree **out)
 {
-	struct wst *w = &e->w;
-	struct pv_view *v = e->v;
-	uint32_t n = w->len ? w->len : 1, nm = e->nm;
-	enum pv_granularity by = v->q.by;
-	bool merge_runs = by == PV_BY_FILE || by == PV_BY_MODULE;
 	struct bu u;
-	memset(&u, 0, sizeof(u));
-	u.e = e;
-	u.nm = nm;
-	u.prefix = w->prefix;
 	int rc = 0;
-	uint32_t *own = NULL, *up = NULL; /* v->priv->scoped: see below */
-	uint8_t *cself = NULL;
-	if (tb_init(&u.b, nm))
+	if (bu_init(&u, e, anchor) || bu_own(&u) || bu_keys(&u) || bu_seed(&u))
 		goto oom;
-	u.kx = pv_malloc((size_t)n * sizeof(*u.kx));
-	u.run = merge_runs ? pv_malloc((size_t)n * sizeof(*u.run)) : w->prefix;
-	u.stamp = pv_calloc(n, sizeof(*u.stamp));
-	u.pos = pv_malloc((size_t)n * sizeof(*u.pos));
-	/* (w->prefix is NULL in a view of no stack: u.run is then never read) */
-	if (!u.kx || (merge_runs && !u.run) || !u.stamp || !u.pos)
-		goto oom;
-	/*
-	 * A profile with loops and statements (HPCToolkit): at function granularity such a frame
-	 * makes no row of its own, it continues its function's (frame_key CONTINUE_KEY). own[s] is
-	 * the stack whose row s belongs to; walkers stand on those only, and a caller is the own
-	 * stack of the prefix. Without such frames own[s] = s and up = prefix.
-	 */
-	if (v->priv->scoped) {
-		own = pv_malloc((size_t)n * sizeof(*own));
-		up = pv_malloc((size_t)n * sizeof(*up));
-		if (!own || !up)
-			goto oom;
-		for (uint32_t s = 0; s < w->len; s++) {
-			uint32_t pre = w->prefix[s];
-			own[s] = frame_key(v, w->frame[s], by) == CONTINUE_KEY && pre != PV_NONE
-				     ? own[pre]
-				     : s;
-			up[s] = pre == PV_NONE ? PV_NONE : own[pre];
-		}
-		u.prefix = up;
-		if (!merge_runs)
-			u.run = up;
-	}
-	for (uint32_t s = 0; s < w->len && !u.b.oom; s++) {
-		u.kx[s] = key_index(&u.b, own_key(v, w->frame[s], by));
-		if (merge_runs) {
-			uint32_t pre = u.prefix[s];
-			u.run[s] = pre == PV_NONE || u.kx[pre] != u.kx[s] ? pre : u.run[pre];
-		}
-	}
-	uint32_t nk = u.b.nr_keys ? u.b.nr_keys : 1;
-	u.gstamp = pv_calloc(nk, sizeof(*u.gstamp));
-	u.gcount = pv_malloc((size_t)nk * sizeof(*u.gcount));
-	u.gfill = pv_malloc((size_t)nk * sizeof(*u.gfill));
-	u.groups = pv_malloc((size_t)nk * sizeof(*u.groups));
-	if (u.b.oom || !u.gstamp || !u.gcount || !u.gfill || !u.groups)
-		goto oom;
-	/* a loop or line of the center continues its row: its cost is the center's self too */
-	if (anchor && v->priv->scoped && !(cself = pv_malloc(n)))
-		goto oom;
-	for (uint32_t s = 0; cself && s < w->len; s++)
-		cself[s] = anchor[s] == s ||
-			   (anchor[s] != PV_NONE && w->prefix[s] != PV_NONE &&
-			    cself[w->prefix[s]] && frame_key(v, w->frame[s], by) == CONTINUE_KEY);
-	/* the first walkers: each stack's own row (no center) or each anchor, with its cost */
-	u.now = 2;
-	for (uint32_t s = 0; s < w->len; s++) {
-		uint32_t a = anchor ? anchor[s] : own ? own[s] : s;
-		bool any = false;
-		for (uint32_t m = 0; m < nm; m++)
-			any |= w->cost[m][s] != 0;
-		if (a == PV_NONE || !any)
-			continue;
-		if (u.stamp[a] != u.now) {
-			if (bu_grow(&u, (uint64_t)u.wlen + 1))
-				goto oom;
-			u.stamp[a] = u.now;
-			u.pos[a] = u.wlen++;
-			u.node[u.pos[a]] = a;
-			memset(u.wt + (size_t)u.pos[a] * nm, 0, nm * sizeof(int64_t));
-			memset(u.ws + (size_t)u.pos[a] * nm, 0, nm * sizeof(int64_t));
-		}
-		for (uint32_t m = 0; m < nm; m++) {
-			u.wt[(size_t)u.pos[a] * nm + m] += w->cost[m][s];
-			if (!anchor || a == s || (cself && cself[s]))
-				u.ws[(size_t)u.pos[a] * nm + m] += w->cost[m][s];
-		}
-	}
-	pv_free(cself);
-	cself = NULL;
-	uint32_t n0 = u.wlen;
-	if (anchor && n0) {
-		uint32_t c = bu_row(&u, PV_NONE, CENTER_KEY);
-		if (c == PV_NONE)
-			goto oom;
-		u.count[c] = n0;
-		for (size_t i = 0; i < n0; i++) {
-			for (uint32_t m = 0; m < nm; m++) {
-				u.b.t->total[m][c] += u.wt[i * nm + m];
-				u.b.t->self[m][c] += u.ws[i * nm + m];
-			}
-		}
-		bu_push(&u, c);
-	} else if (n0) {
-		bu_expand(&u, PV_NONE, 0, n0, BU_SELF);
-	}
-	/* grow, heaviest first, within the budgets */
-	uint64_t max_rows = (uint64_t)BU_ROWS_PER_STACK * w->len, max_steps;
-	if (max_rows < BU_MIN_ROWS)
-		max_rows = BU_MIN_ROWS;
-	if (max_rows < v->q.max_rows)
-		max_rows = v->q.max_rows;
-	max_steps = (uint64_t)BU_STEPS_PER_STACK * w->len;
-	if (max_steps < BU_MIN_STEPS)
-		max_steps = BU_MIN_STEPS;
-	if (max_steps < 4 * max_rows)
-		max_steps = 4 * max_rows;
-	bool unlimited = v->q.max_rows == 0;
-	uint64_t unexpanded = 0;
-	while (u.hlen && !u.oom) {
-		if (!unlimited && (u.b.t->len >= max_rows || u.steps >= max_steps)) {
-			/* the rows waiting stay unexpanded: those with callers are counted */
-			for (uint32_t i = 0; i < u.hlen; i++) {
-				uint32_t r = u.heap[i].row;
-				unexpanded += bu_more(&u, r, bu_step_of(&u, r, merge_runs));
-			}
-			break;
-		}
-		uint32_t r = bu_pop(&u);
-		bu_expand(&u, r, u.first[r], u.count[r], bu_step_of(&u, r, merge_runs));
-	}
+	bu_start(&u);
+	uint64_t max_rows, max_steps;
+	bu_budgets(&e->v->q, e->w.len, &max_rows, &max_steps);
+	uint64_t unexpanded = u.oom ? 0 : bu_grow_all(&u, max_rows, max_steps);
 	if (!anchor && !u.oom && !u.b.oom)
 		nostack_row(e, &u.b, true);
 	if (u.oom || u.b.oom)
@@ -1283,17 +1384,12 @@ int eng_build_bottom_up(struct pv_engine *e, const uint32_t *anchor, struct pv_t
 	*out = u.b.t;
 	u.b.t = NULL;
 	bu_release(&u);
-	pv_free(own);
-	pv_free(up);
 	return 0;
 oom:
 	rc = pv_error_set(e->err, PV_ENOMEM, "out of memory building a tree");
 fail:
-	eng_tree_free(u.b.t, nm);
+	eng_tree_free(u.b.t, e->nm);
 	bu_release(&u);
-	pv_free(own);
-	pv_free(up);
-	pv_free(cself);
 	return rc;
 }
 
