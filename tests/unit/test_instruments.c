@@ -148,7 +148,7 @@ T_TEST(bplist_version_by_uid)
 	T_TRUE(ka_open(&ka, b, sizeof(b) - 1));
 	T_EQ_INT(ka.objects.n, 3);
 	struct bp_obj root, o;
-	uint64_t v;
+	uint64_t v = 0;
 	T_TRUE(ka_field(&ka, &ka.top, "root", &root) && ka_deref(&ka, &root, &o));
 	T_TRUE(ka_field(&ka, &o, "a", &o) && ka_int(&ka, &o, &v));
 	T_EQ_INT(v, 1);
