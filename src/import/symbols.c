@@ -56,6 +56,7 @@ struct bin {
 	char *text; /* a JIT map's text, or the names of PLT entries ("name@plt") */
 	Dwarf *dw;  /* its DWARF (inlined frames), opened at the first ask; dw_tried: asked */
 	bool dw_tried;
+	char *rejected; /* the first debug file not used: another build id than the binary's */
 };
 
 struct symz {
@@ -132,6 +133,7 @@ void symz_free(struct symz *z)
 			close(b->fd);
 		pv_free(b->path);
 		pv_free(b->file);
+		pv_free(b->rejected);
 		pv_free(b->text);
 	}
 	pv_free(z->bins);
@@ -558,13 +560,28 @@ static enum symz_status try_runtime(struct bin *b, const char *path)
 	return SYMZ_OK;
 }
 
-/* Tries path as b's file of symbols (a .symtab of the right build id): 1 when it is one. */
+/* Whether ELF files a and b have the same build id (or a has none: nothing to check). */
+static bool same_build(Elf *a, Elf *b)
+{
+	const void *x = NULL, *y = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(a, &x);
+	if (n <= 0)
+		return true;
+	return dwelf_elf_gnu_build_id(b, &y) == n && memcmp(x, y, (size_t)n) == 0;
+}
+
+/* Tries path as b's file of symbols (a .symtab of the recorded build id, and the runtime
+ * file's: a debug file of another build is never used, the first one kept in b->rejected to
+ * be said): 1 when it is one. */
 static int try_symfile(struct bin *b, const char *path)
 {
 	struct elf_file f;
 	if (open_elf(path, &f))
 		return 0;
-	if (!bid_matches(b, f.e) || !has_symtab(f.e)) {
+	bool same = bid_matches(b, f.e) && same_build(b->elf, f.e);
+	if (!same && !b->rejected && has_symtab(f.e))
+		b->rejected = dup_str(path);
+	if (!same || !has_symtab(f.e)) {
 		close_elf(&f);
 		return 0;
 	}
@@ -940,6 +957,22 @@ enum symz_status symz_load(struct symz *z, uint32_t h)
 const char *symz_file(struct symz *z, uint32_t h)
 {
 	return h < z->nbins ? z->bins[h].file : NULL;
+}
+
+const char *symz_rejected(struct symz *z, uint32_t h)
+{
+	return h < z->nbins ? z->bins[h].rejected : NULL;
+}
+
+const char *symz_why(struct symz *z, uint32_t h, enum symz_status st, char *out, size_t cap)
+{
+	const char *rej = z ? symz_rejected(z, h) : NULL;
+	if (rej)
+		snprintf(out, cap, "%s; debug file %s not used: its build id is another build's",
+			 symz_status_text(st), rej);
+	else
+		snprintf(out, cap, "%s", symz_status_text(st));
+	return out;
 }
 
 uint64_t symz_vaddr(struct symz *z, uint32_t h, uint64_t off)

@@ -76,6 +76,14 @@ enum symz_status symz_load(struct symz *z, uint32_t h);
 /* The file binary h was read from (after symz_load; NULL when none). */
 const char *symz_file(struct symz *z, uint32_t h);
 
+/* The first debug file of binary h not used because its build id is not the binary's (after
+ * symz_load; NULL when none), for the lossy line that says why an address has no name. */
+const char *symz_rejected(struct symz *z, uint32_t h);
+
+/* Why an address of binary h has no name, for a lossy line: symz_status_text(st), then the
+ * debug file not used (symz_rejected) if any; into out, returned. */
+const char *symz_why(struct symz *z, uint32_t h, enum symz_status st, char *out, size_t cap);
+
 /* Whether binary h is the kernel or a kernel module. */
 bool symz_is_kernel(const struct symz *z, uint32_t h);
 

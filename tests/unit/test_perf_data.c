@@ -1516,3 +1516,244 @@ T_TEST(hpctoolkit_v4_functions_named_from_symbols)
 	T_EQ_U64(n, 1);
 	pv_profile_free(p);
 }
+
+/* ---------------------------------------------------------------- JIT maps, debug files */
+
+/* A perf script text written to path: nsamples samples, sample i with per_sample[i] frames
+ * "ADDR [unknown] (module)", their addresses in turn from addrs (leaf first). */
+static bool write_unknown_script(const char *path, const char *module, const uint64_t *addrs,
+				 const int *per_sample, int nsamples)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	for (int i = 0, k = 0; i < nsamples; i++) {
+		fprintf(f, "            prog  4242/4242  [001]  100.%06d:     1000 cpu-clock: \n",
+			i + 1);
+		for (int j = 0; j < per_sample[i]; j++, k++)
+			fprintf(f, "\t%16llx [unknown] (%s)\n", (unsigned long long)addrs[k],
+				module);
+		fprintf(f, "\n");
+	}
+	return fclose(f) == 0;
+}
+
+/* The perf script import of path with --symbols dir (NULL: none); NULL (a failure said). */
+static struct pv_profile *import_script(const char *path, const char *dir)
+{
+	struct pv_import_opts o = {.format = "perf-script"};
+	if (dir) {
+		o.symbol_dirs[0] = dir;
+		o.nr_symbol_dirs = 1;
+	}
+	struct pv_profile *p = NULL;
+	struct pv_error err;
+	if (pv_import_open(path, &o, &p, &err, NULL))
+		t_fail(__FILE__, __LINE__, "%s: %s", path, err.msg);
+	return p;
+}
+
+/* The function names of sample i's stack, leaf first, "a;b". */
+static void sample_names(const struct pv_profile *p, uint32_t i, char *out, size_t cap)
+{
+	stack_names(p, p->samples.stack[i], out, cap);
+}
+
+/*
+ * JIT code: a frame perf script printed as [unknown] in /tmp/perf-PID.map ("START SIZE name"
+ * lines in hex, the name the rest of the line) is named by the entry that holds its address
+ * (START <= a < START + SIZE); an address in no entry stays [perf-PID.map] and is counted, with
+ * why, in a lossy line (said of a binary that named others), as the named ones are in theirs
+ * (distinct addresses).
+ */
+T_TEST(perf_script_jit_map_named)
+{
+	char map[64], dir[64], script[128];
+	/* a PID-like number of this run: no process of that PID writes it meanwhile (the test's
+	 * own PID runs no JIT) */
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(map, "wx");
+	if (!f) {
+		t_fail(__FILE__, __LINE__, "%s exists or cannot be written", map);
+		return;
+	}
+	fputs("7f0000001000 40 jit_alpha\n"
+	      "7f0000001080 20 LazyCompile:~beta /app/b.js:7\n"
+	      "not a map line\n",
+	      f);
+	fclose(f);
+	if (!temp_dir(dir, "jit")) {
+		remove(map);
+		return;
+	}
+	snprintf(script, sizeof(script), "%s/jit.script.txt", dir);
+	/* sample 1: alpha's first byte, beta's last; sample 2: alpha's end (outside), before the
+	 * first entry; sample 3: alpha again (the same address: counted once) */
+	static const uint64_t addrs[] = {0x7f0000001000, 0x7f000000109f, 0x7f0000001040,
+					 0x7f0000000fff, 0x7f0000001000};
+	static const int per[] = {2, 2, 1};
+	T_TRUE(write_unknown_script(script, map, addrs, per, 3));
+	struct pv_profile *p = import_script(script, NULL);
+	remove(map);
+	run("rm -rf '%s'", dir);
+	if (!p)
+		return;
+	char got[512], want[512];
+	T_EQ_INT(p->samples.len, 3);
+	sample_names(p, 0, got, sizeof(got));
+	T_EQ_STR(got, "jit_alpha;LazyCompile:~beta /app/b.js:7");
+	sample_names(p, 1, got, sizeof(got));
+	snprintf(want, sizeof(want), "[perf-%d.map];[perf-%d.map]", (int)getpid(), (int)getpid());
+	T_EQ_STR(got, want);
+	sample_names(p, 2, got, sizeof(got));
+	T_EQ_STR(got, "jit_alpha");
+	uint64_t n = 0;
+	snprintf(want, sizeof(want), "printed as [unknown] in %s named from", map);
+	T_TRUE(t_diag(p, want, &n) != NULL);
+	T_EQ_U64(n, 2);
+	snprintf(want, sizeof(want),
+		 "printed as [unknown] in %s not named: address in no symbol of its binary", map);
+	T_TRUE(t_diag(p, want, &n) != NULL);
+	T_EQ_U64(n, 2);
+	pv_profile_free(p);
+}
+
+/*
+ * prog.c built with -g (built_prog), its debug information split out as distributions do
+ * (objcopy --only-keep-debug, then strip --strip-all: no .symtab left), in a new folder of the
+ * given name; *leaf and *rec: their addresses (nm's, from the debug file), bid the build id
+ * (readelf's, 64 bytes). false (said, the folder removed) when the tools failed.
+ */
+static bool split_prog(char *dir, const char *name, uint64_t *leaf, uint64_t *rec, char *bid)
+{
+	const char *prog = built_prog();
+	if (!prog || !temp_dir(dir, name))
+		return false;
+	if (run("cp '%s' '%s/prog' && cd '%s' && objcopy --only-keep-debug prog prog.debug && "
+		"strip --strip-all prog",
+		prog, dir, dir) != 0) {
+		t_fail(__FILE__, __LINE__, "objcopy or strip failed in %s", dir);
+		run("rm -rf '%s'", dir);
+		return false;
+	}
+	char path[128];
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	T_EQ_U64(nm_addr(path, "leaf"), 0); /* stripped: nm finds nothing */
+	readelf_build_id(path, bid, 64);
+	snprintf(path, sizeof(path), "%s/prog.debug", dir);
+	*leaf = nm_addr(path, "leaf");
+	*rec = nm_addr(path, "rec");
+	T_TRUE(*leaf != 0 && *rec != 0);
+	T_TRUE(strlen(bid) == 40);
+	if (*leaf && *rec && strlen(bid) == 40)
+		return true;
+	run("rm -rf '%s'", dir);
+	return false;
+}
+
+/*
+ * The import of a script of one sample, leaf+4 and rec+4 in dir/prog (--symbols symbols):
+ * its names want ("leaf;rec", "[prog];[prog]"), and said a lossy line it holds (count 2); said
+ * NULL: no "not named" line (nothing said of a binary that named none).
+ */
+static void check_leaf_rec(const char *dir, uint64_t leaf, uint64_t rec, const char *symbols,
+			   const char *want, const char *said)
+{
+	char script[128], mod[128], got[256];
+	snprintf(script, sizeof(script), "%s/prog.script.txt", dir);
+	snprintf(mod, sizeof(mod), "%s/prog", dir);
+	const uint64_t addrs[] = {leaf + 4, rec + 4};
+	static const int per[] = {2};
+	T_TRUE(write_unknown_script(script, mod, addrs, per, 1));
+	struct pv_profile *p = import_script(script, symbols);
+	if (!p)
+		return;
+	sample_names(p, 0, got, sizeof(got));
+	T_EQ_STR(got, want);
+	uint64_t n = 0;
+	if (said) {
+		T_TRUE(t_diag(p, said, &n) != NULL);
+		T_EQ_U64(n, 2);
+	} else {
+		snprintf(got, sizeof(got), "in %s not named", mod);
+		T_TRUE(t_diag(p, got, &n) == NULL);
+	}
+	pv_profile_free(p);
+}
+
+/*
+ * A stripped binary whose .gnu_debuglink names its debug file beside it: its [unknown] frames
+ * are named from the debug file's .symtab (nm's names for those addresses); without the link,
+ * they stay [prog] as perf printed them (not said: the binary named none).
+ */
+T_TEST(perf_script_debuglink_named)
+{
+	char dir[64], bid[64], said[256];
+	uint64_t leaf, rec;
+	if (!split_prog(dir, "dbglink", &leaf, &rec, bid))
+		return;
+	check_leaf_rec(dir, leaf, rec, NULL, "[prog];[prog]", NULL);
+	T_EQ_INT(run("cd '%s' && objcopy --add-gnu-debuglink=prog.debug prog", dir), 0);
+	snprintf(said, sizeof(said), "in %s/prog named from", dir);
+	check_leaf_rec(dir, leaf, rec, NULL, "leaf;rec", said);
+	run("rm -rf '%s'", dir);
+}
+
+/*
+ * A stripped binary (no link) whose debug file is in a --symbols folder as
+ * DIR/.build-id/XX/REST.debug (XX/REST its build id): named from it, unnamed without --symbols.
+ */
+T_TEST(perf_script_build_id_folder_named)
+{
+	char dir[64], bid[64], said[256], syms[96];
+	uint64_t leaf, rec;
+	if (!split_prog(dir, "bidfolder", &leaf, &rec, bid))
+		return;
+	snprintf(syms, sizeof(syms), "%s/syms", dir);
+	T_EQ_INT(run("mkdir -p '%s/.build-id/%.2s' && mv '%s/prog.debug' "
+		     "'%s/.build-id/%.2s/%s.debug'",
+		     syms, bid, dir, syms, bid, bid + 2),
+		 0);
+	check_leaf_rec(dir, leaf, rec, NULL, "[prog];[prog]", NULL);
+	snprintf(said, sizeof(said), "in %s/prog named from", dir);
+	check_leaf_rec(dir, leaf, rec, syms, "leaf;rec", said);
+	run("rm -rf '%s'", dir);
+}
+
+/*
+ * A debug file of another build (the same code linked with another build id, so that its
+ * .symtab would name the addresses right) is never used, through .gnu_debuglink nor under the
+ * binary's build id in a --symbols folder: the frames stay [prog] and the lossy line names the
+ * file not used.
+ */
+T_TEST(perf_script_debug_file_of_another_build_not_used)
+{
+	char dir[64], bid[64], said[512], syms[96];
+	uint64_t leaf, rec;
+	if (!split_prog(dir, "otherbuild", &leaf, &rec, bid))
+		return;
+	/* the other build: the same program, another build id; its debug file put where prog's
+	 * would be, and linked */
+	snprintf(syms, sizeof(syms), "%s/syms", dir);
+	T_EQ_INT(
+	    run("cd '%s' && gcc -O2 -g -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 "
+		"-o other %s/perf-data/prog.c && objcopy --only-keep-debug other prog.debug && "
+		"objcopy --add-gnu-debuglink=prog.debug prog && mkdir -p 'syms/.build-id/%.2s' "
+		"&& cp prog.debug 'syms/.build-id/%.2s/%s.debug'",
+		dir, T_DATA, bid, bid, bid + 2),
+	    0);
+	snprintf(said, sizeof(said), "%s/prog.debug", dir);
+	T_EQ_U64(nm_addr(said, "leaf"), leaf); /* it would name them right */
+	/* the link's file; with the folder, the folder's file is tried first */
+	snprintf(said, sizeof(said),
+		 "debug file %s/prog.debug not used: its build id is another "
+		 "build's",
+		 dir);
+	check_leaf_rec(dir, leaf, rec, NULL, "[prog];[prog]", said);
+	snprintf(said, sizeof(said),
+		 "debug file %s/.build-id/%.2s/%s.debug not used: its build id "
+		 "is another build's",
+		 syms, bid, bid + 2);
+	check_leaf_rec(dir, leaf, rec, syms, "[prog];[prog]", said);
+	run("rm -rf '%s'", dir);
+}

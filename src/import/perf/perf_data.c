@@ -2161,9 +2161,11 @@ static void report(struct pd *s)
 	}
 	for (uint32_t d = 0; d < s->ndsos; d++) {
 		const struct dso *x = &s->dsos[d];
+		char why[4400];
 		if (x->unnamed)
 			builder_lossy(b, x->unnamed, "addresses in %s not named: %s",
-				      pv_str(b->p, x->path), symz_status_text(x->why));
+				      pv_str(b->p, x->path),
+				      symz_why(s->z, x->h, x->why, why, sizeof(why)));
 	}
 	unread_features(s);
 	if (s->hostname || s->osrelease || s->cmdline)

@@ -162,10 +162,14 @@ struct pstate {
 	uint64_t first_addr;
 	uint64_t *addr_col; /* samples.addr once made (builder_samples_addr), else NULL */
 	/* the symbolizer of the frames perf printed as [unknown] in a known module (made at the
-	 * first), each module's binary in it, and per module the addresses it named */
+	 * first), each module's binary in it, and per module the addresses it named and those
+	 * it could not name (why: the last reason, a symz_status) */
 	struct symz *z;
 	struct u64map mod_bin;
-	uint64_t *named;
+	struct ps_named {
+		uint64_t named, unnamed;
+		uint32_t why;
+	} * named;
 	uint32_t ncount;
 	uint64_t nr_addrs; /* samples given their leaf address */
 

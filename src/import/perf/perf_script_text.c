@@ -163,10 +163,15 @@ const char *ps_name_unknown(struct pstate *s, pv_module_ix mod, const char *a, c
 		s->ncount = nc;
 	}
 	/* perf's address: an offset in the file; an address still unnamed stays as perf printed
-	 * it (nothing lost: not reported) */
-	const char *name = symz_name_at_offset(s->z, h, off, NULL);
-	if (name)
-		s->named[mod]++;
+	 * it, counted with why */
+	enum symz_status why;
+	const char *name = symz_name_at_offset(s->z, h, off, &why);
+	if (name) {
+		s->named[mod].named++;
+	} else {
+		s->named[mod].unnamed++;
+		s->named[mod].why = why;
+	}
 	return name;
 }
 
@@ -417,9 +422,21 @@ void ps_report(struct pstate *s)
 		const char *path = pv_str(b->p, b->p->modules.path[m]);
 		if (!*path)
 			path = pv_str(b->p, b->p->modules.name[m]);
-		if (s->named[m])
+		/* perf printed them unnamed too (nothing lost): said only of a binary that named
+		 * others, or whose debug file was not used */
+		uint32_t h = s->named[m].unnamed ? u64map_get(&s->mod_bin, m) : UINT32_MAX;
+		if (h != UINT32_MAX && (s->named[m].named || symz_rejected(s->z, h))) {
+			char why[4400];
 			builder_lossy(
-			    b, s->named[m],
+			    b, s->named[m].unnamed,
+			    "distinct addresses perf script printed as [unknown] in %s not "
+			    "named: %s",
+			    path,
+			    symz_why(s->z, h, (enum symz_status)s->named[m].why, why, sizeof(why)));
+		}
+		if (s->named[m].named)
+			builder_lossy(
+			    b, s->named[m].named,
 			    "distinct addresses perf script printed as [unknown] in %s named from "
 			    "this "
 			    "machine's binary (its build id unchecked: perf script does not "
