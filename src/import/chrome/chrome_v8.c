@@ -1005,11 +1005,13 @@ static int chunk_samples(struct ch *c, const struct vchunk *k, const uint32_t *n
 	bool cols = k->has_cols && k->c_len == k->s_len;
 	if ((k->has_lines && !lines) || (k->has_cols && !cols))
 		c->lines_mismatch++;
+	if (!n) /* the columns may be empty (NULL): no pointer into them */
+		return 0;
 	const int64_t *ids = VEC(c->s_ids, int64_t) + k->s_begin;
 	const int64_t *d = VEC(c->deltas, int64_t) + k->d_begin;
 	uint32_t base = c->psamples.len;
-	if (n && (vec_resize(&c->psamples, sizeof(struct psample), base + n) ||
-		  (pc->any_lines && vec_resize(&c->plines, 2 * sizeof(uint32_t), base + n))))
+	if (vec_resize(&c->psamples, sizeof(struct psample), base + n) ||
+	    (pc->any_lines && vec_resize(&c->plines, 2 * sizeof(uint32_t), base + n)))
 		return ch_oom(c);
 	struct psample *ps = VEC(c->psamples, struct psample) + base;
 	uint32_t *pl = pc->any_lines ? VEC(c->plines, uint32_t) + 2 * (size_t)base : NULL;
