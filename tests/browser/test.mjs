@@ -636,7 +636,8 @@ async function main() {
     const all = treeMap(cli('tree', FIREFOX, '--json'));
     rows = await waitRows(page, 'top-down', (r) => r.length === all.size, `all ${all.size} rows`);
     await page.keyboard.press('ArrowDown');
-    rows = await shownRows(page, 'top-down');
+    // the selection is drawn after the key's handler: wait for it rather than read at once
+    rows = await waitRows(page, 'top-down', (r) => r.findIndex((x) => x.selected) === 1, 'down moves the selection');
     eq(rows.findIndex((r) => r.selected), 1, 'down moves the selection');
     await page.keyboard.press('/');
     const focused = await page.evaluate(() => document.activeElement.getAttribute('aria-label'));

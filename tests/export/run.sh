@@ -20,7 +20,7 @@
 #   sh tests/export/run.sh build/profview      last line: "export: N passed, N failed"
 set -u
 pv=${1:?usage: run.sh PROFVIEW}
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd) # absolute: one check below runs in another folder
 # the build folder, absolute (meson test passes an absolute path, run-all.sh a relative one)
 build=$(cd "$(dirname "$pv")" && pwd)
 tmp=$(mktemp -d)
@@ -66,7 +66,12 @@ if [ "$(wc -l <"$tmp/map")" -lt 50 ]; then
 	echo "FAIL: only $(wc -l <"$tmp/map") corpus files exported to firefox"
 	fail=$((fail + 1))
 fi
-out=$(cd "$tmp" && node "$OLDPWD/$here/firefox-shape.mjs" $(cut -d' ' -f1 "$tmp/map"))
+out=$(cd "$tmp" && node "$here/firefox-shape.mjs" $(cut -d' ' -f1 "$tmp/map") 2>&1)
+# a validator that did not run (no "ok" line) is a failure, not an empty pass
+case "$out" in
+*"ok "*) ;;
+*) out="not ok firefox-shape over the corpus exports: $(echo "$out" | head -n 3)" ;;
+esac
 # name the corpus file of each export in the failures
 out=$(echo "$out" | while IFS= read -r line; do
 	case "$line" in
