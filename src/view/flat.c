@@ -739,74 +739,12 @@ static int exact_seen(struct pv_engine *e, uint8_t *seen)
 }
 
 /*
- * The function list of a call-graph profile over its whole, unfiltered self (callgrind): the
- * rows are every function of the stack table (as the line-level tree and eng_flat_compute would
- * find them) and eng_exact_function_costs gives their values and order, so neither the tree nor
- * the flat pass runs. Returns 1 when it applies, 0 when not, or the error.
- */
-/*
  * The list of the functions marked in seen (freed here), each its exact costs, sorted as asked
  * (eng_exact_function_costs): 1, or the error.
  */
 static int function_list(struct pv_engine *e, uint8_t *seen)
 {
-	const struct pv_profile *p = e->p;
-	struct pv_view *v = e->v;
-	uint32_t nf = p->funcs.len, n = 0;
-	struct pv_flat *f = pv_calloc(1, sizeof(*f));
-	if (!f)
-		goto oom;
-	v->flat = f; /* from here pv_view_free releases it */
-	for (uint32_t fn = 0; fn < nf; fn++)
-		n += seen[fn];
-	uint32_t cap = n ? n : 1;
-	f->total = pv_calloc(e->nm, sizeof(int64_t *));
-	f->self = pv_calloc(e->nm, sizeof(int64_t *));
-	f->kind = pv_malloc(cap);
-	f->id = pv_malloc((size_t)cap * sizeof(uint32_t));
-	f->line = pv_calloc(cap, sizeof(uint32_t));
-	f->level = pv_malloc(cap);
-	f->in_center = pv_calloc(cap, 1);
-	f->inlined = pv_calloc(cap, 1); /* call-graph formats have no inlined frames */
-	if (!f->total || !f->self || !f->kind || !f->id || !f->line || !f->level || !f->in_center ||
-	    !f->inlined)
-		goto oom;
-	for (uint32_t m = 0; m < e->nm; m++) {
-		f->total[m] = pv_malloc((size_t)cap * sizeof(int64_t));
-		f->self[m] = pv_malloc((size_t)cap * sizeof(int64_t));
-		if (!f->total[m] || !f->self[m])
-			goto oom;
-	}
-	for (uint32_t fn = 0; fn < nf; fn++) {
-		if (!seen[fn])
-			continue;
-		f->kind[f->len] = PV_ROW_FUNCTION;
-		f->id[f->len] = fn;
-		f->level[f->len] = 2;
-		f->len++;
-	}
-	pv_free(seen);
-	eng_exact_function_costs(e); /* the values, and the list sorted as asked */
-	return 1;
-oom:
-	pv_free(seen);
-	return pv_error_set(e->err, PV_ENOMEM, "out of memory building the list");
-}
-
-int eng_exact_top(struct pv_engine *e)
-{
-	const struct pv_profile *p = e->p;
-	struct pv_view *v = e->v;
-	if (!e->kind->list || !p->func_costs.total || p->func_costs.funcs_len != p->funcs.len ||
-	    !whole_profile(v) || v->q.by != PV_BY_FUNCTION)
-		return 0;
-	uint32_t nf = p->funcs.len;
-	uint8_t *seen = pv_calloc(nf ? nf : 1, 1);
-	if (!seen || exact_seen(e, seen)) {
-		pv_free(seen);
-		return pv_error_set(e->err, PV_ENOMEM, "out of memory building the list");
-	}
-	uint32_t n = 0;
+	uint32_t nf = e->p->funcs.len, n = 0;
 	for (uint32_t fn = 0; fn < nf; fn++)
 		n += seen[fn];
 	/* call-graph formats have no inlined frames */
@@ -824,9 +762,31 @@ int eng_exact_top(struct pv_engine *e)
 		f->len++;
 	}
 	pv_free(seen);
-	v->flat = f;
+	e->v->flat = f;
 	eng_exact_function_costs(e); /* the values, and the list sorted as asked */
 	return 1;
+}
+
+/*
+ * The function list of a call-graph profile over its whole, unfiltered self (callgrind): the
+ * rows are every function of the stack table (as the line-level tree and eng_flat_compute would
+ * find them) and eng_exact_function_costs gives their values and order, so neither the tree nor
+ * the flat pass runs. Returns 1 when it applies, 0 when not, or the error.
+ */
+int eng_exact_top(struct pv_engine *e)
+{
+	const struct pv_profile *p = e->p;
+	struct pv_view *v = e->v;
+	if (!e->kind->list || !p->func_costs.total || p->func_costs.funcs_len != p->funcs.len ||
+	    !whole_profile(v) || v->q.by != PV_BY_FUNCTION)
+		return 0;
+	uint32_t nf = p->funcs.len;
+	uint8_t *seen = pv_calloc(nf ? nf : 1, 1);
+	if (!seen || exact_seen(e, seen)) {
+		pv_free(seen);
+		return pv_error_set(e->err, PV_ENOMEM, "out of memory building the list");
+	}
+	return function_list(e, seen);
 }
 
 /* Whether eng_graph_top answers: the whole profile of a call graph, plain metrics. */
