@@ -1,6 +1,7 @@
 /*
- * api.c - the JSON API of `profview serve` (doc/api.md): the dispatch, and the status, profile,
- * marker and activity endpoints. The state is in state.c, the parameters in params.c.
+ * api.c - the JSON API of `profview serve` (doc/api.md): the dispatch (a request's parameters
+ * split and its query parsed once, before its handler runs), and the status, profile, marker
+ * and activity endpoints. The state is in state.c, the parameters in params.c.
  *
  * Every answer is computed and written by the library (pv_profile_info, pv_marker_select,
  * pv_marker_chart, pv_activity_build, ... and their pv_json_* writers), so the page and the
@@ -26,9 +27,10 @@
 
 /* ---- status and profile ---- */
 
-int api_status(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_status(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	       struct pv_json *out)
 {
-	(void)ps;
+	(void)ps, (void)q; /* no parameters */
 	pthread_mutex_lock(&a->lock);
 	uint32_t n = a->nr_slots;
 	struct api_slot **slots = malloc((n ? n : 1) * sizeof(*slots));
@@ -81,8 +83,10 @@ int api_status(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 
 /* The folders a slot's source files are looked up beneath: the profile's own folder (made
  * absolute, so the working directory never matters later) and --source-root; their count. */
-int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_profile(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		struct pv_json *out)
 {
+	(void)q; /* no query: the dispatcher took none */
 	int status = 200;
 	struct api_slot *s = api_slot(a, ps, out, &status);
 	if (!s)
@@ -176,8 +180,10 @@ static int msel_parse(const struct pv_profile *p, const struct api_params *ps, s
 	return 0;
 }
 
-int api_markers_table(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_markers_table(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		      struct pv_json *out)
 {
+	(void)q; /* no query: the dispatcher took none */
 	int status = 200;
 	struct api_slot *s = api_slot(a, ps, out, &status);
 	const struct pv_markers *ms = s ? api_markers(a, s, out, &status) : NULL;
@@ -215,8 +221,10 @@ int api_markers_table(struct pv_api *a, const struct api_params *ps, struct pv_j
 	return api_written(out, rc);
 }
 
-int api_marker_one(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_marker_one(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		   struct pv_json *out)
 {
+	(void)q; /* no query: the dispatcher took none */
 	int status = 200;
 	struct api_slot *s = api_slot(a, ps, out, &status);
 	const struct pv_markers *ms = s ? api_markers(a, s, out, &status) : NULL;
@@ -235,8 +243,10 @@ int api_marker_one(struct pv_api *a, const struct api_params *ps, struct pv_json
 	return 200;
 }
 
-int api_marker_summary(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_marker_summary(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		       struct pv_json *out)
 {
+	(void)q; /* no query: the dispatcher took none */
 	int status = 200;
 	struct api_slot *s = api_slot(a, ps, out, &status);
 	const struct pv_markers *ms = s ? api_markers(a, s, out, &status) : NULL;
@@ -268,8 +278,10 @@ int api_marker_summary(struct pv_api *a, const struct api_params *ps, struct pv_
 	return 200;
 }
 
-int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_marker_chart(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		     struct pv_json *out)
 {
+	(void)q; /* no query: the dispatcher took none */
 	int status = 200;
 	struct api_slot *s = api_slot(a, ps, out, &status);
 	const struct pv_markers *ms = s ? api_markers(a, s, out, &status) : NULL;
@@ -300,7 +312,8 @@ int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_js
 	return api_written(out, rc);
 }
 
-int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_activity(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		 struct pv_json *out)
 {
 	int status = 200;
 	struct api_slot *s = api_slot(a, ps, out, &status);
@@ -314,15 +327,11 @@ int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *
 	if (o.buckets == 0 || o.buckets > PV_ACTIVITY_MAX_BUCKETS)
 		return api_error(out, 400, "buckets takes 1 to %d, not %u", PV_ACTIVITY_MAX_BUCKETS,
 				 o.buckets);
-	struct pv_query q;
-	if ((status = api_query(ps, &q, out)))
-		return status;
 	const struct pv_markers *ms = api_markers(a, s, out, &status);
 	struct pv_activity *act = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
-	int rc = ms ? pv_activity_build(s->p, ms, &q, &o, &act, &err) : 0;
-	pv_query_release(&q);
+	int rc = ms ? pv_activity_build(s->p, ms, q, &o, &act, &err) : 0;
 	if (!ms)
 		return status;
 	if (rc)
@@ -335,17 +344,12 @@ int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *
 /* ---- dispatch ---- */
 
 /*
- * Each endpoint with its own parameters (doc/api.md); query: it reads the query too (api_query),
- * which takes every other parameter (an unknown one is its 400). An endpoint without a query
- * answers an unknown parameter with the same error.
+ * Each endpoint with its own parameters (doc/api.md); query: it reads the query too, which
+ * takes every other parameter (an unknown one is its 400). An endpoint without a query answers
+ * an unknown parameter with the same error.
  */
 #define OWN(...) ((const char *const[]){"p", __VA_ARGS__, NULL})
-static const struct {
-	const char *name;
-	api_handler fn;
-	bool query;
-	const char *const *own;
-} endpoints[] = {
+static const struct api_endpoint endpoints[] = {
     {"status", api_status, false, (const char *const[]){NULL}},
     {"profile", api_profile, false, (const char *const[]){"p", NULL}},
     {"view", api_view, true,
@@ -382,6 +386,27 @@ static int unknown_param(const struct api_params *ps, struct pv_json *out)
 	return 0;
 }
 
+int api_dispatch(struct pv_api *a, const struct api_endpoint *e, const char *query,
+		 struct pv_json *out)
+{
+	struct api_params ps;
+	int rc = api_params_parse(&ps, query);
+	if (rc)
+		return api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s",
+				 rc == PV_ELIMIT   ? "too many parameters"
+				 : rc == PV_EPARSE ? "a broken percent escape in the query"
+						   : "out of memory");
+	ps.own = e->own;
+	struct pv_query q;
+	pv_query_init(&q);
+	int status = e->query ? api_query(&ps, &q, out) : unknown_param(&ps, out);
+	if (!status)
+		status = e->fn(a, &ps, &q, out);
+	pv_query_release(&q);
+	api_params_free(&ps);
+	return status;
+}
+
 static int out_of_memory(char **body, size_t *len)
 {
 	*body = strdup("{\"error\": \"out of memory\"}");
@@ -398,27 +423,12 @@ int pv_api_call(struct pv_api *a, const char *endpoint, const char *query, char 
 	struct pv_json *out = pv_json_new(NULL);
 	if (!out)
 		return out_of_memory(body, len);
-	int status;
 	size_t e = 0, ne = sizeof(endpoints) / sizeof(endpoints[0]);
 	while (endpoint && e < ne && strcmp(endpoints[e].name, endpoint) != 0)
 		e++;
-	struct api_params ps;
-	if (!endpoint || e == ne) {
-		status = api_error(out, 404, "no endpoint '%.100s'", endpoint ? endpoint : "");
-	} else {
-		int rc = api_params_parse(&ps, query);
-		ps.own = endpoints[e].own;
-		if (rc)
-			status =
-			    api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s",
-				      rc == PV_ELIMIT	? "too many parameters"
-				      : rc == PV_EPARSE ? "a broken percent escape in the query"
-							: "out of memory");
-		else if (endpoints[e].query || !(status = unknown_param(&ps, out)))
-			status = endpoints[e].fn(a, &ps, out);
-		if (!rc)
-			api_params_free(&ps);
-	}
+	int status = !endpoint || e == ne
+			 ? api_error(out, 404, "no endpoint '%.100s'", endpoint ? endpoint : "")
+			 : api_dispatch(a, &endpoints[e], query, out);
 	*body = pv_json_detach(out, len);
 	pv_json_free(out);
 	return *body ? status : out_of_memory(body, len);

@@ -67,7 +67,8 @@ bool api_param_i64(const struct api_params *ps, const char *key, int64_t def, in
  * and set as the URL notation sets it (pv_query_set_param: view, center, filter, metric, by,
  * thread, range, percent, min-percent, depth, n, sort, inside-markers, ...); a key that is
  * neither is the query reader's error ("unknown query key 'K'", 400). Returns 0 or the status
- * of the error it wrote.
+ * of the error it wrote; q is initialized either way (release it). The dispatcher
+ * (api_dispatch) is its only caller: handlers get the query parsed.
  */
 int api_query(const struct api_params *ps, struct pv_query *q, struct pv_json *out);
 /* A time parameter in ms (key=MS) as ns in *ns, *has set; false (and api_error 400) when bad. */
@@ -186,31 +187,79 @@ int api_lib_error(struct pv_json *out, int rc, const struct pv_error *err, int b
 
 /* ---- handlers ---- */
 
-typedef int (*api_handler)(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+/*
+ * A handler answers one request: ps its parameters (the endpoint's own read with api_param*),
+ * q its query, parsed and checked by the dispatcher before the call (empty for an endpoint
+ * without a query). Handlers never parse the query; one that needs another copies it
+ * (pv_query_copy).
+ */
+typedef int (*api_handler)(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+			   struct pv_json *out);
 
-int api_status(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_profile(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_markers_table(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_marker_one(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_marker_summary(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_marker_chart(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_activity(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+/*
+ * An endpoint (doc/api.md): its handler, whether it reads a query, and its own parameters
+ * (NULL-terminated; every other parameter is the query's).
+ */
+struct api_endpoint {
+	const char *name;
+	api_handler fn;
+	bool query;
+	const char *const *own;
+};
+
+/*
+ * The answer of endpoint e to the raw query string (NULL: none) into out: the parameters split
+ * and decoded (api_params_parse), the query parsed (api_query; an endpoint without a query
+ * takes no parameter but its own), and only then e->fn with both. Any error of the request is
+ * answered here (400, "unknown query key 'K'" for a key that is neither the endpoint's nor the
+ * query's) and the handler is not called. Returns the HTTP status.
+ */
+int api_dispatch(struct pv_api *a, const struct api_endpoint *e, const char *query,
+		 struct pv_json *out);
+
+int api_status(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	       struct pv_json *out);
+int api_profile(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		struct pv_json *out);
+int api_markers_table(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		      struct pv_json *out);
+int api_marker_one(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		   struct pv_json *out);
+int api_marker_summary(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		       struct pv_json *out);
+int api_marker_chart(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		     struct pv_json *out);
+int api_activity(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		 struct pv_json *out);
 /* api_trace.c: the trace view (doc/trace.md) */
-int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_trace(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	      struct pv_json *out);
+int api_trace_stack(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		    struct pv_json *out);
+int api_trace_boxes(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		    struct pv_json *out);
 
-int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_subtree(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_diff(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
-int api_disasm(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_view(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	     struct pv_json *out);
+int api_children(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		 struct pv_json *out);
+int api_subtree(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		struct pv_json *out);
+int api_search(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	       struct pv_json *out);
+int api_flame(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	      struct pv_json *out);
+int api_diff(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	     struct pv_json *out);
+int api_thread_costs(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		     struct pv_json *out);
+int api_source(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	       struct pv_json *out);
+int api_disasm(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	       struct pv_json *out);
 /* api_contexts.c */
-int api_contexts(struct pv_api *a, const struct api_params *ps, struct pv_json *out);
+int api_contexts(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		 struct pv_json *out);
 
 /* ---- static assets (generated at build time from web/assets/ by tools/embed.c) ---- */
 

@@ -144,7 +144,8 @@ static int row_of_key(struct pv_api *a, uint32_t slot, const struct pv_query *q,
 			 key);
 }
 
-int api_contexts(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_contexts(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		 struct pv_json *out)
 {
 	int status = 0;
 	struct api_slot *s = api_slot(a, ps, out, &status);
@@ -165,33 +166,32 @@ int api_contexts(struct pv_api *a, const struct api_params *ps, struct pv_json *
 		return api_error(out, 400, "value is total or self, not '%.100s'", value);
 	if (order && strcmp(order, "index") != 0 && strcmp(order, "value") != 0)
 		return api_error(out, 400, "order is index or value, not '%.100s'", order);
-	struct pv_query q;
-	pv_query_init(&q);
-	if ((status = api_query(ps, &q, out)))
-		return status;
 	const char *key = api_param(ps, "key"), *scope = api_param(ps, "scope");
 	struct pv_row_step *path = NULL;
 	uint32_t depth = 0;
+	struct pv_query scoped; /* scope=: q centered on the scope instead */
+	pv_query_init(&scoped);
 	if (key && scope)
 		status = api_error(out, 400, "key or scope, not both");
 	else if (key)
-		status = row_of_key(a, slot, &q, key, &path, &depth, out);
+		status = row_of_key(a, slot, q, key, &path, &depth, out);
 	else if (scope) {
-		for (uint32_t i = 0; i < q.nr_center; i++)
-			free(q.center[i]);
-		q.nr_center = 0;
-		if (pv_query_add_center(&q, scope))
+		bool oom = pv_query_copy(&scoped, q) != 0;
+		for (uint32_t i = 0; i < scoped.nr_center; i++)
+			free(scoped.center[i]);
+		scoped.nr_center = 0;
+		if (oom || pv_query_add_center(&scoped, scope))
 			status = api_error(out, 500, "out of memory");
 	}
 	struct pv_contexts *c = NULL;
 	struct pv_error err;
 	if (!status) {
-		int rc = pv_contexts_compute(s->p, &q, path, depth, &c, &err);
+		int rc = pv_contexts_compute(s->p, scope ? &scoped : q, path, depth, &c, &err);
 		if (rc)
 			status = api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg);
 	}
 	free(path);
-	pv_query_release(&q);
+	pv_query_release(&scoped);
 	if (status)
 		return status;
 	struct pv_contexts_plot_opts po = {

@@ -88,10 +88,10 @@ static void paint_release(struct pv_api *a, struct pv_trace_paint *pt)
 	api_cache_release(a, pt, paint_free_obj);
 }
 
-/* The slot's trace and, unless paint is NULL, its paint for the request's query and depth
+/* The slot's trace and, unless paint is NULL, its paint for the request's query q and depth
  * (release with paint_release; the trace lives with the slot). */
-static int trace_open(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
-		      const struct pv_trace **t, struct pv_trace_paint **paint)
+static int trace_open(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		      struct pv_json *out, const struct pv_trace **t, struct pv_trace_paint **paint)
 {
 	int status = 0;
 	struct api_slot *s = api_slot(a, ps, out, &status);
@@ -104,26 +104,16 @@ static int trace_open(struct pv_api *a, const struct api_params *ps, struct pv_j
 	uint32_t depth;
 	if (!api_param_u32(ps, "depth", 0, &depth, out, &status))
 		return status;
-	/* depth is the call depth here, not the query's tree depth (0 is a good call depth) */
-	struct api_params qp = {.len = 0, .own = ps->own};
-	for (uint32_t i = 0; i < ps->len; i++)
-		if (strcmp(ps->key[i], "depth") != 0) {
-			qp.key[qp.len] = ps->key[i];
-			qp.value[qp.len++] = ps->value[i];
-		}
-	struct pv_query q;
-	if ((status = api_query(&qp, &q, out)))
-		return status;
-	status = paint_get(a, ps, *t, &q, depth, paint, out);
-	pv_query_release(&q);
-	return status;
+	/* depth is the call depth here (an own parameter), not the query's tree depth */
+	return paint_get(a, ps, *t, q, depth, paint, out);
 }
 
-int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_trace(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	      struct pv_json *out)
 {
 	const struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
-	int status = trace_open(a, ps, out, &t, &pt);
+	int status = trace_open(a, ps, q, out, &t, &pt);
 	if (!status) {
 		int64_t start, end;
 		pv_trace_range(t, &start, &end);
@@ -148,11 +138,12 @@ int api_trace(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 	return status;
 }
 
-int api_trace_stack(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_trace_stack(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		    struct pv_json *out)
 {
 	const struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
-	int status = trace_open(a, ps, out, &t, &pt);
+	int status = trace_open(a, ps, q, out, &t, &pt);
 	uint32_t c;
 	int64_t at;
 	if (!status && api_param_u32(ps, "context", 0, &c, out, &status) &&
@@ -258,11 +249,12 @@ static int chart_answer(struct pv_api *a, const struct api_params *ps,
 	return rc ? api_error(out, rc == PV_ENOMEM ? 500 : 400, "%s", err.msg) : 200;
 }
 
-int api_trace_boxes(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_trace_boxes(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		    struct pv_json *out)
 {
 	const struct pv_trace *t = NULL;
 	struct pv_trace_paint *pt = NULL;
-	int status = trace_open(a, ps, out, &t, &pt);
+	int status = trace_open(a, ps, q, out, &t, &pt);
 	uint32_t c, compact, width;
 	int64_t t0, t1, min_ns, start = 0, end = 0;
 	if (t)

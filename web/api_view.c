@@ -17,21 +17,31 @@
 
 #define FLAT_DEFAULT_LIMIT 500
 
-/*
- * The ready slot and the query of a request. Returns 0, or the status of the error it wrote.
- * q is initialized either way (release it).
- */
-static int req_query(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
-		     uint32_t *slot, struct api_slot **s, struct pv_query *q)
+/* The ready slot of a request and its index. Returns 0, or the status of the error it wrote. */
+static int req_slot(struct pv_api *a, const struct api_params *ps, struct pv_json *out,
+		    uint32_t *slot, struct api_slot **s)
 {
 	int status = 0;
-	pv_query_init(q);
 	*s = api_slot(a, ps, out, &status);
 	if (!*s)
 		return status ? status : 500;
 	if (!api_param_u32(ps, "p", 0, slot, out, &status))
 		return status;
-	return api_query(ps, q, out);
+	return 0;
+}
+
+/* Into c, q with another view kind (kind >= 0) and granularity (by >= 0): 0, or the status of
+ * the error it wrote. Release c when 0. */
+static int query_as(const struct pv_query *q, int kind, int by, struct pv_query *c,
+		    struct pv_json *out)
+{
+	if (pv_query_copy(c, q))
+		return api_error(out, 500, "out of memory");
+	if (kind >= 0)
+		c->view = (enum pv_view_kind)kind;
+	if (by >= 0)
+		c->by = (enum pv_granularity)by;
+	return 0;
 }
 
 /* The view of q with another view kind and (by >= 0) granularity, through the cache. */
@@ -39,45 +49,34 @@ static struct pv_view *view_as(struct pv_api *a, uint32_t slot, const struct pv_
 			       enum pv_view_kind kind, int by, struct pv_json *out, int *status)
 {
 	struct pv_query c;
-	pv_query_init(&c);
-	if (pv_query_copy(&c, q)) {
-		*status = api_error(out, 500, "out of memory");
+	if ((*status = query_as(q, (int)kind, by, &c, out)))
 		return NULL;
-	}
-	c.view = kind;
-	if (by >= 0)
-		c.by = (enum pv_granularity)by;
 	struct pv_view *v = api_view_get(a, slot, &c, out, status);
 	pv_query_release(&c);
 	return v;
 }
 
-int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_view(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	     struct pv_json *out)
 {
 	struct api_slot *s;
-	struct pv_query q;
 	uint32_t slot;
-	int status = req_query(a, ps, out, &slot, &s, &q);
+	int status = req_slot(a, ps, out, &slot, &s);
 	struct pv_view_answer ans = {.limit = FLAT_DEFAULT_LIMIT};
 	if (status || !api_param_u32(ps, "offset", 0, &ans.offset, out, &status) ||
 	    !api_param_u32(ps, "limit", FLAT_DEFAULT_LIMIT, &ans.limit, out, &status) ||
-	    !api_param_u32(ps, "heaviest", 0, &ans.heaviest, out, &status)) {
-		pv_query_release(&q);
+	    !api_param_u32(ps, "heaviest", 0, &ans.heaviest, out, &status))
 		return status;
-	}
 	ans.opened = api_param(ps, "heaviest") != NULL;
 	/* first=1: the page's first display, the row it selects (pv_view_first_path) */
 	ans.first = api_param(ps, "first") != NULL;
 	/* hot=KEY (the page's key h): hpcviewer's hot path from that row, opened from the root */
 	ans.hot = api_param(ps, "hot");
-	if (ans.hot && !api_param_u32(ps, "hot-percent", 50, &ans.hot_percent, out, &status)) {
-		pv_query_release(&q);
+	if (ans.hot && !api_param_u32(ps, "hot-percent", 50, &ans.hot_percent, out, &status))
 		return status;
-	}
 	/* trees: limit caps each list of rows (none by default); flat and top: the page size */
 	ans.per_parent = api_param(ps, "limit") ? ans.limit : 0;
-	struct pv_view *v = api_view_get(a, slot, &q, out, &status);
-	pv_query_release(&q);
+	struct pv_view *v = api_view_get(a, slot, q, out, &status);
 	if (!v)
 		return status;
 	const char **open = malloc(sizeof(*open) * API_MAX_PARAMS);
@@ -95,16 +94,16 @@ int api_view(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 }
 
 /*
- * The view of the request for a row key (the butterfly for up:/down: keys), with the key and
- * the request's query q (initialized either way: release it); NULL with *status on an error.
+ * The view of the request's query q for a row key (the butterfly for up:/down: keys), with the
+ * key; NULL with *status on an error.
  */
 static struct pv_view *keyed_view(struct pv_api *a, const struct api_params *ps,
-				  struct pv_json *out, int *status, const char **key,
-				  struct pv_query *q)
+				  const struct pv_query *q, struct pv_json *out, int *status,
+				  const char **key)
 {
 	struct api_slot *s;
 	uint32_t slot;
-	*status = req_query(a, ps, out, &slot, &s, q);
+	*status = req_slot(a, ps, out, &slot, &s);
 	if (*status)
 		return NULL;
 	*key = api_param(ps, "key");
@@ -149,13 +148,12 @@ struct pv_view *api_view_row(struct pv_api *a, uint32_t slot, const struct pv_qu
 	return v;
 }
 
-int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_children(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		 struct pv_json *out)
 {
-	struct pv_query q;
 	const char *key;
 	int status = 0;
-	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &q);
-	pv_query_release(&q);
+	struct pv_view *v = keyed_view(a, ps, q, out, &status, &key);
 	if (!v)
 		return status;
 	uint32_t offset = 0, limit = 0;
@@ -180,7 +178,7 @@ int api_children(struct pv_api *a, const struct api_params *ps, struct pv_json *
  * 404 without a base, 400 for the base itself or a query that does not fit.
  */
 static struct pv_diff *req_diff(struct pv_api *a, const struct api_params *ps, uint32_t slot,
-				struct api_slot *s, struct pv_query *q, int kind,
+				struct api_slot *s, const struct pv_query *q, int kind,
 				struct pv_json *out, int *status)
 {
 	uint32_t norm;
@@ -199,15 +197,15 @@ static struct pv_diff *req_diff(struct pv_api *a, const struct api_params *ps, u
 		return NULL;
 	}
 	struct api_slot *b = api_slot_ready(a, a->base_slot, out, status);
-	if (!b)
+	struct pv_query c;
+	if (!b || (*status = query_as(q, kind, -1, &c, out)))
 		return NULL;
-	if (kind >= 0)
-		q->view = (enum pv_view_kind)kind;
 	struct pv_diff *d = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
 	struct pv_diff_opts o = {.normalize = norm == 1};
-	int rc = pv_diff_compute(b->p, s->p, q, &o, &d, &err);
+	int rc = pv_diff_compute(b->p, s->p, &c, &o, &d, &err);
+	pv_query_release(&c);
 	if (rc) {
 		*status = api_lib_error(out, rc, &err, 400);
 		return NULL;
@@ -215,14 +213,13 @@ static struct pv_diff *req_diff(struct pv_api *a, const struct api_params *ps, u
 	return d;
 }
 
-int api_diff(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_diff(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	     struct pv_json *out)
 {
 	struct api_slot *s;
-	struct pv_query q;
 	uint32_t slot;
-	int status = req_query(a, ps, out, &slot, &s, &q);
-	struct pv_diff *d = status ? NULL : req_diff(a, ps, slot, s, &q, -1, out, &status);
-	pv_query_release(&q);
+	int status = req_slot(a, ps, out, &slot, &s);
+	struct pv_diff *d = status ? NULL : req_diff(a, ps, slot, s, q, -1, out, &status);
 	if (!d)
 		return status;
 	int rc = pv_json_diff(out, d);
@@ -230,36 +227,27 @@ int api_diff(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
 	return api_written(out, rc);
 }
 
-int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_flame(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	      struct pv_json *out)
 {
 	struct api_slot *s;
-	struct pv_query q;
 	uint32_t slot;
 	struct pv_flame_opts o;
-	int status = req_query(a, ps, out, &slot, &s, &q);
+	int status = req_slot(a, ps, out, &slot, &s);
 	if (status || !api_param_u32(ps, "max-nodes", PV_FLAME_NODES, &o.max_nodes, out, &status) ||
-	    !api_param_u32(ps, "width", 0, &o.width, out, &status)) {
-		pv_query_release(&q);
+	    !api_param_u32(ps, "width", 0, &o.width, out, &status))
 		return status;
-	}
-	if (o.max_nodes == 0 || o.max_nodes > PV_FLAME_MAX_NODES) {
-		pv_query_release(&q);
+	if (o.max_nodes == 0 || o.max_nodes > PV_FLAME_MAX_NODES)
 		return api_error(out, 400, "max-nodes takes 1 to %u", PV_FLAME_MAX_NODES);
-	}
-	if (o.width > PV_FLAME_MAX_WIDTH) {
-		pv_query_release(&q);
+	if (o.width > PV_FLAME_MAX_WIDTH)
 		return api_error(out, 400, "width takes 0 to 100000 pixels, not %u", o.width);
-	}
 	/* one computation gives both graphs of a centered query: the butterfly */
-	enum pv_view_kind kind = q.nr_center ? PV_VIEW_BUTTERFLY : PV_VIEW_TREE;
+	enum pv_view_kind kind = q->nr_center ? PV_VIEW_BUTTERFLY : PV_VIEW_TREE;
 	uint32_t diff;
-	if (!api_param_u32(ps, "diff", 0, &diff, out, &status) || diff > 1) {
-		pv_query_release(&q);
+	if (!api_param_u32(ps, "diff", 0, &diff, out, &status) || diff > 1)
 		return status ? status : api_error(out, 400, "diff takes 0 or 1, not %u", diff);
-	}
 	if (diff) { /* the differential flame graph against the base */
-		struct pv_diff *d = req_diff(a, ps, slot, s, &q, (int)kind, out, &status);
-		pv_query_release(&q);
+		struct pv_diff *d = req_diff(a, ps, slot, s, q, (int)kind, out, &status);
 		if (!d)
 			return status;
 		struct pv_flame *fl = NULL;
@@ -270,8 +258,7 @@ int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 		pv_diff_free(d);
 		return api_written(out, rc);
 	}
-	struct pv_view *v = view_as(a, slot, &q, kind, -1, out, &status);
-	pv_query_release(&q);
+	struct pv_view *v = view_as(a, slot, q, kind, -1, out, &status);
 	if (!v)
 		return status;
 	struct pv_flame *fl = NULL;
@@ -283,22 +270,21 @@ int api_flame(struct pv_api *a, const struct api_params *ps, struct pv_json *out
 	return api_written(out, rc);
 }
 
-int api_thread_costs(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_thread_costs(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		     struct pv_json *out)
 {
-	struct pv_query q;
 	const char *key;
 	int status = 0;
-	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &q);
+	struct pv_view *v = keyed_view(a, ps, q, out, &status, &key);
 	struct pv_row_ref ref;
 	if (v && !pv_view_find(v, key, &ref))
 		status = no_row(out, key);
 	struct pv_thread_costs *tc = NULL;
-	int rc = v && !status ? pv_thread_costs(v, &q, key, &ref, &tc) : 0;
+	int rc = v && !status ? pv_thread_costs(v, q, key, &ref, &tc) : 0;
 	if (!rc && tc)
 		rc = pv_json_thread_costs(out, v, key, &ref, tc);
 	pv_thread_costs_free(tc);
 	api_view_release(a, v);
-	pv_query_release(&q);
 	return rc || !status ? api_written(out, rc) : status;
 }
 
@@ -320,26 +306,22 @@ static pv_source_ix hottest_source(const struct pv_api *a, const struct api_slot
 	return best;
 }
 
-int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_source(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	       struct pv_json *out)
 {
 	struct api_slot *s;
-	struct pv_query q;
 	uint32_t slot, id = PV_NONE;
-	int status = req_query(a, ps, out, &slot, &s, &q);
-	if (status) {
-		pv_query_release(&q);
+	int status = req_slot(a, ps, out, &slot, &s);
+	if (status)
 		return status;
-	}
 	const struct pv_profile *p = s->p;
 	const char *fp = api_param(ps, "file");
 	if (fp && *fp &&
 	    (!pv_key_number(&fp, &id) || *fp || id >= p->sources.len ||
-	     !*pv_str(p, p->sources.path[id]))) {
-		pv_query_release(&q);
+	     !*pv_str(p, p->sources.path[id])))
 		return api_error(out, 404, "no such source file");
-	}
 	/* per-line costs: the query at line granularity, one row per (function, line) */
-	struct pv_view *v = view_as(a, slot, &q, PV_VIEW_TOP, PV_BY_LINE, out, &status);
+	struct pv_view *v = view_as(a, slot, q, PV_VIEW_TOP, PV_BY_LINE, out, &status);
 	int rc = 0;
 	if (v && id == PV_NONE) { /* no file asked: the hottest */
 		id = hottest_source(a, s, v, &rc);
@@ -357,9 +339,8 @@ int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 		if (pv_source_read(path, roots, nr, API_SOURCE_MAX, &data, &len))
 			status = api_error(out, 404, "cannot read source file '%s'", path);
 		else
-			rc = pv_json_source(out, v, &q, id, data, len);
+			rc = pv_json_source(out, v, q, id, data, len);
 	}
-	pv_query_release(&q);
 	free(data);
 	api_view_release(a, v);
 	return rc || !status ? api_written(out, rc) : status;
@@ -369,35 +350,30 @@ int api_source(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
  * disasm?<query> alone: those of the function with the most self cost at addresses (the source
  * pane when no source file is readable); a binary that is missing is a note of the answer, not
  * an error */
-int api_disasm(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_disasm(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	       struct pv_json *out)
 {
 	struct api_slot *s;
-	struct pv_query q;
 	uint32_t slot, id = 0, line = 0;
-	int status = req_query(a, ps, out, &slot, &s, &q);
+	int status = req_slot(a, ps, out, &slot, &s);
 	bool hottest = !api_param(ps, "file") && !api_param(ps, "line");
 	if (!status && !hottest && !api_param(ps, "file"))
 		status = api_error(out, 400, "missing parameter 'file'");
 	if (!status && !hottest && !api_param(ps, "line"))
 		status = api_error(out, 400, "missing parameter 'line'");
 	if (status || (!hottest && (!api_param_u32(ps, "file", 0, &id, out, &status) ||
-				    !api_param_u32(ps, "line", 0, &line, out, &status)))) {
-		pv_query_release(&q);
+				    !api_param_u32(ps, "line", 0, &line, out, &status))))
 		return status;
-	}
 	(void)slot;
 	const struct pv_profile *p = s->p;
-	if (!hottest && id >= p->sources.len) {
-		pv_query_release(&q);
+	if (!hottest && id >= p->sources.len)
 		return api_error(out, 404, "no such source file");
-	}
 	struct pv_disasm *d = NULL;
 	struct pv_error err;
 	pv_error_clear(&err);
 	struct pv_disasm_opts opts = {.stop = &a->stop};
-	int rc = hottest ? pv_disasm_funcs(p, &q, NULL, &opts, &d, &err)
-			 : pv_disasm_line(p, &q, id, line, &opts, &d, &err);
-	pv_query_release(&q);
+	int rc = hottest ? pv_disasm_funcs(p, q, NULL, &opts, &d, &err)
+			 : pv_disasm_line(p, q, id, line, &opts, &d, &err);
 	if (rc == PV_ENOMEM || !d) {
 		pv_disasm_free(d);
 		return api_written(out, rc ? rc : PV_ENOMEM);
@@ -412,12 +388,12 @@ int api_disasm(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 }
 
 /* search?<query>&text=TEXT&limit=N: the whole-profile search (pv_find_functions) */
-int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_search(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+	       struct pv_json *out)
 {
 	struct api_slot *s;
-	struct pv_query q;
 	uint32_t slot, limit;
-	int status = req_query(a, ps, out, &slot, &s, &q);
+	int status = req_slot(a, ps, out, &slot, &s);
 	const char *text = api_param(ps, "text");
 	if (!status && (!text || !*text))
 		status = api_error(out, 400, "missing parameter 'text'");
@@ -425,14 +401,11 @@ int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 	    (limit < 1 || limit > PV_SEARCH_LIMIT_MAX))
 		status = api_error(out, 400, "limit takes 1 to %d rows, not %u",
 				   PV_SEARCH_LIMIT_MAX, limit);
-	if (status) {
-		pv_query_release(&q);
+	if (status)
 		return status;
-	}
 	/* the totals: the list at function granularity; the rows to open: the top-down tree */
-	struct pv_view *top = view_as(a, slot, &q, PV_VIEW_TOP, PV_BY_FUNCTION, out, &status);
-	struct pv_view *tree = top ? view_as(a, slot, &q, PV_VIEW_TREE, -1, out, &status) : NULL;
-	pv_query_release(&q);
+	struct pv_view *top = view_as(a, slot, q, PV_VIEW_TOP, PV_BY_FUNCTION, out, &status);
+	struct pv_view *tree = top ? view_as(a, slot, q, PV_VIEW_TREE, -1, out, &status) : NULL;
 	if (!tree) {
 		api_view_release(a, top);
 		return status;
@@ -464,13 +437,12 @@ int api_search(struct pv_api *a, const struct api_params *ps, struct pv_json *ou
 
 /* subtree?<query>&key=KEY&prune=P: expand-all of one row, rows under P percent (of the view's
  * base; default 0.005) left closed (pv_json_subtree) */
-int api_subtree(struct pv_api *a, const struct api_params *ps, struct pv_json *out)
+int api_subtree(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		struct pv_json *out)
 {
-	struct pv_query q;
 	const char *key;
 	int status = 0;
-	struct pv_view *v = keyed_view(a, ps, out, &status, &key, &q);
-	pv_query_release(&q);
+	struct pv_view *v = keyed_view(a, ps, q, out, &status, &key);
 	if (!v)
 		return status;
 	const char *pp = api_param(ps, "prune");

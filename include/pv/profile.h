@@ -102,7 +102,7 @@ enum pv_marker_phase {
 
 struct pv_strings {
 	uint32_t len, cap;
-	const char **ptr; /* NUL-terminated, in the profile's arena */
+	const char **ptr; /* NUL-terminated, owned by the profile */
 	uint32_t *size;	  /* byte length without the NUL */
 };
 
@@ -347,8 +347,6 @@ struct pv_trace_records {
 	int64_t end_ns;	    /* when the last record of each thread ends */
 };
 
-struct pv_arena;
-
 /*
  * Storage that columns of the profile may point into instead of owning them: a snapshot file
  * mapped read-only (pv/snapshot.h). pv_profile_free frees no column that lies inside
@@ -384,8 +382,10 @@ struct pv_profile {
 	struct pv_func_costs func_costs;
 	struct pv_callgraph callgraph;
 	struct pv_trace_records trace;
-	struct pv_arena *arena;	   /* owns string bytes */
 	struct pv_storage storage; /* what borrowed columns point into */
+	/* libpv's own (where the strings' bytes live): opaque, defined in
+	 * src/model/profile_priv.h */
+	struct pv_profile_priv *priv;
 };
 
 /* Borrowed NUL-terminated string ix; "" for 0 or an out-of-range ix. */

@@ -28,6 +28,7 @@
 #include "base/output.h"
 #include "base/sort.h"
 #include "import/importer.h"
+#include "model/profile_priv.h"
 #include "pv/snapshot.h"
 
 #define SNAP_VERSION	6
@@ -1119,7 +1120,7 @@ static int open_snapshot(struct pv_input *in, struct pv_profile **out, struct pv
 	if ((uintptr_t)in->data % 8)
 		return pv_error_set(err, PV_EINVAL, "%s: snapshot bytes not aligned in memory",
 				    in->name);
-	struct pv_profile *p = pv_calloc(1, sizeof(*p));
+	struct pv_profile *p = profile_alloc();
 	struct snap *h = pv_calloc(1, sizeof(*h));
 	if (!p || !h || !(h->name = pv_strdup(in->name))) {
 		pv_free(p);

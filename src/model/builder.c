@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/sort.h"
 #include "model/builder.h"
+#include "model/profile_priv.h"
 #include "model/ranges.h"
 #include "pv/export.h"
 
@@ -172,7 +173,7 @@ pv_str_ix builder_str(struct pv_builder *b, const char *s, size_t n)
 		     i = (i + 1) & b->str_map.mask)
 			;
 	}
-	char *d = arena_strndup(b->p->arena, s, n);
+	char *d = arena_strndup(profile_arena(b->p), s, n);
 	if (!d) {
 		b->status = PV_ENOMEM;
 		return 0;
@@ -206,11 +207,11 @@ pv_str_ix builder_strf(struct pv_builder *b, const char *fmt, ...)
 int builder_init(struct pv_builder *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->p = pv_calloc(1, sizeof(*b->p));
+	b->p = profile_alloc();
 	if (!b->p)
 		return PV_ENOMEM;
-	b->p->arena = arena_new();
-	if (!b->p->arena) {
+	b->p->priv->arena = arena_new();
+	if (!b->p->priv->arena) {
 		pv_free(b->p);
 		b->p = NULL;
 		return PV_ENOMEM;

@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/arena.h"
+#include "model/profile_priv.h"
 #include "pv/profile.h"
 
 /* Frees a column the profile owns; one inside its storage (a mapped snapshot) is left alone. */
@@ -14,6 +15,19 @@ static void col_free(const struct pv_profile *p, void *col)
 	if (c && base && c >= base && c <= base + p->storage.len)
 		return;
 	pv_free(col);
+}
+
+struct pv_profile *profile_alloc(void)
+{
+	/* the profile and its private part in one block (pv_profile_free frees p, its start) */
+	struct profile_block {
+		struct pv_profile p;
+		struct pv_profile_priv priv;
+	} *block = pv_calloc(1, sizeof(*block));
+	if (!block)
+		return NULL;
+	block->p.priv = &block->priv;
+	return &block->p;
 }
 
 void pv_profile_free(struct pv_profile *p)
@@ -114,7 +128,7 @@ void pv_profile_free(struct pv_profile *p)
 	col_free(p, p->trace.stack);
 	col_free(p, p->diags.msg);
 	col_free(p, p->diags.count);
-	arena_free(p->arena);
+	arena_free(profile_arena(p));
 	if (p->storage.release)
 		p->storage.release(p->storage.ctx);
 	pv_free(p);

@@ -5,6 +5,7 @@
  * `profview markers --json`, `profview marker --json` and `profview markers --summary --json` of
  * the same files (the API adds keys; the rows are the CLI's).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -519,5 +520,91 @@ T_TEST(api_view_cache)
 	pv_query_release(&q);
 	T_CONTAINS(pv_json_text(out, NULL), "{\"error\": \"");
 	pv_json_free(out);
+	pv_api_free(a);
+}
+
+/*
+ * The dispatcher parses the query before the handler (api_dispatch): a handler runs only with
+ * the query parsed from every parameter but its endpoint's own; a request with an unknown key,
+ * a bad query value, a broken escape or (endpoint without a query) any query key never reaches
+ * it. The spy endpoint's own parameter is "mine".
+ */
+static struct {
+	int calls;
+	enum pv_view_kind view;
+	uint32_t nr_center;
+	char center0[32], mine[32], url[256];
+} spy;
+
+static int spy_handler(struct pv_api *a, const struct api_params *ps, const struct pv_query *q,
+		       struct pv_json *out)
+{
+	(void)a;
+	spy.calls++;
+	spy.view = q->view;
+	spy.nr_center = q->nr_center;
+	snprintf(spy.center0, sizeof(spy.center0), "%s", q->nr_center ? q->center[0] : "-");
+	const char *m = api_param(ps, "mine");
+	snprintf(spy.mine, sizeof(spy.mine), "%s", m ? m : "-");
+	char *url = pv_query_to_url(q);
+	snprintf(spy.url, sizeof(spy.url), "%s", url ? url : "(oom)");
+	free(url);
+	pv_json_object(out);
+	pv_json_kstr(out, "spy", "called");
+	pv_json_end(out);
+	return 200;
+}
+
+/* The status and body of the spy endpoint's answer to query (with or without a query). */
+static int spy_call(bool with_query, const char *query, char *body, size_t cap)
+{
+	const struct api_endpoint e = {"spy", spy_handler, with_query,
+				       (const char *const[]){"p", "mine", NULL}};
+	struct pv_json *out = pv_json_new(NULL);
+	T_TRUE(out != NULL);
+	if (!out)
+		return -1;
+	int st = api_dispatch(NULL, &e, query, out);
+	snprintf(body, cap, "%s", pv_json_text(out, NULL));
+	pv_json_free(out);
+	return st;
+}
+
+T_TEST(api_dispatch_parses_before_handler)
+{
+	char body[512];
+	memset(&spy, 0, sizeof(spy));
+	/* refused by the dispatcher: the handler never runs */
+	T_EQ_INT(spy_call(true, "mine=1&bogus=1", body, sizeof(body)), 400);
+	T_EQ_STR(body, "{\"error\": \"unknown query key 'bogus'\"}");
+	T_EQ_INT(spy_call(true, "view=bogus", body, sizeof(body)), 400);
+	T_EQ_STR(body,
+		 "{\"error\": \"view takes tree, callers, flat, butterfly or top, not 'bogus'\"}");
+	T_EQ_INT(spy_call(true, "center=%zz", body, sizeof(body)), 400);
+	T_EQ_STR(body, "{\"error\": \"a broken percent escape in the query\"}");
+	T_EQ_INT(spy_call(false, "mine=1&view=flat", body, sizeof(body)), 400);
+	T_EQ_STR(body, "{\"error\": \"unknown query key 'view'\"}");
+	T_EQ_INT(spy.calls, 0);
+	/* accepted: the handler gets the query parsed (decoded once), its own parameter apart */
+	T_EQ_INT(spy_call(true, "mine=a%26b&view=flat&center=x+y", body, sizeof(body)), 200);
+	T_EQ_STR(body, "{\"spy\": \"called\"}");
+	T_EQ_INT(spy.calls, 1);
+	T_EQ_INT(spy.view, PV_VIEW_FLAT);
+	T_EQ_INT(spy.nr_center, 1);
+	T_EQ_STR(spy.center0, "x y");
+	T_EQ_STR(spy.mine, "a&b");
+	T_EQ_STR(spy.url, "view=flat&center=x%20y"); /* the cache key: mine not in it */
+	/* without a query: its own parameters only, and an empty query */
+	T_EQ_INT(spy_call(false, "p=0&mine=2", body, sizeof(body)), 200);
+	T_EQ_INT(spy.calls, 2);
+	T_EQ_INT(spy.view, PV_VIEW_TREE);
+	T_EQ_INT(spy.nr_center, 0);
+	T_EQ_STR(spy.mine, "2");
+	/* a real endpoint: the query's error comes before the handler's (no profile 9) */
+	struct pv_api *a = api3();
+	T_API(a, "view", "p=9", 404, "{\"error\": \"no profile 9\"}");
+	T_API(a, "view", "p=9&bogus=1", 400, "{\"error\": \"unknown query key 'bogus'\"}");
+	T_API(a, "trace", "p=9&depth=2&view=bogus", 400,
+	      "{\"error\": \"view takes tree, callers, flat, butterfly or top, not 'bogus'\"}");
 	pv_api_free(a);
 }
