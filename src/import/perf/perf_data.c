@@ -482,6 +482,22 @@ static uint32_t popcount64(uint64_t x)
 	return (uint32_t)__builtin_popcountll(x);
 }
 
+/*
+ * The bit-fields after read_format (disabled, inherit, ..., freq at 10, sample_id_all at 18), bit
+ * n at 1 << n: a little-endian machine's compiler allocates them from each byte's least
+ * significant bit on, a big-endian one's from the most significant (bit n at byte n / 8, bit
+ * 7 - n % 8), the bytes in the same order; perf's swap_bitfield reverses each byte's bits.
+ */
+static uint64_t attr_flags(const struct pd *s, const unsigned char *p)
+{
+	bool big = s->swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	uint64_t v = 0;
+	for (int i = 0; i < 64; i++)
+		if (p[i / 8] >> (big ? 7 - i % 8 : i % 8) & 1)
+			v |= 1ull << i;
+	return v;
+}
+
 /* Reads a perf_event_attr of size sz at p into a new attribute; its row, or -1. */
 static int add_attr(struct pd *s, const unsigned char *p, uint64_t sz)
 {
@@ -499,7 +515,7 @@ static int add_attr(struct pd *s, const unsigned char *p, uint64_t sz)
 	a->period = rd64(s, p + 16);
 	a->sample_type = rd64(s, p + 24);
 	a->read_format = rd64(s, p + 32);
-	uint64_t flags = rd64(s, p + 40);
+	uint64_t flags = attr_flags(s, p + 40);
 	a->freq = (flags & ATTR_FLAG_FREQ) != 0;
 	a->sample_id_all = (flags & ATTR_FLAG_SAMPLE_ID_ALL) != 0;
 	if (sz >= 80)
