@@ -1869,6 +1869,9 @@ static void check_swapped(const char *name, uint32_t *nsamples, uint32_t *nmarke
 		run("rm -rf '%s'", dir);
 		return;
 	}
+	const char *keep = getenv("PV_TEST_KEEP_SWAPPED"); /* a folder: the fuzz seeds made so */
+	if (keep)
+		run("cp '%s' '%s/%s-swapped.data'", swapped, keep, name);
 	struct pv_profile *a = import_perf(native, T_DATA "/perf-data"),
 			  *b = import_perf(swapped, T_DATA "/perf-data");
 	uint32_t ns = 0, nm = 0;
