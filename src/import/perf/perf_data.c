@@ -2163,6 +2163,7 @@ static void report(struct pd *s)
 		case R_FINISHED_ROUND:
 		case R_COMPRESSED:
 		case R_HEADER_ATTR:
+		case R_HEADER_TRACING_DATA:
 		case R_HEADER_BUILD_ID:
 		case R_HEADER_FEATURE:
 		case R_EXIT:
