@@ -11,7 +11,8 @@
  *    feature sections by their layout;
  *  - records by their type's layout; a SAMPLE's u32 pairs (pid/tid, cpu/res) as two u32s (perf
  *    swaps a sample as u64s, then undoes that for these pairs), the same in the sample_id
- *    trailer of the other records; MMAP2's prot and flags too (perf leaves them as read);
+ *    trailer of the other records; MMAP2's prot and flags too (perf leaves them as read); the
+ *    user stack copy as 8-byte words (the memory of a machine of that order, which perf swaps);
  *  - tracepoint raw data as a kernel of that order writes it: its size a u32, each field of the
  *    event's format by its size (arrays by element, a __data_loc as one u32); the tracing data's
  *    own numbers and its byte-order flag (perf decodes raw fields by that flag);
@@ -591,10 +592,11 @@ static void swap_sample(struct cur *c, const unsigned char *r, uint64_t size)
 	}
 	if (t & PERF_SAMPLE_REGS_USER)
 		swap_regs(c, a->regs_user);
-	if (t &
-	    PERF_SAMPLE_STACK_USER) { /* the stack's bytes as they are: memory, not numbers known */
+	if (t & PERF_SAMPLE_STACK_USER) {
+		/* the stack copy: memory of 8-byte words (perf swaps it so), its size after it */
 		uint64_t n = sx(c, 8);
-		skip(c, n);
+		for (uint64_t k = 0; k < n / 8 && !c->s->bad; k++)
+			sx(c, 8);
 		if (n)
 			sx(c, 8);
 	}

@@ -1923,6 +1923,24 @@ T_TEST(perf_data_other_byte_order_as_native)
 }
 
 /*
+ * `perf record -q -o FILE ARGS` run now into a new folder's NAME.data (pipe: `-o -`, its output
+ * into that file), whose path is data (128 bytes); false (the test skipped, said) where perf may
+ * not record.
+ */
+static bool record_now(char *dir, char *data, const char *name, bool pipe, const char *args)
+{
+	if (!temp_dir(dir, name))
+		return false;
+	snprintf(data, 128, "%s/%s.data", dir, name);
+	int rc = pipe ? run("perf record -q -o - %s >'%s' 2>/dev/null", args, data)
+		      : run("perf record -q -o '%s' %s >/dev/null 2>&1", data, args);
+	if (rc == 0)
+		return true;
+	skip_unpermitted(dir, name);
+	return false;
+}
+
+/*
  * The pipe form's tracing data (a HEADER_TRACING_DATA record, the data after it) and tracepoint
  * samples of the other byte order: where perf may record tracepoints, a recording made now with
  * `-o -`, swapped, imports as the native one. perf script is no oracle here: perf 6.1 marks the
@@ -1933,16 +1951,11 @@ T_TEST(perf_data_other_byte_order_as_native)
 T_TEST(perf_data_other_byte_order_pipe_tracepoints)
 {
 	char dir[64], data[128];
-	if (!temp_dir(dir, "perfswap-tp"))
+	if (!record_now(
+		dir, data, "pipe-tp", true,
+		"-e sched:sched_process_exec -e sched:sched_process_fork "
+		"-e sched:sched_switch -- sh -c 'ls / >/dev/null; echo x | cat >/dev/null'"))
 		return;
-	snprintf(data, sizeof(data), "%s/pipe-tp.data", dir);
-	if (run("perf record -q -e sched:sched_process_exec -e sched:sched_process_fork "
-		"-e sched:sched_switch -o - -- sh -c 'ls / >/dev/null; echo x | cat >/dev/null' "
-		">'%s' 2>/dev/null",
-		data) != 0) {
-		skip_unpermitted(dir, "tracepoints of the pipe form in the other byte order");
-		return;
-	}
 	uint32_t ns, nm;
 	bool perf_same;
 	check_swapped(data, "pipe-tp", false, &ns, &nm, &perf_same);
@@ -1958,5 +1971,27 @@ T_TEST(perf_data_other_byte_order_pipe_tracepoints)
 	pv_profile_free(p);
 	printf("# pipe-form tracepoints swapped: %u markers the same, %u with fields\n", nm,
 	       fields);
+	run("rm -rf '%s'", dir);
+}
+
+/*
+ * --call-graph dwarf of the other byte order: a recording made now where perf may record
+ * (prog, -F 1000), swapped (the registers as 8-byte numbers, the stack copy as 8-byte words, as
+ * perf reads them), imports as the native one, every user stack unwound the same; perf script
+ * prints the same for both.
+ */
+T_TEST(perf_data_other_byte_order_dwarf_stacks)
+{
+	char dir[64], data[128];
+	if (!record_now(dir, data, "dwarf", false,
+			"--call-graph dwarf -e cpu-clock:u -F 1000 -- '" T_DATA
+			"/perf-data/prog' 2000 40000"))
+		return;
+	uint32_t ns, nm;
+	bool perf_same;
+	check_swapped(data, "dwarf", true, &ns, &nm, &perf_same);
+	T_TRUE(ns >= 20);
+	printf("# --call-graph dwarf swapped: %u samples the same; perf script %s\n", ns,
+	       perf_same ? "the same" : "not compared or differs");
 	run("rm -rf '%s'", dir);
 }

@@ -353,6 +353,8 @@ struct pd {
 	struct perf_unwind *uw;
 	uint64_t *uw_chain;
 	uint32_t uw_cap;
+	unsigned char *uw_stack; /* a stack copy of the other byte order, its words swapped */
+	uint32_t uw_stack_cap;
 	uint64_t uw_done, uw_why[PU_NR_STATUS];
 	uint64_t uw_user_from; /* the first unwound user entry of uw_chain */
 	/* the functions inlined at an unwound frame's address (DWARF), as perf script shows them
@@ -1125,13 +1127,20 @@ static int unwind_user(struct pd *s, struct task *tk, const struct attr *a,
 			}
 			pu_end(s->uw);
 		}
-		st = s->swap ? PU_BYTE_ORDER
-			     : pu_unwind(s->uw, tk->proc, tk->tid, regs, a->regs_user, ustack, len,
-					 out + at, UNWIND_MAX, &got);
-		if (s->swap) {
-			out[at] = regs[8]; /* the ip: perf's register 8, the ninth set bit */
-			got = 1;
+		/* the other byte order: the stack copy read as 8-byte words, as perf does (it swaps
+		 * a sample as u64s and leaves the copy so) */
+		if (s->swap && len) {
+			if (len > UINT32_MAX || GROW(s, s->uw_stack, s->uw_stack_cap, len))
+				return oom(s);
+			for (uint64_t i = 0; i + 8 <= len; i += 8) {
+				uint64_t w = rd64(s, ustack + i);
+				memcpy(s->uw_stack + i, &w, 8);
+			}
+			memcpy(s->uw_stack + (len & ~7ull), ustack + (len & ~7ull), len & 7);
+			ustack = s->uw_stack;
 		}
+		st = pu_unwind(s->uw, tk->proc, tk->tid, regs, a->regs_user, ustack, len, out + at,
+			       UNWIND_MAX, &got);
 	}
 	if (st == PU_OK)
 		s->uw_done++;
@@ -2222,6 +2231,7 @@ static void release(struct pd *s)
 	pv_free(s->chain);
 	pu_free(s->uw);
 	pv_free(s->uw_chain);
+	pv_free(s->uw_stack);
 	pv_free(s->inl);
 	pv_free(s->inl_off);
 	pv_free(s->inl_len);
