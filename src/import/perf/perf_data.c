@@ -353,6 +353,8 @@ struct pd {
 	struct perf_unwind *uw;
 	uint64_t *uw_chain;
 	uint32_t uw_cap;
+	unsigned char *uw_stack; /* a stack copy of the other byte order, its words swapped */
+	uint32_t uw_stack_cap;
 	uint64_t uw_done, uw_why[PU_NR_STATUS];
 	uint64_t uw_user_from; /* the first unwound user entry of uw_chain */
 	/* the functions inlined at an unwound frame's address (DWARF), as perf script shows them
@@ -482,6 +484,22 @@ static uint32_t popcount64(uint64_t x)
 	return (uint32_t)__builtin_popcountll(x);
 }
 
+/*
+ * The bit-fields after read_format (disabled, inherit, ..., freq at 10, sample_id_all at 18), bit
+ * n at 1 << n: a little-endian machine's compiler allocates them from each byte's least
+ * significant bit on, a big-endian one's from the most significant (bit n at byte n / 8, bit
+ * 7 - n % 8), the bytes in the same order; perf's swap_bitfield reverses each byte's bits.
+ */
+static uint64_t attr_flags(const struct pd *s, const unsigned char *p)
+{
+	bool big = s->swap != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	uint64_t v = 0;
+	for (int i = 0; i < 64; i++)
+		if (p[i / 8] >> (big ? 7 - i % 8 : i % 8) & 1)
+			v |= 1ull << i;
+	return v;
+}
+
 /* Reads a perf_event_attr of size sz at p into a new attribute; its row, or -1. */
 static int add_attr(struct pd *s, const unsigned char *p, uint64_t sz)
 {
@@ -499,7 +517,7 @@ static int add_attr(struct pd *s, const unsigned char *p, uint64_t sz)
 	a->period = rd64(s, p + 16);
 	a->sample_type = rd64(s, p + 24);
 	a->read_format = rd64(s, p + 32);
-	uint64_t flags = rd64(s, p + 40);
+	uint64_t flags = attr_flags(s, p + 40);
 	a->freq = (flags & ATTR_FLAG_FREQ) != 0;
 	a->sample_id_all = (flags & ATTR_FLAG_SAMPLE_ID_ALL) != 0;
 	if (sz >= 80)
@@ -1109,13 +1127,20 @@ static int unwind_user(struct pd *s, struct task *tk, const struct attr *a,
 			}
 			pu_end(s->uw);
 		}
-		st = s->swap ? PU_BYTE_ORDER
-			     : pu_unwind(s->uw, tk->proc, tk->tid, regs, a->regs_user, ustack, len,
-					 out + at, UNWIND_MAX, &got);
-		if (s->swap) {
-			out[at] = regs[8]; /* the ip: perf's register 8, the ninth set bit */
-			got = 1;
+		/* the other byte order: the stack copy read as 8-byte words, as perf does (it swaps
+		 * a sample as u64s and leaves the copy so) */
+		if (s->swap && len) {
+			if (len > UINT32_MAX || GROW(s, s->uw_stack, s->uw_stack_cap, len))
+				return oom(s);
+			for (uint64_t i = 0; i + 8 <= len; i += 8) {
+				uint64_t w = rd64(s, ustack + i);
+				memcpy(s->uw_stack + i, &w, 8);
+			}
+			memcpy(s->uw_stack + (len & ~7ull), ustack + (len & ~7ull), len & 7);
+			ustack = s->uw_stack;
 		}
+		st = pu_unwind(s->uw, tk->proc, tk->tid, regs, a->regs_user, ustack, len, out + at,
+			       UNWIND_MAX, &got);
 	}
 	if (st == PU_OK)
 		s->uw_done++;
@@ -2147,6 +2172,7 @@ static void report(struct pd *s)
 		case R_FINISHED_ROUND:
 		case R_COMPRESSED:
 		case R_HEADER_ATTR:
+		case R_HEADER_TRACING_DATA:
 		case R_HEADER_BUILD_ID:
 		case R_HEADER_FEATURE:
 		case R_EXIT:
@@ -2205,6 +2231,7 @@ static void release(struct pd *s)
 	pv_free(s->chain);
 	pu_free(s->uw);
 	pv_free(s->uw_chain);
+	pv_free(s->uw_stack);
 	pv_free(s->inl);
 	pv_free(s->inl_off);
 	pv_free(s->inl_len);

@@ -64,7 +64,6 @@ const char *pu_status_text(enum pu_status s)
 	    [PU_OK] = "unwound",
 	    [PU_ARCH] = "registers of another architecture than x86_64",
 	    [PU_REGS] = "the registers the unwinder needs (ip, sp, bp) not recorded",
-	    [PU_BYTE_ORDER] = "a recording of the other byte order",
 	    [PU_NO_MODULE] = "the sampled address in no binary found on this machine",
 	    [PU_STOPPED] = ("the unwinder stopped at the sampled frame (no CFI for it, or the "
 			    "stack copy too short)"),

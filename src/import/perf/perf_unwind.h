@@ -19,11 +19,10 @@
 /* Why a sample's user stack gave no more than its own address (the lossy lines count them). */
 enum pu_status {
 	PU_OK = 0,
-	PU_ARCH,       /* registers of another architecture than x86_64 */
-	PU_REGS,       /* the registers needed (sp, ip, bp) not in the sample */
-	PU_BYTE_ORDER, /* a recording of the other byte order */
-	PU_NO_MODULE,  /* the address is in no binary found on this machine */
-	PU_STOPPED,    /* the unwinder stopped at the first frame (no CFI, stack copy too short) */
+	PU_ARCH,      /* registers of another architecture than x86_64 */
+	PU_REGS,      /* the registers needed (sp, ip, bp) not in the sample */
+	PU_NO_MODULE, /* the address is in no binary found on this machine */
+	PU_STOPPED,   /* the unwinder stopped at the first frame (no CFI, stack copy too short) */
 	PU_NR_STATUS,
 };
 
