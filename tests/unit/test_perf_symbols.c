@@ -134,6 +134,20 @@ static void kernel_frames(const struct pv_profile *p, uint32_t *named, uint32_t 
 	}
 }
 
+/* The frames of p in kernel modules ("[name]" other than the kernel itself). */
+static uint32_t module_frames(const struct pv_profile *p)
+{
+	uint32_t n = 0;
+	for (pv_frame_ix f = 0; f < p->frames.len; f++) {
+		pv_module_ix m = pv_func_module(p, p->frames.func[f]);
+		const char *mn = m == PV_NONE ? "" : pv_str(p, p->modules.name[m]);
+		n += mn[0] == '[' && strcmp(mn, "[kernel.kallsyms]") != 0 &&
+		     strcmp(mn, "[vdso]") != 0 && strcmp(mn, "[vsyscall]") != 0 &&
+		     strcmp(mn, "[unknown]") != 0;
+	}
+	return n;
+}
+
 /* Every sample of a and b with the same stack text, b's kernel names being prefix + a's. */
 static void same_stacks(const struct pv_profile *a, const struct pv_profile *b, const char *prefix)
 {
@@ -193,7 +207,8 @@ static void vmlinux_places(const char *dir, const char *data, const struct pv_pr
 	    fake_vmlinux(dir, other, "1111111111111111111111111111111111111111", 0, "x_", text,
 			 last) ||
 	    fake_vmlinux(dir, vm, bid, 0, "vm_", text, last) || chdir(dir)) {
-		t_fail(__FILE__, __LINE__, "the places' vmlinux files could not be made in %s", dir);
+		t_fail(__FILE__, __LINE__, "the places' vmlinux files could not be made in %s",
+		       dir);
 		return;
 	}
 	/* ./vmlinux of another build: kallsyms names the kernel */
@@ -226,6 +241,8 @@ static void vmlinux_places(const char *dir, const char *data, const struct pv_pr
  * 2 MiB or not); profview's import with --vmlinux of either equals that text sample by sample
  * (thread, time, period, every frame's name and module) and its own kallsyms import; with a
  * vmlinux of another build id no kernel frame is named and the lossy line names the file.
+ * Skipped, said, when the recording has frames in kernel modules (a vmlinux names none: perf
+ * reads the modules' .ko files, profview does not yet).
  */
 T_TEST(perf_data_kernel_from_vmlinux)
 {
@@ -258,6 +275,16 @@ T_TEST(perf_data_kernel_from_vmlinux)
 	T_EQ_INT(fake_vmlinux(dir, fake, bid, 0, "", text, last), 0);
 	T_EQ_INT(fake_vmlinux(dir, moved, bid, 0x200000, "", text, last), 0);
 	T_EQ_INT(fake_vmlinux(dir, other, obid, 0, "", text, last), 0);
+	struct pv_profile *kall = import_kernel(data, NULL, dir);
+	if (kall && module_frames(kall)) {
+		/* a vmlinux holds no module: perf and profview leave their addresses unnamed */
+		printf("# SKIP perf_data_kernel_from_vmlinux: %u frames in kernel modules (a "
+		       "vmlinux names none)\n",
+		       module_frames(kall));
+		pv_profile_free(kall);
+		run("rm -rf '%s'", dir);
+		return;
+	}
 	/* perf itself: the same text from kallsyms and from either fake */
 	T_EQ_INT(run("cd %s && HOME=%s perf script --ns -i k.data > k.txt 2>/dev/null && "
 		     "HOME=%s perf script --ns -k fake -i k.data > kf.txt 2>/dev/null && "
@@ -268,7 +295,6 @@ T_TEST(perf_data_kernel_from_vmlinux)
 	char txt[96];
 	snprintf(txt, sizeof(txt), "%s/k.txt", dir);
 	struct pv_profile *text_p = t_load_as(txt, "perf-script");
-	struct pv_profile *kall = import_kernel(data, NULL, dir);
 	struct pv_profile *vm = import_kernel(data, fake, dir);
 	struct pv_profile *mv = import_kernel(data, moved, dir);
 	struct pv_profile *ot = import_kernel(data, other, dir);
@@ -276,9 +302,10 @@ T_TEST(perf_data_kernel_from_vmlinux)
 		uint32_t named, unnamed;
 		kernel_frames(vm, &named, &unnamed);
 		T_TRUE(named > 50);
-		printf("# --vmlinux (a fake of %u kallsyms symbols): %u kernel frames named, %u not "
-		       "(%u samples)\n",
-		       nsyms, named, unnamed, vm->samples.len);
+		printf(
+		    "# --vmlinux (a fake of %u kallsyms symbols): %u kernel frames named, %u not "
+		    "(%u samples)\n",
+		    nsyms, named, unnamed, vm->samples.len);
 		compare_samples(text_p, vm, false);
 		compare_samples(text_p, mv, false);
 		same_stacks(kall, vm, "");
