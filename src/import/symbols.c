@@ -76,7 +76,6 @@ struct symz {
 	uint64_t ktext_rec; /* _text recorded (the kernel map's pgoff); 0: not known */
 	int64_t kshift;	    /* add to a recorded kernel address */
 	char *krelease;	    /* the recorded kernel release (OSRELEASE) */
-	char *kfile;	    /* the vmlinux or kallsyms file the table is from */
 	char *krejected;    /* the first vmlinux not used: another build id */
 	int kfd;	    /* the vmlinux read (its names are in its mapping) */
 	Elf *kelf;
@@ -153,7 +152,6 @@ void symz_free(struct symz *z)
 		pv_free(z->kmods[i]);
 	pv_free(z->kmods);
 	pv_free(z->krelease);
-	pv_free(z->kfile);
 	pv_free(z->krejected);
 	if (z->kelf)
 		elf_end(z->kelf);
@@ -941,7 +939,6 @@ static enum symz_status try_vmlinux(struct symz *z, const struct bin *b, const c
 	finish_table(z->ksyms, &z->nksyms, false);
 	z->kfd = f.fd;
 	z->kelf = f.e;
-	z->kfile = dup_str(path);
 	return SYMZ_OK;
 }
 
@@ -1025,21 +1022,17 @@ static void load_kernel(struct symz *z, const struct bin *b)
 		z->kstatus = vm;
 		if (vm != SYMZ_OK && running_kernel(b)) {
 			z->kstatus = load_kallsyms(z, "/proc/kallsyms");
-			if (z->kstatus == SYMZ_OK)
-				z->kfile = dup_str("/proc/kallsyms");
-			else
+			if (z->kstatus != SYMZ_OK)
 				drop_kernel_table(z);
 		}
 		const char *home = getenv("HOME");
 		char p[4096];
 		if (z->kstatus != SYMZ_OK && b->bid_len && home &&
 		    pathf(p, sizeof(p), "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, h)) {
-			if (load_kallsyms(z, p) == SYMZ_OK) {
+			if (load_kallsyms(z, p) == SYMZ_OK)
 				z->kstatus = SYMZ_OK;
-				z->kfile = dup_str(p);
-			} else {
+			else
 				drop_kernel_table(z);
-			}
 		}
 		if (z->kstatus != SYMZ_OK && z->kstatus != SYMZ_NO_KALLSYMS)
 			z->kstatus = SYMZ_NO_KERNEL;

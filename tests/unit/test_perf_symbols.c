@@ -235,12 +235,74 @@ static void vmlinux_places(const char *dir, const char *data, const struct pv_pr
 }
 
 /*
+ * The recording said to be of another kernel (the kernel's build id in its BUILD_ID feature made
+ * obid's, the one of fake vmlinux other): this machine's /proc/kallsyms is then not used (perf's
+ * test of /sys/kernel/notes), nothing names the kernel and info says why; perf's copy of that
+ * kernel's kallsyms (~/.debug/[kernel.kallsyms]/ID/kallsyms) names it, as --vmlinux other does.
+ */
+static void another_kernel(const char *dir, const char *data, const struct pv_profile *kall,
+			   const char *bid, const char *obid, const char *other)
+{
+	size_t len;
+	unsigned char *b = (unsigned char *)t_read_file(data, &len), id[20], oid[20];
+	for (int i = 0; i < 20; i++) {
+		unsigned x, y;
+		sscanf(bid + 2 * i, "%2x", &x);
+		sscanf(obid + 2 * i, "%2x", &y);
+		id[i] = (unsigned char)x;
+		oid[i] = (unsigned char)y;
+	}
+	uint32_t swapped = 0;
+	for (size_t i = 0; b && i + 20 <= len; i++)
+		if (memcmp(b + i, id, 20) == 0) {
+			memcpy(b + i, oid, 20);
+			swapped++;
+		}
+	T_EQ_INT(swapped, 1); /* the BUILD_ID feature's [kernel.kallsyms] */
+	char path[128], home[96];
+	snprintf(path, sizeof(path), "%s/another.data", dir);
+	snprintf(home, sizeof(home), "%s/another-home", dir);
+	FILE *f = fopen(path, "wb");
+	T_TRUE(f && b && fwrite(b, 1, len, f) == len);
+	if (f)
+		fclose(f);
+	free(b);
+	T_EQ_INT(mkdir(home, 0700), 0);
+	struct pv_profile *p = import_kernel(path, NULL, home);
+	if (p) {
+		uint32_t named, unnamed;
+		kernel_frames(p, &named, &unnamed);
+		T_EQ_INT(named, 0);
+		T_TRUE(unnamed > 0);
+		T_TRUE(t_diag(p,
+			      "addresses in [kernel.kallsyms] not named: kernel symbols not found: "
+			      "no vmlinux or kallsyms of the recorded kernel's build id on this "
+			      "machine (--vmlinux FILE)",
+			      NULL) != NULL);
+	}
+	pv_profile_free(p);
+	T_EQ_INT(run("mkdir -p '%s/.debug/[kernel.kallsyms]/%s' && cp /proc/kallsyms "
+		     "'%s/.debug/[kernel.kallsyms]/%s/kallsyms'",
+		     home, obid, home, obid),
+		 0);
+	p = import_kernel(path, NULL, home);
+	if (p)
+		same_stacks(kall, p, "");
+	pv_profile_free(p);
+	p = import_kernel(path, other, dir);
+	if (p)
+		same_stacks(kall, p, "");
+	pv_profile_free(p);
+}
+
+/*
  * A recording of this machine's kernel (a shell loop of cat, cpu-clock with the kernel, -g), and
  * fake vmlinux files made of /proc/kallsyms (fake_vmlinux, above): perf script -k of the fake
  * prints the very text it prints with kallsyms (the fake is a vmlinux as perf reads one, moved
  * 2 MiB or not); profview's import with --vmlinux of either equals that text sample by sample
  * (thread, time, period, every frame's name and module) and its own kallsyms import; with a
- * vmlinux of another build id no kernel frame is named and the lossy line names the file.
+ * vmlinux of another build id no kernel frame is named and the lossy line names the file;
+ * perf's places (vmlinux_places) and another kernel's recording (another_kernel).
  * Skipped, said, when the recording has frames in kernel modules (a vmlinux names none: perf
  * reads the modules' .ko files, profview does not yet).
  */
@@ -325,6 +387,7 @@ T_TEST(perf_data_kernel_from_vmlinux)
 		T_TRUE(t_diag(ot, needle, &count) != NULL);
 		T_TRUE(count > 0);
 		vmlinux_places(dir, data, kall, bid, text, last);
+		another_kernel(dir, data, kall, bid, obid, other);
 	}
 	pv_profile_free(text_p);
 	pv_profile_free(kall);
