@@ -46,6 +46,7 @@ static void export_usage(FILE *out)
 	      "  --format NAME           read FILE as this format instead of probing it\n"
 	      "  --cache DIR             keep a snapshot of FILE in DIR, open it next time\n"
 	      "  --symbols DIR           perf.data: look for its binaries in DIR first\n"
+	      "  --vmlinux FILE          perf.data: the kernel's symbols from FILE (perf's -k)\n"
 	      "  --query Q               a whole query as a URL query string or JSON\n"
 	      "  the query options of 'profview --help' (--center, --merge, --thread, --range,\n"
 	      "  --metric A[,B]: the metrics to write, the first for one-metric formats, ...)\n",
@@ -78,7 +79,7 @@ static int export_option(struct export_args *e, const char *name, const char *va
 	} else if (strcmp(name, "--title") == 0) {
 		e->o.title = val;
 	} else if (strcmp(name, "--format") == 0 || strcmp(name, "--cache") == 0 ||
-		   strcmp(name, "--symbols") == 0) {
+		   strcmp(name, "--symbols") == 0 || strcmp(name, "--vmlinux") == 0) {
 		if (pv_import_set_option(&e->imp, name + 2, val, err))
 			return usage_error("%s", err->msg);
 	} else if (strcmp(name, "--thread-frames") == 0) {

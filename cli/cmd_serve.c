@@ -59,6 +59,7 @@ static void serve_usage(FILE *out)
 	    "                     next time (profview snapshot --help)\n"
 	    "  --symbols DIR      perf.data and others with addresses: look for the binaries\n"
 	    "                     in DIR first (repeatable); --no-symbols: name no address\n"
+	    "  --vmlinux FILE     perf.data: the kernel's symbols from FILE (perf's -k)\n"
 	    "  --base BASE        compare every FILE with the profile BASE: the Diff tab and\n"
 	    "                     the red/blue flame graph (profview diff BASE FILE)\n"
 	    "  --token T          the URL's token instead of a random one (for tests)\n"
@@ -233,7 +234,7 @@ static int serve_options(int argc, char **argv, struct serve_args *sa)
 	struct pv_serve_opts *o = &sa->o;
 	struct pv_error opt_err;
 	enum { O_PORT = 256, O_HOST, O_OPEN, O_ROOT, O_TOKEN, O_QUIET, O_FORMAT, O_CACHE, O_BASE };
-	enum { O_SYMBOLS = O_BASE + 1, O_NO_SYMBOLS };
+	enum { O_SYMBOLS = O_BASE + 1, O_NO_SYMBOLS, O_VMLINUX };
 	static const struct option longopts[] = {
 	    {"port", required_argument, NULL, O_PORT},
 	    {"host", required_argument, NULL, O_HOST},
@@ -245,6 +246,7 @@ static int serve_options(int argc, char **argv, struct serve_args *sa)
 	    {"cache", required_argument, NULL, O_CACHE},
 	    {"symbols", required_argument, NULL, O_SYMBOLS},
 	    {"no-symbols", no_argument, NULL, O_NO_SYMBOLS},
+	    {"vmlinux", required_argument, NULL, O_VMLINUX},
 	    {"base", required_argument, NULL, O_BASE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -275,11 +277,13 @@ static int serve_options(int argc, char **argv, struct serve_args *sa)
 		case O_FORMAT:
 		case O_CACHE:
 		case O_SYMBOLS:
+		case O_VMLINUX:
 		case O_NO_SYMBOLS:
 			if (pv_import_set_option(&sa->imp,
 						 ch == O_FORMAT	   ? "format"
 						 : ch == O_CACHE   ? "cache"
 						 : ch == O_SYMBOLS ? "symbols"
+						 : ch == O_VMLINUX ? "vmlinux"
 								   : "no-symbols",
 						 optarg, &opt_err)) {
 				cli_say("error", "%s (see 'profview serve --help')", opt_err.msg);

@@ -213,6 +213,8 @@ static void usage(FILE *out)
 	      "  --cache DIR     keep a snapshot of each file read in DIR (keyed by its path,\n"
 	      "                  size and modification time) and open it from there next time\n"
 	      "  --symbols DIR   perf.data: look for the binaries in DIR first (repeatable)\n"
+	      "  --vmlinux FILE  perf.data: the kernel's symbols from FILE (perf's -k), used\n"
+	      "                  when its build id is the recorded kernel's\n"
 	      "  --no-symbols    perf.data: name no address (frames [MODULE])\n"
 	      "  --json          JSON: {\"metric\",\"unit\",\"total\",\"rows\":[...]}\n"
 	      "  -h, --help      this text;  --version   the version\n",
@@ -255,6 +257,7 @@ enum {
 	OPT_FORMAT = 256,
 	OPT_CACHE,
 	OPT_SYMBOLS,
+	OPT_VMLINUX,
 	OPT_NO_SYMBOLS,
 	OPT_JSON,
 	OPT_FROM,
@@ -288,6 +291,7 @@ static const struct cli_option {
     {"format", required_argument, OPT_FORMAT, 0, NULL},
     {"cache", required_argument, OPT_CACHE, 0, NULL},
     {"symbols", required_argument, OPT_SYMBOLS, 0, NULL},
+    {"vmlinux", required_argument, OPT_VMLINUX, 0, NULL},
     {"no-symbols", no_argument, OPT_NO_SYMBOLS, 0, NULL},
     {"json", no_argument, OPT_JSON, 0, NULL},
     {"help", no_argument, 'h', 0, NULL},
@@ -385,11 +389,13 @@ static int apply_option(struct cli *c, const struct command *cmd, int ch, const 
 	case OPT_FORMAT:
 	case OPT_CACHE:
 	case OPT_SYMBOLS:
+	case OPT_VMLINUX:
 	case OPT_NO_SYMBOLS:
 		if (pv_import_set_option(&c->imp,
 					 ch == OPT_FORMAT    ? "format"
 					 : ch == OPT_CACHE   ? "cache"
 					 : ch == OPT_SYMBOLS ? "symbols"
+					 : ch == OPT_VMLINUX ? "vmlinux"
 							     : "no-symbols",
 					 arg, &err))
 			return cli_fail_usage("%s", err.msg);

@@ -67,6 +67,9 @@ struct pv_import_opts {
 	const char *symbol_dirs[PV_SYMBOL_DIRS];
 	uint32_t nr_symbol_dirs;
 	bool no_symbols;
+	/* The kernel's symbols from this vmlinux only (--vmlinux FILE, perf's -k), used when its
+	 * build id is the recorded kernel's; bypasses cache_dir as the above. */
+	const char *vmlinux;
 	/*
 	 * The caller reads no calling context, only what a call-graph format states (the top of
 	 * its whole profile, eng_graph_top): its importer (callgrind) may leave out the contexts
@@ -79,7 +82,7 @@ int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_p
 		   struct pv_error *err, struct pv_error *note);
 /*
  * Sets one import option by its command-line name without "--" ("format", "cache", "symbols",
- * "no-symbols" whose value is ignored) from its
+ * "vmlinux", "no-symbols" whose value is ignored) from its
  * text, the one place both the CLI and the server read them. Returns 0, PV_EINVAL with err
  * ("--format: unknown format ..."), or 1 when name is not an import option. The value is
  * borrowed, not copied.

@@ -43,6 +43,16 @@ int pv_import_set_option(struct pv_import_opts *o, const char *name, const char 
 		o->symbol_dirs[o->nr_symbol_dirs++] = value;
 		return 0;
 	}
+	if (strcmp(name, "vmlinux") == 0) {
+		/* a file the user named must be there (perf's symbol__validate_sym_arguments) */
+		if (!value || !*value)
+			return pv_error_set(err, PV_EINVAL, "--vmlinux takes a file");
+		if (access(value, R_OK) != 0)
+			return pv_error_set(err, PV_EINVAL, "--vmlinux %s: %s", value,
+					    strerror(errno));
+		o->vmlinux = value;
+		return 0;
+	}
 	if (strcmp(name, "format") != 0 && strcmp(name, "cache") != 0)
 		return 1;
 	if (!value || !*value)
@@ -121,7 +131,7 @@ int pv_import_open(const char *path, const struct pv_import_opts *o, struct pv_p
 	pv_error_clear(note);
 	struct stat st;
 	char real[PATH_MAX];
-	if (o->nr_symbol_dirs || o->no_symbols || (o->no_contexts && !o->cache_dir))
+	if (o->nr_symbol_dirs || o->no_symbols || o->vmlinux || (o->no_contexts && !o->cache_dir))
 		return import_path(path, o, out, err);
 	if (!o->cache_dir || strcmp(path, "-") == 0 || stat(path, &st) != 0 ||
 	    !S_ISREG(st.st_mode) || !realpath(path, real))

@@ -387,8 +387,10 @@ int pv_import_file_progress(const char *path, const char *format, struct pv_prog
 int import_path(const char *path, const struct pv_import_opts *o, struct pv_profile **out,
 		struct pv_error *err)
 {
-	struct symz_opts sym = {
-	    .dirs = o->symbol_dirs, .nr_dirs = o->nr_symbol_dirs, .off = o->no_symbols};
+	struct symz_opts sym = {.dirs = o->symbol_dirs,
+				.nr_dirs = o->nr_symbol_dirs,
+				.off = o->no_symbols,
+				.vmlinux = o->vmlinux};
 	struct want w = {.sym = &sym, .no_contexts = o->no_contexts};
 	return import_file(path, o->format, o->progress, &w, out, err);
 }

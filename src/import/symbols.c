@@ -72,8 +72,13 @@ struct symz {
 	char **kdem;
 	char **kmods; /* "[name]" of each module */
 	uint32_t nkmods;
-	uint64_t ktext_now; /* _text in /proc/kallsyms */
+	uint64_t ktext_now; /* _text in the table (kallsyms' or the vmlinux's) */
+	uint64_t ktext_rec; /* _text recorded (the kernel map's pgoff); 0: not known */
 	int64_t kshift;	    /* add to a recorded kernel address */
+	char *krelease;	    /* the recorded kernel release (OSRELEASE) */
+	char *krejected;    /* the first vmlinux not used: another build id */
+	int kfd;	    /* the vmlinux read (its names are in its mapping) */
+	Elf *kelf;
 };
 
 static const char *const status_text[SYMZ_NR_STATUS] = {
@@ -86,6 +91,8 @@ static const char *const status_text[SYMZ_NR_STATUS] = {
     [SYMZ_NO_SYMBOL] = "address in no symbol of its binary",
     [SYMZ_NO_KALLSYMS] = ("kernel symbols not readable (/proc/kallsyms without addresses: "
 			  "kernel.kptr_restrict, or not root)"),
+    [SYMZ_NO_KERNEL] = ("kernel symbols not found: no vmlinux or kallsyms of the recorded "
+			"kernel's build id on this machine (--vmlinux FILE)"),
 };
 
 const char *symz_status_text(enum symz_status s)
@@ -100,6 +107,7 @@ struct symz *symz_new(const struct symz_opts *o)
 		return NULL;
 	if (o)
 		z->o = *o;
+	z->kfd = -1;
 	elf_version(EV_CURRENT);
 	return z;
 }
@@ -143,6 +151,12 @@ void symz_free(struct symz *z)
 	for (uint32_t i = 0; i < z->nkmods; i++)
 		pv_free(z->kmods[i]);
 	pv_free(z->kmods);
+	pv_free(z->krelease);
+	pv_free(z->krejected);
+	if (z->kelf)
+		elf_end(z->kelf);
+	if (z->kfd >= 0)
+		close(z->kfd);
 	pv_free(z);
 }
 
@@ -358,8 +372,9 @@ static bool has_symtab(Elf *e)
 	return section_of_type(e, SHT_SYMTAB, &sh) && sh.sh_size > 0;
 }
 
-/* The symbols of the table of type (SHT_SYMTAB or SHT_DYNSYM) of e, appended to b's. */
-static int read_symbols(struct bin *b, Elf *e, Elf64_Word type)
+/* The symbols of the table of type (SHT_SYMTAB or SHT_DYNSYM) of e, appended to *tab (*n of
+ * them): a binary's, or the kernel's from a vmlinux. */
+static int read_symbols(struct sym **tab, uint32_t *n, Elf *e, Elf64_Word type)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = section_of_type(e, type, &sh);
@@ -385,12 +400,12 @@ static int read_symbols(struct bin *b, Elf *e, Elf64_Word type)
 				    (nm && strstr(nm, "text") ? 2 : 0));
 	}
 	size_t count = sh.sh_size / sh.sh_entsize;
-	struct sym *ns = pv_realloc(b->syms, ((size_t)b->nsyms + count + 1) * sizeof(*ns));
+	struct sym *ns = pv_realloc(*tab, ((size_t)*n + count + 1) * sizeof(*ns));
 	if (!ns) {
 		pv_free(secf);
 		return -1;
 	}
-	b->syms = ns;
+	*tab = ns;
 	for (size_t i = 0; i < count; i++) {
 		GElf_Sym s;
 		if (!gelf_getsym(d, (int)i, &s) || !s.st_name || s.st_shndx == SHN_UNDEF ||
@@ -407,14 +422,15 @@ static int read_symbols(struct bin *b, Elf *e, Elf64_Word type)
 		const char *name = elf_strptr(e, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		b->syms[b->nsyms++] = (struct sym){
+		ns[*n] = (struct sym){
 		    .start = s.st_value,
 		    .end = s.st_value + s.st_size,
 		    .name = name,
-		    .order = b->nsyms,
+		    .order = *n,
 		    .type = (uint8_t)t,
 		    .bind = (uint8_t)GELF_ST_BIND(s.st_info),
 		};
+		++*n;
 	}
 	pv_free(secf);
 	return 0;
@@ -730,13 +746,13 @@ static void load_elf(struct symz *z, struct bin *b)
 	find_symfile(z, b, base);
 	int rc;
 	if (b->selfp) {
-		rc = read_symbols(b, b->selfp, SHT_SYMTAB);
+		rc = read_symbols(&b->syms, &b->nsyms, b->selfp, SHT_SYMTAB);
 	} else if (has_symtab(b->elf)) {
 		b->selfp = b->elf;
 		b->sfd = b->fd;
-		rc = read_symbols(b, b->elf, SHT_SYMTAB);
+		rc = read_symbols(&b->syms, &b->nsyms, b->elf, SHT_SYMTAB);
 	} else {
-		rc = read_symbols(b, b->elf, SHT_DYNSYM);
+		rc = read_symbols(&b->syms, &b->nsyms, b->elf, SHT_DYNSYM);
 	}
 	if (!rc)
 		rc = plt_symbols(b, b->elf);
@@ -827,20 +843,20 @@ static uint16_t kmod_of(struct symz *z, const char *name, size_t n)
 	return (uint16_t)z->nkmods;
 }
 
-static void load_kallsyms(struct symz *z)
+/* The symbols of a kallsyms file (perf's T, W, D and B) as the kernel's table: SYMZ_OK, or
+ * SYMZ_NO_KALLSYMS when it is unreadable or its addresses are all zero (kptr_restrict). */
+static enum symz_status load_kallsyms(struct symz *z, const char *path)
 {
-	z->kloaded = true;
-	z->kstatus = SYMZ_NO_KALLSYMS;
 	size_t len;
-	char *t = read_text("/proc/kallsyms", &len);
+	char *t = read_text(path, &len);
 	if (!t)
-		return;
+		return SYMZ_NO_KALLSYMS;
 	z->ktext = t;
 	size_t lines = 0;
 	for (size_t i = 0; i < len; i++)
 		lines += t[i] == '\n';
 	if (!(z->ksyms = pv_malloc((lines + 1) * sizeof(*z->ksyms))))
-		return;
+		return SYMZ_NO_KALLSYMS;
 	bool nonzero = false;
 	for (char *p = t; *p;) {
 		char *e = strchr(p, '\n');
@@ -878,20 +894,164 @@ static void load_kallsyms(struct symz *z)
 			break;
 		p = e + 1;
 	}
-	if (!nonzero) {
+	if (!nonzero)
 		z->nksyms = 0;
-		return;
-	}
 	finish_table(z->ksyms, &z->nksyms, true);
-	z->kstatus = z->nksyms ? SYMZ_OK : SYMZ_NO_KALLSYMS;
+	return z->nksyms ? SYMZ_OK : SYMZ_NO_KALLSYMS;
+}
+
+/* The kernel's table gone (a kallsyms without addresses, before the next file is tried). */
+static void drop_kernel_table(struct symz *z)
+{
+	pv_free(z->ksyms);
+	pv_free(z->ktext);
+	z->ksyms = NULL;
+	z->ktext = NULL;
+	z->nksyms = 0;
+	z->ktext_now = 0;
+}
+
+/*
+ * Tries path as the kernel's vmlinux (perf's dso__load_vmlinux): an ELF file of b's build id
+ * (any, when none was recorded) with a .symtab, read by the binaries' rules; its _text is the
+ * table's. SYMZ_OK, or why not (the first one of another build id kept to be said).
+ */
+static enum symz_status try_vmlinux(struct symz *z, const struct bin *b, const char *path)
+{
+	struct elf_file f;
+	enum symz_status st = open_elf(path, &f);
+	if (st)
+		return st;
+	if (!bid_matches(b, f.e)) {
+		if (!z->krejected)
+			z->krejected = dup_str(path);
+		close_elf(&f);
+		return SYMZ_BUILD_ID;
+	}
+	if (read_symbols(&z->ksyms, &z->nksyms, f.e, SHT_SYMTAB) || !z->nksyms) {
+		drop_kernel_table(z);
+		close_elf(&f);
+		return SYMZ_STRIPPED;
+	}
+	for (uint32_t i = 0; i < z->nksyms && !z->ktext_now; i++)
+		if (strcmp(z->ksyms[i].name, "_text") == 0)
+			z->ktext_now = z->ksyms[i].start;
+	finish_table(z->ksyms, &z->nksyms, false);
+	z->kfd = f.fd;
+	z->kelf = f.e;
+	return SYMZ_OK;
+}
+
+/* Whether this machine runs the kernel of build id b (/sys/kernel/notes, perf's is_host); true
+ * when none was recorded. */
+static bool running_kernel(const struct bin *b)
+{
+	if (!b->bid_len)
+		return true;
+	size_t n;
+	char *t = read_text("/sys/kernel/notes", &n);
+	bool same = false;
+	/* ELF notes: namesz, descsz, type, the name and the description each 4-aligned */
+	for (size_t at = 0; t && at + 12 <= n && !same;) {
+		uint32_t nl, dl, type;
+		memcpy(&nl, t + at, 4);
+		memcpy(&dl, t + at + 4, 4);
+		memcpy(&type, t + at + 8, 4);
+		size_t name = at + 12, desc = name + ((nl + 3u) & ~3u);
+		if (desc + dl > n || nl > n || dl > n)
+			break;
+		same = type == NT_GNU_BUILD_ID && nl == 4 && memcmp(t + name, "GNU", 4) == 0 &&
+		       dl >= b->bid_len && memcmp(t + desc, b->bid, b->bid_len) == 0;
+		at = desc + ((dl + 3u) & ~3u);
+	}
+	pv_free(t);
+	return same;
+}
+
+/* The kernel's vmlinux in perf's places (vmlinux_path__init's order, the recorded release):
+ * SYMZ_OK when one is used, else the worse reason met. */
+static enum symz_status find_vmlinux(struct symz *z, const struct bin *b, const char *h)
+{
+	static const char *const plain[] = {"vmlinux", "/boot/vmlinux"};
+	/* each the text before the release and after it */
+	static const char *const release[][2] = {{"/boot/vmlinux-", ""},
+						 {"/usr/lib/debug/boot/vmlinux-", ""},
+						 {"/lib/modules/", "/build/vmlinux"},
+						 {"/usr/lib/debug/lib/modules/", "/vmlinux"},
+						 {"/usr/lib/debug/boot/vmlinux-", ".debug"}};
+	char p[4096];
+	const char *home = getenv("HOME");
+	enum symz_status why = SYMZ_NOT_FOUND, st;
+	/* perf's build-id cache: .build-id/XX/REST links to [kernel.kallsyms]/ID (or to the
+	 * path of a vmlinux added with perf buildid-cache), which holds "elf" */
+	if (home && pathf(p, sizeof(p), "%s/.debug/.build-id/%.2s/%s/elf", home, h, h + 2) &&
+	    (st = try_vmlinux(z, b, p)) != SYMZ_NOT_FOUND) {
+		if (st == SYMZ_OK)
+			return st;
+		why = worse(why, st);
+	}
+	for (int i = 0; i < 2; i++)
+		if ((st = try_vmlinux(z, b, plain[i])) == SYMZ_OK)
+			return st;
+		else
+			why = worse(why, st);
+	for (int i = 0; i < 5 && z->krelease; i++) {
+		if (!pathf(p, sizeof(p), "%s%s%s", release[i][0], z->krelease, release[i][1]))
+			continue;
+		if ((st = try_vmlinux(z, b, p)) == SYMZ_OK)
+			return st;
+		why = worse(why, st);
+	}
+	return why;
+}
+
+/*
+ * The kernel's table, once (symbols.h: perf's order): --vmlinux only when given; else a vmlinux
+ * of the recorded build id in perf's places, /proc/kallsyms of the running kernel if it is the
+ * recorded one, perf's copy of the recorded kernel's kallsyms.
+ */
+static void load_kernel(struct symz *z, const struct bin *b)
+{
+	z->kloaded = true;
+	if (z->o.vmlinux) {
+		z->kstatus = try_vmlinux(z, b, z->o.vmlinux);
+	} else {
+		char h[2 * BID_MAX + 1];
+		hex(h, b->bid, b->bid_len);
+		enum symz_status vm = b->bid_len ? find_vmlinux(z, b, h) : SYMZ_NOT_FOUND;
+		z->kstatus = vm;
+		if (vm != SYMZ_OK && running_kernel(b)) {
+			z->kstatus = load_kallsyms(z, "/proc/kallsyms");
+			if (z->kstatus != SYMZ_OK)
+				drop_kernel_table(z);
+		}
+		const char *home = getenv("HOME");
+		char p[4096];
+		if (z->kstatus != SYMZ_OK && b->bid_len && home &&
+		    pathf(p, sizeof(p), "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, h)) {
+			if (load_kallsyms(z, p) == SYMZ_OK)
+				z->kstatus = SYMZ_OK;
+			else
+				drop_kernel_table(z);
+		}
+		if (z->kstatus != SYMZ_OK && z->kstatus != SYMZ_NO_KALLSYMS)
+			z->kstatus = SYMZ_NO_KERNEL;
+	}
+	if (z->kstatus == SYMZ_OK && z->ktext_now && z->ktext_rec)
+		z->kshift = (int64_t)(z->ktext_now - z->ktext_rec);
 }
 
 void symz_kernel_text(struct symz *z, uint64_t recorded_text)
 {
-	if (!z->kloaded && !z->o.off)
-		load_kallsyms(z);
-	if (z->ktext_now && recorded_text)
+	z->ktext_rec = recorded_text;
+	if (z->kloaded && z->ktext_now && recorded_text)
 		z->kshift = (int64_t)(z->ktext_now - recorded_text);
+}
+
+void symz_kernel_release(struct symz *z, const char *release)
+{
+	pv_free(z->krelease);
+	z->krelease = release && *release ? dup_str(release) : NULL;
 }
 
 static void load_jit(struct bin *b)
@@ -941,7 +1101,7 @@ enum symz_status symz_load(struct symz *z, uint32_t h)
 		return SYMZ_OFF;
 	if (b->kind == BIN_KERNEL) {
 		if (!z->kloaded)
-			load_kallsyms(z);
+			load_kernel(z, b);
 		return z->kstatus;
 	}
 	if (!b->loaded) {
@@ -961,15 +1121,18 @@ const char *symz_file(struct symz *z, uint32_t h)
 
 const char *symz_rejected(struct symz *z, uint32_t h)
 {
-	return h < z->nbins ? z->bins[h].rejected : NULL;
+	return h >= z->nbins		       ? NULL
+	       : z->bins[h].kind == BIN_KERNEL ? z->krejected
+					       : z->bins[h].rejected;
 }
 
 const char *symz_why(struct symz *z, uint32_t h, enum symz_status st, char *out, size_t cap)
 {
 	const char *rej = z ? symz_rejected(z, h) : NULL;
 	if (rej)
-		snprintf(out, cap, "%s; debug file %s not used: its build id is another build's",
-			 symz_status_text(st), rej);
+		snprintf(out, cap, "%s; %s %s not used: its build id is another build's",
+			 symz_status_text(st), symz_is_kernel(z, h) ? "vmlinux" : "debug file",
+			 rej);
 	else
 		snprintf(out, cap, "%s", symz_status_text(st));
 	return out;

@@ -16,10 +16,19 @@
  * names are demangled without parameters, as perf script prints them (libiberty's
  * cplus_demangle).
  *
- * The kernel ("[kernel.kallsyms]", kernel modules) is named from /proc/kallsyms when it is
- * readable (T, W, D and B symbols, as perf reads it); its addresses are moved by the difference
- * between the recorded and the current address of _text (another boot's KASLR). JIT code is
- * named from /tmp/perf-PID.map ("START SIZE name" lines).
+ * The kernel ("[kernel.kallsyms]", kernel modules) is named as perf names it
+ * (dso__load_kernel_sym): from --vmlinux FILE only when one is given; else from the first vmlinux
+ * of the recorded build id with symbols in perf's places (its build-id cache, ./vmlinux,
+ * /boot/vmlinux, then with the recorded kernel release: /boot/vmlinux-R,
+ * /usr/lib/debug/boot/vmlinux-R, /lib/modules/R/build/vmlinux,
+ * /usr/lib/debug/lib/modules/R/vmlinux, /usr/lib/debug/boot/vmlinux-R.debug); else from
+ * /proc/kallsyms when this machine runs the recorded kernel (/sys/kernel/notes' build id; or none
+ * was recorded) and it is readable (T, W, D and B symbols, as perf reads it), else from perf's copy
+ * of the recorded kernel's kallsyms
+ * (~/.debug/[kernel.kallsyms]/ID/kallsyms). A vmlinux of another build id is never used. The
+ * table's addresses are moved by the difference between the recorded address of _text (the
+ * kernel map's pgoff) and the table's (KASLR). JIT code is named from /tmp/perf-PID.map
+ * ("START SIZE name" lines).
  *
  * Addresses: a binary's own virtual addresses (what nm and objdump print); symz_vaddr turns an
  * offset in the file (perf's map-relative addresses) into one through the program headers.
@@ -39,6 +48,8 @@ struct symz_opts {
 	/* files from the folders given only, never from the recorded path (formats that record
 	 * no build id, whose path on this machine may hold another build: HPCToolkit) */
 	bool dirs_only;
+	/* --vmlinux FILE: the kernel's symbols from FILE only (perf's -k), never another place */
+	const char *vmlinux;
 };
 
 /* Why a binary or an address has no name (the lossy lines count them). */
@@ -51,6 +62,7 @@ enum symz_status {
 	SYMZ_STRIPPED,	  /* the file has no symbol table */
 	SYMZ_NO_SYMBOL,	  /* the address is in no symbol */
 	SYMZ_NO_KALLSYMS, /* /proc/kallsyms unreadable or without addresses */
+	SYMZ_NO_KERNEL,	  /* no vmlinux or kallsyms of the recorded kernel's build id */
 	SYMZ_NR_STATUS,
 };
 
@@ -91,8 +103,12 @@ bool symz_is_kernel(const struct symz *z, uint32_t h);
  * (or the binary was not read: then off itself). */
 uint64_t symz_vaddr(struct symz *z, uint32_t h, uint64_t off);
 
-/* The kernel's address shift: recorded _text (the kernel map's pgoff) against /proc/kallsyms. */
+/* The recorded address of the kernel's _text (the kernel map's pgoff): the kernel's symbol
+ * table is moved by its difference from the table's own _text (KASLR, another boot). */
 void symz_kernel_text(struct symz *z, uint64_t recorded_text);
+
+/* The recorded kernel release (perf's OSRELEASE feature), for perf's vmlinux places; copied. */
+void symz_kernel_release(struct symz *z, const char *release);
 
 struct symz_hit {
 	const char *name; /* demangled; borrowed until symz_free */

@@ -72,8 +72,8 @@ struct pv_builder {
 	/* Samples arrive in runs of one thread; they are grouped by thread in builder_finish. */
 	struct sample_run *runs;
 	uint32_t nr_runs, runs_cap;
-	/* the symbolizer's options (--symbols, --no-symbols) for importers of addresses; NULL:
-	 * the defaults (import/symbols.h) */
+	/* the symbolizer's options (--symbols, --vmlinux, --no-symbols) for importers of addresses;
+	 * NULL: the defaults (import/symbols.h) */
 	const struct symz_opts *sym;
 	/* the caller reads no calling context (pv_import_opts' no_contexts): an importer that
 	 * estimates them (callgrind) may leave the samples out */

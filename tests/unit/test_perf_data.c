@@ -25,14 +25,14 @@
 
 #include "perf_report.h"
 #include "perf_swap.h"
+#include "perf_test.h"
 #include "pv/disasm.h"
 #include "pv/import.h"
 #include "pv/query.h"
 #include "t.h"
 #include "tp.h"
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
+int run(const char *fmt, ...)
 {
 	char cmd[4096];
 	va_list ap;
@@ -43,8 +43,7 @@ static int run(const char *fmt, ...)
 	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-/* A new folder /tmp/pv-NAME-XXXXXX in dir (64 bytes); false (a failure said) when none. */
-static bool temp_dir(char *dir, const char *name)
+bool temp_dir(char *dir, const char *name)
 {
 	snprintf(dir, 64, "/tmp/pv-%s-XXXXXX", name);
 	if (mkdtemp(dir))
@@ -53,8 +52,7 @@ static bool temp_dir(char *dir, const char *name)
 	return false;
 }
 
-/* The test skipped, said, where perf may not record; its folder removed. */
-static void skip_unpermitted(const char *dir, const char *what)
+void skip_unpermitted(const char *dir, const char *what)
 {
 	printf("# SKIP %s: perf record is not permitted here (perf missing, or "
 	       "kernel.perf_event_paranoid)\n",
@@ -164,7 +162,7 @@ static const char *frame_srcline(const struct pv_profile *p, pv_frame_ix fr, cha
 	return out;
 }
 
-static void stack_text(const struct pv_profile *p, pv_stack_ix st, bool kept, char *out, size_t cap)
+void stack_text(const struct pv_profile *p, pv_stack_ix st, bool kept, char *out, size_t cap)
 {
 	size_t n = 0;
 	out[0] = 0;
@@ -219,8 +217,9 @@ static bool kernel_root_differs(const char *x, const char *y)
 	return nx - ux_n == ny - ky_n && memcmp(x, y, nx - ux_n) == 0;
 }
 
-/* Every sample of the text (perf script) in the native import: thread, time, period, stack. */
-static void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
+/* Every sample of the text (perf script) in the native import: thread, time, period, stack
+ * (perf_test.h). */
+void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
 {
 	T_EQ_INT(nat->samples.len, text->samples.len);
 	T_EQ_INT(nat->threads.len, text->threads.len);

@@ -1681,7 +1681,11 @@ static int feature(struct pd *s, int bit, const unsigned char *p, const unsigned
 	switch (bit) {
 	case F_BUILD_ID: return build_ids(s, p, e);
 	case F_HOSTNAME: s->hostname = header_string(s, &p, e); break;
-	case F_OSRELEASE: s->osrelease = header_string(s, &p, e); break;
+	case F_OSRELEASE:
+		s->osrelease = header_string(s, &p, e);
+		if (s->osrelease) /* perf's vmlinux places of the recorded release */
+			symz_kernel_release(s->z, pv_str(s->b->p, s->osrelease));
+		break;
 	case F_VERSION: s->version = header_string(s, &p, e); break;
 	case F_ARCH: s->arch = header_string(s, &p, e); break;
 	case F_TRACING_DATA:
