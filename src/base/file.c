@@ -482,6 +482,22 @@ void input_forget(struct pv_input *in, const char *p)
 	in->forgotten = upto;
 }
 
+void input_ahead(struct pv_input *in, const char *p)
+{
+	if (!in->map || in->data != in->map || p < in->data)
+		return;
+	size_t at = (size_t)(p - in->data), page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t from = at > in->ahead ? at - at % page : in->ahead;
+	size_t to = at + INPUT_AHEAD < in->len ? at + INPUT_AHEAD : in->len;
+	if (to <= from)
+		return;
+		/* an error (an old kernel, a file cut short) leaves the page faults to do it */
+#ifdef MADV_POPULATE_READ
+	madvise((char *)in->map + from, to - from, MADV_POPULATE_READ);
+#endif
+	in->ahead = to + (page - to % page) % page;
+}
+
 void input_position(const struct pv_input *in, const char *p, uint64_t *line, uint64_t *column)
 {
 	uint64_t l = 1;

@@ -43,6 +43,7 @@ struct pv_input {
 	int changed;		  /* a dropped mapping had been hit */
 	int odd_utf16;	  /* a UTF-16 input of an odd number of bytes: its last byte dropped */
 	size_t forgotten; /* bytes of data already handed back to the kernel */
+	size_t ahead;	  /* bytes of data mapped in ahead of the parse (input_ahead) */
 	struct pv_progress
 	    *progress; /* optional: bytes parsed so far (input_forget reports them) */
 };
@@ -71,6 +72,12 @@ int input_changed(struct pv_input *in, struct pv_error *err);
 /* Tells the kernel the bytes before p are no longer needed (mapped files only; page-granular),
  * and reports p as the parse position to in->progress when set. */
 void input_forget(struct pv_input *in, const char *p);
+/*
+ * Maps the pages of the next INPUT_AHEAD bytes from p that are not mapped yet in one system call
+ * (mapped files only), rather than a page fault for every few pages as the parse reaches them.
+ */
+#define INPUT_AHEAD ((size_t)4 << 20)
+void input_ahead(struct pv_input *in, const char *p);
 
 /* 1-based line and column (bytes) of position p in the input; counts newlines up to p. */
 void input_position(const struct pv_input *in, const char *p, uint64_t *line, uint64_t *column);

@@ -280,14 +280,24 @@ static int lenient_eof(struct json *j, struct json_tok *t)
 	return 0;
 }
 
+/*
+ * Every 2 * JSON_FORGET_LAG bytes: the pages more than JSON_FORGET_LAG behind go back to the
+ * kernel, and those ahead are mapped in bulk (input_ahead; the first time from the start).
+ */
+static inline void keep_up(struct json *j)
+{
+	if ((size_t)(j->p - j->forget_mark) > 2 * JSON_FORGET_LAG) {
+		input_forget(j->in, j->p - JSON_FORGET_LAG);
+		input_ahead(j->in, j->p);
+		j->forget_mark = j->p;
+	}
+}
+
 int json_next(struct json *j, struct json_tok *t)
 {
 	if (j->failed)
 		return j->failed;
-	if ((size_t)(j->p - j->forget_mark) > 2 * JSON_FORGET_LAG) {
-		input_forget(j->in, j->p - JSON_FORGET_LAG);
-		j->forget_mark = j->p;
-	}
+	keep_up(j);
 	skip_ws(j);
 	if (j->depth == 0) {
 		if (j->top_done) {
@@ -642,10 +652,7 @@ static inline __attribute__((always_inline)) size_t run_array(struct json *j, en
 	*stop = JSON_RUN_OTHER;
 	if (j->failed || j->depth == 0 || j->kind[j->depth - 1] != 'a')
 		return 0;
-	if ((size_t)(j->p - j->forget_mark) > 2 * JSON_FORGET_LAG) {
-		input_forget(j->in, j->p - JSON_FORGET_LAG);
-		j->forget_mark = j->p;
-	}
+	keep_up(j);
 	uint8_t *state = &j->state[j->depth - 1];
 	const char *p = j->p, *e = j->end;
 	const char *lim = e - p > RUN_SLACK ? e - RUN_SLACK : p;
@@ -763,10 +770,7 @@ bool json_run_row(struct json *j, const struct json_run_cell *cell, unsigned n, 
 	if (j->failed || n == 0 || j->depth == 0 || j->depth >= JSON_MAX_DEPTH ||
 	    j->kind[j->depth - 1] != 'a')
 		return false;
-	if ((size_t)(j->p - j->forget_mark) > 2 * JSON_FORGET_LAG) {
-		input_forget(j->in, j->p - JSON_FORGET_LAG);
-		j->forget_mark = j->p;
-	}
+	keep_up(j);
 	uint8_t *state = &j->state[j->depth - 1];
 	const char *e = j->end, *q = run_ws(j->p, e);
 	const char *lim = e - j->p > RUN_SLACK ? e - RUN_SLACK : j->p;

@@ -60,6 +60,36 @@ T_TEST(input_truncated_under_the_mapping)
 	unlink(path);
 }
 
+/* input_ahead maps from p to INPUT_AHEAD bytes on, page-aligned, once; a copy has nothing to map.
+ */
+T_TEST(input_ahead_maps_once_to_the_end)
+{
+	const char *path = write_stacks(INPUT_AHEAD + (1 << 20));
+	T_TRUE(path != NULL);
+	struct pv_input in;
+	struct pv_error err;
+	T_EQ_INT(input_open(&in, path, &err), 0);
+	T_TRUE(in.map != NULL && in.len > INPUT_AHEAD + 100);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	input_ahead(&in, in.data + 100);
+	T_EQ_INT(in.ahead, (INPUT_AHEAD + 100 + page - 1) / page * page);
+	input_ahead(&in, in.data + 200); /* nothing new to map */
+	T_EQ_INT(in.ahead, (INPUT_AHEAD + 100 + page - 1) / page * page);
+	input_ahead(&in, in.data + in.len - 10); /* the rest, up to the end */
+	T_EQ_INT(in.ahead, (in.len + page - 1) / page * page);
+	/* cut under the mapping: the pages past the end are not mapped, and no SIGBUS */
+	T_TRUE(truncate(path, 100) == 0);
+	in.ahead = 0;
+	input_ahead(&in, in.data + 200);
+	T_EQ_INT(input_changed(&in, &err), 1);
+	input_close(&in);
+	unlink(path);
+	T_EQ_INT(input_from_memory(&in, "copy", "[1, 2]", 6, &err), 0);
+	input_ahead(&in, in.data);
+	T_EQ_INT(in.ahead, 0);
+	input_close(&in);
+}
+
 T_TEST(input_rewritten_same_size)
 {
 	const char *path = write_stacks(4096);

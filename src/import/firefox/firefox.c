@@ -95,9 +95,9 @@ void ff_set_weights(struct pv_builder *b, pv_metric_ix m, uint32_t first, uint32
 	if (!b->p->samples.weight[m]) {
 		/* no column yet: every sample weighs 1 until one does not */
 		uint32_t k = 0;
-		while (k < n && (w ? w[k * stride] : v) == 1)
+		while (w && k < n && w[k * stride] == 1)
 			k++;
-		if (k == n)
+		if (w ? k == n : v == 1)
 			return;
 	}
 	int64_t *col = builder_samples_weight(b, m);
