@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "perf_oracle.h"
 #include "perf_report.h"
 #include "pv/disasm.h"
 #include "pv/import.h"
@@ -30,8 +31,7 @@
 #include "t.h"
 #include "tp.h"
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
+int run(const char *fmt, ...)
 {
 	char cmd[4096];
 	va_list ap;
@@ -43,7 +43,7 @@ static int run(const char *fmt, ...)
 }
 
 /* A new folder /tmp/pv-NAME-XXXXXX in dir (64 bytes); false (a failure said) when none. */
-static bool temp_dir(char *dir, const char *name)
+bool temp_dir(char *dir, const char *name)
 {
 	snprintf(dir, 64, "/tmp/pv-%s-XXXXXX", name);
 	if (mkdtemp(dir))
@@ -53,7 +53,7 @@ static bool temp_dir(char *dir, const char *name)
 }
 
 /* The test skipped, said, where perf may not record; its folder removed. */
-static void skip_unpermitted(const char *dir, const char *what)
+void skip_unpermitted(const char *dir, const char *what)
 {
 	printf("# SKIP %s: perf record is not permitted here (perf missing, or "
 	       "kernel.perf_event_paranoid)\n",
@@ -212,7 +212,7 @@ static bool kernel_root_differs(const char *x, const char *y)
 }
 
 /* Every sample of the text (perf script) in the native import: thread, time, period, stack. */
-static void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
+void compare_samples(const struct pv_profile *text, const struct pv_profile *nat, bool kept)
 {
 	T_EQ_INT(nat->samples.len, text->samples.len);
 	T_EQ_INT(nat->threads.len, text->threads.len);
