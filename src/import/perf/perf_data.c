@@ -204,6 +204,7 @@ enum { M_UNKNOWN = 0, M_KERNEL = 1, M_USER = 2, M_HV = 3, M_GUEST_KERNEL = 4, M_
 
 #define TYPE_TRACEPOINT		2
 #define BRANCH_HW_INDEX		(1ull << 17)
+#define BRANCH_COUNTERS		(1ull << 19)
 #define ATTR_FLAG_FREQ		(1ull << 10)
 #define ATTR_FLAG_SAMPLE_ID_ALL (1ull << 18)
 
@@ -1270,9 +1271,11 @@ static int sample_chain(struct pd *s, struct scur *c, const struct attr *a, stru
 			NEED(8);
 			c->q += 8;
 		}
-		if (bn > (uint64_t)(c->e - c->q) / 24)
+		/* from, to, flags; then a word of counters each (Linux 6.8, branch counters) */
+		uint64_t per = (a->branch_type & BRANCH_COUNTERS) ? 32 : 24;
+		if (bn > (uint64_t)(c->e - c->q) / per)
 			NEED(UINT64_MAX);
-		c->q += 24 * bn;
+		c->q += per * bn;
 		s->branch_stacks++;
 	}
 	return 0;
