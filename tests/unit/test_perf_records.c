@@ -13,6 +13,9 @@
  *    perf script. What this machine's perf cannot record (THROTTLE of a virtual CPU's
  *    cpu-clock, branch stacks without LBR, AUX without a PMU that has one) only the written files
  *    check.
+ *
+ * PV_TEST_KEEP=1 keeps the written files (/tmp/pv-records-*: fuzz/corpus/perf-data's records-*
+ * seeds are three of them).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -32,12 +32,14 @@
  * instant markers with their call chain as the cause and their raw fields decoded by the
  * event's format from the file's tracing data (perf_trace.h), as perf script prints them.
  * Frames of binaries with DWARF get their source line (symz_srcline), as perf script's srcline.
- * Times are relative to the earliest sample, as for perf script text.
+ * Times are relative to the earliest sample, as for perf script text. A sample that read
+ * counters (PERF_SAMPLE_READ, a group's) is, as for perf, a sample per counter value, of the
+ * value's event, its period the counter's growth since it was last read.
  *
  * Lossy, counted in the import report: LOST and LOST_SAMPLES events, throttling, record types
- * the model has no place for (AUX, SWITCH, NAMESPACES, KSYMBOL, BPF_EVENT, CGROUP, ...), read
- * groups, branch stacks, user stacks of --call-graph dwarf that could not be unwound (the
- * others are, with libdwfl: perf_unwind.h), tracepoint fields without a format, and the
+ * the model has no place for (AUX, SWITCH, NAMESPACES, KSYMBOL, BPF_EVENT, CGROUP, ...), counter
+ * values without ids, branch stacks, user stacks of --call-graph dwarf that could not be unwound
+ * (the others are, with libdwfl: perf_unwind.h), tracepoint fields without a format, and the
  * addresses left unnamed,
  * per binary and reason.
  */
