@@ -1,7 +1,7 @@
 /*
  * perf_test.h - helpers of the perf.data tests (defined in test_perf_data.c), shared with
- * test_perf_symbols.c: a shell command, a temporary folder, the skip where perf may not record,
- * and a profile's samples against perf script's.
+ * test_perf_symbols.c and test_perf_records.c: a shell command, a temporary folder, the skip
+ * where perf may not record, and a profile's samples against perf script's.
  */
 #ifndef PV_TEST_PERF_TEST_H
 #define PV_TEST_PERF_TEST_H

@@ -32,12 +32,14 @@
  * instant markers with their call chain as the cause and their raw fields decoded by the
  * event's format from the file's tracing data (perf_trace.h), as perf script prints them.
  * Frames of binaries with DWARF get their source line (symz_srcline), as perf script's srcline.
- * Times are relative to the earliest sample, as for perf script text.
+ * Times are relative to the earliest sample, as for perf script text. A sample that read
+ * counters (PERF_SAMPLE_READ, a group's) is, as for perf, a sample per counter value, of the
+ * value's event, its period the counter's growth since it was last read.
  *
  * Lossy, counted in the import report: LOST and LOST_SAMPLES events, throttling, record types
- * the model has no place for (AUX, SWITCH, NAMESPACES, KSYMBOL, BPF_EVENT, CGROUP, ...), read
- * groups, branch stacks, user stacks of --call-graph dwarf that could not be unwound (the
- * others are, with libdwfl: perf_unwind.h), tracepoint fields without a format, and the
+ * the model has no place for (AUX, SWITCH, NAMESPACES, KSYMBOL, BPF_EVENT, CGROUP, ...), counter
+ * values without ids, branch stacks, user stacks of --call-graph dwarf that could not be unwound
+ * (the others are, with libdwfl: perf_unwind.h), tracepoint fields without a format, and the
  * addresses left unnamed,
  * per binary and reason.
  */
@@ -204,6 +206,7 @@ enum { M_UNKNOWN = 0, M_KERNEL = 1, M_USER = 2, M_HV = 3, M_GUEST_KERNEL = 4, M_
 
 #define TYPE_TRACEPOINT		2
 #define BRANCH_HW_INDEX		(1ull << 17)
+#define BRANCH_COUNTERS		(1ull << 19)
 #define ATTR_FLAG_FREQ		(1ull << 10)
 #define ATTR_FLAG_SAMPLE_ID_ALL (1ull << 18)
 
@@ -221,6 +224,7 @@ struct attr {
 struct idmap {
 	uint64_t id;
 	uint32_t attr;
+	uint64_t value; /* its counter's value in the last sample that read it (PERF_SAMPLE_READ) */
 };
 
 struct dso {
@@ -343,8 +347,9 @@ struct pd {
 	int64_t interval;
 	uint64_t nsamples, nmarkers;
 	uint64_t count[R_TYPES + 1]; /* records by type (R_TYPES: larger types) */
-	uint64_t lost, lost_samples, throttled, read_groups, branch_stacks, user_stacks,
-	    tracepoint_fields, no_attr, hv_frames, guest_frames, no_time, bad_times, big_periods;
+	uint64_t lost, lost_samples, throttled, read_groups, read_unknown, branch_stacks,
+	    user_stacks, tracepoint_fields, no_attr, hv_frames, guest_frames, no_time, bad_times,
+	    big_periods;
 	pv_str_ix version, hostname, osrelease, arch, cpudesc, cmdline;
 	uint64_t unread_features; /* the feature sections present and not read, by bit */
 
@@ -538,7 +543,7 @@ static int add_id(struct pd *s, uint64_t id, uint32_t attr)
 {
 	if (GROW(s, s->ids, s->idcap, (uint64_t)s->nids + 1))
 		return -1;
-	s->ids[s->nids++] = (struct idmap){id, attr};
+	s->ids[s->nids++] = (struct idmap){id, attr, 0};
 	s->ids_sorted = false;
 	return 0;
 }
@@ -549,7 +554,8 @@ static int id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static uint32_t attr_of_id(struct pd *s, uint64_t id)
+/* The row of ids of the event id, UINT32_MAX when none. */
+static uint32_t id_row(struct pd *s, uint64_t id)
 {
 	if (!s->ids_sorted) {
 		if (s->nids)
@@ -564,7 +570,13 @@ static uint32_t attr_of_id(struct pd *s, uint64_t id)
 		else
 			hi = mid;
 	}
-	return lo < s->nids && s->ids[lo].id == id ? s->ids[lo].attr : UINT32_MAX;
+	return lo < s->nids && s->ids[lo].id == id ? lo : UINT32_MAX;
+}
+
+static uint32_t attr_of_id(struct pd *s, uint64_t id)
+{
+	uint32_t row = id_row(s, id);
+	return row == UINT32_MAX ? UINT32_MAX : s->ids[row].attr;
 }
 
 /* Where records carry the event id, once the attributes are known. */
@@ -606,6 +618,9 @@ static uint32_t attr_of(struct pd *s, const unsigned char *r, uint32_t size, boo
 			return 0;
 		id = rd64(s, r + size - 8 * s->id_trail);
 	}
+	if (!id) /* perf's own records (synthesized at record time) have id 0: the first
+		    event's, as perf reads them */
+		return 0;
 	uint32_t a = attr_of_id(s, id);
 	if (a == UINT32_MAX) {
 		s->no_attr++;
@@ -1160,6 +1175,11 @@ struct sfields {
 	uint32_t raw_n;
 	const unsigned char *uregs, *ustack; /* NULL: none */
 	uint64_t ustack_len;
+	/* PERF_SAMPLE_READ with PERF_FORMAT_ID: nread counter values of read_step bytes from
+	 * read (the value, its id read_id_at bytes further); NULL: none */
+	const unsigned char *read;
+	uint64_t nread;
+	uint32_t read_step, read_id_at;
 };
 
 /* A SAMPLE record being read: r's size bytes, q the next field, t the sample_type. */
@@ -1231,8 +1251,17 @@ static int sample_head(struct pd *s, struct scur *c, const struct attr *a, struc
 				NEED(UINT64_MAX);
 		}
 		NEED(head + nr * per);
+		/* a group's times come before its values; a lone value before its times */
+		bool group = (rf & RF_GROUP) != 0;
+		if (rf & RF_ID) {
+			f->read = c->q + (group ? head : 0);
+			f->nread = nr;
+			f->read_step = (uint32_t)per;
+			f->read_id_at = 8 + (group ? 0 : (uint32_t)head);
+		} else {
+			s->read_groups++;
+		}
 		c->q += head + nr * per;
-		s->read_groups++;
 	}
 	return 0;
 }
@@ -1269,9 +1298,11 @@ static int sample_chain(struct pd *s, struct scur *c, const struct attr *a, stru
 			NEED(8);
 			c->q += 8;
 		}
-		if (bn > (uint64_t)(c->e - c->q) / 24)
+		/* from, to, flags; then a word of counters each (Linux 6.8, branch counters) */
+		uint64_t per = (a->branch_type & BRANCH_COUNTERS) ? 32 : 24;
+		if (bn > (uint64_t)(c->e - c->q) / per)
 			NEED(UINT64_MAX);
-		c->q += 24 * bn;
+		c->q += per * bn;
 		s->branch_stacks++;
 	}
 	return 0;
@@ -1465,6 +1496,31 @@ static int sample_add(struct pd *s, struct attr *a, const unsigned char *r, pv_t
 	return s->b->status;
 }
 
+/*
+ * A sample that read counters (PERF_SAMPLE_READ, a group's or its own event's), as perf delivers
+ * it: a sample per counter value, of the event of the value's id, its period what the counter
+ * counted since the last sample that read it (its value less the one before, from 0); none
+ * for a value of an unknown id or that did not grow.
+ */
+static int read_samples(struct pd *s, const struct sfields *f, const unsigned char *r,
+			pv_thread_ix th, pv_stack_ix st, int64_t tm, uint64_t leaf)
+{
+	for (uint64_t i = 0; i < f->nread; i++) {
+		const unsigned char *v = f->read + (size_t)i * f->read_step;
+		uint32_t row = id_row(s, rd64(s, v + f->read_id_at));
+		if (row == UINT32_MAX) {
+			s->read_unknown++;
+			continue;
+		}
+		uint64_t value = rd64(s, v), period = value - s->ids[row].value;
+		s->ids[row].value = value;
+		if (period &&
+		    sample_add(s, &s->attrs[s->ids[row].attr], r, th, st, tm, period, leaf))
+			return -1;
+	}
+	return 0;
+}
+
 static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned misc)
 {
 	if (!s->nattrs)
@@ -1504,6 +1560,8 @@ static int sample(struct pd *s, const unsigned char *r, uint32_t size, unsigned 
 	int64_t tm = time == UINT64_MAX ? PV_TIME_NONE : (int64_t)time;
 	if (a->type == TYPE_TRACEPOINT)
 		return tracepoint(s, a, th, st, tm, f.raw, f.raw_n);
+	if (f.read)
+		return read_samples(s, &f, r, th, st, tm, leaf);
 	return sample_add(s, a, r, th, st, tm, f.period, leaf);
 }
 
@@ -2127,7 +2185,13 @@ static void report(struct pd *s)
 		builder_lossy(b, s->throttled,
 			      "times the kernel throttled sampling (THROTTLE records)");
 	if (s->read_groups)
-		builder_lossy(b, s->read_groups, "samples' counter values (read groups) not kept");
+		builder_lossy(b, s->read_groups,
+			      "samples' counter values (PERF_SAMPLE_READ) without event ids: the "
+			      "sample kept with its period, the values not");
+	if (s->read_unknown)
+		builder_lossy(b, s->read_unknown,
+			      "counter values (PERF_SAMPLE_READ) of an event id with no attribute "
+			      "not used");
 	if (s->branch_stacks)
 		builder_lossy(b, s->branch_stacks, "samples' branch stacks not kept");
 	for (int w = 1; w < PU_NR_STATUS; w++)
