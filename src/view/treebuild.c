@@ -622,7 +622,8 @@ struct tail_item {
 };
 
 static int tail_item_cmp(struct pv_engine *e, struct td *d, const uint32_t *node,
-			 const struct tail *tl, const struct tail_item *a, const struct tail_item *b)
+			 const struct tail *tl, const struct tail_item *a,
+			 const struct tail_item *b)
 {
 	if (a->cost != b->cost)
 		return a->cost > b->cost ? -1 : 1;
@@ -673,7 +674,8 @@ static int tail_select(struct pv_engine *e, struct td *d, const uint32_t *node, 
 		    w->cost[0][s], key_name8(e->v, KEY_KIND(key), KEY_ID(key), KEY_LINE(key)), s};
 		if (tl->hlen < tl->keep) {
 			uint32_t i = tl->hlen++;
-			while (i && tail_item_cmp(e, d, node, tl, &it, &tl->heap[(i - 1) / 2]) > 0) {
+			while (i &&
+			       tail_item_cmp(e, d, node, tl, &it, &tl->heap[(i - 1) / 2]) > 0) {
 				tl->heap[i] = tl->heap[(i - 1) / 2];
 				i = (i - 1) / 2;
 			}
