@@ -1015,12 +1015,25 @@ static int chunk_samples(struct ch *c, const struct vchunk *k, const uint32_t *n
 		return ch_oom(c);
 	struct psample *ps = VEC(c->psamples, struct psample) + base;
 	uint32_t *pl = pc->any_lines ? VEC(c->plines, uint32_t) + 2 * (size_t)base : NULL;
+	/* the node of the ids seen last (a profile samples few nodes over and over): one lookup
+	 * in node_map per id, not per sample */
+	struct {
+		int64_t id;
+		uint32_t node;
+		bool set;
+	} memo[64] = {{0}};
 	for (uint32_t s = 0; s < n; s++) {
 		if (__builtin_add_overflow(*t, d[s], t))
 			return pv_error_set(c->err, PV_ELIMIT, "%s: sample times out of range",
 					    c->in->name);
 		ps[s].time = *t;
-		ps[s].node = node_find(c, node_prof, pc->pi, ids[s]);
+		size_t mi = (uint64_t)ids[s] % 64;
+		if (!memo[mi].set || memo[mi].id != ids[s]) {
+			memo[mi].id = ids[s];
+			memo[mi].node = node_find(c, node_prof, pc->pi, ids[s]);
+			memo[mi].set = true;
+		}
+		ps[s].node = memo[mi].node;
 		ps[s].seq = base + s - s0;
 		if (pl) {
 			pl[2 * s] = lines ? VEC(c->s_lines, uint32_t)[k->l_begin + s] : 0;
