@@ -1113,8 +1113,12 @@ int ch_build_profiles(struct ch *c, const uint32_t *node_prof)
 		total += k->s_len < k->d_len ? k->s_len : k->d_len;
 	}
 	if (total && total <= PV_MAX_ROWS && !c->psamples.cap &&
-	    !col_realloc(&c->psamples.p, sizeof(struct psample), (uint32_t)total))
+	    !col_realloc(&c->psamples.p, sizeof(struct psample), (uint32_t)total)) {
 		c->psamples.cap = (uint32_t)total;
+		/* filled chunk by chunk (2 M samples: 32 MB): in 2 MiB pages, mapped at once */
+		pv_huge_hint(c->psamples.p, (size_t)total * sizeof(struct psample));
+		pv_populate(c->psamples.p, (size_t)total * sizeof(struct psample));
+	}
 	int rc = 0;
 	for (pc.a = 0; pc.a < m && !rc; pc.a = pc.z) {
 		pc.pi = chunks[order[pc.a]].prof;
