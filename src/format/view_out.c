@@ -371,7 +371,10 @@ static int indent_of(uint32_t depth)
 
 void fmt_text_name(FILE *out, uint32_t depth, const char *name)
 {
-	fprintf(out, "%*s", indent_of(depth), "");
+	static const char spaces[] = "                                                  "
+				     "                                                  ";
+	_Static_assert(sizeof(spaces) > 2 * INDENT_LEVELS, "an indent of spaces");
+	fwrite(spaces, 1, (size_t)indent_of(depth), out); /* (no printf a row) */
 	if (depth > INDENT_LEVELS)
 		fprintf(out, "[%u] ", depth);
 	char e[FMT_NAME];
