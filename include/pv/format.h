@@ -183,6 +183,8 @@ enum pv_num_form { PV_NUM_EXACT = 0, PV_NUM_SHORT, PV_NUM_SCI };
  * is computed in integers (no thousands separators: the text commands print it so). */
 size_t pv_cost_text(const struct pv_cost_unit *cu, int64_t v, enum pv_num_form form, char *buf,
 		    size_t n);
+/* A percentage p as printf's "%.2f%%" writes it ("12.50%", "-0.00%"); snprintf's contract. */
+size_t pv_pct_text(double p, char *buf, size_t n);
 /* v in cu's unit as a number (seconds of a "(sec)" metric). */
 double pv_cost_value(const struct pv_cost_unit *cu, int64_t v);
 /* A number in a form (the exact form of a double: 6 significant digits). */

@@ -73,6 +73,20 @@ void pv_huge_hint(void *p, size_t n)
 #endif
 }
 
+void pv_populate(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+	const uintptr_t page = 4096;
+	uintptr_t lo = (uintptr_t)p & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+	if (p && n >= ((size_t)1 << 20)) /* small blocks: the heap's own pages */
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 int col_realloc(void **col, size_t elt, uint32_t newcap)
 {
 	if ((uint64_t)newcap > SIZE_MAX / elt)

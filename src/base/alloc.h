@@ -35,6 +35,9 @@ void pv_alloc_fail_after(uint64_t k);
  * once per 4 KiB. Pages never written still cost nothing. A hint: nothing happens elsewhere.
  */
 void pv_huge_hint(void *p, size_t n);
+/* Maps the pages of [p, p + n) now, in one call (Linux's MADV_POPULATE_WRITE; nothing
+ * elsewhere): memory the caller is about to fill whole, not faulted in page by page. */
+void pv_populate(void *p, size_t n);
 int col_realloc(void **col, size_t elt, uint32_t newcap);
 
 /* New capacity for need rows from cap (doubling); 0 when past PV_MAX_ROWS. */

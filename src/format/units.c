@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/sbuf.h"
 #include "pv/format.h"
 
 /* A time unit a metric's name may end in, and the nanoseconds in one of it. */
@@ -149,32 +150,74 @@ size_t pv_number_text(double x, enum pv_num_form form, char *buf, size_t n)
 	return len < 0 ? 0 : (size_t)len;
 }
 
+/* len bytes of t into buf of n bytes as snprintf would put them (cut to n - 1 and a NUL);
+ * returns len. */
+static size_t put_cut(char *buf, size_t n, const char *t, size_t len)
+{
+	if (n) {
+		size_t c = len < n ? len : n - 1;
+		memcpy(buf, t, c);
+		buf[c] = 0;
+	}
+	return len;
+}
+
 size_t pv_cost_text(const struct pv_cost_unit *cu, int64_t v, enum pv_num_form form, char *buf,
 		    size_t n)
 {
 	if (form != PV_NUM_EXACT)
 		return pv_number_text(pv_cost_value(cu, v), form, buf, n);
-	int len;
-	if (cu->per <= 1) {
-		len = snprintf(buf, n, "%" PRId64, v);
-		return len < 0 ? 0 : (size_t)len;
-	}
-	/* exact: whole units and cu->decimals digits, rounded half away from zero, in integers */
+	/* the digits by hand (a tree prints two costs a row): snprintf's "%" PRId64, or
+	 * "%s%" PRIu64 ".%0*" PRIu64 as the exact form below, byte for byte */
+	char t[SBUF_U64_MAX + 2 + 256];
 	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	size_t len = v < 0;
+	t[0] = '-';
+	if (cu->per <= 1)
+		return put_cut(buf, n, t, len + sbuf_u64_text(t + len, a));
+	/* exact: whole units and cu->decimals digits, rounded half away from zero, in integers */
 	uint64_t per = (uint64_t)cu->per, q = a / per, r = a % per, scale = 1;
-	for (int i = 0; i < cu->decimals; i++)
+	int decimals = cu->decimals;
+	for (int i = 0; i < decimals; i++)
 		scale *= 10;
 	uint64_t frac = (r * scale + per / 2) / per; /* r < per <= 1e9, scale <= 1e9 */
 	if (frac == scale) {
 		q++;
 		frac = 0;
 	}
-	if (cu->decimals)
-		len = snprintf(buf, n, "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "", q,
-			       (int)cu->decimals, frac);
-	else
-		len = snprintf(buf, n, "%s%" PRIu64, v < 0 ? "-" : "", q);
-	return len < 0 ? 0 : (size_t)len;
+	len += sbuf_u64_text(t + len, q);
+	if (decimals) {
+		t[len++] = '.';
+		for (int i = decimals - 1; i >= 0; i--, frac /= 10)
+			t[len + (size_t)i] = (char)('0' + frac % 10);
+		len += (size_t)decimals;
+	}
+	return put_cut(buf, n, t, len);
+}
+
+size_t pv_pct_text(double p, char *buf, size_t n)
+{
+	/*
+	 * printf's "%.2f%%" rounds p's exact value at the second decimal, ties to even: the same
+	 * as rounding p * 100 to an integer. y, that product in a double, is within 2^-53 y of it
+	 * (< 1e-8 here), so y's rounding is p * 100's unless y lies within 1e-6 of a half: then
+	 * (and for large or odd values) snprintf itself.
+	 */
+	double a = fabs(p), y = a * 100.0, f = floor(y), d = y - f;
+	if (!(a < 1e6) || fabs(d - 0.5) < 1e-6) {
+		int len = snprintf(buf, n, "%.2f%%", p);
+		return len < 0 ? 0 : (size_t)len;
+	}
+	uint64_t hundredths = (uint64_t)f + (d > 0.5);
+	char t[SBUF_U64_MAX + 8];
+	size_t len = signbit(p) != 0; /* -0.001 and -0.0 print "-0.00" */
+	t[0] = '-';
+	len += sbuf_u64_text(t + len, hundredths / 100);
+	t[len++] = '.';
+	t[len++] = (char)('0' + hundredths % 100 / 10);
+	t[len++] = (char)('0' + hundredths % 10);
+	t[len++] = '%';
+	return put_cut(buf, n, t, len);
 }
 
 void pv_view_cost_unit(const struct pv_view *v, uint32_t col, struct pv_cost_unit *cu)

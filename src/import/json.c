@@ -835,9 +835,83 @@ int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char
 	return rc ? rc : json_want(j, t, k, what);
 }
 
+static inline const char *ws_end(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Where the bytes of a string without escapes or control bytes stop (a '"' when it is one). */
+static inline const char *plain_end(const char *p, const char *e)
+{
+	while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+		p++;
+	return p;
+}
+
+/*
+ * json_next_member's common case in one step: the next member of an object is a key without
+ * escapes and a string without escapes or a number (trace events: 5 or so a 56-byte event).
+ * False, nothing moved, for anything else (json_next then reads it, errors included); a
+ * malformed number fails as json_next would fail on it, at the same byte.
+ */
+static inline bool member_fast(struct json *j, struct json_tok *k, struct json_tok *v, int *rc)
+{
+	if (j->failed || !j->depth || (size_t)(j->p - j->forget_mark) > 2 * JSON_FORGET_LAG)
+		return false;
+	uint32_t d = j->depth - 1;
+	if (j->kind[d] != 'o' || j->state[d] == ST_KEY)
+		return false;
+	const char *e = j->end, *p = ws_end(j->p, e);
+	if (j->state[d] == ST_AFTER) {
+		if (p >= e || *p != ',')
+			return false;
+		p = ws_end(p + 1, e);
+	}
+	if (p >= e || *p != '"')
+		return false;
+	const char *ks = p + 1;
+	p = plain_end(ks, e);
+	if (p >= e || *p != '"')
+		return false;
+	const char *ke = p;
+	p = ws_end(p + 1, e);
+	if (p >= e || *p != ':')
+		return false;
+	p = ws_end(p + 1, e);
+	if (p >= e)
+		return false;
+	v->escaped = false;
+	if (*p == '"') {
+		const char *vs = p + 1;
+		p = plain_end(vs, e);
+		if (p >= e || *p != '"')
+			return false;
+		v->kind = JSON_STRING;
+		v->s = vs;
+		v->len = (size_t)(p - vs);
+		j->p = p + 1;
+	} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		j->p = p;
+		*rc = scan_number(j, v);
+	} else {
+		return false;
+	}
+	k->kind = JSON_KEY;
+	k->s = ks;
+	k->len = (size_t)(ke - ks);
+	k->escaped = false;
+	j->state[d] = ST_AFTER;
+	return true;
+}
+
 int json_next_member(struct json *j, struct json_tok *k, struct json_tok *v)
 {
-	int rc = json_next(j, k);
+	int rc = 0;
+	if (member_fast(j, k, v, &rc))
+		return rc;
+	rc = json_next(j, k);
 	if (rc || k->kind != JSON_KEY)
 		return rc;
 	return json_next(j, v); /* after a key the tokenizer reads a value or fails */

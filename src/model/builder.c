@@ -1248,8 +1248,14 @@ void builder_markers_reserve(struct pv_builder *b, uint32_t n)
 	struct pv_raw_markers *t = &b->p->markers;
 	uint64_t rows = (uint64_t)t->len + n;
 	struct colspec cols[] = {MARKER_COLS(t)};
-	if (!b->status && rows > t->cap && rows <= PV_MAX_ROWS)
-		resize_table(b, &t->cap, (uint32_t)rows, cols, sizeof(cols) / sizeof(cols[0]));
+	if (b->status || rows <= t->cap || rows > PV_MAX_ROWS ||
+	    resize_table(b, &t->cap, (uint32_t)rows, cols, sizeof(cols) / sizeof(cols[0])))
+		return;
+	/* filled row by row (600,000 markers: 27 MB): in 2 MiB pages, not 6,600 faults of 4 KiB */
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		pv_huge_hint(*cols[i].col, (size_t)t->cap * cols[i].elt);
+		pv_populate(*cols[i].col, (size_t)t->cap * cols[i].elt);
+	}
 }
 
 void builder_marker(struct pv_builder *b, const struct raw_marker *m)

@@ -248,7 +248,8 @@ struct raw_marker {
 	int64_t cause_time_ns;
 };
 void builder_marker(struct pv_builder *b, const struct raw_marker *m);
-/* Room for n more markers (an importer that knows how many it will add); errors are sticky. */
+/* Room for n more markers (an importer that knows how many it will add: their pages are mapped
+ * at once, not faulted in one by one); errors are sticky. */
 void builder_markers_reserve(struct pv_builder *b, uint32_t n);
 
 /*

@@ -5,6 +5,7 @@
  * The values are hand-computed; the database ones are issue-328's (`profview info`: REALTIME
  * 1534048000 ns, GKER 2360962 ns, hpcviewer's 1.53e+00 and 2.36e-03).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,4 +134,53 @@ T_TEST(units_view_columns)
 	pv_view_free(v);
 	pv_query_release(&q);
 	pv_profile_free(p);
+}
+
+/* pv_pct_text writes what printf's "%.2f%%" writes, ties to even included, and cuts as
+ * snprintf cuts. */
+T_TEST(units_pct_text_as_printf)
+{
+	char b[32];
+	pv_pct_text(100.0 / 3, b, sizeof(b));
+	T_EQ_STR(b, "33.33%");
+	pv_pct_text(200.0 / 3, b, sizeof(b));
+	T_EQ_STR(b, "66.67%");
+	pv_pct_text(100.0, b, sizeof(b));
+	T_EQ_STR(b, "100.00%");
+	pv_pct_text(0.125, b, sizeof(b)); /* a tie: to even */
+	T_EQ_STR(b, "0.12%");
+	pv_pct_text(0.375, b, sizeof(b));
+	T_EQ_STR(b, "0.38%");
+	pv_pct_text(-0.001, b, sizeof(b));
+	T_EQ_STR(b, "-0.00%");
+	pv_pct_text(-0.0, b, sizeof(b));
+	T_EQ_STR(b, "-0.00%");
+	pv_pct_text(1e7, b, sizeof(b));
+	T_EQ_STR(b, "10000000.00%");
+	T_EQ_U64(pv_pct_text(100.0 / 3, b, 4), 6);
+	T_EQ_STR(b, "33.");
+	/* a sweep of the shares of two wholes, either sign, against libc */
+	static const int64_t wholes[] = {7919, 1000, 300000, 8};
+	for (size_t w = 0; w < sizeof(wholes) / sizeof(wholes[0]); w++)
+		for (int64_t v = -2 * wholes[w]; v <= 2 * wholes[w]; v += 1 + wholes[w] / 5000) {
+			double p = 100.0 * (double)v / (double)wholes[w];
+			char want[32];
+			snprintf(want, sizeof(want), "%.2f%%", p);
+			pv_pct_text(p, b, sizeof(b));
+			T_EQ_STR(b, want);
+		}
+}
+
+T_TEST(units_exact_text_ends)
+{
+	T_EQ_STR(text("samples", PV_UNIT_COUNT, 10, INT64_MIN, PV_NUM_EXACT),
+		 "-9223372036854775808");
+	T_EQ_STR(text("time", PV_UNIT_NS, 5000000, -1000, PV_NUM_EXACT), "-0.001");
+	T_EQ_STR(text("time", PV_UNIT_NS, 5000000, -499, PV_NUM_EXACT), "-0.000");
+	T_EQ_STR(text("time", PV_UNIT_NS, 5000000, 999500, PV_NUM_EXACT), "1.000");
+	char b[8];
+	struct pv_cost_unit cu;
+	pv_cost_unit("time", PV_UNIT_NS, 5000000, &cu);
+	T_EQ_U64(pv_cost_text(&cu, 123456789, PV_NUM_EXACT, b, 5), 7);
+	T_EQ_STR(b, "123.");
 }

@@ -480,21 +480,34 @@ struct v8_out {
 	pv_metric_ix m_time;
 };
 
-/* The samples of profile p in psamples, each to the builder. */
+/* The time weight of sample i of profile p's n (ps: its first): to the next sample, the last
+ * to the profile's end (0 when it has none). */
+static int64_t psample_weight(const struct vprof *p, const struct psample *ps, uint32_t i)
+{
+	int64_t w = 0;
+	if (i + 1 < p->s_len)
+		w = ps[i + 1].time - ps[i].time;
+	else if (p->end != PV_TIME_NONE && p->end >= ps[i].time &&
+		 __builtin_sub_overflow(p->end, ps[i].time, &w))
+		w = 0;
+	return w;
+}
+
+/*
+ * The samples of profile p in psamples, written into the model's columns in place and
+ * committed at once (builder_samples_reserve): each weighs 1 and its time weight (metric 1:
+ * sample_metrics made "samples" and "time"), what a builder_sample call a sample did.
+ */
 static int psamples_out(struct ch *c, const struct vprof *p, pv_thread_ix tout,
 			const struct v8_out *o)
 {
 	struct pv_builder *b = c->b;
-	const struct psample *ps = VEC(c->psamples, struct psample);
-	int rc = 0;
-	for (uint32_t i = 0; i < p->s_len && !b->status; i++) {
-		const struct psample *s = &ps[p->s_begin + i];
-		int64_t w[2] = {1, 0};
-		if (i + 1 < p->s_len)
-			w[1] = s[1].time - s->time;
-		else if (p->end != PV_TIME_NONE && p->end >= s->time &&
-			 __builtin_sub_overflow(p->end, s->time, &w[1]))
-			w[1] = 0;
+	const struct psample *ps = VEC(c->psamples, struct psample) + p->s_begin;
+	uint32_t n = p->s_len, first = b->p->samples.len;
+	if (!n || builder_samples_reserve(b, (uint64_t)first + n, false))
+		return 0; /* nothing, or the builder's status says why */
+	for (uint32_t i = 0; i < n && !b->status; i++) {
+		const struct psample *s = &ps[i];
 		pv_stack_ix st = s->node == NO_IX ? PV_NONE : o->nstack[s->node];
 		const uint32_t *pl =
 		    c->plines.len ? VEC(c->plines, uint32_t) + 2 * (size_t)(p->s_begin + s->seq)
@@ -505,11 +518,20 @@ static int psamples_out(struct ch *c, const struct vprof *p, pv_thread_ix tout,
 		if (s->node != NO_IX && line && !o->skip[s->node])
 			st = line_stack(c, s->node, st, line, col);
 		int64_t t;
-		if ((rc = ch_rel(c, s->time, o->zero, &t)))
-			break;
-		builder_sample(b, tout, st, t, w);
+		int rc = ch_rel(c, s->time, o->zero, &t);
+		if (rc)
+			return rc;
+		b->p->samples.stack[first + i] = st;
+		b->p->samples.time_ns[first + i] = t;
 	}
-	return rc;
+	builder_samples_commit(b, tout, first, n);
+	bool ones = b->p->samples.weight[1] == NULL;
+	for (uint32_t i = 0; i < n && ones; i++)
+		ones = psample_weight(p, ps, i) == 1;
+	int64_t *w = ones || b->status ? NULL : builder_samples_weight(b, 1);
+	for (uint32_t i = 0; w && i < n; i++)
+		w[first + i] = psample_weight(p, ps, i);
+	return 0;
 }
 
 /* The V8 profiles' samples, profile by profile in thread and start order. */

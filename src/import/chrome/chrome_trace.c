@@ -443,46 +443,59 @@ static int ev_phase(struct json *j, struct ev *e, const struct json_tok *v)
 	return 0;
 }
 
-/* One member of an event (key k, value v). */
+/* One member of an event (key k, value v); the keys by length first (5 or so a trace event). */
 static int event_member(struct ch *c, struct json *j, const struct json_tok *k,
 			const struct json_tok *v, struct ev_extra *x)
 {
 	struct ev *e = &c->ev;
-	if (json_is(k, "ph"))
-		return ev_phase(j, e, v);
-	if (json_is(k, "name"))
-		return ch_text_member(j, v, &c->name, &e->has_name);
-	if (json_is(k, "cat"))
-		return ch_text_member(j, v, &c->cat, &e->has_cat);
-	if (json_is(k, "ts"))
-		return ev_time(c, j, v, "'ts'", &e->ts, &e->has_ts);
-	if (json_is(k, "dur"))
-		return ev_time(c, j, v, "'dur'", &e->dur, &e->has_dur);
-	if (json_is(k, "tdur")) {
-		x->tts = true;
-		return ev_time(c, j, v, "'tdur'", &e->tdur, &e->has_tdur);
+	switch (k->len) {
+	case 2:
+		if (json_is(k, "ph"))
+			return ev_phase(j, e, v);
+		if (json_is(k, "ts"))
+			return ev_time(c, j, v, "'ts'", &e->ts, &e->has_ts);
+		if (json_is(k, "id"))
+			return ch_text_member(j, v, &c->id, &e->has_id);
+		if (json_is(k, "sf"))
+			return ch_text_member(j, v, &c->sf, &e->has_sf);
+		break;
+	case 3:
+		if (json_is(k, "pid"))
+			return ch_read_id(c, j, v, "'pid'", &e->pid);
+		if (json_is(k, "tid"))
+			return ch_read_id(c, j, v, "'tid'", &e->tid);
+		if (json_is(k, "cat"))
+			return ch_text_member(j, v, &c->cat, &e->has_cat);
+		if (json_is(k, "dur"))
+			return ev_time(c, j, v, "'dur'", &e->dur, &e->has_dur);
+		if (json_is(k, "id2"))
+			return read_id2(c, j, v);
+		x->tts |= json_is(k, "tts");
+		x->stack |= json_is(k, "esf");
+		break;
+	case 4:
+		if (json_is(k, "name"))
+			return ch_text_member(j, v, &c->name, &e->has_name);
+		if (json_is(k, "tdur")) {
+			x->tts = true;
+			return ev_time(c, j, v, "'tdur'", &e->tdur, &e->has_tdur);
+		}
+		if (json_is(k, "args")) {
+			if (e->has_ph && e->has_name)
+				return handle_args(c, j, v);
+			e->args_p = v->kind == JSON_STRING ? v->s - 1 : v->s;
+			return json_skip(j, v);
+		}
+		break;
+	case 5:
+		if (json_is(k, "scope"))
+			return ch_text_member(j, v, &c->scope, &e->has_scope);
+		x->stack |= json_is(k, "stack");
+		break;
+	default:
+		x->stack |= json_is(k, "estack");
+		x->flow |= json_is(k, "bind_id") || json_is(k, "flow_in") || json_is(k, "flow_out");
 	}
-	if (json_is(k, "pid"))
-		return ch_read_id(c, j, v, "'pid'", &e->pid);
-	if (json_is(k, "tid"))
-		return ch_read_id(c, j, v, "'tid'", &e->tid);
-	if (json_is(k, "id"))
-		return ch_text_member(j, v, &c->id, &e->has_id);
-	if (json_is(k, "id2"))
-		return read_id2(c, j, v);
-	if (json_is(k, "scope"))
-		return ch_text_member(j, v, &c->scope, &e->has_scope);
-	if (json_is(k, "sf"))
-		return ch_text_member(j, v, &c->sf, &e->has_sf);
-	if (json_is(k, "args")) {
-		if (e->has_ph && e->has_name)
-			return handle_args(c, j, v);
-		e->args_p = v->kind == JSON_STRING ? v->s - 1 : v->s;
-		return json_skip(j, v);
-	}
-	x->tts |= json_is(k, "tts");
-	x->stack |= json_is(k, "stack") || json_is(k, "esf") || json_is(k, "estack");
-	x->flow |= json_is(k, "bind_id") || json_is(k, "flow_in") || json_is(k, "flow_out");
 	return json_skip(j, v);
 }
 

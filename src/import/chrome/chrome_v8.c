@@ -1015,12 +1015,25 @@ static int chunk_samples(struct ch *c, const struct vchunk *k, const uint32_t *n
 		return ch_oom(c);
 	struct psample *ps = VEC(c->psamples, struct psample) + base;
 	uint32_t *pl = pc->any_lines ? VEC(c->plines, uint32_t) + 2 * (size_t)base : NULL;
+	/* the node of the ids seen last (a profile samples few nodes over and over): one lookup
+	 * in node_map per id, not per sample */
+	struct {
+		int64_t id;
+		uint32_t node;
+		bool set;
+	} memo[64] = {{0}};
 	for (uint32_t s = 0; s < n; s++) {
 		if (__builtin_add_overflow(*t, d[s], t))
 			return pv_error_set(c->err, PV_ELIMIT, "%s: sample times out of range",
 					    c->in->name);
 		ps[s].time = *t;
-		ps[s].node = node_find(c, node_prof, pc->pi, ids[s]);
+		size_t mi = (uint64_t)ids[s] % 64;
+		if (!memo[mi].set || memo[mi].id != ids[s]) {
+			memo[mi].id = ids[s];
+			memo[mi].node = node_find(c, node_prof, pc->pi, ids[s]);
+			memo[mi].set = true;
+		}
+		ps[s].node = memo[mi].node;
 		ps[s].seq = base + s - s0;
 		if (pl) {
 			pl[2 * s] = lines ? VEC(c->s_lines, uint32_t)[k->l_begin + s] : 0;
@@ -1100,8 +1113,12 @@ int ch_build_profiles(struct ch *c, const uint32_t *node_prof)
 		total += k->s_len < k->d_len ? k->s_len : k->d_len;
 	}
 	if (total && total <= PV_MAX_ROWS && !c->psamples.cap &&
-	    !col_realloc(&c->psamples.p, sizeof(struct psample), (uint32_t)total))
+	    !col_realloc(&c->psamples.p, sizeof(struct psample), (uint32_t)total)) {
 		c->psamples.cap = (uint32_t)total;
+		/* filled chunk by chunk (2 M samples: 32 MB): in 2 MiB pages, mapped at once */
+		pv_huge_hint(c->psamples.p, (size_t)total * sizeof(struct psample));
+		pv_populate(c->psamples.p, (size_t)total * sizeof(struct psample));
+	}
 	int rc = 0;
 	for (pc.a = 0; pc.a < m && !rc; pc.a = pc.z) {
 		pc.pi = chunks[order[pc.a]].prof;
