@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "heap.h"
 #include "pv/import.h"
 #include "pv/merge.h"
 #include "pv/output.h"
@@ -879,6 +880,7 @@ int cmd_merge(int argc, char **argv)
 /* profview-mpi: `profview merge` under mpirun execs it with the command's arguments */
 int main(int argc, char **argv)
 {
+	cli_heap(true); /* as profview's main, which exec'd this program, set it */
 	return cmd_merge(argc, argv);
 }
 #endif
