@@ -410,9 +410,9 @@ int input_open(struct pv_input *in, const char *path, struct pv_error *err)
 					"was expected)",
 					path);
 	} else {
-		if (fd != 0) {
+		if (fd != 0 && !S_ISREG(st.st_mode)) {
 			/* reads block again (a pipe's data may come later); a FIFO with no
-			 * writer reads as empty */
+			 * writer reads as empty. A regular file's reads ignore O_NONBLOCK. */
 			int fl = fcntl(fd, F_GETFL);
 			if (fl >= 0)
 				fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
