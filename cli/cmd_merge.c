@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "heap.h"
 #include "pv/import.h"
 #include "pv/merge.h"
 #include "pv/output.h"
@@ -92,9 +93,13 @@ static void merge_usage(FILE *out)
 
 /* --stats: this rank's figures, printed by rank 0 in rank order. */
 struct stats {
-	double inputs, sent, t_read, t_reduce, t_write, c_read, c_reduce, c_write, peak_kb, cpu;
+	double inputs, sent, t_start, t_read, t_reduce, t_write, c_start, c_read, c_reduce, c_write,
+	    peak_kb, cpu;
 };
-#define NR_STATS 10
+#define NR_STATS 12
+
+/* when cmd_merge started (wall seconds): the start phase runs from there to the first input */
+static double t_begin;
 
 struct mpi {
 	int rank, size;
@@ -635,13 +640,14 @@ static void print_stats(const struct mpi *w, struct stats *st)
 	}
 #endif
 	for (int r = 0; r < w->size; r++)
-		fprintf(stderr,
-			"merge: rank %d of %d: %.0f inputs, read and merged in %.3f s (CPU %.3f), "
-			"reduce %.3f s (CPU %.3f), write %.3f s (CPU %.3f), CPU %.3f s, sent %.0f "
-			"bytes, peak RSS %.1f MB\n",
-			r, w->size, all[r].inputs, all[r].t_read, all[r].c_read, all[r].t_reduce,
-			all[r].c_reduce, all[r].t_write, all[r].c_write, all[r].cpu, all[r].sent,
-			all[r].peak_kb / 1024.0);
+		fprintf(
+		    stderr,
+		    "merge: rank %d of %d: start %.3f s (CPU %.3f), %.0f inputs, read and merged "
+		    "in %.3f s (CPU %.3f), reduce %.3f s (CPU %.3f), write %.3f s (CPU %.3f), CPU "
+		    "%.3f s, sent %.0f bytes, peak RSS %.1f MB\n",
+		    r, w->size, all[r].t_start, all[r].c_start, all[r].inputs, all[r].t_read,
+		    all[r].c_read, all[r].t_reduce, all[r].c_reduce, all[r].t_write, all[r].c_write,
+		    all[r].cpu, all[r].sent, all[r].peak_kb / 1024.0);
 	if (all != st)
 		free(all);
 }
@@ -689,6 +695,9 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 		return rc;
 	struct stats st = {0};
 	double t0 = now(), c0 = cpu_now();
+	/* the process's CPU time so far: its start, MPI_Init's, the list's (exec keeps it) */
+	st.t_start = t0 - t_begin;
+	st.c_start = c0;
 	struct pv_merge *m = NULL;
 	uint64_t lo = n * (uint64_t)w->rank / (uint64_t)w->size;
 	uint64_t hi = n * (uint64_t)(w->rank + 1) / (uint64_t)w->size;
@@ -741,6 +750,27 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	return rc ? rc : skipped ? 3 : 0;
 }
 
+#if PV_MPI
+/*
+ * MPI started. When every rank is on this node, OpenMPI's ob1 point-to-point layer (over shared
+ * memory), unless one was chosen (OMPI_MCA_pml: the environment, or mpirun --mca pml, which sets
+ * it). By default each rank first tries the cm layer and its network libraries (psm, psm2): 0.3 s
+ * of each rank's start on a machine without that network, for a merge that sends a few MB. Across
+ * nodes the site's choice stands (ob1 may have no network layer there).
+ */
+static void mpi_start(struct mpi *w, int *argc, char ***argv)
+{
+	const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (size && local && strcmp(size, local) == 0)
+		setenv("OMPI_MCA_pml", "ob1", 0);
+	MPI_Init(argc, argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &w->size);
+	w->on = true;
+}
+#endif
+
 /* Started by an MPI launcher (mpirun sets these), else alone without MPI. */
 static bool under_launcher(void)
 {
@@ -774,6 +804,7 @@ static int run_helper(char **argv)
 
 int cmd_merge(int argc, char **argv)
 {
+	t_begin = now();
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"format", required_argument, NULL, 'f'},
@@ -860,12 +891,8 @@ int cmd_merge(int argc, char **argv)
 		return 2;
 	}
 #else
-	if (under_launcher()) {
-		MPI_Init(&argc, &argv);
-		MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
-		MPI_Comm_size(MPI_COMM_WORLD, &w.size);
-		w.on = true;
-	}
+	if (under_launcher())
+		mpi_start(&w, &argc, &argv);
 #endif
 	int rc = merge_run(&w, argc - optind, argv + optind, outpath, &o, stats, skip_bad);
 #if PV_MPI
@@ -879,6 +906,7 @@ int cmd_merge(int argc, char **argv)
 /* profview-mpi: `profview merge` under mpirun execs it with the command's arguments */
 int main(int argc, char **argv)
 {
+	cli_heap(true); /* as profview's main, which exec'd this program, set it */
 	return cmd_merge(argc, argv);
 }
 #endif

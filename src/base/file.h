@@ -1,10 +1,12 @@
 /*
  * file.h - an input file as one read-only byte buffer.
  *
- * A plain file is mmap'ed (no copy); a gzip file is inflated once into one buffer; a UTF-16 file
- * (with a byte-order mark) is transcoded once to UTF-8; a UTF-8 byte-order mark is skipped.
- * Importers parse the buffer in place. For a mapped file, input_forget() lets the kernel drop
- * pages the parser is done with, so opening a big file does not keep all of it resident.
+ * A plain file is mmap'ed (no copy), one of up to 1 MiB read into a buffer kept for the next
+ * input (dropping a mapping costs more than the copy); a gzip file is inflated once into one
+ * buffer; a UTF-16 file (with a byte-order mark) is transcoded once to UTF-8; a UTF-8 byte-order
+ * mark is skipped. Importers parse the buffer in place. For a mapped file, input_forget() lets the
+ * kernel drop pages the parser is done with, so opening a big file does not keep all of it
+ * resident.
  *
  * A file can change while it is read (a profiler still writing it, a truncation): a mapped file
  * that shrinks would raise SIGBUS on the next page read. Every mapping is registered with one
@@ -37,6 +39,7 @@ struct pv_input {
 	void *map;
 	size_t map_len;
 	char *owned;
+	struct readbuf *rbuf;	  /* a small regular file read whole (data points into it) */
 	int fd;			  /* the open regular file (-1: none), for input_changed() */
 	int64_t size0, mtime0_ns; /* its size and modification time at open */
 	int guard;		  /* slot of the mapping in the SIGBUS guard, -1: none */

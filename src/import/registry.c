@@ -264,18 +264,14 @@ static char *folder_entry(const char *dir, size_t n, const char *entry, bool *no
 
 /*
  * A regular file that is one of a folder format's other files (an HPCToolkit database's
- * profile.db, its metrics/default.yaml): its folder's entry file (to free) and that importer,
- * else NULL.
+ * profile.db, its metrics/default.yaml), told by its name and its first n bytes (head, up to
+ * 16): its folder's entry file (to free) and that importer, else NULL.
  */
-static char *member_folder(const char *path, const char *base, const char **format, bool *nomem)
+static char *member_folder(const char *path, const char **format, const unsigned char *head,
+			   size_t n, bool *nomem)
 {
-	unsigned char head[16];
-	size_t n = 0;
-	FILE *f = fopen(path, "rbe");
-	if (!f)
-		return NULL;
-	n = fread(head, 1, sizeof(head), f);
-	fclose(f);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
 	size_t dlen = (size_t)(base - path);
 	while (dlen > 1 && path[dlen - 1] == '/')
 		dlen--;
@@ -322,24 +318,25 @@ static char *member_folder(const char *path, const char *base, const char **form
  * A folder is a profile when a format keeps its profiles in folders (HPCToolkit's databases):
  * *file (to free) is the path of the file the importer opens for it, *format that importer (the
  * folder says what it is, so a corrupt file there gets that importer's message rather than "not
- * a profile format"; so does a file named as the importer's, meta.db). One of the folder's other
- * files (profile.db) stands for its folder. 1: not a folder.
+ * a profile format"; so does a file named as the importer's, meta.db). 1: not a folder; then
+ * *member when it is a regular file that may be one of the folder's other files (profile.db),
+ * which stands for its folder (member_folder, on its first bytes once it is open).
  */
-static int dir_entry(const char *path, const char **format, char **file, struct pv_error *err)
+static int dir_entry(const char *path, const char **format, char **file, bool *member,
+		     struct pv_error *err)
 {
 	struct stat st;
 	bool nomem = false;
 	*file = NULL;
+	*member = false;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		const char *base = strrchr(path, '/');
 		base = base ? base + 1 : path;
 		for (size_t i = 0; i < NR_IMPORTERS && !*format; i++)
 			if (importers[i]->dir_entry && strcmp(base, importers[i]->dir_entry) == 0)
 				*format = importers[i]->name;
-		if (!*format && S_ISREG(st.st_mode) &&
-		    (*file = member_folder(path, base, format, &nomem)))
-			return 0;
-		return nomem ? pv_error_set(err, PV_ENOMEM, "out of memory") : 1;
+		*member = !*format && S_ISREG(st.st_mode);
+		return 1;
 	}
 	size_t n = strlen(path);
 	while (n > 1 && path[n - 1] == '/')
@@ -370,7 +367,8 @@ bool import_folder_is_profile(const char *path)
 {
 	const char *format = NULL;
 	char *file = NULL;
-	int rc = dir_entry(path, &format, &file, NULL);
+	bool member;
+	int rc = dir_entry(path, &format, &file, &member, NULL);
 	pv_free(file);
 	return rc == 0;
 }
@@ -400,7 +398,8 @@ static int import_file(const char *path, const char *format, struct pv_progress 
 {
 	struct pv_input in;
 	char *entry = NULL;
-	int rc = strcmp(path, "-") ? dir_entry(path, &format, &entry, err) : 1;
+	bool member = false, nomem = false;
+	int rc = strcmp(path, "-") ? dir_entry(path, &format, &entry, &member, err) : 1;
 	if (rc < 0)
 		return rc;
 	if (entry)
@@ -408,6 +407,21 @@ static int import_file(const char *path, const char *format, struct pv_progress 
 	if (prog)
 		atomic_store(&prog->phase, PV_PROGRESS_READING);
 	rc = input_open(&in, path, err);
+	/* told by its name and first bytes as read (the file is opened once); an inflated file's
+	 * are not its own: by its name alone */
+	if (!rc && member &&
+	    (entry = member_folder(path, &format, (const unsigned char *)in.data,
+				   in.gzip	 ? 0
+				   : in.len < 16 ? in.len
+						 : 16,
+				   &nomem))) {
+		input_close(&in);
+		path = entry;
+		rc = input_open(&in, path, err);
+	} else if (!rc && nomem) {
+		input_close(&in);
+		rc = pv_error_set(err, PV_ENOMEM, "out of memory");
+	}
 	if (rc) {
 		pv_free(entry);
 		return rc;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +35,7 @@ static const char *write_stacks(size_t bytes)
 
 T_TEST(input_truncated_under_the_mapping)
 {
-	const char *path = write_stacks(1 << 20);
+	const char *path = write_stacks(2 << 20); /* mapped: past the 1 MiB read whole */
 	T_TRUE(path != NULL);
 	struct pv_input in;
 	struct pv_error err;
@@ -104,6 +105,34 @@ T_TEST(input_rewritten_same_size)
 	T_CONTAINS(err.msg, "changed while being read: open it again once its writer is done");
 	input_close(&in);
 	unlink(path);
+}
+
+/* A file of up to 1 MiB is read, not mapped, into the buffer the input closed before it left. */
+T_TEST(input_small_files_share_one_buffer)
+{
+	char a[64], b[64];
+	snprintf(a, sizeof(a), "%s", write_stacks(3000));
+	snprintf(b, sizeof(b), "%s", write_stacks(200));
+	struct pv_input in;
+	struct pv_error err;
+	T_EQ_INT(input_open(&in, a, &err), 0);
+	T_TRUE(in.map == NULL);
+	T_TRUE(in.len >= 3000 && in.len < 3100);
+	T_TRUE(memcmp(in.data, "main;work_0;leaf_0 1\n", 21) == 0);
+	const char *first = in.data;
+	input_close(&in);
+	T_EQ_INT(input_open(&in, b, &err), 0);
+	T_TRUE(in.data == first);
+	T_TRUE(in.len >= 200 && in.len < 300);
+	T_TRUE(in.data[in.len] == 0); /* the rest of a's bytes are not part of b */
+	T_TRUE(memcmp(in.data + in.len - 21, "main;work_9;leaf_9 3\n", 21) == 0);
+	T_EQ_INT(input_changed(&in, &err), 0);
+	T_TRUE(truncate(b, 10) == 0);
+	T_EQ_INT(input_changed(&in, &err), 1);
+	T_CONTAINS(err.msg, "changed while being read");
+	input_close(&in);
+	unlink(a);
+	unlink(b);
 }
 
 struct cutter {
