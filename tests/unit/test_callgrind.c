@@ -1125,12 +1125,15 @@ T_TEST(callgrind_instr_only)
 	pv_profile_free(p);
 }
 
-/* The top of a whole profile printed as text (what `profview top -n 0` prints). */
-static char *top_text(const struct pv_profile *p)
+/* The top of a whole profile printed as text, -n limit (0: all), by total or self. */
+static char *top_text_n(const struct pv_profile *p, uint32_t limit, bool by_self)
 {
 	struct pv_query q;
 	pv_query_init(&q);
 	q.view = PV_VIEW_TOP;
+	q.limit = limit;
+	if (by_self)
+		q.sort = PV_SORT_SELF;
 	struct pv_view *v = NULL;
 	struct pv_error err;
 	char *buf = NULL;
@@ -1145,6 +1148,12 @@ static char *top_text(const struct pv_profile *p)
 	pv_view_free(v);
 	pv_query_release(&q);
 	return buf;
+}
+
+/* What `profview top -n 0` prints. */
+static char *top_text(const struct pv_profile *p)
+{
+	return top_text_n(p, 0, false);
 }
 
 /*
@@ -1184,31 +1193,6 @@ T_TEST(callgrind_no_contexts_same_top)
 		pv_profile_free(lazy);
 		pv_profile_free(full);
 	}
-}
-
-/* The printed top of p with -n limit (0: all), by total or self. */
-static char *top_text_n(const struct pv_profile *p, uint32_t limit, bool by_self)
-{
-	struct pv_query q;
-	pv_query_init(&q);
-	q.view = PV_VIEW_TOP;
-	q.limit = limit;
-	if (by_self)
-		q.sort = PV_SORT_SELF;
-	struct pv_view *v = NULL;
-	struct pv_error err;
-	char *buf = NULL;
-	size_t len = 0;
-	if (pv_view_compute_printed(p, &q, &v, &err) == 0) {
-		FILE *f = open_memstream(&buf, &len);
-		if (f) {
-			pv_print_view(f, v, &(struct pv_print_opts){.threads_label = "all"});
-			fclose(f);
-		}
-	}
-	pv_view_free(v);
-	pv_query_release(&q);
-	return buf;
 }
 
 /*
