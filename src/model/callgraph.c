@@ -313,42 +313,46 @@ static int count_sort(uint32_t *idx, uint32_t n, const uint32_t *key, uint32_t n
 	return 0;
 }
 
-/* Strongly connected components (Tarjan's, iterative): scc[f], numbered in completion order. */
-static int find_sccs(struct cg_graph *g)
+int cg_sccs(const struct cg_adj *a, uint32_t nid, const uint32_t *order, uint32_t n, uint32_t *scc,
+	    uint32_t *comp_size, uint32_t *ncomp_out)
 {
-	uint32_t nf = g->nf;
-	size_t n1 = nf ? nf : 1;
-	uint32_t *index = pv_malloc(n1 * sizeof(uint32_t)), *low = pv_malloc(n1 * sizeof(uint32_t));
+	size_t i1 = nid ? nid : 1, n1 = n ? n : 1;
+	uint32_t *index = pv_malloc(i1 * sizeof(uint32_t)), *low = pv_malloc(i1 * sizeof(uint32_t));
 	uint32_t *stk = pv_malloc(n1 * sizeof(uint32_t)), *call = pv_malloc(n1 * sizeof(uint32_t));
 	uint32_t *it = pv_malloc(n1 * sizeof(uint32_t));
-	uint8_t *on = pv_calloc(n1, 1);
-	g->scc = pv_malloc(n1 * sizeof(uint32_t));
-	g->cyclic = pv_calloc(n1, 1);
+	uint8_t *on = pv_malloc(i1);
 	int rc = PV_ENOMEM;
-	if (!index || !low || !stk || !call || !it || !on || !g->scc || !g->cyclic)
+	if (!index || !low || !stk || !call || !it || !on)
 		goto out;
-	for (uint32_t f = 0; f < nf; f++)
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t f = order ? order[i] : i;
 		index[f] = UINT32_MAX;
+		on[f] = 0;
+	}
+	/* f's edges: x from first[f] on, through next[x] to UINT32_MAX, or up to first[f + 1] */
+#define ADJ_END(f, x) (a->next ? (x) == UINT32_MAX : (x) == a->first[(f) + 1])
 	uint32_t next = 0, sp = 0, ncomp = 0;
-	for (uint32_t r = 0; r < nf; r++) {
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = order ? order[i] : i;
 		if (index[r] != UINT32_MAX)
 			continue;
 		uint32_t csp = 0;
 		call[csp] = r;
-		it[csp++] = g->out_first[r];
+		it[csp++] = a->first[r];
 		index[r] = low[r] = next++;
 		stk[sp++] = r;
 		on[r] = 1;
 		while (csp) {
-			uint32_t f = call[csp - 1];
-			if (it[csp - 1] < g->out_first[f + 1]) {
-				uint32_t v = g->to[it[csp - 1]++];
+			uint32_t f = call[csp - 1], x = it[csp - 1];
+			if (!ADJ_END(f, x)) {
+				uint32_t v = a->to[(size_t)x * a->to_stride];
+				it[csp - 1] = a->next ? a->next[x] : x + 1;
 				if (index[v] == UINT32_MAX) {
 					index[v] = low[v] = next++;
 					stk[sp++] = v;
 					on[v] = 1;
 					call[csp] = v;
-					it[csp++] = g->out_first[v];
+					it[csp++] = a->first[v];
 				} else if (on[v] && index[v] < low[f]) {
 					low[f] = index[v];
 				}
@@ -363,16 +367,14 @@ static int find_sccs(struct cg_graph *g)
 			do {
 				v = stk[--sp];
 				on[v] = 0;
-				g->scc[v] = ncomp;
+				scc[v] = ncomp;
 				size++;
 			} while (v != f);
-			g->cyclic[ncomp] = size > 1;
-			ncomp++;
+			comp_size[ncomp++] = size;
 		}
 	}
-	for (uint32_t e = 0; e < g->ne; e++)
-		if (g->from[e] == g->to[e])
-			g->cyclic[g->scc[g->from[e]]] = 1;
+#undef ADJ_END
+	*ncomp_out = ncomp;
 	rc = 0;
 out:
 	pv_free(index);
@@ -381,6 +383,26 @@ out:
 	pv_free(call);
 	pv_free(it);
 	pv_free(on);
+	return rc;
+}
+
+/* Strongly connected components: scc[f], numbered in completion order, and cyclic[]. */
+static int find_sccs(struct cg_graph *g)
+{
+	uint32_t nf = g->nf, ncomp;
+	size_t n1 = nf ? nf : 1;
+	uint32_t *size = pv_malloc(n1 * sizeof(uint32_t));
+	g->scc = pv_malloc(n1 * sizeof(uint32_t));
+	g->cyclic = pv_calloc(n1, 1);
+	struct cg_adj adj = {.first = g->out_first, .to = g->to, .to_stride = 1};
+	int rc = !size || !g->scc || !g->cyclic ? PV_ENOMEM
+						: cg_sccs(&adj, nf, NULL, nf, g->scc, size, &ncomp);
+	for (uint32_t k = 0; !rc && k < ncomp; k++)
+		g->cyclic[k] = size[k] > 1;
+	for (uint32_t e = 0; !rc && e < g->ne; e++)
+		if (g->from[e] == g->to[e])
+			g->cyclic[g->scc[g->from[e]]] = 1;
+	pv_free(size);
 	return rc;
 }
 

@@ -69,6 +69,23 @@ int cg_graph_of(uint32_t nf, uint32_t nm, int64_t *self, uint32_t n, const uint3
 void cg_graph_release(struct cg_graph *g);
 
 /*
+ * Edges for cg_sccs: f's edges are x = first[f], then next[x] until UINT32_MAX (next NULL: x + 1
+ * up to first[f + 1]); the callee of x is to[x * to_stride].
+ */
+struct cg_adj {
+	const uint32_t *first, *next, *to;
+	size_t to_stride;
+};
+/*
+ * Strongly connected components (Tarjan's, iterative) of the n functions order[0..n) (NULL: 0 ..
+ * n - 1) below nid, every callee among them: scc[f] numbered in completion order, roots taken in
+ * that order and each function's edges in theirs; comp_size[k] (room for n) the size of each of
+ * the *ncomp components. 0 or PV_ENOMEM.
+ */
+int cg_sccs(const struct cg_adj *a, uint32_t nid, const uint32_t *order, uint32_t n, uint32_t *scc,
+	    uint32_t *comp_size, uint32_t *ncomp);
+
+/*
  * A set of functions as a center (doc/callgraph.md "A set of functions"): the cost of the union
  * of its members' runs. A call into S from a function that never runs inside a member starts
  * such a run; one from a function that only runs inside a member is nested in one; one from a

@@ -524,6 +524,81 @@ static bool whole_profile(const struct pv_view *v)
 	       v->nr_threads == v->p->threads.len;
 }
 
+/*
+ * A list printed once shows only its first limit rows (print_flat): rows[0..n) reordered so that
+ * those are the rows eng_sort_ix would put first, in its order, the others after them unsorted.
+ * The limit-th largest key K (a heap of the limit largest keys) splits them: the rows of a key
+ * above K come first, sorted, then those of key K, sorted (cmp_row orders by the key first).
+ */
+static void sort_printed(struct row_sort *c, uint32_t *rows, uint32_t n, uint32_t limit)
+{
+	int64_t *heap = pv_malloc((size_t)limit * sizeof(*heap));
+	if (!heap) {
+		eng_sort_ix(c, rows, n);
+		return;
+	}
+	uint32_t h = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t k = c->key[rows[i]];
+		uint32_t j;
+		if (h < limit) { /* min-heap: sift up */
+			for (j = h++; j && heap[(j - 1) / 2] > k; j = (j - 1) / 2)
+				heap[j] = heap[(j - 1) / 2];
+			heap[j] = k;
+			continue;
+		}
+		if (k <= heap[0])
+			continue;
+		for (j = 0;;) { /* the smallest replaced: sift down */
+			uint32_t l = 2 * j + 1;
+			if (l >= h)
+				break;
+			if (l + 1 < h && heap[l + 1] < heap[l])
+				l++;
+			if (heap[l] >= k)
+				break;
+			heap[j] = heap[l];
+			j = l;
+		}
+		heap[j] = k;
+	}
+	int64_t K = heap[0];
+	pv_free(heap);
+	/* three ways: above K, K, below K */
+	uint32_t lo = 0, mid = 0, hi = n;
+	while (mid < hi) {
+		uint32_t r = rows[mid];
+		if (c->key[r] > K) {
+			rows[mid++] = rows[lo];
+			rows[lo++] = r;
+		} else if (c->key[r] < K) {
+			rows[mid] = rows[--hi];
+			rows[hi] = r;
+		} else {
+			mid++;
+		}
+	}
+	eng_sort_ix(c, rows, lo);
+	eng_sort_ix(c, rows + lo, hi - lo);
+}
+
+/*
+ * The rows of a list printed once (pv_view_compute_printed) whose order is printed: its -n, when
+ * nothing after eng_exact_function_costs orders or cuts the rows again (derived metrics,
+ * statistics across threads, --min-percent); else 0.
+ */
+static uint32_t printed_limit(const struct pv_engine *e)
+{
+	const struct pv_view *v = e->v;
+	if (!e->printed || !e->kind || !e->kind->list || v->q.nr_derive || e->p->formulas.len ||
+	    v->q.min_percent > 0)
+		return 0;
+	for (uint32_t m = 0; m < e->nm; m++)
+		if (v->stat[m] != PV_STAT_SUM)
+			return 0;
+	return v->q.limit;
+}
+
 void eng_exact_function_costs(struct pv_engine *e)
 {
 	const struct pv_profile *p = e->p;
@@ -563,7 +638,11 @@ void eng_exact_function_costs(struct pv_engine *e)
 					     f->id,
 					     f->line,
 					     NULL};
-			eng_sort_ix(&c, order, b - a);
+			uint32_t limit = printed_limit(e);
+			if (limit && limit < b - a && b - a == f->len)
+				sort_printed(&c, order, b - a, limit);
+			else
+				eng_sort_ix(&c, order, b - a);
 			for (uint32_t m = 0; m < e->nm; m++) {
 				for (uint32_t k = 0; k < b - a; k++) {
 					tot[k] = f->total[m][order[k]];

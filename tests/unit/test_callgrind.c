@@ -1125,12 +1125,15 @@ T_TEST(callgrind_instr_only)
 	pv_profile_free(p);
 }
 
-/* The top of a whole profile printed as text (what `profview top -n 0` prints). */
-static char *top_text(const struct pv_profile *p)
+/* The top of a whole profile printed as text, -n limit (0: all), by total or self. */
+static char *top_text_n(const struct pv_profile *p, uint32_t limit, bool by_self)
 {
 	struct pv_query q;
 	pv_query_init(&q);
 	q.view = PV_VIEW_TOP;
+	q.limit = limit;
+	if (by_self)
+		q.sort = PV_SORT_SELF;
 	struct pv_view *v = NULL;
 	struct pv_error err;
 	char *buf = NULL;
@@ -1145,6 +1148,12 @@ static char *top_text(const struct pv_profile *p)
 	pv_view_free(v);
 	pv_query_release(&q);
 	return buf;
+}
+
+/* What `profview top -n 0` prints. */
+static char *top_text(const struct pv_profile *p)
+{
+	return top_text_n(p, 0, false);
 }
 
 /*
@@ -1184,4 +1193,37 @@ T_TEST(callgrind_no_contexts_same_top)
 		pv_profile_free(lazy);
 		pv_profile_free(full);
 	}
+}
+
+/*
+ * A printed top sorts only the rows it prints (view/flat.c sort_printed): its rows are the first
+ * of the whole list's, in the same order, ties of the N-th key included.
+ */
+T_TEST(callgrind_printed_top_is_prefix)
+{
+	struct pv_profile *p = t_load_as(t_data("callgrind/cpython.callgrind.gz"), "callgrind");
+	T_TRUE(p != NULL);
+	if (!p)
+		return;
+	static const uint32_t ns[] = {1, 3, 20, 100, 1000};
+	for (int self = 0; self < 2; self++) {
+		char *all = top_text_n(p, 0, self);
+		T_TRUE(all && strlen(all) > 10000);
+		for (size_t i = 0; all && i < sizeof(ns) / sizeof(ns[0]); i++) {
+			char *part = top_text_n(p, ns[i], self);
+			T_TRUE(part != NULL);
+			const char *more = part ? strstr(part, "# ") : NULL;
+			/* the header, then the rows, then "# N more rows not shown" */
+			const char *tail = part ? strstr(part, "\n# ") : NULL;
+			T_TRUE(more && tail);
+			if (tail) {
+				size_t n = (size_t)(tail - part) + 1;
+				T_TRUE(strncmp(all, part, n) == 0);
+				T_TRUE(strstr(tail, "more rows not shown") != NULL);
+			}
+			free(part);
+		}
+		free(all);
+	}
+	pv_profile_free(p);
 }

@@ -342,12 +342,16 @@ static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
 	touch(c, from);
 	touch(c, to);
 	F = &c->fns[from];
-	c->edge_next[x] = F->out_head;
-	F->out_head = x;
+	c->edge_next[x] = NONE32;
+	if (F->out_head == NONE32)
+		F->out_head = x;
+	else
+		c->edge_next[F->out_tail] = x;
+	F->out_tail = x;
 	F->out_deg++;
 	/* past EDGE_LIST edges, the caller's edges go to the map: all of them the first time */
 	if (F->out_deg == EDGE_LIST + 1) {
-		for (uint32_t y = x; y != NONE32; y = c->edge_next[y]) {
+		for (uint32_t y = F->out_head; y != NONE32; y = c->edge_next[y]) {
 			const struct cg_edge *E = &c->edges[y];
 			if (u64map_put(&c->edge_map,
 				       (uint64_t)E->from << 32 | E->to |

@@ -35,7 +35,9 @@ struct cg_fn {
 	pv_func_ix func;
 	pv_frame_ix frame;
 	uint32_t touched;   /* the last part that gave it a self cost or an edge, + 1 */
-	uint32_t out_head;  /* its edges in the current part: the last made (NONE32: none) ... */
+	uint32_t out_head;  /* its edges in the current part, in the order they were made: the
+			     * first (NONE32: none), through edge_next ... */
+	uint32_t out_tail;  /* ... the last ... */
 	uint32_t out_deg;   /* ... and how many (more than EDGE_LIST: in edge_map too) */
 	uint32_t line_head; /* its per-line rows in the current part (line_next), NONE32: none */
 	uint32_t line_deg;  /* ... and how many (more than EDGE_LIST: in line_map too) */
@@ -94,7 +96,7 @@ struct cg {
 	uint32_t nr_touched, cap_touched;
 	struct u64map edge_map; /* (from, to, inline) -> edge, for callers of many edges */
 	struct cg_edge *edges;
-	uint32_t *edge_next; /* the caller's edge made before this one (NONE32: none) */
+	uint32_t *edge_next; /* the caller's edge made after this one (NONE32: none) */
 	int64_t *ecost;	     /* [edge * nev + e] */
 	uint64_t *ecalls;    /* [edge]: the calls= counts */
 	uint32_t nedges, cap_edges;

@@ -1464,47 +1464,248 @@ static void keep_part_incl(struct cg *c, struct synth *S)
 }
 
 /*
- * The model functions of the part's graph g made in the order cg_synthesize makes them (a
- * function of its own component when it spends or passes on cost, callers first; a cycle's
- * members in turn), so that rows of one name and cost keep their order (their tie-break).
+ * The part's graph as cg_no_contexts reads it, without building it (struct cg_graph): its
+ * strongly connected components as cg_graph_of numbers them, and what each function's inclusive
+ * cost needs. Arrays [f] are indexed by the importer's function and set for the part's only.
  */
-static void functions_in_order(struct cg *c, const struct cg_graph *g)
+struct lean {
+	uint32_t *pos;			 /* [f]: its place in touched_list */
+	uint32_t *scc;			 /* [f]: its component */
+	uint32_t *comp_first, *comp_mem; /* [ncomp + 1], [n]: members in touched order */
+	uint32_t ncomp;
+	uint8_t *flag;	  /* [f]: LEAN_* */
+	int64_t *in_sum;  /* [f * nev + k]: its calls from other functions */
+	int64_t *out_sum; /* [f * nev + k]: its calls and inlined code out to other functions */
+	/* the first part, components of several functions: the calls into one from outside
+	 * ([comp * nev + k]), a member's calls and inlined code out of it and its inlined code of
+	 * other members ([f * nev + k]), whether some call enters it ([comp]) */
+	int64_t *comp_in, *mem_out;
+	uint8_t *entered;
+};
+
+#define LEAN_CALLED  1 /* a call from another function names it */
+#define LEAN_PASSES  2 /* a call or inlined code out to another function costs more than 0 */
+#define LEAN_INLINED 4 /* inlined code of another member of its component */
+
+static void lean_release(struct lean *L)
 {
-	uint32_t n = g->nf, nev = g->nm, ncomp = 0;
-	for (uint32_t f = 0; f < n; f++)
-		if (g->scc[f] + 1 > ncomp)
-			ncomp = g->scc[f] + 1;
-	for (uint32_t comp = ncomp; comp-- > 0 && !c->b->status;) {
-		uint32_t a = g->comp_first[comp], b = g->comp_first[comp + 1];
-		bool any = b - a > 1;
-		for (uint32_t i = a; i < b && !any; i++) {
-			uint32_t f = g->comp_mem[i];
-			for (uint32_t k = 0; k < nev; k++)
-				any |= g->self[(size_t)f * nev + k] != 0;
-			/* a call out of the component: its effective cost is the file's */
-			for (uint32_t x = g->out_first[f]; x < g->out_first[f + 1] && !any; x++)
-				for (uint32_t k = 0; k < nev && g->to[x] != f; k++)
-					any |= pos0(g->cost[(size_t)x * nev + k]) != 0;
-		}
-		for (uint32_t i = a; i < b && any; i++)
-			cg_fn_frame(c, c->touched_list[g->comp_mem[i]], 0, PV_ADDR_NONE);
-	}
+	pv_free(L->pos);
+	pv_free(L->scc);
+	pv_free(L->comp_first);
+	pv_free(L->comp_mem);
+	pv_free(L->flag);
+	pv_free(L->in_sum);
+	pv_free(L->out_sum);
+	pv_free(L->comp_in);
+	pv_free(L->mem_out);
+	pv_free(L->entered);
 }
 
+/*
+ * The components (cg_sccs, numbered as cg_graph_of would number those of the part's graph:
+ * roots in touched order, each caller's edges in the order they were made), then each
+ * component's members in touched order. 0 or -1 (out of memory).
+ */
+static int lean_sccs(struct cg *c, struct lean *L)
+{
+	uint32_t n = c->nr_touched, nf = c->nfns, ncomp = 0;
+	size_t n1 = n ? n : 1, f1 = nf ? nf : 1;
+	uint32_t *head = pv_malloc(f1 * sizeof(uint32_t)), *fill = pv_calloc(n1, sizeof(uint32_t));
+	L->pos = pv_malloc(f1 * sizeof(uint32_t));
+	L->scc = pv_malloc(f1 * sizeof(uint32_t));
+	L->comp_first = pv_calloc(n1 + 1, sizeof(uint32_t));
+	L->comp_mem = pv_malloc(n1 * sizeof(uint32_t));
+	int rc = -1;
+	if (!head || !fill || !L->pos || !L->scc || !L->comp_first || !L->comp_mem)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t f = c->touched_list[i];
+		head[f] = c->fns[f].out_head;
+		L->pos[f] = i;
+	}
+	struct cg_adj adj = {.first = head,
+			     .next = c->edge_next,
+			     .to = &c->edges[0].to,
+			     .to_stride = sizeof(struct cg_edge) / sizeof(uint32_t)};
+	if (cg_sccs(&adj, nf, c->touched_list, n, L->scc, L->comp_first + 1, &ncomp))
+		goto out;
+	L->ncomp = ncomp;
+	for (uint32_t k = 0; k < ncomp; k++)
+		L->comp_first[k + 1] += L->comp_first[k];
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = L->scc[c->touched_list[i]];
+		L->comp_mem[L->comp_first[k] + fill[k]++] = c->touched_list[i];
+	}
+	rc = 0;
+out:
+	pv_free(head);
+	pv_free(fill);
+	return rc;
+}
+
+static uint32_t comp_size(const struct lean *L, uint32_t k)
+{
+	return L->comp_first[k + 1] - L->comp_first[k];
+}
+
+/*
+ * One pass over the part's edges: each function's flags and sums, and with incl (the first
+ * part's inclusive costs wanted) those of the components of several functions.
+ */
+static int lean_edges(struct cg *c, struct lean *L, bool incl)
+{
+	uint32_t n = c->nr_touched, nev = c->nev, nf = c->nfns;
+	size_t f1 = nf ? nf : 1, k1 = L->ncomp ? L->ncomp : 1;
+	int64_t *w = pv_malloc(nev * sizeof(int64_t));
+	L->flag = pv_malloc(f1);
+	L->in_sum = pv_malloc(f1 * nev * sizeof(int64_t));
+	L->out_sum = pv_malloc(f1 * nev * sizeof(int64_t));
+	if (incl) {
+		L->comp_in = pv_calloc(k1 * nev, sizeof(int64_t));
+		L->mem_out = pv_malloc(f1 * nev * sizeof(int64_t));
+		L->entered = pv_calloc(k1, 1);
+	}
+	if (!w || !L->flag || !L->in_sum || !L->out_sum ||
+	    (incl && (!L->comp_in || !L->mem_out || !L->entered))) {
+		pv_free(w);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t f = c->touched_list[i];
+		L->flag[f] = 0;
+		ev_zero(L->in_sum + (size_t)f * nev, nev);
+		ev_zero(L->out_sum + (size_t)f * nev, nev);
+		if (incl)
+			ev_zero(L->mem_out + (size_t)f * nev, nev);
+	}
+	for (uint32_t x = 0; x < c->nedges; x++) {
+		const struct cg_edge *E = &c->edges[x];
+		uint32_t a = E->from, b = E->to;
+		if (a == b)
+			continue;
+		edge_cost(c, x, w);
+		int64_t *o = L->out_sum + (size_t)a * nev, *in = L->in_sum + (size_t)b * nev;
+		for (uint32_t k = 0; k < nev; k++) {
+			o[k] += w[k];
+			if (w[k] > 0)
+				L->flag[a] |= LEAN_PASSES;
+		}
+		if (!E->is_inline) {
+			L->flag[b] |= LEAN_CALLED;
+			for (uint32_t k = 0; k < nev; k++)
+				in[k] += w[k];
+		}
+		if (!incl)
+			continue;
+		uint32_t ka = L->scc[a], kb = L->scc[b];
+		if (kb != ka && !E->is_inline && comp_size(L, kb) > 1) {
+			L->entered[kb] = 1;
+			for (uint32_t k = 0; k < nev; k++)
+				L->comp_in[(size_t)kb * nev + k] += w[k];
+		}
+		if (ka == kb && E->is_inline)
+			L->flag[b] |= LEAN_INLINED;
+		if (comp_size(L, ka) > 1 && (ka != kb || E->is_inline))
+			for (uint32_t k = 0; k < nev; k++)
+				L->mem_out[(size_t)a * nev + k] += w[k];
+	}
+	pv_free(w);
+	return 0;
+}
+
+/* Whether member f of a component starts runs of its own (model/callgraph.c's set_root). */
+static bool lean_root(const struct lean *L, uint32_t f)
+{
+	return !(L->flag[f] & (LEAN_CALLED | LEAN_INLINED));
+}
+
+/*
+ * The first part's inclusive costs into c->part_incl, in touched order (model/callgraph.c's
+ * all_inclusive and set_rule: each function's own rule, bounded by its component's when that
+ * has several functions). 0 or -1 (out of memory).
+ */
+static int lean_incl(struct cg *c, const struct lean *L)
+{
+	uint32_t n = c->nr_touched, nev = c->nev;
+	c->part_fn = pv_malloc((size_t)(n ? n : 1) * sizeof(uint32_t));
+	c->part_incl = pv_malloc((size_t)(n ? n : 1) * nev * sizeof(int64_t));
+	int64_t *cyc = pv_malloc(nev * sizeof(int64_t));
+	if (!c->part_fn || !c->part_incl || !cyc) {
+		pv_free(cyc);
+		return -1;
+	}
+	memcpy(c->part_fn, c->touched_list, (size_t)n * sizeof(uint32_t));
+	c->part_nf = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t f = c->touched_list[i];
+		int64_t *o = c->part_incl + (size_t)i * nev;
+		const int64_t *self = c->pself + (size_t)f * nev;
+		for (uint32_t k = 0; k < nev; k++)
+			o[k] = L->flag[f] & LEAN_CALLED ? L->in_sum[(size_t)f * nev + k]
+							: self[k] + L->out_sum[(size_t)f * nev + k];
+	}
+	for (uint32_t comp = 0; comp < L->ncomp; comp++) {
+		uint32_t a = L->comp_first[comp], b = L->comp_first[comp + 1];
+		if (b - a < 2)
+			continue;
+		bool rooted = false, entered = L->entered[comp];
+		for (uint32_t i = a; i < b; i++)
+			rooted |= lean_root(L, L->comp_mem[i]);
+		ev_copy(cyc, L->comp_in + (size_t)comp * nev, nev);
+		for (uint32_t i = a; i < b; i++) {
+			uint32_t f = L->comp_mem[i];
+			if ((entered || rooted) && !lean_root(L, f))
+				continue;
+			for (uint32_t k = 0; k < nev; k++)
+				cyc[k] +=
+				    c->pself[(size_t)f * nev + k] + L->mem_out[(size_t)f * nev + k];
+		}
+		for (uint32_t i = a; i < b; i++) {
+			int64_t *o = c->part_incl + (size_t)L->pos[L->comp_mem[i]] * nev;
+			for (uint32_t k = 0; k < nev; k++)
+				if (cyc[k] < o[k])
+					o[k] = cyc[k];
+		}
+	}
+	pv_free(cyc);
+	return 0;
+}
+
+/*
+ * The current part when no context is made: its thread, its functions made in the order
+ * cg_synthesize makes them (a function of its own component when it spends or passes on cost,
+ * callers first; a cycle's members in turn), so that rows of one name and cost keep their order
+ * (their tie-break), and the first part's inclusive costs, as cg_synthesize leaves them.
+ */
 int cg_no_contexts(struct cg *c)
 {
 	if (c->nr_touched == 0 || c->nev == 0)
 		return 0;
 	part_thread(c);
-	if (c->nedges) {
-		struct synth S;
-		memset(&S, 0, sizeof(S));
-		if (!part_graph(c, &S, false)) {
-			functions_in_order(c, &S.g);
-			keep_part_incl(c, &S);
-		}
-		cg_graph_release(&S.g);
+	if (!c->nedges)
+		return c->b->status ? -1 : 0;
+	struct lean L;
+	memset(&L, 0, sizeof(L));
+	bool incl = !c->nr_parts_done && !c->part_incl;
+	uint32_t nev = c->nev;
+	if (lean_sccs(c, &L) || lean_edges(c, &L, incl) || (incl && lean_incl(c, &L))) {
+		c->b->status = PV_ENOMEM;
+		lean_release(&L);
+		return -1;
 	}
+	for (uint32_t comp = L.ncomp; comp-- > 0 && !c->b->status;) {
+		uint32_t a = L.comp_first[comp], b = L.comp_first[comp + 1];
+		bool any = b - a > 1;
+		for (uint32_t i = a; i < b && !any; i++) {
+			uint32_t f = L.comp_mem[i];
+			any = L.flag[f] & LEAN_PASSES;
+			for (uint32_t k = 0; k < nev; k++)
+				any |= c->pself[(size_t)f * nev + k] != 0;
+		}
+		for (uint32_t i = a; i < b && any; i++)
+			cg_fn_frame(c, L.comp_mem[i], 0, PV_ADDR_NONE);
+	}
+	lean_release(&L);
 	return c->b->status ? -1 : 0;
 }
 
