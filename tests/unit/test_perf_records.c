@@ -44,6 +44,8 @@ struct buf {
 
 static void put(struct buf *b, const void *x, size_t n)
 {
+	if (n == 0) /* memcpy's source may not be NULL, even for no bytes */
+		return;
 	if (b->n + n > b->cap) {
 		b->cap = (b->n + n) * 2;
 		b->p = realloc(b->p, b->cap);
