@@ -1989,24 +1989,15 @@ static int handle(struct pd *s, const unsigned char *r)
 	}
 }
 
-/* The bytes read ahead of the records at once (one system call, rather than a page fault for
- * every few pages). */
-#define AHEAD ((size_t)4 << 20)
-
-/* Maps the pages of the next AHEAD bytes from p (before e) when not done yet. */
+/* Maps the pages ahead of the records in one system call (input_ahead) once p passed those
+ * mapped, rather than a page fault for every few pages. */
 static void read_ahead(struct pd *s, const unsigned char *p, const unsigned char *e)
 {
-	if (p < s->mapped || p >= e)
+	if (p < s->mapped)
 		return;
-	uintptr_t from = (uintptr_t)p & ~(uintptr_t)4095;
-	size_t len = (size_t)(e - (const unsigned char *)from) < AHEAD
-			 ? (size_t)(e - (const unsigned char *)from)
-			 : AHEAD;
-	/* an error (an old kernel, a file cut short) leaves the page faults to do it */
-#ifdef MADV_POPULATE_READ
-	madvise((void *)from, len, MADV_POPULATE_READ);
-#endif
-	s->mapped = (const unsigned char *)from + len;
+	input_ahead(s->in, (const char *)p);
+	/* a file read into memory (a pipe) has nothing to map */
+	s->mapped = s->in->ahead ? (const unsigned char *)s->in->data + s->in->ahead : e;
 }
 
 static int records(struct pd *s, const unsigned char *p, const unsigned char *e, bool inner)

@@ -9,7 +9,6 @@
 
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "import/importer.h"
@@ -206,7 +205,7 @@ static inline void *big_alloc(size_t n, int zero, void **raw)
 	if (!r)
 		return NULL;
 	char *p = (char *)(((uintptr_t)r + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	madvise(p, n, MADV_HUGEPAGE);
+	pv_huge_hint(p, n);
 	if (zero)
 		memset(p, 0, n);
 	return p;
