@@ -73,12 +73,25 @@ int json_fail(struct json *j, const char *p, const char *fmt, ...)
 	return code;
 }
 
-static inline void skip_ws(struct json *j)
+/* Where the JSON whitespace from p stops. */
+static const char *skip_ws_from(const char *p, const char *e)
 {
-	const char *p = j->p, *e = j->end;
 	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
 		p++;
-	j->p = p;
+	return p;
+}
+
+static inline void skip_ws(struct json *j)
+{
+	j->p = skip_ws_from(j->p, j->end);
+}
+
+/* Where the bytes of a string without escapes or control bytes stop (a '"' when it is one). */
+static inline const char *plain_end(const char *p, const char *e)
+{
+	while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+		p++;
+	return p;
 }
 
 static const char *describe(const struct json *j)
@@ -105,8 +118,7 @@ static int scan_string(struct json *j, struct json_tok *t)
 	const char *p = j->p + 1, *e = j->end;
 	bool esc = false;
 	for (;;) {
-		while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
-			p++;
+		p = plain_end(p, e);
 		if (p >= e) {
 			j->p = p;
 			return json_fail(
@@ -363,13 +375,6 @@ after_value:
  */
 #define RUN_SLACK 64
 #define RUN_NOISE 32
-
-static const char *skip_ws_from(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-		p++;
-	return p;
-}
 
 enum run_kind { RUN_U32, RUN_I64, RUN_FIXED };
 
@@ -835,21 +840,6 @@ int json_expect(struct json *j, struct json_tok *t, enum json_kind k, const char
 	return rc ? rc : json_want(j, t, k, what);
 }
 
-static inline const char *ws_end(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-		p++;
-	return p;
-}
-
-/* Where the bytes of a string without escapes or control bytes stop (a '"' when it is one). */
-static inline const char *plain_end(const char *p, const char *e)
-{
-	while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
-		p++;
-	return p;
-}
-
 /*
  * json_next_member's common case in one step: the next member of an object is a key without
  * escapes and a string without escapes or a number (trace events: 5 or so a 56-byte event).
@@ -863,11 +853,11 @@ static inline bool member_fast(struct json *j, struct json_tok *k, struct json_t
 	uint32_t d = j->depth - 1;
 	if (j->kind[d] != 'o' || j->state[d] == ST_KEY)
 		return false;
-	const char *e = j->end, *p = ws_end(j->p, e);
+	const char *e = j->end, *p = skip_ws_from(j->p, e);
 	if (j->state[d] == ST_AFTER) {
 		if (p >= e || *p != ',')
 			return false;
-		p = ws_end(p + 1, e);
+		p = skip_ws_from(p + 1, e);
 	}
 	if (p >= e || *p != '"')
 		return false;
@@ -876,10 +866,10 @@ static inline bool member_fast(struct json *j, struct json_tok *k, struct json_t
 	if (p >= e || *p != '"')
 		return false;
 	const char *ke = p;
-	p = ws_end(p + 1, e);
+	p = skip_ws_from(p + 1, e);
 	if (p >= e || *p != ':')
 		return false;
-	p = ws_end(p + 1, e);
+	p = skip_ws_from(p + 1, e);
 	if (p >= e)
 		return false;
 	v->escaped = false;
