@@ -205,6 +205,18 @@ static uint32_t dwarf_differ;
 static bool allow_dwarf_differ;
 
 /*
+ * Whether k samples of n showing one of the known rare differences is few enough: at most 6 and
+ * one in `one_in` more. They come at random (the dwarf ones about 1 sample a 170-sample
+ * recording, 0 to 2 a run): a bound of 1 % alone failed about one run in 14 at that size; with
+ * 6 of slack a Poisson count of mean 1 passes all but one run in 10,000, while a broken unwinder
+ * or symbolizer (most samples) still fails.
+ */
+static bool rare(uint32_t k, uint32_t n, uint32_t one_in)
+{
+	return k <= 6 + n / one_in;
+}
+
+/*
  * Whether two stack texts (leaf first) differ only in their outermost frame, "[unknown] []" in
  * perf script's and the kernel's unnamed frame in the import's.
  */
@@ -286,8 +298,8 @@ void compare_samples(const struct pv_profile *text, const struct pv_profile *nat
 		}
 	}
 	T_EQ_INT(bad, 0);
-	T_TRUE(headers_alone * 500 <= same);
-	T_TRUE(kernel_root * 500 <= same);
+	T_TRUE(rare(headers_alone, same, 500));
+	T_TRUE(rare(kernel_root, same, 500));
 	printf("# perf.data against perf script: %u samples the same, %u printed without frames\n",
 	       same, headers_alone);
 }
@@ -497,7 +509,7 @@ T_TEST(perf_data_dwarf_unwound_as_perf_script)
 		allow_dwarf_differ = true;
 		compare_samples(text, nat, true);
 		allow_dwarf_differ = false;
-		T_TRUE(dwarf_differ * 100 <= nat->samples.len);
+		T_TRUE(rare(dwarf_differ, nat->samples.len, 100));
 		printf("# --call-graph dwarf: %u samples of %u unlike perf script's\n",
 		       dwarf_differ, nat->samples.len);
 		/* leaf's samples reach main through mid (its two calls of leaf inlined or not)
@@ -598,7 +610,7 @@ static void compare_srclines(const char *dir, const char *name, bool dwarf)
 		allow_dwarf_differ = dwarf;
 		dwarf_differ = 0;
 		compare_samples(text, nat, true);
-		T_TRUE(dwarf_differ * 100 <= nat->samples.len);
+		T_TRUE(rare(dwarf_differ, nat->samples.len, 100));
 		allow_dwarf_differ = show_lines = false;
 		/* leaf's line is one of its loop's, from the perf.data's own DWARF lookup */
 		uint32_t at_line = 0;
