@@ -9,7 +9,9 @@
  * them after its own and sends back where their stacks, metrics and label sets went. Rank 0
  * lays out the file with holes for the sample columns and every rank writes its own rows,
  * remapped, into them (merge_parts). The merge's tables are ordered unions, so the file is
- * byte for byte the one a single process writes. Not started by mpirun
+ * byte for byte the one a single process writes. Under OpenMPI's mpirun each rank lists and
+ * reads its share while MPI starts in a thread of its own (mpi_start, share_read), and MPI ends
+ * there while rank 0 finishes the file (mpi_release). Not started by mpirun
  * (no MPI launcher in the environment), it merges alone without MPI.
  *
  * This file is built twice. In profview (PV_MPI 0) it merges alone, and under a launcher it
@@ -39,6 +41,7 @@
 
 #if PV_MPI
 #include <mpi.h>
+#include <pthread.h>
 #endif
 #ifndef PV_MPI_HELPER
 #define PV_MPI_HELPER 0
@@ -101,9 +104,21 @@ struct stats {
 /* when cmd_merge started (wall seconds): the start phase runs from there to the first input */
 static double t_begin;
 
+enum { RANK_STARTING, RANK_UP, RANK_CLOSING };
+
 struct mpi {
 	int rank, size;
 	bool on;
+#if PV_MPI
+	/* early: MPI starting in a thread of its own (mpi_start) while this one reads the share the
+	 * launcher's numbers give (guess_rank of guess_size); state under mu: RANK_STARTING,
+	 * RANK_UP, RANK_CLOSING */
+	bool early;
+	int guess_rank, guess_size, state;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+#endif
 };
 
 static double clock_s(clockid_t c)
@@ -159,10 +174,61 @@ static int exit_code(int rc)
 	return rc == PV_ENOMEM ? 1 : rc ? 2 : 0;
 }
 
+/* st's peak RSS and CPU time so far. */
+static void stats_now(struct stats *st)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	st->peak_kb = (double)ru.ru_maxrss;
+	st->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		  (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* Every rank's stats at rank 0 (a new array; NULL on the other ranks and when none is kept). */
+static struct stats *gather_stats(const struct mpi *w, struct stats *st)
+{
+	stats_now(st);
+	struct stats *all = malloc((size_t)w->size * sizeof(*all));
+#if PV_MPI
+	if (w->on) {
+		if (w->rank != 0)
+			free(all), all = NULL;
+		MPI_Gather(st, NR_STATS, MPI_DOUBLE, all, NR_STATS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+		return all;
+	}
+#endif
+	if (all)
+		*all = *st;
+	return all;
+}
+
+/* The stats gathered (rank 0's own made current: st), a line a rank; all freed. */
+static void print_stats(const struct mpi *w, struct stats *all, struct stats *st)
+{
+	if (!all)
+		return;
+	stats_now(st);
+	all[0] = *st;
+	for (int r = 0; r < w->size; r++)
+		fprintf(
+		    stderr,
+		    "merge: rank %d of %d: start %.3f s (CPU %.3f), %.0f inputs, read and merged "
+		    "in %.3f s (CPU %.3f), reduce %.3f s (CPU %.3f), write %.3f s (CPU %.3f), CPU "
+		    "%.3f s, sent %.0f bytes, peak RSS %.1f MB\n",
+		    r, w->size, all[r].t_start, all[r].c_start, all[r].inputs, all[r].t_read,
+		    all[r].c_read, all[r].t_reduce, all[r].c_reduce, all[r].t_write, all[r].c_write,
+		    all[r].cpu, all[r].sent, all[r].peak_kb / 1024.0);
+	free(all);
+}
+
 #if PV_MPI
 #define CHUNK ((uint64_t)1 << 30)
 
-/* The inputs as rank 0 listed them, on every rank: one message of their NUL-ended paths. */
+static void mpi_release(struct mpi *w);
+
+/* The inputs as rank 0 listed them, on every rank: one message of their NUL-ended paths. Rank 0
+ * keeps its own list; another rank gets rank 0's in *paths and *n (one buffer every path points
+ * into: free_shared). */
 static int share_list(const struct mpi *w, char ***paths, uint64_t *n, int rc)
 {
 	uint64_t head[2] = {(uint64_t)rc, 0};
@@ -198,13 +264,34 @@ static int share_list(const struct mpi *w, char ***paths, uint64_t *n, int rc)
 		if (!v)
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		for (uint64_t at = 0, i = 0; at < head[1]; at += strlen(buf + at) + 1)
-			v[i++] = buf + at; /* pointing into buf: freed by free_list */
+			v[i++] = buf + at; /* pointing into buf: freed by free_shared */
+		if (!count)
+			free(buf);
 		*paths = v;
 		*n = count;
 		return 0;
 	}
 	free(buf);
 	return 0;
+}
+
+/* A list share_list received. */
+static void free_shared(char **paths, uint64_t n)
+{
+	if (n)
+		free(paths[0]); /* the one buffer every path points into */
+	free(paths);
+}
+
+/* Whether two lists of inputs are the same paths in the same order. */
+static bool same_list(char *const *a, uint64_t na, char *const *b, uint64_t nb)
+{
+	if (na != nb)
+		return false;
+	for (uint64_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
 }
 
 static void send_bytes(const void *buf, uint64_t len, int to)
@@ -519,8 +606,8 @@ static int begin_file(const struct mpi *w, struct pv_profile *fin, const uint8_t
  * The merge in which every rank writes its rows: the dictionaries go up the tree, where each
  * rank's rows go comes down, rank 0 lays out the file and every rank writes its rows into it.
  */
-static int merge_parts(const struct mpi *w, const struct pv_merge_opts *o, struct pv_merge *m,
-		       const char *outpath, uint64_t skipped, struct stats *st)
+static int merge_parts(struct mpi *w, const struct pv_merge_opts *o, struct pv_merge *m,
+		       const char *outpath, uint64_t skipped, struct stats *st, struct stats **all)
 {
 	struct pv_error err;
 	pv_error_clear(&err);
@@ -573,6 +660,13 @@ static int merge_parts(const struct mpi *w, const struct pv_merge_opts *o, struc
 		rc = 2;
 	}
 	rc = agree(w, rc);
+	st->t_write = now() - t2;
+	st->c_write = cpu_now() - c2;
+	if (all)
+		*all = gather_stats(w, st);
+	/* the last call of MPI: it ends while rank 0 checksums and renames the file, which only
+	 * rank 0's exit code reports (mpirun's is the first rank's that is not 0) */
+	mpi_release(w);
 	if (!rc && w->rank == 0 && (rc = pv_snapshot_parts_finish(sp, &err)))
 		cli_say("error", "%s", err.msg);
 	pv_snapshot_parts_free(sp);
@@ -587,17 +681,6 @@ static int merge_parts(const struct mpi *w, const struct pv_merge_opts *o, struc
 	return exit_code(rc);
 }
 #endif
-
-static void free_list(const struct mpi *w, char **paths, uint64_t n)
-{
-	if (w->rank == 0) {
-		pv_merge_inputs_free(paths, n);
-		return;
-	}
-	if (n)
-		free(paths[0]); /* the one buffer every path points into */
-	free(paths);
-}
 
 /*
  * Sums v over the ranks, on every rank (without MPI: v itself).
@@ -623,35 +706,6 @@ static bool skippable(int e)
 	return e && e != PV_ENOMEM && e != PV_ELIMIT;
 }
 
-static void print_stats(const struct mpi *w, struct stats *st)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	st->peak_kb = (double)ru.ru_maxrss;
-	st->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-		  (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-	struct stats *all = st;
-#if PV_MPI
-	if (w->on) {
-		all = w->rank == 0 ? malloc((size_t)w->size * sizeof(*all)) : NULL;
-		MPI_Gather(st, NR_STATS, MPI_DOUBLE, all, NR_STATS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-		if (w->rank != 0 || !all)
-			return;
-	}
-#endif
-	for (int r = 0; r < w->size; r++)
-		fprintf(
-		    stderr,
-		    "merge: rank %d of %d: start %.3f s (CPU %.3f), %.0f inputs, read and merged "
-		    "in %.3f s (CPU %.3f), reduce %.3f s (CPU %.3f), write %.3f s (CPU %.3f), CPU "
-		    "%.3f s, sent %.0f bytes, peak RSS %.1f MB\n",
-		    r, w->size, all[r].t_start, all[r].c_start, all[r].inputs, all[r].t_read,
-		    all[r].c_read, all[r].t_reduce, all[r].c_reduce, all[r].t_write, all[r].c_write,
-		    all[r].cpu, all[r].sent, all[r].peak_kb / 1024.0);
-	if (all != st)
-		free(all);
-}
-
 /* The merge alone: rank 0 holds every row and writes the file. */
 static int merge_write(struct pv_merge *m, const char *outpath, uint64_t skipped, struct stats *st)
 {
@@ -671,7 +725,79 @@ static int merge_write(struct pv_merge *m, const char *outpath, uint64_t skipped
 	return e;
 }
 
-static int merge_run(const struct mpi *w, int nargs, char **args, const char *outpath,
+/* The inputs [lo, hi) of n that rank r of size merges: a consecutive share. */
+static void share_of(uint64_t n, int r, int size, uint64_t *lo, uint64_t *hi)
+{
+	*lo = n * (uint64_t)r / (uint64_t)size;
+	*hi = n * (uint64_t)(r + 1) / (uint64_t)size;
+}
+
+/* paths[lo, hi) merged into a new *m: an exit code, each bad input said (skipped and counted in
+ * *skipped with --skip-bad). */
+static int read_share(const struct pv_merge_opts *o, char *const *paths, uint64_t lo, uint64_t hi,
+		      bool skip_bad, struct pv_merge **m, uint64_t *skipped)
+{
+	struct pv_error err;
+	pv_error_clear(&err);
+	*skipped = 0;
+	int e = pv_merge_new(o, m, &err);
+	for (uint64_t i = lo; !e && i < hi; i++) {
+		e = pv_merge_add_file(*m, paths[i], i, &err);
+		if (skip_bad && skippable(e)) {
+			cli_say("skipped", "%s", err.msg);
+			(*skipped)++;
+			e = 0;
+		}
+	}
+	if (e)
+		cli_say("error", "%s", err.msg);
+	return exit_code(e);
+}
+
+#if PV_MPI
+static void mpi_up(struct mpi *w);
+
+/*
+ * MPI up, and this rank's share merged from rank 0's list. A rank that read before MPI was up
+ * (early) keeps what it read when rank 0's list is its own and MPI numbers it as the launcher
+ * did; else (a folder that changed between the ranks' listings) it reads its share again from
+ * rank 0's list, said in a note.
+ */
+static int share_read(struct mpi *w, char ***paths, uint64_t *n, int rc, int *e,
+		      const struct pv_merge_opts *o, bool skip_bad, struct pv_merge **m,
+		      uint64_t *skipped)
+{
+	mpi_up(w);
+	char **list = *paths;
+	uint64_t count = *n;
+	if ((rc = share_list(w, &list, &count, rc))) {
+		pv_merge_inputs_free(*paths, *n);
+		*paths = NULL, *n = 0;
+		return rc;
+	}
+	bool kept = w->early && w->rank == w->guess_rank && w->size == w->guess_size &&
+		    (w->rank == 0 || same_list(*paths, *n, list, count));
+	if (w->rank != 0) {
+		if (w->early)
+			pv_merge_inputs_free(*paths, *n);
+		*paths = list, *n = count;
+	}
+	if (!kept) {
+		if (w->early)
+			cli_say("note", "merge: rank %d read its inputs again: %s", w->rank,
+				w->rank != w->guess_rank || w->size != w->guess_size
+				    ? "MPI numbered the ranks otherwise than the launcher"
+				    : "its listing of the arguments was not rank 0's");
+		pv_merge_free(*m);
+		uint64_t lo, hi;
+		share_of(*n, w->rank, w->size, &lo, &hi);
+		*e = read_share(o, *paths, lo, hi, skip_bad, m, skipped);
+	}
+	return 0;
+}
+#endif
+
+static int merge_run(struct mpi *w, int nargs, char **args, const char *outpath,
 		     const struct pv_merge_opts *o, bool stats, bool skip_bad)
 {
 	struct pv_error err;
@@ -679,45 +805,51 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 	char **paths = NULL;
 	uint64_t n = 0;
 	int rc = 0;
-	if (w->rank == 0) {
+	bool early = false;
+#if PV_MPI
+	early = w->early;
+#endif
+	/* rank 0 lists the inputs; with MPI still starting, every rank (rank 0's list is the one
+	 * kept: share_read) */
+	if (w->rank == 0 || early) {
 		rc = pv_merge_inputs_keep(args, nargs, skip_bad, &paths, &n, &err);
 		if (!rc && n == 0)
 			rc = pv_error_set(&err, PV_EINVAL, "merge: the arguments name no input");
-		if (rc)
+		if (rc && w->rank == 0)
 			cli_say("error", "%s", err.msg);
 		rc = exit_code(rc);
 	}
-#if PV_MPI
-	if (w->on)
-		rc = share_list(w, &paths, &n, rc);
-#endif
-	if (rc)
-		return rc;
 	struct stats st = {0};
 	double t0 = now(), c0 = cpu_now();
 	/* the process's CPU time so far: its start, MPI_Init's, the list's (exec keeps it) */
 	st.t_start = t0 - t_begin;
 	st.c_start = c0;
 	struct pv_merge *m = NULL;
-	uint64_t lo = n * (uint64_t)w->rank / (uint64_t)w->size;
-	uint64_t hi = n * (uint64_t)(w->rank + 1) / (uint64_t)w->size;
-	uint64_t skipped = 0;
-	int e = pv_merge_new(o, &m, &err);
-	for (uint64_t i = lo; !e && i < hi; i++) {
-		e = pv_merge_add_file(m, paths[i], i, &err);
-		if (skip_bad && skippable(e)) {
-			cli_say("skipped", "%s", err.msg);
-			skipped++;
-			e = 0;
-		}
+	uint64_t lo, hi, skipped = 0;
+	int e = 0;
+	if (!rc && (!w->on || early)) {
+		share_of(n, w->rank, w->size, &lo, &hi);
+		e = read_share(o, paths, lo, hi, skip_bad, &m, &skipped);
 	}
-	if (e)
-		cli_say("error", "%s", err.msg);
-	free_list(w, paths, n);
+#if PV_MPI
+	if (w->on)
+		rc = share_read(w, &paths, &n, rc, &e, o, skip_bad, &m, &skipped);
+#endif
+	if (rc) {
+		pv_merge_free(m);
+		return rc;
+	}
+	share_of(n, w->rank, w->size, &lo, &hi);
+#if PV_MPI
+	if (w->rank != 0)
+		free_shared(paths, n);
+	else
+#endif
+		pv_merge_inputs_free(paths, n);
 	st.inputs = (double)(hi - lo);
 	st.t_read = now() - t0;
 	st.c_read = cpu_now() - c0;
-	if ((rc = agree(w, exit_code(e)))) {
+	if ((rc = agree(w, e))) {
 		pv_merge_free(m);
 		return rc;
 	}
@@ -730,17 +862,20 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 		pv_merge_free(m);
 		return 2;
 	}
+	struct stats *all = NULL;
 	if (w->on) {
 #if PV_MPI
-		e = merge_parts(w, o, m, outpath, skipped, &st);
+		e = merge_parts(w, o, m, outpath, skipped, &st, stats ? &all : NULL);
 #endif
 	} else {
 		e = exit_code(merge_write(m, outpath, skipped, &st));
+		if (stats)
+			all = gather_stats(w, &st);
 	}
 	pv_merge_free(m);
-	rc = agree(w, e);
+	rc = e;
 	if (stats)
-		print_stats(w, &st);
+		print_stats(w, all, &st);
 	if (!rc && skipped && w->rank == 0)
 		cli_say(
 		    "note",
@@ -751,23 +886,94 @@ static int merge_run(const struct mpi *w, int nargs, char **args, const char *ou
 }
 
 #if PV_MPI
+/* MPI_Init's thread, which ends MPI too (the thread that starts MPI ends it): MPI up, it waits
+ * until mpi_stop asks. */
+static void *mpi_thread(void *arg)
+{
+	struct mpi *w = arg;
+	int provided = MPI_THREAD_SINGLE;
+	MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+	pthread_mutex_lock(&w->mu);
+	w->state = RANK_UP;
+	pthread_cond_broadcast(&w->cv);
+	while (w->state != RANK_CLOSING)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	MPI_Finalize();
+	return NULL;
+}
+
 /*
  * MPI started. When every rank is on this node, OpenMPI's ob1 point-to-point layer (over shared
  * memory), unless one was chosen (OMPI_MCA_pml: the environment, or mpirun --mca pml, which sets
  * it). By default each rank first tries the cm layer and its network libraries (psm, psm2): 0.3 s
  * of each rank's start on a machine without that network, for a merge that sends a few MB. Across
  * nodes the site's choice stands (ob1 may have no network layer there).
+ *
+ * Under OpenMPI's launcher, which says each rank's number and the job's size, MPI starts in a
+ * thread while this one lists and reads the share those numbers give: MPI_Init waits on the
+ * launcher for most of its 0.05-0.1 s, the time of 500 inputs. Only this thread calls MPI once
+ * it is up (MPI_THREAD_SERIALIZED, the two threads ordered by mu). Elsewhere MPI starts first.
  */
-static void mpi_start(struct mpi *w, int *argc, char ***argv)
+static void mpi_start(struct mpi *w)
 {
 	const char *size = getenv("OMPI_COMM_WORLD_SIZE");
 	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
 	if (size && local && strcmp(size, local) == 0)
 		setenv("OMPI_MCA_pml", "ob1", 0);
-	MPI_Init(argc, argv);
+	w->on = true;
+	char *end1 = NULL, *end2 = NULL;
+	long r = rank ? strtol(rank, &end1, 10) : -1, n = size ? strtol(size, &end2, 10) : 0;
+	if (r >= 0 && n > r && n <= INT_MAX && !*end1 && !*end2) {
+		w->guess_rank = w->rank = (int)r;
+		w->guess_size = w->size = (int)n;
+		w->state = RANK_STARTING;
+		pthread_mutex_init(&w->mu, NULL);
+		pthread_cond_init(&w->cv, NULL);
+		if (pthread_create(&w->thread, NULL, mpi_thread, w) == 0) {
+			w->early = true;
+			return;
+		}
+	}
+	MPI_Init(NULL, NULL);
 	MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &w->size);
-	w->on = true;
+}
+
+/* MPI up: its own numbers for this rank and the job. */
+static void mpi_up(struct mpi *w)
+{
+	if (w->early) {
+		pthread_mutex_lock(&w->mu);
+		while (w->state != RANK_UP)
+			pthread_cond_wait(&w->cv, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &w->size);
+}
+
+/* No more MPI calls from this thread: MPI's own thread ends it (early), meanwhile. */
+static void mpi_release(struct mpi *w)
+{
+	if (!w->early)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->state = RANK_CLOSING;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* MPI ended, by the thread that started it. */
+static void mpi_stop(struct mpi *w)
+{
+	if (!w->early) {
+		MPI_Finalize();
+		return;
+	}
+	mpi_release(w);
+	pthread_join(w->thread, NULL);
 }
 #endif
 
@@ -892,12 +1098,12 @@ int cmd_merge(int argc, char **argv)
 	}
 #else
 	if (under_launcher())
-		mpi_start(&w, &argc, &argv);
+		mpi_start(&w);
 #endif
 	int rc = merge_run(&w, argc - optind, argv + optind, outpath, &o, stats, skip_bad);
 #if PV_MPI
 	if (w.on)
-		MPI_Finalize();
+		mpi_stop(&w);
 #endif
 	return rc;
 }

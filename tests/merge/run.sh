@@ -105,6 +105,32 @@ if [ -n "$mpi" ]; then
 			bad "two inputs: -np $np differs"
 		fi
 	done
+	# each rank reads the share the launcher's numbers give while MPI starts, and keeps it only
+	# when rank 0's list is its own and MPI numbers it the same (doc/merge.md): a rank told it
+	# is rank 0, and a rank whose @LIST (relative, in its own folder) is in another order, read
+	# their share again from rank 0's list, say so, and the bytes are the single-process ones
+	all=$(ls "$tmp"/split-*/*)
+	"$pv" merge -o "$tmp/order-1.pvs" $all 2>/dev/null
+	mkdir -p "$tmp/lists/0" "$tmp/lists/1"
+	echo "$all" >"$tmp/lists/0/in.txt"
+	echo "$all" | sort -r >"$tmp/lists/1/in.txt"
+	timeout 300 mpirun --oversubscribe -np 2 sh -c 'cd "$1/lists/$OMPI_COMM_WORLD_RANK" &&
+		exec "$2" merge -o "$1/order-2.pvs" @in.txt' sh "$tmp" "$(realpath "$pv")" \
+		>/dev/null 2>"$tmp/err"
+	if cmp -s "$tmp/order-1.pvs" "$tmp/order-2.pvs" && [ "$(grep -c 'read its inputs again' "$tmp/err")" = 1 ] &&
+		grep -q "^profview: note: merge: rank 1 read its inputs again: its listing of the arguments was not rank 0's" "$tmp/err"; then
+		ok
+	else
+		bad "ranks listing the inputs in other orders: $(head -3 "$tmp/err")"
+	fi
+	timeout 300 mpirun --oversubscribe -np 2 sh -c 'OMPI_COMM_WORLD_RANK=0 exec "$@"' sh \
+		"$pv" merge -o "$tmp/renum-2.pvs" $all >/dev/null 2>"$tmp/err"
+	if cmp -s "$tmp/order-1.pvs" "$tmp/renum-2.pvs" &&
+		grep -q "^profview: note: merge: rank 1 read its inputs again: MPI numbered the ranks otherwise than the launcher" "$tmp/err"; then
+		ok
+	else
+		bad "a rank numbered otherwise by the launcher: $(head -3 "$tmp/err")"
+	fi
 	# the MPI part is profview-mpi beside it (doc/merge.md): profview itself loads no OpenMPI,
 	# and without its helper it says so under a launcher
 	if ldd "$pv" | grep -q 'libmpi'; then bad "$pv links OpenMPI"; else ok; fi
