@@ -177,6 +177,13 @@ pv_metric_ix builder_metric(struct pv_builder *b, pv_str_ix name, enum pv_unit u
 /* Sets metric m's description. */
 void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix desc);
 /*
+ * Reorders the metrics made so far: metric order[i] becomes metric i (order: a permutation of
+ * 0..len-1), their weight columns and the default metric with them. For an importer that makes
+ * each metric at its first sample and orders them as its file lists them, before any formula,
+ * function cost or call graph cost names a metric.
+ */
+void builder_metrics_order(struct pv_builder *b, const pv_metric_ix *order);
+/*
  * Adds a metric defined by a formula over the others (pv_formulas): formula that of its totals
  * (0: none), self that of its selves (0: formula's); 0 or PV_ENOMEM.
  */

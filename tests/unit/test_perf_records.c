@@ -154,6 +154,7 @@ static void thread_maps(struct wfile *w, uint32_t tid, uint64_t time)
 
 /* A sample's values; the fields not listed are written FILL (or a valid size). */
 struct wsample {
+	uint32_t attr; /* the event's index in the file (its ids[0] written) */
 	uint32_t tid;
 	uint64_t time, period;
 	const uint64_t *chain; /* nchain entries, a marker first */
@@ -238,7 +239,7 @@ static void sample_tail(struct buf *b, const struct wattr *a, const struct wsamp
 /* A SAMPLE record of the first event, in user mode, its ip the chain's first address. */
 static void sample(struct wfile *w, const struct wsample *s)
 {
-	const struct wattr *a = &w->a[0];
+	const struct wattr *a = &w->a[s->attr];
 	uint64_t t = a->sample_type;
 	size_t at = rec_begin(w, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	struct buf *b = &w->d;
@@ -539,6 +540,46 @@ T_TEST(perf_records_lone_read_value_hw_idx_counters)
 		pv_profile_free(p);
 		free(w.d.p);
 	}
+	if (!getenv("PV_TEST_KEEP"))
+		run("rm -rf '%s'", dir);
+}
+
+/*
+ * Two events (cpu-clock, then task-clock in the file's attributes, as `perf record -e cpu-clock
+ * -e task-clock` writes them) whose first sample is task-clock's: the metrics are in the
+ * attributes' order all the same (perf report's), not in the order of their first samples,
+ * which changes from run to run (a recorded test saw both).
+ */
+T_TEST(perf_records_metrics_in_attribute_order)
+{
+	uint64_t t = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	struct wattr a[2] = {{SW, PERF_COUNT_SW_CPU_CLOCK, t, 0, 0, 0, 0, {21, 22}},
+			     {SW, PERF_COUNT_SW_TASK_CLOCK, t, 0, 0, 0, 0, {31, 32}}};
+	static const uint64_t chain[] = {PERF_CONTEXT_USER, 0x10010};
+	struct wfile w = {.a = a, .na = 2};
+	thread_maps(&w, 100, 0);
+	sample(&w,
+	       &(struct wsample){
+		   .attr = 1, .tid = 100, .time = 100, .period = 7, .chain = chain, .nchain = 2});
+	sample(&w,
+	       &(struct wsample){
+		   .attr = 0, .tid = 100, .time = 200, .period = 5, .chain = chain, .nchain = 2});
+	static const char *const want[] = {"task-clock 7 @0: [liba.so] leaf 0x10",
+					   "cpu-clock 5 @100: [liba.so] leaf 0x10"};
+	char dir[64], path[96];
+	if (!temp_dir(dir, "order"))
+		return;
+	snprintf(path, sizeof(path), "%s/order.data", dir);
+	struct pv_profile *p = write_file(path, &w) ? import(path) : NULL;
+	if (p) {
+		T_EQ_INT(p->metrics.len, 2);
+		T_EQ_STR(pv_str(p, p->metrics.name[0]), "cpu-clock");
+		T_EQ_STR(pv_str(p, p->metrics.name[1]), "task-clock");
+		check_samples(p, want, 2, "task-clock first");
+	}
+	pv_profile_free(p);
+	free(w.d.p);
 	if (!getenv("PV_TEST_KEEP"))
 		run("rm -rf '%s'", dir);
 }

@@ -1449,6 +1449,34 @@ static void sample_room(struct pd *s, const unsigned char *r, bool after_z)
 	builder_samples_room(s->b, s->b->p->samples.len + left / least);
 }
 
+/*
+ * The metrics in the order of the attributes that made them (perf record's -e order, as perf
+ * report lists the events), not of their first samples, which depends on the run.
+ */
+static void order_metrics(struct pd *s)
+{
+	uint32_t n = s->b->p->metrics.len, k = 0;
+	pv_metric_ix *order = n > 1 ? pv_malloc((size_t)n * sizeof(*order)) : NULL;
+	uint8_t *seen = n > 1 ? pv_calloc(n, 1) : NULL;
+	if (n > 1 && (!order || !seen)) {
+		oom(s);
+	} else if (n > 1) {
+		for (uint32_t i = 0; i < s->nattrs; i++) {
+			pv_metric_ix m = s->attrs[i].metric;
+			if (m != PV_NONE && m < n && !seen[m]) {
+				seen[m] = 1;
+				order[k++] = m;
+			}
+		}
+		for (pv_metric_ix m = 0; m < n; m++) /* made otherwise, after those */
+			if (!seen[m])
+				order[k++] = m;
+		builder_metrics_order(s->b, order);
+	}
+	pv_free(order);
+	pv_free(seen);
+}
+
 /* The attribute's metric, made at its first sample r. */
 static int sample_metric(struct pd *s, struct attr *a, const unsigned char *r)
 {
@@ -2391,6 +2419,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 				     "a perf.data file without any event attribute");
 		goto out;
 	}
+	order_metrics(&s);
 	if (b->p->metrics.len == 0)
 		builder_metric(b, builder_cstr(b, "samples"), PV_UNIT_COUNT);
 	name_processes(&s);
