@@ -21,17 +21,10 @@
 static void one_shot_heap(void)
 {
 	const uintptr_t huge = (uintptr_t)2 << 20;
-	const size_t reserve = (size_t)512 << 20;
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	mallopt(M_TOP_PAD, 64 << 20);
-	/* the heap's next 512 MiB taken once from the kernel (address space, nothing touched) and
-	 * advised whole, so that its growth stays in 2 MiB pages: one block of the heap (no block
-	 * is mapped apart while it is made), freed into its top, which is never trimmed */
-	mallopt(M_MMAP_MAX, 0);
-	void *p = malloc(reserve);
-	if (!p) /* no such room: what the heap holds, and its pad */
-		p = malloc(1 << 20);
-	mallopt(M_MMAP_MAX, 65536);
+	/* past what the heap holds: it grows by that and 64 MiB, still untouched */
+	void *p = malloc(1 << 20);
 	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = (uintptr_t)sbrk(0);
 	if (p && hi != (uintptr_t)-1 && hi > lo)
 		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
