@@ -91,13 +91,9 @@ int col_realloc(void **col, size_t elt, uint32_t newcap)
 {
 	if ((uint64_t)newcap > SIZE_MAX / elt)
 		return PV_ENOMEM;
-	size_t size = (size_t)newcap * elt;
-	void *n = pv_realloc(*col, size);
+	void *n = pv_realloc(*col, (size_t)newcap * elt);
 	if (!n)
 		return PV_ENOMEM;
-	/* a column is filled from start to end: the part past its old size in 2 MiB pages */
-	if (size >= ((size_t)4 << 20))
-		pv_huge_hint(n, size);
 	*col = n;
 	return 0;
 }
