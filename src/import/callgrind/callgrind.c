@@ -724,11 +724,16 @@ static void rows_clear(struct cg *c)
 	c->last_line_row = NONE32;
 }
 
-/* Ends a part: its samples, then its tables cleared for the next one. */
-static int end_part(struct cg *c)
+/*
+ * Ends a part: its samples, then its tables cleared for the next one. last: the file ends with
+ * it (a file of one part whose context the caller does not read keeps no call edge in the
+ * model: its exact costs come from its own graph, exact_costs).
+ */
+static int end_part(struct cg *c, bool last)
 {
 	if (!c->part_has_data)
 		return 0;
+	c->edges_unkept = c->no_contexts && last && !c->nr_parts_done;
 	if ((c->no_contexts ? cg_no_contexts(c) : cg_synthesize(c)) || cg_keep_graph(c))
 		return -1;
 	for (uint32_t i = 0; i < c->nr_touched; i++) {
@@ -1010,7 +1015,7 @@ static int header_line(struct cg *c, const char *p, const char *e)
 	}
 	if ((kl == 4 && !memcmp(p, "part", 4)) || (kl == 6 && !memcmp(p, "thread", 6)) ||
 	    (kl == 3 && !memcmp(p, "pid", 3))) {
-		if (c->part_has_data && end_part(c))
+		if (c->part_has_data && end_part(c, false))
 			return -1;
 		int64_t num = 0;
 		for (const char *q = v; q < e && *q >= '0' && *q <= '9' && num < INT64_MAX / 10;
@@ -1404,6 +1409,8 @@ static uint64_t exact_costs(struct cg *c)
 	int64_t *incl = NULL;
 	if (!b->status && c->nr_parts_done == 1 && c->part_incl)
 		incl = part_inclusive(c, nf, nm);
+	if (!b->status && !incl && c->edges_unkept)
+		b->status = PV_ENOMEM; /* (no two functions are one: only memory is missing) */
 	if (!b->status && !incl && cg_graph_build(p, ms, nm, NULL, &g))
 		b->status = PV_ENOMEM;
 	const int64_t *ix = incl ? incl : g.incl;
@@ -1586,7 +1593,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = cg_fail(&c, NULL, "no events: line (not a callgrind file)");
 	if (!rc && !b->status) {
 		if (c.part_has_data)
-			end_part(&c);
+			end_part(&c, true);
 	}
 	part_tables_free(&c);
 	if (!rc && !b->status && c.nr_parts_done == 0 && c.nfns == 0) {

@@ -158,6 +158,8 @@ struct cg {
 	uint64_t call_line;  /* the line of the pending calls= */
 	int failed;	     /* the error code cg_fail set */
 	int no_contexts;     /* pv_builder's no_contexts: no samples, no per-line rows */
+	int edges_unkept;    /* the part's call edges not in the model (cg_keep_graph) */
+	int funcs_shared;    /* two functions are one model function ("???": cg_fn_frame) */
 };
 
 /* ---- callgrind_synth.c ---- */

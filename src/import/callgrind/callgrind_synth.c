@@ -53,8 +53,19 @@ pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line, uint64_t addr)
 				c->src_cache[F->file] = builder_source(b, F->file) + 1;
 			src = c->src_cache[F->file] - 1;
 		}
-		F->func =
-		    builder_func(b, F->name ? F->name : builder_cstr(b, "???"), F->module, src, 0);
+		/*
+		 * Each function of the file (FILE:NAME) is made once, and two of them have one
+		 * key (name, module, source) only through "???", the name of a function without
+		 * one: any other, with a module or a source, is made without a lookup.
+		 */
+		const struct pv_strings *st = &b->p->strings;
+		bool looked_up = !F->name || (F->module == PV_NONE && src == PV_NONE) ||
+				 (st->size[F->name] == 3 && !memcmp(st->ptr[F->name], "???", 3));
+		uint32_t nf = b->p->funcs.len;
+		F->func = looked_up ? builder_func(b, F->name ? F->name : builder_cstr(b, "???"),
+						   F->module, src, 0)
+				    : builder_func_new(b, F->name, F->module, src, 0, 0);
+		c->funcs_shared |= F->func < nf;
 		F->frame = builder_func_frame(b, F->func);
 	}
 	if (!line && addr == PV_ADDR_NONE)
@@ -1804,14 +1815,18 @@ int cg_keep_graph(struct cg *c)
 		b->status = PV_ENOMEM;
 		return -1;
 	}
-	int rc = pv_callgraph_reserve(b->p, c->nr_touched, c->nedges);
+	int rc = pv_callgraph_reserve(b->p, c->nr_touched, 0);
 	for (uint32_t i = 0; i < c->nr_touched && !rc && !b->status; i++) {
 		uint32_t f = c->touched_list[i];
 		cg_fn_frame(c, f, 0, PV_ADDR_NONE);
 		rc = pv_callgraph_add_node(b->p, c->thread, c->fns[f].func,
 					   c->pself + (size_t)f * nev, nev);
 	}
-	for (uint32_t x = 0; x < c->nedges && !rc && !b->status; x++) {
+	/* the only part, no context read: its edges gave the inclusive costs (part_incl) */
+	c->edges_unkept = c->edges_unkept && c->nedges && c->part_incl && !c->funcs_shared;
+	if (!rc && !c->edges_unkept)
+		rc = pv_callgraph_reserve(b->p, 0, c->nedges);
+	for (uint32_t x = 0; x < c->nedges && !c->edges_unkept && !rc && !b->status; x++) {
 		const struct cg_edge *E = &c->edges[x];
 		edge_cost(c, x, w);
 		rc =
