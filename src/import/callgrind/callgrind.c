@@ -93,15 +93,35 @@ static int probe(const struct pv_input *in)
 
 /* ---- growable tables ---- */
 
-static int grow(struct cg *c, void **col, size_t elt, uint32_t *cap, uint64_t need)
+/*
+ * The importer's tables grow by doubling with pv_col_resize (the large ones mappings that move,
+ * not copies) and are freed with pv_col_free: column *col of rows of elt bytes from old_cap to
+ * new_cap rows, the new ones zero. -1 when out of memory.
+ */
+static int col_resize(struct cg *c, void *col, size_t elt, uint32_t old_cap, uint32_t new_cap)
+{
+	void **pp = col;
+	void *n = pv_col_resize(*pp, (size_t)old_cap * elt, (size_t)new_cap * elt);
+	if (!n) {
+		c->b->status = PV_ENOMEM;
+		return -1;
+	}
+	*pp = n;
+	return 0;
+}
+
+/* Grows column *col (and *cap, which its table's other columns then follow) to need rows. */
+static int grow(struct cg *c, void *col, size_t elt, uint32_t *cap, uint64_t need)
 {
 	if (need <= *cap)
 		return 0;
 	uint32_t nc = grow_cap(*cap, need);
-	if (!nc || col_realloc(col, elt, nc)) {
-		c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+	if (!nc) {
+		c->b->status = PV_ELIMIT;
 		return -1;
 	}
+	if (col_resize(c, col, elt, *cap, nc))
+		return -1;
 	*cap = nc;
 	return 0;
 }
@@ -109,17 +129,13 @@ static int grow(struct cg *c, void **col, size_t elt, uint32_t *cap, uint64_t ne
 /* Grows a [rows * nev] cost array from old_cap rows to new_cap rows, zero-filled. */
 static int grow_costs(struct cg *c, int64_t **a, uint32_t old_cap, uint32_t new_cap)
 {
-	if (!c->nev)
-		return 0;
-	int64_t *n = pv_realloc(*a, (size_t)new_cap * c->nev * sizeof(int64_t));
-	if (!n) {
-		c->b->status = PV_ENOMEM;
-		return -1;
-	}
-	memset(n + (size_t)old_cap * c->nev, 0,
-	       (size_t)(new_cap - old_cap) * c->nev * sizeof(int64_t));
-	*a = n;
-	return 0;
+	return c->nev ? col_resize(c, a, c->nev * sizeof(int64_t), old_cap, new_cap) : 0;
+}
+
+/* A column of cap rows of elt bytes freed (its table's capacity then 0). */
+static void col_free(void *col, size_t elt, uint32_t cap)
+{
+	pv_col_free(col, (size_t)cap * elt);
 }
 
 /* ---- names ---- */
@@ -143,11 +159,9 @@ static int name_set(struct cg *c, enum ns ns, uint64_t id, pv_str_ix s)
 		uint64_t nc = c->dense_cap[ns] ? c->dense_cap[ns] : 4096;
 		while (nc <= id)
 			nc *= 2;
-		struct name_slot *d = pv_realloc(c->dense[ns], (size_t)nc * sizeof(*d));
-		if (!d)
-			goto oom;
-		memset(d + c->dense_cap[ns], 0, (size_t)(nc - c->dense_cap[ns]) * sizeof(*d));
-		c->dense[ns] = d;
+		if (col_resize(c, &c->dense[ns], sizeof(struct name_slot), c->dense_cap[ns],
+			       (uint32_t)nc))
+			return -1;
 		c->dense_cap[ns] = (uint32_t)nc;
 	}
 	if (id < c->dense_cap[ns]) {
@@ -223,7 +237,7 @@ static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name)
 {
 	uint32_t f;
 	uint32_t old = c->cap_fns;
-	if (grow(c, (void **)&c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1))
+	if (grow(c, &c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1))
 		return NONE32;
 	if (c->cap_fns != old && (grow_costs(c, &c->exact_self, old, c->cap_fns) ||
 				  grow_costs(c, &c->callee_in, old, c->cap_fns) ||
@@ -248,14 +262,9 @@ static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name)
 static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
 {
 	if (name >= c->fn_cache_cap) {
-		uint32_t nc = grow_cap(c->fn_cache_cap, (uint64_t)name + 1);
-		if (!nc || col_realloc((void **)&c->fn_cache, sizeof(*c->fn_cache), nc)) {
-			c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+		if (grow(c, &c->fn_cache, sizeof(*c->fn_cache), &c->fn_cache_cap,
+			 (uint64_t)name + 1))
 			return NONE32;
-		}
-		memset(c->fn_cache + c->fn_cache_cap, 0,
-		       (size_t)(nc - c->fn_cache_cap) * sizeof(*c->fn_cache));
-		c->fn_cache_cap = nc;
 	}
 	struct fn_cache *C = &c->fn_cache[name];
 	if (C->file1 == file + 1)
@@ -306,7 +315,7 @@ static void touch(struct cg *c, uint32_t f)
 	if (c->fns[f].touched == c->part_no + 1)
 		return;
 	c->fns[f].touched = c->part_no + 1;
-	if (grow(c, (void **)&c->touched_list, sizeof(uint32_t), &c->cap_touched,
+	if (grow(c, &c->touched_list, sizeof(uint32_t), &c->cap_touched,
 		 (uint64_t)c->nr_touched + 1))
 		return;
 	c->touched_list[c->nr_touched++] = f;
@@ -327,14 +336,13 @@ static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
 			return x;
 	}
 	uint32_t old = c->cap_edges;
-	if (grow(c, (void **)&c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1))
+	if (grow(c, &c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1))
 		return NONE32;
 	if (c->cap_edges != old &&
-	    (COL_GROW(c->edge_next, c->cap_edges) || COL_GROW(c->ecalls, c->cap_edges) ||
-	     grow_costs(c, &c->ecost, old, c->cap_edges))) {
-		c->b->status = PV_ENOMEM;
+	    (col_resize(c, &c->edge_next, sizeof(uint32_t), old, c->cap_edges) ||
+	     col_resize(c, &c->ecalls, sizeof(uint64_t), old, c->cap_edges) ||
+	     grow_costs(c, &c->ecost, old, c->cap_edges)))
 		return NONE32;
-	}
 	x = c->nedges++;
 	c->edges[x] = (struct cg_edge){.from = from, .to = to, .is_inline = (uint8_t)is_inline};
 	memset(c->ecost + (size_t)x * c->nev, 0, c->nev * sizeof(int64_t));
@@ -775,11 +783,11 @@ static int end_part(struct cg *c, bool last)
 static void rows_free(struct cg *c)
 {
 	rows_clear(c);
-	pv_free(c->line_fn);
-	pv_free(c->line_no);
-	pv_free(c->line_next);
-	pv_free(c->line_addr);
-	pv_free(c->line_cost);
+	col_free(c->line_fn, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_no, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_next, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_addr, sizeof(uint64_t), c->cap_lines);
+	col_free(c->line_cost, c->nev * sizeof(int64_t), c->cap_lines);
 	c->line_fn = c->line_no = c->line_next = NULL;
 	c->line_addr = NULL;
 	c->line_cost = NULL;
@@ -878,20 +886,17 @@ static int rows_over_cap(struct cg *c)
 static uint32_t line_row(struct cg *c, uint32_t f, uint32_t ln, uint64_t a)
 {
 	uint32_t nev = c->nev, old = c->cap_lines;
-	if (grow(c, (void **)&c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1))
+	if (grow(c, &c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1))
 		return NONE32;
 	if (old != c->cap_lines &&
-	    (COL_GROW(c->line_no, c->cap_lines) || COL_GROW(c->line_next, c->cap_lines) ||
-	     (c->line_addr && COL_GROW(c->line_addr, c->cap_lines)) ||
-	     grow_costs(c, &c->line_cost, old, c->cap_lines))) {
-		c->b->status = PV_ENOMEM;
+	    (col_resize(c, &c->line_no, sizeof(uint32_t), old, c->cap_lines) ||
+	     col_resize(c, &c->line_next, sizeof(uint32_t), old, c->cap_lines) ||
+	     (c->line_addr && col_resize(c, &c->line_addr, sizeof(uint64_t), old, c->cap_lines)) ||
+	     grow_costs(c, &c->line_cost, old, c->cap_lines)))
 		return NONE32;
-	}
 	if (a != PV_ADDR_NONE && !c->line_addr) { /* the first address: the column from now */
-		if (!(c->line_addr = pv_malloc((size_t)c->cap_lines * sizeof(uint64_t)))) {
-			c->b->status = PV_ENOMEM;
+		if (col_resize(c, &c->line_addr, sizeof(uint64_t), 0, c->cap_lines))
 			return NONE32;
-		}
 		for (uint32_t x = 0; x < c->nlines; x++)
 			c->line_addr[x] = PV_ADDR_NONE;
 	}
@@ -1342,12 +1347,12 @@ static void part_tables_free(struct cg *c)
 {
 	rows_free(c);
 	u64map_release(&c->edge_map);
-	pv_free(c->edges);
-	pv_free(c->ecost);
-	pv_free(c->ecalls);
-	pv_free(c->edge_next);
-	pv_free(c->pself);
-	pv_free(c->touched_list);
+	col_free(c->edges, sizeof(*c->edges), c->cap_edges);
+	col_free(c->ecost, c->nev * sizeof(int64_t), c->cap_edges);
+	col_free(c->ecalls, sizeof(uint64_t), c->cap_edges);
+	col_free(c->edge_next, sizeof(uint32_t), c->cap_edges);
+	col_free(c->pself, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->touched_list, sizeof(uint32_t), c->cap_touched);
 	c->edges = NULL;
 	c->ecost = c->pself = NULL;
 	c->ecalls = NULL;
@@ -1542,31 +1547,31 @@ static void cg_free(struct cg *c)
 {
 	for (int i = 0; i < NR_NS; i++) {
 		u64map_release(&c->names[i]);
-		pv_free(c->dense[i]);
+		col_free(c->dense[i], sizeof(struct name_slot), c->dense_cap[i]);
 	}
-	pv_free(c->fn_cache);
+	col_free(c->fn_cache, sizeof(*c->fn_cache), c->fn_cache_cap);
 	pv_free(c->src_cache);
 	pv_free(c->part_incl);
 	pv_free(c->part_fn);
-	pv_free(c->edge_next);
-	pv_free(c->ecalls);
+	col_free(c->edge_next, sizeof(uint32_t), c->cap_edges);
+	col_free(c->ecalls, sizeof(uint64_t), c->cap_edges);
 	u64map_release(&c->fn_map);
 	u64map_release(&c->edge_map);
 	u64map_release(&c->line_map);
 	u64map_release(&c->addr_map);
-	pv_free(c->line_addr);
-	pv_free(c->fns);
-	pv_free(c->exact_self);
-	pv_free(c->callee_in);
-	pv_free(c->out_calls);
-	pv_free(c->pself);
-	pv_free(c->touched_list);
-	pv_free(c->edges);
-	pv_free(c->ecost);
-	pv_free(c->line_fn);
-	pv_free(c->line_no);
-	pv_free(c->line_next);
-	pv_free(c->line_cost);
+	col_free(c->line_addr, sizeof(uint64_t), c->cap_lines);
+	col_free(c->fns, sizeof(*c->fns), c->cap_fns);
+	col_free(c->exact_self, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->callee_in, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->out_calls, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->pself, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->touched_list, sizeof(uint32_t), c->cap_touched);
+	col_free(c->edges, sizeof(*c->edges), c->cap_edges);
+	col_free(c->ecost, c->nev * sizeof(int64_t), c->cap_edges);
+	col_free(c->line_fn, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_no, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_next, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_cost, c->nev * sizeof(int64_t), c->cap_lines);
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
