@@ -186,13 +186,21 @@ oom:
 	return -1;
 }
 
+/* A name of a spec line interned, the string "???" noted (cg_fn_frame). */
+static pv_str_ix spec_str(struct cg *c, const char *p, const char *e)
+{
+	pv_str_ix s = builder_str(c->b, p, (size_t)(e - p));
+	if (e - p == 3 && !memcmp(p, "???", 3))
+		c->str_unknown = s;
+	return s;
+}
+
 /*
  * A spec value "(id) name", "(id)" or "name": the string, defining or looking up id in
  * namespace ns (c->name_slot: its slot in dense[ns], or NONE32). Returns 0, or -1 after an error.
  */
 static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_str_ix *out)
 {
-	struct pv_builder *b = c->b;
 	c->name_slot = NONE32;
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
@@ -212,7 +220,7 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 	if (digits && q < e && *q == ')' && (q + 1 == e || q[1] == ' ' || q[1] == '\t')) {
 		const char *name = text_skip_blanks(q + 1, e);
 		if (name < e) {
-			pv_str_ix s = builder_str(b, name, (size_t)(e - name));
+			pv_str_ix s = spec_str(c, name, e);
 			if (name_set(c, ns, id, s))
 				return -1;
 			*out = s;
@@ -229,7 +237,7 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 		*out = s - 1;
 		return 0;
 	}
-	*out = builder_str(b, p, (size_t)(e - p));
+	*out = spec_str(c, p, e);
 	return 0;
 }
 
@@ -1589,6 +1597,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		       .tid = PV_ID_NONE,
 		       .thread = PV_NONE,
 		       .last_line_row = NONE32,
+		       .str_unknown = NONE32,
 		       .no_contexts = b->no_contexts};
 	uint64_t recursive = 0;
 	int rc = body(&c) ? (c.failed ? c.failed : b->status) : 0;

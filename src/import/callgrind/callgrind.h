@@ -160,6 +160,8 @@ struct cg {
 	int no_contexts;     /* pv_builder's no_contexts: no samples, no per-line rows */
 	int edges_unkept;    /* the part's call edges not in the model (cg_keep_graph) */
 	int funcs_shared;    /* two functions are one model function ("???": cg_fn_frame) */
+	/* the string "???" once a spec line named it (cg_fn_frame), else NONE32 */
+	pv_str_ix str_unknown;
 };
 
 /* ---- callgrind_synth.c ---- */

@@ -58,9 +58,8 @@ pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line, uint64_t addr)
 		 * key (name, module, source) only through "???", the name of a function without
 		 * one: any other, with a module or a source, is made without a lookup.
 		 */
-		const struct pv_strings *st = &b->p->strings;
-		bool looked_up = !F->name || (F->module == PV_NONE && src == PV_NONE) ||
-				 (st->size[F->name] == 3 && !memcmp(st->ptr[F->name], "???", 3));
+		bool looked_up = !F->name || F->name == c->str_unknown ||
+				 (F->module == PV_NONE && src == PV_NONE);
 		uint32_t nf = b->p->funcs.len;
 		F->func = looked_up ? builder_func(b, F->name ? F->name : builder_cstr(b, "???"),
 						   F->module, src, 0)
@@ -1682,6 +1681,9 @@ static int lean_incl(struct cg *c, const struct lean *L)
 	return 0;
 }
 
+/* How many functions ahead cg_no_contexts asks for the rows it reads (cache misses). */
+#define LEAN_AHEAD 16
+
 /*
  * The current part when no context is made: its thread, its functions made in the order
  * cg_synthesize makes them (a function of its own component when it spends or passes on cost,
@@ -1707,6 +1709,13 @@ int cg_no_contexts(struct cg *c)
 	for (uint32_t comp = L.ncomp; comp-- > 0 && !c->b->status;) {
 		uint32_t a = L.comp_first[comp], b = L.comp_first[comp + 1];
 		bool any = b - a > 1;
+		/* the functions come in no order of their own: one a few places on asked for */
+		if (a >= LEAN_AHEAD) {
+			uint32_t g = L.comp_mem[a - LEAN_AHEAD];
+			__builtin_prefetch(&c->fns[g], 1);
+			__builtin_prefetch(&L.flag[g]);
+			__builtin_prefetch(&c->pself[(size_t)g * nev]);
+		}
 		for (uint32_t i = a; i < b && !any; i++) {
 			uint32_t f = L.comp_mem[i];
 			any = L.flag[f] & LEAN_PASSES;
