@@ -1493,6 +1493,10 @@ struct lean {
 	uint8_t *entered;
 };
 
+/* How many functions (or edges) ahead the passes below ask for the rows they read: cache
+ * misses otherwise, the functions coming in no order of the importer's. */
+#define LEAN_AHEAD 16
+
 #define LEAN_CALLED  1 /* a call from another function names it */
 #define LEAN_PASSES  2 /* a call or inlined code out to another function costs more than 0 */
 #define LEAN_INLINED 4 /* inlined code of another member of its component */
@@ -1591,6 +1595,12 @@ static int lean_edges(struct cg *c, struct lean *L, bool incl)
 	for (uint32_t x = 0; x < c->nedges; x++) {
 		const struct cg_edge *E = &c->edges[x];
 		uint32_t a = E->from, b = E->to;
+		if (x + LEAN_AHEAD < c->nedges) { /* the callees come in no order */
+			uint32_t g = c->edges[x + LEAN_AHEAD].to;
+			__builtin_prefetch(&L->in_sum[(size_t)g * nev], 1);
+			__builtin_prefetch(&L->flag[g], 1);
+			__builtin_prefetch(&L->scc[g]);
+		}
 		if (a == b)
 			continue;
 		edge_cost(c, x, w);
@@ -1680,9 +1690,6 @@ static int lean_incl(struct cg *c, const struct lean *L)
 	pv_free(cyc);
 	return 0;
 }
-
-/* How many functions ahead cg_no_contexts asks for the rows it reads (cache misses). */
-#define LEAN_AHEAD 16
 
 /*
  * The current part when no context is made: its thread, its functions made in the order
