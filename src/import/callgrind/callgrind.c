@@ -700,6 +700,12 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
 	return 0;
 }
 
+/* The bytes of part_inclusive's array (pv_col_resize's: zero, freed with pv_col_free). */
+static size_t incl_size(uint32_t nf, uint32_t nm)
+{
+	return (size_t)(nf ? nf : 1) * (nm ? nm : 1) * sizeof(int64_t);
+}
+
 /*
  * The inclusive costs of the model's nf functions ([f * nm + k]) from the one part's graph
  * (cg_synthesize kept them): NULL when two of its functions are one model function (the model's
@@ -707,8 +713,8 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
  */
 static int64_t *part_inclusive(const struct cg *c, uint32_t nf, uint32_t nm)
 {
-	int64_t *incl = pv_calloc((size_t)(nf ? nf : 1) * (nm ? nm : 1), sizeof(int64_t));
-	uint8_t *seen = pv_calloc(nf ? nf : 1, 1);
+	int64_t *incl = pv_col_resize(NULL, 0, incl_size(nf, nm));
+	uint8_t *seen = pv_col_resize(NULL, 0, nf ? nf : 1);
 	bool ok = incl && seen;
 	for (uint32_t i = 0; i < c->part_nf && ok; i++) {
 		pv_func_ix fi = c->fns[c->part_fn[i]].func;
@@ -719,9 +725,9 @@ static int64_t *part_inclusive(const struct cg *c, uint32_t nf, uint32_t nm)
 		memcpy(incl + (size_t)fi * nm, c->part_incl + (size_t)i * c->nev,
 		       nm * sizeof(int64_t));
 	}
-	pv_free(seen);
+	pv_col_free(seen, nf ? nf : 1);
 	if (!ok) {
-		pv_free(incl);
+		pv_col_free(incl, incl_size(nf, nm));
 		return NULL;
 	}
 	return incl;
@@ -1436,7 +1442,7 @@ static uint64_t exact_costs(struct cg *c)
 		recursive += differs;
 	}
 	if (incl)
-		pv_free(incl);
+		pv_col_free(incl, incl_size(nf, nm));
 	else if (!b->status)
 		cg_graph_release(&g);
 	return recursive;
