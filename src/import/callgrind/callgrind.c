@@ -1301,11 +1301,19 @@ static int other_line(struct cg *c, const char *p, const char *e, const char *le
 	return 0;
 }
 
+/* Every 65,536 lines: the pages read go back to the kernel, those ahead are mapped in bulk. */
+static void keep_up(struct cg *c, const char *p)
+{
+	input_forget(c->in, p);
+	input_ahead(c->in, p);
+}
+
 static int body(struct cg *c)
 {
 	struct pv_builder *b = c->b;
 	const char *p = c->in->data, *end = c->in->data + c->in->len;
 	int64_t cost[MAX_EVENTS];
+	input_ahead(c->in, p);
 	while (p < end && !b->status) {
 		char ch = *p;
 		if (((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') &&
@@ -1318,7 +1326,7 @@ static int body(struct cg *c)
 				c->lineno++;
 				c->line = p;
 				if ((c->lineno & 0xffff) == 0)
-					input_forget(c->in, p);
+					keep_up(c, p);
 				if (cost_line(c, cost, line, addr))
 					return -1;
 				p = next;
@@ -1334,7 +1342,7 @@ static int body(struct cg *c)
 		c->lineno++;
 		c->line = p;
 		if ((c->lineno & 0xffff) == 0)
-			input_forget(c->in, p);
+			keep_up(c, p);
 		if (other_line(c, p, e, le, cost, &p))
 			return -1;
 	}
