@@ -1241,6 +1241,13 @@ static int spec_line(struct cg *c, const char *p, const char *e, size_t kl, cons
 		c->cfn = s;
 		c->cfn_slot = c->name_slot;
 		c->have_cfn = 1;
+		if (c->name_slot != NONE32 && c->dense[NS_FN][c->name_slot].file1) {
+			/* the callee its slot last found, most likely this one: its row and sums
+			 * asked for while the calls= line is read (fn_of_slot) */
+			uint32_t g = c->dense[NS_FN][c->name_slot].fn;
+			__builtin_prefetch(&c->fns[g], 1);
+			__builtin_prefetch(&c->callee_in[(size_t)g * c->nev], 1);
+		}
 	} else if (kl == 3 && (!memcmp(p, "jfi", 3) || !memcmp(p, "jfn", 3))) {
 		if (spec_name(c, p[1] == 'f' && p[2] == 'i' ? NS_FL : NS_FN, v, e, &s))
 			return -1;
