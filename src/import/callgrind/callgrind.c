@@ -1111,7 +1111,10 @@ static int fn_line(struct cg *c, const char *v, const char *e)
 	struct cg_fn *F = &c->fns[c->cur];
 	if (!F->defined) {
 		F->defined = 1;
-		if (c->cur_ob) {
+		struct ob_module *M = &c->ob_modules[c->cur_ob % OB_MODULES];
+		if (c->cur_ob && M->ob == c->cur_ob) { /* an object met lately */
+			F->module = M->module;
+		} else if (c->cur_ob) {
 			size_t n;
 			const char *path = pv_str(b->p, c->cur_ob);
 			n = strlen(path);
@@ -1125,6 +1128,8 @@ static int fn_line(struct cg *c, const char *v, const char *e)
 				k = PV_MODULE_UNKNOWN;
 			F->module = builder_module(
 			    b, builder_str(b, base, (size_t)(path + n - base)), c->cur_ob, k);
+			M->ob = c->cur_ob;
+			M->module = F->module;
 		}
 	}
 	c->callee = NONE32;

@@ -43,6 +43,9 @@ struct cg_fn {
 	uint32_t line_deg;  /* ... and how many (more than EDGE_LIST: in line_map too) */
 };
 
+/* Objects whose module fn_line keeps at hand. */
+#define OB_MODULES 16
+
 /* A function's edges are found by walking its list while it has at most this many. */
 #define EDGE_LIST 8
 
@@ -120,6 +123,11 @@ struct cg {
 
 	/* the state of the body */
 	pv_str_ix cur_ob, cur_file, cur_fn_name, cfile, cob, cfn;
+	/* the modules of the objects (ob=) met lately, by the object's string (fn_line) */
+	struct ob_module {
+		pv_str_ix ob; /* 0: none */
+		pv_module_ix module;
+	} ob_modules[OB_MODULES];
 	int have_cfile, have_cfn;
 	uint32_t cur;	 /* current function (file:name), NONE32 before the first fn= */
 	uint32_t host;	 /* the function fn= named (before fi=/fe= switched the file) */
