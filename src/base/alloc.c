@@ -95,12 +95,12 @@ static size_t col_map_len(size_t n)
 	return (n + COL_MAP - 1) & ~(COL_MAP - 1);
 }
 
-void *pv_col_resize(void *p, size_t old, size_t n)
+void *pv_col_resize(void *p, size_t old, size_t n, bool zero)
 {
 	char *q;
 	if (n < COL_MAP && old < COL_MAP) {
 		q = pv_realloc(p, n);
-		if (q && n > old)
+		if (zero && q && n > old)
 			memset(q + old, 0, n - old);
 		return q;
 	}
@@ -146,10 +146,10 @@ void pv_col_free(void *p, size_t n)
 		free(p);
 }
 #else
-void *pv_col_resize(void *p, size_t old, size_t n)
+void *pv_col_resize(void *p, size_t old, size_t n, bool zero)
 {
 	char *q = pv_realloc(p, n);
-	if (q && n > old)
+	if (zero && q && n > old)
 		memset(q + old, 0, n - old);
 	return q;
 }

@@ -618,10 +618,10 @@ void eng_exact_function_costs(struct pv_engine *e)
 	/* re-sort each run of function rows (the list, or the functions of one file); scratch of
 	 * a row's size each (pv_col_resize: from 2 MiB in huge pages) */
 	size_t n1 = f->len ? f->len : 1;
-	uint32_t *order = pv_col_resize(NULL, 0, n1 * sizeof(*order));
-	int64_t *tot = pv_col_resize(NULL, 0, n1 * sizeof(*tot));
-	int64_t *slf = pv_col_resize(NULL, 0, n1 * sizeof(*slf));
-	uint32_t *id = pv_col_resize(NULL, 0, n1 * sizeof(*id));
+	uint32_t *order = pv_col_resize(NULL, 0, n1 * sizeof(*order), false);
+	int64_t *tot = pv_col_resize(NULL, 0, n1 * sizeof(*tot), false);
+	int64_t *slf = pv_col_resize(NULL, 0, n1 * sizeof(*slf), false);
+	uint32_t *id = pv_col_resize(NULL, 0, n1 * sizeof(*id), false);
 	if (!order || !tot || !slf || !id)
 		goto out;
 	for (uint32_t a = 0; a < f->len;) {

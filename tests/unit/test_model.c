@@ -408,7 +408,7 @@ T_TEST(col_resize_keeps_and_zeroes)
 	uint64_t bad = 0;
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		size_t m = sizes[k];
-		unsigned char *q = pv_col_resize(p, n, m);
+		unsigned char *q = pv_col_resize(p, n, m, true);
 		T_TRUE(q != NULL);
 		if (!q)
 			break;

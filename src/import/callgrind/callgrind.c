@@ -96,12 +96,14 @@ static int probe(const struct pv_input *in)
 /*
  * The importer's tables grow by doubling with pv_col_resize (the large ones mappings that move,
  * not copies) and are freed with pv_col_free: column *col of rows of elt bytes from old_cap to
- * new_cap rows, the new ones zero. -1 when out of memory.
+ * new_cap rows, the new ones zero with zero (else each row is set when made). -1 when out of
+ * memory.
  */
-static int col_resize(struct cg *c, void *col, size_t elt, uint32_t old_cap, uint32_t new_cap)
+static int col_resize(struct cg *c, void *col, size_t elt, uint32_t old_cap, uint32_t new_cap,
+		      bool zero)
 {
 	void **pp = col;
-	void *n = pv_col_resize(*pp, (size_t)old_cap * elt, (size_t)new_cap * elt);
+	void *n = pv_col_resize(*pp, (size_t)old_cap * elt, (size_t)new_cap * elt, zero);
 	if (!n) {
 		c->b->status = PV_ENOMEM;
 		return -1;
@@ -111,7 +113,7 @@ static int col_resize(struct cg *c, void *col, size_t elt, uint32_t old_cap, uin
 }
 
 /* Grows column *col (and *cap, which its table's other columns then follow) to need rows. */
-static int grow(struct cg *c, void *col, size_t elt, uint32_t *cap, uint64_t need)
+static int grow(struct cg *c, void *col, size_t elt, uint32_t *cap, uint64_t need, bool zero)
 {
 	if (need <= *cap)
 		return 0;
@@ -120,7 +122,7 @@ static int grow(struct cg *c, void *col, size_t elt, uint32_t *cap, uint64_t nee
 		c->b->status = PV_ELIMIT;
 		return -1;
 	}
-	if (col_resize(c, col, elt, *cap, nc))
+	if (col_resize(c, col, elt, *cap, nc, zero))
 		return -1;
 	*cap = nc;
 	return 0;
@@ -129,7 +131,7 @@ static int grow(struct cg *c, void *col, size_t elt, uint32_t *cap, uint64_t nee
 /* Grows a [rows * nev] cost array from old_cap rows to new_cap rows, zero-filled. */
 static int grow_costs(struct cg *c, int64_t **a, uint32_t old_cap, uint32_t new_cap)
 {
-	return c->nev ? col_resize(c, a, c->nev * sizeof(int64_t), old_cap, new_cap) : 0;
+	return c->nev ? col_resize(c, a, c->nev * sizeof(int64_t), old_cap, new_cap, true) : 0;
 }
 
 /* A column of cap rows of elt bytes freed (its table's capacity then 0). */
@@ -160,7 +162,7 @@ static int name_set(struct cg *c, enum ns ns, uint64_t id, pv_str_ix s)
 		while (nc <= id)
 			nc *= 2;
 		if (col_resize(c, &c->dense[ns], sizeof(struct name_slot), c->dense_cap[ns],
-			       (uint32_t)nc))
+			       (uint32_t)nc, true))
 			return -1;
 		c->dense_cap[ns] = (uint32_t)nc;
 	}
@@ -245,7 +247,7 @@ static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name)
 {
 	uint32_t f;
 	uint32_t old = c->cap_fns;
-	if (grow(c, &c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1))
+	if (grow(c, &c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1, false))
 		return NONE32;
 	if (c->cap_fns != old && (grow_costs(c, &c->exact_self, old, c->cap_fns) ||
 				  grow_costs(c, &c->callee_in, old, c->cap_fns) ||
@@ -271,7 +273,7 @@ static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
 {
 	if (name >= c->fn_cache_cap) {
 		if (grow(c, &c->fn_cache, sizeof(*c->fn_cache), &c->fn_cache_cap,
-			 (uint64_t)name + 1))
+			 (uint64_t)name + 1, true))
 			return NONE32;
 	}
 	struct fn_cache *C = &c->fn_cache[name];
@@ -324,7 +326,7 @@ static void touch(struct cg *c, uint32_t f)
 		return;
 	c->fns[f].touched = c->part_no + 1;
 	if (grow(c, &c->touched_list, sizeof(uint32_t), &c->cap_touched,
-		 (uint64_t)c->nr_touched + 1))
+		 (uint64_t)c->nr_touched + 1, false))
 		return;
 	c->touched_list[c->nr_touched++] = f;
 }
@@ -344,11 +346,11 @@ static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
 			return x;
 	}
 	uint32_t old = c->cap_edges;
-	if (grow(c, &c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1))
+	if (grow(c, &c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1, false))
 		return NONE32;
 	if (c->cap_edges != old &&
-	    (col_resize(c, &c->edge_next, sizeof(uint32_t), old, c->cap_edges) ||
-	     col_resize(c, &c->ecalls, sizeof(uint64_t), old, c->cap_edges) ||
+	    (col_resize(c, &c->edge_next, sizeof(uint32_t), old, c->cap_edges, false) ||
+	     col_resize(c, &c->ecalls, sizeof(uint64_t), old, c->cap_edges, false) ||
 	     grow_costs(c, &c->ecost, old, c->cap_edges)))
 		return NONE32;
 	x = c->nedges++;
@@ -713,8 +715,8 @@ static size_t incl_size(uint32_t nf, uint32_t nm)
  */
 static int64_t *part_inclusive(const struct cg *c, uint32_t nf, uint32_t nm)
 {
-	int64_t *incl = pv_col_resize(NULL, 0, incl_size(nf, nm));
-	uint8_t *seen = pv_col_resize(NULL, 0, nf ? nf : 1);
+	int64_t *incl = pv_col_resize(NULL, 0, incl_size(nf, nm), true);
+	uint8_t *seen = pv_col_resize(NULL, 0, nf ? nf : 1, true);
 	bool ok = incl && seen;
 	for (uint32_t i = 0; i < c->part_nf && ok; i++) {
 		pv_func_ix fi = c->fns[c->part_fn[i]].func;
@@ -900,16 +902,17 @@ static int rows_over_cap(struct cg *c)
 static uint32_t line_row(struct cg *c, uint32_t f, uint32_t ln, uint64_t a)
 {
 	uint32_t nev = c->nev, old = c->cap_lines;
-	if (grow(c, &c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1))
+	if (grow(c, &c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1, false))
 		return NONE32;
 	if (old != c->cap_lines &&
-	    (col_resize(c, &c->line_no, sizeof(uint32_t), old, c->cap_lines) ||
-	     col_resize(c, &c->line_next, sizeof(uint32_t), old, c->cap_lines) ||
-	     (c->line_addr && col_resize(c, &c->line_addr, sizeof(uint64_t), old, c->cap_lines)) ||
+	    (col_resize(c, &c->line_no, sizeof(uint32_t), old, c->cap_lines, false) ||
+	     col_resize(c, &c->line_next, sizeof(uint32_t), old, c->cap_lines, false) ||
+	     (c->line_addr &&
+	      col_resize(c, &c->line_addr, sizeof(uint64_t), old, c->cap_lines, false)) ||
 	     grow_costs(c, &c->line_cost, old, c->cap_lines)))
 		return NONE32;
 	if (a != PV_ADDR_NONE && !c->line_addr) { /* the first address: the column from now */
-		if (col_resize(c, &c->line_addr, sizeof(uint64_t), 0, c->cap_lines))
+		if (col_resize(c, &c->line_addr, sizeof(uint64_t), 0, c->cap_lines, false))
 			return NONE32;
 		for (uint32_t x = 0; x < c->nlines; x++)
 			c->line_addr[x] = PV_ADDR_NONE;

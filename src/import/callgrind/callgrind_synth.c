@@ -1544,7 +1544,7 @@ static int lean_alloc(struct cg *c, struct lean *L, bool incl)
 			L->mem_out = lean_take(L, &off, f1 * ev);
 			L->entered = lean_take(L, &off, n1);
 		}
-		if (!pass && !(L->block = pv_col_resize(NULL, 0, L->len = off)))
+		if (!pass && !(L->block = pv_col_resize(NULL, 0, L->len = off, true)))
 			return -1;
 	}
 	return 0;
