@@ -320,15 +320,20 @@ static uint32_t fn_of_slot(struct cg *c, pv_str_ix file, pv_str_ix name, uint32_
 	return f;
 }
 
-static void touch(struct cg *c, uint32_t f)
+/* Function f, met for the first time in the part, into its list of functions. */
+__attribute__((noinline)) static void touch_first(struct cg *c, uint32_t f)
 {
-	if (c->fns[f].touched == c->part_no + 1)
-		return;
 	c->fns[f].touched = c->part_no + 1;
 	if (grow(c, &c->touched_list, sizeof(uint32_t), &c->cap_touched,
 		 (uint64_t)c->nr_touched + 1, false))
 		return;
 	c->touched_list[c->nr_touched++] = f;
+}
+
+static inline void touch(struct cg *c, uint32_t f)
+{
+	if (c->fns[f].touched != c->part_no + 1)
+		touch_first(c, f);
 }
 
 static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
@@ -934,7 +939,10 @@ static uint32_t line_row(struct cg *c, uint32_t f, uint32_t ln, uint64_t a)
 	return row_link(c, r) ? NONE32 : r;
 }
 
-static int self_cost(struct cg *c, const int64_t *cost, int64_t line, uint64_t addr)
+static int self_line(struct cg *c, const int64_t *cost, int64_t line, uint64_t addr);
+
+/* A cost line's self cost: the function's sums, then its per-line row (self_line). */
+static inline int self_cost(struct cg *c, const int64_t *cost, int64_t line, uint64_t addr)
 {
 	uint32_t f = c->cur;
 	uint32_t nev = c->nev;
@@ -951,6 +959,15 @@ static int self_cost(struct cg *c, const int64_t *cost, int64_t line, uint64_t a
 	}
 	if (c->lines_off || c->no_contexts)
 		return 0;
+	return self_line(c, cost, line, addr);
+}
+
+/* The per-line row of a cost line's self cost (of function c->cur). */
+__attribute__((noinline)) static int self_line(struct cg *c, const int64_t *cost, int64_t line,
+					       uint64_t addr)
+{
+	uint32_t f = c->cur;
+	uint32_t nev = c->nev;
 	uint32_t ln = (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
 	/* an address keys the row of a line (of any cost line when the file has no lines) */
 	if (c->addrs_off || (ln == 0 && c->pos_line >= 0)) {
