@@ -72,9 +72,10 @@ struct pv_import_opts {
 	const char *vmlinux;
 	/*
 	 * The caller reads no calling context, only what a call-graph format states (the top of
-	 * its whole profile, eng_graph_top): its importer (callgrind) may leave out the contexts
-	 * it would estimate, and the profile then has no samples. Ignored with cache_dir (a
-	 * snapshot keeps the whole profile).
+	 * its whole profile, eng_graph_top: the graph's nodes and the exact costs per function):
+	 * its importer (callgrind) may leave out the contexts it would estimate, and the profile
+	 * then has no samples, and the graph's edges once they gave the exact costs. Ignored with
+	 * cache_dir (a snapshot keeps the whole profile).
 	 */
 	bool no_contexts;
 };

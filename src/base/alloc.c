@@ -87,6 +87,80 @@ void pv_populate(void *p, size_t n)
 #endif
 }
 
+#if defined(__linux__) && defined(MREMAP_MAYMOVE)
+#define COL_MAP ((size_t)2 << 20) /* a column's mapping: from and in these units */
+
+static size_t col_map_len(size_t n)
+{
+	return (n + COL_MAP - 1) & ~(COL_MAP - 1);
+}
+
+void *pv_col_resize(void *p, size_t old, size_t n, bool zero)
+{
+	char *q;
+	if (n < COL_MAP && old < COL_MAP) {
+		q = pv_realloc(p, n);
+		if (zero && q && n > old)
+			memset(q + old, 0, n - old);
+		return q;
+	}
+	if (should_fail() || n > SIZE_MAX - COL_MAP)
+		return NULL;
+	size_t ol = col_map_len(old), nl = col_map_len(n);
+	if (old >= COL_MAP && n >= COL_MAP) {
+		/* the mapping's bytes past the column are zero: its new pages, and those it left */
+		void *m = ol == nl ? p : mremap(p, ol, nl, MREMAP_MAYMOVE);
+		if (m == MAP_FAILED)
+			return NULL;
+		q = m;
+		if (n < old)
+			memset(q + n, 0, (old < nl ? old : nl) - n);
+		return q;
+	}
+	if (n < COL_MAP) { /* a mapping shrunk into the heap */
+		q = malloc(n ? n : 1);
+		if (q) {
+			memcpy(q, p, n);
+			munmap(p, ol);
+		}
+		return q;
+	}
+	/* a length in whole 2 MiB pages: the kernel places the mapping on a 2 MiB boundary */
+	void *m = mmap(NULL, nl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	q = m;
+	pv_huge_hint(q, nl);
+	if (p) {
+		memcpy(q, p, old);
+		free(p);
+	}
+	return q;
+}
+
+void pv_col_free(void *p, size_t n)
+{
+	if (p && n >= COL_MAP)
+		munmap(p, col_map_len(n));
+	else
+		free(p);
+}
+#else
+void *pv_col_resize(void *p, size_t old, size_t n, bool zero)
+{
+	char *q = pv_realloc(p, n);
+	if (zero && q && n > old)
+		memset(q + old, 0, n - old);
+	return q;
+}
+
+void pv_col_free(void *p, size_t n)
+{
+	(void)n;
+	free(p);
+}
+#endif
+
 int col_realloc(void **col, size_t elt, uint32_t newcap)
 {
 	if ((uint64_t)newcap > SIZE_MAX / elt)

@@ -8,6 +8,7 @@
 #ifndef PV_BASE_ALLOC_H
 #define PV_BASE_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,16 @@ void pv_huge_hint(void *p, size_t n);
  * elsewhere): memory the caller is about to fill whole, not faulted in page by page. */
 void pv_populate(void *p, size_t n);
 int col_realloc(void **col, size_t elt, uint32_t newcap);
+/*
+ * A column that may grow large by doubling (an importer's own tables): p (allocated by these
+ * two with old bytes, or NULL with 0) resized to n bytes, the bytes past old zero with zero
+ * (else as they come). From 2 MiB on it is a mapping of its own, in whole 2 MiB pages advised
+ * as huge ones, that grows by moving its pages (Linux's mremap): nothing is copied nor written
+ * again, where a heap block's growth copies it into fresh memory, and its new bytes are zero
+ * untouched. NULL when out of memory (p unchanged). pv_col_free frees it (n: its size).
+ */
+void *pv_col_resize(void *p, size_t old, size_t n, bool zero);
+void pv_col_free(void *p, size_t n);
 
 /* New capacity for need rows from cap (doubling); 0 when past PV_MAX_ROWS. */
 uint32_t grow_cap(uint32_t cap, uint64_t need);

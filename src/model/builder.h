@@ -76,7 +76,7 @@ struct pv_builder {
 	 * NULL: the defaults (import/symbols.h) */
 	const struct symz_opts *sym;
 	/* the caller reads no calling context (pv_import_opts' no_contexts): an importer that
-	 * estimates them (callgrind) may leave the samples out */
+	 * estimates them (callgrind) may leave the samples out, and its call edges */
 	bool no_contexts;
 	/* scratch key for the eq callbacks */
 	const void *key;

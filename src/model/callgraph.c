@@ -316,57 +316,60 @@ static int count_sort(uint32_t *idx, uint32_t n, const uint32_t *key, uint32_t n
 int cg_sccs(const struct cg_adj *a, uint32_t nid, const uint32_t *order, uint32_t n, uint32_t *scc,
 	    uint32_t *comp_size, uint32_t *ncomp_out)
 {
+	/*
+	 * Each function's number and lowest link side by side (one cache line for both); on the
+	 * stack is a number below T_DONE (a function done has T_DONE, above every link)
+	 */
+	struct tnode {
+		uint32_t index, low;
+	};
+	const uint32_t T_NEW = UINT32_MAX, T_DONE = UINT32_MAX - 1;
 	size_t i1 = nid ? nid : 1, n1 = n ? n : 1;
-	uint32_t *index = pv_malloc(i1 * sizeof(uint32_t)), *low = pv_malloc(i1 * sizeof(uint32_t));
+	struct tnode *t = pv_malloc(i1 * sizeof(*t));
 	uint32_t *stk = pv_malloc(n1 * sizeof(uint32_t)), *call = pv_malloc(n1 * sizeof(uint32_t));
 	uint32_t *it = pv_malloc(n1 * sizeof(uint32_t));
-	uint8_t *on = pv_malloc(i1);
 	int rc = PV_ENOMEM;
-	if (!index || !low || !stk || !call || !it || !on)
+	if (!t || !stk || !call || !it || (uint64_t)n >= T_DONE)
 		goto out;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t f = order ? order[i] : i;
-		index[f] = UINT32_MAX;
-		on[f] = 0;
-	}
-	/* f's edges: x from first[f] on, through next[x] to UINT32_MAX, or up to first[f + 1] */
+	for (uint32_t i = 0; i < n; i++)
+		t[order ? order[i] : i].index = T_NEW;
+		/* f's edges: x from first[f] on, through next[x] to UINT32_MAX, or up to first[f +
+		 * 1] */
 #define ADJ_END(f, x) (a->next ? (x) == UINT32_MAX : (x) == a->first[(f) + 1])
 	uint32_t next = 0, sp = 0, ncomp = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = order ? order[i] : i;
-		if (index[r] != UINT32_MAX)
+		if (t[r].index != T_NEW)
 			continue;
 		uint32_t csp = 0;
 		call[csp] = r;
 		it[csp++] = a->first[r];
-		index[r] = low[r] = next++;
+		t[r].index = t[r].low = next++;
 		stk[sp++] = r;
-		on[r] = 1;
 		while (csp) {
 			uint32_t f = call[csp - 1], x = it[csp - 1];
 			if (!ADJ_END(f, x)) {
 				uint32_t v = a->to[(size_t)x * a->to_stride];
 				it[csp - 1] = a->next ? a->next[x] : x + 1;
-				if (index[v] == UINT32_MAX) {
-					index[v] = low[v] = next++;
+				if (t[v].index == T_NEW) {
+					t[v].index = t[v].low = next++;
 					stk[sp++] = v;
-					on[v] = 1;
 					call[csp] = v;
 					it[csp++] = a->first[v];
-				} else if (on[v] && index[v] < low[f]) {
-					low[f] = index[v];
+				} else if (t[v].index < t[f].low) { /* on the stack */
+					t[f].low = t[v].index;
 				}
 				continue;
 			}
 			csp--;
-			if (csp && low[f] < low[call[csp - 1]])
-				low[call[csp - 1]] = low[f];
-			if (low[f] != index[f])
+			if (csp && t[f].low < t[call[csp - 1]].low)
+				t[call[csp - 1]].low = t[f].low;
+			if (t[f].low != t[f].index)
 				continue;
 			uint32_t size = 0, v;
 			do {
 				v = stk[--sp];
-				on[v] = 0;
+				t[v].index = T_DONE;
 				scc[v] = ncomp;
 				size++;
 			} while (v != f);
@@ -377,12 +380,10 @@ int cg_sccs(const struct cg_adj *a, uint32_t nid, const uint32_t *order, uint32_
 	*ncomp_out = ncomp;
 	rc = 0;
 out:
-	pv_free(index);
-	pv_free(low);
+	pv_free(t);
 	pv_free(stk);
 	pv_free(call);
 	pv_free(it);
-	pv_free(on);
 	return rc;
 }
 

@@ -615,11 +615,13 @@ void eng_exact_function_costs(struct pv_engine *e)
 			f->self[m][r] = p->func_costs.self[v->metrics[m]][f->id[r]];
 		}
 	}
-	/* re-sort each run of function rows (the list, or the functions of one file) */
-	uint32_t *order = pv_malloc((size_t)(f->len ? f->len : 1) * sizeof(*order));
-	int64_t *tot = pv_malloc((size_t)(f->len ? f->len : 1) * sizeof(*tot));
-	int64_t *slf = pv_malloc((size_t)(f->len ? f->len : 1) * sizeof(*slf));
-	uint32_t *id = pv_malloc((size_t)(f->len ? f->len : 1) * sizeof(*id));
+	/* re-sort each run of function rows (the list, or the functions of one file); scratch of
+	 * a row's size each (pv_col_resize: from 2 MiB in huge pages) */
+	size_t n1 = f->len ? f->len : 1;
+	uint32_t *order = pv_col_resize(NULL, 0, n1 * sizeof(*order), false);
+	int64_t *tot = pv_col_resize(NULL, 0, n1 * sizeof(*tot), false);
+	int64_t *slf = pv_col_resize(NULL, 0, n1 * sizeof(*slf), false);
+	uint32_t *id = pv_col_resize(NULL, 0, n1 * sizeof(*id), false);
 	if (!order || !tot || !slf || !id)
 		goto out;
 	for (uint32_t a = 0; a < f->len;) {
@@ -662,10 +664,10 @@ void eng_exact_function_costs(struct pv_engine *e)
 		a = b == a ? a + 1 : b;
 	}
 out:
-	pv_free(order);
-	pv_free(tot);
-	pv_free(slf);
-	pv_free(id);
+	pv_col_free(order, n1 * sizeof(*order));
+	pv_col_free(tot, n1 * sizeof(*tot));
+	pv_col_free(slf, n1 * sizeof(*slf));
+	pv_col_free(id, n1 * sizeof(*id));
 }
 
 /*

@@ -393,3 +393,35 @@ T_TEST(builder_frame_append_then_lookup)
 	T_EQ_U64(pv_frame_addr(b.p, 3), PV_ADDR_NONE);
 	builder_release(&b);
 }
+
+/*
+ * pv_col_resize: a column grown from the heap (1 MiB) into a mapping (3 MiB, then moved to
+ * 7 MiB), shrunk within it and grown again keeps its bytes, and every byte past the old size
+ * is zero, also those it had before it shrank.
+ */
+T_TEST(col_resize_keeps_and_zeroes)
+{
+	const size_t mib = (size_t)1 << 20;
+	const size_t sizes[] = {mib, 3 * mib, 7 * mib, 5 * mib / 2, 3 * mib, mib / 2, 4 * mib};
+	unsigned char *p = NULL;
+	size_t n = 0;
+	uint64_t bad = 0;
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t m = sizes[k];
+		unsigned char *q = pv_col_resize(p, n, m, true);
+		T_TRUE(q != NULL);
+		if (!q)
+			break;
+		size_t kept = n < m ? n : m;
+		for (size_t i = 0; i < kept; i += 4093)
+			bad += q[i] != (unsigned char)(i * 7 + 1);
+		for (size_t i = kept; i < m; i++)
+			bad += q[i] != 0;
+		for (size_t i = 0; i < m; i++) /* every byte written, as a column's rows are */
+			q[i] = (unsigned char)(i * 7 + 1);
+		p = q;
+		n = m;
+	}
+	T_EQ_INT(bad, 0);
+	pv_col_free(p, n);
+}

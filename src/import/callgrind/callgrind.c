@@ -93,15 +93,37 @@ static int probe(const struct pv_input *in)
 
 /* ---- growable tables ---- */
 
-static int grow(struct cg *c, void **col, size_t elt, uint32_t *cap, uint64_t need)
+/*
+ * The importer's tables grow by doubling with pv_col_resize (the large ones mappings that move,
+ * not copies) and are freed with pv_col_free: column *col of rows of elt bytes from old_cap to
+ * new_cap rows, the new ones zero with zero (else each row is set when made). -1 when out of
+ * memory.
+ */
+static int col_resize(struct cg *c, void *col, size_t elt, uint32_t old_cap, uint32_t new_cap,
+		      bool zero)
+{
+	void **pp = col;
+	void *n = pv_col_resize(*pp, (size_t)old_cap * elt, (size_t)new_cap * elt, zero);
+	if (!n) {
+		c->b->status = PV_ENOMEM;
+		return -1;
+	}
+	*pp = n;
+	return 0;
+}
+
+/* Grows column *col (and *cap, which its table's other columns then follow) to need rows. */
+static int grow(struct cg *c, void *col, size_t elt, uint32_t *cap, uint64_t need, bool zero)
 {
 	if (need <= *cap)
 		return 0;
 	uint32_t nc = grow_cap(*cap, need);
-	if (!nc || col_realloc(col, elt, nc)) {
-		c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+	if (!nc) {
+		c->b->status = PV_ELIMIT;
 		return -1;
 	}
+	if (col_resize(c, col, elt, *cap, nc, zero))
+		return -1;
 	*cap = nc;
 	return 0;
 }
@@ -109,17 +131,13 @@ static int grow(struct cg *c, void **col, size_t elt, uint32_t *cap, uint64_t ne
 /* Grows a [rows * nev] cost array from old_cap rows to new_cap rows, zero-filled. */
 static int grow_costs(struct cg *c, int64_t **a, uint32_t old_cap, uint32_t new_cap)
 {
-	if (!c->nev)
-		return 0;
-	int64_t *n = pv_realloc(*a, (size_t)new_cap * c->nev * sizeof(int64_t));
-	if (!n) {
-		c->b->status = PV_ENOMEM;
-		return -1;
-	}
-	memset(n + (size_t)old_cap * c->nev, 0,
-	       (size_t)(new_cap - old_cap) * c->nev * sizeof(int64_t));
-	*a = n;
-	return 0;
+	return c->nev ? col_resize(c, a, c->nev * sizeof(int64_t), old_cap, new_cap, true) : 0;
+}
+
+/* A column of cap rows of elt bytes freed (its table's capacity then 0). */
+static void col_free(void *col, size_t elt, uint32_t cap)
+{
+	pv_col_free(col, (size_t)cap * elt);
 }
 
 /* ---- names ---- */
@@ -143,11 +161,9 @@ static int name_set(struct cg *c, enum ns ns, uint64_t id, pv_str_ix s)
 		uint64_t nc = c->dense_cap[ns] ? c->dense_cap[ns] : 4096;
 		while (nc <= id)
 			nc *= 2;
-		struct name_slot *d = pv_realloc(c->dense[ns], (size_t)nc * sizeof(*d));
-		if (!d)
-			goto oom;
-		memset(d + c->dense_cap[ns], 0, (size_t)(nc - c->dense_cap[ns]) * sizeof(*d));
-		c->dense[ns] = d;
+		if (col_resize(c, &c->dense[ns], sizeof(struct name_slot), c->dense_cap[ns],
+			       (uint32_t)nc, true))
+			return -1;
 		c->dense_cap[ns] = (uint32_t)nc;
 	}
 	if (id < c->dense_cap[ns]) {
@@ -172,13 +188,21 @@ oom:
 	return -1;
 }
 
+/* A name of a spec line interned, the string "???" noted (cg_fn_frame). */
+static pv_str_ix spec_str(struct cg *c, const char *p, const char *e)
+{
+	pv_str_ix s = builder_str(c->b, p, (size_t)(e - p));
+	if (e - p == 3 && !memcmp(p, "???", 3))
+		c->str_unknown = s;
+	return s;
+}
+
 /*
  * A spec value "(id) name", "(id)" or "name": the string, defining or looking up id in
  * namespace ns (c->name_slot: its slot in dense[ns], or NONE32). Returns 0, or -1 after an error.
  */
 static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_str_ix *out)
 {
-	struct pv_builder *b = c->b;
 	c->name_slot = NONE32;
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
@@ -198,7 +222,7 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 	if (digits && q < e && *q == ')' && (q + 1 == e || q[1] == ' ' || q[1] == '\t')) {
 		const char *name = text_skip_blanks(q + 1, e);
 		if (name < e) {
-			pv_str_ix s = builder_str(b, name, (size_t)(e - name));
+			pv_str_ix s = spec_str(c, name, e);
 			if (name_set(c, ns, id, s))
 				return -1;
 			*out = s;
@@ -215,7 +239,7 @@ static int spec_name(struct cg *c, enum ns ns, const char *p, const char *e, pv_
 		*out = s - 1;
 		return 0;
 	}
-	*out = builder_str(b, p, (size_t)(e - p));
+	*out = spec_str(c, p, e);
 	return 0;
 }
 
@@ -223,7 +247,7 @@ static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name)
 {
 	uint32_t f;
 	uint32_t old = c->cap_fns;
-	if (grow(c, (void **)&c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1))
+	if (grow(c, &c->fns, sizeof(*c->fns), &c->cap_fns, (uint64_t)c->nfns + 1, false))
 		return NONE32;
 	if (c->cap_fns != old && (grow_costs(c, &c->exact_self, old, c->cap_fns) ||
 				  grow_costs(c, &c->callee_in, old, c->cap_fns) ||
@@ -248,14 +272,9 @@ static uint32_t fn_new(struct cg *c, pv_str_ix file, pv_str_ix name)
 static uint32_t fn_of(struct cg *c, pv_str_ix file, pv_str_ix name)
 {
 	if (name >= c->fn_cache_cap) {
-		uint32_t nc = grow_cap(c->fn_cache_cap, (uint64_t)name + 1);
-		if (!nc || col_realloc((void **)&c->fn_cache, sizeof(*c->fn_cache), nc)) {
-			c->b->status = nc ? PV_ENOMEM : PV_ELIMIT;
+		if (grow(c, &c->fn_cache, sizeof(*c->fn_cache), &c->fn_cache_cap,
+			 (uint64_t)name + 1, true))
 			return NONE32;
-		}
-		memset(c->fn_cache + c->fn_cache_cap, 0,
-		       (size_t)(nc - c->fn_cache_cap) * sizeof(*c->fn_cache));
-		c->fn_cache_cap = nc;
 	}
 	struct fn_cache *C = &c->fn_cache[name];
 	if (C->file1 == file + 1)
@@ -301,15 +320,20 @@ static uint32_t fn_of_slot(struct cg *c, pv_str_ix file, pv_str_ix name, uint32_
 	return f;
 }
 
-static void touch(struct cg *c, uint32_t f)
+/* Function f, met for the first time in the part, into its list of functions. */
+__attribute__((noinline)) static void touch_first(struct cg *c, uint32_t f)
 {
-	if (c->fns[f].touched == c->part_no + 1)
-		return;
 	c->fns[f].touched = c->part_no + 1;
-	if (grow(c, (void **)&c->touched_list, sizeof(uint32_t), &c->cap_touched,
-		 (uint64_t)c->nr_touched + 1))
+	if (grow(c, &c->touched_list, sizeof(uint32_t), &c->cap_touched,
+		 (uint64_t)c->nr_touched + 1, false))
 		return;
 	c->touched_list[c->nr_touched++] = f;
+}
+
+static inline void touch(struct cg *c, uint32_t f)
+{
+	if (c->fns[f].touched != c->part_no + 1)
+		touch_first(c, f);
 }
 
 static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
@@ -327,14 +351,13 @@ static uint32_t edge_of(struct cg *c, uint32_t from, uint32_t to, int is_inline)
 			return x;
 	}
 	uint32_t old = c->cap_edges;
-	if (grow(c, (void **)&c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1))
+	if (grow(c, &c->edges, sizeof(*c->edges), &c->cap_edges, (uint64_t)c->nedges + 1, false))
 		return NONE32;
 	if (c->cap_edges != old &&
-	    (COL_GROW(c->edge_next, c->cap_edges) || COL_GROW(c->ecalls, c->cap_edges) ||
-	     grow_costs(c, &c->ecost, old, c->cap_edges))) {
-		c->b->status = PV_ENOMEM;
+	    (col_resize(c, &c->edge_next, sizeof(uint32_t), old, c->cap_edges, false) ||
+	     col_resize(c, &c->ecalls, sizeof(uint64_t), old, c->cap_edges, false) ||
+	     grow_costs(c, &c->ecost, old, c->cap_edges)))
 		return NONE32;
-	}
 	x = c->nedges++;
 	c->edges[x] = (struct cg_edge){.from = from, .to = to, .is_inline = (uint8_t)is_inline};
 	memset(c->ecost + (size_t)x * c->nev, 0, c->nev * sizeof(int64_t));
@@ -684,6 +707,12 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
 	return 0;
 }
 
+/* The bytes of part_inclusive's array (pv_col_resize's: zero, freed with pv_col_free). */
+static size_t incl_size(uint32_t nf, uint32_t nm)
+{
+	return (size_t)(nf ? nf : 1) * (nm ? nm : 1) * sizeof(int64_t);
+}
+
 /*
  * The inclusive costs of the model's nf functions ([f * nm + k]) from the one part's graph
  * (cg_synthesize kept them): NULL when two of its functions are one model function (the model's
@@ -691,8 +720,8 @@ static int read_total_line(struct cg *c, const char *p, const char *e, int64_t *
  */
 static int64_t *part_inclusive(const struct cg *c, uint32_t nf, uint32_t nm)
 {
-	int64_t *incl = pv_calloc((size_t)(nf ? nf : 1) * (nm ? nm : 1), sizeof(int64_t));
-	uint8_t *seen = pv_calloc(nf ? nf : 1, 1);
+	int64_t *incl = pv_col_resize(NULL, 0, incl_size(nf, nm), true);
+	uint8_t *seen = pv_col_resize(NULL, 0, nf ? nf : 1, true);
 	bool ok = incl && seen;
 	for (uint32_t i = 0; i < c->part_nf && ok; i++) {
 		pv_func_ix fi = c->fns[c->part_fn[i]].func;
@@ -703,9 +732,9 @@ static int64_t *part_inclusive(const struct cg *c, uint32_t nf, uint32_t nm)
 		memcpy(incl + (size_t)fi * nm, c->part_incl + (size_t)i * c->nev,
 		       nm * sizeof(int64_t));
 	}
-	pv_free(seen);
+	pv_col_free(seen, nf ? nf : 1);
 	if (!ok) {
-		pv_free(incl);
+		pv_col_free(incl, incl_size(nf, nm));
 		return NULL;
 	}
 	return incl;
@@ -724,11 +753,16 @@ static void rows_clear(struct cg *c)
 	c->last_line_row = NONE32;
 }
 
-/* Ends a part: its samples, then its tables cleared for the next one. */
-static int end_part(struct cg *c)
+/*
+ * Ends a part: its samples, then its tables cleared for the next one. last: the file ends with
+ * it (a file of one part whose context the caller does not read keeps no call edge in the
+ * model: its exact costs come from its own graph, exact_costs).
+ */
+static int end_part(struct cg *c, bool last)
 {
 	if (!c->part_has_data)
 		return 0;
+	c->edges_unkept = c->no_contexts && last && !c->nr_parts_done;
 	if ((c->no_contexts ? cg_no_contexts(c) : cg_synthesize(c)) || cg_keep_graph(c))
 		return -1;
 	for (uint32_t i = 0; i < c->nr_touched; i++) {
@@ -770,11 +804,11 @@ static int end_part(struct cg *c)
 static void rows_free(struct cg *c)
 {
 	rows_clear(c);
-	pv_free(c->line_fn);
-	pv_free(c->line_no);
-	pv_free(c->line_next);
-	pv_free(c->line_addr);
-	pv_free(c->line_cost);
+	col_free(c->line_fn, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_no, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_next, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_addr, sizeof(uint64_t), c->cap_lines);
+	col_free(c->line_cost, c->nev * sizeof(int64_t), c->cap_lines);
 	c->line_fn = c->line_no = c->line_next = NULL;
 	c->line_addr = NULL;
 	c->line_cost = NULL;
@@ -873,20 +907,18 @@ static int rows_over_cap(struct cg *c)
 static uint32_t line_row(struct cg *c, uint32_t f, uint32_t ln, uint64_t a)
 {
 	uint32_t nev = c->nev, old = c->cap_lines;
-	if (grow(c, (void **)&c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1))
+	if (grow(c, &c->line_fn, sizeof(uint32_t), &c->cap_lines, (uint64_t)c->nlines + 1, false))
 		return NONE32;
 	if (old != c->cap_lines &&
-	    (COL_GROW(c->line_no, c->cap_lines) || COL_GROW(c->line_next, c->cap_lines) ||
-	     (c->line_addr && COL_GROW(c->line_addr, c->cap_lines)) ||
-	     grow_costs(c, &c->line_cost, old, c->cap_lines))) {
-		c->b->status = PV_ENOMEM;
+	    (col_resize(c, &c->line_no, sizeof(uint32_t), old, c->cap_lines, false) ||
+	     col_resize(c, &c->line_next, sizeof(uint32_t), old, c->cap_lines, false) ||
+	     (c->line_addr &&
+	      col_resize(c, &c->line_addr, sizeof(uint64_t), old, c->cap_lines, false)) ||
+	     grow_costs(c, &c->line_cost, old, c->cap_lines)))
 		return NONE32;
-	}
 	if (a != PV_ADDR_NONE && !c->line_addr) { /* the first address: the column from now */
-		if (!(c->line_addr = pv_malloc((size_t)c->cap_lines * sizeof(uint64_t)))) {
-			c->b->status = PV_ENOMEM;
+		if (col_resize(c, &c->line_addr, sizeof(uint64_t), 0, c->cap_lines, false))
 			return NONE32;
-		}
 		for (uint32_t x = 0; x < c->nlines; x++)
 			c->line_addr[x] = PV_ADDR_NONE;
 	}
@@ -907,7 +939,10 @@ static uint32_t line_row(struct cg *c, uint32_t f, uint32_t ln, uint64_t a)
 	return row_link(c, r) ? NONE32 : r;
 }
 
-static int self_cost(struct cg *c, const int64_t *cost, int64_t line, uint64_t addr)
+static int self_line(struct cg *c, const int64_t *cost, int64_t line, uint64_t addr);
+
+/* A cost line's self cost: the function's sums, then its per-line row (self_line). */
+static inline int self_cost(struct cg *c, const int64_t *cost, int64_t line, uint64_t addr)
 {
 	uint32_t f = c->cur;
 	uint32_t nev = c->nev;
@@ -924,6 +959,15 @@ static int self_cost(struct cg *c, const int64_t *cost, int64_t line, uint64_t a
 	}
 	if (c->lines_off || c->no_contexts)
 		return 0;
+	return self_line(c, cost, line, addr);
+}
+
+/* The per-line row of a cost line's self cost (of function c->cur). */
+__attribute__((noinline)) static int self_line(struct cg *c, const int64_t *cost, int64_t line,
+					       uint64_t addr)
+{
+	uint32_t f = c->cur;
+	uint32_t nev = c->nev;
 	uint32_t ln = (uint32_t)(line < 0 || line > UINT32_MAX ? 0 : line);
 	/* an address keys the row of a line (of any cost line when the file has no lines) */
 	if (c->addrs_off || (ln == 0 && c->pos_line >= 0)) {
@@ -1010,7 +1054,7 @@ static int header_line(struct cg *c, const char *p, const char *e)
 	}
 	if ((kl == 4 && !memcmp(p, "part", 4)) || (kl == 6 && !memcmp(p, "thread", 6)) ||
 	    (kl == 3 && !memcmp(p, "pid", 3))) {
-		if (c->part_has_data && end_part(c))
+		if (c->part_has_data && end_part(c, false))
 			return -1;
 		int64_t num = 0;
 		for (const char *q = v; q < e && *q >= '0' && *q <= '9' && num < INT64_MAX / 10;
@@ -1087,7 +1131,10 @@ static int fn_line(struct cg *c, const char *v, const char *e)
 	struct cg_fn *F = &c->fns[c->cur];
 	if (!F->defined) {
 		F->defined = 1;
-		if (c->cur_ob) {
+		struct ob_module *M = &c->ob_modules[c->cur_ob % OB_MODULES];
+		if (c->cur_ob && M->ob == c->cur_ob) { /* an object met lately */
+			F->module = M->module;
+		} else if (c->cur_ob) {
 			size_t n;
 			const char *path = pv_str(b->p, c->cur_ob);
 			n = strlen(path);
@@ -1101,6 +1148,8 @@ static int fn_line(struct cg *c, const char *v, const char *e)
 				k = PV_MODULE_UNKNOWN;
 			F->module = builder_module(
 			    b, builder_str(b, base, (size_t)(path + n - base)), c->cur_ob, k);
+			M->ob = c->cur_ob;
+			M->module = F->module;
 		}
 	}
 	c->callee = NONE32;
@@ -1217,6 +1266,13 @@ static int spec_line(struct cg *c, const char *p, const char *e, size_t kl, cons
 		c->cfn = s;
 		c->cfn_slot = c->name_slot;
 		c->have_cfn = 1;
+		if (c->name_slot != NONE32 && c->dense[NS_FN][c->name_slot].file1) {
+			/* the callee its slot last found, most likely this one: its row and sums
+			 * asked for while the calls= line is read (fn_of_slot) */
+			uint32_t g = c->dense[NS_FN][c->name_slot].fn;
+			__builtin_prefetch(&c->fns[g], 1);
+			__builtin_prefetch(&c->callee_in[(size_t)g * c->nev], 1);
+		}
 	} else if (kl == 3 && (!memcmp(p, "jfi", 3) || !memcmp(p, "jfn", 3))) {
 		if (spec_name(c, p[1] == 'f' && p[2] == 'i' ? NS_FL : NS_FN, v, e, &s))
 			return -1;
@@ -1277,11 +1333,19 @@ static int other_line(struct cg *c, const char *p, const char *e, const char *le
 	return 0;
 }
 
+/* Every 65,536 lines: the pages read go back to the kernel, those ahead are mapped in bulk. */
+static void keep_up(struct cg *c, const char *p)
+{
+	input_forget(c->in, p);
+	input_ahead(c->in, p);
+}
+
 static int body(struct cg *c)
 {
 	struct pv_builder *b = c->b;
 	const char *p = c->in->data, *end = c->in->data + c->in->len;
 	int64_t cost[MAX_EVENTS];
+	input_ahead(c->in, p);
 	while (p < end && !b->status) {
 		char ch = *p;
 		if (((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') &&
@@ -1294,7 +1358,7 @@ static int body(struct cg *c)
 				c->lineno++;
 				c->line = p;
 				if ((c->lineno & 0xffff) == 0)
-					input_forget(c->in, p);
+					keep_up(c, p);
 				if (cost_line(c, cost, line, addr))
 					return -1;
 				p = next;
@@ -1310,7 +1374,7 @@ static int body(struct cg *c)
 		c->lineno++;
 		c->line = p;
 		if ((c->lineno & 0xffff) == 0)
-			input_forget(c->in, p);
+			keep_up(c, p);
 		if (other_line(c, p, e, le, cost, &p))
 			return -1;
 	}
@@ -1337,12 +1401,12 @@ static void part_tables_free(struct cg *c)
 {
 	rows_free(c);
 	u64map_release(&c->edge_map);
-	pv_free(c->edges);
-	pv_free(c->ecost);
-	pv_free(c->ecalls);
-	pv_free(c->edge_next);
-	pv_free(c->pself);
-	pv_free(c->touched_list);
+	col_free(c->edges, sizeof(*c->edges), c->cap_edges);
+	col_free(c->ecost, c->nev * sizeof(int64_t), c->cap_edges);
+	col_free(c->ecalls, sizeof(uint64_t), c->cap_edges);
+	col_free(c->edge_next, sizeof(uint32_t), c->cap_edges);
+	col_free(c->pself, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->touched_list, sizeof(uint32_t), c->cap_touched);
 	c->edges = NULL;
 	c->ecost = c->pself = NULL;
 	c->ecalls = NULL;
@@ -1404,6 +1468,8 @@ static uint64_t exact_costs(struct cg *c)
 	int64_t *incl = NULL;
 	if (!b->status && c->nr_parts_done == 1 && c->part_incl)
 		incl = part_inclusive(c, nf, nm);
+	if (!b->status && !incl && c->edges_unkept)
+		b->status = PV_ENOMEM; /* (no two functions are one: only memory is missing) */
 	if (!b->status && !incl && cg_graph_build(p, ms, nm, NULL, &g))
 		b->status = PV_ENOMEM;
 	const int64_t *ix = incl ? incl : g.incl;
@@ -1416,7 +1482,7 @@ static uint64_t exact_costs(struct cg *c)
 		recursive += differs;
 	}
 	if (incl)
-		pv_free(incl);
+		pv_col_free(incl, incl_size(nf, nm));
 	else if (!b->status)
 		cg_graph_release(&g);
 	return recursive;
@@ -1535,31 +1601,31 @@ static void cg_free(struct cg *c)
 {
 	for (int i = 0; i < NR_NS; i++) {
 		u64map_release(&c->names[i]);
-		pv_free(c->dense[i]);
+		col_free(c->dense[i], sizeof(struct name_slot), c->dense_cap[i]);
 	}
-	pv_free(c->fn_cache);
+	col_free(c->fn_cache, sizeof(*c->fn_cache), c->fn_cache_cap);
 	pv_free(c->src_cache);
 	pv_free(c->part_incl);
 	pv_free(c->part_fn);
-	pv_free(c->edge_next);
-	pv_free(c->ecalls);
+	col_free(c->edge_next, sizeof(uint32_t), c->cap_edges);
+	col_free(c->ecalls, sizeof(uint64_t), c->cap_edges);
 	u64map_release(&c->fn_map);
 	u64map_release(&c->edge_map);
 	u64map_release(&c->line_map);
 	u64map_release(&c->addr_map);
-	pv_free(c->line_addr);
-	pv_free(c->fns);
-	pv_free(c->exact_self);
-	pv_free(c->callee_in);
-	pv_free(c->out_calls);
-	pv_free(c->pself);
-	pv_free(c->touched_list);
-	pv_free(c->edges);
-	pv_free(c->ecost);
-	pv_free(c->line_fn);
-	pv_free(c->line_no);
-	pv_free(c->line_next);
-	pv_free(c->line_cost);
+	col_free(c->line_addr, sizeof(uint64_t), c->cap_lines);
+	col_free(c->fns, sizeof(*c->fns), c->cap_fns);
+	col_free(c->exact_self, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->callee_in, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->out_calls, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->pself, c->nev * sizeof(int64_t), c->cap_fns);
+	col_free(c->touched_list, sizeof(uint32_t), c->cap_touched);
+	col_free(c->edges, sizeof(*c->edges), c->cap_edges);
+	col_free(c->ecost, c->nev * sizeof(int64_t), c->cap_edges);
+	col_free(c->line_fn, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_no, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_next, sizeof(uint32_t), c->cap_lines);
+	col_free(c->line_cost, c->nev * sizeof(int64_t), c->cap_lines);
 }
 
 static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *err)
@@ -1577,6 +1643,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		       .tid = PV_ID_NONE,
 		       .thread = PV_NONE,
 		       .last_line_row = NONE32,
+		       .str_unknown = NONE32,
 		       .no_contexts = b->no_contexts};
 	uint64_t recursive = 0;
 	int rc = body(&c) ? (c.failed ? c.failed : b->status) : 0;
@@ -1586,7 +1653,7 @@ static int import(struct pv_input *in, struct pv_builder *b, struct pv_error *er
 		rc = cg_fail(&c, NULL, "no events: line (not a callgrind file)");
 	if (!rc && !b->status) {
 		if (c.part_has_data)
-			end_part(&c);
+			end_part(&c, true);
 	}
 	part_tables_free(&c);
 	if (!rc && !b->status && c.nr_parts_done == 0 && c.nfns == 0) {

@@ -43,6 +43,9 @@ struct cg_fn {
 	uint32_t line_deg;  /* ... and how many (more than EDGE_LIST: in line_map too) */
 };
 
+/* Objects whose module fn_line keeps at hand. */
+#define OB_MODULES 16
+
 /* A function's edges are found by walking its list while it has at most this many. */
 #define EDGE_LIST 8
 
@@ -120,6 +123,11 @@ struct cg {
 
 	/* the state of the body */
 	pv_str_ix cur_ob, cur_file, cur_fn_name, cfile, cob, cfn;
+	/* the modules of the objects (ob=) met lately, by the object's string (fn_line) */
+	struct ob_module {
+		pv_str_ix ob; /* 0: none */
+		pv_module_ix module;
+	} ob_modules[OB_MODULES];
 	int have_cfile, have_cfn;
 	uint32_t cur;	 /* current function (file:name), NONE32 before the first fn= */
 	uint32_t host;	 /* the function fn= named (before fi=/fe= switched the file) */
@@ -158,6 +166,10 @@ struct cg {
 	uint64_t call_line;  /* the line of the pending calls= */
 	int failed;	     /* the error code cg_fail set */
 	int no_contexts;     /* pv_builder's no_contexts: no samples, no per-line rows */
+	int edges_unkept;    /* the part's call edges not in the model (cg_keep_graph) */
+	int funcs_shared;    /* two functions are one model function ("???": cg_fn_frame) */
+	/* the string "???" once a spec line named it (cg_fn_frame), else NONE32 */
+	pv_str_ix str_unknown;
 };
 
 /* ---- callgrind_synth.c ---- */

@@ -53,8 +53,18 @@ pv_frame_ix cg_fn_frame(struct cg *c, uint32_t f, uint32_t line, uint64_t addr)
 				c->src_cache[F->file] = builder_source(b, F->file) + 1;
 			src = c->src_cache[F->file] - 1;
 		}
-		F->func =
-		    builder_func(b, F->name ? F->name : builder_cstr(b, "???"), F->module, src, 0);
+		/*
+		 * Each function of the file (FILE:NAME) is made once, and two of them have one
+		 * key (name, module, source) only through "???", the name of a function without
+		 * one: any other, with a module or a source, is made without a lookup.
+		 */
+		bool looked_up = !F->name || F->name == c->str_unknown ||
+				 (F->module == PV_NONE && src == PV_NONE);
+		uint32_t nf = b->p->funcs.len;
+		F->func = looked_up ? builder_func(b, F->name ? F->name : builder_cstr(b, "???"),
+						   F->module, src, 0)
+				    : builder_func_new(b, F->name, F->module, src, 0, 0);
+		c->funcs_shared |= F->func < nf;
 		F->frame = builder_func_frame(b, F->func);
 	}
 	if (!line && addr == PV_ADDR_NONE)
@@ -1481,7 +1491,16 @@ struct lean {
 	 * other members ([f * nev + k]), whether some call enters it ([comp]) */
 	int64_t *comp_in, *mem_out;
 	uint8_t *entered;
+	uint32_t *head, *fill; /* lean_sccs' own: [f] each function's first edge, [comp] */
+	/* every array above is carved from this one block of len bytes (pv_col_resize): zero, in
+	 * 2 MiB pages from 2 MiB, and freed at once */
+	char *block;
+	size_t len;
 };
+
+/* How many functions (or edges) ahead the passes below ask for the rows they read: cache
+ * misses otherwise, the functions coming in no order of the importer's. */
+#define LEAN_AHEAD 16
 
 #define LEAN_CALLED  1 /* a call from another function names it */
 #define LEAN_PASSES  2 /* a call or inlined code out to another function costs more than 0 */
@@ -1489,16 +1508,46 @@ struct lean {
 
 static void lean_release(struct lean *L)
 {
-	pv_free(L->pos);
-	pv_free(L->scc);
-	pv_free(L->comp_first);
-	pv_free(L->comp_mem);
-	pv_free(L->flag);
-	pv_free(L->in_sum);
-	pv_free(L->out_sum);
-	pv_free(L->comp_in);
-	pv_free(L->mem_out);
-	pv_free(L->entered);
+	pv_col_free(L->block, L->len);
+}
+
+/* The array of n bytes at *off of the block (NULL while only measured), *off past it. */
+static void *lean_take(struct lean *L, size_t *off, size_t n)
+{
+	void *p = L->block ? L->block + *off : NULL;
+	*off += (n + 63) & ~(size_t)63; /* (each array on a cache line of its own) */
+	return p;
+}
+
+/*
+ * The arrays of L for the part, all zero: in one block, which leaves nothing to clear (a
+ * component's first member, its count, its sums, each function's flags and sums start at 0).
+ * incl: those of the first part's inclusive costs too. 0 or -1 (out of memory).
+ */
+static int lean_alloc(struct cg *c, struct lean *L, bool incl)
+{
+	size_t n1 = c->nr_touched ? c->nr_touched : 1, f1 = c->nfns ? c->nfns : 1;
+	size_t ev = c->nev * sizeof(int64_t);
+	for (int pass = 0; pass < 2; pass++) { /* measured, then carved */
+		size_t off = 0;
+		L->pos = lean_take(L, &off, f1 * sizeof(uint32_t));
+		L->scc = lean_take(L, &off, f1 * sizeof(uint32_t));
+		L->head = lean_take(L, &off, f1 * sizeof(uint32_t));
+		L->comp_first = lean_take(L, &off, (n1 + 1) * sizeof(uint32_t));
+		L->comp_mem = lean_take(L, &off, n1 * sizeof(uint32_t));
+		L->fill = lean_take(L, &off, n1 * sizeof(uint32_t));
+		L->flag = lean_take(L, &off, f1);
+		L->in_sum = lean_take(L, &off, f1 * ev);
+		L->out_sum = lean_take(L, &off, f1 * ev);
+		if (incl) { /* (a component per function at most) */
+			L->comp_in = lean_take(L, &off, n1 * ev);
+			L->mem_out = lean_take(L, &off, f1 * ev);
+			L->entered = lean_take(L, &off, n1);
+		}
+		if (!pass && !(L->block = pv_col_resize(NULL, 0, L->len = off, true)))
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -1509,15 +1558,7 @@ static void lean_release(struct lean *L)
 static int lean_sccs(struct cg *c, struct lean *L)
 {
 	uint32_t n = c->nr_touched, nf = c->nfns, ncomp = 0;
-	size_t n1 = n ? n : 1, f1 = nf ? nf : 1;
-	uint32_t *head = pv_malloc(f1 * sizeof(uint32_t)), *fill = pv_calloc(n1, sizeof(uint32_t));
-	L->pos = pv_malloc(f1 * sizeof(uint32_t));
-	L->scc = pv_malloc(f1 * sizeof(uint32_t));
-	L->comp_first = pv_calloc(n1 + 1, sizeof(uint32_t));
-	L->comp_mem = pv_malloc(n1 * sizeof(uint32_t));
-	int rc = -1;
-	if (!head || !fill || !L->pos || !L->scc || !L->comp_first || !L->comp_mem)
-		goto out;
+	uint32_t *head = L->head, *fill = L->fill;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t f = c->touched_list[i];
 		head[f] = c->fns[f].out_head;
@@ -1528,7 +1569,7 @@ static int lean_sccs(struct cg *c, struct lean *L)
 			     .to = &c->edges[0].to,
 			     .to_stride = sizeof(struct cg_edge) / sizeof(uint32_t)};
 	if (cg_sccs(&adj, nf, c->touched_list, n, L->scc, L->comp_first + 1, &ncomp))
-		goto out;
+		return -1;
 	L->ncomp = ncomp;
 	for (uint32_t k = 0; k < ncomp; k++)
 		L->comp_first[k + 1] += L->comp_first[k];
@@ -1536,11 +1577,7 @@ static int lean_sccs(struct cg *c, struct lean *L)
 		uint32_t k = L->scc[c->touched_list[i]];
 		L->comp_mem[L->comp_first[k] + fill[k]++] = c->touched_list[i];
 	}
-	rc = 0;
-out:
-	pv_free(head);
-	pv_free(fill);
-	return rc;
+	return 0;
 }
 
 static uint32_t comp_size(const struct lean *L, uint32_t k)
@@ -1554,33 +1591,19 @@ static uint32_t comp_size(const struct lean *L, uint32_t k)
  */
 static int lean_edges(struct cg *c, struct lean *L, bool incl)
 {
-	uint32_t n = c->nr_touched, nev = c->nev, nf = c->nfns;
-	size_t f1 = nf ? nf : 1, k1 = L->ncomp ? L->ncomp : 1;
+	uint32_t nev = c->nev;
 	int64_t *w = pv_malloc(nev * sizeof(int64_t));
-	L->flag = pv_malloc(f1);
-	L->in_sum = pv_malloc(f1 * nev * sizeof(int64_t));
-	L->out_sum = pv_malloc(f1 * nev * sizeof(int64_t));
-	if (incl) {
-		L->comp_in = pv_calloc(k1 * nev, sizeof(int64_t));
-		L->mem_out = pv_malloc(f1 * nev * sizeof(int64_t));
-		L->entered = pv_calloc(k1, 1);
-	}
-	if (!w || !L->flag || !L->in_sum || !L->out_sum ||
-	    (incl && (!L->comp_in || !L->mem_out || !L->entered))) {
-		pv_free(w);
+	if (!w)
 		return -1;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t f = c->touched_list[i];
-		L->flag[f] = 0;
-		ev_zero(L->in_sum + (size_t)f * nev, nev);
-		ev_zero(L->out_sum + (size_t)f * nev, nev);
-		if (incl)
-			ev_zero(L->mem_out + (size_t)f * nev, nev);
-	}
 	for (uint32_t x = 0; x < c->nedges; x++) {
 		const struct cg_edge *E = &c->edges[x];
 		uint32_t a = E->from, b = E->to;
+		if (x + LEAN_AHEAD < c->nedges) { /* the callees come in no order */
+			uint32_t g = c->edges[x + LEAN_AHEAD].to;
+			__builtin_prefetch(&L->in_sum[(size_t)g * nev], 1);
+			__builtin_prefetch(&L->flag[g], 1);
+			__builtin_prefetch(&L->scc[g]);
+		}
 		if (a == b)
 			continue;
 		edge_cost(c, x, w);
@@ -1688,7 +1711,8 @@ int cg_no_contexts(struct cg *c)
 	memset(&L, 0, sizeof(L));
 	bool incl = !c->nr_parts_done && !c->part_incl;
 	uint32_t nev = c->nev;
-	if (lean_sccs(c, &L) || lean_edges(c, &L, incl) || (incl && lean_incl(c, &L))) {
+	if (lean_alloc(c, &L, incl) || lean_sccs(c, &L) || lean_edges(c, &L, incl) ||
+	    (incl && lean_incl(c, &L))) {
 		c->b->status = PV_ENOMEM;
 		lean_release(&L);
 		return -1;
@@ -1696,6 +1720,13 @@ int cg_no_contexts(struct cg *c)
 	for (uint32_t comp = L.ncomp; comp-- > 0 && !c->b->status;) {
 		uint32_t a = L.comp_first[comp], b = L.comp_first[comp + 1];
 		bool any = b - a > 1;
+		/* the functions come in no order of their own: one a few places on asked for */
+		if (a >= LEAN_AHEAD) {
+			uint32_t g = L.comp_mem[a - LEAN_AHEAD];
+			__builtin_prefetch(&c->fns[g], 1);
+			__builtin_prefetch(&L.flag[g]);
+			__builtin_prefetch(&c->pself[(size_t)g * nev]);
+		}
 		for (uint32_t i = a; i < b && !any; i++) {
 			uint32_t f = L.comp_mem[i];
 			any = L.flag[f] & LEAN_PASSES;
@@ -1804,14 +1835,18 @@ int cg_keep_graph(struct cg *c)
 		b->status = PV_ENOMEM;
 		return -1;
 	}
-	int rc = pv_callgraph_reserve(b->p, c->nr_touched, c->nedges);
+	int rc = pv_callgraph_reserve(b->p, c->nr_touched, 0);
 	for (uint32_t i = 0; i < c->nr_touched && !rc && !b->status; i++) {
 		uint32_t f = c->touched_list[i];
 		cg_fn_frame(c, f, 0, PV_ADDR_NONE);
 		rc = pv_callgraph_add_node(b->p, c->thread, c->fns[f].func,
 					   c->pself + (size_t)f * nev, nev);
 	}
-	for (uint32_t x = 0; x < c->nedges && !rc && !b->status; x++) {
+	/* the only part, no context read: its edges gave the inclusive costs (part_incl) */
+	c->edges_unkept = c->edges_unkept && c->nedges && c->part_incl && !c->funcs_shared;
+	if (!rc && !c->edges_unkept)
+		rc = pv_callgraph_reserve(b->p, 0, c->nedges);
+	for (uint32_t x = 0; x < c->nedges && !c->edges_unkept && !rc && !b->status; x++) {
 		const struct cg_edge *E = &c->edges[x];
 		edge_cost(c, x, w);
 		rc =
