@@ -966,38 +966,35 @@ void builder_metric_description(struct pv_builder *b, pv_metric_ix m, pv_str_ix 
 		b->p->metrics.description[m] = desc;
 }
 
+/* col (n elements of elt bytes) permuted by order, through tmp (n * elt bytes) */
+static void permute(void *col, size_t elt, const pv_metric_ix *order, uint32_t n, char *tmp)
+{
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(tmp + i * elt, (char *)col + order[i] * elt, elt);
+	memcpy(col, tmp, n * elt);
+}
+
 void builder_metrics_order(struct pv_builder *b, const pv_metric_ix *order)
 {
 	struct pv_metrics *t = &b->p->metrics;
 	uint32_t n = t->len;
 	if (b->status || n < 2)
 		return;
-	pv_str_ix *name = pv_malloc((size_t)n * sizeof(*name));
-	pv_str_ix *desc = pv_malloc((size_t)n * sizeof(*desc));
-	uint8_t *unit = pv_malloc(n);
-	int64_t **w = pv_malloc((size_t)n * sizeof(*w));
-	pv_metric_ix def = b->p->meta.default_metric;
-	if (name && desc && unit && w) {
-		for (uint32_t i = 0; i < n; i++) {
-			name[i] = t->name[order[i]];
-			desc[i] = t->description[order[i]];
-			unit[i] = t->unit[order[i]];
-			w[i] = b->p->samples.weight[order[i]];
-			if (order[i] == b->p->meta.default_metric)
-				def = i;
-		}
-		memcpy(t->name, name, (size_t)n * sizeof(*name));
-		memcpy(t->description, desc, (size_t)n * sizeof(*desc));
-		memcpy(t->unit, unit, n);
-		memcpy(b->p->samples.weight, w, (size_t)n * sizeof(*w));
-		b->p->meta.default_metric = def;
-	} else {
+	char *tmp = pv_malloc((size_t)n * sizeof(int64_t *));
+	if (!tmp) {
 		b->status = PV_ENOMEM;
+		return;
 	}
-	pv_free(name);
-	pv_free(desc);
-	pv_free(unit);
-	pv_free(w);
+	permute(t->name, sizeof(*t->name), order, n, tmp);
+	permute(t->description, sizeof(*t->description), order, n, tmp);
+	permute(t->unit, sizeof(*t->unit), order, n, tmp);
+	permute(b->p->samples.weight, sizeof(*b->p->samples.weight), order, n, tmp);
+	for (uint32_t i = 0; i < n; i++)
+		if (order[i] == b->p->meta.default_metric) {
+			b->p->meta.default_metric = i;
+			break;
+		}
+	pv_free(tmp);
 }
 
 int builder_formula(struct pv_builder *b, pv_str_ix name, pv_str_ix formula, pv_str_ix self,

@@ -322,6 +322,13 @@ static bool write_file(const char *path, const struct wfile *w)
 	return ok;
 }
 
+/* The folder of written files removed, unless PV_TEST_KEEP keeps it (the fuzz seeds' origin). */
+static void drop_written(const char *dir)
+{
+	if (!getenv("PV_TEST_KEEP"))
+		run("rm -rf '%s'", dir);
+}
+
 /* ---------------------------------------------------------------- reading them back */
 
 static struct pv_profile *import(const char *path)
@@ -490,8 +497,7 @@ T_TEST(perf_records_every_sample_field_read_group)
 	}
 	pv_profile_free(p);
 	free(w.d.p);
-	if (!getenv("PV_TEST_KEEP"))
-		run("rm -rf '%s'", dir);
+	drop_written(dir);
 }
 
 /*
@@ -540,8 +546,7 @@ T_TEST(perf_records_lone_read_value_hw_idx_counters)
 		pv_profile_free(p);
 		free(w.d.p);
 	}
-	if (!getenv("PV_TEST_KEEP"))
-		run("rm -rf '%s'", dir);
+	drop_written(dir);
 }
 
 /*
@@ -580,8 +585,7 @@ T_TEST(perf_records_metrics_in_attribute_order)
 	}
 	pv_profile_free(p);
 	free(w.d.p);
-	if (!getenv("PV_TEST_KEEP"))
-		run("rm -rf '%s'", dir);
+	drop_written(dir);
 }
 
 /* A record of type with the u64 words body (n of them), then the sample_id_all fields. */
@@ -706,8 +710,7 @@ T_TEST(perf_records_lossy_counts)
 		check_lossy(p, "records of an unknown type not used", 1);
 	pv_profile_free(p);
 	free(w.d.p);
-	if (!getenv("PV_TEST_KEEP"))
-		run("rm -rf '%s'", dir);
+	drop_written(dir);
 }
 
 /* ---------------------------------------------------------------- recordings made now */
